@@ -1,0 +1,229 @@
+"""The nanohubmcp exception tree, and the one place exceptions become wire errors.
+
+Every exception the package raises on purpose derives from :class:`NanohubMCPError`::
+
+    NanohubMCPError
+     ├── RegistrationError          a decorator was misused (raised at decoration time)
+     ├── ConfigurationError         a server option or environment is unusable
+     ├── ToolError                  a tool failed; becomes ``isError: true`` content
+     │    └── InvalidArguments      arguments broke the tool's input schema (SEP-1303)
+     ├── ProtocolError              a JSON-RPC error object ``{code, message, data?}``
+     │    ├── ParseError            -32700
+     │    ├── InvalidRequest        -32600
+     │    ├── MethodNotFound        -32601
+     │    ├── InvalidParams         -32602
+     │    │    └── UnknownComponent  unknown tool / prompt / resource (-32602 or -32002)
+     │    ├── InternalError         -32603
+     │    ├── ResourceNotFound      -32002 (handshake era; -32602 in 2026-07-28)
+     │    ├── URLElicitationRequired -32042 (2025-11-25)
+     │    ├── HeaderMismatch        -32020 (2026-07-28)
+     │    ├── MissingClientCapability -32021 (2026-07-28)
+     │    └── UnsupportedProtocolVersion -32022 (2026-07-28)
+     ├── ClientRequestError         a server→client request failed (timeout, refusal, error)
+     │    └── ClientRequestTimeout
+     └── RequestCancelled           the client cancelled the request being served
+
+Transports never build JSON-RPC error objects by hand: they call :func:`to_error_object`
+(and :func:`http_status_for` for the HTTP status the spec names for a code).
+
+Source: MCP 2025-11-25, Basic § JSON-RPC error codes; MCP 2026-07-28, Basic § Error codes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+PARSE_ERROR = -32700
+"""Invalid JSON was received (JSON-RPC 2.0 § 5.1)."""
+INVALID_REQUEST = -32600
+"""The JSON sent is not a valid request object."""
+METHOD_NOT_FOUND = -32601
+"""The method does not exist or is not available (also: capability not advertised)."""
+INVALID_PARAMS = -32602
+"""Invalid method parameters: unknown tool/prompt, bad cursor, bad log level, bad arguments."""
+INTERNAL_ERROR = -32603
+"""Internal JSON-RPC error."""
+RESOURCE_NOT_FOUND = -32002
+"""Resource not found (MCP ≤ 2025-11-25, Server § Resources § Error handling)."""
+URL_ELICITATION_REQUIRED = -32042
+"""URL-mode elicitation required (MCP 2025-11-25)."""
+HEADER_MISMATCH = -32020
+"""A required HTTP header is missing or disagrees with the body (MCP 2026-07-28)."""
+MISSING_CLIENT_CAPABILITY = -32021
+"""The request lacks a client capability the server needs (MCP 2026-07-28)."""
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+"""The requested protocol version is not supported (MCP 2026-07-28)."""
+
+
+class NanohubMCPError(Exception):
+    """Root of every exception nanohubmcp raises on purpose."""
+
+
+class RegistrationError(NanohubMCPError, ValueError):
+    """A tool, resource or prompt could not be registered; the message names it."""
+
+
+class ConfigurationError(NanohubMCPError, ValueError):
+    """A server option, port, or environment setting cannot be used as given."""
+
+
+class ToolError(NanohubMCPError):
+    """Raise inside a tool to report a failure the model should see.
+
+    The message becomes the text of an ``isError: true`` result (MCP 2025-11-25,
+    Server § Tools § Error handling). Any other exception a tool raises is reported the
+    same way, with ``str(exc)`` as the text.
+    """
+
+
+class InvalidArguments(ToolError):
+    """The call's arguments do not satisfy the tool's input schema.
+
+    Reported as ``isError: true`` from 2025-11-25 on (SEP-1303) and as JSON-RPC -32602
+    before that, unless the server's ``argument_errors`` option says otherwise.
+
+    Attributes:
+        errors: one human-readable message per violation, each naming the JSON path.
+    """
+
+    def __init__(self, message: str, errors: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.errors = errors or [message]
+
+
+class ProtocolError(NanohubMCPError):
+    """An error that travels as a JSON-RPC error object.
+
+    Args:
+        message: the ``message`` member; say what was wrong and how to fix it.
+        data: optional ``data`` member (JSON-serialisable).
+    """
+
+    code: int = INTERNAL_ERROR
+
+    def __init__(self, message: str, data: Any = None, *, code: int | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.data = data
+        if code is not None:
+            self.code = code
+
+    def to_error(self) -> dict[str, Any]:
+        """Return the JSON-RPC ``error`` member ``{code, message, data?}``."""
+        error: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            error["data"] = self.data
+        return error
+
+
+class ParseError(ProtocolError):
+    """The body is not valid JSON (-32700, HTTP 400)."""
+
+    code = PARSE_ERROR
+
+
+class InvalidRequest(ProtocolError):
+    """The body is JSON but not a valid JSON-RPC message (-32600, HTTP 400)."""
+
+    code = INVALID_REQUEST
+
+
+class MethodNotFound(ProtocolError):
+    """Unknown method, or a method whose capability is not offered (-32601)."""
+
+    code = METHOD_NOT_FOUND
+
+
+class InvalidParams(ProtocolError):
+    """The method's params are wrong (-32602)."""
+
+    code = INVALID_PARAMS
+
+
+class UnknownComponent(InvalidParams):
+    """An unknown tool, prompt, task or similar named in params (-32602)."""
+
+
+class InternalError(ProtocolError):
+    """The server failed for a reason that is not the client's fault (-32603)."""
+
+    code = INTERNAL_ERROR
+
+
+class ResourceNotFound(ProtocolError):
+    """No resource or template answers this URI (-32002; -32602 in 2026-07-28)."""
+
+    code = RESOURCE_NOT_FOUND
+
+
+class URLElicitationRequired(ProtocolError):
+    """The tool needs a URL-mode elicitation first (-32042, MCP 2025-11-25)."""
+
+    code = URL_ELICITATION_REQUIRED
+
+
+class HeaderMismatch(ProtocolError):
+    """A required 2026-07-28 HTTP header is missing or disagrees with the body (-32020)."""
+
+    code = HEADER_MISMATCH
+
+
+class MissingClientCapability(ProtocolError):
+    """The request did not declare a client capability the server needs (-32021)."""
+
+    code = MISSING_CLIENT_CAPABILITY
+
+
+class UnsupportedProtocolVersion(ProtocolError):
+    """The request names a protocol version this server does not speak (-32022)."""
+
+    code = UNSUPPORTED_PROTOCOL_VERSION
+
+
+class ClientRequestError(NanohubMCPError, RuntimeError):
+    """A server→client request (elicitation, sampling, roots) failed or was refused."""
+
+
+class ClientRequestTimeout(ClientRequestError, TimeoutError):
+    """The client did not answer a server→client request in time."""
+
+
+class RequestCancelled(NanohubMCPError):
+    """The client cancelled the request being served (``notifications/cancelled``)."""
+
+
+_HTTP_STATUS = {
+    PARSE_ERROR: 400,
+    INVALID_REQUEST: 400,
+    HEADER_MISMATCH: 400,
+    MISSING_CLIENT_CAPABILITY: 400,
+    UNSUPPORTED_PROTOCOL_VERSION: 400,
+}
+
+
+def http_status_for(error: dict[str, Any], *, modern: bool = False) -> int:
+    """Return the HTTP status for a JSON-RPC error object.
+
+    Handshake-era errors on a well-formed request travel with 200; parse and envelope
+    errors and the 2026-07-28 codes with 400; in the 2026-07-28 era an unknown method is
+    404 and a missing ``_meta`` (-32602 at the envelope level) is 400.
+
+    Source: MCP 2026-07-28, Transports § Streamable HTTP § Status codes.
+    """
+    code = error.get("code")
+    if code in _HTTP_STATUS:
+        return _HTTP_STATUS[code]
+    if modern and code == METHOD_NOT_FOUND:
+        return 404
+    return 200
+
+
+def to_error_object(exc: BaseException) -> dict[str, Any]:
+    """Map any exception to a JSON-RPC ``error`` member; the only such mapping.
+
+    A :class:`ProtocolError` keeps its code, message and data; anything else becomes
+    -32603 with a generic message (details stay in the server log, never on the wire).
+    """
+    if isinstance(exc, ProtocolError):
+        return exc.to_error()
+    return {"code": INTERNAL_ERROR, "message": "Internal error; see the server log"}
