@@ -1,0 +1,61 @@
+"""Strict JSON in and out: one encoder for everything we put on the wire.
+
+``NaN`` and ``±Infinity`` are not JSON (RFC 8259 § 6); Python's ``json`` writes them anyway.
+We turn them into ``null`` (``design/rulings.md`` § Protocol, Output schema) and refuse them
+on input, so every byte we send parses with a strict JSON parser.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+_fast_encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+
+
+def _scrub(value: Any) -> Any:
+    """Replace non-finite floats with None, recursively (slow path only)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _scrub(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_scrub(v) for v in value]
+    return value
+
+
+def dumps(value: Any) -> str:
+    """Serialise ``value`` as compact, strictly valid JSON text (NaN/Infinity become null).
+
+    Raises:
+        TypeError: ``value`` holds something JSON cannot represent (a set, an object).
+    """
+    try:
+        return _fast_encoder.encode(value)
+    except ValueError:
+        # allow_nan=False raised: only then pay for a scrubbing copy.
+        return _fast_encoder.encode(_scrub(value))
+
+
+def dumpb(value: Any) -> bytes:
+    """:func:`dumps`, UTF-8 encoded."""
+    return dumps(value).encode("utf-8")
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def loads(data: str | bytes) -> Any:
+    """Parse strict JSON (no NaN/Infinity literals).
+
+    Raises:
+        ValueError: the text is not valid JSON (``json.JSONDecodeError`` or a constant).
+    """
+    return json.loads(data, parse_constant=_no_constants)
+
+
+def pretty(value: Any) -> str:
+    """Human-facing JSON (indented), still strict."""
+    return json.dumps(_scrub(value), indent=2, ensure_ascii=False, allow_nan=False)

@@ -1,0 +1,143 @@
+"""JSON-RPC 2.0 envelopes: parsing, classification, and building replies.
+
+A body parses to one :class:`Message` or a list of them (a batch). Envelope mistakes raise
+:class:`~nanohubmcp.errors.InvalidRequest` with a message that says what to fix; the id is
+kept on the exception when it could be read, so the error reply can carry it.
+
+Source: JSON-RPC 2.0 specification §§ 4–6; MCP 2025-11-25, Basic § Messages (ids MUST be a
+string or integer, MUST NOT be null).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import InvalidParams, InvalidRequest, ParseError
+from . import jsonenc
+
+REQUEST = "request"
+NOTIFICATION = "notification"
+RESPONSE = "response"
+
+
+@dataclass(slots=True)
+class Message:
+    """One JSON-RPC message.
+
+    Attributes:
+        kind: ``"request"``, ``"notification"`` or ``"response"``.
+        method: method name (requests and notifications).
+        id: request or response id (str or int).
+        params: the params object (``{}`` when absent).
+        raw: the parsed object as received.
+    """
+
+    kind: str
+    raw: dict[str, Any]
+    method: str | None = None
+    id: str | int | None = None
+    params: dict[str, Any] | None = None
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        """``params._meta`` as a dict (empty when absent or not an object)."""
+        meta = (self.params or {}).get("_meta")
+        return meta if isinstance(meta, dict) else {}
+
+
+class EnvelopeError(InvalidRequest):
+    """An invalid envelope, remembering the id when one could be read."""
+
+    def __init__(self, message: str, request_id: Any = None) -> None:
+        super().__init__(message)
+        self.request_id = request_id
+
+
+def _valid_id(value: Any) -> bool:
+    # bool is an int subclass; MCP ids are strings or integers, never null or fractional.
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def parse_body(body: bytes | str) -> Any:
+    """Decode a request body to Python objects.
+
+    Raises:
+        ParseError: the body is empty, not UTF-8, or not strict JSON.
+    """
+    if not body:
+        raise ParseError("Parse error: the request body is empty; send one JSON-RPC message")
+    try:
+        return jsonenc.loads(body)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ParseError(f"Parse error: {exc}") from None
+
+
+def classify(obj: Any) -> Message:
+    """Turn one decoded JSON value into a :class:`Message`.
+
+    Raises:
+        EnvelopeError: not an object, wrong ``jsonrpc``, bad id, missing method.
+        InvalidParams: ``params`` present but not an object (MCP uses named params only).
+    """
+    if not isinstance(obj, dict):
+        raise EnvelopeError("Invalid Request: a JSON-RPC message must be a JSON object")
+    rid = obj.get("id")
+    if obj.get("jsonrpc") != "2.0":
+        raise EnvelopeError('Invalid Request: "jsonrpc" must be exactly "2.0"', _id_or_none(rid))
+    has_id = "id" in obj
+    if has_id and not _valid_id(rid):
+        raise EnvelopeError("Invalid Request: \"id\" must be a string or an integer (not null)")
+    if "method" in obj:
+        method = obj["method"]
+        if not isinstance(method, str) or not method:
+            raise EnvelopeError('Invalid Request: "method" must be a non-empty string', _id_or_none(rid))
+        params = obj.get("params", {})
+        if params is None:
+            params = {}
+        if not isinstance(params, dict):
+            exc = InvalidParams('Invalid params: "params" must be an object')
+            exc.data = None
+            raise _with_id(exc, rid if has_id else None)
+        if has_id:
+            return Message(REQUEST, obj, method=method, id=rid, params=params)
+        return Message(NOTIFICATION, obj, method=method, params=params)
+    if has_id and ("result" in obj or "error" in obj):
+        return Message(RESPONSE, obj, id=rid)
+    raise EnvelopeError('Invalid Request: a message needs "method" (request) or "result"/"error" (response)',
+                        _id_or_none(rid))
+
+
+def _id_or_none(value: Any) -> Any:
+    return value if _valid_id(value) else None
+
+
+def _with_id(exc: Exception, rid: Any) -> Exception:
+    exc.request_id = rid  # type: ignore[attr-defined]
+    return exc
+
+
+def result(request_id: Any, value: dict[str, Any]) -> dict[str, Any]:
+    """Build a success response."""
+    return {"jsonrpc": "2.0", "id": request_id, "result": value}
+
+
+def error(request_id: Any, err: dict[str, Any]) -> dict[str, Any]:
+    """Build an error response from an ``{code, message, data?}`` object."""
+    return {"jsonrpc": "2.0", "id": request_id, "error": err}
+
+
+def notification(method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Build a notification."""
+    msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if params is not None:
+        msg["params"] = params
+    return msg
+
+
+def request(request_id: Any, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Build a request (server→client)."""
+    msg: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+    if params is not None:
+        msg["params"] = params
+    return msg
