@@ -1,0 +1,357 @@
+"""Component records: ``Tool``, ``Resource``, ``ResourceTemplate``, ``Prompt``.
+
+Each record is built once, at decoration time, by ``from_function``: the schema is generated,
+the validator compiled, and every mistake raised as :class:`~nanohubmcp.errors.RegistrationError`
+naming the component. ``to_wire(version)`` gives the listing entry for a protocol version.
+
+Source: MCP 2025-11-25, Server § Tools / Resources / Prompts (definition fields);
+SEP-986 (tool names).
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import RegistrationError
+from ..protocol import versions
+from ..schema import ArgumentValidator, OutputValidator, Signature, describe_function
+
+TOOL_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
+ANNOTATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+_TEMPLATE_VAR = re.compile(r"\{([^{}]*)\}")
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def _callable_name(fn: Callable[..., Any], kind: str, name: str | None) -> str:
+    if name:
+        return name
+    fn_name = getattr(fn, "__name__", None)
+    if not fn_name or fn_name == "<lambda>":
+        raise RegistrationError(f"{kind} needs a name: pass name=... for a lambda or a callable object")
+    return str(fn_name)
+
+
+def _is_coroutine(fn: Callable[..., Any]) -> bool:
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
+
+
+def _check_annotations(kind: str, name: str, annotations: dict[str, Any] | None) -> dict[str, Any] | None:
+    if annotations is None:
+        return None
+    if not isinstance(annotations, dict):
+        raise RegistrationError(f"{kind} '{name}': annotations must be a dict")
+    for key, value in annotations.items():
+        if key == "title":
+            if not isinstance(value, str):
+                raise RegistrationError(f"{kind} '{name}': annotations['title'] must be a string")
+        elif key in ANNOTATION_HINTS:
+            if not isinstance(value, bool):
+                raise RegistrationError(f"{kind} '{name}': annotations['{key}'] must be true or false")
+        else:
+            allowed = ", ".join(("title", *ANNOTATION_HINTS))
+            raise RegistrationError(f"{kind} '{name}': unknown annotation '{key}' (allowed: {allowed})")
+    return dict(annotations)
+
+
+def _check_meta(kind: str, name: str, meta: Any) -> dict[str, Any] | None:
+    if meta is not None and not isinstance(meta, dict):
+        raise RegistrationError(f"{kind} '{name}': meta must be a dict")
+    return meta
+
+
+@dataclass(eq=False)
+class Tool:
+    """A tool: a function the model can call (MCP Server § Tools).
+
+    Attributes:
+        name: unique name, 1–128 of ``[A-Za-z0-9_.-]`` (SEP-986).
+        fn: the Python callable; coroutine functions run on the event loop, others on the
+            worker pool.
+        input_schema / output_schema: JSON Schemas (2020-12).
+        background: True for ``@async_tool``: a call starts a job and answers at once.
+    """
+
+    name: str
+    fn: Callable[..., Any]
+    signature: Signature
+    input_schema: dict[str, Any]
+    validator: ArgumentValidator
+    description: str | None = None
+    title: str | None = None
+    tags: frozenset[str] = frozenset()
+    meta: dict[str, Any] | None = None
+    annotations: dict[str, Any] | None = None
+    output_schema: dict[str, Any] | None = None
+    output_validator: OutputValidator | None = None
+    background: bool = False
+    is_coroutine: bool = False
+    icons: list[dict[str, Any]] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_function(
+        cls,
+        fn: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        title: str | None = None,
+        tags: Any = None,
+        meta: dict[str, Any] | None = None,
+        annotations: dict[str, Any] | None = None,
+        input_schema: dict[str, Any] | None = None,
+        output_schema: dict[str, Any] | None = None,
+        background: bool = False,
+        icons: list[dict[str, Any]] | None = None,
+        context_types: tuple[type, ...] = (),
+    ) -> Tool:
+        """Build a tool record from a function; raises ``RegistrationError`` naming the tool."""
+        if not callable(fn):
+            raise RegistrationError(
+                f"@tool was given {fn!r}, which is not callable (did you forget the parentheses?)")
+        tool_name = _callable_name(fn, "tool", name)
+        if not TOOL_NAME.match(tool_name):
+            raise RegistrationError(
+                f"tool '{tool_name}': names are 1-128 characters of letters, digits, '_', '-' and '.' (SEP-986)")
+        signature = describe_function(fn, kind="tool", name=tool_name, context_types=context_types)
+        schema = input_schema if input_schema else signature.input_schema
+        if not isinstance(schema, dict) or schema.get("type") != "object":
+            raise RegistrationError(f"tool '{tool_name}': input_schema must be a JSON Schema with type 'object'")
+        if output_schema is not None and not isinstance(output_schema, dict):
+            raise RegistrationError(f"tool '{tool_name}': output_schema must be a dict (a JSON Schema)")
+        return cls(
+            name=tool_name,
+            fn=fn,
+            signature=signature,
+            input_schema=schema,
+            validator=ArgumentValidator(schema, name=tool_name),
+            description=description if description is not None else signature.description,
+            title=title,
+            tags=frozenset(tags or ()),
+            meta=_check_meta("tool", tool_name, meta),
+            annotations=_check_annotations("tool", tool_name, annotations),
+            output_schema=output_schema,
+            output_validator=OutputValidator(output_schema, name=tool_name) if output_schema else None,
+            background=background,
+            is_coroutine=_is_coroutine(fn),
+            icons=icons,
+        )
+
+    def to_wire(self, version: str) -> dict[str, Any]:
+        """The ``tools/list`` entry for ``version``."""
+        wire: dict[str, Any] = {"name": self.name, "inputSchema": self.input_schema}
+        if self.description:
+            wire["description"] = self.description
+        if self.title and versions.at_least(version, versions.V2025_06_18):
+            wire["title"] = self.title
+        if self.annotations and versions.at_least(version, versions.V2025_03_26):
+            wire["annotations"] = self.annotations
+        if self.output_schema and versions.at_least(version, versions.V2025_06_18):
+            wire["outputSchema"] = self.output_schema
+        if self.icons and versions.at_least(version, versions.V2025_11_25):
+            wire["icons"] = self.icons
+        if self.meta:
+            wire["_meta"] = self.meta
+        return wire
+
+
+@dataclass(eq=False)
+class Resource:
+    """A resource at a fixed URI (MCP Server § Resources)."""
+
+    uri: str
+    fn: Callable[..., Any]
+    name: str
+    signature: Signature
+    description: str | None = None
+    mime_type: str | None = None
+    title: str | None = None
+    tags: frozenset[str] = frozenset()
+    meta: dict[str, Any] | None = None
+    annotations: dict[str, Any] | None = None
+    size: int | None = None
+    is_coroutine: bool = False
+
+    def to_wire(self, version: str) -> dict[str, Any]:
+        """The ``resources/list`` entry for ``version``."""
+        wire: dict[str, Any] = {"uri": self.uri, "name": self.name}
+        _common_resource_fields(self, wire, version)
+        if self.size is not None:
+            wire["size"] = self.size
+        return wire
+
+
+@dataclass(eq=False)
+class ResourceTemplate:
+    """A family of resources, ``{placeholder}`` one path segment each (RFC 6570 level 1)."""
+
+    uri_template: str
+    fn: Callable[..., Any]
+    name: str
+    signature: Signature
+    pattern: re.Pattern[str]
+    variables: tuple[str, ...]
+    description: str | None = None
+    mime_type: str | None = None
+    title: str | None = None
+    tags: frozenset[str] = frozenset()
+    meta: dict[str, Any] | None = None
+    annotations: dict[str, Any] | None = None
+    is_coroutine: bool = False
+
+    @property
+    def uri(self) -> str:
+        """The template string (the registry key)."""
+        return self.uri_template
+
+    def match(self, uri: str) -> dict[str, str] | None:
+        """The placeholder values when ``uri`` matches, else None."""
+        m = self.pattern.fullmatch(uri)
+        return m.groupdict() if m else None
+
+    def to_wire(self, version: str) -> dict[str, Any]:
+        """The ``resources/templates/list`` entry for ``version``."""
+        wire: dict[str, Any] = {"uriTemplate": self.uri_template, "name": self.name}
+        _common_resource_fields(self, wire, version)
+        return wire
+
+
+def _common_resource_fields(rec: Resource | ResourceTemplate, wire: dict[str, Any], version: str) -> None:
+    if rec.description:
+        wire["description"] = rec.description
+    if rec.mime_type:
+        wire["mimeType"] = rec.mime_type
+    if rec.title and versions.at_least(version, versions.V2025_06_18):
+        wire["title"] = rec.title
+    if rec.annotations:
+        wire["annotations"] = rec.annotations
+    if rec.meta:
+        wire["_meta"] = rec.meta
+
+
+def make_resource(
+    fn: Callable[..., Any],
+    uri: str,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    mime_type: str | None = None,
+    title: str | None = None,
+    tags: Any = None,
+    meta: dict[str, Any] | None = None,
+    annotations: dict[str, Any] | None = None,
+    size: int | None = None,
+    context_types: tuple[type, ...] = (),
+) -> Resource | ResourceTemplate:
+    """Build a :class:`Resource`, or a :class:`ResourceTemplate` when ``uri`` has ``{placeholders}``.
+
+    Raises:
+        RegistrationError: empty URI, a malformed or repeated placeholder, an RFC 6570 operator
+            (``{+x}``, ``{?x}``), or a placeholder the function does not accept.
+    """
+    if not isinstance(uri, str) or not uri:
+        raise RegistrationError(
+            "@resource needs a URI string as its first argument, e.g. @server.resource('config://settings')")
+    rname = _callable_name(fn, f"resource '{uri}'", name)
+    signature = describe_function(fn, kind="resource", name=rname, context_types=context_types)
+    common: dict[str, Any] = {
+        "fn": fn,
+        "name": rname,
+        "signature": signature,
+        "description": description if description is not None else signature.description,
+        "mime_type": mime_type,
+        "title": title,
+        "tags": frozenset(tags or ()),
+        "meta": _check_meta("resource", uri, meta),
+        "annotations": annotations,
+        "is_coroutine": _is_coroutine(fn),
+    }
+    names = _TEMPLATE_VAR.findall(uri)
+    if not names:
+        if "{" in uri or "}" in uri:
+            raise RegistrationError(f"resource '{uri}': unbalanced braces in the URI")
+        return Resource(uri=uri, size=size, **common)
+    regex, variables = _compile_template(uri, names)
+    missing = [v for v in variables if v not in signature.param_names and not signature.var_keyword]
+    if missing:
+        raise RegistrationError(
+            f"resource template '{uri}': the function does not accept parameter(s) {', '.join(missing)}")
+    return ResourceTemplate(uri_template=uri, pattern=regex, variables=variables, **common)
+
+
+def _compile_template(uri: str, names: list[str]) -> tuple[re.Pattern[str], tuple[str, ...]]:
+    seen: list[str] = []
+    for var in names:
+        if not _IDENT.match(var):
+            raise RegistrationError(
+                f"resource template '{uri}': placeholder '{{{var}}}' must be a plain identifier "
+                "(RFC 6570 operators such as {+x} or {?x} are not supported)")
+        if var in seen:
+            raise RegistrationError(f"resource template '{uri}': placeholder '{{{var}}}' appears twice")
+        seen.append(var)
+    parts = _TEMPLATE_VAR.split(uri)
+    regex = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>[^/]+)" for i, p in enumerate(parts))
+    return re.compile(regex), tuple(seen)
+
+
+@dataclass(eq=False)
+class Prompt:
+    """A prompt template (MCP Server § Prompts)."""
+
+    name: str
+    fn: Callable[..., Any]
+    signature: Signature
+    arguments: list[dict[str, Any]]
+    description: str | None = None
+    title: str | None = None
+    tags: frozenset[str] = frozenset()
+    meta: dict[str, Any] | None = None
+    icons: list[dict[str, Any]] | None = None
+    is_coroutine: bool = False
+
+    @classmethod
+    def from_function(
+        cls,
+        fn: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        title: str | None = None,
+        tags: Any = None,
+        meta: dict[str, Any] | None = None,
+        context_types: tuple[type, ...] = (),
+    ) -> Prompt:
+        """Build a prompt record; raises ``RegistrationError`` naming the prompt."""
+        if not callable(fn):
+            raise RegistrationError(
+                f"@prompt was given {fn!r}, which is not callable (did you forget the parentheses?)")
+        pname = _callable_name(fn, "prompt", name)
+        signature = describe_function(fn, kind="prompt", name=pname, context_types=context_types)
+        return cls(
+            name=pname,
+            fn=fn,
+            signature=signature,
+            arguments=list(signature.prompt_arguments),
+            description=description if description is not None else signature.description,
+            title=title,
+            tags=frozenset(tags or ()),
+            meta=_check_meta("prompt", pname, meta),
+            is_coroutine=_is_coroutine(fn),
+        )
+
+    def to_wire(self, version: str) -> dict[str, Any]:
+        """The ``prompts/list`` entry for ``version``."""
+        wire: dict[str, Any] = {"name": self.name}
+        if self.description:
+            wire["description"] = self.description
+        if self.arguments:
+            wire["arguments"] = self.arguments
+        if self.title and versions.at_least(version, versions.V2025_06_18):
+            wire["title"] = self.title
+        if self.meta:
+            wire["_meta"] = self.meta
+        return wire

@@ -1,0 +1,238 @@
+"""``Context``: what a tool, resource or prompt function can do while it runs.
+
+A function receives a Context in a parameter named ``ctx`` or ``context``, or in any parameter
+annotated ``Context``. Log messages and progress travel on the request's own stream, before
+its result; server→client requests (elicitation, sampling, roots) are answered only through
+the same session.
+
+Sync functions run on worker threads: there every method blocks until done. In an
+``async def`` function on the event loop, the methods that wait for the client (``elicit``,
+``elicit_url``, ``sample``, ``list_roots``) return an awaitable instead — write
+``await ctx.elicit(...)``. Logging and progress never block.
+
+Source: MCP 2025-11-25, Server § Utilities § Logging, Basic § Utilities § Progress and
+Cancellation, Client § Elicitation / Sampling / Roots.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any
+
+from ..protocol import jsonrpc
+from .request import LOG_LEVELS, RequestContext
+
+if TYPE_CHECKING:
+    from .core import ServerCore
+
+log = logging.getLogger("nanohubmcp.tool")
+
+DEFAULT_CLIENT_TIMEOUT = 60.0
+"""Seconds to wait for a client's answer to elicitation, sampling or roots."""
+
+
+class Context:
+    """Per-call handle for logging, progress, cancellation and client requests.
+
+    Attributes:
+        request_id: the JSON-RPC id of the call.
+        session_id: the session's id, or None (sessionless or 2026-07-28 requests).
+        job_id: the job id when running as an ``@async_tool`` job, else None.
+    """
+
+    def __init__(self, core: ServerCore, request: RequestContext, *, job_id: str | None = None) -> None:
+        self._core = core
+        self._request = request
+        self.job_id = job_id
+        self._progress_last: float | None = None
+
+    # -- identity ---------------------------------------------------------------------------
+    @property
+    def server(self) -> Any:
+        """The ``MCPServer`` serving this call."""
+        return self._core.facade
+
+    @property
+    def request_id(self) -> str | int | None:
+        """The JSON-RPC id of the request being served."""
+        return self._request.request_id
+
+    @property
+    def session_id(self) -> str | None:
+        """The session id, or None when the request has no session."""
+        session = self._request.session
+        return session.id if session is not None else None
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        """The request's ``_meta`` object."""
+        return self._request.meta
+
+    @property
+    def progress_token(self) -> str | int | None:
+        """The client's progress token, or None when it asked for no progress."""
+        return self._request.progress_token
+
+    @property
+    def protocol_version(self) -> str:
+        """The protocol version in force for this request."""
+        return self._request.version
+
+    # -- plumbing ---------------------------------------------------------------------------
+    def _on_loop(self) -> bool:
+        try:
+            return asyncio.get_running_loop() is self._request.loop
+        except RuntimeError:
+            return False
+
+    def _emit(self, message: dict[str, Any]) -> None:
+        if self._on_loop():
+            self._request.send_related(message)
+        else:
+            self._request.loop.call_soon_threadsafe(self._request.send_related, message)
+
+    # -- logging ----------------------------------------------------------------------------
+    def log(self, level: str, message: str, *, logger: str | None = None, **data: Any) -> None:
+        """Send ``notifications/message`` at ``level`` if the client asked for that level.
+
+        Args:
+            level: one of debug, info, notice, warning, error, critical, alert, emergency.
+            message: the text; extra keyword ``data`` is sent beside it.
+        Raises:
+            ValueError: unknown level.
+        """
+        if level not in LOG_LEVELS:
+            raise ValueError(f"unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}")
+        log.log(_PY_LEVELS[level], "%s", message)
+        wanted = self._request.log_level
+        if wanted is None or LOG_LEVELS.index(level) < LOG_LEVELS.index(wanted):
+            return
+        payload: Any = {"message": message, **data} if data else message
+        params = {"level": level, "logger": logger or self._core.name, "data": payload}
+        self._emit(jsonrpc.notification("notifications/message", params))
+
+    def debug(self, message: str, **data: Any) -> None:
+        """Log at debug level."""
+        self.log("debug", message, **data)
+
+    def info(self, message: str, **data: Any) -> None:
+        """Log at info level."""
+        self.log("info", message, **data)
+
+    def warning(self, message: str, **data: Any) -> None:
+        """Log at warning level."""
+        self.log("warning", message, **data)
+
+    def error(self, message: str, **data: Any) -> None:
+        """Log at error level."""
+        self.log("error", message, **data)
+
+    # -- progress ---------------------------------------------------------------------------
+    def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        """Send ``notifications/progress`` when the client gave a progress token.
+
+        Args:
+            progress: amount done so far; must not decrease between calls.
+            total: the amount at completion, if known.
+            message: a short status line (sent from 2025-03-26 on).
+        """
+        token = self._request.progress_token
+        if token is None:
+            return
+        if self._progress_last is not None and progress < self._progress_last:
+            raise ValueError(f"progress must not decrease (was {self._progress_last}, got {progress})")
+        self._progress_last = progress
+        params: dict[str, Any] = {"progressToken": token, "progress": progress}
+        if total is not None:
+            params["total"] = total
+        if message is not None and self._request.version >= "2025-03-26":
+            params["message"] = message
+        self._emit(jsonrpc.notification("notifications/progress", params))
+
+    # -- cancellation -----------------------------------------------------------------------
+    def is_cancelled(self) -> bool:
+        """True once the client cancelled this request (or its session ended)."""
+        return self._request.cancelled.is_set()
+
+    def on_cancel(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` when the request is cancelled (on the event loop thread)."""
+        if self._on_loop():
+            self._request.on_cancel(callback)
+        else:
+            self._request.loop.call_soon_threadsafe(self._request.on_cancel, callback)
+
+    # -- client requests --------------------------------------------------------------------
+    def _ask(self, coro: Coroutine[Any, Any, Any], timeout: float) -> Any:
+        if self._on_loop():
+            return coro
+        if threading.current_thread() is threading.main_thread() and not self._request.loop.is_running():
+            coro.close()
+            raise RuntimeError("the server is not running")
+        future = asyncio.run_coroutine_threadsafe(coro, self._request.loop)
+        return future.result(timeout + 5)
+
+    def elicit(self, message: str, requested_schema: dict[str, Any] | None = None,
+               timeout: float = DEFAULT_CLIENT_TIMEOUT) -> Any:
+        """Ask the user for input through the client (form mode).
+
+        Args:
+            message: what to ask.
+            requested_schema: a flat object schema of string/number/integer/boolean/enum
+                properties; default: one string property ``value``.
+            timeout: seconds to wait.
+        Returns:
+            The client's result ``{"action": "accept"|"decline"|"cancel", "content"?: {...}}``.
+        Raises:
+            ClientRequestError: the client lacks the ``elicitation`` capability, or answered
+                with an error; ClientRequestTimeout after ``timeout``.
+        """
+        schema = requested_schema or {"type": "object", "properties": {"value": {"type": "string"}}}
+        params: dict[str, Any] = {"message": message, "requestedSchema": schema}
+        if self._request.version >= "2025-11-25":
+            params = {"mode": "form", **params}
+        return self._ask(self._core.client_requests.ask(self._request, "elicitation/create", params, timeout),
+                         timeout)
+
+    def elicit_url(self, message: str, url: str, elicitation_id: str | None = None,
+                   timeout: float = DEFAULT_CLIENT_TIMEOUT) -> Any:
+        """Ask the user to complete a step at ``url`` (URL-mode elicitation, MCP 2025-11-25).
+
+        Returns:
+            The client's result ``{"action": ...}``.
+        Raises:
+            ClientRequestError: the client did not declare ``elicitation.url``.
+        """
+        import secrets
+
+        params = {"mode": "url", "message": message, "url": url,
+                  "elicitationId": elicitation_id or secrets.token_urlsafe(16)}
+        return self._ask(self._core.client_requests.ask(self._request, "elicitation/create", params, timeout),
+                         timeout)
+
+    def sample(self, params: dict[str, Any] | str, timeout: float = DEFAULT_CLIENT_TIMEOUT) -> Any:
+        """Ask the client's LLM for a completion (``sampling/createMessage``).
+
+        Args:
+            params: the request params (``messages``, ``maxTokens``, ...), or a plain prompt string.
+        Returns:
+            The client's result ``{"role", "content", "model", "stopReason"?}``.
+        """
+        if isinstance(params, str):
+            params = {"messages": [{"role": "user", "content": {"type": "text", "text": params}}],
+                      "maxTokens": 512}
+        return self._ask(self._core.client_requests.ask(self._request, "sampling/createMessage", params, timeout),
+                         timeout)
+
+    def list_roots(self, timeout: float = DEFAULT_CLIENT_TIMEOUT) -> Any:
+        """Ask the client for its roots (``roots/list``); returns ``{"roots": [...]}``."""
+        return self._ask(self._core.client_requests.ask(self._request, "roots/list", None, timeout), timeout)
+
+
+_PY_LEVELS = {
+    "debug": logging.DEBUG, "info": logging.INFO, "notice": logging.INFO, "warning": logging.WARNING,
+    "error": logging.ERROR, "critical": logging.CRITICAL, "alert": logging.CRITICAL,
+    "emergency": logging.CRITICAL,
+}

@@ -1,0 +1,146 @@
+"""``ServerCore``: the state of one MCP server, independent of any transport.
+
+It owns the registry, sessions, jobs, the worker pool, the event bus and the dispatcher, and
+the options that change protocol behaviour. The ``MCPServer`` facade builds one; transports
+reach it through the facade. Nothing here imports Tornado or IPython.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from concurrent.futures import Executor, ThreadPoolExecutor
+from typing import Any
+
+from ..errors import ConfigurationError
+from ..protocol import versions
+from .client_requests import ClientRequests
+from .dispatcher import Dispatcher
+from .events import EventBus
+from .jobs import JobStore
+from .registry import Registry
+from .sessions import SessionStore
+
+ARGUMENT_ERRORS = ("auto", "protocol", "tool")
+
+
+def default_workers() -> int:
+    """``min(32, cpu_count + 4)``, the worker pool size (``design/rulings.md`` § HTTP)."""
+    return min(32, (os.cpu_count() or 1) + 4)
+
+
+class ServerCore:
+    """Everything one server knows, behind the facade.
+
+    Args:
+        name / version / instructions: the server's identity (``serverInfo``).
+        argument_errors: how invalid tool arguments are reported: ``"auto"`` (-32602 up to
+            2025-06-18, ``isError`` from 2025-11-25, SEP-1303), ``"protocol"`` (always -32602)
+            or ``"tool"`` (always ``isError``).
+        list_page_size: page size of list results, or None for no paging.
+        list_changed: advertise and send ``notifications/*/list_changed``.
+        workers: size of the thread pool running sync tools (default ``min(32, cpu+4)``).
+        job_workers: size of the pool running ``@async_tool`` jobs (default the same).
+        tool_timeout: seconds a call may run before it is answered with a tool error
+            (None: no limit).
+        session_idle_seconds / job_ttl_seconds: expiry of idle sessions and finished jobs.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        version: str = "1.0.0",
+        instructions: str | None = None,
+        *,
+        facade: Any = None,
+        argument_errors: str = "auto",
+        list_page_size: int | None = None,
+        list_changed: bool = True,
+        workers: int | None = None,
+        job_workers: int | None = None,
+        tool_timeout: float | None = None,
+        session_idle_seconds: float = 3600.0,
+        job_ttl_seconds: float = 3600.0,
+        executor: Executor | None = None,
+    ) -> None:
+        if not isinstance(name, str) or not name:
+            raise ConfigurationError("MCPServer needs a non-empty name, e.g. MCPServer('my-calculator')")
+        if argument_errors not in ARGUMENT_ERRORS:
+            raise ConfigurationError(f"argument_errors must be one of {', '.join(ARGUMENT_ERRORS)}")
+        if list_page_size is not None and (not isinstance(list_page_size, int) or list_page_size < 1):
+            raise ConfigurationError("list_page_size must be a positive integer or None")
+        self.name = name
+        self.version = version
+        self.instructions = instructions
+        self.facade = facade
+        self.argument_errors = argument_errors
+        self.list_page_size = list_page_size
+        self.list_changed = list_changed
+        self.tool_timeout = tool_timeout
+        self.workers = workers or default_workers()
+        self.job_workers = job_workers or self.workers
+        self.bus = EventBus()
+        self.registry = Registry(self.bus)
+        self.sessions = SessionStore(session_idle_seconds)
+        self.jobs = JobStore(job_ttl_seconds)
+        self.client_requests = ClientRequests()
+        self.dispatcher = Dispatcher(self)
+        self._executor = executor
+        self._job_executor: Executor | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.completers: dict[tuple[str, str, str], Any] = {}
+
+    # -- executors (created lazily: importing or constructing starts no threads) -------------
+    @property
+    def executor(self) -> Executor:
+        """The pool running sync tool, resource and prompt functions."""
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="nanohubmcp-worker")
+        return self._executor
+
+    @property
+    def job_executor(self) -> Executor:
+        """The pool running ``@async_tool`` jobs (kept apart so jobs cannot starve calls)."""
+        if self._job_executor is None:
+            self._job_executor = ThreadPoolExecutor(self.job_workers, thread_name_prefix="nanohubmcp-job")
+        return self._job_executor
+
+    def invalid_arguments_as_protocol_error(self, version: str) -> bool:
+        """Whether invalid tool arguments are a JSON-RPC -32602 for ``version`` (SEP-1303)."""
+        if self.argument_errors == "protocol":
+            return True
+        if self.argument_errors == "tool":
+            return False
+        return not versions.at_least(version, versions.V2025_11_25)
+
+    def capabilities(self, version: str) -> dict[str, Any]:
+        """Server capabilities for ``version`` (MCP § Lifecycle § Capability negotiation).
+
+        Every feature is advertised even while empty: a notebook adds tools after clients
+        connected, and ``listChanged`` tells them to look again.
+        """
+        changed = self.list_changed
+        caps: dict[str, Any] = {
+            "tools": {"listChanged": changed},
+            "resources": {"subscribe": True, "listChanged": changed},
+            "prompts": {"listChanged": changed},
+            "logging": {},
+        }
+        if versions.at_least(version, versions.V2025_03_26):
+            caps["completions"] = {}
+        if version == versions.V2025_11_25:
+            caps["tasks"] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
+        return caps
+
+    def server_info(self) -> dict[str, Any]:
+        """``serverInfo`` / ``Implementation`` of this server."""
+        return {"name": self.name, "version": self.version}
+
+    def close(self) -> None:
+        """Close sessions, cancel jobs and stop the worker pools (no new work is accepted)."""
+        self.sessions.close_all()
+        self.jobs.cancel_all()
+        for pool in (self._executor, self._job_executor):
+            if pool is not None:
+                pool.shutdown(wait=False, cancel_futures=True)
+        self._executor = self._job_executor = None

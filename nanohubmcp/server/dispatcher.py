@@ -1,0 +1,71 @@
+"""The dispatcher: method name → handler, per protocol era, and the one exception boundary.
+
+A transport calls :meth:`Dispatcher.handle` with a :class:`RequestContext`. Requests get a
+response message back; notifications and client responses get None. Exceptions raised by
+handlers become JSON-RPC error objects here and nowhere else (``errors.to_error_object``);
+tool failures never get this far — the ``tools/call`` handler turns them into ``isError``
+results.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from ..errors import MethodNotFound, ProtocolError, to_error_object
+from ..protocol import jsonrpc
+from .handlers import HANDSHAKE_METHODS, MODERN_METHODS, NOTIFICATIONS
+from .request import RequestContext
+
+if TYPE_CHECKING:
+    from .core import ServerCore
+
+log = logging.getLogger("nanohubmcp")
+
+Handler = Callable[["ServerCore", RequestContext, dict[str, Any]], Awaitable[dict[str, Any]]]
+
+
+class Dispatcher:
+    """Routes messages of both eras to the handlers."""
+
+    def __init__(self, core: ServerCore) -> None:
+        self.core = core
+
+    async def handle(self, request: RequestContext) -> dict[str, Any] | None:
+        """Serve one message; returns the response message for requests, else None."""
+        message = request.message
+        if message.kind == jsonrpc.RESPONSE:
+            self.core.client_requests.resolve(request, message)
+            return None
+        if message.kind == jsonrpc.NOTIFICATION:
+            await self._notify(request)
+            return None
+        return await self.call(request)
+
+    async def call(self, request: RequestContext) -> dict[str, Any]:
+        """Run a request's handler and build its response (result or error)."""
+        message = request.message
+        table = MODERN_METHODS if request.modern else HANDSHAKE_METHODS
+        try:
+            handler = table.get(message.method)  # type: ignore[arg-type]
+            if handler is None:
+                raise MethodNotFound(f"Method not found: {message.method}")
+            result = await handler(self.core, request, message.params or {})
+        except ProtocolError as exc:
+            return jsonrpc.error(message.id, exc.to_error())
+        except Exception as exc:
+            log.exception("internal error while serving %s", message.method)
+            return jsonrpc.error(message.id, to_error_object(exc))
+        if request.modern:
+            result.setdefault("resultType", "complete")
+        return jsonrpc.result(message.id, result)
+
+    async def _notify(self, request: RequestContext) -> None:
+        handler = NOTIFICATIONS.get(request.message.method)  # type: ignore[arg-type]
+        if handler is None:
+            return  # unknown notifications are ignored (JSON-RPC 2.0 § 4.1)
+        try:
+            await handler(self.core, request, request.message.params or {})
+        except Exception:
+            log.exception("error while handling notification %s", request.message.method)

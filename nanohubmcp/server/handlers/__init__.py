@@ -1,0 +1,49 @@
+"""Method handlers: plain async functions over the core, and the per-era method tables.
+
+Each handler is ``async def handler(core, request, params) -> result dict`` and raises
+:class:`~nanohubmcp.errors.ProtocolError` subclasses for client mistakes.
+"""
+
+from __future__ import annotations
+
+from . import lifecycle, prompts, resources, tasks, tools
+
+HANDSHAKE_METHODS = {
+    "initialize": lifecycle.initialize,
+    "ping": lifecycle.ping,
+    "logging/setLevel": lifecycle.set_level,
+    "tools/list": tools.tools_list,
+    "tools/call": tools.tools_call,
+    "resources/list": resources.resources_list,
+    "resources/templates/list": resources.templates_list,
+    "resources/read": resources.resources_read,
+    "resources/subscribe": resources.subscribe,
+    "resources/unsubscribe": resources.unsubscribe,
+    "prompts/list": prompts.prompts_list,
+    "prompts/get": prompts.prompts_get,
+    "completion/complete": prompts.complete,
+    "tasks/get": tasks.tasks_get,
+    "tasks/result": tasks.tasks_result,
+    "tasks/list": tasks.tasks_list,
+    "tasks/cancel": tasks.tasks_cancel,
+}
+"""Requests of the handshake era (2024-11-05 … 2025-11-25)."""
+
+MODERN_METHODS = {
+    "tools/list": tools.tools_list,
+    "tools/call": tools.tools_call,
+    "resources/list": resources.resources_list,
+    "resources/templates/list": resources.templates_list,
+    "resources/read": resources.resources_read,
+    "prompts/list": prompts.prompts_list,
+    "prompts/get": prompts.prompts_get,
+    "completion/complete": prompts.complete,
+}
+"""Requests of the stateless era (2026-07-28); the 2026 work adds discover, listen and tasks."""
+
+NOTIFICATIONS = {
+    "notifications/initialized": lifecycle.initialized,
+    "initialized": lifecycle.initialized,
+    "notifications/cancelled": lifecycle.cancelled,
+}
+"""Client notifications we act on; others are ignored."""

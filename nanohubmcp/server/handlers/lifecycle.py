@@ -1,0 +1,76 @@
+"""Lifecycle and utilities: ``initialize``, ``ping``, ``logging/setLevel``, cancellation.
+
+Source: MCP 2025-11-25, Basic § Lifecycle, § Utilities (Ping, Cancellation), Server §
+Utilities § Logging.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ...errors import InvalidParams
+from ...protocol import versions
+from ..request import LOG_LEVELS, RequestContext
+
+if TYPE_CHECKING:
+    from ..core import ServerCore
+
+
+async def initialize(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """``initialize``: negotiate the version, remember the client, answer our capabilities.
+
+    The transport decides whether a session is needed; when it put ``create_session`` in
+    ``request.extra`` a new session is minted here and left in ``request.extra["session"]``.
+    """
+    version = versions.negotiate(params.get("protocolVersion"))
+    caps = params.get("capabilities")
+    info = params.get("clientInfo")
+    session = request.session
+    if session is None and request.extra.get("create_session"):
+        session = core.sessions.create(version)
+        request.extra["session"] = session
+    if session is not None:
+        session.version = version
+        session.client_capabilities = caps if isinstance(caps, dict) else {}
+        session.client_info = info if isinstance(info, dict) else {}
+    result: dict[str, Any] = {
+        "protocolVersion": version,
+        "capabilities": core.capabilities(version),
+        "serverInfo": core.server_info(),
+    }
+    if core.instructions:
+        result["instructions"] = core.instructions
+    return result
+
+
+async def ping(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """``ping`` → ``{}``."""
+    return {}
+
+
+async def set_level(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """``logging/setLevel``: the session's minimum level for ``notifications/message``."""
+    level = params.get("level")
+    if level not in LOG_LEVELS:
+        raise InvalidParams(f"Invalid log level {level!r}; use one of {', '.join(LOG_LEVELS)}")
+    if request.session is not None:
+        request.session.log_level = level
+    return {}
+
+
+async def initialized(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> None:
+    """``notifications/initialized``."""
+    if request.session is not None:
+        request.session.initialized = True
+
+
+async def cancelled(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> None:
+    """``notifications/cancelled``: cancels only the sender's own in-flight request (study § f 6)."""
+    session = request.session
+    request_id = params.get("requestId")
+    if session is None or request_id is None:
+        return
+    target = session.in_flight.get(request_id)
+    if target is not None:
+        reason = params.get("reason")
+        target.cancel(reason if isinstance(reason, str) else "cancelled by the client")

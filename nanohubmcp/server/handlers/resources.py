@@ -1,0 +1,107 @@
+"""Resources: list, templates, read, subscribe/unsubscribe.
+
+A read finds the exact URI first, then the template whose literal part is longest. Not found is
+-32002 with ``data.uri`` in the handshake era and -32602 in 2026-07-28 (SEP-2164).
+
+Source: MCP 2025-11-25, Server § Resources; MCP 2026-07-28, Server § Resources.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ...errors import InvalidParams, ResourceNotFound
+from .. import results
+from ..components import ResourceTemplate
+from ..invoke import CallRecord, build_kwargs, call_function, make_context
+from ..request import RequestContext
+
+if TYPE_CHECKING:
+    from ..core import ServerCore
+
+MAX_SUBSCRIPTIONS = 64
+
+
+def _uri(params: dict[str, Any], method: str) -> str:
+    uri = params.get("uri")
+    if not isinstance(uri, str) or not uri:
+        raise InvalidParams(f"{method} needs params.uri, the resource URI as a string")
+    return uri
+
+
+async def resources_list(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """``resources/list``."""
+    items, cursor = core.registry.resources.wire(request.version, core.list_page_size, params.get("cursor"))
+    result: dict[str, Any] = {"resources": items}
+    if cursor:
+        result["nextCursor"] = cursor
+    return result
+
+
+async def templates_list(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """``resources/templates/list``."""
+    items, cursor = core.registry.templates.wire(request.version, core.list_page_size, params.get("cursor"))
+    result: dict[str, Any] = {"resourceTemplates": items}
+    if cursor:
+        result["nextCursor"] = cursor
+    return result
+
+
+async def resources_read(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """``resources/read`` → ``{contents: [...]}``."""
+    uri = _uri(params, "resources/read")
+    try:
+        record, values = core.registry.find_resource(uri)
+    except ResourceNotFound as exc:
+        if request.modern:
+            raise InvalidParams(exc.message, exc.data) from None
+        raise
+    call = CallRecord(core, request, "resources/read", uri) if core.bus.active else None
+    try:
+        context = make_context(core, record.signature, request)
+        kwargs = build_kwargs(record.signature, dict(values), kind="resource", name=record.uri, context=context)
+        value = await call_function(record.fn, kwargs, is_coroutine=record.is_coroutine, executor=core.executor,
+                                    timeout=core.tool_timeout, what=f"resource '{uri}'")
+        contents = results.resource_contents(value, uri=uri, mime_type=record.mime_type, meta=record.meta)
+    except Exception as exc:
+        if call:
+            call.finish(False, str(exc))
+        raise _read_failed(uri, exc) from exc
+    if call:
+        call.finish(True)
+    return {"contents": contents}
+
+
+def _read_failed(uri: str, exc: Exception) -> Exception:
+    from ...errors import InternalError, ProtocolError
+
+    if isinstance(exc, ProtocolError):
+        return exc
+    # The function's own message is for the client (like a tool's); never a traceback.
+    return InternalError(f"Reading {uri} failed: {exc}", {"uri": uri})
+
+
+async def subscribe(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """``resources/subscribe``: notify this session when ``uri`` changes."""
+    uri = _uri(params, "resources/subscribe")
+    session = request.session
+    if session is None:
+        raise InvalidParams("resources/subscribe needs a session: initialize and send Mcp-Session-Id")
+    core.registry.find_resource(uri)  # unknown URIs are refused (-32002)
+    if uri not in session.subscriptions and len(session.subscriptions) >= MAX_SUBSCRIPTIONS:
+        raise InvalidParams(f"at most {MAX_SUBSCRIPTIONS} subscriptions per session")
+    session.subscriptions.add(uri)
+    return {}
+
+
+async def unsubscribe(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """``resources/unsubscribe``."""
+    uri = _uri(params, "resources/unsubscribe")
+    if request.session is not None:
+        request.session.subscriptions.discard(uri)
+    return {}
+
+
+def is_template(record: Any) -> bool:
+    """True for a resource template record."""
+    return isinstance(record, ResourceTemplate)

@@ -1,0 +1,98 @@
+"""MCP Tasks of 2025-11-25: task-augmented ``tools/call`` and ``tasks/*`` on the job machinery.
+
+A task is a job seen through the Tasks API: ``tools/call`` with ``params.task`` answers at
+once with ``CreateTaskResult``; ``tasks/get`` polls, ``tasks/result`` waits for the outcome,
+``tasks/list`` shows the caller's own tasks only, ``tasks/cancel`` stops one.
+
+Source: MCP 2025-11-25, Basic § Utilities § Tasks.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+from ...errors import InvalidParams
+from .. import jobs as jobmod
+from ..components import Tool
+from ..request import RequestContext
+from .tools import cancel_job, start_job
+
+if TYPE_CHECKING:
+    from ..core import ServerCore
+
+RELATED_TASK = "io.modelcontextprotocol/related-task"
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+def task_object(job: jobmod.Job) -> dict[str, Any]:
+    """The wire ``Task`` for a job."""
+    task: dict[str, Any] = {
+        "taskId": job.id,
+        "status": job.status,
+        "createdAt": _iso(job.created),
+        "lastUpdatedAt": _iso(job.updated),
+        "ttl": int(job.ttl * 1000),
+        "pollInterval": jobmod.POLL_INTERVAL_MS,
+    }
+    if job.status_message:
+        task["statusMessage"] = job.status_message
+    return task
+
+
+async def create_task(core: ServerCore, request: RequestContext, tool: Tool, arguments: dict[str, Any],
+                      task_params: Any) -> dict[str, Any]:
+    """Start ``tool`` as a task; answers ``{task: Task}`` at once."""
+    if not isinstance(task_params, dict):
+        raise InvalidParams("tools/call params.task must be an object, e.g. {\"ttl\": 60000}")
+    job = start_job(core, request, tool, arguments)
+    ttl = task_params.get("ttl")
+    if isinstance(ttl, (int, float)) and not isinstance(ttl, bool) and ttl > 0:
+        job.ttl = min(float(ttl) / 1000.0, core.jobs.ttl)
+    return {"task": task_object(job)}
+
+
+def _job(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> jobmod.Job:
+    task_id = params.get("taskId")
+    if not isinstance(task_id, str):
+        raise InvalidParams("params.taskId must be the taskId string from CreateTaskResult")
+    owner = request.session.id if request.session is not None else None
+    return core.jobs.get(task_id, owner)
+
+
+async def tasks_get(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """``tasks/get`` → Task."""
+    return task_object(_job(core, request, params))
+
+
+async def tasks_result(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """``tasks/result``: wait until the task ends, then answer the original request's result."""
+    job = _job(core, request, params)
+    await job.done.wait()
+    meta = {RELATED_TASK: {"taskId": job.id}}
+    if job.error is not None:
+        raise InvalidParams(job.error.get("message", "the task failed"), job.error.get("data"),
+                            code=job.error.get("code"))
+    if job.status == jobmod.CANCELLED:
+        return {"content": [{"type": "text", "text": "The task was cancelled"}], "isError": True, "_meta": meta}
+    return {**(job.result or {"content": []}), "_meta": meta}
+
+
+async def tasks_list(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """``tasks/list``: the caller's own tasks, never anyone else's."""
+    owner = request.session.id if request.session is not None else None
+    return {"tasks": [task_object(j) for j in core.jobs.owned_by(owner)]}
+
+
+async def tasks_cancel(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """``tasks/cancel``: -32602 for a task that already ended."""
+    job = _job(core, request, params)
+    if job.status in jobmod.TERMINAL:
+        raise InvalidParams(f"Task {job.id} already ended ({job.status}); it cannot be cancelled")
+    cancel_job(core, job, "cancelled by the client")
+    job.updated = time.time()
+    return task_object(job)

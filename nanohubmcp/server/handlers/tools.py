@@ -1,0 +1,220 @@
+"""``tools/list`` and ``tools/call``, plus background jobs for ``@async_tool``.
+
+Reporting rules (``design/rulings.md`` § Protocol; MCP 2025-11-25, Server § Tools § Error
+handling): an unknown tool is -32602 in every era; invalid arguments are -32602 up to
+2025-06-18 and ``isError: true`` from 2025-11-25 (server option ``argument_errors``); an
+exception raised by the tool is ``isError: true`` with ``str(exc)`` as the text, never a
+traceback; a result that breaks the declared output schema is ``isError: true`` too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+from ...errors import InvalidArguments, InvalidParams, UnknownComponent, to_error_object
+from .. import jobs as jobmod
+from .. import results
+from ..components import Tool
+from ..invoke import CallRecord, build_kwargs, call_function, make_context
+from ..request import RequestContext
+
+if TYPE_CHECKING:
+    from ..core import ServerCore
+
+log = logging.getLogger("nanohubmcp.tool")
+
+
+async def tools_list(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """``tools/list``: ``{tools: [...], nextCursor?}``."""
+    tools, cursor = core.registry.tools.wire(request.version, core.list_page_size, params.get("cursor"))
+    result: dict[str, Any] = {"tools": tools}
+    if cursor:
+        result["nextCursor"] = cursor
+    return result
+
+
+def error_result(text: str) -> dict[str, Any]:
+    """An ``isError: true`` CallToolResult carrying ``text``."""
+    return {"content": [{"type": "text", "text": text}], "isError": True}
+
+
+def lookup_tool(core: ServerCore, params: dict[str, Any]) -> Tool:
+    """The tool named by ``params.name``; raises -32602 for a missing, malformed or unknown name."""
+    name = params.get("name")
+    if not isinstance(name, str) or not name:
+        raise InvalidParams("tools/call needs params.name, the tool's name as a string")
+    tool = core.registry.tools.get(name)
+    if tool is None:
+        raise UnknownComponent(f"Unknown tool: {name}")
+    return tool
+
+
+def call_arguments(params: dict[str, Any]) -> dict[str, Any]:
+    """``params.arguments`` as a dict (missing or null means no arguments)."""
+    arguments = params.get("arguments")
+    if arguments is None:
+        return {}
+    if not isinstance(arguments, dict):
+        raise InvalidParams("tools/call params.arguments must be an object of argument names to values")
+    return arguments
+
+
+async def tools_call(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """``tools/call``: run the tool and answer a ``CallToolResult`` (or a task / job handle)."""
+    tool = lookup_tool(core, params)
+    arguments = call_arguments(params)
+    try:
+        arguments = tool.validator.validate(arguments)
+    except InvalidArguments as exc:
+        if core.invalid_arguments_as_protocol_error(request.version):
+            raise InvalidParams(str(exc), {"errors": exc.errors}) from None
+        return error_result(str(exc))
+    task = params.get("task")
+    if task is not None and not request.modern:
+        from .tasks import create_task
+
+        return await create_task(core, request, tool, arguments, task)
+    if tool.background:
+        return await start_job_result(core, request, tool, arguments)
+    return await run_tool(core, request, tool, arguments)
+
+
+async def run_tool(core: ServerCore, request: RequestContext, tool: Tool, arguments: dict[str, Any],
+                   *, job_id: str | None = None, executor: Any = None) -> dict[str, Any]:
+    """Call ``tool`` with validated ``arguments``; every failure becomes an ``isError`` result."""
+    record = CallRecord(core, request, "tools/call", tool.name) if core.bus.active else None
+    try:
+        context = make_context(core, tool.signature, request, job_id)
+        kwargs = build_kwargs(tool.signature, arguments, kind="tool", name=tool.name, context=context)
+        value = await call_function(
+            tool.fn, kwargs, is_coroutine=tool.is_coroutine, executor=executor or core.executor,
+            timeout=core.tool_timeout, what=f"tool '{tool.name}'")
+        result = shape(tool, value, request.version)
+    except asyncio.CancelledError:
+        if record:
+            record.finish(False, "cancelled")
+        raise
+    except Exception as exc:
+        if isinstance(exc, InvalidArguments) and core.invalid_arguments_as_protocol_error(request.version):
+            if record:
+                record.finish(False, str(exc))
+            raise InvalidParams(str(exc), {"errors": exc.errors}) from None
+        log.info("tool %s failed: %s", tool.name, exc, exc_info=log.isEnabledFor(logging.DEBUG))
+        text = str(exc) or type(exc).__name__
+        if record:
+            record.finish(False, text)
+        return error_result(text)
+    if record:
+        record.finish(not result.get("isError", False), None)
+    return result
+
+
+def shape(tool: Tool, value: Any, version: str) -> dict[str, Any]:
+    """Map a return value to a CallToolResult and hold it to the tool's output schema."""
+    result = results.tool_result(value, output_schema=tool.output_schema, version=version)
+    if tool.output_validator is not None and not result.get("isError"):
+        structured = result.get("structuredContent", results.UNSET)
+        if structured is results.UNSET:
+            return error_result(
+                f"tool '{tool.name}' declares an output schema but returned no structured content")
+        problems = tool.output_validator.errors(structured)
+        if problems:
+            return error_result(
+                f"tool '{tool.name}' returned a result that breaks its output schema: " + "; ".join(problems))
+    return result
+
+
+# -- background jobs (@async_tool) ----------------------------------------------------------
+def start_job(core: ServerCore, request: RequestContext, tool: Tool, arguments: dict[str, Any]) -> jobmod.Job:
+    """Start ``tool`` as a job owned by the caller's session; returns at once."""
+    owner = request.session.id if request.session is not None else None
+    job = core.jobs.create(tool.name, owner)
+    job.request = request
+
+    async def work() -> None:
+        try:
+            result = await run_tool(core, request, tool, arguments, job_id=job.id, executor=core.job_executor)
+        except asyncio.CancelledError:
+            job.finish(jobmod.CANCELLED, message="cancelled")
+            return
+        except Exception as exc:  # a protocol error from the tool path
+            job.finish(jobmod.FAILED, error=to_error_object(exc), message=str(exc))
+            return
+        if request.cancelled.is_set():
+            job.finish(jobmod.CANCELLED, message=request.cancel_reason or "cancelled")
+        elif result.get("isError"):
+            job.finish(jobmod.FAILED, result=result, message=_text_of(result))
+        else:
+            job.finish(jobmod.COMPLETED, result=result)
+
+    job.task = asyncio.ensure_future(work())
+    return job
+
+
+def _text_of(result: dict[str, Any]) -> str:
+    texts = [c.get("text", "") for c in result.get("content", []) if c.get("type") == "text"]
+    return "\n".join(texts)
+
+
+async def start_job_result(core: ServerCore, request: RequestContext, tool: Tool,
+                           arguments: dict[str, Any]) -> dict[str, Any]:
+    """The immediate answer to an ``@async_tool`` call: the job handle, as documented."""
+    job = start_job(core, request, tool, arguments)
+    handle = {
+        "status": "running",
+        "job_id": job.id,
+        "message": f'Job started. Poll with get_job_result(job_id="{job.id}")',
+    }
+    return results.tool_result(handle, output_schema=None, version=request.version)
+
+
+def job_status(job: jobmod.Job) -> dict[str, Any]:
+    """What ``get_job_result`` answers for ``job`` (idempotent until the job expires)."""
+    if job.status in (jobmod.WORKING, jobmod.INPUT_REQUIRED):
+        return {"status": "running", "job_id": job.id}
+    if job.status == jobmod.COMPLETED:
+        return {"status": "done", "job_id": job.id, "result": job_value(job.result or {})}
+    if job.status == jobmod.CANCELLED:
+        return {"status": "cancelled", "job_id": job.id}
+    error = job.status_message or (job.error or {}).get("message") or "the job failed"
+    return {"status": "error", "job_id": job.id, "error": error}
+
+
+def job_value(result: dict[str, Any]) -> Any:
+    """The plain value of a finished job: structured content, else its text, else its blocks."""
+    if "structuredContent" in result:
+        return result["structuredContent"]
+    content = result.get("content", [])
+    if len(content) == 1 and content[0].get("type") == "text":
+        return content[0]["text"]
+    return content
+
+
+async def get_job_result(ctx: Any, job_id: str) -> dict[str, Any]:
+    """Get the status or result of a job started by an async tool.
+
+    Args:
+        job_id: the job_id returned when the async tool was called.
+    """
+    core = ctx._core
+    owner = ctx.session_id
+    try:
+        job = core.jobs.get(job_id, owner)
+    except UnknownComponent:
+        return {"status": "not_found", "job_id": job_id,
+                "error": "No such job for this session (wrong id, expired, or started elsewhere)"}
+    return job_status(job)
+
+
+def cancel_job(core: ServerCore, job: jobmod.Job, reason: str = "cancelled") -> None:
+    """Cancel a running job cooperatively (its Context reports ``is_cancelled()``)."""
+    if job.status in jobmod.TERMINAL:
+        return
+    if job.request is not None:
+        job.request.cancel(reason)
+    if job.task is not None and not job.task.done():
+        job.task.cancel()
+    job.finish(jobmod.CANCELLED, message=reason)
+

@@ -1,0 +1,107 @@
+"""Calling user functions: arguments in, Context injected, on the right thread, bounded in time.
+
+Coroutine functions run on the event loop; everything else runs on the server's worker pool,
+so a slow tool never blocks the loop (and ``ping`` keeps answering). A sync function that
+returns an awaitable has it awaited on the loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import functools
+import inspect
+import time
+from collections.abc import Callable
+from concurrent.futures import Executor
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InvalidArguments, ToolError
+from ..schema import Signature
+from .context import Context
+from .request import RequestContext
+
+if TYPE_CHECKING:
+    from .core import ServerCore
+
+
+def build_kwargs(signature: Signature, arguments: dict[str, Any], *, kind: str, name: str,
+                 context: Context | None) -> dict[str, Any]:
+    """Turn validated JSON arguments into keyword arguments for the function.
+
+    Raises:
+        InvalidArguments: an argument the function does not take (and it has no ``**kwargs``),
+            or one that tries to fill the Context parameter.
+    """
+    if not signature.var_keyword:
+        unknown = [k for k in arguments if k not in signature.param_names]
+        if unknown:
+            raise InvalidArguments(
+                f"Invalid arguments for {kind} '{name}': unknown argument(s) {', '.join(sorted(unknown))}")
+    kwargs = signature.coerce(arguments) if arguments else {}
+    if signature.context_param:
+        if signature.context_param in arguments:
+            raise InvalidArguments(
+                f"Invalid arguments for {kind} '{name}': '{signature.context_param}' is supplied by the server")
+        kwargs[signature.context_param] = context
+    return kwargs
+
+
+async def call_function(
+    fn: Callable[..., Any],
+    kwargs: dict[str, Any],
+    *,
+    is_coroutine: bool,
+    executor: Executor,
+    timeout: float | None,
+    what: str,
+) -> Any:
+    """Run ``fn(**kwargs)`` on the loop (coroutines) or the pool (the rest).
+
+    Raises:
+        ToolError: the call took longer than ``timeout`` seconds.
+        Exception: whatever ``fn`` raised.
+    """
+    loop = asyncio.get_running_loop()
+    if is_coroutine:
+        awaitable = fn(**kwargs)
+    else:
+        call = functools.partial(contextvars.copy_context().run, fn, **kwargs)
+        awaitable = loop.run_in_executor(executor, call)
+    try:
+        value = await (asyncio.wait_for(awaitable, timeout) if timeout else awaitable)
+        if inspect.isawaitable(value):
+            value = await (asyncio.wait_for(value, timeout) if timeout else value)
+    except asyncio.TimeoutError:
+        raise ToolError(f"{what} did not finish within {timeout:g} s; it may still be running") from None
+    return value
+
+
+class CallRecord:
+    """Publishes ``call_started``/``call_finished`` for observers (notebook log, lab panel)."""
+
+    __slots__ = ("_core", "_data", "_t0")
+
+    def __init__(self, core: ServerCore, request: RequestContext, method: str, name: str | None) -> None:
+        self._core = core
+        self._t0 = time.perf_counter()
+        session = request.session
+        self._data = {
+            "call_id": id(request),
+            "method": method,
+            "name": name,
+            "session_id": session.id if session is not None else None,
+            "started": time.time(),
+        }
+        core.bus.emit("call_started", **self._data)
+
+    def finish(self, ok: bool, error: str | None = None) -> None:
+        """Publish the end of the call."""
+        duration_ms = (time.perf_counter() - self._t0) * 1000.0
+        self._core.bus.emit("call_finished", **self._data, duration_ms=duration_ms, ok=ok, error=error)
+
+
+def make_context(core: ServerCore, signature: Signature, request: RequestContext,
+                 job_id: str | None = None) -> Context | None:
+    """A Context when the function asks for one."""
+    return Context(core, request, job_id=job_id) if signature.context_param else None

@@ -1,0 +1,138 @@
+"""The request context: everything the core knows about the request being served.
+
+A transport builds one per incoming JSON-RPC request (or notification) and hands it to the
+dispatcher with the parsed message. It carries the protocol version in force (negotiated at
+``initialize``, or from the request's own ``_meta`` in 2026-07-28), the session when there is
+one, the client's capabilities, and the stream where related messages (progress, log
+messages, server→client requests) go — ahead of the response, in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..protocol import versions
+from ..protocol.jsonrpc import Message
+from .streams import OutboundStream
+
+if TYPE_CHECKING:
+    from .sessions import Session
+
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+"""Syslog severities, lowest first (RFC 5424; MCP Server § Utilities § Logging)."""
+
+META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
+META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
+META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
+
+
+class RequestContext:
+    """One request in flight.
+
+    Attributes:
+        message: the parsed JSON-RPC message.
+        version: protocol version in force for this request.
+        session: the handshake-era session, or None (sessionless / 2026-07-28).
+        stream: where related messages go; None when the reply must be plain JSON and no
+            other stream can take them.
+        loop: the event loop serving the request.
+    """
+
+    __slots__ = (
+        "_cancel_callbacks",
+        "cancel_reason",
+        "cancelled",
+        "client_capabilities",
+        "extra",
+        "loop",
+        "message",
+        "modern",
+        "session",
+        "stream",
+        "version",
+    )
+
+    def __init__(
+        self,
+        message: Message,
+        *,
+        version: str,
+        loop: asyncio.AbstractEventLoop,
+        session: Session | None = None,
+        stream: OutboundStream | None = None,
+        client_capabilities: dict[str, Any] | None = None,
+    ) -> None:
+        self.message = message
+        self.version = version
+        self.modern = versions.is_modern(version)
+        self.session = session
+        self.stream = stream
+        self.loop = loop
+        if client_capabilities is None:
+            client_capabilities = session.client_capabilities if session is not None else {}
+        self.client_capabilities = client_capabilities
+        self.cancelled = threading.Event()
+        self.cancel_reason: str | None = None
+        self._cancel_callbacks: list[Callable[[], None]] = []
+        self.extra: dict[str, Any] = {}
+
+    @property
+    def request_id(self) -> str | int | None:
+        """The JSON-RPC id (None for notifications)."""
+        return self.message.id
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        """The request's ``params._meta``."""
+        return self.message.meta
+
+    @property
+    def progress_token(self) -> str | int | None:
+        """``_meta.progressToken`` when the client asked for progress."""
+        token = self.meta.get("progressToken")
+        return token if isinstance(token, (str, int)) and not isinstance(token, bool) else None
+
+    @property
+    def log_level(self) -> str | None:
+        """Minimum level for ``notifications/message``; None = the client asked for no logs."""
+        if self.modern:
+            level = self.meta.get(META_LOG_LEVEL)
+            return level if level in LOG_LEVELS else None
+        return self.session.log_level if self.session is not None else None
+
+    def send_related(self, message: dict[str, Any]) -> bool:
+        """Send a message related to this request on its stream (loop thread only).
+
+        Falls back to the session's standalone stream when the request has no stream of its
+        own (handshake era only). Returns False when nothing could carry it.
+        """
+        if self.stream is not None and not self.stream.closed and not self.stream.done:
+            self.stream.send(message)
+            return True
+        if self.session is not None and not self.modern:
+            standalone = self.session.standalone
+            if standalone is not None and standalone.sink is not None:
+                standalone.send(message)
+                return True
+        return False
+
+    def on_cancel(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` (on the loop thread) when the request is cancelled."""
+        if self.cancelled.is_set():
+            callback()
+        else:
+            self._cancel_callbacks.append(callback)
+
+    def cancel(self, reason: str | None = None) -> None:
+        """Mark the request cancelled and run the cancel callbacks once."""
+        if self.cancelled.is_set():
+            return
+        self.cancel_reason = reason
+        self.cancelled.set()
+        callbacks, self._cancel_callbacks = self._cancel_callbacks, []
+        for callback in callbacks:
+            callback()

@@ -1,0 +1,104 @@
+"""Outbound message streams: what one SSE stream carries, with event ids for resumability.
+
+An :class:`OutboundStream` is transport-neutral: the server layer ``send``s messages to it and a
+transport attaches a *sink* (a function writing one SSE event). While no sink is attached
+(the client dropped the connection) messages wait in a bounded buffer; a client that resumes
+with ``Last-Event-ID`` gets the messages after that id replayed, then the live ones.
+
+Event ids are ``<stream id>.<sequence>``, unique within a session, so a ``Last-Event-ID`` names
+the stream it belongs to (MCP 2025-03-26+, Transports § Resumability and Redelivery).
+All methods run on the event loop thread.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable
+from typing import Any
+
+Sink = Callable[[str | None, dict[str, Any]], None]
+"""Writes one message as an SSE event: ``sink(event_id, message)``."""
+
+DEFAULT_KEEP = 256
+"""Messages kept per stream for replay."""
+
+
+class OutboundStream:
+    """One logical SSE stream of a session (a POST response stream, the GET stream, or legacy SSE).
+
+    Args:
+        stream_id: short id, unique within the session.
+        resumable: give events ids and keep them for replay.
+        keep: how many recent messages to keep for replay.
+    """
+
+    __slots__ = ("_buffer", "_seq", "closed", "done", "on_close", "resumable", "sink", "stream_id")
+
+    def __init__(self, stream_id: str, *, resumable: bool, keep: int = DEFAULT_KEEP) -> None:
+        self.stream_id = stream_id
+        self.resumable = resumable
+        self._seq = 0
+        self._buffer: deque[tuple[str | None, dict[str, Any]]] = deque(maxlen=keep)
+        self.sink: Sink | None = None
+        self.done = False  # the final message (a response) has been sent
+        self.closed = False
+        self.on_close: Callable[[], None] | None = None
+
+    def next_id(self) -> str | None:
+        """Reserve the next event id (None when the stream is not resumable)."""
+        if not self.resumable:
+            return None
+        self._seq += 1
+        return f"{self.stream_id}.{self._seq}"
+
+    def send(self, message: dict[str, Any], *, final: bool = False) -> None:
+        """Deliver ``message`` now, or keep it until a client reattaches."""
+        if self.closed:
+            return
+        event_id = self.next_id()
+        if self.resumable or self.sink is None:
+            self._buffer.append((event_id, message))
+        if final:
+            self.done = True
+        if self.sink is not None:
+            self.sink(event_id, message)
+
+    def attach(self, sink: Sink, last_event_id: str | None = None) -> None:
+        """Attach a writer; replay what came after ``last_event_id`` (or everything undelivered)."""
+        self.sink = sink
+        if last_event_id is not None:
+            replay = self._after(last_event_id)
+        elif not self.resumable:
+            replay = list(self._buffer)
+            self._buffer.clear()
+        else:
+            replay = []
+        for event_id, message in replay:
+            sink(event_id, message)
+
+    def _after(self, last_event_id: str) -> list[tuple[str | None, dict[str, Any]]]:
+        try:
+            seq = int(last_event_id.rsplit(".", 1)[1])
+        except (IndexError, ValueError):
+            return []
+        out = []
+        for event_id, message in self._buffer:
+            if event_id is not None and int(event_id.rsplit(".", 1)[1]) > seq:
+                out.append((event_id, message))
+        return out
+
+    def detach(self, sink: Sink | None = None) -> None:
+        """Forget the writer (the connection closed); messages are buffered from now on."""
+        if sink is None or self.sink is sink:
+            self.sink = None
+
+    def close(self) -> None:
+        """End the stream for good; the transport's ``on_close`` finishes the HTTP response."""
+        if self.closed:
+            return
+        self.closed = True
+        self.sink = None
+        self._buffer.clear()
+        if self.on_close is not None:
+            callback, self.on_close = self.on_close, None
+            callback()
