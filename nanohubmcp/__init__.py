@@ -1,0 +1,119 @@
+"""nanohubmcp: turn plain Python functions into MCP servers — in scripts, nanoHUB tools and notebooks.
+
+Importing the package configures no logging, changes no warning filters and starts no threads
+or loops: it lives inside users' Jupyter kernels. Names are resolved lazily on first use.
+
+Example:
+    ```python
+    from nanohubmcp import MCPServer
+
+    server = MCPServer("my-calculator")
+
+    @server.tool()
+    def add(a: float, b: float) -> float:
+        \"\"\"Add two numbers together.\"\"\"
+        return a + b
+
+    server.run(port=8000)
+    ```
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from ._version import __version__
+
+if TYPE_CHECKING:
+    from .decorators import async_tool, prompt, resource, tool
+    from .errors import (
+        ClientRequestError,
+        ConfigurationError,
+        InvalidArguments,
+        NanohubMCPError,
+        ProtocolError,
+        RegistrationError,
+        ToolError,
+    )
+    from .facade import MCPServer
+    from .protocol.content import (
+        Audio,
+        AudioContent,
+        CallToolResult,
+        EmbeddedResource,
+        GetPromptResult,
+        Image,
+        ImageContent,
+        Message,
+        PromptMessage,
+        PromptResult,
+        ReadResourceResult,
+        ResourceContent,
+        ResourceLink,
+        ResourceResult,
+        Role,
+        TextContent,
+        ToolResult,
+    )
+    from .server.components import Prompt, Resource, ResourceTemplate, Tool
+    from .server.context import Context
+
+_LAZY = {
+    "MCPServer": ".facade",
+    "Context": ".server.context",
+    "Tool": ".server.components",
+    "Resource": ".server.components",
+    "ResourceTemplate": ".server.components",
+    "Prompt": ".server.components",
+    "tool": ".decorators",
+    "async_tool": ".decorators",
+    "resource": ".decorators",
+    "prompt": ".decorators",
+    "NanohubMCPError": ".errors",
+    "ToolError": ".errors",
+    "InvalidArguments": ".errors",
+    "ProtocolError": ".errors",
+    "RegistrationError": ".errors",
+    "ConfigurationError": ".errors",
+    "ClientRequestError": ".errors",
+    **{name: ".protocol.content" for name in (
+        "Audio", "AudioContent", "CallToolResult", "EmbeddedResource", "GetPromptResult", "Image",
+        "ImageContent", "Message", "PromptMessage", "PromptResult", "ReadResourceResult", "ResourceContent",
+        "ResourceLink", "ResourceResult", "Role", "TextContent", "ToolResult")},
+}
+
+__all__ = sorted([*_LAZY, "__version__", "load_ipython_extension", "unload_ipython_extension",
+                  "_jupyter_labextension_paths"])
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'nanohubmcp' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext nanohubmcp``: register the magics and the ``NanohubMCP`` configurable."""
+    from .jupyter.extension import load
+
+    load(ipython)
+
+
+def unload_ipython_extension(ipython: Any) -> None:
+    """``%unload_ext nanohubmcp`` / ``%reload_ext``: stop the server and remove the magics."""
+    from .jupyter.extension import unload
+
+    unload(ipython)
+
+
+def _jupyter_labextension_paths() -> list[dict[str, str]]:
+    """Where JupyterLab finds the prebuilt panel extension shipped in the wheel."""
+    return [{"src": "labextension", "dest": "nanohub-mcp"}]

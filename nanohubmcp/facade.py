@@ -1,0 +1,445 @@
+"""``MCPServer``: the public facade — decorators to register, and ``run``/``start``/``stop``.
+
+It only wires collaborators together: component records (``server.components``), the core
+(``server.core``), and the transports' runner (imported when serving starts, so building a
+server imports no Tornado code paths it does not use).
+
+Example:
+    ```python
+    from nanohubmcp import MCPServer
+
+    server = MCPServer("my-calculator", version="1.0.0")
+
+    @server.tool()
+    def add(a: float, b: float) -> float:
+        \"\"\"Add two numbers together.\"\"\"
+        return a + b
+
+    if __name__ == "__main__":
+        server.run(port=8000)
+    ```
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from .errors import ConfigurationError, RegistrationError
+from .server.components import Prompt, Resource, ResourceTemplate, Tool, make_resource
+from .server.context import Context
+from .server.core import ServerCore
+from .server.handlers.tools import get_job_result
+
+DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
+_MARK = "__nanohubmcp__"
+
+
+class _Completer:
+    __slots__ = ("fn", "is_coroutine", "wants_context")
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        import inspect
+
+        self.fn = fn
+        self.is_coroutine = inspect.iscoroutinefunction(fn)
+        self.wants_context = "context" in inspect.signature(fn).parameters
+
+
+class MCPServer:
+    """An MCP server built from decorated Python functions.
+
+    Args:
+        name: server name (``serverInfo.name``, discovery documents).
+        version: server version string.
+        instructions: text for the client about how to use this server (``initialize``).
+        argument_errors: ``"auto"`` | ``"protocol"`` | ``"tool"`` — how invalid tool arguments
+            are reported (``design/rulings.md``: -32602 up to 2025-06-18, ``isError`` after).
+        list_page_size: page size of list results (None: no paging).
+        list_changed: advertise and send ``notifications/*/list_changed``.
+        workers / job_workers: thread pool sizes for sync tools and async-tool jobs.
+        tool_timeout: seconds before a call is answered with a tool error (None: no limit).
+        session_idle_seconds / job_ttl_seconds: expiry of idle sessions and finished jobs.
+
+    Raises:
+        ConfigurationError: an option is out of range (the message says which).
+    """
+
+    def __init__(
+        self,
+        name: str,
+        version: str = "1.0.0",
+        instructions: str | None = None,
+        *,
+        argument_errors: str = "auto",
+        list_page_size: int | None = None,
+        list_changed: bool = True,
+        workers: int | None = None,
+        job_workers: int | None = None,
+        tool_timeout: float | None = None,
+        session_idle_seconds: float = 3600.0,
+        job_ttl_seconds: float = 3600.0,
+    ) -> None:
+        self.core = ServerCore(
+            name, version, instructions, facade=self, argument_errors=argument_errors,
+            list_page_size=list_page_size, list_changed=list_changed, workers=workers,
+            job_workers=job_workers, tool_timeout=tool_timeout,
+            session_idle_seconds=session_idle_seconds, job_ttl_seconds=job_ttl_seconds)
+        self._runner: Any = None
+        self._notifier: Any = None
+        self.public_url: str | None = None
+
+    # -- identity ------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        """The server name."""
+        return self.core.name
+
+    @property
+    def version(self) -> str:
+        """The server version."""
+        return self.core.version
+
+    @property
+    def events(self) -> Any:
+        """The event bus (``subscribe(callback)``); see ``nanohubmcp.server.events``."""
+        return self.core.bus
+
+    # -- registration --------------------------------------------------------------------
+    def add_tool(self, fn: Callable[..., Any], *, background: bool = False, **options: Any) -> Tool:
+        """Register ``fn`` as a tool (replacing one of the same name); returns the record.
+
+        Options are those of :meth:`tool`. Raises ``RegistrationError`` naming the tool.
+        """
+        tool = Tool.from_function(fn, background=background, context_types=(Context,), **options)
+        if background and "get_job_result" not in self.core.registry.tools:
+            # The poll tool exists once there is something to poll (earlier package's behaviour).
+            self.add_tool(get_job_result, name="get_job_result",
+                          annotations={"readOnlyHint": True, "idempotentHint": True, "destructiveHint": False})
+        self.core.registry.add_tool(tool)
+        return tool
+
+    def tool(self, fn: Callable[..., Any] | None = None, *, name: str | None = None,
+             description: str | None = None, tags: Any = None, meta: dict[str, Any] | None = None,
+             input_schema: dict[str, Any] | None = None, output_schema: dict[str, Any] | None = None,
+             annotations: dict[str, Any] | None = None, title: str | None = None,
+             icons: list[dict[str, Any]] | None = None) -> Any:
+        """Decorator: register a function as an MCP tool. Usable bare (``@server.tool``) or called.
+
+        The name defaults to the function's, the description to its docstring (without the
+        Args section, whose entries describe the parameters), and the input schema is
+        generated from the signature (see ``nanohubmcp.schema.describe_function``).
+
+        Args:
+            name / description / title: listing fields.
+            tags: a set of strings for your own grouping (not sent on the wire).
+            meta: ``_meta`` of the tool definition.
+            input_schema: a JSON Schema replacing the generated one.
+            output_schema: a JSON Schema every result must satisfy (``structuredContent``).
+            annotations: ``title``, ``readOnlyHint``, ``destructiveHint``, ``idempotentHint``,
+                ``openWorldHint`` (MCP 2025-03-26+).
+        Raises:
+            RegistrationError: at decoration time, naming the tool.
+        """
+        options = {"name": name, "description": description, "tags": tags, "meta": meta,
+                   "input_schema": input_schema, "output_schema": output_schema,
+                   "annotations": annotations, "title": title, "icons": icons}
+        if fn is not None:
+            self.add_tool(fn, **options)
+            return fn
+
+        def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+            self.add_tool(func, **options)
+            return func
+
+        return decorate
+
+    def async_tool(self, fn: Callable[..., Any] | None = None, **options: Any) -> Any:
+        """Decorator: a long-running tool that answers at once with a job id.
+
+        The call returns ``{"status": "running", "job_id": ..., "message": ...}``; clients poll
+        the built-in ``get_job_result(job_id)`` tool (or use MCP Tasks). Takes the options of
+        :meth:`tool`.
+        """
+        if fn is not None:
+            self.add_tool(fn, background=True, **options)
+            return fn
+
+        def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+            self.add_tool(func, background=True, **options)
+            return func
+
+        return decorate
+
+    def remove_tool(self, name: str) -> bool:
+        """Unregister a tool; True when it existed (clients get ``list_changed``)."""
+        return self.core.registry.tools.remove(name)
+
+    def add_resource(self, fn: Callable[..., Any], uri: str, **options: Any) -> Resource | ResourceTemplate:
+        """Register ``fn`` as the resource (or template) at ``uri``; returns the record."""
+        record = make_resource(fn, uri, context_types=(Context,), **options)
+        self.core.registry.add_resource(record)
+        return record
+
+    def resource(self, uri: str, *, name: str | None = None, description: str | None = None,
+                 mime_type: str | None = None, tags: Any = None, meta: dict[str, Any] | None = None,
+                 title: str | None = None, annotations: dict[str, Any] | None = None,
+                 size: int | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Decorator: register a function as the resource at ``uri``.
+
+        A URI with ``{placeholders}`` registers a resource template; each placeholder matches
+        one path segment and is passed to the function by name. Return a dict (JSON), a
+        string (text), bytes (a blob), or a ``ResourceResult``.
+
+        Raises:
+            RegistrationError: a missing URI (``@server.resource`` without parentheses), a
+                malformed template, or a placeholder the function does not take.
+        """
+        if callable(uri):
+            raise RegistrationError("@resource needs a URI: write @server.resource('scheme://path')")
+        options = {"name": name, "description": description, "mime_type": mime_type, "tags": tags,
+                   "meta": meta, "title": title, "annotations": annotations, "size": size}
+
+        def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+            self.add_resource(func, uri, **options)
+            return func
+
+        return decorate
+
+    def remove_resource(self, uri: str) -> bool:
+        """Unregister a resource or template by its URI (template)."""
+        registry = self.core.registry
+        return registry.resources.remove(uri) or registry.templates.remove(uri)
+
+    def add_prompt(self, fn: Callable[..., Any], **options: Any) -> Prompt:
+        """Register ``fn`` as a prompt; returns the record."""
+        prompt = Prompt.from_function(fn, context_types=(Context,), **options)
+        self.core.registry.add_prompt(prompt)
+        return prompt
+
+    def prompt(self, fn: Callable[..., Any] | None = None, *, name: str | None = None,
+               description: str | None = None, tags: Any = None, meta: dict[str, Any] | None = None,
+               title: str | None = None) -> Any:
+        """Decorator: register a function as a prompt template.
+
+        Its parameters become the prompt's arguments. Return a list of messages
+        (``{"role", "content"}`` dicts or ``Message``), a string (one user message), or a
+        ``PromptResult``.
+        """
+        options = {"name": name, "description": description, "tags": tags, "meta": meta, "title": title}
+        if fn is not None:
+            self.add_prompt(fn, **options)
+            return fn
+
+        def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+            self.add_prompt(func, **options)
+            return func
+
+        return decorate
+
+    def remove_prompt(self, name: str) -> bool:
+        """Unregister a prompt."""
+        return self.core.registry.prompts.remove(name)
+
+    def completion(self, *, argument: str, prompt: str | None = None,
+                   template: str | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Decorator: suggest values for a prompt argument or a template variable.
+
+        The function takes ``value`` (what the user typed so far) and optionally ``context``
+        (the other arguments already given) and returns a list of strings (≤ 100 are sent).
+
+        Source: MCP 2025-11-25, Server § Utilities § Completion.
+        """
+        if (prompt is None) == (template is None):
+            raise RegistrationError("@completion needs exactly one of prompt='name' or template='uri{...}'")
+
+        def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+            key = ("ref/prompt", prompt, argument) if prompt else ("ref/resource", template, argument)
+            self.core.completers[key] = _Completer(func)
+            return func
+
+        return decorate
+
+    def include(self, obj: Any) -> int:
+        """Register every function marked with the module-level decorators in ``obj``.
+
+        ``obj`` may be a module, a class or instance, or an iterable of functions. Returns how
+        many components were registered.
+        """
+        if isinstance(obj, (list, tuple, set)):
+            candidates = list(obj)
+        else:
+            candidates = [getattr(obj, n) for n in dir(obj) if not n.startswith("__")]
+        count = 0
+        for fn in candidates:
+            mark = getattr(fn, _MARK, None)
+            if not mark:
+                continue
+            kind, options = mark
+            if kind == "tool":
+                self.add_tool(fn, **options)
+            elif kind == "async_tool":
+                self.add_tool(fn, background=True, **options)
+            elif kind == "resource":
+                opts = dict(options)
+                self.add_resource(fn, opts.pop("uri"), **opts)
+            elif kind == "prompt":
+                self.add_prompt(fn, **options)
+            count += 1
+        return count
+
+    def resource_updated(self, uri: str) -> None:
+        """Tell subscribed clients that the resource at ``uri`` changed (thread-safe)."""
+        if self._notifier is not None:
+            self._notifier.resource_updated(uri)
+
+    # -- serving -------------------------------------------------------------------------
+    def make_app(self, *, path_prefix: str = "", public_url: str | None = None, allowed_origins: Any = None,
+                 max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES) -> Any:
+        """Return the ``tornado.web.Application`` serving this server (for your own HTTPServer)."""
+        from .transports.app import make_app
+        from .transports.config import TransportConfig
+
+        config = TransportConfig(path_prefix=path_prefix, public_url=public_url, allowed_origins=allowed_origins,
+                                 max_request_bytes=max_request_bytes)
+        return make_app(self, config)
+
+    def _runner_for(self, host: str, port: int | None, path_prefix: str, public_url: str | None,
+                    allowed_origins: Any, max_request_bytes: int, compat: dict[str, Any]) -> Any:
+        from .transports.config import TransportConfig
+        from .transports.runner import Runner, resolve_port
+
+        unknown = set(compat) - {"require_session_header", "require_route_headers"}
+        if unknown:
+            raise ConfigurationError(f"unknown run() option(s): {', '.join(sorted(unknown))}")
+        config = TransportConfig(path_prefix=path_prefix, public_url=public_url, allowed_origins=allowed_origins,
+                                 max_request_bytes=max_request_bytes)
+        return Runner(self, config, host, resolve_port(port))
+
+    def run(self, host: str = "0.0.0.0", port: int | None = None, path_prefix: str = "", *,
+            allowed_origins: Any = None, max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+            public_url: str | None = None, quiet: bool = False, **compat: Any) -> None:
+        """Serve until interrupted (Ctrl-C / SIGTERM), printing the endpoints first.
+
+        Inside a running event loop (a Jupyter kernel) it serves in the background instead
+        and returns, like :meth:`start`.
+
+        Args:
+            host: interface to bind ("0.0.0.0" = all; "127.0.0.1" = this machine only).
+            port: TCP port; default ``$MCP_PORT`` or 8000; 0 = any free port.
+            path_prefix: path to serve under (behind a proxy that does not strip it).
+            allowed_origins: None (loopback plus the public URL's origin), a list, or "*".
+            max_request_bytes: request body limit (413 above it).
+            public_url: the URL to advertise (the weber URL behind nanoHUB's proxy).
+            quiet: do not print the endpoint banner.
+        Raises:
+            ConfigurationError: the port is busy or invalid (the message says which).
+        """
+        if _loop_running():
+            self.start(host=host, port=port, path_prefix=path_prefix, allowed_origins=allowed_origins,
+                       max_request_bytes=max_request_bytes, public_url=public_url, quiet=quiet, **compat)
+            return
+        self.stop()
+        runner = self._runner_for(host, port, path_prefix, public_url, allowed_origins, max_request_bytes, compat)
+        self._runner = runner
+        self.public_url = public_url
+        if not quiet:
+            runner.on_ready = lambda: print(banner(self, host), flush=True)
+        try:
+            runner.serve_forever()
+        finally:
+            self._runner = None
+
+    def start(self, host: str = "127.0.0.1", port: int | None = None, path_prefix: str = "", *,
+              allowed_origins: Any = None, max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+              public_url: str | None = None, quiet: bool = True, loop: str = "thread", **compat: Any) -> MCPServer:
+        """Serve in the background and return once listening (takes the options of :meth:`run`).
+
+        Args:
+            loop: ``"thread"`` (an event loop of its own in a daemon thread) or ``"current"``
+                (the running loop of the calling thread, e.g. a Jupyter kernel's).
+        Returns:
+            self, so ``server.start().url`` works.
+        """
+        self.stop()
+        runner = self._runner_for(host, port, path_prefix, public_url, allowed_origins, max_request_bytes, compat)
+        self.public_url = public_url
+        if loop == "thread":
+            runner.start_thread()
+        elif loop == "current":
+            runner.start_on_loop()
+        else:
+            raise ConfigurationError('loop must be "thread" or "current"')
+        self._runner = runner
+        if not quiet:
+            print(banner(self, host), flush=True)
+        return self
+
+    def stop(self) -> None:
+        """Stop serving (if serving) and free the port. Safe to call twice and from any thread."""
+        runner, self._runner = self._runner, None
+        if runner is not None:
+            runner.stop()
+
+    @property
+    def running(self) -> bool:
+        """True while the server is serving."""
+        return self._runner is not None and self._runner.running
+
+    @property
+    def port(self) -> int | None:
+        """The bound port while serving (useful with ``port=0``)."""
+        return self._runner.port if self._runner is not None else None
+
+    @property
+    def url(self) -> str | None:
+        """The base URL clients use (the public URL when set), with a trailing slash."""
+        runner = self._runner
+        if runner is None or runner.port is None:
+            return None
+        if runner.config.public_url:
+            return runner.config.public_url
+        host = runner.host
+        if host in ("0.0.0.0", "", "::"):
+            host = "127.0.0.1"
+        if ":" in host:
+            host = f"[{host}]"
+        return f"http://{host}:{runner.port}{runner.config.path_prefix}/"
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return "ipykernel" in sys.modules and _in_kernel()
+    return True
+
+
+def _in_kernel() -> bool:
+    try:
+        from IPython import get_ipython  # only when ipykernel is already imported
+    except ImportError:
+        return False
+    shell = get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+def banner(server: MCPServer, host: str) -> str:
+    """The startup text: address, counts and every endpoint's public URL."""
+    base = server.url or ""
+    reg = server.core.registry
+    lines = [
+        f"MCP Server '{server.name}' v{server.version} listening on {host}:{server.port}",
+        f"  Tools: {len(reg.tools)}",
+        f"  Resources: {len(reg.resources) + len(reg.templates)}",
+        f"  Prompts: {len(reg.prompts)}",
+        "Endpoints:",
+        f"  Streamable HTTP:      {base}mcp",
+        f"  SSE transport:        {base}sse",
+        f"  OpenAPI schema:       {base}openapi.json",
+        f"  MCP discovery:        {base}.well-known/mcp.json",
+        f"  Direct tool calls:    {base}tools/<name>",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,8 @@
+"""Tornado transports: Streamable HTTP, legacy HTTP+SSE, JSON-RPC ``POST /``, REST + OpenAPI,
+the info and discovery documents, and the runner that owns the HTTP server.
+
+Transports frame messages and manage streams; they know nothing of MCP methods beyond what the
+HTTP binding itself names (``initialize`` opens a session, headers mirror the body).
+"""
+
+from __future__ import annotations

@@ -1,0 +1,53 @@
+"""``make_app``: the Tornado application with every route, under the path prefix.
+
+Routes (all under ``path_prefix``): ``/`` (GET info, POST JSON-RPC, DELETE session), ``/mcp``
+(Streamable HTTP), ``/sse`` + ``/messages/`` (legacy HTTP+SSE), ``/tools/<name>`` (REST),
+``/openapi.json``, ``/.well-known/mcp.json``. Trailing slashes are accepted.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import tornado.web
+
+from .config import TransportConfig
+from .documents import DiscoveryHandler, NotFoundHandler, OpenAPIHandler, RootHandler
+from .rest import RestToolHandler
+from .sse import LegacyMessagesHandler, LegacySSEHandler
+from .streamable_http import StreamableHTTPHandler
+
+
+def make_app(server: Any, config: TransportConfig) -> tornado.web.Application:
+    """Build the application serving ``server`` (the ``MCPServer`` facade) with ``config``."""
+    prefix = re.escape(config.path_prefix)
+    kwargs = {"server": server, "config": config}
+    routes = [
+        (rf"{prefix}/?", RootHandler, {**kwargs, "root": True}),
+        (rf"{prefix}/mcp/?", StreamableHTTPHandler, kwargs),
+        (rf"{prefix}/sse/?", LegacySSEHandler, kwargs),
+        (rf"{prefix}/messages/?", LegacyMessagesHandler, kwargs),
+        (rf"{prefix}/tools/([^/]+)/?", RestToolHandler, kwargs),
+        (rf"{prefix}/openapi\.json", OpenAPIHandler, kwargs),
+        (rf"{prefix}/\.well-known/mcp\.json", DiscoveryHandler, kwargs),
+    ]
+    return tornado.web.Application(
+        routes,
+        default_handler_class=NotFoundHandler,
+        default_handler_args=kwargs,
+        compress_response=False,
+        serve_traceback=False,
+        log_function=_quiet_log,
+    )
+
+
+def _quiet_log(handler: tornado.web.RequestHandler) -> None:
+    """Access log at DEBUG (the earlier package printed every request, study § f 21)."""
+    import logging
+
+    status = handler.get_status()
+    logger = logging.getLogger("nanohubmcp.access")
+    level = logging.WARNING if status >= 500 else logging.DEBUG
+    if logger.isEnabledFor(level):
+        logger.log(level, "%d %s %.1fms", status, handler._request_summary(), 1000.0 * handler.request.request_time())

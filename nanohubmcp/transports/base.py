@@ -1,0 +1,168 @@
+"""The base handler every route shares: Origin check, CORS, body limit, JSON replies, errors.
+
+Cross-cutting checks live in ``prepare()``; every error reply goes through
+:meth:`BaseHandler.send_error_json` or ``write_error`` so no handler formats errors by hand
+and no client mistake ever becomes a 500 with an HTML page.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import tornado.web
+
+from ..errors import INVALID_REQUEST
+from ..protocol import jsonenc, jsonrpc
+from .config import TransportConfig
+from .origin import origin_allowed
+
+log = logging.getLogger("nanohubmcp.http")
+
+MCP_SESSION_ID_HEADER = "Mcp-Session-Id"
+MCP_PROTOCOL_VERSION_HEADER = "MCP-Protocol-Version"
+MCP_METHOD_HEADER = "Mcp-Method"
+MCP_NAME_HEADER = "Mcp-Name"
+LAST_EVENT_ID_HEADER = "Last-Event-ID"
+
+ALLOW_HEADERS = ", ".join((
+    "Content-Type", "Accept", "Authorization", MCP_SESSION_ID_HEADER, MCP_PROTOCOL_VERSION_HEADER,
+    MCP_METHOD_HEADER, MCP_NAME_HEADER, LAST_EVENT_ID_HEADER,
+))
+EXPOSE_HEADERS = ", ".join((MCP_SESSION_ID_HEADER, MCP_PROTOCOL_VERSION_HEADER))
+JSON_TYPE = "application/json"
+
+
+class BaseHandler(tornado.web.RequestHandler):
+    """Shared behaviour of all nanohubmcp routes.
+
+    URLSpec kwargs: ``server`` (the ``MCPServer`` facade) and ``config`` (``TransportConfig``).
+    """
+
+    server: Any
+    config: TransportConfig
+
+    def initialize(self, server: Any, config: TransportConfig) -> None:
+        self.server = server
+        self.core = server.core
+        self.config = config
+
+    # -- checks --------------------------------------------------------------------------
+    def prepare(self) -> None:
+        origin = self.request.headers.get("Origin")
+        if not origin_allowed(origin, self.config):
+            log.warning("refused request from origin %s", origin)
+            self.send_error_json(403, jsonrpc.error(None, {
+                "code": INVALID_REQUEST,
+                "message": f"Forbidden: origin {origin} is not allowed; add it to allowed_origins to permit it",
+            }))
+            return
+        if origin is not None:
+            self.set_header("Access-Control-Allow-Origin", origin)
+            self.set_header("Vary", "Origin")
+            self.set_header("Access-Control-Expose-Headers", EXPOSE_HEADERS)
+
+    def options(self, *args: Any, **kwargs: Any) -> None:
+        """CORS preflight for allowed origins (``prepare`` already refused the others)."""
+        self.set_header("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
+        self.set_header("Access-Control-Allow-Headers", ALLOW_HEADERS)
+        self.set_header("Access-Control-Max-Age", "600")
+        self.set_status(204)
+        self.finish()
+
+    # -- replies -------------------------------------------------------------------------
+    def send_json(self, status: int, body: Any) -> None:
+        """Finish with a JSON body."""
+        self.set_status(status)
+        self.set_header("Content-Type", JSON_TYPE)
+        self.finish(jsonenc.dumpb(body))
+
+    def send_error_json(self, status: int, body: Any) -> None:
+        """Finish with an error body (JSON-RPC error object or ``{"error": ...}``)."""
+        if self._finished:
+            return
+        self.clear_header("Content-Type")
+        self.send_json(status, body)
+
+    def send_empty(self, status: int) -> None:
+        """Finish with no body (202 Accepted, 204 No Content)."""
+        self.set_status(status)
+        self.clear_header("Content-Type")
+        self.finish()
+
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        """Errors Tornado raises itself (bad method, body timeout, our HTTPErrors) as JSON."""
+        reason = self._reason
+        exc_info = kwargs.get("exc_info")
+        if exc_info is not None:
+            exc = exc_info[1]
+            if isinstance(exc, tornado.web.HTTPError) and exc.log_message:
+                reason = exc.log_message % exc.args if exc.args else exc.log_message
+        if status_code >= 500:
+            reason = "Internal server error; see the server log"
+        self.set_header("Content-Type", JSON_TYPE)
+        self.finish(jsonenc.dumpb({"error": reason}))
+
+    def public_base(self) -> str:
+        """The advertised base URL with a trailing slash (public_url, or this host + prefix)."""
+        if self.config.public_url:
+            return self.config.public_url
+        return f"{self.request.protocol}://{self.request.host}{self.config.path_prefix}/"
+
+
+class BodyLimitMixin:
+    """Accumulates a streamed request body, refusing bodies over ``config.max_request_bytes``.
+
+    Use with ``@tornado.web.stream_request_body``. Refusals are 413 before the body is read
+    when ``Content-Length`` already says too much, and as soon as the limit is crossed for
+    chunked bodies. Slow or absent bodies are ended by the HTTP server's ``body_timeout``.
+    """
+
+    _chunks: list[bytes]
+    _size: int
+    _too_large: bool
+
+    def prepare_body(self) -> bool:
+        handler: Any = self
+        self._chunks, self._size, self._too_large = [], 0, False
+        limit = handler.config.max_request_bytes
+        length = handler.request.headers.get("Content-Length")
+        if length is not None:
+            try:
+                declared = int(length)
+            except ValueError:
+                declared = -1
+            if declared < 0:
+                handler.send_error_json(400, jsonrpc.error(None, {
+                    "code": INVALID_REQUEST, "message": "Invalid Content-Length header"}))
+                return False
+            if declared > limit:
+                self._refuse_size(limit)
+                return False
+        handler.request.connection.set_max_body_size(limit + 1)
+        return True
+
+    def _refuse_size(self, limit: int) -> None:
+        handler: Any = self
+        self._too_large = True
+        handler.send_error_json(413, jsonrpc.error(None, {
+            "code": INVALID_REQUEST,
+            "message": f"Request body too large: the limit is {limit} bytes (max_request_bytes)",
+        }))
+
+    def data_received(self, chunk: bytes) -> None:
+        if self._too_large:
+            return
+        self._size += len(chunk)
+        limit = self.config.max_request_bytes  # type: ignore[attr-defined]
+        if self._size > limit:
+            self._chunks = []
+            self._refuse_size(limit)
+            return
+        self._chunks.append(chunk)
+
+    def body(self) -> bytes:
+        """The whole body received so far."""
+        if len(self._chunks) == 1:
+            return self._chunks[0]
+        return b"".join(self._chunks)

@@ -1,0 +1,70 @@
+"""What a transport needs to know about where and how it serves.
+
+Source: ``design/rulings.md`` § HTTP (``path_prefix`` vs ``public_url``, ``allowed_origins``,
+body limit).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from ..errors import ConfigurationError
+
+DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
+"""Largest request body accepted (413 above it)."""
+KEEPALIVE_SECONDS = 15.0
+"""Interval of SSE comment lines that keep idle streams open through proxies."""
+
+
+def normalize_prefix(prefix: str | None) -> str:
+    """``"weber/1/x/"`` → ``"/weber/1/x"``; ``""``, ``"/"`` and None → ``""``."""
+    if not prefix:
+        return ""
+    prefix = "/" + prefix.strip("/")
+    return "" if prefix == "/" else prefix
+
+
+@dataclass
+class TransportConfig:
+    """Serving options shared by every handler.
+
+    Attributes:
+        path_prefix: path the server serves under (``""`` or ``"/weber/..."``), no trailing slash.
+        public_url: the base URL the server advertises (weber URL behind a proxy), with a
+            trailing slash; None = derived from the request's own host.
+        allowed_origins: ``None`` (loopback origins plus the public URL's origin), a list of
+            origins, or ``"*"`` (any).
+        max_request_bytes: body limit (413 above it).
+        keepalive_seconds: SSE keep-alive comment interval.
+    """
+
+    path_prefix: str = ""
+    public_url: str | None = None
+    allowed_origins: object = None
+    max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
+    keepalive_seconds: float = KEEPALIVE_SECONDS
+    extra_origins: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.path_prefix = normalize_prefix(self.path_prefix)
+        if self.public_url:
+            parts = urlsplit(self.public_url)
+            if parts.scheme not in ("http", "https") or not parts.netloc:
+                raise ConfigurationError(f"public_url must be an http(s) URL, got {self.public_url!r}")
+            self.public_url = self.public_url.rstrip("/") + "/"
+            self.extra_origins.add(f"{parts.scheme}://{parts.netloc}".lower())
+        if not isinstance(self.max_request_bytes, int) or self.max_request_bytes < 1024:
+            raise ConfigurationError("max_request_bytes must be an integer of at least 1024")
+        origins = self.allowed_origins
+        if origins not in (None, "*", "loopback") and not (
+            isinstance(origins, (list, tuple, set, frozenset)) and all(isinstance(o, str) for o in origins)
+        ):
+            raise ConfigurationError('allowed_origins must be None, "*", or a list of origins like '
+                                     '["https://example.org"]')
+
+    def public_path(self) -> str:
+        """The path part of the public base, no trailing slash (``""`` at the root)."""
+        if self.public_url:
+            return urlsplit(self.public_url).path.rstrip("/")
+        return self.path_prefix

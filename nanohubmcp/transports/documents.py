@@ -1,0 +1,88 @@
+"""Read-only documents: ``GET /`` (server info), ``GET /.well-known/mcp.json`` (nanoHUB's
+discovery document) and ``GET /openapi.json``; also ``DELETE /`` and ``POST /`` (JSON-RPC).
+
+``/.well-known/mcp.json`` is not an MCP standard document (spec digest § 8): we keep the shape
+nanoHUB clients read, with public URLs (``design/rulings.md`` § Protocol).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..protocol import versions
+from .base import BaseHandler
+from .openapi import build_openapi
+from .streamable_http import StreamableHTTPHandler
+
+
+def endpoints(base: str) -> dict[str, str]:
+    """Public URLs of every transport, from the public base (with trailing slash)."""
+    return {
+        "sse": f"{base}sse",
+        "mcp": f"{base}mcp",
+        "openapi": f"{base}openapi.json",
+        "discovery": f"{base}.well-known/mcp.json",
+        "tools": f"{base}tools/<name>",
+    }
+
+
+def info_document(core: Any, base: str) -> dict[str, Any]:
+    """The ``GET /`` document: name, version, status, counts and endpoints."""
+    return {
+        "name": core.name,
+        "version": core.version,
+        "status": "running",
+        "tools": len(core.registry.tools),
+        "resources": len(core.registry.resources),
+        "resourceTemplates": len(core.registry.templates),
+        "prompts": len(core.registry.prompts),
+        "endpoints": endpoints(base),
+    }
+
+
+def discovery_document(core: Any, base: str) -> dict[str, Any]:
+    """The ``/.well-known/mcp.json`` document."""
+    return {
+        "mcpVersion": versions.LATEST_HANDSHAKE,
+        "supportedVersions": list(versions.SUPPORTED_VERSIONS),
+        "serverInfo": core.server_info(),
+        "capabilities": core.capabilities(versions.LATEST_HANDSHAKE),
+        "transports": [
+            {"type": "streamable-http", "endpoint": f"{base}mcp"},
+            {"type": "sse", "endpoint": f"{base}sse"},
+        ],
+    }
+
+
+class RootHandler(StreamableHTTPHandler):
+    """``/``: GET is the info document; POST is JSON-RPC (Streamable HTTP rules); DELETE ends a session."""
+
+    async def get(self) -> None:
+        if not self._finished:
+            self.send_json(200, info_document(self.core, self.public_base()))
+
+
+class DiscoveryHandler(BaseHandler):
+    """``GET /.well-known/mcp.json``."""
+
+    def get(self) -> None:
+        if not self._finished:
+            self.send_json(200, discovery_document(self.core, self.public_base()))
+
+
+class OpenAPIHandler(BaseHandler):
+    """``GET /openapi.json``."""
+
+    def get(self) -> None:
+        if not self._finished:
+            self.send_json(200, build_openapi(self.core, self.public_base()))
+
+
+class NotFoundHandler(BaseHandler):
+    """Any other path: a JSON 404 that says what exists."""
+
+    def prepare(self) -> None:
+        super().prepare()
+        if not self._finished:
+            self.send_error_json(404, {"error": f"No route for {self.request.method} {self.request.path}; "
+                                                "see GET / for the endpoints"})

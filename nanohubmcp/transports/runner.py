@@ -1,0 +1,237 @@
+"""The runner: the one way to start and stop serving.
+
+Three ways to run the same application:
+
+- :meth:`Runner.serve_forever` — blocking, on a fresh event loop (scripts, ``start_mcp``);
+  SIGINT/SIGTERM stop it cleanly.
+- :meth:`Runner.start_thread` — on an event loop of its own in a daemon thread (notebooks'
+  default "thread" mode); returns once the port is bound.
+- :meth:`Runner.start_on_loop` — on an event loop that is already running (a Jupyter
+  kernel's own loop, "kernel" mode); call it from that loop's thread.
+
+Sockets are bound before anything else, so a busy port is reported at once as a
+:class:`~nanohubmcp.errors.ConfigurationError` naming the port. HTTP/1.1 keep-alive, a deep
+listen backlog, idle and body timeouts come from Tornado's ``HTTPServer``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import logging
+import os
+import signal
+import socket
+import threading
+from typing import Any
+
+import tornado.httpserver
+import tornado.netutil
+
+from ..errors import ConfigurationError
+from ..server.notifier import Notifier
+from .app import make_app
+from .config import TransportConfig
+
+log = logging.getLogger("nanohubmcp")
+
+BACKLOG = 1024
+IDLE_CONNECTION_TIMEOUT = 300.0
+BODY_TIMEOUT = 30.0
+SWEEP_SECONDS = 60.0
+
+
+def resolve_port(port: int | str | None) -> int:
+    """``port``, else ``$MCP_PORT``, else 8000; raises ConfigurationError when not a port number."""
+    if port is None:
+        port = os.environ.get("MCP_PORT") or 8000
+    try:
+        value = int(port)
+    except (TypeError, ValueError):
+        raise ConfigurationError(f"port must be an integer, got {port!r}") from None
+    if not 0 <= value <= 65535:
+        raise ConfigurationError(f"port must be between 0 and 65535, got {value}")
+    return value
+
+
+def bind(host: str, port: int) -> list[socket.socket]:
+    """Bind listening sockets; a busy or forbidden port becomes a clear ConfigurationError."""
+    try:
+        return tornado.netutil.bind_sockets(port, host, backlog=BACKLOG)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise ConfigurationError(
+                f"port {port} on {host} is already in use: stop the other server, pick another port, "
+                "or use port=0 for any free port") from None
+        raise ConfigurationError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
+class Runner:
+    """Serves one ``MCPServer`` on one address.
+
+    Args:
+        server: the ``MCPServer`` facade.
+        config: transport options (prefix, public URL, origins, body limit).
+        host / port: where to listen (port 0 = any free port; see :attr:`port`).
+    """
+
+    def __init__(self, server: Any, config: TransportConfig, host: str, port: int) -> None:
+        self.server = server
+        self.config = config
+        self.host = host
+        self.requested_port = port
+        self.port: int | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self._http: tornado.httpserver.HTTPServer | None = None
+        self._notifier: Notifier | None = None
+        self._thread: threading.Thread | None = None
+        self._stopped: asyncio.Event | None = None
+        self._sweeper: asyncio.TimerHandle | None = None
+        self._own_loop = False
+        self.on_ready: Any = None
+
+    @property
+    def running(self) -> bool:
+        """True while serving."""
+        return self._http is not None
+
+    def _serve(self, sockets: list[socket.socket]) -> None:
+        """Start serving on the current (running) loop."""
+        self.loop = asyncio.get_running_loop()
+        core = self.server.core
+        core.loop = self.loop
+        self.port = sockets[0].getsockname()[1]
+        app = make_app(self.server, self.config)
+        self._http = tornado.httpserver.HTTPServer(
+            app,
+            max_body_size=self.config.max_request_bytes + 1,
+            idle_connection_timeout=IDLE_CONNECTION_TIMEOUT,
+            body_timeout=BODY_TIMEOUT,
+        )
+        self._http.add_sockets(sockets)
+        self._notifier = Notifier(core, self.loop)
+        self.server._notifier = self._notifier
+        self._stopped = asyncio.Event()
+        self._schedule_sweep()
+        core.bus.emit("server_started", url=self.server.url)
+        if self.on_ready is not None:
+            self.on_ready()
+
+    def _schedule_sweep(self) -> None:
+        assert self.loop is not None
+        core = self.server.core
+
+        def sweep() -> None:
+            core.sessions.sweep()
+            core.jobs.sweep()
+            self._schedule_sweep()
+
+        self._sweeper = self.loop.call_later(SWEEP_SECONDS, sweep)
+
+    def _shutdown(self) -> None:
+        """Stop accepting, end streams and sessions (on the loop thread)."""
+        if self._http is None:
+            return
+        self._http.stop()
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+        if self._notifier is not None:
+            self._notifier.close()
+        self.server._notifier = None
+        core = self.server.core
+        core.close()
+        core.bus.emit("server_stopped", url=self.server.url)
+        self._http = None
+        if self._stopped is not None:
+            self._stopped.set()
+
+    # -- blocking ------------------------------------------------------------------------
+    def serve_forever(self) -> None:
+        """Serve until SIGINT/SIGTERM (or :meth:`stop` from another thread)."""
+        sockets = bind(self.host, self.requested_port)
+
+        async def main() -> None:
+            self._serve(sockets)
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                try:
+                    loop.add_signal_handler(sig, self._shutdown)
+                except (NotImplementedError, RuntimeError, ValueError):
+                    pass  # not the main thread, or a platform without signals
+            assert self._stopped is not None
+            await self._stopped.wait()
+            await asyncio.sleep(0)
+
+        self._own_loop = True
+        asyncio.run(main())
+
+    # -- background thread ---------------------------------------------------------------
+    def start_thread(self, timeout: float = 10.0) -> None:
+        """Serve on a loop of its own in a daemon thread; returns once listening."""
+        sockets = bind(self.host, self.requested_port)
+        ready = threading.Event()
+        failure: list[BaseException] = []
+
+        def run() -> None:
+            loop = asyncio.new_event_loop()
+            asyncio.set_event_loop(loop)
+
+            async def main() -> None:
+                try:
+                    self._serve(sockets)
+                except BaseException as exc:  # report to the starting thread
+                    failure.append(exc)
+                    ready.set()
+                    return
+                ready.set()
+                assert self._stopped is not None
+                await self._stopped.wait()
+
+            try:
+                loop.run_until_complete(main())
+                loop.run_until_complete(asyncio.sleep(0))
+            finally:
+                loop.close()
+
+        self._own_loop = True
+        self._thread = threading.Thread(target=run, name=f"nanohubmcp-{self.requested_port}", daemon=True)
+        self._thread.start()
+        if not ready.wait(timeout):
+            raise ConfigurationError("the server thread did not start in time")
+        if failure:
+            raise failure[0]
+
+    # -- an existing loop ----------------------------------------------------------------
+    def start_on_loop(self) -> None:
+        """Serve on the running loop of the calling thread (Jupyter "kernel" mode)."""
+        asyncio.get_running_loop()  # raises RuntimeError when called off-loop
+        self._serve(bind(self.host, self.requested_port))
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop serving and free the port; safe to call from any thread, twice."""
+        loop = self.loop
+        if loop is None or loop.is_closed():
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            self._shutdown()
+        else:
+            done = threading.Event()
+
+            def shutdown() -> None:
+                try:
+                    self._shutdown()
+                finally:
+                    done.set()
+
+            try:
+                loop.call_soon_threadsafe(shutdown)
+            except RuntimeError:
+                return  # the loop already closed
+            done.wait(timeout)
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+            self._thread = None

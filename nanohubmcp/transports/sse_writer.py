@@ -1,0 +1,115 @@
+"""Writing Server-Sent Events on a Tornado response: framing, priming, keep-alive, disconnects.
+
+Frames follow the HTML Living Standard § Server-sent events: ``id:``, ``event:``, ``data:``
+lines and a blank line; comments (``: ping``) keep proxies from closing idle streams.
+``X-Accel-Buffering: no`` asks nginx-style proxies not to buffer (MCP 2026-07-28, Transports §
+Streamable HTTP recommends it for every era).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import tornado.ioloop
+import tornado.iostream
+import tornado.web
+
+from ..protocol import jsonenc
+
+log = logging.getLogger("nanohubmcp.http")
+
+RETRY_MS = 1000
+"""Reconnection delay suggested to clients with the priming event (SEP-1699)."""
+
+
+def frame(message: Any, event_id: str | None = None, event: str = "message") -> bytes:
+    """One SSE event carrying a JSON message (JSON text has no raw newlines)."""
+    head = f"id: {event_id}\n" if event_id else ""
+    return f"{head}event: {event}\ndata: {jsonenc.dumps(message)}\n\n".encode()
+
+
+class SSEWriter:
+    """Streams events on one Tornado response.
+
+    Args:
+        handler: the request handler whose response becomes the stream.
+        keepalive: seconds between ``: ping`` comments (0 = none).
+    """
+
+    def __init__(self, handler: tornado.web.RequestHandler, keepalive: float) -> None:
+        self.handler = handler
+        self.started = False
+        self.closed = False
+        self._keepalive = keepalive
+        self._timer: tornado.ioloop.PeriodicCallback | None = None
+        self.on_disconnect: Callable[[], None] | None = None
+
+    def start(self, *, status: int = 200, priming_id: str | None = None) -> None:
+        """Send the headers (and, when given, the priming event with ``retry``)."""
+        if self.started:
+            return
+        self.started = True
+        h = self.handler
+        h.set_status(status)
+        h.set_header("Content-Type", "text/event-stream")
+        h.set_header("Cache-Control", "no-cache, no-transform")
+        h.set_header("X-Accel-Buffering", "no")
+        if priming_id is not None:
+            h.write(f"id: {priming_id}\nretry: {RETRY_MS}\ndata: \n\n".encode())
+        self._flush()
+        if self._keepalive > 0:
+            self._timer = tornado.ioloop.PeriodicCallback(self._ping, self._keepalive * 1000)
+            self._timer.start()
+
+    def send(self, event_id: str | None, message: Any) -> None:
+        """Write one message event (the stream must be started)."""
+        if self.closed:
+            return
+        self.handler.write(frame(message, event_id))
+        self._flush()
+
+    def send_raw(self, data: bytes) -> None:
+        """Write pre-framed bytes (the legacy ``endpoint`` event)."""
+        if not self.closed:
+            self.handler.write(data)
+            self._flush()
+
+    def _ping(self) -> None:
+        if not self.closed:
+            self.handler.write(b": ping\n\n")
+            self._flush()
+
+    def _flush(self) -> None:
+        future = self.handler.flush()
+        future.add_done_callback(self._flushed)
+
+    def _flushed(self, future: Any) -> None:
+        if future.exception() is not None:
+            self.connection_lost()
+
+    def connection_lost(self) -> None:
+        """The client went away: stop writing and tell the owner once."""
+        if self.closed:
+            return
+        self.closed = True
+        self._stop_timer()
+        if self.on_disconnect is not None:
+            callback, self.on_disconnect = self.on_disconnect, None
+            callback()
+
+    def finish(self) -> None:
+        """End the stream from our side."""
+        self._stop_timer()
+        if not self.closed:
+            self.closed = True
+            try:
+                self.handler.finish()
+            except (RuntimeError, tornado.iostream.StreamClosedError):
+                pass
+
+    def _stop_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
