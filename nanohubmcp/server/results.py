@@ -1,0 +1,441 @@
+"""What a tool, resource or prompt function returned, turned into the MCP result the wire carries.
+
+Pure functions: no I/O (except reading the file of an ``Image(path=...)``), no Tornado, no server state.
+The caller (the method handlers) validates structured content against an output schema, adds the 2026
+``resultType`` and catches the exceptions documented here. All JSON text comes from ``protocol.jsonenc``,
+so NaN and ±Infinity become ``null`` and never reach the wire (``design/rulings.md`` § Output schema).
+
+Tool return values (MCP 2025-11-25, Server § Tools § Tool result; 2026-07-28 the same):
+
+=============================  ==============================================================
+returned                       ``content`` / ``structuredContent``
+=============================  ==============================================================
+``ToolResult``                 as given (structured content also as a JSON text block when the
+                               content is empty)
+``None``                       ``[]`` (a valid, empty result)
+``str``                        one text block, the string itself
+``int``/``float``/``bool``     one text block in JSON spelling: ``5``, ``5.0``, ``true``; NaN -> ``null``
+``enum.Enum`` member           its ``.value``, by the rules here
+``dict`` (any Mapping),        a text block with the JSON text, and ``structuredContent`` = the same
+dataclass instance             value (from 2025-06-18; non-finite floats -> null)
+content object, ``Image``,     that block
+``Audio``, wire-shaped dict
+inside a list
+``bytes``/``bytearray``        an image or audio block when the magic bytes say so, else an embedded
+                               resource ``{uri: BYTES_URI, mimeType, blob}``
+list/tuple holding content     one block per item (strings become text blocks, bytes as above)
+other list/tuple               one text block with the JSON text; no ``structuredContent`` unless
+                               an output schema is declared and the version is 2026-07-28+
+other object with ``__str__``  one text block, ``str(value)`` (datetime, Path, Decimal, ...)
+anything else                  ``TypeError``
+=============================  ==============================================================
+
+``structuredContent`` is left out where the negotiated version has no room for it: before 2025-06-18
+never, in 2025-06-18 and 2025-11-25 only a JSON object, from 2026-07-28 any JSON value. Primitives under
+an object output schema are not wrapped: the handler's validation reports the mismatch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Mapping
+from typing import Any, Final
+
+from ..protocol import jsonenc
+from ..protocol.content import (
+    UNSET,
+    Audio,
+    AudioContent,
+    EmbeddedResource,
+    Image,
+    ImageContent,
+    PromptResult,
+    ResourceContent,
+    ResourceResult,
+    TextContent,
+    ToolResult,
+    is_content,
+    scalar_text,
+    sniff_mime_type,
+    to_content_block,
+)
+from ..protocol.versions import V2025_06_18, V2025_11_25, V2026_07_28, at_least
+
+__all__ = [
+    "BYTES_URI",
+    "prompt_messages",
+    "prompt_result",
+    "resource_contents",
+    "resource_result",
+    "rest_body",
+    "structured_value",
+    "tool_result",
+]
+
+Wire = dict[str, Any]
+
+BYTES_URI: Final = "nanohubmcp://result"
+"""URI of the embedded resource that carries bytes a tool returned (neither image nor audio)."""
+
+
+# ---------------------------------------------------------------- shared helpers
+
+
+def _plain(value: Any) -> Any:
+    """Unwrap enum members and dataclasses; read Mappings as dicts and tuples as lists."""
+    if isinstance(value, enum.Enum):
+        value = value.value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    if isinstance(value, Mapping) and not isinstance(value, dict):
+        return dict(value)
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def _first_bad(value: Any, path: str, seen: set[int]) -> tuple[str, Any] | None:
+    """Return ``(json path, offending value)`` of the first thing JSON cannot hold, or None."""
+    if value is None or isinstance(value, (str, int, float)):
+        return None
+    if isinstance(value, (dict, list, tuple)):
+        if id(value) in seen:
+            return path, "a circular reference"
+        seen.add(id(value))
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if key is not None and not isinstance(key, (str, int, float)):
+                return f"a key of {path}", key
+            found = _first_bad(item, f"{path}[{key!r}]", seen)
+            if found:
+                return found
+        return None
+    if isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            found = _first_bad(item, f"{path}[{index}]", seen)
+            if found:
+                return found
+        return None
+    return path, value
+
+
+def _json(value: Any, what: str) -> tuple[str, Any]:
+    """Return ``(strict JSON text, the value as JSON reads it back)``.
+
+    Raises:
+        TypeError: naming the first part of ``value`` that JSON cannot hold.
+    """
+    try:
+        text = jsonenc.dumps(value)
+    except (TypeError, ValueError, RecursionError) as exc:
+        # RecursionError: jsonenc's NaN-scrubbing retry recurses forever on a circular structure.
+        where, bad = _first_bad(value, "$", set()) or ("$", value)
+        kind = bad if bad == "a circular reference" else f"a {type(bad).__name__}"
+        raise TypeError(
+            f"{what} is not JSON-serialisable: {where} is {kind}; use dicts, lists, str, "
+            "numbers, booleans and None (or return a ToolResult)"
+        ) from exc
+    return text, jsonenc.loads(text)
+
+
+def _is_bytes(value: Any) -> bool:
+    return isinstance(value, (bytes, bytearray, memoryview))
+
+
+def _has_str(value: Any) -> bool:
+    return type(value).__str__ is not object.__str__  # type: ignore[comparison-overlap]
+
+
+def _is_block_list(items: list[Any]) -> bool:
+    """A list of content: at least one content object or bytes, and nothing but those and strings."""
+    kinds = [is_content(i) or _is_bytes(i) for i in items]
+    return any(kinds) and all(k or isinstance(i, str) for k, i in zip(kinds, items, strict=True))
+
+
+def _text(text: str) -> Wire:
+    return {"type": "text", "text": text}
+
+
+# ---------------------------------------------------------------- tools
+
+
+def _bytes_block(data: bytes | bytearray | memoryview) -> Wire:
+    mime = sniff_mime_type(data)
+    if mime and mime.startswith("image/"):
+        return ImageContent(bytes(data), mime).to_wire()
+    if mime and mime.startswith("audio/"):
+        return AudioContent(bytes(data), mime).to_wire()
+    fallback = mime or "application/octet-stream"
+    return EmbeddedResource(BYTES_URI, blob=bytes(data), mime_type=fallback).to_wire()
+
+
+def _block(item: Any) -> Wire:
+    return _bytes_block(item) if _is_bytes(item) else to_content_block(item)
+
+
+def _tool_parts(value: Any) -> tuple[list[Wire], Any]:
+    """Return ``(content blocks, structured content or UNSET)`` for a non-ToolResult value."""
+    value = _plain(value)
+    if value is None:
+        return [], UNSET
+    if isinstance(value, str):
+        return [_text(value)], UNSET
+    if isinstance(value, (bool, int, float)):
+        return [_text(scalar_text(value))], UNSET
+    if isinstance(value, dict):
+        text, structured = _json(value, "the tool's result")
+        return [_text(text)], structured
+    if isinstance(value, list):
+        if _is_block_list(value):
+            return [_block(i) for i in value], UNSET
+        return [_text(_json(value, "the tool's result")[0])], UNSET
+    if _is_bytes(value):
+        return [_bytes_block(value)], UNSET
+    if is_content(value):
+        return [to_content_block(value)], UNSET
+    if _has_str(value):
+        return [_text(str(value))], UNSET
+    raise TypeError(
+        f"a tool returned a {type(value).__name__}, which has no MCP form; return a str, number, "
+        "dict, list, Image, content object or ToolResult"
+    )
+
+
+def _structured_allowed(value: Any, version: str) -> bool:
+    if not at_least(version, V2025_06_18):
+        return False
+    return at_least(version, V2026_07_28) or isinstance(value, dict)
+
+
+def structured_value(value: Any) -> Any:
+    """Return what a declared output schema must be checked against, or ``UNSET`` when there is none.
+
+    Input: a tool's return value. Output: a ``ToolResult``'s ``structured_content``; for None, str,
+    numbers, bools, dicts, dataclasses and data lists the value as it will read in JSON (tuples as lists,
+    NaN/±Infinity as None); ``UNSET`` for content (blocks, ``Image``, bytes) and other objects.
+    (MCP 2025-11-25, Server § Tools § Output schema.)
+
+    Raises:
+        TypeError: the value cannot be written as JSON.
+    """
+    if isinstance(value, ToolResult):
+        if not value.has_structured_content:
+            return UNSET
+        return _json(value.structured_content, "structured_content")[1]
+    value = _plain(value)
+    if value is None or isinstance(value, (str, int, float, dict)):
+        return _json(value, "the tool's result")[1]
+    if isinstance(value, list) and not _is_block_list(value):
+        return _json(value, "the tool's result")[1]
+    return UNSET
+
+
+def tool_result(
+    value: Any, *, output_schema: Mapping[str, Any] | None = None, version: str = V2025_11_25
+) -> Wire:
+    """Shape a tool's return value as an MCP ``CallToolResult`` (see the module table).
+
+    Args:
+        value: what the tool function returned.
+        output_schema: the tool's declared output schema, if any; then ``structuredContent`` is
+            :func:`structured_value` (already validated by the caller), as far as ``version`` allows.
+        version: the protocol version in force for the request.
+
+    Returns:
+        ``{"content": [block, ...], "isError": bool, "structuredContent"?: JSON, "_meta"?: {...}}``
+        (MCP 2025-11-25, Server § Tools § Tool result; ``resultType`` for 2026 is the caller's).
+
+    Raises:
+        TypeError: a dict or list holding something JSON cannot, or a value with no MCP form; the
+            message names the offending part.
+        ValueError: a malformed content dict in a ``ToolResult`` or block list.
+        OSError: an ``Image``/``Audio`` file that cannot be read.
+    """
+    if isinstance(value, ToolResult):
+        wire = value.to_wire()
+    else:
+        content, structured = _tool_parts(value)
+        if output_schema is not None and structured is UNSET:
+            structured = structured_value(value)
+        wire = {"content": content, "isError": False}
+        if structured is not UNSET:
+            wire["structuredContent"] = structured
+    if "structuredContent" in wire and not _structured_allowed(wire["structuredContent"], version):
+        del wire["structuredContent"]
+    return wire
+
+
+# ---------------------------------------------------------------- resources
+
+
+def _resource_item(item: Any) -> tuple[ResourceContent, str | None]:
+    """Return one resource item and the MIME type to fall back on after the registered one."""
+    if isinstance(item, ResourceContent):
+        return item, None
+    if isinstance(item, str):
+        return ResourceContent(text=item), "text/plain"
+    if isinstance(item, (bool, int, float)):
+        return ResourceContent(text=scalar_text(item)), "text/plain"
+    if _is_bytes(item):
+        return ResourceContent(blob=bytes(item)), None
+    if isinstance(item, (Image, Audio)):
+        item = item.to_content()
+    if isinstance(item, (ImageContent, AudioContent)):
+        return ResourceContent(blob=item.data, mime_type=item.mime_type, meta=item.meta), None
+    if isinstance(item, TextContent):
+        return ResourceContent(text=item.text, meta=item.meta), "text/plain"
+    if isinstance(item, EmbeddedResource):
+        return item.resource, None
+    if isinstance(item, (dict, list)):
+        return ResourceContent(text=_json(item, "the resource's value")[0]), "application/json"
+    if _has_str(item) and not is_content(item):
+        return ResourceContent(text=str(item)), "text/plain"
+    raise TypeError(
+        f"a resource returned a {type(item).__name__}, which has no resource form; return a str, "
+        "bytes, dict, list, Image, ResourceContent or ResourceResult"
+    )
+
+
+def _is_resource_object(item: Any) -> bool:
+    return isinstance(
+        item, (ResourceContent, Image, Audio, ImageContent, AudioContent, TextContent, EmbeddedResource)
+    ) or _is_bytes(item)
+
+
+def resource_contents(
+    value: Any, *, uri: str, mime_type: str | None = None, meta: Mapping[str, Any] | None = None
+) -> list[Wire]:
+    """Shape a resource function's return value as the ``contents`` of a ``ReadResourceResult``.
+
+    Args:
+        value: a ``ResourceResult`` (its items), ``ResourceContent``, str (text), number, bytes (blob,
+            base64), dict or data list (JSON text), ``Image``/``Audio``/``ImageContent``/``AudioContent``
+            (blob), ``TextContent``, ``EmbeddedResource`` (its resource), or a list holding content
+            objects/bytes and strings (one item each); ``None`` gives ``[]``.
+        uri: the URI that was read; fills items without one.
+        mime_type: the resource's registered MIME type; fills items without their own.
+        meta: the resource's registered ``_meta``; fills items without their own.
+
+    Returns:
+        ``[{"uri", "mimeType"?, "text"|"blob", "_meta"?}, ...]`` (MCP 2025-11-25, Server § Resources §
+        Reading resources). Without any MIME type, text gets ``text/plain``, JSON ``application/json``
+        and bytes their sniffed type or ``application/octet-stream``.
+
+    Raises:
+        TypeError: a value with no resource form, or a dict/list JSON cannot hold.
+    """
+    if isinstance(value, ResourceResult):
+        return list(value.to_wire(uri=uri, mime_type=mime_type, meta=meta)["contents"])
+    value = _plain(value)
+    if value is None:
+        return []
+    if (
+        isinstance(value, list)
+        and any(map(_is_resource_object, value))
+        and all(_is_resource_object(i) or isinstance(i, str) for i in value)
+    ):
+        items = [_resource_item(i) for i in value]
+    else:
+        items = [_resource_item(value)]
+    wires = []
+    for item, fallback in items:
+        wire = item.to_wire(uri=uri, mime_type=mime_type, meta=meta)
+        if fallback and "mimeType" not in wire:
+            wire = {"uri": wire["uri"], "mimeType": fallback, **wire}
+        wires.append(wire)
+    return wires
+
+
+def resource_result(
+    value: Any, *, uri: str, mime_type: str | None = None, meta: Mapping[str, Any] | None = None
+) -> Wire:
+    """Return the whole ``ReadResourceResult``: ``{"contents": [...], "_meta"?}``.
+
+    Like :func:`resource_contents`; a ``ResourceResult``'s own ``meta`` becomes the result's ``_meta``.
+    """
+    wire: Wire = {"contents": resource_contents(value, uri=uri, mime_type=mime_type, meta=meta)}
+    if isinstance(value, ResourceResult) and value.meta:
+        wire["_meta"] = value.meta
+    return wire
+
+
+# ---------------------------------------------------------------- prompts
+
+
+def prompt_messages(value: Any) -> list[Wire]:
+    """Shape a prompt function's return value as ``GetPromptResult.messages``.
+
+    Args:
+        value: a ``PromptResult``; a str (one user text message); a ``Message``; a content object or
+            ``Image`` (one user message); a ``{"role"?, "content"}`` dict whose content is a str, a block
+            dict (``{"text": ...}`` alone counts as text) or a list of those (one message each); or a
+            list of any of these.
+
+    Returns:
+        ``[{"role": "user"|"assistant", "content": block}, ...]`` (MCP 2025-11-25, Server § Prompts).
+
+    Raises:
+        ValueError: a role other than user/assistant, a message dict without content, a bad block dict.
+        TypeError: None or another kind of value.
+    """
+    if isinstance(value, PromptResult):
+        return list(value.to_wire()["messages"])
+    if value is None:
+        raise TypeError("a prompt returned None; return a str, a list of messages or a PromptResult")
+    return list(PromptResult(value).to_wire()["messages"])
+
+
+def prompt_result(value: Any, *, description: str | None = None) -> Wire:
+    """Return the whole ``GetPromptResult``: ``{"description"?, "messages": [...], "_meta"?}``.
+
+    A ``PromptResult``'s own description wins over ``description`` (the registered one).
+    """
+    wire = value.to_wire() if isinstance(value, PromptResult) else {"messages": prompt_messages(value)}
+    if description is not None and "description" not in wire:
+        wire = {"description": description, **wire}
+    return wire
+
+
+# ---------------------------------------------------------------- REST
+
+
+def _rest_result(content: list[Wire]) -> Any:
+    if len(content) == 1 and content[0].get("type") == "text":
+        return content[0]["text"]
+    return content
+
+
+def rest_body(value: Any) -> tuple[int, Wire]:
+    """Shape a tool's return value as the answer to REST ``POST /tools/<name>``.
+
+    Returns:
+        ``(status, body)`` per ``design/rulings.md`` § HTTP:
+
+        - dict, Mapping or dataclass -> ``(200, the dict as JSON reads it)``
+        - ``None`` -> ``(200, {"result": None})``; a data list -> ``(200, {"result": [...]})``
+        - a ``ToolResult`` with ``is_error`` -> ``(422, {"error": <its text>, "details": <CallToolResult>})``
+        - a ``ToolResult`` with structured content -> ``(200, that dict)`` or ``(200, {"result": value})``
+        - anything else -> ``(200, {"result": <text of a single text block, else the list of blocks>})``,
+          so ``add(7, 3)`` returning ``10.0`` gives ``{"result": "10.0"}``.
+
+    Raises:
+        TypeError, ValueError, OSError: as :func:`tool_result`.
+    """
+    if isinstance(value, ToolResult):
+        wire = value.to_wire()
+        if value.is_error:
+            texts = [b["text"] for b in wire["content"] if b.get("type") == "text"]
+            return 422, {"error": "\n".join(texts) or "the tool reported an error", "details": wire}
+        if value.has_structured_content:
+            structured = wire["structuredContent"]
+            return 200, structured if isinstance(structured, dict) else {"result": structured}
+        return 200, {"result": _rest_result(wire["content"])}
+    plain = _plain(value)
+    if plain is None:
+        return 200, {"result": None}
+    if isinstance(plain, dict):
+        return 200, _json(plain, "the tool's result")[1]
+    if isinstance(plain, list) and not _is_block_list(plain):
+        return 200, {"result": _json(plain, "the tool's result")[1]}
+    return 200, {"result": _rest_result(tool_result(value)["content"])}
