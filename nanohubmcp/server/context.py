@@ -164,6 +164,24 @@ class Context:
         else:
             self._request.loop.call_soon_threadsafe(self._request.on_cancel, callback)
 
+    def close_stream(self) -> None:
+        """End this call's SSE response now; the client reconnects and gets the rest.
+
+        The server keeps the call's messages and result; a client resuming with
+        ``Last-Event-ID`` (a GET, after the ``retry`` delay sent in the priming event)
+        receives them. Does nothing when the stream cannot be resumed (JSON replies,
+        sessionless calls, protocol versions before 2025-03-26).
+
+        Source: MCP 2025-11-25, Transports § Streamable HTTP § Resumability (SEP-1699).
+        """
+        stream = self._request.stream
+        if stream is None:
+            return
+        if self._on_loop():
+            stream.hangup()
+        else:
+            self._request.loop.call_soon_threadsafe(stream.hangup)
+
     # -- client requests --------------------------------------------------------------------
     def _ask(self, coro: Coroutine[Any, Any, Any], timeout: float) -> Any:
         if self._on_loop():

@@ -32,7 +32,7 @@ class OutboundStream:
         keep: how many recent messages to keep for replay.
     """
 
-    __slots__ = ("_buffer", "_seq", "closed", "done", "on_close", "resumable", "sink", "stream_id")
+    __slots__ = ("_buffer", "_seq", "closed", "done", "on_close", "on_hangup", "resumable", "sink", "stream_id")
 
     def __init__(self, stream_id: str, *, resumable: bool, keep: int = DEFAULT_KEEP) -> None:
         self.stream_id = stream_id
@@ -43,6 +43,7 @@ class OutboundStream:
         self.done = False  # the final message (a response) has been sent
         self.closed = False
         self.on_close: Callable[[], None] | None = None
+        self.on_hangup: Callable[[], None] | None = None
 
     def next_id(self) -> str | None:
         """Reserve the next event id (None when the stream is not resumable)."""
@@ -86,6 +87,17 @@ class OutboundStream:
             if event_id is not None and int(event_id.rsplit(".", 1)[1]) > seq:
                 out.append((event_id, message))
         return out
+
+    def hangup(self) -> bool:
+        """End the current HTTP response but keep the stream for a resuming GET (SEP-1699).
+
+        Returns False when the stream cannot be resumed (no event ids) or has no connection.
+        """
+        if not self.resumable or self.on_hangup is None or self.done:
+            return False
+        callback, self.on_hangup = self.on_hangup, None
+        callback()
+        return True
 
     def detach(self, sink: Sink | None = None) -> None:
         """Forget the writer (the connection closed); messages are buffered from now on."""

@@ -139,7 +139,8 @@ class BodyLimitMixin:
             if declared > limit:
                 self._refuse_size(limit)
                 return False
-        handler.request.connection.set_max_body_size(limit + 1)
+        # Tornado must not refuse first (it answers a bare 400): we decide, with a 413.
+        handler.request.connection.set_max_body_size(2 * limit + (1 << 20))
         return True
 
     def _refuse_size(self, limit: int) -> None:

@@ -102,10 +102,10 @@ class ModernRequest:
         if self.message.kind != jsonrpc.REQUEST:
             handler.send_empty(202)
             return
-        from .streamable_http import ResponseChannel, accepts
+        from .streamable_http import ResponseChannel, wants_sse
 
         stream = None
-        if accepts(handler.request.headers.get("Accept"), "text/event-stream"):
+        if wants_sse(handler.request.headers.get("Accept")):
             stream = OutboundStream("m", resumable=False)
         request = RequestContext(self.message, version=version, loop=loop, stream=stream,
                                  client_capabilities=caps)

@@ -104,7 +104,7 @@ class Runner:
         app = make_app(self.server, self.config)
         self._http = tornado.httpserver.HTTPServer(
             app,
-            max_body_size=self.config.max_request_bytes + 1,
+            max_body_size=2 * self.config.max_request_bytes + (1 << 20),
             idle_connection_timeout=IDLE_CONNECTION_TIMEOUT,
             body_timeout=BODY_TIMEOUT,
         )

@@ -20,7 +20,7 @@ from typing import Any
 
 import tornado.web
 
-from ..errors import InvalidRequest, ProtocolError, http_status_for
+from ..errors import InvalidRequest, NanohubMCPError, ProtocolError, http_status_for
 from ..protocol import jsonrpc, versions
 from ..server.request import RequestContext
 from ..server.sessions import Session
@@ -49,6 +49,19 @@ def accepts(header: str | None, media: str) -> bool:
     return False
 
 
+def wants_sse(header: str | None) -> bool:
+    """True when the client named ``text/event-stream`` itself (no Accept, or */*, gets JSON)."""
+    return bool(header) and "text/event-stream" in header.lower()  # type: ignore[operator]
+
+
+def json_body_type(content_type: str | None) -> bool:
+    """True for an absent ``Content-Type`` or a JSON one (``application/json; charset=utf-8``)."""
+    if not content_type:
+        return True
+    kind = content_type.split(";", 1)[0].strip().lower()
+    return kind == "application/json" or kind.endswith("+json")
+
+
 class ResponseChannel:
     """Answers one POSTed request: JSON by default, SSE once a related message must go first."""
 
@@ -57,16 +70,29 @@ class ResponseChannel:
         self.stream = stream
         self.priming = priming
         self.writer: SSEWriter | None = None
+        # Reserve the priming event's id first, so every message's id comes after it.
+        self.priming_id = stream.next_id() if (priming and stream is not None) else None
         if stream is not None:
             stream.attach(self._sink)
+            if priming:
+                stream.on_hangup = self._hangup
 
-    def _sink(self, event_id: str | None, message: dict[str, Any]) -> None:
+    def _start(self) -> SSEWriter:
         if self.writer is None:
             self.writer = SSEWriter(self.handler, self.handler.config.keepalive_seconds)
             self.writer.on_disconnect = self._lost
-            priming_id = self.stream.next_id() if (self.priming and self.stream is not None) else None
-            self.writer.start(priming_id=priming_id)
-        self.writer.send(event_id, message)
+            self.writer.start(priming_id=self.priming_id)
+        return self.writer
+
+    def _sink(self, event_id: str | None, message: dict[str, Any]) -> None:
+        self._start().send(event_id, message)
+
+    def _hangup(self) -> None:
+        """Close the HTTP response early; the stream lives on for a resuming GET."""
+        writer = self._start()
+        if self.stream is not None:
+            self.stream.detach(self._sink)
+        writer.finish()
 
     def _lost(self) -> None:
         if self.stream is not None:
@@ -119,6 +145,17 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
     # -- POST ----------------------------------------------------------------------------
     async def post(self) -> None:
         if self._finished:
+            return
+        if not json_body_type(self.request.headers.get("Content-Type")):
+            self.send_error_json(415, jsonrpc.error(None, {
+                "code": InvalidRequest.code,
+                "message": "Unsupported Media Type: send the JSON-RPC message with 'Content-Type: application/json'"}))
+            return
+        accept = self.request.headers.get("Accept")
+        if not (accepts(accept, "application/json") or accepts(accept, "text/event-stream")):
+            self.send_error_json(406, jsonrpc.error(None, {
+                "code": InvalidRequest.code,
+                "message": "Not Acceptable: the reply is application/json or text/event-stream; accept one of them"}))
             return
         if self.root and self.get_query_argument("session_id", None):
             from .sse import post_legacy_message
@@ -190,7 +227,7 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
             await self.core.dispatcher.handle(RequestContext(message, version=version, loop=loop, session=session))
             self.send_empty(202)
             return
-        sse_ok = accepts(self.request.headers.get("Accept"), "text/event-stream")
+        sse_ok = wants_sse(self.request.headers.get("Accept"))
         stream = None
         if sse_ok:
             stream = session.new_stream() if session is not None else OutboundStream("x", resumable=False)
@@ -340,5 +377,5 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
         self.send_empty(204)
 
 
-class _Replied(Exception):
+class _Replied(NanohubMCPError):
     """Internal: an error reply was already sent."""
