@@ -64,6 +64,7 @@ from ..protocol.versions import V2025_06_18, V2025_11_25, V2026_07_28, at_least
 
 __all__ = [
     "BYTES_URI",
+    "UNSET",
     "prompt_messages",
     "prompt_result",
     "resource_contents",

@@ -288,3 +288,10 @@ def test_json_error_paths_point_at_the_culprit() -> None:
     with pytest.raises(TypeError, match=r"\$\['b'\]\[1\] is a object"):
         tool_result({"a": [1, (2, 3)], "n": {"ok": 1}, "b": [None, object()]})
     assert checked(tool_result(types.MappingProxyType({"k": 1})))["structuredContent"] == {"k": 1}
+
+
+def test_results_re_exports_unset_for_the_handlers() -> None:
+    from nanohubmcp.server import results
+
+    assert results.UNSET is UNSET
+    assert "UNSET" in results.__all__
