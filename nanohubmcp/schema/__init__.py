@@ -1,0 +1,14 @@
+"""Function signatures -> JSON Schema, and validation of call arguments against it.
+
+``describe_function`` turns a Python function into an MCP input schema, a description and
+an argument coercer; ``ArgumentValidator`` / ``OutputValidator`` check values against a
+schema with jsonschema (Draft 2020-12 unless the schema says otherwise). This package
+depends only on ``nanohubmcp.errors`` (layering: protocol -> schema -> server).
+"""
+
+from __future__ import annotations
+
+from nanohubmcp.schema.generate import Signature, describe_function
+from nanohubmcp.schema.validate import ArgumentValidator, OutputValidator
+
+__all__ = ["ArgumentValidator", "OutputValidator", "Signature", "describe_function"]

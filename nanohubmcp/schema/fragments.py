@@ -1,0 +1,102 @@
+"""Small JSON Schema building blocks shared by the mapper and the signature reader.
+
+Owns what "JSON-representable" means for published defaults, how a schema is made to
+accept ``null``, and the JSON type name of a Python literal.
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from typing import Any
+
+NOT_JSON: Any = object()
+"""Marker for "this Python value has no JSON form"."""
+
+
+def json_default(value: Any) -> Any:
+    """The JSON form of a default value, or ``NOT_JSON`` when it has none worth publishing.
+
+    Tuples become lists and Enum members their values; NaN, infinities, sets, objects and
+    sentinels are not JSON.
+    """
+    if value is None or isinstance(value, (bool, int, str)):
+        return value.value if isinstance(value, enum.Enum) else value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else NOT_JSON
+    if isinstance(value, enum.Enum):
+        return json_default(value.value)
+    if isinstance(value, (list, tuple)):
+        items = [json_default(v) for v in value]
+        return NOT_JSON if any(v is NOT_JSON for v in items) else items
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value):
+        members = {k: json_default(v) for k, v in value.items()}
+        return NOT_JSON if any(v is NOT_JSON for v in members.values()) else members
+    return NOT_JSON
+
+
+def published_default(schema: dict[str, Any], value: Any) -> Any:
+    """The ``"default"`` to publish beside ``schema`` for ``value``, or ``NOT_JSON``.
+
+    A default outside the schema's ``enum`` (an Enum published by member names) is not
+    published either.
+    """
+    found = json_default(value)
+    if found is not NOT_JSON and isinstance(schema.get("enum"), list) and found not in schema["enum"]:
+        return NOT_JSON
+    return found
+
+
+def nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    """Make ``schema`` also accept ``null``: a type list when simple, else ``anyOf``.
+
+    Annotations (``description``, ``default``, ``title``) stay on the outer schema.
+    """
+    if not schema:
+        return schema
+    notes: dict[str, Any] = {k: schema[k] for k in ("title", "description", "default") if k in schema}
+    core = {k: v for k, v in schema.items() if k not in notes}
+    kind = core.get("type")
+    composite = {"anyOf", "oneOf", "allOf", "not", "$ref", "const", "if"} & core.keys()
+    if isinstance(kind, (str, list)) and not composite:
+        kinds = [kind] if isinstance(kind, str) else list(kind)
+        if "null" not in kinds:
+            core["type"] = [*kinds, "null"]
+        if "enum" in core and None not in core["enum"]:
+            core["enum"] = [*core["enum"], None]
+        return {**core, **notes}
+    if isinstance(core.get("enum"), list) and not composite:
+        return {**core, "enum": [*core["enum"], None], **notes}
+    return {"anyOf": [core, {"type": "null"}], **notes}
+
+
+def member_schema(
+    schema: dict[str, Any], *, has_default: bool, default: Any, description: str | None
+) -> dict[str, Any]:
+    """The property schema of a parameter or record field.
+
+    A ``None`` default makes it nullable; ``description`` is added unless the type already
+    brought one (``Annotated``); a JSON-representable default is published.
+    """
+    schema = dict(schema)
+    if has_default and default is None:
+        schema = nullable(schema)
+    if description and "description" not in schema:
+        schema["description"] = description
+    if has_default:
+        published = published_default(schema, default)
+        if published is not NOT_JSON:
+            schema["default"] = published
+    return schema
+
+
+def json_type(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return None

@@ -1,0 +1,87 @@
+"""Resolve annotations and type-comment expressions to Python types, never failing.
+
+Owns the lenient side of ``typing.get_type_hints``: when a whole resolution fails (an
+undefined forward reference, a class defined inside a function, a typo) each annotation is
+tried on its own, and whatever still cannot be resolved becomes :data:`typing.Any` (the
+schema then accepts anything). It does not map types to schemas (see ``mapping``).
+"""
+
+from __future__ import annotations
+
+import builtins
+import logging
+import sys
+import typing
+from collections import ChainMap
+from collections.abc import Mapping
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+_TYPING_NAMES: dict[str, Any] = {
+    name: getattr(typing, name) for name in typing.__all__ if not name.startswith("_")
+}
+"""``List``, ``Optional``, … usable in type comments even when the module never imported them."""
+
+
+def evaluate(expr: str, globalns: Mapping[str, Any], extra: Mapping[str, Any] | None = None) -> Any:
+    """Evaluate a type expression written as text; :data:`typing.Any` when it cannot be.
+
+    Names are looked up in ``globalns`` first, then ``extra``, then the public names of
+    :mod:`typing`, then builtins. ``typing.``-qualified names work when ``typing`` is importable
+    from ``globalns`` or is one of the fallbacks.
+
+    Args:
+        expr: e.g. ``"List[float]"`` or ``"Context"``.
+        globalns: the namespace of the module that wrote the expression.
+        extra: further fallback names (e.g. the server's context types).
+    """
+    scope: ChainMap[str, Any] = ChainMap(dict(globalns), dict(extra or {}), _TYPING_NAMES, {"typing": typing})
+    try:
+        # The text comes from the user's own source code, which is running in this process anyway.
+        value = eval(expr, {"__builtins__": builtins}, scope)
+    except Exception as exc:  # any failure means "unknown type": fall back to Any
+        log.debug("cannot resolve type %r: %s", expr, exc)
+        return Any
+    return _resolve_nested(value, globalns)
+
+
+def _resolve_nested(value: Any, globalns: Mapping[str, Any]) -> Any:
+    """Resolve forward references nested in an evaluated expression (``List["Point"]``)."""
+    holder = type("_Holder", (), {"__annotations__": {"x": value}, "__module__": __name__})
+    try:
+        return typing.get_type_hints(holder, globalns=dict(globalns), include_extras=True)["x"]
+    except Exception:  # unresolved inner names: keep the outer type, inner refs map to Any
+        return value
+
+
+def type_hints(obj: Any, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Return ``obj``'s annotations resolved to types, one by one when needed.
+
+    Args:
+        obj: a function, a dataclass, a TypedDict or a NamedTuple class.
+        extra: fallback names for string annotations (see :func:`evaluate`).
+
+    Returns:
+        ``{name: type}``; unresolved names map to :data:`typing.Any`. Annotations wrapped
+        in ``Annotated`` keep their metadata (``include_extras``).
+    """
+    try:
+        return typing.get_type_hints(obj, include_extras=True)
+    except Exception as exc:  # NameError, TypeError, SyntaxError from a bad string annotation
+        log.debug("get_type_hints(%r) failed (%s); resolving one by one", obj, exc)
+    globalns = _globals_of(obj)
+    raw: dict[str, Any] = {}
+    owners = reversed(obj.__mro__) if isinstance(obj, type) else [obj]
+    for owner in owners:
+        raw.update(getattr(owner, "__annotations__", None) or {})
+    return {
+        name: evaluate(ann, globalns, extra) if isinstance(ann, str) else ann for name, ann in raw.items()
+    }
+
+
+def _globals_of(obj: Any) -> dict[str, Any]:
+    if isinstance(obj, type):
+        module = sys.modules.get(obj.__module__)
+        return dict(vars(module)) if module is not None else {}
+    return dict(getattr(obj, "__globals__", None) or {})

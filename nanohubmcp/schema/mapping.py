@@ -1,0 +1,360 @@
+"""Python annotations -> JSON Schema 2020-12 fragments, each with its coercer.
+
+:class:`TypeMapper` owns the table documented in
+:func:`nanohubmcp.schema.generate.describe_function`. Every mapping returns a
+:class:`Mapped`: the schema a client sees, and (when the Python value differs from the JSON
+value) a coercer from ``coerce`` that rebuilds it. Unknown annotations map to ``{}`` (any
+value) rather than failing: a tool that accepts anything is still usable.
+
+Recursive dataclasses / TypedDicts / NamedTuples are emitted once under ``$defs`` and
+referenced with ``$ref``; everything else is inlined, which clients handle best.
+"""
+
+from __future__ import annotations
+
+import collections
+import collections.abc as abc
+import dataclasses
+import datetime as dt
+import enum
+import pathlib
+import types
+import typing
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from nanohubmcp.schema import coerce as co
+from nanohubmcp.schema.docstrings import read_docstring
+from nanohubmcp.schema.fragments import NOT_JSON, json_type, member_schema, nullable
+from nanohubmcp.schema.hints import type_hints
+
+_WRAPPER_NAMES = {"Required", "NotRequired", "ReadOnly", "Final", "ClassVar"}
+_UNION_ORIGINS = {typing.Union, types.UnionType}
+_TYPING_TUPLE: Any = typing.Tuple  # noqa: UP006 - compared at run time: bare Tuple and Tuple[()] look alike
+_ITERABLES = {abc.Iterable, abc.Collection, abc.Reversible}
+_SIMPLE = {str: "string", int: "integer", float: "number", bool: "boolean"}
+_FORMATTED: dict[type, tuple[str, Callable[[type], co.Coercer]]] = {
+    # datetime before date: datetime is a subclass of date.
+    dt.datetime: ("date-time", co.from_isoformat),
+    dt.date: ("date", co.from_isoformat),
+    dt.time: ("time", co.from_isoformat),
+    uuid.UUID: ("uuid", lambda kind: co.by_call(kind, "UUID")),
+}
+
+
+@dataclass(frozen=True)
+class Mapped:
+    """A schema fragment and the coercer back to Python (``None``: the JSON value is used as is)."""
+
+    schema: dict[str, Any]
+    coerce: co.Coercer | None = None
+
+
+ANY = Mapped({})
+
+
+class TypeMapper:
+    """Maps annotations for one function; collects ``$defs`` for recursive types.
+
+    Args:
+        extra_names: fallback names for string annotations inside dataclasses etc.
+    """
+
+    def __init__(self, extra_names: dict[str, Any] | None = None) -> None:
+        self.defs: dict[str, dict[str, Any]] = {}
+        self._extra = extra_names or {}
+        self._active: set[Any] = set()
+        self._recursive: dict[Any, str] = {}
+        self._late: dict[Any, co.Coercer] = {}
+        self._done: dict[Any, Mapped] = {}
+
+    # -- dispatch ---------------------------------------------------------------------
+    def map(self, tp: Any) -> Mapped:
+        """Return the schema and coercer for annotation ``tp``."""
+        if tp is Any or tp is object or isinstance(tp, (str, typing.ForwardRef)):
+            return ANY
+        if tp is None or tp is type(None):
+            return Mapped({"type": "null"})
+        origin = typing.get_origin(tp)
+        args = typing.get_args(tp)
+        if origin is typing.Annotated:
+            return self._annotated(args[0], tp.__metadata__)
+        if origin is not None and getattr(origin, "_name", None) in _WRAPPER_NAMES:
+            return self.map(args[0])
+        if origin is typing.Literal:
+            return _literal(args)
+        if origin in _UNION_ORIGINS:
+            return self._union(args)
+        if isinstance(tp, typing.TypeVar):
+            return self.map(tp.__bound__) if tp.__bound__ is not None else ANY
+        supertype = getattr(tp, "__supertype__", None)  # typing.NewType
+        if supertype is not None:
+            return self.map(supertype)
+        base = origin if origin is not None else tp
+        if not isinstance(base, type):
+            return ANY
+        return self._class(tp, base, args)
+
+    def _class(self, tp: Any, base: type, args: tuple[Any, ...]) -> Mapped:
+        if base in _SIMPLE:
+            return Mapped({"type": _SIMPLE[base]}, co.to_int if base is int else None)
+        if issubclass(base, enum.Enum):
+            return _enum(base)
+        if base in (bytes, bytearray):
+            return Mapped({"type": "string", "contentEncoding": "base64"}, co.from_base64(base))
+        for kind, (fmt, make) in _FORMATTED.items():
+            if issubclass(base, kind):
+                return Mapped({"type": "string", "format": fmt}, make(base))
+        if issubclass(base, pathlib.PurePath):
+            return Mapped({"type": "string"}, co.by_call(base, "path"))
+        if typing.is_typeddict(base) or dataclasses.is_dataclass(base) or _is_namedtuple(base):
+            return self._structured(base)
+        if callable(getattr(base, "model_json_schema", None)) and callable(
+            getattr(base, "model_validate", None)
+        ):
+            return self._pydantic(base)
+        if issubclass(base, (str, int, float)):  # other subclasses of str/int/float
+            return self._class(tp, next(k for k in (bool, int, float, str) if issubclass(base, k)), args)
+        if issubclass(base, tuple):
+            return self._tuple(tp, args)
+        if issubclass(base, abc.Set):
+            return self._array(args, unique=True, into=frozenset if issubclass(base, frozenset) else set)
+        if issubclass(base, abc.Mapping):
+            return self._object(args)
+        if issubclass(base, (abc.Sequence, collections.deque)) or base in _ITERABLES:
+            return self._array(args, unique=False, into=list)
+        return ANY
+
+    # -- composites -------------------------------------------------------------------
+    def _annotated(self, inner: Any, metadata: tuple[Any, ...]) -> Mapped:
+        mapped = self.map(inner)
+        schema = dict(mapped.schema)
+        texts = [item for item in metadata if isinstance(item, str)]
+        # Objects carrying a .description (e.g. a pydantic Field) count as descriptions too.
+        texts += [
+            item.description for item in metadata if isinstance(getattr(item, "description", None), str)
+        ]
+        if texts:
+            schema["description"] = texts[0]
+        for item in metadata:
+            if isinstance(item, dict):
+                schema.update(item)
+        return Mapped(schema, mapped.coerce)
+
+    def _union(self, members: tuple[Any, ...]) -> Mapped:
+        has_none = type(None) in members
+        rest = [self.map(m) for m in members if m is not type(None)]
+        if any(not m.schema for m in rest):
+            return ANY
+        if len(rest) == 1:
+            only = rest[0]
+            return Mapped(
+                nullable(only.schema) if has_none else only.schema,
+                co.optional(only.coerce) if has_none and only.coerce else only.coerce,
+            )
+        if all(m.schema.keys() == {"type"} and isinstance(m.schema["type"], str) for m in rest):
+            kinds = list(dict.fromkeys(m.schema["type"] for m in rest))
+            schema: dict[str, Any] = {"type": [*kinds, "null"] if has_none else kinds}
+        else:
+            schema = {"anyOf": [m.schema for m in rest] + ([{"type": "null"}] if has_none else [])}
+        if not any(m.coerce for m in rest):
+            return Mapped(schema)
+        tests = [(self._acceptor(m.schema), m.coerce) for m in rest]
+        return Mapped(schema, co.optional(co.first_match(tests)))
+
+    def _acceptor(self, schema: dict[str, Any]) -> Callable[[Any], bool]:
+        """A lazily compiled ``is_valid`` for one union member (``$defs`` are complete by then)."""
+        compiled: list[Any] = []
+
+        def accepts(value: Any) -> bool:
+            if not compiled:
+                root = {**schema, "$defs": self.defs} if self.defs else schema
+                compiled.append(
+                    Draft202012Validator(root, format_checker=Draft202012Validator.FORMAT_CHECKER)
+                )
+            return bool(compiled[0].is_valid(value))
+
+        return accepts
+
+    def _array(self, args: tuple[Any, ...], *, unique: bool, into: Callable[[Any], Any]) -> Mapped:
+        schema: dict[str, Any] = {"type": "array"}
+        item = self.map(args[0]) if args else ANY
+        if item.schema:
+            schema["items"] = item.schema
+        if unique:
+            schema["uniqueItems"] = True
+        if item.coerce is not None:
+            return Mapped(schema, co.each(item.coerce, into))
+        return Mapped(schema, None if into is list else co.into(into))
+
+    def _tuple(self, tp: Any, args: tuple[Any, ...]) -> Mapped:
+        if tp is _TYPING_TUPLE or (not args and typing.get_origin(tp) is None):  # bare tuple
+            return Mapped({"type": "array"}, co.into(tuple))
+        if not args:  # tuple[()]
+            return Mapped({"type": "array", "maxItems": 0}, co.into(tuple))
+        if len(args) == 2 and args[1] is Ellipsis:
+            item = self.map(args[0])
+            schema: dict[str, Any] = {"type": "array"}
+            if item.schema:
+                schema["items"] = item.schema
+            return Mapped(schema, co.each(item.coerce, tuple) if item.coerce else co.into(tuple))
+        items = [self.map(a) for a in args]
+        schema = {
+            "type": "array",
+            "prefixItems": [m.schema for m in items],
+            "minItems": len(items),
+            "maxItems": len(items),
+        }
+        coercers = [m.coerce for m in items]
+        if any(coercers):
+            return Mapped(schema, co.positional(coercers, None))
+        return Mapped(schema, co.into(tuple))
+
+    def _object(self, args: tuple[Any, ...]) -> Mapped:
+        schema: dict[str, Any] = {"type": "object"}
+        if not args:
+            return Mapped(schema)
+        key_coerce: co.Coercer | None = None
+        if args[0] is int:
+            schema["propertyNames"] = {"pattern": "^-?[0-9]+$"}
+            key_coerce = co.by_call(int, "integer key")
+        elif args[0] not in (str, Any):
+            key = self.map(args[0])
+            if key.schema.get("type") == "string" and len(key.schema) > 1:
+                schema["propertyNames"] = key.schema
+                key_coerce = key.coerce
+        value = self.map(args[1])
+        if value.schema:
+            schema["additionalProperties"] = value.schema
+        if key_coerce or value.coerce:
+            return Mapped(schema, co.mapping(key_coerce, value.coerce))
+        return Mapped(schema)
+
+    # -- records ----------------------------------------------------------------------
+    def _structured(self, cls: type) -> Mapped:
+        if cls in self._done:
+            return self._done[cls]
+        if cls in self._active:  # recursion: refer to the definition being built
+            name = self._recursive.setdefault(cls, self._def_name(cls))
+            return Mapped({"$ref": f"#/$defs/{name}"}, lambda value, path: self._late[cls](value, path))
+        self._active.add(cls)
+        try:
+            mapped = self._record(cls)
+        finally:
+            self._active.discard(cls)
+        if cls in self._recursive:
+            name = self._recursive[cls]
+            self.defs[name] = mapped.schema
+            assert mapped.coerce is not None  # records always rebuild their type
+            self._late[cls] = mapped.coerce
+            mapped = Mapped({"$ref": f"#/$defs/{name}"}, mapped.coerce)
+        self._done[cls] = mapped
+        return mapped
+
+    def _record(self, cls: type) -> Mapped:
+        hints = type_hints(cls, self._extra)
+        docs = read_docstring(cls.__doc__ if not _auto_doc(cls) else None)
+        properties: dict[str, Any] = {}
+        required: list[str] = []
+        coercers: dict[str, co.Coercer] = {}
+        for name, has_default, default, note in _members(cls, hints):
+            mapped = self.map(hints.get(name, Any))
+            description = note or docs.params.get(name)
+            schema = member_schema(
+                mapped.schema, has_default=has_default, default=default, description=description
+            )
+            if not has_default:
+                required.append(name)
+            properties[name] = schema
+            if mapped.coerce is not None:
+                coercers[name] = mapped.coerce
+        schema = {"type": "object", "properties": properties, "required": required}
+        if docs.description:
+            schema["description"] = docs.description
+        if typing.is_typeddict(cls):
+            return Mapped(schema, co.fields(coercers, None))
+        schema["additionalProperties"] = False
+        return Mapped(schema, co.fields(coercers, cls))
+
+    def _pydantic(self, model: Any) -> Mapped:
+        schema = dict(model.model_json_schema())
+        for name, definition in schema.pop("$defs", {}).items():
+            self.defs.setdefault(name, definition)
+        return Mapped(schema, co.fields({}, lambda **members: model.model_validate(members)))
+
+    def _def_name(self, cls: type) -> str:
+        name = cls.__name__
+        taken = set(self.defs) | set(self._recursive.values())
+        suffix = 2
+        while name in taken:
+            name, suffix = f"{cls.__name__}{suffix}", suffix + 1
+        return name
+
+
+def _literal(values: tuple[Any, ...]) -> Mapped:
+    json_values = [v.value if isinstance(v, enum.Enum) else v for v in values]
+    schema: dict[str, Any] = {"enum": json_values}
+    kinds = {json_type(v) for v in json_values}
+    if len(kinds) == 1 and None not in kinds:
+        schema = {"type": kinds.pop(), **schema}
+    members = {(type(j), j): v for v, j in zip(values, json_values, strict=True) if isinstance(v, enum.Enum)}
+    return Mapped(schema, co.by_lookup(members) if members else None)
+
+
+def _enum(cls: type[enum.Enum]) -> Mapped:
+    members = list(cls)
+    values = [m.value for m in members]
+    if all(isinstance(v, (str, int, float, bool)) or v is None for v in values):
+        schema: dict[str, Any] = {"enum": values}
+        coercer = co.by_call(cls, cls.__name__)
+    else:  # values JSON cannot carry (tuples, objects): publish the member names instead
+        schema = {"enum": [m.name for m in members]}
+        coercer = co.by_call(cls.__getitem__, cls.__name__)
+    kinds = {json_type(v) for v in schema["enum"]}
+    if len(kinds) == 1 and None not in kinds:
+        schema = {"type": kinds.pop(), **schema}
+    return Mapped(schema, coercer)
+
+
+def _is_namedtuple(cls: Any) -> bool:
+    return isinstance(cls, type) and issubclass(cls, tuple) and hasattr(cls, "_fields")
+
+
+def _auto_doc(cls: type) -> bool:
+    """True when ``__doc__`` was written by ``dataclass``/``NamedTuple``, not by a person."""
+    doc = cls.__doc__ or ""
+    return doc.startswith(f"{cls.__name__}(")
+
+
+def _members(cls: type, hints: dict[str, Any]) -> list[tuple[str, bool, Any, str | None]]:
+    """``(name, has_default, default, description-from-metadata)`` per constructor field."""
+    if dataclasses.is_dataclass(cls):
+        out = []
+        for f in dataclasses.fields(cls):
+            if not f.init:
+                continue
+            note = f.metadata.get("description") if f.metadata else None
+            if f.default is not dataclasses.MISSING:
+                out.append((f.name, True, f.default, note))
+            elif f.default_factory is not dataclasses.MISSING:
+                out.append((f.name, True, NOT_JSON, note))
+            else:
+                out.append((f.name, False, None, note))
+        return out
+    if _is_namedtuple(cls):
+        defaults = getattr(cls, "_field_defaults", {})
+        return [(n, n in defaults, defaults.get(n), None) for n in cls._fields]  # type: ignore[attr-defined]
+    required = set(getattr(cls, "__required_keys__", ()))
+    for name, hint in hints.items():
+        # String annotations hide Required/NotRequired from the class machinery (3.10, 3.11):
+        # the resolved hint says what the author wrote.
+        marker = getattr(typing.get_origin(hint), "_name", None)
+        if marker == "Required":
+            required.add(name)
+        elif marker == "NotRequired":
+            required.discard(name)
+    return [(n, n not in required, NOT_JSON, None) for n in hints]

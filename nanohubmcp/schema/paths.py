@@ -1,0 +1,59 @@
+"""JSON paths in messages, and the one shape of an "invalid arguments" error.
+
+Owns how a location inside a JSON value is written for people and models to read
+(``arguments.points[2].x``) and how violations become :class:`~nanohubmcp.errors.InvalidArguments`.
+It does not validate anything itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from nanohubmcp.errors import InvalidArguments
+
+_MAX_LINE = 300
+"""Longest violation text kept: jsonschema quotes the offending value, which can be huge."""
+
+
+def format_path(root: str, path: Iterable[str | int]) -> str:
+    """Write a JSON location as ``root.key[0]['odd key']``.
+
+    Args:
+        root: the name of the whole value, e.g. ``"arguments"``.
+        path: object keys (str) and array indexes (int), outermost first.
+    """
+    text = root
+    for part in path:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        elif part.isidentifier():
+            text += f".{part}"
+        else:
+            text += f"[{part!r}]"
+    return text
+
+
+def shorten(message: str) -> str:
+    """Keep one violation on one line of reasonable length."""
+    message = " ".join(message.split())
+    if len(message) > _MAX_LINE:
+        message = message[: _MAX_LINE - 1] + "…"
+    return message
+
+
+def invalid_arguments(kind: str, name: str, violations: Iterable[str]) -> InvalidArguments:
+    """Build the error for a call whose arguments broke the component's contract.
+
+    Args:
+        kind: ``"tool"``, ``"prompt"`` or ``"resource"``.
+        name: the component's registered name.
+        violations: ``"<path>: <what is wrong>"`` texts, one per violation.
+
+    Returns:
+        An :class:`InvalidArguments` whose message has one line per violation, each like
+        ``Invalid arguments for tool 'add': arguments.b: 'x' is not of type 'number'``, and whose
+        ``errors`` lists the same lines.
+    """
+    prefix = f"Invalid arguments for {kind} {name!r}: "
+    lines = [prefix + shorten(v) for v in violations]
+    return InvalidArguments("\n".join(lines), lines)
