@@ -241,3 +241,44 @@ class Launch:
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(timeout=5)
+
+
+GOOD_APP = """\
+from nanohubmcp import MCPServer
+
+server = MCPServer("launcher-test", version="1.2.3")
+
+
+@server.tool()
+def add(a: int, b: int) -> int:
+    \"\"\"Add two integers.\"\"\"
+    return a + b
+"""
+
+
+def cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+async def _call_add(url: str, transport: str) -> tuple[list[str], str]:
+    from mcp.client.session import ClientSession
+    from mcp.client.sse import sse_client
+    from mcp.client.streamable_http import streamable_http_client
+
+    connect = sse_client(url) if transport == "sse" else streamable_http_client(url)
+    async with connect as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        tools = await session.list_tools()
+        result = await session.call_tool("add", {"a": 2, "b": 3})
+    text = "".join(getattr(block, "text", "") for block in result.content)
+    return [tool.name for tool in tools.tools], text
+
+
+def call_add(url: str, transport: str = "http", timeout: float = 30.0) -> tuple[list[str], str]:
+    """Connect the official MCP client (Streamable HTTP or legacy ``"sse"``), list tools, call add(2, 3)."""
+    import asyncio
+
+    return asyncio.run(asyncio.wait_for(_call_add(url, transport), timeout))

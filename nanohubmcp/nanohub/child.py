@@ -1,0 +1,160 @@
+"""The app process ``start_mcp`` supervises: load an app file's ``server`` and run it.
+
+Usage (the launcher builds this; no temporary runner file is written)::
+
+    python -m nanohubmcp.nanohub.child --app FILE --host H --port P \\
+        [--path-prefix /weber/.../] [--public-url https://proxy.../] [--parent-pid N] [--debug]
+
+The app file is imported under its own stem as module name (never ``__main__``, so its
+``if __name__ == "__main__": server.run()`` block stays quiet) with its directory first on
+``sys.path``; it must define a module-level ``server`` with a ``run`` method. Then
+``server.run(host=, port=, path_prefix=, public_url=)`` serves until the process is
+signalled. An exception while importing the app propagates, so its traceback is printed
+and the exit status is 1; a :class:`~nanohubmcp.errors.ConfigurationError` (missing file,
+no ``server``, a port taken meanwhile) prints one line and exits 2.
+
+For ``--python-env`` the interpreter belongs to another environment, which may lack
+nanohubmcp; :func:`command` then starts this module through :data:`BOOTSTRAP`, which
+loads *the launcher's* nanohubmcp by file and appends the launcher's ``sys.path`` after
+the environment's own, so the environment's packages win and only missing ones come
+from the launcher.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from nanohubmcp.errors import ConfigurationError
+
+__all__ = ["BOOTSTRAP", "command", "load_app", "main"]
+
+PACKAGE_DIR = Path(__file__).resolve().parents[1]
+"""The directory of the nanohubmcp package this module belongs to."""
+
+BOOTSTRAP = """\
+import importlib.util, os, sys, types
+pkg, fallback = sys.argv[1], sys.argv[2]
+del sys.argv[1:3]
+sys.path.extend(p for p in fallback.split(os.pathsep) if p and p not in sys.path)
+init = os.path.join(pkg, "__init__.py")
+if os.path.exists(init):
+    spec = importlib.util.spec_from_file_location("nanohubmcp", init, submodule_search_locations=[pkg])
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["nanohubmcp"] = mod
+    spec.loader.exec_module(mod)
+else:
+    mod = types.ModuleType("nanohubmcp")
+    mod.__path__ = [pkg]
+    sys.modules["nanohubmcp"] = mod
+from nanohubmcp.nanohub.child import main
+sys.exit(main())
+"""
+"""Python source run with ``-c`` in a foreign interpreter: ``argv[1]`` = package dir,
+``argv[2]`` = fallback ``sys.path`` joined by ``os.pathsep``, the rest = this module's args."""
+
+
+def command(
+    python: str | os.PathLike[str] | None,
+    *,
+    app: str | os.PathLike[str],
+    host: str,
+    port: int,
+    path_prefix: str = "",
+    public_url: str | None = None,
+    parent_pid: int | None = None,
+    debug: bool = False,
+) -> list[str]:
+    """Return the argv that runs ``app`` in a child; ``python=None`` means this interpreter."""
+    args = ["--app", str(app), "--host", host, "--port", str(port), "--path-prefix", path_prefix]
+    if public_url:
+        args += ["--public-url", public_url]
+    if parent_pid is not None:
+        args += ["--parent-pid", str(parent_pid)]
+    if debug:
+        args.append("--debug")
+    if python is None:
+        return [sys.executable, "-m", "nanohubmcp.nanohub.child", *args]
+    fallback = os.pathsep.join(p for p in sys.path if p and os.path.isabs(p))
+    return [os.fspath(python), "-c", BOOTSTRAP, str(PACKAGE_DIR), fallback, *args]
+
+
+def load_app(path: str | os.PathLike[str]) -> Any:
+    """Import the app file and return its module-level ``server``.
+
+    Raises:
+        ConfigurationError: the file does not exist, or defines no ``server`` with a
+            ``run`` method.
+        Exception: whatever the app raises while being imported.
+    """
+    file = Path(path).resolve()
+    if not file.is_file():
+        raise ConfigurationError(f"app file {os.fspath(path)!r} does not exist")
+    name = file.stem if file.stem.isidentifier() else "mcp_app"
+    spec = importlib.util.spec_from_file_location(name, file)
+    if spec is None or spec.loader is None:
+        raise ConfigurationError(f"cannot import {file} as Python (is it a .py file?)")
+    sys.path.insert(0, str(file.parent))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses, pickle and typing look modules up here
+    spec.loader.exec_module(module)
+    server = getattr(module, "server", None)
+    if server is None:
+        raise ConfigurationError(
+            f"{file.name} defines no module-level `server` (e.g. server = MCPServer('name'))"
+        )
+    if not callable(getattr(server, "run", None)):
+        raise ConfigurationError(f"`server` in {file.name} is a {type(server).__name__}, not an MCPServer")
+    return server
+
+
+def _exit_with_parent(parent_pid: int) -> None:
+    """Stop this process if the launcher disappears (e.g. SIGKILL), so no orphan keeps the port."""
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(0.5)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, name="nanohubmcp-parent-watch", daemon=True).start()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``python -m nanohubmcp.nanohub.child``; returns the exit status."""
+    parser = argparse.ArgumentParser(
+        prog="nanohubmcp.nanohub.child", description="Run an MCP app file (start_mcp's child)."
+    )
+    parser.add_argument("--app", required=True)
+    parser.add_argument("--host", required=True)
+    parser.add_argument("--port", required=True, type=int)
+    parser.add_argument("--path-prefix", default="")
+    parser.add_argument("--public-url", default=None)
+    parser.add_argument("--parent-pid", type=int, default=None)
+    parser.add_argument("--debug", action="store_true")
+    args = parser.parse_args(argv)
+
+    if args.parent_pid is not None:
+        _exit_with_parent(args.parent_pid)
+    logging.basicConfig(
+        level=logging.DEBUG if args.debug else logging.INFO, format="%(levelname)s %(name)s: %(message)s"
+    )
+    try:
+        server = load_app(args.app)
+        server.run(host=args.host, port=args.port, path_prefix=args.path_prefix, public_url=args.public_url)
+    except ConfigurationError as exc:  # no `server`, a busy port, a bad option: one line, status 2
+        print(f"start_mcp: error: {exc}", file=sys.stderr, flush=True)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

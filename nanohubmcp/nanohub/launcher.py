@@ -1,0 +1,284 @@
+"""``start_mcp``: run an MCP app file on nanoHUB (or locally) and supervise it.
+
+Usage::
+
+    start_mcp --app FILE [--host HOST] [--port PORT] [--python-env NAME] [--debug]
+              [--weber-port 8000] [--startup-timeout 120]
+
+What it does, in order:
+
+1. checks the app file exists; with ``--python-env`` finds that conda environment's Python;
+2. detects the set-up (:func:`~nanohubmcp.nanohub.proxy.detect_proxy`); in a nanoHUB tool
+   session looks for wrwroxy with ``use`` (:mod:`~nanohubmcp.nanohub.wrwroxy`);
+3. decides ports (:func:`~nanohubmcp.nanohub.plan.plan_launch`) and says on stderr when a
+   requested port cannot be honoured; refuses ports already in use;
+4. starts the app in a child process (``python -m nanohubmcp.nanohub.child``, no temporary
+   files) and, when found, wrwroxy in front of it, each in its own process group;
+5. prints ``MCP Server ready! Access it at: <public URL>`` and the endpoint URLs only once
+   each port accepts connections (bounded by ``--startup-timeout``);
+6. supervises: if the app or wrwroxy exits, says so, stops the other and exits non-zero.
+
+SIGINT, SIGTERM and SIGHUP handlers are installed by :func:`main` itself (so they work for
+the console script): they stop every child's process group and exit ``128 + signal``.
+
+Exit status: 0 never (it serves until stopped); 1 the app or wrwroxy failed or did not
+start in time; 2 a usage or configuration error (missing file, no ``server`` in it,
+unknown conda env, port in use); ``128 + n`` stopped by signal ``n``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import signal
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from types import FrameType
+
+from nanohubmcp.errors import ConfigurationError
+from nanohubmcp.nanohub import child as app_child
+from nanohubmcp.nanohub.plan import DEFAULT_PORT, WEBER_PORT, LaunchPlan, plan_launch
+from nanohubmcp.nanohub.proxy import detect_proxy
+from nanohubmcp.nanohub.pyenv import conda_env_python
+from nanohubmcp.nanohub.supervisor import Child, port_is_free, wait_for_port
+from nanohubmcp.nanohub.wrwroxy import find_wrwroxy
+
+__all__ = ["STOP_SIGNALS", "build_parser", "main"]
+
+STOP_SIGNALS = tuple(
+    getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)
+)
+"""The signals that make ``start_mcp`` stop its children and exit."""
+
+_SUPERVISE_POLL = 0.2  # seconds between liveness checks while serving
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the ``start_mcp`` argument parser."""
+    parser = argparse.ArgumentParser(
+        prog="start_mcp",
+        description="Run an MCP server app file, on nanoHUB behind its weber proxy or locally.",
+    )
+    parser.add_argument(
+        "--app", "-a", required=True, metavar="FILE", help="Python file defining a module-level `server`"
+    )
+    parser.add_argument(
+        "--host",
+        default=None,
+        help="address of the listener weber (or you) connect to: wrwroxy if used, else the app "
+        "(default 0.0.0.0; 127.0.0.1 in a Jupyter session)",
+    )
+    parser.add_argument(
+        "--port",
+        "-p",
+        type=int,
+        default=None,
+        help=f"the app's port (default $MCP_PORT, else {DEFAULT_PORT}; behind wrwroxy {WEBER_PORT + 1})",
+    )
+    parser.add_argument(
+        "--python-env", metavar="NAME", default=None, help="run the app with this conda env's Python"
+    )
+    parser.add_argument("--debug", action="store_true", help="debug logging in the app; wrwroxy --stream-log")
+    parser.add_argument(
+        "--weber-port",
+        type=int,
+        default=WEBER_PORT,
+        help=f"the port the hub's proxy forwards to (default {WEBER_PORT}; "
+        "change it only for tests or other hubs)",
+    )
+    parser.add_argument(
+        "--startup-timeout",
+        type=float,
+        default=120.0,
+        metavar="SECONDS",
+        help="how long the app (and wrwroxy) may take to start listening (default 120)",
+    )
+    return parser
+
+
+class _StopRequest:
+    """Signal handler target: remembers the first stop signal; checked by the loops."""
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        if self.signum is None:
+            self.signum = signum
+
+    def requested(self) -> bool:
+        return self.signum is not None
+
+
+def _say(message: str) -> None:
+    print(f"start_mcp: {message}", file=sys.stderr, flush=True)
+
+
+def _requested_port(args: argparse.Namespace, environ: dict[str, str]) -> tuple[int | None, str]:
+    if args.port is not None:
+        return args.port, "--port"
+    raw = environ.get("MCP_PORT", "").strip()
+    if not raw:
+        return None, "--port"
+    try:
+        return int(raw), "MCP_PORT"
+    except ValueError:
+        raise ConfigurationError(f"MCP_PORT={raw!r} is not a port number") from None
+
+
+def _check_ports(plan: LaunchPlan) -> None:
+    wanted = [(plan.app_host, plan.app_port, "the app")]
+    if plan.wrwroxy_argv and plan.wrwroxy_host is not None and plan.wrwroxy_port is not None:
+        wanted.append((plan.wrwroxy_host, plan.wrwroxy_port, "wrwroxy"))
+    for host, port, who in wanted:
+        if not 0 < port < 65536:
+            raise ConfigurationError(f"port {port} for {who} is out of range (1-65535)")
+        if not port_is_free(host, port):
+            raise ConfigurationError(
+                f"port {port} on {host} (for {who}) is already in use; stop what holds it "
+                "(an earlier start_mcp?) or choose another port"
+            )
+
+
+def _print_ready(plan: LaunchPlan) -> None:
+    base = plan.info.public_url or plan.local_url
+    lines = [
+        f"MCP Server ready! Access it at: {base}",
+        f"Streamable HTTP endpoint: {base}mcp",
+        f"SSE endpoint: {base}sse",
+    ]
+    if plan.info.public_url:
+        lines.append(f"Listening locally on: {plan.local_url}")
+    print("\n".join(lines), flush=True)
+
+
+def _await(proc: Child, host: str, port: int, timeout: float, stop: _StopRequest) -> int | None:
+    """Wait for ``proc`` to listen; None when ready, else the exit status to return."""
+    state = wait_for_port(
+        host, port, timeout=timeout, alive=lambda: proc.returncode() is None, cancelled=stop.requested
+    )
+    if state == "ready":
+        return None
+    if state == "cancelled":
+        return 128 + (stop.signum or 0)
+    if state == "timeout":
+        _say(f"error: {proc.name} did not listen on {host}:{port} within {timeout:g} s; stopping")
+        return 1
+    status = proc.returncode()
+    if proc.name == "the app" and status == 2:
+        return 2  # the child already printed the one-line reason (no `server`, ...)
+    _say(
+        f"error: {proc.name} exited with status {status} before listening on {host}:{port} "
+        "(its output is above)"
+    )
+    return status if status and status > 0 else 1
+
+
+def _start(name: str, argv: list[str], env: dict[str, str]) -> Child:
+    try:
+        return Child(name, argv, env)
+    except OSError as exc:
+        raise ConfigurationError(f"cannot start {name} ({argv[0]}): {exc.strerror or exc}") from exc
+
+
+def _serve(plan: LaunchPlan, python: Path | None, args: argparse.Namespace, stop: _StopRequest) -> int:
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    children: list[Child] = []
+    try:
+        app = _start(
+            "the app",
+            app_child.command(
+                python,
+                app=Path(args.app).resolve(),
+                host=plan.app_host,
+                port=plan.app_port,
+                path_prefix=plan.info.path_prefix,
+                public_url=plan.info.public_url,
+                parent_pid=os.getpid(),
+                debug=args.debug,
+            ),
+            env,
+        )
+        children.append(app)
+        failed = _await(app, plan.app_host, plan.app_port, args.startup_timeout, stop)
+        if failed is not None:
+            return failed
+        if plan.wrwroxy_argv and plan.wrwroxy_host is not None and plan.wrwroxy_port is not None:
+            proxy = _start("wrwroxy", plan.wrwroxy_argv, env)
+            children.append(proxy)
+            failed = _await(proxy, plan.wrwroxy_host, plan.wrwroxy_port, args.startup_timeout, stop)
+            if failed is not None:
+                return failed
+        _print_ready(plan)
+        while not stop.requested():
+            for proc in children:
+                status = proc.returncode()
+                if status is not None:
+                    _say(f"error: {proc.name} (pid {proc.pid}) exited with status {status}; stopping")
+                    return status if status > 0 else 1
+            time.sleep(_SUPERVISE_POLL)
+        return 128 + (stop.signum or 0)
+    finally:
+        for proc in reversed(children):
+            proc.stop()
+
+
+def _run(args: argparse.Namespace, stop: _StopRequest) -> int:
+    app = Path(args.app)
+    if not app.is_file():
+        raise ConfigurationError(f"app file {args.app!r} does not exist")
+    environ = dict(os.environ)
+    port, source = _requested_port(args, environ)
+    python = conda_env_python(args.python_env, environ=environ) if args.python_env else None
+
+    version = None
+    probe = detect_proxy(environ, port=port or DEFAULT_PORT)
+    if probe.on_hub and probe.mode == "tool":
+        version = find_wrwroxy()
+        if version is None:
+            _say(f"no wrwroxy found with `use`; the app serves on {args.weber_port} under the weber path")
+    if stop.requested():
+        return 128 + (stop.signum or 0)
+    plan = plan_launch(
+        environ,
+        host=args.host,
+        port=port,
+        port_source=source,
+        weber_port=args.weber_port,
+        wrwroxy_version=version,
+        debug=args.debug,
+    )
+    _say(plan.info.reason + (f" ({version})" if plan.wrwroxy_argv else ""))
+    for notice in plan.notices:
+        _say(notice)
+    _check_ports(plan)
+    if plan.info.public_url:
+        print(f"Proxy URL : {plan.info.public_url}", flush=True)
+    return _serve(plan, python, args, stop)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``start_mcp`` console script; returns the exit status.
+
+    Installs the stop-signal handlers for its own lifetime and restores the previous
+    ones before returning.
+    """
+    args = build_parser().parse_args(argv)
+    stop = _StopRequest()
+    previous = {sig: signal.signal(sig, stop) for sig in STOP_SIGNALS}
+    try:
+        return _run(args, stop)
+    except ConfigurationError as exc:
+        _say(f"error: {exc}")
+        return 2
+    finally:
+        for sig, handler in previous.items():
+            with contextlib.suppress(TypeError, ValueError):
+                signal.signal(sig, handler)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
