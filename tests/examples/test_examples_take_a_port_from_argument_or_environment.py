@@ -1,0 +1,62 @@
+"""Every example takes ``--port N`` or ``$MCP_PORT`` (``--port`` wins) and ``--host``
+(default 0.0.0.0), so tests and users can run several side by side."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import urllib.request
+
+import pytest
+from example_process import EXAMPLES, ExampleProcess, run_example
+
+pytestmark = pytest.mark.slow
+
+NAMES = ["simple", "data_analysis", "simulator"]
+SERVER_NAMES = {
+    "simple": "simple-calculator",
+    "data_analysis": "data-analysis",
+    "simulator": "physics-simulator",
+}
+
+
+def info(example: ExampleProcess) -> dict:
+    with urllib.request.urlopen(example.url, timeout=10) as response:
+        return json.loads(response.read())
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_port_argument_and_loopback_host(name: str) -> None:
+    with run_example(name, env={"MCP_PORT": "not-a-port"}) as example:  # --port 0 wins over MCP_PORT
+        assert f"listening on 127.0.0.1:{example.port}" in example.output
+        assert example.port not in (0, 8000)
+        assert info(example)["name"] == SERVER_NAMES[name]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_mcp_port_environment_variable_without_an_argument(name: str) -> None:
+    with run_example(name, "--host", "127.0.0.1", default_args=False, env={"MCP_PORT": "0"}) as example:
+        assert example.port not in (0, 8000)  # 0 = any free port: MCP_PORT was read
+        assert info(example)["status"] == "running"
+
+
+def test_the_default_host_is_every_interface() -> None:
+    with run_example("simple", "--port", "0", default_args=False) as example:
+        assert f"listening on 0.0.0.0:{example.port}" in example.output
+        assert info(example)["tools"] == 5  # reachable through loopback too
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_help_documents_the_options(name: str) -> None:
+    done = subprocess.run([sys.executable, str(EXAMPLES / name / "start_mcp.py"), "--help"],
+                          capture_output=True, text=True, timeout=60, check=True)
+    assert "--port" in done.stdout
+    assert "--host" in done.stdout
+    assert "MCP_PORT" in done.stdout
+
+
+def test_two_examples_run_side_by_side() -> None:
+    with run_example("simple") as one, run_example("simple") as two:
+        assert one.port != two.port
+        assert info(one)["name"] == info(two)["name"] == "simple-calculator"
