@@ -1,0 +1,169 @@
+"""Drive an MCP server with the official ``mcp`` Python client and print every step.
+
+Usage::
+
+    python scripts/demo_client.py [URL] [--tool NAME] [--arguments JSON]
+                                  [--prompt NAME] [--prompt-arguments JSON] [--timeout SECONDS]
+
+URL is the Streamable HTTP endpoint (default ``http://127.0.0.1:8000/mcp``); a base URL such
+as ``http://127.0.0.1:8000/`` gets ``mcp`` appended. The steps: initialize, list tools, call a
+tool (default ``add`` with ``{"a": 2, "b": 3}``), list resources and read each, list resource
+templates, list prompts and get one (default: the first, with every argument set to "2+2").
+
+Exit status: 0 when every step succeeded, 1 when one failed (the message says which), 2 for
+bad command-line arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from typing import Any
+
+DEFAULT_URL = "http://127.0.0.1:8000/mcp"
+
+
+class DemoFailure(Exception):
+    """A step did not give what the demo expects."""
+
+
+def endpoint(url: str) -> str:
+    """The MCP endpoint for ``url``: unchanged when it ends in ``/mcp``, else ``<url>/mcp``."""
+    if url.rstrip("/").endswith("/mcp"):
+        return url
+    return url.rstrip("/") + "/mcp"
+
+
+def step(title: str) -> None:
+    print(f"\n=== {title} ===", flush=True)
+
+
+def show(label: str, value: Any) -> None:
+    """Print ``label: value`` with JSON-looking values indented under the label."""
+    if isinstance(value, (dict, list)):
+        text = json.dumps(value, indent=2, ensure_ascii=False)
+        print(f"  {label}:\n" + "\n".join("    " + line for line in text.splitlines()), flush=True)
+    else:
+        print(f"  {label}: {value}", flush=True)
+
+
+def blocks(content: list[Any]) -> list[dict[str, Any]]:
+    """Content blocks as plain dicts, without the SDK's unset fields."""
+    return [block.model_dump(mode="json", by_alias=True, exclude_none=True) for block in content]
+
+
+async def on_log(params: Any) -> None:
+    """Print ``notifications/message`` sent by the server during a call."""
+    print(f"  [server log, {params.level}] {params.data}", flush=True)
+
+
+async def run(args: argparse.Namespace) -> None:
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    url = endpoint(args.url)
+    step(f"connect to {url} (Streamable HTTP)")
+    async with streamable_http_client(url) as streams, ClientSession(
+        streams[0], streams[1], logging_callback=on_log
+    ) as session:
+        step("1. initialize")
+        init = await session.initialize()
+        show("protocolVersion", init.protocol_version)
+        show("serverInfo", init.server_info.model_dump(mode="json", exclude_none=True))
+        show("capabilities", init.capabilities.model_dump(mode="json", by_alias=True, exclude_none=True))
+
+        step("2. tools/list")
+        tools = (await session.list_tools()).tools
+        for tool in tools:
+            params = ", ".join(tool.input_schema.get("properties", {}))
+            print(f"  - {tool.name}({params}): {(tool.description or '').strip().splitlines()[0]}")
+        if args.tool not in {t.name for t in tools}:
+            raise DemoFailure(f"the server has no tool named {args.tool!r}; pick one with --tool")
+
+        step(f"3. tools/call {args.tool} {json.dumps(args.arguments)}")
+        result = await session.call_tool(args.tool, args.arguments)
+        show("content", blocks(result.content))
+        if result.structured_content is not None:
+            show("structuredContent", result.structured_content)
+        show("isError", result.is_error)
+        if result.is_error:
+            raise DemoFailure(f"tool {args.tool!r} reported an error")
+
+        step("4. resources/list and resources/read")
+        resources = (await session.list_resources()).resources
+        if not resources:
+            print("  (no resources)")
+        for resource in resources:
+            kind = resource.mime_type or "no MIME type"
+            print(f"  - {resource.uri} ({kind}): {resource.description or ''}")
+            read = await session.read_resource(resource.uri)
+            for item in read.contents:
+                text = getattr(item, "text", None)
+                show("    contents", text if text is not None else f"<{len(item.blob)} base64 chars>")
+
+        step("5. resources/templates/list")
+        templates = (await session.list_resource_templates()).resource_templates
+        if not templates:
+            print("  (no resource templates)")
+        for template in templates:
+            print(f"  - {template.uri_template}: {template.description or ''}")
+
+        step("6. prompts/list and prompts/get")
+        prompts = (await session.list_prompts()).prompts
+        for prompt in prompts:
+            names = ", ".join(a.name for a in prompt.arguments or [])
+            print(f"  - {prompt.name}({names}): {prompt.description or ''}")
+        if prompts:
+            chosen = next((p for p in prompts if p.name == args.prompt), None) if args.prompt else prompts[0]
+            if chosen is None:
+                raise DemoFailure(f"the server has no prompt named {args.prompt!r}")
+            prompt_args = args.prompt_arguments
+            if prompt_args is None:
+                prompt_args = {a.name: "2+2" for a in chosen.arguments or []}
+            got = await session.get_prompt(chosen.name, prompt_args)
+            print(f"  prompts/get {chosen.name} {json.dumps(prompt_args)}:")
+            for message in got.messages:
+                content = message.content.model_dump(mode="json", exclude_none=True)
+                print(f"    {message.role}: {content.get('text', content)}")
+        else:
+            print("  (no prompts)")
+
+    step("done: every step succeeded")
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description="Drive an MCP server with the official mcp client.")
+    parser.add_argument("url", nargs="?", default=DEFAULT_URL, help=f"MCP endpoint (default {DEFAULT_URL})")
+    parser.add_argument("--tool", default="add", help="tool to call (default: add)")
+    parser.add_argument("--arguments", type=json.loads, default={"a": 2, "b": 3},
+                        help='tool arguments as JSON (default: {"a": 2, "b": 3})')
+    parser.add_argument("--prompt", default=None, help="prompt to get (default: the first listed)")
+    parser.add_argument("--prompt-arguments", type=json.loads, default=None,
+                        help='prompt arguments as JSON (default: every argument set to "2+2")')
+    parser.add_argument("--timeout", type=float, default=60.0, help="give up after this many seconds (60)")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    try:
+        asyncio.run(asyncio.wait_for(run(args), args.timeout))
+    except DemoFailure as exc:
+        print(f"\nDEMO FAILED: {exc}", file=sys.stderr)
+        return 1
+    except (asyncio.TimeoutError, TimeoutError):
+        print(f"\nDEMO FAILED: no answer within {args.timeout:g} s", file=sys.stderr)
+        return 1
+    except Exception as exc:  # connection refused, protocol errors: say what, not a traceback
+        detail = exc
+        while getattr(detail, "exceptions", None):  # unwrap anyio's exception groups
+            detail = detail.exceptions[0]
+        print(f"\nDEMO FAILED: {type(detail).__name__}: {detail}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
