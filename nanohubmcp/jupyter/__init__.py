@@ -1,0 +1,19 @@
+"""The Jupyter layer: ``%load_ext nanohubmcp``, the ``%%mcp_*`` cell magics and a live server in the kernel.
+
+The only subpackage that imports IPython or ipykernel, and only in the modules that need it
+(``extension``, ``magics``, ``kernel_server``); importing this package imports neither.
+
+Modules:
+
+- ``config``: the ``NanohubMCP`` traitlets Configurable (``c.NanohubMCP.port = 8000``).
+- ``cellspec``: the magic-line parser shared with the notebook exporter (no IPython).
+- ``session``: ``KernelSession``, the server a notebook builds cell by cell.
+- ``calls``: how a cell-defined function is called (worker pool or kernel loop, timeouts).
+- ``output``: routing a tool's ``print``/``display`` output to the cell that defined it.
+- ``display``: the rich status shown after the server starts and by ``%mcp status``.
+- ``magics``: ``%%mcp_tool``, ``%%mcp_resource``, ``%%mcp_prompt`` and ``%mcp``.
+- ``extension``: ``load``/``unload``, called by ``nanohubmcp.load_ipython_extension``.
+- ``kernel_server``: ``server.run()`` inside a kernel (background, one server per port).
+"""
+
+from __future__ import annotations

@@ -1,0 +1,349 @@
+"""The options of ``%%mcp_tool``, ``%%mcp_resource`` and ``%%mcp_prompt`` cells, parsed without IPython.
+
+One parser for the magic line, shared by the live magics (``nanohubmcp.jupyter.magics``) and the
+notebook exporter, so a notebook and its exported ``start_mcp.py`` register the same components
+with the same options. This module imports neither IPython nor Tornado: it turns text into plain
+dataclasses.
+
+- :func:`parse_tool_line` / :func:`parse_resource_line` / :func:`parse_prompt_line`: the text after
+  the magic name (``"--name add --tags math,basic"``) -> :class:`ToolSpec` / :class:`ResourceSpec` /
+  :class:`PromptSpec`. Quoting follows POSIX shell rules (``--description "Adds two numbers"``).
+- :func:`pick_function`: which top-level function of a cell's (already IPython-transformed)
+  source is the component, and where its definition starts.
+- ``TOOL_OPTIONS`` / ``RESOURCE_OPTIONS`` / ``PROMPT_OPTIONS``: the option tables both parsers use
+  (the magics turn them into ``magic_arguments`` help text).
+
+Every mistake raises :class:`~nanohubmcp.errors.RegistrationError` with a one-line message.
+
+Example:
+    ```python
+    >>> parse_tool_line("--name add --tags math --read-only").registration_options()
+    {'name': 'add', 'tags': frozenset({'math'}), 'annotations': {'readOnlyHint': True}}
+    ```
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import shlex
+from dataclasses import dataclass, field
+from typing import Any, NoReturn
+
+from ..errors import RegistrationError
+
+__all__ = [
+    "PROMPT_OPTIONS",
+    "RESOURCE_OPTIONS",
+    "TOOL_OPTIONS",
+    "FunctionInfo",
+    "Option",
+    "PromptSpec",
+    "ResourceSpec",
+    "ToolSpec",
+    "find_functions",
+    "parse_prompt_line",
+    "parse_resource_line",
+    "parse_tool_line",
+    "pick_function",
+]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a magic line: the argparse ``flags`` and keyword arguments."""
+
+    flags: tuple[str, ...]
+    kwargs: dict[str, Any]
+
+
+def _flag(flag: str, dest: str, help: str) -> Option:
+    return Option((flag,), {"dest": dest, "action": "store_true", "help": help})
+
+
+def _value(flag: str, dest: str, metavar: str, help: str) -> Option:
+    return Option((flag,), {"dest": dest, "metavar": metavar, "default": None, "help": help})
+
+
+_NAME = _value(
+    "--name",
+    "name",
+    "NAME",
+    "the component's name (default: the function's name); with several functions in "
+    "the cell it also picks the one to register",
+)
+_DESCRIPTION = _value("--description", "description", "TEXT", "the description (default: the docstring)")
+_TITLE = _value("--title", "title", "TEXT", "a human-readable title (MCP 2025-06-18+)")
+
+TOOL_OPTIONS: tuple[Option, ...] = (
+    _NAME,
+    _DESCRIPTION,
+    _value("--tags", "tags", "A,B", "comma-separated tags for your own grouping (not sent to clients)"),
+    _TITLE,
+    _flag(
+        "--async",
+        "background",
+        "a long-running job: calls answer at once with a job id, polled with get_job_result",
+    ),
+    _flag("--read-only", "read_only", "hint: the tool does not change anything (readOnlyHint)"),
+    _flag("--destructive", "destructive", "hint: the tool may destroy data (destructiveHint)"),
+    _flag("--idempotent", "idempotent", "hint: repeating a call has no further effect (idempotentHint)"),
+    _flag("--open-world", "open_world", "hint: the tool reaches outside systems (openWorldHint)"),
+    _flag(
+        "--main",
+        "main",
+        "run on the kernel's own thread and event loop (for code that is not thread-safe: "
+        "widgets, pyplot); calls wait while a cell runs",
+    ),
+)
+"""Options of ``%%mcp_tool``."""
+
+RESOURCE_OPTIONS: tuple[Option, ...] = (
+    Option(("uri",), {"metavar": "URI", "help": "the resource URI; {placeholders} make a template"}),
+    _value("--mime-type", "mime_type", "TYPE", "the MIME type of the content (e.g. application/json)"),
+    _NAME,
+    _DESCRIPTION,
+    _TITLE,
+)
+"""Options of ``%%mcp_resource``."""
+
+PROMPT_OPTIONS: tuple[Option, ...] = (_NAME, _DESCRIPTION, _TITLE)
+"""Options of ``%%mcp_prompt``."""
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """What a ``%%mcp_tool`` line asks for.
+
+    Attributes:
+        name / description / title: listing fields (None: from the function).
+        tags: tags given with ``--tags a,b``.
+        background: ``--async``: register as a job tool (``server.async_tool``).
+        read_only / destructive / idempotent / open_world: the annotation hints that were given.
+        main: ``--main``: run calls on the kernel's own thread (live notebooks only; the
+            exporter ignores it).
+    """
+
+    name: str | None = None
+    description: str | None = None
+    title: str | None = None
+    tags: frozenset[str] = field(default_factory=frozenset)
+    background: bool = False
+    read_only: bool = False
+    destructive: bool = False
+    idempotent: bool = False
+    open_world: bool = False
+    main: bool = False
+
+    def annotations(self) -> dict[str, bool] | None:
+        """The MCP tool annotations the flags give (only the hints that were set), or None."""
+        hints = {
+            "readOnlyHint": self.read_only,
+            "destructiveHint": self.destructive,
+            "idempotentHint": self.idempotent,
+            "openWorldHint": self.open_world,
+        }
+        chosen = {key: True for key, value in hints.items() if value}
+        return chosen or None
+
+    def registration_options(self) -> dict[str, Any]:
+        """Keyword arguments for ``MCPServer.add_tool`` / ``@server.tool(...)`` (only those given)."""
+        options: dict[str, Any] = {
+            "name": self.name,
+            "description": self.description,
+            "title": self.title,
+            "tags": self.tags or None,
+            "annotations": self.annotations(),
+        }
+        return {key: value for key, value in options.items() if value is not None}
+
+
+@dataclass(frozen=True)
+class ResourceSpec:
+    """What a ``%%mcp_resource URI`` line asks for (``uri`` may be a ``{template}``)."""
+
+    uri: str
+    mime_type: str | None = None
+    name: str | None = None
+    description: str | None = None
+    title: str | None = None
+
+    def registration_options(self) -> dict[str, Any]:
+        """Keyword arguments for ``MCPServer.add_resource`` after the URI (only those given)."""
+        options = {
+            "mime_type": self.mime_type,
+            "name": self.name,
+            "description": self.description,
+            "title": self.title,
+        }
+        return {key: value for key, value in options.items() if value is not None}
+
+
+@dataclass(frozen=True)
+class PromptSpec:
+    """What a ``%%mcp_prompt`` line asks for."""
+
+    name: str | None = None
+    description: str | None = None
+    title: str | None = None
+
+    def registration_options(self) -> dict[str, Any]:
+        """Keyword arguments for ``MCPServer.add_prompt`` (only those given)."""
+        options = {"name": self.name, "description": self.description, "title": self.title}
+        return {key: value for key, value in options.items() if value is not None}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises instead of printing usage and exiting the kernel."""
+
+    def error(self, message: str) -> NoReturn:
+        raise RegistrationError(f"%%{self.prog}: {message}")
+
+    def exit(self, status: int = 0, message: str | None = None) -> NoReturn:
+        raise RegistrationError(f"%%{self.prog}: {(message or 'invalid options').strip()}")
+
+
+def _parse(magic: str, options: tuple[Option, ...], line: str) -> argparse.Namespace:
+    try:
+        words = shlex.split(line)
+    except ValueError as exc:  # an unclosed quote
+        raise RegistrationError(f"%%{magic}: cannot read the options: {exc}") from None
+    parser = _Parser(prog=magic, add_help=False, allow_abbrev=False)
+    for option in options:
+        parser.add_argument(*option.flags, **option.kwargs)
+    return parser.parse_args(words)
+
+
+def _text(magic: str, flag: str, value: str | None) -> str | None:
+    if value is not None and not value.strip():
+        raise RegistrationError(f"%%{magic}: {flag} needs a non-empty value")
+    return value
+
+
+def parse_tool_line(line: str) -> ToolSpec:
+    """Parse the options of ``%%mcp_tool``.
+
+    Raises:
+        RegistrationError: an unknown option, a missing value, or an empty name/tag list.
+    """
+    args = _parse("mcp_tool", TOOL_OPTIONS, line)
+    tags: frozenset[str] = frozenset()
+    if args.tags is not None:
+        tags = frozenset(tag.strip() for tag in args.tags.split(",") if tag.strip())
+        if not tags:
+            raise RegistrationError("%%mcp_tool: --tags needs at least one tag, e.g. --tags math,basic")
+    return ToolSpec(
+        name=_text("mcp_tool", "--name", args.name),
+        description=args.description,
+        title=_text("mcp_tool", "--title", args.title),
+        tags=tags,
+        background=args.background,
+        read_only=args.read_only,
+        destructive=args.destructive,
+        idempotent=args.idempotent,
+        open_world=args.open_world,
+        main=args.main,
+    )
+
+
+def parse_resource_line(line: str) -> ResourceSpec:
+    """Parse the options of ``%%mcp_resource URI``.
+
+    Raises:
+        RegistrationError: no URI, an unknown option or a missing value.
+    """
+    args = _parse("mcp_resource", RESOURCE_OPTIONS, line)
+    return ResourceSpec(
+        uri=args.uri,
+        mime_type=_text("mcp_resource", "--mime-type", args.mime_type),
+        name=_text("mcp_resource", "--name", args.name),
+        description=args.description,
+        title=_text("mcp_resource", "--title", args.title),
+    )
+
+
+def parse_prompt_line(line: str) -> PromptSpec:
+    """Parse the options of ``%%mcp_prompt``.
+
+    Raises:
+        RegistrationError: an unknown option or a missing value.
+    """
+    args = _parse("mcp_prompt", PROMPT_OPTIONS, line)
+    return PromptSpec(
+        name=_text("mcp_prompt", "--name", args.name),
+        description=args.description,
+        title=_text("mcp_prompt", "--title", args.title),
+    )
+
+
+@dataclass(frozen=True)
+class FunctionInfo:
+    """A top-level function definition in a cell.
+
+    Attributes:
+        name: the function's name.
+        lineno: 1-based line of the first decorator, or of ``def`` when undecorated (where an
+            exporter inserts ``@server.tool(...)``).
+        def_lineno: 1-based line of the ``def`` keyword.
+        is_async: defined with ``async def``.
+    """
+
+    name: str
+    lineno: int
+    def_lineno: int
+    is_async: bool
+
+
+def find_functions(source: str) -> list[FunctionInfo]:
+    """Every top-level ``def`` / ``async def`` of ``source``, in order.
+
+    Raises:
+        SyntaxError: ``source`` is not valid Python (callers report it their own way).
+    """
+    tree = ast.parse(source)
+    found = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+            found.append(FunctionInfo(node.name, first, node.lineno, isinstance(node, ast.AsyncFunctionDef)))
+    return found
+
+
+def pick_function(source: str, name: str | None = None, *, kind: str = "tool") -> tuple[FunctionInfo, bool]:
+    """Choose the function a component cell registers.
+
+    Functions whose names start with ``_`` are helpers and never chosen unless they are the
+    only ones. With ``name``, a function of that name wins; otherwise the cell must define
+    exactly one candidate, which is then registered under ``name`` (a rename).
+
+    Args:
+        source: the cell's Python source (after IPython's transforms).
+        name: the ``--name`` option, or None.
+        kind: ``"tool"``, ``"resource"`` or ``"prompt"``, for messages.
+    Returns:
+        ``(function, renamed)``: renamed is True when ``name`` differs from the function's name.
+    Raises:
+        RegistrationError: the cell defines no function, or several and ``name`` picks none.
+        SyntaxError: ``source`` is not valid Python.
+    """
+    functions = find_functions(source)
+    if not functions:
+        raise RegistrationError(
+            f"%%mcp_{kind}: the cell defines no function; "
+            f"write `def my_{kind}(...):` at the top level of the cell"
+        )
+    if name is not None:
+        for info in reversed(functions):
+            if info.name == name:
+                return info, False
+    public = [info for info in functions if not info.name.startswith("_")] or functions
+    distinct = list(dict.fromkeys(info.name for info in public))
+    if len(distinct) > 1:
+        listed = ", ".join(distinct)
+        hint = f"no function is named {name!r}; " if name is not None else ""
+        raise RegistrationError(
+            f"%%mcp_{kind}: {hint}the cell defines several functions ({listed}); pick one with --name "
+            "or rename helpers to start with '_'"
+        )
+    chosen = next(info for info in reversed(public) if info.name == distinct[0])
+    return chosen, name is not None and name != chosen.name
