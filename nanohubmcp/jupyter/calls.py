@@ -1,0 +1,218 @@
+"""How a function defined in a notebook cell is called when a client asks for it.
+
+The server's own loop (a daemon thread in "thread" mode, the kernel loop in "kernel" mode)
+receives the request; this module decides where the function body runs:
+
+``"pool"`` (sync functions)
+    the server's worker pool, so the kernel stays free and the endpoint keeps answering while
+    cells run. Measured: 1-30 ms per call during a busy cell (``jupyter-integration.md`` § 1.3).
+``"kernel"`` (``async def`` functions, and sync ones marked ``--main``)
+    the kernel's own event loop, on the kernel's main thread: where an ``async def`` tool's
+    awaitables usually belong, and the only safe place for code that is not thread-safe
+    (widgets, pyplot). Such a call waits while a synchronous cell runs: nothing can interrupt a
+    cell, so a call that cannot *start* before the timeout is answered with a "kernel busy"
+    tool error instead of leaving the client hanging.
+
+Either way the call runs in the context of the defining cell (:class:`~.output.CellOutput`),
+so its output lands there. :func:`wrap` builds the callable handed to ``MCPServer.add_tool``;
+``functools.wraps`` keeps the name, docstring and signature the schema is generated from.
+
+Timeouts: the wrappers enforce ``timeout()`` (read at each call, so ``%config
+NanohubMCP.tool_timeout`` applies at once); ``--async`` job tools are never timed out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import ToolError
+from .output import CellOutput
+
+__all__ = ["KernelCall", "policy_for", "wrap"]
+
+Timeout = Callable[[], "float | None"]
+
+
+def policy_for(fn: Callable[..., Any], *, main: bool) -> str:
+    """``"kernel"`` for coroutine functions and ``--main``; ``"pool"`` otherwise."""
+    return "kernel" if main or inspect.iscoroutinefunction(fn) else "pool"
+
+
+class KernelCall:
+    """One call scheduled onto the kernel loop; knows whether it started (busy vs slow).
+
+    The kernel loop runs :meth:`begin`; the server side waits on :attr:`future`. A call whose
+    caller gave up before it began is skipped when the kernel finally gets to it.
+    """
+
+    def __init__(self, fn: Callable[..., Any], kwargs: dict[str, Any], cell: CellOutput) -> None:
+        self.fn = fn
+        self.kwargs = kwargs
+        self.cell = cell
+        self.future: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        self.started = False
+        self.abandoned = False
+        self._task: asyncio.Task[Any] | None = None
+
+    def begin(self) -> None:
+        """Run on the kernel loop: call the function in its cell's context."""
+        if self.abandoned or not self.future.set_running_or_notify_cancel():
+            return
+        self.started = True
+        try:
+            value = self.cell.run(self._start)
+        except BaseException as exc:  # reported to the caller, as the tool's failure
+            self.future.set_exception(exc)
+            return
+        if not inspect.isawaitable(value):
+            self.future.set_result(value)
+
+    def _start(self) -> Any:
+        value = self.fn(**self.kwargs)
+        if inspect.isawaitable(value):
+            # Created inside the cell's context, so the task (and its output) keeps it.
+            self._task = asyncio.ensure_future(value)
+            self._task.add_done_callback(self._finished)
+        return value
+
+    def _finished(self, task: asyncio.Task[Any]) -> None:
+        if task.cancelled():
+            self.future.set_exception(ToolError("the call was cancelled"))
+        elif (error := task.exception()) is not None:
+            self.future.set_exception(error)
+        else:
+            self.future.set_result(task.result())
+
+    def cancel(self) -> None:
+        """Give up: skip the call if it has not begun, cancel its task if it is async."""
+        self.abandoned = True
+        self.future.cancel()  # fails (harmlessly) once the call is running
+        task = self._task
+        if task is not None and not task.done():
+            task.get_loop().call_soon_threadsafe(task.cancel)
+
+
+def _busy_message(name: str, timeout: float, is_async: bool) -> str:
+    where = (
+        "async def tools run on the kernel's event loop"
+        if is_async
+        else "--main tools run on the kernel's main thread"
+    )
+    return (
+        f"kernel busy: tool '{name}' could not start within {timeout:g} s because the notebook "
+        f"kernel is running a cell ({where}); try again when the cell has finished"
+    )
+
+
+def _slow_message(name: str, timeout: float) -> str:
+    return (
+        f"tool '{name}' did not finish within {timeout:g} s (NanohubMCP.tool_timeout); "
+        "it may still be running in the notebook kernel"
+    )
+
+
+async def _on_kernel(
+    name: str,
+    fn: Callable[..., Any],
+    kwargs: dict[str, Any],
+    cell: CellOutput,
+    loop: asyncio.AbstractEventLoop,
+    timeout: float | None,
+) -> Any:
+    call = KernelCall(fn, kwargs, cell)
+    loop.call_soon_threadsafe(call.begin)
+    waiter = asyncio.wrap_future(call.future)
+    try:
+        return await asyncio.wait_for(asyncio.shield(waiter), timeout) if timeout else await waiter
+    except asyncio.TimeoutError:
+        started = call.started
+        call.cancel()
+        assert timeout is not None
+        raise ToolError(
+            _slow_message(name, timeout)
+            if started
+            else _busy_message(name, timeout, inspect.iscoroutinefunction(fn))
+        ) from None
+    except asyncio.CancelledError:
+        call.cancel()
+        raise
+
+
+async def _on_pool(
+    name: str,
+    fn: Callable[..., Any],
+    kwargs: dict[str, Any],
+    cell: CellOutput,
+    executor: concurrent.futures.Executor,
+    timeout: float | None,
+) -> Any:
+    loop = asyncio.get_running_loop()
+    waiter = loop.run_in_executor(executor, functools.partial(cell.run, fn, **kwargs))
+    try:
+        return await asyncio.wait_for(waiter, timeout) if timeout else await waiter
+    except asyncio.TimeoutError:
+        assert timeout is not None
+        raise ToolError(_slow_message(name, timeout)) from None
+
+
+def wrap(
+    fn: Callable[..., Any],
+    *,
+    name: str,
+    policy: str,
+    cell: CellOutput,
+    kernel_loop: asyncio.AbstractEventLoop | None,
+    executor: Callable[[], concurrent.futures.Executor],
+    timeout: Timeout,
+    background: bool = False,
+) -> Callable[..., Any]:
+    """The callable to register for ``fn``, defined in ``cell``.
+
+    Args:
+        fn: the user's function (sync or ``async def``).
+        name: the component's name, for messages.
+        policy: ``"pool"`` or ``"kernel"`` (see :func:`policy_for`).
+        cell: where its output goes.
+        kernel_loop: the kernel's event loop; None outside a kernel, where "kernel" calls run
+            on the server's loop (coroutines) or the pool (sync functions).
+        executor: returns the worker pool (the server's, created lazily).
+        timeout: returns the current per-call limit in seconds (None: no limit).
+        background: a job tool (``--async``): the job machinery runs it, without a timeout.
+    Returns:
+        A function with ``fn``'s name, docstring and signature (``__wrapped__``).
+    """
+    if policy == "kernel" and kernel_loop is not None:
+        loop = kernel_loop
+
+        async def on_kernel(**kwargs: Any) -> Any:
+            return await _on_kernel(name, fn, kwargs, cell, loop, None if background else timeout())
+
+        return functools.wraps(fn)(on_kernel)
+    if inspect.iscoroutinefunction(fn):
+        # No kernel loop to go to (plain IPython): run on the server's loop, in the cell's context.
+        async def on_server(**kwargs: Any) -> Any:
+            limit = None if background else timeout()
+            task = cell.run(lambda: asyncio.ensure_future(fn(**kwargs)))
+            try:
+                return await asyncio.wait_for(task, limit) if limit else await task
+            except asyncio.TimeoutError:
+                assert limit is not None
+                raise ToolError(_slow_message(name, limit)) from None
+
+        return functools.wraps(fn)(on_server)
+    if background:
+        # The job machinery already runs sync job tools on its own pool.
+        def in_job(**kwargs: Any) -> Any:
+            return cell.run(fn, **kwargs)
+
+        return functools.wraps(fn)(in_job)
+
+    async def on_pool(**kwargs: Any) -> Any:
+        return await _on_pool(name, fn, kwargs, cell, executor(), timeout())
+
+    return functools.wraps(fn)(on_pool)

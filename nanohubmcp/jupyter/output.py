@@ -1,0 +1,75 @@
+"""Route a tool's ``print`` and ``display`` output to the notebook cell that defined it.
+
+ipykernel decides which cell an output belongs to from a *parent header* (the
+``execute_request`` that is running). ipykernel 6.29+ and 7.x keep that header in a
+``ContextVar`` on the shell, the display publisher, the display hook and ``sys.stdout`` /
+``sys.stderr``, falling back to "the cell running now, or the last one run" when a thread never
+set it. Measured on 6.31 and 7.4 (``reference/jupyter-integration.md`` § 1.5): running every call
+in a copy of the context captured inside the defining cell puts its output under that cell,
+for worker threads and for the kernel loop alike. 7.1+ no longer make threads inherit the cell
+that started them, so without this a tool's output lands in whatever cell runs at the time.
+
+On top of the context copy, :meth:`CellOutput.run` sets the captured header explicitly with the
+shell's ``set_thread_parent`` when the kernel offers it (7.x; a no-op elsewhere), so the routing
+does not hinge on how a given version seeds its context variables. Outside a kernel (plain
+IPython, tests) both steps are harmless: there is no header to route by.
+
+Nothing here imports IPython: the shell is used through duck typing.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+__all__ = ["CellOutput"]
+
+T = TypeVar("T")
+
+
+class CellOutput:
+    """The output destination of one cell, captured while that cell runs.
+
+    Attributes:
+        parent: the cell's ``execute_request`` message (None outside a kernel).
+        msg_id: that message's id, or None: which cell the output goes to.
+        cell_id: the frontend's cell id (JupyterLab sends ``metadata.cellId``; nbclient does not).
+    """
+
+    __slots__ = ("_context", "_shell", "cell_id", "msg_id", "parent")
+
+    def __init__(self, context: contextvars.Context, shell: Any, parent: dict[str, Any] | None) -> None:
+        self._context = context
+        self._shell = shell
+        self.parent = parent or None
+        header = (parent or {}).get("header") or {}
+        metadata = (parent or {}).get("metadata") or {}
+        self.msg_id: str | None = header.get("msg_id")
+        self.cell_id: str | None = metadata.get("cellId")
+
+    @classmethod
+    def capture(cls, shell: Any) -> CellOutput:
+        """Capture the running cell (call from the magic, on the kernel's main thread)."""
+        get_parent = getattr(shell, "get_parent", None)
+        parent = get_parent() if callable(get_parent) else None
+        return cls(contextvars.copy_context(), shell, parent if isinstance(parent, dict) else None)
+
+    def run(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+        """Call ``fn(*args, **kwargs)`` so that its output goes to the captured cell.
+
+        Safe from any thread and for concurrent calls: each call enters its own copy of the
+        captured context (one Context cannot be entered by two threads at once).
+        """
+        return self._context.copy().run(self._call, fn, args, kwargs)
+
+    def _call(self, fn: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> T:
+        set_parent = getattr(self._shell, "set_thread_parent", None)
+        reset_parent = getattr(self._shell, "reset_thread_parent", None)
+        if self.parent is None or set_parent is None or reset_parent is None:
+            return fn(*args, **kwargs)
+        tokens = set_parent(self.parent)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            reset_parent(tokens)
