@@ -1,0 +1,121 @@
+"""``NanohubMCP``: the notebook server's settings, as a traitlets Configurable.
+
+Set them in a profile's ``ipython_config.py`` or ``ipython_kernel_config.py``::
+
+    c.NanohubMCP.port = 8001
+    c.NanohubMCP.mode = "kernel"
+
+or live in a notebook, where a change to ``host``, ``port``, ``mode``, ``path_prefix``,
+``allowed_origins``, ``public_url``, ``name``, ``version`` or ``instructions`` restarts a running
+server, and ``tool_timeout`` applies to the next call::
+
+    %config NanohubMCP.port = 0        # any free port
+    %config NanohubMCP                 # list the options with their current values
+
+This class only holds values; ``nanohubmcp.jupyter.session.KernelSession`` observes them.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from traitlets import Enum, Float, Integer, List, TraitError, Unicode, Union, default, validate
+from traitlets.config import Configurable
+
+__all__ = ["NanohubMCP"]
+
+RESTART_TRAITS = ("host", "port", "mode", "path_prefix", "allowed_origins", "public_url")
+"""Traits whose change restarts a running server on its new address or URL."""
+REBUILD_TRAITS = ("name", "version", "instructions")
+"""Traits baked into the server's identity: a change rebuilds the server (tools are kept)."""
+
+
+class NanohubMCP(Configurable):
+    """Settings of the MCP server a notebook serves (``c.NanohubMCP.*``, ``%config NanohubMCP``)."""
+
+    name = Unicode(
+        help="Server name sent to clients (serverInfo.name). Default: the notebook's file name when "
+        "Jupyter Server tells the kernel (JPY_SESSION_NAME), else 'notebook'.",
+    ).tag(config=True)
+
+    version = Unicode("1.0.0", help="Server version sent to clients (serverInfo.version).").tag(config=True)
+
+    host = Unicode(
+        "127.0.0.1",
+        help="Interface to listen on. 127.0.0.1 keeps the server private to this machine; nanoHUB's "
+        "proxy reaches it there. Use 0.0.0.0 only on a trusted network.",
+    ).tag(config=True)
+
+    port = Integer(
+        8000,
+        help="TCP port to listen on; 0 picks any free port (see %mcp url). A busy port is reported, "
+        "never silently replaced.",
+    ).tag(config=True)
+
+    mode = Enum(
+        ["thread", "kernel"],
+        default_value="thread",
+        help="Where the server runs: 'thread' = an event loop of its own in a background thread, "
+        "answering while cells run; 'kernel' = the kernel's own event loop, answering only between "
+        "cells (and during 'await').",
+    ).tag(config=True)
+
+    path_prefix = Unicode(
+        "",
+        help="Path the server serves under, for a proxy that does not strip it (e.g. '/weber/...'). "
+        "Empty behind jupyter-server-proxy, which strips its own prefix.",
+    ).tag(config=True)
+
+    allowed_origins = Union(
+        [Enum(["*"]), List(Unicode())],
+        default_value=None,
+        allow_none=True,
+        help="Browser origins allowed to call the server: None = loopback plus the public URL's "
+        "origin; a list such as ['https://example.org']; or '*' for any.",
+    ).tag(config=True)
+
+    tool_timeout = Float(
+        60.0,
+        allow_none=True,
+        help="Seconds a tool, resource or prompt call may take before the client gets a tool error "
+        "('kernel busy' when it could not even start because a cell was running). None = no limit. "
+        "--async job tools are never timed out.",
+    ).tag(config=True)
+
+    instructions = Unicode(
+        None, allow_none=True, help="Text telling clients how to use this server (initialize result)."
+    ).tag(config=True)
+
+    public_url = Unicode(
+        None,
+        allow_none=True,
+        help="URL to advertise instead of the detected one (None: the nanoHUB weber URL when the kernel "
+        "runs on a hub, else http://127.0.0.1:<port>/).",
+    ).tag(config=True)
+
+    @default("name")
+    def _default_name(self) -> str:
+        notebook = os.path.basename(os.environ.get("JPY_SESSION_NAME", "")).rsplit(".ipynb", 1)[0]
+        cleaned = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in notebook).strip("-")
+        return cleaned or "notebook"
+
+    @validate("port")
+    def _check_port(self, proposal: Any) -> int:
+        value = int(proposal["value"])
+        if not 0 <= value <= 65535:
+            raise TraitError(f"NanohubMCP.port must be between 0 and 65535 (0 = any free port), not {value}")
+        return value
+
+    @validate("tool_timeout")
+    def _check_timeout(self, proposal: Any) -> float | None:
+        value = proposal["value"]
+        if value is not None and value <= 0:
+            raise TraitError("NanohubMCP.tool_timeout must be a positive number of seconds, or None")
+        return value  # type: ignore[no-any-return]
+
+    @validate("name")
+    def _check_name(self, proposal: Any) -> str:
+        if not str(proposal["value"]).strip():
+            raise TraitError("NanohubMCP.name must not be empty")
+        return str(proposal["value"])

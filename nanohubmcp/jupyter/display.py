@@ -1,0 +1,125 @@
+"""What a notebook shows about its server: a rich status (HTML, with a plain-text fallback).
+
+:class:`StatusView` renders a :meth:`KernelSession.status` snapshot: whether it serves and
+where (the public URL: nanoHUB's weber URL when the kernel runs on a hub, else the local one),
+the transport endpoints, the registered tools, and a ready-to-paste client configuration for
+clients that only speak stdio, bridged by ``mcp-remote``. IPython's display machinery picks
+``_repr_html_`` in a notebook and ``__repr__`` in a terminal; nothing here imports IPython.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Any
+from urllib.parse import urlsplit
+
+__all__ = ["StatusView", "client_config", "endpoints"]
+
+_ENDPOINTS = (
+    ("Streamable HTTP", "mcp"),
+    ("SSE (legacy)", "sse"),
+    ("OpenAPI schema", "openapi.json"),
+    ("MCP discovery", ".well-known/mcp.json"),
+    ("Direct tool calls", "tools/<name>"),
+)
+
+
+def endpoints(base_url: str) -> list[tuple[str, str]]:
+    """``[(label, url), ...]`` of every transport endpoint under ``base_url`` (trailing slash)."""
+    return [(label, base_url + path) for label, path in _ENDPOINTS]
+
+
+def client_config(name: str, mcp_url: str) -> dict[str, Any]:
+    """A ``mcpServers`` entry that bridges a stdio-only client to ``mcp_url`` with ``mcp-remote``.
+
+    ``--allow-http`` is added for plain-HTTP URLs off this machine (mcp-remote refuses them
+    otherwise).
+    """
+    args = ["-y", "mcp-remote", mcp_url]
+    parts = urlsplit(mcp_url)
+    if parts.scheme == "http" and parts.hostname not in ("localhost", "127.0.0.1", "::1"):
+        args.append("--allow-http")
+    return {"mcpServers": {name: {"command": "npx", "args": args}}}
+
+
+class StatusView:
+    """The server's status as rich output.
+
+    Args:
+        status: a ``KernelSession.status()`` snapshot.
+    """
+
+    def __init__(self, status: dict[str, Any]) -> None:
+        self.status = status
+
+    def _headline(self) -> str:
+        s = self.status
+        if not s["running"]:
+            return f"MCP server '{s['name']}' v{s['version']} is stopped"
+        return (
+            f"MCP server '{s['name']}' v{s['version']} serving on {s['host']}:{s['port']} ({s['mode']} mode)"
+        )
+
+    def _snippet(self) -> str:
+        return json.dumps(client_config(self.status["name"], self.status["mcp_url"]), indent=2)
+
+    def __repr__(self) -> str:
+        s = self.status
+        lines = [self._headline()]
+        if s["running"]:
+            lines.append(f"  Public URL: {s['public_url']}")
+            if s["public_url"] != s["local_url"]:
+                lines.append(f"  Local URL:  {s['local_url']}")
+            lines.append("Endpoints:")
+            lines += [f"  {label + ':':<20} {url}" for label, url in endpoints(s["public_url"])]
+        lines.append(f"Tools ({len(s['tools'])}):")
+        lines += [
+            f"  {t['name']} [{t['runs']}]" + (f" - {t['description']}" if t["description"] else "")
+            for t in s["tools"]
+        ] or ["  (none yet: define one in a %%mcp_tool cell)"]
+        if s["resources"]:
+            lines.append(f"Resources: {', '.join(s['resources'])}")
+        if s["prompts"]:
+            lines.append(f"Prompts: {', '.join(s['prompts'])}")
+        if s["running"]:
+            lines.append("Client configuration (stdio clients, via mcp-remote):")
+            lines += ["  " + line for line in self._snippet().splitlines()]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        s = self.status
+        esc = html.escape
+        parts = [f"<div class='nanohubmcp-status'><b>{esc(self._headline())}</b>"]
+        if s["running"]:
+            where = "nanoHUB proxy" if s["hub"] else "this machine"
+            parts.append(
+                f"<p>Public URL ({esc(where)}): <a href='{esc(s['public_url'])}' target='_blank'>"
+                f"<code>{esc(s['public_url'])}</code></a></p>"
+            )
+            rows = "".join(
+                f"<tr><td>{esc(label)}</td><td><code>{esc(url)}</code></td></tr>"
+                for label, url in endpoints(s["public_url"])
+            )
+            parts.append(f"<table><tr><th>Endpoint</th><th>URL</th></tr>{rows}</table>")
+        if s["tools"]:
+            rows = "".join(
+                f"<tr><td><code>{esc(t['name'])}</code></td><td>{esc(t['runs'])}</td>"
+                f"<td>{esc(t['description'])}</td></tr>"
+                for t in s["tools"]
+            )
+            parts.append(f"<table><tr><th>Tool</th><th>Runs on</th><th>Description</th></tr>{rows}</table>")
+        else:
+            parts.append("<p>No tools yet: define one in a <code>%%mcp_tool</code> cell.</p>")
+        extra = [
+            f"Resources: {', '.join(s['resources'])}" if s["resources"] else "",
+            f"Prompts: {', '.join(s['prompts'])}" if s["prompts"] else "",
+        ]
+        parts += [f"<p>{esc(text)}</p>" for text in extra if text]
+        if s["running"]:
+            parts.append(
+                "<details><summary>Client configuration (stdio clients, via mcp-remote)</summary>"
+                f"<pre>{esc(self._snippet())}</pre></details>"
+            )
+        parts.append("</div>")
+        return "".join(parts)

@@ -1,0 +1,363 @@
+"""``KernelSession``: the MCP server a notebook builds cell by cell, and its lifecycle.
+
+A plain domain class (no IPython import): the magics parse cells and call it; it owns the
+``MCPServer``, the components each cell registered, the runner mode, the proxy view and a
+bounded log of server events. It starts the server on first use, restarts it when the
+``NanohubMCP`` settings change, and rebuilds it (keeping every component) when the server's
+identity changes.
+
+Example (what ``%%mcp_tool`` does, minus the cell parsing):
+    ```python
+    session = KernelSession(NanohubMCP(port=0))
+    session.add_tool(add, ToolSpec(), CellOutput.capture(shell))
+    session.ensure_started()
+    session.mcp_url          # 'http://127.0.0.1:43117/mcp'
+    ```
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import ConfigurationError
+from ..facade import MCPServer
+from ..server.components import Resource
+from . import calls
+from .cellspec import PromptSpec, ResourceSpec, ToolSpec
+from .config import REBUILD_TRAITS, RESTART_TRAITS, NanohubMCP
+from .output import CellOutput
+
+__all__ = ["Entry", "HubView", "KernelSession"]
+
+LOG_LINES = 500
+"""Events kept for ``%mcp log`` (a ring buffer; older lines are dropped)."""
+
+
+@dataclass
+class Entry:
+    """One component a cell registered.
+
+    Attributes:
+        kind: ``"tool"``, ``"resource"`` or ``"prompt"``.
+        key: the registered name (the URI for resources).
+        fn: the user's function (unwrapped).
+        spec: the parsed magic line.
+        cell: the defining cell (where its output goes).
+        policy: ``"pool"`` or ``"kernel"`` (see ``nanohubmcp.jupyter.calls``).
+    """
+
+    kind: str
+    key: str
+    fn: Callable[..., Any]
+    spec: ToolSpec | ResourceSpec | PromptSpec
+    cell: CellOutput
+    policy: str
+
+
+@dataclass(frozen=True)
+class HubView:
+    """Where the server is reached from outside: ``public_url`` None = this machine only."""
+
+    public_url: str | None
+    reason: str
+
+
+def detect_hub(port: int) -> HubView:
+    """The nanoHUB weber URL for ``port`` when this kernel runs on a hub (never raises)."""
+    try:
+        from ..nanohub.proxy import detect_proxy
+
+        info = detect_proxy(port=port)
+    except Exception as exc:  # the detector is advisory: a failure means "local"
+        return HubView(None, f"proxy detection failed: {exc}")
+    return HubView(info.public_url if info.on_hub else None, info.reason)
+
+
+class KernelSession:
+    """The notebook's server: components by cell, start/stop/restart, status.
+
+    Args:
+        config: the ``NanohubMCP`` settings (observed until :meth:`close`).
+        notify: called with one line of text when a background change (a restart after
+            ``%config``) succeeds or fails; default: print to stderr.
+    """
+
+    def __init__(self, config: NanohubMCP, *, notify: Callable[[str], None] | None = None) -> None:
+        self.config = config
+        self.notify = notify or (lambda text: print(text, file=sys.stderr))
+        self.entries: dict[tuple[str, str], Entry] = {}
+        self.cells: dict[str, tuple[str, str]] = {}
+        self.kernel_loop: asyncio.AbstractEventLoop | None = None
+        self.hub = HubView(None, "not started")
+        self.log: collections.deque[str] = collections.deque(maxlen=LOG_LINES)
+        self._unsubscribe: Callable[[], None] | None = None
+        self._mode: str | None = None
+        self.server = self._build()
+        config.observe(self._on_config, names=[*RESTART_TRAITS, *REBUILD_TRAITS])
+
+    # -- the server object ---------------------------------------------------------------
+    def _build(self) -> MCPServer:
+        cfg = self.config
+        server = MCPServer(cfg.name, version=cfg.version, instructions=cfg.instructions)
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        self._unsubscribe = server.events.subscribe(self._record)
+        return server
+
+    def _record(self, event: str, data: dict[str, Any]) -> None:
+        stamp = time.strftime("%H:%M:%S")
+        if event == "call_finished":
+            outcome = "ok" if data.get("ok") else f"error: {data.get('error')}"
+            target = f" {data['name']}" if data.get("name") else ""
+            line = f"{data.get('method')}{target} {outcome} ({data.get('duration_ms', 0.0):.1f} ms)"
+        elif event in ("server_started", "server_stopped"):
+            line = f"{event.replace('_', ' ')} {data.get('url') or ''}".rstrip()
+        elif event.endswith("_changed"):
+            line = f"{event.replace('_', ' ')}: {data.get('name')}"
+        else:
+            return  # call_started: its call_finished line says everything
+        self.log.append(f"{stamp} {line}")
+
+    # -- registration --------------------------------------------------------------------
+    def _wrap(
+        self, fn: Callable[..., Any], name: str, policy: str, cell: CellOutput, background: bool = False
+    ) -> Callable[..., Any]:
+        return calls.wrap(
+            fn,
+            name=name,
+            policy=policy,
+            cell=cell,
+            kernel_loop=self.kernel_loop,
+            executor=lambda: self.server.core.executor,
+            timeout=lambda: self.config.tool_timeout,
+            background=background,
+        )
+
+    def _register(self, entry: Entry) -> str:
+        """Put ``entry`` on the server; returns the registered key."""
+        spec, fn = entry.spec, entry.fn
+        if isinstance(spec, ToolSpec):
+            name = spec.name or fn.__name__
+            wrapper = self._wrap(fn, name, entry.policy, entry.cell, spec.background)
+            options = spec.registration_options()
+            return self.server.add_tool(wrapper, background=spec.background, **options).name
+        if isinstance(spec, ResourceSpec):
+            wrapper = self._wrap(fn, spec.name or fn.__name__, entry.policy, entry.cell)
+            record = self.server.add_resource(wrapper, spec.uri, **spec.registration_options())
+            return record.uri if isinstance(record, Resource) else record.uri_template
+        wrapper = self._wrap(fn, spec.name or fn.__name__, entry.policy, entry.cell)
+        return self.server.add_prompt(wrapper, **spec.registration_options()).name
+
+    def _add(self, kind: str, fn: Callable[..., Any], spec: Any, cell: CellOutput, main: bool) -> Entry:
+        entry = Entry(kind, "", fn, spec, cell, calls.policy_for(fn, main=main))
+        entry.key = self._register(entry)  # raises RegistrationError; nothing changed then
+        self.entries[(kind, entry.key)] = entry
+        if cell.cell_id:
+            previous = self.cells.get(cell.cell_id)
+            self.cells[cell.cell_id] = (kind, entry.key)
+            if previous is not None and previous != (kind, entry.key):
+                self._drop(*previous)  # the cell now defines something else: retire the old one
+        return entry
+
+    def add_tool(self, fn: Callable[..., Any], spec: ToolSpec, cell: CellOutput) -> Entry:
+        """Register (or replace) a tool defined in ``cell``.
+
+        Raises:
+            RegistrationError: the function cannot be a tool (the message names it); the
+                previous tool of that name stays registered.
+        """
+        return self._add("tool", fn, spec, cell, spec.main)
+
+    def add_resource(self, fn: Callable[..., Any], spec: ResourceSpec, cell: CellOutput) -> Entry:
+        """Register (or replace) the resource or template at ``spec.uri``."""
+        return self._add("resource", fn, spec, cell, False)
+
+    def add_prompt(self, fn: Callable[..., Any], spec: PromptSpec, cell: CellOutput) -> Entry:
+        """Register (or replace) a prompt."""
+        return self._add("prompt", fn, spec, cell, False)
+
+    def _drop(self, kind: str, key: str) -> bool:
+        self.entries.pop((kind, key), None)
+        if kind == "tool":
+            return self.server.remove_tool(key)
+        if kind == "resource":
+            return self.server.remove_resource(key)
+        return self.server.remove_prompt(key)
+
+    def remove(self, name: str) -> str | None:
+        """Unregister the tool, prompt or resource (by URI) called ``name``; returns its kind."""
+        for kind in ("tool", "prompt", "resource"):
+            if (kind, name) in self.entries or (kind == "tool" and name in self.server.core.registry.tools):
+                self._drop(kind, name)
+                return kind
+        return None
+
+    # -- serving -------------------------------------------------------------------------
+    @property
+    def running(self) -> bool:
+        """True while the server is serving."""
+        return self.server.running
+
+    @property
+    def mode(self) -> str:
+        """The mode the server runs in (or will run in)."""
+        return self._mode or self.config.mode
+
+    def start(self) -> bool:
+        """Start serving with the current settings; False when already serving.
+
+        Raises:
+            ConfigurationError: the port is busy or the address unusable, or "kernel" mode was
+                asked for outside the kernel's event loop (the message says which).
+        """
+        if self.server.running:
+            return False
+        cfg = self.config
+        loop = "thread"
+        if cfg.mode == "kernel":
+            try:
+                asyncio.get_running_loop()
+            except RuntimeError:
+                raise ConfigurationError(
+                    "NanohubMCP.mode = 'kernel' needs the kernel's event loop: start the server from a cell "
+                    "(%mcp start)"
+                ) from None
+            loop = "current"
+        self.hub = (
+            HubView(None, "public_url set in the configuration")
+            if cfg.public_url
+            else (detect_hub(cfg.port) if cfg.port else HubView(None, "port 0: detected after binding"))
+        )
+        options = {
+            "host": cfg.host,
+            "path_prefix": cfg.path_prefix,
+            "allowed_origins": cfg.allowed_origins,
+            "loop": loop,
+        }
+        self.server.start(port=cfg.port, public_url=cfg.public_url or self.hub.public_url, **options)
+        if not cfg.public_url and not cfg.port and self.server.port:
+            # Port 0: the public URL names the port, known only now; re-serve on that port with it.
+            hub = detect_hub(self.server.port)
+            if hub.public_url:
+                port = self.server.port
+                self.server.stop()
+                self.server.start(port=port, public_url=hub.public_url, **options)
+            self.hub = hub
+        self._mode = cfg.mode
+        return True
+
+    def ensure_started(self) -> bool:
+        """Start unless serving; True when this call started it."""
+        return self.start()
+
+    def stop(self) -> bool:
+        """Stop serving and free the port; False when it was not serving."""
+        was_running = self.server.running
+        self.server.stop()
+        self._mode = None
+        return was_running
+
+    def restart(self) -> None:
+        """Stop, then start with the current settings (raises like :meth:`start`)."""
+        self.stop()
+        self.start()
+
+    def _rebuild(self) -> None:
+        """A new server with the current identity, carrying every registered component over."""
+        old = self.server
+        old.stop()
+        self.server = self._build()
+        for entry in list(self.entries.values()):
+            self._register(entry)
+
+    def _on_config(self, change: Any) -> None:
+        if change["old"] == change["new"]:
+            return
+        was_running = self.server.running
+        try:
+            if change["name"] in REBUILD_TRAITS:
+                self._rebuild()
+            if was_running:
+                self.restart()
+                self.notify(f"MCP server restarted: {self.mcp_url}")
+        except Exception as exc:  # a busy new port: say so in the %config cell, don't raise in traitlets
+            self.notify(
+                f"nanohubmcp: the MCP server could not restart after NanohubMCP.{change['name']} "
+                f"changed: {exc}"
+            )
+
+    def close(self) -> None:
+        """Stop serving, stop observing the settings and the server's events (extension unload)."""
+        self.stop()
+        self.config.unobserve(self._on_config, names=[*RESTART_TRAITS, *REBUILD_TRAITS])
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+            self._unsubscribe = None
+
+    def close_at_exit(self) -> None:
+        """Interpreter exit: stop a thread-mode server (a kernel-mode one dies with its loop)."""
+        if self._mode == "thread":
+            self.server.stop()
+
+    # -- where clients connect -----------------------------------------------------------
+    @property
+    def local_url(self) -> str | None:
+        """``http://<host>:<port><prefix>/`` on this machine while serving, else None."""
+        port = self.server.port
+        if not self.server.running or port is None:
+            return None
+        host = self.config.host
+        host = "127.0.0.1" if host in ("", "0.0.0.0", "::") else host
+        host = f"[{host}]" if ":" in host else host
+        prefix = "/" + self.config.path_prefix.strip("/") if self.config.path_prefix.strip("/") else ""
+        return f"http://{host}:{port}{prefix}/"
+
+    @property
+    def public_url(self) -> str | None:
+        """The base URL clients should use: the configured or nanoHUB URL, else :attr:`local_url`."""
+        return self.server.url if self.server.running else None
+
+    @property
+    def mcp_url(self) -> str | None:
+        """The Streamable HTTP endpoint (``<public_url>mcp``) while serving."""
+        base = self.public_url
+        return f"{base}mcp" if base else None
+
+    def status(self) -> dict[str, Any]:
+        """A snapshot for displays and panels (plain JSON-able values)."""
+        registry = self.server.core.registry
+        tools = []
+        for tool in registry.tools.values():
+            entry = self.entries.get(("tool", tool.name))
+            tools.append(
+                {
+                    "name": tool.name,
+                    "description": (tool.description or "").strip().splitlines()[0]
+                    if tool.description
+                    else "",
+                    "runs": ("job" if tool.background else "") or (entry.policy if entry else "server"),
+                    "cell": entry.cell.msg_id if entry else None,
+                }
+            )
+        return {
+            "name": self.server.name,
+            "version": self.server.version,
+            "running": self.running,
+            "mode": self.mode,
+            "host": self.config.host,
+            "port": self.server.port,
+            "local_url": self.local_url,
+            "public_url": self.public_url,
+            "mcp_url": self.mcp_url,
+            "hub": self.hub.public_url is not None,
+            "hub_reason": self.hub.reason,
+            "tools": tools,
+            "resources": sorted(key for kind, key in self.entries if kind == "resource"),
+            "prompts": sorted(key for kind, key in self.entries if kind == "prompt"),
+        }
