@@ -1,0 +1,75 @@
+"""``%load_ext nanohubmcp``: attach the magics, the ``NanohubMCP`` configurable and a session to a shell.
+
+``nanohubmcp.load_ipython_extension`` / ``unload_ipython_extension`` call :func:`load` /
+:func:`unload`. State lives here, in a submodule, because ``%reload_ext`` re-imports only the
+top-level package (``reference/jupyter-integration.md`` § 2): unload stops the server (the port
+is free when it returns), stops observing settings and server events, removes the magics and
+the configurable; load then starts afresh, keeping ``%config`` values (they live in the shell's
+config). Nothing starts at load time: the server starts on the first ``%%mcp_*`` cell or
+``%mcp start``, so autoloading the extension from ``c.InteractiveShellApp.extensions`` (before
+the kernel loop runs) is safe.
+"""
+
+from __future__ import annotations
+
+import atexit
+from typing import Any
+
+from .config import NanohubMCP
+from .session import KernelSession
+
+__all__ = ["Attachment", "current", "load", "unload"]
+
+_ATTACHED: dict[int, Attachment] = {}
+
+
+class Attachment:
+    """Everything one ``%load_ext`` added to a shell, so that unload can take it all back."""
+
+    def __init__(self, shell: Any) -> None:
+        from .magics import MCPMagics
+
+        self.shell = shell
+        self.config = NanohubMCP(parent=shell)
+        # %config lists the objects in shell.configurables; replace one left by an older load.
+        shell.configurables[:] = [c for c in shell.configurables if type(c).__name__ != "NanohubMCP"]
+        shell.configurables.append(self.config)
+        self.session = KernelSession(self.config)
+        self.magics = MCPMagics(shell, self.session)
+        shell.register_magics(self.magics)
+        atexit.register(self.session.close_at_exit)
+
+    def detach(self) -> None:
+        """Stop the server, then remove the hooks, magics and configurable this load added."""
+        self.session.close()
+        atexit.unregister(self.session.close_at_exit)
+        manager = self.shell.magics_manager
+        for kind, names in self.magics.magics.items():
+            for name in names:
+                manager.magics[kind].pop(name, None)
+        manager.registry.pop(type(self.magics).__name__, None)
+        if self.config in self.shell.configurables:
+            self.shell.configurables.remove(self.config)
+
+
+def load(shell: Any) -> None:
+    """Register the magics and the ``NanohubMCP`` configurable (a second load replaces the first)."""
+    unload(shell)
+    _ATTACHED[id(shell)] = Attachment(shell)
+
+
+def unload(shell: Any) -> None:
+    """Stop the server (port freed), unregister event hooks, magics and the configurable."""
+    attachment = _ATTACHED.pop(id(shell), None)
+    if attachment is not None:
+        attachment.detach()
+
+
+def current(shell: Any = None) -> KernelSession | None:
+    """The session of ``shell`` (default: the running IPython), or None when not loaded."""
+    if shell is None:
+        from IPython import get_ipython
+
+        shell = get_ipython()
+    attachment = _ATTACHED.get(id(shell))
+    return attachment.session if attachment is not None else None

@@ -1,0 +1,104 @@
+"""``server.run()`` in a notebook: serve in the background, one server per port, cell re-runs welcome.
+
+Scripts end with ``server.run(port=8000)``, which blocks. Pasted into a notebook that would
+freeze the kernel, and other MCP libraries fail there with "event loop is already running".
+:func:`run_in_kernel` is what ``run()`` should do inside a kernel: serve on a thread of its own
+(like ``server.start()``), bound to 127.0.0.1 unless a host is given, and return. Re-running the
+cell builds a *new* ``MCPServer`` for the same port; the previous one started this way is stopped
+first, so the port is not "already in use" by the notebook's own older server.
+
+Only servers started through :func:`run_in_kernel` are replaced; the ``%%mcp_tool`` session's
+server and servers started with ``server.start()`` are never stopped behind the user's back.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from typing import Any
+
+from ..transports.runner import resolve_port
+from .display import StatusView
+
+__all__ = ["KERNEL_HOST", "run_in_kernel"]
+
+KERNEL_HOST = "127.0.0.1"
+"""Default interface inside a kernel (``design/rulings.md`` § Jupyter and packaging)."""
+
+_BY_PORT: dict[int, weakref.ref[Any]] = {}
+_LOCK = threading.Lock()
+
+
+def _status(server: Any, host: str) -> dict[str, Any]:
+    url = server.url
+    tools = [
+        {
+            "name": t.name,
+            "description": (t.description or "").strip().split("\n")[0],
+            "runs": "job" if t.background else "server",
+            "cell": None,
+        }
+        for t in server.core.registry.tools.values()
+    ]
+    registry = server.core.registry
+    return {
+        "name": server.name,
+        "version": server.version,
+        "running": server.running,
+        "mode": "thread",
+        "host": host,
+        "port": server.port,
+        "local_url": url,
+        "public_url": url,
+        "mcp_url": f"{url}mcp" if url else None,
+        "hub": False,
+        "hub_reason": "",
+        "tools": tools,
+        "resources": [r.uri for r in registry.resources.values()]
+        + [t.uri_template for t in registry.templates.values()],
+        "prompts": [p.name for p in registry.prompts.values()],
+    }
+
+
+def run_in_kernel(
+    server: Any,
+    host: str | None = None,
+    port: int | str | None = None,
+    *,
+    quiet: bool = False,
+    **options: Any,
+) -> Any:
+    """Serve ``server`` in the background from a notebook cell and return it.
+
+    Args:
+        server: an ``MCPServer``.
+        host: interface; None = 127.0.0.1 (private to the machine, reachable through the
+            hub's proxy).
+        port: as for ``run()`` (None: ``$MCP_PORT`` or 8000; 0: any free port).
+        quiet: show no status.
+        **options: the other ``start()`` options (``path_prefix``, ``public_url``, ...).
+    Returns:
+        ``server``, now serving.
+    Raises:
+        ConfigurationError: the port is taken by something else than a server this function
+            started (the message says which).
+    """
+    host = host or KERNEL_HOST
+    requested = resolve_port(port)
+    with _LOCK:
+        previous = _BY_PORT.pop(requested, None) if requested else None
+        old = previous() if previous is not None else None
+        if old is not None and old is not server:
+            old.stop()
+        server.start(host=host, port=requested, quiet=True, loop="thread", **options)
+        if requested:
+            _BY_PORT[requested] = weakref.ref(server)
+    if not quiet:
+        _show(server, host)
+    return server
+
+
+def _show(server: Any, host: str) -> None:
+    from IPython.display import display
+
+    display(StatusView(_status(server, host)))

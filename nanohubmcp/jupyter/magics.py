@@ -1,0 +1,233 @@
+"""The magics: ``%%mcp_tool``, ``%%mcp_resource``, ``%%mcp_prompt`` and ``%mcp``.
+
+An adapter: it reads cells and magic lines (the options through ``cellspec``, the one parser the
+exporter shares) and calls :class:`~nanohubmcp.jupyter.session.KernelSession`. User mistakes
+become one-line :class:`~IPython.core.error.UsageError` messages; an error raised by the cell's
+own code shows its normal traceback. Either way nothing is registered and the component of the
+previous run keeps working.
+
+A component cell:
+
+1. parses its options (a bad flag: UsageError);
+2. compiles the cell after IPython's transforms (a syntax error, or top-level ``await``:
+   UsageError naming the line) and picks the function to register (none, or several without
+   ``--name``: UsageError);
+3. runs the cell in the user namespace, so the function stays callable from other cells and
+   reads the notebook's current globals at each call;
+4. registers the function, replacing the previous one of that name (clients receive
+   ``notifications/*/list_changed``), and starts the server on first use.
+
+``%mcp start|stop|status|url|tools|remove NAME|log`` manages the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+from IPython.display import display
+
+from ..errors import NanohubMCPError, RegistrationError
+from . import cellspec
+from .display import StatusView
+from .output import CellOutput
+from .session import Entry, KernelSession
+
+__all__ = ["MCPMagics"]
+
+ACTIONS = ("start", "stop", "status", "url", "tools", "remove", "log")
+
+
+def _documented_by(options: tuple[cellspec.Option, ...]) -> Callable[[Any], Any]:
+    """Give a magic the help text of ``cellspec``'s option table (``%%mcp_tool?``)."""
+
+    def decorate(func: Any) -> Any:
+        for option in reversed(options):
+            func = argument(*option.flags, **option.kwargs)(func)
+        return magic_arguments()(func)
+
+    return decorate
+
+
+def _port_hint(message: str) -> str:
+    if "already in use" in message:
+        return (
+            f"{message}. In a notebook: %config NanohubMCP.port = 0 (any free port) or another port, "
+            "then %mcp start"
+        )
+    return message
+
+
+@magics_class
+class MCPMagics(Magics):
+    """Magics serving a notebook's functions over MCP (see the module docstring).
+
+    Args:
+        shell: the IPython shell.
+        session: the kernel's :class:`KernelSession`.
+    """
+
+    def __init__(self, shell: Any, session: KernelSession) -> None:
+        super().__init__(shell)
+        self.session = session
+
+    # -- component cells -----------------------------------------------------------------
+    @cell_magic
+    @_documented_by(cellspec.TOOL_OPTIONS)
+    def mcp_tool(self, line: str, cell: str) -> None:
+        """Serve the function this cell defines as an MCP tool.
+
+        Runs the cell, registers its (last, or --name) function, and starts the server on
+        first use. Sync functions run in a worker thread; async def functions and --main
+        tools on the kernel's event loop.
+        """
+        spec = self._parse(cellspec.parse_tool_line, line)
+        self._register("tool", spec, cell, spec.name, self.session.add_tool)
+
+    @cell_magic
+    @_documented_by(cellspec.RESOURCE_OPTIONS)
+    def mcp_resource(self, line: str, cell: str) -> None:
+        """Serve the function this cell defines as the MCP resource at URI.
+
+        A URI with {placeholders} makes a resource template whose values are passed to the
+        function by name.
+        """
+        spec = self._parse(cellspec.parse_resource_line, line)
+        self._register("resource", spec, cell, spec.name, self.session.add_resource)
+
+    @cell_magic
+    @_documented_by(cellspec.PROMPT_OPTIONS)
+    def mcp_prompt(self, line: str, cell: str) -> None:
+        """Serve the function this cell defines as an MCP prompt template."""
+        spec = self._parse(cellspec.parse_prompt_line, line)
+        self._register("prompt", spec, cell, spec.name, self.session.add_prompt)
+
+    @staticmethod
+    def _parse(parser: Callable[[str], Any], line: str) -> Any:
+        try:
+            return parser(line)
+        except RegistrationError as exc:
+            raise UsageError(str(exc)) from None
+
+    def _register(
+        self, kind: str, spec: Any, cell: str, name: str | None, add: Callable[[Any, Any, CellOutput], Entry]
+    ) -> None:
+        fn = self._define(kind, cell, name)
+        if fn is None:
+            return  # the cell's own code failed; its traceback is shown, nothing changes
+        self.session.kernel_loop = _running_loop() or self.session.kernel_loop
+        try:
+            entry = add(fn, spec, CellOutput.capture(self.shell))
+        except RegistrationError as exc:
+            raise UsageError(str(exc)) from None
+        self._serve(f"{kind} '{entry.key}'")
+
+    def _define(self, kind: str, cell: str, name: str | None) -> Callable[..., Any] | None:
+        """Compile and run the cell; the function it defines, or None when the cell raised."""
+        shell = self.shell
+        assert shell is not None
+        source = shell.transform_cell(cell)
+        filename = shell.compile.cache(source, shell.execution_count, raw_code=cell)
+        try:
+            code = shell.compile(source, filename, "exec")
+            info, _ = cellspec.pick_function(source, name, kind=kind)
+        except SyntaxError as exc:
+            message = f"%%mcp_{kind}: syntax error on line {exc.lineno} of the cell: {exc.msg}"
+            raise UsageError(message) from None
+        except RegistrationError as exc:
+            raise UsageError(str(exc)) from None
+        try:
+            exec(code, shell.user_global_ns, shell.user_ns)
+        except Exception:
+            shell.showtraceback()
+            return None
+        fn = shell.user_ns.get(info.name)
+        if not callable(fn):
+            raise UsageError(f"%%mcp_{kind}: after running the cell, {info.name!r} is not a function")
+        return fn  # type: ignore[no-any-return]
+
+    def _serve(self, what: str) -> None:
+        """Start on first use (showing the status), else confirm the change in one line."""
+        try:
+            started = self.session.ensure_started()
+        except NanohubMCPError as exc:
+            raise UsageError(
+                f"{what} is registered, but the MCP server could not start: {_port_hint(str(exc))}"
+            ) from None
+        if started:
+            display(StatusView(self.session.status()))
+        else:
+            print(f"MCP {what} is ready at {self.session.mcp_url}")
+
+    # -- %mcp ----------------------------------------------------------------------------
+    @line_magic
+    @magic_arguments()
+    @argument("action", choices=ACTIONS, help="what to do")
+    @argument("target", nargs="?", help="the name (or resource URI) for 'remove'")
+    def mcp(self, line: str) -> str | None:
+        """Manage the notebook's MCP server.
+
+        start: serve (with the NanohubMCP settings); stop: stop and free the port;
+        status: show the URL, endpoints, tools and a client configuration;
+        url: return the Streamable HTTP endpoint URL; tools: list the tools;
+        remove NAME: unregister a tool, prompt or resource; log: recent calls and changes.
+        """
+        args = parse_argstring(self.mcp, line)
+        if args.action != "remove" and args.target is not None:
+            raise UsageError(f"%mcp {args.action} takes no argument")
+        action: Callable[[Any], str | None] = getattr(self, f"_mcp_{args.action}")
+        return action(args.target)
+
+    def _mcp_start(self, _: Any) -> None:
+        self.session.kernel_loop = _running_loop() or self.session.kernel_loop
+        try:
+            started = self.session.start()
+        except NanohubMCPError as exc:
+            raise UsageError(f"the MCP server could not start: {_port_hint(str(exc))}") from None
+        if not started:
+            print(f"The MCP server is already running at {self.session.mcp_url}")
+        display(StatusView(self.session.status()))
+
+    def _mcp_stop(self, _: Any) -> None:
+        stopped = self.session.stop()
+        print("MCP server stopped; its port is free." if stopped else "The MCP server is not running.")
+
+    def _mcp_status(self, _: Any) -> None:
+        display(StatusView(self.session.status()))
+
+    def _mcp_url(self, _: Any) -> str:
+        url = self.session.mcp_url
+        if url is None:
+            raise UsageError("the MCP server is not running; start it with %mcp start")
+        return url
+
+    def _mcp_tools(self, _: Any) -> None:
+        tools = self.session.status()["tools"]
+        if not tools:
+            print("No tools yet: define one in a %%mcp_tool cell.")
+        for tool in tools:
+            line = f"{tool['name']:<24} {tool['runs']:<7} {tool['description']}"
+            print(line.rstrip())
+
+    def _mcp_remove(self, target: str | None) -> None:
+        if not target:
+            raise UsageError("%mcp remove needs a name: %mcp remove my_tool")
+        kind = self.session.remove(target)
+        if kind is None:
+            raise UsageError(f"no tool, prompt or resource is named {target!r} (see %mcp tools)")
+        print(f"Removed {kind} '{target}'.")
+
+    def _mcp_log(self, _: Any) -> None:
+        print("\n".join(self.session.log) if self.session.log else "(no server events yet)")
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    """The kernel's event loop when called from a cell (None in a plain terminal IPython)."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
