@@ -1,0 +1,63 @@
+"""Fixtures for the Jupyter tests: a real kernel per test, from a kernelspec running this interpreter."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kernels import LiveKernel, kernel_environment, make_manager, write_kernel_spec
+
+
+@pytest.fixture(scope="session")
+def kernel_specs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory holding the ``nanohubmcp-test`` kernelspec (the venv's own python)."""
+    return write_kernel_spec(tmp_path_factory.mktemp("kernels"))
+
+
+@pytest.fixture
+def ipython_dir(tmp_path: Path) -> Path:
+    """An empty IPYTHONDIR, so the user's profile never leaks into a test kernel."""
+    path = tmp_path / "ipython"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def start_kernel(kernel_specs: Path, ipython_dir: Path) -> Iterator[Any]:
+    """``start_kernel(**env)`` -> a :class:`LiveKernel`; every kernel is shut down afterwards."""
+    started: list[LiveKernel] = []
+
+    def start(**env: str) -> LiveKernel:
+        manager = make_manager(kernel_specs)
+        manager.start_kernel(env=kernel_environment(ipython_dir, **env))
+        kernel = LiveKernel(manager)
+        started.append(kernel)
+        return kernel
+
+    yield start
+    for kernel in started:
+        kernel.shutdown()
+
+
+@pytest.fixture
+def kernel(start_kernel: Any) -> LiveKernel:
+    """A started kernel with ``%load_ext nanohubmcp`` done and the port set to 0 (any free port)."""
+    live: LiveKernel = start_kernel()
+    live.run_ok("%load_ext nanohubmcp\n%config NanohubMCP.port = 0")
+    return live
+
+
+@pytest.fixture
+def mcp_client(request: pytest.FixtureRequest) -> Any:
+    """The suite's ``mcp_client(url)`` helper from ``tests/conftest.py`` (an official ``mcp`` ClientSession).
+
+    Looked up among pytest's loaded conftest plugins: several directories hold a ``conftest.py``,
+    so ``from conftest import ...`` would pick whichever was imported last.
+    """
+    root = Path(__file__).resolve().parents[1] / "conftest.py"
+    for plugin in request.config.pluginmanager.get_plugins():
+        if Path(getattr(plugin, "__file__", "") or "").resolve() == root:
+            return plugin.mcp_client
+    raise LookupError(f"{root} is not loaded")

@@ -1,0 +1,201 @@
+"""A real IPython kernel for tests, recording every iopub message by the cell it belongs to.
+
+``LiveKernel.run(code)`` executes a cell and returns a :class:`Cell` (status, error, text);
+``submit``/``wait`` split that in two so a test can act while a cell runs. Outputs that arrive
+after a cell finished (a tool's ``print`` during a later client call) are still recorded
+under that cell's ``msg_id``: :meth:`LiveKernel.text` and :meth:`LiveKernel.wait_for_text` read
+them. One reader thread owns the iopub socket; the shell socket is used only by the test's thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import queue
+import sys
+import threading
+import time
+from collections.abc import Coroutine
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from jupyter_client.kernelspec import KernelSpecManager
+from jupyter_client.manager import KernelManager
+
+T = TypeVar("T")
+
+KERNEL_NAME = "nanohubmcp-test"
+STARTUP_TIMEOUT = 60.0
+CELL_TIMEOUT = 60.0
+HUB_VARS = ("SESSION", "SESSION_ID", "SESSIONDIR", "SESSION_DIR", "JPY_SESSION_NAME")
+
+
+def write_kernel_spec(directory: Path) -> Path:
+    """A kernelspec running this very interpreter (the venv's), in ``directory/<name>/``."""
+    spec_dir = directory / KERNEL_NAME
+    spec_dir.mkdir(parents=True, exist_ok=True)
+    spec = {
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "nanohubmcp tests",
+        "language": "python",
+    }
+    (spec_dir / "kernel.json").write_text(json.dumps(spec), encoding="utf-8")
+    return directory
+
+
+def kernel_environment(ipython_dir: Path, **extra: str) -> dict[str, str]:
+    """The test process's environment, isolated from the user's IPython profile and any hub session."""
+    env = {k: v for k, v in os.environ.items() if k not in HUB_VARS}
+    env["IPYTHONDIR"] = str(ipython_dir)
+    env.update(extra)
+    return env
+
+
+def make_manager(spec_dirs: Path) -> KernelManager:
+    """A KernelManager for the test kernelspec in ``spec_dirs``."""
+    specs = KernelSpecManager(kernel_dirs=[str(spec_dirs)], ensure_native_kernel=False)
+    return KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=specs)
+
+
+@dataclass
+class Cell:
+    """The outcome of one executed cell."""
+
+    msg_id: str
+    status: str
+    ename: str | None = None
+    evalue: str | None = None
+    stdout: str = ""
+    stderr: str = ""
+    results: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        """stdout, stderr and the text/plain of every result or display, in one string."""
+        plain = "".join(bundle.get("text/plain", "") + "\n" for bundle in self.results)
+        return self.stdout + self.stderr + plain
+
+
+class LiveKernel:
+    """A started kernel plus a client; see the module docstring."""
+
+    def __init__(self, manager: KernelManager) -> None:
+        self.manager = manager
+        self.client = manager.client()
+        self.client.start_channels()
+        self.client.wait_for_ready(timeout=STARTUP_TIMEOUT)
+        self._messages: list[dict[str, Any]] = []
+        self._changed = threading.Condition()
+        self._stop = threading.Event()
+        self._replies: dict[str, dict[str, Any]] = {}
+        self._reader = threading.Thread(target=self._pump, name="iopub-reader", daemon=True)
+        self._reader.start()
+
+    def _pump(self) -> None:
+        while not self._stop.is_set():
+            try:
+                msg = self.client.get_iopub_msg(timeout=0.1)
+            except queue.Empty:
+                continue
+            with self._changed:
+                self._messages.append(msg)
+                self._changed.notify_all()
+
+    # -- executing -----------------------------------------------------------------------
+    def submit(self, code: str) -> str:
+        """Send a cell for execution; returns its msg_id at once."""
+        return str(self.client.execute(code, allow_stdin=False))
+
+    def wait(self, msg_id: str, timeout: float = CELL_TIMEOUT) -> Cell:
+        """Wait for the cell's reply and for its outputs to be flushed (kernel idle)."""
+        deadline = time.monotonic() + timeout
+        while msg_id not in self._replies:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError(f"no execute_reply for {msg_id} within {timeout} s")
+            try:
+                reply = self.client.get_shell_msg(timeout=min(remaining, 1.0))
+            except queue.Empty:
+                continue
+            self._replies[reply["parent_header"].get("msg_id", "")] = reply
+
+        def idle() -> bool:
+            return any(
+                m["msg_type"] == "status" and m["content"]["execution_state"] == "idle"
+                for m in self.messages(msg_id)
+            )
+
+        self._wait_messages(idle, deadline)
+        content = self._replies[msg_id]["content"]
+        cell = Cell(msg_id, content["status"], content.get("ename"), content.get("evalue"))
+        self._fill(cell)
+        return cell
+
+    def run(self, code: str, timeout: float = CELL_TIMEOUT) -> Cell:
+        """Execute a cell and wait for it."""
+        return self.wait(self.submit(code), timeout)
+
+    def run_ok(self, code: str, timeout: float = CELL_TIMEOUT) -> Cell:
+        """Execute a cell that must succeed (its error text otherwise fails the test)."""
+        cell = self.run(code, timeout)
+        assert cell.status == "ok", f"cell failed: {cell.ename}: {cell.evalue}\n{cell.text}"
+        return cell
+
+    # -- outputs -------------------------------------------------------------------------
+    def messages(self, msg_id: str) -> list[dict[str, Any]]:
+        """Every iopub message whose parent is the cell ``msg_id``, so far."""
+        with self._changed:
+            return [m for m in self._messages if m["parent_header"].get("msg_id") == msg_id]
+
+    def _fill(self, cell: Cell) -> None:
+        cell.stdout = cell.stderr = ""
+        cell.results = []
+        for msg in self.messages(cell.msg_id):
+            kind, content = msg["msg_type"], msg["content"]
+            if kind == "stream":
+                if content["name"] == "stdout":
+                    cell.stdout += content["text"]
+                else:
+                    cell.stderr += content["text"]
+            elif kind in ("display_data", "execute_result", "update_display_data"):
+                cell.results.append(content["data"])
+            elif kind == "error":
+                cell.stderr += f"{content['ename']}: {content['evalue']}\n"
+
+    def text(self, cell: Cell) -> str:
+        """The cell's text output now, including output that arrived after it finished."""
+        self._fill(cell)
+        return cell.text
+
+    def wait_for_text(self, cell: Cell, needle: str, timeout: float = 10.0) -> str:
+        """Wait until ``needle`` shows up among the outputs of ``cell``; returns the text."""
+        self._wait_messages(lambda: needle in self.text(cell), time.monotonic() + timeout)
+        return self.text(cell)
+
+    def _wait_messages(self, predicate: Any, deadline: float) -> None:
+        with self._changed:
+            while not predicate():
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise TimeoutError("the expected kernel output did not arrive in time")
+                self._changed.wait(min(remaining, 0.5))
+
+    def shutdown(self) -> None:
+        """Stop reading, then shut the kernel down (bounded)."""
+        self._stop.set()
+        self._reader.join(5)
+        self.client.stop_channels()
+        self.manager.shutdown_kernel(now=False)
+
+
+def run_async(coro: Coroutine[Any, Any, T], timeout: float = 60.0) -> T:
+    """Run a client coroutine to completion from a sync test, bounded in time."""
+    return asyncio.run(asyncio.wait_for(coro, timeout))
+
+
+def server_url(live: LiveKernel) -> str:
+    """The Streamable HTTP endpoint of the kernel's server (``%mcp url``)."""
+    cell = live.run_ok("%mcp url")
+    return str(cell.results[-1]["text/plain"]).strip("'\"")

@@ -1,0 +1,82 @@
+"""``%%mcp_tool`` cells in a real kernel, driven by the official ``mcp`` client."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from kernels import LiveKernel, run_async, server_url
+
+pytestmark = pytest.mark.slow
+
+ADD = '''%%mcp_tool --tags math
+def add(a: float, b: float) -> float:
+    """Add two numbers."""
+    print(f"add called with {a} and {b}")
+    return a + b
+'''
+
+
+def test_a_cell_tool_is_called_by_the_official_client(kernel: LiveKernel, mcp_client: Any) -> None:
+    defining = kernel.run_ok(ADD)
+    assert "serving on 127.0.0.1" in defining.text
+    url = server_url(kernel)
+
+    async def call() -> Any:
+        async with mcp_client(url) as client:
+            listed = await client.list_tools()
+            result = await client.call_tool("add", {"a": 2.5, "b": 3})
+            return listed, result
+
+    listed, result = run_async(call())
+    assert [tool.name for tool in listed.tools] == ["add"]
+    assert listed.tools[0].description == "Add two numbers."
+    assert result.is_error is False
+    assert result.content[0].text == "5.5"
+    # The function stays an ordinary notebook function.
+    assert kernel.run_ok("print(add(1, 1))").stdout.endswith("\n2\n")
+
+
+def test_rerunning_an_edited_cell_changes_the_result_and_notifies_the_client(
+    kernel: LiveKernel, mcp_client: Any
+) -> None:
+    kernel.run_ok(ADD)
+    url = server_url(kernel)
+    notices: list[str] = []
+
+    async def on_message(message: Any) -> None:
+        method = getattr(getattr(message, "root", message), "method", None)
+        if method:
+            notices.append(method)
+
+    async def session() -> tuple[str, str]:
+        async with mcp_client(url, message_handler=on_message) as client:
+            before = (await client.call_tool("add", {"a": 2.5, "b": 3})).content[0].text
+            edit = ADD.replace("return a + b", "return 10 * (a + b)")
+            edited = await asyncio.to_thread(kernel.run_ok, edit)
+            assert "ready at" in edited.text
+            for _ in range(100):  # the notification travels on the session's GET stream
+                if "notifications/tools/list_changed" in notices:
+                    break
+                await asyncio.sleep(0.05)
+            after = (await client.call_tool("add", {"a": 2.5, "b": 3})).content[0].text
+            return before, after
+
+    before, after = run_async(session())
+    assert (before, after) == ("5.5", "55.0")
+    assert "notifications/tools/list_changed" in notices
+
+
+def test_a_tools_print_output_lands_in_its_defining_cell(kernel: LiveKernel, mcp_client: Any) -> None:
+    defining = kernel.run_ok(ADD)
+    later = kernel.run_ok("x = 1")
+    url = server_url(kernel)
+
+    async def call() -> None:
+        async with mcp_client(url) as client:
+            await client.call_tool("add", {"a": 4.5, "b": 5})
+
+    run_async(call())
+    assert "add called with 4.5 and 5" in kernel.wait_for_text(defining, "add called with 4.5 and 5")
+    assert "add called" not in kernel.text(later)
