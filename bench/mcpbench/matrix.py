@@ -1,0 +1,109 @@
+"""What is compared: the server processes, and the request variants sent to each.
+
+A *process* is one server started from a script in ``servers/`` with either this repository's
+interpreter (``.venv``: nanohubmcp and the Tornado ceiling) or the peers' (``.venv-peers``).
+An *entry* is one row of the tables: a process plus how it is called (Accept header, tool,
+progress token, concurrencies). Several entries may share one process.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+BOTH = "application/json, text/event-stream"
+JSON_ONLY = "application/json"
+PROTOCOL = "2025-11-25"
+
+
+@dataclass(frozen=True)
+class Process:
+    key: str
+    python: str  # "ours" or "peers"
+    script: str
+    port: int
+    flags: tuple[str, ...] = ()
+    streams: bool = True  # holds GET /mcp streams per session
+
+    def argv(self, interpreters: dict[str, str]) -> list[str]:
+        return [interpreters[self.python], f"servers/{self.script}", "--port", str(self.port), *self.flags]
+
+    @property
+    def url_path(self) -> str:
+        return "/mcp"
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    process: str
+    role: str  # "ceiling", "ours" or "peer"
+    accept: str = BOTH
+    tool: str = "add"
+    progress: bool = False  # send _meta.progressToken (the tool reports progress)
+    conc: tuple[int, ...] | None = None  # None: every concurrency of the run
+    big: bool = True
+    note: str = ""
+
+
+PROCESSES = (
+    Process("ceiling", "ours", "ceiling_tornado.py", 8311),
+    Process("ours", "ours", "ours.py", 8312),
+    Process("legacy", "peers", "legacy.py", 8313),
+    Process("sdk", "peers", "sdk.py", 8314),
+    Process("sdk-json", "peers", "sdk.py", 8315, ("--json",), streams=False),
+    Process("fastmcp", "peers", "fastmcp_peer.py", 8316),
+    Process("fastmcp-json", "peers", "fastmcp_peer.py", 8317, ("--json",), streams=False),
+)
+
+CEILING = "bare Tornado (ceiling)"
+OURS = "nanohubmcp"
+
+ENTRIES = (
+    Entry(CEILING, "ceiling", "ceiling"),
+    Entry(OURS, "ours", "ours", note="Accept: json + SSE (what MCP clients send)"),
+    Entry("nanohubmcp, Accept json only", "ours", "ours", accept=JSON_ONLY, big=False),
+    Entry(
+        "nanohubmcp, progress, SSE-framed",
+        "ours",
+        "ours",
+        tool="add_progress",
+        progress=True,
+        conc=(16,),
+        big=False,
+        note="one progress event, then the result, as text/event-stream",
+    ),
+    Entry(
+        "nanohubmcp, progress, Accept json only",
+        "ours",
+        "ours",
+        accept=JSON_ONLY,
+        tool="add_progress",
+        progress=True,
+        conc=(16,),
+        big=False,
+        note="progress dropped, JSON answer",
+    ),
+    Entry("nanohub-mcp 0.4.7", "legacy", "peer"),
+    Entry("mcp SDK (SSE, default)", "sdk", "peer"),
+    Entry("mcp SDK (json_response)", "sdk-json", "peer"),
+    Entry("fastmcp (SSE, default)", "fastmcp", "peer"),
+    Entry("fastmcp (json_response)", "fastmcp-json", "peer"),
+)
+
+
+def process(key: str) -> Process:
+    return next(p for p in PROCESSES if p.key == key)
+
+
+def select(only: str | None) -> tuple[tuple[Process, ...], tuple[Entry, ...]]:
+    """Entries whose process key is listed in ``only`` (comma-separated), plus the ceiling."""
+    if not only:
+        return PROCESSES, ENTRIES
+    keep = {k.strip() for k in only.split(",") if k.strip()} | {"ceiling"}
+    unknown = keep - {p.key for p in PROCESSES}
+    if unknown:
+        raise SystemExit(
+            f"unknown server key(s): {', '.join(sorted(unknown))}; "
+            f"known: {', '.join(p.key for p in PROCESSES)}"
+        )
+    return (tuple(p for p in PROCESSES if p.key in keep), tuple(e for e in ENTRIES if e.process in keep))
