@@ -3,8 +3,8 @@
 An adapter: it reads cells and magic lines (the options through ``cellspec``, the one parser the
 exporter shares) and calls :class:`~nanohubmcp.jupyter.session.KernelSession`. User mistakes
 become one-line :class:`~IPython.core.error.UsageError` messages; an error raised by the cell's
-own code shows its normal traceback. Either way nothing is registered and the component of the
-previous run keeps working.
+own code shows its traceback, then a UsageError that marks the cell as failed. Either way nothing
+is registered and the component of the previous run keeps working.
 
 A component cell:
 
@@ -117,8 +117,6 @@ class MCPMagics(Magics):
         self, kind: str, spec: Any, cell: str, name: str | None, add: Callable[[Any, Any, CellOutput], Entry]
     ) -> None:
         fn = self._define(kind, cell, name)
-        if fn is None:
-            return  # the cell's own code failed; its traceback is shown, nothing changes
         self.session.kernel_loop = _running_loop() or self.session.kernel_loop
         try:
             entry = add(fn, spec, CellOutput.capture(self.shell))
@@ -126,8 +124,8 @@ class MCPMagics(Magics):
             raise UsageError(str(exc)) from None
         self._serve(f"{kind} '{entry.key}'")
 
-    def _define(self, kind: str, cell: str, name: str | None) -> Callable[..., Any] | None:
-        """Compile and run the cell; the function it defines, or None when the cell raised."""
+    def _define(self, kind: str, cell: str, name: str | None) -> Callable[..., Any]:
+        """Compile and run the cell; the function it defines."""
         shell = self.shell
         assert shell is not None
         source = shell.transform_cell(cell)
@@ -142,9 +140,12 @@ class MCPMagics(Magics):
             raise UsageError(str(exc)) from None
         try:
             exec(code, shell.user_global_ns, shell.user_ns)
-        except Exception:
-            shell.showtraceback()
-            return None
+        except Exception as exc:
+            shell.showtraceback(tb_offset=1)  # the cell's own frames, not this one
+            raise UsageError(
+                f"%%mcp_{kind}: the cell raised {type(exc).__name__}; nothing was registered "
+                f"(a {kind} registered by an earlier run keeps working)"
+            ) from None
         fn = shell.user_ns.get(info.name)
         if not callable(fn):
             raise UsageError(f"%%mcp_{kind}: after running the cell, {info.name!r} is not a function")
