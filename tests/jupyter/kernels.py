@@ -183,7 +183,9 @@ class LiveKernel:
                 self._changed.wait(min(remaining, 0.5))
 
     def shutdown(self) -> None:
-        """Stop reading, then shut the kernel down (bounded)."""
+        """Stop reading, then shut the kernel down (bounded); a second call does nothing."""
+        if self._stop.is_set():
+            return
         self._stop.set()
         self._reader.join(5)
         self.client.stop_channels()
