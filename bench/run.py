@@ -165,7 +165,8 @@ async def measure(
                 held[entry.name] = await phases.held_streams(entry, p.port, server.pid, a.streams, a.hold)
                 log(
                     f"streams {p.key}: {held[entry.name]['opened']}/{a.streams} open, "
-                    f"{held[entry.name]['kib_per_stream']} KiB each, threads {held[entry.name]['threads_held']}"
+                    f"{held[entry.name]['kib_per_stream']} KiB each, "
+                    f"threads {held[entry.name]['threads_held']}"
                 )
             await asyncio.sleep(0.5)
         out["streams"] = held

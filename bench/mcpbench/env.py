@@ -66,9 +66,9 @@ def ensure_wrk(log: Any = print) -> str:
 
 def _versions(python: str, names: tuple[str, ...]) -> dict[str, str | None]:
     code = (
-        "import json, importlib.metadata as m\nout = {}\nfor n in %r:\n"
+        f"import json, importlib.metadata as m\nout = {{}}\nfor n in {names!r}:\n"
         "    try: out[n] = m.version(n)\n    except m.PackageNotFoundError: out[n] = None\n"
-        "print(json.dumps(out))" % (names,)
+        "print(json.dumps(out))"
     )
     done = subprocess.run([python, "-c", code], capture_output=True, text=True, timeout=60)
     return json.loads(done.stdout) if done.returncode == 0 else {}

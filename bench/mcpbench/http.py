@@ -8,6 +8,7 @@ chunked and close-delimited bodies, and bounds every exchange with a timeout.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -58,10 +59,8 @@ class Connection:
         writer, self.reader, self.writer = self.writer, None, None
         if writer is not None:
             writer.close()
-            try:
+            with contextlib.suppress(OSError, asyncio.TimeoutError):
                 await asyncio.wait_for(writer.wait_closed(), 2)
-            except (OSError, asyncio.TimeoutError):
-                pass
 
     async def request(
         self, method: str, path: str, headers: dict[str, str], body: bytes = b"", timeout: float = 10.0
@@ -80,7 +79,8 @@ class Connection:
         head += [f"{k}: {v}" for k, v in headers.items()]
         if body or method == "POST":
             head.append(f"Content-Length: {len(body)}")
-        assert self.writer is not None and self.reader is not None
+        assert self.writer is not None
+        assert self.reader is not None
         self.writer.write(("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body)
         try:
             version, status, names, size = await self._head()

@@ -7,6 +7,7 @@ launcher may fork), read from ``/proc/<pid>/{stat,status}`` (Linux only).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -80,9 +81,9 @@ def listen_overflows() -> int | None:
         lines = Path("/proc/net/netstat").read_text().splitlines()
     except OSError:
         return None
-    for names, values in zip(lines[::2], lines[1::2]):
+    for names, values in zip(lines[::2], lines[1::2], strict=False):
         if names.startswith("TcpExt:"):
-            table = dict(zip(names.split()[1:], values.split()[1:]))
+            table = dict(zip(names.split()[1:], values.split()[1:], strict=False))
             return int(table.get("ListenOverflows", 0))
     return None
 
@@ -136,10 +137,8 @@ class ServerProcess:
                 break
             except subprocess.TimeoutExpired:
                 continue
-        try:  # children that outlived the leader
+        with contextlib.suppress(ProcessLookupError, PermissionError):  # children that outlived the leader
             os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
         self.proc = None
 
     def __enter__(self) -> ServerProcess:

@@ -10,14 +10,14 @@ from .matrix import CEILING, OURS
 
 
 def _n(v: float | None, digits: int = 0) -> str:
-    return "–" if v is None else f"{v:,.{digits}f}"
+    return "-" if v is None else f"{v:,.{digits}f}"
 
 
 def _r(v: tuple[float, float, float] | float | None) -> str:
     if v is None:
-        return "–"
+        return "-"
     if isinstance(v, tuple):
-        return f"{v[0]:.2f} ({v[1]:.2f}–{v[2]:.2f})" if v[1] != v[2] else f"{v[0]:.2f}"
+        return f"{v[0]:.2f} ({v[1]:.2f}-{v[2]:.2f})" if v[1] != v[2] else f"{v[0]:.2f}"
     return f"{v:.2f}"
 
 
@@ -38,23 +38,25 @@ def _header(d: dict[str, Any], raw: Path) -> list[str]:
     return [
         "# nanohubmcp benchmark: against its peers and a bare Tornado ceiling, in one run",
         "",
-        f"**Date:** {d['date']} (UTC), {d.get('elapsed_s', 0) / 60:.1f} min. **Machine:** {m.get('cpus')} CPUs "
-        f"({m.get('cpu_model', '?')}), {m.get('mem_gib', '?')} GiB, Linux {m.get('kernel')}, CPython {m.get('python')}, "
+        f"**Date:** {d['date']} (UTC), {d.get('elapsed_s', 0) / 60:.1f} min. "
+        f"**Machine:** {m.get('cpus')} CPUs ({m.get('cpu_model', '?')}), {m.get('mem_gib', '?')} GiB, "
+        f"Linux {m.get('kernel')}, CPython {m.get('python')}, "
         f"load average at start {' '.join(m.get('loadavg', []))}. Servers pinned to CPU {s['server_cpu']}, "
         f"wrk and the harness to CPU {s['client_cpu']} (taskset).",
         f"**Versions:** nanohubmcp {m['ours'].get('nanohub-mcp')} (commit {m.get('commit')}"
         f"{', with uncommitted changes in nanohubmcp/' if m.get('nanohubmcp_dirty') else ''}) on tornado "
-        f"{m['ours'].get('tornado')} · nanohub-mcp {peers.get('nanohub-mcp')} · mcp {peers.get('mcp')} · fastmcp "
-        f"{peers.get('fastmcp')} · uvicorn {peers.get('uvicorn')} (h11 {peers.get('h11')}, uvloop "
+        f"{m['ours'].get('tornado')} · nanohub-mcp {peers.get('nanohub-mcp')} · mcp {peers.get('mcp')} · "
+        f"fastmcp {peers.get('fastmcp')} · uvicorn {peers.get('uvicorn')} (h11 {peers.get('h11')}, uvloop "
         f"{peers.get('uvloop') or 'absent'}, httptools {peers.get('httptools') or 'absent'}) · starlette "
         f"{peers.get('starlette')} · pydantic {peers.get('pydantic')} · {m.get('wrk', 'wrk ?')}.",
         f"**Command:** `{d['command']}` → raw data `bench/{raw}`.",
-        f"**Settings:** {s['rounds']} interleaved round(s) × {s['duration']} s per wrk cell (1 thread, keep-alive, "
-        f"`--timeout 10s`, `lua/call.lua`), {s['warmup']} s warm-up at c=16; concurrencies {s['conc_list']}; "
+        f"**Settings:** {s['rounds']} interleaved round(s) x {s['duration']} s per wrk cell (1 thread, "
+        f"keep-alive, `--timeout 10s`, `lua/call.lua`), {s['warmup']} s warm-up at c=16; "
+        f"concurrencies {s['conc_list']}; "
         f"cold start median of {s['coldstart_runs']}; {s['streams']} streams held {s['hold']} s; "
-        f"`big(n={s['big_n']:,})` × {s['big_calls']} per round; kernel cell {s['kernel_seconds']} s.",
+        f"`big(n={s['big_n']:,})` x {s['big_calls']} per round; kernel cell {s['kernel_seconds']} s.",
         "**Read the ratios**: they are taken per round within this run, then the median over rounds "
-        "(min–max in brackets). Absolute figures move with the host's other load.",
+        "(min-max in brackets). Absolute figures move with the host's other load.",
         "",
     ]
 
@@ -183,7 +185,7 @@ def _memory(d: dict[str, Any]) -> list[str]:
                 " ".join(_n(x) for x in cs.get("runs_ms", [])),
                 _n((d.get("rss_idle_kib", {}).get(key) or 0) / 1024, 1),
                 _n((d.get("rss_after_load_kib", {}).get(key) or 0) / 1024, 1),
-                str(d.get("threads_idle", {}).get(key, "–")),
+                str(d.get("threads_idle", {}).get(key, "-")),
             ]
         )
     return [
@@ -242,7 +244,7 @@ def _streams(d: dict[str, Any]) -> list[str]:
     rows = []
     for name, s in d.get("streams", {}).items():
         if "error" in s:
-            rows.append([name, s["error"]] + ["–"] * 9)
+            rows.append([name, s["error"]] + ["-"] * 9)
             continue
         rows.append(
             [
@@ -262,7 +264,7 @@ def _streams(d: dict[str, Any]) -> list[str]:
     return [
         "## Held GET streams (each its own session) while `add` keeps being called",
         "",
-        "KiB/stream = (RSS held − RSS before the sessions) ÷ streams; 'stream only' leaves out the sessions' "
+        "KiB/stream = (RSS held - RSS before the sessions) ÷ streams; 'stream only' leaves out the sessions' "
         "memory. Each server runs alone for this test.",
         "",
         *_table(
@@ -298,11 +300,11 @@ def _kernel(d: dict[str, Any]) -> list[str]:
                 [
                     mode,
                     phase,
-                    str(p.get("pings", "–")),
+                    str(p.get("pings", "-")),
                     _n(p.get("p50_ms"), 2),
                     _n(p.get("p99_ms"), 2),
                     _n(p.get("max_ms"), 2),
-                    str(p.get("failed", res.get("error", "–"))),
+                    str(p.get("failed", res.get("error", "-"))),
                 ]
             )
     how = next((r.get("started_by") for r in k.values() if r.get("started_by")), "?")

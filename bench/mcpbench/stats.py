@@ -40,7 +40,9 @@ def big(data: Data, name: str, key: str = "median_ms") -> float | None:
 def big_ratio(data: Data, num: str, den: str) -> float | None:
     a, b = data.get("big", {}).get(num, []), data.get("big", {}).get(den, [])
     values = [
-        x["median_ms"] / y["median_ms"] for x, y in zip(a, b) if x.get("median_ms") and y.get("median_ms")
+        x["median_ms"] / y["median_ms"]
+        for x, y in zip(a, b, strict=False)
+        if x.get("median_ms") and y.get("median_ms")
     ]
     return statistics.median(values) if values else None
 

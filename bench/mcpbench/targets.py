@@ -18,7 +18,7 @@ SDK_JSON = "mcp SDK (json_response)"
 
 
 def _x(v: float | None, digits: int = 2) -> str:
-    return "–" if v is None else f"{v:.{digits}f}×"
+    return "-" if v is None else f"{v:.{digits}f}x"
 
 
 def _verdict(ok: bool | None, miss: str = "") -> str:
@@ -33,14 +33,14 @@ def rows(d: dict[str, Any]) -> list[tuple[str, str, str]]:
     cpu = stats.ratio(d, OURS, CEILING, 16, "cpu_us_per_req")
     out.append(
         (
-            "tools/call c=16 (JSON, session): ≥ 0.70× the ceiling's req/s",
-            _x(rps and rps[0]) + (f" (rounds {rps[1]:.2f}–{rps[2]:.2f})" if rps else ""),
+            "tools/call c=16 (JSON, session): ≥ 0.70x the ceiling's req/s",
+            _x(rps and rps[0]) + (f" (rounds {rps[1]:.2f}-{rps[2]:.2f})" if rps else ""),
             _verdict(rps and rps[0] >= 0.70, rps and f"{(0.70 - rps[0]) / 0.70:.0%} short"),
         )
     )
     out.append(
         (
-            "server CPU per request c=16 ≤ 1.4× the ceiling's",
+            "server CPU per request c=16 ≤ 1.4x the ceiling's",
             _x(cpu and cpu[0]),
             _verdict(cpu and cpu[0] <= 1.4, cpu and f"{cpu[0] / 1.4 - 1:.0%} over"),
         )
@@ -51,15 +51,15 @@ def rows(d: dict[str, Any]) -> list[tuple[str, str, str]]:
         r = stats.ratio(d, OURS, peer, 16, "rps")
         out.append(
             (
-                f"req/s c=16 vs {peer}: ≈ {want}× or more",
+                f"req/s c=16 vs {peer}: ≈ {want}x or more",
                 _x(r and r[0]),
-                _verdict(r and r[0] >= want, r and f"{r[0]:.2f}× < {want}×"),
+                _verdict(r and r[0] >= want, r and f"{r[0]:.2f}x < {want}x"),
             )
         )
     sse = stats.ratio(d, SSE_FRAMED, JSON_FRAMED, 16, "cpu_us_per_req")
     out.append(
         (
-            "SSE-framed answer within 1.2× of JSON (CPU/req, same call with progress)",
+            "SSE-framed answer within 1.2x of JSON (CPU/req, same call with progress)",
             _x(sse and sse[0]),
             _verdict(sse and sse[0] <= 1.2, sse and f"{sse[0] / 1.2 - 1:.0%} over"),
         )
@@ -75,7 +75,7 @@ def rows(d: dict[str, Any]) -> list[tuple[str, str, str]]:
     p99 = stats.ratio(d, OURS, CEILING, 64, "p99_us")
     out.append(
         (
-            "p99 at c=64 ≤ 2× the ceiling's",
+            "p99 at c=64 ≤ 2x the ceiling's",
             _x(p99 and p99[0]),
             _verdict(p99 and p99[0] <= 2.0, p99 and f"{p99[0] / 2 - 1:.0%} over"),
         )
@@ -84,7 +84,7 @@ def rows(d: dict[str, Any]) -> list[tuple[str, str, str]]:
         cs = stats.div(stats.cold(d, OURS), stats.cold(d, LEGACY))
         out.append(
             (
-                "cold start ≤ 1.5× the earlier package's",
+                "cold start ≤ 1.5x the earlier package's",
                 _x(cs),
                 _verdict(None if cs is None else cs <= 1.5, cs and f"{cs / 1.5 - 1:.0%} over"),
             )
@@ -92,7 +92,7 @@ def rows(d: dict[str, Any]) -> list[tuple[str, str, str]]:
         rs = stats.div(stats.rss(d, OURS), stats.rss(d, LEGACY))
         out.append(
             (
-                "idle RSS ≤ 1.5× the earlier package's",
+                "idle RSS ≤ 1.5x the earlier package's",
                 _x(rs),
                 _verdict(None if rs is None else rs <= 1.5, rs and f"{rs / 1.5 - 1:.0%} over"),
             )
@@ -111,7 +111,8 @@ def rows(d: dict[str, Any]) -> list[tuple[str, str, str]]:
             (
                 f"{s['requested']} held GET streams: ≤ 20 KiB each, no thread per stream, calls answered",
                 f"{s['kib_per_stream']} KiB/stream (session included), {s['opened']}/{s['requested']} open, "
-                f"threads {s['threads_before']}→{s['threads_held']}, calls {s['calls_ok']}/{s['calls_tried']} ok "
+                f"threads {s['threads_before']}→{s['threads_held']}, "
+                f"calls {s['calls_ok']}/{s['calls_tried']} ok "
                 f"(p50 {s['call_p50_ms']} ms)",
                 _verdict(ok),
             )
@@ -121,7 +122,7 @@ def rows(d: dict[str, Any]) -> list[tuple[str, str, str]]:
     if b is not None:
         out.append(
             (
-                "1 MB tool result ≤ 1.5× the ceiling's time per call; text sent once",
+                "1 MB tool result ≤ 1.5x the ceiling's time per call; text sent once",
                 f"{_x(b)}, text copies in the body: {copies}",
                 _verdict(b <= 1.5 and (copies or 0) < 1.5, f"{b / 1.5 - 1:.0%} over" if b > 1.5 else ""),
             )
