@@ -86,13 +86,13 @@ def run_in_kernel(
     host = host or KERNEL_HOST
     requested = resolve_port(port)
     with _LOCK:
-        previous = _BY_PORT.pop(requested, None) if requested else None
+        previous = _BY_PORT.pop(requested, None) if requested else None  # port 0 never collides
         old = previous() if previous is not None else None
         if old is not None and old is not server:
             old.stop()
         server.start(host=host, port=requested, quiet=True, loop="thread", **options)
-        if requested:
-            _BY_PORT[requested] = weakref.ref(server)
+        # Keyed by the bound port, so `run(port=0)` followed by `run(port=<that port>)` replaces too.
+        _BY_PORT[server.port] = weakref.ref(server)
     if not quiet:
         _show(server, host)
     return server

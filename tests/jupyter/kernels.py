@@ -104,9 +104,24 @@ class LiveKernel:
                 self._changed.notify_all()
 
     # -- executing -----------------------------------------------------------------------
-    def submit(self, code: str) -> str:
-        """Send a cell for execution; returns its msg_id at once."""
-        return str(self.client.execute(code, allow_stdin=False))
+    def submit(self, code: str, cell_id: str | None = None) -> str:
+        """Send a cell for execution; returns its msg_id at once.
+
+        ``cell_id`` goes into the request's ``metadata.cellId``, as JupyterLab sends it.
+        """
+        if cell_id is None:
+            return str(self.client.execute(code, allow_stdin=False))
+        content = {
+            "code": code,
+            "silent": False,
+            "store_history": True,
+            "user_expressions": {},
+            "allow_stdin": False,
+            "stop_on_error": True,
+        }
+        msg = self.client.session.msg("execute_request", content, metadata={"cellId": cell_id})
+        self.client.shell_channel.send(msg)
+        return str(msg["header"]["msg_id"])
 
     def wait(self, msg_id: str, timeout: float = CELL_TIMEOUT) -> Cell:
         """Wait for the cell's reply and for its outputs to be flushed (kernel idle)."""
@@ -133,13 +148,13 @@ class LiveKernel:
         self._fill(cell)
         return cell
 
-    def run(self, code: str, timeout: float = CELL_TIMEOUT) -> Cell:
+    def run(self, code: str, timeout: float = CELL_TIMEOUT, cell_id: str | None = None) -> Cell:
         """Execute a cell and wait for it."""
-        return self.wait(self.submit(code), timeout)
+        return self.wait(self.submit(code, cell_id), timeout)
 
-    def run_ok(self, code: str, timeout: float = CELL_TIMEOUT) -> Cell:
+    def run_ok(self, code: str, timeout: float = CELL_TIMEOUT, cell_id: str | None = None) -> Cell:
         """Execute a cell that must succeed (its error text otherwise fails the test)."""
-        cell = self.run(code, timeout)
+        cell = self.run(code, timeout, cell_id)
         assert cell.status == "ok", f"cell failed: {cell.ename}: {cell.evalue}\n{cell.text}"
         return cell
 

@@ -1,0 +1,95 @@
+"""``%%mcp_resource``, ``%%mcp_prompt``, ``--async`` job tools, and cells that change what they define."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from kernels import LiveKernel, run_async, server_url
+
+pytestmark = pytest.mark.slow
+
+CELLS = [
+    '''%%mcp_resource config://settings --mime-type application/json
+def settings() -> dict:
+    """Notebook settings."""
+    return {"precision": 10}
+''',
+    '''%%mcp_resource weather://{city}/current --mime-type application/json --name weather
+def weather(city: str) -> dict:
+    """Current weather for a city."""
+    return {"city": city, "temp": 21}
+''',
+    """%%mcp_prompt --description "Ask for a calculation."
+def calculate(expression: str) -> str:
+    return f"Please calculate: {expression}"
+""",
+    '''%%mcp_tool --async --name slow_square
+import time
+
+def _pause() -> None:
+    time.sleep(0.2)
+
+def square(x: int) -> int:
+    """Square x, slowly."""
+    _pause()
+    print("squared", x)
+    return x * x
+''',
+]
+
+
+def test_resources_prompts_and_jobs_reach_the_official_client(kernel: LiveKernel, mcp_client: Any) -> None:
+    for cell in CELLS:
+        kernel.run_ok(cell)
+    url = server_url(kernel)
+
+    async def scenario() -> dict[str, Any]:
+        async with mcp_client(url) as client:
+            seen: dict[str, Any] = {}
+            seen["resources"] = [str(r.uri) for r in (await client.list_resources()).resources]
+            seen["templates"] = [
+                t.uri_template for t in (await client.list_resource_templates()).resource_templates
+            ]
+            seen["settings"] = (await client.read_resource("config://settings")).contents[0].text
+            seen["paris"] = (await client.read_resource("weather://paris/current")).contents[0].text
+            prompt = await client.get_prompt("calculate", {"expression": "2+2"})
+            seen["prompt"] = prompt.messages[0].content.text
+            started = await client.call_tool("slow_square", {"x": 7})
+            job = json.loads(started.content[0].text)
+            for _ in range(100):
+                polled = await client.call_tool("get_job_result", {"job_id": job["job_id"]})
+                state = json.loads(polled.content[0].text)
+                if state["status"] != "running":
+                    break
+                await asyncio.sleep(0.05)
+            seen["job"] = state
+            return seen
+
+    seen = run_async(scenario())
+    assert seen["resources"] == ["config://settings"]
+    assert seen["templates"] == ["weather://{city}/current"]
+    assert json.loads(seen["settings"]) == {"precision": 10}
+    assert json.loads(seen["paris"]) == {"city": "paris", "temp": 21}
+    assert seen["prompt"] == "Please calculate: 2+2"
+    assert seen["job"]["status"] == "done"
+    assert seen["job"]["result"] == "49"
+
+
+def test_a_cell_that_now_defines_another_function_retires_the_old_tool(
+    kernel: LiveKernel, mcp_client: Any
+) -> None:
+    kernel.run_ok("%%mcp_tool\ndef add(a: int, b: int) -> int:\n    return a + b\n", cell_id="cell-1")
+    kernel.run_ok("%%mcp_tool\ndef plus(a: int, b: int) -> int:\n    return a + b\n", cell_id="cell-1")
+    kernel.run_ok("%%mcp_tool\ndef other() -> str:\n    return 'x'\n", cell_id="cell-2")
+    url = server_url(kernel)
+
+    async def names() -> list[str]:
+        async with mcp_client(url) as client:
+            return [tool.name for tool in (await client.list_tools()).tools]
+
+    assert sorted(run_async(names())) == ["other", "plus"]
+    kernel.run_ok("%mcp remove plus")
+    assert run_async(names()) == ["other"]
