@@ -9,7 +9,7 @@ import zlib
 
 import anyio
 import pytest
-from conftest import mcp_client, serve
+from support import mcp_client, serve
 
 from nanohubmcp import Image, MCPServer
 
