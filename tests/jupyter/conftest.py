@@ -47,17 +47,3 @@ def kernel(start_kernel: Any) -> LiveKernel:
     live: LiveKernel = start_kernel()
     live.run_ok("%load_ext nanohubmcp\n%config NanohubMCP.port = 0")
     return live
-
-
-@pytest.fixture
-def mcp_client(request: pytest.FixtureRequest) -> Any:
-    """The suite's ``mcp_client(url)`` helper from ``tests/conftest.py`` (an official ``mcp`` ClientSession).
-
-    Looked up among pytest's loaded conftest plugins: several directories hold a ``conftest.py``,
-    so ``from conftest import ...`` would pick whichever was imported last.
-    """
-    root = Path(__file__).resolve().parents[1] / "conftest.py"
-    for plugin in request.config.pluginmanager.get_plugins():
-        if Path(getattr(plugin, "__file__", "") or "").resolve() == root:
-            return plugin.mcp_client
-    raise LookupError(f"{root} is not loaded")

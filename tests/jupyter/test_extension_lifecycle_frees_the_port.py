@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from kernels import LiveKernel, run_async, server_url
+from support import mcp_client
 
 pytestmark = pytest.mark.slow
 
@@ -59,7 +60,7 @@ def test_kernel_shutdown_frees_the_port(start_kernel: Any) -> None:
     assert_port_free(port)
 
 
-def test_profile_config_is_read_and_listed(start_kernel: Any, ipython_dir: Path, mcp_client: Any) -> None:
+def test_profile_config_is_read_and_listed(start_kernel: Any, ipython_dir: Path) -> None:
     profile = ipython_dir / "profile_default"
     profile.mkdir()
     (profile / "ipython_kernel_config.py").write_text(
@@ -82,7 +83,7 @@ def test_profile_config_is_read_and_listed(start_kernel: Any, ipython_dir: Path,
     assert "MCP server 'from-profile' v2.5" in live.run_ok("%mcp status").text
 
 
-def test_renaming_the_server_rebuilds_it_and_keeps_the_tools(kernel: LiveKernel, mcp_client: Any) -> None:
+def test_renaming_the_server_rebuilds_it_and_keeps_the_tools(kernel: LiveKernel) -> None:
     kernel.run_ok(TOOL)
     renamed = kernel.run_ok("%config NanohubMCP.name = 'renamed'")
     assert "MCP server restarted" in renamed.text

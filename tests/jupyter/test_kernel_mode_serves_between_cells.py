@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from kernels import LiveKernel, run_async, server_url
+from support import mcp_client
 
 pytestmark = pytest.mark.slow
 
@@ -19,7 +20,7 @@ def shout(text: str) -> str:
 '''
 
 
-def test_kernel_mode_answers_between_cells(kernel: LiveKernel, mcp_client: Any, record_property: Any) -> None:
+def test_kernel_mode_answers_between_cells(kernel: LiveKernel, record_property: Any) -> None:
     kernel.run_ok("%config NanohubMCP.mode = 'kernel'")
     defining = kernel.run_ok(TOOL)
     assert "(kernel mode)" in defining.text
@@ -50,7 +51,7 @@ def test_kernel_mode_answers_between_cells(kernel: LiveKernel, mcp_client: Any, 
     assert run_async(again()) == "AGAIN"
 
 
-def test_switching_mode_restarts_the_running_server(kernel: LiveKernel, mcp_client: Any) -> None:
+def test_switching_mode_restarts_the_running_server(kernel: LiveKernel) -> None:
     kernel.run_ok(TOOL)
     switched = kernel.run_ok("%config NanohubMCP.mode = 'kernel'")
     assert "MCP server restarted" in switched.text

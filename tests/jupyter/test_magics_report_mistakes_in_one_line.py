@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from kernels import LiveKernel, run_async, server_url
+from support import mcp_client
 
 pytestmark = pytest.mark.slow
 
@@ -46,9 +47,7 @@ MISTAKES = {
 }
 
 
-def test_every_mistake_is_a_one_line_usage_error_and_the_old_tool_survives(
-    kernel: LiveKernel, mcp_client: Any
-) -> None:
+def test_every_mistake_is_a_one_line_usage_error_and_the_old_tool_survives(kernel: LiveKernel) -> None:
     kernel.run_ok(GOOD)
     for label, (cell, expected) in MISTAKES.items():
         result = kernel.run(cell)

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 from kernels import LiveKernel, run_async, server_url
+from support import mcp_client
 
 pytestmark = pytest.mark.slow
 
@@ -18,7 +19,7 @@ def add(a: float, b: float) -> float:
 '''
 
 
-def test_a_cell_tool_is_called_by_the_official_client(kernel: LiveKernel, mcp_client: Any) -> None:
+def test_a_cell_tool_is_called_by_the_official_client(kernel: LiveKernel) -> None:
     defining = kernel.run_ok(ADD)
     assert "serving on 127.0.0.1" in defining.text
     url = server_url(kernel)
@@ -38,9 +39,7 @@ def test_a_cell_tool_is_called_by_the_official_client(kernel: LiveKernel, mcp_cl
     assert kernel.run_ok("print(add(1, 1))").stdout.endswith("\n2\n")
 
 
-def test_rerunning_an_edited_cell_changes_the_result_and_notifies_the_client(
-    kernel: LiveKernel, mcp_client: Any
-) -> None:
+def test_rerunning_an_edited_cell_changes_the_result_and_notifies_the_client(kernel: LiveKernel) -> None:
     kernel.run_ok(ADD)
     url = server_url(kernel)
     notices: list[str] = []
@@ -68,7 +67,7 @@ def test_rerunning_an_edited_cell_changes_the_result_and_notifies_the_client(
     assert "notifications/tools/list_changed" in notices
 
 
-def test_a_tools_print_output_lands_in_its_defining_cell(kernel: LiveKernel, mcp_client: Any) -> None:
+def test_a_tools_print_output_lands_in_its_defining_cell(kernel: LiveKernel) -> None:
     defining = kernel.run_ok(ADD)
     later = kernel.run_ok("x = 1")
     url = server_url(kernel)

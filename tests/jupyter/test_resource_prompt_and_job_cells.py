@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from kernels import LiveKernel, run_async, server_url
+from support import mcp_client
 
 pytestmark = pytest.mark.slow
 
@@ -41,7 +42,7 @@ def square(x: int) -> int:
 ]
 
 
-def test_resources_prompts_and_jobs_reach_the_official_client(kernel: LiveKernel, mcp_client: Any) -> None:
+def test_resources_prompts_and_jobs_reach_the_official_client(kernel: LiveKernel) -> None:
     for cell in CELLS:
         kernel.run_ok(cell)
     url = server_url(kernel)
@@ -78,9 +79,7 @@ def test_resources_prompts_and_jobs_reach_the_official_client(kernel: LiveKernel
     assert seen["job"]["result"] == "49"
 
 
-def test_a_cell_that_now_defines_another_function_retires_the_old_tool(
-    kernel: LiveKernel, mcp_client: Any
-) -> None:
+def test_a_cell_that_now_defines_another_function_retires_the_old_tool(kernel: LiveKernel) -> None:
     kernel.run_ok("%%mcp_tool\ndef add(a: int, b: int) -> int:\n    return a + b\n", cell_id="cell-1")
     kernel.run_ok("%%mcp_tool\ndef plus(a: int, b: int) -> int:\n    return a + b\n", cell_id="cell-1")
     kernel.run_ok("%%mcp_tool\ndef other() -> str:\n    return 'x'\n", cell_id="cell-2")

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 from kernels import LiveKernel, run_async
+from support import mcp_client
 
 pytestmark = pytest.mark.slow
 
@@ -24,7 +25,7 @@ print("after run:", server.running)
 '''
 
 
-def call_greet(mcp_client: Any, url: str) -> str:
+def call_greet(url: str) -> str:
     async def call() -> str:
         async with mcp_client(url) as client:
             return str((await client.call_tool("greet", {"name": "Ada"})).content[0].text)
@@ -32,16 +33,16 @@ def call_greet(mcp_client: Any, url: str) -> str:
     return run_async(call())
 
 
-def test_server_run_returns_and_serves(start_kernel: Any, mcp_client: Any) -> None:
+def test_server_run_returns_and_serves(start_kernel: Any) -> None:
     live: LiveKernel = start_kernel()
     cell = live.run_ok(SCRIPT.format(greeting="Hello", serve="server.run(port=0)"), timeout=30)
     assert "after run: True" in cell.stdout
     url = live.run_ok("print(server.url)").stdout.strip()
-    assert call_greet(mcp_client, url + "mcp") == "Hello, Ada"
+    assert call_greet(url + "mcp") == "Hello, Ada"
     live.run_ok("server.stop()")
 
 
-def test_rerunning_the_cell_replaces_the_server_on_its_port(start_kernel: Any, mcp_client: Any) -> None:
+def test_rerunning_the_cell_replaces_the_server_on_its_port(start_kernel: Any) -> None:
     live: LiveKernel = start_kernel()
     live.run_ok("from nanohubmcp.jupyter.kernel_server import run_in_kernel")
     live.run_ok(SCRIPT.format(greeting="Hello", serve="run_in_kernel(server, port=0)"))
@@ -49,7 +50,7 @@ def test_rerunning_the_cell_replaces_the_server_on_its_port(start_kernel: Any, m
     live.run_ok(SCRIPT.format(greeting="Howdy", serve="run_in_kernel(server, port=PORT)"))
     url = live.run_ok("print(server.url)").stdout.strip()
     assert url.startswith("http://127.0.0.1:")
-    assert call_greet(mcp_client, url + "mcp") == "Howdy, Ada"
+    assert call_greet(url + "mcp") == "Howdy, Ada"
 
 
 @pytest.mark.xfail(
@@ -57,9 +58,7 @@ def test_rerunning_the_cell_replaces_the_server_on_its_port(start_kernel: Any, m
     "nanohubmcp.jupyter.kernel_server.run_in_kernel (127.0.0.1, one server per port) - a facade change",
     strict=True,
 )
-def test_rerunning_a_server_run_cell_on_a_fixed_port_replaces_the_old_server(
-    start_kernel: Any, mcp_client: Any
-) -> None:
+def test_rerunning_a_server_run_cell_on_a_fixed_port_replaces_the_old_server(start_kernel: Any) -> None:
     live: LiveKernel = start_kernel()
     live.run_ok(SCRIPT.format(greeting="Hello", serve="server.run(port=0)"))
     live.run_ok("PORT = server.port")
@@ -67,4 +66,4 @@ def test_rerunning_a_server_run_cell_on_a_fixed_port_replaces_the_old_server(
     assert rerun.status == "ok", rerun.evalue
     url = live.run_ok("print(server.url)").stdout.strip()
     assert url.startswith("http://127.0.0.1:")
-    assert call_greet(mcp_client, url + "mcp") == "Howdy, Ada"
+    assert call_greet(url + "mcp") == "Howdy, Ada"

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from kernels import LiveKernel, run_async, server_url
+from support import mcp_client
 
 pytestmark = pytest.mark.slow
 
@@ -39,9 +40,7 @@ def test_off_hub_the_status_shows_local_endpoints_and_a_client_snippet(kernel: L
     assert config["mcpServers"]["notebook"]["args"] == ["-y", "mcp-remote", url]
 
 
-def test_on_a_hub_the_public_url_is_the_weber_proxy_route(
-    start_kernel: Any, tmp_path: Path, mcp_client: Any
-) -> None:
+def test_on_a_hub_the_public_url_is_the_weber_proxy_route(start_kernel: Any, tmp_path: Path) -> None:
     session_dir = tmp_path / "session"
     session_dir.mkdir()
     (session_dir / "resources").write_text(

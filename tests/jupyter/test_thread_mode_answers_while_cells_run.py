@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from kernels import LiveKernel, run_async, server_url
+from support import mcp_client
 
 pytestmark = pytest.mark.slow
 
@@ -48,9 +49,7 @@ async def on_loop() -> str:
 '''
 
 
-def test_ping_is_answered_while_a_cell_runs_pure_python(
-    kernel: LiveKernel, mcp_client: Any, record_property: Any
-) -> None:
+def test_ping_is_answered_while_a_cell_runs_pure_python(kernel: LiveKernel, record_property: Any) -> None:
     kernel.run_ok("import time")
     kernel.run_ok(TOOLS)
     url = server_url(kernel)
@@ -78,9 +77,7 @@ def test_ping_is_answered_while_a_cell_runs_pure_python(
     assert thread.startswith("nanohubmcp-worker")
 
 
-def test_main_and_async_tools_run_on_the_kernel_and_report_a_busy_kernel(
-    kernel: LiveKernel, mcp_client: Any
-) -> None:
+def test_main_and_async_tools_run_on_the_kernel_and_report_a_busy_kernel(kernel: LiveKernel) -> None:
     kernel.run_ok("import time\n%config NanohubMCP.tool_timeout = 1.0")
     kernel.run_ok(TOOLS)
     kernel.run_ok(MAIN_TOOL)

@@ -1,0 +1,119 @@
+"""Every notebook in ``notebooks/`` runs under nbclient, and its server answers the official client.
+
+Each notebook is executed cell by cell in a real kernel; with the kernel still running, the
+test reads the server's URL (``%mcp url``), lists the tools, resources and prompts, and calls one
+tool with a known answer.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+from jupyter_client.kernelspec import KernelSpecManager
+from jupyter_client.manager import AsyncKernelManager
+from kernels import KERNEL_NAME, kernel_environment, run_async
+from nbclient import NotebookClient
+from nbformat.v4 import new_code_cell
+from support import mcp_client
+
+pytestmark = pytest.mark.slow
+
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+
+
+def _projectile_range(v0: float) -> float:
+    return round(v0**2 / 9.81, 3)  # at 45 degrees from the ground: v0^2 sin(90 deg) / g
+
+
+# notebook -> (tools, resources, prompts, (tool, arguments, check of the call result))
+EXPECTED: dict[str, Any] = {
+    "quickstart.ipynb": (
+        {"add", "greet", "count_slowly", "get_job_result"},
+        {"notebook://quickstart/about"},
+        {"explain"},
+        ("greet", {"name": "Ada", "excited": True}, lambda r: r.content[0].text == "Hello, Ada!"),
+    ),
+    "calculator.ipynb": (
+        {"add", "power", "subtract", "multiply", "divide"},
+        {"config://calculator/settings"},
+        {"calculate"},
+        ("divide", {"a": 1, "b": 0}, lambda r: r.is_error and r.content[0].text == "Cannot divide by zero"),
+    ),
+    "data_analysis.ipynb": (
+        {"descriptive_stats", "correlation", "linear_regression", "normalize"},
+        {"data://samples/temperatures", "data://samples/scatter"},
+        {"analyze_data"},
+        (
+            "descriptive_stats",
+            {"data": "10,20,30,40,50"},
+            lambda r: (
+                json.loads(r.content[0].text)
+                == {"count": 5, "mean": 30.0, "median": 30.0, "min": 10.0, "max": 50.0, "std": 14.142136}
+            ),
+        ),
+    ),
+    "simulator.ipynb": (
+        {"projectile_motion", "harmonic_oscillator", "wave_properties", "ideal_gas", "relativistic_energy"},
+        {"constants://physics"},
+        {"physics_problem"},
+        (
+            "projectile_motion",
+            {"v0": 50, "angle": 45},
+            lambda r: json.loads(r.content[0].text)["range"] == _projectile_range(50),
+        ),
+    ),
+}
+
+
+def test_every_notebook_is_covered() -> None:
+    assert sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")) == sorted(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_the_notebook_runs_and_its_server_answers(
+    name: str, kernel_specs: Path, ipython_dir: Path, tmp_path: Path
+) -> None:
+    tools, resources, prompts, (tool, arguments, check) = EXPECTED[name]
+    notebook = nbformat.read(NOTEBOOKS / name, as_version=4)
+    specs = KernelSpecManager(kernel_dirs=[str(kernel_specs)], ensure_native_kernel=False)
+    manager = AsyncKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=specs)
+    client = NotebookClient(
+        notebook, km=manager, timeout=60, startup_timeout=60, resources={"metadata": {"path": str(tmp_path)}}
+    )
+    try:
+        with client.setup_kernel(env=kernel_environment(ipython_dir)):
+            for index, cell in enumerate(notebook.cells):
+                client.execute_cell(cell, index)
+            probe = new_code_cell("%mcp url")
+            notebook.cells.append(probe)
+            client.execute_cell(probe, len(notebook.cells) - 1)
+            url = probe.outputs[0]["data"]["text/plain"].strip("'\"")
+
+            async def inspect() -> tuple[Any, ...]:
+                async with mcp_client(url) as session:
+                    listed = {t.name for t in (await session.list_tools()).tools}
+                    found = {str(r.uri) for r in (await session.list_resources()).resources}
+                    offered = {p.name for p in (await session.list_prompts()).prompts}
+                    return listed, found, offered, await session.call_tool(tool, arguments)
+
+            listed, found, offered, result = run_async(inspect())
+    finally:
+        if client.kc is not None:
+            client.kc.stop_channels()
+        run_async(manager.shutdown_kernel(now=False))
+    assert listed == tools
+    assert found == resources
+    assert offered == prompts
+    assert check(result), result
+    errors = [
+        o
+        for c in notebook.cells
+        if c.cell_type == "code"
+        for o in c.get("outputs", [])
+        if o.get("output_type") == "error"
+    ]
+    assert errors == []
