@@ -79,3 +79,39 @@ def test_a_tools_print_output_lands_in_its_defining_cell(kernel: LiveKernel) -> 
     run_async(call())
     assert "add called with 4.5 and 5" in kernel.wait_for_text(defining, "add called with 4.5 and 5")
     assert "add called" not in kernel.text(later)
+
+
+SHOW = '''%%mcp_tool
+def show(label: str) -> str:
+    """Print and display a label."""
+    from IPython.display import display
+    print("printed", label)
+    display({"displayed": label})
+    return label
+'''
+
+
+def test_concurrent_calls_print_and_display_under_their_own_cells(kernel: LiveKernel) -> None:
+    cell_a = kernel.run_ok(ADD)
+    cell_b = kernel.run_ok(SHOW)
+    url = server_url(kernel)
+
+    async def calls() -> None:
+        async with mcp_client(url) as client:
+            busy = kernel.submit("import time\ntime.sleep(1.5)\nprint('cell C done')")
+            await asyncio.sleep(0.3)
+            await asyncio.gather(
+                *(client.call_tool("add", {"a": i + 0.5, "b": 1}) for i in range(3)),
+                *(client.call_tool("show", {"label": f"L{i}"}) for i in range(3)),
+            )
+            cell_c = await asyncio.to_thread(kernel.wait, busy)
+            assert "add called" not in cell_c.text
+            assert "L0" not in cell_c.text
+
+    run_async(calls())
+    text_a = kernel.wait_for_text(cell_a, "add called with 2.5 and 1")
+    assert all(f"add called with {i + 0.5} and 1" in text_a for i in range(3))
+    text_b = kernel.wait_for_text(cell_b, "'displayed': 'L2'")
+    assert all(f"printed L{i}" in text_b and f"'displayed': 'L{i}'" in text_b for i in range(3))
+    assert "printed" not in text_a
+    assert "add called" not in text_b

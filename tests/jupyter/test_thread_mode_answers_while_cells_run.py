@@ -107,3 +107,21 @@ def test_main_and_async_tools_run_on_the_kernel_and_report_a_busy_kernel(kernel:
     assert not seen["during"]["where"].is_error  # pool tools do not wait for the kernel
     assert seen["elapsed"] < 3.5  # two 1 s timeouts plus a quick pool call, not the 4 s cell
     assert seen["after"] == "MainThread"  # the skipped calls left nothing behind
+
+
+def test_a_call_that_runs_too_long_is_answered_with_a_timeout_error(kernel: LiveKernel) -> None:
+    kernel.run_ok("%config NanohubMCP.tool_timeout = 0.5")
+    kernel.run_ok("%%mcp_tool\ndef nap() -> str:\n    import time\n    time.sleep(2)\n    return 'rested'\n")
+    kernel.run_ok(
+        "%%mcp_tool --main\ndef main_nap() -> str:\n    import time\n    time.sleep(2)\n    return 'rested'\n"
+    )
+    url = server_url(kernel)
+
+    async def calls() -> list[Any]:
+        async with mcp_client(url) as client:
+            return [await client.call_tool(name, {}) for name in ("nap", "main_nap")]
+
+    for name, result in zip(("nap", "main_nap"), run_async(calls()), strict=True):
+        assert result.is_error, name
+        assert result.content[0].text.startswith(f"tool '{name}' did not finish within 0.5 s"), result
+    kernel.run_ok("%config NanohubMCP.tool_timeout = None")
