@@ -30,11 +30,14 @@ def dumps(value: Any) -> str:
 
     Raises:
         TypeError: ``value`` holds something JSON cannot represent (a set, an object).
+        ValueError: ``value`` contains itself (a circular reference).
     """
     try:
         return _fast_encoder.encode(value)
-    except ValueError:
-        # allow_nan=False raised: only then pay for a scrubbing copy.
+    except ValueError as exc:
+        if "Out of range float" not in str(exc):
+            raise  # e.g. a circular reference: scrubbing would recurse for ever
+        # allow_nan=False refused NaN/Infinity: only then pay for a scrubbing copy.
         return _fast_encoder.encode(_scrub(value))
 
 

@@ -62,14 +62,14 @@ async def resources_read(core: ServerCore, request: RequestContext, params: dict
         kwargs = build_kwargs(record.signature, dict(values), kind="resource", name=record.uri, context=context)
         value = await call_function(record.fn, kwargs, is_coroutine=record.is_coroutine, executor=core.executor,
                                     timeout=core.tool_timeout, what=f"resource '{uri}'")
-        contents = results.resource_contents(value, uri=uri, mime_type=record.mime_type, meta=record.meta)
+        result = results.resource_result(value, uri=uri, mime_type=record.mime_type, meta=record.meta)
     except Exception as exc:
         if call:
             call.finish(False, str(exc))
         raise _read_failed(uri, exc) from exc
     if call:
         call.finish(True)
-    return {"contents": contents}
+    return result
 
 
 def _read_failed(uri: str, exc: Exception) -> Exception:
