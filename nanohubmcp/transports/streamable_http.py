@@ -20,7 +20,7 @@ from typing import Any
 
 import tornado.web
 
-from ..errors import InvalidRequest, NanohubMCPError, ProtocolError, http_status_for
+from ..errors import InternalError, InvalidRequest, NanohubMCPError, ProtocolError, http_status_for
 from ..protocol import jsonrpc, versions
 from ..server.request import RequestContext
 from ..server.sessions import Session
@@ -240,6 +240,10 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
             session.in_flight[message.id] = request  # type: ignore[index]
         try:
             response = await self.core.dispatcher.handle(request)
+        except asyncio.CancelledError:
+            # The server is shutting down under this request (its worker pool was cancelled).
+            response = jsonrpc.error(message.id, {
+                "code": InternalError.code, "message": "The server is shutting down; retry on a new connection"})
         finally:
             if session is not None:
                 session.in_flight.pop(message.id, None)  # type: ignore[arg-type]
