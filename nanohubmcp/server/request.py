@@ -30,6 +30,40 @@ META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
 
 
+class CancelFlag:
+    """A cancellation flag, cheap to create (a ``threading.Event`` only if someone waits).
+
+    ``is_set()`` and ``set()`` behave like ``threading.Event``'s; ``wait(timeout)`` blocks a
+    worker thread until the flag is set.
+    """
+
+    __slots__ = ("_event", "_set")
+
+    def __init__(self) -> None:
+        self._set = False
+        self._event: threading.Event | None = None
+
+    def is_set(self) -> bool:
+        """True once set."""
+        return self._set
+
+    def set(self) -> None:
+        """Set the flag and wake waiters."""
+        self._set = True
+        if self._event is not None:
+            self._event.set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until set (or ``timeout`` seconds); returns whether it is set."""
+        if self._set:
+            return True
+        if self._event is None:
+            self._event = threading.Event()
+            if self._set:
+                self._event.set()
+        return self._event.wait(timeout)
+
+
 class RequestContext:
     """One request in flight.
 
@@ -75,7 +109,7 @@ class RequestContext:
         if client_capabilities is None:
             client_capabilities = session.client_capabilities if session is not None else {}
         self.client_capabilities = client_capabilities
-        self.cancelled = threading.Event()
+        self.cancelled = CancelFlag()
         self.cancel_reason: str | None = None
         self._cancel_callbacks: list[Callable[[], None]] = []
         self.extra: dict[str, Any] = {}

@@ -31,6 +31,8 @@ ALLOW_HEADERS = ", ".join((
 ))
 EXPOSE_HEADERS = ", ".join((MCP_SESSION_ID_HEADER, MCP_PROTOCOL_VERSION_HEADER))
 JSON_TYPE = "application/json"
+BODY_TIMEOUT = 30.0
+"""Seconds a client has to send a request body once its headers arrived (slowloris guard)."""
 
 
 class BaseHandler(tornado.web.RequestHandler):
@@ -52,6 +54,7 @@ class BaseHandler(tornado.web.RequestHandler):
         origin = self.request.headers.get("Origin")
         if not origin_allowed(origin, self.config):
             log.warning("refused request from origin %s", origin)
+            self.set_header("Connection", "close")  # the body (if any) stays unread
             self.send_error_json(403, jsonrpc.error(None, {
                 "code": INVALID_REQUEST,
                 "message": f"Forbidden: origin {origin} is not allowed; add it to allowed_origins to permit it",
@@ -115,16 +118,21 @@ class BodyLimitMixin:
 
     Use with ``@tornado.web.stream_request_body``. Refusals are 413 before the body is read
     when ``Content-Length`` already says too much, and as soon as the limit is crossed for
-    chunked bodies. Slow or absent bodies are ended by the HTTP server's ``body_timeout``.
+    chunked bodies. A body not complete within ``BODY_TIMEOUT`` seconds closes the connection.
     """
 
     _chunks: list[bytes]
     _size: int
     _too_large: bool
+    _body_timer: Any = None
 
     def prepare_body(self) -> bool:
         handler: Any = self
         self._chunks, self._size, self._too_large = [], 0, False
+        # A body that does not arrive in time closes the connection. One timer per request is
+        # far cheaper than Tornado's body_timeout (a with_timeout future chain per request).
+        self._body_timer = handler.request.connection.stream.io_loop.call_later(
+            BODY_TIMEOUT, handler.request.connection.close)
         limit = handler.config.max_request_bytes
         length = handler.request.headers.get("Content-Length")
         if length is not None:
@@ -146,6 +154,7 @@ class BodyLimitMixin:
     def _refuse_size(self, limit: int) -> None:
         handler: Any = self
         self._too_large = True
+        handler.set_header("Connection", "close")  # the rest of the body is not read
         handler.send_error_json(413, jsonrpc.error(None, {
             "code": INVALID_REQUEST,
             "message": f"Request body too large: the limit is {limit} bytes (max_request_bytes)",
@@ -162,8 +171,18 @@ class BodyLimitMixin:
             return
         self._chunks.append(chunk)
 
+    def on_finish(self) -> None:
+        # Never let the timer outlive the request: the connection may serve the next one.
+        if self._body_timer is not None:
+            self._body_timer.cancel()
+            self._body_timer = None
+        super().on_finish()  # type: ignore[misc]
+
     def body(self) -> bytes:
-        """The whole body received so far."""
+        """The whole body (call once the body is complete, i.e. from ``post``)."""
+        if self._body_timer is not None:
+            self._body_timer.cancel()
+            self._body_timer = None
         if len(self._chunks) == 1:
             return self._chunks[0]
         return b"".join(self._chunks)

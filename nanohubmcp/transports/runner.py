@@ -37,7 +37,6 @@ log = logging.getLogger("nanohubmcp")
 
 BACKLOG = 1024
 IDLE_CONNECTION_TIMEOUT = 300.0
-BODY_TIMEOUT = 30.0
 SWEEP_SECONDS = 60.0
 
 
@@ -106,7 +105,7 @@ class Runner:
             app,
             max_body_size=2 * self.config.max_request_bytes + (1 << 20),
             idle_connection_timeout=IDLE_CONNECTION_TIMEOUT,
-            body_timeout=BODY_TIMEOUT,
+            body_timeout=None,  # enforced per request by BodyLimitMixin (cheaper)
         )
         self._http.add_sockets(sockets)
         self._notifier = Notifier(core, self.loop)

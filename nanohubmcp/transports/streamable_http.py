@@ -65,8 +65,10 @@ def json_body_type(content_type: str | None) -> bool:
 class ResponseChannel:
     """Answers one POSTed request: JSON by default, SSE once a related message must go first."""
 
-    def __init__(self, handler: BaseHandler, stream: OutboundStream | None, *, priming: bool) -> None:
+    def __init__(self, handler: BaseHandler, stream: OutboundStream | None, *, priming: bool,
+                 session: Session | None = None) -> None:
         self.handler = handler
+        self.session = session
         self.stream = stream
         self.priming = priming
         self.writer: SSEWriter | None = None
@@ -114,6 +116,9 @@ class ResponseChannel:
         if self.stream is not None:
             self.stream.done = True
             self.stream.detach(self._sink)
+            if self.session is not None:
+                # Answered as plain JSON: nothing on this stream can ever be resumed.
+                self.session.streams.pop(self.stream.stream_id, None)
         if not self.handler._finished and not self.handler.request.connection.stream.closed():
             self.handler.send_json(status, response)
 
@@ -235,7 +240,7 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
         if create:
             request.extra["create_session"] = True
         priming = session is not None and session.resumable and version >= versions.V2025_11_25
-        self.channel = ResponseChannel(self, stream, priming=priming)
+        self.channel = ResponseChannel(self, stream, priming=priming, session=session)
         if session is not None:
             session.in_flight[message.id] = request  # type: ignore[index]
         try:

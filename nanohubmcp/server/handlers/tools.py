@@ -115,7 +115,8 @@ def shape(tool: Tool, value: Any, version: str) -> dict[str, Any]:
     """Map a return value to a CallToolResult and hold it to the tool's output schema."""
     result = results.tool_result(value, output_schema=tool.output_schema, version=version)
     if tool.output_validator is not None and not result.get("isError"):
-        structured = result.get("structuredContent", results.UNSET)
+        # Checked in every version, even those without structuredContent on the wire.
+        structured = results.structured_value(value)
         if structured is results.UNSET:
             return error_result(
                 f"tool '{tool.name}' declares an output schema but returned no structured content")
