@@ -10,8 +10,8 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import mcp_client
 from example_process import ExampleProcess, post_json, run_example
+from support import mcp_client
 
 pytestmark = pytest.mark.slow
 

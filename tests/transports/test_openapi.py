@@ -14,10 +14,10 @@ from typing import Any
 
 import jsonschema
 import pytest
-from conftest import serve
 from openapi_spec_validator import validate
 from openapi_spec_validator.validation.validators import OpenAPIV31SpecValidator
 from raw_http import Http
+from support import serve
 
 from nanohubmcp import MCPServer
 

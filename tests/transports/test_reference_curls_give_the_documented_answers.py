@@ -16,8 +16,8 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from conftest import serve
 from raw_http import CURL_HEADERS, Http
+from support import serve
 
 from nanohubmcp import MCPServer
 

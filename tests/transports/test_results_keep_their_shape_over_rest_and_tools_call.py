@@ -16,8 +16,8 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import mcp_client, serve
 from raw_http import Http, Reply
+from support import mcp_client, serve
 
 from nanohubmcp import MCPServer
 
