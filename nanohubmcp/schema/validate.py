@@ -28,6 +28,7 @@ from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
 from nanohubmcp.errors import RegistrationError
+from nanohubmcp.schema.fastpath import compile_fast
 from nanohubmcp.schema.paths import format_path, invalid_arguments, shorten
 
 _ABSENT = object()
@@ -47,10 +48,11 @@ class ArgumentValidator:
             neither in the schema itself nor to a JSON Schema meta-schema.
     """
 
-    __slots__ = ("_drop_null", "_kind", "_name", "_validator")
+    __slots__ = ("_drop_null", "_fast", "_kind", "_name", "_validator")
 
     def __init__(self, schema: dict[str, Any], *, name: str, kind: str = "tool") -> None:
         self._validator = _compile(schema, f"{kind} {name!r}", "input schema")
+        self._fast = compile_fast(schema)
         self._kind = kind
         self._name = name
         self._drop_null = _null_rejecting_optionals(self._validator, schema, f"{kind} {name!r}")
@@ -84,7 +86,7 @@ class ArgumentValidator:
             and any(arguments.get(key, _ABSENT) is None for key in self._drop_null)
         ):
             arguments = {k: v for k, v in arguments.items() if v is not None or k not in self._drop_null}
-        if self._validator.is_valid(arguments):
+        if (self._fast is not None and self._fast(arguments)) or self._validator.is_valid(arguments):
             return arguments
         raise invalid_arguments(self._kind, self._name, _violations(self._validator, arguments, "arguments"))
 
