@@ -117,8 +117,9 @@ def describe_function(
                                         ``model_validate``
     ``bytes``, ``bytearray``            ``{"type": "string", "contentEncoding": "base64"}``
                                         -> the decoded bytes
-    ``datetime``, ``date``, ``time``,   ``{"type": "string", "format": "date-time" | "date" |
-    ``UUID``                            "time" | "uuid"}`` -> the object; ``Path`` -> string
+    ``datetime``, ``date``, ``UUID``    ``{"type": "string", "format": "date-time" | "date" |
+                                        "uuid"}`` -> the object; ``time`` -> a plain string
+                                        (``fromisoformat``); ``Path`` -> string
     ``Annotated[X, "text", {...}]``     X's schema with ``"description": "text"``, and any
                                         dict merged in (``{"minimum": 0}``)
     ``NewType``, bound ``TypeVar``      the underlying type

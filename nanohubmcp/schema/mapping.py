@@ -37,11 +37,14 @@ _UNION_ORIGINS = {typing.Union, types.UnionType}
 _TYPING_TUPLE: Any = typing.Tuple  # noqa: UP006 - compared at run time: bare Tuple and Tuple[()] look alike
 _ITERABLES = {abc.Iterable, abc.Collection, abc.Reversible}
 _SIMPLE = {str: "string", int: "integer", float: "number", bool: "boolean"}
-_FORMATTED: dict[type, tuple[str, Callable[[type], co.Coercer]]] = {
+_FORMATTED: dict[type, tuple[str | None, Callable[[type], co.Coercer]]] = {
     # datetime before date: datetime is a subclass of date.
     dt.datetime: ("date-time", co.from_isoformat),
     dt.date: ("date", co.from_isoformat),
-    dt.time: ("time", co.from_isoformat),
+    # No "time" format: RFC 3339 full-time needs a UTC offset, which clock times like "12:30"
+    # rarely carry (and jsonschema enforces it only when rfc3339-validator is installed).
+    # The coercion (time.fromisoformat) still refuses a bad value with a clear message.
+    dt.time: (None, co.from_isoformat),
     uuid.UUID: ("uuid", lambda kind: co.by_call(kind, "UUID")),
 }
 
@@ -108,7 +111,7 @@ class TypeMapper:
             return Mapped({"type": "string", "contentEncoding": "base64"}, co.from_base64(base))
         for kind, (fmt, make) in _FORMATTED.items():
             if issubclass(base, kind):
-                return Mapped({"type": "string", "format": fmt}, make(base))
+                return Mapped({"type": "string", "format": fmt} if fmt else {"type": "string"}, make(base))
         if issubclass(base, pathlib.PurePath):
             return Mapped({"type": "string"}, co.by_call(base, "path"))
         if typing.is_typeddict(base) or dataclasses.is_dataclass(base) or _is_namedtuple(base):

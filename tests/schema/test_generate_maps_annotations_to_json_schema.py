@@ -153,7 +153,7 @@ def schema_of(annotation: Any) -> dict[str, Any]:
         (bytearray, {"type": "string", "contentEncoding": "base64"}),
         (datetime.datetime, {"type": "string", "format": "date-time"}),
         (datetime.date, {"type": "string", "format": "date"}),
-        (datetime.time, {"type": "string", "format": "time"}),
+        (datetime.time, {"type": "string"}),
         (uuid.UUID, {"type": "string", "format": "uuid"}),
         (pathlib.Path, {"type": "string"}),
         (Annotated[float, "mass in kg"], {"type": "number", "description": "mass in kg"}),
