@@ -72,11 +72,23 @@ def _scan(tokens: Iterator[tokenize.TokenInfo]) -> TypeComments:
         return TypeComments()
     per_argument = _scan_parameters(tokens)
     _skip_to_body(tokens)
-    # Only the first comment after the colon can be the function's type comment.
-    first = next((tok for tok in tokens if tok.type not in _SKIP_AFTER_COLON), None)
-    if first is not None and first.type == tokenize.COMMENT:
-        return TypeComments(_function_arguments(first.string), per_argument)
+    # The function's type comment is among the comments right after the colon, before any
+    # code or docstring; a "# type: ignore[...]" (or "# noqa") on the def line comes first.
+    for tok in tokens:
+        if tok.type in _SKIP_AFTER_COLON:
+            continue
+        if tok.type != tokenize.COMMENT:
+            break
+        arguments = _function_arguments(tok.string)
+        if arguments is not None or _is_signature_comment(tok.string):
+            return TypeComments(arguments, per_argument)
     return TypeComments(per_argument=per_argument)
+
+
+def _is_signature_comment(comment: str) -> bool:
+    """True for a function-form type comment, e.g. ``# type: (...) -> int``."""
+    match = _TYPE_COMMENT.match(comment)
+    return bool(match) and _top_level_index(_strip_trailing_comment(match["expr"]), "->") >= 0
 
 
 def _scan_parameters(tokens: Iterator[tokenize.TokenInfo]) -> dict[str, str]:
