@@ -11,8 +11,15 @@ that started them, so without this a tool's output lands in whatever cell runs a
 
 On top of the context copy, :meth:`CellOutput.run` sets the captured header explicitly with the
 shell's ``set_thread_parent`` when the kernel offers it (7.x; a no-op elsewhere), so the routing
-does not hinge on how a given version seeds its context variables. Outside a kernel (plain
-IPython, tests) both steps are harmless: there is no header to route by.
+does not hinge on how a given version seeds its context variables. ipykernel 6.x keeps the
+display publisher's header in one global trait (measured on 6.31: ``display()`` from a worker
+went to the running cell while ``print`` was routed), so during the call a *thread-local*
+display hook (``display_pub.register_hook``, both 6.x and 7.x) stamps the defining cell's header
+on every display message this thread publishes. Outside a kernel (plain IPython) all of this is
+harmless: there is no header to route by.
+
+Limit: on 6.x the hook covers a call's own thread; ``display()`` from an ``async def`` tool,
+which runs as a task on the kernel loop, follows the global header (the running cell).
 
 Nothing here imports IPython: the shell is used through duck typing.
 """
@@ -64,12 +71,28 @@ class CellOutput:
         return self._context.copy().run(self._call, fn, args, kwargs)
 
     def _call(self, fn: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> T:
+        if self.parent is None:
+            return fn(*args, **kwargs)
         set_parent = getattr(self._shell, "set_thread_parent", None)
         reset_parent = getattr(self._shell, "reset_thread_parent", None)
-        if self.parent is None or set_parent is None or reset_parent is None:
-            return fn(*args, **kwargs)
-        tokens = set_parent(self.parent)
+        publisher = getattr(self._shell, "display_pub", None)
+        hooks = (
+            publisher
+            if hasattr(publisher, "register_hook") and hasattr(publisher, "unregister_hook")
+            else None
+        )
+        tokens = set_parent(self.parent) if set_parent is not None and reset_parent is not None else None
+        if hooks is not None:
+            hooks.register_hook(self._stamp)
         try:
             return fn(*args, **kwargs)
         finally:
-            reset_parent(tokens)
+            if hooks is not None:
+                hooks.unregister_hook(self._stamp)
+            if tokens is not None:
+                reset_parent(tokens)  # type: ignore[misc]
+
+    def _stamp(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """Display hook: address a display message to the defining cell."""
+        msg["parent_header"] = dict((self.parent or {}).get("header") or {})
+        return msg
