@@ -1,0 +1,147 @@
+"""Helpers of the proxy tests: the app served behind the proxies, plain HTTP calls, SSE reading.
+
+``make_app_server()`` builds the MCP server every proxy test serves: ``add`` (a plain tool)
+and ``count_slowly`` (reports progress, then waits before answering, so a test can tell
+whether the progress crossed the proxy before the result did). HTTP helpers use the standard
+library with a timeout on every call, and an optional header dict (a Jupyter token).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import http.client
+import json
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+from urllib.parse import urlsplit
+
+from nanohubmcp import Context, MCPServer
+
+HTTP_TIMEOUT = 10.0
+PAUSE_AFTER_PROGRESS = 1.5
+"""Seconds ``count_slowly`` waits after its last progress notification before answering."""
+
+
+def make_app_server() -> MCPServer:
+    """The server behind the proxies (a fresh one per test)."""
+    server = MCPServer("weber-test", "2.0.0")
+
+    @server.tool()
+    def add(a: float, b: float) -> float:
+        """Add two numbers."""
+        return a + b
+
+    @server.tool()
+    async def count_slowly(steps: int, ctx: Context) -> str:
+        """Report progress ``steps`` times, wait, then answer.
+
+        Args:
+            steps: how many progress notifications to send.
+        """
+        for step in range(1, steps + 1):
+            ctx.report_progress(step, total=steps, message=f"step {step}")
+        await asyncio.sleep(PAUSE_AFTER_PROGRESS)
+        return f"counted to {steps}"
+
+    return server
+
+
+def request(
+    method: str, url: str, body: Any = None, headers: dict[str, str] | None = None
+) -> tuple[int, dict[str, str], bytes]:
+    """One HTTP request; returns ``(status, headers (lower-case names), body)``."""
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=HTTP_TIMEOUT)
+    try:
+        data = None if body is None else json.dumps(body).encode()
+        sent = {"Content-Type": "application/json"} if data is not None else {}
+        sent.update(headers or {})
+        target = parts.path + (f"?{parts.query}" if parts.query else "")
+        conn.request(method, target, body=data, headers=sent)
+        response = conn.getresponse()
+        return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+    finally:
+        conn.close()
+
+
+def get_json(url: str, headers: dict[str, str] | None = None) -> Any:
+    """GET a JSON document that must answer 200."""
+    status, _, body = request("GET", url, headers=headers)
+    assert status == 200, (url, status, body[:300])
+    return json.loads(body)
+
+
+def post_json(url: str, body: Any, headers: dict[str, str] | None = None) -> tuple[int, Any]:
+    """POST JSON; returns ``(status, decoded body or None)``."""
+    status, _, raw = request("POST", url, body, headers=headers)
+    return status, (json.loads(raw) if raw else None)
+
+
+def first_sse_event(url: str, headers: dict[str, str] | None = None) -> tuple[str, str]:
+    """Open an SSE stream, return its first event as ``(event, data)`` and close it."""
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=HTTP_TIMEOUT)
+    try:
+        target = parts.path + (f"?{parts.query}" if parts.query else "")
+        conn.request("GET", target, headers={"Accept": "text/event-stream", **(headers or {})})
+        response = conn.getresponse()
+        assert response.status == 200, (url, response.status, response.read(300))
+        assert response.getheader("Content-Type", "").startswith("text/event-stream")
+        event, data = "message", []
+        deadline = time.monotonic() + HTTP_TIMEOUT
+        while time.monotonic() < deadline:
+            line = response.fp.readline().decode().rstrip("\r\n")
+            if line.startswith("event:"):
+                event = line[6:].strip()
+            elif line.startswith("data:"):
+                data.append(line[5:].strip())
+            elif not line and data:
+                return event, "\n".join(data)
+        raise TimeoutError(f"no SSE event from {url} within {HTTP_TIMEOUT} s")
+    finally:
+        conn.close()
+
+
+@contextlib.asynccontextmanager
+async def client_with_headers(
+    url: str, headers: dict[str, str], *, transport: str = "http"
+) -> AsyncIterator[Any]:
+    """An initialized official ``mcp`` ClientSession sending ``headers`` on every request."""
+    from mcp import ClientSession
+
+    async with contextlib.AsyncExitStack() as stack:
+        if transport == "sse":
+            from mcp.client.sse import sse_client
+
+            streams = await stack.enter_async_context(
+                sse_client(url, headers=headers, timeout=HTTP_TIMEOUT, sse_read_timeout=30)
+            )
+        else:
+            import httpx2
+            from mcp.client.streamable_http import streamable_http_client
+
+            http = await stack.enter_async_context(
+                httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=60.0))
+            )
+            streams = await stack.enter_async_context(streamable_http_client(url, http_client=http))
+        session = await stack.enter_async_context(ClientSession(streams[0], streams[1]))
+        await session.initialize()
+        yield session
+
+
+async def timed_progress_call(session: Any, steps: int = 3) -> tuple[str, list[float], float]:
+    """Call ``count_slowly``; returns its text, when each progress arrived and when the result did.
+
+    Times are ``time.monotonic()`` values. A proxy that buffers the SSE reply delivers the
+    progress notifications together with the result, i.e. at (almost) the same time.
+    """
+    arrived: list[float] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        arrived.append(time.monotonic())
+
+    result = await session.call_tool("count_slowly", {"steps": steps}, progress_callback=on_progress)
+    done = time.monotonic()
+    return str(result.content[0].text), arrived, done
