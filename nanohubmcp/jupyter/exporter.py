@@ -1,0 +1,85 @@
+"""``MCPExporter``: ``jupyter nbconvert --to mcp NOTEBOOK`` writes the notebook as an MCP server script.
+
+Registered under the ``nbconvert.exporters`` entry point ``mcp`` (``pyproject.toml``), so after
+``pip install nanohub-mcp[export]`` nbconvert, JupyterLab's "Save and Export Notebook As..."
+menu and ``nbconvert.get_exporter("mcp")`` find it. The translation itself is
+:func:`nanohubmcp.jupyter.translate.translate` (see its rules); this class only adapts it to
+nbconvert. nbconvert names the output after the notebook (``analysis.py``); pass
+``--output start_mcp`` for the name ``start_mcp --app`` examples use, or use
+``nanohubmcp export``, whose default is ``start_mcp.py``.
+
+Configuration: ``--MCPExporter.format_code=False`` keeps the cells' code as written (by default
+an installed ``ruff``/``black`` formats it).
+
+Errors: an untranslatable cell is logged as one line naming the cell, and the conversion fails
+with ``nbconvert.utils.exceptions.ConversionException`` (nbconvert then exits 1 and writes
+nothing).
+
+Example:
+    ```python
+    >>> from nbconvert import get_exporter
+    >>> text, resources = get_exporter("mcp")().from_filename("analysis.ipynb")
+    >>> resources["mcp"]["tools"]
+    ['mean', 'fit']
+    ```
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from nbconvert.exporters import Exporter
+from nbconvert.utils.exceptions import ConversionException
+from traitlets import Bool, default
+
+from ..errors import NanohubMCPError
+from .translate import translate
+
+__all__ = ["MCPExporter"]
+
+
+class MCPExporter(Exporter):
+    """nbconvert exporter: a notebook -> a runnable ``start_mcp.py`` (``text/x-python``).
+
+    ``resources["mcp"]`` receives ``{"tools", "resources", "prompts", "dropped", "formatter"}``
+    (lists of names / URIs, the dropped IPython-only lines, the formatter used or None).
+    """
+
+    export_from_notebook = "MCP server script"
+    output_mimetype = "text/x-python"
+
+    format_code = Bool(
+        True, help="Format the script with an installed ruff or black (False: keep the code as written)."
+    ).tag(config=True)
+
+    @default("file_extension")
+    def _file_extension_default(self) -> str:
+        return ".py"
+
+    def from_notebook_node(self, nb: Any, resources: Any = None, **kw: Any) -> tuple[str, dict[str, Any]]:
+        """Translate ``nb``; returns ``(script text, resources)``.
+
+        Raises:
+            ConversionException: a cell cannot be translated (the message names it).
+        """
+        nb_copy, resources = super().from_notebook_node(nb, resources, **kw)
+        metadata = resources.get("metadata") or {}
+        name = metadata.get("name") or "notebook"
+        source = os.path.join(metadata.get("path") or "", f"{name}.ipynb")
+        output = os.path.join(metadata.get("path") or "", f"{name}{self.file_extension}")
+        try:
+            script = translate(nb_copy, source=source, output=output, format_code=self.format_code)
+        except NanohubMCPError as exc:
+            self.log.error("%s", exc)
+            raise ConversionException(str(exc)) from None
+        for line in script.dropped:
+            self.log.info("dropped (IPython only): %s", line)
+        resources["mcp"] = {
+            "tools": list(script.tools),
+            "resources": list(script.resources),
+            "prompts": list(script.prompts),
+            "dropped": list(script.dropped),
+            "formatter": script.formatter,
+        }
+        return script.text, resources
