@@ -14,7 +14,7 @@ import json
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["StatusView", "client_config", "endpoints"]
+__all__ = ["StatusView", "client_config", "endpoints", "first_line"]
 
 _ENDPOINTS = (
     ("Streamable HTTP", "mcp"),
@@ -23,6 +23,11 @@ _ENDPOINTS = (
     ("MCP discovery", ".well-known/mcp.json"),
     ("Direct tool calls", "tools/<name>"),
 )
+
+
+def first_line(text: str | None) -> str:
+    """The first non-blank line of a description ("" for None or blank text)."""
+    return next((line.strip() for line in (text or "").splitlines() if line.strip()), "")
 
 
 def endpoints(base_url: str) -> list[tuple[str, str]]:

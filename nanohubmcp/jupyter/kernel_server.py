@@ -18,7 +18,7 @@ import weakref
 from typing import Any
 
 from ..transports.runner import resolve_port
-from .display import StatusView
+from .display import StatusView, first_line
 
 __all__ = ["KERNEL_HOST", "run_in_kernel"]
 
@@ -34,7 +34,7 @@ def _status(server: Any, host: str) -> dict[str, Any]:
     tools = [
         {
             "name": t.name,
-            "description": (t.description or "").strip().split("\n")[0],
+            "description": first_line(t.description),
             "runs": "job" if t.background else "server",
             "cell": None,
         }

@@ -31,6 +31,7 @@ from ..server.components import Resource
 from . import calls
 from .cellspec import PromptSpec, ResourceSpec, ToolSpec
 from .config import REBUILD_TRAITS, RESTART_TRAITS, NanohubMCP
+from .display import first_line
 from .output import CellOutput
 
 __all__ = ["Entry", "HubView", "KernelSession"]
@@ -289,7 +290,7 @@ class KernelSession:
         except Exception as exc:  # a busy new port: say so in the %config cell, don't raise in traitlets
             self.notify(
                 f"nanohubmcp: the MCP server could not restart after NanohubMCP.{change['name']} "
-                f"changed: {exc}"
+                f"changed: {exc}. It is stopped; fix the setting, then run %mcp start"
             )
 
     def close(self) -> None:
@@ -338,9 +339,7 @@ class KernelSession:
             tools.append(
                 {
                     "name": tool.name,
-                    "description": (tool.description or "").strip().splitlines()[0]
-                    if tool.description
-                    else "",
+                    "description": first_line(tool.description),
                     "runs": ("job" if tool.background else "") or (entry.policy if entry else "server"),
                     "cell": entry.cell.msg_id if entry else None,
                 }
