@@ -94,3 +94,27 @@ def test_renaming_the_server_rebuilds_it_and_keeps_the_tools(kernel: LiveKernel)
 
     assert run_async(call()) == "42"
     assert "MCP server 'renamed'" in kernel.run_ok("%mcp status").text
+
+
+def test_moving_to_a_busy_port_says_the_server_stopped(kernel: LiveKernel) -> None:
+    kernel.run_ok(TOOL)
+    old_port = port_of(server_url(kernel))
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        busy = taken.getsockname()[1]
+        moved = kernel.run_ok(f"%config NanohubMCP.port = {busy}")
+    assert f"could not restart after NanohubMCP.port changed: port {busy} on 127.0.0.1 is already in use" in (
+        moved.text
+    )
+    assert "It is stopped" in moved.text
+    assert_port_free(old_port)
+    assert "is stopped" in kernel.run_ok("%mcp status").text
+
+
+def test_reload_in_kernel_mode_frees_the_port_too(kernel: LiveKernel) -> None:
+    kernel.run_ok("%config NanohubMCP.mode = 'kernel'")
+    kernel.run_ok(TOOL)
+    port = port_of(server_url(kernel))
+    kernel.run_ok("%reload_ext nanohubmcp")
+    assert_port_free(port)
