@@ -60,15 +60,15 @@ def test_kernel_shutdown_frees_the_port(start_kernel: Any) -> None:
     assert_port_free(port)
 
 
-def test_profile_config_is_read_and_listed(start_kernel: Any, ipython_dir: Path) -> None:
+def test_an_autoloaded_extension_reads_the_profile_config(start_kernel: Any, ipython_dir: Path) -> None:
     profile = ipython_dir / "profile_default"
     profile.mkdir()
     (profile / "ipython_kernel_config.py").write_text(
+        "c.InteractiveShellApp.extensions = ['nanohubmcp']\n"  # autoloaded, before the kernel loop runs
         "c.NanohubMCP.name = 'from-profile'\nc.NanohubMCP.port = 0\nc.NanohubMCP.version = '2.5'\n",
         encoding="utf-8",
     )
     live: LiveKernel = start_kernel()
-    live.run_ok("%load_ext nanohubmcp")
     listing = live.run_ok("%config NanohubMCP").text
     assert "Current: 'from-profile'" in listing
     assert "NanohubMCP.tool_timeout=<Float>" in listing
