@@ -67,7 +67,9 @@ class MCPExporter(Exporter):
         metadata = resources.get("metadata") or {}
         name = metadata.get("name") or "notebook"
         source = os.path.join(metadata.get("path") or "", f"{name}.ipynb")
-        output = os.path.join(metadata.get("path") or "", f"{name}{self.file_extension}")
+        stem = resources.get("unique_key") or name  # nbconvert's --output, when given
+        output = os.path.join(metadata.get("path") or "", stem)
+        output += "" if output.endswith(self.file_extension) else self.file_extension
         try:
             script = translate(nb_copy, source=source, output=output, format_code=self.format_code)
         except NanohubMCPError as exc:
