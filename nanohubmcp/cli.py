@@ -1,0 +1,134 @@
+"""The ``nanohubmcp`` command: project tasks as subcommands.
+
+Usage::
+
+    nanohubmcp export NOTEBOOK [-o FILE] [--no-format] [--force]
+
+``export`` writes the notebook as a runnable MCP server script (default: ``start_mcp.py`` next
+to the notebook; ``-o -`` prints it), translated by :func:`nanohubmcp.jupyter.translate.translate`
+— the same translation as ``jupyter nbconvert --to mcp``, without needing nbconvert. The file is
+written to a temporary name and renamed only once the whole notebook translated, so a failed
+export leaves no file and no half-finished one. An existing file is replaced only when it is an
+earlier export (``--force`` replaces any file).
+
+Exit status: 0 written; 1 the notebook cannot be read or translated (one line on stderr,
+naming the cell); 2 a usage error.
+
+More subcommands are added with :func:`build_parser`'s ``subparsers`` and a ``run`` default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from ._version import __version__
+from .errors import NanohubMCPError
+
+__all__ = ["build_parser", "main"]
+
+PROG = "nanohubmcp"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``nanohubmcp`` parser; each subcommand sets ``run`` (a function of the args -> exit status)."""
+    parser = argparse.ArgumentParser(prog=PROG, description="nanohubmcp: MCP servers from Python functions.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    export = commands.add_parser(
+        "export",
+        help="write a notebook's %%mcp_* cells as a runnable start_mcp.py",
+        description="Write a notebook as an MCP server script that runs with `python FILE` and "
+        "`start_mcp --app FILE`. Cells tagged mcp-skip are left out; IPython-only lines become comments.",
+    )
+    export.add_argument("notebook", metavar="NOTEBOOK", help="the .ipynb file")
+    export.add_argument(
+        "-o", "--output", metavar="FILE", default=None,
+        help="where to write the script (default: start_mcp.py next to the notebook; a directory: "
+        "start_mcp.py in it; '-': standard output)",
+    )
+    export.add_argument("--no-format", dest="format_code", action="store_false",
+                        help="keep the cells' code as written (default: ruff/black formats it if installed)")
+    export.add_argument("--force", action="store_true",
+                        help="replace FILE even if it is not an earlier export")
+    export.set_defaults(run=_export)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``nanohubmcp`` console script; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except NanohubMCPError as exc:
+        print(f"{PROG} {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+
+
+def _export(args: argparse.Namespace) -> int:
+    import nbformat
+
+    from .jupyter.translate import looks_exported, translate
+
+    notebook_path = Path(args.notebook)
+    output = _output_path(notebook_path, args.output)
+    try:
+        notebook = nbformat.read(notebook_path, as_version=4)
+    except FileNotFoundError:
+        raise NanohubMCPError(f"{notebook_path}: no such notebook") from None
+    except Exception as exc:  # not JSON, not a notebook: say so in one line
+        reason = " ".join(str(exc).split())[:200]
+        raise NanohubMCPError(f"{notebook_path}: cannot read it as a notebook ({reason})") from None
+    script = translate(
+        notebook,
+        source=str(notebook_path),
+        output=str(output) if output else "start_mcp.py",
+        format_code=args.format_code,
+    )
+    if output is None:
+        sys.stdout.write(script.text)
+        return 0
+    if output.exists() and not args.force and not looks_exported(output.read_text(errors="replace")):
+        raise NanohubMCPError(f"{output} exists and is not an earlier export; use --force to replace it")
+    _write_atomically(output, script.text)
+    found = {"tool": script.tools, "resource": script.resources, "prompt": script.prompts}
+    counts = ", ".join(f"{len(v)} {kind}{'' if len(v) == 1 else 's'}" for kind, v in found.items())
+    print(f"Wrote {output} ({counts}). Run it: python {output}, or start_mcp --app {output}", file=sys.stderr)
+    for line in script.dropped:
+        print(f"  dropped (see the comment in the script): {line}", file=sys.stderr)
+    return 0
+
+
+def _output_path(notebook: Path, option: str | None) -> Path | None:
+    """Where to write: None for standard output."""
+    if option == "-":
+        return None
+    if option is None:
+        return notebook.parent / "start_mcp.py"
+    path = Path(option)
+    return path / "start_mcp.py" if path.is_dir() else path
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``."""
+    if not path.parent.is_dir():
+        raise NanohubMCPError(f"{path.parent} is not a directory")
+    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.chmod(temp, mode)
+        os.replace(temp, path)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        if isinstance(exc, OSError):
+            raise NanohubMCPError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise
