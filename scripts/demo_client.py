@@ -20,6 +20,7 @@ import argparse
 import asyncio
 import json
 import sys
+import warnings
 from typing import Any
 
 DEFAULT_URL = "http://127.0.0.1:8000/mcp"
@@ -73,6 +74,11 @@ async def run(args: argparse.Namespace) -> None:
         show("protocolVersion", init.protocol_version)
         show("serverInfo", init.server_info.model_dump(mode="json", exclude_none=True))
         show("capabilities", init.capabilities.model_dump(mode="json", by_alias=True, exclude_none=True))
+        if init.capabilities.logging is not None:
+            # Ask for the server's log messages (ctx.info(...) in tools) so they show below.
+            with warnings.catch_warnings():  # deprecated only for the 2026-07-28 protocol
+                warnings.simplefilter("ignore")
+                await session.set_logging_level("info")
 
         step("2. tools/list")
         tools = (await session.list_tools()).tools
@@ -160,7 +166,8 @@ def main(argv: list[str] | None = None) -> int:
         detail = exc
         while getattr(detail, "exceptions", None):  # unwrap anyio's exception groups
             detail = detail.exceptions[0]
-        print(f"\nDEMO FAILED: {type(detail).__name__}: {detail}", file=sys.stderr)
+        kind = "" if isinstance(detail, DemoFailure) else f"{type(detail).__name__}: "
+        print(f"\nDEMO FAILED: {kind}{detail}", file=sys.stderr)
         return 1
     return 0
 

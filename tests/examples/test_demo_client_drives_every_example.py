@@ -1,0 +1,64 @@
+"""scripts/demo_client.py (what ``scripts/demo`` runs) drives each example through every step
+and exits 0; a step that fails makes it exit 1 with a one-line reason, not a traceback."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from example_process import ROOT, run_example
+
+pytestmark = pytest.mark.slow
+
+CLIENT = ROOT / "scripts" / "demo_client.py"
+STEPS = ["1. initialize", "2. tools/list", "3. tools/call", "4. resources/list and resources/read",
+         "5. resources/templates/list", "6. prompts/list and prompts/get", "done: every step succeeded"]
+
+
+def demo(url: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(CLIENT), url, *args, "--timeout", "30"],
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+
+
+@pytest.mark.parametrize(("name", "tool", "arguments", "expected"), [
+    ("simple", "add", {"a": 2, "b": 3}, '"text": "5.0"'),
+    ("data_analysis", "correlation", {"x_data": "1,2,3", "y_data": "2,4,6"}, '"correlation": 1.0'),
+    ("simulator", "projectile_motion", {"v0": 50, "angle": 45}, '"range": 254.842'),
+])
+def test_every_step_runs_against_each_example(name: str, tool: str, arguments: dict, expected: str) -> None:
+    with run_example(name) as example:
+        done = demo(example.url + "mcp", "--tool", tool, "--arguments", json.dumps(arguments))
+    assert done.returncode == 0, done.stderr
+    for step in STEPS:
+        assert step in done.stdout, step
+    assert expected in done.stdout
+    assert "contents:" in done.stdout  # resources were read
+
+
+def test_a_base_url_gets_mcp_appended_and_server_logs_are_shown() -> None:
+    with run_example("simple") as example:
+        done = demo(example.url, "--tool", "power", "--arguments", '{"base": 2, "exponent": 3}')
+    assert done.returncode == 0, done.stderr
+    assert f"connect to {example.url}mcp" in done.stdout
+    assert "[server log, info] Computing 2^3" in done.stdout
+
+
+def test_a_failing_step_exits_1_with_the_reason() -> None:
+    with run_example("simple") as example:
+        missing = demo(example.url, "--tool", "no_such_tool")
+        erring = demo(example.url, "--tool", "divide", "--arguments", '{"a": 1, "b": 0}')
+    assert missing.returncode == 1
+    assert "DEMO FAILED: the server has no tool named 'no_such_tool'" in missing.stderr
+    assert erring.returncode == 1
+    assert "Cannot divide by zero" in erring.stdout
+    assert "DEMO FAILED: tool 'divide' reported an error" in erring.stderr
+    assert "Traceback" not in missing.stderr + erring.stderr
+
+
+def test_no_server_exits_1_without_a_traceback() -> None:
+    done = demo("http://127.0.0.1:9/mcp")  # the discard port: nothing listens there
+    assert done.returncode == 1
+    assert done.stderr.strip().startswith("DEMO FAILED:")
+    assert "Traceback" not in done.stderr
