@@ -326,7 +326,11 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
                 return
             last_event_id = None
         writer = SSEWriter(self, self.config.keepalive_seconds)
-        priming = stream.next_id() if (stream.resumable and session.version >= versions.V2025_11_25) else None
+        # A fresh stream gets a priming event; a resumed one must not (a new id would sort after
+        # the events still to be replayed, and a second drop would then skip them).
+        fresh = last_event_id is None
+        priming = (stream.next_id() if (fresh and stream.resumable and session.version >= versions.V2025_11_25)
+                   else None)
         writer.start(priming_id=priming)
         done = asyncio.get_running_loop().create_future()
 

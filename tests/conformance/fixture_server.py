@@ -216,13 +216,10 @@ def build_server() -> MCPServer:
         return {"name": name, "address": address}
 
     @server.tool()
-    async def test_reconnection() -> str:
-        """Answer after a short pause (SSE polling scenario, SEP-1699).
-
-        nanohubmcp offers a tool no way to close its response stream early, so the answer travels
-        on the POST itself; the suite then records INFO only.
-        """
-        await asyncio.sleep(0.1)
+    async def test_reconnection(ctx: Context) -> str:
+        """Close the response stream mid-call; the answer arrives on the resumed stream (SEP-1699)."""
+        ctx.close_stream()
+        await asyncio.sleep(0.2)
         return "Reconnection test completed"
 
     # ---------------------------------------------------------------- resources
