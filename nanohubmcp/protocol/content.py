@@ -2,8 +2,8 @@
 
 Owns: the content blocks (``TextContent``, ``ImageContent``, ``AudioContent``, ``ResourceLink``,
 ``EmbeddedResource``), the ``Image``/``Audio`` helpers, resource contents, prompt messages and the three
-result types (``ToolResult``, ``ResourceResult``, ``PromptResult``) with their 0.4.x aliases, plus MIME
-sniffing by file suffix or magic bytes. Does not own: turning an arbitrary Python return value into a
+result types (``ToolResult``, ``ResourceResult``, ``PromptResult``) with their 0.4.x aliases, (MIME sniffing lives in ``protocol.mime``,
+the result types in ``protocol.result_types``; both are re-exported here). Does not own: turning an arbitrary Python return value into a
 result (``nanohubmcp.server.results``), JSON encoding (``protocol.jsonenc``).
 
 Constructors validate their inputs (``TypeError`` for a wrong kind of value, ``ValueError`` for a bad
@@ -16,64 +16,26 @@ Source: MCP 2025-11-25, Server § Tools § Tool result (content blocks, CallTool
 
 from __future__ import annotations
 
-import base64
-import binascii
 import enum
-import mimetypes
 import os
 from collections.abc import Mapping
 from typing import Any, ClassVar, Final
 
 from . import jsonenc
-
-__all__ = [
-    "UNSET",
-    "Audio",
-    "AudioContent",
-    "CallToolResult",
-    "EmbeddedResource",
-    "GetPromptResult",
-    "Image",
-    "ImageContent",
-    "Message",
-    "PromptMessage",
-    "PromptResult",
-    "ReadResourceResult",
-    "ResourceContent",
-    "ResourceLink",
-    "ResourceResult",
-    "Role",
-    "TextContent",
-    "ToolResult",
-    "guess_mime_type",
-    "is_content",
-    "scalar_text",
-    "sniff_mime_type",
-    "to_content_block",
-]
-
-Wire = dict[str, Any]
-
-
-class _Unset:
-    """Type of :data:`UNSET`."""
-
-    _instance: ClassVar[_Unset | None] = None
-
-    def __new__(cls) -> _Unset:
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "UNSET"
-
-    def __bool__(self) -> bool:
-        return False
-
-
-UNSET: Final = _Unset()
-"""Marks "no structured content" (``None`` is a JSON value, so it cannot)."""
+from .mime import _SUFFIXES, guess_mime_type, sniff_mime_type
+from .wire import (
+    UNSET,
+    Wire,
+    _annotations,
+    _b64,
+    _finish,
+    _is_bytes,
+    _meta,
+    _mime,
+    _name,
+    _opt_str,
+    _WireType,
+)
 
 
 class Role(str, enum.Enum):
@@ -84,171 +46,6 @@ class Role(str, enum.Enum):
 
     def __str__(self) -> str:
         return str(self.value)
-
-
-# ---------------------------------------------------------------- MIME types
-
-_SUFFIXES: Final = {
-    ".png": "image/png",
-    ".jpg": "image/jpeg",
-    ".jpeg": "image/jpeg",
-    ".gif": "image/gif",
-    ".webp": "image/webp",
-    ".svg": "image/svg+xml",
-    ".wav": "audio/wav",
-    ".mp3": "audio/mpeg",
-    ".ogg": "audio/ogg",
-    ".oga": "audio/ogg",
-    ".flac": "audio/flac",
-    ".m4a": "audio/mp4",
-    ".json": "application/json",
-    ".pdf": "application/pdf",
-}
-_MAGIC: Final = (
-    (b"\x89PNG\r\n\x1a\n", "image/png"),
-    (b"\xff\xd8\xff", "image/jpeg"),
-    (b"GIF87a", "image/gif"),
-    (b"GIF89a", "image/gif"),
-    (b"OggS", "audio/ogg"),
-    (b"fLaC", "audio/flac"),
-    (b"ID3", "audio/mpeg"),
-    (b"%PDF-", "application/pdf"),
-)
-
-
-def sniff_mime_type(data: bytes | bytearray | memoryview) -> str | None:
-    """Return the MIME type the first bytes of ``data`` announce, or None.
-
-    Knows PNG, JPEG, GIF, WebP, WAV, MP3 (ID3 tag or MPEG frame sync), Ogg, FLAC and PDF.
-    """
-    head = bytes(data[:12])
-    for prefix, mime in _MAGIC:
-        if head.startswith(prefix):
-            return mime
-    if head[:4] == b"RIFF":
-        return {b"WEBP": "image/webp", b"WAVE": "audio/wav"}.get(head[8:12])
-    # MPEG audio frame: 11 sync bits, and a layer field that is not the reserved 00.
-    if len(head) >= 2 and head[0] == 0xFF and head[1] & 0xE0 == 0xE0 and (head[1] >> 1) & 3:
-        return "audio/mpeg"
-    return None
-
-
-def guess_mime_type(path: str | os.PathLike[str]) -> str | None:
-    """Return the MIME type of a file name's suffix (``plot.png`` -> ``image/png``), or None."""
-    name = os.fspath(path)
-    return _SUFFIXES.get(os.path.splitext(name)[1].lower()) or mimetypes.guess_type(name)[0]
-
-
-# ---------------------------------------------------------------- validation helpers
-
-
-def _name(value: Any) -> str:
-    return type(value).__name__
-
-
-def _opt_str(value: Any, what: str) -> str | None:
-    if value is not None and not isinstance(value, str):
-        raise TypeError(f"{what} must be a str or None, not {_name(value)}")
-    return value
-
-
-def _meta(value: Any, what: str) -> dict[str, Any] | None:
-    if value is None:
-        return None
-    if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
-        raise TypeError(f"{what} meta must be a dict with str keys, not {_name(value)}")
-    return dict(value)
-
-
-def _annotations(value: Any, what: str) -> dict[str, Any] | None:
-    """Check ``{audience?: ["user"|"assistant"], priority?: 0..1, lastModified?: str}``."""
-    if value is None:
-        return None
-    if not isinstance(value, Mapping):
-        raise TypeError(f"{what} annotations must be a dict, not {_name(value)}")
-    audience = value.get("audience")
-    if audience is not None and (
-        not isinstance(audience, (list, tuple)) or any(a not in ("user", "assistant") for a in audience)
-    ):
-        raise ValueError(f"{what} annotations.audience must list 'user'/'assistant', got {audience!r}")
-    priority = value.get("priority")
-    if priority is not None and (
-        isinstance(priority, bool) or not isinstance(priority, (int, float)) or not 0 <= priority <= 1
-    ):
-        raise ValueError(f"{what} annotations.priority must be a number from 0 to 1, got {priority!r}")
-    out = dict(value)
-    if audience is not None:
-        out["audience"] = [str(a) for a in audience]
-    return out
-
-
-def _mime(mime_type: Any, mimeType: Any, what: str) -> str | None:
-    if mime_type is not None and mimeType is not None and mime_type != mimeType:
-        raise ValueError(f"{what}: mime_type={mime_type!r} and mimeType={mimeType!r} disagree; give one")
-    mime = _opt_str(mime_type if mime_type is not None else mimeType, f"{what} mime_type")
-    if mime is not None and "/" not in mime:
-        raise ValueError(f"{what} mime_type must look like 'type/subtype', got {mime!r}")
-    return mime
-
-
-def _is_bytes(value: Any) -> bool:
-    return isinstance(value, (bytes, bytearray, memoryview))
-
-
-def _b64(data: Any, what: str) -> tuple[str, bytes]:
-    """Return ``(base64 text, first decoded bytes)`` for bytes or base64 text."""
-    if _is_bytes(data):
-        raw = bytes(data)
-        return base64.b64encode(raw).decode("ascii"), raw[:16]
-    if isinstance(data, str):
-        text = "".join(data.split())
-        try:
-            head = base64.b64decode(text, validate=True)[:16]
-        except (binascii.Error, ValueError):
-            raise ValueError(
-                f"{what} must be bytes or base64 text; the text given is not base64 "
-                "(to read a file, use Image(path=...) or Audio(path=...))"
-            ) from None
-        return text, head
-    raise TypeError(f"{what} must be bytes or base64 text, not {_name(data)}")
-
-
-def _as_list(value: Any) -> list[Any]:
-    if value is None:
-        return []
-    return list(value) if isinstance(value, (list, tuple)) else [value]
-
-
-def _finish(wire: Wire, annotations: dict[str, Any] | None, meta: dict[str, Any] | None) -> Wire:
-    if annotations:
-        wire["annotations"] = annotations
-    if meta:
-        wire["_meta"] = meta
-    return wire
-
-
-class _WireType:
-    """Equality by wire shape, and a short repr."""
-
-    def to_wire(self) -> Wire:  # pragma: no cover - every subclass overrides it
-        raise NotImplementedError
-
-    def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
-            return NotImplemented
-        assert isinstance(other, _WireType)
-        return self.to_wire() == other.to_wire()
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        # Image data can be megabytes: keep each field short.
-        shown = ((k, repr(v)) for k, v in vars(self).items() if v is not None and not k.startswith("_"))
-        fields = ", ".join(f"{k}={r if len(r) <= 48 else r[:45] + '...'}" for k, r in shown)
-        return f"{type(self).__name__}({fields})"
-
-
-# ---------------------------------------------------------------- content blocks
 
 
 class TextContent(_WireType):
@@ -655,164 +452,39 @@ def to_content_block(value: Any) -> Wire:
     )
 
 
-# ---------------------------------------------------------------- results
+from .result_types import (  # noqa: E402 - re-exported; result_types imports the blocks above
+    CallToolResult,
+    GetPromptResult,
+    Message,
+    PromptMessage,
+    PromptResult,
+    ReadResourceResult,
+    ResourceResult,
+    ToolResult,
+)
 
-
-class ToolResult(_WireType):
-    """Full control over a tool's answer (MCP ``CallToolResult``).
-
-    Args:
-        content: None, a str, a content object/helper/wire dict, or a list of those.
-        is_error: report a tool failure the model should see.
-        meta: the result's ``_meta``.
-        structured_content: any JSON value for ``structuredContent`` (leave unset for none).
-
-    Wire: ``{"content": [...], "isError", "structuredContent"?, "_meta"?}``; with structured content and
-    no content, a text block holding its JSON is added (the spec's backward-compatibility SHOULD).
-    """
-
-    def __init__(
-        self,
-        content: Any = None,
-        is_error: bool = False,
-        meta: Mapping[str, Any] | None = None,
-        structured_content: Any = UNSET,
-    ) -> None:
-        if not isinstance(is_error, bool):
-            raise TypeError(f"ToolResult is_error must be a bool, not {_name(is_error)}")
-        self.content: list[Any] = [_content_item(i) for i in _as_list(content)]
-        self.is_error = is_error
-        self.meta = _meta(meta, "ToolResult")
-        self.structured_content = structured_content
-
-    @property
-    def has_structured_content(self) -> bool:
-        """Whether ``structured_content`` was given (``None`` counts: it is JSON null)."""
-        return self.structured_content is not UNSET
-
-    def to_wire(self) -> Wire:
-        """Return the ``CallToolResult`` object (without the 2026 ``resultType``).
-
-        Raises:
-            TypeError: ``structured_content`` cannot be written as JSON.
-        """
-        content = [to_content_block(c) for c in self.content]
-        wire: Wire = {"content": content, "isError": self.is_error}
-        if self.has_structured_content:
-            text = jsonenc.dumps(self.structured_content)
-            wire["structuredContent"] = jsonenc.loads(text)
-            if not content:
-                content.append({"type": "text", "text": text})
-        return _finish(wire, None, self.meta)
-
-
-class ResourceResult(_WireType):
-    """Full control over a resource read (MCP ``ReadResourceResult``).
-
-    Args:
-        contents: a ``ResourceContent``, str (text), bytes (blob), wire dict ``{uri?, text|blob, ...}``,
-            or a list of those.
-        meta: the result's ``_meta``.
-    """
-
-    def __init__(self, contents: Any = None, meta: Mapping[str, Any] | None = None) -> None:
-        self.contents: list[ResourceContent] = [_resource_item(i) for i in _as_list(contents)]
-        self.meta = _meta(meta, "ResourceResult")
-
-    def to_wire(
-        self, *, uri: str | None = None, mime_type: str | None = None, meta: Mapping[str, Any] | None = None
-    ) -> Wire:
-        """Return ``{"contents": [...], "_meta"?}``; the keywords fill what items lack."""
-        items = [c.to_wire(uri=uri, mime_type=mime_type, meta=meta) for c in self.contents]
-        return _finish({"contents": items}, None, self.meta)
-
-
-def _resource_item(item: Any) -> ResourceContent:
-    if isinstance(item, ResourceContent):
-        return item
-    if isinstance(item, str) or _is_bytes(item):
-        return ResourceContent(content=item)
-    if isinstance(item, Mapping) and ("text" in item or "blob" in item):
-        unknown = set(item) - {"uri", "mimeType", "text", "blob", "_meta"}
-        if unknown:
-            raise ValueError(f"resource contents dict has unknown keys {sorted(unknown)}")
-        return ResourceContent(
-            item.get("uri"),
-            text=item.get("text"),
-            blob=item.get("blob"),
-            mime_type=item.get("mimeType"),
-            meta=item.get("_meta"),
-        )
-    raise TypeError(
-        f"cannot use a {_name(item)} as resource contents; use ResourceContent, str, bytes "
-        "or {'uri', 'text'|'blob', 'mimeType'?}"
-    )
-
-
-class Message(_WireType):
-    """One prompt message (MCP ``PromptMessage``): ``{"role", "content": <one content block>}``.
-
-    Args:
-        content: a str (text), a content object/helper, or a wire-shaped block dict (``{"text": ...}``
-            alone is read as text).
-        role: ``"user"`` (default) or ``"assistant"``, or a :class:`Role`.
-
-    Raises:
-        ValueError: another role, or an invalid block dict. TypeError: another kind of content.
-    """
-
-    def __init__(self, content: Any, role: str | Role = "user") -> None:
-        if role not in ("user", "assistant"):
-            raise ValueError(f"message role must be 'user' or 'assistant', got {role!r}")
-        self.role = str(Role(role))
-        if isinstance(content, Mapping) and set(content) == {"text"}:
-            content = content["text"]
-        self.content = _content_item(content)
-
-    def to_wire(self) -> Wire:
-        """Return ``{"role", "content"}``."""
-        return {"role": self.role, "content": to_content_block(self.content)}
-
-
-class PromptResult(_WireType):
-    """Full control over a prompt (MCP ``GetPromptResult``).
-
-    Args:
-        messages: a list (or one) of :class:`Message`, str (a user message), content objects (user
-            messages), or ``{"role"?, "content"}`` dicts whose content is a str, a block, or a list of
-            those (one message each).
-        description: the result's ``description``.
-        meta: the result's ``_meta``.
-    """
-
-    def __init__(
-        self, messages: Any = None, description: str | None = None, meta: Mapping[str, Any] | None = None
-    ) -> None:
-        self.messages: list[Message] = [m for item in _as_list(messages) for m in _messages(item)]
-        self.description = _opt_str(description, "PromptResult description")
-        self.meta = _meta(meta, "PromptResult")
-
-    def to_wire(self) -> Wire:
-        """Return ``{"description"?, "messages": [...], "_meta"?}``."""
-        wire: Wire = {"messages": [m.to_wire() for m in self.messages]}
-        if self.description is not None:
-            wire["description"] = self.description
-        return _finish(wire, None, self.meta)
-
-
-def _messages(item: Any) -> list[Message]:
-    if isinstance(item, Message):
-        return [item]
-    if isinstance(item, Mapping) and not _is_wire_block(item):
-        if "content" not in item:
-            raise ValueError(f"a prompt message dict needs 'content' (and maybe 'role'), got {dict(item)!r}")
-        role, content = item.get("role", "user"), item["content"]
-        parts = content if isinstance(content, (list, tuple)) else [content]
-        return [Message(part, role) for part in parts]
-    return [Message(item)]
-
-
-CallToolResult = ToolResult
-ReadResourceResult = ResourceResult
-GetPromptResult = PromptResult
-PromptMessage = Message
+__all__ = [
+    "UNSET",
+    "Audio",
+    "AudioContent",
+    "CallToolResult",
+    "EmbeddedResource",
+    "GetPromptResult",
+    "Image",
+    "ImageContent",
+    "Message",
+    "PromptMessage",
+    "PromptResult",
+    "ReadResourceResult",
+    "ResourceContent",
+    "ResourceLink",
+    "ResourceResult",
+    "Role",
+    "TextContent",
+    "ToolResult",
+    "guess_mime_type",
+    "is_content",
+    "scalar_text",
+    "sniff_mime_type",
+    "to_content_block",
+]

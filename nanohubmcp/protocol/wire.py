@@ -1,0 +1,142 @@
+"""Shared ground of the public wire types: the ``UNSET`` marker, the ``_WireType`` base and
+input checks that raise ``TypeError``/``ValueError`` with a message naming the field.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Mapping
+from typing import Any, ClassVar, Final
+
+Wire = dict[str, Any]
+
+
+class _Unset:
+    """Type of :data:`UNSET`."""
+
+    _instance: ClassVar[_Unset | None] = None
+
+    def __new__(cls) -> _Unset:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+UNSET: Final = _Unset()
+"""Marks "no structured content" (``None`` is a JSON value, so it cannot)."""
+
+
+def _name(value: Any) -> str:
+    return type(value).__name__
+
+
+def _opt_str(value: Any, what: str) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise TypeError(f"{what} must be a str or None, not {_name(value)}")
+    return value
+
+
+def _meta(value: Any, what: str) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
+        raise TypeError(f"{what} meta must be a dict with str keys, not {_name(value)}")
+    return dict(value)
+
+
+def _annotations(value: Any, what: str) -> dict[str, Any] | None:
+    """Check ``{audience?: ["user"|"assistant"], priority?: 0..1, lastModified?: str}``."""
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise TypeError(f"{what} annotations must be a dict, not {_name(value)}")
+    audience = value.get("audience")
+    if audience is not None and (
+        not isinstance(audience, (list, tuple)) or any(a not in ("user", "assistant") for a in audience)
+    ):
+        raise ValueError(f"{what} annotations.audience must list 'user'/'assistant', got {audience!r}")
+    priority = value.get("priority")
+    if priority is not None and (
+        isinstance(priority, bool) or not isinstance(priority, (int, float)) or not 0 <= priority <= 1
+    ):
+        raise ValueError(f"{what} annotations.priority must be a number from 0 to 1, got {priority!r}")
+    out = dict(value)
+    if audience is not None:
+        out["audience"] = [str(a) for a in audience]
+    return out
+
+
+def _mime(mime_type: Any, mimeType: Any, what: str) -> str | None:
+    if mime_type is not None and mimeType is not None and mime_type != mimeType:
+        raise ValueError(f"{what}: mime_type={mime_type!r} and mimeType={mimeType!r} disagree; give one")
+    mime = _opt_str(mime_type if mime_type is not None else mimeType, f"{what} mime_type")
+    if mime is not None and "/" not in mime:
+        raise ValueError(f"{what} mime_type must look like 'type/subtype', got {mime!r}")
+    return mime
+
+
+def _is_bytes(value: Any) -> bool:
+    return isinstance(value, (bytes, bytearray, memoryview))
+
+
+def _b64(data: Any, what: str) -> tuple[str, bytes]:
+    """Return ``(base64 text, first decoded bytes)`` for bytes or base64 text."""
+    if _is_bytes(data):
+        raw = bytes(data)
+        return base64.b64encode(raw).decode("ascii"), raw[:16]
+    if isinstance(data, str):
+        text = "".join(data.split())
+        try:
+            head = base64.b64decode(text, validate=True)[:16]
+        except (binascii.Error, ValueError):
+            raise ValueError(
+                f"{what} must be bytes or base64 text; the text given is not base64 "
+                "(to read a file, use Image(path=...) or Audio(path=...))"
+            ) from None
+        return text, head
+    raise TypeError(f"{what} must be bytes or base64 text, not {_name(data)}")
+
+
+def _as_list(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def _finish(wire: Wire, annotations: dict[str, Any] | None, meta: dict[str, Any] | None) -> Wire:
+    if annotations:
+        wire["annotations"] = annotations
+    if meta:
+        wire["_meta"] = meta
+    return wire
+
+
+class _WireType:
+    """Equality by wire shape, and a short repr."""
+
+    def to_wire(self) -> Wire:  # pragma: no cover - every subclass overrides it
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not type(self):
+            return NotImplemented
+        assert isinstance(other, _WireType)
+        return self.to_wire() == other.to_wire()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        # Image data can be megabytes: keep each field short.
+        shown = ((k, repr(v)) for k, v in vars(self).items() if v is not None and not k.startswith("_"))
+        fields = ", ".join(f"{k}={r if len(r) <= 48 else r[:45] + '...'}" for k, r in shown)
+        return f"{type(self).__name__}({fields})"
+
+
+# ---------------------------------------------------------------- content blocks
