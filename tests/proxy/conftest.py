@@ -8,23 +8,15 @@ so a missing install step cannot pass as green.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from nginx_weber import Nginx, PortTaken, WeberRoute, find_nginx, free_port
-from proxy_support import make_app_server
+from proxy_support import HUB_HOST, WEBER_PATH, StartWeber, Weber, make_app_server, write_session
 
 from nanohubmcp import MCPServer
-from nanohubmcp.nanohub.proxy import ProxyInfo, detect_proxy, override
-
-SESSION = "4242"
-COOKIE = "c00kieXYZ"
-FILEXFER_PORT = 38123
-WEBER_PATH = f"/weber/{SESSION}/{COOKIE}/{FILEXFER_PORT % 1000}/"
-HUB_HOST = "hub.test"
-"""A hub that is not nanohub.org: the proxy host must come from ``hub_url``."""
+from nanohubmcp.nanohub.proxy import detect_proxy, override
 
 
 @pytest.fixture(scope="session")
@@ -44,39 +36,7 @@ def session_env(tmp_path: Path) -> dict[str, str]:
 
     The file has CRLF endings, quoted values and keys the detector does not read.
     """
-    sessiondir = tmp_path / "session"
-    sessiondir.mkdir()
-    (sessiondir / "resources").write_bytes(
-        (
-            f"sessionid {SESSION}\r\n"
-            f'application_name "MCP weber test"\r\n'
-            f'hub_url "https://{HUB_HOST}"\r\n'
-            f"filexfer_port {FILEXFER_PORT}\r\n"
-            f"filexfer_cookie {COOKIE}\r\n"
-            "session_token s3cr3t\r\n"
-        ).encode()
-    )
-    return {"SESSION": SESSION, "SESSIONDIR": str(sessiondir)}
-
-
-@dataclass
-class Weber:
-    """The app behind nginx: what was detected, what the server advertises, and nginx."""
-
-    setup: str
-    detected: ProxyInfo
-    info: ProxyInfo
-    server: MCPServer
-    nginx: Nginx
-
-    @property
-    def public_url(self) -> str:
-        """The URL clients use: nginx's origin + the weber path (trailing slash)."""
-        assert self.info.public_url is not None
-        return self.info.public_url
-
-
-StartWeber = Callable[..., Weber]
+    return write_session(tmp_path / "session")
 
 
 @pytest.fixture

@@ -13,15 +13,69 @@ import contextlib
 import http.client
 import json
 import time
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from nanohubmcp import Context, MCPServer
+from nanohubmcp.nanohub.proxy import ProxyInfo
+
+if TYPE_CHECKING:
+    from nginx_weber import Nginx
+
+SESSION = "4242"
+COOKIE = "c00kieXYZ"
+FILEXFER_PORT = 38123
+WEBER_PATH = f"/weber/{SESSION}/{COOKIE}/{FILEXFER_PORT % 1000}/"
+HUB_HOST = "hub.test"
+"""A hub that is not nanohub.org: the proxy host must come from ``hub_url``."""
 
 HTTP_TIMEOUT = 10.0
 PAUSE_AFTER_PROGRESS = 1.5
 """Seconds ``count_slowly`` waits after its last progress notification before answering."""
+
+
+def write_session(sessiondir: Path) -> dict[str, str]:
+    """Make a fake session directory; returns the SESSION/SESSIONDIR environment for it.
+
+    Its ``resources`` file is written as a hub writes it: CRLF endings, quoted values and keys
+    the detector does not read.
+    """
+    sessiondir.mkdir(parents=True)
+    (sessiondir / "resources").write_bytes(
+        (
+            f"sessionid {SESSION}\r\n"
+            'application_name "MCP weber test"\r\n'
+            f'hub_url "https://{HUB_HOST}"\r\n'
+            f"filexfer_port {FILEXFER_PORT}\r\n"
+            f"filexfer_cookie {COOKIE}\r\n"
+            "session_token s3cr3t\r\n"
+        ).encode()
+    )
+    return {"SESSION": SESSION, "SESSIONDIR": str(sessiondir)}
+
+
+@dataclass
+class Weber:
+    """The app behind nginx: what was detected, what the server advertises, and nginx."""
+
+    setup: str
+    detected: ProxyInfo
+    info: ProxyInfo
+    server: MCPServer
+    nginx: Nginx
+
+    @property
+    def public_url(self) -> str:
+        """The URL clients use: nginx's origin + the weber path (trailing slash)."""
+        assert self.info.public_url is not None
+        return self.info.public_url
+
+
+StartWeber = Callable[..., Weber]
+"""``start_weber(setup, *, advertise_detected=False, **server_options) -> Weber`` (a fixture)."""
 
 
 def make_app_server() -> MCPServer:

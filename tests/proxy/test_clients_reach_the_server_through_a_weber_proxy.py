@@ -12,9 +12,10 @@ import asyncio
 import re
 
 import pytest
-from conftest import WEBER_PATH, Weber
 from proxy_support import (
     PAUSE_AFTER_PROGRESS,
+    WEBER_PATH,
+    Weber,
     first_sse_event,
     get_json,
     post_json,

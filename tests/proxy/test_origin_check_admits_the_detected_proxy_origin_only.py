@@ -9,8 +9,7 @@ The server advertises what ``detect_proxy`` found in the fake session
 from __future__ import annotations
 
 import pytest
-from conftest import HUB_HOST, WEBER_PATH, StartWeber
-from proxy_support import request
+from proxy_support import HUB_HOST, WEBER_PATH, StartWeber, request
 
 from nanohubmcp.transports.config import TransportConfig
 from nanohubmcp.transports.origin import origin_allowed
