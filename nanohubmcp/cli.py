@@ -24,6 +24,7 @@ import contextlib
 import os
 import sys
 import tempfile
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -79,7 +80,9 @@ def _export(args: argparse.Namespace) -> int:
     notebook_path = Path(args.notebook)
     output = _output_path(notebook_path, args.output)
     try:
-        notebook = nbformat.read(notebook_path, as_version=4)
+        with warnings.catch_warnings():  # nbformat's notes on old files (missing cell ids) do not matter here
+            warnings.simplefilter("ignore")
+            notebook = nbformat.read(notebook_path, as_version=4)
     except FileNotFoundError:
         raise NanohubMCPError(f"{notebook_path}: no such notebook") from None
     except Exception as exc:  # not JSON, not a notebook: say so in one line
