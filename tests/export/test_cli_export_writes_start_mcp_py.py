@@ -3,6 +3,8 @@ half-finished file, and refuses bad notebooks in one line naming the cell."""
 
 from __future__ import annotations
 
+import json
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 
@@ -27,6 +29,7 @@ FIRST_LINES = {
 }
 
 
+@pytest.mark.slow
 def test_the_console_script_writes_start_mcp_py_next_to_the_notebook(
     write_notebook: Write, tmp_path: Path
 ) -> None:
@@ -84,6 +87,7 @@ def test_an_earlier_export_is_replaced_but_another_file_only_with_force(
     assert main(["export", str(notebook)]) == 0  # an earlier export: replaced without --force
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(BAD))
 def test_a_bad_notebook_gives_one_line_and_writes_nothing(
     kind: str, write_notebook: Write, tmp_path: Path
@@ -120,6 +124,22 @@ def test_unreadable_notebooks_are_one_line_errors(tmp_path: Path, capsys: pytest
     assert err.startswith(f"nanohubmcp export: error: {broken}: cannot read it as a notebook (")
     assert err.count("\n") == 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["broken.ipynb"]
+
+
+def test_a_notebook_without_cell_ids_exports_without_warnings(tmp_path: Path) -> None:
+    old = {
+        "nbformat": 4,
+        "nbformat_minor": 5,
+        "metadata": {},
+        "cells": [{"cell_type": "code", "metadata": {}, "source": TOOL, "outputs": [], "execution_count": 3}],
+    }
+    notebook = tmp_path / "old.ipynb"
+    notebook.write_text(json.dumps(old))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert main(["export", str(notebook)]) == 0
+    assert [str(w.message) for w in caught] == []
+    assert "def add(" in (tmp_path / "start_mcp.py").read_text()
 
 
 def test_usage(capsys: pytest.CaptureFixture[str]) -> None:

@@ -281,6 +281,7 @@ def test_blank_lines_are_normalised() -> None:
     assert " \n" not in text
 
 
+@pytest.mark.slow
 def test_the_script_takes_port_from_argument_then_environment_then_notebook(tmp_path: Path) -> None:
     script = plain("%config NanohubMCP.port = 9123")
     path = tmp_path / "start_mcp.py"
