@@ -34,6 +34,11 @@ def to_int(value: Any, path: Path) -> Any:
     return int(value) if isinstance(value, float) else value
 
 
+def to_float(value: Any, path: Path) -> Any:
+    """A ``float`` parameter gets a float even when the JSON number was written ``2``."""
+    return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
 def from_base64(kind: type) -> Coercer:
     def coerce(value: Any, path: Path) -> Any:
         try:

@@ -37,6 +37,7 @@ _UNION_ORIGINS = {typing.Union, types.UnionType}
 _TYPING_TUPLE: Any = typing.Tuple  # noqa: UP006 - compared at run time: bare Tuple and Tuple[()] look alike
 _ITERABLES = {abc.Iterable, abc.Collection, abc.Reversible}
 _SIMPLE = {str: "string", int: "integer", float: "number", bool: "boolean"}
+_NUMERIC_COERCERS = {int: co.to_int, float: co.to_float}
 _FORMATTED: dict[type, tuple[str | None, Callable[[type], co.Coercer]]] = {
     # datetime before date: datetime is a subclass of date.
     dt.datetime: ("date-time", co.from_isoformat),
@@ -104,7 +105,7 @@ class TypeMapper:
 
     def _class(self, tp: Any, base: type, args: tuple[Any, ...]) -> Mapped:
         if base in _SIMPLE:
-            return Mapped({"type": _SIMPLE[base]}, co.to_int if base is int else None)
+            return Mapped({"type": _SIMPLE[base]}, _NUMERIC_COERCERS.get(base))
         if issubclass(base, enum.Enum):
             return _enum(base)
         if base in (bytes, bytearray):

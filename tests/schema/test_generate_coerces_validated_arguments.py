@@ -63,12 +63,23 @@ def call(fn, arguments):
 
 
 def test_nothing_to_coerce_is_the_identity() -> None:
-    def plain(a: str, b: float, c: list[str]) -> None:
+    def plain(a: str, b: bool, c: list[str]) -> None:
         pass
 
     signature = describe_function(plain, kind="tool", name="plain")
-    arguments = {"a": "x", "b": 1, "c": ["y"]}
+    arguments = {"a": "x", "b": True, "c": ["y"]}
     assert signature.coerce(arguments) is arguments
+
+
+def test_a_float_parameter_gets_a_float_for_a_json_integer() -> None:
+    def add(a: float, b: float) -> float:
+        return a + b
+
+    signature = describe_function(add, kind="tool", name="add")
+    kwargs = signature.coerce({"a": 2, "b": 3})
+    assert kwargs == {"a": 2.0, "b": 3.0}
+    assert all(type(v) is float for v in kwargs.values())
+    assert str(add(**kwargs)) == "5.0"
 
 
 def test_enum_literal_of_enum_and_named_enum() -> None:
