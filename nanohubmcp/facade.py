@@ -318,16 +318,18 @@ class MCPServer:
                                  max_request_bytes=max_request_bytes)
         return Runner(self, config, host, resolve_port(port))
 
-    def run(self, host: str = "0.0.0.0", port: int | None = None, path_prefix: str = "", *,
+    def run(self, host: str | None = None, port: int | None = None, path_prefix: str = "", *,
             allowed_origins: Any = None, max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
             public_url: str | None = None, quiet: bool = False, **compat: Any) -> None:
         """Serve until interrupted (Ctrl-C / SIGTERM), printing the endpoints first.
 
-        Inside a running event loop (a Jupyter kernel) it serves in the background instead
-        and returns, like :meth:`start`.
+        In a Jupyter kernel it serves in the background and returns instead of blocking the
+        kernel (no "event loop is already running"): on 127.0.0.1 unless ``host`` is given,
+        and re-running the cell replaces the server it started on the same port. Inside any
+        other running event loop it behaves like :meth:`start`.
 
         Args:
-            host: interface to bind ("0.0.0.0" = all; "127.0.0.1" = this machine only).
+            host: interface to bind; default "0.0.0.0" (all) in scripts, "127.0.0.1" in a kernel.
             port: TCP port; default ``$MCP_PORT`` or 8000; 0 = any free port.
             path_prefix: path to serve under (behind a proxy that does not strip it).
             allowed_origins: None (loopback plus the public URL's origin), a list, or "*".
@@ -337,10 +339,17 @@ class MCPServer:
         Raises:
             ConfigurationError: the port is busy or invalid (the message says which).
         """
-        if _loop_running():
-            self.start(host=host, port=port, path_prefix=path_prefix, allowed_origins=allowed_origins,
-                       max_request_bytes=max_request_bytes, public_url=public_url, quiet=quiet, **compat)
+        options = {"path_prefix": path_prefix, "allowed_origins": allowed_origins,
+                   "max_request_bytes": max_request_bytes, "public_url": public_url, **compat}
+        if _in_kernel():
+            from .jupyter.kernel_server import run_in_kernel
+
+            run_in_kernel(self, host, port, quiet=quiet, **options)
             return
+        if _loop_running():
+            self.start(host=host or "127.0.0.1", port=port, quiet=quiet, **options)
+            return
+        host = host or "0.0.0.0"
         self.stop()
         runner = self._runner_for(host, port, path_prefix, public_url, allowed_origins, max_request_bytes, compat)
         self._runner = runner
@@ -413,15 +422,16 @@ def _loop_running() -> bool:
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return "ipykernel" in sys.modules and _in_kernel()
+        return False
     return True
 
 
 def _in_kernel() -> bool:
-    try:
-        from IPython import get_ipython  # only when ipykernel is already imported
-    except ImportError:
+    """True inside a Jupyter kernel (checked without importing IPython when it is not loaded)."""
+    if "ipykernel" not in sys.modules:
         return False
+    from IPython import get_ipython
+
     shell = get_ipython()
     return shell is not None and getattr(shell, "kernel", None) is not None
 

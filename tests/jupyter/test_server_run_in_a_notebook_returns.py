@@ -53,11 +53,6 @@ def test_rerunning_the_cell_replaces_the_server_on_its_port(start_kernel: Any) -
     assert call_greet(url + "mcp") == "Howdy, Ada"
 
 
-@pytest.mark.xfail(
-    reason="MCPServer.run() inside a kernel calls start(host='0.0.0.0') directly; it should delegate to "
-    "nanohubmcp.jupyter.kernel_server.run_in_kernel (127.0.0.1, one server per port) - a facade change",
-    strict=True,
-)
 def test_rerunning_a_server_run_cell_on_a_fixed_port_replaces_the_old_server(start_kernel: Any) -> None:
     live: LiveKernel = start_kernel()
     live.run_ok(SCRIPT.format(greeting="Hello", serve="server.run(port=0)"))

@@ -90,7 +90,8 @@ async def run_tool(core: ServerCore, request: RequestContext, tool: Tool, argume
         kwargs = build_kwargs(tool.signature, arguments, kind="tool", name=tool.name, context=context)
         value = await call_function(
             tool.fn, kwargs, is_coroutine=tool.is_coroutine, executor=executor or core.executor,
-            timeout=core.tool_timeout, what=f"tool '{tool.name}'")
+            # Jobs exist to outlive the request: tool_timeout bounds calls, not jobs.
+            timeout=None if job_id is not None else core.tool_timeout, what=f"tool '{tool.name}'")
         result = shape(tool, value, request.version)
     except asyncio.CancelledError:
         if record:
