@@ -68,11 +68,17 @@ async def call_function(
     else:
         call = functools.partial(contextvars.copy_context().run, fn, **kwargs)
         awaitable = loop.run_in_executor(executor, call)
+    if not timeout:
+        value = await awaitable
+        return (await value) if inspect.isawaitable(value) else value
+    deadline = loop.time() + timeout
     try:
-        value = await (asyncio.wait_for(awaitable, timeout) if timeout else awaitable)
+        value = await asyncio.wait_for(awaitable, timeout)
         if inspect.isawaitable(value):
-            value = await (asyncio.wait_for(value, timeout) if timeout else value)
+            value = await asyncio.wait_for(value, timeout)
     except asyncio.TimeoutError:
+        if loop.time() < deadline:
+            raise  # the function's own TimeoutError (e.g. a client that did not answer in time)
         raise ToolError(f"{what} did not finish within {timeout:g} s; it may still be running") from None
     return value
 

@@ -28,8 +28,8 @@ from nanohubmcp import Context, MCPServer
 NAME_SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
 
 
-def build() -> MCPServer:
-    server = MCPServer("client-requests")
+def build(tool_timeout: float | None = None) -> MCPServer:
+    server = MCPServer("client-requests", tool_timeout=tool_timeout)
 
     @server.tool()
     def ask_name(ctx: Context) -> str:
@@ -172,6 +172,30 @@ def test_on_legacy_sse_an_answer_from_another_session_is_not_taken() -> None:
         finally:
             stream_a.close()
             stream_b.close()
+
+
+@pytest.mark.parametrize("tool_timeout", [None, 30.0])
+@pytest.mark.parametrize("tool", ["ask_briefly", "ask_briefly_async"])
+def test_no_answer_within_the_timeout_is_a_clear_tool_error(tool: str, tool_timeout: float | None) -> None:
+    # Regression: the client's TimeoutError was taken for the call's own time limit
+    # ("unsupported format string passed to NoneType.__format__" without tool_timeout,
+    # "did not finish within 30 s" with it).
+    with serve(build(tool_timeout)) as url:
+        wire = Wire(url)
+        session = wire.initialize(capabilities={"elicitation": {}})
+        call_id, stream = wire.stream_call("tools/call", {"name": tool, "arguments": {}}, session)
+        try:
+            asked = stream.next_message()
+            assert asked["method"] == "elicitation/create"
+            _, final = stream.until(lambda m: m.get("id") == call_id, timeout=5)
+            assert final["result"]["isError"] is True
+            assert final["result"]["content"][0]["text"] == \
+                "the client did not answer elicitation/create within 0.5 s"
+            # A late answer finds nothing waiting and is harmless.
+            assert wire.respond(asked["id"], {"action": "accept", "content": {"value": "yes"}},
+                                session).status in (202, 400, 404)
+        finally:
+            stream.close()
 
 
 def test_a_client_refusal_is_a_tool_error_that_says_so() -> None:
