@@ -1,9 +1,10 @@
 """Helpers of the proxy tests: the app served behind the proxies, plain HTTP calls, SSE reading.
 
-``make_app_server()`` builds the MCP server every proxy test serves: ``add`` (a plain tool)
-and ``count_slowly`` (reports progress, then waits before answering, so a test can tell
-whether the progress crossed the proxy before the result did). HTTP helpers use the standard
-library with a timeout on every call, and an optional header dict (a Jupyter token).
+``make_app_server()`` builds the MCP server every proxy test serves: ``add`` (a plain tool),
+``count_slowly`` (reports progress, then waits before answering, so a test can tell whether the
+progress crossed the proxy before the result did) and ``square_later`` (an async job tool).
+HTTP helpers use the standard library with a timeout on every call, and an optional header
+dict (a Jupyter token).
 """
 
 from __future__ import annotations
@@ -98,6 +99,16 @@ def make_app_server() -> MCPServer:
             ctx.report_progress(step, total=steps, message=f"step {step}")
         await asyncio.sleep(PAUSE_AFTER_PROGRESS)
         return f"counted to {steps}"
+
+    @server.async_tool()
+    def square_later(x: int) -> dict[str, int]:
+        """Square a number in a background job.
+
+        Args:
+            x: the number.
+        """
+        time.sleep(0.1)
+        return {"square": x * x}
 
     return server
 

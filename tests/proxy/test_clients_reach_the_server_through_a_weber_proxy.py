@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import time
 
 import pytest
 from proxy_support import (
@@ -50,7 +51,7 @@ def test_streamable_http_client_calls_a_tool_through_the_prefix(weber: Weber) ->
             result = await client.call_tool("add", {"a": 2, "b": 3})
             return tools, float(result.content[0].text)
 
-    assert run(call()) == (["add", "count_slowly"], 5.0)
+    assert run(call()) == (["add", "count_slowly", "get_job_result", "square_later"], 5.0)
 
 
 def test_legacy_sse_endpoint_event_is_an_absolute_path_under_the_public_prefix(weber: Weber) -> None:
@@ -155,3 +156,20 @@ def test_startup_banner_names_the_public_urls(weber: Weber, capsys: pytest.Captu
     assert f"listening on 127.0.0.1:{port}" in printed
     # The restarted server is still reachable through nginx on the same upstream port.
     assert get_json(weber.public_url)["name"] == "weber-test"
+
+
+def test_an_async_tools_job_is_polled_at_the_path_its_answer_names(weber: Weber) -> None:
+    status, handle = post_json(weber.public_url + "tools/square_later", {"x": 7})
+    assert status == 202, handle
+    match = re.search(r"POST (\S+/tools/get_job_result)", handle["message"])
+    assert match, handle["message"]
+    assert match.group(1) == WEBER_PATH + "tools/get_job_result"
+    deadline = time.monotonic() + 10
+    while True:
+        status, answer = post_json(weber.nginx.origin + match.group(1), {"job_id": handle["job_id"]})
+        assert status == 200, answer
+        if answer["status"] != "running":
+            break
+        assert time.monotonic() < deadline, answer
+        time.sleep(0.05)
+    assert answer == {"status": "done", "job_id": handle["job_id"], "result": {"square": 49}}
