@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from export_roundtrip import NOTEBOOKS, describe, export, run_script, run_start_mcp, serve_live
+from export_roundtrip import NOTEBOOKS, describe, export, free_port, run_script, run_start_mcp, serve_live
 from kernels import run_async
 
 pytestmark = pytest.mark.slow
@@ -82,3 +82,12 @@ def test_the_script_run_with_start_mcp_serves_what_the_notebook_serves(
     with run_start_mcp(exported(name)) as url:
         actual = run_async(describe(url))
     assert actual == live(name)
+
+
+def test_the_script_takes_its_port_from_mcp_port_else_the_notebook(exported: Callable[[str], Path]) -> None:
+    script = exported("quickstart.ipynb")  # the notebook sets NanohubMCP.port = 0
+    with run_script(script, "--host", "127.0.0.1") as url:
+        assert not url.endswith(":8000/mcp")  # 0 = any free port, as in the notebook
+    port = free_port()
+    with run_script(script, "--host", "127.0.0.1", env={"MCP_PORT": str(port)}) as url:
+        assert url == f"http://127.0.0.1:{port}/mcp"
