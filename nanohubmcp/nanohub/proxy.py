@@ -65,6 +65,7 @@ KINDS = ("auto", "tool", "jupyter")
 JUPYTER_MARKERS = ("JPY_PARENT_PID", "JPY_SESSION_NAME")
 """Environment variables whose presence marks a Jupyter kernel (or a program it started)."""
 
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 _SESSION_VARS = ("SESSION", "SESSION_ID")
 _SESSIONDIR_VARS = ("SESSIONDIR", "SESSION_DIR")
 # Tokens that go into the weber path verbatim: refuse anything that would change the path.
@@ -267,7 +268,8 @@ def override(info: ProxyInfo, public_url: str | None = None, path_prefix: str | 
 
     Args:
         info: what :func:`detect_proxy` found.
-        public_url: an absolute ``http``/``https`` URL; a trailing ``/`` is added and
+        public_url: an absolute ``http``/``https`` URL; a trailing ``/`` is added, the host
+            lower-cased and a default port (80, 443) dropped, as browsers write ``Origin``;
             :attr:`ProxyInfo.public_origin` is recomputed from it. None keeps the detected one.
         path_prefix: the path to serve under; normalised to ``""`` or ``/a/b/``. None
             keeps the detected one.
@@ -295,7 +297,8 @@ def override(info: ProxyInfo, public_url: str | None = None, path_prefix: str | 
         except ValueError as exc:
             raise ConfigurationError(f"public_url has an invalid port: {public_url!r}") from exc
         host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
-        host = host if port is None else f"{host}:{port}"
+        if port is not None and port != _DEFAULT_PORTS[parts.scheme]:
+            host = f"{host}:{port}"  # a default port is dropped: browsers leave it out of Origin
         changes["public_url"] = f"{parts.scheme}://{host}{path}"
         changes["public_origin"] = f"{parts.scheme}://{host}"
         notes.append("public URL")

@@ -208,6 +208,21 @@ def test_override_replaces_the_public_url_and_prefix_for_other_hubs() -> None:
 
 
 @pytest.mark.parametrize(
+    ("url", "origin"),
+    [
+        ("https://Proxy.Example.org:443/weber/1/", "https://proxy.example.org"),
+        ("http://proxy.example.org:80/weber/1/", "http://proxy.example.org"),
+        ("http://proxy.example.org:443/weber/1/", "http://proxy.example.org:443"),
+        ("http://[::1]:8888/weber/1/", "http://[::1]:8888"),
+    ],
+)
+def test_override_writes_the_origin_as_a_browser_sends_it(url: str, origin: str) -> None:
+    changed = override(detect(), public_url=url)
+    assert changed.public_origin == origin
+    assert changed.public_url == origin + "/weber/1/"
+
+
+@pytest.mark.parametrize(
     "url", ["ftp://x.org/", "/relative/", "https://x.org/?q=1", "https://x.org/#f", "https://x.org:bad/"]
 )
 def test_override_refuses_unusable_urls(url: str) -> None:
