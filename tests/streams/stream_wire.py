@@ -13,7 +13,7 @@ import json
 import queue
 import socket
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -35,46 +35,76 @@ class Event:
         return json.loads(self.data)
 
 
-@dataclass
 class Events:
-    """The events of one SSE response, read by a background thread (ends at EOF or ``close()``)."""
+    """The reply to one request, read by a background thread: SSE events as they come, or a
+    JSON body as one event per message (so callers need not know which the server chose).
 
-    response: http.client.HTTPResponse
-    conn: http.client.HTTPConnection
-    _queue: queue.Queue[Event | None] = field(default_factory=queue.Queue)
-    ended: threading.Event = field(default_factory=threading.Event)
+    Attributes:
+        status / headers: set once the response head arrived (``head`` is then set).
+        ended: set when the body ended (EOF) or the connection was dropped.
+    """
 
-    def __post_init__(self) -> None:
+    def __init__(self, conn: http.client.HTTPConnection) -> None:
+        self.conn = conn
+        self.status: int | None = None
+        self.headers: Any = None
+        self.head = threading.Event()
+        self.ended = threading.Event()
+        self._queue: queue.Queue[Event | None] = queue.Queue()
         threading.Thread(target=self._read, daemon=True, name="test-sse-reader").start()
 
+    def wait_head(self, timeout: float = 10.0) -> int:
+        """Wait for the response head; returns the status."""
+        assert self.head.wait(timeout), "no response head in time"
+        assert self.status is not None, "the connection closed before a response head"
+        return self.status
+
+    @property
+    def is_sse(self) -> bool:
+        return (self.headers.get("Content-Type") or "").startswith("text/event-stream")
+
     def _read(self) -> None:
-        event = Event()
-        has_field = False
         try:
-            while True:
-                line = self.response.readline()
-                if not line:
-                    break
-                text = line.decode().rstrip("\r\n")
-                if not text:
-                    if has_field:
-                        self._queue.put(event)
-                    event, has_field = Event(), False
-                    continue
-                if text.startswith(":"):
-                    continue
-                key, _, value = text.partition(":")
-                value = value[1:] if value.startswith(" ") else value
-                if key == "data":
-                    event.data = f"{event.data}\n{value}" if has_field and event.data else value
-                elif key in ("id", "event", "retry"):
-                    setattr(event, key, value)
-                has_field = True
+            response = self.conn.getresponse()
+            self.status, self.headers = response.status, response.headers
+            self.head.set()
+            if self.is_sse:
+                self._read_events(response)
+            else:
+                body = response.read()
+                if body.strip():
+                    value = json.loads(body)
+                    for message in value if isinstance(value, list) else [value]:
+                        self._queue.put(Event(data=json.dumps(message)))
         except (OSError, ValueError, AttributeError, http.client.HTTPException):
             pass  # dropped by close() (AttributeError: http.client raced with the close)
         finally:
+            self.head.set()
             self.ended.set()
             self._queue.put(None)
+
+    def _read_events(self, response: http.client.HTTPResponse) -> None:
+        event = Event()
+        has_field = False
+        while True:
+            line = response.readline()
+            if not line:
+                return
+            text = line.decode().rstrip("\r\n")
+            if not text:
+                if has_field:
+                    self._queue.put(event)
+                event, has_field = Event(), False
+                continue
+            if text.startswith(":"):
+                continue
+            key, _, value = text.partition(":")
+            value = value[1:] if value.startswith(" ") else value
+            if key == "data":
+                event.data = f"{event.data}\n{value}" if has_field and event.data else value
+            elif key in ("id", "event", "retry"):
+                setattr(event, key, value)
+            has_field = True
 
     def next(self, timeout: float = 10.0) -> Event | None:
         """The next event, or None when the stream ended. Raises ``queue.Empty`` after ``timeout``."""
@@ -233,40 +263,33 @@ class Wire:
         return self.send("DELETE", "/mcp", None, {"Mcp-Session-Id": session, "MCP-Protocol-Version": version})
 
     # -- streams -------------------------------------------------------------------------
-    def open(self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None,
-             ) -> tuple[http.client.HTTPResponse, http.client.HTTPConnection]:
-        """Send a request and return the response with its body unread."""
+    def start(self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None) -> Events:
+        """Send a request; its reply is read in the background (``Events``)."""
         conn = self.connect()
         payload = None if body is None else json.dumps(body).encode()
         conn.request(method, self.prefix + path, body=payload, headers=headers or {})
-        return conn.getresponse(), conn
+        return Events(conn)
 
     def stream_call(self, method: str, params: dict[str, Any], session: str | None, *, id: Any = None,
-                    version: str | None = LATEST) -> tuple[Any, Events | Reply]:
-        """POST a request accepting SSE; returns (its id, the live ``Events`` or, for JSON, the ``Reply``)."""
+                    version: str | None = LATEST) -> tuple[Any, Events]:
+        """POST a request accepting SSE; returns (its id, its reply read in the background)."""
         rid = self.next_id() if id is None else id
         message = {"jsonrpc": "2.0", "id": rid, "method": method, "params": params}
-        response, conn = self.open("POST", "/mcp", message, self.headers(session, version))
-        if (response.getheader("Content-Type") or "").startswith("text/event-stream"):
-            return rid, Events(response, conn)
-        reply = Reply(response.status, response.headers, response.read())
-        conn.close()
-        return rid, reply
+        return rid, self.start("POST", "/mcp", message, self.headers(session, version))
 
     def listen(self, session: str, *, version: str = LATEST, last_event_id: str | None = None) -> Events:
         """Open the session's GET stream (``Last-Event-ID`` resumes); asserts it opened."""
         headers = {"Accept": "text/event-stream", "Mcp-Session-Id": session, "MCP-Protocol-Version": version}
         if last_event_id:
             headers["Last-Event-ID"] = last_event_id
-        response, conn = self.open("GET", "/mcp", None, headers)
-        assert response.status == 200, (response.status, response.read())
-        return Events(response, conn)
+        events = self.start("GET", "/mcp", None, headers)
+        assert events.wait_head() == 200, events.status
+        return events
 
     def legacy(self) -> tuple[Events, str]:
         """Open ``GET /sse``; returns the stream and the announced POST path (relative to the host)."""
-        response, conn = self.open("GET", "/sse", None, {"Accept": "text/event-stream"})
-        assert response.status == 200, response.status
-        events = Events(response, conn)
+        events = self.start("GET", "/sse", None, {"Accept": "text/event-stream"})
+        assert events.wait_head() == 200, events.status
         first = events.next()
         assert first is not None and first.event == "endpoint", first
         return events, first.data

@@ -1,0 +1,134 @@
+"""``notifications/cancelled`` cancels only the sender's own request (study § f 6).
+
+Request ids are chosen by clients, so two sessions may use the same id at once: a cancel from
+session B naming id 7 must reach B's request 7 and never A's. The tool sees cancellation through
+``ctx.is_cancelled()``; the official client's own cancellation (a cancelled ``call_tool``) reaches
+the tool over both transports.
+
+Source: MCP 2025-11-25, Basic § Utilities § Cancellation.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import anyio
+import pytest
+from stream_wire import Wire
+from support import mcp_client, serve
+
+from nanohubmcp import Context, MCPServer
+
+
+class Tracker:
+    """What the tool saw, per label (filled on worker threads)."""
+
+    def __init__(self) -> None:
+        self.outcomes: dict[str, str] = {}
+        self.started: dict[str, threading.Event] = {}
+        self.lock = threading.Lock()
+
+    def start(self, label: str) -> threading.Event:
+        with self.lock:
+            return self.started.setdefault(label, threading.Event())
+
+    def wait_outcome(self, label: str, timeout: float = 10.0) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self.lock:
+                if label in self.outcomes:
+                    return self.outcomes[label]
+            time.sleep(0.01)
+        raise AssertionError(f"the tool labelled {label!r} never finished")
+
+
+def build(tracker: Tracker) -> MCPServer:
+    server = MCPServer("cancellation")
+
+    @server.tool()
+    def wait_for_cancel(label: str, seconds: float, ctx: Context) -> str:
+        """Run until cancelled or ``seconds`` pass; say which."""
+        tracker.start(label).set()
+        deadline = time.monotonic() + seconds
+        outcome = "ran to the end"
+        while time.monotonic() < deadline:
+            if ctx.is_cancelled():
+                outcome = "saw cancel"
+                break
+            time.sleep(0.01)
+        with tracker.lock:
+            tracker.outcomes[label] = outcome
+        return outcome
+
+    return server
+
+
+def test_a_cancel_from_another_session_does_not_cancel_and_one_from_the_same_session_does() -> None:
+    tracker = Tracker()
+    with serve(build(tracker)) as url:
+        wire = Wire(url)
+        session_a = wire.initialize()
+        session_b = wire.initialize()
+        # A and B both have a request with id 7 in flight.
+        _, a_stream = wire.stream_call("tools/call", {"name": "wait_for_cancel",
+                                                      "arguments": {"label": "A", "seconds": 1.0}}, session_a, id=7)
+        _, b_stream = wire.stream_call("tools/call", {"name": "wait_for_cancel",
+                                                      "arguments": {"label": "B", "seconds": 5.0}}, session_b, id=7)
+        try:
+            assert tracker.start("A").wait(5) and tracker.start("B").wait(5)
+            reply = wire.notify("notifications/cancelled", {"requestId": 7, "reason": "B changed its mind"}, session_b)
+            assert reply.status == 202
+            assert tracker.wait_outcome("B", 3) == "saw cancel"
+            assert tracker.wait_outcome("A", 5) == "ran to the end"
+        finally:
+            a_stream.close()
+            b_stream.close()
+
+        # Now A cancels its own request: the tool sees it.
+        _, a_stream = wire.stream_call("tools/call", {"name": "wait_for_cancel",
+                                                      "arguments": {"label": "A2", "seconds": 5.0}}, session_a, id=8)
+        try:
+            assert tracker.start("A2").wait(5)
+            wire.notify("notifications/cancelled", {"requestId": 8}, session_b)  # still not B's to cancel
+            time.sleep(0.2)
+            assert "A2" not in tracker.outcomes
+            wire.notify("notifications/cancelled", {"requestId": 8, "reason": "no longer needed"}, session_a)
+            assert tracker.wait_outcome("A2", 3) == "saw cancel"
+        finally:
+            a_stream.close()
+
+
+def test_a_sessionless_cancel_reaches_nobody() -> None:
+    tracker = Tracker()
+    with serve(build(tracker)) as url:
+        wire = Wire(url)
+        session = wire.initialize()
+        _, stream = wire.stream_call("tools/call", {"name": "wait_for_cancel",
+                                                    "arguments": {"label": "S", "seconds": 0.8}}, session, id=3)
+        try:
+            assert tracker.start("S").wait(5)
+            assert wire.notify("notifications/cancelled", {"requestId": 3}, None).status == 202
+            assert tracker.wait_outcome("S", 5) == "ran to the end"
+        finally:
+            stream.close()
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("transport,endpoint", [("http", "mcp"), ("sse", "sse")])
+async def test_the_official_client_cancelling_a_call_reaches_the_tool(transport: str, endpoint: str) -> None:
+    tracker = Tracker()
+    with serve(build(tracker)) as url, anyio.fail_after(30):
+        async with mcp_client(url + endpoint, transport=transport) as client, \
+                mcp_client(url + endpoint, transport=transport) as other:
+            async with anyio.create_task_group() as group:
+                # The other session runs the same tool at the same time and is left alone.
+                group.start_soon(other.call_tool, "wait_for_cancel", {"label": "other", "seconds": 1.5})
+                with anyio.move_on_after(0.5):
+                    await client.call_tool("wait_for_cancel", {"label": "mine", "seconds": 10})
+                outcome = await anyio.to_thread.run_sync(tracker.wait_outcome, "mine", 5.0)
+                assert outcome == "saw cancel"
+            assert tracker.outcomes["other"] == "ran to the end"
+            # The session is still usable after the cancellation.
+            result = await client.call_tool("wait_for_cancel", {"label": "after", "seconds": 0.01})
+            assert result.content[0].text == "ran to the end"
