@@ -140,7 +140,9 @@ def summary(times: list[float], failed: int) -> dict[str, float | int | None]:
     }
 
 
-def one_mode(mode: str, seconds: float, cpu: str | None, notebook: bool) -> dict[str, object]:
+def one_mode(
+    mode: str, seconds: float, cpu: str | None, notebook: bool, switch_interval: float | None = None
+) -> dict[str, object]:
     port = free_port()
     mine = os.sched_getaffinity(0)
     if cpu:  # the kernel inherits the affinity at spawn; the pinger then goes back
@@ -150,11 +152,15 @@ def one_mode(mode: str, seconds: float, cpu: str | None, notebook: bool) -> dict
     finally:
         os.sched_setaffinity(0, mine)
     try:
-        reply = client.execute_interactive(
-            START.format(port=port, loop=LOOPS[mode]), timeout=30, output_hook=lambda msg: None
-        )
-        if reply["content"]["status"] != "ok":
-            return {"error": f"{reply['content'].get('ename')}: {reply['content'].get('evalue')}"}
+        cells = [f"import sys; sys.setswitchinterval({switch_interval})"] if switch_interval else []
+        if notebook:
+            cells += [NOTEBOOK_SETUP.format(port=port, mode=mode), NOTEBOOK_TOOL]
+        else:
+            cells += [START.format(port=port, loop=LOOPS[mode])]
+        for cell in cells:
+            reply = client.execute_interactive(cell, timeout=30, output_hook=lambda msg: None)
+            if reply["content"]["status"] != "ok":
+                return {"error": f"{reply['content'].get('ename')}: {reply['content'].get('evalue')}"}
         pinger = Pinger(port)
         pinger.open()
         out: dict[str, object] = {}
@@ -173,6 +179,7 @@ def one_mode(mode: str, seconds: float, cpu: str | None, notebook: bool) -> dict
             thread.join(35)
             out[phase] = summary(pinger.times, pinger.failed)
         out["cell_seconds"] = seconds
+        out["switch_interval"] = switch_interval
         out["started_by"] = (
             "%%mcp_tool (nanohubmcp.jupyter)" if notebook else f"MCPServer.start(loop={LOOPS[mode]!r})"
         )
@@ -188,11 +195,16 @@ def main() -> None:
     p.add_argument("--cpu", help="pin the kernel to this CPU list (the pinger stays where it is)")
     p.add_argument("--modes", default="thread,kernel")
     p.add_argument(
+        "--switch-interval", type=float, help="experiment: sys.setswitchinterval(s) in the kernel first"
+    )
+    p.add_argument(
         "--facade", action="store_true", help="start with MCPServer.start even if the extension exists"
     )
     a = p.parse_args()
     notebook = not a.facade and subprocess.run([sys.executable, "-c", HAS_JUPYTER]).returncode == 0
-    results = {mode: one_mode(mode, a.seconds, a.cpu, notebook) for mode in a.modes.split(",")}
+    results = {
+        mode: one_mode(mode, a.seconds, a.cpu, notebook, a.switch_interval) for mode in a.modes.split(",")
+    }
     print(json.dumps(results))
 
 

@@ -99,6 +99,9 @@ def main() -> int:
     p.add_argument("--accept", choices=["both", "json"], default="both")
     p.add_argument("--tool", default="add")
     p.add_argument("--progress", action="store_true")
+    p.add_argument(
+        "--big", type=int, metavar="N", help="profile big(n=N) instead of add (the large-result path)"
+    )
     p.add_argument("--top", type=int, default=25)
     p.add_argument("--server-cpu", default="0")
     p.add_argument("--client-cpu", default="1")
@@ -125,13 +128,16 @@ def main() -> int:
                 await conn.close()
 
         sid = asyncio.run(session())
-        body = mcp.call_body(a.tool, mcp.ADD_ARGS, a.progress, templated=True)
+        tool, args, expect = (
+            ("big", {"n": a.big}, "xxxxxxxx") if a.big else (a.tool, mcp.ADD_ARGS, mcp.ADD_EXPECT)
+        )
+        body = mcp.call_body(tool, args, a.progress, templated=True)
         headers = mcp.headers(BOTH if a.accept == "both" else JSON_ONLY, sid)
-        wrk.run(ours.port, a.conc, 3, body, headers, mcp.ADD_EXPECT)  # warm-up
+        wrk.run(ours.port, a.conc, 3, body, headers, expect)  # warm-up
         cell: dict[str, object] = {}
         load = threading.Thread(
             target=lambda: cell.update(
-                wrk.run(ours.port, a.conc, a.seconds, body, headers, mcp.ADD_EXPECT, server.pid)
+                wrk.run(ours.port, a.conc, a.seconds, body, headers, expect, server.pid)
             )
         )
         load.start()
