@@ -1,0 +1,104 @@
+"""``tools/call``, ``prompts/get`` and ``resources/read`` in the stateless era.
+
+They run the same functions as in the handshake era; what differs is around them:
+
+- a function that asks for input it does not have yet ends the call with an
+  ``input_required`` result (multi round-trip); the retry carries the answers and a signed
+  ``requestState`` (see :mod:`.mrtr`);
+- ``tools/call`` may answer with a task handle (see :mod:`.tasks`): an ``@async_tool``
+  called with the tasks extension becomes a task at once, other task-capable tools when
+  they call ``ctx.start_task()``;
+- a tool whose task support is ``"required"`` refuses a client without the tasks extension
+  (-32021) before it runs;
+- ``prompts/get`` and ``resources/read`` results carry caching hints when complete.
+
+Source: MCP 2026-07-28, Server § Tools / Prompts / Resources; Basic § Patterns § Multi
+Round-Trip Requests; tasks extension (SEP-2663).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from ...errors import InvalidArguments, InvalidParams
+from ..handlers import prompts as prompt_handlers
+from ..handlers import resources as resource_handlers
+from ..handlers import tools as tool_handlers
+from ..request import RequestContext
+from .asks import TASK_JOB
+from .discover import PRIVATE, with_cache_hints
+from .mrtr import InputRequired, begin
+from .state import state_for
+from .tasks import (
+    adopt,
+    create_task_result,
+    enable_escalation,
+    has_tasks_extension,
+    require_tasks_extension,
+    task_support,
+    track,
+)
+
+if TYPE_CHECKING:
+    from ..core import ServerCore
+
+
+async def tools_call(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """``tools/call`` → ``CallToolResult``, ``input_required``, or a task handle."""
+    tool = tool_handlers.lookup_tool(core, params)
+    arguments = tool_handlers.call_arguments(params)
+    support = task_support(tool)
+    if support == "required":
+        require_tasks_extension(request, f"tool '{tool.name}'")
+    exchange = begin(state_for(core).codec, request, "tools/call", tool.name, arguments, params)
+    try:
+        arguments = tool.validator.validate(arguments)
+    except InvalidArguments as exc:
+        if core.invalid_arguments_as_protocol_error(request.version):
+            raise InvalidParams(str(exc), {"errors": exc.errors}) from None
+        return tool_handlers.error_result(str(exc))
+    tasks_ok = has_tasks_extension(request) and support != "forbidden"
+    if tool.background:
+        if tasks_ok:
+            job = tool_handlers.start_job(core, request, tool, arguments)
+            request.extra[TASK_JOB] = job  # the job's asks wait for tasks/update
+            track(core, job)
+            return create_task_result(job)
+        return await tool_handlers.start_job_result(core, request, tool, arguments)
+    escalated = enable_escalation(core, request, tool) if tasks_ok else None
+    run = asyncio.ensure_future(tool_handlers.run_tool(core, request, tool, arguments))
+    try:
+        if escalated is not None:
+            await asyncio.wait({run, escalated}, return_when=asyncio.FIRST_COMPLETED)
+            if escalated.done():  # ctx.start_task(): the call goes on as a task
+                job = escalated.result()
+                adopt(core, job, run)
+                return create_task_result(job)
+        return await run
+    except InputRequired as need:
+        return exchange.input_required(need)
+    except asyncio.CancelledError:
+        run.cancel()  # the server is shutting down under this request
+        raise
+
+
+async def prompts_get(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """``prompts/get`` → ``GetPromptResult`` or ``input_required``."""
+    name = params.get("name")
+    exchange = begin(state_for(core).codec, request, "prompts/get", str(name), params.get("arguments") or {},
+                     params)
+    try:
+        return await prompt_handlers.prompts_get(core, request, params)
+    except InputRequired as need:
+        return exchange.input_required(need)
+
+
+async def resources_read(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """``resources/read`` → ``ReadResourceResult`` (with caching hints) or ``input_required``."""
+    exchange = begin(state_for(core).codec, request, "resources/read", str(params.get("uri")), {}, params)
+    try:
+        result = await resource_handlers.resources_read(core, request, params)
+    except InputRequired as need:
+        return exchange.input_required(need)
+    return with_cache_hints(result, PRIVATE)

@@ -1,0 +1,159 @@
+"""``requestState`` for multi round-trip requests: signed, bound, short-lived, used once.
+
+The state the server hands out with an ``input_required`` result travels through the client,
+so it is attacker-controlled when it comes back. It is encoded as
+``v1.<payload>.<mac>``: the payload is URL-safe base64 of a JSON object, the MAC is an
+HMAC-SHA256 over ``v1.<payload>`` with the server's key (random per process unless the
+server was given ``state_secret=``; several processes behind one URL must share it).
+
+The payload binds the state to the request it belongs to (method, tool/prompt name or
+resource URI, a digest of the arguments), carries an expiry, a nonce, and the answers the
+client gave in earlier rounds. A state is refused when the MAC does not match, the format is
+wrong, it expired, it belongs to another request, or it was already used once (replay; the
+record of used nonces is per process and lasts until the state would have expired anyway).
+
+Source: MCP 2026-07-28, Basic § Patterns § Multi Round-Trip Requests (server requirements:
+treat ``requestState`` as attacker-controlled, integrity-protect it, bind principal/expiry/
+request, enforce single use server-side where it matters).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import hmac
+import json
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+from ...errors import ConfigurationError, InvalidParams
+from ...protocol import jsonenc
+
+VERSION = "v1"
+DEFAULT_TTL_SECONDS = 600.0
+"""How long a client may take to answer one round (10 minutes)."""
+MAX_REMEMBERED = 100_000
+"""Used nonces kept for replay detection (oldest forgotten first beyond this)."""
+MIN_SECRET_BYTES = 16
+
+
+def _b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def _unb64(text: str) -> bytes:
+    padded = text + "=" * (-len(text) % 4)
+    return base64.b64decode(padded, altchars=b"-_", validate=True)
+
+
+def arguments_digest(arguments: Any) -> str:
+    """SHA-256 of the canonical JSON of ``arguments`` (sorted keys, no spaces), hex."""
+    canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+                           default=str)
+    return hashlib.sha256(canonical.encode("ascii")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Binding:
+    """What a state is bound to: ``method`` + ``name`` (tool/prompt name or URI) + arguments digest."""
+
+    method: str
+    name: str
+    digest: str
+
+
+class RequestStateCodec:
+    """Issues and verifies ``requestState`` strings for one server.
+
+    Args:
+        secret: the HMAC key (str or bytes, at least 16 bytes); None = random per process.
+        ttl: seconds a state stays valid after it was issued.
+
+    Raises:
+        ConfigurationError: a secret shorter than 16 bytes or of the wrong type.
+    """
+
+    def __init__(self, secret: str | bytes | None = None, *, ttl: float = DEFAULT_TTL_SECONDS) -> None:
+        if secret is None:
+            key = secrets.token_bytes(32)
+        elif isinstance(secret, str):
+            key = secret.encode("utf-8")
+        elif isinstance(secret, (bytes, bytearray)):
+            key = bytes(secret)
+        else:
+            raise ConfigurationError("state_secret must be a str or bytes of at least 16 bytes")
+        if len(key) < MIN_SECRET_BYTES:
+            raise ConfigurationError(
+                f"state_secret must be at least {MIN_SECRET_BYTES} bytes; use e.g. secrets.token_hex(32)")
+        self._key = key
+        self.ttl = ttl
+        self._used: OrderedDict[str, float] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _mac(self, signed: str) -> str:
+        return _b64(hmac.new(self._key, signed.encode("ascii"), hashlib.sha256).digest())
+
+    def issue(self, binding: Binding, answers: dict[str, Any]) -> str:
+        """Sign a new state for ``binding`` carrying the ``answers`` gathered so far."""
+        payload = {
+            "m": binding.method,
+            "n": binding.name,
+            "a": binding.digest,
+            "x": int(time.time() + self.ttl),
+            "i": secrets.token_urlsafe(12),
+            "r": answers,
+        }
+        body = _b64(jsonenc.dumpb(payload))
+        signed = f"{VERSION}.{body}"
+        return f"{signed}.{self._mac(signed)}"
+
+    def verify(self, state: Any, binding: Binding) -> dict[str, Any]:
+        """Check ``state`` for ``binding``, mark it used, and return the answers it carries.
+
+        Raises:
+            InvalidParams: -32602 naming the reason (malformed, tampered, expired, issued for
+                another request, or already used).
+        """
+        if not isinstance(state, str) or state.count(".") != 2:
+            raise InvalidParams("Invalid requestState: it is malformed; send back the exact value the "
+                                "server returned, or retry without it")
+        version, body, mac = state.split(".")
+        if version != VERSION or not hmac.compare_digest(mac, self._mac(f"{version}.{body}")):
+            raise InvalidParams("Invalid requestState: it failed the integrity check (tampered, or issued "
+                                "by another server); retry the request without it")
+        try:
+            payload = json.loads(_unb64(body))
+        except (ValueError, binascii.Error):
+            raise InvalidParams("Invalid requestState: its payload cannot be read") from None
+        if not isinstance(payload, dict):
+            raise InvalidParams("Invalid requestState: its payload cannot be read")
+        now = time.time()
+        if not isinstance(payload.get("x"), int) or payload["x"] < now:
+            raise InvalidParams("Invalid requestState: it expired; retry the request without it")
+        if (payload.get("m"), payload.get("n"), payload.get("a")) != (binding.method, binding.name,
+                                                                     binding.digest):
+            raise InvalidParams("Invalid requestState: it was issued for a different request (method, "
+                                "name or arguments differ)")
+        nonce = payload.get("i")
+        if not isinstance(nonce, str) or not self._consume(nonce, float(payload["x"]), now):
+            raise InvalidParams("Invalid requestState: it was already used; each state is good for one "
+                                "retry")
+        answers = payload.get("r")
+        return answers if isinstance(answers, dict) else {}
+
+    def _consume(self, nonce: str, expires: float, now: float) -> bool:
+        with self._lock:
+            while self._used:
+                oldest, when = next(iter(self._used.items()))
+                if when >= now and len(self._used) < MAX_REMEMBERED:
+                    break
+                del self._used[oldest]
+            if nonce in self._used:
+                return False
+            self._used[nonce] = expires
+            return True
