@@ -183,6 +183,11 @@ class Context:
             self._request.loop.call_soon_threadsafe(stream.hangup)
 
     # -- client requests --------------------------------------------------------------------
+    @property
+    def client_capabilities(self) -> dict[str, Any]:
+        """The capabilities the client declared (at ``initialize``, or in this 2026-07-28 request)."""
+        return self._request.client_capabilities or {}
+
     def _ask(self, coro: Coroutine[Any, Any, Any], timeout: float) -> Any:
         if self._on_loop():
             return coro
@@ -192,8 +197,16 @@ class Context:
         future = asyncio.run_coroutine_threadsafe(coro, self._request.loop)
         return future.result(timeout + 5)
 
+    def _input(self, method: str, params: dict[str, Any] | None, timeout: float, key: str | None) -> Any:
+        if not self._request.modern:
+            return self._ask(self._core.client_requests.ask(self._request, method, params, timeout), timeout)
+        from .modern.asks import ask_one  # 2026-07-28: multi round-trip, or a task's input request
+
+        return self._ask(ask_one(self._core, self._request, method, params, key, timeout,
+                                 in_job=self.job_id is not None), timeout)
+
     def elicit(self, message: str, requested_schema: dict[str, Any] | None = None,
-               timeout: float = DEFAULT_CLIENT_TIMEOUT) -> Any:
+               timeout: float = DEFAULT_CLIENT_TIMEOUT, *, key: str | None = None) -> Any:
         """Ask the user for input through the client (form mode).
 
         Args:
@@ -201,21 +214,23 @@ class Context:
             requested_schema: a flat object schema of string/number/integer/boolean/enum
                 properties; default: one string property ``value``.
             timeout: seconds to wait.
+            key: the input request's key in 2026-07-28 calls (default ``elicitation_1``, ...).
         Returns:
             The client's result ``{"action": "accept"|"decline"|"cancel", "content"?: {...}}``.
         Raises:
             ClientRequestError: the client lacks the ``elicitation`` capability, or answered
-                with an error; ClientRequestTimeout after ``timeout``.
+                with an error; ClientRequestTimeout after ``timeout``. In a 2026-07-28 call a
+                missing capability is the call's error -32021, and an unanswered request ends
+                the call with ``input_required`` (the client retries with the answer).
         """
         schema = requested_schema or {"type": "object", "properties": {"value": {"type": "string"}}}
         params: dict[str, Any] = {"message": message, "requestedSchema": schema}
         if self._request.version >= "2025-11-25":
             params = {"mode": "form", **params}
-        return self._ask(self._core.client_requests.ask(self._request, "elicitation/create", params, timeout),
-                         timeout)
+        return self._input("elicitation/create", params, timeout, key)
 
     def elicit_url(self, message: str, url: str, elicitation_id: str | None = None,
-                   timeout: float = DEFAULT_CLIENT_TIMEOUT) -> Any:
+                   timeout: float = DEFAULT_CLIENT_TIMEOUT, *, key: str | None = None) -> Any:
         """Ask the user to complete a step at ``url`` (URL-mode elicitation, MCP 2025-11-25).
 
         Returns:
@@ -227,10 +242,10 @@ class Context:
 
         params = {"mode": "url", "message": message, "url": url,
                   "elicitationId": elicitation_id or secrets.token_urlsafe(16)}
-        return self._ask(self._core.client_requests.ask(self._request, "elicitation/create", params, timeout),
-                         timeout)
+        return self._input("elicitation/create", params, timeout, key)
 
-    def sample(self, params: dict[str, Any] | str, timeout: float = DEFAULT_CLIENT_TIMEOUT) -> Any:
+    def sample(self, params: dict[str, Any] | str, timeout: float = DEFAULT_CLIENT_TIMEOUT, *,
+               key: str | None = None) -> Any:
         """Ask the client's LLM for a completion (``sampling/createMessage``).
 
         Args:
@@ -241,12 +256,52 @@ class Context:
         if isinstance(params, str):
             params = {"messages": [{"role": "user", "content": {"type": "text", "text": params}}],
                       "maxTokens": 512}
-        return self._ask(self._core.client_requests.ask(self._request, "sampling/createMessage", params, timeout),
-                         timeout)
+        return self._input("sampling/createMessage", params, timeout, key)
 
-    def list_roots(self, timeout: float = DEFAULT_CLIENT_TIMEOUT) -> Any:
+    def list_roots(self, timeout: float = DEFAULT_CLIENT_TIMEOUT, *, key: str | None = None) -> Any:
         """Ask the client for its roots (``roots/list``); returns ``{"roots": [...]}``."""
-        return self._ask(self._core.client_requests.ask(self._request, "roots/list", None, timeout), timeout)
+        return self._input("roots/list", None, timeout, key)
+
+    def ask(self, requests: dict[str, dict[str, Any]], timeout: float = DEFAULT_CLIENT_TIMEOUT) -> Any:
+        """Ask the client several things at once; returns ``{key: result}``.
+
+        Args:
+            requests: ``{key: {"method": "elicitation/create" | "sampling/createMessage" |
+                "roots/list", "params": {...}}}``. In a 2026-07-28 call they travel together
+                in one ``input_required`` result under these keys; in the handshake era they
+                are sent concurrently.
+        Raises:
+            ValueError: a malformed entry. Otherwise as :meth:`elicit`.
+        """
+        from .modern.asks import ask_many
+
+        asking = ask_many(self._core, self._request, requests, timeout, in_job=self.job_id is not None)
+        return self._ask(asking, timeout)
+
+    def start_task(self, message: str | None = None) -> bool:
+        """Go on as a task: the client gets a task handle now and polls for the result.
+
+        Only in a 2026-07-28 ``tools/call`` of a tool with ``task_support`` "optional" or
+        "required" whose client declared the ``io.modelcontextprotocol/tasks`` extension;
+        elsewhere it does nothing and the call answers as usual. Call it after gathering input
+        (multi round-trip): later ``ctx.elicit`` calls wait for ``tasks/update`` instead.
+
+        Args:
+            message: the task's first ``statusMessage``.
+        Returns:
+            True when the call is (now) a task.
+        """
+        from .modern.tasks import start_task
+
+        if self._on_loop():
+            return start_task(self._request, message)
+        call = _call(start_task, self._request, message)
+        future = asyncio.run_coroutine_threadsafe(call, self._request.loop)
+        return bool(future.result(DEFAULT_CLIENT_TIMEOUT))
+
+
+async def _call(fn: Callable[..., Any], *args: Any) -> Any:
+    return fn(*args)
 
 
 _PY_LEVELS = {
