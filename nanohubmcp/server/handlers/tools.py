@@ -13,7 +13,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
-from ...errors import InvalidArguments, InvalidParams, UnknownComponent, to_error_object
+from ...errors import InvalidArguments, InvalidParams, ProtocolError, UnknownComponent, to_error_object
 from .. import jobs as jobmod
 from .. import results
 from ..components import Tool
@@ -102,6 +102,12 @@ async def run_tool(core: ServerCore, request: RequestContext, tool: Tool, argume
             if record:
                 record.finish(False, str(exc))
             raise InvalidParams(str(exc), {"errors": exc.errors}) from None
+        if request.modern and isinstance(exc, ProtocolError):
+            # 2026-07-28: a protocol error raised in the call (e.g. -32021 when the client cannot
+            # answer an input request) is the call's JSON-RPC error, not tool output.
+            if record:
+                record.finish(False, str(exc))
+            raise
         log.info("tool %s failed: %s", tool.name, exc, exc_info=log.isEnabledFor(logging.DEBUG))
         text = str(exc) or type(exc).__name__
         if record:
