@@ -32,6 +32,8 @@ from .server.components import Prompt, Resource, ResourceTemplate, Tool, make_re
 from .server.context import Context
 from .server.core import ServerCore
 from .server.handlers.tools import get_job_result
+from .server.modern import state as modern_state
+from .server.modern.tool_options import apply_tool_options
 
 DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
 _MARK = "__nanohubmcp__"
@@ -62,6 +64,8 @@ class MCPServer:
         workers / job_workers: thread pool sizes for sync tools and async-tool jobs.
         tool_timeout: seconds before a call is answered with a tool error (None: no limit).
         session_idle_seconds / job_ttl_seconds: expiry of idle sessions and finished jobs.
+        state_secret: key (str or bytes, >= 16 bytes) signing the 2026-07-28 ``requestState``;
+            default a random key per process. Servers sharing one URL must share it.
 
     Raises:
         ConfigurationError: an option is out of range (the message says which).
@@ -81,12 +85,14 @@ class MCPServer:
         tool_timeout: float | None = None,
         session_idle_seconds: float = 3600.0,
         job_ttl_seconds: float = 3600.0,
+        state_secret: str | bytes | None = None,
     ) -> None:
         self.core = ServerCore(
             name, version, instructions, facade=self, argument_errors=argument_errors,
             list_page_size=list_page_size, list_changed=list_changed, workers=workers,
             job_workers=job_workers, tool_timeout=tool_timeout,
             session_idle_seconds=session_idle_seconds, job_ttl_seconds=job_ttl_seconds)
+        modern_state.configure(self.core, state_secret=state_secret)
         self._runner: Any = None
         self._notifier: Any = None
         self.public_url: str | None = None
@@ -113,7 +119,9 @@ class MCPServer:
 
         Options are those of :meth:`tool`. Raises ``RegistrationError`` naming the tool.
         """
+        x_mcp_headers, task_support = options.pop("x_mcp_headers", None), options.pop("task_support", None)
         tool = Tool.from_function(fn, background=background, context_types=(Context,), **options)
+        tool = apply_tool_options(tool, x_mcp_headers=x_mcp_headers, task_support=task_support)
         if background and "get_job_result" not in self.core.registry.tools:
             # The poll tool exists once there is something to poll (earlier package's behaviour).
             self.add_tool(get_job_result, name="get_job_result",
@@ -125,7 +133,8 @@ class MCPServer:
              description: str | None = None, tags: Any = None, meta: dict[str, Any] | None = None,
              input_schema: dict[str, Any] | None = None, output_schema: dict[str, Any] | None = None,
              annotations: dict[str, Any] | None = None, title: str | None = None,
-             icons: list[dict[str, Any]] | None = None) -> Any:
+             icons: list[dict[str, Any]] | None = None, x_mcp_headers: dict[str, str] | None = None,
+             task_support: str | None = None) -> Any:
         """Decorator: register a function as an MCP tool. Usable bare (``@server.tool``) or called.
 
         The name defaults to the function's, the description to its docstring (without the
@@ -140,12 +149,18 @@ class MCPServer:
             output_schema: a JSON Schema every result must satisfy (``structuredContent``).
             annotations: ``title``, ``readOnlyHint``, ``destructiveHint``, ``idempotentHint``,
                 ``openWorldHint`` (MCP 2025-03-26+).
+            x_mcp_headers: ``{"param": "Name"}``: 2026-07-28 clients mirror the parameter as the
+                ``Mcp-Param-Name`` HTTP header (string/integer/boolean parameters only).
+            task_support: ``"forbidden"`` (default), ``"optional"`` or ``"required"``: whether a
+                2026-07-28 call may go on as a task (``ctx.start_task()``); "required" refuses
+                clients without the tasks extension.
         Raises:
             RegistrationError: at decoration time, naming the tool.
         """
         options = {"name": name, "description": description, "tags": tags, "meta": meta,
                    "input_schema": input_schema, "output_schema": output_schema,
-                   "annotations": annotations, "title": title, "icons": icons}
+                   "annotations": annotations, "title": title, "icons": icons,
+                   "x_mcp_headers": x_mcp_headers, "task_support": task_support}
         if fn is not None:
             self.add_tool(fn, **options)
             return fn
@@ -289,6 +304,29 @@ class MCPServer:
                 self.add_prompt(fn, **options)
             count += 1
         return count
+
+    def skill(self, path: str | Any, *, prefix: str | None = None) -> Any:
+        """Publish the skill folder at ``path`` (holding a ``SKILL.md``) as ``skill://`` resources.
+
+        Every file becomes a resource (``skill://<name>/SKILL.md`` and the rest below it), and
+        2026-07-28 clients get ``skills/list``, ``skills/get`` and directory reads (extension
+        ``io.modelcontextprotocol/skills``). Publishing the same skill again replaces it.
+
+        Args:
+            path: the skill folder; its ``SKILL.md`` front matter gives ``name`` and
+                ``description`` (Agent Skills format).
+            prefix: leading URI segments, e.g. ``"nanohub"`` → ``skill://nanohub/<name>/SKILL.md``.
+        Returns:
+            The loaded ``Skill`` (name, URIs, front matter, files).
+        Raises:
+            RegistrationError: no ``SKILL.md``, bad front matter or name, too many or too large
+                files (512 files, 16 MiB).
+
+        Source: MCP skills extension (SEP-2640).
+        """
+        from .server.modern.skills_api import publish
+
+        return publish(self.core, path, prefix=prefix)
 
     def resource_updated(self, uri: str) -> None:
         """Tell subscribed clients that the resource at ``uri`` changed (thread-safe)."""
