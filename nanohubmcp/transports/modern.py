@@ -3,10 +3,27 @@
 A request is *modern* when its ``_meta`` carries ``io.modelcontextprotocol/protocolVersion``
 or its ``MCP-Protocol-Version`` header names 2026-07-28 or later (``design/rulings.md`` §
 Protocol, era of a request). Then there is no session: version and client capabilities come
-from the request itself, every result carries ``resultType``, and the HTTP status follows the
-2026 mapping (400 for -32602/-32020/-32021/-32022 at the envelope, 404 for an unknown method).
+from the request itself, every result carries ``resultType`` and the server's identity in
+``_meta``, and the HTTP status follows the 2026 mapping.
 
-Source: MCP 2026-07-28, Basic § Transports § Streamable HTTP; Basic § Versioning.
+Checks, in this order, each a 400 with a JSON-RPC error carrying the request's id:
+
+1. ``_meta`` with a ``protocolVersion`` string and a ``clientCapabilities`` object (-32602);
+2. the ``MCP-Protocol-Version`` header equals that version (-32020);
+3. the version is one this server speaks (-32022, ``data: {supported, requested}``);
+4. ``Mcp-Method`` equals the method; ``Mcp-Name`` equals ``params.name`` (``tools/call``,
+   ``prompts/get``), ``params.uri`` (``resources/read``) or ``params.taskId`` (``tasks/*``),
+   Base64-wrapped values decoded; ``Mcp-Param-*`` headers match the tool's marked
+   arguments (-32020).
+
+Then the dispatcher runs the method (unknown: 404 + -32601). The reply is JSON, or an SSE
+stream scoped to the request when the client accepts one and something (progress, a log
+message, a subscription's notifications) goes out before the result. Closing that response
+stream cancels the request: the function sees ``ctx.is_cancelled()``. Notifications get 202;
+GET and DELETE get 405 (see ``streamable_http.py``).
+
+Source: MCP 2026-07-28, Basic § Transports § Streamable HTTP (Request Metadata, Server
+Validation, Cancellation); Basic § Versioning.
 """
 
 from __future__ import annotations
@@ -18,12 +35,15 @@ from typing import TYPE_CHECKING, Any
 from ..errors import (
     INVALID_PARAMS,
     HeaderMismatch,
+    InternalError,
     InvalidParams,
+    InvalidRequest,
     ProtocolError,
     UnsupportedProtocolVersion,
     http_status_for,
 )
 from ..protocol import jsonrpc, versions
+from ..server.modern.headers import check_param_headers, decode_header_value, marks_for
 from ..server.request import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, RequestContext
 from ..server.streams import OutboundStream
 from .base import MCP_METHOD_HEADER, MCP_NAME_HEADER, MCP_PROTOCOL_VERSION_HEADER
@@ -31,7 +51,16 @@ from .base import MCP_METHOD_HEADER, MCP_NAME_HEADER, MCP_PROTOCOL_VERSION_HEADE
 if TYPE_CHECKING:
     from .streamable_http import StreamableHTTPHandler
 
-_NAMED = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+_NAMED = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    "tasks/get": "taskId",
+    "tasks/update": "taskId",
+    "tasks/cancel": "taskId",
+}
+"""Methods whose ``Mcp-Name`` header mirrors a params field (SEP-2243; tasks: SEP-2663)."""
 
 
 def is_modern_request(message: jsonrpc.Message | None, headers: Mapping[str, str]) -> bool:
@@ -40,6 +69,53 @@ def is_modern_request(message: jsonrpc.Message | None, headers: Mapping[str, str
     if header and header >= versions.V2026_07_28:
         return True
     return message is not None and META_PROTOCOL_VERSION in message.meta
+
+
+def check_headers(message: jsonrpc.Message, headers: Mapping[str, str],
+                  core: Any) -> tuple[str, dict[str, Any]]:
+    """Validate a modern request's ``_meta`` and headers; returns ``(version, client capabilities)``.
+
+    Raises:
+        InvalidParams (marked ``envelope``), HeaderMismatch, UnsupportedProtocolVersion: see
+        the module docstring for the order.
+    """
+    meta = message.meta
+    version = meta.get(META_PROTOCOL_VERSION)
+    caps = meta.get(META_CLIENT_CAPABILITIES)
+    if not isinstance(version, str) or not isinstance(caps, dict):
+        exc = InvalidParams(
+            "Invalid params: 2026-07-28 requests must carry params._meta with "
+            f"'{META_PROTOCOL_VERSION}' (a string) and '{META_CLIENT_CAPABILITIES}' (an object)")
+        exc.envelope = True  # type: ignore[attr-defined]
+        raise exc
+    header_version = (headers.get(MCP_PROTOCOL_VERSION_HEADER) or "").strip()
+    if header_version != version:
+        raise HeaderMismatch(f"Header mismatch: MCP-Protocol-Version is {header_version or 'missing'} but "
+                             f"_meta says {version}")
+    if not versions.is_modern(version) or version not in versions.SUPPORTED_VERSIONS:
+        raise UnsupportedProtocolVersion(
+            f"Unsupported protocol version {version!r}; this server speaks "
+            f"{', '.join(versions.MODERN_VERSIONS)} per request (and older versions through initialize)",
+            {"supported": list(versions.MODERN_VERSIONS), "requested": version})
+    method_header = (headers.get(MCP_METHOD_HEADER) or "").strip()
+    if method_header != message.method:
+        raise HeaderMismatch(f"Header mismatch: Mcp-Method is {method_header or 'missing'} but the body's "
+                             f"method is {message.method}")
+    params = message.params or {}
+    field = _NAMED.get(message.method or "")
+    if field is not None and isinstance(params.get(field), str):
+        raw = headers.get(MCP_NAME_HEADER)
+        if raw is None:
+            raise HeaderMismatch(f"Header mismatch: Mcp-Name is missing; it must carry params.{field}")
+        if decode_header_value(raw.strip(), MCP_NAME_HEADER) != params[field]:
+            raise HeaderMismatch(f"Header mismatch: Mcp-Name is {raw.strip()!r} but params.{field} is "
+                                 f"{params[field]!r}")
+    if message.method == "tools/call" and isinstance(params.get("name"), str):
+        tool = core.registry.tools.get(params["name"])
+        arguments = params.get("arguments")
+        if tool is not None and (arguments is None or isinstance(arguments, dict)):
+            check_param_headers(marks_for(tool), arguments or {}, headers)
+    return version, caps
 
 
 class ModernRequest:
@@ -56,65 +132,43 @@ class ModernRequest:
             status = 400
         self.handler.send_error_json(status, jsonrpc.error(self.message.id, error))
 
-    def _check(self) -> tuple[str, dict[str, Any]]:
-        meta = self.message.meta
-        version = meta.get(META_PROTOCOL_VERSION)
-        caps = meta.get(META_CLIENT_CAPABILITIES)
-        if not isinstance(version, str) or not isinstance(caps, dict):
-            exc = InvalidParams(
-                "Invalid params: 2026-07-28 requests must carry _meta with "
-                f"'{META_PROTOCOL_VERSION}' (a string) and '{META_CLIENT_CAPABILITIES}' (an object)")
-            exc.envelope = True  # type: ignore[attr-defined]
-            raise exc
-        if version not in versions.SUPPORTED_VERSIONS or not versions.is_modern(version):
-            raise UnsupportedProtocolVersion(
-                f"Unsupported protocol version {version!r}",
-                {"supported": list(versions.SUPPORTED_VERSIONS), "requested": version})
-        headers = self.handler.request.headers
-        header_version = (headers.get(MCP_PROTOCOL_VERSION_HEADER) or "").strip()
-        if header_version != version:
-            raise HeaderMismatch(
-                f"Header mismatch: MCP-Protocol-Version is {header_version or 'missing'} but _meta says {version}")
-        if self.message.kind == jsonrpc.REQUEST:
-            method_header = (headers.get(MCP_METHOD_HEADER) or "").strip()
-            if method_header != self.message.method:
-                raise HeaderMismatch(
-                    f"Header mismatch: Mcp-Method is {method_header or 'missing'} but the body's method is "
-                    f"{self.message.method}")
-            key = _NAMED.get(self.message.method or "")
-            if key is not None:
-                name = (self.message.params or {}).get(key)
-                name_header = (headers.get(MCP_NAME_HEADER) or "").strip()
-                if isinstance(name, str) and name_header != name:
-                    raise HeaderMismatch(
-                        f"Header mismatch: Mcp-Name is {name_header or 'missing'} but params.{key} is {name}")
-        return version, caps
-
     async def serve(self) -> None:
         """Validate, dispatch, and answer (JSON, or SSE when related messages come first)."""
+        handler = self.handler
+        message = self.message
+        if message.kind == jsonrpc.RESPONSE:
+            handler.send_error_json(400, jsonrpc.error(None, InvalidRequest(
+                "Invalid Request: 2026-07-28 clients send no responses; answer input requests in the "
+                "retried request's inputResponses").to_error()))
+            return
+        if message.kind != jsonrpc.REQUEST:
+            handler.send_empty(202)  # no client notification means anything over HTTP in this era
+            return
         try:
-            version, caps = self._check()
+            version, caps = check_headers(message, handler.request.headers, handler.core)
         except ProtocolError as exc:
             self._fail(exc)
             return
-        handler = self.handler
-        loop = asyncio.get_running_loop()
-        if self.message.kind != jsonrpc.REQUEST:
-            handler.send_empty(202)
-            return
         from .streamable_http import ResponseChannel, wants_sse
 
-        stream = None
-        if wants_sse(handler.request.headers.get("Accept")):
-            stream = OutboundStream("m", resumable=False)
-        request = RequestContext(self.message, version=version, loop=loop, stream=stream,
-                                 client_capabilities=caps)
+        loop = asyncio.get_running_loop()
+        sse = wants_sse(handler.request.headers.get("Accept"))
+        stream = OutboundStream("m", resumable=False) if sse else None
+        request = RequestContext(message, version=version, loop=loop, stream=stream, client_capabilities=caps)
         handler.channel = ResponseChannel(handler, stream, priming=False)
-        response = await handler.core.dispatcher.handle(request)
+        # Closing the response stream is the cancellation of this request (no notifications/cancelled).
+        handler._on_close = lambda: request.cancel("the client closed the response stream")
+        try:
+            response = await handler.core.dispatcher.handle(request)
+        except asyncio.CancelledError:
+            response = jsonrpc.error(message.id, InternalError(
+                "The server is shutting down; retry on a new connection").to_error())
+        finally:
+            handler._on_close = None
         assert response is not None
         if "result" in response:
             meta = response["result"].setdefault("_meta", {})
-            meta.setdefault("io.modelcontextprotocol/serverInfo", handler.core.server_info())
+            meta.setdefault(META_SERVER_INFO, handler.core.server_info())
             status = 200
         else:
             status = http_status_for(response["error"], modern=True)
