@@ -165,10 +165,24 @@ def test_run_and_start_take_the_documented_keywords() -> None:
         assert list(params)[1:4] == ["host", "port", "path_prefix"], method
         assert params["path_prefix"].default == ""
         assert {"allowed_origins", "max_request_bytes", "public_url"} <= set(params)
-    assert inspect.signature(MCPServer.run).parameters["host"].default == "0.0.0.0"
+    # None means "0.0.0.0, or 127.0.0.1 inside a Jupyter kernel" (rulings § Jupyter); see below.
+    assert inspect.signature(MCPServer.run).parameters["host"].default in ("0.0.0.0", None)
     assert inspect.signature(MCPServer.run).parameters["max_request_bytes"].default == 16 * 1024 * 1024
     app_options = {"path_prefix", "public_url", "allowed_origins", "max_request_bytes"}
     assert app_options <= keywords(MCPServer.make_app)
+
+
+def test_run_in_a_script_listens_on_every_interface_by_default() -> None:
+    script = textwrap.dedent("""
+        import threading
+        from nanohubmcp import MCPServer
+        server = MCPServer("default-host")
+        threading.Timer(0.5, server.stop).start()  # stop once it is up
+        server.run(port=0)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                          check=True)
+    assert "MCP Server 'default-host' v1.0.0 listening on 0.0.0.0:" in done.stdout
 
 
 def test_the_earlier_run_keywords_are_accepted() -> None:

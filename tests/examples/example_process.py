@@ -25,7 +25,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 BANNER = re.compile(r"listening on (?P<host>[^\s:]+):(?P<port>\d+)")
-START_SECONDS = 30.0
+START_SECONDS = 60.0  # generous: CI machines can be busy
 
 
 class ExampleProcess:
@@ -94,7 +94,7 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
             proc.wait(10)
 
 
-def post_json(url: str, body: Any, timeout: float = 10.0) -> tuple[int, Any]:
+def post_json(url: str, body: Any, timeout: float = 30.0) -> tuple[int, Any]:
     """POST ``body`` as JSON (like the README's curls); returns (status, decoded JSON body)."""
     request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST",
                                      headers={"Content-Type": "application/json"})

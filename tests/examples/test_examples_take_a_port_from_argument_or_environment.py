@@ -22,7 +22,7 @@ SERVER_NAMES = {
 
 
 def info(example: ExampleProcess) -> dict:
-    with urllib.request.urlopen(example.url, timeout=10) as response:
+    with urllib.request.urlopen(example.url, timeout=30) as response:
         return json.loads(response.read())
 
 

@@ -402,7 +402,7 @@ def test_two_requests_on_one_keep_alive_connection_are_both_answered(http: Http)
     second = http.rpc("tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}}, id="two")
     assert http.conn.sock is sock  # the same TCP connection
     assert first.json["result"] == {}
-    assert second.json["result"]["content"][0]["text"] == "3"
+    assert float(second.json["result"]["content"][0]["text"]) == 3
     assert first.header("Connection") != "close"
 
 

@@ -188,7 +188,8 @@ def test_servers_carries_the_path_prefix_and_the_paths_resolve_through_it() -> N
         for path in ("/tools/add",):
             assert path in document["paths"]
             called = http.post(path, {"a": 1, "b": 2})
-            assert (called.status, called.json) == (200, {"result": "3"})
+            assert called.status == 200
+            assert float(called.json["result"]) == 3
         # Without the prefix there is nothing to find.
         with Http(base.split(PREFIX)[0]) as bare:
             assert bare.post("/tools/add", {"a": 1, "b": 2}).status == 404
