@@ -44,7 +44,7 @@ class Session:
         self._stream_counter = 0
 
     def touch(self) -> None:
-        """Mark activity (idle expiry counts from the last request)."""
+        """Mark activity (idle expiry counts from the last request, call end or stream close)."""
         self.last_seen = time.monotonic()
 
     @property
@@ -111,13 +111,21 @@ class SessionStore:
         return session
 
     def get(self, session_id: str | None) -> Session | None:
-        """The live session with this id, or None."""
+        """The live session with this id, or None (an idle session found expired is closed here)."""
         if not session_id:
             return None
         session = self._sessions.get(session_id)
-        if session is not None and session.closed:
+        if session is None or session.closed:
+            return None
+        if self._expired(session, time.monotonic()):
+            self.remove(session.id)
             return None
         return session
+
+    def _expired(self, session: Session, now: float) -> bool:
+        """Idle longer than ``idle_seconds``, with no call in flight and no open stream."""
+        return (now - session.last_seen > self.idle_seconds and not session.in_flight
+                and not any(st.sink is not None for st in session.streams.values()))
 
     def remove(self, session_id: str) -> bool:
         """Close and forget a session; False when unknown."""
@@ -130,11 +138,7 @@ class SessionStore:
     def sweep(self, now: float | None = None) -> int:
         """Close sessions idle longer than ``idle_seconds`` that have no open stream or work."""
         now = time.monotonic() if now is None else now
-        expired = [
-            s.id for s in self._sessions.values()
-            if now - s.last_seen > self.idle_seconds and not s.in_flight
-            and not any(st.sink is not None for st in s.streams.values())
-        ]
+        expired = [s.id for s in self._sessions.values() if self._expired(s, now)]
         for sid in expired:
             self.remove(sid)
         return len(expired)

@@ -252,6 +252,7 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
         finally:
             if session is not None:
                 session.in_flight.pop(message.id, None)  # type: ignore[arg-type]
+                session.touch()  # idle time counts from the end of the call
         assert response is not None
         new_session = request.extra.get("session")
         if new_session is not None and "result" in response:
@@ -352,6 +353,7 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
             done.set_result(None)
         await done
         stream.detach(sink)
+        session.touch()  # idle time counts from the stream's end
         writer.finish()
 
     def _require_session(self) -> Session | None:
