@@ -2,7 +2,8 @@
 
 ``make_app_server()`` builds the MCP server every proxy test serves: ``add`` (a plain tool),
 ``count_slowly`` (reports progress, then waits before answering, so a test can tell whether the
-progress crossed the proxy before the result did) and ``square_later`` (an async job tool).
+progress crossed the proxy before the result did), ``ask_name`` (elicits a name from the
+client mid-call) and ``square_later`` (an async job tool).
 HTTP helpers use the standard library with a timeout on every call, and an optional header
 dict (a Jupyter token).
 """
@@ -100,6 +101,13 @@ def make_app_server() -> MCPServer:
         await asyncio.sleep(PAUSE_AFTER_PROGRESS)
         return f"counted to {steps}"
 
+    @server.tool()
+    def ask_name(ctx: Context) -> str:
+        """Ask the user's name through the client (waits 5 s at most)."""
+        schema = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+        reply = ctx.elicit("What is your name?", schema, timeout=5)
+        return "hello " + reply["content"]["name"]
+
     @server.async_tool()
     def square_later(x: int) -> dict[str, int]:
         """Square a number in a background job.
@@ -171,9 +179,12 @@ def first_sse_event(url: str, headers: dict[str, str] | None = None) -> tuple[st
 
 @contextlib.asynccontextmanager
 async def client_with_headers(
-    url: str, headers: dict[str, str], *, transport: str = "http"
+    url: str, headers: dict[str, str], *, transport: str = "http", **session_options: Any
 ) -> AsyncIterator[Any]:
-    """An initialized official ``mcp`` ClientSession sending ``headers`` on every request."""
+    """An initialized official ``mcp`` ClientSession sending ``headers`` on every request.
+
+    ``session_options`` go to ``ClientSession`` (e.g. ``elicitation_callback``).
+    """
     from mcp import ClientSession
 
     async with contextlib.AsyncExitStack() as stack:
@@ -191,7 +202,7 @@ async def client_with_headers(
                 httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=60.0))
             )
             streams = await stack.enter_async_context(streamable_http_client(url, http_client=http))
-        session = await stack.enter_async_context(ClientSession(streams[0], streams[1]))
+        session = await stack.enter_async_context(ClientSession(streams[0], streams[1], **session_options))
         await session.initialize()
         yield session
 

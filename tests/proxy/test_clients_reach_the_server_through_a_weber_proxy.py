@@ -51,7 +51,7 @@ def test_streamable_http_client_calls_a_tool_through_the_prefix(weber: Weber) ->
             result = await client.call_tool("add", {"a": 2, "b": 3})
             return tools, float(result.content[0].text)
 
-    assert run(call()) == (["add", "count_slowly", "get_job_result", "square_later"], 5.0)
+    assert run(call()) == (["add", "ask_name", "count_slowly", "get_job_result", "square_later"], 5.0)
 
 
 def test_legacy_sse_endpoint_event_is_an_absolute_path_under_the_public_prefix(weber: Weber) -> None:
@@ -138,6 +138,24 @@ def test_progress_reaches_the_client_before_the_result_through_the_proxy(weber: 
     assert text == "counted to 3"
     assert len(arrived) == 3
     assert done - arrived[-1] > PAUSE_AFTER_PROGRESS * 0.6, (arrived, done)
+
+
+@pytest.mark.parametrize("transport", ["http", "sse"])
+def test_a_request_to_the_client_mid_call_crosses_the_proxy(weber: Weber, transport: str) -> None:
+    from mcp import types
+
+    async def answer(context: object, params: types.ElicitRequestParams) -> types.ElicitResult:
+        return types.ElicitResult(action="accept", content={"name": "alice"})
+
+    endpoint = "mcp" if transport == "http" else "sse"
+
+    async def call() -> str:
+        async with mcp_client(
+            weber.public_url + endpoint, transport=transport, elicitation_callback=answer
+        ) as client:
+            return str((await client.call_tool("ask_name", {})).content[0].text)
+
+    assert run(call()) == "hello alice"
 
 
 def test_startup_banner_names_the_public_urls(weber: Weber, capsys: pytest.CaptureFixture[str]) -> None:
