@@ -101,7 +101,8 @@ class OutboundStream:
 
     def detach(self, sink: Sink | None = None) -> None:
         """Forget the writer (the connection closed); messages are buffered from now on."""
-        if sink is None or self.sink is sink:
+        # ``==``, not ``is``: a bound method (``channel._sink``) is a new object at each access.
+        if sink is None or self.sink == sink:
             self.sink = None
 
     def close(self) -> None:

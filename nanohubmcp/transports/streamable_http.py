@@ -111,6 +111,7 @@ class ResponseChannel:
         """Send the response: as the stream's last event, or as a JSON body."""
         if self.writer is not None and self.stream is not None:
             self.stream.send(response, final=True)
+            self.stream.detach(self._sink)  # the response is over; keep no handler alive
             self.writer.finish()
             return
         if self.stream is not None:

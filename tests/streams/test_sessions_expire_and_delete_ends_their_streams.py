@@ -47,6 +47,21 @@ def test_an_idle_session_expires_and_its_id_then_gets_404() -> None:
         assert fresh != session and wire.request("ping", {}, fresh)["result"] == {}
 
 
+def test_a_session_whose_calls_were_answered_as_streams_still_expires() -> None:
+    # Regression: a finished SSE reply kept its writer attached, so the session looked busy forever.
+    server = build()
+    with serve(server) as url:
+        wire = Wire(url)
+        session = wire.initialize()
+        reply = wire.post({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                           "params": {"name": "nap", "arguments": {"seconds": 0}, "_meta": {"progressToken": 1}}},
+                          session)
+        assert reply.headers.get("Content-Type") == "text/event-stream"
+        assert reply.messages()[-1]["result"]["content"][0]["text"] == "rested"
+        time.sleep(IDLE * 2.5)
+        assert wire.post({"jsonrpc": "2.0", "id": 3, "method": "ping"}, session).status == 404
+
+
 def test_activity_keeps_a_session_alive() -> None:
     with serve(build()) as url:
         wire = Wire(url)
