@@ -73,7 +73,7 @@ def _scan(tokens: Iterator[tokenize.TokenInfo]) -> TypeComments:
     per_argument = _scan_parameters(tokens)
     _skip_to_body(tokens)
     # The function's type comment is among the comments right after the colon, before any
-    # code or docstring; a "# type: ignore[...]" (or "# noqa") on the def line comes first.
+    # code or docstring; a type-ignore or other remark on the def line may come first.
     for tok in tokens:
         if tok.type in _SKIP_AFTER_COLON:
             continue

@@ -25,8 +25,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from jsonschema import Draft202012Validator
-
 from nanohubmcp.schema import coerce as co
 from nanohubmcp.schema.docstrings import read_docstring
 from nanohubmcp.schema.fragments import NOT_JSON, json_type, member_schema, nullable
@@ -176,6 +174,8 @@ class TypeMapper:
 
         def accepts(value: Any) -> bool:
             if not compiled:
+                from jsonschema import Draft202012Validator  # lazily: importing it can cost seconds
+
                 root = {**schema, "$defs": self.defs} if self.defs else schema
                 compiled.append(
                     Draft202012Validator(root, format_checker=Draft202012Validator.FORMAT_CHECKER)

@@ -128,7 +128,7 @@ class Tool:
             fn=fn,
             signature=signature,
             input_schema=schema,
-            validator=ArgumentValidator(schema, name=tool_name),
+            validator=ArgumentValidator(schema, name=tool_name, trusted=not input_schema),
             description=description if description is not None else signature.description,
             title=title,
             tags=frozenset(tags or ()),

@@ -1,0 +1,43 @@
+"""Cold start: with Jupyter's optional format checkers installed, ``import jsonschema`` costs
+seconds, so a server of simple generated schemas must start without it (regression: every
+example took about 2 s to start). A bad call, or a hand-written schema, still gets jsonschema.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+SCRIPT = """
+import sys
+from nanohubmcp import MCPServer
+server = MCPServer("cold")
+
+@server.tool()
+def add(a: float, b: float = 1.0, note: str | None = None) -> float:
+    return a + b
+
+tool = server.core.registry.tools.get("add")
+tool.validator.validate({"a": 1, "b": 2, "note": None})
+print("jsonschema" in sys.modules)
+try:
+    tool.validator.validate({"a": "x"})
+except Exception as exc:
+    print(type(exc).__name__, "jsonschema" in sys.modules)
+"""
+
+
+def test_generated_schemas_need_no_jsonschema_until_a_call_fails() -> None:
+    out = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=60, check=True)
+    assert out.stdout.split() == ["False", "InvalidArguments", "True"]
+
+
+def test_a_hand_written_schema_is_checked_at_registration() -> None:
+    import pytest
+
+    from nanohubmcp import MCPServer
+    from nanohubmcp.errors import RegistrationError
+
+    server = MCPServer("strict")
+    with pytest.raises(RegistrationError, match="invalid input schema"):
+        server.add_tool(lambda **kw: 1, name="bad", input_schema={"type": "object", "properties": {"a": {"type": 3}}})
