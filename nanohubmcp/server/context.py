@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
+from collections import deque
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("nanohubmcp.tool")
 
+LOG_KEPT = 1000
+"""Log messages a Context keeps for ``get_log_messages()``."""
 DEFAULT_CLIENT_TIMEOUT = 60.0
 """Seconds to wait for a client's answer to elicitation, sampling or roots."""
 
@@ -46,10 +49,49 @@ class Context:
     def __init__(self, core: ServerCore, request: RequestContext, *, job_id: str | None = None) -> None:
         self._core = core
         self._request = request
-        self.job_id = job_id
+        self._job_id = job_id
         self._progress_last: float | None = None
+        self._log: deque[dict[str, Any]] = deque(maxlen=LOG_KEPT)
 
     # -- identity ---------------------------------------------------------------------------
+    @property
+    def job_id(self) -> str | None:
+        """The job (task) id when running as an ``@async_tool`` job, else None."""
+        return self._job_id
+
+    @property
+    def cancel_event(self) -> Any:
+        """The cancellation flag: ``is_set()``, and ``wait(timeout)`` from a worker thread."""
+        return self._request.cancelled
+
+    @property
+    def task_metadata(self) -> dict[str, Any]:
+        """Metadata published with this call's task (``_meta`` of the Task); a copy."""
+        return dict(self._request.extra.get("task_metadata", {}))
+
+    def set_task_metadata(self, values: dict[str, Any] | None = None, **more: Any) -> None:
+        """Publish metadata with this call's task (seen by ``tasks/get``).
+
+        Bare keys get the prefix ``org.nanohub/``; keys already carrying a prefix keep it.
+
+        Raises:
+            ValueError: a key in a reserved namespace (second label ``modelcontextprotocol``
+                or ``mcp``, MCP 2026-07-28 Basic § _meta).
+        """
+        merged = {**(values or {}), **more}
+        target = self._request.extra.setdefault("task_metadata", {})
+        for key, value in merged.items():
+            if "/" not in key:
+                key = f"org.nanohub/{key}"
+            labels = key.split("/", 1)[0].split(".")
+            if len(labels) > 1 and labels[1] in ("modelcontextprotocol", "mcp"):
+                raise ValueError(f"task metadata key {key!r} is in a namespace reserved for MCP itself")
+            target[key] = value
+
+    def get_log_messages(self) -> list[dict[str, Any]]:
+        """The messages this call logged (newest last, at most the last 1,000)."""
+        return list(self._log)
+
     @property
     def server(self) -> Any:
         """The ``MCPServer`` serving this call."""
@@ -107,6 +149,7 @@ class Context:
         if level not in LOG_LEVELS:
             raise ValueError(f"unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}")
         log.log(_PY_LEVELS[level], "%s", message)
+        self._log.append({"level": level, "message": message, **({"data": data} if data else {})})
         wanted = self._request.log_level
         if wanted is None or LOG_LEVELS.index(level) < LOG_LEVELS.index(wanted):
             return

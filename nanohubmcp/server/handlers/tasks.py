@@ -41,6 +41,9 @@ def task_object(job: jobmod.Job) -> dict[str, Any]:
     }
     if job.status_message:
         task["statusMessage"] = job.status_message
+    meta = job.request.extra.get("task_metadata") if job.request is not None else None
+    if meta:
+        task["_meta"] = dict(meta)
     return task
 
 
