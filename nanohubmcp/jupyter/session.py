@@ -99,6 +99,7 @@ class KernelSession:
         self.log: collections.deque[str] = collections.deque(maxlen=LOG_LINES)
         self._unsubscribe: Callable[[], None] | None = None
         self._mode: str | None = None
+        self._saved_switch: float | None = None  # the interpreter's switch interval to restore
         self.server = self._build()
         config.observe(self._on_config, names=[*RESTART_TRAITS, *REBUILD_TRAITS])
 
@@ -251,6 +252,9 @@ class KernelSession:
                 self.server.start(port=port, public_url=hub.public_url, **options)
             self.hub = hub
         self._mode = cfg.mode
+        if loop == "thread" and cfg.switch_interval and self._saved_switch is None:
+            self._saved_switch = sys.getswitchinterval()
+            sys.setswitchinterval(min(self._saved_switch, cfg.switch_interval))
         return True
 
     def ensure_started(self) -> bool:
@@ -262,6 +266,9 @@ class KernelSession:
         was_running = self.server.running
         self.server.stop()
         self._mode = None
+        if self._saved_switch is not None:
+            sys.setswitchinterval(self._saved_switch)
+            self._saved_switch = None
         return was_running
 
     def restart(self) -> None:
