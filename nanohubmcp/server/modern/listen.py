@@ -103,7 +103,6 @@ async def subscriptions_listen(core: ServerCore, request: RequestContext,
     def send(method: str, payload: dict[str, Any] | None = None) -> None:
         request.send_related(jsonrpc.notification(method, {**(payload or {}), "_meta": sub_meta}))
 
-    send("notifications/subscriptions/acknowledged", {"notifications": honoured})
     wanted_lists = {_LIST_FLAGS[f] for f in _LIST_FLAGS if honoured.get(f)}
     subscribed = honoured.get("resourceSubscriptions", [])
 
@@ -135,6 +134,9 @@ async def subscriptions_listen(core: ServerCore, request: RequestContext,
             waiter = asyncio.ensure_future(job.done.wait())
             waiter.add_done_callback(lambda f, j=job: None if f.cancelled() else task_changed(j))
             cleanups.append(waiter.cancel)
+    # Everything is wired before the acknowledgement goes out (all on this loop step, so no event
+    # can slip in between): a client that saw the acknowledgement misses nothing after it.
+    send("notifications/subscriptions/acknowledged", {"notifications": honoured})
     closed = asyncio.Event()
     request.on_cancel(closed.set)
     try:
