@@ -1,0 +1,384 @@
+"""The kernel end of the JupyterLab panel: a Jupyter comm target named ``nanohubmcp``.
+
+The panel (``labextension/``) talks to the notebook's kernel over comms, which travel on the
+kernel websocket the notebook already uses, so they work behind nanoHUB's proxy with no server
+extension (``reference/labextension.md`` § Panel ↔ kernel). :func:`link` is called once per
+``%load_ext nanohubmcp``; outside a kernel (plain IPython) it does nothing.
+
+Handshake:
+
+- the **panel opens** a comm to ``nanohubmcp`` when it attaches to a kernel. Without the
+  extension loaded, ipykernel closes it at once and the panel shows "not loaded";
+- the **kernel announces** itself on every load by opening a comm to the same target and
+  closing it at once (no state kept); a panel that hears it opens its own comm.
+
+Kernel → panel messages (``data`` of a ``comm_msg``; every one has a ``type``):
+
+- ``{"type": "status", "loaded", "name", "version", "running", "mode", "host", "port",
+  "local_url", "public_url", "mcp_url", "hub", "hub_reason", "endpoints": [{"label", "url"}]}``
+  (``loaded`` false means the extension was unloaded; the other keys are then absent);
+- ``{"type": "components", "tools": [{"name", "title", "description", "runs"}],
+  "resources": [{"uri", "name", "description", "template"}], "prompts": [{"name",
+  "description"}]}``;
+- ``{"type": "calls", "reset", "capacity", "calls": [call, ...]}``: with ``reset`` true the
+  whole log (finished calls oldest first, then those still running), else new or updated
+  entries. A call is ``{"id", "time" (epoch
+  seconds), "method", "name", "session", "ok" (None while running), "error", "duration_ms"}``;
+  ``id`` increases with every call, and a finished call reuses its started entry's ``id``.
+
+Panel → kernel: ``{"type": "refresh"}`` (answered with status, components and the full log)
+and ``{"type": "clear"}`` (empties the log; every panel gets a ``reset``).
+
+When: call entries are sent in batches at most every :data:`FLUSH_DELAY` seconds from the loop
+that served them (the server's own thread by default, so the log stays live while a cell runs);
+status and components are sent once the kernel's loop is free again, i.e. when the cell that
+started the server or registered a tool has finished (then they are final).
+
+Cost: nothing is subscribed while no comm is open. With one open, every call lands in a bounded
+ring buffer (:data:`LOG_SIZE` calls; it outlives the comms, so a reloaded page sees the calls
+made while a panel listened). Comm sends from the server's thread are safe in ipykernel >= 6.20.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import logging
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from .config import REBUILD_TRAITS
+from .display import endpoints
+
+__all__ = ["FLUSH_DELAY", "LOG_SIZE", "TARGET", "PanelLink", "link"]
+
+TARGET = "nanohubmcp"
+"""Comm target name shared with ``labextension/src/protocol.ts``."""
+LOG_SIZE = 200
+"""Calls kept for the panel (a ring buffer; older calls are dropped)."""
+FLUSH_DELAY = 0.1
+"""Seconds events wait to be batched into one message (a busy client cannot flood the page)."""
+
+log = logging.getLogger("nanohubmcp")
+
+_LINKS: dict[int, PanelLink] = {}
+
+
+def _in_kernel(shell: Any) -> bool:
+    return getattr(shell, "kernel", None) is not None
+
+
+def link(shell: Any, session: Any) -> PanelLink | None:
+    """Serve the panel for ``session`` (a ``KernelSession``) in the kernel behind ``shell``.
+
+    Registers the comm target on the first call, re-binds open panels to ``session`` on the
+    next ones (``%reload_ext``), and announces the load to any panel. Returns the link, or
+    None outside a kernel or when ``comm`` is unusable (then nothing was changed).
+    """
+    if not _in_kernel(shell):
+        return None
+    panel = _LINKS.get(id(shell))
+    if panel is None:
+        try:
+            panel = PanelLink(shell)
+            panel.register()
+        except Exception:  # an old ipykernel without the comm package: no panel, no failure
+            log.debug("nanohubmcp: no comm support in this kernel", exc_info=True)
+            return None
+        _LINKS[id(shell)] = panel
+    panel.bind(session)
+    panel.announce()
+    return panel
+
+
+class PanelLink:
+    """Open panel comms of one kernel, the session they watch, and the call log.
+
+    Args:
+        shell: the kernel's ``InteractiveShell``.
+    """
+
+    def __init__(self, shell: Any) -> None:
+        self.shell = shell
+        self.session: Any = None
+        self.calls: collections.deque[dict[str, Any]] = collections.deque(maxlen=LOG_SIZE)
+        self._comms: list[Any] = []
+        self._lock = threading.RLock()
+        self._server: Any = None
+        self._unsubscribe: Callable[[], None] | None = None
+        self._in_flight: dict[Any, dict[str, Any]] = {}
+        self._next_id = 0
+        self._outbox: list[dict[str, Any]] = []
+        self._dirty: set[str] = set()
+        self._calls_pending = False
+        self._state_pending = False
+        self._kernel_loop = _kernel_loop()
+
+    # -- comm plumbing -------------------------------------------------------------------
+    def register(self) -> None:
+        """Register the ``nanohubmcp`` comm target with the kernel's comm manager."""
+        from comm import get_comm_manager
+
+        get_comm_manager().register_target(TARGET, self._on_open)
+
+    def announce(self) -> None:
+        """Tell listening panels the extension (re)loaded: open a comm to them and close it."""
+        try:
+            from comm import create_comm
+
+            create_comm(target_name=TARGET, data={"type": "hello"}).close()
+        except Exception:
+            log.debug("nanohubmcp: could not announce to the panel", exc_info=True)
+
+    @property
+    def listening(self) -> bool:
+        """True while at least one panel has a comm open."""
+        return bool(self._comms)
+
+    def _on_open(self, comm: Any, msg: dict[str, Any]) -> None:
+        comm.on_msg(lambda message: self._on_msg(comm, message))
+        comm.on_close(lambda message: self._on_close(comm))
+        with self._lock:
+            self._comms.append(comm)
+            self._watch()
+        self._send_snapshot([comm])
+
+    def _on_msg(self, comm: Any, msg: dict[str, Any]) -> None:
+        request = (msg.get("content") or {}).get("data") or {}
+        kind = request.get("type")
+        if kind == "refresh":
+            self._send_snapshot([comm])
+        elif kind == "clear":
+            with self._lock:
+                self.calls.clear()
+                self._outbox.clear()
+            self._broadcast([self._calls_message(reset=True)])
+
+    def _on_close(self, comm: Any) -> None:
+        with self._lock:
+            self._comms = [c for c in self._comms if c is not comm]
+            if not self._comms:
+                self._unwatch()
+
+    def _broadcast(self, messages: list[dict[str, Any]], comms: list[Any] | None = None) -> None:
+        with self._lock:
+            targets = list(self._comms) if comms is None else comms
+        for comm in targets:
+            for message in messages:
+                try:
+                    comm.send(message)
+                except Exception:  # a comm closed under us: its on_close drops it
+                    log.debug("nanohubmcp: panel send failed", exc_info=True)
+                    break
+
+    # -- which session and server --------------------------------------------------------
+    def bind(self, session: Any) -> None:
+        """Watch ``session`` from now on (a new ``%load_ext``); open panels get a snapshot."""
+        with self._lock:
+            self._unwatch()
+            self.session = session
+            if self._comms:
+                self._watch()
+        self._send_snapshot()
+
+    def _watch(self) -> None:
+        """Subscribe to the session's server and settings (lock held; comms are open)."""
+        session = self.session
+        if session is None or (self._unsubscribe is not None and self._server is session.server):
+            return
+        self._unwatch()
+        self._server = session.server
+        unsubscribe_events = self._server.events.subscribe(self._on_event)
+        # A change of name/version/instructions rebuilds the server: follow it to the new one.
+        session.config.observe(self._on_rebuild, names=list(REBUILD_TRAITS))
+
+        def unsubscribe() -> None:
+            unsubscribe_events()
+            session.config.unobserve(self._on_rebuild, names=list(REBUILD_TRAITS))
+
+        self._unsubscribe = unsubscribe
+
+    def _unwatch(self) -> None:
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+        self._unsubscribe = None
+        self._server = None
+        self._in_flight.clear()
+
+    def _on_rebuild(self, change: Any) -> None:
+        with self._lock:
+            if self.session is None or self.session.server is self._server or not self._comms:
+                return
+            self._watch()
+            self._dirty.update(("status", "components"))
+        self._schedule_state()
+
+    # -- events (any thread) -------------------------------------------------------------
+    def _on_event(self, event: str, data: dict[str, Any]) -> None:
+        with self._lock:
+            if event == "call_started":
+                self._outbox.append(self._started(data))
+            elif event == "call_finished":
+                self._outbox.append(self._finished(data))
+            elif event.endswith("_changed"):
+                self._dirty.add("components")
+            elif event in ("server_started", "server_stopped"):
+                self._dirty.add("status")
+            else:
+                return
+        if event.startswith("call_"):
+            self._schedule_calls()
+            return
+        if event == "server_stopped":
+            self.flush_calls()  # the server's loop ends now: a flush scheduled on it would never run
+        self._schedule_state()
+
+    def _started(self, data: dict[str, Any]) -> dict[str, Any]:
+        """A running call's entry (lock held)."""
+        self._next_id += 1
+        entry = {
+            "id": self._next_id,
+            "time": data.get("started"),
+            "method": data.get("method"),
+            "name": data.get("name"),
+            "session": data.get("session_id"),
+            "ok": None,
+            "error": None,
+            "duration_ms": None,
+        }
+        self._in_flight[data.get("call_id")] = entry
+        return entry
+
+    def _finished(self, data: dict[str, Any]) -> dict[str, Any]:
+        """The finished call's entry, kept in the log (lock held)."""
+        started = self._in_flight.pop(data.get("call_id"), None)
+        if started is None:  # it started before the panel listened
+            started = self._started(data)
+            self._in_flight.pop(data.get("call_id"), None)
+        entry = {
+            **started,
+            "ok": bool(data.get("ok")),
+            "error": data.get("error"),
+            "duration_ms": round(float(data.get("duration_ms") or 0.0), 2),
+        }
+        self.calls.append(entry)
+        return entry
+
+    def _schedule_calls(self) -> None:
+        """Flush call entries soon, on the loop that published them (the server's: live during cells)."""
+        with self._lock:
+            if self._calls_pending:
+                return
+            self._calls_pending = True
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self.flush_calls()
+            return
+        loop.call_later(FLUSH_DELAY, self.flush_calls)
+
+    def _schedule_state(self) -> None:
+        """Send status/components once the kernel's loop is free: the cell that changed them is done."""
+        with self._lock:
+            if self._state_pending:
+                return
+            self._state_pending = True
+        loop = self._kernel_loop
+        if loop is None:
+            self.flush_state()
+        else:
+            loop.add_callback(self.flush_state)  # thread-safe
+
+    def flush_calls(self) -> None:
+        """Send the call entries gathered since the last flush to every open panel."""
+        with self._lock:
+            self._calls_pending = False
+            entries, self._outbox = self._outbox, []
+            if not self._comms or not entries:
+                return
+        latest: dict[int, dict[str, Any]] = {}
+        for entry in entries:  # started then finished in one batch: send the final state only
+            latest[entry["id"]] = entry
+        self._broadcast([{"type": "calls", "reset": False, "capacity": self.calls.maxlen,
+                          "calls": list(latest.values())}])
+
+    def flush_state(self) -> None:
+        """Send the status and/or components the events changed to every open panel."""
+        with self._lock:
+            self._state_pending = False
+            dirty, self._dirty = self._dirty, set()
+            if not self._comms:
+                return
+        messages = []
+        if "status" in dirty:
+            messages.append(self._status_message())
+        if "components" in dirty:
+            messages.append(self._components_message())
+        self._broadcast(messages)
+
+    # -- messages ------------------------------------------------------------------------
+    def _send_snapshot(self, comms: list[Any] | None = None) -> None:
+        self._broadcast([self._status_message(), self._components_message(), self._calls_message(reset=True)],
+                        comms)
+
+    def _loaded(self) -> bool:
+        from .extension import current
+
+        return self.session is not None and current(self.shell) is self.session
+
+    def _status_message(self) -> dict[str, Any]:
+        if not self._loaded():
+            return {"type": "status", "loaded": False}
+        status = self.session.status()
+        for key in ("tools", "resources", "prompts"):
+            status.pop(key, None)
+        base = status.get("public_url")
+        status["endpoints"] = [{"label": label, "url": url} for label, url in endpoints(base)] if base else []
+        return {"type": "status", "loaded": True, **status}
+
+    def _components_message(self) -> dict[str, Any]:
+        if not self._loaded():
+            return {"type": "components", "tools": [], "resources": [], "prompts": []}
+        runs = {t["name"]: t["runs"] for t in self.session.status()["tools"]}
+        registry = self.session.server.core.registry
+        return {
+            "type": "components",
+            "tools": [
+                {"name": t.name, "title": t.title, "description": _first_line(t.description),
+                 "runs": runs.get(t.name, "server")}
+                for t in registry.tools.values()
+            ],
+            "resources": [
+                {"uri": r.uri, "name": r.name, "description": _first_line(r.description), "template": False}
+                for r in registry.resources.values()
+            ]
+            + [
+                {"uri": t.uri_template, "name": t.name, "description": _first_line(t.description),
+                 "template": True}
+                for t in registry.templates.values()
+            ],
+            "prompts": [
+                {"name": p.name, "description": _first_line(p.description)} for p in registry.prompts.values()
+            ],
+        }
+
+    def _calls_message(self, reset: bool) -> dict[str, Any]:
+        with self._lock:
+            calls = [*self.calls, *self._in_flight.values()]
+        return {"type": "calls", "reset": reset, "capacity": self.calls.maxlen, "calls": calls}
+
+
+def _kernel_loop() -> Any:
+    """The kernel's Tornado loop (current on the main thread, even before it runs), or None."""
+    try:
+        from tornado.ioloop import IOLoop
+
+        return IOLoop.current()
+    except Exception:
+        return None
+
+
+def _first_line(text: str | None) -> str:
+    lines = (text or "").strip().splitlines()
+    return lines[0] if lines else ""
