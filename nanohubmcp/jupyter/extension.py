@@ -15,6 +15,7 @@ from __future__ import annotations
 import atexit
 from typing import Any
 
+from . import comm
 from .config import NanohubMCP
 from .session import KernelSession
 
@@ -56,6 +57,7 @@ def load(shell: Any) -> None:
     """Register the magics and the ``NanohubMCP`` configurable (a second load replaces the first)."""
     unload(shell)
     _ATTACHED[id(shell)] = Attachment(shell)
+    comm.link(shell, _ATTACHED[id(shell)].session)  # the JupyterLab panel's comm target (kernels only)
 
 
 def unload(shell: Any) -> None:
