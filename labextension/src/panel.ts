@@ -1,0 +1,367 @@
+/**
+ * The side panel: the followed notebook's MCP server, its public URL, its
+ * tools, resources and prompts, and a live log of the calls it serves.
+ *
+ * Plain DOM (no React): three sections, each redrawn only when its own message
+ * arrives, so an open "Endpoints" fold or the log's scroll position survive.
+ */
+import { Clipboard } from '@jupyterlab/apputils';
+import { NotebookPanel } from '@jupyterlab/notebook';
+import { refreshIcon } from '@jupyterlab/ui-components';
+import { Widget } from '@lumino/widgets';
+
+import { KernelLink, LinkState } from './link';
+import { ICall, IComponents, IStatus, KernelMessage } from './protocol';
+
+/** DOM helper: `el('div', {class: 'x'}, child, 'text')`. */
+function el<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs: Record<string, string> = {},
+  ...children: (Node | string | null | undefined | false)[]
+): HTMLElementTagNameMap[K] {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    node.setAttribute(key, value);
+  }
+  for (const child of children) {
+    if (child !== null && child !== undefined && child !== false) {
+      node.append(child);
+    }
+  }
+  return node;
+}
+
+function clock(seconds: number): string {
+  const d = new Date(seconds * 1000);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+}
+
+function duration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined) {
+    return '…';
+  }
+  if (ms < 10) {
+    return `${ms.toFixed(1)} ms`;
+  }
+  if (ms < 10000) {
+    return `${Math.round(ms)} ms`;
+  }
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+const HINTS: Record<LinkState, string> = {
+  'no-notebook': 'Open a notebook to see its MCP server.',
+  'no-kernel': 'This notebook has no running kernel.',
+  connecting: 'Connecting to the kernel…',
+  'not-loaded':
+    'nanohubmcp is not loaded in this kernel. Run %load_ext nanohubmcp, then define a tool in a %%mcp_tool cell.',
+  restarting: 'The kernel is restarting…',
+  connected: ''
+};
+
+export class MCPPanel extends Widget {
+  constructor() {
+    super();
+    this.addClass('jp-nanohub-mcp');
+    this._header = el('div', { class: 'jp-nanohub-mcp-header' });
+    this._server = el('div', { class: 'jp-nanohub-mcp-section jp-nanohub-mcp-server' });
+    this._components = el('div', { class: 'jp-nanohub-mcp-section jp-nanohub-mcp-components' });
+    this._callsList = el('ol', { class: 'jp-nanohub-mcp-calls' });
+    this._callsCount = el('span', { class: 'jp-nanohub-mcp-count' });
+    const clear = el('button', { class: 'jp-nanohub-mcp-button', title: 'Clear the call log' }, 'Clear');
+    clear.addEventListener('click', () => this._link.send({ type: 'clear' }));
+    this._log = el(
+      'div',
+      { class: 'jp-nanohub-mcp-section jp-nanohub-mcp-log' },
+      el('div', { class: 'jp-nanohub-mcp-title' }, el('span', {}, 'Calls '), this._callsCount, clear),
+      this._callsList
+    );
+    this.node.append(this._header, this._server, this._components, this._log);
+    this._link.stateChanged.connect(() => this._render(), this);
+    this._link.messageReceived.connect((_, message) => this._receive(message), this);
+    this._render();
+  }
+
+  /** The notebook whose kernel the panel shows (null: none). */
+  follow(notebook: NotebookPanel | null): void {
+    this._notebook = notebook;
+    this._link.attach(notebook ? notebook.sessionContext : null);
+    this._reset();
+    this._render();
+  }
+
+  /** Ask the kernel for a full snapshot again. */
+  refresh(): void {
+    this._link.send({ type: 'refresh' });
+  }
+
+  dispose(): void {
+    this._link.dispose();
+    super.dispose();
+  }
+
+  private _reset(): void {
+    this._status = null;
+    this._componentsData = null;
+    this._calls = new Map();
+  }
+
+  private _receive(message: KernelMessage): void {
+    switch (message.type) {
+      case 'status':
+        this._status = message;
+        this._renderServer();
+        this._renderHeader();
+        break;
+      case 'components':
+        this._componentsData = message;
+        this._renderComponents();
+        break;
+      case 'calls':
+        if (message.reset) {
+          this._calls = new Map();
+        }
+        this._capacity = message.capacity;
+        for (const call of message.calls) {
+          const known = this._calls.get(call.id);
+          if (!(known && known.ok !== null && call.ok === null)) {
+            // batches from two threads may cross: never turn a finished call back into a running one
+            this._calls.set(call.id, call);
+          }
+        }
+        while (this._calls.size > this._capacity + 50) {
+          // the kernel keeps `capacity` finished calls; trim ours alike
+          const oldest = this._calls.keys().next().value as number;
+          this._calls.delete(oldest);
+        }
+        this._renderCalls();
+        break;
+    }
+  }
+
+  private _render(): void {
+    const state = this._link.state;
+    if (state !== 'connected') {
+      this._reset();
+    }
+    this.node.dataset.state = state;
+    this._renderHeader();
+    this._renderServer();
+    this._renderComponents();
+    this._renderCalls();
+  }
+
+  private _renderHeader(): void {
+    const state = this._link.state;
+    const s = this._status;
+    let label: string;
+    let tone: string;
+    if (state === 'connected' && s && s.loaded) {
+      label = s.running ? 'Serving' : 'Stopped';
+      tone = s.running ? 'ok' : 'off';
+    } else {
+      label = { connecting: 'Connecting', restarting: 'Restarting', 'not-loaded': 'Not loaded' }[
+        state as string
+      ] ?? 'Idle';
+      tone = state === 'connecting' || state === 'restarting' ? 'wait' : 'off';
+    }
+    const refresh = el('button', {
+      class: 'jp-nanohub-mcp-iconbutton',
+      title: 'Ask the kernel for everything again',
+      'aria-label': 'Refresh'
+    });
+    refresh.append(refreshIcon.element({ tag: 'span', height: '16px', width: '16px' }));
+    refresh.addEventListener('click', () => this.refresh());
+    const notebook = this._notebook ? this._notebook.title.label : '';
+    this._header.replaceChildren(
+      el(
+        'div',
+        { class: 'jp-nanohub-mcp-headline' },
+        el('span', { class: 'jp-nanohub-mcp-heading' }, 'MCP server'),
+        el('span', { class: `jp-nanohub-mcp-pill jp-mod-${tone}` }, label),
+        state === 'connected' ? refresh : null
+      ),
+      el('div', { class: 'jp-nanohub-mcp-sub', title: this._notebook?.context.path ?? '' }, notebook)
+    );
+  }
+
+  private _renderServer(): void {
+    const state = this._link.state;
+    const s = this._status;
+    if (state !== 'connected' || !s || !s.loaded) {
+      const hint = HINTS[state] || 'Waiting for the kernel…';
+      this._server.replaceChildren(el('p', { class: 'jp-nanohub-mcp-hint' }, hint));
+      return;
+    }
+    const rows: HTMLElement[] = [
+      el(
+        'div',
+        { class: 'jp-nanohub-mcp-identity' },
+        el('span', { class: 'jp-nanohub-mcp-name' }, s.name ?? ''),
+        el('span', { class: 'jp-nanohub-mcp-muted' }, ` v${s.version ?? ''} · ${s.mode ?? ''} mode`)
+      )
+    ];
+    if (s.running && s.public_url) {
+      const where = s.hub ? 'Public URL (nanoHUB)' : 'URL (this machine only)';
+      rows.push(this._urlBlock(where, s.mcp_url ?? s.public_url, 'jp-nanohub-mcp-public'));
+      if (s.local_url && s.local_url !== s.public_url) {
+        rows.push(this._urlBlock('On this machine', s.local_url, 'jp-nanohub-mcp-local'));
+      }
+      const endpoints = s.endpoints ?? [];
+      const fold = el(
+        'details',
+        { class: 'jp-nanohub-mcp-endpoints' },
+        el('summary', {}, `All endpoints (${endpoints.length})`),
+        ...endpoints.map(e => this._urlBlock(e.label, e.url))
+      );
+      if (this._endpointsOpen) {
+        fold.setAttribute('open', '');
+      }
+      fold.addEventListener('toggle', () => (this._endpointsOpen = fold.open));
+      rows.push(fold);
+    } else {
+      rows.push(
+        el(
+          'p',
+          { class: 'jp-nanohub-mcp-hint' },
+          'The server starts with the first %%mcp_tool cell, or with %mcp start.'
+        )
+      );
+    }
+    this._server.replaceChildren(...rows);
+  }
+
+  /** A labelled URL: the label and a Copy button on one line, the whole URL (wrapping) below. */
+  private _urlBlock(label: string, url: string, extraClass = ''): HTMLElement {
+    const copy = el('button', { class: 'jp-nanohub-mcp-button', title: 'Copy to the clipboard' }, 'Copy');
+    copy.addEventListener('click', () => {
+      Clipboard.copyToSystem(url);
+      copy.textContent = 'Copied';
+      window.setTimeout(() => (copy.textContent = 'Copy'), 1500);
+    });
+    return el(
+      'div',
+      { class: `jp-nanohub-mcp-url ${extraClass}`.trim() },
+      el('div', { class: 'jp-nanohub-mcp-urlhead' }, el('span', { class: 'jp-nanohub-mcp-label' }, label), copy),
+      el('a', { href: url, target: '_blank', rel: 'noopener', title: url }, url)
+    );
+  }
+
+  private _renderComponents(): void {
+    const c = this._componentsData;
+    if (this._link.state !== 'connected' || !c) {
+      this._components.replaceChildren();
+      return;
+    }
+    const tools = c.tools.map(t =>
+      el(
+        'li',
+        { class: 'jp-nanohub-mcp-item jp-nanohub-mcp-tool', 'data-name': t.name },
+        el(
+          'div',
+          { class: 'jp-nanohub-mcp-itemline' },
+          el('code', {}, t.name),
+          el('span', { class: 'jp-nanohub-mcp-badge', title: 'Where calls run' }, t.runs)
+        ),
+        t.description ? el('div', { class: 'jp-nanohub-mcp-desc' }, t.description) : null
+      )
+    );
+    const parts: HTMLElement[] = [
+      this._title('Tools', c.tools.length),
+      tools.length
+        ? el('ul', { class: 'jp-nanohub-mcp-list' }, ...tools)
+        : el('p', { class: 'jp-nanohub-mcp-hint' }, 'No tools yet: define one in a %%mcp_tool cell.')
+    ];
+    if (c.resources.length) {
+      parts.push(
+        this._title('Resources', c.resources.length),
+        el(
+          'ul',
+          { class: 'jp-nanohub-mcp-list' },
+          ...c.resources.map(r =>
+            el(
+              'li',
+              { class: 'jp-nanohub-mcp-item', title: r.description },
+              el('code', {}, r.uri),
+              r.template ? el('span', { class: 'jp-nanohub-mcp-badge' }, 'template') : null
+            )
+          )
+        )
+      );
+    }
+    if (c.prompts.length) {
+      parts.push(
+        this._title('Prompts', c.prompts.length),
+        el(
+          'ul',
+          { class: 'jp-nanohub-mcp-list' },
+          ...c.prompts.map(p => el('li', { class: 'jp-nanohub-mcp-item', title: p.description }, el('code', {}, p.name)))
+        )
+      );
+    }
+    this._components.replaceChildren(...parts);
+  }
+
+  private _title(text: string, count: number): HTMLElement {
+    return el(
+      'div',
+      { class: 'jp-nanohub-mcp-title' },
+      el('span', {}, `${text} `),
+      el('span', { class: 'jp-nanohub-mcp-count' }, String(count))
+    );
+  }
+
+  private _renderCalls(): void {
+    const connected = this._link.state === 'connected' && this._status?.loaded;
+    this._log.style.display = connected ? '' : 'none';
+    if (!connected) {
+      return;
+    }
+    const calls = [...this._calls.values()].sort((a, b) => b.id - a.id);
+    this._callsCount.textContent = String(calls.length);
+    if (!calls.length) {
+      this._callsList.replaceChildren(
+        el('li', { class: 'jp-nanohub-mcp-hint' }, 'No calls yet. They appear here as MCP clients call the server.')
+      );
+      return;
+    }
+    this._callsList.replaceChildren(...calls.map(call => this._callRow(call)));
+  }
+
+  private _callRow(call: ICall): HTMLElement {
+    const state = call.ok === null ? 'running' : call.ok ? 'ok' : 'error';
+    const mark = { running: '•', ok: '✓', error: '✗' }[state];
+    return el(
+      'li',
+      { class: `jp-nanohub-mcp-call jp-mod-${state}`, 'data-method': call.method, title: call.error ?? '' },
+      el(
+        'div',
+        { class: 'jp-nanohub-mcp-callline' },
+        el('span', { class: 'jp-nanohub-mcp-mark', title: state }, mark),
+        el('code', { class: 'jp-nanohub-mcp-what' }, call.name || call.method),
+        el('span', { class: 'jp-nanohub-mcp-duration' }, duration(call.duration_ms))
+      ),
+      el(
+        'div',
+        { class: 'jp-nanohub-mcp-callmeta' },
+        `${clock(call.time)} · ${call.method}`
+      ),
+      call.error ? el('div', { class: 'jp-nanohub-mcp-error' }, call.error) : null
+    );
+  }
+
+  private _link = new KernelLink();
+  private _notebook: NotebookPanel | null = null;
+  private _status: IStatus | null = null;
+  private _componentsData: IComponents | null = null;
+  private _calls = new Map<number, ICall>();
+  private _capacity = 200;
+  private _endpointsOpen = false;
+  private _header: HTMLElement;
+  private _server: HTMLElement;
+  private _components: HTMLElement;
+  private _log: HTMLElement;
+  private _callsList: HTMLElement;
+  private _callsCount: HTMLElement;
+}
