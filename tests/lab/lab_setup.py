@@ -49,7 +49,8 @@ def bin_path(name: str) -> Path:
 def built_extension() -> Path:
     """The prebuilt extension folder (builds it under CI when missing and node is there)."""
     if not (BUILT / "package.json").is_file() and os.environ.get("CI") and shutil.which("node"):
-        subprocess.run([str(ROOT / "scripts" / "build-labextension")], check=True, timeout=900)
+        env = {**os.environ, "PYTHON": sys.executable}  # jupyter-builder comes from this environment
+        subprocess.run([str(ROOT / "scripts" / "build-labextension")], env=env, check=True, timeout=900)
     if not (BUILT / "package.json").is_file():
         missing("the panel is not built: run scripts/build-labextension")
     return BUILT
