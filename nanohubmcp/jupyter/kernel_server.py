@@ -29,8 +29,10 @@ _BY_PORT: dict[int, weakref.ref[Any]] = {}
 _LOCK = threading.Lock()
 
 
-def _status(server: Any, host: str) -> dict[str, Any]:
+def _status(server: Any, host: str, hub: Any = None) -> dict[str, Any]:
     url = server.url
+    runner = getattr(server, "_runner", None)
+    local = f"http://{host}:{server.port}/" if runner is not None and server.port else url
     tools = [
         {
             "name": t.name,
@@ -48,11 +50,11 @@ def _status(server: Any, host: str) -> dict[str, Any]:
         "mode": "thread",
         "host": host,
         "port": server.port,
-        "local_url": url,
+        "local_url": local,
         "public_url": url,
         "mcp_url": f"{url}mcp" if url else None,
-        "hub": False,
-        "hub_reason": "",
+        "hub": bool(hub is not None and hub.public_url),
+        "hub_reason": hub.reason if hub is not None else "",
         "tools": tools,
         "resources": [r.uri for r in registry.resources.values()]
         + [t.uri_template for t in registry.templates.values()],
@@ -91,14 +93,25 @@ def run_in_kernel(
         if old is not None and old is not server:
             old.stop()
         server.start(host=host, port=requested, quiet=True, loop="thread", **options)
+        hub = None
+        if not options.get("public_url"):
+            # On a hub the URL clients use is the weber route to this port, known once bound.
+            from .session import detect_hub
+
+            hub = detect_hub(server.port)
+            if hub.public_url:
+                port = server.port
+                server.stop()
+                server.start(host=host, port=port, quiet=True, loop="thread",
+                             **{**options, "public_url": hub.public_url})
         # Keyed by the bound port, so `run(port=0)` followed by `run(port=<that port>)` replaces too.
         _BY_PORT[server.port] = weakref.ref(server)
     if not quiet:
-        _show(server, host)
+        _show(server, host, hub)
     return server
 
 
-def _show(server: Any, host: str) -> None:
+def _show(server: Any, host: str, hub: Any = None) -> None:
     from IPython.display import display
 
-    display(StatusView(_status(server, host)))
+    display(StatusView(_status(server, host, hub)))

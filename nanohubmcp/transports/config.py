@@ -53,7 +53,11 @@ class TransportConfig:
             if parts.scheme not in ("http", "https") or not parts.netloc:
                 raise ConfigurationError(f"public_url must be an http(s) URL, got {self.public_url!r}")
             self.public_url = self.public_url.rstrip("/") + "/"
-            self.extra_origins.add(f"{parts.scheme}://{parts.netloc}".lower())
+            netloc = parts.netloc.lower()
+            default_port = {"https": ":443", "http": ":80"}[parts.scheme]
+            if netloc.endswith(default_port):
+                netloc = netloc[: -len(default_port)]  # browsers send the origin without it
+            self.extra_origins.add(f"{parts.scheme}://{netloc}")
         if not isinstance(self.max_request_bytes, int) or self.max_request_bytes < 1024:
             raise ConfigurationError("max_request_bytes must be an integer of at least 1024")
         origins = self.allowed_origins
