@@ -213,7 +213,7 @@ export class MCPPanel extends Widget {
         'details',
         { class: 'jp-nanohub-mcp-endpoints' },
         el('summary', {}, `All endpoints (${endpoints.length})`),
-        ...endpoints.map(e => this._urlBlock(e.label, e.url))
+        ...endpoints.map(e => this._endpointRow(e.label, e.url, s.public_url ?? ''))
       );
       if (this._endpointsOpen) {
         fold.setAttribute('open', '');
@@ -234,17 +234,52 @@ export class MCPPanel extends Widget {
 
   /** A labelled URL: the label and a Copy button on one line, the whole URL (wrapping) below. */
   private _urlBlock(label: string, url: string, extraClass = ''): HTMLElement {
-    const copy = el('button', { class: 'jp-nanohub-mcp-button', title: 'Copy to the clipboard' }, 'Copy');
-    copy.addEventListener('click', () => {
-      Clipboard.copyToSystem(url);
-      copy.textContent = 'Copied';
-      window.setTimeout(() => (copy.textContent = 'Copy'), 1500);
-    });
     return el(
       'div',
       { class: `jp-nanohub-mcp-url ${extraClass}`.trim() },
-      el('div', { class: 'jp-nanohub-mcp-urlhead' }, el('span', { class: 'jp-nanohub-mcp-label' }, label), copy),
+      el(
+        'div',
+        { class: 'jp-nanohub-mcp-urlhead' },
+        el('span', { class: 'jp-nanohub-mcp-label' }, label),
+        this._copyButton(url)
+      ),
       el('a', { href: url, target: '_blank', rel: 'noopener', title: url }, url)
+    );
+  }
+
+  /** One endpoint: its label, its path under the base URL, and a Copy button (of the full URL). */
+  private _endpointRow(label: string, url: string, base: string): HTMLElement {
+    const shown = base && url.startsWith(base) ? url.slice(base.length - 1) : url;
+    return el(
+      'div',
+      { class: 'jp-nanohub-mcp-endpoint' },
+      el('span', { class: 'jp-nanohub-mcp-muted' }, label),
+      el('a', { href: url, target: '_blank', rel: 'noopener', title: url }, el('code', {}, shown)),
+      this._copyButton(url)
+    );
+  }
+
+  private _copyButton(text: string): HTMLElement {
+    const copy = el('button', { class: 'jp-nanohub-mcp-button', title: 'Copy to the clipboard' }, 'Copy');
+    copy.addEventListener('click', () => {
+      Clipboard.copyToSystem(text);
+      copy.textContent = 'Copied';
+      window.setTimeout(() => (copy.textContent = 'Copy'), 1500);
+    });
+    return copy;
+  }
+
+  private _item(name: string, description: string, badge: string | null, extra: Record<string, string> = {}) {
+    return el(
+      'li',
+      { class: 'jp-nanohub-mcp-item', ...extra },
+      el(
+        'div',
+        { class: 'jp-nanohub-mcp-itemline' },
+        el('code', {}, name),
+        badge ? el('span', { class: 'jp-nanohub-mcp-badge' }, badge) : null
+      ),
+      description ? el('div', { class: 'jp-nanohub-mcp-desc' }, description) : null
     );
   }
 
@@ -255,17 +290,7 @@ export class MCPPanel extends Widget {
       return;
     }
     const tools = c.tools.map(t =>
-      el(
-        'li',
-        { class: 'jp-nanohub-mcp-item jp-nanohub-mcp-tool', 'data-name': t.name },
-        el(
-          'div',
-          { class: 'jp-nanohub-mcp-itemline' },
-          el('code', {}, t.name),
-          el('span', { class: 'jp-nanohub-mcp-badge', title: 'Where calls run' }, t.runs)
-        ),
-        t.description ? el('div', { class: 'jp-nanohub-mcp-desc' }, t.description) : null
-      )
+      this._item(t.name, t.description, t.runs, { class: 'jp-nanohub-mcp-item jp-nanohub-mcp-tool', 'data-name': t.name })
     );
     const parts: HTMLElement[] = [
       this._title('Tools', c.tools.length),
@@ -279,14 +304,7 @@ export class MCPPanel extends Widget {
         el(
           'ul',
           { class: 'jp-nanohub-mcp-list' },
-          ...c.resources.map(r =>
-            el(
-              'li',
-              { class: 'jp-nanohub-mcp-item', title: r.description },
-              el('code', {}, r.uri),
-              r.template ? el('span', { class: 'jp-nanohub-mcp-badge' }, 'template') : null
-            )
-          )
+          ...c.resources.map(r => this._item(r.uri, r.description, r.template ? 'template' : null))
         )
       );
     }
@@ -296,7 +314,7 @@ export class MCPPanel extends Widget {
         el(
           'ul',
           { class: 'jp-nanohub-mcp-list' },
-          ...c.prompts.map(p => el('li', { class: 'jp-nanohub-mcp-item', title: p.description }, el('code', {}, p.name)))
+          ...c.prompts.map(p => this._item(p.name, p.description, null))
         )
       );
     }
