@@ -8,6 +8,7 @@ every wait is bounded.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import queue
@@ -150,10 +151,8 @@ class Events:
         """Drop the connection (the server sees the client go away)."""
         sock = self.conn.sock
         if sock is not None:
-            try:
+            with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
         self.ended.wait(5)
         self.conn.close()
 
@@ -213,7 +212,7 @@ class Wire:
     def send(self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None) -> Reply:
         conn = self.connect()
         try:
-            payload = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
+            payload = body if body is None or isinstance(body, bytes) else json.dumps(body).encode()
             conn.request(method, self.prefix + path, body=payload, headers=headers or {})
             response = conn.getresponse()
             return Reply(response.status, response.headers, response.read())
@@ -236,7 +235,8 @@ class Wire:
 
     def notify(self, method: str, params: dict[str, Any] | None = None, session: str | None = None, *,
                version: str | None = LATEST) -> Reply:
-        return self.post({"jsonrpc": "2.0", "method": method, "params": params or {}}, session, version=version)
+        message = {"jsonrpc": "2.0", "method": method, "params": params or {}}
+        return self.post(message, session, version=version)
 
     def respond(self, request_id: Any, result: dict[str, Any], session: str | None, *,
                 version: str | None = LATEST) -> Reply:
@@ -256,14 +256,16 @@ class Wire:
         assert reply.messages()[-1]["result"]["protocolVersion"] == version
         assert self.notify("notifications/initialized", session=session, version=version).status == 202
         if log_level:
-            assert "result" in self.request("logging/setLevel", {"level": log_level}, session, version=version)
+            answer = self.request("logging/setLevel", {"level": log_level}, session, version=version)
+            assert "result" in answer, answer
         return session
 
     def delete(self, session: str, *, version: str = LATEST) -> Reply:
         return self.send("DELETE", "/mcp", None, {"Mcp-Session-Id": session, "MCP-Protocol-Version": version})
 
     # -- streams -------------------------------------------------------------------------
-    def start(self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None) -> Events:
+    def start(self, method: str, path: str, body: Any = None,
+              headers: dict[str, str] | None = None) -> Events:
         """Send a request; its reply is read in the background (``Events``)."""
         conn = self.connect()
         payload = None if body is None else json.dumps(body).encode()
@@ -291,7 +293,8 @@ class Wire:
         events = self.start("GET", "/sse", None, {"Accept": "text/event-stream"})
         assert events.wait_head() == 200, events.status
         first = events.next()
-        assert first is not None and first.event == "endpoint", first
+        assert first is not None, "GET /sse ended before the endpoint event"
+        assert first.event == "endpoint", first
         return events, first.data
 
     def legacy_post(self, endpoint: str, message: Any) -> Reply:

@@ -26,7 +26,8 @@ def build() -> MCPServer:
 
 
 MIXED = [
-    {"jsonrpc": "2.0", "id": "x1", "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "b": 2}}},
+    {"jsonrpc": "2.0", "id": "x1", "method": "tools/call",
+     "params": {"name": "add", "arguments": {"a": 1, "b": 2}}},
     {"jsonrpc": "2.0", "method": "notifications/roots/list_changed"},
     {"jsonrpc": "2.0", "id": "x2", "method": "ping"},
     {"jsonrpc": "2.0", "id": "x3", "method": "no/such/method"},
@@ -43,7 +44,8 @@ def test_a_batch_is_answered_as_an_array_with_one_answer_per_request(version: st
         assert reply.status == 200
         assert reply.headers.get("Content-Type", "").startswith("application/json")
         answers = reply.json
-        assert isinstance(answers, list) and len(answers) == 4  # none for the notification
+        assert isinstance(answers, list)
+        assert len(answers) == 4
         by_id = {a["id"]: a for a in answers}
         assert by_id["x1"]["result"]["content"] == [{"type": "text", "text": "3"}]
         assert by_id["x2"]["result"] == {}
@@ -57,14 +59,17 @@ def test_a_batch_of_notifications_only_gets_202_and_initialize_may_not_be_batche
         session = wire.initialize(version="2025-03-26")
         only_notes = wire.post([{"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}], session,
                                version="2025-03-26")
-        assert only_notes.status == 202 and only_notes.body == b""
+        assert only_notes.status == 202
+        assert only_notes.body == b""
         init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-                "params": {"protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}
+                "params": {"protocolVersion": "2025-03-26", "capabilities": {},
+                           "clientInfo": {"name": "t", "version": "0"}}}
         refused = wire.post([init], session, version="2025-03-26")
         assert refused.json[0]["error"]["code"] == -32600
         assert "initialize" in refused.json[0]["error"]["message"]
         empty = wire.post([], session, version="2025-03-26")
-        assert empty.status == 400 and empty.json["error"]["code"] == -32600
+        assert empty.status == 400
+        assert empty.json["error"]["code"] == -32600
 
 
 @pytest.mark.parametrize("version", ["2025-06-18", "2025-11-25"])
@@ -75,9 +80,11 @@ def test_later_versions_refuse_a_batch_with_one_clear_error(version: str) -> Non
         reply = wire.post(MIXED[:3], session, version=version)
         assert reply.status == 400
         error = reply.json
-        assert isinstance(error, dict) and error["id"] is None
+        assert isinstance(error, dict)
+        assert error["id"] is None
         assert error["error"]["code"] == -32600
-        assert "batch" in error["error"]["message"] and version in error["error"]["message"]
+        assert "batch" in error["error"]["message"]
+        assert version in error["error"]["message"]
         # Nothing in the refused batch ran: the session still answers one message at a time.
         assert wire.request("ping", {}, session, version=version)["result"] == {}
 
@@ -88,7 +95,8 @@ def test_sessionless_batches_follow_the_version_header() -> None:
         ping = [{"jsonrpc": "2.0", "id": 1, "method": "ping"}]
         assert wire.post(ping, None, version="2025-03-26").json == [{"jsonrpc": "2.0", "id": 1, "result": {}}]
         refused = wire.post(ping, None, version="2025-06-18")
-        assert refused.status == 400 and refused.json["error"]["code"] == -32600
+        assert refused.status == 400
+        assert refused.json["error"]["code"] == -32600
 
 
 def test_a_batch_for_an_unknown_session_is_404() -> None:

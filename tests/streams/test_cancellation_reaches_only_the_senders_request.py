@@ -64,6 +64,11 @@ def build(tracker: Tracker) -> MCPServer:
     return server
 
 
+def waiting(label: str, seconds: float) -> dict:
+    """``tools/call`` params for ``wait_for_cancel``."""
+    return {"name": "wait_for_cancel", "arguments": {"label": label, "seconds": seconds}}
+
+
 def test_a_cancel_from_another_session_does_not_cancel_and_one_from_the_same_session_does() -> None:
     tracker = Tracker()
     with serve(build(tracker)) as url:
@@ -71,13 +76,13 @@ def test_a_cancel_from_another_session_does_not_cancel_and_one_from_the_same_ses
         session_a = wire.initialize()
         session_b = wire.initialize()
         # A and B both have a request with id 7 in flight.
-        _, a_stream = wire.stream_call("tools/call", {"name": "wait_for_cancel",
-                                                      "arguments": {"label": "A", "seconds": 1.0}}, session_a, id=7)
-        _, b_stream = wire.stream_call("tools/call", {"name": "wait_for_cancel",
-                                                      "arguments": {"label": "B", "seconds": 5.0}}, session_b, id=7)
+        _, a_stream = wire.stream_call("tools/call", waiting("A", 1.0), session_a, id=7)
+        _, b_stream = wire.stream_call("tools/call", waiting("B", 5.0), session_b, id=7)
         try:
-            assert tracker.start("A").wait(5) and tracker.start("B").wait(5)
-            reply = wire.notify("notifications/cancelled", {"requestId": 7, "reason": "B changed its mind"}, session_b)
+            assert tracker.start("A").wait(5)
+            assert tracker.start("B").wait(5)
+            reply = wire.notify("notifications/cancelled", {"requestId": 7, "reason": "B changed its mind"},
+                                session_b)
             assert reply.status == 202
             assert tracker.wait_outcome("B", 3) == "saw cancel"
             assert tracker.wait_outcome("A", 5) == "ran to the end"
@@ -86,8 +91,7 @@ def test_a_cancel_from_another_session_does_not_cancel_and_one_from_the_same_ses
             b_stream.close()
 
         # Now A cancels its own request: the tool sees it.
-        _, a_stream = wire.stream_call("tools/call", {"name": "wait_for_cancel",
-                                                      "arguments": {"label": "A2", "seconds": 5.0}}, session_a, id=8)
+        _, a_stream = wire.stream_call("tools/call", waiting("A2", 5.0), session_a, id=8)
         try:
             assert tracker.start("A2").wait(5)
             wire.notify("notifications/cancelled", {"requestId": 8}, session_b)  # still not B's to cancel
@@ -104,8 +108,7 @@ def test_a_sessionless_cancel_reaches_nobody() -> None:
     with serve(build(tracker)) as url:
         wire = Wire(url)
         session = wire.initialize()
-        _, stream = wire.stream_call("tools/call", {"name": "wait_for_cancel",
-                                                    "arguments": {"label": "S", "seconds": 0.8}}, session, id=3)
+        _, stream = wire.stream_call("tools/call", waiting("S", 0.8), session, id=3)
         try:
             assert tracker.start("S").wait(5)
             assert wire.notify("notifications/cancelled", {"requestId": 3}, None).status == 202
@@ -115,7 +118,7 @@ def test_a_sessionless_cancel_reaches_nobody() -> None:
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("transport,endpoint", [("http", "mcp"), ("sse", "sse")])
+@pytest.mark.parametrize(("transport", "endpoint"), [("http", "mcp"), ("sse", "sse")])
 async def test_the_official_client_cancelling_a_call_reaches_the_tool(transport: str, endpoint: str) -> None:
     tracker = Tracker()
     with serve(build(tracker)) as url, anyio.fail_after(30):

@@ -61,7 +61,8 @@ def test_resource_updates_reach_only_the_subscriber_of_that_uri() -> None:
             assert [m["params"]["uri"] for m in stream_b.quiet_for(0.4)] == ["sensor://humidity"]
             assert stream_a.quiet_for(0.1) == []
 
-            assert "result" in wire.request("resources/unsubscribe", {"uri": "sensor://temperature"}, session_a)
+            unsubscribed = wire.request("resources/unsubscribe", {"uri": "sensor://temperature"}, session_a)
+            assert "result" in unsubscribed
             server.resource_updated("sensor://temperature")
             assert stream_a.quiet_for(0.3) == []
         finally:
@@ -139,7 +140,7 @@ async def wait_for_get_streams(server: MCPServer, count: int) -> None:
 
 @pytest.mark.anyio
 @pytest.mark.filterwarnings("ignore:resources/subscribe is removed")
-@pytest.mark.parametrize("transport,endpoint", [("http", "mcp"), ("sse", "sse")])
+@pytest.mark.parametrize(("transport", "endpoint"), [("http", "mcp"), ("sse", "sse")])
 async def test_the_official_client_hears_updates_and_list_changes(transport: str, endpoint: str) -> None:
     server = build()
     heard: dict[str, list[Any]] = {"A": [], "B": []}
@@ -167,4 +168,5 @@ async def test_the_official_client_hears_updates_and_list_changes(transport: str
     names_b = [type(m).__name__ for m in heard["B"]]
     assert "ResourceUpdatedNotification" in names_a
     assert "ResourceUpdatedNotification" not in names_b
-    assert "ToolListChangedNotification" in names_a and "ToolListChangedNotification" in names_b
+    assert "ToolListChangedNotification" in names_a
+    assert "ToolListChangedNotification" in names_b

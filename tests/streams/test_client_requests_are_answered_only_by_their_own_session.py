@@ -25,6 +25,7 @@ from support import mcp_client, serve
 
 from nanohubmcp import Context, MCPServer
 
+ALICE = {"action": "accept", "content": {"name": "alice"}}
 NAME_SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
 
 
@@ -87,7 +88,7 @@ async def list_two_roots(context: Any) -> types.ListRootsResult:
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("transport,endpoint", [("http", "mcp"), ("sse", "sse")])
+@pytest.mark.parametrize(("transport", "endpoint"), [("http", "mcp"), ("sse", "sse")])
 async def test_elicitation_sampling_and_roots_work_with_the_official_clients_callbacks(
         transport: str, endpoint: str) -> None:
     with serve(build()) as url, anyio.fail_after(30):
@@ -96,7 +97,7 @@ async def test_elicitation_sampling_and_roots_work_with_the_official_clients_cal
             for tool in ("ask_name", "ask_name_async"):
                 result = await client.call_tool(tool, {})
                 assert not result.is_error, result
-                assert json.loads(result.content[0].text) == {"action": "accept", "content": {"name": "alice"}}
+                assert json.loads(result.content[0].text) == ALICE
             sampled = await client.call_tool("haiku", {})
             assert sampled.content[0].text == "test-model: wind spins the old barn"
             listed = await client.call_tool("roots", {})
@@ -104,7 +105,7 @@ async def test_elicitation_sampling_and_roots_work_with_the_official_clients_cal
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("transport,endpoint", [("http", "mcp"), ("sse", "sse")])
+@pytest.mark.parametrize(("transport", "endpoint"), [("http", "mcp"), ("sse", "sse")])
 async def test_a_client_without_the_capability_gets_a_clear_tool_error(transport: str, endpoint: str) -> None:
     with serve(build()) as url, anyio.fail_after(30):
         async with mcp_client(url + endpoint, transport=transport) as client:
@@ -124,9 +125,11 @@ def test_an_answer_posted_under_another_session_is_not_taken() -> None:
         call_id, stream = wire.stream_call("tools/call", {"name": "ask_name", "arguments": {}}, session_a)
         try:
             asked = stream.next_message()
-            assert asked is not None and asked["method"] == "elicitation/create"
+            assert asked is not None
+            assert asked["method"] == "elicitation/create"
             # B (and a sessionless client) answer A's request: neither may reach A's tool.
-            intruder = wire.respond(asked["id"], {"action": "accept", "content": {"name": "mallory"}}, session_b)
+            intruder = wire.respond(asked["id"], {"action": "accept", "content": {"name": "mallory"}},
+                                    session_b)
             assert intruder.status in (202, 400, 404)
             stray = wire.respond(asked["id"], {"action": "accept", "content": {"name": "eve"}}, None)
             assert stray.status in (202, 400, 404)
@@ -156,11 +159,13 @@ def test_on_legacy_sse_an_answer_from_another_session_is_not_taken() -> None:
                                                    "params": init}).status == 202
                 assert stream.next_message()["id"] == 1
                 wire.legacy_post(endpoint, {"jsonrpc": "2.0", "method": "notifications/initialized"})
-            assert wire.legacy_post(endpoint_a, {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                                                 "params": {"name": "ask_name", "arguments": {}}}).status == 202
+            ask = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                   "params": {"name": "ask_name", "arguments": {}}}
+            assert wire.legacy_post(endpoint_a, ask).status == 202
             asked = stream_a.next_message()
             assert asked["method"] == "elicitation/create"
-            answer = {"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "accept", "content": {"name": "m"}}}
+            answer = {"jsonrpc": "2.0", "id": asked["id"],
+                      "result": {"action": "accept", "content": {"name": "m"}}}
             assert wire.legacy_post(endpoint_b, answer).status in (202, 400, 404)
             assert stream_a.quiet_for(0.5) == []
             assert stream_b.quiet_for(0.1) == []  # nothing of A's ever shows up on B's stream
@@ -205,8 +210,8 @@ def test_a_client_refusal_is_a_tool_error_that_says_so() -> None:
         call_id, stream = wire.stream_call("tools/call", {"name": "ask_name", "arguments": {}}, session)
         try:
             asked = stream.next_message()
-            wire.post({"jsonrpc": "2.0", "id": asked["id"], "error": {"code": -1, "message": "user closed the form"}},
-                      session)
+            refusal = {"code": -1, "message": "user closed the form"}
+            wire.post({"jsonrpc": "2.0", "id": asked["id"], "error": refusal}, session)
             _, final = stream.until(lambda m: m.get("id") == call_id)
             assert final["result"]["isError"] is True
             assert "user closed the form" in final["result"]["content"][0]["text"]

@@ -141,9 +141,11 @@ def drop_get_stream_of_a_fresh_session(wire: Wire) -> None:
 
 def drop_call_midway(wire: Wire, session: str) -> None:
     _, events = wire.stream_call("tools/call", {"name": "talk_slowly", "arguments": {}}, session)
-    assert events.wait_head() == 200 and events.is_sse
+    assert events.wait_head() == 200
+    assert events.is_sse
     first = events.next_message()
-    assert first is not None and first["params"]["data"] == "started"
+    assert first is not None
+    assert first["params"]["data"] == "started"
     events.close()
 
 
@@ -195,7 +197,8 @@ def test_two_hundred_dropped_connections_of_each_kind_leave_no_residue() -> None
             assert after.streams <= MAX_STREAMS + 1, f"streams: {before.streams} -> {after.streams}"
             assert after.traced - before.traced < MAX_TRACED_GROWTH, \
                 f"traced memory grew by {(after.traced - before.traced) / 1e6:.2f} MB"
-            assert after.rss - before.rss < MAX_RSS_GROWTH, f"RSS grew by {(after.rss - before.rss) / 1e6:.1f} MB"
+            rss_growth = after.rss - before.rss
+            assert rss_growth < MAX_RSS_GROWTH, f"RSS grew by {rss_growth / 1e6:.1f} MB"
 
             # Nothing is broken afterwards: both sessions still answer.
             assert wire.request("ping", {}, calls_session)["result"] == {}
@@ -211,9 +214,12 @@ def test_a_dropped_call_still_finishes_and_its_result_waits_for_a_resuming_clien
         session = wire.initialize(log_level="info")
         call_id, events = wire.stream_call("tools/call", {"name": "talk_slowly", "arguments": {}}, session)
         primed = events.next()
-        assert primed is not None and primed.data == "" and primed.id
+        assert primed is not None
+        assert primed.data == ""
+        assert primed.id
         first = events.next()
-        assert first is not None and first.json["params"]["data"] == "started"
+        assert first is not None
+        assert first.json["params"]["data"] == "started"
         events.close()
         time.sleep(0.2)  # the tool finishes while nobody listens
         resumed = wire.listen(session, last_event_id=first.id)

@@ -65,7 +65,8 @@ def build(gates: Gates, **options: Any) -> MCPServer:
     return server
 
 
-def call(wire: Wire, session: str | None, name: str, arguments: dict[str, Any], **extra: Any) -> dict[str, Any]:
+def call(wire: Wire, session: str | None, name: str, arguments: dict[str, Any],
+         **extra: Any) -> dict[str, Any]:
     reply = wire.request("tools/call", {"name": name, "arguments": arguments, **extra}, session)
     assert "result" in reply, reply
     return reply["result"]
@@ -92,7 +93,8 @@ def test_a_job_result_can_be_read_again_after_a_lost_poll_response() -> None:
         wire = Wire(url)
         session = wire.initialize()
         handle = call(wire, session, "crunch", {"n": 7})["structuredContent"]
-        assert handle["status"] == "running" and handle["job_id"] in handle["message"]
+        assert handle["status"] == "running"
+        assert handle["job_id"] in handle["message"]
         job_id = handle["job_id"]
         assert poll(wire, session, job_id) == {"status": "running", "job_id": job_id}
         gates.release.set()
@@ -144,7 +146,8 @@ def test_rest_answers_202_and_is_polled_until_done() -> None:
         assert started.json["status"] == "running"
         assert "/weber/7/x/1/tools/get_job_result" in started.json["message"]
         polled = wire.send("POST", "/tools/get_job_result", {"job_id": job_id}, headers)
-        assert polled.status == 200 and polled.json == {"status": "running", "job_id": job_id}
+        assert polled.status == 200
+        assert polled.json == {"status": "running", "job_id": job_id}
         gates.release.set()
         deadline = time.monotonic() + 10
         while polled.json["status"] == "running" and time.monotonic() < deadline:
@@ -168,7 +171,7 @@ def test_a_finished_job_expires_after_its_ttl() -> None:
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("transport,endpoint", [("http", "mcp"), ("sse", "sse")])
+@pytest.mark.parametrize(("transport", "endpoint"), [("http", "mcp"), ("sse", "sse")])
 async def test_the_official_client_starts_and_polls_a_job(transport: str, endpoint: str) -> None:
     gates = Gates()
     with serve(build(gates)) as url, anyio.fail_after(30):
@@ -176,8 +179,8 @@ async def test_the_official_client_starts_and_polls_a_job(transport: str, endpoi
                 mcp_client(url + endpoint, transport=transport) as other:
             handle = await client.call_tool("crunch", {"n": 12})
             job_id = handle.structured_content["job_id"]
-            assert (await other.call_tool("get_job_result", {"job_id": job_id})).structured_content["status"] \
-                == "not_found"
+            stolen = await other.call_tool("get_job_result", {"job_id": job_id})
+            assert stolen.structured_content["status"] == "not_found"
             gates.release.set()
             for _ in range(500):
                 polled = await client.call_tool("get_job_result", {"job_id": job_id})
@@ -198,10 +201,12 @@ def test_a_task_is_created_polled_and_its_result_waited_for() -> None:
         session = wire.initialize(capabilities={"tasks": {}})
         created = call(wire, session, "plain", {"text": "shout"}, task={"ttl": 60000})
         task = created["task"]
-        assert task["status"] == "working" and task["ttl"] == 60000
+        assert task["status"] == "working"
+        assert task["ttl"] == 60000
         assert {"taskId", "createdAt", "lastUpdatedAt", "pollInterval"} <= set(task)
         got = wire.request("tasks/get", {"taskId": task["taskId"]}, session)["result"]
-        assert got["taskId"] == task["taskId"] and got["status"] == "working"
+        assert got["taskId"] == task["taskId"]
+        assert got["status"] == "working"
 
         # tasks/result blocks until the task ends.
         rid, waiting = wire.stream_call("tasks/result", {"taskId": task["taskId"]}, session)
@@ -213,7 +218,8 @@ def test_a_task_is_created_polled_and_its_result_waited_for() -> None:
             waiting.close()
         assert final["result"]["content"] == [{"type": "text", "text": "SHOUT"}]
         assert final["result"]["_meta"][RELATED_TASK] == {"taskId": task["taskId"]}
-        assert wire.request("tasks/get", {"taskId": task["taskId"]}, session)["result"]["status"] == "completed"
+        status = wire.request("tasks/get", {"taskId": task["taskId"]}, session)["result"]["status"]
+        assert status == "completed"
         # Read again: the same result.
         again = wire.request("tasks/result", {"taskId": task["taskId"]}, session)["result"]
         assert again == final["result"]
@@ -229,7 +235,8 @@ def test_tasks_of_one_session_are_invisible_to_another() -> None:
 
         listed_a = [t["taskId"] for t in wire.request("tasks/list", {}, session_a)["result"]["tasks"]]
         listed_b = [t["taskId"] for t in wire.request("tasks/list", {}, session_b)["result"]["tasks"]]
-        assert listed_a == [task_a] and listed_b == [task_b]
+        assert listed_a == [task_a]
+        assert listed_b == [task_b]
 
         for method in ("tasks/get", "tasks/result", "tasks/cancel"):
             reply = wire.request(method, {"taskId": task_a}, session_b)
@@ -246,9 +253,11 @@ def test_tasks_of_one_session_are_invisible_to_another() -> None:
             time.sleep(0.01)
         assert gates.stopped == ["a"]  # the tool saw is_cancelled() and stopped
         result = wire.request("tasks/result", {"taskId": task_a}, session_a)["result"]
-        assert result["isError"] is True and result["_meta"][RELATED_TASK] == {"taskId": task_a}
+        assert result["isError"] is True
+        assert result["_meta"][RELATED_TASK] == {"taskId": task_a}
         again = wire.request("tasks/cancel", {"taskId": task_a}, session_a)
-        assert again["error"]["code"] == -32602 and "already ended" in again["error"]["message"]
+        assert again["error"]["code"] == -32602
+        assert "already ended" in again["error"]["message"]
         assert wire.request("tasks/get", {"taskId": task_b}, session_b)["result"]["status"] == "working"
         wire.request("tasks/cancel", {"taskId": task_b}, session_b)
 

@@ -29,7 +29,8 @@ def build() -> MCPServer:
 
 
 def call(n: int, text: str) -> dict:
-    return {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": "echo", "arguments": {"text": text}}}
+    return {"jsonrpc": "2.0", "id": n, "method": "tools/call",
+            "params": {"name": "echo", "arguments": {"text": text}}}
 
 
 def test_each_post_is_answered_on_its_own_sessions_stream_only_under_both_post_paths() -> None:
@@ -43,7 +44,8 @@ def test_each_post_is_answered_on_its_own_sessions_stream_only_under_both_post_p
             assert wire.legacy_post(endpoint_a, call(1, "via messages")).status == 202
             assert wire.legacy_post(f"{PREFIX}/?session_id={session_a}", call(2, "via root")).status == 202
             got = [stream_a.next_message(), stream_a.next_message()]
-            assert [(m["id"], m["result"]["content"][0]["text"]) for m in got] == [(1, "via messages"), (2, "via root")]
+            answers = [(m["id"], m["result"]["content"][0]["text"]) for m in got]
+            assert answers == [(1, "via messages"), (2, "via root")]
             assert stream_b.quiet_for(0.3) == []
             assert wire.legacy_post(endpoint_b, call(3, "for b")).status == 202
             assert stream_b.next_message()["result"]["content"][0]["text"] == "for b"

@@ -60,7 +60,8 @@ async def exercise(url: str, transport: str) -> None:
         tools = await client.list_tools()
         assert [t.name for t in tools.tools] == ["add"]
         added = await client.call_tool("add", {"a": 2, "b": 40})
-        assert not added.is_error and added.content[0].text == "42"
+        assert not added.is_error
+        assert added.content[0].text == "42"
 
         resources = await client.list_resources()
         assert [str(r.uri) for r in resources.resources] == ["data://motd"]
@@ -86,7 +87,7 @@ async def exercise(url: str, transport: str) -> None:
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("transport,endpoint", [("http", "mcp"), ("sse", "sse")])
+@pytest.mark.parametrize(("transport", "endpoint"), [("http", "mcp"), ("sse", "sse")])
 @pytest.mark.parametrize("prefix", ["", PREFIX])
 async def test_every_feature_through_the_official_client(transport: str, endpoint: str, prefix: str) -> None:
     with serve(build(), path_prefix=prefix) as url, anyio.fail_after(30):

@@ -58,7 +58,7 @@ def build() -> MCPServer:
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize("transport,endpoint", [("http", "mcp"), ("sse", "sse")])
+@pytest.mark.parametrize(("transport", "endpoint"), [("http", "mcp"), ("sse", "sse")])
 async def test_a_hundred_calls_never_see_progress_after_their_result(transport: str, endpoint: str) -> None:
     timeline: list[tuple[int, str]] = []
     with serve(build()) as url, anyio.fail_after(60):
@@ -75,8 +75,8 @@ async def test_a_hundred_calls_never_see_progress_after_their_result(transport: 
             await anyio.sleep(0.3)  # anything late would land now
     for n in range(CALLS):
         seen = [what for call, what in timeline if call == n]
-        assert seen == ["progress 1/3 step 1", "progress 2/3 step 2", "progress 3/3 step 3", f"result done {n}"], \
-            (n, seen)
+        steps = [f"progress {i}/3 step {i}" for i in (1, 2, 3)]
+        assert seen == [*steps, f"result done {n}"], (n, seen)
 
 
 def test_on_the_wire_progress_events_come_before_the_response_event() -> None:
@@ -87,10 +87,12 @@ def test_on_the_wire_progress_events_come_before_the_response_event() -> None:
             for n in range(20):
                 rid = wire.next_id()
                 reply = wire.post({"jsonrpc": "2.0", "id": rid, "method": "tools/call",
-                                   "params": {"name": tool, "arguments": {"n": n}, "_meta": {"progressToken": f"t{n}"}}},
+                                   "params": {"name": tool, "arguments": {"n": n},
+                                              "_meta": {"progressToken": f"t{n}"}}},
                                   session)
                 assert reply.headers.get("Content-Type") == "text/event-stream"
-                kinds = [m.get("method") or ("response" if m.get("id") == rid else "?") for m in reply.messages()]
+                kinds = [m.get("method") or ("response" if m.get("id") == rid else "?")
+                         for m in reply.messages()]
                 assert kinds == ["notifications/progress"] * 3 + ["response"], kinds
                 tokens = {m["params"]["progressToken"] for m in reply.messages()[:3]}
                 assert tokens == {f"t{n}"}
@@ -108,7 +110,7 @@ def test_without_a_progress_token_no_progress_is_sent_and_the_answer_is_plain_js
 
 @pytest.mark.anyio
 @pytest.mark.filterwarnings("ignore:The logging capability is deprecated")
-@pytest.mark.parametrize("transport,endpoint", [("http", "mcp"), ("sse", "sse")])
+@pytest.mark.parametrize(("transport", "endpoint"), [("http", "mcp"), ("sse", "sse")])
 async def test_each_session_gets_log_messages_at_its_own_level(transport: str, endpoint: str) -> None:
     got: dict[str, list[tuple[str, Any]]] = {"A": [], "B": []}
 

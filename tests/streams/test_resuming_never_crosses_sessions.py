@@ -36,7 +36,9 @@ def test_an_event_id_from_another_session_replays_nothing_of_its_messages() -> N
         session_b = wire.initialize(log_level="info")
         call_id, hung_up = wire.stream_call("tools/call", {"name": "secret", "arguments": {}}, session_a)
         primed = hung_up.next()
-        assert primed is not None and primed.id and primed.data == ""
+        assert primed is not None
+        assert primed.id
+        assert primed.data == ""
         assert hung_up.ended.wait(5)
         time.sleep(0.2)  # A's messages wait on the server for A
 

@@ -44,7 +44,8 @@ def test_an_idle_session_expires_and_its_id_then_gets_404() -> None:
         assert server.core.sessions.get(session) is None
         # The client recovers by initializing again.
         fresh = wire.initialize()
-        assert fresh != session and wire.request("ping", {}, fresh)["result"] == {}
+        assert fresh != session
+        assert wire.request("ping", {}, fresh)["result"] == {}
 
 
 def test_a_session_whose_calls_were_answered_as_streams_still_expires() -> None:
@@ -54,7 +55,8 @@ def test_a_session_whose_calls_were_answered_as_streams_still_expires() -> None:
         wire = Wire(url)
         session = wire.initialize()
         reply = wire.post({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                           "params": {"name": "nap", "arguments": {"seconds": 0}, "_meta": {"progressToken": 1}}},
+                           "params": {"name": "nap", "arguments": {"seconds": 0},
+                                      "_meta": {"progressToken": 1}}},
                           session)
         assert reply.headers.get("Content-Type") == "text/event-stream"
         assert reply.messages()[-1]["result"]["content"][0]["text"] == "rested"
