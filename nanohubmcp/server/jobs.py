@@ -53,6 +53,7 @@ class Job:
     ttl: float = DEFAULT_TTL_SECONDS
     finished_at: float | None = None
     request: Any = None
+    as_task: bool = False
     task: asyncio.Task[Any] | None = None
     done: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -103,10 +104,12 @@ class JobStore:
             raise UnknownComponent(f"Unknown job or task id: {job_id!r} (it may have expired)")
         return job
 
-    def owned_by(self, owner: str | None) -> list[Job]:
-        """Jobs of ``owner`` (never anyone else's), oldest first."""
+    def owned_by(self, owner: str | None, *, tasks_only: bool = False) -> list[Job]:
+        """Jobs of ``owner`` (never anyone else's), oldest first; only task-augmented calls
+        with ``tasks_only``."""
         now = time.time()
-        return [j for j in self._jobs.values() if j.owner == owner and owner is not None and not j.expired(now)]
+        return [j for j in self._jobs.values()
+                if j.owner == owner and owner is not None and not j.expired(now) and (j.as_task or not tasks_only)]
 
     def sweep(self) -> None:
         """Forget expired jobs."""

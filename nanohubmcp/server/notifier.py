@@ -63,7 +63,8 @@ class Notifier:
         message = jsonrpc.notification(method)
         for session in self.core.sessions.all():
             stream = session.standalone
-            if session.initialized and stream is not None and stream.sink is not None:
+            # A resumable stream keeps the message while its client reconnects (Last-Event-ID).
+            if session.initialized and stream is not None and (stream.sink is not None or stream.resumable):
                 stream.send(message)
         for listener in self.listeners:
             listener(method, {})

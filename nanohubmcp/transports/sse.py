@@ -21,6 +21,7 @@ import tornado.web
 from ..errors import InvalidRequest, ProtocolError
 from ..protocol import jsonrpc, versions
 from ..server.request import RequestContext
+from . import batch
 from .base import BaseHandler, BodyLimitMixin
 from .sse_writer import SSEWriter
 
@@ -86,13 +87,25 @@ async def post_legacy_message(handler: Any, session_id: str | None) -> None:
             "message": "Unknown session_id: open GET /sse first and POST to the endpoint it announces"}))
         return
     try:
-        message = jsonrpc.classify(jsonrpc.parse_body(handler.body()))
+        parsed = jsonrpc.parse_body(handler.body())
+        if isinstance(parsed, list):
+            refused = batch.refusal(session.version, parsed)
+            if refused is not None:
+                raise InvalidRequest(refused["message"])
+        else:
+            message = jsonrpc.classify(parsed)
     except ProtocolError as exc:
         handler.send_error_json(400, jsonrpc.error(getattr(exc, "request_id", None), exc.to_error()))
         return
     session.touch()
     handler.send_empty(202)
     stream = session.get_standalone()
+    if isinstance(parsed, list):
+        replies = await batch.serve_batch(handler.core, parsed, version=session.version, session=session,
+                                          stream=stream)
+        if replies:
+            stream.send(replies)  # type: ignore[arg-type]  # a batch reply is one JSON array
+        return
     request = RequestContext(message, version=session.version, loop=asyncio.get_running_loop(),
                              session=session, stream=stream)
     if message.kind == jsonrpc.REQUEST:

@@ -25,6 +25,7 @@ from ..protocol import jsonrpc, versions
 from ..server.request import RequestContext
 from ..server.sessions import Session
 from ..server.streams import OutboundStream
+from . import batch
 from .base import (
     LAST_EVENT_ID_HEADER,
     MCP_PROTOCOL_VERSION_HEADER,
@@ -273,30 +274,11 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
                 "code": InvalidRequest.code, "message": "Session not found: initialize again"}))
             return
         version = session.version if session is not None else (header_version or versions.SESSIONLESS_DEFAULT)
-        if version not in (versions.V2024_11_05, versions.V2025_03_26):
-            self.send_error_json(400, jsonrpc.error(None, {
-                "code": InvalidRequest.code,
-                "message": f"JSON-RPC batches are not part of protocol {version} (removed in 2025-06-18); "
-                           "send one message per request"}))
+        refused = batch.refusal(version, items)
+        if refused is not None:
+            self.send_error_json(400, jsonrpc.error(None, refused))
             return
-        if not items:
-            self.send_error_json(400, jsonrpc.error(None, {
-                "code": InvalidRequest.code, "message": "Invalid Request: empty batch"}))
-            return
-        loop = asyncio.get_running_loop()
-        responses = []
-        for item in items:
-            try:
-                message = jsonrpc.classify(item)
-                if message.method == "initialize":
-                    raise InvalidRequest("initialize must not be part of a batch")
-            except ProtocolError as exc:
-                responses.append(jsonrpc.error(getattr(exc, "request_id", None), exc.to_error()))
-                continue
-            request = RequestContext(message, version=version, loop=loop, session=session)
-            reply = await self.core.dispatcher.handle(request)
-            if reply is not None:
-                responses.append(reply)
+        responses = await batch.serve_batch(self.core, items, version=version, session=session)
         if responses:
             self.send_json(200, responses)
         else:

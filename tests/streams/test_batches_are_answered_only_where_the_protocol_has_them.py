@@ -104,3 +104,20 @@ def test_a_batch_for_an_unknown_session_is_404() -> None:
         reply = Wire(url).post([{"jsonrpc": "2.0", "id": 1, "method": "ping"}], "no-such-session",
                                version="2025-03-26")
         assert reply.status == 404
+
+
+def test_a_legacy_sse_session_on_2024_11_05_gets_its_batch_answer_as_one_array_on_its_stream() -> None:
+    with serve(build()) as url:
+        wire = Wire(url)
+        events, endpoint = wire.legacy()
+        try:
+            init = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                    "params": {"protocolVersion": "2024-11-05", "capabilities": {},
+                               "clientInfo": {"name": "t", "version": "0"}}}
+            assert wire.legacy_post(endpoint, init).status == 202
+            events.until(lambda m: isinstance(m, dict) and m.get("id") == 0)
+            assert wire.legacy_post(endpoint, MIXED).status == 202
+            _, answers = events.until(lambda m: isinstance(m, list))
+            assert sorted(str(a["id"]) for a in answers) == ["None", "x1", "x2", "x3"]
+        finally:
+            events.close()

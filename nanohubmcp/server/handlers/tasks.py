@@ -53,6 +53,7 @@ async def create_task(core: ServerCore, request: RequestContext, tool: Tool, arg
     if not isinstance(task_params, dict):
         raise InvalidParams("tools/call params.task must be an object, e.g. {\"ttl\": 60000}")
     job = start_job(core, request, tool, arguments)
+    job.as_task = True
     ttl = task_params.get("ttl")
     if isinstance(ttl, (int, float)) and not isinstance(ttl, bool) and ttl > 0:
         job.ttl = min(float(ttl) / 1000.0, core.jobs.ttl)
@@ -88,7 +89,7 @@ async def tasks_result(core: ServerCore, request: RequestContext, params: dict[s
 async def tasks_list(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tasks/list``: the caller's own tasks, never anyone else's."""
     owner = request.session.id if request.session is not None else None
-    return {"tasks": [task_object(j) for j in core.jobs.owned_by(owner)]}
+    return {"tasks": [task_object(j) for j in core.jobs.owned_by(owner, tasks_only=True)]}
 
 
 async def tasks_cancel(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
