@@ -4,6 +4,7 @@
     python3 bench/run.py            # full run (~25 min): writes bench/results.md + bench/results/*.json
     python3 bench/run.py --quick    # smoke run (< 3 min): writes bench/results/quick.md
     python3 bench/run.py --only ours,legacy --rounds 1    # a subset (the ceiling is always kept)
+    python3 bench/run.py --render bench/results/run-<utc>.json --md /tmp/x.md   # tables from raw data
 
 It installs wrk (apt, when root) and the peers into bench/.venv-peers if they are missing, runs our
 server with the repository's .venv interpreter, pins servers to --server-cpu and itself plus wrk
@@ -57,6 +58,9 @@ def options(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--start-timeout", type=float, default=60.0)
     p.add_argument("--server-log", type=Path, help="append server output here (default: discarded)")
     p.add_argument(
+        "--render", type=Path, help="only re-render the markdown from this raw JSON (no measuring)"
+    )
+    p.add_argument(
         "--md", type=Path, help="markdown output (default bench/results.md; quick: results/quick.md)"
     )
     a = p.parse_args(argv)
@@ -76,6 +80,7 @@ async def measure(
         return procs.ServerProcess(p.argv(python), env.BENCH, a.server_cpu or None, a.server_log)
 
     out: dict[str, object] = {
+        "order": [e.name for e in entries],
         "processes": {
             p.key: {
                 "argv": p.argv({"ours": "../.venv/bin/python", "peers": ".venv-peers/bin/python"}),
@@ -137,6 +142,7 @@ async def measure(
             )
             await asyncio.sleep(1.0)
             out["rss_after_load_kib"] = {k: procs.rss_kib(s.pid) for k, s in servers.items()}
+            out["threads_after_load"] = {k: procs.threads(s.pid) for k, s in servers.items()}
         if "big" not in a.skip_set:
             big: dict[str, list[object]] = {e.name: [] for e in entries if e.big}
             for r in range(a.rounds):
@@ -179,6 +185,11 @@ async def measure(
 
 def main(argv: list[str] | None = None) -> int:
     a = options(argv)
+    if a.render:
+        raw = a.render.resolve()
+        a.md.write_text(report.render(json.loads(raw.read_text()), raw.relative_to(env.BENCH)))
+        log(f"wrote {a.md} from {raw.relative_to(env.REPO)}")
+        return 0
     env.ensure_wrk(log)
     python = {"ours": env.our_python(), "peers": env.peers_python(log)}
     if a.client_cpu:
@@ -188,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     data: dict[str, object] = {
         "date": started.isoformat(timespec="seconds"),
         "machine": env.describe(python["ours"], python["peers"]),
-        "command": "python3 bench/run.py " + " ".join(shlex.quote(x) for x in (argv or sys.argv[1:])),
+        "command": " ".join(["python3 bench/run.py", *(shlex.quote(x) for x in (argv or sys.argv[1:]))]),
         "settings": {
             k: getattr(a, k)
             for k in (

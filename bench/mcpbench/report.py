@@ -6,7 +6,14 @@ from pathlib import Path
 from typing import Any
 
 from . import stats, targets
-from .matrix import CEILING, OURS
+from .matrix import CEILING, ENTRIES, OURS
+
+
+def names(d: dict[str, Any], section: str = "entries") -> list[str]:
+    """Entry names in the matrix's order (the raw JSON's keys are sorted), present in ``section``."""
+    known = [e.name for e in ENTRIES]
+    order = d.get("order") or sorted(d["entries"], key=lambda n: known.index(n) if n in known else len(known))
+    return [n for n in order if n in d.get(section, {})]
 
 
 def _n(v: float | None, digits: int = 0) -> str:
@@ -63,7 +70,7 @@ def _header(d: dict[str, Any], raw: Path) -> list[str]:
 
 def _ratios(d: dict[str, Any]) -> list[str]:
     rows = []
-    for name in d["entries"]:
+    for name in names(d):
         c = d.get("coldstart", {}).get(stats.process_of(d, name), {}).get("median_ms")
         rows.append(
             [
@@ -98,7 +105,8 @@ def _ratios(d: dict[str, Any]) -> list[str]:
 
 def _versus(d: dict[str, Any]) -> list[str]:
     rows = []
-    for name, e in d["entries"].items():
+    for name in names(d):
+        e = d["entries"][name]
         if e["role"] != "peer":
             continue
         rows.append(
@@ -132,7 +140,7 @@ def _versus(d: dict[str, Any]) -> list[str]:
 
 def _load(d: dict[str, Any]) -> list[str]:
     rows = []
-    for name in d["entries"]:
+    for name in names(d):
         probe = d.get("probe", {}).get(name, {})
         row = [name]
         for k in d["settings"]["conc_list"]:
@@ -175,7 +183,7 @@ def _ms(us: float | None) -> float | None:
 
 def _memory(d: dict[str, Any]) -> list[str]:
     rows = []
-    for name in d["entries"]:
+    for name in names(d):
         key = stats.process_of(d, name)
         cs = d.get("coldstart", {}).get(key, {})
         rows.append(
@@ -185,7 +193,8 @@ def _memory(d: dict[str, Any]) -> list[str]:
                 " ".join(_n(x) for x in cs.get("runs_ms", [])),
                 _n((d.get("rss_idle_kib", {}).get(key) or 0) / 1024, 1),
                 _n((d.get("rss_after_load_kib", {}).get(key) or 0) / 1024, 1),
-                str(d.get("threads_idle", {}).get(key, "-")),
+                f"{d.get('threads_idle', {}).get(key, '-')} / "
+                f"{d.get('threads_after_load', {}).get(key, '-')}",
             ]
         )
     return [
@@ -198,7 +207,7 @@ def _memory(d: dict[str, Any]) -> list[str]:
                 "runs ms",
                 "RSS idle MiB",
                 "RSS after load MiB",
-                "threads idle",
+                "threads idle / after load",
             ],
             rows,
         ),
@@ -207,7 +216,8 @@ def _memory(d: dict[str, Any]) -> list[str]:
 
 def _big(d: dict[str, Any]) -> list[str]:
     rows = []
-    for name, runs in d.get("big", {}).items():
+    for name in names(d, "big"):
+        runs = d["big"][name]
         first = runs[0] if runs else {}
         rows.append(
             [
@@ -242,7 +252,8 @@ def _big(d: dict[str, Any]) -> list[str]:
 
 def _streams(d: dict[str, Any]) -> list[str]:
     rows = []
-    for name, s in d.get("streams", {}).items():
+    for name in names(d, "streams"):
+        s = d["streams"][name]
         if "error" in s:
             rows.append([name, s["error"]] + ["-"] * 9)
             continue
@@ -347,7 +358,7 @@ def render(d: dict[str, Any], raw: Path) -> str:
     lines += (
         _ratios(d) + _versus(d) + _load(d) + _memory(d) + _big(d) + _streams(d) + _kernel(d) + _commands(d)
     )
-    notes = [f"- **{n}**: {e['note']}" for n, e in d["entries"].items() if e.get("note")]
+    notes = [f"- **{n}**: {d['entries'][n]['note']}" for n in names(d) if d["entries"][n].get("note")]
     if notes:
         lines += ["## Entries", "", *notes, ""]
     return "\n".join(lines).rstrip() + "\n"
