@@ -244,3 +244,20 @@ def test_task_support_is_checked_at_registration() -> None:
     server = MCPServer("bad")
     with pytest.raises(RegistrationError, match="task_support"):
         server.add_tool(lambda: 1, name="x", description="x", task_support="always")
+
+
+def test_task_metadata_set_by_the_tool_travels_with_the_task() -> None:
+    server = MCPServer("metadata")
+
+    @server.async_tool()
+    def labelled(ctx: Context) -> str:
+        """Publishes metadata about its work."""
+        ctx.set_task_metadata(stage="fitting")
+        return "fitted"
+
+    with serve(server) as base:
+        wire = Wire(base + "mcp", caps=TASK_CAPS)
+        task_id = call(wire, "labelled")["taskId"]
+        done = wait_for(wire, task_id, "completed")
+    assert done["_meta"]["org.nanohub/stage"] == "fitting"
+    assert "io.modelcontextprotocol/serverInfo" in done["_meta"]

@@ -62,6 +62,7 @@ async def tools_call(core: ServerCore, request: RequestContext, params: dict[str
     if tool.background:
         if tasks_ok:
             job = tool_handlers.start_job(core, request, tool, arguments)
+            job.as_task = True
             request.extra[TASK_JOB] = job  # the job's asks wait for tasks/update
             track(core, job)
             return create_task_result(job)

@@ -101,6 +101,9 @@ def task_handle(job: jobmod.Job) -> dict[str, Any]:
     }
     if job.status_message:
         task["statusMessage"] = job.status_message
+    meta = job.request.extra.get("task_metadata") if job.request is not None else None
+    if meta:  # ctx.set_task_metadata(...)
+        task["_meta"] = dict(meta)
     return task
 
 
@@ -141,6 +144,7 @@ def enable_escalation(core: ServerCore, request: RequestContext, tool: Tool) -> 
             return False
         job = core.jobs.create(tool.name, None)
         job.request = request
+        job.as_task = True
         if message:
             job.status_message = message
         request.extra[TASK_JOB] = job  # from now on the call's asks wait for tasks/update
