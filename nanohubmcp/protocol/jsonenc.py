@@ -50,13 +50,19 @@ def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+_decoder = json.JSONDecoder(parse_constant=_no_constants)  # json.loads with a keyword builds one per call
+
+
 def loads(data: str | bytes) -> Any:
     """Parse strict JSON (no NaN/Infinity literals).
 
     Raises:
         ValueError: the text is not valid JSON (``json.JSONDecodeError`` or a constant).
+        UnicodeDecodeError: bytes that are not UTF-8.
     """
-    return json.loads(data, parse_constant=_no_constants)
+    if isinstance(data, (bytes, bytearray)):
+        data = data.decode("utf-8-sig" if data[:3] == b"\xef\xbb\xbf" else "utf-8")
+    return _decoder.decode(data)
 
 
 def pretty(value: Any) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 log = logging.getLogger("nanohubmcp")
@@ -28,28 +28,41 @@ class EventBus:
     """Publish/subscribe for in-process observers (notifier, notebook log, lab panel)."""
 
     def __init__(self) -> None:
-        self._subscribers: list[Callback] = []
+        self._subscribers: list[tuple[Callback, frozenset[str] | None]] = []
         self._lock = threading.Lock()
+        self._calls = False  # whether anyone wants call_started/call_finished
 
-    def subscribe(self, callback: Callback) -> Callable[[], None]:
-        """Call ``callback(event, data)`` for every event; returns a function that unsubscribes."""
+    def subscribe(self, callback: Callback, events: Iterable[str] | None = None) -> Callable[[], None]:
+        """Call ``callback(event, data)`` for ``events`` (default: every event).
+
+        Returns a function that unsubscribes.
+        """
+        entry = (callback, frozenset(events) if events is not None else None)
         with self._lock:
-            self._subscribers = [*self._subscribers, callback]
+            self._subscribers = [*self._subscribers, entry]
+            self._refresh()
 
         def unsubscribe() -> None:
             with self._lock:
-                self._subscribers = [cb for cb in self._subscribers if cb is not callback]
+                self._subscribers = [e for e in self._subscribers if e is not entry]
+                self._refresh()
 
         return unsubscribe
 
+    def _refresh(self) -> None:
+        self._calls = any(wanted is None or "call_started" in wanted or "call_finished" in wanted
+                          for _, wanted in self._subscribers)
+
     @property
     def active(self) -> bool:
-        """True when anyone listens (publishers may skip building event data otherwise)."""
-        return bool(self._subscribers)
+        """True when anyone listens to call events (the hot path skips building them otherwise)."""
+        return self._calls
 
     def emit(self, event: str, **data: Any) -> None:
-        """Deliver ``event`` to every subscriber."""
-        for callback in self._subscribers:  # a snapshot: the list is replaced, never mutated
+        """Deliver ``event`` to every subscriber that wants it."""
+        for callback, wanted in self._subscribers:  # a snapshot: the list is replaced, never mutated
+            if wanted is not None and event not in wanted:
+                continue
             try:
                 callback(event, data)
             except Exception:

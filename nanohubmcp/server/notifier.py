@@ -35,7 +35,7 @@ class Notifier:
         self.core = core
         self.loop = loop
         self.listeners: list[Callable[[str, dict[str, Any]], None]] = []
-        self._unsubscribe = core.bus.subscribe(self._on_event)
+        self._unsubscribe = core.bus.subscribe(self._on_event, events=_LIST_CHANGED)
 
     def close(self) -> None:
         """Stop listening to the registry."""

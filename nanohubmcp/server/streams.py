@@ -32,13 +32,16 @@ class OutboundStream:
         keep: how many recent messages to keep for replay.
     """
 
-    __slots__ = ("_buffer", "_seq", "closed", "done", "on_close", "on_hangup", "resumable", "sink", "stream_id")
+    __slots__ = ("_buffer", "_keep", "_seq", "closed", "done", "on_close", "on_hangup", "resumable", "sink",
+                 "stream_id")
 
     def __init__(self, stream_id: str, *, resumable: bool, keep: int = DEFAULT_KEEP) -> None:
         self.stream_id = stream_id
         self.resumable = resumable
         self._seq = 0
-        self._buffer: deque[tuple[str | None, dict[str, Any]]] = deque(maxlen=keep)
+        self._keep = keep
+        # Created on the first message: most POST streams never carry one (a JSON reply).
+        self._buffer: deque[tuple[str | None, dict[str, Any]]] | None = None
         self.sink: Sink | None = None
         self.done = False  # the final message (a response) has been sent
         self.closed = False
@@ -58,6 +61,8 @@ class OutboundStream:
             return
         event_id = self.next_id()
         if self.resumable or self.sink is None:
+            if self._buffer is None:
+                self._buffer = deque(maxlen=self._keep)
             self._buffer.append((event_id, message))
         if final:
             self.done = True
@@ -70,8 +75,8 @@ class OutboundStream:
         if last_event_id is not None:
             replay = self._after(last_event_id)
         elif not self.resumable:
-            replay = list(self._buffer)
-            self._buffer.clear()
+            replay = list(self._buffer or ())
+            self._buffer = None
         else:
             replay = []
         for event_id, message in replay:
@@ -83,7 +88,7 @@ class OutboundStream:
         except (IndexError, ValueError):
             return []
         out = []
-        for event_id, message in self._buffer:
+        for event_id, message in self._buffer or ():
             if event_id is not None and int(event_id.rsplit(".", 1)[1]) > seq:
                 out.append((event_id, message))
         return out
@@ -111,7 +116,7 @@ class OutboundStream:
             return
         self.closed = True
         self.sink = None
-        self._buffer.clear()
+        self._buffer = None
         if self.on_close is not None:
             callback, self.on_close = self.on_close, None
             callback()

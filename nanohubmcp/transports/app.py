@@ -24,8 +24,8 @@ def make_app(server: Any, config: TransportConfig) -> tornado.web.Application:
     prefix = re.escape(config.path_prefix)
     kwargs = {"server": server, "config": config}
     routes = [
+        (rf"{prefix}/mcp/?", StreamableHTTPHandler, kwargs),  # first: the hot route
         (rf"{prefix}/?", RootHandler, {**kwargs, "root": True}),
-        (rf"{prefix}/mcp/?", StreamableHTTPHandler, kwargs),
         (rf"{prefix}/sse/?", LegacySSEHandler, kwargs),
         (rf"{prefix}/messages/?", LegacyMessagesHandler, kwargs),
         (rf"{prefix}/tools/([^/]+)/?", RestToolHandler, kwargs),
