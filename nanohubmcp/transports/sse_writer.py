@@ -8,11 +8,11 @@ Streamable HTTP recommends it for every era).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from typing import Any
 
-import tornado.ioloop
 import tornado.iostream
 import tornado.web
 
@@ -43,7 +43,9 @@ class SSEWriter:
         self.started = False
         self.closed = False
         self._keepalive = keepalive
-        self._timer: tornado.ioloop.PeriodicCallback | None = None
+        self._loop = asyncio.get_running_loop()
+        self._timer: asyncio.TimerHandle | None = None
+        self._flush_due = False
         self.on_disconnect: Callable[[], None] | None = None
 
     def start(self, *, status: int = 200, priming_id: str | None = None) -> None:
@@ -58,30 +60,44 @@ class SSEWriter:
         h.set_header("X-Accel-Buffering", "no")
         if priming_id is not None:
             h.write(f"id: {priming_id}\nretry: {RETRY_MS}\ndata: \n\n".encode())
-        self._flush()
-        if self._keepalive > 0:
-            self._timer = tornado.ioloop.PeriodicCallback(self._ping, self._keepalive * 1000)
-            self._timer.start()
+        self._flush_soon()
+        self._arm_keepalive()
 
     def send(self, event_id: str | None, message: Any) -> None:
         """Write one message event (the stream must be started)."""
         if self.closed:
             return
         self.handler.write(frame(message, event_id))
-        self._flush()
+        self._flush_soon()
 
     def send_raw(self, data: bytes) -> None:
         """Write pre-framed bytes (the legacy ``endpoint`` event)."""
         if not self.closed:
             self.handler.write(data)
-            self._flush()
+            self._flush_soon()
+
+    # Keep-alive: one timer re-armed after each ping (cheaper than a PeriodicCallback per stream).
+    def _arm_keepalive(self) -> None:
+        if self._keepalive > 0 and not self.closed:
+            self._timer = self._loop.call_later(self._keepalive, self._ping)
 
     def _ping(self) -> None:
+        self._timer = None
         if not self.closed:
             self.handler.write(b": ping\n\n")
-            self._flush()
+            self._flush_soon()
+            self._arm_keepalive()
+
+    # Writes made in one loop iteration (headers, progress, the result) leave in one send.
+    def _flush_soon(self) -> None:
+        if not self._flush_due:
+            self._flush_due = True
+            self._loop.call_soon(self._flush)
 
     def _flush(self) -> None:
+        self._flush_due = False
+        if self.closed:
+            return
         future = self.handler.flush()
         future.add_done_callback(self._flushed)
 
@@ -100,7 +116,7 @@ class SSEWriter:
             callback()
 
     def finish(self) -> None:
-        """End the stream from our side."""
+        """End the stream from our side (pending writes go out with the terminator)."""
         self._stop_timer()
         if not self.closed:
             self.closed = True
@@ -111,5 +127,5 @@ class SSEWriter:
 
     def _stop_timer(self) -> None:
         if self._timer is not None:
-            self._timer.stop()
+            self._timer.cancel()
             self._timer = None
