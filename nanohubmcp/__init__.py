@@ -58,6 +58,8 @@ if TYPE_CHECKING:
     )
     from .server.components import Prompt, Resource, ResourceTemplate, Tool
     from .server.context import Context
+    from .server.modern.mrtr import InputRequired
+    from .server.skills import Skill
 
 _LAZY = {
     "MCPServer": ".facade",
@@ -66,6 +68,8 @@ _LAZY = {
     "Resource": ".server.components",
     "ResourceTemplate": ".server.components",
     "Prompt": ".server.components",
+    "Skill": ".server.skills",
+    "InputRequired": ".server.modern.mrtr",
     "tool": ".decorators",
     "async_tool": ".decorators",
     "resource": ".decorators",

@@ -23,6 +23,10 @@ Every exception the package raises on purpose derives from :class:`NanohubMCPErr
      │    └── ClientRequestTimeout
      └── RequestCancelled           the client cancelled the request being served
 
+One signal stands outside the tree on purpose: ``InputRequired`` (2026-07-28 multi round-trip,
+``server/modern/mrtr.py``) derives from ``BaseException`` like ``asyncio.CancelledError``, so a
+tool's own ``except Exception`` cannot swallow it; it is control flow, never reported as an error.
+
 Transports never build JSON-RPC error objects by hand: they call :func:`to_error_object`
 (and :func:`http_status_for` for the HTTP status the spec names for a code).
 

@@ -94,7 +94,6 @@ class MCPServer:
             session_idle_seconds=session_idle_seconds, job_ttl_seconds=job_ttl_seconds)
         modern_state.configure(self.core, state_secret=state_secret)
         self._runner: Any = None
-        self._notifier: Any = None
         self.public_url: str | None = None
 
     # -- identity ------------------------------------------------------------------------
@@ -330,8 +329,9 @@ class MCPServer:
 
     def resource_updated(self, uri: str) -> None:
         """Tell subscribed clients that the resource at ``uri`` changed (thread-safe)."""
-        if self._notifier is not None:
-            self._notifier.resource_updated(uri)
+        notifier = self.core.notifier
+        if notifier is not None:
+            notifier.resource_updated(uri)
 
     # -- serving -------------------------------------------------------------------------
     def make_app(self, *, path_prefix: str = "", public_url: str | None = None, allowed_origins: Any = None,

@@ -122,17 +122,11 @@ EARLIER_EXPORTS = [
     "ResourceTemplate", "Prompt", "ToolResult", "ResourceResult", "ResourceContent", "PromptResult",
     "Message", "TextContent", "ImageContent", "AudioContent", "ResourceLink", "EmbeddedResource", "Image",
     "Role", "CallToolResult", "ReadResourceResult", "GetPromptResult", "PromptMessage", "__version__",
+    "Skill", "InputRequired",
 ]
-LATER = {  # exported by 0.4.x, arriving with the issue that builds them
-    "Skill": "issue 4: SEP-2640 skills",
-    "InputRequired": "issue 4: 2026-07-28 multi-round-trip input requests",
-}
 
 
-@pytest.mark.parametrize("name", [
-    *EARLIER_EXPORTS,
-    *(pytest.param(name, marks=pytest.mark.xfail(reason=why, strict=True)) for name, why in LATER.items()),
-])
+@pytest.mark.parametrize("name", EARLIER_EXPORTS)
 def test_the_earlier_packages_exports_exist(name: str) -> None:
     assert name in nanohubmcp.__all__
     assert getattr(nanohubmcp, name) is not None

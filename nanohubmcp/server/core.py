@@ -18,6 +18,7 @@ from .client_requests import ClientRequests
 from .dispatcher import Dispatcher
 from .events import EventBus
 from .jobs import JobStore
+from .notifier import Notifier
 from .registry import Registry
 from .sessions import SessionStore
 
@@ -88,7 +89,27 @@ class ServerCore:
         self._executor = executor
         self._job_executor: Executor | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.notifier: Notifier | None = None
         self.completers: dict[tuple[str, str, str], Any] = {}
+
+    def attach(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Serve on ``loop``: change notifications are delivered there from now on.
+
+        Called by the runner, and by the first request when an application from
+        ``make_app()`` runs on an HTTP server of the user's own.
+        """
+        if self.loop is loop and self.notifier is not None:
+            return
+        if self.notifier is not None:
+            self.notifier.close()
+        self.loop = loop
+        self.notifier = Notifier(self, loop)
+
+    def detach(self) -> None:
+        """Stop delivering change notifications (the server stopped)."""
+        if self.notifier is not None:
+            self.notifier.close()
+        self.notifier = None
 
     # -- executors (created lazily: importing or constructing starts no threads) -------------
     @property

@@ -7,6 +7,7 @@ and no client mistake ever becomes a 500 with an HTML page.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -48,6 +49,10 @@ class BaseHandler(tornado.web.RequestHandler):
         self.server = server
         self.core = server.core
         self.config = config
+        if self.core.notifier is None:
+            # An application from make_app() served by the user's own HTTPServer: no runner
+            # attached the core, so the first request does (change notifications need a loop).
+            self.core.attach(asyncio.get_running_loop())
 
     # -- checks --------------------------------------------------------------------------
     def prepare(self) -> None:
@@ -68,7 +73,10 @@ class BaseHandler(tornado.web.RequestHandler):
     def options(self, *args: Any, **kwargs: Any) -> None:
         """CORS preflight for allowed origins (``prepare`` already refused the others)."""
         self.set_header("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
-        self.set_header("Access-Control-Allow-Headers", ALLOW_HEADERS)
+        # Tool parameters mirrored as Mcp-Param-<Name> headers (2026-07-28) have open-ended names.
+        asked = self.request.headers.get("Access-Control-Request-Headers", "")
+        params = [h.strip() for h in asked.split(",") if h.strip().lower().startswith("mcp-param-")]
+        self.set_header("Access-Control-Allow-Headers", ", ".join([ALLOW_HEADERS, *params]))
         self.set_header("Access-Control-Max-Age", "600")
         self.set_status(204)
         self.finish()

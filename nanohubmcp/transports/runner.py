@@ -29,7 +29,6 @@ import tornado.httpserver
 import tornado.netutil
 
 from ..errors import ConfigurationError
-from ..server.notifier import Notifier
 from .app import make_app
 from .config import TransportConfig
 
@@ -82,7 +81,6 @@ class Runner:
         self.port: int | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self._http: tornado.httpserver.HTTPServer | None = None
-        self._notifier: Notifier | None = None
         self._thread: threading.Thread | None = None
         self._stopped: asyncio.Event | None = None
         self._sweeper: asyncio.TimerHandle | None = None
@@ -98,7 +96,6 @@ class Runner:
         """Start serving on the current (running) loop."""
         self.loop = asyncio.get_running_loop()
         core = self.server.core
-        core.loop = self.loop
         self.port = sockets[0].getsockname()[1]
         app = make_app(self.server, self.config)
         self._http = tornado.httpserver.HTTPServer(
@@ -108,8 +105,7 @@ class Runner:
             body_timeout=None,  # enforced per request by BodyLimitMixin (cheaper)
         )
         self._http.add_sockets(sockets)
-        self._notifier = Notifier(core, self.loop)
-        self.server._notifier = self._notifier
+        core.attach(self.loop)
         self._stopped = asyncio.Event()
         self._schedule_sweep()
         core.bus.emit("server_started", url=self.server.url)
@@ -134,9 +130,7 @@ class Runner:
         self._http.stop()
         if self._sweeper is not None:
             self._sweeper.cancel()
-        if self._notifier is not None:
-            self._notifier.close()
-        self.server._notifier = None
+        self.server.core.detach()
         core = self.server.core
         core.close()
         core.bus.emit("server_stopped", url=self.server.url)

@@ -101,7 +101,7 @@ def test_each_stream_gets_only_its_own_kinds(served: tuple[MCPServer, Wire]) -> 
 
 def test_closing_the_stream_ends_the_subscription(served: tuple[MCPServer, Wire]) -> None:
     server, wire = served
-    notifier = server._notifier
+    notifier = server.core.notifier
     before = len(notifier.listeners)
     stream, _ = open_stream(wire, 21, toolsListChanged=True)
     assert len(notifier.listeners) == before + 1

@@ -97,7 +97,11 @@ async def run_tool(core: ServerCore, request: RequestContext, tool: Tool, argume
         if record:
             record.finish(False, "cancelled")
         raise
-    except Exception as exc:
+    except BaseException as exc:
+        if not isinstance(exc, Exception):  # InputRequired (2026 multi round-trip) and the like
+            if record:
+                record.finish(True, "input required")
+            raise
         if isinstance(exc, InvalidArguments) and core.invalid_arguments_as_protocol_error(request.version):
             if record:
                 record.finish(False, str(exc))

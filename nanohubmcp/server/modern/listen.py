@@ -113,7 +113,7 @@ async def subscriptions_listen(core: ServerCore, request: RequestContext,
             send(method, {"uri": data["uri"]})
 
     cleanups: list[Callable[[], None]] = []
-    notifier = getattr(core.facade, "_notifier", None)
+    notifier = core.notifier
     if notifier is not None and (wanted_lists or subscribed):
         notifier.listeners.append(on_change)
 
