@@ -4,8 +4,8 @@
  * Handshake (see `nanohubmcp/jupyter/comm.py`): the link opens a comm to the
  * kernel once the kernel is ready. Without `%load_ext nanohubmcp` the kernel
  * closes it at once ("not loaded"). On every load the kernel announces itself by
- * opening (and at once closing) a comm to the same target; the link then opens
- * its own. After a kernel restart the link opens a new comm once the new kernel
+ * opening (and at once closing) a comm to the same target, which
+ * {@link watchAnnouncements} receives; the link then opens its own. After a kernel restart the link opens a new comm once the new kernel
  * answers a kernel_info request.
  */
 import { ISessionContext } from '@jupyterlab/apputils';
@@ -30,6 +30,10 @@ export type LinkState =
   | 'not-loaded'
   | 'restarting'
   | 'connected';
+
+function delay(ms: number): Promise<void> {
+  return new Promise(resolve => window.setTimeout(resolve, ms));
+}
 
 export class KernelLink {
   /** Every message the kernel sends on the comm. */
@@ -59,6 +63,7 @@ export class KernelLink {
     if (this._context) {
       this._context.kernelChanged.disconnect(this._onKernelChanged, this);
       this._context.statusChanged.disconnect(this._onStatus, this);
+      this._context.connectionStatusChanged.disconnect(this._onConnection, this);
     }
     this._context = context;
     if (!context) {
@@ -68,6 +73,7 @@ export class KernelLink {
     }
     context.kernelChanged.connect(this._onKernelChanged, this);
     context.statusChanged.connect(this._onStatus, this);
+    context.connectionStatusChanged.connect(this._onConnection, this);
     this._setKernel(context.session?.kernel ?? null);
   }
 
@@ -101,10 +107,16 @@ export class KernelLink {
       this._dropComm();
       this._setState('no-kernel');
     } else if (this._restarted && (status === 'starting' || status === 'idle' || status === 'busy')) {
-      // The new kernel process is up (JupyterLab 4.6 may stay at "starting" until the next
-      // request): ask it for its info first, then open the comm.
       this._restarted = false;
-      void this._open(true);
+      void this._reopen();
+    }
+  }
+
+  private _onConnection(_: ISessionContext, status: Kernel.ConnectionStatus): void {
+    // After a restart the kernel status may stay "unknown" once the websocket is back.
+    if (status === 'connected' && this._restarted) {
+      this._restarted = false;
+      void this._reopen();
     }
   }
 
@@ -113,7 +125,6 @@ export class KernelLink {
       return;
     }
     if (this._kernel && !this._kernel.isDisposed) {
-      this._kernel.removeCommTarget(TARGET, this._onAnnounce);
       if (this._comm && !this._comm.isDisposed) {
         try {
           this._comm.close();
@@ -129,25 +140,56 @@ export class KernelLink {
       this._setState(this._context ? 'no-kernel' : 'no-notebook');
       return;
     }
-    kernel.registerCommTarget(TARGET, this._onAnnounce);
     this._setState('connecting');
     void this._open();
   }
 
-  /** The kernel announced a load: open our own comm unless one is open. */
-  private _onAnnounce = (): void => {
-    if (!this._comm || this._comm.isDisposed) {
+  /**
+   * `kernel` announced a `%load_ext nanohubmcp` (see {@link watchAnnouncements}):
+   * open our own comm when it is the followed kernel and none is open.
+   */
+  announced(kernel: Kernel.IKernelConnection): void {
+    if (kernel === this._kernel && (!this._comm || this._comm.isDisposed)) {
       void this._open();
     }
-  };
+  }
 
-  private async _open(afterRestart = false): Promise<void> {
+  /**
+   * After a restart: once the websocket is connected again and the new kernel
+   * answers a kernel_info request, open a comm. JupyterLab 4.6 may stay at
+   * "starting" until the next request, and a request sent while it reconnects
+   * can be dropped, hence the bounded retries (about 30 s in all).
+   */
+  private async _reopen(): Promise<void> {
+    const kernel = this._kernel;
+    for (let attempt = 0; attempt < 15; attempt++) {
+      if (!kernel || kernel !== this._kernel || kernel.isDisposed || this._comm) {
+        return;
+      }
+      if (kernel.connectionStatus === 'connected') {
+        const answered = await Promise.race([
+          kernel.requestKernelInfo().then(
+            () => true,
+            () => false
+          ),
+          delay(2000).then(() => false)
+        ]);
+        if (answered) {
+          return this._open();
+        }
+      } else {
+        await delay(500);
+      }
+    }
+  }
+
+  private async _open(): Promise<void> {
     const kernel = this._kernel;
     if (!kernel) {
       return;
     }
     try {
-      await (afterRestart ? kernel.requestKernelInfo() : kernel.info);
+      await kernel.info;
     } catch {
       return;
     }
@@ -200,4 +242,21 @@ export class KernelLink {
   private _state: LinkState = 'no-notebook';
   private _messageReceived = new Signal<this, PanelMessage>(this);
   private _stateChanged = new Signal<this, LinkState>(this);
+}
+
+/**
+ * Accept the kernel's load announcements on every notebook's kernel (not only
+ * the followed one, so that no kernel sees its announcement refused) and hand
+ * them to `onAnnounce`.
+ */
+export function watchAnnouncements(
+  context: ISessionContext,
+  onAnnounce: (kernel: Kernel.IKernelConnection) => void
+): void {
+  const register = (kernel: Kernel.IKernelConnection | null | undefined) => {
+    // The kernel closes the announcing comm itself: nothing to keep.
+    kernel?.registerCommTarget(TARGET, () => onAnnounce(kernel));
+  };
+  register(context.session?.kernel);
+  context.kernelChanged.connect((_, change) => register(change.newValue));
 }

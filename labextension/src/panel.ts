@@ -7,6 +7,7 @@
  */
 import { Clipboard } from '@jupyterlab/apputils';
 import { NotebookPanel } from '@jupyterlab/notebook';
+import { Kernel } from '@jupyterlab/services';
 import { refreshIcon } from '@jupyterlab/ui-components';
 import { Widget } from '@lumino/widgets';
 
@@ -89,6 +90,11 @@ export class MCPPanel extends Widget {
     this._link.attach(notebook ? notebook.sessionContext : null);
     this._reset();
     this._render();
+  }
+
+  /** A kernel announced `%load_ext nanohubmcp` (ignored unless it is the followed one). */
+  announced(kernel: Kernel.IKernelConnection): void {
+    this._link.announced(kernel);
   }
 
   /** Ask the kernel for a full snapshot again. */

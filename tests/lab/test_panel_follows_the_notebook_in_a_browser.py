@@ -51,18 +51,24 @@ def lab(wheel_jupyter_path: Path, tmp_path: Path) -> Iterator[LabServer]:
 
 @pytest.fixture
 def page(lab: LabServer) -> Iterator[Any]:
+    """A Chromium page; its console and the server's log are printed (shown when the test fails)."""
     if not CHROMIUM.exists():
         missing(f"{CHROMIUM} is missing (scripts/install-test-system-deps installs Debian's chromium)")
     from playwright.sync_api import sync_playwright
 
+    console: list[str] = []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
         try:
             context = browser.new_context(viewport={"width": 1360, "height": 860})
             context.set_default_timeout(WAIT_MS)
-            yield context.new_page()
+            page = context.new_page()
+            page.on("console", lambda message: console.append(f"{message.type}: {message.text[:300]}"))
+            yield page
         finally:
             browser.close()
+            print("---- browser console (last 60) ----", *console[-60:], sep="\n")
+            print("---- jupyter lab log (tail) ----", lab.log(), sep="\n")
 
 
 def call_tools(url: str, *calls: tuple[str, dict[str, Any]]) -> list[Any]:
@@ -149,6 +155,11 @@ def test_the_panel_shows_the_server_its_tools_and_live_calls(lab: LabServer, pag
     assert panel.locator(".jp-nanohub-mcp-tool code").all_inner_texts() == ["add", "divide"]
 
     # A kernel restart: "not loaded" until the cells run again, then live again.
+    page.evaluate(
+        "() => { const c = window.jupyterapp.shell.currentWidget.sessionContext;"
+        " c.statusChanged.connect((_, s) => console.log(`kernel status ${s}`));"
+        " c.connectionStatusChanged.connect((_, s) => console.log(`connection ${s}`)); }"
+    )
     page.evaluate(
         "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.restart()"
     )
