@@ -102,14 +102,16 @@ def test_each_stream_gets_only_its_own_kinds(served: tuple[MCPServer, Wire]) -> 
 def test_closing_the_stream_ends_the_subscription(served: tuple[MCPServer, Wire]) -> None:
     server, wire = served
     notifier = server.core.notifier
-    before = len(notifier.listeners)
+    # Earlier tests' streams may still be closing: follow this stream's own listener only.
+    before = {id(listener) for listener in notifier.listeners}
     stream, _ = open_stream(wire, 21, toolsListChanged=True)
-    assert len(notifier.listeners) == before + 1
+    mine = [listener for listener in notifier.listeners if id(listener) not in before]
+    assert len(mine) == 1
     stream.close()
     deadline = time.monotonic() + 5
-    while len(notifier.listeners) > before and time.monotonic() < deadline:
+    while mine[0] in notifier.listeners and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert len(notifier.listeners) == before
+    assert mine[0] not in notifier.listeners
 
 
 def test_task_status_needs_the_tasks_extension(served: tuple[MCPServer, Wire]) -> None:
