@@ -68,19 +68,25 @@ async def call_function(
     else:
         call = functools.partial(contextvars.copy_context().run, fn, **kwargs)
         awaitable = submit(loop, executor, call)
-    if not timeout:
-        value = await awaitable
-        return (await value) if inspect.isawaitable(value) else value
-    deadline = loop.time() + timeout
     try:
-        value = await asyncio.wait_for(awaitable, timeout)
-        if inspect.isawaitable(value):
-            value = await asyncio.wait_for(value, timeout)
-    except asyncio.TimeoutError:
-        if loop.time() < deadline:
-            raise  # the function's own TimeoutError (e.g. a client that did not answer in time)
-        raise ToolError(f"{what} did not finish within {timeout:g} s; it may still be running") from None
-    return value
+        if not timeout:
+            value = await awaitable
+            return (await value) if inspect.isawaitable(value) else value
+        deadline = loop.time() + timeout
+        try:
+            value = await asyncio.wait_for(awaitable, timeout)
+            if inspect.isawaitable(value):
+                value = await asyncio.wait_for(value, timeout)
+        except asyncio.TimeoutError:
+            if loop.time() < deadline:
+                raise  # the function's own TimeoutError (e.g. a client that did not answer in time)
+            raise ToolError(f"{what} did not finish within {timeout:g} s; it may still be running") from None
+        return value
+    except (SystemExit, KeyboardInterrupt) as exc:
+        # A function that calls sys.exit() (an argparse-based program, say) must not stop the
+        # server it runs in: report it as the call's failure instead.
+        detail = f"sys.exit({exc.code!r})" if isinstance(exc, SystemExit) else "KeyboardInterrupt"
+        raise ToolError(f"{what} tried to stop the program ({detail}); the server keeps running") from None
 
 
 def submit(loop: asyncio.AbstractEventLoop, executor: Executor, call: Callable[[], Any]) -> asyncio.Future[Any]:
