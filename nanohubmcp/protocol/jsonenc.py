@@ -41,9 +41,20 @@ def dumps(value: Any) -> str:
         return _fast_encoder.encode(_scrub(value))
 
 
+_ascii_encoder = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+
+
 def dumpb(value: Any) -> bytes:
-    """:func:`dumps`, UTF-8 encoded."""
-    return dumps(value).encode("utf-8")
+    """:func:`dumps`, UTF-8 encoded.
+
+    Text holding a lone surrogate (``"\\ud800"``, which a client may send and a tool echo) has no
+    UTF-8 form; it is then written with ``\\u`` escapes, which JSON allows.
+    """
+    text = dumps(value)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _ascii_encoder.encode(_scrub(value)).encode("ascii")
 
 
 def _no_constants(name: str) -> Any:

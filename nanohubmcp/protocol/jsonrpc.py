@@ -71,6 +71,8 @@ def parse_body(body: bytes | str) -> Any:
         return jsonenc.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ParseError(f"Parse error: {exc}") from None
+    except RecursionError:
+        raise ParseError("Parse error: the JSON is nested too deeply") from None
 
 
 def classify(obj: Any) -> Message:

@@ -110,13 +110,16 @@ class Tool:
         context_types: tuple[type, ...] = (),
     ) -> Tool:
         """Build a tool record from a function; raises ``RegistrationError`` naming the tool."""
+        if isinstance(fn, str):
+            raise RegistrationError(f"@tool was given the string {fn!r}: pass a name as @server.tool(name={fn!r})")
         if not callable(fn):
             raise RegistrationError(
                 f"@tool was given {fn!r}, which is not callable (did you forget the parentheses?)")
         tool_name = _callable_name(fn, "tool", name)
         if not TOOL_NAME.match(tool_name):
             raise RegistrationError(
-                f"tool '{tool_name}': names are 1-128 characters of letters, digits, '_', '-' and '.' (SEP-986)")
+                f"tool '{tool_name}': names are 1-128 ASCII letters, digits, '_', '-' and '.' (SEP-986); "
+                "pass name='...' to publish a Python function under such a name")
         signature = describe_function(fn, kind="tool", name=tool_name, context_types=context_types)
         schema = input_schema if input_schema else signature.input_schema
         if not isinstance(schema, dict) or schema.get("type") != "object":

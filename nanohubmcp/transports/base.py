@@ -36,6 +36,14 @@ BODY_TIMEOUT = 30.0
 """Seconds a client has to send a request body once its headers arrived (slowloris guard)."""
 
 
+def json_body_type(content_type: str | None) -> bool:
+    """True for an absent ``Content-Type`` or a JSON one (``application/json; charset=utf-8``)."""
+    if not content_type:
+        return True
+    kind = content_type.split(";", 1)[0].strip().lower()
+    return kind == "application/json" or kind.endswith("+json")
+
+
 class BaseHandler(tornado.web.RequestHandler):
     """Shared behaviour of all nanohubmcp routes.
 

@@ -18,7 +18,7 @@ from ..errors import InvalidArguments, ProtocolError
 from ..protocol import jsonrpc, versions
 from ..server.handlers import tools as tool_handlers
 from ..server.request import RequestContext
-from .base import BaseHandler, BodyLimitMixin
+from .base import BaseHandler, BodyLimitMixin, json_body_type
 
 REST_VERSION = versions.V2025_11_25
 
@@ -38,6 +38,9 @@ class RestToolHandler(BodyLimitMixin, BaseHandler):
         tool = self.core.registry.tools.get(name)
         if tool is None:
             self.send_error_json(404, {"error": f"Unknown tool: {name}"})
+            return
+        if not json_body_type(self.request.headers.get("Content-Type")):
+            self.send_error_json(415, {"error": "Send the arguments as JSON with 'Content-Type: application/json'"})
             return
         body = self.body()
         try:

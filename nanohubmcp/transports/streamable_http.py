@@ -32,6 +32,7 @@ from .base import (
     MCP_SESSION_ID_HEADER,
     BaseHandler,
     BodyLimitMixin,
+    json_body_type,
 )
 from .modern import ModernRequest, is_modern_request
 from .sse_writer import SSEWriter
@@ -53,14 +54,6 @@ def accepts(header: str | None, media: str) -> bool:
 def wants_sse(header: str | None) -> bool:
     """True when the client named ``text/event-stream`` itself (no Accept, or */*, gets JSON)."""
     return bool(header) and "text/event-stream" in header.lower()  # type: ignore[operator]
-
-
-def json_body_type(content_type: str | None) -> bool:
-    """True for an absent ``Content-Type`` or a JSON one (``application/json; charset=utf-8``)."""
-    if not content_type:
-        return True
-    kind = content_type.split(";", 1)[0].strip().lower()
-    return kind == "application/json" or kind.endswith("+json")
 
 
 class ResponseChannel:

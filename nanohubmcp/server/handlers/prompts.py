@@ -38,6 +38,9 @@ async def prompts_get(core: ServerCore, request: RequestContext, params: dict[st
     arguments = params.get("arguments") or {}
     if not isinstance(arguments, dict):
         raise InvalidParams("prompts/get params.arguments must be an object of argument names to strings")
+    wrong = sorted(k for k, v in arguments.items() if not isinstance(v, str))
+    if wrong:
+        raise InvalidParams(f"Prompt arguments are strings (MCP Server § Prompts); not: {', '.join(wrong)}")
     missing = [a["name"] for a in prompt.arguments if a.get("required") and a["name"] not in arguments]
     if missing:
         raise InvalidParams(f"Prompt '{name}' needs argument(s): {', '.join(missing)}")
