@@ -91,6 +91,7 @@ class ServerCore:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.notifier: Notifier | None = None
         self.completers: dict[tuple[str, str, str], Any] = {}
+        self.in_flight: set[Any] = set()  # RequestContexts being served (loop thread only)
 
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
         """Serve on ``loop``: change notifications are delivered there from now on.
@@ -158,7 +159,13 @@ class ServerCore:
         return {"name": self.name, "version": self.version}
 
     def close(self) -> None:
-        """Close sessions, cancel jobs and stop the worker pools (no new work is accepted)."""
+        """Close sessions, cancel jobs and stop the worker pools (no new work is accepted).
+
+        Every call still running is marked cancelled first, so a tool that checks
+        ``ctx.is_cancelled()`` can stop instead of holding the process open until it is done.
+        """
+        for request in list(self.in_flight):
+            request.cancel("the server is shutting down")
         self.sessions.close_all()
         self.jobs.cancel_all()
         for pool in (self._executor, self._job_executor):

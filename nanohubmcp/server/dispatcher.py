@@ -47,6 +47,8 @@ class Dispatcher:
         """Run a request's handler and build its response (result or error)."""
         message = request.message
         table = MODERN_METHODS if request.modern else HANDSHAKE_METHODS
+        in_flight = self.core.in_flight
+        in_flight.add(request)  # so shutdown can tell every running call (sessionless ones too)
         try:
             handler = table.get(message.method)  # type: ignore[arg-type]
             if handler is None:
@@ -57,6 +59,8 @@ class Dispatcher:
         except Exception as exc:
             log.exception("internal error while serving %s", message.method)
             return jsonrpc.error(message.id, to_error_object(exc))
+        finally:
+            in_flight.discard(request)
         if request.modern:
             result.setdefault("resultType", "complete")
         return jsonrpc.result(message.id, result)

@@ -37,6 +37,8 @@ log = logging.getLogger("nanohubmcp")
 BACKLOG = 1024
 IDLE_CONNECTION_TIMEOUT = 300.0
 SWEEP_SECONDS = 60.0
+DRAIN_SECONDS = 2.0
+"""On stop, how long running calls may take to answer before connections are closed."""
 
 
 def resolve_port(port: int | str | None) -> int:
@@ -86,6 +88,7 @@ class Runner:
         self._sweeper: asyncio.TimerHandle | None = None
         self._own_loop = False
         self.on_ready: Any = None
+        self._closing: tornado.httpserver.HTTPServer | None = None
 
     @property
     def running(self) -> bool:
@@ -134,9 +137,24 @@ class Runner:
         core = self.server.core
         core.close()
         core.bus.emit("server_stopped", url=self.server.url)
+        self._closing = self._http
         self._http = None
         if self._stopped is not None:
             self._stopped.set()
+
+    async def _drain(self) -> None:
+        """Give running calls a moment to answer (they were told to cancel), then close every
+        connection so no client is left waiting on a server that is gone."""
+        core = self.server.core
+        deadline = asyncio.get_running_loop().time() + DRAIN_SECONDS
+        while core.in_flight and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.05)
+        http, self._closing = self._closing, None
+        if http is not None:
+            try:
+                await asyncio.wait_for(http.close_all_connections(), DRAIN_SECONDS)
+            except asyncio.TimeoutError:
+                log.warning("some connections did not close within %s s", DRAIN_SECONDS)
 
     # -- blocking ------------------------------------------------------------------------
     def serve_forever(self) -> None:
@@ -153,7 +171,7 @@ class Runner:
                     pass  # not the main thread, or a platform without signals
             assert self._stopped is not None
             await self._stopped.wait()
-            await asyncio.sleep(0)
+            await self._drain()
 
         self._own_loop = True
         asyncio.run(main())
@@ -179,6 +197,7 @@ class Runner:
                 ready.set()
                 assert self._stopped is not None
                 await self._stopped.wait()
+                await self._drain()
 
             try:
                 loop.run_until_complete(main())
@@ -211,6 +230,9 @@ class Runner:
             running = None
         if running is loop:
             self._shutdown()
+            if not self._own_loop:
+                # Serving on a loop we do not own (a kernel's): finish the drain there.
+                loop.create_task(self._drain())
         else:
             done = threading.Event()
 
