@@ -22,11 +22,10 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
-import sys
 from collections.abc import Callable
 from typing import Any
 
+from . import serving
 from .errors import ConfigurationError, RegistrationError
 from .server.components import Prompt, Resource, ResourceTemplate, Tool, make_resource
 from .server.context import Context
@@ -346,15 +345,8 @@ class MCPServer:
 
     def _runner_for(self, host: str, port: int | None, path_prefix: str, public_url: str | None,
                     allowed_origins: Any, max_request_bytes: int, compat: dict[str, Any]) -> Any:
-        from .transports.config import TransportConfig
-        from .transports.runner import Runner, resolve_port
-
-        unknown = set(compat) - {"require_session_header", "require_route_headers"}
-        if unknown:
-            raise ConfigurationError(f"unknown run() option(s): {', '.join(sorted(unknown))}")
-        config = TransportConfig(path_prefix=path_prefix, public_url=public_url, allowed_origins=allowed_origins,
-                                 max_request_bytes=max_request_bytes)
-        return Runner(self, config, host, resolve_port(port))
+        return serving.make_runner(self, host, port, path_prefix, public_url, allowed_origins,
+                                   max_request_bytes, compat)
 
     def run(self, host: str | None = None, port: int | None = None, path_prefix: str = "", *,
             allowed_origins: Any = None, max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
@@ -379,12 +371,12 @@ class MCPServer:
         """
         options = {"path_prefix": path_prefix, "allowed_origins": allowed_origins,
                    "max_request_bytes": max_request_bytes, "public_url": public_url, **compat}
-        if _in_kernel():
+        if serving.in_kernel():
             from .jupyter.kernel_server import run_in_kernel
 
             run_in_kernel(self, host, port, quiet=quiet, **options)
             return
-        if _loop_running():
+        if serving.loop_running():
             self.start(host=host or "127.0.0.1", port=port, quiet=quiet, **options)
             return
         host = host or "0.0.0.0"
@@ -393,7 +385,7 @@ class MCPServer:
         self._runner = runner
         self.public_url = public_url
         if not quiet:
-            runner.on_ready = lambda: print(banner(self, host), flush=True)
+            runner.on_ready = lambda: print(serving.banner(self, host), flush=True)
         try:
             runner.serve_forever()
         finally:
@@ -421,7 +413,7 @@ class MCPServer:
             raise ConfigurationError('loop must be "thread" or "current"')
         self._runner = runner
         if not quiet:
-            print(banner(self, host), flush=True)
+            print(serving.banner(self, host), flush=True)
         return self
 
     def stop(self) -> None:
@@ -443,51 +435,4 @@ class MCPServer:
     @property
     def url(self) -> str | None:
         """The base URL clients use (the public URL when set), with a trailing slash."""
-        runner = self._runner
-        if runner is None or runner.port is None:
-            return None
-        if runner.config.public_url:
-            return runner.config.public_url
-        host = runner.host
-        if host in ("0.0.0.0", "", "::"):
-            host = "127.0.0.1"
-        if ":" in host:
-            host = f"[{host}]"
-        return f"http://{host}:{runner.port}{runner.config.path_prefix}/"
-
-
-def _loop_running() -> bool:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
-
-
-def _in_kernel() -> bool:
-    """True inside a Jupyter kernel (checked without importing IPython when it is not loaded)."""
-    if "ipykernel" not in sys.modules:
-        return False
-    from IPython import get_ipython
-
-    shell = get_ipython()
-    return shell is not None and getattr(shell, "kernel", None) is not None
-
-
-def banner(server: MCPServer, host: str) -> str:
-    """The startup text: address, counts and every endpoint's public URL."""
-    base = server.url or ""
-    reg = server.core.registry
-    lines = [
-        f"MCP Server '{server.name}' v{server.version} listening on {host}:{server.port}",
-        f"  Tools: {len(reg.tools)}",
-        f"  Resources: {len(reg.resources) + len(reg.templates)}",
-        f"  Prompts: {len(reg.prompts)}",
-        "Endpoints:",
-        f"  Streamable HTTP:      {base}mcp",
-        f"  SSE transport:        {base}sse",
-        f"  OpenAPI schema:       {base}openapi.json",
-        f"  MCP discovery:        {base}.well-known/mcp.json",
-        f"  Direct tool calls:    {base}tools/<name>",
-    ]
-    return "\n".join(lines)
+        return serving.base_url(self._runner)
