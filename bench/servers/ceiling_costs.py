@@ -63,7 +63,8 @@ def build(opts: argparse.Namespace) -> type[tornado.web.RequestHandler]:
                     if errors:
                         raise tornado.web.HTTPError(400)
                 if pool is not None:
-                    total = await asyncio.get_running_loop().run_in_executor(pool, lambda: args["a"] + args["b"])
+                    loop = asyncio.get_running_loop()
+                    total = await loop.run_in_executor(pool, lambda: args["a"] + args["b"])
                 else:
                     total = args["a"] + args["b"]
                 reply = {"jsonrpc": "2.0", "id": rid, "result": {
@@ -72,7 +73,7 @@ def build(opts: argparse.Namespace) -> type[tornado.web.RequestHandler]:
             self.finish(json.dumps(reply))
 
     if opts.stream_body:
-        Endpoint = tornado.web.stream_request_body(Endpoint)  # noqa: N806
+        Endpoint = tornado.web.stream_request_body(Endpoint)
     return Endpoint
 
 

@@ -2,8 +2,8 @@
 
 POST /mcp parses the body, checks the ``Mcp-Session-Id`` it handed out at ``initialize``, calls
 the tool and serialises a result shaped like the SDK's (``content`` plus ``structuredContent``
-for a number, a little more than nanohubmcp sends). No validation, no logging, no SSE framing. GET /mcp holds a
-``text/event-stream`` response open until the client leaves. Any server built on Tornado pays
+for a number, a little more than nanohubmcp sends). No validation, no logging, no SSE framing.
+GET /mcp holds a ``text/event-stream`` response open until the client leaves. Any server built on Tornado pays
 at least this much per request.
 """
 
