@@ -10,53 +10,23 @@ them. One reader thread owns the iopub socket; the shell socket is used only by 
 from __future__ import annotations
 
 import asyncio
-import json
-import os
 import queue
-import sys
 import threading
 import time
 from collections.abc import Coroutine
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, TypeVar
 
-from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import KernelManager
+from kernel_launch import HUB_VARS, KERNEL_NAME, kernel_environment, make_manager, write_kernel_spec
+
+__all__ = ["HUB_VARS", "KERNEL_NAME", "Cell", "LiveKernel", "kernel_environment", "make_manager",
+           "run_async", "server_url", "write_kernel_spec"]
 
 T = TypeVar("T")
 
-KERNEL_NAME = "nanohubmcp-test"
 STARTUP_TIMEOUT = 60.0
 CELL_TIMEOUT = 60.0
-HUB_VARS = ("SESSION", "SESSION_ID", "SESSIONDIR", "SESSION_DIR", "JPY_SESSION_NAME")
-
-
-def write_kernel_spec(directory: Path) -> Path:
-    """A kernelspec running this very interpreter (the venv's), in ``directory/<name>/``."""
-    spec_dir = directory / KERNEL_NAME
-    spec_dir.mkdir(parents=True, exist_ok=True)
-    spec = {
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "nanohubmcp tests",
-        "language": "python",
-    }
-    (spec_dir / "kernel.json").write_text(json.dumps(spec), encoding="utf-8")
-    return directory
-
-
-def kernel_environment(ipython_dir: Path, **extra: str) -> dict[str, str]:
-    """The test process's environment, isolated from the user's IPython profile and any hub session."""
-    env = {k: v for k, v in os.environ.items() if k not in HUB_VARS}
-    env["IPYTHONDIR"] = str(ipython_dir)
-    env.update(extra)
-    return env
-
-
-def make_manager(spec_dirs: Path) -> KernelManager:
-    """A KernelManager for the test kernelspec in ``spec_dirs``."""
-    specs = KernelSpecManager(kernel_dirs=[str(spec_dirs)], ensure_native_kernel=False)
-    return KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=specs)
 
 
 @dataclass

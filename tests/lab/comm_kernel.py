@@ -9,10 +9,7 @@ Every wait is bounded.
 from __future__ import annotations
 
 import ast
-import json
-import os
 import queue
-import sys
 import threading
 import time
 import uuid
@@ -20,37 +17,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from jupyter_client.kernelspec import KernelSpecManager
-from jupyter_client.manager import KernelManager
+from kernel_launch import kernel_environment, make_manager, write_kernel_spec
 
-KERNEL_NAME = "nanohubmcp-lab-test"
+__all__ = ["COMM_TYPES", "TARGET", "CommKernel", "write_kernel_spec"]
+
 TARGET = "nanohubmcp"
-HUB_VARS = ("SESSION", "SESSION_ID", "SESSIONDIR", "SESSION_DIR", "JPY_SESSION_NAME")
 COMM_TYPES = ("comm_open", "comm_msg", "comm_close")
-
-
-def write_kernel_spec(directory: Path) -> Path:
-    """A kernelspec running this very interpreter in ``directory/<name>/``; returns ``directory``."""
-    spec_dir = directory / KERNEL_NAME
-    spec_dir.mkdir(parents=True, exist_ok=True)
-    spec = {
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "nanohubmcp lab tests",
-        "language": "python",
-    }
-    (spec_dir / "kernel.json").write_text(json.dumps(spec), encoding="utf-8")
-    return directory
 
 
 class CommKernel:
     """A started kernel plus a client that speaks the panel's comm protocol."""
 
     def __init__(self, spec_dir: Path, ipython_dir: Path) -> None:
-        specs = KernelSpecManager(kernel_dirs=[str(spec_dir)], ensure_native_kernel=False)
-        self.manager = KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=specs)
-        env = {k: v for k, v in os.environ.items() if k not in HUB_VARS}
-        env["IPYTHONDIR"] = str(ipython_dir)
-        self.manager.start_kernel(env=env)
+        self.manager = make_manager(spec_dir)
+        self.manager.start_kernel(env=kernel_environment(ipython_dir))
         self.client = self.manager.client()
         self.client.start_channels()
         self.client.wait_for_ready(timeout=60)

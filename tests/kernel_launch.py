@@ -1,0 +1,43 @@
+"""Starting real test kernels: a kernelspec running this very interpreter (the venv's), an
+environment isolated from the user's IPython profile and any hub session, and a manager for it.
+Shared by tests/jupyter (LiveKernel), tests/lab (CommKernel) and tests/export."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+from jupyter_client.kernelspec import KernelSpecManager
+from jupyter_client.manager import KernelManager
+
+KERNEL_NAME = "nanohubmcp-test"
+HUB_VARS = ("SESSION", "SESSION_ID", "SESSIONDIR", "SESSION_DIR", "JPY_SESSION_NAME")
+
+
+def write_kernel_spec(directory: Path) -> Path:
+    """A kernelspec running this interpreter, in ``directory/<KERNEL_NAME>/``; returns ``directory``."""
+    spec_dir = directory / KERNEL_NAME
+    spec_dir.mkdir(parents=True, exist_ok=True)
+    spec = {
+        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+        "display_name": "nanohubmcp tests",
+        "language": "python",
+    }
+    (spec_dir / "kernel.json").write_text(json.dumps(spec), encoding="utf-8")
+    return directory
+
+
+def kernel_environment(ipython_dir: Path, **extra: str) -> dict[str, str]:
+    """The test process's environment, isolated from the user's IPython profile and any hub session."""
+    env = {k: v for k, v in os.environ.items() if k not in HUB_VARS}
+    env["IPYTHONDIR"] = str(ipython_dir)
+    env.update(extra)
+    return env
+
+
+def make_manager(spec_dirs: Path) -> KernelManager:
+    """A KernelManager for the test kernelspec in ``spec_dirs``."""
+    specs = KernelSpecManager(kernel_dirs=[str(spec_dirs)], ensure_native_kernel=False)
+    return KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=specs)
