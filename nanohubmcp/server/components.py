@@ -111,7 +111,9 @@ class Tool:
     ) -> Tool:
         """Build a tool record from a function; raises ``RegistrationError`` naming the tool."""
         if isinstance(fn, str):
-            raise RegistrationError(f"@tool was given the string {fn!r}: pass a name as @server.tool(name={fn!r})")
+            kind = "async_tool" if background else "tool"
+            raise RegistrationError(
+                f"@{kind} was given the string {fn!r}: pass a name as @server.{kind}(name={fn!r})")
         if not callable(fn):
             raise RegistrationError(
                 f"@tool was given {fn!r}, which is not callable (did you forget the parentheses?)")
@@ -329,6 +331,8 @@ class Prompt:
         context_types: tuple[type, ...] = (),
     ) -> Prompt:
         """Build a prompt record; raises ``RegistrationError`` naming the prompt."""
+        if isinstance(fn, str):
+            raise RegistrationError(f"@prompt was given the string {fn!r}: pass a name as @server.prompt(name={fn!r})")
         if not callable(fn):
             raise RegistrationError(
                 f"@prompt was given {fn!r}, which is not callable (did you forget the parentheses?)")

@@ -89,6 +89,10 @@ async def call_function(
         raise ToolError(f"{what} tried to stop the program ({detail}); the server keeps running") from None
 
 
+RUNNING: set[Any] = set()
+"""Pool calls not finished yet, process-wide (so a stopping program can say what it waits for)."""
+
+
 def submit(loop: asyncio.AbstractEventLoop, executor: Executor, call: Callable[[], Any]) -> asyncio.Future[Any]:
     """``loop.run_in_executor`` with one hand-over instead of two.
 
@@ -99,6 +103,7 @@ def submit(loop: asyncio.AbstractEventLoop, executor: Executor, call: Callable[[
     """
     future: asyncio.Future[Any] = loop.create_future()
     work = executor.submit(call)
+    RUNNING.add(work)
 
     def settle(done: Any) -> None:  # on the loop
         if future.cancelled():
@@ -110,6 +115,7 @@ def submit(loop: asyncio.AbstractEventLoop, executor: Executor, call: Callable[[
             future.set_result(done.result())
 
     def report(done: Any) -> None:  # on the worker thread (or here, if already done)
+        RUNNING.discard(done)
         try:
             loop.call_soon_threadsafe(settle, done)
         except RuntimeError:

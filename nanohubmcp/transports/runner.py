@@ -22,6 +22,7 @@ import logging
 import os
 import signal
 import socket
+import sys
 import threading
 from typing import Any
 
@@ -175,6 +176,7 @@ class Runner:
 
         self._own_loop = True
         asyncio.run(main())
+        _explain_exit_wait()
 
     # -- background thread ---------------------------------------------------------------
     def start_thread(self, timeout: float = 10.0) -> None:
@@ -250,3 +252,25 @@ class Runner:
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout)
             self._thread = None
+
+
+def _explain_exit_wait() -> None:
+    """After a blocking serve ends: say when Python will wait for tool calls still running.
+
+    A sync tool runs on a worker thread that cannot be interrupted; Python joins such threads
+    at exit. Rather than look hung after Ctrl-C, say so, and let a second Ctrl-C (or SIGTERM)
+    end the process at once.
+    """
+    from ..server.invoke import RUNNING
+
+    busy = sum(1 for call in list(RUNNING) if not call.done())
+    if not busy or threading.current_thread() is not threading.main_thread():
+        return
+    print(f"nanohubmcp: stopped; waiting for {busy} running tool call(s) to return "
+          "(they were told to cancel) - press Ctrl-C again to quit now", file=sys.stderr, flush=True)
+
+    def quit_now(signum: int, frame: Any) -> None:
+        os._exit(128 + signum)
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, quit_now)

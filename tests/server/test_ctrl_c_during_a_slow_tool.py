@@ -1,0 +1,64 @@
+"""Ctrl-C while a sync tool runs: the server stops at once, says it waits for the running call,
+and a second Ctrl-C ends the process without a traceback (a fresh-user trial saw a silent
+20 s wait, then a threading traceback on the second Ctrl-C)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+SCRIPT = """
+import sys, time
+from nanohubmcp import MCPServer
+server = MCPServer("slow")
+
+@server.tool()
+def slow() -> str:
+    '''Sleeps.'''
+    time.sleep(30)
+    return "late"
+
+server.run(host="127.0.0.1", port=0)
+"""
+
+
+def test_a_second_ctrl_c_quits_while_a_tool_still_runs(tmp_path: Path) -> None:
+    app = tmp_path / "app.py"
+    app.write_text(SCRIPT)
+    proc = subprocess.Popen([sys.executable, str(app)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        banner = proc.stdout.readline() if proc.stdout else ""
+        port = int(banner.rsplit(":", 1)[1])
+        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                           "params": {"name": "slow", "arguments": {}}}).encode()
+        request = urllib.request.Request(f"http://127.0.0.1:{port}/mcp", body, {"Content-Type": "application/json"})
+
+        def call() -> None:
+            try:
+                urllib.request.urlopen(request, timeout=40).read()
+            except OSError:
+                pass  # the connection closes with the server
+
+        threading.Thread(target=call, daemon=True).start()
+        time.sleep(1.0)
+        proc.send_signal(signal.SIGINT)
+        deadline = time.monotonic() + 10
+        said = ""
+        while "Ctrl-C again" not in said and time.monotonic() < deadline:
+            said += proc.stderr.readline() if proc.stderr else ""
+        assert "waiting for 1 running tool call(s)" in said, said
+        proc.send_signal(signal.SIGINT)
+        code = proc.wait(10)
+        assert code == 128 + signal.SIGINT
+        rest = proc.stderr.read() if proc.stderr else ""
+        assert "Traceback" not in rest and "Exception ignored" not in rest, rest
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
