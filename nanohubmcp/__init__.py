@@ -81,10 +81,12 @@ _LAZY = {
     "RegistrationError": ".errors",
     "ConfigurationError": ".errors",
     "ClientRequestError": ".errors",
-    **{name: ".protocol.content" for name in (
-        "Audio", "AudioContent", "CallToolResult", "EmbeddedResource", "GetPromptResult", "Image",
-        "ImageContent", "Message", "PromptMessage", "PromptResult", "ReadResourceResult", "ResourceContent",
-        "ResourceLink", "ResourceResult", "Role", "TextContent", "ToolResult")},
+    **dict.fromkeys(
+        ("Audio", "AudioContent", "CallToolResult", "EmbeddedResource", "GetPromptResult", "Image",
+         "ImageContent", "Message", "PromptMessage", "PromptResult", "ReadResourceResult", "ResourceContent",
+         "ResourceLink", "ResourceResult", "Role", "TextContent", "ToolResult"),
+        ".protocol.content",
+    ),
 }
 
 __all__ = sorted([*_LAZY, "__version__", "load_ipython_extension", "unload_ipython_extension",

@@ -1,10 +1,11 @@
 """Public content and result types, each able to give its exact MCP wire shape (``to_wire()``).
 
 Owns: the content blocks (``TextContent``, ``ImageContent``, ``AudioContent``, ``ResourceLink``,
-``EmbeddedResource``), the ``Image``/``Audio`` helpers, resource contents, prompt messages and the three
-result types (``ToolResult``, ``ResourceResult``, ``PromptResult``) with their 0.4.x aliases, (MIME sniffing lives in ``protocol.mime``,
-the result types in ``protocol.result_types``; both are re-exported here). Does not own: turning an arbitrary Python return value into a
-result (``nanohubmcp.server.results``), JSON encoding (``protocol.jsonenc``).
+``EmbeddedResource``), the ``Image``/``Audio`` helpers and resource contents. MIME sniffing lives in
+``protocol.mime`` and the result types (``ToolResult``, ``ResourceResult``, ``PromptResult``,
+``Message`` and their 0.4.x aliases) in ``protocol.result_types``; both are re-exported here. Does
+not own: turning an arbitrary Python return value into a result (``nanohubmcp.server.results``),
+JSON encoding (``protocol.jsonenc``).
 
 Constructors validate their inputs (``TypeError`` for a wrong kind of value, ``ValueError`` for a bad
 value); ``bytes`` given as image, audio or blob data are base64-encoded for you, and text given there must

@@ -4,7 +4,7 @@ A body parses to one :class:`Message` or a list of them (a batch). Envelope mist
 :class:`~nanohubmcp.errors.InvalidRequest` with a message that says what to fix; the id is
 kept on the exception when it could be read, so the error reply can carry it.
 
-Source: JSON-RPC 2.0 specification §§ 4–6; MCP 2025-11-25, Basic § Messages (ids MUST be a
+Source: JSON-RPC 2.0 specification §§ 4-6; MCP 2025-11-25, Basic § Messages (ids MUST be a
 string or integer, MUST NOT be null).
 """
 

@@ -36,7 +36,9 @@ def _callable_name(fn: Callable[..., Any], kind: str, name: str | None) -> str:
 
 
 def _is_coroutine(fn: Callable[..., Any]) -> bool:
-    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(getattr(fn, "__call__", None))
+    # A callable object whose __call__ is a coroutine function runs on the loop too.
+    call = type(fn).__dict__.get("__call__") if not inspect.isroutine(fn) else None
+    return inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(call)
 
 
 def _check_annotations(kind: str, name: str, annotations: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -68,7 +70,7 @@ class Tool:
     """A tool: a function the model can call (MCP Server § Tools).
 
     Attributes:
-        name: unique name, 1–128 of ``[A-Za-z0-9_.-]`` (SEP-986).
+        name: unique name, 1-128 of ``[A-Za-z0-9_.-]`` (SEP-986).
         fn: the Python callable; coroutine functions run on the event loop, others on the
             worker pool.
         input_schema / output_schema: JSON Schemas (2020-12).

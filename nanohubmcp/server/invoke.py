@@ -8,6 +8,7 @@ returns an awaitable has it awaited on the loop.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import functools
 import inspect
@@ -116,10 +117,8 @@ def submit(loop: asyncio.AbstractEventLoop, executor: Executor, call: Callable[[
 
     def report(done: Any) -> None:  # on the worker thread (or here, if already done)
         RUNNING.discard(done)
-        try:
+        with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits for this call any more
             loop.call_soon_threadsafe(settle, done)
-        except RuntimeError:
-            pass  # the loop closed: nobody waits for this call any more
 
     work.add_done_callback(report)
     future.add_done_callback(lambda f: work.cancel() if f.cancelled() else None)

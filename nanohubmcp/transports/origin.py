@@ -37,9 +37,9 @@ def origin_allowed(origin: str | None, config: TransportConfig) -> bool:
     normalized = origin.rstrip("/").lower()
     if normalized in config.extra_origins:
         return True
-    if isinstance(policy, (list, tuple, set, frozenset)):
-        if "*" in policy or normalized in {o.rstrip("/").lower() for o in policy}:
-            return True
+    if isinstance(policy, (list, tuple, set, frozenset)) and (
+            "*" in policy or normalized in {o.rstrip("/").lower() for o in policy}):
+        return True
     if origin == "null":
         return False
     parts = urlsplit(normalized)

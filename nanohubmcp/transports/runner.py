@@ -17,6 +17,7 @@ listen backlog, idle and body timeouts come from Tornado's ``HTTPServer``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import logging
 import os
@@ -166,10 +167,9 @@ class Runner:
             self._serve(sockets)
             loop = asyncio.get_running_loop()
             for sig in (signal.SIGINT, signal.SIGTERM):
-                try:
+                # Not possible off the main thread, or on a platform without signals.
+                with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
                     loop.add_signal_handler(sig, self._shutdown)
-                except (NotImplementedError, RuntimeError, ValueError):
-                    pass  # not the main thread, or a platform without signals
             assert self._stopped is not None
             await self._stopped.wait()
             await self._drain()

@@ -9,6 +9,7 @@ Streamable HTTP recommends it for every era).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -120,10 +121,8 @@ class SSEWriter:
         self._stop_timer()
         if not self.closed:
             self.closed = True
-            try:
+            with contextlib.suppress(RuntimeError, tornado.iostream.StreamClosedError):
                 self.handler.finish()
-            except (RuntimeError, tornado.iostream.StreamClosedError):
-                pass
 
     def _stop_timer(self) -> None:
         if self._timer is not None:

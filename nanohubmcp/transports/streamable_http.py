@@ -218,10 +218,7 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
             session, create = self._session(message)
         except _Replied:
             return
-        if session is not None:
-            version = session.version
-        else:
-            version = header_version or versions.SESSIONLESS_DEFAULT
+        version = session.version if session is not None else (header_version or versions.SESSIONLESS_DEFAULT)
         loop = asyncio.get_running_loop()
         if message.kind != jsonrpc.REQUEST:
             await self.core.dispatcher.handle(RequestContext(message, version=version, loop=loop, session=session))
