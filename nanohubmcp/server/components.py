@@ -166,11 +166,10 @@ class Tool:
         return wire
 
 
-@dataclass(eq=False)
-class Resource:
-    """A resource at a fixed URI (MCP Server § Resources)."""
+@dataclass(eq=False, kw_only=True)
+class _ResourceRecord:
+    """What resources and resource templates share: the function and the listing fields."""
 
-    uri: str
     fn: Callable[..., Any]
     name: str
     signature: Signature
@@ -180,35 +179,44 @@ class Resource:
     tags: frozenset[str] = frozenset()
     meta: dict[str, Any] | None = None
     annotations: dict[str, Any] | None = None
-    size: int | None = None
     is_coroutine: bool = False
+
+    def _wire_fields(self, wire: dict[str, Any], version: str) -> dict[str, Any]:
+        if self.description:
+            wire["description"] = self.description
+        if self.mime_type:
+            wire["mimeType"] = self.mime_type
+        if self.title and versions.at_least(version, versions.V2025_06_18):
+            wire["title"] = self.title
+        if self.annotations:
+            wire["annotations"] = self.annotations
+        if self.meta:
+            wire["_meta"] = self.meta
+        return wire
+
+
+@dataclass(eq=False, kw_only=True)
+class Resource(_ResourceRecord):
+    """A resource at a fixed URI (MCP Server § Resources)."""
+
+    uri: str
+    size: int | None = None
 
     def to_wire(self, version: str) -> dict[str, Any]:
         """The ``resources/list`` entry for ``version``."""
-        wire: dict[str, Any] = {"uri": self.uri, "name": self.name}
-        _common_resource_fields(self, wire, version)
+        wire = self._wire_fields({"uri": self.uri, "name": self.name}, version)
         if self.size is not None:
             wire["size"] = self.size
         return wire
 
 
-@dataclass(eq=False)
-class ResourceTemplate:
+@dataclass(eq=False, kw_only=True)
+class ResourceTemplate(_ResourceRecord):
     """A family of resources, ``{placeholder}`` one path segment each (RFC 6570 level 1)."""
 
     uri_template: str
-    fn: Callable[..., Any]
-    name: str
-    signature: Signature
     pattern: re.Pattern[str]
     variables: tuple[str, ...]
-    description: str | None = None
-    mime_type: str | None = None
-    title: str | None = None
-    tags: frozenset[str] = frozenset()
-    meta: dict[str, Any] | None = None
-    annotations: dict[str, Any] | None = None
-    is_coroutine: bool = False
 
     @property
     def uri(self) -> str:
@@ -222,22 +230,7 @@ class ResourceTemplate:
 
     def to_wire(self, version: str) -> dict[str, Any]:
         """The ``resources/templates/list`` entry for ``version``."""
-        wire: dict[str, Any] = {"uriTemplate": self.uri_template, "name": self.name}
-        _common_resource_fields(self, wire, version)
-        return wire
-
-
-def _common_resource_fields(rec: Resource | ResourceTemplate, wire: dict[str, Any], version: str) -> None:
-    if rec.description:
-        wire["description"] = rec.description
-    if rec.mime_type:
-        wire["mimeType"] = rec.mime_type
-    if rec.title and versions.at_least(version, versions.V2025_06_18):
-        wire["title"] = rec.title
-    if rec.annotations:
-        wire["annotations"] = rec.annotations
-    if rec.meta:
-        wire["_meta"] = rec.meta
+        return self._wire_fields({"uriTemplate": self.uri_template, "name": self.name}, version)
 
 
 def make_resource(

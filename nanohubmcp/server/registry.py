@@ -86,6 +86,16 @@ class _Table(Generic[T]):
         return page, (_encode_cursor(keys[end - 1]) if end < len(keys) else None)
 
 
+def list_result(table: _Table[Any], key: str, version: str, page_size: int | None,
+                params: dict[str, Any]) -> dict[str, Any]:
+    """A ``*/list`` result: ``{key: [...], nextCursor?}`` (MCP Server § Utilities § Pagination)."""
+    items, cursor = table.wire(version, page_size, params.get("cursor"))
+    result: dict[str, Any] = {key: items}
+    if cursor:
+        result["nextCursor"] = cursor
+    return result
+
+
 def _encode_cursor(key: str) -> str:
     return base64.urlsafe_b64encode(key.encode("utf-8")).decode("ascii")
 

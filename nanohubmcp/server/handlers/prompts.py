@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import InvalidParams, UnknownComponent
 from .. import results
 from ..invoke import CallRecord, build_kwargs, call_function, make_context
+from ..registry import list_result
 from ..request import RequestContext
 
 if TYPE_CHECKING:
@@ -20,11 +21,7 @@ MAX_COMPLETIONS = 100
 
 async def prompts_list(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``prompts/list``."""
-    items, cursor = core.registry.prompts.wire(request.version, core.list_page_size, params.get("cursor"))
-    result: dict[str, Any] = {"prompts": items}
-    if cursor:
-        result["nextCursor"] = cursor
-    return result
+    return list_result(core.registry.prompts, "prompts", request.version, core.list_page_size, params)
 
 
 async def prompts_get(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from ...errors import InvalidParams, ResourceNotFound
 from .. import results
 from ..components import ResourceTemplate
 from ..invoke import CallRecord, build_kwargs, call_function, make_context
+from ..registry import list_result
 from ..request import RequestContext
 
 if TYPE_CHECKING:
@@ -31,20 +32,12 @@ def _uri(params: dict[str, Any], method: str) -> str:
 
 async def resources_list(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``resources/list``."""
-    items, cursor = core.registry.resources.wire(request.version, core.list_page_size, params.get("cursor"))
-    result: dict[str, Any] = {"resources": items}
-    if cursor:
-        result["nextCursor"] = cursor
-    return result
+    return list_result(core.registry.resources, "resources", request.version, core.list_page_size, params)
 
 
 async def templates_list(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``resources/templates/list``."""
-    items, cursor = core.registry.templates.wire(request.version, core.list_page_size, params.get("cursor"))
-    result: dict[str, Any] = {"resourceTemplates": items}
-    if cursor:
-        result["nextCursor"] = cursor
-    return result
+    return list_result(core.registry.templates, "resourceTemplates", request.version, core.list_page_size, params)
 
 
 async def resources_read(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from .. import jobs as jobmod
 from .. import results
 from ..components import Tool
 from ..invoke import CallRecord, build_kwargs, call_function, make_context
+from ..registry import list_result
 from ..request import RequestContext
 
 if TYPE_CHECKING:
@@ -28,11 +29,7 @@ log = logging.getLogger("nanohubmcp.tool")
 
 async def tools_list(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tools/list``: ``{tools: [...], nextCursor?}``."""
-    tools, cursor = core.registry.tools.wire(request.version, core.list_page_size, params.get("cursor"))
-    result: dict[str, Any] = {"tools": tools}
-    if cursor:
-        result["nextCursor"] = cursor
-    return result
+    return list_result(core.registry.tools, "tools", request.version, core.list_page_size, params)
 
 
 def error_result(text: str) -> dict[str, Any]:
