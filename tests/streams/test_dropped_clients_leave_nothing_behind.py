@@ -39,6 +39,9 @@ WARM_UP = 40
 PARALLEL = 8
 MAX_TRACED_GROWTH = 1_500_000  # bytes, for 600 cycles (a leaked handler per cycle would be far more)
 MAX_RSS_GROWTH = 24 * 1024 * 1024
+# An idle threaded server loop runs two tasks while it is measured: the runner's main coroutine and
+# the measuring coroutine itself. A handler still winding down after a drop is a third, for a moment.
+IDLE_TASKS = 2
 
 
 def build() -> MCPServer:
@@ -178,7 +181,7 @@ def test_two_hundred_dropped_connections_of_each_kind_leave_no_residue() -> None
             readers = thread_kinds().get("test-sse-reader", 0)
 
             def quiet(counts: Counts) -> bool:
-                return (counts.sessions == 2 and counts.in_flight == 0
+                return (counts.sessions == 2 and counts.in_flight == 0 and counts.tasks <= IDLE_TASKS
                         and counts.threads.get("test-sse-reader", 0) <= readers)
 
             run_cycles(wire, WARM_UP, calls_session, get_session)
@@ -192,7 +195,7 @@ def test_two_hundred_dropped_connections_of_each_kind_leave_no_residue() -> None
             assert after.in_flight == 0, f"calls still in flight: {after}"
             assert after.threads == before.threads, f"threads: {before.threads} -> {after.threads}"
             assert after.threads.get("nanohubmcp-worker", 0) <= server.core.workers
-            assert after.tasks <= before.tasks, f"asyncio tasks: {before.tasks} -> {after.tasks}"
+            assert after.tasks <= before.tasks <= IDLE_TASKS, f"asyncio tasks: {before.tasks} -> {after.tasks}"
             # The calls' session keeps at most MAX_STREAMS resumable streams; the GET session one.
             assert after.streams <= MAX_STREAMS + 1, f"streams: {before.streams} -> {after.streams}"
             assert after.traced - before.traced < MAX_TRACED_GROWTH, \
