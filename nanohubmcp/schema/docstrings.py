@@ -13,8 +13,6 @@ import logging
 import re
 from dataclasses import dataclass, field
 
-import docstring_parser
-
 log = logging.getLogger(__name__)
 
 _PARAM_WORDS = (
@@ -50,6 +48,10 @@ def read_docstring(doc: str | None) -> DocInfo:
 
 
 def _parameter_texts(text: str) -> dict[str, str]:
+    if not _may_describe_parameters(text):
+        return {}
+    import docstring_parser  # noqa: PLC0415 - loaded only for docstrings that can carry parameter sections
+
     try:
         parsed = docstring_parser.parse(text)
     except docstring_parser.ParseError as exc:  # pragma: no cover - auto style absorbs per-style failures
@@ -63,6 +65,13 @@ def _parameter_texts(text: str) -> dict[str, str]:
         for name in param.arg_name.split(","):
             found.setdefault(name.strip().lstrip("*"), param.description.strip())
     return found
+
+
+def _may_describe_parameters(text: str) -> bool:
+    """Whether ``text`` has what every parameter style needs: a Google ``Args:`` header or reST
+    ``:param`` field (a colon), an Epydoc ``@param`` or a NumPy section rule (dashes).
+    Most tool docstrings are a sentence or two and need no parser."""
+    return ":" in text or "@" in text or "--" in text
 
 
 def _without_parameter_sections(text: str) -> str:

@@ -264,7 +264,9 @@ def _parameter_types(
 ) -> dict[str, Any]:
     """``{parameter: type}`` from annotations, then per-argument, then function type comments."""
     annotated = type_hints(target, extra) if inspect.isfunction(target) else _annotations_of(signature)
-    comments = read_type_comments(target) if inspect.isfunction(target) else None
+    # Type comments only fill in what annotations leave out; reading them means reading the source.
+    unannotated = any(name not in annotated for name in signature.parameters)
+    comments = read_type_comments(target) if unannotated and inspect.isfunction(target) else None
     from_comments: dict[str, str] = {}
     if comments is not None:
         if comments.arguments is not None:

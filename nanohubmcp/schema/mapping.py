@@ -19,8 +19,8 @@ import datetime as dt
 import enum
 import pathlib
 import types
+import sys
 import typing
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -44,8 +44,20 @@ _FORMATTED: dict[type, tuple[str | None, Callable[[type], co.Coercer]]] = {
     # rarely carry (and jsonschema enforces it only when rfc3339-validator is installed).
     # The coercion (time.fromisoformat) still refuses a bad value with a clear message.
     dt.time: (None, co.from_isoformat),
-    uuid.UUID: ("uuid", lambda kind: co.by_call(kind, "UUID")),
 }
+_UUID_FORMAT: tuple[str, Callable[[type], co.Coercer]] = ("uuid", lambda kind: co.by_call(kind, "UUID"))
+
+
+def _formatted(base: type) -> tuple[str | None, Callable[[type], co.Coercer]] | None:
+    """The string ``format`` and coercer for date/time and UUID classes (and subclasses)."""
+    for kind, found in _FORMATTED.items():
+        if issubclass(base, kind):
+            return found
+    # uuid is not imported for this: an annotation can only name uuid.UUID once uuid is loaded.
+    uuid = sys.modules.get("uuid")
+    if uuid is not None and issubclass(base, uuid.UUID):
+        return _UUID_FORMAT
+    return None
 
 
 @dataclass(frozen=True)
@@ -108,9 +120,10 @@ class TypeMapper:
             return _enum(base)
         if base in (bytes, bytearray):
             return Mapped({"type": "string", "contentEncoding": "base64"}, co.from_base64(base))
-        for kind, (fmt, make) in _FORMATTED.items():
-            if issubclass(base, kind):
-                return Mapped({"type": "string", "format": fmt} if fmt else {"type": "string"}, make(base))
+        formatted = _formatted(base)
+        if formatted is not None:
+            fmt, make = formatted
+            return Mapped({"type": "string", "format": fmt} if fmt else {"type": "string"}, make(base))
         if issubclass(base, pathlib.PurePath):
             return Mapped({"type": "string"}, co.by_call(base, "path"))
         if typing.is_typeddict(base) or dataclasses.is_dataclass(base) or _is_namedtuple(base):

@@ -7,8 +7,9 @@ schema without ``$schema`` is read as Draft 2020-12 (the MCP default). JSON sema
 apply: ``true`` is not an integer, ``5.0`` is.
 
 Validation is on the hot path: each validator is compiled once, ``is_valid`` runs first and
-violations are collected only on failure. jsonschema is imported only when needed: a schema we
-generated ourselves (``trusted``) that the fast path covers never loads it until a call fails.
+violations are collected only on failure. Schemas we generated ourselves (``trusted``) are
+compiled on a tool's first call, and jsonschema is imported only when needed: such a schema that
+the fast path covers never loads it until a call fails.
 That matters: with Jupyter's optional format checkers installed, ``import jsonschema`` costs
 seconds (it builds a parser grammar for RFC 3987 at import time).
 
@@ -18,7 +19,7 @@ argument errors); JSON Schema 2020-12 Core and Validation.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from nanohubmcp.errors import RegistrationError
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
 _ABSENT = object()
+_UNCOMPILED = object()
 
 
 class ArgumentValidator:
@@ -53,11 +55,20 @@ class ArgumentValidator:
         self._schema = schema
         self._kind = kind
         self._name = name
-        self._fast = compile_fast(schema) if isinstance(schema, dict) else None
+        self._fast: Callable[[Any], bool] | None | object = _UNCOMPILED
+        self._drop_null: frozenset[str] = frozenset()
         self._validator_cache: Validator | None = None
-        if not trusted or self._fast is None:
+        # A trusted schema is compiled on its first call, so serving starts without compiling the
+        # schemas of tools nobody calls; any other schema is checked here, at registration.
+        if not trusted:
             self._validator_cache = _compile(schema, f"{kind} {name!r}", "input schema")
-        self._drop_null = _null_rejecting_optionals(self, schema, f"{kind} {name!r}")
+            self._prepare()
+
+    def _prepare(self) -> None:
+        fast = compile_fast(self._schema) if isinstance(self._schema, dict) else None
+        # _fast last: a concurrent first call sees either nothing prepared or everything.
+        self._drop_null = _null_rejecting_optionals(self, fast, self._schema, f"{self._kind} {self._name!r}")
+        self._fast = fast
 
     @property
     def _validator(self) -> Validator:
@@ -85,6 +96,8 @@ class ArgumentValidator:
                 ``Invalid arguments for tool 'add': arguments.b: 'x' is not of type 'number'``;
                 ``.errors`` holds the lines.
         """
+        if self._fast is _UNCOMPILED:
+            self._prepare()
         if arguments is None:
             arguments = {}
         if (
@@ -93,7 +106,8 @@ class ArgumentValidator:
             and any(arguments.get(key, _ABSENT) is None for key in self._drop_null)
         ):
             arguments = {k: v for k, v in arguments.items() if v is not None or k not in self._drop_null}
-        if (self._fast is not None and self._fast(arguments)) or self._validator.is_valid(arguments):
+        fast = self._fast
+        if (fast is not None and fast(arguments)) or self._validator.is_valid(arguments):  # type: ignore[operator]
             return arguments
         raise invalid_arguments(self._kind, self._name, _violations(self._validator, arguments, "arguments"))
 
@@ -204,7 +218,9 @@ def _has_nested_id(node: Any, *, top: bool = False) -> bool:
     return False
 
 
-def _null_rejecting_optionals(owner: ArgumentValidator, schema: dict[str, Any], label: str) -> frozenset[str]:
+def _null_rejecting_optionals(
+    owner: ArgumentValidator, fast: Callable[[Any], bool] | None, schema: dict[str, Any], label: str
+) -> frozenset[str]:
     """Optional properties whose schema refuses ``null`` (a given ``null`` is dropped).
 
     With the fast path (every subschema in the keyword set where Draft-07 and 2020-12 agree)
@@ -217,7 +233,7 @@ def _null_rejecting_optionals(owner: ArgumentValidator, schema: dict[str, Any], 
     required = schema.get("required")
     required = required if isinstance(required, list) else []
     optional = [name for name in properties if name not in required]
-    if owner._fast is not None:
+    if fast is not None:
         # compile_fast covers the whole schema, so each property subschema is in the safe set
         # and its answer equals jsonschema's.
         checks = {name: compile_fast(properties[name]) for name in optional}
