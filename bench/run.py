@@ -187,11 +187,12 @@ def main(argv: list[str] | None = None) -> int:
     a = options(argv)
     if a.render:
         raw = a.render.resolve()
-        a.md.write_text(report.render(json.loads(raw.read_text()), raw.relative_to(env.BENCH)))
-        log(f"wrote {a.md} from {raw.relative_to(env.REPO)}")
+        a.md.write_text(report.render(json.loads(raw.read_text()), _shown(raw, env.BENCH)))
+        log(f"wrote {a.md} from {_shown(raw, env.REPO)}")
         return 0
     env.ensure_wrk(log)
     python = {"ours": env.our_python(), "peers": env.peers_python(log)}
+    env.compile_bytecode(python["ours"])
     if a.client_cpu:
         os.sched_setaffinity(0, {int(c) for c in a.client_cpu.split(",")})
     processes, entries = select(a.only)
@@ -227,9 +228,14 @@ def main(argv: list[str] | None = None) -> int:
     raw = results / f"{'quick' if a.quick else 'run'}-{stamp}.json"
     raw.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
     a.md.parent.mkdir(parents=True, exist_ok=True)
-    a.md.write_text(report.render(data, raw.relative_to(env.BENCH)))
-    log(f"wrote {raw.relative_to(env.REPO)} and {a.md.relative_to(env.REPO)}")
+    a.md.write_text(report.render(data, _shown(raw, env.BENCH)))
+    log(f"wrote {_shown(raw, env.REPO)} and {_shown(a.md.resolve(), env.REPO)}")
     return 0
+
+
+def _shown(path: Path, base: Path) -> Path:
+    """``path`` relative to ``base`` when inside it (``--md``/``--render`` may point anywhere)."""
+    return path.relative_to(base) if path.is_relative_to(base) else path
 
 
 if __name__ == "__main__":

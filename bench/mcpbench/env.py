@@ -33,6 +33,17 @@ def our_python() -> str:
     return chosen
 
 
+def compile_bytecode(python: str) -> None:
+    """Write the ``.pyc`` files of our package, as installing a wheel does.
+
+    An editable install has none until a first run writes them, and none are ever written when
+    ``PYTHONDONTWRITEBYTECODE`` is set; cold starts would then time the compiler. The peers were
+    installed by pip, which compiled theirs.
+    """
+    code = "import compileall, os, nanohubmcp; compileall.compile_dir(os.path.dirname(nanohubmcp.__file__), quiet=1)"
+    subprocess.run([python, "-c", code], check=True, capture_output=True, timeout=300)
+
+
 def peers_python(log: Any = print) -> str:
     """The peers' interpreter, creating ``.venv-peers`` and installing the pinned peers if needed."""
     python = PEERS_VENV / "bin" / "python"
