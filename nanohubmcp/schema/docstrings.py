@@ -50,7 +50,7 @@ def read_docstring(doc: str | None) -> DocInfo:
 def _parameter_texts(text: str) -> dict[str, str]:
     if not _may_describe_parameters(text):
         return {}
-    import docstring_parser  # noqa: PLC0415 - loaded only for docstrings that can carry parameter sections
+    import docstring_parser  # loaded only for docstrings that can carry parameter sections
 
     try:
         parsed = docstring_parser.parse(text)

@@ -18,8 +18,8 @@ import dataclasses
 import datetime as dt
 import enum
 import pathlib
-import types
 import sys
+import types
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass

@@ -55,7 +55,7 @@ class ArgumentValidator:
         self._schema = schema
         self._kind = kind
         self._name = name
-        self._fast: Callable[[Any], bool] | None | object = _UNCOMPILED
+        self._fast: Callable[[Any], bool] | object | None = _UNCOMPILED
         self._drop_null: frozenset[str] = frozenset()
         self._validator_cache: Validator | None = None
         # A trusted schema is compiled on its first call, so serving starts without compiling the
