@@ -157,3 +157,21 @@ def test_a_malformed_filter_is_invalid_params(served: tuple[MCPServer, Wire], fi
     _, wire = served
     params = {} if filters is None else {"notifications": filters}
     assert wire.call("subscriptions/listen", params).error["code"] == -32602
+
+
+def test_a_graceful_server_stop_ends_each_stream_with_its_result() -> None:
+    """The listen request's result is sent only when the server closes the stream gracefully
+    (MCP 2026-07-28, Basic § Patterns § Subscriptions): stopping the server must send it, tagged
+    with the subscription id, and then end the stream."""
+    server = build()
+    with serve(server) as url:
+        wire = Wire(url + "mcp")
+        stream, _ = open_stream(wire, "sub-9", toolsListChanged=True)
+        server.stop()
+        last = stream.next(timeout=10)
+        assert last is not None, "the stream ended without the subscription's result"
+        assert last["id"] == "sub-9"
+        assert last["result"]["resultType"] == "complete"
+        assert last["result"]["_meta"][SUB] == "sub-9"
+        assert stream.next(timeout=5) is None
+        stream.close()
