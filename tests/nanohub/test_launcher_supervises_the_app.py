@@ -117,8 +117,13 @@ def test_ready_is_printed_only_once_the_port_answers(hub: Hub, launch: Start) ->
     app = hub.app("slow.py", "import time\n\ntime.sleep(2)\n" + GOOD_APP)
     run = launch(["--app", str(app), "--host", "127.0.0.1", "--port", str(port)], hub.env(session=False))
     deadline = time.monotonic() + 30
-    while refused(port) and time.monotonic() < deadline:
-        assert "MCP Server ready!" not in run.stdout
+    while time.monotonic() < deadline:
+        # Read stdout before probing the port: a refusal seen after the read proves the port did not
+        # answer when the text was read, so "ready" cannot be in it (probing first would race the launcher).
+        said = run.stdout
+        if not refused(port):
+            break
+        assert "MCP Server ready!" not in said
         assert run.proc.poll() is None, run.stderr
         time.sleep(0.02)
     assert run.wait_for("MCP Server ready!"), run.stderr
