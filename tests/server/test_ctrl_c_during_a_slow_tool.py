@@ -21,6 +21,7 @@ server = MCPServer("slow")
 @server.tool()
 def slow() -> str:
     '''Sleeps.'''
+    print("slow: running", flush=True)
     time.sleep(30)
     return "late"
 
@@ -46,7 +47,16 @@ def test_a_second_ctrl_c_quits_while_a_tool_still_runs(tmp_path: Path) -> None:
                 pass  # the connection closes with the server
 
         threading.Thread(target=call, daemon=True).start()
-        time.sleep(1.0)
+        # Ctrl-C only once the tool runs (a fixed pause lost that race on a loaded machine).
+        running = threading.Event()
+
+        def watch() -> None:
+            for line in proc.stdout or ():
+                if "slow: running" in line:
+                    running.set()
+
+        threading.Thread(target=watch, daemon=True).start()
+        assert running.wait(30), "the tool never started"
         proc.send_signal(signal.SIGINT)
         deadline = time.monotonic() + 10
         said = ""
