@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import time
+import threading
 import urllib.request
 from typing import Any
 
@@ -25,6 +25,7 @@ def rpc(base: str, method: str, params: dict[str, Any], session: str | None = No
 def test_a_job_sees_its_id_publishes_task_metadata_and_keeps_its_log() -> None:
     server = MCPServer("ctx")
     seen: dict[str, Any] = {}
+    published, release = threading.Event(), threading.Event()
 
     @server.async_tool()
     def work(ctx: Context) -> str:
@@ -33,15 +34,18 @@ def test_a_job_sees_its_id_publishes_task_metadata_and_keeps_its_log() -> None:
         ctx.info("started")
         seen.update(job=ctx.job_id, cancelled=ctx.cancel_event.is_set(), log=ctx.get_log_messages(),
                     meta=ctx.task_metadata)
-        time.sleep(0.3)
+        published.set()
+        release.wait(10)
         return "ok"
 
     with serve(server) as base:
         session, _ = rpc(base, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}})
         _, created = rpc(base, "tools/call", {"name": "work", "arguments": {}, "task": {"ttl": 60000}}, session)
         task_id = created["result"]["task"]["taskId"]
-        time.sleep(0.15)
+        # Ask while the job runs, once it has published its metadata (not after a fixed pause).
+        assert published.wait(10), "the job never started"
         _, got = rpc(base, "tasks/get", {"taskId": task_id}, session)
+        release.set()
     assert seen["job"] == task_id
     assert seen["cancelled"] is False
     assert seen["log"] == [{"level": "info", "message": "started"}]
