@@ -111,7 +111,7 @@ def wait_for(wire: Wire, task_id: str, *statuses: str, timeout: float = 10) -> d
 
 
 def test_an_async_tool_becomes_a_task_for_a_client_with_the_extension(tasks: Wire) -> None:
-    created = call(tasks, "slow", seconds=0.3)
+    created = call(tasks, "slow", seconds=1.0)  # long enough to be still working at the next request
     assert created["resultType"] == "task"
     assert set(created) >= {"taskId", "status", "createdAt", "lastUpdatedAt", "ttlMs", "pollIntervalMs"}
     assert created["status"] == "working"
@@ -119,7 +119,7 @@ def test_an_async_tool_becomes_a_task_for_a_client_with_the_extension(tasks: Wir
     assert "pollInterval" not in created
     assert get(tasks, created["taskId"])["status"] == "working"  # durable at once
     done = wait_for(tasks, created["taskId"], "completed")
-    assert done["result"]["content"] == [{"type": "text", "text": "slept 0.3"}]
+    assert done["result"]["content"] == [{"type": "text", "text": "slept 1.0"}]
     assert done["resultType"] == "complete"
     assert "requestState" not in done
     assert "error" not in done
