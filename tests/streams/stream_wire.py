@@ -14,6 +14,7 @@ import json
 import queue
 import socket
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -146,6 +147,29 @@ class Events:
                     got.append(event.json)
         except queue.Empty:
             return got
+
+    def collect(self, count: int, timeout: float = 10.0, quiet: float = 0.4) -> list[dict[str, Any]]:
+        """Wait (up to ``timeout``) for ``count`` messages, then keep any more arriving within ``quiet``.
+
+        For expected messages: unlike :meth:`quiet_for` alone, a slow arrival on a loaded machine is
+        waited for, and a surplus message still shows up in the list. Returns fewer than ``count``
+        only when the stream ended or time ran out.
+        """
+        got: list[dict[str, Any]] = []
+        deadline = time.monotonic() + timeout
+        while len(got) < count:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return got
+            try:
+                event = self.next(remaining)
+            except queue.Empty:
+                return got
+            if event is None:
+                return got
+            if event.data:
+                got.append(event.json)
+        return got + self.quiet_for(quiet)
 
     def close(self) -> None:
         """Drop the connection (the server sees the client go away)."""

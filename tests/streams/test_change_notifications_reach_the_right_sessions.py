@@ -51,14 +51,14 @@ def test_resource_updates_reach_only_the_subscriber_of_that_uri() -> None:
             assert "result" in wire.request("resources/subscribe", {"uri": "sensor://temperature"}, session_a)
             assert "result" in wire.request("resources/subscribe", {"uri": "sensor://humidity"}, session_b)
             server.resource_updated("sensor://temperature")
-            got_a = stream_a.quiet_for(0.4)
+            got_a = stream_a.collect(1)
             assert got_a == [{"jsonrpc": "2.0", "method": "notifications/resources/updated",
                               "params": {"uri": "sensor://temperature"}}]
             assert stream_b.quiet_for(0.1) == []
 
             # From another thread (a notebook cell), for B's URI.
             threading.Thread(target=server.resource_updated, args=("sensor://humidity",)).start()
-            assert [m["params"]["uri"] for m in stream_b.quiet_for(0.4)] == ["sensor://humidity"]
+            assert [m["params"]["uri"] for m in stream_b.collect(1)] == ["sensor://humidity"]
             assert stream_a.quiet_for(0.1) == []
 
             unsubscribed = wire.request("resources/unsubscribe", {"uri": "sensor://temperature"}, session_a)
@@ -94,24 +94,25 @@ def test_components_added_and_removed_while_serving_announce_list_changed_on_the
 
             threading.Thread(target=server.add_tool, args=(late_tool,)).start()
             for stream in (stream_a, stream_b):
-                assert methods(stream.quiet_for(0.4)) == ["notifications/tools/list_changed"]
+                assert methods(stream.collect(1)) == ["notifications/tools/list_changed"]
             tools = wire.request("tools/list", {}, session_a)["result"]["tools"]
             assert [t["name"] for t in tools] == ["late_tool"]
 
             assert server.remove_tool("late_tool") is True
             for stream in (stream_a, stream_b):
-                assert methods(stream.quiet_for(0.4)) == ["notifications/tools/list_changed"]
+                assert methods(stream.collect(1)) == ["notifications/tools/list_changed"]
             assert wire.request("tools/list", {}, session_a)["result"]["tools"] == []
 
             server.remove_resource("sensor://humidity")
-            assert methods(stream_a.quiet_for(0.4)) == ["notifications/resources/list_changed"]
+            assert methods(stream_a.collect(1)) == ["notifications/resources/list_changed"]
 
             @server.prompt()
             def late_prompt() -> str:
                 """Added while serving."""
                 return "hello"
 
-            assert methods(stream_b.quiet_for(0.4))[-1:] == ["notifications/prompts/list_changed"]
+            # B also holds the resources/list_changed sent above: two messages, the prompt one last.
+            assert methods(stream_b.collect(2))[-1:] == ["notifications/prompts/list_changed"]
         finally:
             stream_a.close()
             stream_b.close()
