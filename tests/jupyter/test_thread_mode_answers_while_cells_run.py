@@ -13,7 +13,7 @@ import time
 from typing import Any
 
 import pytest
-from kernels import LiveKernel, run_async, server_url
+from kernels import Cell, LiveKernel, run_async, server_url
 from support import mcp_client
 
 pytestmark = pytest.mark.slow
@@ -89,8 +89,9 @@ def test_main_and_async_tools_run_on_the_kernel_and_report_a_busy_kernel(kernel:
             idle = {
                 name: (await client.call_tool(name, {})).content[0].text for name in ("on_main", "on_loop")
             }
-            busy = kernel.submit("time.sleep(4)")
-            await asyncio.sleep(0.5)
+            # Call once the cell is surely running (a fixed pause could end before it started).
+            busy = kernel.submit("print('cell running', flush=True)\ntime.sleep(6)")
+            await asyncio.to_thread(kernel.wait_for_text, Cell(busy, "running"), "cell running")
             t0 = time.perf_counter()
             during = {name: await client.call_tool(name, {}) for name in ("on_main", "on_loop", "where")}
             elapsed = time.perf_counter() - t0
@@ -105,7 +106,7 @@ def test_main_and_async_tools_run_on_the_kernel_and_report_a_busy_kernel(kernel:
         assert result.is_error, name
         assert result.content[0].text.startswith(f"kernel busy: tool '{name}' could not start within 1 s")
     assert not seen["during"]["where"].is_error  # pool tools do not wait for the kernel
-    assert seen["elapsed"] < 3.5  # two 1 s timeouts plus a quick pool call, not the 4 s cell
+    assert seen["elapsed"] < 4.5  # two 1 s timeouts plus a quick pool call, not the 6 s cell
     assert seen["after"] == "MainThread"  # the skipped calls left nothing behind
 
 
