@@ -18,6 +18,7 @@ from support import serve
 from nanohubmcp import Context, MCPServer
 
 SEEN: dict[str, threading.Event] = {}
+RUNNING: dict[str, threading.Event] = {}  # set by sync_wait once it runs, for tags a test registered
 
 
 def build() -> MCPServer:
@@ -26,6 +27,8 @@ def build() -> MCPServer:
     @server.tool()
     def sync_wait(ctx: Context, tag: str) -> str:
         """Report progress, then wait (at most 10 s) until cancelled."""
+        if tag in RUNNING:
+            RUNNING[tag].set()
         ctx.report_progress(1, 10)
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
@@ -75,7 +78,7 @@ def test_closing_an_sse_response_cancels_the_call(url: str, tool: str) -> None:
 
 def test_closing_the_connection_of_a_json_answered_call_cancels_it(url: str) -> None:
     tag = "json-sync"
-    SEEN[tag] = threading.Event()
+    SEEN[tag], RUNNING[tag] = threading.Event(), threading.Event()
     wire = Wire(url)
     body, headers = wire.build("tools/call", {"name": "sync_wait", "arguments": {"tag": tag}},
                                accept="application/json")
@@ -84,7 +87,7 @@ def test_closing_the_connection_of_a_json_answered_call_cancels_it(url: str) -> 
     with socket.create_connection((parts.hostname, parts.port), timeout=5) as sock:
         sock.sendall(f"POST {parts.path} HTTP/1.1\r\nHost: {parts.netloc}\r\n{head}"
                      f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
-        time.sleep(0.3)  # the call is running; hang up before it answers
+        assert RUNNING[tag].wait(10), "the call never started"  # it runs: hang up before it answers
     assert SEEN[tag].wait(5), "the tool never saw the cancellation"
 
 
