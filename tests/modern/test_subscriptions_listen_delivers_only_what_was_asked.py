@@ -59,8 +59,15 @@ def open_stream(wire: Wire, request_id: Any, **filters: Any) -> tuple[Stream, di
     return stream, ack
 
 
-def drain(stream: Stream, seconds: float = 0.4) -> list[dict[str, Any]]:
+def drain(stream: Stream, expect: int = 0, seconds: float = 0.4) -> list[dict[str, Any]]:
+    """The first ``expect`` messages (each waited for up to 10 s, so a slow arrival on a loaded
+    machine is not missed), then whatever else arrives within ``seconds``."""
     out = []
+    while len(out) < expect:
+        message = stream.next(timeout=10)
+        if message is None:
+            return out  # ended, or silent for 10 s (a timed-out stream cannot be read again)
+        out.append(message)
     deadline = time.monotonic() + seconds
     while (left := deadline - time.monotonic()) > 0:
         message = stream.next(timeout=left)
@@ -90,7 +97,7 @@ def test_each_stream_gets_only_its_own_kinds(served: tuple[MCPServer, Wire]) -> 
         server.add_prompt(lambda: "p", name="added_prompt", description="Added while listening.")
         server.resource_updated("file:///project/config.json")
         server.resource_updated("file:///elsewhere")
-        got_tools, got_prompts, got_files = drain(tools), drain(prompts), drain(files)
+        got_tools, got_prompts, got_files = drain(tools, 1), drain(prompts, 1), drain(files, 1)
     assert got_tools == [{"jsonrpc": "2.0", "method": "notifications/tools/list_changed",
                           "params": {"_meta": {SUB: 11}}}]
     assert got_prompts == [{"jsonrpc": "2.0", "method": "notifications/prompts/list_changed",
@@ -102,10 +109,11 @@ def test_each_stream_gets_only_its_own_kinds(served: tuple[MCPServer, Wire]) -> 
 def test_closing_the_stream_ends_the_subscription(served: tuple[MCPServer, Wire]) -> None:
     server, wire = served
     notifier = server.core.notifier
-    # Earlier tests' streams may still be closing: follow this stream's own listener only.
-    before = {id(listener) for listener in notifier.listeners}
+    # Earlier tests' streams may still be closing: follow this stream's own listener only. Hold the
+    # earlier listeners themselves, not their ids: one freed meanwhile could hand its id to the new one.
+    before = list(notifier.listeners)
     stream, _ = open_stream(wire, 21, toolsListChanged=True)
-    mine = [listener for listener in notifier.listeners if id(listener) not in before]
+    mine = [listener for listener in notifier.listeners if all(listener is not old for old in before)]
     assert len(mine) == 1
     stream.close()
     deadline = time.monotonic() + 5
@@ -125,14 +133,17 @@ def test_task_status_needs_the_tasks_extension(served: tuple[MCPServer, Wire]) -
 def test_task_status_notifications_follow_a_task_to_its_end(served: tuple[MCPServer, Wire]) -> None:
     _, wire = served
     tasks = Wire(wire_url(wire), caps=TASK_CAPS)
-    task = tasks.call("tools/call", {"name": "job", "arguments": {"seconds": 0.5}}).result
+    # Long enough to be still running when the listen request arrives (a task that already ended
+    # gets no status notification: the client reads it with tasks/get).
+    task = tasks.call("tools/call", {"name": "job", "arguments": {"seconds": 2.0}}).result
     assert task["resultType"] == "task"
     stream = tasks.listen("subscriptions/listen", {"notifications": {"taskIds": [task["taskId"], "unknown"]}},
                           request_id=31)
     with stream:
         ack = stream.next(timeout=5)
         assert ack["params"]["notifications"] == {"taskIds": [task["taskId"]]}
-        done = stream.next(timeout=5)
+        done = stream.next(timeout=10)
+    assert done is not None, "no status notification for the task"
     assert done["method"] == "notifications/tasks"
     assert done["params"]["taskId"] == task["taskId"]
     assert done["params"]["status"] == "completed"
