@@ -163,10 +163,19 @@ async def test_the_official_client_hears_updates_and_list_changes(transport: str
             await a.subscribe_resource("sensor://temperature")
             server.resource_updated("sensor://temperature")
             await anyio.to_thread.run_sync(functools.partial(server.add_tool, greet, name="greet"))
-            await anyio.sleep(0.4)
+
+            def names(who: str) -> list[str]:
+                return [type(m).__name__ for m in heard[who]]
+
+            # Wait (up to 10 s; the asserts below then say what is missing) for the expected notifications
+            # rather than a fixed 0.4 s. Each stream is in order: once B heard list_changed, a misrouted
+            # update for B would have come first.
+            with anyio.move_on_after(10):
+                while not ({"ResourceUpdatedNotification", "ToolListChangedNotification"} <= set(names("A"))
+                           and "ToolListChangedNotification" in names("B")):
+                    await anyio.sleep(0.02)
             assert await b.list_tools()  # B still works
-    names_a = [type(m).__name__ for m in heard["A"]]
-    names_b = [type(m).__name__ for m in heard["B"]]
+    names_a, names_b = names("A"), names("B")
     assert "ResourceUpdatedNotification" in names_a
     assert "ResourceUpdatedNotification" not in names_b
     assert "ToolListChangedNotification" in names_a
