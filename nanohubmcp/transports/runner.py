@@ -266,11 +266,12 @@ def _explain_exit_wait() -> None:
     busy = sum(1 for call in list(RUNNING) if not call.done())
     if not busy or threading.current_thread() is not threading.main_thread():
         return
-    print(f"nanohubmcp: stopped; waiting for {busy} running tool call(s) to return "
-          "(they were told to cancel) - press Ctrl-C again to quit now", file=sys.stderr, flush=True)
 
     def quit_now(signum: int, frame: Any) -> None:
         os._exit(128 + signum)
 
+    # Handlers first: a Ctrl-C sent as soon as the message shows must already quit.
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, quit_now)
+    print(f"nanohubmcp: stopped; waiting for {busy} running tool call(s) to return "
+          "(they were told to cancel) - press Ctrl-C again to quit now", file=sys.stderr, flush=True)

@@ -4,6 +4,7 @@ and a second Ctrl-C ends the process without a traceback (a fresh-user trial saw
 
 from __future__ import annotations
 
+import io
 import json
 import signal
 import subprocess
@@ -12,6 +13,7 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 SCRIPT = """
 import sys, time
@@ -72,3 +74,36 @@ def test_a_second_ctrl_c_quits_while_a_tool_still_runs(tmp_path: Path) -> None:
         if proc.poll() is None:
             proc.kill()
             proc.wait(10)
+
+
+def test_the_second_ctrl_c_handler_is_in_place_before_the_message_asks_for_it(monkeypatch: Any) -> None:
+    # Regression: the message was printed before the handler was installed, so a second Ctrl-C sent
+    # as soon as the message showed (as the test above does) could hit Python's default handler and
+    # leave the process waiting for the tool at exit. The handler must already be there when the
+    # message is written.
+    from concurrent.futures import Future
+
+    from nanohubmcp.server import invoke
+    from nanohubmcp.transports import runner
+
+    monkeypatch.setattr(invoke, "RUNNING", {Future()})  # one pool call still running
+    handlers_at_write: list[Any] = []
+
+    class Stderr(io.StringIO):
+        def write(self, text: str) -> int:
+            handlers_at_write.append(signal.getsignal(signal.SIGINT))
+            return super().write(text)
+
+    stderr = Stderr()
+    monkeypatch.setattr(sys, "stderr", stderr)
+    saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        runner._explain_exit_wait()
+        installed = signal.getsignal(signal.SIGINT)
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
+    assert "press Ctrl-C again to quit now" in stderr.getvalue()
+    assert installed is not saved[signal.SIGINT]
+    assert handlers_at_write
+    assert all(handler is installed for handler in handlers_at_write), handlers_at_write
