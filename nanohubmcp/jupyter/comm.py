@@ -3,20 +3,38 @@
 The panel (``labextension/``) talks to the notebook's kernel over comms, which travel on the
 kernel websocket the notebook already uses, so they work behind nanoHUB's proxy with no server
 extension (``reference/labextension.md`` § Panel ↔ kernel). :func:`link` is called once per
-``%load_ext nanohubmcp``; outside a kernel (plain IPython) it does nothing.
+``%load_ext nanohubmcp``, :func:`unlink` once per unload, and :func:`follow` each time a cell's
+``server.run()`` starts a server (``kernel_server.run_in_kernel``); outside a kernel (plain
+IPython, scripts) they do nothing.
+
+What the panel shows, one server per kernel:
+
+- the ``%load_ext`` session (``KernelSession``), whenever there is one: it is the notebook's
+  main server, so a ``server.run()`` started meanwhile is remembered but does not take over;
+- otherwise the server the latest ``server.run()`` started. A re-run cell (a new ``MCPServer``
+  on the same port) re-binds the panel to the new server; ``server.stop()`` keeps it bound and
+  shows it stopped (``running`` false), until the next ``server.run()``;
+- ``%unload_ext`` falls back to that server if it still serves, else to nothing;
+- nothing: ``status`` says ``loaded`` false and the panel shows "not loaded". Servers started
+  with ``server.start()`` or ``MCPServer`` objects never run are not shown.
+
+The call log is the kernel's, not one server's: a switch keeps the calls recorded so far.
 
 Handshake:
 
-- the **panel opens** a comm to ``nanohubmcp`` when it attaches to a kernel. Without the
-  extension loaded, ipykernel closes it at once and the panel shows "not loaded";
-- the **kernel announces** itself on every load by opening a comm to the same target and
-  closing it at once (no state kept); a panel that hears it opens its own comm.
+- the **panel opens** a comm to ``nanohubmcp`` when it attaches to a kernel. Before the first
+  ``%load_ext`` or ``server.run()`` no target is registered: ipykernel closes the comm at once
+  and the panel shows "not loaded";
+- the **kernel announces** itself on every load, and on every ``server.run()`` the panel then
+  follows, by opening a comm to the same target and closing it at once (no state kept); a panel
+  that hears it opens its own comm (one that has a comm open already ignores it).
 
 Kernel → panel messages (``data`` of a ``comm_msg``; every one has a ``type``):
 
 - ``{"type": "status", "loaded", "name", "version", "running", "mode", "host", "port",
   "local_url", "public_url", "mcp_url", "hub", "hub_reason", "endpoints": [{"label", "url"}]}``
-  (``loaded`` false means the extension was unloaded; the other keys are then absent);
+  (``loaded`` false means there is no server to show; the other keys are then absent; a
+  ``server.run()`` server's ``mode`` is ``"thread"``);
 - ``{"type": "components", "tools": [{"name", "title", "description", "runs"}],
   "resources": [{"uri", "name", "description", "template"}], "prompts": [{"name",
   "description"}]}``;
@@ -32,11 +50,14 @@ and ``{"type": "clear"}`` (empties the log; every panel gets a ``reset``).
 When: call entries are sent in batches at most every :data:`FLUSH_DELAY` seconds from the loop
 that served them (the server's own thread by default, so the log stays live while a cell runs);
 status and components are sent once the kernel's loop is free again, i.e. when the cell that
-started the server or registered a tool has finished (then they are final).
+started the server or registered a tool has finished (then they are final). A load, or a
+``server.run()`` that changes what the panel follows, sends all three at once; an unload sends
+status and components once its cell is done (a ``%reload_ext`` shows no "not loaded" between).
 
-Cost: nothing is subscribed while no comm is open. With one open, every call lands in a bounded
-ring buffer (:data:`LOG_SIZE` calls; it outlives the comms, so a reloaded page sees the calls
-made while a panel listened). Comm sends from the server's thread are safe in ipykernel >= 6.20.
+Cost: nothing is subscribed while no comm is open (:func:`follow` only remembers the server).
+With one open, every call of the followed server lands in a bounded ring buffer
+(:data:`LOG_SIZE` calls; it outlives the comms, so a reloaded page sees the calls made while a
+panel listened). Comm sends from the server's thread are safe in ipykernel >= 6.20.
 """
 
 from __future__ import annotations
@@ -51,7 +72,7 @@ from typing import Any
 from .config import REBUILD_TRAITS
 from .display import endpoints
 
-__all__ = ["FLUSH_DELAY", "LOG_SIZE", "TARGET", "PanelLink", "link"]
+__all__ = ["FLUSH_DELAY", "LOG_SIZE", "TARGET", "PanelLink", "follow", "link", "unlink"]
 
 TARGET = "nanohubmcp"
 """Comm target name shared with ``labextension/src/protocol.ts``."""
@@ -69,13 +90,8 @@ def _in_kernel(shell: Any) -> bool:
     return getattr(shell, "kernel", None) is not None
 
 
-def link(shell: Any, session: Any) -> PanelLink | None:
-    """Serve the panel for ``session`` (a ``KernelSession``) in the kernel behind ``shell``.
-
-    Registers the comm target on the first call, re-binds open panels to ``session`` on the
-    next ones (``%reload_ext``), and announces the load to any panel. Returns the link, or
-    None outside a kernel or when ``comm`` is unusable (then nothing was changed).
-    """
+def _panel(shell: Any) -> PanelLink | None:
+    """The link of the kernel behind ``shell``, registering the comm target on first use."""
     if not _in_kernel(shell):
         return None
     panel = _LINKS.get(id(shell))
@@ -87,21 +103,68 @@ def link(shell: Any, session: Any) -> PanelLink | None:
             log.debug("nanohubmcp: no comm support in this kernel", exc_info=True)
             return None
         _LINKS[id(shell)] = panel
+    return panel
+
+
+def link(shell: Any, session: Any) -> PanelLink | None:
+    """Serve the panel for ``session`` (a ``KernelSession``) in the kernel behind ``shell``.
+
+    Registers the comm target on first use, re-binds open panels to ``session`` (also after
+    ``%reload_ext``, or from a ``server.run()`` server), and announces the load to any panel.
+    Returns the link, or None outside a kernel or when ``comm`` is unusable (then nothing was
+    changed).
+    """
+    panel = _panel(shell)
+    if panel is None:
+        return None
     panel.bind(session)
     panel.announce()
     return panel
 
 
+def unlink(shell: Any, session: Any) -> None:
+    """``%unload_ext``: stop following ``session``.
+
+    Open panels fall back to the latest ``server.run()`` server if it still serves, else they
+    hear ``loaded`` false, once the unloading cell is done. Does nothing outside a kernel or
+    when ``session`` is not the one followed.
+    """
+    panel = _LINKS.get(id(shell)) if _in_kernel(shell) else None
+    if panel is not None:
+        panel.release(session)
+
+
+def follow(shell: Any, served: Any) -> PanelLink | None:
+    """Show ``served`` (a ``kernel_server.Served``: ``.server``, ``.status()``) when no session leads.
+
+    Called by ``server.run()`` in a kernel: registers the comm target on first use and, unless
+    a ``%load_ext`` session is followed, re-binds open panels to ``served`` and announces it to
+    any panel. Subscribes to nothing while no panel listens. Returns the link, or None outside
+    a kernel or when ``comm`` is unusable.
+    """
+    panel = _panel(shell)
+    if panel is None:
+        return None
+    if panel.offer(served):
+        panel.announce()
+    return panel
+
+
 class PanelLink:
-    """Open panel comms of one kernel, the session they watch, and the call log.
+    """Open panel comms of one kernel, the server they watch, and the call log.
 
     Args:
         shell: the kernel's ``InteractiveShell``.
+
+    Attributes:
+        session: the ``%load_ext`` ``KernelSession``, or None.
+        served: the latest ``server.run()`` server (``kernel_server.Served``), or None.
     """
 
     def __init__(self, shell: Any) -> None:
         self.shell = shell
         self.session: Any = None
+        self.served: Any = None
         self.calls: collections.deque[dict[str, Any]] = collections.deque(maxlen=LOG_SIZE)
         self._comms: list[Any] = []
         self._lock = threading.RLock()
@@ -173,6 +236,11 @@ class PanelLink:
                     break
 
     # -- which session and server --------------------------------------------------------
+    @property
+    def subject(self) -> Any:
+        """What the panel shows: :attr:`session`, else :attr:`served`, else None."""
+        return self.session if self.session is not None else self.served
+
     def bind(self, session: Any) -> None:
         """Watch ``session`` from now on (a new ``%load_ext``); open panels get a snapshot."""
         with self._lock:
@@ -182,14 +250,44 @@ class PanelLink:
                 self._watch()
         self._send_snapshot()
 
+    def offer(self, served: Any) -> bool:
+        """Remember ``served``; watch it unless a session leads. True when the panel follows it."""
+        with self._lock:
+            self.served = served
+            if self.session is not None:
+                return False
+            self._unwatch()
+            if self._comms:
+                self._watch()
+        self._send_snapshot()
+        return True
+
+    def release(self, session: Any) -> None:
+        """Stop watching ``session`` (unload): fall back to :attr:`served` if it serves, else nothing."""
+        with self._lock:
+            if session is None or self.session is not session:
+                return
+            self._unwatch()
+            self.session = None
+            if self.served is not None and not self.served.server.running:
+                self.served = None
+            if self._comms:
+                self._watch()
+            self._dirty.update(("status", "components"))
+        self._schedule_state()  # once the cell is done: a %reload_ext binds the new session first
+
     def _watch(self) -> None:
-        """Subscribe to the session's server and settings (lock held; comms are open)."""
-        session = self.session
-        if session is None or (self._unsubscribe is not None and self._server is session.server):
+        """Subscribe to the followed server, and a session's settings (lock held; comms are open)."""
+        subject = self.subject
+        if subject is None or (self._unsubscribe is not None and self._server is subject.server):
             return
         self._unwatch()
-        self._server = session.server
+        self._server = subject.server
         unsubscribe_events = self._server.events.subscribe(self._on_event)
+        if subject is not self.session:
+            self._unsubscribe = unsubscribe_events
+            return
+        session = subject
         # A change of name/version/instructions rebuilds the server: follow it to the new one.
         session.config.observe(self._on_rebuild, names=list(REBUILD_TRAITS))
 
@@ -322,15 +420,11 @@ class PanelLink:
         self._broadcast([self._status_message(), self._components_message(), self._calls_message(reset=True)],
                         comms)
 
-    def _loaded(self) -> bool:
-        from .extension import current
-
-        return self.session is not None and current(self.shell) is self.session
-
     def _status_message(self) -> dict[str, Any]:
-        if not self._loaded():
+        subject = self.subject
+        if subject is None:
             return {"type": "status", "loaded": False}
-        status = self.session.status()
+        status = subject.status()
         for key in ("tools", "resources", "prompts"):
             status.pop(key, None)
         base = status.get("public_url")
@@ -338,10 +432,11 @@ class PanelLink:
         return {"type": "status", "loaded": True, **status}
 
     def _components_message(self) -> dict[str, Any]:
-        if not self._loaded():
+        subject = self.subject
+        if subject is None:
             return {"type": "components", "tools": [], "resources": [], "prompts": []}
-        runs = {t["name"]: t["runs"] for t in self.session.status()["tools"]}
-        registry = self.session.server.core.registry
+        runs = {t["name"]: t["runs"] for t in subject.status()["tools"]}
+        registry = subject.server.core.registry
         return {
             "type": "components",
             "tools": [

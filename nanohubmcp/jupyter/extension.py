@@ -65,6 +65,7 @@ def unload(shell: Any) -> None:
     attachment = _ATTACHED.pop(id(shell), None)
     if attachment is not None:
         attachment.detach()
+        comm.unlink(shell, attachment.session)  # the panel falls back to a server.run() server, or "not loaded"
 
 
 def current(shell: Any = None) -> KernelSession | None:

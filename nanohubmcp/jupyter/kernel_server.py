@@ -9,10 +9,15 @@ first, so the port is not "already in use" by the notebook's own older server.
 
 Only servers started through :func:`run_in_kernel` are replaced; the ``%%mcp_tool`` session's
 server and servers started with ``server.start()`` are never stopped behind the user's back.
+
+The JupyterLab panel shows the latest server started here when the notebook has no
+``%load_ext nanohubmcp`` session (:func:`nanohubmcp.jupyter.comm.follow`, which subscribes to
+nothing until a panel listens).
 """
 
 from __future__ import annotations
 
+import sys
 import threading
 import weakref
 from typing import Any
@@ -20,7 +25,7 @@ from typing import Any
 from ..transports.runner import resolve_port
 from .display import StatusView, first_line
 
-__all__ = ["KERNEL_HOST", "run_in_kernel"]
+__all__ = ["KERNEL_HOST", "Served", "run_in_kernel"]
 
 KERNEL_HOST = "127.0.0.1"
 """Default interface inside a kernel (``design/rulings.md`` § Jupyter and packaging)."""
@@ -60,6 +65,25 @@ def _status(server: Any, host: str, hub: Any = None) -> dict[str, Any]:
         + [t.uri_template for t in registry.templates.values()],
         "prompts": [p.name for p in registry.prompts.values()],
     }
+
+
+class Served:
+    """A server :func:`run_in_kernel` started, as the notebook's status and the panel show it.
+
+    Args:
+        server: the ``MCPServer``.
+        host: the interface it was asked to bind.
+        hub: the nanoHUB view found when it started (None when ``public_url`` was given).
+    """
+
+    def __init__(self, server: Any, host: str, hub: Any = None) -> None:
+        self.server = server
+        self.host = host
+        self.hub = hub
+
+    def status(self) -> dict[str, Any]:
+        """A ``KernelSession.status()``-shaped snapshot (mode ``"thread"``; no cells)."""
+        return _status(self.server, self.host, self.hub)
 
 
 def run_in_kernel(
@@ -106,12 +130,25 @@ def run_in_kernel(
                              **{**options, "public_url": hub.public_url})
         # Keyed by the bound port, so `run(port=0)` followed by `run(port=<that port>)` replaces too.
         _BY_PORT[server.port] = weakref.ref(server)
+    served = Served(server, host, hub)
+    _tell_the_panel(served)
     if not quiet:
-        _show(server, host, hub)
+        _show(served)
     return server
 
 
-def _show(server: Any, host: str, hub: Any = None) -> None:
+def _tell_the_panel(served: Served) -> None:
+    """Let the JupyterLab panel follow ``served`` (inside a kernel; elsewhere nothing happens)."""
+    if "ipykernel" not in sys.modules:  # called outside a kernel: no IPython import, no panel
+        return
+    from IPython import get_ipython
+
+    from . import comm
+
+    comm.follow(get_ipython(), served)
+
+
+def _show(served: Served) -> None:
     from IPython.display import display
 
-    display(StatusView(_status(server, host, hub)))
+    display(StatusView(served.status()))
