@@ -5,6 +5,9 @@ Events (name → keyword data):
 - ``tools_changed`` / ``resources_changed`` / ``prompts_changed``: ``name`` of the component.
 - ``call_started``: ``call_id``, ``method``, ``name``, ``session_id``, ``started`` (``time.time()``).
 - ``call_finished``: the same plus ``duration_ms`` and ``ok`` (bool) and ``error`` (str or None).
+  A ``tools/call`` refused before the tool ran (unknown tool, arguments that break its schema)
+  publishes its ``call_started`` and ``call_finished`` together, ``ok`` false; ``name`` is the
+  name the client sent (None when it sent none).
 - ``server_started`` / ``server_stopped``: ``url``.
 
 Callbacks run on the publisher's thread, in subscription order; a failing callback is logged

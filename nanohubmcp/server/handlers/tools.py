@@ -37,15 +37,35 @@ def error_result(text: str) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": text}], "isError": True}
 
 
-def lookup_tool(core: ServerCore, params: dict[str, Any]) -> Tool:
-    """The tool named by ``params.name``; raises -32602 for a missing, malformed or unknown name."""
+def lookup_tool(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> Tool:
+    """The tool named by ``params.name``; raises -32602 for a missing, malformed or unknown name.
+
+    A refused call is still published to call observers (``call_finished`` with ``ok`` false), so
+    the notebook log and the lab panel show calls that never reached a function.
+    """
     name = params.get("name")
     if not isinstance(name, str) or not name:
+        _refused(core, request, None, "tools/call needs params.name, the tool's name as a string")
         raise InvalidParams("tools/call needs params.name, the tool's name as a string")
     tool = core.registry.tools.get(name)
     if tool is None:
+        _refused(core, request, name, f"Unknown tool: {name}")
         raise UnknownComponent(f"Unknown tool: {name}")
     return tool
+
+
+def refuse_arguments(core: ServerCore, request: RequestContext, tool: Tool, exc: InvalidArguments) -> dict[str, Any]:
+    """Answer arguments that break the tool's input schema, per version: a -32602 error (raised)
+    where the client's version wants one, else an ``isError`` result (MCP 2025-11-25, SEP-1303)."""
+    _refused(core, request, tool.name, str(exc))
+    if core.invalid_arguments_as_protocol_error(request.version):
+        raise InvalidParams(str(exc), {"errors": exc.errors}) from None
+    return error_result(str(exc))
+
+
+def _refused(core: ServerCore, request: RequestContext, name: str | None, error: str) -> None:
+    if core.bus.active:
+        CallRecord(core, request, "tools/call", name).finish(False, error)
 
 
 def call_arguments(params: dict[str, Any]) -> dict[str, Any]:
@@ -60,14 +80,12 @@ def call_arguments(params: dict[str, Any]) -> dict[str, Any]:
 
 async def tools_call(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tools/call``: run the tool and answer a ``CallToolResult`` (or a task / job handle)."""
-    tool = lookup_tool(core, params)
+    tool = lookup_tool(core, request, params)
     arguments = call_arguments(params)
     try:
         arguments = tool.validator.validate(arguments)
     except InvalidArguments as exc:
-        if core.invalid_arguments_as_protocol_error(request.version):
-            raise InvalidParams(str(exc), {"errors": exc.errors}) from None
-        return error_result(str(exc))
+        return refuse_arguments(core, request, tool, exc)
     task = params.get("task")
     if task is not None and not request.modern:
         from .tasks import create_task

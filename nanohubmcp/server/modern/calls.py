@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from ...errors import InvalidArguments, InvalidParams
+from ...errors import InvalidArguments
 from ..handlers import prompts as prompt_handlers
 from ..handlers import resources as resource_handlers
 from ..handlers import tools as tool_handlers
@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
 async def tools_call(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tools/call`` → ``CallToolResult``, ``input_required``, or a task handle."""
-    tool = tool_handlers.lookup_tool(core, params)
+    tool = tool_handlers.lookup_tool(core, request, params)
     arguments = tool_handlers.call_arguments(params)
     support = task_support(tool)
     if support == "required":
@@ -55,9 +55,7 @@ async def tools_call(core: ServerCore, request: RequestContext, params: dict[str
     try:
         arguments = tool.validator.validate(arguments)
     except InvalidArguments as exc:
-        if core.invalid_arguments_as_protocol_error(request.version):
-            raise InvalidParams(str(exc), {"errors": exc.errors}) from None
-        return tool_handlers.error_result(str(exc))
+        return tool_handlers.refuse_arguments(core, request, tool, exc)
     tasks_ok = has_tasks_extension(request) and support != "forbidden"
     if tool.background:
         if tasks_ok:
