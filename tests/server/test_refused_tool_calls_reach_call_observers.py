@@ -52,7 +52,8 @@ async def test_bad_arguments_and_unknown_tools_are_published_as_failed_calls() -
             assert not fine.is_error
     finished = [e for e in seen if e["event"] == "call_finished"]
     assert [(e["name"], e["ok"]) for e in finished] == [("add", False), ("no_such_tool", False), ("add", True)]
-    assert "arguments.a" in finished[0]["error"] and "number" in finished[0]["error"]
+    assert "arguments.a" in finished[0]["error"]
+    assert "number" in finished[0]["error"]
     assert finished[1]["error"] == "Unknown tool: no_such_tool"
     # Each finished call was announced first, with the same call id.
     started = [e["call_id"] for e in seen if e["event"] == "call_started"]
