@@ -56,7 +56,8 @@ const HINTS: Record<LinkState, string> = {
   'no-kernel': 'This notebook has no running kernel.',
   connecting: 'Connecting to the kernel…',
   'not-loaded':
-    'nanohubmcp is not loaded in this kernel. Run %load_ext nanohubmcp, then define a tool in a %%mcp_tool cell.',
+    'No MCP server in this kernel yet. Run %load_ext nanohubmcp and define a tool in a %%mcp_tool cell, ' +
+    'or call server.run() on an MCPServer built in a cell.',
   restarting: 'The kernel is restarting…',
   connected: ''
 };
@@ -231,7 +232,7 @@ export class MCPPanel extends Widget {
         el(
           'p',
           { class: 'jp-nanohub-mcp-hint' },
-          'The server starts with the first %%mcp_tool cell, or with %mcp start.'
+          'Not running. A %%mcp_tool cell or %mcp start starts it; a server built in a cell starts with server.run().'
         )
       );
     }
