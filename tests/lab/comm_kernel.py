@@ -9,6 +9,7 @@ Every wait is bounded.
 from __future__ import annotations
 
 import ast
+import asyncio
 import queue
 import threading
 import time
@@ -18,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from kernel_launch import kernel_environment, make_manager, write_kernel_spec
+from support import mcp_client
 
-__all__ = ["COMM_TYPES", "TARGET", "CommKernel", "write_kernel_spec"]
+__all__ = ["COMM_TYPES", "TARGET", "CommKernel", "call", "finished", "open_panel", "write_kernel_spec"]
 
 TARGET = "nanohubmcp"
 COMM_TYPES = ("comm_open", "comm_msg", "comm_close")
@@ -168,3 +170,38 @@ class CommKernel:
         self._reader.join(5)
         self.client.stop_channels()
         self.manager.shutdown_kernel(now=False)
+
+
+# -- what the panel and an MCP client do ---------------------------------------------------
+def call(url: str, *calls: tuple[str, dict[str, Any]]) -> list[Any]:
+    """Call tools with the official client (one session); returns the results."""
+
+    async def go() -> list[Any]:
+        async with mcp_client(url) as client:
+            return [await client.call_tool(name, args) for name, args in calls]
+
+    return asyncio.run(asyncio.wait_for(go(), 60))
+
+
+def open_panel(kernel: CommKernel) -> tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """Open a comm like the panel; returns its id and the status, components and calls snapshot."""
+    since = kernel.mark()
+    comm_id = kernel.open_comm()
+    status = kernel.wait_data(comm_id, "status", since)
+    components = kernel.wait_data(comm_id, "components", since)
+    calls = kernel.wait_data(comm_id, "calls", since)
+    return comm_id, status, components, calls
+
+
+def finished(kernel: CommKernel, comm_id: str, since: int, count: int) -> dict[int, dict[str, Any]]:
+    """Wait until ``count`` finished calls arrived on ``comm_id`` after ``since``; returns them by id."""
+    done: dict[int, dict[str, Any]] = {}
+
+    def enough(data: dict[str, Any]) -> bool:
+        for entry in data["calls"]:
+            if entry["ok"] is not None:
+                done[entry["id"]] = entry
+        return len(done) >= count
+
+    kernel.wait_data(comm_id, "calls", since, where=enough)
+    return done

@@ -10,9 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from comm_kernel import TARGET, CommKernel
-from test_comm_tells_the_panel_status_components_and_calls import call, open_panel
-from test_comm_tells_the_panel_status_components_and_calls import finished as finished_by_id
+from comm_kernel import TARGET, CommKernel, call, open_panel
+from comm_kernel import finished as finished_by_id
 
 pytestmark = pytest.mark.slow
 

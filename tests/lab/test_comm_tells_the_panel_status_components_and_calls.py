@@ -7,12 +7,8 @@ the server the notebook's ``%%mcp_tool`` cells built.
 
 from __future__ import annotations
 
-import asyncio
-from typing import Any
-
 import pytest
-from comm_kernel import TARGET, CommKernel
-from support import mcp_client
+from comm_kernel import TARGET, CommKernel, call, finished, open_panel
 
 pytestmark = pytest.mark.slow
 
@@ -30,40 +26,6 @@ def broken(x: int) -> int:
     """Always fails."""
     raise ValueError("no good")
 '''
-
-
-def call(url: str, *calls: tuple[str, dict[str, Any]]) -> list[Any]:
-    """Call tools with the official client (one session); returns the results."""
-
-    async def go() -> list[Any]:
-        async with mcp_client(url) as client:
-            return [await client.call_tool(name, args) for name, args in calls]
-
-    return asyncio.run(asyncio.wait_for(go(), 60))
-
-
-def open_panel(kernel: CommKernel) -> tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]:
-    """Open a comm like the panel; returns its id and the status, components and calls snapshot."""
-    since = kernel.mark()
-    comm_id = kernel.open_comm()
-    status = kernel.wait_data(comm_id, "status", since)
-    components = kernel.wait_data(comm_id, "components", since)
-    calls = kernel.wait_data(comm_id, "calls", since)
-    return comm_id, status, components, calls
-
-
-def finished(kernel: CommKernel, comm_id: str, since: int, count: int) -> dict[int, dict[str, Any]]:
-    """Wait until ``count`` finished calls arrived on ``comm_id`` after ``since``; returns them by id."""
-    done: dict[int, dict[str, Any]] = {}
-
-    def enough(data: dict[str, Any]) -> bool:
-        for entry in data["calls"]:
-            if entry["ok"] is not None:
-                done[entry["id"]] = entry
-        return len(done) >= count
-
-    kernel.wait_data(comm_id, "calls", since, where=enough)
-    return done
 
 
 def test_without_the_extension_the_kernel_closes_the_panels_comm(comm_kernel: CommKernel) -> None:
