@@ -18,6 +18,11 @@ A component cell:
    ``notifications/*/list_changed``), and starts the server on first use.
 
 ``%mcp start|stop|status|url|tools|remove NAME|log`` manages the server.
+
+Magic lines are taken literally: IPython's ``{expr}`` and ``$var`` expansion is off for every
+magic here (``no_var_expand``), so ``%%mcp_resource data://y/{x}`` is a template even when the
+notebook has an ``x``, ``--description "costs $price"`` keeps its text, and the notebook serves
+what ``nbconvert --to mcp`` exports.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 from IPython.core.error import UsageError
-from IPython.core.magic import Magics, cell_magic, line_magic, magics_class
+from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import display
 
@@ -76,6 +81,7 @@ class MCPMagics(Magics):
         self.session = session
 
     # -- component cells -----------------------------------------------------------------
+    @no_var_expand
     @cell_magic
     @_documented_by(cellspec.TOOL_OPTIONS)
     def mcp_tool(self, line: str, cell: str) -> None:
@@ -88,6 +94,7 @@ class MCPMagics(Magics):
         spec = self._parse(cellspec.parse_tool_line, line)
         self._register("tool", spec, cell, spec.name, self.session.add_tool)
 
+    @no_var_expand
     @cell_magic
     @_documented_by(cellspec.RESOURCE_OPTIONS)
     def mcp_resource(self, line: str, cell: str) -> None:
@@ -99,6 +106,7 @@ class MCPMagics(Magics):
         spec = self._parse(cellspec.parse_resource_line, line)
         self._register("resource", spec, cell, spec.name, self.session.add_resource)
 
+    @no_var_expand
     @cell_magic
     @_documented_by(cellspec.PROMPT_OPTIONS)
     def mcp_prompt(self, line: str, cell: str) -> None:
@@ -165,6 +173,7 @@ class MCPMagics(Magics):
             print(f"MCP {what} is ready at {self.session.mcp_url}")
 
     # -- %mcp ----------------------------------------------------------------------------
+    @no_var_expand
     @line_magic
     @magic_arguments()
     @argument("action", choices=ACTIONS, help="what to do")
