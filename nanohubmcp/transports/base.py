@@ -119,8 +119,18 @@ class BaseHandler(tornado.web.RequestHandler):
                 reason = exc.log_message % exc.args if exc.args else exc.log_message
         if status_code >= 500:
             reason = "Internal server error; see the server log"
+        if status_code == 405:
+            allowed = self.allowed_methods()
+            self.set_header("Allow", ", ".join(allowed))  # RFC 9110 § 15.5.6: a 405 names what is allowed
+            reason = f"Method Not Allowed: {self.request.path} takes {', '.join(allowed)}"
         self.set_header("Content-Type", JSON_TYPE)
         self.finish(jsonenc.dumpb({"error": reason}))
+
+    def allowed_methods(self) -> list[str]:
+        """The HTTP methods this handler implements (CORS preflight ``OPTIONS`` included)."""
+        base = tornado.web.RequestHandler
+        return [m for m in ("GET", "HEAD", "POST", "DELETE", "OPTIONS")
+                if getattr(type(self), m.lower()) is not getattr(base, m.lower())]
 
     def public_base(self) -> str:
         """The advertised base URL with a trailing slash (public_url, or this host + prefix)."""
@@ -139,7 +149,9 @@ class BodyLimitMixin:
 
     _chunks: list[bytes]
     _size: int
-    _too_large: bool
+    # Until prepare_body() accepts a body, none is kept: Tornado streams the body of a request
+    # it refuses itself (an unsupported method gets its 405) to data_received all the same.
+    _too_large: bool = True
     _body_timer: Any = None
 
     def prepare_body(self) -> bool:

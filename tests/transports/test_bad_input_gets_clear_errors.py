@@ -473,3 +473,21 @@ def test_a_client_that_never_sends_its_body_is_timed_out_without_blocking_others
     # The server gave up on the body: it closed the connection (optionally after a 408/400).
     assert outcome["seconds"] < 10, outcome
     assert outcome["head"] == b"" or outcome["head"].split(b" ")[1] in (b"400", b"408"), outcome
+
+
+@pytest.mark.parametrize(("method", "path", "allowed"), [
+    ("PUT", "/mcp", "GET, POST, DELETE, OPTIONS"),
+    ("PATCH", "/", "GET, POST, DELETE, OPTIONS"),
+    ("PUT", "/tools/add", "POST, OPTIONS"),
+    ("PATCH", "/sse", "GET, OPTIONS"),
+])
+def test_an_unsupported_method_with_a_body_is_405_naming_the_allowed_ones(
+        http: Http, method: str, path: str, allowed: str) -> None:
+    # Regression (fresh-user trial): with a body, Tornado's own 405 streamed the body into a
+    # handler that had not set itself up for one; the connection dropped with no reply at all.
+    reply = http.request(method, path, {"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                         {"Content-Type": "application/json"})
+    assert reply.status == 405
+    assert reply.header("Allow") == allowed  # RFC 9110 § 15.5.6
+    assert reply.json == {"error": f"Method Not Allowed: {path} takes {allowed}"}
+    ping_works(http)
