@@ -1,25 +1,31 @@
-"""``server.run()`` in a notebook: serve in the background, one server per port, cell re-runs welcome.
+"""``server.run()`` in a notebook: serve in the background, re-running the cell replaces the old server.
 
 Scripts end with ``server.run(port=8000)``, which blocks. Pasted into a notebook that would
 freeze the kernel, and other MCP libraries fail there with "event loop is already running".
 :func:`run_in_kernel` is what ``run()`` should do inside a kernel: serve on a thread of its own
-(like ``server.start()``), bound to 127.0.0.1 unless a host is given, and return. Re-running the
-cell builds a *new* ``MCPServer`` for the same port; the previous one started this way is stopped
-first, so the port is not "already in use" by the notebook's own older server.
+(like ``server.start()``), bound to 127.0.0.1 unless a host is given, and return.
 
-Only servers started through :func:`run_in_kernel` are replaced; the ``%%mcp_tool`` session's
-server and servers started with ``server.start()`` are never stopped behind the user's back.
+Re-running the cell builds a *new* ``MCPServer``, so before it starts, the servers an earlier
+``server.run()`` started are stopped when either
+
+- they have the same **name** (``MCPServer("demo")``), whatever their port: a re-run keeps the
+  name, so editing ``port=8617`` into ``port=8618`` leaves no old server behind on 8617; or
+- they hold the requested **port**, so the port is not "already in use" by the notebook's own
+  older server.
+
+To serve two servers from ``server.run()`` at once, give them different names. Only servers
+started through :func:`run_in_kernel` are replaced; the ``%%mcp_tool`` session's server and
+servers started with ``server.start()`` are never stopped behind the user's back (a port one of
+them holds is reported as busy).
 
 The JupyterLab panel shows the latest server started here when the notebook has no
 ``%load_ext nanohubmcp`` session (:func:`nanohubmcp.jupyter.comm.follow`, which subscribes to
 nothing until a panel listens).
 """
-
 from __future__ import annotations
 
 import sys
 import threading
-import weakref
 from typing import Any
 
 from ..transports.runner import resolve_port
@@ -30,7 +36,9 @@ __all__ = ["KERNEL_HOST", "Served", "run_in_kernel"]
 KERNEL_HOST = "127.0.0.1"
 """Default interface inside a kernel (``design/rulings.md`` § Jupyter and packaging)."""
 
-_BY_PORT: dict[int, weakref.ref[Any]] = {}
+# Strong references: a running server must stay reachable to be stopped, even after the cell
+# rebinds `server` (its serving thread keeps the old one alive, unseen). Stopped ones are pruned.
+_SERVED: list[Any] = []
 _LOCK = threading.Lock()
 
 
@@ -96,6 +104,9 @@ def run_in_kernel(
 ) -> Any:
     """Serve ``server`` in the background from a notebook cell and return it.
 
+    First stops the earlier ``run()`` servers it replaces: those of the same name (any port)
+    and the one holding the requested port (see the module docstring).
+
     Args:
         server: an ``MCPServer``.
         host: interface; None = 127.0.0.1 (private to the machine, reachable through the
@@ -112,9 +123,7 @@ def run_in_kernel(
     host = host or KERNEL_HOST
     requested = resolve_port(port)
     with _LOCK:
-        previous = _BY_PORT.pop(requested, None) if requested else None  # port 0 never collides
-        old = previous() if previous is not None else None
-        if old is not None and old is not server:
+        for old in _replaced_by(server, requested):
             old.stop()
         server.start(host=host, port=requested, quiet=True, loop="thread", **options)
         hub = None
@@ -128,13 +137,23 @@ def run_in_kernel(
                 server.stop()
                 server.start(host=host, port=port, quiet=True, loop="thread",
                              **{**options, "public_url": hub.public_url})
-        # Keyed by the bound port, so `run(port=0)` followed by `run(port=<that port>)` replaces too.
-        _BY_PORT[server.port] = weakref.ref(server)
+        _SERVED.append(server)
     served = Served(server, host, hub)
     _tell_the_panel(served)
     if not quiet:
         _show(served)
     return server
+
+
+def _replaced_by(server: Any, port: int) -> list[Any]:
+    """The earlier ``run()`` servers ``server`` replaces (same name, or holding ``port``); forgets them.
+
+    Port 0 never collides: "any free port" cannot be held by anyone. Call with the lock held.
+    """
+    running = [s for s in _SERVED if s is not server and s.running]
+    gone = [s for s in running if s.name == server.name or (port and s.port == port)]
+    _SERVED[:] = [s for s in running if s not in gone]
+    return gone
 
 
 def _tell_the_panel(served: Served) -> None:
