@@ -1,8 +1,9 @@
 """What a notebook shows about its server: a rich status (HTML, with a plain-text fallback).
 
 :class:`StatusView` renders a :meth:`KernelSession.status` snapshot: whether it serves and
-where (the public URL: nanoHUB's weber URL when the kernel runs on a hub, else the local one),
-the transport endpoints, the registered tools, and a ready-to-paste client configuration for
+where (the MCP endpoint clients connect to, ``<base URL>mcp`` — what ``%mcp url`` returns —
+and the base URL: nanoHUB's weber URL when the kernel runs on a hub, else the local one), the
+transport endpoints, the registered tools, and a ready-to-paste client configuration for
 clients that only speak stdio, bridged by ``mcp-remote``. IPython's display machinery picks
 ``_repr_html_`` in a notebook and ``__repr__`` in a terminal; nothing here imports IPython.
 """
@@ -14,7 +15,7 @@ import json
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["StatusView", "client_config", "endpoints", "first_line"]
+__all__ = ["HINTS", "StatusView", "client_config", "endpoints", "first_line"]
 
 _ENDPOINTS = (
     ("Streamable HTTP", "mcp"),
@@ -23,6 +24,12 @@ _ENDPOINTS = (
     ("MCP discovery", ".well-known/mcp.json"),
     ("Direct tool calls", "tools/<name>"),
 )
+
+HINTS = {
+    "cells": ("define one in a ", "%%mcp_tool", " cell"),
+    "script": ("decorate a function with ", "@server.tool()", ""),
+}
+"""How to add a tool, by the way the server was built: ``(before, code, after)``."""
 
 
 def first_line(text: str | None) -> str:
@@ -53,10 +60,13 @@ class StatusView:
 
     Args:
         status: a ``KernelSession.status()`` snapshot.
+        style: how its tools are added, for the "no tools yet" hint: ``"cells"`` (``%%mcp_tool``)
+            or ``"script"`` (``@server.tool()`` on a server started with ``server.run()``).
     """
 
-    def __init__(self, status: dict[str, Any]) -> None:
+    def __init__(self, status: dict[str, Any], style: str = "cells") -> None:
         self.status = status
+        self.hint = HINTS[style]
 
     def _headline(self) -> str:
         s = self.status
@@ -73,7 +83,8 @@ class StatusView:
         s = self.status
         lines = [self._headline()]
         if s["running"]:
-            lines.append(f"  Public URL: {s['public_url']}")
+            lines.append(f"  MCP endpoint: {s['mcp_url']}")
+            lines.append(f"  Base URL:   {s['public_url']}")
             if s["public_url"] != s["local_url"]:
                 lines.append(f"  Local URL:  {s['local_url']}")
             lines.append("Endpoints:")
@@ -82,7 +93,7 @@ class StatusView:
         lines += [
             f"  {t['name']} [{t['runs']}]" + (f" - {t['description']}" if t["description"] else "")
             for t in s["tools"]
-        ] or ["  (none yet: define one in a %%mcp_tool cell)"]
+        ] or ["  (none yet: {}{}{})".format(*self.hint)]
         if s["resources"]:
             lines.append(f"Resources: {', '.join(s['resources'])}")
         if s["prompts"]:
@@ -99,8 +110,8 @@ class StatusView:
         if s["running"]:
             where = "nanoHUB proxy" if s["hub"] else "this machine"
             parts.append(
-                f"<p>Public URL ({esc(where)}): <a href='{esc(s['public_url'])}' target='_blank'>"
-                f"<code>{esc(s['public_url'])}</code></a></p>"
+                f"<p>MCP endpoint ({esc(where)}): <a href='{esc(s['mcp_url'])}' target='_blank'>"
+                f"<code>{esc(s['mcp_url'])}</code></a><br>Base URL: <code>{esc(s['public_url'])}</code></p>"
             )
             rows = "".join(
                 f"<tr><td>{esc(label)}</td><td><code>{esc(url)}</code></td></tr>"
@@ -115,7 +126,8 @@ class StatusView:
             )
             parts.append(f"<table><tr><th>Tool</th><th>Runs on</th><th>Description</th></tr>{rows}</table>")
         else:
-            parts.append("<p>No tools yet: define one in a <code>%%mcp_tool</code> cell.</p>")
+            before, code, after = self.hint
+            parts.append(f"<p>No tools yet: {esc(before)}<code>{esc(code)}</code>{esc(after)}.</p>")
         extra = [
             f"Resources: {', '.join(s['resources'])}" if s["resources"] else "",
             f"Prompts: {', '.join(s['prompts'])}" if s["prompts"] else "",

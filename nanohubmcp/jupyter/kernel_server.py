@@ -170,4 +170,4 @@ def _tell_the_panel(served: Served) -> None:
 def _show(served: Served) -> None:
     from IPython.display import display
 
-    display(StatusView(served.status()))
+    display(StatusView(served.status(), style="script"))
