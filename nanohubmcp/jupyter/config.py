@@ -12,12 +12,17 @@ server, and ``tool_timeout`` applies to the next call::
     %config NanohubMCP.port = 0        # any free port
     %config NanohubMCP                 # list the options with their current values
 
+A value a trait refuses (``%config NanohubMCP.port = -5``) is reported in one line on stderr,
+like a ``UsageError``, and the setting keeps its value. (IPython's ``%config`` would otherwise log
+the error through the root logger, as ``ERROR:root:...``.)
+
 This class only holds values; ``nanohubmcp.jupyter.session.KernelSession`` observes them.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from typing import Any
 
 from traitlets import Enum, Float, Integer, List, TraitError, Unicode, Union, default, validate
@@ -102,6 +107,17 @@ class NanohubMCP(Configurable):
         help="URL to advertise instead of the detected one (None: the nanoHUB weber URL when the kernel "
         "runs on a hub, else http://127.0.0.1:<port>/).",
     ).tag(config=True)
+
+    def update_config(self, config: Any) -> None:
+        """Apply ``config`` (what ``%config NanohubMCP.x = v`` calls); a refused value is reported, not raised.
+
+        On a ``TraitError`` nothing of ``config`` is applied; the message goes to stderr as
+        ``UsageError: <why>``.
+        """
+        try:
+            super().update_config(config)
+        except TraitError as exc:
+            print(f"UsageError: {exc}; the setting is unchanged", file=sys.stderr)
 
     @default("name")
     def _default_name(self) -> str:
