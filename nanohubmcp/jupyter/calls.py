@@ -17,6 +17,10 @@ Either way the call runs in the context of the defining cell (:class:`~.output.C
 so its output lands there. :func:`wrap` builds the callable handed to ``MCPServer.add_tool``;
 ``functools.wraps`` keeps the name, docstring and signature the schema is generated from.
 
+Failures: when the function raises, ``on_failure(name, traceback_text)`` is told before the
+error goes on to the server (which sends clients only the message); the session keeps the
+last one for ``%mcp log``.
+
 Timeouts: the wrappers enforce ``timeout()`` (read at each call, so ``%config
 NanohubMCP.tool_timeout`` applies at once); ``--async`` job tools are never timed out.
 """
@@ -27,6 +31,7 @@ import asyncio
 import concurrent.futures
 import functools
 import inspect
+import traceback
 from collections.abc import Callable
 from typing import Any
 
@@ -36,6 +41,7 @@ from .output import CellOutput
 __all__ = ["KernelCall", "policy_for", "wrap"]
 
 Timeout = Callable[[], "float | None"]
+OnFailure = Callable[[str, str], None]
 
 
 def policy_for(fn: Callable[..., Any], *, main: bool) -> str:
@@ -160,6 +166,37 @@ async def _on_pool(
         raise ToolError(_slow_message(name, timeout)) from None
 
 
+def _traced(fn: Callable[..., Any], name: str, on_failure: OnFailure | None) -> Callable[..., Any]:
+    """``fn``, telling ``on_failure`` the traceback (from the function's own frame) when it raises."""
+    if on_failure is None:
+        return fn
+    report = on_failure
+
+    def tell(exc: Exception) -> None:
+        tb = exc.__traceback__.tb_next if exc.__traceback__ is not None else None  # skip this wrapper
+        report(name, "".join(traceback.format_exception(type(exc), exc, tb)))
+
+    if inspect.iscoroutinefunction(fn):
+
+        async def traced_async(**kwargs: Any) -> Any:
+            try:
+                return await fn(**kwargs)
+            except Exception as exc:
+                tell(exc)
+                raise
+
+        return traced_async
+
+    def traced(**kwargs: Any) -> Any:
+        try:
+            return fn(**kwargs)
+        except Exception as exc:
+            tell(exc)
+            raise
+
+    return traced
+
+
 def wrap(
     fn: Callable[..., Any],
     *,
@@ -170,6 +207,7 @@ def wrap(
     executor: Callable[[], concurrent.futures.Executor],
     timeout: Timeout,
     background: bool = False,
+    on_failure: OnFailure | None = None,
 ) -> Callable[..., Any]:
     """The callable to register for ``fn``, defined in ``cell``.
 
@@ -183,21 +221,23 @@ def wrap(
         executor: returns the worker pool (the server's, created lazily).
         timeout: returns the current per-call limit in seconds (None: no limit).
         background: a job tool (``--async``): the job machinery runs it, without a timeout.
+        on_failure: told ``(name, traceback text)`` when ``fn`` raises (not for timeouts).
     Returns:
         A function with ``fn``'s name, docstring and signature (``__wrapped__``).
     """
+    call = _traced(fn, name, on_failure)  # what runs; fn gives the name, docstring and signature
     if policy == "kernel" and kernel_loop is not None:
         loop = kernel_loop
 
         async def on_kernel(**kwargs: Any) -> Any:
-            return await _on_kernel(name, fn, kwargs, cell, loop, None if background else timeout())
+            return await _on_kernel(name, call, kwargs, cell, loop, None if background else timeout())
 
         return functools.wraps(fn)(on_kernel)
     if inspect.iscoroutinefunction(fn):
         # No kernel loop to go to (plain IPython): run on the server's loop, in the cell's context.
         async def on_server(**kwargs: Any) -> Any:
             limit = None if background else timeout()
-            task = cell.run(lambda: asyncio.ensure_future(fn(**kwargs)))
+            task = cell.run(lambda: asyncio.ensure_future(call(**kwargs)))
             try:
                 return await asyncio.wait_for(task, limit) if limit else await task
             except asyncio.TimeoutError:
@@ -208,11 +248,11 @@ def wrap(
     if background:
         # The job machinery already runs sync job tools on its own pool.
         def in_job(**kwargs: Any) -> Any:
-            return cell.run(fn, **kwargs)
+            return cell.run(call, **kwargs)
 
         return functools.wraps(fn)(in_job)
 
     async def on_pool(**kwargs: Any) -> Any:
-        return await _on_pool(name, fn, kwargs, cell, executor(), timeout())
+        return await _on_pool(name, call, kwargs, cell, executor(), timeout())
 
     return functools.wraps(fn)(on_pool)

@@ -183,8 +183,9 @@ class MCPMagics(Magics):
 
         start: serve (with the NanohubMCP settings); stop: stop and free the port;
         status: show the URL, endpoints, tools and a client configuration;
-        url: return the Streamable HTTP endpoint URL; tools: list the tools;
-        remove NAME: unregister a tool, prompt or resource; log: recent calls and changes.
+        url: return the MCP endpoint URL clients connect to (Streamable HTTP, ``<base URL>mcp``);
+        tools: list the tools; remove NAME: unregister a tool, prompt or resource;
+        log: recent calls and changes, then the traceback of the last call that raised.
         """
         args = parse_argstring(self.mcp, line)
         if args.action != "remove" and args.target is not None:
@@ -233,6 +234,8 @@ class MCPMagics(Magics):
 
     def _mcp_log(self, _: Any) -> None:
         print("\n".join(self.session.log) if self.session.log else "(no server events yet)")
+        if self.session.last_failure is not None:
+            print(f"\nLast failure (clients got only its message), {self.session.last_failure}")
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:

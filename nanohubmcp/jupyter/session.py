@@ -1,10 +1,11 @@
 """``KernelSession``: the MCP server a notebook builds cell by cell, and its lifecycle.
 
 A plain domain class (no IPython import): the magics parse cells and call it; it owns the
-``MCPServer``, the components each cell registered, the runner mode, the proxy view and a
-bounded log of server events. It starts the server on first use, restarts it when the
-``NanohubMCP`` settings change, and rebuilds it (keeping every component) when the server's
-identity changes.
+``MCPServer``, the components each cell registered, the runner mode, the proxy view, a
+bounded log of server events and the traceback of the last call that raised (clients get only
+the message; ``%mcp log`` shows the traceback to the notebook's user). It starts the server on
+first use, restarts it when the ``NanohubMCP`` settings change, and rebuilds it (keeping every
+component) when the server's identity changes.
 
 Example (what ``%%mcp_tool`` does, minus the cell parsing):
     ```python
@@ -97,6 +98,7 @@ class KernelSession:
         self.kernel_loop: asyncio.AbstractEventLoop | None = None
         self.hub = HubView(None, "not started")
         self.log: collections.deque[str] = collections.deque(maxlen=LOG_LINES)
+        self.last_failure: str | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._mode: str | None = None
         self._saved_switch: float | None = None  # the interpreter's switch interval to restore
@@ -126,9 +128,13 @@ class KernelSession:
             return  # call_started: its call_finished line says everything
         self.log.append(f"{stamp} {line}")
 
+    def _failed(self, kind: str, name: str, trace: str) -> None:
+        """A component raised: keep its traceback (one, the latest) for ``%mcp log``."""
+        self.last_failure = f"{kind} '{name}' at {time.strftime('%H:%M:%S')}:\n{trace.rstrip()}"
+
     # -- registration --------------------------------------------------------------------
     def _wrap(
-        self, fn: Callable[..., Any], name: str, policy: str, cell: CellOutput, background: bool = False
+        self, kind: str, fn: Callable[..., Any], name: str, policy: str, cell: CellOutput, background: bool = False
     ) -> Callable[..., Any]:
         return calls.wrap(
             fn,
@@ -139,6 +145,7 @@ class KernelSession:
             executor=lambda: self.server.core.executor,
             timeout=lambda: self.config.tool_timeout,
             background=background,
+            on_failure=lambda name, trace: self._failed(kind, name, trace),
         )
 
     def _register(self, entry: Entry) -> str:
@@ -146,14 +153,14 @@ class KernelSession:
         spec, fn = entry.spec, entry.fn
         if isinstance(spec, ToolSpec):
             name = spec.name or fn.__name__
-            wrapper = self._wrap(fn, name, entry.policy, entry.cell, spec.background)
+            wrapper = self._wrap("tool", fn, name, entry.policy, entry.cell, spec.background)
             options = spec.registration_options()
             return self.server.add_tool(wrapper, background=spec.background, **options).name
         if isinstance(spec, ResourceSpec):
-            wrapper = self._wrap(fn, spec.name or fn.__name__, entry.policy, entry.cell)
+            wrapper = self._wrap("resource", fn, spec.name or fn.__name__, entry.policy, entry.cell)
             record = self.server.add_resource(wrapper, spec.uri, **spec.registration_options())
             return record.uri if isinstance(record, Resource) else record.uri_template
-        wrapper = self._wrap(fn, spec.name or fn.__name__, entry.policy, entry.cell)
+        wrapper = self._wrap("prompt", fn, spec.name or fn.__name__, entry.policy, entry.cell)
         return self.server.add_prompt(wrapper, **spec.registration_options()).name
 
     def _add(self, kind: str, fn: Callable[..., Any], spec: Any, cell: CellOutput, main: bool) -> Entry:
