@@ -88,6 +88,7 @@ class RequestContext:
         "session",
         "stream",
         "version",
+        "withdrawn",
     )
 
     def __init__(
@@ -111,6 +112,7 @@ class RequestContext:
         self.client_capabilities = client_capabilities
         self.cancelled = CancelFlag()
         self.cancel_reason: str | None = None
+        self.withdrawn = False
         self._cancel_callbacks: list[Callable[[], None]] = []
         self.extra: dict[str, Any] = {}
 
@@ -161,10 +163,17 @@ class RequestContext:
         else:
             self._cancel_callbacks.append(callback)
 
-    def cancel(self, reason: str | None = None) -> None:
-        """Mark the request cancelled and run the cancel callbacks once."""
+    def cancel(self, reason: str | None = None, *, withdrawn: bool = False) -> None:
+        """Mark the request cancelled and run the cancel callbacks once.
+
+        Args:
+            reason: why, for logs and the function's ``ctx``.
+            withdrawn: the client cancelled it (``notifications/cancelled``) and expects no
+                response (MCP 2025-11-25, Utilities § Cancellation): the transport sends none.
+        """
         if self.cancelled.is_set():
             return
+        self.withdrawn = withdrawn
         self.cancel_reason = reason
         self.cancelled.set()
         callbacks, self._cancel_callbacks = self._cancel_callbacks, []

@@ -115,5 +115,5 @@ async def post_legacy_message(handler: Any, session_id: str | None) -> None:
     finally:
         if message.kind == jsonrpc.REQUEST:
             session.in_flight.pop(message.id, None)
-    if reply is not None:
+    if reply is not None and not request.withdrawn:  # a request the client cancelled gets no response
         stream.send(reply)

@@ -108,14 +108,31 @@ class ResponseChannel:
             self.stream.detach(self._sink)  # the response is over; keep no handler alive
             self.writer.finish()
             return
+        self._forget_stream()
+        if self._open():
+            self.handler.send_json(status, response)
+
+    def withdraw(self) -> None:
+        """End the exchange without a response: the client cancelled the request, and a
+        cancelled request gets none (MCP 2025-11-25, Utilities § Cancellation). An SSE
+        response ends after what it carried; otherwise the POST gets ``202 Accepted``."""
+        writer = self.writer
+        self._forget_stream()
+        if writer is not None:
+            writer.finish()
+        elif self._open():
+            self.handler.send_empty(202)
+
+    def _forget_stream(self) -> None:
         if self.stream is not None:
             self.stream.done = True
             self.stream.detach(self._sink)
             if self.session is not None:
-                # Answered as plain JSON: nothing on this stream can ever be resumed.
+                # Nothing more comes on this stream: nothing on it is left to resume.
                 self.session.streams.pop(self.stream.stream_id, None)
-        if not self.handler._finished and not self.handler.request.connection.stream.closed():
-            self.handler.send_json(status, response)
+
+    def _open(self) -> bool:
+        return not self.handler._finished and not self.handler.request.connection.stream.closed()
 
 
 @tornado.web.stream_request_body
@@ -246,6 +263,9 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
                 session.in_flight.pop(message.id, None)  # type: ignore[arg-type]
                 session.touch()  # idle time counts from the end of the call
         assert response is not None
+        if request.withdrawn:
+            self.channel.withdraw()
+            return
         new_session = request.extra.get("session")
         if new_session is not None and "result" in response:
             self.set_header(MCP_SESSION_ID_HEADER, new_session.id)

@@ -61,6 +61,12 @@ def build(tracker: Tracker) -> MCPServer:
             tracker.outcomes[label] = outcome
         return outcome
 
+    @server.tool()
+    def report_then_wait(label: str, seconds: float, ctx: Context) -> str:
+        """Report progress (the answer becomes SSE), then wait like wait_for_cancel."""
+        ctx.report_progress(0, 1)
+        return wait_for_cancel(label, seconds, ctx)
+
     return server
 
 
@@ -135,3 +141,64 @@ async def test_the_official_client_cancelling_a_call_reaches_the_tool(transport:
             # The session is still usable after the cancellation.
             result = await client.call_tool("wait_for_cancel", {"label": "after", "seconds": 0.01})
             assert result.content[0].text == "ran to the end"
+
+
+def test_a_request_the_client_cancelled_gets_no_response() -> None:
+    """MCP 2025-11-25, Utilities § Cancellation: the receiver SHOULD NOT respond to a cancelled
+    request. A JSON-only POST is closed with 202 and no body; an SSE response ends after what it
+    carried, without the response. Regression (fresh-user trial): the response was still sent."""
+    tracker = Tracker()
+    with serve(build(tracker)) as url:
+        wire = Wire(url)
+        session = wire.initialize()
+        plain = wire.start("POST", "/mcp", {"jsonrpc": "2.0", "id": 41, "method": "tools/call",
+                                             "params": waiting("json", 10)},
+                           wire.headers(session, accept="application/json"))
+        assert tracker.start("json").wait(5)
+        wire.notify("notifications/cancelled", {"requestId": 41}, session)
+        assert tracker.wait_outcome("json", 5) == "saw cancel"
+        assert plain.wait_head() == 202
+        assert plain.next_message(timeout=5) is None
+
+        # Progress first makes the answer SSE; then the cancel: the stream ends with no response.
+        params = {"name": "report_then_wait", "arguments": {"label": "sse", "seconds": 10},
+                  "_meta": {"progressToken": "p"}}
+        _, events = wire.stream_call("tools/call", params, session, id=42)
+        assert tracker.start("sse").wait(5)
+        assert events.wait_head() == 200
+        assert events.next_message()["method"] == "notifications/progress"
+        wire.notify("notifications/cancelled", {"requestId": 42}, session)
+        assert tracker.wait_outcome("sse", 5) == "saw cancel"
+        rest = []
+        while (message := events.next_message(timeout=5)) is not None:
+            rest.append(message)
+        assert not [m for m in rest if m.get("id") == 42], rest
+
+        # The session goes on serving.
+        answer = wire.request("tools/call", waiting("after", 0.01), session)
+        assert answer["result"]["content"][0]["text"] == "ran to the end"
+
+
+def test_a_legacy_sse_request_the_client_cancelled_gets_no_response() -> None:
+    tracker = Tracker()
+    with serve(build(tracker)) as url:
+        wire = Wire(url)
+        events, endpoint = wire.legacy()
+        try:
+            init = {"protocolVersion": "2024-11-05", "capabilities": {},
+                    "clientInfo": {"name": "legacy", "version": "0"}}
+            assert wire.legacy_post(endpoint, {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                               "params": init}).status == 202
+            assert events.next_message()["id"] == 1
+            wire.legacy_post(endpoint, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+            wire.legacy_post(endpoint, {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                                        "params": waiting("legacy", 10)})
+            assert tracker.start("legacy").wait(5)
+            wire.legacy_post(endpoint, {"jsonrpc": "2.0", "method": "notifications/cancelled",
+                                        "params": {"requestId": 2}})
+            assert tracker.wait_outcome("legacy", 5) == "saw cancel"
+            wire.legacy_post(endpoint, {"jsonrpc": "2.0", "id": 3, "method": "ping"})
+            # The next response on the stream is the ping's: request 2 got none.
+            assert events.next_message()["id"] == 3
+        finally:
+            events.close()

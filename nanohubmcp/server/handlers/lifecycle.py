@@ -73,4 +73,4 @@ async def cancelled(core: ServerCore, request: RequestContext, params: dict[str,
     target = session.in_flight.get(request_id)
     if target is not None:
         reason = params.get("reason")
-        target.cancel(reason if isinstance(reason, str) else "cancelled by the client")
+        target.cancel(reason if isinstance(reason, str) else "cancelled by the client", withdrawn=True)
