@@ -61,11 +61,20 @@ def _no_constants(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
-_decoder = json.JSONDecoder(parse_constant=_no_constants)  # json.loads with a keyword builds one per call
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"the number {text} is too large for a double-precision float")
+    return value
+
+
+# json.loads with keywords builds a decoder per call; this one is built once.
+_decoder = json.JSONDecoder(parse_constant=_no_constants, parse_float=_finite_float)
 
 
 def loads(data: str | bytes) -> Any:
-    """Parse strict JSON (no NaN/Infinity literals).
+    """Parse strict JSON: no NaN/Infinity literals, and no number that overflows a double
+    (``1e400`` would otherwise become infinity, which has no JSON form to answer with).
 
     Raises:
         ValueError: the text is not valid JSON (``json.JSONDecodeError`` or a constant).

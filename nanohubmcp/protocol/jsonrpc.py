@@ -59,6 +59,17 @@ def _valid_id(value: Any) -> bool:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
+def _json_kind(value: Any) -> str:
+    """What a decoded JSON value is, in JSON's words (for messages)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, float):
+        return "a fraction" if not value.is_integer() else "a number written with a fraction or exponent"
+    return {dict: "an object", list: "an array"}.get(type(value), type(value).__name__)
+
+
 def parse_body(body: bytes | str) -> Any:
     """Decode a request body to Python objects.
 
@@ -89,7 +100,7 @@ def classify(obj: Any) -> Message:
         raise EnvelopeError('Invalid Request: "jsonrpc" must be exactly "2.0"', _id_or_none(rid))
     has_id = "id" in obj
     if has_id and not _valid_id(rid):
-        raise EnvelopeError("Invalid Request: \"id\" must be a string or an integer (not null)")
+        raise EnvelopeError(f'Invalid Request: "id" must be a string or an integer, not {_json_kind(rid)}')
     if "method" in obj:
         method = obj["method"]
         if not isinstance(method, str) or not method:

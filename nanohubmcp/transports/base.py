@@ -169,8 +169,7 @@ class BodyLimitMixin:
             except ValueError:
                 declared = -1
             if declared < 0:
-                handler.send_error_json(400, jsonrpc.error(None, {
-                    "code": INVALID_REQUEST, "message": "Invalid Content-Length header"}))
+                handler.send_error_json(400, self.body_error("Invalid Content-Length header"))
                 return False
             if declared > limit:
                 self._refuse_size(limit)
@@ -183,10 +182,13 @@ class BodyLimitMixin:
         handler: Any = self
         self._too_large = True
         handler.set_header("Connection", "close")  # the rest of the body is not read
-        handler.send_error_json(413, jsonrpc.error(None, {
-            "code": INVALID_REQUEST,
-            "message": f"Request body too large: the limit is {limit} bytes (max_request_bytes)",
-        }))
+        handler.send_error_json(413, self.body_error(
+            f"Request body too large: the limit is {limit} bytes (max_request_bytes)"))
+
+    def body_error(self, message: str) -> dict[str, Any]:
+        """The error body for a refused request body: JSON-RPC's shape (-32600, no id) here;
+        the REST endpoints answer ``{"error": message}`` like their other errors."""
+        return jsonrpc.error(None, {"code": INVALID_REQUEST, "message": message})
 
     def data_received(self, chunk: bytes) -> None:
         if self._too_large:

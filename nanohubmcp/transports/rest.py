@@ -32,6 +32,9 @@ class RestToolHandler(BodyLimitMixin, BaseHandler):
         if not self._finished:
             self.prepare_body()
 
+    def body_error(self, message: str) -> dict[str, Any]:
+        return {"error": message}
+
     async def post(self, name: str) -> None:
         if self._finished:
             return

@@ -104,10 +104,13 @@ ENVELOPES = [
     ("no jsonrpc member", b'{"id":1,"method":"ping"}', 400, -32600, '"jsonrpc"', 1),
     ("no method", b'{"jsonrpc":"2.0","id":2}', 400, -32600, "method", 2),
     ("method not a string", b'{"jsonrpc":"2.0","id":3,"method":7}', 400, -32600, "method", 3),
-    ("id null", b'{"jsonrpc":"2.0","id":null,"method":"ping"}', 400, -32600, '"id"', None),
-    ("id float", b'{"jsonrpc":"2.0","id":1.5,"method":"ping"}', 400, -32600, '"id"', None),
-    ("id object", b'{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}', 400, -32600, '"id"', None),
-    ("id boolean", b'{"jsonrpc":"2.0","id":true,"method":"ping"}', 400, -32600, '"id"', None),
+    ("number beyond a double", b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add",'
+     b'"arguments":{"a":1e400,"b":1}}}', 400, -32700, "1e400 is too large", None),
+    ("id null", b'{"jsonrpc":"2.0","id":null,"method":"ping"}', 400, -32600, '"id" must be a string or an '
+     "integer, not null", None),
+    ("id float", b'{"jsonrpc":"2.0","id":1.5,"method":"ping"}', 400, -32600, "not a fraction", None),
+    ("id object", b'{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}', 400, -32600, "not an object", None),
+    ("id boolean", b'{"jsonrpc":"2.0","id":true,"method":"ping"}', 400, -32600, "not a boolean", None),
     ("params a list", b'{"jsonrpc":"2.0","id":4,"method":"ping","params":[1,2]}', 400, -32602, "params", 4),
     ("params a string", b'{"jsonrpc":"2.0","id":5,"method":"ping","params":"x"}', 400, -32602, "params", 5),
     ("empty batch", b"[]", 400, -32600, "empty", None),
@@ -331,6 +334,18 @@ def test_a_body_over_the_limit_is_413_and_the_server_keeps_serving(url: str) -> 
         reply = connection.post("/", b"[" + b"1," * (LIMIT // 2) + b"1]")
         assert reply.status == 413
         assert str(LIMIT) in error_of(reply)["error"]["message"]
+    still_serving(url)
+
+
+def test_a_rest_body_over_the_limit_is_413_in_the_rest_error_shape(url: str) -> None:
+    # Regression (fresh-user trial): the REST endpoint answered this one error in JSON-RPC's shape.
+    with Http(url) as connection:
+        reply = connection.post("/tools/add", b'{"a": [' + b"1," * (LIMIT // 2) + b'1], "b": 1}')
+        assert reply.status == 413
+        assert reply.json == {"error": f"Request body too large: the limit is {LIMIT} bytes (max_request_bytes)"}
+        reply = connection.post("/tools/add", b'{"a": 1e400, "b": 1}')
+        assert reply.status == 400
+        assert "1e400 is too large" in reply.json["error"]
     still_serving(url)
 
 
