@@ -355,7 +355,8 @@ class MCPServer:
 
         In a Jupyter kernel it serves in the background and returns instead of blocking the
         kernel (no "event loop is already running"): on 127.0.0.1 unless ``host`` is given,
-        and re-running the cell replaces the server it started on the same port. Inside any
+        and re-running the cell replaces the earlier ``run()`` server of the same name (or on the
+        same port), so the old one stops instead of lingering on its port. Inside any
         other running event loop it behaves like :meth:`start`.
 
         Args:

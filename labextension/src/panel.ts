@@ -303,7 +303,7 @@ export class MCPPanel extends Widget {
       this._title('Tools', c.tools.length),
       tools.length
         ? el('ul', { class: 'jp-nanohub-mcp-list' }, ...tools)
-        : el('p', { class: 'jp-nanohub-mcp-hint' }, 'No tools yet: define one in a %%mcp_tool cell.')
+        : el('p', { class: 'jp-nanohub-mcp-hint' }, 'No tools yet: define one in a %%mcp_tool cell, or decorate a function with @server.tool().')
     ];
     if (c.resources.length) {
       parts.push(
