@@ -13,7 +13,8 @@ Modules:
 - ``display``: the rich status shown after the server starts and by ``%mcp status``.
 - ``magics``: ``%%mcp_tool``, ``%%mcp_resource``, ``%%mcp_prompt`` and ``%mcp``.
 - ``extension``: ``load``/``unload``, called by ``nanohubmcp.load_ipython_extension``.
-- ``kernel_server``: ``server.run()`` inside a kernel (background; a re-run replaces the server of the same name or port).
+- ``kernel_server``: ``server.run()`` inside a kernel (in the background; a re-run replaces
+  the server of the same name or port).
 """
 
 from __future__ import annotations
