@@ -15,6 +15,9 @@ Modules:
 - ``extension``: ``load``/``unload``, called by ``nanohubmcp.load_ipython_extension``.
 - ``kernel_server``: ``server.run()`` inside a kernel (in the background; a re-run replaces
   the server of the same name or port).
+- ``comm`` and ``panel_messages``: the kernel end of the JupyterLab panel, and what it is told.
+- ``translate`` and ``exporter``: a notebook to a ``start_mcp.py`` (``nanohubmcp export``,
+  ``jupyter nbconvert --to mcp``).
 """
 
 from __future__ import annotations

@@ -29,20 +29,8 @@ Handshake:
   follows, by opening a comm to the same target and closing it at once (no state kept); a panel
   that hears it opens its own comm (one that has a comm open already ignores it).
 
-Kernel → panel messages (``data`` of a ``comm_msg``; every one has a ``type``):
-
-- ``{"type": "status", "loaded", "name", "version", "running", "mode", "host", "port",
-  "local_url", "public_url", "mcp_url", "hub", "hub_reason", "endpoints": [{"label", "url"}]}``
-  (``loaded`` false means there is no server to show; the other keys are then absent; a
-  ``server.run()`` server's ``mode`` is ``"thread"``);
-- ``{"type": "components", "tools": [{"name", "title", "description", "runs"}],
-  "resources": [{"uri", "name", "description", "template"}], "prompts": [{"name",
-  "description"}]}``;
-- ``{"type": "calls", "reset", "capacity", "calls": [call, ...]}``: with ``reset`` true the
-  whole log (finished calls oldest first, then those still running), else new or updated
-  entries. A call is ``{"id", "time" (epoch
-  seconds), "method", "name", "session", "ok" (None while running), "error", "duration_ms"}``;
-  ``id`` increases with every call, and a finished call reuses its started entry's ``id``.
+Kernel → panel messages (``status``, ``components``, ``calls``) are shaped in
+:mod:`.panel_messages`, which documents them.
 
 Panel → kernel: ``{"type": "refresh"}`` (answered with status, components and the full log)
 and ``{"type": "clear"}`` (empties the log; every panel gets a ``reset``).
@@ -69,8 +57,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from . import panel_messages
 from .config import REBUILD_TRAITS
-from .display import endpoints
 
 __all__ = ["FLUSH_DELAY", "LOG_SIZE", "TARGET", "PanelLink", "follow", "link", "unlink"]
 
@@ -421,42 +409,10 @@ class PanelLink:
                         comms)
 
     def _status_message(self) -> dict[str, Any]:
-        subject = self.subject
-        if subject is None:
-            return {"type": "status", "loaded": False}
-        status = subject.status()
-        for key in ("tools", "resources", "prompts"):
-            status.pop(key, None)
-        base = status.get("public_url")
-        status["endpoints"] = [{"label": label, "url": url} for label, url in endpoints(base)] if base else []
-        return {"type": "status", "loaded": True, **status}
+        return panel_messages.status(self.subject)
 
     def _components_message(self) -> dict[str, Any]:
-        subject = self.subject
-        if subject is None:
-            return {"type": "components", "tools": [], "resources": [], "prompts": []}
-        runs = {t["name"]: t["runs"] for t in subject.status()["tools"]}
-        registry = subject.server.core.registry
-        return {
-            "type": "components",
-            "tools": [
-                {"name": t.name, "title": t.title, "description": _first_line(t.description),
-                 "runs": runs.get(t.name, "server")}
-                for t in registry.tools.values()
-            ],
-            "resources": [
-                {"uri": r.uri, "name": r.name, "description": _first_line(r.description), "template": False}
-                for r in registry.resources.values()
-            ]
-            + [
-                {"uri": t.uri_template, "name": t.name, "description": _first_line(t.description),
-                 "template": True}
-                for t in registry.templates.values()
-            ],
-            "prompts": [
-                {"name": p.name, "description": _first_line(p.description)} for p in registry.prompts.values()
-            ],
-        }
+        return panel_messages.components(self.subject)
 
     def _calls_message(self, reset: bool) -> dict[str, Any]:
         with self._lock:
@@ -473,7 +429,3 @@ def _kernel_loop() -> Any:
     except Exception:
         return None
 
-
-def _first_line(text: str | None) -> str:
-    lines = (text or "").strip().splitlines()
-    return lines[0] if lines else ""

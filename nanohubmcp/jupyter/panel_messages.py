@@ -1,0 +1,70 @@
+"""What the JupyterLab panel is told over the ``nanohubmcp`` comm: the shapes of its messages,
+and the ``status`` and ``components`` messages built from the server it shows (:mod:`.comm`
+sends them, and builds the ``calls`` messages from its log).
+
+Kernel → panel messages (``data`` of a ``comm_msg``; every one has a ``type``):
+
+- ``{"type": "status", "loaded", "name", "version", "running", "mode", "host", "port",
+  "local_url", "public_url", "mcp_url", "hub", "hub_reason", "endpoints": [{"label", "url"}]}``
+  (``loaded`` false means there is no server to show; the other keys are then absent; a
+  ``server.run()`` server's ``mode`` is ``"thread"``);
+- ``{"type": "components", "tools": [{"name", "title", "description", "runs"}],
+  "resources": [{"uri", "name", "description", "template"}], "prompts": [{"name",
+  "description"}]}``;
+- ``{"type": "calls", "reset", "capacity", "calls": [call, ...]}``: with ``reset`` true the
+  whole log (finished calls oldest first, then those still running), else new or updated
+  entries. A call is ``{"id", "time" (epoch
+  seconds), "method", "name", "session", "ok" (None while running), "error", "duration_ms"}``;
+  ``id`` increases with every call, and a finished call reuses its started entry's ``id``.
+
+The panel's side of these shapes is ``labextension/src/protocol.ts``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .display import endpoints, first_line
+
+__all__ = ["components", "status"]
+
+
+def status(subject: Any) -> dict[str, Any]:
+    """The ``status`` message for ``subject`` (a ``KernelSession`` or a ``server.run()`` server's
+    view with the same ``status()``), or ``loaded`` false for None."""
+    if subject is None:
+        return {"type": "status", "loaded": False}
+    shown = subject.status()
+    for key in ("tools", "resources", "prompts"):
+        shown.pop(key, None)
+    base = shown.get("public_url")
+    shown["endpoints"] = [{"label": label, "url": url} for label, url in endpoints(base)] if base else []
+    return {"type": "status", "loaded": True, **shown}
+
+
+def components(subject: Any) -> dict[str, Any]:
+    """The ``components`` message: the tools, resources (and templates) and prompts of
+    ``subject``'s server, each with the first line of its description; empty lists for None."""
+    if subject is None:
+        return {"type": "components", "tools": [], "resources": [], "prompts": []}
+    runs = {t["name"]: t["runs"] for t in subject.status()["tools"]}
+    registry = subject.server.core.registry
+    return {
+        "type": "components",
+        "tools": [
+            {"name": t.name, "title": t.title, "description": first_line(t.description),
+             "runs": runs.get(t.name, "server")}
+            for t in registry.tools.values()
+        ],
+        "resources": [
+            {"uri": r.uri, "name": r.name, "description": first_line(r.description), "template": False}
+            for r in registry.resources.values()
+        ]
+        + [
+            {"uri": t.uri_template, "name": t.name, "description": first_line(t.description), "template": True}
+            for t in registry.templates.values()
+        ],
+        "prompts": [
+            {"name": p.name, "description": first_line(p.description)} for p in registry.prompts.values()
+        ],
+    }
