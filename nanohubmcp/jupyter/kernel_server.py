@@ -22,6 +22,7 @@ The JupyterLab panel shows the latest server started here when the notebook has 
 ``%load_ext nanohubmcp`` session (:func:`nanohubmcp.jupyter.comm.follow`, which subscribes to
 nothing until a panel listens).
 """
+
 from __future__ import annotations
 
 import sys
