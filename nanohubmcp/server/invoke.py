@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import functools
 import inspect
 import time
 from collections.abc import Callable
@@ -56,18 +55,30 @@ async def call_function(
     executor: Executor,
     timeout: float | None,
     what: str,
+    on_timeout: Callable[[], None] | None = None,
 ) -> Any:
     """Run ``fn(**kwargs)`` on the loop (coroutines) or the pool (the rest).
 
+    ``timeout`` counts from now: a sync call still queued for a worker when it runs out never
+    starts. ``on_timeout`` is told when the limit passes (e.g. to mark the request cancelled, so
+    a function that checks ``ctx.is_cancelled()`` stops and frees its worker).
+
     Raises:
-        ToolError: the call took longer than ``timeout`` seconds.
+        ToolError: the call took longer than ``timeout`` seconds, or could not start within it
+            because every worker was busy (the message says which).
         Exception: whatever ``fn`` raised.
     """
     loop = asyncio.get_running_loop()
+    started: list[bool] = []
     if is_coroutine:
         awaitable = fn(**kwargs)
     else:
-        call = functools.partial(contextvars.copy_context().run, fn, **kwargs)
+        context = contextvars.copy_context()
+
+        def call() -> Any:
+            started.append(True)
+            return context.run(fn, **kwargs)
+
         awaitable = submit(loop, executor, call)
     try:
         if not timeout:
@@ -81,6 +92,11 @@ async def call_function(
         except asyncio.TimeoutError:
             if loop.time() < deadline:
                 raise  # the function's own TimeoutError (e.g. a client that did not answer in time)
+            if on_timeout is not None:
+                on_timeout()
+            if not is_coroutine and not started:
+                raise ToolError(f"{what} could not start within {timeout:g} s: every worker was busy with other "
+                                "calls (raise workers=, or make long tools @async_tool)") from None
             raise ToolError(f"{what} did not finish within {timeout:g} s; it may still be running") from None
         return value
     except (SystemExit, KeyboardInterrupt) as exc:

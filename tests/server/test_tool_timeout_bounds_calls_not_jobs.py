@@ -47,3 +47,44 @@ def test_a_slow_call_times_out_but_the_same_work_as_a_job_finishes() -> None:
                 break
             time.sleep(0.1)
         assert state == {"status": "done", "job_id": handle["job_id"], "result": "finished"}
+
+
+def test_a_call_queued_behind_busy_workers_says_so_and_a_timed_out_call_is_told_to_stop() -> None:
+    # Regression (fresh-user trial): a call that never got a worker was told it "did not finish",
+    # and a timed-out tool never saw ctx.is_cancelled(), so it kept its worker to the end.
+    import threading
+
+    from nanohubmcp import Context
+
+    server = MCPServer("queue", workers=1, tool_timeout=1.0)
+    running = threading.Event()
+    stopped_early: list[bool] = []
+
+    @server.tool()
+    def hold(ctx: Context) -> str:
+        """Hold the only worker until cancelled (at most 8 s)."""
+        running.set()
+        deadline = time.monotonic() + 8
+        while time.monotonic() < deadline and not ctx.is_cancelled():
+            time.sleep(0.01)
+        stopped_early.append(time.monotonic() < deadline)
+        return "released"
+
+    @server.tool()
+    def add(a: float, b: float) -> float:
+        """Quick."""
+        return a + b
+
+    with serve(server) as base:
+        holder = threading.Thread(target=rpc, args=(base, "tools/call", {"name": "hold", "arguments": {}}))
+        holder.start()
+        assert running.wait(5)
+        queued = rpc(base, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}})
+        holder.join(15)
+        assert queued["isError"] is True
+        assert "'add' could not start within 1 s: every worker was busy" in queued["content"][0]["text"]
+        wait_until = time.monotonic() + 10
+        while not stopped_early and time.monotonic() < wait_until:
+            time.sleep(0.01)
+        assert stopped_early == [True]  # the holder's own timeout cancelled it, well before 8 s
+        assert rpc(base, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}})["content"][0]["text"] == "3.0"

@@ -106,7 +106,8 @@ async def run_tool(core: ServerCore, request: RequestContext, tool: Tool, argume
         value = await call_function(
             tool.fn, kwargs, is_coroutine=tool.is_coroutine, executor=executor or core.executor,
             # Jobs exist to outlive the request: tool_timeout bounds calls, not jobs.
-            timeout=None if job_id is not None else core.tool_timeout, what=f"tool '{tool.name}'")
+            timeout=None if job_id is not None else core.tool_timeout, what=f"tool '{tool.name}'",
+            on_timeout=lambda: request.cancel("the call ran out of time (tool_timeout)"))
         result = shape(tool, value, request.version)
     except asyncio.CancelledError:
         if record:
