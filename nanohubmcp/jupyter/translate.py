@@ -240,6 +240,13 @@ class _Builder:
             for name in set(_bound_names(stmt)) & set(_RESERVED):
                 raise self._error(stmt, f"binds the name {name!r}, which the exported script uses for its "
                                   "own MCPServer; rename it or tag the cell mcp-skip")
+        for node in ast.walk(tree):
+            # A server built in code would be a second one (and its run() would block the script's).
+            if isinstance(node, ast.Call) and (_is_name(node.func, "MCPServer") or (
+                    isinstance(node.func, ast.Attribute) and node.func.attr == "MCPServer")):
+                raise self._error(node, "builds an MCPServer of its own; the exported script makes its server "
+                                  "from the %%mcp_* cells. Tag this cell mcp-skip, or, for a notebook written "
+                                  "in script style, copy its cells into a .py file instead of exporting")
         starts = [s.lineno for s in ast.walk(tree) if isinstance(s, ast.stmt)]
         for stmt, _ in found:
             sharing = sum(stmt.lineno <= n <= (stmt.end_lineno or stmt.lineno) for n in starts)

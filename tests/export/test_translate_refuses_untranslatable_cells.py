@@ -70,6 +70,13 @@ def refusal(*sources: str) -> str:
             "bad.ipynb, cell 3 (from nanohubmcp import MCPServer): line 2 binds the name 'server', which the "
             "exported script uses for its own MCPServer; rename it or tag the cell mcp-skip",
         ),
+        # Regression (fresh-user trial): under another name, a server built in code was exported
+        # "successfully" with 0 tools, and its run() blocked the script's own server.
+        (
+            "from nanohubmcp import MCPServer\nsrv = MCPServer('mine')\nsrv.run(port=8741)",
+            "bad.ipynb, cell 3 (from nanohubmcp import MCPServer): line 2 builds an MCPServer of its own",
+        ),
+        ("import nanohubmcp\nsrv = nanohubmcp.MCPServer('mine')", "line 2 builds an MCPServer of its own"),
         ("def _command_line_options():\n    pass", "binds the name '_command_line_options'"),
         ("x = 1; get_ipython().system('ls')", "line 1 mixes IPython-only code with other statements"),
     ],
