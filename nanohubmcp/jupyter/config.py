@@ -117,7 +117,7 @@ class NanohubMCP(Configurable):
         try:
             super().update_config(config)
         except TraitError as exc:
-            print(f"UsageError: {exc}; the setting is unchanged", file=sys.stderr)
+            print(f"UsageError: {str(exc).rstrip('.')}; the setting is unchanged", file=sys.stderr)
 
     @default("name")
     def _default_name(self) -> str:

@@ -10,6 +10,7 @@ string or integer, MUST NOT be null).
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,6 +82,9 @@ def parse_body(body: bytes | str) -> Any:
     try:
         return jsonenc.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
+        if "integer string conversion" in str(exc):  # Python's guard against huge int literals
+            raise ParseError(f"Parse error: a number has more than {sys.get_int_max_str_digits()} digits; "
+                             "send it as a string") from None
         raise ParseError(f"Parse error: {exc}") from None
     except RecursionError:
         raise ParseError("Parse error: the JSON is nested too deeply") from None

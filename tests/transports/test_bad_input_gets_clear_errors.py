@@ -106,6 +106,8 @@ ENVELOPES = [
     ("method not a string", b'{"jsonrpc":"2.0","id":3,"method":7}', 400, -32600, "method", 3),
     ("number beyond a double", b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add",'
      b'"arguments":{"a":1e400,"b":1}}}', 400, -32700, "1e400 is too large", None),
+    ("a 5001-digit integer", b'{"jsonrpc":"2.0","id":1,"method":"ping","params":{"n":' + b"9" * 5001 + b"}}",
+     400, -32700, "digits; send it as a string", None),
     ("id null", b'{"jsonrpc":"2.0","id":null,"method":"ping"}', 400, -32600, '"id" must be a string or an '
      "integer, not null", None),
     ("id float", b'{"jsonrpc":"2.0","id":1.5,"method":"ping"}', 400, -32600, "not a fraction", None),
