@@ -80,7 +80,7 @@ class BaseHandler(tornado.web.RequestHandler):
 
     def options(self, *args: Any, **kwargs: Any) -> None:
         """CORS preflight for allowed origins (``prepare`` already refused the others)."""
-        self.set_header("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
+        self.set_header("Access-Control-Allow-Methods", ", ".join(self.allowed_methods()))
         # Tool parameters mirrored as Mcp-Param-<Name> headers (2026-07-28) have open-ended names.
         asked = self.request.headers.get("Access-Control-Request-Headers", "")
         params = [h.strip() for h in asked.split(",") if h.strip().lower().startswith("mcp-param-")]

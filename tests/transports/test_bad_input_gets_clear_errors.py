@@ -507,4 +507,9 @@ def test_an_unsupported_method_with_a_body_is_405_naming_the_allowed_ones(
     assert reply.status == 405
     assert reply.header("Allow") == allowed  # RFC 9110 § 15.5.6
     assert reply.json == {"error": f"Method Not Allowed: {path} takes {allowed}"}
+    # A CORS preflight on the same path names the same methods.
+    preflight = http.request("OPTIONS", path, None, {"Origin": "http://localhost:3000",
+                                                     "Access-Control-Request-Method": "POST"})
+    assert preflight.status == 204
+    assert preflight.header("Access-Control-Allow-Methods") == allowed
     ping_works(http)
