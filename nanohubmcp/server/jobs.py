@@ -14,6 +14,7 @@ import asyncio
 import secrets
 import time
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any
 
 from ..errors import UnknownComponent
@@ -122,3 +123,30 @@ class JobStore:
         for job in self._jobs.values():
             if job.task is not None and not job.task.done():
                 job.task.cancel()
+
+
+def task_fields(job: Job, *, status: str, ttl_key: str, poll_key: str) -> dict[str, Any]:
+    """The wire ``Task`` of ``job``; the caller's era names the status and the ttl/poll keys
+    (2025-11-25: ``ttl``/``pollInterval``; the 2026 tasks extension: ``ttlMs``/``pollIntervalMs``).
+
+    Times are ISO 8601 UTC with milliseconds (``2026-11-30T01:02:03.456Z``); ``_meta`` is what the
+    tool set with ``ctx.set_task_metadata``.
+    """
+    task: dict[str, Any] = {
+        "taskId": job.id,
+        "status": status,
+        "createdAt": _iso(job.created),
+        "lastUpdatedAt": _iso(job.updated),
+        ttl_key: int(job.ttl * 1000),
+        poll_key: POLL_INTERVAL_MS,
+    }
+    if job.status_message:
+        task["statusMessage"] = job.status_message
+    meta = job.request.extra.get("task_metadata") if job.request is not None else None
+    if meta:
+        task["_meta"] = dict(meta)
+    return task
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -10,7 +10,6 @@ Source: MCP 2025-11-25, Basic § Utilities § Tasks.
 from __future__ import annotations
 
 import time
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidParams
@@ -25,26 +24,9 @@ if TYPE_CHECKING:
 RELATED_TASK = "io.modelcontextprotocol/related-task"
 
 
-def _iso(ts: float) -> str:
-    return datetime.fromtimestamp(ts, timezone.utc).isoformat().replace("+00:00", "Z")
-
-
 def task_object(job: jobmod.Job) -> dict[str, Any]:
-    """The wire ``Task`` for a job."""
-    task: dict[str, Any] = {
-        "taskId": job.id,
-        "status": job.status,
-        "createdAt": _iso(job.created),
-        "lastUpdatedAt": _iso(job.updated),
-        "ttl": int(job.ttl * 1000),
-        "pollInterval": jobmod.POLL_INTERVAL_MS,
-    }
-    if job.status_message:
-        task["statusMessage"] = job.status_message
-    meta = job.request.extra.get("task_metadata") if job.request is not None else None
-    if meta:
-        task["_meta"] = dict(meta)
-    return task
+    """The wire ``Task`` for a job (MCP 2025-11-25, Utilities § Tasks)."""
+    return jobmod.task_fields(job, status=job.status, ttl_key="ttl", poll_key="pollInterval")
 
 
 async def create_task(core: ServerCore, request: RequestContext, tool: Tool, arguments: dict[str, Any],

@@ -23,7 +23,6 @@ specification); MCP 2026-07-28, Basic § Versioning (capabilities per request).
 from __future__ import annotations
 
 import asyncio
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidParams, MissingClientCapability, RegistrationError, to_error_object
@@ -78,10 +77,6 @@ def require_tasks_extension(request: RequestContext, what: str) -> None:
             "clientCapabilities.extensions", {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}})
 
 
-def _iso(ts: float) -> str:
-    return datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-
-
 def _status(job: jobmod.Job) -> str:
     # A tool result with isError is a completed task here ("failed" = a JSON-RPC error only).
     if job.status == jobmod.FAILED and job.error is None and job.result is not None:
@@ -90,21 +85,8 @@ def _status(job: jobmod.Job) -> str:
 
 
 def task_handle(job: jobmod.Job) -> dict[str, Any]:
-    """The ``Task`` fields of a job."""
-    task: dict[str, Any] = {
-        "taskId": job.id,
-        "status": _status(job),
-        "createdAt": _iso(job.created),
-        "lastUpdatedAt": _iso(job.updated),
-        "ttlMs": int(job.ttl * 1000),
-        "pollIntervalMs": jobmod.POLL_INTERVAL_MS,
-    }
-    if job.status_message:
-        task["statusMessage"] = job.status_message
-    meta = job.request.extra.get("task_metadata") if job.request is not None else None
-    if meta:  # ctx.set_task_metadata(...)
-        task["_meta"] = dict(meta)
-    return task
+    """The ``Task`` fields of a job (tasks extension, SEP-2663)."""
+    return jobmod.task_fields(job, status=_status(job), ttl_key="ttlMs", poll_key="pollIntervalMs")
 
 
 def detailed_task(core: ServerCore, job: jobmod.Job) -> dict[str, Any]:
