@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from .server.components import Prompt, Resource, ResourceTemplate, Tool
     from .server.context import Context
     from .server.modern.mrtr import InputRequired
+    from .server.principal import Principal
     from .server.skills import Skill
 
 _LAZY = {
@@ -70,6 +71,7 @@ _LAZY = {
     "Prompt": ".server.components",
     "Skill": ".server.skills",
     "InputRequired": ".server.modern.mrtr",
+    "Principal": ".server.principal",
     "tool": ".decorators",
     "async_tool": ".decorators",
     "resource": ".decorators",

@@ -28,6 +28,7 @@ from .request import LOG_LEVELS, RequestContext
 
 if TYPE_CHECKING:
     from .core import ServerCore
+    from .principal import Principal
 
 log = logging.getLogger("nanohubmcp.tool")
 
@@ -107,6 +108,12 @@ class Context:
         """The session id, or None when the request has no session."""
         session = self._request.session
         return session.id if session is not None else None
+
+    @property
+    def principal(self) -> Principal | None:
+        """The authenticated caller (``subject``, ``scopes``, ``claims``), or None when the
+        server has no authorization configured."""
+        return self._request.principal
 
     @property
     def meta(self) -> dict[str, Any]:

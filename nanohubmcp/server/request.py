@@ -19,6 +19,7 @@ from ..protocol.jsonrpc import Message
 from .streams import OutboundStream
 
 if TYPE_CHECKING:
+    from .principal import Principal
     from .sessions import Session
 
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
@@ -74,6 +75,8 @@ class RequestContext:
         stream: where related messages go; None when the reply must be plain JSON and no
             other stream can take them.
         loop: the event loop serving the request.
+        principal: the caller the transport's verifier authenticated, or None when the
+            server has no authorization configured.
     """
 
     __slots__ = (
@@ -85,6 +88,7 @@ class RequestContext:
         "loop",
         "message",
         "modern",
+        "principal",
         "session",
         "stream",
         "version",
@@ -100,6 +104,7 @@ class RequestContext:
         session: Session | None = None,
         stream: OutboundStream | None = None,
         client_capabilities: dict[str, Any] | None = None,
+        principal: Principal | None = None,
     ) -> None:
         self.message = message
         self.version = version
@@ -107,6 +112,7 @@ class RequestContext:
         self.session = session
         self.stream = stream
         self.loop = loop
+        self.principal = principal
         if client_capabilities is None:
             client_capabilities = session.client_capabilities if session is not None else {}
         self.client_capabilities = client_capabilities
