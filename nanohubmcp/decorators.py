@@ -23,7 +23,14 @@ from collections.abc import Callable
 from typing import Any
 
 from .errors import RegistrationError
-from .facade import _MARK
+
+_MARK = "__nanohubmcp__"
+
+
+def marked(fn: Any) -> tuple[str, dict[str, Any]] | None:
+    """The ``(kind, options)`` one of these decorators left on ``fn``, or None for an unmarked object."""
+    mark = getattr(fn, _MARK, None)
+    return mark if isinstance(mark, tuple) else None
 
 
 def _marker(kind: str, fn: Callable[..., Any] | None, options: dict[str, Any]) -> Any:
@@ -50,7 +57,7 @@ def resource(uri: str, **options: Any) -> Callable[[Callable[..., Any]], Callabl
     """Mark a function as the resource at ``uri`` (options as ``MCPServer.resource``)."""
     if callable(uri):
         raise RegistrationError("@resource needs a URI: write @resource('scheme://path')")
-    return _marker("resource", None, {"uri": uri, **options})  # type: ignore[no-any-return]
+    return _marker("resource", None, {"uri": uri, **options})
 
 
 def prompt(fn: Callable[..., Any] | None = None, **options: Any) -> Any:

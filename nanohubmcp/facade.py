@@ -26,6 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import serving
+from .decorators import marked
 from .errors import ConfigurationError, RegistrationError
 from .server.components import Prompt, Resource, ResourceTemplate, Tool, make_resource
 from .server.context import Context
@@ -35,7 +36,6 @@ from .server.modern import state as modern_state
 from .server.modern.tool_options import apply_tool_options
 
 DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
-_MARK = "__nanohubmcp__"
 
 
 class _Completer:
@@ -269,8 +269,8 @@ class MCPServer:
             raise RegistrationError("@completion needs exactly one of prompt='name' or template='uri{...}'")
 
         def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
-            key = ("ref/prompt", prompt, argument) if prompt else ("ref/resource", template, argument)
-            self.core.completers[key] = _Completer(func)
+            kind, name = ("ref/prompt", prompt) if prompt is not None else ("ref/resource", template)
+            self.core.completers[(kind, str(name), argument)] = _Completer(func)
             return func
 
         return decorate
@@ -287,8 +287,8 @@ class MCPServer:
             candidates = [getattr(obj, n) for n in dir(obj) if not n.startswith("__")]
         count = 0
         for fn in candidates:
-            mark = getattr(fn, _MARK, None)
-            if not mark:
+            mark = marked(fn)
+            if mark is None:
                 continue
             kind, options = mark
             if kind == "tool":

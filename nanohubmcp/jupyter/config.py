@@ -137,7 +137,7 @@ class NanohubMCP(Configurable):
         value = proposal["value"]
         if value is not None and value <= 0:
             raise TraitError("NanohubMCP.tool_timeout must be a positive number of seconds, or None")
-        return value  # type: ignore[no-any-return]
+        return value
 
     @validate("name")
     def _check_name(self, proposal: Any) -> str:

@@ -57,7 +57,10 @@ class MCPExporter(Exporter):
     def _file_extension_default(self) -> str:
         return ".py"
 
-    def from_notebook_node(self, nb: Any, resources: Any = None, **kw: Any) -> tuple[str, dict[str, Any]]:
+    # nbconvert annotates the base method as returning a notebook; every text exporter returns a str.
+    def from_notebook_node(  # type: ignore[override]
+        self, nb: Any, resources: Any = None, **kw: Any
+    ) -> tuple[str, dict[str, Any]]:
         """Translate ``nb``; returns ``(script text, resources)``.
 
         Raises:

@@ -157,7 +157,7 @@ class MCPMagics(Magics):
         fn = shell.user_ns.get(info.name)
         if not callable(fn):
             raise UsageError(f"%%mcp_{kind}: after running the cell, {info.name!r} is not a function")
-        return fn  # type: ignore[no-any-return]
+        return fn
 
     def _serve(self, what: str) -> None:
         """Start on first use (showing the status), else confirm the change in one line."""

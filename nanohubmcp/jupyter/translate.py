@@ -262,8 +262,9 @@ class _Builder:
         method = call.func.attr  # type: ignore[attr-defined]
         args = [a.value if isinstance(a, ast.Constant) else None for a in call.args]
         if method == "run_line_magic" and len(args) >= 2 and isinstance(args[0], str):
-            what = f"%{args[0]} {args[1] or ''}".rstrip()
-            line = str(args[1] or "").strip()
+            line = str(args[1] or "")
+            what = f"%{args[0]} {line}".rstrip()
+            line = line.strip()
             if args[0] == "config" and re.match(r"NanohubMCP\b", line):
                 return f"{_short(what)}: {self._config(line)}"
             if args[0] == "load_ext" and line == "nanohubmcp":

@@ -68,7 +68,8 @@ def _json_kind(value: Any) -> str:
         return "a boolean"
     if isinstance(value, float):
         return "a fraction" if not value.is_integer() else "a number written with a fraction or exponent"
-    return {dict: "an object", list: "an array"}.get(type(value), type(value).__name__)
+    names: dict[type, str] = {dict: "an object", list: "an array"}
+    return names.get(type(value), type(value).__name__)
 
 
 def parse_body(body: bytes | str) -> Any:

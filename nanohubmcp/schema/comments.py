@@ -88,7 +88,7 @@ def _scan(tokens: Iterator[tokenize.TokenInfo]) -> TypeComments:
 def _is_signature_comment(comment: str) -> bool:
     """True for a function-form type comment, e.g. ``# type: (...) -> int``."""
     match = _TYPE_COMMENT.match(comment)
-    return bool(match) and _top_level_index(_strip_trailing_comment(match["expr"]), "->") >= 0
+    return match is not None and _top_level_index(_strip_trailing_comment(match["expr"]), "->") >= 0
 
 
 def _scan_parameters(tokens: Iterator[tokenize.TokenInfo]) -> dict[str, str]:

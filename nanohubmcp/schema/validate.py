@@ -132,7 +132,8 @@ class OutputValidator:
     @property
     def schema(self) -> dict[str, Any]:
         """The schema being enforced."""
-        schema: dict[str, Any] = self._validator.schema
+        schema = self._validator.schema
+        assert isinstance(schema, dict)  # _compile accepts only a JSON object
         return schema
 
     def errors(self, value: Any) -> list[str]:
@@ -152,7 +153,9 @@ def _compile(schema: Any, label: str, what: str) -> Validator:
         raise RegistrationError(
             f"{label}: invalid {what}: expected a JSON object, got {type(schema).__name__}"
         )
-    cls = validator_for(schema, default=None)
+    # validator_for answers its default for a missing or unknown $schema (its stubs only admit a class there).
+    unknown: Any = None
+    cls = validator_for(schema, default=unknown)
     if cls is None:
         if "$schema" in schema:
             raise RegistrationError(f"{label}: invalid {what}: unknown $schema {schema['$schema']!r}")

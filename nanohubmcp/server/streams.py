@@ -87,7 +87,7 @@ class OutboundStream:
             seq = int(last_event_id.rsplit(".", 1)[1])
         except (IndexError, ValueError):
             return []
-        out = []
+        out: list[tuple[str | None, dict[str, Any]]] = []
         for event_id, message in self._buffer or ():
             if event_id is not None and int(event_id.rsplit(".", 1)[1]) > seq:
                 out.append((event_id, message))

@@ -104,7 +104,7 @@ async def post_legacy_message(handler: Any, session_id: str | None) -> None:
         replies = await batch.serve_batch(handler.core, parsed, version=session.version, session=session,
                                           stream=stream)
         if replies:
-            stream.send(replies)  # type: ignore[arg-type]  # a batch reply is one JSON array
+            stream.send(replies)  # a batch reply is one JSON array
         return
     request = RequestContext(message, version=session.version, loop=asyncio.get_running_loop(),
                              session=session, stream=stream)

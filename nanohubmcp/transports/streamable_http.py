@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import tornado.web
+from tornado.http1connection import HTTP1Connection
 
 from ..errors import InternalError, InvalidRequest, NanohubMCPError, ProtocolError, http_status_for
 from ..protocol import jsonrpc, versions
@@ -53,7 +55,7 @@ def accepts(header: str | None, media: str) -> bool:
 
 def wants_sse(header: str | None) -> bool:
     """True when the client named ``text/event-stream`` itself (no Accept, or */*, gets JSON)."""
-    return bool(header) and "text/event-stream" in header.lower()  # type: ignore[operator]
+    return header is not None and "text/event-stream" in header.lower()
 
 
 class ResponseChannel:
@@ -132,7 +134,9 @@ class ResponseChannel:
                 self.session.streams.pop(self.stream.stream_id, None)
 
     def _open(self) -> bool:
-        return not self.handler._finished and not self.handler.request.connection.stream.closed()
+        connection = self.handler.request.connection
+        closed = isinstance(connection, HTTP1Connection) and connection.stream.closed()
+        return not self.handler._finished and not closed
 
 
 @tornado.web.stream_request_body
@@ -140,6 +144,7 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
     """The MCP endpoint. Also mounted at ``/`` (POST), where ``?session_id=`` means legacy SSE."""
 
     channel: ResponseChannel | None = None
+    _on_close: Callable[[], None] | None = None  # set while a POST's request runs: the peer going away cancels it
 
     def initialize(self, server: Any, config: Any, root: bool = False) -> None:
         super().initialize(server, config)
@@ -155,9 +160,8 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
     def on_connection_close(self) -> None:
         if self.channel is not None:
             self.channel.connection_lost()
-        closed = getattr(self, "_on_close", None)
-        if closed is not None:
-            closed()
+        if self._on_close is not None:
+            self._on_close()
 
     # -- POST ----------------------------------------------------------------------------
     async def post(self) -> None:

@@ -82,7 +82,7 @@ async def complete(core: ServerCore, request: RequestContext, params: dict[str, 
     values: list[str] = []
     if completer is not None:
         ctx_args = (params.get("context") or {}).get("arguments") or {}
-        kwargs = {"value": str(argument.get("value", ""))}
+        kwargs: dict[str, Any] = {"value": str(argument.get("value", ""))}
         if completer.wants_context:
             kwargs["context"] = ctx_args
         produced = await call_function(completer.fn, kwargs, is_coroutine=completer.is_coroutine,

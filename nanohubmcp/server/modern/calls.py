@@ -69,7 +69,8 @@ async def tools_call(core: ServerCore, request: RequestContext, params: dict[str
     run = asyncio.ensure_future(tool_handlers.run_tool(core, request, tool, arguments))
     try:
         if escalated is not None:
-            await asyncio.wait({run, escalated}, return_when=asyncio.FIRST_COMPLETED)
+            racing: set[asyncio.Future[Any]] = {run, escalated}
+            await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
             if escalated.done():  # ctx.start_task(): the call goes on as a task
                 job = escalated.result()
                 adopt(core, job, run)

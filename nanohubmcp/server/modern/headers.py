@@ -2,7 +2,7 @@
 
 A tool may mark parameters whose values clients copy into ``Mcp-Param-<Name>`` headers, so
 gateways can route on them without reading the body. At registration
-:func:`annotate`/:func:`annotations` check the marks (a token of RFC 9110 ``tchar``s,
+:func:`annotate`/:func:`header_marks` check the marks (a token of RFC 9110 ``tchar``s,
 case-insensitively unique, on a string/integer/boolean property reached through
 ``properties`` only). On each 2026-07-28 ``tools/call`` :func:`check_param_headers` holds the
 headers to the body: a value present in the arguments needs its header, equal after decoding
@@ -42,7 +42,7 @@ def _primitive(schema: Mapping[str, Any]) -> str | None:
     return kinds[0] if len(kinds) == 1 and kinds[0] in _ALLOWED_TYPES else None
 
 
-def annotations(name: str, schema: Mapping[str, Any]) -> list[tuple[tuple[str, ...], str, str]]:
+def header_marks(name: str, schema: Mapping[str, Any]) -> list[tuple[tuple[str, ...], str, str]]:
     """Every ``x-mcp-header`` of a tool's input schema: ``(property path, token, type)``.
 
     Raises:
@@ -100,7 +100,7 @@ def annotate(name: str, schema: dict[str, Any], headers: Mapping[str, str]) -> d
     Args:
         headers: ``{"region": "Region"}``; a dotted name reaches a nested object's property.
     Raises:
-        RegistrationError: an unknown parameter, or a mark :func:`annotations` refuses.
+        RegistrationError: an unknown parameter, or a mark :func:`header_marks` refuses.
     """
     if not isinstance(headers, Mapping):
         raise RegistrationError(
@@ -115,7 +115,7 @@ def annotate(name: str, schema: dict[str, Any], headers: Mapping[str, str]) -> d
                     f"tool '{name}': x_mcp_headers names '{param}', which is not a parameter")
             node = props[part]
         node[ANNOTATION] = token
-    annotations(name, marked)
+    header_marks(name, marked)
     return marked
 
 
@@ -155,7 +155,7 @@ def marks_for(tool: Any) -> list[tuple[tuple[str, ...], str, str]]:
     marks = tool.extra.get(MARKS)
     if marks is None:
         try:
-            marks = annotations(tool.name, tool.input_schema)
+            marks = header_marks(tool.name, tool.input_schema)
         except RegistrationError:
             marks = []  # a schema registered without the checks: nothing to enforce
         tool.extra[MARKS] = marks

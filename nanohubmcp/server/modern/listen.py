@@ -18,6 +18,7 @@ Source: MCP 2026-07-28, Basic § Patterns § Subscriptions; Transports § Stream
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -132,8 +133,8 @@ async def subscriptions_listen(core: ServerCore, request: RequestContext,
         cleanups.append(inputs.watch(task_id, task_changed))
         if job.status not in jobmod.TERMINAL:
             waiter = asyncio.ensure_future(job.done.wait())
-            waiter.add_done_callback(lambda f, j=job: None if f.cancelled() else task_changed(j))
-            cleanups.append(waiter.cancel)
+            waiter.add_done_callback(functools.partial(_report_unless_cancelled, task_changed, job))
+            cleanups.append(functools.partial(_cancel, waiter))
     # Everything is wired before the acknowledgement goes out (all on this loop step, so no event
     # can slip in between): a client that saw the acknowledgement misses nothing after it.
     send("notifications/subscriptions/acknowledged", {"notifications": honoured})
@@ -145,3 +146,14 @@ async def subscriptions_listen(core: ServerCore, request: RequestContext,
         for cleanup in cleanups:
             cleanup()
     return {"_meta": sub_meta}
+
+
+def _report_unless_cancelled(
+    report: Callable[[jobmod.Job], None], job: jobmod.Job, waiter: asyncio.Future[Any]
+) -> None:
+    if not waiter.cancelled():
+        report(job)
+
+
+def _cancel(waiter: asyncio.Future[Any]) -> None:
+    waiter.cancel()

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..components import Tool
-from .headers import MARKS, annotate, annotations
+from .headers import MARKS, annotate, header_marks
 from .tasks import TASK_SUPPORT, check_task_support
 
 
@@ -31,7 +31,7 @@ def apply_tool_options(tool: Tool, *, x_mcp_headers: Mapping[str, str] | None = 
     if x_mcp_headers:
         tool = dataclasses.replace(tool, input_schema=annotate(tool.name, tool.input_schema, x_mcp_headers))
     extra: dict[str, Any] = dict(tool.extra)
-    extra[MARKS] = annotations(tool.name, tool.input_schema)
+    extra[MARKS] = header_marks(tool.name, tool.input_schema)
     support = check_task_support(tool.name, task_support)
     if support is not None:
         extra[TASK_SUPPORT] = support
