@@ -14,6 +14,7 @@ Every exception the package raises on purpose derives from :class:`NanohubMCPErr
      │    ├── InvalidParams         -32602
      │    │    └── UnknownComponent  unknown tool / prompt / resource (-32602 or -32002)
      │    ├── InternalError         -32603
+     │    ├── ServerBusy            -32000, HTTP 503 with Retry-After (a limit is reached)
      │    ├── ResourceNotFound      -32002 (handshake era; -32602 in 2026-07-28)
      │    ├── URLElicitationRequired -32042 (2025-11-25)
      │    ├── HeaderMismatch        -32020 (2026-07-28)
@@ -51,6 +52,8 @@ RESOURCE_NOT_FOUND = -32002
 """Resource not found (MCP ≤ 2025-11-25, Server § Resources § Error handling)."""
 URL_ELICITATION_REQUIRED = -32042
 """URL-mode elicitation required (MCP 2025-11-25)."""
+SERVER_BUSY = -32000
+"""A server limit is reached (sessions); retry later (implementation-defined, JSON-RPC 2.0 § 5.1)."""
 HEADER_MISMATCH = -32020
 """A required HTTP header is missing or disagrees with the body (MCP 2026-07-28)."""
 MISSING_CLIENT_CAPABILITY = -32021
@@ -154,6 +157,20 @@ class InternalError(ProtocolError):
     code = INTERNAL_ERROR
 
 
+class ServerBusy(ProtocolError):
+    """A limit of the server is reached; the client should retry after ``retry_after`` seconds.
+
+    Travels as -32000 with HTTP 503 and a ``Retry-After`` header (RFC 9110 § 10.2.3);
+    ``data.retryAfter`` carries the same seconds for clients that only see the body.
+    """
+
+    code = SERVER_BUSY
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message, {"retryAfter": retry_after})
+        self.retry_after = retry_after
+
+
 class ResourceNotFound(ProtocolError):
     """No resource or template answers this URI (-32002; -32602 in 2026-07-28)."""
 
@@ -202,6 +219,7 @@ _HTTP_STATUS = {
     HEADER_MISMATCH: 400,
     MISSING_CLIENT_CAPABILITY: 400,
     UNSUPPORTED_PROTOCOL_VERSION: 400,
+    SERVER_BUSY: 503,
 }
 
 

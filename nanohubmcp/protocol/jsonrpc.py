@@ -55,8 +55,9 @@ class EnvelopeError(InvalidRequest):
         self.request_id = request_id
 
 
-def _valid_id(value: Any) -> bool:
-    # bool is an int subclass; MCP ids are strings or integers, never null or fractional.
+def valid_id(value: Any) -> bool:
+    """True for a JSON-RPC id MCP allows: a string or an integer (never ``true``, ``1.0``, null or
+    an array; ``True == 1`` in Python, so a raw lookup would confuse them)."""
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
@@ -104,7 +105,7 @@ def classify(obj: Any) -> Message:
     if obj.get("jsonrpc") != "2.0":
         raise EnvelopeError('Invalid Request: "jsonrpc" must be exactly "2.0"', _id_or_none(rid))
     has_id = "id" in obj
-    if has_id and not _valid_id(rid):
+    if has_id and not valid_id(rid):
         raise EnvelopeError(f'Invalid Request: "id" must be a string or an integer, not {_json_kind(rid)}')
     if "method" in obj:
         method = obj["method"]
@@ -127,7 +128,7 @@ def classify(obj: Any) -> Message:
 
 
 def _id_or_none(value: Any) -> Any:
-    return value if _valid_id(value) else None
+    return value if valid_id(value) else None
 
 
 def _with_id(exc: Exception, rid: Any) -> Exception:

@@ -71,5 +71,8 @@ class Dispatcher:
             return  # unknown notifications are ignored (JSON-RPC 2.0 § 4.1)
         try:
             await handler(self.core, request, request.message.params or {})
+        except ProtocolError as exc:
+            # The client's mistake: a notification gets no answer, and one log line, not a traceback.
+            log.info("ignored notification %s: %s", request.message.method, exc.message)
         except Exception:
             log.exception("error while handling notification %s", request.message.method)

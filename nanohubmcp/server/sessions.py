@@ -14,13 +14,20 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
+from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
+from ..errors import ServerBusy
 from .streams import OutboundStream
 
 DEFAULT_IDLE_SECONDS = 3600.0
 MAX_SESSIONS = 10_000
 MAX_STREAMS = 64
+EVICTION_PROBES = 16
+"""At most this many of the least recently used sessions are looked at to make room for a new one."""
+FULL_RETRY_SECONDS = 30
+"""``Retry-After`` when every session is busy (a stream open or a call in flight)."""
 
 
 class Session:
@@ -42,10 +49,18 @@ class Session:
         self.last_seen = time.monotonic()
         self.closed = False
         self._stream_counter = 0
+        self.on_touch: Callable[[Session], None] | None = None
 
     def touch(self) -> None:
         """Mark activity (idle expiry counts from the last request, call end or stream close)."""
         self.last_seen = time.monotonic()
+        if self.on_touch is not None:
+            self.on_touch(self)
+
+    @property
+    def busy(self) -> bool:
+        """A call in flight, a server→client request pending, or a client reading a stream."""
+        return bool(self.in_flight or self.pending) or any(st.sink is not None for st in self.streams.values())
 
     @property
     def resumable(self) -> bool:
@@ -90,25 +105,67 @@ class Session:
 
 
 class SessionStore:
-    """All live sessions of a server, with idle expiry.
+    """All live sessions of a server, with idle expiry and a limit.
+
+    Sessions are kept least recently used first, so expiry and eviction look only at the
+    front: each new session costs O(1) however many there are. At the limit, the least
+    recently used session that is quiet (no open stream, no call in flight) makes room;
+    when the ones looked at are all busy, the new session is refused with
+    :class:`~nanohubmcp.errors.ServerBusy` (HTTP 503 with ``Retry-After``) rather than
+    taking a session a client is using.
 
     Args:
         idle_seconds: a session unused this long is closed (default 1 h).
+        max_sessions: how many sessions may live at once (default 10,000).
     """
 
-    def __init__(self, idle_seconds: float = DEFAULT_IDLE_SECONDS) -> None:
+    def __init__(self, idle_seconds: float = DEFAULT_IDLE_SECONDS, max_sessions: int = MAX_SESSIONS) -> None:
         self.idle_seconds = idle_seconds
-        self._sessions: dict[str, Session] = {}
+        self.max_sessions = max_sessions
+        self._sessions: OrderedDict[str, Session] = OrderedDict()
 
     def create(self, version: str, *, transport: str = "streamable-http") -> Session:
-        """Mint a new session with an unguessable id."""
-        self.sweep()
-        if len(self._sessions) >= MAX_SESSIONS:
-            oldest = min(self._sessions.values(), key=lambda s: s.last_seen)
-            self.remove(oldest.id)
+        """Mint a new session with an unguessable id.
+
+        Raises:
+            ServerBusy: the limit is reached and no quiet session can make room.
+        """
+        self._expire_front(time.monotonic())
+        if len(self._sessions) >= self.max_sessions and not self._evict_one():
+            raise ServerBusy(
+                f"Too many sessions: {self.max_sessions} are open and busy; retry in {FULL_RETRY_SECONDS} s, "
+                "or end unused sessions with DELETE", retry_after=FULL_RETRY_SECONDS)
         session = Session(secrets.token_urlsafe(32), version, transport=transport)
+        session.on_touch = self._touched
         self._sessions[session.id] = session
         return session
+
+    def _touched(self, session: Session) -> None:
+        if self._sessions.get(session.id) is session:
+            self._sessions.move_to_end(session.id)
+
+    def _evict_one(self) -> bool:
+        """Close the least recently used quiet session; busy ones met on the way move back."""
+        for _ in range(min(EVICTION_PROBES, len(self._sessions))):
+            sid, session = next(iter(self._sessions.items()))
+            if not session.busy:
+                self.remove(sid)
+                return True
+            self._sessions.move_to_end(sid)  # in use: not a candidate now
+        return False
+
+    def _expire_front(self, now: float) -> None:
+        """Close expired sessions at the front (the least recently used), stopping at a live one."""
+        for _ in range(EVICTION_PROBES):
+            if not self._sessions:
+                return
+            sid, session = next(iter(self._sessions.items()))
+            if now - session.last_seen <= self.idle_seconds:
+                return
+            if session.busy:
+                self._sessions.move_to_end(sid)
+            else:
+                self.remove(sid)
 
     def get(self, session_id: str | None) -> Session | None:
         """The live session with this id, or None (an idle session found expired is closed here)."""
@@ -124,14 +181,14 @@ class SessionStore:
 
     def _expired(self, session: Session, now: float) -> bool:
         """Idle longer than ``idle_seconds``, with no call in flight and no open stream."""
-        return (now - session.last_seen > self.idle_seconds and not session.in_flight
-                and not any(st.sink is not None for st in session.streams.values()))
+        return now - session.last_seen > self.idle_seconds and not session.busy
 
     def remove(self, session_id: str) -> bool:
         """Close and forget a session; False when unknown."""
         session = self._sessions.pop(session_id, None)
         if session is None:
             return False
+        session.on_touch = None
         session.close()
         return True
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import tornado.web
 
-from ..errors import INVALID_REQUEST
+from ..errors import INVALID_REQUEST, ProtocolError, http_status_for
 from ..protocol import jsonenc, jsonrpc
 from .config import TransportConfig
 from .origin import origin_allowed
@@ -91,7 +91,11 @@ class BaseHandler(tornado.web.RequestHandler):
 
     # -- replies -------------------------------------------------------------------------
     def send_json(self, status: int, body: Any) -> None:
-        """Finish with a JSON body."""
+        """Finish with a JSON body (a 503 error names its ``Retry-After`` from ``data.retryAfter``)."""
+        if status == 503:
+            retry = _retry_after(body)
+            if retry is not None:
+                self.set_header("Retry-After", str(retry))
         self.set_status(status)
         self.set_header("Content-Type", JSON_TYPE)
         self.finish(jsonenc.dumpb(body))
@@ -109,12 +113,22 @@ class BaseHandler(tornado.web.RequestHandler):
         self.clear_header("Content-Type")
         self.finish()
 
+    def log_exception(self, typ: Any, value: Any, tb: Any) -> None:
+        if isinstance(value, ProtocolError):
+            return  # a refusal meant for the client (e.g. the session limit), not a server fault
+        super().log_exception(typ, value, tb)
+
     def write_error(self, status_code: int, **kwargs: Any) -> None:
-        """Errors Tornado raises itself (bad method, body timeout, our HTTPErrors) as JSON."""
+        """Errors Tornado raises itself (bad method, body timeout, our HTTPErrors) as JSON; a
+        :class:`~nanohubmcp.errors.ProtocolError` that escaped a handler as the error it names."""
         reason = self._reason
         exc_info = kwargs.get("exc_info")
         if exc_info is not None:
             exc = exc_info[1]
+            if isinstance(exc, ProtocolError):
+                error = exc.to_error()
+                self.send_json(max(400, http_status_for(error)), jsonrpc.error(None, error))
+                return
             if isinstance(exc, tornado.web.HTTPError) and exc.log_message:
                 reason = exc.log_message % exc.args if exc.args else exc.log_message
         if status_code >= 500:
@@ -137,6 +151,13 @@ class BaseHandler(tornado.web.RequestHandler):
         if self.config.public_url:
             return self.config.public_url
         return f"{self.request.protocol}://{self.request.host}{self.config.path_prefix}/"
+
+
+def _retry_after(body: Any) -> int | None:
+    error = body.get("error") if isinstance(body, dict) else None
+    data = error.get("data") if isinstance(error, dict) else None
+    retry = data.get("retryAfter") if isinstance(data, dict) else None
+    return retry if isinstance(retry, int) else None
 
 
 class BodyLimitMixin:

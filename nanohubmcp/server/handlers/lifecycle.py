@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidParams
-from ...protocol import versions
+from ...protocol import jsonrpc, versions
 from ..request import LOG_LEVELS, RequestContext
 
 if TYPE_CHECKING:
@@ -65,10 +65,14 @@ async def initialized(core: ServerCore, request: RequestContext, params: dict[st
 
 
 async def cancelled(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> None:
-    """``notifications/cancelled``: cancels only the sender's own in-flight request (study § f 6)."""
+    """``notifications/cancelled``: cancels only the sender's own in-flight request.
+
+    ``requestId`` must be a JSON-RPC id (string or integer); anything else names no request
+    and is ignored, as a notification cannot be answered (``true`` never means id 1).
+    """
     session = request.session
     request_id = params.get("requestId")
-    if session is None or request_id is None:
+    if session is None or not jsonrpc.valid_id(request_id):
         return
     target = session.in_flight.get(request_id)
     if target is not None:
