@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..errors import InvalidParams, InvalidRequest, ParseError
 from . import jsonenc
@@ -55,7 +55,7 @@ class EnvelopeError(InvalidRequest):
         self.request_id = request_id
 
 
-def valid_id(value: Any) -> bool:
+def valid_id(value: Any) -> TypeGuard[str | int]:
     """True for a JSON-RPC id MCP allows: a string or an integer (never ``true``, ``1.0``, null or
     an array; ``True == 1`` in Python, so a raw lookup would confuse them)."""
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
