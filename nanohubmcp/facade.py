@@ -34,6 +34,7 @@ from .server.core import ServerCore
 from .server.handlers.tools import get_job_result
 from .server.modern import state as modern_state
 from .server.modern.tool_options import apply_tool_options
+from .server.result_store import DEFAULT_MAX_INLINE_BYTES
 
 DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
 
@@ -65,6 +66,11 @@ class MCPServer:
         session_idle_seconds / job_ttl_seconds: expiry of idle sessions and finished jobs.
         state_secret: key (str or bytes, >= 16 bytes) signing the 2026-07-28 ``requestState``;
             default a random key per process. Servers sharing one URL must share it.
+        max_inline_bytes: a tool result whose JSON (or image) is larger than this many bytes
+            (default 256 KiB) is kept as a resource of the server, readable by its caller for
+            ``job_ttl_seconds``; the result then carries a ``resource_link`` and a preview. None:
+            always inline.
+        figure_dpi: dots per inch of returned matplotlib figures (None: each figure's own dpi).
 
     Raises:
         ConfigurationError: an option is out of range (the message says which).
@@ -85,12 +91,15 @@ class MCPServer:
         session_idle_seconds: float = 3600.0,
         job_ttl_seconds: float = 3600.0,
         state_secret: str | bytes | None = None,
+        max_inline_bytes: int | None = DEFAULT_MAX_INLINE_BYTES,
+        figure_dpi: float | None = None,
     ) -> None:
         self.core = ServerCore(
             name, version, instructions, facade=self, argument_errors=argument_errors,
             list_page_size=list_page_size, list_changed=list_changed, workers=workers,
             job_workers=job_workers, tool_timeout=tool_timeout,
-            session_idle_seconds=session_idle_seconds, job_ttl_seconds=job_ttl_seconds)
+            session_idle_seconds=session_idle_seconds, job_ttl_seconds=job_ttl_seconds,
+            max_inline_bytes=max_inline_bytes, figure_dpi=figure_dpi)
         modern_state.configure(self.core, state_secret=state_secret)
         self._runner: Any = None
         self.public_url: str | None = None

@@ -20,6 +20,7 @@ from .events import EventBus
 from .jobs import JobStore
 from .notifier import Notifier
 from .registry import Registry
+from .result_store import DEFAULT_MAX_INLINE_BYTES, ResultOptions, ResultStore
 from .sessions import SessionStore
 
 ARGUMENT_ERRORS = ("auto", "protocol", "tool")
@@ -45,6 +46,9 @@ class ServerCore:
         tool_timeout: seconds a call may run before it is answered with a tool error
             (None: no limit).
         session_idle_seconds / job_ttl_seconds: expiry of idle sessions and finished jobs.
+        max_inline_bytes: a tool result larger than this (bytes of JSON, or of an image) is kept
+            as a resource of the server for ``job_ttl_seconds`` and linked (None: never).
+        figure_dpi: resolution of matplotlib figures returned by tools (None: each figure's own).
     """
 
     def __init__(
@@ -63,6 +67,8 @@ class ServerCore:
         session_idle_seconds: float = 3600.0,
         job_ttl_seconds: float = 3600.0,
         executor: Executor | None = None,
+        max_inline_bytes: int | None = DEFAULT_MAX_INLINE_BYTES,
+        figure_dpi: float | None = None,
     ) -> None:
         if not isinstance(name, str) or not name:
             raise ConfigurationError("MCPServer needs a non-empty name, e.g. MCPServer('my-calculator')")
@@ -70,6 +76,12 @@ class ServerCore:
             raise ConfigurationError(f"argument_errors must be one of {', '.join(ARGUMENT_ERRORS)}")
         if list_page_size is not None and (not isinstance(list_page_size, int) or list_page_size < 1):
             raise ConfigurationError("list_page_size must be a positive integer or None")
+        if max_inline_bytes is not None and (
+                isinstance(max_inline_bytes, bool) or not isinstance(max_inline_bytes, int) or max_inline_bytes < 0):
+            raise ConfigurationError("max_inline_bytes must be a non-negative number of bytes, or None")
+        if figure_dpi is not None and (
+                isinstance(figure_dpi, bool) or not isinstance(figure_dpi, (int, float)) or not figure_dpi > 0):
+            raise ConfigurationError("figure_dpi must be a positive number of dots per inch, or None")
         self.name = name
         self.version = version
         self.instructions = instructions
@@ -84,6 +96,8 @@ class ServerCore:
         self.registry = Registry(self.bus)
         self.sessions = SessionStore(session_idle_seconds)
         self.jobs = JobStore(job_ttl_seconds)
+        self.result_options = ResultOptions(max_inline_bytes, figure_dpi)
+        self.result_store = ResultStore(job_ttl_seconds)
         self.client_requests = ClientRequests()
         self.dispatcher = Dispatcher(self)
         self._executor = executor

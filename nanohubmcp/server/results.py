@@ -61,6 +61,9 @@ from ..protocol.content import (
     to_content_block,
 )
 from ..protocol.versions import V2025_06_18, V2025_11_25, V2026_07_28, at_least
+from . import convert
+from .convert import parts
+from .result_store import ResultSink
 
 __all__ = [
     "BYTES_URI",
@@ -129,15 +132,29 @@ def _json(value: Any, what: str) -> tuple[str, Any]:
     """
     try:
         text = jsonenc.dumps(value)
-    except (TypeError, ValueError, RecursionError) as exc:
-        # RecursionError: jsonenc's NaN-scrubbing retry recurses forever on a circular structure.
-        where, bad = _first_bad(value, "$", set()) or ("$", value)
-        kind = bad if bad == "a circular reference" else f"a {type(bad).__name__}"
-        raise TypeError(
-            f"{what} is not JSON-serialisable: {where} is {kind}; use dicts, lists, str, "
-            "numbers, booleans and None (or return a ToolResult)"
-        ) from exc
+    except TypeError:
+        # numpy/pandas values inside lists and dicts: convert them, then try once more.
+        value = convert.jsonable(value)
+        try:
+            text = jsonenc.dumps(value)
+        except (TypeError, ValueError, RecursionError) as exc:
+            raise _not_json(value, what) from exc
+    except (ValueError, RecursionError) as exc:
+        raise _not_json(value, what) from exc
     return text, jsonenc.loads(text)
+
+
+def _not_json(value: Any, what: str) -> TypeError:
+    """The error naming the first part of ``value`` that JSON cannot hold.
+
+    (A RecursionError comes from jsonenc's NaN-scrubbing retry on a circular structure.)
+    """
+    where, bad = _first_bad(value, "$", set()) or ("$", value)
+    kind = bad if isinstance(bad, str) and bad == "a circular reference" else f"a {type(bad).__name__}"
+    return TypeError(
+        f"{what} is not JSON-serialisable: {where} is {kind}; use dicts, lists, str, "
+        "numbers, booleans and None (or return a ToolResult)"
+    )
 
 
 def _is_bytes(value: Any) -> bool:
@@ -148,9 +165,13 @@ def _has_str(value: Any) -> bool:
     return type(value).__str__ is not object.__str__  # type: ignore[comparison-overlap]
 
 
+def _is_picture(value: Any) -> bool:
+    return convert.library(value) in ("matplotlib", "PIL")
+
+
 def _is_block_list(items: list[Any]) -> bool:
-    """A list of content: at least one content object or bytes, and nothing but those and strings."""
-    kinds = [is_content(i) or _is_bytes(i) for i in items]
+    """A list of content: at least one content object, bytes or picture, and nothing but those and strings."""
+    kinds = [is_content(i) or _is_bytes(i) or _is_picture(i) for i in items]
     return any(kinds) and all(k or isinstance(i, str) for k, i in zip(kinds, items, strict=True))
 
 
@@ -171,13 +192,25 @@ def _bytes_block(data: bytes | bytearray | memoryview) -> Wire:
     return EmbeddedResource(BYTES_URI, blob=bytes(data), mime_type=fallback).to_wire()
 
 
-def _block(item: Any) -> Wire:
-    return _bytes_block(item) if _is_bytes(item) else to_content_block(item)
+def _block(item: Any, sink: ResultSink | None) -> Wire:
+    if _is_bytes(item):
+        return _bytes_block(item)
+    if _is_picture(item):
+        picture = convert.convert(item, figure_dpi=sink.options.figure_dpi if sink else None)
+        if picture is not None:
+            return picture.blocks[0]
+    return to_content_block(item)
 
 
-def _tool_parts(value: Any) -> tuple[list[Wire], Any]:
+def _tool_parts(value: Any, sink: ResultSink | None = None) -> tuple[list[Wire], Any]:
     """Return ``(content blocks, structured content or UNSET)`` for a non-ToolResult value."""
     value = _plain(value)
+    if convert.recognised(value):
+        found, value = convert.scalar(value)
+        if not found:
+            converted = convert.convert(value, figure_dpi=sink.options.figure_dpi if sink else None)
+            if converted is not None:
+                return parts.converted_parts(converted, sink)
     if value is None:
         return [], UNSET
     if isinstance(value, str):
@@ -186,11 +219,16 @@ def _tool_parts(value: Any) -> tuple[list[Wire], Any]:
         return [_text(scalar_text(value))], UNSET
     if isinstance(value, dict):
         text, structured = _json(value, "the tool's result")
+        if parts.too_big(sink, len(text)):
+            return parts.offload_json(text, sink), UNSET  # type: ignore[arg-type]  # too_big: a sink
         return [_text(text)], structured
     if isinstance(value, list):
         if _is_block_list(value):
-            return [_block(i) for i in value], UNSET
-        return [_text(_json(value, "the tool's result")[0])], UNSET
+            return [_block(i, sink) for i in value], UNSET
+        text = _json(value, "the tool's result")[0]
+        if parts.too_big(sink, len(text)):
+            return parts.offload_json(text, sink), UNSET  # type: ignore[arg-type]
+        return [_text(text)], UNSET
     if _is_bytes(value):
         return [_bytes_block(value)], UNSET
     if is_content(value):
@@ -201,6 +239,10 @@ def _tool_parts(value: Any) -> tuple[list[Wire], Any]:
         f"a tool returned a {type(value).__name__}, which has no MCP form; return a str, number, "
         "dict, list, Image, content object or ToolResult"
     )
+
+
+def _inline(sink: ResultSink | None) -> ResultSink | None:
+    return None if sink is None else ResultSink(sink.options)
 
 
 def _structured_allowed(value: Any, version: str) -> bool:
@@ -225,6 +267,11 @@ def structured_value(value: Any) -> Any:
             return UNSET
         return _json(value.structured_content, "structured_content")[1]
     value = _plain(value)
+    if convert.recognised(value):
+        found, value = convert.scalar(value)
+        if not found:
+            data = convert.data_of(value)
+            return UNSET if data is UNSET else _json(data, "the tool's result")[1]
     if value is None or isinstance(value, (str, int, float, dict)):
         return _json(value, "the tool's result")[1]
     if isinstance(value, list) and not _is_block_list(value):
@@ -233,7 +280,11 @@ def structured_value(value: Any) -> Any:
 
 
 def tool_result(
-    value: Any, *, output_schema: Mapping[str, Any] | None = None, version: str = V2025_11_25
+    value: Any,
+    *,
+    output_schema: Mapping[str, Any] | None = None,
+    version: str = V2025_11_25,
+    sink: ResultSink | None = None,
 ) -> Wire:
     """Shape a tool's return value as an MCP ``CallToolResult`` (see the module table).
 
@@ -242,6 +293,9 @@ def tool_result(
         output_schema: the tool's declared output schema, if any; then ``structuredContent`` is
             :func:`structured_value` (already validated by the caller), as far as ``version`` allows.
         version: the protocol version in force for the request.
+        sink: the options (``max_inline_bytes``, ``figure_dpi``), the store and the owner for
+            large results; None inlines everything. A tool with an output schema is never
+            offloaded (its structured content is promised).
 
     Returns:
         ``{"content": [block, ...], "isError": bool, "structuredContent"?: JSON, "_meta"?: {...}}``
@@ -256,7 +310,7 @@ def tool_result(
     if isinstance(value, ToolResult):
         wire = value.to_wire()
     else:
-        content, structured = _tool_parts(value)
+        content, structured = _tool_parts(value, sink if output_schema is None else _inline(sink))
         if output_schema is not None and structured is UNSET:
             structured = structured_value(value)
         wire = {"content": content, "isError": False}

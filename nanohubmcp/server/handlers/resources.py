@@ -16,6 +16,7 @@ from ..components import ResourceTemplate
 from ..invoke import CallRecord, build_kwargs, call_function, make_context
 from ..registry import list_result
 from ..request import RequestContext
+from ..result_store import URI_PREFIX, owner_of
 
 if TYPE_CHECKING:
     from ..core import ServerCore
@@ -43,6 +44,10 @@ async def templates_list(core: ServerCore, request: RequestContext, params: dict
 async def resources_read(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``resources/read`` → ``{contents: [...]}``."""
     uri = _uri(params, "resources/read")
+    if uri.startswith(URI_PREFIX):
+        kept = core.result_store.read(uri, owner_of(request))
+        if kept is not None:
+            return kept
     try:
         record, values = core.registry.find_resource(uri)
     except ResourceNotFound as exc:

@@ -14,12 +14,13 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidArguments, InvalidParams, ProtocolError, UnknownComponent, to_error_object
+from .. import convert, results
 from .. import jobs as jobmod
-from .. import results
 from ..components import Tool
 from ..invoke import CallRecord, build_kwargs, call_function, make_context
 from ..registry import list_result
 from ..request import RequestContext
+from ..result_store import ResultSink, owner_of
 
 if TYPE_CHECKING:
     from ..core import ServerCore
@@ -108,7 +109,12 @@ async def run_tool(core: ServerCore, request: RequestContext, tool: Tool, argume
             # Jobs exist to outlive the request: tool_timeout bounds calls, not jobs.
             timeout=None if job_id is not None else core.tool_timeout, what=f"tool '{tool.name}'",
             on_timeout=lambda: request.cancel("the call ran out of time (tool_timeout)"))
-        result = shape(tool, value, request.version)
+        sink = ResultSink(core.result_options, core.result_store, owner_of(request))
+        if convert.recognised(value):  # drawing a figure or encoding an array: not on the event loop
+            loop = asyncio.get_running_loop()
+            result = await loop.run_in_executor(executor or core.executor, shape, tool, value, request.version, sink)
+        else:
+            result = shape(tool, value, request.version, sink)
     except asyncio.CancelledError:
         if record:
             record.finish(False, "cancelled")
@@ -138,9 +144,12 @@ async def run_tool(core: ServerCore, request: RequestContext, tool: Tool, argume
     return result
 
 
-def shape(tool: Tool, value: Any, version: str) -> dict[str, Any]:
-    """Map a return value to a CallToolResult and hold it to the tool's output schema."""
-    result = results.tool_result(value, output_schema=tool.output_schema, version=version)
+def shape(tool: Tool, value: Any, version: str, sink: ResultSink | None = None) -> dict[str, Any]:
+    """Map a return value to a CallToolResult and hold it to the tool's output schema.
+
+    ``sink`` says where results over ``max_inline_bytes`` are kept (see ``results.tool_result``).
+    """
+    result = results.tool_result(value, output_schema=tool.output_schema, version=version, sink=sink)
     if tool.output_validator is not None and not result.get("isError"):
         # Checked in every version, even those without structuredContent on the wire.
         structured = results.structured_value(value)

@@ -1,0 +1,112 @@
+"""pandas ``DataFrame``, ``Series`` and ``Index`` as records (one JSON object per row).
+
+The index comes first, as pandas' ``reset_index()`` names it (``"index"`` when unnamed, the level
+names of a MultiIndex), then the columns in their order. A ``Series`` becomes index + one column
+named after the Series (``"value"`` when unnamed). Column names are text (a MultiIndex column
+``("a", "b")`` is ``"a|b"``); two columns with the same name are refused. Cells: NaN/NA/NaT ->
+``null``, ``Timestamp``/``datetime``/``date`` -> ISO 8601, ``Timedelta`` -> seconds, categoricals ->
+their values, complex -> ``[real, imag]``, other objects (``Period``, ``Interval``, ``Decimal``) -> text.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+from collections.abc import Callable
+from typing import Any
+
+from . import arrays
+from .kinds import is_a, library
+
+TABLE_ROWS = 20
+TABLE_COLUMNS = 12
+
+Table = tuple[str, Any, Callable[[], tuple[str, str, str]]]
+
+
+def to_records(value: Any) -> Table | None:
+    """``(readable text, JSON-ready records, CSV maker)`` of a DataFrame/Series/Index, else None.
+
+    Raises:
+        TypeError: duplicate column names (records need one key per column).
+    """
+    if is_a(value, "pandas", "DataFrame"):
+        text = value.to_string(max_rows=TABLE_ROWS, max_cols=TABLE_COLUMNS)
+        head = f"pandas DataFrame, {value.shape[0]} rows x {value.shape[1]} columns"
+        return f"{head}:\n{text}", _records(value), lambda: (value.to_csv(), "text/csv", "table.csv")
+    if is_a(value, "pandas", "Series"):
+        frame = value.to_frame(name=value.name if value.name is not None else "value")
+        text = value.to_string(max_rows=TABLE_ROWS)
+        head = f"pandas Series {value.name!r}, {len(value)} rows, dtype {value.dtype}"
+        return f"{head}:\n{text}", _records(frame), lambda: (frame.to_csv(), "text/csv", "series.csv")
+    if is_a(value, "pandas", "Index"):
+        values = column(value.to_series(index=None))
+        preview = ", ".join(str(v) for v in value[: TABLE_ROWS // 2])
+        more = ", ..." if len(value) > TABLE_ROWS // 2 else ""
+        head = f"pandas {type(value).__name__}, {len(value)} values, dtype {value.dtype}: [{preview}{more}]"
+        frame = value.to_frame(index=False)
+        return head, values, lambda: (frame.to_csv(index=False), "text/csv", "index.csv")
+    return None
+
+
+def _name(label: Any) -> str:
+    if isinstance(label, tuple):
+        return "|".join(str(part) for part in label)
+    return str(label)
+
+
+def _records(frame: Any) -> list[dict[str, Any]]:
+    try:
+        flat = frame.reset_index()
+    except ValueError as exc:  # an index level named like a column
+        raise TypeError(f"cannot turn the DataFrame into records: {exc}; rename the index or the column") from exc
+    names = [_name(c) for c in flat.columns]
+    if len(set(names)) != len(names):
+        twice = sorted({n for n in names if names.count(n) > 1})
+        raise TypeError(
+            f"the DataFrame has more than one column named {', '.join(map(repr, twice))}; "
+            "rename them so that each row can be a JSON object"
+        )
+    columns = [column(flat.iloc[:, i]) for i in range(flat.shape[1])]
+    return [dict(zip(names, row, strict=True)) for row in zip(*columns, strict=True)]
+
+
+def column(series: Any) -> list[Any]:
+    """One column's values, JSON-ready."""
+    dtype = series.dtype
+    kind = getattr(dtype, "kind", "O")
+    numpy_dtype = library(dtype) == "numpy"
+    if numpy_dtype and kind in "biufc":
+        return arrays.to_lists(series.to_numpy())
+    if kind == "M":
+        return [None if _missing(v) else v.isoformat() for v in series.tolist()]
+    return [cell(v) for v in series.tolist()]
+
+
+def _missing(value: Any) -> bool:
+    return (
+        value is None or type(value).__name__ in ("NAType", "NaTType") or (isinstance(value, float) and value != value)
+    )
+
+
+def cell(value: Any) -> Any:
+    """One cell (or a pandas scalar) as a JSON-ready value."""
+    if _missing(value):
+        return None
+    if isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, (dt.datetime, dt.date, dt.time)):  # pandas Timestamp is a datetime
+        return value.isoformat()
+    if isinstance(value, dt.timedelta):  # pandas Timedelta is a timedelta
+        return value.total_seconds()
+    if isinstance(value, complex):
+        return [value.real, value.imag]
+    if library(value) == "numpy" and arrays.is_scalar(value):
+        return arrays.scalar(value)
+    if isinstance(value, (list, tuple, dict)):
+        from . import jsonable
+
+        return jsonable(value)
+    if isinstance(value, decimal.Decimal) or library(value) == "pandas":
+        return str(value)
+    return value
