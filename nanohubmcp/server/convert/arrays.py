@@ -39,7 +39,9 @@ def _cells(a: Any) -> Any:
         if np.ma.getmaskarray(a).any():
             from . import jsonable
 
-            return jsonable(a.astype(object).filled(None).tolist())
+            out = np.ma.getdata(a).astype(object)
+            out[np.ma.getmaskarray(a)] = None
+            return jsonable(out.tolist())  # NaN left in is written as null by the JSON encoder
         a = np.ma.getdata(a)
     kind = a.dtype.kind
     if kind == "f":
