@@ -87,6 +87,8 @@ class StatusView:
             lines.append(f"  Base URL:   {s['public_url']}")
             if s["public_url"] != s["local_url"]:
                 lines.append(f"  Local URL:  {s['local_url']}")
+            if s.get("streaming"):
+                lines.append(f"  Note: {s['streaming']}")
             lines.append("Endpoints:")
             lines += [f"  {label + ':':<20} {url}" for label, url in endpoints(s["public_url"])]
         lines.append(f"Tools ({len(s['tools'])}):")
@@ -113,6 +115,8 @@ class StatusView:
                 f"<p>MCP endpoint ({esc(where)}): <a href='{esc(s['mcp_url'])}' target='_blank'>"
                 f"<code>{esc(s['mcp_url'])}</code></a><br>Base URL: <code>{esc(s['public_url'])}</code></p>"
             )
+            if s.get("streaming"):
+                parts.append(f"<p class='nanohubmcp-caveat'>Note: {esc(s['streaming'])}</p>")
             rows = "".join(
                 f"<tr><td>{esc(label)}</td><td><code>{esc(url)}</code></td></tr>"
                 for label, url in endpoints(s["public_url"])

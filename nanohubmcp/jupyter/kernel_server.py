@@ -30,6 +30,7 @@ import threading
 from typing import Any
 
 from ..transports.runner import resolve_port
+from . import routes
 from .display import StatusView, first_line
 
 __all__ = ["KERNEL_HOST", "Served", "run_in_kernel"]
@@ -69,6 +70,7 @@ def _status(server: Any, host: str, hub: Any = None) -> dict[str, Any]:
         "mcp_url": f"{url}mcp" if url else None,
         "hub": bool(hub is not None and hub.public_url),
         "hub_reason": hub.reason if hub is not None else "",
+        "streaming": hub.streaming if hub is not None else "",
         "tools": tools,
         "resources": [r.uri for r in registry.resources.values()]
         + [t.uri_template for t in registry.templates.values()],
@@ -139,6 +141,7 @@ def run_in_kernel(
                 server.start(host=host, port=port, quiet=True, loop="thread",
                              **{**options, "public_url": hub.public_url})
         _SERVED.append(server)
+    routes.follow(server)
     served = Served(server, host, hub)
     _tell_the_panel(served)
     if not quiet:

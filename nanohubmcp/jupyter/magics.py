@@ -214,6 +214,8 @@ class MCPMagics(Magics):
         url = self.session.mcp_url
         if url is None:
             raise UsageError("the MCP server is not running; start it with %mcp start")
+        if self.session.hub.streaming:
+            print(f"Note: {self.session.hub.streaming}")
         return url
 
     def _mcp_tools(self, _: Any) -> None:

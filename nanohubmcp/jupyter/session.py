@@ -29,11 +29,12 @@ from typing import Any
 from ..errors import ConfigurationError
 from ..facade import MCPServer
 from ..server.components import Resource
-from . import calls
+from . import calls, routes
 from .cellspec import PromptSpec, ResourceSpec, ToolSpec
 from .config import REBUILD_TRAITS, RESTART_TRAITS, NanohubMCP
 from .display import first_line
 from .output import CellOutput
+from .serverext.registry import ROUTE
 
 __all__ = ["Entry", "HubView", "KernelSession"]
 
@@ -64,21 +65,36 @@ class Entry:
 
 @dataclass(frozen=True)
 class HubView:
-    """Where the server is reached from outside: ``public_url`` None = this machine only."""
+    """Where the server is reached from outside: ``public_url`` None = this machine only.
+
+    ``streaming`` is a caveat for the status ("" when the route streams every reply).
+    """
 
     public_url: str | None
     reason: str
+    streaming: str = ""
 
 
 def detect_hub(port: int) -> HubView:
-    """The nanoHUB weber URL for ``port`` when this kernel runs on a hub (never raises)."""
+    """The nanoHUB weber URL for ``port`` when this kernel runs on a hub (never raises).
+
+    In a notebook on a hub that is the Jupyter server's streaming ``nanohubmcp/<port>/`` route
+    when its server extension runs, else jupyter-server-proxy's ``proxy/<port>/`` with the
+    caveat (see :mod:`nanohubmcp.jupyter.routes`).
+    """
     try:
         from ..nanohub.proxy import detect_proxy
 
         info = detect_proxy(port=port)
     except Exception as exc:  # the detector is advisory: a failure means "local"
         return HubView(None, f"proxy detection failed: {exc}")
-    return HubView(info.public_url if info.on_hub else None, info.reason)
+    if not info.on_hub or info.public_url is None:
+        return HubView(None, info.reason)
+    if info.mode != "jupyter":
+        return HubView(info.public_url, info.reason)
+    url, caveat = routes.choose_route(info.public_url, port)
+    reason = info.reason if caveat else info.reason.replace(f"proxy/{port}/", f"{ROUTE}/{port}/ (streams)")
+    return HubView(url, reason, caveat)
 
 
 class KernelSession:
@@ -112,6 +128,7 @@ class KernelSession:
         if self._unsubscribe is not None:
             self._unsubscribe()
         self._unsubscribe = server.events.subscribe(self._record)
+        routes.follow(server)
         return server
 
     def _record(self, event: str, data: dict[str, Any]) -> None:
@@ -370,6 +387,7 @@ class KernelSession:
             "mcp_url": self.mcp_url,
             "hub": self.hub.public_url is not None,
             "hub_reason": self.hub.reason,
+            "streaming": self.hub.streaming,
             "tools": tools,
             "resources": sorted(key for kind, key in self.entries if kind == "resource"),
             "prompts": sorted(key for kind, key in self.entries if kind == "prompt"),

@@ -8,7 +8,7 @@ Events (name → keyword data):
   A ``tools/call`` refused before the tool ran (unknown tool, arguments that break its schema)
   publishes its ``call_started`` and ``call_finished`` together, ``ok`` false; ``name`` is the
   name the client sent (None when it sent none).
-- ``server_started`` / ``server_stopped``: ``url``.
+- ``server_started`` / ``server_stopped``: ``url`` and ``port`` (the bound TCP port).
 
 Callbacks run on the publisher's thread, in subscription order; a failing callback is logged
 and never breaks the publisher. Subscribers that must touch the event loop schedule themselves.

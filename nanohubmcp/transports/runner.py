@@ -113,7 +113,7 @@ class Runner:
         core.attach(self.loop)
         self._stopped = asyncio.Event()
         self._schedule_sweep()
-        core.bus.emit("server_started", url=self.server.url)
+        core.bus.emit("server_started", url=self.server.url, port=self.port)
         if self.on_ready is not None:
             self.on_ready()
 
@@ -138,7 +138,7 @@ class Runner:
         self.server.core.detach()
         core = self.server.core
         core.close()
-        core.bus.emit("server_stopped", url=self.server.url)
+        core.bus.emit("server_stopped", url=self.server.url, port=self.port)
         self._closing = self._http
         self._http = None
         if self._stopped is not None:

@@ -5,7 +5,10 @@
 config, data, runtime and IPython directories of its own inside a temporary directory, so
 nothing of the user's Jupyter set-up leaks in. Its one kernelspec runs this interpreter.
 jupyter-server-proxy is enabled by its installed config file; its route
-``<base_url>proxy/<port>/`` strips itself and forwards to ``localhost:<port>``.
+``<base_url>proxy/<port>/`` strips itself and forwards to ``localhost:<port>``. This package's
+own server extension (``<base_url>nanohubmcp/<port>/``) is enabled or disabled explicitly per
+server (``extension=``), whatever the environment's installed config says.
+:func:`jupyter_behind_nginx` puts one behind nginx as weber (the path passed on).
 
 :class:`NotebookKernel` is what a notebook front end does: it creates a session through the
 REST API (``POST /api/sessions``, so Jupyter Server starts the kernel and sets
@@ -22,11 +25,13 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from proxy_support import request
+from nginx_weber import Nginx, PortTaken, WeberRoute, free_port
+from proxy_support import WEBER_PATH, request, write_session
 from tornado.httpclient import HTTPRequest
 from tornado.websocket import WebSocketClientConnection, websocket_connect
 
@@ -44,14 +49,18 @@ class JupyterServer:
         port: where to listen on 127.0.0.1.
         base_url: the path it serves under, with leading and trailing slash.
         env: extra environment (the fake nanoHUB session variables).
+        extension: load the ``nanohubmcp.jupyter.serverext`` server extension.
     """
 
-    def __init__(self, workdir: Path, port: int, base_url: str, env: dict[str, str]) -> None:
+    def __init__(
+        self, workdir: Path, port: int, base_url: str, env: dict[str, str], *, extension: bool = False
+    ) -> None:
         self.workdir = workdir
         self.port = port
         self.base_url = base_url
         self.token = uuid.uuid4().hex
         self.extra_env = env
+        self.extension = extension
         self._proc: subprocess.Popen[bytes] | None = None
 
     @property
@@ -76,6 +85,9 @@ class JupyterServer:
             "language": "python",
         }
         (spec_dir / "kernel.json").write_text(json.dumps(spec), encoding="utf-8")
+        # The user's config dir outranks the environment's etc/jupyter, where the wheel enables it.
+        extensions = {"ServerApp": {"jpserver_extensions": {"nanohubmcp.jupyter.serverext": self.extension}}}
+        (dirs["config"] / "jupyter_server_config.json").write_text(json.dumps(extensions), encoding="utf-8")
         env = {k: v for k, v in os.environ.items() if not k.startswith(("JPY_", "JUPYTER_", "SESSION"))}
         env.update(
             JUPYTER_CONFIG_DIR=str(dirs["config"]),
@@ -262,3 +274,36 @@ class NotebookKernel:
         """Close the websocket and shut the kernel down (``DELETE /api/sessions/<id>``)."""
         self.ws.close()
         request("DELETE", self.server.url + f"api/sessions/{self.session['id']}", headers=self.server.auth)
+
+
+@contextlib.contextmanager
+def jupyter_behind_nginx(
+    nginx_executable: str, work: Path, *, extension: bool
+) -> Iterator[tuple[JupyterServer, Nginx]]:
+    """A :class:`JupyterServer` under the weber path with a fake session, behind nginx (path passed on).
+
+    Both are stopped on exit.
+    """
+    env = write_session(work / "session")
+    (work / "jupyter").mkdir()
+    jupyter = JupyterServer(work / "jupyter", free_port(), WEBER_PATH, env, extension=extension)
+    jupyter.start()
+    nginx = None
+    try:
+        for attempt in range(3):
+            workdir = work / f"nginx-{attempt}"
+            workdir.mkdir()
+            candidate = Nginx(
+                nginx_executable, workdir, WeberRoute(WEBER_PATH, jupyter.port, strip=False), free_port()
+            )
+            try:
+                nginx = candidate.start()
+                break
+            except PortTaken:
+                continue
+        assert nginx is not None, "no free port for nginx"
+        yield jupyter, nginx
+    finally:
+        if nginx is not None:
+            nginx.stop()
+        jupyter.stop()

@@ -177,6 +177,44 @@ def first_sse_event(url: str, headers: dict[str, str] | None = None) -> tuple[st
         conn.close()
 
 
+def timed_tool_call_events(
+    url: str, tool: str, arguments: dict[str, Any], accept: str, headers: dict[str, str] | None = None
+) -> list[tuple[float, dict[str, Any]]]:
+    """POST one ``tools/call`` (with a progress token) to a Streamable HTTP ``url``, read its SSE reply.
+
+    Returns ``(time.monotonic() when it arrived, message)`` for every event up to the response.
+    The reply must be a 200 event stream.
+    """
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=HTTP_TIMEOUT)
+    try:
+        body = {
+            "jsonrpc": "2.0",
+            "id": 7,
+            "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments, "_meta": {"progressToken": "p"}},
+        }
+        sent = {
+            "Content-Type": "application/json",
+            "Accept": accept,
+            "MCP-Protocol-Version": "2025-11-25",
+            **(headers or {}),
+        }
+        conn.request("POST", parts.path, json.dumps(body), sent)
+        response = conn.getresponse()
+        assert response.status == 200, response.read(300)
+        assert response.getheader("Content-Type", "").startswith("text/event-stream")
+        seen: list[tuple[float, dict[str, Any]]] = []
+        while not seen or "id" not in seen[-1][1]:
+            line = response.fp.readline()
+            assert line, "stream ended before the result"
+            if line.startswith(b"data:"):
+                seen.append((time.monotonic(), json.loads(line[5:])))
+        return seen
+    finally:
+        conn.close()
+
+
 @contextlib.asynccontextmanager
 async def client_with_headers(
     url: str, headers: dict[str, str], *, transport: str = "http", **session_options: Any

@@ -19,18 +19,15 @@ stream, both arrive as sent.
 from __future__ import annotations
 
 import asyncio
-import http.client
-import json
 import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
 
 import pytest
-from jupyter_behind_weber import CellOutput, JupyterServer, NotebookKernel
-from nginx_weber import Nginx, PortTaken, WeberRoute, free_port
+from jupyter_behind_weber import CellOutput, JupyterServer, NotebookKernel, jupyter_behind_nginx
+from nginx_weber import Nginx, free_port
 from proxy_support import (
     HUB_HOST,
     PAUSE_AFTER_PROGRESS,
@@ -41,7 +38,7 @@ from proxy_support import (
     post_json,
     request,
     timed_progress_call,
-    write_session,
+    timed_tool_call_events,
 )
 
 pytestmark = pytest.mark.slow
@@ -99,6 +96,7 @@ class NotebookOnWeber:
     configured_url: str
     first_cell: CellOutput
     status_cell: CellOutput
+    url_cell: CellOutput
 
     @property
     def public_url(self) -> str:
@@ -121,24 +119,7 @@ def _url_from(cell: CellOutput) -> str:
 @pytest.fixture(scope="module")
 def notebook(nginx_executable: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[NotebookOnWeber]:
     work = tmp_path_factory.mktemp("notebook-on-weber")
-    env = write_session(work / "session")
-    jupyter = JupyterServer(work / "jupyter", free_port(), WEBER_PATH, env)
-    (work / "jupyter").mkdir()
-    jupyter.start()
-    nginx = None
-    try:
-        for attempt in range(3):
-            workdir = work / f"nginx-{attempt}"
-            workdir.mkdir()
-            candidate = Nginx(
-                nginx_executable, workdir, WeberRoute(WEBER_PATH, jupyter.port, strip=False), free_port()
-            )
-            try:
-                nginx = candidate.start()
-                break
-            except PortTaken:
-                continue
-        assert nginx is not None, "no free port for nginx"
+    with jupyter_behind_nginx(nginx_executable, work, extension=False) as (jupyter, nginx):
         mcp_port = free_port()
 
         async def prepare() -> NotebookOnWeber:
@@ -146,7 +127,8 @@ def notebook(nginx_executable: str, tmp_path_factory: pytest.TempPathFactory) ->
             try:
                 await kernel.run_ok(f"%load_ext nanohubmcp\n%config NanohubMCP.port = {mcp_port}")
                 first = await kernel.run_ok(ADD_CELL)
-                detected = _url_from(await kernel.run_ok("%mcp url"))
+                url_cell = await kernel.run_ok("%mcp url")
+                detected = _url_from(url_cell)
                 configured = f"{nginx.origin}{WEBER_PATH}proxy/{mcp_port}/"
                 await kernel.run_ok(f"%config NanohubMCP.public_url = {configured!r}")
                 await kernel.run_ok(PROGRESS_CELL)
@@ -155,13 +137,9 @@ def notebook(nginx_executable: str, tmp_path_factory: pytest.TempPathFactory) ->
                 configured_url = _url_from(await kernel.run_ok("%mcp url"))
             finally:
                 kernel.ws.close()  # the kernel keeps serving; its session is deleted with the server
-            return NotebookOnWeber(jupyter, nginx, mcp_port, detected, configured_url, first, status)
+            return NotebookOnWeber(jupyter, nginx, mcp_port, detected, configured_url, first, status, url_cell)
 
         yield _run(prepare())
-    finally:
-        if nginx is not None:
-            nginx.stop()
-        jupyter.stop()
 
 
 def test_the_kernel_detects_the_weber_url_of_its_proxy_route(notebook: NotebookOnWeber) -> None:
@@ -170,6 +148,16 @@ def test_the_kernel_detects_the_weber_url_of_its_proxy_route(notebook: NotebookO
     assert notebook.detected_url in html
     assert "nanoHUB proxy" in html
     assert "MCP server 'weber-demo'" in notebook.first_cell.text  # the notebook's name, from Jupyter Server
+
+
+def test_without_the_server_extension_the_status_and_url_say_why_streaming_is_limited(
+    notebook: NotebookOnWeber,
+) -> None:
+    for shown in (notebook.first_cell.text, notebook.url_cell.stdout):
+        assert "streaming limited: the Jupyter server has no nanohubmcp extension" in shown, shown
+        assert "Install nanohub-mcp in the Jupyter server's environment" in shown
+    html = next(b["text/html"] for b in notebook.first_cell.results if "text/html" in b)
+    assert "nanohubmcp-caveat" in html
 
 
 def test_a_configured_public_url_replaces_the_detected_one_everywhere(notebook: NotebookOnWeber) -> None:
@@ -260,34 +248,9 @@ def test_a_post_accepting_only_event_streams_is_streamed_by_the_proxy_route(
     notebook: NotebookOnWeber,
 ) -> None:
     """The workaround a client has: ``Accept: text/event-stream`` alone makes the proxy stream."""
-    parts = urlsplit(notebook.public_url + "mcp")
-    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=10)
-    try:
-        body = {
-            "jsonrpc": "2.0",
-            "id": 7,
-            "method": "tools/call",
-            "params": {"name": "count_slowly", "arguments": {"steps": 2}, "_meta": {"progressToken": "p"}},
-        }
-        headers = {
-            "Content-Type": "application/json",
-            "Accept": "text/event-stream",
-            "MCP-Protocol-Version": "2025-11-25",
-            **notebook.auth,
-        }
-        started = time.monotonic()
-        conn.request("POST", parts.path, json.dumps(body), headers)
-        response = conn.getresponse()
-        assert response.status == 200
-        assert response.getheader("Content-Type", "").startswith("text/event-stream")
-        seen: list[tuple[float, dict[str, Any]]] = []
-        while not seen or "id" not in seen[-1][1]:
-            line = response.fp.readline()
-            assert line, "stream ended before the result"
-            if line.startswith(b"data:"):
-                seen.append((time.monotonic() - started, json.loads(line[5:])))
-    finally:
-        conn.close()
+    seen = timed_tool_call_events(
+        notebook.public_url + "mcp", "count_slowly", {"steps": 2}, "text/event-stream", notebook.auth
+    )
     methods = [message.get("method", "result") for _, message in seen]
     assert methods == ["notifications/progress", "notifications/progress", "result"]
     assert seen[-1][0] - seen[0][0] > PAUSE_AFTER_PROGRESS * 0.6, seen

@@ -1,0 +1,112 @@
+"""The kernel's side of the Jupyter server extension: register our ports, and ask whether it runs.
+
+A notebook's MCP server listens on 127.0.0.1 inside the hub; clients reach it through the
+Jupyter server that launched the kernel. Two routes lead there:
+
+- ``<Jupyter URL>proxy/<port>/`` (jupyter-server-proxy): buffers a reply unless the request
+  accepts ``text/event-stream`` alone, so a Streamable HTTP call's progress arrives with its
+  result and a request the tool sends mid-call (elicitation, sampling) cannot be answered;
+- ``<Jupyter URL>nanohubmcp/<port>/`` (this package's server extension,
+  :mod:`nanohubmcp.jupyter.serverext`): streams every reply.
+
+:func:`follow` keeps a registration file for each port a kernel's server listens on (the
+extension forwards only to registered ports of running kernels); :func:`extension_running`
+reads the marker the extension leaves in the runtime directory of the Jupyter server process
+that launched this kernel (``JPY_PARENT_PID``); :func:`choose_route` picks the URL the status
+and ``%mcp url`` show. Both files are described in :mod:`nanohubmcp.jupyter.serverext.registry`.
+Nothing here imports Jupyter Server; outside a Jupyter-launched kernel every function is a no-op.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import weakref
+from pathlib import Path
+from typing import Any
+
+from .serverext import registry
+
+__all__ = ["LIMITED", "choose_route", "extension_running", "follow", "kernel_place"]
+
+LIMITED = (
+    "streaming limited: the Jupyter server has no nanohubmcp extension, and its proxy/<port>/ route "
+    "(jupyter-server-proxy) holds a Streamable HTTP reply until the call ends, so progress arrives with "
+    "the result and questions to the client mid-call (elicitation, sampling) time out. Install "
+    "nanohub-mcp in the Jupyter server's environment and restart it, or connect through "
+    "'nanohubmcp bridge <URL>' or the legacy SSE endpoint, which stream."
+)
+"""The caveat shown with a jupyter-server-proxy URL."""
+
+_FOLLOWED: weakref.WeakSet[Any] = weakref.WeakSet()
+_LOCK = threading.Lock()
+
+
+def kernel_place() -> tuple[Path, str] | None:
+    """``(runtime directory, kernel id)`` of this kernel when Jupyter Server launched it, else None.
+
+    Read from the kernel's connection file, ``<runtime dir>/kernel-<id>.json``.
+    """
+    if "ipykernel" not in sys.modules:  # not in a kernel: import nothing
+        return None
+    try:
+        from ipykernel.connect import get_connection_file
+
+        path = Path(get_connection_file())
+    except Exception:  # not a running kernel app (plain IPython, a test harness)
+        return None
+    kernel_id = registry.kernel_id_of(path)
+    return (path.parent, kernel_id) if kernel_id else None
+
+
+def extension_running() -> bool:
+    """True when the Jupyter server that launched this kernel has loaded the extension."""
+    place = kernel_place()
+    parent = os.environ.get("JPY_PARENT_PID", "")
+    if place is None or not parent.isdigit():
+        return False
+    return registry.read_marker(place[0], int(parent)) is not None
+
+
+def choose_route(proxy_url: str, port: int) -> tuple[str, str]:
+    """The URL to advertise for a jupyter-server-proxy URL ``…/proxy/<port>/``, and a caveat.
+
+    Returns ``(…/nanohubmcp/<port>/, "")`` when the extension runs in this kernel's Jupyter
+    server, else ``(proxy_url, LIMITED)``.
+    """
+    suffix = f"proxy/{port}/"
+    if proxy_url.endswith(suffix) and extension_running():
+        return proxy_url[: -len(suffix)] + f"{registry.ROUTE}/{port}/", ""
+    return proxy_url, LIMITED
+
+
+def follow(server: Any) -> None:
+    """Keep a registration file for ``server``'s port while it serves (in a Jupyter kernel only).
+
+    Safe to call again for the same server; the file goes when the server stops.
+    """
+    place = kernel_place()
+    if place is None:
+        return
+    with _LOCK:
+        if server in _FOLLOWED:
+            return
+        _FOLLOWED.add(server)
+    runtime_dir, kernel_id = place
+    held: dict[str, Path] = {}
+
+    def on_event(event: str, data: dict[str, Any]) -> None:
+        port = data.get("port")
+        if event == "server_started" and isinstance(port, int) and port > 0:
+            path = registry.port_path(runtime_dir, port)
+            registry.write_json(
+                path, {"version": registry.FORMAT, "port": port, "kernel_id": kernel_id, "pid": os.getpid()}
+            )
+            held["path"] = path
+        elif event == "server_stopped" and "path" in held:
+            registry.remove_if_owned(held.pop("path"), "kernel_id", kernel_id)
+
+    server.events.subscribe(on_event, ["server_started", "server_stopped"])
+    if server.running and server.port:
+        on_event("server_started", {"port": server.port})

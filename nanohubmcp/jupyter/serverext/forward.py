@@ -1,0 +1,235 @@
+"""The extension's Tornado handlers: forward ``<base_url>nanohubmcp/<port>/…`` to a kernel's MCP server.
+
+:func:`install` adds two routes to Jupyter Server and leaves the marker file kernels look for
+(:mod:`.registry`):
+
+- ``<base_url>nanohubmcp/`` (GET): ``{"name": "nanohubmcp", "version": ...}``, to say it is here;
+- ``<base_url>nanohubmcp/<port>/<path>`` (POST, GET, DELETE): the request goes to
+  ``http://127.0.0.1:<port>/<path>`` over a connection of its own; the reply's status and
+  headers are passed back, then every body chunk is written and flushed as it arrives (an SSE
+  event reaches the client when the kernel sends it). A slow client slows the read from the
+  kernel (each chunk waits for the previous flush), so nothing piles up here; a client that
+  goes away closes the kernel connection.
+
+Both routes are Jupyter API routes: Jupyter's authentication (``Authorization: token …`` or the
+login cookie, whose POSTs also need the XSRF token, as every Jupyter API call) and its
+authorizer (``execute`` on ``kernels``: calling a notebook's tools runs code in its kernel).
+The forwarded request drops hop-by-hop headers (RFC 9110 § 7.6.1) and Jupyter's own
+credentials (an ``Authorization: token …`` header, cookies, a ``token`` query parameter), which
+the kernel's server has no use for; an ``Authorization: Bearer …`` meant for that server passes.
+
+Refusals: a port no kernel of this server registered → 404; a registered kernel whose server
+does not answer → 502. Both as Jupyter's JSON error bodies with a message saying what to do.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
+
+from jupyter_server.auth.decorator import authorized
+from jupyter_server.base.handlers import APIHandler, JupyterHandler
+from jupyter_server.utils import url_path_join
+from tornado import httputil, iostream, web
+from tornado.http1connection import HTTP1Connection, HTTP1ConnectionParameters
+from tornado.tcpclient import TCPClient
+
+from ..._version import __version__
+from . import registry
+
+__all__ = ["ForwardHandler", "InfoHandler", "install"]
+
+UPSTREAM_HOST = "127.0.0.1"
+"""Where kernels' MCP servers listen (the notebook's default interface)."""
+CONNECT_TIMEOUT = 10.0
+"""Seconds to open the connection to the kernel's server."""
+HOP_BY_HOP = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "proxy-connection",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+    }
+)
+"""Headers that belong to one connection, never forwarded (RFC 9110 § 7.6.1)."""
+_NOT_FORWARDED = frozenset({"host", "cookie", "content-length"})
+_UPSTREAM = HTTP1ConnectionParameters(
+    no_keep_alive=True,
+    decompress=False,
+    # Chunks are relayed one at a time (each waits for the client's flush); nothing is held
+    # here, so a long event stream is not cut at Tornado's default 100 MB body limit.
+    max_body_size=1 << 62,
+)
+
+
+def _connection_headers(headers: httputil.HTTPHeaders) -> set[str]:
+    """Hop-by-hop names, plus those a ``Connection`` header lists (lower case)."""
+    named = {part.strip().lower() for value in headers.get_list("Connection") for part in value.split(",")}
+    return set(HOP_BY_HOP) | named
+
+
+class InfoHandler(APIHandler):
+    """``GET <base_url>nanohubmcp/``: the extension is loaded (authenticated)."""
+
+    auth_resource = "kernels"
+
+    @web.authenticated
+    @authorized("read")
+    def get(self) -> None:
+        self.finish({"name": registry.ROUTE, "version": __version__, "route": self.request.path})
+
+
+class _Relay(httputil.HTTPMessageDelegate):
+    """Writes the kernel server's reply to the client as it is read (see the module docstring)."""
+
+    def __init__(self, handler: ForwardHandler) -> None:
+        self.handler = handler
+
+    def headers_received(
+        self, start_line: httputil.RequestStartLine | httputil.ResponseStartLine, headers: httputil.HTTPHeaders
+    ) -> Any:
+        assert isinstance(start_line, httputil.ResponseStartLine)
+        handler = self.handler
+        handler.set_status(start_line.code, start_line.reason or None)
+        handler.clear_header("Content-Type")  # Tornado's default (text/html) is not the kernel's
+        dropped = _connection_headers(headers)
+        seen: set[str] = set()
+        for name, value in headers.get_all():
+            key = name.lower()
+            if key in dropped:
+                continue
+            if key in seen:
+                handler.add_header(name, value)
+            else:
+                handler.set_header(name, value)
+                seen.add(key)
+        handler.relayed_headers = True
+        return handler.flush()
+
+    def data_received(self, chunk: bytes) -> Any:
+        self.handler.write(chunk)
+        return self.handler.flush()
+
+
+class ForwardHandler(APIHandler):
+    """``<base_url>nanohubmcp/<port>/<path>``: forward to a registered kernel port (module docstring)."""
+
+    auth_resource = "kernels"
+
+    def initialize(self, runtime_dir: str) -> None:
+        self.runtime_dir = runtime_dir
+        self.relayed_headers = False
+        self._upstream: iostream.IOStream | None = None
+        self._client_gone = False
+
+    def _registered(self, port: int) -> None:
+        """Raise 404 unless a running kernel of this server registered ``port``."""
+        if not 0 < port < 65536:
+            raise web.HTTPError(404, f"{port} is not a TCP port")
+        found = registry.read_port(self.runtime_dir, port)
+        if found is None or found["kernel_id"] not in self.kernel_manager:
+            raise web.HTTPError(
+                404,
+                f"no notebook kernel of this Jupyter server serves MCP on port {port}: start the server in "
+                "the notebook (a %%mcp_tool cell, %mcp start or server.run()) and use the URL %mcp url shows",
+            )
+
+    def _upstream_target(self, path: str | None) -> str:
+        query = [(k, v) for k, v in parse_qsl(self.request.query, keep_blank_values=True) if k != "token"]
+        return "/" + (path or "").lstrip("/") + (f"?{urlencode(query)}" if query else "")
+
+    def _forwarded_headers(self, port: int) -> httputil.HTTPHeaders:
+        dropped = _connection_headers(self.request.headers) | _NOT_FORWARDED
+        out = httputil.HTTPHeaders()
+        for name, value in self.request.headers.get_all():
+            key = name.lower()
+            if key in dropped or (key == "authorization" and value.strip().lower().startswith("token ")):
+                continue
+            out.add(name, value)
+        out["Host"] = f"{UPSTREAM_HOST}:{port}"
+        out["Connection"] = "close"
+        if self.request.body or self.request.method in ("POST", "PUT", "PATCH"):
+            out["Content-Length"] = str(len(self.request.body))
+        return out
+
+    async def _forward(self, port_text: str, path: str | None) -> None:
+        port = int(port_text)
+        self._registered(port)
+        try:
+            stream = await TCPClient().connect(UPSTREAM_HOST, port, timeout=CONNECT_TIMEOUT)
+        except (OSError, iostream.StreamClosedError, TimeoutError) as exc:
+            raise web.HTTPError(
+                502,
+                f"the notebook's MCP server on port {port} does not answer ({exc}): is it still running? "
+                "(%mcp status in the notebook)",
+            ) from None
+        self._upstream = stream
+        connection = HTTP1Connection(stream, True, _UPSTREAM)
+        try:
+            start = httputil.RequestStartLine(self.request.method or "GET", self._upstream_target(path), "HTTP/1.1")
+            await connection.write_headers(start, self._forwarded_headers(port))
+            if self.request.body:
+                await connection.write(self.request.body)
+            connection.finish()
+            await connection.read_response(_Relay(self))
+        except iostream.StreamClosedError:
+            pass  # one side hung up; which one decides below
+        finally:
+            connection.close()
+            self._upstream = None
+        if not self.relayed_headers and not self._client_gone:
+            raise web.HTTPError(502, f"the notebook's MCP server on port {port} closed the connection without a reply")
+
+    def on_connection_close(self) -> None:
+        """The client went away: close the kernel connection (an idle event stream ends too)."""
+        self._client_gone = True
+        if self._upstream is not None:
+            self._upstream.close()
+
+    def finish(self, *args: Any, **kwargs: Any) -> Any:
+        # Keep the kernel server's Content-Type: APIHandler.finish would set application/json.
+        self.update_api_activity()
+        return JupyterHandler.finish(self, *args, **kwargs)
+
+    @web.authenticated
+    @authorized("execute")
+    async def post(self, port: str, path: str | None = None) -> None:
+        await self._forward(port, path)
+
+    @web.authenticated
+    @authorized("execute")
+    async def get(self, port: str, path: str | None = None) -> None:
+        await self._forward(port, path)
+
+    @web.authenticated
+    @authorized("execute")
+    async def delete(self, port: str, path: str | None = None) -> None:
+        await self._forward(port, path)
+
+
+def install(serverapp: Any) -> None:
+    """Add the routes to ``serverapp``'s web app and write the marker kernels read (removed at exit)."""
+    web_app = serverapp.web_app
+    base_url = web_app.settings["base_url"]
+    runtime_dir = serverapp.runtime_dir
+    root = url_path_join(base_url, registry.ROUTE)
+    web_app.add_handlers(
+        ".*$",
+        [
+            (root + "/?", InfoHandler),
+            (root + r"/(\d{1,5})(/.*)?", ForwardHandler, {"runtime_dir": runtime_dir}),
+        ],
+    )
+    pid = os.getpid()
+    marker = registry.marker_path(runtime_dir, pid)
+    os.makedirs(runtime_dir, exist_ok=True)
+    registry.write_json(marker, {"version": registry.FORMAT, "pid": pid, "base_url": base_url})
+    atexit.register(registry.remove_if_owned, marker, "pid", pid)
+    serverapp.log.info("nanohubmcp: notebook MCP servers stream at %s/<port>/", root)

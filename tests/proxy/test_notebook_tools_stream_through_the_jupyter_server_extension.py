@@ -1,0 +1,191 @@
+"""The notebook path with this package's Jupyter server extension: weber (nginx) -> Jupyter Server
+-> ``<base_url>nanohubmcp/<port>/`` -> kernel, and every reply streams.
+
+Jupyter Server runs under the weber path with the extension enabled; the kernel (started through
+the session API, with the fake nanoHUB session in its environment) asks whether its Jupyter
+server runs the extension, and then advertises ``<weber URL>nanohubmcp/<port>/`` instead of
+jupyter-server-proxy's buffered ``proxy/<port>/``. The detected URL names the hub's host
+(``https://proxy.hub.test``), which does not resolve here: clients use the same path on nginx.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from jupyter_behind_weber import CellOutput, JupyterServer, NotebookKernel, jupyter_behind_nginx
+from nginx_weber import Nginx, free_port
+from proxy_support import (
+    HUB_HOST,
+    WEBER_PATH,
+    client_with_headers,
+    first_sse_event,
+    get_json,
+    request,
+    timed_tool_call_events,
+)
+
+pytestmark = pytest.mark.slow
+
+ASYNC_TIMEOUT = 60.0
+STEPS = 10
+STEP_SECONDS = 0.2
+NOTEBOOK = "streaming-demo.ipynb"
+
+CELLS = f'''%%mcp_tool
+import time
+from nanohubmcp import Context
+
+def count_slowly(steps: int, ctx: Context) -> str:
+    """Report progress once every {STEP_SECONDS} s, then answer."""
+    for step in range(1, steps + 1):
+        time.sleep({STEP_SECONDS})
+        ctx.report_progress(step, total=steps, message=f"step {{step}}")
+    return f"counted to {{steps}}"
+'''
+
+ASK_CELL = '''%%mcp_tool
+from nanohubmcp import Context
+
+def ask_name(ctx: Context) -> str:
+    """Ask the user's name through the client."""
+    schema = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
+    reply = ctx.elicit("What is your name?", schema, timeout=10)
+    return "hello " + reply["content"]["name"]
+'''
+
+
+@dataclass
+class StreamingNotebook:
+    jupyter: JupyterServer
+    nginx: Nginx
+    mcp_port: int
+    detected_url: str
+    first_cell: CellOutput
+    url_cell: CellOutput
+
+    @property
+    def base(self) -> str:
+        """The advertised base URL's path on nginx (``<nginx><weber path>nanohubmcp/<port>/``)."""
+        return self.nginx.origin + urlsplit(self.detected_url).path.removesuffix("mcp")
+
+    @property
+    def auth(self) -> dict[str, str]:
+        return self.jupyter.auth
+
+
+def _run(coro: Any) -> Any:
+    return asyncio.run(asyncio.wait_for(coro, ASYNC_TIMEOUT))
+
+
+@pytest.fixture(scope="module")
+def notebook(nginx_executable: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[StreamingNotebook]:
+    work = tmp_path_factory.mktemp("streaming-notebook")
+    with jupyter_behind_nginx(nginx_executable, work, extension=True) as (jupyter, nginx):
+        mcp_port = free_port()
+
+        async def prepare() -> StreamingNotebook:
+            kernel = await NotebookKernel.open(jupyter, NOTEBOOK)
+            try:
+                await kernel.run_ok(f"%load_ext nanohubmcp\n%config NanohubMCP.port = {mcp_port}")
+                first = await kernel.run_ok(CELLS)
+                await kernel.run_ok(ASK_CELL)
+                url_cell = await kernel.run_ok("%mcp url")
+            finally:
+                kernel.ws.close()  # the kernel keeps serving; its session is deleted with the server
+            detected = str(url_cell.results[-1]["text/plain"]).strip("'\"")
+            return StreamingNotebook(jupyter, nginx, mcp_port, detected, first, url_cell)
+
+        yield _run(prepare())
+
+
+def test_the_kernel_advertises_the_extension_route_without_a_caveat(notebook: StreamingNotebook) -> None:
+    assert notebook.detected_url == f"https://proxy.{HUB_HOST}{WEBER_PATH}nanohubmcp/{notebook.mcp_port}/mcp"
+    assert notebook.detected_url in notebook.first_cell.text
+    assert "streaming limited" not in notebook.first_cell.text + notebook.url_cell.stdout
+    assert get_json(notebook.nginx.origin + WEBER_PATH + "nanohubmcp/", notebook.auth)["name"] == "nanohubmcp"
+
+
+def test_progress_of_a_streamable_http_call_arrives_while_the_tool_runs(notebook: StreamingNotebook) -> None:
+    arrived: list[float] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        arrived.append(time.monotonic())
+
+    async def call() -> tuple[str, float]:
+        async with client_with_headers(notebook.base + "mcp", notebook.auth) as client:
+            result = await client.call_tool("count_slowly", {"steps": STEPS}, progress_callback=on_progress)
+            return str(result.content[0].text), time.monotonic()
+
+    text, done = _run(call())
+    assert text == f"counted to {STEPS}"
+    assert len(arrived) == STEPS
+    # Buffered, all ten would arrive with the result; streamed, they come one every 0.2 s.
+    assert arrived[-1] - arrived[0] > (STEPS - 1) * STEP_SECONDS * 0.6, [t - done for t in arrived]
+    assert done - arrived[0] > (STEPS - 1) * STEP_SECONDS * 0.6, [t - done for t in arrived]
+
+
+def test_an_elicitation_mid_call_is_answered_through_the_extension(notebook: StreamingNotebook) -> None:
+    async def answer(context: Any, params: Any) -> Any:
+        from mcp import types
+
+        return types.ElicitResult(action="accept", content={"name": "alice"})
+
+    async def call() -> str:
+        async with client_with_headers(notebook.base + "mcp", notebook.auth, elicitation_callback=answer) as client:
+            return str((await client.call_tool("ask_name", {})).content[0].text)
+
+    assert _run(call()) == "hello alice"
+
+
+def test_legacy_sse_and_session_delete_pass_through(notebook: StreamingNotebook) -> None:
+    event, data = first_sse_event(notebook.base + "sse", notebook.auth)
+    assert event == "endpoint"
+    assert data.startswith(f"{WEBER_PATH}nanohubmcp/{notebook.mcp_port}/messages/?session_id=")
+
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    accept = {"Accept": "application/json, text/event-stream", **notebook.auth}
+    status, headers, body = request("POST", notebook.base + "mcp", initialize, headers=accept)
+    assert status == 200, body[:300]
+    session = headers["mcp-session-id"]
+    version = {"MCP-Protocol-Version": "2025-11-25", "Mcp-Session-Id": session, **notebook.auth}
+    assert request("DELETE", notebook.base + "mcp", headers=version)[0] in (200, 204)
+    status, _, _ = request(
+        "POST", notebook.base + "mcp", {"jsonrpc": "2.0", "id": 2, "method": "ping"}, headers={**accept, **version}
+    )
+    assert status == 404  # the kernel's server ended the session
+
+
+def test_the_route_needs_jupyters_authentication(notebook: StreamingNotebook) -> None:
+    assert request("POST", notebook.base + "mcp", {"jsonrpc": "2.0", "id": 1, "method": "ping"})[0] == 403
+    assert request("GET", notebook.nginx.origin + WEBER_PATH + "nanohubmcp/")[0] == 403
+
+
+def test_only_ports_a_kernel_of_this_server_registered_are_forwarded(notebook: StreamingNotebook) -> None:
+    # Jupyter Server's own port is a loopback port too; it is not a kernel's MCP server.
+    for port in (notebook.jupyter.port, free_port()):
+        url = f"{notebook.nginx.origin}{WEBER_PATH}nanohubmcp/{port}/"
+        status, _, body = request("GET", url, headers=notebook.auth)
+        assert status == 404, body[:300]
+        assert "no notebook kernel of this Jupyter server serves MCP on port" in json.loads(body)["message"]
+
+
+def test_a_post_reply_streams_event_by_event_at_the_http_level(notebook: StreamingNotebook) -> None:
+    """What the client library hides: each SSE event leaves the extension when the kernel sends it."""
+    seen = timed_tool_call_events(
+        notebook.base + "mcp", "count_slowly", {"steps": 3}, "application/json, text/event-stream", notebook.auth
+    )
+    methods = [message.get("method", "result") for _, message in seen]
+    assert methods == ["notifications/progress"] * 3 + ["result"]
+    assert seen[2][0] - seen[0][0] > STEP_SECONDS, seen
