@@ -29,6 +29,7 @@ from nanohubmcp.schema import coerce as co
 from nanohubmcp.schema.docstrings import read_docstring
 from nanohubmcp.schema.fragments import NOT_JSON, json_type, member_schema, nullable
 from nanohubmcp.schema.hints import type_hints
+from nanohubmcp.schema.science import scientific
 
 _WRAPPER_NAMES = {"Required", "NotRequired", "ReadOnly", "Final", "ClassVar"}
 _UNION_ORIGINS = {typing.Union, types.UnionType}
@@ -132,6 +133,9 @@ class TypeMapper:
             getattr(base, "model_validate", None)
         ):
             return self._pydantic(base)
+        numeric = scientific(base)
+        if numeric is not None:
+            return Mapped(*numeric)
         if issubclass(base, (str, int, float)):  # other subclasses of str/int/float
             return self._class(tp, next(k for k in (bool, int, float, str) if issubclass(base, k)), args)
         if issubclass(base, tuple):

@@ -26,7 +26,9 @@ def is_array(value: Any) -> bool:
 
 
 def scalar(value: Any) -> Any:
-    """A numpy scalar as a JSON-ready Python value."""
+    """A numpy scalar as a JSON-ready Python value (a NaN stays a float: JSON writes it as null)."""
+    if value.dtype.kind in "biuf":
+        return value.item()
     return _cells(value.reshape(1) if hasattr(value, "reshape") else value)[0]
 
 
