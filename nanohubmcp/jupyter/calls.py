@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextvars
 import functools
 import inspect
 import traceback
@@ -131,7 +132,7 @@ async def _on_kernel(
     timeout: float | None,
 ) -> Any:
     call = KernelCall(fn, kwargs, cell)
-    loop.call_soon_threadsafe(call.begin)
+    loop.call_soon_threadsafe(call.begin, context=contextvars.copy_context())  # the call's progress goes along
     waiter = asyncio.wrap_future(call.future)
     try:
         return await asyncio.wait_for(asyncio.shield(waiter), timeout) if timeout else await waiter
@@ -158,7 +159,8 @@ async def _on_pool(
     timeout: float | None,
 ) -> Any:
     loop = asyncio.get_running_loop()
-    waiter = loop.run_in_executor(executor, functools.partial(cell.run, fn, **kwargs))
+    # Run in a copy of this (the request's) context, so the call's progress goes along.
+    waiter = loop.run_in_executor(executor, contextvars.copy_context().run, functools.partial(cell.run, fn, **kwargs))
     try:
         return await asyncio.wait_for(waiter, timeout) if timeout else await waiter
     except asyncio.TimeoutError:

@@ -30,6 +30,8 @@ import contextvars
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+from ..server import progress
+
 __all__ = ["CellOutput"]
 
 T = TypeVar("T")
@@ -66,9 +68,15 @@ class CellOutput:
         """Call ``fn(*args, **kwargs)`` so that its output goes to the captured cell.
 
         Safe from any thread and for concurrent calls: each call enters its own copy of the
-        captured context (one Context cannot be entered by two threads at once).
+        captured context (one Context cannot be entered by two threads at once). The progress
+        of the MCP call running in the caller's context comes along (``ctx.report_progress``
+        and tqdm bars report to it).
         """
-        return self._context.copy().run(self._call, fn, args, kwargs)
+        context = self._context.copy()
+        calling = progress.CURRENT.get()
+        if calling is not None:
+            context.run(progress.CURRENT.set, calling)
+        return context.run(self._call, fn, args, kwargs)
 
     def _call(self, fn: Callable[..., T], args: tuple[Any, ...], kwargs: dict[str, Any]) -> T:
         if self.parent is None:

@@ -24,6 +24,7 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import jsonrpc
+from .progress import for_request as progress_of
 from .request import LOG_LEVELS, RequestContext
 
 if TYPE_CHECKING:
@@ -51,7 +52,6 @@ class Context:
         self._core = core
         self._request = request
         self._job_id = job_id
-        self._progress_last: float | None = None
         self._log: deque[dict[str, Any]] = deque(maxlen=LOG_KEPT)
 
     # -- identity ---------------------------------------------------------------------------
@@ -184,23 +184,21 @@ class Context:
     def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
         """Send ``notifications/progress`` when the client gave a progress token.
 
+        Observers of the server (a notebook's defining cell, the JupyterLab panel) are told too,
+        token or not. A value equal to the last one sent is dropped: the progress value must
+        increase with each notification (MCP 2025-11-25, Basic § Utilities § Progress).
+
         Args:
             progress: amount done so far; must not decrease between calls.
             total: the amount at completion, if known.
             message: a short status line (sent from 2025-03-26 on).
+        Raises:
+            ValueError: ``progress`` is less than the last value reported.
         """
-        token = self._request.progress_token
-        if token is None:
-            return
-        if self._progress_last is not None and progress < self._progress_last:
-            raise ValueError(f"progress must not decrease (was {self._progress_last}, got {progress})")
-        self._progress_last = progress
-        params: dict[str, Any] = {"progressToken": token, "progress": progress}
-        if total is not None:
-            params["total"] = total
-        if message is not None and self._request.version >= "2025-03-26":
-            params["message"] = message
-        self._emit(jsonrpc.notification("notifications/progress", params))
+        tracker = progress_of(self._core, self._request)
+        if tracker.last is not None and progress < tracker.last:
+            raise ValueError(f"progress must not decrease (was {tracker.last}, got {progress})")
+        tracker.report(progress, total, message)
 
     # -- cancellation -----------------------------------------------------------------------
     def is_cancelled(self) -> bool:

@@ -8,6 +8,9 @@ Events (name → keyword data):
   A ``tools/call`` refused before the tool ran (unknown tool, arguments that break its schema)
   publishes its ``call_started`` and ``call_finished`` together, ``ok`` false; ``name`` is the
   name the client sent (None when it sent none).
+- ``call_progress``: ``call_id`` (as in ``call_started``), ``progress``, ``total`` (or None),
+  ``message`` (or None), ``source`` (``"context"`` for ``ctx.report_progress``, ``"tqdm"`` for a
+  tqdm bar in the tool); published on the thread that reported it.
 - ``server_started`` / ``server_stopped``: ``url`` and ``port`` (the bound TCP port).
 
 Callbacks run on the publisher's thread, in subscription order; a failing callback is logged

@@ -14,7 +14,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidArguments, InvalidParams, ProtocolError, UnknownComponent, to_error_object
-from .. import convert, results
+from .. import convert, progress, results, tqdm_progress
 from .. import jobs as jobmod
 from ..components import Tool
 from ..invoke import CallRecord, build_kwargs, call_function, make_context
@@ -101,6 +101,9 @@ async def run_tool(core: ServerCore, request: RequestContext, tool: Tool, argume
                    *, job_id: str | None = None, executor: Any = None) -> dict[str, Any]:
     """Call ``tool`` with validated ``arguments``; every failure becomes an ``isError`` result."""
     record = CallRecord(core, request, "tools/call", tool.name) if core.bus.active else None
+    tracker = progress.for_request(core, request)
+    current = progress.CURRENT.set(tracker)  # copied into the worker thread with the call
+    tqdm_progress.watch()
     try:
         context = make_context(core, tool.signature, request, job_id)
         kwargs = build_kwargs(tool.signature, arguments, kind="tool", name=tool.name, context=context)
@@ -139,6 +142,9 @@ async def run_tool(core: ServerCore, request: RequestContext, tool: Tool, argume
         if record:
             record.finish(False, text)
         return error_result(text)
+    finally:
+        tracker.finish()  # no progress after the response (MCP 2025-11-25, Basic § Utilities § Progress)
+        progress.CURRENT.reset(current)
     if record:
         record.finish(not result.get("isError", False), None)
     return result

@@ -1,0 +1,144 @@
+"""tqdm bars in a tool become that call's progress, with no change to the tool's code.
+
+How it hooks in, using only what tqdm offers for it: every tqdm bar takes its class's write
+lock (``tqdm.get_lock()``) when it is created, each time it redraws, and when it closes; tqdm
+lets a program replace that lock (``tqdm.set_lock``, meant for sharing one lock between
+threads or processes). :func:`watch` installs :class:`_ReportingLock`, which passes every
+acquire and release to the lock it replaces and, when a bar lets go of it:
+
+- claims each bar it has not seen before for the call running in the creating thread
+  (:data:`.progress.CURRENT`; bars made outside calls are left alone), and
+- for a claimed bar whose count moved, reports ``bar.n`` / ``bar.total`` to its call.
+
+So each redraw of a bar (tqdm rate-limits them: ``mininterval``, 0.1 s by default) is one
+``notifications/progress``, and closing the bar sends its final count. One bar leads per
+call: the first one made; bars nested inside it are not reported, and a bar made after the
+leader closed continues from where it left off, so the values keep increasing (MCP
+2025-11-25, Basic § Utilities § Progress).
+
+tqdm is never imported here: :func:`watch` acts only once the program has imported it. Bars
+of a class given its own lock (``tqdm.contrib.concurrent`` does, while its map runs) are not
+seen. Works alike for ``tqdm``, ``tqdm.auto``, ``tqdm.notebook`` and ``tqdm.asyncio``: all take
+the lock of ``tqdm.std.tqdm`` unless given their own.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import weakref
+from typing import Any
+
+from .progress import CURRENT, CallProgress
+
+__all__ = ["watch"]
+
+_install_lock = threading.Lock()
+_installed: list[Any] = []  # the tqdm base class, once hooked
+
+
+def watch() -> None:
+    """Hook tqdm if the program has imported it (cheap when it has not, or when done already)."""
+    if _installed:
+        return
+    std = sys.modules.get("tqdm.std")
+    base = getattr(std, "tqdm", None)
+    if base is None or not hasattr(base, "set_lock"):
+        return
+    with _install_lock:
+        if not _installed:
+            base.set_lock(_ReportingLock(base.get_lock(), base))
+            _installed.append(base)
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+class _Feed:
+    """The bars one call made, and which of them speaks for it."""
+
+    __slots__ = ("base", "lead", "tracker")
+
+    def __init__(self, tracker: CallProgress) -> None:
+        self.tracker = tracker
+        self.lead: weakref.ref[Any] | None = None
+        self.base = 0.0  # progress carried over from bars that led before
+
+    def step(self, bar: Any) -> tuple[CallProgress, float, float | None, str] | None:
+        """The report ``bar``'s new count makes, or None (not the leading bar)."""
+        lead = self.lead() if self.lead is not None else None
+        if lead is None or (lead is not bar and lead.disable):  # no leader yet, or it is gone/closed
+            if self.lead is not None:
+                self.base = self.tracker.last or self.base
+            self.lead = weakref.ref(bar)
+        elif lead is not bar:
+            return None
+        n, total = bar.n, bar.total
+        desc = (getattr(bar, "desc", "") or "").rstrip(": ")
+        count = f"{n:g}/{total:g}" if total else f"{n:g}"
+        message = f"{desc}: {count}" if desc else count
+        return self.tracker, self.base + n, (self.base + total) if total else None, message
+
+
+class _ReportingLock:
+    """tqdm's write lock, passed through, telling calls about their bars on each release."""
+
+    def __init__(self, inner: Any, base: Any) -> None:
+        self._inner = inner
+        self._base = base
+        self._seen: weakref.WeakSet[Any] = weakref.WeakSet()
+        self._claimed: weakref.WeakKeyDictionary[Any, tuple[_Feed, float | None]] = weakref.WeakKeyDictionary()
+        self._feeds: weakref.WeakKeyDictionary[CallProgress, _Feed] = weakref.WeakKeyDictionary()
+
+    def acquire(self, *args: Any, **kwargs: Any) -> Any:
+        return self._inner.acquire(*args, **kwargs)
+
+    def release(self) -> None:
+        try:
+            reports = self._collect()
+        finally:
+            self._inner.release()
+        for tracker, progress, total, message in reports:
+            tracker.report(progress, total, message, source="tqdm")
+
+    def __enter__(self) -> None:
+        self.acquire()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.release()
+
+    def __getattr__(self, name: str) -> Any:  # e.g. TqdmDefaultWriteLock.locks
+        return getattr(self._inner, name)
+
+    def __reduce__(self) -> Any:  # sent to worker processes as the lock it wraps
+        return _identity, (self._inner,)
+
+    def _collect(self) -> list[tuple[CallProgress, float, float | None, str]]:
+        """Claim new bars for the running call; the reports of claimed bars that moved.
+
+        Runs while tqdm's lock is held, so bars cannot change underneath it.
+        """
+        for bar in list(getattr(self._base, "_instances", ())):
+            if bar in self._seen:
+                continue
+            self._seen.add(bar)
+            tracker = CURRENT.get()
+            if tracker is not None and not tracker.finished:
+                feed = self._feeds.get(tracker)
+                if feed is None:
+                    feed = self._feeds[tracker] = _Feed(tracker)
+                self._claimed[bar] = (feed, None)
+        reports = []
+        for bar, (feed, shown) in list(self._claimed.items()):
+            if feed.tracker.finished:
+                del self._claimed[bar]
+                continue
+            n = getattr(bar, "n", None)
+            if n is None or n == shown or getattr(bar, "disable", None) is None:
+                continue
+            self._claimed[bar] = (feed, n)
+            report = feed.step(bar)
+            if report is not None:
+                reports.append(report)
+        return reports
