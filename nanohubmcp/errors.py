@@ -28,8 +28,9 @@ One signal stands outside the tree on purpose: ``InputRequired`` (2026-07-28 mul
 ``server/modern/mrtr.py``) derives from ``BaseException`` like ``asyncio.CancelledError``, so a
 tool's own ``except Exception`` cannot swallow it; it is control flow, never reported as an error.
 
-Transports never build JSON-RPC error objects by hand: they call :func:`to_error_object`
-(and :func:`http_status_for` for the HTTP status the spec names for a code).
+Transports never build JSON-RPC error objects by hand: they raise or pass one of these
+exceptions to :func:`error_response` (the whole error message) or :func:`to_error_object`
+(its ``error`` member), and :func:`http_status_for` gives the HTTP status the spec names.
 
 Source: MCP 2025-11-25, Basic § JSON-RPC error codes; MCP 2026-07-28, Basic § Error codes.
 """
@@ -249,3 +250,11 @@ def to_error_object(exc: BaseException) -> dict[str, Any]:
     if isinstance(exc, ProtocolError):
         return exc.to_error()
     return {"code": INTERNAL_ERROR, "message": "Internal error; see the server log"}
+
+
+def error_response(exc: BaseException, request_id: Any = None) -> dict[str, Any]:
+    """The JSON-RPC error response for ``exc`` (``id`` null when the request's id is unknown).
+
+    Source: JSON-RPC 2.0 § 5 (Response object), § 5.1 (Error object).
+    """
+    return {"jsonrpc": "2.0", "id": request_id, "error": to_error_object(exc)}

@@ -141,11 +141,15 @@ class ServerCore:
             self._job_executor = ThreadPoolExecutor(self.job_workers, thread_name_prefix="nanohubmcp-job")
         return self._job_executor
 
-    def invalid_arguments_as_protocol_error(self, version: str) -> bool:
-        """Whether invalid tool arguments are a JSON-RPC -32602 for ``version`` (SEP-1303)."""
-        if self.argument_errors == "protocol":
+    def invalid_arguments_as_protocol_error(self, version: str, override: str | None = None) -> bool:
+        """Whether invalid tool arguments are a JSON-RPC -32602 for ``version`` (SEP-1303).
+
+        ``override`` is a request's own choice (``RequestContext.argument_errors``), else the server's.
+        """
+        mode = override or self.argument_errors
+        if mode == "protocol":
             return True
-        if self.argument_errors == "tool":
+        if mode == "tool":
             return False
         return not versions.at_least(version, versions.V2025_11_25)
 

@@ -13,7 +13,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from ..errors import MethodNotFound, ProtocolError, to_error_object
+from ..errors import MethodNotFound, ProtocolError, error_response
 from ..protocol import jsonrpc
 from .handlers import HANDSHAKE_METHODS, MODERN_METHODS, NOTIFICATIONS
 from .request import RequestContext
@@ -55,10 +55,10 @@ class Dispatcher:
                 raise MethodNotFound(f"Method not found: {message.method}")
             result = await handler(self.core, request, message.params or {})
         except ProtocolError as exc:
-            return jsonrpc.error(message.id, exc.to_error())
+            return error_response(exc, message.id)
         except Exception as exc:
             log.exception("internal error while serving %s", message.method)
-            return jsonrpc.error(message.id, to_error_object(exc))
+            return error_response(exc, message.id)
         finally:
             in_flight.discard(request)
         if request.modern:

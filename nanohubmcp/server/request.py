@@ -77,10 +77,15 @@ class RequestContext:
         loop: the event loop serving the request.
         principal: the caller the transport's verifier authenticated, or None when the
             server has no authorization configured.
+        open_session: for ``initialize`` on a transport that starts sessions there, the
+            function minting one (``open_session(version) -> Session``); else None.
+        opened_session: the session ``initialize`` minted through ``open_session``.
+        argument_errors: this request's override of the server's ``argument_errors`` option.
     """
 
     __slots__ = (
         "_cancel_callbacks",
+        "argument_errors",
         "cancel_reason",
         "cancelled",
         "client_capabilities",
@@ -88,6 +93,8 @@ class RequestContext:
         "loop",
         "message",
         "modern",
+        "open_session",
+        "opened_session",
         "principal",
         "session",
         "stream",
@@ -121,6 +128,9 @@ class RequestContext:
         self.withdrawn = False
         self._cancel_callbacks: list[Callable[[], None]] = []
         self.extra: dict[str, Any] = {}
+        self.open_session: Callable[[str], Session] | None = None
+        self.opened_session: Session | None = None
+        self.argument_errors: str | None = None
 
     @property
     def request_id(self) -> str | int | None:

@@ -72,7 +72,6 @@ __all__ = [
     "prompt_result",
     "resource_contents",
     "resource_result",
-    "rest_body",
     "structured_value",
     "tool_result",
 ]
@@ -450,47 +449,3 @@ def prompt_result(value: Any, *, description: str | None = None) -> Wire:
     if description is not None and "description" not in wire:
         wire = {"description": description, **wire}
     return wire
-
-
-# ---------------------------------------------------------------- REST
-
-
-def _rest_result(content: list[Wire]) -> Any:
-    if len(content) == 1 and content[0].get("type") == "text":
-        return content[0]["text"]
-    return content
-
-
-def rest_body(value: Any) -> tuple[int, Wire]:
-    """Shape a tool's return value as the answer to REST ``POST /tools/<name>``.
-
-    Returns:
-        ``(status, body)`` per ``design/rulings.md`` § HTTP:
-
-        - dict, Mapping or dataclass -> ``(200, the dict as JSON reads it)``
-        - ``None`` -> ``(200, {"result": None})``; a data list -> ``(200, {"result": [...]})``
-        - a ``ToolResult`` with ``is_error`` -> ``(422, {"error": <its text>, "details": <CallToolResult>})``
-        - a ``ToolResult`` with structured content -> ``(200, that dict)`` or ``(200, {"result": value})``
-        - anything else -> ``(200, {"result": <text of a single text block, else the list of blocks>})``,
-          so ``add(7, 3)`` returning ``10.0`` gives ``{"result": "10.0"}``.
-
-    Raises:
-        TypeError, ValueError, OSError: as :func:`tool_result`.
-    """
-    if isinstance(value, ToolResult):
-        wire = value.to_wire()
-        if value.is_error:
-            texts = [b["text"] for b in wire["content"] if b.get("type") == "text"]
-            return 422, {"error": "\n".join(texts) or "the tool reported an error", "details": wire}
-        if value.has_structured_content:
-            structured = wire["structuredContent"]
-            return 200, structured if isinstance(structured, dict) else {"result": structured}
-        return 200, {"result": _rest_result(wire["content"])}
-    plain = _plain(value)
-    if plain is None:
-        return 200, {"result": None}
-    if isinstance(plain, dict):
-        return 200, _json(plain, "the tool's result")[1]
-    if isinstance(plain, list) and not _is_block_list(plain):
-        return 200, {"result": _json(plain, "the tool's result")[1]}
-    return 200, {"result": _rest_result(tool_result(value)["content"])}

@@ -12,6 +12,7 @@ from typing import Any
 
 import tornado.web
 
+from ..server.connection import Connection
 from .config import TransportConfig
 from .documents import DiscoveryHandler, NotFoundHandler, OpenAPIHandler, RootHandler
 from .rest import RestToolHandler
@@ -22,13 +23,16 @@ from .streamable_http import StreamableHTTPHandler
 def make_app(server: Any, config: TransportConfig) -> tornado.web.Application:
     """Build the application serving ``server`` (the ``MCPServer`` facade) with ``config``."""
     prefix = re.escape(config.path_prefix)
-    kwargs = {"server": server, "config": config}
+    core = server.core
+    kwargs = {"server": server, "config": config, "connection": Connection(core, "streamable-http")}
+    legacy = {**kwargs, "connection": Connection(core, "sse")}
+    rest = {**kwargs, "connection": Connection(core, "rest")}
     routes = [
         (rf"{prefix}/mcp/?", StreamableHTTPHandler, kwargs),  # first: the hot route
         (rf"{prefix}/?", RootHandler, {**kwargs, "root": True}),
-        (rf"{prefix}/sse/?", LegacySSEHandler, kwargs),
-        (rf"{prefix}/messages/?", LegacyMessagesHandler, kwargs),
-        (rf"{prefix}/tools/([^/]+)/?", RestToolHandler, kwargs),
+        (rf"{prefix}/sse/?", LegacySSEHandler, legacy),
+        (rf"{prefix}/messages/?", LegacyMessagesHandler, legacy),
+        (rf"{prefix}/tools/([^/]+)/?", RestToolHandler, rest),
         (rf"{prefix}/openapi\.json", OpenAPIHandler, kwargs),
         (rf"{prefix}/\.well-known/mcp\.json", DiscoveryHandler, kwargs),
     ]

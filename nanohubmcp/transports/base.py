@@ -1,20 +1,22 @@
 """The base handler every route shares: Origin check, CORS, body limit, JSON replies, errors.
 
 Cross-cutting checks live in ``prepare()``; every error reply goes through
-:meth:`BaseHandler.send_error_json` or ``write_error`` so no handler formats errors by hand
-and no client mistake ever becomes a 500 with an HTML page.
+:meth:`BaseHandler.fail` (an exception from :mod:`nanohubmcp.errors` and a status) or
+``write_error`` so no handler formats errors by hand and no client mistake ever becomes a 500
+with an HTML page.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Any
 
 import tornado.web
+from tornado.http1connection import HTTP1Connection
 
-from ..errors import INVALID_REQUEST, ProtocolError, http_status_for
-from ..protocol import jsonenc, jsonrpc
+from ..errors import InvalidRequest, NanohubMCPError, ProtocolError, error_response, http_status_for
+from ..protocol import jsonenc
+from ..server.connection import Connection
 from .config import TransportConfig
 from .origin import origin_allowed
 
@@ -47,20 +49,20 @@ def json_body_type(content_type: str | None) -> bool:
 class BaseHandler(tornado.web.RequestHandler):
     """Shared behaviour of all nanohubmcp routes.
 
-    URLSpec kwargs: ``server`` (the ``MCPServer`` facade) and ``config`` (``TransportConfig``).
+    URLSpec kwargs: ``server`` (the ``MCPServer`` facade), ``config`` (``TransportConfig``)
+    and ``connection`` (the route's :class:`~nanohubmcp.server.connection.Connection`, its
+    only way into the core's serving).
     """
 
     server: Any
     config: TransportConfig
+    connection: Connection
 
-    def initialize(self, server: Any, config: TransportConfig) -> None:
+    def initialize(self, server: Any, config: TransportConfig, connection: Connection) -> None:
         self.server = server
         self.core = server.core
         self.config = config
-        if self.core.notifier is None:
-            # An application from make_app() served by the user's own HTTPServer: no runner
-            # attached the core, so the first request does (change notifications need a loop).
-            self.core.attach(asyncio.get_running_loop())
+        self.connection = connection
 
     # -- checks --------------------------------------------------------------------------
     def prepare(self) -> None:
@@ -68,10 +70,8 @@ class BaseHandler(tornado.web.RequestHandler):
         if not origin_allowed(origin, self.config):
             log.warning("refused request from origin %s", origin)
             self.set_header("Connection", "close")  # the body (if any) stays unread
-            self.send_error_json(403, jsonrpc.error(None, {
-                "code": INVALID_REQUEST,
-                "message": f"Forbidden: origin {origin} is not allowed; add it to allowed_origins to permit it",
-            }))
+            self.fail(403, InvalidRequest(
+                f"Forbidden: origin {origin} is not allowed; add it to allowed_origins to permit it"))
             return
         if origin is not None:
             self.set_header("Access-Control-Allow-Origin", origin)
@@ -101,11 +101,25 @@ class BaseHandler(tornado.web.RequestHandler):
         self.finish(jsonenc.dumpb(body))
 
     def send_error_json(self, status: int, body: Any) -> None:
-        """Finish with an error body (JSON-RPC error object or ``{"error": ...}``)."""
+        """Finish with an error body already built (a JSON-RPC error response from the core)."""
         if self._finished:
             return
         self.clear_header("Content-Type")
         self.send_json(status, body)
+
+    def fail(self, status: int, exc: NanohubMCPError, request_id: Any = None) -> None:
+        """Finish with ``status`` and the error body for ``exc`` (:meth:`error_body`)."""
+        self.send_error_json(status, self.error_body(exc, request_id))
+
+    def error_body(self, exc: NanohubMCPError, request_id: Any = None) -> Any:
+        """The error body of this route: a JSON-RPC error response (REST overrides it)."""
+        return error_response(exc, request_id)
+
+    @property
+    def finished(self) -> bool:
+        """True once the response was finished (or the client is gone)."""
+        connection = self.request.connection
+        return bool(self._finished) or (isinstance(connection, HTTP1Connection) and connection.stream.closed())
 
     def send_empty(self, status: int) -> None:
         """Finish with no body (202 Accepted, 204 No Content)."""
@@ -126,8 +140,7 @@ class BaseHandler(tornado.web.RequestHandler):
         if exc_info is not None:
             exc = exc_info[1]
             if isinstance(exc, ProtocolError):
-                error = exc.to_error()
-                self.send_json(max(400, http_status_for(error)), jsonrpc.error(None, error))
+                self.fail(max(400, http_status_for(exc.to_error())), exc)
                 return
             if isinstance(exc, tornado.web.HTTPError) and exc.log_message:
                 reason = exc.log_message % exc.args if exc.args else exc.log_message
@@ -190,7 +203,7 @@ class BodyLimitMixin:
             except ValueError:
                 declared = -1
             if declared < 0:
-                handler.send_error_json(400, self.body_error("Invalid Content-Length header"))
+                handler.fail(400, InvalidRequest("Invalid Content-Length header"))
                 return False
             if declared > limit:
                 self._refuse_size(limit)
@@ -203,13 +216,7 @@ class BodyLimitMixin:
         handler: Any = self
         self._too_large = True
         handler.set_header("Connection", "close")  # the rest of the body is not read
-        handler.send_error_json(413, self.body_error(
-            f"Request body too large: the limit is {limit} bytes (max_request_bytes)"))
-
-    def body_error(self, message: str) -> dict[str, Any]:
-        """The error body for a refused request body: JSON-RPC's shape (-32600, no id) here;
-        the REST endpoints answer ``{"error": message}`` like their other errors."""
-        return jsonrpc.error(None, {"code": INVALID_REQUEST, "message": message})
+        handler.fail(413, InvalidRequest(f"Request body too large: the limit is {limit} bytes (max_request_bytes)"))
 
     def data_received(self, chunk: bytes) -> None:
         if self._too_large:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import MethodNotFound, NanohubMCPError
 from ..protocol import versions
 from .base import BaseHandler
 from .openapi import build_openapi
@@ -84,5 +85,8 @@ class NotFoundHandler(BaseHandler):
     def prepare(self) -> None:
         super().prepare()
         if not self._finished:
-            self.send_error_json(404, {"error": f"No route for {self.request.method} {self.request.path}; "
-                                                "see GET / for the endpoints"})
+            self.fail(404, MethodNotFound(f"No route for {self.request.method} {self.request.path}; "
+                                          "see GET / for the endpoints"))
+
+    def error_body(self, exc: NanohubMCPError, request_id: Any = None) -> Any:
+        return {"error": str(exc)}

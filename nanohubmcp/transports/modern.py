@@ -28,30 +28,21 @@ Validation, Cancellation); Basic § Versioning.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..errors import (
-    INVALID_PARAMS,
-    HeaderMismatch,
-    InternalError,
-    InvalidParams,
-    InvalidRequest,
-    ProtocolError,
-    UnsupportedProtocolVersion,
-    http_status_for,
-)
+from ..errors import INVALID_PARAMS, HeaderMismatch, InvalidRequest, ProtocolError, http_status_for
 from ..protocol import jsonrpc, versions
+from ..server.connection import check_modern_version, modern_envelope
 from ..server.modern.headers import check_param_headers, decode_header_value, marks_for
-from ..server.request import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, RequestContext
+from ..server.request import META_PROTOCOL_VERSION
 from ..server.streams import OutboundStream
 from .base import MCP_METHOD_HEADER, MCP_NAME_HEADER, MCP_PROTOCOL_VERSION_HEADER
+from .channel import ResponseChannel, wants_sse
 
 if TYPE_CHECKING:
     from .streamable_http import StreamableHTTPHandler
 
-META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 _NAMED = {
     "tools/call": "name",
     "prompts/get": "name",
@@ -79,24 +70,12 @@ def check_headers(message: jsonrpc.Message, headers: Mapping[str, str],
         InvalidParams (marked ``envelope``), HeaderMismatch, UnsupportedProtocolVersion: see
         the module docstring for the order.
     """
-    meta = message.meta
-    version = meta.get(META_PROTOCOL_VERSION)
-    caps = meta.get(META_CLIENT_CAPABILITIES)
-    if not isinstance(version, str) or not isinstance(caps, dict):
-        exc = InvalidParams(
-            "Invalid params: 2026-07-28 requests must carry params._meta with "
-            f"'{META_PROTOCOL_VERSION}' (a string) and '{META_CLIENT_CAPABILITIES}' (an object)")
-        exc.envelope = True  # type: ignore[attr-defined]
-        raise exc
+    version, caps = modern_envelope(message)
     header_version = (headers.get(MCP_PROTOCOL_VERSION_HEADER) or "").strip()
     if header_version != version:
         raise HeaderMismatch(f"Header mismatch: MCP-Protocol-Version is {header_version or 'missing'} but "
                              f"_meta says {version}")
-    if not versions.is_modern(version) or version not in versions.SUPPORTED_VERSIONS:
-        raise UnsupportedProtocolVersion(
-            f"Unsupported protocol version {version!r}; this server speaks "
-            f"{', '.join(versions.MODERN_VERSIONS)} per request (and older versions through initialize)",
-            {"supported": list(versions.MODERN_VERSIONS), "requested": version})
+    check_modern_version(version)
     method_header = (headers.get(MCP_METHOD_HEADER) or "").strip()
     if method_header != message.method:
         raise HeaderMismatch(f"Header mismatch: Mcp-Method is {method_header or 'missing'} but the body's "
@@ -118,58 +97,39 @@ def check_headers(message: jsonrpc.Message, headers: Mapping[str, str],
     return version, caps
 
 
-class ModernRequest:
-    """Serves one 2026-07-28 POST."""
+def envelope_status(exc: ProtocolError) -> int:
+    """The HTTP status of a refused 2026-07-28 request (a missing ``_meta`` is 400, not 200)."""
+    if exc.code == INVALID_PARAMS and getattr(exc, "envelope", False):
+        return 400
+    return http_status_for(exc.to_error(), modern=True)
 
-    def __init__(self, handler: StreamableHTTPHandler, message: jsonrpc.Message) -> None:
-        self.handler = handler
-        self.message = message
 
-    def _fail(self, exc: ProtocolError) -> None:
-        error = exc.to_error()
-        status = http_status_for(error, modern=True)
-        if error["code"] == INVALID_PARAMS and getattr(exc, "envelope", False):
-            status = 400
-        self.handler.send_error_json(status, jsonrpc.error(self.message.id, error))
-
-    async def serve(self) -> None:
-        """Validate, dispatch, and answer (JSON, or SSE when related messages come first)."""
-        handler = self.handler
-        message = self.message
-        if message.kind == jsonrpc.RESPONSE:
-            handler.send_error_json(400, jsonrpc.error(None, InvalidRequest(
-                "Invalid Request: 2026-07-28 clients send no responses; answer input requests in the "
-                "retried request's inputResponses").to_error()))
-            return
-        if message.kind != jsonrpc.REQUEST:
-            handler.send_empty(202)  # no client notification means anything over HTTP in this era
-            return
-        try:
-            version, caps = check_headers(message, handler.request.headers, handler.core)
-        except ProtocolError as exc:
-            self._fail(exc)
-            return
-        from .streamable_http import ResponseChannel, wants_sse
-
-        loop = asyncio.get_running_loop()
-        sse = wants_sse(handler.request.headers.get("Accept"))
-        stream = OutboundStream("m", resumable=False) if sse else None
-        request = RequestContext(message, version=version, loop=loop, stream=stream, client_capabilities=caps)
-        handler.channel = ResponseChannel(handler, stream, priming=False)
-        # Closing the response stream is the cancellation of this request (no notifications/cancelled).
-        handler._on_close = lambda: request.cancel("the client closed the response stream")
-        try:
-            response = await handler.core.dispatcher.handle(request)
-        except asyncio.CancelledError:
-            response = jsonrpc.error(message.id, InternalError(
-                "The server is shutting down; retry on a new connection").to_error())
-        finally:
-            handler._on_close = None
-        assert response is not None
-        if "result" in response:
-            meta = response["result"].setdefault("_meta", {})
-            meta.setdefault(META_SERVER_INFO, handler.core.server_info())
-            status = 200
-        else:
-            status = http_status_for(response["error"], modern=True)
-        handler.channel.finish(response, status)
+async def serve_modern(handler: StreamableHTTPHandler, message: jsonrpc.Message) -> None:
+    """Validate, dispatch, and answer one 2026-07-28 POST (JSON, or SSE when related messages come first)."""
+    if message.kind == jsonrpc.RESPONSE:
+        handler.fail(400, InvalidRequest(
+            "Invalid Request: 2026-07-28 clients send no responses; answer input requests in the "
+            "retried request's inputResponses"))
+        return
+    if message.kind != jsonrpc.REQUEST:
+        handler.send_empty(202)  # no client notification means anything over HTTP in this era
+        return
+    try:
+        version, caps = check_headers(message, handler.request.headers, handler.core)
+    except ProtocolError as exc:
+        handler.fail(envelope_status(exc), exc, message.id)
+        return
+    connection = handler.connection
+    stream = OutboundStream("m", resumable=False) if wants_sse(handler.request.headers.get("Accept")) else None
+    request = connection.request(message, version=version, stream=stream, client_capabilities=caps)
+    handler.channel = ResponseChannel(handler, stream, priming=False)
+    # Closing the response stream is the cancellation of this request (no notifications/cancelled).
+    handler.closing = lambda: connection.peer_gone(request, "the client closed the response stream")
+    try:
+        reply = await connection.serve(request)
+    finally:
+        handler.closing = None
+    response = reply.message
+    assert response is not None
+    status = 200 if "result" in response else http_status_for(response["error"], modern=True)
+    handler.channel.finish(response, status)

@@ -5,22 +5,43 @@ Answers (``design/rulings.md`` § HTTP): 200 ``{"result": ...}`` (a dict result 
 raises; 202 with the job handle for ``@async_tool`` tools (poll ``POST /tools/get_job_result``).
 Output schemas apply here as on ``tools/call`` (fixes study § f 7). No MCP session is
 involved, so tools that need the client (elicitation, sampling) fail with a clear message.
+
+A REST call is a ``tools/call`` served through the same :class:`~nanohubmcp.server.connection.Connection`
+as every other route (one call path); this module only maps the body in and the result or
+JSON-RPC error out (:func:`rest_error` is the REST shape of every error).
 """
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import tornado.web
 
-from ..errors import InvalidArguments, ProtocolError
+from ..errors import (
+    INVALID_PARAMS,
+    PARSE_ERROR,
+    RESOURCE_NOT_FOUND,
+    InvalidParams,
+    NanohubMCPError,
+    ProtocolError,
+    UnknownComponent,
+    to_error_object,
+)
 from ..protocol import jsonrpc, versions
-from ..server.handlers import tools as tool_handlers
-from ..server.request import RequestContext
 from .base import BaseHandler, BodyLimitMixin, json_body_type
 
 REST_VERSION = versions.V2025_11_25
+_STATUS = {PARSE_ERROR: 400, INVALID_PARAMS: 400, RESOURCE_NOT_FOUND: 404}
+"""HTTP status of a JSON-RPC error code over REST (anything else is 500)."""
+
+
+def rest_error(error: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    """The REST status and body ``{"error": message, "details"?: [...]}`` for a JSON-RPC error object."""
+    body: dict[str, Any] = {"error": error.get("message") or "the call failed"}
+    data = error.get("data")
+    if isinstance(data, dict) and isinstance(data.get("errors"), list):
+        body["details"] = data["errors"]
+    return _STATUS.get(error.get("code"), 500), body  # type: ignore[arg-type]
 
 
 @tornado.web.stream_request_body
@@ -32,50 +53,46 @@ class RestToolHandler(BodyLimitMixin, BaseHandler):
         if not self._finished:
             self.prepare_body()
 
-    def body_error(self, message: str) -> dict[str, Any]:
-        return {"error": message}
+    def error_body(self, exc: NanohubMCPError, request_id: Any = None) -> Any:
+        return rest_error(to_error_object(exc))[1]
 
     async def post(self, name: str) -> None:
         if self._finished:
             return
         tool = self.core.registry.tools.get(name)
         if tool is None:
-            self.send_error_json(404, {"error": f"Unknown tool: {name}"})
+            self.fail(404, UnknownComponent(f"Unknown tool: {name}"))
             return
         if not json_body_type(self.request.headers.get("Content-Type")):
-            self.send_error_json(415, {"error": "Send the arguments as JSON with 'Content-Type: application/json'"})
+            self.fail(415, InvalidParams("Send the arguments as JSON with 'Content-Type: application/json'"))
             return
         body = self.body()
         try:
             arguments = jsonrpc.parse_body(body) if body.strip() else {}
         except ProtocolError as exc:
-            self.send_error_json(400, {"error": f"Malformed JSON body: {exc.message}"})
+            self.fail(400, type(exc)(f"Malformed JSON body: {exc.message}"))
             return
         if not isinstance(arguments, dict):
-            self.send_error_json(400, {"error": "The body must be a JSON object of argument names to values"})
+            self.fail(400, InvalidParams("The body must be a JSON object of argument names to values"))
             return
-        try:
-            arguments = tool.validator.validate(arguments)
-        except InvalidArguments as exc:
-            self.send_error_json(400, {"error": str(exc), "details": exc.errors})
+        params = {"name": name, "arguments": arguments}
+        message = jsonrpc.classify(jsonrpc.request(f"rest-{id(self)}", "tools/call", params))
+        connection = self.connection
+        # Invalid arguments are REST's 400 whatever the server's argument_errors option says.
+        reply = await connection.serve(connection.request(message, version=REST_VERSION, argument_errors="protocol"))
+        response = reply.message or {}
+        if "error" in response:
+            self.send_error_json(*rest_error(response["error"]))
             return
-        message = jsonrpc.Message(jsonrpc.REQUEST, {}, method="tools/call", id=f"rest-{id(self)}",
-                                  params={"name": name, "arguments": arguments})
-        request = RequestContext(message, version=REST_VERSION, loop=asyncio.get_running_loop())
-        if tool.background:
-            job = tool_handlers.start_job(self.core, request, tool, arguments)
+        result = response["result"]
+        if tool.background and not result.get("isError"):
+            job_id = (result.get("structuredContent") or {}).get("job_id")
             self.send_json(202, {
-                "status": "running", "job_id": job.id,
+                "status": "running", "job_id": job_id,
                 "message": f'Job started. Poll with POST {self.config.public_path()}/tools/get_job_result '
-                           f'{{"job_id": "{job.id}"}}'})
+                           f'{{"job_id": "{job_id}"}}'})
             return
-        try:
-            result = await tool_handlers.run_tool(self.core, request, tool, arguments)
-        except ProtocolError as exc:
-            self.send_error_json(400, {"error": exc.message})
-            return
-        status, payload = rest_answer(result)
-        self.send_json(status, payload)
+        self.send_json(*rest_answer(result))
 
 
 def rest_answer(result: dict[str, Any]) -> tuple[int, Any]:

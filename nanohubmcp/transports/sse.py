@@ -19,9 +19,8 @@ from typing import Any
 import tornado.web
 
 from ..errors import InvalidRequest, ProtocolError
-from ..protocol import jsonrpc, versions
-from ..server.request import RequestContext
-from . import batch
+from ..protocol import versions
+from ..server.connection import batch_refusal
 from .base import BaseHandler, BodyLimitMixin
 from .sse_writer import SSEWriter
 
@@ -36,7 +35,7 @@ class LegacySSEHandler(BaseHandler):
     async def get(self) -> None:
         if self._finished:
             return
-        session = self.core.sessions.create(versions.V2024_11_05, transport="sse")
+        session = self.connection.open_session(versions.V2024_11_05)
         stream = session.get_standalone()
         writer = self.writer = SSEWriter(self, self.config.keepalive_seconds)
         writer.start()
@@ -55,7 +54,7 @@ class LegacySSEHandler(BaseHandler):
         stream.on_close = lost
         stream.attach(sink)
         await closed
-        self.core.sessions.remove(session.id)
+        self.connection.end_session(session.id)
         writer.finish()
 
     def on_connection_close(self) -> None:
@@ -79,41 +78,33 @@ class LegacyMessagesHandler(BodyLimitMixin, BaseHandler):
 
 
 async def post_legacy_message(handler: Any, session_id: str | None) -> None:
-    """Accept one message for a legacy SSE session: 202 now, the reply on its stream."""
-    session = handler.core.sessions.get(session_id)
+    """Accept one message for a legacy SSE session: 202 now, the reply on its stream.
+
+    ``handler`` is a body-reading handler (``BodyLimitMixin`` and ``BaseHandler``).
+    """
+    connection = handler.connection
+    session = connection.find_session(session_id)
     if session is None or session.transport != "sse":
-        handler.send_error_json(404, jsonrpc.error(None, {
-            "code": InvalidRequest.code,
-            "message": "Unknown session_id: open GET /sse first and POST to the endpoint it announces"}))
+        handler.fail(404, InvalidRequest(
+            "Unknown session_id: open GET /sse first and POST to the endpoint it announces"))
         return
     try:
-        parsed = jsonrpc.parse_body(handler.body())
+        parsed = connection.parse(handler.body())
         if isinstance(parsed, list):
-            refused = batch.refusal(session.version, parsed)
+            refused = batch_refusal(session.version, parsed)
             if refused is not None:
-                raise InvalidRequest(refused["message"])
-        else:
-            message = jsonrpc.classify(parsed)
+                raise refused
     except ProtocolError as exc:
-        handler.send_error_json(400, jsonrpc.error(getattr(exc, "request_id", None), exc.to_error()))
+        handler.fail(400, exc, getattr(exc, "request_id", None))
         return
-    session.touch()
     handler.send_empty(202)
     stream = session.get_standalone()
     if isinstance(parsed, list):
-        replies = await batch.serve_batch(handler.core, parsed, version=session.version, session=session,
-                                          stream=stream)
+        replies = await connection.serve_batch(parsed, version=session.version, session=session, stream=stream)
         if replies:
             stream.send(replies)  # a batch reply is one JSON array
         return
-    request = RequestContext(message, version=session.version, loop=asyncio.get_running_loop(),
-                             session=session, stream=stream)
-    if message.kind == jsonrpc.REQUEST:
-        session.in_flight[message.id] = request
-    try:
-        reply = await handler.core.dispatcher.handle(request)
-    finally:
-        if message.kind == jsonrpc.REQUEST:
-            session.in_flight.pop(message.id, None)
-    if reply is not None and not request.withdrawn:  # a request the client cancelled gets no response
-        stream.send(reply)
+    reply = await connection.serve(connection.request(parsed, version=session.version, session=session,
+                                                      stream=stream))
+    if reply.message is not None:  # a request the client cancelled gets no response
+        stream.send(reply.message)

@@ -15,7 +15,7 @@ from streams.stream_wire import Wire
 from support import serve
 
 from nanohubmcp import MCPServer
-from nanohubmcp.transports import batch
+from nanohubmcp.server import connection as batch
 
 
 def build() -> MCPServer:

@@ -1,4 +1,7 @@
-"""``resource_contents``/``resource_result``, ``prompt_messages``/``prompt_result`` and ``rest_body``."""
+"""``resource_contents``/``resource_result`` and ``prompt_messages``/``prompt_result``.
+
+REST bodies are held over live REST (tests/transports).
+"""
 
 from __future__ import annotations
 
@@ -19,14 +22,12 @@ from nanohubmcp.protocol.content import (
     ResourceLink,
     ResourceResult,
     TextContent,
-    ToolResult,
 )
 from nanohubmcp.server.results import (
     prompt_messages,
     prompt_result,
     resource_contents,
     resource_result,
-    rest_body,
 )
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
@@ -178,45 +179,6 @@ def test_prompt_result_description() -> None:
     assert own["_meta"] == {"m": 1}
     assert prompt_result(PromptResult(["hi"]), description="registered")["description"] == "registered"
     mcp_types.GetPromptResult.model_validate(own)
-
-
-# ---------------------------------------------------------------- REST
-
-
-def test_rest_scalars_are_the_text_of_their_block() -> None:
-    assert rest_body(7.0 + 3) == (200, {"result": "10.0"})
-    assert rest_body("hi") == (200, {"result": "hi"})
-    assert rest_body(None) == (200, {"result": None})
-
-
-def test_rest_dicts_are_themselves() -> None:
-    assert rest_body({"sum": 10, "f": math.nan}) == (200, {"sum": 10, "f": None})
-    with pytest.raises(TypeError, match="not JSON-serialisable"):
-        rest_body({"s": {1}})
-
-
-def test_rest_lists_and_blocks() -> None:
-    assert rest_body([1, 2]) == (200, {"result": [1, 2]})
-    status, body = rest_body(["a", Image(data=PNG)])
-    assert status == 200
-    assert [b["type"] for b in body["result"]] == ["text", "image"]
-
-
-def test_rest_tool_results() -> None:
-    assert rest_body(ToolResult("one")) == (200, {"result": "one"})
-    assert rest_body(ToolResult(["a", "b"]))[1]["result"] == [
-        {"type": "text", "text": "a"},
-        {"type": "text", "text": "b"},
-    ]
-    assert rest_body(ToolResult(structured_content={"n": 1})) == (200, {"n": 1})
-    assert rest_body(ToolResult(structured_content=[1])) == (200, {"result": [1]})
-    status, body = rest_body(ToolResult("Cannot divide by zero", is_error=True))
-    assert status == 422
-    assert body == {
-        "error": "Cannot divide by zero",
-        "details": {"content": [{"type": "text", "text": "Cannot divide by zero"}], "isError": True},
-    }
-    assert rest_body(ToolResult(is_error=True))[1]["error"] == "the tool reported an error"
 
 
 def test_objects_with_a_string_form_are_text() -> None:

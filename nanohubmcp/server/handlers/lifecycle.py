@@ -19,16 +19,15 @@ if TYPE_CHECKING:
 async def initialize(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``initialize``: negotiate the version, remember the client, answer our capabilities.
 
-    The transport decides whether a session is needed; when it put ``create_session`` in
-    ``request.extra`` a new session is minted here and left in ``request.extra["session"]``.
+    The transport decides whether a session is needed; when it gave the request an
+    ``open_session`` function a new session is minted here and left in ``request.opened_session``.
     """
     version = versions.negotiate(params.get("protocolVersion"))
     caps = params.get("capabilities")
     info = params.get("clientInfo")
     session = request.session
-    if session is None and request.extra.get("create_session"):
-        session = core.sessions.create(version)
-        request.extra["session"] = session
+    if session is None and request.open_session is not None:
+        session = request.opened_session = request.open_session(version)
     if session is not None:
         session.version = version
         session.client_capabilities = caps if isinstance(caps, dict) else {}

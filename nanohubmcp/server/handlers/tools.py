@@ -59,7 +59,7 @@ def refuse_arguments(core: ServerCore, request: RequestContext, tool: Tool, exc:
     """Answer arguments that break the tool's input schema, per version: a -32602 error (raised)
     where the client's version wants one, else an ``isError`` result (MCP 2025-11-25, SEP-1303)."""
     _refused(core, request, tool.name, str(exc))
-    if core.invalid_arguments_as_protocol_error(request.version):
+    if core.invalid_arguments_as_protocol_error(request.version, request.argument_errors):
         raise InvalidParams(str(exc), {"errors": exc.errors}) from None
     return error_result(str(exc))
 
@@ -127,7 +127,8 @@ async def run_tool(core: ServerCore, request: RequestContext, tool: Tool, argume
             if record:
                 record.finish(True, "input required")
             raise
-        if isinstance(exc, InvalidArguments) and core.invalid_arguments_as_protocol_error(request.version):
+        if isinstance(exc, InvalidArguments) and core.invalid_arguments_as_protocol_error(
+                request.version, request.argument_errors):
             if record:
                 record.finish(False, str(exc))
             raise InvalidParams(str(exc), {"errors": exc.errors}) from None

@@ -1,0 +1,307 @@
+"""The transport contract: what every transport owes the core, and what the core gives back.
+
+A transport (Streamable HTTP, legacy HTTP+SSE, JSON-RPC ``POST /``, REST, stdio) frames bytes;
+the core serves MCP. They meet here and nowhere else. A transport holds one
+:class:`Connection` and follows these rules:
+
+1. **Sessions.** ``find_session(id)`` looks up (and touches) the session a client names;
+   ``open_session(version)`` mints one when the transport itself decides a session starts
+   (legacy SSE at ``GET /sse``, stdio at start-up); ``end_session(id)`` ends one (DELETE, a
+   closed legacy stream). For ``initialize`` the transport passes ``opens_session=True`` and
+   the core mints the session only if the handshake succeeds; the new session comes back in
+   :attr:`Reply.session` so the transport can announce its id. Session ids are minted by the
+   server, never taken from the client (MCP 2025-11-25, Transports § Session Management).
+2. **Messages in.** ``parse(body)`` turns bytes into one :class:`~nanohubmcp.protocol.jsonrpc.Message`
+   or a batch list, raising :class:`~nanohubmcp.errors.ProtocolError` for the transport to
+   answer with :func:`~nanohubmcp.errors.error_response`. ``request(message, ...)`` builds the
+   :class:`RequestContext`: the protocol version in force (the session's, a header's, or the
+   request's own ``_meta`` in 2026-07-28 — see :func:`modern_envelope`), the session, the
+   client's capabilities, and the *stream* for related messages.
+3. **Messages out.** Everything the core sends while serving a request — progress, log
+   messages, server→client requests (elicitation, sampling, roots) — goes to the request's
+   ``stream`` (an :class:`~nanohubmcp.server.streams.OutboundStream`) in order, before the
+   response; messages unrelated to a request go to the session's standalone stream
+   (``Session.get_standalone()``). The transport attaches a *sink* to a stream to write what
+   arrives. A request with no stream gets a plain reply and nothing else.
+4. **Serving.** ``await serve(request)`` runs the message through the dispatcher and answers
+   a :class:`Reply`: the response message (None for notifications, client responses, and
+   requests the client withdrew with ``notifications/cancelled`` — those get no response,
+   MCP 2025-11-25, Utilities § Cancellation). While it runs the request is *in flight*: it is
+   registered with its session (so a ``notifications/cancelled`` from the same session reaches
+   it), the session's idle clock restarts when it ends, and a server shutting down under it
+   gives an internal error instead of a dropped connection. ``serve_batch`` does the same for
+   a JSON-RPC batch where the version has them.
+5. **Peer gone.** When the client goes away mid-request (a closed 2026-07-28 response stream,
+   stdin at EOF), the transport calls ``peer_gone(request)`` (one request) or ``close()``
+   (everything this connection is serving): the function sees ``ctx.is_cancelled()``.
+6. **Errors.** A transport never builds an error object by hand: protocol errors are
+   exceptions from :mod:`nanohubmcp.errors`, turned into the wire by
+   :func:`~nanohubmcp.errors.error_response` (JSON-RPC) or the transport's own error body
+   built from the same exception (REST).
+
+Nothing here imports a transport's framework: a Tornado handler and a stdin reader use it alike.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from ..errors import (
+    InternalError,
+    InvalidParams,
+    InvalidRequest,
+    ProtocolError,
+    UnsupportedProtocolVersion,
+    error_response,
+)
+from ..protocol import jsonenc, jsonrpc, versions
+from .request import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, RequestContext
+
+if TYPE_CHECKING:
+    from .core import ServerCore
+    from .principal import Principal
+    from .sessions import Session
+    from .streams import OutboundStream
+
+META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+
+
+class Reply(NamedTuple):
+    """What :meth:`Connection.serve` answers.
+
+    Attributes:
+        message: the JSON-RPC response to send, or None when none is owed (a notification, a
+            client's response, a request the client withdrew).
+        session: the session ``initialize`` just opened (announce its id), else None.
+    """
+
+    message: dict[str, Any] | None
+    session: Session | None = None
+
+
+class Connection:
+    """One transport's seam to the core (see the module docstring for the contract).
+
+    Args:
+        core: the server core.
+        transport: the transport's name, kept on the sessions it opens (``"streamable-http"``,
+            ``"sse"``, ``"stdio"``, ``"rest"``); only Streamable HTTP sessions are resumable.
+    """
+
+    def __init__(self, core: ServerCore, transport: str) -> None:
+        self.core = core
+        self.transport = transport
+        self.in_flight: set[RequestContext] = set()
+
+    # -- sessions --------------------------------------------------------------------------
+    def find_session(self, session_id: str | None) -> Session | None:
+        """The live session ``session_id`` names, touched; None when unknown or expired."""
+        session = self.core.sessions.get(session_id)
+        if session is not None:
+            session.touch()
+        return session
+
+    def open_session(self, version: str) -> Session:
+        """Mint a session for this transport."""
+        return self.core.sessions.create(version, transport=self.transport)
+
+    def end_session(self, session_id: str) -> bool:
+        """End a session (its streams close, its work is cancelled); False when unknown."""
+        return self.core.sessions.remove(session_id)
+
+    # -- messages in -----------------------------------------------------------------------
+    @staticmethod
+    def parse(body: bytes | str) -> jsonrpc.Message | list[Any]:
+        """One message, or a batch's raw members (classified when served).
+
+        Raises:
+            ParseError, InvalidRequest: the body is not JSON, or not a JSON-RPC message.
+        """
+        parsed = jsonrpc.parse_body(body)
+        if isinstance(parsed, list):
+            return parsed
+        return jsonrpc.classify(parsed)
+
+    def request(
+        self,
+        message: jsonrpc.Message,
+        *,
+        version: str,
+        session: Session | None = None,
+        stream: OutboundStream | None = None,
+        client_capabilities: dict[str, Any] | None = None,
+        opens_session: bool = False,
+        argument_errors: str | None = None,
+        principal: Principal | None = None,
+    ) -> RequestContext:
+        """The request context for ``message`` (see the module docstring, rule 2).
+
+        Args:
+            opens_session: ``initialize`` may mint a session of this transport.
+            argument_errors: overrides the server's ``argument_errors`` option for this request
+                (REST asks for ``"protocol"``: invalid arguments are its 400).
+            principal: the caller the transport's verifier authenticated (None without
+                authorization); it rides in the request context, the core never sees headers.
+        """
+        loop = asyncio.get_running_loop()
+        if self.core.notifier is None:
+            # First request on a loop no runner attached (an application from make_app() on an
+            # HTTP server of the user's own, or stdio): change notifications need a loop.
+            self.core.attach(loop)
+        request = RequestContext(
+            message,
+            version=version,
+            loop=loop,
+            session=session,
+            stream=stream,
+            client_capabilities=client_capabilities,
+            principal=principal,
+        )
+        if opens_session:
+            request.open_session = self.open_session
+        request.argument_errors = argument_errors
+        return request
+
+    # -- serving ---------------------------------------------------------------------------
+    async def serve(self, request: RequestContext) -> Reply:
+        """Serve one message (rule 4); never raises for the client's mistakes."""
+        message = request.message
+        if message.kind != jsonrpc.REQUEST:
+            await self.core.dispatcher.handle(request)
+            return Reply(None)
+        session = request.session
+        if session is not None:
+            session.in_flight[message.id] = request  # type: ignore[index]
+        self.in_flight.add(request)
+        try:
+            response = await self.core.dispatcher.handle(request)
+        except asyncio.CancelledError:
+            # The server is shutting down under this request (its worker pool was cancelled).
+            response = error_response(
+                InternalError("The server is shutting down; retry on a new connection"), message.id
+            )
+        finally:
+            self.in_flight.discard(request)
+            if session is not None:
+                session.in_flight.pop(message.id, None)  # type: ignore[arg-type]
+                session.touch()  # idle time counts from the end of the call
+        if request.withdrawn:
+            return Reply(None)
+        assert response is not None
+        if request.modern and "result" in response:
+            response["result"].setdefault("_meta", {}).setdefault(META_SERVER_INFO, self.core.server_info())
+        opened = request.opened_session if "result" in response else None
+        return Reply(response, opened)
+
+    async def serve_batch(
+        self, items: list[Any], *, version: str, session: Session | None, stream: OutboundStream | None = None
+    ) -> list[dict[str, Any]]:
+        """Serve a JSON-RPC batch member by member, in order; the replies in one list.
+
+        ``initialize`` may not be part of a batch (MCP 2025-03-26, Basic § Lifecycle); call
+        :func:`batch_refusal` first for whether the version has batches at all. The answer is
+        bounded: once it passes :data:`MAX_BATCH_RESPONSE_BYTES`, the remaining requests are not
+        served and each gets a -32600 saying so (still one reply per request, JSON-RPC 2.0 § 6).
+        """
+        replies: list[dict[str, Any]] = []
+        size = 0
+        for item in items:
+            if size > MAX_BATCH_RESPONSE_BYTES:
+                if isinstance(item, dict) and jsonrpc.valid_id(item.get("id")) and "method" in item:
+                    replies.append(
+                        error_response(
+                            InvalidRequest(
+                                f"Not served: this batch's answer passed {MAX_BATCH_RESPONSE_BYTES} bytes; "
+                                "send the remaining requests in another batch or one by one"
+                            ),
+                            item["id"],
+                        )
+                    )
+                continue
+            try:
+                message = jsonrpc.classify(item)
+                if message.method == "initialize":
+                    raise InvalidRequest("initialize must not be part of a batch")
+            except ProtocolError as exc:
+                replies.append(error_response(exc, getattr(exc, "request_id", None)))
+                continue
+            reply = (await self.serve(self.request(message, version=version, session=session, stream=stream))).message
+            if reply is not None:
+                size += len(jsonenc.dumpb(reply))
+                if size > MAX_BATCH_RESPONSE_BYTES:
+                    reply = error_response(
+                        InvalidRequest(
+                            f"Response too large for a batch (over {MAX_BATCH_RESPONSE_BYTES} bytes in all); "
+                            "send this request on its own"
+                        ),
+                        message.id,
+                    )
+                replies.append(reply)
+            await asyncio.sleep(0)  # let other clients in between members
+        return replies
+
+    # -- the peer went away ----------------------------------------------------------------
+    @staticmethod
+    def peer_gone(request: RequestContext, reason: str = "the client went away") -> None:
+        """The client can no longer receive this request's answer: cancel it."""
+        request.cancel(reason)
+
+    def close(self, reason: str = "the client went away") -> None:
+        """Cancel everything this connection is serving (the transport itself ended)."""
+        for request in list(self.in_flight):
+            request.cancel(reason)
+
+
+BATCH_VERSIONS = (versions.V2024_11_05, versions.V2025_03_26)
+"""Protocol versions with JSON-RPC batches (removed in 2025-06-18)."""
+MAX_BATCH_MESSAGES = 100
+"""Most members one batch may have."""
+MAX_BATCH_RESPONSE_BYTES = 16 << 20
+"""Largest answer (bytes of JSON) one batch may build; members past it are refused."""
+
+
+def batch_refusal(version: str, items: list[Any]) -> InvalidRequest | None:
+    """Why this batch cannot be served (-32600), or None (JSON-RPC 2.0 § 6: an empty batch is invalid)."""
+    if version not in BATCH_VERSIONS:
+        return InvalidRequest(
+            f"JSON-RPC batches are not part of protocol {version} (removed in 2025-06-18); send one message per request"
+        )
+    if not items:
+        return InvalidRequest("Invalid Request: empty batch")
+    if len(items) > MAX_BATCH_MESSAGES:
+        return InvalidRequest(
+            f"Invalid Request: a batch may hold at most {MAX_BATCH_MESSAGES} messages, "
+            f"this one has {len(items)}; split it"
+        )
+    return None
+
+
+def modern_envelope(message: jsonrpc.Message) -> tuple[str, dict[str, Any]]:
+    """A 2026-07-28 request's ``(version, client capabilities)`` from its ``_meta``.
+
+    Raises:
+        InvalidParams: ``_meta`` lacks the version string or the capabilities object
+            (``envelope`` set: HTTP answers it 400).
+    """
+    meta = message.meta
+    version = meta.get(META_PROTOCOL_VERSION)
+    caps = meta.get(META_CLIENT_CAPABILITIES)
+    if not isinstance(version, str) or not isinstance(caps, dict):
+        exc = InvalidParams(
+            "Invalid params: 2026-07-28 requests must carry params._meta with "
+            f"'{META_PROTOCOL_VERSION}' (a string) and '{META_CLIENT_CAPABILITIES}' (an object)"
+        )
+        exc.envelope = True  # type: ignore[attr-defined]
+        raise exc
+    return version, caps
+
+
+def check_modern_version(version: str) -> None:
+    """Raise -32022 unless ``version`` is a 2026-07-28-era version this server speaks."""
+    if not versions.is_modern(version) or version not in versions.SUPPORTED_VERSIONS:
+        raise UnsupportedProtocolVersion(
+            f"Unsupported protocol version {version!r}; this server speaks "
+            f"{', '.join(versions.MODERN_VERSIONS)} per request (and older versions through initialize)",
+            {"supported": list(versions.MODERN_VERSIONS), "requested": version},
+        )

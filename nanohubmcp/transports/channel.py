@@ -1,0 +1,109 @@
+"""How one POSTed request is answered over HTTP: JSON, or an SSE stream once a related
+message (progress, a log message, a server→client request) must go out before the response.
+
+Source: MCP 2025-11-25, Basic § Transports § Streamable HTTP (sending messages to the server:
+the server answers ``application/json`` or ``text/event-stream``); SEP-1699 (priming event,
+server-side disconnect of a resumable stream).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..server.sessions import Session
+from ..server.streams import OutboundStream
+from .base import BaseHandler
+from .sse_writer import SSEWriter
+
+
+def accepts(header: str | None, media: str) -> bool:
+    """True when an ``Accept`` header admits ``media`` (absent header admits everything)."""
+    if not header:
+        return True
+    for part in header.split(","):
+        kind = part.split(";", 1)[0].strip().lower()
+        if kind in (media, "*/*") or (kind.endswith("/*") and media.startswith(kind[:-1])):
+            return True
+    return False
+
+
+def wants_sse(header: str | None) -> bool:
+    """True when the client named ``text/event-stream`` itself (no Accept, or */*, gets JSON)."""
+    return header is not None and "text/event-stream" in header.lower()
+
+
+class ResponseChannel:
+    """Answers one POSTed request: JSON by default, SSE once a related message must go first."""
+
+    def __init__(
+        self, handler: BaseHandler, stream: OutboundStream | None, *, priming: bool, session: Session | None = None
+    ) -> None:
+        self.handler = handler
+        self.session = session
+        self.stream = stream
+        self.priming = priming
+        self.writer: SSEWriter | None = None
+        # Reserve the priming event's id first, so every message's id comes after it.
+        self.priming_id = stream.next_id() if (priming and stream is not None) else None
+        if stream is not None:
+            stream.attach(self._sink)
+            if priming:
+                stream.on_hangup = self._hangup
+
+    def _start(self) -> SSEWriter:
+        if self.writer is None:
+            self.writer = SSEWriter(self.handler, self.handler.config.keepalive_seconds)
+            self.writer.on_disconnect = self._lost
+            self.writer.start(priming_id=self.priming_id)
+        return self.writer
+
+    def _sink(self, event_id: str | None, message: dict[str, Any]) -> None:
+        self._start().send(event_id, message)
+
+    def _hangup(self) -> None:
+        """Close the HTTP response early; the stream lives on for a resuming GET."""
+        writer = self._start()
+        if self.stream is not None:
+            self.stream.detach(self._sink)
+        writer.finish()
+
+    def _lost(self) -> None:
+        if self.stream is not None:
+            self.stream.detach(self._sink)
+
+    def connection_lost(self) -> None:
+        """The client closed the connection (Tornado's ``on_connection_close``)."""
+        if self.writer is not None:
+            self.writer.connection_lost()
+        else:
+            self._lost()
+
+    def finish(self, response: dict[str, Any], status: int = 200) -> None:
+        """Send the response: as the stream's last event, or as a JSON body."""
+        if self.writer is not None and self.stream is not None:
+            self.stream.send(response, final=True)
+            self.stream.detach(self._sink)  # the response is over; keep no handler alive
+            self.writer.finish()
+            return
+        self._forget_stream()
+        if not self.handler.finished:
+            self.handler.send_json(status, response)
+
+    def withdraw(self) -> None:
+        """End the exchange without a response: the client cancelled the request, and a
+        cancelled request gets none (MCP 2025-11-25, Utilities § Cancellation). An SSE
+        response ends after what it carried; otherwise the POST gets ``202 Accepted``."""
+        writer = self.writer
+        self._forget_stream()
+        if writer is not None:
+            writer.finish()
+        elif not self.handler.finished:
+            self.handler.send_empty(202)
+
+    def _forget_stream(self) -> None:
+        if self.stream is not None:
+            self.stream.done = True
+            self.stream.detach(self._sink)
+            if self.session is not None:
+                # Nothing more comes on this stream: nothing on it is left to resume.
+                self.session.streams.pop(self.stream.stream_id, None)
