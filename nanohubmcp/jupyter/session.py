@@ -34,6 +34,7 @@ from .cellspec import PromptSpec, ResourceSpec, ToolSpec
 from .config import REBUILD_TRAITS, RESTART_TRAITS, NanohubMCP
 from .display import first_line
 from .output import CellOutput
+from .progress_bar import CellProgressBars
 from .serverext.registry import ROUTE
 
 __all__ = ["Entry", "HubView", "KernelSession"]
@@ -127,7 +128,14 @@ class KernelSession:
         server = MCPServer(cfg.name, version=cfg.version, instructions=cfg.instructions)
         if self._unsubscribe is not None:
             self._unsubscribe()
-        self._unsubscribe = server.events.subscribe(self._record)
+        unsubscribe_log = server.events.subscribe(self._record)
+        unsubscribe_bars = server.events.subscribe(CellProgressBars().on_event, ["call_progress", "call_finished"])
+
+        def unsubscribe() -> None:
+            unsubscribe_log()
+            unsubscribe_bars()
+
+        self._unsubscribe = unsubscribe
         routes.follow(server)
         return server
 

@@ -56,4 +56,37 @@ def test_twenty_tqdm_steps_reach_the_client_in_order_and_the_bar_advances_in_the
 
     text = kernel.wait_for_text(cell, "20/20")
     counts = [int(n) for n in re.findall(r"(\d+)/20 \[", text)]
-    assert len(set(counts)) >= 10 and counts == sorted(counts) and counts[-1] == 20, text
+    assert len(set(counts)) >= 10, text
+    assert counts == sorted(counts), text
+    assert counts[-1] == 20, text
+
+
+CONTEXT_TOOL = '''%%mcp_tool
+def fit(ctx: Context, steps: int = 5) -> str:
+    """Fit in steps, reporting progress through the Context."""
+    for i in range(1, steps + 1):
+        time.sleep(0.05)
+        ctx.report_progress(i, steps, f"epoch {i}")
+    return "fitted"
+'''
+
+
+def test_report_progress_draws_a_bar_in_the_defining_cell_that_advances(kernel: LiveKernel) -> None:
+    kernel.run_ok("import time\nfrom nanohubmcp import Context")
+    cell = kernel.run_ok(CONTEXT_TOOL)
+    url = server_url(kernel)
+
+    async def call() -> str:
+        async with mcp_client(url) as client:  # no progress token: the cell shows the bar anyway
+            return str((await client.call_tool("fit", {"steps": 5})).content[0].text)
+
+    assert run_async(call()) == "fitted"
+    kernel.wait_for_text(cell, "5/5 epoch 5")
+    displays = ("display_data", "update_display_data")
+    drawn = [m for m in kernel.messages(cell.msg_id)
+             if m["msg_type"] in displays and "epoch" in m["content"]["data"]["text/plain"]]
+    shown = [(m["msg_type"], m["content"]["data"]["text/plain"]) for m in drawn]
+    assert shown[0] == ("display_data", f"[{'#' * 6}{'.' * 24}] 1/5 epoch 1"), shown
+    assert [kind for kind, _ in shown[1:]] == ["update_display_data"] * 4, shown
+    assert shown[-1][1] == f"[{'#' * 30}] 5/5 epoch 5", shown
+    assert len({m["content"]["transient"]["display_id"] for m in drawn}) == 1, drawn  # one bar, redrawn

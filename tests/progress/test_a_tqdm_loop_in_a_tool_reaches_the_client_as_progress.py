@@ -103,7 +103,8 @@ async def test_nested_bars_do_not_report_and_a_second_loop_continues_upward() ->
     steps = progress_of(timeline)
     values = [p for p, _, _ in steps]
     assert values == sorted(set(values)), values
-    assert 3 in values and values[-1] == 5, steps  # the outer bar's 3 steps, then 2 more
+    assert 3 in values, steps  # the outer bar's 3 steps
+    assert values[-1] == 5, steps  # then 2 more
     assert steps[-1][1] == 5, steps
 
 
