@@ -6,7 +6,8 @@ Every exception the package raises on purpose derives from :class:`NanohubMCPErr
      ├── RegistrationError          a decorator was misused (raised at decoration time)
      ├── ConfigurationError         a server option or environment is unusable
      ├── ToolError                  a tool failed; becomes ``isError: true`` content
-     │    └── InvalidArguments      arguments broke the tool's input schema (SEP-1303)
+     │    ├── InvalidArguments      arguments broke the tool's input schema (SEP-1303)
+     │    └── JobLimitReached       the job store is full; no new job
      ├── ProtocolError              a JSON-RPC error object ``{code, message, data?}``
      │    ├── ParseError            -32700
      │    ├── InvalidRequest        -32600
@@ -81,6 +82,14 @@ class ToolError(NanohubMCPError):
     The message becomes the text of an ``isError: true`` result (MCP 2025-11-25,
     Server § Tools § Error handling). Any other exception a tool raises is reported the
     same way, with ``str(exc)`` as the text.
+    """
+
+
+class JobLimitReached(ToolError):
+    """The job store is full (in total or for this caller): no new job is accepted.
+
+    An ``@async_tool`` call answers it as an ``isError`` result, a task-augmented call as
+    JSON-RPC -32603, REST as HTTP 429; the message names the limit and the option raising it.
     """
 
 

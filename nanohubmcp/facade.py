@@ -71,6 +71,19 @@ class MCPServer:
             ``job_ttl_seconds``; the result then carries a ``resource_link`` and a preview. None:
             always inline.
         figure_dpi: dots per inch of returned matplotlib figures (None: each figure's own dpi).
+        state_dir: directory of what outlives the process (the job store ``jobs.sqlite3``).
+            Default: ``NANOHUBMCP_STATE_DIR``, else ``$SESSIONDIR/nanohubmcp/<name>`` on nanoHUB,
+            else ``~/.local/share/nanohubmcp/<name>`` (the per-user data directory).
+        job_store: ``"sqlite"`` (default: finished results survive a restart) or ``"memory"``
+            (jobs are lost with the process).
+        max_jobs / max_jobs_per_owner: jobs the store keeps in total / per client (default
+            10,000 / 1,000); a full store refuses new jobs with a message saying so.
+        max_job_result_bytes: largest job result kept (as JSON; default 16 MiB).
+        job_executor: where ``@async_tool`` jobs run: ``"threads"`` (default), ``"processes"``,
+            ``"dask"``, or a ``nanohubmcp.server.executors.JobExecutor``.
+        dask_address: Dask scheduler address for ``job_executor="dask"`` (default the
+            ``DASK_SCHEDULER_ADDRESS`` environment variable, else a ``LocalCluster`` started on
+            first use and closed when the server stops).
 
     Raises:
         ConfigurationError: an option is out of range (the message says which).
@@ -93,13 +106,22 @@ class MCPServer:
         state_secret: str | bytes | None = None,
         max_inline_bytes: int | None = DEFAULT_MAX_INLINE_BYTES,
         figure_dpi: float | None = None,
+        state_dir: str | None = None,
+        job_store: str = "sqlite",
+        max_jobs: int = 10_000,
+        max_jobs_per_owner: int = 1_000,
+        max_job_result_bytes: int = 16 * 1024 * 1024,
+        job_executor: Any = "threads",
+        dask_address: str | None = None,
     ) -> None:
         self.core = ServerCore(
             name, version, instructions, facade=self, argument_errors=argument_errors,
             list_page_size=list_page_size, list_changed=list_changed, workers=workers,
             job_workers=job_workers, tool_timeout=tool_timeout,
             session_idle_seconds=session_idle_seconds, job_ttl_seconds=job_ttl_seconds,
-            max_inline_bytes=max_inline_bytes, figure_dpi=figure_dpi)
+            max_inline_bytes=max_inline_bytes, figure_dpi=figure_dpi,
+            state_dir=state_dir, job_store=job_store, max_jobs=max_jobs, max_jobs_per_owner=max_jobs_per_owner,
+            max_job_result_bytes=max_job_result_bytes, job_executor=job_executor, dask_address=dask_address)
         modern_state.configure(self.core, state_secret=state_secret)
         self._runner: Any = None
         self.public_url: str | None = None

@@ -9,3 +9,10 @@ import pytest
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+@pytest.fixture(autouse=True)
+def _state_dir_per_test(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's servers (and the server processes it starts) keep their job store in a fresh
+    directory, never in the user's data directory."""
+    monkeypatch.setenv("NANOHUBMCP_STATE_DIR", str(tmp_path_factory.mktemp("state")))

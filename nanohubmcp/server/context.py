@@ -182,7 +182,8 @@ class Context:
 
     # -- progress ---------------------------------------------------------------------------
     def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
-        """Send ``notifications/progress`` when the client gave a progress token.
+        """Send ``notifications/progress`` when the client gave a progress token (and, in a
+        job, record it in the job store, where ``%mcp jobs`` and the lab panel read it).
 
         Observers of the server (a notebook's defining cell, the JupyterLab panel) are told too,
         token or not. A value equal to the last one sent is dropped: the progress value must

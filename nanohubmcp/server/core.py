@@ -14,10 +14,11 @@ from typing import Any
 
 from ..errors import ConfigurationError
 from ..protocol import versions
+from . import jobs as jobmod
 from .client_requests import ClientRequests
 from .dispatcher import Dispatcher
 from .events import EventBus
-from .jobs import JobStore
+from .executors import make_executor
 from .notifier import Notifier
 from .registry import Registry
 from .result_store import DEFAULT_MAX_INLINE_BYTES, ResultOptions, ResultStore
@@ -49,6 +50,14 @@ class ServerCore:
         max_inline_bytes: a tool result larger than this (bytes of JSON, or of an image) is kept
             as a resource of the server for ``job_ttl_seconds`` and linked (None: never).
         figure_dpi: resolution of matplotlib figures returned by tools (None: each figure's own).
+        state_dir: directory of the state kept across restarts (the job store); None for the
+            default (see ``nanohubmcp.server.state_dir``).
+        job_store: ``"sqlite"`` (default: jobs outlive the process) or ``"memory"``.
+        max_jobs / max_jobs_per_owner / max_job_result_bytes: bounds of the job store.
+        job_executor: where ``@async_tool`` jobs run: ``"threads"`` (default), ``"processes"``,
+            ``"dask"``, or a ``JobExecutor`` (see ``nanohubmcp.server.executors``).
+        dask_address: the Dask scheduler for ``job_executor="dask"`` (default
+            ``DASK_SCHEDULER_ADDRESS``, else a local cluster started on first use).
     """
 
     def __init__(
@@ -69,6 +78,13 @@ class ServerCore:
         executor: Executor | None = None,
         max_inline_bytes: int | None = DEFAULT_MAX_INLINE_BYTES,
         figure_dpi: float | None = None,
+        state_dir: Any = None,
+        job_store: str = "sqlite",
+        max_jobs: int = jobmod.DEFAULT_MAX_JOBS,
+        max_jobs_per_owner: int = jobmod.DEFAULT_MAX_JOBS_PER_OWNER,
+        max_job_result_bytes: int = jobmod.DEFAULT_MAX_RESULT_BYTES,
+        job_executor: Any = "threads",
+        dask_address: str | None = None,
     ) -> None:
         if not isinstance(name, str) or not name:
             raise ConfigurationError("MCPServer needs a non-empty name, e.g. MCPServer('my-calculator')")
@@ -82,6 +98,12 @@ class ServerCore:
         if figure_dpi is not None and (
                 isinstance(figure_dpi, bool) or not isinstance(figure_dpi, (int, float)) or not figure_dpi > 0):
             raise ConfigurationError("figure_dpi must be a positive number of dots per inch, or None")
+        if job_store not in jobmod.STORE_KINDS:
+            raise ConfigurationError(f"job_store must be one of {', '.join(jobmod.STORE_KINDS)}, not {job_store!r}")
+        for option, value in (("max_jobs", max_jobs), ("max_jobs_per_owner", max_jobs_per_owner),
+                              ("max_job_result_bytes", max_job_result_bytes)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise ConfigurationError(f"{option} must be a positive integer, not {value!r}")
         self.name = name
         self.version = version
         self.instructions = instructions
@@ -95,13 +117,16 @@ class ServerCore:
         self.bus = EventBus()
         self.registry = Registry(self.bus)
         self.sessions = SessionStore(session_idle_seconds)
-        self.jobs = JobStore(job_ttl_seconds)
+        self.jobs = jobmod.JobStore(
+            job_ttl_seconds, name=name, state_dir=state_dir, kind=job_store, max_jobs=max_jobs,
+            max_jobs_per_owner=max_jobs_per_owner, max_result_bytes=max_job_result_bytes)
         self.result_options = ResultOptions(max_inline_bytes, figure_dpi)
         self.result_store = ResultStore(job_ttl_seconds)
         self.client_requests = ClientRequests()
         self.dispatcher = Dispatcher(self)
         self._executor = executor
-        self._job_executor: Executor | None = None
+        self.job_runner = make_executor(job_executor, workers=self.job_workers, dask_address=dask_address)
+        self.jobs.reattach = self._reattach
         self.loop: asyncio.AbstractEventLoop | None = None
         self.notifier: Notifier | None = None
         self.completers: dict[tuple[str, str, str], Any] = {}
@@ -134,12 +159,15 @@ class ServerCore:
             self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="nanohubmcp-worker")
         return self._executor
 
-    @property
-    def job_executor(self) -> Executor:
-        """The pool running ``@async_tool`` jobs (kept apart so jobs cannot starve calls)."""
-        if self._job_executor is None:
-            self._job_executor = ThreadPoolExecutor(self.job_workers, thread_name_prefix="nanohubmcp-job")
-        return self._job_executor
+    def _reattach(self, job: jobmod.Job) -> bool | None:
+        # A job of a dead server process that its executor may still hold (Dask).
+        if not self.job_runner.survives_restart or job.executor != self.job_runner.name:
+            return False
+        if self.loop is None or self.loop.is_closed():
+            return None  # not serving yet: decide when a request asks for it
+        from .handlers.tools import follow_reattached
+
+        return follow_reattached(self, job)
 
     def invalid_arguments_as_protocol_error(self, version: str, override: str | None = None) -> bool:
         """Whether invalid tool arguments are a JSON-RPC -32602 for ``version`` (SEP-1303).
@@ -186,7 +214,7 @@ class ServerCore:
             request.cancel("the server is shutting down")
         self.sessions.close_all()
         self.jobs.cancel_all()
-        for pool in (self._executor, self._job_executor):
-            if pool is not None:
-                pool.shutdown(wait=False, cancel_futures=True)
-        self._executor = self._job_executor = None
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+        self._executor = None
+        self.job_runner.close()

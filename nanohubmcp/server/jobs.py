@@ -1,9 +1,30 @@
 """Jobs: long-running tool calls that answer at once and are polled later.
 
-One machinery serves ``@async_tool`` + ``get_job_result`` and MCP Tasks. A job belongs to the
-session that started it (or, for a sessionless call, to whoever holds its unguessable id); its
-result stays readable — again and again — until it expires, so a lost poll response loses
-nothing (fixes study § f 5). Jobs run on a bounded executor, never a thread per job.
+One machinery serves ``@async_tool`` + ``get_job_result`` and MCP Tasks. Every job is a record
+in the job store (:mod:`.job_backends`): an SQLite file under the server's state directory by
+default (:mod:`.state_dir`), or memory only with ``job_store="memory"``. Its result stays
+readable — again and again — until it expires, so a lost poll response loses nothing, and a
+stored result outlives the server process: after a restart every route answers a finished job
+exactly as before. A job that was running when its process died is reported as failed ("the
+server stopped while this job ran"), unless its executor still holds it (Dask) and takes it
+back.
+
+Who may see a job (the rule, in every era and on every route):
+
+- a job started by an authenticated principal is visible to that principal only;
+- within that, a job started in a session is visible only to that session for as long as the
+  server process that started it runs (even after the session ended); sessions do not survive
+  a restart, so for a job of an earlier server process the unguessable job id is the
+  capability: whoever holds it (with the same principal, if any) reads it — by any route;
+- a job started without a session (REST, the 2026-07-28 era) is visible to whoever holds its
+  id (with the same principal, if any).
+
+An unknown, expired and someone else's job get the same answer, so ids cannot be probed.
+
+Bounds: at most ``max_jobs`` records in the store and ``max_jobs_per_owner`` per owner (the
+principal, else the session, else all sessionless callers together); a result larger than
+``max_job_result_bytes`` (as JSON) fails its job with a message saying so. Jobs run on a
+bounded executor, never a thread per job.
 
 Source: MCP 2025-11-25, Basic § Utilities § Tasks (statuses, ttl, pollInterval).
 """
@@ -11,16 +32,31 @@ Source: MCP 2025-11-25, Basic § Utilities § Tasks (statuses, ttl, pollInterval
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 import secrets
+import sqlite3
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-from ..errors import UnknownComponent
+from ..errors import JobLimitReached, UnknownComponent
+from .job_backends import JobBackend, MemoryBackend, RunnerLocks, SQLiteBackend
+from .state_dir import resolve_state_dir
+
+__all__ = ["Job", "JobLimitReached", "JobStore", "task_fields"]
+
+log = logging.getLogger("nanohubmcp.jobs")
 
 DEFAULT_TTL_SECONDS = 3600.0
 POLL_INTERVAL_MS = 1000
+DEFAULT_MAX_JOBS = 10_000
+DEFAULT_MAX_JOBS_PER_OWNER = 1_000
+DEFAULT_MAX_RESULT_BYTES = 16 * 1024 * 1024
+PURGE_EVERY_SECONDS = 10.0
+STORE_KINDS = ("sqlite", "memory")
 
 WORKING = "working"
 INPUT_REQUIRED = "input_required"
@@ -28,7 +64,7 @@ COMPLETED = "completed"
 FAILED = "failed"
 CANCELLED = "cancelled"
 TERMINAL = frozenset({COMPLETED, FAILED, CANCELLED})
-
+SERVER_STOPPED = "the server stopped while this job ran"
 
 @dataclass(eq=False)
 class Job:
@@ -37,14 +73,19 @@ class Job:
     Attributes:
         id: unguessable id (the capability for sessionless callers).
         owner: session id that started it, or None.
+        principal: the subject of the authenticated principal that started it, or None.
         status: working | input_required | completed | failed | cancelled.
         result: the shaped ``CallToolResult`` once completed (or failed with isError).
         error: a JSON-RPC error object when the call failed as a protocol error.
+        executor: the executor's name (``threads``, ``processes``, ``dask``...).
+        executor_ref: what the executor needs to find the job again after a restart, or None.
+        progress / progress_total / progress_message: the last ``ctx.report_progress``.
     """
 
     id: str
     tool: str
     owner: str | None
+    principal: str | None = None
     created: float = field(default_factory=time.time)
     updated: float = field(default_factory=time.time)
     status: str = WORKING
@@ -57,10 +98,19 @@ class Job:
     as_task: bool = False
     task: asyncio.Task[Any] | None = None
     done: asyncio.Event = field(default_factory=asyncio.Event)
+    executor: str = "threads"
+    executor_ref: str | None = None
+    arguments: dict[str, Any] | None = None
+    meta: dict[str, Any] | None = None
+    progress: float | None = None
+    progress_total: float | None = None
+    progress_message: str | None = None
+    runner: str | None = None
+    store: JobStore | None = field(default=None, repr=False)
 
     def finish(self, status: str, *, result: dict[str, Any] | None = None,
                error: dict[str, Any] | None = None, message: str | None = None) -> None:
-        """Move to a terminal state (first call wins)."""
+        """Move to a terminal state (first call wins) and store it."""
         if self.status in TERMINAL:
             return
         self.status = status
@@ -69,60 +119,275 @@ class Job:
         if message is not None:
             self.status_message = message
         self.updated = self.finished_at = time.time()
+        if self.store is not None:
+            self.store.finished(self)
         self.done.set()
 
     def expired(self, now: float) -> bool:
         """True once a finished job outlived its ttl."""
         return self.finished_at is not None and now - self.finished_at > self.ttl
 
+    def task_meta(self) -> dict[str, Any] | None:
+        """What the tool published with ``ctx.set_task_metadata`` (kept across restarts)."""
+        if self.request is not None:
+            return self.request.extra.get("task_metadata") or None
+        return self.meta
 
-class JobStore:
-    """The server's jobs, with ownership checks and expiry (event loop thread only)."""
+    def owner_key(self) -> str:
+        """Whom the per-owner bound counts this job against."""
+        if self.principal is not None:
+            return f"principal:{self.principal}"
+        return f"session:{self.owner}" if self.owner is not None else "anonymous"
 
-    def __init__(self, ttl: float = DEFAULT_TTL_SECONDS) -> None:
-        self.ttl = ttl
-        self._jobs: dict[str, Job] = {}
+    def record(self) -> dict[str, Any]:
+        """The job as a store record."""
+        return {
+            "id": self.id, "tool": self.tool, "owner": self.owner, "principal": self.principal,
+            "owner_key": self.owner_key(), "status": self.status, "status_message": self.status_message,
+            "arguments": self.arguments, "result": self.result, "error": self.error, "meta": self.task_meta(),
+            "created": self.created, "updated": self.updated, "finished_at": self.finished_at, "ttl": self.ttl,
+            "as_task": self.as_task, "executor": self.executor, "executor_ref": self.executor_ref,
+            "progress": self.progress, "progress_total": self.progress_total,
+            "progress_message": self.progress_message, "progress_updates": 0, "runner": self.runner,
+        }
 
-    def create(self, tool: str, owner: str | None) -> Job:
-        """Register a new working job."""
-        self.sweep()
-        job = Job(id=secrets.token_urlsafe(24), tool=tool, owner=owner, ttl=self.ttl)
-        self._jobs[job.id] = job
+    @classmethod
+    def from_record(cls, row: dict[str, Any]) -> Job:
+        """A job rebuilt from a store record (no request, no running task)."""
+        names = ("id", "tool", "owner", "principal", "created", "updated", "status", "status_message", "result",
+                 "error", "ttl", "finished_at", "as_task", "executor", "executor_ref", "arguments", "meta",
+                 "progress", "progress_total", "progress_message", "runner")
+        fields: dict[str, Any] = {name: row.get(name) for name in names}
+        job = cls(**fields)
+        job.executor = job.executor or "threads"
+        if job.status in TERMINAL:
+            job.done.set()
         return job
 
-    def get(self, job_id: Any, owner: str | None) -> Job:
-        """The job with ``job_id`` visible to ``owner``.
 
-        A job started in a session is visible only to that session; a job started without a
-        session is visible to whoever holds its id.
+Reattach = Callable[[Job], "bool | None"]
+"""An executor's hook: take back a job whose server process died — True if it did, False if
+it cannot (the job fails), None if it cannot tell yet (asked again later)."""
+
+
+class JobStore:
+    """The server's jobs: records in a back end, live jobs of this process in memory.
+
+    Args:
+        ttl: seconds a finished job stays readable (a task may ask for less).
+        name: the server's name (names the default state directory).
+        state_dir: the state directory (see :mod:`.state_dir`), or None for the default.
+        kind: ``"sqlite"`` (default, kept across restarts) or ``"memory"``.
+        max_jobs / max_jobs_per_owner / max_result_bytes: the bounds (module docstring).
+
+    The back end is opened on first use: building a server writes nothing.
+    """
+
+    def __init__(self, ttl: float = DEFAULT_TTL_SECONDS, *, name: str = "server", state_dir: Any = None,
+                 kind: str = "sqlite", max_jobs: int = DEFAULT_MAX_JOBS,
+                 max_jobs_per_owner: int = DEFAULT_MAX_JOBS_PER_OWNER,
+                 max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES) -> None:
+        self.ttl = ttl
+        self.name = name
+        self.state_dir = state_dir
+        self.kind = kind
+        self.max_jobs = max_jobs
+        self.max_jobs_per_owner = max_jobs_per_owner
+        self.max_result_bytes = max_result_bytes
+        self.runner = secrets.token_hex(12)
+        self.reattach: Reattach | None = None
+        self._live: dict[str, Job] = {}
+        self._backend: JobBackend | None = None
+        self._runners: RunnerLocks | None = None
+        self._purged = 0.0
+
+    # -- the back end -----------------------------------------------------------------------
+    @property
+    def directory(self) -> str:
+        """The state directory this store uses (or would use)."""
+        return resolve_state_dir(self.name, self.state_dir)
+
+    @property
+    def backend(self) -> JobBackend:
+        """The back end, opened on first use; a store left by a dead process is recovered."""
+        if self._backend is None:
+            if self.kind == "memory":
+                self._backend = MemoryBackend()
+            else:
+                directory = self.directory
+                self._backend = SQLiteBackend(directory)
+                self._runners = RunnerLocks(directory)
+                self._runners.claim(self.runner)
+                self.recover()
+        return self._backend
+
+    @property
+    def persistent(self) -> bool:
+        """True when records outlive the process."""
+        return self.kind != "memory"
+
+    def recover(self) -> None:
+        """Settle the unfinished jobs of dead processes: taken back by their executor, or
+        failed with :data:`SERVER_STOPPED`. Runs when the store opens."""
+        for row in self.backend.unfinished():
+            if row["id"] not in self._live:
+                self._revive(row)
+
+    def _revive(self, row: dict[str, Any]) -> Job:
+        job = Job.from_record(row)
+        if job.status in TERMINAL or row.get("runner") == self.runner:
+            return job
+        if self._runners is not None and self._runners.alive(row.get("runner")):
+            return job  # another live server process runs it
+        taken = self.reattach(job) if job.executor_ref and self.reattach is not None else False
+        if taken is None:
+            return job  # its executor may hold it: asked again on the next look
+        job.store = self
+        if taken:
+            self._live[job.id] = job
+            return job
+        job.finish(FAILED, message=SERVER_STOPPED)
+        return job
+
+    def _write(self, job_id: str, fields: dict[str, Any]) -> None:
+        try:
+            self.backend.update(job_id, fields)
+        except sqlite3.Error as exc:  # a full disk must not take the server down
+            log.warning("could not store job %s: %s", job_id, exc)
+
+    # -- jobs -------------------------------------------------------------------------------
+    def create(self, tool: str, owner: str | None, *, principal: Any = None,
+               arguments: dict[str, Any] | None = None, as_task: bool = False, ttl: float | None = None,
+               message: str | None = None, executor: str = "threads", detached: bool = False) -> Job:
+        """Register and store a new working job (``detached``: its executor keeps it running
+        without this process and finds it again by its id).
+
+        Raises:
+            JobLimitReached: the store holds ``max_jobs`` jobs, or the owner ``max_jobs_per_owner``.
+        """
+        self.sweep(force=False)
+        job = Job(id=secrets.token_urlsafe(24), tool=tool, owner=owner, principal=subject_of(principal),
+                  ttl=min(ttl, self.ttl) if ttl else self.ttl, as_task=as_task, status_message=message,
+                  executor=executor, arguments=arguments, runner=self.runner)
+        if detached:
+            job.executor_ref = job.id
+        record = job.record()
+        self.backend.insert(record, max_total=self.max_jobs, max_per_owner=self.max_jobs_per_owner)
+        job.store = self
+        self._live[job.id] = job
+        return job
+
+    def get(self, job_id: Any, owner: str | None, principal: Any = None) -> Job:
+        """The job with ``job_id`` visible to ``owner`` (a session id) and ``principal`` (a
+        ``Principal`` or its subject).
 
         Raises:
             UnknownComponent: no such job for this caller (the same answer whether it never
                 existed, expired, or belongs to someone else).
         """
-        job = self._jobs.get(job_id) if isinstance(job_id, str) else None
-        if job is None or job.expired(time.time()) or (job.owner is not None and job.owner != owner):
-            raise UnknownComponent(f"Unknown job or task id: {job_id!r} (it may have expired)")
+        job = self._live.get(job_id) if isinstance(job_id, str) else None
+        if job is None and isinstance(job_id, str) and self.persistent:
+            row = self.backend.load(job_id)
+            job = self._revive(row) if row is not None else None
+        if job is None or job.expired(time.time()) or not self._visible(job, owner, subject_of(principal)):
+            raise UnknownComponent(f"Unknown job or task id: {json.dumps(job_id)} (it may have expired)")
         return job
 
-    def owned_by(self, owner: str | None, *, tasks_only: bool = False) -> list[Job]:
-        """Jobs of ``owner`` (never anyone else's), oldest first; only task-augmented calls
-        with ``tasks_only``."""
-        now = time.time()
-        return [j for j in self._jobs.values()
-                if j.owner == owner and owner is not None and not j.expired(now) and (j.as_task or not tasks_only)]
+    def _visible(self, job: Job, owner: str | None, principal: str | None) -> bool:
+        if job.principal != principal:
+            return False
+        return job.owner is None or job.owner == owner or job.runner != self.runner
 
-    def sweep(self) -> None:
-        """Forget expired jobs."""
+    def owned_by(self, owner: str | None, *, principal: Any = None, tasks_only: bool = False) -> list[Job]:
+        """Live jobs of the session ``owner`` (never anyone else's), oldest first; only
+        task-augmented calls with ``tasks_only``."""
         now = time.time()
-        for job_id in [j.id for j in self._jobs.values() if j.expired(now)]:
-            del self._jobs[job_id]
+        principal = subject_of(principal)
+        return [j for j in self._live.values()
+                if j.owner == owner and owner is not None and j.principal == principal and not j.expired(now)
+                and (j.as_task or not tasks_only)]
+
+    def listing(self, limit: int = 100) -> list[dict[str, Any]]:
+        """The newest ``limit`` jobs of every owner, for the operator (``%mcp jobs``, the lab
+        panel): id, tool, status, progress, created, executor — never arguments or results."""
+        rows = self.backend.select(limit=limit)
+        keep = ("id", "tool", "status", "status_message", "progress", "progress_total", "progress_message",
+                "created", "updated", "finished_at", "executor")
+        listed = []
+        for row in rows:
+            live = self._live.get(row["id"])
+            entry = {key: row.get(key) for key in keep}
+            if live is not None:
+                entry.update(status=live.status, progress=live.progress, progress_total=live.progress_total,
+                             progress_message=live.progress_message)
+            listed.append(entry)
+        return listed
+
+    # -- updates from running jobs ----------------------------------------------------------
+    def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
+        """Record a job's progress (any thread)."""
+        job = self._live.get(job_id)
+        if job is not None:
+            job.progress, job.progress_total, job.progress_message = progress, total, message
+            job.updated = time.time()
+        try:
+            self.backend.progress(job_id, progress, total, message)
+        except sqlite3.Error as exc:
+            log.warning("could not store the progress of job %s: %s", job_id, exc)
+
+    def finished(self, job: Job) -> None:
+        """Store a job that reached its terminal state (called by :meth:`Job.finish`); a result
+        over ``max_result_bytes`` fails the job instead."""
+        if job.result is not None:
+            size = len(json.dumps(job.result, separators=(",", ":"), ensure_ascii=False).encode())
+            if size > self.max_result_bytes:
+                text = (f"The job's result is {size} bytes as JSON; the job store keeps at most "
+                        f"{self.max_result_bytes} (option max_job_result_bytes)")
+                job.status, job.status_message = FAILED, text
+                job.result = {"content": [{"type": "text", "text": text}], "isError": True}
+        self._write(job.id, {
+            "status": job.status, "status_message": job.status_message, "result": job.result, "error": job.error,
+            "meta": job.task_meta(), "updated": job.updated, "finished_at": job.finished_at, "ttl": job.ttl})
+
+    # -- upkeep -----------------------------------------------------------------------------
+    def sweep(self, *, force: bool = True) -> None:
+        """Forget expired jobs (in memory, and in the store at most every few seconds)."""
+        now = time.time()
+        for job_id in [j.id for j in self._live.values() if j.expired(now)]:
+            del self._live[job_id]
+        if self._backend is not None and (force or now - self._purged > PURGE_EVERY_SECONDS):
+            self._purged = now
+            try:
+                self._backend.purge(now)
+            except sqlite3.Error as exc:
+                log.warning("could not purge expired jobs: %s", exc)
 
     def cancel_all(self) -> None:
-        """Cancel every running job (server shutdown)."""
-        for job in self._jobs.values():
+        """Stop following every running job (server shutdown).
+
+        A job its executor keeps running without this process (``executor_ref`` set: Dask) is
+        left as it is, for a restarted server to take back; every other one fails with
+        :data:`SERVER_STOPPED`.
+        """
+        for job in list(self._live.values()):
+            if job.status in TERMINAL:
+                continue
+            if job.executor_ref is None:
+                if job.request is not None:
+                    job.request.cancel(SERVER_STOPPED)
+                job.finish(FAILED, message=SERVER_STOPPED)
+            else:
+                del self._live[job.id]
+                job.store = None
             if job.task is not None and not job.task.done():
                 job.task.cancel()
+
+
+def subject_of(principal: Any) -> str | None:
+    """The subject a job is owned by: a ``Principal``'s ``subject`` (or a subject string)."""
+    if principal is None or isinstance(principal, str):
+        return principal
+    return str(principal.subject)
 
 
 def task_fields(job: Job, *, status: str, ttl_key: str, poll_key: str) -> dict[str, Any]:
@@ -142,7 +407,7 @@ def task_fields(job: Job, *, status: str, ttl_key: str, poll_key: str) -> dict[s
     }
     if job.status_message:
         task["statusMessage"] = job.status_message
-    meta = job.request.extra.get("task_metadata") if job.request is not None else None
+    meta = job.task_meta()
     if meta:
         task["_meta"] = dict(meta)
     return task

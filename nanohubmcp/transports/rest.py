@@ -85,7 +85,11 @@ class RestToolHandler(BodyLimitMixin, BaseHandler):
             self.send_error_json(*rest_error(response["error"]))
             return
         result = response["result"]
-        if tool.background and not result.get("isError"):
+        if tool.background and result.get("isError"):
+            # An async tool answers at once; an error then means no job could start (a full job store).
+            self.send_error_json(429, rest_answer(result)[1])
+            return
+        if tool.background:
             job_id = (result.get("structuredContent") or {}).get("job_id")
             self.send_json(202, {
                 "status": "running", "job_id": job_id,

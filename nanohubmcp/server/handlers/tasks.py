@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
-from ...errors import InvalidParams
+from ...errors import InternalError, InvalidParams
 from .. import jobs as jobmod
 from ..components import Tool
 from ..request import RequestContext
@@ -34,11 +34,12 @@ async def create_task(core: ServerCore, request: RequestContext, tool: Tool, arg
     """Start ``tool`` as a task; answers ``{task: Task}`` at once."""
     if not isinstance(task_params, dict):
         raise InvalidParams("tools/call params.task must be an object, e.g. {\"ttl\": 60000}")
-    job = start_job(core, request, tool, arguments)
-    job.as_task = True
     ttl = task_params.get("ttl")
-    if isinstance(ttl, (int, float)) and not isinstance(ttl, bool) and ttl > 0:
-        job.ttl = min(float(ttl) / 1000.0, core.jobs.ttl)
+    seconds = float(ttl) / 1000.0 if isinstance(ttl, (int, float)) and not isinstance(ttl, bool) and ttl > 0 else None
+    try:
+        job = start_job(core, request, tool, arguments, as_task=True, ttl=seconds)
+    except jobmod.JobLimitReached as exc:
+        raise InternalError(str(exc)) from None
     return {"task": task_object(job)}
 
 
@@ -47,7 +48,7 @@ def _job(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> j
     if not isinstance(task_id, str):
         raise InvalidParams("params.taskId must be the taskId string from CreateTaskResult")
     owner = request.session.id if request.session is not None else None
-    return core.jobs.get(task_id, owner)
+    return core.jobs.get(task_id, owner, request.principal)
 
 
 async def tasks_get(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
@@ -71,7 +72,7 @@ async def tasks_result(core: ServerCore, request: RequestContext, params: dict[s
 async def tasks_list(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tasks/list``: the caller's own tasks, never anyone else's."""
     owner = request.session.id if request.session is not None else None
-    return {"tasks": [task_object(j) for j in core.jobs.owned_by(owner, tasks_only=True)]}
+    return {"tasks": [task_object(j) for j in core.jobs.owned_by(owner, principal=request.principal, tasks_only=True)]}
 
 
 async def tasks_cancel(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:

@@ -14,6 +14,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidArguments, InvalidParams, ProtocolError, UnknownComponent, to_error_object
+from ...protocol import versions
 from .. import convert, progress, results, tqdm_progress
 from .. import jobs as jobmod
 from ..components import Tool
@@ -98,24 +99,32 @@ async def tools_call(core: ServerCore, request: RequestContext, params: dict[str
 
 
 async def run_tool(core: ServerCore, request: RequestContext, tool: Tool, arguments: dict[str, Any],
-                   *, job_id: str | None = None, executor: Any = None) -> dict[str, Any]:
-    """Call ``tool`` with validated ``arguments``; every failure becomes an ``isError`` result."""
+                   *, job: jobmod.Job | None = None) -> dict[str, Any]:
+    """Call ``tool`` with validated ``arguments``; every failure becomes an ``isError`` result.
+
+    A ``job``'s call runs on the job executor, with no time limit (``tool_timeout`` bounds
+    calls, not jobs).
+    """
     record = CallRecord(core, request, "tools/call", tool.name) if core.bus.active else None
     tracker = progress.for_request(core, request)
     current = progress.CURRENT.set(tracker)  # copied into the worker thread with the call
     tqdm_progress.watch()
     try:
-        context = make_context(core, tool.signature, request, job_id)
+        context = make_context(core, tool.signature, request, job.id if job is not None else None)
         kwargs = build_kwargs(tool.signature, arguments, kind="tool", name=tool.name, context=context)
-        value = await call_function(
-            tool.fn, kwargs, is_coroutine=tool.is_coroutine, executor=executor or core.executor,
-            # Jobs exist to outlive the request: tool_timeout bounds calls, not jobs.
-            timeout=None if job_id is not None else core.tool_timeout, what=f"tool '{tool.name}'",
-            on_timeout=lambda: request.cancel("the call ran out of time (tool_timeout)"))
+        if job is not None:
+            value = await core.job_runner.call(job, tool.fn, kwargs, context=context,
+                                               context_param=tool.signature.context_param,
+                                               is_coroutine=tool.is_coroutine)
+        else:
+            value = await call_function(
+                tool.fn, kwargs, is_coroutine=tool.is_coroutine, executor=core.executor,
+                timeout=core.tool_timeout, what=f"tool '{tool.name}'",
+                on_timeout=lambda: request.cancel("the call ran out of time (tool_timeout)"))
         sink = ResultSink(core.result_options, core.result_store, owner_of(request))
         if convert.recognised(value):  # drawing a figure or encoding an array: not on the event loop
             loop = asyncio.get_running_loop()
-            result = await loop.run_in_executor(executor or core.executor, shape, tool, value, request.version, sink)
+            result = await loop.run_in_executor(core.executor, shape, tool, value, request.version, sink)
         else:
             result = shape(tool, value, request.version, sink)
     except asyncio.CancelledError:
@@ -171,15 +180,22 @@ def shape(tool: Tool, value: Any, version: str, sink: ResultSink | None = None) 
 
 
 # -- background jobs (@async_tool) ----------------------------------------------------------
-def start_job(core: ServerCore, request: RequestContext, tool: Tool, arguments: dict[str, Any]) -> jobmod.Job:
-    """Start ``tool`` as a job owned by the caller's session; returns at once."""
+def start_job(core: ServerCore, request: RequestContext, tool: Tool, arguments: dict[str, Any], *,
+              as_task: bool = False, ttl: float | None = None) -> jobmod.Job:
+    """Start ``tool`` as a job owned by the caller's session and principal; returns at once.
+
+    Raises:
+        JobLimitReached: the job store is full (in total or for this caller).
+    """
     owner = request.session.id if request.session is not None else None
-    job = core.jobs.create(tool.name, owner)
+    job = core.jobs.create(tool.name, owner, principal=request.principal, arguments=arguments, as_task=as_task,
+                           ttl=ttl, executor=core.job_runner.name, detached=core.job_runner.survives_restart)
     job.request = request
+    request.extra[progress.JOB_ID] = job.id
 
     async def work() -> None:
         try:
-            result = await run_tool(core, request, tool, arguments, job_id=job.id, executor=core.job_executor)
+            result = await run_tool(core, request, tool, arguments, job=job)
         except asyncio.CancelledError:
             job.finish(jobmod.CANCELLED, message="cancelled")
             return
@@ -188,13 +204,47 @@ def start_job(core: ServerCore, request: RequestContext, tool: Tool, arguments: 
             return
         if request.cancelled.is_set():
             job.finish(jobmod.CANCELLED, message=request.cancel_reason or "cancelled")
-        elif result.get("isError"):
-            job.finish(jobmod.FAILED, result=result, message=_text_of(result))
         else:
-            job.finish(jobmod.COMPLETED, result=result)
+            finish_with(job, result)
 
     job.task = asyncio.ensure_future(work())
     return job
+
+
+def finish_with(job: jobmod.Job, result: dict[str, Any]) -> None:
+    """End ``job`` with the ``CallToolResult`` of its call."""
+    if result.get("isError"):
+        job.finish(jobmod.FAILED, result=result, message=_text_of(result))
+    else:
+        job.finish(jobmod.COMPLETED, result=result)
+
+
+def follow_reattached(core: ServerCore, job: jobmod.Job) -> bool:
+    """Follow a job of a dead server process that the executor still holds, to its end.
+
+    Returns False when the executor no longer holds it (or its tool is gone).
+    """
+    tool = core.registry.tools.get(job.tool)
+    if tool is None:
+        return False
+    waiting = core.job_runner.reattach(job)
+    if waiting is None:
+        return False
+
+    async def follow() -> None:
+        try:
+            value = await waiting
+        except asyncio.CancelledError:
+            job.finish(jobmod.CANCELLED, message="cancelled")
+            return
+        except Exception as exc:
+            text = str(exc) or type(exc).__name__
+            finish_with(job, error_result(text))
+            return
+        finish_with(job, shape(tool, value, versions.LATEST_HANDSHAKE))
+
+    job.task = asyncio.run_coroutine_threadsafe(follow(), core.loop)  # type: ignore[arg-type,assignment]
+    return True
 
 
 def _text_of(result: dict[str, Any]) -> str:
@@ -204,8 +254,12 @@ def _text_of(result: dict[str, Any]) -> str:
 
 async def start_job_result(core: ServerCore, request: RequestContext, tool: Tool,
                            arguments: dict[str, Any]) -> dict[str, Any]:
-    """The immediate answer to an ``@async_tool`` call: the job handle, as documented."""
-    job = start_job(core, request, tool, arguments)
+    """The immediate answer to an ``@async_tool`` call: the job handle, as documented (an
+    ``isError`` result saying why when the job store is full)."""
+    try:
+        job = start_job(core, request, tool, arguments)
+    except jobmod.JobLimitReached as exc:
+        return error_result(str(exc))
     handle = {
         "status": "running",
         "job_id": job.id,
@@ -243,9 +297,8 @@ async def get_job_result(ctx: Any, job_id: str) -> dict[str, Any]:
         job_id: the job_id returned when the async tool was called.
     """
     core = ctx._core
-    owner = ctx.session_id
     try:
-        job = core.jobs.get(job_id, owner)
+        job = core.jobs.get(job_id, ctx.session_id, ctx.principal)
     except UnknownComponent:
         return {"status": "not_found", "job_id": job_id,
                 "error": "No such job for this session (wrong id, expired, or started elsewhere)"}

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from ...errors import InvalidArguments
+from ...errors import InternalError, InvalidArguments, JobLimitReached
 from ..handlers import prompts as prompt_handlers
 from ..handlers import resources as resource_handlers
 from ..handlers import tools as tool_handlers
@@ -59,8 +59,10 @@ async def tools_call(core: ServerCore, request: RequestContext, params: dict[str
     tasks_ok = has_tasks_extension(request) and support != "forbidden"
     if tool.background:
         if tasks_ok:
-            job = tool_handlers.start_job(core, request, tool, arguments)
-            job.as_task = True
+            try:
+                job = tool_handlers.start_job(core, request, tool, arguments, as_task=True)
+            except JobLimitReached as exc:
+                raise InternalError(str(exc)) from None
             request.extra[TASK_JOB] = job  # the job's asks wait for tasks/update
             track(core, job)
             return create_task_result(job)

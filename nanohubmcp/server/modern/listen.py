@@ -79,7 +79,7 @@ def honoured_filter(core: ServerCore, request: RequestContext, wanted: Any) -> d
         visible = []
         for task_id in ids:
             try:
-                core.jobs.get(task_id, None)
+                core.jobs.get(task_id, None, request.principal)
             except UnknownComponent:
                 continue
             visible.append(task_id)
@@ -125,7 +125,7 @@ async def subscriptions_listen(core: ServerCore, request: RequestContext,
         cleanups.append(stop_listening)
     inputs = state_for(core).task_inputs
     for task_id in honoured.get("taskIds", []):
-        job = core.jobs.get(task_id, None)
+        job = core.jobs.get(task_id, None, request.principal)
 
         def task_changed(changed: jobmod.Job) -> None:
             send("notifications/tasks", detailed_task(core, changed))

@@ -124,11 +124,11 @@ def enable_escalation(core: ServerCore, request: RequestContext, tool: Tool) -> 
             return True
         if future.done():
             return False
-        job = core.jobs.create(tool.name, None)
+        try:
+            job = core.jobs.create(tool.name, None, principal=request.principal, as_task=True, message=message or None)
+        except jobmod.JobLimitReached:
+            return False  # the call goes on as a plain call
         job.request = request
-        job.as_task = True
-        if message:
-            job.status_message = message
         request.extra[TASK_JOB] = job  # from now on the call's asks wait for tasks/update
         future.set_result(job)
         return True
@@ -173,7 +173,7 @@ def _job(core: ServerCore, request: RequestContext, params: dict[str, Any], meth
     if not isinstance(task_id, str) or not task_id:
         raise InvalidParams(f"{method} needs params.taskId, the taskId string of the task")
     try:
-        return core.jobs.get(task_id, None)
+        return core.jobs.get(task_id, None, request.principal)
     except InvalidParams:
         raise InvalidParams(
             f"Failed to retrieve task: no task {task_id!r} (wrong id, or it expired)") from None

@@ -1,0 +1,109 @@
+"""Job executors: where ``@async_tool`` jobs run.
+
+``MCPServer(job_executor=...)`` (``%%mcp_tool --async --executor ...`` in a notebook,
+``c.NanohubMCP.job_executor``) takes one of:
+
+- ``"threads"`` (default): a thread pool in the server process (``job_workers`` threads);
+- ``"processes"``: a process pool, for CPU-bound pure-Python tools held back by the GIL. The
+  function and its arguments are pickled: it must be importable (defined at module level) and
+  its arguments and result picklable;
+- ``"dask"``: a ``dask.distributed`` cluster — ``dask_address=`` or ``DASK_SCHEDULER_ADDRESS``,
+  else a ``LocalCluster`` started on first use and closed when the server stops. The function
+  runs on a worker (pickled with cloudpickle, as Dask does). A job keeps running on the cluster
+  when the server stops; a restarted server with the same state directory takes it back;
+- an instance of :class:`JobExecutor` (a subclass of your own).
+
+In the ``processes`` and ``dask`` executors the tool's ``ctx`` is a stand-in that carries
+``report_progress``, the log methods and ``is_cancelled`` back to the server (and its client);
+requests to the client (elicitation, sampling, roots) are refused there.
+
+The interface (for an executor of your own, e.g. one that submits to a batch system): subclass
+:class:`JobExecutor`, set ``name``, and implement :meth:`JobExecutor.call`; implement
+:meth:`JobExecutor.reattach` and set ``survives_restart`` if your jobs outlive the server.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
+
+from ...errors import ConfigurationError
+from ..invoke import call_function
+
+if TYPE_CHECKING:
+    from ..context import Context
+    from ..jobs import Job
+
+EXECUTORS = ("threads",)
+
+
+class JobExecutor:
+    """Runs job functions somewhere. Subclass it for a new place to run jobs.
+
+    Attributes:
+        name: short name shown in ``%mcp jobs`` and stored with each job.
+        survives_restart: True when a job keeps running without the server process (then the
+            job's ``executor_ref`` is stored and :meth:`reattach` is asked after a restart).
+    """
+
+    name = "custom"
+    survives_restart = False
+
+    async def call(self, job: Job, fn: Any, kwargs: dict[str, Any], *, context: Context | None,
+                   context_param: str | None, is_coroutine: bool) -> Any:
+        """Run ``fn(**kwargs)`` for ``job`` and return its value (raise what it raised).
+
+        ``kwargs[context_param]`` is the call's Context when the function takes one. When the
+        job is cancelled, the awaiting task is cancelled (and ``context.is_cancelled()`` turns
+        true): stop the work and let ``asyncio.CancelledError`` through.
+        """
+        raise NotImplementedError
+
+    def reattach(self, job: Job) -> Any:
+        """Take back a job whose server process died: return an awaitable of the function's
+        value, or None when this executor no longer holds it."""
+        return None
+
+    def close(self) -> None:
+        """Stop (the server stopped). May be started again by the next :meth:`call`."""
+
+
+class ThreadJobExecutor(JobExecutor):
+    """Jobs on a thread pool of the server process (coroutine functions on its event loop)."""
+
+    name = "threads"
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self._pool: ThreadPoolExecutor | None = None
+
+    @property
+    def pool(self) -> ThreadPoolExecutor:
+        """The pool, created on first use."""
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="nanohubmcp-job")
+        return self._pool
+
+    async def call(self, job: Job, fn: Any, kwargs: dict[str, Any], *, context: Context | None,
+                   context_param: str | None, is_coroutine: bool) -> Any:
+        return await call_function(fn, kwargs, is_coroutine=is_coroutine, executor=self.pool, timeout=None,
+                                   what=f"tool '{job.tool}'")
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+        self._pool = None
+
+
+def make_executor(spec: Any, *, workers: int, dask_address: str | None = None) -> JobExecutor:
+    """The executor named by ``spec`` (nothing is started yet).
+
+    Raises:
+        ConfigurationError: an unknown name.
+    """
+    if isinstance(spec, JobExecutor):
+        return spec
+    if spec in (None, "threads"):
+        return ThreadJobExecutor(workers)
+    raise ConfigurationError(
+        f"job_executor must be one of {', '.join(EXECUTORS)} or a JobExecutor instance, not {spec!r}")

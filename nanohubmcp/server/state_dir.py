@@ -1,0 +1,52 @@
+"""Where a server keeps state that outlives its process (the job store, large results).
+
+The directory is, first match wins:
+
+1. ``MCPServer(state_dir=...)`` (``c.NanohubMCP.state_dir`` in a notebook);
+2. the ``NANOHUBMCP_STATE_DIR`` environment variable;
+3. on nanoHUB (``SESSIONDIR`` or ``SESSION_DIR`` set), ``$SESSIONDIR/nanohubmcp/<server name>``;
+4. else the per-user data directory: ``$XDG_DATA_HOME/nanohubmcp/<server name>`` (default
+   ``~/.local/share/nanohubmcp/<server name>``; ``%LOCALAPPDATA%\\nanohubmcp\\<name>`` on Windows,
+   ``~/Library/Application Support/nanohubmcp/<name>`` on macOS).
+
+Options 1 and 2 name the server's own directory (no name is appended). Nothing is created
+until the first job is stored.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+ENV_STATE_DIR = "NANOHUBMCP_STATE_DIR"
+SESSIONDIR_VARS = ("SESSIONDIR", "SESSION_DIR")
+"""The nanoHUB session directory's environment variables (set in every tool session)."""
+
+
+def safe_name(name: str) -> str:
+    """``name`` as one path component (letters, digits, ``-_.``; anything else becomes ``-``)."""
+    cleaned = "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in name).strip("-.")
+    return cleaned or "server"
+
+
+def user_data_dir() -> str:
+    """The per-user data directory of this platform."""
+    if sys.platform == "win32":
+        return os.environ.get("LOCALAPPDATA") or os.path.expanduser("~\\AppData\\Local")
+    if sys.platform == "darwin":
+        return os.path.expanduser("~/Library/Application Support")
+    return os.environ.get("XDG_DATA_HOME") or os.path.expanduser("~/.local/share")
+
+
+def resolve_state_dir(server_name: str, state_dir: str | os.PathLike[str] | None = None) -> str:
+    """The state directory of the server named ``server_name`` (see the module docstring)."""
+    if state_dir is not None and str(state_dir):
+        return os.path.abspath(os.path.expanduser(os.fspath(state_dir)))
+    explicit = os.environ.get(ENV_STATE_DIR, "").strip()
+    if explicit:
+        return os.path.abspath(os.path.expanduser(explicit))
+    for var in SESSIONDIR_VARS:
+        session_dir = os.environ.get(var, "").strip()
+        if session_dir:
+            return os.path.join(session_dir, "nanohubmcp", safe_name(server_name))
+    return os.path.join(user_data_dir(), "nanohubmcp", safe_name(server_name))
