@@ -31,6 +31,8 @@ export interface IStatus {
   /** True when the public URL is nanoHUB's proxy (weber) URL. */
   hub?: boolean;
   hub_reason?: string;
+  /** Why replies may not stream through the public URL ("" when they do). */
+  streaming?: string;
   endpoints?: IEndpoint[];
 }
 

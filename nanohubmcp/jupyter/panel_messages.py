@@ -5,7 +5,7 @@ sends them, and builds the ``calls`` messages from its log).
 Kernel → panel messages (``data`` of a ``comm_msg``; every one has a ``type``):
 
 - ``{"type": "status", "loaded", "name", "version", "running", "mode", "host", "port",
-  "local_url", "public_url", "mcp_url", "hub", "hub_reason", "endpoints": [{"label", "url"}]}``
+  "local_url", "public_url", "mcp_url", "hub", "hub_reason", "streaming", "endpoints": [{"label", "url"}]}``
   (``loaded`` false means there is no server to show; the other keys are then absent; a
   ``server.run()`` server's ``mode`` is ``"thread"``);
 - ``{"type": "components", "tools": [{"name", "title", "description", "runs"}],

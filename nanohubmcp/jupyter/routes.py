@@ -28,7 +28,7 @@ from typing import Any
 
 from .serverext import registry
 
-__all__ = ["LIMITED", "choose_route", "extension_running", "follow", "kernel_place"]
+__all__ = ["LIMITED", "choose_route", "configured_note", "extension_running", "follow", "kernel_place"]
 
 LIMITED = (
     "streaming limited: the Jupyter server has no nanohubmcp extension, and its proxy/<port>/ route "
@@ -79,6 +79,22 @@ def choose_route(proxy_url: str, port: int) -> tuple[str, str]:
     if proxy_url.endswith(suffix) and extension_running():
         return proxy_url[: -len(suffix)] + f"{registry.ROUTE}/{port}/", ""
     return proxy_url, LIMITED
+
+
+def configured_note(public_url: str, port: int) -> str:
+    """The caveat for a configured ``public_url`` (other hubs): about streaming, when it is a
+    jupyter-server-proxy route to ``port`` seen from a Jupyter-launched kernel; else ""."""
+    suffix = f"/proxy/{port}/"
+    url = public_url.rstrip("/") + "/"
+    if not url.endswith(suffix) or kernel_place() is None:
+        return ""
+    if extension_running():
+        streaming = url[: -len(suffix)] + f"/{registry.ROUTE}/{port}/"
+        return (
+            f"streaming limited on this proxy/{port}/ URL (jupyter-server-proxy buffers Streamable HTTP replies); "
+            f"this Jupyter server runs the nanohubmcp extension: set NanohubMCP.public_url = '{streaming}' to stream"
+        )
+    return LIMITED
 
 
 def follow(server: Any) -> None:

@@ -283,6 +283,8 @@ class KernelSession:
                 self.server.stop()
                 self.server.start(port=port, public_url=hub.public_url, **options)
             self.hub = hub
+        if cfg.public_url and self.server.port:
+            self.hub = HubView(None, self.hub.reason, routes.configured_note(cfg.public_url, self.server.port))
         self._mode = cfg.mode
         if loop == "thread" and cfg.switch_interval and self._saved_switch is None:
             self._saved_switch = sys.getswitchinterval()

@@ -153,7 +153,7 @@ def test_the_kernel_detects_the_weber_url_of_its_proxy_route(notebook: NotebookO
 def test_without_the_server_extension_the_status_and_url_say_why_streaming_is_limited(
     notebook: NotebookOnWeber,
 ) -> None:
-    for shown in (notebook.first_cell.text, notebook.url_cell.stdout):
+    for shown in (notebook.first_cell.text, notebook.url_cell.stdout, notebook.status_cell.text):
         assert "streaming limited: the Jupyter server has no nanohubmcp extension" in shown, shown
         assert "Install nanohub-mcp in the Jupyter server's environment" in shown
     html = next(b["text/html"] for b in notebook.first_cell.results if "text/html" in b)

@@ -69,6 +69,7 @@ class StreamingNotebook:
     detected_url: str
     first_cell: CellOutput
     url_cell: CellOutput
+    configured_cell: CellOutput
 
     @property
     def base(self) -> str:
@@ -97,10 +98,15 @@ def notebook(nginx_executable: str, tmp_path_factory: pytest.TempPathFactory) ->
                 first = await kernel.run_ok(CELLS)
                 await kernel.run_ok(ASK_CELL)
                 url_cell = await kernel.run_ok("%mcp url")
+                # As on another hub: a configured jupyter-server-proxy URL (the server restarts on it).
+                proxied = f"{nginx.origin}{WEBER_PATH}proxy/{mcp_port}/"
+                await kernel.run_ok(f"%config NanohubMCP.public_url = {proxied!r}")
+                configured = await kernel.run_ok("%mcp status")
+                await kernel.run_ok("%config NanohubMCP.public_url = None")  # back to the detected route
             finally:
                 kernel.ws.close()  # the kernel keeps serving; its session is deleted with the server
             detected = str(url_cell.results[-1]["text/plain"]).strip("'\"")
-            return StreamingNotebook(jupyter, nginx, mcp_port, detected, first, url_cell)
+            return StreamingNotebook(jupyter, nginx, mcp_port, detected, first, url_cell, configured)
 
         yield _run(prepare())
 
@@ -110,6 +116,11 @@ def test_the_kernel_advertises_the_extension_route_without_a_caveat(notebook: St
     assert notebook.detected_url in notebook.first_cell.text
     assert "streaming limited" not in notebook.first_cell.text + notebook.url_cell.stdout
     assert get_json(notebook.nginx.origin + WEBER_PATH + "nanohubmcp/", notebook.auth)["name"] == "nanohubmcp"
+
+
+def test_a_configured_proxy_url_gets_a_note_naming_the_streaming_route(notebook: StreamingNotebook) -> None:
+    streaming = f"{notebook.nginx.origin}{WEBER_PATH}nanohubmcp/{notebook.mcp_port}/"
+    assert f"set NanohubMCP.public_url = '{streaming}' to stream" in notebook.configured_cell.text
 
 
 def test_progress_of_a_streamable_http_call_arrives_while_the_tool_runs(notebook: StreamingNotebook) -> None:
