@@ -31,6 +31,10 @@ HINTS = {
 }
 """How to add a tool, by the way the server was built: ``(before, code, after)``."""
 
+STUCK_NOTE = ("Stuck calls: {} (past tool_timeout and abandoned; each still holds a thread until its "
+              "function returns - restart the kernel if the number keeps growing)")
+"""The status line for calls abandoned after ``tool_timeout`` that have not returned."""
+
 
 def first_line(text: str | None) -> str:
     """The first non-blank line of a description ("" for None or blank text)."""
@@ -100,6 +104,8 @@ class StatusView:
             lines.append(f"Resources: {', '.join(s['resources'])}")
         if s["prompts"]:
             lines.append(f"Prompts: {', '.join(s['prompts'])}")
+        if s.get("stuck_calls"):
+            lines.append(STUCK_NOTE.format(s["stuck_calls"]))
         if s["running"]:
             lines.append("Client configuration (stdio clients, via mcp-remote):")
             lines += ["  " + line for line in self._snippet().splitlines()]
@@ -135,6 +141,7 @@ class StatusView:
         extra = [
             f"Resources: {', '.join(s['resources'])}" if s["resources"] else "",
             f"Prompts: {', '.join(s['prompts'])}" if s["prompts"] else "",
+            STUCK_NOTE.format(s["stuck_calls"]) if s.get("stuck_calls") else "",
         ]
         parts += [f"<p>{esc(text)}</p>" for text in extra if text]
         if s["running"]:

@@ -401,4 +401,5 @@ class KernelSession:
             "tools": tools,
             "resources": sorted(key for kind, key in self.entries if kind == "resource"),
             "prompts": sorted(key for kind, key in self.entries if kind == "prompt"),
+            "stuck_calls": self.server.core.stuck_calls,
         }

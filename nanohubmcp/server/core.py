@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import Executor
 from typing import Any
 
 from ..errors import ConfigurationError
@@ -23,6 +23,7 @@ from .notifier import Notifier
 from .registry import Registry
 from .result_store import DEFAULT_MAX_INLINE_BYTES, ResultOptions, ResultStore
 from .sessions import SessionStore
+from .workers import WorkerPool
 
 ARGUMENT_ERRORS = ("auto", "protocol", "tool")
 
@@ -42,10 +43,13 @@ class ServerCore:
             or ``"tool"`` (always ``isError``).
         list_page_size: page size of list results, or None for no paging.
         list_changed: advertise and send ``notifications/*/list_changed``.
-        workers: size of the thread pool running sync tools (default ``min(32, cpu+4)``).
+        workers: size of the thread pool running sync tools (default ``min(32, cpu+4)``); two
+            more workers serve quick functions when these are all busy.
         job_workers: size of the pool running ``@async_tool`` jobs (default the same).
         tool_timeout: seconds a call may run before it is answered with a tool error
-            (None: no limit).
+            (None: no limit); a sync function still running then is abandoned: its worker
+            serves other calls and the function finishes on a thread of its own
+            (:attr:`stuck_calls`).
         session_idle_seconds / job_ttl_seconds: expiry of idle sessions and finished jobs.
         max_inline_bytes: a tool result larger than this (bytes of JSON, or of an image) is kept
             as a resource of the server for ``job_ttl_seconds`` and linked (None: never).
@@ -156,7 +160,7 @@ class ServerCore:
     def executor(self) -> Executor:
         """The pool running sync tool, resource and prompt functions."""
         if self._executor is None:
-            self._executor = ThreadPoolExecutor(self.workers, thread_name_prefix="nanohubmcp-worker")
+            self._executor = WorkerPool(self.workers, name="nanohubmcp-worker")
         return self._executor
 
     def _reattach(self, job: jobmod.Job) -> bool | None:
@@ -168,6 +172,15 @@ class ServerCore:
         from .handlers.tools import follow_reattached
 
         return follow_reattached(self, job)
+
+    @property
+    def stuck_calls(self) -> int:
+        """Calls abandoned after ``tool_timeout`` whose functions have not returned yet.
+
+        Each holds a thread of its own (not a worker); many of them mean a tool blocks for
+        good (``%mcp status`` and the lab panel show the number).
+        """
+        return self._executor.stuck if isinstance(self._executor, WorkerPool) else 0
 
     def invalid_arguments_as_protocol_error(self, version: str, override: str | None = None) -> bool:
         """Whether invalid tool arguments are a JSON-RPC -32602 for ``version`` (SEP-1303).

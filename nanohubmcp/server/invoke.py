@@ -13,13 +13,14 @@ import contextvars
 import inspect
 import time
 from collections.abc import Callable
-from concurrent.futures import Executor
+from concurrent.futures import Executor, Future
 from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidArguments, ToolError
 from ..schema import Signature
 from .context import Context
 from .request import RequestContext
+from .workers import WorkerPool
 
 if TYPE_CHECKING:
     from .core import ServerCore
@@ -70,6 +71,7 @@ async def call_function(
     """
     loop = asyncio.get_running_loop()
     started: list[bool] = []
+    work: Future[Any] | None = None
     if is_coroutine:
         awaitable = fn(**kwargs)
     else:
@@ -79,7 +81,7 @@ async def call_function(
             started.append(True)
             return context.run(fn, **kwargs)
 
-        awaitable = submit(loop, executor, call)
+        awaitable, work = submit(loop, executor, call, key=what)
     try:
         if not timeout:
             value = await awaitable
@@ -97,6 +99,11 @@ async def call_function(
             if not is_coroutine and not started:
                 raise ToolError(f"{what} could not start within {timeout:g} s: every worker was busy with other "
                                 "calls (raise workers=, or make long tools @async_tool)") from None
+            if not is_coroutine and isinstance(executor, WorkerPool) and work is not None \
+                    and executor.abandon(work):
+                # Its worker goes back to the pool; the function runs on, alone, until it returns.
+                raise ToolError(f"{what} did not finish within {timeout:g} s; it was abandoned and may still be "
+                                "running (its worker now serves other calls)") from None
             raise ToolError(f"{what} did not finish within {timeout:g} s; it may still be running") from None
         return value
     except (SystemExit, KeyboardInterrupt) as exc:
@@ -110,16 +117,18 @@ RUNNING: set[Any] = set()
 """Pool calls not finished yet, process-wide (so a stopping program can say what it waits for)."""
 
 
-def submit(loop: asyncio.AbstractEventLoop, executor: Executor, call: Callable[[], Any]) -> asyncio.Future[Any]:
+def submit(loop: asyncio.AbstractEventLoop, executor: Executor, call: Callable[[], Any],
+           key: str | None = None) -> tuple[asyncio.Future[Any], Future[Any]]:
     """``loop.run_in_executor`` with one hand-over instead of two.
 
     ``run_in_executor`` wraps the pool's future in an asyncio future chained both ways (two
     callbacks and a state copy per call). Here the pool's future reports once, straight into a
     plain loop future; cancelling the loop future (a timeout) cancels the call if it has not
     started. About a fifth of a small tools/call's CPU was this hand-over (bench/findings.md).
+    Returns the loop future and the pool's (``key`` names the function for the quick lane).
     """
     future: asyncio.Future[Any] = loop.create_future()
-    work = executor.submit(call)
+    work = executor.submit_call(call, key) if isinstance(executor, WorkerPool) else executor.submit(call)
     RUNNING.add(work)
 
     def settle(done: Any) -> None:  # on the loop
@@ -138,7 +147,7 @@ def submit(loop: asyncio.AbstractEventLoop, executor: Executor, call: Callable[[
 
     work.add_done_callback(report)
     future.add_done_callback(lambda f: work.cancel() if f.cancelled() else None)
-    return future
+    return future, work
 
 
 class CallRecord:

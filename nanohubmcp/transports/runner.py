@@ -17,6 +17,7 @@ listen backlog, idle and body timeouts come from Tornado's ``HTTPServer``.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import errno
 import logging
@@ -41,6 +42,9 @@ IDLE_CONNECTION_TIMEOUT = 300.0
 SWEEP_SECONDS = 60.0
 DRAIN_SECONDS = 2.0
 """On stop, how long running calls may take to answer before connections are closed."""
+EXIT_GRACE_SECONDS = 10.0
+"""After a blocking serve stops, how long the process waits for sync calls still running
+before it exits anyway (their worker threads are daemons: a stuck tool cannot hold it)."""
 
 
 def resolve_port(port: int | str | None) -> int:
@@ -255,16 +259,18 @@ class Runner:
 
 
 def _explain_exit_wait() -> None:
-    """After a blocking serve ends: say when Python will wait for tool calls still running.
+    """After a blocking serve ends: wait a grace period for tool calls still running, saying so.
 
-    A sync tool runs on a worker thread that cannot be interrupted; Python joins such threads
-    at exit. Rather than look hung after Ctrl-C, say so, and let a second Ctrl-C (or SIGTERM)
-    end the process at once.
+    A sync tool runs on a worker thread that cannot be interrupted. Its calls were told to
+    cancel; those that return within ``EXIT_GRACE_SECONDS`` finish their work, the rest are
+    left behind when the process exits (the workers are daemon threads), so a tool that
+    never returns cannot keep a stopped server alive. A second Ctrl-C (or SIGTERM) ends the
+    process at once.
     """
     from ..server.invoke import RUNNING
 
-    busy = sum(1 for call in list(RUNNING) if not call.done())
-    if not busy or threading.current_thread() is not threading.main_thread():
+    running = [call for call in list(RUNNING) if not call.done()]
+    if not running or threading.current_thread() is not threading.main_thread():
         return
 
     def quit_now(signum: int, frame: Any) -> None:
@@ -273,5 +279,10 @@ def _explain_exit_wait() -> None:
     # Handlers first: a Ctrl-C sent as soon as the message shows must already quit.
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, quit_now)
-    print(f"nanohubmcp: stopped; waiting for {busy} running tool call(s) to return "
-          "(they were told to cancel) - press Ctrl-C again to quit now", file=sys.stderr, flush=True)
+    print(f"nanohubmcp: stopped; waiting for {len(running)} running tool call(s) to return "
+          f"(they were told to cancel; at most {EXIT_GRACE_SECONDS:g} s) - press Ctrl-C again to quit now",
+          file=sys.stderr, flush=True)
+    _, left = concurrent.futures.wait(running, timeout=EXIT_GRACE_SECONDS)
+    if left:
+        print(f"nanohubmcp: {len(left)} tool call(s) still running after {EXIT_GRACE_SECONDS:g} s; exiting without "
+              "them", file=sys.stderr, flush=True)

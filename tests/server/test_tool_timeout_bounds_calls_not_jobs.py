@@ -49,12 +49,17 @@ def test_a_slow_call_times_out_but_the_same_work_as_a_job_finishes() -> None:
         assert state == {"status": "done", "job_id": handle["job_id"], "result": "finished"}
 
 
-def test_a_call_queued_behind_busy_workers_says_so_and_a_timed_out_call_is_told_to_stop() -> None:
+def test_a_call_queued_behind_busy_workers_says_so_and_a_timed_out_call_is_told_to_stop(monkeypatch) -> None:
     # Regression (fresh-user trial): a call that never got a worker was told it "did not finish",
     # and a timed-out tool never saw ctx.is_cancelled(), so it kept its worker to the end.
+    # (With no room to abandon a stuck worker, and a tool the quick lane does not take: one
+    # whose call is still running.)
     import threading
 
     from nanohubmcp import Context
+    from nanohubmcp.server import workers
+
+    monkeypatch.setattr(workers, "MAX_ABANDONED", 0)
 
     server = MCPServer("queue", workers=1, tool_timeout=1.0)
     running = threading.Event()
@@ -79,10 +84,10 @@ def test_a_call_queued_behind_busy_workers_says_so_and_a_timed_out_call_is_told_
         holder = threading.Thread(target=rpc, args=(base, "tools/call", {"name": "hold", "arguments": {}}))
         holder.start()
         assert running.wait(5)
-        queued = rpc(base, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}})
+        queued = rpc(base, "tools/call", {"name": "hold", "arguments": {}})
         holder.join(15)
         assert queued["isError"] is True
-        assert "'add' could not start within 1 s: every worker was busy" in queued["content"][0]["text"]
+        assert "'hold' could not start within 1 s: every worker was busy" in queued["content"][0]["text"]
         wait_until = time.monotonic() + 10
         while not stopped_early and time.monotonic() < wait_until:
             time.sleep(0.01)

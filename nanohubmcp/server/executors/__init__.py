@@ -24,11 +24,11 @@ The interface (for an executor of your own, e.g. one that submits to a batch sys
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ConfigurationError
 from ..invoke import call_function
+from ..workers import WorkerPool
 
 if TYPE_CHECKING:
     from ..context import Context
@@ -75,13 +75,14 @@ class ThreadJobExecutor(JobExecutor):
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
-        self._pool: ThreadPoolExecutor | None = None
+        self._pool: WorkerPool | None = None
 
     @property
-    def pool(self) -> ThreadPoolExecutor:
-        """The pool, created on first use."""
+    def pool(self) -> WorkerPool:
+        """The pool, created on first use (daemon threads: a job that never returns cannot keep a
+        stopped server's process alive)."""
         if self._pool is None:
-            self._pool = ThreadPoolExecutor(self.workers, thread_name_prefix="nanohubmcp-job")
+            self._pool = WorkerPool(self.workers, quick_workers=0, name="nanohubmcp-job")
         return self._pool
 
     async def call(self, job: Job, fn: Any, kwargs: dict[str, Any], *, context: Context | None,

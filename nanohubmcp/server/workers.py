@@ -1,0 +1,243 @@
+"""The worker pool for sync functions: bounded, and impossible to wedge for good.
+
+A sync tool that blocks (a socket without timeout, a lock never released) cannot be
+interrupted in Python. With a plain thread pool, a handful of such calls fill every worker
+and the server answers nothing else until they return. :class:`WorkerPool` differs in three
+ways:
+
+- **Abandoning.** A call past ``tool_timeout`` is answered with a tool error and its worker
+  is *abandoned* (:meth:`WorkerPool.abandon`): the thread keeps running the function to its
+  end, then exits; a fresh thread takes its slot at once. Abandoned calls are counted
+  (:attr:`WorkerPool.stuck`), and their number is bounded (:data:`MAX_ABANDONED`): past it a
+  stuck call keeps its slot rather than growing the process without limit.
+- **A quick lane.** A few extra workers (:data:`QUICK_WORKERS`) serve calls whose function is
+  known to return quickly (its last call took at most :data:`QUICK_SECONDS` and none of its
+  calls is running longer) or has never been called, when every main worker is busy. So
+  ``ping``-like tools keep answering while slow ones queue.
+- **Daemon threads.** A process told to stop (SIGTERM) is not held alive by a function that
+  never returns; the runner gives running calls a grace period, then exits.
+
+Threads are started on demand (none at construction). Everything here is thread-safe.
+"""
+
+from __future__ import annotations
+
+import itertools
+import queue
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from concurrent.futures import Executor, Future
+from typing import Any
+
+QUICK_SECONDS = 1.0
+"""A function whose last call took at most this long (and none runs longer) is "quick"."""
+QUICK_WORKERS = 2
+"""Workers of the quick lane."""
+MAX_ABANDONED = 64
+"""Most abandoned (stuck) threads per pool; past it a timed-out call keeps its worker."""
+MAX_TRACKED = 1024
+"""Most functions whose timings are remembered."""
+
+
+class _Timing:
+    __slots__ = ("last", "running")
+
+    def __init__(self) -> None:
+        self.last: float | None = None
+        self.running: set[PoolFuture] = set()
+
+
+class PoolFuture(Future):
+    """The future of one call on a :class:`WorkerPool` (what :meth:`WorkerPool.abandon` takes)."""
+
+    def __init__(self, fn: Callable[[], Any], lane: _Lane, key: str | None) -> None:
+        super().__init__()
+        self.fn = fn
+        self.lane = lane
+        self.key = key
+        self.started_at: float | None = None
+        self.abandoned = False
+
+
+class _Lane:
+    def __init__(self, name: str, size: int) -> None:
+        self.name = name
+        self.size = size
+        self.work: queue.SimpleQueue[PoolFuture | None] = queue.SimpleQueue()
+        self.idle = threading.Semaphore(0)
+        self.threads = 0  # live threads serving this lane (abandoned ones not counted)
+        self.running = 0  # calls running (abandoned ones not counted)
+        self.queued = 0
+
+    def has_room(self) -> bool:
+        return self.running + self.queued < self.size
+
+
+class WorkerPool(Executor):
+    """A thread pool with a quick lane, abandonable workers and daemon threads.
+
+    Args:
+        workers: threads of the main lane.
+        quick_workers: threads of the quick lane (0: none).
+        name: thread name prefix.
+    """
+
+    def __init__(self, workers: int, *, quick_workers: int = QUICK_WORKERS, name: str = "nanohubmcp-worker") -> None:
+        self._lock = threading.Lock()
+        self._name = name
+        self._main = _Lane("main", max(1, workers))
+        self._quick = _Lane("quick", quick_workers) if quick_workers > 0 else None
+        self._timings: OrderedDict[str, _Timing] = OrderedDict()
+        self._stuck = 0
+        self._shutdown = False
+        self._counter = itertools.count(1)
+
+    # -- submitting ----------------------------------------------------------------------
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
+        """``Executor.submit``: run on the main lane (no timing kept)."""
+        return self.submit_call(lambda: fn(*args, **kwargs))
+
+    def submit_call(self, fn: Callable[[], Any], key: str | None = None) -> PoolFuture:
+        """Run ``fn()``; ``key`` names the function for the quick lane's timings (None: main lane only).
+
+        Raises:
+            RuntimeError: the pool was shut down.
+        """
+        with self._lock:
+            if self._shutdown:
+                raise RuntimeError("cannot run new calls: the worker pool is shut down")
+            lane = self._main
+            if key is not None and not lane.has_room() and self._quick is not None and self._quick.has_room() \
+                    and self._is_quick(key, time.monotonic()):
+                lane = self._quick
+            future = PoolFuture(fn, lane, key)
+            lane.queued += 1
+            lane.work.put(future)
+            if not lane.idle.acquire(blocking=False) and lane.threads < lane.size:
+                self._spawn(lane)
+        return future
+
+    def _is_quick(self, key: str, now: float) -> bool:
+        timing = self._timings.get(key)
+        if timing is None:
+            return True
+        if any(f.started_at is not None and now - f.started_at > QUICK_SECONDS for f in timing.running):
+            return False
+        if timing.last is None:
+            return not timing.running
+        return timing.last <= QUICK_SECONDS
+
+    def _timing(self, key: str) -> _Timing:
+        timing = self._timings.get(key)
+        if timing is None:
+            timing = self._timings[key] = _Timing()
+            if len(self._timings) > MAX_TRACKED:
+                self._timings.popitem(last=False)
+        else:
+            self._timings.move_to_end(key)
+        return timing
+
+    def _spawn(self, lane: _Lane) -> None:
+        lane.threads += 1
+        thread = threading.Thread(target=self._serve, args=(lane,), daemon=True,
+                                  name=f"{self._name}-{lane.name}-{next(self._counter)}")
+        thread.start()
+
+    # -- running -------------------------------------------------------------------------
+    def _serve(self, lane: _Lane) -> None:
+        while True:
+            future = lane.work.get()
+            if future is None:
+                return
+            with self._lock:
+                lane.queued -= 1
+            if not future.set_running_or_notify_cancel():
+                lane.idle.release()
+                continue
+            with self._lock:
+                future.started_at = time.monotonic()
+                lane.running += 1
+                if future.key is not None:
+                    self._timing(future.key).running.add(future)
+            try:
+                value, error = future.fn(), None
+            except BaseException as exc:
+                value, error = None, exc
+            with self._lock:
+                if future.key is not None:
+                    timing = self._timing(future.key)
+                    timing.running.discard(future)
+                    timing.last = time.monotonic() - future.started_at
+                abandoned = future.abandoned
+                if abandoned:
+                    self._stuck -= 1
+                else:
+                    lane.running -= 1
+            future.fn = _done  # drop the call's arguments
+            if error is not None:
+                future.set_exception(error)
+            else:
+                future.set_result(value)
+            if abandoned:
+                return  # a fresh thread already took this slot
+            lane.idle.release()
+
+    def abandon(self, future: Future) -> bool:
+        """Give up on a running call: its slot goes to a fresh thread; the call runs on, counted
+        in :attr:`stuck`, and its thread exits when it returns. False when the call is not
+        running here, or :data:`MAX_ABANDONED` calls are already stuck (it keeps its slot)."""
+        if not isinstance(future, PoolFuture):
+            return False
+        with self._lock:
+            if future.started_at is None or future.done() or future.abandoned or self._stuck >= MAX_ABANDONED:
+                return False
+            future.abandoned = True
+            self._stuck += 1
+            lane = future.lane
+            lane.running -= 1
+            lane.threads -= 1
+            if not self._shutdown:
+                self._spawn(lane)
+        return True
+
+    # -- state ---------------------------------------------------------------------------
+    @property
+    def stuck(self) -> int:
+        """Calls abandoned after their timeout that have not returned yet."""
+        return self._stuck
+
+    @property
+    def busy(self) -> int:
+        """Calls running (abandoned ones not counted)."""
+        return self._main.running + (self._quick.running if self._quick else 0)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Accept no new calls; ``cancel_futures`` cancels queued ones. Running calls are never
+        waited for past ``wait`` (threads are daemons: a stuck call cannot hold the process)."""
+        with self._lock:
+            self._shutdown = True
+            lanes = [lane for lane in (self._main, self._quick) if lane is not None]
+        for lane in lanes:
+            if cancel_futures:
+                while True:
+                    try:
+                        queued = lane.work.get_nowait()
+                    except queue.Empty:
+                        break
+                    if queued is not None:
+                        with self._lock:
+                            lane.queued -= 1
+                        queued.cancel()
+            for _ in range(lane.threads):
+                lane.work.put(None)
+        if wait:
+            deadline = time.monotonic() + 60
+            while self.busy and time.monotonic() < deadline:
+                time.sleep(0.01)
+
+
+def _done() -> None:
+    return None
+
