@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 from ._version import __version__
 
 if TYPE_CHECKING:
+    from .auth.jwt import JWTVerifier
+    from .auth.verifiers import StaticTokenVerifier, TokenVerifier
     from .decorators import async_tool, prompt, resource, tool
     from .errors import (
         ClientRequestError,
@@ -72,6 +74,9 @@ _LAZY = {
     "Skill": ".server.skills",
     "InputRequired": ".server.modern.mrtr",
     "Principal": ".server.principal",
+    "JWTVerifier": ".auth.jwt",
+    "StaticTokenVerifier": ".auth.verifiers",
+    "TokenVerifier": ".auth.verifiers",
     "tool": ".decorators",
     "async_tool": ".decorators",
     "resource": ".decorators",

@@ -84,6 +84,11 @@ class MCPServer:
         dask_address: Dask scheduler address for ``job_executor="dask"`` (default the
             ``DASK_SCHEDULER_ADDRESS`` environment variable, else a ``LocalCluster`` started on
             first use and closed when the server stops).
+        auth: authorization for every HTTP route (MCP 2025-06-18+, Authorization): a verifier
+            (``StaticTokenVerifier``, ``JWTVerifier``, or any object with ``verify(token) ->
+            Principal | None``, sync or async), a function of the token (returns a Principal,
+            a subject string, or None), or a token string. None: ``run(token=...)`` or the
+            ``MCP_TOKEN`` environment variable, else no authorization.
 
     Raises:
         ConfigurationError: an option is out of range (the message says which).
@@ -113,6 +118,7 @@ class MCPServer:
         max_job_result_bytes: int = 16 * 1024 * 1024,
         job_executor: Any = "threads",
         dask_address: str | None = None,
+        auth: Any = None,
     ) -> None:
         self.core = ServerCore(
             name, version, instructions, facade=self, argument_errors=argument_errors,
@@ -125,6 +131,7 @@ class MCPServer:
         modern_state.configure(self.core, state_secret=state_secret)
         self._runner: Any = None
         self.public_url: str | None = None
+        self.auth = auth
 
     # -- identity ------------------------------------------------------------------------
     @property
@@ -365,23 +372,32 @@ class MCPServer:
 
     # -- serving -------------------------------------------------------------------------
     def make_app(self, *, path_prefix: str = "", public_url: str | None = None, allowed_origins: Any = None,
-                 max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES) -> Any:
+                 max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES, token: str | None = None) -> Any:
         """Return the ``tornado.web.Application`` serving this server (for your own HTTPServer)."""
         from .transports.app import make_app
         from .transports.config import TransportConfig
 
         config = TransportConfig(path_prefix=path_prefix, public_url=public_url, allowed_origins=allowed_origins,
-                                 max_request_bytes=max_request_bytes)
+                                 max_request_bytes=max_request_bytes, auth=serving.verifier(self, token))
         return make_app(self, config)
 
     def _runner_for(self, host: str, port: int | None, path_prefix: str, public_url: str | None,
-                    allowed_origins: Any, max_request_bytes: int, compat: dict[str, Any]) -> Any:
+                    allowed_origins: Any, max_request_bytes: int, compat: dict[str, Any],
+                    token: str | None = None) -> Any:
         return serving.make_runner(self, host, port, path_prefix, public_url, allowed_origins,
-                                   max_request_bytes, compat)
+                                   max_request_bytes, compat, token=token)
+
+    @property
+    def token(self) -> str | None:
+        """The static bearer token clients must send while serving with one (``run(token=...)``,
+        ``MCP_TOKEN``), else None."""
+        runner = self._runner
+        return getattr(runner.config.auth, "token", None) if runner is not None else None
 
     def run(self, host: str | None = None, port: int | None = None, path_prefix: str = "", *,
             allowed_origins: Any = None, max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
-            public_url: str | None = None, quiet: bool = False, **compat: Any) -> None:
+            public_url: str | None = None, quiet: bool = False, token: str | None = None,
+            **compat: Any) -> None:
         """Serve until interrupted (Ctrl-C / SIGTERM), printing the endpoints first.
 
         In a Jupyter kernel it serves in the background and returns instead of blocking the
@@ -391,18 +407,22 @@ class MCPServer:
         other running event loop it behaves like :meth:`start`.
 
         Args:
-            host: interface to bind; default "0.0.0.0" (all) in scripts, "127.0.0.1" in a kernel.
+            host: interface to bind; default "127.0.0.1" (this machine only). Binding another
+                interface with no authorization configured logs a warning.
             port: TCP port; default ``$MCP_PORT`` or 8000; 0 = any free port.
             path_prefix: path to serve under (behind a proxy that does not strip it).
             allowed_origins: None (loopback plus the public URL's origin), a list, or "*".
             max_request_bytes: request body limit (413 above it).
             public_url: the URL to advertise (the weber URL behind nanoHUB's proxy).
             quiet: do not print the endpoint banner.
+            token: the static bearer token every HTTP request must carry
+                (``Authorization: Bearer <token>``); overrides ``auth``; ``""`` turns
+                authorization off. Default: ``$MCP_TOKEN`` when ``auth`` is None.
         Raises:
             ConfigurationError: the port is busy or invalid (the message says which).
         """
         options = {"path_prefix": path_prefix, "allowed_origins": allowed_origins,
-                   "max_request_bytes": max_request_bytes, "public_url": public_url, **compat}
+                   "max_request_bytes": max_request_bytes, "public_url": public_url, "token": token, **compat}
         if serving.in_kernel():
             from .jupyter.kernel_server import run_in_kernel
 
@@ -411,9 +431,10 @@ class MCPServer:
         if serving.loop_running():
             self.start(host=host or "127.0.0.1", port=port, quiet=quiet, **options)
             return
-        host = host or "0.0.0.0"
+        host = host or "127.0.0.1"
         self.stop()
-        runner = self._runner_for(host, port, path_prefix, public_url, allowed_origins, max_request_bytes, compat)
+        runner = self._runner_for(host, port, path_prefix, public_url, allowed_origins, max_request_bytes, compat,
+                                  token)
         self._runner = runner
         self.public_url = public_url
         if not quiet:
@@ -425,7 +446,8 @@ class MCPServer:
 
     def start(self, host: str = "127.0.0.1", port: int | None = None, path_prefix: str = "", *,
               allowed_origins: Any = None, max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
-              public_url: str | None = None, quiet: bool = True, loop: str = "thread", **compat: Any) -> MCPServer:
+              public_url: str | None = None, quiet: bool = True, loop: str = "thread", token: str | None = None,
+              **compat: Any) -> MCPServer:
         """Serve in the background and return once listening (takes the options of :meth:`run`).
 
         Args:
@@ -435,7 +457,8 @@ class MCPServer:
             self, so ``server.start().url`` works.
         """
         self.stop()
-        runner = self._runner_for(host, port, path_prefix, public_url, allowed_origins, max_request_bytes, compat)
+        runner = self._runner_for(host, port, path_prefix, public_url, allowed_origins, max_request_bytes, compat,
+                                  token)
         self.public_url = public_url
         if loop == "thread":
             runner.start_thread()

@@ -7,31 +7,62 @@ transports are imported only here, and only when serving starts.
 from __future__ import annotations
 
 import asyncio
+import ipaddress
+import logging
 import sys
 from typing import Any
 
 from .errors import ConfigurationError
+
+log = logging.getLogger("nanohubmcp")
 
 COMPAT_RUN_OPTIONS = frozenset({"require_session_header", "require_route_headers"})
 """0.4.x ``run()`` keywords accepted (and ignored: sessions and route headers are always checked)."""
 
 
 def make_runner(server: Any, host: str, port: int | None, path_prefix: str, public_url: str | None,
-                allowed_origins: Any, max_request_bytes: int, compat: dict[str, Any]) -> Any:
+                allowed_origins: Any, max_request_bytes: int, compat: dict[str, Any], *,
+                token: str | None = None) -> Any:
     """A transports ``Runner`` for ``server`` (nothing is bound yet).
+
+    Logs a warning when ``host`` is not a loopback address and no authorization is configured.
 
     Raises:
         ConfigurationError: an unknown keyword, or an unusable option (the message says which).
     """
+    from .transports.auth import bind_resource
     from .transports.config import TransportConfig
     from .transports.runner import Runner, resolve_port
 
     unknown = set(compat) - COMPAT_RUN_OPTIONS
     if unknown:
         raise ConfigurationError(f"unknown run() option(s): {', '.join(sorted(unknown))}")
+    auth = verifier(server, token)
     config = TransportConfig(path_prefix=path_prefix, public_url=public_url, allowed_origins=allowed_origins,
-                             max_request_bytes=max_request_bytes)
+                             max_request_bytes=max_request_bytes, auth=auth)
+    if auth is None and not is_loopback(host):
+        log.warning(
+            "serving on %s with no authorization: anyone who can reach the port can call every tool; "
+            "pass token=... (or set MCP_TOKEN), or auth=..., or bind host='127.0.0.1'", host or "all interfaces")
+    bind_resource(config, host)  # an unknowable audience fails here, before binding
     return Runner(server, config, host, resolve_port(port))
+
+
+def verifier(server: Any, token: str | None) -> Any:
+    """The verifier serving ``server`` with ``token`` (see ``MCPServer(auth=...)``), or None."""
+    from .auth.verifiers import resolve
+
+    return resolve(server.auth, token)
+
+
+def is_loopback(host: str) -> bool:
+    """True for an address only this machine reaches (``127.0.0.0/8``, ``::1``, ``localhost``)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 def base_url(runner: Any) -> str | None:

@@ -159,14 +159,17 @@ def test_run_and_start_take_the_documented_keywords() -> None:
         assert list(params)[1:4] == ["host", "port", "path_prefix"], method
         assert params["path_prefix"].default == ""
         assert {"allowed_origins", "max_request_bytes", "public_url"} <= set(params)
-    # None means "0.0.0.0, or 127.0.0.1 inside a Jupyter kernel" (rulings § Jupyter); see below.
-    assert inspect.signature(MCPServer.run).parameters["host"].default in ("0.0.0.0", None)
+    # None means 127.0.0.1: loopback by default, as the ecosystem does; see below.
+    assert inspect.signature(MCPServer.run).parameters["host"].default is None
+    assert {"token"} <= set(inspect.signature(MCPServer.run).parameters)
+    assert {"token"} <= set(inspect.signature(MCPServer.start).parameters)
+    assert {"auth"} <= set(inspect.signature(MCPServer).parameters)
     assert inspect.signature(MCPServer.run).parameters["max_request_bytes"].default == 16 * 1024 * 1024
     app_options = {"path_prefix", "public_url", "allowed_origins", "max_request_bytes"}
     assert app_options <= keywords(MCPServer.make_app)
 
 
-def test_run_in_a_script_listens_on_every_interface_by_default() -> None:
+def test_run_in_a_script_listens_on_loopback_by_default() -> None:
     script = textwrap.dedent("""
         import threading
         from nanohubmcp import MCPServer
@@ -176,7 +179,8 @@ def test_run_in_a_script_listens_on_every_interface_by_default() -> None:
     """)
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
                           check=True)
-    assert "MCP Server 'default-host' v1.0.0 listening on 0.0.0.0:" in done.stdout
+    assert "MCP Server 'default-host' v1.0.0 listening on 127.0.0.1:" in done.stdout
+    assert "no authorization" not in done.stderr  # loopback: no warning
 
 
 def test_the_earlier_run_keywords_are_accepted() -> None:

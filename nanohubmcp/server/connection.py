@@ -195,7 +195,13 @@ class Connection:
         return Reply(response, opened)
 
     async def serve_batch(
-        self, items: list[Any], *, version: str, session: Session | None, stream: OutboundStream | None = None
+        self,
+        items: list[Any],
+        *,
+        version: str,
+        session: Session | None,
+        stream: OutboundStream | None = None,
+        principal: Principal | None = None,
     ) -> list[dict[str, Any]]:
         """Serve a JSON-RPC batch member by member, in order; the replies in one list.
 
@@ -226,7 +232,8 @@ class Connection:
             except ProtocolError as exc:
                 replies.append(error_response(exc, getattr(exc, "request_id", None)))
                 continue
-            reply = (await self.serve(self.request(message, version=version, session=session, stream=stream))).message
+            request = self.request(message, version=version, session=session, stream=stream, principal=principal)
+            reply = (await self.serve(request)).message
             if reply is not None:
                 size += len(jsonenc.dumpb(reply))
                 if size > MAX_BATCH_RESPONSE_BYTES:

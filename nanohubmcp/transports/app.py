@@ -2,7 +2,8 @@
 
 Routes (all under ``path_prefix``): ``/`` (GET info, POST JSON-RPC, DELETE session), ``/mcp``
 (Streamable HTTP), ``/sse`` + ``/messages/`` (legacy HTTP+SSE), ``/tools/<name>`` (REST),
-``/openapi.json``, ``/.well-known/mcp.json``. Trailing slashes are accepted.
+``/openapi.json``, ``/.well-known/mcp.json``, ``/.well-known/oauth-protected-resource`` (RFC 9728,
+also path-aware). Trailing slashes are accepted.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from typing import Any
 import tornado.web
 
 from ..server.connection import Connection
+from .auth import bind_resource
 from .config import TransportConfig
-from .documents import DiscoveryHandler, NotFoundHandler, OpenAPIHandler, RootHandler
+from .documents import DiscoveryHandler, NotFoundHandler, OpenAPIHandler, ProtectedResourceHandler, RootHandler
 from .rest import RestToolHandler
 from .sse import LegacyMessagesHandler, LegacySSEHandler
 from .streamable_http import StreamableHTTPHandler
@@ -23,6 +25,7 @@ from .streamable_http import StreamableHTTPHandler
 def make_app(server: Any, config: TransportConfig) -> tornado.web.Application:
     """Build the application serving ``server`` (the ``MCPServer`` facade) with ``config``."""
     prefix = re.escape(config.path_prefix)
+    bind_resource(config)
     core = server.core
     kwargs = {"server": server, "config": config, "connection": Connection(core, "streamable-http")}
     legacy = {**kwargs, "connection": Connection(core, "sse")}
@@ -35,6 +38,7 @@ def make_app(server: Any, config: TransportConfig) -> tornado.web.Application:
         (rf"{prefix}/tools/([^/]+)/?", RestToolHandler, rest),
         (rf"{prefix}/openapi\.json", OpenAPIHandler, kwargs),
         (rf"{prefix}/\.well-known/mcp\.json", DiscoveryHandler, kwargs),
+        (rf"{prefix}/\.well-known/oauth-protected-resource(/.*)?", ProtectedResourceHandler, kwargs),
     ]
     return tornado.web.Application(
         routes,

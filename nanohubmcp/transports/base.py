@@ -1,6 +1,8 @@
-"""The base handler every route shares: Origin check, CORS, body limit, JSON replies, errors.
+"""The base handler every route shares: Origin check, authorization, CORS, body limit, JSON
+replies, errors.
 
-Cross-cutting checks live in ``prepare()``; every error reply goes through
+Cross-cutting checks live in ``prepare()`` (a coroutine: subclasses write ``async def
+prepare`` and ``await super().prepare()`` first); every error reply goes through
 :meth:`BaseHandler.fail` (an exception from :mod:`nanohubmcp.errors` and a status) or
 ``write_error`` so no handler formats errors by hand and no client mistake ever becomes a 500
 with an HTML page.
@@ -8,6 +10,7 @@ with an HTML page.
 
 from __future__ import annotations
 
+import inspect
 import logging
 from typing import Any
 
@@ -17,6 +20,8 @@ from tornado.http1connection import HTTP1Connection
 from ..errors import InvalidRequest, NanohubMCPError, ProtocolError, error_response, http_status_for
 from ..protocol import jsonenc
 from ..server.connection import Connection
+from ..server.principal import Principal
+from . import auth
 from .config import TransportConfig
 from .origin import origin_allowed
 
@@ -57,6 +62,17 @@ class BaseHandler(tornado.web.RequestHandler):
     server: Any
     config: TransportConfig
     connection: Connection
+    public = False
+    """True for the documents a client reads before it has a token (the resource metadata)."""
+    principal: Principal | None = None
+    """The caller the verifier authenticated (None without authorization configured)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        prepare = cls.__dict__.get("prepare")
+        if prepare is not None and not inspect.iscoroutinefunction(prepare):
+            # A sync override would drop the base's coroutine unawaited: no authorization.
+            raise TypeError(f"{cls.__name__}.prepare must be 'async def' and 'await super().prepare()'")
 
     def initialize(self, server: Any, config: TransportConfig, connection: Connection) -> None:
         self.server = server
@@ -65,7 +81,7 @@ class BaseHandler(tornado.web.RequestHandler):
         self.connection = connection
 
     # -- checks --------------------------------------------------------------------------
-    def prepare(self) -> None:
+    async def prepare(self) -> None:
         origin = self.request.headers.get("Origin")
         if not origin_allowed(origin, self.config):
             log.warning("refused request from origin %s", origin)
@@ -77,6 +93,43 @@ class BaseHandler(tornado.web.RequestHandler):
             self.set_header("Access-Control-Allow-Origin", origin)
             self.set_header("Vary", "Origin")
             self.set_header("Access-Control-Expose-Headers", EXPOSE_HEADERS)
+        verifier = self.config.auth
+        if verifier is None or self.public or self.request.method not in self.allowed_methods():
+            return  # no authorization; the metadata; a 405 (it names what is allowed)
+        if self.request.method == "OPTIONS":
+            return  # CORS preflights carry no credentials (Fetch § CORS-preflight request)
+        await self.authorize(verifier)
+
+    async def authorize(self, verifier: Any) -> None:
+        """Check the bearer token: sets :attr:`principal`, or finishes with 401 / 403."""
+        header = self.request.headers.get("Authorization")
+        principal = await auth.authenticate(verifier, header)
+        required = getattr(verifier, "required_scopes", None) or ()
+        if principal is None:
+            if header:
+                problem, error = "the bearer token is invalid or expired", "invalid_token"
+            else:
+                problem, error = "send 'Authorization: Bearer <token>'", None
+            self.refuse_auth(401, f"Unauthorized: {problem}", auth.challenge(
+                self.public_base(), error=error, scopes=required, description=problem if error else None))
+            return
+        if principal.missing_scopes(required):
+            self.refuse_scopes(required)
+            return
+        self.principal = principal
+
+    def refuse_scopes(self, scopes: Any) -> None:
+        """Finish with 403 ``insufficient_scope`` naming the ``scopes`` the call needs."""
+        self.refuse_auth(403, f"Forbidden: this needs the scope(s) {' '.join(scopes)}", auth.challenge(
+            self.public_base(), error="insufficient_scope", scopes=scopes))
+
+    def refuse_auth(self, status: int, message: str, www_authenticate: str) -> None:
+        """Finish with a 401/403 carrying ``WWW-Authenticate`` (readable by browser clients)."""
+        self.set_header("WWW-Authenticate", www_authenticate)
+        self.set_header("Connection", "close")  # the body (if any) stays unread
+        if self.request.headers.get("Origin"):
+            self.set_header("Access-Control-Expose-Headers", f"{EXPOSE_HEADERS}, WWW-Authenticate")
+        self.fail(status, InvalidRequest(message))
 
     def options(self, *args: Any, **kwargs: Any) -> None:
         """CORS preflight for allowed origins (``prepare`` already refused the others)."""

@@ -7,6 +7,7 @@ body limit).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import urlsplit
 
 from ..errors import ConfigurationError
@@ -37,6 +38,8 @@ class TransportConfig:
             origins, or ``"*"`` (any).
         max_request_bytes: body limit (413 above it).
         keepalive_seconds: SSE keep-alive comment interval.
+        auth: the token verifier every route checks (``verify(token) -> Principal | None``),
+            or None for no authorization.
     """
 
     path_prefix: str = ""
@@ -45,6 +48,7 @@ class TransportConfig:
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
     keepalive_seconds: float = KEEPALIVE_SECONDS
     extra_origins: set[str] = field(default_factory=set)
+    auth: Any = None
 
     def __post_init__(self) -> None:
         self.path_prefix = normalize_prefix(self.path_prefix)

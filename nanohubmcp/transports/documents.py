@@ -11,6 +11,7 @@ from typing import Any
 
 from ..errors import MethodNotFound, NanohubMCPError
 from ..protocol import versions
+from . import auth
 from .base import BaseHandler
 from .openapi import build_openapi
 from .streamable_http import StreamableHTTPHandler
@@ -79,11 +80,29 @@ class OpenAPIHandler(BaseHandler):
             self.send_json(200, build_openapi(self.core, self.public_base()))
 
 
+class ProtectedResourceHandler(BaseHandler):
+    """``GET /.well-known/oauth-protected-resource[/<path>]``: RFC 9728 metadata (no token needed).
+
+    404 when the server has no authorization configured (there is no protected resource).
+    """
+
+    public = True
+
+    def get(self, _path: str = "") -> None:
+        if self._finished:
+            return
+        if self.config.auth is None:
+            self.send_error_json(404, {"error": "This server has no authorization configured"})
+            return
+        self.set_header("Cache-Control", "max-age=300")
+        self.send_json(200, auth.metadata_document(self.config.auth, self.public_base()))
+
+
 class NotFoundHandler(BaseHandler):
     """Any other path: a JSON 404 that says what exists."""
 
-    def prepare(self) -> None:
-        super().prepare()
+    async def prepare(self) -> None:
+        await super().prepare()
         if not self._finished:
             self.fail(404, MethodNotFound(f"No route for {self.request.method} {self.request.path}; "
                                           "see GET / for the endpoints"))

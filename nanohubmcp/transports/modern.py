@@ -121,7 +121,8 @@ async def serve_modern(handler: StreamableHTTPHandler, message: jsonrpc.Message)
         return
     connection = handler.connection
     stream = OutboundStream("m", resumable=False) if wants_sse(handler.request.headers.get("Accept")) else None
-    request = connection.request(message, version=version, stream=stream, client_capabilities=caps)
+    request = connection.request(message, version=version, stream=stream, client_capabilities=caps,
+                                 principal=handler.principal)
     handler.channel = ResponseChannel(handler, stream, priming=False)
     # Closing the response stream is the cancellation of this request (no notifications/cancelled).
     handler.closing = lambda: connection.peer_gone(request, "the client closed the response stream")

@@ -48,8 +48,8 @@ def rest_error(error: dict[str, Any]) -> tuple[int, dict[str, Any]]:
 class RestToolHandler(BodyLimitMixin, BaseHandler):
     """``POST /tools/<name>``."""
 
-    def prepare(self) -> None:
-        super().prepare()
+    async def prepare(self) -> None:
+        await super().prepare()
         if not self._finished:
             self.prepare_body()
 
@@ -79,7 +79,8 @@ class RestToolHandler(BodyLimitMixin, BaseHandler):
         message = jsonrpc.classify(jsonrpc.request(f"rest-{id(self)}", "tools/call", params))
         connection = self.connection
         # Invalid arguments are REST's 400 whatever the server's argument_errors option says.
-        reply = await connection.serve(connection.request(message, version=REST_VERSION, argument_errors="protocol"))
+        reply = await connection.serve(connection.request(message, version=REST_VERSION, argument_errors="protocol",
+                                                          principal=self.principal))
         response = reply.message or {}
         if "error" in response:
             self.send_error_json(*rest_error(response["error"]))

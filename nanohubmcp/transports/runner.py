@@ -33,6 +33,7 @@ import tornado.netutil
 
 from ..errors import ConfigurationError
 from .app import make_app
+from .auth import bind_resource
 from .config import TransportConfig
 
 log = logging.getLogger("nanohubmcp")
@@ -106,6 +107,7 @@ class Runner:
         self.loop = asyncio.get_running_loop()
         core = self.server.core
         self.port = sockets[0].getsockname()[1]
+        bind_resource(self.config, self.host, self.port)
         app = make_app(self.server, self.config)
         self._http = tornado.httpserver.HTTPServer(
             app,

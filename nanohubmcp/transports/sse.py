@@ -66,8 +66,8 @@ class LegacySSEHandler(BaseHandler):
 class LegacyMessagesHandler(BodyLimitMixin, BaseHandler):
     """``POST /messages/?session_id=<id>``."""
 
-    def prepare(self) -> None:
-        super().prepare()
+    async def prepare(self) -> None:
+        await super().prepare()
         if not self._finished:
             self.prepare_body()
 
@@ -100,11 +100,12 @@ async def post_legacy_message(handler: Any, session_id: str | None) -> None:
     handler.send_empty(202)
     stream = session.get_standalone()
     if isinstance(parsed, list):
-        replies = await connection.serve_batch(parsed, version=session.version, session=session, stream=stream)
+        replies = await connection.serve_batch(parsed, version=session.version, session=session, stream=stream,
+                                               principal=handler.principal)
         if replies:
             stream.send(replies)  # a batch reply is one JSON array
         return
     reply = await connection.serve(connection.request(parsed, version=session.version, session=session,
-                                                      stream=stream))
+                                                      stream=stream, principal=handler.principal))
     if reply.message is not None:  # a request the client cancelled gets no response
         stream.send(reply.message)

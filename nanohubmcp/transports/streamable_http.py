@@ -63,8 +63,8 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
         super().initialize(server, config, connection)
         self.root = root
 
-    def prepare(self) -> None:
-        super().prepare()
+    async def prepare(self) -> None:
+        await super().prepare()
         if self._finished:
             return
         if self.request.method == "POST":
@@ -140,14 +140,15 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
         version = session.version if session is not None else (header_version or versions.SESSIONLESS_DEFAULT)
         connection = self.connection
         if message.kind != jsonrpc.REQUEST:
-            await connection.serve(connection.request(message, version=version, session=session))
+            await connection.serve(connection.request(message, version=version, session=session,
+                                                      principal=self.principal))
             self.send_empty(202)
             return
         stream = None
         if wants_sse(self.request.headers.get("Accept")):
             stream = session.new_stream() if session is not None else OutboundStream("x", resumable=False)
         request = connection.request(message, version=version, session=session, stream=stream,
-                                     opens_session=message.method == "initialize")
+                                     opens_session=message.method == "initialize", principal=self.principal)
         priming = session is not None and session.resumable and version >= versions.V2025_11_25
         self.channel = ResponseChannel(self, stream, priming=priming, session=session)
         reply = await connection.serve(request)
@@ -169,7 +170,8 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
         refused = batch_refusal(version, items)
         if refused is not None:
             raise Refused(400, refused)
-        responses = await self.connection.serve_batch(items, version=version, session=session)
+        responses = await self.connection.serve_batch(items, version=version, session=session,
+                                                      principal=self.principal)
         if responses:
             self.send_json(200, responses)
         else:

@@ -1,0 +1,178 @@
+"""``JWTVerifier``: OAuth 2.1 access tokens as signed JWTs, checked with PyJWT.
+
+The token's signature is checked against the issuer's JSON Web Key Set (fetched from
+``jwks_url`` and cached), then its issuer, audience (this server's resource URL, RFC 8707 /
+MCP 2025-06-18 Authorization § Token Audience Binding), expiry and required scopes. Requires
+the ``auth`` extra (``pip install 'nanohub-mcp[auth]'``: PyJWT with its crypto backend).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+import urllib.request
+from collections.abc import Iterable
+from typing import Any
+
+from ..errors import ConfigurationError
+from ..server.principal import Principal, parse_scopes
+
+DEFAULT_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "ES256", "ES384", "EdDSA")
+"""Asymmetric algorithms accepted by default (never ``none``, never HMAC with a public key)."""
+MAX_JWKS_BYTES = 1 << 20
+"""Largest JWKS document read."""
+REFETCH_SECONDS = 10.0
+"""An unknown key id triggers a refetch at most this often (key rotation without a flood)."""
+
+
+class JWTVerifier:
+    """Verifies JWT access tokens issued by one authorization server.
+
+    Args:
+        issuer: the ``iss`` the tokens must carry (also advertised as the authorization server).
+        jwks_url: where the issuer's JSON Web Key Set is (e.g. ``<issuer>/.well-known/jwks.json``).
+        audience: the ``aud`` the tokens must carry (one string or several); None = this
+            server's resource URL, which the server sets when it starts (see ``resource``).
+        required_scopes: scopes every request needs (a token without them gets 403).
+        scopes_supported: scopes advertised in the protected resource metadata.
+        algorithms: accepted signature algorithms.
+        leeway: seconds of clock skew tolerated on ``exp`` / ``nbf`` / ``iat``.
+        jwks_ttl: seconds the key set is cached.
+        subject_claim: the claim that names the principal.
+        key: a public key (PEM string or key object) to use instead of fetching ``jwks_url``.
+
+    Raises:
+        ConfigurationError: PyJWT is not installed, or neither ``jwks_url`` nor ``key`` is given.
+    """
+
+    def __init__(
+        self,
+        *,
+        issuer: str,
+        jwks_url: str | None = None,
+        audience: str | Iterable[str] | None = None,
+        required_scopes: Any = None,
+        scopes_supported: Any = None,
+        algorithms: Iterable[str] = DEFAULT_ALGORITHMS,
+        leeway: float = 30.0,
+        jwks_ttl: float = 300.0,
+        subject_claim: str = "sub",
+        key: Any = None,
+    ) -> None:
+        try:
+            import jwt
+        except ImportError:
+            raise ConfigurationError(
+                "JWTVerifier needs PyJWT: pip install 'nanohub-mcp[auth]' (or PyJWT[crypto])"
+            ) from None
+        if not jwks_url and key is None:
+            raise ConfigurationError("JWTVerifier needs jwks_url= (the issuer's key set) or key=")
+        self._jwt = jwt
+        self.issuer = issuer
+        self.jwks_url = jwks_url
+        self.audience: list[str] | None = (
+            [audience] if isinstance(audience, str) else (list(audience) if audience is not None else None)
+        )
+        self.required_scopes = parse_scopes(required_scopes)
+        self.scopes_supported = parse_scopes(scopes_supported) or None
+        self.authorization_servers = [issuer]
+        self.algorithms = list(algorithms)
+        self.leeway = leeway
+        self.jwks_ttl = jwks_ttl
+        self.subject_claim = subject_claim
+        self._resource: str | None = None
+        self._key = key
+        self._keys: dict[str | None, Any] = {}
+        self._fetched = 0.0
+        self._fetch_lock = threading.Lock()
+
+    @property
+    def resource(self) -> str | None:
+        """The server's resource URL, the audience checked when none was configured."""
+        return self._resource
+
+    @resource.setter
+    def resource(self, url: str | None) -> None:
+        self._resource = url
+
+    def audiences(self) -> list[str] | None:
+        """The ``aud`` values accepted (None: none known yet, every token is refused)."""
+        if self.audience is not None:
+            return self.audience
+        return [self._resource] if self._resource else None
+
+    async def verify(self, token: str) -> Principal | None:
+        """The principal of a valid token, or None (bad signature, issuer, audience, expired...)."""
+        jwt = self._jwt
+        try:
+            header = jwt.get_unverified_header(token)
+        except jwt.InvalidTokenError:
+            return None
+        key = self._key
+        if key is None:
+            kid = header.get("kid")
+            key = self._cached_key(kid)
+            if key is None:
+                key = await asyncio.to_thread(self._refresh_and_find, kid)
+                if key is None:
+                    return None
+        return self.decode(token, key)
+
+    def decode(self, token: str, key: Any) -> Principal | None:
+        """Check ``token`` with ``key``: signature, issuer, audience, expiry; None when invalid."""
+        jwt = self._jwt
+        audiences = self.audiences()
+        if audiences is None:
+            return None  # no audience known: refuse rather than accept tokens meant for anyone
+        try:
+            claims = jwt.decode(
+                token,
+                key,
+                algorithms=self.algorithms,
+                audience=audiences,
+                issuer=self.issuer,
+                leeway=self.leeway,
+                options={"require": ["exp", "iss", "aud"]},
+            )
+        except jwt.InvalidTokenError:
+            return None
+        subject = claims.get(self.subject_claim)
+        if not isinstance(subject, str) or not subject:
+            return None
+        try:
+            scopes = parse_scopes(claims.get("scope", claims.get("scp")))
+        except ValueError:
+            return None
+        return Principal(subject, frozenset(scopes), claims)
+
+    # -- the key set -----------------------------------------------------------------------
+    def _cached_key(self, kid: str | None) -> Any:
+        if time.monotonic() - self._fetched > self.jwks_ttl:
+            return None
+        return self._keys.get(kid) if kid is not None or len(self._keys) != 1 else next(iter(self._keys.values()))
+
+    def _refresh_and_find(self, kid: str | None) -> Any:
+        """Fetch the key set (worker thread) unless fetched moments ago; the key for ``kid``."""
+        with self._fetch_lock:
+            key = self._cached_key(kid)
+            if key is not None:
+                return key
+            if time.monotonic() - self._fetched > REFETCH_SECONDS or not self._keys:
+                self._keys = self._fetch()
+                self._fetched = time.monotonic()
+            return self._cached_key(kid)
+
+    def _fetch(self) -> dict[str | None, Any]:
+        assert self.jwks_url is not None
+        try:
+            with urllib.request.urlopen(self.jwks_url, timeout=10) as response:
+                data = json.loads(response.read(MAX_JWKS_BYTES + 1)[:MAX_JWKS_BYTES])
+            keys = self._jwt.PyJWKSet.from_dict(data).keys
+        except (OSError, ValueError, self._jwt.PyJWTError):
+            return self._keys  # keep what we had; tokens signed with unknown keys are refused
+        return {k.key_id: k.key for k in keys}
+
+    def __repr__(self) -> str:
+        return f"JWTVerifier(issuer={self.issuer!r}, audience={self.audience!r})"

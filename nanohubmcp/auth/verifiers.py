@@ -1,0 +1,128 @@
+"""Token verifiers: the static bearer tokens of the simple case, and custom hooks.
+
+A verifier is any object with ``verify(token) -> Principal | None`` (sync, or ``async def``);
+None means "not a valid token" (401). Attributes the transports read when present:
+
+- ``required_scopes``: scopes every request needs (a token without them gets 403);
+- ``authorization_servers``: issuer URLs advertised in the protected resource metadata
+  (RFC 9728 § 2), so an OAuth client knows where to get a token;
+- ``scopes_supported``: scopes advertised in that document.
+"""
+
+from __future__ import annotations
+
+import hmac
+import inspect
+import os
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from typing import Any, Protocol, runtime_checkable
+
+from ..errors import ConfigurationError
+from ..server.principal import Principal, parse_scopes
+
+MCP_TOKEN_ENV = "MCP_TOKEN"
+"""Environment variable holding the static bearer token when ``token=`` is not given."""
+MAX_TOKEN_LENGTH = 16 * 1024
+"""Longest ``Authorization`` token considered (longer ones are refused unread)."""
+
+
+@runtime_checkable
+class TokenVerifier(Protocol):
+    """What ``MCPServer(auth=...)`` takes: ``verify(token)`` returns the principal or None."""
+
+    def verify(self, token: str) -> Principal | Awaitable[Principal | None] | None: ...
+
+
+class StaticTokenVerifier:
+    """Accepts fixed bearer tokens, compared in constant time.
+
+    Args:
+        tokens: one token, a list of tokens, or a mapping of token to subject name (the
+            principal's ``subject``; a plain token's subject is ``"token"``).
+        scopes: scopes granted to every accepted token (for tools that require scopes).
+
+    Raises:
+        ConfigurationError: no token, or an empty / non-string one.
+    """
+
+    def __init__(self, tokens: str | Iterable[str] | Mapping[str, str], *, scopes: Any = None) -> None:
+        if isinstance(tokens, str):
+            tokens = {tokens: "token"}
+        elif not isinstance(tokens, Mapping):
+            tokens = dict.fromkeys(tokens, "token")
+        if not tokens or not all(isinstance(t, str) and t and isinstance(s, str) and s for t, s in tokens.items()):
+            raise ConfigurationError("StaticTokenVerifier needs at least one non-empty token string")
+        self.scopes = frozenset(parse_scopes(scopes))
+        self.token: str | None = next(iter(tokens)) if len(tokens) == 1 else None
+        """The token when there is exactly one (what the banner and notebook snippets show)."""
+        self._tokens = [(t.encode(), Principal(s, self.scopes)) for t, s in tokens.items()]
+
+    def verify(self, token: str) -> Principal | None:
+        """The principal of ``token``, or None. Every configured token is compared (no early exit)."""
+        given = token.encode()
+        found = None
+        for known, principal in self._tokens:
+            if hmac.compare_digest(given, known):
+                found = principal
+        return found
+
+    def __repr__(self) -> str:
+        return f"StaticTokenVerifier({len(self._tokens)} token(s))"  # never the tokens themselves
+
+
+class CallableVerifier:
+    """A custom hook as a verifier: ``check(token)`` (sync or async) returns a ``Principal``,
+    a subject string, True (subject ``"user"``), or None / False to refuse."""
+
+    def __init__(self, check: Callable[[str], Any]) -> None:
+        self.check = check
+
+    def verify(self, token: str) -> Any:
+        result = self.check(token)
+        if inspect.isawaitable(result):
+            return _convert_later(result)
+        return _convert(result)
+
+
+async def _convert_later(result: Awaitable[Any]) -> Principal | None:
+    return _convert(await result)
+
+
+def _convert(value: Any) -> Principal | None:
+    if value is None or value is False:
+        return None
+    if value is True:
+        return Principal("user")
+    if isinstance(value, Principal):
+        return value
+    if isinstance(value, str):
+        return Principal(value)
+    raise TypeError(f"a token check returned {type(value).__name__}; return a Principal, a subject string or None")
+
+
+def resolve(auth: Any = None, token: str | None = None) -> Any:
+    """The verifier for ``MCPServer(auth=...)`` / ``run(token=...)``, or None (no authorization).
+
+    ``token`` wins over ``auth``; ``token=""`` turns authorization off; with neither, the
+    ``MCP_TOKEN`` environment variable (when set and not empty) is the static token.
+
+    Raises:
+        ConfigurationError: ``auth`` is neither a verifier nor a callable, or ``token`` is not a string.
+    """
+    if token is not None:
+        if not isinstance(token, str):
+            raise ConfigurationError(f"token must be a string, got {type(token).__name__}")
+        return StaticTokenVerifier(token) if token else None
+    if auth is None:
+        env = os.environ.get(MCP_TOKEN_ENV, "")
+        return StaticTokenVerifier(env) if env else None
+    if isinstance(auth, str):
+        return StaticTokenVerifier(auth)
+    if callable(getattr(auth, "verify", None)):
+        return auth
+    if callable(auth):
+        return CallableVerifier(auth)
+    raise ConfigurationError(
+        "auth must be a verifier (an object with verify(token)), a function of the token, or a token string; "
+        f"got {type(auth).__name__}"
+    )

@@ -1,0 +1,107 @@
+"""Authorization at the edge: every request's bearer token is checked here, once.
+
+MCP 2025-06-18 onward, Authorization: the server is an OAuth 2.1 resource server. A request
+without a valid ``Authorization: Bearer <token>`` gets 401 with ``WWW-Authenticate: Bearer
+resource_metadata="<url>"`` naming the protected resource metadata document (RFC 9728 § 5.1),
+served at ``/.well-known/oauth-protected-resource`` under the public URL (and at any path
+below it, the path-aware form of RFC 9728 § 3.1). A token lacking required scopes gets 403
+``error="insufficient_scope"`` (RFC 6750 § 3.1). CORS preflights and 405s are answered before
+the check (browser clients send no credentials on a preflight).
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from ..auth.verifiers import MAX_TOKEN_LENGTH
+from ..errors import ConfigurationError
+from ..server.principal import Principal
+
+METADATA_PATH = ".well-known/oauth-protected-resource"
+"""Where the protected resource metadata lives, relative to the public base URL."""
+
+
+def bearer_token(header: str | None) -> str | None:
+    """The token of an ``Authorization: Bearer <token>`` header (scheme case-insensitive), or None."""
+    if not header:
+        return None
+    scheme, _, token = header.strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() != "bearer" or not token or len(token) > MAX_TOKEN_LENGTH:
+        return None
+    return token
+
+
+def resource_url(base: str) -> str:
+    """This server's resource identifier: the public base URL without its trailing slash
+    (MCP 2025-06-18, Authorization § Canonical Server URI)."""
+    return base.rstrip("/")
+
+
+def metadata_url(base: str) -> str:
+    """The URL of the protected resource metadata document under the public base."""
+    return f"{base}{METADATA_PATH}"
+
+
+def metadata_document(verifier: Any, base: str) -> dict[str, Any]:
+    """The RFC 9728 § 2 document: ``resource`` (required), where tokens come from, scopes."""
+    document: dict[str, Any] = {
+        "resource": resource_url(base),
+        "bearer_methods_supported": ["header"],
+    }
+    servers = getattr(verifier, "authorization_servers", None)
+    if servers:
+        document["authorization_servers"] = list(servers)
+    scopes = getattr(verifier, "scopes_supported", None) or getattr(verifier, "required_scopes", None)
+    if scopes:
+        document["scopes_supported"] = sorted(scopes)
+    return document
+
+
+def challenge(base: str, *, error: str | None = None, scopes: Any = None, description: str | None = None) -> str:
+    """A ``WWW-Authenticate`` value (RFC 6750 § 3, with RFC 9728 § 5.1's ``resource_metadata``)."""
+    parts = [f'resource_metadata="{metadata_url(base)}"']
+    if error:
+        parts.append(f'error="{error}"')
+    if description:
+        parts.append('error_description="{}"'.format(description.replace('"', "'")))
+    if scopes:
+        parts.append('scope="{}"'.format(" ".join(scopes)))
+    return "Bearer " + ", ".join(parts)
+
+
+async def authenticate(verifier: Any, header: str | None) -> Principal | None:
+    """The principal ``verifier`` grants the ``Authorization`` header, or None."""
+    token = bearer_token(header)
+    if token is None:
+        return None
+    result = verifier.verify(token)
+    if inspect.isawaitable(result):
+        result = await result
+    return result if isinstance(result, Principal) else None
+
+
+def bind_resource(config: Any, host: str | None = None, port: int | None = None) -> None:
+    """Tell a verifier that checks audiences (a ``resource`` attribute) this server's resource
+    URL: from ``public_url``, else the bound loopback or named address.
+
+    Raises:
+        ConfigurationError: the verifier needs the URL but the server binds every interface
+            with no ``public_url`` (the URL clients use cannot be known).
+    """
+    verifier = config.auth
+    if verifier is None or not hasattr(verifier, "resource") or getattr(verifier, "audience", None):
+        return
+    if config.public_url:
+        verifier.resource = resource_url(config.public_url)
+    elif host is None:
+        return  # make_app() for the user's own HTTPServer: only public_url or audience= can say
+    elif host in ("", "0.0.0.0", "::"):
+        raise ConfigurationError(
+            "the JWT verifier checks the token audience against this server's URL, which is unknown when "
+            "binding every interface: pass public_url=... or JWTVerifier(audience=...)"
+        )
+    elif port is not None:
+        shown = f"[{host}]" if ":" in host else host
+        verifier.resource = f"http://{shown}:{port}{config.path_prefix}"
