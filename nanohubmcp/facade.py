@@ -22,15 +22,18 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
 from . import serving
 from .decorators import marked
 from .errors import ConfigurationError, RegistrationError
+from .server import direct
 from .server.components import Prompt, Resource, ResourceTemplate, Tool, make_resource
 from .server.context import Context
 from .server.core import ServerCore
+from .server.direct import CallResult
 from .server.handlers.tools import get_job_result
 from .server.modern import state as modern_state
 from .server.modern.tool_options import apply_tool_options
@@ -476,6 +479,34 @@ class MCPServer:
         runner, self._runner = self._runner, None
         if runner is not None:
             runner.stop()
+
+    def call(self, name: str, arguments: dict[str, Any] | None = None) -> CallResult:
+        """Call tool ``name`` through the running server, as a client would, and wait.
+
+        The call takes the path of a client's ``tools/call`` (lookup, argument validation,
+        the tool on its thread, result shaping). In a notebook the result shows as a client
+        would show it (images as images).
+
+        Args:
+            name: the tool's name.
+            arguments: its arguments, as JSON values.
+        Returns:
+            The ``CallToolResult`` (a dict; ``.text``, ``.structured``, ``.is_error``).
+        Raises:
+            ProtocolError: the JSON-RPC error a client would get (-32602 for an unknown tool).
+            ConfigurationError: the server is not running, or this thread runs its event loop
+                (a "kernel" mode notebook): use ``await server.call_async(...)`` there.
+        """
+        loop = self._runner.loop if self._runner is not None else None
+        return direct.call_from_thread(self.core, loop, name, arguments)
+
+    async def call_async(self, name: str, arguments: dict[str, Any] | None = None) -> CallResult:
+        """:meth:`call` for a coroutine (or a notebook cell's top-level ``await``)."""
+        loop = self._runner.loop if self._runner is not None else None
+        if loop is None or asyncio.get_running_loop() is loop:
+            return await direct.call_tool(self.core, name, arguments)
+        return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(
+            direct.call_tool(self.core, name, arguments), loop))
 
     @property
     def running(self) -> bool:

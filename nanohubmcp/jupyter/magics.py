@@ -28,6 +28,7 @@ what ``nbconvert --to mcp`` exports.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -44,7 +45,7 @@ from .session import Entry, KernelSession
 
 __all__ = ["MCPMagics"]
 
-ACTIONS = ("start", "stop", "status", "url", "tools", "remove", "log")
+ACTIONS = ("start", "stop", "status", "url", "tools", "remove", "log", "call")
 
 
 def _documented_by(options: tuple[cellspec.Option, ...]) -> Callable[[Any], Any]:
@@ -177,7 +178,7 @@ class MCPMagics(Magics):
     @line_magic
     @magic_arguments()
     @argument("action", choices=ACTIONS, help="what to do")
-    @argument("target", nargs="?", help="the name (or resource URI) for 'remove'")
+    @argument("target", nargs="?", help="the name (or resource URI) for 'remove'; for 'call': NAME {JSON}")
     def mcp(self, line: str) -> str | None:
         """Manage the notebook's MCP server.
 
@@ -185,8 +186,14 @@ class MCPMagics(Magics):
         status: show the URL, endpoints, tools and a client configuration;
         url: return the MCP endpoint URL clients connect to (Streamable HTTP, ``<base URL>mcp``);
         tools: list the tools; remove NAME: unregister a tool, prompt or resource;
-        log: recent calls and changes, then the traceback of the last call that raised.
+        log: recent calls and changes, then the traceback of the last call that raised;
+        call NAME {"a": 1}: call a tool through the server, as a client would (its arguments
+        validated, its result shown as a client shows it).
         """
+        action_word, _, rest = line.strip().partition(" ")
+        if action_word == "call":  # its JSON arguments are not shell words
+            self._mcp_call(rest)
+            return None
         args = parse_argstring(self.mcp, line)
         if args.action != "remove" and args.target is not None:
             raise UsageError(f"%mcp {args.action} takes no argument")
@@ -233,6 +240,38 @@ class MCPMagics(Magics):
         if kind is None:
             raise UsageError(f"no tool, prompt or resource is named {target!r} (see %mcp tools)")
         print(f"Removed {kind} '{target}'.")
+
+    def _mcp_call(self, rest: str) -> None:
+        name, _, raw = rest.strip().partition(" ")
+        if not name:
+            raise UsageError('%mcp call needs a tool name, then its arguments as JSON: %mcp call add {"a": 1}')
+        try:
+            arguments = json.loads(raw) if raw.strip() else {}
+        except json.JSONDecodeError as exc:
+            raise UsageError(
+                f"%mcp call {name}: the arguments are not JSON ({exc.msg}, column {exc.colno}); "
+                'write an object such as {"a": 1, "text": "hi"}') from None
+        if not isinstance(arguments, dict):
+            raise UsageError(f'%mcp call {name}: the arguments must be a JSON object such as {{"a": 1}}')
+        server = self.session.server
+        if not server.running:
+            raise UsageError("the MCP server is not running; start it with %mcp start")
+        on_kernel = self.session.runs_on_kernel(name) or self.session.mode == "kernel"
+        try:
+            if not on_kernel:
+                display(server.call(name, arguments))
+                return
+        except NanohubMCPError as exc:
+            raise UsageError(f"%mcp call {name}: {exc}") from None
+        # The call needs the kernel's loop, which this cell holds: show the answer when it comes.
+        shown = display(f"calling {name}...", display_id=True)
+        task = asyncio.ensure_future(server.call_async(name, arguments))
+
+        def done(finished: asyncio.Future[Any]) -> None:
+            error = finished.exception()
+            shown.update(f"%mcp call {name}: {error}" if error is not None else finished.result())
+
+        task.add_done_callback(done)
 
     def _mcp_log(self, _: Any) -> None:
         print("\n".join(self.session.log) if self.session.log else "(no server events yet)")

@@ -371,6 +371,11 @@ class KernelSession:
         base = self.public_url
         return f"{base}mcp" if base else None
 
+    def runs_on_kernel(self, name: str) -> bool:
+        """True when tool ``name`` runs on the kernel's loop (``async def`` or ``--main``)."""
+        entry = self.entries.get(("tool", name))
+        return entry is not None and entry.policy == "kernel"
+
     def status(self) -> dict[str, Any]:
         """A snapshot for displays and panels (plain JSON-able values)."""
         registry = self.server.core.registry
