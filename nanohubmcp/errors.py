@@ -60,6 +60,9 @@ HEADER_MISMATCH = -32020
 """A required HTTP header is missing or disagrees with the body (MCP 2026-07-28)."""
 MISSING_CLIENT_CAPABILITY = -32021
 """The request lacks a client capability the server needs (MCP 2026-07-28)."""
+FORBIDDEN = -32003
+"""The caller's token lacks a scope the request needs (implementation-defined; HTTP 403 with
+``WWW-Authenticate: Bearer error="insufficient_scope"``, MCP 2025-06-18+ Authorization)."""
 UNSUPPORTED_PROTOCOL_VERSION = -32022
 """The requested protocol version is not supported (MCP 2026-07-28)."""
 
@@ -181,6 +184,20 @@ class ServerBusy(ProtocolError):
         self.retry_after = retry_after
 
 
+class InsufficientScope(ProtocolError):
+    """The caller's token lacks scopes the request needs (-32003, HTTP 403).
+
+    ``scopes`` (also ``data.requiredScopes``) are all the scopes the request needs, the value
+    of the ``scope`` a client asks for when it steps up (RFC 6750 § 3.1).
+    """
+
+    code = FORBIDDEN
+
+    def __init__(self, message: str, *, scopes: list[str]) -> None:
+        super().__init__(message, {"requiredScopes": list(scopes)})
+        self.scopes = list(scopes)
+
+
 class ResourceNotFound(ProtocolError):
     """No resource or template answers this URI (-32002; -32602 in 2026-07-28)."""
 
@@ -230,6 +247,7 @@ _HTTP_STATUS = {
     MISSING_CLIENT_CAPABILITY: 400,
     UNSUPPORTED_PROTOCOL_VERSION: 400,
     SERVER_BUSY: 503,
+    FORBIDDEN: 403,
 }
 
 

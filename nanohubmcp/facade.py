@@ -37,6 +37,7 @@ from .server.direct import CallResult
 from .server.handlers.tools import get_job_result
 from .server.modern import state as modern_state
 from .server.modern.tool_options import apply_tool_options
+from .server.principal import TOOL_SCOPES, parse_scopes
 from .server.result_store import DEFAULT_MAX_INLINE_BYTES
 
 DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
@@ -159,8 +160,14 @@ class MCPServer:
         Options are those of :meth:`tool`. Raises ``RegistrationError`` naming the tool.
         """
         x_mcp_headers, task_support = options.pop("x_mcp_headers", None), options.pop("task_support", None)
+        scopes = options.pop("scopes", None)
         tool = Tool.from_function(fn, background=background, context_types=(Context,), **options)
         tool = apply_tool_options(tool, x_mcp_headers=x_mcp_headers, task_support=task_support)
+        if scopes:
+            try:
+                tool.extra[TOOL_SCOPES] = parse_scopes(scopes)
+            except ValueError as exc:
+                raise RegistrationError(f"tool {tool.name!r}: {exc}") from None
         if background and "get_job_result" not in self.core.registry.tools:
             # The poll tool exists once there is something to poll (earlier package's behaviour).
             self.add_tool(get_job_result, name="get_job_result",
@@ -173,7 +180,7 @@ class MCPServer:
              input_schema: dict[str, Any] | None = None, output_schema: dict[str, Any] | None = None,
              annotations: dict[str, Any] | None = None, title: str | None = None,
              icons: list[dict[str, Any]] | None = None, x_mcp_headers: dict[str, str] | None = None,
-             task_support: str | None = None) -> Any:
+             task_support: str | None = None, scopes: Any = None) -> Any:
         """Decorator: register a function as an MCP tool. Usable bare (``@server.tool``) or called.
 
         The name defaults to the function's, the description to its docstring (without the
@@ -193,13 +200,16 @@ class MCPServer:
             task_support: ``"forbidden"`` (default), ``"optional"`` or ``"required"``: whether a
                 2026-07-28 call may go on as a task (``ctx.start_task()``); "required" refuses
                 clients without the tasks extension.
+            scopes: OAuth scopes a caller's token must carry to call the tool (a list, or a
+                space-separated string); others get HTTP 403 ``insufficient_scope``. Checked
+                only when the server has authorization configured.
         Raises:
             RegistrationError: at decoration time, naming the tool.
         """
         options = {"name": name, "description": description, "tags": tags, "meta": meta,
                    "input_schema": input_schema, "output_schema": output_schema,
                    "annotations": annotations, "title": title, "icons": icons,
-                   "x_mcp_headers": x_mcp_headers, "task_support": task_support}
+                   "x_mcp_headers": x_mcp_headers, "task_support": task_support, "scopes": scopes}
         if fn is not None:
             self.add_tool(fn, **options)
             return fn

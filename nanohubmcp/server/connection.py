@@ -56,6 +56,7 @@ from ..errors import (
     error_response,
 )
 from ..protocol import jsonenc, jsonrpc, versions
+from .principal import check_tool_scopes
 from .request import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, RequestContext
 
 if TYPE_CHECKING:
@@ -143,7 +144,13 @@ class Connection:
                 (REST asks for ``"protocol"``: invalid arguments are its 400).
             principal: the caller the transport's verifier authenticated (None without
                 authorization); it rides in the request context, the core never sees headers.
+        Raises:
+            InsufficientScope: a ``tools/call`` of a tool whose scopes ``principal`` lacks
+                (the transport answers HTTP 403 ``insufficient_scope``).
         """
+        if principal is not None and message.method == "tools/call":
+            name = message.params.get("name") if isinstance(message.params, dict) else None
+            check_tool_scopes(self.core.registry.tools.get(name) if isinstance(name, str) else None, principal)
         loop = asyncio.get_running_loop()
         if self.core.notifier is None:
             # First request on a loop no runner attached (an application from make_app() on an
@@ -232,7 +239,11 @@ class Connection:
             except ProtocolError as exc:
                 replies.append(error_response(exc, getattr(exc, "request_id", None)))
                 continue
-            request = self.request(message, version=version, session=session, stream=stream, principal=principal)
+            try:
+                request = self.request(message, version=version, session=session, stream=stream, principal=principal)
+            except ProtocolError as exc:
+                replies.append(error_response(exc, message.id))
+                continue
             reply = (await self.serve(request)).message
             if reply is not None:
                 size += len(jsonenc.dumpb(reply))

@@ -11,6 +11,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import InsufficientScope
+
 
 @dataclass(frozen=True)
 class Principal:
@@ -56,3 +58,27 @@ def parse_scopes(value: Any) -> list[str]:
     if isinstance(value, (list, tuple, set, frozenset)) and all(isinstance(s, str) for s in value):
         return list(value)
     raise ValueError(f"scopes must be a space-separated string or a list of strings, got {type(value).__name__}")
+
+
+TOOL_SCOPES = "scopes"
+"""Key of a tool's required scopes in ``Tool.extra`` (``@server.tool(scopes=[...])``)."""
+
+
+def check_tool_scopes(tool: Any, principal: Principal | None) -> None:
+    """Refuse a call of ``tool`` by ``principal`` when its token lacks the tool's scopes.
+
+    Nothing is checked without a principal (no authorization configured).
+
+    Raises:
+        InsufficientScope: naming every scope the tool requires (HTTP 403).
+    """
+    required = tool.extra.get(TOOL_SCOPES) if tool is not None else None
+    if not required or principal is None:
+        return
+    missing = principal.missing_scopes(required)
+    if missing:
+        raise InsufficientScope(
+            f"Forbidden: tool {tool.name!r} needs the scope(s) {' '.join(missing)}; ask for a token with "
+            f"scope {' '.join(required)!r}",
+            scopes=list(required),
+        )

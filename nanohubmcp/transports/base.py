@@ -17,7 +17,7 @@ from typing import Any
 import tornado.web
 from tornado.http1connection import HTTP1Connection
 
-from ..errors import InvalidRequest, NanohubMCPError, ProtocolError, error_response, http_status_for
+from ..errors import InsufficientScope, InvalidRequest, NanohubMCPError, ProtocolError, error_response, http_status_for
 from ..protocol import jsonenc
 from ..server.connection import Connection
 from ..server.principal import Principal
@@ -120,16 +120,21 @@ class BaseHandler(tornado.web.RequestHandler):
 
     def refuse_scopes(self, scopes: Any) -> None:
         """Finish with 403 ``insufficient_scope`` naming the ``scopes`` the call needs."""
-        self.refuse_auth(403, f"Forbidden: this needs the scope(s) {' '.join(scopes)}", auth.challenge(
-            self.public_base(), error="insufficient_scope", scopes=scopes))
+        self.set_header("Connection", "close")  # the body (if any) stays unread
+        self.fail(403, InsufficientScope(f"Forbidden: this server needs the scope(s) {' '.join(scopes)}",
+                                         scopes=list(scopes)))
 
     def refuse_auth(self, status: int, message: str, www_authenticate: str) -> None:
-        """Finish with a 401/403 carrying ``WWW-Authenticate`` (readable by browser clients)."""
-        self.set_header("WWW-Authenticate", www_authenticate)
+        """Finish with a 401 carrying ``WWW-Authenticate``."""
+        self.set_auth_challenge(www_authenticate)
         self.set_header("Connection", "close")  # the body (if any) stays unread
+        self.fail(status, InvalidRequest(message))
+
+    def set_auth_challenge(self, www_authenticate: str) -> None:
+        """Set ``WWW-Authenticate`` (RFC 6750 § 3), readable by browser clients too."""
+        self.set_header("WWW-Authenticate", www_authenticate)
         if self.request.headers.get("Origin"):
             self.set_header("Access-Control-Expose-Headers", f"{EXPOSE_HEADERS}, WWW-Authenticate")
-        self.fail(status, InvalidRequest(message))
 
     def options(self, *args: Any, **kwargs: Any) -> None:
         """CORS preflight for allowed origins (``prepare`` already refused the others)."""
@@ -162,6 +167,8 @@ class BaseHandler(tornado.web.RequestHandler):
 
     def fail(self, status: int, exc: NanohubMCPError, request_id: Any = None) -> None:
         """Finish with ``status`` and the error body for ``exc`` (:meth:`error_body`)."""
+        if isinstance(exc, InsufficientScope):
+            self.set_auth_challenge(auth.challenge(self.public_base(), error="insufficient_scope", scopes=exc.scopes))
         self.send_error_json(status, self.error_body(exc, request_id))
 
     def error_body(self, exc: NanohubMCPError, request_id: Any = None) -> Any:
