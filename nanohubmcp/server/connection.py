@@ -11,6 +11,8 @@ the core serves MCP. They meet here and nowhere else. A transport holds one
    the core mints the session only if the handshake succeeds; the new session comes back in
    :attr:`Reply.session` so the transport can announce its id. Session ids are minted by the
    server, never taken from the client (MCP 2025-11-25, Transports § Session Management).
+   With authorization, a session belongs to the principal that opened it: the transport
+   passes its principal to both, and another principal's lookup finds nothing (404).
 2. **Messages in.** ``parse(body)`` turns bytes into one :class:`~nanohubmcp.protocol.jsonrpc.Message`
    or a batch list, raising :class:`~nanohubmcp.errors.ProtocolError` for the transport to
    answer with :func:`~nanohubmcp.errors.error_response`. ``request(message, ...)`` builds the
@@ -45,6 +47,7 @@ Nothing here imports a transport's framework: a Tornado handler and a stdin read
 from __future__ import annotations
 
 import asyncio
+import functools
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import (
@@ -96,16 +99,20 @@ class Connection:
         self.in_flight: set[RequestContext] = set()
 
     # -- sessions --------------------------------------------------------------------------
-    def find_session(self, session_id: str | None) -> Session | None:
-        """The live session ``session_id`` names, touched; None when unknown or expired."""
+    def find_session(self, session_id: str | None, principal: Principal | None = None) -> Session | None:
+        """The live session ``session_id`` names, touched; None when unknown, expired, or
+        opened by another principal (a session is its opener's alone)."""
         session = self.core.sessions.get(session_id)
-        if session is not None:
-            session.touch()
+        if session is None or session.principal != (principal.subject if principal is not None else None):
+            return None
+        session.touch()
         return session
 
-    def open_session(self, version: str) -> Session:
-        """Mint a session for this transport."""
-        return self.core.sessions.create(version, transport=self.transport)
+    def open_session(self, version: str, principal: Principal | None = None) -> Session:
+        """Mint a session for this transport, belonging to ``principal`` (when authenticated)."""
+        session = self.core.sessions.create(version, transport=self.transport)
+        session.principal = principal.subject if principal is not None else None
+        return session
 
     def end_session(self, session_id: str) -> bool:
         """End a session (its streams close, its work is cancelled); False when unknown."""
@@ -166,7 +173,7 @@ class Connection:
             principal=principal,
         )
         if opens_session:
-            request.open_session = self.open_session
+            request.open_session = functools.partial(self.open_session, principal=principal)
         request.argument_errors = argument_errors
         return request
 

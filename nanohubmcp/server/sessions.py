@@ -37,6 +37,8 @@ class Session:
         self.id = session_id
         self.version = version
         self.transport = transport
+        self.principal: str | None = None
+        """The subject of the principal that opened the session; only it may use the session."""
         self.client_capabilities: dict[str, Any] = {}
         self.client_info: dict[str, Any] = {}
         self.initialized = False

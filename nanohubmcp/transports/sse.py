@@ -35,7 +35,7 @@ class LegacySSEHandler(BaseHandler):
     async def get(self) -> None:
         if self._finished:
             return
-        session = self.connection.open_session(versions.V2024_11_05)
+        session = self.connection.open_session(versions.V2024_11_05, self.principal)
         stream = session.get_standalone()
         writer = self.writer = SSEWriter(self, self.config.keepalive_seconds)
         writer.start()
@@ -83,7 +83,7 @@ async def post_legacy_message(handler: Any, session_id: str | None) -> None:
     ``handler`` is a body-reading handler (``BodyLimitMixin`` and ``BaseHandler``).
     """
     connection = handler.connection
-    session = connection.find_session(session_id)
+    session = connection.find_session(session_id, handler.principal)
     if session is None or session.transport != "sse":
         handler.fail(404, InvalidRequest(
             "Unknown session_id: open GET /sse first and POST to the endpoint it announces"))

@@ -128,7 +128,7 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
         session_id = self.request.headers.get(MCP_SESSION_ID_HEADER)
         if not session_id:
             return None
-        session = self.connection.find_session(session_id)
+        session = self.connection.find_session(session_id, self.principal)
         if session is None:
             raise Refused(404, InvalidRequest(
                 "Session not found: it expired or was deleted; initialize again without Mcp-Session-Id"), message.id)
@@ -163,7 +163,7 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
     async def _post_batch(self, items: list[Any]) -> None:
         header_version = self._header_version()
         session_id = self.request.headers.get(MCP_SESSION_ID_HEADER)
-        session = self.connection.find_session(session_id) if session_id else None
+        session = self.connection.find_session(session_id, self.principal) if session_id else None
         if session_id and session is None:
             raise Refused(404, InvalidRequest("Session not found: initialize again"))
         version = session.version if session is not None else (header_version or versions.SESSIONLESS_DEFAULT)
@@ -234,7 +234,7 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
         session_id = self.request.headers.get(MCP_SESSION_ID_HEADER)
         if not session_id:
             raise Refused(400, InvalidRequest("Bad Request: send the Mcp-Session-Id header returned by initialize"))
-        session = self.connection.find_session(session_id)
+        session = self.connection.find_session(session_id, self.principal)
         if session is None:
             raise Refused(404, InvalidRequest("Session not found: it expired or was deleted; initialize again"))
         return session

@@ -187,3 +187,28 @@ def test_binding_every_interface_without_authorization_warns(caplog: pytest.LogC
     with caplog.at_level(logging.WARNING, logger="nanohubmcp"), serve(server, host="0.0.0.0", token=TOKEN):
         pass
     assert "no authorization" not in caplog.text
+
+
+def test_a_session_belongs_to_the_principal_that_opened_it() -> None:
+    from nanohubmcp import StaticTokenVerifier
+
+    class TwoUsers:
+        alice = StaticTokenVerifier({"alice-token": "alice"})
+        bob = StaticTokenVerifier({"bob-token": "bob"})
+
+        def verify(self, token: str) -> Any:
+            return self.alice.verify(token) or self.bob.verify(token)
+
+    server = MCPServer("shared", auth=TwoUsers())
+    with serve(server) as base:
+        alice = {"Authorization": "Bearer alice-token", "Accept": "application/json"}
+        status, headers, _ = request(base, "POST", "/mcp", INIT, alice)
+        assert status == 200
+        sid = headers["Mcp-Session-Id"]
+        ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+        assert request(base, "POST", "/mcp", ping, {**alice, "Mcp-Session-Id": sid})[0] == 200
+        bob = {"Authorization": "Bearer bob-token", "Accept": "application/json", "Mcp-Session-Id": sid}
+        status, _, raw = request(base, "POST", "/mcp", ping, bob)
+        assert status == 404, raw  # as if it did not exist: bob learns nothing about alice's session
+        assert request(base, "DELETE", "/mcp", None, bob)[0] == 404
+        assert request(base, "POST", "/mcp", ping, {**alice, "Mcp-Session-Id": sid})[0] == 200
