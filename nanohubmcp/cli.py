@@ -3,6 +3,10 @@
 Usage::
 
     nanohubmcp export NOTEBOOK [-o FILE] [--no-format] [--force]
+    nanohubmcp run APP.py [--transport stdio|http] [--host HOST] [--port N]
+
+``run`` imports a Python file and serves its module-level ``server`` (like ``start_mcp --app``);
+``--transport stdio`` is what desktop clients (Claude Desktop, VS Code, Cursor) launch.
 
 ``export`` writes the notebook as a runnable MCP server script (default: ``start_mcp.py`` next
 to the notebook; ``-o -`` prints it), translated by :func:`nanohubmcp.jupyter.translate.translate`
@@ -59,6 +63,20 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--force", action="store_true",
                         help="replace FILE even if it is not an earlier export")
     export.set_defaults(run=_export)
+
+    run = commands.add_parser(
+        "run",
+        help="serve an app file's module-level `server` over HTTP or stdio",
+        description="Import APP (a Python file defining a module-level `server = MCPServer(...)`) and serve it. "
+        "With --transport stdio it speaks MCP on stdin/stdout, as desktop clients launch servers.",
+    )
+    run.add_argument("app", metavar="APP", help="the Python file defining `server`")
+    run.add_argument("--transport", choices=["http", "stdio"], default=None,
+                     help="http (default, or $MCP_TRANSPORT) or stdio")
+    run.add_argument("--host", default=None, help="HTTP: interface to bind (default 0.0.0.0)")
+    run.add_argument("--port", type=int, default=None, help="HTTP: TCP port (default $MCP_PORT or 8000)")
+    run.set_defaults(run=_run)
+
     return parser
 
 
@@ -105,6 +123,20 @@ def _export(args: argparse.Namespace) -> int:
     print(f"Wrote {output} ({counts}). Run it: python {output}, or start_mcp --app {output}", file=sys.stderr)
     for line in script.dropped:
         print(f"  dropped (see the comment in the script): {line}", file=sys.stderr)
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    from . import serving
+    from .nanohub.child import load_app
+
+    transport = serving.resolve_transport(args.transport)
+    if transport == "stdio":
+        from .transports.stdio import protect_stdout
+
+        protect_stdout()  # before the app is imported: whatever it prints must not reach the client
+    server = load_app(args.app)
+    server.run(host=args.host, port=args.port, transport=transport)
     return 0
 
 

@@ -410,8 +410,14 @@ class MCPServer:
     def run(self, host: str | None = None, port: int | None = None, path_prefix: str = "", *,
             allowed_origins: Any = None, max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
             public_url: str | None = None, quiet: bool = False, token: str | None = None,
+            transport: str | None = None,
             **compat: Any) -> None:
         """Serve until interrupted (Ctrl-C / SIGTERM), printing the endpoints first.
+
+        With ``transport="stdio"`` (or ``$MCP_TRANSPORT=stdio``) it serves one client on
+        stdin/stdout instead, as desktop clients launch servers, until the client closes stdin;
+        stdout then carries only protocol messages (``print()`` goes to stderr) and the HTTP
+        options are ignored.
 
         In a Jupyter kernel it serves in the background and returns instead of blocking the
         kernel (no "event loop is already running"): on 127.0.0.1 unless ``host`` is given,
@@ -431,9 +437,18 @@ class MCPServer:
             token: the static bearer token every HTTP request must carry
                 (``Authorization: Bearer <token>``); overrides ``auth``; ``""`` turns
                 authorization off. Default: ``$MCP_TOKEN`` when ``auth`` is None.
+            transport: ``"http"`` (default) or ``"stdio"``; default ``$MCP_TRANSPORT``.
         Raises:
-            ConfigurationError: the port is busy or invalid (the message says which).
+            ConfigurationError: the port is busy or invalid, or the transport unknown (the
+                message says which).
         """
+        if serving.resolve_transport(transport) == "stdio":
+            if serving.in_kernel() or serving.loop_running():
+                raise ConfigurationError("transport='stdio' needs a process of its own (not a notebook kernel "
+                                         "or a running event loop): run the script from a desktop client")
+            self.stop()
+            serving.serve_stdio(self)
+            return
         options = {"path_prefix": path_prefix, "allowed_origins": allowed_origins,
                    "max_request_bytes": max_request_bytes, "public_url": public_url, "token": token, **compat}
         if serving.in_kernel():

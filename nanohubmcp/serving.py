@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import logging
+import os
 import sys
 from typing import Any
 
@@ -18,6 +19,26 @@ log = logging.getLogger("nanohubmcp")
 
 COMPAT_RUN_OPTIONS = frozenset({"require_session_header", "require_route_headers"})
 """0.4.x ``run()`` keywords accepted (and ignored: sessions and route headers are always checked)."""
+
+
+TRANSPORTS = ("http", "stdio")
+"""What ``run(transport=...)`` and ``$MCP_TRANSPORT`` accept."""
+
+
+def resolve_transport(transport: str | None) -> str:
+    """``transport``, else ``$MCP_TRANSPORT``, else ``"http"``; ConfigurationError for anything else."""
+    chosen = (transport or os.environ.get("MCP_TRANSPORT") or "http").strip().lower()
+    if chosen not in TRANSPORTS:
+        raise ConfigurationError(f"transport must be one of {', '.join(TRANSPORTS)} (run(transport=...) or "
+                                 f"$MCP_TRANSPORT), got {chosen!r}")
+    return chosen
+
+
+def serve_stdio(server: Any) -> None:
+    """Serve ``server`` over stdio until the client closes stdin (blocking)."""
+    from .transports.stdio import serve_stdio as serve
+
+    serve(server)
 
 
 def make_runner(server: Any, host: str, port: int | None, path_prefix: str, public_url: str | None,

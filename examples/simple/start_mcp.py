@@ -82,12 +82,15 @@ def calculate(expression):
 
 def main(argv=None):
     # type: (list[str] | None) -> None
-    """Parse ``--host``/``--port`` (default 0.0.0.0 and ``$MCP_PORT`` or 8000) and serve."""
+    """Parse ``--host``/``--port`` (default 0.0.0.0 and ``$MCP_PORT`` or 8000) and
+    ``--transport`` (default ``$MCP_TRANSPORT`` or http; stdio for desktop clients) and serve."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="0.0.0.0", help="interface to bind (default: 0.0.0.0)")
     parser.add_argument("--port", type=int, default=None, help="TCP port (default: $MCP_PORT or 8000)")
+    parser.add_argument("--transport", choices=["http", "stdio"], default=None,
+                        help="http, or stdio for desktop clients (default: $MCP_TRANSPORT or http)")
     args = parser.parse_args(argv)
-    server.run(host=args.host, port=args.port)
+    server.run(host=args.host, port=args.port, transport=args.transport)
 
 
 if __name__ == "__main__":

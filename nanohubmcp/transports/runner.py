@@ -182,7 +182,7 @@ class Runner:
 
         self._own_loop = True
         asyncio.run(main())
-        _explain_exit_wait()
+        explain_exit_wait()
 
     # -- background thread ---------------------------------------------------------------
     def start_thread(self, timeout: float = 10.0) -> None:
@@ -260,7 +260,7 @@ class Runner:
             self._thread = None
 
 
-def _explain_exit_wait() -> None:
+def explain_exit_wait() -> None:
     """After a blocking serve ends: wait a grace period for tool calls still running, saying so.
 
     A sync tool runs on a worker thread that cannot be interrupted. Its calls were told to

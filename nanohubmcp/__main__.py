@@ -1,0 +1,10 @@
+"""``python -m nanohubmcp``: the ``nanohubmcp`` command (see :mod:`nanohubmcp.cli`)."""
+
+from __future__ import annotations
+
+import sys
+
+from .cli import main
+
+if __name__ == "__main__":
+    sys.exit(main())

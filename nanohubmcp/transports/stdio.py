@@ -1,0 +1,308 @@
+"""The stdio transport: newline-delimited JSON-RPC on standard input and output.
+
+A desktop client (Claude Desktop, VS Code, Cursor, ...) starts the server as a child process,
+writes one JSON-RPC message per line to its stdin and reads one per line from its stdout.
+Nothing but MCP messages may appear on stdout, so :func:`protect_stdout` moves the process's
+file descriptor 1 onto stderr before anything else runs: a tool's ``print()``, warnings,
+logging and the output of child processes all land on stderr, and the protocol writes go to a
+private duplicate of the original stdout.
+
+Both eras are served on one stream: a client that opens with ``initialize`` gets the
+handshake era (one session for the life of the process: progress, log messages,
+server→client requests — elicitation, sampling, roots — and change notifications flow on
+stdout; batches where 2024-11-05/2025-03-26 allow them); a request whose ``params._meta``
+carries ``io.modelcontextprotocol/protocolVersion`` is served statelessly as 2026-07-28.
+``notifications/cancelled`` cancels a request of either era. Requests are served
+concurrently, so a client can answer an elicitation while the tool that asked waits.
+
+End of input ends the server: running calls are cancelled and given a moment to answer,
+then the server closes. SIGINT/SIGTERM do the same.
+
+Source: MCP 2025-11-25, Basic § Transports § stdio; MCP 2026-07-28, Basic § Transports § stdio.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import sys
+import threading
+from typing import Any
+
+from ..errors import InvalidRequest, ProtocolError, error_response
+from ..protocol import jsonenc, jsonrpc, versions
+from ..server.connection import Connection, batch_refusal, check_modern_version, modern_envelope
+from ..server.request import META_PROTOCOL_VERSION, RequestContext
+from ..server.sessions import Session
+from ..server.streams import OutboundStream
+
+log = logging.getLogger("nanohubmcp.stdio")
+
+MAX_LINE_BYTES = 4 * 1024 * 1024
+"""Longest accepted message line; longer ones are refused with -32600 and skipped."""
+DRAIN_SECONDS = 2.0
+"""At end of input, how long running calls may take to answer before the server closes."""
+
+TOO_LONG = b"\x00"
+"""Stands for a line over the limit on the reader's queue."""
+
+_protocol_fd: int | None = None
+
+
+def protect_stdout() -> int:
+    """Keep stdout for the protocol alone; returns the file descriptor protocol writes go to.
+
+    The original stdout is duplicated to a private descriptor, then descriptor 1 is pointed at
+    stderr, so anything else written to "stdout" — ``print()``, C extensions, child processes —
+    reaches stderr instead of corrupting the stream. Idempotent.
+    """
+    global _protocol_fd
+    if _protocol_fd is None:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+        _protocol_fd = os.dup(1)
+        os.dup2(2, 1)
+        reconfigure = getattr(sys.stdout, "reconfigure", None)
+        if reconfigure is not None:  # print() now reaches stderr: show it line by line, like stderr
+            with contextlib.suppress(Exception):
+                reconfigure(line_buffering=True)
+    return _protocol_fd
+
+
+class StdioTransport:
+    """Serves one ``MCPServer`` on a pair of byte streams (by default stdin and the protected stdout).
+
+    Args:
+        server: the ``MCPServer`` facade.
+        in_fd: the descriptor to read lines from (default standard input, 0).
+        out_fd: the descriptor to write messages to (default :func:`protect_stdout`).
+        max_line_bytes: longest accepted line.
+    """
+
+    def __init__(
+        self, server: Any, *, in_fd: int = 0, out_fd: int | None = None, max_line_bytes: int = MAX_LINE_BYTES
+    ) -> None:
+        self.server = server
+        self.core = server.core
+        self.connection = Connection(self.core, "stdio")
+        self.out_fd = protect_stdout() if out_fd is None else out_fd
+        self.in_fd = in_fd
+        self.max_line_bytes = max_line_bytes
+        self.session: Session | None = None
+        self.out = OutboundStream("stdio", resumable=False)
+        self.out.attach(self._write)
+        self.modern: dict[Any, RequestContext] = {}
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.closed = False
+        self._write_lock = threading.Lock()
+
+    # -- output ----------------------------------------------------------------------------
+    def _write(self, event_id: str | None, message: Any) -> None:
+        """Write one message as one line (any thread; lines never interleave)."""
+        if self.closed:
+            return
+        data = jsonenc.dumpb(message) + b"\n"
+        view = memoryview(data)
+        with self._write_lock:
+            try:
+                while view:
+                    view = view[os.write(self.out_fd, view) :]
+            except OSError:  # the client closed our stdout: nobody is listening any more
+                self.closed = True
+
+    # -- input -----------------------------------------------------------------------------
+    def _read_lines(self, loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[bytes | None]) -> None:
+        """Reader thread: put each line on ``queue``; None at end of input.
+
+        Reads the descriptor itself (``os.read``), not ``sys.stdin``: a daemon thread blocked
+        inside a buffered reader would hold its lock when the interpreter exits (a crash).
+        """
+        limit = self.max_line_bytes
+        pending = bytearray()
+        skipping = False
+        try:
+            while True:
+                chunk = os.read(self.in_fd, 1 << 16)
+                if not chunk:
+                    break
+                pending += chunk
+                while True:
+                    end = pending.find(b"\n")
+                    if end < 0:
+                        if len(pending) > limit:  # an over-long line: drop it up to its newline
+                            pending.clear()
+                            if not skipping:
+                                skipping = True
+                                loop.call_soon_threadsafe(queue.put_nowait, TOO_LONG)
+                        break
+                    line = bytes(pending[: end + 1])
+                    del pending[: end + 1]
+                    if skipping:
+                        skipping = False
+                        continue
+                    if len(line) > limit + 1:
+                        line = TOO_LONG
+                    loop.call_soon_threadsafe(queue.put_nowait, line)
+        except (OSError, ValueError):
+            pass
+        with contextlib.suppress(RuntimeError):  # the loop already closed
+            if pending.strip() and not skipping:  # a last line without its newline
+                loop.call_soon_threadsafe(queue.put_nowait, bytes(pending))
+            loop.call_soon_threadsafe(queue.put_nowait, None)
+
+    async def serve(self, stop: asyncio.Event | None = None) -> None:
+        """Serve until end of input (or ``stop`` is set), then close the server."""
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+        threading.Thread(target=self._read_lines, args=(loop, queue), name="nanohubmcp-stdin", daemon=True).start()
+        self.core.attach(loop)
+        self.core.bus.emit("server_started", url=None)
+        stop = stop or asyncio.Event()
+        stopper = asyncio.ensure_future(stop.wait())
+        try:
+            while not self.closed:
+                getter = asyncio.ensure_future(queue.get())
+                done, _ = await asyncio.wait({getter, stopper}, return_when=asyncio.FIRST_COMPLETED)
+                if getter not in done:
+                    getter.cancel()
+                    break
+                line = getter.result()
+                if line is None:
+                    break
+                self._receive(line)
+        finally:
+            stopper.cancel()
+            await self._shutdown()
+
+    def _receive(self, line: bytes) -> None:
+        if not line.strip():
+            return
+        if line is TOO_LONG:
+            self._write(
+                None,
+                error_response(InvalidRequest(f"Message too long: the limit is {self.max_line_bytes} bytes per line")),
+            )
+            return
+        try:
+            parsed = self.connection.parse(line)
+        except ProtocolError as exc:
+            self._write(None, error_response(exc, getattr(exc, "request_id", None)))
+            return
+        task = asyncio.ensure_future(self._serve(parsed))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _serve(self, parsed: jsonrpc.Message | list[Any]) -> None:
+        try:
+            if isinstance(parsed, list):
+                await self._serve_batch(parsed)
+            elif META_PROTOCOL_VERSION in parsed.meta:
+                await self._serve_modern(parsed)
+            else:
+                await self._serve_handshake(parsed)
+        except Exception:  # never let one message end the transport
+            log.exception("internal error while serving a message on stdio")
+            request_id = parsed.id if isinstance(parsed, jsonrpc.Message) else None
+            if isinstance(parsed, list) or parsed.kind == jsonrpc.REQUEST:
+                self._write(None, error_response(RuntimeError(), request_id))
+
+    def _live_session(self) -> Session | None:
+        if self.session is not None and self.session.closed:
+            self.session = None
+        return self.session
+
+    async def _serve_handshake(self, message: jsonrpc.Message) -> None:
+        connection = self.connection
+        cancels = message.kind == jsonrpc.NOTIFICATION and message.method == "notifications/cancelled"
+        if cancels and self._cancel_modern(message):
+            return
+        opens = message.kind == jsonrpc.REQUEST and message.method == "initialize"
+        if opens and self._live_session() is not None:
+            # A second handshake on the same stream starts over (the old session ends).
+            connection.end_session(self.session.id)  # type: ignore[union-attr]
+            self.session = None
+        session = None if opens else self._live_session()
+        version = session.version if session is not None else versions.SESSIONLESS_DEFAULT
+        request = connection.request(message, version=version, session=session, stream=self.out, opens_session=opens)
+        reply = await connection.serve(request)
+        if reply.session is not None:
+            self.session = reply.session
+            reply.session.get_standalone().attach(self._write)  # change notifications go to stdout too
+        if reply.message is not None:
+            self._write(None, reply.message)
+
+    async def _serve_modern(self, message: jsonrpc.Message) -> None:
+        if message.kind != jsonrpc.REQUEST:
+            if message.kind == jsonrpc.NOTIFICATION and message.method == "notifications/cancelled":
+                self._cancel_modern(message)
+            return  # a 2026-07-28 client sends no responses; other notifications mean nothing here
+        try:
+            version, caps = modern_envelope(message)
+            check_modern_version(version)
+        except ProtocolError as exc:
+            self._write(None, error_response(exc, message.id))
+            return
+        connection = self.connection
+        request = connection.request(message, version=version, stream=self.out, client_capabilities=caps)
+        self.modern[message.id] = request
+        try:
+            reply = await connection.serve(request)
+        finally:
+            self.modern.pop(message.id, None)
+        if reply.message is not None and not request.withdrawn:
+            self._write(None, reply.message)
+
+    def _cancel_modern(self, message: jsonrpc.Message) -> bool:
+        """``notifications/cancelled`` for a 2026-07-28 request of this stream; True when it named one."""
+        params = message.params or {}
+        target = self.modern.get(params.get("requestId"))
+        if target is None:
+            return False
+        reason = params.get("reason")
+        target.cancel(reason if isinstance(reason, str) else "cancelled by the client", withdrawn=True)
+        return True
+
+    async def _serve_batch(self, items: list[Any]) -> None:
+        session = self._live_session()
+        version = session.version if session is not None else versions.SESSIONLESS_DEFAULT
+        refused = batch_refusal(version, items)
+        if refused is not None:
+            self._write(None, error_response(refused))
+            return
+        replies = await self.connection.serve_batch(items, version=version, session=session, stream=self.out)
+        if replies:
+            self._write(None, replies)
+
+    # -- the end -----------------------------------------------------------------------------
+    async def _shutdown(self) -> None:
+        """Cancel what runs, give it a moment to answer, then close the server."""
+        self.connection.close("the client closed stdin")
+        if self.tasks:
+            await asyncio.wait(set(self.tasks), timeout=DRAIN_SECONDS)
+        for task in list(self.tasks):
+            task.cancel()
+        self.core.detach()
+        self.core.close()
+        self.core.bus.emit("server_stopped", url=None)
+        self.closed = True
+
+
+def serve_stdio(server: Any) -> None:
+    """Serve ``server`` on stdin/stdout until end of input or SIGINT/SIGTERM (blocking)."""
+    transport = StdioTransport(server)
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+                loop.add_signal_handler(sig, stop.set)
+        await transport.serve(stop)
+
+    asyncio.run(main())
+    from .runner import explain_exit_wait
+
+    explain_exit_wait()

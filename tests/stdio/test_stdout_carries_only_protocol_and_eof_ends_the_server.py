@@ -1,0 +1,185 @@
+"""The stdio stream on the wire (MCP 2025-11-25, Transports § stdio): one JSON-RPC message per
+line on stdout and nothing else — what the app prints while imported, what a tool prints, warns
+or logs goes to stderr; a malformed line gets -32700 and the server reads on; batches where
+2025-03-26 has them; ``notifications/cancelled`` stops a call and it gets no response; end of
+input ends the server with status 0, and SIGTERM ends it too."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import threading
+import time
+from typing import Any
+
+import pytest
+from stdio_support import FEATURES_APP, ROOT, run_command
+
+pytestmark = pytest.mark.timeout(60)
+
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 0,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}},
+}
+INITIALIZED = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+
+
+class Raw:
+    """The server as a child process, spoken to line by line."""
+
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen(
+            run_command(FEATURES_APP), cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        self.lines: list[bytes] = []
+        self.stderr = b""
+        self._arrived = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+        threading.Thread(target=self._read_stderr, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            with self._arrived:
+                self.lines.append(line)
+                self._arrived.notify_all()
+
+    def _read_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        self.stderr = self.proc.stderr.read()
+
+    def send(self, message: Any) -> None:
+        data = message if isinstance(message, bytes) else json.dumps(message).encode() + b"\n"
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def wait_for(self, predicate: Any, timeout: float = 20.0) -> Any:
+        """The first message (parsed) satisfying ``predicate``."""
+        deadline = time.monotonic() + timeout
+        with self._arrived:
+            while True:
+                for line in self.lines:
+                    message = json.loads(line)
+                    if predicate(message):
+                        return message
+                left = deadline - time.monotonic()
+                assert left > 0, f"no such message; got {self.lines!r}"
+                self._arrived.wait(left)
+
+    def reply(self, request_id: Any) -> Any:
+        return self.wait_for(lambda m: isinstance(m, dict) and m.get("id") == request_id and "method" not in m)
+
+    def close(self) -> int:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        return self.proc.wait(20)
+
+
+@pytest.fixture
+def raw() -> Any:
+    server = Raw()
+    yield server
+    if server.proc.poll() is None:
+        server.proc.kill()
+        server.proc.wait()
+
+
+def call(request_id: Any, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": arguments},
+    }
+
+
+def test_only_protocol_reaches_stdout_and_the_rest_goes_to_stderr(raw: Raw) -> None:
+    raw.send(INIT)
+    raw.reply(0)
+    raw.send(INITIALIZED)
+    raw.send(call(1, "chatty", {"text": "hey"}))
+    assert raw.reply(1)["result"]["content"][0]["text"] == "HEY"
+    raw.send(call(2, "add", {"a": 1, "b": 2}))
+    assert raw.reply(2)["result"]["content"][0]["text"] == "3.0"
+    assert raw.close() == 0
+    for line in raw.lines:
+        assert line.endswith(b"\n")
+        assert json.loads(line)["jsonrpc"] == "2.0"  # every line is one JSON-RPC message
+    time.sleep(0)  # stderr is read to its end by the reader thread once the process exited
+    deadline = time.monotonic() + 10
+    while b"a log record" not in raw.stderr and time.monotonic() < deadline:
+        time.sleep(0.05)
+    err = raw.stderr.decode()
+    for text in (
+        "the app printed this while being imported",
+        "printed: hey",
+        "to stdout explicitly",
+        "a warning from a tool",
+        "a log record from a tool",
+    ):
+        assert text in err, text
+
+
+def test_a_malformed_line_is_answered_and_the_server_reads_on(raw: Raw) -> None:
+    raw.send(b"{not json\n")
+    error = raw.wait_for(lambda m: "error" in m)
+    assert error["id"] is None
+    assert error["error"]["code"] == -32700
+    raw.send(INIT)
+    assert raw.reply(0)["result"]["protocolVersion"] == "2025-11-25"
+    assert raw.close() == 0
+
+
+def test_batches_are_served_in_2025_03_26_and_refused_later(raw: Raw) -> None:
+    raw.send({**INIT, "params": {**INIT["params"], "protocolVersion": "2025-03-26"}})
+    raw.reply(0)
+    raw.send([call(1, "add", {"a": 1, "b": 1}), {"jsonrpc": "2.0", "id": 2, "method": "ping"}])
+    batch = raw.wait_for(lambda m: isinstance(m, list))
+    assert sorted(reply["id"] for reply in batch) == [1, 2]
+    assert raw.close() == 0
+
+    later = Raw()
+    try:
+        later.send(INIT)
+        later.reply(0)
+        later.send([{"jsonrpc": "2.0", "id": 5, "method": "ping"}])
+        refused = later.wait_for(lambda m: isinstance(m, dict) and "error" in m)
+        assert refused["error"]["code"] == -32600
+        assert "batches" in refused["error"]["message"]
+        assert later.close() == 0
+    finally:
+        if later.proc.poll() is None:
+            later.proc.kill()
+
+
+def test_cancelled_stops_the_call_and_it_gets_no_response(raw: Raw) -> None:
+    raw.send(INIT)
+    raw.reply(0)
+    raw.send(call(7, "wait", {"seconds": 20}))
+    raw.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7, "reason": "bored"}})
+    raw.send({"jsonrpc": "2.0", "id": 8, "method": "ping"})
+    raw.reply(8)
+    raw.send(call(9, "add", {"a": 1, "b": 1}))
+    raw.reply(9)
+    assert not [line for line in raw.lines if json.loads(line).get("id") == 7]
+    assert raw.close() == 0
+
+
+def test_end_of_input_cancels_a_running_call_and_exits_0(raw: Raw) -> None:
+    raw.send(INIT)
+    raw.reply(0)
+    raw.send(call(3, "wait", {"seconds": 30}))
+    started = time.monotonic()
+    assert raw.close() == 0
+    assert time.monotonic() - started < 15  # the call was told to stop; nothing waited 30 s
+
+
+def test_sigterm_ends_the_server(raw: Raw) -> None:
+    raw.send(INIT)
+    raw.reply(0)
+    raw.proc.send_signal(signal.SIGTERM)
+    assert raw.proc.wait(20) == 0

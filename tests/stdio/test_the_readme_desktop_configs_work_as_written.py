@@ -1,0 +1,61 @@
+"""The README's desktop-client JSON blocks (Claude Desktop / Cursor ``mcpServers``, VS Code
+``servers``) parse, and the command each names, launched as written from the checkout (the way a
+client launches it: ``command`` found on PATH, VS Code's ``${workspaceFolder}`` being the
+checkout), serves the calculator to the official stdio client."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from stdio_support import ROOT
+
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]
+
+SECTION = re.compile(r"^## Desktop clients \(stdio\)\n(.*?)^## ", re.S | re.M)
+BLOCK = re.compile(r"```json\n(.*?)```", re.S)
+
+
+def readme_configs() -> list[tuple[str, dict[str, Any]]]:
+    """(server name, its config) for every server in the section's JSON blocks."""
+    section = SECTION.search((ROOT / "README.md").read_text())
+    assert section, "the README has no 'Desktop clients (stdio)' section"
+    found = []
+    for block in BLOCK.findall(section.group(1)):
+        document = json.loads(block)
+        servers = document.get("mcpServers") or document.get("servers")
+        assert servers, block
+        found.extend(servers.items())
+    return found
+
+
+def launch(config: dict[str, Any], replace: dict[str, str] | None = None) -> tuple[str, list[str], dict[str, str]]:
+    """The command line a client would run, with the environment of a user who installed the package."""
+    args = [arg.replace("${workspaceFolder}", str(ROOT)) for arg in config["args"]]
+    for old, new in (replace or {}).items():
+        args = [arg.replace(old, new) for arg in args]
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    return config["command"], args, env
+
+
+def test_the_section_has_a_block_for_each_client() -> None:
+    configs = readme_configs()
+    assert [name for name, _ in configs] == ["calculator", "calculator"]
+    assert configs[1][1]["type"] == "stdio"  # VS Code's shape
+
+
+@pytest.mark.parametrize("index", [0, 1])
+async def test_each_stdio_block_serves_the_calculator(index: int) -> None:
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    command, args, env = launch(readme_configs()[index][1])
+    params = StdioServerParameters(command=command, args=args, env=env, cwd=str(ROOT))
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        assert (await session.call_tool("add", {"a": 2, "b": 3})).content[0].text == "5.0"
