@@ -41,3 +41,17 @@ def test_the_wheel_carries_the_prebuilt_panel_and_jupyter_lists_it_enabled(
     section = text.split(str(wheel_jupyter_path / "labextensions"), 1)[1]
     line = next(line for line in section.splitlines() if EXTENSION in line)
     assert line.split() == [EXTENSION, f"v{meta['version']}", "enabled", "OK", "(python,", "nanohub-mcp)"]
+
+
+def test_the_wheel_enables_the_jupyter_server_extension(wheel_jupyter_path: Path) -> None:
+    from jupyter_server.extension.config import ExtensionConfigManager
+    from jupyter_server.extension.manager import ExtensionPackage
+
+    etc = wheel_jupyter_path.parent.parent / "etc" / "jupyter"
+    config = json.loads((etc / "jupyter_server_config.d" / "nanohubmcp.json").read_text())
+    assert config == {"ServerApp": {"jpserver_extensions": {"nanohubmcp.jupyter.serverext": True}}}
+    # What Jupyter Server reads from that etc/jupyter (the environment's config path), and loads.
+    enabled = ExtensionConfigManager(read_config_path=[str(etc)]).get_jpserver_extensions()
+    assert enabled == {"nanohubmcp.jupyter.serverext": True}
+    package = ExtensionPackage(name="nanohubmcp.jupyter.serverext", enabled=True)
+    assert package.validate()
