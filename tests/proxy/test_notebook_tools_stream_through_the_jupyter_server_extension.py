@@ -60,6 +60,18 @@ def ask_name(ctx: Context) -> str:
     return "hello " + reply["content"]["name"]
 '''
 
+RUN_CELL = """from nanohubmcp import MCPServer
+
+second = MCPServer("second")
+
+@second.tool()
+def twice(x: int) -> int:
+    return 2 * x
+
+second.run(port=0)
+second.url
+"""
+
 
 @dataclass
 class StreamingNotebook:
@@ -70,6 +82,7 @@ class StreamingNotebook:
     first_cell: CellOutput
     url_cell: CellOutput
     configured_cell: CellOutput
+    run_cell: CellOutput
 
     @property
     def base(self) -> str:
@@ -103,10 +116,11 @@ def notebook(nginx_executable: str, tmp_path_factory: pytest.TempPathFactory) ->
                 await kernel.run_ok(f"%config NanohubMCP.public_url = {proxied!r}")
                 configured = await kernel.run_ok("%mcp status")
                 await kernel.run_ok("%config NanohubMCP.public_url = None")  # back to the detected route
+                run_cell = await kernel.run_ok(RUN_CELL)
             finally:
                 kernel.ws.close()  # the kernel keeps serving; its session is deleted with the server
             detected = str(url_cell.results[-1]["text/plain"]).strip("'\"")
-            return StreamingNotebook(jupyter, nginx, mcp_port, detected, first, url_cell, configured)
+            return StreamingNotebook(jupyter, nginx, mcp_port, detected, first, url_cell, configured, run_cell)
 
         yield _run(prepare())
 
@@ -121,6 +135,19 @@ def test_the_kernel_advertises_the_extension_route_without_a_caveat(notebook: St
 def test_a_configured_proxy_url_gets_a_note_naming_the_streaming_route(notebook: StreamingNotebook) -> None:
     streaming = f"{notebook.nginx.origin}{WEBER_PATH}nanohubmcp/{notebook.mcp_port}/"
     assert f"set NanohubMCP.public_url = '{streaming}' to stream" in notebook.configured_cell.text
+
+
+def test_a_server_run_in_the_notebook_is_reached_through_the_extension_too(notebook: StreamingNotebook) -> None:
+    url = str(notebook.run_cell.results[-1]["text/plain"]).strip("'\"")
+    prefix = f"https://proxy.{HUB_HOST}{WEBER_PATH}nanohubmcp/"
+    assert url.startswith(prefix), url
+    assert "streaming limited" not in notebook.run_cell.text
+
+    async def call() -> str:
+        async with client_with_headers(notebook.nginx.origin + urlsplit(url).path + "mcp", notebook.auth) as client:
+            return str((await client.call_tool("twice", {"x": 21})).content[0].text)
+
+    assert _run(call()) == "42"
 
 
 def test_progress_of_a_streamable_http_call_arrives_while_the_tool_runs(notebook: StreamingNotebook) -> None:
