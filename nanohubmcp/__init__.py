@@ -42,20 +42,22 @@ if TYPE_CHECKING:
     from .protocol.content import (
         Audio,
         AudioContent,
-        CallToolResult,
         EmbeddedResource,
-        GetPromptResult,
         Image,
         ImageContent,
+        ResourceContent,
+        ResourceLink,
+        Role,
+        TextContent,
+    )
+    from .protocol.result_types import (
+        CallToolResult,
+        GetPromptResult,
         Message,
         PromptMessage,
         PromptResult,
         ReadResourceResult,
-        ResourceContent,
-        ResourceLink,
         ResourceResult,
-        Role,
-        TextContent,
         ToolResult,
     )
     from .server.components import Prompt, Resource, ResourceTemplate, Tool
@@ -89,10 +91,14 @@ _LAZY = {
     "ConfigurationError": ".errors",
     "ClientRequestError": ".errors",
     **dict.fromkeys(
-        ("Audio", "AudioContent", "CallToolResult", "EmbeddedResource", "GetPromptResult", "Image",
-         "ImageContent", "Message", "PromptMessage", "PromptResult", "ReadResourceResult", "ResourceContent",
-         "ResourceLink", "ResourceResult", "Role", "TextContent", "ToolResult"),
+        ("Audio", "AudioContent", "EmbeddedResource", "Image", "ImageContent", "ResourceContent", "ResourceLink",
+         "Role", "TextContent"),
         ".protocol.content",
+    ),
+    **dict.fromkeys(
+        ("CallToolResult", "GetPromptResult", "Message", "PromptMessage", "PromptResult", "ReadResourceResult",
+         "ResourceResult", "ToolResult"),
+        ".protocol.result_types",
     ),
 }
 

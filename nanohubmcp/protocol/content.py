@@ -23,19 +23,19 @@ from collections.abc import Mapping
 from typing import Any, ClassVar, Final
 
 from . import jsonenc
-from .mime import _SUFFIXES, guess_mime_type, sniff_mime_type
+from .mime import SUFFIX_TYPES, guess_mime_type, sniff_mime_type
 from .wire import (
     UNSET,
     Wire,
-    _annotations,
-    _b64,
-    _finish,
-    _is_bytes,
-    _meta,
-    _mime,
-    _name,
-    _opt_str,
-    _WireType,
+    WireType,
+    check_annotations,
+    check_meta,
+    check_mime,
+    finish,
+    is_bytes,
+    optional_str,
+    to_base64,
+    type_name,
 )
 
 
@@ -49,7 +49,7 @@ class Role(str, enum.Enum):
         return str(self.value)
 
 
-class TextContent(_WireType):
+class TextContent(WireType):
     """A text block: ``{"type": "text", "text", "annotations"?, "_meta"?}``."""
 
     def __init__(
@@ -59,17 +59,17 @@ class TextContent(_WireType):
         meta: Mapping[str, Any] | None = None,
     ) -> None:
         if not isinstance(text, str):
-            raise TypeError(f"TextContent text must be a str, not {_name(text)}")
+            raise TypeError(f"TextContent text must be a str, not {type_name(text)}")
         self.text = text
-        self.annotations = _annotations(annotations, "TextContent")
-        self.meta = _meta(meta, "TextContent")
+        self.annotations = check_annotations(annotations, "TextContent")
+        self.meta = check_meta(meta, "TextContent")
 
     def to_wire(self) -> Wire:
         """Return the MCP ``TextContent`` object."""
-        return _finish({"type": "text", "text": self.text}, self.annotations, self.meta)
+        return finish({"type": "text", "text": self.text}, self.annotations, self.meta)
 
 
-class _MediaContent(_WireType):
+class _MediaContent(WireType):
     kind: ClassVar[str] = ""
     default_mime: ClassVar[str] = ""
 
@@ -83,13 +83,13 @@ class _MediaContent(_WireType):
         mimeType: str | None = None,
     ) -> None:
         label = type(self).__name__
-        self.data, head = _b64(data, f"{label} data")
-        mime = _mime(mime_type, mimeType, label) or sniff_mime_type(head)
-        if mime is None and _is_bytes(data):
+        self.data, head = to_base64(data, f"{label} data")
+        mime = check_mime(mime_type, mimeType, label) or sniff_mime_type(head)
+        if mime is None and is_bytes(data):
             raise ValueError(f"{label}: cannot tell the {self.kind} format of these bytes; pass mime_type=")
         self.mime_type: str = mime or self.default_mime
-        self.annotations = _annotations(annotations, label)
-        self.meta = _meta(meta, label)
+        self.annotations = check_annotations(annotations, label)
+        self.meta = check_meta(meta, label)
 
     @property
     def mimeType(self) -> str:
@@ -98,7 +98,7 @@ class _MediaContent(_WireType):
 
     def to_wire(self) -> Wire:
         """Return ``{"type", "data" (base64), "mimeType", "annotations"?, "_meta"?}``."""
-        return _finish(
+        return finish(
             {"type": self.kind, "data": self.data, "mimeType": self.mime_type}, self.annotations, self.meta
         )
 
@@ -121,7 +121,7 @@ class AudioContent(_MediaContent):
     default_mime = "audio/wav"
 
 
-class ResourceLink(_WireType):
+class ResourceLink(WireType):
     """A link to a resource the client may read (MCP 2025-06-18+).
 
     Wire: ``{"type": "resource_link", "uri", "name", "title"?, "description"?, "mimeType"?, "size"?,
@@ -147,16 +147,16 @@ class ResourceLink(_WireType):
         if size is not None and (isinstance(size, bool) or not isinstance(size, int) or size < 0):
             raise ValueError(f"ResourceLink size must be a non-negative int (bytes), got {size!r}")
         if icons is not None and not isinstance(icons, list):
-            raise TypeError(f"ResourceLink icons must be a list of dicts, not {_name(icons)}")
+            raise TypeError(f"ResourceLink icons must be a list of dicts, not {type_name(icons)}")
         self.uri = uri
-        self.name = _opt_str(name, "ResourceLink name") or uri
-        self.title = _opt_str(title, "ResourceLink title")
-        self.description = _opt_str(description, "ResourceLink description")
-        self.mime_type = _mime(mime_type, mimeType, "ResourceLink")
+        self.name = optional_str(name, "ResourceLink name") or uri
+        self.title = optional_str(title, "ResourceLink title")
+        self.description = optional_str(description, "ResourceLink description")
+        self.mime_type = check_mime(mime_type, mimeType, "ResourceLink")
         self.size = size
         self.icons = icons
-        self.annotations = _annotations(annotations, "ResourceLink")
-        self.meta = _meta(meta, "ResourceLink")
+        self.annotations = check_annotations(annotations, "ResourceLink")
+        self.meta = check_meta(meta, "ResourceLink")
 
     def to_wire(self) -> Wire:
         """Return the MCP ``ResourceLink`` object."""
@@ -170,10 +170,10 @@ class ResourceLink(_WireType):
         ):
             if value is not None:
                 wire[key] = value
-        return _finish(wire, self.annotations, self.meta)
+        return finish(wire, self.annotations, self.meta)
 
 
-class ResourceContent(_WireType):
+class ResourceContent(WireType):
     """One item of a resource read: text or a binary blob.
 
     Args:
@@ -201,23 +201,23 @@ class ResourceContent(_WireType):
         if content is not None:
             if text is not None or blob is not None:
                 raise ValueError("ResourceContent: give content= or text=/blob=, not both")
-            if _is_bytes(content):
+            if is_bytes(content):
                 blob = content
             else:
-                text = content  # type: ignore[assignment]  # checked by _opt_str below
+                text = content  # type: ignore[assignment]  # checked by optional_str below
         if text is not None and blob is not None:
             raise ValueError("ResourceContent takes text or blob, not both")
-        self.uri = _opt_str(uri, "ResourceContent uri")
-        self.mime_type = _mime(mime_type, mimeType, "ResourceContent")
-        self.meta = _meta(meta, "ResourceContent")
+        self.uri = optional_str(uri, "ResourceContent uri")
+        self.mime_type = check_mime(mime_type, mimeType, "ResourceContent")
+        self.meta = check_meta(meta, "ResourceContent")
         self.blob: str | None = None
         self.text: str | None = None
         self._default_mime: str | None = None
         if blob is not None:
-            self.blob, head = _b64(blob, "ResourceContent blob")
+            self.blob, head = to_base64(blob, "ResourceContent blob")
             self._default_mime = sniff_mime_type(head) or "application/octet-stream"
         else:
-            self.text = _opt_str(text, "ResourceContent text") or ""
+            self.text = optional_str(text, "ResourceContent text") or ""
 
     def to_wire(
         self, *, uri: str | None = None, mime_type: str | None = None, meta: Mapping[str, Any] | None = None
@@ -240,10 +240,10 @@ class ResourceContent(_WireType):
             wire["blob"] = self.blob
         else:
             wire["text"] = self.text
-        return _finish(wire, None, self.meta if self.meta is not None else _meta(meta, "resource"))
+        return finish(wire, None, self.meta if self.meta is not None else check_meta(meta, "resource"))
 
 
-class EmbeddedResource(_WireType):
+class EmbeddedResource(WireType):
     """A resource's contents inside a tool result or prompt message.
 
     Wire: ``{"type": "resource", "resource": {"uri", "mimeType"?, "text"|"blob"}, "annotations"?,
@@ -264,18 +264,18 @@ class EmbeddedResource(_WireType):
         if not isinstance(uri, str) or not uri:
             raise ValueError(f"EmbeddedResource uri must be a non-empty str, got {uri!r}")
         self.resource = ResourceContent(uri, text=text, blob=blob, mime_type=mime_type, mimeType=mimeType)
-        self.annotations = _annotations(annotations, "EmbeddedResource")
-        self.meta = _meta(meta, "EmbeddedResource")
+        self.annotations = check_annotations(annotations, "EmbeddedResource")
+        self.meta = check_meta(meta, "EmbeddedResource")
 
     def to_wire(self) -> Wire:
         """Return the MCP ``EmbeddedResource`` object."""
-        return _finish({"type": "resource", "resource": self.resource.to_wire()}, self.annotations, self.meta)
+        return finish({"type": "resource", "resource": self.resource.to_wire()}, self.annotations, self.meta)
 
 
 # ---------------------------------------------------------------- Image / Audio helpers
 
 
-class _Media(_WireType):
+class _Media(WireType):
     kind: ClassVar[str] = ""
     content_type: ClassVar[type[_MediaContent]] = _MediaContent
 
@@ -295,29 +295,29 @@ class _Media(_WireType):
             data, path = (None, data) if path is None else (data, path)
         if (data is None) == (path is None):
             raise ValueError(f"{label} needs exactly one of data= (bytes or base64 text) or path=")
-        if data is not None and not (_is_bytes(data) or isinstance(data, str)):
-            raise TypeError(f"{label} data must be bytes or base64 text, not {_name(data)}")
+        if data is not None and not (is_bytes(data) or isinstance(data, str)):
+            raise TypeError(f"{label} data must be bytes or base64 text, not {type_name(data)}")
         if path is not None and not isinstance(path, (str, os.PathLike)):
-            raise TypeError(f"{label} path must be a str or os.PathLike, not {_name(path)}")
-        format = _opt_str(format, f"{label} format")
+            raise TypeError(f"{label} path must be a str or os.PathLike, not {type_name(path)}")
+        format = optional_str(format, f"{label} format")
         if format is not None and "/" in format and mime_type is None:
             # The 0.4.x helper took a MIME type as its third argument; FastMCP takes a format.
             format, mime_type = None, format
-        self.data = bytes(data) if _is_bytes(data) else data  # type: ignore[arg-type]
+        self.data = bytes(data) if is_bytes(data) else data  # type: ignore[arg-type]
         self.path = path
         self.format = format
-        self.mime_type = _mime(mime_type, mimeType, label)
-        self.annotations = _annotations(annotations, label)
-        self.meta = _meta(meta, label)
+        self.mime_type = check_mime(mime_type, mimeType, label)
+        self.annotations = check_annotations(annotations, label)
+        self.meta = check_meta(meta, label)
         if isinstance(self.data, str):
-            _b64(self.data, f"{label} data")  # fail now, not when the tool answers
+            to_base64(self.data, f"{label} data")  # fail now, not when the tool answers
 
     def _declared_mime(self) -> str | None:
         if self.mime_type:
             return self.mime_type
         if self.format:
             fmt = self.format.lower().lstrip(".")
-            return _SUFFIXES.get("." + fmt) or f"{self.kind}/{fmt}"
+            return SUFFIX_TYPES.get("." + fmt) or f"{self.kind}/{fmt}"
         if self.path is not None:
             guess = guess_mime_type(self.path)
             if guess and guess.startswith(self.kind + "/"):
@@ -399,7 +399,7 @@ _REQUIRED: Final[dict[str, dict[str, type]]] = {
 }
 
 
-def _is_wire_block(value: Any) -> bool:
+def is_wire_block(value: Any) -> bool:
     if not isinstance(value, Mapping):
         return False
     kind = value.get("type")
@@ -409,7 +409,7 @@ def _is_wire_block(value: Any) -> bool:
 
 def is_content(value: Any) -> bool:
     """True for a content object, an ``Image``/``Audio`` helper, or a wire-shaped content dict."""
-    return isinstance(value, _CONTENT_CLASSES) or _is_wire_block(value)
+    return isinstance(value, _CONTENT_CLASSES) or is_wire_block(value)
 
 
 def scalar_text(value: bool | int | float) -> str:
@@ -417,7 +417,7 @@ def scalar_text(value: bool | int | float) -> str:
     return jsonenc.dumps(value)
 
 
-def _content_item(value: Any) -> Any:
+def content_item(value: Any) -> Any:
     """Validate one content item; a str or number becomes :class:`TextContent`, others are kept."""
     if isinstance(value, str):
         return TextContent(value)
@@ -441,48 +441,29 @@ def to_content_block(value: Any) -> Wire:
     if isinstance(value, _CONTENT_CLASSES):
         return value.to_wire()
     if isinstance(value, Mapping):
-        if _is_wire_block(value):
+        if is_wire_block(value):
             return dict(value)
         raise ValueError(
             f"not an MCP content block: {dict(value)!r}; a block needs 'type' (text, image, "
             "audio, resource, resource_link) and that type's fields"
         )
     raise TypeError(
-        f"cannot use a {_name(value)} as MCP content; use a str, TextContent, Image, Audio, "
+        f"cannot use a {type_name(value)} as MCP content; use a str, TextContent, Image, Audio, "
         "ImageContent, AudioContent, EmbeddedResource or ResourceLink"
     )
 
-
-from .result_types import (  # noqa: E402 - re-exported; result_types imports the blocks above
-    CallToolResult,
-    GetPromptResult,
-    Message,
-    PromptMessage,
-    PromptResult,
-    ReadResourceResult,
-    ResourceResult,
-    ToolResult,
-)
 
 __all__ = [
     "UNSET",
     "Audio",
     "AudioContent",
-    "CallToolResult",
     "EmbeddedResource",
-    "GetPromptResult",
     "Image",
     "ImageContent",
-    "Message",
-    "PromptMessage",
-    "PromptResult",
-    "ReadResourceResult",
     "ResourceContent",
     "ResourceLink",
-    "ResourceResult",
     "Role",
     "TextContent",
-    "ToolResult",
     "guess_mime_type",
     "is_content",
     "scalar_text",

@@ -10,7 +10,7 @@ import mimetypes
 import os
 from typing import Final
 
-_SUFFIXES: Final = {
+SUFFIX_TYPES: Final = {
     ".png": "image/png",
     ".jpg": "image/jpeg",
     ".jpeg": "image/jpeg",
@@ -58,4 +58,4 @@ def sniff_mime_type(data: bytes | bytearray | memoryview) -> str | None:
 def guess_mime_type(path: str | os.PathLike[str]) -> str | None:
     """Return the MIME type of a file name's suffix (``plot.png`` -> ``image/png``), or None."""
     name = os.fspath(path)
-    return _SUFFIXES.get(os.path.splitext(name)[1].lower()) or mimetypes.guess_type(name)[0]
+    return SUFFIX_TYPES.get(os.path.splitext(name)[1].lower()) or mimetypes.guess_type(name)[0]

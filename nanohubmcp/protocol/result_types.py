@@ -12,13 +12,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import jsonenc
-from .content import ResourceContent, Role, _content_item, _is_wire_block, to_content_block
-from .wire import UNSET, Wire, _as_list, _finish, _is_bytes, _meta, _name, _opt_str, _WireType
+from .content import ResourceContent, Role, content_item, is_wire_block, to_content_block
+from .wire import UNSET, Wire, WireType, as_list, check_meta, finish, is_bytes, optional_str, type_name
 
 # ---------------------------------------------------------------- results
 
 
-class ToolResult(_WireType):
+class ToolResult(WireType):
     """Full control over a tool's answer (MCP ``CallToolResult``).
 
     Args:
@@ -39,10 +39,10 @@ class ToolResult(_WireType):
         structured_content: Any = UNSET,
     ) -> None:
         if not isinstance(is_error, bool):
-            raise TypeError(f"ToolResult is_error must be a bool, not {_name(is_error)}")
-        self.content: list[Any] = [_content_item(i) for i in _as_list(content)]
+            raise TypeError(f"ToolResult is_error must be a bool, not {type_name(is_error)}")
+        self.content: list[Any] = [content_item(i) for i in as_list(content)]
         self.is_error = is_error
-        self.meta = _meta(meta, "ToolResult")
+        self.meta = check_meta(meta, "ToolResult")
         self.structured_content = structured_content
 
     @property
@@ -63,10 +63,10 @@ class ToolResult(_WireType):
             wire["structuredContent"] = jsonenc.loads(text)
             if not content:
                 content.append({"type": "text", "text": text})
-        return _finish(wire, None, self.meta)
+        return finish(wire, None, self.meta)
 
 
-class ResourceResult(_WireType):
+class ResourceResult(WireType):
     """Full control over a resource read (MCP ``ReadResourceResult``).
 
     Args:
@@ -76,21 +76,21 @@ class ResourceResult(_WireType):
     """
 
     def __init__(self, contents: Any = None, meta: Mapping[str, Any] | None = None) -> None:
-        self.contents: list[ResourceContent] = [_resource_item(i) for i in _as_list(contents)]
-        self.meta = _meta(meta, "ResourceResult")
+        self.contents: list[ResourceContent] = [_resource_item(i) for i in as_list(contents)]
+        self.meta = check_meta(meta, "ResourceResult")
 
     def to_wire(
         self, *, uri: str | None = None, mime_type: str | None = None, meta: Mapping[str, Any] | None = None
     ) -> Wire:
         """Return ``{"contents": [...], "_meta"?}``; the keywords fill what items lack."""
         items = [c.to_wire(uri=uri, mime_type=mime_type, meta=meta) for c in self.contents]
-        return _finish({"contents": items}, None, self.meta)
+        return finish({"contents": items}, None, self.meta)
 
 
 def _resource_item(item: Any) -> ResourceContent:
     if isinstance(item, ResourceContent):
         return item
-    if isinstance(item, str) or _is_bytes(item):
+    if isinstance(item, str) or is_bytes(item):
         return ResourceContent(content=item)
     if isinstance(item, Mapping) and ("text" in item or "blob" in item):
         unknown = set(item) - {"uri", "mimeType", "text", "blob", "_meta"}
@@ -104,12 +104,12 @@ def _resource_item(item: Any) -> ResourceContent:
             meta=item.get("_meta"),
         )
     raise TypeError(
-        f"cannot use a {_name(item)} as resource contents; use ResourceContent, str, bytes "
+        f"cannot use a {type_name(item)} as resource contents; use ResourceContent, str, bytes "
         "or {'uri', 'text'|'blob', 'mimeType'?}"
     )
 
 
-class Message(_WireType):
+class Message(WireType):
     """One prompt message (MCP ``PromptMessage``): ``{"role", "content": <one content block>}``.
 
     Args:
@@ -127,14 +127,14 @@ class Message(_WireType):
         self.role = str(Role(role))
         if isinstance(content, Mapping) and set(content) == {"text"}:
             content = content["text"]
-        self.content = _content_item(content)
+        self.content = content_item(content)
 
     def to_wire(self) -> Wire:
         """Return ``{"role", "content"}``."""
         return {"role": self.role, "content": to_content_block(self.content)}
 
 
-class PromptResult(_WireType):
+class PromptResult(WireType):
     """Full control over a prompt (MCP ``GetPromptResult``).
 
     Args:
@@ -148,22 +148,22 @@ class PromptResult(_WireType):
     def __init__(
         self, messages: Any = None, description: str | None = None, meta: Mapping[str, Any] | None = None
     ) -> None:
-        self.messages: list[Message] = [m for item in _as_list(messages) for m in _messages(item)]
-        self.description = _opt_str(description, "PromptResult description")
-        self.meta = _meta(meta, "PromptResult")
+        self.messages: list[Message] = [m for item in as_list(messages) for m in _messages(item)]
+        self.description = optional_str(description, "PromptResult description")
+        self.meta = check_meta(meta, "PromptResult")
 
     def to_wire(self) -> Wire:
         """Return ``{"description"?, "messages": [...], "_meta"?}``."""
         wire: Wire = {"messages": [m.to_wire() for m in self.messages]}
         if self.description is not None:
             wire["description"] = self.description
-        return _finish(wire, None, self.meta)
+        return finish(wire, None, self.meta)
 
 
 def _messages(item: Any) -> list[Message]:
     if isinstance(item, Message):
         return [item]
-    if isinstance(item, Mapping) and not _is_wire_block(item):
+    if isinstance(item, Mapping) and not is_wire_block(item):
         if "content" not in item:
             raise ValueError(f"a prompt message dict needs 'content' (and maybe 'role'), got {dict(item)!r}")
         role, content = item.get("role", "user"), item["content"]
@@ -176,3 +176,14 @@ CallToolResult = ToolResult
 ReadResourceResult = ResourceResult
 GetPromptResult = PromptResult
 PromptMessage = Message
+
+__all__ = [
+    "CallToolResult",
+    "GetPromptResult",
+    "Message",
+    "PromptMessage",
+    "PromptResult",
+    "ReadResourceResult",
+    "ResourceResult",
+    "ToolResult",
+]

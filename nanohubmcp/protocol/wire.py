@@ -1,4 +1,4 @@
-"""Shared ground of the public wire types: the ``UNSET`` marker, the ``_WireType`` base and
+"""Shared ground of the public wire types: the ``UNSET`` marker, the ``WireType`` base and
 input checks that raise ``TypeError``/``ValueError`` with a message naming the field.
 """
 
@@ -33,30 +33,30 @@ UNSET: Final = _Unset()
 """Marks "no structured content" (``None`` is a JSON value, so it cannot)."""
 
 
-def _name(value: Any) -> str:
+def type_name(value: Any) -> str:
     return type(value).__name__
 
 
-def _opt_str(value: Any, what: str) -> str | None:
+def optional_str(value: Any, what: str) -> str | None:
     if value is not None and not isinstance(value, str):
-        raise TypeError(f"{what} must be a str or None, not {_name(value)}")
+        raise TypeError(f"{what} must be a str or None, not {type_name(value)}")
     return value
 
 
-def _meta(value: Any, what: str) -> dict[str, Any] | None:
+def check_meta(value: Any, what: str) -> dict[str, Any] | None:
     if value is None:
         return None
     if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
-        raise TypeError(f"{what} meta must be a dict with str keys, not {_name(value)}")
+        raise TypeError(f"{what} meta must be a dict with str keys, not {type_name(value)}")
     return dict(value)
 
 
-def _annotations(value: Any, what: str) -> dict[str, Any] | None:
+def check_annotations(value: Any, what: str) -> dict[str, Any] | None:
     """Check ``{audience?: ["user"|"assistant"], priority?: 0..1, lastModified?: str}``."""
     if value is None:
         return None
     if not isinstance(value, Mapping):
-        raise TypeError(f"{what} annotations must be a dict, not {_name(value)}")
+        raise TypeError(f"{what} annotations must be a dict, not {type_name(value)}")
     audience = value.get("audience")
     if audience is not None and (
         not isinstance(audience, (list, tuple)) or any(a not in ("user", "assistant") for a in audience)
@@ -73,22 +73,22 @@ def _annotations(value: Any, what: str) -> dict[str, Any] | None:
     return out
 
 
-def _mime(mime_type: Any, mimeType: Any, what: str) -> str | None:
+def check_mime(mime_type: Any, mimeType: Any, what: str) -> str | None:
     if mime_type is not None and mimeType is not None and mime_type != mimeType:
         raise ValueError(f"{what}: mime_type={mime_type!r} and mimeType={mimeType!r} disagree; give one")
-    mime = _opt_str(mime_type if mime_type is not None else mimeType, f"{what} mime_type")
+    mime = optional_str(mime_type if mime_type is not None else mimeType, f"{what} mime_type")
     if mime is not None and "/" not in mime:
         raise ValueError(f"{what} mime_type must look like 'type/subtype', got {mime!r}")
     return mime
 
 
-def _is_bytes(value: Any) -> bool:
+def is_bytes(value: Any) -> bool:
     return isinstance(value, (bytes, bytearray, memoryview))
 
 
-def _b64(data: Any, what: str) -> tuple[str, bytes]:
+def to_base64(data: Any, what: str) -> tuple[str, bytes]:
     """Return ``(base64 text, first decoded bytes)`` for bytes or base64 text."""
-    if _is_bytes(data):
+    if is_bytes(data):
         raw = bytes(data)
         return base64.b64encode(raw).decode("ascii"), raw[:16]
     if isinstance(data, str):
@@ -101,16 +101,16 @@ def _b64(data: Any, what: str) -> tuple[str, bytes]:
                 "(to read a file, use Image(path=...) or Audio(path=...))"
             ) from None
         return text, head
-    raise TypeError(f"{what} must be bytes or base64 text, not {_name(data)}")
+    raise TypeError(f"{what} must be bytes or base64 text, not {type_name(data)}")
 
 
-def _as_list(value: Any) -> list[Any]:
+def as_list(value: Any) -> list[Any]:
     if value is None:
         return []
     return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
-def _finish(wire: Wire, annotations: dict[str, Any] | None, meta: dict[str, Any] | None) -> Wire:
+def finish(wire: Wire, annotations: dict[str, Any] | None, meta: dict[str, Any] | None) -> Wire:
     if annotations:
         wire["annotations"] = annotations
     if meta:
@@ -118,7 +118,7 @@ def _finish(wire: Wire, annotations: dict[str, Any] | None, meta: dict[str, Any]
     return wire
 
 
-class _WireType:
+class WireType:
     """Equality by wire shape, and a short repr."""
 
     def to_wire(self) -> Wire:  # pragma: no cover - every subclass overrides it
@@ -127,7 +127,7 @@ class _WireType:
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
             return NotImplemented
-        assert isinstance(other, _WireType)
+        assert isinstance(other, WireType)
         return self.to_wire() == other.to_wire()
 
     __hash__ = None  # type: ignore[assignment]

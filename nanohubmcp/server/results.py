@@ -50,16 +50,14 @@ from ..protocol.content import (
     EmbeddedResource,
     Image,
     ImageContent,
-    PromptResult,
     ResourceContent,
-    ResourceResult,
     TextContent,
-    ToolResult,
     is_content,
     scalar_text,
     sniff_mime_type,
     to_content_block,
 )
+from ..protocol.result_types import PromptResult, ResourceResult, ToolResult
 from ..protocol.versions import V2025_06_18, V2025_11_25, V2026_07_28, at_least
 from . import convert
 from .convert import parts

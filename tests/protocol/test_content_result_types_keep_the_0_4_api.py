@@ -8,21 +8,23 @@ import math
 import mcp_types
 import pytest
 
-from nanohubmcp.protocol import content
+from nanohubmcp.protocol import content, result_types
 from nanohubmcp.protocol.content import (
     UNSET,
-    CallToolResult,
-    GetPromptResult,
     Image,
     ImageContent,
+    ResourceContent,
+    Role,
+    TextContent,
+)
+from nanohubmcp.protocol.result_types import (
+    CallToolResult,
+    GetPromptResult,
     Message,
     PromptMessage,
     PromptResult,
     ReadResourceResult,
-    ResourceContent,
     ResourceResult,
-    Role,
-    TextContent,
     ToolResult,
 )
 
@@ -38,8 +40,9 @@ def test_aliases_are_the_same_classes() -> None:
 
 
 def test_every_public_name_exists() -> None:
-    for name in content.__all__:
-        assert hasattr(content, name), name
+    for module in (content, result_types):
+        for name in module.__all__:
+            assert hasattr(module, name), name
 
 
 def test_role_is_a_string_enum() -> None:

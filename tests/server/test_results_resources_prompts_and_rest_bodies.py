@@ -16,13 +16,11 @@ from nanohubmcp.protocol.content import (
     Audio,
     EmbeddedResource,
     Image,
-    Message,
-    PromptResult,
     ResourceContent,
     ResourceLink,
-    ResourceResult,
     TextContent,
 )
+from nanohubmcp.protocol.result_types import Message, PromptResult, ResourceResult, ToolResult
 from nanohubmcp.server.results import (
     prompt_messages,
     prompt_result,

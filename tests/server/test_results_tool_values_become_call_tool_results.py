@@ -25,8 +25,8 @@ from nanohubmcp.protocol.content import (
     ImageContent,
     ResourceLink,
     TextContent,
-    ToolResult,
 )
+from nanohubmcp.protocol.result_types import ToolResult
 from nanohubmcp.server.results import BYTES_URI, structured_value, tool_result
 
 
