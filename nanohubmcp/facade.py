@@ -4,6 +4,12 @@ It only wires collaborators together: component records (``server.components``),
 (``server.core``), and the transports' runner (imported when serving starts, so building a
 server imports no Tornado code paths it does not use).
 
+The facade sits below the Jupyter layer (which builds ``MCPServer`` objects for notebooks) and
+names it once, lazily: :meth:`MCPServer.run` inside a kernel hands over to
+``nanohubmcp.jupyter.kernel_server``, which serves in the background instead of blocking the
+kernel. That module imports nothing of the facade, so the arrow makes no cycle; the layer
+contract in ``pyproject.toml`` lists it as its one exception.
+
 Example:
     ```python
     from nanohubmcp import MCPServer

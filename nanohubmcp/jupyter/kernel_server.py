@@ -32,6 +32,7 @@ from typing import Any
 from ..transports.runner import resolve_port
 from . import routes
 from .display import StatusView, first_line
+from .hub import HubView, detect_hub
 
 __all__ = ["KERNEL_HOST", "Served", "run_in_kernel"]
 
@@ -44,10 +45,9 @@ _SERVED: list[Any] = []
 _LOCK = threading.Lock()
 
 
-def _status(server: Any, host: str, hub: Any = None) -> dict[str, Any]:
+def _status(server: Any, host: str, hub: HubView | None = None) -> dict[str, Any]:
     url = server.url
-    runner = getattr(server, "_runner", None)
-    local = f"http://{host}:{server.port}/" if runner is not None and server.port else url
+    local = f"http://{host}:{server.port}/" if server.port else url
     tools = [
         {
             "name": t.name,
@@ -87,7 +87,7 @@ class Served:
         hub: the nanoHUB view found when it started (None when ``public_url`` was given).
     """
 
-    def __init__(self, server: Any, host: str, hub: Any = None) -> None:
+    def __init__(self, server: Any, host: str, hub: HubView | None = None) -> None:
         self.server = server
         self.host = host
         self.hub = hub
@@ -132,8 +132,6 @@ def run_in_kernel(
         hub = None
         if not options.get("public_url"):
             # On a hub the URL clients use is the weber route to this port, known once bound.
-            from .session import detect_hub
-
             hub = detect_hub(server.port)
             if hub.public_url:
                 port = server.port

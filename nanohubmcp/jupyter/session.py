@@ -33,11 +33,11 @@ from . import calls, routes
 from .cellspec import PromptSpec, ResourceSpec, ToolSpec
 from .config import REBUILD_TRAITS, RESTART_TRAITS, NanohubMCP
 from .display import first_line
+from .hub import HubView, detect_hub
 from .output import CellOutput
 from .progress_bar import CellProgressBars
-from .serverext.registry import ROUTE
 
-__all__ = ["Entry", "HubView", "KernelSession"]
+__all__ = ["Entry", "KernelSession"]
 
 LOG_LINES = 500
 """Events kept for ``%mcp log`` (a ring buffer; older lines are dropped)."""
@@ -62,40 +62,6 @@ class Entry:
     spec: ToolSpec | ResourceSpec | PromptSpec
     cell: CellOutput
     policy: str
-
-
-@dataclass(frozen=True)
-class HubView:
-    """Where the server is reached from outside: ``public_url`` None = this machine only.
-
-    ``streaming`` is a caveat for the status ("" when the route streams every reply).
-    """
-
-    public_url: str | None
-    reason: str
-    streaming: str = ""
-
-
-def detect_hub(port: int) -> HubView:
-    """The nanoHUB weber URL for ``port`` when this kernel runs on a hub (never raises).
-
-    In a notebook on a hub that is the Jupyter server's streaming ``nanohubmcp/<port>/`` route
-    when its server extension runs, else jupyter-server-proxy's ``proxy/<port>/`` with the
-    caveat (see :mod:`nanohubmcp.jupyter.routes`).
-    """
-    try:
-        from ..nanohub.proxy import detect_proxy
-
-        info = detect_proxy(port=port)
-    except Exception as exc:  # the detector is advisory: a failure means "local"
-        return HubView(None, f"proxy detection failed: {exc}")
-    if not info.on_hub or info.public_url is None:
-        return HubView(None, info.reason)
-    if info.mode != "jupyter":
-        return HubView(info.public_url, info.reason)
-    url, caveat = routes.choose_route(info.public_url, port)
-    reason = info.reason if caveat else info.reason.replace(f"proxy/{port}/", f"{ROUTE}/{port}/ (streams)")
-    return HubView(url, reason, caveat)
 
 
 class KernelSession:
