@@ -40,11 +40,11 @@ from .server.components import Prompt, Resource, ResourceTemplate, Tool, make_re
 from .server.context import Context
 from .server.core import ServerCore
 from .server.direct import CallResult
-from .server.handlers.tools import get_job_result
 from .server.modern import state as modern_state
 from .server.modern.tool_options import apply_tool_options
 from .server.principal import TOOL_SCOPES, parse_scopes
 from .server.result_store import DEFAULT_MAX_INLINE_BYTES
+from .server.toolcalls import job_result_tool
 
 DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
 
@@ -176,7 +176,7 @@ class MCPServer:
                 raise RegistrationError(f"tool {tool.name!r}: {exc}") from None
         if background and "get_job_result" not in self.core.registry.tools:
             # The poll tool exists once there is something to poll (earlier package's behaviour).
-            self.add_tool(get_job_result, name="get_job_result",
+            self.add_tool(job_result_tool(self.core), name="get_job_result",
                           annotations={"readOnlyHint": True, "idempotentHint": True, "destructiveHint": False})
         self.core.registry.add_tool(tool)
         return tool

@@ -169,7 +169,7 @@ class ServerCore:
             return False
         if self.loop is None or self.loop.is_closed():
             return None  # not serving yet: decide when a request asks for it
-        from .handlers.tools import follow_reattached
+        from .toolcalls import follow_reattached
 
         return follow_reattached(self, job)
 

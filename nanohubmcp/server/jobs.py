@@ -123,6 +123,17 @@ class Job:
             self.store.finished(self)
         self.done.set()
 
+    def cancel(self, reason: str = "cancelled") -> None:
+        """Cancel a running job cooperatively: its call is marked cancelled (the function's
+        ``ctx.is_cancelled()`` turns true), its task is cancelled, and it ends ``cancelled``."""
+        if self.status in TERMINAL:
+            return
+        if self.request is not None:
+            self.request.cancel(reason)
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+        self.finish(CANCELLED, message=reason)
+
     def expired(self, now: float) -> bool:
         """True once a finished job outlived its ttl."""
         return self.finished_at is not None and now - self.finished_at > self.ttl

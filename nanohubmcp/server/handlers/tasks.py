@@ -16,7 +16,7 @@ from ...errors import InternalError, InvalidParams
 from .. import jobs as jobmod
 from ..components import Tool
 from ..request import RequestContext
-from .tools import cancel_job, start_job
+from ..toolcalls import start_job
 
 if TYPE_CHECKING:
     from ..core import ServerCore
@@ -80,6 +80,6 @@ async def tasks_cancel(core: ServerCore, request: RequestContext, params: dict[s
     job = _job(core, request, params)
     if job.status in jobmod.TERMINAL:
         raise InvalidParams(f"Task {job.id} already ended ({job.status}); it cannot be cancelled")
-    cancel_job(core, job, "cancelled by the client")
+    job.cancel("cancelled by the client")
     job.updated = time.time()
     return task_object(job)

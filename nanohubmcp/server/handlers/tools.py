@@ -1,83 +1,24 @@
-"""``tools/list`` and ``tools/call``, plus background jobs for ``@async_tool``.
-
-Reporting rules (``design/rulings.md`` § Protocol; MCP 2025-11-25, Server § Tools § Error
-handling): an unknown tool is -32602 in every era; invalid arguments are -32602 up to
-2025-06-18 and ``isError: true`` from 2025-11-25 (server option ``argument_errors``); an
-exception raised by the tool is ``isError: true`` with ``str(exc)`` as the text, never a
-traceback; a result that breaks the declared output schema is ``isError: true`` too.
+"""``tools/list`` and ``tools/call`` of the handshake era (the 2026-07-28 ``tools/call`` is in
+``modern.calls``); both run tools through :mod:`nanohubmcp.server.toolcalls`.
 """
 
 from __future__ import annotations
 
-import asyncio
-import logging
 from typing import TYPE_CHECKING, Any
 
-from ...errors import InvalidArguments, InvalidParams, ProtocolError, UnknownComponent, to_error_object
-from ...protocol import versions
-from .. import convert, progress, results, tqdm_progress
-from .. import jobs as jobmod
-from ..components import Tool
-from ..invoke import CallRecord, build_kwargs, call_function, make_context
+from ...errors import InvalidArguments
 from ..registry import list_result
 from ..request import RequestContext
-from ..result_store import ResultSink, owner_of
+from ..toolcalls import call_arguments, lookup_tool, refuse_arguments, run_tool, start_job_result
+from .tasks import create_task
 
 if TYPE_CHECKING:
     from ..core import ServerCore
-
-log = logging.getLogger("nanohubmcp.tool")
 
 
 async def tools_list(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tools/list``: ``{tools: [...], nextCursor?}``."""
     return list_result(core.registry.tools, "tools", request.version, core.list_page_size, params)
-
-
-def error_result(text: str) -> dict[str, Any]:
-    """An ``isError: true`` CallToolResult carrying ``text``."""
-    return {"content": [{"type": "text", "text": text}], "isError": True}
-
-
-def lookup_tool(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> Tool:
-    """The tool named by ``params.name``; raises -32602 for a missing, malformed or unknown name.
-
-    A refused call is still published to call observers (``call_finished`` with ``ok`` false), so
-    the notebook log and the lab panel show calls that never reached a function.
-    """
-    name = params.get("name")
-    if not isinstance(name, str) or not name:
-        _refused(core, request, None, "tools/call needs params.name, the tool's name as a string")
-        raise InvalidParams("tools/call needs params.name, the tool's name as a string")
-    tool = core.registry.tools.get(name)
-    if tool is None:
-        _refused(core, request, name, f"Unknown tool: {name}")
-        raise UnknownComponent(f"Unknown tool: {name}")
-    return tool
-
-
-def refuse_arguments(core: ServerCore, request: RequestContext, tool: Tool, exc: InvalidArguments) -> dict[str, Any]:
-    """Answer arguments that break the tool's input schema, per version: a -32602 error (raised)
-    where the client's version wants one, else an ``isError`` result (MCP 2025-11-25, SEP-1303)."""
-    _refused(core, request, tool.name, str(exc))
-    if core.invalid_arguments_as_protocol_error(request.version, request.argument_errors):
-        raise InvalidParams(str(exc), {"errors": exc.errors}) from None
-    return error_result(str(exc))
-
-
-def _refused(core: ServerCore, request: RequestContext, name: str | None, error: str) -> None:
-    if core.bus.active:
-        CallRecord(core, request, "tools/call", name).finish(False, error)
-
-
-def call_arguments(params: dict[str, Any]) -> dict[str, Any]:
-    """``params.arguments`` as a dict (missing or null means no arguments)."""
-    arguments = params.get("arguments")
-    if arguments is None:
-        return {}
-    if not isinstance(arguments, dict):
-        raise InvalidParams("tools/call params.arguments must be an object of argument names to values")
-    return arguments
 
 
 async def tools_call(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
@@ -90,228 +31,7 @@ async def tools_call(core: ServerCore, request: RequestContext, params: dict[str
         return refuse_arguments(core, request, tool, exc)
     task = params.get("task")
     if task is not None and not request.modern:
-        from .tasks import create_task
-
         return await create_task(core, request, tool, arguments, task)
     if tool.background:
         return await start_job_result(core, request, tool, arguments)
     return await run_tool(core, request, tool, arguments)
-
-
-async def run_tool(core: ServerCore, request: RequestContext, tool: Tool, arguments: dict[str, Any],
-                   *, job: jobmod.Job | None = None) -> dict[str, Any]:
-    """Call ``tool`` with validated ``arguments``; every failure becomes an ``isError`` result.
-
-    A ``job``'s call runs on the job executor, with no time limit (``tool_timeout`` bounds
-    calls, not jobs).
-    """
-    record = CallRecord(core, request, "tools/call", tool.name) if core.bus.active else None
-    tracker = progress.for_request(core, request)
-    current = progress.CURRENT.set(tracker)  # copied into the worker thread with the call
-    tqdm_progress.watch()
-    try:
-        context = make_context(core, tool.signature, request, job.id if job is not None else None)
-        kwargs = build_kwargs(tool.signature, arguments, kind="tool", name=tool.name, context=context)
-        if job is not None:
-            value = await core.job_runner.call(job, tool.fn, kwargs, context=context,
-                                               context_param=tool.signature.context_param,
-                                               is_coroutine=tool.is_coroutine)
-        else:
-            value = await call_function(
-                tool.fn, kwargs, is_coroutine=tool.is_coroutine, executor=core.executor,
-                timeout=core.tool_timeout, what=f"tool '{tool.name}'",
-                on_timeout=lambda: request.cancel("the call ran out of time (tool_timeout)"))
-        sink = ResultSink(core.result_options, core.result_store, owner_of(request))
-        if convert.recognised(value):  # drawing a figure or encoding an array: not on the event loop
-            loop = asyncio.get_running_loop()
-            result = await loop.run_in_executor(core.executor, shape, tool, value, request.version, sink)
-        else:
-            result = shape(tool, value, request.version, sink)
-    except asyncio.CancelledError:
-        if record:
-            record.finish(False, "cancelled")
-        raise
-    except BaseException as exc:
-        if not isinstance(exc, Exception):  # InputRequired (2026 multi round-trip) and the like
-            if record:
-                record.finish(True, "input required")
-            raise
-        if isinstance(exc, InvalidArguments) and core.invalid_arguments_as_protocol_error(
-                request.version, request.argument_errors):
-            if record:
-                record.finish(False, str(exc))
-            raise InvalidParams(str(exc), {"errors": exc.errors}) from None
-        if request.modern and isinstance(exc, ProtocolError):
-            # 2026-07-28: a protocol error raised in the call (e.g. -32021 when the client cannot
-            # answer an input request) is the call's JSON-RPC error, not tool output.
-            if record:
-                record.finish(False, str(exc))
-            raise
-        log.info("tool %s failed: %s", tool.name, exc, exc_info=log.isEnabledFor(logging.DEBUG))
-        text = str(exc) or type(exc).__name__
-        if record:
-            record.finish(False, text)
-        return error_result(text)
-    finally:
-        tracker.finish()  # no progress after the response (MCP 2025-11-25, Basic § Utilities § Progress)
-        progress.CURRENT.reset(current)
-    if record:
-        record.finish(not result.get("isError", False), None)
-    return result
-
-
-def shape(tool: Tool, value: Any, version: str, sink: ResultSink | None = None) -> dict[str, Any]:
-    """Map a return value to a CallToolResult and hold it to the tool's output schema.
-
-    ``sink`` says where results over ``max_inline_bytes`` are kept (see ``results.tool_result``).
-    """
-    result = results.tool_result(value, output_schema=tool.output_schema, version=version, sink=sink)
-    if tool.output_validator is not None and not result.get("isError"):
-        # Checked in every version, even those without structuredContent on the wire.
-        structured = results.structured_value(value)
-        if structured is results.UNSET:
-            return error_result(
-                f"tool '{tool.name}' declares an output schema but returned no structured content")
-        problems = tool.output_validator.errors(structured)
-        if problems:
-            return error_result(
-                f"tool '{tool.name}' returned a result that breaks its output schema: " + "; ".join(problems))
-    return result
-
-
-# -- background jobs (@async_tool) ----------------------------------------------------------
-def start_job(core: ServerCore, request: RequestContext, tool: Tool, arguments: dict[str, Any], *,
-              as_task: bool = False, ttl: float | None = None) -> jobmod.Job:
-    """Start ``tool`` as a job owned by the caller's session and principal; returns at once.
-
-    Raises:
-        JobLimitReached: the job store is full (in total or for this caller).
-    """
-    owner = request.session.id if request.session is not None else None
-    job = core.jobs.create(tool.name, owner, principal=request.principal, arguments=arguments, as_task=as_task,
-                           ttl=ttl, executor=core.job_runner.name, detached=core.job_runner.survives_restart)
-    job.request = request
-    request.extra[progress.JOB_ID] = job.id
-
-    async def work() -> None:
-        try:
-            result = await run_tool(core, request, tool, arguments, job=job)
-        except asyncio.CancelledError:
-            job.finish(jobmod.CANCELLED, message="cancelled")
-            return
-        except Exception as exc:  # a protocol error from the tool path
-            job.finish(jobmod.FAILED, error=to_error_object(exc), message=str(exc))
-            return
-        if request.cancelled.is_set():
-            job.finish(jobmod.CANCELLED, message=request.cancel_reason or "cancelled")
-        else:
-            finish_with(job, result)
-
-    job.task = asyncio.ensure_future(work())
-    return job
-
-
-def finish_with(job: jobmod.Job, result: dict[str, Any]) -> None:
-    """End ``job`` with the ``CallToolResult`` of its call."""
-    if result.get("isError"):
-        job.finish(jobmod.FAILED, result=result, message=_text_of(result))
-    else:
-        job.finish(jobmod.COMPLETED, result=result)
-
-
-def follow_reattached(core: ServerCore, job: jobmod.Job) -> bool:
-    """Follow a job of a dead server process that the executor still holds, to its end.
-
-    Returns False when the executor no longer holds it (or its tool is gone).
-    """
-    tool = core.registry.tools.get(job.tool)
-    if tool is None:
-        return False
-    waiting = core.job_runner.reattach(job)
-    if waiting is None:
-        return False
-
-    async def follow() -> None:
-        try:
-            value = await waiting
-        except asyncio.CancelledError:
-            job.finish(jobmod.CANCELLED, message="cancelled")
-            return
-        except Exception as exc:
-            text = str(exc) or type(exc).__name__
-            finish_with(job, error_result(text))
-            return
-        finish_with(job, shape(tool, value, versions.LATEST_HANDSHAKE))
-
-    job.task = asyncio.run_coroutine_threadsafe(follow(), core.loop)  # type: ignore[arg-type,assignment]
-    return True
-
-
-def _text_of(result: dict[str, Any]) -> str:
-    texts = [c.get("text", "") for c in result.get("content", []) if c.get("type") == "text"]
-    return "\n".join(texts)
-
-
-async def start_job_result(core: ServerCore, request: RequestContext, tool: Tool,
-                           arguments: dict[str, Any]) -> dict[str, Any]:
-    """The immediate answer to an ``@async_tool`` call: the job handle, as documented (an
-    ``isError`` result saying why when the job store is full)."""
-    try:
-        job = start_job(core, request, tool, arguments)
-    except jobmod.JobLimitReached as exc:
-        return error_result(str(exc))
-    handle = {
-        "status": "running",
-        "job_id": job.id,
-        "message": f'Job started. Poll with get_job_result(job_id="{job.id}")',
-    }
-    return results.tool_result(handle, output_schema=None, version=request.version)
-
-
-def job_status(job: jobmod.Job) -> dict[str, Any]:
-    """What ``get_job_result`` answers for ``job`` (idempotent until the job expires)."""
-    if job.status in (jobmod.WORKING, jobmod.INPUT_REQUIRED):
-        return {"status": "running", "job_id": job.id}
-    if job.status == jobmod.COMPLETED:
-        return {"status": "done", "job_id": job.id, "result": job_value(job.result or {})}
-    if job.status == jobmod.CANCELLED:
-        return {"status": "cancelled", "job_id": job.id}
-    error = job.status_message or (job.error or {}).get("message") or "the job failed"
-    return {"status": "error", "job_id": job.id, "error": error}
-
-
-def job_value(result: dict[str, Any]) -> Any:
-    """The plain value of a finished job: structured content, else its text, else its blocks."""
-    if "structuredContent" in result:
-        return result["structuredContent"]
-    content = result.get("content", [])
-    if len(content) == 1 and content[0].get("type") == "text":
-        return content[0]["text"]
-    return content
-
-
-async def get_job_result(ctx: Any, job_id: str) -> dict[str, Any]:
-    """Get the status or result of a job started by an async tool.
-
-    Args:
-        job_id: the job_id returned when the async tool was called.
-    """
-    core = ctx._core
-    try:
-        job = core.jobs.get(job_id, ctx.session_id, ctx.principal)
-    except UnknownComponent:
-        return {"status": "not_found", "job_id": job_id,
-                "error": "No such job for this session (wrong id, expired, or started elsewhere)"}
-    return job_status(job)
-
-
-def cancel_job(core: ServerCore, job: jobmod.Job, reason: str = "cancelled") -> None:
-    """Cancel a running job cooperatively (its Context reports ``is_cancelled()``)."""
-    if job.status in jobmod.TERMINAL:
-        return
-    if job.request is not None:
-        job.request.cancel(reason)
-    if job.task is not None and not job.task.done():
-        job.task.cancel()
-    job.finish(jobmod.CANCELLED, message=reason)
-

@@ -22,9 +22,9 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InternalError, InvalidArguments, JobLimitReached
+from .. import toolcalls
 from ..handlers import prompts as prompt_handlers
 from ..handlers import resources as resource_handlers
-from ..handlers import tools as tool_handlers
 from ..request import RequestContext
 from .asks import TASK_JOB
 from .discover import PRIVATE, with_cache_hints
@@ -46,8 +46,8 @@ if TYPE_CHECKING:
 
 async def tools_call(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tools/call`` → ``CallToolResult``, ``input_required``, or a task handle."""
-    tool = tool_handlers.lookup_tool(core, request, params)
-    arguments = tool_handlers.call_arguments(params)
+    tool = toolcalls.lookup_tool(core, request, params)
+    arguments = toolcalls.call_arguments(params)
     support = task_support(tool)
     if support == "required":
         require_tasks_extension(request, f"tool '{tool.name}'")
@@ -55,20 +55,20 @@ async def tools_call(core: ServerCore, request: RequestContext, params: dict[str
     try:
         arguments = tool.validator.validate(arguments)
     except InvalidArguments as exc:
-        return tool_handlers.refuse_arguments(core, request, tool, exc)
+        return toolcalls.refuse_arguments(core, request, tool, exc)
     tasks_ok = has_tasks_extension(request) and support != "forbidden"
     if tool.background:
         if tasks_ok:
             try:
-                job = tool_handlers.start_job(core, request, tool, arguments, as_task=True)
+                job = toolcalls.start_job(core, request, tool, arguments, as_task=True)
             except JobLimitReached as exc:
                 raise InternalError(str(exc)) from None
             request.extra[TASK_JOB] = job  # the job's asks wait for tasks/update
             track(core, job)
             return create_task_result(job)
-        return await tool_handlers.start_job_result(core, request, tool, arguments)
+        return await toolcalls.start_job_result(core, request, tool, arguments)
     escalated = enable_escalation(core, request, tool) if tasks_ok else None
-    run = asyncio.ensure_future(tool_handlers.run_tool(core, request, tool, arguments))
+    run = asyncio.ensure_future(toolcalls.run_tool(core, request, tool, arguments))
     try:
         if escalated is not None:
             racing: set[asyncio.Future[Any]] = {run, escalated}

@@ -197,10 +197,8 @@ async def tasks_update(core: ServerCore, request: RequestContext, params: dict[s
 
 async def tasks_cancel(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tasks/cancel`` → ``{}`` (also for a task that already ended)."""
-    from ..handlers.tools import cancel_job
-
     job = _job(core, request, params, "tasks/cancel")
     if job.status not in jobmod.TERMINAL:
-        cancel_job(core, job, "cancelled by the client")
+        job.cancel("cancelled by the client")
         state_for(core).task_inputs.changed(job)
     return {}
