@@ -60,7 +60,7 @@ def make_runner(server: Any, host: str, port: int | None, path_prefix: str, publ
         raise ConfigurationError(f"unknown run() option(s): {', '.join(sorted(unknown))}")
     auth = verifier(server, token)
     config = TransportConfig(path_prefix=path_prefix, public_url=public_url, allowed_origins=allowed_origins,
-                             max_request_bytes=max_request_bytes, auth=auth)
+                             max_request_bytes=max_request_bytes, auth=auth, loopback_bound=is_loopback(host))
     if auth is None and not is_loopback(host):
         log.warning(
             "serving on %s with no authorization: anyone who can reach the port can call every tool; "

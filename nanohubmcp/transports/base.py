@@ -23,7 +23,7 @@ from ..server.connection import Connection
 from ..server.principal import Principal
 from . import auth
 from .config import TransportConfig
-from .origin import origin_allowed
+from .origin import host_allowed, is_ip_host, origin_allowed
 
 log = logging.getLogger("nanohubmcp.http")
 
@@ -41,6 +41,8 @@ EXPOSE_HEADERS = ", ".join((MCP_SESSION_ID_HEADER, MCP_PROTOCOL_VERSION_HEADER))
 JSON_TYPE = "application/json"
 BODY_TIMEOUT = 30.0
 """Seconds a client has to send a request body once its headers arrived (slowloris guard)."""
+DISCARD_FACTOR = 2
+"""A refused body is read on and dropped up to this many times ``max_request_bytes``."""
 
 
 def json_body_type(content_type: str | None) -> bool:
@@ -66,6 +68,8 @@ class BaseHandler(tornado.web.RequestHandler):
     """True for the documents a client reads before it has a token (the resource metadata)."""
     principal: Principal | None = None
     """The caller the verifier authenticated (None without authorization configured)."""
+    _answered_early = False
+    """The whole answer went out before the request body was read (a refused body's 413)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -82,6 +86,13 @@ class BaseHandler(tornado.web.RequestHandler):
 
     # -- checks --------------------------------------------------------------------------
     async def prepare(self) -> None:
+        if not host_allowed(self.request.host, self.config):
+            log.warning("refused request for host %s", self.request.host)
+            self.set_header("Connection", "close")  # the body (if any) stays unread
+            self.fail(421, InvalidRequest(
+                f"Misdirected Request: this server does not answer for host {self.request.host!r} (it listens on "
+                "loopback; a proxy that forwards another host name must be named in public_url)"))
+            return
         origin = self.request.headers.get("Origin")
         if not origin_allowed(origin, self.config):
             log.warning("refused request from origin %s", origin)
@@ -179,7 +190,8 @@ class BaseHandler(tornado.web.RequestHandler):
     def finished(self) -> bool:
         """True once the response was finished (or the client is gone)."""
         connection = self.request.connection
-        return bool(self._finished) or (isinstance(connection, HTTP1Connection) and connection.stream.closed())
+        return (bool(self._finished) or self._answered_early
+                or (isinstance(connection, HTTP1Connection) and connection.stream.closed()))
 
     def send_empty(self, status: int) -> None:
         """Finish with no body (202 Accepted, 204 No Content)."""
@@ -225,6 +237,15 @@ class BaseHandler(tornado.web.RequestHandler):
             return self.config.public_url
         return f"{self.request.protocol}://{self.request.host}{self.config.path_prefix}/"
 
+    def checked_base(self) -> str:
+        """:meth:`public_base` when its host is known good (``public_url``, a checked ``Host`` on a
+        loopback-bound server, or an IP address); else the path alone, a relative reference the
+        client resolves against the URL it used, so a document never advertises a host name
+        the client made up (a cached OpenAPI document would send the next caller there)."""
+        if self.config.public_url or self.config.loopback_bound or is_ip_host(self.request.host):
+            return self.public_base()
+        return f"{self.config.path_prefix}/"
+
 
 def _retry_after(body: Any) -> int | None:
     error = body.get("error") if isinstance(body, dict) else None
@@ -236,9 +257,12 @@ def _retry_after(body: Any) -> int | None:
 class BodyLimitMixin:
     """Accumulates a streamed request body, refusing bodies over ``config.max_request_bytes``.
 
-    Use with ``@tornado.web.stream_request_body``. Refusals are 413 before the body is read
-    when ``Content-Length`` already says too much, and as soon as the limit is crossed for
-    chunked bodies. A body not complete within ``BODY_TIMEOUT`` seconds closes the connection.
+    Use with ``@tornado.web.stream_request_body``. A body over the limit (by its
+    ``Content-Length``, or once a chunked body crosses it) is answered with 413 at once, and
+    the rest of the body is then read and dropped (up to :data:`DISCARD_FACTOR` times the
+    limit): a client that sends its whole body before reading still finds the 413, where
+    closing at once would hand it a connection reset. A body not complete within
+    ``BODY_TIMEOUT`` seconds closes the connection.
     """
 
     _chunks: list[bytes]
@@ -256,6 +280,8 @@ class BodyLimitMixin:
         self._body_timer = handler.request.connection.stream.io_loop.call_later(
             BODY_TIMEOUT, handler.request.connection.close)
         limit = handler.config.max_request_bytes
+        # Tornado must not refuse first (it answers a bare 400): we decide, with a 413.
+        handler.request.connection.set_max_body_size(DISCARD_FACTOR * limit + (1 << 20))
         length = handler.request.headers.get("Content-Length")
         if length is not None:
             try:
@@ -266,25 +292,40 @@ class BodyLimitMixin:
                 handler.fail(400, InvalidRequest("Invalid Content-Length header"))
                 return False
             if declared > limit:
-                self._refuse_size(limit)
+                self._refuse_size(limit, drain=declared <= DISCARD_FACTOR * limit)
                 return False
-        # Tornado must not refuse first (it answers a bare 400): we decide, with a 413.
-        handler.request.connection.set_max_body_size(2 * limit + (1 << 20))
         return True
 
-    def _refuse_size(self, limit: int) -> None:
+    def _refuse_size(self, limit: int, *, drain: bool = True) -> None:
+        """Answer 413; with ``drain`` the body is read on (and dropped) before the connection is
+        free again, else the connection closes after the answer."""
         handler: Any = self
         self._too_large = True
-        handler.set_header("Connection", "close")  # the rest of the body is not read
-        handler.fail(413, InvalidRequest(f"Request body too large: the limit is {limit} bytes (max_request_bytes)"))
+        self._chunks = []
+        error = InvalidRequest(f"Request body too large: the limit is {limit} bytes (max_request_bytes)")
+        if not drain:
+            handler.set_header("Connection", "close")  # the rest of the body is not read
+            handler.fail(413, error)
+            return
+        body = jsonenc.dumpb(handler.error_body(error))
+        handler.clear_header("Content-Type")
+        handler.set_status(413)
+        handler.set_header("Content-Type", JSON_TYPE)
+        handler.set_header("Content-Length", str(len(body)))
+        handler.write(body)
+        handler.flush()  # the whole answer is out; the request ends once its body is read
+        self._answered_early = True
 
     def data_received(self, chunk: bytes) -> None:
+        limit = self.config.max_request_bytes  # type: ignore[attr-defined]
         if self._too_large:
+            if self._answered_early:  # a refused body, read and dropped up to a bound
+                self._size += len(chunk)
+                if self._size > DISCARD_FACTOR * limit:
+                    self.request.connection.close()  # type: ignore[attr-defined]
             return
         self._size += len(chunk)
-        limit = self.config.max_request_bytes  # type: ignore[attr-defined]
         if self._size > limit:
-            self._chunks = []
             self._refuse_size(limit)
             return
         self._chunks.append(chunk)

@@ -40,6 +40,8 @@ class TransportConfig:
         keepalive_seconds: SSE keep-alive comment interval.
         auth: the token verifier every route checks (``verify(token) -> Principal | None``),
             or None for no authorization.
+        loopback_bound: the server listens on a loopback address only, so it checks ``Host``
+            against DNS rebinding (set by the runner; False for ``make_app()``).
     """
 
     path_prefix: str = ""
@@ -49,6 +51,7 @@ class TransportConfig:
     keepalive_seconds: float = KEEPALIVE_SECONDS
     extra_origins: set[str] = field(default_factory=set)
     auth: Any = None
+    loopback_bound: bool = False
 
     def __post_init__(self) -> None:
         self.path_prefix = normalize_prefix(self.path_prefix)

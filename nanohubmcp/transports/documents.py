@@ -77,7 +77,7 @@ class OpenAPIHandler(BaseHandler):
 
     def get(self) -> None:
         if not self._finished:
-            self.send_json(200, build_openapi(self.core, self.public_base()))
+            self.send_json(200, build_openapi(self.core, self.checked_base()))
 
 
 class ProtectedResourceHandler(BaseHandler):

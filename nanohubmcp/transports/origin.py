@@ -1,19 +1,32 @@
-"""Origin checks against DNS rebinding.
+"""Origin and Host checks against DNS rebinding.
 
 Browsers send ``Origin``; a page on a foreign site must not drive a local server. Allowed by
 default: loopback origins (``localhost``, ``127.0.0.0/8``, ``[::1]``, any port) and the
 detected public origin (the weber proxy host). Requests without ``Origin`` (curl, SDK clients)
-are allowed. A present but foreign ``Origin`` gets 403.
+are allowed. A present but foreign ``Origin`` gets 403. An origin is parsed strictly
+(``scheme://host[:port]`` and nothing else), so ``http://localhost:8000.evil.example`` is
+the foreign host it is, not localhost.
 
-Source: MCP 2025-11-25, Transports § Security Warning (Origin MUST be validated; invalid → 403).
+A page that rebinds its own name to 127.0.0.1 sends a same-origin request (no ``Origin``) but
+``Host: evil.example:PORT``. A server bound to loopback therefore serves only the Hosts it can
+be reached by: loopback names, the public URL's host and the hosts of listed origins (421
+otherwise). A server bound to other interfaces is reached by names it cannot know, and does
+not check ``Host``.
+
+Source: MCP 2025-11-25, Transports § Security Warning (Origin MUST be validated; invalid → 403);
+RFC 6454 § 7 (the Origin header); RFC 9110 § 7.2 (Host), § 15.5.20 (421).
 """
 
 from __future__ import annotations
 
 import ipaddress
+import re
 from urllib.parse import urlsplit
 
 from .config import TransportConfig
+
+_ORIGIN = re.compile(r"(https?)://(\[[0-9a-f:.]+\]|[a-z0-9._~-]+)(?::(\d{1,5}))?", re.ASCII)
+_HOST = re.compile(r"(\[[0-9a-f:.]+\]|[a-z0-9._~-]+)(?::(\d{1,5}))?", re.ASCII)
 
 
 def is_loopback_host(host: str) -> bool:
@@ -40,7 +53,51 @@ def origin_allowed(origin: str | None, config: TransportConfig) -> bool:
     if isinstance(policy, (list, tuple, set, frozenset)) and (
             "*" in policy or normalized in {o.rstrip("/").lower() for o in policy}):
         return True
-    if origin == "null":
+    match = _ORIGIN.fullmatch(normalized)
+    return match is not None and is_loopback_host(match.group(2))
+
+
+def host_name(host: str) -> str | None:
+    """The name part of a ``Host`` header value (``host[:port]``), lower case; None when it is not one."""
+    match = _HOST.fullmatch(host.strip().lower())
+    return match.group(1) if match is not None else None
+
+
+def is_ip_host(host: str) -> bool:
+    """True when a ``Host`` value names an IP address (no name a DNS answer could rebind)."""
+    name = host_name(host)
+    if name is None:
         return False
-    parts = urlsplit(normalized)
-    return parts.scheme in ("http", "https") and parts.hostname is not None and is_loopback_host(parts.hostname)
+    try:
+        ipaddress.ip_address(name.strip("[]"))
+    except ValueError:
+        return False
+    return True
+
+
+def host_allowed(host: str, config: TransportConfig) -> bool:
+    """Decide whether a request with this ``Host`` may be served (see the module text)."""
+    if not config.loopback_bound or config.allowed_origins == "*":
+        return True
+    name = host_name(host)
+    if name is None:
+        return False
+    if is_loopback_host(name):
+        return True
+    return name in known_hosts(config)
+
+
+def known_hosts(config: TransportConfig) -> set[str]:
+    """Host names of the public URL and of the allowed origins."""
+    origins = set(config.extra_origins)
+    if isinstance(config.allowed_origins, (list, tuple, set, frozenset)):
+        origins.update(config.allowed_origins)
+    names = set()
+    for origin in origins:
+        try:
+            name = urlsplit(origin.lower()).hostname
+        except ValueError:
+            continue
+        if name:
+            names.add(f"[{name}]" if ":" in name else name)
+    return names

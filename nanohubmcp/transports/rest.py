@@ -57,7 +57,7 @@ class RestToolHandler(BodyLimitMixin, BaseHandler):
         return rest_error(to_error_object(exc))[1]
 
     async def post(self, name: str) -> None:
-        if self._finished:
+        if self.finished:
             return
         tool = self.core.registry.tools.get(name)
         if tool is None:

@@ -35,11 +35,11 @@ from ..errors import ConfigurationError
 from .app import make_app
 from .auth import bind_resource
 from .config import TransportConfig
+from .http_server import HEADER_TIMEOUT, READ_HEADER_BYTES, LimitedHTTPServer
 
 log = logging.getLogger("nanohubmcp")
 
 BACKLOG = 1024
-IDLE_CONNECTION_TIMEOUT = 300.0
 SWEEP_SECONDS = 60.0
 DRAIN_SECONDS = 2.0
 """On stop, how long running calls may take to answer before connections are closed."""
@@ -109,10 +109,11 @@ class Runner:
         self.port = sockets[0].getsockname()[1]
         bind_resource(self.config, self.host, self.port)
         app = make_app(self.server, self.config)
-        self._http = tornado.httpserver.HTTPServer(
+        self._http = LimitedHTTPServer(
             app,
             max_body_size=2 * self.config.max_request_bytes + (1 << 20),
-            idle_connection_timeout=IDLE_CONNECTION_TIMEOUT,
+            idle_connection_timeout=HEADER_TIMEOUT,  # Tornado's header timeout too
+            max_header_size=READ_HEADER_BYTES,  # 431 above MAX_HEADER_BYTES, see http_server
             body_timeout=None,  # enforced per request by BodyLimitMixin (cheaper)
         )
         self._http.add_sockets(sockets)

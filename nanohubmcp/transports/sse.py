@@ -72,7 +72,7 @@ class LegacyMessagesHandler(BodyLimitMixin, BaseHandler):
             self.prepare_body()
 
     async def post(self) -> None:
-        if self._finished:
+        if self.finished:
             return
         await post_legacy_message(self, self.get_query_argument("session_id", None))
 

@@ -78,7 +78,7 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
 
     # -- POST ----------------------------------------------------------------------------
     async def post(self) -> None:
-        if self._finished:
+        if self.finished:
             return
         try:
             await self._post()
