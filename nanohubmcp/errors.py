@@ -25,6 +25,9 @@ Every exception the package raises on purpose derives from :class:`NanohubMCPErr
      │    └── ClientRequestTimeout
      └── RequestCancelled           the client cancelled the request being served
 
+Registration problems that do not stop a tool from working (no description, a parameter without
+a type, a name that replaces a different function) are reported as :class:`RegistrationWarning` (shown once).
+
 One signal stands outside the tree on purpose: ``InputRequired`` (2026-07-28 multi round-trip,
 ``server/modern/mrtr.py``) derives from ``BaseException`` like ``asyncio.CancelledError``, so a
 tool's own ``except Exception`` cannot swallow it; it is control flow, never reported as an error.
@@ -73,6 +76,10 @@ class NanohubMCPError(Exception):
 
 class RegistrationError(NanohubMCPError, ValueError):
     """A tool, resource or prompt could not be registered; the message names it."""
+
+
+class RegistrationWarning(UserWarning):
+    """A tool was registered, but something about it will likely confuse a model or a user."""
 
 
 class ConfigurationError(NanohubMCPError, ValueError):

@@ -29,13 +29,15 @@ Example:
 from __future__ import annotations
 
 import asyncio
+import sys
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 from . import serving
 from .decorators import marked
-from .errors import ConfigurationError, RegistrationError
-from .server import direct
+from .errors import ConfigurationError, RegistrationError, RegistrationWarning
+from .server import direct, registration_checks
 from .server.components import Prompt, Resource, ResourceTemplate, Tool, make_resource
 from .server.context import Context
 from .server.core import ServerCore
@@ -47,6 +49,14 @@ from .server.result_store import DEFAULT_MAX_INLINE_BYTES
 from .server.toolcalls import job_result_tool
 
 DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
+
+
+def _user_frame() -> int:
+    """The ``stacklevel`` of the first caller outside nanohubmcp, so a warning names the user's line."""
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and frame.f_globals.get("__name__", "").partition(".")[0] == "nanohubmcp":
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 class _Completer:
@@ -174,6 +184,9 @@ class MCPServer:
                 tool.extra[TOOL_SCOPES] = parse_scopes(scopes)
             except ValueError as exc:
                 raise RegistrationError(f"tool {tool.name!r}: {exc}") from None
+        registration_checks.refuse_reserved(tool.name, fn, get_job_result)
+        for message in registration_checks.tool_warnings(tool, self.core.registry.tools.get(tool.name)):
+            warnings.warn(message, RegistrationWarning, stacklevel=_user_frame())
         if background and "get_job_result" not in self.core.registry.tools:
             # The poll tool exists once there is something to poll (earlier package's behaviour).
             self.add_tool(job_result_tool(self.core), name="get_job_result",

@@ -7,7 +7,7 @@ Set them in a profile's ``ipython_config.py`` or ``ipython_kernel_config.py``::
 
 or live in a notebook, where a change to ``host``, ``port``, ``mode``, ``path_prefix``,
 ``allowed_origins``, ``public_url``, ``name``, ``version`` or ``instructions`` restarts a running
-server, and ``tool_timeout`` applies to the next call::
+server, and ``tool_timeout``, ``max_inline_bytes`` and ``figure_dpi`` apply to the next call::
 
     %config NanohubMCP.port = 0        # any free port
     %config NanohubMCP                 # list the options with their current values
@@ -34,6 +34,8 @@ RESTART_TRAITS = ("host", "port", "mode", "path_prefix", "allowed_origins", "pub
 """Traits whose change restarts a running server on its new address or URL."""
 REBUILD_TRAITS = ("name", "version", "instructions")
 """Traits baked into the server's identity: a change rebuilds the server (tools are kept)."""
+RESULT_TRAITS = ("max_inline_bytes", "figure_dpi")
+"""Traits shaping tool results: a change applies to the next call."""
 
 
 class NanohubMCP(Configurable):
@@ -88,6 +90,21 @@ class NanohubMCP(Configurable):
         "--async job tools are never timed out.",
     ).tag(config=True)
 
+    max_inline_bytes = Integer(
+        256 * 1024,
+        allow_none=True,
+        help="A tool result whose JSON (or image) is larger than this many bytes is kept as a resource "
+        "of the server and the client gets a resource_link plus a preview, instead of flooding the "
+        "model's context. None = always inline.",
+    ).tag(config=True)
+
+    figure_dpi = Float(
+        None,
+        allow_none=True,
+        help="Dots per inch of matplotlib figures returned by tools; None = each figure's own dpi "
+        "(the PNG is then figsize x dpi pixels).",
+    ).tag(config=True)
+
     instructions = Unicode(
         None, allow_none=True, help="Text telling clients how to use this server (initialize result)."
     ).tag(config=True)
@@ -137,6 +154,20 @@ class NanohubMCP(Configurable):
         value = proposal["value"]
         if value is not None and value <= 0:
             raise TraitError("NanohubMCP.tool_timeout must be a positive number of seconds, or None")
+        return value
+
+    @validate("max_inline_bytes")
+    def _check_inline(self, proposal: Any) -> int | None:
+        value = proposal["value"]
+        if value is not None and value < 0:
+            raise TraitError("NanohubMCP.max_inline_bytes must be a number of bytes (>= 0), or None")
+        return value
+
+    @validate("figure_dpi")
+    def _check_dpi(self, proposal: Any) -> float | None:
+        value = proposal["value"]
+        if value is not None and value <= 0:
+            raise TraitError("NanohubMCP.figure_dpi must be a positive number of dots per inch, or None")
         return value
 
     @validate("name")

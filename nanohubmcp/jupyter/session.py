@@ -22,16 +22,17 @@ import asyncio
 import collections
 import sys
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, RegistrationWarning
 from ..facade import MCPServer
 from ..server.components import Resource
 from . import calls, routes
 from .cellspec import PromptSpec, ResourceSpec, ToolSpec
-from .config import REBUILD_TRAITS, RESTART_TRAITS, NanohubMCP
+from .config import REBUILD_TRAITS, RESTART_TRAITS, RESULT_TRAITS, NanohubMCP
 from .display import first_line
 from .hub import HubView, detect_hub
 from .output import CellOutput
@@ -87,11 +88,13 @@ class KernelSession:
         self._saved_switch: float | None = None  # the interpreter's switch interval to restore
         self.server = self._build()
         config.observe(self._on_config, names=[*RESTART_TRAITS, *REBUILD_TRAITS])
+        config.observe(self._on_results, names=list(RESULT_TRAITS))
 
     # -- the server object ---------------------------------------------------------------
     def _build(self) -> MCPServer:
         cfg = self.config
-        server = MCPServer(cfg.name, version=cfg.version, instructions=cfg.instructions)
+        server = MCPServer(cfg.name, version=cfg.version, instructions=cfg.instructions,
+                           max_inline_bytes=cfg.max_inline_bytes, figure_dpi=cfg.figure_dpi)
         if self._unsubscribe is not None:
             self._unsubscribe()
         unsubscribe_log = server.events.subscribe(self._record)
@@ -157,6 +160,14 @@ class KernelSession:
     def _add(self, kind: str, fn: Callable[..., Any], spec: Any, cell: CellOutput, main: bool) -> Entry:
         entry = Entry(kind, "", fn, spec, cell, calls.policy_for(fn, main=main))
         entry.key = self._register(entry)  # raises RegistrationError; nothing changed then
+        earlier = self.entries.get((kind, entry.key))
+        if earlier is not None and earlier.cell.cell_id and cell.cell_id and earlier.cell.cell_id != cell.cell_id:
+            warnings.warn(
+                f"{kind} '{entry.key}' was defined by another cell; this cell's function replaces it "
+                "(give one of them another name with --name)",
+                RegistrationWarning,
+                stacklevel=2,
+            )
         self.entries[(kind, entry.key)] = entry
         if cell.cell_id:
             previous = self.cells.get(cell.cell_id)
@@ -283,6 +294,9 @@ class KernelSession:
         self.server = self._build()
         for entry in list(self.entries.values()):
             self._register(entry)
+
+    def _on_results(self, change: Any) -> None:
+        setattr(self.server.core.result_options, change["name"], change["new"])
 
     def _on_config(self, change: Any) -> None:
         if change["old"] == change["new"]:

@@ -51,7 +51,8 @@ SKIP_TAG = "mcp-skip"
 EXPORT_MARKER = "by nanohubmcp"
 """Text on the ``Exported:`` line of every script's header (see :func:`looks_exported`)."""
 
-_WHERE = {"name": "ctor", "version": "ctor", "instructions": "ctor", "tool_timeout": "ctor", "host": "cli",
+_WHERE = {"name": "ctor", "version": "ctor", "instructions": "ctor", "tool_timeout": "ctor",
+          "max_inline_bytes": "ctor", "figure_dpi": "ctor", "host": "cli",
           "port": "cli", "path_prefix": "run", "allowed_origins": "run", "public_url": "run"}
 _NOTE = {"ctor": "applied in MCPServer(...) at the top of the file",
          "cli": "the default of --{} (end of the file)",

@@ -56,6 +56,19 @@ EXPECTED: dict[str, Any] = {
             ),
         ),
     ),
+    "science.ipynb": (
+        {"simulate", "fit_decay", "plot"},
+        set(),
+        set(),
+        (
+            "simulate",
+            {"damping": 0.1, "frequency": 2.0, "t_end": 1.0, "steps": 10},
+            lambda r: (
+                len(r.structured_content["result"]) == 11
+                and r.structured_content["result"][0] == {"index": 0, "t": 0.0, "x": 1.0, "v": 0.0}
+            ),
+        ),
+    ),
     "simulator.ipynb": (
         {"projectile_motion", "harmonic_oscillator", "wave_properties", "ideal_gas", "relativistic_energy"},
         {"constants://physics"},

@@ -92,3 +92,12 @@ def test_a_cell_that_now_defines_another_function_retires_the_old_tool(kernel: L
     assert sorted(run_async(names())) == ["other", "plus"]
     kernel.run_ok("%mcp remove plus")
     assert run_async(names()) == ["other"]
+
+
+def test_a_second_cell_defining_the_same_tool_name_warns_once(kernel: LiveKernel) -> None:
+    cell = '%%mcp_tool\ndef twice(x: int) -> int:\n    """Twice."""\n    return 2 * x\n'
+    first = kernel.run_ok(cell, cell_id="cell-a")
+    again = kernel.run_ok(cell, cell_id="cell-a")
+    other = kernel.run_ok(cell, cell_id="cell-b")
+    assert "RegistrationWarning" not in first.stderr + again.stderr
+    assert "tool 'twice' was defined by another cell; this cell's function replaces it" in other.stderr

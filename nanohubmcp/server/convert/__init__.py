@@ -103,7 +103,7 @@ def convert(value: Any, *, figure_dpi: float | None = None) -> Converted | None:
             return Converted(data=arrays.scalar(value), has_data=True)
         if arrays.is_array(value):
             plain = arrays.to_lists(value)
-            return Converted(arrays.summary(value), plain, True, full=lambda: arrays.full(plain))
+            return Converted(arrays.summary(value), plain, True)  # kept as its JSON text when too large
     if lib == "pandas":
         table = frames.to_records(value)
         if table is not None:

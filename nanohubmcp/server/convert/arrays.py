@@ -105,8 +105,3 @@ def summary(a: Any) -> str:
     more = " ..." if a.size > PREVIEW_ITEMS else ""
     parts.append(f"first values (flattened): {first}{more}")
     return "; ".join(parts)
-
-
-def full(plain: Any) -> tuple[str, str, str]:
-    """The resource form of a large array: its JSON text (nested lists)."""
-    return jsonenc.dumps(plain), "application/json", "array.json"

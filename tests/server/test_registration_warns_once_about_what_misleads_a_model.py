@@ -1,0 +1,103 @@
+"""Registration warnings (no description, untyped parameter, a name replacing another function); the reserved name."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import pytest
+
+from nanohubmcp import MCPServer
+from nanohubmcp.errors import RegistrationError, RegistrationWarning
+
+
+def registered(server: MCPServer, fn: object, **options: object) -> list[str]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        server.add_tool(fn, **options)  # type: ignore[arg-type]
+    assert all(w.category is RegistrationWarning for w in caught)
+    return [str(w.message) for w in caught]
+
+
+def test_a_tool_without_description_or_parameter_types_is_reported() -> None:
+    def area(w, h):  # type: ignore[no-untyped-def]
+        return w * h
+
+    assert registered(MCPServer("w"), area) == [
+        "tool 'area' has no description: the model sees only its name; add a docstring or description='...'",
+        "tool 'area': parameters 'w', 'h' have no type, so any JSON value is accepted; annotate it (e.g. x: float)",
+    ]
+
+
+def test_a_described_typed_tool_and_an_explicit_schema_are_quiet() -> None:
+    def area(w: float, h: float) -> float:
+        """Area of a rectangle."""
+        return w * h
+
+    server = MCPServer("w")
+    assert registered(server, area) == []
+    assert registered(server, area) == []  # re-running the same definition, as a notebook cell does
+    schema = {"type": "object", "properties": {"w": {}}}
+    assert registered(server, lambda w: w, name="free", description="d", input_schema=schema) == []
+
+
+def test_a_name_pointing_at_another_function_or_signature_is_reported() -> None:
+    def first(x: int) -> int:
+        """One."""
+        return x
+
+    def second(x: int) -> int:
+        """Two."""
+        return x
+
+    def first_again(x: int, y: int = 0) -> int:
+        """One, edited."""
+        return x
+
+    server = MCPServer("w")
+    registered(server, first, name="f")
+    [other] = registered(server, second, name="f")
+    assert other.startswith("tool 'f' replaces a different function of that name: it was ")
+    assert other.endswith("second")
+    first_again.__qualname__ = second.__qualname__
+    [changed] = registered(server, first_again, name="f")
+    assert changed.endswith("the signature changed from (x: 'int') -> 'int' to (x: 'int', y: 'int' = 0) -> 'int'")
+
+
+def test_the_reserved_poll_name_is_refused_and_the_server_keeps_its_own() -> None:
+    server = MCPServer("w")
+
+    @server.async_tool()
+    def slow() -> int:
+        """Slow."""
+        return 1
+
+    def mine(job_id: str) -> str:
+        """Mine."""
+        return job_id
+
+    with pytest.raises(RegistrationError, match="'get_job_result': the name is reserved by the server"):
+        server.add_tool(mine, name="get_job_result")
+    assert server.core.registry.tools.get("get_job_result").fn.__name__ == "get_job_result"
+
+
+def test_a_warning_names_the_users_line_and_is_shown_once() -> None:
+    script = textwrap.dedent(
+        """
+        from nanohubmcp import MCPServer
+        server = MCPServer("w")
+        for _ in range(3):
+            @server.tool()
+            def bare(x: int) -> int:
+                return x
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if "RegistrationWarning" in line]
+    assert lines == [
+        "<string>:5: RegistrationWarning: tool 'bare' has no description: the model sees only its name; "
+        "add a docstring or description='...'"
+    ]
