@@ -125,7 +125,9 @@ class ServerCore:
             job_ttl_seconds, name=name, state_dir=state_dir, kind=job_store, max_jobs=max_jobs,
             max_jobs_per_owner=max_jobs_per_owner, max_result_bytes=max_job_result_bytes)
         self.result_options = ResultOptions(max_inline_bytes, figure_dpi)
-        self.result_store = ResultStore(job_ttl_seconds)
+        # Large results live as long as job results, beside them (files in the state directory).
+        self.result_store = ResultStore(
+            job_ttl_seconds, directory=lambda: self.jobs.directory if self.jobs.persistent else None)
         self.client_requests = ClientRequests()
         self.dispatcher = Dispatcher(self)
         self._executor = executor

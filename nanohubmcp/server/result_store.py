@@ -6,6 +6,10 @@ model's context); the full data is kept here under an unguessable URI and the re
 ``resources/read`` on that URI returns all of it (MCP 2025-11-25, Server § Resources § Reading
 resources), for as long as a finished job's result stays readable (the server's job TTL).
 
+Where: with a persistent job store, as files beside it (``<state dir>/results/<token><suffix>``
+and a ``.meta.json`` naming owner, MIME type and expiry), so a link in a stored job result still
+reads after a restart; with ``job_store="memory"``, in memory.
+
 Ownership follows jobs: a result made by an authenticated caller belongs to that principal, one
 made in a session to that session, and one made without either (a sessionless 2026-07-28 call,
 REST) to whoever holds the URI. Any other caller gets the same "not found" as for a URI that never
@@ -14,14 +18,23 @@ existed. The store is bounded in total bytes; the oldest entries go first when i
 
 from __future__ import annotations
 
+import base64
+import contextlib
+import json
+import logging
+import os
+import re
 import secrets
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ..protocol.content import ResourceLink
+
+log = logging.getLogger(__name__)
 
 URI_PREFIX: Final = "nanohubmcp://results/"
 """Every kept result's URI starts with this; the rest is a random token and a file suffix."""
@@ -32,14 +45,17 @@ DEFAULT_MAX_INLINE_BYTES: Final = 256 * 1024
 DEFAULT_STORE_BYTES: Final = 512 * 1024 * 1024
 """What the store holds at most, in bytes, across all owners (512 MiB)."""
 
+_NAME: Final = re.compile(r"^[A-Za-z0-9_-]{32}(\.[a-z]{1,8})?$")
+"""A kept result's file name: the token (24 random bytes, URL-safe base64) and a suffix."""
+
 
 @dataclass
 class _Entry:
     owner: str | None
-    data: bytes | str
     mime_type: str
     expires: float
     size: int
+    data: bytes | str | None = None  # None: in the file named by the URI
 
 
 @dataclass
@@ -58,46 +74,103 @@ class ResultOptions:
 
 
 class ResultStore:
-    """Kept results by URI (thread-safe: conversions may run on worker threads).
+    """Kept results by URI (thread-safe: conversions run on worker threads).
 
     Args:
         ttl: seconds an entry stays readable.
         max_bytes: total size kept; older entries are dropped to make room.
+        directory: ``directory()`` gives the state directory to keep files in, or None to keep
+            results in memory; asked on first use (building a server writes nothing).
     """
 
-    def __init__(self, ttl: float, max_bytes: int = DEFAULT_STORE_BYTES) -> None:
+    def __init__(
+        self, ttl: float, max_bytes: int = DEFAULT_STORE_BYTES, directory: Callable[[], str | None] | None = None
+    ) -> None:
         self.ttl = ttl
         self.max_bytes = max_bytes
+        self._directory = directory
+        self._folder: str | None = None
+        self._opened = False
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
 
+    # -- where ----------------------------------------------------------------------------
+    def _open(self) -> str | None:
+        """The results folder (created, with what an earlier process left indexed), or None."""
+        if not self._opened:
+            self._opened = True
+            base = self._directory() if self._directory is not None else None
+            if base:
+                folder = os.path.join(base, "results")
+                try:
+                    os.makedirs(folder, mode=0o700, exist_ok=True)
+                    self._folder = folder
+                    self._index_files(folder)
+                except OSError as exc:
+                    log.warning("large results stay in memory: cannot use %s (%s)", folder, exc)
+        return self._folder
+
+    def _index_files(self, folder: str) -> None:
+        found = []
+        for name in os.listdir(folder):
+            if name.endswith(".meta.json"):
+                meta = _read_meta(os.path.join(folder, name))
+                if meta is not None:
+                    found.append(meta)
+        for meta in sorted(found, key=lambda m: m["expires"]):
+            self._entries[meta["uri"]] = _Entry(meta["owner"], meta["mime_type"], meta["expires"], meta["size"])
+            self._bytes += meta["size"]
+
+    def _path(self, uri: str) -> str | None:
+        name = uri[len(URI_PREFIX) :] if uri.startswith(URI_PREFIX) else ""
+        if self._folder is None or not _NAME.match(name):
+            return None
+        return os.path.join(self._folder, name)
+
+    # -- keep / read ----------------------------------------------------------------------
     def keep(self, data: bytes | str, mime_type: str, suffix: str, owner: str | None) -> str:
         """Store ``data`` and return its new URI (``nanohubmcp://results/<token><suffix>``)."""
-        size = len(data)
+        raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
         uri = f"{URI_PREFIX}{secrets.token_urlsafe(24)}{suffix}"
+        entry = _Entry(owner, mime_type, time.time() + self.ttl, len(raw))
         with self._lock:
+            folder = self._open()
             self._sweep(time.time())
-            while self._entries and self._bytes + size > self.max_bytes:
+            while self._entries and self._bytes + entry.size > self.max_bytes:
                 self._drop(next(iter(self._entries)))
-            self._entries[uri] = _Entry(owner, data, mime_type, time.time() + self.ttl, size)
-            self._bytes += size
+            path = self._path(uri) if folder else None
+            if path is None or not _write(path, raw, {"uri": uri, "owner": owner, "mime_type": mime_type,
+                                                      "expires": entry.expires, "size": entry.size}):
+                entry.data = data
+            self._entries[uri] = entry
+            self._bytes += entry.size
         return uri
 
     def read(self, uri: str, owner: str | None) -> dict[str, Any] | None:
         """The ``ReadResourceResult`` of ``uri`` for ``owner``, or None (unknown, expired, not theirs)."""
         with self._lock:
+            self._open()
             self._sweep(time.time())
             entry = self._entries.get(uri)
-        if entry is None or (entry.owner is not None and entry.owner != owner):
-            return None
+            if entry is None or (entry.owner is not None and entry.owner != owner):
+                return None
+            data = entry.data
+            if data is None:
+                path = self._path(uri)
+                try:
+                    with open(path, "rb") as f:  # type: ignore[arg-type]  # kept files have a path
+                        data = f.read()
+                except (OSError, TypeError):
+                    return None
         item: dict[str, Any] = {"uri": uri, "mimeType": entry.mime_type}
-        if isinstance(entry.data, str):
-            item["text"] = entry.data
+        textual = entry.mime_type.startswith("text/") or entry.mime_type == "application/json"
+        if isinstance(data, str):
+            item["text"] = data
+        elif textual:
+            item["text"] = data.decode("utf-8")
         else:
-            import base64
-
-            item["blob"] = base64.b64encode(entry.data).decode("ascii")
+            item["blob"] = base64.b64encode(data).decode("ascii")
         return {"contents": [item]}
 
     def __len__(self) -> int:
@@ -110,6 +183,42 @@ class ResultStore:
     def _drop(self, uri: str) -> None:
         entry = self._entries.pop(uri)
         self._bytes -= entry.size
+        path = self._path(uri) if entry.data is None else None
+        if path is not None:
+            for name in (path, path + ".meta.json"):
+                with contextlib.suppress(OSError):
+                    os.remove(name)
+
+
+def _write(path: str, raw: bytes, meta: dict[str, Any]) -> bool:
+    """Write the data file, then its ``.meta.json`` (so a reader never sees meta without data)."""
+    try:
+        with open(path, "wb") as f:
+            f.write(raw)
+        temporary = path + ".meta.tmp"
+        with open(temporary, "w", encoding="utf-8") as f:
+            json.dump(meta, f)
+        os.replace(temporary, path + ".meta.json")
+        return True
+    except OSError as exc:  # a full disk: keep it in memory instead
+        log.warning("cannot write the large result %s: %s", path, exc)
+        return False
+
+
+def _read_meta(path: str) -> dict[str, Any] | None:
+    try:
+        with open(path, encoding="utf-8") as f:
+            meta = json.load(f)
+        if not isinstance(meta, dict) or not isinstance(meta.get("uri"), str):
+            return None
+        if meta["expires"] <= time.time():
+            base = path[: -len(".meta.json")]
+            for name in (base, path):
+                os.remove(name)
+            return None
+        return meta
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def owner_of(request: Any) -> str | None:

@@ -6,6 +6,7 @@ import base64
 import dataclasses
 import io
 import json
+from pathlib import Path
 
 import pytest
 
@@ -235,3 +236,25 @@ def test_before_2025_06_18_the_json_text_still_carries_all_the_data() -> None:
     result = results.tool_result(np.arange(3), version="2025-03-26")
     assert "structuredContent" not in result
     assert json.loads(texts(result)[-1]) == {"result": [0, 1, 2]}
+
+
+def test_kept_results_are_files_in_the_state_directory_that_a_new_process_still_reads(tmp_path: Path) -> None:
+    def store() -> ResultStore:
+        return ResultStore(ttl=60, directory=lambda: str(tmp_path))
+
+    sink = ResultSink(ResultOptions(max_inline_bytes=10), store(), owner="principal:ada")
+    link = results.tool_result(np.arange(100), sink=sink)["content"][-1]
+    figure_link = results.tool_result(PIL.new("RGB", (400, 300)), sink=sink)["content"][-1]
+    kept = sorted(p.name for p in (tmp_path / "results").iterdir())
+    assert len(kept) == 4  # two data files and their .meta.json
+    later = store()  # as after a restart
+    assert json.loads(later.read(link["uri"], "principal:ada")["contents"][0]["text"]) == list(range(100))
+    png = later.read(figure_link["uri"], "principal:ada")["contents"][0]
+    assert png["mimeType"] == "image/png"
+    assert base64.b64decode(png["blob"]).startswith(b"\x89PNG")
+    assert later.read(link["uri"], "principal:bob") is None
+    assert later.read(link["uri"].replace("results/", "results/../"), "principal:ada") is None
+    expired = ResultStore(ttl=-1, directory=lambda: str(tmp_path))
+    gone = results.tool_result(np.arange(100), sink=ResultSink(ResultOptions(max_inline_bytes=10), expired))
+    assert expired.read(gone["content"][-1]["uri"], None) is None
+    assert len(list((tmp_path / "results").iterdir())) == 4  # the expired one was removed
