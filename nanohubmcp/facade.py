@@ -184,7 +184,7 @@ class MCPServer:
                 tool.extra[TOOL_SCOPES] = parse_scopes(scopes)
             except ValueError as exc:
                 raise RegistrationError(f"tool {tool.name!r}: {exc}") from None
-        registration_checks.refuse_reserved(tool.name, fn, get_job_result)
+        registration_checks.refuse_reserved(tool.name, fn)
         for message in registration_checks.tool_warnings(tool, self.core.registry.tools.get(tool.name)):
             warnings.warn(message, RegistrationWarning, stacklevel=_user_frame())
         if background and "get_job_result" not in self.core.registry.tools:

@@ -21,9 +21,11 @@ RESERVED_TOOL_NAMES: Final = frozenset({"get_job_result"})
 _DESCRIBING_KEYS: Final = frozenset({"description", "title", "default", "examples"})
 
 
-def refuse_reserved(name: str, fn: Any, builtin: Any) -> None:
-    """Raise ``RegistrationError`` when ``name`` is reserved and ``fn`` is not the server's own."""
-    if name in RESERVED_TOOL_NAMES and inspect.unwrap(fn) is not builtin:
+def refuse_reserved(name: str, fn: Any) -> None:
+    """Raise ``RegistrationError`` when ``name`` is reserved and ``fn`` is not the server's own
+    (the built-in tools are defined in ``nanohubmcp.server``)."""
+    module = getattr(inspect.unwrap(fn), "__module__", None) or ""
+    if name in RESERVED_TOOL_NAMES and not module.startswith(__name__.rpartition(".")[0] + "."):
         raise RegistrationError(
             f"tool '{name}': the name is reserved by the server, which answers it to poll the jobs of "
             "@async_tool tools; choose another name (e.g. name='my_job_result')"
