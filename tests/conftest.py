@@ -3,7 +3,13 @@ sub-folders have their own ``conftest.py``, so ``from support import`` would be 
 
 from __future__ import annotations
 
+import os
+
 import pytest
+
+# Notebook servers require a generated token by default; test kernels (and every process the
+# tests start) inherit "no token" unless a test removes this to check the default.
+os.environ.setdefault("MCP_TOKEN", "")
 
 
 @pytest.fixture

@@ -30,7 +30,7 @@ from traitlets.config import Configurable
 
 __all__ = ["NanohubMCP"]
 
-RESTART_TRAITS = ("host", "port", "mode", "path_prefix", "allowed_origins", "public_url")
+RESTART_TRAITS = ("host", "port", "mode", "path_prefix", "allowed_origins", "public_url", "token")
 """Traits whose change restarts a running server on its new address or URL."""
 REBUILD_TRAITS = ("name", "version", "instructions")
 """Traits baked into the server's identity: a change rebuilds the server (tools are kept)."""
@@ -123,6 +123,15 @@ class NanohubMCP(Configurable):
         allow_none=True,
         help="URL to advertise instead of the detected one (None: the nanoHUB weber URL when the kernel "
         "runs on a hub, else http://127.0.0.1:<port>/).",
+    ).tag(config=True)
+
+    token = Unicode(
+        None,
+        allow_none=True,
+        help="Bearer token every client must send ('Authorization: Bearer <token>'). None: $MCP_TOKEN "
+        "when set (set and empty: no token), else a random token generated when the kernel's server "
+        "first starts (shown in %mcp status and the client snippets), as Jupyter's own server does: on "
+        "a shared login node loopback is not private. '' turns authorization off (a warning says so).",
     ).tag(config=True)
 
     def update_config(self, config: Any) -> None:

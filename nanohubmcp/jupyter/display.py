@@ -15,7 +15,7 @@ import json
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["HINTS", "StatusView", "client_config", "endpoints", "first_line"]
+__all__ = ["HINTS", "StatusView", "client_config", "endpoints", "first_line", "python_snippet"]
 
 _ENDPOINTS = (
     ("Streamable HTTP", "mcp"),
@@ -30,6 +30,9 @@ HINTS = {
     "script": ("decorate a function with ", "@server.tool()", ""),
 }
 """How to add a tool, by the way the server was built: ``(before, code, after)``."""
+
+NO_TOKEN = "  Token:      none - anyone who reaches the port can call the tools (NanohubMCP.token = '')"
+"""The status line of a server with authorization turned off."""
 
 STUCK_NOTE = ("Stuck calls: {} (past tool_timeout and abandoned; each still holds a thread until its "
               "function returns - restart the kernel if the number keeps growing)")
@@ -46,17 +49,46 @@ def endpoints(base_url: str) -> list[tuple[str, str]]:
     return [(label, base_url + path) for label, path in _ENDPOINTS]
 
 
-def client_config(name: str, mcp_url: str) -> dict[str, Any]:
+def client_config(name: str, mcp_url: str, token: str | None = None) -> dict[str, Any]:
     """A ``mcpServers`` entry that bridges a stdio-only client to ``mcp_url`` with ``mcp-remote``.
 
     ``--allow-http`` is added for plain-HTTP URLs off this machine (mcp-remote refuses them
-    otherwise).
+    otherwise). With a ``token`` the bridge sends ``Authorization: Bearer <token>``; the value
+    travels in ``env`` (``AUTH_HEADER``) because some clients split arguments at spaces.
     """
     args = ["-y", "mcp-remote", mcp_url]
     parts = urlsplit(mcp_url)
     if parts.scheme == "http" and parts.hostname not in ("localhost", "127.0.0.1", "::1"):
         args.append("--allow-http")
-    return {"mcpServers": {name: {"command": "npx", "args": args}}}
+    entry: dict[str, Any] = {"command": "npx", "args": args}
+    if token:
+        args += ["--header", "Authorization:${AUTH_HEADER}"]
+        entry["env"] = {"AUTH_HEADER": f"Bearer {token}"}
+    return {"mcpServers": {name: entry}}
+
+
+def python_snippet(mcp_url: str, token: str | None) -> str:
+    """Python that lists the server's tools with the official ``mcp`` client, as pasted."""
+    headers = f'{{"Authorization": "Bearer {token}"}}' if token else "{}"
+    return PYTHON_SNIPPET.format(url=mcp_url, headers=headers)
+
+
+PYTHON_SNIPPET = """import asyncio
+
+import httpx2
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+
+async def main():
+    http = httpx2.AsyncClient(headers={headers})
+    async with Client(streamable_http_client("{url}", http_client=http)) as client:
+        tools = await client.list_tools()
+        print([tool.name for tool in tools.tools])
+
+asyncio.run(main())
+"""
+"""The official SDK (``pip install mcp``) connecting with the token."""
 
 
 class StatusView:
@@ -81,7 +113,11 @@ class StatusView:
         )
 
     def _snippet(self) -> str:
-        return json.dumps(client_config(self.status["name"], self.status["mcp_url"]), indent=2)
+        s = self.status
+        return json.dumps(client_config(s["name"], s["mcp_url"], s.get("token")), indent=2)
+
+    def _python(self) -> str:
+        return python_snippet(self.status["mcp_url"], self.status.get("token"))
 
     def __repr__(self) -> str:
         s = self.status
@@ -89,6 +125,7 @@ class StatusView:
         if s["running"]:
             lines.append(f"  MCP endpoint: {s['mcp_url']}")
             lines.append(f"  Base URL:   {s['public_url']}")
+            lines.append(f"  Token:      {s['token']}" if s.get("token") else NO_TOKEN)
             if s["public_url"] != s["local_url"]:
                 lines.append(f"  Local URL:  {s['local_url']}")
             if s.get("streaming"):
@@ -109,6 +146,8 @@ class StatusView:
         if s["running"]:
             lines.append("Client configuration (stdio clients, via mcp-remote):")
             lines += ["  " + line for line in self._snippet().splitlines()]
+            lines.append("Python client (official SDK):")
+            lines += ["  " + line for line in self._python().splitlines()]
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -119,7 +158,10 @@ class StatusView:
             where = "nanoHUB proxy" if s["hub"] else "this machine"
             parts.append(
                 f"<p>MCP endpoint ({esc(where)}): <a href='{esc(s['mcp_url'])}' target='_blank'>"
-                f"<code>{esc(s['mcp_url'])}</code></a><br>Base URL: <code>{esc(s['public_url'])}</code></p>"
+                f"<code>{esc(s['mcp_url'])}</code></a><br>Base URL: <code>{esc(s['public_url'])}</code><br>"
+                + (f"Token: <code>{esc(s['token'])}</code> (send <code>Authorization: Bearer &lt;token&gt;</code>)"
+                   if s.get("token") else esc(NO_TOKEN.strip()))
+                + "</p>"
             )
             if s.get("streaming"):
                 parts.append(f"<p class='nanohubmcp-caveat'>Note: {esc(s['streaming'])}</p>")
@@ -148,6 +190,8 @@ class StatusView:
             parts.append(
                 "<details><summary>Client configuration (stdio clients, via mcp-remote)</summary>"
                 f"<pre>{esc(self._snippet())}</pre></details>"
+                "<details><summary>Python client (official SDK)</summary>"
+                f"<pre>{esc(self._python())}</pre></details>"
             )
         parts.append("</div>")
         return "".join(parts)

@@ -20,6 +20,8 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import os
+import secrets
 import sys
 import time
 import warnings
@@ -27,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..auth.verifiers import MCP_TOKEN_ENV
 from ..errors import ConfigurationError, RegistrationWarning
 from ..facade import MCPServer
 from ..server.components import Resource
@@ -86,6 +89,7 @@ class KernelSession:
         self._unsubscribe: Callable[[], None] | None = None
         self._mode: str | None = None
         self._saved_switch: float | None = None  # the interpreter's switch interval to restore
+        self._generated_token: str | None = None  # kept for the kernel's life: clients keep working
         self.server = self._build()
         config.observe(self._on_config, names=[*RESTART_TRAITS, *REBUILD_TRAITS])
         config.observe(self._on_results, names=list(RESULT_TRAITS))
@@ -250,7 +254,13 @@ class KernelSession:
             "path_prefix": cfg.path_prefix,
             "allowed_origins": cfg.allowed_origins,
             "loop": loop,
+            "token": self.token or "",
         }
+        if not self.token:
+            self.notify(
+                "nanohubmcp: warning: NanohubMCP.token is '' - the MCP server answers anyone who reaches "
+                "its port (on a shared machine, every user); unset it to require a token"
+            )
         self.server.start(port=cfg.port, public_url=cfg.public_url or self.hub.public_url, **options)
         if not cfg.public_url and not cfg.port and self.server.port:
             # Port 0: the public URL names the port, known only now; re-serve on that port with it.
@@ -351,6 +361,19 @@ class KernelSession:
         base = self.public_url
         return f"{base}mcp" if base else None
 
+    @property
+    def token(self) -> str | None:
+        """The bearer token clients send (see ``NanohubMCP.token``); None when turned off."""
+        configured = self.config.token
+        if configured is not None:
+            return configured or None
+        from_env = os.environ.get(MCP_TOKEN_ENV)
+        if from_env is not None:
+            return from_env or None  # MCP_TOKEN set and empty turns it off, like token = ''
+        if self._generated_token is None:
+            self._generated_token = secrets.token_urlsafe(32)
+        return self._generated_token
+
     def runs_on_kernel(self, name: str) -> bool:
         """True when tool ``name`` runs on the kernel's loop (``async def`` or ``--main``)."""
         entry = self.entries.get(("tool", name))
@@ -380,6 +403,7 @@ class KernelSession:
             "local_url": self.local_url,
             "public_url": self.public_url,
             "mcp_url": self.mcp_url,
+            "token": self.token if self.running else None,
             "hub": self.hub.public_url is not None,
             "hub_reason": self.hub.reason,
             "streaming": self.hub.streaming,

@@ -42,7 +42,7 @@ print(json.dumps(results))
 
 
 def test_cells_serve_from_a_plain_ipython_shell(tmp_path: Path) -> None:
-    env = {"IPYTHONDIR": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    env = {"IPYTHONDIR": str(tmp_path), "PATH": "/usr/bin:/bin", "MCP_TOKEN": ""}  # no token: plain urllib
     done = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=60, env=env)
     assert done.returncode == 0, done.stderr
     results = json.loads(done.stdout.strip().splitlines()[-1])

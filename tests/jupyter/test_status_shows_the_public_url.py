@@ -35,7 +35,7 @@ def test_off_hub_the_status_shows_local_endpoints_and_a_client_snippet(kernel: L
         "this machine",
     ):
         assert fragment in html, fragment
-    snippet = shown.text[shown.text.index("{") :]
+    snippet = shown.text[shown.text.index("{") : shown.text.index("Python client")]
     config = json.loads(snippet[: snippet.rindex("}") + 1].replace("\n  ", "\n"))
     assert config["mcpServers"]["notebook"]["args"] == ["-y", "mcp-remote", url]
 

@@ -1,0 +1,65 @@
+"""A notebook's server started with the defaults requires a token generated at start (loopback
+is not private on a shared login node): the status shows it, the Python snippet and the
+bridge configuration carry it and work as pasted, and a client without it gets 401."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+DEFAULTS = "import os\nos.environ.pop('MCP_TOKEN', None)"  # the test session sets MCP_TOKEN=""
+
+
+def test_the_default_server_shows_its_token_and_refuses_a_client_without_it(start_kernel: Any) -> None:
+    kernel = start_kernel()
+    kernel.run_ok(DEFAULTS)
+    kernel.run_ok("%load_ext nanohubmcp\n%config NanohubMCP.port = 0")
+    kernel.run_ok("%%mcp_tool\ndef add(a: int, b: int) -> int:\n    '''Add two integers.'''\n    return a + b")
+    text = kernel.run_ok("%mcp status").text
+    token = re.search(r"Token:\s+(\S+)", text)
+    assert token is not None, text
+    assert len(token.group(1)) >= 32
+    url = re.search(r"MCP endpoint: (\S+)", text)
+    assert url is not None, text
+    # Without the token: 401 naming the metadata document.
+    request = urllib.request.Request(url.group(1), data=b"{}", headers={"Content-Type": "application/json"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=10)
+    assert refused.value.code == 401
+    assert "resource_metadata=" in refused.value.headers["WWW-Authenticate"]
+    # The Python snippet, pasted as shown, lists the tools.
+    snippet = text.split("Python client (official SDK):", 1)[1]
+    code = "\n".join(line[2:] for line in snippet.splitlines() if line.startswith("  ") or not line.strip())
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "['add']" in done.stdout
+    # The stdio bridge configuration carries the token.
+    config = text.split("Client configuration (stdio clients, via mcp-remote):", 1)[1].split("Python client", 1)[0]
+    entry = json.loads("\n".join(line[2:] for line in config.splitlines() if line.strip()))
+    server = next(iter(entry["mcpServers"].values()))
+    assert server["env"]["AUTH_HEADER"] == f"Bearer {token.group(1)}"
+    assert "Authorization:${AUTH_HEADER}" in server["args"]
+
+
+def test_token_empty_turns_authorization_off_with_a_warning(start_kernel: Any) -> None:
+    kernel = start_kernel()
+    kernel.run_ok(DEFAULTS)
+    kernel.run_ok("%load_ext nanohubmcp\n%config NanohubMCP.port = 0\n%config NanohubMCP.token = ''")
+    cell = kernel.run_ok("%%mcp_tool\ndef add(a: int, b: int) -> int:\n    return a + b")
+    assert "warning" in kernel.text(cell)
+    assert "NanohubMCP.token is ''" in kernel.text(cell)
+    text = kernel.run_ok("%mcp status").text
+    assert "Token:      none" in text
+    url = re.search(r"Base URL:\s+(\S+)", text)
+    assert url is not None
+    with urllib.request.urlopen(url.group(1), timeout=10) as response:
+        assert response.status == 200
