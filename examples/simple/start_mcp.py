@@ -2,8 +2,9 @@
 
 Run it, then point any MCP client at ``http://localhost:8000/mcp``::
 
-    python examples/simple/start_mcp.py                # 0.0.0.0:8000 (or $MCP_PORT)
-    python examples/simple/start_mcp.py --port 8123 --host 127.0.0.1
+    python examples/simple/start_mcp.py                # 127.0.0.1:8000 (or $MCP_PORT)
+    # other machines may connect: bind every interface and require a token
+    python examples/simple/start_mcp.py --port 8123 --host 0.0.0.0 --token "$MCP_TOKEN"
 
 Try it without a client::
 
@@ -82,15 +83,17 @@ def calculate(expression):
 
 def main(argv=None):
     # type: (list[str] | None) -> None
-    """Parse ``--host``/``--port`` (default 0.0.0.0 and ``$MCP_PORT`` or 8000) and
-    ``--transport`` (default ``$MCP_TRANSPORT`` or http; stdio for desktop clients) and serve."""
+    """Parse ``--host``/``--port`` (default 127.0.0.1 and ``$MCP_PORT`` or 8000), ``--token``
+    (default ``$MCP_TOKEN``) and ``--transport`` (default ``$MCP_TRANSPORT`` or http; stdio for
+    desktop clients) and serve."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--host", default="0.0.0.0", help="interface to bind (default: 0.0.0.0)")
+    parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default: 127.0.0.1, this machine)")
+    parser.add_argument("--token", default=None, help="bearer token clients send (default: $MCP_TOKEN, else none)")
     parser.add_argument("--port", type=int, default=None, help="TCP port (default: $MCP_PORT or 8000)")
     parser.add_argument("--transport", choices=["http", "stdio"], default=None,
                         help="http, or stdio for desktop clients (default: $MCP_TRANSPORT or http)")
     args = parser.parse_args(argv)
-    server.run(host=args.host, port=args.port, transport=args.transport)
+    server.run(host=args.host, port=args.port, transport=args.transport, token=args.token)
 
 
 if __name__ == "__main__":

@@ -2,7 +2,7 @@
 
 Usage::
 
-    start_mcp --app FILE [--host HOST] [--port PORT] [--python-env NAME] [--debug]
+    start_mcp --app FILE [--host HOST] [--port PORT] [--token TOKEN] [--python-env NAME] [--debug]
               [--weber-port 8000] [--startup-timeout 120]
 
 What it does, in order:
@@ -38,6 +38,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
 
+from nanohubmcp.auth.verifiers import MCP_TOKEN_ENV
 from nanohubmcp.errors import ConfigurationError
 from nanohubmcp.nanohub import child as app_child
 from nanohubmcp.nanohub.plan import DEFAULT_PORT, WEBER_PORT, LaunchPlan, plan_launch
@@ -69,7 +70,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--host",
         default=None,
         help="address of the listener weber (or you) connect to: wrwroxy if used, else the app "
-        "(default 0.0.0.0; 127.0.0.1 in a Jupyter session)",
+        "(default 0.0.0.0 in a hub tool session, where weber needs it; else 127.0.0.1)",
+    )
+    parser.add_argument(
+        "--token",
+        default=None,
+        help="bearer token every client must send (Authorization: Bearer <token>); default $MCP_TOKEN. "
+        "Passed to the app in its environment, never on a command line",
     )
     parser.add_argument(
         "--port",
@@ -143,13 +150,15 @@ def _check_ports(plan: LaunchPlan) -> None:
             )
 
 
-def _print_ready(plan: LaunchPlan) -> None:
+def _print_ready(plan: LaunchPlan, token: str | None) -> None:
     base = plan.info.public_url or plan.local_url
     lines = [
         f"MCP Server ready! Access it at: {base}",
         f"Streamable HTTP endpoint: {base}mcp",
         f"SSE endpoint: {base}sse",
     ]
+    if token:
+        lines.append(f"Clients send the header: Authorization: Bearer {token}")
     if plan.info.public_url:
         lines.append(f"Listening locally on: {plan.local_url}")
     print("\n".join(lines), flush=True)
@@ -186,6 +195,8 @@ def _start(name: str, argv: list[str], env: dict[str, str]) -> Child:
 
 def _serve(plan: LaunchPlan, python: Path | None, args: argparse.Namespace, stop: _StopRequest) -> int:
     env = dict(os.environ, PYTHONUNBUFFERED="1")
+    if args.token is not None:
+        env[MCP_TOKEN_ENV] = args.token  # the app's run() reads it (not argv: ps shows argv)
     children: list[Child] = []
     try:
         app = _start(
@@ -212,7 +223,7 @@ def _serve(plan: LaunchPlan, python: Path | None, args: argparse.Namespace, stop
             failed = _await(proxy, plan.wrwroxy_host, plan.wrwroxy_port, args.startup_timeout, stop)
             if failed is not None:
                 return failed
-        _print_ready(plan)
+        _print_ready(plan, env.get(MCP_TOKEN_ENV) or None)
         while not stop.requested():
             for proc in children:
                 status = proc.returncode()

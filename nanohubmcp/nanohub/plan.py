@@ -88,7 +88,8 @@ def plan_launch(
 
     Args:
         environ: the environment :func:`~nanohubmcp.nanohub.proxy.detect_proxy` reads.
-        host: ``--host``, or None for the default (0.0.0.0; 127.0.0.1 in Jupyter).
+        host: ``--host``, or None for the default: 127.0.0.1, except in a hub tool session,
+            where weber reaches the listener from outside (0.0.0.0).
         port: the requested app port (``--port`` or ``$MCP_PORT``), or None.
         port_source: how to name the request in notices (``"--port"``, ``"MCP_PORT"``).
         weber_port: the port weber forwards to.
@@ -99,7 +100,7 @@ def plan_launch(
     detect = partial(detect_proxy, environ, read_file=read_file)
     probe = detect(port=port or DEFAULT_PORT)
     if not probe.on_hub:
-        return LaunchPlan(info=probe, app_host=host or "0.0.0.0", app_port=port or DEFAULT_PORT)
+        return LaunchPlan(info=probe, app_host=host or "127.0.0.1", app_port=port or DEFAULT_PORT)
 
     if probe.mode == "jupyter":
         app_port = port or weber_port + 1

@@ -1,11 +1,12 @@
 """Every example takes ``--port N`` or ``$MCP_PORT`` (``--port`` wins) and ``--host``
-(default 0.0.0.0), so tests and users can run several side by side."""
+(default 127.0.0.1, this machine only), so tests and users can run several side by side."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+import urllib.error
 import urllib.request
 
 import pytest
@@ -41,10 +42,23 @@ def test_mcp_port_environment_variable_without_an_argument(name: str) -> None:
         assert info(example)["status"] == "running"
 
 
-def test_the_default_host_is_every_interface() -> None:
+def test_the_default_host_is_loopback() -> None:
     with run_example("simple", "--port", "0", default_args=False) as example:
+        assert f"listening on 127.0.0.1:{example.port}" in example.output
+        assert info(example)["tools"] == 5
+
+
+def test_every_interface_with_a_token_refuses_a_client_without_it() -> None:
+    args = ("--port", "0", "--host", "0.0.0.0", "--token", "example-token")
+    with run_example("simple", *args, default_args=False) as example:
         assert f"listening on 0.0.0.0:{example.port}" in example.output
-        assert info(example)["tools"] == 5  # reachable through loopback too
+        assert "no authorization" not in example.output
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            info(example)
+        assert refused.value.code == 401
+        request = urllib.request.Request(example.url, headers={"Authorization": "Bearer example-token"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            assert json.loads(response.read())["tools"] == 5
 
 
 @pytest.mark.parametrize("name", NAMES)

@@ -25,7 +25,7 @@ def plan(env: dict[str, str], **kwargs: object) -> LaunchPlan:
 def test_off_hub_the_app_takes_the_requested_port(port: int | None, expected: int) -> None:
     local = plan({}, port=port)
     assert (local.app_host, local.app_port, local.wrwroxy_argv, local.notices) == (
-        "0.0.0.0",
+        "127.0.0.1",  # off the hub: this machine only, as the ecosystem does
         expected,
         None,
         (),
