@@ -25,10 +25,13 @@ nothing until a panel listens).
 
 from __future__ import annotations
 
+import os
+import secrets
 import sys
 import threading
 from typing import Any
 
+from ..auth.verifiers import MCP_TOKEN_ENV
 from ..transports.runner import resolve_port
 from . import routes
 from .display import StatusView, first_line
@@ -43,6 +46,8 @@ KERNEL_HOST = "127.0.0.1"
 # rebinds `server` (its serving thread keeps the old one alive, unseen). Stopped ones are pruned.
 _SERVED: list[Any] = []
 _LOCK = threading.Lock()
+_TOKENS: dict[str, str] = {}
+"""The token generated for each server name (see :func:`run_in_kernel`)."""
 
 
 def _status(server: Any, host: str, hub: HubView | None = None) -> dict[str, Any]:
@@ -68,6 +73,7 @@ def _status(server: Any, host: str, hub: HubView | None = None) -> dict[str, Any
         "local_url": local,
         "public_url": url,
         "mcp_url": f"{url}mcp" if url else None,
+        "token": server.token if server.running else None,
         "hub": bool(hub is not None and hub.public_url),
         "hub_reason": hub.reason if hub is not None else "",
         "streaming": hub.streaming if hub is not None else "",
@@ -116,7 +122,9 @@ def run_in_kernel(
             hub's proxy).
         port: as for ``run()`` (None: ``$MCP_PORT`` or 8000; 0: any free port).
         quiet: show no status.
-        **options: the other ``start()`` options (``path_prefix``, ``public_url``, ...).
+        **options: the other ``start()`` options (``path_prefix``, ``public_url``, ``token``...).
+            With no ``token``, no ``auth`` on the server and no ``$MCP_TOKEN``, clients must
+            send a token generated here (shown in the status), as Jupyter's own server does.
     Returns:
         ``server``, now serving.
     Raises:
@@ -125,6 +133,10 @@ def run_in_kernel(
     """
     host = host or KERNEL_HOST
     requested = resolve_port(port)
+    if options.get("token") is None and server.auth is None and MCP_TOKEN_ENV not in os.environ:
+        # As Jupyter's own server: loopback is not private on a shared login node. One token per
+        # server name for the kernel's life, so re-running the cell keeps clients working.
+        options["token"] = _TOKENS.setdefault(server.name, secrets.token_urlsafe(32))
     with _LOCK:
         for old in _replaced_by(server, requested):
             old.stop()

@@ -63,3 +63,27 @@ def test_token_empty_turns_authorization_off_with_a_warning(start_kernel: Any) -
     assert url is not None
     with urllib.request.urlopen(url.group(1), timeout=10) as response:
         assert response.status == 200
+
+
+def test_server_run_in_a_notebook_requires_a_generated_token_kept_across_reruns(start_kernel: Any) -> None:
+    kernel = start_kernel()
+    kernel.run_ok(DEFAULTS)
+    cell = (
+        "from nanohubmcp import MCPServer\nserver = MCPServer('scripted')\n"
+        "@server.tool()\ndef add(a: int, b: int) -> int:\n    '''Add.'''\n    return a + b\n"
+        "server.run(port=0)"
+    )
+    first = kernel.run_ok(cell).text
+    token = re.search(r"Token:\s+(\S+)", first)
+    assert token is not None, first
+    url = re.search(r"Base URL:\s+(\S+)", first)
+    assert url is not None
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(url.group(1), timeout=10)
+    assert refused.value.code == 401
+    authorized = urllib.request.Request(url.group(1), headers={"Authorization": f"Bearer {token.group(1)}"})
+    with urllib.request.urlopen(authorized, timeout=10) as response:
+        assert response.status == 200
+    again = kernel.run_ok(cell).text
+    assert f"Token:      {token.group(1)}" in again  # re-running the cell keeps clients working
+    kernel.run_ok("server.stop()")
