@@ -42,11 +42,12 @@ from .server.components import Prompt, Resource, ResourceTemplate, Tool, make_re
 from .server.context import Context
 from .server.core import ServerCore
 from .server.direct import CallResult
+from .server.executors import EXECUTORS, JobExecutor
 from .server.modern import state as modern_state
 from .server.modern.tool_options import apply_tool_options
 from .server.principal import TOOL_SCOPES, parse_scopes
 from .server.result_store import DEFAULT_MAX_INLINE_BYTES
-from .server.toolcalls import job_result_tool
+from .server.toolcalls import JOB_EXECUTOR, job_result_tool
 
 DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
 
@@ -177,6 +178,7 @@ class MCPServer:
         """
         x_mcp_headers, task_support = options.pop("x_mcp_headers", None), options.pop("task_support", None)
         scopes = options.pop("scopes", None)
+        executor = options.pop("executor", None)
         tool = Tool.from_function(fn, background=background, context_types=(Context,), **options)
         tool = apply_tool_options(tool, x_mcp_headers=x_mcp_headers, task_support=task_support)
         if scopes:
@@ -184,6 +186,14 @@ class MCPServer:
                 tool.extra[TOOL_SCOPES] = parse_scopes(scopes)
             except ValueError as exc:
                 raise RegistrationError(f"tool {tool.name!r}: {exc}") from None
+        if executor is not None:
+            if not background:
+                raise RegistrationError(f"tool '{tool.name}': executor= is for @async_tool (job) tools only")
+            if not isinstance(executor, JobExecutor) and executor not in EXECUTORS:
+                raise RegistrationError(
+                    f"tool '{tool.name}': executor must be one of {', '.join(EXECUTORS)} or a JobExecutor, "
+                    f"not {executor!r}")
+            tool.extra[JOB_EXECUTOR] = executor
         registration_checks.refuse_reserved(tool.name, fn)
         for message in registration_checks.tool_warnings(tool, self.core.registry.tools.get(tool.name)):
             warnings.warn(message, RegistrationWarning, stacklevel=_user_frame())
@@ -244,7 +254,9 @@ class MCPServer:
 
         The call returns ``{"status": "running", "job_id": ..., "message": ...}``; clients poll
         the built-in ``get_job_result(job_id)`` tool (or use MCP Tasks). Takes the options of
-        :meth:`tool`.
+        :meth:`tool`, plus ``executor=`` (``"threads"``, ``"processes"``, ``"dask"`` or a
+        ``JobExecutor``) to run this tool's jobs somewhere other than the server's
+        ``job_executor``.
         """
         if fn is not None:
             self.add_tool(fn, background=True, **options)

@@ -85,6 +85,10 @@ TOOL_OPTIONS: tuple[Option, ...] = (
         "background",
         "a long-running job: calls answer at once with a job id, polled with get_job_result",
     ),
+    Option(("--executor",), {"dest": "executor", "metavar": "NAME", "default": None,
+                             "choices": ("threads", "processes", "dask"),
+                             "help": "where an --async tool's jobs run: threads, processes or dask "
+                                     "(default: the server's job_executor, c.NanohubMCP.job_executor)"}),
     _flag("--read-only", "read_only", "hint: the tool does not change anything (readOnlyHint)"),
     _flag("--destructive", "destructive", "hint: the tool may destroy data (destructiveHint)"),
     _flag("--idempotent", "idempotent", "hint: repeating a call has no further effect (idempotentHint)"),
@@ -119,6 +123,7 @@ class ToolSpec:
         name / description / title: listing fields (None: from the function).
         tags: tags given with ``--tags a,b``.
         background: ``--async``: register as a job tool (``server.async_tool``).
+        executor: ``--executor NAME``: where its jobs run (None: the server's job executor).
         read_only / destructive / idempotent / open_world: the annotation hints that were given.
         main: ``--main``: run calls on the kernel's own thread (live notebooks only; the
             exporter ignores it).
@@ -129,6 +134,7 @@ class ToolSpec:
     title: str | None = None
     tags: frozenset[str] = field(default_factory=frozenset)
     background: bool = False
+    executor: str | None = None
     read_only: bool = False
     destructive: bool = False
     idempotent: bool = False
@@ -154,6 +160,7 @@ class ToolSpec:
             "title": self.title,
             "tags": self.tags or None,
             "annotations": self.annotations(),
+            "executor": self.executor,
         }
         return {key: value for key, value in options.items() if value is not None}
 
@@ -232,12 +239,15 @@ def parse_tool_line(line: str) -> ToolSpec:
         tags = frozenset(tag.strip() for tag in args.tags.split(",") if tag.strip())
         if not tags:
             raise RegistrationError("%%mcp_tool: --tags needs at least one tag, e.g. --tags math,basic")
+    if args.executor is not None and not args.background:
+        raise RegistrationError("%%mcp_tool: --executor is for job tools; add --async, e.g. --async --executor dask")
     return ToolSpec(
         name=_text("mcp_tool", "--name", args.name),
         description=args.description,
         title=_text("mcp_tool", "--title", args.title),
         tags=tags,
         background=args.background,
+        executor=args.executor,
         read_only=args.read_only,
         destructive=args.destructive,
         idempotent=args.idempotent,

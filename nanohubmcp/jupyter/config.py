@@ -32,7 +32,7 @@ __all__ = ["NanohubMCP"]
 
 RESTART_TRAITS = ("host", "port", "mode", "path_prefix", "allowed_origins", "public_url", "token")
 """Traits whose change restarts a running server on its new address or URL."""
-REBUILD_TRAITS = ("name", "version", "instructions")
+REBUILD_TRAITS = ("name", "version", "instructions", "state_dir", "job_executor", "dask_address")
 """Traits baked into the server's identity: a change rebuilds the server (tools are kept)."""
 RESULT_TRAITS = ("max_inline_bytes", "figure_dpi")
 """Traits shaping tool results: a change applies to the next call."""
@@ -116,6 +116,29 @@ class NanohubMCP(Configurable):
         "while the server runs, restored when it stops. A busy cell holds the GIL; Python's default "
         "5 ms lets each request wait up to 5 ms per hand-over, 1 ms keeps the server responsive "
         "(ping p99 ~40 ms -> ~15 ms measured). None = leave the interpreter's setting alone.",
+    ).tag(config=True)
+
+    state_dir = Unicode(
+        None,
+        allow_none=True,
+        help="Directory of the job store (jobs.sqlite3), kept across kernel restarts. None: "
+        "$NANOHUBMCP_STATE_DIR, else $SESSIONDIR/nanohubmcp/<name> on nanoHUB, else "
+        "~/.local/share/nanohubmcp/<name>.",
+    ).tag(config=True)
+
+    job_executor = Enum(
+        ["threads", "processes", "dask"],
+        "threads",
+        help="Where --async job tools run: 'threads' (the kernel's pool), 'processes' (a process pool) or "
+        "'dask' (a dask.distributed cluster: dask_address, else DASK_SCHEDULER_ADDRESS, else a local "
+        "cluster). A tool's own %%mcp_tool --executor wins.",
+    ).tag(config=True)
+
+    dask_address = Unicode(
+        None,
+        allow_none=True,
+        help="Dask scheduler address for job_executor='dask' (None: DASK_SCHEDULER_ADDRESS, else a "
+        "LocalCluster started on first use).",
     ).tag(config=True)
 
     public_url = Unicode(

@@ -17,7 +17,7 @@ A component cell:
 4. registers the function, replacing the previous one of that name (clients receive
    ``notifications/*/list_changed``), and starts the server on first use.
 
-``%mcp start|stop|status|url|tools|remove NAME|log`` manages the server.
+``%mcp start|stop|status|url|tools|jobs|remove NAME|log`` manages the server.
 
 Magic lines are taken literally: IPython's ``{expr}`` and ``$var`` expansion is off for every
 magic here (``no_var_expand``), so ``%%mcp_resource data://y/{x}`` is a template even when the
@@ -40,12 +40,13 @@ from IPython.display import display
 from ..errors import NanohubMCPError, RegistrationError
 from . import cellspec
 from .display import StatusView
+from .jobs_view import format_jobs
 from .output import CellOutput
 from .session import Entry, KernelSession
 
 __all__ = ["MCPMagics"]
 
-ACTIONS = ("start", "stop", "status", "url", "tools", "remove", "log", "call")
+ACTIONS = ("start", "stop", "status", "url", "tools", "jobs", "remove", "log", "call")
 
 
 def _documented_by(options: tuple[cellspec.Option, ...]) -> Callable[[Any], Any]:
@@ -185,7 +186,8 @@ class MCPMagics(Magics):
         start: serve (with the NanohubMCP settings); stop: stop and free the port;
         status: show the URL, endpoints, tools and a client configuration;
         url: return the MCP endpoint URL clients connect to (Streamable HTTP, ``<base URL>mcp``);
-        tools: list the tools; remove NAME: unregister a tool, prompt or resource;
+        tools: list the tools; jobs: list the jobs of --async tools (status, progress, age,
+        executor), newest first; remove NAME: unregister a tool, prompt or resource;
         log: recent calls and changes, then the traceback of the last call that raised;
         call NAME {"a": 1}: call a tool through the server, as a client would (its arguments
         validated, its result shown as a client shows it).
@@ -232,6 +234,9 @@ class MCPMagics(Magics):
         for tool in tools:
             line = f"{tool['name']:<24} {tool['runs']:<7} {tool['description']}"
             print(line.rstrip())
+
+    def _mcp_jobs(self, _: Any) -> None:
+        print(format_jobs(self.session.server.core.jobs.listing()))
 
     def _mcp_remove(self, target: str | None) -> None:
         if not target:

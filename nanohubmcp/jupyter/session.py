@@ -98,7 +98,8 @@ class KernelSession:
     def _build(self) -> MCPServer:
         cfg = self.config
         server = MCPServer(cfg.name, version=cfg.version, instructions=cfg.instructions,
-                           max_inline_bytes=cfg.max_inline_bytes, figure_dpi=cfg.figure_dpi)
+                           max_inline_bytes=cfg.max_inline_bytes, figure_dpi=cfg.figure_dpi, state_dir=cfg.state_dir,
+                           job_executor=cfg.job_executor, dask_address=cfg.dask_address)
         if self._unsubscribe is not None:
             self._unsubscribe()
         unsubscribe_log = server.events.subscribe(self._record)
@@ -151,7 +152,11 @@ class KernelSession:
         spec, fn = entry.spec, entry.fn
         if isinstance(spec, ToolSpec):
             name = spec.name or fn.__name__
-            wrapper = self._wrap("tool", fn, name, entry.policy, entry.cell, spec.background)
+            if spec.executor in ("processes", "dask"):
+                # The function itself is pickled to the other process: nothing of the kernel goes along.
+                wrapper = fn
+            else:
+                wrapper = self._wrap("tool", fn, name, entry.policy, entry.cell, spec.background)
             options = spec.registration_options()
             return self.server.add_tool(wrapper, background=spec.background, **options).name
         if isinstance(spec, ResourceSpec):

@@ -39,7 +39,30 @@ DEFAULT_CLIENT_TIMEOUT = 60.0
 """Seconds to wait for a client's answer to elicitation, sampling or roots."""
 
 
-class Context:
+class LevelMethods:
+    """``debug``/``info``/``warning``/``error`` for a class with ``log(level, message, **data)``."""
+
+    def log(self, level: str, message: str, **data: Any) -> None:
+        raise NotImplementedError
+
+    def debug(self, message: str, **data: Any) -> None:
+        """Log at debug level."""
+        self.log("debug", message, **data)
+
+    def info(self, message: str, **data: Any) -> None:
+        """Log at info level."""
+        self.log("info", message, **data)
+
+    def warning(self, message: str, **data: Any) -> None:
+        """Log at warning level."""
+        self.log("warning", message, **data)
+
+    def error(self, message: str, **data: Any) -> None:
+        """Log at error level."""
+        self.log("error", message, **data)
+
+
+class Context(LevelMethods):
     """Per-call handle for logging, progress, cancellation and client requests.
 
     Attributes:
@@ -163,22 +186,6 @@ class Context:
         payload: Any = {"message": message, **data} if data else message
         params = {"level": level, "logger": logger or self._core.name, "data": payload}
         self._emit(jsonrpc.notification("notifications/message", params))
-
-    def debug(self, message: str, **data: Any) -> None:
-        """Log at debug level."""
-        self.log("debug", message, **data)
-
-    def info(self, message: str, **data: Any) -> None:
-        """Log at info level."""
-        self.log("info", message, **data)
-
-    def warning(self, message: str, **data: Any) -> None:
-        """Log at warning level."""
-        self.log("warning", message, **data)
-
-    def error(self, message: str, **data: Any) -> None:
-        """Log at error level."""
-        self.log("error", message, **data)
 
     # -- progress ---------------------------------------------------------------------------
     def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:

@@ -18,7 +18,7 @@ from . import jobs as jobmod
 from .client_requests import ClientRequests
 from .dispatcher import Dispatcher
 from .events import EventBus
-from .executors import make_executor
+from .executors import EXECUTORS, JobExecutor, make_executor
 from .notifier import Notifier
 from .registry import Registry
 from .result_store import DEFAULT_MAX_INLINE_BYTES, ResultOptions, ResultStore
@@ -131,7 +131,9 @@ class ServerCore:
         self.client_requests = ClientRequests()
         self.dispatcher = Dispatcher(self)
         self._executor = executor
+        self.dask_address = dask_address
         self.job_runner = make_executor(job_executor, workers=self.job_workers, dask_address=dask_address)
+        self._job_runners = {self.job_runner.name: self.job_runner}
         self.jobs.reattach = self._reattach
         self.loop: asyncio.AbstractEventLoop | None = None
         self.notifier: Notifier | None = None
@@ -165,9 +167,21 @@ class ServerCore:
             self._executor = WorkerPool(self.workers, name="nanohubmcp-worker")
         return self._executor
 
+    def runner_for(self, spec: Any = None) -> JobExecutor:
+        """The job executor named ``spec`` (a tool's ``executor=``; None: the server's
+        ``job_executor``), made on first use and kept until the server closes."""
+        if spec is None:
+            return self.job_runner
+        if isinstance(spec, JobExecutor):
+            return self._job_runners.setdefault(spec.name, spec)
+        if spec not in self._job_runners:
+            self._job_runners[spec] = make_executor(spec, workers=self.job_workers, dask_address=self.dask_address)
+        return self._job_runners[spec]
+
     def _reattach(self, job: jobmod.Job) -> bool | None:
         # A job of a dead server process that its executor may still hold (Dask).
-        if not self.job_runner.survives_restart or job.executor != self.job_runner.name:
+        known = job.executor in self._job_runners or job.executor in EXECUTORS
+        if not known or not self.runner_for(job.executor).survives_restart:
             return False
         if self.loop is None or self.loop.is_closed():
             return None  # not serving yet: decide when a request asks for it
@@ -232,4 +246,5 @@ class ServerCore:
         if self._executor is not None:
             self._executor.shutdown(wait=False, cancel_futures=True)
         self._executor = None
-        self.job_runner.close()
+        for runner in self._job_runners.values():
+            runner.close()

@@ -34,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import secrets
 import sqlite3
 import time
@@ -43,7 +44,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from ..errors import JobLimitReached, UnknownComponent
-from .job_backends import JobBackend, MemoryBackend, RunnerLocks, SQLiteBackend
+from .job_backends import DB_FILE, JobBackend, MemoryBackend, RunnerLocks, SQLiteBackend
 from .state_dir import resolve_state_dir
 
 __all__ = ["Job", "JobLimitReached", "JobStore", "task_fields"]
@@ -106,6 +107,7 @@ class Job:
     progress_total: float | None = None
     progress_message: str | None = None
     runner: str | None = None
+    abandoned: bool = False
     store: JobStore | None = field(default=None, repr=False)
 
     def finish(self, status: str, *, result: dict[str, Any] | None = None,
@@ -321,6 +323,8 @@ class JobStore:
     def listing(self, limit: int = 100) -> list[dict[str, Any]]:
         """The newest ``limit`` jobs of every owner, for the operator (``%mcp jobs``, the lab
         panel): id, tool, status, progress, created, executor — never arguments or results."""
+        if self._backend is None and self.persistent and not os.path.exists(os.path.join(self.directory, DB_FILE)):
+            return []  # nothing stored yet: do not create the store just to look
         rows = self.backend.select(limit=limit)
         keep = ("id", "tool", "status", "status_message", "progress", "progress_total", "progress_message",
                 "created", "updated", "finished_at", "executor")
@@ -387,8 +391,9 @@ class JobStore:
                 if job.request is not None:
                     job.request.cancel(SERVER_STOPPED)
                 job.finish(FAILED, message=SERVER_STOPPED)
-            else:
+            else:  # left to its executor: the record stays "working" for the next server
                 del self._live[job.id]
+                job.abandoned = True
                 job.store = None
             if job.task is not None and not job.task.done():
                 job.task.cancel()

@@ -32,6 +32,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("nanohubmcp.tool")
 
+JOB_EXECUTOR = "job_executor"
+"""``Tool.extra`` key of an ``@async_tool``'s own executor (``executor=``), if any."""
+
 
 def error_result(text: str) -> dict[str, Any]:
     """An ``isError: true`` CallToolResult carrying ``text``."""
@@ -94,7 +97,7 @@ async def run_tool(core: ServerCore, request: RequestContext, tool: Tool, argume
         context = make_context(core, tool.signature, request, job.id if job is not None else None)
         kwargs = build_kwargs(tool.signature, arguments, kind="tool", name=tool.name, context=context)
         if job is not None:
-            value = await core.job_runner.call(job, tool.fn, kwargs, context=context,
+            value = await core.runner_for(tool.extra.get(JOB_EXECUTOR)).call(job, tool.fn, kwargs, context=context,
                                                context_param=tool.signature.context_param,
                                                is_coroutine=tool.is_coroutine)
         else:
@@ -169,8 +172,9 @@ def start_job(core: ServerCore, request: RequestContext, tool: Tool, arguments: 
         JobLimitReached: the job store is full (in total or for this caller).
     """
     owner = request.session.id if request.session is not None else None
+    runner = core.runner_for(tool.extra.get(JOB_EXECUTOR))
     job = core.jobs.create(tool.name, owner, principal=request.principal, arguments=arguments, as_task=as_task,
-                           ttl=ttl, executor=core.job_runner.name, detached=core.job_runner.survives_restart)
+                           ttl=ttl, executor=runner.name, detached=runner.survives_restart)
     job.request = request
     request.extra[progress.JOB_ID] = job.id
 
@@ -208,7 +212,7 @@ def follow_reattached(core: ServerCore, job: jobmod.Job) -> bool:
     tool = core.registry.tools.get(job.tool)
     if tool is None:
         return False
-    waiting = core.job_runner.reattach(job)
+    waiting = core.runner_for(job.executor).reattach(job)
     if waiting is None:
         return False
 

@@ -51,42 +51,13 @@ def main() -> None:
     server.run(host="127.0.0.1", port=0)
 
 
-class ServerProcess:
-    """The job server in a subprocess."""
+class Routes:
+    """Small clients for every route of a server on 127.0.0.1:``port``."""
 
-    def __init__(self, state_dir: Path, executor: str = "threads", dask_address: str | None = None) -> None:
-        self.log = state_dir.parent / f"server-{time.monotonic_ns()}.log"
-        command = [sys.executable, "-u", str(HERE / "job_server.py"), str(state_dir), executor]
-        if dask_address:
-            command.append(dask_address)
-        with self.log.open("wb") as sink:
-            self.proc = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        deadline = time.monotonic() + 60
-        while True:
-            found = BANNER.search(self.log.read_text(errors="replace"))
-            if found:
-                self.port = int(found["port"])
-                break
-            assert self.proc.poll() is None, f"the server exited:\n{self.log.read_text()}"
-            assert time.monotonic() < deadline, f"no banner:\n{self.log.read_text()}"
-            time.sleep(0.05)
-        self.url = f"http://127.0.0.1:{self.port}/"
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.url = f"http://127.0.0.1:{port}/"
 
-    def kill(self) -> None:
-        """SIGKILL: no cleanup of any kind runs."""
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(10)
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
-
-    # -- plain HTTP ---------------------------------------------------------------------
     def http(self, path: str, body: Any, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], Any]:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
         try:
@@ -134,6 +105,52 @@ class ServerProcess:
             headers["Mcp-Name"] = named
         _, _, body = self.http("/mcp", message, headers)
         return body
+
+
+class ServerProcess(Routes):
+    """The job server in a subprocess."""
+
+    def __init__(self, state_dir: Path, executor: str = "threads", dask_address: str | None = None) -> None:
+        self.log = state_dir.parent / f"server-{time.monotonic_ns()}.log"
+        command = [sys.executable, "-u", str(HERE / "job_server.py"), str(state_dir), executor]
+        if dask_address:
+            command.append(dask_address)
+        with self.log.open("wb") as sink:
+            self.proc = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        deadline = time.monotonic() + 60
+        while True:
+            found = BANNER.search(self.log.read_text(errors="replace"))
+            if found:
+                super().__init__(int(found["port"]))
+                break
+            assert self.proc.poll() is None, f"the server exited:\n{self.log.read_text()}"
+            assert time.monotonic() < deadline, f"no banner:\n{self.log.read_text()}"
+            time.sleep(0.05)
+
+    def kill(self) -> None:
+        """SIGKILL: no cleanup of any kind runs."""
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+
+
+def wait_until(check: Any, what: str, timeout: float = 60.0) -> Any:
+    """Poll ``check()`` until it returns something true (and return that)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
 
 
 def _decode(raw: str) -> Any:

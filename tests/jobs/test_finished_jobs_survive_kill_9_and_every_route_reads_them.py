@@ -15,20 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from job_server import ServerProcess
+from job_server import ServerProcess, wait_until
 from support import mcp_client
 
 STOPPED = "the server stopped while this job ran"
-
-
-def wait_until(check: Any, what: str, timeout: float = 30.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
 
 
 def start_every_kind_of_job(server: ServerProcess, marker: Path) -> dict[str, Any]:

@@ -24,6 +24,7 @@ The interface (for an executor of your own, e.g. one that submits to a batch sys
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ConfigurationError
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
     from ..context import Context
     from ..jobs import Job
 
-EXECUTORS = ("threads",)
+EXECUTORS = ("threads", "processes", "dask")
 
 
 class JobExecutor:
@@ -106,5 +107,13 @@ def make_executor(spec: Any, *, workers: int, dask_address: str | None = None) -
         return spec
     if spec in (None, "threads"):
         return ThreadJobExecutor(workers)
+    if spec == "processes":
+        from .processes import ProcessJobExecutor
+
+        return ProcessJobExecutor(min(workers, os.cpu_count() or 1))
+    if spec == "dask":
+        from .dask_cluster import DaskJobExecutor
+
+        return DaskJobExecutor(dask_address)
     raise ConfigurationError(
         f"job_executor must be one of {', '.join(EXECUTORS)} or a JobExecutor instance, not {spec!r}")

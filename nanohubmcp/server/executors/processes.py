@@ -1,0 +1,129 @@
+"""``job_executor="processes"``: jobs on a process pool, for CPU-bound pure-Python tools.
+
+The function and its arguments are pickled to a worker process (``concurrent.futures``'
+``ProcessPoolExecutor`` with the platform's start method), so the function must be defined at
+module level and its arguments and result picklable — a call that is not fails with a message
+saying so. ``ctx`` there is a :class:`~.remote.RemoteContext`: progress and log messages come
+back over a ``multiprocessing`` manager queue, cancellation goes out as a manager ``Event``.
+Nothing is started until the first job.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import multiprocessing
+import pickle
+import threading
+from concurrent.futures import ProcessPoolExecutor
+from typing import TYPE_CHECKING, Any
+
+from ...errors import ToolError
+from . import JobExecutor
+from .remote import deliver, remote_context, run_remote
+
+if TYPE_CHECKING:
+    from ..context import Context
+    from ..jobs import Job
+
+
+class QueueChannel:
+    """A job's channel through a manager queue (shared by all jobs) and its own manager Event."""
+
+    def __init__(self, queue: Any, event: Any) -> None:
+        self._queue = queue
+        self._event = event
+
+    def send(self, job_id: str, kind: str, payload: list[Any]) -> None:
+        self._queue.put((job_id, kind, payload))
+
+    def cancelled(self) -> bool:
+        return bool(self._event.is_set())
+
+
+class ProcessJobExecutor(JobExecutor):
+    """Jobs on ``workers`` processes."""
+
+    name = "processes"
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self._pool: ProcessPoolExecutor | None = None
+        self._manager: Any = None
+        self._queue: Any = None
+        self._targets: dict[str, tuple[Any, Any]] = {}
+        self._flushes: dict[str, threading.Event] = {}
+        self._lock = threading.Lock()
+
+    def _start(self) -> tuple[ProcessPoolExecutor, Any]:
+        with self._lock:
+            if self._pool is None:
+                context = multiprocessing.get_context()
+                self._manager = context.Manager()
+                self._queue = self._manager.Queue()
+                self._pool = ProcessPoolExecutor(self.workers, mp_context=context)
+                threading.Thread(target=self._listen, args=(self._queue,), daemon=True,
+                                 name="nanohubmcp-process-jobs").start()
+            return self._pool, self._manager.Event()
+
+    def _listen(self, queue: Any) -> None:
+        while True:
+            try:
+                item = queue.get()
+            except (EOFError, OSError):  # the manager stopped
+                return
+            if item is None:
+                return
+            job_id, kind, payload = item
+            if kind == "flushed":  # everything the job sent before its result is delivered
+                self._flushes.pop(job_id, threading.Event()).set()
+                continue
+            target = self._targets.get(job_id)
+            if target is not None:
+                deliver(target[0], target[1], job_id, kind, payload)
+
+    async def call(self, job: Job, fn: Any, kwargs: dict[str, Any], *, context: Context | None,
+                   context_param: str | None, is_coroutine: bool) -> Any:
+        loop = asyncio.get_running_loop()
+        pool, event = await loop.run_in_executor(None, self._start)
+        if context_param:
+            channel = QueueChannel(self._queue, event)
+            kwargs = {**kwargs, context_param: remote_context(job, context, channel, self.name)}
+        try:
+            pickle.dumps((fn, kwargs))
+        except Exception as exc:  # PicklingError, AttributeError (a local function), TypeError (a lock)
+            raise ToolError(
+                f"tool '{job.tool}' cannot run on the 'processes' executor: its function or arguments cannot be "
+                f"pickled ({exc}). Define the function at module level with picklable arguments, or use "
+                "job_executor='threads' (or 'dask', which pickles with cloudpickle)") from None
+        self._targets[job.id] = (context, job.store)
+        future = pool.submit(run_remote, fn, kwargs, is_coroutine)
+        try:
+            value = await asyncio.wrap_future(future)
+            await loop.run_in_executor(None, self._flush, job.id)
+            return value
+        except asyncio.CancelledError:
+            event.set()
+            future.cancel()
+            raise
+        finally:
+            self._targets.pop(job.id, None)
+
+    def _flush(self, job_id: str) -> None:
+        # The queue is first in, first out: once our marker comes through, so has every message
+        # the job put before it returned.
+        flushed = self._flushes[job_id] = threading.Event()
+        self._queue.put((job_id, "flushed", None))
+        flushed.wait(10)
+
+    def close(self) -> None:
+        with self._lock:
+            pool, manager, queue = self._pool, self._manager, self._queue
+            self._pool = self._manager = self._queue = None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+        if queue is not None:
+            with contextlib.suppress(EOFError, OSError):
+                queue.put(None)
+        if manager is not None:
+            manager.shutdown()

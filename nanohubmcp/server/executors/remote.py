@@ -1,0 +1,143 @@
+"""The tool's ``ctx`` where a job runs outside the server process (a pool process, a Dask worker).
+
+:class:`RemoteContext` is pickled with the call. Its ``report_progress``, log methods and
+``is_cancelled`` travel over a :class:`Channel` of the executor (a queue of a process pool,
+Dask's event topics and ``distributed.Event``); in the server :func:`deliver` hands what arrives
+to the call's real Context, which sends ``notifications/progress``/``notifications/message`` to
+the client and keeps the progress with the job. Requests to the client (elicitation, sampling,
+roots) need the server's connection and are refused here with a message saying so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import time
+from typing import Any, Protocol
+
+from ..context import LevelMethods
+from ..request import LOG_LEVELS
+
+CANCEL_POLL_SECONDS = 0.25
+"""How often ``is_cancelled()`` asks the channel at most (it may cost a network round trip)."""
+
+
+class Channel(Protocol):
+    """A job's way back to the server, usable in the process where the job runs."""
+
+    def send(self, job_id: str, kind: str, payload: list[Any]) -> None:
+        """Send ``("progress", [progress, total, message])`` or ``("log", [level, message, data])``."""
+
+    def cancelled(self) -> bool:
+        """True once the job was cancelled."""
+
+
+class RemoteCancel:
+    """``ctx.cancel_event`` of a remote job: ``is_set()`` and a polling ``wait(timeout)``."""
+
+    def __init__(self, context: RemoteContext) -> None:
+        self._context = context
+
+    def is_set(self) -> bool:
+        return self._context.is_cancelled()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self.is_set():
+            if deadline is not None and time.monotonic() >= deadline:
+                return False
+            time.sleep(CANCEL_POLL_SECONDS)
+        return True
+
+
+class RemoteContext(LevelMethods):
+    """What a job's function gets as ``ctx`` on another process or machine.
+
+    Attributes:
+        job_id, request_id, session_id, progress_token, protocol_version: as on ``Context``.
+    """
+
+    def __init__(self, job_id: str, channel: Channel, executor: str, *, request_id: Any = None,
+                 session_id: str | None = None, progress_token: Any = None, protocol_version: str = "") -> None:
+        self.job_id = job_id
+        self.request_id = request_id
+        self.session_id = session_id
+        self.progress_token = progress_token
+        self.protocol_version = protocol_version
+        self._channel = channel
+        self._executor = executor
+        self._last: float | None = None
+        self._cancelled = False
+        self._asked = 0.0
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise AttributeError(
+            f"ctx.{name} is not available while the job runs on the {self._executor!r} executor "
+            "(outside the server process); there ctx offers report_progress, debug/info/warning/error/log, "
+            "is_cancelled and cancel_event. Use job_executor='threads' for tools that ask the client.")
+
+    # -- progress and logging ---------------------------------------------------------------
+    def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        """Send progress to the server (and its client); must not decrease."""
+        if self._last is not None and progress < self._last:
+            raise ValueError(f"progress must not decrease (was {self._last}, got {progress})")
+        self._last = progress
+        self._channel.send(self.job_id, "progress", [progress, total, message])
+
+    def log(self, level: str, message: str, **data: Any) -> None:
+        """Send a log message to the server (and its client, at the level it asked for)."""
+        if level not in LOG_LEVELS:
+            raise ValueError(f"unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}")
+        self._channel.send(self.job_id, "log", [level, message, data])
+
+    # -- cancellation -----------------------------------------------------------------------
+    def is_cancelled(self) -> bool:
+        """True once the client cancelled the job (asked at most every 0.25 s)."""
+        now = time.monotonic()
+        if not self._cancelled and now - self._asked >= CANCEL_POLL_SECONDS:
+            self._asked = now
+            self._cancelled = self._channel.cancelled()
+        return self._cancelled
+
+    @property
+    def cancel_event(self) -> RemoteCancel:
+        """The cancellation flag: ``is_set()`` and ``wait(timeout)``."""
+        return RemoteCancel(self)
+
+
+def remote_context(job: Any, context: Any, channel: Channel, executor: str) -> RemoteContext:
+    """The stand-in for ``context`` (the call's Context, or None) of ``job``."""
+    if context is None:
+        return RemoteContext(job.id, channel, executor)
+    return RemoteContext(job.id, channel, executor, request_id=context.request_id, session_id=context.session_id,
+                         progress_token=context.progress_token, protocol_version=context.protocol_version)
+
+
+def run_remote(fn: Any, kwargs: dict[str, Any], is_coroutine: bool) -> Any:
+    """Call the tool function where the job runs (a coroutine function on a loop of its own)."""
+    value = fn(**kwargs)
+    if is_coroutine or inspect.isawaitable(value):
+        return asyncio.run(_awaited(value))
+    return value
+
+
+async def _awaited(value: Any) -> Any:
+    return await value
+
+
+def deliver(context: Any, store: Any, job_id: str, kind: str, payload: list[Any]) -> None:
+    """In the server: hand a message from a remote job to its Context (or, for a job taken
+    back after a restart, which has none, record its progress in the store)."""
+    if kind == "progress":
+        progress, total, message = payload
+        if context is not None:
+            with contextlib.suppress(ValueError):  # a value that did not increase: dropped, as the spec wants
+                context.report_progress(progress, total, message)
+        elif store is not None:
+            store.progress(job_id, progress, total, message)
+    elif kind == "log" and context is not None:
+        level, message, data = payload
+        context.log(level, message, **(data or {}))

@@ -1,0 +1,174 @@
+"""``job_executor="processes"`` and ``"dask"``: the tool runs in another process (a pool process,
+a worker of a real ``distributed.LocalCluster``), its ``ctx.report_progress`` reaches the official
+client, a cancel from the client stops it there, and its result lands in the job store. A Dask
+job running when the server is killed is taken back by the restarted server, result included.
+A function the process pool cannot pickle fails saying so.
+
+Issue 16, "Done when": a real LocalCluster with worker processes: a job's tool runs in a worker
+process (different pid), its progress reaches the official client, cancel stops it, the result is
+stored; a job running at kill -9 → re-attached result (Dask).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from job_server import Routes, ServerProcess, wait_until
+from support import mcp_client, serve
+
+from nanohubmcp import Context, MCPServer
+
+STEPS = 4
+
+
+def simulate(steps: int, ctx: Context) -> dict:
+    """Report each step, then answer with the pid that ran it."""
+    for step in range(1, steps + 1):
+        ctx.report_progress(step, steps, f"step {step}")
+    return {"steps": steps, "pid": os.getpid()}
+
+
+def until_cancelled(marker: str, ctx: Context) -> str:
+    """Write this process's pid to ``marker``, run until cancelled, then write 'stopped' there."""
+    Path(marker).write_text(str(os.getpid()))
+    deadline = time.monotonic() + 60
+    while not ctx.is_cancelled() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    Path(marker).write_text("stopped" if ctx.is_cancelled() else "timed out")
+    return "done"
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Any]:
+    """One real LocalCluster for the module: one worker process, two threads."""
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=2, processes=True, dashboard_address=None) as local, \
+            Client(local, set_as_default=False) as client:
+        local.worker_pids = set(client.run(os.getpid).values())
+        yield local
+
+
+def build(state: Path, **options: Any) -> MCPServer:
+    server = MCPServer("executors", state_dir=str(state), **options)
+    server.async_tool()(simulate)
+    server.async_tool()(until_cancelled)
+    return server
+
+
+async def run_with_progress(url: str) -> tuple[dict[str, Any], list[Any], str]:
+    seen: list[Any] = []
+
+    async def on_message(message: Any) -> None:
+        root = getattr(message, "root", message)
+        if getattr(root, "method", None) == "notifications/progress":
+            seen.append(root.params)
+
+    async with mcp_client(url + "mcp", message_handler=on_message) as client:
+        handle = await client.call_tool("simulate", {"steps": STEPS}, progress_callback=lambda *a: None)
+        job_id = handle.structured_content["job_id"]
+        answer = handle.structured_content
+        deadline = time.monotonic() + 60
+        while answer["status"] == "running" or len(seen) < STEPS:
+            assert time.monotonic() < deadline, (answer, seen)
+            time.sleep(0.05)
+            answer = (await client.call_tool("get_job_result", {"job_id": job_id})).structured_content
+    return answer, seen, job_id
+
+
+def stored_status(state: Path, job_id: str) -> tuple[Any, ...]:
+    db = sqlite3.connect(state / "jobs.sqlite3")
+    query = "SELECT status, executor, progress, progress_updates FROM jobs WHERE id = ?"
+    return db.execute(query, (job_id,)).fetchone()
+
+
+@pytest.mark.anyio
+async def test_a_dask_job_runs_on_a_worker_reports_progress_and_is_stored(cluster: Any, tmp_path: Path) -> None:
+    server = build(tmp_path, job_executor="dask", dask_address=cluster.scheduler_address)
+    with serve(server) as url:
+        answer, progress, job_id = await run_with_progress(url)
+    assert answer["status"] == "done"
+    assert answer["result"]["pid"] in cluster.worker_pids
+    assert answer["result"]["pid"] != os.getpid()
+    assert [p.progress for p in progress] == [1, 2, 3, 4]
+    assert progress[-1].message == "step 4"
+    assert stored_status(tmp_path, job_id) == ("completed", "dask", 4.0, STEPS)
+
+
+def test_cancelling_a_dask_job_stops_it_on_the_worker(cluster: Any, tmp_path: Path) -> None:
+    server = build(tmp_path, job_executor="dask", dask_address=cluster.scheduler_address)
+    marker = tmp_path / "marker"
+    with serve(server) as url:
+        routes = Routes(int(url.rsplit(":", 1)[1].strip("/")))
+        session = routes.session()
+        reply = routes.rpc(session, "tools/call",
+                           {"name": "until_cancelled", "arguments": {"marker": str(marker)}, "task": {}})
+        task_id = reply["result"]["task"]["taskId"]
+        pid = int(wait_until(lambda: marker.exists() and marker.read_text(), "the job to start on the worker"))
+        assert pid in cluster.worker_pids
+        cancelled = routes.rpc(session, "tasks/cancel", {"taskId": task_id})["result"]
+        assert cancelled["status"] == "cancelled"
+        wait_until(lambda: marker.read_text() == "stopped", "the worker to see the cancel")
+    assert stored_status(tmp_path, task_id)[:2] == ("cancelled", "dask")
+
+
+@pytest.mark.anyio
+async def test_a_process_job_runs_in_a_pool_process_and_reports_progress(tmp_path: Path) -> None:
+    server = build(tmp_path, job_executor="processes", job_workers=1)
+    with serve(server) as url:
+        answer, progress, job_id = await run_with_progress(url)
+    assert answer["status"] == "done"
+    assert answer["result"]["pid"] != os.getpid()
+    assert [p.progress for p in progress] == [1, 2, 3, 4]
+    assert stored_status(tmp_path, job_id)[:2] == ("completed", "processes")
+
+
+@pytest.mark.anyio
+async def test_a_function_the_pool_cannot_pickle_fails_saying_so(tmp_path: Path) -> None:
+    server = MCPServer("unpicklable", state_dir=str(tmp_path), job_executor="processes", job_workers=1)
+
+    @server.async_tool()
+    def local_function() -> int:
+        """Defined inside a function: not importable by a pool process."""
+        return 1
+
+    with serve(server) as url:
+        async with mcp_client(url + "mcp") as client:
+            job_id = (await client.call_tool("local_function", {})).structured_content["job_id"]
+            answer = await client.call_tool("get_job_result", {"job_id": job_id})
+            while answer.structured_content["status"] == "running":
+                time.sleep(0.05)
+                answer = await client.call_tool("get_job_result", {"job_id": job_id})
+    assert answer.structured_content["status"] == "error"
+    assert "cannot be pickled" in answer.structured_content["error"]
+    assert "module level" in answer.structured_content["error"]
+
+
+def test_a_dask_job_running_at_kill_9_is_taken_back_with_its_result(cluster: Any, tmp_path: Path) -> None:
+    state, marker = tmp_path / "state", tmp_path / "go"
+    first = ServerProcess(state, "dask", cluster.scheduler_address)
+    try:
+        status, body = first.rest_start("wait_for_file", {"path": str(marker)})
+        assert status == 202, body
+        job_id = body["job_id"]
+        wait_until(lambda: (stored_status(state, job_id) or (0, 0, 0, 0))[3] > 0, "progress from the worker")
+    finally:
+        first.kill()
+    marker.write_text("go")  # the job, still on the cluster, may finish now
+    second = ServerProcess(state, "dask", cluster.scheduler_address)
+    try:
+        answer = wait_until(lambda: second.rest_poll(job_id)[1]["status"] != "running" and second.rest_poll(job_id),
+                            "the job to be taken back")
+        assert answer[0] == 200
+        assert answer[1]["status"] == "done", answer
+        assert answer[1]["result"]["found"] == str(marker)
+        assert answer[1]["result"]["pid"] in cluster.worker_pids
+    finally:
+        second.stop()
+    assert stored_status(state, job_id)[0] == "completed"
