@@ -27,10 +27,11 @@ def ok(code):
 marker = sys.argv[1]
 ok("%load_ext nanohubmcp\n%config NanohubMCP.port = 0")
 print(json.dumps({"empty": ok("%mcp jobs")[1]}))
-ok("%%mcp_tool --async\ndef halfway(ctx, marker: str) -> str:\n    import os, time\n"
+ok("%%mcp_tool --async\ndef halfway(ctx, marker: str) -> str:\n    'Half, then wait.'\n    import os, time\n"
    "    ctx.report_progress(2, 4, 'half done')\n"
    "    while not os.path.exists(marker):\n        time.sleep(0.02)\n    return 'finished'\n")
-ok("%%mcp_tool --async --executor processes\ndef elsewhere() -> int:\n    import os\n    return os.getpid()\n")
+ok("%%mcp_tool --async --executor processes\ndef elsewhere() -> int:\n    'Its pid.'\n"
+   "    import os\n    return os.getpid()\n")
 refused = shell.run_cell("%%mcp_tool --executor dask\ndef nope() -> int:\n    return 1\n")
 base = ok("%mcp url")[0][: -len("mcp")]
 
@@ -57,7 +58,8 @@ print(json.dumps({"listing": listing, "pid": b["result"], "kernel": os.getpid(),
 
 
 def test_mcp_jobs_lists_the_jobs_of_a_notebook(tmp_path: Path) -> None:
-    env = {"IPYTHONDIR": str(tmp_path), "PATH": "/usr/bin:/bin", "NANOHUBMCP_STATE_DIR": str(tmp_path / "state")}
+    env = {"IPYTHONDIR": str(tmp_path), "PATH": "/usr/bin:/bin", "NANOHUBMCP_STATE_DIR": str(tmp_path / "state"),
+           "MCP_TOKEN": ""}
     done = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path / "go")], capture_output=True, text=True,
                           timeout=120, env=env)
     assert done.returncode == 0, done.stderr
