@@ -79,7 +79,8 @@ export class MCPPanel extends Widget {
       el('div', { class: 'jp-nanohub-mcp-title' }, el('span', {}, 'Calls '), this._callsCount, clear),
       this._callsList
     );
-    this.node.append(this._header, this._server, this._components, this._log);
+    this._inFlight = el('div', { class: 'jp-nanohub-mcp-section jp-nanohub-mcp-inflight' });
+    this.node.append(this._header, this._server, this._components, this._inFlight, this._log);
     this._link.stateChanged.connect(() => this._render(), this);
     this._link.messageReceived.connect((_, message) => this._receive(message), this);
     this._render();
@@ -130,6 +131,7 @@ export class MCPPanel extends Widget {
           this._calls = new Map();
         }
         this._capacity = message.capacity;
+        this._stuck = message.stuck ?? 0;
         for (const call of message.calls) {
           const known = this._calls.get(call.id);
           if (!(known && known.ok !== null && call.ok === null)) {
@@ -143,6 +145,7 @@ export class MCPPanel extends Widget {
           this._calls.delete(oldest);
         }
         this._renderCalls();
+        this._renderInFlight();
         break;
     }
   }
@@ -157,6 +160,55 @@ export class MCPPanel extends Widget {
     this._renderServer();
     this._renderComponents();
     this._renderCalls();
+    this._renderInFlight();
+  }
+
+  /** Calls still running, with the progress they reported, and the count of stuck calls. */
+  private _renderInFlight(): void {
+    const connected = this._link.state === 'connected' && this._status?.loaded;
+    const running = [...this._calls.values()].filter(call => call.ok === null).sort((a, b) => a.id - b.id);
+    if (!connected || (!running.length && !this._stuck)) {
+      this._inFlight.style.display = 'none';
+      this._inFlight.replaceChildren();
+      return;
+    }
+    this._inFlight.style.display = '';
+    const rows = running.map(call => {
+      const bar = el('progress', { class: 'jp-nanohub-mcp-progress' }) as HTMLProgressElement;
+      let text = 'running';
+      if (call.progress !== undefined && call.progress !== null) {
+        if (call.total) {
+          bar.max = call.total;
+          bar.value = call.progress;
+        }
+        text = call.total ? `${call.progress}/${call.total}` : `${call.progress}`;
+        if (call.message) {
+          text = call.message.includes(text) ? text : `${text} · ${call.message}`;
+        }
+      }
+      return el(
+        'li',
+        { class: 'jp-nanohub-mcp-running', 'data-name': call.name ?? call.method, title: call.message ?? '' },
+        el('code', { class: 'jp-nanohub-mcp-what' }, call.name || call.method),
+        bar,
+        el('span', { class: 'jp-nanohub-mcp-progress-text' }, text)
+      );
+    });
+    const stuck = this._stuck
+      ? el(
+          'div',
+          {
+            class: 'jp-nanohub-mcp-stuck',
+            title: 'Calls past tool_timeout: the client got a timeout error, but their functions still run'
+          },
+          `${this._stuck} stuck call${this._stuck === 1 ? '' : 's'} still hold${this._stuck === 1 ? 's' : ''} a worker`
+        )
+      : null;
+    this._inFlight.replaceChildren(
+      this._title('In flight', running.length),
+      el('ol', { class: 'jp-nanohub-mcp-runninglist' }, ...rows),
+      ...(stuck ? [stuck] : [])
+    );
   }
 
   private _renderHeader(): void {
@@ -382,6 +434,8 @@ export class MCPPanel extends Widget {
   private _componentsData: IComponents | null = null;
   private _calls = new Map<number, ICall>();
   private _capacity = 200;
+  private _stuck = 0;
+  private _inFlight: HTMLElement;
   private _endpointsOpen = false;
   private _header: HTMLElement;
   private _server: HTMLElement;

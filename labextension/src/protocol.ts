@@ -75,6 +75,10 @@ export interface ICall {
   ok: boolean | null;
   error?: string | null;
   duration_ms?: number | null;
+  /** The last progress the call reported (ctx.report_progress or a tqdm bar), if any. */
+  progress?: number | null;
+  total?: number | null;
+  message?: string | null;
 }
 
 /** `{"type": "calls"}`: the whole log (`reset`) or new and updated entries. */
@@ -82,6 +86,8 @@ export interface ICalls {
   type: 'calls';
   reset: boolean;
   capacity: number;
+  /** Calls past tool_timeout whose functions still hold a worker thread. */
+  stuck?: number;
   calls: ICall[];
 }
 

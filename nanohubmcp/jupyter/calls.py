@@ -158,13 +158,16 @@ async def _on_pool(
     executor: concurrent.futures.Executor,
     timeout: float | None,
 ) -> Any:
-    loop = asyncio.get_running_loop()
     # Run in a copy of this (the request's) context, so the call's progress goes along.
-    waiter = loop.run_in_executor(executor, contextvars.copy_context().run, functools.partial(cell.run, fn, **kwargs))
+    work = executor.submit(contextvars.copy_context().run, functools.partial(cell.run, fn, **kwargs))
+    waiter = asyncio.wrap_future(work)
     try:
-        return await asyncio.wait_for(waiter, timeout) if timeout else await waiter
+        return await asyncio.wait_for(asyncio.shield(waiter), timeout) if timeout else await waiter
     except asyncio.TimeoutError:
         assert timeout is not None
+        abandon = getattr(executor, "abandon", None)  # the server's WorkerPool: its worker goes back
+        if not (callable(abandon) and abandon(work)):
+            work.cancel()  # not started yet: it never will
         raise ToolError(_slow_message(name, timeout)) from None
 
 

@@ -307,6 +307,12 @@ class PanelLink:
                 self._outbox.append(self._started(data))
             elif event == "call_finished":
                 self._outbox.append(self._finished(data))
+            elif event == "call_progress":
+                entry = self._in_flight.get(data.get("call_id"))
+                if entry is None:  # started before the panel listened: shown from its next start
+                    return
+                entry.update(progress=data.get("progress"), total=data.get("total"), message=data.get("message"))
+                self._outbox.append(entry)
             elif event.endswith("_changed"):
                 self._dirty.add("components")
             elif event in ("server_started", "server_stopped"):
@@ -387,7 +393,7 @@ class PanelLink:
         for entry in entries:  # started then finished in one batch: send the final state only
             latest[entry["id"]] = entry
         self._broadcast([{"type": "calls", "reset": False, "capacity": self.calls.maxlen,
-                          "calls": list(latest.values())}])
+                          "stuck": self._stuck(), "calls": [dict(entry) for entry in latest.values()]}])
 
     def flush_state(self) -> None:
         """Send the status and/or components the events changed to every open panel."""
@@ -416,8 +422,14 @@ class PanelLink:
 
     def _calls_message(self, reset: bool) -> dict[str, Any]:
         with self._lock:
-            calls = [*self.calls, *self._in_flight.values()]
-        return {"type": "calls", "reset": reset, "capacity": self.calls.maxlen, "calls": calls}
+            calls = [*self.calls, *(dict(entry) for entry in self._in_flight.values())]
+        return {"type": "calls", "reset": reset, "capacity": self.calls.maxlen, "stuck": self._stuck(),
+                "calls": calls}
+
+    def _stuck(self) -> int:
+        """Calls past ``tool_timeout`` whose functions still hold a worker thread."""
+        subject = self.subject
+        return int(subject.server.core.stuck_calls) if subject is not None else 0
 
 
 def _kernel_loop() -> Any:

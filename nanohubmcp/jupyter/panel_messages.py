@@ -11,11 +11,14 @@ Kernel → panel messages (``data`` of a ``comm_msg``; every one has a ``type``)
 - ``{"type": "components", "tools": [{"name", "title", "description", "runs"}],
   "resources": [{"uri", "name", "description", "template"}], "prompts": [{"name",
   "description"}]}``;
-- ``{"type": "calls", "reset", "capacity", "calls": [call, ...]}``: with ``reset`` true the
-  whole log (finished calls oldest first, then those still running), else new or updated
+- ``{"type": "calls", "reset", "capacity", "stuck", "calls": [call, ...]}``: with ``reset`` true
+  the whole log (finished calls oldest first, then those still running), else new or updated
   entries. A call is ``{"id", "time" (epoch
-  seconds), "method", "name", "session", "ok" (None while running), "error", "duration_ms"}``;
-  ``id`` increases with every call, and a finished call reuses its started entry's ``id``.
+  seconds), "method", "name", "session", "ok" (None while running), "error", "duration_ms"}``,
+  plus ``"progress"``, ``"total"`` and ``"message"`` once it reported progress
+  (``ctx.report_progress`` or a tqdm bar); ``id`` increases with every call, and a finished
+  call reuses its started entry's ``id``. ``stuck`` counts calls past ``tool_timeout`` whose
+  functions still hold a worker thread.
 
 The panel's side of these shapes is ``labextension/src/protocol.ts``.
 """

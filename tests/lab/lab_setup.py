@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import secrets
@@ -20,6 +21,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -174,3 +176,18 @@ def notebook(cells: list[str]) -> dict[str, Any]:
         "nbformat": 4,
         "nbformat_minor": 5,
     }
+
+
+@contextlib.contextmanager
+def lab_serving(cells: list[str], jupyter_path: Path, tmp_path: Path) -> Iterator[LabServer]:
+    """JupyterLab serving ``panel.ipynb`` (made of ``cells``) with the wheel's panel; stopped after."""
+    if not bin_path("jupyter-lab").exists():
+        missing("jupyterlab is not installed (pip install -e '.[lab]')")
+    root = tmp_path / "notebooks"
+    root.mkdir()
+    (root / "panel.ipynb").write_text(json.dumps(notebook(cells)))
+    server = LabServer(tmp_path / "home", root, jupyter_path)
+    try:
+        yield server
+    finally:
+        server.stop()

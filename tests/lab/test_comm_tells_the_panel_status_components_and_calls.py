@@ -105,7 +105,7 @@ def test_refresh_resends_everything_and_clear_empties_the_log(comm_kernel: CommK
     since = comm_kernel.mark()
     comm_kernel.send(comm_id, {"type": "clear"})
     cleared = comm_kernel.wait_data(comm_id, "calls", since)
-    assert cleared == {"type": "calls", "reset": True, "capacity": 200, "calls": []}
+    assert cleared == {"type": "calls", "reset": True, "capacity": 200, "stuck": 0, "calls": []}
 
 
 def test_nothing_is_recorded_while_no_panel_listens(comm_kernel: CommKernel) -> None:
@@ -183,3 +183,45 @@ def test_unload_reload_and_a_renamed_server_keep_the_panel_current(comm_kernel: 
     since = comm_kernel.mark()
     call(status["mcp_url"], ("add", {"a": 1, "b": 2}))
     assert [c["name"] for c in finished(comm_kernel, comm_id, since, 1).values()] == ["add"]
+
+
+STEPS = '''%%mcp_tool
+def steps(ctx: Context, n: int = 4) -> str:
+    """Report progress n times."""
+    for i in range(1, n + 1):
+        time.sleep(0.1)
+        ctx.report_progress(i, n, f"step {i}")
+    return "stepped"
+'''
+SLEEPER = '''%%mcp_tool
+def sleeper(seconds: float) -> str:
+    """Sleep, ignoring cancellation."""
+    time.sleep(seconds)
+    return "slept"
+'''
+
+
+def test_running_calls_carry_their_progress_and_the_stuck_count_reaches_the_panel(comm_kernel: CommKernel) -> None:
+    comm_kernel.run(LOAD + "\nimport time\nfrom nanohubmcp import Context")
+    comm_kernel.run(ADD)
+    comm_kernel.run(STEPS)
+    comm_kernel.run(SLEEPER)
+    comm_id, status, _, calls = open_panel(comm_kernel)
+    assert calls["stuck"] == 0
+    since = comm_kernel.mark()
+    assert call(status["mcp_url"], ("steps", {"n": 4}))[0].content[0].text == "stepped"
+    (final,) = finished(comm_kernel, comm_id, since, 1).values()
+    assert (final["progress"], final["total"], final["message"]) == (4, 4, "step 4")
+    entries = [e for d in comm_kernel.data_since(comm_id, since) if d["type"] == "calls" for e in d["calls"]]
+    running = [e for e in entries if e["ok"] is None and e.get("progress") is not None]
+    assert running, entries  # the panel saw the call running with progress
+    assert all(e["total"] == 4 for e in running)
+    assert running[-1]["message"] == f"step {running[-1]['progress']:g}"
+
+    comm_kernel.run("%config NanohubMCP.tool_timeout = 0.5")
+    timed_out = call(status["mcp_url"], ("sleeper", {"seconds": 4}))[0]
+    assert timed_out.is_error is True
+    since = comm_kernel.mark()
+    call(status["mcp_url"], ("add", {"a": 1, "b": 1}))
+    stuck = comm_kernel.wait_data(comm_id, "calls", since, where=lambda d: d["stuck"] >= 1)
+    assert stuck["stuck"] == 1

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from lab_setup import ARTIFACTS, CHROMIUM, LabServer, bin_path, missing, notebook
+from lab_setup import ARTIFACTS, CHROMIUM, LabServer, lab_serving, missing
 from support import mcp_client
 
 pytestmark = pytest.mark.slow
@@ -37,16 +36,8 @@ PANEL = "#nanohub-mcp-panel"
 
 @pytest.fixture
 def lab(wheel_jupyter_path: Path, tmp_path: Path) -> Iterator[LabServer]:
-    if not bin_path("jupyter-lab").exists():
-        missing("jupyterlab is not installed (pip install -e '.[lab]')")
-    root = tmp_path / "notebooks"
-    root.mkdir()
-    (root / "panel.ipynb").write_text(json.dumps(notebook(CELLS)))
-    server = LabServer(tmp_path / "home", root, wheel_jupyter_path)
-    try:
+    with lab_serving(CELLS, wheel_jupyter_path, tmp_path) as server:
         yield server
-    finally:
-        server.stop()
 
 
 @pytest.fixture
