@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from collections.abc import Iterator
 
 import pytest
 from inspector import inspector
@@ -45,13 +44,12 @@ def whoami(url: str, token: str | None, transport: str = "http") -> str:
 
 
 @pytest.fixture(scope="module")
-def installed() -> Iterator[None]:
-    inspector()  # install once, before any server starts (npm may take a while the first time)
-    yield
+def installed() -> list[str]:
+    return inspector()  # install once, before any server starts (npm may take a while the first time)
 
 
 @pytest.mark.parametrize(("transport", "path"), [("http", "mcp"), ("sse", "sse")])
-def test_a_static_token(installed: None, transport: str, path: str) -> None:
+def test_a_static_token(installed: list[str], transport: str, path: str) -> None:
     with serve(server(), token="ts-token") as url:
         assert whoami(url + path, "ts-token", transport) == "token"
         refused = cli(url + path, "--transport", transport, "--method", "tools/list")
@@ -60,7 +58,7 @@ def test_a_static_token(installed: None, transport: str, path: str) -> None:
         assert "auth_required" in refused.stderr or "401" in refused.stderr, refused.stderr
 
 
-def test_a_jwt_from_a_test_issuer(installed: None) -> None:
+def test_a_jwt_from_a_test_issuer(installed: list[str]) -> None:
     with Issuer() as issuer, serve(server(auth=JWTVerifier(issuer=issuer.url, jwks_url=issuer.jwks_url))) as url:
         token = issuer.mint(url.rstrip("/"), subject="ts-user", scope="tools")
         assert whoami(url + "mcp", token) == "ts-user"
