@@ -59,6 +59,11 @@ def ask_name(ctx: Context) -> str:
     reply = ctx.elicit("What is your name?", schema, timeout=10)
     return "hello " + reply["content"]["name"]
 '''
+ADD_CELL = '''%%mcp_tool
+def add(a: float, b: float) -> float:
+    """Add two numbers."""
+    return a + b
+'''
 
 RUN_CELL = """from nanohubmcp import MCPServer
 
@@ -227,3 +232,26 @@ def test_a_post_reply_streams_event_by_event_at_the_http_level(notebook: Streami
     methods = [message.get("method", "result") for _, message in seen]
     assert methods == ["notifications/progress"] * 3 + ["result"]
     assert seen[2][0] - seen[0][0] > STEP_SECONDS, seen
+
+
+def test_a_notebook_server_with_its_own_token_is_reached_with_both_credentials(notebook: StreamingNotebook) -> None:
+    """Jupyter's token in the URL, the MCP server's as ``Authorization: Bearer``: each reaches its server."""
+    port = free_port()
+
+    async def scenario() -> tuple[int, str]:
+        kernel = await NotebookKernel.open(notebook.jupyter, "with-token.ipynb")
+        try:
+            await kernel.run_ok(
+                f"%load_ext nanohubmcp\n%config NanohubMCP.port = {port}\n%config NanohubMCP.token = 'sekrit'"
+            )
+            await kernel.run_ok(ADD_CELL)
+        finally:
+            kernel.ws.close()
+        url = f"{notebook.nginx.origin}{WEBER_PATH}nanohubmcp/{port}/mcp?token={notebook.jupyter.token}"
+        refused, _, _ = request("POST", url, {"jsonrpc": "2.0", "id": 1, "method": "ping"})
+        async with client_with_headers(url, {"Authorization": "Bearer sekrit"}) as client:
+            return refused, str((await client.call_tool("add", {"a": 2, "b": 3})).content[0].text)
+
+    refused, text = _run(scenario())
+    assert refused == 401  # Jupyter let it through; the notebook's server wants its own token
+    assert float(text) == 5.0

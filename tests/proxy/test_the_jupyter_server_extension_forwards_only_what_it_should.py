@@ -172,6 +172,16 @@ def test_a_jupyter_token_header_is_not_forwarded_and_repeated_headers_pass(
     assert "authorization" not in seen["headers"]
 
 
+def test_a_bearer_header_that_carried_jupyters_own_token_is_not_forwarded(
+    setup: tuple[JupyterServer, Upstream],
+) -> None:
+    jupyter, upstream = setup
+    bearer = {"Authorization": f"Bearer {jupyter.token}"}
+    status, _, body = request("GET", f"{jupyter.url}nanohubmcp/{upstream.port}/echo", headers=bearer)
+    assert status == 201, body[:300]
+    assert "authorization" not in json.loads(body)["headers"]
+
+
 def test_a_port_registered_for_a_kernel_that_is_gone_is_refused(
     setup: tuple[JupyterServer, Upstream],
 ) -> None:

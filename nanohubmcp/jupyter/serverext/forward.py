@@ -15,8 +15,10 @@ Both routes are Jupyter API routes: Jupyter's authentication (``Authorization: t
 login cookie, whose POSTs also need the XSRF token, as every Jupyter API call) and its
 authorizer (``execute`` on ``kernels``: calling a notebook's tools runs code in its kernel).
 The forwarded request drops hop-by-hop headers (RFC 9110 § 7.6.1) and Jupyter's own
-credentials (an ``Authorization: token …`` header, cookies, a ``token`` query parameter), which
-the kernel's server has no use for; an ``Authorization: Bearer …`` meant for that server passes.
+credentials (the ``Authorization`` header Jupyter authenticated the request with, cookies, a
+``token`` query parameter), which the kernel's server has no use for. When the kernel's server
+wants a token of its own, send it as ``Authorization: Bearer …`` and Jupyter's token as
+``?token=…`` in the URL: the Bearer header then passes.
 
 Refusals: a port no kernel of this server registered → 404; a registered kernel whose server
 does not answer → 502. Both as Jupyter's JSON error bodies with a message saying what to do.
@@ -145,12 +147,24 @@ class ForwardHandler(APIHandler):
         query = [(k, v) for k, v in parse_qsl(self.request.query, keep_blank_values=True) if k != "token"]
         return "/" + (path or "").lstrip("/") + (f"?{urlencode(query)}" if query else "")
 
+    def _is_jupyter_credential(self, authorization: str) -> bool:
+        """Whether this ``Authorization`` value is what Jupyter authenticated the request with.
+
+        Jupyter reads its token from ``?token=`` first, else from ``Authorization: token|bearer …``.
+        So a ``Bearer`` header meant for the kernel's server passes when Jupyter's token came in the
+        query (or the request was not token-authenticated, e.g. by cookie).
+        """
+        scheme = authorization.strip().split(None, 1)[0].lower() if authorization.strip() else ""
+        if scheme == "token":
+            return True
+        return scheme == "bearer" and not self.get_argument("token", "") and bool(self.token_authenticated)
+
     def _forwarded_headers(self, port: int) -> httputil.HTTPHeaders:
         dropped = _connection_headers(self.request.headers) | _NOT_FORWARDED
         out = httputil.HTTPHeaders()
         for name, value in self.request.headers.get_all():
             key = name.lower()
-            if key in dropped or (key == "authorization" and value.strip().lower().startswith("token ")):
+            if key in dropped or (key == "authorization" and self._is_jupyter_credential(value)):
                 continue
             out.add(name, value)
         out["Host"] = f"{UPSTREAM_HOST}:{port}"
