@@ -325,6 +325,10 @@ def _resource_item(item: Any) -> tuple[ResourceContent, str | None]:
     """Return one resource item and the MIME type to fall back on after the registered one."""
     if isinstance(item, ResourceContent):
         return item, None
+    form = convert.resource_form(item) if convert.recognised(item) else None
+    if form is not None:
+        data, mime = form
+        return (ResourceContent(text=data) if isinstance(data, str) else ResourceContent(blob=data)), mime
     if isinstance(item, str):
         return ResourceContent(text=item), "text/plain"
     if isinstance(item, (bool, int, float)):

@@ -258,3 +258,13 @@ def test_kept_results_are_files_in_the_state_directory_that_a_new_process_still_
     gone = results.tool_result(np.arange(100), sink=ResultSink(ResultOptions(max_inline_bytes=10), expired))
     assert expired.read(gone["content"][-1]["uri"], None) is None
     assert len(list((tmp_path / "results").iterdir())) == 4  # the expired one was removed
+
+
+def test_a_resource_function_may_return_an_array_a_table_or_a_figure() -> None:
+    array = results.resource_contents(np.arange(3) / 2, uri="data://a")
+    assert array == [{"uri": "data://a", "mimeType": "application/json", "text": "[0.0,0.5,1.0]"}]
+    table = results.resource_contents(pd.DataFrame({"x": [1]}), uri="data://t")
+    assert table == [{"uri": "data://t", "mimeType": "text/csv", "text": ",x\n0,1\n"}]
+    picture = results.resource_contents(plt.figure(figsize=(1, 1), dpi=10), uri="data://p")[0]
+    assert picture["mimeType"] == "image/png"
+    assert base64.b64decode(picture["blob"]).startswith(b"\x89PNG")

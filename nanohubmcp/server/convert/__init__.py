@@ -31,11 +31,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...protocol import jsonenc
 from ...protocol.wire import UNSET
 from . import arrays, display, frames, images
 from .kinds import library
 
-__all__ = ["Converted", "convert", "data_of", "jsonable", "library", "recognised", "scalar"]
+__all__ = ["Converted", "convert", "data_of", "jsonable", "library", "recognised", "resource_form", "scalar"]
 
 SCIENCE_LIBRARIES = frozenset({"numpy", "pandas", "matplotlib", "PIL"})
 
@@ -125,6 +126,24 @@ def convert(value: Any, *, figure_dpi: float | None = None) -> Converted | None:
             "str/number/dict/list values"
         )
     return None
+
+
+def resource_form(value: Any) -> tuple[str | bytes, str] | None:
+    """What a resource function's array, table or picture reads as: ``(text or bytes, MIME type)``.
+
+    Arrays are JSON text (nested lists), frames/series/indexes CSV (index first), figures and
+    images PNG; None for anything else.
+    """
+    lib = library(value)
+    if lib == "numpy" and arrays.is_array(value):
+        return jsonenc.dumps(arrays.to_lists(value)), "application/json"
+    if lib == "pandas":
+        table = frames.to_records(value)
+        if table is not None:
+            text, mime, _ = table[2]()
+            return text, mime
+    png = images.png_of(value) if lib in ("matplotlib", "PIL") else None
+    return (png, "image/png") if png is not None else None
 
 
 def jsonable(value: Any, _depth: int = 0) -> Any:
