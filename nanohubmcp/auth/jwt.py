@@ -13,6 +13,7 @@ import json
 import threading
 import time
 import urllib.request
+from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
@@ -25,6 +26,10 @@ MAX_JWKS_BYTES = 1 << 20
 """Largest JWKS document read."""
 REFETCH_SECONDS = 10.0
 """An unknown key id triggers a refetch at most this often (key rotation without a flood)."""
+VERIFIED_KEPT = 1024
+"""Verified tokens remembered (a client sends the same token on every request)."""
+VERIFIED_SECONDS = 60.0
+"""A remembered token is checked again after this long (and never past its ``exp``)."""
 
 
 class JWTVerifier:
@@ -82,6 +87,7 @@ class JWTVerifier:
         self.leeway = leeway
         self.jwks_ttl = jwks_ttl
         self.subject_claim = subject_claim
+        self._verified: OrderedDict[str, tuple[float, Principal]] = OrderedDict()
         self._resource: str | None = None
         self._key = key
         self._keys: dict[str | None, Any] = {}
@@ -95,6 +101,8 @@ class JWTVerifier:
 
     @resource.setter
     def resource(self, url: str | None) -> None:
+        if url != self._resource:
+            self._verified.clear()  # tokens were checked against the old audience
         self._resource = url
 
     def audiences(self) -> list[str] | None:
@@ -105,6 +113,11 @@ class JWTVerifier:
 
     async def verify(self, token: str) -> Principal | None:
         """The principal of a valid token, or None (bad signature, issuer, audience, expired...)."""
+        known = self._verified.get(token)
+        if known is not None:
+            if time.time() < known[0]:
+                return known[1]
+            self._verified.pop(token, None)
         jwt = self._jwt
         try:
             header = jwt.get_unverified_header(token)
@@ -118,7 +131,19 @@ class JWTVerifier:
                 key = await asyncio.to_thread(self._refresh_and_find, kid)
                 if key is None:
                     return None
-        return self.decode(token, key)
+        principal = self.decode(token, key)
+        if principal is not None:
+            self._remember(token, principal)
+        return principal
+
+    def _remember(self, token: str, principal: Principal) -> None:
+        expires = principal.claims.get("exp")
+        until = time.time() + VERIFIED_SECONDS
+        if isinstance(expires, (int, float)):
+            until = min(until, float(expires))
+        self._verified[token] = (until, principal)
+        while len(self._verified) > VERIFIED_KEPT:
+            self._verified.popitem(last=False)
 
     def decode(self, token: str, key: Any) -> Principal | None:
         """Check ``token`` with ``key``: signature, issuer, audience, expiry; None when invalid."""
