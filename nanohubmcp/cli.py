@@ -4,9 +4,11 @@ Usage::
 
     nanohubmcp export NOTEBOOK [-o FILE] [--no-format] [--force]
     nanohubmcp run APP.py [--transport stdio|http] [--host HOST] [--port N]
+    nanohubmcp bridge URL [--header 'Name: value' ...] [--cookie 'name=value'] [--token T]
 
 ``run`` imports a Python file and serves its module-level ``server`` (like ``start_mcp --app``);
 ``--transport stdio`` is what desktop clients (Claude Desktop, VS Code, Cursor) launch.
+``bridge`` speaks stdio to such a client and Streamable HTTP (or legacy SSE) to a running server.
 
 ``export`` writes the notebook as a runnable MCP server script (default: ``start_mcp.py`` next
 to the notebook; ``-o -`` prints it), translated by :func:`nanohubmcp.jupyter.translate.translate`
@@ -77,6 +79,21 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--port", type=int, default=None, help="HTTP: TCP port (default $MCP_PORT or 8000)")
     run.set_defaults(run=_run)
 
+    bridge = commands.add_parser(
+        "bridge",
+        help="connect a stdio MCP client to a server's URL (Streamable HTTP, falling back to legacy SSE)",
+        description="Relay MCP between stdin/stdout and URL: a desktop client launches this command and reaches "
+        "a running server (a notebook's, a nanoHUB tool's) without Node. URL is the server's base URL or its "
+        "/mcp (or /sse) endpoint.",
+    )
+    bridge.add_argument("url", metavar="URL", help="the server's URL, e.g. http://127.0.0.1:8000/mcp")
+    bridge.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'",
+                        help="an HTTP header sent with every request (repeatable)")
+    bridge.add_argument("--cookie", action="append", default=[], metavar="'NAME=VALUE'",
+                        help="a cookie sent with every request (repeatable), e.g. a nanoHUB session cookie")
+    bridge.add_argument("--token", default=None, metavar="TOKEN",
+                        help="a bearer token sent as 'Authorization: Bearer TOKEN' (default: $MCP_TOKEN)")
+    bridge.set_defaults(run=_bridge)
     return parser
 
 
@@ -132,12 +149,20 @@ def _run(args: argparse.Namespace) -> int:
 
     transport = serving.resolve_transport(args.transport)
     if transport == "stdio":
-        from .transports.stdio import protect_stdout
+        from .transports.lines import protect_stdout
 
         protect_stdout()  # before the app is imported: whatever it prints must not reach the client
     server = load_app(args.app)
     server.run(host=args.host, port=args.port, transport=transport)
     return 0
+
+
+def _bridge(args: argparse.Namespace) -> int:
+    from .transports.bridge import BridgeOptions, run_bridge
+
+    token = args.token if args.token is not None else os.environ.get("MCP_TOKEN")
+    options = BridgeOptions.from_arguments(args.url, headers=args.header, cookies=args.cookie, token=token)
+    return run_bridge(options)
 
 
 def _output_path(notebook: Path, option: str | None) -> Path | None:

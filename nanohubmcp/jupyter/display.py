@@ -4,7 +4,7 @@
 where (the MCP endpoint clients connect to, ``<base URL>mcp`` — what ``%mcp url`` returns —
 and the base URL: nanoHUB's weber URL when the kernel runs on a hub, else the local one), the
 transport endpoints, the registered tools, and a ready-to-paste client configuration for
-clients that only speak stdio, bridged by ``mcp-remote``. IPython's display machinery picks
+clients that only speak stdio, bridged by ``nanohubmcp bridge`` (no Node needed). IPython's display machinery picks
 ``_repr_html_`` in a notebook and ``__repr__`` in a terminal; nothing here imports IPython.
 """
 
@@ -13,7 +13,6 @@ from __future__ import annotations
 import html
 import json
 from typing import Any
-from urllib.parse import urlsplit
 
 __all__ = ["HINTS", "StatusView", "client_config", "endpoints", "first_line", "python_snippet"]
 
@@ -50,20 +49,15 @@ def endpoints(base_url: str) -> list[tuple[str, str]]:
 
 
 def client_config(name: str, mcp_url: str, token: str | None = None) -> dict[str, Any]:
-    """A ``mcpServers`` entry that bridges a stdio-only client to ``mcp_url`` with ``mcp-remote``.
+    """A ``mcpServers`` entry (Claude Desktop, Cursor) that bridges a stdio-only client to
+    ``mcp_url`` with ``nanohubmcp bridge``: stdio to the client, Streamable HTTP to the server.
 
-    ``--allow-http`` is added for plain-HTTP URLs off this machine (mcp-remote refuses them
-    otherwise). With a ``token`` the bridge sends ``Authorization: Bearer <token>``; the value
-    travels in ``env`` (``AUTH_HEADER``) because some clients split arguments at spaces.
+    With a ``token`` the bridge sends ``Authorization: Bearer <token>``; the token travels in
+    ``env`` (``MCP_TOKEN``, which the bridge reads), not in the arguments.
     """
-    args = ["-y", "mcp-remote", mcp_url]
-    parts = urlsplit(mcp_url)
-    if parts.scheme == "http" and parts.hostname not in ("localhost", "127.0.0.1", "::1"):
-        args.append("--allow-http")
-    entry: dict[str, Any] = {"command": "npx", "args": args}
+    entry: dict[str, Any] = {"command": "nanohubmcp", "args": ["bridge", mcp_url]}
     if token:
-        args += ["--header", "Authorization:${AUTH_HEADER}"]
-        entry["env"] = {"AUTH_HEADER": f"Bearer {token}"}
+        entry["env"] = {"MCP_TOKEN": token}
     return {"mcpServers": {name: entry}}
 
 
@@ -144,7 +138,7 @@ class StatusView:
         if s.get("stuck_calls"):
             lines.append(STUCK_NOTE.format(s["stuck_calls"]))
         if s["running"]:
-            lines.append("Client configuration (stdio clients, via mcp-remote):")
+            lines.append("Client configuration (desktop clients, via nanohubmcp bridge):")
             lines += ["  " + line for line in self._snippet().splitlines()]
             lines.append("Python client (official SDK):")
             lines += ["  " + line for line in self._python().splitlines()]
@@ -188,7 +182,7 @@ class StatusView:
         parts += [f"<p>{esc(text)}</p>" for text in extra if text]
         if s["running"]:
             parts.append(
-                "<details><summary>Client configuration (stdio clients, via mcp-remote)</summary>"
+                "<details><summary>Client configuration (desktop clients, via nanohubmcp bridge)</summary>"
                 f"<pre>{esc(self._snippet())}</pre></details>"
                 "<details><summary>Python client (official SDK)</summary>"
                 f"<pre>{esc(self._python())}</pre></details>"

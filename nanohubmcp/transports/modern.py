@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import INVALID_PARAMS, HeaderMismatch, InvalidRequest, ProtocolError, http_status_for
 from ..protocol import jsonrpc, versions
 from ..server.connection import check_modern_version, modern_envelope
-from ..server.modern.headers import check_param_headers, decode_header_value, marks_for
+from ..server.modern.headers import NAME_FIELDS, check_param_headers, decode_header_value, marks_for
 from ..server.request import META_PROTOCOL_VERSION
 from ..server.streams import OutboundStream
 from .base import MCP_METHOD_HEADER, MCP_NAME_HEADER, MCP_PROTOCOL_VERSION_HEADER
@@ -43,15 +43,6 @@ from .channel import ResponseChannel, wants_sse
 if TYPE_CHECKING:
     from .streamable_http import StreamableHTTPHandler
 
-_NAMED = {
-    "tools/call": "name",
-    "prompts/get": "name",
-    "resources/read": "uri",
-    "tasks/get": "taskId",
-    "tasks/update": "taskId",
-    "tasks/cancel": "taskId",
-}
-"""Methods whose ``Mcp-Name`` header mirrors a params field (SEP-2243; tasks: SEP-2663)."""
 
 
 def is_modern_request(message: jsonrpc.Message | None, headers: Mapping[str, str]) -> bool:
@@ -81,7 +72,7 @@ def check_headers(message: jsonrpc.Message, headers: Mapping[str, str],
         raise HeaderMismatch(f"Header mismatch: Mcp-Method is {method_header or 'missing'} but the body's "
                              f"method is {message.method}")
     params = message.params or {}
-    field = _NAMED.get(message.method or "")
+    field = NAME_FIELDS.get(message.method or "")
     if field is not None and isinstance(params.get(field), str):
         raw = headers.get(MCP_NAME_HEADER)
         if raw is None:

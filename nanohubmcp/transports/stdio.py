@@ -24,56 +24,25 @@ Source: MCP 2025-11-25, Basic § Transports § stdio; MCP 2026-07-28, Basic § T
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import os
-import signal
-import sys
-import threading
 from typing import Any
 
 from ..errors import InvalidRequest, ProtocolError, error_response
-from ..protocol import jsonenc, jsonrpc, versions
+from ..protocol import jsonrpc, versions
 from ..server.connection import Connection, batch_refusal, check_modern_version, modern_envelope
 from ..server.request import META_PROTOCOL_VERSION, RequestContext
 from ..server.sessions import Session
 from ..server.streams import OutboundStream
+from .lines import MAX_LINE_BYTES, TOO_LONG, LineReader, LineWriter, protect_stdout, stop_on_signals
 
 log = logging.getLogger("nanohubmcp.stdio")
 
-MAX_LINE_BYTES = 4 * 1024 * 1024
-"""Longest accepted message line; longer ones are refused with -32600 and skipped."""
 DRAIN_SECONDS = 2.0
 """At end of input, how long running calls may take to answer before the server closes."""
 
-TOO_LONG = b"\x00"
-"""Stands for a line over the limit on the reader's queue."""
-
-_protocol_fd: int | None = None
-
-
-def protect_stdout() -> int:
-    """Keep stdout for the protocol alone; returns the file descriptor protocol writes go to.
-
-    The original stdout is duplicated to a private descriptor, then descriptor 1 is pointed at
-    stderr, so anything else written to "stdout" — ``print()``, C extensions, child processes —
-    reaches stderr instead of corrupting the stream. Idempotent.
-    """
-    global _protocol_fd
-    if _protocol_fd is None:
-        with contextlib.suppress(Exception):
-            sys.stdout.flush()
-        _protocol_fd = os.dup(1)
-        os.dup2(2, 1)
-        reconfigure = getattr(sys.stdout, "reconfigure", None)
-        if reconfigure is not None:  # print() now reaches stderr: show it line by line, like stderr
-            with contextlib.suppress(Exception):
-                reconfigure(line_buffering=True)
-    return _protocol_fd
-
 
 class StdioTransport:
-    """Serves one ``MCPServer`` on a pair of byte streams (by default stdin and the protected stdout).
+    """Serves one ``MCPServer`` on a pair of file descriptors (by default stdin and the protected stdout).
 
     Args:
         server: the ``MCPServer`` facade.
@@ -88,7 +57,7 @@ class StdioTransport:
         self.server = server
         self.core = server.core
         self.connection = Connection(self.core, "stdio")
-        self.out_fd = protect_stdout() if out_fd is None else out_fd
+        self.writer = LineWriter(protect_stdout() if out_fd is None else out_fd)
         self.in_fd = in_fd
         self.max_line_bytes = max_line_bytes
         self.session: Session | None = None
@@ -96,80 +65,20 @@ class StdioTransport:
         self.out.attach(self._write)
         self.modern: dict[Any, RequestContext] = {}
         self.tasks: set[asyncio.Task[None]] = set()
-        self.closed = False
-        self._write_lock = threading.Lock()
 
-    # -- output ----------------------------------------------------------------------------
     def _write(self, event_id: str | None, message: Any) -> None:
-        """Write one message as one line (any thread; lines never interleave)."""
-        if self.closed:
-            return
-        data = jsonenc.dumpb(message) + b"\n"
-        view = memoryview(data)
-        with self._write_lock:
-            try:
-                while view:
-                    view = view[os.write(self.out_fd, view) :]
-            except OSError:  # the client closed our stdout: nobody is listening any more
-                self.closed = True
-
-    # -- input -----------------------------------------------------------------------------
-    def _read_lines(self, loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[bytes | None]) -> None:
-        """Reader thread: put each line on ``queue``; None at end of input.
-
-        Reads the descriptor itself (``os.read``), not ``sys.stdin``: a daemon thread blocked
-        inside a buffered reader would hold its lock when the interpreter exits (a crash).
-        """
-        limit = self.max_line_bytes
-        pending = bytearray()
-        skipping = False
-        try:
-            while True:
-                chunk = os.read(self.in_fd, 1 << 16)
-                if not chunk:
-                    break
-                pending += chunk
-                while True:
-                    end = pending.find(b"\n")
-                    if end < 0:
-                        if len(pending) > limit:  # an over-long line: drop it up to its newline
-                            pending.clear()
-                            if not skipping:
-                                skipping = True
-                                loop.call_soon_threadsafe(queue.put_nowait, TOO_LONG)
-                        break
-                    line = bytes(pending[: end + 1])
-                    del pending[: end + 1]
-                    if skipping:
-                        skipping = False
-                        continue
-                    if len(line) > limit + 1:
-                        line = TOO_LONG
-                    loop.call_soon_threadsafe(queue.put_nowait, line)
-        except (OSError, ValueError):
-            pass
-        with contextlib.suppress(RuntimeError):  # the loop already closed
-            if pending.strip() and not skipping:  # a last line without its newline
-                loop.call_soon_threadsafe(queue.put_nowait, bytes(pending))
-            loop.call_soon_threadsafe(queue.put_nowait, None)
+        """The sink of every stream of this transport: one message, one line on stdout."""
+        self.writer.write(message)
 
     async def serve(self, stop: asyncio.Event | None = None) -> None:
         """Serve until end of input (or ``stop`` is set), then close the server."""
-        loop = asyncio.get_running_loop()
-        queue: asyncio.Queue[bytes | None] = asyncio.Queue()
-        threading.Thread(target=self._read_lines, args=(loop, queue), name="nanohubmcp-stdin", daemon=True).start()
-        self.core.attach(loop)
+        reader = LineReader(self.in_fd, self.max_line_bytes)
+        self.core.attach(asyncio.get_running_loop())
         self.core.bus.emit("server_started", url=None)
-        stop = stop or asyncio.Event()
-        stopper = asyncio.ensure_future(stop.wait())
+        stopper = asyncio.ensure_future((stop or asyncio.Event()).wait())
         try:
-            while not self.closed:
-                getter = asyncio.ensure_future(queue.get())
-                done, _ = await asyncio.wait({getter, stopper}, return_when=asyncio.FIRST_COMPLETED)
-                if getter not in done:
-                    getter.cancel()
-                    break
-                line = getter.result()
+            while not self.writer.closed:
+                line = await reader.get(stopper)
                 if line is None:
                     break
                 self._receive(line)
@@ -287,7 +196,6 @@ class StdioTransport:
         self.core.detach()
         self.core.close()
         self.core.bus.emit("server_stopped", url=None)
-        self.closed = True
 
 
 def serve_stdio(server: Any) -> None:
@@ -296,10 +204,7 @@ def serve_stdio(server: Any) -> None:
 
     async def main() -> None:
         stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                loop.add_signal_handler(sig, stop.set)
+        stop_on_signals(stop)
         await transport.serve(stop)
 
     asyncio.run(main())

@@ -43,11 +43,12 @@ def test_the_default_server_shows_its_token_and_refuses_a_client_without_it(star
     assert done.returncode == 0, done.stderr
     assert "['add']" in done.stdout
     # The stdio bridge configuration carries the token.
-    config = text.split("Client configuration (stdio clients, via mcp-remote):", 1)[1].split("Python client", 1)[0]
+    config = text.split("Client configuration (desktop clients, via nanohubmcp bridge):", 1)[1]
+    config = config.split("Python client", 1)[0]
     entry = json.loads("\n".join(line[2:] for line in config.splitlines() if line.strip()))
     server = next(iter(entry["mcpServers"].values()))
-    assert server["env"]["AUTH_HEADER"] == f"Bearer {token.group(1)}"
-    assert "Authorization:${AUTH_HEADER}" in server["args"]
+    assert server["env"]["MCP_TOKEN"] == token.group(1)
+    assert server["args"] == ["bridge", url.group(1)]
 
 
 def test_token_empty_turns_authorization_off_with_a_warning(start_kernel: Any) -> None:

@@ -31,13 +31,13 @@ def test_off_hub_the_status_shows_local_endpoints_and_a_client_snippet(kernel: L
         "/openapi.json",
         "/.well-known/mcp.json",
         "ping_back",
-        "mcp-remote",
+        "nanohubmcp bridge",
         "this machine",
     ):
         assert fragment in html, fragment
     snippet = shown.text[shown.text.index("{") : shown.text.index("Python client")]
     config = json.loads(snippet[: snippet.rindex("}") + 1].replace("\n  ", "\n"))
-    assert config["mcpServers"]["notebook"]["args"] == ["-y", "mcp-remote", url]
+    assert config["mcpServers"]["notebook"] == {"command": "nanohubmcp", "args": ["bridge", url]}
 
 
 def test_on_a_hub_the_public_url_is_the_weber_proxy_route(start_kernel: Any, tmp_path: Path) -> None:

@@ -66,17 +66,25 @@ class WeberRoute:
         path: the weber path, with leading and trailing slash (``/weber/4242/c00kie/123/``).
         upstream_port: the app's (or Jupyter Server's) port on 127.0.0.1.
         strip: remove ``path`` before forwarding (True) or pass the URI unchanged (False).
+        cookie: ``(name, value)`` a request must carry as a cookie, else nginx answers 403
+            (as weber refuses requests without the session's cookie); None admits every request.
     """
 
     path: str
     upstream_port: int
     strip: bool = True
+    cookie: tuple[str, str] | None = None
 
 
 def render_config(workdir: Path, port: int, route: WeberRoute) -> str:
     """The nginx.conf text for ``route`` listening on 127.0.0.1:``port``."""
     # proxy_pass with a URI part ("/") replaces the matched location prefix by it: the strip.
     target = f"http://127.0.0.1:{route.upstream_port}" + ("/" if route.strip else "")
+    gate = ""
+    if route.cookie is not None:
+        name, value = route.cookie
+        gate = f'if ($cookie_{name} != "{value}") {{ return 403 "no session cookie\\n"; }}\n            '
+
     temp = {name: workdir / name for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")}
     for path in temp.values():
         path.mkdir(exist_ok=True)
@@ -98,7 +106,7 @@ http {{
         listen 127.0.0.1:{port};
         server_name localhost;
         location {route.path} {{
-            proxy_pass {target};
+            {gate}proxy_pass {target};
             proxy_http_version 1.1;
             proxy_set_header Connection "";
             proxy_set_header Host $http_host;

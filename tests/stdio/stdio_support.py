@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -46,3 +46,23 @@ async def fastmcp_client(command: list[str], **client_options: Any) -> AsyncIter
     transport = StdioTransport(command[0], command[1:], cwd=str(ROOT), keep_alive=False)
     async with fastmcp.Client(transport, **client_options) as client:
         yield client
+
+
+def bridge_command(url: str, *options: str) -> list[str]:
+    """``python -m nanohubmcp bridge URL [options]``."""
+    return [sys.executable, "-m", "nanohubmcp", "bridge", url, *options]
+
+
+@contextlib.contextmanager
+def served(app: Path | str, **options: Any) -> Iterator[str]:
+    """Load an app file's ``server`` in this process and serve it on 127.0.0.1:<free port>;
+    yields its base URL."""
+    from nanohubmcp.nanohub.child import load_app
+
+    server = load_app(app)
+    server.start(host="127.0.0.1", port=0, **options)
+    try:
+        assert server.url is not None
+        yield server.url
+    finally:
+        server.stop()

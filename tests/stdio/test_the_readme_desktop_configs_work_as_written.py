@@ -1,7 +1,8 @@
 """The README's desktop-client JSON blocks (Claude Desktop / Cursor ``mcpServers``, VS Code
 ``servers``) parse, and the command each names, launched as written from the checkout (the way a
 client launches it: ``command`` found on PATH, VS Code's ``${workspaceFolder}`` being the
-checkout), serves the calculator to the official stdio client."""
+checkout), serves the calculator to the official stdio client. The ``bridge`` block reaches a
+running HTTP example (its URL's port replaced by the one the example got)."""
 
 from __future__ import annotations
 
@@ -43,9 +44,9 @@ def launch(config: dict[str, Any], replace: dict[str, str] | None = None) -> tup
     return config["command"], args, env
 
 
-def test_the_section_has_a_block_for_each_client() -> None:
+def test_the_section_has_a_block_for_each_client_and_the_bridge() -> None:
     configs = readme_configs()
-    assert [name for name, _ in configs] == ["calculator", "calculator"]
+    assert [name for name, _ in configs] == ["calculator", "calculator", "notebook"]
     assert configs[1][1]["type"] == "stdio"  # VS Code's shape
 
 
@@ -59,3 +60,16 @@ async def test_each_stdio_block_serves_the_calculator(index: int) -> None:
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         assert (await session.call_tool("add", {"a": 2, "b": 3})).content[0].text == "5.0"
+
+
+async def test_the_bridge_block_reaches_a_running_server() -> None:
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+    from stdio_support import EXAMPLES, served
+
+    with served(EXAMPLES / "simple" / "start_mcp.py") as url:
+        command, args, env = launch(readme_configs()[2][1], {"http://127.0.0.1:8000/": url})
+        params = StdioServerParameters(command=command, args=args, env=env, cwd=str(ROOT))
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            assert (await session.call_tool("add", {"a": 2, "b": 3})).content[0].text == "5.0"

@@ -27,6 +27,15 @@ from ...errors import HeaderMismatch, RegistrationError
 ANNOTATION = "x-mcp-header"
 MARKS = "x_mcp_headers"
 """``Tool.extra`` key of the tool's marks."""
+NAME_FIELDS = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    "tasks/get": "taskId",
+    "tasks/update": "taskId",
+    "tasks/cancel": "taskId",
+}
+"""Methods whose ``Mcp-Name`` header mirrors a params field (SEP-2243; tasks: SEP-2663)."""
 PARAM_PREFIX = "Mcp-Param-"
 TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
 _ALLOWED_TYPES = ("string", "integer", "boolean")
