@@ -43,6 +43,7 @@ from .server.context import Context
 from .server.core import ServerCore
 from .server.direct import CallResult
 from .server.executors import EXECUTORS, JobExecutor
+from .server.methods import install
 from .server.modern import state as modern_state
 from .server.modern.tool_options import apply_tool_options
 from .server.principal import TOOL_SCOPES, parse_scopes
@@ -149,6 +150,7 @@ class MCPServer:
             max_inline_bytes=max_inline_bytes, figure_dpi=figure_dpi,
             state_dir=state_dir, job_store=job_store, max_jobs=max_jobs, max_jobs_per_owner=max_jobs_per_owner,
             max_job_result_bytes=max_job_result_bytes, job_executor=job_executor, dask_address=dask_address)
+        install(self.core)
         modern_state.configure(self.core, state_secret=state_secret)
         self._runner: Any = None
         self.public_url: str | None = None

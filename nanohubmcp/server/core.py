@@ -1,8 +1,10 @@
 """``ServerCore``: the state of one MCP server, independent of any transport.
 
-It owns the registry, sessions, jobs, the worker pool, the event bus and the dispatcher, and
-the options that change protocol behaviour. The ``MCPServer`` facade builds one; transports
-reach it through the facade. Nothing here imports Tornado or IPython.
+It owns the registry, sessions, jobs, the worker pool and the event bus, and the options that
+change protocol behaviour. The ``MCPServer`` facade builds one and hands it to
+:func:`nanohubmcp.server.methods.install`, which gives it its ``dispatcher``: the method
+handlers take a ``ServerCore``, so this module imports none of them. Transports reach it
+through the facade. Nothing here imports Tornado or IPython.
 """
 
 from __future__ import annotations
@@ -10,13 +12,12 @@ from __future__ import annotations
 import asyncio
 import os
 from concurrent.futures import Executor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
 from ..protocol import versions
 from . import jobs as jobmod
 from .client_requests import ClientRequests
-from .dispatcher import Dispatcher
 from .events import EventBus
 from .executors import EXECUTORS, JobExecutor, make_executor
 from .notifier import Notifier
@@ -24,6 +25,9 @@ from .registry import Registry
 from .result_store import DEFAULT_MAX_INLINE_BYTES, ResultOptions, ResultStore
 from .sessions import SessionStore
 from .workers import WorkerPool
+
+if TYPE_CHECKING:
+    from .dispatcher import Dispatcher
 
 ARGUMENT_ERRORS = ("auto", "protocol", "tool")
 
@@ -35,6 +39,8 @@ def default_workers() -> int:
 
 class ServerCore:
     """Everything one server knows, behind the facade.
+
+    ``dispatcher`` (the way in for every message) is set by ``server.methods.install``.
 
     Args:
         name / version / instructions: the server's identity (``serverInfo``).
@@ -129,12 +135,11 @@ class ServerCore:
         self.result_store = ResultStore(
             job_ttl_seconds, directory=lambda: self.jobs.directory if self.jobs.persistent else None)
         self.client_requests = ClientRequests()
-        self.dispatcher = Dispatcher(self)
+        self.dispatcher: Dispatcher  # set by server.methods.install()
         self._executor = executor
         self.dask_address = dask_address
         self.job_runner = make_executor(job_executor, workers=self.job_workers, dask_address=dask_address)
         self._job_runners = {self.job_runner.name: self.job_runner}
-        self.jobs.reattach = self._reattach
         self.loop: asyncio.AbstractEventLoop | None = None
         self.notifier: Notifier | None = None
         self.completers: dict[tuple[str, str, str], Any] = {}
@@ -178,16 +183,10 @@ class ServerCore:
             self._job_runners[spec] = make_executor(spec, workers=self.job_workers, dask_address=self.dask_address)
         return self._job_runners[spec]
 
-    def _reattach(self, job: jobmod.Job) -> bool | None:
-        # A job of a dead server process that its executor may still hold (Dask).
+    def holds_after_restart(self, job: jobmod.Job) -> bool:
+        """Whether the executor of ``job``, a job of a dead server process, may still hold it (Dask)."""
         known = job.executor in self._job_runners or job.executor in EXECUTORS
-        if not known or not self.runner_for(job.executor).survives_restart:
-            return False
-        if self.loop is None or self.loop.is_closed():
-            return None  # not serving yet: decide when a request asks for it
-        from .toolcalls import follow_reattached
-
-        return follow_reattached(self, job)
+        return known and self.runner_for(job.executor).survives_restart
 
     @property
     def stuck_calls(self) -> int:

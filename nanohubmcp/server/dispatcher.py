@@ -10,12 +10,11 @@ results.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import MethodNotFound, ProtocolError, error_response
 from ..protocol import jsonrpc
-from .handlers import HANDSHAKE_METHODS, MODERN_METHODS, NOTIFICATIONS
 from .request import RequestContext
 
 if TYPE_CHECKING:
@@ -24,13 +23,24 @@ if TYPE_CHECKING:
 log = logging.getLogger("nanohubmcp")
 
 Handler = Callable[["ServerCore", RequestContext, dict[str, Any]], Awaitable[dict[str, Any]]]
+NotificationHandler = Callable[["ServerCore", RequestContext, dict[str, Any]], Awaitable[None]]
+
+
+class MethodTables(NamedTuple):
+    """Method name → handler: requests of the handshake era (2024-11-05 … 2025-11-25), requests
+    of the stateless era (2026-07-28), and the client notifications the server acts on."""
+
+    handshake: Mapping[str, Handler]
+    modern: Mapping[str, Handler]
+    notifications: Mapping[str, NotificationHandler]
 
 
 class Dispatcher:
-    """Routes messages of both eras to the handlers."""
+    """Routes messages of both eras to the handlers ``tables`` name."""
 
-    def __init__(self, core: ServerCore) -> None:
+    def __init__(self, core: ServerCore, tables: MethodTables) -> None:
         self.core = core
+        self.tables = tables
 
     async def handle(self, request: RequestContext) -> dict[str, Any] | None:
         """Serve one message; returns the response message for requests, else None."""
@@ -46,7 +56,7 @@ class Dispatcher:
     async def call(self, request: RequestContext) -> dict[str, Any]:
         """Run a request's handler and build its response (result or error)."""
         message = request.message
-        table = MODERN_METHODS if request.modern else HANDSHAKE_METHODS
+        table = self.tables.modern if request.modern else self.tables.handshake
         in_flight = self.core.in_flight
         in_flight.add(request)  # so shutdown can tell every running call (sessionless ones too)
         try:
@@ -66,7 +76,7 @@ class Dispatcher:
         return jsonrpc.result(message.id, result)
 
     async def _notify(self, request: RequestContext) -> None:
-        handler = NOTIFICATIONS.get(request.message.method)  # type: ignore[arg-type]
+        handler = self.tables.notifications.get(request.message.method)  # type: ignore[arg-type]
         if handler is None:
             return  # unknown notifications are ignored (JSON-RPC 2.0 § 4.1)
         try:

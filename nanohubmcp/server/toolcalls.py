@@ -204,6 +204,17 @@ def finish_with(job: jobmod.Job, result: dict[str, Any]) -> None:
         job.finish(jobmod.COMPLETED, result=result)
 
 
+def reattach(core: ServerCore, job: jobmod.Job) -> bool | None:
+    """The job store's hook for a job of a dead server process that its executor may still hold
+    (Dask): True once followed here, False when it cannot be, None when not serving yet (the
+    store asks again when a request wants the job)."""
+    if not core.holds_after_restart(job):
+        return False
+    if core.loop is None or core.loop.is_closed():
+        return None
+    return follow_reattached(core, job)
+
+
 def follow_reattached(core: ServerCore, job: jobmod.Job) -> bool:
     """Follow a job of a dead server process that the executor still holds, to its end.
 

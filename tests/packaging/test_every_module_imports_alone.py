@@ -1,0 +1,65 @@
+"""Every module of ``nanohubmcp`` imports on its own in a fresh interpreter.
+
+An import cycle hides as long as some other module happens to be imported first (the package's
+``__init__``, a test's imports); importing each module first, alone, shows it. One interpreter
+lists the modules, then forks a child per module that imports just that one, so each import
+starts from a ``sys.modules`` holding no ``nanohubmcp`` module.
+"""
+
+from __future__ import annotations
+
+import json
+import pkgutil
+import subprocess
+import sys
+import textwrap
+
+import nanohubmcp
+
+MODULES = sorted(
+    [nanohubmcp.__name__]
+    + [info.name for info in pkgutil.walk_packages(nanohubmcp.__path__, prefix=f"{nanohubmcp.__name__}.")]
+)
+
+PROBE = textwrap.dedent("""
+    import importlib, json, os, sys, traceback
+
+    failures = {}
+    for name in json.loads(sys.argv[1]):
+        read, write = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(read)
+            try:
+                importlib.import_module(name)
+                report = b""
+            except BaseException:
+                report = traceback.format_exc().encode() or b"failed"
+            os.write(write, report)
+            os._exit(0)
+        os.close(write)
+        chunks = []
+        while chunk := os.read(read, 65536):
+            chunks.append(chunk)
+        os.close(read)
+        _, status = os.waitpid(pid, 0)
+        report = b"".join(chunks).decode(errors="replace")
+        if report or status != 0:
+            failures[name] = report or f"exit status {status}"
+    print(json.dumps(failures))
+""")
+
+
+def test_the_walk_finds_the_modules_of_every_layer() -> None:
+    for layer in ("protocol", "schema", "server", "transports", "nanohub", "jupyter"):
+        assert f"nanohubmcp.{layer}" in MODULES
+    assert "nanohubmcp.server.modern.calls" in MODULES
+    assert len(MODULES) > 80
+
+
+def test_every_module_imports_alone_in_a_fresh_interpreter() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE, json.dumps(MODULES)], capture_output=True, text=True, timeout=300, check=True
+    )
+    failures = json.loads(done.stdout)
+    assert failures == {}, "\n".join(f"--- import {name}\n{report}" for name, report in failures.items())
