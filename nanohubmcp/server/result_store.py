@@ -152,7 +152,7 @@ class ResultStore:
         with self._lock:
             self._open()
             self._sweep(time.time())
-            entry = self._entries.get(uri)
+            entry = self._entries.get(uri) or self._from_file(uri)
             if entry is None or (entry.owner is not None and entry.owner != owner):
                 return None
             data = entry.data
@@ -172,6 +172,17 @@ class ResultStore:
         else:
             item["blob"] = base64.b64encode(data).decode("ascii")
         return {"contents": [item]}
+
+    def _from_file(self, uri: str) -> _Entry | None:
+        """An entry another process of this server kept since this one opened the folder."""
+        path = self._path(uri)
+        meta = _read_meta(path + ".meta.json") if path is not None else None
+        if meta is None or meta["uri"] != uri:
+            return None
+        entry = _Entry(meta["owner"], meta["mime_type"], meta["expires"], meta["size"])
+        self._entries[uri] = entry
+        self._bytes += entry.size
+        return entry
 
     def __len__(self) -> int:
         return len(self._entries)

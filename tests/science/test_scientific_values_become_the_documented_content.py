@@ -247,17 +247,21 @@ def test_kept_results_are_files_in_the_state_directory_that_a_new_process_still_
     figure_link = results.tool_result(PIL.new("RGB", (400, 300)), sink=sink)["content"][-1]
     kept = sorted(p.name for p in (tmp_path / "results").iterdir())
     assert len(kept) == 4  # two data files and their .meta.json
+    other = store()  # another process of the same server, opened before the results were kept
+    assert other.read("nanohubmcp://results/none", None) is None
     later = store()  # as after a restart
     assert json.loads(later.read(link["uri"], "principal:ada")["contents"][0]["text"]) == list(range(100))
     png = later.read(figure_link["uri"], "principal:ada")["contents"][0]
     assert png["mimeType"] == "image/png"
     assert base64.b64decode(png["blob"]).startswith(b"\x89PNG")
     assert later.read(link["uri"], "principal:bob") is None
+    made_after = results.tool_result(np.arange(50), sink=sink)["content"][-1]["uri"]
+    assert json.loads(other.read(made_after, "principal:ada")["contents"][0]["text"]) == list(range(50))
     assert later.read(link["uri"].replace("results/", "results/../"), "principal:ada") is None
     expired = ResultStore(ttl=-1, directory=lambda: str(tmp_path))
     gone = results.tool_result(np.arange(100), sink=ResultSink(ResultOptions(max_inline_bytes=10), expired))
     assert expired.read(gone["content"][-1]["uri"], None) is None
-    assert len(list((tmp_path / "results").iterdir())) == 4  # the expired one was removed
+    assert len(list((tmp_path / "results").iterdir())) == 6  # the expired one was removed
 
 
 def test_a_resource_function_may_return_an_array_a_table_or_a_figure() -> None:
