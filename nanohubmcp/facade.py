@@ -35,6 +35,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import serving
+from .auth.verifiers import resolve as resolve_auth
 from .decorators import marked
 from .errors import ConfigurationError, RegistrationError, RegistrationWarning
 from .server import direct, registration_checks
@@ -155,6 +156,8 @@ class MCPServer:
         self._runner: Any = None
         self.public_url: str | None = None
         self.auth = auth
+        if auth is not None:
+            resolve_auth(auth)  # a wrong kind of value fails here, not when serving starts
 
     # -- identity ------------------------------------------------------------------------
     @property

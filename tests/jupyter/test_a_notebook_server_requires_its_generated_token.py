@@ -5,18 +5,36 @@ bridge configuration carry it and work as pasted, and a client without it gets 4
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
 import urllib.error
 import urllib.request
+from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 pytestmark = pytest.mark.slow
 
 DEFAULTS = "import os\nos.environ.pop('MCP_TOKEN', None)"  # the test session sets MCP_TOKEN=""
+
+
+def bridge_tools(entry: dict[str, Any]) -> list[str]:
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    command = str(Path(sys.executable).parent / entry["command"])  # the venv's console script
+    params = StdioServerParameters(command=command, args=entry["args"], env={**os.environ, **entry["env"]})
+
+    async def listed() -> list[str]:
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            return [tool.name for tool in (await session.list_tools()).tools]
+
+    return anyio.run(listed)
 
 
 def test_the_default_server_shows_its_token_and_refuses_a_client_without_it(start_kernel: Any) -> None:
@@ -49,6 +67,8 @@ def test_the_default_server_shows_its_token_and_refuses_a_client_without_it(star
     server = next(iter(entry["mcpServers"].values()))
     assert server["env"]["MCP_TOKEN"] == token.group(1)
     assert server["args"] == ["bridge", url.group(1)]
+    # ... and the bridge started as configured lists the tools (the official SDK over its stdio).
+    assert bridge_tools(server) == ["add"]
 
 
 def test_token_empty_turns_authorization_off_with_a_warning(start_kernel: Any) -> None:
