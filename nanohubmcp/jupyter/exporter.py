@@ -4,9 +4,8 @@ Registered under the ``nbconvert.exporters`` entry point ``mcp`` (``pyproject.to
 ``pip install nanohub-mcp[export]`` nbconvert, JupyterLab's "Save and Export Notebook As..."
 menu and ``nbconvert.get_exporter("mcp")`` find it. The translation itself is
 :func:`nanohubmcp.jupyter.translate.translate` (see its rules); this class only adapts it to
-nbconvert. nbconvert names the output after the notebook (``analysis.py``); pass
-``--output start_mcp`` for the name ``start_mcp --app`` examples use, or use
-``nanohubmcp export``, whose default is ``start_mcp.py``.
+nbconvert. The script is named ``start_mcp.py`` (beside the notebook), the name nanoHUB tools and
+``start_mcp --app`` use and ``nanohubmcp export`` writes; ``--output NAME`` chooses another.
 
 Configuration: ``--MCPExporter.format_code=False`` keeps the cells' code as written (by default
 an installed ``ruff``/``black`` formats it).
@@ -36,7 +35,10 @@ from traitlets import Bool, default
 from ..errors import NanohubMCPError
 from .translate import translate
 
-__all__ = ["MCPExporter"]
+__all__ = ["DEFAULT_STEM", "MCPExporter"]
+
+DEFAULT_STEM = "start_mcp"
+"""The script's name without ``.py`` when nbconvert is given no ``--output``."""
 
 
 class MCPExporter(Exporter):
@@ -71,6 +73,8 @@ class MCPExporter(Exporter):
         name = metadata.get("name") or "notebook"
         source = os.path.join(metadata.get("path") or "", f"{name}.ipynb")
         stem = resources.get("unique_key") or name  # nbconvert's --output, when given
+        if stem == name:  # no --output: the script's usual name (nbconvert writes unique_key + ".py")
+            stem = resources["unique_key"] = DEFAULT_STEM
         output = os.path.join(metadata.get("path") or "", stem)
         output += "" if output.endswith(self.file_extension) else self.file_extension
         try:

@@ -79,12 +79,19 @@ _FOOTER = '''def _command_line_options(argv=None):
     parser.add_argument("--host", default={host}, help={host_help})
     parser.add_argument("--port", type=int, default=None, help={port_help})
     args = parser.parse_args(argv)
-    port = args.port if args.port is not None else os.environ.get("MCP_PORT") or {port}
+    port = args.port if args.port is not None else os.environ.get("MCP_PORT") or {port}{zero_note}
     return {{"host": args.host, "port": port}}
 
 
 if __name__ == "__main__":
     server.run(**_command_line_options(){run})'''
+
+
+_ZERO_PORT_NOTE = '''
+    if int(port) == 0:
+        print("Port 0, as in the notebook (%config NanohubMCP.port = 0): serving on any free port, shown "
+              "below; pass --port N or set MCP_PORT for a fixed one.", flush=True)'''
+"""Printed by an exported script whose port is the notebook's 0 (any free port)."""
 
 
 @dataclass(frozen=True)
@@ -321,6 +328,7 @@ class _Builder:
                 host_help=_literal(f"interface to bind (default: {host})"), port=repr(port),
                 port_help=_literal(f"TCP port (default: $MCP_PORT, else {port}{origin}; 0 = any free port)"),
                 run="".join(f", {k}={_literal(v)}" for k, v in values["run"].items() if v not in (None, "")),
+                zero_note=_ZERO_PORT_NOTE if port == 0 else "",
             ),
         ]
         return "\n\n\n".join(part for part in parts if part.strip()) + "\n"

@@ -49,9 +49,10 @@ def test_jupyter_nbconvert_to_mcp_writes_a_script(write_notebook: Write, tmp_pat
     write_notebook(*CELLS, name="adder.ipynb")
     done = nbconvert("--to", "mcp", "adder.ipynb", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    text = (tmp_path / "adder.py").read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["adder.ipynb", "start_mcp.py"]  # as the docs say
+    text = (tmp_path / "start_mcp.py").read_text()
     assert text.startswith('"""Adder\n')
-    assert "python adder.py" in text
+    assert "python start_mcp.py" in text
     assert '@server.tool(annotations={"readOnlyHint": True})\ndef add(' in text
     assert "return a + b" in text  # formatted (ruff is installed in this venv)
     assert "add(1, 2)" not in text
@@ -62,12 +63,12 @@ def test_jupyter_nbconvert_to_mcp_writes_a_script(write_notebook: Write, tmp_pat
 def test_output_name_and_format_option(write_notebook: Write, tmp_path: Path) -> None:
     write_notebook(*CELLS, name="adder.ipynb")
     done = nbconvert(
-        "--to", "mcp", "adder.ipynb", "--output", "start_mcp", "--MCPExporter.format_code=False", cwd=tmp_path
+        "--to", "mcp", "adder.ipynb", "--output", "server", "--MCPExporter.format_code=False", cwd=tmp_path
     )
     assert done.returncode == 0, done.stderr
-    text = (tmp_path / "start_mcp.py").read_text()
+    text = (tmp_path / "server.py").read_text()
     assert "return a+b" in text
-    assert "start_mcp --app start_mcp.py" in text
+    assert "start_mcp --app server.py" in text
 
 
 def test_a_bad_notebook_fails_and_writes_nothing(write_notebook: Write, tmp_path: Path) -> None:
