@@ -505,6 +505,9 @@ class MCPServer:
             runner.on_ready = lambda: print(serving.banner(self, host), flush=True)
         try:
             runner.serve_forever()
+        except ConfigurationError as exc:  # a busy port, say: one line when nobody catches it
+            serving.one_line_if_uncaught(exc)
+            raise
         finally:
             self._runner = None
 

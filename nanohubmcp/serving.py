@@ -136,3 +136,20 @@ def banner(server: Any, host: str) -> str:
         f"  Direct tool calls:    {base}tools/<name>",
     ]
     return "\n".join(lines)
+
+
+def one_line_if_uncaught(exc: BaseException) -> None:
+    """Should ``exc`` end the program uncaught, print ``Error: <message>`` instead of a traceback.
+
+    For mistakes of setting, not of code (a port in use): the message says what to do, and the
+    traceback would only bury it. Code that catches ``exc`` sees it unchanged.
+    """
+    previous = sys.excepthook
+
+    def hook(kind: type[BaseException], value: BaseException, tb: Any) -> None:
+        if value is exc:
+            print(f"Error: {value}", file=sys.stderr)
+        else:
+            previous(kind, value, tb)
+
+    sys.excepthook = hook

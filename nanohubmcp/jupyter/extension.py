@@ -61,11 +61,25 @@ def load(shell: Any) -> None:
 
 
 def unload(shell: Any) -> None:
-    """Stop the server (port freed), unregister event hooks, magics and the configurable."""
+    """Stop the server (port freed), unregister event hooks, magics and the configurable; say what stopped."""
     attachment = _ATTACHED.pop(id(shell), None)
     if attachment is not None:
+        stopped = stopped_line(attachment.session)
         attachment.detach()
         comm.unlink(shell, attachment.session)  # the panel falls back to a server.run() server, or "not loaded"
+        print(stopped, flush=True)
+
+
+def stopped_line(session: KernelSession) -> str:
+    """One line saying what unloading ``session`` stops (said before it stops)."""
+    registry = session.server.core.registry
+    tables = (("tool(s)", registry.tools), ("resource(s)", registry.resources), ("prompt(s)", registry.prompts))
+    counts = ", ".join(f"{len(items)} {kind}" for kind, items in tables)
+    if session.running:
+        where = f"stopped the MCP server '{session.server.name}' on port {session.server.port} (the port is free)"
+    else:
+        where = f"the MCP server '{session.server.name}' was not running"
+    return f"nanohubmcp unloaded: {where}; its {counts} are no longer served; the %mcp magics are removed."
 
 
 def current(shell: Any = None) -> KernelSession | None:

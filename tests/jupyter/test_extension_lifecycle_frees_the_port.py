@@ -45,8 +45,11 @@ def test_reload_ext_stops_the_server_and_frees_its_port(kernel: LiveKernel) -> N
 def test_unload_ext_removes_the_magics_and_the_configurable(kernel: LiveKernel) -> None:
     kernel.run_ok(TOOL)
     port = port_of(server_url(kernel))
-    kernel.run_ok("%unload_ext nanohubmcp")
+    unloaded = kernel.run_ok("%unload_ext nanohubmcp")
     assert_port_free(port)
+    assert unloaded.stdout.strip() == (
+        f"nanohubmcp unloaded: stopped the MCP server 'notebook' on port {port} (the port is free); "
+        "its 1 tool(s), 0 resource(s), 0 prompt(s) are no longer served; the %mcp magics are removed.")
     assert "Cell magic `%%mcp_tool` not found" in (kernel.run(TOOL).evalue or "")
     assert "NanohubMCP" not in kernel.run_ok("%config").text
 

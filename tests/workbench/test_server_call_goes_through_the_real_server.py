@@ -99,7 +99,7 @@ def test_without_a_running_server_or_on_its_own_loop_it_says_what_to_do() -> Non
     async def on_the_serving_loop() -> None:
         server.start(port=0, loop="current")
         try:
-            with pytest.raises(ConfigurationError, match="await server.call_async"):
+            with pytest.raises(ConfigurationError, match=r"await server\.call_async"):
                 server.call("add", {"a": 1, "b": 2})
             assert (await server.call_async("add", {"a": 1, "b": 2})).text == "3"
         finally:
