@@ -75,7 +75,17 @@ class NanohubMCPError(Exception):
 
 
 class RegistrationError(NanohubMCPError, ValueError):
-    """A tool, resource or prompt could not be registered; the message names it."""
+    """A tool, resource or prompt could not be registered; the message names it.
+
+    Args:
+        message: what is wrong and how to fix it, in Python terms (``name='...'``).
+        option: the keyword argument of the fix (e.g. ``"name"``), so a front end with options
+            of its own (the notebook's ``--name``) can say it in its terms; None when none.
+    """
+
+    def __init__(self, message: str, *, option: str | None = None) -> None:
+        super().__init__(message)
+        self.option = option
 
 
 class RegistrationWarning(UserWarning):

@@ -131,7 +131,7 @@ class MCPMagics(Magics):
         try:
             entry = add(fn, spec, CellOutput.capture(self.shell))
         except RegistrationError as exc:
-            raise UsageError(str(exc)) from None
+            raise UsageError(_in_magic_terms(exc, kind)) from None
         self._serve(f"{kind} '{entry.key}'")
 
     def _define(self, kind: str, cell: str, name: str | None) -> Callable[..., Any]:
@@ -282,6 +282,15 @@ class MCPMagics(Magics):
         print("\n".join(self.session.log) if self.session.log else "(no server events yet)")
         if self.session.last_failure is not None:
             print(f"\nLast failure (clients got only its message), {self.session.last_failure}")
+
+
+def _in_magic_terms(exc: RegistrationError, kind: str) -> str:
+    """The error's message, its Python keyword fix (``name='...'``) said as the cell's option."""
+    text = str(exc)
+    if exc.option:
+        flag = "--" + exc.option.replace("_", "-")
+        text = text.replace(f"pass {exc.option}='...'", f"add {flag} NAME to the %%mcp_{kind} line")
+    return text
 
 
 def _running_loop() -> asyncio.AbstractEventLoop | None:

@@ -123,7 +123,7 @@ class Tool:
         if not TOOL_NAME.match(tool_name):
             raise RegistrationError(
                 f"tool '{tool_name}': names are 1-128 ASCII letters, digits, '_', '-' and '.' (SEP-986); "
-                "pass name='...' to publish a Python function under such a name")
+                "pass name='...' to publish a Python function under such a name", option="name")
         signature = describe_function(fn, kind="tool", name=tool_name, context_types=context_types)
         schema = input_schema if input_schema else signature.input_schema
         if not isinstance(schema, dict) or schema.get("type") != "object":

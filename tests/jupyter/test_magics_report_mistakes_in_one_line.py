@@ -40,6 +40,11 @@ MISTAKES = {
         "%%mcp_tool --name 'no spaces'\ndef add(a, b):\n    return a - b\n",
         "tool 'no spaces'",
     ),
+    "non-ASCII function name": (
+        '%%mcp_tool\ndef größe(a: int) -> int:\n    """Size."""\n    return a\n',
+        "tool 'größe': names are 1-128 ASCII letters, digits, '_', '-' and '.' (SEP-986); "
+        "add --name NAME to the %%mcp_tool line",
+    ),
     "raising cell": (
         "%%mcp_tool\nraise ValueError('boom')\ndef add(a, b):\n    return a - b\n",
         "the cell raised ValueError; nothing was registered",
