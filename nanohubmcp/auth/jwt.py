@@ -26,6 +26,8 @@ MAX_JWKS_BYTES = 1 << 20
 """Largest JWKS document read."""
 REFETCH_SECONDS = 10.0
 """An unknown key id triggers a refetch at most this often (key rotation without a flood)."""
+RESOURCE_ENDPOINTS = ("mcp", "sse")
+"""Endpoints whose URL is also accepted as the audience (see :meth:`JWTVerifier.audiences`)."""
 VERIFIED_KEPT = 1024
 """Verified tokens remembered (a client sends the same token on every request)."""
 VERIFIED_SECONDS = 60.0
@@ -106,10 +108,16 @@ class JWTVerifier:
         self._resource = url
 
     def audiences(self) -> list[str] | None:
-        """The ``aud`` values accepted (None: none known yet, every token is refused)."""
+        """The ``aud`` values accepted (None: none known yet, every token is refused).
+
+        Without ``audience=``: the server's resource URL, and its MCP endpoints (``<url>/mcp``,
+        ``<url>/sse``), which clients may name as the resource they want a token for.
+        """
         if self.audience is not None:
             return self.audience
-        return [self._resource] if self._resource else None
+        if not self._resource:
+            return None
+        return [self._resource, *(f"{self._resource}/{endpoint}" for endpoint in RESOURCE_ENDPOINTS)]
 
     async def verify(self, token: str) -> Principal | None:
         """The principal of a valid token, or None (bad signature, issuer, audience, expired...)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import inspect
 from typing import Any
+from urllib.parse import urlsplit
 
 from ..auth.verifiers import MAX_TOKEN_LENGTH
 from ..errors import ConfigurationError
@@ -44,10 +45,24 @@ def metadata_url(base: str) -> str:
     return f"{base}{METADATA_PATH}"
 
 
-def metadata_document(verifier: Any, base: str) -> dict[str, Any]:
-    """The RFC 9728 § 2 document: ``resource`` (required), where tokens come from, scopes."""
+def metadata_document(verifier: Any, base: str, suffix: str = "") -> dict[str, Any]:
+    """The RFC 9728 § 2 document: ``resource`` (required), where tokens come from, scopes.
+
+    ``suffix`` is the path after the well-known name (the path-aware form, RFC 9728 § 3.1):
+    the ``resource`` is then the URL that path names — under the public base, or under its
+    origin when the suffix already carries the base's path — as § 3.3 requires it to match.
+    """
+    resource = resource_url(base)
+    suffix = suffix.rstrip("/")
+    if suffix:
+        parts = urlsplit(base)
+        base_path = parts.path.rstrip("/")
+        if base_path and (suffix == base_path or suffix.startswith(base_path + "/")):
+            resource = f"{parts.scheme}://{parts.netloc}{suffix}"
+        else:
+            resource += suffix
     document: dict[str, Any] = {
-        "resource": resource_url(base),
+        "resource": resource,
         "bearer_methods_supported": ["header"],
     }
     servers = getattr(verifier, "authorization_servers", None)

@@ -88,14 +88,14 @@ class ProtectedResourceHandler(BaseHandler):
 
     public = True
 
-    def get(self, _path: str = "") -> None:
+    def get(self, suffix: str | None = None) -> None:
         if self._finished:
             return
         if self.config.auth is None:
             self.send_error_json(404, {"error": "This server has no authorization configured"})
             return
         self.set_header("Cache-Control", "max-age=300")
-        self.send_json(200, auth.metadata_document(self.config.auth, self.public_base()))
+        self.send_json(200, auth.metadata_document(self.config.auth, self.public_base(), suffix or ""))
 
 
 class NotFoundHandler(BaseHandler):

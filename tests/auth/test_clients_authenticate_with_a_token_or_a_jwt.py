@@ -163,3 +163,10 @@ def test_required_scopes_give_403_insufficient_scope(issuer: Issuer) -> None:
         # The 401 names the scope a client should ask for.
         missing = httpx2.post(url + "mcp", json={}, timeout=10)
         assert 'scope="mcp:tools"' in missing.headers["WWW-Authenticate"]
+
+
+def test_a_jwt_for_the_mcp_endpoint_is_accepted_like_one_for_the_server(issuer: Issuer) -> None:
+    server = whoami_server(auth=JWTVerifier(issuer=issuer.url, jwks_url=issuer.jwks_url))
+    with serve(server) as url:
+        assert post_initialize(url, issuer.mint(url + "mcp")) == 200  # the path-aware metadata's resource
+        assert post_initialize(url, issuer.mint(url + "other")) == 401

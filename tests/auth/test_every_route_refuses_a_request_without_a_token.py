@@ -139,7 +139,8 @@ def test_the_metadata_document_has_rfc_9728s_fields_and_needs_no_token(url: str,
     assert headers["Content-Type"].startswith("application/json")
     document = json.loads(raw)
     # RFC 9728 § 2: resource is REQUIRED, an https/http URL with no fragment; the rest optional arrays.
-    assert document["resource"] == url.rstrip("/")
+    # § 3.3: it is the URL the well-known suffix names (the path-aware form names /mcp).
+    assert document["resource"] == url.rstrip("/") + path.removeprefix("/.well-known/oauth-protected-resource")
     assert "#" not in document["resource"]
     assert set(document["bearer_methods_supported"]) <= {"header", "body", "query"}
     for key in ("authorization_servers", "scopes_supported"):
@@ -163,9 +164,14 @@ def test_metadata_and_challenge_use_the_public_url() -> None:
         status, headers, _ = request(conn_base, "POST", "/mcp", INIT)
         assert status == 401
         assert f'resource_metadata="{public}.well-known/oauth-protected-resource"' in headers["WWW-Authenticate"]
-        status, _, raw = request(conn_base, "GET", "/.well-known/oauth-protected-resource/weber/12/abc/3/mcp")
+        status, _, raw = request(conn_base, "GET", "/.well-known/oauth-protected-resource")
         assert status == 200
         assert json.loads(raw)["resource"] == public.rstrip("/")
+        # Path-aware, with the suffix RFC 9728 § 3.1 inserts (the resource's own path) or a relative one.
+        status, _, raw = request(conn_base, "GET", "/.well-known/oauth-protected-resource/weber/12/abc/3/mcp")
+        assert json.loads(raw)["resource"] == public + "mcp"
+        status, _, raw = request(conn_base, "GET", "/.well-known/oauth-protected-resource/mcp")
+        assert json.loads(raw)["resource"] == public + "mcp"
         assert local == public
 
 
