@@ -11,6 +11,7 @@ import { Kernel } from '@jupyterlab/services';
 import { refreshIcon } from '@jupyterlab/ui-components';
 import { Widget } from '@lumino/widgets';
 
+import { JobsSection } from './jobs';
 import { KernelLink, LinkState } from './link';
 import { ICall, IComponents, IStatus, KernelMessage } from './protocol';
 
@@ -80,7 +81,7 @@ export class MCPPanel extends Widget {
       this._callsList
     );
     this._inFlight = el('div', { class: 'jp-nanohub-mcp-section jp-nanohub-mcp-inflight' });
-    this.node.append(this._header, this._server, this._components, this._inFlight, this._log);
+    this.node.append(this._header, this._server, this._components, this._inFlight, this._jobs.node, this._log);
     this._link.stateChanged.connect(() => this._render(), this);
     this._link.messageReceived.connect((_, message) => this._receive(message), this);
     this._render();
@@ -110,6 +111,7 @@ export class MCPPanel extends Widget {
   }
 
   private _reset(): void {
+    this._jobs.update([]);
     this._status = null;
     this._componentsData = null;
     this._calls = new Map();
@@ -121,6 +123,9 @@ export class MCPPanel extends Widget {
         this._status = message;
         this._renderServer();
         this._renderHeader();
+        break;
+      case 'jobs':
+        this._jobs.update(message.jobs);
         break;
       case 'components':
         this._componentsData = message;
@@ -428,6 +433,7 @@ export class MCPPanel extends Widget {
     );
   }
 
+  private _jobs = new JobsSection();
   private _link = new KernelLink();
   private _notebook: NotebookPanel | null = null;
   private _status: IStatus | null = null;

@@ -91,8 +91,30 @@ export interface ICalls {
   calls: ICall[];
 }
 
+/** One job of an `--async` tool (never its arguments or result). */
+export interface IJob {
+  id: string;
+  tool: string;
+  /** working | input_required | completed | failed | cancelled */
+  status: string;
+  status_message?: string | null;
+  progress?: number | null;
+  progress_total?: number | null;
+  progress_message?: string | null;
+  /** Creation time, seconds since the epoch. */
+  created: number;
+  /** threads | processes | dask | another executor's name */
+  executor?: string | null;
+}
+
+/** `{"type": "jobs"}`: the newest jobs, newest first. */
+export interface IJobs {
+  type: 'jobs';
+  jobs: IJob[];
+}
+
 /** Any message the kernel sends on the comm. */
-export type KernelMessage = IStatus | IComponents | ICalls;
+export type KernelMessage = IStatus | IComponents | ICalls | IJobs;
 
 /** Requests the panel sends. */
 export type PanelRequest = { type: 'refresh' } | { type: 'clear' };

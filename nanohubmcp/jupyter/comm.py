@@ -29,7 +29,7 @@ Handshake:
   follows, by opening a comm to the same target and closing it at once (no state kept); a panel
   that hears it opens its own comm (one that has a comm open already ignores it).
 
-Kernel → panel messages (``status``, ``components``, ``calls``) are shaped in
+Kernel → panel messages (``status``, ``components``, ``calls``, ``jobs``) are shaped in
 :mod:`.panel_messages`, which documents them.
 
 Panel → kernel: ``{"type": "refresh"}`` (answered with status, components and the full log)
@@ -163,6 +163,7 @@ class PanelLink:
         self._outbox: list[dict[str, Any]] = []
         self._dirty: set[str] = set()
         self._calls_pending = False
+        self._jobs_dirty = False
         self._state_pending = False
         self._kernel_loop = _kernel_loop()
 
@@ -308,11 +309,11 @@ class PanelLink:
             elif event == "call_finished":
                 self._outbox.append(self._finished(data))
             elif event == "call_progress":
+                self._jobs_dirty = True  # a job's progress is in the store now
                 entry = self._in_flight.get(data.get("call_id"))
-                if entry is None:  # started before the panel listened: shown from its next start
-                    return
-                entry.update(progress=data.get("progress"), total=data.get("total"), message=data.get("message"))
-                self._outbox.append(entry)
+                if entry is not None:  # one that started before the panel listened is shown from its next start
+                    entry.update(progress=data.get("progress"), total=data.get("total"), message=data.get("message"))
+                    self._outbox.append(entry)
             elif event.endswith("_changed"):
                 self._dirty.add("components")
             elif event in ("server_started", "server_stopped"):
@@ -320,6 +321,7 @@ class PanelLink:
             else:
                 return
         if event.startswith("call_"):
+            self._jobs_dirty = True  # a job starts, ends or moves with its call
             self._schedule_calls()
             return
         if event == "server_stopped":
@@ -387,13 +389,17 @@ class PanelLink:
         with self._lock:
             self._calls_pending = False
             entries, self._outbox = self._outbox, []
-            if not self._comms or not entries:
+            jobs_dirty, self._jobs_dirty = self._jobs_dirty, False
+            if not self._comms or not (entries or jobs_dirty):
                 return
         latest: dict[int, dict[str, Any]] = {}
         for entry in entries:  # started then finished in one batch: send the final state only
             latest[entry["id"]] = entry
-        self._broadcast([{"type": "calls", "reset": False, "capacity": self.calls.maxlen,
-                          "stuck": self._stuck(), "calls": [dict(entry) for entry in latest.values()]}])
+        messages = [self._jobs_message()] if jobs_dirty else []
+        if latest:
+            messages.insert(0, {"type": "calls", "reset": False, "capacity": self.calls.maxlen,
+                                "stuck": self._stuck(), "calls": [dict(entry) for entry in latest.values()]})
+        self._broadcast(messages)
 
     def flush_state(self) -> None:
         """Send the status and/or components the events changed to every open panel."""
@@ -411,14 +417,17 @@ class PanelLink:
 
     # -- messages ------------------------------------------------------------------------
     def _send_snapshot(self, comms: list[Any] | None = None) -> None:
-        self._broadcast([self._status_message(), self._components_message(), self._calls_message(reset=True)],
-                        comms)
+        self._broadcast([self._status_message(), self._components_message(), self._calls_message(reset=True),
+                         self._jobs_message()], comms)
 
     def _status_message(self) -> dict[str, Any]:
         return panel_messages.status(self.subject)
 
     def _components_message(self) -> dict[str, Any]:
         return panel_messages.components(self.subject)
+
+    def _jobs_message(self) -> dict[str, Any]:
+        return panel_messages.jobs(self.subject)
 
     def _calls_message(self, reset: bool) -> dict[str, Any]:
         with self._lock:

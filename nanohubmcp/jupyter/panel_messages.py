@@ -19,6 +19,11 @@ Kernel → panel messages (``data`` of a ``comm_msg``; every one has a ``type``)
   (``ctx.report_progress`` or a tqdm bar); ``id`` increases with every call, and a finished
   call reuses its started entry's ``id``. ``stuck`` counts calls past ``tool_timeout`` whose
   functions still hold a worker thread.
+- ``{"type": "jobs", "jobs": [job, ...]}``: the newest jobs of ``--async`` tools (at most
+  :data:`JOBS_SHOWN`), newest first, sent with every snapshot and again after calls and
+  progress. A job is ``{"id", "tool", "status", "status_message", "progress",
+  "progress_total", "progress_message", "created" (epoch seconds), "executor"}`` — never its
+  arguments or result.
 
 The panel's side of these shapes is ``labextension/src/protocol.ts``.
 """
@@ -29,7 +34,10 @@ from typing import Any
 
 from .display import endpoints, first_line
 
-__all__ = ["components", "status"]
+__all__ = ["components", "jobs", "status"]
+
+JOBS_SHOWN = 20
+"""Jobs the panel lists (the newest)."""
 
 
 def status(subject: Any) -> dict[str, Any]:
@@ -71,3 +79,13 @@ def components(subject: Any) -> dict[str, Any]:
             {"name": p.name, "description": first_line(p.description)} for p in registry.prompts.values()
         ],
     }
+
+
+def jobs(subject: Any) -> dict[str, Any]:
+    """The ``jobs`` message: the newest jobs of ``subject``'s server (empty for None)."""
+    if subject is None:
+        return {"type": "jobs", "jobs": []}
+    keep = ("id", "tool", "status", "status_message", "progress", "progress_total", "progress_message", "created",
+            "executor")
+    listed = subject.server.core.jobs.listing(limit=JOBS_SHOWN)
+    return {"type": "jobs", "jobs": [{key: row.get(key) for key in keep} for row in listed]}
