@@ -529,6 +529,7 @@ def run_bridge(options: BridgeOptions) -> int:
                     break
                 bridge.receive(line)
         finally:
+            reader.close()
             for waiter in stops:
                 waiter.cancel()
             ended_by_server = bridge.done.is_set() and not stop.is_set()

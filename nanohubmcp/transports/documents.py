@@ -80,7 +80,14 @@ class OpenAPIHandler(BaseHandler):
             self.send_json(200, build_openapi(self.core, self.checked_base()))
 
 
-class ProtectedResourceHandler(BaseHandler):
+class PlainErrors:
+    """Error bodies ``{"error": message}`` (routes that are not JSON-RPC endpoints)."""
+
+    def error_body(self, exc: NanohubMCPError, request_id: Any = None) -> Any:
+        return {"error": str(exc)}
+
+
+class ProtectedResourceHandler(PlainErrors, BaseHandler):
     """``GET /.well-known/oauth-protected-resource[/<path>]``: RFC 9728 metadata (no token needed).
 
     404 when the server has no authorization configured (there is no protected resource).
@@ -92,13 +99,13 @@ class ProtectedResourceHandler(BaseHandler):
         if self._finished:
             return
         if self.config.auth is None:
-            self.send_error_json(404, {"error": "This server has no authorization configured"})
+            self.fail(404, MethodNotFound("This server has no authorization configured"))
             return
         self.set_header("Cache-Control", "max-age=300")
         self.send_json(200, auth.metadata_document(self.config.auth, self.public_base(), suffix or ""))
 
 
-class NotFoundHandler(BaseHandler):
+class NotFoundHandler(PlainErrors, BaseHandler):
     """Any other path: a JSON 404 that says what exists."""
 
     async def prepare(self) -> None:
@@ -107,5 +114,3 @@ class NotFoundHandler(BaseHandler):
             self.fail(404, MethodNotFound(f"No route for {self.request.method} {self.request.path}; "
                                           "see GET / for the endpoints"))
 
-    def error_body(self, exc: NanohubMCPError, request_id: Any = None) -> Any:
-        return {"error": str(exc)}

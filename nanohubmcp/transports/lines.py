@@ -86,9 +86,11 @@ class LineWriter:
 
 
 class LineReader:
-    """Reads lines from a file descriptor on a daemon thread; :meth:`get` hands them out.
+    """Reads lines from a file descriptor; :meth:`get` hands them out on the event loop.
 
-    Reads the descriptor itself (``os.read``), not ``sys.stdin``: a daemon thread blocked
+    A pipe, socket or terminal is watched by the event loop itself (no thread, no hop between
+    threads per message); anything else (a regular file) is read on a daemon thread. Either way
+    the descriptor is read with ``os.read``, not through ``sys.stdin``: a daemon thread blocked
     inside a buffered reader would hold its lock when the interpreter exits (a crash).
 
     Args:
@@ -100,8 +102,27 @@ class LineReader:
         self.in_fd = fd
         self.max_line_bytes = max_line_bytes
         self.queue: asyncio.Queue[bytes | None] = asyncio.Queue()
-        loop = asyncio.get_running_loop()
-        threading.Thread(target=self._read_lines, args=(loop, self.queue), name="nanohubmcp-stdin", daemon=True).start()
+        self._pending = bytearray()
+        self._skipping = False
+        self._loop = asyncio.get_running_loop()
+        self._watched = False
+        if not os.isatty(fd):  # a terminal stays blocking: the shell shares it
+            try:
+                os.set_blocking(fd, False)
+                self._loop.add_reader(fd, self._readable)
+                self._watched = True
+            except (OSError, ValueError, NotImplementedError):  # a regular file cannot be watched
+                os.set_blocking(fd, True)
+        if not self._watched:
+            threading.Thread(target=self._read_blocking, name="nanohubmcp-stdin", daemon=True).start()
+
+    def close(self) -> None:
+        """Stop watching the descriptor and make it blocking again (others may share it)."""
+        if self._watched:
+            self._watched = False
+            with contextlib.suppress(OSError, ValueError):
+                self._loop.remove_reader(self.in_fd)
+                os.set_blocking(self.in_fd, True)
 
     async def get(self, *stops: asyncio.Future[Any]) -> bytes | None:
         """The next line (with its newline), :data:`TOO_LONG`, or None at end of input or once
@@ -113,41 +134,56 @@ class LineReader:
             return None
         return getter.result()
 
-    def _read_lines(self, loop: asyncio.AbstractEventLoop, queue: asyncio.Queue[bytes | None]) -> None:
-        """Reader thread: put each line on ``queue``; None at end of input.
-
-        Reads the descriptor itself (``os.read``), not ``sys.stdin``: a daemon thread blocked
-        inside a buffered reader would hold its lock when the interpreter exits (a crash).
-        """
-        limit = self.max_line_bytes
-        pending = bytearray()
-        skipping = False
+    def _readable(self) -> None:
+        """The descriptor has data (event loop thread)."""
         try:
-            while True:
+            chunk = os.read(self.in_fd, 1 << 16)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self.close()
+        self._split(chunk, self.queue.put_nowait)
+
+    def _read_blocking(self) -> None:
+        """Reader thread for descriptors the loop cannot watch."""
+
+        def put(line: bytes | None) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop already closed
+                self._loop.call_soon_threadsafe(self.queue.put_nowait, line)
+
+        while True:
+            try:
                 chunk = os.read(self.in_fd, 1 << 16)
-                if not chunk:
-                    break
-                pending += chunk
-                while True:
-                    end = pending.find(b"\n")
-                    if end < 0:
-                        if len(pending) > limit:  # an over-long line: drop it up to its newline
-                            pending.clear()
-                            if not skipping:
-                                skipping = True
-                                loop.call_soon_threadsafe(queue.put_nowait, TOO_LONG)
-                        break
-                    line = bytes(pending[: end + 1])
-                    del pending[: end + 1]
-                    if skipping:
-                        skipping = False
-                        continue
-                    if len(line) > limit + 1:
-                        line = TOO_LONG
-                    loop.call_soon_threadsafe(queue.put_nowait, line)
-        except (OSError, ValueError):
-            pass
-        with contextlib.suppress(RuntimeError):  # the loop already closed
-            if pending.strip() and not skipping:  # a last line without its newline
-                loop.call_soon_threadsafe(queue.put_nowait, bytes(pending))
-            loop.call_soon_threadsafe(queue.put_nowait, None)
+            except OSError:
+                chunk = b""
+            self._split(chunk, put)
+            if not chunk:
+                return
+
+    def _split(self, chunk: bytes, put: Any) -> None:
+        """Cut ``chunk`` into lines for ``put``; an empty chunk is the end of input (None)."""
+        pending, limit = self._pending, self.max_line_bytes
+        if not chunk:
+            if pending.strip() and not self._skipping:  # a last line without its newline
+                put(bytes(pending))
+            pending.clear()
+            put(None)
+            return
+        pending += chunk
+        while True:
+            end = pending.find(b"\n")
+            if end < 0:
+                if len(pending) > limit:  # an over-long line: drop it up to its newline
+                    pending.clear()
+                    if not self._skipping:
+                        self._skipping = True
+                        put(TOO_LONG)
+                return
+            line = bytes(pending[: end + 1])
+            del pending[: end + 1]
+            if self._skipping:
+                self._skipping = False
+                continue
+            put(TOO_LONG if len(line) > limit + 1 else line)

@@ -84,6 +84,7 @@ class StdioTransport:
                 self._receive(line)
         finally:
             stopper.cancel()
+            reader.close()
             await self._shutdown()
 
     def _receive(self, line: bytes) -> None:

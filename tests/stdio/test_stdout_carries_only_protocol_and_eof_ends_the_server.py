@@ -183,3 +183,15 @@ def test_sigterm_ends_the_server(raw: Raw) -> None:
     raw.reply(0)
     raw.proc.send_signal(signal.SIGTERM)
     assert raw.proc.wait(20) == 0
+
+
+def test_an_over_long_line_is_refused_and_the_next_one_served(raw: Raw) -> None:
+    from nanohubmcp.transports.lines import MAX_LINE_BYTES
+
+    raw.send(b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "' + b"x" * MAX_LINE_BYTES + b'"}}\n')
+    refused = raw.wait_for(lambda m: "error" in m)
+    assert refused["error"]["code"] == -32600
+    assert "too long" in refused["error"]["message"]
+    raw.send(INIT)
+    assert raw.reply(0)["result"]["protocolVersion"] == "2025-11-25"
+    assert raw.close() == 0

@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from ...errors import InvalidParams, MissingClientCapability, RegistrationError, to_error_object
+from ...errors import InternalError, InvalidParams, MissingClientCapability, RegistrationError, to_error_object
 from .. import jobs as jobmod
 from ..components import Tool
 from ..request import RequestContext
@@ -98,7 +98,7 @@ def detailed_task(core: ServerCore, job: jobmod.Job) -> dict[str, Any]:
     elif status == jobmod.COMPLETED:
         task["result"] = dict(job.result or {"content": []})
     elif status == jobmod.FAILED:
-        task["error"] = job.error or {"code": -32603, "message": job.status_message or "the task failed"}
+        task["error"] = job.error or to_error_object(InternalError(job.status_message or "the task failed"))
     return task
 
 
