@@ -13,7 +13,10 @@ reads after a restart; with ``job_store="memory"``, in memory.
 Ownership follows jobs: a result made by an authenticated caller belongs to that principal, one
 made in a session to that session, and one made without either (a sessionless 2026-07-28 call,
 REST) to whoever holds the URI. Any other caller gets the same "not found" as for a URI that never
-existed. The store is bounded in total bytes; the oldest entries go first when it is full.
+existed. The store is bounded in total bytes (oldest entries go first when it is full) and per
+owner (a quarter of the total by default: an owner's own oldest entries make room first, so one
+busy session cannot push out everyone else's results); a single result larger than the whole
+store is refused with an error that says so.
 """
 
 from __future__ import annotations
@@ -79,15 +82,22 @@ class ResultStore:
     Args:
         ttl: seconds an entry stays readable.
         max_bytes: total size kept; older entries are dropped to make room.
+        max_bytes_per_owner: what one owner may keep (default a quarter of ``max_bytes``); their
+            own oldest entries are dropped to make room.
         directory: ``directory()`` gives the state directory to keep files in, or None to keep
             results in memory; asked on first use (building a server writes nothing).
     """
 
     def __init__(
-        self, ttl: float, max_bytes: int = DEFAULT_STORE_BYTES, directory: Callable[[], str | None] | None = None
+        self,
+        ttl: float,
+        max_bytes: int = DEFAULT_STORE_BYTES,
+        directory: Callable[[], str | None] | None = None,
+        max_bytes_per_owner: int | None = None,
     ) -> None:
         self.ttl = ttl
         self.max_bytes = max_bytes
+        self.max_bytes_per_owner = max_bytes_per_owner if max_bytes_per_owner is not None else max_bytes // 4
         self._directory = directory
         self._folder: str | None = None
         self._opened = False
@@ -134,9 +144,19 @@ class ResultStore:
         raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
         uri = f"{URI_PREFIX}{secrets.token_urlsafe(24)}{suffix}"
         entry = _Entry(owner, mime_type, time.time() + self.ttl, len(raw))
+        if entry.size > self.max_bytes:
+            raise ValueError(
+                f"the result is {entry.size} bytes, more than the server keeps for large results "
+                f"({self.max_bytes}); return less data (a summary, a slice) or save it to a file"
+            )
         with self._lock:
             folder = self._open()
             self._sweep(time.time())
+            mine = [u for u, e in self._entries.items() if e.owner == owner]
+            held = sum(self._entries[u].size for u in mine)
+            while mine and held + entry.size > self.max_bytes_per_owner:
+                held -= self._entries[mine[0]].size
+                self._drop(mine.pop(0))
             while self._entries and self._bytes + entry.size > self.max_bytes:
                 self._drop(next(iter(self._entries)))
             path = self._path(uri) if folder else None

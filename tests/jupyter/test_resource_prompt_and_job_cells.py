@@ -101,3 +101,22 @@ def test_a_second_cell_defining_the_same_tool_name_warns_once(kernel: LiveKernel
     other = kernel.run_ok(cell, cell_id="cell-b")
     assert "RegistrationWarning" not in first.stderr + again.stderr
     assert "tool 'twice' was defined by another cell; this cell's function replaces it" in other.stderr
+
+
+def test_max_inline_bytes_set_with_config_applies_to_the_next_call(kernel: LiveKernel) -> None:
+    kernel.run_ok('%%mcp_tool\nimport numpy as np\ndef ramp(n: int) -> np.ndarray:\n    """0..n-1."""\n'
+                  "    return np.arange(n)\n")
+    url = server_url(kernel)
+
+    async def call() -> tuple[Any, Any, Any]:
+        async with mcp_client(url) as client:
+            inline = await client.call_tool("ramp", {"n": 100})
+            await asyncio.to_thread(kernel.run_ok, "%config NanohubMCP.max_inline_bytes = 50")
+            linked = await client.call_tool("ramp", {"n": 100})
+            [link] = [b for b in linked.content if b.type == "resource_link"]
+            return inline, linked, await client.read_resource(link.uri)
+
+    inline, linked, read = run_async(call())
+    assert inline.structured_content == {"result": list(range(100))}
+    assert linked.structured_content is None
+    assert json.loads(read.contents[0].text) == list(range(100))

@@ -272,3 +272,16 @@ def test_a_resource_function_may_return_an_array_a_table_or_a_figure() -> None:
     picture = results.resource_contents(plt.figure(figsize=(1, 1), dpi=10), uri="data://p")[0]
     assert picture["mimeType"] == "image/png"
     assert base64.b64decode(picture["blob"]).startswith(b"\x89PNG")
+
+
+def test_the_store_is_bounded_in_total_and_per_owner() -> None:
+    store = ResultStore(ttl=60, max_bytes=1000, max_bytes_per_owner=400)
+    first = store.keep("a" * 300, "text/plain", ".txt", "session:a")
+    second = store.keep("b" * 300, "text/plain", ".txt", "session:a")  # a's own oldest makes room
+    assert store.read(first, "session:a") is None
+    assert store.read(second, "session:a") is not None
+    others = [store.keep("c" * 300, "text/plain", ".txt", f"session:{i}") for i in range(3)]
+    assert store.read(second, "session:a") is None  # the oldest overall made room
+    assert all(store.read(uri, f"session:{i}") is not None for i, uri in enumerate(others))
+    with pytest.raises(ValueError, match="more than the server keeps for large results"):
+        store.keep("d" * 1001, "text/plain", ".txt", "session:a")
