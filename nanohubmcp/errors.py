@@ -16,14 +16,13 @@ Every exception the package raises on purpose derives from :class:`NanohubMCPErr
      │    │    └── UnknownComponent  unknown tool / prompt / resource (-32602 or -32002)
      │    ├── InternalError         -32603
      │    ├── ServerBusy            -32000, HTTP 503 with Retry-After (a limit is reached)
+     │    ├── InsufficientScope     -32003, HTTP 403 (the token lacks a scope the request needs)
      │    ├── ResourceNotFound      -32002 (handshake era; -32602 in 2026-07-28)
-     │    ├── URLElicitationRequired -32042 (2025-11-25)
      │    ├── HeaderMismatch        -32020 (2026-07-28)
      │    ├── MissingClientCapability -32021 (2026-07-28)
      │    └── UnsupportedProtocolVersion -32022 (2026-07-28)
-     ├── ClientRequestError         a server→client request failed (timeout, refusal, error)
-     │    └── ClientRequestTimeout
-     └── RequestCancelled           the client cancelled the request being served
+     └── ClientRequestError         a server→client request failed (timeout, refusal, error)
+          └── ClientRequestTimeout
 
 Registration problems that do not stop a tool from working (no description, a parameter without
 a type, a name that replaces a different function) are reported as :class:`RegistrationWarning` (shown once).
@@ -55,8 +54,6 @@ INTERNAL_ERROR = -32603
 """Internal JSON-RPC error."""
 RESOURCE_NOT_FOUND = -32002
 """Resource not found (MCP ≤ 2025-11-25, Server § Resources § Error handling)."""
-URL_ELICITATION_REQUIRED = -32042
-"""URL-mode elicitation required (MCP 2025-11-25)."""
 SERVER_BUSY = -32000
 """A server limit is reached (sessions); retry later (implementation-defined, JSON-RPC 2.0 § 5.1)."""
 HEADER_MISMATCH = -32020
@@ -221,12 +218,6 @@ class ResourceNotFound(ProtocolError):
     code = RESOURCE_NOT_FOUND
 
 
-class URLElicitationRequired(ProtocolError):
-    """The tool needs a URL-mode elicitation first (-32042, MCP 2025-11-25)."""
-
-    code = URL_ELICITATION_REQUIRED
-
-
 class HeaderMismatch(ProtocolError):
     """A required 2026-07-28 HTTP header is missing or disagrees with the body (-32020)."""
 
@@ -251,11 +242,6 @@ class ClientRequestError(NanohubMCPError, RuntimeError):
 
 class ClientRequestTimeout(ClientRequestError, TimeoutError):
     """The client did not answer a server→client request in time."""
-
-
-class RequestCancelled(NanohubMCPError):
-    """The client cancelled the request being served (``notifications/cancelled``)."""
-
 
 _HTTP_STATUS = {
     PARSE_ERROR: 400,

@@ -84,7 +84,3 @@ def loads(data: str | bytes) -> Any:
         data = data.decode("utf-8-sig" if data[:3] == b"\xef\xbb\xbf" else "utf-8")
     return _decoder.decode(data)
 
-
-def pretty(value: Any) -> str:
-    """Human-facing JSON (indented), still strict."""
-    return json.dumps(_scrub(value), indent=2, ensure_ascii=False, allow_nan=False)

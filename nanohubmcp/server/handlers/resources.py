@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidParams, ResourceNotFound
 from .. import results
-from ..components import ResourceTemplate
 from ..invoke import CallRecord, build_kwargs, call_function, make_context
 from ..registry import list_result
 from ..request import RequestContext
@@ -99,7 +98,3 @@ async def unsubscribe(core: ServerCore, request: RequestContext, params: dict[st
         request.session.subscriptions.discard(uri)
     return {}
 
-
-def is_template(record: Any) -> bool:
-    """True for a resource template record."""
-    return isinstance(record, ResourceTemplate)
