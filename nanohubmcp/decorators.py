@@ -1,7 +1,7 @@
 """Module-level decorators that only *mark* functions; ``server.include(obj)`` registers them.
 
-They let a library of tools be written without a server at hand (``design/rulings.md`` §
-Protocol): ``@tool()``, ``@async_tool()``, ``@resource(uri)``, ``@prompt()`` take the same
+They let a library of tools be written without a server at hand (a module of tools imported by
+several servers): ``@tool()``, ``@async_tool()``, ``@resource(uri)``, ``@prompt()`` take the same
 options as the ``MCPServer`` methods of the same names.
 
 Example:

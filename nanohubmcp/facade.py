@@ -81,7 +81,7 @@ class MCPServer:
         version: server version string.
         instructions: text for the client about how to use this server (``initialize``).
         argument_errors: ``"auto"`` | ``"protocol"`` | ``"tool"`` — how invalid tool arguments
-            are reported (``design/rulings.md``: -32602 up to 2025-06-18, ``isError`` after).
+            are reported (auto: -32602 up to 2025-06-18, ``isError`` from 2025-11-25, SEP-1303).
         list_page_size: page size of list results (None: no paging).
         list_changed: advertise and send ``notifications/*/list_changed``.
         workers / job_workers: thread pool sizes for sync tools and async-tool jobs.

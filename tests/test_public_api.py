@@ -2,9 +2,7 @@
 with no side effects (it runs inside users' Jupyter kernels), and the names and keywords of
 the 0.4.x package it replaces, so code written for that package runs unchanged.
 
-Sources: ``design/style.md`` § 11 (curated, side-effect-free facade);
-``reference/earlier-package-study.md`` § a (exports, ``run()`` keywords) and § c (Context);
-``reference/seed-api-reference.md``; ``design/rulings.md`` § HTTP (``run``/``start``/``stop``/``make_app``).
+The exports resolve lazily, so ``import nanohubmcp`` stays cheap inside a kernel.
 """
 
 from __future__ import annotations

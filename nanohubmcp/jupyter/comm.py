@@ -2,7 +2,7 @@
 
 The panel (``labextension/``) talks to the notebook's kernel over comms, which travel on the
 kernel websocket the notebook already uses, so they work behind nanoHUB's proxy with no server
-extension (``reference/labextension.md`` § Panel ↔ kernel). :func:`link` is called once per
+extension (the message shapes are in :mod:`nanohubmcp.jupyter.panel_messages`). :func:`link` is called once per
 ``%load_ext nanohubmcp``, :func:`unlink` once per unload, and :func:`follow` each time a cell's
 ``server.run()`` starts a server (``kernel_server.run_in_kernel``); outside a kernel (plain
 IPython, scripts) they do nothing.

@@ -2,7 +2,7 @@
 
 ``nanohubmcp.load_ipython_extension`` / ``unload_ipython_extension`` call :func:`load` /
 :func:`unload`. State lives here, in a submodule, because ``%reload_ext`` re-imports only the
-top-level package (``reference/jupyter-integration.md`` § 2): unload stops the server (the port
+top-level package (IPython's ``ExtensionManager.reload_extension``): unload stops the server (the port
 is free when it returns), stops observing settings and server events, removes the magics and
 the configurable; load then starts afresh, keeping ``%config`` values (they live in the shell's
 config). Nothing starts at load time: the server starts on the first ``%%mcp_*`` cell or

@@ -40,7 +40,7 @@ from .hub import HubView, detect_hub
 __all__ = ["KERNEL_HOST", "Served", "run_in_kernel"]
 
 KERNEL_HOST = "127.0.0.1"
-"""Default interface inside a kernel (``design/rulings.md`` § Jupyter and packaging)."""
+"""Default interface inside a kernel: private to the machine (a hub's proxy reaches it there)."""
 
 # Strong references: a running server must stay reachable to be stopped, even after the cell
 # rebinds `server` (its serving thread keeps the old one alive, unseen). Stopped ones are pruned.

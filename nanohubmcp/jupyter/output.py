@@ -4,7 +4,7 @@ ipykernel decides which cell an output belongs to from a *parent header* (the
 ``execute_request`` that is running). ipykernel 6.29+ and 7.x keep that header in a
 ``ContextVar`` on the shell, the display publisher, the display hook and ``sys.stdout`` /
 ``sys.stderr``, falling back to "the cell running now, or the last one run" when a thread never
-set it. Measured on 6.31 and 7.4 (``reference/jupyter-integration.md`` § 1.5): running every call
+set it. Measured on ipykernel 6.31 and 7.4: running every call
 in a copy of the context captured inside the defining cell puts its output under that cell,
 for worker threads and for the kernel loop alike. 7.1+ no longer make threads inherit the cell
 that started them, so without this a tool's output lands in whatever cell runs at the time.

@@ -20,7 +20,7 @@ which forwards to port 8000 inside the session. Three set-ups follow from that:
 Off-hub the mode is ``"local"``: no public URL, no prefix, and :attr:`ProxyInfo.reason`
 names the missing piece.
 
-Facts used (see the reference study of the 0.4.x launcher and notebook magics):
+Facts used (as nanoHUB sessions provide them, and as the 0.4.x launcher and notebook magics read them):
 
 * a session needs ``SESSION`` (or ``SESSION_ID``) and ``SESSIONDIR`` (or ``SESSION_DIR``),
   both non-empty;

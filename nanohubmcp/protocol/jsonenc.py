@@ -1,7 +1,7 @@
 """Strict JSON in and out: one encoder for everything we put on the wire.
 
 ``NaN`` and ``±Infinity`` are not JSON (RFC 8259 § 6); Python's ``json`` writes them anyway.
-We turn them into ``null`` (``design/rulings.md`` § Protocol, Output schema) and refuse them
+We turn them into ``null`` (what ``JSON.stringify`` writes; a structured result keeps its shape) and refuse them
 on input, so every byte we send parses with a strict JSON parser.
 """
 

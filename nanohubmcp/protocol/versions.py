@@ -1,7 +1,10 @@
 """MCP protocol versions: which exist, which we speak, and how an era is chosen.
 
+A request belongs to the stateless era (2026-07-28) when its ``params._meta`` or its
+``MCP-Protocol-Version`` header names that version or a later one; otherwise to the handshake era.
+
 Source: MCP 2025-11-25, Basic § Lifecycle § Version negotiation; MCP 2026-07-28, Basic §
-Versioning; ``design/rulings.md`` § Protocol (era of a request).
+Versioning.
 """
 
 from __future__ import annotations

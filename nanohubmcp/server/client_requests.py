@@ -2,8 +2,8 @@
 
 The request goes out on the stream of the tool call that asked (so it arrives before that call's
 result), and the answer is accepted only from the same session: the pending map lives on the
-session, so a response POSTed under another session never finds it (fixes the earlier
-package's stream hijack, study § f 3).
+session, so a response POSTed under another session never finds it (no session can answer,
+or steal, another's requests).
 
 Source: MCP 2025-11-25, Client § Elicitation, Sampling, Roots; Transports § Streamable HTTP
 (sending messages to the client).

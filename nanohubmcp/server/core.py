@@ -33,7 +33,7 @@ ARGUMENT_ERRORS = ("auto", "protocol", "tool")
 
 
 def default_workers() -> int:
-    """``min(32, cpu_count + 4)``, the worker pool size (``design/rulings.md`` § HTTP)."""
+    """``min(32, cpu_count + 4)``, the worker pool size (``concurrent.futures.ThreadPoolExecutor``'s default)."""
     return min(32, (os.cpu_count() or 1) + 4)
 
 

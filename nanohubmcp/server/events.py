@@ -15,7 +15,7 @@ Events (name → keyword data):
 
 Callbacks run on the publisher's thread, in subscription order; a failing callback is logged
 and never breaks the publisher. Subscribers that must touch the event loop schedule themselves.
-Nothing polls (``design/architecture.md`` § Events).
+Nothing polls: ``list_changed`` notifications, the notebook's log and the lab panel all subscribe.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The registry of tools, resources, resource templates and prompts.
 
 Duplicate policy: registering a name (or URI) again **replaces** the old component and emits
-a change event — live editing in notebooks depends on it (``design/rulings.md`` § Protocol).
+a change event: re-running a notebook cell that defines a tool must update it, not fail.
 The maps are replaced, never mutated, so readers on the event loop need no lock while a
 notebook cell registers from another thread.
 

@@ -3,7 +3,7 @@
 Pure functions: no I/O (except reading the file of an ``Image(path=...)``), no Tornado, no server state.
 The caller (the method handlers) validates structured content against an output schema, adds the 2026
 ``resultType`` and catches the exceptions documented here. All JSON text comes from ``protocol.jsonenc``,
-so NaN and ±Infinity become ``null`` and never reach the wire (``design/rulings.md`` § Output schema).
+so NaN and ±Infinity become ``null`` and never reach the wire (they are not JSON, RFC 8259 § 6).
 
 Tool return values (MCP 2025-11-25, Server § Tools § Tool result; 2026-07-28 the same):
 

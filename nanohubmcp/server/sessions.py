@@ -5,8 +5,8 @@ subscriptions, its pending server→client requests (answered only through the s
 its in-flight requests (cancellable only by the same session), and its outbound streams.
 
 Ids are 32 random bytes, URL-safe base64 (``secrets``): unguessable and never taken from the
-client (MCP 2025-11-25, Transports § Session Management; fixes the earlier package's session
-fixation, study § f 2). Runs on the event loop thread.
+client (MCP 2025-11-25, Transports § Session Management), so a client cannot fix another's
+session id in advance. Runs on the event loop thread.
 """
 
 from __future__ import annotations

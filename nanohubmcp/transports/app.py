@@ -51,7 +51,7 @@ def make_app(server: Any, config: TransportConfig) -> tornado.web.Application:
 
 
 def _quiet_log(handler: tornado.web.RequestHandler) -> None:
-    """Access log at DEBUG (the earlier package printed every request, study § f 21)."""
+    """Access log at DEBUG (a line per request at INFO would drown a notebook's output)."""
     import logging
 
     status = handler.get_status()

@@ -1,7 +1,9 @@
 """What a transport needs to know about where and how it serves.
 
-Source: ``design/rulings.md`` § HTTP (``path_prefix`` vs ``public_url``, ``allowed_origins``,
-body limit).
+``path_prefix`` is a path the server itself serves under (a proxy that does not strip it);
+``public_url`` is the URL clients are told about (a proxy that strips its prefix, like nanoHUB's
+weber). ``allowed_origins`` None admits loopback origins plus the public URL's origin (MCP
+2025-11-25, Transports § Security Warning: validate ``Origin``). Bodies over the limit get 413.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Read-only documents: ``GET /`` (server info), ``GET /.well-known/mcp.json`` (nanoHUB's
 discovery document) and ``GET /openapi.json``; also ``DELETE /`` and ``POST /`` (JSON-RPC).
 
-``/.well-known/mcp.json`` is not an MCP standard document (spec digest § 8): we keep the shape
-nanoHUB clients read, with public URLs (``design/rulings.md`` § Protocol).
+``/.well-known/mcp.json`` is not a document the MCP specification defines: we keep the shape
+nanoHUB clients read, with the public URLs (behind the weber proxy, the URLs clients use).
 """
 
 from __future__ import annotations

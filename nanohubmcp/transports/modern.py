@@ -1,8 +1,8 @@
 """The stateless 2026-07-28 era on the same endpoint: detection and per-request serving.
 
 A request is *modern* when its ``_meta`` carries ``io.modelcontextprotocol/protocolVersion``
-or its ``MCP-Protocol-Version`` header names 2026-07-28 or later (``design/rulings.md`` §
-Protocol, era of a request). Then there is no session: version and client capabilities come
+or its ``MCP-Protocol-Version`` header names 2026-07-28 or later (MCP 2026-07-28, Basic §
+Versioning). Then there is no session: version and client capabilities come
 from the request itself, every result carries ``resultType`` and the server's identity in
 ``_meta``, and the HTTP status follows the 2026 mapping.
 

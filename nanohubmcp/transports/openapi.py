@@ -1,7 +1,7 @@
 """The OpenAPI 3.1 document for the REST routes, built from the tools' schemas.
 
 Every tool is a ``POST /tools/<name>`` operation whose request body is the tool's input schema
-and whose responses describe what the REST route really answers (study § f 13): 200 with the
+and whose responses describe what the REST route really answers: 200 with the
 result (the output schema when declared), 202 with a job handle for async tools, and the
 error bodies for 400, 404 and 500. ``servers`` carries the public base (weber URL and prefix),
 so paths resolve through the proxy. Tools that need an MCP client (a Context parameter)

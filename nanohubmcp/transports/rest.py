@@ -1,9 +1,10 @@
 """Direct REST calls: ``POST /tools/<name>`` with the arguments object as the body.
 
-Answers (``design/rulings.md`` § HTTP): 200 ``{"result": ...}`` (a dict result as itself);
-400 invalid JSON or arguments; 404 unknown tool; 500 ``{"error": "<message>"}`` when the tool
-raises; 202 with the job handle for ``@async_tool`` tools (poll ``POST /tools/get_job_result``).
-Output schemas apply here as on ``tools/call`` (fixes study § f 7). No MCP session is
+No MCP specification covers this route; the answers are this package's: 200
+``{"result": ...}`` (a dict result as itself); 400 invalid JSON or arguments; 404 unknown
+tool; 500 ``{"error": "<message>"}`` when the tool raises; 202 with the job handle for
+``@async_tool`` tools (poll ``POST /tools/get_job_result``). Output schemas apply here as on
+``tools/call``. No MCP session is
 involved, so tools that need the client (elicitation, sampling) fail with a clear message.
 
 A REST call is a ``tools/call`` served through the same :class:`~nanohubmcp.server.connection.Connection`

@@ -2,12 +2,12 @@
 
 ``GET /sse`` opens a session and a stream whose first event, ``endpoint``, names where to POST:
 ``<public base path>/messages/?session_id=<id>`` — an absolute path under the public prefix,
-so it resolves correctly behind the weber proxy (fixes study § f 12). POSTs there are answered
+so it resolves correctly behind the weber proxy (which strips its prefix). POSTs there are answered
 ``202 Accepted``; the response, and everything related to it, travels on that session's
 stream only. ``POST /?session_id=<id>`` is accepted too, for clients of the earlier package.
 The session ends when its stream closes.
 
-Source: MCP 2024-11-05, Basic § Transports § HTTP with SSE; ``design/rulings.md`` § Protocol.
+Source: MCP 2024-11-05, Basic § Transports § HTTP with SSE.
 """
 
 from __future__ import annotations

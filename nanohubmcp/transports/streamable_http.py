@@ -9,7 +9,7 @@ GET opens the session's stream for messages unrelated to a request, or resumes a
 ``Last-Event-ID``. DELETE ends the session.
 
 Source: MCP 2025-11-25, Basic § Transports § Streamable HTTP (sending, listening, session
-management, resumability, protocol version header); ``design/rulings.md`` § HTTP.
+management, resumability, protocol version header).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The server the official MCP conformance suite (``@modelcontextprotocol/conformance`` 0.1.16) judges.
 
 It exposes exactly the tools, resources, template, prompts and completion the suite's 32 server
-scenarios call (``shared/reference/conformance.md`` § 2), written with nanohubmcp's public API the
+scenarios call, written with nanohubmcp's public API the
 way a user would: decorators, return values, ``Context``. The strings the suite looks for are test
 data, not behaviour of the library.
 

@@ -9,7 +9,7 @@ header. The kernel first advertises what it detected (``https://proxy.hub.test/.
 
 Observed with jupyter-server-proxy 4.6: it streams a reply only when the request's ``Accept``
 is exactly ``text/event-stream`` (the SSE GETs: legacy ``/sse`` and the ``/mcp`` stream) and
-buffers every other reply whole (``design/rulings.md`` § HTTP). The official client's POSTs
+buffers every other reply whole. The official client's POSTs
 accept both JSON and SSE, so progress of a Streamable HTTP call arrives together with its
 result, and a request the tool sends the client mid-call (elicitation, sampling, roots) never
 reaches it before the tool gives up waiting. Over legacy SSE, where replies travel on the GET

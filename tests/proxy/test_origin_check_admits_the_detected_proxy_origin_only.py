@@ -2,8 +2,8 @@
 
 The server advertises what ``detect_proxy`` found in the fake session
 (``https://proxy.hub.test/weber/...``); requests go through nginx, which passes the browser's
-``Origin`` header on unchanged. Source: MCP 2025-11-25, Transports § Security Warning;
-``design/rulings.md`` § HTTP (``allowed_origins`` None = loopback plus the detected public origin).
+``Origin`` header on unchanged. Source: MCP 2025-11-25, Transports § Security Warning
+(``allowed_origins`` None admits loopback origins plus the detected public origin).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``notifications/cancelled`` cancels only the sender's own request (study § f 6).
+"""``notifications/cancelled`` cancels only the sender's own request.
 
 Request ids are chosen by clients, so two sessions may use the same id at once: a cancel from
 session B naming id 7 must reach B's request 7 and never A's. The tool sees cancellation through

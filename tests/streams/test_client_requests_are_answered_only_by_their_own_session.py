@@ -5,7 +5,7 @@
 - A client that did not declare the capability gets a clear ``isError`` result, not a hang.
 - An answer POSTed under ANOTHER session (raw HTTP: the request id is read from session A's
   stream, the response is posted with session B's id) is not taken: A's tool keeps waiting for
-  A, and gets A's answer when A replies (study § f 3, the earlier package's stream hijack).
+  A, and gets A's answer when A replies (the 0.4.x package let B hijack it).
 - No answer within the timeout is a clear tool error naming the request and the time.
 
 Source: MCP 2025-11-25, Client § Elicitation / Sampling / Roots; Transports § Streamable HTTP.

@@ -1,7 +1,7 @@
 """``@async_tool`` jobs and 2025-11-25 Tasks: one machinery, owned by the session that started it.
 
 - A job answers at once with its id; ``get_job_result`` reads the result again and again until
-  it expires, so a poll whose response was lost loses nothing (study § f 5).
+  it expires, so a poll whose response was lost loses nothing.
 - Another session cannot read it (``not_found``); a job started without a session is readable
   by whoever holds its unguessable id; REST answers 202 and is polled the same way.
 - Tasks: ``tools/call`` with ``task`` answers ``CreateTaskResult``; ``tasks/get`` polls,

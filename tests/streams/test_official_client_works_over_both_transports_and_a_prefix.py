@@ -2,7 +2,7 @@
 served at the root and under a weber-like path prefix (the client only knows the prefixed URLs).
 
 Issue 3, "Done when": the official Python client passes over both transports, also through a
-path prefix. Legacy SSE must announce an endpoint that keeps the prefix (study § f 12).
+path prefix. Legacy SSE must announce an endpoint that keeps the prefix (the 0.4.x package lost it).
 """
 
 from __future__ import annotations

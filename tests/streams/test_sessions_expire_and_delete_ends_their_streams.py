@@ -3,7 +3,7 @@ again); DELETE ends the session and closes its open GET stream; a legacy SSE ses
 its stream. A session that still has an open stream or a call in flight is not idle.
 
 Source: MCP 2025-11-25, Transports § Streamable HTTP § Session Management (404 for an ended
-session; DELETE); ``design/rulings.md`` § HTTP (idle expiry).
+session; DELETE); idle sessions expire after ``session_idle_seconds``.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ request still works (on the same keep-alive connection when the server keeps it 
 
 Sources: JSON-RPC 2.0 §§ 4-5; MCP 2025-11-25, Basic § Transports § Streamable HTTP (202 for
 notifications, 404 for unknown sessions, 400 for a bad MCP-Protocol-Version, 403 for a foreign
-Origin, 406 for GET without text/event-stream); ``design/rulings.md`` § HTTP and § Protocol.
+Origin, 406 for GET without text/event-stream).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 with the real result shape, 400/404/500 error bodies — and whose ``servers`` entry carries the
 path prefix, so clients resolve the paths through a proxy.
 
-Source: OpenAPI Specification 3.1.0; ``design/rulings.md`` § HTTP (REST answers).
+Source: OpenAPI Specification 3.1.0; the REST answers ``transports/rest.py`` documents.
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """The reference README's "Testing Your Server" sections 1-3 and 5-7, replayed against its
 quick-start server (``my-calculator``) on a loopback port.
 
-"The documented answer" means the same shape and fields, with the values
-``design/rulings.md`` gives: a bare ``initialize`` answers 2025-11-25 (not 2024-11-05), the
-discovery document's ``mcpVersion`` is 2025-11-25, and advertised endpoints are public URLs.
-Section 4 (SSE) is left out by the rulings (a response only reaches the stream that asked).
+"The documented answer" means the same shape and fields, with these values: a bare
+``initialize`` answers 2025-11-25 (not 2024-11-05), the discovery document's ``mcpVersion`` is
+2025-11-25, and advertised endpoints are public URLs. Section 4 (SSE) is left out: a response
+only reaches the stream that asked (MCP 2025-11-25, Transports § Streamable HTTP).
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 paths and in every protocol version, NaN/±Infinity become ``null`` (strict JSON everywhere),
 and async tools answer 202 over REST with a job handle that ``get_job_result`` resolves.
 
-Sources: MCP 2025-06-18+, Server § Tools § Output schema / Structured content;
-``design/rulings.md`` § Protocol (output schema, NaN) and § HTTP (REST answers, async tools).
+Sources: MCP 2025-06-18+, Server § Tools § Output schema / Structured content; RFC 8259 § 6
+(NaN and Infinity are not JSON: they become null); the REST answers ``transports/rest.py`` documents.
 """
 
 from __future__ import annotations
@@ -255,6 +255,6 @@ def test_an_async_tool_over_tools_call_gives_a_handle_polled_with_the_tool(http:
         assert time.monotonic() < deadline
         time.sleep(0.02)
     assert status == {"status": "done", "job_id": handle["job_id"], "result": {"square": 16}}
-    # Another session cannot read this session's job (the earlier package leaked it, study § f 5).
+    # Another session cannot read this session's job (the 0.4.x package leaked it).
     other = call(http, session(http, "2025-11-25"), "get_job_result", {"job_id": handle["job_id"]})
     assert json.loads(other["content"][0]["text"])["status"] == "not_found"

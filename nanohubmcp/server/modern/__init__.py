@@ -16,7 +16,8 @@ Modules, one concern each:
 Nothing here knows HTTP; ``transports/modern.py`` checks the request headers with
 :mod:`.headers` and hands the request to the dispatcher, whose 2026 method table points here.
 
-Source: MCP 2026-07-28 (``shared/reference/mcp-spec-digest.md`` §§ 1-3, 5, 6).
+Source: MCP 2026-07-28, Basic § Versioning, § Patterns § Multi Round-Trip Requests, § Transports;
+Server § Tools, § Resources, § Prompts; the tasks and skills extensions.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ Nothing here belongs to a client: 2026-07-28 requests carry everything they need
 :class:`ModernState` of a server is created on first use with a random ``requestState`` key,
 or by :func:`configure` (the facade's ``state_secret=``) before serving.
 
-Source: ``design/rulings.md`` § HTTP (the HMAC key is random per process unless
-``state_secret=`` is given).
+The HMAC key signing ``requestState`` is random per process unless ``state_secret=`` is given
+(then several processes behind one URL accept each other's state, and a restart keeps it valid).
 """
 
 from __future__ import annotations
