@@ -25,17 +25,15 @@ nothing until a panel listens).
 
 from __future__ import annotations
 
-import os
-import secrets
 import sys
 import threading
 from typing import Any
 
-from ..auth.verifiers import MCP_TOKEN_ENV
 from ..transports.runner import resolve_port
 from . import routes
 from .display import StatusView, first_line
 from .hub import HubView, detect_hub
+from .tokens import notebook_token
 
 __all__ = ["KERNEL_HOST", "Served", "run_in_kernel"]
 
@@ -46,8 +44,6 @@ KERNEL_HOST = "127.0.0.1"
 # rebinds `server` (its serving thread keeps the old one alive, unseen). Stopped ones are pruned.
 _SERVED: list[Any] = []
 _LOCK = threading.Lock()
-_TOKENS: dict[str, str] = {}
-"""The token generated for each server name (see :func:`run_in_kernel`)."""
 
 
 def _status(server: Any, host: str, hub: HubView | None = None) -> dict[str, Any]:
@@ -133,10 +129,10 @@ def run_in_kernel(
     """
     host = host or KERNEL_HOST
     requested = resolve_port(port)
-    if options.get("token") is None and server.auth is None and MCP_TOKEN_ENV not in os.environ:
+    if options.get("token") is None and server.auth is None:
         # As Jupyter's own server: loopback is not private on a shared login node. One token per
         # server name for the kernel's life, so re-running the cell keeps clients working.
-        options["token"] = _TOKENS.setdefault(server.name, secrets.token_urlsafe(32))
+        options["token"] = notebook_token(None, f"run-{server.name}") or ""
     with _LOCK:
         for old in _replaced_by(server, requested):
             old.stop()

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import collections
-import os
 import secrets
 import sys
 import time
@@ -29,7 +28,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..auth.verifiers import MCP_TOKEN_ENV
 from ..errors import ConfigurationError, RegistrationWarning
 from ..facade import MCPServer
 from ..server.components import Resource
@@ -40,6 +38,7 @@ from .display import first_line
 from .hub import HubView, detect_hub
 from .output import CellOutput
 from .progress_bar import CellProgressBars
+from .tokens import notebook_token
 
 __all__ = ["Entry", "KernelSession"]
 
@@ -89,7 +88,7 @@ class KernelSession:
         self._unsubscribe: Callable[[], None] | None = None
         self._mode: str | None = None
         self._saved_switch: float | None = None  # the interpreter's switch interval to restore
-        self._generated_token: str | None = None  # kept for the kernel's life: clients keep working
+        self._token_key = f"cells-{secrets.token_hex(8)}"  # this session's generated token (tokens.py)
         self.server = self._build()
         config.observe(self._on_config, names=[*RESTART_TRAITS, *REBUILD_TRAITS])
         config.observe(self._on_results, names=list(RESULT_TRAITS))
@@ -369,15 +368,7 @@ class KernelSession:
     @property
     def token(self) -> str | None:
         """The bearer token clients send (see ``NanohubMCP.token``); None when turned off."""
-        configured = self.config.token
-        if configured is not None:
-            return configured or None
-        from_env = os.environ.get(MCP_TOKEN_ENV)
-        if from_env is not None:
-            return from_env or None  # MCP_TOKEN set and empty turns it off, like token = ''
-        if self._generated_token is None:
-            self._generated_token = secrets.token_urlsafe(32)
-        return self._generated_token
+        return notebook_token(self.config.token, self._token_key)
 
     def runs_on_kernel(self, name: str) -> bool:
         """True when tool ``name`` runs on the kernel's loop (``async def`` or ``--main``)."""
