@@ -123,6 +123,14 @@ def test_a_series_and_an_index_become_records_and_values() -> None:
     }
 
 
+def test_pandas_scalars_are_plain_values_and_a_styler_is_its_html() -> None:
+    assert texts(results.tool_result(pd.Timestamp("2026-01-01", tz="UTC"))) == ["2026-01-01T00:00:00+00:00"]
+    assert texts(results.tool_result(pd.Timedelta("90s"))) == ["90.0"]
+    assert results.tool_result(pd.NA)["content"] == []
+    styled = results.tool_result(pd.DataFrame({"a": [1]}).style)["content"]
+    assert styled[-1]["resource"]["mimeType"] == "text/html"
+
+
 def test_a_figure_and_its_axes_become_pngs_of_the_figure_size_and_are_closed() -> None:
     fig, ax = plt.subplots(figsize=(4, 3), dpi=50)
     assert png_size(results.tool_result(ax)["content"][0]) == (200, 150)

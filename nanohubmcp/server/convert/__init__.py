@@ -34,11 +34,12 @@ from typing import Any
 from ...protocol import jsonenc
 from ...protocol.wire import UNSET
 from . import arrays, display, frames, images
-from .kinds import library
+from .kinds import is_a, library
 
 __all__ = ["Converted", "convert", "data_of", "jsonable", "library", "recognised", "resource_form", "scalar"]
 
 SCIENCE_LIBRARIES = frozenset({"numpy", "pandas", "matplotlib", "PIL"})
+PANDAS_SCALARS = ("Timestamp", "Timedelta", "NaTType", "NAType", "Period", "Interval")
 
 
 @dataclass
@@ -48,7 +49,7 @@ class Converted:
     Attributes:
         summary: text for the model put before the data (shape, dtype, a readable table...).
         data: the JSON-ready data for ``structuredContent`` (wrapped as ``{"result": data}`` unless
-            it is a dict), or ``None`` when there is none.
+            it is a dict); used only when ``has_data`` (a JSON ``null`` is data too).
         blocks: content blocks that are not data (images, embedded resources, plain text).
         full: when the data is too large to inline, ``full()`` gives ``(payload, MIME type,
             file name)`` of the resource that keeps all of it (CSV for frames, JSON otherwise).
@@ -74,7 +75,7 @@ def scalar(value: Any) -> tuple[bool, Any]:
     lib = library(value)
     if lib == "numpy" and arrays.is_scalar(value):
         return True, arrays.scalar(value)
-    if lib == "pandas" and not hasattr(value, "shape"):
+    if lib == "pandas" and is_a(value, "pandas", *PANDAS_SCALARS):
         return True, frames.cell(value)
     return False, value
 
