@@ -22,7 +22,10 @@ the ``endpoint`` event names where to POST, and every server message arrives on 
 
 Every request carries :attr:`BridgeOptions.headers`: ``--header``, ``--cookie``, and ``--token``
 (default ``$MCP_TOKEN``) as ``Authorization: Bearer``. :attr:`BridgeOptions.accept` is the
-POST's ``Accept`` header (a proxy that only streams ``text/event-stream`` can be given that alone).
+POST's ``Accept`` header: ``text/event-stream`` alone for a jupyter-server-proxy route
+(``…/proxy/<port>/…``), which streams a reply only to a request accepting exactly that and holds
+any other reply until the call ends (progress would arrive with the result, and an elicitation
+mid-call would time out); both types elsewhere, as the specification asks.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ import base64
 import contextlib
 import json
 import logging
+import re
 import ssl
 import sys
 from collections.abc import Callable
@@ -61,6 +65,10 @@ DRAIN_SECONDS = 10.0
 MAX_RECONNECTS = 5
 """Consecutive failed attempts to resume the GET stream before the bridge gives up on it."""
 _HEADER_SAFE = frozenset(chr(c) for c in range(0x21, 0x7F)) | {" "}
+_JUPYTER_PROXY_ROUTE = re.compile(r"/proxy/\d{1,5}/")
+"""A jupyter-server-proxy route in a URL's path: ``<Jupyter base URL>proxy/<port>/``."""
+SSE_ONLY = "text/event-stream"
+"""The POST ``Accept`` for a jupyter-server-proxy route (see the module docstring)."""
 
 
 @dataclass
@@ -70,7 +78,7 @@ class BridgeOptions:
     Attributes:
         url: the server's Streamable HTTP endpoint (``.../mcp``), or its legacy ``.../sse``.
         headers: sent with every request (``Cookie`` included).
-        accept: the POST's ``Accept`` header.
+        accept: the POST's ``Accept`` header (:data:`SSE_ONLY` for a jupyter-server-proxy route).
     """
 
     url: str
@@ -110,6 +118,8 @@ class BridgeOptions:
             sent["Cookie"] = "; ".join(filter(None, [sent.get("Cookie", ""), *jar]))
         if token and not any(name.lower() == "authorization" for name in sent):
             sent["Authorization"] = f"Bearer {token}"
+        if _JUPYTER_PROXY_ROUTE.search(urlsplit(url).path):
+            return cls(url=url, headers=sent, accept=SSE_ONLY)
         return cls(url=url, headers=sent)
 
 

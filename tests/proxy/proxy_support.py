@@ -39,6 +39,35 @@ PAUSE_AFTER_PROGRESS = 1.5
 """Seconds ``count_slowly`` waits after its last progress notification before answering."""
 
 
+STEPS = 10
+STEP_SECONDS = 0.2
+
+
+def steady_progress_cell(name: str) -> str:
+    """A ``%%mcp_tool`` cell defining ``name(steps, ctx)``: one progress notification every
+    :data:`STEP_SECONDS` s, then the answer ``"counted to <steps>"``."""
+    return f'''%%mcp_tool
+import time
+from nanohubmcp import Context
+
+def {name}(steps: int, ctx: Context) -> str:
+    """Report progress once every {STEP_SECONDS} s, then answer."""
+    for step in range(1, steps + 1):
+        time.sleep({STEP_SECONDS})
+        ctx.report_progress(step, total=steps, message=f"step {{step}}")
+    return f"counted to {{steps}}"
+'''
+
+
+def assert_progress_streamed(arrived: list[float], done: float) -> None:
+    """:data:`STEPS` progress notifications of a steady cell came one by one, well before the result
+    (``time.monotonic()`` values); buffered, they would all arrive with it."""
+    spread = (STEPS - 1) * STEP_SECONDS * 0.6
+    assert len(arrived) == STEPS
+    assert arrived[-1] - arrived[0] > spread, [t - done for t in arrived]
+    assert done - arrived[0] > spread, [t - done for t in arrived]
+
+
 def write_session(sessiondir: Path) -> dict[str, str]:
     """Make a fake session directory; returns the SESSION/SESSIONDIR environment for it.
 

@@ -31,12 +31,15 @@ from nginx_weber import Nginx, free_port
 from proxy_support import (
     HUB_HOST,
     PAUSE_AFTER_PROGRESS,
+    STEPS,
     WEBER_PATH,
+    assert_progress_streamed,
     client_with_headers,
     first_sse_event,
     get_json,
     post_json,
     request,
+    steady_progress_cell,
     timed_progress_call,
     timed_tool_call_events,
 )
@@ -133,6 +136,7 @@ def notebook(nginx_executable: str, tmp_path_factory: pytest.TempPathFactory) ->
                 await kernel.run_ok(f"%config NanohubMCP.public_url = {configured!r}")
                 await kernel.run_ok(PROGRESS_CELL)
                 await kernel.run_ok(ASK_CELL)
+                await kernel.run_ok(steady_progress_cell("count_steadily"))
                 status = await kernel.run_ok("%mcp status")
                 configured_url = _url_from(await kernel.run_ok("%mcp url"))
             finally:
@@ -175,7 +179,7 @@ def test_the_official_client_calls_cell_tools_through_the_proxy_route(notebook: 
             result = await client.call_tool("add", {"a": 20, "b": 22})
             return tools, float(result.content[0].text)
 
-    assert _run(call()) == (["add", "ask_name", "count_slowly"], 42.0)
+    assert _run(call()) == (["add", "ask_name", "count_slowly", "count_steadily"], 42.0)
 
 
 def test_the_route_needs_the_jupyter_token(notebook: NotebookOnWeber) -> None:
@@ -291,3 +295,31 @@ def test_elicitation_in_a_streamable_http_post_is_stuck_in_the_proxy_route_until
         f"jupyter-server-proxy now passes a POST's SSE events on ({text!r}): update this test and the docs"
     )
     assert took >= ELICIT_TIMEOUT
+
+
+def test_the_bridge_streams_progress_and_answers_an_elicitation_through_the_proxy_route(
+    notebook: NotebookOnWeber,
+) -> None:
+    """``nanohubmcp bridge`` sends ``Accept: text/event-stream`` alone to a ``proxy/<port>/`` route,
+    which jupyter-server-proxy then streams: a desktop client gets both, without the extension."""
+    from stdio.stdio_support import bridge_command, official_client
+
+    arrived: list[float] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        arrived.append(time.monotonic())
+
+    token = f"Authorization: token {notebook.jupyter.token}"
+    command = bridge_command(notebook.public_url + "mcp", "--header", token)
+
+    async def call() -> tuple[str, float, str]:
+        async with official_client(command, elicitation_callback=answer_alice) as client:
+            result = await client.call_tool("count_steadily", {"steps": STEPS}, progress_callback=on_progress)
+            done = time.monotonic()
+            asked = await client.call_tool("ask_name", {})
+            return str(result.content[0].text), done, str(asked.content[0].text)
+
+    text, done, answer = _run(call())
+    assert text == f"counted to {STEPS}"
+    assert_progress_streamed(arrived, done)
+    assert answer == "hello alice"

@@ -23,32 +23,23 @@ from jupyter_behind_weber import CellOutput, JupyterServer, NotebookKernel, jupy
 from nginx_weber import Nginx, free_port
 from proxy_support import (
     HUB_HOST,
+    STEP_SECONDS,
+    STEPS,
     WEBER_PATH,
+    assert_progress_streamed,
     client_with_headers,
     first_sse_event,
     get_json,
     request,
+    steady_progress_cell,
     timed_tool_call_events,
 )
 
 pytestmark = pytest.mark.slow
 
 ASYNC_TIMEOUT = 60.0
-STEPS = 10
-STEP_SECONDS = 0.2
 NOTEBOOK = "streaming-demo.ipynb"
-
-CELLS = f'''%%mcp_tool
-import time
-from nanohubmcp import Context
-
-def count_slowly(steps: int, ctx: Context) -> str:
-    """Report progress once every {STEP_SECONDS} s, then answer."""
-    for step in range(1, steps + 1):
-        time.sleep({STEP_SECONDS})
-        ctx.report_progress(step, total=steps, message=f"step {{step}}")
-    return f"counted to {{steps}}"
-'''
+CELLS = steady_progress_cell("count_slowly")
 
 ASK_CELL = '''%%mcp_tool
 from nanohubmcp import Context
@@ -168,10 +159,7 @@ def test_progress_of_a_streamable_http_call_arrives_while_the_tool_runs(notebook
 
     text, done = _run(call())
     assert text == f"counted to {STEPS}"
-    assert len(arrived) == STEPS
-    # Buffered, all ten would arrive with the result; streamed, they come one every 0.2 s.
-    assert arrived[-1] - arrived[0] > (STEPS - 1) * STEP_SECONDS * 0.6, [t - done for t in arrived]
-    assert done - arrived[0] > (STEPS - 1) * STEP_SECONDS * 0.6, [t - done for t in arrived]
+    assert_progress_streamed(arrived, done)
 
 
 def test_an_elicitation_mid_call_is_answered_through_the_extension(notebook: StreamingNotebook) -> None:
