@@ -20,6 +20,7 @@ import json
 import os
 import sqlite3
 import threading
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
@@ -154,6 +155,7 @@ class SQLiteBackend:
         self.path = os.path.join(directory, DB_FILE)
         # One connection, used under a lock from any thread; autocommit, explicit transactions.
         self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
+        weakref.finalize(self, self._db.close)
         self._lock = threading.Lock()
         with self._lock:
             self._db.execute("PRAGMA journal_mode=WAL")
@@ -251,6 +253,9 @@ class RunnerLocks:
         handle = open(os.path.join(self._dir, f"{token}.lock"), "w")  # noqa: SIM115 (held open on purpose)
         if _flock(handle, blocking=True):
             self._held = handle
+            weakref.finalize(self, handle.close)  # released with this object (the process's end at the latest)
+        else:
+            handle.close()
 
     def alive(self, token: str | None) -> bool:
         """True while the process that claimed ``token`` runs (a stale lock file is removed)."""

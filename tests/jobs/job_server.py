@@ -22,14 +22,18 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 BANNER = re.compile(r"listening on [^\s:]+:(?P<port>\d+)")
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+TOKENS = {"token-of-alice": "alice", "token-of-bob": "bob"}
+"""Bearer tokens of the server started with ``auth=True`` (token → principal subject)."""
 
 
 def main() -> None:
-    from nanohubmcp import Context, MCPServer
+    from nanohubmcp import Context, MCPServer, StaticTokenVerifier
 
     state_dir, executor = sys.argv[1], sys.argv[2]
     dask_address = sys.argv[3] if len(sys.argv) > 3 else None
-    server = MCPServer("restartable", state_dir=state_dir, job_executor=executor, dask_address=dask_address)
+    auth = StaticTokenVerifier(TOKENS) if os.environ.get("JOB_SERVER_AUTH") else None
+    server = MCPServer("restartable", state_dir=state_dir, job_executor=executor, dask_address=dask_address,
+                       auth=auth)
 
     @server.async_tool()
     def square(n: int) -> dict:
@@ -54,14 +58,21 @@ def main() -> None:
 class Routes:
     """Small clients for every route of a server on 127.0.0.1:``port``."""
 
-    def __init__(self, port: int) -> None:
+    def __init__(self, port: int, token: str | None = None) -> None:
         self.port = port
         self.url = f"http://127.0.0.1:{port}/"
+        self.token = token
+
+    def as_caller(self, token: str | None) -> Routes:
+        """The same server, called with ``Authorization: Bearer <token>``."""
+        return Routes(self.port, token)
 
     def http(self, path: str, body: Any, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], Any]:
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
         try:
             sent = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+            if self.token:
+                sent["Authorization"] = f"Bearer {self.token}"
             conn.request("POST", path, body=json.dumps(body).encode(), headers={**sent, **(headers or {})})
             response = conn.getresponse()
             raw = response.read().decode()
@@ -110,13 +121,16 @@ class Routes:
 class ServerProcess(Routes):
     """The job server in a subprocess."""
 
-    def __init__(self, state_dir: Path, executor: str = "threads", dask_address: str | None = None) -> None:
+    def __init__(self, state_dir: Path, executor: str = "threads", dask_address: str | None = None,
+                 *, auth: bool = False) -> None:
         self.log = state_dir.parent / f"server-{time.monotonic_ns()}.log"
         command = [sys.executable, "-u", str(HERE / "job_server.py"), str(state_dir), executor]
         if dask_address:
             command.append(dask_address)
         with self.log.open("wb") as sink:
-            self.proc = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            env = {**os.environ, **({"JOB_SERVER_AUTH": "1"} if auth else {})}
+            self.proc = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                         env=env)
         deadline = time.monotonic() + 60
         while True:
             found = BANNER.search(self.log.read_text(errors="replace"))

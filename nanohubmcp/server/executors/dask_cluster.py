@@ -53,9 +53,16 @@ class DaskChannel:
         get_worker().log_event(self.key, {"kind": kind, "payload": payload})
 
     def cancelled(self) -> bool:
-        from distributed import Event
+        from distributed import Event, get_worker
 
-        return bool(Event(self.key + "-cancel").is_set())
+        task = get_worker().state.tasks.get(self.key)
+        if task is None or task.state in ("cancelled", "released", "forgotten"):
+            return True  # the server cancelled the future: the worker knows without asking
+        try:
+            return bool(Event(self.key + "-cancel").is_set())
+        except Exception:  # the scheduler let go of the task (cancelled) before we asked
+            task = get_worker().state.tasks.get(self.key)
+            return task is None or task.state != "executing"
 
 
 class DaskJobExecutor(JobExecutor):
