@@ -42,7 +42,6 @@ import enum
 from collections.abc import Mapping
 from typing import Any, Final
 
-from ..protocol import jsonenc
 from ..protocol.content import (
     UNSET,
     Audio,
@@ -57,10 +56,12 @@ from ..protocol.content import (
     sniff_mime_type,
     to_content_block,
 )
-from ..protocol.result_types import PromptResult, ResourceResult, ToolResult
+from ..protocol.result_types import ResourceResult, ToolResult
 from ..protocol.versions import V2025_06_18, V2025_11_25, V2026_07_28, at_least
 from . import convert
 from .convert import parts
+from .json_values import to_json
+from .prompt_results import prompt_messages, prompt_result
 from .result_store import ResultSink
 
 __all__ = [
@@ -94,64 +95,6 @@ def _plain(value: Any) -> Any:
     if isinstance(value, tuple):
         return list(value)
     return value
-
-
-def _first_bad(value: Any, path: str, seen: set[int]) -> tuple[str, Any] | None:
-    """Return ``(json path, offending value)`` of the first thing JSON cannot hold, or None."""
-    if value is None or isinstance(value, (str, int, float)):
-        return None
-    if isinstance(value, (dict, list, tuple)):
-        if id(value) in seen:
-            return path, "a circular reference"
-        seen.add(id(value))
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if key is not None and not isinstance(key, (str, int, float)):
-                return f"a key of {path}", key
-            found = _first_bad(item, f"{path}[{key!r}]", seen)
-            if found:
-                return found
-        return None
-    if isinstance(value, (list, tuple)):
-        for index, item in enumerate(value):
-            found = _first_bad(item, f"{path}[{index}]", seen)
-            if found:
-                return found
-        return None
-    return path, value
-
-
-def _json(value: Any, what: str) -> tuple[str, Any]:
-    """Return ``(strict JSON text, the value as JSON reads it back)``.
-
-    Raises:
-        TypeError: naming the first part of ``value`` that JSON cannot hold.
-    """
-    try:
-        text = jsonenc.dumps(value)
-    except TypeError:
-        # numpy/pandas values inside lists and dicts: convert them, then try once more.
-        value = convert.jsonable(value)
-        try:
-            text = jsonenc.dumps(value)
-        except (TypeError, ValueError, RecursionError) as exc:
-            raise _not_json(value, what) from exc
-    except (ValueError, RecursionError) as exc:
-        raise _not_json(value, what) from exc
-    return text, jsonenc.loads(text)
-
-
-def _not_json(value: Any, what: str) -> TypeError:
-    """The error naming the first part of ``value`` that JSON cannot hold.
-
-    (A RecursionError comes from jsonenc's NaN-scrubbing retry on a circular structure.)
-    """
-    where, bad = _first_bad(value, "$", set()) or ("$", value)
-    kind = bad if isinstance(bad, str) and bad == "a circular reference" else f"a {type(bad).__name__}"
-    return TypeError(
-        f"{what} is not JSON-serialisable: {where} is {kind}; use dicts, lists, str, "
-        "numbers, booleans and None (or return a ToolResult)"
-    )
 
 
 def _is_bytes(value: Any) -> bool:
@@ -215,14 +158,14 @@ def _tool_parts(value: Any, sink: ResultSink | None = None) -> tuple[list[Wire],
     if isinstance(value, (bool, int, float)):
         return [_text(scalar_text(value))], UNSET
     if isinstance(value, dict):
-        text, structured = _json(value, "the tool's result")
+        text, structured = to_json(value, "the tool's result")
         if parts.too_big(sink, len(text)):
             return parts.offload_json(text, sink), UNSET  # type: ignore[arg-type]  # too_big: a sink
         return [_text(text)], structured
     if isinstance(value, list):
         if _is_block_list(value):
             return [_block(i, sink) for i in value], UNSET
-        text = _json(value, "the tool's result")[0]
+        text = to_json(value, "the tool's result")[0]
         if parts.too_big(sink, len(text)):
             return parts.offload_json(text, sink), UNSET  # type: ignore[arg-type]
         return [_text(text)], UNSET
@@ -262,17 +205,17 @@ def structured_value(value: Any) -> Any:
     if isinstance(value, ToolResult):
         if not value.has_structured_content:
             return UNSET
-        return _json(value.structured_content, "structured_content")[1]
+        return to_json(value.structured_content, "structured_content")[1]
     value = _plain(value)
     if convert.recognised(value):
         found, value = convert.scalar(value)
         if not found:
             data = convert.data_of(value)
-            return UNSET if data is UNSET else _json(data, "the tool's result")[1]
+            return UNSET if data is UNSET else to_json(data, "the tool's result")[1]
     if value is None or isinstance(value, (str, int, float, dict)):
-        return _json(value, "the tool's result")[1]
+        return to_json(value, "the tool's result")[1]
     if isinstance(value, list) and not _is_block_list(value):
-        return _json(value, "the tool's result")[1]
+        return to_json(value, "the tool's result")[1]
     return UNSET
 
 
@@ -344,7 +287,7 @@ def _resource_item(item: Any) -> tuple[ResourceContent, str | None]:
     if isinstance(item, EmbeddedResource):
         return item.resource, None
     if isinstance(item, (dict, list)):
-        return ResourceContent(text=_json(item, "the resource's value")[0]), "application/json"
+        return ResourceContent(text=to_json(item, "the resource's value")[0]), "application/json"
     if _has_str(item) and not is_content(item):
         return ResourceContent(text=str(item)), "text/plain"
     raise TypeError(
@@ -413,41 +356,4 @@ def resource_result(
     wire: Wire = {"contents": resource_contents(value, uri=uri, mime_type=mime_type, meta=meta)}
     if isinstance(value, ResourceResult) and value.meta:
         wire["_meta"] = value.meta
-    return wire
-
-
-# ---------------------------------------------------------------- prompts
-
-
-def prompt_messages(value: Any) -> list[Wire]:
-    """Shape a prompt function's return value as ``GetPromptResult.messages``.
-
-    Args:
-        value: a ``PromptResult``; a str (one user text message); a ``Message``; a content object or
-            ``Image`` (one user message); a ``{"role"?, "content"}`` dict whose content is a str, a block
-            dict (``{"text": ...}`` alone counts as text) or a list of those (one message each); or a
-            list of any of these.
-
-    Returns:
-        ``[{"role": "user"|"assistant", "content": block}, ...]`` (MCP 2025-11-25, Server § Prompts).
-
-    Raises:
-        ValueError: a role other than user/assistant, a message dict without content, a bad block dict.
-        TypeError: None or another kind of value.
-    """
-    if isinstance(value, PromptResult):
-        return list(value.to_wire()["messages"])
-    if value is None:
-        raise TypeError("a prompt returned None; return a str, a list of messages or a PromptResult")
-    return list(PromptResult(value).to_wire()["messages"])
-
-
-def prompt_result(value: Any, *, description: str | None = None) -> Wire:
-    """Return the whole ``GetPromptResult``: ``{"description"?, "messages": [...], "_meta"?}``.
-
-    A ``PromptResult``'s own description wins over ``description`` (the registered one).
-    """
-    wire = value.to_wire() if isinstance(value, PromptResult) else {"messages": prompt_messages(value)}
-    if description is not None and "description" not in wire:
-        wire = {"description": description, **wire}
     return wire
