@@ -91,7 +91,7 @@ class Context(LevelMethods):
     @property
     def task_metadata(self) -> dict[str, Any]:
         """Metadata published with this call's task (``_meta`` of the Task); a copy."""
-        return dict(self._request.extra.get("task_metadata", {}))
+        return dict(self._request.task_metadata)
 
     def set_task_metadata(self, values: dict[str, Any] | None = None, **more: Any) -> None:
         """Publish metadata with this call's task (seen by ``tasks/get``).
@@ -103,7 +103,7 @@ class Context(LevelMethods):
                 or ``mcp``, MCP 2026-07-28 Basic § _meta).
         """
         merged = {**(values or {}), **more}
-        target = self._request.extra.setdefault("task_metadata", {})
+        target = self._request.task_metadata
         for key, value in merged.items():
             if "/" not in key:
                 key = f"org.nanohub/{key}"
@@ -347,11 +347,9 @@ class Context(LevelMethods):
         Returns:
             True when the call is (now) a task.
         """
-        from .modern.tasks import start_task
-
         if self._on_loop():
-            return start_task(self._request, message)
-        call = _call(start_task, self._request, message)
+            return self._request.go_on_as_task(message)
+        call = _call(self._request.go_on_as_task, message)
         future = asyncio.run_coroutine_threadsafe(call, self._request.loop)
         return bool(future.result(DEFAULT_CLIENT_TIMEOUT))
 

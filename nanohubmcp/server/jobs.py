@@ -143,7 +143,7 @@ class Job:
     def task_meta(self) -> dict[str, Any] | None:
         """What the tool published with ``ctx.set_task_metadata`` (kept across restarts)."""
         if self.request is not None:
-            return self.request.extra.get("task_metadata") or None
+            return self.request.task_metadata or None
         return self.meta
 
     def owner_key(self) -> str:

@@ -32,8 +32,6 @@ __all__ = ["CURRENT", "CallProgress", "for_request"]
 
 CURRENT: contextvars.ContextVar[CallProgress | None] = contextvars.ContextVar("nanohubmcp_call_progress", default=None)
 """The progress of the call running in this context (None outside calls)."""
-JOB_ID = "job_id"
-"""``RequestContext.extra`` key of the job a request runs as (its progress is stored with it)."""
 
 
 class CallProgress:
@@ -82,7 +80,7 @@ class CallProgress:
             bus.emit(
                 "call_progress", call_id=self.call_id, progress=progress, total=total, message=message, source=source
             )
-        job_id = self._request.extra.get(JOB_ID)
+        job_id = self._request.job_id
         if job_id is not None:  # a job's progress is kept with it (``%mcp jobs``, the lab panel)
             self._core.jobs.progress(job_id, progress, total, message)
         return True
@@ -107,7 +105,6 @@ class CallProgress:
 
 def for_request(core: ServerCore, request: RequestContext) -> CallProgress:
     """The request's :class:`CallProgress` (made on first use)."""
-    found = request.extra.get("progress")
-    if found is None:
-        found = request.extra["progress"] = CallProgress(core, request)
-    return found
+    if request.progress is None:
+        request.progress = CallProgress(core, request)
+    return request.progress

@@ -19,7 +19,10 @@ from ..protocol.jsonrpc import Message
 from .streams import OutboundStream
 
 if TYPE_CHECKING:
+    from .jobs import Job
+    from .modern.mrtr import Exchange
     from .principal import Principal
+    from .progress import CallProgress
     from .sessions import Session
 
 LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
@@ -81,6 +84,16 @@ class RequestContext:
             function minting one (``open_session(version) -> Session``); else None.
         opened_session: the session ``initialize`` minted through ``open_session``.
         argument_errors: this request's override of the server's ``argument_errors`` option.
+        progress: the call's progress reporter, once made (``server.progress.for_request``).
+        job_id: the id of the ``@async_tool`` job this request runs as (its progress is stored
+            with the job), else None.
+        task_job: the task a 2026-07-28 call runs as, once it became one; its input requests
+            then wait for ``tasks/update`` (tasks extension).
+        escalate: set while a 2026-07-28 call may still become a task: ``escalate(message)``
+            makes it one and answers whether it is one.
+        exchange: the multi round-trip state of a 2026-07-28 call (the answers its retry
+            carried, the input requests it may still ask).
+        task_metadata: what the function published with ``ctx.set_task_metadata``.
     """
 
     __slots__ = (
@@ -89,15 +102,20 @@ class RequestContext:
         "cancel_reason",
         "cancelled",
         "client_capabilities",
-        "extra",
+        "escalate",
+        "exchange",
+        "job_id",
         "loop",
         "message",
         "modern",
         "open_session",
         "opened_session",
         "principal",
+        "progress",
         "session",
         "stream",
+        "task_job",
+        "task_metadata",
         "version",
         "withdrawn",
     )
@@ -127,7 +145,12 @@ class RequestContext:
         self.cancel_reason: str | None = None
         self.withdrawn = False
         self._cancel_callbacks: list[Callable[[], None]] = []
-        self.extra: dict[str, Any] = {}
+        self.progress: CallProgress | None = None
+        self.job_id: str | None = None
+        self.task_job: Job | None = None
+        self.escalate: Callable[[str | None], bool] | None = None
+        self.exchange: Exchange | None = None
+        self.task_metadata: dict[str, Any] = {}
         self.open_session: Callable[[str], Session] | None = None
         self.opened_session: Session | None = None
         self.argument_errors: str | None = None
@@ -171,6 +194,12 @@ class RequestContext:
                 standalone.send(message)
                 return True
         return False
+
+    def go_on_as_task(self, message: str | None = None) -> bool:
+        """Turn the running call into a task if it may become one (loop thread); True when it is one."""
+        if self.task_job is not None:
+            return True
+        return bool(self.escalate(message)) if self.escalate is not None else False
 
     def on_cancel(self, callback: Callable[[], None]) -> None:
         """Run ``callback`` (on the loop thread) when the request is cancelled."""

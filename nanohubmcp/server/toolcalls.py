@@ -176,7 +176,7 @@ def start_job(core: ServerCore, request: RequestContext, tool: Tool, arguments: 
     job = core.jobs.create(tool.name, owner, principal=request.principal, arguments=arguments, as_task=as_task,
                            ttl=ttl, executor=runner.name, detached=runner.survives_restart)
     job.request = request
-    request.extra[progress.JOB_ID] = job.id
+    request.job_id = job.id
 
     async def work() -> None:
         try:

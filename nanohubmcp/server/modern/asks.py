@@ -24,15 +24,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ClientRequestError, MissingClientCapability
-from .mrtr import ELICIT, EXCHANGE, ROOTS, SAMPLE, InputRequired
+from .mrtr import ELICIT, ROOTS, SAMPLE, InputRequired
 from .state import state_for
 
 if TYPE_CHECKING:
     from ..core import ServerCore
     from ..request import RequestContext
 
-TASK_JOB = "modern.task_job"
-"""``RequestContext.extra`` key of the task a 2026-07-28 call runs as (once it became one)."""
 
 _CAPABILITY = {ELICIT: "elicitation", SAMPLE: "sampling", ROOTS: "roots"}
 
@@ -103,10 +101,10 @@ async def ask_many(core: ServerCore, request: RequestContext, requests: Mapping[
         raise MissingClientCapability(
             f"Missing required client capability: this call needs {', '.join(missing)}, which the request's "
             "clientCapabilities do not declare", {"requiredCapabilities": missing})
-    job = request.extra.get(TASK_JOB)
+    job = request.task_job
     if job is not None:
         return await state_for(core).task_inputs.ask(job, wire, timeout)
-    exchange = request.extra.get(EXCHANGE)
+    exchange = request.exchange
     if exchange is None or in_job:
         raise ClientRequestError(
             "this call cannot ask the client for input: it runs in the background without a task "
@@ -134,8 +132,8 @@ async def ask_one(core: ServerCore, request: RequestContext, method: str, params
     if not request.modern:
         return await core.client_requests.ask(request, method, params, timeout)
     if key is None:
-        exchange = request.extra.get(EXCHANGE)
-        job = request.extra.get(TASK_JOB)
+        exchange = request.exchange
+        job = request.task_job
         # MRTR keys count calls (the same on every retry); a task makes its own keys unique.
         key = exchange.next_key(method) if exchange is not None and job is None else method.split("/", 1)[0]
     answers = await ask_many(core, request, {key: {"method": method, "params": params or {}}}, timeout,

@@ -26,7 +26,6 @@ from .. import toolcalls
 from ..handlers import prompts as prompt_handlers
 from ..handlers import resources as resource_handlers
 from ..request import RequestContext
-from .asks import TASK_JOB
 from .discover import PRIVATE, with_cache_hints
 from .mrtr import InputRequired, begin
 from .state import state_for
@@ -63,7 +62,7 @@ async def tools_call(core: ServerCore, request: RequestContext, params: dict[str
                 job = toolcalls.start_job(core, request, tool, arguments, as_task=True)
             except JobLimitReached as exc:
                 raise InternalError(str(exc)) from None
-            request.extra[TASK_JOB] = job  # the job's asks wait for tasks/update
+            request.task_job = job  # the job's asks wait for tasks/update
             track(core, job)
             return create_task_result(job)
         return await toolcalls.start_job_result(core, request, tool, arguments)

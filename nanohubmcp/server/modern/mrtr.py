@@ -27,8 +27,6 @@ from .request_state import Binding, RequestStateCodec, arguments_digest
 if TYPE_CHECKING:
     from ..request import RequestContext
 
-EXCHANGE = "modern.exchange"
-"""``RequestContext.extra`` key of the request's :class:`Exchange`."""
 
 ELICIT = "elicitation/create"
 SAMPLE = "sampling/createMessage"
@@ -156,5 +154,5 @@ def begin(codec: RequestStateCodec, request: RequestContext, method: str, name: 
     if "requestState" in params:
         earlier = codec.verify(params["requestState"], binding)
     exchange = Exchange(codec, binding, earlier, responses)
-    request.extra[EXCHANGE] = exchange
+    request.exchange = exchange
     return exchange

@@ -29,7 +29,6 @@ from ...errors import InternalError, InvalidParams, MissingClientCapability, Reg
 from .. import jobs as jobmod
 from ..components import Tool
 from ..request import RequestContext
-from .asks import TASK_JOB
 from .discover import TASKS_EXTENSION
 from .state import state_for
 
@@ -39,8 +38,6 @@ if TYPE_CHECKING:
 TASK_SUPPORT = "task_support"
 """``Tool.extra`` key of a tool's task support."""
 SUPPORT_LEVELS = ("forbidden", "optional", "required")
-ESCALATE = "modern.escalate"
-"""``RequestContext.extra`` key of the function that turns a running call into a task."""
 
 
 def task_support(tool: Tool) -> str:
@@ -120,7 +117,7 @@ def enable_escalation(core: ServerCore, request: RequestContext, tool: Tool) -> 
     future: asyncio.Future[jobmod.Job] = request.loop.create_future()
 
     def escalate(message: str | None) -> bool:
-        if request.extra.get(TASK_JOB) is not None:
+        if request.task_job is not None:
             return True
         if future.done():
             return False
@@ -129,20 +126,12 @@ def enable_escalation(core: ServerCore, request: RequestContext, tool: Tool) -> 
         except jobmod.JobLimitReached:
             return False  # the call goes on as a plain call
         job.request = request
-        request.extra[TASK_JOB] = job  # from now on the call's asks wait for tasks/update
+        request.task_job = job  # from now on the call's asks wait for tasks/update
         future.set_result(job)
         return True
 
-    request.extra[ESCALATE] = escalate
+    request.escalate = escalate
     return future
-
-
-def start_task(request: RequestContext, message: str | None = None) -> bool:
-    """Turn the running call into a task if it may become one (loop thread); True when it is one."""
-    if request.extra.get(TASK_JOB) is not None:
-        return True
-    escalate = request.extra.get(ESCALATE)
-    return bool(escalate(message)) if escalate is not None else False
 
 
 def adopt(core: ServerCore, job: jobmod.Job, run: asyncio.Future[dict[str, Any]]) -> None:
