@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 from . import toolcalls
 from .dispatcher import Dispatcher, MethodTables
 from .handlers import lifecycle, prompts, resources, tasks, tools
-from .modern import calls, discover, listen, skills_api
+from .handlers import modern_calls as calls
+from .modern import discover, listen, skills_api
 from .modern import tasks as task_extension
 
 if TYPE_CHECKING:

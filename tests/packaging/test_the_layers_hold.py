@@ -1,6 +1,7 @@
 """The import-linter contracts in ``pyproject.toml`` hold: each layer imports only from the layers
-below it (protocol -> schema -> server -> transports -> nanohub -> facade -> jupyter -> cli), and
-the core (protocol, schema, server) imports no HTTP server, kernel or notebook library.
+below it (protocol -> schema -> server -> transports -> nanohub -> facade -> jupyter -> cli), no
+package's modules import each other in a cycle, and the core (protocol, schema, server) imports
+no HTTP server, kernel or notebook library.
 
 The same ``lint-imports`` a developer runs from the repository root, so a broken contract fails
 CI with import-linter's own report (which import, on which line).

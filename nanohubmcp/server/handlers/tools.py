@@ -1,5 +1,5 @@
 """``tools/list`` and ``tools/call`` of the handshake era (the 2026-07-28 ``tools/call`` is in
-``modern.calls``); both run tools through :mod:`nanohubmcp.server.toolcalls`.
+``handlers.modern_calls``); both run tools through :mod:`nanohubmcp.server.toolcalls`.
 """
 
 from __future__ import annotations

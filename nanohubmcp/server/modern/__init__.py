@@ -5,7 +5,8 @@ Modules, one concern each:
 - :mod:`.discover`: ``server/discover``, capabilities with extensions, caching hints;
 - :mod:`.mrtr` and :mod:`.request_state`: multi round-trip requests, signed ``requestState``;
 - :mod:`.asks`: how ``ctx.elicit``/``sample``/``list_roots``/``ask`` reach the client per era;
-- :mod:`.calls`: ``tools/call``, ``prompts/get``, ``resources/read`` with MRTR and tasks;
+- ``server.handlers.modern_calls`` (a handler module, above this package): ``tools/call``,
+  ``prompts/get``, ``resources/read`` with MRTR and tasks, built on the modules here;
 - :mod:`.tasks` and :mod:`.task_inputs`: the ``io.modelcontextprotocol/tasks`` extension;
 - :mod:`.listen`: ``subscriptions/listen``;
 - :mod:`.headers`: ``x-mcp-header`` tool parameters and header value decoding;

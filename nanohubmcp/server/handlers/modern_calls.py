@@ -4,8 +4,8 @@ They run the same functions as in the handshake era; what differs is around them
 
 - a function that asks for input it does not have yet ends the call with an
   ``input_required`` result (multi round-trip); the retry carries the answers and a signed
-  ``requestState`` (see :mod:`.mrtr`);
-- ``tools/call`` may answer with a task handle (see :mod:`.tasks`): an ``@async_tool``
+  ``requestState`` (see :mod:`..modern.mrtr`);
+- ``tools/call`` may answer with a task handle (see :mod:`..modern.tasks`): an ``@async_tool``
   called with the tasks extension becomes a task at once, other task-capable tools when
   they call ``ctx.start_task()``;
 - a tool whose task support is ``"required"`` refuses a client without the tasks extension
@@ -23,13 +23,10 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import InternalError, InvalidArguments, JobLimitReached
 from .. import toolcalls
-from ..handlers import prompts as prompt_handlers
-from ..handlers import resources as resource_handlers
-from ..request import RequestContext
-from .discover import PRIVATE, with_cache_hints
-from .mrtr import InputRequired, begin
-from .state import state_for
-from .tasks import (
+from ..modern.discover import PRIVATE, with_cache_hints
+from ..modern.mrtr import InputRequired, begin
+from ..modern.state import state_for
+from ..modern.tasks import (
     adopt,
     create_task_result,
     enable_escalation,
@@ -38,6 +35,9 @@ from .tasks import (
     task_support,
     track,
 )
+from ..request import RequestContext
+from . import prompts as prompt_handlers
+from . import resources as resource_handlers
 
 if TYPE_CHECKING:
     from ..core import ServerCore
