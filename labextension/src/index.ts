@@ -11,10 +11,9 @@ import {
 } from '@jupyterlab/application';
 import { ICommandPalette } from '@jupyterlab/apputils';
 import { PageConfig } from '@jupyterlab/coreutils';
-import { INotebookTracker, NotebookPanel } from '@jupyterlab/notebook';
+import { INotebookTracker } from '@jupyterlab/notebook';
 
 import { mcpIcon } from './icon';
-import { watchAnnouncements } from './link';
 import { MCPPanel } from './panel';
 
 const PANEL_ID = 'nanohub-mcp-panel';
@@ -47,10 +46,6 @@ const plugin: JupyterFrontEndPlugin<void> = {
     const follow = () => panel.follow(tracker.currentWidget);
     tracker.currentChanged.connect(follow);
     follow();
-    const watch = (notebook: NotebookPanel) =>
-      watchAnnouncements(notebook.sessionContext, kernel => panel.announced(kernel));
-    tracker.forEach(watch);
-    tracker.widgetAdded.connect((_, notebook) => watch(notebook));
 
     app.commands.addCommand(CommandIDs.show, {
       label: 'Show the MCP Server Panel',

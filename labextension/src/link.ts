@@ -3,10 +3,12 @@
  *
  * Handshake (see `nanohubmcp/jupyter/comm.py`): the link opens a comm to the
  * kernel once the kernel is ready. Without `%load_ext nanohubmcp` the kernel
- * closes it at once ("not loaded"). On every load the kernel announces itself by
- * opening (and at once closing) a comm to the same target, which
- * {@link watchAnnouncements} receives; the link then opens its own. After a kernel restart the link opens a new comm once the new kernel
- * answers a kernel_info request.
+ * closes it at once ("not loaded"). While not loaded, the link reads the code
+ * the kernel runs (iopub `execute_input`): after a cell that mentions
+ * nanohubmcp, `MCPServer` or `.run(` finishes, it opens a comm again. The kernel
+ * never opens a comm itself, so front ends without this panel (classic
+ * Notebook, VS Code) see nothing. After a kernel restart the link opens a new
+ * comm once the new kernel answers a kernel_info request.
  */
 import { ISessionContext } from '@jupyterlab/apputils';
 import { Kernel, KernelMessage } from '@jupyterlab/services';
@@ -30,6 +32,9 @@ export type LinkState =
   | 'not-loaded'
   | 'restarting'
   | 'connected';
+
+/** Code that may load the kernel side of the panel (or start a server it follows). */
+const LOADS = /nanohubmcp|MCPServer|\.run\(/;
 
 function delay(ms: number): Promise<void> {
   return new Promise(resolve => window.setTimeout(resolve, ms));
@@ -133,9 +138,12 @@ export class KernelLink {
         }
       }
     }
+    this._kernel?.iopubMessage.disconnect(this._onIopub, this);
     this._comm = null;
     this._restarted = false;
+    this._loadPending = false;
     this._kernel = kernel;
+    kernel?.iopubMessage.connect(this._onIopub, this);
     if (!kernel) {
       this._setState(this._context ? 'no-kernel' : 'no-notebook');
       return;
@@ -144,12 +152,32 @@ export class KernelLink {
     void this._open();
   }
 
+  /** Open the comm again when none is open (the panel's refresh button). */
+  retry(): void {
+    if (this._kernel && (!this._comm || this._comm.isDisposed)) {
+      void this._open();
+    }
+  }
+
   /**
-   * `kernel` announced a `%load_ext nanohubmcp` (see {@link watchAnnouncements}):
-   * open our own comm when it is the followed kernel and none is open.
+   * While no comm is open: a cell that may have loaded nanohubmcp (or started a
+   * `server.run()` server) has run once the kernel is idle again; open a comm then.
    */
-  announced(kernel: Kernel.IKernelConnection): void {
-    if (kernel === this._kernel && (!this._comm || this._comm.isDisposed)) {
+  private _onIopub(kernel: Kernel.IKernelConnection, msg: KernelMessage.IIOPubMessage): void {
+    if (kernel !== this._kernel || (this._comm && !this._comm.isDisposed)) {
+      return;
+    }
+    if (msg.header.msg_type === 'execute_input') {
+      const code = String((msg.content as { code?: string }).code ?? '');
+      if (LOADS.test(code)) {
+        this._loadPending = true;
+      }
+    } else if (
+      this._loadPending &&
+      msg.header.msg_type === 'status' &&
+      (msg.content as { execution_state?: string }).execution_state === 'idle'
+    ) {
+      this._loadPending = false;
       void this._open();
     }
   }
@@ -239,24 +267,8 @@ export class KernelLink {
   private _kernel: Kernel.IKernelConnection | null = null;
   private _comm: Kernel.IComm | null = null;
   private _restarted = false;
+  private _loadPending = false;
   private _state: LinkState = 'no-notebook';
   private _messageReceived = new Signal<this, PanelMessage>(this);
   private _stateChanged = new Signal<this, LinkState>(this);
-}
-
-/**
- * Accept the kernel's load announcements on every notebook's kernel (not only
- * the followed one, so that no kernel sees its announcement refused) and hand
- * them to `onAnnounce`.
- */
-export function watchAnnouncements(
-  context: ISessionContext,
-  onAnnounce: (kernel: Kernel.IKernelConnection) => void
-): void {
-  const register = (kernel: Kernel.IKernelConnection | null | undefined) => {
-    // The kernel closes the announcing comm itself: nothing to keep.
-    kernel?.registerCommTarget(TARGET, () => onAnnounce(kernel));
-  };
-  register(context.session?.kernel);
-  context.kernelChanged.connect((_, change) => register(change.newValue));
 }

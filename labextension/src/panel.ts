@@ -7,7 +7,6 @@
  */
 import { Clipboard } from '@jupyterlab/apputils';
 import { NotebookPanel } from '@jupyterlab/notebook';
-import { Kernel } from '@jupyterlab/services';
 import { refreshIcon } from '@jupyterlab/ui-components';
 import { Widget } from '@lumino/widgets';
 
@@ -95,14 +94,11 @@ export class MCPPanel extends Widget {
     this._render();
   }
 
-  /** A kernel announced `%load_ext nanohubmcp` (ignored unless it is the followed one). */
-  announced(kernel: Kernel.IKernelConnection): void {
-    this._link.announced(kernel);
-  }
-
   /** Ask the kernel for a full snapshot again. */
   refresh(): void {
-    this._link.send({ type: 'refresh' });
+    if (!this._link.send({ type: 'refresh' })) {
+      this._link.retry(); // not connected: perhaps nanohubmcp was loaded by code the panel did not see
+    }
   }
 
   dispose(): void {

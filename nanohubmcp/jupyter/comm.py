@@ -25,9 +25,10 @@ Handshake:
 - the **panel opens** a comm to ``nanohubmcp`` when it attaches to a kernel. Before the first
   ``%load_ext`` or ``server.run()`` no target is registered: ipykernel closes the comm at once
   and the panel shows "not loaded";
-- the **kernel announces** itself on every load, and on every ``server.run()`` the panel then
-  follows, by opening a comm to the same target and closing it at once (no state kept); a panel
-  that hears it opens its own comm (one that has a comm open already ignores it).
+- the kernel never opens a comm itself: a front end without the panel (classic Notebook, VS
+  Code) would report a comm target it does not know. Instead the panel, while "not loaded",
+  opens its comm again after a cell that mentions nanohubmcp, ``MCPServer`` or ``.run(`` has
+  run (and on its refresh button); a panel with a comm open gets every change on it.
 
 Kernel → panel messages (``status``, ``components``, ``calls``, ``jobs``) are shaped in
 :mod:`.panel_messages`, which documents them.
@@ -98,7 +99,7 @@ def link(shell: Any, session: Any) -> PanelLink | None:
     """Serve the panel for ``session`` (a ``KernelSession``) in the kernel behind ``shell``.
 
     Registers the comm target on first use, re-binds open panels to ``session`` (also after
-    ``%reload_ext``, or from a ``server.run()`` server), and announces the load to any panel.
+    ``%reload_ext``, or from a ``server.run()`` server).
     Returns the link, or None outside a kernel or when ``comm`` is unusable (then nothing was
     changed).
     """
@@ -106,7 +107,6 @@ def link(shell: Any, session: Any) -> PanelLink | None:
     if panel is None:
         return None
     panel.bind(session)
-    panel.announce()
     return panel
 
 
@@ -126,15 +126,14 @@ def follow(shell: Any, served: Any) -> PanelLink | None:
     """Show ``served`` (a ``kernel_server.Served``: ``.server``, ``.status()``) when no session leads.
 
     Called by ``server.run()`` in a kernel: registers the comm target on first use and, unless
-    a ``%load_ext`` session is followed, re-binds open panels to ``served`` and announces it to
-    any panel. Subscribes to nothing while no panel listens. Returns the link, or None outside
-    a kernel or when ``comm`` is unusable.
+    a ``%load_ext`` session is followed, re-binds open panels to ``served``. Subscribes to
+    nothing while no panel listens. Returns the link, or None outside a kernel or when ``comm``
+    is unusable.
     """
     panel = _panel(shell)
     if panel is None:
         return None
-    if panel.offer(served):
-        panel.announce()
+    panel.offer(served)
     return panel
 
 
@@ -173,15 +172,6 @@ class PanelLink:
         from comm import get_comm_manager
 
         get_comm_manager().register_target(TARGET, self._on_open)
-
-    def announce(self) -> None:
-        """Tell listening panels the extension (re)loaded: open a comm to them and close it."""
-        try:
-            from comm import create_comm
-
-            create_comm(target_name=TARGET, data={"type": "hello"}).close()
-        except Exception:
-            log.debug("nanohubmcp: could not announce to the panel", exc_info=True)
 
     @property
     def listening(self) -> bool:
