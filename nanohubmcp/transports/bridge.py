@@ -215,6 +215,50 @@ class Exchange(httputil.HTTPMessageDelegate):
         return self
 
 
+class ResponseStream:
+    """The SSE events answering one POSTed request, and their resumption.
+
+    A server may end a request's SSE response before the response itself and let the client
+    resume it: a GET with ``Last-Event-ID`` (MCP 2025-11-25, Transports § Resumability, SEP-1699).
+    The bridge does that for its client, which knows nothing of HTTP.
+    """
+
+    def __init__(self, bridge: Bridge, request_id: Any) -> None:
+        self.bridge = bridge
+        self.request_id = request_id
+        self.last_id: str | None = None
+        self.retry = RECONNECT_SECONDS
+        self.answered = request_id is None  # a notification waits for nothing
+
+    def relay(self, event: dict[str, str]) -> None:
+        if event.get("id"):
+            self.last_id = event["id"]
+        if event.get("retry", "").isdigit():
+            self.retry = int(event["retry"]) / 1000
+        message = self.bridge.relay_event(event)
+        if isinstance(message, dict) and "method" not in message and message.get("id") == self.request_id:
+            self.answered = True
+
+    async def resume(self, headers: dict[str, str]) -> None:
+        """GET the rest of the stream until the response came (or the server cannot resume it)."""
+        bridge = self.bridge
+        for _ in range(MAX_RECONNECTS):
+            if self.answered or not self.last_id or not bridge.session_id:
+                break
+            await asyncio.sleep(self.retry)
+            sent = {name: value for name, value in headers.items() if name != "Content-Type"}
+            sent.update(
+                {"Accept": "text/event-stream", "Last-Event-ID": self.last_id, MCP_SESSION_ID_HEADER: bridge.session_id}
+            )
+            exchange = await Exchange(self.relay).run("GET", bridge.options.url, sent)
+            if exchange.status != 200:
+                break
+        if not self.answered:
+            bridge.fail(
+                self.request_id, "the server ended the response stream before answering and it could not be resumed"
+            )
+
+
 class Bridge:
     """Relays one stdio client to one server URL (see the module docstring)."""
 
@@ -309,7 +353,8 @@ class Bridge:
                 headers[MCP_SESSION_ID_HEADER] = self.session_id
             if self.version:
                 headers[MCP_PROTOCOL_VERSION_HEADER] = self.version
-        exchange = Exchange(lambda event: self._event(event))
+        stream = ResponseStream(self, request_id)
+        exchange = Exchange(stream.relay)
         if modern is not None and request_id is not None:
             self.open[request_id] = exchange
         try:
@@ -324,6 +369,8 @@ class Bridge:
             await self.post_legacy(body, request_id)
             return
         self._answer(exchange, request_id)
+        if exchange.is_sse and exchange.status == 200 and not stream.answered:
+            await stream.resume(headers)
         if exchange.status == 200 and message.get("method") == "initialize":
             self.session_id = exchange.headers.get(MCP_SESSION_ID_HEADER) or None
             if self.session_id:
@@ -358,14 +405,18 @@ class Bridge:
             f"HTTP {exchange.status} {exchange.reason} from {self.options.url}" + (f": {snippet}" if snippet else ""),
         )
 
-    def _event(self, event: dict[str, str]) -> None:
+    def relay_event(self, event: dict[str, str]) -> Any:
+        """Relay one SSE event's message to the client; returns the message (None for none)."""
         data = event.get("data")
         if not data or event.get("event", "message") != "message":
-            return
+            return None
         try:
-            self.emit(json.loads(data))
+            message = json.loads(data)
         except ValueError:
             log.warning("the server sent an event that is not JSON: %.200s", data)
+            return None
+        self.emit(message)
+        return message
 
     # -- 2026-07-28 requests --------------------------------------------------------------
     def _modern_headers(self, message: Any) -> dict[str, str] | None:
@@ -415,7 +466,7 @@ class Bridge:
                     last_id = event["id"]
                 if event.get("retry", "").isdigit():
                     retry = int(event["retry"]) / 1000
-                self._event(event)
+                self.relay_event(event)
 
             headers = {**self.options.headers, "Accept": "text/event-stream", MCP_SESSION_ID_HEADER: self.session_id}
             if self.version:
@@ -450,7 +501,7 @@ class Bridge:
                 if not found.done():
                     found.set_result(urljoin(self.options.url, event.get("data", "").strip()))
                 return
-            self._event(event)
+            self.relay_event(event)
 
         exchange = self.standalone = Exchange(on_event)
         headers = {**self.options.headers, "Accept": "text/event-stream"}

@@ -60,6 +60,14 @@ def wait(ctx: Context, seconds: float = 30.0) -> str:
 
 
 @server.tool()
+def paced(ctx: Context) -> str:
+    """End the call's SSE response early (the client resumes it), then answer."""
+    ctx.report_progress(1, 2, "before the break")
+    ctx.close_stream()
+    return "resumed"
+
+
+@server.tool()
 def era(ctx: Context) -> str:
     """The protocol version of this call."""
     return ctx.protocol_version

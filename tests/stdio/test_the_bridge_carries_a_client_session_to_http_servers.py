@@ -48,6 +48,19 @@ async def test_the_official_client_gets_its_session_through_the_bridge(endpoint:
             await drive(session)
 
 
+async def test_a_response_stream_the_server_ends_early_is_resumed_by_the_bridge() -> None:
+    with served(FEATURES_APP) as url:
+        async with official_client(bridge_command(url + "mcp")) as session:
+            progress: list[float] = []
+
+            async def on_progress(value: float, total: float | None, message: str | None) -> None:
+                progress.append(value)
+
+            result = await session.call_tool("paced", {}, progress_callback=on_progress)
+            assert result.content[0].text == "resumed"
+            assert progress == [1]
+
+
 async def test_change_notifications_reach_the_client_through_the_get_stream() -> None:
     from nanohubmcp.nanohub.child import load_app
 
