@@ -172,3 +172,38 @@ def test_a_dask_job_running_at_kill_9_is_taken_back_with_its_result(cluster: Any
     finally:
         second.stop()
     assert stored_status(state, job_id)[0] == "completed"
+
+
+def test_without_a_scheduler_a_local_cluster_starts_on_first_use_and_stops_with_the_server(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+    import sys
+
+    monkeypatch.delenv("DASK_SCHEDULER_ADDRESS", raising=False)
+    # Choosing the executor imports nothing of Dask; the first job does.
+    lazy = subprocess.run(
+        [sys.executable, "-c", "import sys; from nanohubmcp import MCPServer; MCPServer('x', job_executor='dask'); "
+         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')))"],
+        capture_output=True, text=True, timeout=60, check=True)
+    assert lazy.stdout.strip() == "[]"
+
+    server = build(tmp_path, job_executor="dask")
+    with serve(server) as url:
+        routes = Routes(int(url.rsplit(":", 1)[1].strip("/")))
+        status, body = routes.rest_start("simulate", {"steps": 1})
+        assert status == 202, body
+        answer = wait_until(lambda: (routes.rest_poll(body["job_id"])[1] or {}).get("result"), "the job")
+        runner = server.core.runner_for("dask")
+        assert runner._cluster is not None  # the executor's own LocalCluster
+    pid = answer["pid"]
+    assert pid != os.getpid()
+    assert runner._cluster is None
+
+    def gone() -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        return False
+
+    wait_until(gone, "the local cluster's worker process to end")
