@@ -32,7 +32,7 @@ import asyncio
 import sys
 import warnings
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import serving
 from .auth.verifiers import resolve as resolve_auth
@@ -50,6 +50,9 @@ from .server.modern.tool_options import apply_tool_options
 from .server.principal import TOOL_SCOPES, parse_scopes
 from .server.result_store import DEFAULT_MAX_INLINE_BYTES
 from .server.toolcalls import JOB_EXECUTOR, job_result_tool
+
+if TYPE_CHECKING:
+    from .transports.runner import Runner
 
 DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
 
@@ -153,7 +156,7 @@ class MCPServer:
             max_job_result_bytes=max_job_result_bytes, job_executor=job_executor, dask_address=dask_address)
         install(self.core)
         modern_state.configure(self.core, state_secret=state_secret)
-        self._runner: Any = None
+        self._runner: Runner | None = None
         self.public_url: str | None = None
         self.auth = auth
         if auth is not None:

@@ -11,9 +11,12 @@ import ipaddress
 import logging
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from .transports.runner import Runner
 
 log = logging.getLogger("nanohubmcp")
 
@@ -43,7 +46,7 @@ def serve_stdio(server: Any) -> None:
 
 def make_runner(server: Any, host: str, port: int | None, path_prefix: str, public_url: str | None,
                 allowed_origins: Any, max_request_bytes: int, compat: dict[str, Any], *,
-                token: str | None = None) -> Any:
+                token: str | None = None) -> Runner:
     """A transports ``Runner`` for ``server`` (nothing is bound yet).
 
     Logs a warning when ``host`` is not a loopback address and no authorization is configured.

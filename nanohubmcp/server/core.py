@@ -28,6 +28,7 @@ from .workers import WorkerPool
 
 if TYPE_CHECKING:
     from .dispatcher import Dispatcher
+    from .request import RequestContext
 
 ARGUMENT_ERRORS = ("auto", "protocol", "tool")
 
@@ -143,7 +144,7 @@ class ServerCore:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.notifier: Notifier | None = None
         self.completers: dict[tuple[str, str, str], Any] = {}
-        self.in_flight: set[Any] = set()  # RequestContexts being served (loop thread only)
+        self.in_flight: set[RequestContext] = set()  # being served (loop thread only)
 
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
         """Serve on ``loop``: change notifications are delivered there from now on.

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .jobs import JobStore
+    from .request import RequestContext
 
 __all__ = ["Job", "subject_of", "task_fields"]
 
@@ -56,7 +57,7 @@ class Job:
     error: dict[str, Any] | None = None
     ttl: float = DEFAULT_TTL_SECONDS
     finished_at: float | None = None
-    request: Any = None
+    request: RequestContext | None = None
     as_task: bool = False
     task: asyncio.Task[Any] | None = None
     done: asyncio.Event = field(default_factory=asyncio.Event)
