@@ -505,7 +505,7 @@ class MCPServer:
         self._runner = runner
         self.public_url = public_url
         if not quiet:
-            runner.on_ready = lambda: print(serving.banner(self, host), flush=True)
+            runner.on_ready = lambda: print(serving.banner(self, host, runner.config.auth), flush=True)
         try:
             runner.serve_forever()
         except ConfigurationError as exc:  # a busy port, say: one line when nobody catches it
@@ -538,7 +538,7 @@ class MCPServer:
             raise ConfigurationError('loop must be "thread" or "current"')
         self._runner = runner
         if not quiet:
-            print(serving.banner(self, host), flush=True)
+            print(serving.banner(self, host, runner.config.auth), flush=True)
         return self
 
     def stop(self) -> None:

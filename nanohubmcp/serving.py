@@ -122,8 +122,9 @@ def in_kernel() -> bool:
     return shell is not None and getattr(shell, "kernel", None) is not None
 
 
-def banner(server: Any, host: str) -> str:
-    """The startup text: address, counts and every endpoint's public URL."""
+def banner(server: Any, host: str, auth: Any = None) -> str:
+    """The startup text: address, counts, every endpoint's public URL and, with ``auth`` (the
+    verifier serving), how clients authenticate."""
     base = server.url or ""
     reg = server.core.registry
     lines = [
@@ -138,6 +139,11 @@ def banner(server: Any, host: str) -> str:
         f"  MCP discovery:        {base}.well-known/mcp.json",
         f"  Direct tool calls:    {base}tools/<name>",
     ]
+    if auth is not None:
+        lines += [
+            "Authorization: every request sends 'Authorization: Bearer <token>'",
+            f"  Resource metadata:    {base}.well-known/oauth-protected-resource",
+        ]
     return "\n".join(lines)
 
 

@@ -45,7 +45,7 @@ def metadata_url(base: str) -> str:
     return f"{base}{METADATA_PATH}"
 
 
-def metadata_document(verifier: Any, base: str, suffix: str = "") -> dict[str, Any]:
+def metadata_document(verifier: Any, base: str, suffix: str = "", name: str | None = None) -> dict[str, Any]:
     """The RFC 9728 § 2 document: ``resource`` (required), where tokens come from, scopes.
 
     ``suffix`` is the path after the well-known name (the path-aware form, RFC 9728 § 3.1):
@@ -63,6 +63,7 @@ def metadata_document(verifier: Any, base: str, suffix: str = "") -> dict[str, A
             resource += suffix
     document: dict[str, Any] = {
         "resource": resource,
+        **({"resource_name": name} if name else {}),
         "bearer_methods_supported": ["header"],
     }
     servers = getattr(verifier, "authorization_servers", None)

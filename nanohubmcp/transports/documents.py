@@ -102,7 +102,7 @@ class ProtectedResourceHandler(PlainErrors, BaseHandler):
             self.fail(404, MethodNotFound("This server has no authorization configured"))
             return
         self.set_header("Cache-Control", "max-age=300")
-        self.send_json(200, auth.metadata_document(self.config.auth, self.public_base(), suffix or ""))
+        self.send_json(200, auth.metadata_document(self.config.auth, self.public_base(), suffix or "", self.core.name))
 
 
 class NotFoundHandler(PlainErrors, BaseHandler):

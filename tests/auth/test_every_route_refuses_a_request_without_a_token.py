@@ -218,3 +218,30 @@ def test_a_session_belongs_to_the_principal_that_opened_it() -> None:
         assert status == 404, raw  # as if it did not exist: bob learns nothing about alice's session
         assert request(base, "DELETE", "/mcp", None, bob)[0] == 404
         assert request(base, "POST", "/mcp", ping, {**alice, "Mcp-Session-Id": sid})[0] == 200
+
+
+def test_the_metadata_names_the_server(url: str) -> None:
+    _, _, raw = request(url, "GET", "/.well-known/oauth-protected-resource")
+    assert json.loads(raw)["resource_name"] == "guarded"  # RFC 9728 § 2, human-readable
+
+
+def test_a_script_with_mcp_token_says_how_clients_authenticate() -> None:
+    import os
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent("""
+        import threading
+        from nanohubmcp import MCPServer
+        server = MCPServer("banner")
+        threading.Timer(0.5, server.stop).start()
+        server.run(port=0)
+    """)
+    env = {**os.environ, "MCP_TOKEN": "banner-token"}
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=env, check=True
+    )
+    assert "Authorization: every request sends 'Authorization: Bearer <token>'" in done.stdout
+    assert "/.well-known/oauth-protected-resource" in done.stdout
+    assert "banner-token" not in done.stdout  # the banner never prints the secret
