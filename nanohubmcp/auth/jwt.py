@@ -93,7 +93,7 @@ class JWTVerifier:
         self._resource: str | None = None
         self._key = key
         self._keys: dict[str | None, Any] = {}
-        self._fetched = 0.0
+        self._fetched = float("-inf")
         self._fetch_lock = threading.Lock()
 
     @property
@@ -192,7 +192,7 @@ class JWTVerifier:
             key = self._cached_key(kid)
             if key is not None:
                 return key
-            if time.monotonic() - self._fetched > REFETCH_SECONDS or not self._keys:
+            if time.monotonic() - self._fetched > REFETCH_SECONDS:  # failures too: no fetch flood
                 self._keys = self._fetch()
                 self._fetched = time.monotonic()
             return self._cached_key(kid)

@@ -170,3 +170,16 @@ def test_a_jwt_for_the_mcp_endpoint_is_accepted_like_one_for_the_server(issuer: 
     with serve(server) as url:
         assert post_initialize(url, issuer.mint(url + "mcp")) == 200  # the path-aware metadata's resource
         assert post_initialize(url, issuer.mint(url + "other")) == 401
+
+
+def test_an_unreachable_key_set_refuses_tokens_with_401_and_is_not_fetched_per_request(issuer: Issuer) -> None:
+    token_issuer = issuer
+    verifier = JWTVerifier(issuer=token_issuer.url, jwks_url=token_issuer.jwks_url)
+    server = whoami_server(auth=verifier)
+    with serve(server) as url:
+        token = token_issuer.mint(url.rstrip("/"))
+        token_issuer.jwks = {"keys": []}  # the issuer's key set is empty (rotated away, misconfigured)
+        assert post_initialize(url, token) == 401
+        assert post_initialize(url, token) == 401
+        assert post_initialize(url, token) == 401
+    assert token_issuer.fetches == 1  # refetched at most every 10 s, not per request
