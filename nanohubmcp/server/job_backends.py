@@ -158,7 +158,9 @@ class SQLiteBackend:
         weakref.finalize(self, self._db.close)
         self._lock = threading.Lock()
         with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
+            # A network file system cannot do WAL (SQLite needs shared memory there): SQLite then keeps
+            # its rollback journal, which works anywhere a single server uses the file.
+            self.journal = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SCHEMA)
 

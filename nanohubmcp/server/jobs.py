@@ -119,9 +119,16 @@ class JobStore:
                 self._backend = MemoryBackend()
             else:
                 directory = self.directory
-                self._backend = SQLiteBackend(directory)
-                self._runners = RunnerLocks(directory)
-                self._runners.claim(self.runner)
+                try:
+                    self._backend = SQLiteBackend(directory)
+                    self._runners = RunnerLocks(directory)
+                    self._runners.claim(self.runner)
+                except (OSError, sqlite3.Error) as exc:  # unwritable, not a directory, a broken file...
+                    log.warning("cannot keep jobs in %s (%s): they are kept in memory and lost when the server "
+                                "stops; set state_dir= (NANOHUBMCP_STATE_DIR) to a writable directory", directory, exc)
+                    self.kind = "memory"
+                    self._backend = MemoryBackend()
+                    return self._backend
                 self.recover()
         return self._backend
 

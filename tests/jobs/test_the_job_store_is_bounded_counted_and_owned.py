@@ -173,3 +173,23 @@ def test_the_default_state_dir_follows_the_documented_order(monkeypatch: pytest.
     monkeypatch.delenv("SESSIONDIR")
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     assert resolve_state_dir("calc") == str(tmp_path / "data" / "nanohubmcp" / "calc")
+
+
+def test_an_unusable_state_dir_keeps_jobs_in_memory_and_says_so(tmp_path: Path,
+                                                                 caplog: pytest.LogCaptureFixture) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    store = jobmod.JobStore(name="fallback", state_dir=blocker / "state")
+    with caplog.at_level("WARNING", logger="nanohubmcp.jobs"):
+        job = store.create("work", None)
+    job.finish(jobmod.COMPLETED, result={"content": []})
+    assert store.get(job.id, None) is job
+    assert store.persistent is False
+    assert "cannot keep jobs in" in caplog.text
+    assert "NANOHUBMCP_STATE_DIR" in caplog.text
+
+
+def test_the_store_uses_wal_on_a_local_disk(tmp_path: Path) -> None:
+    store = jobmod.JobStore(name="wal", state_dir=tmp_path)
+    store.create("work", None)
+    assert store.backend.journal == "wal"

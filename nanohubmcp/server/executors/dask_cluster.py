@@ -98,7 +98,7 @@ class DaskJobExecutor(JobExecutor):
                 if address:
                     self._client = Client(address, set_as_default=False, timeout=30)
                 else:
-                    self._cluster = LocalCluster(processes=True, dashboard_address=None)
+                    self._cluster = LocalCluster(processes=True, dashboard_address=":0")  # any free port
                     self._client = Client(self._cluster, set_as_default=False)
             return self._client
 
