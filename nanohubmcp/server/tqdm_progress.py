@@ -7,7 +7,8 @@ threads or processes). :func:`watch` installs :class:`_ReportingLock`, which pas
 acquire and release to the lock it replaces and, when a bar lets go of it:
 
 - claims each bar it has not seen before for the call running in the creating thread
-  (:data:`.progress.CURRENT`; bars made outside calls are left alone), and
+  (:data:`.progress.CURRENT`; bars made outside calls, or under a lock of their own, are left
+  alone), and
 - for a claimed bar whose count moved, reports ``bar.n`` / ``bar.total`` to its call.
 
 So each redraw of a bar (tqdm rate-limits them: ``mininterval``, 0.1 s by default) is one
@@ -124,7 +125,10 @@ class _ReportingLock:
                 continue
             self._seen.add(bar)
             tracker = CURRENT.get()
-            if tracker is not None and not tracker.finished:
+            # Only a bar still being made (no count yet) is this thread's own: its creator holds the
+            # lock from adding it to tqdm's instances until this release. A bar first seen later
+            # was made under another lock, by a thread that may serve another call (or none).
+            if tracker is not None and not tracker.finished and not hasattr(bar, "n"):
                 feed = self._feeds.get(tracker)
                 if feed is None:
                     feed = self._feeds[tracker] = _Feed(tracker)
