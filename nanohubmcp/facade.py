@@ -38,7 +38,7 @@ from . import serving
 from .auth.verifiers import resolve as resolve_auth
 from .decorators import marked
 from .errors import ConfigurationError, RegistrationError, RegistrationWarning
-from .server import direct, registration_checks
+from .server import apps, direct, registration_checks
 from .server.components import Prompt, Resource, ResourceTemplate, Tool, make_resource
 from .server.context import Context
 from .server.core import ServerCore
@@ -187,6 +187,10 @@ class MCPServer:
         x_mcp_headers, task_support = options.pop("x_mcp_headers", None), options.pop("task_support", None)
         scopes = options.pop("scopes", None)
         executor = options.pop("executor", None)
+        view, visibility = options.pop("view", None), options.pop("view_visibility", None)
+        if view is not None:
+            who = f"tool {options.get('name') or getattr(fn, '__name__', fn)!r}"
+            options["meta"] = apps.tool_view_meta(options.get("meta"), view, who, visibility)
         tool = Tool.from_function(fn, background=background, context_types=(Context,), **options)
         tool = apply_tool_options(tool, x_mcp_headers=x_mcp_headers, task_support=task_support)
         if scopes:
@@ -217,7 +221,8 @@ class MCPServer:
              input_schema: dict[str, Any] | None = None, output_schema: dict[str, Any] | None = None,
              annotations: dict[str, Any] | None = None, title: str | None = None,
              icons: list[dict[str, Any]] | None = None, x_mcp_headers: dict[str, str] | None = None,
-             task_support: str | None = None, scopes: Any = None) -> Any:
+             task_support: str | None = None, scopes: Any = None, view: str | None = None,
+             view_visibility: Any = None) -> Any:
         """Decorator: register a function as an MCP tool. Usable bare (``@server.tool``) or called.
 
         The name defaults to the function's, the description to its docstring (without the
@@ -240,13 +245,18 @@ class MCPServer:
             scopes: OAuth scopes a caller's token must carry to call the tool (a list, or a
                 space-separated string); others get HTTP 403 ``insufficient_scope``. Checked
                 only when the server has authorization configured.
+            view: the ``ui://`` URI of a view (see :meth:`app_view`) that shows this tool's
+                result: the definition gets ``_meta.ui.resourceUri`` (MCP Apps, SEP-1865).
+            view_visibility: ``["model", "app"]`` (host default), ``["app"]`` for a tool only the
+                view calls, ``["model"]`` for one the view may not call.
         Raises:
             RegistrationError: at decoration time, naming the tool.
         """
         options = {"name": name, "description": description, "tags": tags, "meta": meta,
                    "input_schema": input_schema, "output_schema": output_schema,
                    "annotations": annotations, "title": title, "icons": icons,
-                   "x_mcp_headers": x_mcp_headers, "task_support": task_support, "scopes": scopes}
+                   "x_mcp_headers": x_mcp_headers, "task_support": task_support, "scopes": scopes,
+                   "view": view, "view_visibility": view_visibility}
         if fn is not None:
             self.add_tool(fn, **options)
             return fn
@@ -307,6 +317,57 @@ class MCPServer:
 
         def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
             self.add_resource(func, uri, **options)
+            return func
+
+        return decorate
+
+    def add_app_view(self, uri: str, html: Any, *, name: str | None = None, description: str | None = None,
+                     title: str | None = None, csp: Any = None, domain: str | None = None,
+                     permissions: Any = None, prefers_border: bool | None = None) -> Resource:
+        """Register a view (MCP Apps): ``html`` served at ``uri`` as ``text/html;profile=mcp-app``.
+
+        Args:
+            uri: ``ui://...``; a tool shows its result there with ``@server.tool(view=uri)``.
+            html: an HTML string, an object with ``_repr_html_()`` (e.g. a plotly figure), or a
+                function of no arguments returning one (called at each read).
+            csp / domain / permissions / prefers_border: the resource's ``_meta.ui``; see
+                ``nanohubmcp.server.apps.view_resource_meta``.
+        The served document gets an inline script speaking the view side of the Apps protocol:
+        the view's scripts get the tool's result with ``mcpApp.onToolResult(result => ...)``
+        (``mcpApp.data(result)`` is its ``structuredContent``, else its text parsed as JSON).
+
+        Raises:
+            RegistrationError: not a ``ui://`` URI, or a bad ``_meta.ui`` option.
+        """
+        who = f"view {uri!r}"
+        apps.check_view_uri(uri, who)
+        meta = apps.view_resource_meta(who, csp=csp, domain=domain, permissions=permissions,
+                                       prefers_border=prefers_border)
+        if callable(html) and not hasattr(html, "_repr_html_"):
+            source = html
+        else:
+            apps.html_of(html)  # a bad value fails now, not at the first read
+            source = lambda: html  # noqa: E731
+        reader = apps.view_function(source, name or uri.removeprefix("ui://"))
+        record = make_resource(reader, uri, name=name or uri.removeprefix("ui://"), description=description,
+                               title=title, mime_type=apps.UI_MIME, meta=meta)
+        self.core.registry.add_resource(record)
+        return record  # type: ignore[return-value]  # a ui:// URI without braces: never a template
+
+    def app_view(self, uri: str, **options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Decorator: the function (no arguments) returns the HTML of the view at ``uri``.
+
+        Options are those of :meth:`add_app_view`, e.g.::
+
+            @server.app_view("ui://plots/chart", csp={"resource_domains": ["https://cdn.example.org"]})
+            def chart() -> str:
+                return "<svg id='plot'></svg><script>mcpApp.onToolResult(r => ...)</script>"
+        """
+        if callable(uri):
+            raise RegistrationError("@app_view needs a URI: write @server.app_view('ui://name')")
+
+        def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
+            self.add_app_view(uri, func, **options)
             return func
 
         return decorate
