@@ -32,17 +32,26 @@ import ast
 import datetime
 import os
 import re
-import shutil
-import subprocess
-import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from .._version import __version__
 from ..errors import NanohubMCPError, RegistrationError
 from . import cellspec
+from .notebook_cells import (
+    bound_names,
+    cell_magic,
+    cell_tags,
+    cell_text,
+    displays_only,
+    doc_from,
+    ipython_call,
+    is_name,
+    leading_blank_lines,
+    name_from,
+)
+from .script_text import call_arguments, escape_docstring, format_script, literal, shorten, tidy
 
 __all__ = ["EXPORT_MARKER", "SKIP_TAG", "Script", "looks_exported", "translate"]
 
@@ -137,8 +146,8 @@ def translate(notebook: Mapping[str, Any], *, source: str = "notebook.ipynb", ou
         raise NanohubMCPError(f"{source}: the notebook's language is {language}; only Python exports")
     builder = _Builder()
     for number, cell in enumerate(notebook.get("cells", []), 1):
-        text = _text(cell.get("source", ""))
-        if cell.get("cell_type") != "code" or SKIP_TAG in _tags(cell) or not text.strip():
+        text = cell_text(cell.get("source", ""))
+        if cell.get("cell_type") != "code" or SKIP_TAG in cell_tags(cell) or not text.strip():
             continue
         builder.number = number
         try:
@@ -148,13 +157,13 @@ def translate(notebook: Mapping[str, Any], *, source: str = "notebook.ipynb", ou
             first = first if len(first) <= 60 else first[:57] + "..."
             reason = re.sub(r"^%%mcp_\w+: ", "", str(exc))
             raise NanohubMCPError(f"{source}, cell {number} ({first}): {reason}") from None
-    name = builder.settings.get("name") or _name_from(source)
+    name = builder.settings.get("name") or name_from(source)
     output = output or os.path.join(os.path.dirname(source), "start_mcp.py")
-    text = builder.script(source, os.path.basename(output), name, _doc_from(notebook),
+    text = builder.script(source, os.path.basename(output), name, doc_from(notebook),
                           exported_on or datetime.date.today())
     formatter = None
     if format_code:
-        text, formatter = _format(text, output)
+        text, formatter = format_script(text, output)
     compile(text, source, "exec")  # valid whenever every cell is; a failure here is a bug
     found = builder.found
     return Script(text, name, tuple(found["tool"]), tuple(found["resource"]), tuple(found["prompt"]),
@@ -182,8 +191,8 @@ class _Builder:
 
     def add_cell(self, text: str) -> None:
         code = self.transformer.transform_cell(text)
-        self.offset = _leading_blank_lines(text)
-        magic = _cell_magic(code)
+        self.offset = leading_blank_lines(text)
+        magic = cell_magic(code)
         if magic is None:
             self.blocks.append(self._code(code))
         elif magic[0] in _COMPONENTS:
@@ -191,15 +200,15 @@ class _Builder:
         else:
             what = f"%%{magic[0]} {magic[1]}".rstrip()
             self.dropped.append(f"cell {self.number}: {what}")
-            self.blocks.append(f"# dropped a cell (IPython only): {_short(what)}")
+            self.blocks.append(f"# dropped a cell (IPython only): {shorten(what)}")
 
     def _component(self, magic: str, line: str, body: str) -> str:
         kind = _COMPONENTS[magic]
         spec: Any = getattr(cellspec, f"parse_{kind}_line")(line)
-        self.offset += 1 + _leading_blank_lines(body)
+        self.offset += 1 + leading_blank_lines(body)
         code = self._code(self.transformer.transform_cell(body))
         info, _ = cellspec.pick_function(code, spec.name, kind=kind)
-        options = _arguments([spec.uri] if kind == "resource" else [], spec.registration_options())
+        options = call_arguments([spec.uri] if kind == "resource" else [], spec.registration_options())
         method = "async_tool" if kind == "tool" and spec.background else kind
         decorator = f"@server.{method}({options})"
         if kind == "tool" and spec.main:
@@ -230,27 +239,27 @@ class _Builder:
         found: list[tuple[ast.stmt, str]] = []
         covered: set[int] = set()
         for stmt in ast.walk(tree):
-            if isinstance(stmt, ast.Expr) and _ipython_call(stmt.value):
+            if isinstance(stmt, ast.Expr) and ipython_call(stmt.value):
                 covered.add(id(stmt.value.func.value))  # type: ignore[attr-defined]
                 found.append((stmt, self._ipython(stmt.value)))  # type: ignore[arg-type]
         for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and _is_name(node.func, "get_ipython") and id(node) not in covered:
+            if isinstance(node, ast.Call) and is_name(node.func, "get_ipython") and id(node) not in covered:
                 raise self._error(node, "uses IPython syntax (%magic, !cmd or get_ipython()) as a value, "
                                   "which a script cannot run: rewrite it in Python or tag the cell mcp-skip")
         for stmt in tree.body:
             if isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
                 self.futures.extend(a.name for a in stmt.names if a.name not in self.futures)
                 found.append((stmt, "moved to the top of the file: " + ast.unparse(stmt)))
-            elif isinstance(stmt, ast.Expr) and _displays_only(stmt.value):
-                what = _short(ast.unparse(stmt))
+            elif isinstance(stmt, ast.Expr) and displays_only(stmt.value):
+                what = shorten(ast.unparse(stmt))
                 self.dropped.append(f"cell {self.number}: {what} (display only)")
                 found.append((stmt, f"dropped (display only): {what}"))
-            for name in set(_bound_names(stmt)) & set(_RESERVED):
+            for name in set(bound_names(stmt)) & set(_RESERVED):
                 raise self._error(stmt, f"binds the name {name!r}, which the exported script uses for its "
                                   "own MCPServer; rename it or tag the cell mcp-skip")
         for node in ast.walk(tree):
             # A server built in code would be a second one (and its run() would block the script's).
-            if isinstance(node, ast.Call) and (_is_name(node.func, "MCPServer") or (
+            if isinstance(node, ast.Call) and (is_name(node.func, "MCPServer") or (
                     isinstance(node.func, ast.Attribute) and node.func.attr == "MCPServer")):
                 raise self._error(node, "builds an MCPServer of its own; the exported script makes its server "
                                   "from the %%mcp_* cells. Tag this cell mcp-skip, or, for a notebook written "
@@ -274,15 +283,15 @@ class _Builder:
             what = f"%{args[0]} {line}".rstrip()
             line = line.strip()
             if args[0] == "config" and re.match(r"NanohubMCP\b", line):
-                return f"{_short(what)}: {self._config(line)}"
+                return f"{shorten(what)}: {self._config(line)}"
             if args[0] == "load_ext" and line == "nanohubmcp":
                 return f"{what}: not needed, the script imports nanohubmcp"
         elif method in ("system", "getoutput") and args and isinstance(args[0], str):
             what = ("!" if method == "system" else "!!") + args[0]
         else:
             what = ast.unparse(call)
-        self.dropped.append(f"cell {self.number}: {_short(what)}")
-        return f"dropped (IPython only): {_short(what)}"
+        self.dropped.append(f"cell {self.number}: {shorten(what)}")
+        return f"dropped (IPython only): {shorten(what)}"
 
     def _config(self, line: str) -> str:
         """Record ``NanohubMCP.<setting> = <value>`` (checked like the kernel would); where it went."""
@@ -318,161 +327,18 @@ class _Builder:
         host, port = self.settings.get("host", "0.0.0.0"), self.settings.get("port", 8000)
         origin = " as in the notebook" if "port" in self.settings else ""
         parts = [
-            _HEADER.format(doc=_escape(doc or name), source=_escape(source), day=day.isoformat(), port=port,
-                           marker=EXPORT_MARKER, version=__version__, file=_escape(file), host=host),
+            _HEADER.format(doc=escape_docstring(doc or name), source=escape_docstring(source), day=day.isoformat(),
+                           port=port, marker=EXPORT_MARKER, version=__version__, file=escape_docstring(file),
+                           host=host),
             f"from __future__ import {', '.join(self.futures)}" if self.futures else "",
-            f"from nanohubmcp import MCPServer\n\nserver = MCPServer({_arguments([name], values['ctor'])})",
-            *(_tidy(block) for block in self.blocks),
+            f"from nanohubmcp import MCPServer\n\nserver = MCPServer({call_arguments([name], values['ctor'])})",
+            *(tidy(block) for block in self.blocks),
             _FOOTER.format(
-                description=_literal(f"Serve {name} over MCP."), host=_literal(host),
-                host_help=_literal(f"interface to bind (default: {host})"), port=repr(port),
-                port_help=_literal(f"TCP port (default: $MCP_PORT, else {port}{origin}; 0 = any free port)"),
-                run="".join(f", {k}={_literal(v)}" for k, v in values["run"].items() if v not in (None, "")),
+                description=literal(f"Serve {name} over MCP."), host=literal(host),
+                host_help=literal(f"interface to bind (default: {host})"), port=repr(port),
+                port_help=literal(f"TCP port (default: $MCP_PORT, else {port}{origin}; 0 = any free port)"),
+                run="".join(f", {k}={literal(v)}" for k, v in values["run"].items() if v not in (None, "")),
                 zero_note=_ZERO_PORT_NOTE if port == 0 else "",
             ),
         ]
         return "\n\n\n".join(part for part in parts if part.strip()) + "\n"
-
-
-# -- reading cells -------------------------------------------------------------------------
-def _text(source: Any) -> str:
-    return "".join(source) if isinstance(source, list) else str(source)
-
-
-def _tags(cell: Mapping[str, Any]) -> list[str]:
-    return list((cell.get("metadata") or {}).get("tags") or [])
-
-
-def _leading_blank_lines(text: str) -> int:
-    """How many blank lines IPython's transformer strips from the start of ``text``."""
-    lines = text.splitlines()
-    return next((i for i, line in enumerate(lines) if line.strip()), len(lines))
-
-
-def _is_name(node: ast.AST, name: str) -> bool:
-    return isinstance(node, ast.Name) and node.id == name
-
-
-def _ipython_call(node: ast.expr) -> bool:
-    """``get_ipython().<method>(...)``, the form IPython turns magics and ``!cmd`` into."""
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-            and isinstance(node.func.value, ast.Call) and _is_name(node.func.value.func, "get_ipython"))
-
-
-def _cell_magic(code: str) -> tuple[str, str, str] | None:
-    """``(name, line, body)`` when IPython turned the cell into ``run_cell_magic(...)``."""
-    try:
-        body = ast.parse(code).body
-    except SyntaxError:
-        return None
-    if len(body) != 1 or not isinstance(body[0], ast.Expr) or not _ipython_call(body[0].value):
-        return None
-    call: Any = body[0].value
-    values = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
-    if call.func.attr != "run_cell_magic" or len(values) != 3:
-        return None
-    return values[0], values[1], values[2]
-
-
-def _displays_only(node: ast.expr) -> bool:
-    """A top-level expression kept only for its displayed value: no calls, or just ``display(...)``."""
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return False  # a string used as a comment
-    if isinstance(node, ast.Call) and _is_name(node.func, "display"):
-        return True
-    effects = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)
-    return not any(isinstance(child, effects) for child in ast.walk(node))
-
-
-def _bound_names(stmt: ast.stmt) -> list[str]:
-    """Module-level names a top-level statement binds."""
-    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return [stmt.name]
-    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-        return [(a.asname or a.name).split(".")[0] for a in stmt.names]
-    targets: list[Any] = []
-    if isinstance(stmt, ast.Assign):
-        targets = stmt.targets
-    elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
-        targets = [stmt.target]
-    elif isinstance(stmt, (ast.With, ast.AsyncWith)):
-        targets = [item.optional_vars for item in stmt.items if item.optional_vars is not None]
-    return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
-
-
-def _name_from(source: str) -> str:
-    """The live default name: the notebook's file name, other characters turned into '-'."""
-    stem = re.split(r"[\\/]", source)[-1].rsplit(".ipynb", 1)[0]
-    return "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in stem).strip("-") or "notebook"
-
-
-def _doc_from(notebook: Mapping[str, Any]) -> str:
-    """The first cell's text when it is markdown (heading marks removed), else ''."""
-    cells = [c for c in notebook.get("cells", []) if _text(c.get("source", "")).strip()]
-    if not cells or cells[0].get("cell_type") != "markdown":
-        return ""
-    lines = _text(cells[0]["source"]).strip().splitlines()
-    return "\n".join(re.sub(r"^#+\s*", "", line.rstrip()) for line in lines)
-
-
-# -- writing code --------------------------------------------------------------------------
-def _literal(value: Any) -> str:
-    """Python source for a plain value: strings in double quotes when possible, sets sorted."""
-    if isinstance(value, str):
-        text = repr(value)
-        return f'"{text[1:-1]}"' if text.startswith("'") and '"' not in value else text
-    if isinstance(value, (set, frozenset)):
-        return "{" + ", ".join(sorted(_literal(v) for v in value)) + "}"
-    if isinstance(value, list):
-        return "[" + ", ".join(_literal(v) for v in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{_literal(k)}: {_literal(v)}" for k, v in value.items()) + "}"
-    return repr(value)
-
-
-def _arguments(positional: list[Any], options: dict[str, Any]) -> str:
-    return ", ".join([_literal(v) for v in positional] + [f"{k}={_literal(v)}" for k, v in options.items()])
-
-
-def _short(text: str, limit: int = 100) -> str:
-    one = " ".join(text.split())
-    return one if len(one) <= limit else one[: limit - 3] + "..."
-
-
-def _escape(text: str) -> str:
-    """Text safe inside a triple-quoted docstring."""
-    return text.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
-
-
-def _tidy(block: str) -> str:
-    """No trailing spaces, no outer blank lines, at most two blank lines in a row."""
-    text = "\n".join(line.rstrip() for line in block.splitlines()).strip("\n")
-    return re.sub(r"\n{4,}", "\n\n\n", text)
-
-
-def _format(text: str, path: str) -> tuple[str, str | None]:
-    """Format with ``ruff format``, else ``black``, when installed; else return ``text`` unchanged."""
-    ruff = _find_ruff()
-    if ruff is not None:
-        try:
-            done = subprocess.run([ruff, "format", "--stdin-filename", path, "-"], input=text,
-                                  capture_output=True, text=True, timeout=60, check=False)
-            if done.returncode == 0 and done.stdout.strip():
-                return done.stdout, "ruff"
-        except (OSError, subprocess.TimeoutExpired):
-            pass
-    try:
-        import black
-
-        return black.format_str(text, mode=black.Mode()), "black"
-    except Exception:  # not installed, or it refused the code: the unformatted script is still right
-        return text, None
-
-
-def _find_ruff() -> str | None:
-    try:
-        from ruff.__main__ import find_ruff_bin
-
-        return str(find_ruff_bin())
-    except Exception:  # not installed as a Python package
-        return shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff")

@@ -1,0 +1,92 @@
+"""Reading a notebook for the exporter: cell text and tags, the cell magic IPython turned a cell
+into, what a top-level statement binds or only displays, and the defaults a notebook gives.
+
+Pure functions over ``ast`` and the notebook's JSON; nothing here imports IPython.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Mapping
+from typing import Any
+
+
+def cell_text(source: Any) -> str:
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def cell_tags(cell: Mapping[str, Any]) -> list[str]:
+    return list((cell.get("metadata") or {}).get("tags") or [])
+
+
+def leading_blank_lines(text: str) -> int:
+    """How many blank lines IPython's transformer strips from the start of ``text``."""
+    lines = text.splitlines()
+    return next((i for i, line in enumerate(lines) if line.strip()), len(lines))
+
+
+def is_name(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def ipython_call(node: ast.expr) -> bool:
+    """``get_ipython().<method>(...)``, the form IPython turns magics and ``!cmd`` into."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Call) and is_name(node.func.value.func, "get_ipython"))
+
+
+def cell_magic(code: str) -> tuple[str, str, str] | None:
+    """``(name, line, body)`` when IPython turned the cell into ``run_cell_magic(...)``."""
+    try:
+        body = ast.parse(code).body
+    except SyntaxError:
+        return None
+    if len(body) != 1 or not isinstance(body[0], ast.Expr) or not ipython_call(body[0].value):
+        return None
+    call: Any = body[0].value
+    values = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+    if call.func.attr != "run_cell_magic" or len(values) != 3:
+        return None
+    return values[0], values[1], values[2]
+
+
+def displays_only(node: ast.expr) -> bool:
+    """A top-level expression kept only for its displayed value: no calls, or just ``display(...)``."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return False  # a string used as a comment
+    if isinstance(node, ast.Call) and is_name(node.func, "display"):
+        return True
+    effects = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)
+    return not any(isinstance(child, effects) for child in ast.walk(node))
+
+
+def bound_names(stmt: ast.stmt) -> list[str]:
+    """Module-level names a top-level statement binds."""
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [stmt.name]
+    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        return [(a.asname or a.name).split(".")[0] for a in stmt.names]
+    targets: list[Any] = []
+    if isinstance(stmt, ast.Assign):
+        targets = stmt.targets
+    elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
+        targets = [stmt.target]
+    elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+        targets = [item.optional_vars for item in stmt.items if item.optional_vars is not None]
+    return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+
+
+def name_from(source: str) -> str:
+    """The live default name: the notebook's file name, other characters turned into '-'."""
+    stem = re.split(r"[\\/]", source)[-1].rsplit(".ipynb", 1)[0]
+    return "".join(ch if ch.isalnum() or ch in "-_." else "-" for ch in stem).strip("-") or "notebook"
+
+
+def doc_from(notebook: Mapping[str, Any]) -> str:
+    """The first cell's text when it is markdown (heading marks removed), else ''."""
+    cells = [c for c in notebook.get("cells", []) if cell_text(c.get("source", "")).strip()]
+    if not cells or cells[0].get("cell_type") != "markdown":
+        return ""
+    lines = cell_text(cells[0]["source"]).strip().splitlines()
+    return "\n".join(re.sub(r"^#+\s*", "", line.rstrip()) for line in lines)
