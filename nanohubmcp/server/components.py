@@ -19,11 +19,10 @@ from typing import Any
 from ..errors import RegistrationError
 from ..protocol import versions
 from ..schema import ArgumentValidator, OutputValidator, Signature, describe_function
+from .uri_template import TemplateError, UriTemplate, compile_template
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
 ANNOTATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
-_TEMPLATE_VAR = re.compile(r"\{([^{}]*)\}")
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 def _callable_name(fn: Callable[..., Any], kind: str, name: str | None) -> str:
@@ -212,21 +211,24 @@ class Resource(_ResourceRecord):
 
 @dataclass(eq=False, kw_only=True)
 class ResourceTemplate(_ResourceRecord):
-    """A family of resources, ``{placeholder}`` one path segment each (RFC 6570 level 1)."""
+    """A family of resources named by an RFC 6570 URI template (see :mod:`.uri_template`)."""
 
     uri_template: str
-    pattern: re.Pattern[str]
-    variables: tuple[str, ...]
+    compiled: UriTemplate
 
     @property
     def uri(self) -> str:
         """The template string (the registry key)."""
         return self.uri_template
 
+    @property
+    def variables(self) -> tuple[str, ...]:
+        """The template's variable names, in order."""
+        return self.compiled.names
+
     def match(self, uri: str) -> dict[str, str] | None:
-        """The placeholder values when ``uri`` matches, else None."""
-        m = self.pattern.fullmatch(uri)
-        return m.groupdict() if m else None
+        """The variable values when ``uri`` matches, else None."""
+        return self.compiled.match(uri)
 
     def to_wire(self, version: str) -> dict[str, Any]:
         """The ``resources/templates/list`` entry for ``version``."""
@@ -250,8 +252,8 @@ def make_resource(
     """Build a :class:`Resource`, or a :class:`ResourceTemplate` when ``uri`` has ``{placeholders}``.
 
     Raises:
-        RegistrationError: empty URI, a malformed or repeated placeholder, an RFC 6570 operator
-            (``{+x}``, ``{?x}``), or a placeholder the function does not accept.
+        RegistrationError: empty URI, unbalanced braces, a malformed or repeated RFC 6570
+            variable, or a variable the function does not accept.
     """
     if not isinstance(uri, str) or not uri:
         raise RegistrationError(
@@ -270,32 +272,17 @@ def make_resource(
         "annotations": annotations,
         "is_coroutine": _is_coroutine(fn),
     }
-    names = _TEMPLATE_VAR.findall(uri)
-    if not names:
-        if "{" in uri or "}" in uri:
-            raise RegistrationError(f"resource '{uri}': unbalanced braces in the URI")
+    if "{" not in uri and "}" not in uri:
         return Resource(uri=uri, size=size, **common)
-    regex, variables = _compile_template(uri, names)
-    missing = [v for v in variables if v not in signature.param_names and not signature.var_keyword]
+    try:
+        compiled = compile_template(uri)
+    except TemplateError as exc:
+        raise RegistrationError(str(exc)) from None
+    missing = [v for v in compiled.names if v not in signature.param_names and not signature.var_keyword]
     if missing:
         raise RegistrationError(
             f"resource template '{uri}': the function does not accept parameter(s) {', '.join(missing)}")
-    return ResourceTemplate(uri_template=uri, pattern=regex, variables=variables, **common)
-
-
-def _compile_template(uri: str, names: list[str]) -> tuple[re.Pattern[str], tuple[str, ...]]:
-    seen: list[str] = []
-    for var in names:
-        if not _IDENT.match(var):
-            raise RegistrationError(
-                f"resource template '{uri}': placeholder '{{{var}}}' must be a plain identifier "
-                "(RFC 6570 operators such as {+x} or {?x} are not supported)")
-        if var in seen:
-            raise RegistrationError(f"resource template '{uri}': placeholder '{{{var}}}' appears twice")
-        seen.append(var)
-    parts = _TEMPLATE_VAR.split(uri)
-    regex = "".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>[^/]+)" for i, p in enumerate(parts))
-    return re.compile(regex), tuple(seen)
+    return ResourceTemplate(uri_template=uri, compiled=compiled, **common)
 
 
 @dataclass(eq=False)

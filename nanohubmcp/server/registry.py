@@ -138,7 +138,8 @@ class Registry:
         self.prompts.put(prompt.name, prompt)
 
     def find_resource(self, uri: str) -> tuple[Resource | ResourceTemplate, dict[str, str]]:
-        """Resolve a URI: exact resource first, then the template with the longest literal match.
+        """Resolve a URI: exact resource first, then the most specific matching template (most
+        literal text, then fewest variables that may span ``/``, then fewest variables).
 
         Raises:
             ResourceNotFound: nothing answers ``uri`` (``data.uri`` names it).
@@ -147,13 +148,13 @@ class Registry:
         if exact is not None:
             return exact, {}
         best: tuple[ResourceTemplate, dict[str, str]] | None = None
-        best_len = -1
+        best_key: tuple[int, int, int] | None = None
         for template in self.templates.values():
             values = template.match(uri)
             if values is not None:
-                literal = len(template.uri_template) - sum(len(v) + 2 for v in template.variables)
-                if literal > best_len:
-                    best, best_len = (template, values), literal
+                key = template.compiled.specificity()
+                if best_key is None or key > best_key:
+                    best, best_key = (template, values), key
         if best is None:
             raise ResourceNotFound(f"Resource not found: {uri}", {"uri": uri})
         return best
