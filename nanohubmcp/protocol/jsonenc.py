@@ -84,3 +84,38 @@ def loads(data: str | bytes) -> Any:
         data = data.decode("utf-8-sig" if data[:3] == b"\xef\xbb\xbf" else "utf-8")
     return _decoder.decode(data)
 
+
+
+def show(value: Any) -> str:
+    """A value as it reads in JSON, for error texts: ``null``, ``"x"``, ``[1, true]`` (never
+    Python's ``None``, ``'x'``, ``[1, True]``); a value JSON cannot hold reads as its repr."""
+    try:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def json_message(message: str, *values: Any) -> str:
+    """``message`` with the Python reprs of ``values`` (and of their items and keys) written as
+    JSON: for texts of libraries that format values with ``%r`` (jsonschema)."""
+    seen: dict[str, str] = {}
+
+    def note(value: Any, depth: int) -> None:
+        try:
+            text = repr(value)
+        except Exception:
+            return
+        shown = show(value)
+        if text != shown and not text.startswith("<"):
+            seen[text] = shown
+        if depth < 2 and isinstance(value, (list, tuple, dict)):
+            for item in value:
+                note(item, depth + 1)
+                if isinstance(value, dict):
+                    note(value[item], depth + 1)
+
+    for value in values:
+        note(value, 0)
+    for text in sorted(seen, key=len, reverse=True):
+        message = message.replace(text, seen[text])
+    return message

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from nanohubmcp.errors import InvalidArguments
+from nanohubmcp.protocol import jsonenc
 
 _MAX_LINE = 300
 """Longest violation text kept: jsonschema quotes the offending value, which can be huge."""
@@ -29,7 +30,7 @@ def format_path(root: str, path: Iterable[str | int]) -> str:
         elif part.isidentifier():
             text += f".{part}"
         else:
-            text += f"[{part!r}]"
+            text += f"[{jsonenc.show(part)}]"
     return text
 
 

@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from nanohubmcp.errors import RegistrationError
+from nanohubmcp.protocol import jsonenc
 from nanohubmcp.schema.fastpath import compile_fast
 from nanohubmcp.schema.paths import format_path, invalid_arguments, shorten
 
@@ -136,11 +137,11 @@ class OutputValidator:
         assert isinstance(schema, dict)  # _compile accepts only a JSON object
         return schema
 
-    def errors(self, value: Any) -> list[str]:
-        """Return one ``"result.<path>: <problem>"`` line per violation; ``[]`` when valid."""
+    def errors(self, value: Any, root: str = "result") -> list[str]:
+        """Return one ``"<root>.<path>: <problem>"`` line per violation; ``[]`` when valid."""
         if self._validator.is_valid(value):
             return []
-        return [shorten(v) for v in _violations(self._validator, value, "result")]
+        return [shorten(v) for v in _violations(self._validator, value, root)]
 
 
 def _compile(schema: Any, label: str, what: str) -> Validator:
@@ -261,4 +262,6 @@ def _violations(validator: Validator, instance: Any, root: str) -> list[str]:
         validator.iter_errors(instance),
         key=lambda e: ([str(p) for p in e.absolute_path], e.message),
     )
-    return [f"{format_path(root, e.absolute_path)}: {e.message}" for e in errors]
+    # jsonschema writes values with %r (None, 'x'); the client reads JSON (null, "x").
+    return [f"{format_path(root, e.absolute_path)}: {jsonenc.json_message(e.message, e.instance, e.validator_value)}"
+            for e in errors]

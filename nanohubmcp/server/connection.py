@@ -326,7 +326,7 @@ def check_modern_version(version: str) -> None:
     """Raise -32022 unless ``version`` is a 2026-07-28-era version this server speaks."""
     if not versions.is_modern(version) or version not in versions.SUPPORTED_VERSIONS:
         raise UnsupportedProtocolVersion(
-            f"Unsupported protocol version {version!r}; this server speaks "
+            f"Unsupported protocol version {jsonenc.show(version)}; this server speaks "
             f"{', '.join(versions.MODERN_VERSIONS)} per request (and older versions through initialize)",
             {"supported": list(versions.MODERN_VERSIONS), "requested": version},
         )

@@ -23,7 +23,9 @@ from collections import deque
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
+from ..errors import ClientRequestError, RegistrationError
 from ..protocol import jsonrpc
+from ..schema import OutputValidator
 from .progress import for_request as progress_of
 from .request import LOG_LEVELS, RequestContext
 
@@ -253,13 +255,15 @@ class Context(LevelMethods):
         future = asyncio.run_coroutine_threadsafe(coro, self._request.loop)
         return future.result(timeout + 5)
 
-    def _input(self, method: str, params: dict[str, Any] | None, timeout: float, key: str | None) -> Any:
+    def _input(self, method: str, params: dict[str, Any] | None, timeout: float, key: str | None,
+               check: Callable[[Any], Any] | None = None) -> Any:
         if not self._request.modern:
-            return self._ask(self._core.client_requests.ask(self._request, method, params, timeout), timeout)
-        from .modern.asks import ask_one  # 2026-07-28: multi round-trip, or a task's input request
+            asking = self._core.client_requests.ask(self._request, method, params, timeout)
+        else:
+            from .modern.asks import ask_one  # 2026-07-28: multi round-trip, or a task's input request
 
-        return self._ask(ask_one(self._core, self._request, method, params, key, timeout,
-                                 in_job=self.job_id is not None), timeout)
+            asking = ask_one(self._core, self._request, method, params, key, timeout, in_job=self.job_id is not None)
+        return self._ask(asking if check is None else _then(asking, check), timeout)
 
     def elicit(self, message: str, requested_schema: dict[str, Any] | None = None,
                timeout: float = DEFAULT_CLIENT_TIMEOUT, *, key: str | None = None) -> Any:
@@ -274,8 +278,10 @@ class Context(LevelMethods):
         Returns:
             The client's result ``{"action": "accept"|"decline"|"cancel", "content"?: {...}}``.
         Raises:
-            ClientRequestError: the client lacks the ``elicitation`` capability, or answered
-                with an error; ClientRequestTimeout after ``timeout``. In a 2026-07-28 call a
+            ClientRequestError: the client lacks the ``elicitation`` capability, answered
+                with an error, or accepted with content that breaks ``requested_schema`` (MCP
+                2025-11-25, Client § Elicitation: the content must match the requested schema);
+                ClientRequestTimeout after ``timeout``. In a 2026-07-28 call a
                 missing capability is the call's error -32021, and an unanswered request ends
                 the call with ``input_required`` (the client retries with the answer).
         """
@@ -283,7 +289,7 @@ class Context(LevelMethods):
         params: dict[str, Any] = {"message": message, "requestedSchema": schema}
         if self._request.version >= "2025-11-25":
             params = {"mode": "form", **params}
-        return self._input("elicitation/create", params, timeout, key)
+        return self._input("elicitation/create", params, timeout, key, lambda answer: checked_answer(answer, schema))
 
     def elicit_url(self, message: str, url: str, elicitation_id: str | None = None,
                    timeout: float = DEFAULT_CLIENT_TIMEOUT, *, key: str | None = None) -> Any:
@@ -363,3 +369,27 @@ _PY_LEVELS = {
     "error": logging.ERROR, "critical": logging.CRITICAL, "alert": logging.CRITICAL,
     "emergency": logging.CRITICAL,
 }
+
+
+def checked_answer(answer: Any, schema: dict[str, Any]) -> Any:
+    """The client's elicitation result, once its accepted ``content`` matches ``schema``.
+
+    Raises:
+        ClientRequestError: the content breaks the schema (one line per violation), so the
+            tool never takes a wrong answer for a valid one.
+    """
+    if not isinstance(answer, dict) or answer.get("action") != "accept":
+        return answer
+    try:
+        validator = OutputValidator(schema, name="elicitation", kind="requested schema of an")
+    except RegistrationError:
+        return answer  # a schema jsonschema cannot use: nothing to hold the answer to
+    content = answer.get("content", {})
+    problems = validator.errors(content, root="content")
+    if problems:
+        raise ClientRequestError("The client's answer does not match the requested schema: " + "; ".join(problems))
+    return answer
+
+
+async def _then(asking: Coroutine[Any, Any, Any], check: Callable[[Any], Any]) -> Any:
+    return check(await asking)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import InvalidArguments, InvalidParams, ProtocolError, UnknownComponent, to_error_object
 from ..protocol import versions
+from ..protocol.result_types import ToolResult
 from . import convert, progress, results, tqdm_progress
 from . import jobs as jobmod
 from .components import Tool
@@ -286,10 +287,10 @@ def job_value(result: dict[str, Any]) -> Any:
     return content
 
 
-def job_result_tool(core: ServerCore) -> Callable[..., Awaitable[dict[str, Any]]]:
+def job_result_tool(core: ServerCore) -> Callable[..., Awaitable[dict[str, Any] | ToolResult]]:
     """The built-in ``get_job_result`` tool of ``core``: an ``@async_tool`` caller polls it."""
 
-    async def get_job_result(ctx: Context, job_id: str) -> dict[str, Any]:
+    async def get_job_result(ctx: Context, job_id: str) -> dict[str, Any] | ToolResult:
         """Get the status or result of a job started by an async tool.
 
         Args:
@@ -298,8 +299,10 @@ def job_result_tool(core: ServerCore) -> Callable[..., Awaitable[dict[str, Any]]
         try:
             job = core.jobs.get(job_id, ctx.session_id, ctx.principal)
         except UnknownComponent:
-            return {"status": "not_found", "job_id": job_id,
-                    "error": "No such job for this session (wrong id, expired, or started elsewhere)"}
+            # A tool error (isError), still carrying the status object pollers read.
+            return ToolResult(is_error=True, structured_content={
+                "status": "not_found", "job_id": job_id,
+                "error": "No such job for this session (wrong id, expired, or started elsewhere)"})
         return job_status(job)
 
     return get_job_result

@@ -90,8 +90,8 @@ class BaseHandler(tornado.web.RequestHandler):
             log.warning("refused request for host %s", self.request.host)
             self.set_header("Connection", "close")  # the body (if any) stays unread
             self.fail(421, InvalidRequest(
-                f"Misdirected Request: this server does not answer for host {self.request.host!r} (it listens on "
-                "loopback; a proxy that forwards another host name must be named in public_url)"))
+                f"Misdirected Request: this server does not answer for host {jsonenc.show(self.request.host)} (it "
+                "listens on loopback; a proxy that forwards another host name must be named in public_url)"))
             return
         origin = self.request.headers.get("Origin")
         if not origin_allowed(origin, self.config):

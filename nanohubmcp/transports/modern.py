@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..errors import INVALID_PARAMS, HeaderMismatch, InvalidRequest, ProtocolError, http_status_for
-from ..protocol import jsonrpc, versions
+from ..protocol import jsonenc, jsonrpc, versions
 from ..server.connection import check_modern_version, modern_envelope
 from ..server.modern.headers import NAME_FIELDS, check_param_headers, decode_header_value, marks_for
 from ..server.request import META_PROTOCOL_VERSION
@@ -78,8 +78,8 @@ def check_headers(message: jsonrpc.Message, headers: Mapping[str, str],
         if raw is None:
             raise HeaderMismatch(f"Header mismatch: Mcp-Name is missing; it must carry params.{field}")
         if decode_header_value(raw.strip(), MCP_NAME_HEADER) != params[field]:
-            raise HeaderMismatch(f"Header mismatch: Mcp-Name is {raw.strip()!r} but params.{field} is "
-                                 f"{params[field]!r}")
+            raise HeaderMismatch(f"Header mismatch: Mcp-Name is {jsonenc.show(raw.strip())} but params.{field} is "
+                                 f"{jsonenc.show(params[field])}")
     if message.method == "tools/call" and isinstance(params.get("name"), str):
         tool = core.registry.tools.get(params["name"])
         arguments = params.get("arguments")

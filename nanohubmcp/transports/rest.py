@@ -87,6 +87,10 @@ class RestToolHandler(BodyLimitMixin, BaseHandler):
             self.send_error_json(*rest_error(response["error"]))
             return
         result = response["result"]
+        if name == JOB_RESULT_TOOL and result.get("isError"):
+            # An unknown (or someone else's) job id: the tool's error, with the status body pollers read.
+            self.send_json(404, result.get("structuredContent") or rest_answer(result)[1])
+            return
         if tool.background and result.get("isError"):
             # An async tool answers at once; an error then means no job could start (a full job store).
             self.send_error_json(429, rest_answer(result)[1])
@@ -99,6 +103,9 @@ class RestToolHandler(BodyLimitMixin, BaseHandler):
                            f'{{"job_id": "{job_id}"}}'})
             return
         self.send_json(*rest_answer(result))
+
+
+JOB_RESULT_TOOL = "get_job_result"
 
 
 def rest_answer(result: dict[str, Any]) -> tuple[int, Any]:

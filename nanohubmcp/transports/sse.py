@@ -1,13 +1,14 @@
 """Legacy HTTP+SSE transport (2024-11-05): ``GET /sse`` plus its POST endpoint.
 
 ``GET /sse`` opens a session and a stream whose first event, ``endpoint``, names where to POST:
-``<public base path>/messages/?session_id=<id>`` — an absolute path under the public prefix,
-so it resolves correctly behind the weber proxy (which strips its prefix). POSTs there are answered
+``messages/?session_id=<id>``, a reference relative to the stream's own URL (RFC 3986 § 5.2),
+so it resolves to the right place behind any prefix proxy, the weber proxy included, whether
+or not the server was told the public URL. POSTs there (JSON only: 415 otherwise) are answered
 ``202 Accepted``; the response, and everything related to it, travels on that session's
 stream only. ``POST /?session_id=<id>`` is accepted too, for clients of the earlier package.
 The session ends when its stream closes.
 
-Source: MCP 2024-11-05, Basic § Transports § HTTP with SSE.
+Source: MCP 2024-11-05, Basic § Transports § HTTP with SSE (the endpoint event's URI).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import tornado.web
 from ..errors import InvalidRequest, ProtocolError
 from ..protocol import versions
 from ..server.connection import batch_refusal
-from .base import BaseHandler, BodyLimitMixin
+from .base import BaseHandler, BodyLimitMixin, json_body_type
 from .sse_writer import SSEWriter
 
 log = logging.getLogger("nanohubmcp.http")
@@ -39,7 +40,10 @@ class LegacySSEHandler(BaseHandler):
         stream = session.get_standalone()
         writer = self.writer = SSEWriter(self, self.config.keepalive_seconds)
         writer.start()
-        endpoint = f"{self.config.public_path()}/messages/?session_id={session.id}"
+        # A relative reference (RFC 3986 § 5), resolved by the client against the URL it used for
+        # this stream: right behind a prefix proxy the server was never told about.
+        up = "../" if self.request.path.endswith("/") else ""
+        endpoint = f"{up}messages/?session_id={session.id}"
         writer.send_raw(f"event: endpoint\ndata: {endpoint}\n\n".encode())
         closed = asyncio.get_running_loop().create_future()
 
@@ -83,6 +87,10 @@ async def post_legacy_message(handler: Any, session_id: str | None) -> None:
     ``handler`` is a body-reading handler (``BodyLimitMixin`` and ``BaseHandler``).
     """
     connection = handler.connection
+    if not json_body_type(handler.request.headers.get("Content-Type")):
+        handler.fail(415, InvalidRequest(
+            "Unsupported Media Type: send the JSON-RPC message with 'Content-Type: application/json'"))
+        return
     session = connection.find_session(session_id, handler.principal)
     if session is None or session.transport != "sse":
         handler.fail(404, InvalidRequest(

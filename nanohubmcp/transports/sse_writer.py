@@ -23,6 +23,11 @@ log = logging.getLogger("nanohubmcp.http")
 
 RETRY_MS = 1000
 """Reconnection delay suggested to clients with the priming event (SEP-1699)."""
+WRITE_BUFFER_BYTES = 8 * 1024 * 1024
+"""Most bytes of events one stream may hold unsent (its client reads too slowly) before the
+connection is closed. One event larger than this still goes out alone. A Streamable HTTP
+client resumes with ``Last-Event-ID`` (the session keeps recent events); a legacy SSE
+session ends with its stream."""
 
 
 def frame(message: Any, event_id: str | None = None, event: str = "message") -> bytes:
@@ -47,6 +52,8 @@ class SSEWriter:
         self._loop = asyncio.get_running_loop()
         self._timer: asyncio.TimerHandle | None = None
         self._flush_due = False
+        self._queued = 0  # bytes written since the last flush
+        self._unsent = 0  # bytes flushed but not yet taken by the socket
         self.on_disconnect: Callable[[], None] | None = None
 
     def start(self, *, status: int = 200, priming_id: str | None = None) -> None:
@@ -66,16 +73,22 @@ class SSEWriter:
 
     def send(self, event_id: str | None, message: Any) -> None:
         """Write one message event (the stream must be started)."""
-        if self.closed:
-            return
-        self.handler.write(frame(message, event_id))
-        self._flush_soon()
+        self.send_raw(frame(message, event_id))
 
     def send_raw(self, data: bytes) -> None:
-        """Write pre-framed bytes (the legacy ``endpoint`` event)."""
-        if not self.closed:
-            self.handler.write(data)
-            self._flush_soon()
+        """Write pre-framed bytes (the legacy ``endpoint`` event); a client that has left more
+        than ``WRITE_BUFFER_BYTES`` unread is disconnected instead."""
+        if self.closed:
+            return
+        behind = self._queued + self._unsent
+        if behind and behind + len(data) > WRITE_BUFFER_BYTES:
+            log.warning("closing a stream whose client left %d bytes unread", behind)
+            self.handler.request.connection.close()
+            self.connection_lost()
+            return
+        self._queued += len(data)
+        self.handler.write(data)
+        self._flush_soon()
 
     # Keep-alive: one timer re-armed after each ping (cheaper than a PeriodicCallback per stream).
     def _arm_keepalive(self) -> None:
@@ -85,8 +98,7 @@ class SSEWriter:
     def _ping(self) -> None:
         self._timer = None
         if not self.closed:
-            self.handler.write(b": ping\n\n")
-            self._flush_soon()
+            self.send_raw(b": ping\n\n")
             self._arm_keepalive()
 
     # Writes made in one loop iteration (headers, progress, the result) leave in one send.
@@ -99,10 +111,13 @@ class SSEWriter:
         self._flush_due = False
         if self.closed:
             return
+        size, self._queued = self._queued, 0
+        self._unsent += size
         future = self.handler.flush()
-        future.add_done_callback(self._flushed)
+        future.add_done_callback(lambda done: self._flushed(done, size))
 
-    def _flushed(self, future: Any) -> None:
+    def _flushed(self, future: Any, size: int) -> None:
+        self._unsent -= size
         if future.exception() is not None:
             self.connection_lost()
 

@@ -22,7 +22,7 @@ from typing import Any
 import tornado.web
 
 from ..errors import InvalidRequest, NanohubMCPError, ProtocolError, http_status_for
-from ..protocol import jsonrpc, versions
+from ..protocol import jsonenc, jsonrpc, versions
 from ..server.connection import Connection, batch_refusal
 from ..server.sessions import Session
 from ..server.streams import OutboundStream
@@ -117,7 +117,7 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
         value = value.strip()
         if value not in versions.SUPPORTED_VERSIONS:
             raise Refused(400, InvalidRequest(
-                f"Unsupported MCP-Protocol-Version: {value!r}",
+                f"Unsupported MCP-Protocol-Version: {jsonenc.show(value)}",
                 {"supported": list(versions.SUPPORTED_VERSIONS), "requested": value}))
         return value
 
@@ -192,6 +192,13 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
                 "Not Acceptable: GET opens an SSE stream; send 'Accept: text/event-stream'"))
         if is_modern_request(None, self.request.headers):
             self._method_not_allowed("GET")
+        if not self.request.headers.get(MCP_SESSION_ID_HEADER):
+            # No stream without a session; 405 tells a client there is none to open here, where a
+            # 400 makes some clients retry for ever (MCP 2025-11-25, Transports § Listening).
+            self.set_header("Allow", "POST, DELETE")
+            raise Refused(405, InvalidRequest(
+                "Method Not Allowed: GET opens the stream of a session; without an Mcp-Session-Id (from "
+                "initialize) there is no stream to open"))
         session = self._require_session()
         last_event_id = self.request.headers.get(LAST_EVENT_ID_HEADER)
         stream = session.stream_for_event(last_event_id) if last_event_id else None

@@ -24,6 +24,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urljoin
 
 import pytest
 from jupyter_behind_weber import CellOutput, JupyterServer, NotebookKernel, jupyter_behind_nginx
@@ -190,8 +191,9 @@ def test_the_route_needs_the_jupyter_token(notebook: NotebookOnWeber) -> None:
 def test_legacy_sse_works_through_the_proxy_route(notebook: NotebookOnWeber) -> None:
     event, data = first_sse_event(notebook.public_url + "sse", notebook.auth)
     assert event == "endpoint"
-    assert re.fullmatch(
-        re.escape(f"{WEBER_PATH}proxy/{notebook.mcp_port}/messages/?session_id=") + r"[\w-]+", data
+    assert re.fullmatch(  # relative to the stream's URL, so it resolves under the proxy's prefix
+        re.escape(f"{WEBER_PATH}proxy/{notebook.mcp_port}/messages/?session_id=") + r"[\w-]+",
+        urljoin(f"{WEBER_PATH}proxy/{notebook.mcp_port}/sse", data),
     )
 
     async def call() -> float:

@@ -16,7 +16,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import pytest
 from jupyter_behind_weber import CellOutput, JupyterServer, NotebookKernel, jupyter_behind_nginx
@@ -178,7 +178,9 @@ def test_an_elicitation_mid_call_is_answered_through_the_extension(notebook: Str
 def test_legacy_sse_and_session_delete_pass_through(notebook: StreamingNotebook) -> None:
     event, data = first_sse_event(notebook.base + "sse", notebook.auth)
     assert event == "endpoint"
-    assert data.startswith(f"{WEBER_PATH}nanohubmcp/{notebook.mcp_port}/messages/?session_id=")
+    # A reference relative to the stream's URL: it resolves under the proxy's prefix.
+    assert urljoin(f"{WEBER_PATH}nanohubmcp/{notebook.mcp_port}/sse", data).startswith(
+        f"{WEBER_PATH}nanohubmcp/{notebook.mcp_port}/messages/?session_id=")
 
     initialize = {
         "jsonrpc": "2.0",

@@ -64,7 +64,7 @@ def test_invalid_arguments_still_get_jsonschema_messages() -> None:
     validator = ArgumentValidator({"type": "object", "properties": {"a": {"type": "number"}}, "required": ["a"],
                                    "additionalProperties": False}, name="add")
     assert validator.validate({"a": 1.5}) == {"a": 1.5}
-    with pytest.raises(InvalidArguments, match=r"arguments\.a: 'x' is not of type 'number'"):
+    with pytest.raises(InvalidArguments, match=r"arguments\.a: \"x\" is not of type \"number\""):
         validator.validate({"a": "x"})
 
 

@@ -212,13 +212,13 @@ def test_coerce_alone_reports_values_validation_would_have_refused() -> None:
     stamp.__annotations__ = {"at": datetime.time, "ident": uuid.UUID, "pick": Union[Color, int]}
     signature = describe(stamp)
     # The "time" format needs an optional checker package, so this one reaches coercion.
-    with pytest.raises(InvalidArguments, match=r"arguments\.at: '25:99' is not a valid time"):
+    with pytest.raises(InvalidArguments, match=r'arguments\.at: "25:99" is not a valid time'):
         signature.coerce(
             ArgumentValidator(signature.input_schema, name="stamp").validate(
                 {"at": "25:99", "ident": str(uuid.UUID(int=1)), "pick": 1}
             )
         )
-    with pytest.raises(InvalidArguments, match=r"arguments\.ident: 'nope' is not a valid UUID"):
+    with pytest.raises(InvalidArguments, match=r'arguments\.ident: "nope" is not a valid UUID'):
         signature.coerce({"ident": "nope"})
     assert signature.coerce({"pick": "blue"}) == {"pick": "blue"}
 

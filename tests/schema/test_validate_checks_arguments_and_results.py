@@ -24,7 +24,7 @@ def validator_for(fn) -> ArgumentValidator:
 def test_message_names_the_tool_and_the_json_path() -> None:
     with pytest.raises(InvalidArguments) as caught:
         validator_for(add).validate({"a": 1, "b": "x"})
-    assert str(caught.value) == "Invalid arguments for tool 'add': arguments.b: 'x' is not of type 'number'"
+    assert str(caught.value) == "Invalid arguments for tool 'add': arguments.b: \"x\" is not of type \"number\""
     assert caught.value.errors == [str(caught.value)]
     assert isinstance(caught.value, ToolError)
 
@@ -33,10 +33,10 @@ def test_one_line_per_violation_sorted_by_path() -> None:
     with pytest.raises(InvalidArguments) as caught:
         validator_for(add).validate({"a": "x", "c": 1})
     assert caught.value.errors == [
-        "Invalid arguments for tool 'add': arguments: 'b' is a required property",
+        "Invalid arguments for tool 'add': arguments: \"b\" is a required property",
         "Invalid arguments for tool 'add': arguments: "
-        "Additional properties are not allowed ('c' was unexpected)",
-        "Invalid arguments for tool 'add': arguments.a: 'x' is not of type 'number'",
+        'Additional properties are not allowed ("c" was unexpected)',
+        "Invalid arguments for tool 'add': arguments.a: \"x\" is not of type \"number\"",
     ]
     assert str(caught.value) == "\n".join(caught.value.errors)
 
@@ -53,8 +53,8 @@ def test_nested_paths_use_indexes_and_quoted_keys() -> None:
     with pytest.raises(InvalidArguments) as caught:
         validator.validate({"points": [{"x": 1}, {"x": "far"}], "odd": {"a key": "v"}})
     assert caught.value.errors == [
-        "Invalid arguments for tool 'plot': arguments.odd['a key']: 'v' is not of type 'integer'",
-        "Invalid arguments for tool 'plot': arguments.points[1].x: 'far' is not of type 'number'",
+        "Invalid arguments for tool 'plot': arguments.odd[\"a key\"]: \"v\" is not of type \"integer\"",
+        "Invalid arguments for tool 'plot': arguments.points[1].x: \"far\" is not of type \"number\"",
     ]
 
 
@@ -64,9 +64,9 @@ def test_json_semantics_for_numbers_and_booleans() -> None:
 
     validator = validator_for(count)
     assert validator.validate({"n": 5.0}) == {"n": 5.0}
-    with pytest.raises(InvalidArguments, match="True is not of type 'integer'"):
+    with pytest.raises(InvalidArguments, match="true is not of type \"integer\""):
         validator.validate({"n": True})
-    with pytest.raises(InvalidArguments, match=r"5\.5 is not of type 'integer'"):
+    with pytest.raises(InvalidArguments, match=r"5\.5 is not of type \"integer\""):
         validator.validate({"n": 5.5})
 
 
@@ -80,7 +80,7 @@ def test_null_for_an_optional_non_nullable_property_is_dropped_so_the_default_ap
         "note": None,
         "other": None,
     }
-    with pytest.raises(InvalidArguments, match=r"arguments\.value: None is not of type 'number'"):
+    with pytest.raises(InvalidArguments, match=r"arguments\.value: null is not of type \"number\""):
         validator.validate({"value": None})
 
 
@@ -89,12 +89,12 @@ def test_missing_arguments_mean_an_empty_object() -> None:
         pass
 
     assert validator_for(nothing).validate(None) == {}
-    with pytest.raises(InvalidArguments, match="arguments: 'b' is a required property"):
+    with pytest.raises(InvalidArguments, match="arguments: \"b\" is a required property"):
         validator_for(add).validate(None)
 
 
 def test_non_object_arguments_are_reported_at_the_root() -> None:
-    with pytest.raises(InvalidArguments, match=r"arguments: \[1, 2\] is not of type 'object'"):
+    with pytest.raises(InvalidArguments, match=r"arguments: \[1, 2\] is not of type \"object\""):
         validator_for(add).validate([1, 2])  # type: ignore[arg-type]
 
 
@@ -126,16 +126,16 @@ COMPOSED = {
         ({"all": 5}, "arguments.all: 5 is less than the minimum of 10"),
         ({"any": 1.5}, "arguments.any: 1.5 is not valid under any of the given schemas"),
         ({"one": 7}, "arguments.one: 7 is valid under each of"),
-        ({"not": "forbidden"}, "arguments.not: 'forbidden' should not be valid under"),
+        ({"not": "forbidden"}, 'arguments.not: "forbidden" should not be valid under'),
         ({"cond": {"unit": "K", "value": -1}}, "arguments.cond.value: -1 is less than the minimum of 0"),
         (
             {"cond": {"unit": "C", "value": -300}},
             "arguments.cond.value: -300 is less than the minimum of -273.15",
         ),
         ({"ref": 0}, "arguments.ref: 0 is less than or equal to the minimum of 0"),
-        ({"email": "not-an-address"}, "arguments.email: 'not-an-address' is not a 'email'"),
+        ({"email": "not-an-address"}, 'arguments.email: "not-an-address" is not a "email"'),
         ({"set": [1, 1]}, "arguments.set: [1, 1] has non-unique elements"),
-        ({"pattern": {"n_x": "s"}}, "arguments.pattern.n_x: 's' is not of type 'integer'"),
+        ({"pattern": {"n_x": "s"}}, "arguments.pattern.n_x: \"s\" is not of type \"integer\""),
     ],
 )
 def test_composition_and_format_keywords_are_enforced(arguments, fragment) -> None:
@@ -203,7 +203,7 @@ def test_older_dialects_named_by_schema_are_honoured() -> None:
         "dependencies": {"a": ["b"]},
     }
     validator = ArgumentValidator(schema, name="old")
-    with pytest.raises(InvalidArguments, match="'b' is a dependency of 'a'"):
+    with pytest.raises(InvalidArguments, match='"b" is a dependency of "a"'):
         validator.validate({"a": 1})
 
 
@@ -223,8 +223,8 @@ def test_output_validator_lists_problems_and_is_empty_when_valid() -> None:
     validator = OutputValidator(schema, name="wave")
     assert validator.errors({"speed": 3.0, "unit": "m/s"}) == []
     assert validator.errors({"speed": "fast", "unit": "km/h"}) == [
-        "result.speed: 'fast' is not of type 'number'",
-        "result.unit: 'km/h' is not one of ['m/s']",
+        "result.speed: \"fast\" is not of type \"number\"",
+        "result.unit: \"km/h\" is not one of [\"m/s\"]",
     ]
     with pytest.raises(RegistrationError, match="tool 'wave': invalid output schema"):
         OutputValidator({"type": 5}, name="wave")
@@ -233,7 +233,7 @@ def test_output_validator_lists_problems_and_is_empty_when_valid() -> None:
 def test_prompt_validator_names_the_prompt() -> None:
     validator = ArgumentValidator({"type": "object", "required": ["topic"]}, name="explain", kind="prompt")
     with pytest.raises(
-        InvalidArguments, match=r"^Invalid arguments for prompt 'explain': arguments: 'topic'"
+        InvalidArguments, match=r'^Invalid arguments for prompt \'explain\': arguments: "topic"'
     ):
         validator.validate({})
 

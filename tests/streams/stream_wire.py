@@ -17,7 +17,7 @@ import threading
 import time
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 SSE_ACCEPT = "application/json, text/event-stream"
 LATEST = "2025-11-25"
@@ -313,13 +313,14 @@ class Wire:
         return events
 
     def legacy(self) -> tuple[Events, str]:
-        """Open ``GET /sse``; returns the stream and the announced POST path (relative to the host)."""
+        """Open ``GET /sse``; returns the stream and the announced POST path, resolved against the
+        stream's URL as a client does (RFC 3986 § 5.2) to a path on this host."""
         events = self.start("GET", "/sse", None, {"Accept": "text/event-stream"})
         assert events.wait_head() == 200, events.status
         first = events.next()
         assert first is not None, "GET /sse ended before the endpoint event"
         assert first.event == "endpoint", first
-        return events, first.data
+        return events, urljoin(self.prefix + "/sse", first.data)
 
     def legacy_post(self, endpoint: str, message: Any) -> Reply:
         """POST to a legacy endpoint path as announced (absolute path on this host)."""

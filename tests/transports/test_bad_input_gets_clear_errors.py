@@ -179,10 +179,10 @@ def test_malformed_tools_call_is_invalid_params_never_500(http: Http, url: str, 
 
 
 WRONG_ARGUMENTS = [
-    ({"a": "one", "b": 2}, "'one' is not of type 'number'"),
-    ({"a": 1}, "'b' is a required property"),
-    ({"a": 1, "b": 2, "c": 3}, "'c'"),
-    ({"a": True, "b": 2}, "True is not of type 'number'"),
+    ({"a": "one", "b": 2}, "\"one\" is not of type \"number\""),
+    ({"a": 1}, "\"b\" is a required property"),
+    ({"a": 1, "b": 2, "c": 3}, '"c"'),
+    ({"a": True, "b": 2}, "true is not of type \"number\""),
 ]
 
 

@@ -136,7 +136,7 @@ def test_a_result_that_breaks_the_output_schema_is_a_tool_error(http: Http, vers
     text = result["content"][0]["text"]
     assert "broken_sum" in text
     assert "output schema" in text
-    assert "is not of type 'integer'" in text
+    assert "is not of type \"integer\"" in text
 
 
 def test_rest_returns_a_conforming_result_as_the_body(http: Http) -> None:
@@ -149,7 +149,7 @@ def test_rest_refuses_a_result_that_breaks_the_output_schema(http: Http) -> None
     assert reply.status == 500
     error = strict(reply.raw)["error"]
     assert "output schema" in error
-    assert "is not of type 'integer'" in error
+    assert "is not of type \"integer\"" in error
 
 
 @pytest.mark.anyio
@@ -236,7 +236,10 @@ def test_invalid_arguments_to_an_async_tool_are_refused_before_a_job_starts(http
 
 
 def test_an_unknown_job_id_is_not_found(http: Http) -> None:
-    assert poll(http, "no-such-job")["status"] == "not_found"
+    # A tool error (issue 13): 404 over REST, with the status body pollers read.
+    reply = http.post("/tools/get_job_result", {"job_id": "no-such-job"})
+    assert reply.status == 404
+    assert strict(reply.raw)["status"] == "not_found"
 
 
 def test_an_async_tool_over_tools_call_gives_a_handle_polled_with_the_tool(http: Http) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidParams
-from ...protocol import jsonrpc, versions
+from ...protocol import jsonenc, jsonrpc, versions
 from ..request import LOG_LEVELS, RequestContext
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ async def set_level(core: ServerCore, request: RequestContext, params: dict[str,
     """``logging/setLevel``: the session's minimum level for ``notifications/message``."""
     level = params.get("level")
     if level not in LOG_LEVELS:
-        raise InvalidParams(f"Invalid log level {level!r}; use one of {', '.join(LOG_LEVELS)}")
+        raise InvalidParams(f"Invalid log level {jsonenc.show(level)}; use one of {', '.join(LOG_LEVELS)}")
     if request.session is not None:
         request.session.log_level = level
     return {}

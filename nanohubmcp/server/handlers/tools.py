@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...errors import InvalidArguments
+from ...errors import InvalidArguments, MethodNotFound
+from ...protocol import versions
+from ..modern.tasks import task_support
 from ..registry import list_result
 from ..request import RequestContext
 from ..toolcalls import call_arguments, lookup_tool, refuse_arguments, run_tool, start_job_result
@@ -17,8 +19,16 @@ if TYPE_CHECKING:
 
 
 async def tools_list(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-    """``tools/list``: ``{tools: [...], nextCursor?}``."""
-    return list_result(core.registry.tools, "tools", request.version, core.list_page_size, params)
+    """``tools/list``: ``{tools: [...], nextCursor?}``; on 2025-11-25 a tool that takes tasks
+    says so in ``execution.taskSupport`` (absent means "forbidden")."""
+    result = list_result(core.registry.tools, "tools", request.version, core.list_page_size, params)
+    if request.version == versions.V2025_11_25 and not request.modern:
+        for entry in result["tools"]:
+            tool = core.registry.tools.get(entry["name"])
+            support = task_support(tool) if tool is not None else "forbidden"
+            if support != "forbidden":
+                entry["execution"] = {"taskSupport": support}
+    return result
 
 
 async def tools_call(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
@@ -31,6 +41,10 @@ async def tools_call(core: ServerCore, request: RequestContext, params: dict[str
         return refuse_arguments(core, request, tool, exc)
     task = params.get("task")
     if task is not None and not request.modern:
+        if task_support(tool) == "forbidden":
+            # MCP 2025-11-25, Utilities § Tasks § Tool-level negotiation: SHOULD answer -32601.
+            raise MethodNotFound(f"Tool '{tool.name}' does not run as a task (its taskSupport is \"forbidden\"); "
+                                 "call it without params.task")
         return await create_task(core, request, tool, arguments, task)
     if tool.background:
         return await start_job_result(core, request, tool, arguments)

@@ -22,6 +22,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidParams
+from ...protocol import jsonenc
 from .request_state import Binding, RequestStateCodec, arguments_digest
 
 if TYPE_CHECKING:
@@ -85,7 +86,8 @@ def check_response(key: str, method: str, value: Any) -> Any:
         InvalidParams: -32602 naming the key and the expected shape.
     """
     if not _VALID[method](value):
-        raise InvalidParams(f"Invalid inputResponses[{key!r}]: expected {_SHAPE[method]} answering {method}")
+        raise InvalidParams(
+            f"Invalid inputResponses[{jsonenc.show(key)}]: expected {_SHAPE[method]} answering {method}")
     return value
 
 

@@ -26,6 +26,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InternalError, InvalidParams, MissingClientCapability, RegistrationError, to_error_object
+from ...protocol import jsonenc
 from .. import jobs as jobmod
 from ..components import Tool
 from ..request import RequestContext
@@ -165,7 +166,7 @@ def _job(core: ServerCore, request: RequestContext, params: dict[str, Any], meth
         return core.jobs.get(task_id, None, request.principal)
     except InvalidParams:
         raise InvalidParams(
-            f"Failed to retrieve task: no task {task_id!r} (wrong id, or it expired)") from None
+            f"Failed to retrieve task: no task {jsonenc.show(task_id)} (wrong id, or it expired)") from None
 
 
 async def tasks_get(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
