@@ -239,11 +239,16 @@ def main() -> int:
     parser.add_argument("--schemathesis", default=None, help="schemathesis executable (scratch venv)")
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--out", default=None, help="also write the markdown report here")
+    parser.add_argument("--tree", default=None,
+                        help="serve another checkout's package and examples (e.g. an older commit, for a before/after)")
     args = parser.parse_args()
 
     port = free_port()
+    tree = Path(args.tree).resolve() if args.tree else ROOT
     env = {**os.environ, "MCP_TOKEN": "", "PYTHONUNBUFFERED": "1"}
-    server = subprocess.Popen([PYTHON, str(ROOT / "examples" / args.example / "start_mcp.py"), "--port", str(port)],
+    if args.tree:
+        env["PYTHONPATH"] = str(tree)  # ahead of the project's own editable install
+    server = subprocess.Popen([PYTHON, str(tree / "examples" / args.example / "start_mcp.py"), "--port", str(port)],
                               env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 30
@@ -254,7 +259,8 @@ def main() -> int:
         tools = list(json.loads(request(port, "GET", "/openapi.json", None, {})[2])["paths"])
         tools = [p.rsplit("/", 1)[1] for p in tools if p.startswith("/tools/")]
         before = proc_figures(server.pid)
-        lines = [f"# Hostile trial: examples/{args.example} ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})",
+        lines = [f"# Hostile trial: examples/{args.example} of {tree} "
+                 f"({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})",
                  "", f"Server pid {server.pid}, port {port}, tools: {', '.join(tools)}", ""]
         if args.schemathesis:
             started = time.monotonic()

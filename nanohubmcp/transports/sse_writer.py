@@ -83,7 +83,9 @@ class SSEWriter:
         behind = self._queued + self._unsent
         if behind and behind + len(data) > WRITE_BUFFER_BYTES:
             log.warning("closing a stream whose client left %d bytes unread", behind)
-            self.handler.request.connection.close()
+            connection = self.handler.request.connection
+            if connection is not None:
+                connection.close()
             self.connection_lost()
             return
         self._queued += len(data)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from urllib.parse import urljoin
 
 import pytest
 from proxy_support import (
@@ -54,10 +55,12 @@ def test_streamable_http_client_calls_a_tool_through_the_prefix(weber: Weber) ->
     assert run(call()) == (["add", "ask_name", "count_slowly", "get_job_result", "square_later"], 5.0)
 
 
-def test_legacy_sse_endpoint_event_is_an_absolute_path_under_the_public_prefix(weber: Weber) -> None:
+def test_legacy_sse_endpoint_event_resolves_under_the_public_prefix(weber: Weber) -> None:
     event, data = first_sse_event(weber.public_url + "sse")
     assert event == "endpoint"
-    assert re.fullmatch(re.escape(WEBER_PATH) + r"messages/\?session_id=[\w-]+", data), data
+    # A reference relative to the stream's URL (RFC 3986 § 5.2): it keeps the prefix.
+    resolved = urljoin(WEBER_PATH + "sse", data)
+    assert re.fullmatch(re.escape(WEBER_PATH) + r"messages/\?session_id=[\w-]+", resolved), data
 
 
 def test_legacy_sse_client_calls_a_tool_through_the_prefix(weber: Weber) -> None:

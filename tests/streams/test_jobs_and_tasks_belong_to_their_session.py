@@ -56,7 +56,7 @@ def build(gates: Gates, **options: Any) -> MCPServer:
         gates.stopped.append(label)
         return "stopped" if ctx.is_cancelled() else "timed out"
 
-    @server.tool()
+    @server.tool(task_support="optional")  # a tool takes tasks only when it says so (-32601 otherwise)
     def plain(text: str) -> str:
         """An ordinary tool, called as a task."""
         assert gates.release.wait(10), "never released"
