@@ -16,6 +16,7 @@ from typing import Any
 
 import tornado.iostream
 import tornado.web
+from tornado.http1connection import HTTP1Connection
 
 from ..protocol import jsonenc
 
@@ -84,7 +85,7 @@ class SSEWriter:
         if behind and behind + len(data) > WRITE_BUFFER_BYTES:
             log.warning("closing a stream whose client left %d bytes unread", behind)
             connection = self.handler.request.connection
-            if connection is not None:
+            if isinstance(connection, HTTP1Connection):
                 connection.close()
             self.connection_lost()
             return
