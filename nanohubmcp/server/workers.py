@@ -42,10 +42,11 @@ MAX_TRACKED = 1024
 
 
 class _Timing:
-    __slots__ = ("last", "running")
+    __slots__ = ("last", "queued", "running")
 
     def __init__(self) -> None:
         self.last: float | None = None
+        self.queued = 0  # calls submitted, not started yet
         self.running: set[PoolFuture] = set()
 
 
@@ -112,6 +113,8 @@ class WorkerPool(Executor):
             if key is not None and not lane.has_room() and self._quick is not None and self._quick.has_room() \
                     and self._is_quick(key, time.monotonic()):
                 lane = self._quick
+            if key is not None:
+                self._timing(key).queued += 1
             future = PoolFuture(fn, lane, key)
             lane.queued += 1
             lane.work.put(future)
@@ -126,7 +129,7 @@ class WorkerPool(Executor):
         if any(f.started_at is not None and now - f.started_at > QUICK_SECONDS for f in timing.running):
             return False
         if timing.last is None:
-            return not timing.running
+            return not timing.running and not timing.queued  # unknown yet, and already in flight
         return timing.last <= QUICK_SECONDS
 
     def _timing(self, key: str) -> _Timing:
@@ -153,6 +156,9 @@ class WorkerPool(Executor):
                 return
             with self._lock:
                 lane.queued -= 1
+                if future.key is not None:
+                    timing = self._timing(future.key)
+                    timing.queued = max(0, timing.queued - 1)
             if not future.set_running_or_notify_cancel():
                 lane.idle.release()
                 continue

@@ -162,3 +162,20 @@ def test_sigterm_ends_the_process_even_while_a_tool_never_returns(tmp_path: Path
 def _quietly(fn: Any, *args: Any, **kwargs: Any) -> None:
     with contextlib.suppress(OSError):  # the connection closes with the server
         fn(*args, **kwargs)
+
+
+def test_calls_of_a_function_already_queued_do_not_take_the_quick_lane() -> None:
+    # Regression: before the first calls of a blocking function had started, the next ones looked
+    # "never seen" and filled the quick lane, so a quick function found no room there either.
+    from nanohubmcp.server.workers import WorkerPool
+
+    pool = WorkerPool(1, quick_workers=2)
+    release = threading.Event()
+    try:
+        blocked = [pool.submit_call(lambda: release.wait(20), key="block") for _ in range(5)]
+        quick = pool.submit_call(lambda: "quick", key="add")
+        assert quick.result(10) == "quick"
+        assert [f.lane.name for f in blocked] == ["main"] * 5
+    finally:
+        release.set()
+        pool.shutdown(wait=True)
