@@ -11,7 +11,7 @@ Modules:
 - ``calls``: how a cell-defined function is called (worker pool or kernel loop, timeouts).
 - ``output``: routing a tool's ``print``/``display`` output to the cell that defined it.
 - ``display``: the rich status shown after the server starts and by ``%mcp status``.
-- ``magics``: ``%%mcp_tool``, ``%%mcp_resource``, ``%%mcp_prompt`` and ``%mcp``.
+- ``magics``: ``%%mcp_tool``, ``%%mcp_resource``, ``%%mcp_prompt``, ``%%mcp_view`` and ``%mcp``.
 - ``extension``: ``load``/``unload``, called by ``nanohubmcp.load_ipython_extension``.
 - ``kernel_server``: ``server.run()`` inside a kernel (in the background; a re-run replaces
   the server of the same name or port).

@@ -1,16 +1,18 @@
-"""The options of ``%%mcp_tool``, ``%%mcp_resource`` and ``%%mcp_prompt`` cells, parsed without IPython.
+"""The options of ``%%mcp_tool``, ``%%mcp_resource``, ``%%mcp_prompt``, ``%%mcp_view`` cells, without IPython.
 
 One parser for the magic line, shared by the live magics (``nanohubmcp.jupyter.magics``) and the
 notebook exporter, so a notebook and its exported ``start_mcp.py`` register the same components
 with the same options. This module imports neither IPython nor Tornado: it turns text into plain
 dataclasses.
 
-- :func:`parse_tool_line` / :func:`parse_resource_line` / :func:`parse_prompt_line`: the text after
-  the magic name (``"--name add --tags math,basic"``) -> :class:`ToolSpec` / :class:`ResourceSpec` /
-  :class:`PromptSpec`. Quoting follows POSIX shell rules (``--description "Adds two numbers"``).
+- :func:`parse_tool_line` / :func:`parse_resource_line` / :func:`parse_prompt_line` /
+  :func:`parse_view_line`: the text after the magic name (``"--name add --tags math,basic"``) ->
+  :class:`ToolSpec` / :class:`ResourceSpec` / :class:`PromptSpec` / :class:`ViewSpec`. Quoting
+  follows POSIX shell rules (``--description "Adds two numbers"``).
+- :func:`split_last_expression`: a ``%%mcp_view`` cell's code and its final expression (the view).
 - :func:`pick_function`: which top-level function of a cell's (already IPython-transformed)
   source is the component, and where its definition starts.
-- ``TOOL_OPTIONS`` / ``RESOURCE_OPTIONS`` / ``PROMPT_OPTIONS``: the option tables both parsers use
+- ``TOOL_OPTIONS`` / ``RESOURCE_OPTIONS`` / ``PROMPT_OPTIONS`` / ``VIEW_OPTIONS``: the option tables both parsers use
   (the magics turn them into ``magic_arguments`` help text).
 
 Every mistake raises :class:`~nanohubmcp.errors.RegistrationError` with a one-line message.
@@ -36,16 +38,20 @@ __all__ = [
     "PROMPT_OPTIONS",
     "RESOURCE_OPTIONS",
     "TOOL_OPTIONS",
+    "VIEW_OPTIONS",
     "FunctionInfo",
     "Option",
     "PromptSpec",
     "ResourceSpec",
     "ToolSpec",
+    "ViewSpec",
     "find_functions",
     "parse_prompt_line",
     "parse_resource_line",
     "parse_tool_line",
+    "parse_view_line",
     "pick_function",
+    "split_last_expression",
 ]
 
 
@@ -99,6 +105,7 @@ TOOL_OPTIONS: tuple[Option, ...] = (
         "run on the kernel's own thread and event loop (for code that is not thread-safe: "
         "widgets, pyplot); calls wait while a cell runs",
     ),
+    _value("--view", "view", "URI", "the ui:// view (a %%mcp_view cell) that shows the result (MCP Apps)"),
 )
 """Options of ``%%mcp_tool``."""
 
@@ -113,6 +120,18 @@ RESOURCE_OPTIONS: tuple[Option, ...] = (
 
 PROMPT_OPTIONS: tuple[Option, ...] = (_NAME, _DESCRIPTION, _TITLE)
 """Options of ``%%mcp_prompt``."""
+
+VIEW_OPTIONS: tuple[Option, ...] = (
+    Option(("uri",), {"metavar": "URI", "help": "the view's ui:// URI, named by tools with --view URI"}),
+    _value("--name", "name", "NAME", "the resource's name (default: the URI without ui://)"),
+    _DESCRIPTION,
+    _TITLE,
+    _flag("--border", "border", "the view prefers a border drawn around it (prefersBorder)"),
+    _value("--connect-domains", "connect_domains", "A,B", "origins the view may fetch from (CSP)"),
+    _value("--resource-domains", "resource_domains", "A,B",
+           "origins the view may load scripts, styles, images and fonts from (CSP)"),
+)
+"""Options of ``%%mcp_view`` (the cell's last expression is the view's HTML)."""
 
 
 @dataclass(frozen=True)
@@ -140,6 +159,7 @@ class ToolSpec:
     idempotent: bool = False
     open_world: bool = False
     main: bool = False
+    view: str | None = None
 
     def annotations(self) -> dict[str, bool] | None:
         """The MCP tool annotations the flags give (only the hints that were set), or None."""
@@ -161,6 +181,7 @@ class ToolSpec:
             "tags": self.tags or None,
             "annotations": self.annotations(),
             "executor": self.executor,
+            "view": self.view,
         }
         return {key: value for key, value in options.items() if value is not None}
 
@@ -197,6 +218,27 @@ class PromptSpec:
     def registration_options(self) -> dict[str, Any]:
         """Keyword arguments for ``MCPServer.add_prompt`` (only those given)."""
         options = {"name": self.name, "description": self.description, "title": self.title}
+        return {key: value for key, value in options.items() if value is not None}
+
+
+@dataclass(frozen=True)
+class ViewSpec:
+    """What a ``%%mcp_view URI`` line asks for (an MCP Apps view)."""
+
+    uri: str
+    name: str | None = None
+    description: str | None = None
+    title: str | None = None
+    border: bool = False
+    connect_domains: tuple[str, ...] = ()
+    resource_domains: tuple[str, ...] = ()
+
+    def registration_options(self) -> dict[str, Any]:
+        """Keyword arguments for ``MCPServer.add_app_view`` after the URI and HTML (only those given)."""
+        csp = {key: list(value) for key, value in (("connect_domains", self.connect_domains),
+                                                   ("resource_domains", self.resource_domains)) if value}
+        options = {"name": self.name, "description": self.description, "title": self.title,
+                   "csp": csp or None, "prefers_border": True if self.border else None}
         return {key: value for key, value in options.items() if value is not None}
 
 
@@ -253,6 +295,7 @@ def parse_tool_line(line: str) -> ToolSpec:
         idempotent=args.idempotent,
         open_world=args.open_world,
         main=args.main,
+        view=_text("mcp_tool", "--view", args.view),
     )
 
 
@@ -284,6 +327,39 @@ def parse_prompt_line(line: str) -> PromptSpec:
         description=args.description,
         title=_text("mcp_prompt", "--title", args.title),
     )
+
+
+def parse_view_line(line: str) -> ViewSpec:
+    """Parse the options of ``%%mcp_view URI``.
+
+    Raises:
+        RegistrationError: no URI or not a ``ui://`` one, an unknown option or a missing value.
+    """
+    args = _parse("mcp_view", VIEW_OPTIONS, line)
+    if not args.uri.startswith("ui://") or args.uri == "ui://":
+        raise RegistrationError(f"%%mcp_view: a view's URI starts with ui://, e.g. ui://plots/chart (not {args.uri!r})")
+
+    def domains(value: str | None) -> tuple[str, ...]:
+        return tuple(d.strip() for d in (value or "").split(",") if d.strip())
+
+    return ViewSpec(uri=args.uri, name=_text("mcp_view", "--name", args.name), description=args.description,
+                    title=_text("mcp_view", "--title", args.title), border=args.border,
+                    connect_domains=domains(args.connect_domains), resource_domains=domains(args.resource_domains))
+
+
+def split_last_expression(source: str) -> tuple[str, str | None]:
+    """``(code before, last expression)`` of a cell's Python source; ``(source, None)`` when it ends otherwise.
+
+    Raises:
+        SyntaxError: the source does not parse.
+    """
+    tree = ast.parse(source)
+    if not tree.body or not isinstance(tree.body[-1], ast.Expr):
+        return source, None
+    last = tree.body[-1]
+    lines = source.splitlines()
+    before = "\n".join([*lines[:last.lineno - 1], lines[last.lineno - 1][:last.col_offset]])
+    return before, ast.get_source_segment(source, last.value) or ast.unparse(last.value)
 
 
 @dataclass(frozen=True)

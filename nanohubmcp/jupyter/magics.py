@@ -1,4 +1,4 @@
-"""The magics: ``%%mcp_tool``, ``%%mcp_resource``, ``%%mcp_prompt`` and ``%mcp``.
+"""The magics: ``%%mcp_tool``, ``%%mcp_resource``, ``%%mcp_prompt``, ``%%mcp_view`` and ``%mcp``.
 
 An adapter: it reads cells and magic lines (the options through ``cellspec``, the one parser the
 exporter shares) and calls :class:`~nanohubmcp.jupyter.session.KernelSession`. User mistakes
@@ -35,7 +35,7 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_var_expand
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
-from IPython.display import display
+from IPython.display import HTML, display
 
 from ..errors import NanohubMCPError, RegistrationError
 from . import cellspec
@@ -107,6 +107,43 @@ class MCPMagics(Magics):
         """
         spec = self._parse(cellspec.parse_resource_line, line)
         self._register("resource", spec, cell, spec.name, self.session.add_resource)
+
+    @no_var_expand
+    @cell_magic
+    @_documented_by(cellspec.VIEW_OPTIONS)
+    def mcp_view(self, line: str, cell: str) -> None:
+        """Serve the HTML this cell ends with as an MCP Apps view at URI (a ui:// URI).
+
+        The cell's last expression is the view: an HTML string, or an object with _repr_html_
+        (e.g. a plotly figure). Its scripts get a tool's result with mcpApp.onToolResult(...);
+        a tool shows its result there with %%mcp_tool --view URI.
+        """
+        spec = self._parse(cellspec.parse_view_line, line)
+        value = self._evaluate(cell)
+        try:
+            entry = self.session.add_view(value, spec, CellOutput.capture(self.shell))
+        except (RegistrationError, TypeError) as exc:
+            raise UsageError(f"%%mcp_view: {exc}") from None
+        display(HTML(value) if isinstance(value, str) else value)  # the view as the notebook shows it
+        self._serve(f"view '{entry.key}'")
+
+    def _evaluate(self, cell: str) -> Any:
+        """Run the cell; the value of its last line, which must be an expression."""
+        shell = self.shell
+        assert shell is not None
+        try:
+            body, last = cellspec.split_last_expression(shell.transform_cell(cell))
+        except SyntaxError as exc:
+            raise UsageError(f"%%mcp_view: syntax error on line {exc.lineno} of the cell: {exc.msg}") from None
+        if last is None:
+            raise UsageError("%%mcp_view: end the cell with the view's HTML: an HTML string, or an object "
+                             "with _repr_html_ (e.g. a plotly figure)")
+        try:
+            exec(compile(body, "<%%mcp_view>", "exec"), shell.user_global_ns, shell.user_ns)
+            return eval(compile(last, "<%%mcp_view>", "eval"), shell.user_global_ns, shell.user_ns)
+        except Exception as exc:
+            shell.showtraceback(tb_offset=1)
+            raise UsageError(f"%%mcp_view: the cell raised {type(exc).__name__}; nothing was registered") from None
 
     @no_var_expand
     @cell_magic

@@ -30,9 +30,10 @@ from typing import Any
 
 from ..errors import ConfigurationError, RegistrationWarning
 from ..facade import MCPServer
+from ..server.apps import html_of
 from ..server.components import Resource
 from . import calls, routes
-from .cellspec import PromptSpec, ResourceSpec, ToolSpec
+from .cellspec import PromptSpec, ResourceSpec, ToolSpec, ViewSpec
 from .config import REBUILD_TRAITS, RESTART_TRAITS, RESULT_TRAITS, NanohubMCP
 from .display import first_line
 from .hub import HubView, detect_hub
@@ -62,7 +63,7 @@ class Entry:
     kind: str
     key: str
     fn: Callable[..., Any]
-    spec: ToolSpec | ResourceSpec | PromptSpec
+    spec: ToolSpec | ResourceSpec | PromptSpec | ViewSpec
     cell: CellOutput
     policy: str
 
@@ -158,6 +159,8 @@ class KernelSession:
                 wrapper = self._wrap("tool", fn, name, entry.policy, entry.cell, spec.background)
             options = spec.registration_options()
             return self.server.add_tool(wrapper, background=spec.background, **options).name
+        if isinstance(spec, ViewSpec):
+            return self.server.add_app_view(spec.uri, fn, **spec.registration_options()).uri
         if isinstance(spec, ResourceSpec):
             wrapper = self._wrap("resource", fn, spec.name or fn.__name__, entry.policy, entry.cell)
             record = self.server.add_resource(wrapper, spec.uri, **spec.registration_options())
@@ -196,6 +199,11 @@ class KernelSession:
     def add_resource(self, fn: Callable[..., Any], spec: ResourceSpec, cell: CellOutput) -> Entry:
         """Register (or replace) the resource or template at ``spec.uri``."""
         return self._add("resource", fn, spec, cell, False)
+
+    def add_view(self, html: Any, spec: ViewSpec, cell: CellOutput) -> Entry:
+        """Register (or replace) the MCP Apps view at ``spec.uri``: ``html`` is a str or has ``_repr_html_``."""
+        html_of(html)  # raises TypeError saying what a view may be
+        return self._add("resource", lambda: html, spec, cell, False)
 
     def add_prompt(self, fn: Callable[..., Any], spec: PromptSpec, cell: CellOutput) -> Entry:
         """Register (or replace) a prompt."""

@@ -11,6 +11,8 @@ out, except that a leading markdown cell becomes the script's docstring):
 - ``%%mcp_tool`` / ``%%mcp_resource`` / ``%%mcp_prompt`` cells keep their body, with
   ``@server.tool(...)`` (``@server.async_tool(...)`` for ``--async``), ``@server.resource(URI, ...)``
   or ``@server.prompt(...)`` above the function the magic registers. Other code stays, in order.
+- A ``%%mcp_view URI`` cell keeps its code; its last expression (the view's HTML) becomes
+  ``server.add_app_view(URI, <expression>, ...)``.
 - ``%config NanohubMCP.<setting> = <literal>`` (last value wins): name, version, instructions and
   tool_timeout go to ``MCPServer(...)``; host and port become the ``--host``/``--port`` defaults;
   path_prefix, allowed_origins and public_url go to ``server.run(...)``; mode is notebook-only.
@@ -197,6 +199,8 @@ class _Builder:
             self.blocks.append(self._code(code))
         elif magic[0] in _COMPONENTS:
             self.blocks.append(self._component(*magic))
+        elif magic[0] == "mcp_view":
+            self.blocks.append(self._view(magic[1], magic[2]))
         else:
             what = f"%%{magic[0]} {magic[1]}".rstrip()
             self.dropped.append(f"cell {self.number}: {what}")
@@ -217,6 +221,22 @@ class _Builder:
         lines = code.splitlines()
         lines.insert(info.lineno - 1, decorator)
         return "\n".join(lines)
+
+    def _view(self, line: str, body: str) -> str:
+        """A ``%%mcp_view`` cell: its code, its last expression passed to ``server.add_app_view``."""
+        spec = cellspec.parse_view_line(line)
+        self.offset += 1 + leading_blank_lines(body)
+        code = self.transformer.transform_cell(body)
+        try:
+            before, last = cellspec.split_last_expression(code)
+        except SyntaxError:
+            return self._code(code)  # raises, naming the line
+        if last is None:
+            raise _Untranslatable("a %%mcp_view cell must end with the view's HTML (an expression)")
+        options = call_arguments([], spec.registration_options())
+        self.found["resource"].append(spec.uri)
+        arguments = ", ".join(part for part in (literal(spec.uri), last, options) if part)
+        return self._code(f"{before}server.add_app_view({arguments})")
 
     def _code(self, code: str) -> str:
         """Check a transformed cell; replace what a script cannot run by comments."""

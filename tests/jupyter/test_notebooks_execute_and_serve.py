@@ -31,6 +31,16 @@ def _projectile_range(v0: float) -> float:
 
 # notebook -> (tools, resources, prompts, (tool, arguments, check of the call result))
 EXPECTED: dict[str, Any] = {
+    "apps.ipynb": (
+        {"damped_oscillation"},
+        {"ui://plots/chart"},
+        set(),
+        (
+            "damped_oscillation",
+            {"points": 3, "damping": 0.0},
+            lambda r: r.structured_content["x"] == [0.0, 5.0, 10.0] and r.structured_content["y"] == [1.0, 1.0, 1.0],
+        ),
+    ),
     "quickstart.ipynb": (
         {"add", "greet", "count_slowly", "get_job_result"},
         {"notebook://quickstart/about"},
