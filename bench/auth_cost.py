@@ -3,6 +3,7 @@
 
     .venv/bin/python bench/auth_cost.py                 # 15 rounds x 500 calls per mode
     .venv/bin/python bench/auth_cost.py --calls 2000 --rounds 7
+    .venv/bin/python bench/auth_cost.py --verifier-only --json /tmp/auth.json   # part 1 only (run.py)
 
 Two measurements (not a timed test):
 
@@ -104,9 +105,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=500)
     parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--verifier-only", action="store_true", help="skip the end-to-end part")
+    parser.add_argument("--json", type=Path, help="also write the verifier figures here (JSON)")
     a = parser.parse_args()
     with Issuer() as issuer:
         cost = verifier_cost(issuer, a.rounds, a.calls)
+        if a.json:
+            a.json.write_text(json.dumps({"verify_us": {k: round(v, 2) for k, v in cost.items()}}, indent=1))
+        if a.verifier_only:
+            for name, micro in cost.items():
+                print(f"  {name:<16} {micro:8.1f} us per verify")
+            return
         tokens = {"none": None, "token": "bench-token", "jwt": issuer.mint("http://bench.invalid", lifetime=3600)}
         children, ports = {}, {}
         env = dict(os.environ, MCP_TOKEN="")

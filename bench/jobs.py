@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/jobs.py            # everything, a few minutes on 2 cores
     .venv/bin/python bench/jobs.py --jobs 50  # fewer jobs per executor (a smoke run)
+    .venv/bin/python bench/jobs.py --json /tmp/jobs.json   # also the raw figures, for bench/run.py
 
 Prints a markdown table:
 
@@ -150,8 +151,11 @@ def dask_overhead(address: str, jobs: int) -> tuple[float, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--jobs", type=int, default=200, help="jobs per executor (default 200)")
+    parser.add_argument("--stored", type=int, default=10_000, help="stored jobs for the restart figure")
+    parser.add_argument("--json", type=Path, help="also write the figures here (JSON)")
     args = parser.parse_args()
     rows: list[tuple[str, str]] = []
+    raw: dict[str, Any] = {"jobs": args.jobs, "stored": args.stored, "latency_ms": {}}
     with tempfile.TemporaryDirectory() as tmp:
         state = Path(tmp)
         from distributed import LocalCluster
@@ -159,24 +163,36 @@ def main() -> None:
         with LocalCluster(n_workers=1, threads_per_worker=2, processes=True, dashboard_address=None) as cluster:
             for executor in ("threads", "processes", "dask"):
                 times = latency(executor, args.jobs, state, cluster.scheduler_address)
+                raw["latency_ms"][executor] = {
+                    "p50": round(percentile(times, 0.5) * 1e3, 2),
+                    "p99": round(percentile(times, 0.99) * 1e3, 2),
+                }
                 rows.append((f"submit → result, {executor} ({args.jobs} jobs)",
                              f"p50 {percentile(times, 0.5) * 1e3:.1f} ms, p99 {percentile(times, 0.99) * 1e3:.1f} ms"))
-            ours, raw = dask_overhead(cluster.scheduler_address, max(20, args.jobs // 4))
+            ours, plain = dask_overhead(cluster.scheduler_address, max(20, args.jobs // 4))
+            raw["dask_ms"] = {"executor_p50": round(ours * 1e3, 2), "client_submit_p50": round(plain * 1e3, 2)}
             rows.append(("Dask: one job through the executor vs client.submit(f).result()",
-                         f"{ours * 1e3:.1f} ms vs {raw * 1e3:.1f} ms (p50; +{(ours - raw) * 1e3:.1f} ms)"))
+                         f"{ours * 1e3:.1f} ms vs {plain * 1e3:.1f} ms (p50; +{(ours - plain) * 1e3:.1f} ms)"))
+        raw["progress_us"] = {}
         for kind in ("sqlite", "memory"):
-            rows.append((f"store cost per progress update ({kind})", f"{progress_cost(kind, 5000, state):.1f} µs"))
+            micro = progress_cost(kind, 5000, state)
+            raw["progress_us"][kind] = round(micro, 2)
+            rows.append((f"store cost per progress update ({kind})",
+                         f"{micro:.1f} µs ({1e6 / micro:,.0f} updates/s)"))
         fill(state / "thousand", 1000)
-        rows.append(("store file per 1,000 finished jobs", f"{file_size(state / 'thousand') / 1024:.0f} KiB"))
-        big = fill(state / "ten-thousand", 10_000)
+        raw["kib_per_1000"] = round(file_size(state / "thousand") / 1024)
+        rows.append(("store file per 1,000 finished jobs", f"{raw['kib_per_1000']} KiB"))
+        big = fill(state / "stored", args.stored)
         some_id = next(iter(big._live))
         big.backend.close()
-        rows.append(("restart to first answer, 10,000 stored jobs",
-                     f"{restart_to_first_answer(state / 'ten-thousand', some_id) * 1e3:.1f} ms"))
+        raw["restart_ms"] = round(restart_to_first_answer(state / "stored", some_id) * 1e3, 2)
+        rows.append((f"restart to first answer, {args.stored:,} stored jobs", f"{raw['restart_ms']:.1f} ms"))
     print(f"\nJob figures ({os.cpu_count()} CPUs, Python {sys.version.split()[0]})\n")
     print("| measure | value |\n| --- | --- |")
     for name, value in rows:
         print(f"| {name} | {value} |")
+    if args.json:
+        args.json.write_text(json.dumps(raw, indent=1))
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 
     python3 bench/profile.py                 # c=16, 20 s of load, 15 s sampled at 250 Hz
     python3 bench/profile.py --accept json --tool add --seconds 30
+    python3 bench/profile.py --era 2026-07-28 --token    # the stateless era, with a bearer token
 
 Starts ``servers/ours.py`` pinned to --server-cpu, loads it with wrk (keep-alive, one session,
 ``add(1.5, 2.25)``), records with ``py-spy record --format raw`` (py-spy comes with the peers' venv),
@@ -29,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from mcpbench import env, mcp, procs, wrk
 from mcpbench.http import Connection
-from mcpbench.matrix import BOTH, JSON_ONLY, process
+from mcpbench.matrix import BOTH, JSON_ONLY, MODERN, PROTOCOL, Entry, process
 
 FRAME = re.compile(r"^(?P<fn>.*) \((?P<file>[^()]*)\)$")
 
@@ -99,9 +100,9 @@ def main() -> int:
     p.add_argument("--accept", choices=["both", "json"], default="both")
     p.add_argument("--tool", default="add")
     p.add_argument("--progress", action="store_true")
-    p.add_argument(
-        "--big", type=int, metavar="N", help="profile big(n=N) instead of add (the large-result path)"
-    )
+    p.add_argument("--era", choices=[PROTOCOL, MODERN], default=PROTOCOL, help="handshake era or stateless era")
+    p.add_argument("--token", action="store_true", help="serve with --token and send it (Authorization: Bearer)")
+    p.add_argument("--big", type=int, metavar="N", help="profile big(n=N) instead of add (the large-result path)")
     p.add_argument("--top", type=int, default=25)
     p.add_argument("--server-cpu", default="0")
     p.add_argument("--client-cpu", default="1")
@@ -111,34 +112,33 @@ def main() -> int:
         env.peers_python()
     env.ensure_wrk()
     os.sched_setaffinity(0, {int(c) for c in a.client_cpu.split(",")})
-    ours = process("ours")
+    ours = process("ours-token" if a.token else "ours")
     server = procs.ServerProcess(ours.argv({"ours": env.our_python()}), env.BENCH, a.server_cpu)
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     raw = env.BENCH / "results" / f"profile-{stamp}.txt"
     raw.parent.mkdir(exist_ok=True)
     with server:
-        if asyncio.run(mcp.wait_ready("127.0.0.1", ours.port, 60)) is None:
+        if asyncio.run(mcp.wait_ready("127.0.0.1", ours.port, 60, token=ours.token)) is None:
             raise SystemExit("server not ready")
 
         async def session() -> str | None:
             conn = Connection("127.0.0.1", ours.port)
             try:
-                return await mcp.open_session(conn)
+                return await mcp.open_session(conn, token=ours.token)
             finally:
                 await conn.close()
 
-        sid = asyncio.run(session())
-        tool, args, expect = (
-            ("big", {"n": a.big}, "xxxxxxxx") if a.big else (a.tool, mcp.ADD_ARGS, mcp.ADD_EXPECT)
+        sid = asyncio.run(session()) if a.era == PROTOCOL else None
+        tool, args, expect = ("big", {"n": a.big}, "xxxxxxxx") if a.big else (a.tool, mcp.ADD_ARGS, mcp.ADD_EXPECT)
+        entry = Entry(
+            "profiled", ours.key, "ours", BOTH if a.accept == "both" else JSON_ONLY, tool, a.progress, a.era, ours.token
         )
-        body = mcp.call_body(tool, args, a.progress, templated=True)
-        headers = mcp.headers(BOTH if a.accept == "both" else JSON_ONLY, sid)
+        body = mcp.call_body(tool, args, a.progress, templated=True, era=a.era)
+        headers = mcp.entry_headers(entry, sid, tool)
         wrk.run(ours.port, a.conc, 3, body, headers, expect)  # warm-up
         cell: dict[str, object] = {}
         load = threading.Thread(
-            target=lambda: cell.update(
-                wrk.run(ours.port, a.conc, a.seconds, body, headers, expect, server.pid)
-            )
+            target=lambda: cell.update(wrk.run(ours.port, a.conc, a.seconds, body, headers, expect, server.pid))
         )
         load.start()
         time.sleep(2)

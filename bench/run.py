@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from mcpbench import env, kernel, mcp, phases, procs, report
+from mcpbench import env, extras, kernel, matrix, mcp, phases, procs, report
 from mcpbench.http import Connection
 from mcpbench.matrix import Entry, Process, select
 
@@ -39,34 +39,31 @@ def log(text: str) -> None:
 def options(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true", help="short smoke run (< 3 min) to bench/results/quick.md")
-    p.add_argument(
-        "--only", help="comma list of server keys (ceiling,ours,legacy,sdk,sdk-json,fastmcp,fastmcp-json)"
-    )
+    p.add_argument("--only", help="comma list of server keys (ceiling,ours,legacy,sdk,sdk-json,fastmcp,fastmcp-json)")
     p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--duration", type=float, default=10.0, help="seconds per wrk cell")
+    p.add_argument("--duration", type=float, default=8.0, help="seconds per wrk cell")
     p.add_argument("--warmup", type=float, default=3.0, help="seconds of c=16 load per server first")
     p.add_argument("--conc", default="1,16,64")
     p.add_argument("--coldstart-runs", type=int, default=5)
-    p.add_argument("--streams", type=int, default=500)
+    p.add_argument("--streams", type=int, default=2000, help="sessions holding a GET stream (our server)")
+    p.add_argument("--peer-streams", type=int, default=500, help="the same for the other servers")
     p.add_argument("--hold", type=float, default=5.0, help="seconds the streams are held")
     p.add_argument("--big-n", type=int, default=1_000_000)
     p.add_argument("--big-calls", type=int, default=10)
     p.add_argument("--kernel-seconds", type=float, default=10.0)
-    p.add_argument("--skip", default="", help="comma list of: coldstart,load,big,streams,kernel")
+    p.add_argument(
+        "--skip", default="", help="comma list of: coldstart,load,big,streams,kernel,stdio,science,jobs,auth"
+    )
     p.add_argument("--server-cpu", default="0")
     p.add_argument("--client-cpu", default="1")
     p.add_argument("--start-timeout", type=float, default=60.0)
     p.add_argument("--server-log", type=Path, help="append server output here (default: discarded)")
-    p.add_argument(
-        "--render", type=Path, help="only re-render the markdown from this raw JSON (no measuring)"
-    )
-    p.add_argument(
-        "--md", type=Path, help="markdown output (default bench/results.md; quick: results/quick.md)"
-    )
+    p.add_argument("--render", type=Path, help="only re-render the markdown from this raw JSON (no measuring)")
+    p.add_argument("--md", type=Path, help="markdown output (default bench/results.md; quick: results/quick.md)")
     a = p.parse_args(argv)
     if a.quick:
         a.rounds, a.duration, a.warmup, a.coldstart_runs = 1, 2.0, 1.0, 2
-        a.streams, a.hold, a.big_calls, a.kernel_seconds = 100, 2.0, 3, 4.0
+        a.streams, a.peer_streams, a.hold, a.big_calls, a.kernel_seconds = 300, 100, 2.0, 3, 4.0
     a.conc_list = [int(c) for c in a.conc.split(",") if c]
     a.skip_set = {s for s in a.skip.split(",") if s}
     a.md = a.md or (env.BENCH / "results" / "quick.md" if a.quick else env.BENCH / "results.md")
@@ -101,15 +98,15 @@ async def measure(
         },
     }
     if "coldstart" not in a.skip_set:
-        # the json_response variants run the same code as their defaults
-        cold = [p for p in processes if "--json" not in p.flags]
+        # the json_response/stateless variants and the token process run the same code as their defaults
+        cold = [p for p in processes if "--json" not in p.flags and not p.token]
         out["coldstart"] = await phases.cold_start(cold, make, a.coldstart_runs, a.start_timeout, log)
     servers = {p.key: make(p) for p in processes}
     try:
         for s in servers.values():
             s.start()
         for p in processes:
-            if await mcp.wait_ready(phases.HOST, p.port, a.start_timeout) is None:
+            if await mcp.wait_ready(phases.HOST, p.port, a.start_timeout, token=p.token) is None:
                 raise SystemExit(f"{p.key} did not answer initialize within {a.start_timeout} s")
         await asyncio.sleep(1.5)
         out["rss_idle_kib"] = {k: procs.rss_kib(s.pid) for k, s in servers.items()}
@@ -120,7 +117,7 @@ async def measure(
         for e in entries:
             conn = Connection(phases.HOST, ports[e.process])
             try:
-                sessions[e.name] = await mcp.open_session(conn)
+                sessions[e.name] = await mcp.open_session(conn, token=e.token) if e.era == matrix.PROTOCOL else None
                 reply = await mcp.call(conn, e, sessions[e.name])
             finally:
                 await conn.close()
@@ -168,14 +165,19 @@ async def measure(
                     held[entry.name] = {"error": "not ready"}
                     continue
                 await asyncio.sleep(1.0)
-                held[entry.name] = await phases.held_streams(entry, p.port, server.pid, a.streams, a.hold)
+                count = a.streams if p.python == "ours" else a.peer_streams
+                held[entry.name] = await phases.held_streams(entry, p.port, server.pid, count, a.hold)
                 log(
-                    f"streams {p.key}: {held[entry.name]['opened']}/{a.streams} open, "
+                    f"streams {p.key}: {held[entry.name]['opened']}/{count} open, "
                     f"{held[entry.name]['kib_per_stream']} KiB each, "
-                    f"threads {held[entry.name]['threads_held']}"
+                    f"threads {held[entry.name]['threads_held']}, call p99 "
+                    f"{held[entry.name]['call_p99_ms']} ms (idle {held[entry.name]['idle_call_p99_ms']} ms)"
                 )
             await asyncio.sleep(0.5)
         out["streams"] = held
+    for name in extras.SECTIONS:
+        if name not in a.skip_set:
+            out[name] = await asyncio.to_thread(extras.run, name, python["ours"], python["peers"], a.quick, log)
     if "kernel" not in a.skip_set:
         out["kernel"] = await asyncio.to_thread(
             kernel.measure, python["ours"], a.kernel_seconds, log, a.server_cpu or None
@@ -211,6 +213,7 @@ def main(argv: list[str] | None = None) -> int:
                 "conc_list",
                 "coldstart_runs",
                 "streams",
+                "peer_streams",
                 "hold",
                 "big_n",
                 "big_calls",

@@ -2,15 +2,23 @@
 """Price of turning scientific results into MCP content, against the plain library calls.
 
     .venv/bin/python bench/science_results.py            # 7 repeats, median
-    .venv/bin/python bench/science_results.py --repeats 15
+    .venv/bin/python bench/science_results.py --repeats 15 --json /tmp/science.json
 
 Measured in one process (not a timed test):
 
 - a 1e6-float ``ndarray`` result: ``results.tool_result`` inline (no ``max_inline_bytes``), the same
   plus the JSON-RPC response bytes the transport writes, and the default (offloaded: summary +
   ``resource_link``), each against ``json.dumps(a.tolist())``;
+- a 300,000-row ``DataFrame`` (a float, an int and a short text column): the same three ways,
+  against ``df.to_json(orient="records")``;
 - a 640x480 matplotlib figure: ``results.tool_result`` against ``fig.savefig(BytesIO(), format="png")``
-  (a fresh figure for every run of both, drawn once either way).
+  (a fresh figure for every run of both, drawn once either way);
+- what a peer's user writes by hand for the same result (the official SDK and fastmcp take a
+  ``str`` or an ``Image``, not an array, table or figure): the baseline call, returned as text,
+  which those servers send twice (``content[0].text`` and ``structuredContent.result``, as the
+  HTTP benchmark's 1 MB result shows), or the PNG base64-encoded into an image block. The peer's
+  result is built and encoded here with ``json.dumps`` (not their pydantic encoder), so its time
+  is the user's code plus an encoder of about our cost, and its bytes are exact.
 
 Prints seconds, the ratio to the baseline and the bytes on the wire.
 """
@@ -18,11 +26,13 @@ Prints seconds, the ratio to the baseline and the bytes on the wire.
 from __future__ import annotations
 
 import argparse
+import base64
 import io
 import json
 import statistics
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import matplotlib
@@ -55,36 +65,97 @@ def figure() -> Figure:
     return fig
 
 
+def frame(rows: int) -> Any:
+    import pandas as pd
+
+    rng = np.random.default_rng(1)
+    return pd.DataFrame(
+        {
+            "t": np.arange(rows) * 1e-3,
+            "x": rng.standard_normal(rows),
+            "step": np.arange(rows, dtype=np.int64),
+            "label": np.where(np.arange(rows) % 2 == 0, "even", "odd"),
+        }
+    )
+
+
+def peer_text(text: str) -> bytes:
+    """A peer's answer to a ``-> str`` tool: the text in the content and in structuredContent."""
+    result = {"content": [{"type": "text", "text": text}], "structuredContent": {"result": text}, "isError": False}
+    return json.dumps({"jsonrpc": "2.0", "id": 1, "result": result}).encode()
+
+
+def peer_png(png: bytes) -> bytes:
+    """A peer's answer to a tool returning ``Image(data=png, format="png")``: one base64 image block."""
+    block = {"type": "image", "data": base64.b64encode(png).decode(), "mimeType": "image/png"}
+    return json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"content": [block], "isError": False}}).encode()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=7)
-    repeats = parser.parse_args().repeats
-    a = np.random.default_rng(0).standard_normal(1_000_000)
+    parser.add_argument("--rows", type=int, default=300_000, help="DataFrame rows (default 300,000)")
+    parser.add_argument("--floats", type=int, default=1_000_000, help="array length (default 1e6)")
+    parser.add_argument("--json", type=Path, help="also write the rows here (JSON)")
+    args = parser.parse_args()
+    repeats = args.repeats
+    a = np.random.default_rng(0).standard_normal(args.floats)
+    df = frame(args.rows)
     inline = ResultSink(ResultOptions(max_inline_bytes=None))
     offload = ResultSink(ResultOptions(), ResultStore(ttl=60), owner="bench")
 
     def wire(result: dict[str, Any]) -> bytes:
         return jsonenc.dumpb({"jsonrpc": "2.0", "id": 1, "result": result})
 
-    rows = []
-    base, text = median_time(lambda: json.dumps(a.tolist()), repeats)
-    rows.append(("json.dumps(a.tolist())  [baseline]", base, 1.0, len(text)))
-    t, r = median_time(lambda: results.tool_result(a, sink=inline), repeats)
-    rows.append(("ndarray -> CallToolResult, inline", t, t / base, len(wire(r))))
-    t, body = median_time(lambda: wire(results.tool_result(a, sink=inline)), repeats)
-    rows.append(("  ... + JSON-RPC response bytes", t, t / base, len(body)))
-    t, r = median_time(lambda: results.tool_result(a, sink=offload), repeats)
-    rows.append(("ndarray -> summary + resource_link (default)", t, t / base, len(wire(r))))
+    rows: list[tuple[str, str, float, float, int]] = []  # (value, case, seconds, ratio, bytes)
 
+    def data_rows(kind: str, value: Any, baseline_name: str, baseline: Callable[[], str]) -> None:
+        base, text = median_time(baseline, repeats)
+        rows.append((kind, f"{baseline_name}  [baseline]", base, 1.0, len(text)))
+        t, body = median_time(lambda: wire(results.tool_result(value, sink=inline)), repeats)
+        rows.append((kind, "nanohubmcp: value -> CallToolResult -> response bytes, inline", t, t / base, len(body)))
+        t, body = median_time(lambda: wire(results.tool_result(value, sink=offload)), repeats)
+        rows.append((kind, "nanohubmcp: summary + resource_link (default)", t, t / base, len(body)))
+        t, body = median_time(lambda: peer_text(baseline()), repeats)
+        rows.append((kind, f"peer, by hand: return {baseline_name} (sent twice)", t, t / base, len(body)))
+
+    data_rows(f"{args.floats:,}-float array", a, "json.dumps(a.tolist())", lambda: json.dumps(a.tolist()))
+    data_rows(f"{args.rows:,}-row DataFrame", df, 'df.to_json(orient="records")', lambda: df.to_json(orient="records"))
+
+    kind = "640x480 figure"
     png_base, png = median_time(lambda fig: _savefig(fig), repeats, setup=figure)
-    rows.append(("fig.savefig(BytesIO(), 'png')  [baseline]", png_base, 1.0, len(png)))
-    t, r = median_time(lambda fig: results.tool_result(fig), repeats, setup=figure)
-    rows.append(("Figure -> image block", t, t / png_base, len(wire(r))))
+    rows.append((kind, "fig.savefig(BytesIO(), 'png')  [baseline]", png_base, 1.0, len(png)))
+    t, body = median_time(lambda fig: wire(results.tool_result(fig)), repeats, setup=figure)
+    rows.append((kind, "nanohubmcp: Figure -> image block -> response bytes", t, t / png_base, len(body)))
+    blocks = results.tool_result(figure())["content"]
+    # the PNG travels once: one image block and no text block carrying it again (e.g. as base64 text)
+    copies = sum(b["type"] == "image" for b in blocks) + sum(
+        b["type"] == "text" and len(b["text"]) > 1000 for b in blocks
+    )
+    t, body = median_time(lambda fig: peer_png(_savefig(fig)), repeats, setup=figure)
+    rows.append((kind, "peer, by hand: savefig + Image(data=png)", t, t / png_base, len(body)))
 
-    width = max(len(name) for name, *_ in rows)
+    width = max(len(kind) + len(case) + 3 for kind, case, *_ in rows)
     print(f"{'case':<{width}}  {'seconds':>9}  {'ratio':>6}  {'bytes':>11}")
-    for name, seconds, ratio, size in rows:
-        print(f"{name:<{width}}  {seconds:9.4f}  {ratio:6.2f}  {size:11,d}")
+    for kind, case, seconds, ratio, size in rows:
+        print(f"{kind + ' | ' + case:<{width}}  {seconds:9.4f}  {ratio:6.2f}  {size:11,d}")
+    print(f"copies of the PNG in our figure answer: {copies} (blocks: {[b['type'] for b in blocks]})")
+    if args.json:
+        args.json.write_text(
+            json.dumps(
+                {
+                    "repeats": repeats,
+                    "rows": [
+                        {"value": k, "case": c, "seconds": round(sec, 5), "ratio": round(r, 3), "bytes": n}
+                        for k, c, sec, r, n in rows
+                    ],
+                    "figure_png_bytes": len(png),
+                    "figure_png_copies": copies,
+                    "figure_blocks": [b["type"] for b in blocks],
+                },
+                indent=1,
+            )
+        )
 
 
 def _savefig(fig: Figure) -> bytes:

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
-"""stdio round trips of ``tools/call add``: nanohubmcp against the official ``mcp`` SDK's stdio server.
+"""stdio round trips of ``tools/call add``: nanohubmcp against the official ``mcp`` SDK's and fastmcp's stdio servers.
 
     python3 bench/stdio_roundtrip.py                 # 3 rounds of 2,000 calls each, interleaved
-    python3 bench/stdio_roundtrip.py --calls 500 --rounds 1
+    python3 bench/stdio_roundtrip.py --calls 500 --rounds 1 --json /tmp/stdio.json
 
-Both servers (``bench/servers/ours_stdio.py``, ``bench/servers/sdk_stdio.py``) run under the
-repository's ``.venv`` Python (or ``$NANOHUBMCP_PYTHON``; the SDK comes with the test extra) and
-are driven by the same client: this script, writing one JSON-RPC line and reading the answer,
+The servers (``bench/servers/ours_stdio.py``, ``sdk_stdio.py``, ``fastmcp_stdio.py``) run under the
+repository's ``.venv`` Python (or ``$NANOHUBMCP_PYTHON``) and the peers under ``bench/.venv-peers``
+(``--peers-python``; ``bench/run.py`` creates it; without it the SDK runs under ``.venv``, which has
+it from the test extra, and fastmcp is left out). All are driven by the same client: this script,
+writing one JSON-RPC line and reading the answer,
 one call at a time after the ``initialize`` handshake (2025-11-25), so the figure is the server's
 round trip. Rounds alternate between the servers; the median of the rounds is reported with the
 ratio. Not a test: nothing asserts a speed.
@@ -24,9 +26,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SERVERS = {
-    "nanohubmcp": ROOT / "bench" / "servers" / "ours_stdio.py",
-    "mcp SDK": ROOT / "bench" / "servers" / "sdk_stdio.py",
+PEERS_PYTHON = ROOT / "bench" / ".venv-peers" / "bin" / "python"
+SERVERS = {  # name: (interpreter: "ours" or "peers", script)
+    "nanohubmcp": ("ours", ROOT / "bench" / "servers" / "ours_stdio.py"),
+    "mcp SDK": ("peers", ROOT / "bench" / "servers" / "sdk_stdio.py"),
+    "fastmcp": ("peers", ROOT / "bench" / "servers" / "fastmcp_stdio.py"),
 }
 INIT = {
     "jsonrpc": "2.0",
@@ -43,9 +47,13 @@ def python() -> str:
 class Server:
     """One server process, spoken to line by line."""
 
-    def __init__(self, script: Path) -> None:
+    def __init__(self, interpreter: str, script: Path) -> None:
         self.proc = subprocess.Popen(
-            [python(), str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=ROOT
+            [interpreter, str(script)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            cwd=ROOT,
         )
 
     def ask(self, message: dict) -> dict:
@@ -96,8 +104,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--calls", type=int, default=2000, help="calls per round (default 2000)")
     parser.add_argument("--warmup", type=int, default=200, help="calls before measuring (default 200)")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--peers-python", default=str(PEERS_PYTHON), help="interpreter of the SDK and fastmcp")
+    parser.add_argument("--json", type=Path, help="also write the figures here (JSON)")
     args = parser.parse_args(argv)
-    servers = {name: Server(script) for name, script in SERVERS.items()}
+    peers = args.peers_python if Path(args.peers_python).exists() else None
+    chosen = {
+        name: (python() if kind == "ours" or (peers is None and name == "mcp SDK") else peers, script)
+        for name, (kind, script) in SERVERS.items()
+    }
+    servers = {name: Server(interpreter, script) for name, (interpreter, script) in chosen.items() if interpreter}
     results: dict[str, list[float]] = {name: [] for name in servers}
     try:
         for server in servers.values():
@@ -115,7 +130,28 @@ def main(argv: list[str] | None = None) -> int:
     print()
     for name, rate in medians.items():
         print(f"{name:<12} median {rate:9.0f} calls/s")
-    print(f"nanohubmcp / mcp SDK: {medians['nanohubmcp'] / medians['mcp SDK']:.2f}x")
+    # ratios per round (rounds interleave the servers), then the median
+    ratios = {
+        name: statistics.median(a / b for a, b in zip(results["nanohubmcp"], rates, strict=True))
+        for name, rates in results.items()
+        if name != "nanohubmcp"
+    }
+    for name, ratio in ratios.items():
+        print(f"nanohubmcp / {name}: {ratio:.2f}x")
+    if args.json:
+        args.json.write_text(
+            json.dumps(
+                {
+                    "calls": args.calls,
+                    "rounds": args.rounds,
+                    "calls_per_s": results,
+                    "median": medians,
+                    "ours_over": ratios,
+                    "interpreters": {name: interpreter for name, (interpreter, _) in chosen.items()},
+                },
+                indent=1,
+            )
+        )
     return 0
 
 

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 BOTH = "application/json, text/event-stream"
 JSON_ONLY = "application/json"
 PROTOCOL = "2025-11-25"
+MODERN = "2026-07-28"  # stateless era: no session, version + capabilities in every request's _meta
+TOKEN = "bench-token"  # the static bearer token of the "ours-token" process
 
 
 @dataclass(frozen=True)
@@ -23,6 +25,7 @@ class Process:
     port: int
     flags: tuple[str, ...] = ()
     streams: bool = True  # holds GET /mcp streams per session
+    token: str | None = None  # the bearer token every request to it carries
 
     def argv(self, interpreters: dict[str, str]) -> list[str]:
         return [interpreters[self.python], f"servers/{self.script}", "--port", str(self.port), *self.flags]
@@ -40,6 +43,8 @@ class Entry:
     accept: str = BOTH
     tool: str = "add"
     progress: bool = False  # send _meta.progressToken (the tool reports progress)
+    era: str = PROTOCOL  # PROTOCOL: initialize + Mcp-Session-Id; MODERN: per-request _meta + headers
+    token: str | None = None  # sent as Authorization: Bearer <token>
     conc: tuple[int, ...] | None = None  # None: every concurrency of the run
     big: bool = True
     note: str = ""
@@ -48,20 +53,31 @@ class Entry:
 PROCESSES = (
     Process("ceiling", "ours", "ceiling_tornado.py", 8311),
     Process("ours", "ours", "ours.py", 8312),
+    Process("ours-token", "ours", "ours.py", 8318, ("--token", TOKEN), streams=False, token=TOKEN),
     Process("legacy", "peers", "legacy.py", 8313),
     Process("sdk", "peers", "sdk.py", 8314),
     Process("sdk-json", "peers", "sdk.py", 8315, ("--json",), streams=False),
     Process("fastmcp", "peers", "fastmcp_peer.py", 8316),
     Process("fastmcp-json", "peers", "fastmcp_peer.py", 8317, ("--json",), streams=False),
+    Process("sdk-stateless", "peers", "sdk.py", 8319, ("--stateless", "--json"), streams=False),
+    Process("fastmcp-stateless", "peers", "fastmcp_peer.py", 8320, ("--stateless", "--json"), streams=False),
 )
 
 CEILING = "bare Tornado (ceiling)"
 OURS = "nanohubmcp"
+OURS_MODERN = "nanohubmcp, 2026-07-28 era"
+OURS_TOKEN = "nanohubmcp, bearer token"
+OURS_MODERN_TOKEN = "nanohubmcp, 2026-07-28 era, bearer token"
 
 ENTRIES = (
     Entry(CEILING, "ceiling", "ceiling"),
     Entry(OURS, "ours", "ours", note="Accept: json + SSE (what MCP clients send)"),
-    Entry("nanohubmcp, Accept json only", "ours", "ours", accept=JSON_ONLY, big=False),
+    Entry("nanohubmcp, Accept json only", "ours", "ours", accept=JSON_ONLY, conc=(16,), big=False),
+    Entry(
+        OURS_MODERN, "ours", "ours", era=MODERN, big=False, note="no session: _meta + Mcp-Method/Mcp-Name per request"
+    ),
+    Entry(OURS_TOKEN, "ours-token", "ours", token=TOKEN, big=False, note="static token checked on every request"),
+    Entry(OURS_MODERN_TOKEN, "ours-token", "ours", era=MODERN, token=TOKEN, conc=(16,), big=False),
     Entry(
         "nanohubmcp, progress, SSE-framed",
         "ours",
@@ -88,6 +104,10 @@ ENTRIES = (
     Entry("mcp SDK (json_response)", "sdk-json", "peer"),
     Entry("fastmcp (SSE, default)", "fastmcp", "peer"),
     Entry("fastmcp (json_response)", "fastmcp-json", "peer"),
+    Entry("mcp SDK, 2026-07-28 era (json)", "sdk-json", "peer", era=MODERN, big=False),
+    Entry("fastmcp, 2026-07-28 era (json)", "fastmcp-json", "peer", era=MODERN, big=False),
+    Entry("mcp SDK (stateless_http, json)", "sdk-stateless", "peer", conc=(16,), big=False),
+    Entry("fastmcp (stateless_http, json)", "fastmcp-stateless", "peer", conc=(16,), big=False),
 )
 
 
@@ -103,7 +123,6 @@ def select(only: str | None) -> tuple[tuple[Process, ...], tuple[Entry, ...]]:
     unknown = keep - {p.key for p in PROCESSES}
     if unknown:
         raise SystemExit(
-            f"unknown server key(s): {', '.join(sorted(unknown))}; "
-            f"known: {', '.join(p.key for p in PROCESSES)}"
+            f"unknown server key(s): {', '.join(sorted(unknown))}; known: {', '.join(p.key for p in PROCESSES)}"
         )
     return (tuple(p for p in PROCESSES if p.key in keep), tuple(e for e in ENTRIES if e.process in keep))

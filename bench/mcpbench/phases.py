@@ -74,14 +74,12 @@ async def load_rounds(
     """wrk cells: every entry x concurrency x round; returns ``{entry: {conc: [cell per round]}}``."""
 
     def prepared(e: Entry) -> tuple[str, dict[str, str], str]:
-        body = mcp.call_body(e.tool, mcp.ADD_ARGS, e.progress, templated=True)
-        return body, mcp.headers(e.accept, sessions[e.name]), mcp.ADD_EXPECT
+        body = mcp.call_body(e.tool, mcp.ADD_ARGS, e.progress, templated=True, era=e.era)
+        return body, mcp.entry_headers(e, sessions[e.name]), mcp.ADD_EXPECT
 
     async def cell(e: Entry, c: int, secs: float) -> dict[str, Any]:
         body, headers, expect = prepared(e)
-        return await asyncio.to_thread(
-            wrk.run, ports[e.process], c, secs, body, headers, expect, pids[e.process]
-        )
+        return await asyncio.to_thread(wrk.run, ports[e.process], c, secs, body, headers, expect, pids[e.process])
 
     if warmup > 0:
         for e in entries:
@@ -98,8 +96,7 @@ async def load_rounds(
             log(
                 f"round {r + 1}/{rounds} c={c}: "
                 + ", ".join(
-                    f"{e.name}={out[e.name][str(c)][-1]['rps']:.0f}/s,"
-                    f"{out[e.name][str(c)][-1].get('cpu_us_per_req')}us"
+                    f"{e.name}={out[e.name][str(c)][-1]['rps']:.0f}/s,{out[e.name][str(c)][-1].get('cpu_us_per_req')}us"
                     for e in todo
                 )
             )
@@ -175,34 +172,14 @@ async def _open_stream(port: int, session: str | None, gate: asyncio.Semaphore) 
         return writer
 
 
-async def held_streams(
-    entry: Entry, port: int, pid: int, count: int, hold: float, open_parallel: int = 32
-) -> dict[str, Any]:
-    """``count`` sessions each holding a GET stream for ``hold`` s while ``add`` keeps being called."""
-    res: dict[str, Any] = {
-        "requested": count,
-        "rss_before_kib": procs.rss_kib(pid),
-        "threads_before": procs.threads(pid),
-    }
-    conn = Connection(HOST, port)
-    try:
-        sessions = [await mcp.open_session(conn) for _ in range(count)]
-    finally:
-        await conn.close()
-    res["rss_sessions_kib"] = procs.rss_kib(pid)
-    gate = asyncio.Semaphore(open_parallel)
-    t0 = time.perf_counter()
-    opened = await asyncio.gather(*(_open_stream(port, s, gate) for s in sessions))
-    res["open_s"] = round(time.perf_counter() - t0, 2)
-    writers = [w for w in opened if not isinstance(w, str)]
-    failures = sorted({w for w in opened if isinstance(w, str)})
-    res.update(opened=len(writers), failed=count - len(writers), failure_sample=failures[:3])
+async def _calls_meanwhile(entry: Entry, port: int, pid: int, seconds: float) -> dict[str, Any]:
+    """``add`` called back to back (5 ms apart) on one session for ``seconds``: latencies, peak RSS."""
     caller = Connection(HOST, port)
     session = await mcp.open_session(caller)
     latencies: list[float] = []
     tried = 0
     rss_peak = 0
-    deadline = time.perf_counter() + hold
+    deadline = time.perf_counter() + seconds
     try:
         while time.perf_counter() < deadline:
             tried += 1
@@ -218,11 +195,50 @@ async def held_streams(
             await asyncio.sleep(0.005)
     finally:
         await caller.close()
-    res["rss_held_kib"] = max(rss_peak, procs.rss_kib(pid))
+    return {
+        "ok": len(latencies),
+        "tried": tried,
+        "p50_ms": round(statistics.median(latencies), 2) if latencies else None,
+        "p99_ms": round(pct(latencies, 99), 2) if latencies else None,
+        "rss_peak_kib": rss_peak,
+    }
+
+
+async def held_streams(
+    entry: Entry, port: int, pid: int, count: int, hold: float, open_parallel: int = 32
+) -> dict[str, Any]:
+    """``count`` sessions each holding a GET stream for ``hold`` s while ``add`` keeps being called.
+
+    The same call loop runs first for ``hold`` s with no stream held: the idle latency the held
+    one is compared with.
+    """
+    idle = await _calls_meanwhile(entry, port, pid, hold)
+    res: dict[str, Any] = {
+        "requested": count,
+        "rss_before_kib": procs.rss_kib(pid),
+        "threads_before": procs.threads(pid),
+        "idle_call_p50_ms": idle["p50_ms"],
+        "idle_call_p99_ms": idle["p99_ms"],
+        "idle_calls_ok": idle["ok"],
+    }
+    conn = Connection(HOST, port)
+    try:
+        sessions = [await mcp.open_session(conn) for _ in range(count)]
+    finally:
+        await conn.close()
+    res["rss_sessions_kib"] = procs.rss_kib(pid)
+    gate = asyncio.Semaphore(open_parallel)
+    t0 = time.perf_counter()
+    opened = await asyncio.gather(*(_open_stream(port, s, gate) for s in sessions))
+    res["open_s"] = round(time.perf_counter() - t0, 2)
+    writers = [w for w in opened if not isinstance(w, str)]
+    failures = sorted({w for w in opened if isinstance(w, str)})
+    res.update(opened=len(writers), failed=count - len(writers), failure_sample=failures[:3])
+    held = await _calls_meanwhile(entry, port, pid, hold)
+    res["rss_held_kib"] = max(held["rss_peak_kib"], procs.rss_kib(pid))
     res["threads_held"] = procs.threads(pid)
-    res["calls_ok"], res["calls_tried"] = len(latencies), tried
-    res["call_p50_ms"] = round(statistics.median(latencies), 2) if latencies else None
-    res["call_p99_ms"] = round(pct(latencies, 99), 2) if latencies else None
+    res["calls_ok"], res["calls_tried"] = held["ok"], held["tried"]
+    res["call_p50_ms"], res["call_p99_ms"] = held["p50_ms"], held["p99_ms"]
     per = max(1, len(writers))
     res["kib_per_stream"] = round((res["rss_held_kib"] - res["rss_before_kib"]) / per, 1)
     res["kib_per_stream_only"] = round((res["rss_held_kib"] - res["rss_sessions_kib"]) / per, 1)

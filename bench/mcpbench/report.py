@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from . import stats, targets
+from . import report_more, stats, targets
 from .matrix import CEILING, ENTRIES, OURS
+from .report_more import table
 
 
 def names(d: dict[str, Any], section: str = "entries") -> list[str]:
@@ -26,17 +27,6 @@ def _r(v: tuple[float, float, float] | float | None) -> str:
     if isinstance(v, tuple):
         return f"{v[0]:.2f} ({v[1]:.2f}-{v[2]:.2f})" if v[1] != v[2] else f"{v[0]:.2f}"
     return f"{v:.2f}"
-
-
-def _table(head: list[str], rows: list[list[str]], align: str = "") -> list[str]:
-    align = align or "l" + "r" * (len(head) - 1)
-    marks = ["---:" if a == "r" else "---" for a in align]
-    return [
-        "| " + " | ".join(head) + " |",
-        "| " + " | ".join(marks) + " |",
-        *("| " + " | ".join(r) + " |" for r in rows),
-        "",
-    ]
 
 
 def _header(d: dict[str, Any], raw: Path) -> list[str]:
@@ -60,7 +50,8 @@ def _header(d: dict[str, Any], raw: Path) -> list[str]:
         f"**Settings:** {s['rounds']} interleaved round(s) x {s['duration']} s per wrk cell (1 thread, "
         f"keep-alive, `--timeout 10s`, `lua/call.lua`), {s['warmup']} s warm-up at c=16; "
         f"concurrencies {s['conc_list']}; "
-        f"cold start median of {s['coldstart_runs']}; {s['streams']} streams held {s['hold']} s; "
+        f"cold start median of {s['coldstart_runs']}; {s['streams']} streams held {s['hold']} s "
+        f"({s.get('peer_streams', s['streams'])} for the peers); "
         f"`big(n={s['big_n']:,})` x {s['big_calls']} per round; kernel cell {s['kernel_seconds']} s.",
         "**Read the ratios**: they are taken per round within this run, then the median over rounds "
         "(min-max in brackets). Absolute figures move with the host's other load.",
@@ -99,7 +90,7 @@ def _ratios(d: dict[str, Any]) -> list[str]:
         "",
         "req/s: below 1 is slower than the ceiling; every other column: above 1 costs more.",
         "",
-        *_table(head, rows),
+        *table(head, rows),
     ]
 
 
@@ -134,7 +125,7 @@ def _versus(d: dict[str, Any]) -> list[str]:
     return [
         f"## {OURS} against each peer (all columns: above 1 means {OURS} is better)",
         "",
-        *_table(head, rows),
+        *table(head, rows),
     ]
 
 
@@ -173,7 +164,7 @@ def _load(d: dict[str, Any]) -> list[str]:
         "'bad/err' counts non-200 answers, answers without `3.75`, and socket errors over all cells; "
         "'listen ovf' the host's ListenOverflows during the cells.",
         "",
-        *_table(head, rows),
+        *table(head, rows),
     ]
 
 
@@ -193,14 +184,13 @@ def _memory(d: dict[str, Any]) -> list[str]:
                 " ".join(_n(x) for x in cs.get("runs_ms", [])),
                 _n((d.get("rss_idle_kib", {}).get(key) or 0) / 1024, 1),
                 _n((d.get("rss_after_load_kib", {}).get(key) or 0) / 1024, 1),
-                f"{d.get('threads_idle', {}).get(key, '-')} / "
-                f"{d.get('threads_after_load', {}).get(key, '-')}",
+                f"{d.get('threads_idle', {}).get(key, '-')} / {d.get('threads_after_load', {}).get(key, '-')}",
             ]
         )
     return [
         "## Cold start (spawn → first initialize answered) and memory",
         "",
-        *_table(
+        *table(
             [
                 "server",
                 "cold start ms (median)",
@@ -234,7 +224,7 @@ def _big(d: dict[str, Any]) -> list[str]:
     return [
         "## A 1 MB tool result (`big(n)`, sequential calls on one connection)",
         "",
-        *_table(
+        *table(
             [
                 "server",
                 "ms/call",
@@ -255,7 +245,7 @@ def _streams(d: dict[str, Any]) -> list[str]:
     for name in names(d, "streams"):
         s = d["streams"][name]
         if "error" in s:
-            rows.append([name, s["error"]] + ["-"] * 9)
+            rows.append([name, s["error"]] + ["-"] * 10)
             continue
         rows.append(
             [
@@ -269,6 +259,7 @@ def _streams(d: dict[str, Any]) -> list[str]:
                 f"{s['threads_before']}→{s['threads_held']}",
                 f"{s['calls_ok']}/{s['calls_tried']}",
                 f"{s['call_p50_ms']} / {s['call_p99_ms']}",
+                f"{s.get('idle_call_p50_ms', '-')} / {s.get('idle_call_p99_ms', '-')}",
                 str(s.get("alive_after")),
             ]
         )
@@ -276,9 +267,9 @@ def _streams(d: dict[str, Any]) -> list[str]:
         "## Held GET streams (each its own session) while `add` keeps being called",
         "",
         "KiB/stream = (RSS held - RSS before the sessions) ÷ streams; 'stream only' leaves out the sessions' "
-        "memory. Each server runs alone for this test.",
+        "memory. Each server runs alone for this test. 'idle' = the same call loop just before, no stream held.",
         "",
-        *_table(
+        *table(
             [
                 "server",
                 "open",
@@ -290,6 +281,7 @@ def _streams(d: dict[str, Any]) -> list[str]:
                 "threads",
                 "calls ok",
                 "call p50 / p99 ms",
+                "idle p50 / p99 ms",
                 "alive after",
             ],
             rows,
@@ -328,7 +320,7 @@ def _kernel(d: dict[str, Any]) -> list[str]:
         "shares the kernel's loop, so a busy cell holds every request until it ends (by design: that "
         "mode answers between cells and during `await`).",
         "",
-        *_table(["mode", "kernel", "pings", "p50 ms", "p99 ms", "max ms", "failed"], rows, "llrrrrr"),
+        *table(["mode", "kernel", "pings", "p50 ms", "p99 ms", "max ms", "failed"], rows, "llrrrrr"),
     ]
 
 
@@ -339,11 +331,15 @@ def _commands(d: dict[str, Any]) -> list[str]:
         "",
         "Servers (cwd `bench/`, each started as `taskset -c <server cpu> <argv>` in its own process group):",
         "",
-        *_table(["key", "argv", "port"], rows, "lll"),
+        *table(["key", "argv", "port"], rows, "lll"),
         "Load: `wrk -t1 -c<c> -d<duration>s --timeout 10s -s lua/call.lua http://127.0.0.1:<port>/mcp`, body "
         '`{"jsonrpc":"2.0","id":<fresh>,"method":"tools/call","params":{"name":"add",'
         '"arguments":{"a":1.5,"b":2.25}}}` with `Mcp-Session-Id`, `MCP-Protocol-Version: 2025-11-25` '
-        "and the entry's `Accept` header; one `initialize` + `notifications/initialized` per entry first.",
+        "and the entry's `Accept` header; one `initialize` + `notifications/initialized` per entry first. "
+        "2026-07-28 era entries send no `initialize` and no session: `params._meta` carries "
+        '`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}` '
+        "and the headers `MCP-Protocol-Version: 2026-07-28`, `Mcp-Method: tools/call`, `Mcp-Name: add`. "
+        "Bearer token entries add `Authorization: Bearer bench-token` (server started with `--token`).",
         "",
     ]
 
@@ -351,12 +347,20 @@ def _commands(d: dict[str, Any]) -> list[str]:
 def render(d: dict[str, Any], raw: Path) -> str:
     lines = _header(d, raw)
     lines += [
-        "## Targets (issue 9)",
+        "## Targets (issue 19)",
         "",
-        *_table(["target", "measured", "verdict"], [list(r) for r in targets.rows(d)], "lll"),
+        *table(["target", "measured", "verdict"], [list(r) for r in targets.rows(d)], "lll"),
     ]
     lines += (
-        _ratios(d) + _versus(d) + _load(d) + _memory(d) + _big(d) + _streams(d) + _kernel(d) + _commands(d)
+        _ratios(d)
+        + _versus(d)
+        + _load(d)
+        + _memory(d)
+        + _big(d)
+        + _streams(d)
+        + report_more.render(d)
+        + _kernel(d)
+        + _commands(d)
     )
     notes = [f"- **{n}**: {d['entries'][n]['note']}" for n in names(d) if d["entries"][n].get("note")]
     if notes:

@@ -1,4 +1,4 @@
-"""The targets of issue 9, checked against one run: each row is (target, measured, verdict).
+"""The targets of issue 19, checked against one run: each row is (target, measured, verdict).
 
 Verdicts: "met", "MISSED (by ...)", or "n/a" when the run did not measure it.
 """
@@ -8,17 +8,17 @@ from __future__ import annotations
 from typing import Any
 
 from . import stats
-from .matrix import CEILING, OURS
+from .matrix import CEILING, OURS, OURS_MODERN, OURS_TOKEN
 
-SSE_FRAMED = "nanohubmcp, progress, SSE-framed"
-JSON_FRAMED = "nanohubmcp, progress, Accept json only"
-JSON_ONLY = "nanohubmcp, Accept json only"
 LEGACY = "nanohub-mcp 0.4.7"
-SDK_JSON = "mcp SDK (json_response)"
 
 
 def _x(v: float | None, digits: int = 2) -> str:
     return "-" if v is None else f"{v:.{digits}f}x"
+
+
+def _spread(r: tuple[float, float, float] | None) -> str:
+    return _x(r and r[0]) + (f" (rounds {r[1]:.2f}-{r[2]:.2f})" if r and r[1] != r[2] else "")
 
 
 def _verdict(ok: bool | None, miss: str = "") -> str:
@@ -27,114 +27,119 @@ def _verdict(ok: bool | None, miss: str = "") -> str:
     return "met" if ok else f"MISSED{(' (' + miss + ')') if miss else ''}"
 
 
-def rows(d: dict[str, Any]) -> list[tuple[str, str, str]]:
-    out: list[tuple[str, str, str]] = []
+def _at_most(value: float | None, limit: float) -> str:
+    return _verdict(None if value is None else value <= limit, "" if value is None else f"{value / limit - 1:.0%} over")
+
+
+def _at_least(value: float | None, limit: float) -> str:
+    return _verdict(
+        None if value is None else value >= limit, "" if value is None else f"{1 - value / limit:.0%} short"
+    )
+
+
+def _http(d: dict[str, Any]) -> list[tuple[str, str, str]]:
     rps = stats.ratio(d, OURS, CEILING, 16, "rps")
     cpu = stats.ratio(d, OURS, CEILING, 16, "cpu_us_per_req")
+    era = stats.ratio(d, OURS_MODERN, OURS, 16, "cpu_us_per_req")
+    tok = stats.ratio(d, OURS_TOKEN, OURS, 16, "cpu_us_per_req")
+    tok_rps = stats.ratio(d, OURS, OURS_TOKEN, 16, "rps")
+    return [
+        ("c=16 handshake era ≥ 0.80x the ceiling's req/s", _spread(rps), _at_least(rps and rps[0], 0.80)),
+        ("c=16 handshake era ≤ 1.25x the ceiling's CPU per call", _spread(cpu), _at_most(cpu and cpu[0], 1.25)),
+        (
+            "2026-07-28 era within 1.15x of the handshake era's CPU per call (c=16)",
+            _spread(era),
+            _at_most(era and era[0], 1.15),
+        ),
+        (
+            "a token check adds ≤ 5% (CPU per call, c=16; req/s lost in brackets)",
+            f"{_spread(tok)} [req/s {_spread(tok_rps)}]",
+            _at_most(tok and tok[0], 1.05),
+        ),
+    ]
+
+
+def _cold(d: dict[str, Any]) -> list[tuple[str, str, str]]:
+    if LEGACY not in d.get("entries", {}):
+        return []
+    ours, legacy = stats.cold(d, OURS), stats.cold(d, LEGACY)
+    cs = stats.div(ours, legacy)
+    shown = f"{_x(cs)} ({ours:.0f} ms vs {legacy:.0f} ms)" if cs else "-"
+    return [("cold start ≤ 1.3x the 0.4.x package's", shown, _at_most(cs, 1.3))]
+
+
+def _stdio(d: dict[str, Any]) -> list[tuple[str, str, str]]:
+    s = d.get("stdio") or {}
+    r = (s.get("ours_over") or {}).get("mcp SDK")
+    if r is None:
+        return []
+    med = s["median"]
+    shown = f"{_x(r)} ({med['nanohubmcp']:,.0f} vs {med['mcp SDK']:,.0f} calls/s)"
+    return [("stdio ≥ 2x the official SDK's round trips per second", shown, _at_least(r, 2.0))]
+
+
+def _science(d: dict[str, Any]) -> list[tuple[str, str, str]]:
+    rows = (d.get("science") or {}).get("rows")
+    if not rows:
+        return []
+    out = []
+    for row in rows:
+        case = row["case"]
+        if case.startswith("nanohubmcp:") and ("inline" in case or "image block" in case):
+            out.append(
+                (
+                    f"{row['value']} ≤ 1.2x the plain-library baseline (time per call)",
+                    f"{row['ratio']:.2f}x, {row['bytes']:,} bytes",
+                    _at_most(row["ratio"], 1.2),
+                )
+            )
+    copies = d["science"].get("figure_png_copies")
     out.append(
         (
-            "tools/call c=16 (JSON, session): ≥ 0.70x the ceiling's req/s",
-            _x(rps and rps[0]) + (f" (rounds {rps[1]:.2f}-{rps[2]:.2f})" if rps else ""),
-            _verdict(rps and rps[0] >= 0.70, rps and f"{(0.70 - rps[0]) / 0.70:.0%} short"),
+            "a figure's PNG is sent once, with no base64 text copy",
+            f"{copies} copy; blocks {d['science'].get('figure_blocks')}",
+            _verdict(copies == 1),
         )
     )
-    out.append(
-        (
-            "server CPU per request c=16 ≤ 1.4x the ceiling's",
-            _x(cpu and cpu[0]),
-            _verdict(cpu and cpu[0] <= 1.4, cpu and f"{cpu[0] / 1.4 - 1:.0%} over"),
-        )
-    )
-    for peer, want in ((LEGACY, 1.5), (SDK_JSON, 3.5)):
-        if peer not in d.get("entries", {}):
-            continue
-        r = stats.ratio(d, OURS, peer, 16, "rps")
-        out.append(
-            (
-                f"req/s c=16 vs {peer}: ≈ {want}x or more",
-                _x(r and r[0]),
-                _verdict(r and r[0] >= want, r and f"{r[0]:.2f}x < {want}x"),
-            )
-        )
-    sse = stats.ratio(d, SSE_FRAMED, JSON_FRAMED, 16, "cpu_us_per_req")
-    out.append(
-        (
-            "SSE-framed answer within 1.2x of JSON (CPU/req, same call with progress)",
-            _x(sse and sse[0]),
-            _verdict(sse and sse[0] <= 1.2, sse and f"{sse[0] / 1.2 - 1:.0%} over"),
-        )
-    )
-    acc = stats.ratio(d, OURS, JSON_ONLY, 16, "cpu_us_per_req")
-    out.append(
-        (
-            "Accept json+SSE vs json only, plain add (CPU/req; both answered as JSON)",
-            _x(acc and acc[0]),
-            _verdict(acc and acc[0] <= 1.2, acc and f"{acc[0] / 1.2 - 1:.0%} over"),
-        )
-    )
-    p99 = stats.ratio(d, OURS, CEILING, 64, "p99_us")
-    out.append(
-        (
-            "p99 at c=64 ≤ 2x the ceiling's",
-            _x(p99 and p99[0]),
-            _verdict(p99 and p99[0] <= 2.0, p99 and f"{p99[0] / 2 - 1:.0%} over"),
-        )
-    )
-    if LEGACY in d.get("entries", {}):
-        cs = stats.div(stats.cold(d, OURS), stats.cold(d, LEGACY))
-        out.append(
-            (
-                "cold start ≤ 1.5x the earlier package's",
-                _x(cs),
-                _verdict(None if cs is None else cs <= 1.5, cs and f"{cs / 1.5 - 1:.0%} over"),
-            )
-        )
-        rs = stats.div(stats.rss(d, OURS), stats.rss(d, LEGACY))
-        out.append(
-            (
-                "idle RSS ≤ 1.5x the earlier package's",
-                _x(rs),
-                _verdict(None if rs is None else rs <= 1.5, rs and f"{rs / 1.5 - 1:.0%} over"),
-            )
-        )
-    s = d.get("streams", {}).get(OURS)
-    if s and "kib_per_stream" in s:
-        grew = (s.get("threads_held") or 0) - (s.get("threads_before") or 0)
-        ok = (
-            s["kib_per_stream"] <= 20
-            and grew < 10
-            and s["opened"] == s["requested"]
-            and s["calls_ok"] > 0
-            and s["calls_ok"] == s["calls_tried"]
-        )
-        out.append(
-            (
-                f"{s['requested']} held GET streams: ≤ 20 KiB each, no thread per stream, calls answered",
-                f"{s['kib_per_stream']} KiB/stream (session included), {s['opened']}/{s['requested']} open, "
-                f"threads {s['threads_before']}→{s['threads_held']}, "
-                f"calls {s['calls_ok']}/{s['calls_tried']} ok "
-                f"(p50 {s['call_p50_ms']} ms)",
-                _verdict(ok),
-            )
-        )
-    b = stats.big_ratio(d, OURS, CEILING)
-    copies = (d.get("big", {}).get(OURS) or [{}])[0].get("text_copies")
-    if b is not None:
-        out.append(
-            (
-                "1 MB tool result ≤ 1.5x the ceiling's time per call; text sent once",
-                f"{_x(b)}, text copies in the body: {copies}",
-                _verdict(b <= 1.5 and (copies or 0) < 1.5, f"{b / 1.5 - 1:.0%} over" if b > 1.5 else ""),
-            )
-        )
-    k = d.get("kernel", {}).get("thread", {})
-    if "busy" in k:
-        p = k["busy"]["p99_ms"]
-        out.append(
-            (
-                "thread mode in a kernel: ping p99 < 20 ms while a cell runs pure-Python work",
-                f"{p} ms (p50 {k['busy']['p50_ms']} ms, {k['busy']['pings']} pings)",
-                _verdict(p is not None and p < 20, p and f"{p - 20:.1f} ms over"),
-            )
-        )
     return out
+
+
+def _dask(d: dict[str, Any]) -> list[tuple[str, str, str]]:
+    k = (d.get("jobs") or {}).get("dask_ms")
+    if not k:
+        return []
+    r = k["executor_p50"] / k["client_submit_p50"]
+    shown = f"{_x(r)} ({k['executor_p50']:.1f} ms vs {k['client_submit_p50']:.1f} ms, p50)"
+    return [("Dask dispatch ≤ 2x Dask's own client.submit(f).result()", shown, _at_most(r, 2.0))]
+
+
+def _held(d: dict[str, Any]) -> list[tuple[str, str, str]]:
+    s = d.get("streams", {}).get(OURS)
+    if not s or "kib_per_stream" not in s:
+        return []
+    n = s["requested"]
+    grew = (s.get("threads_held") or 0) - (s.get("threads_before") or 0)
+    p99, idle = s.get("call_p99_ms"), s.get("idle_call_p99_ms")
+    slow = stats.div(p99, idle)
+    all_open = s["opened"] == n and s["calls_ok"] == s["calls_tried"] > 0
+    return [
+        (
+            f"{n:,} held sessions ≤ 25 KiB each",
+            f"{s['kib_per_stream']} KiB (session + GET stream), {s['opened']:,}/{n:,} open",
+            _verdict(s["kib_per_stream"] <= 25 and all_open, f"{s['kib_per_stream'] / 25 - 1:.0%} over"),
+        ),
+        (
+            f"{n:,} held sessions: one thread (none per session)",
+            f"threads {s['threads_before']}→{s['threads_held']}",
+            _verdict(grew < 4),
+        ),
+        (
+            f"{n:,} held sessions: p99 of calls meanwhile ≤ 3x idle",
+            f"{_x(slow)} ({p99} ms vs {idle} ms idle; {s['calls_ok']}/{s['calls_tried']} calls ok)",
+            _at_most(slow, 3.0),
+        ),
+    ]
+
+
+def rows(d: dict[str, Any]) -> list[tuple[str, str, str]]:
+    return _http(d) + _cold(d) + _stdio(d) + _science(d) + _dask(d) + _held(d)

@@ -1,6 +1,7 @@
 """nanohubmcp (this repository) serving the two benchmark tools. Run it with the repo's .venv python.
 
 ``add(a, b)`` answers the throughput load; ``big(n)`` returns ``n`` characters (the 1 MB result);
+``--token T`` requires the bearer token T on every request.
 ``add_progress`` reports progress first, so a client accepting SSE gets an SSE-framed answer.
 """
 
@@ -10,7 +11,7 @@ from _args import parse
 
 from nanohubmcp import MCPServer
 
-opts = parse()
+opts = parse(values=("token",))
 server = MCPServer("bench")
 
 
@@ -33,4 +34,5 @@ def big(n: int) -> str:
     return "x" * n
 
 
-server.run(host=opts.host, port=opts.port, quiet=True)
+# --token: every request must carry "Authorization: Bearer <token>" ("" = no authorization)
+server.run(host=opts.host, port=opts.port, quiet=True, token=opts.token)
