@@ -87,6 +87,14 @@ def test_async_flag_makes_a_job_tool_and_main_is_noted_as_notebook_only() -> Non
     assert not tools.get("plot").background
 
 
+def test_an_async_cells_executor_is_kept_in_the_script() -> None:
+    script = plain("%%mcp_tool --async --executor processes\ndef crunch(n: int) -> int:\n    return n\n")
+    assert '@server.async_tool(executor="processes")\ndef crunch(' in script.text
+    tool = load(script).core.registry.tools.get("crunch")
+    assert tool.background
+    assert tool.extra["job_executor"] == "processes"
+
+
 def test_resource_and_prompt_cells_keep_uri_mime_type_and_names() -> None:
     script = plain(
         "%%mcp_resource data://items/{item_id} --mime-type application/json --name item --title Item\n"
