@@ -41,7 +41,7 @@ def options(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--quick", action="store_true", help="short smoke run (< 3 min) to bench/results/quick.md")
     p.add_argument("--only", help="comma list of server keys (ceiling,ours,legacy,sdk,sdk-json,fastmcp,fastmcp-json)")
     p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--duration", type=float, default=8.0, help="seconds per wrk cell")
+    p.add_argument("--duration", type=float, default=6.0, help="seconds per wrk cell")
     p.add_argument("--warmup", type=float, default=3.0, help="seconds of c=16 load per server first")
     p.add_argument("--conc", default="1,16,64")
     p.add_argument("--coldstart-runs", type=int, default=5)
@@ -225,6 +225,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     data.update(asyncio.run(measure(a, processes, entries, python)))
     data["elapsed_s"] = round(time.perf_counter() - T0, 1)
+    data["loadavg_end"] = Path("/proc/loadavg").read_text().split()[:3]
     results = env.BENCH / "results"
     results.mkdir(exist_ok=True)
     stamp = started.strftime("%Y%m%dT%H%M%SZ")

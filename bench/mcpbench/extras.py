@@ -21,7 +21,7 @@ from . import env
 # section: (script, arguments for a full run, arguments for --quick, timeout s)
 SECTIONS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], float]] = {
     "stdio": ("stdio_roundtrip.py", ("--calls", "2000", "--rounds", "3"), ("--calls", "300", "--rounds", "1"), 600),
-    "science": ("science_results.py", ("--repeats", "7"), ("--repeats", "2"), 900),
+    "science": ("science_results.py", ("--repeats", "5"), ("--repeats", "2"), 900),
     "jobs": ("jobs.py", ("--jobs", "200"), ("--jobs", "30", "--stored", "10000"), 1200),
     "auth": ("auth_cost.py", ("--verifier-only",), ("--verifier-only", "--rounds", "3", "--calls", "200"), 300),
 }

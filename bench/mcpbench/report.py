@@ -38,7 +38,8 @@ def _header(d: dict[str, Any], raw: Path) -> list[str]:
         f"**Date:** {d['date']} (UTC), {d.get('elapsed_s', 0) / 60:.1f} min. "
         f"**Machine:** {m.get('cpus')} CPUs ({m.get('cpu_model', '?')}), {m.get('mem_gib', '?')} GiB, "
         f"Linux {m.get('kernel')}, CPython {m.get('python')}, "
-        f"load average at start {' '.join(m.get('loadavg', []))}. Servers pinned to CPU {s['server_cpu']}, "
+        f"load average (1, 5, 15 min) at start {' '.join(m.get('loadavg', []))}, at the end "
+        f"{' '.join(d.get('loadavg_end', ['?']))}. Servers pinned to CPU {s['server_cpu']}, "
         f"wrk and the harness to CPU {s['client_cpu']} (taskset).",
         f"**Versions:** nanohubmcp {m['ours'].get('nanohub-mcp')} (commit {m.get('commit')}"
         f"{', with uncommitted changes in nanohubmcp/' if m.get('nanohubmcp_dirty') else ''}) on tornado "
