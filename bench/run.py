@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Benchmark nanohubmcp against its peers and a bare Tornado ceiling, in one run, on loopback.
 
-    python3 bench/run.py            # full run (~25 min): writes bench/results.md + bench/results/*.json
-    python3 bench/run.py --quick    # smoke run (< 3 min): writes bench/results/quick.md
+    python3 bench/run.py            # full run (~20 min): writes bench/results.md + bench/results/*.json
+    python3 bench/run.py --quick    # smoke run (~5 min): writes bench/results/quick.md
     python3 bench/run.py --only ours,legacy --rounds 1    # a subset (the ceiling is always kept)
     python3 bench/run.py --render bench/results/run-<utc>.json --md /tmp/x.md   # tables from raw data
 
@@ -38,7 +38,7 @@ def log(text: str) -> None:
 
 def options(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--quick", action="store_true", help="short smoke run (< 3 min) to bench/results/quick.md")
+    p.add_argument("--quick", action="store_true", help="short smoke run (~5 min) to bench/results/quick.md")
     p.add_argument("--only", help="comma list of server keys (ceiling,ours,legacy,sdk,sdk-json,fastmcp,fastmcp-json)")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--duration", type=float, default=6.0, help="seconds per wrk cell")
