@@ -8,6 +8,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import KernelManager
@@ -41,3 +42,16 @@ def make_manager(spec_dirs: Path) -> KernelManager:
     """A KernelManager for the test kernelspec in ``spec_dirs``."""
     specs = KernelSpecManager(kernel_dirs=[str(spec_dirs)], ensure_native_kernel=False)
     return KernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=specs)
+
+
+def execute_notebook(client: Any) -> str:
+    """Run every cell of an nbclient ``client`` whose kernel is set up, then ``%mcp url``: the server's URL."""
+    from nbformat.v4 import new_code_cell
+
+    notebook = client.nb
+    for index, cell in enumerate(notebook.cells):
+        client.execute_cell(cell, index)
+    probe = new_code_cell("%mcp url")
+    notebook.cells.append(probe)
+    client.execute_cell(probe, len(notebook.cells) - 1)
+    return str(probe.outputs[0]["data"]["text/plain"]).strip("'\"")

@@ -1,5 +1,9 @@
 """A host page for MCP Apps views, built on the official ``@modelcontextprotocol/ext-apps`` host bridge.
 
+:func:`hosted_view` opens that page in headless Chromium (Debian's ``/usr/bin/chromium``), shows a
+view with a tool's input and result, and yields the Playwright page and the view's frame; the
+console must stay free of errors. Screenshots go to ``test-artifacts/``.
+
 :func:`host_bundle` installs the npm package (with its peer dependencies and esbuild) into a
 cache directory once and bundles ``HOST_JS`` for the browser: ``window.showView(html, input,
 result)`` puts the view in a sandboxed iframe (``allow-scripts`` only, a CSP allowing nothing
@@ -10,13 +14,28 @@ the test is skipped locally and fails under CI (``CI`` set), like the conformanc
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 EXT_APPS = "@modelcontextprotocol/ext-apps@2.0.4"
 PACKAGES = [EXT_APPS, "@modelcontextprotocol/client@^2", "@modelcontextprotocol/core@^2", "zod@^4.2", "esbuild@0.28.2"]
 HOST_JS = """
@@ -102,3 +121,38 @@ def host_bundle() -> Path:
     )
     assert proc.returncode == 0, f"esbuild could not bundle the ext-apps host bridge:\n{proc.stderr}"
     return bundle
+
+
+@contextlib.contextmanager
+def hosted_view(html: str, arguments: dict[str, Any], result: dict[str, Any]) -> Iterator[tuple[Any, Any]]:
+    """``(page, view frame locator)`` once the host bridge delivered ``arguments`` and ``result`` to the view."""
+    if not CHROMIUM.exists():
+        _missing(f"{CHROMIUM} is missing (scripts/install-test-system-deps installs Debian's chromium)")
+    bundle = host_bundle()
+    from playwright.sync_api import sync_playwright
+
+    console: list[str] = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 640, "height": 480})
+            page.set_default_timeout(30_000)
+            page.on("console", lambda message: console.append(f"{message.type}: {message.text[:300]}"))
+            page.set_content("<!DOCTYPE html><html><head><title>host</title></head><body></body></html>")
+            page.add_script_tag(path=str(bundle))
+            assert page.evaluate("([h, i, r]) => window.showView(h, i, r)", [html, arguments, result]) == "delivered"
+            # Sandboxed without allow-same-origin: the host page cannot reach into the view.
+            assert page.evaluate("document.querySelector('#view').contentDocument") is None
+            yield page, page.frame_locator("#view")
+        finally:
+            browser.close()
+    assert not [line for line in console if line.startswith("error")], console
+
+
+def screenshot(page: Any, name: str) -> Path:
+    """Save the page to ``test-artifacts/NAME`` (the path is printed)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / name
+    page.screenshot(path=str(path))
+    print(f"screenshot: {path}")
+    return path

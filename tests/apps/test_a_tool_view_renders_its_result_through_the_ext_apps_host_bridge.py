@@ -13,29 +13,16 @@ Issue 17, "Done when": the ext-apps host bridge renders the tool's result in Chr
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 from example_process import ExampleProcess, run_example
-from ext_apps_host import host_bundle
+from ext_apps_host import hosted_view, screenshot
 from support import mcp_client
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[2]
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-dev-shm-usage",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 ARGS = {"frequency": 0.5, "damping": 0.3, "points": 120}
 
 
@@ -90,47 +77,19 @@ def test_the_tool_names_its_view_and_the_view_reads_as_an_mcp_app(example: Examp
 
 
 def test_the_ext_apps_host_bridge_renders_the_tool_result_in_chromium(example: ExampleProcess) -> None:
-    if not CHROMIUM.exists():
-        if __import__("os").environ.get("CI"):
-            pytest.fail(f"{CHROMIUM} is missing; CI must install it (scripts/install-test-system-deps)")
-        pytest.skip(f"{CHROMIUM} is missing")
-    bundle = host_bundle()
     got = fetch(f"{example.url}mcp")
     html = got["read"]["contents"][0]["text"]
-    result = got["result"]
-    data = result["structuredContent"]
-    from playwright.sync_api import sync_playwright
-
-    console: list[str] = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 640, "height": 480})
-            page.set_default_timeout(30_000)
-            page.on("console", lambda message: console.append(f"{message.type}: {message.text[:300]}"))
-            page.set_content("<!DOCTYPE html><html><head><title>host</title></head><body></body></html>")
-            page.add_script_tag(path=str(bundle))
-            assert page.evaluate("([h, i, r]) => window.showView(h, i, r)", [html, ARGS, result]) == "delivered"
-            view = page.frame_locator("#view")
-            polyline = view.locator("#plot polyline")
-            page.wait_for_function(
-                "() => document.querySelector('#view').contentDocument === null"
-            )  # sandboxed: opaque origin
-            view.locator("#summary").filter(has_text="points").wait_for()
-            points = polyline.get_attribute("points").split()
-            assert len(points) == ARGS["points"] == len(data["y"])
-            assert view.locator("#title").inner_text() == data["title"]
-            summary = view.locator("#summary").inner_text()
-            assert summary == f"120 points, y from {min(data['y']):.3f} to {max(data['y']):.3f}"
-            # The first sample (t = 0, y = 1, the maximum) is drawn at the top left corner.
-            assert points[0] == "10.0,10.0"
-            log = page.evaluate("window.hostLog")
-            assert ["initialized", {"name": "plots/chart", "version": "1.0.0"}] in log
-            assert any(entry[0] == "size" and entry[1]["height"] > 200 for entry in log)
-            ARTIFACTS.mkdir(exist_ok=True)
-            shot = ARTIFACTS / "mcp-apps-view-rendered-by-ext-apps-host.png"
-            page.screenshot(path=str(shot))
-            print(f"screenshot: {shot}")
-        finally:
-            browser.close()
-    assert not [line for line in console if line.startswith("error")], console
+    data = got["result"]["structuredContent"]
+    with hosted_view(html, ARGS, got["result"]) as (page, view):
+        view.locator("#summary").filter(has_text="points").wait_for()
+        points = view.locator("#plot polyline").get_attribute("points").split()
+        assert len(points) == ARGS["points"] == len(data["y"])
+        assert view.locator("#title").inner_text() == data["title"]
+        summary = view.locator("#summary").inner_text()
+        assert summary == f"120 points, y from {min(data['y']):.3f} to {max(data['y']):.3f}"
+        # The first sample (t = 0, y = 1, the maximum) is drawn at the top left corner.
+        assert points[0] == "10.0,10.0"
+        log = page.evaluate("window.hostLog")
+        assert ["initialized", {"name": "plots/chart", "version": "1.0.0"}] in log
+        assert any(entry[0] == "size" and entry[1]["height"] > 200 for entry in log)
+        screenshot(page, "mcp-apps-view-rendered-by-ext-apps-host.png")

@@ -15,9 +15,9 @@ import nbformat
 import pytest
 from jupyter_client.kernelspec import KernelSpecManager
 from jupyter_client.manager import AsyncKernelManager
+from kernel_launch import execute_notebook
 from kernels import KERNEL_NAME, kernel_environment, run_async
 from nbclient import NotebookClient
-from nbformat.v4 import new_code_cell
 from support import mcp_client
 
 pytestmark = pytest.mark.slow
@@ -109,12 +109,7 @@ def test_the_notebook_runs_and_its_server_answers(
     )
     try:
         with client.setup_kernel(env=kernel_environment(ipython_dir)):
-            for index, cell in enumerate(notebook.cells):
-                client.execute_cell(cell, index)
-            probe = new_code_cell("%mcp url")
-            notebook.cells.append(probe)
-            client.execute_cell(probe, len(notebook.cells) - 1)
-            url = probe.outputs[0]["data"]["text/plain"].strip("'\"")
+            url = execute_notebook(client)
 
             async def inspect() -> tuple[Any, ...]:
                 async with mcp_client(url) as session:
