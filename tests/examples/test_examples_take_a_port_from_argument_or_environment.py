@@ -14,11 +14,12 @@ from example_process import EXAMPLES, ExampleProcess, run_example
 
 pytestmark = pytest.mark.slow
 
-NAMES = ["simple", "data_analysis", "simulator"]
+NAMES = ["simple", "data_analysis", "simulator", "apps"]
 SERVER_NAMES = {
     "simple": "simple-calculator",
     "data_analysis": "data-analysis",
     "simulator": "physics-simulator",
+    "apps": "apps-demo",
 }
 
 
