@@ -36,6 +36,14 @@ def text_bar(progress: float, total: float | None, message: str | None) -> str:
     return f"{line} {message}" if message else line
 
 
+def _has_ipywidgets() -> bool:
+    """ipywidgets can be imported (without importing it; False when imports of it are blocked)."""
+    try:
+        return importlib.util.find_spec("ipywidgets") is not None
+    except (ImportError, ValueError):  # sys.modules["ipywidgets"] = None blocks it
+        return False
+
+
 class _Shown:
     """One call's bar: a widget, or a display id to update."""
 
@@ -53,7 +61,7 @@ class CellProgressBars:
     def __init__(self) -> None:
         self._shown: dict[int, _Shown] = {}
         self._lock = threading.Lock()
-        self._widgets = importlib.util.find_spec("ipywidgets") is not None
+        self._widgets = _has_ipywidgets()
 
     def on_event(self, event: str, data: dict[str, Any]) -> None:
         """The event bus callback."""

@@ -134,6 +134,12 @@ class LiveKernel:
         with self._changed:
             return [m for m in self._messages if m["parent_header"].get("msg_id") == msg_id]
 
+    def comm_states(self) -> list[dict[str, Any]]:
+        """The ``state`` of every comm message so far (widget updates), in order."""
+        with self._changed:
+            return [dict(m["content"]["data"]["state"]) for m in self._messages
+                    if m["msg_type"] == "comm_msg" and "state" in (m["content"].get("data") or {})]
+
     def _fill(self, cell: Cell) -> None:
         cell.stdout = cell.stderr = ""
         cell.results = []

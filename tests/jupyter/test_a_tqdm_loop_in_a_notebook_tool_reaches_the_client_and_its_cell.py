@@ -71,7 +71,10 @@ def fit(ctx: Context, steps: int = 5) -> str:
 '''
 
 
-def test_report_progress_draws_a_bar_in_the_defining_cell_that_advances(kernel: LiveKernel) -> None:
+def test_without_ipywidgets_report_progress_draws_a_text_bar_in_the_defining_cell(start_kernel: Any) -> None:
+    kernel = start_kernel()
+    # A kernel that cannot import ipywidgets (blocked here; the test environment has it).
+    kernel.run_ok('import sys\nsys.modules["ipywidgets"] = None\n%load_ext nanohubmcp\n%config NanohubMCP.port = 0')
     kernel.run_ok("import time\nfrom nanohubmcp import Context")
     cell = kernel.run_ok(CONTEXT_TOOL)
     url = server_url(kernel)
@@ -90,3 +93,23 @@ def test_report_progress_draws_a_bar_in_the_defining_cell_that_advances(kernel: 
     assert [kind for kind, _ in shown[1:]] == ["update_display_data"] * 4, shown
     assert shown[-1][1] == f"[{'#' * 30}] 5/5 epoch 5", shown
     assert len({m["content"]["transient"]["display_id"] for m in drawn}) == 1, drawn  # one bar, redrawn
+
+
+def test_with_ipywidgets_report_progress_shows_a_widget_in_the_defining_cell(kernel: LiveKernel) -> None:
+    pytest.importorskip("ipywidgets")
+    kernel.run_ok("import time\nfrom nanohubmcp import Context")
+    cell = kernel.run_ok(CONTEXT_TOOL)
+    url = server_url(kernel)
+
+    async def call() -> str:
+        async with mcp_client(url) as client:
+            return str((await client.call_tool("fit", {"steps": 5})).content[0].text)
+
+    assert run_async(call()) == "fitted"
+    kernel.wait_for_text(cell, "HBox")  # the widget's display, under the defining cell
+    widget = [m for m in kernel.messages(cell.msg_id) if m["msg_type"] == "display_data"
+              and "application/vnd.jupyter.widget-view+json" in m["content"]["data"]]
+    assert len(widget) == 1, widget
+    states = kernel.comm_states()
+    assert {"value": 5.0} in states, states  # the bar's value reached 5 of 5
+    assert {"value": f"[{'#' * 30}] 5/5 epoch 5"} in states, states
