@@ -19,6 +19,7 @@ RFC 6454 § 7 (the Origin header); RFC 9110 § 7.2 (Host), § 15.5.20 (421).
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 from urllib.parse import urlsplit
@@ -29,6 +30,7 @@ _ORIGIN = re.compile(r"(https?)://(\[[0-9a-f:.]+\]|[a-z0-9._~-]+)(?::(\d{1,5}))?
 _HOST = re.compile(r"(\[[0-9a-f:.]+\]|[a-z0-9._~-]+)(?::(\d{1,5}))?", re.ASCII)
 
 
+@functools.lru_cache(maxsize=64)  # checked on every request; parsing the IP literal was ~1% of a call
 def is_loopback_host(host: str) -> bool:
     """True for ``localhost`` and loopback IP literals."""
     host = host.strip("[]").lower()
