@@ -30,6 +30,8 @@ def files() -> list[Path]:
                 and p.suffix in SUFFIXES
                 and "__pycache__" not in p.parts
                 and "node_modules" not in p.parts
+                # installed packages, e.g. bench/.venv-peers that bench/run.py creates
+                and not any(part.startswith(".venv") for part in p.relative_to(ROOT).parts)
             ]
     return found
 
