@@ -113,6 +113,18 @@ _HEAD = re.compile(r"<head(\s[^>]*)?>", re.IGNORECASE)
 _HTML = re.compile(r"<html(\s[^>]*)?>", re.IGNORECASE)
 
 
+def client_shows_views(capabilities: Mapping[str, Any] | None) -> bool:
+    """Whether client capabilities declare the extension with HTML views.
+
+    True when ``capabilities["extensions"]["io.modelcontextprotocol/ui"]["mimeTypes"]`` lists
+    ``text/html;profile=mcp-app`` (how a client says it can show views, SEP-1865 § Client capabilities).
+    """
+    extensions = (capabilities or {}).get("extensions")
+    declared = extensions.get(EXTENSION) if isinstance(extensions, Mapping) else None
+    mime_types = declared.get("mimeTypes") if isinstance(declared, Mapping) else None
+    return isinstance(mime_types, list) and UI_MIME in mime_types
+
+
 def check_view_uri(uri: Any, who: str) -> str:
     """``uri`` when it is a ``ui://`` URI; else ``RegistrationError`` naming ``who``."""
     if not isinstance(uri, str) or not uri.startswith("ui://") or len(uri) <= len("ui://"):

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ClientRequestError, RegistrationError
 from ..protocol import jsonrpc
 from ..schema import OutputValidator
+from . import apps
 from .progress import for_request as progress_of
 from .request import LOG_LEVELS, RequestContext
 
@@ -245,6 +246,15 @@ class Context(LevelMethods):
     def client_capabilities(self) -> dict[str, Any]:
         """The capabilities the client declared (at ``initialize``, or in this 2026-07-28 request)."""
         return self._request.client_capabilities or {}
+
+    @property
+    def client_shows_views(self) -> bool:
+        """True when the client declared MCP Apps with HTML views (``io.modelcontextprotocol/ui``).
+
+        A tool with a view (``@server.tool(view=...)``) may then keep its text short: the view
+        shows the data. Source: SEP-1865 "MCP Apps", Client capabilities.
+        """
+        return apps.client_shows_views(self.client_capabilities)
 
     def _ask(self, coro: Coroutine[Any, Any, Any], timeout: float) -> Any:
         if self._on_loop():

@@ -15,8 +15,8 @@ import anyio
 import pytest
 from support import mcp_client, serve
 
-from nanohubmcp import MCPServer, RegistrationError
-from nanohubmcp.server.apps import UI_MIME, view_document
+from nanohubmcp import Context, MCPServer, RegistrationError
+from nanohubmcp.server.apps import UI_MIME, client_shows_views, view_document
 
 
 class Figure:
@@ -131,3 +131,38 @@ async def test_the_readme_example_serves_a_tool_with_its_view() -> None:
     assert content["mimeType"] == "text/html;profile=mcp-app"
     assert "mcpApp.onToolResult" in content["text"]
     assert result["structuredContent"] == {"squares": [0, 1, 4, 9]}
+
+
+@pytest.mark.anyio
+async def test_a_tool_knows_whether_the_client_shows_views() -> None:
+    server = MCPServer("apps-capability")
+
+    @server.tool(view="ui://x/y")
+    def shows(ctx: Context) -> bool:
+        """Whether this client shows views."""
+        return ctx.client_shows_views
+
+    server.add_app_view("ui://x/y", "<p>")
+    apps_client = {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html;profile=mcp-app"]}}
+    with serve(server) as url, anyio.fail_after(20):
+        async with mcp_client(url, extensions=apps_client) as client:
+            with_apps = wire(await client.call_tool("shows", {}))
+        async with mcp_client(url) as client:
+            without = wire(await client.call_tool("shows", {}))
+    assert with_apps["content"][0]["text"] == "true", with_apps
+    assert without["content"][0]["text"] == "false", without
+
+
+@pytest.mark.parametrize(
+    "capabilities",
+    [
+        None,
+        {},
+        {"extensions": []},
+        {"extensions": {"io.modelcontextprotocol/ui": {}}},
+        {"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": "text/html;profile=mcp-app"}}},
+        {"extensions": {"io.modelcontextprotocol/ui": {"mimeTypes": ["text/html"]}}},
+    ],
+)
+def test_capabilities_without_html_views_say_no(capabilities: Any) -> None:
+    assert client_shows_views(capabilities) is False
