@@ -67,15 +67,19 @@ async def tools_call(core: ServerCore, request: RequestContext, params: dict[str
             return create_task_result(job)
         return await toolcalls.start_job_result(core, request, tool, arguments)
     escalated = enable_escalation(core, request, tool) if tasks_ok else None
+    if escalated is None:  # nothing to race: run the tool in this task (a Task per call showed in the profile)
+        try:
+            return await toolcalls.run_tool(core, request, tool, arguments)
+        except InputRequired as need:
+            return exchange.input_required(need)
     run = asyncio.ensure_future(toolcalls.run_tool(core, request, tool, arguments))
     try:
-        if escalated is not None:
-            racing: set[asyncio.Future[Any]] = {run, escalated}
-            await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
-            if escalated.done():  # ctx.start_task(): the call goes on as a task
-                job = escalated.result()
-                adopt(core, job, run)
-                return create_task_result(job)
+        racing: set[asyncio.Future[Any]] = {run, escalated}
+        await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
+        if escalated.done():  # ctx.start_task(): the call goes on as a task
+            job = escalated.result()
+            adopt(core, job, run)
+            return create_task_result(job)
         return await run
     except InputRequired as need:
         return exchange.input_required(need)
