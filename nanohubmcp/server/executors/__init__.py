@@ -30,43 +30,15 @@ from typing import TYPE_CHECKING, Any
 from ...errors import ConfigurationError
 from ..invoke import call_function
 from ..workers import WorkerPool
+from .base import JobExecutor
 
 if TYPE_CHECKING:
     from ..context import Context
     from ..jobs import Job
 
+__all__ = ["EXECUTORS", "JobExecutor", "ThreadJobExecutor", "make_executor"]
+
 EXECUTORS = ("threads", "processes", "dask")
-
-
-class JobExecutor:
-    """Runs job functions somewhere. Subclass it for a new place to run jobs.
-
-    Attributes:
-        name: short name shown in ``%mcp jobs`` and stored with each job.
-        survives_restart: True when a job keeps running without the server process (then the
-            job's ``executor_ref`` is stored and :meth:`reattach` is asked after a restart).
-    """
-
-    name = "custom"
-    survives_restart = False
-
-    async def call(self, job: Job, fn: Any, kwargs: dict[str, Any], *, context: Context | None,
-                   context_param: str | None, is_coroutine: bool) -> Any:
-        """Run ``fn(**kwargs)`` for ``job`` and return its value (raise what it raised).
-
-        ``kwargs[context_param]`` is the call's Context when the function takes one. When the
-        job is cancelled, the awaiting task is cancelled (and ``context.is_cancelled()`` turns
-        true): stop the work and let ``asyncio.CancelledError`` through.
-        """
-        raise NotImplementedError
-
-    def reattach(self, job: Job) -> Any:
-        """Take back a job whose server process died: return an awaitable of the function's
-        value, or None when this executor no longer holds it."""
-        return None
-
-    def close(self) -> None:
-        """Stop (the server stopped). May be started again by the next :meth:`call`."""
 
 
 class ThreadJobExecutor(JobExecutor):

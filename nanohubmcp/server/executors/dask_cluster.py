@@ -25,7 +25,7 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ConfigurationError, ToolError
-from . import JobExecutor
+from .base import JobExecutor
 from .remote import deliver, remote_context, run_remote
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ToolError
-from . import JobExecutor
+from .base import JobExecutor
 from .remote import deliver, remote_context, run_remote
 
 if TYPE_CHECKING:
