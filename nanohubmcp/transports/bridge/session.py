@@ -1,31 +1,8 @@
-"""``nanohubmcp bridge URL``: a desktop client's stdio on one side, a running server's URL on the other.
+"""The MCP session the bridge relays: the client's messages POSTed to the server, its answers back.
 
-The bridge reads JSON-RPC messages line by line from stdin (what a desktop client writes to a
-server it launched) and sends each to the server over Streamable HTTP; whatever the server sends
-back — responses, progress and log notifications, server→client requests such as elicitation,
-change notifications on the session's GET stream — is written to stdout, one message per line.
-The client's answers to server→client requests travel back the same way. No Node is needed.
-
-Streamable HTTP (MCP 2025-11-25, Transports § Streamable HTTP): every message is its own POST
-with ``Accept: application/json, text/event-stream``; the ``Mcp-Session-Id`` the server returns
-with the ``initialize`` result is echoed on every later request, with ``MCP-Protocol-Version``;
-after the handshake a GET stream carries messages unrelated to a request and is resumed with
-``Last-Event-ID`` when it drops. A 2026-07-28 request (``_meta`` names the version) gets the
-headers that era requires (``MCP-Protocol-Version``, ``Mcp-Method``, ``Mcp-Name``, and
-``Mcp-Param-*`` for tool arguments the server marked with ``x-mcp-header``, learnt from
-``tools/list`` results passing through); its ``notifications/cancelled`` closes the request's
-response stream, which is how that era cancels over HTTP.
-
-Legacy HTTP+SSE (MCP 2024-11-05, Transports § HTTP with SSE): a URL ending in ``/sse``, or a
-server that answers the first POST with 404 or 405, is reached by ``GET`` on its SSE endpoint;
-the ``endpoint`` event names where to POST, and every server message arrives on that stream.
-
-Every request carries :attr:`BridgeOptions.headers`: ``--header``, ``--cookie``, and ``--token``
-(default ``$MCP_TOKEN``) as ``Authorization: Bearer``. :attr:`BridgeOptions.accept` is the
-POST's ``Accept`` header: ``text/event-stream`` alone for a jupyter-server-proxy route
-(``…/proxy/<port>/…``), which streams a reply only to a request accepting exactly that and holds
-any other reply until the call ends (progress would arrive with the result, and an elicitation
-mid-call would time out); both types elsewhere, as the specification asks.
+Streamable HTTP (MCP 2025-11-25, Transports § Streamable HTTP), the 2026-07-28 request headers,
+and the legacy HTTP+SSE fallback (MCP 2024-11-05, Transports § HTTP with SSE) are described in
+the :mod:`nanohubmcp.transports.bridge` package docstring.
 """
 
 from __future__ import annotations
@@ -35,184 +12,24 @@ import base64
 import contextlib
 import json
 import logging
-import re
-import ssl
-import sys
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from tornado import httputil
-from tornado.http1connection import HTTP1Connection, HTTP1ConnectionParameters
-from tornado.iostream import IOStream, StreamClosedError
-from tornado.tcpclient import TCPClient
-
-from ..errors import ConfigurationError, InternalError, ParseError, error_response
-from ..server.modern.headers import NAME_FIELDS, header_marks
-from ..server.request import META_PROTOCOL_VERSION
-from .base import MCP_METHOD_HEADER, MCP_NAME_HEADER, MCP_PROTOCOL_VERSION_HEADER, MCP_SESSION_ID_HEADER
-from .lines import TOO_LONG, LineReader, LineWriter, protect_stdout, stop_on_signals
+from ...errors import InternalError, ParseError, error_response
+from ...server.modern.headers import NAME_FIELDS, header_marks
+from ...server.request import META_PROTOCOL_VERSION
+from ..base import MCP_METHOD_HEADER, MCP_NAME_HEADER, MCP_PROTOCOL_VERSION_HEADER, MCP_SESSION_ID_HEADER
+from ..lines import TOO_LONG, LineWriter
+from .exchange import Exchange, HTTPFailure
+from .options import BridgeOptions, legacy_url
 
 log = logging.getLogger("nanohubmcp.bridge")
 
-CONNECT_TIMEOUT = 15.0
-"""Seconds to open a connection to the server."""
 RECONNECT_SECONDS = 1.0
 """Pause before a dropped GET stream is resumed (unless the server named its own ``retry``)."""
-DRAIN_SECONDS = 10.0
-"""At end of input, how long requests already sent may take to be answered before the bridge exits."""
 MAX_RECONNECTS = 5
 """Consecutive failed attempts to resume the GET stream before the bridge gives up on it."""
 _HEADER_SAFE = frozenset(chr(c) for c in range(0x21, 0x7F)) | {" "}
-_JUPYTER_PROXY_ROUTE = re.compile(r"/proxy/\d{1,5}/")
-"""A jupyter-server-proxy route in a URL's path: ``<Jupyter base URL>proxy/<port>/``."""
-SSE_ONLY = "text/event-stream"
-"""The POST ``Accept`` for a jupyter-server-proxy route (see the module docstring)."""
-
-
-@dataclass
-class BridgeOptions:
-    """What the bridge connects to and sends with every request.
-
-    Attributes:
-        url: the server's Streamable HTTP endpoint (``.../mcp``), or its legacy ``.../sse``.
-        headers: sent with every request (``Cookie`` included).
-        accept: the POST's ``Accept`` header (:data:`SSE_ONLY` for a jupyter-server-proxy route).
-    """
-
-    url: str
-    headers: dict[str, str] = field(default_factory=dict)
-    accept: str = "application/json, text/event-stream"
-
-    @classmethod
-    def from_arguments(
-        cls, url: str, *, headers: list[str], cookies: list[str], token: str | None = None
-    ) -> BridgeOptions:
-        """Options from the command line: ``--header 'Name: value'``, ``--cookie 'name=value'``,
-        ``--token T`` (sent as ``Authorization: Bearer T``; an ``Authorization`` header wins).
-
-        A base URL (``http://host:8000/`` or a weber path) gets ``mcp`` appended.
-
-        Raises:
-            ConfigurationError: a URL that is not http(s), a header without a colon, a cookie
-                without ``=``.
-        """
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ConfigurationError(f"URL must be an http:// or https:// URL, got {url!r}")
-        path = parts.path.rstrip("/")
-        if not (path.endswith("/mcp") or path.endswith("/sse")):
-            url = parts._replace(path=f"{path}/mcp").geturl()
-        sent: dict[str, str] = {}
-        for header in headers:
-            name, sep, value = header.partition(":")
-            if not sep or not name.strip():
-                raise ConfigurationError(f"--header takes 'Name: value', got {header!r}")
-            sent[name.strip()] = value.strip()
-        jar = [c.strip() for c in cookies if c.strip()]
-        for cookie in jar:
-            if "=" not in cookie:
-                raise ConfigurationError(f"--cookie takes 'name=value', got {cookie!r}")
-        if jar:
-            sent["Cookie"] = "; ".join(filter(None, [sent.get("Cookie", ""), *jar]))
-        if token and not any(name.lower() == "authorization" for name in sent):
-            sent["Authorization"] = f"Bearer {token}"
-        if _JUPYTER_PROXY_ROUTE.search(urlsplit(url).path):
-            return cls(url=url, headers=sent, accept=SSE_ONLY)
-        return cls(url=url, headers=sent)
-
-
-class HTTPFailure(Exception):
-    """The server could not be reached, or answered outside the protocol."""
-
-
-class Exchange(httputil.HTTPMessageDelegate):
-    """One HTTP request and its streamed response (Tornado's HTTP/1.1 client connection)."""
-
-    def __init__(self, on_event: Callable[[dict[str, str]], None] | None = None) -> None:
-        self.status = 0
-        self.reason = ""
-        self.headers = httputil.HTTPHeaders()
-        self.body = bytearray()
-        self.on_event = on_event
-        self.stream: IOStream | None = None
-        self._pending = ""
-        self._event: dict[str, str] = {}
-
-    @property
-    def is_sse(self) -> bool:
-        return self.headers.get("Content-Type", "").split(";")[0].strip().lower() == "text/event-stream"
-
-    def headers_received(self, start_line: Any, headers: httputil.HTTPHeaders) -> None:
-        self.status = start_line.code
-        self.reason = start_line.reason
-        self.headers = headers
-
-    def data_received(self, chunk: bytes) -> None:
-        if not (self.is_sse and self.status == 200 and self.on_event is not None):
-            self.body += chunk
-            return
-        self._pending += chunk.decode("utf-8", errors="replace")
-        *complete, self._pending = self._pending.replace("\r\n", "\n").split("\n")
-        for line in complete:  # HTML Living Standard § Server-sent events, parsing an event stream
-            if not line:
-                if self._event:
-                    self.on_event(self._event)
-                self._event = {}
-            elif not line.startswith(":"):
-                name, _, value = line.partition(":")
-                value = value[1:] if value.startswith(" ") else value
-                if name == "data" and "data" in self._event:
-                    self._event["data"] += "\n" + value
-                else:
-                    self._event[name] = value
-
-    def close(self) -> None:
-        """Abandon the exchange (the connection closes)."""
-        if self.stream is not None:
-            self.stream.close()
-
-    async def run(self, method: str, url: str, headers: dict[str, str], body: bytes | None = None) -> Exchange:
-        """Send the request and read the whole response (an SSE body event by event).
-
-        Raises:
-            HTTPFailure: no connection, or it broke before a response began.
-        """
-        parts = urlsplit(url)
-        secure = parts.scheme == "https"
-        port = parts.port or (443 if secure else 80)
-        host = parts.hostname or ""
-        try:
-            self.stream = await TCPClient().connect(
-                host,
-                port,
-                ssl_options=ssl.create_default_context() if secure else None,
-                timeout=CONNECT_TIMEOUT,
-            )
-        except (OSError, StreamClosedError, asyncio.TimeoutError, ssl.SSLError) as exc:
-            raise HTTPFailure(f"cannot connect to {parts.netloc}: {exc}") from None
-        sent = httputil.HTTPHeaders(headers)
-        sent["Host"] = parts.netloc
-        sent["Connection"] = "close"
-        if body is not None:
-            sent["Content-Length"] = str(len(body))
-        connection = HTTP1Connection(
-            self.stream, True, HTTP1ConnectionParameters(no_keep_alive=True, decompress=False, max_body_size=1 << 50)
-        )
-        path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        try:
-            await connection.write_headers(httputil.RequestStartLine(method, path, "HTTP/1.1"), sent)
-            if body:
-                await connection.write(body)
-            connection.finish()
-            await connection.read_response(self)
-        except (StreamClosedError, httputil.HTTPInputError, OSError) as exc:
-            if self.status == 0:
-                raise HTTPFailure(f"{method} {url} failed: {exc or type(exc).__name__}") from None
-        finally:
-            connection.close()
-        return self
 
 
 class ResponseStream:
@@ -365,7 +182,7 @@ class Bridge:
             # Not a Streamable HTTP endpoint: a 2024-11-05 server (MCP 2025-03-26, Transports §
             # Backwards compatibility).
             self.legacy = True
-            self.options.url = _legacy_url(self.options.url)
+            self.options.url = legacy_url(self.options.url)
             await self.post_legacy(body, request_id)
             return
         self._answer(exchange, request_id)
@@ -558,44 +375,3 @@ def header_value(text: str) -> str:
     if text and all(ch in _HEADER_SAFE for ch in text) and text == text.strip():
         return text
     return f"=?base64?{base64.b64encode(text.encode()).decode()}?="
-
-
-def _legacy_url(url: str) -> str:
-    parts = urlsplit(url)
-    path = parts.path.rstrip("/")
-    base = path[: -len("/mcp")] if path.endswith("/mcp") else path
-    return parts._replace(path=f"{base}/sse").geturl()
-
-
-def run_bridge(options: BridgeOptions) -> int:
-    """Relay stdin/stdout to ``options.url`` until the client closes stdin (or SIGINT/SIGTERM).
-
-    Returns:
-        The exit status: 0 when the client ended the session, 1 when the server's side did.
-    """
-    writer = LineWriter(protect_stdout())
-    if not logging.getLogger().handlers:
-        logging.basicConfig(stream=sys.stderr, level=logging.WARNING, format="nanohubmcp bridge: %(message)s")
-
-    async def main() -> int:
-        bridge = Bridge(options, writer)
-        reader = LineReader()
-        stop = asyncio.Event()
-        stop_on_signals(stop)
-        stops = (asyncio.ensure_future(stop.wait()), asyncio.ensure_future(bridge.done.wait()))
-        try:
-            while not writer.closed:
-                line = await reader.get(*stops)
-                if line is None:
-                    break
-                bridge.receive(line)
-        finally:
-            reader.close()
-            for waiter in stops:
-                waiter.cancel()
-            ended_by_server = bridge.done.is_set() and not stop.is_set()
-            # At end of input, answers already on their way still reach the client.
-            await bridge.close(drain=0.0 if (stop.is_set() or ended_by_server) else DRAIN_SECONDS)
-        return 1 if ended_by_server else 0
-
-    return asyncio.run(main())

@@ -1,0 +1,52 @@
+"""``nanohubmcp bridge URL``: a desktop client's stdio on one side, a running server's URL on the other.
+
+The bridge reads JSON-RPC messages line by line from stdin (what a desktop client writes to a
+server it launched) and sends each to the server over Streamable HTTP; whatever the server sends
+back — responses, progress and log notifications, server→client requests such as elicitation,
+change notifications on the session's GET stream — is written to stdout, one message per line.
+The client's answers to server→client requests travel back the same way. No Node is needed.
+
+Streamable HTTP (MCP 2025-11-25, Transports § Streamable HTTP): every message is its own POST
+with ``Accept: application/json, text/event-stream``; the ``Mcp-Session-Id`` the server returns
+with the ``initialize`` result is echoed on every later request, with ``MCP-Protocol-Version``;
+after the handshake a GET stream carries messages unrelated to a request and is resumed with
+``Last-Event-ID`` when it drops. A 2026-07-28 request (``_meta`` names the version) gets the
+headers that era requires (``MCP-Protocol-Version``, ``Mcp-Method``, ``Mcp-Name``, and
+``Mcp-Param-*`` for tool arguments the server marked with ``x-mcp-header``, learnt from
+``tools/list`` results passing through); its ``notifications/cancelled`` closes the request's
+response stream, which is how that era cancels over HTTP.
+
+Legacy HTTP+SSE (MCP 2024-11-05, Transports § HTTP with SSE): a URL ending in ``/sse``, or a
+server that answers the first POST with 404 or 405, is reached by ``GET`` on its SSE endpoint;
+the ``endpoint`` event names where to POST, and every server message arrives on that stream.
+
+Every request carries the headers of :class:`~.options.BridgeOptions` (``--header``, ``--cookie``,
+``--token``).
+
+The package, one concern a module: :mod:`.options` (what the command line asks for),
+:mod:`.exchange` (one HTTP request and its streamed response), :mod:`.session` (the MCP session
+relayed between the two sides), :mod:`.stdio` (the client's stdin and stdout, and the process's
+life).
+"""
+
+from __future__ import annotations
+
+from .exchange import CONNECT_TIMEOUT, Exchange, HTTPFailure
+from .options import SSE_ONLY, BridgeOptions
+from .session import MAX_RECONNECTS, RECONNECT_SECONDS, Bridge, ResponseStream, header_value
+from .stdio import DRAIN_SECONDS, run_bridge
+
+__all__ = [
+    "CONNECT_TIMEOUT",
+    "DRAIN_SECONDS",
+    "MAX_RECONNECTS",
+    "RECONNECT_SECONDS",
+    "SSE_ONLY",
+    "Bridge",
+    "BridgeOptions",
+    "Exchange",
+    "HTTPFailure",
+    "ResponseStream",
+    "header_value",
+    "run_bridge",
+]

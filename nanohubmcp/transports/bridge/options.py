@@ -1,0 +1,82 @@
+"""What ``nanohubmcp bridge`` connects to: the server's URL and the headers sent with every request.
+
+Every request carries :attr:`BridgeOptions.headers`: ``--header``, ``--cookie``, and ``--token``
+(default ``$MCP_TOKEN``) as ``Authorization: Bearer``. :attr:`BridgeOptions.accept` is the
+POST's ``Accept`` header: ``text/event-stream`` alone for a jupyter-server-proxy route
+(``…/proxy/<port>/…``), which streams a reply only to a request accepting exactly that and holds
+any other reply until the call ends (progress would arrive with the result, and an elicitation
+mid-call would time out); both types elsewhere, as the specification asks.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from urllib.parse import urlsplit
+
+from ...errors import ConfigurationError
+
+_JUPYTER_PROXY_ROUTE = re.compile(r"/proxy/\d{1,5}/")
+"""A jupyter-server-proxy route in a URL's path: ``<Jupyter base URL>proxy/<port>/``."""
+SSE_ONLY = "text/event-stream"
+"""The POST ``Accept`` for a jupyter-server-proxy route (see the module docstring)."""
+
+
+@dataclass
+class BridgeOptions:
+    """What the bridge connects to and sends with every request.
+
+    Attributes:
+        url: the server's Streamable HTTP endpoint (``.../mcp``), or its legacy ``.../sse``.
+        headers: sent with every request (``Cookie`` included).
+        accept: the POST's ``Accept`` header (:data:`SSE_ONLY` for a jupyter-server-proxy route).
+    """
+
+    url: str
+    headers: dict[str, str] = field(default_factory=dict)
+    accept: str = "application/json, text/event-stream"
+
+    @classmethod
+    def from_arguments(
+        cls, url: str, *, headers: list[str], cookies: list[str], token: str | None = None
+    ) -> BridgeOptions:
+        """Options from the command line: ``--header 'Name: value'``, ``--cookie 'name=value'``,
+        ``--token T`` (sent as ``Authorization: Bearer T``; an ``Authorization`` header wins).
+
+        A base URL (``http://host:8000/`` or a weber path) gets ``mcp`` appended.
+
+        Raises:
+            ConfigurationError: a URL that is not http(s), a header without a colon, a cookie
+                without ``=``.
+        """
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ConfigurationError(f"URL must be an http:// or https:// URL, got {url!r}")
+        path = parts.path.rstrip("/")
+        if not (path.endswith("/mcp") or path.endswith("/sse")):
+            url = parts._replace(path=f"{path}/mcp").geturl()
+        sent: dict[str, str] = {}
+        for header in headers:
+            name, sep, value = header.partition(":")
+            if not sep or not name.strip():
+                raise ConfigurationError(f"--header takes 'Name: value', got {header!r}")
+            sent[name.strip()] = value.strip()
+        jar = [c.strip() for c in cookies if c.strip()]
+        for cookie in jar:
+            if "=" not in cookie:
+                raise ConfigurationError(f"--cookie takes 'name=value', got {cookie!r}")
+        if jar:
+            sent["Cookie"] = "; ".join(filter(None, [sent.get("Cookie", ""), *jar]))
+        if token and not any(name.lower() == "authorization" for name in sent):
+            sent["Authorization"] = f"Bearer {token}"
+        if _JUPYTER_PROXY_ROUTE.search(urlsplit(url).path):
+            return cls(url=url, headers=sent, accept=SSE_ONLY)
+        return cls(url=url, headers=sent)
+
+
+def legacy_url(url: str) -> str:
+    """The legacy HTTP+SSE endpoint (``.../sse``) beside a Streamable HTTP one (``.../mcp``)."""
+    parts = urlsplit(url)
+    path = parts.path.rstrip("/")
+    base = path[: -len("/mcp")] if path.endswith("/mcp") else path
+    return parts._replace(path=f"{base}/sse").geturl()
