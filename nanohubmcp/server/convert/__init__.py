@@ -74,9 +74,9 @@ def scalar(value: Any) -> tuple[bool, Any]:
     else ``(False, value)``: scalars then follow the rules of plain numbers, text and None."""
     lib = library(value)
     if lib == "numpy" and arrays.is_scalar(value):
-        return True, arrays.scalar(value)
+        return True, arrays.scalar(value, jsonable)
     if lib == "pandas" and is_a(value, "pandas", *PANDAS_SCALARS):
-        return True, frames.cell(value)
+        return True, frames.cell(value, jsonable)
     return False, value
 
 
@@ -84,9 +84,9 @@ def data_of(value: Any) -> Any:
     """The structured content of an array or table (``{"result": ...}``), else ``UNSET``."""
     lib = library(value)
     if lib == "numpy" and arrays.is_array(value):
-        return {"result": arrays.to_lists(value)}
+        return {"result": arrays.to_lists(value, jsonable)}
     if lib == "pandas":
-        table = frames.to_records(value)
+        table = frames.to_records(value, jsonable)
         if table is not None:
             return {"result": table[1]}
     return UNSET
@@ -102,12 +102,12 @@ def convert(value: Any, *, figure_dpi: float | None = None) -> Converted | None:
     lib = library(value)
     if lib == "numpy":
         if arrays.is_scalar(value):
-            return Converted(data=arrays.scalar(value), has_data=True)
+            return Converted(data=arrays.scalar(value, jsonable), has_data=True)
         if arrays.is_array(value):
-            plain = arrays.to_lists(value)
-            return Converted(arrays.summary(value), plain, True)  # kept as its JSON text when too large
+            plain = arrays.to_lists(value, jsonable)
+            return Converted(arrays.summary(value, jsonable), plain, True)  # kept as its JSON text when too large
     if lib == "pandas":
-        table = frames.to_records(value)
+        table = frames.to_records(value, jsonable)
         if table is not None:
             summary, records, csv = table
             return Converted(summary, records, True, full=csv)
@@ -137,9 +137,9 @@ def resource_form(value: Any) -> tuple[str | bytes, str] | None:
     """
     lib = library(value)
     if lib == "numpy" and arrays.is_array(value):
-        return jsonenc.dumps(arrays.to_lists(value)), "application/json"
+        return jsonenc.dumps(arrays.to_lists(value, jsonable)), "application/json"
     if lib == "pandas":
-        table = frames.to_records(value)
+        table = frames.to_records(value, jsonable)
         if table is not None:
             text, mime, _ = table[2]()
             return text, mime
@@ -165,12 +165,12 @@ def jsonable(value: Any, _depth: int = 0) -> Any:
     lib = library(value)
     if lib == "numpy":
         if arrays.is_scalar(value):
-            return arrays.scalar(value)
+            return arrays.scalar(value, jsonable)
         if arrays.is_array(value):
-            return arrays.to_lists(value)
+            return arrays.to_lists(value, jsonable)
     if lib == "pandas":
-        table = frames.to_records(value)
+        table = frames.to_records(value, jsonable)
         if table is not None:
             return table[1]
-        return frames.cell(value)
+        return frames.cell(value, jsonable)
     return value

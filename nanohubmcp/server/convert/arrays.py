@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...protocol import jsonenc
-from .kinds import library
+from .kinds import Nested, library
 
 PREVIEW_ITEMS = 6
 
@@ -25,25 +25,23 @@ def is_array(value: Any) -> bool:
     return library(value) == "numpy" and hasattr(value, "tolist") and hasattr(value, "ndim") and hasattr(value, "dtype")
 
 
-def scalar(value: Any) -> Any:
+def scalar(value: Any, nested: Nested) -> Any:
     """A numpy scalar as a JSON-ready Python value (a NaN stays a float: JSON writes it as null)."""
     if value.dtype.kind in "biuf":
         return value.item()
-    return _cells(value.reshape(1) if hasattr(value, "reshape") else value)[0]
+    return _cells(value.reshape(1) if hasattr(value, "reshape") else value, nested)[0]
 
 
-def _cells(a: Any) -> Any:
+def _cells(a: Any, nested: Nested) -> Any:
     """``a.tolist()`` with every element JSON-ready (numpy is imported: ``a`` is an array)."""
     import numpy as np
 
     a = np.asanyarray(a)
     if isinstance(a, np.ma.MaskedArray):
         if np.ma.getmaskarray(a).any():
-            from . import jsonable
-
             out = np.ma.getdata(a).astype(object)
             out[np.ma.getmaskarray(a)] = None
-            return jsonable(out.tolist())  # NaN left in is written as null by the JSON encoder
+            return nested(out.tolist())  # NaN left in is written as null by the JSON encoder
         a = np.ma.getdata(a)
     kind = a.dtype.kind
     if kind == "f":
@@ -54,24 +52,22 @@ def _cells(a: Any) -> Any:
         out[~finite] = None
         return out.tolist()
     if kind == "c":
-        return _cells(np.stack([a.real, a.imag], axis=-1))
+        return _cells(np.stack([a.real, a.imag], axis=-1), nested)
     if kind == "M":
         text = np.datetime_as_string(a).astype(object)
         text[np.isnat(a)] = None
         return text.tolist()
     if kind == "m":
         seconds = a / np.timedelta64(1, "s")
-        return _cells(seconds)
+        return _cells(seconds, nested)
     if kind == "S":
         return np.char.decode(a, "latin-1").tolist()
     if kind == "V" and a.dtype.names:
         names = a.dtype.names
-        fields = [_cells(a[name]) for name in names]
+        fields = [_cells(a[name], nested) for name in names]
         return _zip_records(names, fields, a.ndim)
     if kind == "O":
-        from . import jsonable
-
-        return jsonable(a.tolist())
+        return nested(a.tolist())
     return a.tolist()
 
 
@@ -83,12 +79,12 @@ def _zip_records(names: tuple[str, ...], fields: list[Any], ndim: int) -> Any:
     return [_zip_records(names, list(parts), ndim - 1) for parts in zip(*fields, strict=True)]
 
 
-def to_lists(a: Any) -> Any:
+def to_lists(a: Any, nested: Nested) -> Any:
     """The array as nested lists of JSON-ready values (a 0-d array as its one value)."""
-    return _cells(a)
+    return _cells(a, nested)
 
 
-def summary(a: Any) -> str:
+def summary(a: Any, nested: Nested) -> str:
     """One short paragraph for the model: shape, dtype, range and the first values."""
     import numpy as np
 
@@ -101,7 +97,7 @@ def summary(a: Any) -> str:
         if finite.size != a.size:
             parts.append(f"{a.size - finite.size} not finite (null in JSON)")
     flat = np.ravel(a)[:PREVIEW_ITEMS]
-    first = jsonenc.dumps(_cells(flat))
+    first = jsonenc.dumps(_cells(flat, nested))
     more = " ..." if a.size > PREVIEW_ITEMS else ""
     parts.append(f"first values (flattened): {first}{more}")
     return "; ".join(parts)

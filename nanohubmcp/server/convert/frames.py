@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import arrays
-from .kinds import is_a, library
+from .kinds import Nested, is_a, library
 
 TABLE_ROWS = 20
 TABLE_COLUMNS = 12
@@ -24,7 +24,7 @@ TABLE_COLUMNS = 12
 Table = tuple[str, Any, Callable[[], tuple[str, str, str]]]
 
 
-def to_records(value: Any) -> Table | None:
+def to_records(value: Any, nested: Nested) -> Table | None:
     """``(readable text, JSON-ready records, CSV maker)`` of a DataFrame/Series/Index, else None.
 
     Raises:
@@ -33,14 +33,14 @@ def to_records(value: Any) -> Table | None:
     if is_a(value, "pandas", "DataFrame"):
         text = value.to_string(max_rows=TABLE_ROWS, max_cols=TABLE_COLUMNS)
         head = f"pandas DataFrame, {value.shape[0]} rows x {value.shape[1]} columns"
-        return f"{head}:\n{text}", _records(value), lambda: (value.to_csv(), "text/csv", "table.csv")
+        return f"{head}:\n{text}", _records(value, nested), lambda: (value.to_csv(), "text/csv", "table.csv")
     if is_a(value, "pandas", "Series"):
         frame = value.to_frame(name=value.name if value.name is not None else "value")
         text = value.to_string(max_rows=TABLE_ROWS)
         head = f"pandas Series {value.name!r}, {len(value)} rows, dtype {value.dtype}"
-        return f"{head}:\n{text}", _records(frame), lambda: (frame.to_csv(), "text/csv", "series.csv")
+        return f"{head}:\n{text}", _records(frame, nested), lambda: (frame.to_csv(), "text/csv", "series.csv")
     if is_a(value, "pandas", "Index"):
-        values = column(value.to_series(index=None))
+        values = column(value.to_series(index=None), nested)
         preview = ", ".join(str(v) for v in value[: TABLE_ROWS // 2])
         more = ", ..." if len(value) > TABLE_ROWS // 2 else ""
         head = f"pandas {type(value).__name__}, {len(value)} values, dtype {value.dtype}: [{preview}{more}]"
@@ -55,7 +55,7 @@ def _name(label: Any) -> str:
     return str(label)
 
 
-def _records(frame: Any) -> list[dict[str, Any]]:
+def _records(frame: Any, nested: Nested) -> list[dict[str, Any]]:
     try:
         flat = frame.reset_index()
     except ValueError as exc:  # an index level named like a column
@@ -67,20 +67,20 @@ def _records(frame: Any) -> list[dict[str, Any]]:
             f"the DataFrame has more than one column named {', '.join(map(repr, twice))}; "
             "rename them so that each row can be a JSON object"
         )
-    columns = [column(flat.iloc[:, i]) for i in range(flat.shape[1])]
+    columns = [column(flat.iloc[:, i], nested) for i in range(flat.shape[1])]
     return [dict(zip(names, row, strict=True)) for row in zip(*columns, strict=True)]
 
 
-def column(series: Any) -> list[Any]:
+def column(series: Any, nested: Nested) -> list[Any]:
     """One column's values, JSON-ready."""
     dtype = series.dtype
     kind = getattr(dtype, "kind", "O")
     numpy_dtype = library(dtype) == "numpy"
     if numpy_dtype and kind in "biufc":
-        return arrays.to_lists(series.to_numpy())
+        return arrays.to_lists(series.to_numpy(), nested)
     if kind == "M":
         return [None if _missing(v) else v.isoformat() for v in series.tolist()]
-    return [cell(v) for v in series.tolist()]
+    return [cell(v, nested) for v in series.tolist()]
 
 
 def _missing(value: Any) -> bool:
@@ -89,7 +89,7 @@ def _missing(value: Any) -> bool:
     )
 
 
-def cell(value: Any) -> Any:
+def cell(value: Any, nested: Nested) -> Any:
     """One cell (or a pandas scalar) as a JSON-ready value."""
     if _missing(value):
         return None
@@ -102,11 +102,9 @@ def cell(value: Any) -> Any:
     if isinstance(value, complex):
         return [value.real, value.imag]
     if library(value) == "numpy" and arrays.is_scalar(value):
-        return arrays.scalar(value)
+        return arrays.scalar(value, nested)
     if isinstance(value, (list, tuple, dict)):
-        from . import jsonable
-
-        return jsonable(value)
+        return nested(value)
     if isinstance(value, decimal.Decimal) or library(value) == "pandas":
         return str(value)
     return value

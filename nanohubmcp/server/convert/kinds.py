@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
+
+Nested = Callable[[Any], Any]
+"""Makes a value found inside an object array or a table cell (a list, a dict, any object) JSON-ready.
+
+The package's :func:`~nanohubmcp.server.convert.jsonable`, handed to the converters of arrays and
+tables by their caller, so that they need not import the package that imports them.
+"""
 
 
 def library(value: Any) -> str:
