@@ -9,9 +9,8 @@ dataclasses.
   :func:`parse_view_line`: the text after the magic name (``"--name add --tags math,basic"``) ->
   :class:`ToolSpec` / :class:`ResourceSpec` / :class:`PromptSpec` / :class:`ViewSpec`. Quoting
   follows POSIX shell rules (``--description "Adds two numbers"``).
-- :func:`split_last_expression`: a ``%%mcp_view`` cell's code and its final expression (the view).
-- :func:`pick_function`: which top-level function of a cell's (already IPython-transformed)
-  source is the component, and where its definition starts.
+- :func:`split_last_expression`, :func:`pick_function`, :func:`find_functions`: reading the cell's
+  source (in :mod:`nanohubmcp.jupyter.cellsource`, importable from here too).
 - ``TOOL_OPTIONS`` / ``RESOURCE_OPTIONS`` / ``PROMPT_OPTIONS`` / ``VIEW_OPTIONS``: the option tables both parsers use
   (the magics turn them into ``magic_arguments`` help text).
 
@@ -27,12 +26,12 @@ Example:
 from __future__ import annotations
 
 import argparse
-import ast
 import shlex
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from ..errors import RegistrationError
+from .cellsource import FunctionInfo, find_functions, pick_function, split_last_expression
 
 __all__ = [
     "PROMPT_OPTIONS",
@@ -91,10 +90,17 @@ TOOL_OPTIONS: tuple[Option, ...] = (
         "background",
         "a long-running job: calls answer at once with a job id, polled with get_job_result",
     ),
-    Option(("--executor",), {"dest": "executor", "metavar": "NAME", "default": None,
-                             "choices": ("threads", "processes", "dask"),
-                             "help": "where an --async tool's jobs run: threads, processes or dask "
-                                     "(default: the server's job_executor, c.NanohubMCP.job_executor)"}),
+    Option(
+        ("--executor",),
+        {
+            "dest": "executor",
+            "metavar": "NAME",
+            "default": None,
+            "choices": ("threads", "processes", "dask"),
+            "help": "where an --async tool's jobs run: threads, processes or dask "
+            "(default: the server's job_executor, c.NanohubMCP.job_executor)",
+        },
+    ),
     _flag("--read-only", "read_only", "hint: the tool does not change anything (readOnlyHint)"),
     _flag("--destructive", "destructive", "hint: the tool may destroy data (destructiveHint)"),
     _flag("--idempotent", "idempotent", "hint: repeating a call has no further effect (idempotentHint)"),
@@ -128,8 +134,12 @@ VIEW_OPTIONS: tuple[Option, ...] = (
     _TITLE,
     _flag("--border", "border", "the view prefers a border drawn around it (prefersBorder)"),
     _value("--connect-domains", "connect_domains", "A,B", "origins the view may fetch from (CSP)"),
-    _value("--resource-domains", "resource_domains", "A,B",
-           "origins the view may load scripts, styles, images and fonts from (CSP)"),
+    _value(
+        "--resource-domains",
+        "resource_domains",
+        "A,B",
+        "origins the view may load scripts, styles, images and fonts from (CSP)",
+    ),
 )
 """Options of ``%%mcp_view`` (the cell's last expression is the view's HTML)."""
 
@@ -235,10 +245,18 @@ class ViewSpec:
 
     def registration_options(self) -> dict[str, Any]:
         """Keyword arguments for ``MCPServer.add_app_view`` after the URI and HTML (only those given)."""
-        csp = {key: list(value) for key, value in (("connect_domains", self.connect_domains),
-                                                   ("resource_domains", self.resource_domains)) if value}
-        options = {"name": self.name, "description": self.description, "title": self.title,
-                   "csp": csp or None, "prefers_border": True if self.border else None}
+        csp = {
+            key: list(value)
+            for key, value in (("connect_domains", self.connect_domains), ("resource_domains", self.resource_domains))
+            if value
+        }
+        options = {
+            "name": self.name,
+            "description": self.description,
+            "title": self.title,
+            "csp": csp or None,
+            "prefers_border": True if self.border else None,
+        }
         return {key: value for key, value in options.items() if value is not None}
 
 
@@ -342,94 +360,12 @@ def parse_view_line(line: str) -> ViewSpec:
     def domains(value: str | None) -> tuple[str, ...]:
         return tuple(d.strip() for d in (value or "").split(",") if d.strip())
 
-    return ViewSpec(uri=args.uri, name=_text("mcp_view", "--name", args.name), description=args.description,
-                    title=_text("mcp_view", "--title", args.title), border=args.border,
-                    connect_domains=domains(args.connect_domains), resource_domains=domains(args.resource_domains))
-
-
-def split_last_expression(source: str) -> tuple[str, str | None]:
-    """``(code before, last expression)`` of a cell's Python source; ``(source, None)`` when it ends otherwise.
-
-    Raises:
-        SyntaxError: the source does not parse.
-    """
-    tree = ast.parse(source)
-    if not tree.body or not isinstance(tree.body[-1], ast.Expr):
-        return source, None
-    last = tree.body[-1]
-    lines = source.splitlines()
-    before = "\n".join([*lines[:last.lineno - 1], lines[last.lineno - 1][:last.col_offset]])
-    return before, ast.get_source_segment(source, last.value) or ast.unparse(last.value)
-
-
-@dataclass(frozen=True)
-class FunctionInfo:
-    """A top-level function definition in a cell.
-
-    Attributes:
-        name: the function's name.
-        lineno: 1-based line of the first decorator, or of ``def`` when undecorated (where an
-            exporter inserts ``@server.tool(...)``).
-        def_lineno: 1-based line of the ``def`` keyword.
-        is_async: defined with ``async def``.
-    """
-
-    name: str
-    lineno: int
-    def_lineno: int
-    is_async: bool
-
-
-def find_functions(source: str) -> list[FunctionInfo]:
-    """Every top-level ``def`` / ``async def`` of ``source``, in order.
-
-    Raises:
-        SyntaxError: ``source`` is not valid Python (callers report it their own way).
-    """
-    tree = ast.parse(source)
-    found = []
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-            found.append(FunctionInfo(node.name, first, node.lineno, isinstance(node, ast.AsyncFunctionDef)))
-    return found
-
-
-def pick_function(source: str, name: str | None = None, *, kind: str = "tool") -> tuple[FunctionInfo, bool]:
-    """Choose the function a component cell registers.
-
-    Functions whose names start with ``_`` are helpers and never chosen unless they are the
-    only ones. With ``name``, a function of that name wins; otherwise the cell must define
-    exactly one candidate, which is then registered under ``name`` (a rename).
-
-    Args:
-        source: the cell's Python source (after IPython's transforms).
-        name: the ``--name`` option, or None.
-        kind: ``"tool"``, ``"resource"`` or ``"prompt"``, for messages.
-    Returns:
-        ``(function, renamed)``: renamed is True when ``name`` differs from the function's name.
-    Raises:
-        RegistrationError: the cell defines no function, or several and ``name`` picks none.
-        SyntaxError: ``source`` is not valid Python.
-    """
-    functions = find_functions(source)
-    if not functions:
-        raise RegistrationError(
-            f"%%mcp_{kind}: the cell defines no function; "
-            f"write `def my_{kind}(...):` at the top level of the cell"
-        )
-    if name is not None:
-        for info in reversed(functions):
-            if info.name == name:
-                return info, False
-    public = [info for info in functions if not info.name.startswith("_")] or functions
-    distinct = list(dict.fromkeys(info.name for info in public))
-    if len(distinct) > 1:
-        listed = ", ".join(distinct)
-        hint = f"no function is named {name!r}; " if name is not None else ""
-        raise RegistrationError(
-            f"%%mcp_{kind}: {hint}the cell defines several functions ({listed}); pick one with --name "
-            "or rename helpers to start with '_'"
-        )
-    chosen = next(info for info in reversed(public) if info.name == distinct[0])
-    return chosen, name is not None and name != chosen.name
+    return ViewSpec(
+        uri=args.uri,
+        name=_text("mcp_view", "--name", args.name),
+        description=args.description,
+        title=_text("mcp_view", "--title", args.title),
+        border=args.border,
+        connect_domains=domains(args.connect_domains),
+        resource_domains=domains(args.resource_domains),
+    )
