@@ -17,14 +17,20 @@ call: the first one made; bars nested inside it are not reported, and a bar made
 leader closed continues from where it left off, so the values keep increasing (MCP
 2025-11-25, Basic § Utilities § Progress).
 
-tqdm is never imported here: :func:`watch` acts only once the program has imported it. Bars
-of a class given its own lock (``tqdm.contrib.concurrent`` does, while its map runs) are not
-seen. Works alike for ``tqdm``, ``tqdm.auto``, ``tqdm.notebook`` and ``tqdm.asyncio``: all take
-the lock of ``tqdm.std.tqdm`` unless given their own.
+tqdm is never imported here. When the program has not imported it yet (a tool that imports
+tqdm itself, the usual notebook style), :func:`watch` asks the import system to install the
+hook right after ``tqdm.std`` loads, so the first bar of that very call reports too. Works
+alike for ``tqdm``, ``tqdm.auto``, ``tqdm.notebook`` and ``tqdm.asyncio``: all take the lock of
+``tqdm.std.tqdm`` unless they hold one of their own. A subclass holds tqdm's default lock of
+its own when its first bar was made before the hook (tqdm's ``get_lock`` stores it on the
+class whose bar asked); the hook wraps those too. Bars of a class given another lock
+(``tqdm.contrib.concurrent`` does, while its map runs) are not seen.
 """
 
 from __future__ import annotations
 
+import contextlib
+import importlib.util
 import sys
 import threading
 import weakref
@@ -39,17 +45,75 @@ _installed: list[Any] = []  # the tqdm base class, once hooked
 
 
 def watch() -> None:
-    """Hook tqdm if the program has imported it (cheap when it has not, or when done already)."""
+    """Hook tqdm now if the program has imported it, else as soon as it does (cheap once done)."""
     if _installed:
         return
     std = sys.modules.get("tqdm.std")
     base = getattr(std, "tqdm", None)
     if base is None or not hasattr(base, "set_lock"):
+        if std is None and not _import_watcher.waiting:
+            _import_watcher.wait()
         return
     with _install_lock:
         if not _installed:
-            base.set_lock(_ReportingLock(base.get_lock(), base))
+            lock = _ReportingLock(base.get_lock(), base)
+            base.set_lock(lock)
+            default = getattr(std, "TqdmDefaultWriteLock", None)
+            for cls in _subclasses(base):  # made a bar before the hook: tqdm gave them a lock of their own
+                own = vars(cls).get("_lock")
+                if default is not None and isinstance(own, default):
+                    cls.set_lock(lock.twin(own))
             _installed.append(base)
+
+
+def _subclasses(cls: Any) -> list[Any]:
+    found: list[Any] = []
+    for sub in cls.__subclasses__():
+        found.append(sub)
+        found.extend(_subclasses(sub))
+    return found
+
+
+class _ImportWatcher:
+    """A one-shot entry of ``sys.meta_path``: runs :func:`watch` right after ``tqdm.std`` loads.
+
+    It only finds the module's spec the usual way and has its loader call :func:`watch` once
+    the module has run; every other import passes through untouched (PEP 451 finders).
+    """
+
+    def __init__(self) -> None:
+        self.waiting = False
+
+    def wait(self) -> None:
+        with _install_lock:
+            if not self.waiting:
+                self.waiting = True
+                sys.meta_path.insert(0, self)
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if fullname != "tqdm.std":
+            return None
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)
+        loader = getattr(spec, "loader", None)
+        if loader is None or not hasattr(loader, "exec_module"):
+            return spec
+        run_module = loader.exec_module
+
+        def exec_module(module: Any) -> None:
+            try:
+                run_module(module)
+            finally:
+                loader.__dict__.pop("exec_module", None)  # the loader's own method again
+            watch()
+
+        with contextlib.suppress(AttributeError):  # a loader taking no attributes: hooked at the next call
+            loader.exec_module = exec_module
+        return spec
+
+
+_import_watcher = _ImportWatcher()
 
 
 def _identity(value: Any) -> Any:
@@ -91,6 +155,12 @@ class _ReportingLock:
         self._seen: weakref.WeakSet[Any] = weakref.WeakSet()
         self._claimed: weakref.WeakKeyDictionary[Any, tuple[_Feed, float | None]] = weakref.WeakKeyDictionary()
         self._feeds: weakref.WeakKeyDictionary[CallProgress, _Feed] = weakref.WeakKeyDictionary()
+
+    def twin(self, inner: Any) -> _ReportingLock:
+        """The same bookkeeping around another lock (a subclass's own), so all bars count alike."""
+        twin = _ReportingLock(inner, self._base)
+        twin._seen, twin._claimed, twin._feeds = self._seen, self._claimed, self._feeds
+        return twin
 
     def acquire(self, *args: Any, **kwargs: Any) -> Any:
         return self._inner.acquire(*args, **kwargs)
