@@ -15,13 +15,14 @@ import logging
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from ...errors import InternalError, ParseError, error_response
+from ...errors import InternalError, InvalidRequest, ParseError, error_response
 from ...server.modern.headers import NAME_FIELDS, header_marks
 from ...server.request import META_PROTOCOL_VERSION
 from ..base import MCP_METHOD_HEADER, MCP_NAME_HEADER, MCP_PROTOCOL_VERSION_HEADER, MCP_SESSION_ID_HEADER
-from ..lines import TOO_LONG, LineWriter
+from ..lines import MAX_LINE_BYTES, TOO_LONG, LineWriter
 from .exchange import Exchange, HTTPFailure
 from .options import BridgeOptions, legacy_url
+from .renewal import renew
 
 log = logging.getLogger("nanohubmcp.bridge")
 
@@ -93,6 +94,9 @@ class Bridge:
         self.endpoint: str | None = None  # legacy: where to POST
         self.standalone: Exchange | None = None
         self.done = asyncio.Event()  # the server side ended for good
+        self.handshake: bytes | None = None  # the client's initialize, replayed if the server forgets the session
+        self.renewing = asyncio.Lock()
+        self.listener: asyncio.Task[Any] | None = None
 
     # -- output to the client -------------------------------------------------------------
     def emit(self, message: Any) -> None:
@@ -122,7 +126,9 @@ class Bridge:
         if not line.strip():
             return
         if line is TOO_LONG:
-            self.fail(None, "a message longer than the line limit was dropped")
+            text = f"Message too long: the limit is {MAX_LINE_BYTES} bytes per line"
+            log.warning("%s; the message was dropped", text)
+            self.emit(error_response(InvalidRequest(text)))
             return
         try:
             message = json.loads(line)
@@ -155,7 +161,7 @@ class Bridge:
             log.exception("internal error forwarding a message")
             self.fail(request_id, "the bridge failed to forward this message; see its log (stderr)")
 
-    async def post(self, body: bytes, message: Any, request_id: Any) -> None:
+    async def post(self, body: bytes, message: Any, request_id: Any, renewed: bool = False) -> None:
         if self.legacy:
             await self.post_legacy(body, request_id)
             return
@@ -178,6 +184,10 @@ class Bridge:
             await exchange.run("POST", self.options.url, headers, body)
         finally:
             self.open.pop(request_id, None)
+        sent_session = headers.get(MCP_SESSION_ID_HEADER)
+        if exchange.status == 404 and sent_session and not renewed and await renew(self, sent_session):
+            await self.post(body, message, request_id, renewed=True)
+            return
         if exchange.status in (404, 405) and self.session_id is None and self.version is None and modern is None:
             # Not a Streamable HTTP endpoint: a 2024-11-05 server (MCP 2025-03-26, Transports §
             # Backwards compatibility).
@@ -189,9 +199,9 @@ class Bridge:
         if exchange.is_sse and exchange.status == 200 and not stream.answered:
             await stream.resume(headers)
         if exchange.status == 200 and message.get("method") == "initialize":
+            self.handshake = body
             self.session_id = exchange.headers.get(MCP_SESSION_ID_HEADER) or None
-            if self.session_id:
-                self._start(self.listen())
+            self.listen_now()
 
     def _answer(self, exchange: Exchange, request_id: Any) -> None:
         """Relay a POST's JSON reply (SSE events were relayed as they came) or explain its failure."""
@@ -270,12 +280,22 @@ class Bridge:
         return True
 
     # -- the session's GET stream ---------------------------------------------------------
+    def listen_now(self) -> None:
+        """Start :meth:`listen` for the current session unless it already runs (it follows renewals)."""
+        if self.session_id and (self.listener is None or self.listener.done()):
+            self.listener = asyncio.ensure_future(self.listen())
+            self.tasks.add(self.listener)
+            self.listener.add_done_callback(self.tasks.discard)
+
     async def listen(self) -> None:
         """Keep the session's GET stream open (resuming after drops) while the session lives."""
         last_id: str | None = None
         failures = 0
+        session = self.session_id
         while self.session_id and not self.done.is_set():
             retry = RECONNECT_SECONDS
+            if session != self.session_id:  # renewed: a new session's stream starts afresh
+                session, last_id = self.session_id, None
 
             def relay(event: dict[str, str]) -> None:
                 nonlocal last_id, retry
@@ -285,7 +305,7 @@ class Bridge:
                     retry = int(event["retry"]) / 1000
                 self.relay_event(event)
 
-            headers = {**self.options.headers, "Accept": "text/event-stream", MCP_SESSION_ID_HEADER: self.session_id}
+            headers = {**self.options.headers, "Accept": "text/event-stream", MCP_SESSION_ID_HEADER: session}
             if self.version:
                 headers[MCP_PROTOCOL_VERSION_HEADER] = self.version
             if last_id:
@@ -295,6 +315,8 @@ class Bridge:
                 await exchange.run("GET", self.options.url, headers)
             except HTTPFailure as exc:
                 log.info("the GET stream dropped: %s", exc)
+            if exchange.status == 404 and session != self.session_id:
+                continue  # the session was renewed meanwhile: listen on the new one
             if exchange.status in (404, 405, 409) or (exchange.status >= 400 and failures >= MAX_RECONNECTS):
                 return  # no stream for this session (or one is open elsewhere); requests still work
             failures = 0 if exchange.status == 200 else failures + 1
@@ -343,11 +365,6 @@ class Bridge:
         self.endpoint = await found
 
     # -- life cycle -----------------------------------------------------------------------
-    def _start(self, coroutine: Any) -> None:
-        task = asyncio.ensure_future(coroutine)
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
-
     async def close(self, drain: float = 0.0) -> None:
         """End the session on the server (best effort) and drop every connection.
 

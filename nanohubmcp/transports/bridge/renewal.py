@@ -1,0 +1,60 @@
+"""A new session for the bridge's client when the server forgets the old one.
+
+When a client gets HTTP 404 for a request carrying its ``Mcp-Session-Id`` it "MUST start a new
+session by sending a new InitializeRequest without a session ID" (MCP 2025-11-25, Transports §
+Session Management). The bridge is that HTTP client, and its stdio client cannot do it: the server
+restarted (a notebook kernel restart, a relaunched tool) or the session expired. The bridge replays
+the client's own ``initialize`` (and ``notifications/initialized``), then sends the request again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import TYPE_CHECKING
+
+from ..base import MCP_PROTOCOL_VERSION_HEADER, MCP_SESSION_ID_HEADER
+from .exchange import Exchange
+
+if TYPE_CHECKING:
+    from .session import Bridge
+
+log = logging.getLogger("nanohubmcp.bridge")
+
+INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
+RENEW_ID = "nanohubmcp-bridge-renew"
+"""The id of the replayed ``initialize`` (its answer goes nowhere: the client saw the first one)."""
+
+
+async def renew(bridge: Bridge, forgotten: str) -> bool:
+    """Open a new session for ``bridge`` after the server answered 404 for ``forgotten``.
+
+    Requests that met the same 404 share one renewal.
+
+    Returns:
+        True when a new session is open (the request can be sent again), False when the client
+        never initialized or the server refused a new session.
+
+    Raises:
+        HTTPFailure: the server could not be reached.
+    """
+    if bridge.handshake is None:
+        return False
+    async with bridge.renewing:
+        if bridge.session_id != forgotten:
+            return bridge.session_id is not None
+        initialize = json.loads(bridge.handshake)
+        initialize["id"] = RENEW_ID
+        options = bridge.options
+        headers = {**options.headers, "Content-Type": "application/json", "Accept": options.accept}
+        exchange = await Exchange(lambda event: None).run("POST", options.url, headers, json.dumps(initialize).encode())
+        session = exchange.headers.get(MCP_SESSION_ID_HEADER) if exchange.status == 200 else None
+        if not session:
+            return False
+        bridge.session_id = headers[MCP_SESSION_ID_HEADER] = session
+        if bridge.version:
+            headers[MCP_PROTOCOL_VERSION_HEADER] = bridge.version
+        await Exchange().run("POST", options.url, headers, INITIALIZED)
+        log.warning("the server no longer knew the session (it restarted or the session expired): opened a new one")
+        bridge.listen_now()
+        return True
