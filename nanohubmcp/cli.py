@@ -75,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("app", metavar="APP", help="the Python file defining `server`")
     run.add_argument("--transport", choices=["http", "stdio"], default=None,
                      help="http (default, or $MCP_TRANSPORT) or stdio")
-    run.add_argument("--host", default=None, help="HTTP: interface to bind (default 0.0.0.0)")
+    run.add_argument("--host", default=None, help="HTTP: interface to bind (default 127.0.0.1, this machine only)")
     run.add_argument("--port", type=int, default=None, help="HTTP: TCP port (default $MCP_PORT or 8000)")
     run.set_defaults(run=_run)
 

@@ -101,3 +101,11 @@ def test_a_file_without_server_and_an_unknown_transport_are_one_line_errors(tmp_
     )
     assert done.returncode == 1
     assert "transport must be one of http, stdio" in done.stderr
+
+
+def test_the_help_names_the_loopback_default_the_server_binds() -> None:
+    help_text = subprocess.run(
+        [sys.executable, "-m", "nanohubmcp", "run", "--help"], capture_output=True, text=True, timeout=60, check=True
+    ).stdout
+    assert "default 127.0.0.1" in " ".join(help_text.split())
+    assert "0.0.0.0" not in help_text
