@@ -111,6 +111,20 @@ def test_an_unnamed_index_is_called_index_and_duplicate_columns_are_refused() ->
         results.tool_result(pd.DataFrame([[1, 2]], columns=["a", "a"]))
 
 
+def test_object_column_cells_take_the_array_forms_and_others_are_refused_by_name() -> None:
+    frame = pd.DataFrame({"o": [b"xy", np.arange(2), {"k": np.float32(1.5)}]})
+    assert [row["o"] for row in results.tool_result(frame)["structuredContent"]["result"]] == [
+        "xy",
+        [0, 1],
+        {"k": 1.5},
+    ]
+    assert results.tool_result(pd.Series([b"ab"], name="raw"))["structuredContent"] == {
+        "result": [{"index": 0, "raw": "ab"}]
+    }
+    with pytest.raises(TypeError, match=r"a table cell holds a builtins\.set \(\{1\}\), which has no JSON form"):
+        results.tool_result(pd.DataFrame({"o": [1, {1}]}))
+
+
 def test_a_series_and_an_index_become_records_and_values() -> None:
     series = pd.Series([1.5, 2.5], index=["p", "q"], name="speed")
     assert results.tool_result(series)["structuredContent"] == {

@@ -103,8 +103,13 @@ def cell(value: Any, nested: Nested) -> Any:
         return [value.real, value.imag]
     if library(value) == "numpy" and arrays.is_scalar(value):
         return arrays.scalar(value, nested)
-    if isinstance(value, (list, tuple, dict)):
+    if isinstance(value, bytes):
+        return value.decode("latin-1")  # as in arrays: one character per byte
+    if isinstance(value, (list, tuple, dict)) or library(value) == "numpy":  # an array in a cell: nested lists
         return nested(value)
     if isinstance(value, decimal.Decimal) or library(value) == "pandas":
         return str(value)
-    return value
+    raise TypeError(
+        f"a table cell holds a {type(value).__module__}.{type(value).__qualname__} ({value!r:.60}), which has no "
+        "JSON form; store str, numbers, booleans, None, lists or dicts in object columns"
+    )
