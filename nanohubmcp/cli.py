@@ -3,7 +3,7 @@
 Usage::
 
     nanohubmcp export NOTEBOOK [-o FILE] [--no-format] [--force]
-    nanohubmcp run APP.py [--transport stdio|http] [--host HOST] [--port N]
+    nanohubmcp run APP.py [--transport stdio|http] [--host HOST] [--port N] [--token TOKEN]
     nanohubmcp bridge URL [--header 'Name: value' ...] [--cookie 'name=value'] [--token T]
 
 ``run`` imports a Python file and serves its module-level ``server`` (like ``start_mcp --app``);
@@ -77,6 +77,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="http (default, or $MCP_TRANSPORT) or stdio")
     run.add_argument("--host", default=None, help="HTTP: interface to bind (default 127.0.0.1, this machine only)")
     run.add_argument("--port", type=int, default=None, help="HTTP: TCP port (default $MCP_PORT or 8000)")
+    run.add_argument("--token", default=None, metavar="TOKEN",
+                     help="HTTP: the bearer token every request must carry (default: $MCP_TOKEN)")
     run.set_defaults(run=_run)
 
     bridge = commands.add_parser(
@@ -153,7 +155,7 @@ def _run(args: argparse.Namespace) -> int:
 
         protect_stdout()  # before the app is imported: whatever it prints must not reach the client
     server = load_app(args.app)
-    server.run(host=args.host, port=args.port, transport=transport)
+    server.run(host=args.host, port=args.port, transport=transport, token=args.token)
     return 0
 
 

@@ -1,5 +1,5 @@
 """``nanohubmcp run APP`` loads the file's module-level ``server`` and serves it: over HTTP by
-default (``--host``/``--port`` like ``start_mcp --app``), over stdio with ``--transport stdio`` or
+default (``--host``/``--port``/``--token`` like ``start_mcp --app``), over stdio with ``--transport stdio`` or
 ``MCP_TRANSPORT=stdio``; a file without ``server`` and an unknown transport are one-line errors."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -21,7 +22,8 @@ from stdio_support import EXAMPLES, ROOT
 BANNER = re.compile(r"listening on [^\s:]+:(\d+)")
 
 
-def test_http_by_default_with_host_and_port() -> None:
+@pytest.mark.parametrize("token", [None, "run-token-0123456789"])
+def test_http_by_default_with_host_port_and_token(token: str | None) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("MCP_PORT", "MCP_TRANSPORT", "MCP_TOKEN")}
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "out.txt"
@@ -38,6 +40,7 @@ def test_http_by_default_with_host_and_port() -> None:
                     "127.0.0.1",
                     "--port",
                     "0",
+                    *(["--token", token] if token else []),
                 ],
                 stdout=sink,
                 stderr=subprocess.STDOUT,
@@ -51,12 +54,14 @@ def test_http_by_default_with_host_and_port() -> None:
                 assert proc.poll() is None, log.read_text()
                 assert time.monotonic() < deadline, log.read_text()
                 time.sleep(0.05)
-            request = urllib.request.Request(
-                f"http://127.0.0.1:{match[1]}/tools/add",
-                data=b'{"a": 2, "b": 3}',
-                headers={"Content-Type": "application/json"},
-                method="POST",
-            )
+            url = f"http://127.0.0.1:{match[1]}/tools/add"
+            headers = {"Content-Type": "application/json"}
+            if token:
+                with pytest.raises(urllib.error.HTTPError) as refused:
+                    urllib.request.urlopen(urllib.request.Request(url, b"{}", headers, method="POST"), timeout=10)
+                assert refused.value.code == 401
+                headers["Authorization"] = f"Bearer {token}"
+            request = urllib.request.Request(url, data=b'{"a": 2, "b": 3}', headers=headers, method="POST")
             with urllib.request.urlopen(request, timeout=10) as response:
                 assert json.loads(response.read()) == {"result": "5.0"}
         finally:

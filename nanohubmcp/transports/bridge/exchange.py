@@ -85,7 +85,8 @@ class Exchange(httputil.HTTPMessageDelegate):
                 timeout=CONNECT_TIMEOUT,
             )
         except (OSError, StreamClosedError, asyncio.TimeoutError, ssl.SSLError) as exc:
-            raise HTTPFailure(f"cannot connect to {parts.netloc}: {exc}") from None
+            reason = getattr(exc, "real_error", None) or exc  # Tornado wraps the OS error in "Stream is closed"
+            raise HTTPFailure(f"cannot connect to {parts.netloc}: {reason} (is the server running?)") from None
         sent = httputil.HTTPHeaders(headers)
         sent["Host"] = parts.netloc
         sent["Connection"] = "close"
