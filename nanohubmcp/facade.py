@@ -1,13 +1,14 @@
-"""``MCPServer``: the public facade — decorators to register, and ``run``/``start``/``stop``.
+"""``MCPServer``: the public facade — decorators to register tools, and ``run``/``start``/``stop``.
 
 It only wires collaborators together: component records (``server.components``), the core
 (``server.core``), and the transports' runner (imported when serving starts, so building a
 server imports no Tornado code paths it does not use).
 
 The serving verbs (``run``, ``start``, ``stop``, ``make_app``, ``call``) are inherited from
-:class:`nanohubmcp.serving_verbs.ServingVerbs`. The facade sits below the Jupyter layer (which
-builds ``MCPServer`` objects for notebooks) and never names it; ``run()`` reaches it lazily, in
-a kernel only (see ``serving_verbs``).
+:class:`nanohubmcp.serving_verbs.ServingVerbs`; the registration of resources, views, prompts,
+completions and skills from :class:`nanohubmcp.resource_verbs.ResourceVerbs`. The facade sits
+below the Jupyter layer (which builds ``MCPServer`` objects for notebooks) and never names it;
+``run()`` reaches it lazily, in a kernel only (see ``serving_verbs``).
 
 Example:
     ```python
@@ -35,8 +36,9 @@ from typing import TYPE_CHECKING, Any
 from .auth.verifiers import resolve as resolve_auth
 from .decorators import marked
 from .errors import RegistrationError, RegistrationWarning
+from .resource_verbs import ResourceVerbs
 from .server import apps, registration_checks
-from .server.components import Prompt, Resource, ResourceTemplate, Tool, make_resource
+from .server.components import Tool
 from .server.context import Context
 from .server.core import ServerCore
 from .server.executors import EXECUTORS, JobExecutor
@@ -52,7 +54,6 @@ if TYPE_CHECKING:
     from .transports.runner import Runner
 
 
-
 def _user_frame() -> int:
     """The ``stacklevel`` of the first caller outside nanohubmcp, so a warning names the user's line."""
     frame, level = sys._getframe(1), 1
@@ -61,18 +62,7 @@ def _user_frame() -> int:
     return level
 
 
-class _Completer:
-    __slots__ = ("fn", "is_coroutine", "wants_context")
-
-    def __init__(self, fn: Callable[..., Any]) -> None:
-        import inspect
-
-        self.fn = fn
-        self.is_coroutine = inspect.iscoroutinefunction(fn)
-        self.wants_context = "context" in inspect.signature(fn).parameters
-
-
-class MCPServer(ServingVerbs):
+class MCPServer(ResourceVerbs, ServingVerbs):
     """An MCP server built from decorated Python functions.
 
     Args:
@@ -143,13 +133,28 @@ class MCPServer(ServingVerbs):
         auth: Any = None,
     ) -> None:
         self.core = ServerCore(
-            name, version, instructions, facade=self, argument_errors=argument_errors,
-            list_page_size=list_page_size, list_changed=list_changed, workers=workers,
-            job_workers=job_workers, tool_timeout=tool_timeout,
-            session_idle_seconds=session_idle_seconds, job_ttl_seconds=job_ttl_seconds,
-            max_inline_bytes=max_inline_bytes, figure_dpi=figure_dpi,
-            state_dir=state_dir, job_store=job_store, max_jobs=max_jobs, max_jobs_per_owner=max_jobs_per_owner,
-            max_job_result_bytes=max_job_result_bytes, job_executor=job_executor, dask_address=dask_address)
+            name,
+            version,
+            instructions,
+            facade=self,
+            argument_errors=argument_errors,
+            list_page_size=list_page_size,
+            list_changed=list_changed,
+            workers=workers,
+            job_workers=job_workers,
+            tool_timeout=tool_timeout,
+            session_idle_seconds=session_idle_seconds,
+            job_ttl_seconds=job_ttl_seconds,
+            max_inline_bytes=max_inline_bytes,
+            figure_dpi=figure_dpi,
+            state_dir=state_dir,
+            job_store=job_store,
+            max_jobs=max_jobs,
+            max_jobs_per_owner=max_jobs_per_owner,
+            max_job_result_bytes=max_job_result_bytes,
+            job_executor=job_executor,
+            dask_address=dask_address,
+        )
         install(self.core)
         modern_state.configure(self.core, state_secret=state_secret)
         self._runner: Runner | None = None
@@ -200,25 +205,41 @@ class MCPServer(ServingVerbs):
             if not isinstance(executor, JobExecutor) and executor not in EXECUTORS:
                 raise RegistrationError(
                     f"tool '{tool.name}': executor must be one of {', '.join(EXECUTORS)} or a JobExecutor, "
-                    f"not {executor!r}")
+                    f"not {executor!r}"
+                )
             tool.extra[JOB_EXECUTOR] = executor
         registration_checks.refuse_reserved(tool.name, fn)
         for message in registration_checks.tool_warnings(tool, self.core.registry.tools.get(tool.name)):
             warnings.warn(message, RegistrationWarning, stacklevel=_user_frame())
         if background and "get_job_result" not in self.core.registry.tools:
             # The poll tool exists once there is something to poll (earlier package's behaviour).
-            self.add_tool(job_result_tool(self.core), name="get_job_result",
-                          annotations={"readOnlyHint": True, "idempotentHint": True, "destructiveHint": False})
+            self.add_tool(
+                job_result_tool(self.core),
+                name="get_job_result",
+                annotations={"readOnlyHint": True, "idempotentHint": True, "destructiveHint": False},
+            )
         self.core.registry.add_tool(tool)
         return tool
 
-    def tool(self, fn: Callable[..., Any] | None = None, *, name: str | None = None,
-             description: str | None = None, tags: Any = None, meta: dict[str, Any] | None = None,
-             input_schema: dict[str, Any] | None = None, output_schema: dict[str, Any] | None = None,
-             annotations: dict[str, Any] | None = None, title: str | None = None,
-             icons: list[dict[str, Any]] | None = None, x_mcp_headers: dict[str, str] | None = None,
-             task_support: str | None = None, scopes: Any = None, view: str | None = None,
-             view_visibility: Any = None) -> Any:
+    def tool(
+        self,
+        fn: Callable[..., Any] | None = None,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        tags: Any = None,
+        meta: dict[str, Any] | None = None,
+        input_schema: dict[str, Any] | None = None,
+        output_schema: dict[str, Any] | None = None,
+        annotations: dict[str, Any] | None = None,
+        title: str | None = None,
+        icons: list[dict[str, Any]] | None = None,
+        x_mcp_headers: dict[str, str] | None = None,
+        task_support: str | None = None,
+        scopes: Any = None,
+        view: str | None = None,
+        view_visibility: Any = None,
+    ) -> Any:
         """Decorator: register a function as an MCP tool. Usable bare (``@server.tool``) or called.
 
         The name defaults to the function's, the description to its docstring (without the
@@ -248,11 +269,22 @@ class MCPServer(ServingVerbs):
         Raises:
             RegistrationError: at decoration time, naming the tool.
         """
-        options = {"name": name, "description": description, "tags": tags, "meta": meta,
-                   "input_schema": input_schema, "output_schema": output_schema,
-                   "annotations": annotations, "title": title, "icons": icons,
-                   "x_mcp_headers": x_mcp_headers, "task_support": task_support, "scopes": scopes,
-                   "view": view, "view_visibility": view_visibility}
+        options = {
+            "name": name,
+            "description": description,
+            "tags": tags,
+            "meta": meta,
+            "input_schema": input_schema,
+            "output_schema": output_schema,
+            "annotations": annotations,
+            "title": title,
+            "icons": icons,
+            "x_mcp_headers": x_mcp_headers,
+            "task_support": task_support,
+            "scopes": scopes,
+            "view": view,
+            "view_visibility": view_visibility,
+        }
         if fn is not None:
             self.add_tool(fn, **options)
             return fn
@@ -286,142 +318,6 @@ class MCPServer(ServingVerbs):
         """Unregister a tool; True when it existed (clients get ``list_changed``)."""
         return self.core.registry.tools.remove(name)
 
-    def add_resource(self, fn: Callable[..., Any], uri: str, **options: Any) -> Resource | ResourceTemplate:
-        """Register ``fn`` as the resource (or template) at ``uri``; returns the record."""
-        record = make_resource(fn, uri, context_types=(Context,), **options)
-        self.core.registry.add_resource(record)
-        return record
-
-    def resource(self, uri: str, *, name: str | None = None, description: str | None = None,
-                 mime_type: str | None = None, tags: Any = None, meta: dict[str, Any] | None = None,
-                 title: str | None = None, annotations: dict[str, Any] | None = None,
-                 size: int | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        """Decorator: register a function as the resource at ``uri``.
-
-        A URI with ``{placeholders}`` registers a resource template; each placeholder matches
-        one path segment and is passed to the function by name. Return a dict (JSON), a
-        string (text), bytes (a blob), or a ``ResourceResult``.
-
-        Raises:
-            RegistrationError: a missing URI (``@server.resource`` without parentheses), a
-                malformed template, or a placeholder the function does not take.
-        """
-        if callable(uri):
-            raise RegistrationError("@resource needs a URI: write @server.resource('scheme://path')")
-        options = {"name": name, "description": description, "mime_type": mime_type, "tags": tags,
-                   "meta": meta, "title": title, "annotations": annotations, "size": size}
-
-        def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
-            self.add_resource(func, uri, **options)
-            return func
-
-        return decorate
-
-    def add_app_view(self, uri: str, html: Any, *, name: str | None = None, description: str | None = None,
-                     title: str | None = None, csp: Any = None, domain: str | None = None,
-                     permissions: Any = None, prefers_border: bool | None = None) -> Resource:
-        """Register a view (MCP Apps): ``html`` served at ``uri`` as ``text/html;profile=mcp-app``.
-
-        Args:
-            uri: ``ui://...``; a tool shows its result there with ``@server.tool(view=uri)``.
-            html: an HTML string, an object with ``_repr_html_()`` (e.g. a plotly figure), or a
-                function of no arguments returning one (called at each read).
-            csp / domain / permissions / prefers_border: the resource's ``_meta.ui``; see
-                ``nanohubmcp.server.apps.view_resource_meta``.
-        The served document gets an inline script speaking the view side of the Apps protocol:
-        the view's scripts get the tool's result with ``mcpApp.onToolResult(result => ...)``
-        (``mcpApp.data(result)`` is its ``structuredContent``, else its text parsed as JSON).
-
-        Raises:
-            RegistrationError: not a ``ui://`` URI, or a bad ``_meta.ui`` option.
-        """
-        who = f"view {uri!r}"
-        apps.check_view_uri(uri, who)
-        meta = apps.view_resource_meta(who, csp=csp, domain=domain, permissions=permissions,
-                                       prefers_border=prefers_border)
-        if callable(html) and not hasattr(html, "_repr_html_"):
-            source = html
-        else:
-            apps.html_of(html)  # a bad value fails now, not at the first read
-            source = lambda: html  # noqa: E731
-        reader = apps.view_function(source, name or uri.removeprefix("ui://"))
-        record = make_resource(reader, uri, name=name or uri.removeprefix("ui://"), description=description,
-                               title=title, mime_type=apps.UI_MIME, meta=meta)
-        self.core.registry.add_resource(record)
-        return record  # type: ignore[return-value]  # a ui:// URI without braces: never a template
-
-    def app_view(self, uri: str, **options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        """Decorator: the function (no arguments) returns the HTML of the view at ``uri``.
-
-        Options are those of :meth:`add_app_view`, e.g.::
-
-            @server.app_view("ui://plots/chart", csp={"resource_domains": ["https://cdn.example.org"]})
-            def chart() -> str:
-                return "<svg id='plot'></svg><script>mcpApp.onToolResult(r => ...)</script>"
-        """
-        if callable(uri):
-            raise RegistrationError("@app_view needs a URI: write @server.app_view('ui://name')")
-
-        def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
-            self.add_app_view(uri, func, **options)
-            return func
-
-        return decorate
-
-    def remove_resource(self, uri: str) -> bool:
-        """Unregister a resource or template by its URI (template)."""
-        registry = self.core.registry
-        return registry.resources.remove(uri) or registry.templates.remove(uri)
-
-    def add_prompt(self, fn: Callable[..., Any], **options: Any) -> Prompt:
-        """Register ``fn`` as a prompt; returns the record."""
-        prompt = Prompt.from_function(fn, context_types=(Context,), **options)
-        self.core.registry.add_prompt(prompt)
-        return prompt
-
-    def prompt(self, fn: Callable[..., Any] | None = None, *, name: str | None = None,
-               description: str | None = None, tags: Any = None, meta: dict[str, Any] | None = None,
-               title: str | None = None) -> Any:
-        """Decorator: register a function as a prompt template.
-
-        Its parameters become the prompt's arguments. Return a list of messages
-        (``{"role", "content"}`` dicts or ``Message``), a string (one user message), or a
-        ``PromptResult``.
-        """
-        options = {"name": name, "description": description, "tags": tags, "meta": meta, "title": title}
-        if fn is not None:
-            self.add_prompt(fn, **options)
-            return fn
-
-        def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
-            self.add_prompt(func, **options)
-            return func
-
-        return decorate
-
-    def remove_prompt(self, name: str) -> bool:
-        """Unregister a prompt."""
-        return self.core.registry.prompts.remove(name)
-
-    def completion(self, *, argument: str, prompt: str | None = None,
-                   template: str | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-        """Decorator: suggest values for a prompt argument or a template variable.
-
-        The function takes ``value`` (what the user typed so far) and optionally ``context``
-        (the other arguments already given) and returns a list of strings (≤ 100 are sent).
-
-        Source: MCP 2025-11-25, Server § Utilities § Completion.
-        """
-        if (prompt is None) == (template is None):
-            raise RegistrationError("@completion needs exactly one of prompt='name' or template='uri{...}'")
-
-        def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
-            kind, name = ("ref/prompt", prompt) if prompt is not None else ("ref/resource", template)
-            self.core.completers[(kind, str(name), argument)] = _Completer(func)
-            return func
-
-        return decorate
-
     def include(self, obj: Any) -> int:
         """Register every function marked with the module-level decorators in ``obj``.
 
@@ -449,32 +345,3 @@ class MCPServer(ServingVerbs):
                 self.add_prompt(fn, **options)
             count += 1
         return count
-
-    def skill(self, path: str | Any, *, prefix: str | None = None) -> Any:
-        """Publish the skill folder at ``path`` (holding a ``SKILL.md``) as ``skill://`` resources.
-
-        Every file becomes a resource (``skill://<name>/SKILL.md`` and the rest below it), and
-        2026-07-28 clients get ``skills/list``, ``skills/get`` and directory reads (extension
-        ``io.modelcontextprotocol/skills``). Publishing the same skill again replaces it.
-
-        Args:
-            path: the skill folder; its ``SKILL.md`` front matter gives ``name`` and
-                ``description`` (Agent Skills format).
-            prefix: leading URI segments, e.g. ``"nanohub"`` → ``skill://nanohub/<name>/SKILL.md``.
-        Returns:
-            The loaded ``Skill`` (name, URIs, front matter, files).
-        Raises:
-            RegistrationError: no ``SKILL.md``, bad front matter or name, too many or too large
-                files (512 files, 16 MiB).
-
-        Source: MCP skills extension (SEP-2640).
-        """
-        from .server.modern.skills_api import publish
-
-        return publish(self.core, path, prefix=prefix)
-
-    def resource_updated(self, uri: str) -> None:
-        """Tell subscribed clients that the resource at ``uri`` changed (thread-safe)."""
-        notifier = self.core.notifier
-        if notifier is not None:
-            notifier.resource_updated(uri)
