@@ -13,18 +13,68 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import signal
 import sys
 import threading
 from typing import Any
 
+from ..errors import InvalidRequest, error_response
 from ..protocol import jsonenc
 
 MAX_LINE_BYTES = 4 * 1024 * 1024
-"""Longest accepted message line; longer ones are reported as :data:`TOO_LONG` and skipped."""
-TOO_LONG = b"\x00"
-"""Stands for a line over the limit on the reader's queue."""
+"""Longest accepted message line; longer ones are reported as :class:`TooLong` and skipped."""
+HEAD_BYTES = 4096
+"""How much of an over-long line is kept to find the request's ``id`` in."""
+
+
+class TooLong(bytes):
+    """Stands for a line over the limit on the reader's queue; its value is the line's first
+    :data:`HEAD_BYTES` bytes (where the request's ``id`` usually is)."""
+
+
+def too_long_response(line: TooLong, limit: int) -> dict[str, Any]:
+    """The -32600 error answering an over-long line, with the request's id when its first bytes
+    name it (:func:`leading_id`), else ``null`` (JSON-RPC 2.0 § 5)."""
+    refusal = InvalidRequest(f"Message too long: the limit is {limit} bytes per line")
+    return error_response(refusal, leading_id(line))
+
+
+def leading_id(head: bytes) -> str | int | None:
+    """The ``id`` of a JSON object whose text begins with ``head``, when ``id`` comes before the
+    text is cut off (members are read in order); None when it does not, or is no valid id."""
+    text = head.decode("utf-8", errors="ignore")  # the cut may fall inside a character
+    decode = json.JSONDecoder().raw_decode
+    pos = _skip_space(text, 0)
+    if not text.startswith("{", pos):
+        return None
+    pos += 1
+    try:
+        while True:
+            key, pos = decode(text, _skip_space(text, pos))
+            pos = _skip_space(text, pos)
+            if not isinstance(key, str) or not text.startswith(":", pos):
+                return None
+            value, pos = decode(text, _skip_space(text, pos + 1))
+            pos = _skip_space(text, pos)
+            if pos >= len(text):
+                return None  # the value may have been cut short (a number's last digits)
+            if key == "id":
+                valid = isinstance(value, (str, int)) and not isinstance(value, bool)
+                return value if valid else None
+            if not text.startswith(",", pos):
+                return None
+            pos += 1
+    except ValueError:  # cut off before an id
+        return None
+
+
+def _skip_space(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in " \t\r\n":
+        pos += 1
+    return pos
+
 
 _protocol_fd: int | None = None
 
@@ -95,7 +145,7 @@ class LineReader:
 
     Args:
         fd: where to read (standard input by default).
-        max_line_bytes: longest line; a longer one comes out as :data:`TOO_LONG`.
+        max_line_bytes: longest line; a longer one comes out as :class:`TooLong`.
     """
 
     def __init__(self, fd: int = 0, max_line_bytes: int = MAX_LINE_BYTES) -> None:
@@ -125,7 +175,7 @@ class LineReader:
                 os.set_blocking(self.in_fd, True)
 
     async def get(self, *stops: asyncio.Future[Any]) -> bytes | None:
-        """The next line (with its newline), :data:`TOO_LONG`, or None at end of input or once
+        """The next line (with its newline), a :class:`TooLong`, or None at end of input or once
         one of ``stops`` is done."""
         getter = asyncio.ensure_future(self.queue.get())
         done, _ = await asyncio.wait({getter, *stops}, return_when=asyncio.FIRST_COMPLETED)
@@ -171,19 +221,21 @@ class LineReader:
             pending.clear()
             put(None)
             return
+        start = len(pending)  # what came before has no newline: search only the new chunk
         pending += chunk
         while True:
-            end = pending.find(b"\n")
+            end = pending.find(b"\n", start)
+            start = 0
             if end < 0:
                 if len(pending) > limit:  # an over-long line: drop it up to its newline
-                    pending.clear()
                     if not self._skipping:
                         self._skipping = True
-                        put(TOO_LONG)
+                        put(TooLong(pending[:HEAD_BYTES]))
+                    pending.clear()
                 return
             line = bytes(pending[: end + 1])
             del pending[: end + 1]
             if self._skipping:
                 self._skipping = False
                 continue
-            put(TOO_LONG if len(line) > limit + 1 else line)
+            put(TooLong(line[:HEAD_BYTES]) if len(line) > limit + 1 else line)

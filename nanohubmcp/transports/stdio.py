@@ -27,13 +27,13 @@ import asyncio
 import logging
 from typing import Any
 
-from ..errors import InvalidRequest, ProtocolError, error_response
+from ..errors import ProtocolError, error_response
 from ..protocol import jsonrpc, versions
 from ..server.connection import Connection, batch_refusal, check_modern_version, modern_envelope
 from ..server.request import META_PROTOCOL_VERSION, RequestContext
 from ..server.sessions import Session
 from ..server.streams import OutboundStream
-from .lines import MAX_LINE_BYTES, TOO_LONG, LineReader, LineWriter, protect_stdout, stop_on_signals
+from .lines import MAX_LINE_BYTES, LineReader, LineWriter, TooLong, protect_stdout, stop_on_signals, too_long_response
 
 log = logging.getLogger("nanohubmcp.stdio")
 
@@ -88,13 +88,10 @@ class StdioTransport:
             await self._shutdown()
 
     def _receive(self, line: bytes) -> None:
-        if not line.strip():
+        if isinstance(line, TooLong):
+            self._write(None, too_long_response(line, self.max_line_bytes))
             return
-        if line is TOO_LONG:
-            self._write(
-                None,
-                error_response(InvalidRequest(f"Message too long: the limit is {self.max_line_bytes} bytes per line")),
-            )
+        if not line.strip():
             return
         try:
             parsed = self.connection.parse(line)

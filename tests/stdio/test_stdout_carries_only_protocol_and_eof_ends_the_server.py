@@ -192,6 +192,7 @@ def test_an_over_long_line_is_refused_and_the_next_one_served(raw: Raw) -> None:
     refused = raw.wait_for(lambda m: "error" in m)
     assert refused["error"]["code"] == -32600
     assert "too long" in refused["error"]["message"]
+    assert refused["id"] == 1  # read from the line's first bytes
     raw.send(INIT)
     assert raw.reply(0)["result"]["protocolVersion"] == "2025-11-25"
     assert raw.close() == 0

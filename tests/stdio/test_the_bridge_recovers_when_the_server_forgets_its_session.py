@@ -35,7 +35,7 @@ async def test_a_call_after_the_server_restarted_opens_a_new_session_and_succeed
 
 
 def test_a_line_over_the_limit_is_answered_with_an_error() -> None:
-    from nanohubmcp.transports.lines import MAX_LINE_BYTES
+    from nanohubmcp.transports.bridge import MAX_LINE_BYTES
 
     too_long = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "x" * MAX_LINE_BYTES}})
     done = subprocess.run(
@@ -46,6 +46,6 @@ def test_a_line_over_the_limit_is_answered_with_an_error() -> None:
         check=False,
     )
     reply = json.loads(done.stdout.decode().splitlines()[0])
-    assert reply["id"] is None
+    assert reply["id"] == 1  # read from the line's first bytes
     assert reply["error"]["code"] == -32600
     assert f"the limit is {MAX_LINE_BYTES} bytes per line" in reply["error"]["message"]

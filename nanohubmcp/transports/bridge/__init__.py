@@ -20,6 +20,11 @@ Legacy HTTP+SSE (MCP 2024-11-05, Transports § HTTP with SSE): a URL ending in `
 server that answers the first POST with 404 or 405, is reached by ``GET`` on its SSE endpoint;
 the ``endpoint`` event names where to POST, and every server message arrives on that stream.
 
+A message line may be as long as the HTTP server's default body limit (16 MiB,
+:data:`~.session.MAX_LINE_BYTES`); a longer one is answered at once with the -32600 error
+``nanohubmcp run --transport stdio`` gives (with the request's id when its first bytes name it),
+never dropped in silence.
+
 Every request carries the headers of :class:`~.options.BridgeOptions` (``--header``, ``--cookie``,
 ``--token``).
 
@@ -33,12 +38,13 @@ from __future__ import annotations
 
 from .exchange import CONNECT_TIMEOUT, Exchange, HTTPFailure
 from .options import SSE_ONLY, BridgeOptions
-from .session import MAX_RECONNECTS, RECONNECT_SECONDS, Bridge, ResponseStream, header_value
+from .session import MAX_LINE_BYTES, MAX_RECONNECTS, RECONNECT_SECONDS, Bridge, ResponseStream, header_value
 from .stdio import DRAIN_SECONDS, run_bridge
 
 __all__ = [
     "CONNECT_TIMEOUT",
     "DRAIN_SECONDS",
+    "MAX_LINE_BYTES",
     "MAX_RECONNECTS",
     "RECONNECT_SECONDS",
     "SSE_ONLY",

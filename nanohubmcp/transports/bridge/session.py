@@ -15,17 +15,22 @@ import logging
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from ...errors import InternalError, InvalidRequest, ParseError, error_response
+from ...errors import InternalError, ParseError, error_response
 from ...server.modern.headers import NAME_FIELDS, header_marks
 from ...server.request import META_PROTOCOL_VERSION
 from ..base import MCP_METHOD_HEADER, MCP_NAME_HEADER, MCP_PROTOCOL_VERSION_HEADER, MCP_SESSION_ID_HEADER
-from ..lines import MAX_LINE_BYTES, TOO_LONG, LineWriter
+from ..config import DEFAULT_MAX_REQUEST_BYTES
+from ..lines import LineWriter, TooLong, too_long_response
 from .exchange import Exchange, HTTPFailure
 from .options import BridgeOptions, legacy_url
 from .renewal import renew
 
 log = logging.getLogger("nanohubmcp.bridge")
 
+MAX_LINE_BYTES = DEFAULT_MAX_REQUEST_BYTES
+"""Longest message line the bridge relays: the HTTP server's own default body limit
+(``max_request_bytes``, 16 MiB), so whatever a default server accepts gets through. A server
+with a lower limit answers 413, which reaches the client as its JSON-RPC error."""
 RECONNECT_SECONDS = 1.0
 """Pause before a dropped GET stream is resumed (unless the server named its own ``retry``)."""
 MAX_RECONNECTS = 5
@@ -123,12 +128,14 @@ class Bridge:
 
     # -- input from the client ------------------------------------------------------------
     def receive(self, line: bytes) -> None:
-        if not line.strip():
+        """Forward one line from the client; a line over :data:`MAX_LINE_BYTES` (a
+        :class:`~nanohubmcp.transports.lines.TooLong`) is answered as ``nanohubmcp run --transport
+        stdio`` answers it: -32600, with the request's id when its first bytes name it."""
+        if isinstance(line, TooLong):
+            log.warning("refused a message longer than %d bytes (the bridge's line limit)", MAX_LINE_BYTES)
+            self.emit(too_long_response(line, MAX_LINE_BYTES))
             return
-        if line is TOO_LONG:
-            text = f"Message too long: the limit is {MAX_LINE_BYTES} bytes per line"
-            log.warning("%s; the message was dropped", text)
-            self.emit(error_response(InvalidRequest(text)))
+        if not line.strip():
             return
         try:
             message = json.loads(line)

@@ -8,7 +8,7 @@ import sys
 
 from ..lines import LineReader, LineWriter, protect_stdout, stop_on_signals
 from .options import BridgeOptions
-from .session import Bridge
+from .session import MAX_LINE_BYTES, Bridge
 
 DRAIN_SECONDS = 10.0
 """At end of input, how long requests already sent may take to be answered before the bridge exits."""
@@ -26,7 +26,7 @@ def run_bridge(options: BridgeOptions) -> int:
 
     async def main() -> int:
         bridge = Bridge(options, writer)
-        reader = LineReader()
+        reader = LineReader(max_line_bytes=MAX_LINE_BYTES)
         stop = asyncio.Event()
         stop_on_signals(stop)
         stops = (asyncio.ensure_future(stop.wait()), asyncio.ensure_future(bridge.done.wait()))
