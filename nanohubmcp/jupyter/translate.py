@@ -344,7 +344,7 @@ class _Builder:
         """The whole file: header, ``server``, the cells, the command line and ``__main__``."""
         values = {where: {k: v for k, v in self.settings.items() if _WHERE.get(k) == where and k != "name"}
                   for where in ("ctor", "run")}
-        host, port = self.settings.get("host", "0.0.0.0"), self.settings.get("port", 8000)
+        host, port = self.settings.get("host", "127.0.0.1"), self.settings.get("port", 8000)
         origin = " as in the notebook" if "port" in self.settings else ""
         parts = [
             _HEADER.format(doc=escape_docstring(doc or name), source=escape_docstring(source), day=day.isoformat(),

@@ -78,9 +78,7 @@ def test_async_flag_makes_a_job_tool_and_main_is_noted_as_notebook_only() -> Non
         "%%mcp_tool --main\ndef plot(n: int) -> int:\n    return n\n",
     )
     assert "@server.async_tool()\ndef slow(" in script.text
-    assert (
-        "@server.tool()  # --main (the kernel's thread) applies in notebooks only\ndef plot(" in script.text
-    )
+    assert "@server.tool()  # --main (the kernel's thread) applies in notebooks only\ndef plot(" in script.text
     tools = load(script).core.registry.tools
     assert tools.get("slow").background
     assert "get_job_result" in tools
@@ -100,12 +98,10 @@ def test_resource_and_prompt_cells_keep_uri_mime_type_and_names() -> None:
         "%%mcp_resource data://items/{item_id} --mime-type application/json --name item --title Item\n"
         "def read_item(item_id: str) -> dict:\n    return {'id': item_id}\n",
         "%%mcp_resource config://settings\ndef settings():\n    return 'x'\n",
-        "%%mcp_prompt --name review --description 'Review code'\n"
-        "def ask(code: str) -> str:\n    return code\n",
+        "%%mcp_prompt --name review --description 'Review code'\ndef ask(code: str) -> str:\n    return code\n",
     )
-    assert (
-        '@server.resource("data://items/{item_id}", mime_type="application/json", name="item", title="Item")'
-        in (script.text)
+    assert '@server.resource("data://items/{item_id}", mime_type="application/json", name="item", title="Item")' in (
+        script.text
     )
     assert '@server.prompt(name="review", description="Review code")\ndef ask(' in script.text
     registry = load(script).core.registry
@@ -195,10 +191,7 @@ def test_config_settings_become_constructor_run_and_port_arguments() -> None:
         "%config InlineBackend.figure_format = 'svg'\n",
     )
     text = script.text
-    assert (
-        'server = MCPServer("analysis", version="2.1.0", instructions="Call mean first.", tool_timeout=30.0)'
-        in text
-    )
+    assert 'server = MCPServer("analysis", version="2.1.0", instructions="Call mean first.", tool_timeout=30.0)' in text
     assert 'parser.add_argument("--host", default="127.0.0.1"' in text
     assert 'os.environ.get("MCP_PORT") or 9123' in text
     assert (
@@ -219,7 +212,7 @@ def test_without_config_the_name_is_the_notebooks_and_the_port_the_default() -> 
     assert script.server_name == "My-Analysis"
     assert 'server = MCPServer("My-Analysis")' in script.text
     assert 'os.environ.get("MCP_PORT") or 8000' in script.text
-    assert 'default="0.0.0.0"' in script.text
+    assert 'default="127.0.0.1"' in script.text  # as the notebook's server: this machine only
     assert "server.run(**_command_line_options())" in script.text
 
 
@@ -236,9 +229,7 @@ def test_magics_shell_escapes_and_display_only_statements_become_comments() -> N
     assert "# dropped (IPython only): !pip install numpy" in text
     assert "# dropped (display only): math\n" in text
     assert "for i in range(2):\n    pass  # dropped (IPython only): %time math.sqrt(i)" in text
-    assert (
-        "# dropped (display only): values\n# dropped (display only): display(values)\nprint(values)" in text
-    )
+    assert "# dropped (display only): values\n# dropped (display only): display(values)\nprint(values)" in text
     assert "'a note'" in text
     assert "# dropped a cell (IPython only): %%time" in text
     assert "slow = 1" not in text
@@ -311,9 +302,6 @@ def test_the_script_takes_port_from_argument_then_environment_then_notebook(tmp_
         )
         return done.stdout.strip().splitlines()[-1]
 
-    assert options() == "{'host': '0.0.0.0', 'port': 9123}"
-    assert options(MCP_PORT="8100") == "{'host': '0.0.0.0', 'port': '8100'}"
-    assert (
-        options("--port", "7000", "--host", "127.0.0.1", MCP_PORT="8100")
-        == "{'host': '127.0.0.1', 'port': 7000}"
-    )
+    assert options() == "{'host': '127.0.0.1', 'port': 9123}"
+    assert options(MCP_PORT="8100") == "{'host': '127.0.0.1', 'port': '8100'}"
+    assert options("--port", "7000", "--host", "0.0.0.0", MCP_PORT="8100") == "{'host': '0.0.0.0', 'port': 7000}"
