@@ -4,12 +4,18 @@ The token's signature is checked against the issuer's JSON Web Key Set (fetched 
 ``jwks_url`` and cached), then its issuer, audience (this server's resource URL, RFC 8707 /
 MCP 2025-06-18 Authorization § Token Audience Binding), expiry and required scopes. Requires
 the ``auth`` extra (``pip install 'nanohub-mcp[auth]'``: PyJWT with its crypto backend).
+
+A refused token is explained to the server's operator, never to the client: the
+``nanohubmcp.auth`` logger says at INFO which check failed (audience, issuer, expiry, signature,
+...), with the token's own ``aud`` / ``iss`` beside the accepted ones where those failed. The
+token itself is never logged; the client only hears that the token is invalid or expired.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import threading
 import time
 import urllib.request
@@ -19,6 +25,8 @@ from typing import Any
 
 from ..errors import ConfigurationError
 from ..server.principal import Principal, parse_scopes
+
+log = logging.getLogger("nanohubmcp.auth")
 
 DEFAULT_ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "ES256", "ES384", "EdDSA")
 """Asymmetric algorithms accepted by default (never ``none``, never HMAC with a public key)."""
@@ -129,7 +137,8 @@ class JWTVerifier:
         jwt = self._jwt
         try:
             header = jwt.get_unverified_header(token)
-        except jwt.InvalidTokenError:
+        except jwt.InvalidTokenError as exc:
+            _refused("format", f"not a JWT: {exc}")
             return None
         key = self._key
         if key is None:
@@ -138,6 +147,7 @@ class JWTVerifier:
             if key is None:
                 key = await asyncio.to_thread(self._refresh_and_find, kid)
                 if key is None:
+                    _refused("signing key", f"no key with kid {_shown(kid)} in the key set of {self.jwks_url}")
                     return None
         principal = self.decode(token, key)
         if principal is not None:
@@ -157,8 +167,9 @@ class JWTVerifier:
         """Check ``token`` with ``key``: signature, issuer, audience, expiry; None when invalid."""
         jwt = self._jwt
         audiences = self.audiences()
-        if audiences is None:
-            return None  # no audience known: refuse rather than accept tokens meant for anyone
+        if audiences is None:  # no audience known: refuse rather than accept tokens meant for anyone
+            _refused("audience", "this server's resource URL is not known: pass public_url= or JWTVerifier(audience=)")
+            return None
         try:
             claims = jwt.decode(
                 token,
@@ -169,16 +180,45 @@ class JWTVerifier:
                 leeway=self.leeway,
                 options={"require": ["exp", "iss", "aud"]},
             )
-        except jwt.InvalidTokenError:
+        except jwt.PyJWTError as exc:
+            self._explain(token, exc, audiences)
             return None
         subject = claims.get(self.subject_claim)
         if not isinstance(subject, str) or not subject:
+            _refused("subject", f"no {self.subject_claim!r} claim naming the caller")
             return None
         try:
             scopes = parse_scopes(claims.get("scope", claims.get("scp")))
-        except ValueError:
+        except ValueError as exc:
+            _refused("scope", str(exc))
             return None
         return Principal(subject, frozenset(scopes), claims)
+
+    def _explain(self, token: str, exc: Exception, audiences: list[str]) -> None:
+        """Log which of PyJWT's checks refused ``token`` (never the token itself)."""
+        jwt = self._jwt
+        checks = (
+            (jwt.ExpiredSignatureError, "expiry"),
+            (jwt.ImmatureSignatureError, "not-before"),
+            (jwt.InvalidAudienceError, "audience"),
+            (jwt.InvalidIssuerError, "issuer"),
+            (jwt.MissingRequiredClaimError, "required claim"),
+            (jwt.InvalidSignatureError, "signature"),
+            (jwt.InvalidAlgorithmError, "algorithm"),
+            (jwt.InvalidIssuedAtError, "issued-at"),
+            (jwt.InvalidKeyError, "signing key"),
+            (jwt.DecodeError, "format"),
+        )
+        check = next((name for kind, name in checks if isinstance(exc, kind)), "token")
+        detail = str(exc)
+        if check in ("audience", "issuer"):
+            try:
+                claims = jwt.decode(token, options={"verify_signature": False})
+            except jwt.PyJWTError:
+                claims = {}
+            claim, accepted = ("aud", audiences) if check == "audience" else ("iss", [self.issuer])
+            detail += f": the token has {claim}={_shown(claims.get(claim))}, this server accepts {_shown(accepted)}"
+        _refused(check, detail)
 
     # -- the key set -----------------------------------------------------------------------
     def _cached_key(self, kid: str | None) -> Any:
@@ -203,9 +243,20 @@ class JWTVerifier:
             with urllib.request.urlopen(self.jwks_url, timeout=10) as response:
                 data = json.loads(response.read(MAX_JWKS_BYTES + 1)[:MAX_JWKS_BYTES])
             keys = self._jwt.PyJWKSet.from_dict(data).keys
-        except (OSError, ValueError, self._jwt.PyJWTError):
+        except (OSError, ValueError, self._jwt.PyJWTError) as exc:
+            log.warning("cannot read the key set at %s: %s", self.jwks_url, exc)
             return self._keys  # keep what we had; tokens signed with unknown keys are refused
         return {k.key_id: k.key for k in keys}
 
     def __repr__(self) -> str:
         return f"JWTVerifier(issuer={self.issuer!r}, audience={self.audience!r})"
+
+
+def _refused(check: str, detail: str) -> None:
+    log.info("refused a JWT: the %s check failed (%s)", check, detail)
+
+
+def _shown(value: Any) -> str:
+    """A claim for the log: JSON, cut at 200 characters (claims come from the client)."""
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 200 else text[:199] + "…"

@@ -1,0 +1,58 @@
+"""A JWT the server refuses is explained in the server's log (``nanohubmcp.auth``, INFO): which
+check failed — audience (with the token's ``aud`` and the accepted ones), issuer, expiry,
+signature, signing key, format, subject — and never the token itself; the client's 401 text
+stays the same for every reason (nothing leaks to the caller)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+
+import httpx2
+import pytest
+from cryptography.hazmat.primitives.asymmetric import rsa
+from issuer import Issuer
+from support import serve
+
+from nanohubmcp import JWTVerifier, MCPServer
+
+CLIENT_TEXT = "Unauthorized: the bearer token is invalid or expired"
+
+
+@pytest.fixture
+def issuer() -> Iterator[Issuer]:
+    with Issuer() as running:
+        yield running
+
+
+def refusal(url: str, token: str) -> str:
+    response = httpx2.post(url + "mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
+                           headers={"Authorization": f"Bearer {token}", "Accept": "application/json"}, timeout=10)
+    assert response.status_code == 401
+    return response.json()["error"]["message"]
+
+
+def test_each_refused_jwt_names_its_failed_check_in_the_log(issuer: Issuer,
+                                                             caplog: pytest.LogCaptureFixture) -> None:
+    server = MCPServer("jwt-log", auth=JWTVerifier(issuer=issuer.url, jwks_url=issuer.jwks_url))
+    forged = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    caplog.set_level(logging.INFO, logger="nanohubmcp.auth")
+    with serve(server) as url:
+        audience = url.rstrip("/")
+        cases = [
+            (issuer.mint(audience + "/"), ["audience check failed", f'"{audience}/"', f'"{audience}"']),
+            (issuer.mint(audience, issuer="http://evil.example"), ["issuer check failed", "http://evil.example"]),
+            (issuer.mint(audience, lifetime=-3600), ["expiry check failed"]),
+            (issuer.mint(audience, key=forged), ["signature check failed"]),
+            (issuer.mint(audience, key=forged, kid="unknown"), ["signing key check failed", '"unknown"']),
+            ("not.a.jwt", ["format check failed"]),
+            (issuer.mint(audience, subject=""), ["subject check failed"]),
+        ]
+        for token, expected in cases:
+            caplog.clear()
+            assert refusal(url, token) == CLIENT_TEXT
+            logged = "\n".join(r.getMessage() for r in caplog.records if r.name == "nanohubmcp.auth")
+            for text in expected:
+                assert text in logged
+            assert token not in logged
+            assert token.split(".")[-1] not in logged  # not even the signature
