@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from concurrent.futures import Executor
+from concurrent.futures import Executor, Future
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
@@ -188,6 +188,11 @@ class ServerCore:
         """Whether the executor of ``job``, a job of a dead server process, may still hold it (Dask)."""
         known = job.executor in self._job_runners or job.executor in EXECUTORS
         return known and self.runner_for(job.executor).survives_restart
+
+    def outliving(self, job: jobmod.Job) -> Future[Any] | None:
+        """The future of ``job``'s function when it runs on in this process after the server stops."""
+        runner = self._job_runners.get(job.executor)
+        return runner.outliving(job) if runner is not None else None
 
     @property
     def stuck_calls(self) -> int:

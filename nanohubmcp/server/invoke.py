@@ -57,12 +57,14 @@ async def call_function(
     timeout: float | None,
     what: str,
     on_timeout: Callable[[], None] | None = None,
+    on_submit: Callable[[Future[Any]], None] | None = None,
 ) -> Any:
     """Run ``fn(**kwargs)`` on the loop (coroutines) or the pool (the rest).
 
     ``timeout`` counts from now: a sync call still queued for a worker when it runs out never
     starts. ``on_timeout`` is told when the limit passes (e.g. to mark the request cancelled, so
-    a function that checks ``ctx.is_cancelled()`` stops and frees its worker).
+    a function that checks ``ctx.is_cancelled()`` stops and frees its worker). ``on_submit`` is
+    given the pool's future of a sync function once it is queued.
 
     Raises:
         ToolError: the call took longer than ``timeout`` seconds, or could not start within it
@@ -82,6 +84,8 @@ async def call_function(
             return context.run(fn, **kwargs)
 
         awaitable, work = submit(loop, executor, call, key=what)
+        if on_submit is not None:
+            on_submit(work)
     try:
         if not timeout:
             value = await awaitable

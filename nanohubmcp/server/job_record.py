@@ -43,6 +43,8 @@ class Job:
         executor: the executor's name (``threads``, ``processes``, ``dask``...).
         executor_ref: what the executor needs to find the job again after a restart, or None.
         progress / progress_total / progress_message: the last ``ctx.report_progress``.
+        handed_over: its server stopped while its function ran on in this process; the
+            function's end is stored all the same (see ``JobStore.cancel_all``).
     """
 
     id: str
@@ -70,6 +72,7 @@ class Job:
     progress_message: str | None = None
     runner: str | None = None
     abandoned: bool = False
+    handed_over: bool = False
     store: JobStore | None = field(default=None, repr=False)
 
     def finish(self, status: str, *, result: dict[str, Any] | None = None,

@@ -7,7 +7,9 @@ readable — again and again — until it expires, so a lost poll response loses
 stored result outlives the server process: after a restart every route answers a finished job
 exactly as before. A job that was running when its process died is reported as failed ("the
 server stopped while this job ran"), unless its executor still holds it (Dask) and takes it
-back.
+back. A server that stops while its process lives on (a notebook's ``%mcp stop``, a restart
+after a setting changed) does not fail a job whose function runs on in a thread of the process:
+the function's end is stored when it comes, and the restarted server reads it.
 
 Who may see a job (the rule, in every era and on every route):
 
@@ -73,6 +75,10 @@ Reattach = Callable[[Job], "bool | None"]
 """An executor's hook: take back a job whose server process died — True if it did, False if
 it cannot (the job fails), None if it cannot tell yet (asked again later)."""
 
+HandOver = Callable[[Job], bool]
+"""The tool-call service's hook at server stop: True when it keeps following ``job``, whose
+function runs on in this process, and stores its end (the job is then not failed)."""
+
 
 class JobStore:
     """The server's jobs: records in a back end, live jobs of this process in memory.
@@ -100,6 +106,7 @@ class JobStore:
         self.max_result_bytes = max_result_bytes
         self.runner = secrets.token_hex(12)
         self.reattach: Reattach | None = None
+        self.hand_over: HandOver | None = None
         self._live: dict[str, Job] = {}
         self._backend: JobBackend | None = None
         self._runners: RunnerLocks | None = None
@@ -207,7 +214,8 @@ class JobStore:
     def _visible(self, job: Job, owner: str | None, principal: str | None) -> bool:
         if job.principal != principal:
             return False
-        return job.owner is None or job.owner == owner or job.runner != self.runner
+        # Sessions end with their server: a job of an earlier server is read by its id.
+        return job.owner is None or job.owner == owner or job.runner != self.runner or job.handed_over
 
     def owned_by(self, owner: str | None, *, principal: Any = None, tasks_only: bool = False) -> list[Job]:
         """Live jobs of the session ``owner`` (never anyone else's), oldest first; only
@@ -279,13 +287,16 @@ class JobStore:
         """Stop following every running job (server shutdown).
 
         A job its executor keeps running without this process (``executor_ref`` set: Dask) is
-        left as it is, for a restarted server to take back; every other one fails with
-        :data:`SERVER_STOPPED`.
+        left as it is, for a restarted server to take back. One whose function runs on in this
+        process (a worker thread) is handed over (:attr:`hand_over`): it stays working and its end
+        is stored when it comes. Every other one fails with :data:`SERVER_STOPPED`.
         """
         for job in list(self._live.values()):
-            if job.status in TERMINAL:
+            if job.status in TERMINAL or job.handed_over:
                 continue
-            if job.executor_ref is None:
+            if job.executor_ref is None and self.hand_over is not None and self.hand_over(job):
+                job.handed_over = True
+            elif job.executor_ref is None:
                 if job.request is not None:
                     job.request.cancel(SERVER_STOPPED)
                 job.finish(FAILED, message=SERVER_STOPPED)

@@ -75,6 +75,8 @@ TABLES = MethodTables(handshake=HANDSHAKE_METHODS, modern=MODERN_METHODS, notifi
 
 def install(core: ServerCore) -> None:
     """Give ``core`` its dispatcher over :data:`TABLES`, and let its job store hand a job that a
-    dead server process left with a still-running executor back to the tool-call service."""
+    dead server process left with a still-running executor back to the tool-call service (and,
+    when the server stops, a job whose function runs on in this process)."""
     core.dispatcher = Dispatcher(core, TABLES)
     core.jobs.reattach = functools.partial(toolcalls.reattach, core)
+    core.jobs.hand_over = functools.partial(toolcalls.hand_over, core)

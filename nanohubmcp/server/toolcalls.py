@@ -13,6 +13,7 @@ It imports no method handler: the handlers of both eras and the tasks machinery 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -183,11 +184,15 @@ def start_job(core: ServerCore, request: RequestContext, tool: Tool, arguments: 
         try:
             result = await run_tool(core, request, tool, arguments, job=job)
         except asyncio.CancelledError:
-            job.finish(jobmod.CANCELLED, message="cancelled")
+            if not job.handed_over:
+                job.finish(jobmod.CANCELLED, message="cancelled")
             return
         except Exception as exc:  # a protocol error from the tool path
-            job.finish(jobmod.FAILED, error=to_error_object(exc), message=str(exc))
+            if not job.handed_over:
+                job.finish(jobmod.FAILED, error=to_error_object(exc), message=str(exc))
             return
+        if job.handed_over:
+            return  # the server stopped meanwhile: hand_over stores the end
         if request.cancelled.is_set():
             job.finish(jobmod.CANCELLED, message=request.cancel_reason or "cancelled")
         else:
@@ -203,6 +208,34 @@ def finish_with(job: jobmod.Job, result: dict[str, Any]) -> None:
         job.finish(jobmod.FAILED, result=result, message=_text_of(result))
     else:
         job.finish(jobmod.COMPLETED, result=result)
+
+
+def hand_over(core: ServerCore, job: jobmod.Job) -> bool:
+    """The job store's hook at server stop: keep following ``job`` when its function runs on in
+    this process (a worker thread), storing its end when it comes — the process, and so the
+    job, outlives the server (a notebook's ``%mcp stop``). False when it does not run on."""
+    tool = core.registry.tools.get(job.tool)
+    work = core.outliving(job)
+    if tool is None or work is None:
+        return False
+    request = job.request
+    version = request.version if request is not None else versions.LATEST_HANDSHAKE
+    sink = ResultSink(core.result_options, core.result_store, owner_of(request)) if request is not None else None
+
+    def ended(done: Any) -> None:  # on the worker thread
+        if done.cancelled():
+            job.finish(jobmod.FAILED, message=jobmod.SERVER_STOPPED)
+            return
+        try:
+            value = done.result()
+            result = (error_result(f"tool '{tool.name}' returned an awaitable after its server stopped")
+                      if inspect.isawaitable(value) else shape(tool, value, version, sink))
+        except Exception as exc:  # what the function raised, or a result that cannot be shaped
+            result = error_result(str(exc) or type(exc).__name__)
+        finish_with(job, result)
+
+    work.add_done_callback(ended)
+    return True
 
 
 def reattach(core: ServerCore, job: jobmod.Job) -> bool | None:

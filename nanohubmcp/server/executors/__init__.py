@@ -25,6 +25,7 @@ The interface (for an executor of your own, e.g. one that submits to a batch sys
 from __future__ import annotations
 
 import os
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ConfigurationError
@@ -49,6 +50,7 @@ class ThreadJobExecutor(JobExecutor):
     def __init__(self, workers: int) -> None:
         self.workers = workers
         self._pool: WorkerPool | None = None
+        self._running: dict[str, Future[Any]] = {}  # job id -> its function's pool future
 
     @property
     def pool(self) -> WorkerPool:
@@ -60,8 +62,18 @@ class ThreadJobExecutor(JobExecutor):
 
     async def call(self, job: Job, fn: Any, kwargs: dict[str, Any], *, context: Context | None,
                    context_param: str | None, is_coroutine: bool) -> Any:
+        def track(work: Future[Any]) -> None:
+            self._running[job.id] = work
+            work.add_done_callback(lambda _: self._running.pop(job.id, None))
+
         return await call_function(fn, kwargs, is_coroutine=is_coroutine, executor=self.pool, timeout=None,
-                                   what=f"tool '{job.tool}'")
+                                   what=f"tool '{job.tool}'", on_submit=track)
+
+    def outliving(self, job: Job) -> Future[Any] | None:
+        """A sync function already running on a worker (the worker thread outlives the server;
+        a queued one is dropped with the pool)."""
+        work = self._running.get(job.id)
+        return work if work is not None and work.running() else None
 
     def close(self) -> None:
         if self._pool is not None:

@@ -3,6 +3,7 @@ so each of them imports the interface without importing the package that picks a
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -35,6 +36,12 @@ class JobExecutor:
     def reattach(self, job: Job) -> Any:
         """Take back a job whose server process died: return an awaitable of the function's
         value, or None when this executor no longer holds it."""
+        return None
+
+    def outliving(self, job: Job) -> Future[Any] | None:
+        """The future of ``job``'s function while it runs in this process and goes on when the
+        server stops (a thread pool's worker), else None: the stopping server hands the job over
+        to it instead of failing it."""
         return None
 
     def close(self) -> None:
