@@ -217,7 +217,7 @@ class MCPMagics(Magics):
     @magic_arguments()
     @argument("action", choices=ACTIONS, help="what to do")
     @argument("target", nargs="?", help="the name (or resource URI) for 'remove'; for 'call': NAME {JSON}")
-    def mcp(self, line: str) -> str | None:
+    def mcp(self, line: str) -> Any:
         """Manage the notebook's MCP server.
 
         start: serve (with the NanohubMCP settings); stop: stop and free the port;
@@ -227,12 +227,13 @@ class MCPMagics(Magics):
         executor), newest first; remove NAME: unregister a tool, prompt or resource;
         log: recent calls and changes, then the traceback of the last call that raised;
         call NAME {"a": 1}: call a tool through the server, as a client would (its arguments
-        validated, its result shown as a client shows it).
+        validated); returns the ``CallToolResult``, shown as a client shows it as the cell's
+        last line, kept by ``r = %mcp call ...`` (a tool on the kernel's loop answers into the
+        cell once the cell has finished, and returns nothing).
         """
         action_word, _, rest = line.strip().partition(" ")
         if action_word == "call":  # its JSON arguments are not shell words
-            self._mcp_call(rest)
-            return None
+            return self._mcp_call(rest)
         args = parse_argstring(self.mcp, line)
         if args.action != "remove" and args.target is not None:
             raise UsageError(f"%mcp {args.action} takes no argument")
@@ -283,7 +284,7 @@ class MCPMagics(Magics):
             raise UsageError(f"no tool, prompt or resource is named {target!r} (see %mcp tools)")
         print(f"Removed {kind} '{target}'.")
 
-    def _mcp_call(self, rest: str) -> None:
+    def _mcp_call(self, rest: str) -> Any:
         name, _, raw = rest.strip().partition(" ")
         if not name:
             raise UsageError('%mcp call needs a tool name, then its arguments as JSON: %mcp call add {"a": 1}')
@@ -301,8 +302,9 @@ class MCPMagics(Magics):
         on_kernel = self.session.runs_on_kernel(name) or self.session.mode == "kernel"
         try:
             if not on_kernel:
-                display(server.call(name, arguments))
-                return
+                # Returned, not displayed: IPython shows a line magic's value once when it is the
+                # cell's last line, and ``r = %mcp call ...`` keeps it.
+                return server.call(name, arguments)
         except NanohubMCPError as exc:
             raise UsageError(f"%mcp call {name}: {exc}") from None
         # The call needs the kernel's loop, which this cell holds: show the answer when it comes.
@@ -314,6 +316,7 @@ class MCPMagics(Magics):
             shown.update(f"%mcp call {name}: {error}" if error is not None else finished.result())
 
         task.add_done_callback(done)
+        return None
 
     def _mcp_log(self, _: Any) -> None:
         print("\n".join(self.session.log) if self.session.log else "(no server events yet)")

@@ -4,7 +4,8 @@ In a real kernel: a sync tool's answer shows in the cell as the client gets it (
 tool's PNG as ``image/png``); arguments its schema refuses show the ``isError`` text a client
 gets; an unknown tool, arguments that are not JSON or not an object are one-line usage
 errors; an ``async def`` tool (which needs the kernel's loop the cell holds) answers into the
-same cell once the cell has finished.
+same cell once the cell has finished. A sync tool's result is the magic's value: shown once
+as the cell's last line, kept by ``r = %mcp call ...``.
 
 Issue 17, "Try tools from the notebook".
 """
@@ -45,7 +46,10 @@ def test_mcp_call_shows_results_errors_and_images_as_a_client_gets_them(kernel: 
     kernel.run_ok(ASYNC)
 
     answered = kernel.run_ok('%mcp call add {"a": 2, "b": 40}')
-    assert answered.results[-1]["text/plain"] == "42"
+    assert [r["text/plain"] for r in answered.results] == ["42"]  # shown once, not twice
+
+    kept = kernel.run_ok('r = %mcp call add {"a": 1, "b": 2}\nprint(repr(r.text), r.is_error)')
+    assert kept.stdout.strip() == "'3' False"
 
     image = kernel.run_ok("%mcp call picture")
     assert image.results[-1]["image/png"] == PNG
