@@ -52,6 +52,13 @@ class StaticTokenVerifier:
             tokens = dict.fromkeys(tokens, "token")
         if not tokens or not all(isinstance(t, str) and t and isinstance(s, str) and s for t, s in tokens.items()):
             raise ConfigurationError("StaticTokenVerifier needs at least one non-empty token string")
+        # A token read from a file often ends in a newline (CRLF on Windows) that no client can send.
+        tokens = {t.strip(): s for t, s in tokens.items()}
+        if not all(t and t.isprintable() for t in tokens):
+            raise ConfigurationError(
+                "a bearer token must be printable characters (it travels in an HTTP header): "
+                "remove line breaks and other control characters"
+            )
         self.scopes = frozenset(parse_scopes(scopes))
         self.token: str | None = next(iter(tokens)) if len(tokens) == 1 else None
         """The token when there is exactly one (what the banner and notebook snippets show)."""

@@ -47,7 +47,7 @@ class BridgeOptions:
 
         Raises:
             ConfigurationError: a URL that is not http(s), a header without a colon, a cookie
-                without ``=``.
+                without ``=``, a header value (the token's too) with a control character.
         """
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -67,8 +67,15 @@ class BridgeOptions:
                 raise ConfigurationError(f"--cookie takes 'name=value', got {cookie!r}")
         if jar:
             sent["Cookie"] = "; ".join(filter(None, [sent.get("Cookie", ""), *jar]))
+        token = (token or "").strip()  # a token read from a file often ends in a newline
         if token and not any(name.lower() == "authorization" for name in sent):
             sent["Authorization"] = f"Bearer {token}"
+        for name, value in sent.items():
+            if not value.isprintable():
+                raise ConfigurationError(
+                    f"the {name} header (--header, --cookie, --token or $MCP_TOKEN) holds a line break or "
+                    "another control character; remove it"
+                )
         if _JUPYTER_PROXY_ROUTE.search(urlsplit(url).path):
             return cls(url=url, headers=sent, accept=SSE_ONLY)
         return cls(url=url, headers=sent)
