@@ -39,10 +39,11 @@ from IPython.display import HTML, display
 
 from ..errors import NanohubMCPError, RegistrationError
 from . import cellspec
+from .cell_components import Entry
 from .display import StatusView
 from .jobs_view import format_jobs
 from .output import CellOutput
-from .session import Entry, KernelSession
+from .session import KernelSession
 
 __all__ = ["MCPMagics"]
 

@@ -1,0 +1,159 @@
+"""The components a notebook's cells registered: one ``Entry`` per tool, resource, view or prompt.
+
+:class:`CellComponents` is the base class of :class:`nanohubmcp.jupyter.session.KernelSession`
+(which keeps the server's lifecycle). It wraps each cell's function for the call policy
+(``nanohubmcp.jupyter.calls``), registers it on the session's ``MCPServer``, remembers which cell
+defined what (a cell that now defines something else retires the old component), and keeps the
+traceback of the last call that raised for ``%mcp log``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..errors import RegistrationWarning
+from ..server.apps import html_of
+from ..server.components import Resource
+from . import calls
+from .cellspec import PromptSpec, ResourceSpec, ToolSpec, ViewSpec
+from .output import CellOutput
+
+if TYPE_CHECKING:
+    from ..facade import MCPServer
+    from .config import NanohubMCP
+
+__all__ = ["CellComponents", "Entry"]
+
+
+@dataclass
+class Entry:
+    """One component a cell registered.
+
+    Attributes:
+        kind: ``"tool"``, ``"resource"`` or ``"prompt"``.
+        key: the registered name (the URI for resources).
+        fn: the user's function (unwrapped).
+        spec: the parsed magic line.
+        cell: the defining cell (where its output goes).
+        policy: ``"pool"`` or ``"kernel"`` (see ``nanohubmcp.jupyter.calls``).
+    """
+
+    kind: str
+    key: str
+    fn: Callable[..., Any]
+    spec: ToolSpec | ResourceSpec | PromptSpec | ViewSpec
+    cell: CellOutput
+    policy: str
+
+
+class CellComponents:
+    """Registering the components of a notebook's cells (state set by ``KernelSession``)."""
+
+    config: NanohubMCP
+    server: MCPServer
+    entries: dict[tuple[str, str], Entry]
+    cells: dict[str, tuple[str, str]]
+    kernel_loop: asyncio.AbstractEventLoop | None
+    last_failure: str | None
+
+    def _failed(self, kind: str, name: str, trace: str) -> None:
+        """A component raised: keep its traceback (one, the latest) for ``%mcp log``."""
+        self.last_failure = f"{kind} '{name}' at {time.strftime('%H:%M:%S')}:\n{trace.rstrip()}"
+
+    def _wrap(
+        self, kind: str, fn: Callable[..., Any], name: str, policy: str, cell: CellOutput, background: bool = False
+    ) -> Callable[..., Any]:
+        return calls.wrap(
+            fn,
+            name=name,
+            policy=policy,
+            cell=cell,
+            kernel_loop=self.kernel_loop,
+            executor=lambda: self.server.core.executor,
+            timeout=lambda: self.config.tool_timeout,
+            background=background,
+            on_failure=lambda name, trace: self._failed(kind, name, trace),
+        )
+
+    def _register(self, entry: Entry) -> str:
+        """Put ``entry`` on the server; returns the registered key."""
+        spec, fn = entry.spec, entry.fn
+        if isinstance(spec, ToolSpec):
+            name = spec.name or fn.__name__
+            if spec.executor in ("processes", "dask"):
+                # The function itself is pickled to the other process: nothing of the kernel goes along.
+                wrapper = fn
+            else:
+                wrapper = self._wrap("tool", fn, name, entry.policy, entry.cell, spec.background)
+            options = spec.registration_options()
+            return self.server.add_tool(wrapper, background=spec.background, **options).name
+        if isinstance(spec, ViewSpec):
+            return self.server.add_app_view(spec.uri, fn, **spec.registration_options()).uri
+        if isinstance(spec, ResourceSpec):
+            wrapper = self._wrap("resource", fn, spec.name or fn.__name__, entry.policy, entry.cell)
+            record = self.server.add_resource(wrapper, spec.uri, **spec.registration_options())
+            return record.uri if isinstance(record, Resource) else record.uri_template
+        wrapper = self._wrap("prompt", fn, spec.name or fn.__name__, entry.policy, entry.cell)
+        return self.server.add_prompt(wrapper, **spec.registration_options()).name
+
+    def _add(self, kind: str, fn: Callable[..., Any], spec: Any, cell: CellOutput, main: bool) -> Entry:
+        entry = Entry(kind, "", fn, spec, cell, calls.policy_for(fn, main=main))
+        entry.key = self._register(entry)  # raises RegistrationError; nothing changed then
+        earlier = self.entries.get((kind, entry.key))
+        if earlier is not None and earlier.cell.cell_id and cell.cell_id and earlier.cell.cell_id != cell.cell_id:
+            warnings.warn(
+                f"{kind} '{entry.key}' was defined by another cell; this cell's function replaces it "
+                "(give one of them another name with --name)",
+                RegistrationWarning,
+                stacklevel=2,
+            )
+        self.entries[(kind, entry.key)] = entry
+        if cell.cell_id:
+            previous = self.cells.get(cell.cell_id)
+            self.cells[cell.cell_id] = (kind, entry.key)
+            if previous is not None and previous != (kind, entry.key):
+                self._drop(*previous)  # the cell now defines something else: retire the old one
+        return entry
+
+    def add_tool(self, fn: Callable[..., Any], spec: ToolSpec, cell: CellOutput) -> Entry:
+        """Register (or replace) a tool defined in ``cell``.
+
+        Raises:
+            RegistrationError: the function cannot be a tool (the message names it); the
+                previous tool of that name stays registered.
+        """
+        return self._add("tool", fn, spec, cell, spec.main)
+
+    def add_resource(self, fn: Callable[..., Any], spec: ResourceSpec, cell: CellOutput) -> Entry:
+        """Register (or replace) the resource or template at ``spec.uri``."""
+        return self._add("resource", fn, spec, cell, False)
+
+    def add_view(self, html: Any, spec: ViewSpec, cell: CellOutput) -> Entry:
+        """Register (or replace) the MCP Apps view at ``spec.uri``: ``html`` is a str or has ``_repr_html_``."""
+        html_of(html)  # raises TypeError saying what a view may be
+        return self._add("resource", lambda: html, spec, cell, False)
+
+    def add_prompt(self, fn: Callable[..., Any], spec: PromptSpec, cell: CellOutput) -> Entry:
+        """Register (or replace) a prompt."""
+        return self._add("prompt", fn, spec, cell, False)
+
+    def _drop(self, kind: str, key: str) -> bool:
+        self.entries.pop((kind, key), None)
+        if kind == "tool":
+            return self.server.remove_tool(key)
+        if kind == "resource":
+            return self.server.remove_resource(key)
+        return self.server.remove_prompt(key)
+
+    def remove(self, name: str) -> str | None:
+        """Unregister the tool, prompt or resource (by URI) called ``name``; returns its kind."""
+        for kind in ("tool", "prompt", "resource"):
+            if (kind, name) in self.entries or (kind == "tool" and name in self.server.core.registry.tools):
+                self._drop(kind, name)
+                return kind
+        return None
