@@ -51,6 +51,7 @@ import functools
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import (
+    InsufficientScope,
     InternalError,
     InvalidParams,
     InvalidRequest,
@@ -153,11 +154,16 @@ class Connection:
                 authorization); it rides in the request context, the core never sees headers.
         Raises:
             InsufficientScope: a ``tools/call`` of a tool whose scopes ``principal`` lacks
-                (the transport answers HTTP 403 ``insufficient_scope``).
+                (the transport answers HTTP 403 ``insufficient_scope``); its ``request_id`` is
+                the message's id, which the 403's JSON-RPC error body carries.
         """
         if principal is not None and message.method == "tools/call":
             name = message.params.get("name") if isinstance(message.params, dict) else None
-            check_tool_scopes(self.core.registry.tools.get(name) if isinstance(name, str) else None, principal)
+            try:
+                check_tool_scopes(self.core.registry.tools.get(name) if isinstance(name, str) else None, principal)
+            except InsufficientScope as exc:
+                exc.request_id = message.id  # type: ignore[attr-defined]
+                raise
         loop = asyncio.get_running_loop()
         if self.core.notifier is None:
             # First request on a loop no runner attached (an application from make_app() on an

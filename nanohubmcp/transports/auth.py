@@ -7,6 +7,11 @@ served at ``/.well-known/oauth-protected-resource`` under the public URL (and at
 below it, the path-aware form of RFC 9728 § 3.1). A token lacking required scopes gets 403
 ``error="insufficient_scope"`` (RFC 6750 § 3.1). CORS preflights and 405s are answered before
 the check (browser clients send no credentials on a preflight).
+
+The 401 (and a 403 for scopes the whole server requires) is answered before the body is
+read — the body of a caller without a valid token is never read — so its JSON-RPC error
+carries ``"id": null``; a 403 for a tool's own scopes comes once the body was parsed and
+carries the request's id.
 """
 
 from __future__ import annotations

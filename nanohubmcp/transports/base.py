@@ -211,8 +211,8 @@ class BaseHandler(tornado.web.RequestHandler):
         exc_info = kwargs.get("exc_info")
         if exc_info is not None:
             exc = exc_info[1]
-            if isinstance(exc, ProtocolError):
-                self.fail(max(400, http_status_for(exc.to_error())), exc)
+            if isinstance(exc, ProtocolError):  # with the request's id when it was read (a tool's scopes)
+                self.fail(max(400, http_status_for(exc.to_error())), exc, getattr(exc, "request_id", None))
                 return
             if isinstance(exc, tornado.web.HTTPError) and exc.log_message:
                 reason = exc.log_message % exc.args if exc.args else exc.log_message

@@ -105,15 +105,18 @@ async def post_legacy_message(handler: Any, session_id: str | None) -> None:
     except ProtocolError as exc:
         handler.fail(400, exc, getattr(exc, "request_id", None))
         return
-    handler.send_empty(202)
     stream = session.get_standalone()
     if isinstance(parsed, list):
+        handler.send_empty(202)
         replies = await connection.serve_batch(parsed, version=session.version, session=session, stream=stream,
                                                principal=handler.principal)
         if replies:
             stream.send(replies)  # a batch reply is one JSON array
         return
-    reply = await connection.serve(connection.request(parsed, version=session.version, session=session,
-                                                      stream=stream, principal=handler.principal))
+    # Before the 202: a refusal here (a tool's scopes the token lacks) is still this POST's 403.
+    request = connection.request(parsed, version=session.version, session=session, stream=stream,
+                                 principal=handler.principal)
+    handler.send_empty(202)
+    reply = await connection.serve(request)
     if reply.message is not None:  # a request the client cancelled gets no response
         stream.send(reply.message)

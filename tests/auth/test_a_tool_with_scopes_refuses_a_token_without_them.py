@@ -1,6 +1,7 @@
 """``@server.tool(scopes=[...])``: a caller whose token lacks the scopes gets HTTP 403 with
 ``WWW-Authenticate: Bearer error="insufficient_scope", scope="…"`` on every route; a token
-with them calls the tool; without authorization configured the scopes are not checked."""
+with them calls the tool; the 403's JSON-RPC error carries the request's id; without
+authorization configured the scopes are not checked."""
 
 from __future__ import annotations
 
@@ -90,8 +91,19 @@ def test_streamable_http_answers_403_insufficient_scope(url: str) -> None:
     assert_insufficient_scope(response)
     assert response.json()["error"]["data"] == {"requiredScopes": ["files:write"]}
     assert "files:write" in response.json()["error"]["message"]
+    assert response.json()["id"] == 1  # the client ties the refusal to its request
     ok = post(url, "mcp", call("read"), READER, **{"Mcp-Session-Id": sid, "Accept": "application/json"})
     assert ok.json()["result"]["content"][0]["text"] == "read"
+
+
+def test_legacy_sse_answers_403_insufficient_scope_with_the_request_id(url: str) -> None:
+    headers = {"Authorization": f"Bearer {READER}", "Accept": "text/event-stream"}
+    with httpx2.stream("GET", url + "sse", headers=headers, timeout=10) as events:
+        lines = events.iter_lines()  # kept: closing the iterator would end the stream and its session
+        endpoint = next(line for line in lines if line.startswith("data:"))[5:].strip()
+        response = post(url, endpoint, call("delete_everything"), READER)
+    assert_insufficient_scope(response)
+    assert response.json()["id"] == 1
 
 
 def test_the_rest_route_answers_403_insufficient_scope(url: str) -> None:
@@ -110,7 +122,9 @@ def test_the_2026_era_answers_403_insufficient_scope(url: str) -> None:
         "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
     }
     headers = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "delete_everything"}
-    assert_insufficient_scope(post(url, "mcp", body, READER, **headers))
+    refused = post(url, "mcp", body, READER, **headers)
+    assert_insufficient_scope(refused)
+    assert refused.json()["id"] == 1
     ok = post(url, "mcp", body, WRITER, **headers, Accept="application/json")
     assert ok.status_code == 200, ok.text
 
