@@ -92,6 +92,8 @@ async def measure(
                 "accept": e.accept,
                 "tool": e.tool,
                 "progress": e.progress,
+                "era": e.era,
+                "token": bool(e.token),
                 "note": e.note,
             }
             for e in entries

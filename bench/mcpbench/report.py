@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from . import report_more, stats, targets
-from .matrix import CEILING, ENTRIES, OURS
+from .matrix import CEILING, ENTRIES, MODERN, OURS, OURS_MODERN, PROTOCOL
 from .report_more import table
 
 
@@ -101,12 +101,16 @@ def _versus(d: dict[str, Any]) -> list[str]:
         e = d["entries"][name]
         if e["role"] != "peer":
             continue
+        # a peer in the 2026-07-28 era is compared with ours in that era
+        modern = e.get("era", MODERN if MODERN in name else PROTOCOL) == MODERN
+        ours = OURS_MODERN if modern and OURS_MODERN in d["entries"] else OURS
         rows.append(
             [
                 name,
-                *(_r(stats.ratio(d, OURS, name, k, "rps")) for k in (1, 16, 64)),
-                _r(stats.ratio(d, name, OURS, 16, "cpu_us_per_req")),
-                _r(stats.ratio(d, name, OURS, 64, "p99_us")),
+                "2026-07-28 era" if ours == OURS_MODERN else "handshake era",
+                *(_r(stats.ratio(d, ours, name, k, "rps")) for k in (1, 16, 64)),
+                _r(stats.ratio(d, name, ours, 16, "cpu_us_per_req")),
+                _r(stats.ratio(d, name, ours, 64, "p99_us")),
                 _r(stats.div(stats.cold(d, name), stats.cold(d, OURS))),
                 _r(stats.div(stats.rss(d, name), stats.rss(d, OURS))),
                 _r(stats.big_ratio(d, name, OURS)),
@@ -114,6 +118,7 @@ def _versus(d: dict[str, Any]) -> list[str]:
         )
     head = [
         "peer",
+        "ours in the",
         "our req/s ÷ theirs c=1",
         "c=16",
         "c=64",

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 Section = tuple[str, list[str], list[list[str]], str]  # (intro, head, rows, align)
+EXECUTORS = ["threads", "processes", "dask"]  # the raw JSON's keys come back sorted
 
 
 def table(head: list[str], rows: list[list[str]], align: str = "") -> list[str]:
@@ -65,7 +66,7 @@ def _science(s: dict[str, Any]) -> Section:
 def _jobs(j: dict[str, Any]) -> Section:
     rows = [
         [f"submit → result, {ex} ({j['jobs']} jobs)", f"p50 {v['p50']:.1f} ms, p99 {v['p99']:.1f} ms"]
-        for ex, v in j["latency_ms"].items()
+        for ex, v in sorted(j["latency_ms"].items(), key=lambda item: EXECUTORS.index(item[0]))
     ]
     if "dask_ms" in j:
         k = j["dask_ms"]
@@ -90,7 +91,7 @@ def _jobs(j: dict[str, Any]) -> Section:
 
 
 def _auth(a: dict[str, Any]) -> Section:
-    rows = [[name, f"{micro:,.1f}"] for name, micro in a["verify_us"].items()]
+    rows = [[name, f"{micro:,.1f}"] for name, micro in sorted(a["verify_us"].items(), key=lambda item: item[1])]
     intro = (
         "Microseconds per `verify(token)` in one process; the end-to-end price is the 'bearer token' rows "
         "of the HTTP tables (same server and tool, started with `--token`)."
