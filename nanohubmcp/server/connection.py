@@ -111,9 +111,8 @@ class Connection:
 
     def open_session(self, version: str, principal: Principal | None = None) -> Session:
         """Mint a session for this transport, belonging to ``principal`` (when authenticated)."""
-        session = self.core.sessions.create(version, transport=self.transport)
-        session.principal = principal.subject if principal is not None else None
-        return session
+        subject = principal.subject if principal is not None else None
+        return self.core.sessions.create(version, transport=self.transport, principal=subject)
 
     def end_session(self, session_id: str) -> bool:
         """End a session (its streams close, its work is cancelled); False when unknown."""

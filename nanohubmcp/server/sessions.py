@@ -28,6 +28,8 @@ EVICTION_PROBES = 16
 """At most this many of the least recently used sessions are looked at to make room for a new one."""
 FULL_RETRY_SECONDS = 30
 """``Retry-After`` when every session is busy (a stream open or a call in flight)."""
+PRINCIPAL_SHARE = 10
+"""By default one principal may hold at most ``max_sessions // PRINCIPAL_SHARE`` sessions (at least 1)."""
 
 
 class Session:
@@ -116,44 +118,80 @@ class SessionStore:
     :class:`~nanohubmcp.errors.ServerBusy` (HTTP 503 with ``Retry-After``) rather than
     taking a session a client is using.
 
+    An authenticated principal may hold only a share of the table (``max_per_principal``), so
+    one user, or one client looping on connect, cannot lock everyone else out: at its share the
+    principal's own least recently used quiet session makes room, else that principal alone is
+    refused with ``ServerBusy``. Without authorization every client is the same anonymous
+    caller, so only the overall limit applies.
+
     Args:
         idle_seconds: a session unused this long is closed (default 1 h).
         max_sessions: how many sessions may live at once (default 10,000).
+        max_per_principal: how many of them one authenticated principal may hold (default
+            ``max(1, max_sessions // 10)``, so 1,000; read when a session is created).
     """
 
-    def __init__(self, idle_seconds: float = DEFAULT_IDLE_SECONDS, max_sessions: int = MAX_SESSIONS) -> None:
+    def __init__(self, idle_seconds: float = DEFAULT_IDLE_SECONDS, max_sessions: int = MAX_SESSIONS,
+                 max_per_principal: int | None = None) -> None:
         self.idle_seconds = idle_seconds
         self.max_sessions = max_sessions
+        self._max_per_principal = max_per_principal
         self._sessions: OrderedDict[str, Session] = OrderedDict()
+        self._by_principal: dict[str, OrderedDict[str, Session]] = {}
 
-    def create(self, version: str, *, transport: str = "streamable-http") -> Session:
-        """Mint a new session with an unguessable id.
+    @property
+    def max_per_principal(self) -> int:
+        """Sessions one authenticated principal may hold at once."""
+        if self._max_per_principal is not None:
+            return self._max_per_principal
+        return max(1, self.max_sessions // PRINCIPAL_SHARE)
+
+    @max_per_principal.setter
+    def max_per_principal(self, value: int | None) -> None:
+        self._max_per_principal = value
+
+    def create(self, version: str, *, transport: str = "streamable-http", principal: str | None = None) -> Session:
+        """Mint a new session with an unguessable id, belonging to ``principal`` (a subject) if given.
 
         Raises:
-            ServerBusy: the limit is reached and no quiet session can make room.
+            ServerBusy: the principal holds its share of sessions and all are busy, or the
+                overall limit is reached and no quiet session can make room.
         """
         self._expire_front(time.monotonic())
-        if len(self._sessions) >= self.max_sessions and not self._evict_one():
+        own = self._by_principal.get(principal) if principal is not None else None
+        cap = self.max_per_principal
+        if own is not None and len(own) >= cap and not self._evict_one(own):
+            raise ServerBusy(
+                f"Too many sessions for this principal: at most {cap} per principal, and all are open and busy; "
+                f"retry in {FULL_RETRY_SECONDS} s, or end unused sessions with DELETE",
+                retry_after=FULL_RETRY_SECONDS)
+        if len(self._sessions) >= self.max_sessions and not self._evict_one(self._sessions):
             raise ServerBusy(
                 f"Too many sessions: {self.max_sessions} are open and busy; retry in {FULL_RETRY_SECONDS} s, "
                 "or end unused sessions with DELETE", retry_after=FULL_RETRY_SECONDS)
         session = Session(secrets.token_urlsafe(32), version, transport=transport)
+        session.principal = principal
         session.on_touch = self._touched
         self._sessions[session.id] = session
+        if principal is not None:
+            self._by_principal.setdefault(principal, OrderedDict())[session.id] = session
         return session
 
     def _touched(self, session: Session) -> None:
         if self._sessions.get(session.id) is session:
             self._sessions.move_to_end(session.id)
+            if session.principal is not None:
+                self._by_principal[session.principal].move_to_end(session.id)
 
-    def _evict_one(self) -> bool:
-        """Close the least recently used quiet session; busy ones met on the way move back."""
-        for _ in range(min(EVICTION_PROBES, len(self._sessions))):
-            sid, session = next(iter(self._sessions.items()))
+    def _evict_one(self, order: OrderedDict[str, Session]) -> bool:
+        """Close the least recently used quiet session in ``order`` (all sessions, or one
+        principal's); busy ones met on the way move back."""
+        for _ in range(min(EVICTION_PROBES, len(order))):
+            sid, session = next(iter(order.items()))
             if not session.busy:
                 self.remove(sid)
                 return True
-            self._sessions.move_to_end(sid)  # in use: not a candidate now
+            order.move_to_end(sid)  # in use: not a candidate now
         return False
 
     def _expire_front(self, now: float) -> None:
@@ -190,6 +228,11 @@ class SessionStore:
         session = self._sessions.pop(session_id, None)
         if session is None:
             return False
+        own = self._by_principal.get(session.principal) if session.principal is not None else None
+        if own is not None:
+            own.pop(session_id, None)
+            if not own:
+                del self._by_principal[session.principal]
         session.on_touch = None
         session.close()
         return True
