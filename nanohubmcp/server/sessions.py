@@ -131,8 +131,12 @@ class SessionStore:
             ``max(1, max_sessions // 10)``, so 1,000; read when a session is created).
     """
 
-    def __init__(self, idle_seconds: float = DEFAULT_IDLE_SECONDS, max_sessions: int = MAX_SESSIONS,
-                 max_per_principal: int | None = None) -> None:
+    def __init__(
+        self,
+        idle_seconds: float = DEFAULT_IDLE_SECONDS,
+        max_sessions: int = MAX_SESSIONS,
+        max_per_principal: int | None = None,
+    ) -> None:
         self.idle_seconds = idle_seconds
         self.max_sessions = max_sessions
         self._max_per_principal = max_per_principal
@@ -164,11 +168,14 @@ class SessionStore:
             raise ServerBusy(
                 f"Too many sessions for this principal: at most {cap} per principal, and all are open and busy; "
                 f"retry in {FULL_RETRY_SECONDS} s, or end unused sessions with DELETE",
-                retry_after=FULL_RETRY_SECONDS)
+                retry_after=FULL_RETRY_SECONDS,
+            )
         if len(self._sessions) >= self.max_sessions and not self._evict_one(self._sessions):
             raise ServerBusy(
                 f"Too many sessions: {self.max_sessions} are open and busy; retry in {FULL_RETRY_SECONDS} s, "
-                "or end unused sessions with DELETE", retry_after=FULL_RETRY_SECONDS)
+                "or end unused sessions with DELETE",
+                retry_after=FULL_RETRY_SECONDS,
+            )
         session = Session(secrets.token_urlsafe(32), version, transport=transport)
         session.principal = principal
         session.on_touch = self._touched

@@ -22,8 +22,12 @@ from nanohubmcp.errors import ServerBusy
 from nanohubmcp.server.sessions import SessionStore
 
 USERS = {"ta": "alice", "tb": "bob"}
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "quota", "version": "0"}}}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "quota", "version": "0"}},
+}
 
 
 def shared_server(max_sessions: int) -> MCPServer:
