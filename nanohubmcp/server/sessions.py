@@ -235,11 +235,12 @@ class SessionStore:
         session = self._sessions.pop(session_id, None)
         if session is None:
             return False
-        own = self._by_principal.get(session.principal) if session.principal is not None else None
-        if own is not None:
+        principal = session.principal
+        own = self._by_principal.get(principal) if principal is not None else None
+        if principal is not None and own is not None:
             own.pop(session_id, None)
             if not own:
-                del self._by_principal[session.principal]
+                del self._by_principal[principal]
         session.on_touch = None
         session.close()
         return True
