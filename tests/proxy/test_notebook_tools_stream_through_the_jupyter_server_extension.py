@@ -98,10 +98,11 @@ def _run(coro: Any) -> Any:
 def notebook(nginx_executable: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[StreamingNotebook]:
     work = tmp_path_factory.mktemp("streaming-notebook")
     with jupyter_behind_nginx(nginx_executable, work, extension=True) as (jupyter, nginx):
-        mcp_port = free_port()
-
         async def prepare() -> StreamingNotebook:
             kernel = await NotebookKernel.open(jupyter, NOTEBOOK)
+            # Probed only once the kernel holds its own ports: the kernel launcher finds its ports by
+            # the same bind-to-0-and-close probe, and Linux may hand it the port probed just before.
+            mcp_port = free_port()
             try:
                 await kernel.run_ok(f"%load_ext nanohubmcp\n%config NanohubMCP.port = {mcp_port}")
                 first = await kernel.run_ok(CELLS)
