@@ -53,6 +53,9 @@ class Converted:
         blocks: content blocks that are not data (images, embedded resources, plain text).
         full: when the data is too large to inline, ``full()`` gives ``(payload, MIME type,
             file name)`` of the resource that keeps all of it (CSV for frames, JSON otherwise).
+        lazy: ``data`` is a function that makes the data (called only when it is inlined).
+        longer_than: when given, ``longer_than(n)`` says, without making all of the data, whether
+            its JSON text is longer than ``n`` characters (then ``full`` is kept instead).
     """
 
     summary: str | None = None
@@ -60,6 +63,8 @@ class Converted:
     has_data: bool = False
     blocks: list[dict[str, Any]] = field(default_factory=list)
     full: Callable[[], tuple[bytes | str, str, str]] | None = None
+    lazy: bool = False
+    longer_than: Callable[[int], bool] | None = None
 
 
 def recognised(value: Any) -> bool:
@@ -88,7 +93,7 @@ def data_of(value: Any) -> Any:
     if lib == "pandas":
         table = frames.to_records(value, jsonable)
         if table is not None:
-            return {"result": table[1]}
+            return {"result": table[1]()}
     return UNSET
 
 
@@ -110,7 +115,14 @@ def convert(value: Any, *, figure_dpi: float | None = None) -> Converted | None:
         table = frames.to_records(value, jsonable)
         if table is not None:
             summary, records, csv = table
-            return Converted(summary, records, True, full=csv)
+            return Converted(
+                summary,
+                records,
+                True,
+                full=csv,
+                lazy=True,
+                longer_than=lambda n: frames.longer_than(value, jsonable, n),
+            )
     if lib in ("matplotlib", "PIL"):
         block = images.to_block(value, figure_dpi=figure_dpi)
         if block is not None:
@@ -171,6 +183,6 @@ def jsonable(value: Any, _depth: int = 0) -> Any:
     if lib == "pandas":
         table = frames.to_records(value, jsonable)
         if table is not None:
-            return table[1]
+            return table[1]()
         return frames.cell(value, jsonable)
     return value

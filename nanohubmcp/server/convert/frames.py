@@ -15,38 +15,61 @@ import decimal
 from collections.abc import Callable
 from typing import Any
 
+from ...protocol import jsonenc
 from . import arrays
 from .kinds import Nested, is_a, library
 
 TABLE_ROWS = 20
 TABLE_COLUMNS = 12
 
-Table = tuple[str, Any, Callable[[], tuple[str, str, str]]]
+Table = tuple[str, Callable[[], Any], Callable[[], tuple[str, str, str]]]
+FIRST_CHUNK_ROWS = 1000
 
 
 def to_records(value: Any, nested: Nested) -> Table | None:
-    """``(readable text, JSON-ready records, CSV maker)`` of a DataFrame/Series/Index, else None.
+    """``(readable text, records maker, CSV maker)`` of a DataFrame/Series/Index, else None.
 
-    Raises:
-        TypeError: duplicate column names (records need one key per column).
+    The records maker gives the JSON-ready records; it raises ``TypeError`` for duplicate column
+    names (records need one key per column) or a cell with no JSON form.
     """
     if is_a(value, "pandas", "DataFrame"):
         text = value.to_string(max_rows=TABLE_ROWS, max_cols=TABLE_COLUMNS)
         head = f"pandas DataFrame, {value.shape[0]} rows x {value.shape[1]} columns"
-        return f"{head}:\n{text}", _records(value, nested), lambda: (value.to_csv(), "text/csv", "table.csv")
+        return f"{head}:\n{text}", lambda: _records(value, nested), lambda: (value.to_csv(), "text/csv", "table.csv")
     if is_a(value, "pandas", "Series"):
         frame = value.to_frame(name=value.name if value.name is not None else "value")
         text = value.to_string(max_rows=TABLE_ROWS)
         head = f"pandas Series {value.name!r}, {len(value)} rows, dtype {value.dtype}"
-        return f"{head}:\n{text}", _records(frame, nested), lambda: (frame.to_csv(), "text/csv", "series.csv")
+        return f"{head}:\n{text}", lambda: _records(frame, nested), lambda: (frame.to_csv(), "text/csv", "series.csv")
     if is_a(value, "pandas", "Index"):
         values = column(value.to_series(index=None), nested)
         preview = ", ".join(str(v) for v in value[: TABLE_ROWS // 2])
         more = ", ..." if len(value) > TABLE_ROWS // 2 else ""
         head = f"pandas {type(value).__name__}, {len(value)} values, dtype {value.dtype}: [{preview}{more}]"
         frame = value.to_frame(index=False)
-        return head, values, lambda: (frame.to_csv(index=False), "text/csv", "index.csv")
+        return head, lambda: values, lambda: (frame.to_csv(index=False), "text/csv", "index.csv")
     return None
+
+
+def longer_than(value: Any, nested: Nested, limit: int) -> bool:
+    """True when the JSON text of ``{"result": records}`` of a DataFrame/Series is longer than
+    ``limit`` characters, found by encoding the rows in growing chunks and stopping as soon as the
+    count passes ``limit`` (a large table that is kept as a CSV file is never turned into records
+    whole). False for anything else.
+
+    Raises:
+        TypeError: as the records maker, for the rows it encodes.
+    """
+    if is_a(value, "pandas", "Series"):
+        value = value.to_frame(name=value.name if value.name is not None else "value")
+    elif not is_a(value, "pandas", "DataFrame"):
+        return False
+    size, start, step = len('{"result":[]}'), 0, FIRST_CHUNK_ROWS
+    while start < len(value) and size <= limit:
+        chunk = jsonenc.dumps(_records(value.iloc[start : start + step], nested))
+        size += len(chunk) - 2 + (1 if start else 0)  # its records, and the comma before them
+        start, step = start + step, step * 2
+    return size > limit
 
 
 def _name(label: Any) -> str:

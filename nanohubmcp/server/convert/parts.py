@@ -68,21 +68,40 @@ def _images_kept(blocks: list[Wire], sink: ResultSink | None) -> list[Wire]:
     return out
 
 
+def _kept(conv: Converted, sink: ResultSink, payload: bytes | str, mime: str, name: str) -> list[Wire]:
+    """The note and the ``resource_link`` of a converted value's data kept in the store."""
+    link = sink.link(payload, mime, name, conv.summary.partition("\n")[0] if conv.summary else name)
+    return [link_note(conv.summary, len(payload), sink, link), link]
+
+
+def _known_too_big(conv: Converted, sink: ResultSink | None, limit: int | None) -> bool:
+    """True when ``conv`` has a file form and says, without making its data, that it is over ``limit``."""
+    if conv.full is None or conv.longer_than is None or limit is None or not too_big(sink, limit + 1):
+        return False
+    return conv.longer_than(limit)
+
+
 def converted_parts(conv: Converted, sink: ResultSink | None) -> tuple[list[Wire], Any]:
     """``(content blocks, structuredContent or UNSET)`` of a converted value (see the module)."""
     blocks = _images_kept(conv.blocks, sink)
     if not conv.has_data:
         return blocks, UNSET
-    structured = conv.data if isinstance(conv.data, dict) else {"result": conv.data}
+    limit = sink.options.max_inline_bytes if sink is not None else None
+    if _known_too_big(conv, sink, limit):  # a large table: kept as its file without making all of its records
+        assert sink is not None
+        assert conv.full is not None
+        payload, mime, name = conv.full()
+        return [*blocks, *_kept(conv, sink, payload, mime, name)], UNSET
+    data = conv.data() if conv.lazy else conv.data
+    structured = data if isinstance(data, dict) else {"result": data}
     text = jsonenc.dumps(structured)
     if too_big(sink, len(text)):
         assert sink is not None
         if conv.full is not None:
             payload, mime, name = conv.full()
         else:
-            payload = text if isinstance(conv.data, dict) else text[len(WRAPPER) : -1]
+            payload = text if isinstance(data, dict) else text[len(WRAPPER) : -1]
             mime, name = "application/json", "result.json"
-        link = sink.link(payload, mime, name, conv.summary.partition("\n")[0] if conv.summary else name)
-        return [*blocks, link_note(conv.summary, len(payload), sink, link), link], UNSET
+        return [*blocks, *_kept(conv, sink, payload, mime, name)], UNSET
     head = [_text(conv.summary)] if conv.summary else []
     return [*head, *blocks, _text(text)], structured
