@@ -33,6 +33,7 @@ NOTEBOOK_SETUP = """
 %load_ext nanohubmcp
 %config NanohubMCP.port = {port}
 %config NanohubMCP.mode = {mode!r}
+%config NanohubMCP.token = ''
 """
 NOTEBOOK_TOOL = """%%mcp_tool
 def add(a: float, b: float) -> float:
