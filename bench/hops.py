@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+"""How many of our modules one ``tools/call`` passes through, and how often it crosses from one to another.
+
+    .venv/bin/python bench/hops.py                # both transports, the figures as a table
+    .venv/bin/python bench/hops.py --json         # the same as JSON
+    .venv/bin/python bench/hops.py --trace http   # also print the sequence of modules entered
+
+A server with one sync tool ``add(a, b)`` is served in this process: over Streamable HTTP on a
+loopback port (``MCPServer.start()``, its event loop in a thread) and over stdio (the stdio
+transport on a pair of pipes). The client (``http.client`` or raw lines on the pipe) opens the
+session, makes one warm-up call, then makes the measured call with a profiler installed in every
+thread (``sys.setprofile`` / ``threading.setprofile``). Each Python function entered whose module
+belongs to ``nanohubmcp`` is recorded in the order entered (all threads, one sequence). Reported:
+
+- **modules**: the distinct ``nanohubmcp`` modules entered while the call was served;
+- **hops**: pairs of consecutive recorded functions that belong to different modules;
+- **functions**: the recorded function entries.
+
+The figures count structure, not time: they do not depend on the machine's load. They depend a
+little on thread interleaving (the worker thread running the tool and the loop thread), so the
+median of ``--rounds`` measured calls is reported. Not a test: nothing asserts a figure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from nanohubmcp import MCPServer  # noqa: E402
+
+VERSION = "2025-11-25"
+INIT = {"protocolVersion": VERSION, "capabilities": {}, "clientInfo": {"name": "hops", "version": "1"}}
+CALL = {"name": "add", "arguments": {"a": 1.5, "b": 2.25}}
+
+
+class Recorder:
+    """Records the ``nanohubmcp`` module of each Python function entered, in every thread, while on."""
+
+    def __init__(self) -> None:
+        self.on = False
+        self.modules: list[str] = []
+
+    def __call__(self, frame: FrameType, event: str, arg: Any) -> None:
+        if self.on and event == "call":
+            name = frame.f_globals.get("__name__", "")
+            if name == "nanohubmcp" or name.startswith("nanohubmcp."):
+                self.modules.append(name)
+
+    def install(self) -> None:
+        threading.setprofile(self)
+        sys.setprofile(self)
+
+    def start(self) -> None:
+        self.modules = []
+        self.on = True
+
+    def stop(self) -> dict[str, Any]:
+        self.on = False
+        seq = self.modules
+        hops = sum(1 for a, b in zip(seq, seq[1:]) if a != b)
+        return {"modules": len(set(seq)), "hops": hops, "functions": len(seq), "sequence": list(seq)}
+
+
+def server() -> MCPServer:
+    srv = MCPServer("hops", job_store="memory")
+
+    @srv.tool()
+    def add(a: float, b: float) -> float:
+        """Sum of two numbers."""
+        return a + b
+
+    return srv
+
+
+def over_http(rec: Recorder, rounds: int) -> list[dict[str, Any]]:
+    srv = server().start(port=0)
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
+        headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+
+        def post(msg: dict[str, Any], sid: str | None) -> tuple[str | None, bytes]:
+            h = dict(headers)
+            if sid:
+                h["Mcp-Session-Id"] = sid
+                h["MCP-Protocol-Version"] = VERSION
+            conn.request("POST", "/mcp", body=json.dumps(msg), headers=h)
+            resp = conn.getresponse()
+            body = resp.read()
+            if resp.status >= 300:
+                raise SystemExit(f"HTTP {resp.status}: {body[:200]!r}")
+            return resp.getheader("Mcp-Session-Id"), body
+
+        sid, _ = post({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT}, None)
+        post({"jsonrpc": "2.0", "method": "notifications/initialized"}, sid)
+        figures = []
+        for i in range(rounds + 1):
+            msg = {"jsonrpc": "2.0", "id": i + 1, "method": "tools/call", "params": CALL}
+            if i:
+                rec.start()
+            _, body = post(msg, sid)
+            if i:
+                figures.append(rec.stop())
+            if b"3.75" not in body:
+                raise SystemExit(f"unexpected answer: {body[:200]!r}")
+            time.sleep(0.05)  # let the server finish what follows an answer before the next call
+        conn.close()
+        return figures
+    finally:
+        srv.stop()
+
+
+def over_stdio(rec: Recorder, rounds: int) -> list[dict[str, Any]]:
+    import asyncio
+
+    from nanohubmcp.transports.stdio import StdioTransport
+
+    srv = server()
+    in_r, in_w = os.pipe()
+    out_r, out_w = os.pipe()
+    transport = StdioTransport(srv, in_fd=in_r, out_fd=out_w)
+    thread = threading.Thread(target=lambda: asyncio.run(transport.serve()), daemon=True)
+    thread.start()
+    reader = os.fdopen(out_r, "rb")
+
+    def ask(msg: dict[str, Any]) -> bytes | None:
+        os.write(in_w, json.dumps(msg).encode() + b"\n")
+        return reader.readline() if "id" in msg else None
+
+    ask({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT})
+    ask({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    figures = []
+    for i in range(rounds + 1):
+        if i:
+            rec.start()
+        line = ask({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call", "params": CALL})
+        if i:
+            figures.append(rec.stop())
+        if not line or b"3.75" not in line:
+            raise SystemExit(f"unexpected answer: {line!r}")
+        time.sleep(0.05)
+    os.close(in_w)
+    thread.join(10)
+    return figures
+
+
+def summary(figures: list[dict[str, Any]]) -> dict[str, Any]:
+    best = sorted(figures, key=lambda f: f["hops"])[len(figures) // 2]
+    return {
+        "modules": int(statistics.median(f["modules"] for f in figures)),
+        "hops": int(statistics.median(f["hops"] for f in figures)),
+        "functions": int(statistics.median(f["functions"] for f in figures)),
+        "module_list": sorted(set(best["sequence"])),
+        "sequence": best["sequence"],
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rounds", type=int, default=5, help="measured calls per transport (median reported)")
+    ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+    ap.add_argument("--trace", choices=["http", "stdio"], help="print the module sequence of one transport")
+    ap.add_argument("--modules", action="store_true", help="list the modules entered")
+    args = ap.parse_args()
+    rec = Recorder()
+    rec.install()
+    results = {"streamable-http": summary(over_http(rec, args.rounds)), "stdio": summary(over_stdio(rec, args.rounds))}
+    sys.setprofile(None)
+    threading.setprofile(None)  # type: ignore[arg-type]
+    if args.json:
+        print(
+            json.dumps(
+                {k: {x: v[x] for x in ("modules", "hops", "functions", "module_list")} for k, v in results.items()},
+                indent=2,
+            )
+        )
+    else:
+        print(f"{'transport':<16} {'modules':>8} {'hops':>6} {'functions':>10}")
+        for name, r in results.items():
+            print(f"{name:<16} {r['modules']:>8} {r['hops']:>6} {r['functions']:>10}")
+        if args.modules:
+            for name, r in results.items():
+                print(f"\n{name}:\n  " + "\n  ".join(r["module_list"]))
+    if args.trace:
+        seq = results["streamable-http" if args.trace == "http" else "stdio"]["sequence"]
+        last = None
+        for mod in seq:
+            if mod != last:
+                print(mod)
+            last = mod
+
+
+if __name__ == "__main__":
+    main()
