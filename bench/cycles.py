@@ -117,7 +117,7 @@ def main() -> int:
             print(f"  {m}")
         if args.list:
             for c in cycles:
-                print("    " + " -> ".join(c + [c[0]]))
+                print("    " + " -> ".join([*c, c[0]]))
     print(f"{len(comps)} groups, {total} simple cycles")
     return 1 if comps else 0
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import itertools
 import json
 import os
 import statistics
@@ -69,7 +70,7 @@ class Recorder:
     def stop(self) -> dict[str, Any]:
         self.on = False
         seq = self.modules
-        hops = sum(1 for a, b in zip(seq, seq[1:]) if a != b)
+        hops = sum(1 for a, b in itertools.pairwise(seq) if a != b)
         return {"modules": len(set(seq)), "hops": hops, "functions": len(seq), "sequence": list(seq)}
 
 

@@ -1,4 +1,6 @@
-"""Shared test helpers (import with ``from support import serve, mcp_client``): real servers on loopback ports, and the official ``mcp`` client.
+"""Shared test helpers (import with ``from support import serve, mcp_client``).
+
+Real servers on loopback ports, and the official ``mcp`` client.
 
 ``serve(server, **options)`` starts an ``MCPServer`` in the background on 127.0.0.1 with a free
 port (bound by the server itself, no probe-then-close race) and stops it afterwards.

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from nanohubmcp import MCPServer
-from nanohubmcp.jupyter.kernel_server import _status, run_in_kernel
 from nanohubmcp.jupyter.hub import detect_hub
+from nanohubmcp.jupyter.kernel_server import _status, run_in_kernel
 
 
 def test_run_in_kernel_on_a_hub_serves_the_weber_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -14,7 +14,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def hook(root: Path, target: str = "wheel") -> Any:
     spec = importlib.util.spec_from_file_location("hatch_build", ROOT / "hatch_build.py")
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.LabExtensionCheck(str(root), {}, None, None, str(root / "dist"), target)

@@ -68,7 +68,8 @@ def test_reserved_metadata_namespaces_are_refused() -> None:
 
     with serve(server) as base:
         rpc(base, "tools/call", {"name": "meta", "arguments": {}})
-    assert errors and "reserved" in errors[0]
+    assert errors
+    assert "reserved" in errors[0]
 
 
 @pytest.mark.parametrize("name", ["job_id", "cancel_event", "task_metadata", "set_task_metadata",

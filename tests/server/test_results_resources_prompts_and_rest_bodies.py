@@ -20,7 +20,7 @@ from nanohubmcp.protocol.content import (
     ResourceLink,
     TextContent,
 )
-from nanohubmcp.protocol.result_types import Message, PromptResult, ResourceResult, ToolResult
+from nanohubmcp.protocol.result_types import Message, PromptResult, ResourceResult
 from nanohubmcp.server.results import (
     prompt_messages,
     prompt_result,

@@ -117,7 +117,8 @@ def test_a_url_without_a_server_fails_clearly() -> None:
     reply = done.stdout.decode()
     assert '"id":1' in reply
     assert "cannot connect to 127.0.0.1:9" in reply
-    assert "Connection refused" in reply and "is the server running?" in reply
+    assert "Connection refused" in reply
+    assert "is the server running?" in reply
 
 
 async def test_the_token_from_mcp_token_reaches_a_server_that_requires_one() -> None:

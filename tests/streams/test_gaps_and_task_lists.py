@@ -24,7 +24,8 @@ def test_list_changed_during_a_reconnect_is_replayed_after_last_event_id() -> No
         session = wire.initialize()
         events = wire.listen(session)
         primed = events.next()
-        assert primed is not None and primed.id
+        assert primed is not None
+        assert primed.id
         events.close()
         time.sleep(0.2)  # the server notices the dropped stream
 

@@ -98,11 +98,14 @@ def test_a_hung_up_call_is_finished_on_the_resumed_stream_even_after_a_second_dr
                             "params": {"name": "slow_talker", "arguments": {}}}, session)
         assert first.getheader("Content-Type") == "text/event-stream"
         primed = events(first)
-        assert len(primed) == 1 and primed[0]["data"] == "" and "retry" in primed[0]
+        assert len(primed) == 1
+        assert primed[0]["data"] == ""
+        assert "retry" in primed[0]
         time.sleep(0.2)  # the tool finishes while nobody listens
         # First resume: read one event, then drop the connection.
         partial = events(resume(port, session, primed[0]["id"]), limit=1)
-        assert len(partial) == 1 and json.loads(partial[0]["data"])["params"]["data"] == "line 0"
+        assert len(partial) == 1
+        assert json.loads(partial[0]["data"])["params"]["data"] == "line 0"
         # Second resume from the last id we saw: everything after it, the result last.
         rest = events(resume(port, session, partial[0]["id"]))
         messages = [json.loads(e["data"]) for e in rest]
@@ -120,5 +123,6 @@ def test_event_ids_increase_after_the_priming_event() -> None:
                                     "params": {"name": "quick", "arguments": {}}}, session))
         sequence = [int(e["id"].rsplit(".", 1)[1]) for e in stream]
         assert stream[0]["data"] == ""
-        assert sequence == sorted(sequence) and len(set(sequence)) == len(sequence)
+        assert sequence == sorted(sequence)
+        assert len(set(sequence)) == len(sequence)
         assert json.loads(stream[-1]["data"])["result"]["content"][0]["text"] == "ok"
