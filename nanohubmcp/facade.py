@@ -1,14 +1,12 @@
 """``MCPServer``: the public facade — decorators to register tools, and ``run``/``start``/``stop``.
 
-It only wires collaborators together: component records (``server.components``), the core
-(``server.core``), and the transports' runner (imported when serving starts, so building a
-server imports no Tornado code paths it does not use).
-
-The serving verbs (``run``, ``start``, ``stop``, ``make_app``, ``call``) are inherited from
-:class:`nanohubmcp.serving_verbs.ServingVerbs`; the registration of resources, views, prompts,
-completions and skills from :class:`nanohubmcp.resource_verbs.ResourceVerbs`. The facade sits
-below the Jupyter layer (which builds ``MCPServer`` objects for notebooks) and never names it;
-``run()`` reaches it lazily, in a kernel only (see ``serving_verbs``).
+It holds the public signatures and their documentation, and hands each call to one of three
+objects it composes: the core (``server.core``), a :class:`~nanohubmcp.registration.Registrar`
+that turns functions into component records on the core's registry, and a
+:class:`~nanohubmcp.serving.Serving` that owns the transports' runner while serving (the
+transports are imported when serving starts, so building a server imports no Tornado code).
+The facade sits below the Jupyter layer (which builds ``MCPServer`` objects for notebooks) and
+never names it; ``run()`` reaches it lazily, in a kernel only (see ``nanohubmcp.serving``).
 
 Example:
     ```python
@@ -28,41 +26,28 @@ Example:
 
 from __future__ import annotations
 
-import sys
-import warnings
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from .auth.verifiers import resolve as resolve_auth
-from .decorators import marked
-from .errors import RegistrationError, RegistrationWarning
-from .resource_verbs import ResourceVerbs
-from .server import apps, registration_checks
-from .server.components import Tool
-from .server.context import Context
+from .errors import RegistrationError
+from .registration import Registrar, decorating
+from .server import apps
+from .server.components import Prompt, Resource, ResourceTemplate, Tool
 from .server.core import ServerCore
-from .server.executors import EXECUTORS, JobExecutor
+from .server.direct import CallResult
 from .server.methods import install
 from .server.modern import state as modern_state
-from .server.modern.tool_options import apply_tool_options
-from .server.principal import TOOL_SCOPES, parse_scopes
 from .server.result_store import DEFAULT_MAX_INLINE_BYTES
-from .server.toolcalls import JOB_EXECUTOR, job_result_tool
-from .serving_verbs import ServingVerbs
+from .serving import DEFAULT_MAX_REQUEST_BYTES, Serving
 
 if TYPE_CHECKING:
-    from .transports.runner import Runner
+    pass
+
+_Self = TypeVar("_Self", bound="MCPServer")
 
 
-def _user_frame() -> int:
-    """The ``stacklevel`` of the first caller outside nanohubmcp, so a warning names the user's line."""
-    frame, level = sys._getframe(1), 1
-    while frame.f_back is not None and frame.f_globals.get("__name__", "").partition(".")[0] == "nanohubmcp":
-        frame, level = frame.f_back, level + 1
-    return level
-
-
-class MCPServer(ResourceVerbs, ServingVerbs):
+class MCPServer:
     """An MCP server built from decorated Python functions.
 
     Args:
@@ -157,13 +142,12 @@ class MCPServer(ResourceVerbs, ServingVerbs):
         )
         install(self.core)
         modern_state.configure(self.core, state_secret=state_secret)
-        self._runner: Runner | None = None
-        self.public_url: str | None = None
+        self._registrar = Registrar(self.core)
+        self._serving = Serving()
         self.auth = auth
         if auth is not None:
             resolve_auth(auth)  # a wrong kind of value fails here, not when serving starts
 
-    # -- identity ------------------------------------------------------------------------
     @property
     def name(self) -> str:
         """The server name."""
@@ -179,47 +163,19 @@ class MCPServer(ResourceVerbs, ServingVerbs):
         """The event bus (``subscribe(callback)``); see ``nanohubmcp.server.events``."""
         return self.core.bus
 
-    # -- registration --------------------------------------------------------------------
+    @property
+    def public_url(self) -> str | None:
+        """The URL advertised while serving (``run(public_url=...)``), else None."""
+        return self._serving.public_url
+
+    # -- tools -------------------------------------------------------------------------
+
     def add_tool(self, fn: Callable[..., Any], *, background: bool = False, **options: Any) -> Tool:
         """Register ``fn`` as a tool (replacing one of the same name); returns the record.
 
         Options are those of :meth:`tool`. Raises ``RegistrationError`` naming the tool.
         """
-        x_mcp_headers, task_support = options.pop("x_mcp_headers", None), options.pop("task_support", None)
-        scopes = options.pop("scopes", None)
-        executor = options.pop("executor", None)
-        view, visibility = options.pop("view", None), options.pop("view_visibility", None)
-        if view is not None:
-            who = f"tool {options.get('name') or getattr(fn, '__name__', fn)!r}"
-            options["meta"] = apps.tool_view_meta(options.get("meta"), view, who, visibility)
-        tool = Tool.from_function(fn, background=background, context_types=(Context,), **options)
-        tool = apply_tool_options(tool, x_mcp_headers=x_mcp_headers, task_support=task_support)
-        if scopes:
-            try:
-                tool.extra[TOOL_SCOPES] = parse_scopes(scopes)
-            except ValueError as exc:
-                raise RegistrationError(f"tool {tool.name!r}: {exc}") from None
-        if executor is not None:
-            if not background:
-                raise RegistrationError(f"tool '{tool.name}': executor= is for @async_tool (job) tools only")
-            if not isinstance(executor, JobExecutor) and executor not in EXECUTORS:
-                raise RegistrationError(
-                    f"tool '{tool.name}': executor must be one of {', '.join(EXECUTORS)} or a JobExecutor, "
-                    f"not {executor!r}"
-                )
-            tool.extra[JOB_EXECUTOR] = executor
-        registration_checks.refuse_reserved(tool.name, fn)
-        for message in registration_checks.tool_warnings(tool, self.core.registry.tools.get(tool.name)):
-            warnings.warn(message, RegistrationWarning, stacklevel=_user_frame())
-        if background and "get_job_result" not in self.core.registry.tools:
-            # The poll tool exists once there is something to poll (earlier package's behaviour).
-            self.add_tool(
-                job_result_tool(self.core),
-                name="get_job_result",
-                annotations={"readOnlyHint": True, "idempotentHint": True, "destructiveHint": False},
-            )
-        self.core.registry.add_tool(tool)
-        return tool
+        return self._registrar.add_tool(fn, background=background, **options)
 
     def tool(
         self,
@@ -285,15 +241,7 @@ class MCPServer(ResourceVerbs, ServingVerbs):
             "view": view,
             "view_visibility": view_visibility,
         }
-        if fn is not None:
-            self.add_tool(fn, **options)
-            return fn
-
-        def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
-            self.add_tool(func, **options)
-            return func
-
-        return decorate
+        return decorating(lambda func: self.add_tool(func, **options), fn)
 
     def async_tool(self, fn: Callable[..., Any] | None = None, **options: Any) -> Any:
         """Decorator: a long-running tool that answers at once with a job id.
@@ -304,19 +252,11 @@ class MCPServer(ResourceVerbs, ServingVerbs):
         ``JobExecutor``) to run this tool's jobs somewhere other than the server's
         ``job_executor``.
         """
-        if fn is not None:
-            self.add_tool(fn, background=True, **options)
-            return fn
-
-        def decorate(func: Callable[..., Any]) -> Callable[..., Any]:
-            self.add_tool(func, background=True, **options)
-            return func
-
-        return decorate
+        return decorating(lambda func: self.add_tool(func, background=True, **options), fn)
 
     def remove_tool(self, name: str) -> bool:
         """Unregister a tool; True when it existed (clients get ``list_changed``)."""
-        return self.core.registry.tools.remove(name)
+        return self._registrar.remove_tool(name)
 
     def include(self, obj: Any) -> int:
         """Register every function marked with the module-level decorators in ``obj``.
@@ -324,24 +264,330 @@ class MCPServer(ResourceVerbs, ServingVerbs):
         ``obj`` may be a module, a class or instance, or an iterable of functions. Returns how
         many components were registered.
         """
-        if isinstance(obj, (list, tuple, set)):
-            candidates = list(obj)
-        else:
-            candidates = [getattr(obj, n) for n in dir(obj) if not n.startswith("__")]
-        count = 0
-        for fn in candidates:
-            mark = marked(fn)
-            if mark is None:
-                continue
-            kind, options = mark
-            if kind == "tool":
-                self.add_tool(fn, **options)
-            elif kind == "async_tool":
-                self.add_tool(fn, background=True, **options)
-            elif kind == "resource":
-                opts = dict(options)
-                self.add_resource(fn, opts.pop("uri"), **opts)
-            elif kind == "prompt":
-                self.add_prompt(fn, **options)
-            count += 1
-        return count
+        return self._registrar.include(obj)
+
+    # -- resources, views, prompts, completions, skills --------------------------------
+
+    def add_resource(self, fn: Callable[..., Any], uri: str, **options: Any) -> Resource | ResourceTemplate:
+        """Register ``fn`` as the resource (or template) at ``uri``; returns the record."""
+        return self._registrar.add_resource(fn, uri, **options)
+
+    def resource(
+        self,
+        uri: str,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        mime_type: str | None = None,
+        tags: Any = None,
+        meta: dict[str, Any] | None = None,
+        title: str | None = None,
+        annotations: dict[str, Any] | None = None,
+        size: int | None = None,
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Decorator: register a function as the resource at ``uri``.
+
+        A URI with ``{placeholders}`` registers a resource template; each placeholder matches
+        one path segment and is passed to the function by name. Return a dict (JSON), a
+        string (text), bytes (a blob), or a ``ResourceResult``.
+
+        Raises:
+            RegistrationError: a missing URI (``@server.resource`` without parentheses), a
+                malformed template, or a placeholder the function does not take.
+        """
+        if callable(uri):
+            raise RegistrationError("@resource needs a URI: write @server.resource('scheme://path')")
+        options = {
+            "name": name,
+            "description": description,
+            "mime_type": mime_type,
+            "tags": tags,
+            "meta": meta,
+            "title": title,
+            "annotations": annotations,
+            "size": size,
+        }
+        return decorating(lambda func: self.add_resource(func, uri, **options), None)
+
+    def add_app_view(
+        self,
+        uri: str,
+        html: Any,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        title: str | None = None,
+        csp: Any = None,
+        domain: str | None = None,
+        permissions: Any = None,
+        prefers_border: bool | None = None,
+    ) -> Resource:
+        """Register a view (MCP Apps): ``html`` served at ``uri`` as ``text/html;profile=mcp-app``.
+
+        Args:
+            uri: ``ui://...``; a tool shows its result there with ``@server.tool(view=uri)``.
+            html: an HTML string, an object with ``_repr_html_()`` (e.g. a plotly figure), or a
+                function of no arguments returning one (called at each read).
+            csp / domain / permissions / prefers_border: the resource's ``_meta.ui``; see
+                ``nanohubmcp.server.apps.view_resource_meta``.
+        The served document gets an inline script speaking the view side of the Apps protocol:
+        the view's scripts get the tool's result with ``mcpApp.onToolResult(result => ...)``
+        (``mcpApp.data(result)`` is its ``structuredContent``, else its text parsed as JSON).
+
+        Raises:
+            RegistrationError: not a ``ui://`` URI, or a bad ``_meta.ui`` option.
+        """
+        who = f"view {uri!r}"
+        apps.check_view_uri(uri, who)
+        ui_meta = apps.view_resource_meta(
+            who, csp=csp, domain=domain, permissions=permissions, prefers_border=prefers_border
+        )
+        return self._registrar.add_app_view(uri, html, name=name, description=description, title=title, ui_meta=ui_meta)
+
+    def app_view(self, uri: str, **options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Decorator: the function (no arguments) returns the HTML of the view at ``uri``.
+
+        Options are those of :meth:`add_app_view`, e.g.::
+
+            @server.app_view("ui://plots/chart", csp={"resource_domains": ["https://cdn.example.org"]})
+            def chart() -> str:
+                return "<svg id='plot'></svg><script>mcpApp.onToolResult(r => ...)</script>"
+        """
+        if callable(uri):
+            raise RegistrationError("@app_view needs a URI: write @server.app_view('ui://name')")
+        return decorating(lambda func: self.add_app_view(uri, func, **options), None)
+
+    def remove_resource(self, uri: str) -> bool:
+        """Unregister a resource or template by its URI (template)."""
+        return self._registrar.remove_resource(uri)
+
+    def resource_updated(self, uri: str) -> None:
+        """Tell subscribed clients that the resource at ``uri`` changed (thread-safe)."""
+        self._registrar.resource_updated(uri)
+
+    def add_prompt(self, fn: Callable[..., Any], **options: Any) -> Prompt:
+        """Register ``fn`` as a prompt; returns the record."""
+        return self._registrar.add_prompt(fn, **options)
+
+    def prompt(
+        self,
+        fn: Callable[..., Any] | None = None,
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        tags: Any = None,
+        meta: dict[str, Any] | None = None,
+        title: str | None = None,
+    ) -> Any:
+        """Decorator: register a function as a prompt template.
+
+        Its parameters become the prompt's arguments. Return a list of messages
+        (``{"role", "content"}`` dicts or ``Message``), a string (one user message), or a
+        ``PromptResult``.
+        """
+        options = {"name": name, "description": description, "tags": tags, "meta": meta, "title": title}
+        return decorating(lambda func: self.add_prompt(func, **options), fn)
+
+    def remove_prompt(self, name: str) -> bool:
+        """Unregister a prompt."""
+        return self._registrar.remove_prompt(name)
+
+    def completion(
+        self, *, argument: str, prompt: str | None = None, template: str | None = None
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """Decorator: suggest values for a prompt argument or a template variable.
+
+        The function takes ``value`` (what the user typed so far) and optionally ``context``
+        (the other arguments already given) and returns a list of strings (≤ 100 are sent).
+
+        Source: MCP 2025-11-25, Server § Utilities § Completion.
+        """
+        if (prompt is None) == (template is None):
+            raise RegistrationError("@completion needs exactly one of prompt='name' or template='uri{...}'")
+        kind, name = ("ref/prompt", prompt) if prompt is not None else ("ref/resource", template)
+        return decorating(lambda func: self._registrar.add_completer(kind, str(name), argument, func), None)
+
+    def skill(self, path: str | Any, *, prefix: str | None = None) -> Any:
+        """Publish the skill folder at ``path`` (holding a ``SKILL.md``) as ``skill://`` resources.
+
+        Every file becomes a resource (``skill://<name>/SKILL.md`` and the rest below it), and
+        2026-07-28 clients get ``skills/list``, ``skills/get`` and directory reads (extension
+        ``io.modelcontextprotocol/skills``). Publishing the same skill again replaces it.
+
+        Args:
+            path: the skill folder; its ``SKILL.md`` front matter gives ``name`` and
+                ``description`` (Agent Skills format).
+            prefix: leading URI segments, e.g. ``"nanohub"`` → ``skill://nanohub/<name>/SKILL.md``.
+        Returns:
+            The loaded ``Skill`` (name, URIs, front matter, files).
+        Raises:
+            RegistrationError: no ``SKILL.md``, bad front matter or name, too many or too large
+                files (512 files, 16 MiB).
+
+        Source: MCP skills extension (SEP-2640).
+        """
+        return self._registrar.publish_skill(path, prefix)
+
+    # -- serving -----------------------------------------------------------------------
+
+    def make_app(
+        self,
+        *,
+        path_prefix: str = "",
+        public_url: str | None = None,
+        allowed_origins: Any = None,
+        max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+        token: str | None = None,
+    ) -> Any:
+        """Return the ``tornado.web.Application`` serving this server (for your own HTTPServer)."""
+        return self._serving.make_app(
+            self,
+            path_prefix=path_prefix,
+            public_url=public_url,
+            allowed_origins=allowed_origins,
+            max_request_bytes=max_request_bytes,
+            token=token,
+        )
+
+    @property
+    def token(self) -> str | None:
+        """The static bearer token clients must send while serving with one (``run(token=...)``,
+        ``MCP_TOKEN``), else None."""
+        return self._serving.token
+
+    def run(
+        self,
+        host: str | None = None,
+        port: int | None = None,
+        path_prefix: str = "",
+        *,
+        allowed_origins: Any = None,
+        max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+        public_url: str | None = None,
+        quiet: bool = False,
+        token: str | None = None,
+        transport: str | None = None,
+        **compat: Any,
+    ) -> None:
+        """Serve until interrupted (Ctrl-C / SIGTERM), printing the endpoints first.
+
+        With ``transport="stdio"`` (or ``$MCP_TRANSPORT=stdio``) it serves one client on
+        stdin/stdout instead, as desktop clients launch servers, until the client closes stdin;
+        stdout then carries only protocol messages (``print()`` goes to stderr) and the HTTP
+        options are ignored.
+
+        In a Jupyter kernel it serves in the background and returns instead of blocking the
+        kernel (no "event loop is already running"): on 127.0.0.1 unless ``host`` is given,
+        and re-running the cell replaces the earlier ``run()`` server of the same name (or on the
+        same port), so the old one stops instead of lingering on its port. Inside any
+        other running event loop it behaves like :meth:`start`.
+
+        Args:
+            host: interface to bind; default "127.0.0.1" (this machine only). Binding another
+                interface with no authorization configured logs a warning.
+            port: TCP port; default ``$MCP_PORT`` or 8000; 0 = any free port.
+            path_prefix: path to serve under (behind a proxy that does not strip it).
+            allowed_origins: None (loopback plus the public URL's origin), a list, or "*".
+            max_request_bytes: request body limit (413 above it).
+            public_url: the URL to advertise (the weber URL behind nanoHUB's proxy).
+            quiet: do not print the endpoint banner.
+            token: the static bearer token every HTTP request must carry
+                (``Authorization: Bearer <token>``); overrides ``auth``; ``""`` turns
+                authorization off. Default: ``$MCP_TOKEN`` when ``auth`` is None.
+            transport: ``"http"`` (default) or ``"stdio"``; default ``$MCP_TRANSPORT``.
+        Raises:
+            ConfigurationError: the port is busy or invalid, or the transport unknown (the
+                message says which).
+        """
+        self._serving.run(
+            self,
+            host,
+            port,
+            path_prefix,
+            allowed_origins=allowed_origins,
+            max_request_bytes=max_request_bytes,
+            public_url=public_url,
+            quiet=quiet,
+            token=token,
+            transport=transport,
+            compat=compat,
+        )
+
+    def start(
+        self: _Self,
+        host: str = "127.0.0.1",
+        port: int | None = None,
+        path_prefix: str = "",
+        *,
+        allowed_origins: Any = None,
+        max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+        public_url: str | None = None,
+        quiet: bool = True,
+        loop: str = "thread",
+        token: str | None = None,
+        **compat: Any,
+    ) -> _Self:
+        """Serve in the background and return once listening (takes the options of :meth:`run`).
+
+        Args:
+            loop: ``"thread"`` (an event loop of its own in a daemon thread) or ``"current"``
+                (the running loop of the calling thread, e.g. a Jupyter kernel's).
+        Returns:
+            self, so ``server.start().url`` works.
+        """
+        self._serving.start(
+            self,
+            host,
+            port,
+            path_prefix,
+            allowed_origins=allowed_origins,
+            max_request_bytes=max_request_bytes,
+            public_url=public_url,
+            quiet=quiet,
+            loop=loop,
+            token=token,
+            compat=compat,
+        )
+        return self
+
+    def stop(self) -> None:
+        """Stop serving (if serving) and free the port. Safe to call twice and from any thread."""
+        self._serving.stop()
+
+    def call(self, name: str, arguments: dict[str, Any] | None = None) -> CallResult:
+        """Call tool ``name`` through the running server, as a client would, and wait.
+
+        The call takes the path of a client's ``tools/call`` (lookup, argument validation,
+        the tool on its thread, result shaping). In a notebook the result shows as a client
+        would show it (images as images).
+
+        Args:
+            name: the tool's name.
+            arguments: its arguments, as JSON values.
+        Returns:
+            The ``CallToolResult`` (a dict; ``.text``, ``.structured``, ``.is_error``).
+        Raises:
+            ProtocolError: the JSON-RPC error a client would get (-32602 for an unknown tool).
+            ConfigurationError: the server is not running, or this thread runs its event loop
+                (a "kernel" mode notebook): use ``await server.call_async(...)`` there.
+        """
+        return self._serving.call(self.core, name, arguments)
+
+    async def call_async(self, name: str, arguments: dict[str, Any] | None = None) -> CallResult:
+        """:meth:`call` for a coroutine (or a notebook cell's top-level ``await``)."""
+        return await self._serving.call_async(self.core, name, arguments)
+
+    @property
+    def running(self) -> bool:
+        """True while the server is serving."""
+        return self._serving.running
+
+    @property
+    def port(self) -> int | None:
+        """The bound port while serving (useful with ``port=0``)."""
+        return self._serving.port
+
+    @property
+    def url(self) -> str | None:
+        """The base URL clients use (the public URL when set), with a trailing slash."""
+        return self._serving.url

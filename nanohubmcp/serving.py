@@ -1,7 +1,14 @@
-"""How an ``MCPServer`` is served: runners, URLs, the startup banner, kernel detection.
+"""How an ``MCPServer`` is served: its :class:`Serving` collaborator, runners, URLs, the banner.
 
-Kept apart from the facade so ``MCPServer`` stays a thin set of decorators and verbs. The
-transports are imported only here, and only when serving starts.
+``MCPServer``'s serving verbs (``run``, ``start``, ``stop``, ``make_app``, ``call``) keep their
+signatures and documentation on the facade and hand each call to a :class:`Serving`, which owns
+the runner while serving and the public URL it advertises. The transports are imported only
+here, and only when serving starts, so building a server imports no Tornado code.
+
+This module names the Jupyter layer once, lazily: :meth:`Serving.run` inside a kernel hands over
+to ``nanohubmcp.jupyter.kernel_server``, which serves in the background instead of blocking the
+kernel. That module imports nothing of the facade, so the arrow makes no cycle; the layer
+contract in ``pyproject.toml`` lists it as its one exception.
 """
 
 from __future__ import annotations
@@ -11,11 +18,14 @@ import ipaddress
 import logging
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import ConfigurationError
+from .server import direct
+from .server.direct import CallResult
 
 if TYPE_CHECKING:
+    from .server.core import ServerCore
     from .transports.runner import Runner
 
 log = logging.getLogger("nanohubmcp")
@@ -23,6 +33,9 @@ log = logging.getLogger("nanohubmcp")
 COMPAT_RUN_OPTIONS = frozenset({"require_session_header", "require_route_headers"})
 """0.4.x ``run()`` keywords accepted (and ignored: sessions and route headers are always checked)."""
 
+
+DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
+"""Request body limit in bytes (413 above it)."""
 
 TRANSPORTS = ("http", "stdio")
 """What ``run(transport=...)`` and ``$MCP_TRANSPORT`` accept."""
@@ -32,21 +45,31 @@ def resolve_transport(transport: str | None) -> str:
     """``transport``, else ``$MCP_TRANSPORT``, else ``"http"``; ConfigurationError for anything else."""
     chosen = (transport or os.environ.get("MCP_TRANSPORT") or "http").strip().lower()
     if chosen not in TRANSPORTS:
-        raise ConfigurationError(f"transport must be one of {', '.join(TRANSPORTS)} (run(transport=...) or "
-                                 f"$MCP_TRANSPORT), got {chosen!r}")
+        raise ConfigurationError(
+            f"transport must be one of {', '.join(TRANSPORTS)} (run(transport=...) or $MCP_TRANSPORT), got {chosen!r}"
+        )
     return chosen
 
 
-def serve_stdio(server: Any) -> None:
+def serve_stdio(server: Servable) -> None:
     """Serve ``server`` over stdio until the client closes stdin (blocking)."""
     from .transports.stdio import serve_stdio as serve
 
     serve(server)
 
 
-def make_runner(server: Any, host: str, port: int | None, path_prefix: str, public_url: str | None,
-                allowed_origins: Any, max_request_bytes: int, compat: dict[str, Any], *,
-                token: str | None = None) -> Runner:
+def make_runner(
+    server: Servable,
+    host: str,
+    port: int | None,
+    path_prefix: str,
+    public_url: str | None,
+    allowed_origins: Any,
+    max_request_bytes: int,
+    compat: dict[str, Any],
+    *,
+    token: str | None = None,
+) -> Runner:
     """A transports ``Runner`` for ``server`` (nothing is bound yet).
 
     Logs a warning when ``host`` is not a loopback address and no authorization is configured.
@@ -62,17 +85,25 @@ def make_runner(server: Any, host: str, port: int | None, path_prefix: str, publ
     if unknown:
         raise ConfigurationError(f"unknown run() option(s): {', '.join(sorted(unknown))}")
     auth = verifier(server, token)
-    config = TransportConfig(path_prefix=path_prefix, public_url=public_url, allowed_origins=allowed_origins,
-                             max_request_bytes=max_request_bytes, auth=auth, loopback_bound=is_loopback(host))
+    config = TransportConfig(
+        path_prefix=path_prefix,
+        public_url=public_url,
+        allowed_origins=allowed_origins,
+        max_request_bytes=max_request_bytes,
+        auth=auth,
+        loopback_bound=is_loopback(host),
+    )
     if auth is None and not is_loopback(host):
         log.warning(
             "serving on %s with no authorization: anyone who can reach the port can call every tool; "
-            "pass token=... (or set MCP_TOKEN), or auth=..., or bind host='127.0.0.1'", host or "all interfaces")
+            "pass token=... (or set MCP_TOKEN), or auth=..., or bind host='127.0.0.1'",
+            host or "all interfaces",
+        )
     bind_resource(config, host)  # an unknowable audience fails here, before binding
     return Runner(server, config, host, resolve_port(port))
 
 
-def verifier(server: Any, token: str | None) -> Any:
+def verifier(server: Servable, token: str | None) -> Any:
     """The verifier serving ``server`` with ``token`` (see ``MCPServer(auth=...)``), or None."""
     from .auth.verifiers import resolve
 
@@ -122,7 +153,7 @@ def in_kernel() -> bool:
     return shell is not None and getattr(shell, "kernel", None) is not None
 
 
-def banner(server: Any, host: str, auth: Any = None) -> str:
+def banner(server: Servable, host: str, auth: Any = None) -> str:
     """The startup text: address, counts, every endpoint's public URL and, with ``auth`` (the
     verifier serving), how clients authenticate."""
     base = server.url or ""
@@ -162,3 +193,207 @@ def one_line_if_uncaught(exc: BaseException) -> None:
             previous(kind, value, tb)
 
     sys.excepthook = hook
+
+
+class Servable(Protocol):
+    """What serving reads of the server it serves (an ``MCPServer``)."""
+
+    @property
+    def core(self) -> ServerCore: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def version(self) -> str: ...
+
+    @property
+    def auth(self) -> object: ...
+
+    @property
+    def url(self) -> str | None: ...
+
+    @property
+    def port(self) -> int | None: ...
+
+
+class Serving:
+    """Serving one server: over HTTP in the foreground or the background, or over stdio.
+
+    The server is passed to each verb (this object keeps no reference to it).
+
+    Attributes:
+        public_url: the URL advertised while serving (``run(public_url=...)``), else None.
+    """
+
+    def __init__(self) -> None:
+        self._runner: Runner | None = None
+        self.public_url: str | None = None
+
+    def make_app(
+        self,
+        server: Servable,
+        *,
+        path_prefix: str,
+        public_url: str | None,
+        allowed_origins: Any,
+        max_request_bytes: int,
+        token: str | None,
+    ) -> Any:
+        """The ``tornado.web.Application`` serving ``server`` (for the caller's own HTTPServer)."""
+        from .transports.app import make_app
+        from .transports.config import TransportConfig
+
+        config = TransportConfig(
+            path_prefix=path_prefix,
+            public_url=public_url,
+            allowed_origins=allowed_origins,
+            max_request_bytes=max_request_bytes,
+            auth=verifier(server, token),
+        )
+        return make_app(server, config)
+
+    @property
+    def token(self) -> str | None:
+        """The static bearer token of the running server, else None."""
+        runner = self._runner
+        return getattr(runner.config.auth, "token", None) if runner is not None else None
+
+    def run(
+        self,
+        server: Servable,
+        host: str | None,
+        port: int | None,
+        path_prefix: str,
+        *,
+        allowed_origins: Any,
+        max_request_bytes: int,
+        public_url: str | None,
+        quiet: bool,
+        token: str | None,
+        transport: str | None,
+        compat: dict[str, Any],
+    ) -> None:
+        """``MCPServer.run``: serve until interrupted (stdio, a kernel's background, a running loop, HTTP)."""
+        if resolve_transport(transport) == "stdio":
+            if in_kernel() or loop_running():
+                raise ConfigurationError(
+                    "transport='stdio' needs a process of its own (not a notebook kernel "
+                    "or a running event loop): run the script from a desktop client"
+                )
+            self.stop()
+            serve_stdio(server)
+            return
+        if in_kernel():
+            from .jupyter.kernel_server import run_in_kernel
+
+            run_in_kernel(
+                server,
+                host,
+                port,
+                quiet=quiet,
+                path_prefix=path_prefix,
+                allowed_origins=allowed_origins,
+                max_request_bytes=max_request_bytes,
+                public_url=public_url,
+                token=token,
+                **compat,
+            )
+            return
+        if loop_running():
+            self.start(
+                server,
+                host or "127.0.0.1",
+                port,
+                path_prefix,
+                allowed_origins=allowed_origins,
+                max_request_bytes=max_request_bytes,
+                public_url=public_url,
+                quiet=quiet,
+                loop="thread",
+                token=token,
+                compat=compat,
+            )
+            return
+        host = host or "127.0.0.1"
+        self.stop()
+        runner = make_runner(
+            server, host, port, path_prefix, public_url, allowed_origins, max_request_bytes, compat, token=token
+        )
+        self._runner = runner
+        self.public_url = public_url
+        if not quiet:
+            runner.on_ready = lambda: print(banner(server, host, runner.config.auth), flush=True)
+        try:
+            runner.serve_forever()
+        except ConfigurationError as exc:  # a busy port, say: one line when nobody catches it
+            one_line_if_uncaught(exc)
+            raise
+        finally:
+            self._runner = None
+
+    def start(
+        self,
+        server: Servable,
+        host: str,
+        port: int | None,
+        path_prefix: str,
+        *,
+        allowed_origins: Any,
+        max_request_bytes: int,
+        public_url: str | None,
+        quiet: bool,
+        loop: str,
+        token: str | None,
+        compat: dict[str, Any],
+    ) -> None:
+        """``MCPServer.start``: serve in the background (``loop`` "thread" or "current"); returns once listening."""
+        self.stop()
+        runner = make_runner(
+            server, host, port, path_prefix, public_url, allowed_origins, max_request_bytes, compat, token=token
+        )
+        self.public_url = public_url
+        if loop == "thread":
+            runner.start_thread()
+        elif loop == "current":
+            runner.start_on_loop()
+        else:
+            raise ConfigurationError('loop must be "thread" or "current"')
+        self._runner = runner
+        if not quiet:
+            print(banner(server, host, runner.config.auth), flush=True)
+
+    def stop(self) -> None:
+        """Stop serving (if serving) and free the port; safe to call twice and from any thread."""
+        runner, self._runner = self._runner, None
+        if runner is not None:
+            runner.stop()
+
+    def call(self, core: ServerCore, name: str, arguments: dict[str, Any] | None) -> CallResult:
+        """``MCPServer.call``: tool ``name`` through the running server's call path, from a thread."""
+        loop = self._runner.loop if self._runner is not None else None
+        return direct.call_from_thread(core, loop, name, arguments)
+
+    async def call_async(self, core: ServerCore, name: str, arguments: dict[str, Any] | None) -> CallResult:
+        """:meth:`call` for a coroutine: on the server's loop when it runs elsewhere."""
+        loop = self._runner.loop if self._runner is not None else None
+        if loop is None or asyncio.get_running_loop() is loop:
+            return await direct.call_tool(core, name, arguments)
+        return await asyncio.wrap_future(
+            asyncio.run_coroutine_threadsafe(direct.call_tool(core, name, arguments), loop)
+        )
+
+    @property
+    def running(self) -> bool:
+        """True while serving."""
+        return self._runner is not None and self._runner.running
+
+    @property
+    def port(self) -> int | None:
+        """The bound port while serving."""
+        return self._runner.port if self._runner is not None else None
+
+    @property
+    def url(self) -> str | None:
+        """The base URL clients use (the public URL when set), with a trailing slash."""
+        return base_url(self._runner)

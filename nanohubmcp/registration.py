@@ -1,0 +1,208 @@
+"""What ``MCPServer``'s decorators do: build component records and put them in the core's registry.
+
+:class:`Registrar` is the facade's collaborator for registration (the facade keeps the public
+signatures and documentation and hands each call here). It holds the one core it registers on;
+tools, resources, views, prompts, completions and skills each become a record of
+``nanohubmcp.server.components`` (or a ``Skill``) checked as they are added.
+"""
+
+from __future__ import annotations
+
+import inspect
+import sys
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from .decorators import marked
+from .errors import RegistrationError, RegistrationWarning
+from .server import apps, registration_checks
+from .server.components import Prompt, Resource, ResourceTemplate, Tool, make_resource
+from .server.context import Context
+from .server.executors import EXECUTORS, JobExecutor
+from .server.modern.tool_options import apply_tool_options
+from .server.principal import TOOL_SCOPES, parse_scopes
+from .server.toolcalls import JOB_EXECUTOR, job_result_tool
+
+if TYPE_CHECKING:
+    from .server.core import ServerCore
+    from .server.skills import Skill
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def decorating(register: Callable[[F], object], fn: F | None) -> Any:
+    """A decorator usable bare or called: registers ``fn`` now when given, else the decorated function."""
+    if fn is not None:
+        register(fn)
+        return fn
+
+    def decorate(func: F) -> F:
+        register(func)
+        return func
+
+    return decorate
+
+
+def _user_frame() -> int:
+    """The ``stacklevel`` of the first caller outside nanohubmcp, so a warning names the user's line."""
+    frame, level = sys._getframe(1), 1
+    while frame.f_back is not None and frame.f_globals.get("__name__", "").partition(".")[0] == "nanohubmcp":
+        frame, level = frame.f_back, level + 1
+    return level
+
+
+class Completer:
+    """A completion function and how to call it (``value``, and ``context`` when it takes one)."""
+
+    __slots__ = ("fn", "is_coroutine", "wants_context")
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn = fn
+        self.is_coroutine = inspect.iscoroutinefunction(fn)
+        self.wants_context = "context" in inspect.signature(fn).parameters
+
+
+class Registrar:
+    """Registers the components of one server on its core (see ``MCPServer`` for each option)."""
+
+    def __init__(self, core: ServerCore) -> None:
+        self._core = core
+
+    # -- tools ---------------------------------------------------------------------------
+    def add_tool(self, fn: Callable[..., Any], *, background: bool = False, **options: Any) -> Tool:
+        """Build the tool record of ``fn`` and register it (replacing one of the same name)."""
+        x_mcp_headers, task_support = options.pop("x_mcp_headers", None), options.pop("task_support", None)
+        scopes = options.pop("scopes", None)
+        executor = options.pop("executor", None)
+        view, visibility = options.pop("view", None), options.pop("view_visibility", None)
+        if view is not None:
+            who = f"tool {options.get('name') or getattr(fn, '__name__', fn)!r}"
+            options["meta"] = apps.tool_view_meta(options.get("meta"), view, who, visibility)
+        tool = Tool.from_function(fn, background=background, context_types=(Context,), **options)
+        tool = apply_tool_options(tool, x_mcp_headers=x_mcp_headers, task_support=task_support)
+        if scopes:
+            try:
+                tool.extra[TOOL_SCOPES] = parse_scopes(scopes)
+            except ValueError as exc:
+                raise RegistrationError(f"tool {tool.name!r}: {exc}") from None
+        if executor is not None:
+            if not background:
+                raise RegistrationError(f"tool '{tool.name}': executor= is for @async_tool (job) tools only")
+            if not isinstance(executor, JobExecutor) and executor not in EXECUTORS:
+                raise RegistrationError(
+                    f"tool '{tool.name}': executor must be one of {', '.join(EXECUTORS)} or a JobExecutor, "
+                    f"not {executor!r}"
+                )
+            tool.extra[JOB_EXECUTOR] = executor
+        registration_checks.refuse_reserved(tool.name, fn)
+        registry = self._core.registry
+        for message in registration_checks.tool_warnings(tool, registry.tools.get(tool.name)):
+            warnings.warn(message, RegistrationWarning, stacklevel=_user_frame())
+        if background and "get_job_result" not in registry.tools:
+            # The poll tool exists once there is something to poll (earlier package's behaviour).
+            self.add_tool(
+                job_result_tool(self._core),
+                name="get_job_result",
+                annotations={"readOnlyHint": True, "idempotentHint": True, "destructiveHint": False},
+            )
+        registry.add_tool(tool)
+        return tool
+
+    def remove_tool(self, name: str) -> bool:
+        """Unregister a tool; True when it existed."""
+        return self._core.registry.tools.remove(name)
+
+    def include(self, obj: object) -> int:
+        """Register every marked function of ``obj`` (module, class, instance or iterable); returns how many."""
+        if isinstance(obj, (list, tuple, set)):
+            candidates = list(obj)
+        else:
+            candidates = [getattr(obj, n) for n in dir(obj) if not n.startswith("__")]
+        count = 0
+        for fn in candidates:
+            mark = marked(fn)
+            if mark is None:
+                continue
+            kind, options = mark
+            if kind == "tool":
+                self.add_tool(fn, **options)
+            elif kind == "async_tool":
+                self.add_tool(fn, background=True, **options)
+            elif kind == "resource":
+                opts = dict(options)
+                self.add_resource(fn, opts.pop("uri"), **opts)
+            elif kind == "prompt":
+                self.add_prompt(fn, **options)
+            count += 1
+        return count
+
+    # -- resources and views -------------------------------------------------------------
+    def add_resource(self, fn: Callable[..., Any], uri: str, **options: Any) -> Resource | ResourceTemplate:
+        """Build the resource (or template) record of ``fn`` at ``uri`` and register it."""
+        record = make_resource(fn, uri, context_types=(Context,), **options)
+        self._core.registry.add_resource(record)
+        return record
+
+    def add_app_view(
+        self,
+        uri: str,
+        html: object,
+        *,
+        name: str | None,
+        description: str | None,
+        title: str | None,
+        ui_meta: dict[str, Any],
+    ) -> Resource:
+        """Register the view at ``uri`` serving ``html`` (a string, an object with ``_repr_html_``, or a
+        function of no arguments returning one); ``ui_meta`` is its checked ``_meta``."""
+        if callable(html) and not hasattr(html, "_repr_html_"):
+            source: Callable[[], object] = html
+        else:
+            apps.html_of(html)  # a bad value fails now, not at the first read
+            source = lambda: html  # noqa: E731
+        reader = apps.view_function(source, name or uri.removeprefix("ui://"))
+        record = make_resource(
+            reader,
+            uri,
+            name=name or uri.removeprefix("ui://"),
+            description=description,
+            title=title,
+            mime_type=apps.UI_MIME,
+            meta=ui_meta,
+        )
+        self._core.registry.add_resource(record)
+        return record  # type: ignore[return-value]  # a ui:// URI without braces: never a template
+
+    def remove_resource(self, uri: str) -> bool:
+        """Unregister a resource or template by its URI (template)."""
+        registry = self._core.registry
+        return registry.resources.remove(uri) or registry.templates.remove(uri)
+
+    def resource_updated(self, uri: str) -> None:
+        """Tell subscribed clients that the resource at ``uri`` changed (thread-safe)."""
+        notifier = self._core.notifier
+        if notifier is not None:
+            notifier.resource_updated(uri)
+
+    # -- prompts, completions, skills ----------------------------------------------------
+    def add_prompt(self, fn: Callable[..., Any], **options: Any) -> Prompt:
+        """Build the prompt record of ``fn`` and register it."""
+        prompt = Prompt.from_function(fn, context_types=(Context,), **options)
+        self._core.registry.add_prompt(prompt)
+        return prompt
+
+    def remove_prompt(self, name: str) -> bool:
+        """Unregister a prompt."""
+        return self._core.registry.prompts.remove(name)
+
+    def add_completer(self, kind: str, name: str, argument: str, fn: Callable[..., Any]) -> None:
+        """Complete ``argument`` of the prompt (``ref/prompt``) or template (``ref/resource``) ``name`` with ``fn``."""
+        self._core.completers[(kind, name, argument)] = Completer(fn)
+
+    def publish_skill(self, path: str | Path, prefix: str | None) -> Skill:
+        """Publish the skill folder at ``path`` as ``skill://`` resources."""
+        from .server.modern.skills_api import publish
+
+        return publish(self._core, path, prefix=prefix)
