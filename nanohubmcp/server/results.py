@@ -24,6 +24,8 @@ inside a list
 ``bytes``/``bytearray``        an image or audio block when the magic bytes say so, else an embedded
                                resource ``{uri: BYTES_URI, mimeType, blob}``
 list/tuple holding content     one block per item (strings become text blocks, bytes as above)
+list/dict mixing pictures      figures/images (PNG) and content as blocks, then the rest as data: its
+or content with data           JSON text and ``structuredContent`` (see ``convert.mixed``)
 other list/tuple               one text block with the JSON text; no ``structuredContent`` unless
                                an output schema is declared and the version is 2026-07-28+
 other object with ``__str__``  one text block, ``str(value)`` (datetime, Path, Decimal, ...)
@@ -59,7 +61,7 @@ from ..protocol.content import (
 from ..protocol.result_types import ResourceResult, ToolResult
 from ..protocol.versions import V2025_06_18, V2025_11_25, V2026_07_28, at_least
 from . import convert
-from .convert import parts
+from .convert import mixed, parts
 from .json_values import to_json
 from .prompt_results import prompt_messages, prompt_result
 from .result_store import ResultSink
@@ -105,13 +107,9 @@ def _has_str(value: Any) -> bool:
     return type(value).__str__ is not object.__str__  # type: ignore[comparison-overlap]
 
 
-def _is_picture(value: Any) -> bool:
-    return convert.library(value) in ("matplotlib", "PIL")
-
-
 def _is_block_list(items: list[Any]) -> bool:
     """A list of content: at least one content object, bytes or picture, and nothing but those and strings."""
-    kinds = [is_content(i) or _is_bytes(i) or _is_picture(i) for i in items]
+    kinds = [is_content(i) or _is_bytes(i) or mixed.is_picture(i) for i in items]
     return any(kinds) and all(k or isinstance(i, str) for k, i in zip(kinds, items, strict=True))
 
 
@@ -135,7 +133,7 @@ def _bytes_block(data: bytes | bytearray | memoryview) -> Wire:
 def _block(item: Any, sink: ResultSink | None) -> Wire:
     if _is_bytes(item):
         return _bytes_block(item)
-    if _is_picture(item):
+    if mixed.is_picture(item):
         picture = convert.convert(item, figure_dpi=sink.options.figure_dpi if sink else None)
         if picture is not None:
             return picture.blocks[0]
@@ -157,6 +155,10 @@ def _tool_parts(value: Any, sink: ResultSink | None = None) -> tuple[list[Wire],
         return [_text(value)], UNSET
     if isinstance(value, (bool, int, float)):
         return [_text(scalar_text(value))], UNSET
+    if isinstance(value, (dict, list)):
+        split = mixed.split(value)
+        if split is not None and split.has_data:
+            return _mixed_parts(split, sink)
     if isinstance(value, dict):
         text, structured = to_json(value, "the tool's result")
         if parts.too_big(sink, len(text)):
@@ -179,6 +181,13 @@ def _tool_parts(value: Any, sink: ResultSink | None = None) -> tuple[list[Wire],
         f"a tool returned a {type(value).__name__}, which has no MCP form; return a str, number, "
         "dict, list, Image, content object or ToolResult"
     )
+
+
+def _mixed_parts(split: mixed.Split, sink: ResultSink | None) -> tuple[list[Wire], Any]:
+    """Pictures and content as blocks, then the data as JSON text and structured content."""
+    blocks = [_block(piece, sink) for piece in split.pieces]
+    data = to_json(split.data, "the tool's result")[1]
+    return parts.converted_parts(convert.Converted(data=data, has_data=True, blocks=blocks), sink)
 
 
 def _inline(sink: ResultSink | None) -> ResultSink | None:
@@ -212,6 +221,13 @@ def structured_value(value: Any) -> Any:
         if not found:
             data = convert.data_of(value)
             return UNSET if data is UNSET else to_json(data, "the tool's result")[1]
+    if isinstance(value, (dict, list)):
+        split = mixed.split(value)
+        if split is not None:
+            if not split.has_data:
+                return UNSET
+            data = to_json(split.data, "the tool's result")[1]
+            return data if isinstance(data, dict) else {"result": data}
     if value is None or isinstance(value, (str, int, float, dict)):
         return to_json(value, "the tool's result")[1]
     if isinstance(value, list) and not _is_block_list(value):
