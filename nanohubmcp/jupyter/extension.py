@@ -13,6 +13,7 @@ the kernel loop runs) is safe.
 from __future__ import annotations
 
 import atexit
+import logging
 from typing import Any
 
 from . import comm
@@ -22,6 +23,9 @@ from .session import KernelSession
 __all__ = ["Attachment", "current", "load", "unload"]
 
 _ATTACHED: dict[int, Attachment] = {}
+
+
+QUIET = logging.NullHandler()
 
 
 class Attachment:
@@ -39,10 +43,15 @@ class Attachment:
         self.magics = MCPMagics(shell, self.session)
         shell.register_magics(self.magics)
         atexit.register(self.session.close_at_exit)
+        # A failing tool's traceback goes to the "nanohubmcp.tool" logger for a script's operator; in a
+        # kernel, %mcp log and the panel show failures, and Python's last-resort handler would print the
+        # traceback into whichever cell runs. A NullHandler keeps it out (routed logging still gets it).
+        logging.getLogger("nanohubmcp.tool").addHandler(QUIET)
 
     def detach(self) -> None:
         """Stop the server, then remove the hooks, magics and configurable this load added."""
         self.session.close()
+        logging.getLogger("nanohubmcp.tool").removeHandler(QUIET)
         atexit.unregister(self.session.close_at_exit)
         manager = self.shell.magics_manager
         for kind, names in self.magics.magics.items():

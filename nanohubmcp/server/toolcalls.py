@@ -133,7 +133,10 @@ async def run_tool(core: ServerCore, request: RequestContext, tool: Tool, argume
             if record:
                 record.finish(False, str(exc))
             raise
-        log.info("tool %s failed: %s", tool.name, exc, exc_info=log.isEnabledFor(logging.DEBUG))
+        # The operator's record (the client gets str(exc) only): the traceback, once, on the
+        # "nanohubmcp.tool" logger; a default run shows ERROR on stderr. Arguments are not logged.
+        log.error("tool %r failed (request id %s%s): %s: %s", tool.name, request.message.id,
+                  f", job {job.id}" if job is not None else "", type(exc).__name__, exc, exc_info=exc)
         text = str(exc) or type(exc).__name__
         if record:
             record.finish(False, text)
