@@ -5,6 +5,8 @@ Usage::
     nanohubmcp export NOTEBOOK [-o FILE] [--no-format] [--force]
     nanohubmcp run APP.py [--transport stdio|http] [--host HOST] [--port N] [--token TOKEN]
     nanohubmcp bridge URL [--header 'Name: value' ...] [--cookie 'name=value'] [--token T]
+    nanohubmcp desktop-config APP [--client claude|vscode|cursor] [--name NAME] [--env NAME=VALUE ...]
+    nanohubmcp desktop-config --url URL [--token T] [--client ...]
 
 ``run`` imports a Python file and serves its module-level ``server`` (like ``start_mcp --app``);
 ``--transport stdio`` is what desktop clients (Claude Desktop, VS Code, Cursor) launch.
@@ -96,6 +98,25 @@ def build_parser() -> argparse.ArgumentParser:
     bridge.add_argument("--token", default=None, metavar="TOKEN",
                         help="a bearer token sent as 'Authorization: Bearer TOKEN' (default: $MCP_TOKEN)")
     bridge.set_defaults(run=_bridge)
+
+    desktop = commands.add_parser(
+        "desktop-config",
+        help="print the configuration a desktop client (Claude Desktop, VS Code, Cursor) needs on this machine",
+        description="Print the JSON to paste into a desktop client's MCP configuration: this environment's Python "
+        "and the app's absolute path (the client starts servers from a directory of its own), or a bridge to a "
+        "running server with --url.",
+    )
+    desktop.add_argument("app", metavar="APP", nargs="?", default=None,
+                         help="the Python file defining `server` (served over stdio)")
+    desktop.add_argument("--url", default=None, help="instead of APP: a running server's URL, reached via the bridge")
+    desktop.add_argument("--client", choices=["claude", "vscode", "cursor"], default="claude",
+                         help="whose configuration format (default claude)")
+    desktop.add_argument("--name", default=None, help="the entry's name (default: the server's name)")
+    desktop.add_argument("--token", default=None, metavar="TOKEN",
+                         help="with --url: the bearer token, put in env as MCP_TOKEN (default: $MCP_TOKEN)")
+    desktop.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                         help="an environment variable the server needs (repeatable)")
+    desktop.set_defaults(run=_desktop_config)
     return parser
 
 
@@ -165,6 +186,16 @@ def _bridge(args: argparse.Namespace) -> int:
     token = args.token if args.token is not None else os.environ.get("MCP_TOKEN")
     options = BridgeOptions.from_arguments(args.url, headers=args.header, cookies=args.cookie, token=token)
     return run_bridge(options)
+
+
+def _desktop_config(args: argparse.Namespace) -> int:
+    from . import desktop_config
+
+    token = args.token if args.token is not None else desktop_config.default_token()
+    launch = desktop_config.launch_for(
+        args.app, url=args.url, name=args.name, token=token, env=desktop_config.parse_env(args.env))
+    print(desktop_config.render(launch, args.client))
+    return 0
 
 
 def _output_path(notebook: Path, option: str | None) -> Path | None:

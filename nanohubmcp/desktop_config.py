@@ -1,0 +1,125 @@
+"""``nanohubmcp desktop-config``: the exact configuration a desktop MCP client needs on this machine.
+
+Desktop clients (Claude Desktop, VS Code, Cursor) launch a server as a child process from a working
+directory of their own choosing (often ``/``) with a bare environment, so a configuration that names
+``nanohubmcp`` or a relative ``app.py`` works in the checkout and fails everywhere else. The printed
+configuration names the interpreter by its absolute path (this environment's Python, which has
+nanohubmcp installed) and the app file by its absolute path, and carries the environment it needs.
+
+Shapes (each client's documented configuration file):
+
+- ``claude`` (``claude_desktop_config.json``) and ``cursor`` (``~/.cursor/mcp.json``):
+  ``{"mcpServers": {NAME: {"command": ..., "args": [...], "env": {...}}}}``
+- ``vscode`` (``.vscode/mcp.json``): ``{"servers": {NAME: {"type": "stdio", "command": ..., "args": [...],
+  "env": {...}}}}``
+
+With an app file the client runs ``python -m nanohubmcp run APP --transport stdio``; with ``--url`` it
+runs ``python -m nanohubmcp bridge URL`` to reach a server that is already running (a notebook's, a
+nanoHUB tool's), the token travelling as ``MCP_TOKEN`` in ``env`` rather than on the command line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import ConfigurationError
+
+__all__ = ["CLIENTS", "DesktopLaunch", "config_for", "launch_for"]
+
+CLIENTS = ("claude", "vscode", "cursor")
+"""The clients whose configuration shape is known."""
+
+
+@dataclass
+class DesktopLaunch:
+    """How a desktop client starts the server: ``command`` (absolute), ``args`` and ``env``."""
+
+    name: str
+    command: str
+    args: list[str]
+    env: dict[str, str] = field(default_factory=dict)
+
+
+def _server_name(app: Path) -> str:
+    """The app's ``server.name``; the file's stem when the app cannot be imported here."""
+    from .nanohub.child import load_app
+
+    with contextlib.redirect_stdout(sys.stderr):  # what the app prints must not mix with the JSON
+        server = load_app(app)
+    name = getattr(server, "name", None)
+    return name if isinstance(name, str) and name else app.stem
+
+
+def launch_for(
+    app: str | None = None,
+    *,
+    url: str | None = None,
+    name: str | None = None,
+    token: str | None = None,
+    env: dict[str, str] | None = None,
+) -> DesktopLaunch:
+    """The launch of ``app`` over stdio, or of a bridge to ``url``; exactly one of the two.
+
+    Raises:
+        ConfigurationError: neither or both given, the app file does not exist or defines no ``server``.
+    """
+    if (app is None) == (url is None):
+        raise ConfigurationError("give an app file (served over stdio) or --url URL (bridged), not both")
+    variables = dict(env or {})
+    python = sys.executable  # not resolved: a virtual environment's python is a link to the base one
+    if app is not None:
+        path = Path(app).expanduser().resolve()
+        if not path.is_file():
+            raise ConfigurationError(f"app file {app!r} does not exist")
+        return DesktopLaunch(
+            name or _server_name(path),
+            python,
+            ["-m", "nanohubmcp", "run", str(path), "--transport", "stdio"],
+            variables,
+        )
+    assert url is not None
+    if token:
+        variables["MCP_TOKEN"] = token
+    return DesktopLaunch(name or "nanohubmcp", python, ["-m", "nanohubmcp", "bridge", url], variables)
+
+
+def config_for(launch: DesktopLaunch, client: str = "claude") -> dict[str, object]:
+    """The configuration document of ``client`` (one of :data:`CLIENTS`) holding ``launch``."""
+    entry: dict[str, object] = {"command": launch.command, "args": launch.args}
+    if launch.env:
+        entry["env"] = launch.env
+    if client == "vscode":
+        return {"servers": {launch.name: {"type": "stdio", **entry}}}
+    if client in ("claude", "cursor"):
+        return {"mcpServers": {launch.name: entry}}
+    raise ConfigurationError(f"unknown client {client!r}; one of {', '.join(CLIENTS)}")
+
+
+def render(launch: DesktopLaunch, client: str) -> str:
+    """The configuration as the JSON text to paste."""
+    return json.dumps(config_for(launch, client), indent=2)
+
+
+def parse_env(pairs: list[str]) -> dict[str, str]:
+    """``NAME=VALUE`` pairs as a dict.
+
+    Raises:
+        ConfigurationError: a pair without ``=`` or with an empty name.
+    """
+    out: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ConfigurationError(f"--env takes NAME=VALUE, not {pair!r}")
+        out[key] = value
+    return out
+
+
+def default_token() -> str | None:
+    """The token a bridge should carry when none is given: ``$MCP_TOKEN``."""
+    return os.environ.get("MCP_TOKEN") or None
