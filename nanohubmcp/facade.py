@@ -589,5 +589,13 @@ class MCPServer:
 
     @property
     def url(self) -> str | None:
-        """The base URL clients use (the public URL when set), with a trailing slash."""
+        """The base URL clients use (the public URL when set), with a trailing slash; the MCP endpoint
+        is :attr:`mcp_url`. None while not serving."""
         return self._serving.url
+
+    @property
+    def mcp_url(self) -> str | None:
+        """The Streamable HTTP endpoint clients connect to: :attr:`url` + ``mcp`` (e.g.
+        ``http://127.0.0.1:8000/mcp``). None while not serving over HTTP."""
+        base = self._serving.url
+        return None if base is None else base + "mcp"

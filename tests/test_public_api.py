@@ -191,9 +191,11 @@ def test_the_earlier_run_keywords_are_accepted() -> None:
         assert server.running
         assert server.port
         assert server.url == f"http://127.0.0.1:{server.port}/"
+        assert server.mcp_url == f"http://127.0.0.1:{server.port}/mcp"  # what clients connect to
     finally:
         server.stop()
     assert not server.running
+    assert server.mcp_url is None
 
 
 def test_make_app_returns_a_tornado_application() -> None:

@@ -305,3 +305,17 @@ def test_the_script_takes_port_from_argument_then_environment_then_notebook(tmp_
     assert options() == "{'host': '127.0.0.1', 'port': 9123}"
     assert options(MCP_PORT="8100") == "{'host': '127.0.0.1', 'port': '8100'}"
     assert options("--port", "7000", "--host", "0.0.0.0", MCP_PORT="8100") == "{'host': '0.0.0.0', 'port': 7000}"
+
+
+def test_a_statement_that_calls_something_is_kept_as_the_readme_says() -> None:
+    """The README: `df`, `x.shape`, `display(fig)` are dropped; `df.head()`, a seed, `plt.show()` are kept
+    (a call may matter to what follows). A fresh-user trial found the README said display cells were dropped."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    assert "A\nstatement that calls something (`df.head()`, `np.random.seed(0)`, `plt.show()`) is kept" in readme
+    script = plain("import random\nvalues = [3, 1]\nvalues\nvalues.__len__\ndisplay(values)\n"
+                   "sorted(values)\nrandom.seed(0)\n")
+    text = script.text
+    assert "# dropped (display only): values\n" in text
+    assert "# dropped (display only): values.__len__\n" in text
+    assert "# dropped (display only): display(values)\n" in text
+    assert "\nsorted(values)\nrandom.seed(0)\n" in text
