@@ -8,8 +8,8 @@ the same session.
 Sync functions run on worker threads: there every method blocks until done. In an
 ``async def`` function on the event loop, the methods that wait for the client (``elicit``,
 ``elicit_url``, ``sample``, ``list_roots``) return an awaitable instead — write
-``await ctx.elicit(...)``. Logging and progress never block. The client requests are inherited
-from :class:`nanohubmcp.server.context_asks.ContextAsks`.
+``await ctx.elicit(...)``. Logging and progress never block. The client requests are handed to
+the call's :class:`nanohubmcp.server.context_asks.ClientAsks`.
 
 Source: MCP 2025-11-25, Server § Utilities § Logging, Basic § Utilities § Progress and
 Cancellation, Client § Elicitation / Sampling / Roots.
@@ -17,14 +17,13 @@ Cancellation, Client § Elicitation / Sampling / Roots.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..protocol import jsonrpc
-from .context_asks import ContextAsks
+from .context_asks import DEFAULT_CLIENT_TIMEOUT, ClientAsks, on_loop
 from .progress import for_request as progress_of
 from .request import LOG_LEVELS, RequestContext
 
@@ -61,7 +60,7 @@ class LevelMethods:
         self.log("error", message, **data)
 
 
-class Context(ContextAsks, LevelMethods):
+class Context(LevelMethods):
     """Per-call handle for logging, progress, cancellation and client requests.
 
     Attributes:
@@ -75,6 +74,7 @@ class Context(ContextAsks, LevelMethods):
         self._request = request
         self._job_id = job_id
         self._log: deque[dict[str, Any]] = deque(maxlen=LOG_KEPT)
+        self._asks = ClientAsks(core, request, in_job=job_id is not None)
 
     # -- identity ---------------------------------------------------------------------------
     @property
@@ -154,10 +154,7 @@ class Context(ContextAsks, LevelMethods):
 
     # -- plumbing ---------------------------------------------------------------------------
     def _on_loop(self) -> bool:
-        try:
-            return asyncio.get_running_loop() is self._request.loop
-        except RuntimeError:
-            return False
+        return on_loop(self._request)
 
     def _emit(self, message: dict[str, Any]) -> None:
         if self._on_loop():
@@ -206,6 +203,111 @@ class Context(ContextAsks, LevelMethods):
         if tracker.last is not None and progress < tracker.last:
             raise ValueError(f"progress must not decrease (was {tracker.last}, got {progress})")
         tracker.report(progress, total, message)
+
+    # -- asking the client (see nanohubmcp.server.context_asks) ----------------------------
+    @property
+    def client_capabilities(self) -> dict[str, Any]:
+        """The capabilities the client declared (at ``initialize``, or in this 2026-07-28 request)."""
+        return self._asks.client_capabilities
+
+    @property
+    def client_shows_views(self) -> bool:
+        """True when the client declared MCP Apps with HTML views (``io.modelcontextprotocol/ui``).
+
+        A tool with a view (``@server.tool(view=...)``) may then keep its text short: the view
+        shows the data. Source: SEP-1865 "MCP Apps", Client capabilities.
+        """
+        return self._asks.client_shows_views
+
+    def elicit(
+        self,
+        message: str,
+        requested_schema: dict[str, Any] | None = None,
+        timeout: float = DEFAULT_CLIENT_TIMEOUT,
+        *,
+        key: str | None = None,
+    ) -> Any:
+        """Ask the user for input through the client (form mode).
+
+        Args:
+            message: what to ask.
+            requested_schema: a flat object schema of string/number/integer/boolean/enum
+                properties; default: one string property ``value``.
+            timeout: seconds to wait.
+            key: the input request's key in 2026-07-28 calls (default ``elicitation_1``, ...).
+        Returns:
+            The client's result ``{"action": "accept"|"decline"|"cancel", "content"?: {...}}``.
+        Raises:
+            ClientRequestError: the client lacks the ``elicitation`` capability, answered
+                with an error, or accepted with content that breaks ``requested_schema`` (MCP
+                2025-11-25, Client § Elicitation: the content must match the requested schema);
+                ClientRequestTimeout after ``timeout``. In a 2026-07-28 call a
+                missing capability is the call's error -32021, and an unanswered request ends
+                the call with ``input_required`` (the client retries with the answer).
+        """
+        return self._asks.elicit(message, requested_schema, timeout, key)
+
+    def elicit_url(
+        self,
+        message: str,
+        url: str,
+        elicitation_id: str | None = None,
+        timeout: float = DEFAULT_CLIENT_TIMEOUT,
+        *,
+        key: str | None = None,
+    ) -> Any:
+        """Ask the user to complete a step at ``url`` (URL-mode elicitation, MCP 2025-11-25).
+
+        Returns:
+            The client's result ``{"action": ...}``.
+        Raises:
+            ClientRequestError: the client did not declare ``elicitation.url``.
+        """
+        return self._asks.elicit_url(message, url, elicitation_id, timeout, key)
+
+    def sample(
+        self, params: dict[str, Any] | str, timeout: float = DEFAULT_CLIENT_TIMEOUT, *, key: str | None = None
+    ) -> Any:
+        """Ask the client's LLM for a completion (``sampling/createMessage``).
+
+        Args:
+            params: the request params (``messages``, ``maxTokens``, ...), or a plain prompt string.
+        Returns:
+            The client's result ``{"role", "content", "model", "stopReason"?}``.
+        """
+        return self._asks.sample(params, timeout, key)
+
+    def list_roots(self, timeout: float = DEFAULT_CLIENT_TIMEOUT, *, key: str | None = None) -> Any:
+        """Ask the client for its roots (``roots/list``); returns ``{"roots": [...]}``."""
+        return self._asks.input("roots/list", None, timeout, key)
+
+    def ask(self, requests: dict[str, dict[str, Any]], timeout: float = DEFAULT_CLIENT_TIMEOUT) -> Any:
+        """Ask the client several things at once; returns ``{key: result}``.
+
+        Args:
+            requests: ``{key: {"method": "elicitation/create" | "sampling/createMessage" |
+                "roots/list", "params": {...}}}``. In a 2026-07-28 call they travel together
+                in one ``input_required`` result under these keys; in the handshake era they
+                are sent concurrently.
+        Raises:
+            ValueError: a malformed entry. Otherwise as :meth:`elicit`.
+        """
+        return self._asks.ask(requests, timeout)
+
+    def start_task(self, message: str | None = None) -> bool:
+        """Go on as a task: the client gets a task handle now and polls for the result.
+
+        Only in a 2026-07-28 ``tools/call`` of a tool with ``task_support`` "optional" or
+        "required" whose client declared the ``io.modelcontextprotocol/tasks`` extension;
+        elsewhere it does nothing and the call answers as usual. Call it after gathering input
+        (multi round-trip): later ``ctx.elicit`` calls wait for ``tasks/update`` instead.
+
+        Args:
+            message: the task's first ``statusMessage``.
+        Returns:
+            True when the call is (now) a task.
+        """
+        return self._asks.start_task(message)
 
     # -- cancellation -----------------------------------------------------------------------
     def is_cancelled(self) -> bool:

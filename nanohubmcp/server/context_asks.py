@@ -1,7 +1,8 @@
 """What a running function asks its client through ``Context``: elicitation, sampling, roots, tasks.
 
-:class:`ContextAsks` is a base class of :class:`nanohubmcp.server.context.Context` (which keeps
-identity, logging, progress and cancellation). Requests travel on the caller's session: in the
+:class:`ClientAsks` is the collaborator a :class:`nanohubmcp.server.context.Context` holds for
+them (the Context keeps identity, logging, progress and cancellation, and documents each
+request). Requests travel on the caller's session: in the
 handshake era as server→client requests (``core.client_requests``); in a 2026-07-28 call as
 input requests of a multi round-trip result, or of a task (``nanohubmcp.server.modern.asks``).
 From a worker thread each method blocks until the answer; on the event loop it returns an
@@ -29,18 +30,30 @@ DEFAULT_CLIENT_TIMEOUT = 60.0
 """Seconds to wait for a client's answer to elicitation, sampling or roots."""
 
 
-class ContextAsks:
-    """Server→client requests of one call (state set by ``Context``)."""
+def on_loop(request: RequestContext) -> bool:
+    """True when the caller runs on the event loop serving ``request``."""
+    try:
+        return asyncio.get_running_loop() is request.loop
+    except RuntimeError:
+        return False
 
-    _core: ServerCore
-    _request: RequestContext
 
-    if TYPE_CHECKING:
+class ClientAsks:
+    """What one call asks its client: it builds each request and waits for the answer.
 
-        @property
-        def job_id(self) -> str | None: ...
+    From a worker thread each method blocks until the answer; on the event loop it returns an
+    awaitable (see ``Context``, which documents each request).
 
-        def _on_loop(self) -> bool: ...
+    Args:
+        core: the server's core (its pending client requests, the 2026-07-28 input requests).
+        request: the call's request context (its session, version, loop and capabilities).
+        in_job: True when the call runs as an ``@async_tool`` job (a task's input request then).
+    """
+
+    def __init__(self, core: ServerCore, request: RequestContext, *, in_job: bool) -> None:
+        self._core = core
+        self._request = request
+        self._in_job = in_job
 
     @property
     def client_capabilities(self) -> dict[str, Any]:
@@ -49,15 +62,11 @@ class ContextAsks:
 
     @property
     def client_shows_views(self) -> bool:
-        """True when the client declared MCP Apps with HTML views (``io.modelcontextprotocol/ui``).
-
-        A tool with a view (``@server.tool(view=...)``) may then keep its text short: the view
-        shows the data. Source: SEP-1865 "MCP Apps", Client capabilities.
-        """
+        """True when the client declared MCP Apps with HTML views (SEP-1865)."""
         return apps.client_shows_views(self.client_capabilities)
 
-    def _ask(self, coro: Coroutine[Any, Any, Any], timeout: float) -> Any:
-        if self._on_loop():
+    def _wait(self, coro: Coroutine[Any, Any, Any], timeout: float) -> Any:
+        if on_loop(self._request):
             return coro
         if threading.current_thread() is threading.main_thread() and not self._request.loop.is_running():
             coro.close()
@@ -65,7 +74,7 @@ class ContextAsks:
         future = asyncio.run_coroutine_threadsafe(coro, self._request.loop)
         return future.result(timeout + 5)
 
-    def _input(
+    def input(
         self,
         method: str,
         params: dict[str, Any] | None,
@@ -73,62 +82,25 @@ class ContextAsks:
         key: str | None,
         check: Callable[[Any], Any] | None = None,
     ) -> Any:
+        """Send ``method`` to the client (or, in a 2026-07-28 call, ask for it as input ``key``)."""
         if not self._request.modern:
             asking = self._core.client_requests.ask(self._request, method, params, timeout)
         else:
             from .modern.asks import ask_one  # 2026-07-28: multi round-trip, or a task's input request
 
-            asking = ask_one(self._core, self._request, method, params, key, timeout, in_job=self.job_id is not None)
-        return self._ask(asking if check is None else _then(asking, check), timeout)
+            asking = ask_one(self._core, self._request, method, params, key, timeout, in_job=self._in_job)
+        return self._wait(asking if check is None else _then(asking, check), timeout)
 
-    def elicit(
-        self,
-        message: str,
-        requested_schema: dict[str, Any] | None = None,
-        timeout: float = DEFAULT_CLIENT_TIMEOUT,
-        *,
-        key: str | None = None,
-    ) -> Any:
-        """Ask the user for input through the client (form mode).
-
-        Args:
-            message: what to ask.
-            requested_schema: a flat object schema of string/number/integer/boolean/enum
-                properties; default: one string property ``value``.
-            timeout: seconds to wait.
-            key: the input request's key in 2026-07-28 calls (default ``elicitation_1``, ...).
-        Returns:
-            The client's result ``{"action": "accept"|"decline"|"cancel", "content"?: {...}}``.
-        Raises:
-            ClientRequestError: the client lacks the ``elicitation`` capability, answered
-                with an error, or accepted with content that breaks ``requested_schema`` (MCP
-                2025-11-25, Client § Elicitation: the content must match the requested schema);
-                ClientRequestTimeout after ``timeout``. In a 2026-07-28 call a
-                missing capability is the call's error -32021, and an unanswered request ends
-                the call with ``input_required`` (the client retries with the answer).
-        """
+    def elicit(self, message: str, requested_schema: dict[str, Any] | None, timeout: float, key: str | None) -> Any:
+        """``elicitation/create`` in form mode; the accepted content is checked against the schema."""
         schema = requested_schema or {"type": "object", "properties": {"value": {"type": "string"}}}
         params: dict[str, Any] = {"message": message, "requestedSchema": schema}
         if self._request.version >= "2025-11-25":
             params = {"mode": "form", **params}
-        return self._input("elicitation/create", params, timeout, key, lambda answer: checked_answer(answer, schema))
+        return self.input("elicitation/create", params, timeout, key, lambda answer: checked_answer(answer, schema))
 
-    def elicit_url(
-        self,
-        message: str,
-        url: str,
-        elicitation_id: str | None = None,
-        timeout: float = DEFAULT_CLIENT_TIMEOUT,
-        *,
-        key: str | None = None,
-    ) -> Any:
-        """Ask the user to complete a step at ``url`` (URL-mode elicitation, MCP 2025-11-25).
-
-        Returns:
-            The client's result ``{"action": ...}``.
-        Raises:
-            ClientRequestError: the client did not declare ``elicitation.url``.
-        """
+    def elicit_url(self, message: str, url: str, elicitation_id: str | None, timeout: float, key: str | None) -> Any:
+        """``elicitation/create`` in URL mode (an unguessable id unless one is given)."""
         import secrets
 
         params = {
@@ -137,56 +109,24 @@ class ContextAsks:
             "url": url,
             "elicitationId": elicitation_id or secrets.token_urlsafe(16),
         }
-        return self._input("elicitation/create", params, timeout, key)
+        return self.input("elicitation/create", params, timeout, key)
 
-    def sample(
-        self, params: dict[str, Any] | str, timeout: float = DEFAULT_CLIENT_TIMEOUT, *, key: str | None = None
-    ) -> Any:
-        """Ask the client's LLM for a completion (``sampling/createMessage``).
-
-        Args:
-            params: the request params (``messages``, ``maxTokens``, ...), or a plain prompt string.
-        Returns:
-            The client's result ``{"role", "content", "model", "stopReason"?}``.
-        """
+    def sample(self, params: dict[str, Any] | str, timeout: float, key: str | None) -> Any:
+        """``sampling/createMessage``; a string becomes one user message (512 tokens at most)."""
         if isinstance(params, str):
             params = {"messages": [{"role": "user", "content": {"type": "text", "text": params}}], "maxTokens": 512}
-        return self._input("sampling/createMessage", params, timeout, key)
+        return self.input("sampling/createMessage", params, timeout, key)
 
-    def list_roots(self, timeout: float = DEFAULT_CLIENT_TIMEOUT, *, key: str | None = None) -> Any:
-        """Ask the client for its roots (``roots/list``); returns ``{"roots": [...]}``."""
-        return self._input("roots/list", None, timeout, key)
-
-    def ask(self, requests: dict[str, dict[str, Any]], timeout: float = DEFAULT_CLIENT_TIMEOUT) -> Any:
-        """Ask the client several things at once; returns ``{key: result}``.
-
-        Args:
-            requests: ``{key: {"method": "elicitation/create" | "sampling/createMessage" |
-                "roots/list", "params": {...}}}``. In a 2026-07-28 call they travel together
-                in one ``input_required`` result under these keys; in the handshake era they
-                are sent concurrently.
-        Raises:
-            ValueError: a malformed entry. Otherwise as :meth:`elicit`.
-        """
+    def ask(self, requests: dict[str, dict[str, Any]], timeout: float) -> Any:
+        """Several requests at once; ``{key: result}``."""
         from .modern.asks import ask_many
 
-        asking = ask_many(self._core, self._request, requests, timeout, in_job=self.job_id is not None)
-        return self._ask(asking, timeout)
+        asking = ask_many(self._core, self._request, requests, timeout, in_job=self._in_job)
+        return self._wait(asking, timeout)
 
-    def start_task(self, message: str | None = None) -> bool:
-        """Go on as a task: the client gets a task handle now and polls for the result.
-
-        Only in a 2026-07-28 ``tools/call`` of a tool with ``task_support`` "optional" or
-        "required" whose client declared the ``io.modelcontextprotocol/tasks`` extension;
-        elsewhere it does nothing and the call answers as usual. Call it after gathering input
-        (multi round-trip): later ``ctx.elicit`` calls wait for ``tasks/update`` instead.
-
-        Args:
-            message: the task's first ``statusMessage``.
-        Returns:
-            True when the call is (now) a task.
-        """
-        if self._on_loop():
+    def start_task(self, message: str | None) -> bool:
+        """Go on as a task when the call may (see ``Context.start_task``)."""
+        if on_loop(self._request):
             return self._request.go_on_as_task(message)
         call = _call(self._request.go_on_as_task, message)
         future = asyncio.run_coroutine_threadsafe(call, self._request.loop)
