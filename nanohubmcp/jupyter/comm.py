@@ -134,7 +134,7 @@ def follow(shell: Any, served: Any) -> PanelLink | None:
     return panel
 
 
-class PanelLink(PanelFeed):
+class PanelLink:
     """Open panel comms of one kernel, the server they watch, and the call log.
 
     Args:
@@ -149,19 +149,18 @@ class PanelLink(PanelFeed):
         self.shell = shell
         self.session: Any = None
         self.served: Any = None
-        self.calls: collections.deque[dict[str, Any]] = collections.deque(maxlen=LOG_SIZE)
         self._comms: list[Any] = []
         self._lock = threading.RLock()
         self._server: Any = None
         self._unsubscribe: Callable[[], None] | None = None
-        self._in_flight: dict[Any, dict[str, Any]] = {}
-        self._next_id = 0
-        self._outbox: list[dict[str, Any]] = []
-        self._dirty: set[str] = set()
-        self._calls_pending = False
-        self._jobs_dirty = False
-        self._state_pending = False
-        self._kernel_loop = _kernel_loop()
+        self.feed = PanelFeed(
+            lambda: self.subject, lambda: self.listening, self._broadcast, capacity=LOG_SIZE, kernel_loop=_kernel_loop()
+        )
+
+    @property
+    def calls(self) -> collections.deque[dict[str, Any]]:
+        """The calls recorded so far, oldest first (at most :data:`LOG_SIZE`)."""
+        return self.feed.calls
 
     # -- comm plumbing -------------------------------------------------------------------
     def register(self) -> None:
@@ -181,18 +180,16 @@ class PanelLink(PanelFeed):
         with self._lock:
             self._comms.append(comm)
             self._watch()
-        self._send_snapshot([comm])
+        self._broadcast(self.feed.snapshot(), [comm])
 
     def _on_msg(self, comm: Any, msg: dict[str, Any]) -> None:
         request = (msg.get("content") or {}).get("data") or {}
         kind = request.get("type")
         if kind == "refresh":
-            self._send_snapshot([comm])
+            self._broadcast(self.feed.snapshot(), [comm])
         elif kind == "clear":
-            with self._lock:
-                self.calls.clear()
-                self._outbox.clear()
-            self._broadcast([self._calls_message(reset=True)])
+            self.feed.clear()
+            self._broadcast([self.feed.calls_message(reset=True)])
 
     def _on_close(self, comm: Any) -> None:
         with self._lock:
@@ -224,7 +221,7 @@ class PanelLink(PanelFeed):
             self.session = session
             if self._comms:
                 self._watch()
-        self._send_snapshot()
+        self._broadcast(self.feed.snapshot())
 
     def offer(self, served: Any) -> bool:
         """Remember ``served``; watch it unless a session leads. True when the panel follows it."""
@@ -235,7 +232,7 @@ class PanelLink(PanelFeed):
             self._unwatch()
             if self._comms:
                 self._watch()
-        self._send_snapshot()
+        self._broadcast(self.feed.snapshot())
         return True
 
     def release(self, session: Any) -> None:
@@ -249,8 +246,7 @@ class PanelLink(PanelFeed):
                 self.served = None
             if self._comms:
                 self._watch()
-            self._dirty.update(("status", "components"))
-        self._schedule_state()  # once the cell is done: a %reload_ext binds the new session first
+        self.feed.changed("status", "components")  # once the cell is done: a %reload_ext binds the new session first
 
     def _watch(self) -> None:
         """Subscribe to the followed server, and a session's settings (lock held; comms are open)."""
@@ -259,7 +255,7 @@ class PanelLink(PanelFeed):
             return
         self._unwatch()
         self._server = subject.server
-        unsubscribe_events = self._server.events.subscribe(self._on_event)
+        unsubscribe_events = self._server.events.subscribe(self.feed.on_event)
         if subject is not self.session:
             self._unsubscribe = unsubscribe_events
             return
@@ -278,15 +274,14 @@ class PanelLink(PanelFeed):
             self._unsubscribe()
         self._unsubscribe = None
         self._server = None
-        self._in_flight.clear()
+        self.feed.forget_in_flight()
 
     def _on_rebuild(self, change: Any) -> None:
         with self._lock:
             if self.session is None or self.session.server is self._server or not self._comms:
                 return
             self._watch()
-            self._dirty.update(("status", "components"))
-        self._schedule_state()
+        self.feed.changed("status", "components")
 
 
 def _kernel_loop() -> Any:

@@ -1,7 +1,9 @@
 """What the followed server's events become on the JupyterLab panel: call entries, batches, snapshots.
 
-:class:`PanelFeed` is the base class of :class:`nanohubmcp.jupyter.comm.PanelLink` (which keeps
-the comm plumbing and which server the panel follows). Events arrive on any thread; call entries
+:class:`PanelFeed` is held by :class:`nanohubmcp.jupyter.comm.PanelLink` (which keeps the comm
+plumbing and which server the panel follows, and hands the feed three callables: what the panel
+shows, whether a panel listens, and how to send). The feed owns the call log and what waits to be
+sent, under a lock of its own. Events arrive on any thread; call entries
 are flushed in batches at most every :data:`FLUSH_DELAY` seconds from the loop that published
 them, status and components once the kernel's loop is free (the cell that changed them is done).
 The message shapes are in :mod:`nanohubmcp.jupyter.panel_messages`.
@@ -12,7 +14,8 @@ from __future__ import annotations
 import asyncio
 import collections
 import threading
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
 from . import panel_messages
 
@@ -20,30 +23,50 @@ FLUSH_DELAY = 0.1
 """Seconds events wait to be batched into one message (a busy client cannot flood the page)."""
 
 
+Send = Callable[[list[dict[str, Any]], list[Any] | None], None]
+"""How the feed sends messages: to the given comms, or (None) to every open panel."""
+
+
 class PanelFeed:
-    """The call log and the batched messages of one kernel's panel link (state set by ``PanelLink``)."""
+    """The call log and the batched messages of one kernel's panel link.
 
-    calls: collections.deque[dict[str, Any]]
-    _comms: list[Any]
-    _lock: threading.RLock
-    _in_flight: dict[Any, dict[str, Any]]
-    _next_id: int
-    _outbox: list[dict[str, Any]]
-    _dirty: set[str]
-    _calls_pending: bool
-    _jobs_dirty: bool
-    _state_pending: bool
-    _kernel_loop: Any
+    Args:
+        subject: what the panel shows now (a ``KernelSession`` or ``kernel_server.Served``), or None.
+        listening: True while at least one panel has a comm open.
+        send: sends messages to the given comms, or to every open panel.
+        capacity: calls kept in the log (a ring buffer).
+        kernel_loop: the kernel's Tornado loop (status and components wait for it), or None.
 
-    if TYPE_CHECKING:
+    Attributes:
+        calls: the finished calls, oldest first (at most ``capacity``).
+    """
 
-        @property
-        def subject(self) -> Any: ...
-
-        def _broadcast(self, messages: list[dict[str, Any]], comms: list[Any] | None = None) -> None: ...
+    def __init__(
+        self,
+        subject: Callable[[], Any],
+        listening: Callable[[], bool],
+        send: Send,
+        *,
+        capacity: int,
+        kernel_loop: Any,
+    ) -> None:
+        self._subject = subject
+        self._listening = listening
+        self._send = send
+        self._kernel_loop = kernel_loop
+        self.calls: collections.deque[dict[str, Any]] = collections.deque(maxlen=capacity)
+        self._lock = threading.RLock()
+        self._in_flight: dict[object, dict[str, Any]] = {}
+        self._next_id = 0
+        self._outbox: list[dict[str, Any]] = []
+        self._dirty: set[str] = set()
+        self._calls_pending = False
+        self._jobs_dirty = False
+        self._state_pending = False
 
     # -- events (any thread) -------------------------------------------------------------
-    def _on_event(self, event: str, data: dict[str, Any]) -> None:
+    def on_event(self, event: str, data: dict[str, Any]) -> None:
+        """A server event (``nanohubmcp.server.events``): batch what the panel should hear of it."""
         with self._lock:
             if event == "call_started":
                 self._outbox.append(self._started(data))
@@ -62,12 +85,30 @@ class PanelFeed:
             else:
                 return
         if event.startswith("call_"):
-            self._jobs_dirty = True  # a job starts, ends or moves with its call
+            with self._lock:
+                self._jobs_dirty = True  # a job starts, ends or moves with its call
             self._schedule_calls()
             return
         if event == "server_stopped":
             self.flush_calls()  # the server's loop ends now: a flush scheduled on it would never run
         self._schedule_state()
+
+    def changed(self, *parts: str) -> None:
+        """``"status"`` and/or ``"components"`` changed: send them once the kernel's loop is free."""
+        with self._lock:
+            self._dirty.update(parts)
+        self._schedule_state()
+
+    def forget_in_flight(self) -> None:
+        """The panel stops following a server: its running calls are no longer tracked."""
+        with self._lock:
+            self._in_flight.clear()
+
+    def clear(self) -> None:
+        """Empty the call log (and what waits to be sent of it)."""
+        with self._lock:
+            self.calls.clear()
+            self._outbox.clear()
 
     def _started(self, data: dict[str, Any]) -> dict[str, Any]:
         """A running call's entry (lock held)."""
@@ -131,8 +172,8 @@ class PanelFeed:
             self._calls_pending = False
             entries, self._outbox = self._outbox, []
             jobs_dirty, self._jobs_dirty = self._jobs_dirty, False
-            if not self._comms or not (entries or jobs_dirty):
-                return
+        if not (entries or jobs_dirty) or not self._listening():
+            return
         latest: dict[int, dict[str, Any]] = {}
         for entry in entries:  # started then finished in one batch: send the final state only
             latest[entry["id"]] = entry
@@ -148,44 +189,48 @@ class PanelFeed:
                     "calls": [dict(entry) for entry in latest.values()],
                 },
             )
-        self._broadcast(messages)
+        self._send(messages, None)
 
     def flush_state(self) -> None:
         """Send the status and/or components the events changed to every open panel."""
         with self._lock:
             self._state_pending = False
             dirty, self._dirty = self._dirty, set()
-            if not self._comms:
-                return
+        if not self._listening():
+            return
         messages = []
         if "status" in dirty:
             messages.append(self._status_message())
         if "components" in dirty:
             messages.append(self._components_message())
-        self._broadcast(messages)
+        self._send(messages, None)
 
     # -- messages ------------------------------------------------------------------------
-    def _send_snapshot(self, comms: list[Any] | None = None) -> None:
-        self._broadcast(
-            [self._status_message(), self._components_message(), self._calls_message(reset=True), self._jobs_message()],
-            comms,
-        )
+    def snapshot(self) -> list[dict[str, Any]]:
+        """Everything a panel shows: status, components, the whole call log, the jobs."""
+        return [
+            self._status_message(),
+            self._components_message(),
+            self.calls_message(reset=True),
+            self._jobs_message(),
+        ]
 
     def _status_message(self) -> dict[str, Any]:
-        return panel_messages.status(self.subject)
+        return panel_messages.status(self._subject())
 
     def _components_message(self) -> dict[str, Any]:
-        return panel_messages.components(self.subject)
+        return panel_messages.components(self._subject())
 
     def _jobs_message(self) -> dict[str, Any]:
-        return panel_messages.jobs(self.subject)
+        return panel_messages.jobs(self._subject())
 
-    def _calls_message(self, reset: bool) -> dict[str, Any]:
+    def calls_message(self, reset: bool) -> dict[str, Any]:
+        """The ``calls`` message: the log and the calls in flight (``reset``: the panel starts over)."""
         with self._lock:
             calls = [*self.calls, *(dict(entry) for entry in self._in_flight.values())]
         return {"type": "calls", "reset": reset, "capacity": self.calls.maxlen, "stuck": self._stuck(), "calls": calls}
 
     def _stuck(self) -> int:
         """Calls past ``tool_timeout`` whose functions still hold a worker thread."""
-        subject = self.subject
+        subject = self._subject()
         return int(subject.server.core.stuck_calls) if subject is not None else 0
