@@ -55,6 +55,13 @@ class MCPExporter(Exporter):
         True, help="Format the script with an installed ruff or black (False: keep the code as written)."
     ).tag(config=True)
 
+    def _output_given(self) -> bool:
+        """Whether nbconvert was given ``--output`` (``NbConvertApp.output_base``), even one equal to the
+        notebook's own name; the ``unique_key`` alone cannot tell the two apart."""
+        app = self.config["NbConvertApp"] if "NbConvertApp" in self.config else None
+        base = app["output_base"] if app is not None and "output_base" in app else None
+        return isinstance(base, str) and base not in ("", "{notebook_name}")
+
     @default("file_extension")
     def _file_extension_default(self) -> str:
         return ".py"
@@ -73,7 +80,7 @@ class MCPExporter(Exporter):
         name = metadata.get("name") or "notebook"
         source = os.path.join(metadata.get("path") or "", f"{name}.ipynb")
         stem = resources.get("unique_key") or name  # nbconvert's --output, when given
-        if stem == name:  # no --output: the script's usual name (nbconvert writes unique_key + ".py")
+        if not self._output_given():  # the script's usual name (nbconvert writes unique_key + ".py")
             stem = resources["unique_key"] = DEFAULT_STEM
         output = os.path.join(metadata.get("path") or "", stem)
         output += "" if output.endswith(self.file_extension) else self.file_extension

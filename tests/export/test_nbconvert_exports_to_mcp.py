@@ -71,6 +71,15 @@ def test_output_name_and_format_option(write_notebook: Write, tmp_path: Path) ->
     assert "start_mcp --app server.py" in text
 
 
+def test_an_output_name_equal_to_the_notebooks_own_is_kept(write_notebook: Write, tmp_path: Path) -> None:
+    """--output adder for adder.ipynb writes adder.py, as asked (it used to write start_mcp.py)."""
+    write_notebook(*CELLS, name="adder.ipynb")
+    done = nbconvert("--to", "mcp", "adder.ipynb", "--output", "adder", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["adder.ipynb", "adder.py"]
+    assert "start_mcp --app adder.py" in (tmp_path / "adder.py").read_text()
+
+
 def test_a_bad_notebook_fails_and_writes_nothing(write_notebook: Write, tmp_path: Path) -> None:
     write_notebook("x = 1", "%%mcp_tool\nawait go()\n", name="bad.ipynb")
     done = nbconvert("--to", "mcp", "bad.ipynb", cwd=tmp_path)
