@@ -141,3 +141,19 @@ async def test_the_token_from_mcp_token_reaches_a_server_that_requires_one() -> 
         async with stdio_client(without) as (read, write), ClientSession(read, write) as session:
             with pytest.raises(MCPError, match=r"(?i)token|authoriz"):
                 await session.initialize()
+
+
+@pytest.mark.parametrize("env_token", [False, True])
+def test_an_authorization_header_and_a_token_together_are_refused(env_token: bool) -> None:
+    """Two sources for one header: refused with a message naming both, instead of one silently winning."""
+    import os
+
+    args = ["--header", "Authorization: Bearer from-header"]
+    env = {**os.environ, "MCP_TOKEN": "from-env"} if env_token else {
+        k: v for k, v in os.environ.items() if k != "MCP_TOKEN"}
+    if not env_token:
+        args += ["--token", "from-flag"]
+    done = subprocess.run([*bridge_command("http://127.0.0.1:9/mcp"), *args], capture_output=True, timeout=60,
+                          check=False, env=env, stdin=subprocess.DEVNULL)
+    assert done.returncode == 1
+    assert "both --header 'Authorization: ...' and --token (or $MCP_TOKEN)" in done.stderr.decode()

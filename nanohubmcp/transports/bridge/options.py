@@ -41,13 +41,14 @@ class BridgeOptions:
         cls, url: str, *, headers: list[str], cookies: list[str], token: str | None = None
     ) -> BridgeOptions:
         """Options from the command line: ``--header 'Name: value'``, ``--cookie 'name=value'``,
-        ``--token T`` (sent as ``Authorization: Bearer T``; an ``Authorization`` header wins).
+        ``--token T`` (sent as ``Authorization: Bearer T``).
 
         A base URL (``http://host:8000/`` or a weber path) gets ``mcp`` appended.
 
         Raises:
             ConfigurationError: a URL that is not http(s), a header without a colon, a cookie
-                without ``=``, a header value (the token's too) with a control character.
+                without ``=``, a header value (the token's too) with a control character, an
+                ``Authorization`` header together with a token.
         """
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -68,7 +69,11 @@ class BridgeOptions:
         if jar:
             sent["Cookie"] = "; ".join(filter(None, [sent.get("Cookie", ""), *jar]))
         token = (token or "").strip()  # a token read from a file often ends in a newline
-        if token and not any(name.lower() == "authorization" for name in sent):
+        if token and any(name.lower() == "authorization" for name in sent):
+            raise ConfigurationError(
+                "both --header 'Authorization: ...' and --token (or $MCP_TOKEN) set the Authorization header; "
+                "give only one of them")
+        if token:
             sent["Authorization"] = f"Bearer {token}"
         for name, value in sent.items():
             if not value.isprintable():
