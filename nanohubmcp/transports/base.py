@@ -86,19 +86,21 @@ class BaseHandler(tornado.web.RequestHandler):
 
     # -- checks --------------------------------------------------------------------------
     async def prepare(self) -> None:
-        if not host_allowed(self.request.host, self.config):
-            log.warning("refused request for host %s", self.request.host)
-            self.set_header("Connection", "close")  # the body (if any) stays unread
-            self.fail(421, InvalidRequest(
-                f"Misdirected Request: this server does not answer for host {jsonenc.show(self.request.host)} (it "
-                "listens on loopback; a proxy that forwards another host name must be named in public_url)"))
-            return
+        # Origin first: an invalid Origin is 403 whatever the Host (MCP 2025-11-25, Transports § Security
+        # Warning: servers MUST validate Origin); then a refused Host is 421.
         origin = self.request.headers.get("Origin")
         if not origin_allowed(origin, self.config):
             log.warning("refused request from origin %s", origin)
             self.set_header("Connection", "close")  # the body (if any) stays unread
             self.fail(403, InvalidRequest(
                 f"Forbidden: origin {origin} is not allowed; add it to allowed_origins to permit it"))
+            return
+        if not host_allowed(self.request.host, self.config):
+            log.warning("refused request for host %s", self.request.host)
+            self.set_header("Connection", "close")  # the body (if any) stays unread
+            self.fail(421, InvalidRequest(
+                f"Misdirected Request: this server does not answer for host {jsonenc.show(self.request.host)} (it "
+                "listens on loopback; a proxy that forwards another host name must be named in public_url)"))
             return
         if origin is not None:
             self.set_header("Access-Control-Allow-Origin", origin)

@@ -50,6 +50,28 @@ def test_a_foreign_host_gets_421_on_every_route_of_a_loopback_server(path: str) 
         assert "evil.example" in (error if isinstance(error, str) else error["message"])
 
 
+@pytest.mark.parametrize("path", ["/mcp", "/tools/add", "/sse"])
+def test_an_invalid_origin_is_403_even_when_the_host_is_refused_too(path: str) -> None:
+    """The spec's MUST for Origin comes first: a rebinding page sends both a foreign Origin and Host."""
+    with serve(build()) as url, Http(url) as http:
+        headers = {
+            "Host": f"evil.example:{http.port}",
+            "Origin": "http://evil.example",
+            "Content-Type": "application/json",
+        }
+        reply = http.request(
+            "GET" if path == "/sse" else "POST", path, {"a": 1, "b": 2} if path == "/tools/add" else None, headers
+        )
+        assert reply.status == 403, reply.body
+        error = reply.json["error"]
+        assert "origin http://evil.example is not allowed" in (error if isinstance(error, str) else error["message"])
+        headers["Origin"] = f"http://127.0.0.1:{http.port}"  # an allowed Origin: the Host check answers
+        reply = http.request(
+            "GET" if path == "/sse" else "POST", path, {"a": 1, "b": 2} if path == "/tools/add" else None, headers
+        )
+        assert reply.status == 421, reply.body
+
+
 def test_loopback_names_and_the_public_host_are_served_and_openapi_names_only_them() -> None:
     server = build()
     with (
