@@ -1,10 +1,10 @@
 """The components a notebook's cells registered: one ``Entry`` per tool, resource, view or prompt.
 
-:class:`CellComponents` is the base class of :class:`nanohubmcp.jupyter.session.KernelSession`
-(which keeps the server's lifecycle). It wraps each cell's function for the call policy
-(``nanohubmcp.jupyter.calls``), registers it on the session's ``MCPServer``, remembers which cell
-defined what (a cell that now defines something else retires the old component), and keeps the
-traceback of the last call that raised for ``%mcp log``.
+:class:`CellRegistry` is held by :class:`nanohubmcp.jupyter.session.KernelSession` (which keeps
+the server's lifecycle) as ``session.components``. It wraps each cell's function for the call
+policy (``nanohubmcp.jupyter.calls``), registers it on the session's current ``MCPServer``,
+remembers which cell defined what (a cell that now defines something else retires the old
+component), and keeps the traceback of the last call that raised for ``%mcp log``.
 """
 
 from __future__ import annotations
@@ -25,9 +25,8 @@ from .output import CellOutput
 
 if TYPE_CHECKING:
     from ..facade import MCPServer
-    from .config import NanohubMCP
 
-__all__ = ["CellComponents", "Entry"]
+__all__ = ["CellRegistry", "Entry"]
 
 
 @dataclass
@@ -51,15 +50,42 @@ class Entry:
     policy: str
 
 
-class CellComponents:
-    """Registering the components of a notebook's cells (state set by ``KernelSession``)."""
+class CellRegistry:
+    """The components of a notebook's cells, registered on the session's server.
 
-    config: NanohubMCP
-    server: MCPServer
-    entries: dict[tuple[str, str], Entry]
-    cells: dict[str, tuple[str, str]]
-    kernel_loop: asyncio.AbstractEventLoop | None
-    last_failure: str | None
+    Args:
+        server: the session's current ``MCPServer`` (a new one after a rebuild).
+        tool_timeout: the current ``NanohubMCP.tool_timeout`` (seconds, or None).
+
+    Attributes:
+        entries: every registered component by ``(kind, key)``.
+        cells: what each cell (by cell id) defines, as ``(kind, key)``.
+        kernel_loop: the kernel's event loop, once a cell ran on it (``kernel`` policy calls go there).
+        last_failure: the traceback of the latest call that raised, for ``%mcp log``, or None.
+    """
+
+    def __init__(self, server: Callable[[], MCPServer], tool_timeout: Callable[[], float | None]) -> None:
+        self._server = server
+        self._tool_timeout = tool_timeout
+        self.entries: dict[tuple[str, str], Entry] = {}
+        self.cells: dict[str, tuple[str, str]] = {}
+        self.kernel_loop: asyncio.AbstractEventLoop | None = None
+        self.last_failure: str | None = None
+
+    @property
+    def server(self) -> MCPServer:
+        """The server the components are registered on."""
+        return self._server()
+
+    def use_kernel_loop(self, loop: asyncio.AbstractEventLoop | None) -> None:
+        """A cell runs on ``loop`` (the kernel's): ``kernel`` policy calls go there (None: keep the known one)."""
+        if loop is not None:
+            self.kernel_loop = loop
+
+    def reregister(self) -> None:
+        """Put every component on :attr:`server` again (after the session built a new one)."""
+        for entry in list(self.entries.values()):
+            self._register(entry)
 
     def _failed(self, kind: str, name: str, trace: str) -> None:
         """A component raised: keep its traceback (one, the latest) for ``%mcp log``."""
@@ -75,7 +101,7 @@ class CellComponents:
             cell=cell,
             kernel_loop=self.kernel_loop,
             executor=lambda: self.server.core.executor,
-            timeout=lambda: self.config.tool_timeout,
+            timeout=self._tool_timeout,
             background=background,
             on_failure=lambda name, trace: self._failed(kind, name, trace),
         )
@@ -101,7 +127,14 @@ class CellComponents:
         wrapper = self._wrap("prompt", fn, spec.name or fn.__name__, entry.policy, entry.cell)
         return self.server.add_prompt(wrapper, **spec.registration_options()).name
 
-    def _add(self, kind: str, fn: Callable[..., Any], spec: Any, cell: CellOutput, main: bool) -> Entry:
+    def _add(
+        self,
+        kind: str,
+        fn: Callable[..., Any],
+        spec: ToolSpec | ResourceSpec | PromptSpec | ViewSpec,
+        cell: CellOutput,
+        main: bool,
+    ) -> Entry:
         entry = Entry(kind, "", fn, spec, cell, calls.policy_for(fn, main=main))
         entry.key = self._register(entry)  # raises RegistrationError; nothing changed then
         earlier = self.entries.get((kind, entry.key))
@@ -133,7 +166,7 @@ class CellComponents:
         """Register (or replace) the resource or template at ``spec.uri``."""
         return self._add("resource", fn, spec, cell, False)
 
-    def add_view(self, html: Any, spec: ViewSpec, cell: CellOutput) -> Entry:
+    def add_view(self, html: object, spec: ViewSpec, cell: CellOutput) -> Entry:
         """Register (or replace) the MCP Apps view at ``spec.uri``: ``html`` is a str or has ``_repr_html_``."""
         html_of(html)  # raises TypeError saying what a view may be
         return self._add("resource", lambda: html, spec, cell, False)

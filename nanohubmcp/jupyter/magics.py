@@ -95,7 +95,7 @@ class MCPMagics(Magics):
         tools on the kernel's event loop.
         """
         spec = self._parse(cellspec.parse_tool_line, line)
-        self._register("tool", spec, cell, spec.name, self.session.add_tool)
+        self._register("tool", spec, cell, spec.name, self.session.components.add_tool)
 
     @no_var_expand
     @cell_magic
@@ -107,7 +107,7 @@ class MCPMagics(Magics):
         function by name.
         """
         spec = self._parse(cellspec.parse_resource_line, line)
-        self._register("resource", spec, cell, spec.name, self.session.add_resource)
+        self._register("resource", spec, cell, spec.name, self.session.components.add_resource)
 
     @no_var_expand
     @cell_magic
@@ -122,7 +122,7 @@ class MCPMagics(Magics):
         spec = self._parse(cellspec.parse_view_line, line)
         value = self._evaluate(cell)
         try:
-            entry = self.session.add_view(value, spec, CellOutput.capture(self.shell))
+            entry = self.session.components.add_view(value, spec, CellOutput.capture(self.shell))
         except (RegistrationError, TypeError) as exc:
             raise UsageError(f"%%mcp_view: {exc}") from None
         display(HTML(value) if isinstance(value, str) else value)  # the view as the notebook shows it
@@ -152,7 +152,7 @@ class MCPMagics(Magics):
     def mcp_prompt(self, line: str, cell: str) -> None:
         """Serve the function this cell defines as an MCP prompt template."""
         spec = self._parse(cellspec.parse_prompt_line, line)
-        self._register("prompt", spec, cell, spec.name, self.session.add_prompt)
+        self._register("prompt", spec, cell, spec.name, self.session.components.add_prompt)
 
     @staticmethod
     def _parse(parser: Callable[[str], Any], line: str) -> Any:
@@ -165,7 +165,7 @@ class MCPMagics(Magics):
         self, kind: str, spec: Any, cell: str, name: str | None, add: Callable[[Any, Any, CellOutput], Entry]
     ) -> None:
         fn = self._define(kind, cell, name)
-        self.session.kernel_loop = _running_loop() or self.session.kernel_loop
+        self.session.components.use_kernel_loop(_running_loop())
         try:
             entry = add(fn, spec, CellOutput.capture(self.shell))
         except RegistrationError as exc:
@@ -242,7 +242,7 @@ class MCPMagics(Magics):
         return action(args.target)
 
     def _mcp_start(self, _: Any) -> None:
-        self.session.kernel_loop = _running_loop() or self.session.kernel_loop
+        self.session.components.use_kernel_loop(_running_loop())
         try:
             started = self.session.start()
         except NanohubMCPError as exc:
@@ -280,7 +280,7 @@ class MCPMagics(Magics):
     def _mcp_remove(self, target: str | None) -> None:
         if not target:
             raise UsageError("%mcp remove needs a name: %mcp remove my_tool")
-        kind = self.session.remove(target)
+        kind = self.session.components.remove(target)
         if kind is None:
             raise UsageError(f"no tool, prompt or resource is named {target!r} (see %mcp tools)")
         print(f"Removed {kind} '{target}'.")
@@ -321,8 +321,8 @@ class MCPMagics(Magics):
 
     def _mcp_log(self, _: Any) -> None:
         print("\n".join(self.session.log) if self.session.log else "(no server events yet)")
-        if self.session.last_failure is not None:
-            print(f"\nLast failure (clients got only its message), {self.session.last_failure}")
+        if self.session.components.last_failure is not None:
+            print(f"\nLast failure (clients got only its message), {self.session.components.last_failure}")
 
 
 def _in_magic_terms(exc: RegistrationError, kind: str) -> str:

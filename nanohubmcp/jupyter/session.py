@@ -4,14 +4,15 @@ A plain domain class (no IPython import): the magics parse cells and call it; it
 ``MCPServer``, the components each cell registered, the runner mode, the proxy view, a
 bounded log of server events and the traceback of the last call that raised (clients get only
 the message; ``%mcp log`` shows the traceback to the notebook's user). Registering each cell's
-component is inherited from :class:`nanohubmcp.jupyter.cell_components.CellComponents`. It starts the server on
+component is the job of its :class:`nanohubmcp.jupyter.cell_components.CellRegistry`
+(``session.components``). It starts the server on
 first use, restarts it when the ``NanohubMCP`` settings change, and rebuilds it (keeping every
 component) when the server's identity changes.
 
 Example (what ``%%mcp_tool`` does, minus the cell parsing):
     ```python
     session = KernelSession(NanohubMCP(port=0))
-    session.add_tool(add, ToolSpec(), CellOutput.capture(shell))
+    session.components.add_tool(add, ToolSpec(), CellOutput.capture(shell))
     session.ensure_started()
     session.mcp_url          # 'http://127.0.0.1:43117/mcp'
     ```
@@ -30,7 +31,7 @@ from typing import Any
 from ..errors import ConfigurationError
 from ..facade import MCPServer
 from . import routes
-from .cell_components import CellComponents, Entry
+from .cell_components import CellRegistry, Entry
 from .config import REBUILD_TRAITS, RESTART_TRAITS, RESULT_TRAITS, NanohubMCP
 from .display import first_line
 from .hub import HubView, detect_hub
@@ -43,29 +44,31 @@ LOG_LINES = 500
 """Events kept for ``%mcp log`` (a ring buffer; older lines are dropped)."""
 
 
-class KernelSession(CellComponents):
+class KernelSession:
     """The notebook's server: components by cell, start/stop/restart, status.
 
     Args:
         config: the ``NanohubMCP`` settings (observed until :meth:`close`).
         notify: called with one line of text when a background change (a restart after
             ``%config``) succeeds or fails; default: print to stderr.
+
+    Attributes:
+        server: the ``MCPServer`` (a new one when the server's identity changes).
+        components: the :class:`~nanohubmcp.jupyter.cell_components.CellRegistry` of the cells'
+            tools, resources, views and prompts.
     """
 
     def __init__(self, config: NanohubMCP, *, notify: Callable[[str], None] | None = None) -> None:
         self.config = config
         self.notify = notify or (lambda text: print(text, file=sys.stderr))
-        self.entries: dict[tuple[str, str], Entry] = {}
-        self.cells: dict[str, tuple[str, str]] = {}
-        self.kernel_loop: asyncio.AbstractEventLoop | None = None
         self.hub = HubView(None, "not started")
         self.log: collections.deque[str] = collections.deque(maxlen=LOG_LINES)
-        self.last_failure: str | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self._mode: str | None = None
         self._saved_switch: float | None = None  # the interpreter's switch interval to restore
         self._token_key = f"cells-{secrets.token_hex(8)}"  # this session's generated token (tokens.py)
         self.server = self._build()
+        self.components = CellRegistry(lambda: self.server, lambda: self.config.tool_timeout)
         config.observe(self._on_config, names=[*RESTART_TRAITS, *REBUILD_TRAITS])
         config.observe(self._on_results, names=list(RESULT_TRAITS))
 
@@ -198,11 +201,10 @@ class KernelSession(CellComponents):
         old = self.server
         old.stop()
         self.server = self._build()
-        for entry in list(self.entries.values()):
-            self._register(entry)
+        self.components.reregister()
 
     def _on_results(self, change: Any) -> None:
-        setattr(self.server.core.result_options, change["name"], change["new"])
+        self.server.core.result_options.update(change["name"], change["new"])
 
     def _on_config(self, change: Any) -> None:
         if change["old"] == change["new"]:
@@ -264,7 +266,7 @@ class KernelSession(CellComponents):
 
     def runs_on_kernel(self, name: str) -> bool:
         """True when tool ``name`` runs on the kernel's loop (``async def`` or ``--main``)."""
-        entry = self.entries.get(("tool", name))
+        entry = self.components.entries.get(("tool", name))
         return entry is not None and entry.policy == "kernel"
 
     def status(self) -> dict[str, Any]:
@@ -272,7 +274,7 @@ class KernelSession(CellComponents):
         registry = self.server.core.registry
         tools = []
         for tool in registry.tools.values():
-            entry = self.entries.get(("tool", tool.name))
+            entry = self.components.entries.get(("tool", tool.name))
             tools.append(
                 {
                     "name": tool.name,
@@ -296,7 +298,7 @@ class KernelSession(CellComponents):
             "hub_reason": self.hub.reason,
             "streaming": self.hub.streaming,
             "tools": tools,
-            "resources": sorted(key for kind, key in self.entries if kind == "resource"),
-            "prompts": sorted(key for kind, key in self.entries if kind == "prompt"),
+            "resources": sorted(key for kind, key in self.components.entries if kind == "resource"),
+            "prompts": sorted(key for kind, key in self.components.entries if kind == "prompt"),
             "stuck_calls": self.server.core.stuck_calls,
         }

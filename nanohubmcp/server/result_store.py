@@ -75,6 +75,19 @@ class ResultOptions:
     max_inline_bytes: int | None = DEFAULT_MAX_INLINE_BYTES
     figure_dpi: float | None = None
 
+    def update(self, setting: str, value: float | None) -> None:
+        """Change ``max_inline_bytes`` or ``figure_dpi``; the next call shapes its result with it.
+
+        Raises:
+            ValueError: another setting name.
+        """
+        if setting == "max_inline_bytes":
+            self.max_inline_bytes = None if value is None else int(value)
+        elif setting == "figure_dpi":
+            self.figure_dpi = value
+        else:
+            raise ValueError(f"no result setting {setting!r} (max_inline_bytes, figure_dpi)")
+
 
 class ResultStore:
     """Kept results by URI (thread-safe: conversions run on worker threads).
