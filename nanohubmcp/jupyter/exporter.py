@@ -58,7 +58,7 @@ class MCPExporter(Exporter):
     def _output_given(self) -> bool:
         """Whether nbconvert was given ``--output`` (``NbConvertApp.output_base``), even one equal to the
         notebook's own name; the ``unique_key`` alone cannot tell the two apart."""
-        app = self.config["NbConvertApp"] if "NbConvertApp" in self.config else None
+        app = self.config["NbConvertApp"] if "NbConvertApp" in self.config else None  # noqa: SIM401  (as written: a traitlets Config section, never created by the look-up)
         base = app["output_base"] if app is not None and "output_base" in app else None
         return isinstance(base, str) and base not in ("", "{notebook_name}")
 
