@@ -16,9 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import RegistrationError
+from ..errors import InvalidArguments, InvalidParams, RegistrationError
 from ..protocol import versions
 from ..schema import ArgumentValidator, OutputValidator, Signature, describe_function
+from ..schema.text_values import from_text
 from .uri_template import TemplateError, UriTemplate, compile_template
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
@@ -215,6 +216,7 @@ class ResourceTemplate(_ResourceRecord):
 
     uri_template: str
     compiled: UriTemplate
+    _validator: ArgumentValidator | None = field(default=None, init=False, repr=False)
 
     @property
     def uri(self) -> str:
@@ -229,6 +231,31 @@ class ResourceTemplate(_ResourceRecord):
     def match(self, uri: str) -> dict[str, str] | None:
         """The variable values when ``uri`` matches, else None."""
         return self.compiled.match(uri)
+
+    def arguments(self, values: dict[str, str]) -> dict[str, Any]:
+        """The matched variables as the function's parameters want them: each text read by its
+        parameter's schema (``pid: int`` gets an ``int``), then checked like a tool's arguments.
+
+        Raises:
+            InvalidParams: (-32602) a variable whose text is not what its parameter takes, naming it.
+        """
+        properties = self.signature.input_schema.get("properties") or {}
+        read: dict[str, Any] = {}
+        for name, text in values.items():
+            try:
+                read[name] = from_text(text, properties.get(name))
+            except ValueError as exc:
+                raise InvalidParams(
+                    f"Invalid arguments for resource template '{self.uri_template}': {name}: {exc}",
+                    {"uri_template": self.uri_template, "variable": name}) from None
+        validator = self._validator
+        if validator is None:  # made on first use, kept with the record
+            validator = self._validator = ArgumentValidator(
+                self.signature.input_schema, name=self.uri_template, kind="resource template", trusted=True)
+        try:
+            return validator.validate(read)
+        except InvalidArguments as exc:
+            raise InvalidParams(str(exc), {"errors": exc.errors, "uri_template": self.uri_template}) from None
 
     def to_wire(self, version: str) -> dict[str, Any]:
         """The ``resources/templates/list`` entry for ``version``."""

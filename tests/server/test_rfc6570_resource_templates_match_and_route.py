@@ -96,3 +96,51 @@ def test_a_malformed_template_is_refused_at_registration(template: str) -> None:
 
     with pytest.raises(RegistrationError, match="resource template"):
         server.resource(template)(read)
+
+
+def typed_server() -> MCPServer:
+    server = MCPServer("typed-templates")
+
+    @server.resource("users://{uid}/posts/{pid}")
+    def post(uid: str, pid: int) -> str:
+        return f"user {uid} post {pid} ({type(pid).__name__})"
+
+    @server.resource("grid://{x}/{y}{?fine}")
+    def grid(x: float, y: float, fine: bool = False) -> str:
+        return f"{x!r} {y!r} {fine!r}"
+
+    return server
+
+
+@pytest.mark.parametrize(
+    ("uri", "text"),
+    [
+        ("users://42/posts/7", "user 42 post 7 (int)"),
+        ("grid://1.5/-2?fine=true", "1.5 -2.0 True"),
+        ("grid://0/3", "0.0 3.0 False"),
+    ],
+)
+def test_template_variables_arrive_as_their_parameters_types(uri: str, text: str) -> None:
+    with serve(typed_server()) as url:
+        wire = Wire(url)
+        session = wire.initialize()
+        answer = wire.request("resources/read", {"uri": uri}, session)
+        assert answer["result"]["contents"][0]["text"] == text, answer
+
+
+@pytest.mark.parametrize(
+    ("uri", "variable", "reason"),
+    [
+        ("users://42/posts/x", "pid", '"x" is not an integer'),
+        ("grid://a/1", "x", '"a" is not a number'),
+        ("grid://1/1?fine=maybe", "fine", '"maybe" is not a boolean'),
+    ],
+)
+def test_a_variable_its_parameter_cannot_take_is_32602_naming_it(uri: str, variable: str, reason: str) -> None:
+    """Checked like a tool's arguments: the function is not called with "x" for ``pid: int``."""
+    with serve(typed_server()) as url:
+        wire = Wire(url)
+        session = wire.initialize()
+        answer = wire.request("resources/read", {"uri": uri}, session)
+        assert answer["error"]["code"] == -32602, answer
+        assert f": {variable}: {reason}" in answer["error"]["message"], answer

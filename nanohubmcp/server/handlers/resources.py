@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidParams, ResourceNotFound
 from .. import results
+from ..components import ResourceTemplate
 from ..invoke import CallRecord, build_kwargs, call_function, make_context
 from ..registry import list_result
 from ..request import RequestContext
@@ -53,6 +54,8 @@ async def resources_read(core: ServerCore, request: RequestContext, params: dict
         if request.modern:
             raise InvalidParams(exc.message, exc.data) from None
         raise
+    if isinstance(record, ResourceTemplate):
+        values = record.arguments(values)  # -32602 naming a variable its parameter cannot take
     call = CallRecord(core, request, "resources/read", uri) if core.bus.active else None
     try:
         context = make_context(core, record.signature, request)
