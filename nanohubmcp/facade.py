@@ -254,6 +254,21 @@ class MCPServer:
         """
         return decorating(lambda func: self.add_tool(func, background=True, **options), fn)
 
+    def add_sim2l(self, path: str, **options: Any) -> Tool:
+        """Serve a Sim2L notebook as a tool; returns the tool record.
+
+        Options: ``name``, ``description``, ``background``, ``results_dir``, ``kernel_name``,
+        ``cell_timeout``, ``cache`` (see :func:`nanohubmcp.sources.sim2l.add_sim2l`, which also
+        says how inputs, outputs and stored runs work). Needs ``pip install 'nanohub-mcp[sim2l]'``.
+
+        Raises:
+            RegistrationError: not a Sim2L notebook (the message says what is missing), or the
+                ``sim2l`` libraries are not installed.
+        """
+        from .sources.sim2l import add_sim2l
+
+        return add_sim2l(self, path, **options)
+
     def remove_tool(self, name: str) -> bool:
         """Unregister a tool; True when it existed (clients get ``list_changed``)."""
         return self._registrar.remove_tool(name)

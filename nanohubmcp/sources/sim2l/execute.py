@@ -1,0 +1,161 @@
+"""Running a Sim2L notebook with papermill and reading back what it saved.
+
+The run directory gets the notebook's extra files (a cell tagged ``FILES`` holding
+``EXTRA_FILES = [...]`` or ``"*"``, linked from the notebook's directory, as simtool does) and the
+call's input files; papermill executes the notebook there with the parameters injected after the
+cell tagged ``parameters`` and writes the executed copy as ``<name>.ipynb``. The outputs are the
+scrapbook entries ``DB(OUTPUTS).save`` glued, read with simtool's ``DB`` (values decoded, files
+resolved against the run directory).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import os
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+from ...errors import ToolError
+from .notebook import Sim2LSpec
+from .values import INPUT_FILES_DIR, Prepared
+
+__all__ = ["Output", "executed_notebook", "read_outputs", "run_notebook"]
+
+
+@dataclass
+class Output:
+    """One saved output.
+
+    Attributes:
+        name: its name in ``OUTPUTS``.
+        value: the decoded value (numbers, lists, dicts, numpy arrays, PIL images, bytes of a File),
+            or None when the output is a file.
+        file: the file's path relative to the run directory when the notebook saved it with ``file=``.
+    """
+
+    name: str
+    value: Any = None
+    file: str | None = None
+
+
+def executed_notebook(spec: Sim2LSpec, directory: str) -> str:
+    """Path of the executed copy of ``spec``'s notebook in a run directory."""
+    return os.path.join(directory, f"{os.path.basename(spec.name)}.ipynb")
+
+
+def _extra_files(spec: Sim2LSpec) -> list[str]:
+    import nbformat
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        notebook = nbformat.read(spec.path, as_version=4)
+    for cell in notebook.cells:
+        if "FILES" not in (cell.get("metadata", {}).get("tags") or ()):
+            continue
+        for line in str(cell.get("source", "")).splitlines():
+            if line.strip().startswith("EXTRA_FILES"):
+                _, _, value = line.partition("=")
+                try:
+                    found = ast.literal_eval(value.strip())
+                except (ValueError, SyntaxError):
+                    return []
+                folder = os.path.dirname(spec.path)
+                if found == "*":
+                    return [n for n in os.listdir(folder) if n != os.path.basename(spec.path)]
+                return [str(n) for n in found] if isinstance(found, (list, tuple)) else []
+    return []
+
+
+def _link_extra_files(spec: Sim2LSpec, directory: str) -> None:
+    folder = os.path.dirname(spec.path)
+    for name in _extra_files(spec):
+        source = os.path.normpath(os.path.join(folder, name))
+        if not source.startswith(folder + os.sep) or not os.path.exists(source):
+            raise ToolError(f"the Sim2L's EXTRA_FILES names {name!r}, which is not a file beside the notebook")
+        target = os.path.join(directory, name)
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        os.symlink(source, target)
+
+
+def run_notebook(
+    spec: Sim2LSpec,
+    prepared: Prepared,
+    directory: str,
+    *,
+    kernel_name: str | None = None,
+    cell_timeout: float | None = None,
+    progress: bool = True,
+) -> str:
+    """Execute the Sim2L in ``directory``; returns the executed notebook's path.
+
+    Raises:
+        ToolError: the notebook raised (the message names the cell and the exception), or a cell ran
+            longer than ``cell_timeout`` seconds.
+    """
+    import papermill
+
+    _link_extra_files(spec, directory)
+    if prepared.files:
+        inputs = os.path.join(directory, INPUT_FILES_DIR)
+        os.makedirs(inputs, exist_ok=True)
+        for name, data in prepared.files.items():
+            with open(os.path.join(inputs, name), "wb") as stream:
+                stream.write(data)
+    output = executed_notebook(spec, directory)
+    options: dict[str, Any] = {"cwd": directory, "progress_bar": progress, "log_output": False}
+    if kernel_name:
+        options["kernel_name"] = kernel_name
+    if cell_timeout is not None:
+        options["execution_timeout"] = cell_timeout
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            papermill.execute_notebook(spec.path, output, parameters=prepared.parameters, **options)
+    except papermill.PapermillExecutionError as exc:
+        raise ToolError(f"the Sim2L '{spec.name}' failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue}") from None
+    except Exception as exc:  # a kernel that died, a cell over its time limit, a missing kernel
+        text = " ".join(str(exc).split())[:500] or type(exc).__name__
+        raise ToolError(f"the Sim2L '{spec.name}' did not run: {type(exc).__name__}: {text}") from None
+    return output
+
+
+def _file_of(data: Any) -> str | None:
+    if isinstance(data, str) and data.startswith("file://"):
+        return data[len("file://") :]
+    return None
+
+
+def read_outputs(spec: Sim2LSpec, directory: str) -> tuple[list[Output], list[str]]:
+    """The declared outputs the run saved, in declaration order, and the names of those it did not.
+
+    Values are decoded by simtool's ``DB`` (its JSON encoding, or the saved file read as the
+    declared type); an output saved as a file keeps its path (relative to ``directory``).
+    """
+    from simtool import DB
+
+    db = DB(executed_notebook(spec, directory), dir=directory)
+    scraps = db.nb.scraps
+    found: list[Output] = []
+    missing: list[str] = []
+    for name, item in spec.outputs.items():
+        if name not in scraps or scraps[name].data is None:
+            missing.append(name)
+            continue
+        raw = scraps[name].data
+        path = _file_of(raw)
+        if path is not None:
+            if item.type in ("File", "Image"):
+                found.append(Output(name, file=path))
+            else:  # a value kept in a file: simtool reads it as its type
+                found.append(Output(name, value=db.read(name), file=path))
+            continue
+        value = db.read(name)
+        if value is None and raw not in (None, "null"):
+            value = json.loads(raw) if isinstance(raw, str) else raw
+        if value is None:
+            missing.append(name)
+            continue
+        found.append(Output(name, value=value))
+    return found, missing

@@ -1,0 +1,242 @@
+"""What a Sim2L notebook declares: its name, revision, description, inputs and outputs.
+
+A Sim2L is a Jupyter notebook with
+
+- a cell starting ``%%yaml INPUTS``: one entry per input, ``name: {type, description (or the
+  older desc), units, min, max, options, property, value}``;
+- a cell starting ``%%yaml OUTPUTS``: the outputs the notebook saves with ``DB(OUTPUTS).save``;
+- a code cell tagged ``parameters``, where papermill injects the call's values after it;
+- optionally a cell tagged ``DESCRIPTION`` (``DESCRIPTION = "..."``) and notebook metadata
+  ``simTool_info`` (``name``, ``revision``), as published Sim2Ls carry.
+
+The notebook is read with nbformat and the YAML with PyYAML (both runtime dependencies): reading
+a Sim2L needs none of the optional ``sim2l`` libraries. Errors are ``RegistrationError`` naming
+the notebook and what to fix.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import os
+import warnings
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from ...errors import RegistrationError
+
+__all__ = ["TYPES", "Declaration", "Sim2LSpec", "read_sim2l"]
+
+TYPES = ("Boolean", "Integer", "Number", "Text", "Tag", "Choice", "List", "Dict", "Array", "File", "Image", "Element")
+"""The value types a Sim2L declares (simtool's ``Params.types``)."""
+
+KEYS = ("type", "description", "desc", "units", "min", "max", "options", "property", "value")
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """One input or output of a Sim2L, as its YAML cell declares it.
+
+    Attributes:
+        name: the key in the YAML cell (the notebook's variable name for an input).
+        type: one of :data:`TYPES`.
+        description: ``description``, or the older ``desc``; "" when neither is given.
+        units: pint units text (Number, Array), or None.
+        minimum / maximum: limits in ``units`` (numbers, or text with units such as ``"10 nm"``).
+        options: the values of a Choice.
+        property: the Element property its value becomes (default ``symbol``).
+        value: the default (None when not declared).
+        extra: any other keys, kept as written (e.g. ``dim``, ``maxlen``).
+    """
+
+    name: str
+    type: str
+    description: str = ""
+    units: str | None = None
+    minimum: Any = None
+    maximum: Any = None
+    options: list[Any] | None = None
+    property: str | None = None
+    value: Any = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def simtool_fields(self) -> dict[str, Any]:
+        """The keyword arguments simtool's ``Params`` class of this type takes (``desc`` as ``description``)."""
+        fields: dict[str, Any] = {"type": self.type}
+        if self.description:
+            fields["description"] = self.description
+        for key, value in (
+            ("units", self.units),
+            ("min", self.minimum),
+            ("max", self.maximum),
+            ("options", self.options),
+            ("property", self.property),
+        ):
+            if value is not None:
+                fields[key] = value
+        return fields
+
+
+@dataclass(frozen=True)
+class Sim2LSpec:
+    """A Sim2L notebook, read.
+
+    Attributes:
+        path: absolute path of the notebook.
+        name: ``simTool_info.name``, else the file name without ``.ipynb``.
+        revision: ``r<N>`` from ``simTool_info.revision`` or the ``/apps/<name>/rNN/`` path; else
+            ``"local"``.
+        description: the ``DESCRIPTION`` cell's text, else the first markdown cell's first line.
+        inputs / outputs: declarations in the order written.
+        digest: SHA-256 of the notebook file (part of every run's identity).
+    """
+
+    path: str
+    name: str
+    revision: str
+    description: str
+    inputs: dict[str, Declaration]
+    outputs: dict[str, Declaration]
+    digest: str
+
+
+def _yaml_cell(cells: list[Any], tag: str, path: str) -> dict[str, Any] | None:
+    marker = f"%%yaml {tag}"
+    for index, cell in enumerate(cells):
+        if cell.get("cell_type") != "code":
+            continue
+        lines = str(cell.get("source", "")).split("\n")
+        for number, line in enumerate(lines):
+            stripped = line.strip()
+            if stripped.startswith(marker) and stripped[len(marker) : len(marker) + 1] in ("", " ", "\t"):
+                text = "\n".join(lines[number + 1 :])
+                try:
+                    loaded = yaml.safe_load(text)
+                except yaml.YAMLError as exc:
+                    raise RegistrationError(
+                        f"{path}: the %%yaml {tag} cell (cell {index + 1}) is not YAML: {' '.join(str(exc).split())}"
+                    ) from None
+                if loaded is None:
+                    return {}
+                if not isinstance(loaded, dict):
+                    raise RegistrationError(f"{path}: the %%yaml {tag} cell must map names to declarations")
+                return loaded
+    return None
+
+
+def _declaration(name: Any, body: Any, kind: str, path: str) -> Declaration:
+    where = f"{path}: {kind} {name!r}"
+    if not isinstance(name, str) or not name.isidentifier():
+        raise RegistrationError(f"{where}: a name must be a Python identifier (it becomes a notebook variable)")
+    if not isinstance(body, dict):
+        raise RegistrationError(f"{where}: the declaration must be a mapping with at least 'type'")
+    kind_name = body.get("type")
+    if kind_name not in TYPES:
+        raise RegistrationError(f"{where}: type {kind_name!r} is not a Sim2L type (one of {', '.join(TYPES)})")
+    options = body.get("options")
+    if kind_name == "Choice" and (not isinstance(options, list) or not options):
+        raise RegistrationError(f"{where}: a Choice needs 'options', a list of its values")
+    description = body.get("description", body.get("desc", ""))
+    return Declaration(
+        name=name,
+        type=kind_name,
+        description=str(description or "").strip(),
+        units=str(body["units"]) if body.get("units") not in (None, "") else None,
+        minimum=body.get("min"),
+        maximum=body.get("max"),
+        options=list(options) if isinstance(options, list) else None,
+        property=str(body["property"]) if body.get("property") else None,
+        value=body.get("value"),
+        extra={k: v for k, v in body.items() if k not in KEYS},
+    )
+
+
+def _declarations(raw: dict[str, Any] | None, kind: str, path: str) -> dict[str, Declaration]:
+    return {name: _declaration(name, body, kind, path) for name, body in (raw or {}).items()}
+
+
+def _tagged(cells: list[Any], tag: str) -> Any:
+    for cell in cells:
+        if tag in (cell.get("metadata", {}).get("tags") or ()):
+            return cell
+    return None
+
+
+def _described(cells: list[Any]) -> str:
+    cell = _tagged(cells, "DESCRIPTION")
+    if cell is not None:
+        source = str(cell.get("source", ""))
+        _, _, value = source.partition("=")
+        try:
+            text = ast.literal_eval(value.strip())
+        except (ValueError, SyntaxError):
+            text = value.strip().strip("'\"")
+        if isinstance(text, str) and text.strip():
+            return text.strip()
+    for cell in cells:
+        if cell.get("cell_type") == "markdown":
+            for line in str(cell.get("source", "")).splitlines():
+                if line.strip():
+                    return line.strip().lstrip("#").strip()
+    return ""
+
+
+def _revision(info: dict[str, Any], path: str) -> str:
+    revision = info.get("revision")
+    if isinstance(revision, int) and not isinstance(revision, bool):
+        return f"r{revision}"
+    if isinstance(revision, str) and revision:
+        return revision if revision.startswith("r") else f"r{revision}"
+    # A published Sim2L: /apps/<name>/<rNN>/simtool/<name>.ipynb
+    parts = os.path.normpath(path).split(os.sep)
+    if len(parts) >= 3 and parts[-2] == "simtool" and parts[-3].startswith("r") and parts[-3][1:].isdigit():
+        return parts[-3]
+    return "local"
+
+
+def read_sim2l(path: str | os.PathLike[str]) -> Sim2LSpec:
+    """Read a Sim2L notebook's declarations (see the module docstring).
+
+    Raises:
+        RegistrationError: no such file, not a notebook, no ``%%yaml INPUTS``/``OUTPUTS`` cell,
+            no cell tagged ``parameters``, or a declaration of an unknown type; the message names
+            the notebook.
+    """
+    import nbformat
+
+    where = os.path.abspath(os.fspath(path))
+    try:
+        with open(where, "rb") as stream:
+            raw = stream.read()
+    except OSError as exc:
+        raise RegistrationError(f"{where}: cannot read the Sim2L notebook ({exc.strerror or exc})") from None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # nbformat's notes on old files do not matter here
+            notebook = nbformat.reads(raw.decode("utf-8"), as_version=4)
+    except Exception as exc:
+        reason = " ".join(str(exc).split())[:200]
+        raise RegistrationError(f"{where}: not a Jupyter notebook ({reason})") from None
+    cells = list(notebook.cells)
+    inputs, outputs = _yaml_cell(cells, "INPUTS", where), _yaml_cell(cells, "OUTPUTS", where)
+    if inputs is None or outputs is None:
+        missing = " and ".join(t for t, c in (("%%yaml INPUTS", inputs), ("%%yaml OUTPUTS", outputs)) if c is None)
+        raise RegistrationError(f"{where}: not a Sim2L: it has no {missing} cell")
+    if _tagged(cells, "parameters") is None:
+        raise RegistrationError(
+            f"{where}: not a Sim2L: no cell is tagged 'parameters' (papermill injects the inputs after it)"
+        )
+    info = notebook.metadata.get("simTool_info") or {}
+    base = os.path.basename(where)
+    name = str(info.get("name") or (base[: -len(".ipynb")] if base.endswith(".ipynb") else base))
+    return Sim2LSpec(
+        path=where,
+        name=name,
+        revision=_revision(info, where),
+        description=_described(cells),
+        inputs=_declarations(inputs, "input", where),
+        outputs=_declarations(outputs, "output", where),
+        digest=hashlib.sha256(raw).hexdigest(),
+    )

@@ -1,0 +1,108 @@
+"""Stored Sim2L runs, identified by a hash of their inputs (as nanoHUB's results database does).
+
+A run's identity is the Sim2L's name and revision, the notebook's SHA-256 and every input's value
+(declared values filled in, files as their SHA-256), written as canonical JSON; its SHA-256 is the
+run id. A finished run is the directory ``<root>/<name>/<revision>/<run id>/`` holding the executed
+notebook (its scrapbook entries are the outputs), the files it saved and ``run.json`` (identity,
+start and end times). A run is made in ``<root>/.running/<random>/`` and renamed into place only
+when it succeeded, so a stored run is always complete and a failed one leaves nothing behind; the
+directory outlives the process, so a restarted server answers from it too.
+
+Identical calls made at the same time run once: the second waits for the first (per run id, in
+this process) and is answered from the stored run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import secrets
+import shutil
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from ...server.state_dir import safe_name
+
+__all__ = ["RUN_FILE", "RunStore", "run_id"]
+
+RUN_FILE = "run.json"
+
+
+def run_id(identity: dict[str, Any]) -> str:
+    """SHA-256 (hex) of ``identity`` as canonical JSON (sorted keys, no spaces)."""
+    text = json.dumps(identity, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=str)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+class RunStore:
+    """The stored runs of one Sim2L under ``root`` (see the module docstring).
+
+    Args:
+        root: the directory of all Sim2L runs (e.g. ``<state dir>/sim2l``).
+        name / revision: the Sim2L's.
+    """
+
+    def __init__(self, root: str, name: str, revision: str) -> None:
+        self.root = root
+        self.directory = os.path.join(root, safe_name(name), safe_name(revision))
+        self._locks: dict[str, tuple[threading.Lock, int]] = {}
+        self._guard = threading.Lock()
+        self.runs = 0  # papermill runs made by this store (not answers from stored runs)
+
+    def path(self, run: str) -> str:
+        """The directory of the stored run ``run`` (it may not exist)."""
+        if len(run) != 64 or any(c not in "0123456789abcdef" for c in run):
+            raise ValueError(f"{run!r} is not a run id (64 hex digits)")
+        return os.path.join(self.directory, run)
+
+    def find(self, run: str) -> str | None:
+        """The stored run's directory, or None when there is none."""
+        path = self.path(run)
+        return path if os.path.isfile(os.path.join(path, RUN_FILE)) else None
+
+    @contextlib.contextmanager
+    def claim(self, run: str) -> Iterator[None]:
+        """Hold the run id while making it: an identical call waits, then finds the stored run."""
+        with self._guard:
+            lock, users = self._locks.get(run, (threading.Lock(), 0))
+            self._locks[run] = (lock, users + 1)
+        try:
+            with lock:
+                yield
+        finally:
+            with self._guard:
+                lock, users = self._locks[run]
+                if users <= 1:
+                    del self._locks[run]
+                else:
+                    self._locks[run] = (lock, users - 1)
+
+    def scratch(self) -> str:
+        """A new, empty directory to run in (under ``<root>/.running``)."""
+        path = os.path.join(self.root, ".running", secrets.token_hex(16))
+        os.makedirs(path)
+        return path
+
+    def keep(self, scratch: str, run: str, identity: dict[str, Any], started: float) -> str:
+        """Store the finished run made in ``scratch`` as ``run``; returns its directory."""
+        record = {"run": run, "identity": identity, "started": started, "finished": time.time()}
+        with open(os.path.join(scratch, RUN_FILE), "w", encoding="utf-8") as stream:
+            json.dump(record, stream, default=str)
+        target = self.path(run)
+        os.makedirs(self.directory, exist_ok=True)
+        try:
+            os.rename(scratch, target)
+        except OSError:  # stored meanwhile by another process: keep that one
+            shutil.rmtree(scratch, ignore_errors=True)
+            if self.find(run) is None:
+                raise
+        return target
+
+    @staticmethod
+    def discard(scratch: str) -> None:
+        """Remove a run that failed."""
+        shutil.rmtree(scratch, ignore_errors=True)

@@ -1,0 +1,216 @@
+"""``add_sim2l``: a Sim2L notebook as one MCP tool (and its saved files as resources).
+
+The tool's input schema comes from the ``%%yaml INPUTS`` cell (:mod:`.schema`), its description
+from the ``DESCRIPTION`` cell and the ``%%yaml OUTPUTS`` cell. A call checks its arguments with
+simtool's parameter types (:mod:`.values`), and answers from the stored run with the same inputs
+when there is one (:mod:`.store`); otherwise papermill runs the notebook (:mod:`.execute`) and the
+outputs it saved become the result (:mod:`.results`). Files the run saved are readable at
+``sim2l://<tool>/<run>/<path>`` (a resource template of the server).
+
+The optional libraries (papermill, scrapbook, simtool, pint; ``pip install 'nanohub-mcp[sim2l]'``)
+are imported at the first call, never when ``nanohubmcp`` is imported.
+"""
+
+from __future__ import annotations
+
+import mimetypes
+import os
+import re
+import tempfile
+import time
+from typing import TYPE_CHECKING, Any
+
+from ...errors import RegistrationError, ToolError
+from ...server.context import Context
+from .execute import read_outputs, run_notebook
+from .notebook import Sim2LSpec, read_sim2l
+from .results import shape_result
+from .schema import input_schema, outputs_text
+from .store import RunStore, run_id
+from .values import prepare
+
+if TYPE_CHECKING:
+    from ...facade import MCPServer
+    from ...server.components import Tool
+
+__all__ = ["Sim2LTool", "add_sim2l", "tool_name"]
+
+NEEDED = ("papermill", "scrapbook", "simtool", "pint")
+
+
+def tool_name(spec: Sim2LSpec) -> str:
+    """The Sim2L's name as an MCP tool name (SEP-986 characters; others become ``_``)."""
+    return re.sub(r"[^A-Za-z0-9_.\-]", "_", spec.name)[:128] or "sim2l"
+
+
+def _check_libraries() -> None:
+    import importlib.util
+
+    missing = [name for name in NEEDED if importlib.util.find_spec(name) is None]
+    if missing:
+        raise RegistrationError(f"serving a Sim2L needs {', '.join(missing)}: pip install 'nanohub-mcp[sim2l]'")
+
+
+class Sim2LTool:
+    """What a Sim2L tool does when called, and where its runs are kept.
+
+    Attributes:
+        spec: the notebook's declarations.
+        name: the tool's name.
+        store: its stored runs (``store.runs`` counts the papermill runs made).
+    """
+
+    def __init__(
+        self,
+        spec: Sim2LSpec,
+        name: str,
+        store: RunStore,
+        *,
+        kernel_name: str | None,
+        cell_timeout: float | None,
+        cache: bool,
+    ) -> None:
+        self.spec = spec
+        self.name = name
+        self.store = store
+        self.kernel_name = kernel_name
+        self.cell_timeout = cell_timeout
+        self.cache = cache
+
+    def __call__(self, ctx: Context, **arguments: Any) -> Any:
+        """Run (or answer from the stored run); the ``CallToolResult`` of :mod:`.results`."""
+        prepared = prepare(self.spec, arguments)
+        identity = {
+            "sim2l": self.spec.name,
+            "revision": self.spec.revision,
+            "notebook": self.spec.digest,
+            "inputs": prepared.identity,
+        }
+        run = run_id(identity)
+        with self.store.claim(run):
+            found = self.store.find(run) if self.cache else None
+            if found is not None:
+                ctx.info(f"Sim2L {self.spec.name}: the stored run {run[:12]} has these inputs")
+                return self._answer(run, found, cached=True)
+            # papermill's cell-by-cell progress bar (tqdm) reaches the client as MCP progress
+            ctx.info(f"Sim2L {self.spec.name}: running the notebook with papermill (run {run[:12]})")
+            scratch, started = self.store.scratch(), time.time()
+            try:
+                run_notebook(self.spec, prepared, scratch, kernel_name=self.kernel_name, cell_timeout=self.cell_timeout)
+                self.store.runs += 1
+                directory = self.store.keep(scratch, run, identity, started)
+            except BaseException:
+                self.store.discard(scratch)
+                raise
+            return self._answer(run, directory, cached=False)
+
+    def _answer(self, run: str, directory: str, *, cached: bool) -> Any:
+        outputs, missing = read_outputs(self.spec, directory)
+        return shape_result(self.spec, self.name, run, directory, outputs, missing, cached=cached)
+
+    def read_file(self, run: str, path: str) -> Any:
+        """A file a stored run saved (the ``sim2l://`` resource template's function)."""
+        try:
+            directory = self.store.find(run)
+        except ValueError as exc:
+            raise ToolError(str(exc)) from None
+        if directory is None:
+            raise ToolError(f"no stored run {run} of the Sim2L '{self.spec.name}'")
+        target = os.path.realpath(os.path.join(directory, path))
+        if not target.startswith(os.path.realpath(directory) + os.sep) or not os.path.isfile(target):
+            raise ToolError(f"the run {run[:12]} saved no file {path!r}")
+        with open(target, "rb") as stream:
+            data = stream.read()
+        mime = mimetypes.guess_type(target)[0] or "application/octet-stream"
+        if mime.startswith("text/") or mime in ("application/json", "application/xml"):
+            try:
+                return data.decode("utf-8")
+            except UnicodeDecodeError:
+                pass
+        return data
+
+
+def _runs_root(server: MCPServer, results_dir: str | os.PathLike[str] | None) -> str:
+    if results_dir is not None:
+        return os.path.abspath(os.fspath(results_dir))
+    jobs = server.core.jobs
+    if jobs.persistent:
+        return os.path.join(jobs.directory, "sim2l")
+    return tempfile.mkdtemp(prefix="nanohubmcp-sim2l-")  # job_store="memory": nothing outlives the process
+
+
+def add_sim2l(
+    server: MCPServer,
+    path: str | os.PathLike[str],
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    background: bool = False,
+    results_dir: str | os.PathLike[str] | None = None,
+    kernel_name: str | None = None,
+    cell_timeout: float | None = None,
+    cache: bool = True,
+) -> Tool:
+    """Serve the Sim2L notebook at ``path`` as a tool of ``server``; returns the tool record.
+
+    Args:
+        server: the ``MCPServer``.
+        path: the notebook (``.ipynb`` with ``%%yaml INPUTS``/``OUTPUTS`` cells and a
+            ``parameters`` cell).
+        name: the tool's name (default: the Sim2L's name).
+        description: the tool's description (default: the notebook's ``DESCRIPTION`` and its
+            outputs).
+        background: run each call as a durable job (``@async_tool``: answered at once with a job
+            id; the result from ``get_job_result`` or MCP Tasks). For Sim2Ls that run long.
+        results_dir: where runs are stored (default ``<state dir>/sim2l``, kept across restarts;
+            a temporary directory with ``job_store="memory"``).
+        kernel_name: the Jupyter kernel papermill runs the notebook in (default: the notebook's).
+        cell_timeout: seconds one cell may run (default: no limit).
+        cache: answer identical inputs from the stored run (default True); False runs every call.
+
+    Raises:
+        RegistrationError: not a Sim2L (the message says what is missing), or the ``sim2l``
+            libraries are not installed.
+    """
+    spec = read_sim2l(path)
+    _check_libraries()
+    tool_id = name or tool_name(spec)
+    store = RunStore(_runs_root(server, results_dir), spec.name, spec.revision)
+    runner = Sim2LTool(spec, tool_id, store, kernel_name=kernel_name, cell_timeout=cell_timeout, cache=cache)
+    if description is None:
+        about = spec.description or f"The Sim2L {spec.name}"
+        description = (
+            f"{about} (Sim2L {spec.name} {spec.revision}, run with papermill).\nOutputs:\n{outputs_text(spec)}"
+        )
+
+    def call(ctx: Context, **arguments: Any) -> Any:
+        return runner(ctx, **arguments)
+
+    call.__name__ = tool_id
+    call.__doc__ = description
+    record = server.add_tool(
+        call,
+        name=tool_id,
+        description=description,
+        input_schema=input_schema(spec),
+        background=background,
+        annotations={
+            "title": spec.name,
+            "readOnlyHint": True,
+            "idempotentHint": True,
+            "destructiveHint": False,
+            "openWorldHint": False,
+        },
+    )
+
+    def read_file(run: str, path: str) -> Any:
+        return runner.read_file(run, path)
+
+    server.add_resource(
+        read_file,
+        f"sim2l://{tool_id}/{{run}}/{{+path}}",
+        name=f"{tool_id}-files",
+        description=f"Files saved by runs of the Sim2L {spec.name}",
+    )
+    record.extra["sim2l"] = runner
+    return record

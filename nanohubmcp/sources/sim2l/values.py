@@ -1,0 +1,139 @@
+"""A call's arguments as the values papermill injects, checked by simtool's own parameter types.
+
+Each argument (or, when left out, the declared ``value``) is set on the ``simtool.params`` object of
+its type, which is what a Sim2L's own ``DB`` and nanoHUB's runs use: numbers with units are
+converted by pint to the declared units (``"25 degC"`` for a ``K`` input) and checked against the
+limits after conversion, a Choice must be one of its options, an Element becomes the declared
+property of the element (mendeleev). The value injected is the object's ``serialValue``. File and
+Image arguments become files of the run, passed as ``file://.notebookInputFiles/<name>`` as
+simtool passes them.
+
+A value simtool refuses is an :class:`~nanohubmcp.errors.InvalidArguments` naming the input and
+saying what fits (JSON-RPC -32602 where the protocol version reports argument errors so).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+import io
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...errors import InvalidArguments
+from .notebook import Declaration, Sim2LSpec
+
+__all__ = ["INPUT_FILES_DIR", "Prepared", "prepare"]
+
+INPUT_FILES_DIR = ".notebookInputFiles"
+"""Where a run's File and Image inputs are written, relative to the run directory (simtool's name)."""
+
+
+@dataclass
+class Prepared:
+    """A call's inputs, ready to run.
+
+    Attributes:
+        parameters: the values papermill injects (JSON-ready), by input name.
+        files: file name -> bytes, written under :data:`INPUT_FILES_DIR` before the run.
+        identity: what identifies the run (the values, with files as their SHA-256 digests).
+    """
+
+    parameters: dict[str, Any] = field(default_factory=dict)
+    files: dict[str, bytes] = field(default_factory=dict)
+    identity: dict[str, Any] = field(default_factory=dict)
+
+
+def _refuse(name: str, message: str) -> InvalidArguments:
+    return InvalidArguments(f"input '{name}': {message}", [f"{name}: {message}"])
+
+
+def _file_bytes(item: Declaration, value: Any) -> tuple[str, bytes]:
+    if isinstance(value, str) and item.type == "File":
+        return f"{item.name}.txt", value.encode("utf-8")
+    if not isinstance(value, dict) or not isinstance(value.get("base64"), str):
+        wanted = "the file's text, or " if item.type == "File" else ""
+        raise _refuse(item.name, f'give {wanted}an object {{"name": ..., "base64": ...}}')
+    try:
+        data = base64.b64decode(value["base64"], validate=True)
+    except (binascii.Error, ValueError):
+        raise _refuse(item.name, "'base64' is not base64 text") from None
+    name = os.path.basename(str(value.get("name") or item.name))
+    if name in ("", ".", ".."):
+        name = item.name
+    return name, data
+
+
+def _check_image(item: Declaration, data: bytes) -> None:
+    import PIL.Image
+
+    try:
+        with PIL.Image.open(io.BytesIO(data)) as picture:
+            picture.verify()
+    except Exception:
+        raise _refuse(item.name, "the bytes are not an image PIL can read (PNG, JPEG, GIF...)") from None
+
+
+def _checked(item: Declaration, value: Any) -> Any:
+    """``value`` through simtool's parameter object of the declared type: its ``serialValue``."""
+    from simtool.params import Params
+
+    try:
+        holder = Params.types[item.type](**item.simtool_fields())
+    except Exception as exc:  # a declaration simtool cannot hold (e.g. unknown units)
+        raise _refuse(item.name, f"the Sim2L declares it in a way simtool refuses: {exc}") from None
+    if item.type == "Number" and isinstance(value, str) and not item.units:
+        raise _refuse(item.name, "give a number (this input declares no units)")
+    if item.type == "Array" and not isinstance(value, list):
+        raise _refuse(item.name, "give an array (a JSON list of numbers)")
+    try:
+        holder.value = value
+    except Exception as exc:  # ValueError, pint's DimensionalityError / UndefinedUnitError, mendeleev's lookups
+        raise _refuse(item.name, _reason(item, exc)) from None
+    return holder.serialValue
+
+
+def _reason(item: Declaration, exc: Exception) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    kind = type(exc).__name__
+    if kind == "DimensionalityError":
+        return f"{text}; give a number in {item.units} or a string with units of that kind"
+    if kind in ("UndefinedUnitError", "DefinitionSyntaxError"):
+        return f"unknown units ({text}); the input is in {item.units}"
+    if item.type == "Element":
+        return f"not an element symbol or name ({text})"
+    if item.type == "Choice":
+        return f"{text}; one of {', '.join(map(str, item.options or ()))}"
+    return text
+
+
+def prepare(spec: Sim2LSpec, arguments: dict[str, Any]) -> Prepared:
+    """Check ``arguments`` (already valid against the input schema) and fill in declared values.
+
+    Raises:
+        InvalidArguments: an input simtool refuses; the message names it and says what fits.
+    """
+    prepared = Prepared()
+    for name, item in spec.inputs.items():
+        given = name in arguments
+        value = arguments[name] if given else item.value
+        if value is None:
+            prepared.identity[name] = None
+            continue
+        if item.type in ("File", "Image"):
+            if not given:  # a declared value names a file beside the notebook: the notebook reads it itself
+                prepared.identity[name] = value
+                continue
+            file_name, data = _file_bytes(item, value)
+            if item.type == "Image":
+                _check_image(item, data)
+            prepared.files[file_name] = data
+            prepared.parameters[name] = f"file://{INPUT_FILES_DIR}/{file_name}"
+            prepared.identity[name] = {"file": file_name, "sha256": hashlib.sha256(data).hexdigest()}
+            continue
+        serial = _checked(item, value)
+        prepared.parameters[name] = serial
+        prepared.identity[name] = serial
+    return prepared
