@@ -1,0 +1,142 @@
+"""A Sim2L notebook served with ``server.add_sim2l`` and called by the official ``mcp`` client over a
+real server: papermill runs the notebook (a real kernel), the outputs ``DB(OUTPUTS).save`` recorded
+come back as values, an image and resource links; identical inputs are answered from the stored run
+(no second papermill run, also after a restart); inputs simtool refuses are -32602 naming the input;
+a notebook that raises is an ``isError`` result naming the cell.
+
+The notebook (``data/allkinds/allkinds.ipynb``) was written for these tests and declares every Sim2L
+type. Each papermill run starts a kernel (seconds), so the test makes two runs in all.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import anyio
+import jsonschema
+import pytest
+from mcp.shared.exceptions import MCPError
+from support import mcp_client, serve
+
+from nanohubmcp import MCPServer
+
+NOTEBOOK = Path(__file__).parent / "data" / "allkinds" / "allkinds.ipynb"
+
+
+def _png(width: int, height: int) -> str:
+    import PIL.Image
+
+    buffer = io.BytesIO()
+    PIL.Image.new("RGB", (width, height), color=(0, 90, 200)).save(buffer, format="PNG")
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+ARGUMENTS: dict[str, Any] = {
+    "flag": False,
+    "count": 3,
+    "temperature": "25 degC",  # converted by pint to the declared K
+    "label": "word",
+    "tag": "x1",
+    "material": "GaAs",
+    "steps": [1, 2, 3],
+    "settings": {"b": 2},
+    "samples": [0.5, 1.5],
+    "element": "Ge",  # the notebook receives its atomic weight
+    "notes": "hello from the client",
+    "picture_in": {"name": "in.png", "base64": _png(5, 3)},
+}
+
+
+def _runs(server: MCPServer) -> int:
+    return int(server.core.registry.tools.get("allkinds").extra["sim2l"].store.runs)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+@pytest.mark.anyio
+async def test_a_sim2l_runs_with_papermill_and_identical_inputs_come_from_the_stored_run(tmp_path: Path) -> None:
+    server = MCPServer("sim2l-tests", state_dir=str(tmp_path), argument_errors="protocol")
+    server.add_sim2l(str(NOTEBOOK))
+    progress: list[float] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        progress.append(value)
+
+    with serve(server) as url, anyio.fail_after(240):
+        async with mcp_client(url + "mcp") as client:
+            listed = {t.name: t for t in (await client.list_tools()).tools}
+            schema = listed["allkinds"].input_schema
+            jsonschema.Draft202012Validator.check_schema(schema)
+            assert schema["properties"]["material"]["enum"] == ["Si", "Ge", "GaAs"]
+            assert schema["properties"]["temperature"]["type"] == ["number", "string"]
+            assert "Units: K" in schema["properties"]["temperature"]["description"]
+            assert "older desc key" in schema["properties"]["label"]["description"]
+            assert "- kelvin (Number, K)" in (listed["allkinds"].description or "")
+
+            first = await client.call_tool("allkinds", ARGUMENTS, progress_callback=on_progress)
+            assert not first.is_error, first.content
+            data = first.structured_content
+            assert data is not None
+            assert data["cached"] is False
+            outputs = data["outputs"]
+            assert outputs["kelvin"] == pytest.approx(298.15)
+            assert data["units"] == {"kelvin": "K"}
+            assert outputs["total"] == 9
+            assert outputs["scaled"] == [1.5, 4.5]
+            assert outputs["banner"] == "WORD"
+            summary = outputs["summary"]
+            assert summary["material"] == "GaAs"
+            assert summary["element"] == pytest.approx(72.63, abs=0.01)
+            assert summary["notes"] == "hello from the client"
+            assert summary["picture_in"] == [5, 3]
+            assert json.loads(first.content[0].text) == data  # a text-only client reads the same
+            kinds = [block.type for block in first.content]
+            assert "image" in kinds
+            links = {block.name: block for block in first.content if block.type == "resource_link"}
+            assert set(links) == {"picture.png", "report.txt"}
+            report = await client.read_resource(links["report.txt"].uri)
+            assert report.contents[0].text == "word at 298.15 K on GaAs\n"
+            assert progress, "papermill's cell progress reaches the client"
+            assert _runs(server) == 1
+
+            again = await client.call_tool("allkinds", ARGUMENTS)
+            assert again.structured_content["cached"] is True
+            assert again.structured_content["run"] == data["run"]
+            assert again.structured_content["outputs"] == outputs
+            assert _runs(server) == 1  # answered from the stored run
+
+            for bad, named in (
+                ({"temperature": "3 m"}, "temperature"),
+                ({"temperature": "2000 K"}, "temperature"),
+                ({"element": "Xx"}, "element"),
+                ({"count": 0}, "count"),
+                ({"material": "Sn"}, "material"),
+                ({"picture_in": {"base64": "aGk="}}, "picture_in"),
+            ):
+                with pytest.raises(MCPError) as refused:
+                    await client.call_tool("allkinds", bad)
+                assert refused.value.error.code == -32602
+                assert named in refused.value.error.message
+            assert _runs(server) == 1
+
+            failed = await client.call_tool("allkinds", {"label": "fail"})
+            assert failed.is_error
+            text = failed.content[0].text
+            assert "the label asked this run to fail" in text
+            assert "ValueError" in text
+            assert "cell" in text
+            assert _runs(server) == 1  # a failed run is not stored
+
+    # A new server on the same state directory answers from the stored run: no papermill run.
+    restarted = MCPServer("sim2l-tests", state_dir=str(tmp_path))
+    restarted.add_sim2l(str(NOTEBOOK))
+    with serve(restarted) as url, anyio.fail_after(60):
+        async with mcp_client(url + "mcp") as client:
+            stored = await client.call_tool("allkinds", ARGUMENTS)
+            assert stored.structured_content["cached"] is True
+            assert stored.structured_content["outputs"]["banner"] == "WORD"
+    assert _runs(restarted) == 0
