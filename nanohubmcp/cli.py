@@ -4,6 +4,7 @@ Usage::
 
     nanohubmcp export NOTEBOOK [-o FILE] [--no-format] [--force]
     nanohubmcp run APP.py [--transport stdio|http] [--host HOST] [--port N] [--token TOKEN]
+                          [--workers N] [--state-url redis://HOST:6379/0]
     nanohubmcp bridge URL [--header 'Name: value' ...] [--cookie 'name=value'] [--token T]
     nanohubmcp desktop-config APP [--client claude|vscode|cursor] [--name NAME] [--env NAME=VALUE ...]
     nanohubmcp desktop-config --url URL [--token T] [--client ...]
@@ -81,6 +82,13 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--port", type=int, default=None, help="HTTP: TCP port (default $MCP_PORT or 8000)")
     run.add_argument("--token", default=None, metavar="TOKEN",
                      help="HTTP: the bearer token every request must carry (default: $MCP_TOKEN)")
+    run.add_argument("--workers", type=int, default=1, metavar="N",
+                     help="HTTP: N processes serving the one port (needs --state-url redis://…; default 1)")
+    run.add_argument("--state-url", default=None, metavar="URL",
+                     help="where sessions and streams shared by the processes live, e.g. redis://127.0.0.1:6379/0 "
+                     "(default: $NANOHUBMCP_STATE_URL, else this process's memory)")
+    run.add_argument("--access-log", action="store_true",
+                     help="HTTP: log every request on stderr with the serving process's id (on with --workers)")
     run.set_defaults(run=_run)
 
     bridge = commands.add_parser(
@@ -175,8 +183,18 @@ def _run(args: argparse.Namespace) -> int:
         from .transports.lines import protect_stdout
 
         protect_stdout()  # before the app is imported: whatever it prints must not reach the client
+    if args.state_url is not None:
+        # Read by MCPServer(...) when the app builds it (an explicit state_url= in the app wins).
+        from .state import ENV_VAR, parse
+
+        parse(args.state_url)  # a bad URL fails here, before the app is imported
+        os.environ[ENV_VAR] = args.state_url
+    if args.access_log:
+        from .transports.runner import log_requests
+
+        log_requests()
     server = load_app(args.app)
-    server.run(host=args.host, port=args.port, transport=transport, token=args.token)
+    server.run(host=args.host, port=args.port, transport=transport, token=args.token, workers=args.workers)
     return 0
 
 

@@ -40,6 +40,7 @@ from .server.methods import install
 from .server.modern import state as modern_state
 from .server.result_store import DEFAULT_MAX_INLINE_BYTES
 from .serving import DEFAULT_MAX_REQUEST_BYTES, Serving
+from .state import resolve as resolve_state_url
 
 if TYPE_CHECKING:
     pass
@@ -86,6 +87,12 @@ class MCPServer:
             Principal | None``, sync or async), a function of the token (returns a Principal,
             a subject string, or None), or a token string. None: ``run(token=...)`` or the
             ``MCP_TOKEN`` environment variable, else no authorization.
+        state_url: where what several processes share lives: None (default:
+            ``NANOHUBMCP_STATE_URL``, else this process's memory, jobs in the state directory),
+            ``"sqlite:///DIR"`` (the job store in DIR) or ``"redis://[:password@]HOST:6379/0"``
+            (also ``rediss://`` for TLS): sessions, stream event logs, pending server→client
+            requests and subscriptions in Redis, so many processes serve one endpoint without
+            sticky sessions (``run(workers=N)``, a load balancer). Needs the ``redis`` extra.
 
     Raises:
         ConfigurationError: an option is out of range (the message says which).
@@ -116,7 +123,9 @@ class MCPServer:
         job_executor: Any = "threads",
         dask_address: str | None = None,
         auth: Any = None,
+        state_url: str | None = None,
     ) -> None:
+        self.state_secret = state_secret
         self.core = ServerCore(
             name,
             version,
@@ -139,6 +148,7 @@ class MCPServer:
             max_job_result_bytes=max_job_result_bytes,
             job_executor=job_executor,
             dask_address=dask_address,
+            state_url=resolve_state_url(state_url),
         )
         install(self.core)
         modern_state.configure(self.core, state_secret=state_secret)
@@ -482,6 +492,7 @@ class MCPServer:
         quiet: bool = False,
         token: str | None = None,
         transport: str | None = None,
+        workers: int = 1,
         **compat: Any,
     ) -> None:
         """Serve until interrupted (Ctrl-C / SIGTERM), printing the endpoints first.
@@ -510,9 +521,12 @@ class MCPServer:
                 (``Authorization: Bearer <token>``); overrides ``auth``; ``""`` turns
                 authorization off. Default: ``$MCP_TOKEN`` when ``auth`` is None.
             transport: ``"http"`` (default) or ``"stdio"``; default ``$MCP_TRANSPORT``.
+            workers: processes serving the one port (HTTP, blocking ``run`` only); above 1 the
+                server needs a shared ``state_url`` (Redis), so that every process serves every
+                session.
         Raises:
-            ConfigurationError: the port is busy or invalid, or the transport unknown (the
-                message says which).
+            ConfigurationError: the port is busy or invalid, the transport unknown, or
+                ``workers`` above 1 without a shared state URL (the message says which).
         """
         self._serving.run(
             self,
@@ -526,6 +540,7 @@ class MCPServer:
             token=token,
             transport=transport,
             compat=compat,
+            workers=workers,
         )
 
     def start(

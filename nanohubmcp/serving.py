@@ -103,6 +103,23 @@ def make_runner(
     return Runner(server, config, host, resolve_port(port))
 
 
+def check_workers(server: Servable, workers: Any) -> None:
+    """Refuse ``workers`` that cannot work: not a positive integer, or several processes
+    without a shared state store (each would answer the others' sessions with 404).
+
+    Raises:
+        ConfigurationError: the message says what to set.
+    """
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ConfigurationError(f"workers must be a positive integer, not {workers!r}")
+    if workers > 1 and not server.core.state_url.shared:
+        raise ConfigurationError(
+            f"workers={workers} needs a shared state store, or each process would answer the others' sessions "
+            "with 404: pass state_url='redis://HOST:6379/0' to MCPServer (or set NANOHUBMCP_STATE_URL, or "
+            "nanohubmcp run --state-url)"
+        )
+
+
 def verifier(server: Servable, token: str | None) -> Any:
     """The verifier serving ``server`` with ``token`` (see ``MCPServer(auth=...)``), or None."""
     from .auth.verifiers import resolve
@@ -273,6 +290,7 @@ class Serving:
         token: str | None,
         transport: str | None,
         compat: dict[str, Any],
+        workers: int = 1,
     ) -> None:
         """``MCPServer.run``: serve until interrupted (stdio, a kernel's background, a running loop, HTTP)."""
         if resolve_transport(transport) == "stdio":
@@ -316,6 +334,7 @@ class Serving:
             )
             return
         host = host or "127.0.0.1"
+        check_workers(server, workers)
         self.stop()
         runner = make_runner(
             server, host, port, path_prefix, public_url, allowed_origins, max_request_bytes, compat, token=token
@@ -325,7 +344,7 @@ class Serving:
         if not quiet:
             runner.on_ready = lambda: print(banner(server, host, runner.config.auth), flush=True)
         try:
-            runner.serve_forever()
+            runner.serve_forever(workers)
         except ConfigurationError as exc:  # a busy port, say: one line when nobody catches it
             one_line_if_uncaught(exc)
             raise

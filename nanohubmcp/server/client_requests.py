@@ -30,7 +30,8 @@ _CAPABILITY = {
 class ClientRequests:
     """Sends server→client requests and matches the answers (one per server)."""
 
-    def __init__(self) -> None:
+    def __init__(self, core: Any = None) -> None:
+        self.core = core
         self._prefix = f"srv-{secrets.token_hex(4)}-"
         self._counter = itertools.count(1)
 
@@ -63,7 +64,10 @@ class ClientRequests:
         request_id = f"{self._prefix}{next(self._counter)}"
         future: asyncio.Future[Any] = request.loop.create_future()
         session.pending[request_id] = future
+        replication = self.core.replication if self.core is not None else None
         try:
+            if replication is not None:
+                await replication.expect(session, request_id, timeout)  # the answer may reach another process
             if not request.send_related(jsonrpc.request(request_id, method, params)):
                 raise ClientRequestError(
                     f"no stream can carry {method}: send the call with 'Accept: text/event-stream' "
@@ -78,6 +82,8 @@ class ClientRequests:
                 raise
         finally:
             session.pending.pop(request_id, None)
+            if replication is not None:
+                replication.forget(session, request_id)
         if "error" in reply:
             err = reply.get("error") or {}
             raise ClientRequestError(f"the client refused {method}: {err.get('message', err)}")

@@ -60,6 +60,7 @@ from ..errors import (
     error_response,
 )
 from ..protocol import jsonenc, jsonrpc, versions
+from ..state.errors import StateUnavailable
 from .principal import check_tool_scopes
 from .request import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, RequestContext
 
@@ -109,13 +110,39 @@ class Connection:
         session.touch()
         return session
 
+    async def lookup_session(self, session_id: str | None, principal: Principal | None = None) -> Session | None:
+        """:meth:`find_session` for any process of the server: with a shared state store the
+        session's record is loaded from it (a session opened by another process is served
+        here, one ended elsewhere is gone here too).
+
+        Raises:
+            StateUnavailable: the shared store cannot be reached (503 with ``Retry-After``).
+        """
+        replication = self.core.replication
+        if replication is not None and session_id:
+            await replication.lookup(session_id)
+        return self.find_session(session_id, principal)
+
+    async def publish_session(self, session: Session) -> None:
+        """Store a session this transport opened itself (legacy SSE), so every process knows it.
+
+        Raises:
+            StateUnavailable: the shared store cannot be reached.
+        """
+        if self.core.replication is not None:
+            await self.core.replication.save(session)
+
     def open_session(self, version: str, principal: Principal | None = None) -> Session:
         """Mint a session for this transport, belonging to ``principal`` (when authenticated)."""
         subject = principal.subject if principal is not None else None
         return self.core.sessions.create(version, transport=self.transport, principal=subject)
 
     def end_session(self, session_id: str) -> bool:
-        """End a session (its streams close, its work is cancelled); False when unknown."""
+        """End a session (its streams close, its work is cancelled, on every process); False
+        when unknown."""
+        session = self.core.sessions.get(session_id)
+        if session is not None and self.core.replication is not None:
+            self.core.replication.ended(session)
         return self.core.sessions.remove(session_id)
 
     # -- messages in -----------------------------------------------------------------------
@@ -188,6 +215,7 @@ class Connection:
         message = request.message
         if message.kind != jsonrpc.REQUEST:
             await self.core.dispatcher.handle(request)
+            await self._store(request.session)
             return Reply(None)
         session = request.session
         if session is not None:
@@ -211,7 +239,19 @@ class Connection:
         if request.modern and "result" in response:
             response["result"].setdefault("_meta", {}).setdefault(META_SERVER_INFO, self.core.server_info())
         opened = request.opened_session if "result" in response else None
+        try:
+            await self._store(opened or session)
+        except StateUnavailable as exc:
+            if opened is not None:
+                self.core.sessions.remove(opened.id)
+            return Reply(error_response(exc, message.id))
         return Reply(response, opened)
+
+    async def _store(self, session: Session | None) -> None:
+        """With a shared state store: store what the request changed in its session."""
+        replication = self.core.replication
+        if replication is not None and session is not None:
+            await replication.save(session)
 
     async def serve_batch(
         self,

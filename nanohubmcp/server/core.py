@@ -16,12 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
 from ..protocol import versions
+from ..state import StateURL, open_shared
+from ..state import parse as parse_state_url
 from . import jobs as jobmod
 from .client_requests import ClientRequests
 from .events import EventBus
 from .executors import EXECUTORS, JobExecutor, make_executor
 from .notifier import Notifier
 from .registry import Registry
+from .replication import Replication
 from .result_store import DEFAULT_MAX_INLINE_BYTES, ResultOptions, ResultStore
 from .sessions import SessionStore
 from .workers import WorkerPool
@@ -69,6 +72,9 @@ class ServerCore:
             ``"dask"``, or a ``JobExecutor`` (see ``nanohubmcp.server.executors``).
         dask_address: the Dask scheduler for ``job_executor="dask"`` (default
             ``DASK_SCHEDULER_ADDRESS``, else a local cluster started on first use).
+        state_url: where what several processes share lives (see ``nanohubmcp.state.url``):
+            None/``memory://`` (this process only), ``sqlite:///DIR`` (the job store's
+            directory) or ``redis://…`` (sessions, streams and pending requests in Redis).
     """
 
     def __init__(
@@ -96,6 +102,7 @@ class ServerCore:
         max_job_result_bytes: int = jobmod.DEFAULT_MAX_RESULT_BYTES,
         job_executor: Any = "threads",
         dask_address: str | None = None,
+        state_url: str | StateURL | None = None,
     ) -> None:
         if not isinstance(name, str) or not name:
             raise ConfigurationError("MCPServer needs a non-empty name, e.g. MCPServer('my-calculator')")
@@ -125,6 +132,9 @@ class ServerCore:
         self.tool_timeout = tool_timeout
         self.workers = workers or default_workers()
         self.job_workers = job_workers or self.workers
+        self.state_url = state_url if isinstance(state_url, StateURL) else parse_state_url(state_url)
+        if self.state_url.path is not None and state_dir is None:
+            state_dir = self.state_url.path
         self.bus = EventBus()
         self.registry = Registry(self.bus)
         self.sessions = SessionStore(session_idle_seconds)
@@ -135,7 +145,7 @@ class ServerCore:
         # Large results live as long as job results, beside them (files in the state directory).
         self.result_store = ResultStore(
             job_ttl_seconds, directory=lambda: self.jobs.directory if self.jobs.persistent else None)
-        self.client_requests = ClientRequests()
+        self.client_requests = ClientRequests(self)
         self.dispatcher: Dispatcher  # set by server.methods.install()
         self._executor = executor
         self.dask_address = dask_address
@@ -145,6 +155,8 @@ class ServerCore:
         self.notifier: Notifier | None = None
         self.completers: dict[tuple[str, str, str], Any] = {}
         self.in_flight: set[RequestContext] = set()  # being served (loop thread only)
+        self.replication: Replication | None = None
+        """With a shared state store (Redis): keeps sessions in step across processes."""
 
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
         """Serve on ``loop``: change notifications are delivered there from now on.
@@ -157,13 +169,29 @@ class ServerCore:
         if self.notifier is not None:
             self.notifier.close()
         self.loop = loop
+        self._share(loop)
         self.notifier = Notifier(self, loop)
+
+    def _share(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Connect to the shared state store on ``loop`` (the serving loop of this process)."""
+        if self.replication is not None or not self.state_url.shared:
+            return
+        state = open_shared(self.state_url, self.name, idle_seconds=self.sessions.idle_seconds)
+        assert state is not None
+        state.start(loop)
+        self.replication = Replication(self.sessions, state)
 
     def detach(self) -> None:
         """Stop delivering change notifications (the server stopped)."""
         if self.notifier is not None:
             self.notifier.close()
         self.notifier = None
+        replication, self.replication = self.replication, None
+        if replication is not None:
+            self.sessions.relay = None
+            loop = self.loop
+            if loop is not None and not loop.is_closed():
+                loop.create_task(replication.state.close())
 
     # -- executors (created lazily: importing or constructing starts no threads) -------------
     @property

@@ -46,7 +46,10 @@ class Dispatcher:
         """Serve one message; returns the response message for requests, else None."""
         message = request.message
         if message.kind == jsonrpc.RESPONSE:
-            self.core.client_requests.resolve(request, message)
+            replication = self.core.replication
+            if (not self.core.client_requests.resolve(request, message) and replication is not None
+                    and request.session is not None):
+                await replication.relay_answer(request.session, message)  # another process waits for it
             return None
         if message.kind == jsonrpc.NOTIFICATION:
             await self._notify(request)

@@ -36,6 +36,8 @@ class Notifier:
         self.loop = loop
         self.listeners: list[Callable[[str, dict[str, Any]], None]] = []
         self._unsubscribe = core.bus.subscribe(self._on_event, events=_LIST_CHANGED)
+        if core.replication is not None:
+            core.replication.state.on_broadcast = self._from_elsewhere
 
     def close(self) -> None:
         """Stop listening to the registry."""
@@ -59,9 +61,18 @@ class Notifier:
         else:
             self.loop.call_soon_threadsafe(fn, *args)
 
+    def _from_elsewhere(self, method: str, params: dict[str, Any]) -> None:
+        """A notification another process of this server sent: for this process's listeners."""
+        for listener in self.listeners:
+            listener(method, params)
+
     def _broadcast(self, method: str) -> None:
         message = jsonrpc.notification(method)
-        for session in self.core.sessions.all():
+        replication = self.core.replication
+        if replication is not None:  # every process's sessions: through the shared store
+            replication.list_changed(message)
+            replication.state.broadcast(method, {})
+        for session in self.core.sessions.all() if replication is None else ():
             stream = session.standalone
             # A resumable stream keeps the message while its client reconnects (Last-Event-ID).
             if session.initialized and stream is not None and (stream.sink is not None or stream.resumable):
@@ -75,7 +86,11 @@ class Notifier:
 
     def _send_updated(self, uri: str) -> None:
         message = jsonrpc.notification("notifications/resources/updated", {"uri": uri})
-        for session in self.core.sessions.all():
+        replication = self.core.replication
+        if replication is not None:
+            replication.resource_updated(message, uri)
+            replication.state.broadcast("notifications/resources/updated", {"uri": uri})
+        for session in self.core.sessions.all() if replication is None else ():
             if uri in session.subscriptions and session.standalone is not None:
                 session.standalone.send(message)
         for listener in self.listeners:

@@ -16,10 +16,13 @@ import secrets
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ServerBusy
 from .streams import OutboundStream
+
+if TYPE_CHECKING:
+    from .replication import Replication
 
 DEFAULT_IDLE_SECONDS = 3600.0
 MAX_SESSIONS = 10_000
@@ -54,6 +57,8 @@ class Session:
         self.closed = False
         self._stream_counter = 0
         self.on_touch: Callable[[Session], None] | None = None
+        self.relay: Replication | None = None
+        """With a shared state store: makes this session's streams cross processes."""
 
     def touch(self) -> None:
         """Mark activity (idle expiry counts from the last request, call end or stream close)."""
@@ -71,10 +76,14 @@ class Session:
         """Streams carry event ids from 2025-03-26 on (Streamable HTTP only)."""
         return self.transport == "streamable-http" and self.version >= "2025-03-26"
 
-    def new_stream(self) -> OutboundStream:
-        """Open a stream for one POST response; old finished streams are dropped first."""
+    def new_stream(self, request_id: Any = None) -> OutboundStream:
+        """Open a stream for one POST response (answering ``request_id``); old finished streams
+        are dropped first."""
         self._stream_counter += 1
-        stream = OutboundStream(f"s{self._stream_counter}", resumable=self.resumable)
+        if self.relay is not None:
+            stream = self.relay.post_stream(self, request_id)
+        else:
+            stream = OutboundStream(f"s{self._stream_counter}", resumable=self.resumable)
         if len(self.streams) >= MAX_STREAMS:
             for sid in [s for s, st in self.streams.items() if st.done or st.closed][: MAX_STREAMS // 2]:
                 del self.streams[sid]
@@ -84,13 +93,18 @@ class Session:
     def get_standalone(self) -> OutboundStream:
         """The stream for messages unrelated to any request (GET /mcp, or the legacy SSE stream)."""
         if self.standalone is None:
-            self.standalone = OutboundStream("g", resumable=self.resumable)
+            self.standalone = (self.relay.standalone(self) if self.relay is not None
+                               else OutboundStream("g", resumable=self.resumable))
             self.streams["g"] = self.standalone
         return self.standalone
 
     def stream_for_event(self, event_id: str) -> OutboundStream | None:
         """The stream a ``Last-Event-ID`` belongs to."""
-        return self.streams.get(event_id.split(".", 1)[0])
+        stream_id = event_id.split(".", 1)[0]
+        stream = self.streams.get(stream_id)
+        if stream is None and self.relay is not None and stream_id:
+            stream = self.relay.resumed(self, stream_id)
+        return stream
 
     def close(self) -> None:
         """End the session: cancel its work, fail its pending requests, close its streams."""
@@ -142,6 +156,8 @@ class SessionStore:
         self._max_per_principal = max_per_principal
         self._sessions: OrderedDict[str, Session] = OrderedDict()
         self._by_principal: dict[str, OrderedDict[str, Session]] = {}
+        self.relay: Replication | None = None
+        """With a shared state store: the sessions of this process are replicas of its records."""
 
     @property
     def max_per_principal(self) -> int:
@@ -176,9 +192,21 @@ class SessionStore:
                 "or end unused sessions with DELETE",
                 retry_after=FULL_RETRY_SECONDS,
             )
-        session = Session(secrets.token_urlsafe(32), version, transport=transport)
+        return self._add(Session(secrets.token_urlsafe(32), version, transport=transport), principal)
+
+    def adopt(self, session_id: str, version: str, *, transport: str, principal: str | None) -> Session:
+        """Hold here a session another process of this server opened (its record in the shared
+        store names it); the limits do not apply: it exists already."""
+        self._expire_front(time.monotonic())
+        old = self._sessions.get(session_id)
+        if old is not None:
+            return old
+        return self._add(Session(session_id, version, transport=transport), principal)
+
+    def _add(self, session: Session, principal: str | None) -> Session:
         session.principal = principal
         session.on_touch = self._touched
+        session.relay = self.relay
         self._sessions[session.id] = session
         if principal is not None:
             self._by_principal.setdefault(principal, OrderedDict())[session.id] = session

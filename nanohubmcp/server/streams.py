@@ -48,6 +48,14 @@ class OutboundStream:
         self.on_close: Callable[[], None] | None = None
         self.on_hangup: Callable[[], None] | None = None
 
+    @property
+    def reading(self) -> bool:
+        """True while a client's connection reads this stream."""
+        return self.sink is not None
+
+    async def prepare(self) -> None:
+        """Get ready for a reader (a stream kept elsewhere learns where it ends); nothing here."""
+
     def next_id(self) -> str | None:
         """Reserve the next event id (None when the stream is not resumable)."""
         if not self.resumable:

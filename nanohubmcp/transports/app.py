@@ -52,10 +52,15 @@ def make_app(server: Any, config: TransportConfig) -> tornado.web.Application:
 
 def _quiet_log(handler: tornado.web.RequestHandler) -> None:
     """Access log at DEBUG (a line per request at INFO would drown a notebook's output)."""
+    import hashlib
     import logging
 
     status = handler.get_status()
     logger = logging.getLogger("nanohubmcp.access")
     level = logging.WARNING if status >= 500 else logging.DEBUG
     if logger.isEnabledFor(level):
-        logger.log(level, "%d %s %.1fms", status, handler._request_summary(), 1000.0 * handler.request.request_time())
+        # A session is named by a digest of its id (the id itself is a credential).
+        session_id = handler.request.headers.get("Mcp-Session-Id") or handler.get_query_argument("session_id", "")
+        tag = f" session={hashlib.sha256(session_id.encode()).hexdigest()[:12]}" if session_id else ""
+        logger.log(level, "%d %s %.1fms%s", status, handler._request_summary(),
+                   1000.0 * handler.request.request_time(), tag)

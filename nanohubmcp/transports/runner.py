@@ -32,6 +32,7 @@ import tornado.httpserver
 import tornado.netutil
 
 from ..errors import ConfigurationError
+from ..server.modern import state as modern_state
 from .app import make_app
 from .auth import bind_resource
 from .config import TransportConfig
@@ -40,6 +41,8 @@ from .http_server import HEADER_TIMEOUT, READ_HEADER_BYTES, LimitedHTTPServer
 log = logging.getLogger("nanohubmcp")
 
 BACKLOG = 1024
+PARENT_CHECK_SECONDS = 1.0
+"""How often a forked worker checks that its parent still runs."""
 SWEEP_SECONDS = 60.0
 DRAIN_SECONDS = 2.0
 """On stop, how long running calls may take to answer before connections are closed."""
@@ -118,6 +121,9 @@ class Runner:
         )
         self._http.add_sockets(sockets)
         core.attach(self.loop)
+        if core.replication is not None and getattr(self.server, "state_secret", None) is None:
+            # Every process must accept the others' requestState: the key comes from the store.
+            modern_state.configure(core, state_secret=core.replication.state.request_state_key())
         self._stopped = asyncio.Event()
         self._schedule_sweep()
         core.bus.emit("server_started", url=self.server.url, port=self.port)
@@ -166,13 +172,26 @@ class Runner:
                 log.warning("some connections did not close within %s s", DRAIN_SECONDS)
 
     # -- blocking ------------------------------------------------------------------------
-    def serve_forever(self) -> None:
-        """Serve until SIGINT/SIGTERM (or :meth:`stop` from another thread)."""
+    def serve_forever(self, workers: int = 1) -> None:
+        """Serve until SIGINT/SIGTERM (or :meth:`stop` from another thread).
+
+        Args:
+            workers: processes serving the one port (Tornado's ``fork_processes``: the sockets
+                are bound first, then the process forks; a worker that dies is started again).
+                Above 1 the server needs a shared state store (``state_url``): each worker
+                serves every session. The parent only watches its workers; SIGINT/SIGTERM to
+                it stops them all.
+        """
         sockets = bind(self.host, self.requested_port)
+        parent = os.getpid()
+        if workers > 1:
+            fork_workers(workers)
 
         async def main() -> None:
             self._serve(sockets)
             loop = asyncio.get_running_loop()
+            if workers > 1:
+                self._watch_parent(parent)
             for sig in (signal.SIGINT, signal.SIGTERM):
                 # Not possible off the main thread, or on a platform without signals.
                 with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
@@ -184,6 +203,20 @@ class Runner:
         self._own_loop = True
         asyncio.run(main())
         explain_exit_wait()
+
+    def _watch_parent(self, parent: int) -> None:
+        """A worker stops when the process that forked it is gone (it was stopped)."""
+        assert self.loop is not None
+
+        def check() -> None:
+            if os.getppid() != parent:
+                log.warning("worker %d: the parent process %d is gone; stopping", os.getpid(), parent)
+                self._shutdown()
+            elif self._http is not None:
+                assert self.loop is not None
+                self.loop.call_later(PARENT_CHECK_SECONDS, check)
+
+        self.loop.call_later(PARENT_CHECK_SECONDS, check)
 
     # -- background thread ---------------------------------------------------------------
     def start_thread(self, timeout: float = 10.0) -> None:
@@ -259,6 +292,40 @@ class Runner:
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout)
             self._thread = None
+
+
+def fork_workers(workers: int) -> None:
+    """Fork ``workers`` processes (Tornado's ``fork_processes``); returns in each worker.
+
+    The parent never returns: it starts a worker again when one dies, and exits when
+    SIGINT/SIGTERM reaches it (its workers see it gone and stop). Each worker logs its
+    requests with its process id (``nanohubmcp.access``), so a log shows which served what.
+    """
+    import tornado.process
+
+    def leave(signum: int, frame: Any) -> None:
+        raise SystemExit(0)
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, leave)
+    tornado.process.fork_processes(workers, max_restarts=1000)
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, signal.SIG_DFL)
+    log_requests()
+
+
+def log_requests() -> None:
+    """Log every request on stderr, each line naming the serving process
+    (``[worker pid N] nanohubmcp.access ...``), and the shared state store's outages."""
+    access = logging.getLogger("nanohubmcp.access")
+    if access.handlers:
+        return
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("[worker pid %(process)d] %(name)s %(levelname)s %(message)s"))
+    for name, level in (("nanohubmcp.access", logging.DEBUG), ("nanohubmcp.state", logging.INFO)):
+        logging.getLogger(name).addHandler(handler)
+        logging.getLogger(name).setLevel(level)
+        logging.getLogger(name).propagate = False
 
 
 def explain_exit_wait() -> None:

@@ -19,9 +19,10 @@ from typing import Any
 
 import tornado.web
 
-from ..errors import InvalidRequest, ProtocolError
+from ..errors import InvalidRequest, ProtocolError, ServerBusy
 from ..protocol import versions
 from ..server.connection import batch_refusal
+from ..state.errors import StateUnavailable
 from .base import BaseHandler, BodyLimitMixin, json_body_type
 from .sse_writer import SSEWriter
 
@@ -36,7 +37,12 @@ class LegacySSEHandler(BaseHandler):
     async def get(self) -> None:
         if self._finished:
             return
-        session = self.connection.open_session(versions.V2024_11_05, self.principal)
+        try:
+            session = self.connection.open_session(versions.V2024_11_05, self.principal)
+            await self.connection.publish_session(session)  # its POSTs may reach another process
+        except ServerBusy as exc:
+            self.fail(503, exc)
+            return
         stream = session.get_standalone()
         writer = self.writer = SSEWriter(self, self.config.keepalive_seconds)
         writer.start()
@@ -91,7 +97,11 @@ async def post_legacy_message(handler: Any, session_id: str | None) -> None:
         handler.fail(415, InvalidRequest(
             "Unsupported Media Type: send the JSON-RPC message with 'Content-Type: application/json'"))
         return
-    session = connection.find_session(session_id, handler.principal)
+    try:
+        session = await connection.lookup_session(session_id, handler.principal)
+    except StateUnavailable as exc:
+        handler.fail(503, exc)
+        return
     if session is None or session.transport != "sse":
         handler.fail(404, InvalidRequest(
             "Unknown session_id: open GET /sse first and POST to the endpoint it announces"))

@@ -26,6 +26,7 @@ from ..protocol import jsonenc, jsonrpc, versions
 from ..server.connection import Connection, batch_refusal
 from ..server.sessions import Session
 from ..server.streams import OutboundStream
+from ..state.errors import StateUnavailable
 from .base import (
     LAST_EVENT_ID_HEADER,
     MCP_PROTOCOL_VERSION_HEADER,
@@ -121,14 +122,22 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
                 {"supported": list(versions.SUPPORTED_VERSIONS), "requested": value}))
         return value
 
-    def _session(self, message: jsonrpc.Message) -> Session | None:
+    async def _lookup(self, session_id: str, request_id: Any = None) -> Session | None:
+        """The session ``session_id`` names (any process's, with a shared state store); Refused
+        (503 with Retry-After) while the shared store is unreachable."""
+        try:
+            return await self.connection.lookup_session(session_id, self.principal)
+        except StateUnavailable as exc:
+            raise Refused(503, exc, request_id) from None
+
+    async def _session(self, message: jsonrpc.Message) -> Session | None:
         """The session the request names (None: sessionless); Refused (404) when it is gone."""
         if message.kind == jsonrpc.REQUEST and message.method == "initialize":
             return None  # never adopt a client-chosen id: initialize mints a new session
         session_id = self.request.headers.get(MCP_SESSION_ID_HEADER)
         if not session_id:
             return None
-        session = self.connection.find_session(session_id, self.principal)
+        session = await self._lookup(session_id, message.id)
         if session is None:
             raise Refused(404, InvalidRequest(
                 "Session not found: it expired or was deleted; initialize again without Mcp-Session-Id"), message.id)
@@ -136,7 +145,7 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
 
     async def _post_one(self, message: jsonrpc.Message) -> None:
         header_version = self._header_version()
-        session = self._session(message)
+        session = await self._session(message)
         version = session.version if session is not None else (header_version or versions.SESSIONLESS_DEFAULT)
         connection = self.connection
         if message.kind != jsonrpc.REQUEST:
@@ -146,7 +155,7 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
             return
         stream = None
         if wants_sse(self.request.headers.get("Accept")):
-            stream = session.new_stream() if session is not None else OutboundStream("x", resumable=False)
+            stream = session.new_stream(message.id) if session is not None else OutboundStream("x", resumable=False)
         request = connection.request(message, version=version, session=session, stream=stream,
                                      opens_session=message.method == "initialize", principal=self.principal)
         priming = session is not None and session.resumable and version >= versions.V2025_11_25
@@ -163,7 +172,7 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
     async def _post_batch(self, items: list[Any]) -> None:
         header_version = self._header_version()
         session_id = self.request.headers.get(MCP_SESSION_ID_HEADER)
-        session = self.connection.find_session(session_id, self.principal) if session_id else None
+        session = await self._lookup(session_id) if session_id else None
         if session_id and session is None:
             raise Refused(404, InvalidRequest("Session not found: initialize again"))
         version = session.version if session is not None else (header_version or versions.SESSIONLESS_DEFAULT)
@@ -199,14 +208,18 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
             raise Refused(405, InvalidRequest(
                 "Method Not Allowed: GET opens the stream of a session; without an Mcp-Session-Id (from "
                 "initialize) there is no stream to open"))
-        session = self._require_session()
+        session = await self._require_session()
         last_event_id = self.request.headers.get(LAST_EVENT_ID_HEADER)
         stream = session.stream_for_event(last_event_id) if last_event_id else None
         if stream is None:
             stream = session.get_standalone()
-            if stream.sink is not None:
+            if stream.reading:
                 raise Refused(409, InvalidRequest("Conflict: this session already has an open GET stream"))
             last_event_id = None
+        try:
+            await stream.prepare()
+        except StateUnavailable as exc:
+            raise Refused(503, exc) from None
         writer = SSEWriter(self, self.config.keepalive_seconds)
         # A fresh stream gets a priming event; a resumed one must not (a new id would sort after
         # the events still to be replayed, and a second drop would then skip them).
@@ -237,11 +250,11 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
         session.touch()  # idle time counts from the stream's end
         writer.finish()
 
-    def _require_session(self) -> Session:
+    async def _require_session(self) -> Session:
         session_id = self.request.headers.get(MCP_SESSION_ID_HEADER)
         if not session_id:
             raise Refused(400, InvalidRequest("Bad Request: send the Mcp-Session-Id header returned by initialize"))
-        session = self.connection.find_session(session_id, self.principal)
+        session = await self._lookup(session_id)
         if session is None:
             raise Refused(404, InvalidRequest("Session not found: it expired or was deleted; initialize again"))
         return session
@@ -252,13 +265,13 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
             f"Method Not Allowed: protocol 2026-07-28 has no {method} on the MCP endpoint"))
 
     # -- DELETE --------------------------------------------------------------------------
-    def delete(self) -> None:
+    async def delete(self) -> None:
         if self._finished:
             return
         try:
             if is_modern_request(None, self.request.headers):
                 self._method_not_allowed("DELETE")
-            session = self._require_session()
+            session = await self._require_session()
         except Refused as refused:
             self.fail(refused.status, refused.error, refused.request_id)
             return

@@ -1,0 +1,215 @@
+"""Streams whose messages cross processes through the shared state store's event logs.
+
+With a shared store (``state_url="redis://…"``) a session's streams are written to its event
+logs, so any process can serve them:
+
+- :class:`MirroredStream`, a POST response stream: delivered at once by the process serving
+  the request (as :class:`~nanohubmcp.server.streams.OutboundStream`) and written to its log,
+  so a client whose connection dropped resumes it with ``Last-Event-ID`` on any process;
+- :class:`RelayStream`, a stream read from the log: the session's stream of unrelated
+  messages (GET ``/mcp``, legacy SSE), which every process writes to and the process holding
+  the client's connection reads from; or a POST stream resumed on another process. Its event
+  ids are the log's entry ids (``g.<entry id>``), one order for all writers. When the
+  process that produced a resumed POST stream died before its response, the reader answers
+  the request with an error saying so, so the client is never left waiting.
+
+Source: MCP 2025-11-25, Basic § Transports § Streamable HTTP (resumability and redelivery).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from typing import TYPE_CHECKING, Any
+
+from ..protocol import jsonrpc
+from ..state.errors import StateUnavailable
+from .streams import OutboundStream, Sink
+
+if TYPE_CHECKING:
+    from ..state.base import SharedState
+
+log = logging.getLogger("nanohubmcp.state")
+
+BLOCK_MS = 2_000
+"""How long one read of a log waits for new entries."""
+DEAD_OWNER_CHECKS = 2
+"""Quiet reads of a resumed POST stream before its producer's heartbeat is checked."""
+PRODUCER_DIED = "the server process serving this request stopped before it answered; send the request again"
+
+
+def _noop_sink(event_id: str | None, message: dict[str, Any]) -> None:
+    """Marks a relay stream as deliverable: its messages go to the log, read by whoever holds it."""
+
+
+class MirroredStream(OutboundStream):
+    """A POST response stream that also writes each message to the session's event log."""
+
+    __slots__ = ("request_id", "session_id", "state")
+
+    def __init__(
+        self, stream_id: str, *, state: SharedState, session_id: str, request_id: Any, resumable: bool
+    ) -> None:
+        super().__init__(stream_id, resumable=resumable)
+        self.state = state
+        self.session_id = session_id
+        self.request_id = request_id
+
+    def send(self, message: dict[str, Any], *, final: bool = False) -> None:
+        if self.closed:
+            return
+        if self.resumable:
+            # The id this message will carry: reserved by the base class's send just below.
+            event_id = f"{self.stream_id}.{self._seq + 1}"
+            self.state.append(
+                self.session_id,
+                self.stream_id,
+                {
+                    "m": json.dumps(message),
+                    "f": "1" if final else "0",
+                    "e": event_id,
+                    "o": self.state.process,
+                    "r": json.dumps(self.request_id),
+                },
+            )
+        super().send(message, final=final)
+
+
+class RelayStream(OutboundStream):
+    """A stream read from the session's event log (see the module docstring)."""
+
+    __slots__ = ("_cursor", "_reader", "session_id", "state")
+
+    def __init__(self, stream_id: str, *, state: SharedState, session_id: str, resumable: bool) -> None:
+        super().__init__(stream_id, resumable=resumable)
+        self.state = state
+        self.session_id = session_id
+        self.sink = _noop_sink
+        self._cursor = "$"
+        self._reader: asyncio.Task[None] | None = None
+
+    @property
+    def standalone(self) -> bool:
+        return self.stream_id == "g"
+
+    @property
+    def reading(self) -> bool:
+        """True while a client's connection in this process reads the stream."""
+        return self._reader is not None and not self._reader.done()
+
+    async def prepare(self) -> None:
+        """Learn where the log ends, so a fresh reader's priming id covers what follows."""
+        if self.standalone:
+            self._cursor = await self.state.last_id(self.session_id, self.stream_id)
+
+    def next_id(self) -> str | None:
+        if not self.resumable:
+            return None
+        return f"{self.stream_id}.{self._cursor}" if self._cursor != "$" else None
+
+    def send(self, message: dict[str, Any], *, final: bool = False) -> None:
+        if self.closed:
+            return
+        self.state.append(
+            self.session_id,
+            self.stream_id,
+            {"m": json.dumps(message), "f": "1" if final else "0", "o": self.state.process},
+        )
+
+    def attach(self, sink: Sink, last_event_id: str | None = None) -> None:
+        after_seq = 0
+        if last_event_id is not None:
+            position = last_event_id.split(".", 1)[1] if "." in last_event_id else ""
+            if "-" in position:
+                self._cursor = position
+            else:
+                with contextlib.suppress(ValueError):
+                    after_seq = int(position)
+                self._cursor = "0-0"
+        elif not self.standalone:
+            self._cursor = "0-0"
+        self.detach()
+        self._reader = asyncio.get_running_loop().create_task(self._read(sink, after_seq))
+
+    def detach(self, sink: Sink | None = None) -> None:
+        reader, self._reader = self._reader, None
+        if reader is not None and reader is not asyncio.current_task():
+            reader.cancel()
+
+    def close(self) -> None:
+        self.detach()
+        super().close()
+
+    async def _read(self, sink: Sink, after_seq: int) -> None:
+        if self.standalone:
+            with contextlib.suppress(StateUnavailable):
+                await self.state.add_listener(self.session_id)
+        quiet = 0
+        owner: str | None = None
+        request_id: Any = None
+        last_seq = after_seq
+        while not self.closed:
+            try:
+                entries = await self.state.read(self.session_id, self.stream_id, self._cursor, BLOCK_MS)
+            except StateUnavailable:
+                await asyncio.sleep(BLOCK_MS / 1000)
+                continue
+            if not entries:
+                quiet += 1
+                if self.standalone:
+                    if quiet % 10 == 0:  # keep this session among the listeners while it reads
+                        with contextlib.suppress(StateUnavailable):
+                            await self.state.add_listener(self.session_id)
+                    continue
+                if quiet >= DEAD_OWNER_CHECKS and await self._producer_died(owner):
+                    self._end_for_dead_producer(sink, request_id, last_seq)
+                    return
+                continue
+            quiet = 0
+            for entry_id, fields in entries:
+                self._cursor = entry_id
+                if fields.get("x") == "1":
+                    self._closed_elsewhere()
+                    return
+                owner = fields.get("o", owner)
+                if "r" in fields:
+                    request_id = json.loads(fields["r"])
+                event_id = fields.get("e") or f"{self.stream_id}.{entry_id}"
+                if not self.standalone:
+                    seq = int(event_id.rsplit(".", 1)[1])
+                    if seq <= after_seq:
+                        continue
+                    last_seq = seq
+                final = fields.get("f") == "1"
+                if final:
+                    self.done = True
+                sink(event_id if self.resumable else None, json.loads(fields["m"]))
+                if final:
+                    return
+
+    async def _producer_died(self, owner: str | None) -> bool:
+        try:
+            return owner is None or not await self.state.alive(owner)
+        except StateUnavailable:
+            return False
+
+    def _end_for_dead_producer(self, sink: Sink, request_id: Any, last_seq: int) -> None:
+        log.warning(
+            "stream %s of a session: its producing process is gone; answering its request with an error", self.stream_id
+        )
+        self.done = True
+        if request_id is not None:
+            sink(
+                f"{self.stream_id}.{last_seq + 1}",
+                jsonrpc.error(request_id, {"code": -32603, "message": PRODUCER_DIED}),
+            )
+        else:
+            self._closed_elsewhere()
+
+    def _closed_elsewhere(self) -> None:
+        callback, self.on_close = self.on_close, None
+        self.closed = True
+        if callback is not None:
+            callback()

@@ -1,0 +1,194 @@
+"""Sessions shared by the processes of one server, through a shared state store (Redis).
+
+With ``state_url="redis://…"`` every process of a server serves every session: a session's
+record (principal, negotiated version, client capabilities and info, log level,
+subscriptions) lives in the store, and the process a request lands on holds a replica of it
+for as long as it is used there. :class:`Replication` keeps the replicas in step:
+
+- a request naming a session loads its record (restarting its idle clock): a session opened
+  by another process is adopted, one deleted or expired elsewhere (or lost with a Redis
+  restart) is forgotten here too and answered 404;
+- what a request changed in its session is stored before its response leaves;
+- streams cross processes (:mod:`.relay_streams`); server→client requests are answered on any
+  process: the answer is relayed to the process waiting for it (Redis pub/sub);
+- change notifications and resource updates reach the streams of every process's sessions.
+
+Source: MCP 2025-11-25, Basic § Transports § Session Management, Resumability and Redelivery.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+from typing import TYPE_CHECKING, Any
+
+from ..protocol import jsonrpc
+from ..state.errors import StateUnavailable
+from .relay_streams import MirroredStream, RelayStream
+
+if TYPE_CHECKING:
+    from ..state.base import SharedState
+    from .sessions import Session, SessionStore
+    from .streams import OutboundStream
+
+log = logging.getLogger("nanohubmcp.state")
+
+SAVED = "_shared_record"
+"""Attribute of a replica holding the record last stored or loaded (to store only changes)."""
+
+
+def record_of(session: Session) -> dict[str, Any]:
+    """The fields of ``session`` every process must agree on."""
+    return {
+        "id": session.id,
+        "version": session.version,
+        "transport": session.transport,
+        "principal": session.principal,
+        "capabilities": session.client_capabilities,
+        "client": session.client_info,
+        "initialized": session.initialized,
+        "log_level": session.log_level,
+        "subscriptions": sorted(session.subscriptions),
+    }
+
+
+class Replication:
+    """Keeps one process's sessions in step with the shared store (module docstring)."""
+
+    def __init__(self, sessions: SessionStore, state: SharedState) -> None:
+        self.sessions = sessions
+        self.state = state
+        self._tasks: set[asyncio.Task[Any]] = set()
+        state.on_answer = self._answered
+        sessions.relay = self
+
+    # -- sessions ----------------------------------------------------------------------------
+    async def lookup(self, session_id: str) -> Session | None:
+        """The session ``session_id`` names, held here; None when the store has no such session.
+
+        Raises:
+            StateUnavailable: the store cannot be reached (503).
+        """
+        record = await self.state.load_session(session_id)
+        if record is None:
+            if self.sessions.get(session_id) is not None:
+                self.sessions.remove(session_id)  # ended elsewhere, expired, or lost with the store
+            return None
+        session = self.sessions.get(session_id)
+        if session is None:
+            session = self.sessions.adopt(
+                session_id,
+                str(record.get("version")),
+                transport=str(record.get("transport")),
+                principal=record.get("principal"),
+            )
+        if getattr(session, SAVED, None) != record:
+            self._apply(session, record)
+        return session
+
+    @staticmethod
+    def _apply(session: Session, record: dict[str, Any]) -> None:
+        session.client_capabilities = dict(record.get("capabilities") or {})
+        session.client_info = dict(record.get("client") or {})
+        session.initialized = bool(record.get("initialized"))
+        session.log_level = record.get("log_level")
+        session.subscriptions = set(record.get("subscriptions") or ())
+        setattr(session, SAVED, record)
+
+    async def save(self, session: Session) -> None:
+        """Store what changed in ``session`` (nothing when nothing did).
+
+        Raises:
+            StateUnavailable: the store cannot be reached.
+        """
+        if session.closed:
+            return
+        record = record_of(session)
+        before = getattr(session, SAVED, None)
+        if record == before:
+            return
+        old = set(before["subscriptions"]) if before else set()
+        new = set(record["subscriptions"])
+        await self.state.save_session(record, new - old, old - new)
+        setattr(session, SAVED, record)
+
+    def ended(self, session: Session) -> None:
+        """``session`` was ended here (DELETE, a closed legacy stream): end it everywhere."""
+        self._spawn(self.state.delete_session(session.id, set(session.subscriptions)))
+
+    # -- streams -----------------------------------------------------------------------------
+    def post_stream(self, session: Session, request_id: Any) -> OutboundStream:
+        return MirroredStream(
+            f"s{secrets.token_hex(6)}",
+            state=self.state,
+            session_id=session.id,
+            request_id=request_id,
+            resumable=session.resumable,
+        )
+
+    def standalone(self, session: Session) -> OutboundStream:
+        # Legacy SSE carries the responses themselves there: relayed, whatever the version.
+        return RelayStream("g", state=self.state, session_id=session.id, resumable=session.resumable)
+
+    def resumed(self, session: Session, stream_id: str) -> OutboundStream | None:
+        """A stream of ``session`` kept in the store, for a ``Last-Event-ID`` naming it."""
+        if stream_id == "g":
+            return session.get_standalone()
+        if not session.resumable:
+            return None
+        return RelayStream(stream_id, state=self.state, session_id=session.id, resumable=True)
+
+    # -- server→client requests --------------------------------------------------------------
+    async def expect(self, session: Session, request_id: str, timeout: float) -> None:
+        """Note that this process waits for the answer to ``request_id`` (any process may get it)."""
+        await self.state.put_pending(session.id, request_id, timeout)
+
+    def forget(self, session: Session, request_id: str) -> None:
+        self._spawn(self.state.drop_pending(session.id, request_id))
+
+    async def relay_answer(self, session: Session, message: jsonrpc.Message) -> bool:
+        """Hand a client's answer to the process waiting for it; False when none does."""
+        if not isinstance(message.id, str):
+            return False
+        try:
+            return await self.state.answer(session.id, message.id, message.raw)
+        except StateUnavailable:
+            log.warning("an answer to %s could not be relayed: the state store is unreachable", message.id)
+            return False
+
+    def _answered(self, session_id: str, request_id: str, response: dict[str, Any]) -> None:
+        session = self.sessions.get(session_id)
+        future = session.pending.get(request_id) if session is not None else None
+        if future is not None and not future.done():
+            future.set_result(response)
+
+    # -- notifications -----------------------------------------------------------------------
+    def list_changed(self, message: dict[str, Any]) -> None:
+        """Send ``message`` on the unrelated-message stream of every session reading one."""
+        self._spawn(self._fan_out(message, None))
+
+    def resource_updated(self, message: dict[str, Any], uri: str) -> None:
+        """Send ``message`` to every session subscribed to ``uri``."""
+        self._spawn(self._fan_out(message, uri))
+
+    async def _fan_out(self, message: dict[str, Any], uri: str | None) -> None:
+        try:
+            targets = await (self.state.subscribers(uri) if uri is not None else self.state.listeners())
+        except StateUnavailable:
+            log.warning("%s not sent: the state store is unreachable", message.get("method"))
+            return
+        text = json.dumps(message)
+        for session_id in targets:
+            self.state.append(session_id, "g", {"m": text, "f": "0", "o": self.state.process})
+
+    def _spawn(self, work: Any) -> None:
+        async def run() -> None:
+            with contextlib.suppress(StateUnavailable):
+                await work
+
+        task = asyncio.get_running_loop().create_task(run())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)

@@ -1,0 +1,94 @@
+"""The seam between the server layer and a shared state store.
+
+What several processes serving one endpoint must agree on, in store-neutral terms: session
+records (JSON objects), per-stream event logs (append-only, bounded, resumable by entry id),
+pending server→client requests and their answers, who listens for unrelated messages, the
+subscribers of each resource URI, the ``requestState`` key and its used ids, and which processes
+are alive. Every key lives at most ``idle_seconds`` after its last use, or is bounded.
+
+Methods raise :class:`~nanohubmcp.state.errors.StateUnavailable` when the store cannot be
+reached; ``append`` and ``broadcast`` never raise (they queue, in order, and retry).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any, Protocol
+
+Fields = dict[str, str]
+"""One event log entry: ``m`` the message (JSON), ``f`` ``"1"`` when it is the stream's last,
+``e`` the event id the producer gave it, ``o`` the producing process, ``r`` the request id
+(JSON) the stream answers, ``x`` ``"1"`` for the marker that closes a stream."""
+
+
+class SharedState(Protocol):
+    """A store several server processes share (Redis)."""
+
+    process: str
+    """This process's id (random; names its heartbeat and its answer channel)."""
+    shown: str
+    """The store's URL without its password, for messages."""
+    on_answer: Callable[[str, str, dict[str, Any]], None] | None
+    """Called with ``(session id, request id, response)`` when another process relays an answer."""
+    on_broadcast: Callable[[str, dict[str, Any]], None] | None
+    """Called with ``(method, params)`` for a notification another process broadcast."""
+
+    def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Connect on ``loop`` (the serving loop of this process) and start the background work."""
+
+    async def close(self) -> None:
+        """Stop the background work and disconnect."""
+
+    # -- sessions ----------------------------------------------------------------------------
+    async def load_session(self, session_id: str) -> dict[str, Any] | None:
+        """The record of ``session_id`` (its idle clock restarted), or None when gone."""
+
+    async def save_session(self, record: dict[str, Any], subscribed: set[str], unsubscribed: set[str]) -> None:
+        """Store a session record (its ``id`` field names it) and its subscription changes."""
+
+    async def delete_session(self, session_id: str, subscriptions: set[str]) -> None:
+        """Forget a session; its unrelated-message stream gets a closing marker."""
+
+    # -- event logs --------------------------------------------------------------------------
+    def append(self, session_id: str, stream_id: str, fields: Fields) -> None:
+        """Queue an entry for a stream's log (written in the order queued)."""
+
+    async def flush(self) -> None:
+        """Wait until every entry queued so far is written."""
+
+    async def read(self, session_id: str, stream_id: str, after: str, block_ms: int) -> list[tuple[str, Fields]]:
+        """Entries after the entry id ``after`` (``"0-0"``: all), waiting up to ``block_ms``."""
+
+    async def last_id(self, session_id: str, stream_id: str) -> str:
+        """The newest entry id of a stream's log (``"0-0"`` when empty)."""
+
+    async def alive(self, process: str) -> bool:
+        """Whether the process ``process`` is still running (its heartbeat is fresh)."""
+
+    # -- listeners and subscribers -----------------------------------------------------------
+    async def add_listener(self, session_id: str) -> None:
+        """Note that ``session_id`` reads unrelated messages (a GET or legacy SSE stream)."""
+
+    async def listeners(self) -> list[str]:
+        """Sessions that read unrelated messages."""
+
+    async def subscribers(self, uri: str) -> list[str]:
+        """Sessions subscribed to ``uri``."""
+
+    def broadcast(self, method: str, params: dict[str, Any]) -> None:
+        """Tell every other process of a notification (for their stateless-era listeners)."""
+
+    # -- server→client requests --------------------------------------------------------------
+    async def put_pending(self, session_id: str, request_id: str, ttl: float) -> None:
+        """Record that this process waits for the answer to ``request_id``."""
+
+    async def drop_pending(self, session_id: str, request_id: str) -> None:
+        """Forget a pending request (answered, timed out, abandoned)."""
+
+    async def answer(self, session_id: str, request_id: str, response: dict[str, Any]) -> bool:
+        """Relay a client's answer to the process waiting for it; False when none waits."""
+
+    # -- the stateless era -------------------------------------------------------------------
+    def request_state_key(self) -> bytes:
+        """The key signing ``requestState``, the same in every process (created once)."""

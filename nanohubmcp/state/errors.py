@@ -1,0 +1,23 @@
+"""The one error of the shared state store: it cannot be reached right now."""
+
+from __future__ import annotations
+
+from ..errors import ServerBusy
+
+RETRY_AFTER_SECONDS = 5
+"""``Retry-After`` while the state store is unreachable."""
+
+
+class StateUnavailable(ServerBusy):
+    """The shared state store (Redis) is unreachable: HTTP 503 with ``Retry-After``, never a 500.
+
+    Nothing is lost: a session, stream or pending request kept there is served again as soon
+    as the store answers (a store restarted without persistence has forgotten its sessions:
+    their clients then get 404 and initialize again).
+    """
+
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(
+            message or "The server's shared state store is unreachable; retry shortly",
+            retry_after=RETRY_AFTER_SECONDS,
+        )

@@ -1,0 +1,349 @@
+"""Shared state in Redis (the ``redis`` package's asyncio client; imported only for a Redis URL).
+
+Keys, all under ``nanohubmcp:<server name>:`` so two servers on one Redis never read each other:
+
+- ``s:<session>``: the session record (JSON), expiring ``idle_seconds`` after its last use;
+- ``ev:<session>:<stream>``: a stream's event log, a Redis stream of at most ~:data:`EVENT_KEEP`
+  entries, expiring with the session;
+- ``sub:<uri>``: the sessions subscribed to a resource; ``listeners``: sessions reading
+  unrelated messages (a sorted set scored by expiry time);
+- ``p:<session>:<request>``: which process waits for a server→client request's answer, until
+  its timeout; answers travel on that process's channel ``c:<process>`` (Redis pub/sub);
+- ``proc:<process>``: a heartbeat refreshed every :data:`HEARTBEAT_SECONDS`, so another
+  process can tell a stream whose producer died;
+- ``rs:key`` and ``rs:used:<id>``: the stateless era's ``requestState`` key and used ids;
+- channel ``bc``: notifications for every process's stateless-era listeners.
+
+Writes to event logs are queued and pipelined in order by one task per process, so messages
+of one process reach the log in the order they were sent. An unreachable Redis raises
+:class:`~nanohubmcp.state.errors.StateUnavailable` (503) and is logged once when it goes and
+once when it is back; queued entries wait (bounded by :data:`MAX_QUEUED`) and are written then.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+import time
+from collections import deque
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from ..errors import ConfigurationError
+from .base import Fields
+from .errors import StateUnavailable
+from .url import StateURL
+
+try:
+    import redis.asyncio as aioredis
+    import redis.exceptions as redis_errors
+except ImportError:  # pragma: no cover - the message names the extra
+    aioredis = None  # type: ignore[assignment]
+    redis_errors = None  # type: ignore[assignment]
+
+log = logging.getLogger("nanohubmcp.state")
+
+EVENT_KEEP = 256
+"""Entries kept per stream log (approximately: Redis trims whole nodes)."""
+HEARTBEAT_SECONDS = 3.0
+HEARTBEAT_TTL = 10
+"""A process whose heartbeat is older than this many seconds is taken as dead."""
+MAX_QUEUED = 10_000
+"""Entries waiting for Redis at most; past it the oldest are dropped, with a warning."""
+BATCH = 256
+CONNECT_TIMEOUT = 2.0
+SOCKET_TIMEOUT = 15.0
+"""Longest wait for one Redis reply (blocking reads wait less than this)."""
+RETRY_SECONDS = 0.5
+
+
+class RedisState:
+    """:class:`~nanohubmcp.state.base.SharedState` in Redis.
+
+    Args:
+        url: a ``redis://``, ``rediss://`` or ``unix://`` state URL (may carry a password).
+        name: the server's name: the key namespace.
+        idle_seconds: how long a session and its logs live after their last use.
+
+    Raises:
+        ConfigurationError: the ``redis`` package is not installed.
+    """
+
+    def __init__(self, url: StateURL, name: str, *, idle_seconds: float) -> None:
+        if aioredis is None:
+            raise ConfigurationError(f"state_url {url.shown} needs the redis package: pip install 'nanohub-mcp[redis]'")
+        self.url = url
+        self.shown = url.shown
+        self.prefix = f"nanohubmcp:{name}:"
+        self.ttl = max(1, int(idle_seconds))
+        self.process = secrets.token_hex(8)
+        self.on_answer: Callable[[str, str, dict[str, Any]], None] | None = None
+        self.on_broadcast: Callable[[str, dict[str, Any]], None] | None = None
+        self.down = False
+        self._client: Any = None
+        self._queue: deque[tuple[str, Fields]] = deque()
+        self._wake: asyncio.Event | None = None
+        self._written: asyncio.Event | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+
+    # -- connection ------------------------------------------------------------------------
+    def _new_client(self) -> Any:
+        return aioredis.Redis.from_url(
+            self.url.url,
+            decode_responses=True,
+            socket_connect_timeout=CONNECT_TIMEOUT,
+            socket_timeout=SOCKET_TIMEOUT,
+            health_check_interval=10,
+        )
+
+    def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._client = self._new_client()
+        self._wake = asyncio.Event()
+        self._written = asyncio.Event()
+        for work in (self._heartbeat, self._writer, self._listen):
+            self._tasks.append(loop.create_task(work()))
+
+    async def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(BaseException):
+                await task
+        self._tasks.clear()
+        if self._client is not None:
+            with contextlib.suppress(Exception):
+                await self._client.delete(self._key("proc", self.process))
+            with contextlib.suppress(Exception):
+                await self._client.aclose()
+            self._client = None
+
+    def _key(self, *parts: str) -> str:
+        return self.prefix + ":".join(parts)
+
+    @contextlib.asynccontextmanager
+    async def _guard(self) -> AsyncIterator[Any]:
+        """Yield the client; a connection failure becomes StateUnavailable (logged once)."""
+        if self._client is None:
+            raise StateUnavailable("The server's shared state store is not connected yet; retry shortly")
+        try:
+            yield self._client
+        except (redis_errors.ConnectionError, redis_errors.TimeoutError, redis_errors.BusyLoadingError, OSError) as exc:
+            self._went_down(exc)
+            raise StateUnavailable() from None
+        self._came_back()
+
+    def _went_down(self, exc: BaseException) -> None:
+        if not self.down:
+            self.down = True
+            log.warning(
+                "shared state store %s unreachable (%s: %s); answering 503 until it is back",
+                self.shown,
+                type(exc).__name__,
+                exc,
+            )
+
+    def _came_back(self) -> None:
+        if self.down:
+            self.down = False
+            log.warning("shared state store %s reachable again", self.shown)
+
+    # -- background work -------------------------------------------------------------------
+    async def _heartbeat(self) -> None:
+        while True:
+            with contextlib.suppress(StateUnavailable):
+                async with self._guard() as client:
+                    await client.set(self._key("proc", self.process), "1", ex=HEARTBEAT_TTL)
+            await asyncio.sleep(HEARTBEAT_SECONDS)
+
+    async def _writer(self) -> None:
+        assert self._wake is not None
+        assert self._written is not None
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while self._queue:
+                batch = [self._queue.popleft() for _ in range(min(BATCH, len(self._queue)))]
+                try:
+                    async with self._guard() as client:
+                        pipe = client.pipeline(transaction=False)
+                        for key, fields in batch:
+                            pipe.xadd(key, fields, maxlen=EVENT_KEEP, approximate=True)
+                            pipe.expire(key, self.ttl)
+                        await pipe.execute()
+                except StateUnavailable:
+                    self._queue.extendleft(reversed(batch))
+                    await asyncio.sleep(RETRY_SECONDS)
+            self._written.set()
+            self._written = asyncio.Event()
+
+    async def _listen(self) -> None:
+        channels = [self._key("c", self.process), self._key("bc")]
+        while True:
+            pubsub = None
+            try:
+                pubsub = self._client.pubsub(ignore_subscribe_messages=True)
+                await pubsub.subscribe(*channels)
+                while True:
+                    message = await pubsub.get_message(timeout=5.0)
+                    if message is not None and message.get("type") == "message":
+                        self._deliver(message["channel"], message["data"])
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # a lost connection: subscribe again once Redis is back
+                self._went_down(exc)
+                await asyncio.sleep(RETRY_SECONDS)
+            finally:
+                if pubsub is not None:
+                    with contextlib.suppress(Exception):
+                        await pubsub.aclose()
+
+    def _deliver(self, channel: str, data: str) -> None:
+        try:
+            payload = json.loads(data)
+        except ValueError:
+            return
+        if channel.endswith(":bc"):
+            if payload.get("o") != self.process and self.on_broadcast is not None:
+                self.on_broadcast(str(payload.get("method")), payload.get("params") or {})
+        elif self.on_answer is not None:
+            self.on_answer(str(payload.get("s")), str(payload.get("r")), payload.get("m") or {})
+
+    # -- sessions ----------------------------------------------------------------------------
+    async def load_session(self, session_id: str) -> dict[str, Any] | None:
+        key = self._key("s", session_id)
+        async with self._guard() as client:
+            pipe = client.pipeline(transaction=False)
+            pipe.get(key)
+            pipe.expire(key, self.ttl)
+            raw, _ = await pipe.execute()
+        if raw is None:
+            return None
+        record = json.loads(raw)
+        return record if isinstance(record, dict) else None
+
+    async def save_session(self, record: dict[str, Any], subscribed: set[str], unsubscribed: set[str]) -> None:
+        session_id = str(record["id"])
+        async with self._guard() as client:
+            pipe = client.pipeline(transaction=False)
+            pipe.set(self._key("s", session_id), json.dumps(record), ex=self.ttl)
+            for uri in subscribed:
+                pipe.sadd(self._key("sub", uri), session_id)
+                pipe.expire(self._key("sub", uri), self.ttl)
+            for uri in unsubscribed:
+                pipe.srem(self._key("sub", uri), session_id)
+            await pipe.execute()
+
+    async def delete_session(self, session_id: str, subscriptions: set[str]) -> None:
+        key = self._key("ev", session_id, "g")
+        async with self._guard() as client:
+            pipe = client.pipeline(transaction=False)
+            pipe.delete(self._key("s", session_id))
+            for uri in subscriptions:
+                pipe.srem(self._key("sub", uri), session_id)
+            pipe.zrem(self._key("listeners"), session_id)
+            pipe.xadd(key, {"x": "1", "o": self.process}, maxlen=EVENT_KEEP, approximate=True)
+            pipe.expire(key, 60)
+            await pipe.execute()
+
+    # -- event logs --------------------------------------------------------------------------
+    def append(self, session_id: str, stream_id: str, fields: Fields) -> None:
+        if len(self._queue) >= MAX_QUEUED:
+            self._queue.popleft()
+            log.warning(
+                "shared state store %s: more than %d messages wait for it; dropping the oldest", self.shown, MAX_QUEUED
+            )
+        self._queue.append((self._key("ev", session_id, stream_id), fields))
+        if self._wake is not None:
+            self._wake.set()
+
+    async def flush(self) -> None:
+        while self._queue and self._written is not None:
+            await self._written.wait()
+
+    async def read(self, session_id: str, stream_id: str, after: str, block_ms: int) -> list[tuple[str, Fields]]:
+        key = self._key("ev", session_id, stream_id)
+        async with self._guard() as client:
+            found = await client.xread({key: after}, count=BATCH, block=block_ms or None)
+        if not found:
+            return []
+        entries = found.get(key, []) if isinstance(found, dict) else found[0][1]
+        if entries and isinstance(entries[0], list) and len(entries) == 1 and isinstance(entries[0][0], list):
+            entries = entries[0]  # RESP3 shape: {key: [[entries]]}
+        return [(str(entry_id), dict(fields)) for entry_id, fields in entries]
+
+    async def last_id(self, session_id: str, stream_id: str) -> str:
+        async with self._guard() as client:
+            last = await client.xrevrange(self._key("ev", session_id, stream_id), count=1)
+        return str(last[0][0]) if last else "0-0"
+
+    async def alive(self, process: str) -> bool:
+        async with self._guard() as client:
+            return bool(await client.exists(self._key("proc", process)))
+
+    # -- listeners and subscribers -----------------------------------------------------------
+    async def add_listener(self, session_id: str) -> None:
+        key = self._key("listeners")
+        now = time.time()
+        async with self._guard() as client:
+            pipe = client.pipeline(transaction=False)
+            pipe.zadd(key, {session_id: now + self.ttl})
+            pipe.zremrangebyscore(key, "-inf", now)
+            pipe.expire(key, self.ttl)
+            await pipe.execute()
+
+    async def listeners(self) -> list[str]:
+        async with self._guard() as client:
+            return [str(s) for s in await client.zrangebyscore(self._key("listeners"), time.time(), "+inf")]
+
+    async def subscribers(self, uri: str) -> list[str]:
+        async with self._guard() as client:
+            return [str(s) for s in await client.smembers(self._key("sub", uri))]
+
+    def broadcast(self, method: str, params: dict[str, Any]) -> None:
+        payload = json.dumps({"o": self.process, "method": method, "params": params})
+
+        async def send() -> None:
+            with contextlib.suppress(StateUnavailable):
+                async with self._guard() as client:
+                    await client.publish(self._key("bc"), payload)
+
+        self._tasks.append(asyncio.get_running_loop().create_task(send()))
+        self._tasks = [t for t in self._tasks if not t.done()]
+
+    # -- server→client requests --------------------------------------------------------------
+    async def put_pending(self, session_id: str, request_id: str, ttl: float) -> None:
+        async with self._guard() as client:
+            await client.set(self._key("p", session_id, request_id), self.process, ex=max(1, int(ttl) + 1))
+
+    async def drop_pending(self, session_id: str, request_id: str) -> None:
+        async with self._guard() as client:
+            await client.delete(self._key("p", session_id, request_id))
+
+    async def answer(self, session_id: str, request_id: str, response: dict[str, Any]) -> bool:
+        async with self._guard() as client:
+            owner = await client.get(self._key("p", session_id, request_id))
+            if owner is None:
+                return False
+            payload = json.dumps({"s": session_id, "r": request_id, "m": response})
+            return bool(await client.publish(self._key("c", str(owner)), payload))
+
+    # -- the stateless era -------------------------------------------------------------------
+    def request_state_key(self) -> bytes:
+        import redis
+
+        client = redis.Redis.from_url(
+            self.url.url, socket_connect_timeout=CONNECT_TIMEOUT, socket_timeout=SOCKET_TIMEOUT
+        )
+        key = self._key("rs", "key")
+        try:
+            client.set(key, secrets.token_hex(32), nx=True)
+            value = client.get(key)
+        except (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError) as exc:
+            raise ConfigurationError(f"cannot reach the state store {self.shown}: {type(exc).__name__}") from None
+        finally:
+            client.close()
+        assert value is not None
+        return value if isinstance(value, bytes) else str(value).encode()

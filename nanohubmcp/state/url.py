@@ -1,0 +1,103 @@
+"""The state URL: which store keeps what several server processes share.
+
+One setting picks the store (highest first): the ``state_url=`` argument, the
+``NANOHUBMCP_STATE_URL`` environment variable, ``c.NanohubMCP.state_url``, else none:
+
+- none, ``""`` or ``memory://``: one process; sessions and streams in its memory, jobs in the
+  SQLite file of the state directory (today's default, nothing to install or start);
+- ``sqlite:///path/to/dir``: the same, with the job store's SQLite file in that directory;
+- ``redis://[:password@]host[:port][/db]``, ``rediss://…`` (TLS) or ``unix:///path.sock``:
+  sessions, stream event logs, pending server→client requests, subscriptions and the
+  stateless era's ``requestState`` key live in Redis, so many processes (on many machines)
+  serve one endpoint. Needs the ``redis`` extra (``pip install 'nanohub-mcp[redis]'``).
+
+A password in the URL is never printed: :func:`redact` is what logs and errors show.
+"""
+
+from __future__ import annotations
+
+import os
+import urllib.parse
+from dataclasses import dataclass
+
+from ..errors import ConfigurationError
+
+ENV_VAR = "NANOHUBMCP_STATE_URL"
+MEMORY = "memory"
+SQLITE = "sqlite"
+REDIS = "redis"
+_KINDS = {"memory": MEMORY, "sqlite": SQLITE, "redis": REDIS, "rediss": REDIS, "unix": REDIS}
+
+
+@dataclass(frozen=True)
+class StateURL:
+    """A parsed state URL.
+
+    Attributes:
+        kind: ``"memory"``, ``"sqlite"`` or ``"redis"``.
+        url: the URL as given (may hold a password: never log it, log :attr:`shown`).
+        path: for ``sqlite``, the directory of the job store (None: the state directory).
+    """
+
+    kind: str
+    url: str
+    path: str | None = None
+
+    @property
+    def shown(self) -> str:
+        """The URL with any password replaced by ``***``."""
+        return redact(self.url)
+
+    @property
+    def shared(self) -> bool:
+        """True when several processes share the state (Redis)."""
+        return self.kind == REDIS
+
+
+def redact(url: str) -> str:
+    """``url`` with the password (and a bare user that may be a token) replaced by ``***``."""
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError:
+        return "<unparsable URL>"
+    if parts.password is None and not parts.username:
+        return url
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    user = parts.username if parts.password is not None and parts.username else ""
+    netloc = f"{user}:***@{host}" if user else f"***@{host}"
+    return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
+def parse(url: str | None) -> StateURL:
+    """Parse a state URL (None or ``""``: memory).
+
+    Raises:
+        ConfigurationError: an unknown scheme, or a URL without a host where one is needed.
+    """
+    if url is None or not url.strip():
+        return StateURL(MEMORY, "")
+    url = url.strip()
+    scheme = url.split(":", 1)[0].lower() if ":" in url else ""
+    kind = _KINDS.get(scheme)
+    if kind is None:
+        raise ConfigurationError(
+            f"state_url {redact(url)!r}: unknown scheme {scheme!r}; use memory://, sqlite:///DIR, "
+            "redis://HOST:PORT/DB, rediss://… (TLS) or unix:///PATH.sock"
+        )
+    parts = urllib.parse.urlsplit(url)
+    if kind == SQLITE:
+        return StateURL(kind, url, parts.path or None)
+    if kind == REDIS and scheme != "unix" and not parts.hostname:
+        raise ConfigurationError(f"state_url {redact(url)!r} names no host, e.g. redis://127.0.0.1:6379/0")
+    return StateURL(kind, url)
+
+
+def resolve(argument: str | None, configured: str | None = None) -> StateURL:
+    """The state URL in force: ``argument``, else ``$NANOHUBMCP_STATE_URL``, else ``configured``
+    (``c.NanohubMCP.state_url``), else memory."""
+    for value in (argument, os.environ.get(ENV_VAR), configured):
+        if value is not None:
+            return parse(value)
+    return parse(None)

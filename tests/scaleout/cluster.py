@@ -1,0 +1,145 @@
+"""Several server processes behind a real nginx, for the scale-out tests.
+
+:class:`Cluster` starts N ``nanohubmcp run app.py --port P --state-url URL`` processes (each
+logs its requests with its process id) and nginx configured with the round-robin block of
+``docs/how-to/scale-out.md`` as written there, its ports replaced by the test's. nginx sends
+each request to the next process (no stickiness, no upstream keep-alive), so consecutive
+requests of one client land on different processes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from redis_server import free_port, listening
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "how-to" / "scale-out.md"
+APP = Path(__file__).with_name("app.py")
+START_TIMEOUT = 30.0
+DOC_PORTS = ("8000", "8001", "8002", "8003")
+
+
+def doc_nginx_block() -> str:
+    """The nginx configuration block of the scale-out page, as written."""
+    text = DOC.read_text(encoding="utf-8")
+    found = re.search(r"```nginx\n(.*?)```", text, re.S)
+    assert found, f"{DOC} has no ```nginx block"
+    return found.group(1)
+
+
+def nginx_config(workdir: Path, listen: int, upstreams: list[int]) -> str:
+    """A runnable nginx.conf around the documented block: its ports replaced, files kept in ``workdir``."""
+    block = doc_nginx_block()
+    mapping = dict(zip(DOC_PORTS, [str(listen), *map(str, upstreams)], strict=True))
+    block = re.sub(r"\b(800[0-3])\b", lambda m: mapping[m.group(1)], block)
+    block = block.replace("listen " + str(listen), f"listen 127.0.0.1:{listen}")
+    temp = ""
+    for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
+        (workdir / name).mkdir(exist_ok=True)
+        temp += f"    {name}_temp_path {workdir / name};\n"
+    return (
+        f"daemon off;\nmaster_process off;\npid {workdir}/nginx.pid;\nerror_log {workdir}/error.log info;\n"
+        f"events {{ worker_connections 512; }}\nhttp {{\n    access_log {workdir}/access.log;\n{temp}{block}}}\n"
+    )
+
+
+class Server:
+    """One ``nanohubmcp run`` process."""
+
+    def __init__(self, workdir: Path, port: int, state_url: str, *, workers: int = 1, env: dict[str, str]) -> None:
+        self.port = port
+        self.log = workdir / f"server-{port}.log"
+        args = [
+            sys.executable,
+            "-m",
+            "nanohubmcp",
+            "run",
+            str(APP),
+            "--port",
+            str(port),
+            "--state-url",
+            state_url,
+            "--access-log",
+        ]
+        if workers > 1:
+            args += ["--workers", str(workers)]
+        with self.log.open("ab") as out:
+            self.proc = subprocess.Popen(
+                args, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True
+            )
+
+    def wait_listening(self) -> None:
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline and not listening(self.port):
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server on {self.port} exited:\n{self.text()}")
+            time.sleep(0.1)
+        if not listening(self.port):
+            raise RuntimeError(f"server on {self.port} did not listen:\n{self.text()}")
+
+    def text(self) -> str:
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
+
+    def pids_serving(self) -> set[int]:
+        """Process ids named by this server's access log lines."""
+        return {int(pid) for pid in re.findall(r"\[worker pid (\d+)\] nanohubmcp\.access", self.text())}
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(10)
+
+
+class Cluster:
+    """N servers sharing ``state_url`` behind nginx (see the module docstring)."""
+
+    def __init__(self, nginx: str, workdir: Path, state_url: str, count: int = 3) -> None:
+        self.workdir = workdir
+        env = {**os.environ, "NANOHUBMCP_STATE_DIR": str(workdir / "state"), "MCP_TOKEN": ""}
+        env.pop("NANOHUBMCP_STATE_URL", None)
+        self.servers = [Server(workdir, free_port(), state_url, env=env) for _ in range(count)]
+        for server in self.servers:
+            server.wait_listening()
+        self.port = free_port()
+        conf = workdir / "nginx.conf"
+        conf.write_text(nginx_config(workdir, self.port, [s.port for s in self.servers]), encoding="utf-8")
+        self.nginx = subprocess.Popen(
+            [nginx, "-p", str(workdir), "-c", str(conf), "-e", str(workdir / "error.log")],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not listening(self.port):
+            time.sleep(0.05)
+        assert listening(self.port), (workdir / "error.log").read_text(errors="replace")
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/mcp"
+
+    def pids(self) -> set[int]:
+        return set().union(*(s.pids_serving() for s in self.servers))
+
+    def logs(self) -> str:
+        return "\n".join(s.text() for s in self.servers)
+
+    def close(self) -> None:
+        if self.nginx.poll() is None:
+            self.nginx.terminate()
+            self.nginx.wait(10)
+        for server in self.servers:
+            server.stop()

@@ -1,0 +1,51 @@
+"""Fixtures of the scale-out tests: a real redis-server, real nginx, several server processes.
+
+redis-server and nginx come from the system (``scripts/install-test-system-deps`` installs
+them; CI runs it). Locally a missing one skips these tests; under CI it fails them.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from cluster import Cluster
+from redis_server import RedisServer, find_redis
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "proxy"))
+from nginx_weber import find_nginx
+
+
+def _need(found: str | None, what: str) -> str:
+    if found is None:
+        message = f"{what} is not installed: run scripts/install-test-system-deps (as root)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return found
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
+    """A redis-server on a free loopback port (stop()/start() for outages)."""
+    server = RedisServer(_need(find_redis(), "redis-server"), tmp_path).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def cluster(redis_server: RedisServer, tmp_path: Path) -> Iterator[Cluster]:
+    """Three server processes sharing the Redis, behind nginx round-robin."""
+    nodes = Cluster(_need(find_nginx(), "nginx"), tmp_path, redis_server.url)
+    try:
+        yield nodes
+    finally:
+        nodes.close()
