@@ -194,7 +194,7 @@ class ResourceContent(WireType):
             if text is not None or blob is not None:
                 raise ValueError("ResourceContent: give content= or text=/blob=, not both")
             if is_bytes(content):
-                blob = content
+                blob = bytes(content)
             else:
                 text = content  # type: ignore[assignment]  # checked by optional_str below
         if text is not None and blob is not None:

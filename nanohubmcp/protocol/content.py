@@ -42,7 +42,7 @@ _REQUIRED: Final[dict[str, dict[str, type]]] = {
 }
 
 
-def is_wire_block(value: Any) -> bool:
+def is_wire_block(value: object) -> bool:
     if not isinstance(value, Mapping):
         return False
     kind = value.get("type")
@@ -50,7 +50,7 @@ def is_wire_block(value: Any) -> bool:
     return required is not None and all(isinstance(value.get(k), t) for k, t in required.items())
 
 
-def is_content(value: Any) -> bool:
+def is_content(value: object) -> bool:
     """True for a content object, an ``Image``/``Audio`` helper, or a wire-shaped content dict."""
     return isinstance(value, _CONTENT_CLASSES) or is_wire_block(value)
 
@@ -60,7 +60,7 @@ def scalar_text(value: bool | int | float) -> str:
     return jsonenc.dumps(value)
 
 
-def content_item(value: Any) -> Any:
+def content_item(value: object) -> Any:
     """Validate one content item; a str or number becomes :class:`TextContent`, others are kept."""
     if isinstance(value, str):
         return TextContent(value)
@@ -71,7 +71,7 @@ def content_item(value: Any) -> Any:
     return value
 
 
-def to_content_block(value: Any) -> Wire:
+def to_content_block(value: object) -> Wire:
     """Return the wire block for a str (text), content object, helper, or wire-shaped dict.
 
     Raises:

@@ -14,7 +14,7 @@ from typing import Any
 _fast_encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
 
 
-def _scrub(value: Any) -> Any:
+def _scrub(value: object) -> Any:
     """Replace non-finite floats with None, recursively (slow path only)."""
     if isinstance(value, float):
         return value if math.isfinite(value) else None
@@ -25,7 +25,7 @@ def _scrub(value: Any) -> Any:
     return value
 
 
-def dumps(value: Any) -> str:
+def dumps(value: object) -> str:
     """Serialise ``value`` as compact, strictly valid JSON text (NaN/Infinity become null).
 
     Raises:
@@ -44,7 +44,7 @@ def dumps(value: Any) -> str:
 _ascii_encoder = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":"))
 
 
-def dumpb(value: Any) -> bytes:
+def dumpb(value: object) -> bytes:
     """:func:`dumps`, UTF-8 encoded.
 
     Text holding a lone surrogate (``"\\ud800"``, which a client may send and a tool echo) has no
@@ -86,7 +86,7 @@ def loads(data: str | bytes) -> Any:
 
 
 
-def show(value: Any) -> str:
+def show(value: object) -> str:
     """A value as it reads in JSON, for error texts: ``null``, ``"x"``, ``[1, true]`` (never
     Python's ``None``, ``'x'``, ``[1, True]``); a value JSON cannot hold reads as its repr."""
     try:
@@ -100,7 +100,7 @@ def json_message(message: str, *values: Any) -> str:
     JSON: for texts of libraries that format values with ``%r`` (jsonschema)."""
     seen: dict[str, str] = {}
 
-    def note(value: Any, depth: int) -> None:
+    def note(value: object, depth: int) -> None:
         try:
             text = repr(value)
         except Exception:

@@ -50,18 +50,18 @@ class Message:
 class EnvelopeError(InvalidRequest):
     """An invalid envelope, remembering the id when one could be read."""
 
-    def __init__(self, message: str, request_id: Any = None) -> None:
+    def __init__(self, message: str, request_id: object = None) -> None:
         super().__init__(message)
         self.request_id = request_id
 
 
-def valid_id(value: Any) -> TypeGuard[str | int]:
+def valid_id(value: object) -> TypeGuard[str | int]:
     """True for a JSON-RPC id MCP allows: a string or an integer (never ``true``, ``1.0``, null or
     an array; ``True == 1`` in Python, so a raw lookup would confuse them)."""
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
-def _json_kind(value: Any) -> str:
+def _json_kind(value: object) -> str:
     """What a decoded JSON value is, in JSON's words (for messages)."""
     if value is None:
         return "null"
@@ -92,7 +92,7 @@ def parse_body(body: bytes | str) -> Any:
         raise ParseError("Parse error: the JSON is nested too deeply") from None
 
 
-def classify(obj: Any) -> Message:
+def classify(obj: object) -> Message:
     """Turn one decoded JSON value into a :class:`Message`.
 
     Raises:
@@ -127,21 +127,21 @@ def classify(obj: Any) -> Message:
                         _id_or_none(rid))
 
 
-def _id_or_none(value: Any) -> Any:
+def _id_or_none(value: object) -> Any:
     return value if valid_id(value) else None
 
 
-def _with_id(exc: Exception, rid: Any) -> Exception:
+def _with_id(exc: Exception, rid: object) -> Exception:
     exc.request_id = rid  # type: ignore[attr-defined]
     return exc
 
 
-def result(request_id: Any, value: dict[str, Any]) -> dict[str, Any]:
+def result(request_id: object, value: dict[str, Any]) -> dict[str, Any]:
     """Build a success response."""
     return {"jsonrpc": "2.0", "id": request_id, "result": value}
 
 
-def error(request_id: Any, err: dict[str, Any]) -> dict[str, Any]:
+def error(request_id: object, err: dict[str, Any]) -> dict[str, Any]:
     """Build an error response from an ``{code, message, data?}`` object."""
     return {"jsonrpc": "2.0", "id": request_id, "error": err}
 
@@ -154,7 +154,7 @@ def notification(method: str, params: dict[str, Any] | None = None) -> dict[str,
     return msg
 
 
-def request(request_id: Any, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+def request(request_id: object, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
     """Build a request (server→client)."""
     msg: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
     if params is not None:

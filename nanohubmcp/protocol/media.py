@@ -55,7 +55,7 @@ class _Media(WireType):
         if format is not None and "/" in format and mime_type is None:
             # The 0.4.x helper took a MIME type as its third argument; FastMCP takes a format.
             format, mime_type = None, format
-        self.data = bytes(data) if is_bytes(data) else data  # type: ignore[arg-type]
+        self.data = bytes(data) if is_bytes(data) else data
         self.path = path
         self.format = format
         self.mime_type = check_mime(mime_type, mimeType, label)

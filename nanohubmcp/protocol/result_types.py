@@ -33,10 +33,10 @@ class ToolResult(WireType):
 
     def __init__(
         self,
-        content: Any = None,
+        content: object = None,
         is_error: bool = False,
         meta: Mapping[str, Any] | None = None,
-        structured_content: Any = UNSET,
+        structured_content: object = UNSET,
     ) -> None:
         if not isinstance(is_error, bool):
             raise TypeError(f"ToolResult is_error must be a bool, not {type_name(is_error)}")
@@ -75,7 +75,7 @@ class ResourceResult(WireType):
         meta: the result's ``_meta``.
     """
 
-    def __init__(self, contents: Any = None, meta: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, contents: object = None, meta: Mapping[str, Any] | None = None) -> None:
         self.contents: list[ResourceContent] = [_resource_item(i) for i in as_list(contents)]
         self.meta = check_meta(meta, "ResourceResult")
 
@@ -87,11 +87,13 @@ class ResourceResult(WireType):
         return finish({"contents": items}, None, self.meta)
 
 
-def _resource_item(item: Any) -> ResourceContent:
+def _resource_item(item: object) -> ResourceContent:
     if isinstance(item, ResourceContent):
         return item
-    if isinstance(item, str) or is_bytes(item):
+    if isinstance(item, str):
         return ResourceContent(content=item)
+    if is_bytes(item):
+        return ResourceContent(content=bytes(item))
     if isinstance(item, Mapping) and ("text" in item or "blob" in item):
         unknown = set(item) - {"uri", "mimeType", "text", "blob", "_meta"}
         if unknown:
@@ -121,7 +123,7 @@ class Message(WireType):
         ValueError: another role, or an invalid block dict. TypeError: another kind of content.
     """
 
-    def __init__(self, content: Any, role: str | Role = "user") -> None:
+    def __init__(self, content: object, role: str | Role = "user") -> None:
         if role not in ("user", "assistant"):
             raise ValueError(f"message role must be 'user' or 'assistant', got {role!r}")
         self.role = str(Role(role))
@@ -146,7 +148,7 @@ class PromptResult(WireType):
     """
 
     def __init__(
-        self, messages: Any = None, description: str | None = None, meta: Mapping[str, Any] | None = None
+        self, messages: object = None, description: str | None = None, meta: Mapping[str, Any] | None = None
     ) -> None:
         self.messages: list[Message] = [m for item in as_list(messages) for m in _messages(item)]
         self.description = optional_str(description, "PromptResult description")
@@ -160,7 +162,7 @@ class PromptResult(WireType):
         return finish(wire, None, self.meta)
 
 
-def _messages(item: Any) -> list[Message]:
+def _messages(item: object) -> list[Message]:
     if isinstance(item, Message):
         return [item]
     if isinstance(item, Mapping) and not is_wire_block(item):

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import base64
 import binascii
-from collections.abc import Mapping
-from typing import Any, ClassVar, Final
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Final, TypeAlias, TypeGuard
 
 Wire = dict[str, Any]
+
+JSONValue: TypeAlias = str | int | float | bool | Mapping[str, "JSONValue"] | Sequence["JSONValue"] | None
+"""A JSON value as Python reads it: what a validator or an encoder takes."""
 
 
 class _Unset:
@@ -33,17 +36,17 @@ UNSET: Final = _Unset()
 """Marks "no structured content" (``None`` is a JSON value, so it cannot)."""
 
 
-def type_name(value: Any) -> str:
+def type_name(value: object) -> str:
     return type(value).__name__
 
 
-def optional_str(value: Any, what: str) -> str | None:
+def optional_str(value: object, what: str) -> str | None:
     if value is not None and not isinstance(value, str):
         raise TypeError(f"{what} must be a str or None, not {type_name(value)}")
     return value
 
 
-def check_meta(value: Any, what: str) -> dict[str, Any] | None:
+def check_meta(value: object, what: str) -> dict[str, Any] | None:
     if value is None:
         return None
     if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
@@ -51,7 +54,7 @@ def check_meta(value: Any, what: str) -> dict[str, Any] | None:
     return dict(value)
 
 
-def check_annotations(value: Any, what: str) -> dict[str, Any] | None:
+def check_annotations(value: object, what: str) -> dict[str, Any] | None:
     """Check ``{audience?: ["user"|"assistant"], priority?: 0..1, lastModified?: str}``."""
     if value is None:
         return None
@@ -73,7 +76,7 @@ def check_annotations(value: Any, what: str) -> dict[str, Any] | None:
     return out
 
 
-def check_mime(mime_type: Any, mimeType: Any, what: str) -> str | None:
+def check_mime(mime_type: object, mimeType: object, what: str) -> str | None:
     if mime_type is not None and mimeType is not None and mime_type != mimeType:
         raise ValueError(f"{what}: mime_type={mime_type!r} and mimeType={mimeType!r} disagree; give one")
     mime = optional_str(mime_type if mime_type is not None else mimeType, f"{what} mime_type")
@@ -82,11 +85,11 @@ def check_mime(mime_type: Any, mimeType: Any, what: str) -> str | None:
     return mime
 
 
-def is_bytes(value: Any) -> bool:
+def is_bytes(value: object) -> TypeGuard[bytes | bytearray | memoryview]:
     return isinstance(value, (bytes, bytearray, memoryview))
 
 
-def to_base64(data: Any, what: str) -> tuple[str, bytes]:
+def to_base64(data: object, what: str) -> tuple[str, bytes]:
     """Return ``(base64 text, first decoded bytes)`` for bytes or base64 text."""
     if is_bytes(data):
         raw = bytes(data)
@@ -104,7 +107,7 @@ def to_base64(data: Any, what: str) -> tuple[str, bytes]:
     raise TypeError(f"{what} must be bytes or base64 text, not {type_name(data)}")
 
 
-def as_list(value: Any) -> list[Any]:
+def as_list(value: object) -> list[Any]:
     if value is None:
         return []
     return list(value) if isinstance(value, (list, tuple)) else [value]

@@ -30,18 +30,18 @@ def fail(path: Path, reason: str) -> InvalidArguments:
     return InvalidArguments(line, [line])
 
 
-def to_int(value: Any, path: Path) -> Any:
+def to_int(value: object, path: Path) -> Any:
     """JSON ``5.0`` is an integer (JSON Schema § 6.1.1); Python code wants ``5``."""
     return int(value) if isinstance(value, float) else value
 
 
-def to_float(value: Any, path: Path) -> Any:
+def to_float(value: object, path: Path) -> Any:
     """A ``float`` parameter gets a float even when the JSON number was written ``2``."""
     return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
 def from_base64(kind: type) -> Coercer:
-    def coerce(value: Any, path: Path) -> Any:
+    def coerce(value: str, path: Path) -> Any:
         try:
             return kind(base64.b64decode(value, validate=True))
         except (binascii.Error, ValueError) as exc:
@@ -53,7 +53,7 @@ def from_base64(kind: type) -> Coercer:
 def from_isoformat(kind: type[dt.date] | type[dt.time]) -> Coercer:
     """``datetime`` / ``date`` / ``time`` from ISO 8601 text (a trailing ``Z`` accepted on 3.10)."""
 
-    def coerce(value: Any, path: Path) -> Any:
+    def coerce(value: str, path: Path) -> Any:
         text = value[:-1] + "+00:00" if kind is not dt.date and value.endswith(("Z", "z")) else value
         try:
             return kind.fromisoformat(text)
@@ -66,7 +66,7 @@ def from_isoformat(kind: type[dt.date] | type[dt.time]) -> Coercer:
 def by_call(kind: Callable[[Any], Any], what: str) -> Coercer:
     """``kind(value)``: Enum members by value, UUID, Path, …; failures name ``what``."""
 
-    def coerce(value: Any, path: Path) -> Any:
+    def coerce(value: object, path: Path) -> Any:
         try:
             return kind(value)
         except (ValueError, TypeError, KeyError) as exc:
@@ -78,7 +78,7 @@ def by_call(kind: Callable[[Any], Any], what: str) -> Coercer:
 def by_lookup(table: Mapping[Any, Any]) -> Coercer:
     """Map JSON literals back to the Python objects they stand for (Enum members)."""
 
-    def coerce(value: Any, path: Path) -> Any:
+    def coerce(value: object, path: Path) -> Any:
         # bool and int compare equal in Python; key on the type as well.
         return table.get((type(value), value), value)
 
@@ -88,7 +88,7 @@ def by_lookup(table: Mapping[Any, Any]) -> Coercer:
 def each(item: Coercer, into: Callable[[Any], Any] = list) -> Coercer:
     """Coerce every array item, then build ``into`` (list, tuple, set, frozenset)."""
 
-    def coerce(value: Any, path: Path) -> Any:
+    def coerce(value: list[object], path: Path) -> Any:
         return into(item(v, (*path, i)) for i, v in enumerate(value))
 
     return coerce
@@ -102,7 +102,7 @@ def into(kind: Callable[[Any], Any]) -> Coercer:
 def positional(items: Sequence[Coercer | None], rest: Coercer | None) -> Coercer:
     """A tuple with per-position coercers (``tuple[int, Color]``)."""
 
-    def coerce(value: Any, path: Path) -> Any:
+    def coerce(value: list[object], path: Path) -> Any:
         out = []
         for i, v in enumerate(value):
             c = items[i] if i < len(items) else rest
@@ -115,7 +115,7 @@ def positional(items: Sequence[Coercer | None], rest: Coercer | None) -> Coercer
 def mapping(key: Coercer | None, value: Coercer | None) -> Coercer:
     """Coerce the keys and/or values of a JSON object into a dict."""
 
-    def coerce(obj: Any, path: Path) -> Any:
+    def coerce(obj: dict[str, object], path: Path) -> Any:
         return {
             (key(k, (*path, k)) if key is not None else k): (value(v, (*path, k)) if value is not None else v)
             for k, v in obj.items()
@@ -130,7 +130,7 @@ def fields(coercers: Mapping[str, Coercer], build: Callable[..., Any] | None) ->
     With ``build=None`` the result stays a dict (TypedDict).
     """
 
-    def coerce(obj: Any, path: Path) -> Any:
+    def coerce(obj: dict[str, object], path: Path) -> Any:
         members = dict(obj)
         for name, c in coercers.items():
             if name in members and members[name] is not None:
@@ -153,7 +153,7 @@ def optional(inner: Coercer) -> Coercer:
 def first_match(members: Sequence[tuple[Callable[[Any], bool], Coercer | None]]) -> Coercer:
     """A union: coerce with the first member whose schema accepts the value."""
 
-    def coerce(value: Any, path: Path) -> Any:
+    def coerce(value: object, path: Path) -> Any:
         for accepts, c in members:
             if accepts(value):
                 return c(value, path) if c is not None else value

@@ -24,7 +24,7 @@ import inspect
 import io
 import re
 import tokenize
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,7 +46,7 @@ class TypeComments:
     per_argument: dict[str, str] = field(default_factory=dict)
 
 
-def read_type_comments(fn: Any) -> TypeComments:
+def read_type_comments(fn: Callable[..., Any]) -> TypeComments:
     """Find the PEP 484 type comments of ``fn``; empty when there are none or no source.
 
     Args:

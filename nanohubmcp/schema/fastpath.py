@@ -25,7 +25,7 @@ _PLAIN = {
 }
 
 
-def _safe(schema: Any) -> bool:
+def _safe(schema: object) -> bool:
     if isinstance(schema, bool):
         return True
     if not isinstance(schema, dict):
@@ -69,7 +69,7 @@ def compile_fast(schema: dict[str, Any]) -> Callable[[Any], bool] | None:
         return None
     error = fastjsonschema.JsonSchemaException
 
-    def accepts(value: Any) -> bool:
+    def accepts(value: object) -> bool:
         try:
             check(value)
         except error:

@@ -14,7 +14,7 @@ NOT_JSON: Any = object()
 """Marker for "this Python value has no JSON form"."""
 
 
-def json_default(value: Any) -> Any:
+def json_default(value: object) -> Any:
     """The JSON form of a default value, or ``NOT_JSON`` when it has none worth publishing.
 
     Tuples become lists and Enum members their values; NaN, infinities, sets, objects and
@@ -35,7 +35,7 @@ def json_default(value: Any) -> Any:
     return NOT_JSON
 
 
-def published_default(schema: dict[str, Any], value: Any) -> Any:
+def published_default(schema: dict[str, Any], value: object) -> Any:
     """The ``"default"`` to publish beside ``schema`` for ``value``, or ``NOT_JSON``.
 
     A default outside the schema's ``enum`` (an Enum published by member names) is not
@@ -71,7 +71,7 @@ def nullable(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def member_schema(
-    schema: dict[str, Any], *, has_default: bool, default: Any, description: str | None
+    schema: dict[str, Any], *, has_default: bool, default: object, description: str | None
 ) -> dict[str, Any]:
     """The property schema of a parameter or record field.
 
@@ -90,7 +90,7 @@ def member_schema(
     return schema
 
 
-def json_type(value: Any) -> str | None:
+def json_type(value: object) -> str | None:
     if isinstance(value, bool):
         return "boolean"
     if isinstance(value, int):

@@ -231,7 +231,7 @@ def _prompt_argument(name: str, schema: dict[str, Any], required: bool) -> dict[
     return argument
 
 
-def _code_object(fn: Any) -> Any:
+def _code_object(fn: object) -> Any:
     """The plain function whose source, annotations and globals describe ``fn``.
 
     Partials and bound methods lead to their function, a class to its ``__init__``, a
@@ -248,7 +248,7 @@ def _code_object(fn: Any) -> Any:
     return inspect.unwrap(fn) if inspect.isfunction(fn) else fn
 
 
-def _docstring(fn: Any, target: Any) -> str | None:
+def _docstring(fn: object, target: object) -> str | None:
     """The docstring that describes ``fn``: a class's own (else its ``__init__``'s), else the function's."""
     if inspect.isclass(fn) and fn.__doc__ and not fn.__doc__.startswith(f"{fn.__name__}("):
         return fn.__doc__  # (a docstring starting "Name(" was written by @dataclass, not a person)
@@ -260,7 +260,7 @@ def _docstring(fn: Any, target: Any) -> str | None:
 
 
 def _parameter_types(
-    target: Any, signature: inspect.Signature, label: str, extra: dict[str, Any]
+    target: Callable[..., Any], signature: inspect.Signature, label: str, extra: dict[str, Any]
 ) -> dict[str, Any]:
     """``{parameter: type}`` from annotations, then per-argument, then function type comments."""
     annotated = type_hints(target, extra) if inspect.isfunction(target) else _annotations_of(signature)
@@ -326,7 +326,7 @@ def _find_context(
     return None
 
 
-def _is_context_type(tp: Any, context_types: tuple[type, ...]) -> bool:
+def _is_context_type(tp: object, context_types: tuple[type, ...]) -> bool:
     if tp is None or not context_types:
         return False
     origin = typing.get_origin(tp)

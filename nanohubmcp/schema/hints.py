@@ -46,7 +46,7 @@ def evaluate(expr: str, globalns: Mapping[str, Any], extra: Mapping[str, Any] | 
     return _resolve_nested(value, globalns)
 
 
-def _resolve_nested(value: Any, globalns: Mapping[str, Any]) -> Any:
+def _resolve_nested(value: object, globalns: Mapping[str, Any]) -> Any:
     """Resolve forward references nested in an evaluated expression (``List["Point"]``)."""
     holder = type("_Holder", (), {"__annotations__": {"x": value}, "__module__": __name__})
     try:
@@ -55,7 +55,7 @@ def _resolve_nested(value: Any, globalns: Mapping[str, Any]) -> Any:
         return value
 
 
-def type_hints(obj: Any, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def type_hints(obj: object, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Return ``obj``'s annotations resolved to types, one by one when needed.
 
     Args:
@@ -80,7 +80,7 @@ def type_hints(obj: Any, extra: Mapping[str, Any] | None = None) -> dict[str, An
     }
 
 
-def _globals_of(obj: Any) -> dict[str, Any]:
+def _globals_of(obj: object) -> dict[str, Any]:
     if isinstance(obj, type):
         module = sys.modules.get(obj.__module__)
         return dict(vars(module)) if module is not None else {}

@@ -88,7 +88,7 @@ class TypeMapper:
         self._done: dict[Any, Mapped] = {}
 
     # -- dispatch ---------------------------------------------------------------------
-    def map(self, tp: Any) -> Mapped:
+    def map(self, tp: object) -> Mapped:
         """Return the schema and coercer for annotation ``tp``."""
         if tp is Any or tp is object or isinstance(tp, (str, typing.ForwardRef)):
             return ANY
@@ -97,7 +97,7 @@ class TypeMapper:
         origin = typing.get_origin(tp)
         args = typing.get_args(tp)
         if origin is typing.Annotated:
-            return self._annotated(args[0], tp.__metadata__)
+            return self._annotated(args[0], args[1:])
         if origin is not None and getattr(origin, "_name", None) in _WRAPPER_NAMES:
             return self.map(args[0])
         if origin is typing.Literal:
@@ -114,7 +114,7 @@ class TypeMapper:
             return ANY
         return self._class(tp, base, args)
 
-    def _class(self, tp: Any, base: type, args: tuple[Any, ...]) -> Mapped:
+    def _class(self, tp: object, base: type, args: tuple[Any, ...]) -> Mapped:
         if base in _SIMPLE:
             return Mapped({"type": _SIMPLE[base]}, _NUMERIC_COERCERS.get(base))
         if issubclass(base, enum.Enum):
@@ -149,7 +149,7 @@ class TypeMapper:
         return ANY
 
     # -- composites -------------------------------------------------------------------
-    def _annotated(self, inner: Any, metadata: tuple[Any, ...]) -> Mapped:
+    def _annotated(self, inner: object, metadata: tuple[Any, ...]) -> Mapped:
         mapped = self.map(inner)
         schema = dict(mapped.schema)
         texts = [item for item in metadata if isinstance(item, str)]
@@ -189,7 +189,7 @@ class TypeMapper:
         """A lazily compiled ``is_valid`` for one union member (``$defs`` are complete by then)."""
         compiled: list[Any] = []
 
-        def accepts(value: Any) -> bool:
+        def accepts(value: object) -> bool:
             if not compiled:
                 from jsonschema import Draft202012Validator  # lazily: importing it can cost seconds
 
@@ -212,7 +212,7 @@ class TypeMapper:
             return Mapped(schema, co.each(item.coerce, into))
         return Mapped(schema, None if into is list else co.into(into))
 
-    def _tuple(self, tp: Any, args: tuple[Any, ...]) -> Mapped:
+    def _tuple(self, tp: object, args: tuple[Any, ...]) -> Mapped:
         if tp is _TYPING_TUPLE or (not args and typing.get_origin(tp) is None):  # bare tuple
             return Mapped({"type": "array"}, co.into(tuple))
         if not args:  # tuple[()]
@@ -301,7 +301,7 @@ class TypeMapper:
         schema["additionalProperties"] = False
         return Mapped(schema, co.fields(coercers, cls))
 
-    def _pydantic(self, model: Any) -> Mapped:
+    def _pydantic(self, model: type[Any]) -> Mapped:
         schema = dict(model.model_json_schema())
         for name, definition in schema.pop("$defs", {}).items():
             self.defs.setdefault(name, definition)

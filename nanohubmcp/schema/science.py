@@ -38,7 +38,7 @@ def _is(base: type, package: str, name: str) -> bool:
     return any(c.__name__ == name and c.__module__.partition(".")[0] == package for c in base.__mro__)
 
 
-def _to_array(value: Any, path: Path) -> Any:
+def _to_array(value: object, path: Path) -> Any:
     numpy = sys.modules["numpy"]
     try:
         array = numpy.asarray(value)
@@ -49,7 +49,7 @@ def _to_array(value: Any, path: Path) -> Any:
     return array
 
 
-def _to_frame(value: Any, path: Path) -> Any:
+def _to_frame(value: object, path: Path) -> Any:
     pandas = sys.modules["pandas"]
     try:
         return pandas.DataFrame.from_records(value)
@@ -57,7 +57,7 @@ def _to_frame(value: Any, path: Path) -> Any:
         raise fail(path, f"is not a table of records ({exc})") from None
 
 
-def _to_series(value: Any, path: Path) -> Any:
+def _to_series(value: object, path: Path) -> Any:
     return sys.modules["pandas"].Series(value)
 
 

@@ -30,6 +30,8 @@ from nanohubmcp.schema.paths import format_path, invalid_arguments, shorten
 if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
+    from nanohubmcp.protocol.wire import JSONValue
+
 _ABSENT = object()
 _UNCOMPILED = object()
 
@@ -137,14 +139,14 @@ class OutputValidator:
         assert isinstance(schema, dict)  # _compile accepts only a JSON object
         return schema
 
-    def errors(self, value: Any, root: str = "result") -> list[str]:
+    def errors(self, value: JSONValue, root: str = "result") -> list[str]:
         """Return one ``"<root>.<path>: <problem>"`` line per violation; ``[]`` when valid."""
         if self._validator.is_valid(value):
             return []
         return [shorten(v) for v in _violations(self._validator, value, root)]
 
 
-def _compile(schema: Any, label: str, what: str) -> Validator:
+def _compile(schema: object, label: str, what: str) -> Validator:
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import SchemaError
     from jsonschema.validators import validator_for
@@ -197,7 +199,7 @@ def _check_refs(schema: dict[str, Any], label: str, what: str) -> None:
             ) from None
 
 
-def _refs(node: Any) -> Iterator[str]:
+def _refs(node: object) -> Iterator[str]:
     if isinstance(node, dict):
         ref = node.get("$ref")
         if isinstance(ref, str):
@@ -210,7 +212,7 @@ def _refs(node: Any) -> Iterator[str]:
             yield from _refs(item)
 
 
-def _has_nested_id(node: Any, *, top: bool = False) -> bool:
+def _has_nested_id(node: object, *, top: bool = False) -> bool:
     if isinstance(node, dict):
         if not top and isinstance(node.get("$id"), str):
             return True
@@ -257,7 +259,7 @@ def _null_rejecting_optionals(
     return frozenset(names)
 
 
-def _violations(validator: Validator, instance: Any, root: str) -> list[str]:
+def _violations(validator: Validator, instance: JSONValue, root: str) -> list[str]:
     errors = sorted(
         validator.iter_errors(instance),
         key=lambda e: ([str(p) for p in e.absolute_path], e.message),
