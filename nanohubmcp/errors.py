@@ -7,7 +7,8 @@ Every exception the package raises on purpose derives from :class:`NanohubMCPErr
      ├── ConfigurationError         a server option or environment is unusable
      ├── ToolError                  a tool failed; becomes ``isError: true`` content
      │    ├── InvalidArguments      arguments broke the tool's input schema (SEP-1303)
-     │    └── JobLimitReached       the job store is full; no new job
+     │    ├── JobLimitReached       the job store is full; no new job
+     │    └── ToolBusy              the tool could not start (a notebook kernel runs a cell); REST 503
      ├── ProtocolError              a JSON-RPC error object ``{code, message, data?}``
      │    ├── ParseError            -32700
      │    ├── InvalidRequest        -32600
@@ -108,6 +109,25 @@ class JobLimitReached(ToolError):
     An ``@async_tool`` call answers it as an ``isError`` result, a task-augmented call as
     JSON-RPC -32603, REST as HTTP 429; the message names the limit and the option raising it.
     """
+
+
+class ToolBusy(ToolError):
+    """The tool could not start: what it runs on is busy (a notebook kernel running a cell).
+
+    An ``isError`` result on every MCP route, whose ``_meta`` carries ``{RETRY_AFTER_META:
+    seconds}``; REST answers HTTP 503 with ``Retry-After`` (RFC 9110 § 10.2.3).
+
+    Attributes:
+        retry_after: seconds after which a retry may find it free.
+    """
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+RETRY_AFTER_META = "nanohubmcp/retryAfter"
+"""The ``_meta`` key of a tool result saying in how many seconds to retry (see :class:`ToolBusy`)."""
 
 
 class InvalidArguments(ToolError):

@@ -32,11 +32,12 @@ import concurrent.futures
 import contextvars
 import functools
 import inspect
+import math
 import traceback
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import ToolError
+from ..errors import ToolBusy, ToolError
 from .output import CellOutput
 
 __all__ = ["KernelCall", "policy_for", "wrap"]
@@ -106,9 +107,7 @@ class KernelCall:
 
 def _busy_message(name: str, timeout: float, is_async: bool) -> str:
     where = (
-        "async def tools run on the kernel's event loop"
-        if is_async
-        else "--main tools run on the kernel's main thread"
+        "async def tools run on the kernel's event loop" if is_async else "--main tools run on the kernel's main thread"
     )
     return (
         f"kernel busy: tool '{name}' could not start within {timeout:g} s because the notebook "
@@ -140,10 +139,11 @@ async def _on_kernel(
         started = call.started
         call.cancel()
         assert timeout is not None
-        raise ToolError(
-            _slow_message(name, timeout)
-            if started
-            else _busy_message(name, timeout, inspect.iscoroutinefunction(fn))
+        if started:
+            raise ToolError(_slow_message(name, timeout)) from None
+        # Never started: the kernel runs a cell. A client may retry (REST: 503 with Retry-After).
+        raise ToolBusy(
+            _busy_message(name, timeout, inspect.iscoroutinefunction(fn)), retry_after=max(1, math.ceil(timeout))
         ) from None
     except asyncio.CancelledError:
         call.cancel()

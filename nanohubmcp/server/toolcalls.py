@@ -18,7 +18,15 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InvalidArguments, InvalidParams, ProtocolError, UnknownComponent, to_error_object
+from ..errors import (
+    RETRY_AFTER_META,
+    InvalidArguments,
+    InvalidParams,
+    ProtocolError,
+    ToolBusy,
+    UnknownComponent,
+    to_error_object,
+)
 from ..protocol import versions
 from ..protocol.result_types import ToolResult
 from . import convert, progress, results, tqdm_progress
@@ -38,9 +46,13 @@ JOB_EXECUTOR = "job_executor"
 """``Tool.extra`` key of an ``@async_tool``'s own executor (``executor=``), if any."""
 
 
-def error_result(text: str) -> dict[str, Any]:
-    """An ``isError: true`` CallToolResult carrying ``text``."""
-    return {"content": [{"type": "text", "text": text}], "isError": True}
+def error_result(text: str, *, retry_after: int | None = None) -> dict[str, Any]:
+    """An ``isError: true`` CallToolResult carrying ``text`` (and, for a tool that could not start,
+    ``_meta`` naming the seconds after which to retry: :class:`~nanohubmcp.errors.ToolBusy`)."""
+    result: dict[str, Any] = {"content": [{"type": "text", "text": text}], "isError": True}
+    if retry_after is not None:
+        result["_meta"] = {RETRY_AFTER_META: retry_after}
+    return result
 
 
 def lookup_tool(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> Tool:
@@ -133,20 +145,30 @@ async def run_tool(core: ServerCore, request: RequestContext, tool: Tool, argume
             if record:
                 record.finish(False, str(exc))
             raise
-        # The operator's record (the client gets str(exc) only): the traceback, once, on the
-        # "nanohubmcp.tool" logger; a default run shows ERROR on stderr. Arguments are not logged.
-        log.error("tool %r failed (request id %s%s): %s: %s", tool.name, request.message.id,
-                  f", job {job.id}" if job is not None else "", type(exc).__name__, exc, exc_info=exc)
+        _log_failure(tool.name, request, job, exc)
         text = str(exc) or type(exc).__name__
         if record:
             record.finish(False, text)
-        return error_result(text)
+        return error_result(text, retry_after=exc.retry_after if isinstance(exc, ToolBusy) else None)
     finally:
         tracker.finish()  # no progress after the response (MCP 2025-11-25, Basic § Utilities § Progress)
         progress.CURRENT.reset(current)
     if record:
         record.finish(not result.get("isError", False), None)
     return result
+
+
+def _log_failure(name: str, request: RequestContext, job: jobmod.Job | None, exc: Exception) -> None:
+    """The operator's record of a failed call (the client gets ``str(exc)`` only), on the
+    "nanohubmcp.tool" logger: the traceback at ERROR (a default run shows it on stderr); arguments the
+    schema refused, or a tool that could not start, as one line. The arguments are never logged."""
+    where = f"(request id {request.message.id}{f', job {job.id}' if job is not None else ''})"
+    if isinstance(exc, InvalidArguments):
+        log.info("tool %r %s refused its arguments: %s", name, where, exc)
+    elif isinstance(exc, ToolBusy):
+        log.warning("tool %r %s could not start: %s", name, where, exc)
+    else:
+        log.error("tool %r failed %s: %s: %s", name, where, type(exc).__name__, exc, exc_info=exc)
 
 
 def shape(tool: Tool, value: Any, version: str, sink: ResultSink | None = None) -> dict[str, Any]:

@@ -22,6 +22,7 @@ from ..errors import (
     INVALID_PARAMS,
     PARSE_ERROR,
     RESOURCE_NOT_FOUND,
+    RETRY_AFTER_META,
     InvalidParams,
     NanohubMCPError,
     ProtocolError,
@@ -80,8 +81,9 @@ class RestToolHandler(BodyLimitMixin, BaseHandler):
         message = jsonrpc.classify(jsonrpc.request(f"rest-{id(self)}", "tools/call", params))
         connection = self.connection
         # Invalid arguments are REST's 400 whatever the server's argument_errors option says.
-        reply = await connection.serve(connection.request(message, version=REST_VERSION, argument_errors="protocol",
-                                                          principal=self.principal))
+        reply = await connection.serve(
+            connection.request(message, version=REST_VERSION, argument_errors="protocol", principal=self.principal)
+        )
         response = reply.message or {}
         if "error" in response:
             self.send_error_json(*rest_error(response["error"]))
@@ -97,22 +99,39 @@ class RestToolHandler(BodyLimitMixin, BaseHandler):
             return
         if tool.background:
             job_id = (result.get("structuredContent") or {}).get("job_id")
-            self.send_json(202, {
-                "status": "running", "job_id": job_id,
-                "message": f'Job started. Poll with POST {self.config.public_path()}/tools/get_job_result '
-                           f'{{"job_id": "{job_id}"}}'})
+            self.send_json(
+                202,
+                {
+                    "status": "running",
+                    "job_id": job_id,
+                    "message": f"Job started. Poll with POST {self.config.public_path()}/tools/get_job_result "
+                    f'{{"job_id": "{job_id}"}}',
+                },
+            )
             return
+        seconds = retry_after(result)
+        if seconds is not None:
+            self.set_header("Retry-After", str(seconds))
         self.send_json(*rest_answer(result))
+
+
+def retry_after(result: dict[str, Any]) -> int | None:
+    """The seconds an ``isError`` result asks the caller to wait before retrying, if it says."""
+    meta = result.get("_meta")
+    seconds = meta.get(RETRY_AFTER_META) if isinstance(meta, dict) and result.get("isError") else None
+    return seconds if isinstance(seconds, int) and not isinstance(seconds, bool) else None
 
 
 JOB_RESULT_TOOL = "get_job_result"
 
 
 def rest_answer(result: dict[str, Any]) -> tuple[int, Any]:
-    """Map a CallToolResult to the REST status and body."""
+    """Map a CallToolResult to the REST status and body: 500 for a tool error, 503 for a tool that
+    could not start (its ``_meta`` names when to retry: the handler sends ``Retry-After``)."""
     if result.get("isError"):
         texts = [c.get("text", "") for c in result.get("content", []) if c.get("type") == "text"]
-        return 500, {"error": "\n".join(texts) or "the tool failed"}
+        busy = retry_after(result) is not None
+        return 503 if busy else 500, {"error": "\n".join(texts) or "the tool failed"}
     structured = result.get("structuredContent")
     if isinstance(structured, dict):
         return 200, structured
