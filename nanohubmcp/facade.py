@@ -78,10 +78,16 @@ class MCPServer:
             10,000 / 1,000); a full store refuses new jobs with a message saying so.
         max_job_result_bytes: largest job result kept (as JSON; default 16 MiB).
         job_executor: where ``@async_tool`` jobs run: ``"threads"`` (default), ``"processes"``,
-            ``"dask"``, or a ``nanohubmcp.server.executors.JobExecutor``.
+            ``"dask"``, ``"slurm"`` (Slurm batch jobs), or a
+            ``nanohubmcp.server.executors.JobExecutor``.
         dask_address: Dask scheduler address for ``job_executor="dask"`` (default the
             ``DASK_SCHEDULER_ADDRESS`` environment variable, else a ``LocalCluster`` started on
             first use and closed when the server stops).
+        executor_options: options of the job executors, by executor name
+            (``{"slurm": {"partition": "debug", "time": "1:00:00"}}``); options at the top level
+            are for ``job_executor``. A tool's own ``executor_options=`` go over these. The
+            options of each executor are in its module (``nanohubmcp.server.executors.slurm``);
+            an unknown one is a ``ConfigurationError``.
         auth: authorization for every HTTP route (MCP 2025-06-18+, Authorization): a verifier
             (``StaticTokenVerifier``, ``JWTVerifier``, or any object with ``verify(token) ->
             Principal | None``, sync or async), a function of the token (returns a Principal,
@@ -122,6 +128,7 @@ class MCPServer:
         max_job_result_bytes: int = 16 * 1024 * 1024,
         job_executor: Any = "threads",
         dask_address: str | None = None,
+        executor_options: dict[str, Any] | None = None,
         auth: Any = None,
         state_url: str | None = None,
     ) -> None:
@@ -149,6 +156,7 @@ class MCPServer:
             job_executor=job_executor,
             dask_address=dask_address,
             state_url=resolve_state_url(state_url),
+            executor_options=executor_options,
         )
         install(self.core)
         modern_state.configure(self.core, state_secret=state_secret)
@@ -258,9 +266,10 @@ class MCPServer:
 
         The call returns ``{"status": "running", "job_id": ..., "message": ...}``; clients poll
         the built-in ``get_job_result(job_id)`` tool (or use MCP Tasks). Takes the options of
-        :meth:`tool`, plus ``executor=`` (``"threads"``, ``"processes"``, ``"dask"`` or a
-        ``JobExecutor``) to run this tool's jobs somewhere other than the server's
-        ``job_executor``.
+        :meth:`tool`, plus ``executor=`` (``"threads"``, ``"processes"``, ``"dask"``, ``"slurm"``
+        or a ``JobExecutor``) to run this tool's jobs somewhere other than the server's
+        ``job_executor``, and ``executor_options=`` for this tool's jobs (e.g.
+        ``{"time": "2:00:00", "partition": "gpu"}`` on Slurm) over the server's.
         """
         return decorating(lambda func: self.add_tool(func, background=True, **options), fn)
 

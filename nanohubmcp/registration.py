@@ -16,14 +16,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .decorators import marked
-from .errors import RegistrationError, RegistrationWarning
+from .errors import ConfigurationError, RegistrationError, RegistrationWarning
 from .server import apps, registration_checks
 from .server.components import Prompt, Resource, ResourceTemplate, Tool, make_resource
 from .server.context import Context
 from .server.executors import EXECUTORS, JobExecutor
 from .server.modern.tool_options import apply_tool_options
 from .server.principal import TOOL_SCOPES, parse_scopes
-from .server.toolcalls import JOB_EXECUTOR, job_result_tool
+from .server.toolcalls import JOB_EXECUTOR, JOB_OPTIONS, job_result_tool
 
 if TYPE_CHECKING:
     from .server.core import ServerCore
@@ -75,7 +75,7 @@ class Registrar:
         """Build the tool record of ``fn`` and register it (replacing one of the same name)."""
         x_mcp_headers, task_support = options.pop("x_mcp_headers", None), options.pop("task_support", None)
         scopes = options.pop("scopes", None)
-        executor = options.pop("executor", None)
+        executor, executor_options = options.pop("executor", None), options.pop("executor_options", None)
         view, visibility = options.pop("view", None), options.pop("view_visibility", None)
         if view is not None:
             who = f"tool {options.get('name') or getattr(fn, '__name__', fn)!r}"
@@ -96,6 +96,16 @@ class Registrar:
                     f"not {executor!r}"
                 )
             tool.extra[JOB_EXECUTOR] = executor
+        if executor_options:
+            if not background:
+                raise RegistrationError(f"tool '{tool.name}': executor_options= is for @async_tool (job) tools only")
+            if not isinstance(executor_options, dict):
+                raise RegistrationError(f"tool '{tool.name}': executor_options must be a dict")
+            try:
+                self._core.runner_for(executor, executor_options)  # refuses options the executor does not take
+            except ConfigurationError as exc:
+                raise RegistrationError(f"tool '{tool.name}': {exc}") from None
+            tool.extra[JOB_OPTIONS] = dict(executor_options)
         registration_checks.refuse_reserved(tool.name, fn)
         registry = self._core.registry
         for message in registration_checks.tool_warnings(tool, registry.tools.get(tool.name)):

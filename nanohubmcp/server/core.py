@@ -10,6 +10,7 @@ through the facade. Nothing here imports Tornado or IPython.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from concurrent.futures import Executor, Future
 from typing import TYPE_CHECKING, Any
@@ -69,12 +70,15 @@ class ServerCore:
         job_store: ``"sqlite"`` (default: jobs outlive the process) or ``"memory"``.
         max_jobs / max_jobs_per_owner / max_job_result_bytes: bounds of the job store.
         job_executor: where ``@async_tool`` jobs run: ``"threads"`` (default), ``"processes"``,
-            ``"dask"``, or a ``JobExecutor`` (see ``nanohubmcp.server.executors``).
+            ``"dask"``, ``"slurm"``, ``"submit"``, or a ``JobExecutor`` (see
+            ``nanohubmcp.server.executors``).
         dask_address: the Dask scheduler for ``job_executor="dask"`` (default
             ``DASK_SCHEDULER_ADDRESS``, else a local cluster started on first use).
         state_url: where what several processes share lives (see ``nanohubmcp.state.url``):
             None/``memory://`` (this process only), ``sqlite:///DIR`` (the job store's
             directory) or ``redis://…`` (sessions, streams and pending requests in Redis).
+        executor_options: options of the job executors: ``{"slurm": {...}, "submit": {...}}``
+            by executor name; options given at the top level are for ``job_executor``.
     """
 
     def __init__(
@@ -103,6 +107,7 @@ class ServerCore:
         job_executor: Any = "threads",
         dask_address: str | None = None,
         state_url: str | StateURL | None = None,
+        executor_options: dict[str, Any] | None = None,
     ) -> None:
         if not isinstance(name, str) or not name:
             raise ConfigurationError("MCPServer needs a non-empty name, e.g. MCPServer('my-calculator')")
@@ -149,8 +154,14 @@ class ServerCore:
         self.dispatcher: Dispatcher  # set by server.methods.install()
         self._executor = executor
         self.dask_address = dask_address
-        self.job_runner = make_executor(job_executor, workers=self.job_workers, dask_address=dask_address)
-        self._job_runners = {self.job_runner.name: self.job_runner}
+        if executor_options is not None and not isinstance(executor_options, dict):
+            raise ConfigurationError("executor_options must be a dict, e.g. {'slurm': {'partition': 'debug'}}")
+        self.executor_options = dict(executor_options or {})
+        default = job_executor.name if isinstance(job_executor, JobExecutor) else (job_executor or "threads")
+        self._default_executor = default
+        self.job_runner = make_executor(job_executor, workers=self.job_workers, dask_address=dask_address,
+                                        options=self.options_for(default), state_dir=self._state_dir)
+        self._job_runners: dict[Any, JobExecutor] = {self.job_runner.name: self.job_runner}
         self.loop: asyncio.AbstractEventLoop | None = None
         self.notifier: Notifier | None = None
         self.completers: dict[tuple[str, str, str], Any] = {}
@@ -201,16 +212,45 @@ class ServerCore:
             self._executor = WorkerPool(self.workers, name="nanohubmcp-worker")
         return self._executor
 
-    def runner_for(self, spec: Any = None) -> JobExecutor:
+    def _state_dir(self) -> str:
+        return self.jobs.directory
+
+    def options_for(self, name: str) -> dict[str, Any]:
+        """The server's ``executor_options`` for the executor ``name``."""
+        named = {key: value for key, value in self.executor_options.items() if key in EXECUTORS}
+        for key, value in named.items():
+            if not isinstance(value, dict):
+                raise ConfigurationError(f"executor_options[{key!r}] must be a dict of that executor's options")
+        mine = dict(named.get(name) or {})
+        if name == self._default_executor:
+            top = {key: value for key, value in self.executor_options.items() if key not in EXECUTORS}
+            mine = {**top, **mine}
+        return mine
+
+    def runner_for(self, spec: Any = None, options: dict[str, Any] | None = None) -> JobExecutor:
         """The job executor named ``spec`` (a tool's ``executor=``; None: the server's
-        ``job_executor``), made on first use and kept until the server closes."""
+        ``job_executor``) with a tool's ``options`` over the server's, made on first use and
+        kept until the server closes.
+
+        Raises:
+            ConfigurationError: an unknown executor or an option it does not take.
+        """
         if spec is None:
-            return self.job_runner
-        if isinstance(spec, JobExecutor):
-            return self._job_runners.setdefault(spec.name, spec)
-        if spec not in self._job_runners:
-            self._job_runners[spec] = make_executor(spec, workers=self.job_workers, dask_address=self.dask_address)
-        return self._job_runners[spec]
+            base = self.job_runner
+        elif isinstance(spec, JobExecutor):
+            base = self._job_runners.setdefault(spec.name, spec)
+        else:
+            if spec not in self._job_runners:
+                self._job_runners[spec] = make_executor(
+                    spec, workers=self.job_workers, dask_address=self.dask_address,
+                    options=self.options_for(spec), state_dir=self._state_dir)
+            base = self._job_runners[spec]
+        if not options:
+            return base
+        key = (base.name, json.dumps(options, sort_keys=True, default=str))
+        if key not in self._job_runners:
+            self._job_runners[key] = base.configure(options)
+        return self._job_runners[key]
 
     def holds_after_restart(self, job: jobmod.Job) -> bool:
         """Whether the executor of ``job``, a job of a dead server process, may still hold it (Dask)."""

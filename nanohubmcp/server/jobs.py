@@ -245,6 +245,12 @@ class JobStore:
         return listed
 
     # -- updates from running jobs ----------------------------------------------------------
+    def set_executor_ref(self, job: Job, ref: str) -> None:
+        """Record what ``job``'s executor needs to find it again after a restart (a batch
+        system's job id, a folder), once it knows (any thread)."""
+        job.executor_ref = ref
+        self._write(job.id, {"executor_ref": ref})
+
     def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
         """Record a job's progress (any thread)."""
         job = self._live.get(job_id)

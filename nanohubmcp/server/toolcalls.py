@@ -44,6 +44,13 @@ log = logging.getLogger("nanohubmcp.tool")
 
 JOB_EXECUTOR = "job_executor"
 """``Tool.extra`` key of an ``@async_tool``'s own executor (``executor=``), if any."""
+JOB_OPTIONS = "job_executor_options"
+"""``Tool.extra`` key of an ``@async_tool``'s own ``executor_options``, if any."""
+
+
+def runner_of(core: ServerCore, tool: Tool) -> Any:
+    """The job executor of ``tool`` (its own executor and options, else the server's)."""
+    return core.runner_for(tool.extra.get(JOB_EXECUTOR), tool.extra.get(JOB_OPTIONS))
 
 
 def error_result(text: str, *, retry_after: int | None = None) -> dict[str, Any]:
@@ -111,9 +118,12 @@ async def run_tool(core: ServerCore, request: RequestContext, tool: Tool, argume
         context = make_context(core, tool.signature, request, job.id if job is not None else None)
         kwargs = build_kwargs(tool.signature, arguments, kind="tool", name=tool.name, context=context)
         if job is not None:
-            value = await core.runner_for(tool.extra.get(JOB_EXECUTOR)).call(job, tool.fn, kwargs, context=context,
-                                               context_param=tool.signature.context_param,
-                                               is_coroutine=tool.is_coroutine)
+            # An executor reports where the job is (queued, running on a node) even to a tool
+            # that takes no ctx: it gets the call's Context all the same.
+            value = await runner_of(core, tool).call(job, tool.fn, kwargs,
+                                                     context=context or Context(core, request, job_id=job.id),
+                                                     context_param=tool.signature.context_param,
+                                                     is_coroutine=tool.is_coroutine)
         else:
             value = await call_function(
                 tool.fn, kwargs, is_coroutine=tool.is_coroutine, executor=core.executor,
@@ -199,7 +209,7 @@ def start_job(core: ServerCore, request: RequestContext, tool: Tool, arguments: 
         JobLimitReached: the job store is full (in total or for this caller).
     """
     owner = request.session.id if request.session is not None else None
-    runner = core.runner_for(tool.extra.get(JOB_EXECUTOR))
+    runner = runner_of(core, tool)
     job = core.jobs.create(tool.name, owner, principal=request.principal, arguments=arguments, as_task=as_task,
                            ttl=ttl, executor=runner.name, detached=runner.survives_restart)
     job.request = request

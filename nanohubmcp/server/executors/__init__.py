@@ -11,7 +11,14 @@
   else a ``LocalCluster`` started on first use and closed when the server stops. The function
   runs on a worker (pickled with cloudpickle, as Dask does). A job keeps running on the cluster
   when the server stops; a restarted server with the same state directory takes it back;
+- ``"slurm"``: each job is a Slurm batch job (submitted with submitit), on the cluster the
+  server's machine submits to; jobs outlive the server (:mod:`.slurm`);
 - an instance of :class:`JobExecutor` (a subclass of your own).
+
+``executor_options=`` (of the server, keyed by executor name or for its ``job_executor``; of one
+tool, for its executor) configures an executor: Slurm's partition and time, a venue... Each
+executor lists the options it takes in ``OPTIONS``; others are refused when the server or the
+tool is made.
 
 In the ``processes`` and ``dask`` executors the tool's ``ctx`` is a stand-in that carries
 ``report_progress``, the log methods and ``is_cancelled`` back to the server (and its client);
@@ -19,7 +26,14 @@ requests to the client (elicitation, sampling, roots) are refused there.
 
 The interface (for an executor of your own, e.g. one that submits to a batch system): subclass
 :class:`JobExecutor`, set ``name``, and implement :meth:`JobExecutor.call`; implement
-:meth:`JobExecutor.reattach` and set ``survives_restart`` if your jobs outlive the server.
+:meth:`JobExecutor.reattach` and set ``survives_restart`` if your jobs outlive the server, and
+``OPTIONS`` with :meth:`JobExecutor.configure` if it takes options. A batch system (PBS, LSF,
+HTCondor) is a page of code on :mod:`.job_files`: ``call`` makes the job's folder, pickles the
+call for :func:`.job_side.run_in_job`, submits a script that runs it (``qsub``/``bsub``), stores
+the batch id with ``job.store.set_executor_ref`` and then, until the result file appears, hands
+on the folder's events (:class:`.job_files.EventTail`) and watches the batch system's state
+(``qstat``/``bjobs``); on ``asyncio.CancelledError`` it calls ``qdel``/``bkill``; ``reattach``
+follows the same way from the stored reference. :mod:`.slurm` is that page for Slurm.
 """
 
 from __future__ import annotations
@@ -39,7 +53,7 @@ if TYPE_CHECKING:
 
 __all__ = ["EXECUTORS", "JobExecutor", "ThreadJobExecutor", "make_executor"]
 
-EXECUTORS = ("threads", "processes", "dask")
+EXECUTORS = ("threads", "processes", "dask", "slurm")
 
 
 class ThreadJobExecutor(JobExecutor):
@@ -81,12 +95,20 @@ class ThreadJobExecutor(JobExecutor):
         self._pool = None
 
 
-def make_executor(spec: Any, *, workers: int, dask_address: str | None = None) -> JobExecutor:
-    """The executor named by ``spec`` (nothing is started yet).
+def make_executor(spec: Any, *, workers: int, dask_address: str | None = None,
+                  options: dict[str, Any] | None = None, state_dir: Any = None) -> JobExecutor:
+    """The executor named by ``spec`` with ``options`` (nothing is started yet).
+
+    ``state_dir`` is the server's state directory (or a callable returning it), under which
+    batch executors keep their job folders unless told otherwise.
 
     Raises:
-        ConfigurationError: an unknown name.
+        ConfigurationError: an unknown name, or an option the executor does not take.
     """
+    return _made(spec, workers, dask_address, state_dir).configure(dict(options or {}))
+
+
+def _made(spec: Any, workers: int, dask_address: str | None, state_dir: Any) -> JobExecutor:
     if isinstance(spec, JobExecutor):
         return spec
     if spec in (None, "threads"):
@@ -99,5 +121,9 @@ def make_executor(spec: Any, *, workers: int, dask_address: str | None = None) -
         from .dask_cluster import DaskJobExecutor
 
         return DaskJobExecutor(dask_address)
+    if spec == "slurm":
+        from .slurm import SlurmJobExecutor
+
+        return SlurmJobExecutor(state_dir)
     raise ConfigurationError(
         f"job_executor must be one of {', '.join(EXECUTORS)} or a JobExecutor instance, not {spec!r}")

@@ -4,7 +4,9 @@ so each of them imports the interface without importing the package that picks a
 from __future__ import annotations
 
 from concurrent.futures import Future
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ...errors import ConfigurationError
 
 if TYPE_CHECKING:
     from ..context import Context
@@ -22,6 +24,20 @@ class JobExecutor:
 
     name = "custom"
     survives_restart = False
+    OPTIONS: ClassVar[dict[str, str]] = {}
+    """The ``executor_options`` this executor takes: option name -> what it sets."""
+
+    def configure(self, options: dict[str, Any]) -> JobExecutor:
+        """This executor with ``options`` (``executor_options`` of a server or a tool) applied
+        over its own: ``self`` when there are none, else a new executor.
+
+        Raises:
+            ConfigurationError: an option this executor does not take.
+        """
+        if options:
+            raise ConfigurationError(
+                f"the {self.name!r} job executor takes no executor_options (got {', '.join(sorted(options))})")
+        return self
 
     async def call(self, job: Job, fn: Any, kwargs: dict[str, Any], *, context: Context | None,
                    context_param: str | None, is_coroutine: bool) -> Any:

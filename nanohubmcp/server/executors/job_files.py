@@ -1,0 +1,156 @@
+"""A batch job's folder: where it runs, how it talks back, and what it leaves behind.
+
+Executors that hand a job to a batch system (``slurm``, ``submit``) give each job a folder of its
+own under a root on a filesystem the server and the compute nodes share
+(``<state dir>/<executor>-jobs/<job id>/`` unless ``executor_options={"job_dir": ...}`` says
+where). The folder is the job's working directory and its only channel back to the server, so it
+needs no network between them and outlives both processes:
+
+- ``events.jsonl``: one JSON object per line, appended by the job (``ctx.report_progress``, the
+  log methods, tqdm bars — :class:`FileChannel`) and read by the server as it grows
+  (:class:`EventTail`), which hands each to the call's Context (and so to the client);
+- ``cancel``: created by the server when the client cancels; ``ctx.is_cancelled()`` in the job
+  turns true once it exists;
+- whatever the executor and the job write besides (submitit's files, a run's outputs).
+
+:func:`file_blocks` turns files the job wrote into MCP content (an embedded resource each; the
+server keeps one larger than ``max_inline_bytes`` as a resource and links to it).
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from ...protocol.mime import guess_mime_type
+from .remote import deliver
+
+EVENTS = "events.jsonl"
+CANCEL = "cancel"
+MAX_LINE_BYTES = 1024 * 1024
+"""A longer event line is dropped (a job writing nonsense must not exhaust the server)."""
+TEXT_TYPES = ("text/", "application/json", "application/xml", "application/csv")
+
+
+def job_root(state_dir: Callable[[], str] | str | None, executor: str, configured: str | None) -> Path:
+    """The folder holding the job folders of ``executor``: ``configured`` (``job_dir``), else
+    ``<state dir>/<executor>-jobs``, else ``./<executor>-jobs``."""
+    if configured:
+        return Path(configured).expanduser().absolute()
+    base = state_dir() if callable(state_dir) else state_dir
+    return Path(base or ".").expanduser().absolute() / f"{executor}-jobs"
+
+
+def make_job_folder(root: Path, job_id: str) -> Path:
+    """Create (owner-only) and return the folder of job ``job_id`` under ``root``."""
+    root.mkdir(parents=True, exist_ok=True, mode=0o700)
+    folder = root / job_id
+    folder.mkdir(mode=0o700, exist_ok=True)
+    return folder
+
+
+class FileChannel:
+    """A job's channel (see :class:`~.remote.Channel`) through its folder; pickled with the job."""
+
+    def __init__(self, folder: str | os.PathLike[str]) -> None:
+        self.folder = os.fspath(folder)
+
+    def send(self, job_id: str, kind: str, payload: list[Any]) -> None:
+        line = json.dumps({"kind": kind, "payload": payload}, default=str, separators=(",", ":")) + "\n"
+        # One write of one line in append mode: lines of several writers never interleave.
+        with open(os.path.join(self.folder, EVENTS), "a", encoding="utf-8") as sink:
+            sink.write(line)
+
+    def cancelled(self) -> bool:
+        return os.path.exists(os.path.join(self.folder, CANCEL))
+
+
+def request_cancel(folder: Path) -> None:
+    """Tell the job in ``folder`` that it is cancelled (its ``ctx.is_cancelled()`` turns true)."""
+    with contextlib.suppress(OSError):  # the folder is gone: nothing runs there any more
+        (folder / CANCEL).touch()
+
+
+class EventTail:
+    """The server's reader of a job's ``events.jsonl``: each call hands on the complete lines
+    written since the last one (to the call's Context, or to the job store after a restart)."""
+
+    def __init__(self, folder: Path, job_id: str, context: Any, store: Any) -> None:
+        self.path = folder / EVENTS
+        self.job_id = job_id
+        self.context = context
+        self.store = store
+        self.offset = 0
+
+    def __call__(self) -> int:
+        """Deliver what is new; returns how many events were delivered."""
+        try:
+            with open(self.path, "rb") as source:
+                source.seek(self.offset)
+                data = source.read()
+        except OSError:
+            return 0
+        end = data.rfind(b"\n")
+        if end < 0:
+            return 0  # nothing complete yet
+        self.offset += end + 1
+        count = 0
+        for raw in data[: end + 1].splitlines():
+            if not raw.strip() or len(raw) > MAX_LINE_BYTES:
+                continue
+            try:
+                event = json.loads(raw)
+                kind, payload = event["kind"], event["payload"]
+            except (ValueError, KeyError, TypeError):
+                continue
+            if kind in ("progress", "log") and isinstance(payload, list) and len(payload) == 3:
+                deliver(self.context, self.store, self.job_id, kind, payload)
+                count += 1
+        return count
+
+
+def tail(path: Path, lines: int = 20, max_chars: int = 2000, skip: tuple[str, ...] = ()) -> str:
+    """The last ``lines`` lines of a text file (at most ``max_chars``), without lines starting
+    with one of ``skip``; empty when the file is missing."""
+    try:
+        with open(path, "rb") as source:
+            source.seek(0, os.SEEK_END)
+            size = source.tell()
+            source.seek(max(0, size - 64 * 1024))
+            text = source.read().decode("utf-8", errors="replace")
+    except OSError:
+        return ""
+    kept = [line for line in text.splitlines() if line.strip() and not line.startswith(skip)]
+    return "\n".join(kept[-lines:])[-max_chars:]
+
+
+def file_blocks(paths: Iterable[Path]) -> list[dict[str, Any]]:
+    """One MCP ``resource`` block per file (MCP 2025-11-25, Server § Tools § Embedded resources),
+    its ``file://`` URI naming it: text for text types, base64 ``blob`` otherwise."""
+    blocks = []
+    for path in paths:
+        try:
+            data = path.read_bytes()
+        except OSError:
+            continue
+        mime = guess_mime_type(path.name) or "application/octet-stream"
+        resource: dict[str, Any] = {"uri": path.absolute().as_uri(), "mimeType": mime}
+        text = _as_text(data) if mime.startswith(TEXT_TYPES) else None
+        if text is not None:
+            resource["text"] = text
+        else:
+            resource["blob"] = base64.b64encode(data).decode("ascii")
+        blocks.append({"type": "resource", "resource": resource})
+    return blocks
+
+
+def _as_text(data: bytes) -> str | None:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None

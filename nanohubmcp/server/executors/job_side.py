@@ -1,0 +1,63 @@
+"""What runs inside a batch job (a Slurm job on a compute node): the tool function, with its
+``ctx`` and its tqdm bars talking back through the job's folder.
+
+:func:`run_in_job` is the callable a batch executor submits (pickled with the tool function and
+its arguments). It never raises for the tool: what the function raised comes back as
+``("raised", message)`` so the server reports the tool's own message (the scheduler's runner
+would otherwise turn it into a traceback).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import signal
+from typing import Any
+
+from ..progress import CURRENT
+from ..tqdm_progress import watch
+from .job_files import FileChannel
+from .remote import run_remote
+
+RETURNED = "returned"
+RAISED = "raised"
+
+
+class RelayProgress:
+    """Stands in for the call's progress tracker inside the job: tqdm bars report here, and
+    each increase goes to the server through the job's channel."""
+
+    def __init__(self, channel: FileChannel, job_id: str) -> None:
+        self.channel = channel
+        self.job_id = job_id
+        self.last: float | None = None
+        self.finished = False
+
+    def report(
+        self, progress: float, total: float | None = None, message: str | None = None, *, source: str = "context"
+    ) -> bool:
+        if self.last is not None and progress <= self.last:
+            return False
+        self.last = progress
+        self.channel.send(self.job_id, "progress", [progress, total, message])
+        return True
+
+
+def run_in_job(fn: Any, kwargs: dict[str, Any], is_coroutine: bool, folder: str, job_id: str) -> tuple[str, Any]:
+    """Run the tool function in the batch job; ``(RETURNED, value)`` or ``(RAISED, message)``."""
+    channel = FileChannel(folder)
+
+    def near_the_limit(signum: int, frame: Any) -> None:
+        # The scheduler's warning signal (Slurm: --signal, USR2 before the time limit). The
+        # function keeps running; the scheduler ends it at the limit, and the server says so.
+        channel.send(job_id, "log", ["warning", "the batch job is close to its time limit", {}])
+
+    with contextlib.suppress(ValueError, OSError):  # not the main thread, or no such signal here
+        signal.signal(signal.SIGUSR2, near_the_limit)
+    token = CURRENT.set(RelayProgress(channel, job_id))  # type: ignore[arg-type]  # the tracker's shape
+    watch()
+    try:
+        return RETURNED, run_remote(fn, kwargs, is_coroutine)
+    except Exception as exc:
+        return RAISED, str(exc) or type(exc).__name__
+    finally:
+        CURRENT.reset(token)

@@ -1,0 +1,338 @@
+"""``job_executor="slurm"``: every job is a Slurm batch job, submitted and collected with submitit.
+
+A call of an ``@async_tool`` becomes one ``sbatch`` job (name ``mcp-<tool>``) that runs the tool
+function on a compute node, in a Python process of its own; its folder
+``<job_dir>/<job id>/`` (default ``<state dir>/slurm-jobs/``; it must be on a filesystem the
+compute nodes share) is the job's working directory and holds submitit's files (the pickled
+call, the result, ``<slurm id>_0_log.out``/``.err``) and the job's channel back (see
+:mod:`.job_files`).
+
+While the job lives, the client sees it move, as log messages (``notifications/message``, level
+info) and in the task's ``_meta`` (``org.nanohub/slurm``: ``job_id``, ``state``, ``reason``,
+``node``): queued with its Slurm job id and the scheduler's reason, running on a node, ended.
+``ctx.report_progress``, ``ctx.info`` (and the other log methods) and tqdm bars in the job reach
+the client while it runs. Cancelling the call (``tasks/cancel``, ``notifications/cancelled``)
+tells the job (``ctx.is_cancelled()``) and runs ``scancel``: the Slurm job ends ``CANCELLED``.
+A job Slurm ends itself fails with a message naming why — time limit (``TIMEOUT``), out of memory
+(``OUT_OF_MEMORY``), node failure (``NODE_FAIL``), ... — and the tail of its stderr. Slurm checks
+time limits about every 30 s, so a job runs up to that long past its ``time``.
+
+The job outlives the server: a server restarted with the same state directory takes each
+unfinished job back by its folder and Slurm job id, and stores its result (also when the job
+ended while no server ran).
+
+Options (``executor_options=`` of the server or of one tool; ``%%mcp_tool --slurm-time ...``):
+``partition``, ``time`` (Slurm's forms: ``M``, ``M:S``, ``H:M:S``, ``D-H``, ``D-H:M``,
+``D-H:M:S``; rounded up to whole minutes), ``cpus_per_task``, ``mem`` (``4G``, ``500M``),
+``gpus``, ``account``, ``qos``, ``sbatch`` (more ``sbatch`` options, ``{"constraint": "haswell",
+"exclusive": True}``), ``setup`` (shell lines run before the job, e.g. ``module load``),
+``job_dir``, ``python`` (the Python command on the nodes; default the server's interpreter) and
+``poll_interval`` (seconds between ``squeue`` looks, default 1).
+
+The tool function and its arguments are pickled with cloudpickle (a function defined in a script
+or notebook travels by value); the nodes need this package and the tool's imports in that Python.
+submitit is imported when the first job is submitted (``pip install 'nanohub-mcp[slurm]'``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import pickle
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ...errors import ConfigurationError, ToolError
+from .base import JobExecutor
+from .job_files import EventTail, FileChannel, job_root, make_job_folder, request_cancel, tail
+from .job_side import RAISED, run_in_job
+from .remote import remote_context
+from .slurm_watch import ENDED, QUEUED, RUNNING, SlurmState, watcher
+
+if TYPE_CHECKING:
+    from ..context import Context
+    from ..jobs import Job
+
+OPTIONS: dict[str, str] = {
+    "partition": "the partition (sbatch --partition)",
+    "time": "the time limit (sbatch --time), e.g. 30, 2:00:00 or 1-12",
+    "cpus_per_task": "CPUs for the job (sbatch --cpus-per-task)",
+    "mem": "memory for the job (sbatch --mem), e.g. 4G",
+    "gpus": "GPUs for the job (sbatch --gpus)",
+    "account": "the account charged (sbatch --account)",
+    "qos": "the quality of service (sbatch --qos)",
+    "sbatch": "more sbatch options as a dict, e.g. {'constraint': 'haswell'}",
+    "setup": "shell lines run in the job before the tool, e.g. ['module load python']",
+    "job_dir": "the folder of the job folders (on a filesystem the compute nodes share)",
+    "python": "the Python command on the compute nodes",
+    "poll_interval": "seconds between squeue looks (default 1)",
+}
+END_REASONS = {
+    "TIMEOUT": "reached its time limit",
+    "OUT_OF_MEMORY": "ran out of memory",
+    "NODE_FAIL": "lost its node (node failure)",
+    "CANCELLED": "was cancelled outside this server (scancel)",
+    "PREEMPTED": "was preempted",
+    "BOOT_FAIL": "could not boot its node",
+    "DEADLINE": "missed its deadline",
+    "FAILED": "failed",
+}
+RESULT_GRACE_SECONDS = 10.0
+"""How long a job Slurm reports COMPLETED may take to show its result file (shared filesystems lag)."""
+FILE_POLL_SECONDS = 0.25
+LOG_PREFIXES = ("submitit INFO", "submitit WARNING", "srun: ")
+_TIME = re.compile(r"^(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?$")
+
+
+def slurm_minutes(value: Any) -> int:
+    """Slurm's time forms (``M``, ``M:S``, ``H:M:S``, ``D-H``, ``D-H:M``, ``D-H:M:S``) in whole
+    minutes, rounded up.
+
+    Raises:
+        ConfigurationError: not one of those forms, or not positive.
+    """
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        minutes = math.ceil(value)
+    else:
+        found = _TIME.match(str(value).strip())
+        if not found:
+            raise ConfigurationError(
+                f"slurm time {value!r} is not a Slurm time: use minutes, M:S, H:M:S, D-H, D-H:M or D-H:M:S"
+            )
+        days, first, second, third = found.groups()
+        parts = [int(p) for p in (first, second, third) if p is not None]
+        if days is not None:  # D-H, D-H:M, D-H:M:S
+            hours, mins, secs = [*parts, 0, 0][:3]
+            seconds = ((int(days) * 24 + hours) * 60 + mins) * 60 + secs
+        elif len(parts) == 1:
+            seconds = parts[0] * 60
+        elif len(parts) == 2:  # M:S
+            seconds = parts[0] * 60 + parts[1]
+        else:
+            seconds = (parts[0] * 60 + parts[1]) * 60 + parts[2]
+        minutes = math.ceil(seconds / 60)
+    if minutes < 1:
+        raise ConfigurationError(f"slurm time {value!r} must be at least one minute")
+    return minutes
+
+
+def check_options(options: dict[str, Any]) -> dict[str, Any]:
+    """``options`` checked and normalised (time in minutes).
+
+    Raises:
+        ConfigurationError: an unknown option or a value of the wrong kind (the message says which).
+    """
+    unknown = sorted(set(options) - set(OPTIONS))
+    if unknown:
+        raise ConfigurationError(
+            f"unknown slurm executor option(s) {', '.join(unknown)}; the options are {', '.join(OPTIONS)}"
+        )
+    checked = dict(options)
+    if "time" in checked:
+        checked["time"] = slurm_minutes(checked["time"])
+    for key in ("cpus_per_task", "gpus"):
+        if key in checked and (not isinstance(checked[key], int) or isinstance(checked[key], bool) or checked[key] < 1):
+            raise ConfigurationError(f"slurm option {key} must be a positive whole number, not {checked[key]!r}")
+    if "sbatch" in checked and not isinstance(checked["sbatch"], dict):
+        raise ConfigurationError("slurm option sbatch must be a dict of sbatch option names to values")
+    if "setup" in checked and (
+        isinstance(checked["setup"], str) or not all(isinstance(line, str) for line in checked["setup"])
+    ):
+        raise ConfigurationError("slurm option setup must be a list of shell lines")
+    return checked
+
+
+def _submitit() -> Any:
+    try:
+        import submitit
+    except ImportError:
+        raise ConfigurationError("job_executor='slurm' needs submitit: pip install 'nanohub-mcp[slurm]'") from None
+    return submitit
+
+
+class SlurmJobExecutor(JobExecutor):
+    """Jobs as Slurm batch jobs (see the module docstring)."""
+
+    name = "slurm"
+    survives_restart = True
+    OPTIONS: ClassVar[dict[str, str]] = OPTIONS
+
+    def __init__(self, state_dir: Any = None, options: dict[str, Any] | None = None) -> None:
+        self.state_dir = state_dir
+        self.options = check_options(options or {})
+
+    def configure(self, options: dict[str, Any]) -> SlurmJobExecutor:
+        return SlurmJobExecutor(self.state_dir, {**self.options, **options}) if options else self
+
+    def root(self) -> Path:
+        """The folder of this executor's job folders."""
+        return job_root(self.state_dir, self.name, self.options.get("job_dir"))
+
+    # -- submitting ---------------------------------------------------------------------------
+    def parameters(self, job: Job, folder: Path) -> dict[str, Any]:
+        """submitit's parameters for ``job`` (sbatch options and the job's working directory)."""
+        extra: dict[str, Any] = {"chdir": str(folder)}
+        for key in ("mem", "gpus"):
+            if key in self.options:
+                extra[key] = self.options[key]
+        extra.update(self.options.get("sbatch") or {})
+        params: dict[str, Any] = {"job_name": f"mcp-{job.tool}", "signal_delay_s": 60, "additional_parameters": extra}
+        for key in ("partition", "time", "cpus_per_task", "account", "qos", "setup"):
+            if key in self.options:
+                params[key] = list(self.options[key]) if key == "setup" else self.options[key]
+        return params
+
+    def _submit(self, folder: Path, job: Job, fn: Any, kwargs: dict[str, Any], is_coroutine: bool) -> str:
+        submitit = _submitit()
+        try:
+            executor = submitit.SlurmExecutor(folder=folder, python=self.options.get("python"))
+            executor.update_parameters(**self.parameters(job, folder))
+        except (RuntimeError, ValueError) as exc:  # no srun here; a parameter submitit refuses
+            raise ToolError(f"cannot submit to Slurm: {exc}") from None
+        try:
+            submitted = executor.submit(run_in_job, fn, kwargs, is_coroutine, str(folder), job.id)
+        except (pickle.PicklingError, TypeError, AttributeError) as exc:
+            raise ToolError(
+                f"tool '{job.tool}' cannot be sent to Slurm: its function or arguments cannot be pickled ({exc})"
+            ) from None
+        except Exception as exc:  # sbatch refused it (submitit raises its own error with sbatch's stderr)
+            raise ToolError(f"sbatch refused the job: {_last_lines(str(exc))}") from None
+        return str(submitted.job_id)
+
+    async def call(
+        self,
+        job: Job,
+        fn: Any,
+        kwargs: dict[str, Any],
+        *,
+        context: Context | None,
+        context_param: str | None,
+        is_coroutine: bool,
+    ) -> Any:
+        loop = asyncio.get_running_loop()
+        folder = await loop.run_in_executor(None, make_job_folder, self.root(), job.id)
+        if context_param:
+            kwargs = {**kwargs, context_param: remote_context(job, context, FileChannel(folder), self.name)}
+        slurm_id = await loop.run_in_executor(None, self._submit, folder, job, fn, kwargs, is_coroutine)
+        if job.store is not None:
+            job.store.set_executor_ref(job, json.dumps({"folder": str(folder), "slurm_job_id": slurm_id}))
+        return await self._follow(folder, slurm_id, job, context)
+
+    # -- after a restart ----------------------------------------------------------------------
+    def reattach(self, job: Job) -> Any:
+        found = self._find(job)
+        if found is None:
+            return None
+        folder, slurm_id = found
+        return self._follow(folder, slurm_id, job, None)
+
+    def _find(self, job: Job) -> tuple[Path, str] | None:
+        try:
+            ref = json.loads(job.executor_ref or "")
+            return Path(ref["folder"]), str(ref["slurm_job_id"])
+        except (ValueError, KeyError, TypeError):
+            pass  # the server died between sbatch and storing the id: look in the folder
+        folder = self.root() / job.id
+        submitted = sorted(folder.glob("*_submitted.pkl"))
+        if not submitted:
+            return None
+        return folder, submitted[0].name.split("_", 1)[0]
+
+    # -- following a job ----------------------------------------------------------------------
+    async def _follow(self, folder: Path, slurm_id: str, job: Job, context: Any) -> Any:
+        events = EventTail(folder, job.id, context, job.store)
+        result = folder / f"{slurm_id}_0_result.pkl"
+        states = watcher(float(self.options.get("poll_interval", 1.0)))
+        states.add(slurm_id)
+        told: tuple[str, str, str] | None = None
+        ended_at: float | None = None
+        loop = asyncio.get_running_loop()
+        try:
+            while True:
+                await loop.run_in_executor(None, events)
+                if result.exists():
+                    outcome = await loop.run_in_executor(None, _load, result)
+                    await loop.run_in_executor(None, events)
+                    _announce(context, job, slurm_id, SlurmState("COMPLETED", "", ""), told)
+                    return _value_of(outcome, slurm_id, folder)
+                state = states.get(slurm_id)
+                if state is not None:
+                    now = (state.kind, state.reason, state.node)
+                    if now != told:
+                        _announce(context, job, slurm_id, state, told)
+                        told = now
+                    if state.kind == ENDED and state.state != "COMPLETED":
+                        await loop.run_in_executor(None, events)
+                        raise ToolError(_ended_message(slurm_id, state, folder, self.options))
+                    if state.kind == ENDED:
+                        ended_at = ended_at or loop.time()
+                        if loop.time() - ended_at > RESULT_GRACE_SECONDS:
+                            raise ToolError(_ended_message(slurm_id, state, folder, self.options))
+                await asyncio.sleep(FILE_POLL_SECONDS)
+        except asyncio.CancelledError:
+            if not job.abandoned:  # cancelled by the client, not left behind by a stopping server
+                request_cancel(folder)
+                await loop.run_in_executor(None, states.cancel, slurm_id)
+            raise
+        finally:
+            states.discard(slurm_id)
+
+
+def _load(path: Path) -> Any:
+    with open(path, "rb") as source:
+        return pickle.load(source)  # written by our own job (submitit's result file)
+
+
+def _value_of(outcome: Any, slurm_id: str, folder: Path) -> Any:
+    """The function's value from submitit's result file; what it raised becomes a ToolError."""
+    status, payload = outcome
+    if status == "success":
+        kind, value = payload
+        if kind == RAISED:
+            raise ToolError(value)
+        return value
+    # submitit's own failure around the function (e.g. the call could not be unpickled on the node)
+    last = [line for line in str(payload).splitlines() if line.strip()][-1:] or ["no message"]
+    stderr = tail(folder / f"{slurm_id}_0_log.err", skip=LOG_PREFIXES)
+    raise ToolError(f"Slurm job {slurm_id} could not run the tool: {last[0]}" + _stderr_note(stderr))
+
+
+def _announce(context: Any, job: Job, slurm_id: str, state: SlurmState, told: Any) -> None:
+    """Tell the client (and the task's metadata) where the Slurm job is now."""
+    if state.kind == QUEUED:
+        text = f"Slurm job {slurm_id} is queued" + (f" (reason: {state.reason})" if state.reason else "")
+    elif state.kind == RUNNING:
+        text = f"Slurm job {slurm_id} is running" + (f" on node {state.node}" if state.node else "")
+    else:
+        text = f"Slurm job {slurm_id} ended: {state.state}"
+    job.status_message = text
+    if context is None:
+        return
+    meta = {"job_id": slurm_id, "state": state.state, "reason": state.reason, "node": state.node}
+    context.set_task_metadata(slurm=meta)
+    context.info(text, slurm=meta)
+
+
+def _ended_message(slurm_id: str, state: SlurmState, folder: Path, options: dict[str, Any]) -> str:
+    why = END_REASONS.get(state.state, f"ended {state.state}")
+    text = f"Slurm job {slurm_id} {why} ({state.state}"
+    if state.state == "TIMEOUT" and "time" in options:
+        text += f", time limit {options['time']} min"
+    if state.state == "OUT_OF_MEMORY" and "mem" in options:
+        text += f", mem {options['mem']}"
+    if state.exit_code:
+        text += f", exit code {state.exit_code}"
+    text += ") before the tool returned"
+    stderr = tail(folder / f"{slurm_id}_0_log.err", skip=LOG_PREFIXES)
+    return text + _stderr_note(stderr)
+
+
+def _stderr_note(stderr: str) -> str:
+    return f"\nThe job's stderr ends with:\n{stderr}" if stderr else ""
+
+
+def _last_lines(text: str, count: int = 3) -> str:
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return " ".join(lines[-count:]) or text

@@ -1,0 +1,155 @@
+"""Where each followed Slurm job is: one ``squeue`` for all of them per look, ``sacct`` for the rest.
+
+One :class:`SlurmWatch` per process (:func:`watcher`) looks every ``poll_interval`` seconds,
+in a thread of its own, while it follows any job: ``squeue --states=all`` lists this user's jobs
+that Slurm still holds in memory (running, queued, and those that ended in the last
+``MinJobAge`` seconds) with their state, the scheduler's reason and the node; a followed job
+it no longer lists (ended long ago, e.g. while no server ran) is asked of the accounting
+database with ``sacct`` (which needs ``slurmdbd``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import getpass
+import subprocess
+import threading
+import time
+from dataclasses import dataclass
+
+QUEUED = "queued"
+RUNNING = "running"
+ENDED = "ended"
+_QUEUED_STATES = {"PENDING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESV_DEL_HOLD", "SUSPENDED", "CONFIGURING"}
+_RUNNING_STATES = {"RUNNING", "COMPLETING", "STAGE_OUT", "SIGNALING", "RESIZING"}
+SACCT_AFTER_SECONDS = 5.0
+"""A job missing from squeue this long (after it was submitted) is asked of sacct."""
+
+
+@dataclass(frozen=True)
+class SlurmState:
+    """One job's state as Slurm names it (``PENDING``, ``RUNNING``, ``TIMEOUT``...), the
+    scheduler's reason while queued, the node(s), and the exit code once ended."""
+
+    state: str
+    reason: str
+    node: str
+    exit_code: str = ""
+
+    @property
+    def kind(self) -> str:
+        """``queued``, ``running`` or ``ended``."""
+        if self.state in _QUEUED_STATES:
+            return QUEUED
+        if self.state in _RUNNING_STATES:
+            return RUNNING
+        return ENDED
+
+
+class SlurmWatch:
+    """The shared poller (see the module docstring); thread-safe."""
+
+    def __init__(self, poll_interval: float = 1.0) -> None:
+        self.poll_interval = poll_interval
+        self._jobs: dict[str, float] = {}  # Slurm job id -> when we started following it
+        self._states: dict[str, SlurmState] = {}
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def add(self, slurm_id: str) -> None:
+        """Follow ``slurm_id`` (a look follows at once)."""
+        with self._lock:
+            self._jobs.setdefault(slurm_id, time.monotonic())
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="nanohubmcp-slurm-watch", daemon=True)
+                self._thread.start()
+        self._wake.set()
+
+    def discard(self, slurm_id: str) -> None:
+        """Stop following ``slurm_id``."""
+        with self._lock:
+            self._jobs.pop(slurm_id, None)
+            self._states.pop(slurm_id, None)
+
+    def get(self, slurm_id: str) -> SlurmState | None:
+        """The last state seen of ``slurm_id`` (None before the first look)."""
+        with self._lock:
+            return self._states.get(slurm_id)
+
+    def cancel(self, slurm_id: str) -> None:
+        """``scancel`` the job (errors are logged by Slurm; a job already gone needs nothing)."""
+        subprocess.run(["scancel", slurm_id], capture_output=True, timeout=60, check=False)
+        self._wake.set()
+
+    # -- the looks ----------------------------------------------------------------------------
+    def _run(self) -> None:
+        while True:
+            with self._lock:
+                followed = dict(self._jobs)
+                if not followed:
+                    self._thread = None
+                    return
+            with contextlib.suppress(OSError, subprocess.SubprocessError):  # tried again at the next look
+                self._look(followed)
+            self._wake.wait(self.poll_interval)
+            self._wake.clear()
+
+    def _look(self, followed: dict[str, float]) -> None:
+        listed = squeue()
+        now = time.monotonic()
+        missing = [jid for jid, since in followed.items() if jid not in listed and now - since > SACCT_AFTER_SECONDS]
+        if missing:
+            listed.update(sacct(missing))
+        with self._lock:
+            for jid in followed:
+                if jid in listed and jid in self._jobs:
+                    self._states[jid] = listed[jid]
+
+
+def squeue() -> dict[str, SlurmState]:
+    """This user's jobs Slurm holds in memory: id -> state (with reason and node)."""
+    done = subprocess.run(
+        ["squeue", "-h", "--states=all", "-u", getpass.getuser(), "-o", "%i|%T|%r|%N"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    found: dict[str, SlurmState] = {}
+    for line in done.stdout.splitlines():
+        parts = line.split("|")
+        if len(parts) == 4:
+            reason = "" if parts[2] in ("None", "(null)") else parts[2]
+            found[parts[0].strip()] = SlurmState(parts[1].strip(), reason, parts[3].strip())
+    return found
+
+
+def sacct(job_ids: list[str]) -> dict[str, SlurmState]:
+    """The accounting database's state of each job of ``job_ids`` it knows."""
+    command = ["sacct", "-X", "-n", "-P", "-o", "JobID,State,NodeList,ExitCode"]
+    for jid in job_ids:
+        command += ["-j", jid]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+    found: dict[str, SlurmState] = {}
+    for line in done.stdout.splitlines():
+        parts = line.split("|")
+        if len(parts) == 4 and parts[0] in job_ids:
+            state = parts[1].split()[0] if parts[1].strip() else "UNKNOWN"  # "CANCELLED by 0"
+            code = "" if parts[3] in ("0:0", "") else parts[3]
+            found[parts[0]] = SlurmState(state, "", parts[2], code)
+    return found
+
+
+_watcher: SlurmWatch | None = None
+_watcher_lock = threading.Lock()
+
+
+def watcher(poll_interval: float = 1.0) -> SlurmWatch:
+    """The process's watcher (the shortest ``poll_interval`` asked for wins)."""
+    global _watcher
+    with _watcher_lock:
+        if _watcher is None:
+            _watcher = SlurmWatch(poll_interval)
+        _watcher.poll_interval = min(_watcher.poll_interval, poll_interval)
+        return _watcher

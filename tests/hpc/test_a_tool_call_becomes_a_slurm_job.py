@@ -1,0 +1,228 @@
+"""``job_executor="slurm"`` on a real single-node Slurm (scripts/slurm-single-node).
+
+A tool call becomes a Slurm batch job (visible to ``sacct``, named after the tool), runs on the
+node in a process of its own, and the official client sees it move — queued with its Slurm job
+id, running on the node, ended — and gets the tool's ``ctx.report_progress``, ``ctx.info`` and tqdm
+progress while it runs. What the tool raises is the error's text; a cancel from the client ends the
+Slurm job ``CANCELLED``; resources from ``executor_options`` (server and tool) reach ``sbatch``;
+``sbatch`` refusing the job (an unknown partition) is a clear error.
+
+Issue 25, "Done when": a tool call becomes a Slurm job visible in squeue/sacct, runs on the node as
+a separate process, its progress reaches the official client, cancel leaves it CANCELLED.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import cloudpickle
+import pytest
+from jobs.job_server import Routes, wait_until
+from support import mcp_client, serve
+
+from nanohubmcp import Context, MCPServer
+
+# The tools below travel to the compute node by value (the node cannot import this test module).
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+STEPS = 3
+
+
+def simulate(steps: int, ctx: Context) -> dict:
+    """Report and log each step; answer with where it ran."""
+    for step in range(1, steps + 1):
+        ctx.report_progress(step, steps, f"step {step}")
+        ctx.info(f"finished step {step}")
+        time.sleep(0.1)
+    return {"pid": os.getpid(), "slurm_job_id": os.environ.get("SLURM_JOB_ID"), "cwd": os.getcwd()}
+
+
+def count_with_tqdm(n: int) -> int:
+    """A tqdm loop and nothing else: its bar is the call's progress."""
+    from tqdm import tqdm
+
+    for _ in tqdm(range(n), mininterval=0):
+        time.sleep(0.05)
+    return n
+
+
+def deck_missing() -> str:
+    """Raises the way a simulation wrapper does."""
+    raise FileNotFoundError("the input deck sim.in is missing")
+
+
+def until_cancelled(marker: str, ctx: Context) -> str:
+    """Write this job's Slurm id to ``marker``, then run until cancelled (at most a minute)."""
+    Path(marker).write_text(os.environ.get("SLURM_JOB_ID", "?"))
+    deadline = time.monotonic() + 60
+    while not ctx.is_cancelled() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return "stopped" if ctx.is_cancelled() else "not cancelled"
+
+
+def sacct(slurm_id: str) -> dict[str, str]:
+    out = subprocess.run(
+        ["sacct", "-X", "-n", "-P", "-j", slurm_id, "-o", "JobName,State,NodeList"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    ).stdout.strip()
+    name, state, node = (out.splitlines() or ["||"])[0].split("|")
+    return {"name": name, "state": state.split()[0] if state else "", "node": node}
+
+
+def build(state: Path, **options: Any) -> MCPServer:
+    server = MCPServer("slurm-tests", state_dir=str(state), job_executor="slurm", **options)
+    for fn in (simulate, count_with_tqdm, deck_missing, until_cancelled):
+        server.async_tool()(fn)
+    return server
+
+
+async def call_and_wait(client: Any, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    handle = await client.call_tool(tool, arguments, progress_callback=lambda *a: None)
+    job_id = handle.structured_content["job_id"]
+    deadline = time.monotonic() + 90
+    while True:
+        answer = (await client.call_tool("get_job_result", {"job_id": job_id})).structured_content
+        if answer["status"] != "running":
+            return answer
+        assert time.monotonic() < deadline, answer
+        time.sleep(0.1)
+
+
+@pytest.mark.anyio
+async def test_a_call_runs_as_a_slurm_job_on_the_node_and_the_client_sees_it_move(
+    slurm_cluster: str, tmp_path: Path
+) -> None:
+    seen: list[Any] = []
+
+    async def on_message(message: Any) -> None:
+        root = getattr(message, "root", message)
+        if getattr(root, "method", None) in ("notifications/progress", "notifications/message"):
+            seen.append((root.method, root.params))
+
+    with serve(build(tmp_path)) as url:
+        async with mcp_client(url + "mcp", message_handler=on_message) as client:
+            await client.set_logging_level("info")
+            answer = await call_and_wait(client, "simulate", {"steps": STEPS})
+            counted = await call_and_wait(client, "count_with_tqdm", {"n": 5})
+            failed = await call_and_wait(client, "deck_missing", {})
+
+    assert answer["status"] == "done", answer
+    result = answer["result"]
+    assert result["pid"] != os.getpid()
+    slurm_id = result["slurm_job_id"]
+    assert slurm_id.isdigit()
+    assert Path(result["cwd"]).parent == tmp_path / "slurm-jobs"  # the job's own folder is its working dir
+    record = sacct(slurm_id)
+    assert record == {"name": "mcp-simulate", "state": "COMPLETED", "node": slurm_cluster}
+
+    texts = [p.data if isinstance(p.data, str) else p.data["message"] for m, p in seen if m == "notifications/message"]
+    moves = [t for t in texts if t.startswith(f"Slurm job {slurm_id} ")]
+    assert moves[0].startswith(f"Slurm job {slurm_id} is queued")
+    assert f"Slurm job {slurm_id} is running on node {slurm_cluster}" in moves
+    assert moves[-1] == f"Slurm job {slurm_id} ended: COMPLETED"
+    assert [t for t in texts if t.startswith("finished step")] == [
+        "finished step 1",
+        "finished step 2",
+        "finished step 3",
+    ]
+    progress = [p for m, p in seen if m == "notifications/progress"]
+    assert [(p.progress, p.total, p.message) for p in progress[:STEPS]] == [
+        (1, 3, "step 1"),
+        (2, 3, "step 2"),
+        (3, 3, "step 3"),
+    ]
+    assert counted == {"status": "done", "job_id": counted["job_id"], "result": "5"}  # a number reads as its text
+    assert [p.progress for p in progress[STEPS:]][-1] == 5  # the tqdm bar's last count
+
+    assert failed["status"] == "error"
+    assert failed["error"] == "the input deck sim.in is missing"
+
+
+def test_cancelling_the_call_scancels_the_slurm_job(slurm_cluster: str, tmp_path: Path) -> None:
+    marker = tmp_path / "started"
+    with serve(build(tmp_path)) as url:
+        routes = Routes(int(url.rsplit(":", 1)[1].strip("/")))
+        session = routes.session()
+        reply = routes.rpc(
+            session, "tools/call", {"name": "until_cancelled", "arguments": {"marker": str(marker)}, "task": {}}
+        )
+        task_id = reply["result"]["task"]["taskId"]
+        slurm_id = wait_until(lambda: marker.exists() and marker.read_text(), "the job to start on the node", 90)
+        squeue = ["squeue", "-h", "-j", slurm_id, "-o", "%T"]
+        assert subprocess.run(squeue, capture_output=True, text=True, timeout=30).stdout.strip() == "RUNNING"
+        cancelled = routes.rpc(session, "tasks/cancel", {"taskId": task_id})["result"]
+        assert cancelled["status"] == "cancelled"
+        wait_until(lambda: sacct(slurm_id)["state"] == "CANCELLED", "Slurm to record the cancel", 60)
+        task = routes.rpc(session, "tasks/get", {"taskId": task_id})["result"]
+    assert task["status"] == "cancelled"
+
+
+def test_resources_from_the_server_and_the_tool_reach_sbatch(slurm_cluster: str, tmp_path: Path) -> None:
+    server = build(tmp_path, executor_options={"slurm": {"partition": "debug", "time": "0:10:00", "mem": "100M"}})
+
+    @server.async_tool(executor_options={"time": 3, "cpus_per_task": 1, "sbatch": {"comment": "from-a-tool"}})
+    def sized() -> str:
+        """Answers with its job id."""
+        return os.environ.get("SLURM_JOB_ID", "")
+
+    with serve(server) as url:
+        routes = Routes(int(url.rsplit(":", 1)[1].strip("/")))
+        status, body = routes.rest_start("sized", {})
+        assert status == 202, body
+        answer = wait_until(
+            lambda: (
+                routes.rest_poll(body["job_id"])[1].get("status") != "running" and routes.rest_poll(body["job_id"])[1]
+            ),
+            "the job",
+            90,
+        )
+    assert answer["status"] == "done", answer
+    script = (tmp_path / "slurm-jobs" / body["job_id"] / f"{answer['result']}_submission.sh").read_text()
+    for line in (
+        "#SBATCH --partition=debug",
+        "#SBATCH --time=3",
+        "#SBATCH --mem=100M",
+        "#SBATCH --cpus-per-task=1",
+        "#SBATCH --comment=from-a-tool",
+        "#SBATCH --job-name=mcp-sized",
+    ):
+        assert line in script.splitlines(), (line, script)
+
+
+def test_options_slurm_refuses_are_clear_errors(slurm_cluster: str, tmp_path: Path) -> None:
+    from nanohubmcp.errors import ConfigurationError, RegistrationError
+
+    with pytest.raises(ConfigurationError, match=r"unknown slurm executor option.*partiton.*the options are partition"):
+        MCPServer("x", job_executor="slurm", executor_options={"partiton": "debug"})
+    with pytest.raises(ConfigurationError, match="not a Slurm time"):
+        MCPServer("x", job_executor="slurm", executor_options={"time": "two hours"})
+    server = build(tmp_path)
+    with pytest.raises(RegistrationError, match=r"tool 'f'.*cpus_per_task must be a positive whole number"):
+        server.async_tool(name="f", executor_options={"cpus_per_task": "many"})(lambda: 1)
+
+    @server.async_tool(executor_options={"partition": "no-such-partition"})
+    def nowhere() -> int:
+        """Cannot be queued anywhere."""
+        return 1
+
+    with serve(server) as url:
+        routes = Routes(int(url.rsplit(":", 1)[1].strip("/")))
+        body = routes.rest_start("nowhere", {})[1]
+        answer = wait_until(
+            lambda: (
+                routes.rest_poll(body["job_id"])[1].get("status") != "running" and routes.rest_poll(body["job_id"])[1]
+            ),
+            "the refusal",
+            60,
+        )
+    assert answer["status"] == "error"
+    assert answer["error"].startswith("sbatch refused the job: ")
+    assert "invalid partition" in answer["error"].lower()
