@@ -63,6 +63,7 @@ if TYPE_CHECKING:
     from .server.components import Prompt, Resource, ResourceTemplate, Tool
     from .server.context import Context
     from .server.modern.mrtr import InputRequired
+    from .server.pipeline import Request
     from .server.principal import Principal
     from .server.skills import Skill
 
@@ -75,6 +76,7 @@ _LAZY = {
     "Prompt": ".server.components",
     "Skill": ".server.skills",
     "InputRequired": ".server.modern.mrtr",
+    "Request": ".server.pipeline",
     "Principal": ".server.principal",
     "JWTVerifier": ".auth.jwt",
     "StaticTokenVerifier": ".auth.verifiers",

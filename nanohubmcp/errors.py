@@ -14,7 +14,8 @@ Every exception the package raises on purpose derives from :class:`NanohubMCPErr
      │    ├── InvalidRequest        -32600
      │    ├── MethodNotFound        -32601
      │    ├── InvalidParams         -32602
-     │    │    └── UnknownComponent  unknown tool / prompt / resource (-32602 or -32002)
+     │    │    ├── UnknownComponent  unknown tool / prompt / resource (-32602 or -32002)
+     │    │    └── InvalidEnvelope   a 2026-07-28 request without its ``_meta`` (-32602, HTTP 400)
      │    ├── InternalError         -32603
      │    ├── ServerBusy            -32000, HTTP 503 with Retry-After (a limit is reached)
      │    ├── InsufficientScope     -32003, HTTP 403 (the token lacks a scope the request needs)
@@ -198,6 +199,11 @@ class UnknownComponent(InvalidParams):
     """An unknown tool, prompt, task or similar named in params (-32602)."""
 
 
+class InvalidEnvelope(InvalidParams):
+    """A 2026-07-28 request without the ``_meta`` every request of that era carries (-32602,
+    HTTP 400 where a handler's -32602 is 200)."""
+
+
 class InternalError(ProtocolError):
     """The server failed for a reason that is not the client's fault (-32603)."""
 
@@ -263,7 +269,14 @@ class ClientRequestError(NanohubMCPError, RuntimeError):
 class ClientRequestTimeout(ClientRequestError, TimeoutError):
     """The client did not answer a server→client request in time."""
 
-_HTTP_STATUS = {
+HANDSHAKE_ROUTE = "handshake"
+"""A JSON-RPC route of the handshake era (Streamable HTTP, legacy SSE, ``POST /``)."""
+MODERN_ROUTE = "modern"
+"""A request of the stateless era (2026-07-28) over Streamable HTTP."""
+REST_ROUTE = "rest"
+"""``POST /tools/<name>``: the package's own REST mapping of ``tools/call``."""
+
+_STATUS_EVERY_ROUTE = {
     PARSE_ERROR: 400,
     INVALID_REQUEST: 400,
     HEADER_MISMATCH: 400,
@@ -272,23 +285,39 @@ _HTTP_STATUS = {
     SERVER_BUSY: 503,
     FORBIDDEN: 403,
 }
+_STATUS_BY_ROUTE: dict[str, tuple[dict[int, int], int]] = {
+    HANDSHAKE_ROUTE: ({}, 200),
+    MODERN_ROUTE: ({METHOD_NOT_FOUND: 404}, 200),
+    REST_ROUTE: ({INVALID_PARAMS: 400, RESOURCE_NOT_FOUND: 404}, 500),
+}
+"""Per route: the statuses of its own codes, and the status of every other code."""
 
 
-def http_status_for(error: dict[str, Any], *, modern: bool = False) -> int:
-    """Return the HTTP status for a JSON-RPC error object.
+def http_status_for(error: dict[str, Any], route: str = HANDSHAKE_ROUTE) -> int:
+    """Return the HTTP status for a JSON-RPC error object on ``route``: the one such map.
 
-    Handshake-era errors on a well-formed request travel with 200; parse and envelope
-    errors and the 2026-07-28 codes with 400; in the 2026-07-28 era an unknown method is
-    404 and a missing ``_meta`` (-32602 at the envelope level) is 400.
+    On every route: parse and envelope errors and the 2026-07-28 codes are 400, a reached limit
+    503 (with ``Retry-After``), a missing scope 403. Handshake-era errors of a well-formed
+    request travel with 200; in the 2026-07-28 era an unknown method is 404 (and a request
+    missing its ``_meta``, :class:`InvalidEnvelope`, 400). Over REST invalid arguments are 400,
+    an unknown resource 404, and any other failure 500.
 
     Source: MCP 2026-07-28, Transports § Streamable HTTP § Status codes.
     """
     code = error.get("code")
-    if code in _HTTP_STATUS:
-        return _HTTP_STATUS[code]
-    if modern and code == METHOD_NOT_FOUND:
-        return 404
-    return 200
+    status = _STATUS_EVERY_ROUTE.get(code)  # type: ignore[arg-type]
+    if status is not None:
+        return status
+    own, otherwise = _STATUS_BY_ROUTE[route]
+    return own.get(code, otherwise)  # type: ignore[arg-type]
+
+
+def http_status_of(exc: BaseException, route: str = HANDSHAKE_ROUTE) -> int:
+    """The HTTP status of a refusal raised before the request reached the core (as
+    :func:`http_status_for`, which it follows, plus :class:`InvalidEnvelope`'s 400)."""
+    if isinstance(exc, InvalidEnvelope):
+        return 400
+    return http_status_for(to_error_object(exc), route)
 
 
 def to_error_object(exc: BaseException) -> dict[str, Any]:

@@ -43,7 +43,7 @@ from .serving import DEFAULT_MAX_REQUEST_BYTES, Serving
 from .state import resolve as resolve_state_url
 
 if TYPE_CHECKING:
-    pass
+    from .server.pipeline import Middleware
 
 _Self = TypeVar("_Self", bound="MCPServer")
 
@@ -291,6 +291,27 @@ class MCPServer:
     def remove_tool(self, name: str) -> bool:
         """Unregister a tool; True when it existed (clients get ``list_changed``)."""
         return self._registrar.remove_tool(name)
+
+    # -- the call pipeline ---------------------------------------------------------------
+    def add_middleware(self, fn: Middleware) -> Middleware:
+        """Add a layer to the call pipeline every request passes before its handler.
+
+        ``fn`` is ``async def fn(request, call_next)``: ``request`` has ``method``, ``params``
+        (a dict), ``principal``, ``session_id`` (None in the 2026-07-28 era and over REST) and
+        ``protocol_version``; ``await call_next(request)`` runs the rest of the chain and returns
+        the result dict as it goes on the wire. A layer may answer itself (return a dict
+        without calling ``call_next``) or raise :class:`~nanohubmcp.ProtocolError` to answer with
+        that JSON-RPC error. Layers run in the order added, the first outermost, for every
+        request on every transport and in both eras; notifications do not pass them.
+
+        Returns ``fn``. Raises ``TypeError`` when ``fn`` is not an ``async def`` of two arguments.
+        """
+        self.core.dispatcher.pipeline.add(fn)
+        return fn
+
+    def middleware(self, fn: Middleware) -> Middleware:
+        """Decorator form of :meth:`add_middleware`: ``@server.middleware`` above ``async def``."""
+        return self.add_middleware(fn)
 
     def include(self, obj: Any) -> int:
         """Register every function marked with the module-level decorators in ``obj``.

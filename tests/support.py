@@ -1,6 +1,8 @@
 """Shared test helpers (import with ``from support import serve, mcp_client``).
 
-Real servers on loopback ports, and the official ``mcp`` client.
+Real servers on loopback ports, the official ``mcp`` client over HTTP and stdio, and
+:class:`MemoryClient`, a client connected to a server in this process through the connection
+seam (no sockets).
 
 ``serve(server, **options)`` starts an ``MCPServer`` in the background on 127.0.0.1 with a free
 port (bound by the server itself, no probe-then-close race) and stops it afterwards.
@@ -11,10 +13,14 @@ port (bound by the server itself, no probe-then-close race) and stops it afterwa
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
 from nanohubmcp import MCPServer
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @contextlib.contextmanager
@@ -48,3 +54,191 @@ async def mcp_client(url: str, *, transport: str = "http", **session_options: An
         await session.initialize()
         yield session
 
+
+
+# -- stdio clients -------------------------------------------------------------------------------
+def run_command(app: Path | str) -> list[str]:
+    """``python -m nanohubmcp run APP --transport stdio``."""
+    return [sys.executable, "-m", "nanohubmcp", "run", str(app), "--transport", "stdio"]
+
+
+@contextlib.asynccontextmanager
+async def official_client(command: list[str], **session_options: Any) -> AsyncIterator[Any]:
+    """An initialized ``mcp.ClientSession`` over ``mcp.client.stdio`` running ``command``."""
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT))
+    async with stdio_client(params) as (read, write), ClientSession(read, write, **session_options) as session:
+        await session.initialize()
+        yield session
+
+
+@contextlib.asynccontextmanager
+async def fastmcp_client(command: list[str], **client_options: Any) -> AsyncIterator[Any]:
+    """A connected ``fastmcp.Client`` over its stdio transport running ``command``."""
+    import fastmcp
+    from fastmcp.client.transports import StdioTransport
+
+    transport = StdioTransport(command[0], command[1:], cwd=str(ROOT), keep_alive=False)
+    async with fastmcp.Client(transport, **client_options) as client:
+        yield client
+
+
+# -- the in-memory client -----------------------------------------------------------------------
+HANDSHAKE_VERSION = "2025-11-25"
+MODERN_VERSION = "2026-07-28"
+CLIENT_INFO = {"name": "memory-client", "version": "1"}
+
+
+class RpcError(Exception):
+    """A JSON-RPC error answer (``code``, ``message``, ``data``) seen by :class:`MemoryClient`."""
+
+    def __init__(self, error: dict[str, Any]) -> None:
+        super().__init__(f"{error.get('code')}: {error.get('message')}")
+        self.code = error.get("code")
+        self.message = error.get("message")
+        self.data = error.get("data")
+
+
+class MemoryClient:
+    """A client connected to ``server`` through the connection seam, in this process: no sockets,
+    no threads of its own (the way the official SDK's tests connect a client and a server session
+    in memory).
+
+    Requests pass the same :class:`~nanohubmcp.server.connection.Connection` every transport uses,
+    so the call pipeline, the era rules and the session rules all apply. Related messages
+    (progress, log messages, server→client requests) land in :attr:`related` in order;
+    ``on_request(message) -> result`` answers server→client requests (elicitation, sampling,
+    roots). Use ``async with MemoryClient(server) as client`` (handshake era, initialized) or
+    ``MemoryClient(server, modern=True)`` (2026-07-28: every request carries its ``_meta``).
+    """
+
+    def __init__(
+        self,
+        server: MCPServer,
+        *,
+        modern: bool = False,
+        version: str | None = None,
+        capabilities: dict[str, Any] | None = None,
+        principal: Any = None,
+        on_request: Any = None,
+    ) -> None:
+        import itertools
+
+        from nanohubmcp.server.connection import Connection
+        from nanohubmcp.server.streams import OutboundStream
+
+        self.server = server
+        self.connection = Connection(server.core, "memory")
+        self.modern = modern
+        self.version = version or (MODERN_VERSION if modern else HANDSHAKE_VERSION)
+        self.capabilities = capabilities if capabilities is not None else {"elicitation": {}}
+        self.principal = principal
+        self.on_request = on_request
+        self.session: Any = None
+        self.related: list[dict[str, Any]] = []
+        self.stream = OutboundStream("memory", resumable=False)
+        self.stream.attach(self._receive)
+        self._ids = itertools.count(1)
+        self._tasks: set[Any] = set()
+
+    async def __aenter__(self) -> MemoryClient:
+        if not self.modern:
+            await self.initialize()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self.connection.close("the client closed")
+        if self.session is not None:
+            self.connection.end_session(self.session.id)
+
+    # -- the wire ----------------------------------------------------------------------------
+    async def send(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """Serve one raw JSON-RPC message; the response message (None for notifications)."""
+        from nanohubmcp.errors import ProtocolError, error_response
+        from nanohubmcp.protocol import jsonenc
+        from nanohubmcp.server.connection import check_modern_version, modern_envelope
+
+        connection = self.connection
+        try:
+            parsed = connection.parse(jsonenc.dumpb(message))
+            assert not isinstance(parsed, list), "MemoryClient sends one message at a time"
+            caps = None
+            if self.modern:
+                version, caps = modern_envelope(parsed)
+                check_modern_version(version)
+            else:
+                version = self.session.version if self.session is not None else self.version
+            request = connection.request(
+                parsed, version=version, session=self.session, stream=self.stream, client_capabilities=caps,
+                opens_session=parsed.method == "initialize" and not self.modern, principal=self.principal)
+        except ProtocolError as exc:
+            return error_response(exc, message.get("id"))
+        reply = await connection.serve(request)
+        if reply.session is not None:
+            self.session = reply.session
+        return reply.message
+
+    def envelope(self, method: str, params: dict[str, Any] | None = None, *, notify: bool = False) -> dict[str, Any]:
+        """The JSON-RPC message for ``method`` (with the 2026-07-28 ``_meta`` when modern)."""
+        params = dict(params or {})
+        if self.modern:
+            params["_meta"] = {
+                "io.modelcontextprotocol/protocolVersion": self.version,
+                "io.modelcontextprotocol/clientCapabilities": self.capabilities,
+                "io.modelcontextprotocol/clientInfo": CLIENT_INFO,
+                **params.get("_meta", {}),
+            }
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": params}
+        if not notify:
+            message["id"] = next(self._ids)
+        return message
+
+    async def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Send a request; its result, or :class:`RpcError` for an error answer."""
+        response = await self.send(self.envelope(method, params))
+        assert response is not None, f"{method} got no response"
+        if "error" in response:
+            raise RpcError(response["error"])
+        result: dict[str, Any] = response["result"]
+        return result
+
+    async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        """Send a notification."""
+        await self.send(self.envelope(method, params, notify=True))
+
+    # -- MCP verbs ---------------------------------------------------------------------------
+    async def initialize(self, **params: Any) -> dict[str, Any]:
+        """``initialize`` (opens the session) and ``notifications/initialized``."""
+        result = await self.request("initialize", {
+            "protocolVersion": self.version, "capabilities": self.capabilities, "clientInfo": CLIENT_INFO, **params})
+        await self.notify("notifications/initialized")
+        return result
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, **params: Any) -> dict[str, Any]:
+        """``tools/call``; the CallToolResult dict."""
+        return await self.request("tools/call", {"name": name, "arguments": arguments or {}, **params})
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        """``tools/list``'s tools."""
+        tools: list[dict[str, Any]] = (await self.request("tools/list"))["tools"]
+        return tools
+
+    # -- messages from the server ------------------------------------------------------------
+    def _receive(self, event_id: str | None, message: dict[str, Any]) -> None:
+        self.related.append(message)
+        if "method" in message and "id" in message and self.on_request is not None:
+            import asyncio
+
+            task = asyncio.ensure_future(self._answer(message))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _answer(self, message: dict[str, Any]) -> None:
+        import inspect
+
+        result = self.on_request(message)
+        if inspect.isawaitable(result):
+            result = await result
+        await self.send({"jsonrpc": "2.0", "id": message["id"], "result": result})

@@ -51,9 +51,8 @@ import functools
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import (
-    InsufficientScope,
     InternalError,
-    InvalidParams,
+    InvalidEnvelope,
     InvalidRequest,
     ProtocolError,
     UnsupportedProtocolVersion,
@@ -61,7 +60,6 @@ from ..errors import (
 )
 from ..protocol import jsonenc, jsonrpc, versions
 from ..state.errors import StateUnavailable
-from .principal import check_tool_scopes
 from .request import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, RequestContext
 
 if TYPE_CHECKING:
@@ -70,7 +68,6 @@ if TYPE_CHECKING:
     from .sessions import Session
     from .streams import OutboundStream
 
-META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 
 
 class Reply(NamedTuple):
@@ -178,18 +175,8 @@ class Connection:
                 (REST asks for ``"protocol"``: invalid arguments are its 400).
             principal: the caller the transport's verifier authenticated (None without
                 authorization); it rides in the request context, the core never sees headers.
-        Raises:
-            InsufficientScope: a ``tools/call`` of a tool whose scopes ``principal`` lacks
-                (the transport answers HTTP 403 ``insufficient_scope``); its ``request_id`` is
-                the message's id, which the 403's JSON-RPC error body carries.
+        The call pipeline's layers (per-tool scopes among them) run when it is served.
         """
-        if principal is not None and message.method == "tools/call":
-            name = message.params.get("name") if isinstance(message.params, dict) else None
-            try:
-                check_tool_scopes(self.core.registry.tools.get(name) if isinstance(name, str) else None, principal)
-            except InsufficientScope as exc:
-                exc.request_id = message.id  # type: ignore[attr-defined]
-                raise
         loop = asyncio.get_running_loop()
         if self.core.notifier is None:
             # First request on a loop no runner attached (an application from make_app() on an
@@ -236,8 +223,6 @@ class Connection:
         if request.withdrawn:
             return Reply(None)
         assert response is not None
-        if request.modern and "result" in response:
-            response["result"].setdefault("_meta", {}).setdefault(META_SERVER_INFO, self.core.server_info())
         opened = request.opened_session if "result" in response else None
         try:
             await self._store(opened or session)
@@ -351,19 +336,17 @@ def modern_envelope(message: jsonrpc.Message) -> tuple[str, dict[str, Any]]:
     """A 2026-07-28 request's ``(version, client capabilities)`` from its ``_meta``.
 
     Raises:
-        InvalidParams: ``_meta`` lacks the version string or the capabilities object
-            (``envelope`` set: HTTP answers it 400).
+        InvalidEnvelope: ``_meta`` lacks the version string or the capabilities object
+            (HTTP answers it 400).
     """
     meta = message.meta
     version = meta.get(META_PROTOCOL_VERSION)
     caps = meta.get(META_CLIENT_CAPABILITIES)
     if not isinstance(version, str) or not isinstance(caps, dict):
-        exc = InvalidParams(
+        raise InvalidEnvelope(
             "Invalid params: 2026-07-28 requests must carry params._meta with "
             f"'{META_PROTOCOL_VERSION}' (a string) and '{META_CLIENT_CAPABILITIES}' (an object)"
         )
-        exc.envelope = True  # type: ignore[attr-defined]
-        raise exc
     return version, caps
 
 

@@ -1,10 +1,12 @@
-"""The dispatcher: method name → handler, per protocol era, and the one exception boundary.
+"""The dispatcher: method name → handler, per protocol era, behind the call pipeline, and the one
+exception boundary.
 
-A transport calls :meth:`Dispatcher.handle` with a :class:`RequestContext`. Requests get a
-response message back; notifications and client responses get None. Exceptions raised by
-handlers become JSON-RPC error objects here and nowhere else (``errors.to_error_object``);
-tool failures never get this far — the ``tools/call`` handler turns them into ``isError``
-results.
+A transport calls :meth:`Dispatcher.handle` with a :class:`RequestContext`. Requests pass the
+call pipeline (:mod:`.pipeline`: the built-in layers, then the user's middleware) to their
+handler and get a response message back; notifications and client responses get None.
+Exceptions raised by layers or handlers become JSON-RPC error objects here and nowhere else
+(``errors.to_error_object``); tool failures never get this far — the ``tools/call`` handler
+turns them into ``isError`` results.
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import MethodNotFound, ProtocolError, error_response
 from ..protocol import jsonrpc
-from .request import RequestContext
+from .layers import tool_scopes, version_gate
+from .pipeline import Pipeline, Request
+from .request import META_SERVER_INFO, RequestContext
 
 if TYPE_CHECKING:
     from .core import ServerCore
@@ -41,6 +45,9 @@ class Dispatcher:
     def __init__(self, core: ServerCore, tables: MethodTables) -> None:
         self.core = core
         self.tables = tables
+        self.pipeline = Pipeline(
+            self._endpoint, (version_gate(tables.handshake, tables.modern), tool_scopes(core.registry.tools))
+        )
 
     async def handle(self, request: RequestContext) -> dict[str, Any] | None:
         """Serve one message; returns the response message for requests, else None."""
@@ -57,16 +64,14 @@ class Dispatcher:
         return await self.call(request)
 
     async def call(self, request: RequestContext) -> dict[str, Any]:
-        """Run a request's handler and build its response (result or error)."""
+        """Run a request through the call pipeline and build its response (result or error)."""
         message = request.message
-        table = self.tables.modern if request.modern else self.tables.handshake
         in_flight = self.core.in_flight
         in_flight.add(request)  # so shutdown can tell every running call (sessionless ones too)
         try:
-            handler = table.get(message.method)  # type: ignore[arg-type]
-            if handler is None:
-                raise MethodNotFound(f"Method not found: {message.method}")
-            result = await handler(self.core, request, message.params or {})
+            result = await self.pipeline.call(Request(request, message.method, message.params or {}))  # type: ignore[arg-type]
+            if request.modern:  # a layer's own answer is stamped as well
+                self._stamp(result)
         except ProtocolError as exc:
             return error_response(exc, message.id)
         except Exception as exc:
@@ -74,9 +79,27 @@ class Dispatcher:
             return error_response(exc, message.id)
         finally:
             in_flight.discard(request)
-        if request.modern:
-            result.setdefault("resultType", "complete")
         return jsonrpc.result(message.id, result)
+
+    async def _endpoint(self, request: Request) -> dict[str, Any]:
+        """The innermost step of the pipeline: the method's handler; its result as it goes on the wire."""
+        context = request.context
+        handler = (self.tables.modern if context.modern else self.tables.handshake).get(request.method)
+        if handler is None:
+            raise MethodNotFound(f"Method not found: {request.method}")
+        if context.on_accepted is not None:
+            context.on_accepted()
+        result = await handler(self.core, context, request.params)
+        if context.modern:
+            self._stamp(result)
+        return result
+
+    def _stamp(self, result: dict[str, Any]) -> None:
+        """A 2026-07-28 result's ``resultType`` and the server's identity in ``_meta``."""
+        result.setdefault("resultType", "complete")
+        meta = result.setdefault("_meta", {})
+        if META_SERVER_INFO not in meta:
+            meta[META_SERVER_INFO] = self.core.server_info()
 
     async def _notify(self, request: RequestContext) -> None:
         handler = self.tables.notifications.get(request.message.method)  # type: ignore[arg-type]

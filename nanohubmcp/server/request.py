@@ -32,6 +32,7 @@ META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
 META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
 META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
 META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
+META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
 
 
 class CancelFlag:
@@ -84,6 +85,8 @@ class RequestContext:
             function minting one (``open_session(version) -> Session``); else None.
         opened_session: the session ``initialize`` minted through ``open_session``.
         argument_errors: this request's override of the server's ``argument_errors`` option.
+        on_accepted: called once the request passed the call pipeline's layers and its handler
+            starts (legacy SSE answers its POST 202 then; a refusal before is the POST's status).
         progress: the call's progress reporter, once made (``server.progress.for_request``).
         job_id: the id of the ``@async_tool`` job this request runs as (its progress is stored
             with the job), else None.
@@ -108,6 +111,7 @@ class RequestContext:
         "loop",
         "message",
         "modern",
+        "on_accepted",
         "open_session",
         "opened_session",
         "principal",
@@ -154,6 +158,7 @@ class RequestContext:
         self.open_session: Callable[[str], Session] | None = None
         self.opened_session: Session | None = None
         self.argument_errors: str | None = None
+        self.on_accepted: Callable[[], None] | None = None
 
     @property
     def request_id(self) -> str | int | None:

@@ -17,7 +17,17 @@ from typing import Any
 import tornado.web
 from tornado.http1connection import HTTP1Connection
 
-from ..errors import InsufficientScope, InvalidRequest, NanohubMCPError, ProtocolError, error_response, http_status_for
+from ..errors import (
+    FORBIDDEN,
+    HANDSHAKE_ROUTE,
+    InsufficientScope,
+    InvalidRequest,
+    NanohubMCPError,
+    ProtocolError,
+    error_response,
+    http_status_for,
+    http_status_of,
+)
 from ..protocol import jsonenc
 from ..server.connection import Connection
 from ..server.principal import Principal
@@ -184,6 +194,24 @@ class BaseHandler(tornado.web.RequestHandler):
             self.set_auth_challenge(auth.challenge(self.public_base(), error="insufficient_scope", scopes=exc.scopes))
         self.send_error_json(status, self.error_body(exc, request_id))
 
+    def reply_status(self, response: dict[str, Any], route: str = HANDSHAKE_ROUTE) -> int:
+        """The HTTP status of a response the core answered (200 for a result), setting the headers
+        its error needs (``WWW-Authenticate`` for a tool's missing scopes)."""
+        error = response.get("error")
+        if error is None:
+            return 200
+        if error.get("code") == FORBIDDEN:
+            data = error.get("data")
+            scopes = data.get("requiredScopes") if isinstance(data, dict) else None
+            self.set_auth_challenge(auth.challenge(
+                self.public_base(), error="insufficient_scope", scopes=scopes if isinstance(scopes, list) else ()))
+        status = http_status_for(error, route)
+        if status == 503:
+            retry = _retry_after({"error": error})
+            if retry is not None:
+                self.set_header("Retry-After", str(retry))
+        return status
+
     def error_body(self, exc: NanohubMCPError, request_id: Any = None) -> Any:
         """The error body of this route: a JSON-RPC error response (REST overrides it)."""
         return error_response(exc, request_id)
@@ -214,7 +242,7 @@ class BaseHandler(tornado.web.RequestHandler):
         if exc_info is not None:
             exc = exc_info[1]
             if isinstance(exc, ProtocolError):  # with the request's id when it was read (a tool's scopes)
-                self.fail(max(400, http_status_for(exc.to_error())), exc, getattr(exc, "request_id", None))
+                self.fail(max(400, http_status_of(exc)), exc, getattr(exc, "request_id", None))
                 return
             if isinstance(exc, tornado.web.HTTPError) and exc.log_message:
                 reason = exc.log_message % exc.args if exc.args else exc.log_message

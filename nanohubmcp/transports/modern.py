@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..errors import INVALID_PARAMS, HeaderMismatch, InvalidRequest, ProtocolError, http_status_for
+from ..errors import MODERN_ROUTE, HeaderMismatch, InvalidRequest, ProtocolError, http_status_of
 from ..protocol import jsonenc, jsonrpc, versions
 from ..server.connection import check_modern_version, modern_envelope
 from ..server.modern.headers import NAME_FIELDS, check_param_headers, decode_header_value, marks_for
@@ -58,7 +58,7 @@ def check_headers(message: jsonrpc.Message, headers: Mapping[str, str],
     """Validate a modern request's ``_meta`` and headers; returns ``(version, client capabilities)``.
 
     Raises:
-        InvalidParams (marked ``envelope``), HeaderMismatch, UnsupportedProtocolVersion: see
+        InvalidEnvelope, HeaderMismatch, UnsupportedProtocolVersion: see
         the module docstring for the order.
     """
     version, caps = modern_envelope(message)
@@ -88,13 +88,6 @@ def check_headers(message: jsonrpc.Message, headers: Mapping[str, str],
     return version, caps
 
 
-def envelope_status(exc: ProtocolError) -> int:
-    """The HTTP status of a refused 2026-07-28 request (a missing ``_meta`` is 400, not 200)."""
-    if exc.code == INVALID_PARAMS and getattr(exc, "envelope", False):
-        return 400
-    return http_status_for(exc.to_error(), modern=True)
-
-
 async def serve_modern(handler: StreamableHTTPHandler, message: jsonrpc.Message) -> None:
     """Validate, dispatch, and answer one 2026-07-28 POST (JSON, or SSE when related messages come first)."""
     if message.kind == jsonrpc.RESPONSE:
@@ -108,7 +101,7 @@ async def serve_modern(handler: StreamableHTTPHandler, message: jsonrpc.Message)
     try:
         version, caps = check_headers(message, handler.request.headers, handler.core)
     except ProtocolError as exc:
-        handler.fail(envelope_status(exc), exc, message.id)
+        handler.fail(http_status_of(exc, MODERN_ROUTE), exc, message.id)
         return
     connection = handler.connection
     stream = OutboundStream("m", resumable=False) if wants_sse(handler.request.headers.get("Accept")) else None
@@ -123,5 +116,4 @@ async def serve_modern(handler: StreamableHTTPHandler, message: jsonrpc.Message)
         handler.closing = None
     response = reply.message
     assert response is not None
-    status = 200 if "result" in response else http_status_for(response["error"], modern=True)
-    handler.channel.finish(response, status)
+    handler.channel.finish(response, handler.reply_status(response, MODERN_ROUTE))

@@ -19,22 +19,19 @@ from typing import Any
 import tornado.web
 
 from ..errors import (
-    INVALID_PARAMS,
-    PARSE_ERROR,
-    RESOURCE_NOT_FOUND,
+    REST_ROUTE,
     RETRY_AFTER_META,
     InvalidParams,
     NanohubMCPError,
     ProtocolError,
     UnknownComponent,
+    http_status_for,
     to_error_object,
 )
 from ..protocol import jsonrpc, versions
 from .base import BaseHandler, BodyLimitMixin, json_body_type
 
 REST_VERSION = versions.V2025_11_25
-_STATUS = {PARSE_ERROR: 400, INVALID_PARAMS: 400, RESOURCE_NOT_FOUND: 404}
-"""HTTP status of a JSON-RPC error code over REST (anything else is 500)."""
 
 
 def rest_error(error: dict[str, Any]) -> tuple[int, dict[str, Any]]:
@@ -43,7 +40,7 @@ def rest_error(error: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     data = error.get("data")
     if isinstance(data, dict) and isinstance(data.get("errors"), list):
         body["details"] = data["errors"]
-    return _STATUS.get(error.get("code"), 500), body  # type: ignore[arg-type]
+    return http_status_for(error, REST_ROUTE), body
 
 
 @tornado.web.stream_request_body
@@ -86,6 +83,7 @@ class RestToolHandler(BodyLimitMixin, BaseHandler):
         )
         response = reply.message or {}
         if "error" in response:
+            self.reply_status(response, REST_ROUTE)  # the headers its error needs (a scope challenge)
             self.send_error_json(*rest_error(response["error"]))
             return
         result = response["result"]

@@ -14,6 +14,7 @@ Source: MCP 2024-11-05, Basic § Transports § HTTP with SSE (the endpoint event
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from typing import Any
 
@@ -123,10 +124,19 @@ async def post_legacy_message(handler: Any, session_id: str | None) -> None:
         if replies:
             stream.send(replies)  # a batch reply is one JSON array
         return
-    # Before the 202: a refusal here (a tool's scopes the token lacks) is still this POST's 403.
     request = connection.request(parsed, version=session.version, session=session, stream=stream,
                                  principal=handler.principal)
-    handler.send_empty(202)
+    # The POST is answered 202 once the call pipeline let the request through to its handler; a
+    # refusal before that with an HTTP status of its own (a tool's scopes the token lacks: 403)
+    # is this POST's answer, anything else goes on the stream like every response.
+    request.on_accepted = functools.partial(handler.send_empty, 202)
     reply = await connection.serve(request)
-    if reply.message is not None:  # a request the client cancelled gets no response
-        stream.send(reply.message)
+    response = reply.message
+    if not handler.finished:
+        status = handler.reply_status(response) if response is not None else 200
+        if response is not None and status >= 400:
+            handler.send_error_json(status, response)
+            return
+        handler.send_empty(202)
+    if response is not None:  # a request the client cancelled gets no response
+        stream.send(response)

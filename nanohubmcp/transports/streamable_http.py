@@ -21,7 +21,7 @@ from typing import Any
 
 import tornado.web
 
-from ..errors import InvalidRequest, NanohubMCPError, ProtocolError, http_status_for
+from ..errors import InvalidRequest, NanohubMCPError, ProtocolError
 from ..protocol import jsonenc, jsonrpc, versions
 from ..server.connection import Connection, batch_refusal
 from ..server.sessions import Session
@@ -166,8 +166,7 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
             return
         if reply.session is not None:
             self.set_header(MCP_SESSION_ID_HEADER, reply.session.id)
-        status = http_status_for(reply.message["error"]) if "error" in reply.message else 200
-        self.channel.finish(reply.message, status)
+        self.channel.finish(reply.message, self.reply_status(reply.message))
 
     async def _post_batch(self, items: list[Any]) -> None:
         header_version = self._header_version()

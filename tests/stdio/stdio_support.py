@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
+from support import ROOT, fastmcp_client, official_client, run_command
+
+__all__ = ["EXAMPLES", "FEATURES_APP", "ROOT", "bridge_command", "example_command", "fastmcp_client",
+           "official_client", "run_command", "served"]
+
 EXAMPLES = ROOT / "examples"
 FEATURES_APP = Path(__file__).resolve().parent / "features_app.py"
 
@@ -18,34 +22,6 @@ FEATURES_APP = Path(__file__).resolve().parent / "features_app.py"
 def example_command(name: str) -> list[str]:
     """``python examples/<name>/start_mcp.py --transport stdio``."""
     return [sys.executable, str(EXAMPLES / name / "start_mcp.py"), "--transport", "stdio"]
-
-
-def run_command(app: Path | str) -> list[str]:
-    """``python -m nanohubmcp run APP --transport stdio``."""
-    return [sys.executable, "-m", "nanohubmcp", "run", str(app), "--transport", "stdio"]
-
-
-@contextlib.asynccontextmanager
-async def official_client(command: list[str], **session_options: Any) -> AsyncIterator[Any]:
-    """An initialized ``mcp.ClientSession`` over ``mcp.client.stdio`` running ``command``."""
-    from mcp import ClientSession, StdioServerParameters
-    from mcp.client.stdio import stdio_client
-
-    params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT))
-    async with stdio_client(params) as (read, write), ClientSession(read, write, **session_options) as session:
-        await session.initialize()
-        yield session
-
-
-@contextlib.asynccontextmanager
-async def fastmcp_client(command: list[str], **client_options: Any) -> AsyncIterator[Any]:
-    """A connected ``fastmcp.Client`` over its stdio transport running ``command``."""
-    import fastmcp
-    from fastmcp.client.transports import StdioTransport
-
-    transport = StdioTransport(command[0], command[1:], cwd=str(ROOT), keep_alive=False)
-    async with fastmcp.Client(transport, **client_options) as client:
-        yield client
 
 
 def bridge_command(url: str, *options: str) -> list[str]:

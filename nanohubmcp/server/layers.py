@@ -1,0 +1,54 @@
+"""The server's built-in layers of the call pipeline, written to the same interface as a user's.
+
+- :func:`version_gate`: a method the request's protocol era does not have is -32601 (the
+  handshake era has no ``server/discover``, 2026-07-28 has no ``initialize`` or ``ping``);
+- :func:`tool_scopes`: a ``tools/call`` of a tool registered with ``scopes=`` by a caller whose
+  token lacks them is -32003 (HTTP 403 ``insufficient_scope``; nothing is checked without
+  authorization configured).
+
+Source: MCP 2025-11-25, Basic § JSON-RPC error codes; MCP 2025-06-18, Basic § Authorization
+(scope challenge handling).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..errors import MethodNotFound
+from .principal import check_tool_scopes
+
+if TYPE_CHECKING:
+    from .components import Tool
+    from .pipeline import CallNext, Middleware, Request
+
+
+class ToolLookup(Protocol):
+    """What :func:`tool_scopes` needs of the registry: a tool by name."""
+
+    def get(self, name: str) -> Tool | None: ...
+
+
+def version_gate(handshake: Mapping[str, object], modern: Mapping[str, object]) -> Middleware:
+    """The layer refusing methods the request's era lacks (the two eras' method tables)."""
+
+    async def gate(request: Request, call_next: CallNext) -> dict[str, Any]:
+        table = modern if request.context.modern else handshake
+        if request.method not in table:
+            raise MethodNotFound(f"Method not found: {request.method}")
+        return await call_next(request)
+
+    return gate
+
+
+def tool_scopes(tools: ToolLookup) -> Middleware:
+    """The layer checking a ``tools/call``'s caller has the scopes the tool was registered with."""
+
+    async def scopes(request: Request, call_next: CallNext) -> dict[str, Any]:
+        principal = request.context.principal
+        if principal is not None and request.method == "tools/call":
+            name = request.tool_name
+            check_tool_scopes(tools.get(name) if name is not None else None, principal)
+        return await call_next(request)
+
+    return scopes
