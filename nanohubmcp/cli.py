@@ -5,12 +5,16 @@ Usage::
     nanohubmcp export NOTEBOOK [-o FILE] [--no-format] [--force]
     nanohubmcp run APP.py [--transport stdio|http] [--host HOST] [--port N] [--token TOKEN]
                           [--workers N] [--state-url redis://HOST:6379/0]
+    nanohubmcp sim2l NOTEBOOK... [--name NAME] [--async] [--results-dir DIR] [serving options as run]
+    nanohubmcp hub-tools [--root /apps] [NAME[/REVISION]...] [--async] [serving options as run]
     nanohubmcp bridge URL [--header 'Name: value' ...] [--cookie 'name=value'] [--token T]
     nanohubmcp desktop-config APP [--client claude|vscode|cursor] [--name NAME] [--env NAME=VALUE ...]
     nanohubmcp desktop-config --url URL [--token T] [--client ...]
 
 ``run`` imports a Python file and serves its module-level ``server`` (like ``start_mcp --app``);
 ``--transport stdio`` is what desktop clients (Claude Desktop, VS Code, Cursor) launch.
+``sim2l`` serves Sim2L notebooks (see :mod:`nanohubmcp.sources.sim2l`); ``hub-tools`` lists the
+Rappture tools and Sim2Ls installed on a hub, or serves the ones named (:mod:`nanohubmcp.sources.hub`).
 ``bridge`` speaks stdio to such a client and Streamable HTTP (or legacy SSE) to a running server.
 
 ``export`` writes the notebook as a runnable MCP server script (default: ``start_mcp.py`` next
@@ -36,6 +40,7 @@ import tempfile
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from ._version import __version__
 from .errors import NanohubMCPError
@@ -76,12 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
         "With --transport stdio it speaks MCP on stdin/stdout, as desktop clients launch servers.",
     )
     run.add_argument("app", metavar="APP", help="the Python file defining `server`")
-    run.add_argument("--transport", choices=["http", "stdio"], default=None,
-                     help="http (default, or $MCP_TRANSPORT) or stdio")
-    run.add_argument("--host", default=None, help="HTTP: interface to bind (default 127.0.0.1, this machine only)")
-    run.add_argument("--port", type=int, default=None, help="HTTP: TCP port (default $MCP_PORT or 8000)")
-    run.add_argument("--token", default=None, metavar="TOKEN",
-                     help="HTTP: the bearer token every request must carry (default: $MCP_TOKEN)")
+    serving_arguments(run)
     run.add_argument("--workers", type=int, default=1, metavar="N",
                      help="HTTP: N processes serving the one port (needs --state-url redis://…; default 1)")
     run.add_argument("--state-url", default=None, metavar="URL",
@@ -90,6 +90,33 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--access-log", action="store_true",
                      help="HTTP: log every request on stderr with the serving process's id (on with --workers)")
     run.set_defaults(run=_run)
+
+    sim2l = commands.add_parser(
+        "sim2l",
+        help="serve Sim2L notebooks as MCP tools (run with papermill)",
+        description="Serve each Sim2L notebook (%%yaml INPUTS / OUTPUTS cells, a cell tagged parameters) as a "
+        "tool: a call runs it with papermill and returns what DB(OUTPUTS).save recorded; identical inputs are "
+        "answered from the stored run. Needs pip install 'nanohub-mcp[sim2l]'.",
+    )
+    sim2l.add_argument("paths", nargs="+", metavar="PATH", help="a Sim2L notebook (.ipynb)")
+    sim2l.add_argument("--name", default=None, help="the tool's name (with one PATH; default: the Sim2L's name)")
+    _tool_arguments(sim2l)
+    serving_arguments(sim2l)
+    sim2l.set_defaults(run=_sim2l)
+
+    hub = commands.add_parser(
+        "hub-tools",
+        help="list the Rappture tools and Sim2Ls installed on a hub, or serve the ones named",
+        description="Without NAME: list the Rappture tools (ROOT/<tool>/<revision>/rappture/tool.xml) and Sim2Ls "
+        "(ROOT/<name>/<revision>/simtool/<name>.ipynb) installed under ROOT. With NAMEs (NAME or NAME/REVISION): "
+        "serve them as MCP tools.",
+    )
+    hub.add_argument("names", nargs="*", metavar="NAME", help="a tool to serve: NAME (its default revision: "
+                     "current, else the highest rNN, else dev) or NAME/REVISION")
+    hub.add_argument("--root", default=None, metavar="DIR", help="where the tools are installed (default /apps)")
+    _tool_arguments(hub)
+    serving_arguments(hub)
+    hub.set_defaults(run=_hub_tools)
 
     bridge = commands.add_parser(
         "bridge",
@@ -126,6 +153,24 @@ def build_parser() -> argparse.ArgumentParser:
                          help="an environment variable the server needs (repeatable)")
     desktop.set_defaults(run=_desktop_config)
     return parser
+
+
+def serving_arguments(command: argparse.ArgumentParser) -> None:
+    """``--transport``, ``--host``, ``--port``, ``--token``: how a serving subcommand serves."""
+    command.add_argument("--transport", choices=["http", "stdio"], default=None,
+                         help="http (default, or $MCP_TRANSPORT) or stdio")
+    command.add_argument("--host", default=None,
+                         help="HTTP: interface to bind (default 127.0.0.1, this machine only)")
+    command.add_argument("--port", type=int, default=None, help="HTTP: TCP port (default $MCP_PORT or 8000)")
+    command.add_argument("--token", default=None, metavar="TOKEN",
+                         help="HTTP: the bearer token every request must carry (default: $MCP_TOKEN)")
+
+
+def _tool_arguments(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--async", dest="background", action="store_true",
+                         help="run each call as a durable job (answered at once with a job id; for long runs)")
+    command.add_argument("--results-dir", default=None, metavar="DIR",
+                         help="where Sim2L runs are stored (default: the server's state directory)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -175,14 +220,9 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from . import serving
     from .nanohub.child import load_app
 
-    transport = serving.resolve_transport(args.transport)
-    if transport == "stdio":
-        from .transports.lines import protect_stdout
-
-        protect_stdout()  # before the app is imported: whatever it prints must not reach the client
+    transport = _stdio_safe(args)  # before the app is imported
     if args.state_url is not None:
         # Read by MCPServer(...) when the app builds it (an explicit state_url= in the app wins).
         from .state import ENV_VAR, parse
@@ -196,6 +236,73 @@ def _run(args: argparse.Namespace) -> int:
     server = load_app(args.app)
     server.run(host=args.host, port=args.port, transport=transport, token=args.token, workers=args.workers)
     return 0
+
+
+def _serve(server: Any, args: argparse.Namespace, transport: str) -> int:
+    server.run(host=args.host, port=args.port, transport=transport, token=args.token)
+    return 0
+
+
+def _stdio_safe(args: argparse.Namespace) -> str:
+    from . import serving
+
+    transport = serving.resolve_transport(args.transport)
+    if transport == "stdio":
+        from .transports.lines import protect_stdout
+
+        protect_stdout()  # whatever the app, papermill or a notebook prints must not reach the client
+    return transport
+
+
+def _sim2l(args: argparse.Namespace) -> int:
+    from .facade import MCPServer
+
+    if args.name and len(args.paths) > 1:
+        raise NanohubMCPError("--name names one tool: give one PATH with it")
+    transport = _stdio_safe(args)
+    server = MCPServer(args.name or (Path(args.paths[0]).stem if len(args.paths) == 1 else "sim2l"))
+    for path in args.paths:
+        server.add_sim2l(path, name=args.name, background=args.background, results_dir=args.results_dir)
+    return _serve(server, args, transport)
+
+
+def _hub_tools(args: argparse.Namespace) -> int:
+    from .sources.hub import DEFAULT_ROOT, find_hub_tools, pick
+
+    root = args.root or DEFAULT_ROOT
+    if not args.names:
+        tools = find_hub_tools(root)
+        if not tools:
+            print(f"No Rappture tool or Sim2L is installed under {root}.", file=sys.stderr)
+            return 0
+        width = max(len(t.name) for t in tools)
+        for tool in tools:
+            others = [r for r in tool.revisions if r != tool.revision]
+            more = f"  (also {', '.join(others)})" if others else ""
+            print(f"{tool.name:<{width}}  {tool.kind:<8}  {tool.revision:<7}  {tool.path}{more}")
+        print(f"Serve some: nanohubmcp hub-tools NAME... [--root {root}]", file=sys.stderr)
+        return 0
+    from .facade import MCPServer
+
+    try:
+        chosen = pick(root, args.names)
+    except LookupError as exc:
+        raise NanohubMCPError(str(exc)) from None
+    transport = _stdio_safe(args)
+    server = MCPServer(args.names[0].partition("/")[0] if len(args.names) == 1 else "hub-tools")
+    kinds = {(t.name, t.kind) for t in chosen}
+    for tool in chosen:
+        both = (tool.name, "rappture") in kinds and (tool.name, "sim2l") in kinds
+        name = f"{tool.name}_{tool.kind}" if both else tool.name
+        if tool.kind == "sim2l":
+            server.add_sim2l(tool.path, name=name, background=args.background, results_dir=args.results_dir)
+        else:
+            add_rappture_tool = getattr(server, "add_rappture_tool", None)
+            if add_rappture_tool is None:
+                raise NanohubMCPError(f"{tool.name} is a Rappture tool ({tool.path}); this version of nanohubmcp "
+                                      "lists Rappture tools but cannot serve them yet")
+            add_rappture_tool(tool.path, name=name, background=args.background)
+    return _serve(server, args, transport)
 
 
 def _bridge(args: argparse.Namespace) -> int:

@@ -1,0 +1,137 @@
+"""The nanoHUB tools installed on a hub: Rappture tools and Sim2Ls under ``/apps``.
+
+A hub installs each tool under ``/apps/<tool>/<revision>/`` where ``<revision>`` is ``rNN`` (an
+installed revision), ``current`` (the published one, usually a link to an ``rNN``) or ``dev``:
+
+- a **Rappture tool** has ``/apps/<tool>/<revision>/rappture/tool.xml``;
+- a **Sim2L** has ``/apps/<name>/<revision>/simtool/<name>.ipynb``.
+
+:func:`find_hub_tools` lists them (one :class:`HubTool` per tool and kind, with the revision served
+by default: ``current``, else the highest ``rNN``, else ``dev``); :func:`pick` finds the ones a
+user named (``NAME`` or ``NAME/REVISION``). Reading a listing touches only directory entries, never
+the files themselves.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+from dataclasses import dataclass, field
+
+__all__ = ["DEFAULT_ROOT", "HubTool", "find_hub_tools", "pick"]
+
+DEFAULT_ROOT = "/apps"
+"""Where a hub installs its tools."""
+
+_REVISION = re.compile(r"^r(\d+)$")
+
+
+@dataclass(frozen=True)
+class HubTool:
+    """One installed tool of one kind.
+
+    Attributes:
+        name: the tool's name (its directory under the root).
+        kind: ``"rappture"`` or ``"sim2l"``.
+        revision: the revision served by default.
+        path: the ``tool.xml`` or the notebook of that revision.
+        revisions: every installed revision of this kind, by revision name -> path.
+    """
+
+    name: str
+    kind: str
+    revision: str
+    path: str
+    revisions: dict[str, str] = field(default_factory=dict)
+
+
+def _order(revision: str) -> tuple[int, int]:
+    """Which revision serves by default: current first, then the highest rNN, then dev."""
+    if revision == "current":
+        return (2, 0)
+    match = _REVISION.match(revision)
+    if match:
+        return (1, int(match.group(1)))
+    return (0, 0)
+
+
+def _revisions(folder: str) -> list[str]:
+    try:
+        with os.scandir(folder) as entries:
+            return [e.name for e in entries if e.is_dir() and (e.name in ("current", "dev") or _REVISION.match(e.name))]
+    except OSError:  # unreadable, or gone meanwhile
+        return []
+
+
+def _tools_of(root: str, name: str) -> list[HubTool]:
+    folder = os.path.join(root, name)
+    found: dict[str, dict[str, str]] = {"rappture": {}, "sim2l": {}}
+    for revision in _revisions(folder):
+        xml = os.path.join(folder, revision, "rappture", "tool.xml")
+        notebook = os.path.join(folder, revision, "simtool", f"{name}.ipynb")
+        if os.path.isfile(xml):
+            found["rappture"][revision] = xml
+        if os.path.isfile(notebook):
+            found["sim2l"][revision] = notebook
+    tools = []
+    for kind, revisions in found.items():
+        if revisions:
+            best = max(revisions, key=_order)
+            ordered = dict(sorted(revisions.items(), key=lambda item: _order(item[0]), reverse=True))
+            tools.append(HubTool(name, kind, best, revisions[best], ordered))
+    return tools
+
+
+def find_hub_tools(root: str | os.PathLike[str] = DEFAULT_ROOT, names: list[str] | None = None) -> list[HubTool]:
+    """The Rappture tools and Sim2Ls installed under ``root``, sorted by name (then kind).
+
+    Args:
+        root: the hub's tool directory (default ``/apps``).
+        names: only these tool names (without revisions); None for all.
+
+    Returns:
+        An empty list when ``root`` does not exist or holds no tool.
+    """
+    base = os.fspath(root)
+    if names is not None:
+        candidates = sorted(set(names))
+    else:
+        try:
+            with os.scandir(base) as entries:
+                candidates = sorted(e.name for e in entries if e.is_dir() and not e.name.startswith("."))
+        except OSError:
+            return []
+    tools: list[HubTool] = []
+    for name in candidates:
+        if os.sep in name or name in ("", ".", ".."):
+            continue
+        tools.extend(_tools_of(base, name))
+    return tools
+
+
+def pick(root: str | os.PathLike[str], wanted: list[str]) -> list[HubTool]:
+    """The tools named in ``wanted`` (``NAME`` or ``NAME/REVISION``); each kind a name has.
+
+    Raises:
+        LookupError: a name with no installed tool, or a revision that is not installed (the message
+            lists what is, or the names that come close).
+    """
+    chosen: list[HubTool] = []
+    for word in wanted:
+        name, _, revision = word.partition("/")
+        tools = find_hub_tools(root, [name])
+        if not tools:
+            everything = [t.name for t in find_hub_tools(root)]
+            close = difflib.get_close_matches(name, everything, n=3)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise LookupError(f"no Rappture tool or Sim2L named {name!r} is installed under {os.fspath(root)}{hint}")
+        for tool in tools:
+            if not revision:
+                chosen.append(tool)
+            elif revision in tool.revisions:
+                chosen.append(HubTool(tool.name, tool.kind, revision, tool.revisions[revision], tool.revisions))
+        if revision and not any(revision in t.revisions for t in tools):
+            installed = sorted({r for t in tools for r in t.revisions}, key=_order, reverse=True)
+            raise LookupError(f"{name} has no revision {revision!r} (installed: {', '.join(installed)})")
+    return chosen

@@ -1,0 +1,134 @@
+"""``nanohubmcp hub-tools`` on a hub's tool tree (a fake ``/apps`` under tmp, laid out as a hub
+installs tools: ``<tool>/<revision>/rappture/tool.xml``, ``<name>/<revision>/simtool/<name>.ipynb``,
+``current`` a link to an ``rNN``): it lists what is installed and serves the tools named; and
+``nanohubmcp sim2l NOTEBOOK --transport stdio`` serves a Sim2L to the official stdio client, the
+papermill run printing nothing into the protocol stream."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from nanohubmcp.cli import main
+from nanohubmcp.sources.hub import find_hub_tools, pick
+
+NOTEBOOK = Path(__file__).parent / "data" / "allkinds" / "allkinds.ipynb"
+ROOT = Path(__file__).resolve().parents[2]
+TOOL_XML = (
+    "<?xml version='1.0'?>\n<run><tool><title>Fermi</title><command>python @tool/fermi.py @driver</command></tool>"
+    "<input/></run>\n"
+)
+
+
+def _apps(base: Path) -> Path:
+    apps = base / "apps"
+    for revision in ("r3", "dev"):
+        folder = apps / "allkinds" / revision / "simtool"
+        folder.mkdir(parents=True)
+        shutil.copy(NOTEBOOK, folder / "allkinds.ipynb")
+    os.symlink("r3", apps / "allkinds" / "current")
+    for revision in ("r7", "r12", "dev"):
+        folder = apps / "fermi" / revision / "rappture"
+        folder.mkdir(parents=True)
+        (folder / "tool.xml").write_text(TOOL_XML)
+    (apps / "empty" / "r1" / "rappture").mkdir(parents=True)  # no tool.xml: not a tool
+    (apps / "fermi" / "r12" / "simtool").mkdir()  # a simtool folder without its notebook: no Sim2L
+    (apps / "notes.txt").write_text("not a tool")
+    return apps
+
+
+def test_the_installed_tools_are_found_with_their_default_revision(tmp_path: Path) -> None:
+    apps = _apps(tmp_path)
+    tools = find_hub_tools(apps)
+    assert [(t.name, t.kind, t.revision) for t in tools] == [
+        ("allkinds", "sim2l", "current"),
+        ("fermi", "rappture", "r12"),
+    ]
+    assert list(tools[0].revisions) == ["current", "r3", "dev"]
+    assert tools[0].path == str(apps / "allkinds" / "current" / "simtool" / "allkinds.ipynb")
+    assert list(tools[1].revisions) == ["r12", "r7", "dev"]
+    assert [(t.name, t.revision) for t in pick(apps, ["fermi/r7", "allkinds/dev"])] == [
+        ("fermi", "r7"),
+        ("allkinds", "dev"),
+    ]
+    with pytest.raises(LookupError, match="did you mean fermi"):
+        pick(apps, ["fermy"])
+    with pytest.raises(LookupError, match=r"no revision 'r9' \(installed: r12, r7, dev\)"):
+        pick(apps, ["fermi/r9"])
+    assert find_hub_tools(tmp_path / "no-such-root") == []
+
+
+def test_hub_tools_lists_what_is_installed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    apps = _apps(tmp_path)
+    assert main(["hub-tools", "--root", str(apps)]) == 0
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+    assert len(lines) == 2
+    assert lines[0].split()[:3] == ["allkinds", "sim2l", "current"]
+    assert "(also r3, dev)" in lines[0]
+    assert lines[1].split()[:4] == ["fermi", "rappture", "r12", str(apps / "fermi" / "r12" / "rappture" / "tool.xml")]
+    assert "nanohubmcp hub-tools NAME" in err
+    assert main(["hub-tools", "--root", str(apps), "nothing"]) == 1
+    assert "no Rappture tool or Sim2L named 'nothing'" in capsys.readouterr().err
+
+
+async def _stdio(command: list[str], *, call: bool) -> tuple[list[Any], Any]:
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT))
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        tools = (await session.list_tools()).tools
+        result = await session.call_tool("allkinds", {"label": "stdio"}) if call else None
+        return list(tools), result
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(240)
+@pytest.mark.anyio
+async def test_hub_tools_serves_a_named_sim2l_and_the_sim2l_command_runs_one_over_stdio(tmp_path: Path) -> None:
+    apps = _apps(tmp_path)
+    with anyio.fail_after(90):
+        tools, _ = await _stdio(
+            [
+                sys.executable,
+                "-m",
+                "nanohubmcp",
+                "hub-tools",
+                "--root",
+                str(apps),
+                "allkinds/r3",
+                "--transport",
+                "stdio",
+            ],
+            call=False,
+        )
+    assert [t.name for t in tools] == ["allkinds"]
+    assert "Every Sim2L input type" in (tools[0].description or "")
+    with anyio.fail_after(180):
+        tools, result = await _stdio(
+            [
+                sys.executable,
+                "-m",
+                "nanohubmcp",
+                "sim2l",
+                str(NOTEBOOK),
+                "--results-dir",
+                str(tmp_path / "runs"),
+                "--transport",
+                "stdio",
+            ],
+            call=True,
+        )
+    assert [t.name for t in tools] == ["allkinds"]
+    assert result is not None
+    assert not result.is_error, result.content
+    assert result.structured_content["outputs"]["banner"] == "STDIO!"
+    assert any((tmp_path / "runs" / "allkinds" / "r3").iterdir())  # the run is stored where asked
