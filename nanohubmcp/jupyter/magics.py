@@ -17,7 +17,8 @@ A component cell:
 4. registers the function, replacing the previous one of that name (clients receive
    ``notifications/*/list_changed``), and starts the server on first use.
 
-``%mcp start|stop|status|url|tools|jobs|remove NAME|log`` manages the server.
+``%mcp start|stop|status|url|tools|jobs|remove NAME|log`` manages the server; ``%mcp call NAME {...}``
+calls a tool; ``%mcp sim2l PATH`` serves a Sim2L notebook as a tool.
 
 Magic lines are taken literally: IPython's ``{expr}`` and ``$var`` expansion is off for every
 magic here (``no_var_expand``), so ``%%mcp_resource data://y/{x}`` is a template even when the
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shlex
 from collections.abc import Callable
 from typing import Any
 
@@ -47,7 +49,7 @@ from .session import KernelSession
 
 __all__ = ["MCPMagics"]
 
-ACTIONS = ("start", "stop", "status", "url", "tools", "jobs", "remove", "log", "call")
+ACTIONS = ("start", "stop", "status", "url", "tools", "jobs", "remove", "log", "call", "sim2l")
 
 
 def _documented_by(options: tuple[cellspec.Option, ...]) -> Callable[[Any], Any]:
@@ -231,10 +233,14 @@ class MCPMagics(Magics):
         validated); returns the ``CallToolResult``, shown as a client shows it as the cell's
         last line, kept by ``r = %mcp call ...`` (a tool on the kernel's loop answers into the
         cell once the cell has finished, and returns nothing).
+        sim2l PATH [--name NAME] [--async]: serve a Sim2L notebook as a tool (see
+        ``MCPServer.add_sim2l``; needs ``pip install 'nanohub-mcp[sim2l]'``).
         """
         action_word, _, rest = line.strip().partition(" ")
         if action_word == "call":  # its JSON arguments are not shell words
             return self._mcp_call(rest)
+        if action_word == "sim2l":  # a path and its own options
+            return self._mcp_sim2l(rest)
         args = parse_argstring(self.mcp, line)
         if args.action != "remove" and args.target is not None:
             raise UsageError(f"%mcp {args.action} takes no argument")
@@ -284,6 +290,32 @@ class MCPMagics(Magics):
         if kind is None:
             raise UsageError(f"no tool, prompt or resource is named {target!r} (see %mcp tools)")
         print(f"Removed {kind} '{target}'.")
+
+    def _mcp_sim2l(self, rest: str) -> None:
+        usage = "%mcp sim2l PATH [--name NAME] [--async]"
+        try:
+            words = shlex.split(rest)
+        except ValueError as exc:
+            raise UsageError(f"{usage}: {exc}") from None
+        options: dict[str, Any] = {}
+        paths = []
+        while words:
+            word = words.pop(0)
+            if word == "--async":
+                options["background"] = True
+            elif word == "--name" and words:
+                options["name"] = words.pop(0)
+            elif word.startswith("-"):
+                raise UsageError(f"{usage}: unknown option {word}")
+            else:
+                paths.append(word)
+        if len(paths) != 1:
+            raise UsageError(f"{usage}: give one notebook")
+        try:
+            record = self.session.server.add_sim2l(paths[0], **options)
+        except RegistrationError as exc:
+            raise UsageError(f"%mcp sim2l: {exc}") from None
+        self._serve(f"tool '{record.name}' (Sim2L {paths[0]})")
 
     def _mcp_call(self, rest: str) -> Any:
         name, _, raw = rest.strip().partition(" ")
