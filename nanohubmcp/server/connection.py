@@ -165,6 +165,7 @@ class Connection:
         client_capabilities: dict[str, Any] | None = None,
         opens_session: bool = False,
         argument_errors: str | None = None,
+        lists_as_data: bool = False,
         principal: Principal | None = None,
     ) -> RequestContext:
         """The request context for ``message`` (see the module docstring, rule 2).
@@ -173,6 +174,7 @@ class Connection:
             opens_session: ``initialize`` may mint a session of this transport.
             argument_errors: overrides the server's ``argument_errors`` option for this request
                 (REST asks for ``"protocol"``: invalid arguments are its 400).
+            lists_as_data: a tool's list result is data, as an array's is (REST asks for it).
             principal: the caller the transport's verifier authenticated (None without
                 authorization); it rides in the request context, the core never sees headers.
         The call pipeline's layers (per-tool scopes among them) run when it is served.
@@ -194,6 +196,7 @@ class Connection:
         if opens_session:
             request.open_session = functools.partial(self.open_session, principal=principal)
         request.argument_errors = argument_errors
+        request.lists_as_data = lists_as_data
         return request
 
     # -- serving ---------------------------------------------------------------------------

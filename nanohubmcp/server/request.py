@@ -87,6 +87,8 @@ class RequestContext:
         argument_errors: this request's override of the server's ``argument_errors`` option.
         on_accepted: called once the request passed the call pipeline's layers and its handler
             starts (legacy SSE answers its POST 202 then; a refusal before is the POST's status).
+        lists_as_data: a tool's list result is data (``structuredContent {"result": [...]}``) rather than
+            only its JSON text; REST asks for it so lists answer like arrays.
         progress: the call's progress reporter, once made (``server.progress.for_request``).
         job_id: the id of the ``@async_tool`` job this request runs as (its progress is stored
             with the job), else None.
@@ -108,6 +110,7 @@ class RequestContext:
         "escalate",
         "exchange",
         "job_id",
+        "lists_as_data",
         "loop",
         "message",
         "modern",
@@ -159,6 +162,7 @@ class RequestContext:
         self.opened_session: Session | None = None
         self.argument_errors: str | None = None
         self.on_accepted: Callable[[], None] | None = None
+        self.lists_as_data = False
 
     @property
     def request_id(self) -> str | int | None:

@@ -140,7 +140,7 @@ def _block(item: Any, sink: ResultSink | None) -> Wire:
     return to_content_block(item)
 
 
-def _tool_parts(value: Any, sink: ResultSink | None = None) -> tuple[list[Wire], Any]:
+def _tool_parts(value: Any, sink: ResultSink | None = None, lists_as_data: bool = False) -> tuple[list[Wire], Any]:
     """Return ``(content blocks, structured content or UNSET)`` for a non-ToolResult value."""
     value = _plain(value)
     if convert.recognised(value):
@@ -167,10 +167,10 @@ def _tool_parts(value: Any, sink: ResultSink | None = None) -> tuple[list[Wire],
     if isinstance(value, list):
         if _is_block_list(value):
             return [_block(i, sink) for i in value], UNSET
-        text = to_json(value, "the tool's result")[0]
+        text, data = to_json(value, "the tool's result")
         if parts.too_big(sink, len(text)):
             return parts.offload_json(text, sink), UNSET  # type: ignore[arg-type]
-        return [_text(text)], UNSET
+        return [_text(text)], {"result": data} if lists_as_data else UNSET
     if _is_bytes(value):
         return [_bytes_block(value)], UNSET
     if is_content(value):
@@ -241,6 +241,7 @@ def tool_result(
     output_schema: Mapping[str, Any] | None = None,
     version: str = V2025_11_25,
     sink: ResultSink | None = None,
+    lists_as_data: bool = False,
 ) -> Wire:
     """Shape a tool's return value as an MCP ``CallToolResult`` (see the module table).
 
@@ -252,6 +253,8 @@ def tool_result(
         sink: the options (``max_inline_bytes``, ``figure_dpi``), the store and the owner for
             large results; None inlines everything. A tool with an output schema is never
             offloaded (its structured content is promised).
+        lists_as_data: a plain list (no output schema) also becomes ``structuredContent
+            {"result": [...]}``, as an array does (REST asks for it: one rule for lists and arrays).
 
     Returns:
         ``{"content": [block, ...], "isError": bool, "structuredContent"?: JSON, "_meta"?: {...}}``
@@ -266,7 +269,9 @@ def tool_result(
     if isinstance(value, ToolResult):
         wire = value.to_wire()
     else:
-        content, structured = _tool_parts(value, sink if output_schema is None else _inline(sink))
+        content, structured = _tool_parts(
+            value, sink if output_schema is None else _inline(sink), lists_as_data and output_schema is None
+        )
         if output_schema is not None and structured is UNSET:
             structured = structured_value(value)
         wire = {"content": content, "isError": False}

@@ -13,6 +13,7 @@ It imports no method handler: the handlers of both eras and the tasks machinery 
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
@@ -132,9 +133,10 @@ async def run_tool(core: ServerCore, request: RequestContext, tool: Tool, argume
         sink = ResultSink(core.result_options, core.result_store, owner_of(request))
         if convert.recognised(value):  # drawing a figure or encoding an array: not on the event loop
             loop = asyncio.get_running_loop()
-            result = await loop.run_in_executor(core.executor, shape, tool, value, request.version, sink)
+            result = await loop.run_in_executor(core.executor, functools.partial(
+                shape, tool, value, request.version, sink, lists_as_data=request.lists_as_data))
         else:
-            result = shape(tool, value, request.version, sink)
+            result = shape(tool, value, request.version, sink, lists_as_data=request.lists_as_data)
     except asyncio.CancelledError:
         if record:
             record.finish(False, "cancelled")
@@ -181,12 +183,14 @@ def _log_failure(name: str, request: RequestContext, job: jobmod.Job | None, exc
         log.error("tool %r failed %s: %s: %s", name, where, type(exc).__name__, exc, exc_info=exc)
 
 
-def shape(tool: Tool, value: Any, version: str, sink: ResultSink | None = None) -> dict[str, Any]:
+def shape(tool: Tool, value: Any, version: str, sink: ResultSink | None = None, *,
+          lists_as_data: bool = False) -> dict[str, Any]:
     """Map a return value to a CallToolResult and hold it to the tool's output schema.
 
     ``sink`` says where results over ``max_inline_bytes`` are kept (see ``results.tool_result``).
     """
-    result = results.tool_result(value, output_schema=tool.output_schema, version=version, sink=sink)
+    result = results.tool_result(value, output_schema=tool.output_schema, version=version, sink=sink,
+                                 lists_as_data=lists_as_data)
     if tool.output_validator is not None and not result.get("isError"):
         # Checked in every version, even those without structuredContent on the wire.
         structured = results.structured_value(value)

@@ -79,7 +79,9 @@ class RestToolHandler(BodyLimitMixin, BaseHandler):
         connection = self.connection
         # Invalid arguments are REST's 400 whatever the server's argument_errors option says.
         reply = await connection.serve(
-            connection.request(message, version=REST_VERSION, argument_errors="protocol", principal=self.principal)
+            connection.request(
+                message, version=REST_VERSION, argument_errors="protocol", lists_as_data=True, principal=self.principal
+            )
         )
         response = reply.message or {}
         if "error" in response:

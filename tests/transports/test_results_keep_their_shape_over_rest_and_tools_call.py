@@ -48,6 +48,16 @@ def build() -> MCPServer:
     def not_finite_resource() -> dict:
         return {"value": math.nan, "ok": 1}
 
+    @server.tool()
+    def squares(n: int) -> list:
+        """A plain list."""
+        return [i * i for i in range(n)]
+
+    @server.tool()
+    def word() -> str:
+        """Text that looks like a list."""
+        return "[1, 2]"
+
     @server.async_tool()
     def slow_square(x: float) -> dict:
         """Square x after a short wait."""
@@ -142,6 +152,18 @@ def test_a_result_that_breaks_the_output_schema_is_a_tool_error(http: Http, vers
 def test_rest_returns_a_conforming_result_as_the_body(http: Http) -> None:
     reply = http.post("/tools/typed_sum", {"a": 2, "b": 3})
     assert (reply.status, strict(reply.raw)) == (200, {"sum": 5})
+
+
+def test_rest_answers_a_list_as_data_like_an_array(http: Http) -> None:
+    """One rule: a list result is ``{"result": [...]}`` as JSON, as an array's is (it was JSON text);
+    text stays text, and tools/call keeps a list as JSON text without structuredContent."""
+    reply = http.post("/tools/squares", {"n": 4})
+    assert (reply.status, strict(reply.raw)) == (200, {"result": [0, 1, 4, 9]})
+    reply = http.post("/tools/word", {})
+    assert (reply.status, strict(reply.raw)) == (200, {"result": "[1, 2]"})
+    result = call(http, session(http, "2025-11-25"), "squares", {"n": 3})
+    assert "structuredContent" not in result
+    assert result["content"] == [{"type": "text", "text": "[0,1,4]"}]
 
 
 def test_rest_refuses_a_result_that_breaks_the_output_schema(http: Http) -> None:
