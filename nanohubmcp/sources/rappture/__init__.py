@@ -1,0 +1,137 @@
+"""Rappture tools (nanoHUB's ``tool.xml`` format) as MCP tools.
+
+Example:
+    ```python
+    from nanohubmcp import MCPServer
+
+    server = MCPServer("fermi")
+    server.add_rappture_tool("examples/rappture/fermi/tool.xml")  # the tool's inputs become the schema
+    ```
+
+What the pieces do:
+
+- :mod:`.inputs` reads ``<input>`` (groups, phases and structures flattened to argument names);
+- :mod:`.schema` turns each input into a JSON Schema property; :mod:`.units` reads numbers with
+  units through pint;
+- :mod:`.driver` turns a call's arguments into the driver file (each input's ``current``);
+- :mod:`.execute` runs ``rappture -execute`` on a hub, else the ``<command>`` itself, with a time
+  limit, relaying ``=RAPPTURE-PROGRESS=>`` lines as MCP progress;
+- :mod:`.outputs` (with :mod:`.plots`) turns the run file into content: curves as data plus PNG
+  plots, numbers with units, logs as text, images, fields and meshes as resources;
+- :mod:`.compat` is a small ``Rappture`` Python package for tool programs run off a hub.
+
+:func:`load_rappture_tool` reads a tool.xml into a :class:`RapptureTool`; :func:`add_rappture_tool`
+(``MCPServer.add_rappture_tool``) registers it as a ``Tool``, like ``@server.tool()`` does.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ...protocol.result_types import ToolResult
+from ...server.context import Context
+from .tool import PROXY_TIMEOUT, RapptureTool, load_rappture_tool
+
+if TYPE_CHECKING:
+    from ...server.components import Tool
+
+__all__ = ["PROXY_TIMEOUT", "RapptureCall", "RapptureTool", "add_rappture_tool", "load_rappture_tool"]
+
+
+class RapptureCall:
+    """The function registered for a Rappture tool: ``call(ctx, **arguments) -> ToolResult``.
+
+    It pickles as the tool.xml path and its options, so a job may run it in another process (the
+    ``processes`` or ``dask`` executors), which reads tool.xml again.
+    """
+
+    def __init__(
+        self,
+        tool: RapptureTool,
+        *,
+        timeout: float | None = None,
+        inline_limit: int | None = None,
+        figure_dpi: float | None = None,
+    ) -> None:
+        self._tool: RapptureTool | None = tool
+        self._path, self._name, self._timeout = str(tool.path), tool.name, timeout
+        self._rappture, self._long = tool.rappture or "", tool.long
+        self._inline_limit = inline_limit
+        self._figure_dpi = figure_dpi
+        self.__name__ = tool.name
+        self.__doc__ = tool.description
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_tool"] = None
+        return state
+
+    @property
+    def tool(self) -> RapptureTool:
+        """The loaded tool (read again from its file after unpickling)."""
+        if self._tool is None:
+            self._tool = load_rappture_tool(
+                self._path, name=self._name, timeout=self._timeout, rappture=self._rappture, long=self._long
+            )
+        return self._tool
+
+    def __call__(self, ctx: Context, **arguments: Any) -> ToolResult:
+        last = [-1.0]
+
+        def progress(percent: float, message: str) -> None:
+            if percent > last[0]:  # MCP progress only increases; Rappture's may restart per phase
+                last[0] = percent
+                ctx.report_progress(percent, 100.0, message or None)
+
+        return self.tool.run(
+            arguments,
+            on_progress=progress,
+            cancelled=ctx.is_cancelled,
+            inline_limit=self._inline_limit,
+            figure_dpi=self._figure_dpi,
+        )
+
+
+def add_rappture_tool(
+    server: Any,
+    path: Any,
+    *,
+    name: str | None = None,
+    async_: bool | None = None,
+    timeout: float | None = None,
+    rappture: str | None = None,
+    **options: Any,
+) -> Tool:
+    """Register the Rappture tool at ``path`` on ``server`` (an ``MCPServer``); returns the record.
+
+    Args:
+        path: tool.xml, or a directory holding ``tool.xml`` or ``rappture/tool.xml``.
+        name: the tool name (default from the tool, see :func:`load_rappture_tool`).
+        async_: run calls as jobs (``@async_tool``); default when ``<limits>`` allows runs longer
+            than :data:`PROXY_TIMEOUT`.
+        timeout: seconds a run may take (default from ``<limits>``).
+        rappture: the ``rappture`` program (default ``rappture`` on ``PATH``; ``""``: never).
+        options: more options of ``MCPServer.tool`` (``title``, ``annotations``, ``scopes``,
+            ``executor`` for a job tool, …).
+    Raises:
+        RegistrationError: the file cannot be read as a Rappture tool (the message says why).
+    """
+    tool = load_rappture_tool(path, name=name, timeout=timeout, rappture=rappture, long=async_)
+    core = getattr(server, "core", None)
+    results = getattr(core, "result_options", None)
+    call = RapptureCall(
+        tool,
+        timeout=timeout,
+        inline_limit=getattr(results, "max_inline_bytes", None),
+        figure_dpi=getattr(results, "figure_dpi", None),
+    )
+    options.setdefault("title", tool.title or None)
+    options.setdefault("annotations", {"readOnlyHint": True, "destructiveHint": False, "openWorldHint": False})
+    return server.add_tool(
+        call,
+        background=tool.long,
+        name=tool.name,
+        description=tool.description,
+        input_schema=tool.schema,
+        **options,
+    )

@@ -1,0 +1,211 @@
+"""``Rappture.Units``: numbers with units as Rappture writes them (``300K``, ``10g``, ``2nm``,
+``1e15/cm3``), read with pint.
+
+Both sides use this module: the server, to read a tool's limits and defaults and the units a client
+gives (as ``nanohubmcp.sources.rappture.units``), and a tool's own program, as
+``Rappture.Units.convert("300K", to="K", units="off")``. It needs only the standard library and pint
+(``pip install 'nanohub-mcp[rappture]'``), imported on first use.
+
+Rappture's spellings that pint reads otherwise are translated first, by the dimension of the
+units the tool declares: with a temperature, ``C``, ``F`` and ``R`` are degrees Celsius,
+Fahrenheit and Rankine (pint: coulomb, farad, roentgen); with a length, ``A`` is the ångström
+(pint: ampere). A trailing power is an exponent (``cm3`` = cm³, ``/cm3`` = 1/cm³).
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Any
+
+__all__ = ["UnitError", "convert", "fitting_units", "number_in", "split_number", "to_units"]
+
+_NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eEdD][-+]?\d+)?)\s*(.*?)\s*$")
+_FACTOR = re.compile(r"^([A-Za-z]+)(\d*)$")
+_TEMPERATURE = {"C": "degC", "F": "degF", "R": "degR"}
+_COMMON = (
+    "K",
+    "C",
+    "F",
+    "eV",
+    "meV",
+    "J",
+    "V",
+    "mV",
+    "m",
+    "cm",
+    "mm",
+    "um",
+    "nm",
+    "A",
+    "s",
+    "ms",
+    "us",
+    "ns",
+    "ps",
+    "fs",
+    "kg",
+    "g",
+    "Hz",
+    "kHz",
+    "MHz",
+    "GHz",
+    "THz",
+    "Pa",
+    "bar",
+    "atm",
+    "W",
+    "mW",
+    "N",
+    "T",
+    "ohm",
+    "F/m",
+    "/cm3",
+    "/m3",
+    "cm2/(V*s)",
+    "deg",
+    "rad",
+    "mol",
+)
+
+
+class UnitError(ValueError):
+    """A value's units are unknown, or of another dimension than the declared ones."""
+
+
+@lru_cache(maxsize=1)
+def _registry() -> Any:
+    try:
+        import pint
+    except ImportError:  # pragma: no cover - the extra is part of the test environment
+        raise UnitError("numbers with units need pint: pip install 'nanohub-mcp[rappture]'") from None
+    registry: Any = pint.UnitRegistry()
+    registry.autoconvert_offset_to_baseunit = True
+    return registry
+
+
+def split_number(text: str) -> tuple[float, str] | None:
+    """``"300K"`` -> ``(300.0, "K")``; ``"1.5"`` -> ``(1.5, "")``; None when it is not a number."""
+    match = _NUMBER.match(text)
+    if match is None:
+        return None
+    return float(match.group(1).replace("d", "e").replace("D", "e")), match.group(2)
+
+
+@lru_cache(maxsize=512)
+def _dimension(declared: str) -> str:
+    return str(_registry().parse_units(_declared(declared)).dimensionality)
+
+
+def _declared(units: str) -> str:
+    """The declared units in pint's spelling: alone, ``C``/``F``/``R`` are temperatures and ``A`` is
+    the ångström, as in Rappture."""
+    text = units.strip()
+    if text in _TEMPERATURE:
+        return _TEMPERATURE[text]
+    return "angstrom" if text == "A" else _spelled(text, "")
+
+
+def _kind(declared: str) -> str:
+    try:
+        dimension = _dimension(declared)
+    except Exception:
+        return ""
+    return {"[temperature]": "temperature", "[length]": "length"}.get(dimension, "")
+
+
+def _spelled(units: str, context: str) -> str:
+    """Rappture's ``units`` string in pint's spelling (``context``: the declared units' kind)."""
+    text = units.strip()
+    if not text:
+        return ""
+    if context == "temperature" and text in _TEMPERATURE:
+        return _TEMPERATURE[text]
+    if context == "length" and text == "A":
+        return "angstrom"
+    out = []
+    for part in re.split(r"(/|\*)", text):
+        match = _FACTOR.match(part)
+        out.append(f"{match.group(1)}**{match.group(2)}" if match and match.group(2) else part)
+    spelled = "".join(out)
+    return f"1{spelled}" if spelled.startswith("/") else spelled
+
+
+def to_units(value: float, given: str, declared: str) -> float:
+    """``value`` in ``given`` units, expressed in the ``declared`` units.
+
+    Raises:
+        UnitError: an unknown unit, or one of another dimension (the message names the units
+            that fit).
+    """
+    if not given or given == declared:
+        return value
+    registry = _registry()
+    context = _kind(declared)
+    try:
+        quantity = registry.Quantity(value, _spelled(given, context))
+        return float(quantity.to(_declared(declared)).magnitude)
+    except Exception as exc:
+        name = type(exc).__name__
+        if name == "DimensionalityError":
+            raise UnitError(
+                f"{given!r} is not a unit of the same kind as {declared!r}; units that fit: "
+                f"{', '.join(fitting_units(declared))}"
+            ) from None
+        raise UnitError(f"unknown unit {given!r}; units that fit: {', '.join(fitting_units(declared))}") from None
+
+
+def number_in(text: str, declared: str) -> float:
+    """A number as Rappture writes it (``"300K"``, ``"10g"``, ``"4"``) in the ``declared`` units.
+
+    Raises:
+        UnitError: not a number, or units that do not fit (the message says which do).
+    """
+    parsed = split_number(text)
+    if parsed is None:
+        raise UnitError(f"{text!r} is not a number (write it like 300K or 1.5e-6)")
+    number, given = parsed
+    if given and not declared:
+        raise UnitError(f"{text!r} has units, but this number takes none; give a plain number")
+    return to_units(number, given, declared)
+
+
+@lru_cache(maxsize=256)
+def fitting_units(declared: str) -> tuple[str, ...]:
+    """A few units of the same dimension as ``declared`` (itself first), for messages."""
+    try:
+        wanted = _dimension(declared)
+    except Exception:
+        return (declared,)
+    context = _kind(declared)
+    fits = [declared]
+    for candidate in _COMMON:
+        if candidate == declared or len(fits) >= 8:
+            continue
+        try:
+            spelled = _declared(candidate) if candidate in ("C", "F", "A") else _spelled(candidate, context)
+            if str(_registry().parse_units(spelled).dimensionality) == wanted:
+                fits.append(candidate)
+        except Exception:
+            continue
+    return tuple(fits)
+
+
+def convert(value: str, to: str | None = None, units: str = "on", context: str | None = None) -> float | str:
+    """Rappture's ``Units.convert``: ``value`` (``"300K"``, or a bare number in ``context`` units)
+    in the units ``to``; ``units="off"`` returns the number alone, else the text with units.
+
+    Without ``to`` the value keeps its own units. Raises ``ValueError`` (a :class:`UnitError`) for
+    a value that is not a number or units that do not fit.
+    """
+    parsed = split_number(str(value))
+    if parsed is None:
+        raise UnitError(f"bad value {value!r}: should be a real number with units")
+    number, given = parsed
+    given = given or (context or "")
+    target = to if to is not None else given
+    result = to_units(number, given, target) if given and target else number
+    if str(units).lower() in ("off", "no", "false", "0"):
+        return result
+    text = str(int(result)) if result.is_integer() and abs(result) < 1e15 else repr(result)
+    return f"{text}{target}"

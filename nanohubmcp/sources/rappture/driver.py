@@ -1,0 +1,213 @@
+"""From a call's arguments to a Rappture driver file: each input's ``current`` value.
+
+The driver is the tool.xml itself with a ``<current>`` in every input, as Rappture's own runner
+writes it: the given arguments, else what the chosen loader example holds, else the input's
+``<default>`` (a choice's default given as a label becomes the option's value).
+
+A number given with other units (``"25C"`` for a tool in K) is converted to the declared units
+and written with them (``298.15K``); its limits are checked after the conversion. Bad values raise
+:class:`~nanohubmcp.errors.InvalidArguments`, which the server reports as invalid params
+(-32602, or an ``isError`` result from protocol 2025-11-25, SEP-1303) with a message naming the
+argument and what fits.
+"""
+
+from __future__ import annotations
+
+import copy
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+from ...errors import InvalidArguments
+from .inputs import Input, text_of
+from .schema import BOOLEAN_WORDS
+from .units import UnitError, convert, split_number, to_units
+
+__all__ = ["current_values", "write_driver"]
+
+
+def _fmt(value: float) -> str:
+    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+
+
+def _refuse(tool: str, item: Input, problem: str) -> InvalidArguments:
+    label = f" ({item.label})" if item.label and item.label != item.name else ""
+    return InvalidArguments(f"Invalid arguments for tool '{tool}': {item.name}{label}: {problem}")
+
+
+def _number(tool: str, item: Input, value: Any) -> str:
+    units = item.units if item.kind == "number" else ""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise _refuse(tool, item, f"expected a number{' in ' + units if units else ''}")
+    try:
+        if isinstance(value, str):
+            parsed = split_number(value)
+            if parsed is None:
+                raise UnitError(f"{value!r} is not a number" + (f" (write it like 1.5{units})" if units else ""))
+            number, given = parsed
+            if given and not units:
+                raise UnitError(f"{value!r} has units, but this number takes none")
+            number = to_units(number, given, units)
+        else:
+            number = float(value)
+        low = convert(item.minimum, units) if item.minimum else None
+        high = convert(item.maximum, units) if item.maximum else None
+    except UnitError as exc:
+        raise _refuse(tool, item, str(exc)) from None
+    shown = f"{_fmt(number)}{units}"
+    if low is not None and number < low:
+        raise _refuse(tool, item, f"{value!r} is {shown}, below the minimum {item.minimum}")
+    if high is not None and number > high:
+        raise _refuse(tool, item, f"{value!r} is {shown}, above the maximum {item.maximum}")
+    if item.kind == "integer":
+        if not number.is_integer():
+            raise _refuse(tool, item, f"{value!r} is not a whole number")
+        return str(int(number))
+    return shown
+
+
+def _option(tool: str, item: Input, given: str) -> str:
+    for option in item.options:
+        if given == option.value:
+            return option.value
+    for option in item.options:
+        if given == option.label:
+            return option.value
+    choices = ", ".join(o.value for o in item.options)
+    raise _refuse(tool, item, f"{given!r} is not one of its options ({choices})")
+
+
+def _value(tool: str, item: Input, value: Any) -> str:
+    kind = item.kind
+    if kind in ("number", "integer"):
+        return _number(tool, item, value)
+    if kind == "boolean":
+        word = value if isinstance(value, bool) else BOOLEAN_WORDS.get(str(value).strip().lower())
+        if word is None:
+            raise _refuse(tool, item, f"{value!r} is not true/false (or yes/no, on/off, 1/0)")
+        return "yes" if word else "no"
+    if kind in ("choice", "loader"):
+        return _option(tool, item, str(value))
+    if kind == "multichoice":
+        given = value if isinstance(value, list) else [v for v in str(value).split(",") if v.strip()]
+        return ",".join(_option(tool, item, str(v).strip()) for v in given)
+    if kind == "periodicelement":
+        return _element(tool, item, str(value))
+    return str(value)
+
+
+def _element(tool: str, item: Input, given: str) -> str:
+    """A periodic element in the form its ``<returnvalue>`` asks for (symbol, name, number, weight
+    or all four)."""
+    import periodictable
+
+    wanted = given.strip().lower()
+    for element in periodictable.elements:
+        if element.number and wanted in (element.symbol.lower(), element.name.lower()):
+            break
+    else:
+        raise _refuse(tool, item, f"{given!r} is not a chemical element symbol")
+    forms = {
+        "symbol": element.symbol,
+        "name": element.name.capitalize(),
+        "number": str(element.number),
+        "weight": f"{element.mass:g}",
+    }
+    form = item.extra.get("returnvalue", "") or "symbol"
+    if form == "all":
+        return " ".join(forms[k] for k in ("number", "symbol", "name", "weight"))
+    return forms.get(form, element.symbol)
+
+
+def _default(tool: str, item: Input) -> str | None:
+    if not item.default:
+        return None
+    if item.kind in ("choice", "multichoice"):
+        try:
+            return _value(tool, item, item.default)
+        except InvalidArguments:
+            return item.default
+    return item.default
+
+
+def _example_currents(item: Input, label: str) -> dict[str, str]:
+    """The ``current`` values an example file sets, by input path."""
+    file = item.extra.get(f"example:{label}")
+    if not file:
+        return {}
+    root = ET.parse(file).getroot()
+    found: dict[str, str] = {}
+
+    def walk(element: ET.Element, path: str) -> None:
+        for child in element:
+            if not isinstance(child.tag, str) or child.tag in ("about", "current"):
+                continue
+            ident = child.get("id")
+            same = [c for c in element if c.tag == child.tag]
+            index = same.index(child)
+            part = f"{child.tag}({ident})" if ident else (child.tag if index == 0 else f"{child.tag}{index}")
+            cpath = f"{path}.{part}"
+            current = child.find("current")
+            if current is not None and current.text is not None:
+                found[cpath] = current.text.strip()
+            walk(child, cpath)
+
+    section = root.find("input")
+    if section is not None:
+        walk(section, "input")
+    return found
+
+
+def current_values(tool: str, arguments: list[Input], given: dict[str, Any]) -> dict[str, str]:
+    """Every argument's ``current`` text, by Rappture path.
+
+    Raises:
+        InvalidArguments: a value that does not fit its input (the message names the argument).
+    """
+    currents: dict[str, str] = {}
+    examples: dict[str, str] = {}
+    for item in arguments:
+        if item.kind == "loader":
+            label = given.get(item.name, item.default)
+            if label:
+                chosen = _value(tool, item, label) if item.name in given else label
+                examples.update(_example_currents(item, chosen))
+    for item in arguments:
+        if item.name in given and given[item.name] is not None:
+            currents[item.path] = _value(tool, item, given[item.name])
+        elif item.path in examples:
+            currents[item.path] = examples[item.path]
+        else:
+            default = _default(tool, item)
+            if default is not None:
+                currents[item.path] = default
+    return currents
+
+
+def write_driver(root: ET.Element, arguments: list[Input], currents: dict[str, str], path: Path) -> None:
+    """Write the driver: a copy of the tool document with each input's ``<current>`` set.
+
+    Inputs that are not arguments (hidden ones, a structure's geometry) get their default as
+    their ``current``, as Rappture's runner does.
+    """
+    document = copy.deepcopy(root)
+    originals = list(root.iter())
+    copies = list(document.iter())
+    mapping = {id(a): b for a, b in zip(originals, copies, strict=True)}
+    by_element = {id(item.element): item for item in arguments}
+    section = document.find("input")
+    if section is not None:
+        for element in section.iter():
+            if element.find("default") is not None and element.find("current") is None:
+                ET.SubElement(element, "current").text = text_of(element, "default")
+    for original in originals:
+        item = by_element.get(id(original))
+        if item is None or item.path not in currents:
+            continue
+        target = mapping[id(original)]
+        current = target.find("current")
+        if current is None:
+            current = ET.SubElement(target, "current")
+        current.text = currents[item.path]
+    tree = ET.ElementTree(document)
+    tree.write(path, encoding="utf-8", xml_declaration=True)

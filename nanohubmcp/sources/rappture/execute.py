@@ -1,0 +1,246 @@
+"""Running a Rappture tool's program on a driver file, the way Rappture's runner does.
+
+Two ways, chosen per call:
+
+- **On a hub** (a ``rappture`` program on ``PATH``, or ``rappture=`` given): ``rappture -execute
+  driver.xml -tool tool.xml``. Rappture runs the ``<command>`` itself and prints the run file's
+  XML on standard output; its exit status is the run's.
+- **Elsewhere**: the ``<command>`` of tool.xml, with ``@tool`` replaced by tool.xml's directory
+  and ``@driver`` by the driver file, split into words like a shell would (no shell runs it).
+  The program prints ``=RAPPTURE-RUN=>run123.xml`` naming the run file it wrote. A command
+  starting with ``python`` or ``python3`` runs with the server's own interpreter, and Python
+  programs find a small ``Rappture`` package on their ``PYTHONPATH`` (:mod:`.compat`).
+
+Either way the program runs in a fresh working directory, in a process group of its own, with a
+time limit: at the limit (or when the call is cancelled) the whole group gets SIGTERM, then
+SIGKILL two seconds later. Lines ``=RAPPTURE-PROGRESS=>pct message`` are reported as they come.
+Only the last 64 KiB of each output stream are kept in memory (standard output goes to
+``stdout.log`` in the working directory as well).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import re
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, cast
+
+__all__ = ["COMPAT_PATH", "TAIL_BYTES", "Outcome", "command_line", "find_rappture", "run_program"]
+
+COMPAT_PATH = Path(__file__).resolve().parent / "compat"
+"""The directory holding the ``Rappture`` compatibility package (put on the program's PYTHONPATH)."""
+
+TAIL_BYTES = 64 * 1024
+"""How much of each output stream is kept for the log tail."""
+
+_PROGRESS = re.compile(r"=RAPPTURE-PROGRESS=>\s*([-+]?\d+(?:\.\d*)?)\s*(.*)")
+_RUN = re.compile(r"=RAPPTURE-RUN=>\s*(\S[^\n]*)")
+_GRACE = 2.0
+
+
+@dataclass
+class Outcome:
+    """How a run ended.
+
+    Attributes:
+        status: the exit status (negative: the signal that ended it).
+        run_file: the run file the program named (``=RAPPTURE-RUN=>``) or, on a hub, the one
+            Rappture printed; None when there is none.
+        stdout_tail / stderr_tail: the last lines of each stream.
+        timed_out: stopped at the time limit.
+        cancelled: stopped because the call was cancelled.
+        seconds: wall-clock time of the run.
+    """
+
+    status: int
+    run_file: Path | None
+    stdout_tail: str
+    stderr_tail: str
+    timed_out: bool = False
+    cancelled: bool = False
+    seconds: float = 0.0
+    progress: list[tuple[float, str]] = field(default_factory=list)
+
+    def log_tail(self, limit: int = 4000) -> str:
+        """The end of what the program printed (standard error after standard output)."""
+        text = "\n".join(t for t in (self.stdout_tail.strip(), self.stderr_tail.strip()) if t)
+        return text[-limit:]
+
+
+def find_rappture(explicit: str | None = None) -> str | None:
+    """The ``rappture`` program to run tools with: ``explicit`` (a path or name), else the one on
+    ``PATH``; None off a hub. ``explicit=""`` turns the hub path off."""
+    if explicit == "":
+        return None
+    return shutil.which(explicit or "rappture")
+
+
+def command_line(command: str, tool_dir: Path, driver: Path) -> list[str]:
+    """The ``<command>`` as argv: ``@tool`` and ``@driver`` substituted, split like a shell would.
+
+    Raises:
+        ValueError: an empty command, or unbalanced quotes.
+    """
+    text = command.strip().replace("@tool", str(tool_dir)).replace("@driver", str(driver))
+    words = shlex.split(text)
+    if not words:
+        raise ValueError("the tool's <command> is empty")
+    if words[0] in ("python", "python3"):
+        words[0] = sys.executable  # the server's own interpreter: the packages it has, and pint
+    return words
+
+
+class _Tail:
+    """The last ``limit`` characters of a stream, kept line by line."""
+
+    def __init__(self, limit: int = TAIL_BYTES) -> None:
+        self.lines: deque[str] = deque()
+        self.size = 0
+        self.limit = limit
+
+    def add(self, line: str) -> None:
+        self.lines.append(line)
+        self.size += len(line)
+        while self.size > self.limit and len(self.lines) > 1:
+            self.size -= len(self.lines.popleft())
+
+    def text(self) -> str:
+        return "".join(self.lines)
+
+
+def _read(stream: IO[str], tail: _Tail, events: queue.Queue[tuple[str, object]], copy: IO[str] | None) -> None:
+    for line in stream:
+        tail.add(line)
+        if copy is not None:
+            copy.write(line)
+        if "=RAPPTURE-" in line:
+            progress = _PROGRESS.search(line)
+            if progress:
+                events.put(("progress", (float(progress.group(1)), progress.group(2).strip())))
+            run = _RUN.search(line)
+            if run:
+                events.put(("run", run.group(1).strip()))
+    events.put(("eof", None))
+
+
+def _stop(process: subprocess.Popen[str]) -> None:
+    """SIGTERM to the whole process group, SIGKILL after a grace period."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.pid, sig)
+        try:
+            process.wait(timeout=_GRACE)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def run_program(
+    argv: list[str],
+    *,
+    cwd: Path,
+    env: dict[str, str],
+    timeout: float,
+    on_progress: Callable[[float, str], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
+) -> Outcome:
+    """Run ``argv`` in ``cwd`` until it ends, ``timeout`` seconds pass, or ``cancelled()`` is true.
+
+    ``on_progress(percent, message)`` is called on this thread for each progress line.
+
+    Raises:
+        OSError: the program cannot be started (not found, not executable).
+    """
+    started = time.monotonic()
+    log = open(cwd / "stdout.log", "w", encoding="utf-8", errors="replace")  # noqa: SIM115
+    try:
+        process = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            errors="replace",
+            start_new_session=True,
+        )
+    except OSError:
+        log.close()
+        raise
+    events: queue.Queue[tuple[str, object]] = queue.Queue()
+    out, err = _Tail(), _Tail()
+    assert process.stdout is not None
+    assert process.stderr is not None
+    readers = [
+        threading.Thread(target=_read, args=(process.stdout, out, events, log), daemon=True),
+        threading.Thread(target=_read, args=(process.stderr, err, events, None), daemon=True),
+    ]
+    for reader in readers:
+        reader.start()
+    outcome = Outcome(status=0, run_file=None, stdout_tail="", stderr_tail="")
+    open_streams = len(readers)
+    deadline = started + timeout
+    reaped = False
+    try:
+        while open_streams or process.poll() is None:
+            if not reaped and process.poll() is not None:
+                reaped = True  # what it left running in its group would hold the pipes open
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(process.pid, signal.SIGKILL)
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                outcome.timed_out = True
+                break
+            if cancelled is not None and cancelled():
+                outcome.cancelled = True
+                break
+            try:
+                kind, payload = events.get(timeout=min(0.2, remaining))
+            except queue.Empty:
+                continue
+            if kind == "eof":
+                open_streams -= 1
+            elif kind == "run":
+                outcome.run_file = cwd / str(payload)
+            elif kind == "progress":
+                percent, message = cast("tuple[float, str]", payload)
+                outcome.progress.append((percent, message))
+                if on_progress is not None:
+                    on_progress(percent, message)
+    finally:
+        if process.poll() is None:
+            _stop(process)
+        else:  # the program ended; children it left in its group go too
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
+        for reader in readers:
+            reader.join(timeout=_GRACE)
+        log.close()
+    outcome.status = process.wait()
+    outcome.stdout_tail, outcome.stderr_tail = out.text(), err.text()
+    outcome.seconds = time.monotonic() - started
+    return outcome
+
+
+def program_environment(python_tool: bool = True) -> dict[str, str]:
+    """The environment a tool's program runs in: this one, with the ``Rappture`` compatibility
+    package last on ``PYTHONPATH`` (an installed Rappture, earlier on the path, wins)."""
+    env = dict(os.environ)
+    if python_tool:
+        parts = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+        env["PYTHONPATH"] = os.pathsep.join([*parts, str(COMPAT_PATH)])
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    return env

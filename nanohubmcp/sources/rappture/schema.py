@@ -1,0 +1,210 @@
+"""The JSON Schema (2020-12) of a Rappture tool's arguments.
+
+One property per :class:`~.inputs.Input`; ``title`` is its label, ``description`` its description
+followed by what the schema cannot say (units, the groups it sits in, presets, the ``enable``
+condition, hints). No property is required: Rappture gives every input a default.
+
+=================  ====================================================================================
+Rappture input     property
+=================  ====================================================================================
+number with units  ``{"type": ["number", "string"]}``: a number in the declared units, or a string
+                   with units of the same dimension (``"77K"``, ``"25C"``, ``"2nm"``); ``minimum``/
+                   ``maximum``/``default``/``examples`` (the presets) in the declared units
+number             ``{"type": "number"}`` with ``minimum``/``maximum``/``default``
+integer            ``{"type": "integer"}`` with ``minimum``/``maximum``/``default``
+boolean            ``true``/``false``, or one of Rappture's spellings ``yes``/``no``, ``on``/``off``,
+                   ``true``/``false``, ``1``/``0``
+choice             ``{"type": "string", "enum": [...]}``: the options' values, and their labels too
+multichoice        ``{"type": "array", "items": {"enum": [...]}, "uniqueItems": true}``
+string             ``{"type": "string"}`` (the description says when it is multi-line text)
+loader             ``{"type": "string", "enum": [example labels]}``: which example to start from
+periodicelement    ``{"type": "string", "enum": [element symbols]}``
+=================  ====================================================================================
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .inputs import Input
+from .units import UnitError, convert
+
+__all__ = ["BOOLEAN_WORDS", "element_symbols", "input_schema", "property_schema"]
+
+BOOLEAN_WORDS = {
+    "yes": True,
+    "on": True,
+    "true": True,
+    "1": True,
+    "no": False,
+    "off": False,
+    "false": False,
+    "0": False,
+}
+"""Rappture's spellings of a boolean (``<default>on</default>``), and what each means."""
+
+_CATEGORY_NUMBERS = {
+    "lanthanoid": set(range(57, 72)),
+    "actinoid": set(range(89, 104)),
+    "alkali-metal": {3, 11, 19, 37, 55, 87},
+    "alkaline-earth-metal": {4, 12, 20, 38, 56, 88},
+    "noble-gas": {2, 10, 18, 36, 54, 86, 118},
+    "halogen": {9, 17, 35, 53, 85, 117},
+    "metalloid": {5, 14, 32, 33, 51, 52},
+    "other-non-metal": {1, 6, 7, 8, 15, 16, 34},
+    "post-transition-metal": {13, 31, 49, 50, 81, 82, 83, 84, 113, 114, 115, 116},
+}
+_CATEGORY_NUMBERS["transition-metal"] = (
+    set(range(21, 31)) | set(range(39, 49)) | set(range(72, 81)) | set(range(104, 113))
+)
+
+
+def _number(text: str, units: str, what: str) -> float | None:
+    if not text:
+        return None
+    try:
+        return convert(text, units)
+    except UnitError as exc:
+        raise ValueError(f"its {what} {text!r}: {exc}") from None
+
+
+def _plain(value: float) -> float | int:
+    return int(value) if value.is_integer() and abs(value) < 1e15 else value
+
+
+def element_symbols(item: Input) -> list[str]:
+    """The element symbols a periodicelement input offers (its ``active``/``inactive`` groups applied)."""
+    import periodictable
+
+    active = item.extra.get("active", "").split()
+    inactive = item.extra.get("inactive", "").split()
+    symbols = []
+    for element in periodictable.elements:
+        if element.number == 0:
+            continue
+        groups = {name for name, numbers in _CATEGORY_NUMBERS.items() if element.number in numbers}
+        if active and not groups & set(active):
+            continue
+        if groups & set(inactive):
+            continue
+        symbols.append(element.symbol)
+    return symbols
+
+
+def _notes(item: Input) -> list[str]:
+    notes = []
+    if item.context:
+        notes.append(f"In: {' > '.join(item.context)}.")
+    if item.enable:
+        notes.append(f"Used only when {item.enable}.")
+    return notes
+
+
+def property_schema(item: Input) -> dict[str, Any]:
+    """The JSON Schema of one argument.
+
+    Raises:
+        ValueError: a limit, default or preset that is not a number in units that fit.
+    """
+    schema: dict[str, Any] = {"title": item.label or item.name}
+    notes = [item.description] if item.description else []
+    kind = item.kind
+    if kind in ("number", "integer"):
+        units = item.units if kind == "number" else ""
+        low, high = _number(item.minimum, units, "minimum"), _number(item.maximum, units, "maximum")
+        default = _number(item.default, units, "default")
+        schema["type"] = "integer" if kind == "integer" else (["number", "string"] if units else "number")
+        for key, value in (("minimum", low), ("maximum", high), ("default", default)):
+            if value is not None:
+                schema[key] = _plain(value)
+        presets = [(p, _number(p, units, "preset")) for p, _ in item.presets if p]
+        if presets:
+            schema["examples"] = [_plain(v) for _, v in presets if v is not None]
+            notes.append(
+                "Presets: "
+                + "; ".join(
+                    f"{p}" + (f" ({label})" if label and label != p else "")
+                    for (p, _), (_, label) in zip(presets, item.presets, strict=False)
+                )
+                + "."
+            )
+        if units:
+            notes.append(
+                f"Units: {units}. Give a number in {units}, or a string with units "
+                f'(e.g. "{item.default or "1" + units}").'
+            )
+    elif kind == "boolean":
+        schema["enum"] = [True, False, *BOOLEAN_WORDS]
+        if item.default.lower() in BOOLEAN_WORDS:
+            schema["default"] = BOOLEAN_WORDS[item.default.lower()]
+    elif kind in ("choice", "loader"):
+        values = [o.value for o in item.options]
+        labels = [o.label for o in item.options if o.label not in values]
+        schema["type"] = "string"
+        schema["enum"] = [*values, *labels]
+        chosen = _option_value(item, item.default)
+        if chosen is not None:
+            schema["default"] = chosen
+        listed = [
+            f"{o.value}"
+            + (f" ({o.label})" if o.label != o.value else "")
+            + (f": {o.description}" if o.description else "")
+            for o in item.options
+        ]
+        if kind == "loader":
+            notes.append("Starts from one of the tool's examples (its input values are used unless given here).")
+        if listed:
+            notes.append("Options: " + "; ".join(listed) + ".")
+    elif kind == "multichoice":
+        values = [o.value for o in item.options]
+        schema["type"] = "array"
+        schema["items"] = {"enum": [*values, *(o.label for o in item.options if o.label not in values)]}
+        schema["uniqueItems"] = True
+        picked = [_option_value(item, part.strip()) for part in item.default.split(",") if part.strip()]
+        schema["default"] = [c for c in picked if c is not None]
+        notes.append("Options: " + "; ".join(f"{o.value} ({o.label})" for o in item.options) + ".")
+    elif kind == "string":
+        schema["type"] = "string"
+        if item.default:
+            schema["default"] = item.default
+        if item.lines > 1:
+            notes.append(f"Multi-line text ({item.lines} lines shown).")
+        if item.hints:
+            notes.append(f"Hint: {item.hints}")
+    elif kind == "periodicelement":
+        schema["type"] = "string"
+        schema["enum"] = element_symbols(item)
+        if item.default:
+            schema["default"] = item.default
+        notes.append("A chemical element symbol.")
+    notes.extend(_notes(item))
+    if notes:
+        schema["description"] = " ".join(notes)
+    return schema
+
+
+def _option_value(item: Input, given: str) -> str | None:
+    """The option value ``given`` names (by value or by label); None when it names none."""
+    for option in item.options:
+        if given == option.value:
+            return option.value
+    for option in item.options:
+        if given == option.label:
+            return option.value
+    return None
+
+
+def input_schema(arguments: list[Input], tool_name: str) -> dict[str, Any]:
+    """The tool's ``inputSchema``: an object of every argument, none required, nothing else allowed.
+
+    Raises:
+        ValueError: an input whose limits or default are not numbers in units that fit (the
+            message names the input).
+    """
+    properties: dict[str, Any] = {}
+    for item in arguments:
+        try:
+            properties[item.name] = property_schema(item)
+        except ValueError as exc:
+            raise ValueError(f"Rappture tool {tool_name!r}: input {item.path}: {exc}") from None
+    return {"type": "object", "properties": properties, "additionalProperties": False}

@@ -1,0 +1,259 @@
+"""A Rappture tool read from its tool.xml, and one run of it: driver in, run file out.
+
+:func:`load_rappture_tool` reads the file once (title, about, ``<command>``, ``<limits>``, inputs);
+:meth:`RapptureTool.run` writes the driver in a fresh working directory, runs the program
+(:mod:`.execute`), reads the run file (:mod:`.outputs`) and removes the directory.
+
+Time limit of a run: ``timeout=`` when given, else the tool's ``<limits><cputime>`` read as
+Rappture's runner reads it (``unlimited``: 12 hours; absent or not a number: 4 hours; at least
+10 s, at most 12 hours) — here as wall-clock time.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ...errors import RegistrationError, ToolError
+from ...protocol.result_types import ToolResult
+from .driver import current_values, write_driver
+from .execute import Outcome, command_line, find_rappture, program_environment, run_program
+from .inputs import Inputs, read_inputs, text_of
+from .outputs import read_outputs, tool_result
+from .schema import input_schema
+
+__all__ = ["PROXY_TIMEOUT", "RapptureTool", "load_rappture_tool", "time_limit"]
+
+PROXY_TIMEOUT = 30.0
+"""Seconds a reverse proxy (nanoHUB's weber among them) may wait for an answer: a tool whose
+``<limits><cputime>`` is longer (or ``unlimited``) runs as a job (``@async_tool``)."""
+
+_NAME_PARTS = re.compile(r"^(rappture|current|dev|r\d+|tool)$")
+
+
+def time_limit(cputime: str) -> float:
+    """Seconds a run may take, from ``<limits><cputime>`` (Rappture's rules, see the module)."""
+    text = cputime.strip().lower()
+    if text == "unlimited":
+        return 43200.0
+    match = re.match(r"^\d+", text)
+    if match is None:
+        return 14400.0
+    return float(min(max(int(match.group(0)), 10), 43200))
+
+
+def _default_name(path: Path, root: ET.Element) -> str:
+    ident = text_of(root, "tool/id")
+    if not ident:
+        for folder in path.resolve().parents:
+            if folder.name and not _NAME_PARTS.match(folder.name):
+                ident = folder.name
+                break
+    if not ident:
+        ident = text_of(root, "tool/title") or "rappture_tool"
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", ident).strip("_")[:128] or "rappture_tool"
+
+
+@dataclass(eq=False)
+class RapptureTool:
+    """A loaded tool.xml.
+
+    Attributes:
+        path: the tool.xml file; ``directory`` is what ``@tool`` stands for.
+        name / title / about: the MCP tool's name, title and the start of its description.
+        command: the ``<command>`` text.
+        limit: seconds a run may take (see :func:`time_limit`).
+        long: runs longer than :data:`PROXY_TIMEOUT` are possible (``<limits>`` says so).
+        inputs: the arguments and the skipped inputs.
+        schema: the input JSON Schema.
+        rappture: the ``rappture`` program to run with (None: run the command directly).
+    """
+
+    path: Path
+    root: ET.Element = field(repr=False)
+    name: str
+    title: str
+    about: str
+    command: str
+    limit: float
+    long: bool
+    inputs: Inputs = field(repr=False)
+    schema: dict[str, Any] = field(repr=False)
+    rappture: str | None = None
+
+    @property
+    def directory(self) -> Path:
+        """The tool's directory (``@tool``)."""
+        return self.path.parent
+
+    @property
+    def description(self) -> str:
+        """The MCP tool description: about, declared outputs, skipped inputs, how it runs."""
+        parts = [self.about or self.title or self.name]
+        declared = self.root.find("output")
+        if declared is not None:
+            outputs = [
+                f"{text_of(o, 'about/label') or o.get('id') or o.tag} ({o.tag})"
+                for o in declared
+                if isinstance(o.tag, str)
+            ]
+            if outputs:
+                parts.append("Outputs: " + "; ".join(outputs) + ".")
+        for skipped in self.inputs.skipped:
+            parts.append(f"Not an argument: {skipped.label or skipped.path} ({skipped.kind}): {skipped.reason}.")
+        parts.append(f"A Rappture tool; a run may take up to {self.limit:g} s.")
+        return "\n\n".join(parts)
+
+    def run(
+        self,
+        arguments: dict[str, Any],
+        *,
+        on_progress: Callable[[float, str], None] | None = None,
+        cancelled: Callable[[], bool] | None = None,
+        inline_limit: int | None = None,
+        figure_dpi: float | None = None,
+        plot: bool = True,
+    ) -> ToolResult:
+        """Run the tool with ``arguments`` (already checked against :attr:`schema`).
+
+        Raises:
+            InvalidArguments: a value that does not fit its input (units, limits, options).
+            ToolError: the program could not start, failed, ran out of time or wrote no run
+                file; the message carries the end of its log.
+        """
+        currents = current_values(self.name, self.inputs.arguments, arguments)
+        workdir = Path(tempfile.mkdtemp(prefix=f"rappture-{self.name[:40]}-"))
+        try:
+            driver = workdir / "driver.xml"
+            write_driver(self.root, self.inputs.arguments, currents, driver)
+            if self.rappture:
+                argv = [self.rappture, "-execute", str(driver), "-tool", str(self.path)]
+            else:
+                argv = command_line(self.command, self.directory, driver)
+            try:
+                outcome = run_program(
+                    argv,
+                    cwd=workdir,
+                    env=program_environment(self.rappture is None),
+                    timeout=self.limit,
+                    on_progress=on_progress,
+                    cancelled=cancelled,
+                )
+            except OSError as exc:
+                raise ToolError(
+                    f"Rappture tool '{self.name}': cannot start {argv[0]!r}: {exc.strerror or exc}"
+                ) from None
+            run = self._run_document(outcome, workdir)
+            found = read_outputs(run, self.name, inline_limit)
+            return tool_result(found, self.name, plot=plot, figure_dpi=figure_dpi)
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+
+    def _run_document(self, outcome: Outcome, workdir: Path) -> ET.Element:
+        """The run file's document, or a ToolError saying why there is none (with the log tail)."""
+        tail = outcome.log_tail()
+        if outcome.timed_out:
+            raise ToolError(
+                f"Rappture tool '{self.name}' did not finish within {self.limit:g} s and was stopped."
+                + (f"\nThe end of its log:\n{tail}" if tail else "")
+            )
+        if outcome.cancelled:
+            raise ToolError(f"Rappture tool '{self.name}' was cancelled and stopped")
+        root = self._parse_run(outcome, workdir)
+        status = text_of(root, "output/status") if root is not None else ""
+        if outcome.status != 0 or status == "failed":
+            log = text_of(root, "output/log") if root is not None and status == "failed" else ""
+            why = f"exit status {outcome.status}" if outcome.status else "run status 'failed'"
+            detail = "\n".join(t for t in (log[-4000:], tail) if t)
+            raise ToolError(
+                f"Rappture tool '{self.name}' failed ({why})." + (f"\nThe end of its log:\n{detail}" if detail else "")
+            )
+        if root is None:
+            raise ToolError(
+                f"Rappture tool '{self.name}' wrote no run file (its program printed no "
+                "=RAPPTURE-RUN=> line: does it call Rappture.result(driver) or rx.close()?)"
+                + (f"\nThe end of its log:\n{tail}" if tail else "")
+            )
+        return root
+
+    def _parse_run(self, outcome: Outcome, workdir: Path) -> ET.Element | None:
+        if self.rappture:  # rappture -execute prints the run file itself
+            text = (workdir / "stdout.log").read_text(encoding="utf-8", errors="replace")
+            start = text.find("<?xml")
+            start = text.find("<run") if start < 0 else start
+            source = text[start:] if start >= 0 else ""
+        elif outcome.run_file is not None and outcome.run_file.is_file():
+            source = outcome.run_file.read_text(encoding="utf-8", errors="replace")
+        else:
+            return None
+        try:
+            return ET.fromstring(source.encode("utf-8")) if source else None
+        except ET.ParseError as exc:
+            raise ToolError(f"Rappture tool '{self.name}': its run file is not XML ({exc})") from None
+
+
+def load_rappture_tool(
+    path: str | Path,
+    *,
+    name: str | None = None,
+    timeout: float | None = None,
+    rappture: str | None = None,
+    long: bool | None = None,
+) -> RapptureTool:
+    """Read a Rappture tool.xml.
+
+    Args:
+        path: the tool.xml file, or a directory holding ``tool.xml`` or ``rappture/tool.xml``.
+        name: the MCP tool name (default: ``<tool><id>``, else the tool's directory name, skipping
+            ``rappture``, ``current``, ``dev`` and ``rNN`` as in ``/apps/<tool>/current/rappture``).
+        timeout: seconds a run may take (default from ``<limits>``, see :func:`time_limit`).
+        rappture: the ``rappture`` program (default: ``rappture`` on ``PATH``, i.e. on a hub;
+            ``""``: always run ``<command>`` directly).
+        long: run as a job; default when the time limit is over :data:`PROXY_TIMEOUT`.
+    Raises:
+        RegistrationError: no such file, not XML, not a Rappture tool (no ``<tool>``), no
+            ``<command>``, or an input whose limits/default do not fit its units (the message
+            names the file and the input).
+    """
+    file = Path(path)
+    if file.is_dir():
+        file = next((f for f in (file / "tool.xml", file / "rappture" / "tool.xml") if f.is_file()), file / "tool.xml")
+    if not file.is_file():
+        raise RegistrationError(f"Rappture tool {str(path)!r}: no such file (give tool.xml or its directory)")
+    try:
+        root = ET.parse(file).getroot()
+    except ET.ParseError as exc:
+        raise RegistrationError(f"Rappture tool {str(file)!r}: not valid XML ({exc})") from None
+    if root.tag != "run" or root.find("tool") is None:
+        raise RegistrationError(f"Rappture tool {str(file)!r}: not a Rappture tool.xml (no <run><tool>)")
+    command = text_of(root, "tool/command")
+    if not command:
+        raise RegistrationError(f"Rappture tool {str(file)!r}: tool.xml has no <command>")
+    tool_name = name or _default_name(file, root)
+    inputs = read_inputs(root, file.parent)
+    try:
+        schema = input_schema(inputs.arguments, tool_name)
+    except ValueError as exc:
+        raise RegistrationError(f"{exc} (in {file})") from None
+    declared = text_of(root, "tool/limits/cputime")
+    limit = float(timeout) if timeout is not None else time_limit(declared)
+    is_long = long if long is not None else bool(declared) and time_limit(declared) > PROXY_TIMEOUT
+    return RapptureTool(
+        path=file.resolve(),
+        root=root,
+        name=tool_name,
+        title=text_of(root, "tool/title"),
+        about=text_of(root, "tool/about"),
+        command=command,
+        limit=limit,
+        long=is_long,
+        inputs=inputs,
+        schema=schema,
+        rappture=find_rappture(rappture),
+    )
