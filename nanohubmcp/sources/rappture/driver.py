@@ -122,7 +122,7 @@ def _element(tool: str, item: Input, given: str) -> str:
 def _default(tool: str, item: Input) -> str | None:
     if not item.default:
         return None
-    if item.kind in ("choice", "multichoice"):
+    if item.kind in ("choice", "multichoice", "periodicelement"):
         try:
             return _value(tool, item, item.default)
         except InvalidArguments:

@@ -148,7 +148,7 @@ def property_schema(item: Input) -> dict[str, Any]:
         listed = [
             f"{o.value}"
             + (f" ({o.label})" if o.label != o.value else "")
-            + (f": {o.description}" if o.description else "")
+            + (f": {o.description.rstrip('.')}" if o.description else "")
             for o in item.options
         ]
         if kind == "loader":
