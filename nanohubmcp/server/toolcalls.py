@@ -30,7 +30,7 @@ from ..errors import (
 )
 from ..protocol import versions
 from ..protocol.result_types import ToolResult
-from . import convert, progress, results, tqdm_progress
+from . import convert, progress, results, stdin_guard, tqdm_progress
 from . import jobs as jobmod
 from .components import Tool
 from .context import Context
@@ -115,6 +115,7 @@ async def run_tool(core: ServerCore, request: RequestContext, tool: Tool, argume
     tracker = progress.for_request(core, request)
     current = progress.CURRENT.set(tracker)  # copied into the worker thread with the call
     tqdm_progress.watch()
+    stdin_guard.guard()  # input() in the tool fails at once instead of waiting for the time limit
     try:
         context = make_context(core, tool.signature, request, job.id if job is not None else None)
         kwargs = build_kwargs(tool.signature, arguments, kind="tool", name=tool.name, context=context)
