@@ -78,7 +78,8 @@ class MCPServer:
             10,000 / 1,000); a full store refuses new jobs with a message saying so.
         max_job_result_bytes: largest job result kept (as JSON; default 16 MiB).
         job_executor: where ``@async_tool`` jobs run: ``"threads"`` (default), ``"processes"``,
-            ``"dask"``, ``"slurm"`` (Slurm batch jobs), or a
+            ``"dask"``, ``"slurm"`` (Slurm batch jobs), ``"submit"`` (nanoHUB's ``submit``; the
+            tool returns a ``nanohubmcp.nanohub.SubmitRun``), or a
             ``nanohubmcp.server.executors.JobExecutor``.
         dask_address: Dask scheduler address for ``job_executor="dask"`` (default the
             ``DASK_SCHEDULER_ADDRESS`` environment variable, else a ``LocalCluster`` started on
@@ -86,8 +87,8 @@ class MCPServer:
         executor_options: options of the job executors, by executor name
             (``{"slurm": {"partition": "debug", "time": "1:00:00"}}``); options at the top level
             are for ``job_executor``. A tool's own ``executor_options=`` go over these. The
-            options of each executor are in its module (``nanohubmcp.server.executors.slurm``);
-            an unknown one is a ``ConfigurationError``.
+            options of each executor are in its module (``nanohubmcp.server.executors.slurm``,
+            ``...submit_run``); an unknown one is a ``ConfigurationError``.
         auth: authorization for every HTTP route (MCP 2025-06-18+, Authorization): a verifier
             (``StaticTokenVerifier``, ``JWTVerifier``, or any object with ``verify(token) ->
             Principal | None``, sync or async), a function of the token (returns a Principal,
@@ -266,8 +267,8 @@ class MCPServer:
 
         The call returns ``{"status": "running", "job_id": ..., "message": ...}``; clients poll
         the built-in ``get_job_result(job_id)`` tool (or use MCP Tasks). Takes the options of
-        :meth:`tool`, plus ``executor=`` (``"threads"``, ``"processes"``, ``"dask"``, ``"slurm"``
-        or a ``JobExecutor``) to run this tool's jobs somewhere other than the server's
+        :meth:`tool`, plus ``executor=`` (``"threads"``, ``"processes"``, ``"dask"``, ``"slurm"``,
+        ``"submit"`` or a ``JobExecutor``) to run this tool's jobs somewhere other than the server's
         ``job_executor``, and ``executor_options=`` for this tool's jobs (e.g.
         ``{"time": "2:00:00", "partition": "gpu"}`` on Slurm) over the server's.
         """

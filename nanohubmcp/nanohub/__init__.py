@@ -5,10 +5,13 @@ Modules: :mod:`~nanohubmcp.nanohub.proxy` (pure detector), :mod:`~nanohubmcp.nan
 :mod:`~nanohubmcp.nanohub.pyenv` (conda env interpreter), :mod:`~nanohubmcp.nanohub.supervisor`
 (child processes), :mod:`~nanohubmcp.nanohub.child` (the app process) and
 :mod:`~nanohubmcp.nanohub.launcher` (``start_mcp``). Importing this package starts nothing.
+
+:class:`SubmitRun` is what a tool on the ``submit`` job executor returns (the run ``submit`` makes).
 """
 
 from __future__ import annotations
 
 from nanohubmcp.nanohub.proxy import ProxyInfo, detect_proxy, override
+from nanohubmcp.server.executors.submit_run import SubmitRun
 
-__all__ = ["ProxyInfo", "detect_proxy", "override"]
+__all__ = ["ProxyInfo", "SubmitRun", "detect_proxy", "override"]

@@ -166,7 +166,7 @@ def _tool_parts(value: Any, sink: ResultSink | None = None, lists_as_data: bool 
         return [_text(text)], structured
     if isinstance(value, list):
         if _is_block_list(value):
-            return [_block(i, sink) for i in value], UNSET
+            return parts.resources_kept([_block(i, sink) for i in value], sink), UNSET
         text, data = to_json(value, "the tool's result")
         if parts.too_big(sink, len(text)):
             return parts.offload_json(text, sink), UNSET  # type: ignore[arg-type]
@@ -268,6 +268,7 @@ def tool_result(
     """
     if isinstance(value, ToolResult):
         wire = value.to_wire()
+        wire["content"] = parts.resources_kept(wire["content"], sink)
     else:
         content, structured = _tool_parts(
             value, sink if output_schema is None else _inline(sink), lists_as_data and output_schema is None

@@ -68,6 +68,26 @@ def _images_kept(blocks: list[Wire], sink: ResultSink | None) -> list[Wire]:
     return out
 
 
+def resources_kept(blocks: list[Wire], sink: ResultSink | None) -> list[Wire]:
+    """``blocks`` with each embedded ``resource`` larger than ``max_inline_bytes`` kept in the
+    store: a note and a ``resource_link`` to it in its place (a job's output file, say)."""
+    out = []
+    for block in blocks:
+        resource = block.get("resource") if block.get("type") == "resource" else None
+        payload = None if not isinstance(resource, dict) else resource.get("text", resource.get("blob"))
+        if not isinstance(payload, str) or not too_big(sink, len(payload)):
+            out.append(block)
+            continue
+        assert sink is not None
+        assert isinstance(resource, dict)
+        data: bytes | str = payload if "text" in resource else base64.b64decode(payload)
+        uri = str(resource.get("uri", ""))
+        name = uri.rstrip("/").rpartition("/")[2] or "resource"
+        link = sink.link(data, str(resource.get("mimeType") or "application/octet-stream"), name, f"the file {uri}")
+        out += [link_note(f"{name}:", len(data), sink, link), link]
+    return out
+
+
 def _kept(conv: Converted, sink: ResultSink, payload: bytes | str, mime: str, name: str) -> list[Wire]:
     """The note and the ``resource_link`` of a converted value's data kept in the store."""
     link = sink.link(payload, mime, name, conv.summary.partition("\n")[0] if conv.summary else name)

@@ -13,6 +13,8 @@
   when the server stops; a restarted server with the same state directory takes it back;
 - ``"slurm"``: each job is a Slurm batch job (submitted with submitit), on the cluster the
   server's machine submits to; jobs outlive the server (:mod:`.slurm`);
+- ``"submit"``: each job runs nanoHUB's ``submit`` command, to a venue or ``--local``; the tool's
+  function returns the run to make (a ``SubmitRun``); jobs outlive the server (:mod:`.submit`);
 - an instance of :class:`JobExecutor` (a subclass of your own).
 
 ``executor_options=`` (of the server, keyed by executor name or for its ``job_executor``; of one
@@ -53,7 +55,7 @@ if TYPE_CHECKING:
 
 __all__ = ["EXECUTORS", "JobExecutor", "ThreadJobExecutor", "make_executor"]
 
-EXECUTORS = ("threads", "processes", "dask", "slurm")
+EXECUTORS = ("threads", "processes", "dask", "slurm", "submit")
 
 
 class ThreadJobExecutor(JobExecutor):
@@ -74,14 +76,29 @@ class ThreadJobExecutor(JobExecutor):
             self._pool = WorkerPool(self.workers, quick_workers=0, name="nanohubmcp-job")
         return self._pool
 
-    async def call(self, job: Job, fn: Any, kwargs: dict[str, Any], *, context: Context | None,
-                   context_param: str | None, is_coroutine: bool) -> Any:
+    async def call(
+        self,
+        job: Job,
+        fn: Any,
+        kwargs: dict[str, Any],
+        *,
+        context: Context | None,
+        context_param: str | None,
+        is_coroutine: bool,
+    ) -> Any:
         def track(work: Future[Any]) -> None:
             self._running[job.id] = work
             work.add_done_callback(lambda _: self._running.pop(job.id, None))
 
-        return await call_function(fn, kwargs, is_coroutine=is_coroutine, executor=self.pool, timeout=None,
-                                   what=f"tool '{job.tool}'", on_submit=track)
+        return await call_function(
+            fn,
+            kwargs,
+            is_coroutine=is_coroutine,
+            executor=self.pool,
+            timeout=None,
+            what=f"tool '{job.tool}'",
+            on_submit=track,
+        )
 
     def outliving(self, job: Job) -> Future[Any] | None:
         """A sync function already running on a worker (the worker thread outlives the server;
@@ -95,8 +112,14 @@ class ThreadJobExecutor(JobExecutor):
         self._pool = None
 
 
-def make_executor(spec: Any, *, workers: int, dask_address: str | None = None,
-                  options: dict[str, Any] | None = None, state_dir: Any = None) -> JobExecutor:
+def make_executor(
+    spec: Any,
+    *,
+    workers: int,
+    dask_address: str | None = None,
+    options: dict[str, Any] | None = None,
+    state_dir: Any = None,
+) -> JobExecutor:
     """The executor named by ``spec`` with ``options`` (nothing is started yet).
 
     ``state_dir`` is the server's state directory (or a callable returning it), under which
@@ -125,5 +148,10 @@ def _made(spec: Any, workers: int, dask_address: str | None, state_dir: Any) -> 
         from .slurm import SlurmJobExecutor
 
         return SlurmJobExecutor(state_dir)
+    if spec == "submit":
+        from .submit import SubmitJobExecutor
+
+        return SubmitJobExecutor(state_dir)
     raise ConfigurationError(
-        f"job_executor must be one of {', '.join(EXECUTORS)} or a JobExecutor instance, not {spec!r}")
+        f"job_executor must be one of {', '.join(EXECUTORS)} or a JobExecutor instance, not {spec!r}"
+    )

@@ -36,11 +36,20 @@ class JobExecutor:
         """
         if options:
             raise ConfigurationError(
-                f"the {self.name!r} job executor takes no executor_options (got {', '.join(sorted(options))})")
+                f"the {self.name!r} job executor takes no executor_options (got {', '.join(sorted(options))})"
+            )
         return self
 
-    async def call(self, job: Job, fn: Any, kwargs: dict[str, Any], *, context: Context | None,
-                   context_param: str | None, is_coroutine: bool) -> Any:
+    async def call(
+        self,
+        job: Job,
+        fn: Any,
+        kwargs: dict[str, Any],
+        *,
+        context: Context | None,
+        context_param: str | None,
+        is_coroutine: bool,
+    ) -> Any:
         """Run ``fn(**kwargs)`` for ``job`` and return its value (raise what it raised).
 
         ``kwargs[context_param]`` is the call's Context when the function takes one. When the

@@ -93,7 +93,8 @@ class DaskJobExecutor(JobExecutor):
                     from distributed import Client, LocalCluster
                 except ImportError:
                     raise ConfigurationError(
-                        "job_executor='dask' needs dask.distributed: pip install 'nanohub-mcp[dask]'") from None
+                        "job_executor='dask' needs dask.distributed: pip install 'nanohub-mcp[dask]'"
+                    ) from None
                 address = self.scheduler_address
                 if address:
                     self._client = Client(address, set_as_default=False, timeout=30)
@@ -105,8 +106,16 @@ class DaskJobExecutor(JobExecutor):
     async def _client_async(self) -> Any:
         return await asyncio.get_running_loop().run_in_executor(None, self._connect)
 
-    async def call(self, job: Job, fn: Any, kwargs: dict[str, Any], *, context: Context | None,
-                   context_param: str | None, is_coroutine: bool) -> Any:
+    async def call(
+        self,
+        job: Job,
+        fn: Any,
+        kwargs: dict[str, Any],
+        *,
+        context: Context | None,
+        context_param: str | None,
+        is_coroutine: bool,
+    ) -> Any:
         client = await self._client_async()
         key = key_for(job.id)
         if context_param:

@@ -27,7 +27,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from ...errors import ConfigurationError
 from ...protocol.mime import guess_mime_type
+from .base import JobExecutor
 from .remote import deliver
 
 EVENTS = "events.jsonl"
@@ -44,6 +46,50 @@ def job_root(state_dir: Callable[[], str] | str | None, executor: str, configure
         return Path(configured).expanduser().absolute()
     base = state_dir() if callable(state_dir) else state_dir
     return Path(base or ".").expanduser().absolute() / f"{executor}-jobs"
+
+
+class FolderJobExecutor(JobExecutor):
+    """What the executors that keep a folder per job share: their options (checked by
+    :meth:`check`, named in ``OPTIONS``) and the root of their job folders."""
+
+    survives_restart = True
+
+    def __init__(self, state_dir: Any = None, options: dict[str, Any] | None = None) -> None:
+        self.state_dir = state_dir
+        self.options = self.check(dict(options or {}))
+
+    def check(self, options: dict[str, Any]) -> dict[str, Any]:
+        """``options`` checked (unknown names refused) and normalised; subclasses check values.
+
+        Raises:
+            ConfigurationError: an option this executor does not take.
+        """
+        unknown = sorted(set(options) - set(self.OPTIONS))
+        if unknown:
+            raise ConfigurationError(
+                f"unknown {self.name} executor option(s) {', '.join(unknown)}; "
+                f"the options are {', '.join(self.OPTIONS)}"
+            )
+        return options
+
+    def configure(self, options: dict[str, Any]) -> JobExecutor:
+        return type(self)(self.state_dir, {**self.options, **options}) if options else self
+
+    def root(self) -> Path:
+        """The folder of this executor's job folders."""
+        return job_root(self.state_dir, self.name, self.options.get("job_dir"))
+
+
+def positive_ints(values: Any, keys: tuple[str, ...], what: str) -> None:
+    """Refuse a value of ``keys`` in ``values`` that is not a positive whole number.
+
+    Raises:
+        ConfigurationError: naming ``what`` and the key.
+    """
+    for key in keys:
+        value = values.get(key)
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+            raise ConfigurationError(f"{what} {key} must be a positive whole number, not {value!r}")
 
 
 def make_job_folder(root: Path, job_id: str) -> Path:
@@ -131,16 +177,18 @@ def tail(path: Path, lines: int = 20, max_chars: int = 2000, skip: tuple[str, ..
 
 def file_blocks(paths: Iterable[Path]) -> list[dict[str, Any]]:
     """One MCP ``resource`` block per file (MCP 2025-11-25, Server § Tools § Embedded resources),
-    its ``file://`` URI naming it: text for text types, base64 ``blob`` otherwise."""
+    its ``file://`` URI naming it: text for text types (and UTF-8 files of no known type, as
+    ``text/plain``), base64 ``blob`` otherwise."""
     blocks = []
     for path in paths:
         try:
             data = path.read_bytes()
         except OSError:
             continue
-        mime = guess_mime_type(path.name) or "application/octet-stream"
+        mime = guess_mime_type(path.name)
+        text = _as_text(data) if mime is None or mime.startswith(TEXT_TYPES) else None
+        mime = mime or ("text/plain" if text is not None else "application/octet-stream")
         resource: dict[str, Any] = {"uri": path.absolute().as_uri(), "mimeType": mime}
-        text = _as_text(data) if mime.startswith(TEXT_TYPES) else None
         if text is not None:
             resource["text"] = text
         else:

@@ -62,8 +62,9 @@ class ProcessJobExecutor(JobExecutor):
                 self._manager = context.Manager()
                 self._queue = self._manager.Queue()
                 self._pool = ProcessPoolExecutor(self.workers, mp_context=context)
-                threading.Thread(target=self._listen, args=(self._queue,), daemon=True,
-                                 name="nanohubmcp-process-jobs").start()
+                threading.Thread(
+                    target=self._listen, args=(self._queue,), daemon=True, name="nanohubmcp-process-jobs"
+                ).start()
             return self._pool, self._manager.Event()
 
     def _listen(self, queue: Any) -> None:
@@ -82,8 +83,16 @@ class ProcessJobExecutor(JobExecutor):
             if target is not None:
                 deliver(target[0], target[1], job_id, kind, payload)
 
-    async def call(self, job: Job, fn: Any, kwargs: dict[str, Any], *, context: Context | None,
-                   context_param: str | None, is_coroutine: bool) -> Any:
+    async def call(
+        self,
+        job: Job,
+        fn: Any,
+        kwargs: dict[str, Any],
+        *,
+        context: Context | None,
+        context_param: str | None,
+        is_coroutine: bool,
+    ) -> Any:
         loop = asyncio.get_running_loop()
         pool, event = await loop.run_in_executor(None, self._start)
         if context_param:
@@ -95,7 +104,8 @@ class ProcessJobExecutor(JobExecutor):
             raise ToolError(
                 f"tool '{job.tool}' cannot run on the 'processes' executor: its function or arguments cannot be "
                 f"pickled ({exc}). Define the function at module level with picklable arguments, or use "
-                "job_executor='threads' (or 'dask', which pickles with cloudpickle)") from None
+                "job_executor='threads' (or 'dask', which pickles with cloudpickle)"
+            ) from None
         self._targets[job.id] = (context, job.store)
         future = pool.submit(run_remote, fn, kwargs, is_coroutine)
         try:

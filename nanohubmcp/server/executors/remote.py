@@ -58,8 +58,17 @@ class RemoteContext(LevelMethods):
         job_id, request_id, session_id, progress_token, protocol_version: as on ``Context``.
     """
 
-    def __init__(self, job_id: str, channel: Channel, executor: str, *, request_id: Any = None,
-                 session_id: str | None = None, progress_token: Any = None, protocol_version: str = "") -> None:
+    def __init__(
+        self,
+        job_id: str,
+        channel: Channel,
+        executor: str,
+        *,
+        request_id: Any = None,
+        session_id: str | None = None,
+        progress_token: Any = None,
+        protocol_version: str = "",
+    ) -> None:
         self.job_id = job_id
         self.request_id = request_id
         self.session_id = session_id
@@ -77,7 +86,8 @@ class RemoteContext(LevelMethods):
         raise AttributeError(
             f"ctx.{name} is not available while the job runs on the {self._executor!r} executor "
             "(outside the server process); there ctx offers report_progress, debug/info/warning/error/log, "
-            "is_cancelled and cancel_event. Use job_executor='threads' for tools that ask the client.")
+            "is_cancelled and cancel_event. Use job_executor='threads' for tools that ask the client."
+        )
 
     # -- progress and logging ---------------------------------------------------------------
     def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
@@ -112,8 +122,15 @@ def remote_context(job: Any, context: Any, channel: Channel, executor: str) -> R
     """The stand-in for ``context`` (the call's Context, or None) of ``job``."""
     if context is None:
         return RemoteContext(job.id, channel, executor)
-    return RemoteContext(job.id, channel, executor, request_id=context.request_id, session_id=context.session_id,
-                         progress_token=context.progress_token, protocol_version=context.protocol_version)
+    return RemoteContext(
+        job.id,
+        channel,
+        executor,
+        request_id=context.request_id,
+        session_id=context.session_id,
+        progress_token=context.progress_token,
+        protocol_version=context.protocol_version,
+    )
 
 
 def run_remote(fn: Any, kwargs: dict[str, Any], is_coroutine: bool) -> Any:

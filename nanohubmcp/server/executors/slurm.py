@@ -45,8 +45,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...errors import ConfigurationError, ToolError
-from .base import JobExecutor
-from .job_files import EventTail, FileChannel, job_root, make_job_folder, request_cancel, tail
+from .job_files import EventTail, FileChannel, FolderJobExecutor, make_job_folder, positive_ints, request_cancel, tail
 from .job_side import RAISED, run_in_job
 from .remote import remote_context
 from .slurm_watch import ENDED, QUEUED, RUNNING, SlurmState, watcher
@@ -118,23 +117,15 @@ def slurm_minutes(value: Any) -> int:
     return minutes
 
 
-def check_options(options: dict[str, Any]) -> dict[str, Any]:
-    """``options`` checked and normalised (time in minutes).
+def check_values(checked: dict[str, Any]) -> dict[str, Any]:
+    """Slurm options' values checked and normalised (time in whole minutes).
 
     Raises:
-        ConfigurationError: an unknown option or a value of the wrong kind (the message says which).
+        ConfigurationError: a value of the wrong kind (the message says which).
     """
-    unknown = sorted(set(options) - set(OPTIONS))
-    if unknown:
-        raise ConfigurationError(
-            f"unknown slurm executor option(s) {', '.join(unknown)}; the options are {', '.join(OPTIONS)}"
-        )
-    checked = dict(options)
     if "time" in checked:
         checked["time"] = slurm_minutes(checked["time"])
-    for key in ("cpus_per_task", "gpus"):
-        if key in checked and (not isinstance(checked[key], int) or isinstance(checked[key], bool) or checked[key] < 1):
-            raise ConfigurationError(f"slurm option {key} must be a positive whole number, not {checked[key]!r}")
+    positive_ints(checked, ("cpus_per_task", "gpus"), "slurm option")
     if "sbatch" in checked and not isinstance(checked["sbatch"], dict):
         raise ConfigurationError("slurm option sbatch must be a dict of sbatch option names to values")
     if "setup" in checked and (
@@ -152,23 +143,14 @@ def _submitit() -> Any:
     return submitit
 
 
-class SlurmJobExecutor(JobExecutor):
+class SlurmJobExecutor(FolderJobExecutor):
     """Jobs as Slurm batch jobs (see the module docstring)."""
 
     name = "slurm"
-    survives_restart = True
     OPTIONS: ClassVar[dict[str, str]] = OPTIONS
 
-    def __init__(self, state_dir: Any = None, options: dict[str, Any] | None = None) -> None:
-        self.state_dir = state_dir
-        self.options = check_options(options or {})
-
-    def configure(self, options: dict[str, Any]) -> SlurmJobExecutor:
-        return SlurmJobExecutor(self.state_dir, {**self.options, **options}) if options else self
-
-    def root(self) -> Path:
-        """The folder of this executor's job folders."""
-        return job_root(self.state_dir, self.name, self.options.get("job_dir"))
+    def check(self, options: dict[str, Any]) -> dict[str, Any]:
+        return check_values(super().check(options))
 
     # -- submitting ---------------------------------------------------------------------------
     def parameters(self, job: Job, folder: Path) -> dict[str, Any]:
