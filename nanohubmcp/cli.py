@@ -6,6 +6,7 @@ Usage::
     nanohubmcp run APP.py [--transport stdio|http] [--host HOST] [--port N] [--token TOKEN]
                           [--workers N] [--state-url redis://HOST:6379/0]
     nanohubmcp sim2l NOTEBOOK... [--name NAME] [--async] [--results-dir DIR] [serving options as run]
+    nanohubmcp rappture TOOL.xml... [--name NAME] [--async] [--timeout SECONDS] [serving options as run]
     nanohubmcp hub-tools [--root /apps] [NAME[/REVISION]...] [--async] [serving options as run]
     nanohubmcp bridge URL [--header 'Name: value' ...] [--cookie 'name=value'] [--token T]
     nanohubmcp desktop-config APP [--client claude|vscode|cursor] [--name NAME] [--env NAME=VALUE ...]
@@ -13,7 +14,8 @@ Usage::
 
 ``run`` imports a Python file and serves its module-level ``server`` (like ``start_mcp --app``);
 ``--transport stdio`` is what desktop clients (Claude Desktop, VS Code, Cursor) launch.
-``sim2l`` serves Sim2L notebooks (see :mod:`nanohubmcp.sources.sim2l`); ``hub-tools`` lists the
+``sim2l`` serves Sim2L notebooks (see :mod:`nanohubmcp.sources.sim2l`), ``rappture`` Rappture
+tools (:mod:`nanohubmcp.sources.rappture`); ``hub-tools`` lists the
 Rappture tools and Sim2Ls installed on a hub, or serves the ones named (:mod:`nanohubmcp.sources.hub`).
 ``bridge`` speaks stdio to such a client and Streamable HTTP (or legacy SSE) to a running server.
 
@@ -103,6 +105,22 @@ def build_parser() -> argparse.ArgumentParser:
     _tool_arguments(sim2l)
     serving_arguments(sim2l)
     sim2l.set_defaults(run=_sim2l)
+
+    rappture = commands.add_parser(
+        "rappture",
+        help="serve Rappture tools (tool.xml) as MCP tools",
+        description="Serve each Rappture tool as an MCP tool: its inputs become the input schema (numbers take "
+        "units, e.g. '77K'); a call writes the driver, runs the tool (rappture -execute on a hub, else its "
+        "<command>) and returns the run file's outputs. Needs pip install 'nanohub-mcp[rappture]'.",
+    )
+    rappture.add_argument("paths", nargs="+", metavar="PATH", help="a tool.xml, or a directory holding one")
+    rappture.add_argument("--name", default=None, help="the tool's name (with one PATH; default: the tool's own)")
+    rappture.add_argument("--async", dest="background", action="store_true",
+                          help="run each call as a durable job (default: when <limits> allows runs over 30 s)")
+    rappture.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                          help="seconds a run may take (default: the tool's <limits><cputime>)")
+    serving_arguments(rappture)
+    rappture.set_defaults(run=_rappture)
 
     hub = commands.add_parser(
         "hub-tools",
@@ -266,6 +284,20 @@ def _sim2l(args: argparse.Namespace) -> int:
     return _serve(server, args, transport)
 
 
+def _rappture(args: argparse.Namespace) -> int:
+    from .facade import MCPServer
+
+    if args.name and len(args.paths) > 1:
+        raise NanohubMCPError("--name names one tool: give one PATH with it")
+    from .sources.rappture import load_rappture_tool
+
+    transport = _stdio_safe(args)
+    server = MCPServer(load_rappture_tool(args.paths[0], name=args.name).name if len(args.paths) == 1 else "rappture")
+    for path in args.paths:
+        server.add_rappture_tool(path, name=args.name, background=args.background or None, timeout=args.timeout)
+    return _serve(server, args, transport)
+
+
 def _hub_tools(args: argparse.Namespace) -> int:
     from .sources.hub import DEFAULT_ROOT, find_hub_tools, pick
 
@@ -297,11 +329,7 @@ def _hub_tools(args: argparse.Namespace) -> int:
         if tool.kind == "sim2l":
             server.add_sim2l(tool.path, name=name, background=args.background, results_dir=args.results_dir)
         else:
-            add_rappture_tool = getattr(server, "add_rappture_tool", None)
-            if add_rappture_tool is None:
-                raise NanohubMCPError(f"{tool.name} is a Rappture tool ({tool.path}); this version of nanohubmcp "
-                                      "lists Rappture tools but cannot serve them yet")
-            add_rappture_tool(tool.path, name=name, background=args.background)
+            server.add_rappture_tool(tool.path, name=name, background=args.background or None)
     return _serve(server, args, transport)
 
 

@@ -289,8 +289,9 @@ class MCPServer:
 
         return add_sim2l(self, path, **options)
 
-    def add_rappture_tool(self, path: Any, *, name: str | None = None, async_: bool | None = None,
-                          timeout: float | None = None, rappture: str | None = None, **options: Any) -> Tool:
+    def add_rappture_tool(self, path: Any, *, name: str | None = None, background: bool | None = None,
+                          async_: bool | None = None, timeout: float | None = None, rappture: str | None = None,
+                          **options: Any) -> Tool:
         """Register a Rappture tool (nanoHUB's ``tool.xml``) as a tool; returns the record.
 
         Its inputs become the input schema (numbers accept other units, converted with pint:
@@ -302,8 +303,8 @@ class MCPServer:
         Args:
             path: tool.xml, or a directory holding ``tool.xml`` or ``rappture/tool.xml``.
             name: the tool name (default: ``<tool><id>``, else the tool's directory name).
-            async_: run calls as jobs (``@async_tool``); default when ``<limits>`` allows runs
-                longer than a proxy waits (30 s).
+            background: run calls as jobs (``@async_tool``; ``async_`` is the same); default when
+                ``<limits>`` allows runs longer than a proxy waits (30 s).
             timeout: seconds a run may take (default from ``<limits><cputime>``).
             rappture: the ``rappture`` program (default ``rappture`` on PATH; ``""``: never use it).
             options: options of :meth:`tool` (``title``, ``annotations``, ``scopes``, ``executor``...).
@@ -312,8 +313,8 @@ class MCPServer:
         """
         from .sources.rappture import add_rappture_tool
 
-        return add_rappture_tool(self, path, name=name, async_=async_, timeout=timeout, rappture=rappture,
-                                 **options)
+        return add_rappture_tool(self, path, name=name, async_=async_ if background is None else background,
+                                 timeout=timeout, rappture=rappture, **options)
 
     def remove_tool(self, name: str) -> bool:
         """Unregister a tool; True when it existed (clients get ``list_changed``)."""

@@ -18,7 +18,8 @@ A component cell:
    ``notifications/*/list_changed``), and starts the server on first use.
 
 ``%mcp start|stop|status|url|tools|jobs|remove NAME|log`` manages the server; ``%mcp call NAME {...}``
-calls a tool; ``%mcp sim2l PATH`` serves a Sim2L notebook as a tool.
+calls a tool; ``%mcp sim2l PATH`` serves a Sim2L notebook as a tool, ``%mcp rappture PATH`` a
+Rappture tool.
 
 Magic lines are taken literally: IPython's ``{expr}`` and ``$var`` expansion is off for every
 magic here (``no_var_expand``), so ``%%mcp_resource data://y/{x}`` is a template even when the
@@ -49,7 +50,7 @@ from .session import KernelSession
 
 __all__ = ["MCPMagics"]
 
-ACTIONS = ("start", "stop", "status", "url", "tools", "jobs", "remove", "log", "call", "sim2l")
+ACTIONS = ("start", "stop", "status", "url", "tools", "jobs", "remove", "log", "call", "sim2l", "rappture")
 
 
 def _documented_by(options: tuple[cellspec.Option, ...]) -> Callable[[Any], Any]:
@@ -235,12 +236,14 @@ class MCPMagics(Magics):
         cell once the cell has finished, and returns nothing).
         sim2l PATH [--name NAME] [--async]: serve a Sim2L notebook as a tool (see
         ``MCPServer.add_sim2l``; needs ``pip install 'nanohub-mcp[sim2l]'``).
+        rappture PATH [--name NAME] [--async] [--timeout SECONDS]: serve a Rappture tool.xml as a
+        tool (see ``MCPServer.add_rappture_tool``; needs ``pip install 'nanohub-mcp[rappture]'``).
         """
         action_word, _, rest = line.strip().partition(" ")
         if action_word == "call":  # its JSON arguments are not shell words
             return self._mcp_call(rest)
-        if action_word == "sim2l":  # a path and its own options
-            return self._mcp_sim2l(rest)
+        if action_word in ("sim2l", "rappture"):  # a path and its own options
+            return self._mcp_source(action_word, rest)
         args = parse_argstring(self.mcp, line)
         if args.action != "remove" and args.target is not None:
             raise UsageError(f"%mcp {args.action} takes no argument")
@@ -292,7 +295,15 @@ class MCPMagics(Magics):
         print(f"Removed {kind} '{target}'.")
 
     def _mcp_sim2l(self, rest: str) -> None:
-        usage = "%mcp sim2l PATH [--name NAME] [--async]"
+        self._mcp_source("sim2l", rest)
+
+    def _mcp_rappture(self, rest: str) -> None:
+        self._mcp_source("rappture", rest)
+
+    def _mcp_source(self, kind: str, rest: str) -> None:
+        """``%mcp sim2l PATH`` / ``%mcp rappture PATH``: serve a tool of another format."""
+        rappture = kind == "rappture"
+        usage = f"%mcp {kind} PATH [--name NAME] [--async]" + (" [--timeout SECONDS]" if rappture else "")
         try:
             words = shlex.split(rest)
         except ValueError as exc:
@@ -305,17 +316,24 @@ class MCPMagics(Magics):
                 options["background"] = True
             elif word == "--name" and words:
                 options["name"] = words.pop(0)
+            elif word == "--timeout" and words and rappture:
+                try:
+                    options["timeout"] = float(words.pop(0))
+                except ValueError:
+                    raise UsageError(f"{usage}: --timeout takes a number of seconds") from None
             elif word.startswith("-"):
                 raise UsageError(f"{usage}: unknown option {word}")
             else:
                 paths.append(word)
         if len(paths) != 1:
-            raise UsageError(f"{usage}: give one notebook")
+            raise UsageError(f"{usage}: give one {'tool.xml' if rappture else 'notebook'}")
+        server = self.session.server
+        add = server.add_rappture_tool if rappture else server.add_sim2l
         try:
-            record = self.session.server.add_sim2l(paths[0], **options)
+            record = add(paths[0], **options)
         except RegistrationError as exc:
-            raise UsageError(f"%mcp sim2l: {exc}") from None
-        self._serve(f"tool '{record.name}' (Sim2L {paths[0]})")
+            raise UsageError(f"%mcp {kind}: {exc}") from None
+        self._serve(f"tool '{record.name}' ({'Rappture tool' if rappture else 'Sim2L'} {paths[0]})")
 
     def _mcp_call(self, rest: str) -> Any:
         name, _, raw = rest.strip().partition(" ")

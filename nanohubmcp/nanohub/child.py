@@ -36,7 +36,10 @@ from typing import Any
 
 from nanohubmcp.errors import ConfigurationError
 
-__all__ = ["BOOTSTRAP", "command", "load_app", "main"]
+__all__ = ["BOOTSTRAP", "SOURCES_ENV", "command", "load_app", "main"]
+
+SOURCES_ENV = "NANOHUBMCP_SOURCES"
+"""Tools of other formats for the package's ``hub_app.py`` app file to serve (JSON; see that file)."""
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 """The directory of the nanohubmcp package this module belongs to."""

@@ -3,6 +3,7 @@
 Usage::
 
     start_mcp --app FILE [--host HOST] [--port PORT] [--token TOKEN] [--python-env NAME] [--debug]
+    start_mcp --rappture TOOL.xml [--rappture ...] [the same options]
               [--weber-port 8000] [--startup-timeout 120]
 
 What it does, in order:
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import signal
 import sys
@@ -63,8 +65,13 @@ def build_parser() -> argparse.ArgumentParser:
         prog="start_mcp",
         description="Run an MCP server app file, on nanoHUB behind its weber proxy or locally.",
     )
-    parser.add_argument(
-        "--app", "-a", required=True, metavar="FILE", help="Python file defining a module-level `server`"
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("--app", "-a", metavar="FILE", help="Python file defining a module-level `server`")
+    what.add_argument(
+        "--rappture",
+        action="append",
+        metavar="PATH",
+        help="serve a Rappture tool (its tool.xml, or a directory holding one) instead of an app file; repeatable",
     )
     parser.add_argument(
         "--host",
@@ -237,7 +244,20 @@ def _serve(plan: LaunchPlan, python: Path | None, args: argparse.Namespace, stop
             proc.stop()
 
 
+def _sources_app(args: argparse.Namespace) -> None:
+    """``--rappture PATH``: serve the package's ``hub_app.py`` with the tools in its environment."""
+    sources = []
+    for path in args.rappture:
+        if not Path(path).exists():
+            raise ConfigurationError(f"Rappture tool {path!r} does not exist")
+        sources.append({"kind": "rappture", "path": str(Path(path).resolve())})
+    os.environ[app_child.SOURCES_ENV] = json.dumps(sources)  # the child inherits it
+    args.app = str(app_child.PACKAGE_DIR / "hub_app.py")
+
+
 def _run(args: argparse.Namespace, stop: _StopRequest) -> int:
+    if args.rappture:
+        _sources_app(args)
     app = Path(args.app)
     if not app.is_file():
         raise ConfigurationError(f"app file {args.app!r} does not exist")
