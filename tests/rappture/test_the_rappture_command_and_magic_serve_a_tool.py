@@ -52,7 +52,7 @@ def test_the_magic_serves_a_rappture_tool_in_the_kernel_server() -> None:
         result = shell.run_line_magic("mcp", 'call fermi_nb {"temperature": "-73.15C", "points": 11}')
         assert not result.is_error, result
         assert result.structured["outputs"]["kT"]["value"] == pytest.approx(8.617333262e-5 * 200)
-        with pytest.raises(UsageError, match="give one tool.xml"):
+        with pytest.raises(UsageError, match=r"give one tool\.xml"):
             shell.run_line_magic("mcp", "rappture")
         with pytest.raises(UsageError, match="--timeout takes a number"):
             shell.run_line_magic("mcp", f"rappture {FERMI} --timeout soon")
