@@ -146,7 +146,7 @@ class RelayStream(OutboundStream):
         if self.standalone:
             with contextlib.suppress(StateUnavailable):
                 await self.state.add_listener(self.session_id)
-        quiet = 0
+        quiet = dead = 0
         owner: str | None = None
         request_id: Any = None
         last_seq = after_seq
@@ -164,8 +164,12 @@ class RelayStream(OutboundStream):
                             await self.state.add_listener(self.session_id)
                     continue
                 if quiet >= DEAD_OWNER_CHECKS and await self._producer_died(owner):
-                    self._end_for_dead_producer(sink, request_id, last_seq)
-                    return
+                    dead += 1
+                    if dead >= DEAD_OWNER_CHECKS:  # seen gone twice in a row, a read apart
+                        self._end_for_dead_producer(sink, request_id, last_seq)
+                        return
+                else:
+                    dead = 0
                 continue
             quiet = 0
             for entry_id, fields in entries:

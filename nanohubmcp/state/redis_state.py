@@ -48,7 +48,7 @@ log = logging.getLogger("nanohubmcp.state")
 
 EVENT_KEEP = 256
 """Entries kept per stream log (approximately: Redis trims whole nodes)."""
-HEARTBEAT_SECONDS = 3.0
+HEARTBEAT_SECONDS = 2.0
 HEARTBEAT_TTL = 10
 """A process whose heartbeat is older than this many seconds is taken as dead."""
 MAX_QUEUED = 10_000
@@ -58,6 +58,8 @@ CONNECT_TIMEOUT = 2.0
 SOCKET_TIMEOUT = 15.0
 """Longest wait for one Redis reply (blocking reads wait less than this)."""
 RETRY_SECONDS = 0.5
+RETRIES = 2
+"""Quick retries of a command on a fresh connection before the store counts as unreachable."""
 
 
 class RedisState:
@@ -91,8 +93,15 @@ class RedisState:
 
     # -- connection ------------------------------------------------------------------------
     def _new_client(self) -> Any:
+        from redis.asyncio.retry import Retry
+        from redis.backoff import ExponentialBackoff
+
+        # A connection Redis dropped (it restarted) is replaced at once: a quick retry on a new
+        # connection, so a store that is back answers the first request.
         return aioredis.Redis.from_url(
             self.url.url,
+            retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), RETRIES),
+            retry_on_error=[redis_errors.ConnectionError, redis_errors.TimeoutError],
             decode_responses=True,
             socket_connect_timeout=CONNECT_TIMEOUT,
             socket_timeout=SOCKET_TIMEOUT,

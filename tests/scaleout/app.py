@@ -19,12 +19,12 @@ def where() -> dict:
 
 
 @server.tool()
-async def count(n: int, ctx: Context) -> str:
-    """Count to n, reporting progress and logging each step."""
+async def count(n: int, ctx: Context, pause: float = 0.02) -> str:
+    """Count to n, reporting progress and logging each step, pausing between steps."""
     for i in range(n):
         ctx.report_progress(i + 1, n, f"step {i + 1}")
         ctx.info(f"counted {i + 1}")
-        await asyncio.sleep(0.02)
+        await asyncio.sleep(pause)
     return f"counted to {n} in {os.getpid()}"
 
 
@@ -56,6 +56,13 @@ def slow_square(x: int) -> int:
     """Square x after a moment (a job)."""
     time.sleep(0.3)
     return x * x
+
+
+@server.async_tool()
+def long_job(seconds: float) -> str:
+    """A job that takes a while (its process may die under it)."""
+    time.sleep(seconds)
+    return "finished"
 
 
 @server.tool()

@@ -76,6 +76,16 @@ class Server:
                 args, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT, env=env, start_new_session=True
             )
 
+    @property
+    def url(self) -> str:
+        """This process's own MCP endpoint (bypassing nginx)."""
+        return f"http://127.0.0.1:{self.port}/mcp"
+
+    def kill(self) -> None:
+        """SIGKILL: no chance to clean up (the process dies mid-work)."""
+        self.proc.kill()
+        self.proc.wait(10)
+
     def wait_listening(self) -> None:
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline and not listening(self.port):

@@ -1,0 +1,57 @@
+"""Redis trouble is loud, not lossy.
+
+Redis stopped for 10 s under a light load through nginx: every request needing it is answered
+503 with ``Retry-After`` (never a 500 or a hang), the processes log it, keep running, and serve
+again once it is back. Redis restarted without persistence has forgotten the sessions: their
+clients get 404 and initialize again, and from then on nothing fails.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import wire
+from cluster import Cluster
+from redis_server import RedisServer
+
+pytestmark = pytest.mark.timeout(150)
+
+OUTAGE_SECONDS = 10.0
+
+
+def test_an_outage_is_503s_then_404_then_nothing_but_success(cluster: Cluster, redis_server: RedisServer) -> None:
+    session = wire.initialize(cluster.url)
+    assert wire.tool(cluster.url, session, "where", {})["result"]["isError"] is False
+    redis_server.stop()
+    statuses: dict[int, int] = {}
+    retry_after = set()
+    deadline = time.monotonic() + OUTAGE_SECONDS
+    while time.monotonic() < deadline:
+        started = time.monotonic()
+        reply = wire.call(cluster.url, session, "tools/call", {"name": "where", "arguments": {}}, timeout=10)
+        assert time.monotonic() - started < 8, "a request hung while Redis was down"
+        statuses[reply.status_code] = statuses.get(reply.status_code, 0) + 1
+        if reply.status_code == 503:
+            retry_after.add(reply.headers.get("Retry-After"))
+            assert reply.json()["error"]["code"] == -32000
+        time.sleep(0.1)
+    assert set(statuses) == {503}, statuses
+    assert retry_after == {"5"}
+    redis_server.start()  # the same port, nothing kept
+    # The session is gone with Redis's memory: 404 (once the processes reach Redis again).
+    deadline = time.monotonic() + 20
+    status = 503
+    while status == 503 and time.monotonic() < deadline:
+        status = wire.call(cluster.url, session, "tools/call", {"name": "where", "arguments": {}}).status_code
+        time.sleep(0.2)
+    assert status == 404
+    fresh = wire.initialize(cluster.url)
+    after = [
+        wire.call(cluster.url, fresh, "tools/call", {"name": "where", "arguments": {}}).status_code for _ in range(30)
+    ]
+    assert after == [200] * 30
+    assert all(server.proc.poll() is None for server in cluster.servers), "a process died"
+    logs = cluster.logs()
+    assert "unreachable" in logs
+    assert "reachable again" in logs

@@ -1,0 +1,116 @@
+"""Raw Streamable HTTP for the scale-out tests: exact control over which process a request
+reaches (a server's own port, or nginx) and over event ids."""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+from typing import Any
+
+import httpx2 as httpx  # the official client's HTTP library (installed with mcp)
+
+VERSION = "2025-11-25"
+ACCEPT = "application/json, text/event-stream"
+
+
+def initialize(url: str, *, capabilities: dict[str, Any] | None = None, version: str = VERSION) -> str:
+    """Open a session at ``url`` (…/mcp) and send ``notifications/initialized``; its id."""
+    reply = httpx.post(
+        url,
+        headers={"Accept": ACCEPT},
+        timeout=10,
+        json={
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": version,
+                "capabilities": capabilities or {},
+                "clientInfo": {"name": "scaleout-test", "version": "1"},
+            },
+        },
+    )
+    assert reply.status_code == 200, reply.text
+    session = reply.headers["Mcp-Session-Id"]
+    notify(url, session, "notifications/initialized")
+    return session
+
+
+def headers(session: str, **extra: str) -> dict[str, str]:
+    return {"Accept": ACCEPT, "Mcp-Session-Id": session, "MCP-Protocol-Version": VERSION, **extra}
+
+
+def notify(url: str, session: str, method: str, params: dict[str, Any] | None = None) -> None:
+    reply = httpx.post(
+        url,
+        headers=headers(session),
+        timeout=10,
+        json={"jsonrpc": "2.0", "method": method, **({"params": params} if params else {})},
+    )
+    assert reply.status_code == 202, reply.text
+
+
+def call(
+    url: str, session: str, method: str, params: dict[str, Any], rid: int = 7, timeout: float = 30
+) -> httpx.Response:
+    """POST one request (JSON answer: no Accept of SSE); the HTTP response."""
+    return httpx.post(
+        url,
+        headers={**headers(session), "Accept": "application/json"},
+        timeout=timeout,
+        json={"jsonrpc": "2.0", "id": rid, "method": method, "params": params},
+    )
+
+
+def tool(url: str, session: str, name: str, arguments: dict[str, Any], rid: int = 7) -> dict[str, Any]:
+    reply = call(url, session, "tools/call", {"name": name, "arguments": arguments}, rid)
+    assert reply.status_code == 200, reply.text
+    body: dict[str, Any] = reply.json()
+    return body
+
+
+class Events:
+    """Reads an SSE response in a thread: ``next(timeout)`` gives ``(event id, message)``;
+    ``None`` as the message marks the end of the stream."""
+
+    def __init__(self, method: str, url: str, hdrs: dict[str, str], body: Any = None) -> None:
+        self.queue: queue.Queue[tuple[str | None, Any]] = queue.Queue()
+        self.status: int | None = None
+        self._client = httpx.Client(timeout=httpx.Timeout(10, read=120))
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._read, args=(method, url, hdrs, body), daemon=True)
+        self._thread.start()
+        assert self._ready.wait(15), "no response headers"
+
+    def _read(self, method: str, url: str, hdrs: dict[str, str], body: Any) -> None:
+        try:
+            with self._client.stream(method, url, headers=hdrs, json=body) as response:
+                self.status = response.status_code
+                self._ready.set()
+                event_id, data = None, []
+                for line in response.iter_lines():
+                    if line.startswith("id:"):
+                        event_id = line[3:].strip()
+                    elif line.startswith("data:"):
+                        data.append(line[5:].strip())
+                    elif line == "":
+                        if data and "".join(data):
+                            self.queue.put((event_id, json.loads("".join(data))))
+                        event_id, data = None, []
+        except httpx.HTTPError:
+            pass
+        finally:
+            self._ready.set()
+            self.queue.put((None, None))
+
+    def next(self, timeout: float = 20) -> tuple[str | None, Any]:
+        return self.queue.get(timeout=timeout)
+
+    def close(self) -> None:
+        self._client.close()
+
+
+def open_get(url: str, session: str, last_event_id: str | None = None) -> Events:
+    extra = {"Last-Event-ID": last_event_id} if last_event_id else {}
+    return Events("GET", url, {**headers(session, **extra), "Accept": "text/event-stream"})
