@@ -1,0 +1,69 @@
+"""A Rappture tool marked long runs as a durable job: ``<limits><cputime>`` over what a proxy waits
+(30 s) makes it one by itself, ``async_=True`` (``--async``) asks for it; the call answers at once
+with a job id and ``get_job_result`` returns the outputs — on the server's threads, and on a process
+pool (the registered function pickles as its tool.xml path and reads the file again there).
+Issue 24: "A tool marked long runs as a durable job on any executor"."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from support import mcp_client, serve
+
+from nanohubmcp import MCPServer
+
+pytest.importorskip("pint")
+
+FERMI = Path(__file__).parent / "tools" / "fermi"
+
+
+def long_tool(tmp_path: Path) -> Path:
+    """The fermi tool with ``<limits><cputime>600</cputime></limits>``."""
+    folder = tmp_path / "fermi_long"
+    shutil.copytree(FERMI, folder)
+    xml = folder / "tool.xml"
+    xml.write_text(xml.read_text().replace("</command>", "</command>\n    <limits><cputime>600</cputime></limits>"))
+    return xml
+
+
+async def run_job(url: str, name: str) -> dict[str, Any]:
+    async with mcp_client(url + "mcp") as client:
+        handle = (await client.call_tool(name, {"temperature": "77K", "points": 11})).structured_content
+        assert handle["status"] == "running", handle
+        answer = handle
+        deadline = time.monotonic() + 60
+        while answer["status"] == "running":
+            assert time.monotonic() < deadline, answer
+            await anyio.sleep(0.05)
+            answer = (await client.call_tool("get_job_result", {"job_id": handle["job_id"]})).structured_content
+    answer["job_id"] = handle["job_id"]
+    return answer
+
+
+def test_limits_over_the_proxy_timeout_make_a_job_tool_and_async_asks_for_one(tmp_path: Path) -> None:
+    server = MCPServer("rappture-jobs")
+    assert server.add_rappture_tool(long_tool(tmp_path)).background
+    assert not server.add_rappture_tool(FERMI, name="quick").background
+    assert server.add_rappture_tool(FERMI, name="asked", async_=True).background
+    assert not server.add_rappture_tool(long_tool(tmp_path / "b"), name="kept_sync", background=False).background
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("executor", ["threads", "processes"])
+async def test_a_long_tool_answers_with_a_job_whose_result_holds_the_outputs(tmp_path: Path, executor: str) -> None:
+    server = MCPServer("rappture-jobs", job_executor=executor, job_workers=1, state_dir=str(tmp_path / "state"))
+    server.add_rappture_tool(long_tool(tmp_path))
+    with serve(server) as url, anyio.fail_after(90):
+        answer = await run_job(url, "fermi_long")
+    assert answer["status"] == "done", answer
+    assert answer["result"]["outputs"]["kT"]["value"] == pytest.approx(8.617333262e-5 * 77)
+    assert len(answer["result"]["outputs"]["f12"]["x"]) == 11
+    db = sqlite3.connect(tmp_path / "state" / "jobs.sqlite3")
+    row = db.execute("SELECT status, executor FROM jobs WHERE id = ?", (answer["job_id"],)).fetchone()
+    assert row == ("completed", executor)  # kept in the job store: it survives a restart

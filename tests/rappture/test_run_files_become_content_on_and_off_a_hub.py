@@ -1,0 +1,132 @@
+"""A run file's outputs become MCP content, whether the tool runs off-hub (its ``<command>``) or
+through a hub's ``rappture -execute`` (here a stand-in written to Rappture's documented headless
+behaviour, ``standin/rappture``, found on ``PATH`` as on a hub).
+
+The tool (``tools/outputs``) declares no outputs and writes one of each output element: its run
+file's contents are returned anyway. Issue 24: "Outputs from run.xml -> MCP content"; on a hub
+"the tool runs as rappture -execute".
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from support import mcp_client, serve
+
+from nanohubmcp import MCPServer, ToolError
+from nanohubmcp.sources.rappture import load_rappture_tool
+from nanohubmcp.sources.rappture.execute import COMPAT_PATH
+
+pytest.importorskip("pint")
+pytest.importorskip("matplotlib")
+
+HERE = Path(__file__).parent
+OUTPUTS = HERE / "tools" / "outputs" / "tool.xml"
+FERMI = HERE / "tools" / "fermi" / "tool.xml"
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture
+def hub_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A PATH with the stand-in ``rappture`` and a ``python`` (a hub has both), and Rappture's Python
+    package where a hub installs it (here: this package's compatible one)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "rappture").symlink_to(HERE / "standin" / "rappture")
+    (bin_dir / "python").symlink_to(sys.executable)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("PYTHONPATH", str(COMPAT_PATH))
+    return bin_dir / "rappture"
+
+
+def check_every_output(result: dict[str, Any]) -> None:
+    assert not result["isError"], result
+    outputs = result["structuredContent"]["outputs"]
+    assert outputs["up"]["x"] == [0.0, 0.25, 0.5, 0.75, 1.0]
+    assert outputs["down"]["y"] == [-0.0, -0.25, -0.5, -0.75, -1.0]
+    assert outputs["up"]["units"] == {"x": "um", "y": "V"}
+    assert outputs["up"]["labels"] == {"x": "Position", "y": "Potential"}
+    assert outputs["counts"]["type"] == "histogram"
+    assert outputs["counts"]["x"] == ["Tigers", "Bears", "Lions"]
+    assert outputs["counts"]["y"] == [5.0, 7.0, 3.0]
+    assert outputs["spans"]["width"] == [0.5, 0.5, 1.0]
+    assert outputs["levels"]["columns"][1] == {"id": "energy", "label": "Energy", "units": "eV"}
+    assert outputs["levels"]["rows"][2] == ["HOMO", 0.45]
+    assert outputs["gap"] == {
+        "type": "number",
+        "label": "Band gap",
+        "value": pytest.approx(1.12),
+        "units": "eV",
+        "text": "1120meV",
+    }  # given in meV, read in the declared eV
+    assert outputs["iterations"]["value"] == 42
+    assert outputs["converged"]["value"] is True
+    assert outputs["material"]["value"] == "Si"
+    assert outputs["snapshot"] == {"type": "image", "label": "Snapshot", "mimeType": "image/png"}
+    assert outputs["density"]["resource"] == "rappture://outputs/output/field/density"
+    assert result["structuredContent"]["run"]["status"] == "ok"
+    blocks = result["content"]
+    images = [base64.b64decode(b["data"]) for b in blocks if b["type"] == "image"]
+    assert len(images) == 4  # one plot for the two grouped curves, one per histogram, the snapshot
+    assert all(i.startswith(PNG) for i in images)
+    texts = [b["text"] for b in blocks if b["type"] == "text"]
+    assert "Band gap: 1120meV" in texts[0]
+    assert "iteration 42: residual 1e-9" in texts
+    resources = {b["resource"]["uri"]: b["resource"] for b in blocks if b["type"] == "resource"}
+    field = resources["rappture://outputs/output/field/density"]
+    assert field["mimeType"] == "application/xml"
+    assert "<values>1 2 3</values>" in field["text"]
+    assert "rappture://outputs/output/mesh/grid" in resources
+
+
+def test_every_output_element_becomes_its_documented_content() -> None:
+    check_every_output(load_rappture_tool(OUTPUTS, rappture="").run({}).to_wire())
+
+
+def test_a_failed_run_status_is_an_error_carrying_the_log() -> None:
+    with pytest.raises(ToolError, match="run status 'failed'") as caught:
+        load_rappture_tool(OUTPUTS, rappture="").run({"fail": True})
+    assert "solver diverged at iteration 3" in str(caught.value)
+
+
+@pytest.mark.anyio
+async def test_a_large_output_reaches_the_client_as_a_resource_link() -> None:
+    server = MCPServer("rappture-large", max_inline_bytes=20_000)
+    server.add_rappture_tool(OUTPUTS, rappture="")
+    with serve(server) as url, anyio.fail_after(60):
+        async with mcp_client(url + "mcp") as client:
+            result = await client.call_tool("outputs", {"points": 5000})
+            assert not result.is_error, result.content
+            stub = result.structured_content["outputs"]["up"]
+            assert stub["resource"] == "rappture://outputs/output/curve/up.json"
+            links = [c for c in result.content if c.type == "resource_link"]
+            assert links, [c.type for c in result.content]
+            read = await client.read_resource(links[0].uri)
+    assert '"type":"curve"' in read.contents[0].text
+    assert len(read.contents[0].text) > 20_000
+    assert result.structured_content["outputs"]["gap"]["value"] == pytest.approx(1.12)  # small ones stay
+
+
+def test_on_a_hub_the_tool_runs_through_rappture_execute(hub_path: Path) -> None:
+    tool = load_rappture_tool(OUTPUTS)
+    assert tool.rappture == str(hub_path)
+    check_every_output(tool.run({}).to_wire())
+
+
+def test_on_a_hub_a_failing_program_answers_with_rappture_s_log(hub_path: Path) -> None:
+    tool = load_rappture_tool(FERMI)
+    assert tool.rappture is not None
+    with pytest.raises(ToolError) as caught:
+        tool.run({"mode": "crash"})
+    text = str(caught.value)
+    assert "failed (exit status 1)" in text
+    assert "non-zero exit code is 3" in text  # rappture's own words
+    assert "diverged: the mesh is too coarse" in text  # the program's stderr
+    result = tool.run({"temperature": "77K", "points": 11}).to_wire()
+    assert result["structuredContent"]["outputs"]["kT"]["value"] == pytest.approx(8.617333262e-5 * 77)
