@@ -26,6 +26,8 @@ from typing import TYPE_CHECKING, Any
 from ._version import __version__
 
 if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+
     from .auth.jwt import JWTVerifier
     from .auth.verifiers import StaticTokenVerifier, TokenVerifier
     from .decorators import async_tool, prompt, resource, tool
@@ -121,14 +123,14 @@ def __dir__() -> list[str]:
     return __all__
 
 
-def load_ipython_extension(ipython: Any) -> None:
+def load_ipython_extension(ipython: InteractiveShell) -> None:
     """``%load_ext nanohubmcp``: register the magics and the ``NanohubMCP`` configurable."""
     from .jupyter.extension import load
 
     load(ipython)
 
 
-def unload_ipython_extension(ipython: Any) -> None:
+def unload_ipython_extension(ipython: InteractiveShell) -> None:
     """``%unload_ext nanohubmcp`` / ``%reload_ext``: stop the server and remove the magics."""
     from .jupyter.extension import unload
 

@@ -27,7 +27,7 @@ from .errors import RegistrationError
 _MARK = "__nanohubmcp__"
 
 
-def marked(fn: Any) -> tuple[str, dict[str, Any]] | None:
+def marked(fn: object) -> tuple[str, dict[str, Any]] | None:
     """The ``(kind, options)`` one of these decorators left on ``fn``, or None for an unmarked object."""
     mark = getattr(fn, _MARK, None)
     return mark if isinstance(mark, tuple) else None

@@ -156,7 +156,7 @@ class ProtocolError(NanohubMCPError):
 
     code: int = INTERNAL_ERROR
 
-    def __init__(self, message: str, data: Any = None, *, code: int | None = None) -> None:
+    def __init__(self, message: str, data: object = None, *, code: int | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.data = data
@@ -331,7 +331,7 @@ def to_error_object(exc: BaseException) -> dict[str, Any]:
     return {"code": INTERNAL_ERROR, "message": "Internal error; see the server log"}
 
 
-def error_response(exc: BaseException, request_id: Any = None) -> dict[str, Any]:
+def error_response(exc: BaseException, request_id: object = None) -> dict[str, Any]:
     """The JSON-RPC error response for ``exc`` (``id`` null when the request's id is unknown).
 
     Source: JSON-RPC 2.0 § 5 (Response object), § 5.1 (Error object).

@@ -26,7 +26,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .auth.verifiers import resolve as resolve_auth
@@ -43,6 +43,8 @@ from .serving import DEFAULT_MAX_REQUEST_BYTES, Serving
 from .state import resolve as resolve_state_url
 
 if TYPE_CHECKING:
+    from .server.events import EventBus
+    from .server.executors import JobExecutor
     from .server.pipeline import Middleware
 
 _Self = TypeVar("_Self", bound="MCPServer")
@@ -127,10 +129,10 @@ class MCPServer:
         max_jobs: int = 10_000,
         max_jobs_per_owner: int = 1_000,
         max_job_result_bytes: int = 16 * 1024 * 1024,
-        job_executor: Any = "threads",
+        job_executor: str | JobExecutor = "threads",
         dask_address: str | None = None,
         executor_options: dict[str, Any] | None = None,
-        auth: Any = None,
+        auth: object = None,
         state_url: str | None = None,
     ) -> None:
         self.state_secret = state_secret
@@ -178,7 +180,7 @@ class MCPServer:
         return self.core.version
 
     @property
-    def events(self) -> Any:
+    def events(self) -> EventBus:
         """The event bus (``subscribe(callback)``); see ``nanohubmcp.server.events``."""
         return self.core.bus
 
@@ -202,7 +204,7 @@ class MCPServer:
         *,
         name: str | None = None,
         description: str | None = None,
-        tags: Any = None,
+        tags: Iterable[str] | None = None,
         meta: dict[str, Any] | None = None,
         input_schema: dict[str, Any] | None = None,
         output_schema: dict[str, Any] | None = None,
@@ -211,9 +213,9 @@ class MCPServer:
         icons: list[dict[str, Any]] | None = None,
         x_mcp_headers: dict[str, str] | None = None,
         task_support: str | None = None,
-        scopes: Any = None,
+        scopes: str | Iterable[str] | None = None,
         view: str | None = None,
-        view_visibility: Any = None,
+        view_visibility: Iterable[str] | None = None,
     ) -> Any:
         """Decorator: register a function as an MCP tool. Usable bare (``@server.tool``) or called.
 
@@ -244,7 +246,7 @@ class MCPServer:
         Raises:
             RegistrationError: at decoration time, naming the tool.
         """
-        options = {
+        options: dict[str, Any] = {
             "name": name,
             "description": description,
             "tags": tags,
@@ -341,7 +343,7 @@ class MCPServer:
         """Decorator form of :meth:`add_middleware`: ``@server.middleware`` above ``async def``."""
         return self.add_middleware(fn)
 
-    def include(self, obj: Any) -> int:
+    def include(self, obj: object) -> int:
         """Register every function marked with the module-level decorators in ``obj``.
 
         ``obj`` may be a module, a class or instance, or an iterable of functions. Returns how
@@ -362,7 +364,7 @@ class MCPServer:
         name: str | None = None,
         description: str | None = None,
         mime_type: str | None = None,
-        tags: Any = None,
+        tags: Iterable[str] | None = None,
         meta: dict[str, Any] | None = None,
         title: str | None = None,
         annotations: dict[str, Any] | None = None,
@@ -380,7 +382,7 @@ class MCPServer:
         """
         if callable(uri):
             raise RegistrationError("@resource needs a URI: write @server.resource('scheme://path')")
-        options = {
+        options: dict[str, Any] = {
             "name": name,
             "description": description,
             "mime_type": mime_type,
@@ -395,14 +397,14 @@ class MCPServer:
     def add_app_view(
         self,
         uri: str,
-        html: Any,
+        html: object,
         *,
         name: str | None = None,
         description: str | None = None,
         title: str | None = None,
-        csp: Any = None,
+        csp: Mapping[str, Iterable[str]] | None = None,
         domain: str | None = None,
-        permissions: Any = None,
+        permissions: Iterable[str] | None = None,
         prefers_border: bool | None = None,
     ) -> Resource:
         """Register a view (MCP Apps): ``html`` served at ``uri`` as ``text/html;profile=mcp-app``.
@@ -458,7 +460,7 @@ class MCPServer:
         *,
         name: str | None = None,
         description: str | None = None,
-        tags: Any = None,
+        tags: Iterable[str] | None = None,
         meta: dict[str, Any] | None = None,
         title: str | None = None,
     ) -> Any:
@@ -468,7 +470,7 @@ class MCPServer:
         (``{"role", "content"}`` dicts or ``Message``), a string (one user message), or a
         ``PromptResult``.
         """
-        options = {"name": name, "description": description, "tags": tags, "meta": meta, "title": title}
+        options: dict[str, Any] = {"name": name, "description": description, "tags": tags, "meta": meta, "title": title}
         return decorating(lambda func: self.add_prompt(func, **options), fn)
 
     def remove_prompt(self, name: str) -> bool:
@@ -518,7 +520,7 @@ class MCPServer:
         *,
         path_prefix: str = "",
         public_url: str | None = None,
-        allowed_origins: Any = None,
+        allowed_origins: str | Iterable[str] | None = None,
         max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
         token: str | None = None,
     ) -> Any:
@@ -544,7 +546,7 @@ class MCPServer:
         port: int | None = None,
         path_prefix: str = "",
         *,
-        allowed_origins: Any = None,
+        allowed_origins: str | Iterable[str] | None = None,
         max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
         public_url: str | None = None,
         quiet: bool = False,
@@ -607,7 +609,7 @@ class MCPServer:
         port: int | None = None,
         path_prefix: str = "",
         *,
-        allowed_origins: Any = None,
+        allowed_origins: str | Iterable[str] | None = None,
         max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
         public_url: str | None = None,
         quiet: bool = True,

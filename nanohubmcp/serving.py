@@ -18,6 +18,8 @@ import ipaddress
 import logging
 import os
 import sys
+from collections.abc import Iterable
+from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import ConfigurationError
@@ -26,6 +28,7 @@ from .server.direct import CallResult
 
 if TYPE_CHECKING:
     from .server.core import ServerCore
+    from .server.events import EventBus
     from .transports.runner import Runner
 
 log = logging.getLogger("nanohubmcp")
@@ -64,7 +67,7 @@ def make_runner(
     port: int | None,
     path_prefix: str,
     public_url: str | None,
-    allowed_origins: Any,
+    allowed_origins: str | Iterable[str] | None,
     max_request_bytes: int,
     compat: dict[str, Any],
     *,
@@ -103,7 +106,7 @@ def make_runner(
     return Runner(server, config, host, resolve_port(port))
 
 
-def check_workers(server: Servable, workers: Any) -> None:
+def check_workers(server: Servable, workers: object) -> None:
     """Refuse ``workers`` that cannot work: not a positive integer, or several processes
     without a shared state store (each would answer the others' sessions with 404).
 
@@ -137,7 +140,7 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def base_url(runner: Any) -> str | None:
+def base_url(runner: Runner | None) -> str | None:
     """The base URL clients use while ``runner`` serves: its public URL, else a reachable local one."""
     if runner is None or runner.port is None:
         return None
@@ -170,7 +173,7 @@ def in_kernel() -> bool:
     return shell is not None and getattr(shell, "kernel", None) is not None
 
 
-def banner(server: Servable, host: str, auth: Any = None) -> str:
+def banner(server: Servable, host: str, auth: object = None) -> str:
     """The startup text: address, counts, every endpoint's public URL and, with ``auth`` (the
     verifier serving), how clients authenticate."""
     base = server.url or ""
@@ -203,7 +206,7 @@ def one_line_if_uncaught(exc: BaseException) -> None:
     """
     previous = sys.excepthook
 
-    def hook(kind: type[BaseException], value: BaseException, tb: Any) -> None:
+    def hook(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
         if value is exc:
             print(f"Error: {value}", file=sys.stderr)
         else:
@@ -213,7 +216,7 @@ def one_line_if_uncaught(exc: BaseException) -> None:
 
 
 class Servable(Protocol):
-    """What serving reads of the server it serves (an ``MCPServer``)."""
+    """What serving uses of the server it serves (an ``MCPServer``)."""
 
     @property
     def core(self) -> ServerCore: ...
@@ -225,6 +228,9 @@ class Servable(Protocol):
     def version(self) -> str: ...
 
     @property
+    def events(self) -> EventBus: ...
+
+    @property
     def auth(self) -> object: ...
 
     @property
@@ -232,6 +238,25 @@ class Servable(Protocol):
 
     @property
     def port(self) -> int | None: ...
+
+    @property
+    def running(self) -> bool: ...
+
+    @property
+    def token(self) -> str | None: ...
+
+    def start(
+        self,
+        host: str = ...,
+        port: int | None = ...,
+        path_prefix: str = ...,
+        *,
+        quiet: bool = ...,
+        loop: str = ...,
+        **options: Any,
+    ) -> object: ...
+
+    def stop(self) -> None: ...
 
 
 class Serving:
@@ -253,7 +278,7 @@ class Serving:
         *,
         path_prefix: str,
         public_url: str | None,
-        allowed_origins: Any,
+        allowed_origins: str | Iterable[str] | None,
         max_request_bytes: int,
         token: str | None,
     ) -> Any:
@@ -283,7 +308,7 @@ class Serving:
         port: int | None,
         path_prefix: str,
         *,
-        allowed_origins: Any,
+        allowed_origins: str | Iterable[str] | None,
         max_request_bytes: int,
         public_url: str | None,
         quiet: bool,
@@ -358,7 +383,7 @@ class Serving:
         port: int | None,
         path_prefix: str,
         *,
-        allowed_origins: Any,
+        allowed_origins: str | Iterable[str] | None,
         max_request_bytes: int,
         public_url: str | None,
         quiet: bool,

@@ -68,13 +68,13 @@ class JWTVerifier:
         issuer: str,
         jwks_url: str | None = None,
         audience: str | Iterable[str] | None = None,
-        required_scopes: Any = None,
-        scopes_supported: Any = None,
+        required_scopes: str | Iterable[str] | None = None,
+        scopes_supported: str | Iterable[str] | None = None,
         algorithms: Iterable[str] = DEFAULT_ALGORITHMS,
         leeway: float = 30.0,
         jwks_ttl: float = 300.0,
         subject_claim: str = "sub",
-        key: Any = None,
+        key: object = None,
     ) -> None:
         try:
             import jwt
@@ -163,7 +163,7 @@ class JWTVerifier:
         while len(self._verified) > VERIFIED_KEPT:
             self._verified.popitem(last=False)
 
-    def decode(self, token: str, key: Any) -> Principal | None:
+    def decode(self, token: str, key: object) -> Principal | None:
         """Check ``token`` with ``key``: signature, issuer, audience, expiry; None when invalid."""
         jwt = self._jwt
         audiences = self.audiences()
@@ -256,7 +256,7 @@ def _refused(check: str, detail: str) -> None:
     log.info("refused a JWT: the %s check failed (%s)", check, detail)
 
 
-def _shown(value: Any) -> str:
+def _shown(value: object) -> str:
     """A claim for the log: JSON, cut at 200 characters (claims come from the client)."""
     text = json.dumps(value, default=str)
     return text if len(text) <= 200 else text[:199] + "…"

@@ -45,7 +45,9 @@ class StaticTokenVerifier:
         ConfigurationError: no token, or an empty / non-string one.
     """
 
-    def __init__(self, tokens: str | Iterable[str] | Mapping[str, str], *, scopes: Any = None) -> None:
+    def __init__(
+        self, tokens: str | Iterable[str] | Mapping[str, str], *, scopes: str | Iterable[str] | None = None
+    ) -> None:
         if isinstance(tokens, str):
             tokens = {tokens: "token"}
         elif not isinstance(tokens, Mapping):
@@ -95,7 +97,7 @@ async def _convert_later(result: Awaitable[Any]) -> Principal | None:
     return _convert(await result)
 
 
-def _convert(value: Any) -> Principal | None:
+def _convert(value: object) -> Principal | None:
     if value is None or value is False:
         return None
     if value is True:
@@ -107,7 +109,7 @@ def _convert(value: Any) -> Principal | None:
     raise TypeError(f"a token check returned {type(value).__name__}; return a Principal, a subject string or None")
 
 
-def resolve(auth: Any = None, token: str | None = None) -> Any:
+def resolve(auth: object = None, token: str | None = None) -> Any:
     """The verifier for ``MCPServer(auth=...)`` / ``run(token=...)``, or None (no authorization).
 
     ``token`` wins over ``auth``; ``token=""`` turns authorization off; with neither, the

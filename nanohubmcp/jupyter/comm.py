@@ -54,11 +54,19 @@ from __future__ import annotations
 import collections
 import logging
 import threading
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol, TypeGuard
 
 from .config import REBUILD_TRAITS
 from .panel_feed import FLUSH_DELAY, PanelFeed
+from .panel_messages import Shown, ShownServer
+
+if TYPE_CHECKING:
+    from comm.base_comm import BaseComm
+    from IPython.core.interactiveshell import InteractiveShell
+    from tornado.ioloop import IOLoop
+
+    from .config import NanohubMCP
 
 __all__ = ["FLUSH_DELAY", "LOG_SIZE", "TARGET", "PanelLink", "follow", "link", "unlink"]
 
@@ -72,11 +80,18 @@ log = logging.getLogger("nanohubmcp")
 _LINKS: dict[int, PanelLink] = {}
 
 
-def _in_kernel(shell: Any) -> bool:
+class LoadedSession(Shown, Protocol):
+    """A ``%load_ext`` session as the panel follows it (a ``KernelSession``)."""
+
+    @property
+    def config(self) -> NanohubMCP: ...
+
+
+def _in_kernel(shell: InteractiveShell | None) -> TypeGuard[InteractiveShell]:
     return getattr(shell, "kernel", None) is not None
 
 
-def _panel(shell: Any) -> PanelLink | None:
+def _panel(shell: InteractiveShell | None) -> PanelLink | None:
     """The link of the kernel behind ``shell``, registering the comm target on first use."""
     if not _in_kernel(shell):
         return None
@@ -92,7 +107,7 @@ def _panel(shell: Any) -> PanelLink | None:
     return panel
 
 
-def link(shell: Any, session: Any) -> PanelLink | None:
+def link(shell: InteractiveShell | None, session: LoadedSession) -> PanelLink | None:
     """Serve the panel for ``session`` (a ``KernelSession``) in the kernel behind ``shell``.
 
     Registers the comm target on first use, re-binds open panels to ``session`` (also after
@@ -107,7 +122,7 @@ def link(shell: Any, session: Any) -> PanelLink | None:
     return panel
 
 
-def unlink(shell: Any, session: Any) -> None:
+def unlink(shell: InteractiveShell | None, session: LoadedSession) -> None:
     """``%unload_ext``: stop following ``session``.
 
     Open panels fall back to the latest ``server.run()`` server if it still serves, else they
@@ -119,7 +134,7 @@ def unlink(shell: Any, session: Any) -> None:
         panel.release(session)
 
 
-def follow(shell: Any, served: Any) -> PanelLink | None:
+def follow(shell: InteractiveShell | None, served: Shown) -> PanelLink | None:
     """Show ``served`` (a ``kernel_server.Served``: ``.server``, ``.status()``) when no session leads.
 
     Called by ``server.run()`` in a kernel: registers the comm target on first use and, unless
@@ -145,13 +160,13 @@ class PanelLink:
         served: the latest ``server.run()`` server (``kernel_server.Served``), or None.
     """
 
-    def __init__(self, shell: Any) -> None:
+    def __init__(self, shell: InteractiveShell) -> None:
         self.shell = shell
-        self.session: Any = None
-        self.served: Any = None
-        self._comms: list[Any] = []
+        self.session: LoadedSession | None = None
+        self.served: Shown | None = None
+        self._comms: list[BaseComm] = []
         self._lock = threading.RLock()
-        self._server: Any = None
+        self._server: ShownServer | None = None
         self._unsubscribe: Callable[[], None] | None = None
         self.feed = PanelFeed(
             lambda: self.subject, lambda: self.listening, self._broadcast, capacity=LOG_SIZE, kernel_loop=_kernel_loop()
@@ -174,7 +189,7 @@ class PanelLink:
         """True while at least one panel has a comm open."""
         return bool(self._comms)
 
-    def _on_open(self, comm: Any, msg: dict[str, Any]) -> None:
+    def _on_open(self, comm: BaseComm, msg: dict[str, Any]) -> None:
         comm.on_msg(lambda message: self._on_msg(comm, message))
         comm.on_close(lambda message: self._on_close(comm))
         with self._lock:
@@ -182,7 +197,7 @@ class PanelLink:
             self._watch()
         self._broadcast(self.feed.snapshot(), [comm])
 
-    def _on_msg(self, comm: Any, msg: dict[str, Any]) -> None:
+    def _on_msg(self, comm: BaseComm, msg: dict[str, Any]) -> None:
         request = (msg.get("content") or {}).get("data") or {}
         kind = request.get("type")
         if kind == "refresh":
@@ -191,13 +206,13 @@ class PanelLink:
             self.feed.clear()
             self._broadcast([self.feed.calls_message(reset=True)])
 
-    def _on_close(self, comm: Any) -> None:
+    def _on_close(self, comm: BaseComm) -> None:
         with self._lock:
             self._comms = [c for c in self._comms if c is not comm]
             if not self._comms:
                 self._unwatch()
 
-    def _broadcast(self, messages: list[dict[str, Any]], comms: list[Any] | None = None) -> None:
+    def _broadcast(self, messages: list[dict[str, Any]], comms: list[BaseComm] | None = None) -> None:
         with self._lock:
             targets = list(self._comms) if comms is None else comms
         for comm in targets:
@@ -210,11 +225,11 @@ class PanelLink:
 
     # -- which session and server --------------------------------------------------------
     @property
-    def subject(self) -> Any:
+    def subject(self) -> Shown | None:
         """What the panel shows: :attr:`session`, else :attr:`served`, else None."""
         return self.session if self.session is not None else self.served
 
-    def bind(self, session: Any) -> None:
+    def bind(self, session: LoadedSession) -> None:
         """Watch ``session`` from now on (a new ``%load_ext``); open panels get a snapshot."""
         with self._lock:
             self._unwatch()
@@ -223,7 +238,7 @@ class PanelLink:
                 self._watch()
         self._broadcast(self.feed.snapshot())
 
-    def offer(self, served: Any) -> bool:
+    def offer(self, served: Shown) -> bool:
         """Remember ``served``; watch it unless a session leads. True when the panel follows it."""
         with self._lock:
             self.served = served
@@ -235,7 +250,7 @@ class PanelLink:
         self._broadcast(self.feed.snapshot())
         return True
 
-    def release(self, session: Any) -> None:
+    def release(self, session: LoadedSession | None) -> None:
         """Stop watching ``session`` (unload): fall back to :attr:`served` if it serves, else nothing."""
         with self._lock:
             if session is None or self.session is not session:
@@ -256,10 +271,10 @@ class PanelLink:
         self._unwatch()
         self._server = subject.server
         unsubscribe_events = self._server.events.subscribe(self.feed.on_event)
-        if subject is not self.session:
+        session = self.session
+        if session is None or subject is not session:
             self._unsubscribe = unsubscribe_events
             return
-        session = subject
         # A change of name/version/instructions rebuilds the server: follow it to the new one.
         session.config.observe(self._on_rebuild, names=list(REBUILD_TRAITS))
 
@@ -276,7 +291,7 @@ class PanelLink:
         self._server = None
         self.feed.forget_in_flight()
 
-    def _on_rebuild(self, change: Any) -> None:
+    def _on_rebuild(self, change: Mapping[str, object]) -> None:
         with self._lock:
             if self.session is None or self.session.server is self._server or not self._comms:
                 return
@@ -284,7 +299,7 @@ class PanelLink:
         self.feed.changed("status", "components")
 
 
-def _kernel_loop() -> Any:
+def _kernel_loop() -> IOLoop | None:
     """The kernel's Tornado loop (current on the main thread, even before it runs), or None."""
     try:
         from tornado.ioloop import IOLoop

@@ -23,10 +23,14 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING
 
 from traitlets import Enum, Float, Integer, List, TraitError, Unicode, Union, default, validate
 from traitlets.config import Configurable
+
+if TYPE_CHECKING:
+    from traitlets.config import Config
+    from traitlets.utils.bunch import Bunch
 
 __all__ = ["NanohubMCP"]
 
@@ -157,7 +161,7 @@ class NanohubMCP(Configurable):
         "a shared login node loopback is not private. '' turns authorization off (a warning says so).",
     ).tag(config=True)
 
-    def update_config(self, config: Any) -> None:
+    def update_config(self, config: Config) -> None:
         """Apply ``config`` (what ``%config NanohubMCP.x = v`` calls); a refused value is reported, not raised.
 
         On a ``TraitError`` nothing of ``config`` is applied; the message goes to stderr as
@@ -175,35 +179,35 @@ class NanohubMCP(Configurable):
         return cleaned or "notebook"
 
     @validate("port")
-    def _check_port(self, proposal: Any) -> int:
+    def _check_port(self, proposal: Bunch) -> int:
         value = int(proposal["value"])
         if not 0 <= value <= 65535:
             raise TraitError(f"NanohubMCP.port must be between 0 and 65535 (0 = any free port), not {value}")
         return value
 
     @validate("tool_timeout")
-    def _check_timeout(self, proposal: Any) -> float | None:
+    def _check_timeout(self, proposal: Bunch) -> float | None:
         value = proposal["value"]
         if value is not None and value <= 0:
             raise TraitError("NanohubMCP.tool_timeout must be a positive number of seconds, or None")
         return value
 
     @validate("max_inline_bytes")
-    def _check_inline(self, proposal: Any) -> int | None:
+    def _check_inline(self, proposal: Bunch) -> int | None:
         value = proposal["value"]
         if value is not None and value < 0:
             raise TraitError("NanohubMCP.max_inline_bytes must be a number of bytes (>= 0), or None")
         return value
 
     @validate("figure_dpi")
-    def _check_dpi(self, proposal: Any) -> float | None:
+    def _check_dpi(self, proposal: Bunch) -> float | None:
         value = proposal["value"]
         if value is not None and value <= 0:
             raise TraitError("NanohubMCP.figure_dpi must be a positive number of dots per inch, or None")
         return value
 
     @validate("name")
-    def _check_name(self, proposal: Any) -> str:
+    def _check_name(self, proposal: Bunch) -> str:
         if not str(proposal["value"]).strip():
             raise TraitError("NanohubMCP.name must not be empty")
         return str(proposal["value"])

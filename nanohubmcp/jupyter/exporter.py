@@ -26,7 +26,7 @@ Example:
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nbconvert.exporters import Exporter
 from nbconvert.utils.exceptions import ConversionException
@@ -34,6 +34,9 @@ from traitlets import Bool, default
 
 from ..errors import NanohubMCPError
 from .translate import translate
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
 
 __all__ = ["DEFAULT_STEM", "MCPExporter"]
 
@@ -68,7 +71,7 @@ class MCPExporter(Exporter):
 
     # nbconvert annotates the base method as returning a notebook; every text exporter returns a str.
     def from_notebook_node(  # type: ignore[override]
-        self, nb: Any, resources: Any = None, **kw: Any
+        self, nb: NotebookNode, resources: dict[str, Any] | None = None, **kw: Any
     ) -> tuple[str, dict[str, Any]]:
         """Translate ``nb``; returns ``(script text, resources)``.
 

@@ -14,11 +14,14 @@ from __future__ import annotations
 
 import atexit
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
 from . import comm
 from .config import NanohubMCP
 from .session import KernelSession
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
 
 __all__ = ["Attachment", "current", "load", "unload"]
 
@@ -31,14 +34,15 @@ QUIET = logging.NullHandler()
 class Attachment:
     """Everything one ``%load_ext`` added to a shell, so that unload can take it all back."""
 
-    def __init__(self, shell: Any) -> None:
+    def __init__(self, shell: InteractiveShell) -> None:
         from .magics import MCPMagics
 
         self.shell = shell
         self.config = NanohubMCP(parent=shell)
         # %config lists the objects in shell.configurables; replace one left by an older load.
-        shell.configurables[:] = [c for c in shell.configurables if type(c).__name__ != "NanohubMCP"]
-        shell.configurables.append(self.config)
+        configurables = _configurables(shell)
+        configurables[:] = [c for c in configurables if type(c).__name__ != "NanohubMCP"]
+        configurables.append(self.config)
         self.session = KernelSession(self.config)
         self.magics = MCPMagics(shell, self.session)
         shell.register_magics(self.magics)
@@ -58,18 +62,24 @@ class Attachment:
             for name in names:
                 manager.magics[kind].pop(name, None)
         manager.registry.pop(type(self.magics).__name__, None)
-        if self.config in self.shell.configurables:
-            self.shell.configurables.remove(self.config)
+        configurables = _configurables(self.shell)
+        if self.config in configurables:
+            configurables.remove(self.config)
 
 
-def load(shell: Any) -> None:
+def _configurables(shell: InteractiveShell) -> list[object]:
+    """The objects ``%config`` lists (IPython annotates the list as holding shells; it holds configurables)."""
+    return cast("list[object]", shell.configurables)
+
+
+def load(shell: InteractiveShell) -> None:
     """Register the magics and the ``NanohubMCP`` configurable (a second load replaces the first)."""
     unload(shell)
     _ATTACHED[id(shell)] = Attachment(shell)
     comm.link(shell, _ATTACHED[id(shell)].session)  # the JupyterLab panel's comm target (kernels only)
 
 
-def unload(shell: Any) -> None:
+def unload(shell: InteractiveShell) -> None:
     """Stop the server (port freed), unregister event hooks, magics and the configurable; say what stopped."""
     attachment = _ATTACHED.pop(id(shell), None)
     if attachment is not None:
@@ -91,7 +101,7 @@ def stopped_line(session: KernelSession) -> str:
     return f"nanohubmcp unloaded: {where}; its {counts} are no longer served; the %mcp magics are removed."
 
 
-def current(shell: Any = None) -> KernelSession | None:
+def current(shell: InteractiveShell | None = None) -> KernelSession | None:
     """The session of ``shell`` (default: the running IPython), or None when not loaded."""
     if shell is None:
         from IPython import get_ipython

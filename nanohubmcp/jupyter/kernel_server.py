@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..transports.runner import resolve_port
 from . import routes
@@ -35,18 +35,67 @@ from .display import StatusView, first_line
 from .hub import HubView, detect_hub
 from .tokens import notebook_token
 
+if TYPE_CHECKING:
+    from ..server.core import ServerCore
+    from ..server.events import EventBus
+
 __all__ = ["KERNEL_HOST", "Served", "run_in_kernel"]
+
+
+class KernelServer(Protocol):
+    """What serving from a kernel uses of a server (an ``MCPServer``; this module never imports the facade)."""
+
+    @property
+    def core(self) -> ServerCore: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def version(self) -> str: ...
+
+    @property
+    def events(self) -> EventBus: ...
+
+    @property
+    def auth(self) -> object: ...
+
+    @property
+    def url(self) -> str | None: ...
+
+    @property
+    def port(self) -> int | None: ...
+
+    @property
+    def running(self) -> bool: ...
+
+    @property
+    def token(self) -> str | None: ...
+
+    def start(
+        self,
+        host: str = ...,
+        port: int | None = ...,
+        path_prefix: str = ...,
+        *,
+        quiet: bool = ...,
+        loop: str = ...,
+        **options: Any,
+    ) -> object: ...
+
+    def stop(self) -> None: ...
+
 
 KERNEL_HOST = "127.0.0.1"
 """Default interface inside a kernel: private to the machine (a hub's proxy reaches it there)."""
 
 # Strong references: a running server must stay reachable to be stopped, even after the cell
 # rebinds `server` (its serving thread keeps the old one alive, unseen). Stopped ones are pruned.
-_SERVED: list[Any] = []
+_SERVED: list[KernelServer] = []
 _LOCK = threading.Lock()
 
 
-def _status(server: Any, host: str, hub: HubView | None = None) -> dict[str, Any]:
+def _status(server: KernelServer, host: str, hub: HubView | None = None) -> dict[str, Any]:
     url = server.url
     local = f"http://{host}:{server.port}/" if server.port else url
     tools = [
@@ -89,7 +138,7 @@ class Served:
         hub: the nanoHUB view found when it started (None when ``public_url`` was given).
     """
 
-    def __init__(self, server: Any, host: str, hub: HubView | None = None) -> None:
+    def __init__(self, server: KernelServer, host: str, hub: HubView | None = None) -> None:
         self.server = server
         self.host = host
         self.hub = hub
@@ -100,7 +149,7 @@ class Served:
 
 
 def run_in_kernel(
-    server: Any,
+    server: KernelServer,
     host: str | None = None,
     port: int | str | None = None,
     *,
@@ -140,12 +189,14 @@ def run_in_kernel(
         hub = None
         if not options.get("public_url"):
             # On a hub the URL clients use is the weber route to this port, known once bound.
-            hub = detect_hub(server.port)
+            bound = server.port or requested  # serving: the port is known
+            hub = detect_hub(bound)
             if hub.public_url:
-                port = server.port
+                port = bound
                 server.stop()
-                server.start(host=host, port=port, quiet=True, loop="thread",
-                             **{**options, "public_url": hub.public_url})
+                server.start(
+                    host=host, port=port, quiet=True, loop="thread", **{**options, "public_url": hub.public_url}
+                )
         _SERVED.append(server)
     routes.follow(server)
     served = Served(server, host, hub)
@@ -155,7 +206,7 @@ def run_in_kernel(
     return server
 
 
-def _replaced_by(server: Any, port: int) -> list[Any]:
+def _replaced_by(server: KernelServer, port: int) -> list[KernelServer]:
     """The earlier ``run()`` servers ``server`` replaces (same name, or holding ``port``); forgets them.
 
     Port 0 never collides: "any free port" cannot be held by anyone. Call with the lock held.

@@ -33,7 +33,7 @@ import asyncio
 import json
 import shlex
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_var_expand
@@ -48,6 +48,11 @@ from .jobs_view import format_jobs
 from .output import CellOutput
 from .session import KernelSession
 
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
+    
+    from .cellspec import PromptSpec, ResourceSpec, ToolSpec
+
 __all__ = ["MCPMagics"]
 
 ACTIONS = ("start", "stop", "status", "url", "tools", "jobs", "remove", "log", "call", "sim2l", "rappture")
@@ -56,7 +61,7 @@ ACTIONS = ("start", "stop", "status", "url", "tools", "jobs", "remove", "log", "
 def _documented_by(options: tuple[cellspec.Option, ...]) -> Callable[[Any], Any]:
     """Give a magic the help text of ``cellspec``'s option table (``%%mcp_tool?``)."""
 
-    def decorate(func: Any) -> Any:
+    def decorate(func: Callable[..., Any]) -> Any:
         for option in reversed(options):
             func = argument(*option.flags, **option.kwargs)(func)
         return magic_arguments()(func)
@@ -82,7 +87,7 @@ class MCPMagics(Magics):
         session: the kernel's :class:`KernelSession`.
     """
 
-    def __init__(self, shell: Any, session: KernelSession) -> None:
+    def __init__(self, shell: InteractiveShell, session: KernelSession) -> None:
         super().__init__(shell)
         self.session = session
 
@@ -165,7 +170,12 @@ class MCPMagics(Magics):
             raise UsageError(str(exc)) from None
 
     def _register(
-        self, kind: str, spec: Any, cell: str, name: str | None, add: Callable[[Any, Any, CellOutput], Entry]
+        self,
+        kind: str,
+        spec: ToolSpec | ResourceSpec | PromptSpec,
+        cell: str,
+        name: str | None,
+        add: Callable[[Any, Any, CellOutput], Entry],
     ) -> None:
         fn = self._define(kind, cell, name)
         self.session.components.use_kernel_loop(_running_loop())
@@ -247,10 +257,10 @@ class MCPMagics(Magics):
         args = parse_argstring(self.mcp, line)
         if args.action != "remove" and args.target is not None:
             raise UsageError(f"%mcp {args.action} takes no argument")
-        action: Callable[[Any], str | None] = getattr(self, f"_mcp_{args.action}")
+        action: Callable[[str | None], str | None] = getattr(self, f"_mcp_{args.action}")
         return action(args.target)
 
-    def _mcp_start(self, _: Any) -> None:
+    def _mcp_start(self, _: str | None) -> None:
         self.session.components.use_kernel_loop(_running_loop())
         try:
             started = self.session.start()
@@ -260,14 +270,14 @@ class MCPMagics(Magics):
             print(f"The MCP server is already running at {self.session.mcp_url}")
         display(StatusView(self.session.status()))
 
-    def _mcp_stop(self, _: Any) -> None:
+    def _mcp_stop(self, _: str | None) -> None:
         stopped = self.session.stop()
         print("MCP server stopped; its port is free." if stopped else "The MCP server is not running.")
 
-    def _mcp_status(self, _: Any) -> None:
+    def _mcp_status(self, _: str | None) -> None:
         display(StatusView(self.session.status()))
 
-    def _mcp_url(self, _: Any) -> str:
+    def _mcp_url(self, _: str | None) -> str:
         url = self.session.mcp_url
         if url is None:
             raise UsageError("the MCP server is not running; start it with %mcp start")
@@ -275,7 +285,7 @@ class MCPMagics(Magics):
             print(f"Note: {self.session.hub.streaming}")
         return url
 
-    def _mcp_tools(self, _: Any) -> None:
+    def _mcp_tools(self, _: str | None) -> None:
         tools = self.session.status()["tools"]
         if not tools:
             print("No tools yet: define one in a %%mcp_tool cell.")
@@ -283,7 +293,7 @@ class MCPMagics(Magics):
             line = f"{tool['name']:<24} {tool['runs']:<7} {tool['description']}"
             print(line.rstrip())
 
-    def _mcp_jobs(self, _: Any) -> None:
+    def _mcp_jobs(self, _: str | None) -> None:
         print(format_jobs(self.session.server.core.jobs.listing()))
 
     def _mcp_remove(self, target: str | None) -> None:
@@ -369,7 +379,7 @@ class MCPMagics(Magics):
         task.add_done_callback(done)
         return None
 
-    def _mcp_log(self, _: Any) -> None:
+    def _mcp_log(self, _: str | None) -> None:
         print("\n".join(self.session.log) if self.session.log else "(no server events yet)")
         if self.session.components.last_failure is not None:
             print(f"\nLast failure (clients got only its message), {self.session.components.last_failure}")

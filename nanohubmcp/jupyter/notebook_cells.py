@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 
-def cell_text(source: Any) -> str:
+def cell_text(source: str | list[str]) -> str:
     return "".join(source) if isinstance(source, list) else str(source)
 
 

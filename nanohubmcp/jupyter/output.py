@@ -28,9 +28,12 @@ from __future__ import annotations
 
 import contextvars
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..server import progress
+
+if TYPE_CHECKING:
+    from IPython.core.interactiveshell import InteractiveShell
 
 __all__ = ["CellOutput"]
 
@@ -48,7 +51,9 @@ class CellOutput:
 
     __slots__ = ("_context", "_shell", "cell_id", "msg_id", "parent")
 
-    def __init__(self, context: contextvars.Context, shell: Any, parent: dict[str, Any] | None) -> None:
+    def __init__(
+        self, context: contextvars.Context, shell: InteractiveShell | None, parent: dict[str, Any] | None
+    ) -> None:
         self._context = context
         self._shell = shell
         self.parent = parent or None
@@ -58,7 +63,7 @@ class CellOutput:
         self.cell_id: str | None = metadata.get("cellId")
 
     @classmethod
-    def capture(cls, shell: Any) -> CellOutput:
+    def capture(cls, shell: InteractiveShell | None) -> CellOutput:
         """Capture the running cell (call from the magic, on the kernel's main thread)."""
         get_parent = getattr(shell, "get_parent", None)
         parent = get_parent() if callable(get_parent) else None

@@ -15,7 +15,13 @@ import asyncio
 import collections
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from comm.base_comm import BaseComm
+    from tornado.ioloop import IOLoop
+
+    from .panel_messages import Shown
 
 from . import panel_messages
 
@@ -23,7 +29,7 @@ FLUSH_DELAY = 0.1
 """Seconds events wait to be batched into one message (a busy client cannot flood the page)."""
 
 
-Send = Callable[[list[dict[str, Any]], list[Any] | None], None]
+Send = Callable[[list[dict[str, Any]], "list[BaseComm] | None"], None]
 """How the feed sends messages: to the given comms, or (None) to every open panel."""
 
 
@@ -43,12 +49,12 @@ class PanelFeed:
 
     def __init__(
         self,
-        subject: Callable[[], Any],
+        subject: Callable[[], Shown | None],
         listening: Callable[[], bool],
         send: Send,
         *,
         capacity: int,
-        kernel_loop: Any,
+        kernel_loop: IOLoop | None,
     ) -> None:
         self._subject = subject
         self._listening = listening

@@ -30,9 +30,13 @@ The panel's side of these shapes is ``labextension/src/protocol.ts``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .display import endpoints, first_line
+
+if TYPE_CHECKING:
+    from ..server.core import ServerCore
+    from ..server.events import EventBus
 
 __all__ = ["components", "jobs", "status"]
 
@@ -40,7 +44,31 @@ JOBS_SHOWN = 20
 """Jobs the panel lists (the newest)."""
 
 
-def status(subject: Any) -> dict[str, Any]:
+class ShownServer(Protocol):
+    """What the panel reads of a server (an ``MCPServer``)."""
+
+    @property
+    def core(self) -> ServerCore: ...
+
+    @property
+    def events(self) -> EventBus: ...
+
+    @property
+    def running(self) -> bool: ...
+
+
+class Shown(Protocol):
+    """What the panel shows: a ``KernelSession``, or a ``server.run()`` server's ``kernel_server.Served``."""
+
+    @property
+    def server(self) -> ShownServer: ...
+
+    def status(self) -> dict[str, Any]:
+        """A snapshot of plain JSON-able values (see ``KernelSession.status``)."""
+        ...
+
+
+def status(subject: Shown | None) -> dict[str, Any]:
     """The ``status`` message for ``subject`` (a ``KernelSession`` or a ``server.run()`` server's
     view with the same ``status()``), or ``loaded`` false for None."""
     if subject is None:
@@ -53,7 +81,7 @@ def status(subject: Any) -> dict[str, Any]:
     return {"type": "status", "loaded": True, **shown}
 
 
-def components(subject: Any) -> dict[str, Any]:
+def components(subject: Shown | None) -> dict[str, Any]:
     """The ``components`` message: the tools, resources (and templates) and prompts of
     ``subject``'s server, each with the first line of its description; empty lists for None."""
     if subject is None:
@@ -81,7 +109,7 @@ def components(subject: Any) -> dict[str, Any]:
     }
 
 
-def jobs(subject: Any) -> dict[str, Any]:
+def jobs(subject: Shown | None) -> dict[str, Any]:
     """The ``jobs`` message: the newest jobs of ``subject``'s server (empty for None)."""
     if subject is None:
         return {"type": "jobs", "jobs": []}

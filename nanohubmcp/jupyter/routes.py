@@ -24,9 +24,25 @@ import sys
 import threading
 import weakref
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .serverext import registry
+
+if TYPE_CHECKING:
+    from ..server.events import EventBus
+
+
+class Followed(Protocol):
+    """What :func:`follow` reads of a server (an ``MCPServer``)."""
+
+    @property
+    def events(self) -> EventBus: ...
+
+    @property
+    def running(self) -> bool: ...
+
+    @property
+    def port(self) -> int | None: ...
 
 __all__ = ["LIMITED", "choose_route", "configured_note", "extension_running", "follow", "kernel_place"]
 
@@ -39,7 +55,7 @@ LIMITED = (
 )
 """The caveat shown with a jupyter-server-proxy URL."""
 
-_FOLLOWED: weakref.WeakSet[Any] = weakref.WeakSet()
+_FOLLOWED: weakref.WeakSet[Followed] = weakref.WeakSet()
 _LOCK = threading.Lock()
 
 
@@ -97,7 +113,7 @@ def configured_note(public_url: str, port: int) -> str:
     return LIMITED
 
 
-def follow(server: Any) -> None:
+def follow(server: Followed) -> None:
     """Keep a registration file for ``server``'s port while it serves (in a Jupyter kernel only).
 
     Safe to call again for the same server; the file goes when the server stops.

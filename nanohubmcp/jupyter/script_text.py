@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 
-def literal(value: Any) -> str:
+def literal(value: object) -> str:
     """Python source for a plain value: strings in double quotes when possible, sets sorted."""
     if isinstance(value, str):
         text = repr(value)

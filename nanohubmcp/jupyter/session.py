@@ -26,7 +26,7 @@ import secrets
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
 from ..facade import MCPServer
@@ -37,6 +37,9 @@ from .display import first_line
 from .hub import HubView, detect_hub
 from .progress_bar import CellProgressBars
 from .tokens import notebook_token
+
+if TYPE_CHECKING:
+    from traitlets.utils.bunch import Bunch
 
 __all__ = ["Entry", "KernelSession"]
 
@@ -203,10 +206,10 @@ class KernelSession:
         self.server = self._build()
         self.components.reregister()
 
-    def _on_results(self, change: Any) -> None:
+    def _on_results(self, change: Bunch) -> None:
         self.server.core.result_options.update(change["name"], change["new"])
 
-    def _on_config(self, change: Any) -> None:
+    def _on_config(self, change: Bunch) -> None:
         if change["old"] == change["new"]:
             return
         was_running = self.server.running

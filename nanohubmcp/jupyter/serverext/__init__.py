@@ -23,7 +23,10 @@ Nothing is imported from Jupyter Server until the server loads the extension.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from jupyter_server.serverapp import ServerApp
 
 __all__ = ["_jupyter_server_extension_points", "_load_jupyter_server_extension"]
 
@@ -33,7 +36,7 @@ def _jupyter_server_extension_points() -> list[dict[str, str]]:
     return [{"module": "nanohubmcp.jupyter.serverext"}]
 
 
-def _load_jupyter_server_extension(serverapp: Any) -> None:
+def _load_jupyter_server_extension(serverapp: ServerApp) -> None:
     """Add the ``nanohubmcp/`` routes to ``serverapp`` and leave the marker kernels look for."""
     from .forward import install
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import atexit
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode
 
 from jupyter_server.auth.decorator import authorized
@@ -40,6 +40,9 @@ from tornado.tcpclient import TCPClient
 
 from ..._version import __version__
 from . import registry
+
+if TYPE_CHECKING:
+    from jupyter_server.serverapp import ServerApp
 
 __all__ = ["ForwardHandler", "InfoHandler", "install"]
 
@@ -228,7 +231,7 @@ class ForwardHandler(APIHandler):
         await self._forward(port, path)
 
 
-def install(serverapp: Any) -> None:
+def install(serverapp: ServerApp) -> None:
     """Add the routes to ``serverapp``'s web app and write the marker kernels read (removed at exit)."""
     web_app = serverapp.web_app
     base_url = web_app.settings["base_url"]

@@ -92,7 +92,7 @@ def _read(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) and data.get("version") == FORMAT else None
 
 
-def _alive(pid: Any) -> bool:
+def _alive(pid: object) -> bool:
     if isinstance(pid, bool) or not isinstance(pid, int) or pid <= 0:
         return False
     try:
@@ -120,7 +120,7 @@ def read_port(runtime_dir: str | Path, port: int) -> dict[str, Any] | None:
     return data
 
 
-def remove_if_owned(path: Path, key: str, value: Any) -> None:
+def remove_if_owned(path: Path, key: str, value: object) -> None:
     """Delete ``path`` if its ``key`` still holds ``value`` (another owner may have rewritten it)."""
     data = _read(path)
     if data is not None and data.get(key) == value:
