@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from nanohubmcp import MCPServer  # noqa: E402
-from nanohubmcp.server import jobs as jobmod  # noqa: E402
+from nanohubmcp.server.jobs import service as jobmod  # noqa: E402
 
 
 def quick(n: int) -> int:

@@ -40,8 +40,8 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from nanohubmcp.protocol import jsonenc
-from nanohubmcp.server import results
-from nanohubmcp.server.result_store import ResultOptions, ResultSink, ResultStore
+from nanohubmcp.server.results import shape as results
+from nanohubmcp.server.results.store import ResultOptions, ResultSink, ResultStore
 
 matplotlib.use("Agg")
 

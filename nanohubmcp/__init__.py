@@ -62,24 +62,24 @@ if TYPE_CHECKING:
         ResourceResult,
         ToolResult,
     )
-    from .server.components import Prompt, Resource, ResourceTemplate, Tool
-    from .server.context import Context
-    from .server.modern.mrtr import InputRequired
+    from .server.asks.input_requests import InputRequired
+    from .server.calls.context import Context
     from .server.pipeline import Request
-    from .server.principal import Principal
-    from .server.skills import Skill
+    from .server.registry.components import Prompt, Resource, ResourceTemplate, Tool
+    from .server.registry.skills import Skill
+    from .server.wire.principal import Principal
 
 _LAZY = {
     "MCPServer": ".facade",
-    "Context": ".server.context",
-    "Tool": ".server.components",
-    "Resource": ".server.components",
-    "ResourceTemplate": ".server.components",
-    "Prompt": ".server.components",
-    "Skill": ".server.skills",
-    "InputRequired": ".server.modern.mrtr",
+    "Context": ".server.calls.context",
+    "Tool": ".server.registry.components",
+    "Resource": ".server.registry.components",
+    "ResourceTemplate": ".server.registry.components",
+    "Prompt": ".server.registry.components",
+    "Skill": ".server.registry.skills",
+    "InputRequired": ".server.asks.input_requests",
     "Request": ".server.pipeline",
-    "Principal": ".server.principal",
+    "Principal": ".server.wire.principal",
     "JWTVerifier": ".auth.jwt",
     "StaticTokenVerifier": ".auth.verifiers",
     "TokenVerifier": ".auth.verifiers",

@@ -32,20 +32,20 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .auth.verifiers import resolve as resolve_auth
 from .errors import RegistrationError
 from .registration import Registrar, decorating
-from .server import apps
-from .server.components import Prompt, Resource, ResourceTemplate, Tool
+from .server.calls.direct import CallResult
 from .server.core import ServerCore
-from .server.direct import CallResult
 from .server.methods import install
-from .server.modern import state as modern_state
-from .server.result_store import DEFAULT_MAX_INLINE_BYTES
+from .server.registry import mcp_apps as apps
+from .server.registry.components import Prompt, Resource, ResourceTemplate, Tool
+from .server.results.store import DEFAULT_MAX_INLINE_BYTES
+from .server.stateless import state as modern_state
 from .serving import DEFAULT_MAX_REQUEST_BYTES, Serving
 from .state import resolve as resolve_state_url
 
 if TYPE_CHECKING:
-    from .server.events import EventBus
     from .server.executors import JobExecutor
     from .server.pipeline import Middleware
+    from .server.wire.events import EventBus
 
 _Self = TypeVar("_Self", bound="MCPServer")
 
@@ -181,7 +181,7 @@ class MCPServer:
 
     @property
     def events(self) -> EventBus:
-        """The event bus (``subscribe(callback)``); see ``nanohubmcp.server.events``."""
+        """The event bus (``subscribe(callback)``); see ``nanohubmcp.server.wire.events``."""
         return self.core.bus
 
     @property
@@ -414,7 +414,7 @@ class MCPServer:
             html: an HTML string, an object with ``_repr_html_()`` (e.g. a plotly figure), or a
                 function of no arguments returning one (called at each read).
             csp / domain / permissions / prefers_border: the resource's ``_meta.ui``; see
-                ``nanohubmcp.server.apps.view_resource_meta``.
+                ``nanohubmcp.server.registry.mcp_apps.view_resource_meta``.
         The served document gets an inline script speaking the view side of the Apps protocol:
         the view's scripts get the tool's result with ``mcpApp.onToolResult(result => ...)``
         (``mcpApp.data(result)`` is its ``structuredContent``, else its text parsed as JSON).

@@ -3,7 +3,7 @@
 :class:`Registrar` is the facade's collaborator for registration (the facade keeps the public
 signatures and documentation and hands each call here). It holds the one core it registers on;
 tools, resources, views, prompts, completions and skills each become a record of
-``nanohubmcp.server.components`` (or a ``Skill``) checked as they are added.
+``nanohubmcp.server.registry.components`` (or a ``Skill``) checked as they are added.
 """
 
 from __future__ import annotations
@@ -17,17 +17,18 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .decorators import marked
 from .errors import ConfigurationError, RegistrationError, RegistrationWarning
-from .server import apps, registration_checks
-from .server.components import Prompt, Resource, ResourceTemplate, Tool, make_resource
-from .server.context import Context
+from .server.calls.context import Context
+from .server.calls.tool_calls import JOB_EXECUTOR, JOB_OPTIONS, job_result_tool
 from .server.executors import EXECUTORS, JobExecutor
-from .server.modern.tool_options import apply_tool_options
-from .server.principal import TOOL_SCOPES, parse_scopes
-from .server.toolcalls import JOB_EXECUTOR, JOB_OPTIONS, job_result_tool
+from .server.registry import checks as registration_checks
+from .server.registry import mcp_apps as apps
+from .server.registry.components import Prompt, Resource, ResourceTemplate, Tool, make_resource
+from .server.stateless.tool_options import apply_tool_options
+from .server.wire.principal import TOOL_SCOPES, parse_scopes
 
 if TYPE_CHECKING:
     from .server.core import ServerCore
-    from .server.skills import Skill
+    from .server.registry.skills import Skill
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -213,6 +214,6 @@ class Registrar:
 
     def publish_skill(self, path: str | Path, prefix: str | None) -> Skill:
         """Publish the skill folder at ``path`` as ``skill://`` resources."""
-        from .server.modern.skills_api import publish
+        from .server.stateless.skills_methods import publish
 
         return publish(self._core, path, prefix=prefix)

@@ -23,12 +23,12 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import ConfigurationError
-from .server import direct
-from .server.direct import CallResult
+from .server.calls import direct
+from .server.calls.direct import CallResult
 
 if TYPE_CHECKING:
     from .server.core import ServerCore
-    from .server.events import EventBus
+    from .server.wire.events import EventBus
     from .transports.runner import Runner
 
 log = logging.getLogger("nanohubmcp")
@@ -283,8 +283,8 @@ class Serving:
         token: str | None,
     ) -> Any:
         """The ``tornado.web.Application`` serving ``server`` (for the caller's own HTTPServer)."""
-        from .transports.app import make_app
         from .transports.config import TransportConfig
+        from .transports.routes import make_app
 
         config = TransportConfig(
             path_prefix=path_prefix,

@@ -127,7 +127,7 @@ class MemoryClient:
         import itertools
 
         from nanohubmcp.server.connection import Connection
-        from nanohubmcp.server.streams import OutboundStream
+        from nanohubmcp.server.wire.streams import OutboundStream
 
         self.server = server
         self.connection = Connection(server.core, "memory")

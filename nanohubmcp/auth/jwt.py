@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ..errors import ConfigurationError
-from ..server.principal import Principal, parse_scopes
+from ..server.wire.principal import Principal, parse_scopes
 
 log = logging.getLogger("nanohubmcp.auth")
 

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
 from ..errors import ConfigurationError
-from ..server.principal import Principal, parse_scopes
+from ..server.wire.principal import Principal, parse_scopes
 
 MCP_TOKEN_ENV = "MCP_TOKEN"
 """Environment variable holding the static bearer token when ``token=`` is not given."""

@@ -37,7 +37,7 @@ from .tokens import notebook_token
 
 if TYPE_CHECKING:
     from ..server.core import ServerCore
-    from ..server.events import EventBus
+    from ..server.wire.events import EventBus
 
 __all__ = ["KERNEL_HOST", "Served", "run_in_kernel"]
 

@@ -30,7 +30,7 @@ import contextvars
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..server import progress
+from ..server.calls import progress
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell

@@ -72,7 +72,7 @@ class PanelFeed:
 
     # -- events (any thread) -------------------------------------------------------------
     def on_event(self, event: str, data: dict[str, Any]) -> None:
-        """A server event (``nanohubmcp.server.events``): batch what the panel should hear of it."""
+        """A server event (``nanohubmcp.server.wire.events``): batch what the panel should hear of it."""
         with self._lock:
             if event == "call_started":
                 self._outbox.append(self._started(data))

@@ -36,7 +36,7 @@ from .display import endpoints, first_line
 
 if TYPE_CHECKING:
     from ..server.core import ServerCore
-    from ..server.events import EventBus
+    from ..server.wire.events import EventBus
 
 __all__ = ["components", "jobs", "status"]
 

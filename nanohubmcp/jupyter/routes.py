@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .serverext import registry
 
 if TYPE_CHECKING:
-    from ..server.events import EventBus
+    from ..server.wire.events import EventBus
 
 
 class Followed(Protocol):

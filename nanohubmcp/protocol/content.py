@@ -5,7 +5,7 @@ The blocks (``TextContent``, ``ImageContent``, ``AudioContent``, ``ResourceLink`
 ``Image``/``Audio`` helpers in ``protocol.media``, MIME sniffing in ``protocol.mime``; all are
 importable from here. The result types (``ToolResult``, ``ResourceResult``, ``PromptResult``,
 ``Message`` and their 0.4.x aliases) are in ``protocol.result_types``. Not here: turning an
-arbitrary Python return value into a result (``nanohubmcp.server.results``), JSON encoding
+arbitrary Python return value into a result (``nanohubmcp.server.results.shape``), JSON encoding
 (``protocol.jsonenc``).
 
 Source: MCP 2025-11-25, Server § Tools § Tool result (content blocks); MCP 2026-07-28, the same.

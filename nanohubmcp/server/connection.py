@@ -21,7 +21,7 @@ the core serves MCP. They meet here and nowhere else. A transport holds one
    client's capabilities, and the *stream* for related messages.
 3. **Messages out.** Everything the core sends while serving a request — progress, log
    messages, server→client requests (elicitation, sampling, roots) — goes to the request's
-   ``stream`` (an :class:`~nanohubmcp.server.streams.OutboundStream`) in order, before the
+   ``stream`` (an :class:`~nanohubmcp.server.wire.streams.OutboundStream`) in order, before the
    response; messages unrelated to a request go to the session's standalone stream
    (``Session.get_standalone()``). The transport attaches a *sink* to a stream to write what
    arrives. A request with no stream gets a plain reply and nothing else.
@@ -60,13 +60,13 @@ from ..errors import (
 )
 from ..protocol import jsonenc, jsonrpc, versions
 from ..state.errors import StateUnavailable
-from .request import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, RequestContext
+from .wire.request import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, RequestContext
 
 if TYPE_CHECKING:
     from .core import ServerCore
-    from .principal import Principal
-    from .sessions import Session
-    from .streams import OutboundStream
+    from .wire.principal import Principal
+    from .wire.sessions import Session
+    from .wire.streams import OutboundStream
 
 
 

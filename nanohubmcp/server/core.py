@@ -19,20 +19,20 @@ from ..errors import ConfigurationError
 from ..protocol import versions
 from ..state import StateURL, open_shared
 from ..state import parse as parse_state_url
-from . import jobs as jobmod
-from .client_requests import ClientRequests
-from .events import EventBus
+from .asks.pending import ClientRequests
+from .calls.workers import WorkerPool
 from .executors import EXECUTORS, JobExecutor, make_executor
-from .notifier import Notifier
-from .registry import Registry
+from .jobs import service as jobmod
+from .registry.registry import Registry
 from .replication import Replication
-from .result_store import DEFAULT_MAX_INLINE_BYTES, ResultOptions, ResultStore
-from .sessions import SessionStore
-from .workers import WorkerPool
+from .results.store import DEFAULT_MAX_INLINE_BYTES, ResultOptions, ResultStore
+from .wire.events import EventBus
+from .wire.notifier import Notifier
+from .wire.sessions import SessionStore
 
 if TYPE_CHECKING:
     from .dispatcher import Dispatcher
-    from .request import RequestContext
+    from .wire.request import RequestContext
 
 ARGUMENT_ERRORS = ("auto", "protocol", "tool")
 
@@ -66,7 +66,7 @@ class ServerCore:
             as a resource of the server for ``job_ttl_seconds`` and linked (None: never).
         figure_dpi: resolution of matplotlib figures returned by tools (None: each figure's own).
         state_dir: directory of the state kept across restarts (the job store); None for the
-            default (see ``nanohubmcp.server.state_dir``).
+            default (see ``nanohubmcp.server.wire.state_dir``).
         job_store: ``"sqlite"`` (default: jobs outlive the process) or ``"memory"``.
         max_jobs / max_jobs_per_owner / max_job_result_bytes: bounds of the job store.
         job_executor: where ``@async_tool`` jobs run: ``"threads"`` (default), ``"processes"``,

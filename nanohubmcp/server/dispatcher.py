@@ -19,7 +19,7 @@ from ..errors import MethodNotFound, ProtocolError, error_response
 from ..protocol import jsonrpc
 from .layers import tool_scopes, version_gate
 from .pipeline import Pipeline, Request
-from .request import META_SERVER_INFO, RequestContext
+from .wire.request import META_SERVER_INFO, RequestContext
 
 if TYPE_CHECKING:
     from .core import ServerCore

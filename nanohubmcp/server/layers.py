@@ -16,11 +16,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import MethodNotFound
-from .principal import check_tool_scopes
+from .wire.principal import check_tool_scopes
 
 if TYPE_CHECKING:
-    from .components import Tool
     from .pipeline import CallNext, Middleware, Request
+    from .registry.components import Tool
 
 
 class ToolLookup(Protocol):

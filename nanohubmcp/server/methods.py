@@ -11,12 +11,13 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
-from . import toolcalls
+from .calls import tool_calls as toolcalls
 from .dispatcher import Dispatcher, MethodTables
 from .handlers import lifecycle, prompts, resources, tasks, tools
-from .handlers import modern_calls as calls
-from .modern import discover, listen, skills_api
-from .modern import tasks as task_extension
+from .stateless import discover, listen
+from .stateless import handlers as calls
+from .stateless import skills_methods as skills_api
+from .stateless import tasks as task_extension
 
 if TYPE_CHECKING:
     from .core import ServerCore

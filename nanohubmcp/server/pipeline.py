@@ -25,8 +25,8 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .principal import Principal
-    from .request import RequestContext
+    from .wire.principal import Principal
+    from .wire.request import RequestContext
 
 CallNext = Callable[["Request"], Awaitable[dict[str, Any]]]
 """``await call_next(request)``: the rest of the chain; returns the result dict or raises."""

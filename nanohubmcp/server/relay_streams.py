@@ -4,7 +4,7 @@ With a shared store (``state_url="redis://…"``) a session's streams are writte
 logs, so any process can serve them:
 
 - :class:`MirroredStream`, a POST response stream: delivered at once by the process serving
-  the request (as :class:`~nanohubmcp.server.streams.OutboundStream`) and written to its log,
+  the request (as :class:`~nanohubmcp.server.wire.streams.OutboundStream`) and written to its log,
   so a client whose connection dropped resumes it with ``Last-Event-ID`` on any process;
 - :class:`RelayStream`, a stream read from the log: the session's stream of unrelated
   messages (GET ``/mcp``, legacy SSE), which every process writes to and the process holding
@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..protocol import jsonrpc
 from ..state.errors import StateUnavailable
-from .streams import OutboundStream, Sink
+from .wire.streams import OutboundStream, Sink
 
 if TYPE_CHECKING:
     from ..state.base import SharedState

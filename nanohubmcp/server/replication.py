@@ -31,8 +31,8 @@ from .relay_streams import MirroredStream, RelayStream
 
 if TYPE_CHECKING:
     from ..state.base import SharedState
-    from .sessions import Session, SessionStore
-    from .streams import OutboundStream
+    from .wire.sessions import Session, SessionStore
+    from .wire.streams import OutboundStream
 
 log = logging.getLogger("nanohubmcp.state")
 

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import ToolError
-from .progress import CURRENT
+from .calls.progress import CURRENT
 
 __all__ = ["MESSAGE", "guard"]
 

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 from ..auth.verifiers import MAX_TOKEN_LENGTH
 from ..errors import ConfigurationError
-from ..server.principal import Principal
+from ..server.wire.principal import Principal
 
 METADATA_PATH = ".well-known/oauth-protected-resource"
 """Where the protected resource metadata lives, relative to the public base URL."""

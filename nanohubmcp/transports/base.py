@@ -30,7 +30,7 @@ from ..errors import (
 )
 from ..protocol import jsonenc
 from ..server.connection import Connection
-from ..server.principal import Principal
+from ..server.wire.principal import Principal
 from . import auth
 from .config import TransportConfig
 from .origin import host_allowed, is_ip_host, origin_allowed

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..server.sessions import Session
-from ..server.streams import OutboundStream
+from ..server.wire.sessions import Session
+from ..server.wire.streams import OutboundStream
 from .base import BaseHandler
 from .sse_writer import SSEWriter
 

@@ -32,11 +32,11 @@ import tornado.httpserver
 import tornado.netutil
 
 from ..errors import ConfigurationError
-from ..server.modern import state as modern_state
-from .app import make_app
+from ..server.stateless import state as modern_state
 from .auth import bind_resource
 from .config import TransportConfig
 from .http_server import HEADER_TIMEOUT, READ_HEADER_BYTES, LimitedHTTPServer
+from .routes import make_app
 
 log = logging.getLogger("nanohubmcp")
 
@@ -337,7 +337,7 @@ def explain_exit_wait() -> None:
     never returns cannot keep a stopped server alive. A second Ctrl-C (or SIGTERM) ends the
     process at once.
     """
-    from ..server.invoke import RUNNING
+    from ..server.calls.invoke import RUNNING
 
     running = [call for call in list(RUNNING) if not call.done()]
     if not running or threading.current_thread() is not threading.main_thread():

@@ -30,9 +30,9 @@ from typing import Any
 from ..errors import ProtocolError, error_response
 from ..protocol import jsonrpc, versions
 from ..server.connection import Connection, batch_refusal, check_modern_version, modern_envelope
-from ..server.request import META_PROTOCOL_VERSION, RequestContext
-from ..server.sessions import Session
-from ..server.streams import OutboundStream
+from ..server.wire.request import META_PROTOCOL_VERSION, RequestContext
+from ..server.wire.sessions import Session
+from ..server.wire.streams import OutboundStream
 from .lines import MAX_LINE_BYTES, LineReader, LineWriter, TooLong, protect_stdout, stop_on_signals, too_long_response
 
 log = logging.getLogger("nanohubmcp.stdio")

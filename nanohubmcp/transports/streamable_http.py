@@ -24,8 +24,8 @@ import tornado.web
 from ..errors import InvalidRequest, NanohubMCPError, ProtocolError
 from ..protocol import jsonenc, jsonrpc, versions
 from ..server.connection import Connection, batch_refusal
-from ..server.sessions import Session
-from ..server.streams import OutboundStream
+from ..server.wire.sessions import Session
+from ..server.wire.streams import OutboundStream
 from ..state.errors import StateUnavailable
 from .base import (
     LAST_EVENT_ID_HEADER,
@@ -36,8 +36,8 @@ from .base import (
     json_body_type,
 )
 from .channel import ResponseChannel, accepts, wants_sse
-from .modern import is_modern_request, serve_modern
 from .sse_writer import SSEWriter
+from .stateless import is_modern_request, serve_modern
 
 log = logging.getLogger("nanohubmcp.http")
 

@@ -16,7 +16,7 @@ import pytest
 from support import mcp_client, serve
 
 from nanohubmcp import Context, MCPServer, RegistrationError
-from nanohubmcp.server.apps import UI_MIME, client_shows_views, view_document
+from nanohubmcp.server.registry.mcp_apps import UI_MIME, client_shows_views, view_document
 
 
 class Figure:

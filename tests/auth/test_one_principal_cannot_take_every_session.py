@@ -19,7 +19,7 @@ from support import serve
 
 from nanohubmcp import MCPServer
 from nanohubmcp.errors import ServerBusy
-from nanohubmcp.server.sessions import SessionStore
+from nanohubmcp.server.wire.sessions import SessionStore
 
 USERS = {"ta": "alice", "tb": "bob"}
 INIT = {

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from nanohubmcp.errors import JobLimitReached, UnknownComponent
-from nanohubmcp.server import jobs as jobmod
-from nanohubmcp.server.state_dir import resolve_state_dir
+from nanohubmcp.server.jobs import service as jobmod
+from nanohubmcp.server.wire.state_dir import resolve_state_dir
 
 UPDATES_PER_JOB = 10
 THREADS = 4

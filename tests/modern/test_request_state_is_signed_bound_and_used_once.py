@@ -14,7 +14,7 @@ from support import serve
 
 from nanohubmcp import Context, MCPServer
 from nanohubmcp.errors import ConfigurationError, InvalidParams
-from nanohubmcp.server.modern.request_state import Binding, RequestStateCodec, arguments_digest
+from nanohubmcp.server.asks.request_state import Binding, RequestStateCodec, arguments_digest
 
 NAME = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
 COLOR = {"type": "object", "properties": {"color": {"type": "string"}}, "required": ["color"]}

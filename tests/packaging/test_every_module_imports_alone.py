@@ -53,7 +53,7 @@ PROBE = textwrap.dedent("""
 def test_the_walk_finds_the_modules_of_every_layer() -> None:
     for layer in ("protocol", "schema", "server", "transports", "nanohub", "jupyter"):
         assert f"nanohubmcp.{layer}" in MODULES
-    assert "nanohubmcp.server.handlers.modern_calls" in MODULES
+    assert "nanohubmcp.server.stateless.handlers" in MODULES
     assert len(MODULES) > 80
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 
 from nanohubmcp.protocol import jsonenc
-from nanohubmcp.server import results
-from nanohubmcp.server.convert import frames, jsonable
-from nanohubmcp.server.result_store import ResultOptions, ResultSink, ResultStore
+from nanohubmcp.server.results import shape as results
+from nanohubmcp.server.results.convert import frames, jsonable
+from nanohubmcp.server.results.store import ResultOptions, ResultSink, ResultStore
 
 pd = pytest.importorskip("pandas")
 np = pytest.importorskip("numpy")

@@ -10,7 +10,7 @@ SCRIPT = textwrap.dedent(
     """
     import dataclasses, datetime, decimal, enum, json, math, pathlib, sys
     from nanohubmcp import Image, MCPServer, ToolResult
-    from nanohubmcp.server import results
+    from nanohubmcp.server.results import shape as results
 
     class Color(enum.Enum):
         RED = "red"

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from nanohubmcp.server import results
-from nanohubmcp.server.result_store import ResultOptions, ResultSink, ResultStore
+from nanohubmcp.server.results import shape as results
+from nanohubmcp.server.results.store import ResultOptions, ResultSink, ResultStore
 
 np = pytest.importorskip("numpy")
 pd = pytest.importorskip("pandas")

@@ -167,7 +167,7 @@ def _quietly(fn: Any, *args: Any, **kwargs: Any) -> None:
 def test_calls_of_a_function_already_queued_do_not_take_the_quick_lane() -> None:
     # Regression: before the first calls of a blocking function had started, the next ones looked
     # "never seen" and filled the quick lane, so a quick function found no room there either.
-    from nanohubmcp.server.workers import WorkerPool
+    from nanohubmcp.server.calls.workers import WorkerPool
 
     pool = WorkerPool(1, quick_workers=2)
     release = threading.Event()

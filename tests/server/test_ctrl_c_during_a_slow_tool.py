@@ -83,7 +83,7 @@ def test_the_second_ctrl_c_handler_is_in_place_before_the_message_asks_for_it(mo
     # message is written.
     from concurrent.futures import Future
 
-    from nanohubmcp.server import invoke
+    from nanohubmcp.server.calls import invoke
     from nanohubmcp.transports import runner
 
     monkeypatch.setattr(invoke, "RUNNING", {Future()})  # one pool call still running

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nanohubmcp.server.events import EventBus
+from nanohubmcp.server.wire.events import EventBus
 
 
 def test_a_subscriber_for_some_events_gets_only_those() -> None:

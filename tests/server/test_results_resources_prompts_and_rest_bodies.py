@@ -21,12 +21,7 @@ from nanohubmcp.protocol.content import (
     TextContent,
 )
 from nanohubmcp.protocol.result_types import Message, PromptResult, ResourceResult
-from nanohubmcp.server.results import (
-    prompt_messages,
-    prompt_result,
-    resource_contents,
-    resource_result,
-)
+from nanohubmcp.server.results.shape import prompt_messages, prompt_result, resource_contents, resource_result
 
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"
 PNG64 = base64.b64encode(PNG).decode()

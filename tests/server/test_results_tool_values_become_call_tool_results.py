@@ -27,7 +27,7 @@ from nanohubmcp.protocol.content import (
     TextContent,
 )
 from nanohubmcp.protocol.result_types import ToolResult
-from nanohubmcp.server.results import BYTES_URI, structured_value, tool_result
+from nanohubmcp.server.results.shape import BYTES_URI, structured_value, tool_result
 
 
 def tiny_png() -> bytes:
@@ -291,7 +291,7 @@ def test_json_error_paths_point_at_the_culprit() -> None:
 
 
 def test_results_re_exports_unset_for_the_handlers() -> None:
-    from nanohubmcp.server import results
+    from nanohubmcp.server.results import shape as results
 
     assert results.UNSET is UNSET
     assert "UNSET" in results.__all__

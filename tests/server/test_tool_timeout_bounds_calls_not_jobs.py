@@ -57,7 +57,7 @@ def test_a_call_queued_behind_busy_workers_says_so_and_a_timed_out_call_is_told_
     import threading
 
     from nanohubmcp import Context
-    from nanohubmcp.server import workers
+    from nanohubmcp.server.calls import workers
 
     monkeypatch.setattr(workers, "MAX_ABANDONED", 0)
 

@@ -18,7 +18,7 @@ from support import serve
 
 from nanohubmcp import MCPServer
 from nanohubmcp.errors import ServerBusy
-from nanohubmcp.server.sessions import EVICTION_PROBES, Session, SessionStore
+from nanohubmcp.server.wire.sessions import EVICTION_PROBES, Session, SessionStore
 
 
 def bare_initialize(wire: Wire) -> Reply:

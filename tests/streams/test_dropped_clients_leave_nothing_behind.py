@@ -32,7 +32,7 @@ from stream_wire import Wire
 from support import serve
 
 from nanohubmcp import Context, MCPServer
-from nanohubmcp.server.sessions import MAX_STREAMS
+from nanohubmcp.server.wire.sessions import MAX_STREAMS
 
 CYCLES = 200
 WARM_UP = 40

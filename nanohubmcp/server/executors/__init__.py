@@ -45,13 +45,13 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ConfigurationError
-from ..invoke import call_function
-from ..workers import WorkerPool
+from ..calls.invoke import call_function
+from ..calls.workers import WorkerPool
 from .base import JobExecutor
 
 if TYPE_CHECKING:
-    from ..context import Context
-    from ..jobs import Job
+    from ..calls.context import Context
+    from ..jobs.service import Job
 
 __all__ = ["EXECUTORS", "JobExecutor", "ThreadJobExecutor", "make_executor"]
 

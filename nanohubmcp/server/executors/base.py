@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ...errors import ConfigurationError
 
 if TYPE_CHECKING:
-    from ..context import Context
-    from ..jobs import Job
+    from ..calls.context import Context
+    from ..jobs.service import Job
 
 
 class JobExecutor:

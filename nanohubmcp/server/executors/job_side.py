@@ -13,8 +13,8 @@ import contextlib
 import signal
 from typing import Any
 
-from ..progress import CURRENT
-from ..tqdm_progress import watch
+from ..calls.progress import CURRENT
+from ..calls.tqdm_progress import watch
 from .job_files import FileChannel
 from .remote import run_remote
 

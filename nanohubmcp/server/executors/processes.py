@@ -23,8 +23,8 @@ from .base import JobExecutor
 from .remote import deliver, remote_context, run_remote
 
 if TYPE_CHECKING:
-    from ..context import Context
-    from ..jobs import Job
+    from ..calls.context import Context
+    from ..jobs.service import Job
 
 
 class QueueChannel:

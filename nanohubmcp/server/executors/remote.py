@@ -16,8 +16,8 @@ import inspect
 import time
 from typing import Any, Protocol
 
-from ..context import LevelMethods
-from ..request import LOG_LEVELS
+from ..calls.context import LevelMethods
+from ..wire.request import LOG_LEVELS
 
 CANCEL_POLL_SECONDS = 0.25
 """How often ``is_cancelled()`` asks the channel at most (it may cost a network round trip)."""

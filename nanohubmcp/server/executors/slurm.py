@@ -51,8 +51,8 @@ from .remote import remote_context
 from .slurm_watch import ENDED, QUEUED, RUNNING, SlurmState, watcher
 
 if TYPE_CHECKING:
-    from ..context import Context
-    from ..jobs import Job
+    from ..calls.context import Context
+    from ..jobs.service import Job
 
 OPTIONS: dict[str, str] = {
     "partition": "the partition (sbatch --partition)",

@@ -44,8 +44,8 @@ from .job_files import FolderJobExecutor, file_blocks, make_job_folder, tail
 from .submit_run import OPTIONS, RUN_NAME, SubmitRun, check_values, combinations, command_line, parse_progress
 
 if TYPE_CHECKING:
-    from ..context import Context
-    from ..jobs import Job
+    from ..calls.context import Context
+    from ..jobs.service import Job
 
 OWN_FILES = {
     "submit.out",

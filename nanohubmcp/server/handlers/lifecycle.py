@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidParams
 from ...protocol import jsonenc, jsonrpc, versions
-from ..request import LOG_LEVELS, RequestContext
+from ..wire.request import LOG_LEVELS, RequestContext
 
 if TYPE_CHECKING:
     from ..core import ServerCore

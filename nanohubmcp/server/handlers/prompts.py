@@ -8,10 +8,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidParams, UnknownComponent
-from .. import results
-from ..invoke import CallRecord, build_kwargs, call_function, make_context
-from ..registry import list_result
-from ..request import RequestContext
+from ..calls.invoke import CallRecord, build_kwargs, call_function, make_context
+from ..registry.registry import list_result
+from ..results import shape as results
+from ..wire.request import RequestContext
 
 if TYPE_CHECKING:
     from ..core import ServerCore

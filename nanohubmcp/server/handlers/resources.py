@@ -11,12 +11,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidParams, ResourceNotFound
-from .. import results
-from ..components import ResourceTemplate
-from ..invoke import CallRecord, build_kwargs, call_function, make_context
-from ..registry import list_result
-from ..request import RequestContext
-from ..result_store import URI_PREFIX, owner_of
+from ..calls.invoke import CallRecord, build_kwargs, call_function, make_context
+from ..registry.components import ResourceTemplate
+from ..registry.registry import list_result
+from ..results import shape as results
+from ..results.store import URI_PREFIX, owner_of
+from ..wire.request import RequestContext
 
 if TYPE_CHECKING:
     from ..core import ServerCore

@@ -13,10 +13,10 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InternalError, InvalidParams
-from .. import jobs as jobmod
-from ..components import Tool
-from ..request import RequestContext
-from ..toolcalls import start_job
+from ..calls.tool_calls import start_job
+from ..jobs import service as jobmod
+from ..registry.components import Tool
+from ..wire.request import RequestContext
 
 if TYPE_CHECKING:
     from ..core import ServerCore

@@ -1,5 +1,5 @@
 """``tools/list`` and ``tools/call`` of the handshake era (the 2026-07-28 ``tools/call`` is in
-``handlers.modern_calls``); both run tools through :mod:`nanohubmcp.server.toolcalls`.
+``handlers.modern_calls``); both run tools through :mod:`nanohubmcp.server.calls.tool_calls`.
 """
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidArguments, MethodNotFound
 from ...protocol import versions
-from ..modern.tasks import task_support
-from ..registry import list_result
-from ..request import RequestContext
-from ..toolcalls import call_arguments, lookup_tool, refuse_arguments, run_tool, start_job_result
+from ..calls.tool_calls import call_arguments, lookup_tool, refuse_arguments, run_tool, start_job_result
+from ..registry.registry import list_result
+from ..stateless.tasks import task_support
+from ..wire.request import RequestContext
 from .tasks import create_task
 
 if TYPE_CHECKING:

@@ -29,11 +29,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...protocol.result_types import ToolResult
-from ...server.context import Context
+from ...server.calls.context import Context
 from .tool import PROXY_TIMEOUT, RapptureTool, load_rappture_tool
 
 if TYPE_CHECKING:
-    from ...server.components import Tool
+    from ...server.registry.components import Tool
 
 __all__ = ["PROXY_TIMEOUT", "RapptureCall", "RapptureTool", "add_rappture_tool", "load_rappture_tool"]
 

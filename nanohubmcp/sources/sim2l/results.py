@@ -29,7 +29,7 @@ from urllib.parse import quote
 from ...protocol.content import ImageContent, ResourceLink, TextContent
 from ...protocol.jsonenc import dumps
 from ...protocol.result_types import ToolResult
-from ...server import convert
+from ...server.results import convert
 from .execute import Output
 from .notebook import Sim2LSpec
 

@@ -25,7 +25,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from ...server.state_dir import safe_name
+from ...server.wire.state_dir import safe_name
 
 __all__ = ["RUN_FILE", "RunStore", "run_id"]
 

@@ -21,7 +21,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ...errors import RegistrationError, ToolError
-from ...server.context import Context
+from ...server.calls.context import Context
 from .execute import read_outputs, run_notebook
 from .notebook import Sim2LSpec, read_sim2l
 from .results import shape_result
@@ -31,7 +31,7 @@ from .values import prepare
 
 if TYPE_CHECKING:
     from ...facade import MCPServer
-    from ...server.components import Tool
+    from ...server.registry.components import Tool
 
 __all__ = ["Sim2LTool", "add_sim2l", "tool_name"]
 

@@ -16,8 +16,8 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from ...errors import InternalError, ParseError, error_response
-from ...server.modern.headers import NAME_FIELDS, header_marks
-from ...server.request import META_PROTOCOL_VERSION
+from ...server.stateless.headers import NAME_FIELDS, header_marks
+from ...server.wire.request import META_PROTOCOL_VERSION
 from ..base import MCP_METHOD_HEADER, MCP_NAME_HEADER, MCP_PROTOCOL_VERSION_HEADER, MCP_SESSION_ID_HEADER
 from ..config import DEFAULT_MAX_REQUEST_BYTES
 from ..lines import LineWriter, TooLong, too_long_response

@@ -1,0 +1,161 @@
+"""What a running function asks its client through ``Context``: elicitation, sampling, roots, tasks.
+
+:class:`ClientAsks` is the collaborator a :class:`nanohubmcp.server.calls.context.Context` holds for
+them (the Context keeps identity, logging, progress and cancellation, and documents each
+request). Requests travel on the caller's session: in the
+handshake era as server→client requests (``core.client_requests``); in a 2026-07-28 call as
+input requests of a multi round-trip result, or of a task (``nanohubmcp.server.asks.by_era``).
+From a worker thread each method blocks until the answer; on the event loop it returns an
+awaitable.
+
+Source: MCP 2025-11-25, Client § Elicitation / Sampling / Roots.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any
+
+from ...errors import ClientRequestError, RegistrationError
+from ...schema import OutputValidator
+from ..registry import mcp_apps as apps
+
+if TYPE_CHECKING:
+    from ..core import ServerCore
+    from ..wire.request import RequestContext
+
+DEFAULT_CLIENT_TIMEOUT = 60.0
+"""Seconds to wait for a client's answer to elicitation, sampling or roots."""
+
+
+def on_loop(request: RequestContext) -> bool:
+    """True when the caller runs on the event loop serving ``request``."""
+    try:
+        return asyncio.get_running_loop() is request.loop
+    except RuntimeError:
+        return False
+
+
+class ClientAsks:
+    """What one call asks its client: it builds each request and waits for the answer.
+
+    From a worker thread each method blocks until the answer; on the event loop it returns an
+    awaitable (see ``Context``, which documents each request).
+
+    Args:
+        core: the server's core (its pending client requests, the 2026-07-28 input requests).
+        request: the call's request context (its session, version, loop and capabilities).
+        in_job: True when the call runs as an ``@async_tool`` job (a task's input request then).
+    """
+
+    def __init__(self, core: ServerCore, request: RequestContext, *, in_job: bool) -> None:
+        self._core = core
+        self._request = request
+        self._in_job = in_job
+
+    @property
+    def client_capabilities(self) -> dict[str, Any]:
+        """The capabilities the client declared (at ``initialize``, or in this 2026-07-28 request)."""
+        return self._request.client_capabilities or {}
+
+    @property
+    def client_shows_views(self) -> bool:
+        """True when the client declared MCP Apps with HTML views (SEP-1865)."""
+        return apps.client_shows_views(self.client_capabilities)
+
+    def _wait(self, coro: Coroutine[Any, Any, Any], timeout: float) -> Any:
+        if on_loop(self._request):
+            return coro
+        if threading.current_thread() is threading.main_thread() and not self._request.loop.is_running():
+            coro.close()
+            raise RuntimeError("the server is not running")
+        future = asyncio.run_coroutine_threadsafe(coro, self._request.loop)
+        return future.result(timeout + 5)
+
+    def input(
+        self,
+        method: str,
+        params: dict[str, Any] | None,
+        timeout: float,
+        key: str | None,
+        check: Callable[[Any], Any] | None = None,
+    ) -> Any:
+        """Send ``method`` to the client (or, in a 2026-07-28 call, ask for it as input ``key``)."""
+        if not self._request.modern:
+            asking = self._core.client_requests.ask(self._request, method, params, timeout)
+        else:
+            from .by_era import ask_one  # 2026-07-28: multi round-trip, or a task's input request
+
+            asking = ask_one(self._core, self._request, method, params, key, timeout, in_job=self._in_job)
+        return self._wait(asking if check is None else _then(asking, check), timeout)
+
+    def elicit(self, message: str, requested_schema: dict[str, Any] | None, timeout: float, key: str | None) -> Any:
+        """``elicitation/create`` in form mode; the accepted content is checked against the schema."""
+        schema = requested_schema or {"type": "object", "properties": {"value": {"type": "string"}}}
+        params: dict[str, Any] = {"message": message, "requestedSchema": schema}
+        if self._request.version >= "2025-11-25":
+            params = {"mode": "form", **params}
+        return self.input("elicitation/create", params, timeout, key, lambda answer: checked_answer(answer, schema))
+
+    def elicit_url(self, message: str, url: str, elicitation_id: str | None, timeout: float, key: str | None) -> Any:
+        """``elicitation/create`` in URL mode (an unguessable id unless one is given)."""
+        import secrets
+
+        params = {
+            "mode": "url",
+            "message": message,
+            "url": url,
+            "elicitationId": elicitation_id or secrets.token_urlsafe(16),
+        }
+        return self.input("elicitation/create", params, timeout, key)
+
+    def sample(self, params: dict[str, Any] | str, timeout: float, key: str | None) -> Any:
+        """``sampling/createMessage``; a string becomes one user message (512 tokens at most)."""
+        if isinstance(params, str):
+            params = {"messages": [{"role": "user", "content": {"type": "text", "text": params}}], "maxTokens": 512}
+        return self.input("sampling/createMessage", params, timeout, key)
+
+    def ask(self, requests: dict[str, dict[str, Any]], timeout: float) -> Any:
+        """Several requests at once; ``{key: result}``."""
+        from .by_era import ask_many
+
+        asking = ask_many(self._core, self._request, requests, timeout, in_job=self._in_job)
+        return self._wait(asking, timeout)
+
+    def start_task(self, message: str | None) -> bool:
+        """Go on as a task when the call may (see ``Context.start_task``)."""
+        if on_loop(self._request):
+            return self._request.go_on_as_task(message)
+        call = _call(self._request.go_on_as_task, message)
+        future = asyncio.run_coroutine_threadsafe(call, self._request.loop)
+        return bool(future.result(DEFAULT_CLIENT_TIMEOUT))
+
+
+async def _call(fn: Callable[..., Any], *args: Any) -> Any:
+    return fn(*args)
+
+
+def checked_answer(answer: Any, schema: dict[str, Any]) -> Any:
+    """The client's elicitation result, once its accepted ``content`` matches ``schema``.
+
+    Raises:
+        ClientRequestError: the content breaks the schema (one line per violation), so the
+            tool never takes a wrong answer for a valid one.
+    """
+    if not isinstance(answer, dict) or answer.get("action") != "accept":
+        return answer
+    try:
+        validator = OutputValidator(schema, name="elicitation", kind="requested schema of an")
+    except RegistrationError:
+        return answer  # a schema jsonschema cannot use: nothing to hold the answer to
+    content = answer.get("content", {})
+    problems = validator.errors(content, root="content")
+    if problems:
+        raise ClientRequestError("The client's answer does not match the requested schema: " + "; ".join(problems))
+    return answer
+
+
+async def _then(asking: Coroutine[Any, Any, Any], check: Callable[[Any], Any]) -> Any:
+    return check(await asking)

@@ -1,0 +1,160 @@
+"""Multi round-trip requests (MRTR): how a 2026-07-28 call asks the client for input.
+
+In the stateless era the server never sends a request of its own. When a tool, prompt or
+resource function asks for input (``ctx.elicit``, ``ctx.sample``, ``ctx.list_roots``,
+``ctx.ask``) and the answer is not in the request yet, the call stops with
+:class:`InputRequired`; the handler answers ``{resultType: "input_required", inputRequests,
+requestState}``. The client fulfils the requests and retries with ``inputResponses`` and the
+echoed ``requestState``; the function runs again from the start and this time finds its
+answers (by key), so functions need no code change between eras.
+
+An :class:`Exchange` holds one request's MRTR inputs: the answers of earlier rounds (from the
+verified ``requestState``), this round's ``inputResponses``, and the answers the run consumed,
+which the next ``requestState`` carries forward.
+
+Source: MCP 2026-07-28, Basic § Patterns § Multi Round-Trip Requests; Server § Tools,
+Prompts, Resources (``inputResponses``/``requestState`` params).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Any
+
+from ...errors import InvalidParams
+from ...protocol import jsonenc
+from .request_state import Binding, RequestStateCodec, arguments_digest
+
+if TYPE_CHECKING:
+    from ..wire.request import RequestContext
+
+
+ELICIT = "elicitation/create"
+SAMPLE = "sampling/createMessage"
+ROOTS = "roots/list"
+KEY_PREFIX = {ELICIT: "elicitation", SAMPLE: "sampling", ROOTS: "roots"}
+"""Prefix of the keys given to input requests that the function did not name itself."""
+
+
+class InputRequired(BaseException):
+    """Raised inside a function when the client must answer ``requests`` before it can go on.
+
+    A control-flow signal, not an error: it derives from ``BaseException`` (as
+    ``asyncio.CancelledError`` does) so that a function's own ``except Exception`` cannot
+    swallow it, and the request handler turns it into an ``input_required`` result.
+
+    Attributes:
+        requests: ``{key: {"method": ..., "params": {...}}}`` still unanswered.
+    """
+
+    def __init__(self, requests: dict[str, dict[str, Any]]) -> None:
+        super().__init__(f"input required: {', '.join(requests)}")
+        self.requests = requests
+
+
+def _is_object(value: Any) -> bool:
+    return isinstance(value, dict)
+
+
+def _valid_elicit(value: Any) -> bool:
+    return (_is_object(value) and value.get("action") in ("accept", "decline", "cancel")
+            and _is_object(value.get("content", {})))
+
+
+def _valid_sample(value: Any) -> bool:
+    return (_is_object(value) and value.get("role") in ("user", "assistant")
+            and isinstance(value.get("content"), (dict, list)))
+
+
+def _valid_roots(value: Any) -> bool:
+    return _is_object(value) and isinstance(value.get("roots"), list) and all(
+        _is_object(root) and isinstance(root.get("uri"), str) for root in value["roots"])
+
+
+_VALID = {ELICIT: _valid_elicit, SAMPLE: _valid_sample, ROOTS: _valid_roots}
+_SHAPE = {
+    ELICIT: 'an ElicitResult {"action": "accept"|"decline"|"cancel", "content"?: {...}}',
+    SAMPLE: 'a CreateMessageResult {"role", "content", "model"}',
+    ROOTS: 'a ListRootsResult {"roots": [{"uri": ...}]}',
+}
+
+
+def check_response(key: str, method: str, value: Any) -> Any:
+    """Return ``value`` when it is a well-formed result for ``method``.
+
+    Raises:
+        InvalidParams: -32602 naming the key and the expected shape.
+    """
+    if not _VALID[method](value):
+        raise InvalidParams(
+            f"Invalid inputResponses[{jsonenc.show(key)}]: expected {_SHAPE[method]} answering {method}")
+    return value
+
+
+class Exchange:
+    """The MRTR inputs of one request and the answers its function consumed."""
+
+    def __init__(self, codec: RequestStateCodec, binding: Binding, earlier: dict[str, Any],
+                 responses: dict[str, Any]) -> None:
+        self._codec = codec
+        self.binding = binding
+        self._earlier = earlier
+        self._responses = responses
+        self.used: dict[str, Any] = {}
+        self._counters: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def next_key(self, method: str) -> str:
+        """A key for an unnamed input request: ``elicitation_1``, ``sampling_1``, ... in call order."""
+        prefix = KEY_PREFIX.get(method, "input")
+        with self._lock:
+            count = self._counters.get(prefix, 0) + 1
+            self._counters[prefix] = count
+        return f"{prefix}_{count}"
+
+    def lookup(self, key: str, method: str) -> tuple[bool, Any]:
+        """``(True, answer)`` when the client answered ``key`` (now or in an earlier round).
+
+        Raises:
+            InvalidParams: the answer given for ``key`` is not a result of ``method``.
+        """
+        if key in self._earlier:
+            value = self._earlier[key]
+        elif key in self._responses:
+            value = check_response(key, method, self._responses[key])
+        else:
+            return False, None
+        with self._lock:
+            self.used[key] = value
+        return True, value
+
+    def input_required(self, signal: InputRequired) -> dict[str, Any]:
+        """The ``input_required`` result for ``signal``, with a fresh signed ``requestState``."""
+        with self._lock:
+            answers = dict(self.used)
+        return {
+            "resultType": "input_required",
+            "inputRequests": signal.requests,
+            "requestState": self._codec.issue(self.binding, answers),
+        }
+
+
+def begin(codec: RequestStateCodec, request: RequestContext, method: str, name: str,
+          arguments: Any, params: dict[str, Any]) -> Exchange:
+    """Read ``inputResponses``/``requestState`` of a retried request and attach its :class:`Exchange`.
+
+    Raises:
+        InvalidParams: ``inputResponses`` is present but not an object, or ``requestState``
+            fails verification (see :class:`~.request_state.RequestStateCodec`).
+    """
+    binding = Binding(method, name, arguments_digest(arguments))
+    responses: Any = params.get("inputResponses", {})
+    if not isinstance(responses, dict):
+        raise InvalidParams("Invalid inputResponses: it must be an object mapping each inputRequests key "
+                            "to the client's result")
+    earlier: dict[str, Any] = {}
+    if "requestState" in params:
+        earlier = codec.verify(params["requestState"], binding)
+    exchange = Exchange(codec, binding, earlier, responses)
+    request.exchange = exchange
+    return exchange

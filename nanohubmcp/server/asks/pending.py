@@ -1,0 +1,102 @@
+"""Server→client requests of the handshake era: elicitation, sampling, roots.
+
+The request goes out on the stream of the tool call that asked (so it arrives before that call's
+result), and the answer is accepted only from the same session: the pending map lives on the
+session, so a response POSTed under another session never finds it (no session can answer,
+or steal, another's requests).
+
+Source: MCP 2025-11-25, Client § Elicitation, Sampling, Roots; Transports § Streamable HTTP
+(sending messages to the client).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import secrets
+from typing import Any
+
+from ...errors import ClientRequestError, ClientRequestTimeout
+from ...protocol import jsonrpc
+from ..wire.request import RequestContext
+
+_CAPABILITY = {
+    "elicitation/create": "elicitation",
+    "sampling/createMessage": "sampling",
+    "roots/list": "roots",
+}
+
+
+class ClientRequests:
+    """Sends server→client requests and matches the answers (one per server)."""
+
+    def __init__(self, core: Any = None) -> None:
+        self.core = core
+        self._prefix = f"srv-{secrets.token_hex(4)}-"
+        self._counter = itertools.count(1)
+
+    @staticmethod
+    def _check_capability(request: RequestContext, method: str, params: dict[str, Any] | None) -> None:
+        caps = request.client_capabilities or {}
+        name = _CAPABILITY[method]
+        if name not in caps:
+            raise ClientRequestError(
+                f"the client did not declare the '{name}' capability, so {method} cannot be sent")
+        if method == "elicitation/create" and params and params.get("mode") == "url":
+            elicitation = caps.get("elicitation") or {}
+            if "url" not in elicitation:
+                raise ClientRequestError("the client did not declare URL-mode elicitation (elicitation.url)")
+
+    async def ask(self, request: RequestContext, method: str, params: dict[str, Any] | None,
+                  timeout: float) -> Any:
+        """Send ``method`` to the client and wait for its result.
+
+        Raises:
+            ClientRequestError: no session (a sessionless request has no way back), missing
+                capability, no stream to carry it, or the client answered with an error.
+            ClientRequestTimeout: no answer within ``timeout`` seconds.
+        """
+        session = request.session
+        if session is None:
+            raise ClientRequestError(
+                f"{method} needs a session: initialize first and send the Mcp-Session-Id header")
+        self._check_capability(request, method, params)
+        request_id = f"{self._prefix}{next(self._counter)}"
+        future: asyncio.Future[Any] = request.loop.create_future()
+        session.pending[request_id] = future
+        replication = self.core.replication if self.core is not None else None
+        try:
+            if replication is not None:
+                await replication.expect(session, request_id, timeout)  # the answer may reach another process
+            if not request.send_related(jsonrpc.request(request_id, method, params)):
+                raise ClientRequestError(
+                    f"no stream can carry {method}: send the call with 'Accept: text/event-stream' "
+                    "or open the GET stream first")
+            try:
+                reply = await asyncio.wait_for(future, timeout)
+            except asyncio.TimeoutError:
+                raise ClientRequestTimeout(f"the client did not answer {method} within {timeout:g} s") from None
+            except asyncio.CancelledError:
+                if request.cancelled.is_set() or session.closed:
+                    raise ClientRequestError(f"{method} was abandoned: the request was cancelled") from None
+                raise
+        finally:
+            session.pending.pop(request_id, None)
+            if replication is not None:
+                replication.forget(session, request_id)
+        if "error" in reply:
+            err = reply.get("error") or {}
+            raise ClientRequestError(f"the client refused {method}: {err.get('message', err)}")
+        return reply.get("result")
+
+    @staticmethod
+    def resolve(request: RequestContext, message: jsonrpc.Message) -> bool:
+        """Deliver a client's response to the pending request of the same session."""
+        session = request.session
+        if session is None:
+            return False
+        future = session.pending.get(message.id)  # type: ignore[arg-type]
+        if future is None or future.done():
+            return False
+        future.set_result(message.raw)
+        return True

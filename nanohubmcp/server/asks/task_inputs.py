@@ -1,0 +1,157 @@
+"""Input requests of running tasks: ``input_required`` while waiting, answered by ``tasks/update``.
+
+Inside a task the function keeps running while it waits: ``ctx.elicit`` (and the other asks)
+parks the task in ``input_required`` with the request under a key, ``tasks/get`` shows every
+unanswered request, and ``tasks/update`` delivers answers, one key or several at a time. The
+task returns to ``working`` once nothing is outstanding. Keys are unique over a task's
+lifetime (a reused key gets a ``-2``, ``-3`` suffix on the wire).
+
+:class:`TaskInputs` also lets a ``subscriptions/listen`` stream watch tasks for status changes.
+Everything here runs on the event loop thread.
+
+Source: MCP tasks extension ``io.modelcontextprotocol/tasks`` (SEP-2663), Task Update Requests
+and Task Status Notifications.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ...errors import ClientRequestError, ClientRequestTimeout
+from ..jobs import service as jobmod
+from .input_requests import check_response
+
+Watcher = Callable[[jobmod.Job], None]
+
+
+class _Pending:
+    __slots__ = ("futures", "issued", "requests")
+
+    def __init__(self) -> None:
+        self.requests: dict[str, dict[str, Any]] = {}
+        self.futures: dict[str, asyncio.Future[Any]] = {}
+        self.issued: set[str] = set()
+
+
+class TaskInputs:
+    """Outstanding input requests and status watchers of every task of one server."""
+
+    def __init__(self) -> None:
+        self._pending: dict[str, _Pending] = {}
+        self._watchers: dict[str, list[Watcher]] = {}
+
+    # -- reading -------------------------------------------------------------------------
+    def outstanding(self, job_id: str) -> dict[str, dict[str, Any]]:
+        """``{key: {"method", "params"}}`` still unanswered for the task (a copy)."""
+        pending = self._pending.get(job_id)
+        return dict(pending.requests) if pending is not None else {}
+
+    # -- asking (the task's function) ----------------------------------------------------
+    async def ask(self, job: jobmod.Job, requests: dict[str, dict[str, Any]],
+                  timeout: float) -> dict[str, Any]:
+        """Park ``job`` in ``input_required`` until every request is answered; returns the answers.
+
+        Args:
+            requests: ``{key: {"method", "params"}}``; keys are the function's own names.
+        Raises:
+            ClientRequestError: the task was cancelled while waiting.
+            ClientRequestTimeout: no complete answer within ``timeout`` seconds.
+        """
+        loop = asyncio.get_running_loop()
+        pending = self._pending.setdefault(job.id, _Pending())
+        wire_keys: dict[str, str] = {}
+        for key, body in requests.items():
+            wire = key
+            n = 1
+            while wire in pending.issued:
+                n += 1
+                wire = f"{key}-{n}"
+            pending.issued.add(wire)
+            pending.requests[wire] = body
+            pending.futures[wire] = loop.create_future()
+            wire_keys[key] = wire
+        futures = [pending.futures[w] for w in wire_keys.values()]
+
+        def abandon() -> None:
+            for future in futures:
+                if not future.done():
+                    future.cancel()
+
+        if job.request is not None:
+            job.request.on_cancel(abandon)
+        self._set_status(job, jobmod.INPUT_REQUIRED)
+        try:
+            answers = await asyncio.wait_for(asyncio.gather(*futures), timeout)
+        except asyncio.TimeoutError:
+            raise ClientRequestTimeout(f"the client did not answer within {timeout:g} s") from None
+        except asyncio.CancelledError:
+            if job.status in jobmod.TERMINAL or (job.request is not None and job.request.cancelled.is_set()):
+                raise ClientRequestError("the task was cancelled while waiting for the client") from None
+            raise
+        finally:
+            for wire in wire_keys.values():
+                pending.requests.pop(wire, None)
+                pending.futures.pop(wire, None)
+            if not pending.requests:
+                self._set_status(job, jobmod.WORKING)
+        return dict(zip(wire_keys, answers, strict=True))
+
+    # -- answering (tasks/update) --------------------------------------------------------
+    def deliver(self, job: jobmod.Job, responses: dict[str, Any]) -> None:
+        """Hand answers to the waiting function; unknown or already answered keys are ignored.
+
+        Raises:
+            InvalidParams: an answer for an outstanding key is not a result of its method.
+        """
+        pending = self._pending.get(job.id)
+        if pending is None:
+            return
+        accepted = []
+        for key, value in responses.items():
+            body = pending.requests.get(key)
+            future = pending.futures.get(key)
+            if body is None or future is None or future.done():
+                continue
+            accepted.append((key, future, check_response(key, body["method"], value)))
+        for key, future, value in accepted:  # all checked first: a bad answer delivers nothing
+            pending.requests.pop(key, None)
+            future.set_result(value)
+        if accepted and not pending.requests:
+            self._set_status(job, jobmod.WORKING)
+
+    # -- status --------------------------------------------------------------------------
+    def _set_status(self, job: jobmod.Job, status: str) -> None:
+        if job.status in jobmod.TERMINAL or job.status == status:
+            return
+        job.status = status
+        job.updated = time.time()
+        self.changed(job)
+
+    def watch(self, job_id: str, watcher: Watcher) -> Callable[[], None]:
+        """Call ``watcher(job)`` on each status change of the task; returns an unsubscribe function."""
+        self._watchers.setdefault(job_id, []).append(watcher)
+
+        def unwatch() -> None:
+            watchers = self._watchers.get(job_id)
+            if watchers and watcher in watchers:
+                watchers.remove(watcher)
+                if not watchers:
+                    del self._watchers[job_id]
+
+        return unwatch
+
+    def changed(self, job: jobmod.Job) -> None:
+        """Tell the task's watchers about its current state."""
+        for watcher in list(self._watchers.get(job.id, ())):
+            watcher(job)
+
+    def forget(self, job_id: str) -> None:
+        """Drop a finished task's bookkeeping."""
+        pending = self._pending.pop(job_id, None)
+        if pending is not None:
+            for future in pending.futures.values():
+                if not future.done():
+                    future.cancel()

@@ -1,0 +1,352 @@
+"""``Context``: what a tool, resource or prompt function can do while it runs.
+
+A function receives a Context in a parameter named ``ctx`` or ``context``, or in any parameter
+annotated ``Context``. Log messages and progress travel on the request's own stream, before
+its result; server→client requests (elicitation, sampling, roots) are answered only through
+the same session.
+
+Sync functions run on worker threads: there every method blocks until done. In an
+``async def`` function on the event loop, the methods that wait for the client (``elicit``,
+``elicit_url``, ``sample``, ``list_roots``) return an awaitable instead — write
+``await ctx.elicit(...)``. Logging and progress never block. The client requests are handed to
+the call's :class:`nanohubmcp.server.asks.context_asks.ClientAsks`.
+
+Source: MCP 2025-11-25, Server § Utilities § Logging, Basic § Utilities § Progress and
+Cancellation, Client § Elicitation / Sampling / Roots.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ...protocol import jsonrpc
+from ..asks.context_asks import DEFAULT_CLIENT_TIMEOUT, ClientAsks, on_loop
+from ..wire.request import LOG_LEVELS, RequestContext
+from .progress import for_request as progress_of
+
+if TYPE_CHECKING:
+    from ..core import ServerCore
+    from ..wire.principal import Principal
+
+log = logging.getLogger("nanohubmcp.tool")
+
+LOG_KEPT = 1000
+"""Log messages a Context keeps for ``get_log_messages()``."""
+
+
+class LevelMethods:
+    """``debug``/``info``/``warning``/``error`` for a class with ``log(level, message, **data)``."""
+
+    def log(self, level: str, message: str, **data: Any) -> None:
+        raise NotImplementedError
+
+    def debug(self, message: str, **data: Any) -> None:
+        """Log at debug level."""
+        self.log("debug", message, **data)
+
+    def info(self, message: str, **data: Any) -> None:
+        """Log at info level."""
+        self.log("info", message, **data)
+
+    def warning(self, message: str, **data: Any) -> None:
+        """Log at warning level."""
+        self.log("warning", message, **data)
+
+    def error(self, message: str, **data: Any) -> None:
+        """Log at error level."""
+        self.log("error", message, **data)
+
+
+class Context(LevelMethods):
+    """Per-call handle for logging, progress, cancellation and client requests.
+
+    Attributes:
+        request_id: the JSON-RPC id of the call.
+        session_id: the session's id, or None (sessionless or 2026-07-28 requests).
+        job_id: the job id when running as an ``@async_tool`` job, else None.
+    """
+
+    def __init__(self, core: ServerCore, request: RequestContext, *, job_id: str | None = None) -> None:
+        self._core = core
+        self._request = request
+        self._job_id = job_id
+        self._log: deque[dict[str, Any]] = deque(maxlen=LOG_KEPT)
+        self._asks = ClientAsks(core, request, in_job=job_id is not None)
+
+    # -- identity ---------------------------------------------------------------------------
+    @property
+    def job_id(self) -> str | None:
+        """The job (task) id when running as an ``@async_tool`` job, else None."""
+        return self._job_id
+
+    @property
+    def cancel_event(self) -> Any:
+        """The cancellation flag: ``is_set()``, and ``wait(timeout)`` from a worker thread."""
+        return self._request.cancelled
+
+    @property
+    def task_metadata(self) -> dict[str, Any]:
+        """Metadata published with this call's task (``_meta`` of the Task); a copy."""
+        return dict(self._request.task_metadata)
+
+    def set_task_metadata(self, values: dict[str, Any] | None = None, **more: Any) -> None:
+        """Publish metadata with this call's task (seen by ``tasks/get``).
+
+        Bare keys get the prefix ``org.nanohub/``; keys already carrying a prefix keep it.
+
+        Raises:
+            ValueError: a key in a reserved namespace (second label ``modelcontextprotocol``
+                or ``mcp``, MCP 2026-07-28 Basic § _meta).
+        """
+        merged = {**(values or {}), **more}
+        target = self._request.task_metadata
+        for key, value in merged.items():
+            if "/" not in key:
+                key = f"org.nanohub/{key}"
+            labels = key.split("/", 1)[0].split(".")
+            if len(labels) > 1 and labels[1] in ("modelcontextprotocol", "mcp"):
+                raise ValueError(f"task metadata key {key!r} is in a namespace reserved for MCP itself")
+            target[key] = value
+
+    def get_log_messages(self) -> list[dict[str, Any]]:
+        """The messages this call logged (newest last, at most the last 1,000)."""
+        return list(self._log)
+
+    @property
+    def server(self) -> Any:
+        """The ``MCPServer`` serving this call."""
+        return self._core.facade
+
+    @property
+    def request_id(self) -> str | int | None:
+        """The JSON-RPC id of the request being served."""
+        return self._request.request_id
+
+    @property
+    def session_id(self) -> str | None:
+        """The session id, or None when the request has no session."""
+        session = self._request.session
+        return session.id if session is not None else None
+
+    @property
+    def principal(self) -> Principal | None:
+        """The authenticated caller (``subject``, ``scopes``, ``claims``), or None when the
+        server has no authorization configured."""
+        return self._request.principal
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        """The request's ``_meta`` object."""
+        return self._request.meta
+
+    @property
+    def progress_token(self) -> str | int | None:
+        """The client's progress token, or None when it asked for no progress."""
+        return self._request.progress_token
+
+    @property
+    def protocol_version(self) -> str:
+        """The protocol version in force for this request."""
+        return self._request.version
+
+    # -- plumbing ---------------------------------------------------------------------------
+    def _on_loop(self) -> bool:
+        return on_loop(self._request)
+
+    def _emit(self, message: dict[str, Any]) -> None:
+        if self._on_loop():
+            self._request.send_related(message)
+        else:
+            self._request.loop.call_soon_threadsafe(self._request.send_related, message)
+
+    # -- logging ----------------------------------------------------------------------------
+    def log(self, level: str, message: str, *, logger: str | None = None, **data: Any) -> None:
+        """Send ``notifications/message`` at ``level`` if the client asked for that level.
+
+        Args:
+            level: one of debug, info, notice, warning, error, critical, alert, emergency.
+            message: the text; extra keyword ``data`` is sent beside it.
+        Raises:
+            ValueError: unknown level.
+        """
+        if level not in LOG_LEVELS:
+            raise ValueError(f"unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}")
+        log.log(_PY_LEVELS[level], "%s", message)
+        self._log.append({"level": level, "message": message, **({"data": data} if data else {})})
+        wanted = self._request.log_level
+        if wanted is None or LOG_LEVELS.index(level) < LOG_LEVELS.index(wanted):
+            return
+        payload: Any = {"message": message, **data} if data else message
+        params = {"level": level, "logger": logger or self._core.name, "data": payload}
+        self._emit(jsonrpc.notification("notifications/message", params))
+
+    # -- progress ---------------------------------------------------------------------------
+    def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
+        """Send ``notifications/progress`` when the client gave a progress token (and, in a
+        job, record it in the job store, where ``%mcp jobs`` and the lab panel read it).
+
+        Observers of the server (a notebook's defining cell, the JupyterLab panel) are told too,
+        token or not. A value equal to the last one sent is dropped: the progress value must
+        increase with each notification (MCP 2025-11-25, Basic § Utilities § Progress).
+
+        Args:
+            progress: amount done so far; must not decrease between calls.
+            total: the amount at completion, if known.
+            message: a short status line (sent from 2025-03-26 on).
+        Raises:
+            ValueError: ``progress`` is less than the last value reported.
+        """
+        tracker = progress_of(self._core, self._request)
+        if tracker.last is not None and progress < tracker.last:
+            raise ValueError(f"progress must not decrease (was {tracker.last}, got {progress})")
+        tracker.report(progress, total, message)
+
+    # -- asking the client (see nanohubmcp.server.asks.context_asks) ----------------------------
+    @property
+    def client_capabilities(self) -> dict[str, Any]:
+        """The capabilities the client declared (at ``initialize``, or in this 2026-07-28 request)."""
+        return self._asks.client_capabilities
+
+    @property
+    def client_shows_views(self) -> bool:
+        """True when the client declared MCP Apps with HTML views (``io.modelcontextprotocol/ui``).
+
+        A tool with a view (``@server.tool(view=...)``) may then keep its text short: the view
+        shows the data. Source: SEP-1865 "MCP Apps", Client capabilities.
+        """
+        return self._asks.client_shows_views
+
+    def elicit(
+        self,
+        message: str,
+        requested_schema: dict[str, Any] | None = None,
+        timeout: float = DEFAULT_CLIENT_TIMEOUT,
+        *,
+        key: str | None = None,
+    ) -> Any:
+        """Ask the user for input through the client (form mode).
+
+        Args:
+            message: what to ask.
+            requested_schema: a flat object schema of string/number/integer/boolean/enum
+                properties; default: one string property ``value``.
+            timeout: seconds to wait.
+            key: the input request's key in 2026-07-28 calls (default ``elicitation_1``, ...).
+        Returns:
+            The client's result ``{"action": "accept"|"decline"|"cancel", "content"?: {...}}``.
+        Raises:
+            ClientRequestError: the client lacks the ``elicitation`` capability, answered
+                with an error, or accepted with content that breaks ``requested_schema`` (MCP
+                2025-11-25, Client § Elicitation: the content must match the requested schema);
+                ClientRequestTimeout after ``timeout``. In a 2026-07-28 call a
+                missing capability is the call's error -32021, and an unanswered request ends
+                the call with ``input_required`` (the client retries with the answer).
+        """
+        return self._asks.elicit(message, requested_schema, timeout, key)
+
+    def elicit_url(
+        self,
+        message: str,
+        url: str,
+        elicitation_id: str | None = None,
+        timeout: float = DEFAULT_CLIENT_TIMEOUT,
+        *,
+        key: str | None = None,
+    ) -> Any:
+        """Ask the user to complete a step at ``url`` (URL-mode elicitation, MCP 2025-11-25).
+
+        Returns:
+            The client's result ``{"action": ...}``.
+        Raises:
+            ClientRequestError: the client did not declare ``elicitation.url``.
+        """
+        return self._asks.elicit_url(message, url, elicitation_id, timeout, key)
+
+    def sample(
+        self, params: dict[str, Any] | str, timeout: float = DEFAULT_CLIENT_TIMEOUT, *, key: str | None = None
+    ) -> Any:
+        """Ask the client's LLM for a completion (``sampling/createMessage``).
+
+        Args:
+            params: the request params (``messages``, ``maxTokens``, ...), or a plain prompt string.
+        Returns:
+            The client's result ``{"role", "content", "model", "stopReason"?}``.
+        """
+        return self._asks.sample(params, timeout, key)
+
+    def list_roots(self, timeout: float = DEFAULT_CLIENT_TIMEOUT, *, key: str | None = None) -> Any:
+        """Ask the client for its roots (``roots/list``); returns ``{"roots": [...]}``."""
+        return self._asks.input("roots/list", None, timeout, key)
+
+    def ask(self, requests: dict[str, dict[str, Any]], timeout: float = DEFAULT_CLIENT_TIMEOUT) -> Any:
+        """Ask the client several things at once; returns ``{key: result}``.
+
+        Args:
+            requests: ``{key: {"method": "elicitation/create" | "sampling/createMessage" |
+                "roots/list", "params": {...}}}``. In a 2026-07-28 call they travel together
+                in one ``input_required`` result under these keys; in the handshake era they
+                are sent concurrently.
+        Raises:
+            ValueError: a malformed entry. Otherwise as :meth:`elicit`.
+        """
+        return self._asks.ask(requests, timeout)
+
+    def start_task(self, message: str | None = None) -> bool:
+        """Go on as a task: the client gets a task handle now and polls for the result.
+
+        Only in a 2026-07-28 ``tools/call`` of a tool with ``task_support`` "optional" or
+        "required" whose client declared the ``io.modelcontextprotocol/tasks`` extension;
+        elsewhere it does nothing and the call answers as usual. Call it after gathering input
+        (multi round-trip): later ``ctx.elicit`` calls wait for ``tasks/update`` instead.
+
+        Args:
+            message: the task's first ``statusMessage``.
+        Returns:
+            True when the call is (now) a task.
+        """
+        return self._asks.start_task(message)
+
+    # -- cancellation -----------------------------------------------------------------------
+    def is_cancelled(self) -> bool:
+        """True once the client cancelled this request (or its session ended)."""
+        return self._request.cancelled.is_set()
+
+    def on_cancel(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` when the request is cancelled (on the event loop thread)."""
+        if self._on_loop():
+            self._request.on_cancel(callback)
+        else:
+            self._request.loop.call_soon_threadsafe(self._request.on_cancel, callback)
+
+    def close_stream(self) -> None:
+        """End this call's SSE response now; the client reconnects and gets the rest.
+
+        The server keeps the call's messages and result; a client resuming with
+        ``Last-Event-ID`` (a GET, after the ``retry`` delay sent in the priming event)
+        receives them. Does nothing when the stream cannot be resumed (JSON replies,
+        sessionless calls, protocol versions before 2025-03-26).
+
+        Source: MCP 2025-11-25, Transports § Streamable HTTP § Resumability (SEP-1699).
+        """
+        stream = self._request.stream
+        if stream is None:
+            return
+        if self._on_loop():
+            stream.hangup()
+        else:
+            self._request.loop.call_soon_threadsafe(stream.hangup)
+
+
+_PY_LEVELS = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "notice": logging.INFO,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+    "critical": logging.CRITICAL,
+    "alert": logging.CRITICAL,
+    "emergency": logging.CRITICAL,
+}

@@ -1,0 +1,143 @@
+"""Calling a tool from the program that serves it, the way a client would.
+
+:func:`call_tool` sends a ``tools/call`` through a :class:`~.connection.Connection` of its own
+(transport ``"direct"``): the same lookup, argument validation, tool run and result shaping
+as a request from the network, at the latest handshake-era protocol version. No session: the
+call is sessionless, like a REST call. :class:`CallResult` is the ``CallToolResult`` it
+answers, and shows itself in a notebook as a client would show it (text as text, images as
+images, structured content as JSON).
+
+Source: MCP 2025-11-25, Server § Tools § Calling Tools; the result shapes of § Tool Result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import itertools
+import json
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from ...errors import ConfigurationError, ProtocolError
+from ...protocol import jsonrpc, versions
+from ..connection import Connection
+
+if TYPE_CHECKING:
+    from ..core import ServerCore
+
+__all__ = ["CallResult", "call_from_thread", "call_tool"]
+
+_ids = itertools.count(1)
+
+
+class CallResult(Mapping[str, Any]):
+    """A ``CallToolResult`` (read it like the dict a client receives), shown as a client shows it.
+
+    Attributes:
+        is_error: the result's ``isError``.
+        text: the text blocks joined by newlines.
+        structured: ``structuredContent``, or None.
+    """
+
+    def __init__(self, result: dict[str, Any]) -> None:
+        self._result = result
+
+    def __getitem__(self, key: str) -> Any:
+        return self._result[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._result)
+
+    def __len__(self) -> int:
+        return len(self._result)
+
+    def __repr__(self) -> str:
+        return f"CallResult({self._result!r})"
+
+    @property
+    def is_error(self) -> bool:
+        return bool(self.get("isError"))
+
+    @property
+    def text(self) -> str:
+        return "\n".join(block.get("text", "") for block in self.get("content", []) if block.get("type") == "text")
+
+    @property
+    def structured(self) -> Any:
+        return self.get("structuredContent")
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+        plain: list[str] = []
+        rich: list[str] = []
+        for block in self.get("content", []):
+            kind = block.get("type")
+            if kind == "text":
+                plain.append(block.get("text", ""))
+                rich.append(f"<pre>{html.escape(block.get('text', ''))}</pre>")
+            elif kind == "image" and str(block.get("mimeType", "")).startswith("image/"):
+                mime = html.escape(block["mimeType"])
+                plain.append(f"[image {block['mimeType']}]")
+                rich.append(f"<img src='data:{mime};base64,{html.escape(block.get('data', ''))}'/>")
+            else:
+                shown = json.dumps(block, indent=2)[:2000]
+                plain.append(shown)
+                rich.append(f"<pre>{html.escape(shown)}</pre>")
+        if "structuredContent" in self and not plain:
+            shown = json.dumps(self["structuredContent"], indent=2)
+            plain.append(shown)
+            rich.append(f"<pre>{html.escape(shown)}</pre>")
+        if self.is_error:
+            plain.insert(0, "Tool error (isError: true):")
+            rich.insert(0, "<b style='color:#b00'>Tool error (isError: true)</b>")
+        bundle = {"text/plain": "\n".join(plain), "text/html": "".join(rich)}
+        images = [b for b in self.get("content", []) if b.get("type") == "image"]
+        if len(images) == 1 and not self.text and images[0].get("mimeType") in ("image/png", "image/jpeg"):
+            bundle[images[0]["mimeType"]] = images[0].get("data", "")
+        return bundle
+
+
+async def call_tool(core: ServerCore, name: str, arguments: dict[str, Any] | None = None) -> CallResult:
+    """Call tool ``name`` through the server (on the loop that serves it).
+
+    Returns:
+        The ``CallToolResult``; a tool that failed, or arguments its schema refuses, give
+        ``isError: true`` (the answer a 2025-11-25 client gets).
+    Raises:
+        ProtocolError: the call's JSON-RPC error (e.g. -32602 for an unknown tool).
+    """
+    params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
+    message = jsonrpc.classify(jsonrpc.request(f"direct-{next(_ids)}", "tools/call", params))
+    connection = Connection(core, "direct")
+    reply = await connection.serve(connection.request(message, version=versions.LATEST_HANDSHAKE))
+    response = reply.message or {}
+    if "error" in response:
+        error = response["error"]
+        raise ProtocolError(str(error.get("message")), error.get("data"), code=error.get("code"))
+    return CallResult(response["result"])
+
+
+def call_from_thread(
+    core: ServerCore, loop: asyncio.AbstractEventLoop | None, name: str, arguments: dict[str, Any] | None
+) -> CallResult:
+    """:func:`call_tool` from a thread other than the serving loop's; waits for the answer.
+
+    Raises:
+        ConfigurationError: the server is not running, or this thread runs its loop (waiting
+            would stop the very loop that must serve the call: use ``call_tool`` and await it).
+    """
+    if loop is None or loop.is_closed() or not loop.is_running():
+        raise ConfigurationError(
+            "server.call needs a running server: start it first (server.start(); in a notebook, "
+            "a %%mcp_tool cell or %mcp start)"
+        )
+    try:
+        here = asyncio.get_running_loop()
+    except RuntimeError:
+        here = None
+    if here is loop:
+        raise ConfigurationError(
+            "server.call would wait on the event loop that serves the call; "
+            "write `await server.call_async(name, arguments)` instead"
+        )
+    return asyncio.run_coroutine_threadsafe(call_tool(core, name, arguments), loop).result()

@@ -1,0 +1,184 @@
+"""Calling user functions: arguments in, Context injected, on the right thread, bounded in time.
+
+Coroutine functions run on the event loop; everything else runs on the server's worker pool,
+so a slow tool never blocks the loop (and ``ping`` keeps answering). A sync function that
+returns an awaitable has it awaited on the loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import inspect
+import time
+from collections.abc import Callable
+from concurrent.futures import Executor, Future
+from typing import TYPE_CHECKING, Any
+
+from ...errors import InvalidArguments, ToolError
+from ...schema import Signature
+from ..wire.request import RequestContext
+from .context import Context
+from .workers import WorkerPool
+
+if TYPE_CHECKING:
+    from ..core import ServerCore
+
+
+def build_kwargs(signature: Signature, arguments: dict[str, Any], *, kind: str, name: str,
+                 context: Context | None) -> dict[str, Any]:
+    """Turn validated JSON arguments into keyword arguments for the function.
+
+    Raises:
+        InvalidArguments: an argument the function does not take (and it has no ``**kwargs``),
+            or one that tries to fill the Context parameter.
+    """
+    if not signature.var_keyword:
+        unknown = [k for k in arguments if k not in signature.param_names]
+        if unknown:
+            raise InvalidArguments(
+                f"Invalid arguments for {kind} '{name}': unknown argument(s) {', '.join(sorted(unknown))}")
+    kwargs = signature.coerce(arguments) if arguments else {}
+    if signature.context_param:
+        if signature.context_param in arguments:
+            raise InvalidArguments(
+                f"Invalid arguments for {kind} '{name}': '{signature.context_param}' is supplied by the server")
+        kwargs[signature.context_param] = context
+    return kwargs
+
+
+async def call_function(
+    fn: Callable[..., Any],
+    kwargs: dict[str, Any],
+    *,
+    is_coroutine: bool,
+    executor: Executor,
+    timeout: float | None,
+    what: str,
+    on_timeout: Callable[[], None] | None = None,
+    on_submit: Callable[[Future[Any]], None] | None = None,
+) -> Any:
+    """Run ``fn(**kwargs)`` on the loop (coroutines) or the pool (the rest).
+
+    ``timeout`` counts from now: a sync call still queued for a worker when it runs out never
+    starts. ``on_timeout`` is told when the limit passes (e.g. to mark the request cancelled, so
+    a function that checks ``ctx.is_cancelled()`` stops and frees its worker). ``on_submit`` is
+    given the pool's future of a sync function once it is queued.
+
+    Raises:
+        ToolError: the call took longer than ``timeout`` seconds, or could not start within it
+            because every worker was busy (the message says which).
+        Exception: whatever ``fn`` raised.
+    """
+    loop = asyncio.get_running_loop()
+    started: list[bool] = []
+    work: Future[Any] | None = None
+    if is_coroutine:
+        awaitable = fn(**kwargs)
+    else:
+        context = contextvars.copy_context()
+
+        def call() -> Any:
+            started.append(True)
+            return context.run(fn, **kwargs)
+
+        awaitable, work = submit(loop, executor, call, key=what)
+        if on_submit is not None:
+            on_submit(work)
+    try:
+        if not timeout:
+            value = await awaitable
+            return (await value) if inspect.isawaitable(value) else value
+        deadline = loop.time() + timeout
+        try:
+            value = await asyncio.wait_for(awaitable, timeout)
+            if inspect.isawaitable(value):
+                value = await asyncio.wait_for(value, timeout)
+        except asyncio.TimeoutError:
+            if loop.time() < deadline:
+                raise  # the function's own TimeoutError (e.g. a client that did not answer in time)
+            if on_timeout is not None:
+                on_timeout()
+            if not is_coroutine and not started:
+                raise ToolError(f"{what} could not start within {timeout:g} s: every worker was busy with other "
+                                "calls (raise workers=, or make long tools @async_tool)") from None
+            if not is_coroutine and isinstance(executor, WorkerPool) and work is not None \
+                    and executor.abandon(work):
+                # Its worker goes back to the pool; the function runs on, alone, until it returns.
+                raise ToolError(f"{what} did not finish within {timeout:g} s; it was abandoned and may still be "
+                                "running (its worker now serves other calls)") from None
+            raise ToolError(f"{what} did not finish within {timeout:g} s; it may still be running") from None
+        return value
+    except (SystemExit, KeyboardInterrupt) as exc:
+        # A function that calls sys.exit() (an argparse-based program, say) must not stop the
+        # server it runs in: report it as the call's failure instead.
+        detail = f"sys.exit({exc.code!r})" if isinstance(exc, SystemExit) else "KeyboardInterrupt"
+        raise ToolError(f"{what} tried to stop the program ({detail}); the server keeps running") from None
+
+
+RUNNING: set[Any] = set()
+"""Pool calls not finished yet, process-wide (so a stopping program can say what it waits for)."""
+
+
+def submit(loop: asyncio.AbstractEventLoop, executor: Executor, call: Callable[[], Any],
+           key: str | None = None) -> tuple[asyncio.Future[Any], Future[Any]]:
+    """``loop.run_in_executor`` with one hand-over instead of two.
+
+    ``run_in_executor`` wraps the pool's future in an asyncio future chained both ways (two
+    callbacks and a state copy per call). Here the pool's future reports once, straight into a
+    plain loop future; cancelling the loop future (a timeout) cancels the call if it has not
+    started. About a fifth of a small tools/call's CPU was this hand-over (bench/findings.md).
+    Returns the loop future and the pool's (``key`` names the function for the quick lane).
+    """
+    future: asyncio.Future[Any] = loop.create_future()
+    work = executor.submit_call(call, key) if isinstance(executor, WorkerPool) else executor.submit(call)
+    RUNNING.add(work)
+
+    def settle(done: Any) -> None:  # on the loop
+        if future.cancelled():
+            return
+        exc = done.exception() if not done.cancelled() else asyncio.CancelledError()
+        if exc is not None:
+            future.set_exception(exc)
+        else:
+            future.set_result(done.result())
+
+    def report(done: Any) -> None:  # on the worker thread (or here, if already done)
+        RUNNING.discard(done)
+        with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits for this call any more
+            loop.call_soon_threadsafe(settle, done)
+
+    work.add_done_callback(report)
+    future.add_done_callback(lambda f: work.cancel() if f.cancelled() else None)
+    return future, work
+
+
+class CallRecord:
+    """Publishes ``call_started``/``call_finished`` for observers (notebook log, lab panel)."""
+
+    __slots__ = ("_core", "_data", "_t0")
+
+    def __init__(self, core: ServerCore, request: RequestContext, method: str, name: str | None) -> None:
+        self._core = core
+        self._t0 = time.perf_counter()
+        session = request.session
+        self._data = {
+            "call_id": id(request),
+            "method": method,
+            "name": name,
+            "session_id": session.id if session is not None else None,
+            "started": time.time(),
+        }
+        core.bus.emit("call_started", **self._data)
+
+    def finish(self, ok: bool, error: str | None = None) -> None:
+        """Publish the end of the call."""
+        duration_ms = (time.perf_counter() - self._t0) * 1000.0
+        self._core.bus.emit("call_finished", **self._data, duration_ms=duration_ms, ok=ok, error=error)
+
+
+def make_context(core: ServerCore, signature: Signature, request: RequestContext,
+                 job_id: str | None = None) -> Context | None:
+    """A Context when the function asks for one."""
+    return Context(core, request, job_id=job_id) if signature.context_param else None

@@ -1,0 +1,110 @@
+"""One call's progress: ``notifications/progress`` for the client, ``call_progress`` for observers.
+
+Every tool call gets a :class:`CallProgress` (made lazily, kept in the request). Two sources
+feed it: ``ctx.report_progress`` and, when the tool's code uses tqdm, tqdm's bars
+(:mod:`.tqdm_progress`). It sends ``notifications/progress`` when the client gave a progress
+token, and publishes ``call_progress`` on the server's event bus (the notebook's cell bar and
+the JupyterLab panel listen) whether or not it did.
+
+The call in flight is found through :data:`CURRENT`, a context variable set around the
+function's run, so code that never sees a Context (a tqdm loop) still reaches its own call.
+Worker threads inherit it because calls run in a copy of the caller's context.
+
+Source: MCP 2025-11-25, Basic § Utilities § Progress ("The progress value MUST increase with
+each notification"; notifications stop once the request has its response).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import threading
+from typing import TYPE_CHECKING, Any
+
+from ...protocol import jsonrpc
+from ..wire.request import RequestContext
+
+if TYPE_CHECKING:
+    from ..core import ServerCore
+
+__all__ = ["CURRENT", "CallProgress", "for_request"]
+
+CURRENT: contextvars.ContextVar[CallProgress | None] = contextvars.ContextVar("nanohubmcp_call_progress", default=None)
+"""The progress of the call running in this context (None outside calls)."""
+
+
+class CallProgress:
+    """Progress of one request; thread-safe, never blocks.
+
+    Attributes:
+        call_id: the id the ``call_started``/``call_finished`` events of the same call carry.
+        last: the last progress value sent (None before the first).
+        finished: True once the call has its response; later reports are dropped.
+    """
+
+    def __init__(self, core: ServerCore, request: RequestContext) -> None:
+        self._core = core
+        self._request = request
+        self._lock = threading.Lock()
+        self.call_id = id(request)
+        self.last: float | None = None
+        self.finished = False
+
+    def report(
+        self, progress: float, total: float | None = None, message: str | None = None, *, source: str = "context"
+    ) -> bool:
+        """Publish one step. Returns False (and sends nothing) when it would not increase.
+
+        Args:
+            progress: amount done so far.
+            total: the amount at completion, if known.
+            message: a short status line (sent to clients from 2025-03-26 on).
+            source: ``"context"`` (``ctx.report_progress``) or ``"tqdm"``, for observers (a
+                notebook draws its own bar only for the first: tqdm draws one already).
+        """
+        token = self._request.progress_token
+        with self._lock:  # held while scheduling, so notifications leave in the order checked
+            if self.finished or (self.last is not None and progress <= self.last):
+                return False
+            self.last = progress
+            if token is not None:
+                params: dict[str, Any] = {"progressToken": token, "progress": progress}
+                if total is not None:
+                    params["total"] = total
+                if message is not None and self._request.version >= "2025-03-26":
+                    params["message"] = message
+                self._emit(jsonrpc.notification("notifications/progress", params))
+        bus = self._core.bus
+        if bus.active:
+            bus.emit(
+                "call_progress", call_id=self.call_id, progress=progress, total=total, message=message, source=source
+            )
+        job_id = self._request.job_id
+        if job_id is not None:  # a job's progress is kept with it (``%mcp jobs``, the lab panel)
+            self._core.jobs.progress(job_id, progress, total, message)
+        return True
+
+    def finish(self) -> None:
+        """The call has (or is about to send) its response: nothing more is sent."""
+        with self._lock:
+            self.finished = True
+
+    def _emit(self, message: dict[str, Any]) -> None:
+        loop = self._request.loop
+        try:
+            on_loop = asyncio.get_running_loop() is loop
+        except RuntimeError:
+            on_loop = False
+        if on_loop:
+            self._request.send_related(message)
+        else:
+            with contextlib.suppress(RuntimeError):  # the loop closed: nobody listens any more
+                loop.call_soon_threadsafe(self._request.send_related, message)
+
+
+def for_request(core: ServerCore, request: RequestContext) -> CallProgress:
+    """The request's :class:`CallProgress` (made on first use)."""
+    if request.progress is None:
+        request.progress = CallProgress(core, request)
+    return request.progress

@@ -1,0 +1,177 @@
+"""One job as the server keeps it: :class:`Job` (statuses, owner, result, progress), its store
+record, and its wire ``Task`` (:func:`task_fields`). The store itself is :mod:`.jobs`.
+
+Source: MCP 2025-11-25, Basic § Utilities § Tasks (statuses, ttl, pollInterval).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..wire.request import RequestContext
+    from .service import JobStore
+
+__all__ = ["Job", "subject_of", "task_fields"]
+
+DEFAULT_TTL_SECONDS = 3600.0
+POLL_INTERVAL_MS = 1000
+
+WORKING = "working"
+INPUT_REQUIRED = "input_required"
+COMPLETED = "completed"
+FAILED = "failed"
+CANCELLED = "cancelled"
+TERMINAL = frozenset({COMPLETED, FAILED, CANCELLED})
+
+
+@dataclass(eq=False)
+class Job:
+    """One background call.
+
+    Attributes:
+        id: unguessable id (the capability for sessionless callers).
+        owner: session id that started it, or None.
+        principal: the subject of the authenticated principal that started it, or None.
+        status: working | input_required | completed | failed | cancelled.
+        result: the shaped ``CallToolResult`` once completed (or failed with isError).
+        error: a JSON-RPC error object when the call failed as a protocol error.
+        executor: the executor's name (``threads``, ``processes``, ``dask``...).
+        executor_ref: what the executor needs to find the job again after a restart, or None.
+        progress / progress_total / progress_message: the last ``ctx.report_progress``.
+        handed_over: its server stopped while its function ran on in this process; the
+            function's end is stored all the same (see ``JobStore.cancel_all``).
+    """
+
+    id: str
+    tool: str
+    owner: str | None
+    principal: str | None = None
+    created: float = field(default_factory=time.time)
+    updated: float = field(default_factory=time.time)
+    status: str = WORKING
+    status_message: str | None = None
+    result: dict[str, Any] | None = None
+    error: dict[str, Any] | None = None
+    ttl: float = DEFAULT_TTL_SECONDS
+    finished_at: float | None = None
+    request: RequestContext | None = None
+    as_task: bool = False
+    task: asyncio.Task[Any] | None = None
+    done: asyncio.Event = field(default_factory=asyncio.Event)
+    executor: str = "threads"
+    executor_ref: str | None = None
+    arguments: dict[str, Any] | None = None
+    meta: dict[str, Any] | None = None
+    progress: float | None = None
+    progress_total: float | None = None
+    progress_message: str | None = None
+    runner: str | None = None
+    abandoned: bool = False
+    handed_over: bool = False
+    store: JobStore | None = field(default=None, repr=False)
+
+    def finish(self, status: str, *, result: dict[str, Any] | None = None,
+               error: dict[str, Any] | None = None, message: str | None = None) -> None:
+        """Move to a terminal state (first call wins) and store it."""
+        if self.status in TERMINAL:
+            return
+        self.status = status
+        self.result = result
+        self.error = error
+        if message is not None:
+            self.status_message = message
+        self.updated = self.finished_at = time.time()
+        if self.store is not None:
+            self.store.finished(self)
+        self.done.set()
+
+    def cancel(self, reason: str = "cancelled") -> None:
+        """Cancel a running job cooperatively: its call is marked cancelled (the function's
+        ``ctx.is_cancelled()`` turns true), its task is cancelled, and it ends ``cancelled``."""
+        if self.status in TERMINAL:
+            return
+        if self.request is not None:
+            self.request.cancel(reason)
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+        self.finish(CANCELLED, message=reason)
+
+    def expired(self, now: float) -> bool:
+        """True once a finished job outlived its ttl."""
+        return self.finished_at is not None and now - self.finished_at > self.ttl
+
+    def task_meta(self) -> dict[str, Any] | None:
+        """What the tool published with ``ctx.set_task_metadata`` (kept across restarts)."""
+        if self.request is not None:
+            return self.request.task_metadata or None
+        return self.meta
+
+    def owner_key(self) -> str:
+        """Whom the per-owner bound counts this job against."""
+        if self.principal is not None:
+            return f"principal:{self.principal}"
+        return f"session:{self.owner}" if self.owner is not None else "anonymous"
+
+    def record(self) -> dict[str, Any]:
+        """The job as a store record."""
+        return {
+            "id": self.id, "tool": self.tool, "owner": self.owner, "principal": self.principal,
+            "owner_key": self.owner_key(), "status": self.status, "status_message": self.status_message,
+            "arguments": self.arguments, "result": self.result, "error": self.error, "meta": self.task_meta(),
+            "created": self.created, "updated": self.updated, "finished_at": self.finished_at, "ttl": self.ttl,
+            "as_task": self.as_task, "executor": self.executor, "executor_ref": self.executor_ref,
+            "progress": self.progress, "progress_total": self.progress_total,
+            "progress_message": self.progress_message, "progress_updates": 0, "runner": self.runner,
+        }
+
+    @classmethod
+    def from_record(cls, row: dict[str, Any]) -> Job:
+        """A job rebuilt from a store record (no request, no running task)."""
+        names = ("id", "tool", "owner", "principal", "created", "updated", "status", "status_message", "result",
+                 "error", "ttl", "finished_at", "as_task", "executor", "executor_ref", "arguments", "meta",
+                 "progress", "progress_total", "progress_message", "runner")
+        fields: dict[str, Any] = {name: row.get(name) for name in names}
+        job = cls(**fields)
+        job.executor = job.executor or "threads"
+        if job.status in TERMINAL:
+            job.done.set()
+        return job
+
+
+def subject_of(principal: Any) -> str | None:
+    """The subject a job is owned by: a ``Principal``'s ``subject`` (or a subject string)."""
+    if principal is None or isinstance(principal, str):
+        return principal
+    return str(principal.subject)
+
+
+def task_fields(job: Job, *, status: str, ttl_key: str, poll_key: str) -> dict[str, Any]:
+    """The wire ``Task`` of ``job``; the caller's era names the status and the ttl/poll keys
+    (2025-11-25: ``ttl``/``pollInterval``; the 2026 tasks extension: ``ttlMs``/``pollIntervalMs``).
+
+    Times are ISO 8601 UTC with milliseconds (``2026-11-30T01:02:03.456Z``); ``_meta`` is what the
+    tool set with ``ctx.set_task_metadata``.
+    """
+    task: dict[str, Any] = {
+        "taskId": job.id,
+        "status": status,
+        "createdAt": _iso(job.created),
+        "lastUpdatedAt": _iso(job.updated),
+        ttl_key: int(job.ttl * 1000),
+        poll_key: POLL_INTERVAL_MS,
+    }
+    if job.status_message:
+        task["statusMessage"] = job.status_message
+    meta = job.task_meta()
+    if meta:
+        task["_meta"] = dict(meta)
+    return task
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")

@@ -1,0 +1,314 @@
+"""Jobs: long-running tool calls that answer at once and are polled later.
+
+One machinery serves ``@async_tool`` + ``get_job_result`` and MCP Tasks. Every job is a record
+in the job store (:mod:`.job_backends`): an SQLite file under the server's state directory by
+default (:mod:`.state_dir`), or memory only with ``job_store="memory"``. Its result stays
+readable — again and again — until it expires, so a lost poll response loses nothing, and a
+stored result outlives the server process: after a restart every route answers a finished job
+exactly as before. A job that was running when its process died is reported as failed ("the
+server stopped while this job ran"), unless its executor still holds it (Dask) and takes it
+back. A server that stops while its process lives on (a notebook's ``%mcp stop``, a restart
+after a setting changed) does not fail a job whose function runs on in a thread of the process:
+the function's end is stored when it comes, and the restarted server reads it.
+
+Who may see a job (the rule, in every era and on every route):
+
+- a job started by an authenticated principal is visible to that principal only;
+- within that, a job started in a session is visible only to that session for as long as the
+  server process that started it runs (even after the session ended); sessions do not survive
+  a restart, so for a job of an earlier server process the unguessable job id is the
+  capability: whoever holds it (with the same principal, if any) reads it — by any route;
+- a job started without a session (REST, the 2026-07-28 era) is visible to whoever holds its
+  id (with the same principal, if any).
+
+An unknown, expired and someone else's job get the same answer, so ids cannot be probed.
+
+Bounds: at most ``max_jobs`` records in the store and ``max_jobs_per_owner`` per owner (the
+principal, else the session, else all sessionless callers together); a result larger than
+``max_job_result_bytes`` (as JSON) fails its job with a message saying so. Jobs run on a
+bounded executor, never a thread per job.
+
+Source: MCP 2025-11-25, Basic § Utilities § Tasks (statuses, ttl, pollInterval).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import secrets
+import sqlite3
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ...errors import JobLimitReached, UnknownComponent
+from ..wire.state_dir import resolve_state_dir
+from .record import (  # noqa: F401 (re-exported: the job machinery's one import)
+    CANCELLED,
+    COMPLETED,
+    DEFAULT_TTL_SECONDS,
+    FAILED,
+    INPUT_REQUIRED,
+    POLL_INTERVAL_MS,
+    TERMINAL,
+    WORKING,
+    Job,
+    subject_of,
+    task_fields,
+)
+from .stores import DB_FILE, JobBackend, MemoryBackend, RunnerLocks, SQLiteBackend
+
+__all__ = ["Job", "JobLimitReached", "JobStore", "task_fields"]
+
+log = logging.getLogger("nanohubmcp.jobs")
+
+DEFAULT_MAX_JOBS = 10_000
+DEFAULT_MAX_JOBS_PER_OWNER = 1_000
+DEFAULT_MAX_RESULT_BYTES = 16 * 1024 * 1024
+PURGE_EVERY_SECONDS = 10.0
+STORE_KINDS = ("sqlite", "memory")
+SERVER_STOPPED = "the server stopped while this job ran"
+
+
+Reattach = Callable[[Job], "bool | None"]
+"""An executor's hook: take back a job whose server process died — True if it did, False if
+it cannot (the job fails), None if it cannot tell yet (asked again later)."""
+
+HandOver = Callable[[Job], bool]
+"""The tool-call service's hook at server stop: True when it keeps following ``job``, whose
+function runs on in this process, and stores its end (the job is then not failed)."""
+
+
+class JobStore:
+    """The server's jobs: records in a back end, live jobs of this process in memory.
+
+    Args:
+        ttl: seconds a finished job stays readable (a task may ask for less).
+        name: the server's name (names the default state directory).
+        state_dir: the state directory (see :mod:`.state_dir`), or None for the default.
+        kind: ``"sqlite"`` (default, kept across restarts) or ``"memory"``.
+        max_jobs / max_jobs_per_owner / max_result_bytes: the bounds (module docstring).
+
+    The back end is opened on first use: building a server writes nothing.
+    """
+
+    def __init__(self, ttl: float = DEFAULT_TTL_SECONDS, *, name: str = "server", state_dir: Any = None,
+                 kind: str = "sqlite", max_jobs: int = DEFAULT_MAX_JOBS,
+                 max_jobs_per_owner: int = DEFAULT_MAX_JOBS_PER_OWNER,
+                 max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES) -> None:
+        self.ttl = ttl
+        self.name = name
+        self.state_dir = state_dir
+        self.kind = kind
+        self.max_jobs = max_jobs
+        self.max_jobs_per_owner = max_jobs_per_owner
+        self.max_result_bytes = max_result_bytes
+        self.runner = secrets.token_hex(12)
+        self.reattach: Reattach | None = None
+        self.hand_over: HandOver | None = None
+        self._live: dict[str, Job] = {}
+        self._backend: JobBackend | None = None
+        self._runners: RunnerLocks | None = None
+        self._purged = 0.0
+
+    # -- the back end -----------------------------------------------------------------------
+    @property
+    def directory(self) -> str:
+        """The state directory this store uses (or would use)."""
+        return resolve_state_dir(self.name, self.state_dir)
+
+    @property
+    def backend(self) -> JobBackend:
+        """The back end, opened on first use; a store left by a dead process is recovered."""
+        if self._backend is None:
+            if self.kind == "memory":
+                self._backend = MemoryBackend()
+            else:
+                directory = self.directory
+                try:
+                    self._backend = SQLiteBackend(directory)
+                    self._runners = RunnerLocks(directory)
+                    self._runners.claim(self.runner)
+                except (OSError, sqlite3.Error) as exc:  # unwritable, not a directory, a broken file...
+                    log.warning("cannot keep jobs in %s (%s): they are kept in memory and lost when the server "
+                                "stops; set state_dir= (NANOHUBMCP_STATE_DIR) to a writable directory", directory, exc)
+                    self.kind = "memory"
+                    self._backend = MemoryBackend()
+                    return self._backend
+                self.recover()
+        return self._backend
+
+    @property
+    def persistent(self) -> bool:
+        """True when records outlive the process."""
+        return self.kind != "memory"
+
+    def recover(self) -> None:
+        """Settle the unfinished jobs of dead processes: taken back by their executor, or
+        failed with :data:`SERVER_STOPPED`. Runs when the store opens."""
+        for row in self.backend.unfinished():
+            if row["id"] not in self._live:
+                self._revive(row)
+
+    def _revive(self, row: dict[str, Any]) -> Job:
+        job = Job.from_record(row)
+        if job.status in TERMINAL or row.get("runner") == self.runner:
+            return job
+        if self._runners is not None and self._runners.alive(row.get("runner")):
+            return job  # another live server process runs it
+        taken = self.reattach(job) if job.executor_ref and self.reattach is not None else False
+        if taken is None:
+            return job  # its executor may hold it: asked again on the next look
+        job.store = self
+        if taken:
+            self._live[job.id] = job
+            return job
+        job.finish(FAILED, message=SERVER_STOPPED)
+        return job
+
+    def _write(self, job_id: str, fields: dict[str, Any]) -> None:
+        try:
+            self.backend.update(job_id, fields)
+        except sqlite3.Error as exc:  # a full disk must not take the server down
+            log.warning("could not store job %s: %s", job_id, exc)
+
+    # -- jobs -------------------------------------------------------------------------------
+    def create(self, tool: str, owner: str | None, *, principal: Any = None,
+               arguments: dict[str, Any] | None = None, as_task: bool = False, ttl: float | None = None,
+               message: str | None = None, executor: str = "threads", detached: bool = False) -> Job:
+        """Register and store a new working job (``detached``: its executor keeps it running
+        without this process and finds it again by its id).
+
+        Raises:
+            JobLimitReached: the store holds ``max_jobs`` jobs, or the owner ``max_jobs_per_owner``.
+        """
+        self.sweep(force=False)
+        job = Job(id=secrets.token_urlsafe(24), tool=tool, owner=owner, principal=subject_of(principal),
+                  ttl=min(ttl, self.ttl) if ttl else self.ttl, as_task=as_task, status_message=message,
+                  executor=executor, arguments=arguments, runner=self.runner)
+        if detached:
+            job.executor_ref = job.id
+        record = job.record()
+        self.backend.insert(record, max_total=self.max_jobs, max_per_owner=self.max_jobs_per_owner)
+        job.store = self
+        self._live[job.id] = job
+        return job
+
+    def get(self, job_id: Any, owner: str | None, principal: Any = None) -> Job:
+        """The job with ``job_id`` visible to ``owner`` (a session id) and ``principal`` (a
+        ``Principal`` or its subject).
+
+        Raises:
+            UnknownComponent: no such job for this caller (the same answer whether it never
+                existed, expired, or belongs to someone else).
+        """
+        job = self._live.get(job_id) if isinstance(job_id, str) else None
+        if job is None and isinstance(job_id, str) and self.persistent:
+            row = self.backend.load(job_id)
+            job = self._revive(row) if row is not None else None
+        if job is None or job.expired(time.time()) or not self._visible(job, owner, subject_of(principal)):
+            raise UnknownComponent(f"Unknown job or task id: {json.dumps(job_id)} (it may have expired)")
+        return job
+
+    def _visible(self, job: Job, owner: str | None, principal: str | None) -> bool:
+        if job.principal != principal:
+            return False
+        # Sessions end with their server: a job of an earlier server is read by its id.
+        return job.owner is None or job.owner == owner or job.runner != self.runner or job.handed_over
+
+    def owned_by(self, owner: str | None, *, principal: Any = None, tasks_only: bool = False) -> list[Job]:
+        """Live jobs of the session ``owner`` (never anyone else's), oldest first; only
+        task-augmented calls with ``tasks_only``."""
+        now = time.time()
+        principal = subject_of(principal)
+        return [j for j in self._live.values()
+                if j.owner == owner and owner is not None and j.principal == principal and not j.expired(now)
+                and (j.as_task or not tasks_only)]
+
+    def listing(self, limit: int = 100) -> list[dict[str, Any]]:
+        """The newest ``limit`` jobs of every owner, for the operator (``%mcp jobs``, the lab
+        panel): id, tool, status, progress, created, executor — never arguments or results."""
+        if self._backend is None and self.persistent and not os.path.exists(os.path.join(self.directory, DB_FILE)):
+            return []  # nothing stored yet: do not create the store just to look
+        rows = self.backend.select(limit=limit)
+        keep = ("id", "tool", "status", "status_message", "progress", "progress_total", "progress_message",
+                "created", "updated", "finished_at", "executor")
+        listed = []
+        for row in rows:
+            live = self._live.get(row["id"])
+            entry = {key: row.get(key) for key in keep}
+            if live is not None:
+                entry.update(status=live.status, progress=live.progress, progress_total=live.progress_total,
+                             progress_message=live.progress_message)
+            listed.append(entry)
+        return listed
+
+    # -- updates from running jobs ----------------------------------------------------------
+    def set_executor_ref(self, job: Job, ref: str) -> None:
+        """Record what ``job``'s executor needs to find it again after a restart (a batch
+        system's job id, a folder), once it knows (any thread)."""
+        job.executor_ref = ref
+        self._write(job.id, {"executor_ref": ref})
+
+    def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
+        """Record a job's progress (any thread)."""
+        job = self._live.get(job_id)
+        if job is not None:
+            job.progress, job.progress_total, job.progress_message = progress, total, message
+            job.updated = time.time()
+        try:
+            self.backend.progress(job_id, progress, total, message)
+        except sqlite3.Error as exc:
+            log.warning("could not store the progress of job %s: %s", job_id, exc)
+
+    def finished(self, job: Job) -> None:
+        """Store a job that reached its terminal state (called by :meth:`Job.finish`); a result
+        over ``max_result_bytes`` fails the job instead."""
+        if job.result is not None:
+            size = len(json.dumps(job.result, separators=(",", ":"), ensure_ascii=False).encode())
+            if size > self.max_result_bytes:
+                text = (f"The job's result is {size} bytes as JSON; the job store keeps at most "
+                        f"{self.max_result_bytes} (option max_job_result_bytes)")
+                job.status, job.status_message = FAILED, text
+                job.result = {"content": [{"type": "text", "text": text}], "isError": True}
+        self._write(job.id, {
+            "status": job.status, "status_message": job.status_message, "result": job.result, "error": job.error,
+            "meta": job.task_meta(), "updated": job.updated, "finished_at": job.finished_at, "ttl": job.ttl})
+
+    # -- upkeep -----------------------------------------------------------------------------
+    def sweep(self, *, force: bool = True) -> None:
+        """Forget expired jobs (in memory, and in the store at most every few seconds)."""
+        now = time.time()
+        for job_id in [j.id for j in self._live.values() if j.expired(now)]:
+            del self._live[job_id]
+        if self._backend is not None and (force or now - self._purged > PURGE_EVERY_SECONDS):
+            self._purged = now
+            try:
+                self._backend.purge(now)
+            except sqlite3.Error as exc:
+                log.warning("could not purge expired jobs: %s", exc)
+
+    def cancel_all(self) -> None:
+        """Stop following every running job (server shutdown).
+
+        A job its executor keeps running without this process (``executor_ref`` set: Dask) is
+        left as it is, for a restarted server to take back. One whose function runs on in this
+        process (a worker thread) is handed over (:attr:`hand_over`): it stays working and its end
+        is stored when it comes. Every other one fails with :data:`SERVER_STOPPED`.
+        """
+        for job in list(self._live.values()):
+            if job.status in TERMINAL or job.handed_over:
+                continue
+            if job.executor_ref is None and self.hand_over is not None and self.hand_over(job):
+                job.handed_over = True
+            elif job.executor_ref is None:
+                if job.request is not None:
+                    job.request.cancel(SERVER_STOPPED)
+                job.finish(FAILED, message=SERVER_STOPPED)
+            else:  # left to its executor: the record stays "working" for the next server
+                del self._live[job.id]
+                job.abandoned = True
+                job.store = None
+            if job.task is not None and not job.task.done():
+                job.task.cancel()

@@ -1,0 +1,297 @@
+"""Where job records live: in memory (gone with the process) or in one SQLite file (kept).
+
+A record is a flat dict of the columns in :data:`COLUMNS`; ``arguments``, ``result``, ``error``
+and ``meta`` hold JSON values. Both back ends take the same calls, are safe from any thread,
+and enforce the store's bounds in the same transaction that adds a job, so two servers sharing
+a file cannot both slip past a limit.
+
+The SQLite file uses WAL (readers never wait for the writer) and ``synchronous=NORMAL``: a
+committed write survives the process being killed (``kill -9``); only an operating-system
+crash may lose the last transactions. Every write is one short transaction; writers in one
+process are serialised by a lock, writers in several processes by ``BEGIN IMMEDIATE`` and
+SQLite's busy timeout. A progress update is an ``UPDATE ... SET progress_updates =
+progress_updates + 1``, so concurrent updates are counted, never lost.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sqlite3
+import threading
+import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Protocol
+
+from ...errors import JobLimitReached
+
+COLUMNS = (
+    "id", "tool", "owner", "principal", "owner_key", "status", "status_message", "arguments",
+    "result", "error", "meta", "created", "updated", "finished_at", "ttl", "as_task", "executor",
+    "executor_ref", "runner", "progress", "progress_total", "progress_message", "progress_updates",
+)
+JSON_COLUMNS = ("arguments", "result", "error", "meta")
+TERMINAL_SQL = "('completed', 'failed', 'cancelled')"
+SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS jobs (
+    id TEXT PRIMARY KEY, tool TEXT NOT NULL, owner TEXT, principal TEXT, owner_key TEXT NOT NULL,
+    status TEXT NOT NULL, status_message TEXT, arguments TEXT, result TEXT, error TEXT, meta TEXT,
+    created REAL NOT NULL, updated REAL NOT NULL, finished_at REAL, ttl REAL NOT NULL,
+    as_task INTEGER NOT NULL DEFAULT 0, executor TEXT, executor_ref TEXT, runner TEXT,
+    progress REAL, progress_total REAL, progress_message TEXT,
+    progress_updates INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS jobs_by_owner ON jobs(owner_key);
+CREATE INDEX IF NOT EXISTS jobs_by_expiry ON jobs(finished_at) WHERE status IN {TERMINAL_SQL};
+"""
+DB_FILE = "jobs.sqlite3"
+
+
+def limit_message(scope: str, limit: int, option: str) -> str:
+    """The refusal text of a full store."""
+    return (f"Too many jobs {scope}: the server keeps at most {limit} (option {option}). Wait until "
+            "earlier jobs finish and expire, or ask the server's operator to raise the limit.")
+
+
+class JobBackend(Protocol):
+    """What the job store needs from a place to keep records (see :class:`SQLiteBackend`)."""
+
+    persistent: bool
+
+    def insert(self, record: dict[str, Any], *, max_total: int, max_per_owner: int) -> None:
+        """Add a record unless a bound is reached (raises :class:`JobLimitReached`)."""
+
+    def update(self, job_id: str, fields: dict[str, Any]) -> None:
+        """Set ``fields`` of one record."""
+
+    def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
+        """Record one progress update (and count it)."""
+
+    def load(self, job_id: str) -> dict[str, Any] | None:
+        """The record, or None."""
+
+    def select(self, *, owner_key: str | None = None, limit: int = 1000) -> list[dict[str, Any]]:
+        """Records (of one owner when given), newest first."""
+
+    def unfinished(self) -> list[dict[str, Any]]:
+        """Records not in a terminal state."""
+
+    def purge(self, now: float) -> int:
+        """Delete finished records past their ttl; returns how many."""
+
+    def close(self) -> None:
+        """Release the back end."""
+
+
+class MemoryBackend:
+    """Records in a dict: today's behaviour, nothing written to disk (``job_store="memory"``)."""
+
+    persistent = False
+
+    def __init__(self) -> None:
+        self._rows: dict[str, dict[str, Any]] = {}
+        self._lock = threading.Lock()
+
+    def insert(self, record: dict[str, Any], *, max_total: int, max_per_owner: int) -> None:
+        with self._lock:
+            _check_limits(len(self._rows), sum(1 for r in self._rows.values() if r["owner_key"] == record["owner_key"]),
+                          max_total, max_per_owner)
+            self._rows[record["id"]] = dict(record)
+
+    def update(self, job_id: str, fields: dict[str, Any]) -> None:
+        with self._lock:
+            row = self._rows.get(job_id)
+            if row is not None:
+                row.update(fields)
+
+    def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
+        with self._lock:
+            row = self._rows.get(job_id)
+            if row is not None:
+                row.update(progress=progress, progress_total=total, progress_message=message)
+                row["progress_updates"] = row.get("progress_updates", 0) + 1
+
+    def load(self, job_id: str) -> dict[str, Any] | None:
+        with self._lock:
+            row = self._rows.get(job_id)
+            return dict(row) if row is not None else None
+
+    def select(self, *, owner_key: str | None = None, limit: int = 1000) -> list[dict[str, Any]]:
+        with self._lock:
+            rows = [dict(r) for r in self._rows.values() if owner_key is None or r["owner_key"] == owner_key]
+        rows.sort(key=lambda r: r["created"], reverse=True)
+        return rows[:limit]
+
+    def unfinished(self) -> list[dict[str, Any]]:
+        return []  # nothing survives a restart here
+
+    def purge(self, now: float) -> int:
+        with self._lock:
+            gone = [k for k, r in self._rows.items()
+                    if r["finished_at"] is not None and now - r["finished_at"] > r["ttl"]]
+            for key in gone:
+                del self._rows[key]
+        return len(gone)
+
+    def close(self) -> None:
+        pass
+
+
+def _check_limits(total: int, owned: int, max_total: int, max_per_owner: int) -> None:
+    if total >= max_total:
+        raise JobLimitReached(limit_message("on this server", max_total, "max_jobs"))
+    if owned >= max_per_owner:
+        raise JobLimitReached(limit_message("for one client", max_per_owner, "max_jobs_per_owner"))
+
+
+class SQLiteBackend:
+    """Records in ``<state_dir>/jobs.sqlite3`` (stdlib ``sqlite3``, WAL)."""
+
+    persistent = True
+
+    def __init__(self, directory: str) -> None:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+        self.path = os.path.join(directory, DB_FILE)
+        # One connection, used under a lock from any thread; autocommit, explicit transactions.
+        self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
+        weakref.finalize(self, self._db.close)
+        self._lock = threading.Lock()
+        with self._lock:
+            # A network file system cannot do WAL (SQLite needs shared memory there): SQLite then keeps
+            # its rollback journal, which works anywhere a single server uses the file.
+            self.journal = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(SCHEMA)
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def insert(self, record: dict[str, Any], *, max_total: int, max_per_owner: int) -> None:
+        values = [_encode(name, record.get(name)) for name in COLUMNS]
+        with self._write() as db:
+            total = db.execute("SELECT count(*) FROM jobs").fetchone()[0]
+            owned = db.execute("SELECT count(*) FROM jobs WHERE owner_key = ?", (record["owner_key"],)).fetchone()[0]
+            _check_limits(total, owned, max_total, max_per_owner)
+            db.execute(f"INSERT INTO jobs ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})", values)
+
+    def update(self, job_id: str, fields: dict[str, Any]) -> None:
+        names = [name for name in fields if name in COLUMNS and name != "id"]
+        sets = ", ".join(f"{name} = ?" for name in names)
+        with self._write() as db:
+            db.execute(f"UPDATE jobs SET {sets} WHERE id = ?", [_encode(n, fields[n]) for n in names] + [job_id])
+
+    def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
+        with self._write() as db:
+            db.execute("UPDATE jobs SET progress = ?, progress_total = ?, progress_message = ?, "
+                       "progress_updates = progress_updates + 1 WHERE id = ?", (progress, total, message, job_id))
+
+    def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
+        with self._lock:
+            cursor = self._db.execute(sql, params)
+            names = [d[0] for d in cursor.description]
+            rows = cursor.fetchall()
+        return [{name: _decode(name, value) for name, value in zip(names, row, strict=True)} for row in rows]
+
+    def load(self, job_id: str) -> dict[str, Any] | None:
+        rows = self._query("SELECT * FROM jobs WHERE id = ?", (job_id,))
+        return rows[0] if rows else None
+
+    def select(self, *, owner_key: str | None = None, limit: int = 1000) -> list[dict[str, Any]]:
+        if owner_key is None:
+            return self._query("SELECT * FROM jobs ORDER BY created DESC LIMIT ?", (limit,))
+        return self._query("SELECT * FROM jobs WHERE owner_key = ? ORDER BY created DESC LIMIT ?", (owner_key, limit))
+
+    def unfinished(self) -> list[dict[str, Any]]:
+        return self._query(f"SELECT * FROM jobs WHERE status NOT IN {TERMINAL_SQL}")
+
+    def purge(self, now: float) -> int:
+        with self._write() as db:
+            cursor = db.execute(f"DELETE FROM jobs WHERE status IN {TERMINAL_SQL} AND finished_at + ttl < ?", (now,))
+            return cursor.rowcount
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+def _encode(name: str, value: Any) -> Any:
+    if name in JSON_COLUMNS:
+        return None if value is None else json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    if name == "as_task":
+        return int(bool(value))
+    return value
+
+
+def _decode(name: str, value: Any) -> Any:
+    if name in JSON_COLUMNS:
+        return None if value is None else json.loads(value)
+    if name == "as_task":
+        return bool(value)
+    return value
+
+
+class RunnerLocks:
+    """Which server processes are alive, by lock files: each process holds an exclusive lock on
+    ``runners/<token>.lock`` while it runs; the system releases it when the process dies, even
+    by ``kill -9``. A job record names its runner, so a restarted server tells a job another
+    live process is running from one whose process is gone."""
+
+    def __init__(self, directory: str) -> None:
+        self._dir = os.path.join(directory, "runners")
+        self._held: Any = None
+
+    def claim(self, token: str) -> None:
+        """Hold the lock of ``token`` for the life of this process."""
+        os.makedirs(self._dir, mode=0o700, exist_ok=True)
+        handle = open(os.path.join(self._dir, f"{token}.lock"), "w")  # noqa: SIM115 (held open on purpose)
+        if _flock(handle, blocking=True):
+            self._held = handle
+            weakref.finalize(self, handle.close)  # released with this object (the process's end at the latest)
+        else:
+            handle.close()
+
+    def alive(self, token: str | None) -> bool:
+        """True while the process that claimed ``token`` runs (a stale lock file is removed)."""
+        if not token:
+            return False
+        path = os.path.join(self._dir, f"{os.path.basename(token)}.lock")
+        try:
+            handle = open(path, "a")  # noqa: SIM115
+        except OSError:
+            return False
+        with handle:
+            if not _flock(handle, blocking=False):
+                return True
+            os.unlink(path)
+            return False
+
+    def release(self) -> None:
+        """Give the lock up (the store closed)."""
+        if self._held is not None:
+            path = self._held.name
+            self._held.close()
+            self._held = None
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+
+
+def _flock(handle: Any, *, blocking: bool) -> bool:
+    try:
+        import fcntl
+    except ImportError:  # Windows: no flock; a job of another process is taken as that process's
+        return blocking
+    try:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
+    except BlockingIOError:
+        return False
+    return True
+

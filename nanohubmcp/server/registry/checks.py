@@ -1,0 +1,82 @@
+"""What is worth telling a user about a tool they just registered.
+
+The server refuses one thing (a reserved name) and warns about three that still work but mislead
+a model: a tool with no description (the model sees only its name), a parameter without a type
+(its schema is ``{}``, so any JSON value is accepted), and a name that now points at a different
+function than before (another function, or the same one with a different signature). Re-running
+the same definition, as a notebook cell does, is not a replacement worth a warning.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Final
+
+from ...errors import RegistrationError
+from .components import Tool
+
+RESERVED_TOOL_NAMES: Final = frozenset({"get_job_result"})
+"""Tool names the server provides itself (``get_job_result`` polls ``@async_tool`` jobs)."""
+
+_DESCRIBING_KEYS: Final = frozenset({"description", "title", "default", "examples"})
+
+
+def refuse_reserved(name: str, fn: Any) -> None:
+    """Raise ``RegistrationError`` when ``name`` is reserved and ``fn`` is not the server's own
+    (the built-in tools are defined in ``nanohubmcp.server``)."""
+    module = getattr(inspect.unwrap(fn), "__module__", None) or ""
+    if name in RESERVED_TOOL_NAMES and not module.startswith("nanohubmcp.server."):
+        raise RegistrationError(
+            f"tool '{name}': the name is reserved by the server, which answers it to poll the jobs of "
+            "@async_tool tools; choose another name (e.g. name='my_job_result')"
+        )
+
+
+def untyped_parameters(tool: Tool) -> list[str]:
+    """Parameters whose generated schema accepts anything (no annotation, or one with no JSON form)."""
+    if tool.validator is None or tool.input_schema is not tool.signature.input_schema:
+        return []  # an explicit input_schema says what it accepts
+    properties = tool.input_schema.get("properties", {})
+    return [name for name, schema in properties.items() if not set(schema) - _DESCRIBING_KEYS]
+
+
+def _signature(fn: Any) -> str:
+    try:
+        return str(inspect.signature(inspect.unwrap(fn)))
+    except (TypeError, ValueError):
+        return ""
+
+
+def replaced(tool: Tool, previous: Tool | None) -> str | None:
+    """How ``tool`` differs from the ``previous`` tool of its name, or None when it is the same one."""
+    if previous is None:
+        return None
+    old, new = inspect.unwrap(previous.fn), inspect.unwrap(tool.fn)
+    old_name = f"{getattr(old, '__module__', '?')}.{getattr(old, '__qualname__', '?')}"
+    new_name = f"{getattr(new, '__module__', '?')}.{getattr(new, '__qualname__', '?')}"
+    if old_name != new_name:
+        return f"it was {old_name}, now it is {new_name}"
+    if previous.input_schema != tool.input_schema:
+        return f"the signature changed from {_signature(old)} to {_signature(new)}"
+    return None
+
+
+def tool_warnings(tool: Tool, previous: Tool | None) -> list[str]:
+    """The warnings worth showing for registering ``tool`` over ``previous`` (if any)."""
+    found = []
+    if not (tool.description or "").strip():
+        found.append(
+            f"tool '{tool.name}' has no description: the model sees only its name; add a docstring or description='...'"
+        )
+    untyped = untyped_parameters(tool)
+    if untyped:
+        names = ", ".join(repr(n) for n in untyped)
+        found.append(
+            f"tool '{tool.name}': parameter{'s' * (len(untyped) > 1)} {names} "
+            f"{'have' if len(untyped) > 1 else 'has'} no type, so any JSON value is accepted; "
+            "annotate it (e.g. x: float)"
+        )
+    change = replaced(tool, previous)
+    if change:
+        found.append(f"tool '{tool.name}' replaces a different function of that name: {change}")
+    return found

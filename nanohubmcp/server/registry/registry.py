@@ -1,0 +1,160 @@
+"""The registry of tools, resources, resource templates and prompts.
+
+Duplicate policy: registering a name (or URI) again **replaces** the old component and emits
+a change event: re-running a notebook cell that defines a tool must update it, not fail.
+The maps are replaced, never mutated, so readers on the event loop need no lock while a
+notebook cell registers from another thread.
+
+Listing is in registration order. With a page size, cursors are opaque strings naming the
+last key returned (MCP 2025-11-25, Server § Utilities § Pagination).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import threading
+from typing import Any, Generic, TypeVar
+
+from ...errors import InvalidParams, ResourceNotFound
+from ..wire.events import EventBus
+from .components import Prompt, Resource, ResourceTemplate, Tool
+
+T = TypeVar("T")
+
+
+class _Table(Generic[T]):
+    """One copy-on-write name → record map plus its change event."""
+
+    def __init__(self, bus: EventBus, event: str) -> None:
+        self._items: dict[str, T] = {}
+        self._bus = bus
+        self._event = event
+        self._lock = threading.Lock()
+        self._wire_cache: dict[str, list[dict[str, Any]]] = {}
+
+    def put(self, key: str, item: T) -> None:
+        with self._lock:
+            self._items = {**self._items, key: item}
+            self._wire_cache = {}
+        self._bus.emit(self._event, name=key)
+
+    def remove(self, key: str) -> bool:
+        with self._lock:
+            if key not in self._items:
+                return False
+            items = dict(self._items)
+            del items[key]
+            self._items = items
+            self._wire_cache = {}
+        self._bus.emit(self._event, name=key)
+        return True
+
+    def get(self, key: str) -> T | None:
+        return self._items.get(key)
+
+    def values(self) -> list[T]:
+        return list(self._items.values())
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._items
+
+    def wire(self, version: str, page_size: int | None, cursor: Any) -> tuple[list[dict[str, Any]], str | None]:
+        """Listing entries for ``version`` (cached per version) and the next cursor."""
+        items = self._items
+        cached = self._wire_cache.get(version)
+        if cached is None:
+            cached = [item.to_wire(version) for item in items.values()]  # type: ignore[attr-defined]
+            self._wire_cache[version] = cached
+        if not page_size:
+            if cursor is not None:
+                raise InvalidParams("Invalid cursor: this server does not page its lists; omit 'cursor'")
+            return cached, None
+        keys = list(items)
+        start = 0
+        if cursor is not None:
+            last = _decode_cursor(cursor)
+            if last not in items:
+                raise InvalidParams("Invalid cursor: it is malformed or its position no longer exists; "
+                                    "list again without a cursor")
+            start = keys.index(last) + 1
+        end = start + page_size
+        page = cached[start:end]
+        return page, (_encode_cursor(keys[end - 1]) if end < len(keys) else None)
+
+
+def list_result(table: _Table[Any], key: str, version: str, page_size: int | None,
+                params: dict[str, Any]) -> dict[str, Any]:
+    """A ``*/list`` result: ``{key: [...], nextCursor?}`` (MCP Server § Utilities § Pagination)."""
+    items, cursor = table.wire(version, page_size, params.get("cursor"))
+    result: dict[str, Any] = {key: items}
+    if cursor:
+        result["nextCursor"] = cursor
+    return result
+
+
+def _encode_cursor(key: str) -> str:
+    return base64.urlsafe_b64encode(key.encode("utf-8")).decode("ascii")
+
+
+def _decode_cursor(cursor: Any) -> str:
+    if not isinstance(cursor, str):
+        raise InvalidParams("Invalid cursor: it must be a string returned as nextCursor")
+    try:
+        return base64.urlsafe_b64decode(cursor.encode("ascii")).decode("utf-8")
+    except (binascii.Error, UnicodeError, ValueError):
+        raise InvalidParams("Invalid cursor: it is malformed; list again without a cursor") from None
+
+
+class Registry:
+    """Tools, resources, resource templates and prompts of one server.
+
+    Events emitted on the server's :class:`EventBus`: ``tools_changed``,
+    ``resources_changed`` (also for templates) and ``prompts_changed``, each with ``name``.
+    """
+
+    def __init__(self, bus: EventBus) -> None:
+        self.tools: _Table[Tool] = _Table(bus, "tools_changed")
+        self.resources: _Table[Resource] = _Table(bus, "resources_changed")
+        self.templates: _Table[ResourceTemplate] = _Table(bus, "resources_changed")
+        self.prompts: _Table[Prompt] = _Table(bus, "prompts_changed")
+
+    def add_tool(self, tool: Tool) -> None:
+        """Register (or replace) ``tool``."""
+        self.tools.put(tool.name, tool)
+
+    def add_resource(self, resource: Resource | ResourceTemplate) -> None:
+        """Register (or replace) a resource or template, keyed by its URI (template)."""
+        if isinstance(resource, ResourceTemplate):
+            self.templates.put(resource.uri_template, resource)
+        else:
+            self.resources.put(resource.uri, resource)
+
+    def add_prompt(self, prompt: Prompt) -> None:
+        """Register (or replace) ``prompt``."""
+        self.prompts.put(prompt.name, prompt)
+
+    def find_resource(self, uri: str) -> tuple[Resource | ResourceTemplate, dict[str, str]]:
+        """Resolve a URI: exact resource first, then the most specific matching template (most
+        literal text, then fewest variables that may span ``/``, then fewest variables).
+
+        Raises:
+            ResourceNotFound: nothing answers ``uri`` (``data.uri`` names it).
+        """
+        exact = self.resources.get(uri)
+        if exact is not None:
+            return exact, {}
+        best: tuple[ResourceTemplate, dict[str, str]] | None = None
+        best_key: tuple[int, int, int] | None = None
+        for template in self.templates.values():
+            values = template.match(uri)
+            if values is not None:
+                key = template.compiled.specificity()
+                if best_key is None or key > best_key:
+                    best, best_key = (template, values), key
+        if best is None:
+            raise ResourceNotFound(f"Resource not found: {uri}", {"uri": uri})
+        return best

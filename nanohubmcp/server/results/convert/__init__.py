@@ -1,0 +1,188 @@
+"""Scientific return values (numpy, pandas, matplotlib, PIL, the IPython display protocol) as MCP content.
+
+A value is recognised by the module its type comes from (``type(x).__module__``) or by the display
+protocol's methods, never by importing a library to check: converting plain values imports none of
+numpy, pandas, matplotlib, PIL or IPython. Each library has a module of its own here; this one picks.
+
+What each becomes (the README's table is the user-facing copy):
+
+=====================================  ===========================================================
+value                                  result
+=====================================  ===========================================================
+numpy scalar                           the Python number / bool (``np.bool_`` -> ``true``)
+numpy ``ndarray`` (any depth)          ``structuredContent {"result": nested lists}``; text: a summary
+                                       (shape, dtype, range, a few values) and the JSON text
+pandas ``DataFrame``                   ``{"result": [records]}``, the index as the first column(s)
+pandas ``Series``                      ``{"result": [records]}``: index column(s) and the values
+pandas ``Index``                       ``{"result": [values]}``
+matplotlib ``Figure``/``Axes``         a PNG ``image`` block (the figure's size and dpi); figure closed
+PIL ``Image``                          a PNG ``image`` block
+display protocol object                by the first MIME type offered, see ``display``
+any of these inside a list/dict        converted in place (arrays -> lists, frames -> records, ...)
+=====================================  ===========================================================
+
+Cell values: NaN/±Inf/NA/NaT -> ``null``; datetimes -> ISO 8601 text; timedeltas -> seconds;
+complex numbers -> ``[real, imag]``; categoricals -> their values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ....protocol import jsonenc
+from ....protocol.wire import UNSET
+from . import arrays, display, frames, images
+from .kinds import is_a, library
+
+__all__ = ["Converted", "convert", "data_of", "jsonable", "library", "recognised", "resource_form", "scalar"]
+
+SCIENCE_LIBRARIES = frozenset({"numpy", "pandas", "matplotlib", "PIL"})
+PANDAS_SCALARS = ("Timestamp", "Timedelta", "NaTType", "NAType", "Period", "Interval")
+
+
+@dataclass
+class Converted:
+    """A recognised value, ready to become a tool result.
+
+    Attributes:
+        summary: text for the model put before the data (shape, dtype, a readable table...).
+        data: the JSON-ready data for ``structuredContent`` (wrapped as ``{"result": data}`` unless
+            it is a dict); used only when ``has_data`` (a JSON ``null`` is data too).
+        blocks: content blocks that are not data (images, embedded resources, plain text).
+        full: when the data is too large to inline, ``full()`` gives ``(payload, MIME type,
+            file name)`` of the resource that keeps all of it (CSV for frames, JSON otherwise).
+        lazy: ``data`` is a function that makes the data (called only when it is inlined).
+        longer_than: when given, ``longer_than(n)`` says, without making all of the data, whether
+            its JSON text is longer than ``n`` characters (then ``full`` is kept instead).
+    """
+
+    summary: str | None = None
+    data: Any = None
+    has_data: bool = False
+    blocks: list[dict[str, Any]] = field(default_factory=list)
+    full: Callable[[], tuple[bytes | str, str, str]] | None = None
+    lazy: bool = False
+    longer_than: Callable[[int], bool] | None = None
+
+
+def recognised(value: Any) -> bool:
+    """True when ``value`` is something this package converts (cheap; imports nothing)."""
+    if type(value).__module__ == "builtins":
+        return False
+    return library(value) in SCIENCE_LIBRARIES or display.offers(value)
+
+
+def scalar(value: Any) -> tuple[bool, Any]:
+    """``(True, plain value)`` for a numpy or pandas scalar (``np.float32``, ``Timestamp``, ``NA``),
+    else ``(False, value)``: scalars then follow the rules of plain numbers, text and None."""
+    lib = library(value)
+    if lib == "numpy" and arrays.is_scalar(value):
+        return True, arrays.scalar(value, jsonable)
+    if lib == "pandas" and is_a(value, "pandas", *PANDAS_SCALARS):
+        return True, frames.cell(value, jsonable)
+    return False, value
+
+
+def data_of(value: Any) -> Any:
+    """The structured content of an array or table (``{"result": ...}``), else ``UNSET``."""
+    lib = library(value)
+    if lib == "numpy" and arrays.is_array(value):
+        return {"result": arrays.to_lists(value, jsonable)}
+    if lib == "pandas":
+        table = frames.to_records(value, jsonable)
+        if table is not None:
+            return {"result": table[1]()}
+    return UNSET
+
+
+def convert(value: Any, *, figure_dpi: float | None = None) -> Converted | None:
+    """Convert a recognised top-level value; None when it is none of ours.
+
+    Raises:
+        TypeError: a value of a recognised library with no MCP form (the message names the type and
+            what to return instead).
+    """
+    lib = library(value)
+    if lib == "numpy":
+        if arrays.is_scalar(value):
+            return Converted(data=arrays.scalar(value, jsonable), has_data=True)
+        if arrays.is_array(value):
+            plain = arrays.to_lists(value, jsonable)
+            return Converted(arrays.summary(value, jsonable), plain, True)  # kept as its JSON text when too large
+    if lib == "pandas":
+        table = frames.to_records(value, jsonable)
+        if table is not None:
+            summary, records, csv = table
+            return Converted(
+                summary,
+                records,
+                True,
+                full=csv,
+                lazy=True,
+                longer_than=lambda n: frames.longer_than(value, jsonable, n),
+            )
+    if lib in ("matplotlib", "PIL"):
+        block = images.to_block(value, figure_dpi=figure_dpi)
+        if block is not None:
+            return Converted(blocks=[block])
+    if display.offers(value):
+        shaped = display.to_parts(value)
+        if shaped is not None:
+            blocks, data = shaped
+            return Converted(data=data, has_data=data is not None, blocks=blocks)
+    if lib in SCIENCE_LIBRARIES:
+        raise TypeError(
+            f"a tool returned a {type(value).__module__}.{type(value).__name__}, which has no MCP form; "
+            "return a numpy array, a pandas DataFrame/Series, a matplotlib Figure, a PIL Image, or plain "
+            "str/number/dict/list values"
+        )
+    return None
+
+
+def resource_form(value: Any) -> tuple[str | bytes, str] | None:
+    """What a resource function's array, table or picture reads as: ``(text or bytes, MIME type)``.
+
+    Arrays are JSON text (nested lists), frames/series/indexes CSV (index first), figures and
+    images PNG; None for anything else.
+    """
+    lib = library(value)
+    if lib == "numpy" and arrays.is_array(value):
+        return jsonenc.dumps(arrays.to_lists(value, jsonable)), "application/json"
+    if lib == "pandas":
+        table = frames.to_records(value, jsonable)
+        if table is not None:
+            text, mime, _ = table[2]()
+            return text, mime
+    png = images.png_of(value) if lib in ("matplotlib", "PIL") else None
+    return (png, "image/png") if png is not None else None
+
+
+def jsonable(value: Any, _depth: int = 0) -> Any:
+    """``value`` with every numpy/pandas object inside lists, tuples and dicts made JSON-ready.
+
+    Other values are returned as they are (the JSON encoder then names what it cannot hold).
+    Dataclasses have already been turned into dicts by the caller.
+    """
+    if _depth > 200:
+        return value
+    kind = type(value)
+    if kind is dict:
+        return {k: jsonable(v, _depth + 1) for k, v in value.items()}
+    if kind in (list, tuple):
+        return [jsonable(v, _depth + 1) for v in value]
+    if kind.__module__ == "builtins":
+        return value
+    lib = library(value)
+    if lib == "numpy":
+        if arrays.is_scalar(value):
+            return arrays.scalar(value, jsonable)
+        if arrays.is_array(value):
+            return arrays.to_lists(value, jsonable)
+    if lib == "pandas":
+        table = frames.to_records(value, jsonable)
+        if table is not None:
+            return table[1]()
+        return frames.cell(value, jsonable)
+    return value

@@ -1,0 +1,103 @@
+"""numpy scalars and arrays as JSON values (lists nested as deep as the array).
+
+Element forms: floats as numbers, NaN/±Inf as ``null``; complex as ``[real, imag]``; ``datetime64`` as
+ISO 8601 text (NaT as ``null``); ``timedelta64`` as seconds; bytes as Latin-1 text; structured
+(record) arrays as one object per element, keyed by field name; masked elements as ``null``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ....protocol import jsonenc
+from .kinds import Nested, library
+
+PREVIEW_ITEMS = 6
+
+
+def is_scalar(value: Any) -> bool:
+    """A numpy scalar (``np.float64(1.5)``, ``np.bool_(True)``...)."""
+    return library(value) == "numpy" and getattr(value, "shape", None) == () and hasattr(value, "item")
+
+
+def is_array(value: Any) -> bool:
+    """A numpy ``ndarray`` (or subclass, e.g. a masked array)."""
+    return library(value) == "numpy" and hasattr(value, "tolist") and hasattr(value, "ndim") and hasattr(value, "dtype")
+
+
+def scalar(value: Any, nested: Nested) -> Any:
+    """A numpy scalar as a JSON-ready Python value (a NaN stays a float: JSON writes it as null)."""
+    if value.dtype.kind in "biuf":
+        return value.item()
+    return _cells(value.reshape(1) if hasattr(value, "reshape") else value, nested)[0]
+
+
+def _cells(a: Any, nested: Nested) -> Any:
+    """``a.tolist()`` with every element JSON-ready (numpy is imported: ``a`` is an array)."""
+    import numpy as np
+
+    a = np.asanyarray(a)
+    if isinstance(a, np.ma.MaskedArray):
+        if np.ma.getmaskarray(a).any():
+            out = np.ma.getdata(a).astype(object)
+            out[np.ma.getmaskarray(a)] = None
+            return nested(out.tolist())  # NaN left in is written as null by the JSON encoder
+        a = np.ma.getdata(a)
+    kind = a.dtype.kind
+    if kind == "f":
+        finite = np.isfinite(a)
+        if finite.all():
+            return a.tolist()
+        out = a.astype(object)
+        out[~finite] = None
+        return out.tolist()
+    if kind == "c":
+        return _cells(np.stack([a.real, a.imag], axis=-1), nested)
+    if kind == "M":
+        text = np.datetime_as_string(a).astype(object)
+        text[np.isnat(a)] = None
+        return text.tolist()
+    if kind == "m":
+        seconds = a / np.timedelta64(1, "s")
+        return _cells(seconds, nested)
+    if kind == "S":
+        return np.char.decode(a, "latin-1").tolist()
+    if kind == "V" and a.dtype.names:
+        names = a.dtype.names
+        fields = [_cells(a[name], nested) for name in names]
+        return _zip_records(names, fields, a.ndim)
+    if kind == "O":
+        return nested(a.tolist())
+    return a.tolist()
+
+
+def _zip_records(names: tuple[str, ...], fields: list[Any], ndim: int) -> Any:
+    if ndim == 0:
+        return dict(zip(names, fields, strict=True))
+    if ndim == 1:
+        return [dict(zip(names, row, strict=True)) for row in zip(*fields, strict=True)]
+    return [_zip_records(names, list(parts), ndim - 1) for parts in zip(*fields, strict=True)]
+
+
+def to_lists(a: Any, nested: Nested) -> Any:
+    """The array as nested lists of JSON-ready values (a 0-d array as its one value)."""
+    return _cells(a, nested)
+
+
+def summary(a: Any, nested: Nested) -> str:
+    """One short paragraph for the model: shape, dtype, range and the first values."""
+    import numpy as np
+
+    parts = [f"numpy array, shape {tuple(a.shape)}, dtype {a.dtype}, {a.size} value{'s' * (a.size != 1)}"]
+    if a.size and a.dtype.kind in "biuf":
+        data = np.ma.getdata(a)
+        finite = data[np.isfinite(data)] if a.dtype.kind == "f" else data
+        if finite.size:
+            parts.append(f"min {finite.min()!s}, max {finite.max()!s}, mean {finite.mean():.6g}")
+        if finite.size != a.size:
+            parts.append(f"{a.size - finite.size} not finite (null in JSON)")
+    flat = np.ravel(a)[:PREVIEW_ITEMS]
+    first = jsonenc.dumps(_cells(flat, nested))
+    more = " ..." if a.size > PREVIEW_ITEMS else ""
+    parts.append(f"first values (flattened): {first}{more}")
+    return "; ".join(parts)

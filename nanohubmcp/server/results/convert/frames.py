@@ -1,0 +1,138 @@
+"""pandas ``DataFrame``, ``Series`` and ``Index`` as records (one JSON object per row).
+
+The index comes first, as pandas' ``reset_index()`` names it (``"index"`` when unnamed, the level
+names of a MultiIndex), then the columns in their order. A ``Series`` becomes index + one column
+named after the Series (``"value"`` when unnamed). Column names are text (a MultiIndex column
+``("a", "b")`` is ``"a|b"``); two columns with the same name are refused. Cells: NaN/NA/NaT ->
+``null``, ``Timestamp``/``datetime``/``date`` -> ISO 8601, ``Timedelta`` -> seconds, categoricals ->
+their values, complex -> ``[real, imag]``, other objects (``Period``, ``Interval``, ``Decimal``) -> text.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+from collections.abc import Callable
+from typing import Any
+
+from ....protocol import jsonenc
+from . import arrays
+from .kinds import Nested, is_a, library
+
+TABLE_ROWS = 20
+TABLE_COLUMNS = 12
+
+Table = tuple[str, Callable[[], Any], Callable[[], tuple[str, str, str]]]
+FIRST_CHUNK_ROWS = 1000
+
+
+def to_records(value: Any, nested: Nested) -> Table | None:
+    """``(readable text, records maker, CSV maker)`` of a DataFrame/Series/Index, else None.
+
+    The records maker gives the JSON-ready records; it raises ``TypeError`` for duplicate column
+    names (records need one key per column) or a cell with no JSON form.
+    """
+    if is_a(value, "pandas", "DataFrame"):
+        text = value.to_string(max_rows=TABLE_ROWS, max_cols=TABLE_COLUMNS)
+        head = f"pandas DataFrame, {value.shape[0]} rows x {value.shape[1]} columns"
+        return f"{head}:\n{text}", lambda: _records(value, nested), lambda: (value.to_csv(), "text/csv", "table.csv")
+    if is_a(value, "pandas", "Series"):
+        frame = value.to_frame(name=value.name if value.name is not None else "value")
+        text = value.to_string(max_rows=TABLE_ROWS)
+        head = f"pandas Series {value.name!r}, {len(value)} rows, dtype {value.dtype}"
+        return f"{head}:\n{text}", lambda: _records(frame, nested), lambda: (frame.to_csv(), "text/csv", "series.csv")
+    if is_a(value, "pandas", "Index"):
+        values = column(value.to_series(index=None), nested)
+        preview = ", ".join(str(v) for v in value[: TABLE_ROWS // 2])
+        more = ", ..." if len(value) > TABLE_ROWS // 2 else ""
+        head = f"pandas {type(value).__name__}, {len(value)} values, dtype {value.dtype}: [{preview}{more}]"
+        frame = value.to_frame(index=False)
+        return head, lambda: values, lambda: (frame.to_csv(index=False), "text/csv", "index.csv")
+    return None
+
+
+def longer_than(value: Any, nested: Nested, limit: int) -> bool:
+    """True when the JSON text of ``{"result": records}`` of a DataFrame/Series is longer than
+    ``limit`` characters, found by encoding the rows in growing chunks and stopping as soon as the
+    count passes ``limit`` (a large table that is kept as a CSV file is never turned into records
+    whole). False for anything else.
+
+    Raises:
+        TypeError: as the records maker, for the rows it encodes.
+    """
+    if is_a(value, "pandas", "Series"):
+        value = value.to_frame(name=value.name if value.name is not None else "value")
+    elif not is_a(value, "pandas", "DataFrame"):
+        return False
+    size, start, step = len('{"result":[]}'), 0, FIRST_CHUNK_ROWS
+    while start < len(value) and size <= limit:
+        chunk = jsonenc.dumps(_records(value.iloc[start : start + step], nested))
+        size += len(chunk) - 2 + (1 if start else 0)  # its records, and the comma before them
+        start, step = start + step, step * 2
+    return size > limit
+
+
+def _name(label: Any) -> str:
+    if isinstance(label, tuple):
+        return "|".join(str(part) for part in label)
+    return str(label)
+
+
+def _records(frame: Any, nested: Nested) -> list[dict[str, Any]]:
+    try:
+        flat = frame.reset_index()
+    except ValueError as exc:  # an index level named like a column
+        raise TypeError(f"cannot turn the DataFrame into records: {exc}; rename the index or the column") from exc
+    names = [_name(c) for c in flat.columns]
+    if len(set(names)) != len(names):
+        twice = sorted({n for n in names if names.count(n) > 1})
+        raise TypeError(
+            f"the DataFrame has more than one column named {', '.join(map(repr, twice))}; "
+            "rename them so that each row can be a JSON object"
+        )
+    columns = [column(flat.iloc[:, i], nested) for i in range(flat.shape[1])]
+    return [dict(zip(names, row, strict=True)) for row in zip(*columns, strict=True)]
+
+
+def column(series: Any, nested: Nested) -> list[Any]:
+    """One column's values, JSON-ready."""
+    dtype = series.dtype
+    kind = getattr(dtype, "kind", "O")
+    numpy_dtype = library(dtype) == "numpy"
+    if numpy_dtype and kind in "biufc":
+        return arrays.to_lists(series.to_numpy(), nested)
+    if kind == "M":
+        return [None if _missing(v) else v.isoformat() for v in series.tolist()]
+    return [cell(v, nested) for v in series.tolist()]
+
+
+def _missing(value: Any) -> bool:
+    return (
+        value is None or type(value).__name__ in ("NAType", "NaTType") or (isinstance(value, float) and value != value)
+    )
+
+
+def cell(value: Any, nested: Nested) -> Any:
+    """One cell (or a pandas scalar) as a JSON-ready value."""
+    if _missing(value):
+        return None
+    if isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, (dt.datetime, dt.date, dt.time)):  # pandas Timestamp is a datetime
+        return value.isoformat()
+    if isinstance(value, dt.timedelta):  # pandas Timedelta is a timedelta
+        return value.total_seconds()
+    if isinstance(value, complex):
+        return [value.real, value.imag]
+    if library(value) == "numpy" and arrays.is_scalar(value):
+        return arrays.scalar(value, nested)
+    if isinstance(value, bytes):
+        return value.decode("latin-1")  # as in arrays: one character per byte
+    if isinstance(value, (list, tuple, dict)) or library(value) == "numpy":  # an array in a cell: nested lists
+        return nested(value)
+    if isinstance(value, decimal.Decimal) or library(value) == "pandas":
+        return str(value)
+    raise TypeError(
+        f"a table cell holds a {type(value).__module__}.{type(value).__qualname__} ({value!r:.60}), which has no "
+        "JSON form; store str, numbers, booleans, None, lists or dicts in object columns"
+    )

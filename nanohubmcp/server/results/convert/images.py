@@ -1,0 +1,65 @@
+"""matplotlib figures and PIL images as PNG ``image`` blocks.
+
+A ``Figure`` (or the figure of an ``Axes``/``SubFigure``) is drawn with ``savefig(format="png")`` at
+the figure's own ``dpi`` unless a ``figure_dpi`` is configured, so the image is ``figsize * dpi``
+pixels; the figure is then closed in pyplot (when pyplot manages it), so a long-running server
+does not keep every figure it ever returned. A PIL ``Image`` is saved as PNG (converted to RGBA
+first when its mode has no PNG form, e.g. CMYK).
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+from typing import Any
+
+from ....protocol.content import ImageContent
+from .kinds import library
+
+
+def _figure_of(value: Any) -> Any:
+    if hasattr(value, "savefig"):
+        return value
+    figure = getattr(value, "figure", None)
+    if figure is not None and hasattr(figure, "savefig"):
+        return figure
+    get_figure = getattr(value, "get_figure", None)
+    return get_figure() if callable(get_figure) else None
+
+
+def figure_png(figure: Any, dpi: float | None = None) -> bytes:
+    """The PNG bytes of a matplotlib figure, at ``dpi`` (None: the figure's own)."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=dpi if dpi is not None else "figure")
+    pyplot = sys.modules.get("matplotlib.pyplot")
+    if pyplot is not None:  # only pyplot keeps figures alive; one it never saw needs no closing
+        pyplot.close(figure)
+    return buffer.getvalue()
+
+
+def pil_png(image: Any) -> bytes:
+    """The PNG bytes of a PIL image."""
+    buffer = io.BytesIO()
+    try:
+        image.save(buffer, format="PNG")
+    except (OSError, ValueError):  # a mode PNG cannot hold (CMYK, ...)
+        buffer = io.BytesIO()
+        image.convert("RGBA").save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def png_of(value: Any, *, figure_dpi: float | None = None) -> bytes | None:
+    """PNG bytes of a matplotlib figure/axes or a PIL image; None for anything else."""
+    lib = library(value)
+    if lib == "matplotlib":
+        figure = _figure_of(value)
+        return None if figure is None else figure_png(figure, figure_dpi)
+    if lib == "PIL" and hasattr(value, "save") and hasattr(value, "mode"):
+        return pil_png(value)
+    return None
+
+
+def to_block(value: Any, *, figure_dpi: float | None = None) -> dict[str, Any] | None:
+    """The ``image/png`` block of a figure or image, else None."""
+    png = png_of(value, figure_dpi=figure_dpi)
+    return None if png is None else ImageContent(png, "image/png").to_wire()

@@ -1,0 +1,104 @@
+"""A list or dict that mixes pictures with data: the pictures as content blocks, the data beside them.
+
+A tool that plots often returns the plot together with the numbers behind it: ``[fig, values]``,
+``(fig, "caption", df)``, ``{"plot": fig, "data": df}``. Such a value is split in two:
+
+- **pieces**: what becomes content blocks of its own, in order — matplotlib figures/axes and PIL
+  images (each a PNG ``image`` block; figures are closed after drawing), content objects
+  (``Image``, ``TextContent``, …), and, in a top-level list, strings (text blocks) and bytes;
+- **data**: everything else, JSON-ready (arrays as nested lists, frames as records). In a list the
+  data items keep their order (one item alone stands for itself); in a dict every key is kept and a
+  picture's place holds the text ``"<image: content[N]>"`` naming its block.
+
+The caller turns the data into the JSON text block and ``structuredContent`` exactly as for a plain
+value (MCP 2025-11-25, Server § Tools § Structured content), so a text-only client still gets all of it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ....protocol.content import is_content
+from .kinds import library
+
+__all__ = ["Split", "is_picture", "split"]
+
+PICTURE_LIBRARIES = ("matplotlib", "PIL")
+MAX_DEPTH = 50
+
+
+def is_picture(value: object) -> bool:
+    """True for a matplotlib figure/axes or a PIL image (recognised by module; nothing imported)."""
+    return library(value) in PICTURE_LIBRARIES
+
+
+def _is_piece(value: object) -> bool:
+    return is_picture(value) or is_content(value)
+
+
+class Split:
+    """The pieces (content to render, in order) and the data of a mixed value."""
+
+    __slots__ = ("data", "has_data", "pieces")
+
+    def __init__(self) -> None:
+        self.pieces: list[Any] = []
+        self.data: Any = None
+        self.has_data = False
+
+    def _place(self, value: Any, depth: int) -> Any:
+        """``value`` with every picture inside it moved to ``pieces`` and a placeholder left behind."""
+        if _is_piece(value):
+            self.pieces.append(value)
+            return (
+                f"<image: content[{len(self.pieces) - 1}]>"
+                if is_picture(value)
+                else (f"<content[{len(self.pieces) - 1}]>")
+            )
+        if depth >= MAX_DEPTH:
+            return value
+        if isinstance(value, dict):
+            return {key: self._place(item, depth + 1) for key, item in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self._place(item, depth + 1) for item in value]
+        return value
+
+
+def _holds_piece(value: Any, depth: int = 0) -> bool:
+    if _is_piece(value):
+        return True
+    if depth >= MAX_DEPTH:
+        return False
+    if isinstance(value, dict):
+        return any(_holds_piece(item, depth + 1) for item in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(_holds_piece(item, depth + 1) for item in value)
+    return False
+
+
+def split(value: list[Any] | dict[str, Any]) -> Split | None:
+    """Split a list or dict holding pictures or content among data; None when it holds none.
+
+    A top-level list whose items are all pieces, strings or bytes is not split (each item is a
+    block of its own, as before); this is for lists and dicts that also carry data.
+    """
+    if isinstance(value, dict):
+        if not _holds_piece(value):
+            return None
+        parts = Split()
+        parts.data = parts._place(value, 0)
+        parts.has_data = True
+        return parts
+    if not any(_holds_piece(item) for item in value):
+        return None
+    parts = Split()
+    data: list[Any] = []
+    for item in value:
+        if _is_piece(item) or isinstance(item, (str, bytes, bytearray, memoryview)):
+            parts.pieces.append(item)
+        else:
+            data.append(parts._place(item, 1))
+    if data:
+        parts.data = data[0] if len(data) == 1 else data
+        parts.has_data = True
+    return parts

@@ -1,0 +1,127 @@
+"""A converted value as content blocks and structured content, with large data kept aside.
+
+Inline (the data's JSON fits ``max_inline_bytes``): ``content`` is the summary text, any other
+blocks, then the JSON text of ``structuredContent`` (which MCP 2025-06-18+, Server § Tools §
+Structured content, asks tools to include for clients that do not read structured content);
+``structuredContent`` is the data (an object as it is, anything else as ``{"result": data}``).
+
+Too large: ``content`` is the summary, a sentence saying where the rest is, and a
+``resource_link`` to the kept data; there is no ``structuredContent``. Nothing is truncated
+silently: the link's resource holds all of it.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import TYPE_CHECKING, Any
+
+from ....protocol import jsonenc
+from ....protocol.wire import UNSET
+
+if TYPE_CHECKING:
+    from ..store import ResultSink
+    from . import Converted
+
+Wire = dict[str, Any]
+WRAPPER = '{"result":'
+PREVIEW_CHARS = 400
+
+
+def _text(text: str) -> Wire:
+    return {"type": "text", "text": text}
+
+
+def too_big(sink: ResultSink | None, size: int) -> bool:
+    """Whether ``size`` bytes must go to the store (never without a sink)."""
+    return sink is not None and sink.too_big(size)
+
+
+def link_note(summary: str | None, size: int, sink: ResultSink, link: Wire) -> Wire:
+    """The text block that goes with a ``resource_link``: what the data is and where all of it is."""
+    note = (
+        f"The full result ({size} bytes) is larger than max_inline_bytes "
+        f"({sink.options.max_inline_bytes}), so it is kept as the resource {link['uri']} "
+        f"({link.get('mimeType')}); read it with resources/read to get all of it."
+    )
+    return _text(f"{summary}\n\n{note}" if summary else note)
+
+
+def offload_json(text: str, sink: ResultSink) -> list[Wire]:
+    """Blocks for a plain dict/list result whose JSON ``text`` is too large: a preview and the link."""
+    link = sink.link(text, "application/json", "result.json", "the tool's full result, as JSON")
+    preview = f"Preview (first {PREVIEW_CHARS} characters of the JSON): {text[:PREVIEW_CHARS]}..."
+    return [link_note(preview, len(text), sink, link), link]
+
+
+def _images_kept(blocks: list[Wire], sink: ResultSink | None) -> list[Wire]:
+    out = []
+    for block in blocks:
+        if block.get("type") == "image" and too_big(sink, len(block["data"])):
+            assert sink is not None
+            data = base64.b64decode(block["data"])
+            link = sink.link(
+                data, block["mimeType"], "image." + block["mimeType"].rpartition("/")[2], "the tool's image"
+            )
+            out += [link_note(None, len(data), sink, link), link]
+        else:
+            out.append(block)
+    return out
+
+
+def resources_kept(blocks: list[Wire], sink: ResultSink | None) -> list[Wire]:
+    """``blocks`` with each embedded ``resource`` larger than ``max_inline_bytes`` kept in the
+    store: a note and a ``resource_link`` to it in its place (a job's output file, say)."""
+    out = []
+    for block in blocks:
+        resource = block.get("resource") if block.get("type") == "resource" else None
+        payload = None if not isinstance(resource, dict) else resource.get("text", resource.get("blob"))
+        if not isinstance(payload, str) or not too_big(sink, len(payload)):
+            out.append(block)
+            continue
+        assert sink is not None
+        assert isinstance(resource, dict)
+        data: bytes | str = payload if "text" in resource else base64.b64decode(payload)
+        uri = str(resource.get("uri", ""))
+        name = uri.rstrip("/").rpartition("/")[2] or "resource"
+        link = sink.link(data, str(resource.get("mimeType") or "application/octet-stream"), name, f"the file {uri}")
+        out += [link_note(f"{name}:", len(data), sink, link), link]
+    return out
+
+
+def _kept(conv: Converted, sink: ResultSink, payload: bytes | str, mime: str, name: str) -> list[Wire]:
+    """The note and the ``resource_link`` of a converted value's data kept in the store."""
+    link = sink.link(payload, mime, name, conv.summary.partition("\n")[0] if conv.summary else name)
+    return [link_note(conv.summary, len(payload), sink, link), link]
+
+
+def _known_too_big(conv: Converted, sink: ResultSink | None, limit: int | None) -> bool:
+    """True when ``conv`` has a file form and says, without making its data, that it is over ``limit``."""
+    if conv.full is None or conv.longer_than is None or limit is None or not too_big(sink, limit + 1):
+        return False
+    return conv.longer_than(limit)
+
+
+def converted_parts(conv: Converted, sink: ResultSink | None) -> tuple[list[Wire], Any]:
+    """``(content blocks, structuredContent or UNSET)`` of a converted value (see the module)."""
+    blocks = _images_kept(conv.blocks, sink)
+    if not conv.has_data:
+        return blocks, UNSET
+    limit = sink.options.max_inline_bytes if sink is not None else None
+    if _known_too_big(conv, sink, limit):  # a large table: kept as its file without making all of its records
+        assert sink is not None
+        assert conv.full is not None
+        payload, mime, name = conv.full()
+        return [*blocks, *_kept(conv, sink, payload, mime, name)], UNSET
+    data = conv.data() if conv.lazy else conv.data
+    structured = data if isinstance(data, dict) else {"result": data}
+    text = jsonenc.dumps(structured)
+    if too_big(sink, len(text)):
+        assert sink is not None
+        if conv.full is not None:
+            payload, mime, name = conv.full()
+        else:
+            payload = text if isinstance(data, dict) else text[len(WRAPPER) : -1]
+            mime, name = "application/json", "result.json"
+        return [*blocks, *_kept(conv, sink, payload, mime, name)], UNSET
+    head = [_text(conv.summary)] if conv.summary else []
+    return [*head, *blocks, _text(text)], structured

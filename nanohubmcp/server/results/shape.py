@@ -1,0 +1,381 @@
+"""What a tool, resource or prompt function returned, turned into the MCP result the wire carries.
+
+Pure functions: no I/O (except reading the file of an ``Image(path=...)``), no Tornado, no server state.
+The caller (the method handlers) validates structured content against an output schema, adds the 2026
+``resultType`` and catches the exceptions documented here. All JSON text comes from ``protocol.jsonenc``,
+so NaN and ±Infinity become ``null`` and never reach the wire (they are not JSON, RFC 8259 § 6).
+
+Tool return values (MCP 2025-11-25, Server § Tools § Tool result; 2026-07-28 the same):
+
+=============================  ==============================================================
+returned                       ``content`` / ``structuredContent``
+=============================  ==============================================================
+``ToolResult``                 as given (structured content also as a JSON text block when the
+                               content is empty)
+``None``                       ``[]`` (a valid, empty result)
+``str``                        one text block, the string itself
+``int``/``float``/``bool``     one text block in JSON spelling: ``5``, ``5.0``, ``true``; NaN -> ``null``
+``enum.Enum`` member           its ``.value``, by the rules here
+``dict`` (any Mapping),        a text block with the JSON text, and ``structuredContent`` = the same
+dataclass instance             value (from 2025-06-18; non-finite floats -> null)
+content object, ``Image``,     that block
+``Audio``, wire-shaped dict
+inside a list
+``bytes``/``bytearray``        an image or audio block when the magic bytes say so, else an embedded
+                               resource ``{uri: BYTES_URI, mimeType, blob}``
+list/tuple holding content     one block per item (strings become text blocks, bytes as above)
+list/dict mixing pictures      figures/images (PNG) and content as blocks, then the rest as data: its
+or content with data           JSON text and ``structuredContent`` (see ``convert.mixed``)
+other list/tuple               one text block with the JSON text; no ``structuredContent`` unless
+                               an output schema is declared and the version is 2026-07-28+
+other object with ``__str__``  one text block, ``str(value)`` (datetime, Path, Decimal, ...)
+anything else                  ``TypeError``
+=============================  ==============================================================
+
+``structuredContent`` is left out where the negotiated version has no room for it: before 2025-06-18
+never, in 2025-06-18 and 2025-11-25 only a JSON object, from 2026-07-28 any JSON value. Primitives under
+an object output schema are not wrapped: the handler's validation reports the mismatch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Mapping
+from typing import Any, Final
+
+from ...protocol.content import (
+    UNSET,
+    Audio,
+    AudioContent,
+    EmbeddedResource,
+    Image,
+    ImageContent,
+    ResourceContent,
+    TextContent,
+    is_content,
+    scalar_text,
+    sniff_mime_type,
+    to_content_block,
+)
+from ...protocol.result_types import ResourceResult, ToolResult
+from ...protocol.versions import V2025_06_18, V2025_11_25, V2026_07_28, at_least
+from . import convert
+from .convert import mixed, parts
+from .json_values import to_json
+from .prompts import prompt_messages, prompt_result
+from .store import ResultSink
+
+__all__ = [
+    "BYTES_URI",
+    "UNSET",
+    "prompt_messages",
+    "prompt_result",
+    "resource_contents",
+    "resource_result",
+    "structured_value",
+    "tool_result",
+]
+
+Wire = dict[str, Any]
+
+BYTES_URI: Final = "nanohubmcp://result"
+"""URI of the embedded resource that carries bytes a tool returned (neither image nor audio)."""
+
+
+# ---------------------------------------------------------------- shared helpers
+
+
+def _plain(value: Any) -> Any:
+    """Unwrap enum members and dataclasses; read Mappings as dicts and tuples as lists."""
+    if isinstance(value, enum.Enum):
+        value = value.value
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return dataclasses.asdict(value)
+    if isinstance(value, Mapping) and not isinstance(value, dict):
+        return dict(value)
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def _is_bytes(value: Any) -> bool:
+    return isinstance(value, (bytes, bytearray, memoryview))
+
+
+def _has_str(value: Any) -> bool:
+    return type(value).__str__ is not object.__str__  # type: ignore[comparison-overlap]
+
+
+def _is_block_list(items: list[Any]) -> bool:
+    """A list of content: at least one content object, bytes or picture, and nothing but those and strings."""
+    kinds = [is_content(i) or _is_bytes(i) or mixed.is_picture(i) for i in items]
+    return any(kinds) and all(k or isinstance(i, str) for k, i in zip(kinds, items, strict=True))
+
+
+def _text(text: str) -> Wire:
+    return {"type": "text", "text": text}
+
+
+# ---------------------------------------------------------------- tools
+
+
+def _bytes_block(data: bytes | bytearray | memoryview) -> Wire:
+    mime = sniff_mime_type(data)
+    if mime and mime.startswith("image/"):
+        return ImageContent(bytes(data), mime).to_wire()
+    if mime and mime.startswith("audio/"):
+        return AudioContent(bytes(data), mime).to_wire()
+    fallback = mime or "application/octet-stream"
+    return EmbeddedResource(BYTES_URI, blob=bytes(data), mime_type=fallback).to_wire()
+
+
+def _block(item: Any, sink: ResultSink | None) -> Wire:
+    if _is_bytes(item):
+        return _bytes_block(item)
+    if mixed.is_picture(item):
+        picture = convert.convert(item, figure_dpi=sink.options.figure_dpi if sink else None)
+        if picture is not None:
+            return picture.blocks[0]
+    return to_content_block(item)
+
+
+def _tool_parts(value: Any, sink: ResultSink | None = None, lists_as_data: bool = False) -> tuple[list[Wire], Any]:
+    """Return ``(content blocks, structured content or UNSET)`` for a non-ToolResult value."""
+    value = _plain(value)
+    if convert.recognised(value):
+        found, value = convert.scalar(value)
+        if not found:
+            converted = convert.convert(value, figure_dpi=sink.options.figure_dpi if sink else None)
+            if converted is not None:
+                return parts.converted_parts(converted, sink)
+    if value is None:
+        return [], UNSET
+    if isinstance(value, str):
+        return [_text(value)], UNSET
+    if isinstance(value, (bool, int, float)):
+        return [_text(scalar_text(value))], UNSET
+    if isinstance(value, (dict, list)):
+        split = mixed.split(value)
+        if split is not None and split.has_data:
+            return _mixed_parts(split, sink)
+    if isinstance(value, dict):
+        text, structured = to_json(value, "the tool's result")
+        if parts.too_big(sink, len(text)):
+            return parts.offload_json(text, sink), UNSET  # type: ignore[arg-type]  # too_big: a sink
+        return [_text(text)], structured
+    if isinstance(value, list):
+        if _is_block_list(value):
+            return parts.resources_kept([_block(i, sink) for i in value], sink), UNSET
+        text, data = to_json(value, "the tool's result")
+        if parts.too_big(sink, len(text)):
+            return parts.offload_json(text, sink), UNSET  # type: ignore[arg-type]
+        return [_text(text)], {"result": data} if lists_as_data else UNSET
+    if _is_bytes(value):
+        return [_bytes_block(value)], UNSET
+    if is_content(value):
+        return [to_content_block(value)], UNSET
+    if _has_str(value):
+        return [_text(str(value))], UNSET
+    raise TypeError(
+        f"a tool returned a {type(value).__name__}, which has no MCP form; return a str, number, "
+        "dict, list, Image, content object or ToolResult"
+    )
+
+
+def _mixed_parts(split: mixed.Split, sink: ResultSink | None) -> tuple[list[Wire], Any]:
+    """Pictures and content as blocks, then the data as JSON text and structured content."""
+    blocks = [_block(piece, sink) for piece in split.pieces]
+    data = to_json(split.data, "the tool's result")[1]
+    return parts.converted_parts(convert.Converted(data=data, has_data=True, blocks=blocks), sink)
+
+
+def _inline(sink: ResultSink | None) -> ResultSink | None:
+    return None if sink is None else ResultSink(sink.options)
+
+
+def _structured_allowed(value: Any, version: str) -> bool:
+    if not at_least(version, V2025_06_18):
+        return False
+    return at_least(version, V2026_07_28) or isinstance(value, dict)
+
+
+def structured_value(value: Any) -> Any:
+    """Return what a declared output schema must be checked against, or ``UNSET`` when there is none.
+
+    Input: a tool's return value. Output: a ``ToolResult``'s ``structured_content``; for None, str,
+    numbers, bools, dicts, dataclasses and data lists the value as it will read in JSON (tuples as lists,
+    NaN/±Infinity as None); ``UNSET`` for content (blocks, ``Image``, bytes) and other objects.
+    (MCP 2025-11-25, Server § Tools § Output schema.)
+
+    Raises:
+        TypeError: the value cannot be written as JSON.
+    """
+    if isinstance(value, ToolResult):
+        if not value.has_structured_content:
+            return UNSET
+        return to_json(value.structured_content, "structured_content")[1]
+    value = _plain(value)
+    if convert.recognised(value):
+        found, value = convert.scalar(value)
+        if not found:
+            data = convert.data_of(value)
+            return UNSET if data is UNSET else to_json(data, "the tool's result")[1]
+    if isinstance(value, (dict, list)):
+        split = mixed.split(value)
+        if split is not None:
+            if not split.has_data:
+                return UNSET
+            data = to_json(split.data, "the tool's result")[1]
+            return data if isinstance(data, dict) else {"result": data}
+    if value is None or isinstance(value, (str, int, float, dict)):
+        return to_json(value, "the tool's result")[1]
+    if isinstance(value, list) and not _is_block_list(value):
+        return to_json(value, "the tool's result")[1]
+    return UNSET
+
+
+def tool_result(
+    value: Any,
+    *,
+    output_schema: Mapping[str, Any] | None = None,
+    version: str = V2025_11_25,
+    sink: ResultSink | None = None,
+    lists_as_data: bool = False,
+) -> Wire:
+    """Shape a tool's return value as an MCP ``CallToolResult`` (see the module table).
+
+    Args:
+        value: what the tool function returned.
+        output_schema: the tool's declared output schema, if any; then ``structuredContent`` is
+            :func:`structured_value` (already validated by the caller), as far as ``version`` allows.
+        version: the protocol version in force for the request.
+        sink: the options (``max_inline_bytes``, ``figure_dpi``), the store and the owner for
+            large results; None inlines everything. A tool with an output schema is never
+            offloaded (its structured content is promised).
+        lists_as_data: a plain list (no output schema) also becomes ``structuredContent
+            {"result": [...]}``, as an array does (REST asks for it: one rule for lists and arrays).
+
+    Returns:
+        ``{"content": [block, ...], "isError": bool, "structuredContent"?: JSON, "_meta"?: {...}}``
+        (MCP 2025-11-25, Server § Tools § Tool result; ``resultType`` for 2026 is the caller's).
+
+    Raises:
+        TypeError: a dict or list holding something JSON cannot, or a value with no MCP form; the
+            message names the offending part.
+        ValueError: a malformed content dict in a ``ToolResult`` or block list.
+        OSError: an ``Image``/``Audio`` file that cannot be read.
+    """
+    if isinstance(value, ToolResult):
+        wire = value.to_wire()
+        wire["content"] = parts.resources_kept(wire["content"], sink)
+    else:
+        content, structured = _tool_parts(
+            value, sink if output_schema is None else _inline(sink), lists_as_data and output_schema is None
+        )
+        if output_schema is not None and structured is UNSET:
+            structured = structured_value(value)
+        wire = {"content": content, "isError": False}
+        if structured is not UNSET:
+            wire["structuredContent"] = structured
+    if "structuredContent" in wire and not _structured_allowed(wire["structuredContent"], version):
+        del wire["structuredContent"]
+    return wire
+
+
+# ---------------------------------------------------------------- resources
+
+
+def _resource_item(item: Any) -> tuple[ResourceContent, str | None]:
+    """Return one resource item and the MIME type to fall back on after the registered one."""
+    if isinstance(item, ResourceContent):
+        return item, None
+    form = convert.resource_form(item) if convert.recognised(item) else None
+    if form is not None:
+        data, mime = form
+        return (ResourceContent(text=data) if isinstance(data, str) else ResourceContent(blob=data)), mime
+    if isinstance(item, str):
+        return ResourceContent(text=item), "text/plain"
+    if isinstance(item, (bool, int, float)):
+        return ResourceContent(text=scalar_text(item)), "text/plain"
+    if _is_bytes(item):
+        return ResourceContent(blob=bytes(item)), None
+    if isinstance(item, (Image, Audio)):
+        item = item.to_content()
+    if isinstance(item, (ImageContent, AudioContent)):
+        return ResourceContent(blob=item.data, mime_type=item.mime_type, meta=item.meta), None
+    if isinstance(item, TextContent):
+        return ResourceContent(text=item.text, meta=item.meta), "text/plain"
+    if isinstance(item, EmbeddedResource):
+        return item.resource, None
+    if isinstance(item, (dict, list)):
+        return ResourceContent(text=to_json(item, "the resource's value")[0]), "application/json"
+    if _has_str(item) and not is_content(item):
+        return ResourceContent(text=str(item)), "text/plain"
+    raise TypeError(
+        f"a resource returned a {type(item).__name__}, which has no resource form; return a str, "
+        "bytes, dict, list, Image, ResourceContent or ResourceResult"
+    )
+
+
+def _is_resource_object(item: Any) -> bool:
+    return isinstance(
+        item, (ResourceContent, Image, Audio, ImageContent, AudioContent, TextContent, EmbeddedResource)
+    ) or _is_bytes(item)
+
+
+def resource_contents(
+    value: Any, *, uri: str, mime_type: str | None = None, meta: Mapping[str, Any] | None = None
+) -> list[Wire]:
+    """Shape a resource function's return value as the ``contents`` of a ``ReadResourceResult``.
+
+    Args:
+        value: a ``ResourceResult`` (its items), ``ResourceContent``, str (text), number, bytes (blob,
+            base64), dict or data list (JSON text), ``Image``/``Audio``/``ImageContent``/``AudioContent``
+            (blob), ``TextContent``, ``EmbeddedResource`` (its resource), or a list holding content
+            objects/bytes and strings (one item each); ``None`` gives ``[]``.
+        uri: the URI that was read; fills items without one.
+        mime_type: the resource's registered MIME type; fills items without their own.
+        meta: the resource's registered ``_meta``; fills items without their own.
+
+    Returns:
+        ``[{"uri", "mimeType"?, "text"|"blob", "_meta"?}, ...]`` (MCP 2025-11-25, Server § Resources §
+        Reading resources). Without any MIME type, text gets ``text/plain``, JSON ``application/json``
+        and bytes their sniffed type or ``application/octet-stream``.
+
+    Raises:
+        TypeError: a value with no resource form, or a dict/list JSON cannot hold.
+    """
+    if isinstance(value, ResourceResult):
+        return list(value.to_wire(uri=uri, mime_type=mime_type, meta=meta)["contents"])
+    value = _plain(value)
+    if value is None:
+        return []
+    if (
+        isinstance(value, list)
+        and any(map(_is_resource_object, value))
+        and all(_is_resource_object(i) or isinstance(i, str) for i in value)
+    ):
+        items = [_resource_item(i) for i in value]
+    else:
+        items = [_resource_item(value)]
+    wires = []
+    for item, fallback in items:
+        wire = item.to_wire(uri=uri, mime_type=mime_type, meta=meta)
+        if fallback and "mimeType" not in wire:
+            wire = {"uri": wire["uri"], "mimeType": fallback, **wire}
+        wires.append(wire)
+    return wires
+
+
+def resource_result(
+    value: Any, *, uri: str, mime_type: str | None = None, meta: Mapping[str, Any] | None = None
+) -> Wire:
+    """Return the whole ``ReadResourceResult``: ``{"contents": [...], "_meta"?}``.
+
+    Like :func:`resource_contents`; a ``ResourceResult``'s own ``meta`` becomes the result's ``_meta``.
+    """
+    wire: Wire = {"contents": resource_contents(value, uri=uri, mime_type=mime_type, meta=meta)}
+    if isinstance(value, ResourceResult) and value.meta:
+        wire["_meta"] = value.meta
+    return wire

@@ -1,0 +1,296 @@
+"""Large tool results kept as resources of the server, readable only by whoever made them.
+
+A result bigger than ``max_inline_bytes`` is not put into the tool result (it would flood the
+model's context); the full data is kept here under an unguessable URI and the result carries a
+``resource_link`` to it (MCP 2025-11-25, Server § Tools § Resource links) plus a short preview.
+``resources/read`` on that URI returns all of it (MCP 2025-11-25, Server § Resources § Reading
+resources), for as long as a finished job's result stays readable (the server's job TTL).
+
+Where: with a persistent job store, as files beside it (``<state dir>/results/<token><suffix>``
+and a ``.meta.json`` naming owner, MIME type and expiry), so a link in a stored job result still
+reads after a restart; with ``job_store="memory"``, in memory.
+
+Ownership follows jobs: a result made by an authenticated caller belongs to that principal, one
+made in a session to that session, and one made without either (a sessionless 2026-07-28 call,
+REST) to whoever holds the URI. Any other caller gets the same "not found" as for a URI that never
+existed. The store is bounded in total bytes (oldest entries go first when it is full) and per
+owner (a quarter of the total by default: an owner's own oldest entries make room first, so one
+busy session cannot push out everyone else's results); a single result larger than the whole
+store is refused with an error that says so.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import logging
+import os
+import re
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from ...protocol.content import ResourceLink
+
+log = logging.getLogger(__name__)
+
+URI_PREFIX: Final = "nanohubmcp://results/"
+"""Every kept result's URI starts with this; the rest is a random token and a file suffix."""
+
+DEFAULT_MAX_INLINE_BYTES: Final = 256 * 1024
+"""Results whose JSON (or PNG) is larger than this become a ``resource_link`` (256 KiB)."""
+
+DEFAULT_STORE_BYTES: Final = 512 * 1024 * 1024
+"""What the store holds at most, in bytes, across all owners (512 MiB)."""
+
+_NAME: Final = re.compile(r"^[A-Za-z0-9_-]{32}(\.[a-z]{1,8})?$")
+"""A kept result's file name: the token (24 random bytes, URL-safe base64) and a suffix."""
+
+
+@dataclass
+class _Entry:
+    owner: str | None
+    mime_type: str
+    expires: float
+    size: int
+    data: bytes | str | None = None  # None: in the file named by the URI
+
+
+@dataclass
+class ResultOptions:
+    """How results are shaped.
+
+    Attributes:
+        max_inline_bytes: results larger than this (bytes of JSON text, or of PNG data) are kept
+            as a resource and linked; None inlines everything.
+        figure_dpi: dots per inch of matplotlib figures turned into PNG; None uses each figure's
+            own ``dpi`` (so the image is ``figsize * dpi`` pixels).
+    """
+
+    max_inline_bytes: int | None = DEFAULT_MAX_INLINE_BYTES
+    figure_dpi: float | None = None
+
+    def update(self, setting: str, value: float | None) -> None:
+        """Change ``max_inline_bytes`` or ``figure_dpi``; the next call shapes its result with it.
+
+        Raises:
+            ValueError: another setting name.
+        """
+        if setting == "max_inline_bytes":
+            self.max_inline_bytes = None if value is None else int(value)
+        elif setting == "figure_dpi":
+            self.figure_dpi = value
+        else:
+            raise ValueError(f"no result setting {setting!r} (max_inline_bytes, figure_dpi)")
+
+
+class ResultStore:
+    """Kept results by URI (thread-safe: conversions run on worker threads).
+
+    Args:
+        ttl: seconds an entry stays readable.
+        max_bytes: total size kept; older entries are dropped to make room.
+        max_bytes_per_owner: what one owner may keep (default a quarter of ``max_bytes``); their
+            own oldest entries are dropped to make room.
+        directory: ``directory()`` gives the state directory to keep files in, or None to keep
+            results in memory; asked on first use (building a server writes nothing).
+    """
+
+    def __init__(
+        self,
+        ttl: float,
+        max_bytes: int = DEFAULT_STORE_BYTES,
+        directory: Callable[[], str | None] | None = None,
+        max_bytes_per_owner: int | None = None,
+    ) -> None:
+        self.ttl = ttl
+        self.max_bytes = max_bytes
+        self.max_bytes_per_owner = max_bytes_per_owner if max_bytes_per_owner is not None else max_bytes // 4
+        self._directory = directory
+        self._folder: str | None = None
+        self._opened = False
+        self._entries: OrderedDict[str, _Entry] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    # -- where ----------------------------------------------------------------------------
+    def _open(self) -> str | None:
+        """The results folder (created, with what an earlier process left indexed), or None."""
+        if not self._opened:
+            self._opened = True
+            base = self._directory() if self._directory is not None else None
+            if base:
+                folder = os.path.join(base, "results")
+                try:
+                    os.makedirs(folder, mode=0o700, exist_ok=True)
+                    self._folder = folder
+                    self._index_files(folder)
+                except OSError as exc:
+                    log.warning("large results stay in memory: cannot use %s (%s)", folder, exc)
+        return self._folder
+
+    def _index_files(self, folder: str) -> None:
+        found = []
+        for name in os.listdir(folder):
+            if name.endswith(".meta.json"):
+                meta = _read_meta(os.path.join(folder, name))
+                if meta is not None:
+                    found.append(meta)
+        for meta in sorted(found, key=lambda m: m["expires"]):
+            self._entries[meta["uri"]] = _Entry(meta["owner"], meta["mime_type"], meta["expires"], meta["size"])
+            self._bytes += meta["size"]
+
+    def _path(self, uri: str) -> str | None:
+        name = uri[len(URI_PREFIX) :] if uri.startswith(URI_PREFIX) else ""
+        if self._folder is None or not _NAME.match(name):
+            return None
+        return os.path.join(self._folder, name)
+
+    # -- keep / read ----------------------------------------------------------------------
+    def keep(self, data: bytes | str, mime_type: str, suffix: str, owner: str | None) -> str:
+        """Store ``data`` and return its new URI (``nanohubmcp://results/<token><suffix>``)."""
+        raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
+        uri = f"{URI_PREFIX}{secrets.token_urlsafe(24)}{suffix}"
+        entry = _Entry(owner, mime_type, time.time() + self.ttl, len(raw))
+        if entry.size > self.max_bytes:
+            raise ValueError(
+                f"the result is {entry.size} bytes, more than the server keeps for large results "
+                f"({self.max_bytes}); return less data (a summary, a slice) or save it to a file"
+            )
+        with self._lock:
+            folder = self._open()
+            self._sweep(time.time())
+            mine = [u for u, e in self._entries.items() if e.owner == owner]
+            held = sum(self._entries[u].size for u in mine)
+            while mine and held + entry.size > self.max_bytes_per_owner:
+                held -= self._entries[mine[0]].size
+                self._drop(mine.pop(0))
+            while self._entries and self._bytes + entry.size > self.max_bytes:
+                self._drop(next(iter(self._entries)))
+            path = self._path(uri) if folder else None
+            if path is None or not _write(path, raw, {"uri": uri, "owner": owner, "mime_type": mime_type,
+                                                      "expires": entry.expires, "size": entry.size}):
+                entry.data = data
+            self._entries[uri] = entry
+            self._bytes += entry.size
+        return uri
+
+    def read(self, uri: str, owner: str | None) -> dict[str, Any] | None:
+        """The ``ReadResourceResult`` of ``uri`` for ``owner``, or None (unknown, expired, not theirs)."""
+        with self._lock:
+            self._open()
+            self._sweep(time.time())
+            entry = self._entries.get(uri) or self._from_file(uri)
+            if entry is None or (entry.owner is not None and entry.owner != owner):
+                return None
+            data = entry.data
+            if data is None:
+                path = self._path(uri)
+                try:
+                    with open(path, "rb") as f:  # type: ignore[arg-type]  # kept files have a path
+                        data = f.read()
+                except (OSError, TypeError):
+                    return None
+        item: dict[str, Any] = {"uri": uri, "mimeType": entry.mime_type}
+        textual = entry.mime_type.startswith("text/") or entry.mime_type == "application/json"
+        if isinstance(data, str):
+            item["text"] = data
+        elif textual:
+            item["text"] = data.decode("utf-8")
+        else:
+            item["blob"] = base64.b64encode(data).decode("ascii")
+        return {"contents": [item]}
+
+    def _from_file(self, uri: str) -> _Entry | None:
+        """An entry another process of this server kept since this one opened the folder."""
+        path = self._path(uri)
+        meta = _read_meta(path + ".meta.json") if path is not None else None
+        if meta is None or meta["uri"] != uri:
+            return None
+        entry = _Entry(meta["owner"], meta["mime_type"], meta["expires"], meta["size"])
+        self._entries[uri] = entry
+        self._bytes += entry.size
+        return entry
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def _sweep(self, now: float) -> None:
+        for uri in [u for u, e in self._entries.items() if e.expires <= now]:
+            self._drop(uri)
+
+    def _drop(self, uri: str) -> None:
+        entry = self._entries.pop(uri)
+        self._bytes -= entry.size
+        path = self._path(uri) if entry.data is None else None
+        if path is not None:
+            for name in (path, path + ".meta.json"):
+                with contextlib.suppress(OSError):
+                    os.remove(name)
+
+
+def _write(path: str, raw: bytes, meta: dict[str, Any]) -> bool:
+    """Write the data file, then its ``.meta.json`` (so a reader never sees meta without data)."""
+    try:
+        with open(path, "wb") as f:
+            f.write(raw)
+        temporary = path + ".meta.tmp"
+        with open(temporary, "w", encoding="utf-8") as f:
+            json.dump(meta, f)
+        os.replace(temporary, path + ".meta.json")
+        return True
+    except OSError as exc:  # a full disk: keep it in memory instead
+        log.warning("cannot write the large result %s: %s", path, exc)
+        return False
+
+
+def _read_meta(path: str) -> dict[str, Any] | None:
+    try:
+        with open(path, encoding="utf-8") as f:
+            meta = json.load(f)
+        if not isinstance(meta, dict) or not isinstance(meta.get("uri"), str):
+            return None
+        if meta["expires"] <= time.time():
+            base = path[: -len(".meta.json")]
+            for name in (base, path):
+                os.remove(name)
+            return None
+        return meta
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def owner_of(request: Any) -> str | None:
+    """Who owns what ``request`` makes: its principal, else its session, else nobody."""
+    principal = getattr(request, "principal", None)
+    if principal is not None:
+        return f"principal:{principal.subject}"
+    session = getattr(request, "session", None)
+    return f"session:{session.id}" if session is not None else None
+
+
+@dataclass
+class ResultSink:
+    """Where one call's large results go: the options, the store and the caller who owns them."""
+
+    options: ResultOptions = field(default_factory=ResultOptions)
+    store: ResultStore | None = None
+    owner: str | None = None
+
+    def too_big(self, size: int) -> bool:
+        """True when ``size`` bytes must not be inlined (and there is a store to keep them)."""
+        limit = self.options.max_inline_bytes
+        return self.store is not None and limit is not None and size > limit
+
+    def link(self, data: bytes | str, mime_type: str, name: str, description: str) -> dict[str, Any]:
+        """Keep ``data`` and return the ``resource_link`` block that points at it."""
+        assert self.store is not None
+        suffix = name[name.rfind(".") :] if "." in name else ""
+        uri = self.store.keep(data, mime_type, suffix, self.owner)
+        size = len(data.encode("utf-8")) if isinstance(data, str) else len(data)
+        return ResourceLink(uri, name=name, description=description, mime_type=mime_type, size=size).to_wire()

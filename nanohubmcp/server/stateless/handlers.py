@@ -1,0 +1,109 @@
+"""``tools/call``, ``prompts/get`` and ``resources/read`` in the stateless era.
+
+They run the same functions as in the handshake era; what differs is around them:
+
+- a function that asks for input it does not have yet ends the call with an
+  ``input_required`` result (multi round-trip); the retry carries the answers and a signed
+  ``requestState`` (see :mod:`..modern.mrtr`);
+- ``tools/call`` may answer with a task handle (see :mod:`..modern.tasks`): an ``@async_tool``
+  called with the tasks extension becomes a task at once, other task-capable tools when
+  they call ``ctx.start_task()``;
+- a tool whose task support is ``"required"`` refuses a client without the tasks extension
+  (-32021) before it runs;
+- ``prompts/get`` and ``resources/read`` results carry caching hints when complete.
+
+Source: MCP 2026-07-28, Server § Tools / Prompts / Resources; Basic § Patterns § Multi
+Round-Trip Requests; tasks extension (SEP-2663).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from ...errors import InternalError, InvalidArguments, JobLimitReached
+from ..asks.input_requests import InputRequired, begin
+from ..calls import tool_calls as toolcalls
+from ..handlers import prompts as prompt_handlers
+from ..handlers import resources as resource_handlers
+from ..wire.request import RequestContext
+from .discover import PRIVATE, with_cache_hints
+from .state import state_for
+from .tasks import (
+    adopt,
+    create_task_result,
+    enable_escalation,
+    has_tasks_extension,
+    require_tasks_extension,
+    task_support,
+    track,
+)
+
+if TYPE_CHECKING:
+    from ..core import ServerCore
+
+
+async def tools_call(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """``tools/call`` → ``CallToolResult``, ``input_required``, or a task handle."""
+    tool = toolcalls.lookup_tool(core, request, params)
+    arguments = toolcalls.call_arguments(params)
+    support = task_support(tool)
+    if support == "required":
+        require_tasks_extension(request, f"tool '{tool.name}'")
+    exchange = begin(state_for(core).codec, request, "tools/call", tool.name, arguments, params)
+    try:
+        arguments = tool.validator.validate(arguments)
+    except InvalidArguments as exc:
+        return toolcalls.refuse_arguments(core, request, tool, exc)
+    tasks_ok = has_tasks_extension(request) and support != "forbidden"
+    if tool.background:
+        if tasks_ok:
+            try:
+                job = toolcalls.start_job(core, request, tool, arguments, as_task=True)
+            except JobLimitReached as exc:
+                raise InternalError(str(exc)) from None
+            request.task_job = job  # the job's asks wait for tasks/update
+            track(core, job)
+            return create_task_result(job)
+        return await toolcalls.start_job_result(core, request, tool, arguments)
+    escalated = enable_escalation(core, request, tool) if tasks_ok else None
+    if escalated is None:  # nothing to race: run the tool in this task (a Task per call showed in the profile)
+        try:
+            return await toolcalls.run_tool(core, request, tool, arguments)
+        except InputRequired as need:
+            return exchange.input_required(need)
+    run = asyncio.ensure_future(toolcalls.run_tool(core, request, tool, arguments))
+    try:
+        racing: set[asyncio.Future[Any]] = {run, escalated}
+        await asyncio.wait(racing, return_when=asyncio.FIRST_COMPLETED)
+        if escalated.done():  # ctx.start_task(): the call goes on as a task
+            job = escalated.result()
+            adopt(core, job, run)
+            return create_task_result(job)
+        return await run
+    except InputRequired as need:
+        return exchange.input_required(need)
+    except asyncio.CancelledError:
+        run.cancel()  # the server is shutting down under this request
+        raise
+
+
+async def prompts_get(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """``prompts/get`` → ``GetPromptResult`` or ``input_required``."""
+    name = params.get("name")
+    exchange = begin(state_for(core).codec, request, "prompts/get", str(name), params.get("arguments") or {},
+                     params)
+    try:
+        return await prompt_handlers.prompts_get(core, request, params)
+    except InputRequired as need:
+        return exchange.input_required(need)
+
+
+async def resources_read(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """``resources/read`` → ``ReadResourceResult`` (with caching hints) or ``input_required``."""
+    exchange = begin(state_for(core).codec, request, "resources/read", str(params.get("uri")), {}, params)
+    try:
+        result = await resource_handlers.resources_read(core, request, params)
+    except InputRequired as need:
+        return exchange.input_required(need)
+    return with_cache_hints(result, PRIVATE)

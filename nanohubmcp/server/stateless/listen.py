@@ -1,0 +1,159 @@
+"""``subscriptions/listen``: the long-lived stream of change notifications a client asked for.
+
+The request's response is an SSE stream that stays open until the client closes it. The
+first message is ``notifications/subscriptions/acknowledged`` with the filter the server
+honours; after it come only the notifications the filter names (tools/prompts/resources list
+changes, updates of the subscribed resource URIs, status of the listed tasks), each tagged
+``_meta["io.modelcontextprotocol/subscriptionId"]`` = the listen request's id. Progress and log
+messages never travel here. It replaces the GET stream and ``resources/subscribe`` of the
+handshake era.
+
+Change events come from the server's notifier (present while the server is served by
+``run``/``start``); task status from the tasks machinery.
+
+Source: MCP 2026-07-28, Basic § Patterns § Subscriptions; Transports § Streamable HTTP
+(receiving messages); tasks extension (SEP-2663) § Task Status Notifications.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ...errors import InvalidParams, InvalidRequest, MissingClientCapability, UnknownComponent
+from ...protocol import jsonrpc
+from ..jobs import service as jobmod
+from ..wire.request import RequestContext
+from .discover import TASKS_EXTENSION
+from .state import state_for
+from .tasks import detailed_task, has_tasks_extension
+
+if TYPE_CHECKING:
+    from ..core import ServerCore
+
+SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
+_LIST_FLAGS = {
+    "toolsListChanged": "notifications/tools/list_changed",
+    "promptsListChanged": "notifications/prompts/list_changed",
+    "resourcesListChanged": "notifications/resources/list_changed",
+}
+MAX_URIS = 256
+
+
+def _uris(value: Any, name: str) -> list[str]:
+    strings = isinstance(value, list) and all(isinstance(u, str) and u for u in value)
+    if not strings or len(value) > MAX_URIS:
+        raise InvalidParams(f"subscriptions/listen: notifications.{name} must be a list of at most "
+                            f"{MAX_URIS} non-empty strings")
+    return list(dict.fromkeys(value))
+
+
+def honoured_filter(core: ServerCore, request: RequestContext, wanted: Any) -> dict[str, Any]:
+    """The part of the client's ``notifications`` filter this server will deliver.
+
+    Raises:
+        InvalidParams: the filter is not an object, or a field has the wrong type.
+        MissingClientCapability: ``taskIds`` without the tasks extension in the request.
+    """
+    if not isinstance(wanted, dict):
+        raise InvalidParams("subscriptions/listen needs params.notifications, an object such as "
+                            '{"toolsListChanged": true, "resourceSubscriptions": ["file:///x"]}')
+    honoured: dict[str, Any] = {}
+    for flag in _LIST_FLAGS:
+        value = wanted.get(flag)
+        if value is not None and not isinstance(value, bool):
+            raise InvalidParams(f"subscriptions/listen: notifications.{flag} must be true or false")
+        if value and core.list_changed:
+            honoured[flag] = True
+    if "resourceSubscriptions" in wanted:
+        honoured["resourceSubscriptions"] = _uris(wanted["resourceSubscriptions"], "resourceSubscriptions")
+    if "taskIds" in wanted:
+        ids = _uris(wanted["taskIds"], "taskIds")
+        if not has_tasks_extension(request):
+            raise MissingClientCapability(
+                "Missing required client capability: task status notifications need the "
+                f"{TASKS_EXTENSION} extension in clientCapabilities.extensions",
+                {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}})
+        visible = []
+        for task_id in ids:
+            try:
+                core.jobs.get(task_id, None, request.principal)
+            except UnknownComponent:
+                continue
+            visible.append(task_id)
+        honoured["taskIds"] = visible
+    return honoured
+
+
+def _matches(uri: str, subscribed: list[str]) -> bool:
+    return any(uri == s or uri.startswith(s.rstrip("/") + "/") for s in subscribed)
+
+
+async def subscriptions_listen(core: ServerCore, request: RequestContext,
+                               params: dict[str, Any]) -> dict[str, Any]:
+    """``subscriptions/listen``: acknowledge, then stream the chosen notifications until the client leaves."""
+    honoured = honoured_filter(core, request, params.get("notifications"))
+    if request.stream is None:
+        raise InvalidRequest(
+            "subscriptions/listen answers with an SSE stream: "
+            "send 'Accept: application/json, text/event-stream'")
+    sub_meta = {SUBSCRIPTION_ID: request.request_id}
+
+    def send(method: str, payload: dict[str, Any] | None = None) -> None:
+        request.send_related(jsonrpc.notification(method, {**(payload or {}), "_meta": sub_meta}))
+
+    wanted_lists = {_LIST_FLAGS[f] for f in _LIST_FLAGS if honoured.get(f)}
+    subscribed = honoured.get("resourceSubscriptions", [])
+
+    def on_change(method: str, data: dict[str, Any]) -> None:
+        if method in wanted_lists:
+            send(method)
+        elif method == "notifications/resources/updated" and _matches(str(data.get("uri")), subscribed):
+            send(method, {"uri": data["uri"]})
+
+    cleanups: list[Callable[[], None]] = []
+    notifier = core.notifier
+    if notifier is not None and (wanted_lists or subscribed):
+        notifier.listeners.append(on_change)
+
+        def stop_listening() -> None:
+            if on_change in notifier.listeners:
+                notifier.listeners.remove(on_change)
+
+        cleanups.append(stop_listening)
+    inputs = state_for(core).task_inputs
+    for task_id in honoured.get("taskIds", []):
+        job = core.jobs.get(task_id, None, request.principal)
+
+        def task_changed(changed: jobmod.Job) -> None:
+            send("notifications/tasks", detailed_task(core, changed))
+
+        cleanups.append(inputs.watch(task_id, task_changed))
+        if job.status not in jobmod.TERMINAL:
+            waiter = asyncio.ensure_future(job.done.wait())
+            waiter.add_done_callback(functools.partial(_report_unless_cancelled, task_changed, job))
+            cleanups.append(functools.partial(_cancel, waiter))
+    # Everything is wired before the acknowledgement goes out (all on this loop step, so no event
+    # can slip in between): a client that saw the acknowledgement misses nothing after it.
+    send("notifications/subscriptions/acknowledged", {"notifications": honoured})
+    closed = asyncio.Event()
+    request.on_cancel(closed.set)
+    try:
+        await closed.wait()
+    finally:
+        for cleanup in cleanups:
+            cleanup()
+    return {"_meta": sub_meta}
+
+
+def _report_unless_cancelled(
+    report: Callable[[jobmod.Job], None], job: jobmod.Job, waiter: asyncio.Future[Any]
+) -> None:
+    if not waiter.cancelled():
+        report(job)
+
+
+def _cancel(waiter: asyncio.Future[Any]) -> None:
+    waiter.cancel()

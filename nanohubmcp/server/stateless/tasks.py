@@ -1,0 +1,194 @@
+"""The tasks extension (``io.modelcontextprotocol/tasks``) on the job machinery of ``@async_tool``.
+
+A client that lists the extension in a request's ``clientCapabilities.extensions`` may get a
+task handle instead of a result from ``tools/call`` — ``{resultType: "task", taskId, status,
+createdAt, lastUpdatedAt, ttlMs, pollIntervalMs}`` — and follows it with ``tasks/get``
+(status, plus ``inputRequests``, ``result`` or ``error``), ``tasks/update`` (answers to input
+requests) and ``tasks/cancel``. The server decides per call:
+
+- an ``@async_tool`` becomes a task at once (without the extension it keeps answering with
+  its ``get_job_result`` job handle);
+- any tool whose task support is ``"optional"`` or ``"required"`` may call
+  ``ctx.start_task()`` after it gathered its input (multi round-trip) to continue as a task;
+- a tool with task support ``"required"`` refuses clients without the extension (-32021).
+
+A task is the capability: its id is unguessable and there is no listing; jobs started in a
+handshake-era session stay invisible to stateless callers. A tool result with ``isError``
+is a ``completed`` task; ``failed`` means a JSON-RPC error.
+
+Source: MCP tasks extension ``io.modelcontextprotocol/tasks`` (SEP-2663, ``ext-tasks``
+specification); MCP 2026-07-28, Basic § Versioning (capabilities per request).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from ...errors import InternalError, InvalidParams, MissingClientCapability, RegistrationError, to_error_object
+from ...protocol import jsonenc
+from ..jobs import service as jobmod
+from ..registry.components import Tool
+from ..wire.request import RequestContext
+from .discover import TASKS_EXTENSION
+from .state import state_for
+
+if TYPE_CHECKING:
+    from ..core import ServerCore
+
+TASK_SUPPORT = "task_support"
+"""``Tool.extra`` key of a tool's task support."""
+SUPPORT_LEVELS = ("forbidden", "optional", "required")
+
+
+def task_support(tool: Tool) -> str:
+    """``"forbidden"``, ``"optional"`` or ``"required"`` (``@async_tool`` defaults to optional)."""
+    support = tool.extra.get(TASK_SUPPORT)
+    if support is None:
+        return "optional" if tool.background else "forbidden"
+    return str(support)
+
+
+def check_task_support(name: str, value: Any) -> str | None:
+    """Validate a ``task_support=`` option at registration.
+
+    Raises:
+        RegistrationError: not one of forbidden/optional/required.
+    """
+    if value is None or value in SUPPORT_LEVELS:
+        return value
+    raise RegistrationError(
+        f"tool '{name}': task_support must be one of {', '.join(SUPPORT_LEVELS)}, got {value!r}")
+
+
+def has_tasks_extension(request: RequestContext) -> bool:
+    """True when the request's client capabilities list the tasks extension."""
+    extensions = (request.client_capabilities or {}).get("extensions")
+    return isinstance(extensions, dict) and isinstance(extensions.get(TASKS_EXTENSION), dict)
+
+
+def require_tasks_extension(request: RequestContext, what: str) -> None:
+    """Raise -32021 unless the request declared the tasks extension."""
+    if not has_tasks_extension(request):
+        raise MissingClientCapability(
+            f"Missing required client capability: {what} needs the {TASKS_EXTENSION} extension in "
+            "clientCapabilities.extensions", {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}})
+
+
+def _status(job: jobmod.Job) -> str:
+    # A tool result with isError is a completed task here ("failed" = a JSON-RPC error only).
+    if job.status == jobmod.FAILED and job.error is None and job.result is not None:
+        return jobmod.COMPLETED
+    return job.status
+
+
+def task_handle(job: jobmod.Job) -> dict[str, Any]:
+    """The ``Task`` fields of a job (tasks extension, SEP-2663)."""
+    return jobmod.task_fields(job, status=_status(job), ttl_key="ttlMs", poll_key="pollIntervalMs")
+
+
+def detailed_task(core: ServerCore, job: jobmod.Job) -> dict[str, Any]:
+    """The ``DetailedTask`` of a job: its ``Task`` plus ``inputRequests``, ``result`` or ``error``."""
+    task = task_handle(job)
+    status = task["status"]
+    if status == jobmod.INPUT_REQUIRED:
+        task["inputRequests"] = state_for(core).task_inputs.outstanding(job.id)
+    elif status == jobmod.COMPLETED:
+        task["result"] = dict(job.result or {"content": []})
+    elif status == jobmod.FAILED:
+        task["error"] = job.error or to_error_object(InternalError(job.status_message or "the task failed"))
+    return task
+
+
+def create_task_result(job: jobmod.Job) -> dict[str, Any]:
+    """The ``CreateTaskResult`` answering ``tools/call``: ``{resultType: "task", ...Task}``."""
+    return {"resultType": "task", **task_handle(job)}
+
+
+def track(core: ServerCore, job: jobmod.Job) -> None:
+    """Forget the task's input bookkeeping once its work ends."""
+    if job.task is not None:
+        inputs = state_for(core).task_inputs
+        job.task.add_done_callback(lambda _t: inputs.forget(job.id))
+
+
+# -- becoming a task mid-call ------------------------------------------------------------
+def enable_escalation(core: ServerCore, request: RequestContext, tool: Tool) -> asyncio.Future[jobmod.Job]:
+    """Let the running call turn into a task (``ctx.start_task()``); returns the future of its job."""
+    future: asyncio.Future[jobmod.Job] = request.loop.create_future()
+
+    def escalate(message: str | None) -> bool:
+        if request.task_job is not None:
+            return True
+        if future.done():
+            return False
+        try:
+            job = core.jobs.create(tool.name, None, principal=request.principal, as_task=True, message=message or None)
+        except jobmod.JobLimitReached:
+            return False  # the call goes on as a plain call
+        job.request = request
+        request.task_job = job  # from now on the call's asks wait for tasks/update
+        future.set_result(job)
+        return True
+
+    request.escalate = escalate
+    return future
+
+
+def adopt(core: ServerCore, job: jobmod.Job, run: asyncio.Future[dict[str, Any]]) -> None:
+    """Make ``job`` follow the already running call ``run`` to its end."""
+
+    async def follow() -> None:
+        try:
+            result = await run
+        except asyncio.CancelledError:
+            job.finish(jobmod.CANCELLED, message="cancelled")
+            return
+        except Exception as exc:  # a protocol error raised by the call
+            job.finish(jobmod.FAILED, error=to_error_object(exc), message=str(exc))
+            return
+        if job.request is not None and job.request.cancelled.is_set():
+            job.finish(jobmod.CANCELLED, message=job.request.cancel_reason or "cancelled")
+        else:
+            job.finish(jobmod.FAILED if result.get("isError") else jobmod.COMPLETED, result=result)
+
+    job.task = asyncio.ensure_future(follow())
+    track(core, job)
+
+
+# -- tasks/get, tasks/update, tasks/cancel -----------------------------------------------
+def _job(core: ServerCore, request: RequestContext, params: dict[str, Any], method: str) -> jobmod.Job:
+    require_tasks_extension(request, method)
+    task_id = params.get("taskId")
+    if not isinstance(task_id, str) or not task_id:
+        raise InvalidParams(f"{method} needs params.taskId, the taskId string of the task")
+    try:
+        return core.jobs.get(task_id, None, request.principal)
+    except InvalidParams:
+        raise InvalidParams(
+            f"Failed to retrieve task: no task {jsonenc.show(task_id)} (wrong id, or it expired)") from None
+
+
+async def tasks_get(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """``tasks/get`` → the ``DetailedTask``."""
+    return detailed_task(core, _job(core, request, params, "tasks/get"))
+
+
+async def tasks_update(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """``tasks/update``: answers to the task's outstanding input requests → ``{}``."""
+    job = _job(core, request, params, "tasks/update")
+    responses = params.get("inputResponses")
+    if not isinstance(responses, dict):
+        raise InvalidParams(
+            "tasks/update needs params.inputResponses, an object of inputRequests keys to results")
+    state_for(core).task_inputs.deliver(job, responses)
+    return {}
+
+
+async def tasks_cancel(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    """``tasks/cancel`` → ``{}`` (also for a task that already ended)."""
+    job = _job(core, request, params, "tasks/cancel")
+    if job.status not in jobmod.TERMINAL:
+        job.cancel("cancelled by the client")
+        state_for(core).task_inputs.changed(job)
+    return {}

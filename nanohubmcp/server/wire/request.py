@@ -1,0 +1,235 @@
+"""The request context: everything the core knows about the request being served.
+
+A transport builds one per incoming JSON-RPC request (or notification) and hands it to the
+dispatcher with the parsed message. It carries the protocol version in force (negotiated at
+``initialize``, or from the request's own ``_meta`` in 2026-07-28), the session when there is
+one, the client's capabilities, and the stream where related messages (progress, log
+messages, server→client requests) go — ahead of the response, in order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ...protocol import versions
+from ...protocol.jsonrpc import Message
+from .streams import OutboundStream
+
+if TYPE_CHECKING:
+    from ..asks.input_requests import Exchange
+    from ..calls.progress import CallProgress
+    from ..jobs.service import Job
+    from .principal import Principal
+    from .sessions import Session
+
+LOG_LEVELS = ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency")
+"""Syslog severities, lowest first (RFC 5424; MCP Server § Utilities § Logging)."""
+
+META_PROTOCOL_VERSION = "io.modelcontextprotocol/protocolVersion"
+META_CLIENT_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+META_CLIENT_INFO = "io.modelcontextprotocol/clientInfo"
+META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
+META_SERVER_INFO = "io.modelcontextprotocol/serverInfo"
+
+
+class CancelFlag:
+    """A cancellation flag, cheap to create (a ``threading.Event`` only if someone waits).
+
+    ``is_set()`` and ``set()`` behave like ``threading.Event``'s; ``wait(timeout)`` blocks a
+    worker thread until the flag is set.
+    """
+
+    __slots__ = ("_event", "_set")
+
+    def __init__(self) -> None:
+        self._set = False
+        self._event: threading.Event | None = None
+
+    def is_set(self) -> bool:
+        """True once set."""
+        return self._set
+
+    def set(self) -> None:
+        """Set the flag and wake waiters."""
+        self._set = True
+        if self._event is not None:
+            self._event.set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until set (or ``timeout`` seconds); returns whether it is set."""
+        if self._set:
+            return True
+        if self._event is None:
+            self._event = threading.Event()
+            if self._set:
+                self._event.set()
+        return self._event.wait(timeout)
+
+
+class RequestContext:
+    """One request in flight.
+
+    Attributes:
+        message: the parsed JSON-RPC message.
+        version: protocol version in force for this request.
+        session: the handshake-era session, or None (sessionless / 2026-07-28).
+        stream: where related messages go; None when the reply must be plain JSON and no
+            other stream can take them.
+        loop: the event loop serving the request.
+        principal: the caller the transport's verifier authenticated, or None when the
+            server has no authorization configured.
+        open_session: for ``initialize`` on a transport that starts sessions there, the
+            function minting one (``open_session(version) -> Session``); else None.
+        opened_session: the session ``initialize`` minted through ``open_session``.
+        argument_errors: this request's override of the server's ``argument_errors`` option.
+        on_accepted: called once the request passed the call pipeline's layers and its handler
+            starts (legacy SSE answers its POST 202 then; a refusal before is the POST's status).
+        lists_as_data: a tool's list result is data (``structuredContent {"result": [...]}``) rather than
+            only its JSON text; REST asks for it so lists answer like arrays.
+        progress: the call's progress reporter, once made (``server.progress.for_request``).
+        job_id: the id of the ``@async_tool`` job this request runs as (its progress is stored
+            with the job), else None.
+        task_job: the task a 2026-07-28 call runs as, once it became one; its input requests
+            then wait for ``tasks/update`` (tasks extension).
+        escalate: set while a 2026-07-28 call may still become a task: ``escalate(message)``
+            makes it one and answers whether it is one.
+        exchange: the multi round-trip state of a 2026-07-28 call (the answers its retry
+            carried, the input requests it may still ask).
+        task_metadata: what the function published with ``ctx.set_task_metadata``.
+    """
+
+    __slots__ = (
+        "_cancel_callbacks",
+        "argument_errors",
+        "cancel_reason",
+        "cancelled",
+        "client_capabilities",
+        "escalate",
+        "exchange",
+        "job_id",
+        "lists_as_data",
+        "loop",
+        "message",
+        "modern",
+        "on_accepted",
+        "open_session",
+        "opened_session",
+        "principal",
+        "progress",
+        "session",
+        "stream",
+        "task_job",
+        "task_metadata",
+        "version",
+        "withdrawn",
+    )
+
+    def __init__(
+        self,
+        message: Message,
+        *,
+        version: str,
+        loop: asyncio.AbstractEventLoop,
+        session: Session | None = None,
+        stream: OutboundStream | None = None,
+        client_capabilities: dict[str, Any] | None = None,
+        principal: Principal | None = None,
+    ) -> None:
+        self.message = message
+        self.version = version
+        self.modern = versions.is_modern(version)
+        self.session = session
+        self.stream = stream
+        self.loop = loop
+        self.principal = principal
+        if client_capabilities is None:
+            client_capabilities = session.client_capabilities if session is not None else {}
+        self.client_capabilities = client_capabilities
+        self.cancelled = CancelFlag()
+        self.cancel_reason: str | None = None
+        self.withdrawn = False
+        self._cancel_callbacks: list[Callable[[], None]] = []
+        self.progress: CallProgress | None = None
+        self.job_id: str | None = None
+        self.task_job: Job | None = None
+        self.escalate: Callable[[str | None], bool] | None = None
+        self.exchange: Exchange | None = None
+        self.task_metadata: dict[str, Any] = {}
+        self.open_session: Callable[[str], Session] | None = None
+        self.opened_session: Session | None = None
+        self.argument_errors: str | None = None
+        self.on_accepted: Callable[[], None] | None = None
+        self.lists_as_data = False
+
+    @property
+    def request_id(self) -> str | int | None:
+        """The JSON-RPC id (None for notifications)."""
+        return self.message.id
+
+    @property
+    def meta(self) -> dict[str, Any]:
+        """The request's ``params._meta``."""
+        return self.message.meta
+
+    @property
+    def progress_token(self) -> str | int | None:
+        """``_meta.progressToken`` when the client asked for progress."""
+        token = self.meta.get("progressToken")
+        return token if isinstance(token, (str, int)) and not isinstance(token, bool) else None
+
+    @property
+    def log_level(self) -> str | None:
+        """Minimum level for ``notifications/message``; None = the client asked for no logs."""
+        if self.modern:
+            level = self.meta.get(META_LOG_LEVEL)
+            return level if level in LOG_LEVELS else None
+        return self.session.log_level if self.session is not None else None
+
+    def send_related(self, message: dict[str, Any]) -> bool:
+        """Send a message related to this request on its stream (loop thread only).
+
+        Falls back to the session's standalone stream when the request has no stream of its
+        own (handshake era only). Returns False when nothing could carry it.
+        """
+        if self.stream is not None and not self.stream.closed and not self.stream.done:
+            self.stream.send(message)
+            return True
+        if self.session is not None and not self.modern:
+            standalone = self.session.standalone
+            if standalone is not None and standalone.sink is not None:
+                standalone.send(message)
+                return True
+        return False
+
+    def go_on_as_task(self, message: str | None = None) -> bool:
+        """Turn the running call into a task if it may become one (loop thread); True when it is one."""
+        if self.task_job is not None:
+            return True
+        return bool(self.escalate(message)) if self.escalate is not None else False
+
+    def on_cancel(self, callback: Callable[[], None]) -> None:
+        """Run ``callback`` (on the loop thread) when the request is cancelled."""
+        if self.cancelled.is_set():
+            callback()
+        else:
+            self._cancel_callbacks.append(callback)
+
+    def cancel(self, reason: str | None = None, *, withdrawn: bool = False) -> None:
+        """Mark the request cancelled and run the cancel callbacks once.
+
+        Args:
+            reason: why, for logs and the function's ``ctx``.
+            withdrawn: the client cancelled it (``notifications/cancelled``) and expects no
+                response (MCP 2025-11-25, Utilities § Cancellation): the transport sends none.
+        """
+        if self.cancelled.is_set():
+            return
+        self.withdrawn = withdrawn
+        self.cancel_reason = reason
+        self.cancelled.set()
+        callbacks, self._cancel_callbacks = self._cancel_callbacks, []
+        for callback in callbacks:
+            callback()

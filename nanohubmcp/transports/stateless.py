@@ -1,0 +1,119 @@
+"""The stateless 2026-07-28 era on the same endpoint: detection and per-request serving.
+
+A request is *modern* when its ``_meta`` carries ``io.modelcontextprotocol/protocolVersion``
+or its ``MCP-Protocol-Version`` header names 2026-07-28 or later (MCP 2026-07-28, Basic §
+Versioning). Then there is no session: version and client capabilities come
+from the request itself, every result carries ``resultType`` and the server's identity in
+``_meta``, and the HTTP status follows the 2026 mapping.
+
+Checks, in this order, each a 400 with a JSON-RPC error carrying the request's id:
+
+1. ``_meta`` with a ``protocolVersion`` string and a ``clientCapabilities`` object (-32602);
+2. the ``MCP-Protocol-Version`` header equals that version (-32020);
+3. the version is one this server speaks (-32022, ``data: {supported, requested}``);
+4. ``Mcp-Method`` equals the method; ``Mcp-Name`` equals ``params.name`` (``tools/call``,
+   ``prompts/get``), ``params.uri`` (``resources/read``) or ``params.taskId`` (``tasks/*``),
+   Base64-wrapped values decoded; ``Mcp-Param-*`` headers match the tool's marked
+   arguments (-32020).
+
+Then the dispatcher runs the method (unknown: 404 + -32601). The reply is JSON, or an SSE
+stream scoped to the request when the client accepts one and something (progress, a log
+message, a subscription's notifications) goes out before the result. Closing that response
+stream cancels the request: the function sees ``ctx.is_cancelled()``. Notifications get 202;
+GET and DELETE get 405 (see ``streamable_http.py``).
+
+Source: MCP 2026-07-28, Basic § Transports § Streamable HTTP (Request Metadata, Server
+Validation, Cancellation); Basic § Versioning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ..errors import MODERN_ROUTE, HeaderMismatch, InvalidRequest, ProtocolError, http_status_of
+from ..protocol import jsonenc, jsonrpc, versions
+from ..server.connection import check_modern_version, modern_envelope
+from ..server.stateless.headers import NAME_FIELDS, check_param_headers, decode_header_value, marks_for
+from ..server.wire.request import META_PROTOCOL_VERSION
+from ..server.wire.streams import OutboundStream
+from .base import MCP_METHOD_HEADER, MCP_NAME_HEADER, MCP_PROTOCOL_VERSION_HEADER
+from .channel import ResponseChannel, wants_sse
+
+if TYPE_CHECKING:
+    from .streamable_http import StreamableHTTPHandler
+
+
+
+def is_modern_request(message: jsonrpc.Message | None, headers: Mapping[str, str]) -> bool:
+    """True when the request belongs to the stateless era."""
+    header = (headers.get(MCP_PROTOCOL_VERSION_HEADER) or "").strip()
+    if header and header >= versions.V2026_07_28:
+        return True
+    return message is not None and META_PROTOCOL_VERSION in message.meta
+
+
+def check_headers(message: jsonrpc.Message, headers: Mapping[str, str],
+                  core: Any) -> tuple[str, dict[str, Any]]:
+    """Validate a modern request's ``_meta`` and headers; returns ``(version, client capabilities)``.
+
+    Raises:
+        InvalidEnvelope, HeaderMismatch, UnsupportedProtocolVersion: see
+        the module docstring for the order.
+    """
+    version, caps = modern_envelope(message)
+    header_version = (headers.get(MCP_PROTOCOL_VERSION_HEADER) or "").strip()
+    if header_version != version:
+        raise HeaderMismatch(f"Header mismatch: MCP-Protocol-Version is {header_version or 'missing'} but "
+                             f"_meta says {version}")
+    check_modern_version(version)
+    method_header = (headers.get(MCP_METHOD_HEADER) or "").strip()
+    if method_header != message.method:
+        raise HeaderMismatch(f"Header mismatch: Mcp-Method is {method_header or 'missing'} but the body's "
+                             f"method is {message.method}")
+    params = message.params or {}
+    field = NAME_FIELDS.get(message.method or "")
+    if field is not None and isinstance(params.get(field), str):
+        raw = headers.get(MCP_NAME_HEADER)
+        if raw is None:
+            raise HeaderMismatch(f"Header mismatch: Mcp-Name is missing; it must carry params.{field}")
+        if decode_header_value(raw.strip(), MCP_NAME_HEADER) != params[field]:
+            raise HeaderMismatch(f"Header mismatch: Mcp-Name is {jsonenc.show(raw.strip())} but params.{field} is "
+                                 f"{jsonenc.show(params[field])}")
+    if message.method == "tools/call" and isinstance(params.get("name"), str):
+        tool = core.registry.tools.get(params["name"])
+        arguments = params.get("arguments")
+        if tool is not None and (arguments is None or isinstance(arguments, dict)):
+            check_param_headers(marks_for(tool), arguments or {}, headers)
+    return version, caps
+
+
+async def serve_modern(handler: StreamableHTTPHandler, message: jsonrpc.Message) -> None:
+    """Validate, dispatch, and answer one 2026-07-28 POST (JSON, or SSE when related messages come first)."""
+    if message.kind == jsonrpc.RESPONSE:
+        handler.fail(400, InvalidRequest(
+            "Invalid Request: 2026-07-28 clients send no responses; answer input requests in the "
+            "retried request's inputResponses"))
+        return
+    if message.kind != jsonrpc.REQUEST:
+        handler.send_empty(202)  # no client notification means anything over HTTP in this era
+        return
+    try:
+        version, caps = check_headers(message, handler.request.headers, handler.core)
+    except ProtocolError as exc:
+        handler.fail(http_status_of(exc, MODERN_ROUTE), exc, message.id)
+        return
+    connection = handler.connection
+    stream = OutboundStream("m", resumable=False) if wants_sse(handler.request.headers.get("Accept")) else None
+    request = connection.request(message, version=version, stream=stream, client_capabilities=caps,
+                                 principal=handler.principal)
+    handler.channel = ResponseChannel(handler, stream, priming=False)
+    # Closing the response stream is the cancellation of this request (no notifications/cancelled).
+    handler.closing = lambda: connection.peer_gone(request, "the client closed the response stream")
+    try:
+        reply = await connection.serve(request)
+    finally:
+        handler.closing = None
+    response = reply.message
+    assert response is not None
+    handler.channel.finish(response, handler.reply_status(response, MODERN_ROUTE))
