@@ -54,7 +54,8 @@ def test_input_outside_a_tool_call_reads_standard_input_as_before() -> None:
     import subprocess
 
     script = (
-        "from nanohubmcp.server import stdin_guard\nstdin_guard.guard(); stdin_guard.guard()\nprint('got', input())\n"
+        "from nanohubmcp.server.calls import stdin_guard\n"
+        "stdin_guard.guard(); stdin_guard.guard()\nprint('got', input())\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script], input="typed\n", capture_output=True, text=True, timeout=60, check=True

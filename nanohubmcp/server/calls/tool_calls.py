@@ -30,14 +30,13 @@ from ...errors import (
 )
 from ...protocol import versions
 from ...protocol.result_types import ToolResult
-from .. import stdin_guard
 from ..jobs import service as jobmod
 from ..registry.components import Tool
 from ..results import convert
 from ..results import shape as results
 from ..results.store import ResultSink, owner_of
 from ..wire.request import RequestContext
-from . import progress, tqdm_progress
+from . import progress, stdin_guard, tqdm_progress
 from .context import Context
 from .invoke import CallRecord, build_kwargs, call_function, make_context
 

@@ -20,8 +20,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import ToolError
-from .calls.progress import CURRENT
+from ...errors import ToolError
+from .progress import CURRENT
 
 __all__ = ["MESSAGE", "guard"]
 
@@ -52,4 +52,4 @@ def guard() -> None:
         return
     with _lock:
         if not isinstance(builtins.input, _GuardedInput):
-            builtins.input = _GuardedInput(builtins.input)  # type: ignore[assignment]
+            builtins.input = _GuardedInput(builtins.input)
