@@ -4,8 +4,12 @@ sub-folders have their own ``conftest.py``, so ``from support import`` would be 
 from __future__ import annotations
 
 import os
+import subprocess
+from pathlib import Path
 
 import pytest
+
+REPO = Path(__file__).resolve().parents[1]
 
 # Notebook servers require a generated token by default; test kernels (and every process the
 # tests start) inherit "no token" unless a test removes this to check the default.
@@ -22,3 +26,26 @@ def _state_dir_per_test(tmp_path_factory: pytest.TempPathFactory, monkeypatch: p
     """Each test's servers (and the server processes it starts) keep their job store in a fresh
     directory, never in the user's data directory."""
     monkeypatch.setenv("NANOHUBMCP_STATE_DIR", str(tmp_path_factory.mktemp("state")))
+
+
+@pytest.fixture(scope="session")
+def slurm_cluster() -> str:
+    """A real one-machine Slurm cluster, started (or reused) by ``scripts/slurm-single-node``
+    (munged, MariaDB + slurmdbd, slurmctld, slurmd); returns the node's name.
+
+    Its packages come from ``scripts/install-test-system-deps``: without them (or without root)
+    the tests that need it are skipped on a developer machine and fail under ``CI=true``, so a
+    missing install step cannot pass as green."""
+    try:
+        done = subprocess.run(
+            [str(REPO / "scripts" / "slurm-single-node")], capture_output=True, text=True, timeout=300, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        done = subprocess.CompletedProcess([], 1, "", str(exc))
+    if done.returncode != 0:
+        message = f"no single-node Slurm here (scripts/slurm-single-node exited {done.returncode}): {done.stderr}"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    node = subprocess.run(["sinfo", "-h", "-N", "-o", "%N"], capture_output=True, text=True, timeout=30, check=True)
+    return node.stdout.split()[0]

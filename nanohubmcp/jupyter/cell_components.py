@@ -111,7 +111,8 @@ class CellRegistry:
         spec, fn = entry.spec, entry.fn
         if isinstance(spec, ToolSpec):
             name = spec.name or fn.__name__
-            if spec.executor in ("processes", "dask"):
+            runs_on = spec.executor or (self.server.core.job_runner.name if spec.background else None)
+            if runs_on in ("processes", "dask", "slurm"):
                 # The function itself is pickled to the other process: nothing of the kernel goes along.
                 wrapper = fn
             else:

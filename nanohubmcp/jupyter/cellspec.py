@@ -26,6 +26,7 @@ Example:
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
@@ -96,9 +97,30 @@ TOOL_OPTIONS: tuple[Option, ...] = (
             "dest": "executor",
             "metavar": "NAME",
             "default": None,
-            "choices": ("threads", "processes", "dask"),
-            "help": "where an --async tool's jobs run: threads, processes or dask "
-            "(default: the server's job_executor, c.NanohubMCP.job_executor)",
+            "choices": ("threads", "processes", "dask", "slurm", "submit"),
+            "help": "where an --async tool's jobs run: threads, processes, dask, slurm (a Slurm batch job "
+            "each) or submit (nanoHUB's submit) (default: the server's job_executor, c.NanohubMCP.job_executor)",
+        },
+    ),
+    _value("--slurm-time", "slurm_time", "TIME", "Slurm: the job's time limit (sbatch --time), e.g. 30 or 2:00:00"),
+    _value("--slurm-partition", "slurm_partition", "NAME", "Slurm: the partition (sbatch --partition)"),
+    _value("--slurm-cpus-per-task", "slurm_cpus_per_task", "N", "Slurm: CPUs for the job (sbatch --cpus-per-task)"),
+    _value("--slurm-mem", "slurm_mem", "SIZE", "Slurm: memory for the job (sbatch --mem), e.g. 4G"),
+    _value("--slurm-gpus", "slurm_gpus", "N", "Slurm: GPUs for the job (sbatch --gpus)"),
+    _value("--slurm-account", "slurm_account", "NAME", "Slurm: the account charged (sbatch --account)"),
+    _value("--submit-venue", "submit_venue", "VENUE", "submit: where runs go (submit -v)"),
+    _value("--submit-walltime", "submit_walltime", "TIME", "submit: wall time, minutes or hh:mm:ss (submit -w)"),
+    _value("--submit-cores", "submit_cores", "N", "submit: processors for an MPI run (submit -n)"),
+    _flag("--submit-local", "submit_local", "submit: run in the tool's own container (submit --local)"),
+    Option(
+        ("--executor-option",),
+        {
+            "dest": "executor_option",
+            "metavar": "KEY=VALUE",
+            "action": "append",
+            "default": None,
+            "help": "any option of the tool's executor (repeatable); VALUE is read as JSON when it is, e.g. "
+            "--executor-option sbatch='{\"constraint\": \"haswell\"}'",
         },
     ),
     _flag("--read-only", "read_only", "hint: the tool does not change anything (readOnlyHint)"),
@@ -153,6 +175,8 @@ class ToolSpec:
         tags: tags given with ``--tags a,b``.
         background: ``--async``: register as a job tool (``server.async_tool``).
         executor: ``--executor NAME``: where its jobs run (None: the server's job executor).
+        executor_options: the executor's options the line gave (``--slurm-time``,
+            ``--submit-venue``, ``--executor-option KEY=VALUE``...).
         read_only / destructive / idempotent / open_world: the annotation hints that were given.
         main: ``--main``: run calls on the kernel's own thread (live notebooks only; the
             exporter ignores it).
@@ -164,6 +188,7 @@ class ToolSpec:
     tags: frozenset[str] = field(default_factory=frozenset)
     background: bool = False
     executor: str | None = None
+    executor_options: dict[str, Any] = field(default_factory=dict)
     read_only: bool = False
     destructive: bool = False
     idempotent: bool = False
@@ -191,6 +216,7 @@ class ToolSpec:
             "tags": self.tags or None,
             "annotations": self.annotations(),
             "executor": self.executor,
+            "executor_options": dict(self.executor_options) or None,
             "view": self.view,
         }
         return {key: value for key, value in options.items() if value is not None}
@@ -301,6 +327,7 @@ def parse_tool_line(line: str) -> ToolSpec:
             raise RegistrationError("%%mcp_tool: --tags needs at least one tag, e.g. --tags math,basic")
     if args.executor is not None and not args.background:
         raise RegistrationError("%%mcp_tool: --executor is for job tools; add --async, e.g. --async --executor dask")
+    executor_options = _executor_options(args)
     return ToolSpec(
         name=_text("mcp_tool", "--name", args.name),
         description=args.description,
@@ -308,6 +335,7 @@ def parse_tool_line(line: str) -> ToolSpec:
         tags=tags,
         background=args.background,
         executor=args.executor,
+        executor_options=executor_options,
         read_only=args.read_only,
         destructive=args.destructive,
         idempotent=args.idempotent,
@@ -315,6 +343,44 @@ def parse_tool_line(line: str) -> ToolSpec:
         main=args.main,
         view=_text("mcp_tool", "--view", args.view),
     )
+
+
+_SLURM = {"slurm_time": "time", "slurm_partition": "partition", "slurm_cpus_per_task": "cpus_per_task",
+          "slurm_mem": "mem", "slurm_gpus": "gpus", "slurm_account": "account"}
+_SUBMIT = {"submit_venue": "venue", "submit_walltime": "walltime", "submit_cores": "cores", "submit_local": "local"}
+_COUNTS = ("cpus_per_task", "gpus", "cores")
+
+
+def _executor_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The executor options of a ``%%mcp_tool`` line (counts as numbers, ``--executor-option`` values
+    read as JSON when they are)."""
+    chosen: dict[str, Any] = {}
+    for family, table in (("slurm", _SLURM), ("submit", _SUBMIT)):
+        values = {option: getattr(args, dest) for dest, option in table.items()}
+        given = {option: value for option, value in values.items() if value not in (None, False)}
+        if not given:
+            continue
+        flag = "--" + next(d for d in table if table[d] in given).replace("_", "-")
+        if args.executor not in (None, family):
+            raise RegistrationError(f"%%mcp_tool: {flag} is for --executor {family}, not {args.executor}")
+        chosen.update(given)
+    for option in _COUNTS:
+        if option in chosen:
+            try:
+                chosen[option] = int(chosen[option])
+            except ValueError:
+                raise RegistrationError(f"%%mcp_tool: {option} needs a whole number, not {chosen[option]!r}") from None
+    for item in args.executor_option or []:
+        key, sep, text = item.partition("=")
+        if not sep or not key.strip():
+            raise RegistrationError(f"%%mcp_tool: --executor-option needs KEY=VALUE, not {item!r}")
+        try:
+            chosen[key.strip()] = json.loads(text)
+        except ValueError:
+            chosen[key.strip()] = text
+    if chosen and not args.background:
+        raise RegistrationError("%%mcp_tool: executor options are for job tools; add --async")
+    return chosen
 
 
 def parse_resource_line(line: str) -> ResourceSpec:

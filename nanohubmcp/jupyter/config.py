@@ -25,7 +25,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from traitlets import Enum, Float, Integer, List, TraitError, Unicode, Union, default, validate
+from traitlets import Dict, Enum, Float, Integer, List, TraitError, Unicode, Union, default, validate
 from traitlets.config import Configurable
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ __all__ = ["NanohubMCP"]
 
 RESTART_TRAITS = ("host", "port", "mode", "path_prefix", "allowed_origins", "public_url", "token")
 """Traits whose change restarts a running server on its new address or URL."""
-REBUILD_TRAITS = ("name", "version", "instructions", "state_dir", "job_executor", "dask_address")
+REBUILD_TRAITS = ("name", "version", "instructions", "state_dir", "job_executor", "dask_address", "executor_options")
 """Traits baked into the server's identity: a change rebuilds the server (tools are kept)."""
 RESULT_TRAITS = ("max_inline_bytes", "figure_dpi")
 """Traits shaping tool results: a change applies to the next call."""
@@ -131,11 +131,19 @@ class NanohubMCP(Configurable):
     ).tag(config=True)
 
     job_executor = Enum(
-        ["threads", "processes", "dask"],
+        ["threads", "processes", "dask", "slurm", "submit"],
         "threads",
-        help="Where --async job tools run: 'threads' (the kernel's pool), 'processes' (a process pool) or "
+        help="Where --async job tools run: 'threads' (the kernel's pool), 'processes' (a process pool), "
         "'dask' (a dask.distributed cluster: dask_address, else DASK_SCHEDULER_ADDRESS, else a local "
-        "cluster). A tool's own %%mcp_tool --executor wins.",
+        "cluster), 'slurm' (each job a Slurm batch job) or 'submit' (nanoHUB's submit command). A tool's "
+        "own %%mcp_tool --executor wins.",
+    ).tag(config=True)
+
+    executor_options = Dict(
+        {},
+        help="Options of the job executors by executor name, e.g. {'slurm': {'partition': 'debug', "
+        "'time': '1:00:00'}, 'submit': {'venue': 'workspace'}}; top-level options are for job_executor. "
+        "A tool's own %%mcp_tool --slurm-time ... / --executor-option KEY=VALUE go over these.",
     ).tag(config=True)
 
     dask_address = Unicode(

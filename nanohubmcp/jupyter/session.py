@@ -87,6 +87,7 @@ class KernelSession:
             state_dir=cfg.state_dir,
             job_executor=cfg.job_executor,
             dask_address=cfg.dask_address,
+            executor_options=dict(cfg.executor_options),
         )
         if self._unsubscribe is not None:
             self._unsubscribe()

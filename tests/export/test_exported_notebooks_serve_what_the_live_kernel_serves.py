@@ -22,6 +22,13 @@ from kernels import run_async
 pytestmark = pytest.mark.slow
 
 NAMES = sorted(p.name for p in NOTEBOOKS.glob("*.ipynb"))
+NEEDS_SLURM = {"hpc_slurm.ipynb"}
+"""Notebooks whose job tools run on Slurm: their calls need the single-node cluster."""
+
+
+def _cluster_for(name: str, request: pytest.FixtureRequest) -> None:
+    if name in NEEDS_SLURM:
+        request.getfixturevalue("slurm_cluster")
 
 
 @pytest.fixture(scope="module")
@@ -64,8 +71,9 @@ def test_there_are_notebooks_to_round_trip() -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_script_run_with_python_serves_what_the_notebook_serves(
-    name: str, live: Callable[[str], dict[str, Any]], exported: Callable[[str], Path]
+    name: str, live: Callable[[str], dict[str, Any]], exported: Callable[[str], Path], request: pytest.FixtureRequest
 ) -> None:
+    _cluster_for(name, request)
     expected = live(name)
     with run_script(exported(name)) as url:
         actual = run_async(describe(url))
@@ -77,8 +85,9 @@ def test_the_script_run_with_python_serves_what_the_notebook_serves(
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_script_run_with_start_mcp_serves_what_the_notebook_serves(
-    name: str, live: Callable[[str], dict[str, Any]], exported: Callable[[str], Path]
+    name: str, live: Callable[[str], dict[str, Any]], exported: Callable[[str], Path], request: pytest.FixtureRequest
 ) -> None:
+    _cluster_for(name, request)
     with run_start_mcp(exported(name)) as url:
         actual = run_async(describe(url))
     assert actual == live(name)

@@ -41,6 +41,8 @@ import json
 import math
 import pickle
 import re
+import sys
+import sysconfig
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -168,6 +170,7 @@ class SlurmJobExecutor(FolderJobExecutor):
 
     def _submit(self, folder: Path, job: Job, fn: Any, kwargs: dict[str, Any], is_coroutine: bool) -> str:
         submitit = _submitit()
+        _send_by_value(fn)
         try:
             executor = submitit.SlurmExecutor(folder=folder, python=self.options.get("python"))
             executor.update_parameters(**self.parameters(job, folder))
@@ -260,6 +263,23 @@ class SlurmJobExecutor(FolderJobExecutor):
             raise
         finally:
             states.discard(slurm_id)
+
+
+def _send_by_value(fn: Any) -> None:
+    """Have cloudpickle send ``fn``'s module by value when the node could not import it by name:
+    a script run as a module (``start_mcp``), a file beside the server. Installed packages (and
+    this one) go by reference, as do ``__main__`` functions, which cloudpickle sends by value."""
+    import cloudpickle
+
+    name = getattr(fn, "__module__", None) or ""
+    module = sys.modules.get(name)
+    if module is None or name == "__main__" or name.partition(".")[0] == "nanohubmcp":
+        return
+    path = Path(getattr(module, "__file__", None) or "")
+    installed = {"site-packages", "dist-packages"} & set(path.parts)
+    if not path.parts or installed or str(path).startswith(sysconfig.get_paths()["stdlib"]):
+        return
+    cloudpickle.register_pickle_by_value(module)
 
 
 def _load(path: Path) -> Any:
