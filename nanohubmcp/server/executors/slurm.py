@@ -269,7 +269,7 @@ def _send_by_value(fn: Any) -> None:
     """Have cloudpickle send ``fn``'s module by value when the node could not import it by name:
     a script run as a module (``start_mcp``), a file beside the server. Installed packages (and
     this one) go by reference, as do ``__main__`` functions, which cloudpickle sends by value."""
-    import cloudpickle
+    import cloudpickle  # type: ignore[import-untyped]  # comes with submitit
 
     name = getattr(fn, "__module__", None) or ""
     module = sys.modules.get(name)
