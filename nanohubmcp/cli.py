@@ -11,6 +11,7 @@ Usage::
     nanohubmcp bridge URL [--header 'Name: value' ...] [--cookie 'name=value'] [--token T]
     nanohubmcp desktop-config APP [--client claude|vscode|cursor] [--name NAME] [--env NAME=VALUE ...]
     nanohubmcp desktop-config --url URL [--token T] [--client ...]
+    nanohubmcp server-json APP [-o FILE] [--name NAMESPACE/NAME] [--public-url URL]
 
 ``run`` imports a Python file and serves its module-level ``server`` (like ``start_mcp --app``);
 ``--transport stdio`` is what desktop clients (Claude Desktop, VS Code, Cursor) launch.
@@ -18,6 +19,9 @@ Usage::
 tools (:mod:`nanohubmcp.sources.rappture`); ``hub-tools`` lists the
 Rappture tools and Sim2Ls installed on a hub, or serves the ones named (:mod:`nanohubmcp.sources.hub`).
 ``bridge`` speaks stdio to such a client and Streamable HTTP (or legacy SSE) to a running server.
+``server-json`` writes the MCP Registry's ``server.json`` for an app file's ``server``
+(:func:`nanohubmcp.transports.discovery.server_json`); on a nanoHUB tool session its remotes are the
+weber URLs.
 
 ``export`` writes the notebook as a runnable MCP server script (default: ``start_mcp.py`` next
 to the notebook; ``-o -`` prints it), translated by :func:`nanohubmcp.jupyter.translate.translate`
@@ -170,6 +174,24 @@ def build_parser() -> argparse.ArgumentParser:
     desktop.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                          help="an environment variable the server needs (repeatable)")
     desktop.set_defaults(run=_desktop_config)
+    card = commands.add_parser(
+        "server-json",
+        help="write the MCP Registry's server.json for an app file's `server`",
+        description="Import APP (a Python file defining a module-level `server`) and write the server.json the "
+        "MCP Registry reads (schema 2025-12-11): its reverse-DNS name, version, description, the pypi package "
+        "nanohub-mcp run as `nanohubmcp run APP --transport stdio`, and on nanoHUB (or with --public-url) its "
+        "remotes.",
+    )
+    card.add_argument("app", metavar="APP", help="the Python file defining `server`")
+    card.add_argument("-o", "--output", metavar="FILE", default="-",
+                      help="where to write it (default '-': standard output)")
+    card.add_argument("--name", default=None, metavar="NAMESPACE/NAME",
+                      help="the registry name, e.g. io.github.me/calculator (default: $NANOHUBMCP_REGISTRY_NAME, "
+                      "else derived from the public host and the server's name)")
+    card.add_argument("--public-url", default=None, metavar="URL",
+                      help="the base URL clients reach the running server at (default: the weber URL on a nanoHUB "
+                      "tool session, else none: no remotes)")
+    card.set_defaults(run=_server_json)
     return parser
 
 
@@ -348,6 +370,26 @@ def _desktop_config(args: argparse.Namespace) -> int:
     launch = desktop_config.launch_for(
         args.app, url=args.url, name=args.name, token=token, env=desktop_config.parse_env(args.env))
     print(desktop_config.render(launch, args.client))
+def _server_json(args: argparse.Namespace) -> int:
+    import json
+
+    from .nanohub.child import load_app
+    from .nanohub.plan import WEBER_PORT
+    from .nanohub.proxy import detect_proxy
+    from .transports.discovery import server_json
+
+    base = args.public_url or detect_proxy(port=WEBER_PORT, kind="tool").public_url
+    if base and not base.endswith("/"):
+        base += "/"
+    with contextlib.redirect_stdout(sys.stderr):  # whatever the app prints must not mix with the document
+        server = load_app(args.app)
+    document = server_json(server.core, app=os.path.basename(args.app), base=base, name=args.name)
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    if args.output == "-":
+        sys.stdout.write(text)
+    else:
+        _write_atomically(Path(args.output), text)
+        print(f"Wrote {args.output} ({document['name']} {document['version']})", file=sys.stderr)
     return 0
 
 

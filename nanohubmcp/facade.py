@@ -61,9 +61,11 @@ class MCPServer:
             are reported (auto: -32602 up to 2025-06-18, ``isError`` from 2025-11-25, SEP-1303).
         list_page_size: page size of list results (None: no paging).
         list_changed: advertise and send ``notifications/*/list_changed``.
-        workers / job_workers: thread pool sizes for sync tools and async-tool jobs.
+        workers: thread pool size for sync tools.
+        job_workers: thread pool size for async-tool jobs.
         tool_timeout: seconds before a call is answered with a tool error (None: no limit).
-        session_idle_seconds / job_ttl_seconds: expiry of idle sessions and finished jobs.
+        session_idle_seconds: expiry of idle sessions.
+        job_ttl_seconds: how long a finished job stays readable.
         state_secret: key (str or bytes, >= 16 bytes) signing the 2026-07-28 ``requestState``;
             default a random key per process. Servers sharing one URL must share it.
         max_inline_bytes: a tool result whose JSON (or image) is larger than this many bytes
@@ -76,8 +78,9 @@ class MCPServer:
             else ``~/.local/share/nanohubmcp/<name>`` (the per-user data directory).
         job_store: ``"sqlite"`` (default: finished results survive a restart) or ``"memory"``
             (jobs are lost with the process).
-        max_jobs / max_jobs_per_owner: jobs the store keeps in total / per client (default
-            10,000 / 1,000); a full store refuses new jobs with a message saying so.
+        max_jobs: jobs the store keeps in total (default 10,000); a full store refuses new jobs
+            with a message saying so.
+        max_jobs_per_owner: jobs the store keeps per client (default 1,000).
         max_job_result_bytes: largest job result kept (as JSON; default 16 MiB).
         job_executor: where ``@async_tool`` jobs run: ``"threads"`` (default), ``"processes"``,
             ``"dask"``, ``"slurm"`` (Slurm batch jobs), ``"submit"`` (nanoHUB's ``submit``; the
@@ -224,7 +227,9 @@ class MCPServer:
         generated from the signature (see ``nanohubmcp.schema.describe_function``).
 
         Args:
-            name / description / title: listing fields.
+            name: the tool's name (default: the function's).
+            description: its description (default: the docstring).
+            title: its display title.
             tags: a set of strings for your own grouping (not sent on the wire).
             meta: ``_meta`` of the tool definition.
             input_schema: a JSON Schema replacing the generated one.

@@ -106,7 +106,8 @@ class Image(_Media):
         path: a file to read when the result is built.
         format: ``"png"``, ``"jpeg"``...; a value with a ``/`` is taken as a MIME type (0.4.x order).
         mime_type: explicit MIME type (``mimeType=`` accepted).
-        annotations, meta: copied to the block.
+        annotations: copied to the block.
+        meta: copied to the block (``_meta``).
 
     Raises:
         ValueError: neither or both of data and path; data text that is not base64.

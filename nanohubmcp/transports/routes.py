@@ -3,7 +3,8 @@
 Routes (all under ``path_prefix``): ``/`` (GET info, POST JSON-RPC, DELETE session), ``/mcp``
 (Streamable HTTP), ``/sse`` + ``/messages/`` (legacy HTTP+SSE), ``/tools/<name>`` (REST),
 ``/openapi.json``, ``/.well-known/mcp.json``, ``/.well-known/oauth-protected-resource`` (RFC 9728,
-also path-aware). Trailing slashes are accepted.
+also path-aware), and the discovery documents of ``discovery.py``: ``/mcp/server-card``,
+``/.well-known/mcp/catalog.json``, ``/.well-known/ai-catalog.json``. Trailing slashes are accepted.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import tornado.web
 from ..server.connection import Connection
 from .auth import bind_resource
 from .config import TransportConfig
+from .discovery import AICatalogHandler, MCPCatalogHandler, ServerCardHandler
 from .documents import DiscoveryHandler, NotFoundHandler, OpenAPIHandler, ProtectedResourceHandler, RootHandler
 from .rest import RestToolHandler
 from .sse import LegacyMessagesHandler, LegacySSEHandler
@@ -39,6 +41,9 @@ def make_app(server: Any, config: TransportConfig) -> tornado.web.Application:
         (rf"{prefix}/openapi\.json", OpenAPIHandler, kwargs),
         (rf"{prefix}/\.well-known/mcp\.json", DiscoveryHandler, kwargs),
         (rf"{prefix}/\.well-known/oauth-protected-resource(/.*)?", ProtectedResourceHandler, kwargs),
+        (rf"{prefix}/mcp/server-card", ServerCardHandler, kwargs),
+        (rf"{prefix}/\.well-known/mcp/catalog\.json", MCPCatalogHandler, kwargs),
+        (rf"{prefix}/\.well-known/ai-catalog\.json", AICatalogHandler, kwargs),
     ]
     return tornado.web.Application(
         routes,

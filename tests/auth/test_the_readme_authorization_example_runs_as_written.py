@@ -1,5 +1,6 @@
-"""The README's "Authorization" example, run as written against a test issuer: the scoped tool
-answers a token with the scope, names the caller, and refuses one without it (403)."""
+"""The "Authorization" page's example (docs/how-to/authorization.md, once the README's), run as
+written against a test issuer: the scoped tool answers a token with the scope, names the caller,
+and refuses one without it (403)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,11 @@ import httpx2
 from issuer import Issuer
 from support import serve
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+README = Path(__file__).resolve().parents[2] / "docs" / "how-to" / "authorization.md"
 
 
 def section() -> str:
-    return README.read_text(encoding="utf-8").split("## Authorization", 1)[1].split("\n## ", 1)[0]
+    return README.read_text(encoding="utf-8")
 
 
 def test_the_example_checks_scopes_and_names_the_caller() -> None:

@@ -310,7 +310,7 @@ def test_the_script_takes_port_from_argument_then_environment_then_notebook(tmp_
 def test_a_statement_that_calls_something_is_kept_as_the_readme_says() -> None:
     """The README: `df`, `x.shape`, `display(fig)` are dropped; `df.head()`, a seed, `plt.show()` are kept
     (a call may matter to what follows). A fresh-user trial found the README said display cells were dropped."""
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    readme = (Path(__file__).resolve().parents[2] / "docs" / "how-to" / "export.md").read_text()  # once the README
     assert "A\nstatement that calls something (`df.head()`, `np.random.seed(0)`, `plt.show()`) is kept" in readme
     script = plain("import random\nvalues = [3, 1]\nvalues\nvalues.__len__\ndisplay(values)\n"
                    "sorted(values)\nrandom.seed(0)\n")

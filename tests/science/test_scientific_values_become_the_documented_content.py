@@ -1,4 +1,5 @@
-"""One test per row of the README's table of scientific return values (``results.tool_result``)."""
+"""One test per row of the table of scientific return values in docs/how-to/scientific-results.md
+(``results.tool_result``)."""
 
 from __future__ import annotations
 

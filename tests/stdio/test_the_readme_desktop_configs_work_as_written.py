@@ -1,5 +1,5 @@
-"""The README's desktop-client JSON blocks (Claude Desktop / Cursor ``mcpServers``, VS Code
-``servers``) parse, and the command each names, launched as written from the checkout (the way a
+"""The desktop-client JSON blocks of docs/getting-started/desktop.md (once the README's): Claude Desktop /
+Cursor ``mcpServers``, VS Code ``servers``; parse, and the command each names, launched as written from the checkout (the way a
 client launches it: ``command`` found on PATH, VS Code's ``${workspaceFolder}`` being the
 checkout), serves the calculator to the official stdio client. The ``bridge`` block reaches a
 running HTTP example (its URL's port replaced by the one the example got)."""
@@ -18,16 +18,16 @@ from stdio_support import ROOT
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]
 
-SECTION = re.compile(r"^## Desktop clients \(stdio\)\n(.*?)^## ", re.S | re.M)
+PAGE = ROOT / "docs" / "getting-started" / "desktop.md"
 BLOCK = re.compile(r"```json\n(.*?)```", re.S)
 
 
 def readme_configs() -> list[tuple[str, dict[str, Any]]]:
     """(server name, its config) for every server in the section's JSON blocks."""
-    section = SECTION.search((ROOT / "README.md").read_text())
-    assert section, "the README has no 'Desktop clients (stdio)' section"
+    section = PAGE.read_text()
+    assert "mcpServers" in section, "the desktop-client page has no mcpServers block"
     found = []
-    for block in BLOCK.findall(section.group(1)):
+    for block in BLOCK.findall(section):
         document = json.loads(block)
         servers = document.get("mcpServers") or document.get("servers")
         assert servers, block

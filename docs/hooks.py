@@ -1,0 +1,64 @@
+"""MkDocs hooks of this site: the API reference page is generated from the package's public names.
+
+``<!-- api-reference -->`` in a page becomes one mkdocstrings ``:::`` block per public name: every name of
+``nanohubmcp.__all__`` (from the module that defines it), then each public subpackage with the names of its
+``__all__``. A name added to ``__all__`` is documented without editing the page.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+MARKER = "<!-- api-reference -->"
+
+# Subpackages a user imports from directly (extension points and helpers), beyond the top-level names.
+PUBLIC_MODULES = {
+    "nanohubmcp.auth.verifiers": "Token verifiers",
+    "nanohubmcp.server.executors": "Job executors",
+    "nanohubmcp.jupyter.config": "Notebook settings",
+    "nanohubmcp.nanohub": "nanoHUB sessions",
+    "nanohubmcp.transports.discovery": "Discovery documents",
+    "nanohubmcp.cli": "The nanohubmcp command",
+}
+
+_TOP_GROUPS = {
+    ".facade": "The server",
+    ".decorators": "Module-level decorators",
+    ".server.context": "The call's context",
+    ".server.components": "Registered components",
+    ".server.principal": "Callers",
+    ".server.skills": "Skills",
+    ".server.modern.mrtr": "Multi-round-trip input",
+    ".auth.jwt": "Authorization",
+    ".auth.verifiers": "Authorization",
+    ".protocol.content": "Content",
+    ".protocol.result_types": "Results",
+    ".errors": "Errors",
+}
+
+
+def api_reference() -> str:
+    """The Markdown of the API reference: headings and ``:::`` identifiers (see the module doc)."""
+    package = importlib.import_module("nanohubmcp")
+    lazy: dict[str, str] = package._LAZY
+    groups: dict[str, list[str]] = {}
+    for name in sorted(lazy):
+        module = lazy[name]
+        groups.setdefault(_TOP_GROUPS.get(module, module), []).append(f"nanohubmcp{module}.{name}")
+    extension = [f"nanohubmcp.{name}" for name in package.__all__ if name.endswith("ipython_extension")]
+    groups.setdefault("The IPython extension", []).extend(extension)
+    lines = ["## The package: `nanohubmcp`", ""]
+    for title, identifiers in groups.items():
+        lines += [f"### {title}", ""]
+        lines += [f"::: {identifier}\n" for identifier in identifiers]
+    for module, title in PUBLIC_MODULES.items():
+        names = getattr(importlib.import_module(module), "__all__", [])
+        lines += [f"## {title}: `{module}`", "", f"::: {module}", "    options:", "      members:"]
+        lines += [f"        - {name}" for name in names]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    return markdown.replace(MARKER, api_reference()) if MARKER in markdown else markdown

@@ -1,0 +1,220 @@
+"""Discovery documents built from the server's own metadata, and the routes that serve them.
+
+- ``server.json`` of the MCP Registry (schema 2025-12-11): written by ``nanohubmcp server-json APP``.
+- The Server Card (SEP-2127, draft; media type ``application/mcp-server-card+json``), served at
+  ``<streamable-http-url>/server-card``, i.e. ``<base>mcp/server-card``.
+- The MCP Catalog at ``<base>.well-known/mcp/catalog.json`` and the AI Catalog at
+  ``<base>.well-known/ai-catalog.json`` (``application/ai-catalog+json``), each with one entry pointing
+  at the card.
+
+``<base>`` is the public base URL (the weber URL on nanoHUB; the listening address plus ``path_prefix``
+elsewhere). These routes sit behind authorization like every other route when it is configured.
+nanoHUB's own ``/.well-known/mcp.json`` (``documents.py``) is unchanged.
+
+The registry name is reverse-DNS with exactly one slash (``org.nanohub.proxy/my-calculator``): the
+``NANOHUBMCP_REGISTRY_NAME`` environment variable when set, else the server's name when it already has
+that form, else the public host's labels reversed (``local`` for loopback and IP addresses), a slash,
+and the server's name with characters outside ``[A-Za-z0-9._-]`` made ``-``.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import re
+from typing import Any
+from urllib.parse import urlsplit
+
+from .._version import __version__
+from ..errors import ConfigurationError
+from ..protocol import jsonenc, versions
+from .base import BaseHandler
+
+SERVER_JSON_SCHEMA = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
+SERVER_CARD_SCHEMA = "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json"
+SERVER_CARD_TYPE = "application/mcp-server-card+json"
+AI_CATALOG_TYPE = "application/ai-catalog+json"
+MCP_CATALOG_SPEC_VERSION = "draft"
+AI_CATALOG_SPEC_VERSION = "1.0"
+PACKAGE = "nanohub-mcp"
+NAME_VARIABLE = "NANOHUBMCP_REGISTRY_NAME"
+SERVER_CARD_PATH = "mcp/server-card"
+MCP_CATALOG_PATH = ".well-known/mcp/catalog.json"
+AI_CATALOG_PATH = ".well-known/ai-catalog.json"
+
+_NAME = re.compile(r"^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$")
+_DESCRIPTION_LIMIT = 100
+
+
+def registry_name(server_name: str, base: str | None, explicit: str | None = None) -> str:
+    """The reverse-DNS ``namespace/name`` of the registry and the card (see the module doc).
+
+    Raises:
+        ConfigurationError: ``explicit`` (or ``NANOHUBMCP_REGISTRY_NAME``) is not of that form.
+    """
+    chosen = explicit or os.environ.get(NAME_VARIABLE) or None
+    if chosen is not None:
+        if not _NAME.match(chosen) or not 3 <= len(chosen) <= 200:
+            raise ConfigurationError(
+                f"registry name {chosen!r} must be reverse-DNS with one slash, e.g. org.example/my-server "
+                "(letters, digits, '.', '-' before the slash; also '_' after it; 3 to 200 characters)"
+            )
+        return chosen
+    if _NAME.match(server_name) and len(server_name) <= 200:
+        return server_name
+    suffix = re.sub(r"[^a-zA-Z0-9._-]+", "-", server_name).strip("-") or "server"
+    return f"{_namespace(base)}/{suffix}"[:200]
+
+
+def _namespace(base: str | None) -> str:
+    host = urlsplit(base).hostname if base else None
+    if not host or host == "localhost" or not re.fullmatch(r"[a-zA-Z0-9.-]+", host) or "." not in host:
+        return "local"
+    try:
+        ipaddress.ip_address(host)
+        return "local"
+    except ValueError:
+        return ".".join(reversed(host.strip(".").split(".")))
+
+
+def is_public(base: str | None) -> bool:
+    """True when ``base`` is an absolute http(s) URL of a host other than loopback (a remote)."""
+    if not base:
+        return False
+    parts = urlsplit(base)
+    host = parts.hostname or ""
+    if parts.scheme not in ("http", "https") or not host or host == "localhost":
+        return False
+    try:
+        return not ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return True
+
+
+def description(core: Any) -> str:
+    """1-100 characters: the first line of the server's ``instructions``, else a line naming the server."""
+    first = " ".join((core.instructions or "").strip().splitlines()[:1]).strip()
+    text = first or f"MCP server {core.name} (Python functions served with nanohubmcp)"
+    return text if len(text) <= _DESCRIPTION_LIMIT else text[: _DESCRIPTION_LIMIT - 1].rstrip() + "…"
+
+
+def _title(core: Any) -> str:
+    return str(core.name)[:100] or "MCP server"
+
+
+def remotes(base: str, *, protocol_versions: bool = False) -> list[dict[str, Any]]:
+    """The Streamable HTTP and legacy SSE endpoints under ``base`` (ending in ``/``)."""
+    found: list[dict[str, Any]] = [
+        {"type": "streamable-http", "url": f"{base}mcp"},
+        {"type": "sse", "url": f"{base}sse"},
+    ]
+    if protocol_versions:
+        found[0]["supportedProtocolVersions"] = list(versions.SUPPORTED_VERSIONS)
+        found[1]["supportedProtocolVersions"] = [versions.V2024_11_05]
+    return found
+
+
+def server_json(core: Any, *, app: str, base: str | None = None, name: str | None = None) -> dict[str, Any]:
+    """The MCP Registry's ``server.json`` for the server of ``core``, run from the file ``app``.
+
+    Its package is ``pypi``/``nanohub-mcp`` started as ``nanohubmcp run APP --transport stdio``; a public
+    ``base`` (the weber URL on nanoHUB) adds ``remotes`` (Streamable HTTP and legacy SSE).
+    """
+    document: dict[str, Any] = {
+        "$schema": SERVER_JSON_SCHEMA,
+        "name": registry_name(core.name, base, name),
+        "title": _title(core),
+        "description": description(core),
+        "version": core.version,
+        "packages": [
+            {
+                "registryType": "pypi",
+                "identifier": PACKAGE,
+                "version": __version__,
+                "transport": {"type": "stdio"},
+                "packageArguments": [
+                    {"type": "positional", "value": "run"},
+                    {"type": "positional", "valueHint": "app", "value": app},
+                    {"type": "named", "name": "--transport", "value": "stdio"},
+                ],
+            }
+        ],
+    }
+    if base and is_public(base):
+        document["remotes"] = remotes(base)
+    return document
+
+
+def server_card(core: Any, base: str) -> dict[str, Any]:
+    """The Server Card of the server reached at ``base``: identity, remotes, protocol versions."""
+    return {
+        "$schema": SERVER_CARD_SCHEMA,
+        "name": registry_name(core.name, base),
+        "title": _title(core),
+        "description": description(core),
+        "version": core.version,
+        "remotes": remotes(base, protocol_versions=True),
+    }
+
+
+def _catalog_entry(core: Any, base: str) -> dict[str, Any]:
+    namespace, _, suffix = registry_name(core.name, base).partition("/")
+    publisher = ".".join(reversed(namespace.split(".")))
+    return {
+        "identifier": f"urn:air:{publisher}:{suffix}",
+        "displayName": _title(core),
+        "type": SERVER_CARD_TYPE,
+        "url": f"{base}{SERVER_CARD_PATH}",
+    }
+
+
+def mcp_catalog(core: Any, base: str) -> dict[str, Any]:
+    """The MCP Catalog (``/.well-known/mcp/catalog.json``): one entry, this server's card."""
+    return {"specVersion": MCP_CATALOG_SPEC_VERSION, "entries": [_catalog_entry(core, base)]}
+
+
+def ai_catalog(core: Any, base: str) -> dict[str, Any]:
+    """The AI Catalog (``/.well-known/ai-catalog.json``): the MCP Catalog's entry, as the AI Catalog allows."""
+    return {"specVersion": AI_CATALOG_SPEC_VERSION, "entries": [_catalog_entry(core, base)]}
+
+
+class _DocumentHandler(BaseHandler):
+    """A GET-only JSON document with its own media type, cacheable for five minutes."""
+
+    media_type = "application/json"
+
+    def build(self, base: str) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def get(self) -> None:
+        if self._finished:
+            return
+        self.set_status(200)
+        self.set_header("Content-Type", self.media_type)
+        self.set_header("Cache-Control", "max-age=300" if self.config.auth is None else "private, max-age=300")
+        self.finish(jsonenc.dumpb(self.build(self.public_base())))
+
+
+class ServerCardHandler(_DocumentHandler):
+    """``GET <base>mcp/server-card``."""
+
+    media_type = SERVER_CARD_TYPE
+
+    def build(self, base: str) -> dict[str, Any]:
+        return server_card(self.core, base)
+
+
+class MCPCatalogHandler(_DocumentHandler):
+    """``GET <base>.well-known/mcp/catalog.json``."""
+
+    def build(self, base: str) -> dict[str, Any]:
+        return mcp_catalog(self.core, base)
+
+
+class AICatalogHandler(_DocumentHandler):
+    """``GET <base>.well-known/ai-catalog.json``."""
+
+    media_type = AI_CATALOG_TYPE
+
+    def build(self, base: str) -> dict[str, Any]:
+        return ai_catalog(self.core, base)

@@ -1,0 +1,217 @@
+"""Discovery documents built from the server's own metadata validate against their schemas (tests/discovery/
+schemas/README.md names each source) and are served where the drafts say: ``nanohubmcp server-json`` writes the
+registry's server.json (remotes = the weber URL on a nanoHUB session); every server serves its Server Card at
+``<base>mcp/server-card`` and the MCP and AI catalogs under ``<base>.well-known/``, behind its token and under
+its path prefix, from a script and from an exported notebook's start_mcp.py alike."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from support import serve
+
+from nanohubmcp import MCPServer
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMAS = Path(__file__).resolve().parent / "schemas"
+CARD_TYPE = "application/mcp-server-card+json"
+
+
+def validator(name: str) -> jsonschema.protocols.Validator:
+    schema = json.loads((SCHEMAS / name).read_text())
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+
+
+SERVER_JSON = validator("server.schema.json")
+CARD = validator("server-card.schema.json")
+MCP_CATALOG = validator("mcp-catalog.schema.json")
+AI_CATALOG = validator("ai-catalog.schema.json")
+
+
+def valid(check: jsonschema.protocols.Validator, document: Any) -> None:
+    errors = [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in check.iter_errors(document)]
+    assert not errors, "\n".join(errors)
+
+
+def get(url: str, token: str | None = None) -> tuple[int, str, Any]:
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.headers["Content-Type"], json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers["Content-Type"], json.loads(error.read() or b"null")
+
+
+def server_json(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "nanohubmcp", "server-json", *args],
+        capture_output=True, text=True, timeout=60, cwd=ROOT, stdin=subprocess.DEVNULL,
+        env={**{k: v for k, v in os.environ.items() if k not in ("SESSION", "SESSIONDIR")}, **(env or {})},
+    )  # fmt: skip
+
+
+def test_the_schemas_refuse_what_they_should() -> None:
+    """The vendored schemas can fail: a name without a slash, a 101-character description, a v2 card."""
+    good = {"name": "org.example/calc", "description": "d", "version": "1.0.0"}
+    valid(SERVER_JSON, good)
+    assert not SERVER_JSON.is_valid({**good, "name": "calc"})
+    assert not SERVER_JSON.is_valid({**good, "description": "x" * 101})
+    card = {"$schema": "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json", **good}
+    valid(CARD, card)
+    assert not CARD.is_valid({**card, "$schema": card["$schema"].replace("/v1/", "/v2/")})
+    assert not CARD.is_valid({**card, "packages": []})
+    assert not MCP_CATALOG.is_valid({"specVersion": "draft", "entries": [{"identifier": "x"}]})
+    assert not AI_CATALOG.is_valid({"specVersion": "1.0", "entries": [{"identifier": "x", "type": "t"}]})
+
+
+def test_server_json_for_a_script_has_the_pypi_package_and_no_loopback_remote() -> None:
+    done = server_json("examples/simple/start_mcp.py")
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    valid(SERVER_JSON, document)
+    assert document["$schema"] == "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
+    assert document["name"] == "local/simple-calculator"
+    (package,) = document["packages"]
+    assert package["registryType"] == "pypi"
+    assert package["identifier"] == "nanohub-mcp"
+    assert package["transport"] == {"type": "stdio"}
+    assert [a.get("value") for a in package["packageArguments"]] == ["run", "start_mcp.py", "stdio"]
+    assert "remotes" not in document
+
+
+def test_server_json_on_a_nanohub_session_lists_the_weber_urls(tmp_path: Path) -> None:
+    (tmp_path / "resources").write_text(
+        "hub_url https://nanohub.org/\nfilexfer_port 38123\nfilexfer_cookie c00kie\nsessionid 4242\n"
+    )
+    out = tmp_path / "server.json"
+    done = server_json(
+        "examples/simple/start_mcp.py", "-o", str(out), env={"SESSION": "4242", "SESSIONDIR": str(tmp_path)}
+    )
+    assert done.returncode == 0, done.stderr
+    document = json.loads(out.read_text())
+    valid(SERVER_JSON, document)
+    weber = "https://proxy.nanohub.org/weber/4242/c00kie/123/"
+    assert document["remotes"] == [
+        {"type": "streamable-http", "url": f"{weber}mcp"},
+        {"type": "sse", "url": f"{weber}sse"},
+    ]
+    assert document["name"] == "org.nanohub.proxy/simple-calculator"
+
+
+def test_a_name_that_is_not_reverse_dns_is_a_clear_error() -> None:
+    done = server_json("examples/simple/start_mcp.py", "--name", "calculator")
+    assert done.returncode == 1
+    assert "must be reverse-DNS with one slash" in done.stderr
+    assert "Traceback" not in done.stderr
+    named = server_json("examples/simple/start_mcp.py", env={"NANOHUBMCP_REGISTRY_NAME": "io.github.me/calc"})
+    assert json.loads(named.stdout)["name"] == "io.github.me/calc"
+
+
+def calculator(instructions: str | None = None) -> MCPServer:
+    server = MCPServer("my-calculator", version="1.2.3", instructions=instructions)
+
+    @server.tool()
+    def add(a: float, b: float) -> float:
+        """Add two numbers together."""
+        return a + b
+
+    return server
+
+
+def check_served(base: str, token: str | None = None) -> dict[str, Any]:
+    """Fetch and validate the card and both catalogs under ``base``; the card."""
+    status, media, card = get(f"{base}mcp/server-card", token)
+    assert status == 200
+    assert media == CARD_TYPE
+    valid(CARD, card)
+    assert card["remotes"][0] == {
+        "type": "streamable-http",
+        "url": f"{base}mcp",
+        "supportedProtocolVersions": card["remotes"][0]["supportedProtocolVersions"],
+    }
+    assert "2025-11-25" in card["remotes"][0]["supportedProtocolVersions"]
+    status, _, catalog = get(f"{base}.well-known/mcp/catalog.json", token)
+    assert status == 200
+    valid(MCP_CATALOG, catalog)
+    status, media, ai = get(f"{base}.well-known/ai-catalog.json", token)
+    assert status == 200
+    assert media == "application/ai-catalog+json"
+    valid(AI_CATALOG, ai)
+    assert ai["entries"] == catalog["entries"]
+    (entry,) = catalog["entries"]
+    assert entry["url"] == f"{base}mcp/server-card"
+    assert get(entry["url"], token)[2] == card
+    return card
+
+
+def test_the_quick_start_server_serves_its_card_and_catalogs() -> None:
+    with serve(calculator("Adds numbers.\nMore text.")) as base:
+        card = check_served(base)
+        assert card["name"] == "local/my-calculator"
+        assert card["version"] == "1.2.3"
+        assert card["description"] == "Adds numbers."
+        assert get(f"{base}.well-known/mcp.json")[2]["serverInfo"]["name"] == "my-calculator"  # nanoHUB's, kept
+
+
+def test_behind_a_token_and_a_path_prefix_and_a_public_url() -> None:
+    with serve(calculator(), token="s3cret", path_prefix="/weber/1/abc/8") as base:
+        assert base.endswith("/weber/1/abc/8/")
+        assert get(f"{base}mcp/server-card")[0] == 401
+        assert get(f"{base}.well-known/mcp/catalog.json")[0] == 401
+        assert get(f"{base}.well-known/ai-catalog.json")[0] == 401
+        check_served(base, "s3cret")
+    public = "https://proxy.nanohub.org/weber/1/abc/8/"
+    server = calculator()
+    with serve(server, public_url=public) as advertised:
+        assert advertised == public
+        status, _, card = get(f"http://127.0.0.1:{server.port}/mcp/server-card")
+        assert status == 200
+        valid(CARD, card)
+        assert card["remotes"][0]["url"] == f"{public}mcp"
+        assert card["name"] == "org.nanohub.proxy/my-calculator"
+
+
+def test_an_exported_notebook_serves_its_card(tmp_path: Path) -> None:
+    script = tmp_path / "start_mcp.py"
+    done = subprocess.run(
+        [sys.executable, "-m", "nanohubmcp", "export", str(ROOT / "notebooks" / "calculator.ipynb"), "-o", str(script)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    process = subprocess.Popen(
+        [sys.executable, "-u", str(script), "--port", "0"],
+        cwd=tmp_path,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        assert process.stdout is not None
+        banner = ""
+        for line in process.stdout:  # the banner names the port the OS picked
+            banner += line
+            if "listening on 127.0.0.1:" in line:
+                break
+        port = banner.rsplit("127.0.0.1:", 1)[-1].split()[0]
+        assert port.isdigit(), banner
+        card = check_served(f"http://127.0.0.1:{port}/")
+        assert card["name"].startswith("local/")
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

@@ -1,0 +1,274 @@
+"""Running the code blocks of the documentation and the README (the convention is in docs/contributing.md).
+
+Sybil parses each page into its fenced blocks; the evaluators here run a ``python`` block in the page's
+namespace and a ``bash`` block with ``bash -e -o pipefail``, both in the page's own temporary directory.
+An HTML comment on the line before a block says what it needs:
+
+- ``<!-- file: NAME -->``: the block is written to ``NAME`` (a Python file's definitions are also run).
+- ``<!-- needs: server NAME [VAR=value ...] -->``: ``nanohubmcp run NAME`` serves on a free port first,
+  and ``8000`` in the block becomes that port.
+- ``<!-- not-run: REASON -->``: not run; counted.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import runpy
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sybil import Document, Example, Sybil
+from sybil.parsers.markdown import CodeBlockParser
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+RUN_LANGUAGES = ("python", "bash")
+MARKER = re.compile(r"^<!--\s*(?P<kind>[a-z-]+):\s*(?P<value>.*?)\s*-->$")
+KINDS = ("file", "needs", "not-run")
+LINKED = ("examples", "notebooks")  # repository folders a page's directory links to
+BLOCK_TIMEOUT = 120.0
+
+
+def pages() -> list[Path]:
+    """README.md and every page under docs/, in a stable order."""
+    return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+
+
+def page_id(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else str(path)
+
+
+def marker_of(example: Example) -> tuple[str, str] | None:
+    """The marker comment on the line before the block, as (kind, value), or None."""
+    before = example.document.text[: example.start].rstrip("\n").rsplit("\n", 1)[-1].strip()
+    found = MARKER.match(before)
+    return (found["kind"], found["value"]) if found else None
+
+
+@dataclass
+class Page:
+    """What the blocks of one page share: a directory, the files they wrote, the servers they started."""
+
+    path: Path
+    directory: Path
+    servers: dict[tuple[str, tuple[str, ...]], tuple[subprocess.Popen[bytes], int]] = field(default_factory=dict)
+    ran: int = 0
+    not_run: list[str] = field(default_factory=list)
+
+    @classmethod
+    def open(cls, path: Path) -> Page:
+        directory = Path(tempfile.mkdtemp(prefix="docs-page-"))
+        for name in LINKED:
+            (directory / name).symlink_to(ROOT / name)
+        # curl in a block fails on an HTTP error status, as a reader would notice one.
+        (directory / ".curlrc").write_text("fail-with-body\nshow-error\n")
+        return cls(path, directory)
+
+    def close(self) -> None:
+        for process, _port in self.servers.values():
+            process.terminate()
+        for process, _port in self.servers.values():
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+    def environment(self, extra: dict[str, str] | None = None) -> dict[str, str]:
+        path = f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"
+        env = {**os.environ, "PATH": path, "CURL_HOME": str(self.directory)}
+        env.pop("MCP_TOKEN", None)
+        env.pop("MCP_PORT", None)
+        return {**env, **(extra or {})}
+
+    def serve(self, spec: str) -> int:
+        """Serve the file ``spec`` names (see the module doc); the port it listens on."""
+        name, *assignments = spec.split()
+        variables = dict(item.split("=", 1) for item in assignments)
+        key = (name, tuple(sorted(assignments)))
+        if key in self.servers:
+            return self.servers[key][1]
+        app = self.resolve(name)
+        port = free_port()
+        process = subprocess.Popen(
+            [sys.executable, "-m", "nanohubmcp", "run", str(app), "--port", str(port)],
+            cwd=self.directory,
+            env=self.environment(variables),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        self.servers[key] = (process, port)
+        wait_for_port(process, port, f"nanohubmcp run {name}")
+        return port
+
+    def resolve(self, name: str) -> Path:
+        """A ``file:`` block of this page, ``PAGE:NAME`` of another page, or a file of the repository."""
+        if ":" in name:
+            page, _, file = name.partition(":")
+            source = ROOT / "docs" / page
+            target = self.directory / file
+            if not target.exists():
+                target.write_text(file_block(source, file))
+            return target
+        for candidate in (self.directory / name, ROOT / name):
+            if candidate.is_file():
+                return candidate
+        raise AssertionError(
+            f"{page_id(self.path)}: needs a server for {name!r}, but no file block or repository file has that name"
+        )
+
+
+def file_block(page: Path, name: str) -> str:
+    """The text of the ``file: name`` block of ``page``."""
+    for example in parse(page).examples():
+        if marker_of(example) == ("file", name):
+            return str(example.parsed)
+    raise AssertionError(f"{page_id(page)} has no block marked 'file: {name}'")
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_for_port(process: subprocess.Popen[bytes], port: int, what: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            error = process.stderr.read().decode(errors="replace") if process.stderr else ""
+            raise AssertionError(f"{what} exited with {process.returncode} before serving:\n{error}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=1):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise AssertionError(f"{what} did not listen on port {port} within {timeout:.0f} s")
+
+
+def _prepare(example: Example) -> tuple[Page, str] | None:
+    """The page and the block's source ready to run, or None for a block marked not-run."""
+    page: Page = example.namespace["__page__"]
+    source = str(example.parsed)
+    marker = marker_of(example)
+    if marker is None:
+        return page, source
+    kind, value = marker
+    if kind == "not-run":
+        page.not_run.append(f"{page_id(page.path)}:{example.line} ({value})")
+        return None
+    if kind == "file":
+        (page.directory / value).write_text(source)
+    elif kind == "needs":
+        what, _, spec = value.partition(" ")
+        assert what == "server", f"{page_id(page.path)}:{example.line}: unknown need {value!r}"
+        source = source.replace("8000", str(page.serve(spec)))
+    return page, source
+
+
+def evaluate_python(example: Example) -> str | None:
+    prepared = _prepare(example)
+    if prepared is None:
+        return None
+    page, source = prepared
+    marker = marker_of(example)
+    code = compile("\n" * example.line + source, str(page.path), "exec")
+    here = os.getcwd()
+    os.chdir(page.directory)
+    try:
+        if marker is not None and marker[0] == "file":
+            runpy.run_path(str(page.directory / marker[1]), run_name="docs_file")
+        else:
+            exec(code, example.namespace)
+    finally:
+        os.chdir(here)
+    page.ran += 1
+    return None
+
+
+def evaluate_bash(example: Example) -> str | None:
+    prepared = _prepare(example)
+    if prepared is None:
+        return None
+    page, source = prepared
+    done = subprocess.run(
+        ["bash", "-e", "-o", "pipefail", "-c", source],
+        cwd=page.directory,
+        env=page.environment(),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=BLOCK_TIMEOUT,
+    )
+    sys.stdout.write(done.stdout)
+    page.ran += 1
+    if done.returncode != 0:
+        return (
+            f"{page_id(page.path)}:{example.line}: the bash block exited with {done.returncode}\n"
+            f"--- stdout\n{done.stdout}--- stderr\n{done.stderr}"
+        )
+    return None
+
+
+SYBIL = Sybil(parsers=[CodeBlockParser("python", evaluate_python), CodeBlockParser("bash", evaluate_bash)])
+
+
+def parse(path: Path) -> Document:
+    return SYBIL.parse(path)
+
+
+def run_page(path: Path) -> Page:
+    """Run every block of the page in order; the page's counts. Raises on the first failing block."""
+    document = parse(path)
+    page = Page.open(path)
+    document.namespace["__page__"] = page
+    document.namespace["__name__"] = "docs_page"
+    try:
+        for example in document.examples():
+            example.evaluate()
+    finally:
+        page.close()
+    return page
+
+
+@dataclass
+class Fence:
+    """A fenced block as written: its language, its line and the marker before it."""
+
+    path: Path
+    line: int
+    language: str
+    marker: tuple[str, str] | None
+
+
+_FENCE = re.compile(r"^(?P<fence>```+|~~~+)(?P<info>[^\n`]*)$")
+
+
+def fences(path: Path) -> Iterator[Fence]:
+    """Every fenced block of a page (a plain scan, independent of Sybil's lexer)."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    index = 0
+    while index < len(lines):
+        opened = _FENCE.match(lines[index])
+        if opened is None:
+            index += 1
+            continue
+        previous = lines[index - 1].strip() if index else ""
+        found = MARKER.match(previous)
+        language = opened["info"].strip().split(" ")[0]
+        yield Fence(path, index + 1, language, (found["kind"], found["value"]) if found else None)
+        closing = opened["fence"]
+        index += 1
+        while index < len(lines) and not lines[index].startswith(closing):
+            index += 1
+        index += 1

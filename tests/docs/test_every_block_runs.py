@@ -1,0 +1,41 @@
+"""Every python and bash block of the README and of docs/ runs, page by page, in order (docs/contributing.md
+says how blocks declare a server or a file, or why they cannot run)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from docs_blocks import ROOT, page_id, pages, run_page
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.mark.parametrize("path", pages(), ids=page_id)
+def test_the_blocks_of_the_page_run(path: Path) -> None:
+    page = run_page(path)
+    print(f"{page_id(path)}: {page.ran} run, {len(page.not_run)} marked not-run")
+
+
+def test_a_failing_block_fails_the_page(tmp_path: Path) -> None:
+    """The runner can fail: a bash block that exits non-zero and a python block that raises."""
+    page = tmp_path / "page.md"
+    page.write_text("```bash\nfalse\n```\n")
+    with pytest.raises(Exception, match="exited with 1"):
+        run_page(page)
+    page.write_text("```python\nraise ValueError('broken example')\n```\n")
+    with pytest.raises(ValueError, match="broken example"):
+        run_page(page)
+
+
+def test_a_server_block_gets_a_served_file_on_a_free_port(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    page.write_text(
+        (ROOT / "docs" / "getting-started" / "script.md")
+        .read_text()
+        .split("## Quick start", 1)[1]
+        .split("`scripts/demo_client.py URL`", 1)[0]
+    )
+    ran = run_page(page)
+    assert ran.ran == 2
+    assert len(ran.not_run) == 1  # the file, the client call; `python3 start_mcp.py`

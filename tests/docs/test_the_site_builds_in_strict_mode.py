@@ -1,0 +1,97 @@
+"""The documentation site builds with `mkdocs build --strict`: no broken link or anchor, no page outside the
+nav, no docstring warning; its API reference documents every public name; the benchmark page holds
+bench/results.md; the README stays short and its links into docs/ resolve."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from docs_blocks import ROOT, fences
+
+import nanohubmcp
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("site")
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(out)],
+        cwd=ROOT,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    warnings = [line for line in done.stderr.splitlines() if "WARNING" in line]
+    assert done.returncode == 0, done.stderr
+    assert not warnings, done.stderr
+    return out
+
+
+def test_the_api_reference_documents_every_public_name(site: Path) -> None:
+    html = (site / "reference" / "api" / "index.html").read_text()
+    documented = set(re.findall(r'id="(nanohubmcp[\w.]*)"', html))
+    missing = [name for name, module in nanohubmcp._LAZY.items() if f"nanohubmcp{module}.{name}" not in documented]
+    missing += [
+        name
+        for name in ("load_ipython_extension", "unload_ipython_extension")
+        if f"nanohubmcp.{name}" not in documented
+    ]
+    assert not missing, f"no API reference entry for {missing}"
+    for module in ("nanohubmcp.server.executors", "nanohubmcp.transports.discovery", "nanohubmcp.jupyter.config"):
+        assert f'id="{module}"' in html
+
+
+def test_the_benchmark_page_is_bench_results(site: Path) -> None:
+    first = (ROOT / "bench" / "results.md").read_text().splitlines()[0].lstrip("# ").strip()
+    html = (site / "benchmarks" / "index.html").read_text()
+    assert first.split(":")[0] in html
+
+
+def test_every_page_is_in_the_site(site: Path) -> None:
+    for page in (ROOT / "docs").rglob("*.md"):
+        built = site / page.relative_to(ROOT / "docs").with_suffix("")
+        index = site / "index.html" if page.name == "index.md" else built / "index.html"
+        assert index.is_file(), f"{page} was not built"
+
+
+README = ROOT / "README.md"
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def _anchors(page: Path) -> set[str]:
+    """The anchors MkDocs' toc extension makes of a page's headings."""
+    found = set()
+    for line in page.read_text().splitlines():
+        if line.startswith("#"):
+            text = re.sub(r"[`*]", "", line.lstrip("#").strip()).lower()
+            found.add(re.sub(r"[\s]+", "-", re.sub(r"[^\w\s-]", "", text)).strip("-"))
+    return found
+
+
+def test_the_readme_is_short_and_opens_with_the_two_commands() -> None:
+    lines = README.read_text().splitlines()
+    assert len(lines) <= 200, f"README.md has {len(lines)} lines (at most 200)"
+    first = next(fence for fence in fences(README))
+    body = README.read_text().split("```bash\n", 1)[1].split("```", 1)[0].splitlines()
+    assert first.language == "bash"
+    assert [line.split()[0] for line in body] == ["scripts/demo", "scripts/test"]
+
+
+def test_the_readme_links_resolve() -> None:
+    broken = []
+    for target in LINK.findall(README.read_text()):
+        if re.match(r"[a-z]+:", target):
+            continue
+        path, _, anchor = target.partition("#")
+        file = (README.parent / path).resolve()
+        if not file.exists() or (anchor and anchor not in _anchors(file)):
+            broken.append(target)
+    assert not broken, f"README links that point nowhere: {broken}"
