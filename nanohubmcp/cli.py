@@ -370,6 +370,9 @@ def _desktop_config(args: argparse.Namespace) -> int:
     launch = desktop_config.launch_for(
         args.app, url=args.url, name=args.name, token=token, env=desktop_config.parse_env(args.env))
     print(desktop_config.render(launch, args.client))
+    return 0
+
+
 def _server_json(args: argparse.Namespace) -> int:
     import json
 

@@ -418,8 +418,14 @@ class MCPServer:
             uri: ``ui://...``; a tool shows its result there with ``@server.tool(view=uri)``.
             html: an HTML string, an object with ``_repr_html_()`` (e.g. a plotly figure), or a
                 function of no arguments returning one (called at each read).
-            csp / domain / permissions / prefers_border: the resource's ``_meta.ui``; see
-                ``nanohubmcp.server.registry.mcp_apps.view_resource_meta``.
+            csp: ``{"connect_domains": [...], "resource_domains": [...]}``, origins the view may fetch
+                from or load scripts, styles and images from (the resource's ``_meta.ui.csp``).
+            domain: the view's dedicated origin (``_meta.ui.domain``).
+            permissions: ``camera``, ``microphone``, ``geolocation``, ``clipboardWrite``
+                (``_meta.ui.permissions``).
+            prefers_border: whether the host draws a border around the view (``_meta.ui.prefersBorder``).
+
+        See ``nanohubmcp.server.registry.mcp_apps.view_resource_meta`` for how these become ``_meta.ui``.
         The served document gets an inline script speaking the view side of the Apps protocol:
         the view's scripts get the tool's result with ``mcpApp.onToolResult(result => ...)``
         (``mcpApp.data(result)`` is its ``structuredContent``, else its text parsed as JSON).

@@ -36,7 +36,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_the_api_reference_documents_every_public_name(site: Path) -> None:
-    html = (site / "reference" / "api" / "index.html").read_text()
+    html = (site / "api" / "reference" / "index.html").read_text()
     documented = set(re.findall(r'id="(nanohubmcp[\w.]*)"', html))
     missing = [name for name, module in nanohubmcp._LAZY.items() if f"nanohubmcp{module}.{name}" not in documented]
     missing += [

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-SEARCHED = ["nanohubmcp", "tests", "scripts", "bench", "examples", "notebooks", "labextension/src", "README.md"]
+SEARCHED = ["nanohubmcp", "tests", "scripts", "bench", "examples", "notebooks", "labextension/src", "README.md", "docs"]
 SUFFIXES = {".py", ".md", ".ts", ".tsx", ".sh", ""}
 # Pieces joined here so this file does not match itself.
 OUTSIDE = re.compile("|".join(["design" + "/", "reference" + "/", "rulings" + r"\.md", "study" + " § f"]))

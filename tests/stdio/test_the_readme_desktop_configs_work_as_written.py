@@ -1,6 +1,6 @@
 """The desktop-client JSON blocks of docs/getting-started/desktop.md (once the README's): Claude Desktop /
-Cursor ``mcpServers``, VS Code ``servers``; parse, and the command each names, launched as written from the checkout (the way a
-client launches it: ``command`` found on PATH, VS Code's ``${workspaceFolder}`` being the
+Cursor ``mcpServers``, VS Code ``servers``; parse, and the command each names, launched as written from the
+checkout (the way a client launches it: ``command`` found on PATH, VS Code's ``${workspaceFolder}`` being the
 checkout), serves the calculator to the official stdio client. The ``bridge`` block reaches a
 running HTTP example (its URL's port replaced by the one the example got)."""
 
