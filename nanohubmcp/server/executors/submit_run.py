@@ -51,8 +51,12 @@ class SubmitRun:
         env: environment variables of the run (``-e VAR=value``).
         outputs: glob patterns (relative to the run's folder) of the files to return as content;
             default: every file the run wrote.
-        venue, cores, ppn, walltime, local, manager: this run's own choice over the executor's
-            options (``-v``, ``-n``, ``-N``, ``-w``, ``--local``, ``-m``).
+        venue: where the run goes (``-v``), over the executor's option.
+        cores: number of cores (``-n``), over the executor's option.
+        ppn: processes per node (``-N``), over the executor's option.
+        walltime: the wall-time limit (``-w``, hh:mm:ss or minutes), over the executor's option.
+        local: run on the tool session's own machine (``--local``), over the executor's option.
+        manager: the manager running the program there (``-m``), over the executor's option.
 
     Source: HUBzero documentation, tool developers, "Submit command".
     """
