@@ -6,7 +6,7 @@ Usage::
     nanohubmcp run APP.py [--transport stdio|http] [--host HOST] [--port N] [--token TOKEN]
                           [--workers N] [--state-url redis://HOST:6379/0]
     nanohubmcp sim2l NOTEBOOK... [--name NAME] [--async] [--results-dir DIR] [serving options as run]
-    nanohubmcp rappture TOOL.xml... [--name NAME] [--async] [--timeout SECONDS] [serving options as run]
+    nanohubmcp rappture TOOL.xml... [--name NAME] [--async] [--timeout S] [--no-plot] [serving options as run]
     nanohubmcp hub-tools [--root /apps] [NAME[/REVISION]...] [--async] [serving options as run]
     nanohubmcp bridge URL [--header 'Name: value' ...] [--cookie 'name=value'] [--token T]
     nanohubmcp desktop-config APP [--client claude|vscode|cursor] [--name NAME] [--env NAME=VALUE ...]
@@ -123,6 +123,8 @@ def build_parser() -> argparse.ArgumentParser:
                           help="run each call as a durable job (default: when <limits> allows runs over 30 s)")
     rappture.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                           help="seconds a run may take (default: the tool's <limits><cputime>)")
+    rappture.add_argument("--no-plot", dest="plot", action="store_false",
+                          help="return curves and histograms as data only, without PNG plots")
     serving_arguments(rappture)
     rappture.set_defaults(run=_rappture)
 
@@ -316,7 +318,8 @@ def _rappture(args: argparse.Namespace) -> int:
     transport = _stdio_safe(args)
     server = MCPServer(load_rappture_tool(args.paths[0], name=args.name).name if len(args.paths) == 1 else "rappture")
     for path in args.paths:
-        server.add_rappture_tool(path, name=args.name, background=args.background or None, timeout=args.timeout)
+        server.add_rappture_tool(path, name=args.name, background=args.background or None, timeout=args.timeout,
+                                 plot=args.plot)
     return _serve(server, args, transport)
 
 

@@ -314,7 +314,8 @@ class MCPServer:
                 ``<limits>`` allows runs longer than a proxy waits (30 s).
             timeout: seconds a run may take (default from ``<limits><cputime>``).
             rappture: the ``rappture`` program (default ``rappture`` on PATH; ``""``: never use it).
-            options: options of :meth:`tool` (``title``, ``annotations``, ``scopes``, ``executor``...).
+            options: ``plot=False`` (curves as data, without PNG plots), and options of :meth:`tool`
+                (``title``, ``annotations``, ``scopes``, ``executor``...).
         Raises:
             RegistrationError: the file cannot be read as a Rappture tool (the message says why).
         """

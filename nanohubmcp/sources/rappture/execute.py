@@ -207,6 +207,10 @@ def run_program(
             if cancelled is not None and cancelled():
                 outcome.cancelled = True
                 break
+            if not open_streams:  # both streams closed: the program is ending; wait for it, not for events
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    process.wait(timeout=min(0.2, remaining))
+                continue
             try:
                 kind, payload = events.get(timeout=min(0.2, remaining))
             except queue.Empty:

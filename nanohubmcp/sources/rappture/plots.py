@@ -61,7 +61,7 @@ def pictures(series: list[dict[str, Any]], *, dpi: float | None = None) -> list[
         axes.set_title(key if len(members) > 1 else (first.get("label") or first["name"]))
         if len(members) > 1:
             axes.legend()
-        figure.tight_layout()
+        figure.subplots_adjust(left=0.15, right=0.97, bottom=0.14, top=0.9)  # tight_layout would draw twice
         buffer = io.BytesIO()
         figure.savefig(buffer, format="png")
         pngs.append(buffer.getvalue())
