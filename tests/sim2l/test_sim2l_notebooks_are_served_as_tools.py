@@ -1,8 +1,8 @@
 """A Sim2L notebook served with ``server.add_sim2l`` and called by the official ``mcp`` client over a
 real server: papermill runs the notebook (a real kernel), the outputs ``DB(OUTPUTS).save`` recorded
 come back as values, an image and resource links; identical inputs are answered from the stored run
-(no second papermill run, also after a restart); inputs simtool refuses are -32602 naming the input;
-a notebook that raises is an ``isError`` result naming the cell.
+(no second papermill run, also after a restart, and as a durable job); inputs simtool refuses are
+-32602 naming the input; a notebook that raises is an ``isError`` result naming the cell.
 
 The notebook (``data/allkinds/allkinds.ipynb``) was written for these tests and declares every Sim2L
 type. Each papermill run starts a kernel (seconds), so the test makes two runs in all.
@@ -131,12 +131,36 @@ async def test_a_sim2l_runs_with_papermill_and_identical_inputs_come_from_the_st
             assert "cell" in text
             assert _runs(server) == 1  # a failed run is not stored
 
-    # A new server on the same state directory answers from the stored run: no papermill run.
+    # A new server on the same state directory answers from the stored run: no papermill run. Served
+    # with background=True (--async), a call is a durable job whose result get_job_result gives.
     restarted = MCPServer("sim2l-tests", state_dir=str(tmp_path))
-    restarted.add_sim2l(str(NOTEBOOK))
+    restarted.add_sim2l(str(NOTEBOOK), background=True)
     with serve(restarted) as url, anyio.fail_after(60):
         async with mcp_client(url + "mcp") as client:
-            stored = await client.call_tool("allkinds", ARGUMENTS)
-            assert stored.structured_content["cached"] is True
-            assert stored.structured_content["outputs"]["banner"] == "WORD"
+            started = await client.call_tool("allkinds", ARGUMENTS)
+            job = started.structured_content["job_id"]
+            while True:
+                polled = (await client.call_tool("get_job_result", {"job_id": job})).structured_content
+                if polled["status"] != "running":
+                    break
+                await anyio.sleep(0.1)
+            assert polled["status"] == "done", polled
+            assert polled["result"]["cached"] is True
+            assert polled["result"]["run"] == data["run"]
+            assert polled["result"]["outputs"]["banner"] == "WORD"
     assert _runs(restarted) == 0
+
+    # Output values over max_inline_bytes: all of them are kept in the run's outputs.json (linked), and the
+    # largest are replaced by a note naming it until the rest fits.
+    small = MCPServer("sim2l-tests", state_dir=str(tmp_path), max_inline_bytes=120)
+    small.add_sim2l(str(NOTEBOOK))
+    with serve(small) as url, anyio.fail_after(60):
+        async with mcp_client(url + "mcp") as client:
+            brief = await client.call_tool("allkinds", ARGUMENTS)
+            kept = brief.structured_content["outputs"]
+            assert kept["banner"] == "WORD"
+            assert kept["summary"] == "129 bytes of JSON, kept in outputs.json (linked)"
+            link = next(b for b in brief.content if b.type == "resource_link" and b.name == "outputs.json")
+            whole = await client.read_resource(link.uri)
+            assert json.loads(whole.contents[0].text) == outputs
+    assert _runs(small) == 0

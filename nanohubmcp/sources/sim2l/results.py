@@ -15,7 +15,8 @@ File (or any output saved as a file)   a ``resource_link`` to the file (readable
 
 ``structuredContent`` is ``{"run": id, "cached": bool, "outputs": {...}, "units": {...},
 "files": {name: uri}, "missing": [...]}``; its JSON is the first text block, so a client without
-structured content reads the same data.
+structured content reads the same data. Values whose JSON is larger than the server's
+``max_inline_bytes`` are kept whole in the run's ``outputs.json``, linked from the result.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ from .notebook import Sim2LSpec
 __all__ = ["file_uri", "shape_result"]
 
 PICTURE_TYPES = {"image/png", "image/jpeg", "image/gif", "image/webp"}
+OUTPUTS_FILE = "outputs.json"
+"""Where a run's output values are kept whole when they are too large to inline."""
 
 
 def file_uri(tool: str, run: str, path: str) -> str:
@@ -51,10 +54,53 @@ def _image_block(path: str, value: Any) -> dict[str, Any] | None:
     return convert.images.to_block(value) if value is not None else None
 
 
+def _kept_whole(
+    values: dict[str, Any], directory: str, tool: str, run: str, limit: int
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Write every value to the run's ``outputs.json``; the values with the largest replaced by notes
+    naming it until the rest fits in ``limit`` bytes of JSON, and the link to the file."""
+    path = os.path.join(directory, OUTPUTS_FILE)
+    text = dumps(values)
+    if not os.path.isfile(path):
+        temporary = f"{path}.{os.getpid()}.tmp"
+        with open(temporary, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    uri = file_uri(tool, run, OUTPUTS_FILE)
+    brief = dict(values)
+    for name in sorted(values, key=lambda n: len(dumps(values[n])), reverse=True):
+        size = len(dumps(values[name]))
+        note = f"{size} bytes of JSON, kept in {OUTPUTS_FILE} (linked)"
+        if len(dumps(brief)) <= limit or size <= len(note):
+            break  # what is left fits, or is smaller than a note about it
+        brief[name] = note
+    link = ResourceLink(
+        uri,
+        name=OUTPUTS_FILE,
+        description="every output value of the run, as JSON",
+        mime_type="application/json",
+        size=len(text.encode("utf-8")),
+    ).to_wire()
+    return brief, link
+
+
 def shape_result(
-    spec: Sim2LSpec, tool: str, run: str, directory: str, outputs: list[Output], missing: list[str], *, cached: bool
+    spec: Sim2LSpec,
+    tool: str,
+    run: str,
+    directory: str,
+    outputs: list[Output],
+    missing: list[str],
+    *,
+    cached: bool,
+    max_inline_bytes: int | None = None,
 ) -> ToolResult:
-    """The result of a run whose outputs were read from ``directory`` (see the module table)."""
+    """The result of a run whose outputs were read from ``directory`` (see the module table).
+
+    When the values' JSON is longer than ``max_inline_bytes``, all of them are kept in the run's
+    ``outputs.json`` (a ``resource_link`` in the result) and the largest are replaced by a note
+    naming that resource until the rest fits (a value shorter than its note stays).
+    """
     values: dict[str, Any] = {}
     units: dict[str, str] = {}
     files: dict[str, str] = {}
@@ -99,6 +145,9 @@ def shape_result(
             if converted is not None and converted.summary:
                 summaries.append(f"{output.name}: {converted.summary}")
         values[output.name] = convert.jsonable(output.value)
+    if max_inline_bytes is not None and len(dumps(values)) > max_inline_bytes:
+        values, link = _kept_whole(values, directory, tool, run, max_inline_bytes)
+        blocks.insert(0, link)
     structured: dict[str, Any] = {"run": run, "cached": cached, "outputs": values}
     if units:
         structured["units"] = units

@@ -76,6 +76,7 @@ class Sim2LTool:
         self.kernel_name = kernel_name
         self.cell_timeout = cell_timeout
         self.cache = cache
+        self.max_inline_bytes: int | None = None  # the server's, set by add_sim2l
 
     def __call__(self, ctx: Context, **arguments: Any) -> Any:
         """Run (or answer from the stored run); the ``CallToolResult`` of :mod:`.results`."""
@@ -106,7 +107,16 @@ class Sim2LTool:
 
     def _answer(self, run: str, directory: str, *, cached: bool) -> Any:
         outputs, missing = read_outputs(self.spec, directory)
-        return shape_result(self.spec, self.name, run, directory, outputs, missing, cached=cached)
+        return shape_result(
+            self.spec,
+            self.name,
+            run,
+            directory,
+            outputs,
+            missing,
+            cached=cached,
+            max_inline_bytes=self.max_inline_bytes,
+        )
 
     def read_file(self, run: str, path: str) -> Any:
         """A file a stored run saved (the ``sim2l://`` resource template's function)."""
@@ -212,5 +222,6 @@ def add_sim2l(
         name=f"{tool_id}-files",
         description=f"Files saved by runs of the Sim2L {spec.name}",
     )
+    runner.max_inline_bytes = server.core.result_options.max_inline_bytes
     record.extra["sim2l"] = runner
     return record
