@@ -168,6 +168,8 @@ class ServerCore:
         self.in_flight: set[RequestContext] = set()  # being served (loop thread only)
         self.replication: Replication | None = None
         """With a shared state store (Redis): keeps sessions in step across processes."""
+        self.state_closing: asyncio.Task[None] | None = None
+        """Disconnecting from the shared state store (the runner waits for it when it stops)."""
 
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
         """Serve on ``loop``: change notifications are delivered there from now on.
@@ -202,7 +204,7 @@ class ServerCore:
             self.sessions.relay = None
             loop = self.loop
             if loop is not None and not loop.is_closed():
-                loop.create_task(replication.state.close())
+                self.state_closing = loop.create_task(replication.state.close())
 
     # -- executors (created lazily: importing or constructing starts no threads) -------------
     @property

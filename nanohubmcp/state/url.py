@@ -65,8 +65,8 @@ def redact(url: str) -> str:
     host = parts.hostname or ""
     if parts.port is not None:
         host = f"{host}:{parts.port}"
-    user = parts.username if parts.password is not None and parts.username else ""
-    netloc = f"{user}:***@{host}" if user else f"***@{host}"
+    user = parts.username or ""
+    netloc = f"{user}:***@{host}" if parts.password is not None else f"***@{host}"
     return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 

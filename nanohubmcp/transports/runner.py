@@ -164,6 +164,10 @@ class Runner:
         deadline = asyncio.get_running_loop().time() + DRAIN_SECONDS
         while core.in_flight and asyncio.get_running_loop().time() < deadline:
             await asyncio.sleep(0.05)
+        closing, core.state_closing = core.state_closing, None
+        if closing is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(closing, DRAIN_SECONDS)
         http, self._closing = self._closing, None
         if http is not None:
             try:

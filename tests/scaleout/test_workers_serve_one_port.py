@@ -1,0 +1,62 @@
+"""``nanohubmcp run app.py --workers 3``: three processes accept on one port and share the
+sessions through Redis; a worker killed with -9 is started again and the session goes on."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+import wire
+from cluster import Server
+from redis_server import RedisServer, free_port
+
+pytestmark = pytest.mark.timeout(90)
+
+
+def children(parent: int) -> set[int]:
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == parent:
+                found.add(int(entry.name))
+    return found
+
+
+def test_three_workers_on_one_port_share_sessions_and_survive_a_kill(redis_server: RedisServer, tmp_path: Path) -> None:
+    env = {**os.environ, "NANOHUBMCP_STATE_DIR": str(tmp_path / "state"), "MCP_TOKEN": ""}
+    server = Server(tmp_path, free_port(), redis_server.url, workers=3, env=env)
+    try:
+        server.wait_listening()
+        deadline = time.monotonic() + 20
+        while len(children(server.proc.pid)) < 3 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        workers = children(server.proc.pid)
+        assert len(workers) == 3
+        session = wire.initialize(server.url)
+        pids = set()
+        for rid in range(30):
+            answer = wire.tool(server.url, session, "where", {}, rid)
+            pids.add(json.loads(answer["result"]["content"][0]["text"])["pid"])
+        assert pids <= workers
+        assert len(pids) >= 2, "connections should reach more than one worker"
+        victim = sorted(pids)[0]
+        os.kill(victim, signal.SIGKILL)
+        while time.monotonic() < deadline + 20 and (
+            victim in children(server.proc.pid) or len(children(server.proc.pid)) < 3
+        ):
+            time.sleep(0.1)
+        assert len(children(server.proc.pid)) == 3, "the killed worker was not started again"
+        for rid in range(10):
+            assert wire.tool(server.url, session, "where", {}, rid)["result"]["isError"] is False
+        assert "nanohubmcp.access" in server.text()
+    finally:
+        server.stop()
+    assert not children(server.proc.pid) or all(not Path(f"/proc/{p}").exists() for p in children(server.proc.pid))
