@@ -24,7 +24,7 @@ from .calls.workers import WorkerPool
 from .executors import EXECUTORS, JobExecutor, make_executor
 from .jobs import service as jobmod
 from .registry.registry import Registry
-from .replication import Replication
+from .wire.replication import Replication
 from .results.store import DEFAULT_MAX_INLINE_BYTES, ResultOptions, ResultStore
 from .wire.events import EventBus
 from .wire.notifier import Notifier

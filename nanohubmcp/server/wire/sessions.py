@@ -22,7 +22,7 @@ from ...errors import ServerBusy
 from .streams import OutboundStream
 
 if TYPE_CHECKING:
-    from ..replication import Replication
+    from .replication import Replication
 
 DEFAULT_IDLE_SECONDS = 3600.0
 MAX_SESSIONS = 10_000

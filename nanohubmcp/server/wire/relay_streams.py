@@ -24,12 +24,12 @@ import json
 import logging
 from typing import TYPE_CHECKING, Any
 
-from ..protocol import jsonrpc
-from ..state.errors import StateUnavailable
-from .wire.streams import OutboundStream, Sink
+from ...protocol import jsonrpc
+from ...state.errors import StateUnavailable
+from .streams import OutboundStream, Sink
 
 if TYPE_CHECKING:
-    from ..state.base import SharedState
+    from ...state.base import SharedState
 
 log = logging.getLogger("nanohubmcp.state")
 

@@ -25,14 +25,14 @@ import logging
 import secrets
 from typing import TYPE_CHECKING, Any
 
-from ..protocol import jsonrpc
-from ..state.errors import StateUnavailable
+from ...protocol import jsonrpc
+from ...state.errors import StateUnavailable
 from .relay_streams import MirroredStream, RelayStream
 
 if TYPE_CHECKING:
-    from ..state.base import SharedState
-    from .wire.sessions import Session, SessionStore
-    from .wire.streams import OutboundStream
+    from ...state.base import SharedState
+    from .sessions import Session, SessionStore
+    from .streams import OutboundStream
 
 log = logging.getLogger("nanohubmcp.state")
 
