@@ -36,7 +36,8 @@ __all__ = ["NanohubMCP"]
 
 RESTART_TRAITS = ("host", "port", "mode", "path_prefix", "allowed_origins", "public_url", "token")
 """Traits whose change restarts a running server on its new address or URL."""
-REBUILD_TRAITS = ("name", "version", "instructions", "state_dir", "job_executor", "dask_address", "executor_options")
+REBUILD_TRAITS = ("name", "version", "instructions", "state_dir", "job_executor", "dask_address", "executor_options",
+                  "state_url")
 """Traits baked into the server's identity: a change rebuilds the server (tools are kept)."""
 RESULT_TRAITS = ("max_inline_bytes", "figure_dpi")
 """Traits shaping tool results: a change applies to the next call."""
@@ -128,6 +129,14 @@ class NanohubMCP(Configurable):
         help="Directory of the job store (jobs.sqlite3), kept across kernel restarts. None: "
         "$NANOHUBMCP_STATE_DIR, else $SESSIONDIR/nanohubmcp/<name> on nanoHUB, else "
         "~/.local/share/nanohubmcp/<name>.",
+    ).tag(config=True)
+
+    state_url = Unicode(
+        None,
+        allow_none=True,
+        help="Where sessions and streams shared by several server processes live, e.g. "
+        "redis://127.0.0.1:6379/0 (needs the redis extra). None: $NANOHUBMCP_STATE_URL, else this "
+        "kernel's memory (the default: nothing to install or start).",
     ).tag(config=True)
 
     job_executor = Enum(

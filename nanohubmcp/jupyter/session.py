@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
 from ..facade import MCPServer
+from ..state import resolve as resolve_state_url
 from . import routes
 from .cell_components import CellRegistry, Entry
 from .config import REBUILD_TRAITS, RESTART_TRAITS, RESULT_TRAITS, NanohubMCP
@@ -88,6 +89,8 @@ class KernelSession:
             job_executor=cfg.job_executor,
             dask_address=cfg.dask_address,
             executor_options=dict(cfg.executor_options),
+            # The environment's NANOHUBMCP_STATE_URL wins over c.NanohubMCP.state_url.
+            state_url=resolve_state_url(None, cfg.state_url).url,
         )
         if self._unsubscribe is not None:
             self._unsubscribe()
