@@ -24,10 +24,10 @@ from .calls.workers import WorkerPool
 from .executors import EXECUTORS, JobExecutor, make_executor
 from .jobs import service as jobmod
 from .registry.registry import Registry
-from .wire.replication import Replication
 from .results.store import DEFAULT_MAX_INLINE_BYTES, ResultOptions, ResultStore
 from .wire.events import EventBus
 from .wire.notifier import Notifier
+from .wire.replication import Replication
 from .wire.sessions import SessionStore
 
 if TYPE_CHECKING:
