@@ -7,15 +7,19 @@ An HTML comment on the line before a block says what it needs:
 - ``<!-- file: NAME -->``: the block is written to ``NAME`` (a Python file's definitions are also run).
 - ``<!-- needs: server NAME [VAR=value ...] -->``: ``nanohubmcp run NAME`` serves on a free port first,
   and ``8000`` in the block becomes that port.
+- ``<!-- serves: port 8000 -->``: a command that serves until stopped: run in the background with ``8000``
+  made a free port, and counted as run once that port answers; stopped after the page.
 - ``<!-- not-run: REASON -->``: not run; counted.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import runpy
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -32,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 RUN_LANGUAGES = ("python", "bash")
 MARKER = re.compile(r"^<!--\s*(?P<kind>[a-z-]+):\s*(?P<value>.*?)\s*-->$")
-KINDS = ("file", "needs", "not-run")
+KINDS = ("file", "needs", "serves", "not-run")
 LINKED = ("examples", "notebooks")  # repository folders a page's directory links to
 BLOCK_TIMEOUT = 120.0
 
@@ -62,6 +66,7 @@ class Page:
     servers: dict[tuple[str, tuple[str, ...]], tuple[subprocess.Popen[bytes], int]] = field(default_factory=dict)
     ran: int = 0
     not_run: list[str] = field(default_factory=list)
+    background: list[subprocess.Popen[bytes]] = field(default_factory=list)
 
     @classmethod
     def open(cls, path: Path) -> Page:
@@ -73,9 +78,12 @@ class Page:
         return cls(path, directory)
 
     def close(self) -> None:
+        for group in self.background:  # a shell and the server it started: the whole process group
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(group.pid, signal.SIGTERM)
         for process, _port in self.servers.values():
             process.terminate()
-        for process, _port in self.servers.values():
+        for process in [*self.background, *(process for process, _port in self.servers.values())]:
             try:
                 process.wait(timeout=10)
             except subprocess.TimeoutExpired:
@@ -110,6 +118,23 @@ class Page:
         self.servers[key] = (process, port)
         wait_for_port(process, port, f"nanohubmcp run {name}")
         return port
+
+    def serve_in_background(self, source: str, value: str, line: int) -> None:
+        """Run a block that serves until stopped (``serves: port N``); return once its port answers."""
+        found = re.fullmatch(r"port (\d+)", value)
+        assert found, f"{page_id(self.path)}:{line}: write the marker as 'serves: port 8000'"
+        port = free_port()
+        process = subprocess.Popen(
+            ["bash", "-e", "-o", "pipefail", "-c", source.replace(found[1], str(port))],
+            cwd=self.directory,
+            env=self.environment(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+        self.background.append(process)
+        wait_for_port(process, port, f"{page_id(self.path)}:{line}")
 
     def resolve(self, name: str) -> Path:
         """A ``file:`` block of this page, ``PAGE:NAME`` of another page, or a file of the repository."""
@@ -167,6 +192,10 @@ def _prepare(example: Example) -> tuple[Page, str] | None:
     if kind == "not-run":
         page.not_run.append(f"{page_id(page.path)}:{example.line} ({value})")
         return None
+    if kind == "serves":
+        page.serve_in_background(source, value, example.line)
+        page.ran += 1
+        return None
     if kind == "file":
         (page.directory / value).write_text(source)
     elif kind == "needs":
@@ -177,6 +206,8 @@ def _prepare(example: Example) -> tuple[Page, str] | None:
 
 
 def evaluate_python(example: Example) -> str | None:
+    if (marker_of(example) or ("", ""))[0] == "serves":
+        return f"{example.path}:{example.line}: 'serves:' is for bash blocks (a command that serves until stopped)"
     prepared = _prepare(example)
     if prepared is None:
         return None

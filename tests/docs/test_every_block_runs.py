@@ -26,6 +26,9 @@ def test_a_failing_block_fails_the_page(tmp_path: Path) -> None:
     page.write_text("```python\nraise ValueError('broken example')\n```\n")
     with pytest.raises(ValueError, match="broken example"):
         run_page(page)
+    page.write_text("<!-- serves: port 8000 -->\n```bash\necho no server on 8000; exit 3\n```\n")
+    with pytest.raises(AssertionError, match="exited with 3 before serving"):
+        run_page(page)
 
 
 def test_a_server_block_gets_a_served_file_on_a_free_port(tmp_path: Path) -> None:
