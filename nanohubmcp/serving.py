@@ -245,6 +245,9 @@ class Servable(Protocol):
     @property
     def token(self) -> str | None: ...
 
+    @property
+    def state_secret(self) -> str | bytes | None: ...
+
     def start(
         self,
         host: str = ...,

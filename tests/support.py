@@ -158,7 +158,7 @@ class MemoryClient:
         """Serve one raw JSON-RPC message; the response message (None for notifications)."""
         from nanohubmcp.errors import ProtocolError, error_response
         from nanohubmcp.protocol import jsonenc
-        from nanohubmcp.server.connection import check_modern_version, modern_envelope
+        from nanohubmcp.server.connection import handshake_version, modern_version
 
         connection = self.connection
         try:
@@ -166,10 +166,9 @@ class MemoryClient:
             assert not isinstance(parsed, list), "MemoryClient sends one message at a time"
             caps = None
             if self.modern:
-                version, caps = modern_envelope(parsed)
-                check_modern_version(version)
+                version, caps = modern_version(parsed)
             else:
-                version = self.session.version if self.session is not None else self.version
+                version = handshake_version(self.session, self.version)
             request = connection.request(
                 parsed, version=version, session=self.session, stream=self.stream, client_capabilities=caps,
                 opens_session=parsed.method == "initialize" and not self.modern, principal=self.principal)

@@ -28,7 +28,7 @@ SESSIONLESS_DEFAULT = V2025_03_26
 """Assumed for a sessionless request with no version header (Transports § Protocol Version Header)."""
 
 
-def negotiate(requested: object) -> str:
+def negotiate(requested: object) -> ProtocolVersion:
     """Return the version to answer an ``initialize`` asking for ``requested``.
 
     The requested version is echoed when it is a handshake-era version we speak; anything
@@ -36,15 +36,144 @@ def negotiate(requested: object) -> str:
     handshake-era version, as the spec requires (a normal result, not an error).
     """
     if isinstance(requested, str) and requested in HANDSHAKE_VERSIONS:
-        return requested
-    return LATEST_HANDSHAKE
+        return ProtocolVersion.of(requested)
+    return ProtocolVersion.of(LATEST_HANDSHAKE)
 
 
-def is_modern(version: str) -> bool:
-    """True for the stateless era (2026-07-28 and later)."""
-    return version >= V2026_07_28
+def names_modern(value: str) -> bool:
+    """True when a version string from the wire (a header, ``_meta``) names the stateless era:
+    2026-07-28 or a later date, spoken here or not (a later one is then refused by name)."""
+    parts = value.split("-")
+    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+        return False
+    return (int(parts[0]), int(parts[1]), int(parts[2])) >= _DATE_2026_07_28
 
 
-def at_least(version: str, other: str) -> bool:
-    """True when ``version`` is ``other`` or newer (versions are ISO dates)."""
-    return version >= other
+class ProtocolVersion(str):
+    """A protocol version this server speaks: its date string, ordered by date, and what it allows.
+
+    It is the version string itself (it compares equal to ``"2025-11-25"``, hashes like it and
+    goes on the wire as it), so it can sit wherever a version string did; call sites ask for
+    features by name (``version.structured_content``) instead of comparing dates.
+    Build one with :meth:`of`.
+    """
+
+    __slots__ = ()
+    _known: dict[str, ProtocolVersion] = {}  # noqa: RUF012 - the interned instances, one per version
+
+    @classmethod
+    def of(cls, value: str) -> ProtocolVersion:
+        """The version named ``value`` (one instance per version).
+
+        Raises:
+            ValueError: ``value`` is not a version this server speaks (:data:`SUPPORTED_VERSIONS`).
+        """
+        known = cls._known.get(value)
+        if known is None:
+            if value not in SUPPORTED_VERSIONS:
+                raise ValueError(f"not a protocol version this server speaks: {value!r}")
+            known = cls._known[value] = cls(value)
+        return known
+
+    # Ordered by date: a version's string is an ISO date, whose text order is its date order.
+    def _date(self) -> tuple[int, int, int]:
+        year, month, day = self.split("-")
+        return int(year), int(month), int(day)
+
+    def _other(self, other: object) -> tuple[int, int, int]:
+        return (other if isinstance(other, ProtocolVersion) else ProtocolVersion.of(str(other)))._date()
+
+    def __lt__(self, other: object) -> bool:
+        return self._date() < self._other(other)
+
+    def __le__(self, other: object) -> bool:
+        return self._date() <= self._other(other)
+
+    def __gt__(self, other: object) -> bool:
+        return self._date() > self._other(other)
+
+    def __ge__(self, other: object) -> bool:
+        return self._date() >= self._other(other)
+
+    __hash__ = str.__hash__
+    __eq__ = str.__eq__
+
+    # -- what the version allows (MCP specification of that version) --------------------------
+    @property
+    def modern(self) -> bool:
+        """Stateless era: no ``initialize``; every request carries its version in ``_meta``."""
+        return self in MODERN_VERSIONS
+
+    @property
+    def batches(self) -> bool:
+        """JSON-RPC batches (2024-11-05 and 2025-03-26; removed in 2025-06-18)."""
+        return self in BATCH_VERSIONS
+
+    @property
+    def progress_messages(self) -> bool:
+        """``notifications/progress`` may carry a ``message`` (2025-03-26 on)."""
+        return self._date() >= _DATE_2025_03_26
+
+    @property
+    def completions(self) -> bool:
+        """The ``completions`` capability (2025-03-26 on)."""
+        return self._date() >= _DATE_2025_03_26
+
+    @property
+    def tool_annotations(self) -> bool:
+        """Tool ``annotations`` (readOnlyHint, …; 2025-03-26 on)."""
+        return self._date() >= _DATE_2025_03_26
+
+    @property
+    def resumable_streams(self) -> bool:
+        """Streamable HTTP with event ids a client resumes from (2025-03-26 on)."""
+        return self._date() >= _DATE_2025_03_26
+
+    @property
+    def structured_content(self) -> bool:
+        """Tool ``outputSchema``/``structuredContent`` and ``title`` fields (2025-06-18 on)."""
+        return self._date() >= _DATE_2025_06_18
+
+    @property
+    def titles(self) -> bool:
+        """``title`` on tools, resources and prompts (2025-06-18 on)."""
+        return self._date() >= _DATE_2025_06_18
+
+    @property
+    def icons(self) -> bool:
+        """``icons`` on tools, resources and prompts (2025-11-25 on)."""
+        return self._date() >= _DATE_2025_11_25
+
+    @property
+    def argument_errors_as_tool_errors(self) -> bool:
+        """Invalid tool arguments are an ``isError`` result, not -32602 (SEP-1303, 2025-11-25 on)."""
+        return self._date() >= _DATE_2025_11_25
+
+    @property
+    def priming_events(self) -> bool:
+        """A resumable SSE stream opens with an empty priming event (SEP-1699, 2025-11-25 on)."""
+        return self._date() >= _DATE_2025_11_25
+
+    @property
+    def elicitation_modes(self) -> bool:
+        """Elicitation requests name their ``mode`` (form or URL; 2025-11-25 on)."""
+        return self._date() >= _DATE_2025_11_25
+
+    @property
+    def tasks(self) -> bool:
+        """MCP Tasks as the handshake era has them (2025-11-25 only; an extension in 2026-07-28)."""
+        return self == V2025_11_25
+
+    @property
+    def can_ask_client(self) -> bool:
+        """The server may send the client requests of its own on a stream (elicitation, sampling,
+        roots); the stateless era asks through multi round-trip results instead."""
+        return not self.modern
+
+
+BATCH_VERSIONS: tuple[str, ...] = (V2024_11_05, V2025_03_26)
+"""Protocol versions with JSON-RPC batches (removed in 2025-06-18)."""
+_DATE_2025_03_26 = (2025, 3, 26)
+_DATE_2025_06_18 = (2025, 6, 18)
+_DATE_2025_11_25 = (2025, 11, 25)
+_DATE_2026_07_28 = (2026, 7, 28)

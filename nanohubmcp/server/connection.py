@@ -51,6 +51,7 @@ import functools
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import (
+    HeaderMismatch,
     InternalError,
     InvalidEnvelope,
     InvalidRequest,
@@ -311,8 +312,6 @@ class Connection:
             request.cancel(reason)
 
 
-BATCH_VERSIONS = (versions.V2024_11_05, versions.V2025_03_26)
-"""Protocol versions with JSON-RPC batches (removed in 2025-06-18)."""
 MAX_BATCH_MESSAGES = 100
 """Most members one batch may have."""
 MAX_BATCH_RESPONSE_BYTES = 16 << 20
@@ -321,7 +320,7 @@ MAX_BATCH_RESPONSE_BYTES = 16 << 20
 
 def batch_refusal(version: str, items: list[Any]) -> InvalidRequest | None:
     """Why this batch cannot be served (-32600), or None (JSON-RPC 2.0 § 6: an empty batch is invalid)."""
-    if version not in BATCH_VERSIONS:
+    if not versions.ProtocolVersion.of(version).batches:
         return InvalidRequest(
             f"JSON-RPC batches are not part of protocol {version} (removed in 2025-06-18); send one message per request"
         )
@@ -333,6 +332,67 @@ def batch_refusal(version: str, items: list[Any]) -> InvalidRequest | None:
             f"this one has {len(items)}; split it"
         )
     return None
+
+
+# -- the protocol matters every transport asks, decided here once ------------------------------
+def is_modern(message: jsonrpc.Message | None, header_version: str | None = None) -> bool:
+    """The era of a request: stateless (2026-07-28) when its ``MCP-Protocol-Version`` header names
+    that date or a later one, or its ``_meta`` carries a protocol version; else the handshake era.
+
+    Source: MCP 2026-07-28, Basic § Versioning.
+    """
+    if header_version and versions.names_modern(header_version.strip()):
+        return True
+    return message is not None and META_PROTOCOL_VERSION in message.meta
+
+
+def spoken_version(value: str | None) -> versions.ProtocolVersion | None:
+    """The version an ``MCP-Protocol-Version`` header names (None when absent).
+
+    Raises:
+        InvalidRequest: not a version this server speaks (``data: {supported, requested}``).
+    """
+    if value is None:
+        return None
+    value = value.strip()
+    if value not in versions.SUPPORTED_VERSIONS:
+        raise InvalidRequest(
+            f"Unsupported MCP-Protocol-Version: {jsonenc.show(value)}",
+            {"supported": list(versions.SUPPORTED_VERSIONS), "requested": value},
+        )
+    return versions.ProtocolVersion.of(value)
+
+
+def handshake_version(session: Session | None, header_version: str | None = None) -> versions.ProtocolVersion:
+    """The version of a handshake-era request: its session's (negotiated at ``initialize``), else
+    the ``MCP-Protocol-Version`` header's, else 2025-03-26 (Transports § Protocol Version Header).
+    ``header_version`` must be one this server speaks (the transport refuses others)."""
+    if session is not None:
+        return session.version
+    return versions.ProtocolVersion.of(header_version or versions.SESSIONLESS_DEFAULT)
+
+
+def modern_version(
+    message: jsonrpc.Message, header_version: str | None = None, *, check_header: bool = False
+) -> tuple[versions.ProtocolVersion, dict[str, Any]]:
+    """A 2026-07-28 request's ``(version, client capabilities)`` from its ``_meta``, checked in the
+    spec's order: the envelope, then (``check_header``: HTTP) the header agreeing with it, then
+    the version being one this server speaks.
+
+    Raises:
+        InvalidEnvelope: ``_meta`` lacks the version string or the capabilities object (HTTP 400).
+        HeaderMismatch: ``MCP-Protocol-Version`` is missing or names another version (-32020).
+        UnsupportedProtocolVersion: not a stateless version this server speaks (-32022).
+    """
+    version, caps = modern_envelope(message)
+    if check_header:
+        header = (header_version or "").strip()
+        if header != version:
+            raise HeaderMismatch(
+                f"Header mismatch: MCP-Protocol-Version is {header or 'missing'} but _meta says {version}"
+            )
+    check_modern_version(version)
+    return versions.ProtocolVersion.of(version), caps
 
 
 def modern_envelope(message: jsonrpc.Message) -> tuple[str, dict[str, Any]]:
@@ -355,7 +415,7 @@ def modern_envelope(message: jsonrpc.Message) -> tuple[str, dict[str, Any]]:
 
 def check_modern_version(version: str) -> None:
     """Raise -32022 unless ``version`` is a 2026-07-28-era version this server speaks."""
-    if not versions.is_modern(version) or version not in versions.SUPPORTED_VERSIONS:
+    if version not in versions.MODERN_VERSIONS:
         raise UnsupportedProtocolVersion(
             f"Unsupported protocol version {jsonenc.show(version)}; this server speaks "
             f"{', '.join(versions.MODERN_VERSIONS)} per request (and older versions through initialize)",

@@ -16,7 +16,7 @@ from concurrent.futures import Executor, Future
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
-from ..protocol import versions
+from ..protocol.versions import ProtocolVersion
 from ..state import StateURL, open_shared
 from ..state import parse as parse_state_url
 from .asks.pending import ClientRequests
@@ -283,7 +283,7 @@ class ServerCore:
             return True
         if mode == "tool":
             return False
-        return not versions.at_least(version, versions.V2025_11_25)
+        return not ProtocolVersion.of(version).argument_errors_as_tool_errors
 
     def capabilities(self, version: str) -> dict[str, Any]:
         """Server capabilities for ``version`` (MCP § Lifecycle § Capability negotiation).
@@ -298,9 +298,10 @@ class ServerCore:
             "prompts": {"listChanged": changed},
             "logging": {},
         }
-        if versions.at_least(version, versions.V2025_03_26):
+        allows = ProtocolVersion.of(version)
+        if allows.completions:
             caps["completions"] = {}
-        if version == versions.V2025_11_25:
+        if allows.tasks:
             caps["tasks"] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
         return caps
 

@@ -25,6 +25,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ..protocol.versions import ProtocolVersion
     from .wire.principal import Principal
     from .wire.request import RequestContext
 
@@ -70,8 +71,10 @@ class Request:
         return session.id if session is not None else None
 
     @property
-    def protocol_version(self) -> str:
-        """The protocol version in force for this request (e.g. ``"2025-11-25"``, ``"2026-07-28"``)."""
+    def protocol_version(self) -> ProtocolVersion:
+        """The protocol version in force for this request: the version string (``"2025-11-25"``,
+        ``"2026-07-28"``, …), ordered by date, naming what it allows (``.structured_content``,
+        ``.can_ask_client``, ``.modern``, …)."""
         return self.context.version
 
     @property

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import inspect
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import tornado.web
 from tornado.http1connection import HTTP1Connection
@@ -34,6 +34,10 @@ from ..server.wire.principal import Principal
 from . import auth
 from .config import TransportConfig
 from .origin import host_allowed, is_ip_host, origin_allowed
+from .served import ServedServer
+
+if TYPE_CHECKING:
+    from ..server.core import ServerCore
 
 log = logging.getLogger("nanohubmcp.http")
 
@@ -71,7 +75,8 @@ class BaseHandler(tornado.web.RequestHandler):
     only way into the core's serving).
     """
 
-    server: Any
+    server: ServedServer
+    core: ServerCore
     config: TransportConfig
     connection: Connection
     public = False
@@ -88,7 +93,7 @@ class BaseHandler(tornado.web.RequestHandler):
             # A sync override would drop the base's coroutine unawaited: no authorization.
             raise TypeError(f"{cls.__name__}.prepare must be 'async def' and 'await super().prepare()'")
 
-    def initialize(self, server: Any, config: TransportConfig, connection: Connection) -> None:
+    def initialize(self, server: ServedServer, config: TransportConfig, connection: Connection) -> None:
         self.server = server
         self.core = server.core
         self.config = config

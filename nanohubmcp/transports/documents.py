@@ -7,7 +7,7 @@ nanoHUB clients read, with the public URLs (behind the weber proxy, the URLs cli
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import MethodNotFound, NanohubMCPError
 from ..protocol import versions
@@ -15,6 +15,9 @@ from . import auth
 from .base import BaseHandler
 from .openapi import build_openapi
 from .streamable_http import StreamableHTTPHandler
+
+if TYPE_CHECKING:
+    from ..server.core import ServerCore
 
 
 def endpoints(base: str) -> dict[str, str]:
@@ -28,7 +31,7 @@ def endpoints(base: str) -> dict[str, str]:
     }
 
 
-def info_document(core: Any, base: str) -> dict[str, Any]:
+def info_document(core: ServerCore, base: str) -> dict[str, Any]:
     """The ``GET /`` document: name, version, status, counts and endpoints."""
     return {
         "name": core.name,
@@ -42,7 +45,7 @@ def info_document(core: Any, base: str) -> dict[str, Any]:
     }
 
 
-def discovery_document(core: Any, base: str) -> dict[str, Any]:
+def discovery_document(core: ServerCore, base: str) -> dict[str, Any]:
     """The ``/.well-known/mcp.json`` document."""
     return {
         "mcpVersion": versions.LATEST_HANDSHAKE,

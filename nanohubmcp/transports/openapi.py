@@ -12,7 +12,10 @@ Source: OpenAPI Specification 3.1.0 (§ 4.8 Schema, § 4.8.5 Server Object).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..server.core import ServerCore
 
 _ERROR = {"type": "object", "properties": {"error": {"type": "string"}}, "required": ["error"]}
 _JOB = {
@@ -26,7 +29,7 @@ def _json(schema: dict[str, Any], description: str) -> dict[str, Any]:
     return {"description": description, "content": {"application/json": {"schema": schema}}}
 
 
-def build_openapi(core: Any, base_url: str) -> dict[str, Any]:
+def build_openapi(core: ServerCore, base_url: str) -> dict[str, Any]:
     """Return the OpenAPI document.
 
     Args:

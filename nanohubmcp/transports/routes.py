@@ -10,7 +10,6 @@ also path-aware), and the discovery documents of ``discovery.py``: ``/mcp/server
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import tornado.web
 
@@ -20,11 +19,12 @@ from .config import TransportConfig
 from .discovery import AICatalogHandler, MCPCatalogHandler, ServerCardHandler
 from .documents import DiscoveryHandler, NotFoundHandler, OpenAPIHandler, ProtectedResourceHandler, RootHandler
 from .rest import RestToolHandler
+from .served import ServedServer
 from .sse import LegacyMessagesHandler, LegacySSEHandler
 from .streamable_http import StreamableHTTPHandler
 
 
-def make_app(server: Any, config: TransportConfig) -> tornado.web.Application:
+def make_app(server: ServedServer, config: TransportConfig) -> tornado.web.Application:
     """Build the application serving ``server`` (the ``MCPServer`` facade) with ``config``."""
     prefix = re.escape(config.path_prefix)
     bind_resource(config)

@@ -37,6 +37,7 @@ from .auth import bind_resource
 from .config import TransportConfig
 from .http_server import HEADER_TIMEOUT, READ_HEADER_BYTES, LimitedHTTPServer
 from .routes import make_app
+from .served import ServedServer
 
 log = logging.getLogger("nanohubmcp")
 
@@ -85,7 +86,7 @@ class Runner:
         host / port: where to listen (port 0 = any free port; see :attr:`port`).
     """
 
-    def __init__(self, server: Any, config: TransportConfig, host: str, port: int) -> None:
+    def __init__(self, server: ServedServer, config: TransportConfig, host: str, port: int) -> None:
         self.server = server
         self.config = config
         self.host = host
@@ -121,7 +122,7 @@ class Runner:
         )
         self._http.add_sockets(sockets)
         core.attach(self.loop)
-        if core.replication is not None and getattr(self.server, "state_secret", None) is None:
+        if core.replication is not None and self.server.state_secret is None:
             # Every process must accept the others' requestState: the key comes from the store.
             modern_state.configure(core, state_secret=core.replication.state.request_state_key())
         self._stopped = asyncio.Event()

@@ -32,41 +32,33 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MODERN_ROUTE, HeaderMismatch, InvalidRequest, ProtocolError, http_status_of
-from ..protocol import jsonenc, jsonrpc, versions
-from ..server.connection import check_modern_version, modern_envelope
+from ..protocol import jsonenc, jsonrpc
+from ..server.connection import is_modern, modern_version
 from ..server.stateless.headers import NAME_FIELDS, check_param_headers, decode_header_value, marks_for
-from ..server.wire.request import META_PROTOCOL_VERSION
 from ..server.wire.streams import OutboundStream
 from .base import MCP_METHOD_HEADER, MCP_NAME_HEADER, MCP_PROTOCOL_VERSION_HEADER
 from .channel import ResponseChannel, wants_sse
 
 if TYPE_CHECKING:
+    from ..server.core import ServerCore
     from .streamable_http import StreamableHTTPHandler
 
 
 
 def is_modern_request(message: jsonrpc.Message | None, headers: Mapping[str, str]) -> bool:
-    """True when the request belongs to the stateless era."""
-    header = (headers.get(MCP_PROTOCOL_VERSION_HEADER) or "").strip()
-    if header and header >= versions.V2026_07_28:
-        return True
-    return message is not None and META_PROTOCOL_VERSION in message.meta
+    """True when the request belongs to the stateless era (:func:`~nanohubmcp.server.connection.is_modern`)."""
+    return is_modern(message, headers.get(MCP_PROTOCOL_VERSION_HEADER))
 
 
 def check_headers(message: jsonrpc.Message, headers: Mapping[str, str],
-                  core: Any) -> tuple[str, dict[str, Any]]:
+                  core: ServerCore) -> tuple[str, dict[str, Any]]:
     """Validate a modern request's ``_meta`` and headers; returns ``(version, client capabilities)``.
 
     Raises:
         InvalidEnvelope, HeaderMismatch, UnsupportedProtocolVersion: see
         the module docstring for the order.
     """
-    version, caps = modern_envelope(message)
-    header_version = (headers.get(MCP_PROTOCOL_VERSION_HEADER) or "").strip()
-    if header_version != version:
-        raise HeaderMismatch(f"Header mismatch: MCP-Protocol-Version is {header_version or 'missing'} but "
-                             f"_meta says {version}")
-    check_modern_version(version)
+    version, caps = modern_version(message, headers.get(MCP_PROTOCOL_VERSION_HEADER), check_header=True)
     method_header = (headers.get(MCP_METHOD_HEADER) or "").strip()
     if method_header != message.method:
         raise HeaderMismatch(f"Header mismatch: Mcp-Method is {method_header or 'missing'} but the body's "

@@ -28,12 +28,13 @@ import logging
 from typing import Any
 
 from ..errors import ProtocolError, error_response
-from ..protocol import jsonrpc, versions
-from ..server.connection import Connection, batch_refusal, check_modern_version, modern_envelope
-from ..server.wire.request import META_PROTOCOL_VERSION, RequestContext
+from ..protocol import jsonrpc
+from ..server.connection import Connection, batch_refusal, handshake_version, is_modern, modern_version
+from ..server.wire.request import RequestContext
 from ..server.wire.sessions import Session
 from ..server.wire.streams import OutboundStream
 from .lines import MAX_LINE_BYTES, LineReader, LineWriter, TooLong, protect_stdout, stop_on_signals, too_long_response
+from .served import ServedServer
 
 log = logging.getLogger("nanohubmcp.stdio")
 
@@ -52,7 +53,7 @@ class StdioTransport:
     """
 
     def __init__(
-        self, server: Any, *, in_fd: int = 0, out_fd: int | None = None, max_line_bytes: int = MAX_LINE_BYTES
+        self, server: ServedServer, *, in_fd: int = 0, out_fd: int | None = None, max_line_bytes: int = MAX_LINE_BYTES
     ) -> None:
         self.server = server
         self.core = server.core
@@ -106,7 +107,7 @@ class StdioTransport:
         try:
             if isinstance(parsed, list):
                 await self._serve_batch(parsed)
-            elif META_PROTOCOL_VERSION in parsed.meta:
+            elif is_modern(parsed):
                 await self._serve_modern(parsed)
             else:
                 await self._serve_handshake(parsed)
@@ -132,7 +133,7 @@ class StdioTransport:
             connection.end_session(self.session.id)  # type: ignore[union-attr]
             self.session = None
         session = None if opens else self._live_session()
-        version = session.version if session is not None else versions.SESSIONLESS_DEFAULT
+        version = handshake_version(session)
         request = connection.request(message, version=version, session=session, stream=self.out, opens_session=opens)
         reply = await connection.serve(request)
         if reply.session is not None:
@@ -147,8 +148,7 @@ class StdioTransport:
                 self._cancel_modern(message)
             return  # a 2026-07-28 client sends no responses; other notifications mean nothing here
         try:
-            version, caps = modern_envelope(message)
-            check_modern_version(version)
+            version, caps = modern_version(message)
         except ProtocolError as exc:
             self._write(None, error_response(exc, message.id))
             return
@@ -174,7 +174,7 @@ class StdioTransport:
 
     async def _serve_batch(self, items: list[Any]) -> None:
         session = self._live_session()
-        version = session.version if session is not None else versions.SESSIONLESS_DEFAULT
+        version = handshake_version(session)
         refused = batch_refusal(version, items)
         if refused is not None:
             self._write(None, error_response(refused))
@@ -196,7 +196,7 @@ class StdioTransport:
         self.core.bus.emit("server_stopped", url=None)
 
 
-def serve_stdio(server: Any) -> None:
+def serve_stdio(server: ServedServer) -> None:
     """Serve ``server`` on stdin/stdout until end of input or SIGINT/SIGTERM (blocking)."""
     transport = StdioTransport(server)
 

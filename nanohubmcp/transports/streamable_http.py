@@ -22,8 +22,8 @@ from typing import Any
 import tornado.web
 
 from ..errors import InvalidRequest, NanohubMCPError, ProtocolError
-from ..protocol import jsonenc, jsonrpc, versions
-from ..server.connection import Connection, batch_refusal
+from ..protocol import jsonrpc
+from ..server.connection import Connection, batch_refusal, handshake_version, spoken_version
 from ..server.wire.sessions import Session
 from ..server.wire.streams import OutboundStream
 from ..state.errors import StateUnavailable
@@ -36,6 +36,8 @@ from .base import (
     json_body_type,
 )
 from .channel import ResponseChannel, accepts, wants_sse
+from .config import TransportConfig
+from .served import ServedServer
 from .sse_writer import SSEWriter
 from .stateless import is_modern_request, serve_modern
 
@@ -60,7 +62,8 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
     closing: Callable[[], None] | None = None
     """Called when the client closes the connection (a GET stream's writer, a modern request's cancel)."""
 
-    def initialize(self, server: Any, config: Any, connection: Connection, root: bool = False) -> None:
+    def initialize(self, server: ServedServer, config: TransportConfig, connection: Connection,
+                   root: bool = False) -> None:
         super().initialize(server, config, connection)
         self.root = root
 
@@ -112,15 +115,10 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
 
     def _header_version(self) -> str | None:
         """The ``MCP-Protocol-Version`` header (None when absent); Refused (400) when unsupported."""
-        value = self.request.headers.get(MCP_PROTOCOL_VERSION_HEADER)
-        if value is None:
-            return None
-        value = value.strip()
-        if value not in versions.SUPPORTED_VERSIONS:
-            raise Refused(400, InvalidRequest(
-                f"Unsupported MCP-Protocol-Version: {jsonenc.show(value)}",
-                {"supported": list(versions.SUPPORTED_VERSIONS), "requested": value}))
-        return value
+        try:
+            return spoken_version(self.request.headers.get(MCP_PROTOCOL_VERSION_HEADER))
+        except InvalidRequest as exc:
+            raise Refused(400, exc) from None
 
     async def _lookup(self, session_id: str, request_id: Any = None) -> Session | None:
         """The session ``session_id`` names (any process's, with a shared state store); Refused
@@ -146,7 +144,7 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
     async def _post_one(self, message: jsonrpc.Message) -> None:
         header_version = self._header_version()
         session = await self._session(message)
-        version = session.version if session is not None else (header_version or versions.SESSIONLESS_DEFAULT)
+        version = handshake_version(session, header_version)
         connection = self.connection
         if message.kind != jsonrpc.REQUEST:
             await connection.serve(connection.request(message, version=version, session=session,
@@ -158,7 +156,7 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
             stream = session.new_stream(message.id) if session is not None else OutboundStream("x", resumable=False)
         request = connection.request(message, version=version, session=session, stream=stream,
                                      opens_session=message.method == "initialize", principal=self.principal)
-        priming = session is not None and session.resumable and version >= versions.V2025_11_25
+        priming = session is not None and session.resumable and session.version.priming_events
         self.channel = ResponseChannel(self, stream, priming=priming, session=session)
         reply = await connection.serve(request)
         if reply.message is None:
@@ -174,7 +172,7 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
         session = await self._lookup(session_id) if session_id else None
         if session_id and session is None:
             raise Refused(404, InvalidRequest("Session not found: initialize again"))
-        version = session.version if session is not None else (header_version or versions.SESSIONLESS_DEFAULT)
+        version = handshake_version(session, header_version)
         refused = batch_refusal(version, items)
         if refused is not None:
             raise Refused(400, refused)
@@ -223,7 +221,7 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
         # A fresh stream gets a priming event; a resumed one must not (a new id would sort after
         # the events still to be replayed, and a second drop would then skip them).
         fresh = last_event_id is None
-        priming = (stream.next_id() if (fresh and stream.resumable and session.version >= versions.V2025_11_25)
+        priming = (stream.next_id() if (fresh and stream.resumable and session.version.priming_events)
                    else None)
         writer.start(priming_id=priming)
         done = asyncio.get_running_loop().create_future()

@@ -95,7 +95,7 @@ class ClientAsks:
         """``elicitation/create`` in form mode; the accepted content is checked against the schema."""
         schema = requested_schema or {"type": "object", "properties": {"value": {"type": "string"}}}
         params: dict[str, Any] = {"message": message, "requestedSchema": schema}
-        if self._request.version >= "2025-11-25":
+        if self._request.version.elicitation_modes:
             params = {"mode": "form", **params}
         return self.input("elicitation/create", params, timeout, key, lambda answer: checked_answer(answer, schema))
 

@@ -72,7 +72,7 @@ class CallProgress:
                 params: dict[str, Any] = {"progressToken": token, "progress": progress}
                 if total is not None:
                     params["total"] = total
-                if message is not None and self._request.version >= "2025-03-26":
+                if message is not None and self._request.version.progress_messages:
                     params["message"] = message
                 self._emit(jsonrpc.notification("notifications/progress", params))
         bus = self._core.bus

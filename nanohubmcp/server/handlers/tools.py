@@ -7,7 +7,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidArguments, MethodNotFound
-from ...protocol import versions
 from ..calls.tool_calls import call_arguments, lookup_tool, refuse_arguments, run_tool, start_job_result
 from ..registry.registry import list_result
 from ..stateless.tasks import task_support
@@ -22,7 +21,7 @@ async def tools_list(core: ServerCore, request: RequestContext, params: dict[str
     """``tools/list``: ``{tools: [...], nextCursor?}``; on 2025-11-25 a tool that takes tasks
     says so in ``execution.taskSupport`` (absent means "forbidden")."""
     result = list_result(core.registry.tools, "tools", request.version, core.list_page_size, params)
-    if request.version == versions.V2025_11_25 and not request.modern:
+    if request.version.tasks:
         for entry in result["tools"]:
             tool = core.registry.tools.get(entry["name"])
             support = task_support(tool) if tool is not None else "forbidden"

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import InvalidArguments, InvalidParams, RegistrationError
-from ...protocol import versions
+from ...protocol.versions import ProtocolVersion
 from ...schema import ArgumentValidator, OutputValidator, Signature, describe_function
 from ...schema.text_values import from_text
 from .uri_template import TemplateError, UriTemplate, compile_template
@@ -150,16 +150,17 @@ class Tool:
 
     def to_wire(self, version: str) -> dict[str, Any]:
         """The ``tools/list`` entry for ``version``."""
+        allows = ProtocolVersion.of(version)
         wire: dict[str, Any] = {"name": self.name, "inputSchema": self.input_schema}
         if self.description:
             wire["description"] = self.description
-        if self.title and versions.at_least(version, versions.V2025_06_18):
+        if self.title and allows.titles:
             wire["title"] = self.title
-        if self.annotations and versions.at_least(version, versions.V2025_03_26):
+        if self.annotations and allows.tool_annotations:
             wire["annotations"] = self.annotations
-        if self.output_schema and versions.at_least(version, versions.V2025_06_18):
+        if self.output_schema and allows.structured_content:
             wire["outputSchema"] = self.output_schema
-        if self.icons and versions.at_least(version, versions.V2025_11_25):
+        if self.icons and allows.icons:
             wire["icons"] = self.icons
         if self.meta:
             wire["_meta"] = self.meta
@@ -186,7 +187,7 @@ class _ResourceRecord:
             wire["description"] = self.description
         if self.mime_type:
             wire["mimeType"] = self.mime_type
-        if self.title and versions.at_least(version, versions.V2025_06_18):
+        if self.title and ProtocolVersion.of(version).titles:
             wire["title"] = self.title
         if self.annotations:
             wire["annotations"] = self.annotations
@@ -366,7 +367,7 @@ class Prompt:
             wire["description"] = self.description
         if self.arguments:
             wire["arguments"] = self.arguments
-        if self.title and versions.at_least(version, versions.V2025_06_18):
+        if self.title and ProtocolVersion.of(version).titles:
             wire["title"] = self.title
         if self.meta:
             wire["_meta"] = self.meta

@@ -59,7 +59,7 @@ from ...protocol.content import (
     to_content_block,
 )
 from ...protocol.result_types import ResourceResult, ToolResult
-from ...protocol.versions import V2025_06_18, V2025_11_25, V2026_07_28, at_least
+from ...protocol.versions import V2025_11_25, ProtocolVersion
 from . import convert
 from .convert import mixed, parts
 from .json_values import to_json
@@ -195,9 +195,10 @@ def _inline(sink: ResultSink | None) -> ResultSink | None:
 
 
 def _structured_allowed(value: Any, version: str) -> bool:
-    if not at_least(version, V2025_06_18):
+    allows = ProtocolVersion.of(version)
+    if not allows.structured_content:
         return False
-    return at_least(version, V2026_07_28) or isinstance(value, dict)
+    return allows.modern or isinstance(value, dict)
 
 
 def structured_value(value: Any) -> Any:

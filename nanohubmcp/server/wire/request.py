@@ -14,8 +14,8 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ...protocol import versions
 from ...protocol.jsonrpc import Message
+from ...protocol.versions import ProtocolVersion
 from .streams import OutboundStream
 
 if TYPE_CHECKING:
@@ -139,8 +139,8 @@ class RequestContext:
         principal: Principal | None = None,
     ) -> None:
         self.message = message
-        self.version = version
-        self.modern = versions.is_modern(version)
+        self.version = ProtocolVersion.of(version)
+        self.modern = self.version.modern
         self.session = session
         self.stream = stream
         self.loop = loop

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ServerBusy
+from ...protocol.versions import ProtocolVersion
 from .streams import OutboundStream
 
 if TYPE_CHECKING:
@@ -40,7 +41,7 @@ class Session:
 
     def __init__(self, session_id: str, version: str, *, transport: str = "streamable-http") -> None:
         self.id = session_id
-        self.version = version
+        self.version = ProtocolVersion.of(version)
         self.transport = transport
         self.principal: str | None = None
         """The subject of the principal that opened the session; only it may use the session."""
@@ -74,7 +75,7 @@ class Session:
     @property
     def resumable(self) -> bool:
         """Streams carry event ids from 2025-03-26 on (Streamable HTTP only)."""
-        return self.transport == "streamable-http" and self.version >= "2025-03-26"
+        return self.transport == "streamable-http" and self.version.resumable_streams
 
     def new_stream(self, request_id: Any = None) -> OutboundStream:
         """Open a stream for one POST response (answering ``request_id``); old finished streams
