@@ -36,6 +36,44 @@ def serve(server: MCPServer, **options: Any) -> Iterator[str]:
         server.stop()
 
 
+def rpc_message(method: str, params: dict[str, Any] | None = None, request_id: int | str = 1) -> dict[str, Any]:
+    """A JSON-RPC request object."""
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+    if params is not None:
+        message["params"] = params
+    return message
+
+
+def post_rpc(
+    base: str,
+    method: str,
+    params: dict[str, Any] | None = None,
+    *,
+    session: str | None = None,
+    headers: dict[str, str] | None = None,
+    path: str = "mcp",
+    timeout: float = 10,
+) -> dict[str, Any]:
+    """POST one JSON-RPC request to ``base + path`` (a plain JSON answer: no ``Accept`` for SSE);
+    the response message. For tests of the HTTP route itself or of a server in another process;
+    a test of the protocol uses :class:`MemoryClient` / :func:`in_memory`."""
+    import json
+    import urllib.request
+
+    sent = {"Content-Type": "application/json", **(headers or {})}
+    if session is not None:
+        sent["Mcp-Session-Id"] = session
+    body = json.dumps(rpc_message(method, params)).encode()
+    with urllib.request.urlopen(urllib.request.Request(base + path, body, sent), timeout=timeout) as response:
+        answer: dict[str, Any] = json.loads(response.read())
+    return answer
+
+
+def call_tool_http(base: str, name: str, arguments: dict[str, Any] | None = None, timeout: float = 10) -> Any:
+    """``tools/call`` over ``POST /mcp`` (sessionless); the result."""
+    return post_rpc(base, "tools/call", {"name": name, "arguments": arguments or {}}, timeout=timeout)["result"]
+
+
 @contextlib.asynccontextmanager
 async def mcp_client(url: str, *, transport: str = "http", **session_options: Any) -> AsyncIterator[Any]:
     """An initialized official ``mcp`` ClientSession connected to ``url``."""
@@ -110,8 +148,10 @@ class MemoryClient:
     so the call pipeline, the era rules and the session rules all apply. Related messages
     (progress, log messages, server→client requests) land in :attr:`related` in order;
     ``on_request(message) -> result`` answers server→client requests (elicitation, sampling,
-    roots). Use ``async with MemoryClient(server) as client`` (handshake era, initialized) or
-    ``MemoryClient(server, modern=True)`` (2026-07-28: every request carries its ``_meta``).
+    roots). Use ``async with MemoryClient(server) as client`` (handshake era, initialized),
+    ``session=False`` for sessionless requests at ``version`` (a bare ``POST /mcp`` is 2025-03-26),
+    or ``MemoryClient(server, modern=True)`` (2026-07-28: every request carries its ``_meta``).
+    From synchronous tests, :func:`in_memory` runs one on a loop thread of its own.
     """
 
     def __init__(
@@ -123,6 +163,7 @@ class MemoryClient:
         capabilities: dict[str, Any] | None = None,
         principal: Any = None,
         on_request: Any = None,
+        session: bool = True,
     ) -> None:
         import itertools
 
@@ -136,6 +177,7 @@ class MemoryClient:
         self.capabilities = capabilities if capabilities is not None else {"elicitation": {}}
         self.principal = principal
         self.on_request = on_request
+        self.opens_session = session
         self.session: Any = None
         self.related: list[dict[str, Any]] = []
         self.stream = OutboundStream("memory", resumable=False)
@@ -144,7 +186,7 @@ class MemoryClient:
         self._tasks: set[Any] = set()
 
     async def __aenter__(self) -> MemoryClient:
-        if not self.modern:
+        if not self.modern and self.opens_session:
             await self.initialize()
         return self
 
@@ -241,3 +283,60 @@ class MemoryClient:
         if inspect.isawaitable(result):
             result = await result
         await self.send({"jsonrpc": "2.0", "id": message["id"], "result": result})
+
+
+class SyncMemoryClient:
+    """:class:`MemoryClient`'s verbs for synchronous tests (see :func:`in_memory`)."""
+
+    def __init__(self, client: MemoryClient, loop: Any) -> None:
+        self.client = client
+        self.loop = loop
+
+    def _run(self, coroutine: Any, timeout: float) -> Any:
+        import asyncio
+
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
+
+    def send(self, message: dict[str, Any], timeout: float = 30) -> dict[str, Any] | None:
+        """:meth:`MemoryClient.send`."""
+        return self._run(self.client.send(message), timeout)  # type: ignore[no-any-return]
+
+    def request(self, method: str, params: dict[str, Any] | None = None, timeout: float = 30) -> dict[str, Any]:
+        """:meth:`MemoryClient.request`."""
+        return self._run(self.client.request(method, params), timeout)  # type: ignore[no-any-return]
+
+    def call_tool(self, name: str, arguments: dict[str, Any] | None = None, timeout: float = 30,
+                  **params: Any) -> dict[str, Any]:
+        """:meth:`MemoryClient.call_tool`."""
+        return self._run(self.client.call_tool(name, arguments, **params), timeout)  # type: ignore[no-any-return]
+
+    @property
+    def related(self) -> list[dict[str, Any]]:
+        """Messages the server sent on the client's stream (progress, logs, requests)."""
+        return self.client.related
+
+
+@contextlib.contextmanager
+def in_memory(server: MCPServer, **options: Any) -> Iterator[SyncMemoryClient]:
+    """A :class:`MemoryClient` (``options`` as its keywords) on an event loop thread of its own,
+    for synchronous tests; the server's core is closed afterwards, as ``server.stop()`` would."""
+    import asyncio
+    import threading
+
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, name="memory-client", daemon=True)
+    thread.start()
+
+    async def connect() -> MemoryClient:
+        return await MemoryClient(server, **options).__aenter__()
+
+    client = asyncio.run_coroutine_threadsafe(connect(), loop).result(30)
+    try:
+        yield SyncMemoryClient(client, loop)
+    finally:
+        asyncio.run_coroutine_threadsafe(client.__aexit__(None, None, None), loop).result(30)
+        loop.call_soon_threadsafe(server.core.detach)
+        server.core.close()
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        loop.close()

@@ -10,7 +10,7 @@ import json
 
 import anyio
 import pytest
-from support import mcp_client, serve
+from support import in_memory, mcp_client, serve
 
 from nanohubmcp import MCPServer
 
@@ -122,15 +122,9 @@ async def test_every_mix_of_pictures_and_data_gives_images_and_the_data() -> Non
 
 def test_an_older_client_gets_all_of_the_data_as_text() -> None:
     """Before 2025-06-18 there is no structured content: the JSON text block still carries the data."""
-    import urllib.request
-
-    message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "as_dict", "arguments": {}}}
-    with serve(build()) as url:
-        request = urllib.request.Request(  # POST / without a version header: 2025-03-26
-            url, json.dumps(message).encode(), {"Content-Type": "application/json", "Accept": "application/json"}
-        )
-        with urllib.request.urlopen(request, timeout=30) as response:
-            result = json.loads(response.read())["result"]
+    # Sessionless at 2025-03-26, what POST / without a version header gets (through the seam, in memory).
+    with in_memory(build(), session=False, version="2025-03-26") as client:
+        result = client.call_tool("as_dict")
     assert not result["isError"], result
     assert "structuredContent" not in result
     assert [block["type"] for block in result["content"]] == ["image", "text"]

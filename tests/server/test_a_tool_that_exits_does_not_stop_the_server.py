@@ -3,23 +3,17 @@ error result; the server keeps serving (regression: the process exited with the 
 
 from __future__ import annotations
 
-import json
 import sys
-import urllib.request
 from typing import Any
 
 import pytest
-from support import serve
+from support import SyncMemoryClient, in_memory
 
 from nanohubmcp import MCPServer
 
 
-def call(base: str, name: str) -> dict[str, Any]:
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                       "params": {"name": name, "arguments": {}}}).encode()
-    request = urllib.request.Request(base + "mcp", body, {"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as response:
-        return json.loads(response.read())["result"]
+def call(client: SyncMemoryClient, name: str) -> dict[str, Any]:
+    return client.call_tool(name)
 
 
 @pytest.mark.parametrize("kind", ["sync", "async"])
@@ -52,11 +46,11 @@ def test_exit_and_interrupt_become_tool_errors(kind: str) -> None:
         """Still here."""
         return "ok"
 
-    with serve(server) as base:
-        left = call(base, "leave")
+    with in_memory(server, session=False, version="2025-03-26") as client:
+        left = call(client, "leave")
         assert left["isError"] is True
         assert "sys.exit(3)" in left["content"][0]["text"]
-        interrupted = call(base, "interrupt")
+        interrupted = call(client, "interrupt")
         assert interrupted["isError"] is True
         assert "KeyboardInterrupt" in interrupted["content"][0]["text"]
-        assert call(base, "fine")["content"][0]["text"] == "ok"
+        assert call(client, "fine")["content"][0]["text"] == "ok"

@@ -10,29 +10,18 @@ shows in ``%mcp status``, and SIGTERM ends the process after a grace period.
 from __future__ import annotations
 
 import contextlib
-import json
 import signal
 import subprocess
 import sys
 import threading
 import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
-from support import serve
+from support import call_tool_http, in_memory
 
 from nanohubmcp import MCPServer
 from nanohubmcp.jupyter.display import StatusView
-
-
-def rpc(base: str, name: str, arguments: dict[str, Any] | None = None, timeout: float = 20) -> dict[str, Any]:
-    body = json.dumps(
-        {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": name, "arguments": arguments or {}}}
-    ).encode()
-    request = urllib.request.Request(base + "mcp", body, {"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=timeout) as response:
-        return json.loads(response.read())["result"]
 
 
 def build(release: threading.Event, entered: threading.Semaphore, **options: Any) -> MCPServer:
@@ -65,15 +54,15 @@ def wait_for(condition: Any, timeout: float = 10.0) -> bool:
 def test_quick_tools_answer_while_blocking_calls_fill_every_worker() -> None:
     release, entered = threading.Event(), threading.Semaphore(0)
     server = build(release, entered, workers=3)
-    with serve(server) as base:
-        callers = [threading.Thread(target=rpc, args=(base, "block")) for _ in range(7)]
+    with in_memory(server, session=False, version="2025-03-26") as client:
+        callers = [threading.Thread(target=client.call_tool, args=("block",)) for _ in range(7)]
         for caller in callers:
             caller.start()
         try:
             for _ in range(3):
                 assert entered.acquire(timeout=10)  # every main worker is blocked
             for a in range(5):
-                assert rpc(base, "add", {"a": a, "b": 1}, timeout=5)["content"][0]["text"] == str(a + 1)
+                assert client.call_tool("add", {"a": a, "b": 1}, timeout=5)["content"][0]["text"] == str(a + 1)
         finally:
             release.set()
         for caller in callers:
@@ -83,16 +72,16 @@ def test_quick_tools_answer_while_blocking_calls_fill_every_worker() -> None:
 def test_calls_past_tool_timeout_give_their_worker_back_and_are_counted_as_stuck() -> None:
     release, entered = threading.Event(), threading.Semaphore(0)
     server = build(release, entered, workers=2, tool_timeout=0.3)
-    with serve(server) as base:
+    with in_memory(server, session=False, version="2025-03-26") as client:
         try:
             for _ in range(5):  # more than the workers: each timed-out call gave its worker back
-                result = rpc(base, "block")
+                result = client.call_tool("block")
                 assert result["isError"] is True
                 assert "abandoned" in result["content"][0]["text"]
             assert server.core.stuck_calls == 5
             assert server.core.executor.busy == 0
             # Neither lane is wedged: the blocking tool itself starts again, and quick tools answer.
-            assert rpc(base, "add", {"a": 2, "b": 2})["content"][0]["text"] == "4"
+            assert client.call_tool("add", {"a": 2, "b": 2})["content"][0]["text"] == "4"
             shown = repr(
                 StatusView(
                     {
@@ -146,7 +135,7 @@ def test_sigterm_ends_the_process_even_while_a_tool_never_returns(tmp_path: Path
                     running.set()
 
         threading.Thread(target=watch, daemon=True).start()
-        threading.Thread(target=lambda: _quietly(rpc, base, "forever", timeout=40), daemon=True).start()
+        threading.Thread(target=lambda: _quietly(call_tool_http, base, "forever", timeout=40), daemon=True).start()
         assert running.wait(30), "the tool never started"
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(20) == 0  # drain (2 s) + grace (1 s); no second signal needed

@@ -2,24 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import threading
-import urllib.request
 from typing import Any
 
 import pytest
-from support import serve
+from support import in_memory
 
 from nanohubmcp import Context, MCPServer
-
-HEADERS = {"Content-Type": "application/json", "MCP-Protocol-Version": "2025-11-25"}
-
-
-def rpc(base: str, method: str, params: dict[str, Any], session: str | None = None) -> Any:
-    headers = dict(HEADERS, **({"Mcp-Session-Id": session} if session else {}))
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
-    with urllib.request.urlopen(urllib.request.Request(base + "mcp", body, headers), timeout=10) as r:
-        return r.headers.get("Mcp-Session-Id"), json.loads(r.read())
 
 
 def test_a_job_sees_its_id_publishes_task_metadata_and_keeps_its_log() -> None:
@@ -38,19 +27,18 @@ def test_a_job_sees_its_id_publishes_task_metadata_and_keeps_its_log() -> None:
         release.wait(10)
         return "ok"
 
-    with serve(server) as base:
-        session, _ = rpc(base, "initialize", {"protocolVersion": "2025-11-25", "capabilities": {}})
-        _, created = rpc(base, "tools/call", {"name": "work", "arguments": {}, "task": {"ttl": 60000}}, session)
-        task_id = created["result"]["task"]["taskId"]
+    with in_memory(server, capabilities={}) as client:  # a 2025-11-25 session
+        created = client.request("tools/call", {"name": "work", "arguments": {}, "task": {"ttl": 60000}})
+        task_id = created["task"]["taskId"]
         # Ask while the job runs, once it has published its metadata (not after a fixed pause).
         assert published.wait(10), "the job never started"
-        _, got = rpc(base, "tasks/get", {"taskId": task_id}, session)
+        got = client.request("tasks/get", {"taskId": task_id})
         release.set()
     assert seen["job"] == task_id
     assert seen["cancelled"] is False
     assert seen["log"] == [{"level": "info", "message": "started"}]
     assert seen["meta"] == {"org.nanohub/stage": "meshing", "org.nanohub/run": "r1"}
-    assert got["result"]["_meta"] == {"org.nanohub/stage": "meshing", "org.nanohub/run": "r1"}
+    assert got["_meta"] == {"org.nanohub/stage": "meshing", "org.nanohub/run": "r1"}
 
 
 def test_reserved_metadata_namespaces_are_refused() -> None:
@@ -66,8 +54,8 @@ def test_reserved_metadata_namespaces_are_refused() -> None:
             errors.append(str(exc))
         return "done"
 
-    with serve(server) as base:
-        rpc(base, "tools/call", {"name": "meta", "arguments": {}})
+    with in_memory(server, session=False, version="2025-11-25") as client:
+        client.call_tool("meta")
     assert errors
     assert "reserved" in errors[0]
 

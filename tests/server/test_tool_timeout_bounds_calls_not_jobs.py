@@ -4,19 +4,14 @@ from __future__ import annotations
 
 import json
 import time
-import urllib.request
-from typing import Any
 
-from support import serve
+from support import in_memory
 
 from nanohubmcp import MCPServer
 
-
-def rpc(base: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).encode()
-    request = urllib.request.Request(base + "mcp", body, {"Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=10) as response:
-        return json.loads(response.read())["result"]
+# Not about a transport: the calls go through the connection seam in memory, sessionless at the
+# version a bare POST /mcp gets.
+SESSIONLESS = {"session": False, "version": "2025-03-26"}
 
 
 def test_a_slow_call_times_out_but_the_same_work_as_a_job_finishes() -> None:
@@ -34,14 +29,15 @@ def test_a_slow_call_times_out_but_the_same_work_as_a_job_finishes() -> None:
         time.sleep(0.6)
         return "finished"
 
-    with serve(server) as base:
-        result = rpc(base, "tools/call", {"name": "slow", "arguments": {}})
+    with in_memory(server, **SESSIONLESS) as client:
+        result = client.request("tools/call", {"name": "slow", "arguments": {}})
         assert result["isError"] is True
         assert "did not finish within 0.2 s" in result["content"][0]["text"]
-        handle = json.loads(rpc(base, "tools/call", {"name": "slow_job", "arguments": {}})["content"][0]["text"])
+        started = client.request("tools/call", {"name": "slow_job", "arguments": {}})
+        handle = json.loads(started["content"][0]["text"])
         deadline = time.monotonic() + 10
         while True:
-            status = rpc(base, "tools/call", {"name": "get_job_result", "arguments": {"job_id": handle["job_id"]}})
+            status = client.request("tools/call", {"name": "get_job_result", "arguments": {"job_id": handle["job_id"]}})
             state = json.loads(status["content"][0]["text"])
             if state["status"] != "running" or time.monotonic() > deadline:
                 break
@@ -80,11 +76,11 @@ def test_a_call_queued_behind_busy_workers_says_so_and_a_timed_out_call_is_told_
         """Quick."""
         return a + b
 
-    with serve(server) as base:
-        holder = threading.Thread(target=rpc, args=(base, "tools/call", {"name": "hold", "arguments": {}}))
+    with in_memory(server, **SESSIONLESS) as client:
+        holder = threading.Thread(target=client.request, args=("tools/call", {"name": "hold", "arguments": {}}))
         holder.start()
         assert running.wait(5)
-        queued = rpc(base, "tools/call", {"name": "hold", "arguments": {}})
+        queued = client.request("tools/call", {"name": "hold", "arguments": {}})
         holder.join(15)
         assert queued["isError"] is True
         assert "'hold' could not start within 1 s: every worker was busy" in queued["content"][0]["text"]
@@ -92,4 +88,5 @@ def test_a_call_queued_behind_busy_workers_says_so_and_a_timed_out_call_is_told_
         while not stopped_early and time.monotonic() < wait_until:
             time.sleep(0.01)
         assert stopped_early == [True]  # the holder's own timeout cancelled it, well before 8 s
-        assert rpc(base, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}})["content"][0]["text"] == "3.0"
+        added = client.request("tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}})
+        assert added["content"][0]["text"] == "3.0"
