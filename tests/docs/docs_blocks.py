@@ -8,7 +8,8 @@ An HTML comment on the line before a block says what it needs:
 - ``<!-- needs: server NAME [VAR=value ...] -->``: ``nanohubmcp run NAME`` serves on a free port first,
   and ``8000`` in the block becomes that port.
 - ``<!-- serves: port 8000 -->``: a command that serves until stopped: run in the background with ``8000``
-  made a free port, and counted as run once that port answers; stopped after the page.
+  made a free port, and counted as run once that port answers; later blocks of the page get the same
+  substitution; stopped after the page.
 - ``<!-- not-run: REASON -->``: not run; counted.
 """
 
@@ -67,6 +68,7 @@ class Page:
     ran: int = 0
     not_run: list[str] = field(default_factory=list)
     background: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    ports: dict[str, str] = field(default_factory=dict)  # a served block's port as written -> where it serves
 
     @classmethod
     def open(cls, path: Path) -> Page:
@@ -135,6 +137,7 @@ class Page:
         )
         self.background.append(process)
         wait_for_port(process, port, f"{page_id(self.path)}:{line}")
+        self.ports[found[1]] = str(port)
 
     def resolve(self, name: str) -> Path:
         """A ``file:`` block of this page, ``PAGE:NAME`` of another page, or a file of the repository."""
@@ -185,6 +188,8 @@ def _prepare(example: Example) -> tuple[Page, str] | None:
     """The page and the block's source ready to run, or None for a block marked not-run."""
     page: Page = example.namespace["__page__"]
     source = str(example.parsed)
+    for written, actual in page.ports.items():  # later blocks reach what a 'serves:' block serves
+        source = source.replace(written, actual)
     marker = marker_of(example)
     if marker is None:
         return page, source
