@@ -1,8 +1,8 @@
 """``nanohubmcp hub-tools`` on a hub's tool tree (a fake ``/apps`` under tmp, laid out as a hub
 installs tools: ``<tool>/<revision>/rappture/tool.xml``, ``<name>/<revision>/simtool/<name>.ipynb``,
-``current`` a link to an ``rNN``): it lists what is installed and serves the tools named; and
-``nanohubmcp sim2l NOTEBOOK --transport stdio`` serves a Sim2L to the official stdio client, the
-papermill run printing nothing into the protocol stream."""
+``current`` a link to an ``rNN``): it lists what is installed and serves the tools named (a Sim2L
+and a Rappture tool); and ``nanohubmcp sim2l NOTEBOOK --transport stdio`` serves a Sim2L to the
+official stdio client, the papermill run printing nothing into the protocol stream."""
 
 from __future__ import annotations
 
@@ -20,10 +20,7 @@ from nanohubmcp.sources.hub import find_hub_tools, pick
 
 NOTEBOOK = Path(__file__).parent / "data" / "allkinds" / "allkinds.ipynb"
 ROOT = Path(__file__).resolve().parents[2]
-TOOL_XML = (
-    "<?xml version='1.0'?>\n<run><tool><title>Fermi</title><command>python @tool/fermi.py @driver</command></tool>"
-    "<input/></run>\n"
-)
+FERMI = ROOT / "tests" / "rappture" / "tools" / "fermi"  # a Rappture tool written for the Rappture tests
 
 
 def _apps(base: Path) -> Path:
@@ -36,7 +33,8 @@ def _apps(base: Path) -> Path:
     for revision in ("r7", "r12", "dev"):
         folder = apps / "fermi" / revision / "rappture"
         folder.mkdir(parents=True)
-        (folder / "tool.xml").write_text(TOOL_XML)
+        for name in ("tool.xml", "fermi.py"):
+            shutil.copy(FERMI / name, folder / name)
     (apps / "empty" / "r1" / "rappture").mkdir(parents=True)  # no tool.xml: not a tool
     (apps / "fermi" / "r12" / "simtool").mkdir()  # a simtool folder without its notebook: no Sim2L
     (apps / "notes.txt").write_text("not a tool")
@@ -86,7 +84,12 @@ async def _stdio(command: list[str], *, call: bool) -> tuple[list[Any], Any]:
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
         tools = (await session.list_tools()).tools
-        result = await session.call_tool("allkinds", {"label": "stdio"}) if call else None
+        if call:
+            result = await session.call_tool("allkinds", {"label": "stdio"})
+        elif any(t.name == "fermi" for t in tools):
+            result = await session.call_tool("fermi", {"temperature": "77K", "points": 11})
+        else:
+            result = None
         return list(tools), result
 
 
@@ -96,22 +99,12 @@ async def _stdio(command: list[str], *, call: bool) -> tuple[list[Any], Any]:
 async def test_hub_tools_serves_a_named_sim2l_and_the_sim2l_command_runs_one_over_stdio(tmp_path: Path) -> None:
     apps = _apps(tmp_path)
     with anyio.fail_after(90):
-        tools, _ = await _stdio(
-            [
-                sys.executable,
-                "-m",
-                "nanohubmcp",
-                "hub-tools",
-                "--root",
-                str(apps),
-                "allkinds/r3",
-                "--transport",
-                "stdio",
-            ],
-            call=False,
-        )
-    assert [t.name for t in tools] == ["allkinds"]
-    assert "Every Sim2L input type" in (tools[0].description or "")
+        hub_tools = [sys.executable, "-m", "nanohubmcp", "hub-tools", "--root", str(apps), "allkinds/r3", "fermi/r7"]
+        tools, fermi = await _stdio([*hub_tools, "--transport", "stdio"], call=False)
+    assert sorted(t.name for t in tools) == ["allkinds", "fermi"]
+    assert "Every Sim2L input type" in next(t.description for t in tools if t.name == "allkinds")
+    assert fermi is not None
+    assert not fermi.is_error, fermi.content  # the Rappture tool ran from the hub's tree
     with anyio.fail_after(180):
         tools, result = await _stdio(
             [
