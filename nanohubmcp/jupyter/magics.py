@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shlex
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -47,6 +46,7 @@ from .display import StatusView
 from .jobs_view import format_jobs
 from .output import CellOutput
 from .session import KernelSession
+from .source_lines import KINDS, parse_source_line
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -252,7 +252,7 @@ class MCPMagics(Magics):
         action_word, _, rest = line.strip().partition(" ")
         if action_word == "call":  # its JSON arguments are not shell words
             return self._mcp_call(rest)
-        if action_word in ("sim2l", "rappture"):  # a path and its own options
+        if action_word in KINDS:  # a path and its own options
             return self._mcp_source(action_word, rest)
         args = parse_argstring(self.mcp, line)
         if args.action != "remove" and args.target is not None:
@@ -304,46 +304,17 @@ class MCPMagics(Magics):
             raise UsageError(f"no tool, prompt or resource is named {target!r} (see %mcp tools)")
         print(f"Removed {kind} '{target}'.")
 
-    def _mcp_sim2l(self, rest: str) -> None:
-        self._mcp_source("sim2l", rest)
-
-    def _mcp_rappture(self, rest: str) -> None:
-        self._mcp_source("rappture", rest)
-
     def _mcp_source(self, kind: str, rest: str) -> None:
         """``%mcp sim2l PATH`` / ``%mcp rappture PATH``: serve a tool of another format."""
-        rappture = kind == "rappture"
-        usage = f"%mcp {kind} PATH [--name NAME] [--async]" + (" [--timeout SECONDS]" if rappture else "")
         try:
-            words = shlex.split(rest)
+            line = parse_source_line(kind, rest)
         except ValueError as exc:
-            raise UsageError(f"{usage}: {exc}") from None
-        options: dict[str, Any] = {}
-        paths = []
-        while words:
-            word = words.pop(0)
-            if word == "--async":
-                options["background"] = True
-            elif word == "--name" and words:
-                options["name"] = words.pop(0)
-            elif word == "--timeout" and words and rappture:
-                try:
-                    options["timeout"] = float(words.pop(0))
-                except ValueError:
-                    raise UsageError(f"{usage}: --timeout takes a number of seconds") from None
-            elif word.startswith("-"):
-                raise UsageError(f"{usage}: unknown option {word}")
-            else:
-                paths.append(word)
-        if len(paths) != 1:
-            raise UsageError(f"{usage}: give one {'tool.xml' if rappture else 'notebook'}")
-        server = self.session.server
-        add = server.add_rappture_tool if rappture else server.add_sim2l
+            raise UsageError(str(exc)) from None
         try:
-            record = add(paths[0], **options)
+            record = getattr(self.session.server, line.method)(line.path, **line.options)
         except RegistrationError as exc:
             raise UsageError(f"%mcp {kind}: {exc}") from None
-        self._serve(f"tool '{record.name}' ({'Rappture tool' if rappture else 'Sim2L'} {paths[0]})")
+        self._serve(f"tool '{record.name}' ({'Rappture tool' if kind == 'rappture' else 'Sim2L'} {line.path})")
 
     def _mcp_call(self, rest: str) -> Any:
         name, _, raw = rest.strip().partition(" ")

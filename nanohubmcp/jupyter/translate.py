@@ -16,6 +16,8 @@ out, except that a leading markdown cell becomes the script's docstring):
 - ``%config NanohubMCP.<setting> = <literal>`` (last value wins): name, version, instructions and
   tool_timeout go to ``MCPServer(...)``; host and port become the ``--host``/``--port`` defaults;
   path_prefix, allowed_origins and public_url go to ``server.run(...)``; mode is notebook-only.
+- ``%mcp rappture PATH ...`` and ``%mcp sim2l PATH ...`` become ``server.add_rappture_tool(PATH, ...)``
+  and ``server.add_sim2l(PATH, ...)`` (the magic's own parser reads the options).
 - Other magics, shell escapes, other cell magics, and top-level statements that only display a
   value (``df``, ``display(x)``) become a comment saying what was dropped.
 - A cell that cannot be translated raises :class:`~nanohubmcp.errors.NanohubMCPError` in one line
@@ -54,6 +56,8 @@ from .notebook_cells import (
     name_from,
 )
 from .script_text import call_arguments, escape_docstring, format_script, literal, shorten, tidy
+from .source_lines import KINDS as SOURCE_KINDS
+from .source_lines import parse_source_line
 
 __all__ = ["EXPORT_MARKER", "SKIP_TAG", "Script", "looks_exported", "translate"]
 
@@ -70,6 +74,13 @@ _NOTE = {"ctor": "applied in MCPServer(...) at the top of the file",
          "run": "passed to server.run(...) at the end of the file",
          None: "a notebook-only setting, dropped"}
 _RESERVED = ("server", "_command_line_options")
+
+
+class _Code(str):
+    """A replacement that is code for the script (``%mcp rappture PATH`` -> ``server.add_rappture_tool``),
+    not a comment."""
+
+    __slots__ = ()
 _COMPONENTS = {"mcp_tool": "tool", "mcp_resource": "resource", "mcp_prompt": "prompt"}
 _HEADER = '''"""{doc}
 
@@ -251,7 +262,8 @@ class _Builder:
         lines = code.splitlines()
         for stmt, comment in sorted(self._replacements(ast.parse(code), lines), key=lambda r: -r[0].lineno):
             indent = lines[stmt.lineno - 1][: stmt.col_offset]
-            lines[stmt.lineno - 1 : stmt.end_lineno] = [f"{indent}{'pass  ' if indent else ''}# {comment}"]
+            text = str(comment) if isinstance(comment, _Code) else f"{'pass  ' if indent else ''}# {comment}"
+            lines[stmt.lineno - 1 : stmt.end_lineno] = [f"{indent}{text}"]
         return "\n".join(lines)
 
     def _replacements(self, tree: ast.Module, lines: list[str]) -> list[tuple[ast.stmt, str]]:
@@ -306,6 +318,12 @@ class _Builder:
                 return f"{shorten(what)}: {self._config(line)}"
             if args[0] == "load_ext" and line == "nanohubmcp":
                 return f"{what}: not needed, the script imports nanohubmcp"
+            kind, _, rest = line.partition(" ")
+            if args[0] == "mcp" and kind in SOURCE_KINDS:
+                try:
+                    return _Code(parse_source_line(kind, rest).code())
+                except ValueError as exc:
+                    raise self._error(call, str(exc)) from None
         elif method in ("system", "getoutput") and args and isinstance(args[0], str):
             what = ("!" if method == "system" else "!!") + args[0]
         else:

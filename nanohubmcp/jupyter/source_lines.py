@@ -1,0 +1,74 @@
+"""``%mcp rappture PATH ...`` and ``%mcp sim2l PATH ...``: the one parser of these lines.
+
+The magic (:mod:`.magics`) registers what a line names on the notebook's server; the exporter
+(:mod:`.translate`) writes the same registration into ``start_mcp.py``, so an exported notebook serves
+the same Rappture tools and Sim2Ls as the live one.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["KINDS", "SourceLine", "parse_source_line"]
+
+KINDS = {"rappture": "add_rappture_tool", "sim2l": "add_sim2l"}
+"""The ``%mcp`` actions that serve a tool of another format, and the ``MCPServer`` method of each."""
+
+
+@dataclass
+class SourceLine:
+    """A parsed line: what to call on the server, with what."""
+
+    kind: str
+    path: str
+    options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def method(self) -> str:
+        """The ``MCPServer`` method registering it (``add_rappture_tool``, ``add_sim2l``)."""
+        return KINDS[self.kind]
+
+    def code(self, server: str = "server") -> str:
+        """The registration as Python source, e.g. ``server.add_rappture_tool('t.xml', name='x')``."""
+        options = "".join(f", {key}={value!r}" for key, value in self.options.items())
+        return f"{server}.{self.method}({self.path!r}{options})"
+
+
+def usage(kind: str) -> str:
+    """The line's usage text."""
+    return f"%mcp {kind} PATH [--name NAME] [--async]" + (" [--timeout SECONDS]" if kind == "rappture" else "")
+
+
+def parse_source_line(kind: str, rest: str) -> SourceLine:
+    """Parse the words after ``%mcp <kind>``.
+
+    Raises:
+        ValueError: the usage, and what is wrong (an unknown option, no path or several).
+    """
+    rappture = kind == "rappture"
+    try:
+        words = shlex.split(rest)
+    except ValueError as exc:
+        raise ValueError(f"{usage(kind)}: {exc}") from None
+    options: dict[str, Any] = {}
+    paths = []
+    while words:
+        word = words.pop(0)
+        if word == "--async":
+            options["background"] = True
+        elif word == "--name" and words:
+            options["name"] = words.pop(0)
+        elif word == "--timeout" and words and rappture:
+            try:
+                options["timeout"] = float(words.pop(0))
+            except ValueError:
+                raise ValueError(f"{usage(kind)}: --timeout takes a number of seconds") from None
+        elif word.startswith("-"):
+            raise ValueError(f"{usage(kind)}: unknown option {word}")
+        else:
+            paths.append(word)
+    if len(paths) != 1:
+        raise ValueError(f"{usage(kind)}: give one {'tool.xml' if rappture else 'notebook'}")
+    return SourceLine(kind, paths[0], options)
