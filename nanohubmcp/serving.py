@@ -188,6 +188,7 @@ def banner(server: Servable, host: str, auth: object = None) -> str:
         f"  SSE transport:        {base}sse",
         f"  OpenAPI schema:       {base}openapi.json",
         f"  MCP discovery:        {base}.well-known/mcp.json",
+        f"  Server card:          {base}mcp/server-card",
         f"  Direct tool calls:    {base}tools/<name>",
     ]
     if auth is not None:

@@ -21,6 +21,7 @@ _ENDPOINTS = (
     ("SSE (legacy)", "sse"),
     ("OpenAPI schema", "openapi.json"),
     ("MCP discovery", ".well-known/mcp.json"),
+    ("Server card", "mcp/server-card"),
     ("Direct tool calls", "tools/<name>"),
 )
 

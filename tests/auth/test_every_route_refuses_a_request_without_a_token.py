@@ -37,6 +37,9 @@ ROUTES = [
     ("POST", "/tools/add", {"a": 1, "b": 2}),
     ("GET", "/openapi.json", None),
     ("GET", "/.well-known/mcp.json", None),
+    ("GET", "/mcp/server-card", None),
+    ("GET", "/.well-known/mcp/catalog.json", None),
+    ("GET", "/.well-known/ai-catalog.json", None),
 ]
 
 

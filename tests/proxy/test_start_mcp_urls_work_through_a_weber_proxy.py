@@ -59,6 +59,7 @@ def printed_urls(stdout: str) -> dict[str, str]:
         "sse": r"SSE endpoint: (\S+)",
         "banner-openapi": r"OpenAPI schema:\s+(\S+)",
         "banner-discovery": r"MCP discovery:\s+(\S+)",
+        "banner-card": r"Server card:\s+(\S+)",
         "banner-tools": r"Direct tool calls:\s+(\S+)",
     }.items():
         match = re.search(pattern, stdout)
@@ -124,6 +125,8 @@ def test_every_printed_url_works_through_the_proxy(
         assert status == 200, body
         discovery = get_json(local(urls["banner-discovery"]))
         assert [t["endpoint"] for t in discovery["transports"]] == [PUBLIC_URL + "mcp", PUBLIC_URL + "sse"]
+        card = get_json(local(urls["banner-card"]))  # the Server Card names the weber URL as its remote
+        assert [r["url"] for r in card["remotes"]] == [PUBLIC_URL + "mcp", PUBLIC_URL + "sse"]
     finally:
         run.stop()
         nginx.stop()
