@@ -145,7 +145,7 @@ class ServerCore:
         self.sessions = SessionStore(session_idle_seconds)
         self.jobs = jobmod.JobStore(
             job_ttl_seconds, name=name, state_dir=state_dir, kind=job_store, max_jobs=max_jobs,
-            max_jobs_per_owner=max_jobs_per_owner, max_result_bytes=max_job_result_bytes)
+            max_jobs_per_owner=max_jobs_per_owner, max_result_bytes=max_job_result_bytes, shared=self.state_url)
         self.result_options = ResultOptions(max_inline_bytes, figure_dpi)
         # Large results live as long as job results, beside them (files in the state directory).
         self.result_store = ResultStore(

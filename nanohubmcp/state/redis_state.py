@@ -222,12 +222,8 @@ class RedisState:
 
     # -- sessions ----------------------------------------------------------------------------
     async def load_session(self, session_id: str) -> dict[str, Any] | None:
-        key = self._key("s", session_id)
         async with self._guard() as client:
-            pipe = client.pipeline(transaction=False)
-            pipe.get(key)
-            pipe.expire(key, self.ttl)
-            raw, _ = await pipe.execute()
+            raw = await client.getex(self._key("s", session_id), ex=self.ttl)  # read and restart its clock
         if raw is None:
             return None
         record = json.loads(raw)

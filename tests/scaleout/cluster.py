@@ -4,7 +4,8 @@
 logs its requests with its process id) and nginx configured with the round-robin block of
 ``docs/how-to/scale-out.md`` as written there, its ports replaced by the test's. nginx sends
 each request to the next process (no stickiness, no upstream keep-alive), so consecutive
-requests of one client land on different processes.
+requests of one client land on different processes. Each process has a state directory of its own, as on
+separate machines: sessions, streams and jobs reach the others through Redis alone.
 """
 
 from __future__ import annotations
@@ -118,9 +119,13 @@ class Cluster:
 
     def __init__(self, nginx: str, workdir: Path, state_url: str, count: int = 3) -> None:
         self.workdir = workdir
-        env = {**os.environ, "NANOHUBMCP_STATE_DIR": str(workdir / "state"), "MCP_TOKEN": ""}
+        env = {**os.environ, "MCP_TOKEN": ""}
         env.pop("NANOHUBMCP_STATE_URL", None)
-        self.servers = [Server(workdir, free_port(), state_url, env=env) for _ in range(count)]
+        # A state directory each, as on separate machines: what they share is in Redis only.
+        self.servers = [
+            Server(workdir, free_port(), state_url, env={**env, "NANOHUBMCP_STATE_DIR": str(workdir / f"state-{i}")})
+            for i in range(count)
+        ]
         for server in self.servers:
             server.wait_listening()
         self.port = free_port()

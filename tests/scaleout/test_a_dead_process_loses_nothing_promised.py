@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 import wire
@@ -125,7 +126,13 @@ def test_a_thread_job_of_a_dead_process_is_reported_failed(cluster: Cluster) -> 
     started = wire.tool(runner.url, session, "long_job", {"seconds": 60})
     job_id = json.loads(started["result"]["content"][0]["text"])["job_id"]
     runner.kill()
-    polled = wire.tool(cluster.url, session, "get_job_result", {"job_id": job_id})
-    body = json.loads(polled["result"]["content"][0]["text"])
+    # Its heartbeat in Redis outlives it by at most 10 s: until then the job still reads running.
+    deadline = time.monotonic() + 30
+    while True:
+        polled = wire.tool(cluster.url, session, "get_job_result", {"job_id": job_id})
+        body = json.loads(polled["result"]["content"][0]["text"])
+        if body["status"] != "running" or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
     assert body["status"] == "error", body
     assert "the server stopped while this job ran" in json.dumps(body)

@@ -19,8 +19,7 @@ def test_the_default_is_this_kernel_alone(monkeypatch: pytest.MonkeyPatch) -> No
     assert session.server.core.state_url.kind == "memory"
 
 
-def test_a_configured_state_url_shares_the_sessions(monkeypatch: pytest.MonkeyPatch,
-                                                    redis_server: RedisServer) -> None:
+def test_a_configured_state_url_shares_the_sessions(monkeypatch: pytest.MonkeyPatch, redis_server: RedisServer) -> None:
     monkeypatch.delenv(ENV_VAR, raising=False)
     session = KernelSession(NanohubMCP(port=0, state_url=redis_server.url), notify=lambda text: None)
     try:
@@ -33,5 +32,9 @@ def test_a_configured_state_url_shares_the_sessions(monkeypatch: pytest.MonkeyPa
     finally:
         session.stop()
     monkeypatch.setenv(ENV_VAR, "memory://")
-    assert KernelSession(NanohubMCP(port=0, state_url=redis_server.url),
-                         notify=lambda text: None).server.core.state_url.kind == "memory"
+    assert (
+        KernelSession(
+            NanohubMCP(port=0, state_url=redis_server.url), notify=lambda text: None
+        ).server.core.state_url.kind
+        == "memory"
+    )

@@ -40,7 +40,7 @@ import secrets
 import sqlite3
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...errors import JobLimitReached, UnknownComponent
 from ..wire.state_dir import resolve_state_dir
@@ -57,7 +57,11 @@ from .record import (  # noqa: F401 (re-exported: the job machinery's one import
     subject_of,
     task_fields,
 )
-from .stores import DB_FILE, JobBackend, MemoryBackend, RunnerLocks, SQLiteBackend
+from .stores import DB_FILE, JobBackend, MemoryBackend, RunnerLocks, SQLiteBackend, limit_message
+
+if TYPE_CHECKING:
+    from ...state.redis_jobs import RedisRunners
+    from ...state.url import StateURL
 
 __all__ = ["Job", "JobLimitReached", "JobStore", "task_fields"]
 
@@ -88,6 +92,8 @@ class JobStore:
         name: the server's name (names the default state directory).
         state_dir: the state directory (see :mod:`.state_dir`), or None for the default.
         kind: ``"sqlite"`` (default, kept across restarts) or ``"memory"``.
+        shared: a Redis state URL: the records live there instead of the SQLite file, so every
+            process of the server, on any machine, reads every job (``kind`` "memory" wins).
         max_jobs / max_jobs_per_owner / max_result_bytes: the bounds (module docstring).
 
     The back end is opened on first use: building a server writes nothing.
@@ -96,8 +102,9 @@ class JobStore:
     def __init__(self, ttl: float = DEFAULT_TTL_SECONDS, *, name: str = "server", state_dir: Any = None,
                  kind: str = "sqlite", max_jobs: int = DEFAULT_MAX_JOBS,
                  max_jobs_per_owner: int = DEFAULT_MAX_JOBS_PER_OWNER,
-                 max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES) -> None:
+                 max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES, shared: StateURL | None = None) -> None:
         self.ttl = ttl
+        self.shared = shared
         self.name = name
         self.state_dir = state_dir
         self.kind = kind
@@ -109,7 +116,7 @@ class JobStore:
         self.hand_over: HandOver | None = None
         self._live: dict[str, Job] = {}
         self._backend: JobBackend | None = None
-        self._runners: RunnerLocks | None = None
+        self._runners: RunnerLocks | RedisRunners | None = None
         self._purged = 0.0
 
     # -- the back end -----------------------------------------------------------------------
@@ -124,6 +131,13 @@ class JobStore:
         if self._backend is None:
             if self.kind == "memory":
                 self._backend = MemoryBackend()
+            elif self.shared is not None and self.shared.shared:
+                from ...state.redis_jobs import RedisJobBackend, RedisRunners
+
+                self._backend = RedisJobBackend(self.shared, self.name, limit_message)
+                runners = self._runners = RedisRunners(self.shared, self.name)
+                runners.claim(self.runner)
+                self.recover()
             else:
                 directory = self.directory
                 try:

@@ -1,0 +1,207 @@
+#!/usr/bin/env python3
+"""Scale-out figures: throughput of 1 vs 2 processes, the CPU Redis state costs, Redis memory per session.
+
+    python3 bench/scaleout.py                      # 3 rounds x 8 s per variant at c=16
+    python3 bench/scaleout.py --rounds 5 --seconds 10
+
+Variants (``nanohubmcp run servers/scaleout_app.py``, a tools/call of ``add`` in one session):
+
+- ``memory, 1 process``: the default state (this process's memory);
+- ``redis, 1 process``: ``--state-url redis://…`` (each request loads its session from Redis);
+- ``redis, 2 workers``: ``--workers 2`` on one port (the 2-core host's ceiling).
+
+wrk runs on its own CPU core (``--client-cpu``) and the servers on the rest; each round runs every
+variant once in rotated order; the median req/s and server CPU per call (the process tree's
+user+system CPU, Redis's own CPU counted apart) are printed. Then ``--sessions`` sessions are
+opened against Redis state and Redis's ``used_memory`` growth per session is reported. Prints a
+table and writes bench/results/scaleout-<utc>.json. Needs wrk and redis-server (Debian packages).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from mcpbench import env, mcp, procs, wrk
+from mcpbench.http import Connection
+from mcpbench.phases import rotate
+
+APP = Path(__file__).resolve().parent / "servers" / "scaleout_app.py"
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def redis_cli(port: int, *args: str) -> str:
+    return subprocess.run(
+        ["redis-cli", "-p", str(port), *args], capture_output=True, text=True, check=True, timeout=30
+    ).stdout
+
+
+def redis_memory(port: int) -> int:
+    info = redis_cli(port, "info", "memory")
+    return int(next(ln.split(":")[1] for ln in info.splitlines() if ln.startswith("used_memory:")))
+
+
+def redis_cpu(pid: int) -> float:
+    return procs.cpu_seconds(pid)
+
+
+async def open_session(port: int) -> str | None:
+    conn = Connection("127.0.0.1", port)
+    try:
+        return await mcp.open_session(conn)
+    finally:
+        await conn.close()
+
+
+async def open_sessions(port: int, count: int) -> int:
+    conn = Connection("127.0.0.1", port)
+    opened = 0
+    try:
+        for _ in range(count):
+            opened += bool(await mcp.open_session(conn))
+    finally:
+        await conn.close()
+    return opened
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--seconds", type=float, default=8.0)
+    p.add_argument("--conc", type=int, default=16)
+    p.add_argument("--sessions", type=int, default=2000)
+    p.add_argument("--server-cpu", default="0-1")
+    p.add_argument("--client-cpu", default="1")
+    a = p.parse_args()
+    env.ensure_wrk()
+    if not shutil.which("redis-server"):
+        raise SystemExit("redis-server is required (apt-get install redis-server)")
+    python = env.our_python()
+    os.sched_setaffinity(0, {int(c) for c in a.client_cpu.split(",")})
+    work = Path(tempfile.mkdtemp(prefix="scaleout-bench-"))
+    rport = free_port()
+    redis = subprocess.Popen(
+        [
+            "redis-server",
+            "--port",
+            str(rport),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            str(work),
+        ],
+        stdout=subprocess.DEVNULL,
+    )
+    url = f"redis://127.0.0.1:{rport}/0"
+    variants = {
+        "memory, 1 process": [],
+        "redis, 1 process": ["--state-url", url],
+        "redis, 2 workers": ["--state-url", url, "--workers", "2"],
+    }
+    servers, ports, sessions = {}, {}, {}
+    cells: dict[str, list[dict[str, float]]] = {name: [] for name in variants}
+    try:
+        time.sleep(0.5)
+        for name, extra in variants.items():
+            ports[name] = free_port()
+            servers[name] = procs.ServerProcess(
+                [python, "-m", "nanohubmcp", "run", str(APP), "--port", str(ports[name]), *extra],
+                work,
+                a.server_cpu,
+                log=work / f"{ports[name]}.log",
+            )
+            servers[name].start()
+        for name in variants:
+            if asyncio.run(mcp.wait_ready("127.0.0.1", ports[name], 60)) is None:
+                raise SystemExit(f"{name} not ready: {(work / f'{ports[name]}.log').read_text()[-2000:]}")
+            sessions[name] = asyncio.run(open_session(ports[name]))
+        body = mcp.call_body("add", mcp.ADD_ARGS, templated=True)
+        for name in variants:  # warm-up
+            wrk.run(ports[name], a.conc, 2, body, mcp.headers(session=sessions[name]), mcp.ADD_EXPECT)
+        for r in range(a.rounds):
+            for name in rotate(list(variants), r):
+                redis0 = redis_cpu(redis.pid)
+                cell = wrk.run(
+                    ports[name],
+                    a.conc,
+                    a.seconds,
+                    body,
+                    mcp.headers(session=sessions[name]),
+                    mcp.ADD_EXPECT,
+                    server_pid=servers[name].pid,
+                )
+                redis_ms = (redis_cpu(redis.pid) - redis0) * 1000
+                cells[name].append(
+                    {
+                        "rps": cell["rps"],
+                        "cpu_ms": (cell.get("cpu_us_per_req") or 0.0) / 1000,
+                        "redis_cpu_ms": redis_ms / cell["requests"] if cell["requests"] else 0.0,
+                        "errors": sum(cell["errors"].values()) + cell["wrong"],
+                    }
+                )
+                print(f"round {r + 1} {name:20s} {cell['rps']:8.0f} req/s", flush=True)
+        for server in servers.values():
+            server.stop()
+        # Memory per session held in Redis: open sessions against a fresh Redis-backed process.
+        redis_cli(rport, "flushall")
+        port = free_port()
+        holder = procs.ServerProcess(
+            [python, "-m", "nanohubmcp", "run", str(APP), "--port", str(port), "--state-url", url], work, a.server_cpu
+        )
+        holder.start()
+        asyncio.run(mcp.wait_ready("127.0.0.1", port, 60))
+        before = redis_memory(rport)
+        opened = asyncio.run(open_sessions(port, a.sessions))
+        per_session = (redis_memory(rport) - before) / max(1, opened)
+        holder.stop()
+    finally:
+        for server in servers.values():
+            server.stop()
+        redis.terminate()
+        redis.wait(10)
+    summary = {name: {k: statistics.median(c[k] for c in cs) for k in cs[0]} for name, cs in cells.items()}
+    print(f"\n{'variant':22s} {'req/s':>8s} {'server CPU ms/call':>19s} {'redis CPU ms/call':>18s}")
+    for name, s in summary.items():
+        print(f"{name:22s} {s['rps']:8.0f} {s['cpu_ms']:19.3f} {s['redis_cpu_ms']:18.3f}")
+    print(f"\nRedis memory per held session: {per_session:.0f} bytes ({opened} sessions)")
+    out = Path(__file__).resolve().parent / "results" / f"scaleout-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}.json"
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(
+        json.dumps(
+            {
+                "args": vars(a),
+                "cells": cells,
+                "summary": summary,
+                "redis_bytes_per_session": per_session,
+                "host_load": os.getloadavg(),
+            },
+            indent=2,
+        )
+    )
+    print(f"wrote {out.relative_to(Path.cwd()) if out.is_relative_to(Path.cwd()) else out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,227 @@
+"""The job store in Redis, for servers whose processes run on several machines.
+
+With a Redis state URL the job records live beside the sessions, so ``get_job_result`` (and
+``tasks/get``) answers on any process, on any machine, and a finished result stays readable
+until it expires. Same calls as the SQLite back end (a ``JobBackend`` of the job store), with
+the ``redis`` package's synchronous client: the job store is called from any thread.
+
+Keys under the server's namespace: ``job:<id>`` a hash of the record's fields (each JSON),
+expiring ``ttl`` after the job finished; ``jobs`` and ``jobs:o:<owner>`` sorted sets of ids by
+creation time (the bounds are counted there; ids whose record expired are dropped as they are
+met); ``jobs:live`` the unfinished ids; ``runner:<token>`` a heartbeat of each live server
+process (:class:`RedisRunners`), so a job whose process died is told from one still running.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import threading
+import weakref
+from typing import Any
+
+from ..errors import JobLimitReached
+from .errors import StateUnavailable
+from .url import StateURL
+
+log = logging.getLogger("nanohubmcp.state")
+
+TERMINAL = ("completed", "failed", "cancelled")
+KEEP_AFTER_TTL = 60
+"""Seconds a finished record outlives its ttl in Redis (the job store's own purge comes first)."""
+RUNNER_TTL = 10
+RUNNER_BEAT = 3.0
+PURGE_BATCH = 500
+
+# Counts the bounds and adds the record in one step, so two processes cannot both slip past a bound.
+# KEYS: jobs, jobs:o:<owner>, job:<id>, jobs:live; ARGV: max_total, max_per_owner, id, created, field, value...
+_INSERT = """
+local total = redis.call('ZCARD', KEYS[1])
+if total >= tonumber(ARGV[1]) then return 1 end
+local owned = redis.call('ZCARD', KEYS[2])
+if owned >= tonumber(ARGV[2]) then
+  for _, id in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+    if redis.call('EXISTS', string.sub(KEYS[3], 1, -1 - #ARGV[3]) .. id) == 0 then
+      redis.call('ZREM', KEYS[2], id)
+      redis.call('ZREM', KEYS[1], id)
+    end
+  end
+  if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return 2 end
+end
+redis.call('HSET', KEYS[3], unpack(ARGV, 5))
+redis.call('ZADD', KEYS[1], ARGV[4], ARGV[3])
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3])
+redis.call('SADD', KEYS[4], ARGV[3])
+return 0
+"""
+
+
+def _client(url: StateURL) -> Any:
+    import redis
+
+    return redis.Redis.from_url(url.url, decode_responses=True, socket_connect_timeout=2.0, socket_timeout=10.0)
+
+
+@contextlib.contextmanager
+def _guard(shown: str) -> Any:
+    import redis.exceptions as errors
+
+    try:
+        yield
+    except (errors.ConnectionError, errors.TimeoutError, OSError) as exc:
+        log.warning("job store in %s unreachable (%s)", shown, type(exc).__name__)
+        raise StateUnavailable() from None
+
+
+class RedisJobBackend:
+    """Job records in Redis (see the module docstring)."""
+
+    persistent = True
+
+    def __init__(self, url: StateURL, name: str, limit_message: Any) -> None:
+        self.shown = url.shown
+        self.prefix = f"nanohubmcp:{name}:"
+        self._redis = _client(url)
+        self._insert = self._redis.register_script(_INSERT)
+        self._limit_message = limit_message
+
+    def _key(self, *parts: str) -> str:
+        return self.prefix + ":".join(parts)
+
+    def insert(self, record: dict[str, Any], *, max_total: int, max_per_owner: int) -> None:
+        fields: list[str] = []
+        for name, value in record.items():
+            fields += [name, json.dumps(value)]
+        keys = [
+            self._key("jobs"),
+            self._key("jobs", "o", str(record["owner_key"])),
+            self._key("job", record["id"]),
+            self._key("jobs", "live"),
+        ]
+        with _guard(self.shown):
+            refused = self._insert(keys=keys, args=[max_total, max_per_owner, record["id"], record["created"], *fields])
+        if refused == 1:
+            raise JobLimitReached(self._limit_message("on this server", max_total, "max_jobs"))
+        if refused == 2:
+            raise JobLimitReached(self._limit_message("for one client", max_per_owner, "max_jobs_per_owner"))
+
+    def update(self, job_id: str, fields: dict[str, Any]) -> None:
+        key = self._key("job", job_id)
+        with _guard(self.shown):
+            if not self._redis.exists(key):
+                return
+            pipe = self._redis.pipeline(transaction=True)
+            pipe.hset(key, mapping={name: json.dumps(value) for name, value in fields.items() if name != "id"})
+            if fields.get("status") in TERMINAL:
+                pipe.srem(self._key("jobs", "live"), job_id)
+            if fields.get("finished_at") is not None:
+                ttl = fields.get("ttl")
+                if ttl is None:
+                    stored = self._redis.hget(key, "ttl")
+                    ttl = json.loads(stored) if stored else 3600
+                pipe.expire(key, int(float(ttl)) + KEEP_AFTER_TTL)
+            pipe.execute()
+
+    def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
+        key = self._key("job", job_id)
+        with _guard(self.shown):
+            if not self._redis.exists(key):
+                return
+            pipe = self._redis.pipeline(transaction=True)
+            pipe.hset(
+                key,
+                mapping={
+                    "progress": json.dumps(progress),
+                    "progress_total": json.dumps(total),
+                    "progress_message": json.dumps(message),
+                },
+            )
+            pipe.hincrby(key, "progress_updates", 1)
+            pipe.execute()
+
+    @staticmethod
+    def _decode(raw: dict[str, str]) -> dict[str, Any] | None:
+        return {name: json.loads(value) for name, value in raw.items()} if raw else None
+
+    def load(self, job_id: str) -> dict[str, Any] | None:
+        with _guard(self.shown):
+            return self._decode(self._redis.hgetall(self._key("job", job_id)))
+
+    def _many(self, ids: list[str]) -> list[dict[str, Any]]:
+        with _guard(self.shown):
+            pipe = self._redis.pipeline(transaction=False)
+            for job_id in ids:
+                pipe.hgetall(self._key("job", job_id))
+            found = pipe.execute()
+        return [row for row in (self._decode(raw) for raw in found) if row is not None]
+
+    def select(self, *, owner_key: str | None = None, limit: int = 1000) -> list[dict[str, Any]]:
+        index = self._key("jobs") if owner_key is None else self._key("jobs", "o", owner_key)
+        with _guard(self.shown):
+            ids = self._redis.zrevrange(index, 0, limit - 1)
+        return self._many(ids)
+
+    def unfinished(self) -> list[dict[str, Any]]:
+        with _guard(self.shown):
+            ids = list(self._redis.smembers(self._key("jobs", "live")))
+        return [row for row in self._many(ids) if row.get("status") not in TERMINAL]
+
+    def purge(self, now: float) -> int:
+        """Drop from the indexes the ids whose records expired (Redis removed the records)."""
+        with _guard(self.shown):
+            ids = self._redis.zrange(self._key("jobs"), 0, PURGE_BATCH - 1)
+            pipe = self._redis.pipeline(transaction=False)
+            for job_id in ids:
+                pipe.exists(self._key("job", job_id))
+            gone = [job_id for job_id, alive in zip(ids, pipe.execute(), strict=True) if not alive]
+            if gone:
+                self._redis.zrem(self._key("jobs"), *gone)
+                self._redis.srem(self._key("jobs", "live"), *gone)
+        return len(gone)
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self._redis.close()
+
+
+class RedisRunners:
+    """Which server processes are alive, by heartbeats in Redis (the lock files of one machine
+    cannot tell a process on another): each process refreshes ``runner:<token>`` every
+    :data:`RUNNER_BEAT` seconds; a process gone for :data:`RUNNER_TTL` seconds is dead."""
+
+    def __init__(self, url: StateURL, name: str) -> None:
+        self.shown = url.shown
+        self.prefix = f"nanohubmcp:{name}:runner:"
+        self._redis = _client(url)
+        self._stop = threading.Event()
+        self._token: str | None = None
+
+    def claim(self, token: str) -> None:
+        key = self.prefix + token
+        self._token = token
+        stop = self._stop
+        client = self._redis
+
+        def beat() -> None:
+            while not stop.is_set():
+                with contextlib.suppress(Exception):
+                    client.set(key, "1", ex=RUNNER_TTL)
+                stop.wait(RUNNER_BEAT)
+
+        threading.Thread(target=beat, name="nanohubmcp-runner-beat", daemon=True).start()
+        weakref.finalize(self, stop.set)
+
+    def alive(self, token: str | None) -> bool:
+        if not token:
+            return False
+        try:
+            return bool(self._redis.exists(self.prefix + token))
+        except Exception:
+            return True  # cannot tell: never fail a job on a guess
+
+    def release(self) -> None:
+        self._stop.set()
+        if self._token is not None:
+            with contextlib.suppress(Exception):
+                self._redis.delete(self.prefix + self._token)
