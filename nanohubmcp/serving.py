@@ -370,10 +370,12 @@ class Serving:
         )
         self._runner = runner
         self.public_url = public_url
-        if not quiet:
-            runner.on_ready = lambda: print(banner(server, host, runner.config.auth), flush=True)
+
+        def ready() -> None:
+            print(banner(server, host, runner.config.auth), flush=True)
+
         try:
-            runner.serve_forever(workers)
+            runner.serve_forever(workers, on_ready=None if quiet else ready)
         except ConfigurationError as exc:  # a busy port, say: one line when nobody catches it
             one_line_if_uncaught(exc)
             raise

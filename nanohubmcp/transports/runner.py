@@ -26,6 +26,7 @@ import signal
 import socket
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import tornado.httpserver
@@ -98,7 +99,7 @@ class Runner:
         self._stopped: asyncio.Event | None = None
         self._sweeper: asyncio.TimerHandle | None = None
         self._own_loop = False
-        self.on_ready: Any = None
+        self._on_ready: Callable[[], None] | None = None
         self._closing: tornado.httpserver.HTTPServer | None = None
 
     @property
@@ -128,8 +129,8 @@ class Runner:
         self._stopped = asyncio.Event()
         self._schedule_sweep()
         core.bus.emit("server_started", url=self.server.url, port=self.port)
-        if self.on_ready is not None:
-            self.on_ready()
+        if self._on_ready is not None:
+            self._on_ready()
 
     def _schedule_sweep(self) -> None:
         assert self.loop is not None
@@ -177,7 +178,7 @@ class Runner:
                 log.warning("some connections did not close within %s s", DRAIN_SECONDS)
 
     # -- blocking ------------------------------------------------------------------------
-    def serve_forever(self, workers: int = 1) -> None:
+    def serve_forever(self, workers: int = 1, *, on_ready: Callable[[], None] | None = None) -> None:
         """Serve until SIGINT/SIGTERM (or :meth:`stop` from another thread).
 
         Args:
@@ -186,7 +187,9 @@ class Runner:
                 Above 1 the server needs a shared state store (``state_url``): each worker
                 serves every session. The parent only watches its workers; SIGINT/SIGTERM to
                 it stops them all.
+            on_ready: called once serving (in each worker), e.g. to print the endpoints.
         """
+        self._on_ready = on_ready
         sockets = bind(self.host, self.requested_port)
         parent = os.getpid()
         if workers > 1:
