@@ -12,7 +12,7 @@ from ...protocol import jsonenc
 from . import convert
 
 
-def first_bad(value: Any, path: str, seen: set[int]) -> tuple[str, Any] | None:
+def first_bad(value: object, path: str, seen: set[int]) -> tuple[str, Any] | None:
     """Return ``(json path, offending value)`` of the first thing JSON cannot hold, or None."""
     if value is None or isinstance(value, (str, int, float)):
         return None
@@ -37,7 +37,7 @@ def first_bad(value: Any, path: str, seen: set[int]) -> tuple[str, Any] | None:
     return path, value
 
 
-def to_json(value: Any, what: str) -> tuple[str, Any]:
+def to_json(value: object, what: str) -> tuple[str, Any]:
     """Return ``(strict JSON text, the value as JSON reads it back)``.
 
     Raises:
@@ -57,7 +57,7 @@ def to_json(value: Any, what: str) -> tuple[str, Any]:
     return text, jsonenc.loads(text)
 
 
-def not_json(value: Any, what: str) -> TypeError:
+def not_json(value: object, what: str) -> TypeError:
     """The error naming the first part of ``value`` that JSON cannot hold.
 
     (A RecursionError comes from jsonenc's NaN-scrubbing retry on a circular structure.)

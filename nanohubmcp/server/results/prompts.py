@@ -13,7 +13,7 @@ from ...protocol.result_types import PromptResult
 Wire = dict[str, Any]
 
 
-def prompt_messages(value: Any) -> list[Wire]:
+def prompt_messages(value: object) -> list[Wire]:
     """Shape a prompt function's return value as ``GetPromptResult.messages``.
 
     Args:
@@ -36,7 +36,7 @@ def prompt_messages(value: Any) -> list[Wire]:
     return list(PromptResult(value).to_wire()["messages"])
 
 
-def prompt_result(value: Any, *, description: str | None = None) -> Wire:
+def prompt_result(value: object, *, description: str | None = None) -> Wire:
     """Return the whole ``GetPromptResult``: ``{"description"?, "messages": [...], "_meta"?}``.
 
     A ``PromptResult``'s own description wins over ``description`` (the registered one).

@@ -42,7 +42,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any, Final, TypeGuard
 
 from ...protocol.content import (
     UNSET,
@@ -86,7 +86,7 @@ BYTES_URI: Final = "nanohubmcp://result"
 # ---------------------------------------------------------------- shared helpers
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> Any:
     """Unwrap enum members and dataclasses; read Mappings as dicts and tuples as lists."""
     if isinstance(value, enum.Enum):
         value = value.value
@@ -99,12 +99,12 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _is_bytes(value: Any) -> bool:
+def _is_bytes(value: object) -> TypeGuard[bytes | bytearray | memoryview]:
     return isinstance(value, (bytes, bytearray, memoryview))
 
 
-def _has_str(value: Any) -> bool:
-    return type(value).__str__ is not object.__str__  # type: ignore[comparison-overlap]
+def _has_str(value: object) -> bool:
+    return type(value).__str__ is not object.__str__
 
 
 def _is_block_list(items: list[Any]) -> bool:
@@ -130,7 +130,7 @@ def _bytes_block(data: bytes | bytearray | memoryview) -> Wire:
     return EmbeddedResource(BYTES_URI, blob=bytes(data), mime_type=fallback).to_wire()
 
 
-def _block(item: Any, sink: ResultSink | None) -> Wire:
+def _block(item: object, sink: ResultSink | None) -> Wire:
     if _is_bytes(item):
         return _bytes_block(item)
     if mixed.is_picture(item):
@@ -140,7 +140,7 @@ def _block(item: Any, sink: ResultSink | None) -> Wire:
     return to_content_block(item)
 
 
-def _tool_parts(value: Any, sink: ResultSink | None = None, lists_as_data: bool = False) -> tuple[list[Wire], Any]:
+def _tool_parts(value: object, sink: ResultSink | None = None, lists_as_data: bool = False) -> tuple[list[Wire], Any]:
     """Return ``(content blocks, structured content or UNSET)`` for a non-ToolResult value."""
     value = _plain(value)
     if convert.recognised(value):
@@ -194,14 +194,14 @@ def _inline(sink: ResultSink | None) -> ResultSink | None:
     return None if sink is None else ResultSink(sink.options)
 
 
-def _structured_allowed(value: Any, version: str) -> bool:
+def _structured_allowed(value: object, version: str) -> bool:
     allows = ProtocolVersion.of(version)
     if not allows.structured_content:
         return False
     return allows.modern or isinstance(value, dict)
 
 
-def structured_value(value: Any) -> Any:
+def structured_value(value: object) -> Any:
     """Return what a declared output schema must be checked against, or ``UNSET`` when there is none.
 
     Input: a tool's return value. Output: a ``ToolResult``'s ``structured_content``; for None, str,
@@ -237,7 +237,7 @@ def structured_value(value: Any) -> Any:
 
 
 def tool_result(
-    value: Any,
+    value: object,
     *,
     output_schema: Mapping[str, Any] | None = None,
     version: str = V2025_11_25,
@@ -287,7 +287,7 @@ def tool_result(
 # ---------------------------------------------------------------- resources
 
 
-def _resource_item(item: Any) -> tuple[ResourceContent, str | None]:
+def _resource_item(item: object) -> tuple[ResourceContent, str | None]:
     """Return one resource item and the MIME type to fall back on after the registered one."""
     if isinstance(item, ResourceContent):
         return item, None
@@ -319,14 +319,14 @@ def _resource_item(item: Any) -> tuple[ResourceContent, str | None]:
     )
 
 
-def _is_resource_object(item: Any) -> bool:
+def _is_resource_object(item: object) -> bool:
     return isinstance(
         item, (ResourceContent, Image, Audio, ImageContent, AudioContent, TextContent, EmbeddedResource)
     ) or _is_bytes(item)
 
 
 def resource_contents(
-    value: Any, *, uri: str, mime_type: str | None = None, meta: Mapping[str, Any] | None = None
+    value: object, *, uri: str, mime_type: str | None = None, meta: Mapping[str, Any] | None = None
 ) -> list[Wire]:
     """Shape a resource function's return value as the ``contents`` of a ``ReadResourceResult``.
 
@@ -370,7 +370,7 @@ def resource_contents(
 
 
 def resource_result(
-    value: Any, *, uri: str, mime_type: str | None = None, meta: Mapping[str, Any] | None = None
+    value: object, *, uri: str, mime_type: str | None = None, meta: Mapping[str, Any] | None = None
 ) -> Wire:
     """Return the whole ``ReadResourceResult``: ``{"contents": [...], "_meta"?}``.
 

@@ -265,7 +265,7 @@ def _read_meta(path: str) -> dict[str, Any] | None:
         return None
 
 
-def owner_of(request: Any) -> str | None:
+def owner_of(request: object) -> str | None:
     """Who owns what ``request`` makes: its principal, else its session, else nobody."""
     principal = getattr(request, "principal", None)
     if principal is not None:

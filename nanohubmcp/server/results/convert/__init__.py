@@ -67,14 +67,14 @@ class Converted:
     longer_than: Callable[[int], bool] | None = None
 
 
-def recognised(value: Any) -> bool:
+def recognised(value: object) -> bool:
     """True when ``value`` is something this package converts (cheap; imports nothing)."""
     if type(value).__module__ == "builtins":
         return False
     return library(value) in SCIENCE_LIBRARIES or display.offers(value)
 
 
-def scalar(value: Any) -> tuple[bool, Any]:
+def scalar(value: object) -> tuple[bool, Any]:
     """``(True, plain value)`` for a numpy or pandas scalar (``np.float32``, ``Timestamp``, ``NA``),
     else ``(False, value)``: scalars then follow the rules of plain numbers, text and None."""
     lib = library(value)
@@ -85,7 +85,7 @@ def scalar(value: Any) -> tuple[bool, Any]:
     return False, value
 
 
-def data_of(value: Any) -> Any:
+def data_of(value: object) -> Any:
     """The structured content of an array or table (``{"result": ...}``), else ``UNSET``."""
     lib = library(value)
     if lib == "numpy" and arrays.is_array(value):
@@ -97,7 +97,7 @@ def data_of(value: Any) -> Any:
     return UNSET
 
 
-def convert(value: Any, *, figure_dpi: float | None = None) -> Converted | None:
+def convert(value: object, *, figure_dpi: float | None = None) -> Converted | None:
     """Convert a recognised top-level value; None when it is none of ours.
 
     Raises:
@@ -141,7 +141,7 @@ def convert(value: Any, *, figure_dpi: float | None = None) -> Converted | None:
     return None
 
 
-def resource_form(value: Any) -> tuple[str | bytes, str] | None:
+def resource_form(value: object) -> tuple[str | bytes, str] | None:
     """What a resource function's array, table or picture reads as: ``(text or bytes, MIME type)``.
 
     Arrays are JSON text (nested lists), frames/series/indexes CSV (index first), figures and
@@ -159,7 +159,7 @@ def resource_form(value: Any) -> tuple[str | bytes, str] | None:
     return (png, "image/png") if png is not None else None
 
 
-def jsonable(value: Any, _depth: int = 0) -> Any:
+def jsonable(value: object, _depth: int = 0) -> Any:
     """``value`` with every numpy/pandas object inside lists, tuples and dicts made JSON-ready.
 
     Other values are returned as they are (the JSON encoder then names what it cannot hold).
@@ -169,8 +169,10 @@ def jsonable(value: Any, _depth: int = 0) -> Any:
         return value
     kind = type(value)
     if kind is dict:
+        assert isinstance(value, dict)
         return {k: jsonable(v, _depth + 1) for k, v in value.items()}
     if kind in (list, tuple):
+        assert isinstance(value, (list, tuple))
         return [jsonable(v, _depth + 1) for v in value]
     if kind.__module__ == "builtins":
         return value

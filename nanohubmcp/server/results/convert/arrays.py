@@ -7,36 +7,40 @@ ISO 8601 text (NaT as ``null``); ``timedelta64`` as seconds; bytes as Latin-1 te
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ....protocol import jsonenc
 from .kinds import Nested, library
 
+if TYPE_CHECKING:
+    import numpy as np
+    from numpy.typing import NDArray
+
 PREVIEW_ITEMS = 6
 
 
-def is_scalar(value: Any) -> bool:
+def is_scalar(value: object) -> TypeGuard[np.generic]:
     """A numpy scalar (``np.float64(1.5)``, ``np.bool_(True)``...)."""
     return library(value) == "numpy" and getattr(value, "shape", None) == () and hasattr(value, "item")
 
 
-def is_array(value: Any) -> bool:
+def is_array(value: object) -> TypeGuard[NDArray[Any]]:
     """A numpy ``ndarray`` (or subclass, e.g. a masked array)."""
     return library(value) == "numpy" and hasattr(value, "tolist") and hasattr(value, "ndim") and hasattr(value, "dtype")
 
 
-def scalar(value: Any, nested: Nested) -> Any:
+def scalar(value: np.generic, nested: Nested) -> Any:
     """A numpy scalar as a JSON-ready Python value (a NaN stays a float: JSON writes it as null)."""
     if value.dtype.kind in "biuf":
         return value.item()
     return _cells(value.reshape(1) if hasattr(value, "reshape") else value, nested)[0]
 
 
-def _cells(a: Any, nested: Nested) -> Any:
-    """``a.tolist()`` with every element JSON-ready (numpy is imported: ``a`` is an array)."""
+def _cells(values: object, nested: Nested) -> Any:
+    """``values.tolist()`` with every element JSON-ready (numpy is imported: ``values`` is an array)."""
     import numpy as np
 
-    a = np.asanyarray(a)
+    a = np.asanyarray(values)
     if isinstance(a, np.ma.MaskedArray):
         if np.ma.getmaskarray(a).any():
             out = np.ma.getdata(a).astype(object)
@@ -79,12 +83,12 @@ def _zip_records(names: tuple[str, ...], fields: list[Any], ndim: int) -> Any:
     return [_zip_records(names, list(parts), ndim - 1) for parts in zip(*fields, strict=True)]
 
 
-def to_lists(a: Any, nested: Nested) -> Any:
+def to_lists(a: object, nested: Nested) -> Any:
     """The array as nested lists of JSON-ready values (a 0-d array as its one value)."""
     return _cells(a, nested)
 
 
-def summary(a: Any, nested: Nested) -> str:
+def summary(a: NDArray[Any], nested: Nested) -> str:
     """One short paragraph for the model: shape, dtype, range and the first values."""
     import numpy as np
 

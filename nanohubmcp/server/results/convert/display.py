@@ -42,7 +42,7 @@ METHODS: Final = (
 IMAGES: Final = ("image/png", "image/jpeg", "image/gif", "image/webp")
 
 
-def offers(value: Any) -> bool:
+def offers(value: object) -> bool:
     """True when ``value`` takes part in the display protocol (a class, not an instance, does not)."""
     if isinstance(value, type) or hasattr(value, "_ipython_canary_method_should_not_exist_"):
         return False  # IPython's own guard against objects that answer every attribute
@@ -50,7 +50,7 @@ def offers(value: Any) -> bool:
     return hasattr(kind, "_repr_mimebundle_") or any(hasattr(kind, name) for _, name in METHODS)
 
 
-def bundle(value: Any) -> dict[str, Any]:
+def bundle(value: object) -> dict[str, Any]:
     """The MIME bundle ``value`` offers: ``_repr_mimebundle_`` first, then each ``_repr_*_`` method."""
     data: dict[str, Any] = {}
     method = getattr(value, "_repr_mimebundle_", None)
@@ -72,20 +72,20 @@ def bundle(value: Any) -> dict[str, Any]:
     return data
 
 
-def _image(data: Any, mime: str) -> dict[str, Any]:
+def _image(data: str | bytes, mime: str) -> dict[str, Any]:
     if isinstance(data, str):
         data = "".join(data.split())  # notebook bundles carry base64 text, maybe wrapped
         base64.b64decode(data, validate=True)
     return ImageContent(data, mime).to_wire()
 
 
-def _text(data: Any) -> str:
+def _text(data: object) -> str:
     if isinstance(data, (list, tuple)):  # notebook JSON splits text into lines
         return "".join(map(str, data))
     return data.decode("utf-8") if isinstance(data, (bytes, bytearray)) else str(data)
 
 
-def to_parts(value: Any) -> tuple[list[dict[str, Any]], Any] | None:
+def to_parts(value: object) -> tuple[list[dict[str, Any]], Any] | None:
     """``(content blocks, JSON data or None)`` for the first MIME type offered; None if none is."""
     data = bundle(value)
     for mime in IMAGES:

@@ -13,11 +13,14 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ....protocol import jsonenc
 from . import arrays
 from .kinds import Nested, is_a, library
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 TABLE_ROWS = 20
 TABLE_COLUMNS = 12
@@ -26,22 +29,34 @@ Table = tuple[str, Callable[[], Any], Callable[[], tuple[str, str, str]]]
 FIRST_CHUNK_ROWS = 1000
 
 
-def to_records(value: Any, nested: Nested) -> Table | None:
+def _frame(value: object) -> TypeGuard[pd.DataFrame]:
+    return is_a(value, "pandas", "DataFrame")
+
+
+def _series(value: object) -> TypeGuard[pd.Series]:
+    return is_a(value, "pandas", "Series")
+
+
+def _index(value: object) -> TypeGuard[pd.Index]:
+    return is_a(value, "pandas", "Index")
+
+
+def to_records(value: object, nested: Nested) -> Table | None:
     """``(readable text, records maker, CSV maker)`` of a DataFrame/Series/Index, else None.
 
     The records maker gives the JSON-ready records; it raises ``TypeError`` for duplicate column
     names (records need one key per column) or a cell with no JSON form.
     """
-    if is_a(value, "pandas", "DataFrame"):
+    if _frame(value):
         text = value.to_string(max_rows=TABLE_ROWS, max_cols=TABLE_COLUMNS)
         head = f"pandas DataFrame, {value.shape[0]} rows x {value.shape[1]} columns"
         return f"{head}:\n{text}", lambda: _records(value, nested), lambda: (value.to_csv(), "text/csv", "table.csv")
-    if is_a(value, "pandas", "Series"):
+    if _series(value):
         frame = value.to_frame(name=value.name if value.name is not None else "value")
         text = value.to_string(max_rows=TABLE_ROWS)
         head = f"pandas Series {value.name!r}, {len(value)} rows, dtype {value.dtype}"
         return f"{head}:\n{text}", lambda: _records(frame, nested), lambda: (frame.to_csv(), "text/csv", "series.csv")
-    if is_a(value, "pandas", "Index"):
+    if _index(value):
         values = column(value.to_series(index=None), nested)
         preview = ", ".join(str(v) for v in value[: TABLE_ROWS // 2])
         more = ", ..." if len(value) > TABLE_ROWS // 2 else ""
@@ -51,7 +66,7 @@ def to_records(value: Any, nested: Nested) -> Table | None:
     return None
 
 
-def longer_than(value: Any, nested: Nested, limit: int) -> bool:
+def longer_than(value: object, nested: Nested, limit: int) -> bool:
     """True when the JSON text of ``{"result": records}`` of a DataFrame/Series is longer than
     ``limit`` characters, found by encoding the rows in growing chunks and stopping as soon as the
     count passes ``limit`` (a large table that is kept as a CSV file is never turned into records
@@ -60,25 +75,27 @@ def longer_than(value: Any, nested: Nested, limit: int) -> bool:
     Raises:
         TypeError: as the records maker, for the rows it encodes.
     """
-    if is_a(value, "pandas", "Series"):
-        value = value.to_frame(name=value.name if value.name is not None else "value")
-    elif not is_a(value, "pandas", "DataFrame"):
+    if _series(value):
+        frame = value.to_frame(name=value.name if value.name is not None else "value")
+    elif _frame(value):
+        frame = value
+    else:
         return False
     size, start, step = len('{"result":[]}'), 0, FIRST_CHUNK_ROWS
-    while start < len(value) and size <= limit:
-        chunk = jsonenc.dumps(_records(value.iloc[start : start + step], nested))
+    while start < len(frame) and size <= limit:
+        chunk = jsonenc.dumps(_records(frame.iloc[start : start + step], nested))
         size += len(chunk) - 2 + (1 if start else 0)  # its records, and the comma before them
         start, step = start + step, step * 2
     return size > limit
 
 
-def _name(label: Any) -> str:
+def _name(label: object) -> str:
     if isinstance(label, tuple):
         return "|".join(str(part) for part in label)
     return str(label)
 
 
-def _records(frame: Any, nested: Nested) -> list[dict[str, Any]]:
+def _records(frame: pd.DataFrame, nested: Nested) -> list[dict[str, Any]]:
     try:
         flat = frame.reset_index()
     except ValueError as exc:  # an index level named like a column
@@ -94,7 +111,7 @@ def _records(frame: Any, nested: Nested) -> list[dict[str, Any]]:
     return [dict(zip(names, row, strict=True)) for row in zip(*columns, strict=True)]
 
 
-def column(series: Any, nested: Nested) -> list[Any]:
+def column(series: pd.Series, nested: Nested) -> list[Any]:
     """One column's values, JSON-ready."""
     dtype = series.dtype
     kind = getattr(dtype, "kind", "O")
@@ -106,13 +123,13 @@ def column(series: Any, nested: Nested) -> list[Any]:
     return [cell(v, nested) for v in series.tolist()]
 
 
-def _missing(value: Any) -> bool:
+def _missing(value: object) -> bool:
     return (
         value is None or type(value).__name__ in ("NAType", "NaTType") or (isinstance(value, float) and value != value)
     )
 
 
-def cell(value: Any, nested: Nested) -> Any:
+def cell(value: object, nested: Nested) -> Any:
     """One cell (or a pandas scalar) as a JSON-ready value."""
     if _missing(value):
         return None

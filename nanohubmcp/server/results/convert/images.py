@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import io
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ....protocol.content import ImageContent
 from .kinds import library
 
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+    from PIL.Image import Image as PILImage
 
-def _figure_of(value: Any) -> Any:
+
+def _figure_of(value: object) -> Any:
     if hasattr(value, "savefig"):
         return value
     figure = getattr(value, "figure", None)
@@ -27,7 +31,7 @@ def _figure_of(value: Any) -> Any:
     return get_figure() if callable(get_figure) else None
 
 
-def figure_png(figure: Any, dpi: float | None = None) -> bytes:
+def figure_png(figure: Figure, dpi: float | None = None) -> bytes:
     """The PNG bytes of a matplotlib figure, at ``dpi`` (None: the figure's own)."""
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=dpi if dpi is not None else "figure")
@@ -37,7 +41,7 @@ def figure_png(figure: Any, dpi: float | None = None) -> bytes:
     return buffer.getvalue()
 
 
-def pil_png(image: Any) -> bytes:
+def pil_png(image: PILImage) -> bytes:
     """The PNG bytes of a PIL image."""
     buffer = io.BytesIO()
     try:
@@ -48,18 +52,23 @@ def pil_png(image: Any) -> bytes:
     return buffer.getvalue()
 
 
-def png_of(value: Any, *, figure_dpi: float | None = None) -> bytes | None:
+def _is_pil_image(value: object) -> TypeGuard[PILImage]:
+    """A PIL image (its library is loaded: the value came from it)."""
+    return hasattr(value, "save") and hasattr(value, "mode")
+
+
+def png_of(value: object, *, figure_dpi: float | None = None) -> bytes | None:
     """PNG bytes of a matplotlib figure/axes or a PIL image; None for anything else."""
     lib = library(value)
     if lib == "matplotlib":
         figure = _figure_of(value)
         return None if figure is None else figure_png(figure, figure_dpi)
-    if lib == "PIL" and hasattr(value, "save") and hasattr(value, "mode"):
+    if lib == "PIL" and _is_pil_image(value):
         return pil_png(value)
     return None
 
 
-def to_block(value: Any, *, figure_dpi: float | None = None) -> dict[str, Any] | None:
+def to_block(value: object, *, figure_dpi: float | None = None) -> dict[str, Any] | None:
     """The ``image/png`` block of a figure or image, else None."""
     png = png_of(value, figure_dpi=figure_dpi)
     return None if png is None else ImageContent(png, "image/png").to_wire()

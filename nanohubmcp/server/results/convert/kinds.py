@@ -13,11 +13,11 @@ tables by their caller, so that they need not import the package that imports th
 """
 
 
-def library(value: Any) -> str:
+def library(value: object) -> str:
     """The top-level package ``value``'s type comes from (``"numpy"``, ``"pandas"``, ``"builtins"``...)."""
     return type(value).__module__.partition(".")[0]
 
 
-def is_a(value: Any, package: str, *names: str) -> bool:
+def is_a(value: object, package: str, *names: str) -> bool:
     """True when ``value``'s type, or a base class of it, is ``package``'s class with one of ``names``."""
     return any(c.__name__ in names and c.__module__.partition(".")[0] == package for c in type(value).__mro__)

@@ -46,7 +46,7 @@ class Split:
         self.data: Any = None
         self.has_data = False
 
-    def _place(self, value: Any, depth: int) -> Any:
+    def _place(self, value: object, depth: int) -> Any:
         """``value`` with every picture inside it moved to ``pieces`` and a placeholder left behind."""
         if _is_piece(value):
             self.pieces.append(value)
@@ -64,7 +64,7 @@ class Split:
         return value
 
 
-def _holds_piece(value: Any, depth: int = 0) -> bool:
+def _holds_piece(value: object, depth: int = 0) -> bool:
     if _is_piece(value):
         return True
     if depth >= MAX_DEPTH:
