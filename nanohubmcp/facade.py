@@ -27,6 +27,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .auth.verifiers import resolve as resolve_auth
@@ -296,7 +297,7 @@ class MCPServer:
 
         return add_sim2l(self, path, **options)
 
-    def add_rappture_tool(self, path: Any, *, name: str | None = None, background: bool | None = None,
+    def add_rappture_tool(self, path: str | Path, *, name: str | None = None, background: bool | None = None,
                           async_: bool | None = None, timeout: float | None = None, rappture: str | None = None,
                           **options: Any) -> Tool:
         """Register a Rappture tool (nanoHUB's ``tool.xml``) as a tool; returns the record.

@@ -137,7 +137,7 @@ async def _call(fn: Callable[..., Any], *args: Any) -> Any:
     return fn(*args)
 
 
-def checked_answer(answer: Any, schema: dict[str, Any]) -> Any:
+def checked_answer(answer: object, schema: dict[str, Any]) -> Any:
     """The client's elicitation result, once its accepted ``content`` matches ``schema``.
 
     Raises:

@@ -19,7 +19,7 @@ Prompts, Resources (``inputResponses``/``requestState`` params).
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ...errors import InvalidParams
 from ...protocol import jsonenc
@@ -52,21 +52,21 @@ class InputRequired(BaseException):
         self.requests = requests
 
 
-def _is_object(value: Any) -> bool:
+def _is_object(value: object) -> TypeGuard[dict[str, Any]]:
     return isinstance(value, dict)
 
 
-def _valid_elicit(value: Any) -> bool:
+def _valid_elicit(value: object) -> bool:
     return (_is_object(value) and value.get("action") in ("accept", "decline", "cancel")
             and _is_object(value.get("content", {})))
 
 
-def _valid_sample(value: Any) -> bool:
+def _valid_sample(value: object) -> bool:
     return (_is_object(value) and value.get("role") in ("user", "assistant")
             and isinstance(value.get("content"), (dict, list)))
 
 
-def _valid_roots(value: Any) -> bool:
+def _valid_roots(value: object) -> bool:
     return _is_object(value) and isinstance(value.get("roots"), list) and all(
         _is_object(root) and isinstance(root.get("uri"), str) for root in value["roots"])
 
@@ -79,7 +79,7 @@ _SHAPE = {
 }
 
 
-def check_response(key: str, method: str, value: Any) -> Any:
+def check_response(key: str, method: str, value: object) -> Any:
     """Return ``value`` when it is a well-formed result for ``method``.
 
     Raises:
@@ -140,7 +140,7 @@ class Exchange:
 
 
 def begin(codec: RequestStateCodec, request: RequestContext, method: str, name: str,
-          arguments: Any, params: dict[str, Any]) -> Exchange:
+          arguments: object, params: dict[str, Any]) -> Exchange:
     """Read ``inputResponses``/``requestState`` of a retried request and attach its :class:`Exchange`.
 
     Raises:

@@ -51,7 +51,7 @@ def _unb64(text: str) -> bytes:
     return base64.b64decode(padded, altchars=b"-_", validate=True)
 
 
-def arguments_digest(arguments: Any) -> str:
+def arguments_digest(arguments: object) -> str:
     """SHA-256 of the canonical JSON of ``arguments`` (sorted keys, no spaces), hex."""
     canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
                            default=str)
@@ -112,7 +112,7 @@ class RequestStateCodec:
         signed = f"{VERSION}.{body}"
         return f"{signed}.{self._mac(signed)}"
 
-    def verify(self, state: Any, binding: Binding) -> dict[str, Any]:
+    def verify(self, state: object, binding: Binding) -> dict[str, Any]:
         """Check ``state`` for ``binding``, mark it used, and return the answers it carries.
 
         Raises:

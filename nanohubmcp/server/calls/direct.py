@@ -67,7 +67,7 @@ class CallResult(Mapping[str, Any]):
     def structured(self) -> Any:
         return self.get("structuredContent")
 
-    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, Any]:
+    def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict[str, Any]:
         plain: list[str] = []
         rich: list[str] = []
         for block in self.get("content", []):

@@ -135,7 +135,7 @@ def submit(loop: asyncio.AbstractEventLoop, executor: Executor, call: Callable[[
     work = executor.submit_call(call, key) if isinstance(executor, WorkerPool) else executor.submit(call)
     RUNNING.add(work)
 
-    def settle(done: Any) -> None:  # on the loop
+    def settle(done: Future[Any]) -> None:  # on the loop
         if future.cancelled():
             return
         exc = done.exception() if not done.cancelled() else asyncio.CancelledError()
@@ -144,7 +144,7 @@ def submit(loop: asyncio.AbstractEventLoop, executor: Executor, call: Callable[[
         else:
             future.set_result(done.result())
 
-    def report(done: Any) -> None:  # on the worker thread (or here, if already done)
+    def report(done: Future[Any]) -> None:  # on the worker thread (or here, if already done)
         RUNNING.discard(done)
         with contextlib.suppress(RuntimeError):  # the loop closed: nobody waits for this call any more
             loop.call_soon_threadsafe(settle, done)

@@ -34,6 +34,9 @@ import importlib.util
 import sys
 import threading
 import weakref
+from collections.abc import Sequence
+from importlib.machinery import ModuleSpec
+from types import ModuleType
 from typing import Any
 
 from .progress import CURRENT, CallProgress
@@ -90,7 +93,9 @@ class _ImportWatcher:
                 self.waiting = True
                 sys.meta_path.insert(0, self)
 
-    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None = None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
         if fullname != "tqdm.std":
             return None
         if self in sys.meta_path:
@@ -101,7 +106,7 @@ class _ImportWatcher:
             return spec
         run_module = loader.exec_module
 
-        def exec_module(module: Any) -> None:
+        def exec_module(module: ModuleType) -> None:
             try:
                 run_module(module)
             finally:
@@ -116,7 +121,7 @@ class _ImportWatcher:
 _import_watcher = _ImportWatcher()
 
 
-def _identity(value: Any) -> Any:
+def _identity(value: object) -> Any:
     return value
 
 

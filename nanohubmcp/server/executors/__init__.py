@@ -41,6 +41,7 @@ follows the same way from the stored reference. :mod:`.slurm` is that page for S
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
@@ -79,7 +80,7 @@ class ThreadJobExecutor(JobExecutor):
     async def call(
         self,
         job: Job,
-        fn: Any,
+        fn: Callable[..., Any],
         kwargs: dict[str, Any],
         *,
         context: Context | None,

@@ -3,6 +3,7 @@ so each of them imports the interface without importing the package that picks a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -43,7 +44,7 @@ class JobExecutor:
     async def call(
         self,
         job: Job,
-        fn: Any,
+        fn: Callable[..., Any],
         kwargs: dict[str, Any],
         *,
         context: Context | None,

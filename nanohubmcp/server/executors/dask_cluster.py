@@ -22,6 +22,7 @@ import asyncio
 import contextlib
 import os
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ConfigurationError, ToolError
@@ -109,7 +110,7 @@ class DaskJobExecutor(JobExecutor):
     async def call(
         self,
         job: Job,
-        fn: Any,
+        fn: Callable[..., Any],
         kwargs: dict[str, Any],
         *,
         context: Context | None,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import signal
+from collections.abc import Callable
 from typing import Any
 
 from ..calls.progress import CURRENT
@@ -42,7 +43,9 @@ class RelayProgress:
         return True
 
 
-def run_in_job(fn: Any, kwargs: dict[str, Any], is_coroutine: bool, folder: str, job_id: str) -> tuple[str, Any]:
+def run_in_job(
+    fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: bool, folder: str, job_id: str
+) -> tuple[str, Any]:
     """Run the tool function in the batch job; ``(RETURNED, value)`` or ``(RAISED, message)``."""
     channel = FileChannel(folder)
 

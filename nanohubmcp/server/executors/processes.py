@@ -15,6 +15,7 @@ import contextlib
 import multiprocessing
 import pickle
 import threading
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from typing import TYPE_CHECKING, Any
 
@@ -86,7 +87,7 @@ class ProcessJobExecutor(JobExecutor):
     async def call(
         self,
         job: Job,
-        fn: Any,
+        fn: Callable[..., Any],
         kwargs: dict[str, Any],
         *,
         context: Context | None,

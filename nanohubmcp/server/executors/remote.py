@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 import inspect
 import time
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from ..calls.context import LevelMethods
@@ -133,7 +134,7 @@ def remote_context(job: Any, context: Any, channel: Channel, executor: str) -> R
     )
 
 
-def run_remote(fn: Any, kwargs: dict[str, Any], is_coroutine: bool) -> Any:
+def run_remote(fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: bool) -> Any:
     """Call the tool function where the job runs (a coroutine function on a loop of its own)."""
     value = fn(**kwargs)
     if is_coroutine or inspect.isawaitable(value):

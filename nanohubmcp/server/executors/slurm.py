@@ -43,6 +43,7 @@ import pickle
 import re
 import sys
 import sysconfig
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -168,7 +169,9 @@ class SlurmJobExecutor(FolderJobExecutor):
                 params[key] = list(self.options[key]) if key == "setup" else self.options[key]
         return params
 
-    def _submit(self, folder: Path, job: Job, fn: Any, kwargs: dict[str, Any], is_coroutine: bool) -> str:
+    def _submit(
+        self, folder: Path, job: Job, fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: bool
+    ) -> str:
         submitit = _submitit()
         _send_by_value(fn)
         try:
@@ -189,7 +192,7 @@ class SlurmJobExecutor(FolderJobExecutor):
     async def call(
         self,
         job: Job,
-        fn: Any,
+        fn: Callable[..., Any],
         kwargs: dict[str, Any],
         *,
         context: Context | None,

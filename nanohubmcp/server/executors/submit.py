@@ -35,6 +35,7 @@ import os
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -78,7 +79,7 @@ class SubmitJobExecutor(FolderJobExecutor):
     async def call(
         self,
         job: Job,
-        fn: Any,
+        fn: Callable[..., Any],
         kwargs: dict[str, Any],
         *,
         context: Context | None,

@@ -30,7 +30,7 @@ def task_object(job: jobmod.Job) -> dict[str, Any]:
 
 
 async def create_task(core: ServerCore, request: RequestContext, tool: Tool, arguments: dict[str, Any],
-                      task_params: Any) -> dict[str, Any]:
+                      task_params: object) -> dict[str, Any]:
     """Start ``tool`` as a task; answers ``{task: Task}`` at once."""
     if not isinstance(task_params, dict):
         raise InvalidParams("tools/call params.task must be an object, e.g. {\"ttl\": 60000}")

@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from ..wire.principal import Principal
     from ..wire.request import RequestContext
     from .service import JobStore
 
@@ -143,7 +144,7 @@ class Job:
         return job
 
 
-def subject_of(principal: Any) -> str | None:
+def subject_of(principal: Principal | str | None) -> str | None:
     """The subject a job is owned by: a ``Principal``'s ``subject`` (or a subject string)."""
     if principal is None or isinstance(principal, str):
         return principal

@@ -23,7 +23,7 @@ import threading
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Protocol
+from typing import IO, Any, Protocol
 
 from ...errors import JobLimitReached
 
@@ -223,7 +223,7 @@ class SQLiteBackend:
             self._db.close()
 
 
-def _encode(name: str, value: Any) -> Any:
+def _encode(name: str, value: object) -> Any:
     if name in JSON_COLUMNS:
         return None if value is None else json.dumps(value, separators=(",", ":"), ensure_ascii=False)
     if name == "as_task":
@@ -284,7 +284,7 @@ class RunnerLocks:
                 os.unlink(path)
 
 
-def _flock(handle: Any, *, blocking: bool) -> bool:
+def _flock(handle: IO[Any], *, blocking: bool) -> bool:
     try:
         import fcntl
     except ImportError:  # Windows: no flock; a job of another process is taken as that process's

@@ -10,6 +10,7 @@ the same definition, as a notebook cell does, is not a replacement worth a warni
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from typing import Any, Final
 
 from ...errors import RegistrationError
@@ -21,7 +22,7 @@ RESERVED_TOOL_NAMES: Final = frozenset({"get_job_result"})
 _DESCRIBING_KEYS: Final = frozenset({"description", "title", "default", "examples"})
 
 
-def refuse_reserved(name: str, fn: Any) -> None:
+def refuse_reserved(name: str, fn: Callable[..., Any]) -> None:
     """Raise ``RegistrationError`` when ``name`` is reserved and ``fn`` is not the server's own
     (the built-in tools are defined in ``nanohubmcp.server``)."""
     module = getattr(inspect.unwrap(fn), "__module__", None) or ""
@@ -40,7 +41,7 @@ def untyped_parameters(tool: Tool) -> list[str]:
     return [name for name, schema in properties.items() if not set(schema) - _DESCRIBING_KEYS]
 
 
-def _signature(fn: Any) -> str:
+def _signature(fn: Callable[..., Any]) -> str:
     try:
         return str(inspect.signature(inspect.unwrap(fn)))
     except (TypeError, ValueError):

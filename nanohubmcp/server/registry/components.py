@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,7 +59,7 @@ def _check_annotations(kind: str, name: str, annotations: dict[str, Any] | None)
     return dict(annotations)
 
 
-def _check_meta(kind: str, name: str, meta: Any) -> dict[str, Any] | None:
+def _check_meta(kind: str, name: str, meta: object) -> dict[str, Any] | None:
     if meta is not None and not isinstance(meta, dict):
         raise RegistrationError(f"{kind} '{name}': meta must be a dict")
     return meta
@@ -102,7 +102,7 @@ class Tool:
         name: str | None = None,
         description: str | None = None,
         title: str | None = None,
-        tags: Any = None,
+        tags: Iterable[str] | None = None,
         meta: dict[str, Any] | None = None,
         annotations: dict[str, Any] | None = None,
         input_schema: dict[str, Any] | None = None,
@@ -271,7 +271,7 @@ def make_resource(
     description: str | None = None,
     mime_type: str | None = None,
     title: str | None = None,
-    tags: Any = None,
+    tags: Iterable[str] | None = None,
     meta: dict[str, Any] | None = None,
     annotations: dict[str, Any] | None = None,
     size: int | None = None,
@@ -336,7 +336,7 @@ class Prompt:
         name: str | None = None,
         description: str | None = None,
         title: str | None = None,
-        tags: Any = None,
+        tags: Iterable[str] | None = None,
         meta: dict[str, Any] | None = None,
         context_types: tuple[type, ...] = (),
     ) -> Prompt:

@@ -125,7 +125,7 @@ def client_shows_views(capabilities: Mapping[str, Any] | None) -> bool:
     return isinstance(mime_types, list) and UI_MIME in mime_types
 
 
-def check_view_uri(uri: Any, who: str) -> str:
+def check_view_uri(uri: object, who: str) -> str:
     """``uri`` when it is a ``ui://`` URI; else ``RegistrationError`` naming ``who``."""
     if not isinstance(uri, str) or not uri.startswith("ui://") or len(uri) <= len("ui://"):
         raise RegistrationError(f"{who}: a view is a 'ui://...' resource URI (MCP Apps), not {uri!r}")
@@ -208,7 +208,7 @@ def view_resource_meta(
     return {"ui": ui}
 
 
-def html_of(value: Any) -> str:
+def html_of(value: object) -> str:
     """The HTML of a view value: a str, or an object with ``_repr_html_()`` (e.g. a plotly figure).
 
     Raises:

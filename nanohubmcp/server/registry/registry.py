@@ -62,7 +62,7 @@ class _Table(Generic[T]):
     def __contains__(self, key: object) -> bool:
         return key in self._items
 
-    def wire(self, version: str, page_size: int | None, cursor: Any) -> tuple[list[dict[str, Any]], str | None]:
+    def wire(self, version: str, page_size: int | None, cursor: object) -> tuple[list[dict[str, Any]], str | None]:
         """Listing entries for ``version`` (cached per version) and the next cursor."""
         items = self._items
         cached = self._wire_cache.get(version)
@@ -100,7 +100,7 @@ def _encode_cursor(key: str) -> str:
     return base64.urlsafe_b64encode(key.encode("utf-8")).decode("ascii")
 
 
-def _decode_cursor(cursor: Any) -> str:
+def _decode_cursor(cursor: object) -> str:
     if not isinstance(cursor, str):
         raise InvalidParams("Invalid cursor: it must be a string returned as nextCursor")
     try:

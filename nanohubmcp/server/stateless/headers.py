@@ -20,9 +20,12 @@ import binascii
 import copy
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...errors import HeaderMismatch, RegistrationError
+
+if TYPE_CHECKING:
+    from ..registry.components import Tool
 
 ANNOTATION = "x-mcp-header"
 MARKS = "x_mcp_headers"
@@ -61,7 +64,7 @@ def header_marks(name: str, schema: Mapping[str, Any]) -> list[tuple[tuple[str, 
     """
     found: list[tuple[tuple[str, ...], str, str]] = []
 
-    def visit(node: Any, path: tuple[str, ...], reachable: bool) -> None:
+    def visit(node: object, path: tuple[str, ...], reachable: bool) -> None:
         if isinstance(node, list):
             for item in node:
                 visit(item, path, False)
@@ -147,7 +150,7 @@ def decode_header_value(raw: str, header: str) -> str:
     return raw
 
 
-def _agrees(text: str, value: Any, kind: str) -> bool:
+def _agrees(text: str, value: object, kind: str) -> bool:
     if kind == "boolean" or isinstance(value, bool):
         return isinstance(value, bool) and text == ("true" if value else "false")
     if kind == "integer" and isinstance(value, (int, float)):
@@ -159,7 +162,7 @@ def _agrees(text: str, value: Any, kind: str) -> bool:
     return isinstance(value, str) and text == value
 
 
-def marks_for(tool: Any) -> list[tuple[tuple[str, ...], str, str]]:
+def marks_for(tool: Tool) -> list[tuple[tuple[str, ...], str, str]]:
     """The ``x-mcp-header`` marks of a tool (computed once, kept in ``tool.extra``)."""
     marks = tool.extra.get(MARKS)
     if marks is None:

@@ -42,15 +42,14 @@ _LIST_FLAGS = {
 MAX_URIS = 256
 
 
-def _uris(value: Any, name: str) -> list[str]:
-    strings = isinstance(value, list) and all(isinstance(u, str) and u for u in value)
-    if not strings or len(value) > MAX_URIS:
+def _uris(value: object, name: str) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(u, str) and u for u in value) or len(value) > MAX_URIS:
         raise InvalidParams(f"subscriptions/listen: notifications.{name} must be a list of at most "
                             f"{MAX_URIS} non-empty strings")
     return list(dict.fromkeys(value))
 
 
-def honoured_filter(core: ServerCore, request: RequestContext, wanted: Any) -> dict[str, Any]:
+def honoured_filter(core: ServerCore, request: RequestContext, wanted: object) -> dict[str, Any]:
     """The part of the client's ``notifications`` filter this server will deliver.
 
     Raises:

@@ -49,13 +49,13 @@ def task_support(tool: Tool) -> str:
     return str(support)
 
 
-def check_task_support(name: str, value: Any) -> str | None:
+def check_task_support(name: str, value: object) -> str | None:
     """Validate a ``task_support=`` option at registration.
 
     Raises:
         RegistrationError: not one of forbidden/optional/required.
     """
-    if value is None or value in SUPPORT_LEVELS:
+    if value is None or (isinstance(value, str) and value in SUPPORT_LEVELS):
         return value
     raise RegistrationError(
         f"tool '{name}': task_support must be one of {', '.join(SUPPORT_LEVELS)}, got {value!r}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from ...errors import InsufficientScope
 
@@ -45,7 +45,17 @@ class Principal:
         return [scope for scope in required if scope not in self.scopes]
 
 
-def parse_scopes(value: Any) -> list[str]:
+class ScopedTool(Protocol):
+    """What the scope check reads of a tool: its ``extra`` (scopes under :data:`TOOL_SCOPES`)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def extra(self) -> dict[str, Any]: ...
+
+
+def parse_scopes(value: object) -> list[str]:
     """Scopes from a space-separated string (``scope`` claim) or a list (``scp``); [] for None.
 
     Raises:
@@ -64,7 +74,7 @@ TOOL_SCOPES = "scopes"
 """Key of a tool's required scopes in ``Tool.extra`` (``@server.tool(scopes=[...])``)."""
 
 
-def check_tool_scopes(tool: Any, principal: Principal | None) -> None:
+def check_tool_scopes(tool: ScopedTool | None, principal: Principal | None) -> None:
     """Refuse a call of ``tool`` by ``principal`` when its token lacks the tool's scopes.
 
     Nothing is checked without a principal (no authorization configured).
@@ -72,8 +82,10 @@ def check_tool_scopes(tool: Any, principal: Principal | None) -> None:
     Raises:
         InsufficientScope: naming every scope the tool requires (HTTP 403).
     """
-    required = tool.extra.get(TOOL_SCOPES) if tool is not None else None
-    if not required or principal is None:
+    if tool is None or principal is None:
+        return
+    required = tool.extra.get(TOOL_SCOPES)
+    if not required:
         return
     missing = principal.missing_scopes(required)
     if missing:

@@ -50,7 +50,7 @@ class MirroredStream(OutboundStream):
     __slots__ = ("request_id", "session_id", "state")
 
     def __init__(
-        self, stream_id: str, *, state: SharedState, session_id: str, request_id: Any, resumable: bool
+        self, stream_id: str, *, state: SharedState, session_id: str, request_id: str | int | None, resumable: bool
     ) -> None:
         super().__init__(stream_id, resumable=resumable)
         self.state = state
@@ -148,7 +148,7 @@ class RelayStream(OutboundStream):
                 await self.state.add_listener(self.session_id)
         quiet = dead = 0
         owner: str | None = None
-        request_id: Any = None
+        request_id: str | int | None = None
         last_seq = after_seq
         while not self.closed:
             try:
@@ -199,7 +199,7 @@ class RelayStream(OutboundStream):
         except StateUnavailable:
             return False
 
-    def _end_for_dead_producer(self, sink: Sink, request_id: Any, last_seq: int) -> None:
+    def _end_for_dead_producer(self, sink: Sink, request_id: str | int | None, last_seq: int) -> None:
         log.warning(
             "stream %s of a session: its producing process is gone; answering its request with an error", self.stream_id
         )

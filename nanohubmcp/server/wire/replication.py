@@ -120,7 +120,7 @@ class Replication:
         self._spawn(self.state.delete_session(session.id, set(session.subscriptions)))
 
     # -- streams -----------------------------------------------------------------------------
-    def post_stream(self, session: Session, request_id: Any) -> OutboundStream:
+    def post_stream(self, session: Session, request_id: str | int | None) -> OutboundStream:
         return MirroredStream(
             f"s{secrets.token_hex(6)}",
             state=self.state,

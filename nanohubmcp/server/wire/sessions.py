@@ -77,7 +77,7 @@ class Session:
         """Streams carry event ids from 2025-03-26 on (Streamable HTTP only)."""
         return self.transport == "streamable-http" and self.version.resumable_streams
 
-    def new_stream(self, request_id: Any = None) -> OutboundStream:
+    def new_stream(self, request_id: str | int | None = None) -> OutboundStream:
         """Open a stream for one POST response (answering ``request_id``); old finished streams
         are dropped first."""
         self._stream_counter += 1

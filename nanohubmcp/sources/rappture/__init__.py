@@ -26,7 +26,9 @@ What the pieces do:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ...protocol.result_types import ToolResult
 from ...server.calls.context import Context
@@ -95,9 +97,15 @@ class RapptureCall:
         )
 
 
+class ToolHost(Protocol):
+    """What registering a Rappture tool uses of a server (an ``MCPServer``)."""
+
+    def add_tool(self, fn: Callable[..., Any], *, background: bool = ..., **options: Any) -> Tool: ...
+
+
 def add_rappture_tool(
-    server: Any,
-    path: Any,
+    server: ToolHost,
+    path: str | Path,
     *,
     name: str | None = None,
     async_: bool | None = None,
