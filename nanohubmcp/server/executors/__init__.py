@@ -114,12 +114,12 @@ class ThreadJobExecutor(JobExecutor):
 
 
 def make_executor(
-    spec: Any,
+    spec: object,
     *,
     workers: int,
     dask_address: str | None = None,
     options: dict[str, Any] | None = None,
-    state_dir: Any = None,
+    state_dir: Callable[[], str] | str | None = None,
 ) -> JobExecutor:
     """The executor named by ``spec`` with ``options`` (nothing is started yet).
 
@@ -132,7 +132,9 @@ def make_executor(
     return _made(spec, workers, dask_address, state_dir).configure(dict(options or {}))
 
 
-def _made(spec: Any, workers: int, dask_address: str | None, state_dir: Any) -> JobExecutor:
+def _made(
+    spec: object, workers: int, dask_address: str | None, state_dir: Callable[[], str] | str | None
+) -> JobExecutor:
     if isinstance(spec, JobExecutor):
         return spec
     if spec in (None, "threads"):

@@ -139,7 +139,7 @@ class DaskJobExecutor(JobExecutor):
             raise ToolError("the server stopped while this job ran, and the Dask cluster no longer holds it") from None
         return await self._follow(client, key, future, job, None)
 
-    async def _follow(self, client: Any, key: str, future: Any, job: Job, context: Any) -> Any:
+    async def _follow(self, client: Any, key: str, future: Any, job: Job, context: Context | None) -> Any:
         loop = asyncio.get_running_loop()
         store = job.store
         lock = threading.Lock()

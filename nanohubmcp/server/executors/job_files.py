@@ -23,14 +23,18 @@ import base64
 import contextlib
 import json
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...errors import ConfigurationError
 from ...protocol.mime import guess_mime_type
 from .base import JobExecutor
 from .remote import deliver
+
+if TYPE_CHECKING:
+    from ..calls.context import Context
+    from ..jobs.service import JobStore
 
 EVENTS = "events.jsonl"
 CANCEL = "cancel"
@@ -54,7 +58,7 @@ class FolderJobExecutor(JobExecutor):
 
     survives_restart = True
 
-    def __init__(self, state_dir: Any = None, options: dict[str, Any] | None = None) -> None:
+    def __init__(self, state_dir: Callable[[], str] | str | None = None, options: dict[str, Any] | None = None) -> None:
         self.state_dir = state_dir
         self.options = self.check(dict(options or {}))
 
@@ -80,7 +84,7 @@ class FolderJobExecutor(JobExecutor):
         return job_root(self.state_dir, self.name, self.options.get("job_dir"))
 
 
-def positive_ints(values: Any, keys: tuple[str, ...], what: str) -> None:
+def positive_ints(values: Mapping[str, object], keys: tuple[str, ...], what: str) -> None:
     """Refuse a value of ``keys`` in ``values`` that is not a positive whole number.
 
     Raises:
@@ -126,7 +130,7 @@ class EventTail:
     """The server's reader of a job's ``events.jsonl``: each call hands on the complete lines
     written since the last one (to the call's Context, or to the job store after a restart)."""
 
-    def __init__(self, folder: Path, job_id: str, context: Any, store: Any) -> None:
+    def __init__(self, folder: Path, job_id: str, context: Context | None, store: JobStore | None) -> None:
         self.path = folder / EVENTS
         self.job_id = job_id
         self.context = context

@@ -14,11 +14,15 @@ import asyncio
 import contextlib
 import inspect
 import time
-from collections.abc import Callable
-from typing import Any, Protocol
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..calls.context import LevelMethods
 from ..wire.request import LOG_LEVELS
+
+if TYPE_CHECKING:
+    from ..calls.context import Context
+    from ..jobs.service import Job, JobStore
 
 CANCEL_POLL_SECONDS = 0.25
 """How often ``is_cancelled()`` asks the channel at most (it may cost a network round trip)."""
@@ -65,9 +69,9 @@ class RemoteContext(LevelMethods):
         channel: Channel,
         executor: str,
         *,
-        request_id: Any = None,
+        request_id: str | int | None = None,
         session_id: str | None = None,
-        progress_token: Any = None,
+        progress_token: str | int | None = None,
         protocol_version: str = "",
     ) -> None:
         self.job_id = job_id
@@ -119,7 +123,7 @@ class RemoteContext(LevelMethods):
         return RemoteCancel(self)
 
 
-def remote_context(job: Any, context: Any, channel: Channel, executor: str) -> RemoteContext:
+def remote_context(job: Job, context: Context | None, channel: Channel, executor: str) -> RemoteContext:
     """The stand-in for ``context`` (the call's Context, or None) of ``job``."""
     if context is None:
         return RemoteContext(job.id, channel, executor)
@@ -142,11 +146,11 @@ def run_remote(fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: boo
     return value
 
 
-async def _awaited(value: Any) -> Any:
+async def _awaited(value: Awaitable[Any]) -> Any:
     return await value
 
 
-def deliver(context: Any, store: Any, job_id: str, kind: str, payload: list[Any]) -> None:
+def deliver(context: Context | None, store: JobStore | None, job_id: str, kind: str, payload: list[Any]) -> None:
     """In the server: hand a message from a remote job to its Context (or, for a job taken
     back after a restart, which has none, record its progress in the store)."""
     if kind == "progress":

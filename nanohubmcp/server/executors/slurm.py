@@ -88,7 +88,7 @@ LOG_PREFIXES = ("submitit INFO", "submitit WARNING", "srun: ")
 _TIME = re.compile(r"^(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?$")
 
 
-def slurm_minutes(value: Any) -> int:
+def slurm_minutes(value: object) -> int:
     """Slurm's time forms (``M``, ``M:S``, ``H:M:S``, ``D-H``, ``D-H:M``, ``D-H:M:S``) in whole
     minutes, rounded up.
 
@@ -229,7 +229,7 @@ class SlurmJobExecutor(FolderJobExecutor):
         return folder, submitted[0].name.split("_", 1)[0]
 
     # -- following a job ----------------------------------------------------------------------
-    async def _follow(self, folder: Path, slurm_id: str, job: Job, context: Any) -> Any:
+    async def _follow(self, folder: Path, slurm_id: str, job: Job, context: Context | None) -> Any:
         events = EventTail(folder, job.id, context, job.store)
         result = folder / f"{slurm_id}_0_result.pkl"
         states = watcher(float(self.options.get("poll_interval", 1.0)))
@@ -268,7 +268,7 @@ class SlurmJobExecutor(FolderJobExecutor):
             states.discard(slurm_id)
 
 
-def _send_by_value(fn: Any) -> None:
+def _send_by_value(fn: Callable[..., Any]) -> None:
     """Have cloudpickle send ``fn``'s module by value when the node could not import it by name:
     a script run as a module (``start_mcp``), a file beside the server. Installed packages (and
     this one) go by reference, as do ``__main__`` functions, which cloudpickle sends by value."""
@@ -304,7 +304,7 @@ def _value_of(outcome: Any, slurm_id: str, folder: Path) -> Any:
     raise ToolError(f"Slurm job {slurm_id} could not run the tool: {last[0]}" + _stderr_note(stderr))
 
 
-def _announce(context: Any, job: Job, slurm_id: str, state: SlurmState, told: Any) -> None:
+def _announce(context: Context | None, job: Job, slurm_id: str, state: SlurmState, told: Any) -> None:
     """Tell the client (and the task's metadata) where the Slurm job is now."""
     if state.kind == QUEUED:
         text = f"Slurm job {slurm_id} is queued" + (f" (reason: {state.reason})" if state.reason else "")

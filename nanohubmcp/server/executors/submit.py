@@ -131,7 +131,12 @@ class SubmitJobExecutor(FolderJobExecutor):
         return self._follow(folder, plan, job, None, None)
 
     async def _follow(
-        self, folder: Path, plan: dict[str, Any], job: Job, context: Any, proc: subprocess.Popen[bytes] | None
+        self,
+        folder: Path,
+        plan: dict[str, Any],
+        job: Job,
+        context: Context | None,
+        proc: subprocess.Popen[bytes] | None,
     ) -> Any:
         loop = asyncio.get_running_loop()
         reader = ProgressReader(folder / "submit.out", job, context)
@@ -167,7 +172,7 @@ def as_run(spec: Any, tool: str) -> SubmitRun:
 class ProgressReader:
     """Hands each new ``=SUBMIT-PROGRESS=>`` line of ``submit.out`` on as MCP progress."""
 
-    def __init__(self, path: Path, job: Job, context: Any) -> None:
+    def __init__(self, path: Path, job: Job, context: Context | None) -> None:
         self.path, self.job, self.context = path, job, context
         self.offset = 0
         self.last: tuple[int, ...] | None = None
