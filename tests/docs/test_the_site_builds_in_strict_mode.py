@@ -95,3 +95,30 @@ def test_the_readme_links_resolve() -> None:
         if not file.exists() or (anchor and anchor not in _anchors(file)):
             broken.append(target)
     assert not broken, f"README links that point nowhere: {broken}"
+
+
+def test_a_page_missing_from_the_nav_is_added_where_it_belongs(tmp_path: Path) -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("docs_hooks", ROOT / "docs" / "hooks.py")
+    assert spec is not None
+    assert spec.loader is not None
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    (tmp_path / "how-to").mkdir()
+    for path, heading in [
+        ("index.md", "Home"),
+        ("how-to/a.md", "A"),
+        ("how-to/new.md", "New thing"),
+        ("architecture.md", "Architecture"),
+        ("extra.md", "Extra"),
+    ]:
+        (tmp_path / path).write_text(f"# {heading}\n")
+    nav = [{"Home": "index.md"}, {"How-to": [{"A": "how-to/a.md"}]}]
+    hooks.on_config({"nav": nav, "docs_dir": str(tmp_path)})
+    assert nav == [
+        {"Home": "index.md"},
+        {"Architecture": "architecture.md"},
+        {"How-to": [{"A": "how-to/a.md"}, {"New thing": "how-to/new.md"}]},
+        {"Extra": "extra.md"},
+    ]
