@@ -19,6 +19,7 @@ import json
 import logging
 import threading
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import JobLimitReached
@@ -79,7 +80,7 @@ class RedisJobBackend:
 
     persistent = True
 
-    def __init__(self, url: StateURL, name: str, limit_message: Any) -> None:
+    def __init__(self, url: StateURL, name: str, limit_message: Callable[[str, int, str], str]) -> None:
         self.shown = url.shown
         self.prefix = f"nanohubmcp:{name}:"
         self._redis = _client(url)
