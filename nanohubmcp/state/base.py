@@ -92,3 +92,6 @@ class SharedState(Protocol):
     # -- the stateless era -------------------------------------------------------------------
     def request_state_key(self) -> bytes:
         """The key signing ``requestState``, the same in every process (created once)."""
+
+    def consume_nonce(self, nonce: str, expires: float) -> bool:
+        """Mark a ``requestState`` nonce used until ``expires``; False when it already was."""

@@ -86,6 +86,7 @@ class RedisState:
         self.on_broadcast: Callable[[str, dict[str, Any]], None] | None = None
         self.down = False
         self._client: Any = None
+        self._sync_client: Any = None
         self._queue: deque[tuple[str, Fields]] = deque()
         self._wake: asyncio.Event | None = None
         self._written: asyncio.Event | None = None
@@ -122,6 +123,9 @@ class RedisState:
             with contextlib.suppress(BaseException):
                 await task
         self._tasks.clear()
+        if self._sync_client is not None:
+            with contextlib.suppress(Exception):
+                self._sync_client.close()
         if self._client is not None:
             with contextlib.suppress(Exception):
                 await self._client.delete(self._key("proc", self.process))
@@ -336,6 +340,32 @@ class RedisState:
             return bool(await client.publish(self._key("c", str(owner)), payload))
 
     # -- the stateless era -------------------------------------------------------------------
+    def _sync(self) -> Any:
+        """A synchronous client, for the few calls made off the asyncio path."""
+        if self._sync_client is None:
+            import redis
+
+            self._sync_client = redis.Redis.from_url(
+                self.url.url, socket_connect_timeout=CONNECT_TIMEOUT, socket_timeout=SOCKET_TIMEOUT
+            )
+        return self._sync_client
+
+    def consume_nonce(self, nonce: str, expires: float) -> bool:
+        """Mark a ``requestState`` nonce used until ``expires`` (epoch seconds); False when it was.
+
+        Raises:
+            StateUnavailable: the store cannot be reached.
+        """
+        try:
+            return bool(
+                self._sync().set(
+                    self._key("rs", "used", nonce), "1", nx=True, exat=max(int(expires) + 1, int(time.time()) + 1)
+                )
+            )
+        except (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError) as exc:
+            self._went_down(exc)
+            raise StateUnavailable() from None
+
     def request_state_key(self) -> bytes:
         import redis
 

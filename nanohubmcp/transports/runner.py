@@ -123,9 +123,13 @@ class Runner:
         )
         self._http.add_sockets(sockets)
         core.attach(self.loop)
-        if core.replication is not None and self.server.state_secret is None:
-            # Every process must accept the others' requestState: the key comes from the store.
-            modern_state.configure(core, state_secret=core.replication.state.request_state_key())
+        if core.replication is not None:
+            # Every process must accept the others' requestState once: the key (unless given) and the
+            # used nonces live in the shared store.
+            shared = core.replication.state
+            if self.server.state_secret is None:
+                modern_state.configure(core, state_secret=shared.request_state_key())
+            modern_state.state_for(core).codec.shared_consume = shared.consume_nonce
         self._stopped = asyncio.Event()
         self._schedule_sweep()
         core.bus.emit("server_started", url=self.server.url, port=self.port)

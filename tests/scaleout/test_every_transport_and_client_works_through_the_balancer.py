@@ -124,3 +124,21 @@ def test_post_root_and_rest_are_served_by_every_process(cluster: Cluster) -> Non
             break
         time.sleep(0.1)
     assert polled["result"] == "25", polled
+
+
+def test_a_request_state_is_good_for_one_retry_on_any_process(cluster: Cluster) -> None:
+    asker, answerer, replayer = (Wire(server.url) for server in cluster.servers)
+    asked = asker.call("tools/call", {"name": "ask_name", "arguments": {}}).result
+    assert asked["resultType"] == "input_required"
+    (key,) = asked["inputRequests"]
+    retry = {
+        "name": "ask_name",
+        "arguments": {},
+        "requestState": asked["requestState"],
+        "inputResponses": {key: {"action": "accept", "content": {"name": "Ada"}}},
+    }
+    done = answerer.call("tools/call", retry).result  # signed by one process, accepted by another
+    assert done["content"][0]["text"].startswith("hello Ada from ")
+    replayed = replayer.call("tools/call", retry)
+    assert replayed.error["code"] == -32602
+    assert "already used" in replayed.error["message"]

@@ -10,7 +10,8 @@ The payload binds the state to the request it belongs to (method, tool/prompt na
 resource URI, a digest of the arguments), carries an expiry, a nonce, and the answers the
 client gave in earlier rounds. A state is refused when the MAC does not match, the format is
 wrong, it expired, it belongs to another request, or it was already used once (replay; the
-record of used nonces is per process and lasts until the state would have expired anyway).
+record of used nonces lasts until the state would have expired anyway, and is kept in the shared
+state store when several processes serve one URL).
 
 Source: MCP 2026-07-28, Basic § Patterns § Multi Round-Trip Requests (server requirements:
 treat ``requestState`` as attacker-controlled, integrity-protect it, bind principal/expiry/
@@ -28,6 +29,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -94,6 +96,10 @@ class RequestStateCodec:
         self.ttl = ttl
         self._used: OrderedDict[str, float] = OrderedDict()
         self._lock = threading.Lock()
+        self.shared_consume: Callable[[str, float], bool] | None = None
+        """With several processes behind one URL: marks a nonce used in the store they share
+        (``(nonce, expiry time) -> True`` when it was not used before), so a state is good for
+        one retry on any of them."""
 
     def _mac(self, signed: str) -> str:
         return _b64(hmac.new(self._key, signed.encode("ascii"), hashlib.sha256).digest())
@@ -156,4 +162,4 @@ class RequestStateCodec:
             if nonce in self._used:
                 return False
             self._used[nonce] = expires
-            return True
+        return self.shared_consume is None or self.shared_consume(nonce, expires)
