@@ -43,6 +43,15 @@ def build(timeout: float | None = None) -> MCPServer:
     return server
 
 
+def running(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie, ended but not yet reaped by whoever adopted it, does not)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state not in ("Z", "X")
+
+
 async def call(client: Any, arguments: dict[str, Any]) -> tuple[Any, list[tuple[float, Any, Any]]]:
     progress: list[tuple[float, Any, Any]] = []
 
@@ -152,4 +161,7 @@ async def test_a_program_that_hangs_is_stopped_at_its_time_limit() -> None:
     assert "Waiting forever" in result.content[0].text
     assert limit <= took < limit + 10
     assert progress, "the progress line before the hang did not arrive"
-    assert progress[0][2] == "Waiting forever"
+    assert progress[0][2].startswith("Waiting forever (pids ")
+    pids = [int(p) for p in progress[0][2].rstrip(")").split()[-2:]]
+    for pid in pids:  # the program and the child it started: the whole process group is stopped
+        assert not running(pid), pid

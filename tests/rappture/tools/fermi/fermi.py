@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import os
 import sys
 import time
 
@@ -16,8 +17,11 @@ mode = rx["input.choice(mode).current"].value
 if mode == "crash":
     print("diverged: the mesh is too coarse", file=sys.stderr)
     sys.exit(3)
-if mode == "hang":
-    print("=RAPPTURE-PROGRESS=>5 Waiting forever", flush=True)
+if mode == "hang":  # and a child process of its own, which must be stopped with it
+    import subprocess
+
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    print(f"=RAPPTURE-PROGRESS=>5 Waiting forever (pids {os.getpid()} {child.pid})", flush=True)
     while True:
         time.sleep(1)
 
