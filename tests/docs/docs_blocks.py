@@ -29,6 +29,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from sybil import Document, Example, Sybil
 from sybil.parsers.markdown import CodeBlockParser
@@ -68,7 +69,8 @@ class Page:
     ran: int = 0
     not_run: list[str] = field(default_factory=list)
     background: list[subprocess.Popen[bytes]] = field(default_factory=list)
-    ports: dict[str, str] = field(default_factory=dict)  # a served block's port as written -> where it serves
+    ports: dict[str, str] = field(default_factory=dict)
+    logs: list[Any] = field(default_factory=list)  # a served block's port as written -> where it serves
 
     @classmethod
     def open(cls, path: Path) -> Page:
@@ -91,6 +93,8 @@ class Page:
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
+        for log in self.logs:
+            log.close()
         shutil.rmtree(self.directory, ignore_errors=True)
 
     def environment(self, extra: dict[str, str] | None = None) -> dict[str, str]:
@@ -109,34 +113,42 @@ class Page:
             return self.servers[key][1]
         app = self.resolve(name)
         port = free_port()
+        log = self.log_file()
         process = subprocess.Popen(
             [sys.executable, "-m", "nanohubmcp", "run", str(app), "--port", str(port)],
             cwd=self.directory,
             env=self.environment(variables),
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
         self.servers[key] = (process, port)
-        wait_for_port(process, port, f"nanohubmcp run {name}")
+        wait_for_port(process, port, f"nanohubmcp run {name}", Path(log.name))
         return port
+
+    def log_file(self) -> Any:
+        """A file for a server's output (a pipe nobody reads could fill and stall the server)."""
+        log = tempfile.NamedTemporaryFile(prefix="server-", suffix=".log", dir=self.directory, delete=False)  # noqa: SIM115
+        self.logs.append(log)
+        return log
 
     def serve_in_background(self, source: str, value: str, line: int) -> None:
         """Run a block that serves until stopped (``serves: port N``); return once its port answers."""
         found = re.fullmatch(r"port (\d+)", value)
         assert found, f"{page_id(self.path)}:{line}: write the marker as 'serves: port 8000'"
         port = free_port()
+        log = self.log_file()
         process = subprocess.Popen(
             ["bash", "-e", "-o", "pipefail", "-c", source.replace(found[1], str(port))],
             cwd=self.directory,
             env=self.environment(),
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            stdout=log,
+            stderr=subprocess.STDOUT,
             start_new_session=True,
         )
         self.background.append(process)
-        wait_for_port(process, port, f"{page_id(self.path)}:{line}")
+        wait_for_port(process, port, f"{page_id(self.path)}:{line}", Path(log.name))
         self.ports[found[1]] = str(port)
 
     def resolve(self, name: str) -> Path:
@@ -170,11 +182,13 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def wait_for_port(process: subprocess.Popen[bytes], port: int, what: str, timeout: float = 60.0) -> None:
+def wait_for_port(
+    process: subprocess.Popen[bytes], port: int, what: str, log: Path | None = None, timeout: float = 60.0
+) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            error = process.stderr.read().decode(errors="replace") if process.stderr else ""
+            error = log.read_text(errors="replace") if log is not None else ""
             raise AssertionError(f"{what} exited with {process.returncode} before serving:\n{error}")
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=1):
