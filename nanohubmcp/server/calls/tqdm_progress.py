@@ -29,7 +29,7 @@ class whose bar asked); the hook wraps those too. Bars of a class given another 
 
 from __future__ import annotations
 
-import contextlib
+import importlib.abc
 import importlib.util
 import sys
 import threading
@@ -77,11 +77,29 @@ def _subclasses(cls: Any) -> list[Any]:
     return found
 
 
+class _WatchingLoader(importlib.abc.Loader):
+    """``tqdm.std``'s own loader, then :func:`watch` once the module has run (other calls pass through)."""
+
+    def __init__(self, inner: importlib.abc.Loader) -> None:
+        self._inner = inner
+
+    def create_module(self, spec: ModuleSpec) -> ModuleType | None:
+        return self._inner.create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        self._inner.exec_module(module)
+        watch()
+
+    def __getattr__(self, name: str) -> Any:  # get_source, get_filename, ... of the real loader
+        return getattr(self._inner, name)
+
+
 class _ImportWatcher:
     """A one-shot entry of ``sys.meta_path``: runs :func:`watch` right after ``tqdm.std`` loads.
 
-    It only finds the module's spec the usual way and has its loader call :func:`watch` once
-    the module has run; every other import passes through untouched (PEP 451 finders).
+    It finds the module's spec the usual way and answers the same spec with a loader that runs
+    the real one, then :func:`watch`; every other import passes through untouched (PEP 451
+    finders). Nothing of the import system is changed in place.
     """
 
     def __init__(self) -> None:
@@ -101,21 +119,14 @@ class _ImportWatcher:
         if self in sys.meta_path:
             sys.meta_path.remove(self)
         spec = importlib.util.find_spec(fullname)
-        loader = getattr(spec, "loader", None)
-        if loader is None or not hasattr(loader, "exec_module"):
-            return spec
-        run_module = loader.exec_module
-
-        def exec_module(module: ModuleType) -> None:
-            try:
-                run_module(module)
-            finally:
-                loader.__dict__.pop("exec_module", None)  # the loader's own method again
-            watch()
-
-        with contextlib.suppress(AttributeError):  # a loader taking no attributes: hooked at the next call
-            loader.exec_module = exec_module
-        return spec
+        if spec is None or spec.loader is None or spec.origin is None or not hasattr(spec.loader, "exec_module"):
+            return spec  # nothing to wrap: the next call's watch() hooks the module once loaded
+        return importlib.util.spec_from_file_location(
+            fullname,
+            spec.origin,
+            loader=_WatchingLoader(spec.loader),
+            submodule_search_locations=spec.submodule_search_locations,
+        )
 
 
 _import_watcher = _ImportWatcher()
