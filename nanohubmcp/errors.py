@@ -12,9 +12,14 @@ Every exception the package raises on purpose derives from :class:`NanohubMCPErr
      ├── ProtocolError              a JSON-RPC error object ``{code, message, data?}``
      │    ├── ParseError            -32700
      │    ├── InvalidRequest        -32600
+     │    │    └── Unauthorized, ForbiddenOrigin, SessionNotFound, MethodNotAllowed, NotAcceptable,
+     │    │        StreamConflict, RequestTooLarge, UnsupportedMediaType, MisdirectedRequest:
+     │    │        refusals at the HTTP edge, each naming its status (401 … 421)
      │    ├── MethodNotFound        -32601
+     │    │    └── RouteNotFound     no route for this path (HTTP 404)
      │    ├── InvalidParams         -32602
      │    │    ├── UnknownComponent  unknown tool / prompt / resource (-32602 or -32002)
+     │    │    │    └── UnknownTool  a REST path naming no tool (HTTP 404)
      │    │    └── InvalidEnvelope   a 2026-07-28 request without its ``_meta`` (-32602, HTTP 400)
      │    ├── InternalError         -32603
      │    ├── ServerBusy            -32000, HTTP 503 with Retry-After (a limit is reached)
@@ -35,7 +40,9 @@ tool's own ``except Exception`` cannot swallow it; it is control flow, never rep
 
 Transports never build JSON-RPC error objects by hand: they raise or pass one of these
 exceptions to :func:`error_response` (the whole error message) or :func:`to_error_object`
-(its ``error`` member), and :func:`http_status_for` gives the HTTP status the spec names.
+(its ``error`` member). The HTTP status comes from one map: :func:`http_status_for` for an error
+the core answered (per route: the handshake era, the stateless era, REST), :func:`http_status_of`
+for a refusal a transport answers itself (the exception's own ``http_status``, else its code's).
 
 Source: MCP 2025-11-25, Basic § JSON-RPC error codes; MCP 2026-07-28, Basic § Error codes.
 """
@@ -152,14 +159,24 @@ class ProtocolError(NanohubMCPError):
     Args:
         message: the ``message`` member; say what was wrong and how to fix it.
         data: optional ``data`` member (JSON-serialisable).
+        code: the ``code`` member, for a code of the application's own (-32000 to -32099 are
+            free for servers); each subclass has its own default.
+        request_id: the id of the request refused, when it could be read (the error response
+            carries it).
     """
 
     code: int = INTERNAL_ERROR
+    http_status: int | None = None
+    """The HTTP status of this refusal when a transport answers it before the core serves the
+    request; None: the status its code maps to (:func:`http_status_for`)."""
 
-    def __init__(self, message: str, data: object = None, *, code: int | None = None) -> None:
+    def __init__(
+        self, message: str, data: object = None, *, code: int | None = None, request_id: str | int | None = None
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.data = data
+        self.request_id = request_id
         if code is not None:
             self.code = code
 
@@ -202,6 +219,75 @@ class UnknownComponent(InvalidParams):
 class InvalidEnvelope(InvalidParams):
     """A 2026-07-28 request without the ``_meta`` every request of that era carries (-32602,
     HTTP 400 where a handler's -32602 is 200)."""
+
+    http_status = 400
+
+
+class UnknownTool(UnknownComponent):
+    """A REST path naming no tool (-32602; HTTP 404)."""
+
+    http_status = 404
+
+
+# -- refusals at the HTTP edge: -32600 with the status RFC 9110 names -----------------------------
+class Unauthorized(InvalidRequest):
+    """No valid bearer token (HTTP 401 with ``WWW-Authenticate``; MCP Authorization)."""
+
+    http_status = 401
+
+
+class ForbiddenOrigin(InvalidRequest):
+    """An ``Origin`` the server does not allow (HTTP 403; MCP Transports § Security Warning)."""
+
+    http_status = 403
+
+
+class SessionNotFound(InvalidRequest):
+    """An ``Mcp-Session-Id`` naming no live session of the caller (HTTP 404: initialize again)."""
+
+    http_status = 404
+
+
+class RouteNotFound(MethodNotFound):
+    """No route answers this path or method (HTTP 404)."""
+
+    http_status = 404
+
+
+class MethodNotAllowed(InvalidRequest):
+    """The route does not take this HTTP method (HTTP 405 with ``Allow``)."""
+
+    http_status = 405
+
+
+class NotAcceptable(InvalidRequest):
+    """``Accept`` excludes every media type the answer can have (HTTP 406)."""
+
+    http_status = 406
+
+
+class StreamConflict(InvalidRequest):
+    """The session's stream is already open (HTTP 409)."""
+
+    http_status = 409
+
+
+class RequestTooLarge(InvalidRequest):
+    """The body is over ``max_request_bytes`` (HTTP 413)."""
+
+    http_status = 413
+
+
+class UnsupportedMediaType(InvalidRequest):
+    """The body is not JSON (HTTP 415)."""
+
+    http_status = 415
+
+
+class MisdirectedRequest(InvalidRequest):
+    """A ``Host`` this server does not answer for (HTTP 421; DNS rebinding protection)."""
+
+    http_status = 421
 
 
 class InternalError(ProtocolError):
@@ -313,11 +399,12 @@ def http_status_for(error: dict[str, Any], route: str = HANDSHAKE_ROUTE) -> int:
 
 
 def http_status_of(exc: BaseException, route: str = HANDSHAKE_ROUTE) -> int:
-    """The HTTP status of a refusal raised before the request reached the core (as
-    :func:`http_status_for`, which it follows, plus :class:`InvalidEnvelope`'s 400)."""
-    if isinstance(exc, InvalidEnvelope):
-        return 400
-    return http_status_for(to_error_object(exc), route)
+    """The HTTP status of a refusal a transport answers itself, before or instead of the core
+    (never below 400): the exception's own :attr:`ProtocolError.http_status`, else the status its
+    code maps to on ``route`` (:func:`http_status_for`)."""
+    if isinstance(exc, ProtocolError) and exc.http_status is not None:
+        return exc.http_status
+    return max(400, http_status_for(to_error_object(exc), route))
 
 
 def to_error_object(exc: BaseException) -> dict[str, Any]:

@@ -51,8 +51,7 @@ class EnvelopeError(InvalidRequest):
     """An invalid envelope, remembering the id when one could be read."""
 
     def __init__(self, message: str, request_id: object = None) -> None:
-        super().__init__(message)
-        self.request_id = request_id
+        super().__init__(message, request_id=request_id if valid_id(request_id) else None)
 
 
 def valid_id(value: object) -> TypeGuard[str | int]:
@@ -115,9 +114,7 @@ def classify(obj: object) -> Message:
         if params is None:
             params = {}
         if not isinstance(params, dict):
-            exc = InvalidParams('Invalid params: "params" must be an object')
-            exc.data = None
-            raise _with_id(exc, rid if has_id else None)
+            raise InvalidParams('Invalid params: "params" must be an object', request_id=_id_or_none(rid))
         if has_id:
             return Message(REQUEST, obj, method=method, id=rid, params=params)
         return Message(NOTIFICATION, obj, method=method, params=params)
@@ -129,11 +126,6 @@ def classify(obj: object) -> Message:
 
 def _id_or_none(value: object) -> Any:
     return value if valid_id(value) else None
-
-
-def _with_id(exc: Exception, rid: object) -> Exception:
-    exc.request_id = rid  # type: ignore[attr-defined]
-    return exc
 
 
 def result(request_id: object, value: dict[str, Any]) -> dict[str, Any]:

@@ -278,7 +278,7 @@ class Connection:
                 if message.method == "initialize":
                     raise InvalidRequest("initialize must not be part of a batch")
             except ProtocolError as exc:
-                replies.append(error_response(exc, getattr(exc, "request_id", None)))
+                replies.append(error_response(exc, exc.request_id))
                 continue
             try:
                 request = self.request(message, version=version, session=session, stream=stream, principal=principal)

@@ -20,10 +20,14 @@ from tornado.http1connection import HTTP1Connection
 from ..errors import (
     FORBIDDEN,
     HANDSHAKE_ROUTE,
+    ForbiddenOrigin,
     InsufficientScope,
     InvalidRequest,
+    MisdirectedRequest,
     NanohubMCPError,
     ProtocolError,
+    RequestTooLarge,
+    Unauthorized,
     error_response,
     http_status_for,
     http_status_of,
@@ -81,6 +85,8 @@ class BaseHandler(tornado.web.RequestHandler):
     connection: Connection
     public = False
     """True for the documents a client reads before it has a token (the resource metadata)."""
+    route = HANDSHAKE_ROUTE
+    """Which statuses of the one error map this route answers with (REST has its own)."""
     principal: Principal | None = None
     """The caller the verifier authenticated (None without authorization configured)."""
     _answered_early = False
@@ -107,13 +113,13 @@ class BaseHandler(tornado.web.RequestHandler):
         if not origin_allowed(origin, self.config):
             log.warning("refused request from origin %s", origin)
             self.set_header("Connection", "close")  # the body (if any) stays unread
-            self.fail(403, InvalidRequest(
+            self.fail(ForbiddenOrigin(
                 f"Forbidden: origin {origin} is not allowed; add it to allowed_origins to permit it"))
             return
         if not host_allowed(self.request.host, self.config):
             log.warning("refused request for host %s", self.request.host)
             self.set_header("Connection", "close")  # the body (if any) stays unread
-            self.fail(421, InvalidRequest(
+            self.fail(MisdirectedRequest(
                 f"Misdirected Request: this server does not answer for host {jsonenc.show(self.request.host)} (it "
                 "listens on loopback; a proxy that forwards another host name must be named in public_url)"))
             return
@@ -138,7 +144,7 @@ class BaseHandler(tornado.web.RequestHandler):
                 problem, error = "the bearer token is invalid or expired", "invalid_token"
             else:
                 problem, error = "send 'Authorization: Bearer <token>'", None
-            self.refuse_auth(401, f"Unauthorized: {problem}", auth.challenge(
+            self.refuse_auth(f"Unauthorized: {problem}", auth.challenge(
                 self.public_base(), error=error, scopes=required, description=problem if error else None))
             return
         if principal.missing_scopes(required):
@@ -149,14 +155,14 @@ class BaseHandler(tornado.web.RequestHandler):
     def refuse_scopes(self, scopes: Any) -> None:
         """Finish with 403 ``insufficient_scope`` naming the ``scopes`` the call needs."""
         self.set_header("Connection", "close")  # the body (if any) stays unread
-        self.fail(403, InsufficientScope(f"Forbidden: this server needs the scope(s) {' '.join(scopes)}",
-                                         scopes=list(scopes)))
+        self.fail(InsufficientScope(f"Forbidden: this server needs the scope(s) {' '.join(scopes)}",
+                                    scopes=list(scopes)))
 
-    def refuse_auth(self, status: int, message: str, www_authenticate: str) -> None:
+    def refuse_auth(self, message: str, www_authenticate: str) -> None:
         """Finish with a 401 carrying ``WWW-Authenticate``."""
         self.set_auth_challenge(www_authenticate)
         self.set_header("Connection", "close")  # the body (if any) stays unread
-        self.fail(status, InvalidRequest(message))
+        self.fail(Unauthorized(message))
 
     def set_auth_challenge(self, www_authenticate: str) -> None:
         """Set ``WWW-Authenticate`` (RFC 6750 § 3), readable by browser clients too."""
@@ -193,11 +199,14 @@ class BaseHandler(tornado.web.RequestHandler):
         self.clear_header("Content-Type")
         self.send_json(status, body)
 
-    def fail(self, status: int, exc: NanohubMCPError, request_id: Any = None) -> None:
-        """Finish with ``status`` and the error body for ``exc`` (:meth:`error_body`)."""
+    def fail(self, exc: ProtocolError, request_id: str | int | None = None) -> None:
+        """Finish with the error body for ``exc`` (:meth:`error_body`) and its HTTP status on this
+        route (:func:`~nanohubmcp.errors.http_status_of`, the one map); ``request_id`` defaults
+        to the id the exception carries."""
         if isinstance(exc, InsufficientScope):
             self.set_auth_challenge(auth.challenge(self.public_base(), error="insufficient_scope", scopes=exc.scopes))
-        self.send_error_json(status, self.error_body(exc, request_id))
+        self.send_error_json(http_status_of(exc, self.route), self.error_body(
+            exc, request_id if request_id is not None else exc.request_id))
 
     def reply_status(self, response: dict[str, Any], route: str = HANDSHAKE_ROUTE) -> int:
         """The HTTP status of a response the core answered (200 for a result), setting the headers
@@ -246,8 +255,8 @@ class BaseHandler(tornado.web.RequestHandler):
         exc_info = kwargs.get("exc_info")
         if exc_info is not None:
             exc = exc_info[1]
-            if isinstance(exc, ProtocolError):  # with the request's id when it was read (a tool's scopes)
-                self.fail(max(400, http_status_of(exc)), exc, getattr(exc, "request_id", None))
+            if isinstance(exc, ProtocolError):  # with the request's id when it was read
+                self.fail(exc)
                 return
             if isinstance(exc, tornado.web.HTTPError) and exc.log_message:
                 reason = exc.log_message % exc.args if exc.args else exc.log_message
@@ -324,7 +333,7 @@ class BodyLimitMixin:
             except ValueError:
                 declared = -1
             if declared < 0:
-                handler.fail(400, InvalidRequest("Invalid Content-Length header"))
+                handler.fail(InvalidRequest("Invalid Content-Length header"))
                 return False
             if declared > limit:
                 self._refuse_size(limit, drain=declared <= DISCARD_FACTOR * limit)
@@ -337,14 +346,14 @@ class BodyLimitMixin:
         handler: Any = self
         self._too_large = True
         self._chunks = []
-        error = InvalidRequest(f"Request body too large: the limit is {limit} bytes (max_request_bytes)")
+        error = RequestTooLarge(f"Request body too large: the limit is {limit} bytes (max_request_bytes)")
         if not drain:
             handler.set_header("Connection", "close")  # the rest of the body is not read
-            handler.fail(413, error)
+            handler.fail(error)
             return
         body = jsonenc.dumpb(handler.error_body(error))
         handler.clear_header("Content-Type")
-        handler.set_status(413)
+        handler.set_status(http_status_of(error))
         handler.set_header("Content-Type", JSON_TYPE)
         handler.set_header("Content-Length", str(len(body)))
         handler.write(body)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..errors import MethodNotFound, NanohubMCPError
+from ..errors import NanohubMCPError, RouteNotFound
 from ..protocol import versions
 from . import auth
 from .base import BaseHandler
@@ -102,7 +102,7 @@ class ProtectedResourceHandler(PlainErrors, BaseHandler):
         if self._finished:
             return
         if self.config.auth is None:
-            self.fail(404, MethodNotFound("This server has no authorization configured"))
+            self.fail(RouteNotFound("This server has no authorization configured"))
             return
         self.set_header("Cache-Control", "max-age=300")
         self.send_json(200, auth.metadata_document(self.config.auth, self.public_base(), suffix or "", self.core.name))
@@ -114,6 +114,6 @@ class NotFoundHandler(PlainErrors, BaseHandler):
     async def prepare(self) -> None:
         await super().prepare()
         if not self._finished:
-            self.fail(404, MethodNotFound(f"No route for {self.request.method} {self.request.path}; "
+            self.fail(RouteNotFound(f"No route for {self.request.method} {self.request.path}; "
                                           "see GET / for the endpoints"))
 

@@ -24,7 +24,8 @@ from ..errors import (
     InvalidParams,
     NanohubMCPError,
     ProtocolError,
-    UnknownComponent,
+    UnknownTool,
+    UnsupportedMediaType,
     http_status_for,
     to_error_object,
 )
@@ -47,6 +48,8 @@ def rest_error(error: dict[str, Any]) -> tuple[int, dict[str, Any]]:
 class RestToolHandler(BodyLimitMixin, BaseHandler):
     """``POST /tools/<name>``."""
 
+    route = REST_ROUTE
+
     async def prepare(self) -> None:
         await super().prepare()
         if not self._finished:
@@ -60,19 +63,19 @@ class RestToolHandler(BodyLimitMixin, BaseHandler):
             return
         tool = self.core.registry.tools.get(name)
         if tool is None:
-            self.fail(404, UnknownComponent(f"Unknown tool: {name}"))
+            self.fail(UnknownTool(f"Unknown tool: {name}"))
             return
         if not json_body_type(self.request.headers.get("Content-Type")):
-            self.fail(415, InvalidParams("Send the arguments as JSON with 'Content-Type: application/json'"))
+            self.fail(UnsupportedMediaType("Send the arguments as JSON with 'Content-Type: application/json'"))
             return
         body = self.body()
         try:
             arguments = jsonrpc.parse_body(body) if body.strip() else {}
         except ProtocolError as exc:
-            self.fail(400, type(exc)(f"Malformed JSON body: {exc.message}"))
+            self.fail(type(exc)(f"Malformed JSON body: {exc.message}"))
             return
         if not isinstance(arguments, dict):
-            self.fail(400, InvalidParams("The body must be a JSON object of argument names to values"))
+            self.fail(InvalidParams("The body must be a JSON object of argument names to values"))
             return
         params = {"name": name, "arguments": arguments}
         message = jsonrpc.classify(jsonrpc.request(f"rest-{id(self)}", "tools/call", params))

@@ -20,7 +20,7 @@ from typing import Any
 
 import tornado.web
 
-from ..errors import InvalidRequest, ProtocolError, ServerBusy
+from ..errors import ProtocolError, ServerBusy, SessionNotFound, UnsupportedMediaType
 from ..protocol import versions
 from ..server.connection import batch_refusal
 from ..state.errors import StateUnavailable
@@ -42,7 +42,7 @@ class LegacySSEHandler(BaseHandler):
             session = self.connection.open_session(versions.V2024_11_05, self.principal)
             await self.connection.publish_session(session)  # its POSTs may reach another process
         except ServerBusy as exc:
-            self.fail(503, exc)
+            self.fail(exc)
             return
         stream = session.get_standalone()
         writer = self.writer = SSEWriter(self, self.config.keepalive_seconds)
@@ -95,16 +95,16 @@ async def post_legacy_message(handler: Any, session_id: str | None) -> None:
     """
     connection = handler.connection
     if not json_body_type(handler.request.headers.get("Content-Type")):
-        handler.fail(415, InvalidRequest(
+        handler.fail(UnsupportedMediaType(
             "Unsupported Media Type: send the JSON-RPC message with 'Content-Type: application/json'"))
         return
     try:
         session = await connection.lookup_session(session_id, handler.principal)
     except StateUnavailable as exc:
-        handler.fail(503, exc)
+        handler.fail(exc)
         return
     if session is None or session.transport != "sse":
-        handler.fail(404, InvalidRequest(
+        handler.fail(SessionNotFound(
             "Unknown session_id: open GET /sse first and POST to the endpoint it announces"))
         return
     try:
@@ -114,7 +114,7 @@ async def post_legacy_message(handler: Any, session_id: str | None) -> None:
             if refused is not None:
                 raise refused
     except ProtocolError as exc:
-        handler.fail(400, exc, getattr(exc, "request_id", None))
+        handler.fail(exc)
         return
     stream = session.get_standalone()
     if isinstance(parsed, list):

@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..errors import MODERN_ROUTE, HeaderMismatch, InvalidRequest, ProtocolError, http_status_of
+from ..errors import MODERN_ROUTE, HeaderMismatch, InvalidRequest, ProtocolError
 from ..protocol import jsonenc, jsonrpc
 from ..server.connection import is_modern, modern_version
 from ..server.stateless.headers import NAME_FIELDS, check_param_headers, decode_header_value, marks_for
@@ -83,7 +83,7 @@ def check_headers(message: jsonrpc.Message, headers: Mapping[str, str],
 async def serve_modern(handler: StreamableHTTPHandler, message: jsonrpc.Message) -> None:
     """Validate, dispatch, and answer one 2026-07-28 POST (JSON, or SSE when related messages come first)."""
     if message.kind == jsonrpc.RESPONSE:
-        handler.fail(400, InvalidRequest(
+        handler.fail(InvalidRequest(
             "Invalid Request: 2026-07-28 clients send no responses; answer input requests in the "
             "retried request's inputResponses"))
         return
@@ -93,7 +93,7 @@ async def serve_modern(handler: StreamableHTTPHandler, message: jsonrpc.Message)
     try:
         version, caps = check_headers(message, handler.request.headers, handler.core)
     except ProtocolError as exc:
-        handler.fail(http_status_of(exc, MODERN_ROUTE), exc, message.id)
+        handler.fail(exc, message.id)
         return
     connection = handler.connection
     stream = OutboundStream("m", resumable=False) if wants_sse(handler.request.headers.get("Accept")) else None

@@ -97,7 +97,7 @@ class StdioTransport:
         try:
             parsed = self.connection.parse(line)
         except ProtocolError as exc:
-            self._write(None, error_response(exc, getattr(exc, "request_id", None)))
+            self._write(None, error_response(exc, exc.request_id))
             return
         task = asyncio.ensure_future(self._serve(parsed))
         self.tasks.add(task)

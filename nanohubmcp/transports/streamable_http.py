@@ -21,7 +21,15 @@ from typing import Any
 
 import tornado.web
 
-from ..errors import InvalidRequest, NanohubMCPError, ProtocolError
+from ..errors import (
+    InvalidRequest,
+    MethodNotAllowed,
+    NotAcceptable,
+    ProtocolError,
+    SessionNotFound,
+    StreamConflict,
+    UnsupportedMediaType,
+)
 from ..protocol import jsonrpc
 from ..server.connection import Connection, batch_refusal, handshake_version, spoken_version
 from ..server.wire.sessions import Session
@@ -42,16 +50,6 @@ from .sse_writer import SSEWriter
 from .stateless import is_modern_request, serve_modern
 
 log = logging.getLogger("nanohubmcp.http")
-
-
-class Refused(NanohubMCPError):
-    """A request refused before it reached the core: the HTTP status and the error to answer."""
-
-    def __init__(self, status: int, error: NanohubMCPError, request_id: Any = None) -> None:
-        super().__init__(str(error))
-        self.status = status
-        self.error = error
-        self.request_id = request_id
 
 
 @tornado.web.stream_request_body
@@ -86,26 +84,23 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
             return
         try:
             await self._post()
-        except Refused as refused:
-            self.fail(refused.status, refused.error, refused.request_id)
+        except ProtocolError as refused:  # a refusal before the core: its status from the one map
+            self.fail(refused)
 
     async def _post(self) -> None:
         if not json_body_type(self.request.headers.get("Content-Type")):
-            raise Refused(415, InvalidRequest(
-                "Unsupported Media Type: send the JSON-RPC message with 'Content-Type: application/json'"))
+            raise UnsupportedMediaType(
+                "Unsupported Media Type: send the JSON-RPC message with 'Content-Type: application/json'")
         accept = self.request.headers.get("Accept")
         if not (accepts(accept, "application/json") or accepts(accept, "text/event-stream")):
-            raise Refused(406, InvalidRequest(
-                "Not Acceptable: the reply is application/json or text/event-stream; accept one of them"))
+            raise NotAcceptable(
+                "Not Acceptable: the reply is application/json or text/event-stream; accept one of them")
         if self.root and self.get_query_argument("session_id", None):
             from .sse import post_legacy_message
 
             await post_legacy_message(self, self.get_query_argument("session_id"))
             return
-        try:
-            parsed = self.connection.parse(self.body())
-        except ProtocolError as exc:
-            raise Refused(400, exc, getattr(exc, "request_id", None)) from None
+        parsed = self.connection.parse(self.body())  # ParseError / InvalidRequest: 400
         if isinstance(parsed, list):
             await self._post_batch(parsed)
         elif is_modern_request(parsed, self.request.headers):
@@ -114,22 +109,20 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
             await self._post_one(parsed)
 
     def _header_version(self) -> str | None:
-        """The ``MCP-Protocol-Version`` header (None when absent); Refused (400) when unsupported."""
-        try:
-            return spoken_version(self.request.headers.get(MCP_PROTOCOL_VERSION_HEADER))
-        except InvalidRequest as exc:
-            raise Refused(400, exc) from None
+        """The ``MCP-Protocol-Version`` header (None when absent); InvalidRequest (400) when unsupported."""
+        return spoken_version(self.request.headers.get(MCP_PROTOCOL_VERSION_HEADER))
 
-    async def _lookup(self, session_id: str, request_id: Any = None) -> Session | None:
-        """The session ``session_id`` names (any process's, with a shared state store); Refused
-        (503 with Retry-After) while the shared store is unreachable."""
+    async def _lookup(self, session_id: str, request_id: str | int | None = None) -> Session | None:
+        """The session ``session_id`` names (any process's, with a shared state store);
+        StateUnavailable (503 with Retry-After) while the shared store is unreachable."""
         try:
             return await self.connection.lookup_session(session_id, self.principal)
         except StateUnavailable as exc:
-            raise Refused(503, exc, request_id) from None
+            exc.request_id = request_id  # the refusal names the request it refuses
+            raise
 
     async def _session(self, message: jsonrpc.Message) -> Session | None:
-        """The session the request names (None: sessionless); Refused (404) when it is gone."""
+        """The session the request names (None: sessionless); SessionNotFound (404) when it is gone."""
         if message.kind == jsonrpc.REQUEST and message.method == "initialize":
             return None  # never adopt a client-chosen id: initialize mints a new session
         session_id = self.request.headers.get(MCP_SESSION_ID_HEADER)
@@ -137,8 +130,9 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
             return None
         session = await self._lookup(session_id, message.id)
         if session is None:
-            raise Refused(404, InvalidRequest(
-                "Session not found: it expired or was deleted; initialize again without Mcp-Session-Id"), message.id)
+            raise SessionNotFound(
+                "Session not found: it expired or was deleted; initialize again without Mcp-Session-Id",
+                request_id=message.id)
         return session
 
     async def _post_one(self, message: jsonrpc.Message) -> None:
@@ -171,11 +165,11 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
         session_id = self.request.headers.get(MCP_SESSION_ID_HEADER)
         session = await self._lookup(session_id) if session_id else None
         if session_id and session is None:
-            raise Refused(404, InvalidRequest("Session not found: initialize again"))
+            raise SessionNotFound("Session not found: initialize again")
         version = handshake_version(session, header_version)
         refused = batch_refusal(version, items)
         if refused is not None:
-            raise Refused(400, refused)
+            raise refused
         responses = await self.connection.serve_batch(items, version=version, session=session,
                                                       principal=self.principal)
         if responses:
@@ -189,34 +183,30 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
             return
         try:
             await self._get()
-        except Refused as refused:
-            self.fail(refused.status, refused.error, refused.request_id)
+        except ProtocolError as refused:
+            self.fail(refused)
 
     async def _get(self) -> None:
         if not accepts(self.request.headers.get("Accept"), "text/event-stream"):
-            raise Refused(406, InvalidRequest(
-                "Not Acceptable: GET opens an SSE stream; send 'Accept: text/event-stream'"))
+            raise NotAcceptable("Not Acceptable: GET opens an SSE stream; send 'Accept: text/event-stream'")
         if is_modern_request(None, self.request.headers):
             self._method_not_allowed("GET")
         if not self.request.headers.get(MCP_SESSION_ID_HEADER):
             # No stream without a session; 405 tells a client there is none to open here, where a
             # 400 makes some clients retry for ever (MCP 2025-11-25, Transports § Listening).
             self.set_header("Allow", "POST, DELETE")
-            raise Refused(405, InvalidRequest(
+            raise MethodNotAllowed(
                 "Method Not Allowed: GET opens the stream of a session; without an Mcp-Session-Id (from "
-                "initialize) there is no stream to open"))
+                "initialize) there is no stream to open")
         session = await self._require_session()
         last_event_id = self.request.headers.get(LAST_EVENT_ID_HEADER)
         stream = session.stream_for_event(last_event_id) if last_event_id else None
         if stream is None:
             stream = session.get_standalone()
             if stream.reading:
-                raise Refused(409, InvalidRequest("Conflict: this session already has an open GET stream"))
+                raise StreamConflict("Conflict: this session already has an open GET stream")
             last_event_id = None
-        try:
-            await stream.prepare()
-        except StateUnavailable as exc:
-            raise Refused(503, exc) from None
+        await stream.prepare()  # StateUnavailable: 503 with Retry-After
         writer = SSEWriter(self, self.config.keepalive_seconds)
         # A fresh stream gets a priming event; a resumed one must not (a new id would sort after
         # the events still to be replayed, and a second drop would then skip them).
@@ -250,16 +240,15 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
     async def _require_session(self) -> Session:
         session_id = self.request.headers.get(MCP_SESSION_ID_HEADER)
         if not session_id:
-            raise Refused(400, InvalidRequest("Bad Request: send the Mcp-Session-Id header returned by initialize"))
+            raise InvalidRequest("Bad Request: send the Mcp-Session-Id header returned by initialize")
         session = await self._lookup(session_id)
         if session is None:
-            raise Refused(404, InvalidRequest("Session not found: it expired or was deleted; initialize again"))
+            raise SessionNotFound("Session not found: it expired or was deleted; initialize again")
         return session
 
     def _method_not_allowed(self, method: str) -> None:
         self.set_header("Allow", "POST")
-        raise Refused(405, InvalidRequest(
-            f"Method Not Allowed: protocol 2026-07-28 has no {method} on the MCP endpoint"))
+        raise MethodNotAllowed(f"Method Not Allowed: protocol 2026-07-28 has no {method} on the MCP endpoint")
 
     # -- DELETE --------------------------------------------------------------------------
     async def delete(self) -> None:
@@ -269,8 +258,8 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
             if is_modern_request(None, self.request.headers):
                 self._method_not_allowed("DELETE")
             session = await self._require_session()
-        except Refused as refused:
-            self.fail(refused.status, refused.error, refused.request_id)
+        except ProtocolError as refused:
+            self.fail(refused)
             return
         self.connection.end_session(session.id)
         self.send_empty(204)
