@@ -46,10 +46,13 @@ import tempfile
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ._version import __version__
 from .errors import NanohubMCPError
+
+if TYPE_CHECKING:
+    from .facade import MCPServer
 
 __all__ = ["build_parser", "main"]
 
@@ -280,7 +283,7 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _serve(server: Any, args: argparse.Namespace, transport: str) -> int:
+def _serve(server: MCPServer, args: argparse.Namespace, transport: str) -> int:
     server.run(host=args.host, port=args.port, transport=transport, token=args.token)
     return 0
 

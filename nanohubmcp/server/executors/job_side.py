@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import signal
 from collections.abc import Callable
+from types import FrameType
 from typing import Any
 
 from ..calls.progress import CURRENT
@@ -49,7 +50,7 @@ def run_in_job(
     """Run the tool function in the batch job; ``(RETURNED, value)`` or ``(RAISED, message)``."""
     channel = FileChannel(folder)
 
-    def near_the_limit(signum: int, frame: Any) -> None:
+    def near_the_limit(signum: int, frame: FrameType | None) -> None:
         # The scheduler's warning signal (Slurm: --signal, USR2 before the time limit). The
         # function keeps running; the scheduler ends it at the limit, and the server says so.
         channel.send(job_id, "log", ["warning", "the batch job is close to its time limit", {}])

@@ -24,6 +24,8 @@ from .base import JobExecutor
 from .remote import deliver, remote_context, run_remote
 
 if TYPE_CHECKING:
+    from queue import Queue
+
     from ..calls.context import Context
     from ..jobs.service import Job
 
@@ -31,7 +33,7 @@ if TYPE_CHECKING:
 class QueueChannel:
     """A job's channel through a manager queue (shared by all jobs) and its own manager Event."""
 
-    def __init__(self, queue: Any, event: Any) -> None:
+    def __init__(self, queue: Queue[tuple[str, str, list[Any]]], event: threading.Event) -> None:
         self._queue = queue
         self._event = event
 
@@ -68,7 +70,7 @@ class ProcessJobExecutor(JobExecutor):
                 ).start()
             return self._pool, self._manager.Event()
 
-    def _listen(self, queue: Any) -> None:
+    def _listen(self, queue: Queue[tuple[str, str, list[Any]]]) -> None:
         while True:
             try:
                 item = queue.get()

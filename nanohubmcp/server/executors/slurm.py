@@ -290,7 +290,7 @@ def _load(path: Path) -> Any:
         return pickle.load(source)  # written by our own job (submitit's result file)
 
 
-def _value_of(outcome: Any, slurm_id: str, folder: Path) -> Any:
+def _value_of(outcome: tuple[str, Any], slurm_id: str, folder: Path) -> Any:
     """The function's value from submitit's result file; what it raised becomes a ToolError."""
     status, payload = outcome
     if status == "success":
@@ -304,7 +304,7 @@ def _value_of(outcome: Any, slurm_id: str, folder: Path) -> Any:
     raise ToolError(f"Slurm job {slurm_id} could not run the tool: {last[0]}" + _stderr_note(stderr))
 
 
-def _announce(context: Context | None, job: Job, slurm_id: str, state: SlurmState, told: Any) -> None:
+def _announce(context: Context | None, job: Job, slurm_id: str, state: SlurmState, told: object) -> None:
     """Tell the client (and the task's metadata) where the Slurm job is now."""
     if state.kind == QUEUED:
         text = f"Slurm job {slurm_id} is queued" + (f" (reason: {state.reason})" if state.reason else "")

@@ -155,7 +155,7 @@ class SubmitJobExecutor(FolderJobExecutor):
             raise
 
 
-def as_run(spec: Any, tool: str) -> SubmitRun:
+def as_run(spec: object, tool: str) -> SubmitRun:
     """What the tool returned, as a :class:`SubmitRun`."""
     if isinstance(spec, SubmitRun):
         return spec

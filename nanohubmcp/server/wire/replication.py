@@ -23,6 +23,7 @@ import contextlib
 import json
 import logging
 import secrets
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 from ...protocol import jsonrpc
@@ -184,7 +185,7 @@ class Replication:
         for session_id in targets:
             self.state.append(session_id, "g", {"m": text, "f": "0", "o": self.state.process})
 
-    def _spawn(self, work: Any) -> None:
+    def _spawn(self, work: Awaitable[object]) -> None:
         async def run() -> None:
             with contextlib.suppress(StateUnavailable):
                 await work
