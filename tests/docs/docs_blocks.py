@@ -8,8 +8,8 @@ An HTML comment on the line before a block says what it needs:
 - ``<!-- needs: server NAME [VAR=value ...] -->``: ``nanohubmcp run NAME`` serves on a free port first,
   and ``8000`` in the block becomes that port.
 - ``<!-- serves: port 8000 -->``: a command that serves until stopped: run in the background with ``8000``
-  made a free port, and counted as run once that port answers; later blocks of the page get the same
-  substitution; stopped after the page.
+  made a free port (in the block and in the files the page's ``file:`` blocks wrote), and counted as run once
+  that port answers; later blocks of the page get the same substitution; stopped after the page.
 - ``<!-- not-run: REASON -->``: not run; counted.
 """
 
@@ -69,8 +69,9 @@ class Page:
     ran: int = 0
     not_run: list[str] = field(default_factory=list)
     background: list[subprocess.Popen[bytes]] = field(default_factory=list)
-    ports: dict[str, str] = field(default_factory=dict)
-    logs: list[Any] = field(default_factory=list)  # a served block's port as written -> where it serves
+    ports: dict[str, str] = field(default_factory=dict)  # a served block's port as written -> where it serves
+    logs: list[Any] = field(default_factory=list)
+    files: list[Path] = field(default_factory=list)  # written by this page's 'file:' blocks
 
     @classmethod
     def open(cls, path: Path) -> Page:
@@ -137,6 +138,8 @@ class Page:
         found = re.fullmatch(r"port (\d+)", value)
         assert found, f"{page_id(self.path)}:{line}: write the marker as 'serves: port 8000'"
         port = free_port()
+        for file in self.files:  # `python3 start_mcp.py` serves where the file's server.run(port=...) says
+            file.write_text(file.read_text().replace(found[1], str(port)))
         log = self.log_file()
         process = subprocess.Popen(
             ["bash", "-e", "-o", "pipefail", "-c", source.replace(found[1], str(port))],
@@ -217,6 +220,7 @@ def _prepare(example: Example) -> tuple[Page, str] | None:
         return None
     if kind == "file":
         (page.directory / value).write_text(source)
+        page.files.append(page.directory / value)
     elif kind == "needs":
         what, _, spec = value.partition(" ")
         assert what == "server", f"{page_id(page.path)}:{example.line}: unknown need {value!r}"

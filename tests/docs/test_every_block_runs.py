@@ -31,14 +31,33 @@ def test_a_failing_block_fails_the_page(tmp_path: Path) -> None:
         run_page(page)
 
 
-def test_a_server_block_gets_a_served_file_on_a_free_port(tmp_path: Path) -> None:
+def test_the_quick_start_runs_as_a_reader_runs_it(tmp_path: Path) -> None:
+    """`python3 start_mcp.py` serves (on a free port, in the background) and the client block calls it."""
     page = tmp_path / "page.md"
-    page.write_text(
-        (ROOT / "docs" / "getting-started" / "script.md")
-        .read_text()
-        .split("## Quick start", 1)[1]
-        .split("`scripts/demo_client.py URL`", 1)[0]
-    )
+    quick_start = (ROOT / "docs" / "getting-started" / "script.md").read_text().split("## Quick start", 1)[1]
+    page.write_text(quick_start.split("`scripts/demo_client.py URL`", 1)[0])
     ran = run_page(page)
-    assert ran.ran == 2
-    assert len(ran.not_run) == 1  # the file, the client call; `python3 start_mcp.py`
+    assert ran.ran == 3  # the file, `python3 start_mcp.py`, the client call
+    assert ran.not_run == []
+
+
+APP = '''from nanohubmcp import MCPServer
+
+server = MCPServer("t")
+
+
+@server.tool()
+def twice(x: int) -> int:
+    """Twice x."""
+    return 2 * x
+'''
+
+
+def test_a_needs_server_block_gets_the_file_served_on_a_free_port(tmp_path: Path) -> None:
+    page = tmp_path / "page.md"
+    call = "curl -X POST http://127.0.0.1:8000/tools/twice -H 'Content-Type: application/json' -d '{\"x\": 21}'"
+    page.write_text(
+        f"<!-- file: app.py -->\n```python\n{APP}```\n\n"
+        f"<!-- needs: server app.py -->\n```bash\n{call} | grep -q 42\n```\n"
+    )
+    assert run_page(page).ran == 2
