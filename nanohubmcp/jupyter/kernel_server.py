@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ..transports.runner import resolve_port
 from . import routes
@@ -36,54 +36,9 @@ from .hub import HubView, detect_hub
 from .tokens import notebook_token
 
 if TYPE_CHECKING:
-    from ..server.core import ServerCore
-    from ..server.wire.events import EventBus
+    from ..serving import Servable
 
 __all__ = ["KERNEL_HOST", "Served", "run_in_kernel"]
-
-
-class KernelServer(Protocol):
-    """What serving from a kernel uses of a server (an ``MCPServer``; this module never imports the facade)."""
-
-    @property
-    def core(self) -> ServerCore: ...
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def version(self) -> str: ...
-
-    @property
-    def events(self) -> EventBus: ...
-
-    @property
-    def auth(self) -> object: ...
-
-    @property
-    def url(self) -> str | None: ...
-
-    @property
-    def port(self) -> int | None: ...
-
-    @property
-    def running(self) -> bool: ...
-
-    @property
-    def token(self) -> str | None: ...
-
-    def start(
-        self,
-        host: str = ...,
-        port: int | None = ...,
-        path_prefix: str = ...,
-        *,
-        quiet: bool = ...,
-        loop: str = ...,
-        **options: Any,
-    ) -> object: ...
-
-    def stop(self) -> None: ...
 
 
 KERNEL_HOST = "127.0.0.1"
@@ -91,11 +46,11 @@ KERNEL_HOST = "127.0.0.1"
 
 # Strong references: a running server must stay reachable to be stopped, even after the cell
 # rebinds `server` (its serving thread keeps the old one alive, unseen). Stopped ones are pruned.
-_SERVED: list[KernelServer] = []
+_SERVED: list[Servable] = []
 _LOCK = threading.Lock()
 
 
-def _status(server: KernelServer, host: str, hub: HubView | None = None) -> dict[str, Any]:
+def _status(server: Servable, host: str, hub: HubView | None = None) -> dict[str, Any]:
     url = server.url
     local = f"http://{host}:{server.port}/" if server.port else url
     tools = [
@@ -138,7 +93,7 @@ class Served:
         hub: the nanoHUB view found when it started (None when ``public_url`` was given).
     """
 
-    def __init__(self, server: KernelServer, host: str, hub: HubView | None = None) -> None:
+    def __init__(self, server: Servable, host: str, hub: HubView | None = None) -> None:
         self.server = server
         self.host = host
         self.hub = hub
@@ -149,7 +104,7 @@ class Served:
 
 
 def run_in_kernel(
-    server: KernelServer,
+    server: Servable,
     host: str | None = None,
     port: int | str | None = None,
     *,
@@ -206,7 +161,7 @@ def run_in_kernel(
     return server
 
 
-def _replaced_by(server: KernelServer, port: int) -> list[KernelServer]:
+def _replaced_by(server: Servable, port: int) -> list[Servable]:
     """The earlier ``run()`` servers ``server`` replaces (same name, or holding ``port``); forgets them.
 
     Port 0 never collides: "any free port" cannot be held by anyone. Call with the lock held.
