@@ -37,7 +37,7 @@ import weakref
 from collections.abc import Sequence
 from importlib.machinery import ModuleSpec
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 
 from .progress import CURRENT, CallProgress
 
@@ -136,6 +136,22 @@ def _identity(value: object) -> Any:
     return value
 
 
+class _Bar(Protocol):
+    """What is read of a tqdm bar (``tqdm.std.tqdm``; tqdm is never imported here)."""
+
+    n: float
+    total: float | None
+    disable: bool
+
+
+class _Lock(Protocol):
+    """A write lock tqdm holds while a bar changes (``TqdmDefaultWriteLock``)."""
+
+    def acquire(self, *args: Any, **kwargs: Any) -> Any: ...
+
+    def release(self) -> None: ...
+
+
 class _Feed:
     """The bars one call made, and which of them speaks for it."""
 
@@ -143,10 +159,10 @@ class _Feed:
 
     def __init__(self, tracker: CallProgress) -> None:
         self.tracker = tracker
-        self.lead: weakref.ref[Any] | None = None
+        self.lead: weakref.ref[_Bar] | None = None
         self.base = 0.0  # progress carried over from bars that led before
 
-    def step(self, bar: Any) -> tuple[CallProgress, float, float | None, str] | None:
+    def step(self, bar: _Bar) -> tuple[CallProgress, float, float | None, str] | None:
         """The report ``bar``'s new count makes, or None (not the leading bar)."""
         lead = self.lead() if self.lead is not None else None
         if lead is None or (lead is not bar and lead.disable):  # no leader yet, or it is gone/closed
@@ -165,14 +181,14 @@ class _Feed:
 class _ReportingLock:
     """tqdm's write lock, passed through, telling calls about their bars on each release."""
 
-    def __init__(self, inner: Any, base: Any) -> None:
+    def __init__(self, inner: _Lock, base: type) -> None:
         self._inner = inner
         self._base = base
         self._seen: weakref.WeakSet[Any] = weakref.WeakSet()
         self._claimed: weakref.WeakKeyDictionary[Any, tuple[_Feed, float | None]] = weakref.WeakKeyDictionary()
         self._feeds: weakref.WeakKeyDictionary[CallProgress, _Feed] = weakref.WeakKeyDictionary()
 
-    def twin(self, inner: Any) -> _ReportingLock:
+    def twin(self, inner: _Lock) -> _ReportingLock:
         """The same bookkeeping around another lock (a subclass's own), so all bars count alike."""
         twin = _ReportingLock(inner, self._base)
         twin._seen, twin._claimed, twin._feeds = self._seen, self._claimed, self._feeds
