@@ -20,9 +20,10 @@ import inspect
 from typing import Any
 from urllib.parse import urlsplit
 
-from ..auth.verifiers import MAX_TOKEN_LENGTH
+from ..auth.verifiers import MAX_TOKEN_LENGTH, TokenVerifier
 from ..errors import ConfigurationError
 from ..server.wire.principal import Principal
+from .config import TransportConfig
 
 METADATA_PATH = ".well-known/oauth-protected-resource"
 """Where the protected resource metadata lives, relative to the public base URL."""
@@ -92,7 +93,7 @@ def challenge(base: str, *, error: str | None = None, scopes: Any = None, descri
     return "Bearer " + ", ".join(parts)
 
 
-async def authenticate(verifier: Any, header: str | None) -> Principal | None:
+async def authenticate(verifier: TokenVerifier, header: str | None) -> Principal | None:
     """The principal ``verifier`` grants the ``Authorization`` header, or None."""
     token = bearer_token(header)
     if token is None:
@@ -103,7 +104,7 @@ async def authenticate(verifier: Any, header: str | None) -> Principal | None:
     return result if isinstance(result, Principal) else None
 
 
-def bind_resource(config: Any, host: str | None = None, port: int | None = None) -> None:
+def bind_resource(config: TransportConfig, host: str | None = None, port: int | None = None) -> None:
     """Tell a verifier that checks audiences (a ``resource`` attribute) this server's resource
     URL: from ``public_url``, else the bound loopback or named address.
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import tornado.web
 from tornado.http1connection import HTTP1Connection
 
+from ..auth.verifiers import TokenVerifier
 from ..errors import (
     FORBIDDEN,
     HANDSHAKE_ROUTE,
@@ -134,7 +135,7 @@ class BaseHandler(tornado.web.RequestHandler):
             return  # CORS preflights carry no credentials (Fetch § CORS-preflight request)
         await self.authorize(verifier)
 
-    async def authorize(self, verifier: Any) -> None:
+    async def authorize(self, verifier: TokenVerifier) -> None:
         """Check the bearer token: sets :attr:`principal`, or finishes with 401 / 403."""
         header = self.request.headers.get("Authorization")
         principal = await auth.authenticate(verifier, header)

@@ -9,9 +9,9 @@ weber). ``allowed_origins`` None admits loopback origins plus the public URL's o
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import urlsplit
 
+from ..auth.verifiers import TokenVerifier
 from ..errors import ConfigurationError
 
 DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
@@ -52,7 +52,7 @@ class TransportConfig:
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
     keepalive_seconds: float = KEEPALIVE_SECONDS
     extra_origins: set[str] = field(default_factory=set)
-    auth: Any = None
+    auth: TokenVerifier | None = None
     loopback_bound: bool = False
 
     def __post_init__(self) -> None:

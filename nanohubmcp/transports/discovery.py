@@ -22,13 +22,16 @@ from __future__ import annotations
 import ipaddress
 import os
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from .._version import __version__
 from ..errors import ConfigurationError
 from ..protocol import jsonenc, versions
 from .base import BaseHandler
+
+if TYPE_CHECKING:
+    from ..server.core import ServerCore
 
 SERVER_JSON_SCHEMA = "https://static.modelcontextprotocol.io/schemas/2025-12-11/server.schema.json"
 SERVER_CARD_SCHEMA = "https://static.modelcontextprotocol.io/schemas/v1/server-card.schema.json"
@@ -91,14 +94,14 @@ def is_public(base: str | None) -> bool:
         return True
 
 
-def description(core: Any) -> str:
+def description(core: ServerCore) -> str:
     """1-100 characters: the first line of the server's ``instructions``, else a line naming the server."""
     first = " ".join((core.instructions or "").strip().splitlines()[:1]).strip()
     text = first or f"MCP server {core.name} (Python functions served with nanohubmcp)"
     return text if len(text) <= _DESCRIPTION_LIMIT else text[: _DESCRIPTION_LIMIT - 1].rstrip() + "…"
 
 
-def _title(core: Any) -> str:
+def _title(core: ServerCore) -> str:
     return str(core.name)[:100] or "MCP server"
 
 
@@ -114,7 +117,7 @@ def remotes(base: str, *, protocol_versions: bool = False) -> list[dict[str, Any
     return found
 
 
-def server_json(core: Any, *, app: str, base: str | None = None, name: str | None = None) -> dict[str, Any]:
+def server_json(core: ServerCore, *, app: str, base: str | None = None, name: str | None = None) -> dict[str, Any]:
     """The MCP Registry's ``server.json`` for the server of ``core``, run from the file ``app``.
 
     Its package is ``pypi``/``nanohub-mcp`` started as ``nanohubmcp run APP --transport stdio``; a public
@@ -145,7 +148,7 @@ def server_json(core: Any, *, app: str, base: str | None = None, name: str | Non
     return document
 
 
-def server_card(core: Any, base: str) -> dict[str, Any]:
+def server_card(core: ServerCore, base: str) -> dict[str, Any]:
     """The Server Card of the server reached at ``base``: identity, remotes, protocol versions."""
     return {
         "$schema": SERVER_CARD_SCHEMA,
@@ -157,7 +160,7 @@ def server_card(core: Any, base: str) -> dict[str, Any]:
     }
 
 
-def _catalog_entry(core: Any, base: str) -> dict[str, Any]:
+def _catalog_entry(core: ServerCore, base: str) -> dict[str, Any]:
     namespace, _, suffix = registry_name(core.name, base).partition("/")
     publisher = ".".join(reversed(namespace.split(".")))
     return {
@@ -168,12 +171,12 @@ def _catalog_entry(core: Any, base: str) -> dict[str, Any]:
     }
 
 
-def mcp_catalog(core: Any, base: str) -> dict[str, Any]:
+def mcp_catalog(core: ServerCore, base: str) -> dict[str, Any]:
     """The MCP Catalog (``/.well-known/mcp/catalog.json``): one entry, this server's card."""
     return {"specVersion": MCP_CATALOG_SPEC_VERSION, "entries": [_catalog_entry(core, base)]}
 
 
-def ai_catalog(core: Any, base: str) -> dict[str, Any]:
+def ai_catalog(core: ServerCore, base: str) -> dict[str, Any]:
     """The AI Catalog (``/.well-known/ai-catalog.json``): the MCP Catalog's entry, as the AI Catalog allows."""
     return {"specVersion": AI_CATALOG_SPEC_VERSION, "entries": [_catalog_entry(core, base)]}
 
