@@ -70,3 +70,26 @@ async def nap(seconds: float) -> str:
     """Sleep (a call in flight while a process is killed)."""
     await asyncio.sleep(seconds)
     return f"slept in {os.getpid()}"
+
+
+def _dask_tools() -> None:
+    """With a Dask scheduler (DASK_SCHEDULER_ADDRESS): a job that runs on a Dask worker. Defined in a
+    function so that Dask ships it to the worker by value (the worker cannot import this file)."""
+
+    def wait_on_dask(path: str, ctx: Context) -> dict:
+        """Run on a Dask worker until ``path`` exists, reporting progress meanwhile."""
+        import os
+        import time
+
+        step = 0
+        while not os.path.exists(path):
+            step += 1
+            ctx.report_progress(step, None, f"waiting, step {step}")
+            time.sleep(0.05)
+        return {"found": path, "pid": os.getpid()}
+
+    server.async_tool(executor="dask")(wait_on_dask)
+
+
+if os.environ.get("DASK_SCHEDULER_ADDRESS"):
+    _dask_tools()

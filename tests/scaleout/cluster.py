@@ -117,9 +117,9 @@ class Server:
 class Cluster:
     """N servers sharing ``state_url`` behind nginx (see the module docstring)."""
 
-    def __init__(self, nginx: str, workdir: Path, state_url: str, count: int = 3) -> None:
+    def __init__(self, nginx: str, workdir: Path, state_url: str, count: int = 3, **extra_env: str) -> None:
         self.workdir = workdir
-        env = {**os.environ, "MCP_TOKEN": ""}
+        env = {**os.environ, "MCP_TOKEN": "", **extra_env}
         env.pop("NANOHUBMCP_STATE_URL", None)
         # A state directory each, as on separate machines: what they share is in Redis only.
         self.servers = [

@@ -43,9 +43,25 @@ def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
 
 @pytest.fixture
 def cluster(redis_server: RedisServer, tmp_path: Path) -> Iterator[Cluster]:
-    """Three server processes sharing the Redis, behind nginx round-robin."""
+    """Three server processes sharing the Redis, behind nginx round-robin (fresh for each test:
+    for the tests that kill a process or Redis)."""
     nodes = Cluster(_need(find_nginx(), "nginx"), tmp_path, redis_server.url)
     try:
         yield nodes
     finally:
         nodes.close()
+
+
+@pytest.fixture(scope="module")
+def calm_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
+    """One cluster (and Redis) for a whole module of tests that leave the processes running."""
+    workdir = tmp_path_factory.mktemp("calm")
+    store = RedisServer(_need(find_redis(), "redis-server"), workdir).start()
+    try:
+        nodes = Cluster(_need(find_nginx(), "nginx"), workdir, store.url)
+        try:
+            yield nodes
+        finally:
+            nodes.close()
+    finally:
+        store.stop()

@@ -29,7 +29,7 @@ pytestmark = pytest.mark.timeout(120)
 
 
 @pytest.mark.anyio
-async def test_fastmcp_runs_a_stateless_session_across_the_processes(cluster: Cluster) -> None:
+async def test_fastmcp_runs_a_stateless_session_across_the_processes(calm_cluster: Cluster) -> None:
     import fastmcp
 
     async def elicit(message: str, response_type: Any, params: Any, context: Any) -> dict[str, Any]:
@@ -40,7 +40,7 @@ async def test_fastmcp_runs_a_stateless_session_across_the_processes(cluster: Cl
     async def on_progress(value: float, total: float | None, message: str | None) -> None:
         progress.append(value)
 
-    async with fastmcp.Client(cluster.url, elicitation_handler=elicit, progress_handler=on_progress) as client:
+    async with fastmcp.Client(calm_cluster.url, elicitation_handler=elicit, progress_handler=on_progress) as client:
         pids = {json.loads((await client.call_tool("where", {})).content[0].text)["pid"] for _ in range(6)}
         assert len(pids) == 3
         greeted = await client.call_tool("ask_name", {})
@@ -54,8 +54,8 @@ async def test_fastmcp_runs_a_stateless_session_across_the_processes(cluster: Cl
     assert progress == [1, 2, 3, 4]
 
 
-def test_a_listen_stream_gets_updates_produced_by_another_process(cluster: Cluster) -> None:
-    listener, producer, _ = cluster.servers
+def test_a_listen_stream_gets_updates_produced_by_another_process(calm_cluster: Cluster) -> None:
+    listener, producer, _ = calm_cluster.servers
     stream = Wire(listener.url).listen(
         "subscriptions/listen", {"notifications": {"resourceSubscriptions": ["note://current"]}}
     )
@@ -70,14 +70,14 @@ def test_a_listen_stream_gets_updates_produced_by_another_process(cluster: Clust
 
 
 @pytest.mark.anyio
-async def test_legacy_sse_stream_and_posts_on_different_processes(cluster: Cluster) -> None:
+async def test_legacy_sse_stream_and_posts_on_different_processes(calm_cluster: Cluster) -> None:
     from mcp import types
 
     async def on_elicit(context: Any, params: Any) -> Any:
         return types.ElicitResult(action="accept", content={"name": "Lin"})
 
-    sse_url = cluster.url.removesuffix("/mcp") + "/sse"
-    before = {s.port: len(s.text()) for s in cluster.servers}
+    sse_url = calm_cluster.url.removesuffix("/mcp") + "/sse"
+    before = {s.port: len(s.text()) for s in calm_cluster.servers}
     async with mcp_client(sse_url, transport="sse", elicitation_callback=on_elicit) as session:
         pids = set()
         for _ in range(6):
@@ -94,12 +94,12 @@ async def test_legacy_sse_stream_and_posts_on_different_processes(cluster: Clust
         greeted = await session.call_tool("ask_name", {})
         assert greeted.content[0].text.startswith("hello Lin from ")
         await asyncio.sleep(0)
-    posts = [s for s in cluster.servers if "POST /messages/" in s.text()[before[s.port] :]]
+    posts = [s for s in calm_cluster.servers if "POST /messages/" in s.text()[before[s.port] :]]
     assert len(posts) >= 2, "the legacy POSTs should reach several processes"
 
 
-def test_post_root_and_rest_are_served_by_every_process(cluster: Cluster) -> None:
-    base = cluster.url.removesuffix("/mcp")
+def test_post_root_and_rest_are_served_by_every_process(calm_cluster: Cluster) -> None:
+    base = calm_cluster.url.removesuffix("/mcp")
     pids = set()
     for rid in range(3):
         reply = wire.httpx.post(
@@ -126,8 +126,8 @@ def test_post_root_and_rest_are_served_by_every_process(cluster: Cluster) -> Non
     assert polled["result"] == "25", polled
 
 
-def test_a_request_state_is_good_for_one_retry_on_any_process(cluster: Cluster) -> None:
-    asker, answerer, replayer = (Wire(server.url) for server in cluster.servers)
+def test_a_request_state_is_good_for_one_retry_on_any_process(calm_cluster: Cluster) -> None:
+    asker, answerer, replayer = (Wire(server.url) for server in calm_cluster.servers)
     asked = asker.call("tools/call", {"name": "ask_name", "arguments": {}}).result
     assert asked["resultType"] == "input_required"
     (key,) = asked["inputRequests"]

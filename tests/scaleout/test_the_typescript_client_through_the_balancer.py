@@ -33,10 +33,10 @@ def cli(installed: list[str], url: str, *args: str) -> object:
 
 @pytest.mark.parametrize(("transport", "path"), [("http", "/mcp"), ("sse", "/sse")])
 def test_a_typescript_session_spans_the_processes(
-    installed: list[str], cluster: Cluster, transport: str, path: str
+    installed: list[str], calm_cluster: Cluster, transport: str, path: str
 ) -> None:
-    url = cluster.url.removesuffix("/mcp") + path
-    before = {server.port: len(server.text()) for server in cluster.servers}
+    url = calm_cluster.url.removesuffix("/mcp") + path
+    before = {server.port: len(server.text()) for server in calm_cluster.servers}
     listed = cli(installed, url, "--transport", transport, "--method", "tools/list")
     assert {"where", "count", "ask_name"} <= {tool["name"] for tool in listed["tools"]}  # type: ignore[index]
     counted = cli(
@@ -45,5 +45,7 @@ def test_a_typescript_session_spans_the_processes(
     assert counted["content"][0]["text"].startswith("counted to 3")  # type: ignore[index]
     read = cli(installed, url, "--transport", transport, "--method", "resources/read", "--uri", "note://current")
     assert read["contents"][0]["text"]  # type: ignore[index]
-    reached = [server for server in cluster.servers if server.text()[before[server.port] :].count("nanohubmcp.access")]
+    reached = [
+        server for server in calm_cluster.servers if server.text()[before[server.port] :].count("nanohubmcp.access")
+    ]
     assert len(reached) == 3, "the CLI's requests should reach every process"
