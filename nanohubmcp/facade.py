@@ -33,13 +33,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .auth.verifiers import resolve as resolve_auth
 from .errors import RegistrationError
 from .registration import Registrar, decorating
-from .server.calls.direct import CallResult
 from .server.core import ServerCore
-from .server.methods import install
+from .server.direct import CallResult
 from .server.registry import mcp_apps as apps
 from .server.registry.components import Prompt, Resource, ResourceTemplate, Tool
 from .server.results.store import DEFAULT_MAX_INLINE_BYTES
-from .server.stateless import state as modern_state
 from .serving import DEFAULT_MAX_REQUEST_BYTES, Serving
 from .state import resolve as resolve_state_url
 
@@ -144,7 +142,6 @@ class MCPServer:
             name,
             version,
             instructions,
-            facade=self,
             argument_errors=argument_errors,
             list_page_size=list_page_size,
             list_changed=list_changed,
@@ -164,9 +161,8 @@ class MCPServer:
             dask_address=dask_address,
             state_url=resolve_state_url(state_url),
             executor_options=executor_options,
+            state_secret=state_secret,
         )
-        install(self.core)
-        modern_state.configure(self.core, state_secret=state_secret)
         self._registrar = Registrar(self.core)
         self._serving = Serving()
         self.auth = auth
@@ -674,11 +670,11 @@ class MCPServer:
             ConfigurationError: the server is not running, or this thread runs its event loop
                 (a "kernel" mode notebook): use ``await server.call_async(...)`` there.
         """
-        return self._serving.call(self.core, name, arguments)
+        return self._serving.call(self.core, name, arguments, server=self)
 
     async def call_async(self, name: str, arguments: dict[str, Any] | None = None) -> CallResult:
         """:meth:`call` for a coroutine (or a notebook cell's top-level ``await``)."""
-        return await self._serving.call_async(self.core, name, arguments)
+        return await self._serving.call_async(self.core, name, arguments, server=self)
 
     @property
     def running(self) -> bool:

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .decorators import marked
 from .errors import ConfigurationError, RegistrationError, RegistrationWarning
 from .server.calls.context import Context
-from .server.calls.tool_calls import JOB_EXECUTOR, JOB_OPTIONS, job_result_tool
 from .server.executors import EXECUTORS, JobExecutor
+from .server.executors.service import JOB_EXECUTOR, JOB_OPTIONS, job_result_tool
 from .server.registry import checks as registration_checks
 from .server.registry import mcp_apps as apps
 from .server.registry.components import Prompt, Resource, ResourceTemplate, Tool, make_resource

@@ -23,8 +23,8 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import ConfigurationError
-from .server.calls import direct
-from .server.calls.direct import CallResult
+from .server import direct
+from .server.direct import CallResult
 
 if TYPE_CHECKING:
     from .server.core import ServerCore
@@ -419,18 +419,20 @@ class Serving:
         if runner is not None:
             runner.stop()
 
-    def call(self, core: ServerCore, name: str, arguments: dict[str, Any] | None) -> CallResult:
+    def call(self, core: ServerCore, name: str, arguments: dict[str, Any] | None, *,
+             server: object = None) -> CallResult:
         """``MCPServer.call``: tool ``name`` through the running server's call path, from a thread."""
         loop = self._runner.loop if self._runner is not None else None
-        return direct.call_from_thread(core, loop, name, arguments)
+        return direct.call_from_thread(core, loop, name, arguments, server=server)
 
-    async def call_async(self, core: ServerCore, name: str, arguments: dict[str, Any] | None) -> CallResult:
+    async def call_async(self, core: ServerCore, name: str, arguments: dict[str, Any] | None, *,
+                         server: object = None) -> CallResult:
         """:meth:`call` for a coroutine: on the server's loop when it runs elsewhere."""
         loop = self._runner.loop if self._runner is not None else None
         if loop is None or asyncio.get_running_loop() is loop:
-            return await direct.call_tool(core, name, arguments)
+            return await direct.call_tool(core, name, arguments, server=server)
         return await asyncio.wrap_future(
-            asyncio.run_coroutine_threadsafe(direct.call_tool(core, name, arguments), loop)
+            asyncio.run_coroutine_threadsafe(direct.call_tool(core, name, arguments, server=server), loop)
         )
 
     @property

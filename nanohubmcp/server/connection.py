@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ..errors import (
     HeaderMismatch,
@@ -61,10 +61,11 @@ from ..errors import (
 )
 from ..protocol import jsonenc, jsonrpc, versions
 from ..state.errors import StateUnavailable
+from .services import Services
 from .wire.request import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, RequestContext
 
 if TYPE_CHECKING:
-    from .core import ServerCore
+    from .dispatcher import Dispatcher
     from .wire.principal import Principal
     from .wire.sessions import Session
     from .wire.streams import OutboundStream
@@ -84,6 +85,17 @@ class Reply(NamedTuple):
     session: Session | None = None
 
 
+class Served(Services, Protocol):
+    """What the connection seam uses of its server besides the services: the dispatcher, and
+    :meth:`attach` to serve on the loop of the first request when no runner attached one."""
+
+    dispatcher: Dispatcher
+
+    def attach(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Serve on ``loop`` (change notifications are delivered there)."""
+        ...
+
+
 class Connection:
     """One transport's seam to the core (see the module docstring for the contract).
 
@@ -91,11 +103,13 @@ class Connection:
         core: the server core.
         transport: the transport's name, kept on the sessions it opens (``"streamable-http"``,
             ``"sse"``, ``"stdio"``, ``"rest"``); only Streamable HTTP sessions are resumable.
+        server: the public server object (``MCPServer``) a tool's ``ctx.server`` gives, or None.
     """
 
-    def __init__(self, core: ServerCore, transport: str) -> None:
+    def __init__(self, core: Served, transport: str, server: object = None) -> None:
         self.core = core
         self.transport = transport
+        self.server = server
         self.in_flight: set[RequestContext] = set()
 
     # -- sessions --------------------------------------------------------------------------
@@ -193,6 +207,7 @@ class Connection:
             stream=stream,
             client_capabilities=client_capabilities,
             principal=principal,
+            server=self.server,
         )
         if opens_session:
             request.open_session = functools.partial(self.open_session, principal=principal)

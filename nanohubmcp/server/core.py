@@ -1,10 +1,13 @@
-"""``ServerCore``: the state of one MCP server, independent of any transport.
+"""``ServerCore``: one MCP server, independent of any transport, built whole by one constructor.
 
-It owns the registry, sessions, jobs, the worker pool and the event bus, and the options that
-change protocol behaviour. The ``MCPServer`` facade builds one and hands it to
-:func:`nanohubmcp.server.methods.install`, which gives it its ``dispatcher``: the method
-handlers take a ``ServerCore``, so this module imports none of them. Transports reach it
-through the facade. Nothing here imports Tornado or IPython.
+The constructor wires every collaborator: the event bus, the registry, the sessions, the job
+store (with the job service's hand-over and re-attach hooks), the result store, the pending
+client requests, the job executors, the stateless era's state (``requestState`` key, task
+inputs, skills) and the dispatcher over the method tables. Nothing is assigned to it from
+outside afterwards. It is the top of ``server/``: its parts are typed against
+:class:`~nanohubmcp.server.services.Services`, never against this class, so none imports it.
+The ``MCPServer`` facade builds one; transports reach it through the facade. Nothing here
+imports Tornado or IPython.
 """
 
 from __future__ import annotations
@@ -19,19 +22,24 @@ from ..errors import ConfigurationError
 from ..protocol.versions import ProtocolVersion
 from ..state import StateURL, open_shared
 from ..state import parse as parse_state_url
-from .asks.pending import ClientRequests
+from .asks.request_state import RequestStateCodec
+from .asks.task_inputs import TaskInputs
 from .calls.workers import WorkerPool
+from .dispatcher import Dispatcher
 from .executors import EXECUTORS, JobExecutor, make_executor
+from .executors import service as job_service
 from .jobs import service as jobmod
+from .methods import TABLES
 from .registry.registry import Registry
+from .registry.skills import SkillCatalog
 from .results.store import DEFAULT_MAX_INLINE_BYTES, ResultOptions, ResultStore
 from .wire.events import EventBus
 from .wire.notifier import Notifier
+from .wire.pending import ClientRequests
 from .wire.replication import Replication
 from .wire.sessions import SessionStore
 
 if TYPE_CHECKING:
-    from .dispatcher import Dispatcher
     from .wire.request import RequestContext
 
 ARGUMENT_ERRORS = ("auto", "protocol", "tool")
@@ -87,7 +95,6 @@ class ServerCore:
         version: str = "1.0.0",
         instructions: str | None = None,
         *,
-        facade: Any = None,
         argument_errors: str = "auto",
         list_page_size: int | None = None,
         list_changed: bool = True,
@@ -108,6 +115,7 @@ class ServerCore:
         dask_address: str | None = None,
         state_url: str | StateURL | None = None,
         executor_options: dict[str, Any] | None = None,
+        state_secret: str | bytes | None = None,
     ) -> None:
         if not isinstance(name, str) or not name:
             raise ConfigurationError("MCPServer needs a non-empty name, e.g. MCPServer('my-calculator')")
@@ -130,7 +138,6 @@ class ServerCore:
         self.name = name
         self.version = version
         self.instructions = instructions
-        self.facade = facade
         self.argument_errors = argument_errors
         self.list_page_size = list_page_size
         self.list_changed = list_changed
@@ -145,13 +152,14 @@ class ServerCore:
         self.sessions = SessionStore(session_idle_seconds)
         self.jobs = jobmod.JobStore(
             job_ttl_seconds, name=name, state_dir=state_dir, kind=job_store, max_jobs=max_jobs,
-            max_jobs_per_owner=max_jobs_per_owner, max_result_bytes=max_job_result_bytes, shared=self.state_url)
+            max_jobs_per_owner=max_jobs_per_owner, max_result_bytes=max_job_result_bytes, shared=self.state_url,
+            reattach=lambda job: job_service.reattach(self, job),
+            hand_over=lambda job: job_service.hand_over(self, job))
         self.result_options = ResultOptions(max_inline_bytes, figure_dpi)
         # Large results live as long as job results, beside them (files in the state directory).
         self.result_store = ResultStore(
             job_ttl_seconds, directory=lambda: self.jobs.directory if self.jobs.persistent else None)
-        self.client_requests = ClientRequests(self)
-        self.dispatcher: Dispatcher  # set by server.methods.install()
+        self.client_requests = ClientRequests(lambda: self.replication)
         self._executor = executor
         self.dask_address = dask_address
         if executor_options is not None and not isinstance(executor_options, dict):
@@ -170,6 +178,14 @@ class ServerCore:
         """With a shared state store (Redis): keeps sessions in step across processes."""
         self.state_closing: asyncio.Task[None] | None = None
         """Disconnecting from the shared state store (the runner waits for it when it stops)."""
+        # The stateless era (2026-07-28): the key signing requestState, the input requests of
+        # running tasks, the published skills.
+        self.request_codec = RequestStateCodec(state_secret)
+        self._state_secret = state_secret
+        self.task_inputs = TaskInputs()
+        self.skills = SkillCatalog()
+        self.dispatcher = Dispatcher(self, TABLES)
+        """The way in for every message: the pipeline of layers, then the method handlers."""
 
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
         """Serve on ``loop``: change notifications are delivered there from now on.
@@ -193,6 +209,11 @@ class ServerCore:
         assert state is not None
         state.start(loop)
         self.replication = Replication(self.sessions, state)
+        # Every process must accept the others' requestState once: the key (unless given) and
+        # the used nonces live in the shared store.
+        self.request_codec = RequestStateCodec(
+            self._state_secret if self._state_secret is not None else state.request_state_key(),
+            shared_consume=state.consume_nonce)
 
     def detach(self) -> None:
         """Stop delivering change notifications (the server stopped)."""

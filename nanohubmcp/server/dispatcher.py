@@ -22,12 +22,12 @@ from .pipeline import Pipeline, Request
 from .wire.request import META_SERVER_INFO, RequestContext
 
 if TYPE_CHECKING:
-    from .core import ServerCore
+    from .handlers.host import HandlerServices
 
 log = logging.getLogger("nanohubmcp")
 
-Handler = Callable[["ServerCore", RequestContext, dict[str, Any]], Awaitable[dict[str, Any]]]
-NotificationHandler = Callable[["ServerCore", RequestContext, dict[str, Any]], Awaitable[None]]
+Handler = Callable[["HandlerServices", RequestContext, dict[str, Any]], Awaitable[dict[str, Any]]]
+NotificationHandler = Callable[["HandlerServices", RequestContext, dict[str, Any]], Awaitable[None]]
 
 
 class MethodTables(NamedTuple):
@@ -42,7 +42,7 @@ class MethodTables(NamedTuple):
 class Dispatcher:
     """Routes messages of both eras to the handlers ``tables`` name."""
 
-    def __init__(self, core: ServerCore, tables: MethodTables) -> None:
+    def __init__(self, core: HandlerServices, tables: MethodTables) -> None:
         self.core = core
         self.tables = tables
         self.pipeline = Pipeline(

@@ -1,26 +1,18 @@
-"""The per-era method tables, and :func:`install`, which gives a core its dispatcher over them.
+"""The per-era method tables: JSON-RPC method name → handler.
 
-The one module that names every handler: the handlers build on the core's state and the
-tool-call service, the dispatcher routes through the tables it is given, and
-:class:`~nanohubmcp.server.core.ServerCore` imports neither, so the types the handlers see sit
-below them.
+The one module that names every handler. :class:`~nanohubmcp.server.core.ServerCore` builds its
+dispatcher over :data:`TABLES`; the handlers are typed against
+:class:`~nanohubmcp.server.services.Services`, so none of them imports the core.
 """
 
 from __future__ import annotations
 
-import functools
-from typing import TYPE_CHECKING
-
-from .calls import tool_calls as toolcalls
-from .dispatcher import Dispatcher, MethodTables
+from .dispatcher import MethodTables
 from .handlers import lifecycle, prompts, resources, tasks, tools
 from .stateless import discover, listen
 from .stateless import handlers as calls
 from .stateless import skills_methods as skills_api
 from .stateless import tasks as task_extension
-
-if TYPE_CHECKING:
-    from .core import ServerCore
 
 HANDSHAKE_METHODS = {
     "initialize": lifecycle.initialize,
@@ -72,12 +64,3 @@ NOTIFICATIONS = {
 """Client notifications we act on; others are ignored."""
 
 TABLES = MethodTables(handshake=HANDSHAKE_METHODS, modern=MODERN_METHODS, notifications=NOTIFICATIONS)
-
-
-def install(core: ServerCore) -> None:
-    """Give ``core`` its dispatcher over :data:`TABLES`, and let its job store hand a job that a
-    dead server process left with a still-running executor back to the tool-call service (and,
-    when the server stops, a job whose function runs on in this process)."""
-    core.dispatcher = Dispatcher(core, TABLES)
-    core.jobs.reattach = functools.partial(toolcalls.reattach, core)
-    core.jobs.hand_over = functools.partial(toolcalls.hand_over, core)

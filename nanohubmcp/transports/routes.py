@@ -29,9 +29,9 @@ def make_app(server: ServedServer, config: TransportConfig) -> tornado.web.Appli
     prefix = re.escape(config.path_prefix)
     bind_resource(config)
     core = server.core
-    kwargs = {"server": server, "config": config, "connection": Connection(core, "streamable-http")}
-    legacy = {**kwargs, "connection": Connection(core, "sse")}
-    rest = {**kwargs, "connection": Connection(core, "rest")}
+    kwargs = {"server": server, "config": config, "connection": Connection(core, "streamable-http", server)}
+    legacy = {**kwargs, "connection": Connection(core, "sse", server)}
+    rest = {**kwargs, "connection": Connection(core, "rest", server)}
     routes = [
         (rf"{prefix}/mcp/?", StreamableHTTPHandler, kwargs),  # first: the hot route
         (rf"{prefix}/?", RootHandler, {**kwargs, "root": True}),

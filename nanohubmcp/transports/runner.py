@@ -33,7 +33,6 @@ import tornado.httpserver
 import tornado.netutil
 
 from ..errors import ConfigurationError
-from ..server.stateless import state as modern_state
 from .auth import bind_resource
 from .config import TransportConfig
 from .http_server import HEADER_TIMEOUT, READ_HEADER_BYTES, LimitedHTTPServer
@@ -123,13 +122,6 @@ class Runner:
         )
         self._http.add_sockets(sockets)
         core.attach(self.loop)
-        if core.replication is not None:
-            # Every process must accept the others' requestState once: the key (unless given) and the
-            # used nonces live in the shared store.
-            shared = core.replication.state
-            if self.server.state_secret is None:
-                modern_state.configure(core, state_secret=shared.request_state_key())
-            modern_state.state_for(core).codec.shared_consume = shared.consume_nonce
         self._stopped = asyncio.Event()
         self._schedule_sweep()
         core.bus.emit("server_started", url=self.server.url, port=self.port)

@@ -57,7 +57,7 @@ class StdioTransport:
     ) -> None:
         self.server = server
         self.core = server.core
-        self.connection = Connection(self.core, "stdio")
+        self.connection = Connection(self.core, "stdio", server)
         self.writer = LineWriter(protect_stdout() if out_fd is None else out_fd)
         self.in_fd = in_fd
         self.max_line_bytes = max_line_bytes

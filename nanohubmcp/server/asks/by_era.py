@@ -21,15 +21,25 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import ClientRequestError, MissingClientCapability
-from ..stateless.state import state_for
-from .input_requests import ELICIT, ROOTS, SAMPLE, InputRequired
+from ..jobs.record import TASK_JOB
+from ..services import Services
+from .input_requests import ELICIT, EXCHANGE, ROOTS, SAMPLE, InputRequired
 
 if TYPE_CHECKING:
-    from ..core import ServerCore
     from ..wire.request import RequestContext
+    from .request_state import RequestStateCodec
+    from .task_inputs import TaskInputs
+
+
+class AskServices(Services, Protocol):
+    """What asking the client uses of its server besides the services: the stateless era's
+    ``requestState`` key and the input requests of running tasks."""
+
+    request_codec: RequestStateCodec
+    task_inputs: TaskInputs
 
 
 _CAPABILITY = {ELICIT: "elicitation", SAMPLE: "sampling", ROOTS: "roots"}
@@ -79,7 +89,7 @@ def _wire(request: RequestContext, body: dict[str, Any]) -> dict[str, Any]:
     return {"method": body["method"], "params": params}
 
 
-async def ask_many(core: ServerCore, request: RequestContext, requests: Mapping[str, Any], timeout: float,
+async def ask_many(core: AskServices, request: RequestContext, requests: Mapping[str, Any], timeout: float,
                    *, in_job: bool) -> dict[str, Any]:
     """Ask the client everything in ``requests`` at once; returns ``{key: result}``.
 
@@ -101,10 +111,10 @@ async def ask_many(core: ServerCore, request: RequestContext, requests: Mapping[
         raise MissingClientCapability(
             f"Missing required client capability: this call needs {', '.join(missing)}, which the request's "
             "clientCapabilities do not declare", {"requiredCapabilities": missing})
-    job = request.task_job
+    job = request.get(TASK_JOB)
     if job is not None:
-        return await state_for(core).task_inputs.ask(job, wire, timeout)
-    exchange = request.exchange
+        return await core.task_inputs.ask(job, wire, timeout)
+    exchange = request.get(EXCHANGE)
     if exchange is None or in_job:
         raise ClientRequestError(
             "this call cannot ask the client for input: it runs in the background without a task "
@@ -122,7 +132,7 @@ async def ask_many(core: ServerCore, request: RequestContext, requests: Mapping[
     return answers
 
 
-async def ask_one(core: ServerCore, request: RequestContext, method: str, params: dict[str, Any] | None,
+async def ask_one(core: AskServices, request: RequestContext, method: str, params: dict[str, Any] | None,
                   key: str | None, timeout: float, *, in_job: bool) -> Any:
     """Ask one thing (``elicitation/create``, ``sampling/createMessage`` or ``roots/list``).
 
@@ -132,8 +142,8 @@ async def ask_one(core: ServerCore, request: RequestContext, method: str, params
     if not request.modern:
         return await core.client_requests.ask(request, method, params, timeout)
     if key is None:
-        exchange = request.exchange
-        job = request.task_job
+        exchange = request.get(EXCHANGE)
+        job = request.get(TASK_JOB)
         # MRTR keys count calls (the same on every retry); a task makes its own keys unique.
         key = exchange.next_key(method) if exchange is not None and job is None else method.split("/", 1)[0]
     answers = await ask_many(core, request, {key: {"method": method, "params": params or {}}}, timeout,

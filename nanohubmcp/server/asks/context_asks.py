@@ -23,8 +23,8 @@ from ...schema import OutputValidator
 from ..registry import mcp_apps as apps
 
 if TYPE_CHECKING:
-    from ..core import ServerCore
     from ..wire.request import RequestContext
+    from .by_era import AskServices
 
 DEFAULT_CLIENT_TIMEOUT = 60.0
 """Seconds to wait for a client's answer to elicitation, sampling or roots."""
@@ -50,7 +50,7 @@ class ClientAsks:
         in_job: True when the call runs as an ``@async_tool`` job (a task's input request then).
     """
 
-    def __init__(self, core: ServerCore, request: RequestContext, *, in_job: bool) -> None:
+    def __init__(self, core: AskServices, request: RequestContext, *, in_job: bool) -> None:
         self._core = core
         self._request = request
         self._in_job = in_job

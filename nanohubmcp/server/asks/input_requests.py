@@ -19,15 +19,12 @@ Prompts, Resources (``inputResponses``/``requestState`` params).
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import Any, TypeGuard
 
 from ...errors import InvalidParams
 from ...protocol import jsonenc
+from ..wire.request import RequestContext, Slot
 from .request_state import Binding, RequestStateCodec, arguments_digest
-
-if TYPE_CHECKING:
-    from ..wire.request import RequestContext
-
 
 ELICIT = "elicitation/create"
 SAMPLE = "sampling/createMessage"
@@ -139,6 +136,11 @@ class Exchange:
         }
 
 
+EXCHANGE: Slot[Exchange] = Slot("exchange")
+"""The multi round-trip state of a 2026-07-28 call (the answers its retry carried, the
+input requests it asks), once :func:`begin` made it."""
+
+
 def begin(codec: RequestStateCodec, request: RequestContext, method: str, name: str,
           arguments: object, params: dict[str, Any]) -> Exchange:
     """Read ``inputResponses``/``requestState`` of a retried request and attach its :class:`Exchange`.
@@ -156,5 +158,5 @@ def begin(codec: RequestStateCodec, request: RequestContext, method: str, name: 
     if "requestState" in params:
         earlier = codec.verify(params["requestState"], binding)
     exchange = Exchange(codec, binding, earlier, responses)
-    request.exchange = exchange
+    request.put(EXCHANGE, exchange)
     return exchange

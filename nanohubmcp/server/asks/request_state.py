@@ -80,7 +80,8 @@ class RequestStateCodec:
         ConfigurationError: a secret shorter than 16 bytes or of the wrong type.
     """
 
-    def __init__(self, secret: str | bytes | None = None, *, ttl: float = DEFAULT_TTL_SECONDS) -> None:
+    def __init__(self, secret: str | bytes | None = None, *, ttl: float = DEFAULT_TTL_SECONDS,
+                 shared_consume: Callable[[str, float], bool] | None = None) -> None:
         if secret is None:
             key = secrets.token_bytes(32)
         elif isinstance(secret, str):
@@ -96,7 +97,7 @@ class RequestStateCodec:
         self.ttl = ttl
         self._used: OrderedDict[str, float] = OrderedDict()
         self._lock = threading.Lock()
-        self.shared_consume: Callable[[str, float], bool] | None = None
+        self.shared_consume = shared_consume
         """With several processes behind one URL: marks a nonce used in the store they share
         (``(nonce, expiry time) -> True`` when it was not used before), so a state is good for
         one retry on any of them."""

@@ -28,7 +28,7 @@ from ..wire.request import LOG_LEVELS, RequestContext
 from .progress import for_request as progress_of
 
 if TYPE_CHECKING:
-    from ..core import ServerCore
+    from ..asks.by_era import AskServices
     from ..wire.principal import Principal
 
 log = logging.getLogger("nanohubmcp.tool")
@@ -69,7 +69,7 @@ class Context(LevelMethods):
         job_id: the job id when running as an ``@async_tool`` job, else None.
     """
 
-    def __init__(self, core: ServerCore, request: RequestContext, *, job_id: str | None = None) -> None:
+    def __init__(self, core: AskServices, request: RequestContext, *, job_id: str | None = None) -> None:
         self._core = core
         self._request = request
         self._job_id = job_id
@@ -118,7 +118,7 @@ class Context(LevelMethods):
     @property
     def server(self) -> Any:
         """The ``MCPServer`` serving this call."""
-        return self._core.facade
+        return self._request.server
 
     @property
     def request_id(self) -> str | int | None:

@@ -23,7 +23,7 @@ from .context import Context
 from .workers import WorkerPool
 
 if TYPE_CHECKING:
-    from ..core import ServerCore
+    from ..asks.by_era import AskServices
 
 
 def build_kwargs(signature: Signature, arguments: dict[str, Any], *, kind: str, name: str,
@@ -159,7 +159,7 @@ class CallRecord:
 
     __slots__ = ("_core", "_data", "_t0")
 
-    def __init__(self, core: ServerCore, request: RequestContext, method: str, name: str | None) -> None:
+    def __init__(self, core: AskServices, request: RequestContext, method: str, name: str | None) -> None:
         self._core = core
         self._t0 = time.perf_counter()
         session = request.session
@@ -178,7 +178,7 @@ class CallRecord:
         self._core.bus.emit("call_finished", **self._data, duration_ms=duration_ms, ok=ok, error=error)
 
 
-def make_context(core: ServerCore, signature: Signature, request: RequestContext,
+def make_context(core: AskServices, signature: Signature, request: RequestContext,
                  job_id: str | None = None) -> Context | None:
     """A Context when the function asks for one."""
     return Context(core, request, job_id=job_id) if signature.context_param else None

@@ -23,10 +23,10 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from ...protocol import jsonrpc
-from ..wire.request import RequestContext
+from ..wire.request import RequestContext, Slot
 
 if TYPE_CHECKING:
-    from ..core import ServerCore
+    from ..asks.by_era import AskServices
 
 __all__ = ["CURRENT", "CallProgress", "for_request"]
 
@@ -43,7 +43,7 @@ class CallProgress:
         finished: True once the call has its response; later reports are dropped.
     """
 
-    def __init__(self, core: ServerCore, request: RequestContext) -> None:
+    def __init__(self, core: AskServices, request: RequestContext) -> None:
         self._core = core
         self._request = request
         self._lock = threading.Lock()
@@ -103,8 +103,14 @@ class CallProgress:
                 loop.call_soon_threadsafe(self._request.send_related, message)
 
 
-def for_request(core: ServerCore, request: RequestContext) -> CallProgress:
+PROGRESS: Slot[CallProgress] = Slot("progress")
+"""The call's progress reporter, once made (:func:`for_request`)."""
+
+
+def for_request(core: AskServices, request: RequestContext) -> CallProgress:
     """The request's :class:`CallProgress` (made on first use)."""
-    if request.progress is None:
-        request.progress = CallProgress(core, request)
-    return request.progress
+    tracker = request.get(PROGRESS)
+    if tracker is None:
+        tracker = CallProgress(core, request)
+        request.put(PROGRESS, tracker)
+    return tracker

@@ -14,17 +14,17 @@ from ..results import shape as results
 from ..wire.request import RequestContext
 
 if TYPE_CHECKING:
-    from ..core import ServerCore
+    from .host import HandlerServices
 
 MAX_COMPLETIONS = 100
 
 
-async def prompts_list(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def prompts_list(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``prompts/list``."""
     return list_result(core.registry.prompts, "prompts", request.version, core.list_page_size, params)
 
 
-async def prompts_get(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def prompts_get(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``prompts/get`` → ``{description?, messages}``."""
     name = params.get("name")
     if not isinstance(name, str) or not name:
@@ -61,7 +61,7 @@ async def prompts_get(core: ServerCore, request: RequestContext, params: dict[st
     return result
 
 
-async def complete(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def complete(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``completion/complete``: suggestions for a prompt argument or template variable."""
     ref = params.get("ref")
     argument = params.get("argument")

@@ -19,7 +19,7 @@ from ..results.store import URI_PREFIX, owner_of
 from ..wire.request import RequestContext
 
 if TYPE_CHECKING:
-    from ..core import ServerCore
+    from .host import HandlerServices
 
 MAX_SUBSCRIPTIONS = 64
 
@@ -31,17 +31,17 @@ def _uri(params: dict[str, Any], method: str) -> str:
     return uri
 
 
-async def resources_list(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def resources_list(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``resources/list``."""
     return list_result(core.registry.resources, "resources", request.version, core.list_page_size, params)
 
 
-async def templates_list(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def templates_list(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``resources/templates/list``."""
     return list_result(core.registry.templates, "resourceTemplates", request.version, core.list_page_size, params)
 
 
-async def resources_read(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def resources_read(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``resources/read`` → ``{contents: [...]}``."""
     uri = _uri(params, "resources/read")
     if uri.startswith(URI_PREFIX):
@@ -81,7 +81,7 @@ def _read_failed(uri: str, exc: Exception) -> Exception:
     return InternalError(f"Reading {uri} failed: {exc}", {"uri": uri})
 
 
-async def subscribe(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def subscribe(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``resources/subscribe``: notify this session when ``uri`` changes."""
     uri = _uri(params, "resources/subscribe")
     session = request.session
@@ -94,7 +94,7 @@ async def subscribe(core: ServerCore, request: RequestContext, params: dict[str,
     return {}
 
 
-async def unsubscribe(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def unsubscribe(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``resources/unsubscribe``."""
     uri = _uri(params, "resources/unsubscribe")
     if request.session is not None:

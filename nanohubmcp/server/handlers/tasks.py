@@ -13,13 +13,13 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InternalError, InvalidParams
-from ..calls.tool_calls import start_job
+from ..executors.service import start_job
 from ..jobs import service as jobmod
 from ..registry.components import Tool
 from ..wire.request import RequestContext
 
 if TYPE_CHECKING:
-    from ..core import ServerCore
+    from .host import HandlerServices
 
 RELATED_TASK = "io.modelcontextprotocol/related-task"
 
@@ -29,7 +29,7 @@ def task_object(job: jobmod.Job) -> dict[str, Any]:
     return jobmod.task_fields(job, status=job.status, ttl_key="ttl", poll_key="pollInterval")
 
 
-async def create_task(core: ServerCore, request: RequestContext, tool: Tool, arguments: dict[str, Any],
+async def create_task(core: HandlerServices, request: RequestContext, tool: Tool, arguments: dict[str, Any],
                       task_params: object) -> dict[str, Any]:
     """Start ``tool`` as a task; answers ``{task: Task}`` at once."""
     if not isinstance(task_params, dict):
@@ -43,7 +43,7 @@ async def create_task(core: ServerCore, request: RequestContext, tool: Tool, arg
     return {"task": task_object(job)}
 
 
-def _job(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> jobmod.Job:
+def _job(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> jobmod.Job:
     task_id = params.get("taskId")
     if not isinstance(task_id, str):
         raise InvalidParams("params.taskId must be the taskId string from CreateTaskResult")
@@ -51,12 +51,12 @@ def _job(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> j
     return core.jobs.get(task_id, owner, request.principal)
 
 
-async def tasks_get(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def tasks_get(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tasks/get`` → Task."""
     return task_object(_job(core, request, params))
 
 
-async def tasks_result(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def tasks_result(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tasks/result``: wait until the task ends, then answer the original request's result."""
     job = _job(core, request, params)
     await job.done.wait()
@@ -69,13 +69,13 @@ async def tasks_result(core: ServerCore, request: RequestContext, params: dict[s
     return {**(job.result or {"content": []}), "_meta": meta}
 
 
-async def tasks_list(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def tasks_list(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tasks/list``: the caller's own tasks, never anyone else's."""
     owner = request.session.id if request.session is not None else None
     return {"tasks": [task_object(j) for j in core.jobs.owned_by(owner, principal=request.principal, tasks_only=True)]}
 
 
-async def tasks_cancel(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def tasks_cancel(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tasks/cancel``: -32602 for a task that already ended."""
     job = _job(core, request, params)
     if job.status in jobmod.TERMINAL:

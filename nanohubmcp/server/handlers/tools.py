@@ -7,17 +7,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidArguments, MethodNotFound
-from ..calls.tool_calls import call_arguments, lookup_tool, refuse_arguments, run_tool, start_job_result
+from ..calls.tool_calls import call_arguments, lookup_tool, refuse_arguments, run_tool
+from ..executors.service import start_job_result
+from ..registry.components import task_support
 from ..registry.registry import list_result
-from ..stateless.tasks import task_support
 from ..wire.request import RequestContext
 from .tasks import create_task
 
 if TYPE_CHECKING:
-    from ..core import ServerCore
+    from .host import HandlerServices
 
 
-async def tools_list(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def tools_list(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tools/list``: ``{tools: [...], nextCursor?}``; on 2025-11-25 a tool that takes tasks
     says so in ``execution.taskSupport`` (absent means "forbidden")."""
     result = list_result(core.registry.tools, "tools", request.version, core.list_page_size, params)
@@ -30,7 +31,7 @@ async def tools_list(core: ServerCore, request: RequestContext, params: dict[str
     return result
 
 
-async def tools_call(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def tools_call(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tools/call``: run the tool and answer a ``CallToolResult`` (or a task / job handle)."""
     tool = lookup_tool(core, request, params)
     arguments = call_arguments(params)

@@ -10,12 +10,28 @@ import asyncio
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 if TYPE_CHECKING:
     from ..wire.principal import Principal
-    from ..wire.request import RequestContext
-    from .service import JobStore
+
+from ..wire.request import RequestContext, Slot
+
+
+class JobKeeper(Protocol):
+    """Where a job's record is kept (the :class:`~nanohubmcp.server.jobs.service.JobStore`)."""
+
+    def finished(self, job: Job) -> None:
+        """Store ``job``'s end."""
+        ...
+
+    def set_executor_ref(self, job: Job, ref: str) -> None:
+        """Record what ``job``'s executor needs to find it again after a restart."""
+        ...
+
+    def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
+        """Record a job's progress."""
+        ...
 
 __all__ = ["Job", "subject_of", "task_fields"]
 
@@ -74,7 +90,7 @@ class Job:
     runner: str | None = None
     abandoned: bool = False
     handed_over: bool = False
-    store: JobStore | None = field(default=None, repr=False)
+    store: JobKeeper | None = field(default=None, repr=False)
 
     def finish(self, status: str, *, result: dict[str, Any] | None = None,
                error: dict[str, Any] | None = None, message: str | None = None) -> None:
@@ -176,3 +192,8 @@ def task_fields(job: Job, *, status: str, ttl_key: str, poll_key: str) -> dict[s
 
 def _iso(ts: float) -> str:
     return datetime.fromtimestamp(ts, timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+TASK_JOB: Slot[Job] = Slot("task_job")
+"""The task a 2026-07-28 call runs as, once it became one: its input requests then wait for
+``tasks/update`` instead of ending the call with ``input_required``."""

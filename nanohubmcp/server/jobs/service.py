@@ -102,7 +102,8 @@ class JobStore:
     def __init__(self, ttl: float = DEFAULT_TTL_SECONDS, *, name: str = "server", state_dir: Any = None,
                  kind: str = "sqlite", max_jobs: int = DEFAULT_MAX_JOBS,
                  max_jobs_per_owner: int = DEFAULT_MAX_JOBS_PER_OWNER,
-                 max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES, shared: StateURL | None = None) -> None:
+                 max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES, shared: StateURL | None = None,
+                 reattach: Reattach | None = None, hand_over: HandOver | None = None) -> None:
         self.ttl = ttl
         self.shared = shared
         self.name = name
@@ -112,8 +113,8 @@ class JobStore:
         self.max_jobs_per_owner = max_jobs_per_owner
         self.max_result_bytes = max_result_bytes
         self.runner = secrets.token_hex(12)
-        self.reattach: Reattach | None = None
-        self.hand_over: HandOver | None = None
+        self.reattach = reattach
+        self.hand_over = hand_over
         self._live: dict[str, Job] = {}
         self._backend: JobBackend | None = None
         self._runners: RunnerLocks | RedisRunners | None = None

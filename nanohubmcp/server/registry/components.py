@@ -372,3 +372,15 @@ class Prompt:
         if self.meta:
             wire["_meta"] = self.meta
         return wire
+
+
+TASK_SUPPORT = "task_support"
+"""``Tool.extra`` key of a tool's task support (the 2026-07-28 tasks extension)."""
+
+
+def task_support(tool: Tool) -> str:
+    """``"forbidden"``, ``"optional"`` or ``"required"`` (``@async_tool`` defaults to optional)."""
+    support = tool.extra.get(TASK_SUPPORT)
+    if support is None:
+        return "optional" if tool.background else "forbidden"
+    return str(support)

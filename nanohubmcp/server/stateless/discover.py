@@ -21,12 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 from ...protocol import versions
 from ..wire.request import RequestContext
-from .state import state_for
 
 if TYPE_CHECKING:
-    from ..core import ServerCore
+    from ..handlers.host import HandlerServices
 
-Handler = Callable[["ServerCore", RequestContext, dict[str, Any]], Awaitable[dict[str, Any]]]
+Handler = Callable[["HandlerServices", RequestContext, dict[str, Any]], Awaitable[dict[str, Any]]]
 
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 SKILLS_EXTENSION = "io.modelcontextprotocol/skills"
@@ -36,11 +35,11 @@ PUBLIC = "public"
 PRIVATE = "private"
 
 
-def capabilities(core: ServerCore) -> dict[str, Any]:
+def capabilities(core: HandlerServices) -> dict[str, Any]:
     """Server capabilities of the stateless era, with ``extensions`` (tasks; skills when published)."""
     caps = core.capabilities(versions.MODERN_VERSIONS[0])
     extensions: dict[str, Any] = {TASKS_EXTENSION: {}}
-    if len(state_for(core).skills):
+    if len(core.skills):
         extensions[SKILLS_EXTENSION] = {"directoryRead": True}
     caps["extensions"] = extensions
     return caps
@@ -57,7 +56,7 @@ def with_cache_hints(result: dict[str, Any], scope: str) -> dict[str, Any]:
 def cacheable(handler: Handler, scope: str = PUBLIC) -> Handler:
     """Wrap a handler so its complete results carry caching hints."""
 
-    async def wrapped(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+    async def wrapped(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
         return with_cache_hints(await handler(core, request, params), scope)
 
     wrapped.__name__ = getattr(handler, "__name__", "cacheable")
@@ -65,7 +64,7 @@ def cacheable(handler: Handler, scope: str = PUBLIC) -> Handler:
     return wrapped
 
 
-async def server_discover(core: ServerCore, request: RequestContext,
+async def server_discover(core: HandlerServices, request: RequestContext,
                           params: dict[str, Any]) -> dict[str, Any]:
     """``server/discover`` → ``{supportedVersions, capabilities, instructions?, ttlMs, cacheScope}``."""
     result: dict[str, Any] = {

@@ -24,33 +24,34 @@ from typing import TYPE_CHECKING, Any
 from ...errors import InternalError, InvalidArguments, JobLimitReached
 from ..asks.input_requests import InputRequired, begin
 from ..calls import tool_calls as toolcalls
+from ..executors import service as job_service
 from ..handlers import prompts as prompt_handlers
 from ..handlers import resources as resource_handlers
+from ..jobs.record import TASK_JOB
+from ..registry.components import task_support
 from ..wire.request import RequestContext
 from .discover import PRIVATE, with_cache_hints
-from .state import state_for
 from .tasks import (
     adopt,
     create_task_result,
     enable_escalation,
     has_tasks_extension,
     require_tasks_extension,
-    task_support,
     track,
 )
 
 if TYPE_CHECKING:
-    from ..core import ServerCore
+    from ..handlers.host import HandlerServices
 
 
-async def tools_call(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def tools_call(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tools/call`` → ``CallToolResult``, ``input_required``, or a task handle."""
     tool = toolcalls.lookup_tool(core, request, params)
     arguments = toolcalls.call_arguments(params)
     support = task_support(tool)
     if support == "required":
         require_tasks_extension(request, f"tool '{tool.name}'")
-    exchange = begin(state_for(core).codec, request, "tools/call", tool.name, arguments, params)
+    exchange = begin(core.request_codec, request, "tools/call", tool.name, arguments, params)
     try:
         arguments = tool.validator.validate(arguments)
     except InvalidArguments as exc:
@@ -59,13 +60,14 @@ async def tools_call(core: ServerCore, request: RequestContext, params: dict[str
     if tool.background:
         if tasks_ok:
             try:
-                job = toolcalls.start_job(core, request, tool, arguments, as_task=True)
+                job = job_service.start_job(core, request, tool, arguments, as_task=True)
             except JobLimitReached as exc:
                 raise InternalError(str(exc)) from None
-            request.task_job = job  # the job's asks wait for tasks/update
+            request.put(TASK_JOB, job)  # the job's asks wait for tasks/update
+            request.escalate = lambda _message: True  # it runs as a task already (ctx.start_task())
             track(core, job)
             return create_task_result(job)
-        return await toolcalls.start_job_result(core, request, tool, arguments)
+        return await job_service.start_job_result(core, request, tool, arguments)
     escalated = enable_escalation(core, request, tool) if tasks_ok else None
     if escalated is None:  # nothing to race: run the tool in this task (a Task per call showed in the profile)
         try:
@@ -88,10 +90,10 @@ async def tools_call(core: ServerCore, request: RequestContext, params: dict[str
         raise
 
 
-async def prompts_get(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def prompts_get(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``prompts/get`` → ``GetPromptResult`` or ``input_required``."""
     name = params.get("name")
-    exchange = begin(state_for(core).codec, request, "prompts/get", str(name), params.get("arguments") or {},
+    exchange = begin(core.request_codec, request, "prompts/get", str(name), params.get("arguments") or {},
                      params)
     try:
         return await prompt_handlers.prompts_get(core, request, params)
@@ -99,9 +101,9 @@ async def prompts_get(core: ServerCore, request: RequestContext, params: dict[st
         return exchange.input_required(need)
 
 
-async def resources_read(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def resources_read(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``resources/read`` → ``ReadResourceResult`` (with caching hints) or ``input_required``."""
-    exchange = begin(state_for(core).codec, request, "resources/read", str(params.get("uri")), {}, params)
+    exchange = begin(core.request_codec, request, "resources/read", str(params.get("uri")), {}, params)
     try:
         result = await resource_handlers.resources_read(core, request, params)
     except InputRequired as need:

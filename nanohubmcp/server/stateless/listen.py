@@ -27,11 +27,10 @@ from ...protocol import jsonrpc
 from ..jobs import service as jobmod
 from ..wire.request import RequestContext
 from .discover import TASKS_EXTENSION
-from .state import state_for
 from .tasks import detailed_task, has_tasks_extension
 
 if TYPE_CHECKING:
-    from ..core import ServerCore
+    from ..handlers.host import HandlerServices
 
 SUBSCRIPTION_ID = "io.modelcontextprotocol/subscriptionId"
 _LIST_FLAGS = {
@@ -49,7 +48,7 @@ def _uris(value: object, name: str) -> list[str]:
     return list(dict.fromkeys(value))
 
 
-def honoured_filter(core: ServerCore, request: RequestContext, wanted: object) -> dict[str, Any]:
+def honoured_filter(core: HandlerServices, request: RequestContext, wanted: object) -> dict[str, Any]:
     """The part of the client's ``notifications`` filter this server will deliver.
 
     Raises:
@@ -90,7 +89,7 @@ def _matches(uri: str, subscribed: list[str]) -> bool:
     return any(uri == s or uri.startswith(s.rstrip("/") + "/") for s in subscribed)
 
 
-async def subscriptions_listen(core: ServerCore, request: RequestContext,
+async def subscriptions_listen(core: HandlerServices, request: RequestContext,
                                params: dict[str, Any]) -> dict[str, Any]:
     """``subscriptions/listen``: acknowledge, then stream the chosen notifications until the client leaves."""
     honoured = honoured_filter(core, request, params.get("notifications"))
@@ -122,7 +121,7 @@ async def subscriptions_listen(core: ServerCore, request: RequestContext,
                 notifier.listeners.remove(on_change)
 
         cleanups.append(stop_listening)
-    inputs = state_for(core).task_inputs
+    inputs = core.task_inputs
     for task_id in honoured.get("taskIds", []):
         job = core.jobs.get(task_id, None, request.principal)
 

@@ -22,10 +22,9 @@ from ..registry.components import make_resource
 from ..registry.skills import MARKDOWN_MIME, SKILL_FILE, Skill, SkillFile, load_skill
 from ..wire.request import RequestContext
 from .discover import PUBLIC, with_cache_hints
-from .state import state_for
 
 if TYPE_CHECKING:
-    from ..core import ServerCore
+    from ..handlers.host import HandlerServices
 
 
 def _reader(file: SkillFile) -> Any:
@@ -37,7 +36,7 @@ def _reader(file: SkillFile) -> Any:
     return read
 
 
-def publish(core: ServerCore, folder: str | Path, *, prefix: str | None = None) -> Skill:
+def publish(core: HandlerServices, folder: str | Path, *, prefix: str | None = None) -> Skill:
     """Load the skill in ``folder`` and serve it; returns the :class:`~..skills.Skill`.
 
     Raises:
@@ -52,7 +51,7 @@ def publish(core: ServerCore, folder: str | Path, *, prefix: str | None = None) 
         else:
             options = {"name": f"{skill.name}/{rel}", "mime_type": file.mime_type}
         registry.add_resource(make_resource(_reader(file), skill.file_uri(rel), size=file.size, **options))
-    old = state_for(core).skills.put(skill)
+    old = core.skills.put(skill)
     if old is not None:
         for rel in old.files.keys() - skill.files.keys():
             registry.resources.remove(old.file_uri(rel))
@@ -71,27 +70,27 @@ def _uri(params: dict[str, Any], method: str) -> str:
     return uri
 
 
-async def skills_list(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def skills_list(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``skills/list`` → ``{skills: [entry, ...], ttlMs, cacheScope}`` (one page)."""
     _cursor(params, "skills/list")
-    return with_cache_hints({"skills": [s.entry() for s in state_for(core).skills.all()]}, PUBLIC)
+    return with_cache_hints({"skills": [s.entry() for s in core.skills.all()]}, PUBLIC)
 
 
-async def skills_get(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def skills_get(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``skills/get`` ``{uri}`` → ``{skill: entry, ttlMs, cacheScope}``; -32602 for an unknown skill."""
     uri = _uri(params, "skills/get")
-    skill = state_for(core).skills.get(uri)
+    skill = core.skills.get(uri)
     if skill is None:
         raise InvalidParams(f"Unknown skill: {uri} (skills/get takes the SKILL.md URI from skills/list)",
                             {"uri": uri})
     return with_cache_hints({"skill": skill.entry()}, PUBLIC)
 
 
-async def directory_read(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def directory_read(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``resources/directory/read`` ``{uri}`` → ``{resources: [direct children]}``; -32602 if no directory."""
     uri = _uri(params, "resources/directory/read")
     _cursor(params, "resources/directory/read")
-    listing = state_for(core).skills.directory(uri)
+    listing = core.skills.directory(uri)
     if listing is None:
         raise InvalidParams(f"Not a directory: {uri} (read a file with resources/read)", {"uri": uri})
     return with_cache_hints({"resources": listing}, PUBLIC)

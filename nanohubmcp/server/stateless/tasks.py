@@ -28,25 +28,15 @@ from typing import TYPE_CHECKING, Any
 from ...errors import InternalError, InvalidParams, MissingClientCapability, RegistrationError, to_error_object
 from ...protocol import jsonenc
 from ..jobs import service as jobmod
+from ..jobs.record import TASK_JOB
 from ..registry.components import Tool
 from ..wire.request import RequestContext
 from .discover import TASKS_EXTENSION
-from .state import state_for
 
 if TYPE_CHECKING:
-    from ..core import ServerCore
+    from ..handlers.host import HandlerServices
 
-TASK_SUPPORT = "task_support"
-"""``Tool.extra`` key of a tool's task support."""
 SUPPORT_LEVELS = ("forbidden", "optional", "required")
-
-
-def task_support(tool: Tool) -> str:
-    """``"forbidden"``, ``"optional"`` or ``"required"`` (``@async_tool`` defaults to optional)."""
-    support = tool.extra.get(TASK_SUPPORT)
-    if support is None:
-        return "optional" if tool.background else "forbidden"
-    return str(support)
 
 
 def check_task_support(name: str, value: object) -> str | None:
@@ -87,12 +77,12 @@ def task_handle(job: jobmod.Job) -> dict[str, Any]:
     return jobmod.task_fields(job, status=_status(job), ttl_key="ttlMs", poll_key="pollIntervalMs")
 
 
-def detailed_task(core: ServerCore, job: jobmod.Job) -> dict[str, Any]:
+def detailed_task(core: HandlerServices, job: jobmod.Job) -> dict[str, Any]:
     """The ``DetailedTask`` of a job: its ``Task`` plus ``inputRequests``, ``result`` or ``error``."""
     task = task_handle(job)
     status = task["status"]
     if status == jobmod.INPUT_REQUIRED:
-        task["inputRequests"] = state_for(core).task_inputs.outstanding(job.id)
+        task["inputRequests"] = core.task_inputs.outstanding(job.id)
     elif status == jobmod.COMPLETED:
         task["result"] = dict(job.result or {"content": []})
     elif status == jobmod.FAILED:
@@ -105,20 +95,20 @@ def create_task_result(job: jobmod.Job) -> dict[str, Any]:
     return {"resultType": "task", **task_handle(job)}
 
 
-def track(core: ServerCore, job: jobmod.Job) -> None:
+def track(core: HandlerServices, job: jobmod.Job) -> None:
     """Forget the task's input bookkeeping once its work ends."""
     if job.task is not None:
-        inputs = state_for(core).task_inputs
+        inputs = core.task_inputs
         job.task.add_done_callback(lambda _t: inputs.forget(job.id))
 
 
 # -- becoming a task mid-call ------------------------------------------------------------
-def enable_escalation(core: ServerCore, request: RequestContext, tool: Tool) -> asyncio.Future[jobmod.Job]:
+def enable_escalation(core: HandlerServices, request: RequestContext, tool: Tool) -> asyncio.Future[jobmod.Job]:
     """Let the running call turn into a task (``ctx.start_task()``); returns the future of its job."""
     future: asyncio.Future[jobmod.Job] = request.loop.create_future()
 
     def escalate(message: str | None) -> bool:
-        if request.task_job is not None:
+        if request.get(TASK_JOB) is not None:
             return True
         if future.done():
             return False
@@ -127,7 +117,7 @@ def enable_escalation(core: ServerCore, request: RequestContext, tool: Tool) -> 
         except jobmod.JobLimitReached:
             return False  # the call goes on as a plain call
         job.request = request
-        request.task_job = job  # from now on the call's asks wait for tasks/update
+        request.put(TASK_JOB, job)  # from now on the call's asks wait for tasks/update
         future.set_result(job)
         return True
 
@@ -135,7 +125,7 @@ def enable_escalation(core: ServerCore, request: RequestContext, tool: Tool) -> 
     return future
 
 
-def adopt(core: ServerCore, job: jobmod.Job, run: asyncio.Future[dict[str, Any]]) -> None:
+def adopt(core: HandlerServices, job: jobmod.Job, run: asyncio.Future[dict[str, Any]]) -> None:
     """Make ``job`` follow the already running call ``run`` to its end."""
 
     async def follow() -> None:
@@ -157,7 +147,7 @@ def adopt(core: ServerCore, job: jobmod.Job, run: asyncio.Future[dict[str, Any]]
 
 
 # -- tasks/get, tasks/update, tasks/cancel -----------------------------------------------
-def _job(core: ServerCore, request: RequestContext, params: dict[str, Any], method: str) -> jobmod.Job:
+def _job(core: HandlerServices, request: RequestContext, params: dict[str, Any], method: str) -> jobmod.Job:
     require_tasks_extension(request, method)
     task_id = params.get("taskId")
     if not isinstance(task_id, str) or not task_id:
@@ -169,26 +159,26 @@ def _job(core: ServerCore, request: RequestContext, params: dict[str, Any], meth
             f"Failed to retrieve task: no task {jsonenc.show(task_id)} (wrong id, or it expired)") from None
 
 
-async def tasks_get(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def tasks_get(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tasks/get`` → the ``DetailedTask``."""
     return detailed_task(core, _job(core, request, params, "tasks/get"))
 
 
-async def tasks_update(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def tasks_update(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tasks/update``: answers to the task's outstanding input requests → ``{}``."""
     job = _job(core, request, params, "tasks/update")
     responses = params.get("inputResponses")
     if not isinstance(responses, dict):
         raise InvalidParams(
             "tasks/update needs params.inputResponses, an object of inputRequests keys to results")
-    state_for(core).task_inputs.deliver(job, responses)
+    core.task_inputs.deliver(job, responses)
     return {}
 
 
-async def tasks_cancel(core: ServerCore, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def tasks_cancel(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tasks/cancel`` → ``{}`` (also for a task that already ended)."""
     job = _job(core, request, params, "tasks/cancel")
     if job.status not in jobmod.TERMINAL:
         job.cancel("cancelled by the client")
-        state_for(core).task_inputs.changed(job)
+        core.task_inputs.changed(job)
     return {}

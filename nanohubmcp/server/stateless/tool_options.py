@@ -16,9 +16,9 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from ..registry.components import Tool
+from ..registry.components import TASK_SUPPORT, Tool
 from .headers import MARKS, annotate, header_marks
-from .tasks import TASK_SUPPORT, check_task_support
+from .tasks import check_task_support
 
 
 def apply_tool_options(tool: Tool, *, x_mcp_headers: Mapping[str, str] | None = None,

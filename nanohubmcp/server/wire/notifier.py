@@ -14,12 +14,23 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ...protocol import jsonrpc
 
 if TYPE_CHECKING:
-    from ..core import ServerCore
+    from .events import EventBus
+    from .replication import Replication
+    from .sessions import SessionStore
+
+
+class Notified(Protocol):
+    """What the notifier reads of its server: the events, the sessions, the option, the replication."""
+
+    bus: EventBus
+    sessions: SessionStore
+    list_changed: bool
+    replication: Replication | None
 
 _LIST_CHANGED = {
     "tools_changed": "notifications/tools/list_changed",
@@ -31,7 +42,7 @@ _LIST_CHANGED = {
 class Notifier:
     """Delivers change notifications while a server is serving on ``loop``."""
 
-    def __init__(self, core: ServerCore, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, core: Notified, loop: asyncio.AbstractEventLoop) -> None:
         self.core = core
         self.loop = loop
         self.listeners: list[Callable[[str, dict[str, Any]], None]] = []

@@ -12,16 +12,13 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ...protocol.jsonrpc import Message
 from ...protocol.versions import ProtocolVersion
 from .streams import OutboundStream
 
 if TYPE_CHECKING:
-    from ..asks.input_requests import Exchange
-    from ..calls.progress import CallProgress
-    from ..jobs.service import Job
     from .principal import Principal
     from .sessions import Session
 
@@ -69,6 +66,23 @@ class CancelFlag:
         return self._event.wait(timeout)
 
 
+T = TypeVar("T")
+
+
+class Slot(Generic[T]):
+    """A typed place on a :class:`RequestContext` for what a part above the wire keeps with one
+    request (the call's progress reporter, the task a call runs as, the multi round-trip state of a
+    2026-07-28 call). The part that owns the value defines the slot; the request only holds it."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"Slot({self.name!r})"
+
+
 class RequestContext:
     """One request in flight.
 
@@ -81,6 +95,8 @@ class RequestContext:
         loop: the event loop serving the request.
         principal: the caller the transport's verifier authenticated, or None when the
             server has no authorization configured.
+        server: the public server object (``MCPServer``) serving the request, which a
+            function's ``ctx.server`` gives; None when the transport did not name one.
         open_session: for ``initialize`` on a transport that starts sessions there, the
             function minting one (``open_session(version) -> Session``); else None.
         opened_session: the session ``initialize`` minted through ``open_session``.
@@ -89,26 +105,21 @@ class RequestContext:
             starts (legacy SSE answers its POST 202 then; a refusal before is the POST's status).
         lists_as_data: a tool's list result is data (``structuredContent {"result": [...]}``) rather than
             only its JSON text; REST asks for it so lists answer like arrays.
-        progress: the call's progress reporter, once made (``server.progress.for_request``).
         job_id: the id of the ``@async_tool`` job this request runs as (its progress is stored
             with the job), else None.
-        task_job: the task a 2026-07-28 call runs as, once it became one; its input requests
-            then wait for ``tasks/update`` (tasks extension).
         escalate: set while a 2026-07-28 call may still become a task: ``escalate(message)``
             makes it one and answers whether it is one.
-        exchange: the multi round-trip state of a 2026-07-28 call (the answers its retry
-            carried, the input requests it may still ask).
         task_metadata: what the function published with ``ctx.set_task_metadata``.
     """
 
     __slots__ = (
         "_cancel_callbacks",
+        "_slots",
         "argument_errors",
         "cancel_reason",
         "cancelled",
         "client_capabilities",
         "escalate",
-        "exchange",
         "job_id",
         "lists_as_data",
         "loop",
@@ -118,10 +129,9 @@ class RequestContext:
         "open_session",
         "opened_session",
         "principal",
-        "progress",
+        "server",
         "session",
         "stream",
-        "task_job",
         "task_metadata",
         "version",
         "withdrawn",
@@ -137,6 +147,7 @@ class RequestContext:
         stream: OutboundStream | None = None,
         client_capabilities: dict[str, Any] | None = None,
         principal: Principal | None = None,
+        server: object = None,
     ) -> None:
         self.message = message
         self.version = ProtocolVersion.of(version)
@@ -145,6 +156,7 @@ class RequestContext:
         self.stream = stream
         self.loop = loop
         self.principal = principal
+        self.server = server
         if client_capabilities is None:
             client_capabilities = session.client_capabilities if session is not None else {}
         self.client_capabilities = client_capabilities
@@ -152,17 +164,24 @@ class RequestContext:
         self.cancel_reason: str | None = None
         self.withdrawn = False
         self._cancel_callbacks: list[Callable[[], None]] = []
-        self.progress: CallProgress | None = None
         self.job_id: str | None = None
-        self.task_job: Job | None = None
         self.escalate: Callable[[str | None], bool] | None = None
-        self.exchange: Exchange | None = None
+        self._slots: dict[Slot[Any], Any] = {}
         self.task_metadata: dict[str, Any] = {}
         self.open_session: Callable[[str], Session] | None = None
         self.opened_session: Session | None = None
         self.argument_errors: str | None = None
         self.on_accepted: Callable[[], None] | None = None
         self.lists_as_data = False
+
+    def get(self, slot: Slot[T]) -> T | None:
+        """What ``slot`` holds for this request, or None."""
+        value: T | None = self._slots.get(slot)
+        return value
+
+    def put(self, slot: Slot[T], value: T) -> None:
+        """Keep ``value`` in ``slot`` for the rest of this request."""
+        self._slots[slot] = value
 
     @property
     def request_id(self) -> str | int | None:
@@ -206,8 +225,6 @@ class RequestContext:
 
     def go_on_as_task(self, message: str | None = None) -> bool:
         """Turn the running call into a task if it may become one (loop thread); True when it is one."""
-        if self.task_job is not None:
-            return True
         return bool(self.escalate(message)) if self.escalate is not None else False
 
     def on_cancel(self, callback: Callable[[], None]) -> None:

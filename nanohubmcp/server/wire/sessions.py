@@ -16,14 +16,30 @@ import secrets
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from ...errors import ServerBusy
 from ...protocol.versions import ProtocolVersion
 from .streams import OutboundStream
 
-if TYPE_CHECKING:
-    from .replication import Replication
+
+class StreamRelay(Protocol):
+    """Where a session's streams come from when sessions are shared across processes
+    (:class:`~nanohubmcp.server.wire.replication.Replication`): streams other processes can
+    write to and resume."""
+
+    def post_stream(self, session: Session, request_id: Any) -> OutboundStream:
+        """The stream answering one POSTed request of ``session``."""
+        ...
+
+    def standalone(self, session: Session) -> OutboundStream:
+        """The standalone (GET) stream of ``session``."""
+        ...
+
+    def resumed(self, session: Session, stream_id: str) -> OutboundStream | None:
+        """Stream ``stream_id`` of ``session``, to resume, or None when unknown."""
+        ...
+
 
 DEFAULT_IDLE_SECONDS = 3600.0
 MAX_SESSIONS = 10_000
@@ -58,7 +74,7 @@ class Session:
         self.closed = False
         self._stream_counter = 0
         self.on_touch: Callable[[Session], None] | None = None
-        self.relay: Replication | None = None
+        self.relay: StreamRelay | None = None
         """With a shared state store: makes this session's streams cross processes."""
 
     def touch(self) -> None:
@@ -157,7 +173,7 @@ class SessionStore:
         self._max_per_principal = max_per_principal
         self._sessions: OrderedDict[str, Session] = OrderedDict()
         self._by_principal: dict[str, OrderedDict[str, Session]] = {}
-        self.relay: Replication | None = None
+        self.relay: StreamRelay | None = None
         """With a shared state store: the sessions of this process are replicas of its records."""
 
     @property

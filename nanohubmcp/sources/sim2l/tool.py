@@ -18,7 +18,8 @@ import os
 import re
 import tempfile
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import RegistrationError, ToolError
 from ...server.calls.context import Context
@@ -30,8 +31,29 @@ from .store import RunStore, run_id
 from .values import prepare
 
 if TYPE_CHECKING:
-    from ...facade import MCPServer
-    from ...server.registry.components import Tool
+    from ...server.jobs.service import JobStore
+    from ...server.registry.components import Resource, ResourceTemplate, Tool
+
+
+class _Core(Protocol):
+    jobs: JobStore
+
+
+class Sim2LHost(Protocol):
+    """What registering a Sim2L notebook uses of the server (an ``MCPServer``)."""
+
+    @property
+    def core(self) -> _Core:
+        """The server core (its job store names the state directory)."""
+        ...
+
+    def add_tool(self, fn: Callable[..., Any], *, background: bool = False, **options: Any) -> Tool:
+        """Register ``fn`` as a tool."""
+        ...
+
+    def add_resource(self, fn: Callable[..., Any], uri: str, **options: Any) -> Resource | ResourceTemplate:
+        """Register ``fn`` as the resource (or template) at ``uri``."""
+        ...
 
 __all__ = ["Sim2LTool", "add_sim2l", "tool_name"]
 
@@ -140,7 +162,7 @@ class Sim2LTool:
         return data
 
 
-def _runs_root(server: MCPServer, results_dir: str | os.PathLike[str] | None) -> str:
+def _runs_root(server: Sim2LHost, results_dir: str | os.PathLike[str] | None) -> str:
     if results_dir is not None:
         return os.path.abspath(os.fspath(results_dir))
     jobs = server.core.jobs
@@ -150,7 +172,7 @@ def _runs_root(server: MCPServer, results_dir: str | os.PathLike[str] | None) ->
 
 
 def add_sim2l(
-    server: MCPServer,
+    server: Sim2LHost,
     path: str | os.PathLike[str],
     *,
     name: str | None = None,

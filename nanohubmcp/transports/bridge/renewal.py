@@ -9,15 +9,30 @@ the client's own ``initialize`` (and ``notifications/initialized``), then sends 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ..base import MCP_PROTOCOL_VERSION_HEADER, MCP_SESSION_ID_HEADER
 from .exchange import Exchange
 
 if TYPE_CHECKING:
-    from .session import Bridge
+    from .options import BridgeOptions
+
+
+class Renewable(Protocol):
+    """What a renewal reads and updates of the bridge's session (:class:`~.session.Bridge`)."""
+
+    handshake: bytes | None
+    renewing: asyncio.Lock
+    session_id: str | None
+    version: str | None
+    options: BridgeOptions
+
+    def listen_now(self) -> None:
+        """Start listening for the current session's server messages."""
+        ...
 
 log = logging.getLogger("nanohubmcp.bridge")
 
@@ -26,7 +41,7 @@ RENEW_ID = "nanohubmcp-bridge-renew"
 """The id of the replayed ``initialize`` (its answer goes nowhere: the client saw the first one)."""
 
 
-async def renew(bridge: Bridge, forgotten: str) -> bool:
+async def renew(bridge: Renewable, forgotten: str) -> bool:
     """Open a new session for ``bridge`` after the server answered 404 for ``forgotten``.
 
     Requests that met the same 404 share one renewal.

@@ -17,14 +17,11 @@ import html
 import itertools
 import json
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ...errors import ConfigurationError, ProtocolError
-from ...protocol import jsonrpc, versions
-from ..connection import Connection
-
-if TYPE_CHECKING:
-    from ..core import ServerCore
+from ..errors import ConfigurationError, ProtocolError
+from ..protocol import jsonrpc, versions
+from .connection import Connection, Served
 
 __all__ = ["CallResult", "call_from_thread", "call_tool"]
 
@@ -97,7 +94,8 @@ class CallResult(Mapping[str, Any]):
         return bundle
 
 
-async def call_tool(core: ServerCore, name: str, arguments: dict[str, Any] | None = None) -> CallResult:
+async def call_tool(core: Served, name: str, arguments: dict[str, Any] | None = None, *,
+                    server: object = None) -> CallResult:
     """Call tool ``name`` through the server (on the loop that serves it).
 
     Returns:
@@ -105,10 +103,11 @@ async def call_tool(core: ServerCore, name: str, arguments: dict[str, Any] | Non
         ``isError: true`` (the answer a 2025-11-25 client gets).
     Raises:
         ProtocolError: the call's JSON-RPC error (e.g. -32602 for an unknown tool).
+    ``server`` is what the tool's ``ctx.server`` gives (the ``MCPServer``).
     """
     params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
     message = jsonrpc.classify(jsonrpc.request(f"direct-{next(_ids)}", "tools/call", params))
-    connection = Connection(core, "direct")
+    connection = Connection(core, "direct", server)
     reply = await connection.serve(connection.request(message, version=versions.LATEST_HANDSHAKE))
     response = reply.message or {}
     if "error" in response:
@@ -118,7 +117,8 @@ async def call_tool(core: ServerCore, name: str, arguments: dict[str, Any] | Non
 
 
 def call_from_thread(
-    core: ServerCore, loop: asyncio.AbstractEventLoop | None, name: str, arguments: dict[str, Any] | None
+    core: Served, loop: asyncio.AbstractEventLoop | None, name: str, arguments: dict[str, Any] | None, *,
+    server: object = None,
 ) -> CallResult:
     """:func:`call_tool` from a thread other than the serving loop's; waits for the answer.
 
@@ -140,4 +140,4 @@ def call_from_thread(
             "server.call would wait on the event loop that serves the call; "
             "write `await server.call_async(name, arguments)` instead"
         )
-    return asyncio.run_coroutine_threadsafe(call_tool(core, name, arguments), loop).result()
+    return asyncio.run_coroutine_threadsafe(call_tool(core, name, arguments, server=server), loop).result()

@@ -14,11 +14,15 @@ from __future__ import annotations
 import asyncio
 import itertools
 import secrets
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ...errors import ClientRequestError, ClientRequestTimeout
 from ...protocol import jsonrpc
-from ..wire.request import RequestContext
+from .request import RequestContext
+
+if TYPE_CHECKING:
+    from .replication import Replication
 
 _CAPABILITY = {
     "elicitation/create": "elicitation",
@@ -28,10 +32,15 @@ _CAPABILITY = {
 
 
 class ClientRequests:
-    """Sends server→client requests and matches the answers (one per server)."""
+    """Sends server→client requests and matches the answers (one per server).
 
-    def __init__(self, core: Any = None) -> None:
-        self.core = core
+    Args:
+        replication: the server's session replication when a shared state store is in use (an
+            answer may then reach another process), else None; read at each request.
+    """
+
+    def __init__(self, replication: Callable[[], Replication | None] = lambda: None) -> None:
+        self._replication = replication
         self._prefix = f"srv-{secrets.token_hex(4)}-"
         self._counter = itertools.count(1)
 
@@ -64,7 +73,7 @@ class ClientRequests:
         request_id = f"{self._prefix}{next(self._counter)}"
         future: asyncio.Future[Any] = request.loop.create_future()
         session.pending[request_id] = future
-        replication = self.core.replication if self.core is not None else None
+        replication = self._replication()
         try:
             if replication is not None:
                 await replication.expect(session, request_id, timeout)  # the answer may reach another process

@@ -1,0 +1,238 @@
+"""The job service: start ``@async_tool`` jobs and MCP tasks, poll them, hand them over when the
+server stops, re-attach them after a restart.
+
+A job is a tool call that answers at once and is polled later. This service starts one on the
+job executor the tool names (or the server's), records it in the job store
+(:mod:`..jobs`), and finishes its record with the call's result, shaped by the tool-call
+service (:mod:`..calls.tool_calls`) like any call's. The job store calls back here, through the
+hooks the core gives it at construction, to hand over a job whose function runs on after the
+server stopped and to re-attach one that a dead server process left with an executor that
+still holds it (Dask).
+
+Source: MCP 2025-11-25, Basic § Utilities § Tasks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ...errors import UnknownComponent, to_error_object
+from ...protocol import versions
+from ...protocol.result_types import ToolResult
+from ..asks.by_era import AskServices
+from ..calls.context import Context
+from ..calls.tool_calls import error_result, run_tool, shape
+from ..jobs import service as jobmod
+from ..registry.components import Tool
+from ..results import shape as results
+from ..results.store import ResultSink, owner_of
+from ..wire.request import RequestContext
+
+if TYPE_CHECKING:
+    from .base import JobExecutor
+
+JOB_EXECUTOR = "job_executor"
+"""``Tool.extra`` key of an ``@async_tool``'s own executor (``executor=``), if any."""
+JOB_OPTIONS = "job_executor_options"
+"""``Tool.extra`` key of an ``@async_tool``'s own ``executor_options``, if any."""
+
+
+def runner_of(core: JobHost, tool: Tool) -> Any:
+    """The job executor of ``tool`` (its own executor and options, else the server's)."""
+    return core.runner_for(tool.extra.get(JOB_EXECUTOR), tool.extra.get(JOB_OPTIONS))
+
+
+class JobHost(AskServices, Protocol):
+    """What the job service uses of its server besides :class:`~nanohubmcp.server.services.Services`:
+    the job executors."""
+
+    def runner_for(self, spec: Any = None, options: dict[str, Any] | None = None) -> JobExecutor:
+        """The job executor named ``spec`` with ``options`` (None: the server's)."""
+        ...
+
+    def holds_after_restart(self, job: jobmod.Job) -> bool:
+        """Whether the executor of ``job``, a job of a dead server process, may still hold it."""
+        ...
+
+    def outliving(self, job: jobmod.Job) -> Future[Any] | None:
+        """The future of ``job``'s function when it runs on in this process after the server stops."""
+        ...
+
+
+def start_job(core: JobHost, request: RequestContext, tool: Tool, arguments: dict[str, Any], *,
+              as_task: bool = False, ttl: float | None = None) -> jobmod.Job:
+    """Start ``tool`` as a job owned by the caller's session and principal; returns at once.
+
+    Raises:
+        JobLimitReached: the job store is full (in total or for this caller).
+    """
+    owner = request.session.id if request.session is not None else None
+    runner = runner_of(core, tool)
+    job = core.jobs.create(tool.name, owner, principal=request.principal, arguments=arguments, as_task=as_task,
+                           ttl=ttl, executor=runner.name, detached=runner.survives_restart)
+    job.request = request
+    request.job_id = job.id
+
+    async def work() -> None:
+        try:
+            result = await run_tool(core, request, tool, arguments, job=job, runner=runner)
+        except asyncio.CancelledError:
+            if not job.handed_over:
+                job.finish(jobmod.CANCELLED, message="cancelled")
+            return
+        except Exception as exc:  # a protocol error from the tool path
+            if not job.handed_over:
+                job.finish(jobmod.FAILED, error=to_error_object(exc), message=str(exc))
+            return
+        if job.handed_over:
+            return  # the server stopped meanwhile: hand_over stores the end
+        if request.cancelled.is_set():
+            job.finish(jobmod.CANCELLED, message=request.cancel_reason or "cancelled")
+        else:
+            finish_with(job, result)
+
+    job.task = asyncio.ensure_future(work())
+    return job
+
+
+def finish_with(job: jobmod.Job, result: dict[str, Any]) -> None:
+    """End ``job`` with the ``CallToolResult`` of its call."""
+    if result.get("isError"):
+        job.finish(jobmod.FAILED, result=result, message=_text_of(result))
+    else:
+        job.finish(jobmod.COMPLETED, result=result)
+
+
+def hand_over(core: JobHost, job: jobmod.Job) -> bool:
+    """The job store's hook at server stop: keep following ``job`` when its function runs on in
+    this process (a worker thread), storing its end when it comes — the process, and so the
+    job, outlives the server (a notebook's ``%mcp stop``). False when it does not run on."""
+    tool = core.registry.tools.get(job.tool)
+    work = core.outliving(job)
+    if tool is None or work is None:
+        return False
+    request = job.request
+    version = request.version if request is not None else versions.LATEST_HANDSHAKE
+    sink = ResultSink(core.result_options, core.result_store, owner_of(request)) if request is not None else None
+
+    def ended(done: Any) -> None:  # on the worker thread
+        if done.cancelled():
+            job.finish(jobmod.FAILED, message=jobmod.SERVER_STOPPED)
+            return
+        try:
+            value = done.result()
+            result = (error_result(f"tool '{tool.name}' returned an awaitable after its server stopped")
+                      if inspect.isawaitable(value) else shape(tool, value, version, sink))
+        except Exception as exc:  # what the function raised, or a result that cannot be shaped
+            result = error_result(str(exc) or type(exc).__name__)
+        finish_with(job, result)
+
+    work.add_done_callback(ended)
+    return True
+
+
+def reattach(core: JobHost, job: jobmod.Job) -> bool | None:
+    """The job store's hook for a job of a dead server process that its executor may still hold
+    (Dask): True once followed here, False when it cannot be, None when not serving yet (the
+    store asks again when a request wants the job)."""
+    if not core.holds_after_restart(job):
+        return False
+    if core.loop is None or core.loop.is_closed():
+        return None
+    return follow_reattached(core, job)
+
+
+def follow_reattached(core: JobHost, job: jobmod.Job) -> bool:
+    """Follow a job of a dead server process that the executor still holds, to its end.
+
+    Returns False when the executor no longer holds it (or its tool is gone).
+    """
+    tool = core.registry.tools.get(job.tool)
+    if tool is None:
+        return False
+    waiting = core.runner_for(job.executor).reattach(job)
+    if waiting is None:
+        return False
+
+    async def follow() -> None:
+        try:
+            value = await waiting
+        except asyncio.CancelledError:
+            job.finish(jobmod.CANCELLED, message="cancelled")
+            return
+        except Exception as exc:
+            text = str(exc) or type(exc).__name__
+            finish_with(job, error_result(text))
+            return
+        finish_with(job, shape(tool, value, versions.LATEST_HANDSHAKE))
+
+    job.task = asyncio.run_coroutine_threadsafe(follow(), core.loop)  # type: ignore[arg-type,assignment]
+    return True
+
+
+def _text_of(result: dict[str, Any]) -> str:
+    texts = [c.get("text", "") for c in result.get("content", []) if c.get("type") == "text"]
+    return "\n".join(texts)
+
+
+async def start_job_result(core: JobHost, request: RequestContext, tool: Tool,
+                           arguments: dict[str, Any]) -> dict[str, Any]:
+    """The immediate answer to an ``@async_tool`` call: the job handle, as documented (an
+    ``isError`` result saying why when the job store is full)."""
+    try:
+        job = start_job(core, request, tool, arguments)
+    except jobmod.JobLimitReached as exc:
+        return error_result(str(exc))
+    handle = {
+        "status": "running",
+        "job_id": job.id,
+        "message": f'Job started. Poll with get_job_result(job_id="{job.id}")',
+    }
+    return results.tool_result(handle, output_schema=None, version=request.version)
+
+
+def job_status(job: jobmod.Job) -> dict[str, Any]:
+    """What ``get_job_result`` answers for ``job`` (idempotent until the job expires)."""
+    if job.status in (jobmod.WORKING, jobmod.INPUT_REQUIRED):
+        return {"status": "running", "job_id": job.id}
+    if job.status == jobmod.COMPLETED:
+        return {"status": "done", "job_id": job.id, "result": job_value(job.result or {})}
+    if job.status == jobmod.CANCELLED:
+        return {"status": "cancelled", "job_id": job.id}
+    error = job.status_message or (job.error or {}).get("message") or "the job failed"
+    return {"status": "error", "job_id": job.id, "error": error}
+
+
+def job_value(result: dict[str, Any]) -> Any:
+    """The plain value of a finished job: structured content, else its text, else its blocks."""
+    if "structuredContent" in result:
+        return result["structuredContent"]
+    content = result.get("content", [])
+    if len(content) == 1 and content[0].get("type") == "text":
+        return content[0]["text"]
+    return content
+
+
+def job_result_tool(core: JobHost) -> Callable[..., Awaitable[dict[str, Any] | ToolResult]]:
+    """The built-in ``get_job_result`` tool of ``core``: an ``@async_tool`` caller polls it."""
+
+    async def get_job_result(ctx: Context, job_id: str) -> dict[str, Any] | ToolResult:
+        """Get the status or result of a job started by an async tool.
+
+        Args:
+            job_id: the job_id returned when the async tool was called.
+        """
+        try:
+            job = core.jobs.get(job_id, ctx.session_id, ctx.principal)
+        except UnknownComponent:
+            # A tool error (isError), still carrying the status object pollers read.
+            return ToolResult(is_error=True, structured_content={
+                "status": "not_found", "job_id": job_id,
+                "error": "No such job for this session (wrong id, expired, or started elsewhere)"})
+        return job_status(job)
+
+    return get_job_result
