@@ -32,11 +32,13 @@ from .values import prepare
 
 if TYPE_CHECKING:
     from ...server.jobs.service import JobStore
+    from ...server.results.store import ResultOptions
     from ...server.registry.components import Resource, ResourceTemplate, Tool
 
 
 class _Core(Protocol):
     jobs: JobStore
+    result_options: ResultOptions
 
 
 class Sim2LHost(Protocol):
