@@ -34,7 +34,7 @@ from .remote import deliver
 
 if TYPE_CHECKING:
     from ..calls.context import Context
-    from ..jobs.service import JobStore
+    from ..jobs.record import JobKeeper
 
 EVENTS = "events.jsonl"
 CANCEL = "cancel"
@@ -130,7 +130,7 @@ class EventTail:
     """The server's reader of a job's ``events.jsonl``: each call hands on the complete lines
     written since the last one (to the call's Context, or to the job store after a restart)."""
 
-    def __init__(self, folder: Path, job_id: str, context: Context | None, store: JobStore | None) -> None:
+    def __init__(self, folder: Path, job_id: str, context: Context | None, store: JobKeeper | None) -> None:
         self.path = folder / EVENTS
         self.job_id = job_id
         self.context = context

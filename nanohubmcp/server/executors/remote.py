@@ -22,7 +22,7 @@ from ..wire.request import LOG_LEVELS
 
 if TYPE_CHECKING:
     from ..calls.context import Context
-    from ..jobs.service import Job, JobStore
+    from ..jobs.record import Job, JobKeeper
 
 CANCEL_POLL_SECONDS = 0.25
 """How often ``is_cancelled()`` asks the channel at most (it may cost a network round trip)."""
@@ -150,7 +150,7 @@ async def _awaited(value: Awaitable[Any]) -> Any:
     return await value
 
 
-def deliver(context: Context | None, store: JobStore | None, job_id: str, kind: str, payload: list[Any]) -> None:
+def deliver(context: Context | None, store: JobKeeper | None, job_id: str, kind: str, payload: list[Any]) -> None:
     """In the server: hand a message from a remote job to its Context (or, for a job taken
     back after a restart, which has none, record its progress in the store)."""
     if kind == "progress":

@@ -32,8 +32,8 @@ from .values import prepare
 
 if TYPE_CHECKING:
     from ...server.jobs.service import JobStore
-    from ...server.results.store import ResultOptions
     from ...server.registry.components import Resource, ResourceTemplate, Tool
+    from ...server.results.store import ResultOptions
 
 
 class _Core(Protocol):
