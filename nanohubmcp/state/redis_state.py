@@ -166,9 +166,15 @@ class RedisState:
     # -- background work -------------------------------------------------------------------
     async def _heartbeat(self) -> None:
         while True:
-            with contextlib.suppress(StateUnavailable):
+            try:
                 async with self._guard() as client:
                     await client.set(self._key("proc", self.process), "1", ex=HEARTBEAT_TTL)
+            except asyncio.CancelledError:
+                raise
+            except StateUnavailable:
+                pass
+            except Exception as exc:  # never let the heartbeat die: others would take this process as dead
+                log.warning("shared state store %s: heartbeat failed (%s: %s)", self.shown, type(exc).__name__, exc)
             await asyncio.sleep(HEARTBEAT_SECONDS)
 
     async def _writer(self) -> None:

@@ -166,7 +166,7 @@ class RelayStream(OutboundStream):
                 if quiet >= DEAD_OWNER_CHECKS and await self._producer_died(owner):
                     dead += 1
                     if dead >= DEAD_OWNER_CHECKS:  # seen gone twice in a row, a read apart
-                        self._end_for_dead_producer(sink, request_id, last_seq)
+                        self._end_for_dead_producer(sink, request_id, last_seq, owner)
                         return
                 else:
                     dead = 0
@@ -199,9 +199,13 @@ class RelayStream(OutboundStream):
         except StateUnavailable:
             return False
 
-    def _end_for_dead_producer(self, sink: Sink, request_id: str | int | None, last_seq: int) -> None:
+    def _end_for_dead_producer(
+        self, sink: Sink, request_id: str | int | None, last_seq: int, owner: str | None
+    ) -> None:
         log.warning(
-            "stream %s of a session: its producing process is gone; answering its request with an error", self.stream_id
+            "stream %s of a session: its producing process %s is gone; answering its request with an error",
+            self.stream_id,
+            owner,
         )
         self.done = True
         if request_id is not None:
