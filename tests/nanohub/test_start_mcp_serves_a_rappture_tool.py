@@ -44,3 +44,25 @@ def test_a_missing_tool_xml_is_a_usage_error(hub: Hub, launch: Any) -> None:
     assert run.wait(timeout=30) == 2
     assert "Rappture tool" in run.stderr
     assert "does not exist" in run.stderr
+
+
+def test_the_app_file_refuses_a_description_it_cannot_serve(monkeypatch: pytest.MonkeyPatch) -> None:
+    from nanohubmcp.errors import ConfigurationError, RegistrationError
+    from nanohubmcp.hub_app import build_server
+    from nanohubmcp.nanohub.child import PACKAGE_DIR, SOURCES_ENV, load_app
+
+    server = build_server([{"kind": "rappture", "path": str(FERMI), "name": "f2", "background": True}])
+    record = server.core.registry.tools.get("f2")
+    assert record is not None
+    assert record.background
+    with pytest.raises(ConfigurationError, match="unknown kind 'matlab'"):
+        build_server([{"kind": "matlab", "path": "x.m"}])
+    with pytest.raises(ConfigurationError, match="without a path"):
+        build_server([{"kind": "rappture"}])
+    with pytest.raises(ConfigurationError, match="no tools to serve"):
+        build_server([])
+    with pytest.raises(RegistrationError, match="no such file"):
+        build_server([{"kind": "rappture", "path": "missing.xml"}])
+    monkeypatch.setenv(SOURCES_ENV, "[not json")
+    with pytest.raises(ConfigurationError, match="is not JSON"):
+        load_app(PACKAGE_DIR / "hub_app.py")
