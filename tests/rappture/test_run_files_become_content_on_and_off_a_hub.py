@@ -73,7 +73,7 @@ def check_every_output(result: dict[str, Any]) -> None:
     assert result["structuredContent"]["run"]["status"] == "ok"
     blocks = result["content"]
     images = [base64.b64decode(b["data"]) for b in blocks if b["type"] == "image"]
-    assert len(images) == 4  # one plot for the two grouped curves, one per histogram, the snapshot
+    assert len(images) == 5  # one plot for the two grouped curves, one per histogram, the table, the snapshot
     assert all(i.startswith(PNG) for i in images)
     texts = [b["text"] for b in blocks if b["type"] == "text"]
     assert "Band gap: 1120meV" in texts[0]

@@ -14,6 +14,7 @@ output                            structured value / content
 ``histogram``                     the same with ``"type": "histogram"`` (x may be labels; ``width``
                                   when given as x-height-width triples) and a bar chart
 ``table``                         ``{"type": "table", "columns": [{"id", "label", "units"}], "rows"}``
+                                  and, with a numeric column, a PNG of its rows as levels
 ``number``                        ``{"type": "number", "value", "units", "text"}``
 ``integer``/``boolean``           ``{"type": ..., "value"}``
 ``string``/``choice``/``periodicelement``/``multichoice``  ``{"type": ..., "value"}``
@@ -217,6 +218,8 @@ def read_outputs(root: ET.Element, tool: str, inline_limit: int | None = None) -
             line = f"{label} ({kind} {name}): {len(value['y'])} points"
         elif kind == "table":
             value = _table(element)
+            if plots.levels_of(value) is not None:
+                found.plotted.append({**value, "name": name})
             line = f"{label} (table {name}): {len(value['rows'])} rows of " + ", ".join(
                 c["label"] or c["id"] for c in value["columns"]
             )
