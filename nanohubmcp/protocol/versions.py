@@ -54,11 +54,47 @@ class ProtocolVersion(str):
 
     It is the version string itself (it compares equal to ``"2025-11-25"``, hashes like it and
     goes on the wire as it), so it can sit wherever a version string did; call sites ask for
-    features by name (``version.structured_content``) instead of comparing dates.
-    Build one with :meth:`of`.
+    features by name (``version.structured_content``) instead of comparing dates. There is one
+    instance per version (:meth:`of`), whose features are fixed when it is made: asking one is an
+    attribute read.
+
+    Attributes (each true from the version named on, per the MCP specification of that version):
+        modern: stateless era (2026-07-28): no ``initialize``; every request carries its version
+            in ``_meta``.
+        batches: JSON-RPC batches (2024-11-05 and 2025-03-26 only; removed in 2025-06-18).
+        progress_messages: ``notifications/progress`` may carry a ``message`` (2025-03-26).
+        completions: the ``completions`` capability (2025-03-26).
+        tool_annotations: tool ``annotations`` (readOnlyHint, …; 2025-03-26).
+        resumable_streams: Streamable HTTP with event ids a client resumes from (2025-03-26).
+        structured_content: tool ``outputSchema`` / ``structuredContent`` (2025-06-18).
+        titles: ``title`` on tools, resources and prompts (2025-06-18).
+        icons: ``icons`` on tools, resources and prompts (2025-11-25).
+        argument_errors_as_tool_errors: invalid tool arguments are an ``isError`` result, not
+            -32602 (SEP-1303, 2025-11-25).
+        priming_events: a resumable SSE stream opens with an empty priming event (SEP-1699,
+            2025-11-25).
+        elicitation_modes: elicitation requests name their ``mode`` (form or URL; 2025-11-25).
+        tasks: MCP Tasks as the handshake era has them (2025-11-25 only; an extension in
+            2026-07-28).
+        can_ask_client: the server may send the client requests of its own on a stream
+            (elicitation, sampling, roots); the stateless era asks through multi round-trip
+            results instead.
     """
 
-    __slots__ = ()
+    modern: bool
+    batches: bool
+    progress_messages: bool
+    completions: bool
+    tool_annotations: bool
+    resumable_streams: bool
+    structured_content: bool
+    titles: bool
+    icons: bool
+    argument_errors_as_tool_errors: bool
+    priming_events: bool
+    elicitation_modes: bool
+    tasks: bool
+    can_ask_client: bool
     _known: dict[str, ProtocolVersion] = {}  # noqa: RUF012 - the interned instances, one per version
 
     @classmethod
@@ -72,103 +108,47 @@ class ProtocolVersion(str):
         if known is None:
             if value not in SUPPORTED_VERSIONS:
                 raise ValueError(f"not a protocol version this server speaks: {value!r}")
-            known = cls._known[value] = cls(value)
+            known = cls._known[value] = cls._make(value)
         return known
 
-    # Ordered by date: a version's string is an ISO date, whose text order is its date order.
-    def _date(self) -> tuple[int, int, int]:
+    @classmethod
+    def _make(cls, value: str) -> ProtocolVersion:
+        made = cls(value)
+        date = made.date
+        made.modern = value in MODERN_VERSIONS
+        made.batches = value in BATCH_VERSIONS
+        made.progress_messages = made.completions = made.tool_annotations = made.resumable_streams = (
+            date >= _DATE_2025_03_26)
+        made.structured_content = made.titles = date >= _DATE_2025_06_18
+        made.icons = made.argument_errors_as_tool_errors = made.priming_events = made.elicitation_modes = (
+            date >= _DATE_2025_11_25)
+        made.tasks = value == V2025_11_25
+        made.can_ask_client = not made.modern
+        return made
+
+    @property
+    def date(self) -> tuple[int, int, int]:
+        """``(year, month, day)``: what the version is ordered by."""
         year, month, day = self.split("-")
         return int(year), int(month), int(day)
 
     def _other(self, other: object) -> tuple[int, int, int]:
-        return (other if isinstance(other, ProtocolVersion) else ProtocolVersion.of(str(other)))._date()
+        return (other if isinstance(other, ProtocolVersion) else ProtocolVersion.of(str(other))).date
 
     def __lt__(self, other: object) -> bool:
-        return self._date() < self._other(other)
+        return self.date < self._other(other)
 
     def __le__(self, other: object) -> bool:
-        return self._date() <= self._other(other)
+        return self.date <= self._other(other)
 
     def __gt__(self, other: object) -> bool:
-        return self._date() > self._other(other)
+        return self.date > self._other(other)
 
     def __ge__(self, other: object) -> bool:
-        return self._date() >= self._other(other)
+        return self.date >= self._other(other)
 
     __hash__ = str.__hash__
     __eq__ = str.__eq__
-
-    # -- what the version allows (MCP specification of that version) --------------------------
-    @property
-    def modern(self) -> bool:
-        """Stateless era: no ``initialize``; every request carries its version in ``_meta``."""
-        return self in MODERN_VERSIONS
-
-    @property
-    def batches(self) -> bool:
-        """JSON-RPC batches (2024-11-05 and 2025-03-26; removed in 2025-06-18)."""
-        return self in BATCH_VERSIONS
-
-    @property
-    def progress_messages(self) -> bool:
-        """``notifications/progress`` may carry a ``message`` (2025-03-26 on)."""
-        return self._date() >= _DATE_2025_03_26
-
-    @property
-    def completions(self) -> bool:
-        """The ``completions`` capability (2025-03-26 on)."""
-        return self._date() >= _DATE_2025_03_26
-
-    @property
-    def tool_annotations(self) -> bool:
-        """Tool ``annotations`` (readOnlyHint, …; 2025-03-26 on)."""
-        return self._date() >= _DATE_2025_03_26
-
-    @property
-    def resumable_streams(self) -> bool:
-        """Streamable HTTP with event ids a client resumes from (2025-03-26 on)."""
-        return self._date() >= _DATE_2025_03_26
-
-    @property
-    def structured_content(self) -> bool:
-        """Tool ``outputSchema``/``structuredContent`` and ``title`` fields (2025-06-18 on)."""
-        return self._date() >= _DATE_2025_06_18
-
-    @property
-    def titles(self) -> bool:
-        """``title`` on tools, resources and prompts (2025-06-18 on)."""
-        return self._date() >= _DATE_2025_06_18
-
-    @property
-    def icons(self) -> bool:
-        """``icons`` on tools, resources and prompts (2025-11-25 on)."""
-        return self._date() >= _DATE_2025_11_25
-
-    @property
-    def argument_errors_as_tool_errors(self) -> bool:
-        """Invalid tool arguments are an ``isError`` result, not -32602 (SEP-1303, 2025-11-25 on)."""
-        return self._date() >= _DATE_2025_11_25
-
-    @property
-    def priming_events(self) -> bool:
-        """A resumable SSE stream opens with an empty priming event (SEP-1699, 2025-11-25 on)."""
-        return self._date() >= _DATE_2025_11_25
-
-    @property
-    def elicitation_modes(self) -> bool:
-        """Elicitation requests name their ``mode`` (form or URL; 2025-11-25 on)."""
-        return self._date() >= _DATE_2025_11_25
-
-    @property
-    def tasks(self) -> bool:
-        """MCP Tasks as the handshake era has them (2025-11-25 only; an extension in 2026-07-28)."""
-        return self == V2025_11_25
-
-    @property
-    def can_ask_client(self) -> bool:
-        """The server may send the client requests of its own on a stream (elicitation, sampling,
-        roots); the stateless era asks through multi round-trip results instead."""
-        return not self.modern
 
 
 BATCH_VERSIONS: tuple[str, ...] = (V2024_11_05, V2025_03_26)

@@ -304,7 +304,8 @@ class ServerCore:
             return True
         if mode == "tool":
             return False
-        return not ProtocolVersion.of(version).argument_errors_as_tool_errors
+        allows = version if isinstance(version, ProtocolVersion) else ProtocolVersion.of(version)
+        return not allows.argument_errors_as_tool_errors
 
     def capabilities(self, version: str) -> dict[str, Any]:
         """Server capabilities for ``version`` (MCP § Lifecycle § Capability negotiation).
@@ -319,7 +320,7 @@ class ServerCore:
             "prompts": {"listChanged": changed},
             "logging": {},
         }
-        allows = ProtocolVersion.of(version)
+        allows = version if isinstance(version, ProtocolVersion) else ProtocolVersion.of(version)
         if allows.completions:
             caps["completions"] = {}
         if allows.tasks:

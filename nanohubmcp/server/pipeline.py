@@ -14,12 +14,13 @@ then the layers added with ``server.add_middleware``. Every request of every tra
 same chain; notifications and the client's responses to server→client requests do not (they
 have no result).
 
-The chain is composed once, when a layer is added, so serving a request costs one call per
-layer and nothing else.
+The chain is composed once, when a layer is added (each layer bound to the rest of the chain),
+so serving a request costs one call per layer and nothing else.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -134,11 +135,29 @@ class Pipeline:
 
 
 def _bind(layer: Middleware, call_next: CallNext) -> CallNext:
-    # A plain function returning the layer's coroutine: no extra coroutine frame per layer.
+    """``layer`` with its ``call_next`` filled in: a ``functools.partial`` when the layer takes
+    it by keyword (no frame of ours between two layers), else a small function."""
+    name = _next_parameter(layer)
+    if name is not None:
+        return functools.partial(layer, **{name: call_next})
+
     def call(request: Request) -> Awaitable[dict[str, Any]]:
         return layer(request, call_next)
 
     return call
+
+
+def _next_parameter(layer: Middleware) -> str | None:
+    """The name of ``layer``'s second parameter when it may be passed by keyword, else None."""
+    try:
+        parameters = list(inspect.signature(layer).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    if len(parameters) < 2:
+        return None
+    second = parameters[1]
+    keyword = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return second.name if second.kind in keyword else None
 
 
 def check_middleware(layer: Any) -> None:

@@ -150,7 +150,7 @@ class Tool:
 
     def to_wire(self, version: str) -> dict[str, Any]:
         """The ``tools/list`` entry for ``version``."""
-        allows = ProtocolVersion.of(version)
+        allows = version if isinstance(version, ProtocolVersion) else ProtocolVersion.of(version)
         wire: dict[str, Any] = {"name": self.name, "inputSchema": self.input_schema}
         if self.description:
             wire["description"] = self.description
@@ -187,7 +187,8 @@ class _ResourceRecord:
             wire["description"] = self.description
         if self.mime_type:
             wire["mimeType"] = self.mime_type
-        if self.title and ProtocolVersion.of(version).titles:
+        allows = version if isinstance(version, ProtocolVersion) else ProtocolVersion.of(version)
+        if self.title and allows.titles:
             wire["title"] = self.title
         if self.annotations:
             wire["annotations"] = self.annotations
@@ -367,7 +368,8 @@ class Prompt:
             wire["description"] = self.description
         if self.arguments:
             wire["arguments"] = self.arguments
-        if self.title and ProtocolVersion.of(version).titles:
+        allows = version if isinstance(version, ProtocolVersion) else ProtocolVersion.of(version)
+        if self.title and allows.titles:
             wire["title"] = self.title
         if self.meta:
             wire["_meta"] = self.meta

@@ -195,7 +195,7 @@ def _inline(sink: ResultSink | None) -> ResultSink | None:
 
 
 def _structured_allowed(value: object, version: str) -> bool:
-    allows = ProtocolVersion.of(version)
+    allows = version if isinstance(version, ProtocolVersion) else ProtocolVersion.of(version)
     if not allows.structured_content:
         return False
     return allows.modern or isinstance(value, dict)

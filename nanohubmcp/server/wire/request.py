@@ -150,7 +150,7 @@ class RequestContext:
         server: object = None,
     ) -> None:
         self.message = message
-        self.version = ProtocolVersion.of(version)
+        self.version = version if isinstance(version, ProtocolVersion) else ProtocolVersion.of(version)
         self.modern = self.version.modern
         self.session = session
         self.stream = stream

@@ -57,7 +57,7 @@ class Session:
 
     def __init__(self, session_id: str, version: str, *, transport: str = "streamable-http") -> None:
         self.id = session_id
-        self.version = ProtocolVersion.of(version)
+        self.version = version if isinstance(version, ProtocolVersion) else ProtocolVersion.of(version)
         self.transport = transport
         self.principal: str | None = None
         """The subject of the principal that opened the session; only it may use the session."""
