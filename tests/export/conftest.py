@@ -38,7 +38,9 @@ def start_export_kernel(
 
     def start() -> LiveKernel:
         manager = make_manager(export_kernel_specs)
-        manager.start_kernel(env=kernel_environment(ipython_dir))
+        # in a folder of its own: what a notebook writes (notebooks/nanohub_tools.ipynb writes its tools) stays out
+        # of the checkout
+        manager.start_kernel(env=kernel_environment(ipython_dir), cwd=str(tmp_path_factory.mktemp("export-kernel")))
         kernel = LiveKernel(manager)
         started.append(kernel)
         return kernel

@@ -164,8 +164,21 @@ def _dump(model: Any) -> Any:
     return model.model_dump(mode="json", exclude_none=True)
 
 
+RUN_STAMP = re.compile(r"(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) \w{3} [ \d]\d \d\d:\d\d:\d\d \d{4}")
+"""When a Rappture run ended (its run file's ``output.time``, ctime format): differs between two runs."""
+
+
+STORED_RUN = re.compile(r'(\\?"cached\\?": ?)(true|false)')
+"""Whether a Sim2L call was answered from a stored run: depends on the state directory each server has."""
+
+
+def _unstamped(result: Any) -> Any:
+    text = STORED_RUN.sub(r"\1null", RUN_STAMP.sub("<run time>", json.dumps(result)))
+    return json.loads(text)
+
+
 async def _call(session: Any, name: str, arguments: dict[str, Any]) -> Any:
-    result = _dump(await session.call_tool(name, arguments))
+    result = _unstamped(_dump(await session.call_tool(name, arguments)))
     job = (result.get("structured_content") or {}).get("job_id")
     if not job or result.get("structured_content", {}).get("status") != "running":
         return result

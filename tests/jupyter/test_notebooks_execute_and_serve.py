@@ -41,6 +41,12 @@ EXPECTED: dict[str, Any] = {
             lambda r: r.structured_content["x"] == [0.0, 5.0, 10.0] and r.structured_content["y"] == [1.0, 1.0, 1.0],
         ),
     ),
+    "nanohub_tools.ipynb": (
+        {"kelvin", "planck", "decay"},
+        set(),
+        set(),
+        ("kelvin", {"celsius": 25}, lambda r: r.content[0].text == "298.15"),
+    ),
     "quickstart.ipynb": (
         {"add", "greet", "count_slowly", "get_job_result"},
         {"notebook://quickstart/about"},
@@ -102,6 +108,7 @@ def test_every_notebook_is_covered() -> None:
     assert all((root / test).exists() for test in ELSEWHERE.values())
 
 
+@pytest.mark.timeout(300)  # nanohub_tools.ipynb runs a Sim2L with papermill: a second kernel starts
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_the_notebook_runs_and_its_server_answers(
     name: str, kernel_specs: Path, ipython_dir: Path, tmp_path: Path
@@ -111,7 +118,7 @@ def test_the_notebook_runs_and_its_server_answers(
     specs = KernelSpecManager(kernel_dirs=[str(kernel_specs)], ensure_native_kernel=False)
     manager = AsyncKernelManager(kernel_name=KERNEL_NAME, kernel_spec_manager=specs)
     client = NotebookClient(
-        notebook, km=manager, timeout=60, startup_timeout=60, resources={"metadata": {"path": str(tmp_path)}}
+        notebook, km=manager, timeout=120, startup_timeout=60, resources={"metadata": {"path": str(tmp_path)}}
     )
     try:
         with client.setup_kernel(env=kernel_environment(ipython_dir)):

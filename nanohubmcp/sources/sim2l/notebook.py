@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import json
 import os
 import warnings
 from dataclasses import dataclass, field
@@ -90,7 +91,9 @@ class Sim2LSpec:
             ``"local"``.
         description: the ``DESCRIPTION`` cell's text, else the first markdown cell's first line.
         inputs / outputs: declarations in the order written.
-        digest: SHA-256 of the notebook file (part of every run's identity).
+        digest: SHA-256 of the notebook's code: its code cells' sources and tags, in order, and its
+            kernel's name (part of every run's identity; outputs, execution counts and cell ids
+            do not count, so saving the notebook after running it keeps its stored runs).
     """
 
     path: str
@@ -196,6 +199,17 @@ def _revision(info: dict[str, Any], path: str) -> str:
     return "local"
 
 
+def _code_digest(notebook: Any) -> str:
+    code = [
+        [str(cell.get("source", "")), sorted(cell.get("metadata", {}).get("tags") or ())]
+        for cell in notebook.cells
+        if cell.get("cell_type") == "code"
+    ]
+    kernel = (notebook.metadata.get("kernelspec") or {}).get("name")
+    text = json.dumps({"kernel": kernel, "code": code}, sort_keys=True, ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
 def read_sim2l(path: str | os.PathLike[str]) -> Sim2LSpec:
     """Read a Sim2L notebook's declarations (see the module docstring).
 
@@ -238,5 +252,5 @@ def read_sim2l(path: str | os.PathLike[str]) -> Sim2LSpec:
         description=_described(cells),
         inputs=_declarations(inputs, "input", where),
         outputs=_declarations(outputs, "output", where),
-        digest=hashlib.sha256(raw).hexdigest(),
+        digest=_code_digest(notebook),
     )

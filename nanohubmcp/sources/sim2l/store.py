@@ -1,6 +1,6 @@
 """Stored Sim2L runs, identified by a hash of their inputs (as nanoHUB's results database does).
 
-A run's identity is the Sim2L's name and revision, the notebook's SHA-256 and every input's value
+A run's identity is the Sim2L's name and revision, the SHA-256 of the notebook's code and every input's value
 (declared values filled in, files as their SHA-256), written as canonical JSON; its SHA-256 is the
 run id. A finished run is the directory ``<root>/<name>/<revision>/<run id>/`` holding the executed
 notebook (its scrapbook entries are the outputs), the files it saved and ``run.json`` (identity,

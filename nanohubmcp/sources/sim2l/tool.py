@@ -212,9 +212,10 @@ def add_sim2l(
     store = RunStore(_runs_root(server, results_dir), spec.name, spec.revision)
     runner = Sim2LTool(spec, tool_id, store, kernel_name=kernel_name, cell_timeout=cell_timeout, cache=cache)
     if description is None:
-        about = spec.description or f"The Sim2L {spec.name}"
+        revision = "" if spec.revision == "local" else f" {spec.revision}"
         description = (
-            f"{about} (Sim2L {spec.name} {spec.revision}, run with papermill).\nOutputs:\n{outputs_text(spec)}"
+            f"{spec.description or 'A Sim2L notebook'} (Sim2L {spec.name}{revision}, run with papermill).\n"
+            f"Outputs:\n{outputs_text(spec)}"
         )
 
     def call(ctx: Context, **arguments: Any) -> Any:
