@@ -106,12 +106,12 @@ class ServerCore:
         executor: Executor | None = None,
         max_inline_bytes: int | None = DEFAULT_MAX_INLINE_BYTES,
         figure_dpi: float | None = None,
-        state_dir: Any = None,
+        state_dir: str | os.PathLike[str] | None = None,
         job_store: str = "sqlite",
         max_jobs: int = jobmod.DEFAULT_MAX_JOBS,
         max_jobs_per_owner: int = jobmod.DEFAULT_MAX_JOBS_PER_OWNER,
         max_job_result_bytes: int = jobmod.DEFAULT_MAX_RESULT_BYTES,
-        job_executor: Any = "threads",
+        job_executor: str | JobExecutor = "threads",
         dask_address: str | None = None,
         state_url: str | StateURL | None = None,
         executor_options: dict[str, Any] | None = None,
@@ -250,7 +250,7 @@ class ServerCore:
             mine = {**top, **mine}
         return mine
 
-    def runner_for(self, spec: Any = None, options: dict[str, Any] | None = None) -> JobExecutor:
+    def runner_for(self, spec: str | JobExecutor | None = None, options: dict[str, Any] | None = None) -> JobExecutor:
         """The job executor named ``spec`` (a tool's ``executor=``; None: the server's
         ``job_executor``) with a tool's ``options`` over the server's, made on first use and
         kept until the server closes.

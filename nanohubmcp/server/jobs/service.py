@@ -62,6 +62,7 @@ from .stores import DB_FILE, JobBackend, MemoryBackend, RunnerLocks, SQLiteBacke
 if TYPE_CHECKING:
     from ...state.redis_jobs import RedisRunners
     from ...state.url import StateURL
+    from ..wire.principal import Principal
 
 __all__ = ["Job", "JobLimitReached", "JobStore", "task_fields"]
 
@@ -99,8 +100,9 @@ class JobStore:
     The back end is opened on first use: building a server writes nothing.
     """
 
-    def __init__(self, ttl: float = DEFAULT_TTL_SECONDS, *, name: str = "server", state_dir: Any = None,
-                 kind: str = "sqlite", max_jobs: int = DEFAULT_MAX_JOBS,
+    def __init__(self, ttl: float = DEFAULT_TTL_SECONDS, *, name: str = "server",
+                 state_dir: str | os.PathLike[str] | None = None, kind: str = "sqlite",
+                 max_jobs: int = DEFAULT_MAX_JOBS,
                  max_jobs_per_owner: int = DEFAULT_MAX_JOBS_PER_OWNER,
                  max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES, shared: StateURL | None = None,
                  reattach: Reattach | None = None, hand_over: HandOver | None = None) -> None:
@@ -189,7 +191,7 @@ class JobStore:
             log.warning("could not store job %s: %s", job_id, exc)
 
     # -- jobs -------------------------------------------------------------------------------
-    def create(self, tool: str, owner: str | None, *, principal: Any = None,
+    def create(self, tool: str, owner: str | None, *, principal: Principal | str | None = None,
                arguments: dict[str, Any] | None = None, as_task: bool = False, ttl: float | None = None,
                message: str | None = None, executor: str = "threads", detached: bool = False) -> Job:
         """Register and store a new working job (``detached``: its executor keeps it running
@@ -210,7 +212,7 @@ class JobStore:
         self._live[job.id] = job
         return job
 
-    def get(self, job_id: Any, owner: str | None, principal: Any = None) -> Job:
+    def get(self, job_id: object, owner: str | None, principal: Principal | str | None = None) -> Job:
         """The job with ``job_id`` visible to ``owner`` (a session id) and ``principal`` (a
         ``Principal`` or its subject).
 
@@ -232,7 +234,9 @@ class JobStore:
         # Sessions end with their server: a job of an earlier server is read by its id.
         return job.owner is None or job.owner == owner or job.runner != self.runner or job.handed_over
 
-    def owned_by(self, owner: str | None, *, principal: Any = None, tasks_only: bool = False) -> list[Job]:
+    def owned_by(
+        self, owner: str | None, *, principal: Principal | str | None = None, tasks_only: bool = False
+    ) -> list[Job]:
         """Live jobs of the session ``owner`` (never anyone else's), oldest first; only
         task-augmented calls with ``tasks_only``."""
         now = time.time()
