@@ -274,3 +274,53 @@ def test_an_output_file_over_max_inline_bytes_is_a_resource_link(
     assert link["name"] == "out.dat"
     assert not [b for b in result["content"] if b["type"] == "resource"]
     assert read["contents"][0]["text"] == "cap=5pf scale=2\n"
+
+
+def test_a_run_going_on_at_kill_9_is_collected_by_the_restarted_server(standin_submit: Path, tmp_path: Path) -> None:
+    state, marker = tmp_path / "state", tmp_path / "go"
+    first = SubmitServer(state)
+    try:
+        job_id = first.rest_start("wait_for_file", {"path": str(marker)})[1]["job_id"]
+        wait_until(lambda: list(standin_submit.iterdir()), "submit to start")
+    finally:
+        first.kill()
+    second = SubmitServer(state)
+    try:
+        assert second.rest_poll(job_id)[1]["status"] == "running"  # taken back: submit goes on
+        marker.write_text("go")
+        answer = wait_until(
+            lambda: (second.rest_poll(job_id)[1] or {}).get("status") != "running" and second.rest_poll(job_id)[1],
+            "the run's result",
+            60,
+        )
+    finally:
+        second.stop()
+    assert answer["status"] == "done", answer
+    assert answer["result"]["stdout"] == f"found {marker}"
+
+
+class SubmitServer(Routes):
+    """``submit_server.py`` in a subprocess (killable with SIGKILL)."""
+
+    def __init__(self, state: Path) -> None:
+        import re
+        import subprocess
+
+        self.log = state.parent / f"server-{time.monotonic_ns()}.log"
+        state.mkdir(exist_ok=True)
+        with self.log.open("wb") as sink:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-u", str(Path(__file__).parent / "submit_server.py"), str(state)],
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+            )
+        found = wait_until(lambda: re.search(r"listening on [^\s:]+:(\d+)", self.log.read_text()), "the banner")
+        super().__init__(int(found.group(1)))
+
+    def kill(self) -> None:
+        self.proc.kill()
+        self.proc.wait(10)
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(15)

@@ -69,8 +69,10 @@ async def test_the_notebooks_async_cell_runs_as_a_slurm_job(slurm_cluster: str, 
     [submitted] = (Path(os.environ["NANOHUBMCP_STATE_DIR"]) / "slurm-jobs" / job_id).glob("*_submitted.pkl")
     command = ["sacct", "-X", "-n", "-P", "-j", submitted.name.split("_")[0], "-o", "JobName,State"]
     wait_until(  # the accounting database learns of the job's end a moment after squeue does
-        lambda: subprocess.run(command, capture_output=True, text=True, timeout=30).stdout.split()
-        == ["mcp-relax_lattice|COMPLETED"],
+        lambda: (
+            subprocess.run(command, capture_output=True, text=True, timeout=30).stdout.split()
+            == ["mcp-relax_lattice|COMPLETED"]
+        ),
         "sacct to record the job",
         30,
     )

@@ -80,6 +80,7 @@ END_REASONS = {
     "BOOT_FAIL": "could not boot its node",
     "DEADLINE": "missed its deadline",
     "FAILED": "failed",
+    "VANISHED": "is known neither to squeue nor to sacct any more",
 }
 RESULT_GRACE_SECONDS = 10.0
 """How long a job Slurm reports COMPLETED may take to show its result file (shared filesystems lag)."""

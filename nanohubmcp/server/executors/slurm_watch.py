@@ -24,6 +24,9 @@ _QUEUED_STATES = {"PENDING", "REQUEUED", "REQUEUE_HOLD", "REQUEUE_FED", "RESV_DE
 _RUNNING_STATES = {"RUNNING", "COMPLETING", "STAGE_OUT", "SIGNALING", "RESIZING"}
 SACCT_AFTER_SECONDS = 5.0
 """A job missing from squeue this long (after it was submitted) is asked of sacct."""
+VANISHED_AFTER_SECONDS = 60.0
+"""A job neither squeue nor sacct has listed for this long is reported ``VANISHED`` (ended, no state)."""
+VANISHED = "VANISHED"
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,7 @@ class SlurmWatch:
         self.poll_interval = poll_interval
         self._jobs: dict[str, float] = {}  # Slurm job id -> when we started following it
         self._states: dict[str, SlurmState] = {}
+        self._unseen: dict[str, float] = {}  # Slurm job id -> since when neither squeue nor sacct lists it
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._thread: threading.Thread | None = None
@@ -71,6 +75,7 @@ class SlurmWatch:
         with self._lock:
             self._jobs.pop(slurm_id, None)
             self._states.pop(slurm_id, None)
+            self._unseen.pop(slurm_id, None)
 
     def get(self, slurm_id: str) -> SlurmState | None:
         """The last state seen of ``slurm_id`` (None before the first look)."""
@@ -103,8 +108,12 @@ class SlurmWatch:
             listed.update(sacct(missing))
         with self._lock:
             for jid in followed:
-                if jid in listed and jid in self._jobs:
-                    self._states[jid] = listed[jid]
+                if jid in listed:
+                    self._unseen.pop(jid, None)
+                    if jid in self._jobs:
+                        self._states[jid] = listed[jid]
+                elif jid in missing and now - self._unseen.setdefault(jid, now) > VANISHED_AFTER_SECONDS:
+                    self._states[jid] = SlurmState(VANISHED, "", "")  # e.g. ended long ago, no accounting
 
 
 def squeue() -> dict[str, SlurmState]:
