@@ -14,7 +14,8 @@ node's clock; here the same machine). Per job:
   longer lists it as running / ``job.done()`` / ``get_job_result`` answers done), each polled every
   20 ms.
 
-The three ways, interleaved job by job: ``sbatch --wrap`` of a Python one-liner; submitit's
+The three ways, interleaved job by job (the order turning each round, since how soon Slurm
+starts a job depends on what the node just finished): ``sbatch --wrap`` of a Python one-liner; submitit's
 ``SlurmExecutor`` (the library our executor is built on); our server with ``job_executor="slurm"``
 over HTTP (REST ``/tools/quick`` and ``/tools/get_job_result`` on one keep-alive connection).
 """
@@ -124,15 +125,20 @@ def main() -> None:
         results: dict[str, list[tuple[float, float]]] = {"sbatch": [], "submitit": [], "ours": []}
         try:
             by_sbatch(folder), by_submitit(executor, -1), by_server(conn, -1)  # warm-up, not counted
-            for n in range(args.jobs):
-                results["sbatch"].append(by_sbatch(folder))
-                results["submitit"].append(by_submitit(executor, n))
-                results["ours"].append(by_server(conn, n))
+            ways = {
+                "sbatch": lambda n: by_sbatch(folder),
+                "submitit": lambda n: by_submitit(executor, n),
+                "ours": lambda n: by_server(conn, n),
+            }
+            names = list(ways)
+            for n in range(args.jobs):  # the order turns each round: no way always follows the same one
+                for name in names[n % 3 :] + names[: n % 3]:
+                    results[name].append(ways[name](n))
         finally:
             conn.close()
             server.stop()
     lines = [
-        f"{args.jobs} jobs per way, one at a time, interleaved; seconds, median / p90 "
+        f"{args.jobs} jobs per way, one at a time, interleaved in turning order; seconds, median / p90 "
         f"({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}).",
         "",
         "| way | submit → start | end → delivered |",
