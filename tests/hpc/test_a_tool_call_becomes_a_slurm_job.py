@@ -226,3 +226,18 @@ def test_options_slurm_refuses_are_clear_errors(slurm_cluster: str, tmp_path: Pa
     assert answer["status"] == "error"
     assert answer["error"].startswith("sbatch refused the job: ")
     assert "invalid partition" in answer["error"].lower()
+
+
+def test_a_job_slurm_no_longer_knows_ends_vanished(slurm_cluster: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from nanohubmcp.server.executors import slurm_watch
+
+    monkeypatch.setattr(slurm_watch, "SACCT_AFTER_SECONDS", 0.0)
+    monkeypatch.setattr(slurm_watch, "VANISHED_AFTER_SECONDS", 1.0)
+    watch = slurm_watch.SlurmWatch(poll_interval=0.2)
+    watch.add("999999")  # never submitted: neither squeue nor sacct lists it
+    try:
+        state = wait_until(lambda: watch.get("999999"), "the watcher to give up on the job", 30)
+    finally:
+        watch.discard("999999")
+    assert state.state == "VANISHED"
+    assert state.kind == slurm_watch.ENDED
