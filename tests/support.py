@@ -171,7 +171,7 @@ class MemoryClient:
         from nanohubmcp.server.wire.streams import OutboundStream
 
         self.server = server
-        self.connection = Connection(server.core, "memory")
+        self.connection = Connection(server.core, "memory", server, one_peer=True)
         self.modern = modern
         self.version = version or (MODERN_VERSION if modern else HANDSHAKE_VERSION)
         self.capabilities = capabilities if capabilities is not None else {"elicitation": {}}

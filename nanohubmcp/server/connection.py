@@ -104,13 +104,18 @@ class Connection:
         transport: the transport's name, kept on the sessions it opens (``"streamable-http"``,
             ``"sse"``, ``"stdio"``, ``"rest"``); only Streamable HTTP sessions are resumable.
         server: the public server object (``MCPServer``) a tool's ``ctx.server`` gives, or None.
+        one_peer: the connection serves one client (stdio, an in-memory client): a
+            ``notifications/cancelled`` may then name a 2026-07-28 request of it by id
+            (:meth:`withdraw`), where over HTTP closing the response stream cancels one.
     """
 
-    def __init__(self, core: Served, transport: str, server: object = None) -> None:
+    def __init__(self, core: Served, transport: str, server: object = None, *, one_peer: bool = False) -> None:
         self.core = core
         self.transport = transport
         self.server = server
+        self.one_peer = one_peer
         self.in_flight: set[RequestContext] = set()
+        self._stateless: dict[str | int, RequestContext] = {}  # one_peer: its 2026-07-28 requests by id
 
     # -- sessions --------------------------------------------------------------------------
     def find_session(self, session_id: str | None, principal: Principal | None = None) -> Session | None:
@@ -220,12 +225,16 @@ class Connection:
         """Serve one message (rule 4); never raises for the client's mistakes."""
         message = request.message
         if message.kind != jsonrpc.REQUEST:
+            if self.withdraw(message):
+                return Reply(None)
             await self.core.dispatcher.handle(request)
             await self._store(request.session)
             return Reply(None)
         session = request.session
         if session is not None:
             session.in_flight[message.id] = request  # type: ignore[index]
+        elif self.one_peer and request.modern:
+            self._stateless[message.id] = request  # type: ignore[index]
         self.in_flight.add(request)
         try:
             response = await self.core.dispatcher.handle(request)
@@ -239,6 +248,8 @@ class Connection:
             if session is not None:
                 session.in_flight.pop(message.id, None)  # type: ignore[arg-type]
                 session.touch()  # idle time counts from the end of the call
+            elif self.one_peer and request.modern:
+                self._stateless.pop(message.id, None)  # type: ignore[arg-type]
         if request.withdrawn:
             return Reply(None)
         assert response is not None
@@ -314,6 +325,21 @@ class Connection:
                 replies.append(reply)
             await asyncio.sleep(0)  # let other clients in between members
         return replies
+
+    def withdraw(self, message: jsonrpc.Message) -> bool:
+        """Serve a ``notifications/cancelled`` naming a 2026-07-28 request of this connection's one
+        peer: the request is cancelled and gets no response (MCP 2025-11-25, Utilities §
+        Cancellation; the stateless era has no session to find it in). True when it named one;
+        False for any other message (serve it as usual)."""
+        if not (self.one_peer and message.kind == jsonrpc.NOTIFICATION and message.method == "notifications/cancelled"):
+            return False
+        params = message.params or {}
+        target = self._stateless.get(params.get("requestId"))  # type: ignore[arg-type]
+        if target is None:
+            return False
+        reason = params.get("reason")
+        target.cancel(reason if isinstance(reason, str) else "cancelled by the client", withdrawn=True)
+        return True
 
     # -- the peer went away ----------------------------------------------------------------
     @staticmethod

@@ -30,7 +30,6 @@ from typing import Any
 from ..errors import ProtocolError, error_response
 from ..protocol import jsonrpc
 from ..server.connection import Connection, batch_refusal, handshake_version, is_modern, modern_version
-from ..server.wire.request import RequestContext
 from ..server.wire.sessions import Session
 from ..server.wire.streams import OutboundStream
 from .lines import MAX_LINE_BYTES, LineReader, LineWriter, TooLong, protect_stdout, stop_on_signals, too_long_response
@@ -57,14 +56,13 @@ class StdioTransport:
     ) -> None:
         self.server = server
         self.core = server.core
-        self.connection = Connection(self.core, "stdio", server)
+        self.connection = Connection(self.core, "stdio", server, one_peer=True)
         self.writer = LineWriter(protect_stdout() if out_fd is None else out_fd)
         self.in_fd = in_fd
         self.max_line_bytes = max_line_bytes
         self.session: Session | None = None
         self.out = OutboundStream("stdio", resumable=False)
         self.out.attach(self._write)
-        self.modern: dict[Any, RequestContext] = {}
         self.tasks: set[asyncio.Task[None]] = set()
 
     def _write(self, event_id: str | None, message: Any) -> None:
@@ -124,9 +122,6 @@ class StdioTransport:
 
     async def _serve_handshake(self, message: jsonrpc.Message) -> None:
         connection = self.connection
-        cancels = message.kind == jsonrpc.NOTIFICATION and message.method == "notifications/cancelled"
-        if cancels and self._cancel_modern(message):
-            return
         opens = message.kind == jsonrpc.REQUEST and message.method == "initialize"
         if opens and self._live_session() is not None:
             # A second handshake on the same stream starts over (the old session ends).
@@ -144,9 +139,8 @@ class StdioTransport:
 
     async def _serve_modern(self, message: jsonrpc.Message) -> None:
         if message.kind != jsonrpc.REQUEST:
-            if message.kind == jsonrpc.NOTIFICATION and message.method == "notifications/cancelled":
-                self._cancel_modern(message)
-            return  # a 2026-07-28 client sends no responses; other notifications mean nothing here
+            self.connection.withdraw(message)  # a cancellation; a 2026-07-28 client sends nothing else
+            return
         try:
             version, caps = modern_version(message)
         except ProtocolError as exc:
@@ -154,23 +148,9 @@ class StdioTransport:
             return
         connection = self.connection
         request = connection.request(message, version=version, stream=self.out, client_capabilities=caps)
-        self.modern[message.id] = request
-        try:
-            reply = await connection.serve(request)
-        finally:
-            self.modern.pop(message.id, None)
-        if reply.message is not None and not request.withdrawn:
+        reply = await connection.serve(request)
+        if reply.message is not None:
             self._write(None, reply.message)
-
-    def _cancel_modern(self, message: jsonrpc.Message) -> bool:
-        """``notifications/cancelled`` for a 2026-07-28 request of this stream; True when it named one."""
-        params = message.params or {}
-        target = self.modern.get(params.get("requestId"))
-        if target is None:
-            return False
-        reason = params.get("reason")
-        target.cancel(reason if isinstance(reason, str) else "cancelled by the client", withdrawn=True)
-        return True
 
     async def _serve_batch(self, items: list[Any]) -> None:
         session = self._live_session()
