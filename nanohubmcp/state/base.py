@@ -33,6 +33,9 @@ class SharedState(Protocol):
     """Called with ``(session id, request id, response)`` when another process relays an answer."""
     on_broadcast: Callable[[str, dict[str, Any]], None] | None
     """Called with ``(method, params)`` for a notification another process broadcast."""
+    on_cancel: Callable[[str, Any, Any], None] | None
+    """Called with ``(session id, request id, reason)`` when a client cancelled, on another
+    process, a request of its session."""
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         """Connect on ``loop`` (the serving loop of this process) and start the background work."""
@@ -78,6 +81,9 @@ class SharedState(Protocol):
 
     def broadcast(self, method: str, params: dict[str, Any]) -> None:
         """Tell every other process of a notification (for their stateless-era listeners)."""
+
+    async def cancel(self, session_id: str, request_id: Any, reason: Any) -> None:
+        """Tell every other process that the client cancelled ``request_id`` of its session."""
 
     # -- server→client requests --------------------------------------------------------------
     async def put_pending(self, session_id: str, request_id: str, ttl: float) -> None:

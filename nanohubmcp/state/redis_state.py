@@ -12,7 +12,8 @@ Keys, all under ``nanohubmcp:<server name>:`` so two servers on one Redis never 
 - ``proc:<process>``: a heartbeat refreshed every :data:`HEARTBEAT_SECONDS`, so another
   process can tell a stream whose producer died;
 - ``rs:key`` and ``rs:used:<id>``: the stateless era's ``requestState`` key and used ids;
-- channel ``bc``: notifications for every process's stateless-era listeners.
+- channel ``bc``: notifications for every process's stateless-era listeners; channel ``cx``: a
+  client's ``notifications/cancelled`` for the process running the request it names.
 
 Writes to event logs are queued and pipelined in order by one task per process, so messages
 of one process reach the log in the order they were sent. An unreachable Redis raises
@@ -84,6 +85,7 @@ class RedisState:
         self.process = secrets.token_hex(8)
         self.on_answer: Callable[[str, str, dict[str, Any]], None] | None = None
         self.on_broadcast: Callable[[str, dict[str, Any]], None] | None = None
+        self.on_cancel: Callable[[str, Any, Any], None] | None = None
         self.down = False
         self._client: Any = None
         self._sync_client: Any = None
@@ -199,7 +201,7 @@ class RedisState:
             self._written = asyncio.Event()
 
     async def _listen(self) -> None:
-        channels = [self._key("c", self.process), self._key("bc")]
+        channels = [self._key("c", self.process), self._key("bc"), self._key("cx")]
         while True:
             pubsub = None
             try:
@@ -227,6 +229,9 @@ class RedisState:
         if channel.endswith(":bc"):
             if payload.get("o") != self.process and self.on_broadcast is not None:
                 self.on_broadcast(str(payload.get("method")), payload.get("params") or {})
+        elif channel.endswith(":cx"):
+            if payload.get("o") != self.process and self.on_cancel is not None:
+                self.on_cancel(str(payload.get("s")), payload.get("r"), payload.get("why"))
         elif self.on_answer is not None:
             self.on_answer(str(payload.get("s")), str(payload.get("r")), payload.get("m") or {})
 
@@ -327,6 +332,11 @@ class RedisState:
 
         self._tasks.append(asyncio.get_running_loop().create_task(send()))
         self._tasks = [t for t in self._tasks if not t.done()]
+
+    async def cancel(self, session_id: str, request_id: Any, reason: Any) -> None:
+        payload = json.dumps({"o": self.process, "s": session_id, "r": request_id, "why": reason})
+        async with self._guard() as client:
+            await client.publish(self._key("cx"), payload)
 
     # -- server→client requests --------------------------------------------------------------
     async def put_pending(self, session_id: str, request_id: str, ttl: float) -> None:

@@ -22,6 +22,8 @@ def where() -> dict:
 async def count(n: int, ctx: Context, pause: float = 0.02) -> str:
     """Count to n, reporting progress and logging each step, pausing between steps."""
     for i in range(n):
+        if ctx.is_cancelled():
+            return "stopped"
         ctx.report_progress(i + 1, n, f"step {i + 1}")
         ctx.info(f"counted {i + 1}")
         await asyncio.sleep(pause)

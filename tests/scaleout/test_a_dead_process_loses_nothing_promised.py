@@ -136,3 +136,32 @@ def test_a_thread_job_of_a_dead_process_is_reported_failed(cluster: Cluster) -> 
         time.sleep(0.5)
     assert body["status"] == "error", body
     assert "the server stopped while this job ran" in json.dumps(body)
+
+
+def test_a_cancel_sent_to_another_process_stops_the_call(cluster: Cluster) -> None:
+    runner, other, _ = cluster.servers
+    session = wire.initialize(cluster.url)
+    call = wire.Events(
+        "POST",
+        runner.url,
+        wire.headers(session),
+        {
+            "jsonrpc": "2.0",
+            "id": 43,
+            "method": "tools/call",
+            "params": {"name": "count", "arguments": {"n": 500, "pause": 0.05}, "_meta": {"progressToken": "c"}},
+        },
+    )
+    _, first = call.next()
+    assert first["method"] == "notifications/progress"
+    wire.notify(other.url, session, "notifications/cancelled", {"requestId": 43, "reason": "changed my mind"})
+    messages = []
+    while True:
+        _, message = call.next(timeout=15)
+        if message is None:
+            break
+        messages.append(message)
+    # Withdrawn: the stream ends without a response (MCP 2025-11-25, Utilities § Cancellation), long
+    # before the 500 steps (25 s) would have ended.
+    assert not [m for m in messages if "id" in m], messages
+    assert len([m for m in messages if m.get("method") == "notifications/progress"]) < 100

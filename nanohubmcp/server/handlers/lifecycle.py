@@ -74,6 +74,8 @@ async def cancelled(core: HandlerServices, request: RequestContext, params: dict
     if session is None or not jsonrpc.valid_id(request_id):
         return
     target = session.in_flight.get(request_id)
+    reason = params.get("reason")
     if target is not None:
-        reason = params.get("reason")
         target.cancel(reason if isinstance(reason, str) else "cancelled by the client", withdrawn=True)
+    elif core.replication is not None:  # the request may run on another process of this server
+        core.replication.cancel_elsewhere(session, request_id, reason)

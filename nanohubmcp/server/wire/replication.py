@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("nanohubmcp.state")
 
+MAX_REASON = 1000
+"""Characters of a client's cancellation reason passed on to another process."""
 SAVED = "_shared_record"
 """Attribute of a replica holding the record last stored or loaded (to store only changes)."""
 
@@ -64,6 +66,7 @@ class Replication:
         self.state = state
         self._tasks: set[asyncio.Task[Any]] = set()
         state.on_answer = self._answered
+        state.on_cancel = self._cancelled
         sessions.relay = self
 
     # -- sessions ----------------------------------------------------------------------------
@@ -165,6 +168,18 @@ class Replication:
         future = session.pending.get(request_id) if session is not None else None
         if future is not None and not future.done():
             future.set_result(response)
+
+    # -- cancellation ------------------------------------------------------------------------
+    def cancel_elsewhere(self, session: Session, request_id: Any, reason: Any) -> None:
+        """A ``notifications/cancelled`` for a request not running here: for the process running it."""
+        why = reason[:MAX_REASON] if isinstance(reason, str) else None
+        self._spawn(self.state.cancel(session.id, request_id, why))
+
+    def _cancelled(self, session_id: str, request_id: Any, reason: Any) -> None:
+        session = self.sessions.get(session_id)
+        target = session.in_flight.get(request_id) if session is not None else None
+        if target is not None:
+            target.cancel(reason if isinstance(reason, str) else "cancelled by the client", withdrawn=True)
 
     # -- notifications -----------------------------------------------------------------------
     def list_changed(self, message: dict[str, Any]) -> None:

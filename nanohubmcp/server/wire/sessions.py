@@ -86,7 +86,7 @@ class Session:
     @property
     def busy(self) -> bool:
         """A call in flight, a server→client request pending, or a client reading a stream."""
-        return bool(self.in_flight or self.pending) or any(st.sink is not None for st in self.streams.values())
+        return bool(self.in_flight or self.pending) or any(st.reading for st in self.streams.values())
 
     @property
     def resumable(self) -> bool:
