@@ -35,19 +35,55 @@ def listening(port: int) -> bool:
     return False
 
 
+def self_signed(workdir: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 and its key, written to ``workdir`` (the ``cryptography`` package)."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]), False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = workdir / "cert.pem", workdir / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
+    return cert_path, key_path
+
+
 class RedisServer:
     """One redis-server process on 127.0.0.1 (see the module docstring)."""
 
-    def __init__(self, executable: str, workdir: Path, *, password: str | None = None) -> None:
+    def __init__(self, executable: str, workdir: Path, *, password: str | None = None, tls: bool = False) -> None:
         self.executable = executable
         self.workdir = workdir
         self.password = password
+        self.tls = tls
         self.port = free_port()
         self._proc: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
         auth = f":{self.password}@" if self.password else ""
+        if self.tls:
+            return f"rediss://{auth}127.0.0.1:{self.port}/0?ssl_ca_certs={self.workdir / 'cert.pem'}"
         return f"redis://{auth}127.0.0.1:{self.port}/0"
 
     def start(self) -> RedisServer:
@@ -70,6 +106,22 @@ class RedisServer:
         ]
         if self.password:
             args += ["--requirepass", self.password]
+        if self.tls:
+            cert, key = self_signed(self.workdir)
+            args[1:3] = [
+                "--port",
+                "0",
+                "--tls-port",
+                str(self.port),
+                "--tls-cert-file",
+                str(cert),
+                "--tls-key-file",
+                str(key),
+                "--tls-ca-cert-file",
+                str(cert),
+                "--tls-auth-clients",
+                "no",
+            ]
         log = (self.workdir / "redis.log").open("ab")
         self._proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT)
         log.close()

@@ -109,6 +109,19 @@ def test_a_password_in_the_url_works_and_is_never_printed(tmp_path: object, capl
     assert parse(f"rediss://:{secret}@redis.example.org:6380/0").shared
 
 
+def test_rediss_with_a_password_shares_sessions_over_tls(tmp_path: object) -> None:
+    from pathlib import Path
+
+    store = RedisServer(find_redis() or "", Path(str(tmp_path)), password="tls-s3cret", tls=True).start()
+    try:
+        assert store.url.startswith("rediss://:tls-s3cret@")
+        with two(store.url) as (first, second):
+            session = wire.initialize(first)
+            assert wire.call(second, session, "tools/list", {}).status_code == 200
+    finally:
+        store.stop()
+
+
 def test_several_workers_without_a_shared_store_are_refused() -> None:
     server = build("alone", "")
     with pytest.raises(ConfigurationError, match="workers=3 needs a shared state store"):
