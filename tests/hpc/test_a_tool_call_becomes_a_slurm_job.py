@@ -241,3 +241,37 @@ def test_a_job_slurm_no_longer_knows_ends_vanished(slurm_cluster: str, monkeypat
         watch.discard("999999")
     assert state.state == "VANISHED"
     assert state.kind == slurm_watch.ENDED
+
+
+def test_files_a_job_returns_come_back_as_content_and_large_ones_as_links(slurm_cluster: str, tmp_path: Path) -> None:
+    server = MCPServer("slurm-files", state_dir=str(tmp_path), job_executor="slurm", max_inline_bytes=64)
+
+    @server.async_tool()
+    def write_outputs() -> list:
+        """Writes a small and a large file in the job's folder and returns both."""
+        Path("small.txt").write_text("energy=-1.5\n")
+        Path("trajectory.csv").write_text("".join(f"C,{i},0,0\n" for i in range(100)))
+        return [Path("small.txt"), Path("trajectory.csv")]
+
+    @server.async_tool()
+    def leak() -> Path:
+        """Returns a file outside its folder."""
+        return Path("/etc/hostname")
+
+    with serve(server) as url:
+        routes = Routes(int(url.rsplit(":", 1)[1].strip("/")))
+        session = routes.session()
+        reply = routes.rpc(session, "tools/call", {"name": "write_outputs", "arguments": {}, "task": {}})
+        result = routes.rpc(session, "tasks/result", {"taskId": reply["result"]["task"]["taskId"]})["result"]
+        [embedded] = [b["resource"] for b in result["content"] if b["type"] == "resource"]
+        [link] = [b for b in result["content"] if b["type"] == "resource_link"]
+        read = routes.rpc(session, "resources/read", {"uri": link["uri"]})["result"]
+        refused = routes.rpc(session, "tools/call", {"name": "leak", "arguments": {}, "task": {}})
+        failed = routes.rpc(session, "tasks/result", {"taskId": refused["result"]["task"]["taskId"]})["result"]
+    assert result["structuredContent"] == {"files": ["small.txt", "trajectory.csv"]}
+    assert embedded["text"] == "energy=-1.5\n"
+    assert embedded["uri"].endswith("/small.txt")
+    assert link["name"] == "trajectory.csv"
+    assert read["contents"][0]["text"].splitlines()[99] == "C,99,0,0"
+    assert failed["isError"] is True
+    assert "the job returned files outside its folder" in failed["content"][0]["text"]

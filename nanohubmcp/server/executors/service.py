@@ -63,8 +63,15 @@ class JobHost(AskServices, Protocol):
         ...
 
 
-def start_job(core: JobHost, request: RequestContext, tool: Tool, arguments: dict[str, Any], *,
-              as_task: bool = False, ttl: float | None = None) -> jobmod.Job:
+def start_job(
+    core: JobHost,
+    request: RequestContext,
+    tool: Tool,
+    arguments: dict[str, Any],
+    *,
+    as_task: bool = False,
+    ttl: float | None = None,
+) -> jobmod.Job:
     """Start ``tool`` as a job owned by the caller's session and principal; returns at once.
 
     Raises:
@@ -72,8 +79,16 @@ def start_job(core: JobHost, request: RequestContext, tool: Tool, arguments: dic
     """
     owner = request.session.id if request.session is not None else None
     runner = runner_of(core, tool)
-    job = core.jobs.create(tool.name, owner, principal=request.principal, arguments=arguments, as_task=as_task,
-                           ttl=ttl, executor=runner.name, detached=runner.survives_restart)
+    job = core.jobs.create(
+        tool.name,
+        owner,
+        principal=request.principal,
+        arguments=arguments,
+        as_task=as_task,
+        ttl=ttl,
+        executor=runner.name,
+        detached=runner.survives_restart,
+    )
     job.request = request
     request.job_id = job.id
 
@@ -125,8 +140,11 @@ def hand_over(core: JobHost, job: jobmod.Job) -> bool:
             return
         try:
             value = done.result()
-            result = (error_result(f"tool '{tool.name}' returned an awaitable after its server stopped")
-                      if inspect.isawaitable(value) else shape(tool, value, version, sink))
+            result = (
+                error_result(f"tool '{tool.name}' returned an awaitable after its server stopped")
+                if inspect.isawaitable(value)
+                else shape(tool, value, version, sink)
+            )
         except Exception as exc:  # what the function raised, or a result that cannot be shaped
             result = error_result(str(exc) or type(exc).__name__)
         finish_with(job, result)
@@ -179,8 +197,9 @@ def _text_of(result: dict[str, Any]) -> str:
     return "\n".join(texts)
 
 
-async def start_job_result(core: JobHost, request: RequestContext, tool: Tool,
-                           arguments: dict[str, Any]) -> dict[str, Any]:
+async def start_job_result(
+    core: JobHost, request: RequestContext, tool: Tool, arguments: dict[str, Any]
+) -> dict[str, Any]:
     """The immediate answer to an ``@async_tool`` call: the job handle, as documented (an
     ``isError`` result saying why when the job store is full)."""
     try:
@@ -230,9 +249,14 @@ def job_result_tool(core: JobHost) -> Callable[..., Awaitable[dict[str, Any] | T
             job = core.jobs.get(job_id, ctx.session_id, ctx.principal)
         except UnknownComponent:
             # A tool error (isError), still carrying the status object pollers read.
-            return ToolResult(is_error=True, structured_content={
-                "status": "not_found", "job_id": job_id,
-                "error": "No such job for this session (wrong id, expired, or started elsewhere)"})
+            return ToolResult(
+                is_error=True,
+                structured_content={
+                    "status": "not_found",
+                    "job_id": job_id,
+                    "error": "No such job for this session (wrong id, expired, or started elsewhere)",
+                },
+            )
         return job_status(job)
 
     return get_job_result

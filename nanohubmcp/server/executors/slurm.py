@@ -44,11 +44,21 @@ import re
 import sys
 import sysconfig
 from collections.abc import Callable
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...errors import ConfigurationError, ToolError
-from .job_files import EventTail, FileChannel, FolderJobExecutor, make_job_folder, positive_ints, request_cancel, tail
+from ...protocol.result_types import ToolResult
+from .job_files import (
+    EventTail,
+    FileChannel,
+    FolderJobExecutor,
+    file_blocks,
+    make_job_folder,
+    positive_ints,
+    request_cancel,
+    tail,
+)
 from .job_side import RAISED, run_in_job
 from .remote import remote_context
 from .slurm_watch import ENDED, QUEUED, RUNNING, SlurmState, watcher
@@ -298,11 +308,36 @@ def _value_of(outcome: tuple[str, Any], slurm_id: str, folder: Path) -> Any:
         kind, value = payload
         if kind == RAISED:
             raise ToolError(value)
-        return value
+        return files_returned(value, folder)
     # submitit's own failure around the function (e.g. the call could not be unpickled on the node)
     last = [line for line in str(payload).splitlines() if line.strip()][-1:] or ["no message"]
     stderr = tail(folder / f"{slurm_id}_0_log.err", skip=LOG_PREFIXES)
     raise ToolError(f"Slurm job {slurm_id} could not run the tool: {last[0]}" + _stderr_note(stderr))
+
+
+def files_returned(value: Any, folder: Path) -> Any:
+    """A path (or a list of paths) the job returned, as the files' content: one embedded resource
+    each, kept and linked by the server when larger than ``max_inline_bytes``. The files must be in
+    the job's folder (relative paths are read there). Any other value is returned as it is.
+
+    Raises:
+        ToolError: a file outside the job's folder, or one that is not there.
+    """
+    paths = value if isinstance(value, (list, tuple)) and value else [value]
+    if not all(isinstance(p, PurePath) for p in paths):
+        return value
+    found = [(folder / p).resolve() for p in paths]
+    outside = [str(p) for p in found if not p.is_relative_to(folder.resolve())]
+    if outside:
+        raise ToolError(f"the job returned files outside its folder {folder}: {', '.join(outside)}")
+    missing = [str(p) for p in found if not p.is_file()]
+    if missing:
+        raise ToolError(f"the job returned files that are not there: {', '.join(missing)}")
+    names = [str(p) for p in paths]
+    return ToolResult(
+        [{"type": "text", "text": f"files: {', '.join(names)}"}, *file_blocks(found)],
+        structured_content={"files": names},
+    )
 
 
 def _announce(context: Context | None, job: Job, slurm_id: str, state: SlurmState, told: object) -> None:

@@ -307,8 +307,11 @@ def collect(folder: Path, plan: dict[str, Any], code: int) -> ToolResult:
 
 def _outputs(where: Path, patterns: list[str], own: set[str]) -> list[str]:
     found: list[str] = []
+    root = where.resolve()
     for pattern in patterns:
         for path in sorted(where.glob(pattern)):
+            if not path.resolve().is_relative_to(root):
+                continue  # a pattern reaching out of the run's folder ("../*") returns nothing from there
             name = str(path.relative_to(where))
             if path.is_file() and name not in own and not name.startswith(f"{RUN_NAME}/") and name not in found:
                 found.append(name)
