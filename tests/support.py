@@ -44,6 +44,11 @@ def rpc_message(method: str, params: dict[str, Any] | None = None, request_id: i
     return message
 
 
+def tool_call_message(name: str, arguments: dict[str, Any] | None = None, request_id: int | str = 1) -> dict[str, Any]:
+    """A ``tools/call`` request object."""
+    return rpc_message("tools/call", {"name": name, "arguments": arguments or {}}, request_id)
+
+
 def post_rpc(
     base: str,
     method: str,

@@ -11,16 +11,12 @@ from typing import Any
 
 import httpx2
 import pytest
-from support import serve
+from support import serve, tool_call_message
 
 from nanohubmcp import MCPServer, StaticTokenVerifier
 from nanohubmcp.errors import RegistrationError
 
 READER, WRITER = "reader-token", "writer-token"
-
-
-def call(name: str, request_id: int = 1) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": name, "arguments": {}}}
 
 
 def initialize() -> dict[str, Any]:
@@ -87,12 +83,12 @@ def assert_insufficient_scope(response: httpx2.Response) -> None:
 
 def test_streamable_http_answers_403_insufficient_scope(url: str) -> None:
     sid = session(url, READER)
-    response = post(url, "mcp", call("delete_everything"), READER, **{"Mcp-Session-Id": sid})
+    response = post(url, "mcp", tool_call_message("delete_everything"), READER, **{"Mcp-Session-Id": sid})
     assert_insufficient_scope(response)
     assert response.json()["error"]["data"] == {"requiredScopes": ["files:write"]}
     assert "files:write" in response.json()["error"]["message"]
     assert response.json()["id"] == 1  # the client ties the refusal to its request
-    ok = post(url, "mcp", call("read"), READER, **{"Mcp-Session-Id": sid, "Accept": "application/json"})
+    ok = post(url, "mcp", tool_call_message("read"), READER, **{"Mcp-Session-Id": sid, "Accept": "application/json"})
     assert ok.json()["result"]["content"][0]["text"] == "read"
 
 
@@ -101,7 +97,7 @@ def test_legacy_sse_answers_403_insufficient_scope_with_the_request_id(url: str)
     with httpx2.stream("GET", url + "sse", headers=headers, timeout=10) as events:
         lines = events.iter_lines()  # kept: closing the iterator would end the stream and its session
         endpoint = next(line for line in lines if line.startswith("data:"))[5:].strip()
-        response = post(url, endpoint, call("delete_everything"), READER)
+        response = post(url, endpoint, tool_call_message("delete_everything"), READER)
     assert_insufficient_scope(response)
     assert response.json()["id"] == 1
 
@@ -115,7 +111,7 @@ def test_the_rest_route_answers_403_insufficient_scope(url: str) -> None:
 
 
 def test_the_2026_era_answers_403_insufficient_scope(url: str) -> None:
-    body = call("delete_everything")
+    body = tool_call_message("delete_everything")
     body["params"]["_meta"] = {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {},
@@ -131,7 +127,8 @@ def test_the_2026_era_answers_403_insufficient_scope(url: str) -> None:
 
 def test_a_token_with_the_scope_calls_the_tool(url: str) -> None:
     sid = session(url, WRITER)
-    ok = post(url, "mcp", call("delete_everything"), WRITER, **{"Mcp-Session-Id": sid, "Accept": "application/json"})
+    call = tool_call_message("delete_everything")
+    ok = post(url, "mcp", call, WRITER, **{"Mcp-Session-Id": sid, "Accept": "application/json"})
     assert json.loads(ok.text)["result"]["content"][0]["text"] == "deleted"
 
 

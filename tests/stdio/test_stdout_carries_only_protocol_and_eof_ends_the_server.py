@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from stdio_support import FEATURES_APP, ROOT, run_command
+from support import tool_call_message
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -88,22 +89,13 @@ def raw() -> Any:
         server.proc.wait()
 
 
-def call(request_id: Any, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "jsonrpc": "2.0",
-        "id": request_id,
-        "method": "tools/call",
-        "params": {"name": name, "arguments": arguments},
-    }
-
-
 def test_only_protocol_reaches_stdout_and_the_rest_goes_to_stderr(raw: Raw) -> None:
     raw.send(INIT)
     raw.reply(0)
     raw.send(INITIALIZED)
-    raw.send(call(1, "chatty", {"text": "hey"}))
+    raw.send(tool_call_message("chatty", request_id=1, arguments={"text": "hey"}))
     assert raw.reply(1)["result"]["content"][0]["text"] == "HEY"
-    raw.send(call(2, "add", {"a": 1, "b": 2}))
+    raw.send(tool_call_message("add", request_id=2, arguments={"a": 1, "b": 2}))
     assert raw.reply(2)["result"]["content"][0]["text"] == "3.0"
     assert raw.close() == 0
     for line in raw.lines:
@@ -137,7 +129,7 @@ def test_a_malformed_line_is_answered_and_the_server_reads_on(raw: Raw) -> None:
 def test_batches_are_served_in_2025_03_26_and_refused_later(raw: Raw) -> None:
     raw.send({**INIT, "params": {**INIT["params"], "protocolVersion": "2025-03-26"}})
     raw.reply(0)
-    raw.send([call(1, "add", {"a": 1, "b": 1}), {"jsonrpc": "2.0", "id": 2, "method": "ping"}])
+    raw.send([tool_call_message("add", {"a": 1, "b": 1}, 1), {"jsonrpc": "2.0", "id": 2, "method": "ping"}])
     batch = raw.wait_for(lambda m: isinstance(m, list))
     assert sorted(reply["id"] for reply in batch) == [1, 2]
     assert raw.close() == 0
@@ -159,11 +151,11 @@ def test_batches_are_served_in_2025_03_26_and_refused_later(raw: Raw) -> None:
 def test_cancelled_stops_the_call_and_it_gets_no_response(raw: Raw) -> None:
     raw.send(INIT)
     raw.reply(0)
-    raw.send(call(7, "wait", {"seconds": 20}))
+    raw.send(tool_call_message("wait", request_id=7, arguments={"seconds": 20}))
     raw.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7, "reason": "bored"}})
     raw.send({"jsonrpc": "2.0", "id": 8, "method": "ping"})
     raw.reply(8)
-    raw.send(call(9, "add", {"a": 1, "b": 1}))
+    raw.send(tool_call_message("add", request_id=9, arguments={"a": 1, "b": 1}))
     raw.reply(9)
     assert not [line for line in raw.lines if json.loads(line).get("id") == 7]
     assert raw.close() == 0
@@ -172,7 +164,7 @@ def test_cancelled_stops_the_call_and_it_gets_no_response(raw: Raw) -> None:
 def test_end_of_input_cancels_a_running_call_and_exits_0(raw: Raw) -> None:
     raw.send(INIT)
     raw.reply(0)
-    raw.send(call(3, "wait", {"seconds": 30}))
+    raw.send(tool_call_message("wait", request_id=3, arguments={"seconds": 30}))
     started = time.monotonic()
     assert raw.close() == 0
     assert time.monotonic() - started < 15  # the call was told to stop; nothing waited 30 s

@@ -10,7 +10,7 @@ another session's stream").
 from __future__ import annotations
 
 from stream_wire import Wire
-from support import serve
+from support import serve, tool_call_message
 
 from nanohubmcp import MCPServer
 
@@ -28,11 +28,6 @@ def build() -> MCPServer:
     return server
 
 
-def call(n: int, text: str) -> dict:
-    return {"jsonrpc": "2.0", "id": n, "method": "tools/call",
-            "params": {"name": "echo", "arguments": {"text": text}}}
-
-
 def test_each_post_is_answered_on_its_own_sessions_stream_only_under_both_post_paths() -> None:
     with serve(build(), path_prefix=PREFIX) as url:
         wire = Wire(url)
@@ -41,13 +36,14 @@ def test_each_post_is_answered_on_its_own_sessions_stream_only_under_both_post_p
         try:
             session_a = endpoint_a.split("session_id=", 1)[1]
             assert endpoint_a.startswith(PREFIX + "/messages/")
-            assert wire.legacy_post(endpoint_a, call(1, "via messages")).status == 202
-            assert wire.legacy_post(f"{PREFIX}/?session_id={session_a}", call(2, "via root")).status == 202
+            assert wire.legacy_post(endpoint_a, tool_call_message("echo", {"text": "via messages"}, 1)).status == 202
+            via_root = tool_call_message("echo", {"text": "via root"}, 2)
+            assert wire.legacy_post(f"{PREFIX}/?session_id={session_a}", via_root).status == 202
             got = [stream_a.next_message(), stream_a.next_message()]
             answers = [(m["id"], m["result"]["content"][0]["text"]) for m in got]
             assert answers == [(1, "via messages"), (2, "via root")]
             assert stream_b.quiet_for(0.3) == []
-            assert wire.legacy_post(endpoint_b, call(3, "for b")).status == 202
+            assert wire.legacy_post(endpoint_b, tool_call_message("echo", {"text": "for b"}, 3)).status == 202
             assert stream_b.next_message()["result"]["content"][0]["text"] == "for b"
             assert stream_a.quiet_for(0.2) == []
         finally:
@@ -57,7 +53,8 @@ def test_each_post_is_answered_on_its_own_sessions_stream_only_under_both_post_p
 
 def test_a_post_to_the_root_without_a_session_answers_in_its_body() -> None:
     with serve(build(), path_prefix=PREFIX) as url:
-        reply = Wire(url).post(call(4, "plain"), None, path="/", accept="application/json")
+        plain = tool_call_message("echo", {"text": "plain"}, 4)
+        reply = Wire(url).post(plain, None, path="/", accept="application/json")
         assert reply.status == 200
         assert reply.json["result"]["content"][0]["text"] == "plain"
 
@@ -68,6 +65,6 @@ def test_unknown_or_streamable_http_session_ids_are_refused_on_the_legacy_endpoi
         modern_session = wire.initialize()
         for session_id in ("not-a-session", modern_session):
             for path in (f"{PREFIX}/messages/?session_id={session_id}", f"{PREFIX}/?session_id={session_id}"):
-                reply = wire.legacy_post(path, call(5, "x"))
+                reply = wire.legacy_post(path, tool_call_message("echo", {"text": "x"}, 5))
                 assert reply.status == 404, (path, reply.status)
                 assert "GET /sse" in reply.json["error"]["message"]
