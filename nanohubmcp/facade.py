@@ -282,8 +282,9 @@ class MCPServer:
         """Serve a Sim2L notebook as a tool; returns the tool record.
 
         Options: ``name``, ``description``, ``background``, ``results_dir``, ``kernel_name``,
-        ``cell_timeout``, ``cache`` (see :func:`nanohubmcp.sources.sim2l.add_sim2l`, which also
-        says how inputs, outputs and stored runs work). Needs ``pip install 'nanohub-mcp[sim2l]'``.
+        ``cell_timeout``, ``cache``, ``max_stored_runs`` (see
+        :func:`nanohubmcp.sources.sim2l.add_sim2l`, which also says how inputs, outputs and stored
+        runs work). Needs ``pip install 'nanohub-mcp[sim2l]'``.
 
         Raises:
             RegistrationError: not a Sim2L notebook (the message says what is missing), or the

@@ -46,8 +46,14 @@ def _levels(axes: Any, table: dict[str, Any]) -> None:
     for row in table["rows"]:
         axes.hlines(row[value_at], 0.0, 1.0)
         if name_at != value_at:
-            axes.annotate(str(row[name_at]), (1.0, row[value_at]), xytext=(4, 0), textcoords="offset points",
-                          va="center", annotation_clip=False)
+            axes.annotate(
+                str(row[name_at]),
+                (1.0, row[value_at]),
+                xytext=(4, 0),
+                textcoords="offset points",
+                va="center",
+                annotation_clip=False,
+            )
     axes.set_xticks([])
     axes.set_xlim(0.0, 1.0)
     units = column.get("units")

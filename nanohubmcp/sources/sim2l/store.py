@@ -10,6 +10,9 @@ directory outlives the process, so a restarted server answers from it too.
 
 Identical calls made at the same time run once: the second waits for the first (per run id, in
 this process) and is answered from the stored run.
+
+A Sim2L keeps at most ``max_runs`` stored runs (default 1,000): storing one more removes the runs
+least recently stored or answered from, so distinct inputs cannot fill the disk.
 """
 
 from __future__ import annotations
@@ -27,9 +30,11 @@ from typing import Any
 
 from ...server.wire.state_dir import safe_name
 
-__all__ = ["RUN_FILE", "RunStore", "run_id"]
+__all__ = ["DEFAULT_MAX_RUNS", "RUN_FILE", "RunStore", "run_id"]
 
 RUN_FILE = "run.json"
+DEFAULT_MAX_RUNS = 1000
+"""Stored runs a Sim2L keeps by default."""
 
 
 def run_id(identity: dict[str, Any]) -> str:
@@ -46,7 +51,10 @@ class RunStore:
         name / revision: the Sim2L's.
     """
 
-    def __init__(self, root: str, name: str, revision: str) -> None:
+    def __init__(self, root: str, name: str, revision: str, *, max_runs: int = DEFAULT_MAX_RUNS) -> None:
+        if isinstance(max_runs, bool) or not isinstance(max_runs, int) or max_runs < 1:
+            raise ValueError(f"max_runs must be a whole number of runs, at least 1 (got {max_runs!r})")
+        self.max_runs = max_runs
         self.root = root
         self.directory = os.path.join(root, safe_name(name), safe_name(revision))
         self._locks: dict[str, tuple[threading.Lock, int]] = {}
@@ -61,8 +69,15 @@ class RunStore:
 
     def find(self, run: str) -> str | None:
         """The stored run's directory, or None when there is none."""
-        path = self.path(run)
-        return path if os.path.isfile(os.path.join(path, RUN_FILE)) else None
+        record = os.path.join(self.path(run), RUN_FILE)
+        try:
+            os.utime(record)  # recently used: the last to be removed when the store is full
+        except FileNotFoundError:
+            return None
+        except OSError:  # a store this process may read but not write
+            if not os.path.isfile(record):
+                return None
+        return os.path.dirname(record)
 
     @contextlib.contextmanager
     def claim(self, run: str) -> Iterator[None]:
@@ -100,7 +115,27 @@ class RunStore:
             shutil.rmtree(scratch, ignore_errors=True)
             if self.find(run) is None:
                 raise
+        self._prune(keep=run)
         return target
+
+    def _prune(self, keep: str) -> None:
+        """Remove the least recently used runs beyond ``max_runs`` (never ``keep``)."""
+        try:
+            with os.scandir(self.directory) as entries:
+                runs = [e.name for e in entries if e.is_dir() and len(e.name) == 64]
+        except OSError:
+            return
+        if len(runs) <= self.max_runs:
+            return
+
+        def used(run: str) -> float:
+            try:
+                return os.stat(os.path.join(self.directory, run, RUN_FILE)).st_mtime
+            except OSError:
+                return 0.0  # incomplete or gone: first to go
+
+        for run in sorted((r for r in runs if r != keep), key=used)[: len(runs) - self.max_runs]:
+            shutil.rmtree(os.path.join(self.directory, run), ignore_errors=True)
 
     @staticmethod
     def discard(scratch: str) -> None:

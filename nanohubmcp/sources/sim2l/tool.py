@@ -27,7 +27,7 @@ from .execute import read_outputs, run_notebook
 from .notebook import Sim2LSpec, read_sim2l
 from .results import shape_result
 from .schema import input_schema, outputs_text
-from .store import RunStore, run_id
+from .store import DEFAULT_MAX_RUNS, RunStore, run_id
 from .values import prepare
 
 if TYPE_CHECKING:
@@ -56,6 +56,7 @@ class Sim2LHost(Protocol):
     def add_resource(self, fn: Callable[..., Any], uri: str, **options: Any) -> Resource | ResourceTemplate:
         """Register ``fn`` as the resource (or template) at ``uri``."""
         ...
+
 
 __all__ = ["Sim2LTool", "add_sim2l", "tool_name"]
 
@@ -184,6 +185,7 @@ def add_sim2l(
     kernel_name: str | None = None,
     cell_timeout: float | None = None,
     cache: bool = True,
+    max_stored_runs: int = DEFAULT_MAX_RUNS,
 ) -> Tool:
     """Serve the Sim2L notebook at ``path`` as a tool of ``server``; returns the tool record.
 
@@ -201,6 +203,7 @@ def add_sim2l(
         kernel_name: the Jupyter kernel papermill runs the notebook in (default: the notebook's).
         cell_timeout: seconds one cell may run (default: no limit).
         cache: answer identical inputs from the stored run (default True); False runs every call.
+        max_stored_runs: stored runs kept (default 1,000); more removes the least recently used.
 
     Raises:
         RegistrationError: not a Sim2L (the message says what is missing), or the ``sim2l``
@@ -209,7 +212,10 @@ def add_sim2l(
     spec = read_sim2l(path)
     _check_libraries()
     tool_id = name or tool_name(spec)
-    store = RunStore(_runs_root(server, results_dir), spec.name, spec.revision)
+    try:
+        store = RunStore(_runs_root(server, results_dir), spec.name, spec.revision, max_runs=max_stored_runs)
+    except ValueError as exc:
+        raise RegistrationError(f"Sim2L {spec.name}: {exc}") from None
     runner = Sim2LTool(spec, tool_id, store, kernel_name=kernel_name, cell_timeout=cell_timeout, cache=cache)
     if description is None:
         revision = "" if spec.revision == "local" else f" {spec.revision}"

@@ -1,0 +1,74 @@
+"""The store of Sim2L runs (no kernel): a run is stored only whole (renamed into place), identical
+ids wait for each other, and a Sim2L keeps at most ``max_runs`` runs, removing the least recently
+stored or answered from; a run id that is not 64 hex digits is refused (it names a directory)."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from nanohubmcp.sources.sim2l.store import RunStore, run_id
+
+
+def _store_one(store: RunStore, identity: dict[str, int]) -> str:
+    run = run_id(identity)
+    scratch = store.scratch()
+    Path(scratch, "out.txt").write_text(str(identity))
+    store.keep(scratch, run, identity, time.time())
+    return run
+
+
+def test_the_least_recently_used_runs_go_when_the_store_is_full(tmp_path: Path) -> None:
+    store = RunStore(str(tmp_path), "demo", "r1", max_runs=2)
+    first, second = _store_one(store, {"x": 1}), _store_one(store, {"x": 2})
+    old = time.time() - 100
+    os.utime(Path(store.path(first), "run.json"), (old, old))
+    os.utime(Path(store.path(second), "run.json"), (old - 50, old - 50))
+    assert store.find(first) is not None  # answered from: now the most recently used
+    third = _store_one(store, {"x": 3})
+    assert store.find(second) is None
+    assert store.find(first) is not None
+    assert store.find(third) is not None
+    assert sorted(os.listdir(tmp_path / ".running")) == []  # nothing half-made is left
+    assert run_id({"x": 1}) == first  # the id is a function of the inputs
+    assert run_id({"x": 1}) != run_id({"x": 1.5})
+    with pytest.raises(ValueError, match="not a run id"):
+        store.path("../../etc")
+    with pytest.raises(ValueError, match="at least 1"):
+        RunStore(str(tmp_path), "demo", "r1", max_runs=0)
+
+
+def test_identical_run_ids_wait_for_each_other(tmp_path: Path) -> None:
+    store = RunStore(str(tmp_path), "demo", "r1")
+    run = run_id({"x": 1})
+    inside: list[str] = []
+    entered = threading.Event()
+    release = threading.Event()
+
+    def hold() -> None:
+        with store.claim(run):
+            inside.append("first")
+            entered.set()
+            release.wait(10)
+            inside.append("first done")
+
+    def follow() -> None:
+        with store.claim(run):
+            inside.append("second")
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert entered.wait(10)
+    follower = threading.Thread(target=follow)
+    follower.start()
+    follower.join(0.2)
+    assert follower.is_alive()  # waiting for the first
+    release.set()
+    holder.join(10)
+    follower.join(10)
+    assert inside == ["first", "first done", "second"]
+    assert store._locks == {}  # nothing kept once both are done
