@@ -5,7 +5,7 @@ Keys, all under ``nanohubmcp:<server name>:`` so two servers on one Redis never 
 - ``s:<session>``: the session record (JSON), expiring ``idle_seconds`` after its last use;
 - ``ev:<session>:<stream>``: a stream's event log, a Redis stream of at most ~:data:`EVENT_KEEP`
   entries, expiring with the session;
-- ``sub:<uri>``: the sessions subscribed to a resource; ``listeners``: sessions reading
+- ``sub:<sha-256 of the uri>``: the sessions subscribed to a resource; ``listeners``: sessions reading
   unrelated messages (a sorted set scored by expiry time);
 - ``p:<session>:<request>``: which process waits for a server→client request's answer, until
   its timeout; answers travel on that process's channel ``c:<process>`` (Redis pub/sub);
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import json
 import logging
 import secrets
@@ -138,6 +139,10 @@ class RedisState:
     def _key(self, *parts: str) -> str:
         return self.prefix + ":".join(parts)
 
+    def _sub_key(self, uri: str) -> str:
+        """The subscribers of ``uri``, keyed by its digest (a URI is client input of any length)."""
+        return self._key("sub", hashlib.sha256(uri.encode("utf-8", "surrogatepass")).hexdigest())
+
     @contextlib.asynccontextmanager
     async def _guard(self) -> AsyncIterator[Any]:
         """Yield the client; a connection failure becomes StateUnavailable (logged once)."""
@@ -250,10 +255,10 @@ class RedisState:
             pipe = client.pipeline(transaction=False)
             pipe.set(self._key("s", session_id), json.dumps(record), ex=self.ttl)
             for uri in subscribed:
-                pipe.sadd(self._key("sub", uri), session_id)
-                pipe.expire(self._key("sub", uri), self.ttl)
+                pipe.sadd(self._sub_key(uri), session_id)
+                pipe.expire(self._sub_key(uri), self.ttl)
             for uri in unsubscribed:
-                pipe.srem(self._key("sub", uri), session_id)
+                pipe.srem(self._sub_key(uri), session_id)
             await pipe.execute()
 
     async def delete_session(self, session_id: str, subscriptions: set[str]) -> None:
@@ -262,7 +267,7 @@ class RedisState:
             pipe = client.pipeline(transaction=False)
             pipe.delete(self._key("s", session_id))
             for uri in subscriptions:
-                pipe.srem(self._key("sub", uri), session_id)
+                pipe.srem(self._sub_key(uri), session_id)
             pipe.zrem(self._key("listeners"), session_id)
             pipe.xadd(key, {"x": "1", "o": self.process}, maxlen=EVENT_KEEP, approximate=True)
             pipe.expire(key, 60)
@@ -320,7 +325,7 @@ class RedisState:
 
     async def subscribers(self, uri: str) -> list[str]:
         async with self._guard() as client:
-            return [str(s) for s in await client.smembers(self._key("sub", uri))]
+            return [str(s) for s in await client.smembers(self._sub_key(uri))]
 
     def broadcast(self, method: str, params: dict[str, Any]) -> None:
         payload = json.dumps({"o": self.process, "method": method, "params": params})
