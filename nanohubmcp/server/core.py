@@ -222,7 +222,7 @@ class ServerCore:
         self.notifier = None
         replication, self.replication = self.replication, None
         if replication is not None:
-            self.sessions.relay = None
+            self.sessions.use_relay(None)
             loop = self.loop
             if loop is not None and not loop.is_closed():
                 self.state_closing = loop.create_task(replication.state.close())

@@ -29,13 +29,20 @@ class SharedState(Protocol):
     """This process's id (random; names its heartbeat and its answer channel)."""
     shown: str
     """The store's URL without its password, for messages."""
-    on_answer: Callable[[str, str, dict[str, Any]], None] | None
-    """Called with ``(session id, request id, response)`` when another process relays an answer."""
-    on_broadcast: Callable[[str, dict[str, Any]], None] | None
-    """Called with ``(method, params)`` for a notification another process broadcast."""
-    on_cancel: Callable[[str, Any, Any], None] | None
-    """Called with ``(session id, request id, reason)`` when a client cancelled, on another
-    process, a request of its session."""
+
+    def answers_to(self, callback: Callable[[str, str, dict[str, Any]], None] | None) -> None:
+        """Call ``callback(session id, request id, response)`` when another process relays an
+        answer (None: stop)."""
+        ...
+
+    def broadcasts_to(self, callback: Callable[[str, dict[str, Any]], None] | None) -> None:
+        """Call ``callback(method, params)`` for a notification another process broadcast (None: stop)."""
+        ...
+
+    def cancels_to(self, callback: Callable[[str, Any, Any], None] | None) -> None:
+        """Call ``callback(session id, request id, reason)`` when a client cancelled, on another
+        process, a request of its session (None: stop)."""
+        ...
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         """Connect on ``loop`` (the serving loop of this process) and start the background work."""

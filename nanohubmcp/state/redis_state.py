@@ -112,6 +112,18 @@ class RedisState:
             health_check_interval=10,
         )
 
+    def answers_to(self, callback: Callable[[str, str, dict[str, Any]], None] | None) -> None:
+        """Call ``callback(session id, request id, response)`` when another process relays an answer."""
+        self.on_answer = callback
+
+    def broadcasts_to(self, callback: Callable[[str, dict[str, Any]], None] | None) -> None:
+        """Call ``callback(method, params)`` for a notification another process broadcast."""
+        self.on_broadcast = callback
+
+    def cancels_to(self, callback: Callable[[str, Any, Any], None] | None) -> None:
+        """Call ``callback(session id, request id, reason)`` for a cancel posted to another process."""
+        self.on_cancel = callback
+
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         self._client = self._new_client()
         self._wake = asyncio.Event()

@@ -48,7 +48,7 @@ class Notifier:
         self.listeners: list[Callable[[str, dict[str, Any]], None]] = []
         self._unsubscribe = core.bus.subscribe(self._on_event, events=_LIST_CHANGED)
         if core.replication is not None:
-            core.replication.state.on_broadcast = self._from_elsewhere
+            core.replication.state.broadcasts_to(self._from_elsewhere)
 
     def close(self) -> None:
         """Stop listening to the registry."""

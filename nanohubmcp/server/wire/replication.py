@@ -65,9 +65,9 @@ class Replication:
         self.sessions = sessions
         self.state = state
         self._tasks: set[asyncio.Task[Any]] = set()
-        state.on_answer = self._answered
-        state.on_cancel = self._cancelled
-        sessions.relay = self
+        state.answers_to(self._answered)
+        state.cancels_to(self._cancelled)
+        sessions.use_relay(self)
 
     # -- sessions ----------------------------------------------------------------------------
     async def lookup(self, session_id: str) -> Session | None:

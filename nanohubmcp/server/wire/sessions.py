@@ -176,6 +176,11 @@ class SessionStore:
         self.relay: StreamRelay | None = None
         """With a shared state store: the sessions of this process are replicas of its records."""
 
+    def use_relay(self, relay: StreamRelay | None) -> None:
+        """Make this process's sessions replicas of a shared store's records (``relay``: the
+        replication), or stop (None). Sessions opened from now on take their streams from it."""
+        self.relay = relay
+
     @property
     def max_per_principal(self) -> int:
         """Sessions one authenticated principal may hold at once."""
