@@ -23,6 +23,8 @@ OUTAGE_SECONDS = 10.0
 def test_an_outage_is_503s_then_404_then_nothing_but_success(cluster: Cluster, redis_server: RedisServer) -> None:
     session = wire.initialize(cluster.url)
     assert wire.tool(cluster.url, session, "where", {})["result"]["isError"] is False
+    stream = wire.open_get(cluster.url, session)
+    assert stream.status == 200
     redis_server.stop()
     statuses: dict[int, int] = {}
     retry_after = set()
@@ -46,6 +48,9 @@ def test_an_outage_is_503s_then_404_then_nothing_but_success(cluster: Cluster, r
         status = wire.call(cluster.url, session, "tools/call", {"name": "where", "arguments": {}}).status_code
         time.sleep(0.2)
     assert status == 404
+    # The GET stream of the forgotten session ends too (never left open for nothing).
+    _, end = stream.next(timeout=20)
+    assert end is None
     fresh = wire.initialize(cluster.url)
     after = [
         wire.call(cluster.url, fresh, "tools/call", {"name": "where", "arguments": {}}).status_code for _ in range(30)

@@ -35,6 +35,8 @@ log = logging.getLogger("nanohubmcp.state")
 
 BLOCK_MS = 2_000
 """How long one read of a log waits for new entries."""
+SESSION_CHECKS = 3
+"""Quiet reads of a session's unrelated-message stream between checks that the session lives."""
 DEAD_OWNER_CHECKS = 2
 """Quiet reads of a resumed POST stream before its producer's heartbeat is checked."""
 PRODUCER_DIED = "the server process serving this request stopped before it answered; send the request again"
@@ -159,9 +161,9 @@ class RelayStream(OutboundStream):
             if not entries:
                 quiet += 1
                 if self.standalone:
-                    if quiet % 10 == 0:  # keep this session among the listeners while it reads
-                        with contextlib.suppress(StateUnavailable):
-                            await self.state.add_listener(self.session_id)
+                    if quiet % SESSION_CHECKS == 0 and not await self._session_lives():
+                        self._closed_elsewhere()  # deleted, expired, or lost with the store: end the stream
+                        return
                     continue
                 if quiet >= DEAD_OWNER_CHECKS and await self._producer_died(owner):
                     dead += 1
@@ -192,6 +194,17 @@ class RelayStream(OutboundStream):
                 sink(event_id if self.resumable else None, json.loads(fields["m"]))
                 if final:
                     return
+
+    async def _session_lives(self) -> bool:
+        """Whether the session still exists (its idle clock restarts: an open stream keeps it), and
+        keep it among the listeners of unrelated messages."""
+        try:
+            if await self.state.load_session(self.session_id) is None:
+                return False
+            await self.state.add_listener(self.session_id)
+        except StateUnavailable:
+            pass  # cannot tell now: keep reading
+        return True
 
     async def _producer_died(self, owner: str | None) -> bool:
         try:
