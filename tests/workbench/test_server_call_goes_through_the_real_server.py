@@ -106,3 +106,24 @@ def test_without_a_running_server_or_on_its_own_loop_it_says_what_to_do() -> Non
             server.stop()
 
     asyncio.run(on_the_serving_loop())
+
+
+def test_the_callers_arguments_are_left_as_given() -> None:
+    """Regression: a tool taking a Context got it added to the dict passed to ``server.call`` when
+    its arguments needed no conversion (the Sim2L tools' ``**arguments: Any``)."""
+    from typing import Any
+
+    from nanohubmcp import Context
+
+    server = MCPServer("calls-keep-arguments", job_store="memory")
+
+    def count(ctx: Context, **items: Any) -> int:
+        return len(items)
+
+    server.add_tool(count, description="Count the items.", input_schema={"type": "object"})
+    with serve(server):
+        given = {"a": 1, "b": [2]}
+        result = server.call("count", given)
+        assert not result.is_error, result
+        assert result.text == "2"
+        assert given == {"a": 1, "b": [2]}

@@ -44,7 +44,8 @@ def build_kwargs(signature: Signature, arguments: dict[str, Any], *, kind: str, 
         if signature.context_param in arguments:
             raise InvalidArguments(
                 f"Invalid arguments for {kind} '{name}': '{signature.context_param}' is supplied by the server")
-        kwargs[signature.context_param] = context
+        # a new dict: coerce() may hand back the caller's own (server.call's arguments stay as given)
+        kwargs = {**kwargs, signature.context_param: context}
     return kwargs
 
 
