@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import MethodNotFound, ProtocolError, error_response
 from ..protocol import jsonrpc
-from .layers import tool_scopes, version_gate
+from .layers import session_limit, tool_scopes, version_gate
 from .pipeline import Pipeline, Request
 from .wire.request import META_SERVER_INFO, RequestContext
 
@@ -46,7 +46,8 @@ class Dispatcher:
         self.core = core
         self.tables = tables
         self.pipeline = Pipeline(
-            self._endpoint, (version_gate(tables.handshake, tables.modern), tool_scopes(core.registry.tools))
+            self._endpoint,
+            (version_gate(tables.handshake, tables.modern), session_limit(), tool_scopes(core.registry.tools)),
         )
 
     async def handle(self, request: RequestContext) -> dict[str, Any] | None:

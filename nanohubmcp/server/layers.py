@@ -2,6 +2,10 @@
 
 - :func:`version_gate`: a method the request's protocol era does not have is -32601 (the
   handshake era has no ``server/discover``, 2026-07-28 has no ``initialize`` or ``ping``);
+- :func:`session_limit`: a session may have at most :data:`MAX_IN_FLIGHT_PER_SESSION` requests
+  being served at once; one more is -32000 with ``data.retryAfter`` (HTTP 503 with
+  ``Retry-After``): the session's map of requests in flight is keyed by the client's ids, and
+  every map keyed by client input is bounded;
 - :func:`tool_scopes`: a ``tools/call`` of a tool registered with ``scopes=`` by a caller whose
   token lacks them is -32003 (HTTP 403 ``insufficient_scope``; nothing is checked without
   authorization configured).
@@ -15,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..errors import MethodNotFound
+from ..errors import MethodNotFound, ServerBusy
 from .wire.principal import check_tool_scopes
 
 if TYPE_CHECKING:
@@ -39,6 +43,31 @@ def version_gate(handshake: Mapping[str, object], modern: Mapping[str, object]) 
         return await call_next(request)
 
     return gate
+
+
+MAX_IN_FLIGHT_PER_SESSION = 256
+"""Most requests one session may have served at once (far above what any client pipelines)."""
+BUSY_RETRY_SECONDS = 1
+"""``Retry-After`` of a request refused for the session's limit (its other requests answer soon)."""
+
+
+def session_limit(limit: int | None = None) -> Middleware:
+    """The layer bounding a session's requests in flight (this one counted) at ``limit``
+    (default :data:`MAX_IN_FLIGHT_PER_SESSION` when the server is built)."""
+    if limit is None:
+        limit = MAX_IN_FLIGHT_PER_SESSION
+
+    async def limits(request: Request, call_next: CallNext) -> dict[str, Any]:
+        session = request.context.session
+        if session is not None and len(session.in_flight) > limit:
+            raise ServerBusy(
+                f"Too many requests in flight on this session (at most {limit}); wait for answers before "
+                "sending more",
+                retry_after=BUSY_RETRY_SECONDS,
+            )
+        return await call_next(request)
+
+    return limits
 
 
 def tool_scopes(tools: ToolLookup) -> Middleware:

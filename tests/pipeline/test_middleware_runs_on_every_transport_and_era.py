@@ -300,3 +300,33 @@ async def test_the_documented_order_example_runs_as_described() -> None:
         example["seen"].clear()
         await client.request("ping")
     assert example["seen"] == ["first in", "second in", "second out", "first out"]
+
+
+# -- the built-in layers -----------------------------------------------------------------------
+async def test_a_session_with_too_many_requests_in_flight_is_told_to_wait(monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    from nanohubmcp.server import layers
+
+    monkeypatch.setattr(layers, "MAX_IN_FLIGHT_PER_SESSION", 2)
+    local = MCPServer("bounded")
+    release = asyncio.Event()
+
+    @local.tool()
+    async def hold() -> str:
+        """Wait for the test."""
+        await release.wait()
+        return "done"
+
+    async with MemoryClient(local) as client:
+        held = [asyncio.ensure_future(client.call_tool("hold")) for _ in range(2)]
+        while len(client.session.in_flight) < 2:
+            await asyncio.sleep(0.01)
+        with pytest.raises(RpcError) as refused:
+            await client.call_tool("hold")
+        release.set()
+        assert [text(await call) for call in held] == ["done", "done"]
+        assert text(await client.call_tool("hold")) == "done"  # room again
+    assert refused.value.code == -32000
+    assert refused.value.data == {"retryAfter": 1}
+    assert "at most 2" in str(refused.value.message)
