@@ -123,3 +123,11 @@ def test_a_published_sim2l_takes_its_revision_from_its_apps_path(tmp_path: Path)
     path = _write(folder / "heat.ipynb", ["%%yaml INPUTS\n", "%%yaml OUTPUTS\n", "pass"], {2: "parameters"})
     spec = read_sim2l(path)
     assert (spec.name, spec.revision, spec.inputs, spec.outputs) == ("heat", "r12", {}, {})
+
+
+def test_without_the_sim2l_libraries_registration_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "simtool", None)  # as if it were not installed
+    with pytest.raises(RegistrationError, match=r"serving a Sim2L needs simtool: pip install 'nanohub-mcp\[sim2l\]'"):
+        MCPServer("no-libraries").add_sim2l(str(NOTEBOOK))

@@ -8,7 +8,7 @@ outputs it saved become the result (:mod:`.results`). Files the run saved are re
 ``sim2l://<tool>/<run>/<path>`` (a resource template of the server).
 
 The optional libraries (papermill, scrapbook, simtool, pint; ``pip install 'nanohub-mcp[sim2l]'``)
-are imported at the first call, never when ``nanohubmcp`` is imported.
+are imported when a Sim2L is registered, never when ``nanohubmcp`` is imported.
 """
 
 from __future__ import annotations
@@ -60,20 +60,22 @@ class Sim2LHost(Protocol):
 
 __all__ = ["Sim2LTool", "add_sim2l", "tool_name"]
 
-NEEDED = ("papermill", "scrapbook", "simtool", "pint")
-
 
 def tool_name(spec: Sim2LSpec) -> str:
     """The Sim2L's name as an MCP tool name (SEP-986 characters; others become ``_``)."""
     return re.sub(r"[^A-Za-z0-9_.\-]", "_", spec.name)[:128] or "sim2l"
 
 
-def _check_libraries() -> None:
-    import importlib.util
-
-    missing = [name for name in NEEDED if importlib.util.find_spec(name) is None]
-    if missing:
-        raise RegistrationError(f"serving a Sim2L needs {', '.join(missing)}: pip install 'nanohub-mcp[sim2l]'")
+def _load_libraries() -> None:
+    """Import the ``sim2l`` libraries now: at registration, not in a client's first call (simtool's
+    import takes seconds: pint, mendeleev, papermill, scrapbook)."""
+    try:
+        import papermill  # noqa: F401
+        import simtool  # noqa: F401
+    except ImportError as exc:
+        raise RegistrationError(
+            f"serving a Sim2L needs {exc.name or 'the sim2l libraries'}: pip install 'nanohub-mcp[sim2l]'"
+        ) from None
 
 
 class Sim2LTool:
@@ -210,7 +212,7 @@ def add_sim2l(
             libraries are not installed.
     """
     spec = read_sim2l(path)
-    _check_libraries()
+    _load_libraries()
     tool_id = name or tool_name(spec)
     try:
         store = RunStore(_runs_root(server, results_dir), spec.name, spec.revision, max_runs=max_stored_runs)
