@@ -217,7 +217,7 @@ class SlurmJobExecutor(FolderJobExecutor):
         slurm_id = await loop.run_in_executor(None, self._submit, folder, job, fn, kwargs, is_coroutine)
         if job.store is not None:
             job.store.set_executor_ref(job, json.dumps({"folder": str(folder), "slurm_job_id": slurm_id}))
-        return await self._follow(folder, slurm_id, job, context)
+        return await self._follow(folder, slurm_id, job, context, submitted=True)
 
     # -- after a restart ----------------------------------------------------------------------
     def reattach(self, job: Job) -> Any:
@@ -240,12 +240,17 @@ class SlurmJobExecutor(FolderJobExecutor):
         return folder, submitted[0].name.split("_", 1)[0]
 
     # -- following a job ----------------------------------------------------------------------
-    async def _follow(self, folder: Path, slurm_id: str, job: Job, context: Context | None) -> Any:
+    async def _follow(
+        self, folder: Path, slurm_id: str, job: Job, context: Context | None, submitted: bool = False
+    ) -> Any:
         events = EventTail(folder, job.id, context, job.store)
         result = folder / f"{slurm_id}_0_result.pkl"
         states = watcher(float(self.options.get("poll_interval", 1.0)))
         states.add(slurm_id)
         told: tuple[str, str, str] | None = None
+        if submitted:  # sbatch accepted it: queued now, whether or not a look sees it waiting
+            _announce(context, job, slurm_id, SlurmState("PENDING", "", ""), None)
+            told = (QUEUED, "", "")
         ended_at: float | None = None
         loop = asyncio.get_running_loop()
         try:
