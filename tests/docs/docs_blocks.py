@@ -10,6 +10,7 @@ An HTML comment on the line before a block says what it needs:
 - ``<!-- serves: port 8000 -->``: a command that serves until stopped: run in the background with ``8000``
   made a free port (in the block and in the files the page's ``file:`` blocks wrote), and counted as run once
   that port answers; later blocks of the page get the same substitution; stopped after the page.
+  ``serves: port 8000 with PAGE:FILE`` first writes another page's ``file:`` block here.
 - ``<!-- not-run: REASON -->``: not run; counted.
 """
 
@@ -135,8 +136,10 @@ class Page:
 
     def serve_in_background(self, source: str, value: str, line: int) -> None:
         """Run a block that serves until stopped (``serves: port N``); return once its port answers."""
-        found = re.fullmatch(r"port (\d+)", value)
-        assert found, f"{page_id(self.path)}:{line}: write the marker as 'serves: port 8000'"
+        found = re.fullmatch(r"port (\d+)(?: with (\S+))?", value)
+        assert found, f"{page_id(self.path)}:{line}: write the marker as 'serves: port 8000 [with PAGE:FILE]'"
+        if found[2]:  # another page's file block, written here first
+            self.files.append(self.resolve(found[2]))
         port = free_port()
         for file in self.files:  # `python3 start_mcp.py` serves where the file's server.run(port=...) says
             file.write_text(file.read_text().replace(found[1], str(port)))
