@@ -3,7 +3,7 @@
 Usage::
 
     start_mcp --app FILE [--host HOST] [--port PORT] [--token TOKEN] [--python-env NAME] [--debug]
-    start_mcp --rappture TOOL.xml [--rappture ...] [the same options]
+    start_mcp --rappture TOOL.xml [--rappture ...] [--sim2l NOTEBOOK ...] [the same options]
               [--weber-port 8000] [--startup-timeout 120]
 
 What it does, in order:
@@ -65,13 +65,18 @@ def build_parser() -> argparse.ArgumentParser:
         prog="start_mcp",
         description="Run an MCP server app file, on nanoHUB behind its weber proxy or locally.",
     )
-    what = parser.add_mutually_exclusive_group(required=True)
-    what.add_argument("--app", "-a", metavar="FILE", help="Python file defining a module-level `server`")
-    what.add_argument(
+    parser.add_argument("--app", "-a", metavar="FILE", help="Python file defining a module-level `server`")
+    parser.add_argument(
         "--rappture",
         action="append",
         metavar="PATH",
         help="serve a Rappture tool (its tool.xml, or a directory holding one) instead of an app file; repeatable",
+    )
+    parser.add_argument(
+        "--sim2l",
+        action="append",
+        metavar="NOTEBOOK",
+        help="serve a Sim2L notebook instead of an app file; repeatable, and with --rappture",
     )
     parser.add_argument(
         "--host",
@@ -245,18 +250,23 @@ def _serve(plan: LaunchPlan, python: Path | None, args: argparse.Namespace, stop
 
 
 def _sources_app(args: argparse.Namespace) -> None:
-    """``--rappture PATH``: serve the package's ``hub_app.py`` with the tools in its environment."""
+    """``--rappture PATH`` / ``--sim2l NOTEBOOK``: serve the package's ``hub_app.py`` with the tools in its
+    environment."""
     sources = []
-    for path in args.rappture:
-        if not Path(path).exists():
-            raise ConfigurationError(f"Rappture tool {path!r} does not exist")
-        sources.append({"kind": "rappture", "path": str(Path(path).resolve())})
+    for kind, what, paths in (("rappture", "Rappture tool", args.rappture), ("sim2l", "Sim2L notebook", args.sim2l)):
+        for path in paths or ():
+            if not Path(path).exists():
+                raise ConfigurationError(f"{what} {path!r} does not exist")
+            sources.append({"kind": kind, "path": str(Path(path).resolve())})
     os.environ[app_child.SOURCES_ENV] = json.dumps(sources)  # the child inherits it
     args.app = str(app_child.PACKAGE_DIR / "hub_app.py")
 
 
 def _run(args: argparse.Namespace, stop: _StopRequest) -> int:
-    if args.rappture:
+    if bool(args.app) == bool(args.rappture or args.sim2l):
+        raise ConfigurationError("give an app file (--app FILE), or tools to serve (--rappture PATH, --sim2l "
+                                 "NOTEBOOK), not both")
+    if args.rappture or args.sim2l:
         _sources_app(args)
     app = Path(args.app)
     if not app.is_file():
