@@ -42,6 +42,20 @@ def test_the_least_recently_used_runs_go_when_the_store_is_full(tmp_path: Path) 
         RunStore(str(tmp_path), "demo", "r1", max_runs=0)
 
 
+def test_a_new_run_replaces_the_stored_one_only_when_asked(tmp_path: Path) -> None:
+    store = RunStore(str(tmp_path), "demo", "r1")
+    run = _store_one(store, {"x": 1})
+    again = store.scratch()
+    Path(again, "out.txt").write_text("second")
+    store.keep(again, run, {"x": 1}, time.time())  # cache=True: the stored run stays
+    assert Path(store.path(run), "out.txt").read_text() == "{'x': 1}"
+    third = store.scratch()
+    Path(third, "out.txt").write_text("third")
+    store.keep(third, run, {"x": 1}, time.time(), replace=True)  # cache=False: the new run is the answer
+    assert Path(store.path(run), "out.txt").read_text() == "third"
+    assert os.listdir(tmp_path / ".running") == []
+
+
 def test_identical_run_ids_wait_for_each_other(tmp_path: Path) -> None:
     store = RunStore(str(tmp_path), "demo", "r1")
     run = run_id({"x": 1})

@@ -102,13 +102,21 @@ class RunStore:
         os.makedirs(path)
         return path
 
-    def keep(self, scratch: str, run: str, identity: dict[str, Any], started: float) -> str:
-        """Store the finished run made in ``scratch`` as ``run``; returns its directory."""
+    def keep(self, scratch: str, run: str, identity: dict[str, Any], started: float, *, replace: bool = False) -> str:
+        """Store the finished run made in ``scratch`` as ``run``; returns its directory.
+
+        An earlier run with the same id is kept (another process stored it meanwhile), unless
+        ``replace`` (a Sim2L served with ``cache=False``): then the new run takes its place.
+        """
         record = {"run": run, "identity": identity, "started": started, "finished": time.time()}
         with open(os.path.join(scratch, RUN_FILE), "w", encoding="utf-8") as stream:
             json.dump(record, stream, default=str)
         target = self.path(run)
         os.makedirs(self.directory, exist_ok=True)
+        if replace and os.path.isdir(target):
+            old = os.path.join(self.root, ".running", f"old-{secrets.token_hex(8)}")
+            os.rename(target, old)
+            shutil.rmtree(old, ignore_errors=True)
         try:
             os.rename(scratch, target)
         except OSError:  # stored meanwhile by another process: keep that one

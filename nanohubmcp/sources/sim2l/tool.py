@@ -126,7 +126,7 @@ class Sim2LTool:
             try:
                 run_notebook(self.spec, prepared, scratch, kernel_name=self.kernel_name, cell_timeout=self.cell_timeout)
                 self.store.runs += 1
-                directory = self.store.keep(scratch, run, identity, started)
+                directory = self.store.keep(scratch, run, identity, started, replace=not self.cache)
             except BaseException:
                 self.store.discard(scratch)
                 raise
