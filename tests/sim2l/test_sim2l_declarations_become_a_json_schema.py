@@ -131,3 +131,26 @@ def test_without_the_sim2l_libraries_registration_says_what_to_install(monkeypat
     monkeypatch.setitem(sys.modules, "simtool", None)  # as if it were not installed
     with pytest.raises(RegistrationError, match=r"serving a Sim2L needs simtool: pip install 'nanohub-mcp\[sim2l\]'"):
         MCPServer("no-libraries").add_sim2l(str(NOTEBOOK))
+
+
+def test_input_files_of_one_name_do_not_overwrite_each_other() -> None:
+    import base64
+    import io
+
+    import PIL.Image
+
+    from nanohubmcp.sources.sim2l.values import prepare
+
+    picture = io.BytesIO()
+    PIL.Image.new("RGB", (2, 2)).save(picture, format="PNG")
+    prepared = prepare(
+        read_sim2l(NOTEBOOK),
+        {
+            "notes": {"name": "x.png", "base64": base64.b64encode(b"text").decode()},
+            "picture_in": {"name": "x.png", "base64": base64.b64encode(picture.getvalue()).decode()},
+        },
+    )
+    assert prepared.files == {"x.png": b"text", "picture_in-x.png": picture.getvalue()}
+    assert prepared.parameters["notes"] == "file://.notebookInputFiles/x.png"
+    assert prepared.parameters["picture_in"] == "file://.notebookInputFiles/picture_in-x.png"
+    assert prepared.identity["notes"]["sha256"] != prepared.identity["picture_in"]["sha256"]

@@ -127,6 +127,8 @@ def prepare(spec: Sim2LSpec, arguments: dict[str, Any]) -> Prepared:
                 prepared.identity[name] = value
                 continue
             file_name, data = _file_bytes(item, value)
+            if file_name in prepared.files:  # two inputs sent files of one name: each keeps its own
+                file_name = f"{name}-{file_name}"
             if item.type == "Image":
                 _check_image(item, data)
             prepared.files[file_name] = data
