@@ -24,6 +24,7 @@ from ..state import StateURL, open_shared
 from ..state import parse as parse_state_url
 from .asks.request_state import RequestStateCodec
 from .asks.task_inputs import TaskInputs
+from .calls import stdin_guard, tqdm_progress
 from .calls.workers import WorkerPool
 from .dispatcher import Dispatcher
 from .executors import EXECUTORS, JobExecutor, make_executor
@@ -200,6 +201,10 @@ class ServerCore:
         self.loop = loop
         self._share(loop)
         self.notifier = Notifier(self, loop)
+        # Once per server rather than per call: tqdm bars in tools become progress, and input()
+        # in a tool fails at once instead of waiting for the time limit.
+        tqdm_progress.watch()
+        stdin_guard.guard()
 
     def _share(self, loop: asyncio.AbstractEventLoop) -> None:
         """Connect to the shared state store on ``loop`` (the serving loop of this process)."""

@@ -109,8 +109,7 @@ PROGRESS: Slot[CallProgress] = Slot("progress")
 
 def for_request(core: AskServices, request: RequestContext) -> CallProgress:
     """The request's :class:`CallProgress` (made on first use)."""
-    tracker = request.get(PROGRESS)
+    tracker: CallProgress | None = request.slots.get(PROGRESS)  # once per call: no method call
     if tracker is None:
-        tracker = CallProgress(core, request)
-        request.put(PROGRESS, tracker)
+        tracker = request.slots[PROGRESS] = CallProgress(core, request)
     return tracker

@@ -31,7 +31,7 @@ from ..results import convert
 from ..results import shape as results
 from ..results.store import ResultSink, owner_of
 from ..wire.request import RequestContext
-from . import progress, stdin_guard, tqdm_progress
+from . import progress
 from .context import Context
 from .invoke import CallRecord, build_kwargs, call_function, make_context
 
@@ -107,8 +107,6 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
     record = CallRecord(core, request, "tools/call", tool.name) if core.bus.active else None
     tracker = progress.for_request(core, request)
     current = progress.CURRENT.set(tracker)  # copied into the worker thread with the call
-    tqdm_progress.watch()
-    stdin_guard.guard()  # input() in the tool fails at once instead of waiting for the time limit
     try:
         context = make_context(core, tool.signature, request, job.id if job is not None else None)
         kwargs = build_kwargs(tool.signature, arguments, kind="tool", name=tool.name, context=context)

@@ -36,7 +36,9 @@ class EventBus:
     def __init__(self) -> None:
         self._subscribers: list[tuple[Callback, frozenset[str] | None]] = []
         self._lock = threading.Lock()
-        self._calls = False  # whether anyone wants call_started/call_finished
+        self.active = False
+        """True when anyone listens to call events (the hot path skips building them otherwise);
+        kept up to date by :meth:`subscribe` (a plain attribute: read on every call)."""
 
     def subscribe(self, callback: Callback, events: Iterable[str] | None = None) -> Callable[[], None]:
         """Call ``callback(event, data)`` for ``events`` (default: every event).
@@ -56,13 +58,8 @@ class EventBus:
         return unsubscribe
 
     def _refresh(self) -> None:
-        self._calls = any(wanted is None or "call_started" in wanted or "call_finished" in wanted
+        self.active = any(wanted is None or "call_started" in wanted or "call_finished" in wanted
                           for _, wanted in self._subscribers)
-
-    @property
-    def active(self) -> bool:
-        """True when anyone listens to call events (the hot path skips building them otherwise)."""
-        return self._calls
 
     def emit(self, event: str, **data: Any) -> None:
         """Deliver ``event`` to every subscriber that wants it."""

@@ -114,7 +114,6 @@ class RequestContext:
 
     __slots__ = (
         "_cancel_callbacks",
-        "_slots",
         "argument_errors",
         "cancel_reason",
         "cancelled",
@@ -131,6 +130,7 @@ class RequestContext:
         "principal",
         "server",
         "session",
+        "slots",
         "stream",
         "task_metadata",
         "version",
@@ -166,7 +166,9 @@ class RequestContext:
         self._cancel_callbacks: list[Callable[[], None]] = []
         self.job_id: str | None = None
         self.escalate: Callable[[str | None], bool] | None = None
-        self._slots: dict[Slot[Any], Any] = {}
+        self.slots: dict[Slot[Any], Any] = {}
+        """What the parts above the wire keep with this request, by :class:`Slot` (read it
+        with :meth:`get`, or with ``slots.get`` into a variable of the slot's type on a hot path)."""
         self.task_metadata: dict[str, Any] = {}
         self.open_session: Callable[[str], Session] | None = None
         self.opened_session: Session | None = None
@@ -176,12 +178,12 @@ class RequestContext:
 
     def get(self, slot: Slot[T]) -> T | None:
         """What ``slot`` holds for this request, or None."""
-        value: T | None = self._slots.get(slot)
+        value: T | None = self.slots.get(slot)
         return value
 
     def put(self, slot: Slot[T], value: T) -> None:
         """Keep ``value`` in ``slot`` for the rest of this request."""
-        self._slots[slot] = value
+        self.slots[slot] = value
 
     @property
     def request_id(self) -> str | int | None:
