@@ -56,11 +56,13 @@ from ..errors import (
     InvalidEnvelope,
     InvalidRequest,
     ProtocolError,
+    ServerBusy,
     UnsupportedProtocolVersion,
     error_response,
 )
 from ..protocol import jsonenc, jsonrpc, versions
 from ..state.errors import StateUnavailable
+from .layers import BUSY_RETRY_SECONDS, MAX_IN_FLIGHT_PER_SESSION
 from .services import Services
 from .wire.request import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, RequestContext
 
@@ -234,6 +236,10 @@ class Connection:
         if session is not None:
             session.in_flight[message.id] = request  # type: ignore[index]
         elif self.one_peer and request.modern:
+            if len(self._stateless) >= MAX_IN_FLIGHT_PER_SESSION:  # the same bound a session has
+                return Reply(error_response(ServerBusy(
+                    f"Too many requests in flight (at most {MAX_IN_FLIGHT_PER_SESSION}); wait for answers "
+                    "before sending more", retry_after=BUSY_RETRY_SECONDS), message.id))
             self._stateless[message.id] = request  # type: ignore[index]
         self.in_flight.add(request)
         try:

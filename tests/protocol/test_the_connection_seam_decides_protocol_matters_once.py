@@ -74,3 +74,30 @@ async def test_one_peer_withdraws_a_stateless_request_by_id_and_it_gets_no_answe
     await client.notify("notifications/cancelled", {"requestId": 1, "reason": "changed my mind"})
     assert await asyncio.wait_for(call, 10) is None  # a withdrawn request gets no response
     assert seen == ["cancelled"]
+
+
+async def test_one_peers_stateless_requests_in_flight_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    from nanohubmcp.server import connection
+
+    monkeypatch.setattr(connection, "MAX_IN_FLIGHT_PER_SESSION", 2)
+    server = MCPServer("bounded-peer")
+    release = asyncio.Event()
+    running: list[int] = []
+
+    @server.tool()
+    async def hold() -> str:
+        """Wait for the test."""
+        running.append(1)
+        await release.wait()
+        return "done"
+
+    client = MemoryClient(server, modern=True)
+    held = [asyncio.ensure_future(client.call_tool("hold")) for _ in range(2)]
+    while len(running) < 2:
+        await asyncio.sleep(0.01)
+    refused = await client.send(client.envelope("tools/call", {"name": "hold", "arguments": {}}))
+    release.set()
+    assert [(await call)["content"][0]["text"] for call in held] == ["done", "done"]
+    assert refused is not None
+    assert refused["error"]["code"] == -32000
+    assert refused["error"]["data"] == {"retryAfter": 1}
