@@ -15,31 +15,39 @@ the core serves MCP. They meet here and nowhere else. A transport holds one
    passes its principal to both, and another principal's lookup finds nothing (404).
 2. **Messages in.** ``parse(body)`` turns bytes into one :class:`~nanohubmcp.protocol.jsonrpc.Message`
    or a batch list, raising :class:`~nanohubmcp.errors.ProtocolError` for the transport to
-   answer with :func:`~nanohubmcp.errors.error_response`. ``request(message, ...)`` builds the
-   :class:`RequestContext`: the protocol version in force (the session's, a header's, or the
-   request's own ``_meta`` in 2026-07-28 — see :func:`modern_envelope`), the session, the
-   client's capabilities, and the *stream* for related messages.
+   answer with :func:`~nanohubmcp.errors.error_response`. The protocol matters every transport
+   shares are decided here, once: the era of a request (:func:`is_modern`), the version in
+   force (:func:`handshake_version`: the session's, a header's (:func:`spoken_version`), else
+   2025-03-26; :func:`modern_version`: a 2026-07-28 request's own ``_meta``, checked against
+   its header), whether a batch may be served (:func:`batch_refusal`). ``request(message, ...)``
+   builds the :class:`RequestContext`: that version, the session, the client's capabilities,
+   and the *stream* for related messages.
 3. **Messages out.** Everything the core sends while serving a request — progress, log
    messages, server→client requests (elicitation, sampling, roots) — goes to the request's
    ``stream`` (an :class:`~nanohubmcp.server.wire.streams.OutboundStream`) in order, before the
    response; messages unrelated to a request go to the session's standalone stream
    (``Session.get_standalone()``). The transport attaches a *sink* to a stream to write what
    arrives. A request with no stream gets a plain reply and nothing else.
-4. **Serving.** ``await serve(request)`` runs the message through the dispatcher and answers
-   a :class:`Reply`: the response message (None for notifications, client responses, and
-   requests the client withdrew with ``notifications/cancelled`` — those get no response,
-   MCP 2025-11-25, Utilities § Cancellation). While it runs the request is *in flight*: it is
+4. **Serving.** ``await serve(request)`` runs the message through the dispatcher (a request
+   passes the call pipeline's layers — version gating, limits, scopes, the application's
+   middleware — on its way to its handler) and answers a :class:`Reply`: the response message
+   (None for notifications, client responses, and requests the client withdrew with
+   ``notifications/cancelled`` — those get no response, MCP 2025-11-25, Utilities §
+   Cancellation). While it runs the request is *in flight*: it is
    registered with its session (so a ``notifications/cancelled`` from the same session reaches
    it), the session's idle clock restarts when it ends, and a server shutting down under it
-   gives an internal error instead of a dropped connection. ``serve_batch`` does the same for
-   a JSON-RPC batch where the version has them.
+   gives an internal error instead of a dropped connection. On a connection with one client
+   (``one_peer``: stdio, an in-memory client) a ``notifications/cancelled`` naming one of its
+   2026-07-28 requests withdraws it too. ``serve_batch`` does the same for a JSON-RPC batch
+   where the version has them.
 5. **Peer gone.** When the client goes away mid-request (a closed 2026-07-28 response stream,
    stdin at EOF), the transport calls ``peer_gone(request)`` (one request) or ``close()``
    (everything this connection is serving): the function sees ``ctx.is_cancelled()``.
 6. **Errors.** A transport never builds an error object by hand: protocol errors are
    exceptions from :mod:`nanohubmcp.errors`, turned into the wire by
    :func:`~nanohubmcp.errors.error_response` (JSON-RPC) or the transport's own error body
-   built from the same exception (REST).
+   built from the same exception (REST), with the HTTP status of the one map
+   (:func:`~nanohubmcp.errors.http_status_for`, :func:`~nanohubmcp.errors.http_status_of`).
 
 Nothing here imports a transport's framework: a Tornado handler and a stdin reader use it alike.
 """
