@@ -53,7 +53,7 @@ PROBE = textwrap.dedent("""
     {after_import}
     sys.stdout = real_stdout
     heavy = ("tornado", "IPython", "ipykernel", "traitlets", "nbformat", "nbconvert", "comm",
-             "jupyter_client")
+             "jupyter_client", "redis")
     loggers = [logging.getLogger(name) for name in logging.root.manager.loggerDict
                if name.startswith("nanohubmcp")]
     print(json.dumps({
@@ -89,6 +89,11 @@ def test_importing_the_package_has_no_side_effects() -> None:
 def test_resolving_every_export_has_no_side_effects() -> None:
     # Names resolve lazily; even all of them together start nothing and import no Tornado or IPython.
     assert probe("for name in nanohubmcp.__all__: getattr(nanohubmcp, name)") == CLEAN
+
+
+def test_a_redis_state_url_imports_and_connects_nothing_until_serving() -> None:
+    # The redis package is imported (and Redis reached) only when a server with a redis:// URL serves.
+    assert probe('nanohubmcp.MCPServer("shared", state_url="redis://127.0.0.1:1/0")') == CLEAN
 
 
 def test_building_a_server_without_serving_has_no_side_effects() -> None:
