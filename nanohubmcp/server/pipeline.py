@@ -79,6 +79,13 @@ class Request:
         return self.context.version
 
     @property
+    def meta(self) -> dict[str, Any]:
+        """``params._meta`` (empty when absent): the progress token, trace context
+        (``traceparent``, ``tracestate``, SEP-414), the 2026-07-28 protocol fields."""
+        meta = self.params.get("_meta")
+        return meta if isinstance(meta, dict) else {}
+
+    @property
     def tool_name(self) -> str | None:
         """``params.name`` of a ``tools/call`` (the tool asked for), else None."""
         if self.method != "tools/call":

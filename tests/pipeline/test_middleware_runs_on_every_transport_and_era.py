@@ -330,3 +330,18 @@ async def test_a_session_with_too_many_requests_in_flight_is_told_to_wait(monkey
     assert refused.value.code == -32000
     assert refused.value.data == {"retryAfter": 1}
     assert "at most 2" in str(refused.value.message)
+
+
+async def test_a_layer_reads_the_requests_meta() -> None:
+    local = MCPServer("traced")
+    seen: list[Any] = []
+
+    @local.middleware
+    async def trace(request: Request, call_next: Any) -> dict[str, Any]:
+        seen.append(request.meta.get("traceparent"))
+        return await call_next(request)
+
+    async with MemoryClient(local) as client:
+        await client.request("tools/list", {"_meta": {"traceparent": "00-abc-def-01"}})
+        await client.request("ping")
+    assert seen == [None, "00-abc-def-01", None]  # initialize, tools/list, ping
