@@ -71,6 +71,9 @@ class Dispatcher:
         in_flight.add(request)  # so shutdown can tell every running call (sessionless ones too)
         try:
             result = await self.pipeline.call(Request(request, message.method, message.params or {}))  # type: ignore[arg-type]
+            if not isinstance(result, dict):
+                raise TypeError(f"a middleware answered {message.method} with {type(result).__name__}, not a result "
+                                "dict (return 'await call_next(request)' or a dict of its own)")
             if request.modern:  # a layer's own answer is stamped as well
                 self._stamp(result)
         except ProtocolError as exc:

@@ -345,3 +345,18 @@ async def test_a_layer_reads_the_requests_meta() -> None:
         await client.request("tools/list", {"_meta": {"traceparent": "00-abc-def-01"}})
         await client.request("ping")
     assert seen == [None, "00-abc-def-01", None]  # initialize, tools/list, ping
+
+
+async def test_a_layer_answering_with_no_dict_is_an_internal_error_named_in_the_log(
+        caplog: pytest.LogCaptureFixture) -> None:
+    local = MCPServer("forgetful")
+
+    @local.middleware
+    async def forgets_to_return(request: Request, call_next: Any) -> Any:
+        await call_next(request)
+
+    client = MemoryClient(local)
+    response = await client.send(client.envelope("ping"))
+    assert response is not None
+    assert response["error"]["code"] == -32603
+    assert "not a result dict" in caplog.text
