@@ -1,4 +1,4 @@
-"""The stateless 2026-07-28 era on the same endpoint: detection and per-request serving.
+"""The stateless 2026-07-28 era on the same endpoint: detection and the checks of a request.
 
 A request is *modern* when its ``_meta`` carries ``io.modelcontextprotocol/protocolVersion``
 or its ``MCP-Protocol-Version`` header names 2026-07-28 or later (MCP 2026-07-28, Basic §
@@ -16,7 +16,8 @@ Checks, in this order, each a 400 with a JSON-RPC error carrying the request's i
    Base64-wrapped values decoded; ``Mcp-Param-*`` headers match the tool's marked
    arguments (-32020).
 
-Then the dispatcher runs the method (unknown: 404 + -32601). The reply is JSON, or an SSE
+Then the dispatcher runs the method (unknown: 404 + -32601; the Streamable HTTP handler serves
+it, ``StreamableHTTPHandler._serve_modern``). The reply is JSON, or an SSE
 stream scoped to the request when the client accepts one and something (progress, a log
 message, a subscription's notifications) goes out before the result. Closing that response
 stream cancels the request: the function sees ``ctx.is_cancelled()``. Notifications get 202;
@@ -31,17 +32,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..errors import MODERN_ROUTE, HeaderMismatch, InvalidRequest, ProtocolError
+from ..errors import HeaderMismatch
 from ..protocol import jsonenc, jsonrpc
 from ..server.connection import is_modern, modern_version
 from ..server.stateless.headers import NAME_FIELDS, check_param_headers, decode_header_value, marks_for
-from ..server.wire.streams import OutboundStream
 from .base import MCP_METHOD_HEADER, MCP_NAME_HEADER, MCP_PROTOCOL_VERSION_HEADER
-from .channel import ResponseChannel, wants_sse
 
 if TYPE_CHECKING:
     from ..server.core import ServerCore
-    from .streamable_http import StreamableHTTPHandler
 
 
 
@@ -78,34 +76,3 @@ def check_headers(message: jsonrpc.Message, headers: Mapping[str, str],
         if tool is not None and (arguments is None or isinstance(arguments, dict)):
             check_param_headers(marks_for(tool), arguments or {}, headers)
     return version, caps
-
-
-async def serve_modern(handler: StreamableHTTPHandler, message: jsonrpc.Message) -> None:
-    """Validate, dispatch, and answer one 2026-07-28 POST (JSON, or SSE when related messages come first)."""
-    if message.kind == jsonrpc.RESPONSE:
-        handler.fail(InvalidRequest(
-            "Invalid Request: 2026-07-28 clients send no responses; answer input requests in the "
-            "retried request's inputResponses"))
-        return
-    if message.kind != jsonrpc.REQUEST:
-        handler.send_empty(202)  # no client notification means anything over HTTP in this era
-        return
-    try:
-        version, caps = check_headers(message, handler.request.headers, handler.core)
-    except ProtocolError as exc:
-        handler.fail(exc, message.id)
-        return
-    connection = handler.connection
-    stream = OutboundStream("m", resumable=False) if wants_sse(handler.request.headers.get("Accept")) else None
-    request = connection.request(message, version=version, stream=stream, client_capabilities=caps,
-                                 principal=handler.principal)
-    handler.channel = ResponseChannel(handler, stream, priming=False)
-    # Closing the response stream is the cancellation of this request (no notifications/cancelled).
-    handler.closing = lambda: connection.peer_gone(request, "the client closed the response stream")
-    try:
-        reply = await connection.serve(request)
-    finally:
-        handler.closing = None
-    response = reply.message
-    assert response is not None
-    handler.channel.finish(response, handler.reply_status(response, MODERN_ROUTE))

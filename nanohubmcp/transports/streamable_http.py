@@ -22,6 +22,7 @@ from typing import Any
 import tornado.web
 
 from ..errors import (
+    MODERN_ROUTE,
     InvalidRequest,
     MethodNotAllowed,
     NotAcceptable,
@@ -47,7 +48,7 @@ from .channel import ResponseChannel, accepts, wants_sse
 from .config import TransportConfig
 from .served import ServedServer
 from .sse_writer import SSEWriter
-from .stateless import is_modern_request, serve_modern
+from .stateless import check_headers, is_modern_request
 
 log = logging.getLogger("nanohubmcp.http")
 
@@ -104,7 +105,7 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
         if isinstance(parsed, list):
             await self._post_batch(parsed)
         elif is_modern_request(parsed, self.request.headers):
-            await serve_modern(self, parsed)
+            await self._serve_modern(parsed)
         else:
             await self._post_one(parsed)
 
@@ -134,6 +135,36 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
                 "Session not found: it expired or was deleted; initialize again without Mcp-Session-Id",
                 request_id=message.id)
         return session
+
+    async def _serve_modern(self, message: jsonrpc.Message) -> None:
+        """Validate, dispatch, and answer one 2026-07-28 POST (JSON, or SSE when related messages come first)."""
+        if message.kind == jsonrpc.RESPONSE:
+            self.fail(InvalidRequest(
+                "Invalid Request: 2026-07-28 clients send no responses; answer input requests in the "
+                "retried request's inputResponses"))
+            return
+        if message.kind != jsonrpc.REQUEST:
+            self.send_empty(202)  # no client notification means anything over HTTP in this era
+            return
+        try:
+            version, caps = check_headers(message, self.request.headers, self.core)
+        except ProtocolError as exc:
+            self.fail(exc, message.id)
+            return
+        connection = self.connection
+        stream = OutboundStream("m", resumable=False) if wants_sse(self.request.headers.get("Accept")) else None
+        request = connection.request(message, version=version, stream=stream, client_capabilities=caps,
+                                     principal=self.principal)
+        self.channel = ResponseChannel(self, stream, priming=False)
+        # Closing the response stream is the cancellation of this request (no notifications/cancelled).
+        self.closing = lambda: connection.peer_gone(request, "the client closed the response stream")
+        try:
+            reply = await connection.serve(request)
+        finally:
+            self.closing = None
+        response = reply.message
+        assert response is not None
+        self.channel.finish(response, self.reply_status(response, MODERN_ROUTE))
 
     async def _post_one(self, message: jsonrpc.Message) -> None:
         header_version = self._header_version()
