@@ -31,6 +31,7 @@ from typing import Any
 
 import tornado.httpserver
 import tornado.netutil
+import tornado.process
 
 from ..errors import ConfigurationError
 from .auth import bind_resource
@@ -125,8 +126,8 @@ class Runner:
         self._stopped = asyncio.Event()
         self._schedule_sweep()
         core.bus.emit("server_started", url=self.server.url, port=self.port)
-        if self._on_ready is not None:
-            self._on_ready()
+        if self._on_ready is not None and tornado.process.task_id() in (None, 0):
+            self._on_ready()  # once, not once per worker
 
     def _schedule_sweep(self) -> None:
         assert self.loop is not None
@@ -183,7 +184,7 @@ class Runner:
                 Above 1 the server needs a shared state store (``state_url``): each worker
                 serves every session. The parent only watches its workers; SIGINT/SIGTERM to
                 it stops them all.
-            on_ready: called once serving (in each worker), e.g. to print the endpoints.
+            on_ready: called once serving (by the first worker only), e.g. to print the endpoints.
         """
         self._on_ready = on_ready
         sockets = bind(self.host, self.requested_port)
@@ -305,7 +306,6 @@ def fork_workers(workers: int) -> None:
     SIGINT/SIGTERM reaches it (its workers see it gone and stop). Each worker logs its
     requests with its process id (``nanohubmcp.access``), so a log shows which served what.
     """
-    import tornado.process
 
     def leave(signum: int, frame: Any) -> None:
         raise SystemExit(0)

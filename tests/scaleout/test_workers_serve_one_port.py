@@ -47,6 +47,7 @@ def test_three_workers_on_one_port_share_sessions_and_survive_a_kill(redis_serve
             pids.add(json.loads(answer["result"]["content"][0]["text"])["pid"])
         assert pids <= workers
         assert len(pids) >= 2, "connections should reach more than one worker"
+        assert server.text().count("MCP Server 'scaleout-test'") == 1, "the banner is printed once, not per worker"
         victim = sorted(pids)[0]
         os.kill(victim, signal.SIGKILL)
         while time.monotonic() < deadline + 20 and (
