@@ -275,3 +275,27 @@ def test_files_a_job_returns_come_back_as_content_and_large_ones_as_links(slurm_
     assert read["contents"][0]["text"].splitlines()[99] == "C,99,0,0"
     assert failed["isError"] is True
     assert "the job returned files outside its folder" in failed["content"][0]["text"]
+
+
+def test_a_job_that_cannot_start_its_python_fails_with_slurms_state(slurm_cluster: str, tmp_path: Path) -> None:
+    server = build(tmp_path)
+
+    @server.async_tool(executor_options={"python": "/bin/false"})
+    def broken() -> int:
+        """Its job's Python command exits at once."""
+        return 1
+
+    with serve(server) as url:
+        routes = Routes(int(url.rsplit(":", 1)[1].strip("/")))
+        body = routes.rest_start("broken", {})[1]
+        answer = wait_until(
+            lambda: (
+                routes.rest_poll(body["job_id"])[1].get("status") != "running" and routes.rest_poll(body["job_id"])[1]
+            ),
+            "Slurm to end the job",
+            90,
+        )
+    assert answer["status"] == "error"
+    assert answer["error"].startswith("Slurm job ")
+    assert "failed (FAILED" in answer["error"]
+    assert "before the tool returned" in answer["error"]

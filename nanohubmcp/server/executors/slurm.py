@@ -91,6 +91,7 @@ END_REASONS = {
     "DEADLINE": "missed its deadline",
     "FAILED": "failed",
     "VANISHED": "is known neither to squeue nor to sacct any more",
+    "COMPLETED": "completed without a result",
 }
 RESULT_GRACE_SECONDS = 10.0
 """How long a job Slurm reports COMPLETED may take to show its result file (shared filesystems lag)."""
@@ -371,8 +372,14 @@ def _ended_message(slurm_id: str, state: SlurmState, folder: Path, options: dict
     if state.exit_code:
         text += f", exit code {state.exit_code}"
     text += ") before the tool returned"
-    stderr = tail(folder / f"{slurm_id}_0_log.err", skip=LOG_PREFIXES)
-    return text + _stderr_note(stderr)
+    log = folder / f"{slurm_id}_0_log.err"
+    if state.state in ("COMPLETED", "FAILED") and not log.exists():
+        # Nothing of the job reached its folder: the node does not see the folder the server wrote.
+        return text + (
+            f"; it left nothing in {folder}: put the job folders on a filesystem the compute "
+            "nodes share (state_dir=, or executor_options={'job_dir': ...})"
+        )
+    return text + _stderr_note(tail(log, skip=LOG_PREFIXES))
 
 
 def _stderr_note(stderr: str) -> str:
