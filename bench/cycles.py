@@ -8,7 +8,7 @@ The import graph is the one import-linter checks (grimp, every ``import`` statem
 source, lazy and type-only ones included). A *group* is a strongly connected component of more
 than one module (every module of it reaches every other); a *simple cycle* is a closed import path
 visiting no module twice (Johnson's enumeration, stopped at ``--limit``). The test
-``tests/packaging/test_import_cycles.py`` asserts there are none.
+``tests/packaging/test_no_import_cycles.py`` asserts there are none.
 """
 
 from __future__ import annotations
