@@ -104,6 +104,12 @@ class MCPServer:
             (also ``rediss://`` for TLS): sessions, stream event logs, pending server→client
             requests and subscriptions in Redis, so many processes serve one endpoint without
             sticky sessions (``run(workers=N)``, a load balancer). Needs the ``redis`` extra.
+        tracing: OpenTelemetry spans and metrics for every request (the MCP semantic
+            conventions): ``True``, ``False``, or ``"auto"`` — on when the application has
+            configured an OpenTelemetry tracer provider (or runs under ``opentelemetry-instrument``)
+            by the time the server starts serving. None (default): the
+            ``NANOHUBMCP_TRACING`` environment variable, else ``"auto"``. Needs the ``otel``
+            extra; the server never configures exporters (see docs/how-to/tracing.md).
 
     Raises:
         ConfigurationError: an option is out of range (the message says which).
@@ -136,6 +142,7 @@ class MCPServer:
         executor_options: dict[str, Any] | None = None,
         auth: object = None,
         state_url: str | None = None,
+        tracing: bool | str | None = None,
     ) -> None:
         self.state_secret = state_secret
         self.core = ServerCore(
@@ -162,6 +169,7 @@ class MCPServer:
             state_url=resolve_state_url(state_url),
             executor_options=executor_options,
             state_secret=state_secret,
+            tracing=tracing,
         )
         self._registrar = Registrar(self.core)
         self._serving = Serving()

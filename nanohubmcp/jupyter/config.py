@@ -37,7 +37,7 @@ __all__ = ["NanohubMCP"]
 RESTART_TRAITS = ("host", "port", "mode", "path_prefix", "allowed_origins", "public_url", "token")
 """Traits whose change restarts a running server on its new address or URL."""
 REBUILD_TRAITS = ("name", "version", "instructions", "state_dir", "job_executor", "dask_address", "executor_options",
-                  "state_url")
+                  "state_url", "tracing")
 """Traits baked into the server's identity: a change rebuilds the server (tools are kept)."""
 RESULT_TRAITS = ("max_inline_bytes", "figure_dpi")
 """Traits shaping tool results: a change applies to the next call."""
@@ -137,6 +137,14 @@ class NanohubMCP(Configurable):
         help="Where sessions and streams shared by several server processes live, e.g. "
         "redis://127.0.0.1:6379/0 (needs the redis extra). None: $NANOHUBMCP_STATE_URL, else this "
         "kernel's memory (the default: nothing to install or start).",
+    ).tag(config=True)
+
+    tracing = Enum(
+        [True, False, "auto"],
+        "auto",
+        help="OpenTelemetry spans and metrics per request (needs the otel extra): True, False, or 'auto' "
+        "(on when the kernel configured an OpenTelemetry tracer provider before the server started). "
+        "$NANOHUBMCP_TRACING wins.",
     ).tag(config=True)
 
     job_executor = Enum(

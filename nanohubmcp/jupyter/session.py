@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
 from ..facade import MCPServer
+from ..server.wire.trace_context import resolve as resolve_tracing
 from ..state import resolve as resolve_state_url
 from . import routes
 from .cell_components import CellRegistry, Entry
@@ -91,6 +92,8 @@ class KernelSession:
             executor_options=dict(cfg.executor_options),
             # The environment's NANOHUBMCP_STATE_URL wins over c.NanohubMCP.state_url.
             state_url=resolve_state_url(None, cfg.state_url).url,
+            # The environment's NANOHUBMCP_TRACING wins over c.NanohubMCP.tracing.
+            tracing=resolve_tracing(None, cfg.tracing),  # type: ignore[arg-type]  # an Enum trait's value
         )
         if self._unsubscribe is not None:
             self._unsubscribe()

@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ..errors import (
@@ -73,6 +74,7 @@ from ..state.errors import StateUnavailable
 from .layers import BUSY_RETRY_SECONDS, MAX_IN_FLIGHT_PER_SESSION
 from .services import Services
 from .wire.request import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, RequestContext
+from .wire.trace_context import carrier_from
 
 if TYPE_CHECKING:
     from .dispatcher import Dispatcher
@@ -197,6 +199,7 @@ class Connection:
         argument_errors: str | None = None,
         lists_as_data: bool = False,
         principal: Principal | None = None,
+        trace_headers: Mapping[str, Any] | None = None,
     ) -> RequestContext:
         """The request context for ``message`` (see the module docstring, rule 2).
 
@@ -207,6 +210,10 @@ class Connection:
             lists_as_data: a tool's list result is data, as an array's is (REST asks for it).
             principal: the caller the transport's verifier authenticated (None without
                 authorization); it rides in the request context, the core never sees headers.
+            trace_headers: the HTTP request's headers, for its W3C trace context (only
+                ``traceparent``, ``tracestate`` and ``baggage`` are kept, and only with a
+                ``traceparent``): the tracing layer continues the client's trace from them when
+                the message's ``params._meta`` carries none.
         The call pipeline's layers (per-tool scopes among them) run when it is served.
         """
         loop = asyncio.get_running_loop()
@@ -228,6 +235,9 @@ class Connection:
             request.open_session = functools.partial(self.open_session, principal=principal)
         request.argument_errors = argument_errors
         request.lists_as_data = lists_as_data
+        request.transport = self.transport
+        if trace_headers is not None:
+            request.trace_headers = carrier_from(trace_headers)
         return request
 
     # -- serving ---------------------------------------------------------------------------

@@ -34,6 +34,7 @@ from .methods import TABLES
 from .registry.registry import Registry
 from .registry.skills import SkillCatalog
 from .results.store import DEFAULT_MAX_INLINE_BYTES, ResultOptions, ResultStore
+from .wire import trace_context
 from .wire.events import EventBus
 from .wire.notifier import Notifier
 from .wire.pending import ClientRequests
@@ -41,6 +42,7 @@ from .wire.replication import Replication
 from .wire.sessions import SessionStore
 
 if TYPE_CHECKING:
+    from .telemetry import Telemetry
     from .wire.request import RequestContext
 
 ARGUMENT_ERRORS = ("auto", "protocol", "tool")
@@ -88,6 +90,9 @@ class ServerCore:
             directory) or ``redis://…`` (sessions, streams and pending requests in Redis).
         executor_options: options of the job executors: ``{"slurm": {...}, "submit": {...}}``
             by executor name; options given at the top level are for ``job_executor``.
+        tracing: ``True``, ``False`` or ``"auto"`` (the default: ``NANOHUBMCP_TRACING``, else on
+            when the application configured an OpenTelemetry tracer provider by the time serving starts); see
+            ``nanohubmcp.server.wire.trace_context``.
     """
 
     def __init__(
@@ -117,6 +122,7 @@ class ServerCore:
         state_url: str | StateURL | None = None,
         executor_options: dict[str, Any] | None = None,
         state_secret: str | bytes | None = None,
+        tracing: bool | str | None = None,
     ) -> None:
         if not isinstance(name, str) or not name:
             raise ConfigurationError("MCPServer needs a non-empty name, e.g. MCPServer('my-calculator')")
@@ -187,6 +193,10 @@ class ServerCore:
         self.skills = SkillCatalog()
         self.dispatcher = Dispatcher(self, TABLES)
         """The way in for every message: the pipeline of layers, then the method handlers."""
+        self.tracing = trace_context.resolve(tracing)
+        """The tracing setting (True, False, "auto"), decided when serving starts (:meth:`attach`)."""
+        self.telemetry: Telemetry | None = None
+        """The tracing layer's tracer and meter once the server traces, else None."""
 
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
         """Serve on ``loop``: change notifications are delivered there from now on.
@@ -199,6 +209,10 @@ class ServerCore:
         if self.notifier is not None:
             self.notifier.close()
         self.loop = loop
+        if self.telemetry is None and trace_context.wanted(self.tracing):
+            from .telemetry import install  # imports opentelemetry: only for a server that traces
+
+            self.telemetry = install(self.dispatcher.pipeline.wrap, self.sessions, self.version)
         self._share(loop)
         self.notifier = Notifier(self, loop)
         # Once per server rather than per call: tqdm bars in tools become progress, and input()

@@ -134,6 +134,17 @@ class Pipeline:
         self._layers.append(layer)
         self._compose()
 
+    def wrap(self, layer: Middleware) -> None:
+        """Add ``layer`` outside every layer already there (it sees each request first and its
+        result last: the tracing layer times the whole chain).
+
+        Raises:
+            TypeError: ``layer`` is not an ``async def`` function of ``(request, call_next)``.
+        """
+        check_middleware(layer)
+        self._layers.insert(0, layer)
+        self._compose()
+
     def _compose(self) -> None:
         call = self._endpoint
         for layer in reversed(self._layers):

@@ -83,7 +83,8 @@ class RestToolHandler(BodyLimitMixin, BaseHandler):
         # Invalid arguments are REST's 400 whatever the server's argument_errors option says.
         reply = await connection.serve(
             connection.request(
-                message, version=REST_VERSION, argument_errors="protocol", lists_as_data=True, principal=self.principal
+                message, version=REST_VERSION, argument_errors="protocol", lists_as_data=True, principal=self.principal,
+                trace_headers=self.request.headers,
             )
         )
         response = reply.message or {}

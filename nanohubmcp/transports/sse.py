@@ -125,7 +125,7 @@ async def post_legacy_message(handler: Any, session_id: str | None) -> None:
             stream.send(replies)  # a batch reply is one JSON array
         return
     request = connection.request(parsed, version=session.version, session=session, stream=stream,
-                                 principal=handler.principal)
+                                 principal=handler.principal, trace_headers=handler.request.headers)
     # The POST is answered 202 once the call pipeline let the request through to its handler; a
     # refusal before that with an HTTP status of its own (a tool's scopes the token lacks: 403)
     # is this POST's answer, anything else goes on the stream like every response.

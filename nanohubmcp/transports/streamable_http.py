@@ -154,7 +154,7 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
         connection = self.connection
         stream = OutboundStream("m", resumable=False) if wants_sse(self.request.headers.get("Accept")) else None
         request = connection.request(message, version=version, stream=stream, client_capabilities=caps,
-                                     principal=self.principal)
+                                     principal=self.principal, trace_headers=self.request.headers)
         self.channel = ResponseChannel(self, stream, priming=False)
         # Closing the response stream is the cancellation of this request (no notifications/cancelled).
         self.closing = lambda: connection.peer_gone(request, "the client closed the response stream")
@@ -180,7 +180,8 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
         if wants_sse(self.request.headers.get("Accept")):
             stream = session.new_stream(message.id) if session is not None else OutboundStream("x", resumable=False)
         request = connection.request(message, version=version, session=session, stream=stream,
-                                     opens_session=message.method == "initialize", principal=self.principal)
+                                     opens_session=message.method == "initialize", principal=self.principal,
+                                     trace_headers=self.request.headers)
         priming = session is not None and session.resumable and session.version.priming_events
         self.channel = ResponseChannel(self, stream, priming=priming, session=session)
         reply = await connection.serve(request)

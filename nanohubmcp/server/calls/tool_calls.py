@@ -30,6 +30,7 @@ from ..registry.components import Tool
 from ..results import convert
 from ..results import shape as results
 from ..results.store import ResultSink, owner_of
+from ..wire import trace_context
 from ..wire.request import RequestContext
 from . import progress
 from .context import Context
@@ -73,6 +74,17 @@ def lookup_tool(core: AskServices, request: RequestContext, params: dict[str, An
     return tool
 
 
+def validated(request: RequestContext, tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
+    """``arguments`` checked against the tool's input schema (with its defaults filled in), in a
+    ``validate_arguments`` span of a traced request.
+
+    Raises:
+        InvalidArguments: they break the schema (answer with :func:`refuse_arguments`).
+    """
+    with trace_context.child(request, f"validate_arguments {tool.name}", {"gen_ai.tool.name": tool.name}):
+        return tool.validator.validate(arguments)
+
+
 def refuse_arguments(core: AskServices, request: RequestContext, tool: Tool, exc: InvalidArguments) -> dict[str, Any]:
     """Answer arguments that break the tool's input schema, per version: a -32602 error (raised)
     where the client's version wants one, else an ``isError`` result (MCP 2025-11-25, SEP-1303)."""
@@ -110,25 +122,28 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
     try:
         context = make_context(core, tool.signature, request, job.id if job is not None else None)
         kwargs = build_kwargs(tool.signature, arguments, kind="tool", name=tool.name, context=context)
-        if job is not None and runner is not None:
-            # An executor reports where the job is (queued, running on a node) even to a tool
-            # that takes no ctx: it gets the call's Context all the same.
-            value = await runner.call(job, tool.fn, kwargs,
-                                                     context=context or Context(core, request, job_id=job.id),
-                                                     context_param=tool.signature.context_param,
-                                                     is_coroutine=tool.is_coroutine)
-        else:
-            value = await call_function(
-                tool.fn, kwargs, is_coroutine=tool.is_coroutine, executor=core.executor,
-                timeout=core.tool_timeout, what=f"tool '{tool.name}'",
-                on_timeout=lambda: request.cancel("the call ran out of time (tool_timeout)"))
+        with trace_context.child(request, f"execute_tool {tool.name}", _tool_attributes(tool, job)):
+            if job is not None and runner is not None:
+                # An executor reports where the job is (queued, running on a node) even to a tool
+                # that takes no ctx: it gets the call's Context all the same.
+                job.trace_context = trace_context.capture(request)  # the run span, for the executor
+                value = await runner.call(job, tool.fn, kwargs,
+                                          context=context or Context(core, request, job_id=job.id),
+                                          context_param=tool.signature.context_param,
+                                          is_coroutine=tool.is_coroutine)
+            else:
+                value = await call_function(
+                    tool.fn, kwargs, is_coroutine=tool.is_coroutine, executor=core.executor,
+                    timeout=core.tool_timeout, what=f"tool '{tool.name}'",
+                    on_timeout=lambda: request.cancel("the call ran out of time (tool_timeout)"))
         sink = ResultSink(core.result_options, core.result_store, owner_of(request))
-        if convert.recognised(value):  # drawing a figure or encoding an array: not on the event loop
-            loop = asyncio.get_running_loop()
-            result = await loop.run_in_executor(core.executor, functools.partial(
-                shape, tool, value, request.version, sink, lists_as_data=request.lists_as_data))
-        else:
-            result = shape(tool, value, request.version, sink, lists_as_data=request.lists_as_data)
+        with trace_context.child(request, f"convert_result {tool.name}", {"gen_ai.tool.name": tool.name}):
+            if convert.recognised(value):  # drawing a figure or encoding an array: not on the event loop
+                loop = asyncio.get_running_loop()
+                result = await loop.run_in_executor(core.executor, functools.partial(
+                    shape, tool, value, request.version, sink, lists_as_data=request.lists_as_data))
+            else:
+                result = shape(tool, value, request.version, sink, lists_as_data=request.lists_as_data)
     except asyncio.CancelledError:
         if record:
             record.finish(False, "cancelled")
@@ -160,6 +175,14 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
     if record:
         record.finish(not result.get("isError", False), None)
     return result
+
+
+def _tool_attributes(tool: Tool, job: Job | None) -> dict[str, Any]:
+    """The attributes of a tool's run span (the GenAI ``execute_tool`` span's, and the job's)."""
+    attributes: dict[str, Any] = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": tool.name}
+    if job is not None:  # not the job's id: it is the capability of sessionless callers
+        attributes["nanohubmcp.job.executor"] = job.executor
+    return attributes
 
 
 def _log_failure(name: str, request: RequestContext, job: Job | None, exc: Exception) -> None:

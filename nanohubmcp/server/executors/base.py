@@ -54,6 +54,9 @@ class JobExecutor:
         """Run ``fn(**kwargs)`` for ``job`` and return its value (raise what it raised).
 
         ``kwargs[context_param]`` is the call's Context when the function takes one. When the
+        server traces, ``job.trace_context`` is the W3C carrier of the job's run span: pass
+        ``remote.job_trace(job)`` along with the function to ``remote.run_remote`` (or
+        ``job_side.run_in_job``) where it runs, and the trace goes on there. When the
         job is cancelled, the awaiting task is cancelled (and ``context.is_cancelled()`` turns
         true): stop the work and let ``asyncio.CancelledError`` through.
         """

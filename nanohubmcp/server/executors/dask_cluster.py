@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import ConfigurationError, ToolError
 from .base import JobExecutor
-from .remote import deliver, remote_context, run_remote
+from .remote import deliver, job_trace, remote_context, run_remote
 
 if TYPE_CHECKING:
     from ..calls.context import Context
@@ -121,7 +121,7 @@ class DaskJobExecutor(JobExecutor):
         key = key_for(job.id)
         if context_param:
             kwargs = {**kwargs, context_param: remote_context(job, context, DaskChannel(key), self.name)}
-        future = client.submit(run_remote, fn, kwargs, is_coroutine, key=key, pure=False)
+        future = client.submit(run_remote, fn, kwargs, is_coroutine, job_trace(job), key=key, pure=False)
         await asyncio.get_running_loop().run_in_executor(None, lambda: client.publish_dataset(future, name=key))
         return await self._follow(client, key, future, job, context)
 

@@ -45,9 +45,12 @@ class RelayProgress:
 
 
 def run_in_job(
-    fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: bool, folder: str, job_id: str
+    fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: bool, folder: str, job_id: str,
+    trace: tuple[str, dict[str, str]] | None = None,
 ) -> tuple[str, Any]:
-    """Run the tool function in the batch job; ``(RETURNED, value)`` or ``(RAISED, message)``."""
+    """Run the tool function in the batch job; ``(RETURNED, value)`` or ``(RAISED, message)``.
+
+    ``trace`` continues the server's trace in the job (see ``remote.run_remote``)."""
     channel = FileChannel(folder)
 
     def near_the_limit(signum: int, frame: FrameType | None) -> None:
@@ -60,7 +63,7 @@ def run_in_job(
     token = CURRENT.set(RelayProgress(channel, job_id))  # type: ignore[arg-type]  # the tracker's shape
     watch()
     try:
-        return RETURNED, run_remote(fn, kwargs, is_coroutine)
+        return RETURNED, run_remote(fn, kwargs, is_coroutine, trace)
     except Exception as exc:
         return RAISED, str(exc) or type(exc).__name__
     finally:

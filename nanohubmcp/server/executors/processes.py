@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import ToolError
 from .base import JobExecutor
-from .remote import deliver, remote_context, run_remote
+from .remote import deliver, job_trace, remote_context, run_remote
 
 if TYPE_CHECKING:
     from queue import Queue
@@ -110,7 +110,7 @@ class ProcessJobExecutor(JobExecutor):
                 "job_executor='threads' (or 'dask', which pickles with cloudpickle)"
             ) from None
         self._targets[job.id] = (context, job.store)
-        future = pool.submit(run_remote, fn, kwargs, is_coroutine)
+        future = pool.submit(run_remote, fn, kwargs, is_coroutine, job_trace(job))
         try:
             value = await asyncio.wrap_future(future)
             await loop.run_in_executor(None, self._flush, job.id)

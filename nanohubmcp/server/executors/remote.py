@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..calls.context import LevelMethods
 from ..wire.request import LOG_LEVELS
+from ..wire.trace_context import continued
 
 if TYPE_CHECKING:
     from ..calls.context import Context
@@ -138,8 +139,28 @@ def remote_context(job: Job, context: Context | None, channel: Channel, executor
     )
 
 
-def run_remote(fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: bool) -> Any:
-    """Call the tool function where the job runs (a coroutine function on a loop of its own)."""
+def run_remote(fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: bool,
+               trace: tuple[str, dict[str, str]] | None = None) -> Any:
+    """Call the tool function where the job runs (a coroutine function on a loop of its own).
+
+    ``trace``: ``(tool name, W3C carrier)`` of a traced job (:func:`job_trace`): the function
+    runs in a span ``run_job {tool}`` continuing the server's trace (imports OpenTelemetry only
+    then; without a tracer provider configured there the server's span is still the current one).
+    """
+    if trace is None:
+        return _run(fn, kwargs, is_coroutine)
+    tool, carrier = trace
+    with continued(carrier, f"run_job {tool}", {"gen_ai.tool.name": tool}):
+        return _run(fn, kwargs, is_coroutine)
+
+
+def job_trace(job: Job) -> tuple[str, dict[str, str]] | None:
+    """What :func:`run_remote` needs to continue ``job``'s trace where it runs, or None when the
+    job is not traced (the ``trace`` argument every executor passes along with the function)."""
+    return (job.tool, job.trace_context) if job.trace_context else None
+
+
+def _run(fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: bool) -> Any:
     value = fn(**kwargs)
     if is_coroutine or inspect.isawaitable(value):
         return asyncio.run(_awaited(value))

@@ -30,6 +30,7 @@ from ..jobs import service as jobmod
 from ..registry.components import Tool
 from ..results import shape as results
 from ..results.store import ResultSink, owner_of
+from ..wire import trace_context
 from ..wire.request import RequestContext
 
 if TYPE_CHECKING:
@@ -77,6 +78,13 @@ def start_job(
     Raises:
         JobLimitReached: the job store is full (in total or for this caller).
     """
+    with trace_context.child(request, f"queue_job {tool.name}", {"gen_ai.tool.name": tool.name}):
+        return _start_job(core, request, tool, arguments, as_task=as_task, ttl=ttl)
+
+
+def _start_job(core: JobHost, request: RequestContext, tool: Tool, arguments: dict[str, Any], *,
+               as_task: bool, ttl: float | None) -> jobmod.Job:
+    # Inside the queueing span: the job's task copies the context, so its run is the span's child.
     owner = request.session.id if request.session is not None else None
     runner = runner_of(core, tool)
     job = core.jobs.create(

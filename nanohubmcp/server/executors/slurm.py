@@ -60,7 +60,7 @@ from .job_files import (
     tail,
 )
 from .job_side import RAISED, run_in_job
-from .remote import remote_context
+from .remote import job_trace, remote_context
 from .slurm_watch import ENDED, QUEUED, RUNNING, SlurmState, watcher
 
 if TYPE_CHECKING:
@@ -192,7 +192,8 @@ class SlurmJobExecutor(FolderJobExecutor):
         except (RuntimeError, ValueError) as exc:  # no srun here; a parameter submitit refuses
             raise ToolError(f"cannot submit to Slurm: {exc}") from None
         try:
-            submitted = executor.submit(run_in_job, fn, kwargs, is_coroutine, str(folder), job.id)
+            submitted = executor.submit(run_in_job, fn, kwargs, is_coroutine, str(folder), job.id,
+                                        job_trace(job))
         except (pickle.PicklingError, TypeError, AttributeError) as exc:
             raise ToolError(
                 f"tool '{job.tool}' cannot be sent to Slurm: its function or arguments cannot be pickled ({exc})"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidArguments, MethodNotFound
-from ..calls.tool_calls import call_arguments, lookup_tool, refuse_arguments, run_tool
+from ..calls.tool_calls import call_arguments, lookup_tool, refuse_arguments, run_tool, validated
 from ..executors.service import start_job_result
 from ..registry.components import task_support
 from ..registry.registry import list_result
@@ -36,7 +36,7 @@ async def tools_call(core: HandlerServices, request: RequestContext, params: dic
     tool = lookup_tool(core, request, params)
     arguments = call_arguments(params)
     try:
-        arguments = tool.validator.validate(arguments)
+        arguments = validated(request, tool, arguments)
     except InvalidArguments as exc:
         return refuse_arguments(core, request, tool, exc)
     task = params.get("task")

@@ -62,6 +62,9 @@ class Job:
         progress / progress_total / progress_message: the last ``ctx.report_progress``.
         handed_over: its server stopped while its function ran on in this process; the
             function's end is stored all the same (see ``JobStore.cancel_all``).
+        trace_context: the W3C trace context carrier (``traceparent``, ``tracestate``,
+            ``baggage``) of the span the job's run belongs to when the server traces, else None;
+            an executor hands it to where the job runs (``executors.remote.run_remote``).
     """
 
     id: str
@@ -90,6 +93,7 @@ class Job:
     runner: str | None = None
     abandoned: bool = False
     handed_over: bool = False
+    trace_context: dict[str, str] | None = None
     store: JobKeeper | None = field(default=None, repr=False)
 
     def finish(self, status: str, *, result: dict[str, Any] | None = None,

@@ -53,7 +53,7 @@ async def tools_call(core: HandlerServices, request: RequestContext, params: dic
         require_tasks_extension(request, f"tool '{tool.name}'")
     exchange = begin(core.request_codec, request, "tools/call", tool.name, arguments, params)
     try:
-        arguments = tool.validator.validate(arguments)
+        arguments = toolcalls.validated(request, tool, arguments)
     except InvalidArguments as exc:
         return toolcalls.refuse_arguments(core, request, tool, exc)
     tasks_ok = has_tasks_extension(request) and support != "forbidden"

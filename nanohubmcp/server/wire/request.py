@@ -110,6 +110,11 @@ class RequestContext:
         escalate: set while a 2026-07-28 call may still become a task: ``escalate(message)``
             makes it one and answers whether it is one.
         task_metadata: what the function published with ``ctx.set_task_metadata``.
+        transport: the transport the request came on (``"streamable-http"``, ``"sse"``,
+            ``"stdio"``, ``"rest"``, …), or None when not said.
+        trace_headers: the W3C trace context headers (``traceparent``, ``tracestate``,
+            ``baggage``) of the HTTP request that carried it, or None: the edge hands them over,
+            the core never sees headers otherwise.
     """
 
     __slots__ = (
@@ -133,6 +138,8 @@ class RequestContext:
         "slots",
         "stream",
         "task_metadata",
+        "trace_headers",
+        "transport",
         "version",
         "withdrawn",
     )
@@ -175,6 +182,8 @@ class RequestContext:
         self.argument_errors: str | None = None
         self.on_accepted: Callable[[], None] | None = None
         self.lists_as_data = False
+        self.transport: str | None = None
+        self.trace_headers: dict[str, str] | None = None
 
     def get(self, slot: Slot[T]) -> T | None:
         """What ``slot`` holds for this request, or None."""

@@ -70,7 +70,7 @@ class Session:
         self.in_flight: dict[str | int, Any] = {}
         self.streams: dict[str, OutboundStream] = {}
         self.standalone: OutboundStream | None = None
-        self.last_seen = time.monotonic()
+        self.last_seen = self.started = time.monotonic()
         self.closed = False
         self._stream_counter = 0
         self.on_touch: Callable[[Session], None] | None = None
@@ -175,6 +175,8 @@ class SessionStore:
         self._by_principal: dict[str, OrderedDict[str, Session]] = {}
         self.relay: StreamRelay | None = None
         """With a shared state store: the sessions of this process are replicas of its records."""
+        self.on_close: Callable[[Session], None] | None = None
+        """Called with each session this store closes (ended, expired, evicted, at shutdown)."""
 
     def use_relay(self, relay: StreamRelay | None) -> None:
         """Make this process's sessions replicas of a shared store's records (``relay``: the
@@ -293,6 +295,8 @@ class SessionStore:
                 del self._by_principal[principal]
         session.on_touch = None
         session.close()
+        if self.on_close is not None:
+            self.on_close(session)
         return True
 
     def sweep(self, now: float | None = None) -> int:

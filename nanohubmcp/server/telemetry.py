@@ -1,0 +1,199 @@
+"""OpenTelemetry for the server: the tracing layer of the call pipeline and the two MCP metrics.
+
+Imported only when the server traces (``MCPServer(tracing=...)``, see
+``nanohubmcp.server.wire.trace_context``): it needs ``opentelemetry-api`` (the ``otel`` extra). The
+server emits through the API only and never configures a tracer provider, meter provider or
+exporter: the application does (or ``opentelemetry-instrument``); without one, every span and
+measurement is a no-op.
+
+Per request the layer makes one span of kind SERVER, as the MCP semantic conventions say:
+
+- name ``{mcp.method.name} {target}``, the target being the tool's name (``tools/call``) or the
+  prompt's (``prompts/get``); other methods, ``resources/read`` among them, are named by the method
+  alone (a resource URI is high-cardinality: the conventions keep it out of span names by default);
+- attributes ``mcp.method.name``, ``mcp.protocol.version``, ``mcp.session.id`` (handshake-era
+  sessions), ``jsonrpc.request.id``, ``gen_ai.tool.name`` and ``gen_ai.operation.name``
+  (``execute_tool``) for tools, ``gen_ai.prompt.name`` for prompts, ``mcp.resource.uri`` for
+  ``resources/read``/``subscribe``/``unsubscribe``, ``network.transport`` (``pipe`` on stdio,
+  ``tcp`` on HTTP) and ``network.protocol.name`` (``http``);
+- parent: the client's trace context from ``params._meta`` (``traceparent``, ``tracestate``,
+  ``baggage``, read with the global propagator); without one, the W3C headers of the HTTP request
+  that carried the message. When both are there and differ, the HTTP one becomes a link;
+- errors: a JSON-RPC error sets ``error.type`` and ``rpc.response.status_code`` to its code and the
+  status to ERROR with its message; an unexpected exception sets ``error.type`` to the exception's
+  qualified type name; a ``CallToolResult`` with ``isError`` sets ``error.type`` to ``tool_error``.
+
+Metrics (histograms, seconds, with the conventions' bucket boundaries):
+``mcp.server.operation.duration`` per request, with the method, tool or prompt name, protocol
+version, transport and ``error.type``; ``mcp.server.session.duration`` when a session ends.
+
+Source: OpenTelemetry semantic conventions for MCP (``docs/gen-ai/mcp.md``, status Development);
+MCP SEP-414 (trace context in ``_meta``).
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from opentelemetry import metrics, propagate, trace
+from opentelemetry.trace import Link, SpanKind, Status, StatusCode
+
+from ..errors import ProtocolError
+from .wire.trace_context import INSTRUMENTATION, SPAN, carrier_from
+
+if TYPE_CHECKING:
+    from .pipeline import CallNext, Middleware, Request
+    from .wire.sessions import Session, SessionStore
+
+DURATION_BUCKETS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300)
+"""The explicit bucket boundaries the conventions give for both duration histograms (seconds)."""
+
+RESOURCE_METHODS = frozenset({"resources/read", "resources/subscribe", "resources/unsubscribe"})
+TOOL_ERROR = "tool_error"
+
+
+HTTP_TRANSPORTS = frozenset({"streamable-http", "sse", "rest"})
+"""The transports of ``nanohubmcp.server.connection`` that are HTTP (over TCP)."""
+
+
+def _network(transport: str | None) -> dict[str, str]:
+    """``network.transport`` (and ``network.protocol.name``) of a transport: ``pipe`` for stdio,
+    ``tcp``/``http`` for the HTTP ones, nothing for calls in the same process."""
+    if transport == "stdio":
+        return {"network.transport": "pipe"}
+    if transport in HTTP_TRANSPORTS:
+        return {"network.transport": "tcp", "network.protocol.name": "http"}
+    return {}
+
+
+def _qualified(exc: BaseException) -> str:
+    kind = type(exc)
+    module = kind.__module__
+    return kind.__qualname__ if module == "builtins" else f"{module}.{kind.__qualname__}"
+
+
+class Telemetry:
+    """The server's tracer, meter and the two histograms; :meth:`layer` is the tracing layer."""
+
+    def __init__(self, version: str) -> None:
+        self.tracer = trace.get_tracer(INSTRUMENTATION, version)
+        meter = metrics.get_meter(INSTRUMENTATION, version)
+        self.operation_duration = meter.create_histogram(
+            "mcp.server.operation.duration",
+            unit="s",
+            description="The duration of the MCP request or notification as observed on the receiver "
+            "from the time it was received until the result or ack is sent.",
+            explicit_bucket_boundaries_advisory=DURATION_BUCKETS,
+        )
+        self.session_duration = meter.create_histogram(
+            "mcp.server.session.duration",
+            unit="s",
+            description="The duration of the MCP session as observed on the MCP server.",
+            explicit_bucket_boundaries_advisory=DURATION_BUCKETS,
+        )
+
+    def layer(self) -> Middleware:
+        """The tracing layer (outermost in the pipeline: it times every other layer too)."""
+        tracer = self.tracer
+        histogram = self.operation_duration
+
+        async def tracing(request: Request, call_next: CallNext) -> dict[str, Any]:
+            context = request.context
+            method = request.method
+            params = request.params
+            common: dict[str, Any] = {"mcp.method.name": method, "mcp.protocol.version": str(request.protocol_version)}
+            common.update(_network(context.transport))
+            name = method
+            if method == "tools/call" or method == "prompts/get":
+                target = params.get("name")
+                if isinstance(target, str):
+                    name = f"{method} {target}"
+                    if method == "tools/call":
+                        common["gen_ai.tool.name"] = target
+                    else:
+                        common["gen_ai.prompt.name"] = target
+                if method == "tools/call":
+                    common["gen_ai.operation.name"] = "execute_tool"
+            attributes = dict(common)
+            if method in RESOURCE_METHODS and isinstance(uri := params.get("uri"), str):
+                attributes["mcp.resource.uri"] = uri
+            session = context.session
+            if session is not None:
+                attributes["mcp.session.id"] = session.id
+            if context.request_id is not None:
+                attributes["jsonrpc.request.id"] = str(context.request_id)
+            parent, links = _parent(params.get("_meta"), context.trace_headers)
+            started = time.perf_counter()
+            error: str | None = None
+            with tracer.start_as_current_span(
+                name,
+                context=parent,
+                kind=SpanKind.SERVER,
+                attributes=attributes,
+                links=links,
+                record_exception=False,
+                set_status_on_exception=False,
+            ) as span:
+                context.put(SPAN, span)
+                try:
+                    result = await call_next(request)
+                except ProtocolError as exc:
+                    error = str(exc.code)
+                    span.set_attribute("rpc.response.status_code", error)
+                    span.set_status(Status(StatusCode.ERROR, exc.message))
+                    raise
+                except BaseException as exc:
+                    error = _qualified(exc)
+                    span.record_exception(exc)
+                    span.set_status(Status(StatusCode.ERROR, str(exc) or error))
+                    raise
+                else:
+                    if method == "tools/call" and result.get("isError") is True:
+                        error = TOOL_ERROR
+                        span.set_status(Status(StatusCode.ERROR))
+                    elif method == "initialize" and isinstance(agreed := result.get("protocolVersion"), str):
+                        # The version in force is the one initialize agreed on, not the request's.
+                        common["mcp.protocol.version"] = agreed
+                        span.set_attribute("mcp.protocol.version", agreed)
+                    return result
+                finally:
+                    if error is not None:
+                        span.set_attribute("error.type", error)
+                        common["error.type"] = error
+                        if error[:1] == "-":
+                            common["rpc.response.status_code"] = error
+                    histogram.record(time.perf_counter() - started, common)
+
+        return tracing
+
+    def session_ended(self, session: Session) -> None:
+        """Record ``mcp.server.session.duration`` for a session that just ended."""
+        attributes: dict[str, Any] = {"mcp.protocol.version": str(session.version)}
+        attributes.update(_network(session.transport))
+        self.session_duration.record(max(0.0, time.monotonic() - session.started), attributes)
+
+
+def _parent(meta: Any, headers: dict[str, str] | None) -> tuple[Any, list[Link] | None]:
+    """The server span's parent context and its links: the client's context from ``_meta``,
+    linking the HTTP request's when it differs; else the HTTP request's; else the current one."""
+    carrier = carrier_from(meta) if isinstance(meta, dict) else None
+    if carrier is None:
+        return (propagate.extract(headers) if headers else None), None
+    parent = propagate.extract(carrier)
+    if not headers:
+        return parent, None
+    transport = trace.get_current_span(propagate.extract(headers)).get_span_context()
+    mine = trace.get_current_span(parent).get_span_context()
+    if transport.is_valid and transport != mine:
+        return parent, [Link(transport)]
+    return parent, None
+
+
+def install(pipeline_wrap: Any, sessions: SessionStore, version: str) -> Telemetry:
+    """Put the tracing layer outside every other layer (``pipeline_wrap(layer)``) and record the
+    session metric when sessions end; returns the :class:`Telemetry`."""
+    telemetry = Telemetry(version)
+    pipeline_wrap(telemetry.layer())
+    sessions.on_close = telemetry.session_ended
+    return telemetry

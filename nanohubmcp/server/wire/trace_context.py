@@ -1,0 +1,176 @@
+"""Trace context without cost: whether a server traces, the span of a request, child spans, and
+the W3C carrier that takes a job's trace context to the executor that runs it.
+
+Nothing here imports OpenTelemetry unless a span exists (the server traces this request) or a
+carrier came with a job: with tracing off, or without the ``otel`` extra installed, serving a call
+imports no ``opentelemetry`` module. The server span itself is made by the tracing layer of the
+call pipeline (``nanohubmcp.server.telemetry``), which keeps it in the request's :data:`SPAN` slot;
+the parts below it open their child spans with :func:`child`.
+
+When is tracing on? ``MCPServer(tracing=...)``: ``True`` (on; needs ``opentelemetry-api``),
+``False`` (off), ``"auto"`` (the default: on when the application has configured an OpenTelemetry
+tracer provider — its own SDK set-up, or ``opentelemetry-instrument`` — by the time the server
+starts serving; decided without importing anything when ``opentelemetry.trace`` was never imported). The
+``NANOHUBMCP_TRACING`` environment variable (``1``/``true``/``on``, ``0``/``false``/``off``,
+``auto``) decides when the argument is not given, then ``c.NanohubMCP.tracing`` in a notebook.
+
+Source: OpenTelemetry semantic conventions for MCP (``docs/gen-ai/mcp.md``: context propagation in
+``params._meta``); W3C Trace Context (``traceparent``, ``tracestate``) and W3C Baggage.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import os
+import sys
+from collections.abc import Iterator, Mapping
+from typing import Any, Literal
+
+from ...errors import ConfigurationError
+from .request import RequestContext, Slot
+
+ENV_VAR = "NANOHUBMCP_TRACING"
+"""The environment variable deciding tracing when ``MCPServer(tracing=)`` is not given."""
+
+CARRIER_KEYS = ("traceparent", "tracestate", "baggage")
+"""The W3C keys of a trace context carrier (``params._meta``, HTTP headers, a job's payload)."""
+
+INSTRUMENTATION = "nanohubmcp"
+"""The instrumentation scope name of the server's tracer and meter."""
+
+SPAN: Slot[Any] = Slot("trace span")
+"""The server span of a traced request (an ``opentelemetry.trace.Span``); absent: not traced."""
+
+Setting = Literal[True, False, "auto"]
+
+_TRUE = {"1", "true", "on", "yes"}
+_FALSE = {"0", "false", "off", "no", ""}
+
+
+def resolve(value: bool | str | None, configured: bool | str | None = None) -> Setting:
+    """The tracing setting in force: ``value`` (the argument), else ``$NANOHUBMCP_TRACING``, else
+    ``configured`` (``c.NanohubMCP.tracing``), else ``"auto"``.
+
+    Raises:
+        ConfigurationError: not a boolean or one of the words above; or ``True`` while
+            ``opentelemetry-api`` is not installed (``pip install 'nanohub-mcp[otel]'``).
+    """
+    for candidate, source in ((value, "tracing"), (os.environ.get(ENV_VAR), ENV_VAR), (configured, "tracing")):
+        if candidate is None:
+            continue
+        setting = _parse(candidate, source)
+        if setting is True and not _installed():
+            raise ConfigurationError(
+                f"{source}=true needs the OpenTelemetry API: pip install 'nanohub-mcp[otel]' "
+                "(or leave tracing at 'auto', which traces when the application uses OpenTelemetry)"
+            )
+        return setting
+    return "auto"
+
+
+def _installed() -> bool:
+    try:
+        return importlib.util.find_spec("opentelemetry.trace") is not None
+    except ImportError:
+        return False
+
+
+def _parse(value: bool | str, source: str) -> Setting:
+    if isinstance(value, bool):
+        return value
+    word = str(value).strip().lower()
+    if word == "auto":
+        return "auto"
+    if word in _TRUE:
+        return True
+    if word in _FALSE:
+        return False
+    raise ConfigurationError(f"{source} must be true, false or 'auto', not {value!r}")
+
+
+def wanted(setting: Setting) -> bool:
+    """Whether a server with ``setting`` traces, decided when it starts serving: ``"auto"`` is on
+    when the application has configured a tracer provider (an SDK's, or ``opentelemetry-instrument``'s:
+    anything but the API's default), which it cannot have done without importing
+    ``opentelemetry.trace`` — so nothing is imported here when it has not. A library that merely
+    imports the API (the ``mcp`` client does) does not turn tracing on."""
+    if setting != "auto":
+        return bool(setting)
+    if "opentelemetry.trace" not in sys.modules:
+        return False
+    from opentelemetry import trace
+
+    provider = trace.get_tracer_provider()
+    return not isinstance(provider, (trace.ProxyTracerProvider, trace.NoOpTracerProvider))
+
+
+def current_trace_ids() -> tuple[str, str] | None:
+    """``(trace_id, span_id)`` of the span current here (32 and 16 lowercase hex digits), or None
+    when there is none — always None, at no cost, when the application never imported
+    OpenTelemetry. Inside a traced tool it names the tool's run span."""
+    if "opentelemetry.trace" not in sys.modules:
+        return None
+    from opentelemetry import trace
+
+    span_context = trace.get_current_span().get_span_context()
+    if not span_context.is_valid:
+        return None
+    return format(span_context.trace_id, "032x"), format(span_context.span_id, "016x")
+
+
+def traced(request: RequestContext) -> bool:
+    """Whether ``request`` has a server span (the server traces it)."""
+    return request.get(SPAN) is not None
+
+
+@contextlib.contextmanager
+def _span(name: str, attributes: Mapping[str, Any] | None, context: Any = None) -> Iterator[Any]:
+    from opentelemetry import trace
+
+    tracer = trace.get_tracer(INSTRUMENTATION)
+    with tracer.start_as_current_span(name, context=context, attributes=dict(attributes or {})) as span:
+        yield span
+
+
+def child(request: RequestContext, name: str, attributes: Mapping[str, Any] | None = None) -> Any:
+    """A context manager: a child span ``name`` of the request's current span (kind INTERNAL, made
+    current while it runs; an exception marks it failed) when the request is traced, else one that
+    does nothing."""
+    if request.get(SPAN) is None:
+        return contextlib.nullcontext()
+    return _span(name, attributes)
+
+
+def capture(request: RequestContext) -> dict[str, str] | None:
+    """The W3C carrier (``traceparent``, ``tracestate``, ``baggage``) of the context current here,
+    for a traced request (the global propagator writes it); None when the request is not traced.
+    A job's payload carries it to the executor that runs the job (see :func:`continued`)."""
+    if request.get(SPAN) is None:
+        return None
+    from opentelemetry import propagate
+
+    carrier: dict[str, str] = {}
+    propagate.inject(carrier)
+    return carrier or None
+
+
+def continued(carrier: Mapping[str, str] | None, name: str, attributes: Mapping[str, Any] | None = None) -> Any:
+    """A context manager, where a job runs (a worker process, a Dask worker, a batch job): a span
+    ``name`` continuing the trace ``carrier`` (from :func:`capture`) came from, current while the
+    job's function runs. Without a tracer provider configured there it still makes the remote
+    parent current, so :func:`current_trace_ids` names the server's trace. Does nothing (and
+    imports nothing) when ``carrier`` is empty."""
+    if not carrier:
+        return contextlib.nullcontext()
+    from opentelemetry import propagate
+
+    return _span(name, attributes, propagate.extract(dict(carrier)))
+
+
+def carrier_from(values: Mapping[str, Any] | None) -> dict[str, str] | None:
+    """The W3C keys of ``values`` (a request's ``params._meta``, or HTTP headers) whose values are
+    strings, or None when there is no ``traceparent``."""
+    if not values or not isinstance(values.get("traceparent"), str):
+        return None
+    return {key: value for key in CARRIER_KEYS if isinstance(value := values.get(key), str)}
