@@ -49,6 +49,8 @@ except ImportError:  # pragma: no cover - the message names the extra
 log = logging.getLogger("nanohubmcp.state")
 
 EVENT_KEEP = 256
+FINISHED_KEEP = 300
+"""Seconds the log of a POST response stream is kept after its response (for a late resume)."""
 """Entries kept per stream log (approximately: Redis trims whole nodes)."""
 HEARTBEAT_SECONDS = 2.0
 HEARTBEAT_TTL = 10
@@ -209,7 +211,8 @@ class RedisState:
                         pipe = client.pipeline(transaction=False)
                         for key, fields in batch:
                             pipe.xadd(key, fields, maxlen=EVENT_KEEP, approximate=True)
-                            pipe.expire(key, self.ttl)
+                            # A finished response stream is kept only for a client resuming soon after.
+                            pipe.expire(key, min(self.ttl, FINISHED_KEEP) if fields.get("f") == "1" else self.ttl)
                         await pipe.execute()
                 except StateUnavailable:
                     self._queue.extendleft(reversed(batch))

@@ -60,3 +60,38 @@ def test_an_outage_is_503s_then_404_then_nothing_but_success(cluster: Cluster, r
     logs = cluster.logs()
     assert "unreachable" in logs
     assert "reachable again" in logs
+
+
+def test_everything_kept_expires(cluster: Cluster, redis_server: RedisServer) -> None:
+    import redis
+
+    session = wire.initialize(cluster.url)
+    call = wire.Events(
+        "POST",
+        cluster.url,
+        wire.headers(session),
+        {
+            "jsonrpc": "2.0",
+            "id": 9,
+            "method": "tools/call",
+            "params": {"name": "count", "arguments": {"n": 3}, "_meta": {"progressToken": "k"}},
+        },
+    )
+    ids = []
+    while True:
+        event_id, message = call.next()
+        ids.append(event_id)
+        if "id" in message:
+            break
+    store = redis.Redis.from_url(redis_server.url, decode_responses=True)
+    stream_key = f"nanohubmcp:scaleout-test:ev:{session}:{ids[0].split('.')[0]}"
+    deadline = time.monotonic() + 10
+    while store.ttl(stream_key) > 300 and time.monotonic() < deadline:  # the final entry is written
+        time.sleep(0.1)
+    assert 0 < store.ttl(stream_key) <= 300, "a finished response's log is kept 5 minutes"
+    keys = list(store.scan_iter("nanohubmcp:scaleout-test:*"))
+    without_ttl = [k for k in keys if store.ttl(k) == -1]
+    # Bounded instead: the requestState key (one) and the job indexes (at most max_jobs ids).
+    assert all(k.endswith((":rs:key", ":jobs", ":jobs:live")) or ":jobs:o:" in k for k in without_ttl), without_ttl
+    session_ttl = store.ttl(f"nanohubmcp:scaleout-test:s:{session}")
+    assert 3500 < session_ttl <= 3600
