@@ -56,6 +56,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
@@ -82,6 +83,7 @@ if TYPE_CHECKING:
     from .wire.sessions import Session
     from .wire.streams import OutboundStream
 
+log = logging.getLogger("nanohubmcp.state")
 
 
 class Reply(NamedTuple):
@@ -248,7 +250,10 @@ class Connection:
             if self.withdraw(message):
                 return Reply(None)
             await self.core.dispatcher.handle(request)
-            await self._store(request.session)
+            try:
+                await self._store(request.session)
+            except StateUnavailable:  # the store went away since the session was looked up: stored next time
+                log.warning("a change to a session could not be stored now: the shared state store is unreachable")
             return Reply(None)
         session = request.session
         if session is not None:
