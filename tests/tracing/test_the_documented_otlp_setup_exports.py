@@ -1,0 +1,141 @@
+"""The set-up docs/how-to/tracing.md shows works as written with a collector: its
+``traced_server.py``, run with ``OTEL_EXPORTER_OTLP_ENDPOINT`` naming an OTLP/HTTP receiver (here
+one of the test's own, decoding what it gets with the OTLP protobuf messages), exports the call's
+SERVER span, parented on the request's ``traceparent``, and the operation-duration metric."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+pytestmark = pytest.mark.timeout(90)
+
+PAGE = Path(__file__).resolve().parents[2] / "docs" / "how-to" / "tracing.md"
+TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+
+
+def file_block(name: str) -> str:
+    match = re.search(rf"<!-- file: {re.escape(name)} -->\n```python\n(.*?)\n```", PAGE.read_text(), re.S)
+    assert match is not None, f"{PAGE} has no file block {name}"
+    return match.group(1) + "\n"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+class Receiver(BaseHTTPRequestHandler):
+    received: ClassVar[list[tuple[str, bytes]]] = []
+
+    def do_POST(self) -> None:  # the http.server interface's name
+        body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+        if self.headers.get("Content-Encoding") == "gzip":
+            body = gzip.decompress(body)
+        self.received.append((self.path, body))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-protobuf")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def collector() -> Iterator[str]:
+    Receiver.received = []
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+
+
+def exported_spans() -> list[Any]:
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+    spans = []
+    for path, body in list(Receiver.received):
+        if path == "/v1/traces":
+            request = ExportTraceServiceRequest.FromString(body)
+            spans += [s for r in request.resource_spans for scope in r.scope_spans for s in scope.spans]
+    return spans
+
+
+def exported_metrics() -> set[str]:
+    from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import ExportMetricsServiceRequest
+
+    names = set()
+    for path, body in list(Receiver.received):
+        if path == "/v1/metrics":
+            request = ExportMetricsServiceRequest.FromString(body)
+            names |= {m.name for r in request.resource_metrics for scope in r.scope_metrics for m in scope.metrics}
+    return names
+
+
+def wait_for(condition: Any, what: str, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def test_the_documented_server_exports_its_span_and_metrics_over_otlp(collector: str, tmp_path: Path) -> None:
+    port = free_port()
+    (tmp_path / "traced_server.py").write_text(file_block("traced_server.py").replace("8000", str(port)))
+    env = {
+        **os.environ,
+        "OTEL_EXPORTER_OTLP_ENDPOINT": collector,
+        "OTEL_BSP_SCHEDULE_DELAY": "50",
+        "OTEL_METRIC_EXPORT_INTERVAL": "200",
+    }
+    env.pop("NANOHUBMCP_TRACING", None)
+    process = subprocess.Popen(
+        [sys.executable, "traced_server.py"], cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    try:
+        body = (
+            b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", '
+            b'"params": {"name": "add", "arguments": {"a": 1, "b": 2}}}'
+        )
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/mcp", body, {"Content-Type": "application/json", "traceparent": TRACEPARENT}
+        )
+
+        def answered() -> bool:
+            assert process.poll() is None, process.stderr.read() if process.stderr else ""
+            try:
+                with urllib.request.urlopen(request, timeout=5) as response:
+                    return b'"3' in response.read()
+            except OSError:
+                return False
+
+        wait_for(answered, "the documented server to answer")
+        wait_for(lambda: any(s.name == "tools/call add" for s in exported_spans()), "the span to be exported")
+        wait_for(lambda: "mcp.server.operation.duration" in exported_metrics(), "the metric to be exported")
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    span = next(s for s in exported_spans() if s.name == "tools/call add")
+    assert (span.trace_id.hex(), span.parent_span_id.hex()) == ("4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7")
+    assert span.kind == 2  # SPAN_KIND_SERVER
+    attributes = {a.key: a.value.string_value for a in span.attributes}
+    assert (attributes["mcp.method.name"], attributes["gen_ai.tool.name"]) == ("tools/call", "add")
