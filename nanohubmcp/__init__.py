@@ -62,6 +62,7 @@ if TYPE_CHECKING:
         ResourceResult,
         ToolResult,
     )
+    from .schema.secret import Secret
     from .server.asks.input_requests import InputRequired
     from .server.calls.context import Context
     from .server.pipeline import Request
@@ -80,6 +81,7 @@ _LAZY = {
     "InputRequired": ".server.asks.input_requests",
     "Request": ".server.pipeline",
     "Principal": ".server.wire.principal",
+    "Secret": ".schema.secret",
     "JWTVerifier": ".auth.jwt",
     "StaticTokenVerifier": ".auth.verifiers",
     "TokenVerifier": ".auth.verifiers",

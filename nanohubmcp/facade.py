@@ -35,6 +35,7 @@ from .errors import RegistrationError
 from .registration import Registrar, decorating
 from .server.core import ServerCore
 from .server.direct import CallResult
+from .server.provenance.tool_options import resolve_enabled as resolve_provenance
 from .server.registry import mcp_apps as apps
 from .server.registry.components import Prompt, Resource, ResourceTemplate, Tool
 from .server.results.store import DEFAULT_MAX_INLINE_BYTES
@@ -110,6 +111,12 @@ class MCPServer:
             by the time the server starts serving. None (default): the
             ``NANOHUBMCP_TRACING`` environment variable, else ``"auto"``. Needs the ``otel``
             extra; the server never configures exporters (see docs/how-to/tracing.md).
+        provenance: record every tool call and job in the state store, named in each result's
+            ``_meta["io.nanohub/provenance"]`` (default: ``NANOHUBMCP_PROVENANCE``, else on); a
+            tool's own ``provenance=False`` turns it off for that tool. See
+            ``docs/how-to/provenance.md``.
+        cache_max_bytes: bytes of results the result cache keeps for tools registered with
+            ``cache=True`` (default 256 MiB; least recently used dropped first).
 
     Raises:
         ConfigurationError: an option is out of range (the message says which).
@@ -143,6 +150,8 @@ class MCPServer:
         auth: object = None,
         state_url: str | None = None,
         tracing: bool | str | None = None,
+        provenance: bool | None = None,
+        cache_max_bytes: int = 256 * 1024 * 1024,
     ) -> None:
         self.state_secret = state_secret
         self.core = ServerCore(
@@ -170,6 +179,8 @@ class MCPServer:
             executor_options=executor_options,
             state_secret=state_secret,
             tracing=tracing,
+            provenance=resolve_provenance(provenance),
+            cache_max_bytes=cache_max_bytes,
         )
         self._registrar = Registrar(self.core)
         self._serving = Serving()
@@ -224,6 +235,9 @@ class MCPServer:
         scopes: str | Iterable[str] | None = None,
         view: str | None = None,
         view_visibility: Iterable[str] | None = None,
+        provenance: bool | None = None,
+        cache: bool | str = False,
+        cache_ttl: float | None = None,
     ) -> Any:
         """Decorator: register a function as an MCP tool. Usable bare (``@server.tool``) or called.
 
@@ -253,6 +267,11 @@ class MCPServer:
                 result: the definition gets ``_meta.ui.resourceUri`` (MCP Apps, SEP-1865).
             view_visibility: ``["model", "app"]`` (host default), ``["app"]`` for a tool only the
                 view calls, ``["model"]`` for one the view may not call.
+            provenance: False: calls of this tool leave no provenance record.
+            cache: True: a repeated call with the same arguments (by the same caller) is answered
+                from the stored result without running; ``"shared"``: one stored result for
+                every caller. Keyed by the function's code, so a changed function runs again.
+            cache_ttl: seconds a cached result stays (default: until evicted).
         Raises:
             RegistrationError: at decoration time, naming the tool.
         """
@@ -271,6 +290,9 @@ class MCPServer:
             "scopes": scopes,
             "view": view,
             "view_visibility": view_visibility,
+            "provenance": provenance,
+            "cache": cache,
+            "cache_ttl": cache_ttl,
         }
         return decorating(lambda func: self.add_tool(func, **options), fn)
 

@@ -20,6 +20,7 @@ from .errors import ConfigurationError, RegistrationError, RegistrationWarning
 from .server.calls.context import Context
 from .server.executors import EXECUTORS, JobExecutor
 from .server.executors.service import JOB_EXECUTOR, JOB_OPTIONS, job_result_tool
+from .server.provenance import tool_options as provenance_options
 from .server.registry import checks as registration_checks
 from .server.registry import mcp_apps as apps
 from .server.registry.components import Prompt, Resource, ResourceTemplate, Tool, make_resource
@@ -78,6 +79,9 @@ class Registrar:
         scopes = options.pop("scopes", None)
         executor, executor_options = options.pop("executor", None), options.pop("executor_options", None)
         view, visibility = options.pop("view", None), options.pop("view_visibility", None)
+        recorded, cache, cache_ttl = options.pop("provenance", None), options.pop("cache", False), options.pop(
+            "cache_ttl", None)
+        source = options.pop("source", None)
         if view is not None:
             who = f"tool {options.get('name') or getattr(fn, '__name__', fn)!r}"
             options["meta"] = apps.tool_view_meta(options.get("meta"), view, who, visibility)
@@ -107,6 +111,7 @@ class Registrar:
             except ConfigurationError as exc:
                 raise RegistrationError(f"tool '{tool.name}': {exc}") from None
             tool.extra[JOB_OPTIONS] = dict(executor_options)
+        provenance_options.apply(tool, provenance=recorded, cache=cache, cache_ttl=cache_ttl, source=source)
         registration_checks.refuse_reserved(tool.name, fn)
         registry = self._core.registry
         for message in registration_checks.tool_warnings(tool, registry.tools.get(tool.name)):
@@ -117,8 +122,12 @@ class Registrar:
                 job_result_tool(self._core),
                 name="get_job_result",
                 annotations={"readOnlyHint": True, "idempotentHint": True, "destructiveHint": False},
+                provenance=False,  # a poll is no computation; the job's own record names the result
             )
+        earlier = registry.tools.get(tool.name)
         registry.add_tool(tool)
+        if earlier is not None and provenance_options.cached(earlier):
+            self._core.result_cache.invalidate(tool.name)  # defined again: its stored results may be stale
         return tool
 
     def remove_tool(self, name: str) -> bool:

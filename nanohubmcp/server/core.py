@@ -31,6 +31,11 @@ from .executors import EXECUTORS, JobExecutor, make_executor
 from .executors import service as job_service
 from .jobs import service as jobmod
 from .methods import TABLES
+from .provenance.cache_layer import CacheLayer
+from .provenance.cache_store import DEFAULT_MAX_BYTES as DEFAULT_CACHE_BYTES
+from .provenance.cache_store import ResultCache
+from .provenance.layer import Recorder
+from .provenance.records import ProvenanceStore
 from .registry.registry import Registry
 from .registry.skills import SkillCatalog
 from .results.store import DEFAULT_MAX_INLINE_BYTES, ResultOptions, ResultStore
@@ -93,6 +98,10 @@ class ServerCore:
         tracing: ``True``, ``False`` or ``"auto"`` (the default: ``NANOHUBMCP_TRACING``, else on
             when the application configured an OpenTelemetry tracer provider by the time serving starts); see
             ``nanohubmcp.server.wire.trace_context``.
+        provenance: record every tool call and job (see ``nanohubmcp.server.provenance``);
+            a tool's own ``provenance=False`` turns it off for that tool.
+        cache_max_bytes: bytes of results the result cache keeps (tools registered with
+            ``cache=True``; least recently used dropped first).
     """
 
     def __init__(
@@ -123,6 +132,8 @@ class ServerCore:
         executor_options: dict[str, Any] | None = None,
         state_secret: str | bytes | None = None,
         tracing: bool | str | None = None,
+        provenance: bool = True,
+        cache_max_bytes: int = DEFAULT_CACHE_BYTES,
     ) -> None:
         if not isinstance(name, str) or not name:
             raise ConfigurationError("MCPServer needs a non-empty name, e.g. MCPServer('my-calculator')")
@@ -191,12 +202,22 @@ class ServerCore:
         self._state_secret = state_secret
         self.task_inputs = TaskInputs()
         self.skills = SkillCatalog()
+        # Provenance records live as long as finished jobs, beside them.
+        self.provenance = ProvenanceStore(
+            job_ttl_seconds, lambda: self.jobs.directory if self.jobs.persistent else None, max_records=max_jobs * 10)
+        self.recorder = Recorder(self.provenance, self.registry.tools, enabled=provenance)
+        self.jobs.on_finish(self.recorder.job_finished)
         self.dispatcher = Dispatcher(self, TABLES)
         """The way in for every message: the pipeline of layers, then the method handlers."""
         self.tracing = trace_context.resolve(tracing)
         """The tracing setting (True, False, "auto"), decided when serving starts (:meth:`attach`)."""
         self.telemetry: Telemetry | None = None
         """The tracing layer's tracer and meter once the server traces, else None."""
+        self.result_cache = ResultCache(
+            lambda: self.jobs.directory if self.jobs.persistent else None, max_bytes=cache_max_bytes)
+        self.cache_layer = CacheLayer(self.result_cache, self.registry.tools)
+        self.dispatcher.pipeline.add(self.recorder.layer())
+        self.dispatcher.pipeline.add(self.cache_layer.layer())
 
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
         """Serve on ``loop``: change notifications are delivered there from now on.

@@ -179,8 +179,18 @@ class DaskJobExecutor(JobExecutor):
         finally:
             client.unsubscribe_topic(key)
         if not job.abandoned:
+            job.where = await loop.run_in_executor(None, self._where, client, future)
             await loop.run_in_executor(None, self._forget, client, key)
         return value
+
+    @staticmethod
+    def _where(client: Any, future: Any) -> dict[str, Any] | None:
+        """The worker holding the job's result: the one that ran it (for its provenance record)."""
+        try:
+            holders = client.who_has(future).get(future.key) or []
+        except Exception:  # the worker left meanwhile: nothing more to say than the executor's name
+            return None
+        return {"dask_worker": holders[0]} if holders else None
 
     @staticmethod
     def _cancel(client: Any, key: str, future: Any) -> None:

@@ -35,6 +35,8 @@ class JobKeeper(Protocol):
 
 __all__ = ["Job", "subject_of", "task_fields"]
 
+PROVENANCE_META = "io.nanohub/provenance"
+"""The ``_meta`` key of a tool result (and of a finished job's) naming its provenance record's URI."""
 DEFAULT_TTL_SECONDS = 3600.0
 POLL_INTERVAL_MS = 1000
 
@@ -65,6 +67,8 @@ class Job:
         trace_context: the W3C trace context carrier (``traceparent``, ``tracestate``,
             ``baggage``) of the span the job's run belongs to when the server traces, else None;
             an executor hands it to where the job runs (``executors.remote.run_remote``).
+        where: where the function ran when its executor knows more than the server's host and
+            process (``{"dask_worker": address}``), for the job's provenance record.
     """
 
     id: str
@@ -94,6 +98,7 @@ class Job:
     abandoned: bool = False
     handed_over: bool = False
     trace_context: dict[str, str] | None = None
+    where: dict[str, Any] | None = None
     store: JobKeeper | None = field(default=None, repr=False)
 
     def finish(self, status: str, *, result: dict[str, Any] | None = None,

@@ -51,6 +51,7 @@ from .record import (  # noqa: F401 (re-exported: the job machinery's one import
     FAILED,
     INPUT_REQUIRED,
     POLL_INTERVAL_MS,
+    PROVENANCE_META,
     TERMINAL,
     WORKING,
     Job,
@@ -121,6 +122,7 @@ class JobStore:
         self._backend: JobBackend | None = None
         self._runners: RunnerLocks | RedisRunners | None = None
         self._purged = 0.0
+        self._on_finish: list[Callable[[Job], None]] = []
 
     # -- the back end -----------------------------------------------------------------------
     @property
@@ -281,9 +283,19 @@ class JobStore:
         except sqlite3.Error as exc:
             log.warning("could not store the progress of job %s: %s", job_id, exc)
 
+    def on_finish(self, callback: Callable[[Job], None]) -> None:
+        """Call ``callback(job)`` when a job reaches its terminal state, before its end is stored
+        (the provenance recorder completes the job's record and names it in the result)."""
+        self._on_finish.append(callback)
+
     def finished(self, job: Job) -> None:
         """Store a job that reached its terminal state (called by :meth:`Job.finish`); a result
         over ``max_result_bytes`` fails the job instead."""
+        for callback in self._on_finish:
+            try:
+                callback(job)
+            except Exception:
+                log.exception("a finish hook failed for job %s", job.id)
         if job.result is not None:
             size = len(json.dumps(job.result, separators=(",", ":"), ensure_ascii=False).encode())
             if size > self.max_result_bytes:

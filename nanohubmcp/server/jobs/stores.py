@@ -145,24 +145,34 @@ def _check_limits(total: int, owned: int, max_total: int, max_per_owner: int) ->
         raise JobLimitReached(limit_message("for one client", max_per_owner, "max_jobs_per_owner"))
 
 
+def open_database(directory: str, file: str, schema: str) -> tuple[str, sqlite3.Connection, str]:
+    """``(path, connection, journal mode)`` of ``directory/file`` (made ``0o700``), its ``schema``
+    applied: one connection for any thread (the caller serialises it with a lock), autocommit with
+    explicit transactions, WAL and ``synchronous=NORMAL``.
+
+    Raises:
+        OSError / sqlite3.Error: the directory or the file cannot be used.
+    """
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    path = os.path.join(directory, file)
+    db = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
+    # A network file system cannot do WAL (SQLite needs shared memory there): SQLite then keeps
+    # its rollback journal, which works anywhere a single server uses the file.
+    journal = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.executescript(schema)
+    return path, db, str(journal)
+
+
 class SQLiteBackend:
     """Records in ``<state_dir>/jobs.sqlite3`` (stdlib ``sqlite3``, WAL)."""
 
     persistent = True
 
     def __init__(self, directory: str) -> None:
-        os.makedirs(directory, mode=0o700, exist_ok=True)
-        self.path = os.path.join(directory, DB_FILE)
-        # One connection, used under a lock from any thread; autocommit, explicit transactions.
-        self._db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
+        self.path, self._db, self.journal = open_database(directory, DB_FILE, SCHEMA)
         weakref.finalize(self, self._db.close)
         self._lock = threading.Lock()
-        with self._lock:
-            # A network file system cannot do WAL (SQLite needs shared memory there): SQLite then keeps
-            # its rollback journal, which works anywhere a single server uses the file.
-            self.journal = self._db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-            self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(SCHEMA)
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:

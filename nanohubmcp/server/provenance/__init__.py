@@ -1,0 +1,10 @@
+"""Provenance records of tool calls and jobs, their RO-Crate export, and the result cache.
+
+- :mod:`.records`: the record store (memory, or ``provenance.sqlite3`` beside the job store);
+- :mod:`.capture`: what a record says (code hash, versions, arguments without secrets, digest);
+- :mod:`.layer`: the pipeline layer writing records and answering reads of their URIs;
+- :mod:`.cache_store` / :mod:`.cache_layer`: the result cache of tools registered with ``cache=``;
+- :mod:`.crate`: a record as an RO-Crate (needs the ``provenance`` extra: ``rocrate``).
+"""
+
+from __future__ import annotations

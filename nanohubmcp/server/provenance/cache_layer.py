@@ -1,0 +1,137 @@
+"""The result cache layer of the call pipeline: a tool registered with ``cache=True`` answers a
+repeated call from its stored result without running.
+
+The key is the SHA-256 of the tool's code hash (see :mod:`.capture`), its arguments as
+canonical JSON (after the input schema's checks and defaults) and, unless the tool was
+registered with ``cache="shared"``, who asks (the principal, else the session): one caller's
+results are never another's. A hit's ``_meta`` says ``{"io.nanohub/cache": {"hit": true}}``;
+a stored miss says ``"hit": false``. Identical calls arriving while the first runs wait for
+it and share its result (one run). Only complete results are stored: an ``isError`` result,
+a job handle, an ``input_required`` step or a protocol error is never kept. A tool registered
+again in the same process (a notebook cell run again) drops its entries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import hashlib
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ...errors import InvalidArguments
+from ..results.store import owner_of
+from . import capture
+from .cache_store import MemoryCache, ResultCache
+from .layer import CACHE_META
+
+if TYPE_CHECKING:
+    from ..pipeline import CallNext, Middleware, Request
+    from ..registry.components import Tool
+
+CACHE = "cache"
+"""``Tool.extra`` key: ``"private"`` or ``"shared"`` for a cached tool."""
+CACHE_TTL = "cache_ttl"
+"""``Tool.extra`` key: seconds an entry stays (None: until evicted)."""
+SHARED = "shared"
+PRIVATE = "private"
+MAX_COALESCING = 1024
+"""Distinct calls waited on at once at most; more run on their own (each key is client input)."""
+
+
+class ToolLookup(Protocol):
+    def get(self, name: str) -> Tool | None: ...
+
+
+class CacheLayer:
+    """The cache layer over ``cache`` for the registry's ``tools``; ``runs`` counts calls that
+    ran the tool (misses)."""
+
+    def __init__(self, cache: ResultCache, tools: ToolLookup) -> None:
+        self.cache = cache
+        self.tools = tools
+        self.runs = 0
+        self.hits = 0
+        self._running: dict[str, asyncio.Future[dict[str, Any] | None]] = {}
+
+    def layer(self) -> Middleware:
+        async def result_cache(request: Request, call_next: CallNext) -> dict[str, Any]:
+            if request.method != "tools/call":
+                return await call_next(request)
+            name = request.tool_name
+            tool = self.tools.get(name) if name is not None else None
+            if tool is None or not tool.extra.get(CACHE) or tool.background:
+                return await call_next(request)
+            key = self._key(request, tool)
+            if key is None:
+                return await call_next(request)  # arguments the tool refuses: the handler says why
+            return await self._serve(request, call_next, tool, key)
+
+        return result_cache
+
+    def _key(self, request: Request, tool: Tool) -> str | None:
+        arguments = request.params.get("arguments")
+        try:
+            checked = tool.validator.validate(arguments if isinstance(arguments, dict) else {})
+        except InvalidArguments:
+            return None
+        who = "" if tool.extra.get(CACHE) == SHARED else (owner_of(request.context) or "")
+        digest = hashlib.sha256(capture.code_of(tool)["hash"].encode())
+        digest.update(b"\0" + capture.canonical(checked) + b"\0" + who.encode())
+        return digest.hexdigest()
+
+    async def _serve(self, request: Request, call_next: CallNext, tool: Tool, key: str) -> dict[str, Any]:
+        loop = asyncio.get_running_loop()
+        stored = self.cache.get(key)  # one indexed row: cheaper on the loop than a thread hop
+        if stored is not None:
+            self.hits += 1
+            return _marked(stored, hit=True)
+        running = self._running.get(key)
+        if running is not None:
+            shared = await asyncio.shield(running)
+            if shared is not None:
+                self.hits += 1
+                return _marked(shared, hit=True, coalesced=True)
+            return await call_next(request)  # the first call's result was not kept: run this one
+        waiting: asyncio.Future[dict[str, Any] | None] | None = None
+        if len(self._running) < MAX_COALESCING:
+            waiting = self._running[key] = loop.create_future()
+        kept: dict[str, Any] | None = None
+        try:
+            self.runs += 1
+            result = await call_next(request)
+            if _keepable(result, request):
+                kept = {k: v for k, v in result.items() if k != "_meta"}
+                meta = {k: v for k, v in (result.get("_meta") or {}).items() if not k.startswith("io.nanohub/")}
+                if meta:
+                    kept["_meta"] = meta
+                ttl = tool.extra.get(CACHE_TTL)
+                code = capture.code_of(tool)["hash"]
+                if self._on_disk():
+                    await loop.run_in_executor(None, self.cache.put, key, tool.name, code, kept, ttl)
+                else:
+                    self.cache.put(key, tool.name, code, kept, ttl)
+                result.setdefault("_meta", {})[CACHE_META] = {"hit": False}
+            return result
+        finally:
+            if waiting is not None:
+                self._running.pop(key, None)
+                if not waiting.done():
+                    waiting.set_result(copy.deepcopy(kept) if kept is not None else None)
+
+    def _on_disk(self) -> bool:
+        return not isinstance(self.cache.backend, MemoryCache)
+
+
+def _keepable(result: dict[str, Any], request: Request) -> bool:
+    if result.get("isError") or request.context.job_id is not None:
+        return False
+    return result.get("resultType", "complete") == "complete" and "task" not in result
+
+
+def _marked(stored: dict[str, Any], *, hit: bool, coalesced: bool = False) -> dict[str, Any]:
+    result = copy.deepcopy(stored)
+    info: dict[str, Any] = {"hit": hit}
+    if coalesced:
+        info["coalesced"] = True
+    result.setdefault("_meta", {})[CACHE_META] = info
+    return result

@@ -1,0 +1,221 @@
+"""Where cached tool results live: memory, or ``cache.sqlite3`` beside the job store.
+
+An entry is a key (SHA-256 hex of the tool's code hash, its canonical arguments and, unless the
+tool shares its results, the caller), the tool's name and code hash, the stored
+``CallToolResult`` (JSON), its size in bytes, when it expires and when it was last used. The
+store holds at most ``max_bytes`` of results: the least recently used entries go first; a result
+larger than a quarter of that is never stored. Expired entries read as missing and are purged on
+writes. With SQLite, entries outlive the server process (a restarted server answers from them).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import threading
+import time
+import weakref
+from collections import OrderedDict
+from typing import Any, Protocol
+
+from ..jobs.stores import open_database
+
+log = logging.getLogger("nanohubmcp.cache")
+
+DB_FILE = "cache.sqlite3"
+DEFAULT_MAX_BYTES = 256 * 1024 * 1024
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS entries (
+    key TEXT PRIMARY KEY, tool TEXT NOT NULL, code TEXT NOT NULL, result TEXT NOT NULL, size INTEGER NOT NULL,
+    expires REAL NOT NULL, used REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS entries_by_use ON entries(used);
+CREATE INDEX IF NOT EXISTS entries_by_tool ON entries(tool);
+"""
+
+
+class CacheBackend(Protocol):
+    def get(self, key: str, now: float) -> dict[str, Any] | None: ...
+
+    def put(
+        self, key: str, tool: str, code: str, result: dict[str, Any], size: int, expires: float, max_bytes: int
+    ) -> None: ...
+
+    def drop_tool(self, tool: str, keep_code: str | None) -> int: ...
+
+    def total(self) -> tuple[int, int]: ...
+
+    def close(self) -> None: ...
+
+
+class MemoryCache:
+    """Entries in an ordered dict, least recently used first."""
+
+    def __init__(self) -> None:
+        self._rows: OrderedDict[str, tuple[str, str, dict[str, Any], int, float]] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+
+    def get(self, key: str, now: float) -> dict[str, Any] | None:
+        with self._lock:
+            row = self._rows.get(key)
+            if row is None:
+                return None
+            if row[4] < now:
+                self._bytes -= self._rows.pop(key)[3]
+                return None
+            self._rows.move_to_end(key)
+            return row[2]
+
+    def put(
+        self, key: str, tool: str, code: str, result: dict[str, Any], size: int, expires: float, max_bytes: int
+    ) -> None:
+        with self._lock:
+            old = self._rows.pop(key, None)
+            if old is not None:
+                self._bytes -= old[3]
+            self._rows[key] = (tool, code, result, size, expires)
+            self._bytes += size
+            while self._bytes > max_bytes and self._rows:
+                self._bytes -= self._rows.popitem(last=False)[1][3]
+
+    def drop_tool(self, tool: str, keep_code: str | None) -> int:
+        with self._lock:
+            gone = [k for k, row in self._rows.items() if row[0] == tool and row[1] != keep_code]
+            for key in gone:
+                self._bytes -= self._rows.pop(key)[3]
+        return len(gone)
+
+    def total(self) -> tuple[int, int]:
+        with self._lock:
+            return len(self._rows), self._bytes
+
+    def close(self) -> None:
+        pass
+
+
+class SQLiteCache:
+    """Entries in ``<state_dir>/cache.sqlite3`` (WAL); shared by the server processes using the directory."""
+
+    def __init__(self, directory: str) -> None:
+        self.path, self._db, _ = open_database(directory, DB_FILE, SCHEMA)
+        weakref.finalize(self, self._db.close)
+        self._lock = threading.Lock()
+
+    def get(self, key: str, now: float) -> dict[str, Any] | None:
+        with self._lock:
+            row = self._db.execute("SELECT result, expires FROM entries WHERE key = ?", (key,)).fetchone()
+            if row is None:
+                return None
+            if row[1] < now:
+                self._db.execute("DELETE FROM entries WHERE key = ?", (key,))
+                return None
+            self._db.execute("UPDATE entries SET used = ? WHERE key = ?", (now, key))
+        return json.loads(row[0])
+
+    def put(
+        self, key: str, tool: str, code: str, result: dict[str, Any], size: int, expires: float, max_bytes: int
+    ) -> None:
+        text = json.dumps(result, separators=(",", ":"), ensure_ascii=False)
+        now = time.time()
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute("DELETE FROM entries WHERE expires < ?", (now,))
+                self._db.execute(
+                    "INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (key, tool, code, text, size, expires, now),
+                )
+                total = self._db.execute("SELECT coalesce(sum(size), 0) FROM entries").fetchone()[0]
+                while total > max_bytes:
+                    oldest = self._db.execute("SELECT key, size FROM entries ORDER BY used LIMIT 1").fetchone()
+                    if oldest is None:
+                        break
+                    self._db.execute("DELETE FROM entries WHERE key = ?", (oldest[0],))
+                    total -= oldest[1]
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def drop_tool(self, tool: str, keep_code: str | None) -> int:
+        with self._lock:
+            return self._db.execute("DELETE FROM entries WHERE tool = ? AND code IS NOT ?", (tool, keep_code)).rowcount
+
+    def total(self) -> tuple[int, int]:
+        with self._lock:
+            row = self._db.execute("SELECT count(*), coalesce(sum(size), 0) FROM entries").fetchone()
+        return int(row[0]), int(row[1])
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+class ResultCache:
+    """The server's result cache (opened on first use).
+
+    Args:
+        directory: a callable giving the state directory for a persistent cache, else None.
+        max_bytes: the most bytes of results kept (least recently used dropped first).
+    """
+
+    def __init__(self, directory: Any, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+        self.max_bytes = max_bytes
+        self._directory = directory
+        self._backend: CacheBackend | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def backend(self) -> CacheBackend:
+        if self._backend is None:
+            with self._lock:
+                if self._backend is None:
+                    directory = self._directory()
+                    backend: CacheBackend = MemoryCache()
+                    if directory is not None:
+                        try:
+                            backend = SQLiteCache(directory)
+                        except (OSError, sqlite3.Error) as exc:
+                            log.warning("cannot keep cached results in %s (%s): kept in memory", directory, exc)
+                    self._backend = backend
+        return self._backend
+
+    def get(self, key: str) -> dict[str, Any] | None:
+        """The stored result of ``key`` (its use time refreshed), or None."""
+        try:
+            return self.backend.get(key, time.time())
+        except sqlite3.Error as exc:
+            log.warning("could not read the result cache: %s", exc)
+            return None
+
+    def put(self, key: str, tool: str, code: str, result: dict[str, Any], ttl: float | None) -> bool:
+        """Store ``result``; False when it is too large to keep (over a quarter of ``max_bytes``)."""
+        size = len(json.dumps(result, separators=(",", ":"), ensure_ascii=False).encode())
+        if size > self.max_bytes // 4:
+            return False
+        expires = time.time() + ttl if ttl is not None else float("inf")
+        try:
+            self.backend.put(key, tool, code, result, size, min(expires, 1e18), self.max_bytes)
+        except sqlite3.Error as exc:
+            log.warning("could not store a result in the cache: %s", exc)
+            return False
+        return True
+
+    def invalidate(self, tool: str, keep_code: str | None = None) -> int:
+        """Drop the entries of ``tool`` made by code other than ``keep_code`` (all with None)."""
+        try:
+            return self.backend.drop_tool(tool, keep_code)
+        except sqlite3.Error as exc:
+            log.warning("could not drop cached results of %s: %s", tool, exc)
+            return 0
+
+    def stats(self) -> dict[str, int]:
+        """``{entries, bytes, max_bytes}``."""
+        entries, size = self.backend.total()
+        return {"entries": entries, "bytes": size, "max_bytes": self.max_bytes}
+
+    def close(self) -> None:
+        if self._backend is not None:
+            self._backend.close()
+            self._backend = None

@@ -1,0 +1,173 @@
+"""What a provenance record says about a call, gathered cheaply.
+
+Per tool, once (kept in ``Tool.extra``): the hash of its code (the source text of its function,
+or for a notebook tool the cell that defined it, else the compiled code), its version (its
+module's ``__version__``, else its distribution's) and the versions of the packages its module
+uses (the modules in the function's globals, mapped to installed distributions). Per call: the
+arguments without those the input schema marks secret (``format: password`` or
+``writeOnly: true``), the SHA-256 digest of the result (its canonical JSON without ``_meta``),
+the URIs of its resource links, and where the call ran (host and process, and an executor's own
+place: a Dask worker, a Slurm job and node).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import inspect
+import json
+import marshal
+import os
+import platform
+import socket
+import sys
+import threading
+from importlib import metadata
+from types import ModuleType
+from typing import Any
+
+SOURCE = "provenance_source"
+"""``Tool.extra`` key: the text a tool's code hash is taken of, when it is not its function's source
+(a notebook tool's defining cell)."""
+CODE = "provenance_code"
+"""``Tool.extra`` key: what :func:`code_of` found (kept for the tool's life)."""
+SECRET_FORMATS = frozenset({"password"})
+REDACTED = "[secret: not stored]"
+
+
+def code_of(tool: Any) -> dict[str, Any]:
+    """``{hash, source, version, module, packages, python}`` of ``tool`` (computed once per tool)."""
+    known = tool.extra.get(CODE)
+    if known is not None:
+        return known
+    fn = inspect.unwrap(tool.fn)
+    source = tool.extra.get(SOURCE)
+    if not isinstance(source, str):
+        source = _source(fn)
+    if source is not None:
+        digest = hashlib.sha256(source.encode()).hexdigest()
+    else:
+        code = getattr(fn, "__code__", None)
+        digest = hashlib.sha256(marshal.dumps(code) if code is not None else repr(fn).encode()).hexdigest()
+    module = sys.modules.get(getattr(fn, "__module__", "") or "")
+    found = {
+        "hash": f"sha256:{digest}",
+        "source": source,
+        "module": getattr(fn, "__module__", None),
+        "qualname": getattr(fn, "__qualname__", None),
+        "version": _module_version(module),
+        "packages": packages_of(fn),
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+    }
+    tool.extra[CODE] = found
+    return found
+
+
+def _source(fn: Any) -> str | None:
+    try:
+        return inspect.getsource(fn)
+    except (OSError, TypeError):
+        return None
+
+
+def _module_version(module: ModuleType | None) -> str | None:
+    if module is None:
+        return None
+    version = getattr(module, "__version__", None)
+    if isinstance(version, str):
+        return version
+    top = module.__name__.partition(".")[0]
+    dists = _distributions().get(top)
+    return _version(dists[0]) if dists else None
+
+
+@functools.lru_cache(maxsize=1)
+def _distributions() -> dict[str, list[str]]:
+    """Top-level import name -> distributions (read once per process: it scans site-packages)."""
+    return {name: list(dists) for name, dists in metadata.packages_distributions().items()}
+
+
+@functools.lru_cache(maxsize=512)
+def _version(dist: str) -> str | None:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def packages_of(fn: Any) -> dict[str, str]:
+    """``{distribution: version}`` of the installed packages the module of ``fn`` imports (the
+    modules in its globals and the modules of the objects it imported by name)."""
+    names: set[str] = set()
+    for value in (getattr(fn, "__globals__", None) or {}).values():
+        if isinstance(value, ModuleType):
+            names.add(value.__name__.partition(".")[0])
+        else:
+            owner = getattr(value, "__module__", None)
+            if isinstance(owner, str) and owner:
+                names.add(owner.partition(".")[0])
+    found: dict[str, str] = {}
+    table = _distributions()
+    for name in sorted(names):
+        for dist in table.get(name, ()):
+            version = _version(dist)
+            if version is not None:
+                found[dist] = version
+    return found
+
+
+def secret_names(schema: dict[str, Any]) -> frozenset[str]:
+    """The top-level argument names ``schema`` marks secret (``format: password``, ``writeOnly``)."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict):
+        return frozenset()
+    return frozenset(name for name, prop in properties.items() if _is_secret(prop))
+
+
+def _is_secret(prop: object) -> bool:
+    if not isinstance(prop, dict):
+        return False
+    if prop.get("format") in SECRET_FORMATS or prop.get("writeOnly") is True:
+        return True
+    return any(_is_secret(choice) for key in ("anyOf", "oneOf", "allOf") for choice in prop.get(key) or ())
+
+
+def stored_arguments(arguments: dict[str, Any], secrets: frozenset[str]) -> dict[str, Any]:
+    """``arguments`` with each secret one's value replaced by a marker (the name stays, not the value)."""
+    if not secrets:
+        return arguments
+    return {name: REDACTED if name in secrets else value for name, value in arguments.items()}
+
+
+def canonical(value: Any) -> bytes:
+    """Canonical JSON of ``value`` (sorted keys, no spaces, UTF-8): what digests and cache keys hash."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str).encode()
+
+
+def result_digest(result: dict[str, Any]) -> str:
+    """``sha256:…`` of a ``CallToolResult`` without its ``_meta``."""
+    body = {key: value for key, value in result.items() if key != "_meta"}
+    return "sha256:" + hashlib.sha256(canonical(body)).hexdigest()
+
+
+def resource_links(result: dict[str, Any]) -> list[str]:
+    """The URIs of the ``resource_link`` blocks (and embedded resources) of a result."""
+    links = []
+    for block in result.get("content") or ():
+        if isinstance(block, dict):
+            if block.get("type") == "resource_link" and isinstance(block.get("uri"), str):
+                links.append(block["uri"])
+            elif block.get("type") == "resource" and isinstance(block.get("resource"), dict):
+                uri = block["resource"].get("uri")
+                if isinstance(uri, str):
+                    links.append(uri)
+    return links
+
+
+HOST = socket.gethostname()
+
+
+def here() -> dict[str, Any]:
+    """Where this process runs: host, pid and thread."""
+    return {"host": HOST, "pid": os.getpid(), "thread": threading.current_thread().name}

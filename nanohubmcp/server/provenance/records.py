@@ -1,0 +1,256 @@
+"""Where provenance records live: in memory, or in ``provenance.sqlite3`` beside the job store.
+
+A record is a JSON object (see :mod:`.capture` for its fields) with an id (random, URL-safe),
+its owner (the principal, else the session, else nobody: see
+:func:`~nanohubmcp.server.results.store.owner_of`), its creation time and its expiry. Records
+live as long as finished jobs (the server's ``job_ttl_seconds``) and the store holds at most
+``max_records`` (the oldest go first). Expired records are purged at most every few seconds,
+on a write.
+
+An unknown, expired and someone else's record read alike (None), so ids cannot be probed.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import threading
+import time
+import weakref
+from collections import OrderedDict
+from typing import Any, Protocol
+
+from ..jobs.record import PROVENANCE_META
+from ..jobs.stores import open_database
+
+log = logging.getLogger("nanohubmcp.provenance")
+
+DB_FILE = "provenance.sqlite3"
+URI_PREFIX = "nanohubmcp://provenance/"
+"""A record's URI is this and the record's id."""
+META_KEY = PROVENANCE_META
+"""The ``_meta`` key of a tool result (and of a finished job's) naming its record's URI."""
+DEFAULT_MAX_RECORDS = 100_000
+PURGE_EVERY_SECONDS = 10.0
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS records (
+    id TEXT PRIMARY KEY, owner TEXT, tool TEXT NOT NULL, created REAL NOT NULL, expires REAL NOT NULL,
+    body TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS records_by_expiry ON records(expires);
+CREATE INDEX IF NOT EXISTS records_by_owner ON records(owner, created);
+"""
+
+
+class RecordBackend(Protocol):
+    """A place to keep records (memory or SQLite); safe from any thread."""
+
+    def put(
+        self,
+        record_id: str,
+        owner: str | None,
+        tool: str,
+        created: float,
+        expires: float,
+        body: dict[str, Any],
+        max_records: int,
+    ) -> None: ...
+
+    def get(self, record_id: str) -> tuple[str | None, float, dict[str, Any]] | None: ...
+
+    def of_owner(self, owner: str | None, limit: int) -> list[dict[str, Any]]: ...
+
+    def purge(self, now: float) -> int: ...
+
+    def close(self) -> None: ...
+
+
+class MemoryRecords:
+    """Records in an ordered dict (oldest first)."""
+
+    def __init__(self) -> None:
+        self._rows: OrderedDict[str, tuple[str | None, float, dict[str, Any]]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def put(
+        self,
+        record_id: str,
+        owner: str | None,
+        tool: str,
+        created: float,
+        expires: float,
+        body: dict[str, Any],
+        max_records: int,
+    ) -> None:
+        with self._lock:
+            self._rows[record_id] = (owner, expires, body)
+            self._rows.move_to_end(record_id)
+            while len(self._rows) > max_records:
+                self._rows.popitem(last=False)
+
+    def get(self, record_id: str) -> tuple[str | None, float, dict[str, Any]] | None:
+        with self._lock:
+            return self._rows.get(record_id)
+
+    def of_owner(self, owner: str | None, limit: int) -> list[dict[str, Any]]:
+        with self._lock:
+            rows = [body for who, _, body in reversed(self._rows.values()) if who == owner]
+        return rows[:limit]
+
+    def purge(self, now: float) -> int:
+        with self._lock:
+            gone = [key for key, (_, expires, _) in self._rows.items() if expires < now]
+            for key in gone:
+                del self._rows[key]
+        return len(gone)
+
+    def close(self) -> None:
+        pass
+
+
+class SQLiteRecords:
+    """Records in ``<state_dir>/provenance.sqlite3`` (WAL, one short transaction per write)."""
+
+    def __init__(self, directory: str) -> None:
+        self.path, self._db, _ = open_database(directory, DB_FILE, SCHEMA)
+        weakref.finalize(self, self._db.close)
+        self._lock = threading.Lock()
+
+    def put(
+        self,
+        record_id: str,
+        owner: str | None,
+        tool: str,
+        created: float,
+        expires: float,
+        body: dict[str, Any],
+        max_records: int,
+    ) -> None:
+        text = json.dumps(body, separators=(",", ":"), ensure_ascii=False, default=str)
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?)",
+                    (record_id, owner, tool, created, expires, text),
+                )
+                count = self._db.execute("SELECT count(*) FROM records").fetchone()[0]
+                if count > max_records:
+                    self._db.execute(
+                        "DELETE FROM records WHERE id IN (SELECT id FROM records ORDER BY created LIMIT ?)",
+                        (count - max_records,),
+                    )
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def get(self, record_id: str) -> tuple[str | None, float, dict[str, Any]] | None:
+        with self._lock:
+            row = self._db.execute("SELECT owner, expires, body FROM records WHERE id = ?", (record_id,)).fetchone()
+        return None if row is None else (row[0], row[1], json.loads(row[2]))
+
+    def of_owner(self, owner: str | None, limit: int) -> list[dict[str, Any]]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT body FROM records WHERE owner IS ? ORDER BY created DESC LIMIT ?", (owner, limit)
+            ).fetchall()
+        return [json.loads(row[0]) for row in rows]
+
+    def purge(self, now: float) -> int:
+        with self._lock:
+            return self._db.execute("DELETE FROM records WHERE expires < ?", (now,)).rowcount
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+class ProvenanceStore:
+    """The server's provenance records (opened on first use: building a server writes nothing).
+
+    Args:
+        ttl: seconds a record stays readable (the job store's TTL).
+        directory: a callable giving the state directory when records outlive the process
+            (the job store's, when it is persistent), else None for memory.
+        max_records: the most records kept (oldest dropped first).
+    """
+
+    def __init__(self, ttl: float, directory: Any, max_records: int = DEFAULT_MAX_RECORDS) -> None:
+        self.ttl = ttl
+        self.max_records = max_records
+        self._directory = directory
+        self._backend: RecordBackend | None = None
+        self._purged = 0.0
+        self._lock = threading.Lock()
+
+    @property
+    def backend(self) -> RecordBackend:
+        if self._backend is None:
+            with self._lock:
+                if self._backend is None:
+                    directory = self._directory()
+                    backend: RecordBackend = MemoryRecords()
+                    if directory is not None:
+                        try:
+                            backend = SQLiteRecords(directory)
+                        except (OSError, sqlite3.Error) as exc:
+                            log.warning("cannot keep provenance records in %s (%s): kept in memory", directory, exc)
+                    self._backend = backend
+        return self._backend
+
+    def put(self, record_id: str, owner: str | None, body: dict[str, Any]) -> None:
+        """Store (or replace) record ``record_id`` of ``owner``; a failing disk is logged, never raised."""
+        now = time.time()
+        try:
+            backend = self.backend
+            if now - self._purged > PURGE_EVERY_SECONDS:
+                self._purged = now
+                backend.purge(now)
+            backend.put(
+                record_id,
+                owner,
+                str(body.get("tool", "")),
+                float(body.get("created", now)),
+                now + self.ttl,
+                body,
+                self.max_records,
+            )
+        except sqlite3.Error as exc:
+            log.warning("could not store provenance record %s: %s", record_id, exc)
+
+    def get(self, record_id: str, owner: str | None) -> dict[str, Any] | None:
+        """The record ``record_id`` when ``owner`` owns it and it has not expired, else None.
+
+        A record made without principal or session (REST, the 2026-07-28 era) is read by
+        whoever holds its id, like such a job."""
+        row = self.backend.get(record_id)
+        if row is None:
+            return None
+        who, expires, body = row
+        if expires < time.time() or (who is not None and who != owner):
+            return None
+        return body
+
+    def of_owner(self, owner: str | None, limit: int = 50) -> list[dict[str, Any]]:
+        """The newest ``limit`` records of ``owner`` (never anyone else's), newest first."""
+        now = time.time()
+        return [body for body in self.backend.of_owner(owner, limit) if body.get("expires", now) >= now]
+
+    def close(self) -> None:
+        if self._backend is not None:
+            self._backend.close()
+            self._backend = None
+
+
+def record_uri(record_id: str) -> str:
+    """The URI of record ``record_id``."""
+    return URI_PREFIX + record_id
+
+
+def record_id_of(uri: str) -> str | None:
+    """The record id in a provenance URI, or None when ``uri`` is not one."""
+    if not uri.startswith(URI_PREFIX):
+        return None
+    rest = uri[len(URI_PREFIX) :]
+    return rest if rest and len(rest) <= 64 and all(c.isalnum() or c in "-_" for c in rest) else None

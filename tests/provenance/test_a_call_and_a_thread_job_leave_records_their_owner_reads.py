@@ -1,0 +1,156 @@
+"""Every tool call and every job leaves a provenance record; its result's ``_meta`` names the
+record's URI under ``io.nanohub/provenance``; ``resources/read`` of that URI answers the record
+to its owner (same token) and "not found" to another principal (another token) — through a real
+server and the official ``mcp`` client. A secret argument (``format: password``) is never stored.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import time
+from collections.abc import AsyncIterator, Iterator
+from typing import Annotated, Any
+
+import pytest
+from mcp.shared.exceptions import MCPError
+from support import post_rpc, serve
+
+from nanohubmcp import MCPServer, Secret, StaticTokenVerifier
+
+pytestmark = pytest.mark.anyio
+ALICE, BOB = "token-of-alice", "token-of-bob"
+META = "io.nanohub/provenance"
+
+
+def build() -> MCPServer:
+    server = MCPServer("recorded", auth=StaticTokenVerifier({ALICE: "alice", BOB: "bob"}))
+
+    @server.tool()
+    def scale(
+        x: float, factor: float = 2.0, api_key: Secret = "", pin: Annotated[str, {"format": "password"}] = ""
+    ) -> dict[str, float]:
+        """x times factor."""
+        return {"y": x * factor}
+
+    @server.async_tool()
+    def slow_square(n: int) -> dict[str, int]:
+        """n squared, as a job on the server's threads."""
+        return {"square": n * n, "pid": os.getpid()}
+
+    @server.tool(provenance=False)
+    def unrecorded() -> str:
+        """A tool whose calls leave no record."""
+        return "quiet"
+
+    return server
+
+
+@pytest.fixture(scope="module")
+def url() -> Iterator[str]:
+    with serve(build()) as base:
+        yield base
+
+
+@contextlib.asynccontextmanager
+async def official(url: str, token: str) -> AsyncIterator[Any]:
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    async with contextlib.AsyncExitStack() as stack:
+        client = await stack.enter_async_context(create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}))
+        streams = await stack.enter_async_context(streamable_http_client(url + "mcp", http_client=client))
+        session = await stack.enter_async_context(ClientSession(streams[0], streams[1]))
+        await session.initialize()
+        yield session
+
+
+async def read_record(session: Any, uri: str) -> dict[str, Any]:
+    read = await session.read_resource(uri)
+    assert read.contents[0].mime_type == "application/json"
+    record: dict[str, Any] = json.loads(read.contents[0].text)
+    return record
+
+
+async def test_a_call_is_recorded_and_read_by_its_owner_only(url: str) -> None:
+    async with official(url, ALICE) as alice:
+        before = time.time()
+        result = await alice.call_tool("scale", {"x": 3, "api_key": "hunter2", "pin": "8642"})
+        assert not result.is_error
+        uri = result.meta[META]
+        assert uri.startswith("nanohubmcp://provenance/")
+        record = await read_record(alice, uri)
+        assert record["tool"] == "scale"
+        assert record["arguments"]["x"] == 3
+        assert "hunter2" not in json.dumps(record)
+        assert "8642" not in json.dumps(record)
+        assert set(record["arguments"]) == {"x", "api_key", "pin"}
+        assert record["code"]["hash"].startswith("sha256:")
+        assert len(record["code"]["hash"]) == 71
+        assert record["principal"] == "alice"
+        assert record["session"]
+        assert before <= record["started"] <= record["ended"] <= time.time()
+        assert record["where"]["host"] == socket.gethostname()
+        assert record["where"]["pid"] == os.getpid()
+        assert record["executor"] == "worker-pool"
+        assert record["status"] == "completed"
+        assert record["result_digest"].startswith("sha256:")
+        assert record["python"]["version"]
+        assert record["packages"]["pytest"] == pytest.__version__
+        assert record["trace_id"] is None
+        assert record["span_id"] is None
+        assert record["cache"] is None
+
+    async with official(url, BOB) as bob:
+        with pytest.raises(MCPError) as refused:
+            await read_record(bob, uri)
+        assert refused.value.error.code == -32002  # the answer of any unknown URI: ids cannot be probed
+        quiet = await bob.call_tool("unrecorded", {})
+        assert META not in (quiet.meta or {})
+
+    async with official(url, ALICE) as alice_again:  # another session of the same principal
+        assert (await read_record(alice_again, uri))["id"] == record["id"]
+
+
+async def test_a_thread_job_records_its_end_and_where_it_ran(url: str) -> None:
+    async with official(url, ALICE) as alice:
+        started = await alice.call_tool("slow_square", {"n": 12})
+        job_id = started.structured_content["job_id"]
+        uri = started.meta[META]
+        for _ in range(200):
+            polled = await alice.call_tool("get_job_result", {"job_id": job_id})
+            if polled.structured_content["status"] == "done":
+                break
+            await _pause()
+        assert polled.structured_content["provenance"] == uri  # the finished job names its record
+        assert META not in (polled.meta or {})  # polling leaves no record of its own
+        record = await read_record(alice, uri)
+        assert record["job_id"] == job_id
+        assert record["status"] == "completed"
+        assert record["executor"] == "threads"
+        assert record["where"]["pid"] == os.getpid()
+        assert record["ended"] >= record["started"]
+        assert record["result_digest"].startswith("sha256:")
+        assert record["arguments"] == {"n": 12}
+    async with official(url, BOB) as bob:
+        with pytest.raises(MCPError):
+            await read_record(bob, uri)
+
+
+def test_post_slash_reads_a_record_for_its_owner_only(url: str) -> None:
+    alice = {"Authorization": f"Bearer {ALICE}"}
+    called = post_rpc(url, "tools/call", {"name": "scale", "arguments": {"x": 1}}, headers=alice, path="")
+    uri = called["result"]["_meta"][META]
+    read = post_rpc(url, "resources/read", {"uri": uri}, headers=alice, path="")
+    assert json.loads(read["result"]["contents"][0]["text"])["tool"] == "scale"
+    theirs = post_rpc(url, "resources/read", {"uri": uri}, headers={"Authorization": f"Bearer {BOB}"}, path="")
+    assert theirs["error"]["code"] == -32002
+
+
+async def _pause() -> None:
+    import anyio
+
+    await anyio.sleep(0.02)
