@@ -24,6 +24,7 @@ from .workers import WorkerPool
 
 if TYPE_CHECKING:
     from ..asks.by_era import AskServices
+    from ..wire.events import EventBus
 
 
 def build_kwargs(signature: Signature, arguments: dict[str, Any], *, kind: str, name: str,
@@ -158,10 +159,10 @@ def submit(loop: asyncio.AbstractEventLoop, executor: Executor, call: Callable[[
 class CallRecord:
     """Publishes ``call_started``/``call_finished`` for observers (notebook log, lab panel)."""
 
-    __slots__ = ("_core", "_data", "_t0")
+    __slots__ = ("_bus", "_data", "_t0")
 
-    def __init__(self, core: AskServices, request: RequestContext, method: str, name: str | None) -> None:
-        self._core = core
+    def __init__(self, bus: EventBus, request: RequestContext, method: str, name: str | None) -> None:
+        self._bus = bus
         self._t0 = time.perf_counter()
         session = request.session
         self._data = {
@@ -171,12 +172,12 @@ class CallRecord:
             "session_id": session.id if session is not None else None,
             "started": time.time(),
         }
-        core.bus.emit("call_started", **self._data)
+        bus.emit("call_started", **self._data)
 
     def finish(self, ok: bool, error: str | None = None) -> None:
         """Publish the end of the call."""
         duration_ms = (time.perf_counter() - self._t0) * 1000.0
-        self._core.bus.emit("call_finished", **self._data, duration_ms=duration_ms, ok=ok, error=error)
+        self._bus.emit("call_finished", **self._data, duration_ms=duration_ms, ok=ok, error=error)
 
 
 def make_context(core: AskServices, signature: Signature, request: RequestContext,

@@ -26,7 +26,9 @@ from ...protocol import jsonrpc
 from ..wire.request import RequestContext, Slot
 
 if TYPE_CHECKING:
-    from ..asks.by_era import AskServices
+    from ..jobs.record import JobKeeper
+    from ..services import Services
+    from ..wire.events import EventBus
 
 __all__ = ["CURRENT", "CallProgress", "for_request"]
 
@@ -43,8 +45,9 @@ class CallProgress:
         finished: True once the call has its response; later reports are dropped.
     """
 
-    def __init__(self, core: AskServices, request: RequestContext) -> None:
-        self._core = core
+    def __init__(self, bus: EventBus, jobs: JobKeeper, request: RequestContext) -> None:
+        self._bus = bus
+        self._jobs = jobs
         self._request = request
         self._lock = threading.Lock()
         self.call_id = id(request)
@@ -75,14 +78,14 @@ class CallProgress:
                 if message is not None and self._request.version.progress_messages:
                     params["message"] = message
                 self._emit(jsonrpc.notification("notifications/progress", params))
-        bus = self._core.bus
+        bus = self._bus
         if bus.active:
             bus.emit(
                 "call_progress", call_id=self.call_id, progress=progress, total=total, message=message, source=source
             )
         job_id = self._request.job_id
         if job_id is not None:  # a job's progress is kept with it (``%mcp jobs``, the lab panel)
-            self._core.jobs.progress(job_id, progress, total, message)
+            self._jobs.progress(job_id, progress, total, message)
         return True
 
     def finish(self) -> None:
@@ -107,9 +110,9 @@ PROGRESS: Slot[CallProgress] = Slot("progress")
 """The call's progress reporter, once made (:func:`for_request`)."""
 
 
-def for_request(core: AskServices, request: RequestContext) -> CallProgress:
+def for_request(core: Services, request: RequestContext) -> CallProgress:
     """The request's :class:`CallProgress` (made on first use)."""
     tracker: CallProgress | None = request.slots.get(PROGRESS)  # once per call: no method call
     if tracker is None:
-        tracker = request.slots[PROGRESS] = CallProgress(core, request)
+        tracker = request.slots[PROGRESS] = CallProgress(core.bus, core.jobs, request)
     return tracker

@@ -96,7 +96,7 @@ def refuse_arguments(core: AskServices, request: RequestContext, tool: Tool, exc
 
 def _refused(core: AskServices, request: RequestContext, name: str | None, error: str) -> None:
     if core.bus.active:
-        CallRecord(core, request, "tools/call", name).finish(False, error)
+        CallRecord(core.bus, request, "tools/call", name).finish(False, error)
 
 
 def call_arguments(params: dict[str, Any]) -> dict[str, Any]:
@@ -116,7 +116,7 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
     A ``job``'s call runs on its ``runner`` (the job executor the job service chose), with no
     time limit (``tool_timeout`` bounds calls, not jobs).
     """
-    record = CallRecord(core, request, "tools/call", tool.name) if core.bus.active else None
+    record = CallRecord(core.bus, request, "tools/call", tool.name) if core.bus.active else None
     tracker = progress.for_request(core, request)
     current = progress.CURRENT.set(tracker)  # copied into the worker thread with the call
     try:

@@ -41,7 +41,7 @@ async def prompts_get(core: HandlerServices, request: RequestContext, params: di
     missing = [a["name"] for a in prompt.arguments if a.get("required") and a["name"] not in arguments]
     if missing:
         raise InvalidParams(f"Prompt '{name}' needs argument(s): {', '.join(missing)}")
-    call = CallRecord(core, request, "prompts/get", name) if core.bus.active else None
+    call = CallRecord(core.bus, request, "prompts/get", name) if core.bus.active else None
     try:
         context = make_context(core, prompt.signature, request)
         kwargs = build_kwargs(prompt.signature, arguments, kind="prompt", name=name, context=context)

@@ -56,7 +56,7 @@ async def resources_read(core: HandlerServices, request: RequestContext, params:
         raise
     if isinstance(record, ResourceTemplate):
         values = record.arguments(values)  # -32602 naming a variable its parameter cannot take
-    call = CallRecord(core, request, "resources/read", uri) if core.bus.active else None
+    call = CallRecord(core.bus, request, "resources/read", uri) if core.bus.active else None
     try:
         context = make_context(core, record.signature, request)
         kwargs = build_kwargs(record.signature, dict(values), kind="resource", name=record.uri, context=context)
