@@ -52,6 +52,8 @@ def described(span: ReadableSpan) -> dict[str, Any]:
         "status": span.status.status_code.name,
         "description": span.status.description,
         "links": [hex_id(link.context.span_id, 16) for link in span.links],
+        "start_ns": span.start_time,
+        "end_ns": span.end_time,
     }
 
 

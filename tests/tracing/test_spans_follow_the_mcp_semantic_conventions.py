@@ -179,7 +179,7 @@ def test_a_request_without_trace_context_starts_a_trace_and_a_malformed_one_is_i
     assert span["trace_id"] != TRACE_ID
 
 
-def test_the_tool_sees_its_run_span_as_the_current_one(url: str) -> None:
+def test_the_tool_sees_its_calls_server_span_as_the_current_one(url: str) -> None:
     body = {
         "jsonrpc": "2.0",
         "id": 8,
@@ -188,8 +188,26 @@ def test_the_tool_sees_its_run_span_as_the_current_one(url: str) -> None:
     }
     answer = httpx2.post(url + "mcp", json=body, timeout=10).json()
     trace_id, span_id = json.loads(answer["result"]["content"][0]["text"])  # 2025-03-26: text only
-    run = one(otel_sdk.finished(), "execute_tool ids")
-    assert (trace_id, span_id) == (TRACE_ID, run["span_id"])
+    call = one(otel_sdk.finished(), "tools/call ids")
+    assert (trace_id, span_id) == (TRACE_ID, call["span_id"])
+
+
+def test_a_step_quicker_than_the_threshold_leaves_no_span(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default threshold is 1 ms (NANOHUBMCP_TRACING_STEP_MS); here one no step reaches, then 0."""
+    from nanohubmcp.server.wire import trace_context
+
+    body = {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "slow", "arguments": {"ms": 20}}}
+    monkeypatch.setattr(trace_context, "STEP_MIN_SECONDS", 60.0)
+    httpx2.post(url + "mcp", json=body, timeout=10).raise_for_status()
+    assert [s["name"] for s in otel_sdk.finished()] == ["tools/call slow"]
+    otel_sdk.clear()
+    monkeypatch.setattr(trace_context, "STEP_MIN_SECONDS", 0.0)
+    httpx2.post(url + "mcp", json=body, timeout=10).raise_for_status()
+    call = one(otel_sdk.finished(), "tools/call slow")
+    run = one(otel_sdk.finished(), "execute_tool slow")
+    assert run["parent_id"] == call["span_id"]
+    assert run["end_ns"] - run["start_ns"] >= 20_000_000  # a step's span has its real start and end
+    assert call["start_ns"] <= run["start_ns"] <= run["end_ns"] <= call["end_ns"]
 
 
 # -- stdio: the server in another process, its spans read through the server itself -------------

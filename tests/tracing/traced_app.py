@@ -5,13 +5,16 @@ own process and run it with ``python -m nanohubmcp run traced_app.py --transport
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import otel_sdk
 
 from nanohubmcp import MCPServer
+from nanohubmcp.server.wire import trace_context
 from nanohubmcp.server.wire.trace_context import current_trace_ids
 
+trace_context.STEP_MIN_SECONDS = 0.0  # every step of a call is a span, however quick (the default: 1 ms)
 server = MCPServer("traced")
 
 
@@ -32,6 +35,13 @@ def ids() -> list[str] | None:
     """The trace and span ids current inside the tool."""
     found = current_trace_ids()
     return list(found) if found is not None else None
+
+
+@server.tool()
+def slow(ms: float) -> str:
+    """Take ``ms`` milliseconds."""
+    time.sleep(ms / 1000)
+    return "done"
 
 
 @server.tool()

@@ -81,7 +81,7 @@ def validated(request: RequestContext, tool: Tool, arguments: dict[str, Any]) ->
     Raises:
         InvalidArguments: they break the schema (answer with :func:`refuse_arguments`).
     """
-    with trace_context.child(request, f"validate_arguments {tool.name}", {"gen_ai.tool.name": tool.name}):
+    with trace_context.step(request, f"validate_arguments {tool.name}", {"gen_ai.tool.name": tool.name}):
         return tool.validator.validate(arguments)
 
 
@@ -122,7 +122,10 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
     try:
         context = make_context(core, tool.signature, request, job.id if job is not None else None)
         kwargs = build_kwargs(tool.signature, arguments, kind="tool", name=tool.name, context=context)
-        with trace_context.child(request, f"execute_tool {tool.name}", _tool_attributes(tool, job)):
+        # A job's run is a span of its own, current while it runs (its context goes to the executor);
+        # a direct call's run is timed as a step (a span when it took a while), for the cost of a span.
+        timed = trace_context.child if job is not None else trace_context.step
+        with timed(request, f"execute_tool {tool.name}", _tool_attributes(tool, job)):
             if job is not None and runner is not None:
                 # An executor reports where the job is (queued, running on a node) even to a tool
                 # that takes no ctx: it gets the call's Context all the same.
@@ -137,7 +140,7 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
                     timeout=core.tool_timeout, what=f"tool '{tool.name}'",
                     on_timeout=lambda: request.cancel("the call ran out of time (tool_timeout)"))
         sink = ResultSink(core.result_options, core.result_store, owner_of(request))
-        with trace_context.child(request, f"convert_result {tool.name}", {"gen_ai.tool.name": tool.name}):
+        with trace_context.step(request, f"convert_result {tool.name}", {"gen_ai.tool.name": tool.name}):
             if convert.recognised(value):  # drawing a figure or encoding an array: not on the event loop
                 loop = asyncio.get_running_loop()
                 result = await loop.run_in_executor(core.executor, functools.partial(

@@ -24,7 +24,8 @@ import contextlib
 import importlib.util
 import os
 import sys
-from collections.abc import Iterator, Mapping
+import time
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from ...errors import ConfigurationError
@@ -32,6 +33,9 @@ from .request import RequestContext, Slot
 
 ENV_VAR = "NANOHUBMCP_TRACING"
 """The environment variable deciding tracing when ``MCPServer(tracing=)`` is not given."""
+
+STEP_ENV_VAR = "NANOHUBMCP_TRACING_STEP_MS"
+"""The environment variable of :data:`STEP_MIN_SECONDS`, in milliseconds."""
 
 CARRIER_KEYS = ("traceparent", "tracestate", "baggage")
 """The W3C keys of a trace context carrier (``params._meta``, HTTP headers, a job's payload)."""
@@ -43,6 +47,9 @@ SPAN: Slot[Any] = Slot("trace span")
 """The server span of a traced request (an ``opentelemetry.trace.Span``); absent: not traced."""
 
 Setting = Literal[True, False, "auto"]
+
+_NOTHING = contextlib.nullcontext()
+"""The context manager of an untraced request's child span (reusable: it holds no state)."""
 
 _TRUE = {"1", "true", "on", "yes"}
 _FALSE = {"0", "false", "off", "no", ""}
@@ -124,13 +131,17 @@ def traced(request: RequestContext) -> bool:
     return request.get(SPAN) is not None
 
 
-@contextlib.contextmanager
-def _span(name: str, attributes: Mapping[str, Any] | None, context: Any = None) -> Iterator[Any]:
-    from opentelemetry import trace
+_TRACER: Any = None
 
-    tracer = trace.get_tracer(INSTRUMENTATION)
-    with tracer.start_as_current_span(name, context=context, attributes=dict(attributes or {})) as span:
-        yield span
+
+def _tracer() -> Any:
+    """The server's tracer, made once (the global provider's; a proxy until one is configured)."""
+    global _TRACER
+    if _TRACER is None:
+        from opentelemetry import trace
+
+        _TRACER = trace.get_tracer(INSTRUMENTATION)
+    return _TRACER
 
 
 def child(request: RequestContext, name: str, attributes: Mapping[str, Any] | None = None) -> Any:
@@ -138,8 +149,56 @@ def child(request: RequestContext, name: str, attributes: Mapping[str, Any] | No
     current while it runs; an exception marks it failed) when the request is traced, else one that
     does nothing."""
     if request.get(SPAN) is None:
-        return contextlib.nullcontext()
-    return _span(name, attributes)
+        return _NOTHING
+    return _tracer().start_as_current_span(name, attributes=attributes)
+
+
+STEP_MIN_SECONDS = float(os.environ.get(STEP_ENV_VAR, "1") or 0) / 1000
+"""A step of a traced call (argument validation, the run of a tool called directly, result
+conversion) becomes a span only when it took at least this long, or failed:
+``NANOHUBMCP_TRACING_STEP_MS`` (default 1 ms; ``0``: every step). An SDK span costs tens of
+microseconds of CPU — more than validating the arguments of most tools, or running ``add`` — so
+quick steps of quick calls leave only the call's SERVER span."""
+
+
+class _Step:
+    """Times one step of a traced call; on exit records it as a child span of the span current at
+    its start, with its real start and end times, when it was slow enough or failed."""
+
+    __slots__ = ("attributes", "context", "name", "started")
+
+    def __init__(self, name: str, attributes: Mapping[str, Any] | None) -> None:
+        self.name = name
+        self.attributes = attributes
+
+    def __enter__(self) -> _Step:
+        from opentelemetry import context
+
+        self.context = context.get_current()
+        self.started = time.time_ns()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: Any) -> None:
+        ended = time.time_ns()
+        if exc is None and ended - self.started < STEP_MIN_SECONDS * 1e9:
+            return
+        from opentelemetry.trace import Status, StatusCode
+
+        span = _tracer().start_span(
+            self.name, context=self.context, attributes=self.attributes, start_time=self.started
+        )
+        if exc is not None:
+            span.record_exception(exc)
+            span.set_status(Status(StatusCode.ERROR, str(exc) or type(exc).__name__))
+        span.end(end_time=ended)
+
+
+def step(request: RequestContext, name: str, attributes: Mapping[str, Any] | None = None) -> Any:
+    """A context manager timing a quick step of a traced request (see :data:`STEP_MIN_SECONDS`): a
+    child span ``name`` when it took long enough or raised; nothing for a request not traced."""
+    if request.get(SPAN) is None:
+        return _NOTHING
+    return _Step(name, attributes)
 
 
 def capture(request: RequestContext) -> dict[str, str] | None:
@@ -162,10 +221,10 @@ def continued(carrier: Mapping[str, str] | None, name: str, attributes: Mapping[
     parent current, so :func:`current_trace_ids` names the server's trace. Does nothing (and
     imports nothing) when ``carrier`` is empty."""
     if not carrier:
-        return contextlib.nullcontext()
+        return _NOTHING
     from opentelemetry import propagate
 
-    return _span(name, attributes, propagate.extract(dict(carrier)))
+    return _tracer().start_as_current_span(name, context=propagate.extract(dict(carrier)), attributes=attributes)
 
 
 def carrier_from(values: Mapping[str, Any] | None) -> dict[str, str] | None:
