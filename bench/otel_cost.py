@@ -4,6 +4,7 @@ in-memory metric reader: every span and measurement is recorded) against tracing
 
     .venv/bin/python bench/otel_cost.py                    # both measurements, ~2 min
     .venv/bin/python bench/otel_cost.py --only http --rounds 5 --calls 1000 --json /tmp/otel.json
+    .venv/bin/python bench/otel_cost.py --only sdk         # the floor: one SDK span, one measurement
 
 Two measurements, each interleaving the modes round by round so machine noise hits them alike, and
 keeping the fastest round (on a shared machine, the least disturbed one):
@@ -201,14 +202,51 @@ def over_http(calls: int, rounds: int) -> dict[str, float]:
     return {name: min(values) for name, values in samples.items()}
 
 
+# -- sdk: the floor, the SDK alone ----------------------------------------------------------------
+def sdk_alone(calls: int) -> dict[str, float]:
+    """CPU µs of one span started and ended (bare, and with 8 attributes) and of one histogram
+    measurement with 6 attributes, through the SDK set up as above, nothing of ours."""
+    namespace: dict[str, Any] = {}
+    exec(SDK, namespace)
+    from opentelemetry import metrics, trace
+
+    tracer = trace.get_tracer("otel-cost")
+    histogram = metrics.get_meter("otel-cost").create_histogram("otel-cost", unit="s")
+    attributes = {f"key.{n}": f"value {n}" for n in range(8)}
+
+    def bare() -> None:
+        with tracer.start_as_current_span("bare"):
+            pass
+
+    def attributed() -> None:
+        with tracer.start_as_current_span("attributed", attributes=attributes):
+            pass
+
+    def measured() -> None:
+        histogram.record(0.1, dict(list(attributes.items())[:6]))
+
+    figures = {}
+    for name, step in (("sdk: span", bare), ("sdk: span, 8 attributes", attributed), ("sdk: histogram", measured)):
+        started = time.process_time()
+        for _ in range(calls):
+            step()
+        figures[name] = (time.process_time() - started) / calls * 1e6
+        namespace["EXPORTER"].clear()
+    return figures
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=9)
-    parser.add_argument("--only", choices=("core", "http"))
+    parser.add_argument("--only", choices=("core", "http", "sdk"))
     parser.add_argument("--json", help="also write the figures here")
     args = parser.parse_args()
     figures: dict[str, float] = {}
+    if args.only == "sdk":
+        for name, value in sdk_alone(args.calls * 10).items():
+            print(f"{name:<26} {value:8.1f} us")
+        return
     if args.only in (None, "core"):
         figures.update(asyncio.run(core(args.calls, args.rounds)))
     if args.only in (None, "http"):
