@@ -1,0 +1,83 @@
+"""An exception that escapes the pipeline (a layer's bug) is the span's ``error.type`` — its qualified
+type name — with an ERROR status and the exception recorded, and the client still gets -32603; the
+tracing layer is outermost, so it times the user's layers too. The setting's precedence: the
+argument, then ``NANOHUBMCP_TRACING``, then ``c.NanohubMCP.tracing``, then ``"auto"``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import otel_sdk
+import pytest
+from support import MemoryClient, RpcError
+
+from nanohubmcp import MCPServer
+from nanohubmcp.errors import ConfigurationError
+from nanohubmcp.server.wire.trace_context import ENV_VAR, resolve
+
+pytestmark = pytest.mark.anyio
+
+
+async def test_an_exception_in_a_layer_is_the_spans_error_type() -> None:
+    server = MCPServer("broken-layer", tracing=True)
+
+    @server.tool()
+    def add(a: int, b: int) -> int:
+        """Add."""
+        return a + b
+
+    @server.middleware
+    async def broken(request: Any, call_next: Any) -> Any:
+        if request.tool_name == "add":
+            raise LookupError("a bug in a layer")
+        return await call_next(request)
+
+    otel_sdk.clear()
+    async with MemoryClient(server) as client:
+        with pytest.raises(RpcError) as failed:
+            await client.call_tool("add", {"a": 1, "b": 2})
+    assert failed.value.code == -32603
+    [span] = [s for s in otel_sdk.finished() if s["name"] == "tools/call add"]
+    assert (span["attributes"]["error.type"], span["status"], span["description"]) == (
+        "LookupError",
+        "ERROR",
+        "a bug in a layer",
+    )
+    assert "rpc.response.status_code" not in span["attributes"]
+    measured = [
+        attributes
+        for attributes, _, _ in otel_sdk.points("mcp.server.operation.duration")
+        if attributes.get("gen_ai.tool.name") == "add" and attributes.get("error.type") == "LookupError"
+    ]
+    assert measured == [
+        {
+            "mcp.method.name": "tools/call",
+            "gen_ai.tool.name": "add",
+            "gen_ai.operation.name": "execute_tool",
+            "mcp.protocol.version": "2025-11-25",
+            "error.type": "LookupError",
+        }
+    ]
+    server.core.close()
+
+
+def test_the_setting_goes_argument_environment_configuration_auto(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    assert resolve(None) == resolve(None, None) == "auto"
+    assert resolve(None, False) is False  # c.NanohubMCP.tracing
+    monkeypatch.setenv(ENV_VAR, "on")
+    assert resolve(None, False) is True  # the environment wins over the configuration
+    assert resolve(False, True) is False  # the argument wins over both
+    monkeypatch.setenv(ENV_VAR, "AUTO")
+    assert resolve(None, True) == "auto"
+    monkeypatch.setenv(ENV_VAR, "")
+    assert resolve(None, True) is False  # set but empty: off, as for other switches
+    with pytest.raises(ConfigurationError, match="tracing must be true, false or 'auto', not 2"):
+        resolve(2)  # type: ignore[arg-type]
+
+
+def test_the_notebook_configuration_names_the_setting() -> None:
+    from nanohubmcp.jupyter.config import REBUILD_TRAITS, NanohubMCP
+
+    assert NanohubMCP().tracing == "auto"
+    assert "tracing" in REBUILD_TRAITS  # a change rebuilds the server (tools kept)
