@@ -50,17 +50,19 @@ def code_of(tool: Any) -> dict[str, Any]:
         code = getattr(fn, "__code__", None)
         digest = hashlib.sha256(marshal.dumps(code) if code is not None else repr(fn).encode()).hexdigest()
     module = sys.modules.get(getattr(fn, "__module__", "") or "")
+    packages, complete = packages_of(fn)
     found = {
         "hash": f"sha256:{digest}",
         "source": source,
         "module": getattr(fn, "__module__", None),
         "qualname": getattr(fn, "__qualname__", None),
         "version": _module_version(module),
-        "packages": packages_of(fn),
+        "packages": packages,
         "python": platform.python_version(),
         "implementation": platform.python_implementation(),
     }
-    tool.extra[CODE] = found
+    if complete:  # kept for the tool's life once the distributions table could be used
+        tool.extra[CODE] = found
     return found
 
 
@@ -78,14 +80,42 @@ def _module_version(module: ModuleType | None) -> str | None:
     if isinstance(version, str):
         return version
     top = module.__name__.partition(".")[0]
-    dists = _distributions().get(top)
+    table = _distributions()
+    dists = table.get(top) if table is not None else [top]
     return _version(dists[0]) if dists else None
 
 
-@functools.lru_cache(maxsize=1)
-def _distributions() -> dict[str, list[str]]:
-    """Top-level import name -> distributions (read once per process: it scans site-packages)."""
-    return {name: list(dists) for name, dists in metadata.packages_distributions().items()}
+_table: dict[str, list[str]] | None = None
+_table_lock = threading.Lock()
+_table_reader: threading.Thread | None = None
+
+
+def _read_table() -> None:
+    global _table
+    table = {name: list(dists) for name, dists in metadata.packages_distributions().items()}
+    with _table_lock:
+        _table = table
+
+
+def warm() -> None:
+    """Start reading the import-name -> distributions table in the background (once per process).
+
+    Reading it scans every installed distribution (over a second on a busy machine), far too long for
+    the event loop or a call's answer: until it is read, :func:`packages_of` asks by import name and
+    says its answer is incomplete, so it is not kept."""
+    global _table_reader
+    with _table_lock:
+        if _table is not None or _table_reader is not None:
+            return
+        _table_reader = threading.Thread(target=_read_table, name="nanohubmcp-distributions", daemon=True)
+        _table_reader.start()
+
+
+def _distributions() -> dict[str, list[str]] | None:
+    """Top-level import name -> distributions, once read (see :func:`warm`); None before."""
+    if _table is None:
+        warm()
+    return _table
 
 
 @functools.lru_cache(maxsize=512)
@@ -96,9 +126,11 @@ def _version(dist: str) -> str | None:
         return None
 
 
-def packages_of(fn: Any) -> dict[str, str]:
-    """``{distribution: version}`` of the installed packages the module of ``fn`` imports (the
-    modules in its globals and the modules of the objects it imported by name)."""
+def packages_of(fn: Any) -> tuple[dict[str, str], bool]:
+    """``({distribution: version}, complete)`` of the installed packages the module of ``fn`` imports
+    (the modules in its globals and the modules of the objects it imported by name). Until the
+    distributions table is read (:func:`warm`), names are looked up as distributions of the same name
+    and ``complete`` is False."""
     names: set[str] = set()
     for value in (getattr(fn, "__globals__", None) or {}).values():
         if isinstance(value, ModuleType):
@@ -109,12 +141,12 @@ def packages_of(fn: Any) -> dict[str, str]:
                 names.add(owner.partition(".")[0])
     found: dict[str, str] = {}
     table = _distributions()
-    for name in sorted(names):
-        for dist in table.get(name, ()):
+    for name in sorted(names - sys.stdlib_module_names):
+        for dist in table.get(name, ()) if table is not None else (name,):
             version = _version(dist)
             if version is not None:
                 found[dist] = version
-    return found
+    return found, table is not None
 
 
 def secret_names(schema: dict[str, Any]) -> frozenset[str]:
