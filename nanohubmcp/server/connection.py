@@ -305,8 +305,10 @@ class Connection:
         session: Session | None,
         stream: OutboundStream | None = None,
         principal: Principal | None = None,
+        trace_headers: Mapping[str, Any] | None = None,
     ) -> list[dict[str, Any]]:
-        """Serve a JSON-RPC batch member by member, in order; the replies in one list.
+        """Serve a JSON-RPC batch member by member, in order; the replies in one list (each member
+        with the batch's HTTP ``trace_headers``, as :meth:`request` takes them).
 
         ``initialize`` may not be part of a batch (MCP 2025-03-26, Basic § Lifecycle); call
         :func:`batch_refusal` first for whether the version has batches at all. The answer is
@@ -336,7 +338,8 @@ class Connection:
                 replies.append(error_response(exc, exc.request_id))
                 continue
             try:
-                request = self.request(message, version=version, session=session, stream=stream, principal=principal)
+                request = self.request(message, version=version, session=session, stream=stream, principal=principal,
+                                       trace_headers=trace_headers)
             except ProtocolError as exc:
                 replies.append(error_response(exc, message.id))
                 continue

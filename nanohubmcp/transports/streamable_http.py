@@ -203,7 +203,7 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
         if refused is not None:
             raise refused
         responses = await self.connection.serve_batch(items, version=version, session=session,
-                                                      principal=self.principal)
+                                                      principal=self.principal, trace_headers=self.request.headers)
         if responses:
             self.send_json(200, responses)
         else:

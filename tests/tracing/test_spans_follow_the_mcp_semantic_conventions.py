@@ -165,6 +165,35 @@ def test_the_http_traceparent_header_parents_a_request_without_one_in_meta(url: 
     assert (span["trace_id"], span["parent_id"], span["links"]) == (other, "b7ad6b7169203331", [PARENT_ID])
 
 
+def test_each_member_of_a_batch_is_parented_on_the_batchs_traceparent_header(url: str) -> None:
+    calls = [
+        {"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": "add", "arguments": {"a": n, "b": 1}}}
+        for n in (1, 2)
+    ]
+    session = httpx2.post(
+        url + "mcp",
+        json={
+            "jsonrpc": "2.0",
+            "id": 0,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-03-26",
+                "capabilities": {},
+                "clientInfo": {"name": "t", "version": "1"},
+            },
+        },
+        timeout=10,
+    )
+    headers = {"Mcp-Session-Id": session.headers["Mcp-Session-Id"], "traceparent": TRACEPARENT}
+    answers = httpx2.post(url + "mcp", json=calls, headers=headers, timeout=10).json()
+    assert [a["result"]["content"][0]["text"] for a in answers] == ["2", "3"]
+    spans = [s for s in otel_sdk.finished() if s["name"] == "tools/call add"]
+    assert [(s["trace_id"], s["parent_id"], s["attributes"]["jsonrpc.request.id"]) for s in spans] == [
+        (TRACE_ID, PARENT_ID, "1"),
+        (TRACE_ID, PARENT_ID, "2"),
+    ]
+
+
 def test_a_request_without_trace_context_starts_a_trace_and_a_malformed_one_is_ignored(url: str) -> None:
     body = {
         "jsonrpc": "2.0",
