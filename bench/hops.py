@@ -85,7 +85,7 @@ def server() -> MCPServer:
     return srv
 
 
-def over_http(rec: Recorder, rounds: int) -> list[dict[str, Any]]:
+def over_http(rec: Recorder, rounds: int, warm: int = 1) -> list[dict[str, Any]]:
     srv = server().start(port=0)
     try:
         conn = http.client.HTTPConnection("127.0.0.1", srv.port, timeout=30)
@@ -106,12 +106,12 @@ def over_http(rec: Recorder, rounds: int) -> list[dict[str, Any]]:
         sid, _ = post({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT}, None)
         post({"jsonrpc": "2.0", "method": "notifications/initialized"}, sid)
         figures = []
-        for i in range(rounds + 1):
+        for i in range(rounds + warm):
             msg = {"jsonrpc": "2.0", "id": i + 1, "method": "tools/call", "params": CALL}
-            if i:
+            if i >= warm:
                 rec.start()
             _, body = post(msg, sid)
-            if i:
+            if i >= warm:
                 figures.append(rec.stop())
             if b"3.75" not in body:
                 raise SystemExit(f"unexpected answer: {body[:200]!r}")
@@ -122,7 +122,7 @@ def over_http(rec: Recorder, rounds: int) -> list[dict[str, Any]]:
         srv.stop()
 
 
-def over_stdio(rec: Recorder, rounds: int) -> list[dict[str, Any]]:
+def over_stdio(rec: Recorder, rounds: int, warm: int = 1) -> list[dict[str, Any]]:
     import asyncio
 
     from nanohubmcp.transports.stdio import StdioTransport
@@ -142,11 +142,11 @@ def over_stdio(rec: Recorder, rounds: int) -> list[dict[str, Any]]:
     ask({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": INIT})
     ask({"jsonrpc": "2.0", "method": "notifications/initialized"})
     figures = []
-    for i in range(rounds + 1):
-        if i:
+    for i in range(rounds + warm):
+        if i >= warm:
             rec.start()
         line = ask({"jsonrpc": "2.0", "id": i + 1, "method": "tools/call", "params": CALL})
-        if i:
+        if i >= warm:
             figures.append(rec.stop())
         if not line or b"3.75" not in line:
             raise SystemExit(f"unexpected answer: {line!r}")
@@ -170,13 +170,17 @@ def summary(figures: list[dict[str, Any]]) -> dict[str, Any]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rounds", type=int, default=5, help="measured calls per transport (median reported)")
+    ap.add_argument("--warm", type=int, default=1,
+                    help="calls before the measured ones (1: a first call's path; 10: the steady state, "
+                         "once a quick sync tool runs on the loop)")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     ap.add_argument("--trace", choices=["http", "stdio"], help="print the module sequence of one transport")
     ap.add_argument("--modules", action="store_true", help="list the modules entered")
     args = ap.parse_args()
     rec = Recorder()
     rec.install()
-    results = {"streamable-http": summary(over_http(rec, args.rounds)), "stdio": summary(over_stdio(rec, args.rounds))}
+    results = {"streamable-http": summary(over_http(rec, args.rounds, args.warm)),
+               "stdio": summary(over_stdio(rec, args.rounds, args.warm))}
     sys.setprofile(None)
     threading.setprofile(None)  # type: ignore[arg-type]
     if args.json:

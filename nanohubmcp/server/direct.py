@@ -21,6 +21,7 @@ from typing import Any
 
 from ..errors import ConfigurationError, ProtocolError
 from ..protocol import jsonrpc, versions
+from .calls.workers import waits_on_loop
 from .connection import Connection, Served
 
 __all__ = ["CallResult", "call_from_thread", "call_tool"]
@@ -140,4 +141,5 @@ def call_from_thread(
             "server.call would wait on the event loop that serves the call; "
             "write `await server.call_async(name, arguments)` instead"
         )
+    waits_on_loop()  # a sync tool calling back into its server never runs on that loop itself
     return asyncio.run_coroutine_threadsafe(call_tool(core, name, arguments, server=server), loop).result()

@@ -1,8 +1,9 @@
 """Calling user functions: arguments in, Context injected, on the right thread, bounded in time.
 
 Coroutine functions run on the event loop; everything else runs on the server's worker pool,
-so a slow tool never blocks the loop (and ``ping`` keeps answering). A sync function that
-returns an awaitable has it awaited on the loop.
+so a slow tool never blocks the loop (and ``ping`` keeps answering) — except a sync function the
+pool has seen finish every call in microseconds, which runs on the loop itself (the pool's inline
+lane, see :mod:`.workers`). A sync function that returns an awaitable has it awaited on the loop.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from ...errors import InvalidArguments, ToolError
 from ...schema import Signature
 from ..wire.request import RequestContext
 from .context import Context
-from .workers import WorkerPool
+from .workers import INLINE_SECONDS, WorkerPool
 
 if TYPE_CHECKING:
     from ..asks.by_era import AskServices
@@ -73,6 +74,9 @@ async def call_function(
             because every worker was busy (the message says which).
         Exception: whatever ``fn`` raised.
     """
+    if not is_coroutine and on_submit is None and isinstance(executor, WorkerPool) and what in executor.inline_keys:
+        value = _call_inline(fn, kwargs, executor, what)
+        return (await value) if inspect.isawaitable(value) else value
     loop = asyncio.get_running_loop()
     started: list[bool] = []
     work: Future[Any] | None = None
@@ -113,10 +117,26 @@ async def call_function(
             raise ToolError(f"{what} did not finish within {timeout:g} s; it may still be running") from None
         return value
     except (SystemExit, KeyboardInterrupt) as exc:
-        # A function that calls sys.exit() (an argparse-based program, say) must not stop the
-        # server it runs in: report it as the call's failure instead.
-        detail = f"sys.exit({exc.code!r})" if isinstance(exc, SystemExit) else "KeyboardInterrupt"
-        raise ToolError(f"{what} tried to stop the program ({detail}); the server keeps running") from None
+        raise _stopped(what, exc) from None
+
+
+def _call_inline(fn: Callable[..., Any], kwargs: dict[str, Any], pool: WorkerPool, what: str) -> Any:
+    """Run a quick sync ``fn`` here, on the loop, timed: a slow call sends it back to the pool."""
+    t0 = time.perf_counter()
+    try:
+        return contextvars.copy_context().run(fn, **kwargs)
+    except (SystemExit, KeyboardInterrupt) as exc:
+        raise _stopped(what, exc) from None
+    finally:
+        if time.perf_counter() - t0 > INLINE_SECONDS:
+            pool.too_slow_inline(what)
+
+
+def _stopped(what: str, exc: BaseException) -> ToolError:
+    # A function that calls sys.exit() (an argparse-based program, say) must not stop the
+    # server it runs in: report it as the call's failure instead.
+    detail = f"sys.exit({exc.code!r})" if isinstance(exc, SystemExit) else "KeyboardInterrupt"
+    return ToolError(f"{what} tried to stop the program ({detail}); the server keeps running")
 
 
 RUNNING: set[Any] = set()

@@ -14,6 +14,12 @@ ways:
   known to return quickly (its last call took at most :data:`QUICK_SECONDS` and none of its
   calls is running longer) or has never been called, when every main worker is busy. So
   ``ping``-like tools keep answering while slow ones queue.
+- **An inline lane.** A function whose first :data:`INLINE_AFTER` calls each took at most
+  :data:`INLINE_CPU_SECONDS` of CPU and :data:`INLINE_WALL_SECONDS` of wall time here, and
+  that never waited on the serving loop, runs on the event loop itself (:attr:`WorkerPool.inline_keys`):
+  handing a call of a few microseconds to a thread and back costs more than the call. Every
+  inline call is timed; one that takes longer than :data:`INLINE_SECONDS` sends its function back
+  to the pool for good. Unknown functions always start on the pool.
 - **Daemon threads.** A process told to stop (SIGTERM) is not held alive by a function that
   never returns; the runner gives running calls a grace period, then exits.
 
@@ -39,15 +45,37 @@ MAX_ABANDONED = 64
 """Most abandoned (stuck) threads per pool; past it a timed-out call keeps its worker."""
 MAX_TRACKED = 1024
 """Most functions whose timings are remembered."""
+INLINE_AFTER = 5
+"""Calls on the pool a function makes, each quick, before it may run on the event loop."""
+INLINE_CPU_SECONDS = 0.0001
+"""Most CPU time (the worker thread's) a pool call may take and still count as quick."""
+INLINE_WALL_SECONDS = 0.05
+"""Most wall time a pool call may take and still count as quick (a call that waits is not)."""
+INLINE_SECONDS = 0.001
+"""Most wall time an inline call may take; one that takes longer goes back to the pool for good."""
+
+_worker = threading.local()
+"""The :class:`PoolFuture` a worker thread runs (``.future``), for :func:`waits_on_loop`."""
+
+
+def waits_on_loop() -> None:
+    """Say that the call running on this worker thread waits for the serving event loop (e.g.
+    ``server.call`` from a sync tool): its function never runs on the loop itself. A no-op
+    outside a worker thread."""
+    future = getattr(_worker, "future", None)
+    if future is not None:
+        future.waited = True
 
 
 class _Timing:
-    __slots__ = ("last", "queued", "running")
+    __slots__ = ("last", "pool_only", "queued", "quick_calls", "running")
 
     def __init__(self) -> None:
         self.last: float | None = None
         self.queued = 0  # calls submitted, not started yet
         self.running: set[PoolFuture] = set()
+        self.quick_calls = 0  # pool calls within the inline bounds, up to INLINE_AFTER
+        self.pool_only = False  # once slow (or waiting on the loop): never inline again
 
 
 class PoolFuture(Future):
@@ -60,6 +88,7 @@ class PoolFuture(Future):
         self.key = key
         self.started_at: float | None = None
         self.abandoned = False
+        self.waited = False
 
 
 class _Lane:
@@ -91,6 +120,8 @@ class WorkerPool(Executor):
         self._main = _Lane("main", max(1, workers))
         self._quick = _Lane("quick", quick_workers) if quick_workers > 0 else None
         self._timings: OrderedDict[str, _Timing] = OrderedDict()
+        self.inline_keys: set[str] = set()
+        """Functions that run on the event loop (see :data:`INLINE_AFTER`); read-only outside."""
         self._stuck = 0
         self._shutdown = False
         self._counter = itertools.count(1)
@@ -122,6 +153,13 @@ class WorkerPool(Executor):
                 self._spawn(lane)
         return future
 
+    def too_slow_inline(self, key: str) -> None:
+        """An inline call of ``key`` took longer than :data:`INLINE_SECONDS`: its function goes
+        back to the pool for good."""
+        with self._lock:
+            self._timing(key).pool_only = True
+            self.inline_keys.discard(key)
+
     def _is_quick(self, key: str, now: float) -> bool:
         timing = self._timings.get(key)
         if timing is None:
@@ -137,7 +175,7 @@ class WorkerPool(Executor):
         if timing is None:
             timing = self._timings[key] = _Timing()
             if len(self._timings) > MAX_TRACKED:
-                self._timings.popitem(last=False)
+                self.inline_keys.discard(self._timings.popitem(last=False)[0])
         else:
             self._timings.move_to_end(key)
         return timing
@@ -162,20 +200,36 @@ class WorkerPool(Executor):
             if not future.set_running_or_notify_cancel():
                 lane.idle.release()
                 continue
+            candidate = False
             with self._lock:
                 future.started_at = time.monotonic()
                 lane.running += 1
                 if future.key is not None:
-                    self._timing(future.key).running.add(future)
+                    timing = self._timing(future.key)
+                    timing.running.add(future)
+                    candidate = not timing.pool_only and timing.quick_calls < INLINE_AFTER
+            _worker.future = future
+            cpu = time.thread_time() if candidate else 0.0
             try:
                 value, error = future.fn(), None
             except BaseException as exc:
                 value, error = None, exc
+            if candidate:
+                cpu = time.thread_time() - cpu
+            _worker.future = None
             with self._lock:
                 if future.key is not None:
                     timing = self._timing(future.key)
                     timing.running.discard(future)
                     timing.last = time.monotonic() - future.started_at
+                    if future.waited or (candidate and (cpu > INLINE_CPU_SECONDS
+                                                        or timing.last > INLINE_WALL_SECONDS)):
+                        timing.pool_only = True
+                        self.inline_keys.discard(future.key)
+                    elif candidate:
+                        timing.quick_calls += 1
+                        if timing.quick_calls >= INLINE_AFTER:
+                            self.inline_keys.add(future.key)
                 abandoned = future.abandoned
                 if abandoned:
                     self._stuck -= 1

@@ -1,0 +1,87 @@
+"""Issue 28: a sync tool that reliably finishes in microseconds runs on the event loop.
+
+Handing every sync call to the worker pool (loop -> worker -> loop) cost more than a small tool
+itself. The pool now times each function's first calls; one whose first ``INLINE_AFTER`` calls
+were all quick (little CPU, no long wait, never waiting on the serving loop) runs on the loop.
+Every inline call is timed, and one that takes longer than ``INLINE_SECONDS`` sends its function
+back to the pool for good. Unknown and slow functions always run on the pool.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from support import in_memory
+
+from nanohubmcp import MCPServer
+from nanohubmcp.server.calls import workers
+from nanohubmcp.server.calls.workers import INLINE_AFTER, INLINE_SECONDS, WorkerPool, waits_on_loop
+
+
+def thread_of(result: dict) -> str:
+    assert not result.get("isError"), result
+    return str(result["content"][0]["text"])
+
+
+def test_a_quick_tool_starts_on_the_pool_then_runs_on_the_loop_until_it_is_once_slow() -> None:
+    server = MCPServer("inline")
+    slow_for = {"seconds": 0.0}
+
+    @server.tool()
+    def where() -> str:
+        """The thread running this call; sleeps when told to (a tool that starts blocking)."""
+        if slow_for["seconds"]:
+            time.sleep(slow_for["seconds"])
+        return threading.current_thread().name
+
+    with in_memory(server) as client:
+        first = [thread_of(client.call_tool("where")) for _ in range(INLINE_AFTER)]
+        assert all(name.startswith("nanohubmcp-worker") for name in first), first
+        assert thread_of(client.call_tool("where")) == "memory-client"  # the loop's thread
+        assert thread_of(client.call_tool("where")) == "memory-client"
+        slow_for["seconds"] = INLINE_SECONDS * 5
+        assert thread_of(client.call_tool("where")) == "memory-client"  # detected only once it ran
+        slow_for["seconds"] = 0.0
+        after = [thread_of(client.call_tool("where")) for _ in range(INLINE_AFTER * 2)]
+        assert all(name.startswith("nanohubmcp-worker") for name in after), after  # for good
+
+
+def test_a_tool_that_waits_never_runs_on_the_loop() -> None:
+    server = MCPServer("waits")
+
+    @server.tool()
+    def nap() -> str:
+        """Waits longer than a quick call may (a socket read, a lock)."""
+        time.sleep(workers.INLINE_WALL_SECONDS * 1.5)
+        return threading.current_thread().name
+
+    @server.tool()
+    def spin() -> str:
+        """Computes for longer than a quick call may."""
+        deadline = time.thread_time() + workers.INLINE_CPU_SECONDS * 5
+        while time.thread_time() < deadline:
+            pass
+        return threading.current_thread().name
+
+    with in_memory(server) as client:
+        for name in ("nap", "spin"):
+            seen = [thread_of(client.call_tool(name)) for _ in range(INLINE_AFTER + 2)]
+            assert all(thread.startswith("nanohubmcp-worker") for thread in seen), (name, seen)
+
+
+def test_a_function_that_waits_on_the_serving_loop_stays_on_the_pool() -> None:
+    pool = WorkerPool(2, name="pool-test")
+    try:
+        for _ in range(INLINE_AFTER + 1):
+            pool.submit_call(lambda: 1, "quick").result(10)
+            pool.submit_call(waits_on_loop, "calls back").result(10)  # as server.call from a sync tool does
+        assert "quick" in pool.inline_keys
+        assert "calls back" not in pool.inline_keys
+        pool.too_slow_inline("quick")
+        assert "quick" not in pool.inline_keys
+        pool.submit_call(lambda: 1, "quick").result(10)
+        assert "quick" not in pool.inline_keys
+    finally:
+        pool.shutdown()
+    waits_on_loop()  # outside a worker thread: nothing to mark, no error
