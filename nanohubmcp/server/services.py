@@ -87,3 +87,30 @@ class Services(Protocol):
     def invalid_arguments_as_protocol_error(self, version: str, override: str | None = None) -> bool:
         """Whether invalid tool arguments are a JSON-RPC -32602 for ``version`` (SEP-1303)."""
         ...
+
+
+class Identity(Protocol):
+    """What answering ``initialize`` and ``server/discover`` reads: who the server is, what it offers."""
+
+    instructions: str | None
+
+    def server_info(self) -> dict[str, Any]:
+        """``serverInfo``."""
+        ...
+
+    def capabilities(self, version: str) -> dict[str, Any]:
+        """Server capabilities for ``version``."""
+        ...
+
+
+class Published(Identity, Protocol):
+    """What the skills methods and ``server/discover`` read: the registry and the published skills."""
+
+    registry: Registry
+    skills: SkillCatalog
+
+
+class Replicated(Protocol):
+    """What a cancellation reads: the replication, to reach a request running on another process."""
+
+    replication: Replication | None

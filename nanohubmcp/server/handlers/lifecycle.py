@@ -13,10 +13,10 @@ from ...protocol import jsonenc, jsonrpc, versions
 from ..wire.request import LOG_LEVELS, RequestContext
 
 if TYPE_CHECKING:
-    from .host import HandlerServices
+    from ..services import Identity, Replicated
 
 
-async def initialize(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def initialize(core: Identity, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``initialize``: negotiate the version, remember the client, answer our capabilities.
 
     The transport decides whether a session is needed; when it gave the request an
@@ -42,12 +42,12 @@ async def initialize(core: HandlerServices, request: RequestContext, params: dic
     return result
 
 
-async def ping(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def ping(core: object, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``ping`` → ``{}``."""
     return {}
 
 
-async def set_level(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def set_level(core: object, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``logging/setLevel``: the session's minimum level for ``notifications/message``."""
     level = params.get("level")
     if level not in LOG_LEVELS:
@@ -57,13 +57,13 @@ async def set_level(core: HandlerServices, request: RequestContext, params: dict
     return {}
 
 
-async def initialized(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> None:
+async def initialized(core: object, request: RequestContext, params: dict[str, Any]) -> None:
     """``notifications/initialized``."""
     if request.session is not None:
         request.session.initialized = True
 
 
-async def cancelled(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> None:
+async def cancelled(core: Replicated, request: RequestContext, params: dict[str, Any]) -> None:
     """``notifications/cancelled``: cancels only the sender's own in-flight request.
 
     ``requestId`` must be a JSON-RPC id (string or integer); anything else names no request

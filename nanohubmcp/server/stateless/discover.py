@@ -24,6 +24,7 @@ from ..wire.request import RequestContext
 
 if TYPE_CHECKING:
     from ..handlers.host import HandlerServices
+    from ..services import Published
 
 Handler = Callable[["HandlerServices", RequestContext, dict[str, Any]], Awaitable[dict[str, Any]]]
 
@@ -35,7 +36,7 @@ PUBLIC = "public"
 PRIVATE = "private"
 
 
-def capabilities(core: HandlerServices) -> dict[str, Any]:
+def capabilities(core: Published) -> dict[str, Any]:
     """Server capabilities of the stateless era, with ``extensions`` (tasks; skills when published)."""
     caps = core.capabilities(versions.MODERN_VERSIONS[0])
     extensions: dict[str, Any] = {TASKS_EXTENSION: {}}
@@ -64,7 +65,7 @@ def cacheable(handler: Handler, scope: str = PUBLIC) -> Handler:
     return wrapped
 
 
-async def server_discover(core: HandlerServices, request: RequestContext,
+async def server_discover(core: Published, request: RequestContext,
                           params: dict[str, Any]) -> dict[str, Any]:
     """``server/discover`` → ``{supportedVersions, capabilities, instructions?, ttlMs, cacheScope}``."""
     result: dict[str, Any] = {

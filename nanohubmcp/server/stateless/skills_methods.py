@@ -24,7 +24,7 @@ from ..wire.request import RequestContext
 from .discover import PUBLIC, with_cache_hints
 
 if TYPE_CHECKING:
-    from ..handlers.host import HandlerServices
+    from ..services import Published
 
 
 def _reader(file: SkillFile) -> Any:
@@ -36,7 +36,7 @@ def _reader(file: SkillFile) -> Any:
     return read
 
 
-def publish(core: HandlerServices, folder: str | Path, *, prefix: str | None = None) -> Skill:
+def publish(core: Published, folder: str | Path, *, prefix: str | None = None) -> Skill:
     """Load the skill in ``folder`` and serve it; returns the :class:`~..skills.Skill`.
 
     Raises:
@@ -70,13 +70,13 @@ def _uri(params: dict[str, Any], method: str) -> str:
     return uri
 
 
-async def skills_list(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def skills_list(core: Published, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``skills/list`` → ``{skills: [entry, ...], ttlMs, cacheScope}`` (one page)."""
     _cursor(params, "skills/list")
     return with_cache_hints({"skills": [s.entry() for s in core.skills.all()]}, PUBLIC)
 
 
-async def skills_get(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def skills_get(core: Published, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``skills/get`` ``{uri}`` → ``{skill: entry, ttlMs, cacheScope}``; -32602 for an unknown skill."""
     uri = _uri(params, "skills/get")
     skill = core.skills.get(uri)
@@ -86,7 +86,7 @@ async def skills_get(core: HandlerServices, request: RequestContext, params: dic
     return with_cache_hints({"skill": skill.entry()}, PUBLIC)
 
 
-async def directory_read(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+async def directory_read(core: Published, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``resources/directory/read`` ``{uri}`` → ``{resources: [direct children]}``; -32602 if no directory."""
     uri = _uri(params, "resources/directory/read")
     _cursor(params, "resources/directory/read")
