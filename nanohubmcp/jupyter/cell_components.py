@@ -118,6 +118,8 @@ class CellRegistry:
             else:
                 wrapper = self._wrap("tool", fn, name, entry.policy, entry.cell, spec.background)
             options = spec.registration_options()
+            if spec.source is not None:
+                options["source"] = spec.source  # the code hash of its provenance records and cache
             return self.server.add_tool(wrapper, background=spec.background, **options).name
         if isinstance(spec, ViewSpec):
             return self.server.add_app_view(spec.uri, fn, **spec.registration_options()).uri

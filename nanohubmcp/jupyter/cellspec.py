@@ -123,6 +123,10 @@ TOOL_OPTIONS: tuple[Option, ...] = (
             "--executor-option sbatch='{\"constraint\": \"haswell\"}'",
         },
     ),
+    _flag("--cache", "cache", "answer a repeated call (same arguments, same caller) from its stored result"),
+    _flag("--cache-shared", "cache_shared", "like --cache, one stored result for every caller"),
+    _value("--cache-ttl", "cache_ttl", "SECONDS", "how long a cached result stays (default: until evicted)"),
+    _flag("--no-provenance", "no_provenance", "calls of this tool leave no provenance record"),
     _flag("--read-only", "read_only", "hint: the tool does not change anything (readOnlyHint)"),
     _flag("--destructive", "destructive", "hint: the tool may destroy data (destructiveHint)"),
     _flag("--idempotent", "idempotent", "hint: repeating a call has no further effect (idempotentHint)"),
@@ -180,6 +184,11 @@ class ToolSpec:
         read_only / destructive / idempotent / open_world: the annotation hints that were given.
         main: ``--main``: run calls on the kernel's own thread (live notebooks only; the
             exporter ignores it).
+        cache / cache_ttl: ``--cache`` (``"private"``) or ``--cache-shared`` (``"shared"``), and
+            ``--cache-ttl SECONDS``.
+        provenance: False with ``--no-provenance``.
+        source: the defining cell's text (set by the live magic; its code hash in provenance
+            records; never part of the registration options).
     """
 
     name: str | None = None
@@ -195,6 +204,10 @@ class ToolSpec:
     open_world: bool = False
     main: bool = False
     view: str | None = None
+    cache: str | None = None
+    cache_ttl: float | None = None
+    provenance: bool | None = None
+    source: str | None = None
 
     def annotations(self) -> dict[str, bool] | None:
         """The MCP tool annotations the flags give (only the hints that were set), or None."""
@@ -218,6 +231,9 @@ class ToolSpec:
             "executor": self.executor,
             "executor_options": dict(self.executor_options) or None,
             "view": self.view,
+            "cache": {"private": True, "shared": "shared"}.get(self.cache or ""),
+            "cache_ttl": self.cache_ttl,
+            "provenance": self.provenance,
         }
         return {key: value for key, value in options.items() if value is not None}
 
@@ -342,7 +358,22 @@ def parse_tool_line(line: str) -> ToolSpec:
         open_world=args.open_world,
         main=args.main,
         view=_text("mcp_tool", "--view", args.view),
+        cache="shared" if args.cache_shared else ("private" if args.cache else None),
+        cache_ttl=_seconds(args.cache_ttl),
+        provenance=False if args.no_provenance else None,
     )
+
+
+def _seconds(text: str | None) -> float | None:
+    if text is None:
+        return None
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not seconds > 0:
+        raise RegistrationError(f"%%mcp_tool: --cache-ttl needs a positive number of seconds, not {text!r}")
+    return seconds
 
 
 _SLURM = {"slurm_time": "time", "slurm_partition": "partition", "slurm_cpus_per_task": "cpus_per_task",

@@ -30,6 +30,7 @@ what ``nbconvert --to mcp`` exports.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -40,9 +41,11 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from IPython.display import HTML, display
 
 from ..errors import NanohubMCPError, RegistrationError
+from ..server.provenance.records import record_id_of
 from . import cellspec
 from .cell_components import Entry
 from .display import StatusView
+from .history_view import format_history, format_record
 from .jobs_view import format_jobs
 from .output import CellOutput
 from .session import KernelSession
@@ -55,7 +58,7 @@ if TYPE_CHECKING:
 
 __all__ = ["MCPMagics"]
 
-ACTIONS = ("start", "stop", "status", "url", "tools", "jobs", "remove", "log", "call", "sim2l", "rappture")
+ACTIONS = ("start", "stop", "status", "url", "tools", "jobs", "history", "remove", "log", "call", "sim2l", "rappture")
 
 
 def _documented_by(options: tuple[cellspec.Option, ...]) -> Callable[[Any], Any]:
@@ -102,7 +105,7 @@ class MCPMagics(Magics):
         first use. Sync functions run in a worker thread; async def functions and --main
         tools on the kernel's event loop.
         """
-        spec = self._parse(cellspec.parse_tool_line, line)
+        spec = dataclasses.replace(self._parse(cellspec.parse_tool_line, line), source=cell)
         self._register("tool", spec, cell, spec.name, self.session.components.add_tool)
 
     @no_var_expand
@@ -238,7 +241,8 @@ class MCPMagics(Magics):
         status: show the URL, endpoints, tools and a client configuration;
         url: return the MCP endpoint URL clients connect to (Streamable HTTP, ``<base URL>mcp``);
         tools: list the tools; jobs: list the jobs of --async tools (status, progress, age,
-        executor), newest first; remove NAME: unregister a tool, prompt or resource;
+        executor), newest first; history [ID]: the provenance records of recent calls and jobs
+        (one in full with its id); remove NAME: unregister a tool, prompt or resource;
         log: recent calls and changes, then the traceback of the last call that raised;
         call NAME {"a": 1}: call a tool through the server, as a client would (its arguments
         validated); returns the ``CallToolResult``, shown as a client shows it as the cell's
@@ -255,7 +259,7 @@ class MCPMagics(Magics):
         if action_word in KINDS:  # a path and its own options
             return self._mcp_source(action_word, rest)
         args = parse_argstring(self.mcp, line)
-        if args.action != "remove" and args.target is not None:
+        if args.action not in ("remove", "history") and args.target is not None:
             raise UsageError(f"%mcp {args.action} takes no argument")
         action: Callable[[str | None], str | None] = getattr(self, f"_mcp_{args.action}")
         return action(args.target)
@@ -295,6 +299,14 @@ class MCPMagics(Magics):
 
     def _mcp_jobs(self, _: str | None) -> None:
         print(format_jobs(self.session.server.core.jobs.listing()))
+
+    def _mcp_history(self, target: str | None) -> None:
+        store = self.session.server.core.provenance
+        if target:
+            record_id = record_id_of(target) or target
+            print(format_record(store.find(record_id), target))
+        else:
+            print(format_history(store.recent(50)))
 
     def _mcp_remove(self, target: str | None) -> None:
         if not target:

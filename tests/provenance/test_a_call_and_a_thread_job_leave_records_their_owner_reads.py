@@ -125,9 +125,9 @@ async def test_a_thread_job_records_its_end_and_where_it_ran(url: str) -> None:
             if polled.structured_content["status"] == "done":
                 break
             await _pause()
-        assert polled.structured_content["provenance"] == uri  # the finished job names its record
         assert META not in (polled.meta or {})  # polling leaves no record of its own
-        record = await read_record(alice, uri)
+        assert polled.structured_content["status"] == "done"
+        record = await read_record(alice, uri)  # the job handle's _meta named the job's record
         assert record["job_id"] == job_id
         assert record["status"] == "completed"
         assert record["executor"] == "threads"

@@ -227,11 +227,7 @@ def job_status(job: jobmod.Job) -> dict[str, Any]:
     if job.status in (jobmod.WORKING, jobmod.INPUT_REQUIRED):
         return {"status": "running", "job_id": job.id}
     if job.status == jobmod.COMPLETED:
-        done = {"status": "done", "job_id": job.id, "result": job_value(job.result or {})}
-        record = ((job.result or {}).get("_meta") or {}).get(jobmod.PROVENANCE_META)
-        if isinstance(record, str):
-            done["provenance"] = record  # the job's provenance record (readable by its owner)
-        return done
+        return {"status": "done", "job_id": job.id, "result": job_value(job.result or {})}
     if job.status == jobmod.CANCELLED:
         return {"status": "cancelled", "job_id": job.id}
     error = job.status_message or (job.error or {}).get("message") or "the job failed"

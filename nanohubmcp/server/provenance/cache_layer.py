@@ -2,10 +2,12 @@
 repeated call from its stored result without running.
 
 The key is the SHA-256 of the tool's code hash (see :mod:`.capture`), its arguments as
-canonical JSON (after the input schema's checks and defaults) and, unless the tool was
+canonical JSON (after the input schema's checks and defaults), the protocol version and route
+(which shape the result) and, unless the tool was
 registered with ``cache="shared"``, who asks (the principal, else the session): one caller's
-results are never another's. A hit's ``_meta`` says ``{"io.nanohub/cache": {"hit": true}}``;
-a stored miss says ``"hit": false``. Identical calls arriving while the first runs wait for
+results are never another's. A hit's ``_meta`` says ``{"io.nanohub/cache": {"hit": true}}``
+(``"coalesced": true`` when it waited for an identical call's run); a miss says ``"hit": false``
+(and ``"stored": false`` when the result is too large to keep). Identical calls arriving while the first runs wait for
 it and share its result (one run). Only complete results are stored: an ``isError`` result,
 a job handle, an ``input_required`` step or a protocol error is never kept. A tool registered
 again in the same process (a notebook cell run again) drops its entries.
@@ -74,9 +76,15 @@ class CacheLayer:
             checked = tool.validator.validate(arguments if isinstance(arguments, dict) else {})
         except InvalidArguments:
             return None
+        properties = tool.input_schema.get("properties")
+        if isinstance(properties, dict):  # a default given or left out is the same call
+            defaults = {n: p["default"] for n, p in properties.items() if isinstance(p, dict) and "default" in p}
+            checked = {**defaults, **checked}
         who = "" if tool.extra.get(CACHE) == SHARED else (owner_of(request.context) or "")
         digest = hashlib.sha256(capture.code_of(tool)["hash"].encode())
         digest.update(b"\0" + capture.canonical(checked) + b"\0" + who.encode())
+        # A result's shape depends on the protocol version (structuredContent) and the route (REST).
+        digest.update(f"\0{request.protocol_version}\0{int(request.context.lists_as_data)}".encode())
         return digest.hexdigest()
 
     async def _serve(self, request: Request, call_next: CallNext, tool: Tool, key: str) -> dict[str, Any]:
@@ -107,10 +115,14 @@ class CacheLayer:
                 ttl = tool.extra.get(CACHE_TTL)
                 code = capture.code_of(tool)["hash"]
                 if self._on_disk():
-                    await loop.run_in_executor(None, self.cache.put, key, tool.name, code, kept, ttl)
+                    kept_it = await loop.run_in_executor(None, self.cache.put, key, tool.name, code, kept, ttl)
                 else:
-                    self.cache.put(key, tool.name, code, kept, ttl)
-                result.setdefault("_meta", {})[CACHE_META] = {"hit": False}
+                    kept_it = self.cache.put(key, tool.name, code, kept, ttl)
+                result.setdefault("_meta", {})[CACHE_META] = (
+                    {"hit": False} if kept_it else {"hit": False, "stored": False}
+                )
+                if not kept_it:
+                    kept = None
             return result
         finally:
             if waiting is not None:

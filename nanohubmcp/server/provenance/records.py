@@ -60,6 +60,8 @@ class RecordBackend(Protocol):
 
     def of_owner(self, owner: str | None, limit: int) -> list[dict[str, Any]]: ...
 
+    def recent(self, limit: int) -> list[dict[str, Any]]: ...
+
     def purge(self, now: float) -> int: ...
 
     def close(self) -> None: ...
@@ -96,6 +98,10 @@ class MemoryRecords:
         with self._lock:
             rows = [body for who, _, body in reversed(self._rows.values()) if who == owner]
         return rows[:limit]
+
+    def recent(self, limit: int) -> list[dict[str, Any]]:
+        with self._lock:
+            return [body for _, _, body in reversed(self._rows.values())][:limit]
 
     def purge(self, now: float) -> int:
         with self._lock:
@@ -155,6 +161,11 @@ class SQLiteRecords:
             rows = self._db.execute(
                 "SELECT body FROM records WHERE owner IS ? ORDER BY created DESC LIMIT ?", (owner, limit)
             ).fetchall()
+        return [json.loads(row[0]) for row in rows]
+
+    def recent(self, limit: int) -> list[dict[str, Any]]:
+        with self._lock:
+            rows = self._db.execute("SELECT body FROM records ORDER BY created DESC LIMIT ?", (limit,)).fetchall()
         return [json.loads(row[0]) for row in rows]
 
     def purge(self, now: float) -> int:
@@ -232,10 +243,26 @@ class ProvenanceStore:
             return None
         return body
 
+    def find(self, record_id: str) -> dict[str, Any] | None:
+        """Record ``record_id`` of any owner, for the server's operator (``%mcp history ID``)."""
+        row = self.backend.get(record_id)
+        return row[2] if row is not None and row[1] >= time.time() else None
+
     def of_owner(self, owner: str | None, limit: int = 50) -> list[dict[str, Any]]:
         """The newest ``limit`` records of ``owner`` (never anyone else's), newest first."""
-        now = time.time()
-        return [body for body in self.backend.of_owner(owner, limit) if body.get("expires", now) >= now]
+        self._purge()
+        return self.backend.of_owner(owner, limit)
+
+    def recent(self, limit: int = 50) -> list[dict[str, Any]]:
+        """The newest ``limit`` records of every owner, for the server's operator (``%mcp history``)."""
+        self._purge()
+        return self.backend.recent(limit)
+
+    def _purge(self) -> None:
+        try:
+            self.backend.purge(time.time())
+        except sqlite3.Error as exc:
+            log.warning("could not purge provenance records: %s", exc)
 
     def close(self) -> None:
         if self._backend is not None:
