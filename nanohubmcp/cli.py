@@ -197,6 +197,23 @@ def build_parser() -> argparse.ArgumentParser:
                       help="the base URL clients reach the running server at (default: the weber URL on a nanoHUB "
                       "tool session, else none: no remotes)")
     card.set_defaults(run=_server_json)
+    provenance = commands.add_parser(
+        "provenance",
+        help="export a call's provenance record as an RO-Crate",
+        description="provenance export CALL_ID: write the provenance record CALL_ID (the end of the URI in a "
+        "result's _meta['io.nanohub/provenance'], or the whole URI) of a server's state directory as an "
+        "RO-Crate (Process Run Crate profile): the tool's code, inputs, result and the run. Needs the "
+        "provenance extra (pip install 'nanohub-mcp[provenance]').",
+    )
+    provenance.add_argument("action", choices=["export"], help="what to do")
+    provenance.add_argument("call_id", metavar="CALL_ID", help="the record's id or URI")
+    provenance.add_argument("--state-dir", default=None, metavar="DIR",
+                            help="the server's state directory (default: $NANOHUBMCP_STATE_DIR, else the one "
+                            "of the server named by --name)")
+    provenance.add_argument("--name", default="server", help="the server's name, for its default state directory")
+    provenance.add_argument("-o", "--output", default=None, metavar="DIR",
+                            help="the crate's directory (default: ./provenance-CALL_ID)")
+    provenance.set_defaults(run=_provenance)
     return parser
 
 
@@ -226,6 +243,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     except NanohubMCPError as exc:
         print(f"{PROG} {args.command}: error: {exc}", file=sys.stderr)
         return 1
+
+
+def _provenance(args: argparse.Namespace) -> int:
+    from .server.provenance.crate import export
+    from .server.provenance.records import DB_FILE, ProvenanceStore, record_id_of
+    from .server.wire.state_dir import resolve_state_dir
+
+    directory = resolve_state_dir(args.name, args.state_dir)
+    if not os.path.exists(os.path.join(directory, DB_FILE)):
+        raise NanohubMCPError(f"no provenance records in {directory} (give the server's --state-dir)")
+    store = ProvenanceStore(0.0, lambda: directory)
+    record_id = record_id_of(args.call_id) or args.call_id
+    output = Path(args.output) if args.output else Path(f"provenance-{record_id}")
+    try:
+        written = export(store, args.call_id, output)
+    finally:
+        store.close()
+    print(f"wrote the RO-Crate of {record_id} to {written}")
+    return 0
 
 
 def _export(args: argparse.Namespace) -> int:

@@ -356,6 +356,24 @@ class MCPServer:
         """Unregister a tool; True when it existed (clients get ``list_changed``)."""
         return self._registrar.remove_tool(name)
 
+    # -- provenance ----------------------------------------------------------------------
+    def export_provenance(self, call_id: str, path: str | Path) -> Path:
+        """Write the provenance record ``call_id`` as an RO-Crate (Process Run Crate profile) into
+        the directory ``path``: the tool's code, the inputs, the result and a ``CreateAction``
+        naming them, when it ran, who called and where it ran. Returns the directory.
+
+        ``call_id`` is a record's id or its URI (``_meta["io.nanohub/provenance"]`` of a result).
+        Needs ``pip install 'nanohub-mcp[provenance]'`` (the ``rocrate`` library). See
+        ``docs/how-to/provenance.md``.
+
+        Raises:
+            NanohubMCPError: no such record (unknown, or expired).
+            ConfigurationError: ``rocrate`` is not installed.
+        """
+        from .server.provenance.crate import export
+
+        return export(self.core.provenance, call_id, path)
+
     # -- the call pipeline ---------------------------------------------------------------
     def add_middleware(self, fn: Middleware) -> Middleware:
         """Add a layer to the call pipeline every request passes before its handler.

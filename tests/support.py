@@ -345,3 +345,21 @@ def in_memory(server: MCPServer, **options: Any) -> Iterator[SyncMemoryClient]:
         loop.call_soon_threadsafe(loop.stop)
         thread.join(10)
         loop.close()
+
+
+# -- provenance -------------------------------------------------------------------------------
+PROVENANCE_META = "io.nanohub/provenance"
+
+
+def without_provenance(result: dict[str, Any]) -> dict[str, Any]:
+    """``result`` (a tool result on the wire) without the ``_meta`` key naming its provenance
+    record, after checking the key names one: every tool result carries it (provenance is on by
+    default), so a test comparing a whole result compares the rest."""
+    meta = dict(result.get("_meta") or {})
+    uri = meta.pop(PROVENANCE_META, None)
+    assert isinstance(uri, str), result
+    assert uri.startswith("nanohubmcp://provenance/"), uri
+    rest = {key: value for key, value in result.items() if key != "_meta"}
+    if meta:
+        rest["_meta"] = meta
+    return rest

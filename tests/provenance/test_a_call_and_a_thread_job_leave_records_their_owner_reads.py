@@ -6,15 +6,15 @@ server and the official ``mcp`` client. A secret argument (``format: password``)
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import socket
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Annotated, Any
 
 import pytest
+from clients import official
 from mcp.shared.exceptions import MCPError
 from support import post_rpc, serve
 
@@ -52,20 +52,6 @@ def build() -> MCPServer:
 def url() -> Iterator[str]:
     with serve(build()) as base:
         yield base
-
-
-@contextlib.asynccontextmanager
-async def official(url: str, token: str) -> AsyncIterator[Any]:
-    from mcp import ClientSession
-    from mcp.client.streamable_http import streamable_http_client
-    from mcp.shared._httpx_utils import create_mcp_http_client
-
-    async with contextlib.AsyncExitStack() as stack:
-        client = await stack.enter_async_context(create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}))
-        streams = await stack.enter_async_context(streamable_http_client(url + "mcp", http_client=client))
-        session = await stack.enter_async_context(ClientSession(streams[0], streams[1]))
-        await session.initialize()
-        yield session
 
 
 async def read_record(session: Any, uri: str) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 import pytest
 from raw_http import Http, Reply
-from support import mcp_client, serve
+from support import mcp_client, serve, without_provenance
 
 from nanohubmcp import MCPServer
 
@@ -119,8 +119,8 @@ def call(http: Http, headers: dict[str, str] | None, name: str, arguments: dict[
 @pytest.mark.parametrize("version", STRUCTURED_VERSIONS)
 def test_a_conforming_result_is_structured_content_and_json_text(http: Http, version: str) -> None:
     result = call(http, session(http, version), "typed_sum", {"a": 2, "b": 3})
-    assert result == {"content": [{"type": "text", "text": '{"sum":5}'}], "isError": False,
-                      "structuredContent": {"sum": 5}}
+    assert without_provenance(result) == {"content": [{"type": "text", "text": '{"sum":5}'}], "isError": False,
+                                          "structuredContent": {"sum": 5}}
     tools = http.rpc("tools/list", path="/mcp", headers=session(http, version)).json["result"]["tools"]
     assert {t["name"]: t.get("outputSchema") for t in tools}["typed_sum"] == SUM
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import hashlib
+import logging
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import InvalidArguments
@@ -29,6 +30,8 @@ from .layer import CACHE_META
 if TYPE_CHECKING:
     from ..pipeline import CallNext, Middleware, Request
     from ..registry.components import Tool
+
+log = logging.getLogger("nanohubmcp.cache")
 
 CACHE = "cache"
 """``Tool.extra`` key: ``"private"`` or ``"shared"`` for a cached tool."""
@@ -114,10 +117,14 @@ class CacheLayer:
                     kept["_meta"] = meta
                 ttl = tool.extra.get(CACHE_TTL)
                 code = capture.code_of(tool)["hash"]
-                if self._on_disk():
-                    kept_it = await loop.run_in_executor(None, self.cache.put, key, tool.name, code, kept, ttl)
-                else:
-                    kept_it = self.cache.put(key, tool.name, code, kept, ttl)
+                try:
+                    if self._on_disk():
+                        kept_it = await loop.run_in_executor(None, self.cache.put, key, tool.name, code, kept, ttl)
+                    else:
+                        kept_it = self.cache.put(key, tool.name, code, kept, ttl)
+                except Exception:  # keeping a result must never cost the caller its answer
+                    log.exception("could not keep a result of %s in the cache", tool.name)
+                    kept_it = False
                 result.setdefault("_meta", {})[CACHE_META] = (
                     {"hit": False} if kept_it else {"hit": False, "stored": False}
                 )

@@ -116,7 +116,7 @@ class SQLiteCache:
     def put(
         self, key: str, tool: str, code: str, result: dict[str, Any], size: int, expires: float, max_bytes: int
     ) -> None:
-        text = json.dumps(result, separators=(",", ":"), ensure_ascii=False)
+        text = json.dumps(result, separators=(",", ":"), ensure_ascii=True)
         now = time.time()
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
@@ -191,7 +191,7 @@ class ResultCache:
 
     def put(self, key: str, tool: str, code: str, result: dict[str, Any], ttl: float | None) -> bool:
         """Store ``result``; False when it is too large to keep (over a quarter of ``max_bytes``)."""
-        size = len(json.dumps(result, separators=(",", ":"), ensure_ascii=False).encode())
+        size = len(json.dumps(result, separators=(",", ":"), ensure_ascii=True).encode())
         if size > self.max_bytes // 4:
             return False
         expires = time.time() + ttl if ttl is not None else float("inf")

@@ -174,13 +174,24 @@ def stored_arguments(arguments: dict[str, Any], secrets: frozenset[str]) -> dict
 
 def canonical(value: Any) -> bytes:
     """Canonical JSON of ``value`` (sorted keys, no spaces, UTF-8): what digests and cache keys hash."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str).encode()
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=str).encode()
+
+
+MAX_KEPT_RESULT_BYTES = 64 * 1024
+"""A result up to this size (canonical JSON) is kept in its record (for the RO-Crate export);
+a larger one is named by its digest and resource links only."""
 
 
 def result_digest(result: dict[str, Any]) -> str:
     """``sha256:…`` of a ``CallToolResult`` without its ``_meta``."""
+    return kept_result(result)[0]
+
+
+def kept_result(result: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
+    """``(digest, result without _meta or None when over MAX_KEPT_RESULT_BYTES)``."""
     body = {key: value for key, value in result.items() if key != "_meta"}
-    return "sha256:" + hashlib.sha256(canonical(body)).hexdigest()
+    text = canonical(body)
+    return "sha256:" + hashlib.sha256(text).hexdigest(), body if len(text) <= MAX_KEPT_RESULT_BYTES else None
 
 
 def resource_links(result: dict[str, Any]) -> list[str]:

@@ -14,6 +14,7 @@ Source: MCP 2025-11-25, Basic § ``_meta`` (namespaced keys); Server § Resource
 from __future__ import annotations
 
 import json
+import logging
 import secrets
 import time
 from collections import OrderedDict
@@ -28,6 +29,8 @@ from .records import META_KEY, ProvenanceStore, record_id_of, record_uri
 if TYPE_CHECKING:
     from ..pipeline import CallNext, Middleware, Request
     from ..registry.components import Tool
+
+log = logging.getLogger("nanohubmcp.provenance")
 
 OFF = "provenance_off"
 """``Tool.extra`` key: True when the tool's calls leave no record (``provenance=False``)."""
@@ -79,7 +82,12 @@ class Recorder:
                 return await call_next(request)
             started = time.time()
             result = await call_next(request)
-            self._record(request, tool, started, result)
+            if result.get("resultType") == "input_required":
+                return result  # not done: the client's retry with the answers is the call recorded
+            try:
+                self._record(request, tool, started, result)
+            except Exception:  # a record must never cost the caller its answer
+                log.exception("could not record the provenance of a call of %s", tool.name)
             return result
 
         return provenance
@@ -95,6 +103,8 @@ class Recorder:
         meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else None
         cached = meta.get(CACHE_META) if meta is not None else None
         record_id = secrets.token_urlsafe(18)
+        digest, kept = capture.kept_result(result)
+        self.store.keep_source(code["hash"], code["source"])
         body: dict[str, Any] = {
             "id": record_id,
             "uri": record_uri(record_id),
@@ -114,7 +124,8 @@ class Recorder:
             "executor": "event-loop" if tool.is_coroutine else "worker-pool",
             "where": capture.here(),
             "status": "failed" if result.get("isError") else "completed",
-            "result_digest": capture.result_digest(result),
+            "result_digest": digest,
+            "result": kept,
             "resource_links": capture.resource_links(result),
             "cache": ("hit" if cached.get("hit") else "miss") if isinstance(cached, dict) else None,
         }
@@ -126,8 +137,9 @@ class Recorder:
                 status="working",
                 ended=None,
                 result_digest=None,
+                result=None,
                 resource_links=[],
-                handle_digest=capture.result_digest(result),
+                handle_digest=digest,
             )
             self._open[job_id] = (record_id, owner, body)
             while len(self._open) > MAX_OPEN_JOBS:
@@ -149,13 +161,15 @@ class Recorder:
         if slurm is not None:
             where.update(slurm_job_id=slurm.get("job_id"), node=slurm.get("node"))
         result = job.result or {}
+        digest, kept = capture.kept_result(result) if job.result is not None else (None, None)
         body = {
             **body,
             "status": job.status,
             "ended": job.finished_at or time.time(),
             "executor": job.executor,
             "where": where,
-            "result_digest": capture.result_digest(result) if job.result is not None else None,
+            "result_digest": digest,
+            "result": kept,
             "resource_links": capture.resource_links(result),
             "error": job.status_message if job.status != "completed" else None,
         }

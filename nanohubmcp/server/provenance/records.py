@@ -39,7 +39,10 @@ CREATE TABLE IF NOT EXISTS records (
     body TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS records_by_expiry ON records(expires);
 CREATE INDEX IF NOT EXISTS records_by_owner ON records(owner, created);
+CREATE TABLE IF NOT EXISTS sources (hash TEXT PRIMARY KEY, source TEXT NOT NULL, used REAL NOT NULL);
 """
+MAX_SOURCES = 10_000
+"""Code sources kept at most (one per code hash; the least recently recorded go first)."""
 
 
 class RecordBackend(Protocol):
@@ -62,7 +65,11 @@ class RecordBackend(Protocol):
 
     def recent(self, limit: int) -> list[dict[str, Any]]: ...
 
-    def purge(self, now: float) -> int: ...
+    def put_source(self, digest: str, source: str) -> None: ...
+
+    def get_source(self, digest: str) -> str | None: ...
+
+    def purge(self, now: float, max_records: int = DEFAULT_MAX_RECORDS) -> int: ...
 
     def close(self) -> None: ...
 
@@ -72,6 +79,7 @@ class MemoryRecords:
 
     def __init__(self) -> None:
         self._rows: OrderedDict[str, tuple[str | None, float, dict[str, Any]]] = OrderedDict()
+        self._sources: OrderedDict[str, str] = OrderedDict()
         self._lock = threading.Lock()
 
     def put(
@@ -103,7 +111,18 @@ class MemoryRecords:
         with self._lock:
             return [body for _, _, body in reversed(self._rows.values())][:limit]
 
-    def purge(self, now: float) -> int:
+    def put_source(self, digest: str, source: str) -> None:
+        with self._lock:
+            self._sources[digest] = source
+            self._sources.move_to_end(digest)
+            while len(self._sources) > MAX_SOURCES:
+                self._sources.popitem(last=False)
+
+    def get_source(self, digest: str) -> str | None:
+        with self._lock:
+            return self._sources.get(digest)
+
+    def purge(self, now: float, max_records: int = DEFAULT_MAX_RECORDS) -> int:
         with self._lock:
             gone = [key for key, (_, expires, _) in self._rows.items() if expires < now]
             for key in gone:
@@ -132,24 +151,12 @@ class SQLiteRecords:
         body: dict[str, Any],
         max_records: int,
     ) -> None:
-        text = json.dumps(body, separators=(",", ":"), ensure_ascii=False, default=str)
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                self._db.execute(
-                    "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?)",
-                    (record_id, owner, tool, created, expires, text),
-                )
-                count = self._db.execute("SELECT count(*) FROM records").fetchone()[0]
-                if count > max_records:
-                    self._db.execute(
-                        "DELETE FROM records WHERE id IN (SELECT id FROM records ORDER BY created LIMIT ?)",
-                        (count - max_records,),
-                    )
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+        text = json.dumps(body, separators=(",", ":"), ensure_ascii=True, default=str)
+        with self._lock:  # one statement: its own transaction
+            self._db.execute(
+                "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?)",
+                (record_id, owner, tool, created, expires, text),
+            )
 
     def get(self, record_id: str) -> tuple[str | None, float, dict[str, Any]] | None:
         with self._lock:
@@ -168,9 +175,30 @@ class SQLiteRecords:
             rows = self._db.execute("SELECT body FROM records ORDER BY created DESC LIMIT ?", (limit,)).fetchall()
         return [json.loads(row[0]) for row in rows]
 
-    def purge(self, now: float) -> int:
+    def put_source(self, digest: str, source: str) -> None:
         with self._lock:
-            return self._db.execute("DELETE FROM records WHERE expires < ?", (now,)).rowcount
+            self._db.execute("INSERT OR REPLACE INTO sources VALUES (?, ?, ?)", (digest, source, time.time()))
+            self._db.execute(
+                "DELETE FROM sources WHERE hash NOT IN (SELECT hash FROM sources ORDER BY used DESC LIMIT ?)",
+                (MAX_SOURCES,),
+            )
+
+    def get_source(self, digest: str) -> str | None:
+        with self._lock:
+            row = self._db.execute("SELECT source FROM sources WHERE hash = ?", (digest,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def purge(self, now: float, max_records: int = DEFAULT_MAX_RECORDS) -> int:
+        with self._lock:
+            gone = int(self._db.execute("DELETE FROM records WHERE expires < ?", (now,)).rowcount)
+            over = self._db.execute("SELECT count(*) FROM records").fetchone()[0] - max_records
+            if over > 0:  # the bound, kept on the purge's clock rather than counted on every write
+                gone += int(
+                    self._db.execute(
+                        "DELETE FROM records WHERE id IN (SELECT id FROM records ORDER BY created LIMIT ?)", (over,)
+                    ).rowcount
+                )
+            return gone
 
     def close(self) -> None:
         with self._lock:
@@ -194,6 +222,7 @@ class ProvenanceStore:
         self._backend: RecordBackend | None = None
         self._purged = 0.0
         self._lock = threading.Lock()
+        self._sources_kept: set[str] = set()
 
     @property
     def backend(self) -> RecordBackend:
@@ -217,7 +246,7 @@ class ProvenanceStore:
             backend = self.backend
             if now - self._purged > PURGE_EVERY_SECONDS:
                 self._purged = now
-                backend.purge(now)
+                backend.purge(now, self.max_records)
             backend.put(
                 record_id,
                 owner,
@@ -243,6 +272,21 @@ class ProvenanceStore:
             return None
         return body
 
+    def keep_source(self, digest: str, source: str | None) -> None:
+        """Keep the source text of code ``digest`` (once per digest and process)."""
+        if source is None or digest in self._sources_kept:
+            return
+        try:
+            self.backend.put_source(digest, source)
+        except sqlite3.Error as exc:
+            log.warning("could not store the source of %s: %s", digest, exc)
+            return
+        self._sources_kept.add(digest)
+
+    def source(self, digest: str) -> str | None:
+        """The source text of code ``digest``, if kept."""
+        return self.backend.get_source(digest)
+
     def find(self, record_id: str) -> dict[str, Any] | None:
         """Record ``record_id`` of any owner, for the server's operator (``%mcp history ID``)."""
         row = self.backend.get(record_id)
@@ -260,7 +304,7 @@ class ProvenanceStore:
 
     def _purge(self) -> None:
         try:
-            self.backend.purge(time.time())
+            self.backend.purge(time.time(), self.max_records)
         except sqlite3.Error as exc:
             log.warning("could not purge provenance records: %s", exc)
 

@@ -1,0 +1,245 @@
+"""A provenance record as an RO-Crate following the Process Run Crate profile (Workflow Run
+RO-Crate profiles, version 0.5), written with the ``rocrate`` library (the ``provenance`` extra).
+
+The crate holds:
+
+- ``code/<tool>.py``: the tool's code (its function's source, or a notebook tool's defining
+  cell) — a ``File`` and ``SoftwareSourceCode``, the action's ``instrument``, with its version,
+  its SHA-256 and the Python and package versions it ran with (``softwareRequirements``);
+- ``inputs.json`` and one ``PropertyValue`` per argument: the action's ``object`` (a secret
+  argument is named, never valued, as in the record);
+- ``result.json``: the tool's result (when its record kept it) — the action's ``result``, with
+  the result's resource links as further results;
+- ``provenance.json``: the record itself;
+- a ``CreateAction`` with ``instrument``, ``object``, ``result``, ``agent`` (the principal, when
+  the call had one), ``startTime``/``endTime``, ``actionStatus`` and where it ran, mentioned by
+  the root dataset, which ``conformsTo`` the profile.
+
+Source: RO-Crate 1.1; Workflow Run RO-Crate, Process Run Crate profile 0.5
+(https://w3id.org/ro/wfrun/process/0.5).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ...errors import ConfigurationError, NanohubMCPError
+from .records import ProvenanceStore, record_id_of
+
+PROFILE = "https://w3id.org/ro/wfrun/process/0.5"
+PROFILE_NAME = "Process Run Crate"
+PROFILE_VERSION = "0.5"
+STATUS = {
+    "completed": "http://schema.org/CompletedActionStatus",
+    "failed": "http://schema.org/FailedActionStatus",
+    "cancelled": "http://schema.org/FailedActionStatus",
+    "working": "http://schema.org/ActiveActionStatus",
+}
+
+
+def export(store: ProvenanceStore, call_id: str, directory: str | os.PathLike[str]) -> Path:
+    """Write the RO-Crate of the record ``call_id`` (its id or its ``nanohubmcp://provenance/…``
+    URI) of ``store`` into ``directory``; returns the directory.
+
+    Raises:
+        NanohubMCPError: no such record (unknown, or expired with the job store's TTL).
+        ConfigurationError: the ``rocrate`` library is not installed.
+    """
+    record_id = record_id_of(call_id) or call_id
+    record = store.find(record_id)
+    if record is None:
+        raise NanohubMCPError(
+            f"no provenance record {call_id!r} here (unknown, or expired with the job store's TTL); "
+            "the id is the end of the URI in a result's _meta['io.nanohub/provenance'], or see %mcp history"
+        )
+    code = record.get("code") or {}
+    return write_crate(record, store.source(str(code.get("hash"))), directory)
+
+
+def write_crate(record: dict[str, Any], source: str | None, directory: str | os.PathLike[str]) -> Path:
+    """Write the RO-Crate of ``record`` (a provenance record) into ``directory``; returns it.
+
+    Args:
+        record: the record (``ProvenanceStore.find``).
+        source: the tool's code as text (``ProvenanceStore.source``), or None when not kept.
+        directory: where the crate's files and ``ro-crate-metadata.json`` go (made if missing).
+
+    Raises:
+        ConfigurationError: the ``rocrate`` library is not installed.
+    """
+    try:
+        from rocrate.model.contextentity import ContextEntity
+        from rocrate.rocrate import ROCrate
+    except ImportError:
+        raise ConfigurationError(
+            "exporting provenance as an RO-Crate needs the rocrate library: pip install 'nanohub-mcp[provenance]'"
+        ) from None
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    crate = ROCrate()
+    tool = str(record["tool"])
+    crate.name = f"Provenance of a call of the MCP tool {tool}"
+    crate.description = f"The call {record['id']} of the tool {tool}: its code, inputs, outputs and where it ran."
+    crate.datePublished = _iso(record.get("ended") or record["started"])
+    crate.license = "https://spdx.org/licenses/CC-BY-4.0"
+    profile = crate.add(
+        ContextEntity(
+            crate, PROFILE, properties={"@type": "CreativeWork", "name": PROFILE_NAME, "version": PROFILE_VERSION}
+        )
+    )
+    crate.root_dataset["conformsTo"] = profile
+
+    with tempfile.TemporaryDirectory() as scratch:
+        staged = Path(scratch)
+        code = record.get("code") or {}
+        requirements = [
+            crate.add(
+                ContextEntity(
+                    crate,
+                    f"#package-{name}",
+                    properties={"@type": "SoftwareApplication", "name": name, "softwareVersion": version},
+                )
+            )
+            for name, version in sorted((record.get("packages") or {}).items())
+        ]
+        python = record.get("python") or {}
+        requirements.append(
+            crate.add(
+                ContextEntity(
+                    crate,
+                    "#python",
+                    properties={
+                        "@type": "SoftwareApplication",
+                        "name": python.get("implementation") or "Python",
+                        "softwareVersion": python.get("version"),
+                    },
+                )
+            )
+        )
+        code_file = staged / f"{_safe(tool)}.py"
+        code_file.write_text(source if source is not None else f"# the source of {tool} was not kept\n")
+        instrument = crate.add_file(
+            code_file,
+            dest_path=f"code/{code_file.name}",
+            properties={
+                "@type": ["File", "SoftwareSourceCode"],
+                "name": tool,
+                "programmingLanguage": {"@id": "#python"},
+                "encodingFormat": "text/x-python",
+                "identifier": code.get("hash"),
+                "version": code.get("version"),
+                "description": f"{code.get('module')}.{code.get('qualname')}",
+                "softwareRequirements": requirements,
+            },
+        )
+
+        arguments = record.get("arguments") or {}
+        inputs_file = staged / "inputs.json"
+        inputs_file.write_text(json.dumps(arguments, indent=1, sort_keys=True, default=str))
+        objects: list[Any] = [
+            crate.add_file(
+                inputs_file,
+                dest_path="inputs.json",
+                properties={"name": "the call's arguments", "encodingFormat": "application/json"},
+            )
+        ]
+        for name, value in sorted(arguments.items()):
+            objects.append(
+                crate.add(
+                    ContextEntity(
+                        crate,
+                        f"#input-{_safe(name)}",
+                        properties={"@type": "PropertyValue", "name": name, "value": json.dumps(value, default=str)},
+                    )
+                )
+            )
+
+        results: list[Any] = []
+        if record.get("result") is not None:
+            result_file = staged / "result.json"
+            result_file.write_text(json.dumps(record["result"], indent=1, sort_keys=True, default=str))
+            results.append(
+                crate.add_file(
+                    result_file,
+                    dest_path="result.json",
+                    properties={
+                        "name": "the tool's result (a CallToolResult)",
+                        "encodingFormat": "application/json",
+                        "identifier": record.get("result_digest"),
+                    },
+                )
+            )
+        for index, uri in enumerate(record.get("resource_links") or ()):
+            results.append(
+                crate.add(
+                    ContextEntity(
+                        crate,
+                        f"#link-{index}",
+                        properties={"@type": "CreativeWork", "name": "a resource the result links", "url": uri},
+                    )
+                )
+            )
+        if not results and record.get("result_digest"):
+            results.append(
+                crate.add(
+                    ContextEntity(
+                        crate,
+                        "#result",
+                        properties={
+                            "@type": "PropertyValue",
+                            "name": "result digest",
+                            "value": record["result_digest"],
+                        },
+                    )
+                )
+            )
+
+        record_file = staged / "provenance.json"
+        record_file.write_text(json.dumps(record, indent=1, sort_keys=True, default=str))
+        crate.add_file(
+            record_file,
+            dest_path="provenance.json",
+            properties={
+                "name": "the provenance record",
+                "encodingFormat": "application/json",
+                "about": {"@id": "#action"},
+            },
+        )
+
+        action: dict[str, Any] = {
+            "@type": "CreateAction",
+            "name": f"Call of {tool}",
+            "startTime": _iso(record["started"]),
+            "actionStatus": {"@id": STATUS.get(str(record.get("status")), STATUS["working"])},
+            "identifier": record["id"],
+        }
+        if record.get("ended") is not None:
+            action["endTime"] = _iso(record["ended"])
+        if record.get("error"):
+            action["error"] = str(record["error"])
+        where = record.get("where") or {}
+        action["description"] = f"Ran on executor {record.get('executor')} at " + ", ".join(
+            f"{key} {value}" for key, value in sorted(where.items()) if value is not None
+        )
+        principal = record.get("principal")
+        if principal:
+            action["agent"] = crate.add(
+                ContextEntity(crate, "#agent", properties={"@type": "Person", "name": str(principal)})
+            )
+        created = crate.add_action(instrument, identifier="#action", object=objects, result=results, properties=action)
+        crate.root_dataset["mentions"] = [created]
+        crate.write(out)
+    return out
+
+
+def _iso(seconds: float) -> str:
+    return datetime.fromtimestamp(seconds, timezone.utc).isoformat(timespec="milliseconds")
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name) or "tool"
