@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import logging
+import weakref
 from typing import TYPE_CHECKING, Any
 
 import tornado.web
@@ -45,6 +46,10 @@ if TYPE_CHECKING:
     from ..server.core import ServerCore
 
 log = logging.getLogger("nanohubmcp.http")
+
+_EDGE_PASSED: weakref.WeakKeyDictionary[Any, tuple[str | None, str]] = weakref.WeakKeyDictionary()
+"""Per TCP connection (its stream), the ``(Origin, Host)`` last let through: a keep-alive client's
+next request with the same two headers skips the checks (one entry per open connection)."""
 
 MCP_SESSION_ID_HEADER = "Mcp-Session-Id"
 MCP_PROTOCOL_VERSION_HEADER = "MCP-Protocol-Version"
@@ -111,19 +116,24 @@ class BaseHandler(tornado.web.RequestHandler):
         # Origin first: an invalid Origin is 403 whatever the Host (MCP 2025-11-25, Transports § Security
         # Warning: servers MUST validate Origin); then a refused Host is 421.
         origin = self.request.headers.get("Origin")
-        if not origin_allowed(origin, self.config):
-            log.warning("refused request from origin %s", origin)
-            self.set_header("Connection", "close")  # the body (if any) stays unread
-            self.fail(ForbiddenOrigin(
-                f"Forbidden: origin {origin} is not allowed; add it to allowed_origins to permit it"))
-            return
-        if not host_allowed(self.request.host, self.config):
-            log.warning("refused request for host %s", self.request.host)
-            self.set_header("Connection", "close")  # the body (if any) stays unread
-            self.fail(MisdirectedRequest(
-                f"Misdirected Request: this server does not answer for host {jsonenc.show(self.request.host)} (it "
-                "listens on loopback; a proxy that forwards another host name must be named in public_url)"))
-            return
+        edge = (origin, self.request.host)
+        stream = self.request.connection.stream if isinstance(self.request.connection, HTTP1Connection) else None
+        if stream is None or _EDGE_PASSED.get(stream) != edge:  # else: this connection's last request
+            if not origin_allowed(origin, self.config):          # had the same Origin and Host: checked
+                log.warning("refused request from origin %s", origin)
+                self.set_header("Connection", "close")  # the body (if any) stays unread
+                self.fail(ForbiddenOrigin(
+                    f"Forbidden: origin {origin} is not allowed; add it to allowed_origins to permit it"))
+                return
+            if not host_allowed(self.request.host, self.config):
+                log.warning("refused request for host %s", self.request.host)
+                self.set_header("Connection", "close")  # the body (if any) stays unread
+                self.fail(MisdirectedRequest(
+                    f"Misdirected Request: this server does not answer for host {jsonenc.show(self.request.host)} "
+                    "(it listens on loopback; a proxy that forwards another host name must be named in public_url)"))
+                return
+            if stream is not None:
+                _EDGE_PASSED[stream] = edge
         if origin is not None:
             self.set_header("Access-Control-Allow-Origin", origin)
             self.set_header("Vary", "Origin")

@@ -125,3 +125,18 @@ def test_a_server_on_all_interfaces_never_advertises_a_host_name_it_was_sent() -
         assert reply.json["servers"] == [{"url": "/"}]
         reply = http.get("/openapi.json", {"Host": f"127.0.0.1:{http.port}"})
         assert reply.json["servers"] == [{"url": f"http://127.0.0.1:{http.port}"}]
+
+
+def test_a_keep_alive_connection_is_checked_again_when_its_origin_or_host_changes() -> None:
+    """Issue 28: a connection's last (Origin, Host) that passed skips the checks on its next request;
+    any other pair on the same connection is checked, and refused, as on a fresh one."""
+    with serve(build()) as url, Http(url) as http:
+        good = {"Origin": f"http://127.0.0.1:{http.port}", "Content-Type": "application/json"}
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": INIT}
+        assert http.request("POST", "/mcp", init, good).status == 200
+        assert http.request("POST", "/mcp", init, good).status == 200  # same pair: the remembered pass
+        assert http.request("POST", "/mcp", init, {**good, "Origin": "http://evil.example"}).status == 403
+    with serve(build()) as url, Http(url) as http:
+        good = {"Content-Type": "application/json"}
+        assert http.request("POST", "/mcp", init, good).status == 200
+        assert http.request("POST", "/mcp", init, {**good, "Host": f"evil.example:{http.port}"}).status == 421

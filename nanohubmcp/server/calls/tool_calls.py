@@ -29,6 +29,7 @@ from ..jobs.record import Job
 from ..registry.components import Tool
 from ..results import convert
 from ..results import shape as results
+from ..results.shape import PLAIN_TYPES
 from ..results.store import ResultSink, owner_of
 from ..wire import trace_context
 from ..wire.request import RequestContext
@@ -139,9 +140,11 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
                     tool.fn, kwargs, is_coroutine=tool.is_coroutine, executor=core.executor,
                     timeout=core.tool_timeout, what=f"tool '{tool.name}'",
                     on_timeout=lambda: request.cancel("the call ran out of time (tool_timeout)"))
-        sink = ResultSink(core.result_options, core.result_store, owner_of(request))
+        # A plain str/number/bool is never offloaded nor converted: no sink, no detour.
+        plain = type(value) in PLAIN_TYPES
+        sink = None if plain else ResultSink(core.result_options, core.result_store, owner_of(request))
         with trace_context.step(request, f"convert_result {tool.name}", {"gen_ai.tool.name": tool.name}):
-            if convert.recognised(value):  # drawing a figure or encoding an array: not on the event loop
+            if not plain and convert.recognised(value):  # drawing a figure or encoding an array: not on the event loop
                 loop = asyncio.get_running_loop()
                 result = await loop.run_in_executor(core.executor, functools.partial(
                     shape, tool, value, request.version, sink, lists_as_data=request.lists_as_data))

@@ -44,6 +44,7 @@ import enum
 from collections.abc import Mapping
 from typing import Any, Final, TypeGuard
 
+from ...protocol import jsonenc
 from ...protocol.content import (
     UNSET,
     Audio,
@@ -140,8 +141,16 @@ def _block(item: object, sink: ResultSink | None) -> Wire:
     return to_content_block(item)
 
 
+PLAIN_TYPES: Final = frozenset({str, int, float, bool})
+"""Exact types whose result is one text block, shaped without a detour (no conversion, no sink)."""
+
+
 def _tool_parts(value: object, sink: ResultSink | None = None, lists_as_data: bool = False) -> tuple[list[Wire], Any]:
     """Return ``(content blocks, structured content or UNSET)`` for a non-ToolResult value."""
+    if type(value) is str:
+        return [_text(value)], UNSET
+    if type(value) in PLAIN_TYPES:
+        return [_text(jsonenc.dumps(value))], UNSET  # as scalar_text: JSON spelling, NaN -> null
     value = _plain(value)
     if convert.recognised(value):
         found, value = convert.scalar(value)
