@@ -22,7 +22,6 @@ import platform
 import socket
 import sys
 import threading
-from importlib import metadata
 from types import ModuleType
 from typing import Any
 
@@ -92,6 +91,8 @@ _table_reader: threading.Thread | None = None
 
 def _read_table() -> None:
     global _table
+    from importlib import metadata  # here: importing it costs a served script's start a tenth of a second
+
     table = {name: list(dists) for name, dists in metadata.packages_distributions().items()}
     with _table_lock:
         _table = table
@@ -120,6 +121,8 @@ def _distributions() -> dict[str, list[str]] | None:
 
 @functools.lru_cache(maxsize=512)
 def _version(dist: str) -> str | None:
+    from importlib import metadata
+
     try:
         return metadata.version(dist)
     except metadata.PackageNotFoundError:
