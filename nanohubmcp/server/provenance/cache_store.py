@@ -25,6 +25,8 @@ log = logging.getLogger("nanohubmcp.cache")
 
 DB_FILE = "cache.sqlite3"
 DEFAULT_MAX_BYTES = 256 * 1024 * 1024
+USE_RESOLUTION_SECONDS = 1.0
+"""An entry's last use is written at most this often (least-recently-used order to the second)."""
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
     key TEXT PRIMARY KEY, tool TEXT NOT NULL, code TEXT NOT NULL, result TEXT NOT NULL, size INTEGER NOT NULL,
@@ -104,13 +106,14 @@ class SQLiteCache:
 
     def get(self, key: str, now: float) -> dict[str, Any] | None:
         with self._lock:
-            row = self._db.execute("SELECT result, expires FROM entries WHERE key = ?", (key,)).fetchone()
+            row = self._db.execute("SELECT result, expires, used FROM entries WHERE key = ?", (key,)).fetchone()
             if row is None:
                 return None
             if row[1] < now:
                 self._db.execute("DELETE FROM entries WHERE key = ?", (key,))
                 return None
-            self._db.execute("UPDATE entries SET used = ? WHERE key = ?", (now, key))
+            if now - row[2] > USE_RESOLUTION_SECONDS:  # a write per hit would cost more than the hit
+                self._db.execute("UPDATE entries SET used = ? WHERE key = ?", (now, key))
         return json.loads(row[0])
 
     def put(

@@ -35,34 +35,34 @@ REDACTED = "[secret: not stored]"
 
 
 def code_of(tool: Any) -> dict[str, Any]:
-    """``{hash, source, version, module, packages, python}`` of ``tool`` (computed once per tool)."""
+    """``{hash, source, version, module, packages, python}`` of ``tool`` (computed once per tool;
+    the packages again, cheaply, until the distributions table is read: see :func:`warm`)."""
     known = tool.extra.get(CODE)
-    if known is not None:
+    if known is not None and known["complete"]:
         return known
     fn = inspect.unwrap(tool.fn)
-    source = tool.extra.get(SOURCE)
-    if not isinstance(source, str):
-        source = _source(fn)
-    if source is not None:
-        digest = hashlib.sha256(source.encode()).hexdigest()
-    else:
-        code = getattr(fn, "__code__", None)
-        digest = hashlib.sha256(marshal.dumps(code) if code is not None else repr(fn).encode()).hexdigest()
-    module = sys.modules.get(getattr(fn, "__module__", "") or "")
+    if known is None:
+        source = tool.extra.get(SOURCE)
+        if not isinstance(source, str):
+            source = _source(fn)
+        if source is not None:
+            digest = hashlib.sha256(source.encode()).hexdigest()
+        else:
+            code = getattr(fn, "__code__", None)
+            digest = hashlib.sha256(marshal.dumps(code) if code is not None else repr(fn).encode()).hexdigest()
+        known = {
+            "hash": f"sha256:{digest}",
+            "source": source,
+            "module": getattr(fn, "__module__", None),
+            "qualname": getattr(fn, "__qualname__", None),
+            "python": platform.python_version(),
+            "implementation": platform.python_implementation(),
+        }
     packages, complete = packages_of(fn)
-    found = {
-        "hash": f"sha256:{digest}",
-        "source": source,
-        "module": getattr(fn, "__module__", None),
-        "qualname": getattr(fn, "__qualname__", None),
-        "version": _module_version(module),
-        "packages": packages,
-        "python": platform.python_version(),
-        "implementation": platform.python_implementation(),
-    }
-    if complete:  # kept for the tool's life once the distributions table could be used
-        tool.extra[CODE] = found
-    return found
+    module = sys.modules.get(getattr(fn, "__module__", "") or "")
+    known = {**known, "packages": packages, "version": _module_version(module), "complete": complete}
+    tool.extra[CODE] = known  # the source and its hash once; the packages until complete
+    return known
 
 
 def _source(fn: Any) -> str | None:

@@ -13,9 +13,13 @@ Source: MCP 2025-11-25, Basic § ``_meta`` (namespaced keys); Server § Resource
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import itertools
 import json
 import logging
 import secrets
+import threading
 import time
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Protocol
@@ -51,6 +55,22 @@ def trace_ids() -> tuple[str | None, str | None]:
     return ids if ids is not None else (None, None)
 
 
+class RecordIds:
+    """Unguessable record ids without a system call each: the SHA-256 of a random key of this
+    process and a counter (``os.urandom`` per id cost more than the rest of a record here)."""
+
+    def __init__(self) -> None:
+        self._key = secrets.token_bytes(32)
+        self._count = itertools.count()
+        self._lock = threading.Lock()
+
+    def next(self) -> str:
+        with self._lock:
+            number = next(self._count)
+        digest = hashlib.sha256(self._key + number.to_bytes(8, "big")).digest()[:18]
+        return base64.urlsafe_b64encode(digest).decode()
+
+
 class Recorder:
     """Writes provenance records: the layer (:meth:`layer`) and the job store's finish hook
     (:meth:`job_finished`).
@@ -66,6 +86,7 @@ class Recorder:
         self.tools = tools
         self.enabled = enabled
         self._open: OrderedDict[str, tuple[str, str | None, dict[str, Any]]] = OrderedDict()
+        self._ids = RecordIds()
 
     def layer(self) -> Middleware:
         """The pipeline layer (it records ``tools/call`` and answers reads of record URIs)."""
@@ -102,7 +123,7 @@ class Recorder:
         principal = request.principal
         meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else None
         cached = meta.get(CACHE_META) if meta is not None else None
-        record_id = secrets.token_urlsafe(18)
+        record_id = self._ids.next()
         digest, kept = capture.kept_result(result)
         self.store.keep_source(code["hash"], code["source"])
         body: dict[str, Any] = {

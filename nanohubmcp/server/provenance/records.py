@@ -33,6 +33,10 @@ META_KEY = PROVENANCE_META
 """The ``_meta`` key of a tool result (and of a finished job's) naming its record's URI."""
 DEFAULT_MAX_RECORDS = 100_000
 PURGE_EVERY_SECONDS = 10.0
+WRITE_BATCH = 64
+"""Records written in one transaction at most; fewer after :data:`WRITE_DELAY_SECONDS`."""
+WRITE_DELAY_SECONDS = 0.2
+"""A record reaches the file at most this long after its call (a read of any record writes it at once)."""
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS records (
     id TEXT PRIMARY KEY, owner TEXT, tool TEXT NOT NULL, created REAL NOT NULL, expires REAL NOT NULL,
@@ -140,6 +144,8 @@ class SQLiteRecords:
         self.path, self._db, _ = open_database(directory, DB_FILE, SCHEMA)
         weakref.finalize(self, self._db.close)
         self._lock = threading.Lock()
+        self._pending: list[tuple[str, str | None, str, float, float, str]] = []
+        self._timer: threading.Timer | None = None
 
     def put(
         self,
@@ -152,18 +158,41 @@ class SQLiteRecords:
         max_records: int,
     ) -> None:
         text = json.dumps(body, separators=(",", ":"), ensure_ascii=True, default=str)
-        with self._lock:  # one statement: its own transaction
-            self._db.execute(
-                "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?)",
-                (record_id, owner, tool, created, expires, text),
-            )
+        with self._lock:
+            self._pending.append((record_id, owner, tool, created, expires, text))
+            full = len(self._pending) >= WRITE_BATCH
+            if not full and self._timer is None:
+                self._timer = threading.Timer(WRITE_DELAY_SECONDS, self.flush)
+                self._timer.daemon = True
+                self._timer.start()
+        if full:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the pending records in one transaction (a commit per record cost more than the
+        rest of a call's record)."""
+        with self._lock:
+            pending, self._pending = self._pending, []
+            timer, self._timer = self._timer, None
+            if pending:
+                self._db.execute("BEGIN IMMEDIATE")
+                try:
+                    self._db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?)", pending)
+                except BaseException:
+                    self._db.execute("ROLLBACK")
+                    raise
+                self._db.execute("COMMIT")
+        if timer is not None:
+            timer.cancel()
 
     def get(self, record_id: str) -> tuple[str | None, float, dict[str, Any]] | None:
+        self.flush()
         with self._lock:
             row = self._db.execute("SELECT owner, expires, body FROM records WHERE id = ?", (record_id,)).fetchone()
         return None if row is None else (row[0], row[1], json.loads(row[2]))
 
     def of_owner(self, owner: str | None, limit: int) -> list[dict[str, Any]]:
+        self.flush()
         with self._lock:
             rows = self._db.execute(
                 "SELECT body FROM records WHERE owner IS ? ORDER BY created DESC LIMIT ?", (owner, limit)
@@ -171,6 +200,7 @@ class SQLiteRecords:
         return [json.loads(row[0]) for row in rows]
 
     def recent(self, limit: int) -> list[dict[str, Any]]:
+        self.flush()
         with self._lock:
             rows = self._db.execute("SELECT body FROM records ORDER BY created DESC LIMIT ?", (limit,)).fetchall()
         return [json.loads(row[0]) for row in rows]
@@ -189,6 +219,7 @@ class SQLiteRecords:
         return None if row is None else str(row[0])
 
     def purge(self, now: float, max_records: int = DEFAULT_MAX_RECORDS) -> int:
+        self.flush()
         with self._lock:
             gone = int(self._db.execute("DELETE FROM records WHERE expires < ?", (now,)).rowcount)
             over = self._db.execute("SELECT count(*) FROM records").fetchone()[0] - max_records
@@ -201,6 +232,7 @@ class SQLiteRecords:
             return gone
 
     def close(self) -> None:
+        self.flush()
         with self._lock:
             self._db.close()
 
