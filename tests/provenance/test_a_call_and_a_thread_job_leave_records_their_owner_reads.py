@@ -140,3 +140,22 @@ async def _pause() -> None:
     import anyio
 
     await anyio.sleep(0.02)
+
+
+def test_a_2026_read_of_a_finished_record_says_how_long_it_keeps(url: str) -> None:
+    alice = {"Authorization": f"Bearer {ALICE}"}
+    called = post_rpc(url, "tools/call", {"name": "scale", "arguments": {"x": 2}}, headers=alice, path="")
+    uri = called["result"]["_meta"][META]
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+    headers = {
+        **alice,
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "resources/read",
+        "Mcp-Name": uri,
+        "Accept": "application/json, text/event-stream",
+    }
+    read = post_rpc(url, "resources/read", {"uri": uri, "_meta": meta}, headers=headers)
+    result = read["result"]
+    assert result["cacheScope"] == "private"
+    assert 0 < result["ttlMs"] <= 3600 * 1000  # the job store's TTL: the record stays that long, unchanged
+    assert json.loads(result["contents"][0]["text"])["uri"] == uri

@@ -210,4 +210,9 @@ class Recorder:
         if body is None:
             return None  # the handler answers "not found" as for any unknown URI
         text = json.dumps(body, indent=1, sort_keys=True, default=str)
-        return {"contents": [{"uri": uri, "mimeType": "application/json", "text": text}]}
+        answer: dict[str, Any] = {"contents": [{"uri": uri, "mimeType": "application/json", "text": text}]}
+        if request.context.modern:  # 2026-07-28 caching hints: a finished record no longer changes
+            ended = body.get("ended")
+            left = ended + self.store.ttl - time.time() if body.get("status") != "working" and ended else 0.0
+            answer.update(ttlMs=max(0, int(left * 1000)), cacheScope="private")
+        return answer
