@@ -4,7 +4,9 @@ No MCP specification covers this route; the answers are this package's: 200
 ``{"result": ...}`` (a dict result as itself); 400 invalid JSON or arguments; 404 unknown
 tool; 500 ``{"error": "<message>"}`` when the tool raises; 202 with the job handle for
 ``@async_tool`` tools (poll ``POST /tools/get_job_result``). Output schemas apply here as on
-``tools/call``. No MCP session is
+``tools/call``. The call's provenance record is named by a ``Link`` header (relation
+``http://www.w3.org/ns/prov#has_provenance``, W3C PROV-AQ); ``resources/read`` of it (``POST /``
+or ``/mcp``) answers the caller. No MCP session is
 involved, so tools that need the client (elicitation, sampling) fail with a clear message.
 
 A REST call is a ``tools/call`` served through the same :class:`~nanohubmcp.server.connection.Connection`
@@ -33,6 +35,10 @@ from ..protocol import jsonrpc, versions
 from .base import BaseHandler, BodyLimitMixin, json_body_type
 
 REST_VERSION = versions.V2025_11_25
+PROVENANCE_META = "io.nanohub/provenance"
+"""The result ``_meta`` key naming the call's provenance record (read it with ``resources/read``)."""
+HAS_PROVENANCE = "http://www.w3.org/ns/prov#has_provenance"
+"""The link relation of a resource's provenance record (W3C PROV-AQ, § 3.1)."""
 
 
 def rest_error(error: dict[str, Any]) -> tuple[int, dict[str, Any]]:
@@ -93,6 +99,9 @@ class RestToolHandler(BodyLimitMixin, BaseHandler):
             self.send_error_json(*rest_error(response["error"]))
             return
         result = response["result"]
+        record = (result.get("_meta") or {}).get(PROVENANCE_META)
+        if isinstance(record, str):  # the call's provenance record, as W3C PROV-AQ names it
+            self.set_header("Link", f'<{record}>; rel="{HAS_PROVENANCE}"')
         if name == JOB_RESULT_TOOL and result.get("isError"):
             # An unknown (or someone else's) job id: the tool's error, with the status body pollers read.
             self.send_json(404, result.get("structuredContent") or rest_answer(result)[1])

@@ -159,3 +159,19 @@ def test_a_2026_read_of_a_finished_record_says_how_long_it_keeps(url: str) -> No
     assert result["cacheScope"] == "private"
     assert 0 < result["ttlMs"] <= 3600 * 1000  # the job store's TTL: the record stays that long, unchanged
     assert json.loads(result["contents"][0]["text"])["uri"] == uri
+
+
+def test_a_rest_call_names_its_record_in_a_link_header(url: str) -> None:
+    import urllib.request
+
+    alice = {"Authorization": f"Bearer {ALICE}"}
+    sent = urllib.request.Request(
+        url + "tools/scale", json.dumps({"x": 5}).encode(), {**alice, "Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(sent, timeout=10) as response:
+        link = response.headers["Link"]
+        assert json.loads(response.read()) == {"y": 10.0}
+    assert link.endswith('>; rel="http://www.w3.org/ns/prov#has_provenance"')
+    uri = link[1 : link.index(">")]
+    read = post_rpc(url, "resources/read", {"uri": uri}, headers=alice, path="")
+    assert json.loads(read["result"]["contents"][0]["text"])["arguments"] == {"x": 5}
