@@ -13,6 +13,7 @@ Source: MCP 2025-11-25, Server § Tools § Tool result (content blocks); MCP 202
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -56,7 +57,11 @@ def is_content(value: object) -> bool:
 
 
 def scalar_text(value: bool | int | float) -> str:
-    """Text for a bare number or bool: JSON spelling (``5.0``, ``10``, ``true``; NaN/Infinity -> ``null``)."""
+    """Text for a bare number or bool: JSON spelling (``5.0``, ``10``, ``true``). A text block is not JSON, so a
+    non-finite float keeps what it is: ``NaN``, ``Infinity``, ``-Infinity`` (an overflow must not read as
+    "no value"); structured content, which is JSON, still carries ``null`` for them."""
+    if type(value) is float and not math.isfinite(value):
+        return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
     return jsonenc.dumps(value)
 
 

@@ -69,8 +69,9 @@ def text_of(wire: dict) -> str:
         (2.5e-300, "2.5e-300"),
         (True, "true"),
         (False, "false"),
-        (math.nan, "null"),
-        (math.inf, "null"),
+        (math.nan, "NaN"),  # a text block keeps what the number is (an overflow is not "no value")
+        (math.inf, "Infinity"),
+        (-math.inf, "-Infinity"),
     ],
 )
 def test_scalars_become_one_text_block(value: object, text: str) -> None:

@@ -49,6 +49,11 @@ def build() -> MCPServer:
         return {"value": math.nan, "ok": 1}
 
     @server.tool()
+    def add_floats(a: float, b: float) -> float:
+        """Add two floats."""
+        return a + b
+
+    @server.tool()
     def squares(n: int) -> list:
         """A plain list."""
         return [i * i for i in range(n)]
@@ -283,3 +288,12 @@ def test_an_async_tool_over_tools_call_gives_a_handle_polled_with_the_tool(http:
     # Another session cannot read this session's job (the 0.4.x package leaked it).
     other = call(http, session(http, "2025-11-25"), "get_job_result", {"job_id": handle["job_id"]})
     assert json.loads(other["content"][0]["text"])["status"] == "not_found"
+
+
+def test_a_float_that_overflowed_is_spelled_out_not_null(http: Http) -> None:
+    """A fresh-user trial: add(1e308, 1e308) answered "null" with isError false, an overflow reading as "no
+    value". The text block now says Infinity (NaN, -Infinity likewise); JSON data keeps null."""
+    result = call(http, session(http, "2025-11-25"), "add_floats", {"a": 1e308, "b": 1e308})
+    assert result["content"] == [{"type": "text", "text": "Infinity"}]
+    reply = http.post("/tools/add_floats", {"a": -1e308, "b": -1e308})
+    assert (reply.status, strict(reply.raw)) == (200, {"result": "-Infinity"})

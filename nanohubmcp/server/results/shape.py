@@ -14,7 +14,8 @@ returned                       ``content`` / ``structuredContent``
                                content is empty)
 ``None``                       ``[]`` (a valid, empty result)
 ``str``                        one text block, the string itself
-``int``/``float``/``bool``     one text block in JSON spelling: ``5``, ``5.0``, ``true``; NaN -> ``null``
+``int``/``float``/``bool``     one text block in JSON spelling: ``5``, ``5.0``, ``true``; NaN, ±Infinity ->
+                               ``NaN``, ``Infinity``, ``-Infinity`` (text, not JSON)
 ``enum.Enum`` member           its ``.value``, by the rules here
 ``dict`` (any Mapping),        a text block with the JSON text, and ``structuredContent`` = the same
 dataclass instance             value (from 2025-06-18; non-finite floats -> null)
@@ -44,7 +45,6 @@ import enum
 from collections.abc import Mapping
 from typing import Any, Final, TypeGuard
 
-from ...protocol import jsonenc
 from ...protocol.content import (
     UNSET,
     Audio,
@@ -150,7 +150,7 @@ def _tool_parts(value: object, sink: ResultSink | None = None, lists_as_data: bo
     if type(value) is str:
         return [_text(value)], UNSET
     if type(value) in PLAIN_TYPES:
-        return [_text(jsonenc.dumps(value))], UNSET  # as scalar_text: JSON spelling, NaN -> null
+        return [_text(scalar_text(value))], UNSET  # JSON spelling; NaN/Infinity spelled out
     value = _plain(value)
     if convert.recognised(value):
         found, value = convert.scalar(value)
