@@ -109,6 +109,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--jobs", type=int, default=50)
     parser.add_argument("--md", help="also write the table to this markdown file")
+    parser.add_argument("--json", help="also write the figures here (run.py's raw data)")
     args = parser.parse_args()
     import submitit
 
@@ -161,6 +162,26 @@ def main() -> None:
     print(text)
     if args.md:
         Path(args.md).write_text(text + "\n")
+    if args.json:
+        figures = {
+            "jobs": args.jobs,
+            "ways": {
+                way: {
+                    "submit_to_start_p50": statistics.median(p[0] for p in pairs),
+                    "end_to_delivered_p50": statistics.median(p[1] for p in pairs),
+                    "total_p50": statistics.median(p[0] + p[1] for p in pairs),
+                }
+                for way, pairs in results.items()
+            },
+            "ours_minus_submitit_s": {"submit_to_start": over[0], "end_to_delivered": over[1]},
+            "ours_over": {
+                base: statistics.median(
+                    (o[0] + o[1]) / (b[0] + b[1]) for o, b in zip(results["ours"], results[base], strict=True)
+                )
+                for base in ("sbatch", "submitit")
+            },
+        }
+        Path(args.json).write_text(json.dumps(figures, indent=2))
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from mcpbench import env, extras, kernel, matrix, mcp, phases, procs, report
+from mcpbench import env, extras, instructions, kernel, matrix, mcp, phases, procs, report
 from mcpbench.http import Connection
 from mcpbench.matrix import Entry, Process, select
 
@@ -52,8 +52,11 @@ def options(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--big-calls", type=int, default=10)
     p.add_argument("--kernel-seconds", type=float, default=10.0)
     p.add_argument(
-        "--skip", default="", help="comma list of: coldstart,load,big,streams,kernel,stdio,science,jobs,auth"
+        "--skip",
+        default="",
+        help="comma list of: coldstart,load,big,streams,instructions,kernel," + ",".join(extras.SECTIONS),
     )
+    p.add_argument("--instr-calls", default="40,120", help="calls of the two callgrind runs per server")
     p.add_argument("--server-cpu", default="0")
     p.add_argument("--client-cpu", default="1")
     p.add_argument("--start-timeout", type=float, default=60.0)
@@ -64,6 +67,7 @@ def options(argv: list[str] | None = None) -> argparse.Namespace:
     if a.quick:
         a.rounds, a.duration, a.warmup, a.coldstart_runs = 1, 2.0, 1.0, 2
         a.streams, a.peer_streams, a.hold, a.big_calls, a.kernel_seconds = 300, 100, 2.0, 3, 4.0
+        a.instr_calls = "20,60"
     a.conc_list = [int(c) for c in a.conc.split(",") if c]
     a.skip_set = {s for s in a.skip.split(",") if s}
     a.md = a.md or (env.BENCH / "results" / "quick.md" if a.quick else env.BENCH / "results.md")
@@ -101,7 +105,7 @@ async def measure(
     }
     if "coldstart" not in a.skip_set:
         # the json_response/stateless variants and the token process run the same code as their defaults
-        cold = [p for p in processes if "--json" not in p.flags and not p.token]
+        cold = [p for p in processes if "--json" not in p.flags and not p.token and p.cold]
         out["coldstart"] = await phases.cold_start(cold, make, a.coldstart_runs, a.start_timeout, log)
     servers = {p.key: make(p) for p in processes}
     try:
@@ -177,6 +181,16 @@ async def measure(
                 )
             await asyncio.sleep(0.5)
         out["streams"] = held
+    if "instructions" not in a.skip_set and instructions.available():
+        low, high = (int(x) for x in a.instr_calls.split(","))
+        by_name = {e.name: e for e in entries}
+        wanted = [matrix.CEILING, matrix.OURS, matrix.OURS_MODERN, matrix.OURS_PRE, matrix.OURS_NOPROV]
+        if a.quick:
+            wanted = wanted[:2]  # the ceiling and ours: under a minute each on a quiet machine
+        else:
+            wanted += [matrix.OURS_OTEL, matrix.OURS_CACHED]
+        pairs = [(matrix.process(by_name[n].process), by_name[n]) for n in wanted if n in by_name]
+        out["instructions"] = await instructions.measure(pairs, python, low, high, 300.0, log)
     for name in extras.SECTIONS:
         if name not in a.skip_set:
             out[name] = await asyncio.to_thread(extras.run, name, python["ours"], python["peers"], a.quick, log)
@@ -200,6 +214,8 @@ def main(argv: list[str] | None = None) -> int:
     if a.client_cpu:
         os.sched_setaffinity(0, {int(c) for c in a.client_cpu.split(",")})
     processes, entries = select(a.only)
+    if any(p.key == "ours-pre" for p in processes):
+        env.pre_tree(python["ours"], log)
     started = datetime.datetime.now(datetime.timezone.utc)
     data: dict[str, object] = {
         "date": started.isoformat(timespec="seconds"),
@@ -220,6 +236,7 @@ def main(argv: list[str] | None = None) -> int:
                 "big_n",
                 "big_calls",
                 "kernel_seconds",
+                "instr_calls",
                 "server_cpu",
                 "client_cpu",
             )

@@ -89,6 +89,7 @@ def main() -> int:
     p.add_argument("--sessions", type=int, default=2000)
     p.add_argument("--server-cpu", default="0-1")
     p.add_argument("--client-cpu", default="1")
+    p.add_argument("--json", type=Path, help="also write the figures here (run.py's raw data)")
     a = p.parse_args()
     env.ensure_wrk()
     if not shutil.which("redis-server"):
@@ -187,18 +188,16 @@ def main() -> int:
     print(f"\nRedis memory per held session: {per_session:.0f} bytes ({opened} sessions)")
     out = Path(__file__).resolve().parent / "results" / f"scaleout-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}.json"
     out.parent.mkdir(exist_ok=True)
-    out.write_text(
-        json.dumps(
-            {
-                "args": vars(a),
-                "cells": cells,
-                "summary": summary,
-                "redis_bytes_per_session": per_session,
-                "host_load": os.getloadavg(),
-            },
-            indent=2,
-        )
-    )
+    figures = {
+        "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(a).items()},
+        "cells": cells,
+        "summary": summary,
+        "redis_bytes_per_session": per_session,
+        "host_load": os.getloadavg(),
+    }
+    out.write_text(json.dumps(figures, indent=2))
+    if a.json:
+        a.json.write_text(json.dumps(figures, indent=2))
     print(f"wrote {out.relative_to(Path.cwd()) if out.is_relative_to(Path.cwd()) else out}")
     return 0
 

@@ -66,9 +66,7 @@ def ensure_wrk(log: Any = print) -> str:
     if os.geteuid() == 0 and shutil.which("apt-get"):
         log("installing wrk with apt-get")
         subprocess.run(["apt-get", "update", "-qq"], check=False, timeout=600, capture_output=True)
-        subprocess.run(
-            ["apt-get", "install", "-y", "-qq", "wrk"], check=False, timeout=600, capture_output=True
-        )
+        subprocess.run(["apt-get", "install", "-y", "-qq", "wrk"], check=False, timeout=600, capture_output=True)
         found = shutil.which("wrk")
     if not found:
         raise SystemExit("wrk is required: install it (Debian/Ubuntu: apt-get install wrk) and rerun")
@@ -139,3 +137,23 @@ def describe(ours: str, peers: str) -> dict[str, Any]:
     except OSError:
         pass
     return info
+
+
+def pre_tree(python: str, log: Any = print) -> str:
+    """A detached worktree of main before the redesign (``matrix.PRE_COMMIT``) at ``matrix.PRE_TREE``,
+    its bytecode compiled; made once, kept for later runs. Our interpreter imports it first when
+    ``servers/ours.py --tree`` puts it on ``sys.path``."""
+    from .matrix import PRE_COMMIT, PRE_TREE
+
+    tree = Path(PRE_TREE)
+    if not (tree / "nanohubmcp" / "__init__.py").exists():
+        log(f"checking out {PRE_COMMIT} into {tree} (a temporary worktree)")
+        subprocess.run(
+            ["git", "-C", str(REPO), "worktree", "add", "--detach", str(tree), PRE_COMMIT],
+            check=True,
+            capture_output=True,
+            timeout=120,
+        )
+    code = f"import compileall; compileall.compile_dir({str(tree / 'nanohubmcp')!r}, quiet=1)"
+    subprocess.run([python, "-c", code], check=True, capture_output=True, timeout=300)
+    return str(tree)

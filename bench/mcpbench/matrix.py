@@ -15,6 +15,8 @@ JSON_ONLY = "application/json"
 PROTOCOL = "2025-11-25"
 MODERN = "2026-07-28"  # stateless era: no session, version + capabilities in every request's _meta
 TOKEN = "bench-token"  # the static bearer token of the "ours-token" process
+PRE_COMMIT = "2ec0d44"  # main before the call pipeline / composed services redesign
+PRE_TREE = f"/tmp/nanohubmcp-pre-{PRE_COMMIT}"  # a detached worktree of it (env.pre_tree makes it)
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,7 @@ class Process:
     flags: tuple[str, ...] = ()
     streams: bool = True  # holds GET /mcp streams per session
     token: str | None = None  # the bearer token every request to it carries
+    cold: bool = True  # measured in the cold-start phase (variants of a measured process are not)
 
     def argv(self, interpreters: dict[str, str]) -> list[str]:
         return [interpreters[self.python], f"servers/{self.script}", "--port", str(self.port), *self.flags]
@@ -61,6 +64,9 @@ PROCESSES = (
     Process("fastmcp-json", "peers", "fastmcp_peer.py", 8317, ("--json",), streams=False),
     Process("sdk-stateless", "peers", "sdk.py", 8319, ("--stateless", "--json"), streams=False),
     Process("fastmcp-stateless", "peers", "fastmcp_peer.py", 8320, ("--stateless", "--json"), streams=False),
+    Process("ours-pre", "ours", "ours.py", 8321, ("--tree", PRE_TREE), streams=False),
+    Process("ours-noprov", "ours", "ours.py", 8322, ("--no-provenance",), streams=False, cold=False),
+    Process("ours-otel", "ours", "ours.py", 8323, ("--tracing",), streams=False, cold=False),
 )
 
 CEILING = "bare Tornado (ceiling)"
@@ -68,6 +74,10 @@ OURS = "nanohubmcp"
 OURS_MODERN = "nanohubmcp, 2026-07-28 era"
 OURS_TOKEN = "nanohubmcp, bearer token"
 OURS_MODERN_TOKEN = "nanohubmcp, 2026-07-28 era, bearer token"
+OURS_PRE = f"nanohubmcp before the redesign ({PRE_COMMIT})"
+OURS_NOPROV = "nanohubmcp, provenance off"
+OURS_OTEL = "nanohubmcp, OpenTelemetry SDK on"
+OURS_CACHED = "nanohubmcp, cache hit"
 
 ENTRIES = (
     Entry(CEILING, "ceiling", "ceiling"),
@@ -98,6 +108,25 @@ ENTRIES = (
         conc=(16,),
         big=False,
         note="progress dropped, JSON answer",
+    ),
+    Entry(OURS_PRE, "ours-pre", "ours", big=False, note="the same server on main before the redesign"),
+    Entry(OURS_NOPROV, "ours-noprov", "ours", conc=(16,), big=False, note="provenance=False (default: on)"),
+    Entry(
+        OURS_OTEL,
+        "ours-otel",
+        "ours",
+        conc=(16,),
+        big=False,
+        note="tracing=True, SDK with in-memory span exporter and metric reader",
+    ),
+    Entry(
+        OURS_CACHED,
+        "ours",
+        "ours",
+        tool="add_cached",
+        conc=(16,),
+        big=False,
+        note="add registered with cache=True, same arguments every call",
     ),
     Entry("nanohub-mcp 0.4.7", "legacy", "peer"),
     Entry("mcp SDK (SSE, default)", "sdk", "peer"),

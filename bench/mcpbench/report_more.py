@@ -110,3 +110,127 @@ def render(d: dict[str, Any]) -> list[str]:
         + _section(d, "jobs", "Jobs: submit → result, store, restart, Dask (`bench/jobs.py`)", _jobs)
         + _section(d, "auth", "Authorization: the verifier alone (`bench/auth_cost.py`)", _auth)
     )
+
+
+def _not_measured(title: str, data: dict[str, Any] | None) -> list[str] | None:
+    if data is None:
+        return []
+    if "error" in data:
+        return [f"## {title}", "", f"Not measured: `{str(data['error'])[-300:]}`", ""]
+    return None
+
+
+def _instructions(d: dict[str, Any]) -> list[str]:
+    data = d.get("instructions")
+    title = "CPU per call in instructions (valgrind)"
+    skipped = _not_measured(title, data)
+    if skipped is not None:
+        return skipped
+    rows = d["instructions"]["entries"]
+    base = (rows.get("bare Tornado (ceiling)") or {}).get("per_call")
+    body = [
+        [
+            name,
+            "-" if r["per_call"] is None else f"{r['per_call']:,.0f}",
+            "-" if not (r["per_call"] and base) else f"{r['per_call'] / base:.2f}",
+            f"{r['seconds']:.0f}",
+        ]
+        for name, r in rows.items()
+    ]
+    intro = (
+        f"Each server under `valgrind --tool=exp-bbv --instr-count-only=yes` (`PYTHONHASHSEED=0`), twice: "
+        f"{data['low_calls']} and {data['high_calls']} sequential tools/call on one keep-alive connection after "
+        f"the same session opening and {data['warmup_calls']} warm-up calls; instructions per call = the "
+        "difference of the totals ÷ the difference of the calls (user space, all threads of the server)."
+    )
+    return [f"## {title}", "", intro, "", *table(["server", "instructions/call", "÷ ceiling", "wall s"], body)]
+
+
+def _scaleout(s: dict[str, Any]) -> Section:
+    rows = [
+        [name, f"{v['rps']:,.0f}", f"{v['cpu_ms'] * 1000:,.0f}", f"{v['redis_cpu_ms'] * 1000:,.0f}"]
+        for name, v in s["summary"].items()
+    ]
+    intro = (
+        f"`nanohubmcp run` of `servers/scaleout_app.py`, tools/call `add` at c={s['args'].get('conc')}, "
+        f"{s['args'].get('rounds')} rotated round(s) x {s['args'].get('seconds')} s, servers on CPUs "
+        f"{s['args'].get('server_cpu')}; Redis memory per held session "
+        f"{s['redis_bytes_per_session']:,.0f} bytes."
+    )
+    return intro, ["variant", "req/s", "server CPU µs/call", "redis-server CPU µs/call"], rows, "lrrr"
+
+
+def _spread(v: dict[str, float], digits: int = 3) -> list[str]:
+    return [f"{v['median']:.{digits}f}", f"{v['min']:.{digits}f}-{v['max']:.{digits}f}"]
+
+
+def _rappture(r: dict[str, Any]) -> Section:
+    rows = [
+        ["command alone (driver → run file)", *_spread(r["direct_s"])],
+        ["MCP call (plot)", *_spread(r["mcp_call_s"])],
+        ["MCP call, data only", *_spread(r["data_call_s"])],
+        ["call ÷ command (per round)", *_spread(r["ratio"])],
+        ["call - command, s", *_spread(r["overhead_s"])],
+        ["data only ÷ command", *_spread(r["data_ratio"])],
+    ]
+    intro = f"A one-second Rappture tool (`bench/rappture_tool`), {r['rounds']} alternating rounds."
+    return intro, ["what", "median s / x", "min-max"], rows, "lrr"
+
+
+def _sim2l(s: dict[str, Any]) -> Section:
+    rows = [
+        ["papermill alone", *_spread(s["papermill_s"])],
+        ["MCP call", *_spread(s["mcp_call_s"])],
+        ["MCP call, stored run", *_spread(s["stored_call_s"])],
+        ["call - papermill", *_spread(s["overhead_s"])],
+    ]
+    intro = f"The cooling Sim2L, {s['rounds']} round(s), fresh inputs each; both include a kernel start."
+    return intro, ["what", "median s", "min-max"], rows, "lrr"
+
+
+def _slurm(s: dict[str, Any]) -> Section:
+    rows = [
+        [
+            way,
+            f"{v['submit_to_start_p50']:.3f}",
+            f"{v['end_to_delivered_p50']:.3f}",
+            f"{v['total_p50']:.3f}",
+        ]
+        for way, v in s["ways"].items()
+    ]
+    over = s["ours_over"]
+    intro = (
+        f"{s['jobs']} short jobs per way on the single-node Slurm cluster, one at a time, interleaved; "
+        f"ours ÷ submitit {over['submitit']:.2f}x, ÷ sbatch {over['sbatch']:.2f}x (per-job ratios, median)."
+    )
+    return intro, ["way", "submit → start s", "end → delivered s", "sum s"], rows, "lrrr"
+
+
+def _hops(h: dict[str, Any]) -> Section:
+    rows = [[k, str(v["modules"]), str(v["hops"]), str(v["functions"])] for k, v in h.items() if isinstance(v, dict)]
+    intro = "Modules of nanohubmcp one warm tools/call of a sync tool enters (median of rounds)."
+    return intro, ["transport", "modules", "hops", "functions"], rows, "lrrr"
+
+
+def _otel(o: dict[str, Any]) -> Section:
+    rows = [[str(k), json_short(v)] for k, v in o.items() if k not in ("command", "seconds")]
+    return "OpenTelemetry on/off measured by the tracing engineer's script.", ["key", "figures"], rows, "ll"
+
+
+def json_short(v: Any) -> str:
+    import json
+
+    return json.dumps(v)[:200]
+
+
+def render_round3(d: dict[str, Any]) -> list[str]:
+    """The sections of the paths round 3 added (issue 28)."""
+    return (
+        _instructions(d)
+        + _section(d, "hops", "Redesigned core: module hops per call", _hops)
+        + _section(d, "scaleout", "Scale-out: Redis state and 2 processes", _scaleout)
+        + _section(d, "rappture", "Rappture tool: MCP call against its command alone", _rappture)
+        + _section(d, "sim2l", "Sim2L: MCP call against papermill alone", _sim2l)
+        + _section(d, "slurm", "Slurm jobs: our executor against submitit and sbatch alone", _slurm)
+        + _section(d, "otel", "OpenTelemetry (bench/otel_cost.py)", _otel)
+    )

@@ -3,16 +3,54 @@
 ``add(a, b)`` answers the throughput load; ``big(n)`` returns ``n`` characters (the 1 MB result);
 ``--token T`` requires the bearer token T on every request.
 ``add_progress`` reports progress first, so a client accepting SSE gets an SSE-framed answer.
+``add_cached`` is ``add`` registered with ``cache=True`` (a repeated call is a cache hit).
+``--tree DIR`` imports nanohubmcp from another checkout (an earlier commit, for a before/after run);
+``--tracing`` turns OpenTelemetry on with the SDK, an in-memory span exporter and metric reader;
+``--no-provenance`` turns the provenance records off (on by default).
 """
 
 from __future__ import annotations
 
+import inspect
+import sys
+import threading
+import time
+
 from _args import parse
 
-from nanohubmcp import MCPServer
+opts = parse(extra=("tracing", "no-provenance"), values=("token", "tree"))
+if opts.tree:
+    sys.path.insert(0, opts.tree)
 
-opts = parse(values=("token",))
-server = MCPServer("bench")
+if opts.tracing:
+    from opentelemetry import metrics, trace
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    trace.set_tracer_provider(provider)
+    metrics.set_meter_provider(MeterProvider(metric_readers=[InMemoryMetricReader()]))
+
+    def forget() -> None:  # the exporter keeps every span: empty it now and then
+        while True:
+            time.sleep(0.5)
+            exporter.clear()
+
+    threading.Thread(target=forget, daemon=True).start()
+
+from nanohubmcp import MCPServer  # noqa: E402
+
+options = {}
+if opts.tracing:
+    options["tracing"] = True
+if opts.no_provenance:
+    options["provenance"] = False
+server = MCPServer("bench", **options)
 
 
 @server.tool()
@@ -32,6 +70,16 @@ def add_progress(a: float, b: float, ctx) -> float:
 def big(n: int) -> str:
     """A text of n characters."""
     return "x" * n
+
+
+# an earlier checkout may not know cache=: add_cached is then a plain add (never measured there)
+cached = {"cache": True} if "cache" in inspect.signature(server.tool).parameters else {}
+
+
+@server.tool(**cached)
+def add_cached(a: float, b: float) -> float:
+    """Sum of two numbers; a repeated call with the same arguments is answered from the result cache."""
+    return a + b
 
 
 # --token: every request must carry "Authorization: Bearer <token>" ("" = no authorization)

@@ -1,0 +1,106 @@
+"""CPU per call counted in instructions (valgrind), which the machine's other load does not move.
+
+Each server runs under ``valgrind --tool=exp-bbv --instr-count-only=yes`` (valgrind's lightest
+instruction counter; callgrind counts the same at several times the cost) twice: once answering
+``low`` calls, once ``high`` calls, each after the same session opening and warm-up calls, one at a time on one
+keep-alive connection. The difference of the two runs' instruction totals divided by
+``high - low`` is the instructions one call costs the server process (all its threads: the loop,
+the worker pool, the kernel entry points; start-up and shut-down cancel out). Instructions are
+counted in user space by valgrind's CPU model, so the figures are stable to a fraction of a
+percent from run to run (``PYTHONHASHSEED=0`` makes both runs hash alike); they do not count
+time spent waiting or in the kernel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from . import env, mcp, procs
+from .http import Connection
+from .matrix import Entry, Process
+
+HOST = "127.0.0.1"
+WARMUP = 20
+
+
+def available() -> bool:
+    return shutil.which("valgrind") is not None
+
+
+def _total(path: Path) -> int | None:
+    """The instructions of all threads in an exp-bbv output file (a ``Total instructions:`` line each)."""
+    counts = [int(m) for m in re.findall(r"Total instructions:\s+(\d+)", path.read_text(errors="replace"))]
+    return sum(counts) if counts else None
+
+
+async def _one(process: Process, entry: Entry, python: dict[str, str], calls: int, timeout: float) -> int | None:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "bbv.out"
+        tool = ["valgrind", "--tool=exp-bbv", "--instr-count-only=yes", f"--bb-out-file={out}"]
+        argv = ["env", "PYTHONHASHSEED=0", *tool, *process.argv(python)]
+        server = procs.ServerProcess(argv, env.BENCH, None)
+        server.start()
+        try:
+            if await mcp.wait_ready(HOST, process.port, timeout, token=process.token) is None:
+                return None
+            conn = Connection(HOST, process.port)
+            try:  # a first call under valgrind may take many seconds (imports, warming caches)
+                session = (
+                    await mcp.open_session(conn, timeout=timeout, token=entry.token)
+                    if entry.era == mcp.PROTOCOL
+                    else None
+                )
+                for _ in range(WARMUP + calls):
+                    reply = await mcp.call(conn, entry, session, timeout=timeout)
+                    if reply.status != 200 or mcp.ADD_EXPECT.encode() not in reply.body:
+                        return None
+            except (OSError, RuntimeError, asyncio.TimeoutError):
+                return None
+            finally:
+                await conn.close()
+        finally:
+            # valgrind writes the counts as the process exits: give it time before stop()'s SIGKILL
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(server.pid, signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                await asyncio.to_thread(server.proc.wait, 120)  # type: ignore[union-attr]
+            server.stop()
+        return _total(out) if out.exists() else None
+
+
+async def measure(
+    pairs: list[tuple[Process, Entry]],
+    python: dict[str, str],
+    low: int,
+    high: int,
+    timeout: float,
+    log: Callable[[str], None],
+) -> dict[str, Any]:
+    """``{entry name: {"per_call": instructions, "low": total, "high": total, ...}}``."""
+    out: dict[str, Any] = {"low_calls": low, "high_calls": high, "warmup_calls": WARMUP, "entries": {}}
+    for process, entry in pairs:
+        t0 = time.perf_counter()
+        a = await _one(process, entry, python, low, timeout)
+        b = await _one(process, entry, python, high, timeout)
+        per = (b - a) / (high - low) if a is not None and b is not None else None
+        out["entries"][entry.name] = {
+            "process": process.key,
+            "low_total": a,
+            "high_total": b,
+            "per_call": per,
+            "seconds": round(time.perf_counter() - t0, 1),
+        }
+        shown = "-" if per is None else f"{per:,.0f}"
+        log(f"instructions {entry.name}: {shown} per call ({time.perf_counter() - t0:.0f} s; totals {a}, {b})")
+    return out
