@@ -141,8 +141,12 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
                     timeout=core.tool_timeout, what=f"tool '{tool.name}'",
                     on_timeout=lambda: request.cancel("the call ran out of time (tool_timeout)"))
         # A plain str/number/bool is never offloaded nor converted: no sink, no detour.
-        plain = type(value) in PLAIN_TYPES
-        sink = None if plain else ResultSink(core.result_options, core.result_store, owner_of(request))
+        limit = core.result_options.max_inline_bytes
+        plain = type(value) in PLAIN_TYPES and not (
+            type(value) is str and limit is not None and len(value) > limit)  # a long text may be kept aside
+        # REST (lists_as_data) has no resources/read: its answers carry all of the data, never a link.
+        store = None if request.lists_as_data else core.result_store
+        sink = None if plain else ResultSink(core.result_options, store, owner_of(request))
         with trace_context.step(request, f"convert_result {tool.name}", {"gen_ai.tool.name": tool.name}):
             if not plain and convert.recognised(value):  # drawing a figure or encoding an array: not on the event loop
                 loop = asyncio.get_running_loop()

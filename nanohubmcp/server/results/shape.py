@@ -148,8 +148,10 @@ PLAIN_TYPES: Final = frozenset({str, int, float, bool})
 def _tool_parts(value: object, sink: ResultSink | None = None, lists_as_data: bool = False) -> tuple[list[Wire], Any]:
     """Return ``(content blocks, structured content or UNSET)`` for a non-ToolResult value."""
     if type(value) is str:
+        if parts.too_big(sink, len(value)):  # characters: a lower bound of its bytes
+            return parts.offload_text(value, sink), UNSET  # type: ignore[arg-type]  # too_big: a sink
         return [_text(value)], UNSET
-    if type(value) in PLAIN_TYPES:
+    if type(value) in PLAIN_TYPES and isinstance(value, (bool, int, float)):
         return [_text(scalar_text(value))], UNSET  # JSON spelling; NaN/Infinity spelled out
     value = _plain(value)
     if convert.recognised(value):

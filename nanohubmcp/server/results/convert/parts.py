@@ -53,6 +53,13 @@ def offload_json(text: str, sink: ResultSink) -> list[Wire]:
     return [link_note(preview, len(text), sink, link), link]
 
 
+def offload_text(text: str, sink: ResultSink) -> list[Wire]:
+    """Blocks for a text result too large to inline (a runaway log, say): a preview and the link."""
+    link = sink.link(text, "text/plain", "result.txt", "the tool's full text result")
+    preview = f"Preview (first {PREVIEW_CHARS} characters): {text[:PREVIEW_CHARS]}..."
+    return [link_note(preview, len(text.encode("utf-8")), sink, link), link]
+
+
 def _images_kept(blocks: list[Wire], sink: ResultSink | None) -> list[Wire]:
     out = []
     for block in blocks:
