@@ -48,6 +48,8 @@ async def test_a_repeated_call_is_a_hit_for_its_caller_only(server: CacheServer)
         assert miss.meta[CACHE] == {"hit": False}
         hit = await first.call_tool("simulate", {"temperature": 300, "steps": 10})  # the default, given
         assert hit.meta[CACHE] == {"hit": True}
+        spelled = await first.call_tool("simulate", {"temperature": 300.0})  # the same number (a trial finding)
+        assert spelled.meta[CACHE] == {"hit": True}
         assert hit.structured_content == miss.structured_content
         assert server.runs("simulate") == 1
         other = await first.call_tool("simulate", {"temperature": 301})

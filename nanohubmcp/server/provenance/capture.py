@@ -176,8 +176,22 @@ def stored_arguments(arguments: dict[str, Any], secrets: frozenset[str]) -> dict
 
 
 def canonical(value: Any) -> bytes:
-    """Canonical JSON of ``value`` (sorted keys, no spaces, UTF-8): what digests and cache keys hash."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=str).encode()
+    """Canonical JSON of ``value`` (sorted keys, no spaces, UTF-8): what digests and cache keys hash.
+
+    A number is one value whatever its spelling: ``3`` and ``3.0`` are the same JSON Schema number (and
+    integer), so an integral float is written as the integer (a float parameter called with 3 and with
+    3.0 is one cached call)."""
+    return json.dumps(_numbers(value), sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=str).encode()
+
+
+def _numbers(value: Any) -> Any:
+    if type(value) is float and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {key: _numbers(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_numbers(item) for item in value]
+    return value
 
 
 MAX_KEPT_RESULT_BYTES = 64 * 1024
