@@ -172,9 +172,13 @@ STORED_RUN = re.compile(r'(\\?"cached\\?": ?)(true|false)')
 """Whether a Sim2L call was answered from a stored run: depends on the state directory each server has."""
 
 
+PROVENANCE_URI = re.compile(r"nanohubmcp://provenance/[A-Za-z0-9_-]+")
+"""A result's provenance record (``_meta["io.nanohub/provenance"]``): a random id per call."""
+
+
 def _unstamped(result: Any) -> Any:
     text = STORED_RUN.sub(r"\1null", RUN_STAMP.sub("<run time>", json.dumps(result)))
-    return json.loads(text)
+    return json.loads(PROVENANCE_URI.sub("nanohubmcp://provenance/<record>", text))
 
 
 async def _call(session: Any, name: str, arguments: dict[str, Any]) -> Any:
