@@ -121,6 +121,11 @@ async def test_a_sim2l_runs_with_papermill_and_identical_inputs_come_from_the_st
                     await client.call_tool("allkinds", bad)
                 assert refused.value.error.code == -32602
                 assert named in refused.value.error.message
+                # worded as every tool's argument error (a fresh-user trial found the prefix missing)
+                assert refused.value.error.message.startswith("Invalid arguments for tool 'allkinds': ")
+                if bad == {"temperature": "2000 K"}:  # a limit says its units and what was given
+                    assert '"2000 K" is out of range: the maximum value is' in refused.value.error.message
+                    assert refused.value.error.message.rstrip().endswith(" K")
             assert _runs(server) == 1
 
             failed = await client.call_tool("allkinds", {"label": "fail"})

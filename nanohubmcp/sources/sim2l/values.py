@@ -18,7 +18,9 @@ import base64
 import binascii
 import hashlib
 import io
+import json
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +46,9 @@ class Prepared:
     parameters: dict[str, Any] = field(default_factory=dict)
     files: dict[str, bytes] = field(default_factory=dict)
     identity: dict[str, Any] = field(default_factory=dict)
+
+
+_LIMIT = re.compile(r"(Maximum|Minimum) value is ")
 
 
 def _refuse(name: str, message: str) -> InvalidArguments:
@@ -91,13 +96,16 @@ def _checked(item: Declaration, value: Any) -> Any:
     try:
         holder.value = value
     except Exception as exc:  # ValueError, pint's DimensionalityError / UndefinedUnitError, mendeleev's lookups
-        raise _refuse(item.name, _reason(item, exc)) from None
+        raise _refuse(item.name, _reason(item, exc, value)) from None
     return holder.serialValue
 
 
-def _reason(item: Declaration, exc: Exception) -> str:
+def _reason(item: Declaration, exc: Exception, value: object = None) -> str:
     text = " ".join(str(exc).split()) or type(exc).__name__
     kind = type(exc).__name__
+    if _LIMIT.match(text):  # simtool's "Maximum value is 2000": say in which units, and what was given
+        units = f" {item.units}" if item.units else ""
+        return f"{json.dumps(value)} is out of range: the {text[0].lower()}{text[1:]}{units}"
     if kind == "DimensionalityError":
         return f"{text}; give a number in {item.units} or a string with units of that kind"
     if kind in ("UndefinedUnitError", "DefinitionSyntaxError"):
@@ -115,6 +123,13 @@ def prepare(spec: Sim2LSpec, arguments: dict[str, Any]) -> Prepared:
     Raises:
         InvalidArguments: an input simtool refuses; the message names it and says what fits.
     """
+    try:
+        return _prepare(spec, arguments)
+    except InvalidArguments as exc:  # worded as every other tool's argument error
+        raise InvalidArguments(f"Invalid arguments for tool '{spec.name}': {exc}", exc.errors) from None
+
+
+def _prepare(spec: Sim2LSpec, arguments: dict[str, Any]) -> Prepared:
     prepared = Prepared()
     for name, item in spec.inputs.items():
         given = name in arguments
