@@ -56,6 +56,7 @@ def _header(d: dict[str, Any], raw: Path) -> list[str]:
         f"`big(n={s['big_n']:,})` x {s['big_calls']} per round; kernel cell {s['kernel_seconds']} s.",
         "**Read the ratios**: they are taken per round within this run, then the median over rounds "
         "(min-max in brackets). Absolute figures move with the host's other load.",
+        *([f"**Note:** {d['note']}"] if d.get("note") else []),
         "",
     ]
 

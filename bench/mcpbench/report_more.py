@@ -120,13 +120,16 @@ def _not_measured(title: str, data: dict[str, Any] | None) -> list[str] | None:
     return None
 
 
-def _instructions(d: dict[str, Any]) -> list[str]:
-    data = d.get("instructions")
+def _instructions(d: dict[str, Any], key: str = "instructions") -> list[str]:
+    data = d.get(key)
     title = "CPU per call in instructions (valgrind)"
+    if data and data.get("commit"):
+        title += f", nanohubmcp at {data['commit']}"
     skipped = _not_measured(title, data)
     if skipped is not None:
         return skipped
-    rows = d["instructions"]["entries"]
+    assert data is not None
+    rows = data["entries"]
     base = (rows.get("bare Tornado (ceiling)") or {}).get("per_call")
     body = [
         [
@@ -227,6 +230,7 @@ def render_round3(d: dict[str, Any]) -> list[str]:
     """The sections of the paths round 3 added (issue 28)."""
     return (
         _instructions(d)
+        + _instructions(d, "instructions_earlier")
         + _section(d, "hops", "Redesigned core: module hops per call", _hops)
         + _section(d, "scaleout", "Scale-out: Redis state and 2 processes", _scaleout)
         + _section(d, "rappture", "Rappture tool: MCP call against its command alone", _rappture)

@@ -18,22 +18,22 @@ Row = tuple[str, str, str, str]
 
 # what the profiles name for each target when it is missed (findings.md §13)
 BOUNDS = {
-    "rps": "loop→worker→loop hand-over of each sync call; per-request pipeline layers (§13.1)",
+    "rps": "the provenance record per call, then the pipeline's layers and the worker hand-over (§13.1)",
     "legacy": "same per-call CPU as the ceiling row; 0.4.x answers on a thread per connection (§13.1)",
-    "cpu": "pipeline layers + provenance record + worker hand-over per call (§13.1)",
+    "cpu": "provenance record 1.26x the call's instructions; without it 1.41x the ceiling: layers, hand-over (§13.1)",
     "p99": "the hand-over queue under c=64 on one pinned core (§13.1)",
     "era": "per-request _meta/header checks of the 2026-07-28 era (§13.2)",
     "cold": "imports at start (tornado, the pipeline's layers) (§13.3)",
     "df": "DataFrame → records conversion in Python, text + structuredContent (§13.4)",
     "array": "the data serialized twice (text block and structuredContent) (§13.4)",
-    "dask": "job store writes and progress plumbing around client.submit (§13.5)",
+    "dask": "job-store writes and the job's provenance record on submit and finish (§13.10)",
     "stdio": "per-line pipeline cost shared with HTTP (§13.1)",
-    "workers": "2 workers + wrk share 2 cores: the client takes one (§13.6)",
+    "workers": "2 workers, wrk, redis-server and the team's load share 2 cores (§13.6)",
     "redis": "a session load/store round trip to Redis per request (§13.6)",
     "otel": "four spans + one histogram per call in the SDK (§13.7)",
-    "prov": "the provenance record (hashes, package versions, a file write) per call (§13.7)",
+    "prov": "the record's JSON encodes, the batch lock, a thread + SQLite write per 64 records (§13.1, §13.7)",
     "cache": "argument hashing + the full pipeline before the cache answers (§13.8)",
-    "rappture": "per-call driver write, run-file parse and PNG plot (§13.9)",
+    "rappture": "the curve's PNG (matplotlib); without the plot 1.04x (§13.9)",
 }
 
 
@@ -74,7 +74,8 @@ def instr(d: dict[str, Any], num: str, den: str) -> float | None:
 
 def _instr_text(d: dict[str, Any], num: str, den: str) -> str:
     r = instr(d, num, den)
-    return "" if r is None else f"; instructions {r:.2f}x"
+    at = (d.get("instructions") or {}).get("commit")
+    return "" if r is None else f"; instructions {r:.2f}x" + (f" (at {at})" if at else "")
 
 
 def _http(d: dict[str, Any]) -> list[Row]:
