@@ -26,9 +26,9 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 import cProfile  # noqa: E402
 import pstats  # noqa: E402
 
-from nanohubmcp import MCPServer
-from nanohubmcp.protocol import jsonenc
-from nanohubmcp.server.connection import Connection
+from nanohubmcp import MCPServer  # noqa: E402
+from nanohubmcp.protocol import jsonenc  # noqa: E402
+from nanohubmcp.server.connection import Connection  # noqa: E402
 
 
 def build(provenance: bool, async_tool: bool) -> MCPServer:
@@ -57,7 +57,8 @@ async def calls(server: MCPServer, n: int) -> None:
     )
     for _ in range(n):
         reply = await connection.serve(connection.request(connection.parse(body), version="2025-03-26"))  # type: ignore[arg-type]
-        assert reply.message is not None and "result" in reply.message
+        assert reply.message is not None
+        assert "result" in reply.message
 
 
 def main() -> None:

@@ -21,7 +21,7 @@ BOUNDS = {
     "rps": "the provenance record per call, then the pipeline's layers and the worker hand-over (§13.1)",
     "legacy": "same per-call CPU as the ceiling row; 0.4.x answers on a thread per connection (§13.1)",
     "cpu": "provenance record 1.26x the call's instructions; without it 1.41x the ceiling: layers, hand-over (§13.1)",
-    "p99": "the hand-over queue under c=64 on one pinned core (§13.1)",
+    "p99": "stalls of ~1 s under 64 connections (one cell got no answer in 4 s), not yet profiled (Round 3 summary)",
     "era": "per-request _meta/header checks of the 2026-07-28 era (§13.2)",
     "cold": "imports at start (tornado, the pipeline's layers) (§13.3)",
     "df": "DataFrame → records conversion in Python, text + structuredContent (§13.4)",
