@@ -148,6 +148,12 @@ export class MCPPanel extends Widget {
         this._renderCalls();
         this._renderInFlight();
         break;
+      case 'provenance':
+        if (message.id) {
+          this._records.set(message.id, message.record);
+          this._renderCalls();
+        }
+        break;
     }
   }
 
@@ -410,7 +416,7 @@ export class MCPPanel extends Widget {
   private _callRow(call: ICall): HTMLElement {
     const state = call.ok === null ? 'running' : call.ok ? 'ok' : 'error';
     const mark = { running: '•', ok: '✓', error: '✗' }[state];
-    return el(
+    const row = el(
       'li',
       { class: `jp-nanohub-mcp-call jp-mod-${state}`, 'data-method': call.method, title: call.error ?? '' },
       el(
@@ -425,8 +431,63 @@ export class MCPPanel extends Widget {
         { class: 'jp-nanohub-mcp-callmeta' },
         `${clock(call.time)} · ${call.method}`
       ),
-      call.error ? el('div', { class: 'jp-nanohub-mcp-error' }, call.error) : null
+      call.error ? el('div', { class: 'jp-nanohub-mcp-error' }, call.error) : null,
+      this._recordView(call)
     );
+    if (call.record) {
+      const record = call.record;
+      row.classList.add('jp-mod-recorded');
+      row.title = call.error ?? 'Click to show the provenance record of this call';
+      row.addEventListener('click', () => {
+        if (this._open.has(record)) {
+          this._open.delete(record);
+        } else {
+          this._open.add(record);
+          this._link.send({ type: 'provenance', id: record });
+        }
+        this._renderCalls();
+      });
+    }
+    return row;
+  }
+
+  /** The expanded provenance record of a call (tool, code hash, arguments, times, where, digest, cache). */
+  private _recordView(call: ICall): HTMLElement | null {
+    if (!call.record || !this._open.has(call.record)) {
+      return null;
+    }
+    if (!this._records.has(call.record)) {
+      return el('div', { class: 'jp-nanohub-mcp-record' }, 'Loading the provenance record…');
+    }
+    const record = this._records.get(call.record);
+    if (!record) {
+      return el('div', { class: 'jp-nanohub-mcp-record' }, `No record ${call.record} (unknown, or expired).`);
+    }
+    const code = (record.code ?? {}) as { [key: string]: unknown };
+    const time = (value: unknown) => (typeof value === 'number' ? new Date(value * 1000).toISOString() : '-');
+    const rows: [string, unknown][] = [
+      ['record', record.id],
+      ['tool', record.tool],
+      ['code hash', code.hash],
+      ['arguments', JSON.stringify(record.arguments ?? {})],
+      ['started', time(record.started)],
+      ['ended', time(record.ended)],
+      ['executor', record.executor],
+      ['where', JSON.stringify(record.where ?? {})],
+      ['status', record.status],
+      ['result digest', record.result_digest],
+      ['cache', record.cache ?? '-']
+    ];
+    const view = el(
+      'dl',
+      { class: 'jp-nanohub-mcp-record', 'data-record': call.record },
+      ...rows.flatMap(([key, value]) => [
+        el('dt', {}, key),
+        el('dd', { 'data-field': key }, value === null || value === undefined ? '-' : String(value))
+      ])
+    );
+    view.addEventListener('click', event => event.stopPropagation()); // selecting text keeps it open
+    return view;
   }
 
   private _jobs = new JobsSection();
@@ -435,6 +496,8 @@ export class MCPPanel extends Widget {
   private _status: IStatus | null = null;
   private _componentsData: IComponents | null = null;
   private _calls = new Map<number, ICall>();
+  private _records = new Map<string, { [key: string]: unknown } | null>();
+  private _open = new Set<string>();
   private _capacity = 200;
   private _stuck = 0;
   private _inFlight: HTMLElement;

@@ -79,6 +79,15 @@ export interface ICall {
   progress?: number | null;
   total?: number | null;
   message?: string | null;
+  /** The id of the call's provenance record, once it finished (null when none is kept). */
+  record?: string | null;
+}
+
+/** `{"type": "provenance"}`: a call's provenance record (null when unknown or expired). */
+export interface IProvenance {
+  type: 'provenance';
+  id: string | null;
+  record: { [key: string]: unknown } | null;
 }
 
 /** `{"type": "calls"}`: the whole log (`reset`) or new and updated entries. */
@@ -114,7 +123,7 @@ export interface IJobs {
 }
 
 /** Any message the kernel sends on the comm. */
-export type KernelMessage = IStatus | IComponents | ICalls | IJobs;
+export type KernelMessage = IStatus | IComponents | ICalls | IJobs | IProvenance;
 
 /** Requests the panel sends. */
-export type PanelRequest = { type: 'refresh' } | { type: 'clear' };
+export type PanelRequest = { type: 'refresh' } | { type: 'clear' } | { type: 'provenance'; id: string };

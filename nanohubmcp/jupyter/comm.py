@@ -30,11 +30,12 @@ Handshake:
   opens its comm again after a cell that mentions nanohubmcp, ``MCPServer`` or ``.run(`` has
   run (and on its refresh button); a panel with a comm open gets every change on it.
 
-Kernel → panel messages (``status``, ``components``, ``calls``, ``jobs``) are shaped in
+Kernel → panel messages (``status``, ``components``, ``calls``, ``jobs``, ``provenance``) are shaped in
 :mod:`.panel_messages`, which documents them.
 
-Panel → kernel: ``{"type": "refresh"}`` (answered with status, components and the full log)
-and ``{"type": "clear"}`` (empties the log; every panel gets a ``reset``).
+Panel → kernel: ``{"type": "refresh"}`` (answered with status, components and the full log),
+``{"type": "clear"}`` (empties the log; every panel gets a ``reset``) and ``{"type":
+"provenance", "id"}`` (a call's provenance record, answered to that panel only).
 
 When (:mod:`.panel_feed`): call entries are sent in batches at most every :data:`FLUSH_DELAY` seconds from the loop
 that served them (the server's own thread by default, so the log stays live while a cell runs);
@@ -57,6 +58,7 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, TypeGuard
 
+from . import panel_messages
 from .config import REBUILD_TRAITS
 from .panel_feed import FLUSH_DELAY, PanelFeed
 from .panel_messages import Shown, ShownServer
@@ -202,6 +204,8 @@ class PanelLink:
         kind = request.get("type")
         if kind == "refresh":
             self._broadcast(self.feed.snapshot(), [comm])
+        elif kind == "provenance":
+            self._broadcast([panel_messages.provenance(self.subject, request.get("id"))], [comm])
         elif kind == "clear":
             self.feed.clear()
             self._broadcast([self.feed.calls_message(reset=True)])

@@ -143,6 +143,7 @@ class PanelFeed:
             "ok": bool(data.get("ok")),
             "error": data.get("error"),
             "duration_ms": round(float(data.get("duration_ms") or 0.0), 2),
+            "record": data.get("record"),
         }
         self.calls.append(entry)
         return entry

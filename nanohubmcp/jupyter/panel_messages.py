@@ -15,6 +15,7 @@ Kernel → panel messages (``data`` of a ``comm_msg``; every one has a ``type``)
   the whole log (finished calls oldest first, then those still running), else new or updated
   entries. A call is ``{"id", "time" (epoch
   seconds), "method", "name", "session", "ok" (None while running), "error", "duration_ms"}``,
+  plus ``"record"`` once finished (its provenance record's id, or None),
   plus ``"progress"``, ``"total"`` and ``"message"`` once it reported progress
   (``ctx.report_progress`` or a tqdm bar); ``id`` increases with every call, and a finished
   call reuses its started entry's ``id``. ``stuck`` counts calls past ``tool_timeout`` whose
@@ -24,6 +25,9 @@ Kernel → panel messages (``data`` of a ``comm_msg``; every one has a ``type``)
   progress. A job is ``{"id", "tool", "status", "status_message", "progress",
   "progress_total", "progress_message", "created" (epoch seconds), "executor"}`` — never its
   arguments or result.
+- ``{"type": "provenance", "id", "record"}``: the answer to the panel's ``{"type":
+  "provenance", "id"}``: the provenance record (as ``%mcp history ID`` shows it), or None
+  when it is unknown or expired.
 
 The panel's side of these shapes is ``labextension/src/protocol.ts``.
 """
@@ -38,7 +42,7 @@ if TYPE_CHECKING:
     from ..server.core import ServerCore
     from ..server.wire.events import EventBus
 
-__all__ = ["components", "jobs", "status"]
+__all__ = ["components", "jobs", "provenance", "status"]
 
 JOBS_SHOWN = 20
 """Jobs the panel lists (the newest)."""
@@ -117,3 +121,15 @@ def jobs(subject: Shown | None) -> dict[str, Any]:
             "executor")
     listed = subject.server.core.jobs.listing(limit=JOBS_SHOWN)
     return {"type": "jobs", "jobs": [{key: row.get(key) for key in keep} for row in listed]}
+
+
+def provenance(subject: Shown | None, record_id: object) -> dict[str, Any]:
+    """The ``provenance`` message: record ``record_id`` of ``subject``'s server, or None.
+
+    The panel is the notebook user's own view (as ``%mcp history ID``): the record is read
+    whoever the call's principal was.
+    """
+    record = None
+    if subject is not None and isinstance(record_id, str) and 0 < len(record_id) <= 64:
+        record = subject.server.core.provenance.find(record_id)
+    return {"type": "provenance", "id": record_id if isinstance(record_id, str) else None, "record": record}

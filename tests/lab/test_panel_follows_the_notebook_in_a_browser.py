@@ -162,3 +162,29 @@ def test_the_panel_shows_the_server_its_tools_and_live_calls(lab: LabServer, pag
     call_tools(url, ("add", {"a": 1, "b": 1}))
     page.wait_for_selector(f"{PANEL} .jp-nanohub-mcp-call.jp-mod-ok")
     assert len(panel.locator(".jp-nanohub-mcp-call").all_inner_texts()) == 1
+
+
+def test_a_click_on_a_call_shows_its_provenance_record(lab: LabServer, page: Any) -> None:
+    page.goto(lab.page_url("panel.ipynb"))
+    panel = open_panel(page)
+    page.wait_for_selector(f'{PANEL}[data-state="not-loaded"]')
+    run_all_cells(page)
+    page.wait_for_selector(f'{PANEL} .jp-nanohub-mcp-tool[data-name="divide"]')
+    url = panel.locator(".jp-nanohub-mcp-public a").get_attribute("href")
+    assert url is not None
+    [result] = call_tools(url, ("add", {"a": 2, "b": 3}))
+    record_id = result.meta["io.nanohub/provenance"].rsplit("/", 1)[1]
+
+    entry = panel.locator(".jp-nanohub-mcp-call.jp-mod-recorded")
+    entry.wait_for(state="visible")
+    assert panel.locator(".jp-nanohub-mcp-record").count() == 0
+    entry.click()
+    record = panel.locator(f'.jp-nanohub-mcp-record[data-record="{record_id}"]')
+    record.locator('dd[data-field="code hash"]').wait_for(state="visible")
+    assert record.locator('dd[data-field="tool"]').inner_text() == "add"
+    assert record.locator('dd[data-field="code hash"]').inner_text().startswith("sha256:")
+    assert '"a":2' in record.locator('dd[data-field="arguments"]').inner_text()
+    assert record.locator('dd[data-field="record"]').inner_text() == record_id
+    shot(page, "lab-panel-provenance.png", panel)
+    entry.locator(".jp-nanohub-mcp-callline").click()  # a second click folds it away
+    record.wait_for(state="detached")

@@ -179,10 +179,11 @@ def submit(loop: asyncio.AbstractEventLoop, executor: Executor, call: Callable[[
 class CallRecord:
     """Publishes ``call_started``/``call_finished`` for observers (notebook log, lab panel)."""
 
-    __slots__ = ("_bus", "_data", "_t0")
+    __slots__ = ("_bus", "_data", "_request", "_t0")
 
     def __init__(self, bus: EventBus, request: RequestContext, method: str, name: str | None) -> None:
         self._bus = bus
+        self._request = request
         self._t0 = time.perf_counter()
         session = request.session
         self._data = {
@@ -197,7 +198,8 @@ class CallRecord:
     def finish(self, ok: bool, error: str | None = None) -> None:
         """Publish the end of the call."""
         duration_ms = (time.perf_counter() - self._t0) * 1000.0
-        self._bus.emit("call_finished", **self._data, duration_ms=duration_ms, ok=ok, error=error)
+        self._bus.emit("call_finished", **self._data, duration_ms=duration_ms, ok=ok, error=error,
+                       record=self._request.provenance_id)
 
 
 def make_context(core: AskServices, signature: Signature, request: RequestContext,

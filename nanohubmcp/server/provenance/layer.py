@@ -102,6 +102,7 @@ class Recorder:
             if tool is None or tool.extra.get(OFF):
                 return await call_next(request)
             started = time.time()
+            request.context.provenance_id = self._ids.next()  # the panel's call log names it
             result = await call_next(request)
             if result.get("resultType") == "input_required":
                 return result  # not done: the client's retry with the answers is the call recorded
@@ -123,7 +124,7 @@ class Recorder:
         principal = request.principal
         meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else None
         cached = meta.get(CACHE_META) if meta is not None else None
-        record_id = self._ids.next()
+        record_id = context.provenance_id or self._ids.next()
         digest, kept = capture.kept_result(result)
         self.store.keep_source(code["hash"], code["source"])
         body: dict[str, Any] = {

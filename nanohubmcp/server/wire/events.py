@@ -4,7 +4,8 @@ Events (name → keyword data):
 
 - ``tools_changed`` / ``resources_changed`` / ``prompts_changed``: ``name`` of the component.
 - ``call_started``: ``call_id``, ``method``, ``name``, ``session_id``, ``started`` (``time.time()``).
-- ``call_finished``: the same plus ``duration_ms`` and ``ok`` (bool) and ``error`` (str or None).
+- ``call_finished``: the same plus ``duration_ms`` and ``ok`` (bool) and ``error`` (str or None),
+  and ``record``: the id of the call's provenance record (None when none is kept).
   A ``tools/call`` refused before the tool ran (unknown tool, arguments that break its schema)
   publishes its ``call_started`` and ``call_finished`` together, ``ok`` false; ``name`` is the
   name the client sent (None when it sent none).

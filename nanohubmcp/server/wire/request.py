@@ -105,6 +105,8 @@ class RequestContext:
             starts (legacy SSE answers its POST 202 then; a refusal before is the POST's status).
         lists_as_data: a tool's list result is data (``structuredContent {"result": [...]}``) rather than
             only its JSON text; REST asks for it so lists answer like arrays.
+        provenance_id: the id of the provenance record this ``tools/call`` will leave (minted
+            before the tool runs, so ``call_finished`` can name it), else None.
         job_id: the id of the ``@async_tool`` job this request runs as (its progress is stored
             with the job), else None.
         escalate: set while a 2026-07-28 call may still become a task: ``escalate(message)``
@@ -133,6 +135,7 @@ class RequestContext:
         "open_session",
         "opened_session",
         "principal",
+        "provenance_id",
         "server",
         "session",
         "slots",
@@ -172,6 +175,7 @@ class RequestContext:
         self.withdrawn = False
         self._cancel_callbacks: list[Callable[[], None]] = []
         self.job_id: str | None = None
+        self.provenance_id: str | None = None
         self.escalate: Callable[[str | None], bool] | None = None
         self.slots: dict[Slot[Any], Any] = {}
         """What the parts above the wire keep with this request, by :class:`Slot` (read it
