@@ -42,6 +42,8 @@ CACHE_META = "io.nanohub/cache"
 """The ``_meta`` key of a result the result cache answered or stored: ``{"hit": bool, ...}``."""
 MAX_OPEN_JOBS = 10_000
 """Jobs whose records wait for their end at most (the job store's own default bound)."""
+MAX_ENDED_JOBS = 256
+"""Ended jobs whose records are not open yet, kept at most (the window is one call's answer)."""
 
 
 class ToolLookup(Protocol):
@@ -86,6 +88,10 @@ class Recorder:
         self.tools = tools
         self.enabled = enabled
         self._open: OrderedDict[str, tuple[str, str | None, dict[str, Any]]] = OrderedDict()
+        # A quick job can end (on its thread) before the layer has opened its record (after the handle is
+        # made): such ends wait here for the record, which then completes at once.
+        self._ended: OrderedDict[str, Job] = OrderedDict()
+        self._jobs_lock = threading.Lock()
         self._ids = RecordIds()
 
     def layer(self) -> Middleware:
@@ -163,18 +169,30 @@ class Recorder:
                 resource_links=[],
                 handle_digest=digest,
             )
-            self._open[job_id] = (record_id, owner, body)
-            while len(self._open) > MAX_OPEN_JOBS:
-                self._open.popitem(last=False)
+            with self._jobs_lock:
+                self._open[job_id] = (record_id, owner, body)
+                while len(self._open) > MAX_OPEN_JOBS:
+                    self._open.popitem(last=False)
+                ended = self._ended.pop(job_id, None)
+        else:
+            ended = None
         self.store.put(record_id, owner, body)
         result.setdefault("_meta", {})[META_KEY] = body["uri"]
+        if ended is not None:
+            self.job_finished(ended)
 
     def job_finished(self, job: Job) -> None:
         """The job store's hook (before the end is stored): complete the job's record and name
         it in the job's result ``_meta``."""
-        opened = self._open.pop(job.id, None)
-        if opened is None or job.status not in TERMINAL:
+        if job.status not in TERMINAL:
             return
+        with self._jobs_lock:
+            opened = self._open.pop(job.id, None)
+            if opened is None:  # the record is not open yet: it completes when it is
+                self._ended[job.id] = job
+                while len(self._ended) > MAX_ENDED_JOBS:
+                    self._ended.popitem(last=False)
+                return
         record_id, owner, body = opened
         meta = job.task_meta() or {}
         slurm = meta.get("slurm") if isinstance(meta.get("slurm"), dict) else None
