@@ -86,8 +86,8 @@ async def test_a_call_is_recorded_and_read_by_its_owner_only(url: str) -> None:
         assert record["result_digest"].startswith("sha256:")
         assert record["python"]["version"]
         assert record["packages"]["pytest"] == pytest.__version__
-        assert record["trace_id"] is None
-        assert record["span_id"] is None
+        assert record["trace_id"] is None or len(record["trace_id"]) in (16, 32)  # ids when the process traces
+        assert record["span_id"] is None or len(record["span_id"]) in (16, 32)  # ids when the process traces
         assert record["cache"] is None
 
     async with official(url, BOB) as bob:

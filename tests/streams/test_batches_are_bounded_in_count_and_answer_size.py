@@ -19,7 +19,7 @@ from nanohubmcp.server import connection as batch
 
 
 def build() -> MCPServer:
-    server = MCPServer("batch-limits")
+    server = MCPServer("batch-limits", max_inline_bytes=None)  # big answers stay inline: the batch bound is tested
 
     @server.tool()
     def blob(size: int) -> str:

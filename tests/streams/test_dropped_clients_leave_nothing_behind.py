@@ -45,7 +45,7 @@ IDLE_TASKS = 2
 
 
 def build() -> MCPServer:
-    server = MCPServer("drops", workers=8)
+    server = MCPServer("drops", workers=8, provenance=False)  # records are kept by design (bounded, TTL): not residue
 
     @server.tool()
     def talk_slowly(ctx: Context) -> str:

@@ -32,7 +32,7 @@ from nanohubmcp.transports import sse_writer
 
 
 def build() -> MCPServer:
-    server = MCPServer("streams")
+    server = MCPServer("streams", max_inline_bytes=None)  # big text stays inline: slow readers are tested
 
     @server.tool()
     def big(size: int) -> str:
