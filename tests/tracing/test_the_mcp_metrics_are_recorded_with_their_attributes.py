@@ -19,7 +19,13 @@ HANDSHAKE = {"mcp.protocol.version": "2025-11-25", "network.transport": "tcp", "
 
 
 def counts(name: str) -> dict[frozenset[tuple[str, Any]], int]:
-    return {frozenset(attributes.items()): count for attributes, count, _ in otel_sdk.points(name)}
+    """Measurements per attribute set, summed: the same attribute set can come in more than one point (one per
+    meter scope that recorded it in this process), and a dict built from the points kept only the last."""
+    found: dict[frozenset[tuple[str, Any]], int] = {}
+    for attributes, count, _ in otel_sdk.points(name):
+        key = frozenset(attributes.items())
+        found[key] = found.get(key, 0) + count
+    return found
 
 
 def grew(
