@@ -108,7 +108,9 @@ def warm() -> None:
     with _table_lock:
         if _table is not None or _table_reader is not None:
             return
-        _table_reader = threading.Thread(target=_read_table, name="nanohubmcp-distributions", daemon=True)
+        # Not a daemon: a daemon thread still reading package metadata while the interpreter finalizes can crash
+        # it (SIGSEGV at exit); exit waits for the read instead (a second at most, once per process).
+        _table_reader = threading.Thread(target=_read_table, name="nanohubmcp-distributions", daemon=False)
         _table_reader.start()
 
 
