@@ -52,12 +52,14 @@ class Recorder:
     def __init__(self) -> None:
         self.on = False
         self.modules: list[str] = []
+        self.functions: list[str] = []
 
     def __call__(self, frame: FrameType, event: str, arg: Any) -> None:
         if self.on and event == "call":
             name = frame.f_globals.get("__name__", "")
             if name == "nanohubmcp" or name.startswith("nanohubmcp."):
                 self.modules.append(name)
+                self.functions.append(f"{name}:{frame.f_code.co_name}")
 
     def install(self) -> None:
         threading.setprofile(self)
@@ -65,13 +67,15 @@ class Recorder:
 
     def start(self) -> None:
         self.modules = []
+        self.functions = []
         self.on = True
 
     def stop(self) -> dict[str, Any]:
         self.on = False
         seq = self.modules
         hops = sum(1 for a, b in itertools.pairwise(seq) if a != b)
-        return {"modules": len(set(seq)), "hops": hops, "functions": len(seq), "sequence": list(seq)}
+        return {"modules": len(set(seq)), "hops": hops, "functions": len(seq), "sequence": list(seq),
+                "entries": list(self.functions)}
 
 
 def server() -> MCPServer:
@@ -164,6 +168,7 @@ def summary(figures: list[dict[str, Any]]) -> dict[str, Any]:
         "functions": int(statistics.median(f["functions"] for f in figures)),
         "module_list": sorted(set(best["sequence"])),
         "sequence": best["sequence"],
+        "entries": best["entries"],
     }
 
 
@@ -176,6 +181,8 @@ def main() -> None:
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     ap.add_argument("--trace", choices=["http", "stdio"], help="print the module sequence of one transport")
     ap.add_argument("--modules", action="store_true", help="list the modules entered")
+    ap.add_argument("--functions", action="store_true",
+                    help="with --trace: print every function entered (module:function), a '>' marking each hop")
     args = ap.parse_args()
     rec = Recorder()
     rec.install()
@@ -198,7 +205,15 @@ def main() -> None:
             for name, r in results.items():
                 print(f"\n{name}:\n  " + "\n  ".join(r["module_list"]))
     if args.trace:
-        seq = results["streamable-http" if args.trace == "http" else "stdio"]["sequence"]
+        chosen = results["streamable-http" if args.trace == "http" else "stdio"]
+        seq = chosen["sequence"]
+        if args.functions:
+            before = None
+            for entry in chosen["entries"]:
+                mod = entry.split(":", 1)[0]
+                print(("> " if mod != before else "  ") + entry)
+                before = mod
+            return
         last = None
         for mod in seq:
             if mod != last:
