@@ -39,6 +39,7 @@ from mcpbench.http import Connection
 from mcpbench.phases import rotate
 
 APP = Path(__file__).resolve().parent / "servers" / "scaleout_app.py"
+CEILING = Path(__file__).resolve().parent / "servers" / "ceiling_workers.py"
 
 
 def free_port() -> int:
@@ -60,6 +61,12 @@ def redis_memory(port: int) -> int:
 
 def redis_cpu(pid: int) -> float:
     return procs.cpu_seconds(pid)
+
+
+def worker_cpu(pid: int) -> dict[int, float]:
+    """CPU seconds of each serving process under ``pid`` (the workers when it forked, else itself)."""
+    tree = [p for p in procs.tree(pid) if p != pid] or [pid]
+    return {p: procs.cpu_seconds(p) for p in tree if not list(procs.tree(p))[1:]} or {pid: procs.cpu_seconds(pid)}
 
 
 async def open_session(port: int) -> str | None:
@@ -90,6 +97,7 @@ def main() -> int:
     p.add_argument("--server-cpu", default="0-1")
     p.add_argument("--client-cpu", default="1")
     p.add_argument("--json", type=Path, help="also write the figures here (run.py's raw data)")
+    p.add_argument("--only", default="", help="comma-separated substrings: run only the variants naming one")
     a = p.parse_args()
     env.ensure_wrk()
     if not shutil.which("redis-server"):
@@ -115,11 +123,19 @@ def main() -> int:
         stdout=subprocess.DEVNULL,
     )
     url = f"redis://127.0.0.1:{rport}/0"
+    ours = [python, "-m", "nanohubmcp", "run", str(APP)]
+    ceiling = [python, str(CEILING)]
     variants = {
-        "memory, 1 process": [],
-        "redis, 1 process": ["--state-url", url],
-        "redis, 2 workers": ["--state-url", url, "--workers", "2"],
+        "ceiling, 1 process": [*ceiling],
+        "ceiling, 2 workers": [*ceiling, "--workers", "2"],
+        "ceiling, 2 workers, reuse_port": [*ceiling, "--workers", "2", "--reuse-port"],
+        "memory, 1 process": [*ours],
+        "redis, 1 process": [*ours, "--state-url", url],
+        "redis, 2 workers": [*ours, "--state-url", url, "--workers", "2"],
     }
+    if a.only:
+        wanted = [w.strip() for w in a.only.split(",") if w.strip()]
+        variants = {k: v for k, v in variants.items() if any(w in k for w in wanted)}
     servers, ports, sessions = {}, {}, {}
     cells: dict[str, list[dict[str, float]]] = {name: [] for name in variants}
     try:
@@ -127,7 +143,7 @@ def main() -> int:
         for name, extra in variants.items():
             ports[name] = free_port()
             servers[name] = procs.ServerProcess(
-                [python, "-m", "nanohubmcp", "run", str(APP), "--port", str(ports[name]), *extra],
+                [*extra, "--port", str(ports[name])],
                 work,
                 a.server_cpu,
                 log=work / f"{ports[name]}.log",
@@ -143,6 +159,7 @@ def main() -> int:
         for r in range(a.rounds):
             for name in rotate(list(variants), r):
                 redis0 = redis_cpu(redis.pid)
+                workers0 = worker_cpu(servers[name].pid)
                 cell = wrk.run(
                     ports[name],
                     a.conc,
@@ -153,38 +170,47 @@ def main() -> int:
                     server_pid=servers[name].pid,
                 )
                 redis_ms = (redis_cpu(redis.pid) - redis0) * 1000
+                spent = {pid: cpu - workers0.get(pid, 0.0) for pid, cpu in worker_cpu(servers[name].pid).items()}
+                busiest = max(spent.values()) / max(1e-9, sum(spent.values())) if len(spent) > 1 else 1.0
                 cells[name].append(
                     {
                         "rps": cell["rps"],
                         "cpu_ms": (cell.get("cpu_us_per_req") or 0.0) / 1000,
                         "redis_cpu_ms": redis_ms / cell["requests"] if cell["requests"] else 0.0,
                         "errors": sum(cell["errors"].values()) + cell["wrong"],
+                        "busiest_worker_share": busiest,
                     }
                 )
                 print(f"round {r + 1} {name:20s} {cell['rps']:8.0f} req/s", flush=True)
         for server in servers.values():
             server.stop()
         # Memory per session held in Redis: open sessions against a fresh Redis-backed process.
-        redis_cli(rport, "flushall")
-        port = free_port()
-        holder = procs.ServerProcess(
-            [python, "-m", "nanohubmcp", "run", str(APP), "--port", str(port), "--state-url", url], work, a.server_cpu
-        )
-        holder.start()
-        asyncio.run(mcp.wait_ready("127.0.0.1", port, 60))
-        before = redis_memory(rport)
-        opened = asyncio.run(open_sessions(port, a.sessions))
-        per_session = (redis_memory(rport) - before) / max(1, opened)
-        holder.stop()
+        per_session, opened = 0.0, 0
+        if a.sessions:
+            redis_cli(rport, "flushall")
+            port = free_port()
+            holder = procs.ServerProcess(
+                [python, "-m", "nanohubmcp", "run", str(APP), "--port", str(port), "--state-url", url],
+                work,
+                a.server_cpu,
+            )
+            holder.start()
+            asyncio.run(mcp.wait_ready("127.0.0.1", port, 60))
+            before = redis_memory(rport)
+            opened = asyncio.run(open_sessions(port, a.sessions))
+            per_session = (redis_memory(rport) - before) / max(1, opened)
+            holder.stop()
     finally:
         for server in servers.values():
             server.stop()
         redis.terminate()
         redis.wait(10)
     summary = {name: {k: statistics.median(c[k] for c in cs) for k in cs[0]} for name, cs in cells.items()}
-    print(f"\n{'variant':22s} {'req/s':>8s} {'server CPU ms/call':>19s} {'redis CPU ms/call':>18s}")
+    print(f"\n{'variant':32s} {'req/s':>8s} {'server CPU ms/call':>19s} {'redis CPU ms/call':>18s} {'busiest':>8s}")
     for name, s in summary.items():
-        print(f"{name:22s} {s['rps']:8.0f} {s['cpu_ms']:19.3f} {s['redis_cpu_ms']:18.3f}")
+        print(
+            f"{name:32s} {s['rps']:8.0f} {s['cpu_ms']:19.3f} {s['redis_cpu_ms']:18.3f} {s['busiest_worker_share']:8.2f}"
+        )
     print(f"\nRedis memory per held session: {per_session:.0f} bytes ({opened} sessions)")
     out = Path(__file__).resolve().parent / "results" / f"scaleout-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}.json"
     out.parent.mkdir(exist_ok=True)

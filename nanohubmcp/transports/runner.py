@@ -66,10 +66,17 @@ def resolve_port(port: int | str | None) -> int:
     return value
 
 
-def bind(host: str, port: int) -> list[socket.socket]:
+SPREAD_BY_KERNEL = sys.platform.startswith("linux") and hasattr(socket, "SO_REUSEPORT")
+"""Whether each worker listens on a socket of its own (``SO_REUSEPORT``: Linux spreads new
+connections over the workers' sockets by a hash of their addresses). One socket shared by
+the workers goes to whichever wakes first: a burst of connections (a client pool opening
+16 at once) all landed on one worker."""
+
+
+def bind(host: str, port: int, *, reuse_port: bool = False) -> list[socket.socket]:
     """Bind listening sockets; a busy or forbidden port becomes a clear ConfigurationError."""
     try:
-        return tornado.netutil.bind_sockets(port, host, backlog=BACKLOG)
+        return tornado.netutil.bind_sockets(port, host, backlog=BACKLOG, reuse_port=reuse_port)
     except OSError as exc:
         if exc.errno == errno.EADDRINUSE:
             raise ConfigurationError(
@@ -179,18 +186,26 @@ class Runner:
         """Serve until SIGINT/SIGTERM (or :meth:`stop` from another thread).
 
         Args:
-            workers: processes serving the one port (Tornado's ``fork_processes``: the sockets
-                are bound first, then the process forks; a worker that dies is started again).
+            workers: processes serving the one port (Tornado's ``fork_processes``: the port is
+                bound first, then the process forks; a worker that dies is started again). On
+                Linux each worker listens on a socket of its own (:data:`SPREAD_BY_KERNEL`).
                 Above 1 the server needs a shared state store (``state_url``): each worker
                 serves every session. The parent only watches its workers; SIGINT/SIGTERM to
                 it stops them all.
             on_ready: called once serving (by the first worker only), e.g. to print the endpoints.
         """
         self._on_ready = on_ready
-        sockets = bind(self.host, self.requested_port)
+        spread = workers > 1 and SPREAD_BY_KERNEL
+        sockets = bind(self.host, self.requested_port, reuse_port=spread)
         parent = os.getpid()
         if workers > 1:
+            if spread:  # the port is checked (and chosen, for 0); each worker binds its own below
+                port = sockets[0].getsockname()[1]
+                for sock in sockets:
+                    sock.close()
             fork_workers(workers)
+            if spread:
+                sockets = bind(self.host, port, reuse_port=True)
 
         async def main() -> None:
             self._serve(sockets)

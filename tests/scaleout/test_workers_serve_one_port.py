@@ -3,6 +3,7 @@ sessions through Redis; a worker killed with -9 is started again and the session
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import signal
@@ -61,3 +62,38 @@ def test_three_workers_on_one_port_share_sessions_and_survive_a_kill(redis_serve
     finally:
         server.stop()
     assert not children(server.proc.pid) or all(not Path(f"/proc/{p}").exists() for p in children(server.proc.pid))
+
+
+def listeners(port: int) -> int:
+    """Listening TCP sockets on ``port`` (IPv4), from /proc/net/tcp."""
+    rows = Path("/proc/net/tcp").read_text().splitlines()[1:]
+    return sum(1 for row in rows if row.split()[1].endswith(f":{port:04X}") and row.split()[3] == "0A")
+
+
+def test_a_burst_of_connections_is_spread_over_the_workers(redis_server: RedisServer, tmp_path: Path) -> None:
+    """A client pool opening its connections at once (as load generators and proxies with
+    keep-alive do) reaches every worker, not only the one that woke first."""
+    env = {**os.environ, "NANOHUBMCP_STATE_DIR": str(tmp_path / "state"), "MCP_TOKEN": ""}
+    server = Server(tmp_path, free_port(), redis_server.url, workers=2, env=env)
+    try:
+        server.wait_listening()
+        deadline = time.monotonic() + 20
+        while (len(children(server.proc.pid)) < 2 or listeners(server.port) < 2) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert listeners(server.port) == 2, "each worker listens on a socket of its own"
+        session = wire.initialize(server.url)
+        pool = [http.client.HTTPConnection("127.0.0.1", server.port, timeout=20) for _ in range(16)]
+        for conn in pool:
+            conn.connect()
+        body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "where", "arguments": {}}}
+        pids = []
+        for conn in pool:
+            conn.request("POST", "/mcp", json.dumps(body), {**wire.headers(session), "Accept": "application/json"})
+            reply = conn.getresponse()
+            assert reply.status == 200
+            pids.append(json.loads(json.loads(reply.read())["result"]["content"][0]["text"])["pid"])
+            conn.close()
+        assert len(set(pids)) == 2, f"16 connections opened at once all reached one worker: {pids}"
+        assert max(pids.count(p) for p in set(pids)) <= 14
+    finally:
+        server.stop()
