@@ -305,8 +305,8 @@ class ServerBusy(ProtocolError):
 
     code = SERVER_BUSY
 
-    def __init__(self, message: str, *, retry_after: int) -> None:
-        super().__init__(message, {"retryAfter": retry_after})
+    def __init__(self, message: str, *, retry_after: int, request_id: str | int | None = None) -> None:
+        super().__init__(message, {"retryAfter": retry_after}, request_id=request_id)
         self.retry_after = retry_after
 
 

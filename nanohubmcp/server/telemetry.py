@@ -195,5 +195,5 @@ def install(pipeline_wrap: Any, sessions: SessionStore, version: str) -> Telemet
     session metric when sessions end; returns the :class:`Telemetry`."""
     telemetry = Telemetry(version)
     pipeline_wrap(telemetry.layer())
-    sessions.on_close = telemetry.session_ended
+    sessions.set_close_callback(telemetry.session_ended)
     return telemetry

@@ -16,8 +16,9 @@ class StateUnavailable(ServerBusy):
     their clients then get 404 and initialize again).
     """
 
-    def __init__(self, message: str | None = None) -> None:
+    def __init__(self, message: str | None = None, *, request_id: str | int | None = None) -> None:
         super().__init__(
             message or "The server's shared state store is unreachable; retry shortly",
             retry_after=RETRY_AFTER_SECONDS,
+            request_id=request_id,
         )

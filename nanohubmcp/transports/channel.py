@@ -48,12 +48,12 @@ class ResponseChannel:
         if stream is not None:
             stream.attach(self._sink)
             if priming:
-                stream.on_hangup = self._hangup
+                stream.set_hangup_callback(self._hangup)
 
     def _start(self) -> SSEWriter:
         if self.writer is None:
             self.writer = SSEWriter(self.handler, self.handler.config.keepalive_seconds)
-            self.writer.on_disconnect = self._lost
+            self.writer.set_disconnect_callback(self._lost)
             self.writer.start(priming_id=self.priming_id)
         return self.writer
 

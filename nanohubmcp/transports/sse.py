@@ -61,8 +61,8 @@ class LegacySSEHandler(BaseHandler):
             if not closed.done():
                 closed.set_result(None)
 
-        writer.on_disconnect = lost
-        stream.on_close = lost
+        writer.set_disconnect_callback(lost)
+        stream.set_close_callback(lost)
         stream.attach(sink)
         await closed
         self.connection.end_session(session.id)
@@ -129,7 +129,7 @@ async def post_legacy_message(handler: Any, session_id: str | None) -> None:
     # The POST is answered 202 once the call pipeline let the request through to its handler; a
     # refusal before that with an HTTP status of its own (a tool's scopes the token lacks: 403)
     # is this POST's answer, anything else goes on the stream like every response.
-    request.on_accepted = functools.partial(handler.send_empty, 202)
+    request.set_accepted_callback(functools.partial(handler.send_empty, 202))
     reply = await connection.serve(request)
     response = reply.message
     if not handler.finished:

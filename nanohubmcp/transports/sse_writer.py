@@ -55,7 +55,11 @@ class SSEWriter:
         self._flush_due = False
         self._queued = 0  # bytes written since the last flush
         self._unsent = 0  # bytes flushed but not yet taken by the socket
-        self.on_disconnect: Callable[[], None] | None = None
+        self._on_disconnect: Callable[[], None] | None = None
+
+    def set_disconnect_callback(self, callback: Callable[[], None] | None) -> None:
+        """Call ``callback`` once when the client goes away (:meth:`connection_lost`)."""
+        self._on_disconnect = callback
 
     def start(self, *, status: int = 200, priming_id: str | None = None) -> None:
         """Send the headers (and, when given, the priming event with ``retry``)."""
@@ -130,8 +134,8 @@ class SSEWriter:
             return
         self.closed = True
         self._stop_timer()
-        if self.on_disconnect is not None:
-            callback, self.on_disconnect = self.on_disconnect, None
+        if self._on_disconnect is not None:
+            callback, self._on_disconnect = self._on_disconnect, None
             callback()
 
     def finish(self) -> None:

@@ -118,9 +118,8 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
         StateUnavailable (503 with Retry-After) while the shared store is unreachable."""
         try:
             return await self.connection.lookup_session(session_id, self.principal)
-        except StateUnavailable as exc:
-            exc.request_id = request_id  # the refusal names the request it refuses
-            raise
+        except StateUnavailable as exc:  # the refusal names the request it refuses
+            raise StateUnavailable(exc.message, request_id=request_id) from exc
 
     async def _session(self, message: jsonrpc.Message) -> Session | None:
         """The session the request names (None: sessionless); SessionNotFound (404) when it is gone."""
@@ -258,9 +257,9 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
             if not done.done():
                 done.set_result(None)
 
-        writer.on_disconnect = lost
+        writer.set_disconnect_callback(lost)
         self.closing = writer.connection_lost
-        stream.on_close = lost
+        stream.set_close_callback(lost)
         stream.attach(sink, last_event_id)
         if stream.done and not done.done():
             done.set_result(None)

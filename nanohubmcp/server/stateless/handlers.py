@@ -64,7 +64,7 @@ async def tools_call(core: HandlerServices, request: RequestContext, params: dic
             except JobLimitReached as exc:
                 raise InternalError(str(exc)) from None
             request.put(TASK_JOB, job)  # the job's asks wait for tasks/update
-            request.escalate = lambda _message: True  # it runs as a task already (ctx.start_task())
+            request.allow_escalation(lambda _message: True)  # it runs as a task already (ctx.start_task())
             track(core, job)
             return create_task_result(job)
         return await job_service.start_job_result(core, request, tool, arguments)

@@ -121,7 +121,7 @@ def enable_escalation(core: HandlerServices, request: RequestContext, tool: Tool
         future.set_result(job)
         return True
 
-    request.escalate = escalate
+    request.allow_escalation(escalate)
     return future
 
 

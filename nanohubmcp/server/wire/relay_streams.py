@@ -230,7 +230,7 @@ class RelayStream(OutboundStream):
             self._closed_elsewhere()
 
     def _closed_elsewhere(self) -> None:
-        callback, self.on_close = self.on_close, None
+        callback, self._on_close = self._on_close, None
         self.closed = True
         if callback is not None:
             callback()

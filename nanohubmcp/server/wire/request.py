@@ -102,15 +102,16 @@ class RequestContext:
         opened_session: the session ``initialize`` minted through ``open_session``.
         argument_errors: this request's override of the server's ``argument_errors`` option.
         on_accepted: called once the request passed the call pipeline's layers and its handler
-            starts (legacy SSE answers its POST 202 then; a refusal before is the POST's status).
+            starts (legacy SSE answers its POST 202 then; a refusal before is the POST's status);
+            set with :meth:`set_accepted_callback`.
         lists_as_data: a tool's list result is data (``structuredContent {"result": [...]}``) rather than
             only its JSON text; REST asks for it so lists answer like arrays.
         provenance_id: the id of the provenance record this ``tools/call`` will leave (minted
             before the tool runs, so ``call_finished`` can name it), else None.
         job_id: the id of the ``@async_tool`` job this request runs as (its progress is stored
             with the job), else None.
-        escalate: set while a 2026-07-28 call may still become a task: ``escalate(message)``
-            makes it one and answers whether it is one.
+        escalate: set (:meth:`allow_escalation`) while a 2026-07-28 call may still become a
+            task: ``escalate(message)`` makes it one and answers whether it is one.
         task_metadata: what the function published with ``ctx.set_task_metadata``.
         transport: the transport the request came on (``"streamable-http"``, ``"sse"``,
             ``"stdio"``, ``"rest"``, …), or None when not said.
@@ -237,6 +238,15 @@ class RequestContext:
                 standalone.send(message)
                 return True
         return False
+
+    def set_accepted_callback(self, callback: Callable[[], None] | None) -> None:
+        """Call ``callback`` once the request passed the pipeline's layers and its handler starts."""
+        self.on_accepted = callback
+
+    def allow_escalation(self, escalate: Callable[[str | None], bool] | None) -> None:
+        """Let the running call become a task: ``escalate(message)`` makes it one and answers
+        whether it is one (:meth:`go_on_as_task` asks it); None: it cannot."""
+        self.escalate = escalate
 
     def go_on_as_task(self, message: str | None = None) -> bool:
         """Turn the running call into a task if it may become one (loop thread); True when it is one."""

@@ -73,15 +73,19 @@ class Session:
         self.last_seen = self.started = time.monotonic()
         self.closed = False
         self._stream_counter = 0
-        self.on_touch: Callable[[Session], None] | None = None
+        self._on_touch: Callable[[Session], None] | None = None
         self.relay: StreamRelay | None = None
         """With a shared state store: makes this session's streams cross processes."""
+
+    def set_touch_callback(self, callback: Callable[[Session], None] | None) -> None:
+        """Call ``callback(session)`` on each :meth:`touch` (the store keeps its idle order)."""
+        self._on_touch = callback
 
     def touch(self) -> None:
         """Mark activity (idle expiry counts from the last request, call end or stream close)."""
         self.last_seen = time.monotonic()
-        if self.on_touch is not None:
-            self.on_touch(self)
+        if self._on_touch is not None:
+            self._on_touch(self)
 
     @property
     def busy(self) -> bool:
@@ -175,8 +179,12 @@ class SessionStore:
         self._by_principal: dict[str, OrderedDict[str, Session]] = {}
         self.relay: StreamRelay | None = None
         """With a shared state store: the sessions of this process are replicas of its records."""
-        self.on_close: Callable[[Session], None] | None = None
-        """Called with each session this store closes (ended, expired, evicted, at shutdown)."""
+        self._on_close: Callable[[Session], None] | None = None
+
+    def set_close_callback(self, callback: Callable[[Session], None] | None) -> None:
+        """Call ``callback(session)`` for each session this store closes (ended, expired,
+        evicted, at shutdown); None: nobody."""
+        self._on_close = callback
 
     def use_relay(self, relay: StreamRelay | None) -> None:
         """Make this process's sessions replicas of a shared store's records (``relay``: the
@@ -229,7 +237,7 @@ class SessionStore:
 
     def _add(self, session: Session, principal: str | None) -> Session:
         session.principal = principal
-        session.on_touch = self._touched
+        session.set_touch_callback(self._touched)
         session.relay = self.relay
         self._sessions[session.id] = session
         if principal is not None:
@@ -293,10 +301,10 @@ class SessionStore:
             own.pop(session_id, None)
             if not own:
                 del self._by_principal[principal]
-        session.on_touch = None
+        session.set_touch_callback(None)
         session.close()
-        if self.on_close is not None:
-            self.on_close(session)
+        if self._on_close is not None:
+            self._on_close(session)
         return True
 
     def sweep(self, now: float | None = None) -> int:

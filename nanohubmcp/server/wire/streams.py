@@ -32,8 +32,18 @@ class OutboundStream:
         keep: how many recent messages to keep for replay.
     """
 
-    __slots__ = ("_buffer", "_keep", "_seq", "closed", "done", "on_close", "on_hangup", "resumable", "sink",
-                 "stream_id")
+    __slots__ = (
+        "_buffer",
+        "_keep",
+        "_on_close",
+        "_on_hangup",
+        "_seq",
+        "closed",
+        "done",
+        "resumable",
+        "sink",
+        "stream_id",
+    )
 
     def __init__(self, stream_id: str, *, resumable: bool, keep: int = DEFAULT_KEEP) -> None:
         self.stream_id = stream_id
@@ -45,8 +55,16 @@ class OutboundStream:
         self.sink: Sink | None = None
         self.done = False  # the final message (a response) has been sent
         self.closed = False
-        self.on_close: Callable[[], None] | None = None
-        self.on_hangup: Callable[[], None] | None = None
+        self._on_close: Callable[[], None] | None = None
+        self._on_hangup: Callable[[], None] | None = None
+
+    def set_close_callback(self, callback: Callable[[], None] | None) -> None:
+        """Call ``callback`` once when the stream ends for good (:meth:`close`); None: nobody."""
+        self._on_close = callback
+
+    def set_hangup_callback(self, callback: Callable[[], None] | None) -> None:
+        """Call ``callback`` once on :meth:`hangup` (the transport ends its HTTP response then)."""
+        self._on_hangup = callback
 
     @property
     def reading(self) -> bool:
@@ -106,9 +124,9 @@ class OutboundStream:
 
         Returns False when the stream cannot be resumed (no event ids) or has no connection.
         """
-        if not self.resumable or self.on_hangup is None or self.done:
+        if not self.resumable or self._on_hangup is None or self.done:
             return False
-        callback, self.on_hangup = self.on_hangup, None
+        callback, self._on_hangup = self._on_hangup, None
         callback()
         return True
 
@@ -119,12 +137,12 @@ class OutboundStream:
             self.sink = None
 
     def close(self) -> None:
-        """End the stream for good; the transport's ``on_close`` finishes the HTTP response."""
+        """End the stream for good; the close callback (the transport's) finishes the HTTP response."""
         if self.closed:
             return
         self.closed = True
         self.sink = None
         self._buffer = None
-        if self.on_close is not None:
-            callback, self.on_close = self.on_close, None
+        if self._on_close is not None:
+            callback, self._on_close = self._on_close, None
             callback()
