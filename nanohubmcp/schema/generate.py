@@ -13,20 +13,23 @@ from __future__ import annotations
 import copy
 import functools
 import inspect
+import linecache
 import types as pytypes
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nanohubmcp.errors import InvalidArguments, RegistrationError
 from nanohubmcp.schema import coerce as co
-from nanohubmcp.schema.comments import read_type_comments
 from nanohubmcp.schema.docstrings import read_docstring
 from nanohubmcp.schema.fragments import member_schema
 from nanohubmcp.schema.hints import evaluate, type_hints
 from nanohubmcp.schema.mapping import TypeMapper
 from nanohubmcp.schema.paths import invalid_arguments
+
+if TYPE_CHECKING:
+    from nanohubmcp.schema.comments import TypeComments
 
 CONTEXT_NAMES = ("ctx", "context")
 """Parameter names that receive the request context when not annotated with a data type."""
@@ -259,6 +262,18 @@ def _docstring(fn: object, target: object) -> str | None:
     return getattr(fn, "__doc__", None)
 
 
+def _type_comments(fn: Callable[..., Any]) -> TypeComments | None:
+    """The PEP 484 type comments of ``fn``, looked for only when the text of its source file has a
+    ``type:`` at all (the comments module tokenizes the function's source; most files have none)."""
+    code = getattr(inspect.unwrap(fn), "__code__", None)
+    lines = linecache.getlines(code.co_filename) if code is not None else []
+    if lines and not any("type:" in line for line in lines):
+        return None
+    from nanohubmcp.schema.comments import read_type_comments
+
+    return read_type_comments(fn)
+
+
 def _parameter_types(
     target: Callable[..., Any], signature: inspect.Signature, label: str, extra: dict[str, Any]
 ) -> dict[str, Any]:
@@ -266,7 +281,7 @@ def _parameter_types(
     annotated = type_hints(target, extra) if inspect.isfunction(target) else _annotations_of(signature)
     # Type comments only fill in what annotations leave out; reading them means reading the source.
     unannotated = any(name not in annotated for name in signature.parameters)
-    comments = read_type_comments(target) if unannotated and inspect.isfunction(target) else None
+    comments = _type_comments(target) if unannotated and inspect.isfunction(target) else None
     from_comments: dict[str, str] = {}
     if comments is not None:
         if comments.arguments is not None:

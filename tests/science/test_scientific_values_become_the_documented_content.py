@@ -126,6 +126,16 @@ def test_object_column_cells_take_the_array_forms_and_others_are_refused_by_name
         results.tool_result(pd.DataFrame({"o": [1, {1}]}))
 
 
+def test_a_decimal_cell_and_a_decimal_subclass_cell_become_their_text() -> None:
+    import decimal
+
+    class Money(decimal.Decimal):
+        pass
+
+    frame = pd.DataFrame({"o": [decimal.Decimal("1.50"), Money("2.25")]})
+    assert [row["o"] for row in results.tool_result(frame)["structuredContent"]["result"]] == ["1.50", "2.25"]
+
+
 def test_a_series_and_an_index_become_records_and_values() -> None:
     series = pd.Series([1.5, 2.5], index=["p", "q"], name="speed")
     assert results.tool_result(series)["structuredContent"] == {

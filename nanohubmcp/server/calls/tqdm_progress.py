@@ -29,7 +29,6 @@ class whose bar asked); the hook wraps those too. Bars of a class given another 
 
 from __future__ import annotations
 
-import importlib.abc
 import importlib.util
 import sys
 import threading
@@ -37,9 +36,14 @@ import weakref
 from collections.abc import Sequence
 from importlib.machinery import ModuleSpec
 from types import ModuleType
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .progress import CURRENT, CallProgress
+
+if TYPE_CHECKING:
+    # importlib.abc imports importlib.resources (a tenth of a served script's imports): the
+    # loader below is one by protocol (PEP 451: create_module, exec_module), not by base class.
+    from importlib.abc import Loader
 
 __all__ = ["watch"]
 
@@ -77,10 +81,10 @@ def _subclasses(cls: Any) -> list[Any]:
     return found
 
 
-class _WatchingLoader(importlib.abc.Loader):
+class _WatchingLoader:
     """``tqdm.std``'s own loader, then :func:`watch` once the module has run (other calls pass through)."""
 
-    def __init__(self, inner: importlib.abc.Loader) -> None:
+    def __init__(self, inner: Loader) -> None:
         self._inner = inner
 
     def create_module(self, spec: ModuleSpec) -> ModuleType | None:

@@ -14,13 +14,15 @@ import inspect
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidArguments, InvalidParams, RegistrationError
 from ...protocol.versions import ProtocolVersion
 from ...schema import ArgumentValidator, OutputValidator, Signature, describe_function
 from ...schema.text_values import from_text
-from .uri_template import TemplateError, UriTemplate, compile_template
+
+if TYPE_CHECKING:
+    from .uri_template import UriTemplate
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
 ANNOTATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
@@ -303,6 +305,8 @@ def make_resource(
     }
     if "{" not in uri and "}" not in uri:
         return Resource(uri=uri, size=size, **common)
+    from .uri_template import TemplateError, compile_template  # only for templates: not at a server's start
+
     try:
         compiled = compile_template(uri)
     except TemplateError as exc:

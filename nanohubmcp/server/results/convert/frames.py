@@ -11,7 +11,6 @@ their values, complex -> ``[real, imag]``, other objects (``Period``, ``Interval
 from __future__ import annotations
 
 import datetime as dt
-import decimal
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeGuard
 
@@ -147,7 +146,7 @@ def cell(value: object, nested: Nested) -> Any:
         return value.decode("latin-1")  # as in arrays: one character per byte
     if isinstance(value, (list, tuple, dict)) or library(value) == "numpy":  # an array in a cell: nested lists
         return nested(value)
-    if isinstance(value, decimal.Decimal) or library(value) == "pandas":
+    if is_a(value, "decimal", "Decimal") or library(value) == "pandas":  # decimal: not imported to start a server
         return str(value)
     raise TypeError(
         f"a table cell holds a {type(value).__module__}.{type(value).__qualname__} ({value!r:.60}), which has no "

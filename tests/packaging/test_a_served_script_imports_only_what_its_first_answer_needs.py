@@ -1,0 +1,83 @@
+"""A served script imports, by its first answer, only what that answer needs.
+
+Cold start (spawn -> first ``initialize`` answered) is mostly imports. A script that builds a
+server, registers the usual tools (one with an unannotated ``ctx``, a plain resource) and serves
+is probed in a process of its own: a middleware lists ``sys.modules`` as the first request is
+answered. Modules a first answer never needs (resource templates, type comments, the import
+system's resource readers, ``decimal``, package metadata) must not be among them; each is
+imported when a server first uses it.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from tests.support import post_rpc
+
+SCRIPT = textwrap.dedent("""
+    import json, sys
+    from nanohubmcp import MCPServer
+
+    server = MCPServer("lean")
+
+    @server.tool()
+    def add(a: float, b: float) -> float:
+        "Sum of two numbers."
+        return a + b
+
+    @server.tool()
+    def report(a: float, ctx) -> float:
+        "Report progress, then answer a."
+        ctx.report_progress(1, 1)
+        return a
+
+    @server.resource("config://settings")
+    def settings() -> dict:
+        return {"a": 1}
+
+    @server.middleware
+    async def snapshot(request, call_next):
+        result = await call_next(request)
+        if request.method == "initialize":
+            print(json.dumps(sorted(sys.modules)), flush=True)
+        return result
+
+    server.start(host="127.0.0.1", port=0)
+    print(server.url, flush=True)
+    sys.stdin.read()  # serve until the test closes our stdin
+    server.stop()
+""")
+
+NOT_BEFORE_FIRST_USE = (
+    "decimal",  # a table cell holding a Decimal: the caller imported it
+    "importlib.abc",  # imports importlib.resources; tqdm's import hook is a loader by protocol
+    "importlib.metadata",  # provenance's package inventory, read at the first record
+    "importlib.resources",
+    "nanohubmcp.schema.comments",  # PEP 484 type comments: only for a source file that has one
+    "nanohubmcp.server.registry.uri_template",  # only for resource templates
+)
+
+
+def test_the_first_answer_imports_nothing_it_does_not_need(tmp_path: Path) -> None:
+    script = tmp_path / "served.py"  # a file, as a served script is (its source can be read)
+    script.write_text(SCRIPT)
+    child = subprocess.Popen([sys.executable, str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout is not None
+        url = child.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:"), url
+        answer = post_rpc(
+            url,
+            "initialize",
+            {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "probe", "version": "0"}},
+        )
+        assert answer["result"]["serverInfo"]["name"] == "lean"
+        loaded = set(json.loads(child.stdout.readline()))
+    finally:
+        child.communicate(input="", timeout=30)
+    assert "nanohubmcp.transports.runner" in loaded or "tornado.web" in loaded  # the probe did serve
+    assert sorted(loaded.intersection(NOT_BEFORE_FIRST_USE)) == []
