@@ -97,6 +97,7 @@ def main() -> int:
     p.add_argument("--server-cpu", default="0-1")
     p.add_argument("--client-cpu", default="1")
     p.add_argument("--json", type=Path, help="also write the figures here (run.py's raw data)")
+    p.add_argument("--before", help="another checkout's python: its memory and Redis 1-process variants too")
     p.add_argument("--only", default="", help="comma-separated substrings: run only the variants naming one")
     a = p.parse_args()
     env.ensure_wrk()
@@ -133,6 +134,10 @@ def main() -> int:
         "redis, 1 process": [*ours, "--state-url", url],
         "redis, 2 workers": [*ours, "--state-url", url, "--workers", "2"],
     }
+    if a.before:
+        before = [a.before, "-m", "nanohubmcp", "run", str(APP)]
+        variants["memory, 1 process, before"] = [*before]
+        variants["redis, 1 process, before"] = [*before, "--state-url", url]
     if a.only:
         wanted = [w.strip() for w in a.only.split(",") if w.strip()]
         variants = {k: v for k, v in variants.items() if any(w in k for w in wanted)}

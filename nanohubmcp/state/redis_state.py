@@ -3,12 +3,15 @@
 Keys, all under ``nanohubmcp:<server name>:`` so two servers on one Redis never read each other:
 
 - ``s:<session>``: the session record (JSON), expiring ``idle_seconds`` after its last use;
+  ``h:<session>``: the processes that may hold a copy of it
+  (:mod:`~nanohubmcp.state.redis_sessions`: what is cached per process, and why it stays right);
 - ``ev:<session>:<stream>``: a stream's event log, a Redis stream of at most ~:data:`EVENT_KEEP`
   entries, expiring with the session;
 - ``sub:<sha-256 of the uri>``: the sessions subscribed to a resource; ``listeners``: sessions reading
   unrelated messages (a sorted set scored by expiry time);
 - ``p:<session>:<request>``: which process waits for a server→client request's answer, until
-  its timeout; answers travel on that process's channel ``c:<process>`` (Redis pub/sub);
+  its timeout; answers, and invalidations of cached session records, travel on that process's
+  channel ``c:<process>`` (Redis pub/sub);
 - ``proc:<process>``: a heartbeat refreshed every :data:`HEARTBEAT_SECONDS`, so another
   process can tell a stream whose producer died;
 - ``rs:key`` and ``rs:used:<id>``: the stateless era's ``requestState`` key and used ids;
@@ -37,6 +40,7 @@ from typing import Any
 from ..errors import ConfigurationError
 from .base import Fields
 from .errors import StateUnavailable
+from .redis_sessions import RedisSessions
 from .url import StateURL
 
 try:
@@ -96,9 +100,10 @@ class RedisState:
         self._wake: asyncio.Event | None = None
         self._written: asyncio.Event | None = None
         self._tasks: list[asyncio.Task[None]] = []
+        self.sessions = RedisSessions(self._guard, self._key, self.process, self.ttl)
 
     # -- connection ------------------------------------------------------------------------
-    def _new_client(self) -> Any:
+    def _new_client(self, retries: int = RETRIES) -> Any:
         from redis.asyncio.retry import Retry
         from redis.backoff import ExponentialBackoff
 
@@ -106,7 +111,7 @@ class RedisState:
         # connection, so a store that is back answers the first request.
         return aioredis.Redis.from_url(
             self.url.url,
-            retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), RETRIES),
+            retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), retries),
             retry_on_error=[redis_errors.ConnectionError, redis_errors.TimeoutError],
             decode_responses=True,
             socket_connect_timeout=CONNECT_TIMEOUT,
@@ -130,7 +135,7 @@ class RedisState:
         self._client = self._new_client()
         self._wake = asyncio.Event()
         self._written = asyncio.Event()
-        for work in (self._heartbeat, self._writer, self._listen):
+        for work in (self._heartbeat, self._writer, self._listen, self.sessions.keep_clocks):
             self._tasks.append(loop.create_task(work()))
 
     async def close(self) -> None:
@@ -170,6 +175,7 @@ class RedisState:
         self._came_back()
 
     def _went_down(self, exc: BaseException) -> None:
+        self.sessions.went_down()
         if not self.down:
             self.down = True
             log.warning(
@@ -181,6 +187,7 @@ class RedisState:
 
     def _came_back(self) -> None:
         if self.down:
+            self.sessions.came_back()
             self.down = False
             log.warning("shared state store %s reachable again", self.shown)
 
@@ -221,22 +228,40 @@ class RedisState:
             self._written = asyncio.Event()
 
     async def _listen(self) -> None:
-        channels = [self._key("c", self.process), self._key("bc"), self._key("cx")]
+        own = self._key("c", self.process)
+        channels = [own, self._key("bc"), self._key("cx")]
+        # No quiet reconnection: a lost subscription must be noticed at once (the cached session
+        # records depend on it, redis_sessions), then it is made again.
+        client = self._new_client(retries=0)
+        pause = 0.05
         while True:
             pubsub = None
             try:
-                pubsub = self._client.pubsub(ignore_subscribe_messages=True)
+                # The heartbeat is written before anything is cached: a writer takes a holder
+                # without one for gone (redis_sessions).
+                await client.set(self._key("proc", self.process), "1", ex=HEARTBEAT_TTL)
+                pubsub = client.pubsub()
                 await pubsub.subscribe(*channels)
                 while True:
                     message = await pubsub.get_message(timeout=5.0)
-                    if message is not None and message.get("type") == "message":
+                    if message is None:
+                        continue
+                    if message.get("type") == "message":
                         self._deliver(message["channel"], message["data"])
+                    elif message.get("type") == "subscribe" and message.get("channel") == own:
+                        self.sessions.subscribed(True)  # Redis confirmed: invalidations reach us
+                        pause = 0.05
             except asyncio.CancelledError:
+                with contextlib.suppress(Exception):
+                    await client.aclose()
                 raise
             except Exception as exc:  # a lost connection: subscribe again once Redis is back
+                self.sessions.subscribed(False)
                 self._went_down(exc)
-                await asyncio.sleep(RETRY_SECONDS)
+                await asyncio.sleep(pause)
+                pause = RETRY_SECONDS
             finally:
+                self.sessions.subscribed(False)
                 if pubsub is not None:
                     with contextlib.suppress(Exception):
                         await pubsub.aclose()
@@ -252,41 +277,29 @@ class RedisState:
         elif channel.endswith(":cx"):
             if payload.get("o") != self.process and self.on_cancel is not None:
                 self.on_cancel(str(payload.get("s")), payload.get("r"), payload.get("why"))
+        elif self.sessions.deliver(payload):
+            pass
         elif self.on_answer is not None:
             self.on_answer(str(payload.get("s")), str(payload.get("r")), payload.get("m") or {})
 
     # -- sessions ----------------------------------------------------------------------------
     async def load_session(self, session_id: str) -> dict[str, Any] | None:
-        async with self._guard() as client:
-            raw = await client.getex(self._key("s", session_id), ex=self.ttl)  # read and restart its clock
-        if raw is None:
-            return None
-        record = json.loads(raw)
-        return record if isinstance(record, dict) else None
+        return await self.sessions.load(session_id)
 
     async def save_session(self, record: dict[str, Any], subscribed: set[str], unsubscribed: set[str]) -> None:
-        session_id = str(record["id"])
-        async with self._guard() as client:
-            pipe = client.pipeline(transaction=False)
-            pipe.set(self._key("s", session_id), json.dumps(record), ex=self.ttl)
-            for uri in subscribed:
-                pipe.sadd(self._sub_key(uri), session_id)
-                pipe.expire(self._sub_key(uri), self.ttl)
-            for uri in unsubscribed:
-                pipe.srem(self._sub_key(uri), session_id)
-            await pipe.execute()
+        await self.sessions.save(record, subscribed, unsubscribed, self._sub_key)
 
     async def delete_session(self, session_id: str, subscriptions: set[str]) -> None:
         key = self._key("ev", session_id, "g")
-        async with self._guard() as client:
-            pipe = client.pipeline(transaction=False)
-            pipe.delete(self._key("s", session_id))
+
+        def write(pipe: Any) -> None:
             for uri in subscriptions:
                 pipe.srem(self._sub_key(uri), session_id)
             pipe.zrem(self._key("listeners"), session_id)
             pipe.xadd(key, {"x": "1", "o": self.process}, maxlen=EVENT_KEEP, approximate=True)
             pipe.expire(key, 60)
-            await pipe.execute()
+
+        await self.sessions.delete(session_id, write)
 
     # -- event logs --------------------------------------------------------------------------
     def append(self, session_id: str, stream_id: str, fields: Fields) -> None:

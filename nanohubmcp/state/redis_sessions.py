@@ -1,0 +1,279 @@
+"""Session records in Redis, with a per-process read cache that stays correct across processes.
+
+A request naming a session needs its record (principal, version, capabilities, log level,
+subscriptions, whether it still exists). Asking Redis on every request costs a round trip
+(about as much CPU as the rest of a small ``tools/call``); most requests change nothing. So a
+process keeps the records it loaded, and uses one without asking Redis while both hold:
+
+- its **lease** has not run out: :data:`LEASE_SECONDS` from the moment the load was sent (a
+  process that misses an invalidation, because its subscription broke or its loop stalled, is
+  wrong for at most that long — and a writer waits that long before answering, below);
+- no **invalidation** came for it. Every process that caches a record is listed in the
+  session's holders set (``h:<session>``, added before the record is read). A process that
+  changes or deletes a record (a ``logging/setLevel``, a subscription, ``notifications/initialized``,
+  DELETE) writes it, reads the holders, publishes an invalidation to each on its channel, and
+  waits until each has dropped its copy and said so (or, for a holder that cannot be reached
+  but may be alive, until the lease of any copy it holds has run out) before its own request
+  is answered.
+
+So what a request changed in its session is seen by the next request on any process (the write
+and every invalidation are done before the response leaves); only DELETE is stored after its
+answer, as before (another process answers 404 within milliseconds of it). A record loaded
+while an invalidation for it was on its way is used for the one request that loaded it and not
+kept. Nothing of one principal reaches another: the cache is per session id, a request is
+still checked against the record's principal, and the principal of a session never changes.
+
+The idle clock: a load restarts it (``GETEX``); requests served from the cache are noted and
+their sessions' clocks restarted together once per lease (one pipelined ``EXPIRE`` each), so a
+session used only from the cache still lives ``idle_seconds`` after its last use.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+from .errors import StateUnavailable
+
+log = logging.getLogger("nanohubmcp.state")
+
+LEASE_SECONDS = 1.0
+"""How long a cached record is used without asking Redis (the longest a writer waits for a
+holder it cannot reach)."""
+MAX_CACHED = 10_000
+"""Records kept per process at most (the least recently loaded go first)."""
+
+Guard = Callable[[], contextlib.AbstractAsyncContextManager[Any]]
+
+
+class _Cached:
+    __slots__ = ("record", "until")
+
+    def __init__(self, record: dict[str, Any], until: float) -> None:
+        self.record = record
+        self.until = until
+
+
+class RedisSessions:
+    """The session records of :class:`~nanohubmcp.state.redis_state.RedisState` (module docstring).
+
+    Args:
+        guard: the store's client as an async context manager (connection errors become
+            :class:`~nanohubmcp.state.errors.StateUnavailable`).
+        key: builds a namespaced key from its parts.
+        process: this process's id (its channel is ``c:<process>``).
+        ttl: seconds a session lives after its last use.
+        lease: :data:`LEASE_SECONDS`; 0 turns the cache off (every request loads).
+    """
+
+    def __init__(
+        self, guard: Guard, key: Callable[..., str], process: str, ttl: int, *, lease: float = LEASE_SECONDS
+    ) -> None:
+        self._guard = guard
+        self._key = key
+        self.process = process
+        self.ttl = ttl
+        self.lease = lease if ttl > 2 * lease else 0.0
+        self.listening = False
+        """Whether this process's channel is subscribed (nothing is cached while it is not)."""
+        self._down = False
+        self._cache: dict[str, _Cached] = {}
+        self._epoch = 0
+        self._used: set[str] = set()
+        self._acks: dict[str, tuple[set[str], asyncio.Event]] = {}
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    # -- reading -----------------------------------------------------------------------------
+    async def load(self, session_id: str) -> dict[str, Any] | None:
+        """The record of ``session_id`` (its idle clock restarted), or None when gone."""
+        loop = asyncio.get_running_loop()
+        now = loop.time()
+        cached = self._cache.get(session_id)
+        if cached is not None:
+            if now < cached.until:
+                self._used.add(session_id)
+                return cached.record
+            del self._cache[session_id]
+        caching = self.lease > 0 and self.listening and not self._down
+        epoch = self._epoch
+        async with self._guard() as client:
+            if caching:  # listed as a holder before reading: a writer after the read sees us
+                pipe = client.pipeline(transaction=False)
+                pipe.sadd(self._key("h", session_id), self.process)
+                pipe.expire(self._key("h", session_id), self.ttl)
+                pipe.getex(self._key("s", session_id), ex=self.ttl)
+                raw = (await pipe.execute())[2]
+            else:
+                raw = await client.getex(self._key("s", session_id), ex=self.ttl)
+        if raw is None:
+            return None
+        record = json.loads(raw)
+        if not isinstance(record, dict):
+            return None
+        if caching and epoch == self._epoch:
+            self._keep(session_id, record, now + self.lease)
+        return record
+
+    def _keep(self, session_id: str, record: dict[str, Any], until: float) -> None:
+        if len(self._cache) >= MAX_CACHED and session_id not in self._cache:
+            self._cache.pop(next(iter(self._cache)))
+        self._cache[session_id] = _Cached(record, until)
+
+    # -- writing -----------------------------------------------------------------------------
+    async def save(
+        self, record: dict[str, Any], subscribed: set[str], unsubscribed: set[str], sub_key: Callable[[str], str]
+    ) -> None:
+        """Store ``record`` and its subscription changes; every other copy is dropped first."""
+        session_id = str(record["id"])
+        now = asyncio.get_running_loop().time()
+        caching = self.lease > 0 and self.listening and not self._down
+        epoch = self._epoch
+        async with self._guard() as client:
+            pipe = client.pipeline(transaction=False)
+            pipe.set(self._key("s", session_id), json.dumps(record), ex=self.ttl)
+            for uri in subscribed:
+                pipe.sadd(sub_key(uri), session_id)
+                pipe.expire(sub_key(uri), self.ttl)
+            for uri in unsubscribed:
+                pipe.srem(sub_key(uri), session_id)
+            pipe.smembers(self._key("h", session_id))  # after the write: whoever read before is listed
+            if caching:
+                pipe.sadd(self._key("h", session_id), self.process)
+                pipe.expire(self._key("h", session_id), self.ttl)
+            done = await pipe.execute()
+        holders = done[-3] if caching else done[-1]
+        await self._invalidate(session_id, {str(h) for h in holders} - {self.process})
+        if caching and epoch == self._epoch:
+            self._keep(session_id, record, now + self.lease)
+        else:
+            self._cache.pop(session_id, None)
+
+    async def delete(self, session_id: str, write: Callable[[Any], None]) -> None:
+        """Delete the record (``write`` adds the caller's own commands to the pipeline)."""
+        self._cache.pop(session_id, None)
+        async with self._guard() as client:
+            pipe = client.pipeline(transaction=False)
+            pipe.delete(self._key("s", session_id))
+            write(pipe)
+            pipe.smembers(self._key("h", session_id))
+            pipe.delete(self._key("h", session_id))
+            done = await pipe.execute()
+        await self._invalidate(session_id, {str(h) for h in done[-2]} - {self.process})
+
+    async def _invalidate(self, session_id: str, holders: set[str]) -> None:
+        """Tell ``holders`` to drop their copy of ``session_id``; return once each did, or
+        once no copy it may hold can still be used."""
+        if not holders:
+            return
+        nonce = secrets.token_hex(6)
+        message = json.dumps({"i": session_id, "w": self.process, "n": nonce})
+        acked: set[str] = set()
+        heard = asyncio.Event()
+        self._acks[nonce] = (acked, heard)
+        order = sorted(holders)
+        try:
+            async with self._guard() as client:
+                pipe = client.pipeline(transaction=False)
+                for holder in order:
+                    pipe.publish(self._key("c", holder), message)
+                    pipe.exists(self._key("proc", holder))
+                done = await pipe.execute()
+            waiting, gone, unreachable = set(), [], False
+            for holder, receivers, alive in zip(order, done[::2], done[1::2], strict=True):
+                if receivers:
+                    waiting.add(holder)
+                elif alive:
+                    unreachable = True  # alive but not listening: its copy runs out with its lease
+                else:
+                    gone.append(holder)  # no heartbeat for seconds: it serves nothing
+            if gone:
+                self._spawn(self._forget_holders(session_id, gone))
+            loop = asyncio.get_running_loop()
+            deadline = loop.time() + self.lease * 1.1 + 0.05
+            while not waiting <= acked and not unreachable:
+                heard.clear()
+                try:
+                    await asyncio.wait_for(heard.wait(), max(0.0, deadline - loop.time()))
+                except asyncio.TimeoutError:
+                    unreachable = True
+            if unreachable:
+                await asyncio.sleep(max(0.0, deadline - loop.time()))
+        finally:
+            self._acks.pop(nonce, None)
+
+    async def _forget_holders(self, session_id: str, gone: list[str]) -> None:
+        async with self._guard() as client:
+            await client.srem(self._key("h", session_id), *gone)
+
+    # -- messages from other processes ---------------------------------------------------------
+    def deliver(self, payload: dict[str, Any]) -> bool:
+        """Handle an invalidation or its acknowledgement sent to this process; False when
+        ``payload`` is neither."""
+        if "i" in payload:
+            self._epoch += 1
+            self._cache.pop(str(payload["i"]), None)
+            ack = json.dumps({"a": payload.get("n"), "o": self.process})
+            self._spawn(self._publish(self._key("c", str(payload.get("w"))), ack))
+            return True
+        if "a" in payload:
+            entry = self._acks.get(str(payload["a"]))
+            if entry is not None:
+                acked, heard = entry
+                acked.add(str(payload.get("o")))
+                heard.set()
+            return True
+        return False
+
+    def subscribed(self, listening: bool) -> None:
+        """This process's channel was (re)subscribed, or lost: either way a copy may have
+        missed an invalidation, so none is kept."""
+        self.listening = listening
+        self._epoch += 1
+        self._cache.clear()
+
+    def went_down(self) -> None:
+        """The store failed a command: nothing is cached until it answers again (a request
+        then needs the store, and is answered 503 while it is away)."""
+        self._down = True
+        self.subscribed(self.listening)
+
+    def came_back(self) -> None:
+        """The store answers again."""
+        self._down = False
+
+    async def _publish(self, channel: str, message: str) -> None:
+        async with self._guard() as client:
+            await client.publish(channel, message)
+
+    # -- the idle clock ----------------------------------------------------------------------
+    async def refresh_clocks(self) -> None:
+        """Restart the idle clock of the sessions served from the cache since the last call."""
+        used, self._used = self._used, set()
+        if not used:
+            return
+        async with self._guard() as client:
+            pipe = client.pipeline(transaction=False)
+            for session_id in used:
+                pipe.expire(self._key("s", session_id), self.ttl)
+            await pipe.execute()
+
+    async def keep_clocks(self) -> None:
+        """Run :meth:`refresh_clocks` once per lease, for ever (a background task)."""
+        while True:
+            await asyncio.sleep(max(self.lease, 0.5))
+            with contextlib.suppress(StateUnavailable):
+                await self.refresh_clocks()
+
+    def _spawn(self, work: Any) -> None:
+        async def run() -> None:
+            with contextlib.suppress(StateUnavailable):
+                await work
+
+        task = asyncio.get_running_loop().create_task(run())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
