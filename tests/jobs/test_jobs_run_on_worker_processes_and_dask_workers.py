@@ -44,6 +44,16 @@ def until_cancelled(marker: str, ctx: Context) -> str:
     return "done"
 
 
+def when_told(marker: str, fail: bool) -> str:
+    """Wait until ``marker`` exists, then answer (or raise, with ``fail``)."""
+    deadline = time.monotonic() + 60
+    while not Path(marker).exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    if fail:
+        raise ValueError("told to fail")
+    return "done"
+
+
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Any]:
     """One real LocalCluster for the module: one worker process, two threads."""
@@ -59,6 +69,7 @@ def build(state: Path, **options: Any) -> MCPServer:
     server = MCPServer("executors", state_dir=str(state), **options)
     server.async_tool()(simulate)
     server.async_tool()(until_cancelled)
+    server.async_tool()(when_told)
     return server
 
 
@@ -116,6 +127,28 @@ def test_cancelling_a_dask_job_stops_it_on_the_worker(cluster: Any, tmp_path: Pa
         assert cancelled["status"] == "cancelled"
         wait_until(lambda: marker.read_text() == "stopped", "the worker to see the cancel")
     assert stored_status(tmp_path, task_id)[:2] == ("cancelled", "dask")
+
+
+def test_a_dask_job_is_published_while_it_runs_and_withdrawn_when_it_ends_failed_or_not(
+        cluster: Any, tmp_path: Path) -> None:
+    # The publication keeps a job on the scheduler for a restarted server; once the job's end is
+    # stored it must go, or the scheduler keeps every result (a failed job's publication stayed).
+    from distributed import Client
+
+    server = build(tmp_path, job_executor="dask", dask_address=cluster.scheduler_address)
+    with serve(server) as url, Client(cluster.scheduler_address, set_as_default=False) as client:
+        routes = Routes(int(url.rsplit(":", 1)[1].strip("/")))
+        for fail, status in ((False, "done"), (True, "error")):
+            marker = tmp_path / f"go-{fail}"
+            started, body = routes.rest_start("when_told", {"marker": str(marker), "fail": fail})
+            assert started == 202, body
+            key = "nanohubmcp-job-" + body["job_id"]
+            wait_until(lambda: key in client.list_datasets(), "the job's publication")  # noqa: B023
+            marker.write_text("go")
+            answer = wait_until(lambda: routes.rest_poll(body["job_id"])[1]["status"] != "running"  # noqa: B023
+                                and routes.rest_poll(body["job_id"])[1], "the job's end")  # noqa: B023
+            assert answer["status"] == status, answer
+            wait_until(lambda: key not in client.list_datasets(), "the publication withdrawn")  # noqa: B023
 
 
 @pytest.mark.anyio

@@ -3,10 +3,15 @@
 The scheduler is ``dask_address=``, else ``DASK_SCHEDULER_ADDRESS``, else a ``LocalCluster``
 (worker processes) started on first use and closed when the server stops. The tool function
 runs on a worker, pickled with cloudpickle as Dask does. Every job is a task with the key
-``nanohubmcp-job-<job id>``, published on the scheduler under the same name, so it does not
-depend on the server's client: when the server process dies, the job goes on, and a server
-restarted with the same state directory and scheduler takes it back and stores its result.
-(With the local cluster the jobs die with the server; they are reported as stopped.)
+``nanohubmcp-job-<job id>``. On a scheduler the server did not start it is also published under
+that name while it runs (and unpublished once its end is stored), so it does not depend on the
+server's client: when the server process dies, the job goes on, and a server restarted with the
+same state directory and scheduler takes it back and stores its result. (With the local cluster
+the jobs die with the server; they are reported as stopped.)
+
+The server waits for a job on the client's own event loop, where the client's methods are
+awaitable: the result, then the worker that holds it; the publication and its withdrawal run
+beside the job, never before or after it on the way to its result.
 
 On the worker, ``ctx.report_progress`` and the log methods publish on the Dask event topic of
 the job (``Worker.log_event``) the server subscribes to (``Client.subscribe_topic``), and
@@ -19,11 +24,12 @@ the server also cancels the Dask future.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import os
 import threading
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ...errors import ConfigurationError, ToolError
 from .base import JobExecutor
@@ -35,6 +41,10 @@ if TYPE_CHECKING:
 
 KEY_PREFIX = "nanohubmcp-job-"
 ENV_ADDRESS = "DASK_SCHEDULER_ADDRESS"
+FORGET_WAIT_SECONDS = 10.0
+"""How long a stopping server waits for the unpublication of jobs that just ended."""
+
+T = TypeVar("T")
 
 
 def key_for(job_id: str) -> str:
@@ -76,6 +86,7 @@ class DaskJobExecutor(JobExecutor):
         self._client: Any = None
         self._cluster: Any = None
         self._lock = threading.Lock()
+        self._pending: set[concurrent.futures.Future[None]] = set()
 
     @property
     def scheduler_address(self) -> str | None:
@@ -117,13 +128,17 @@ class DaskJobExecutor(JobExecutor):
         context_param: str | None,
         is_coroutine: bool,
     ) -> Any:
-        client = await self._client_async()
+        client = self._client if self._client is not None else await self._client_async()
         key = key_for(job.id)
-        if context_param:
+        events = None
+        if context_param:  # only a ctx sends events: listen before the task exists, so none comes first
             kwargs = {**kwargs, context_param: remote_context(job, context, DaskChannel(key), self.name)}
+            events = self._listen(client, key, job, context)
         future = client.submit(run_remote, fn, kwargs, is_coroutine, job_trace(job), key=key, pure=False)
-        await asyncio.get_running_loop().run_in_executor(None, lambda: client.publish_dataset(future, name=key))
-        return await self._follow(client, key, future, job, context)
+        # Published (for a server restarted after this one died) while the task runs, not before:
+        # the scheduler answers a publication only after the client's next batch of messages.
+        published = self._on_client(client, _publish(client, future, key)) if self.survives_restart else None
+        return await self._follow(client, key, future, job, events, published)
 
     def reattach(self, job: Job) -> Any:
         if not job.executor_ref:
@@ -137,71 +152,70 @@ class DaskJobExecutor(JobExecutor):
             future = await loop.run_in_executor(None, client.get_dataset, key)
         except KeyError:
             raise ToolError("the server stopped while this job ran, and the Dask cluster no longer holds it") from None
-        return await self._follow(client, key, future, job, None)
+        return await self._follow(client, key, future, job, self._listen(client, key, job, None), None)
 
-    async def _follow(self, client: Any, key: str, future: Any, job: Job, context: Context | None) -> Any:
-        loop = asyncio.get_running_loop()
+    @staticmethod
+    def _listen(client: Any, key: str, job: Job, context: Context | None) -> Callable[[Any], None]:
+        """Subscribe to the job's event topic; returns the handler (which catches up at the end)."""
         store = job.store
-        lock = threading.Lock()
         delivered = [0.0]  # timestamp of the last event handed on
 
-        def on_event(event: Any) -> None:  # on the client's thread (and once more at the end)
+        def on_event(event: Any) -> None:  # on the client's event loop
             stamp, message = event if isinstance(event, (tuple, list)) else (0.0, event)
-            with lock:
-                if stamp and stamp <= delivered[0]:
-                    return
-                delivered[0] = stamp or delivered[0]
-                deliver(context, store, job.id, message.get("kind"), message.get("payload"))
-
-        def catch_up() -> None:  # events can trail the result: hand on those not seen yet
-            for event in client.get_events(key):
-                on_event(event)
+            if stamp and stamp <= delivered[0]:
+                return
+            delivered[0] = stamp or delivered[0]
+            deliver(context, store, job.id, message.get("kind"), message.get("payload"))
 
         client.subscribe_topic(key, on_event)
-        ended: asyncio.Future[None] = loop.create_future()
+        return on_event
 
-        def settle() -> None:
-            if not ended.done():
-                ended.set_result(None)
+    @staticmethod
+    def _on_client(client: Any, work: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Run ``work`` on the client's own event loop, where its methods are awaitable: no
+        thread of ours waits for the scheduler."""
+        return asyncio.run_coroutine_threadsafe(work, client.loop.asyncio_loop)
 
-        def done(_future: Any) -> None:  # on a thread of the client
-            loop.call_soon_threadsafe(settle)
-
-        future.add_done_callback(done)
+    async def _follow(
+        self,
+        client: Any,
+        key: str,
+        future: Any,
+        job: Job,
+        events: Callable[[Any], None] | None,
+        published: concurrent.futures.Future[None] | None,
+    ) -> Any:
         try:
-            await ended
-            value = await loop.run_in_executor(None, future.result)
-            await loop.run_in_executor(None, catch_up)
+            value, job.where = await asyncio.wrap_future(self._on_client(client, _outcome(client, key, future, events)))
         except asyncio.CancelledError:
             if not job.abandoned:  # cancelled by the client, not left behind by a stopping server
-                await loop.run_in_executor(None, self._cancel, client, key, future)
+                await asyncio.get_running_loop().run_in_executor(None, self._cancel, client, key, future, published)
+            raise
+        except Exception:
+            self._forget_later(client, key, published)
             raise
         finally:
-            client.unsubscribe_topic(key)
+            if events is not None:
+                client.unsubscribe_topic(key)
         if not job.abandoned:
-            job.where = await loop.run_in_executor(None, self._where, client, future)
-            await loop.run_in_executor(None, self._forget, client, key)
+            self._forget_later(client, key, published)
         return value
 
-    @staticmethod
-    def _where(client: Any, future: Any) -> dict[str, Any] | None:
-        """The worker holding the job's result: the one that ran it (for its provenance record)."""
-        try:
-            holders = client.who_has(future).get(future.key) or []
-        except Exception:  # the worker left meanwhile: nothing more to say than the executor's name
-            return None
-        return {"dask_worker": holders[0]} if holders else None
+    def _forget_later(self, client: Any, key: str, published: concurrent.futures.Future[None] | None) -> None:
+        """Unpublish the job once its publication is done, without holding up its result (a
+        stopping server waits for these in :meth:`close`)."""
+        pending = self._on_client(client, _forget(client, key, published))
+        self._pending.add(pending)
+        pending.add_done_callback(self._pending.discard)
 
     @staticmethod
-    def _cancel(client: Any, key: str, future: Any) -> None:
+    def _cancel(client: Any, key: str, future: Any, published: concurrent.futures.Future[None] | None) -> None:
         from distributed import Event
 
         Event(key + "-cancel", client=client).set()
         future.cancel()
-        DaskJobExecutor._forget(client, key)
-
-    @staticmethod
-    def _forget(client: Any, key: str) -> None:
+        if published is not None:
+            concurrent.futures.wait([published])
         with contextlib.suppress(KeyError):
             client.unpublish_dataset(key)
 
@@ -209,7 +223,45 @@ class DaskJobExecutor(JobExecutor):
         with self._lock:
             client, cluster = self._client, self._cluster
             self._client = self._cluster = None
+            pending, self._pending = self._pending, set()
+        concurrent.futures.wait(pending, timeout=FORGET_WAIT_SECONDS)
         if client is not None:
             client.close()
         if cluster is not None:
             cluster.close()
+
+
+# -- on the client's event loop (each Client method returns an awaitable there) -----------------
+async def _publish(client: Any, future: Any, key: str) -> None:
+    await client.publish_dataset(future, name=key)
+
+
+async def _outcome(
+    client: Any, key: str, future: Any, events: Callable[[Any], None] | None
+) -> tuple[Any, dict[str, Any] | None]:
+    """The job's value, once the task ended (what it raised, raised), and where it ran; events
+    that trail the result are handed on first."""
+    try:
+        value = await client.gather(future)
+    finally:
+        if events is not None:
+            for event in await client.get_events(key):
+                events(event)
+    return value, await _where(client, future)
+
+
+async def _where(client: Any, future: Any) -> dict[str, Any] | None:
+    """The worker holding the job's result: the one that ran it (for its provenance record)."""
+    try:
+        holders = (await client.who_has(future)).get(future.key) or []
+    except Exception:  # the worker left meanwhile: nothing more to say than the executor's name
+        return None
+    return {"dask_worker": holders[0]} if holders else None
+
+
+async def _forget(client: Any, key: str, published: concurrent.futures.Future[None] | None) -> None:
+    if published is not None:
+        with contextlib.suppress(Exception):  # not published: nothing to take back, but no harm asking
+            await asyncio.wrap_future(published)
+    with contextlib.suppress(KeyError):
+        await client.unpublish_dataset(key)
