@@ -309,12 +309,16 @@ class JobStore:
 
     # -- upkeep -----------------------------------------------------------------------------
     def sweep(self, *, force: bool = True) -> None:
-        """Forget expired jobs (in memory, and in the store at most every few seconds)."""
+        """Forget expired jobs, in memory and in the store; unforced (a new job's), at most every
+        :data:`PURGE_EVERY_SECONDS`: a look costs a pass over every live job and a delete. An
+        expired job not swept yet is already invisible (:meth:`get`, :meth:`owned_by`)."""
         now = time.time()
+        if not force and now - self._purged <= PURGE_EVERY_SECONDS:
+            return
+        self._purged = now
         for job_id in [j.id for j in self._live.values() if j.expired(now)]:
             del self._live[job_id]
-        if self._backend is not None and (force or now - self._purged > PURGE_EVERY_SECONDS):
-            self._purged = now
+        if self._backend is not None:
             try:
                 self._backend.purge(now)
             except sqlite3.Error as exc:
