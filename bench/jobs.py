@@ -12,8 +12,15 @@ Prints a markdown table:
 - the store's cost per progress update (SQLite, and memory for comparison), one thread;
 - the store file's size per 1,000 finished jobs (small results);
 - restart to first answer with 10,000 stored jobs (open the store, recover, read one job);
-- Dask dispatch overhead: a job on the Dask executor vs ``client.submit(f).result()`` on the same
-  cluster (p50 of each).
+- Dask: a job through the Dask executor alone, and through a server over MCP tasks
+  (``tools/call`` with ``params.task``, then ``tasks/result``, which answers when the job ends,
+  so no polling interval is measured), each against ``client.submit(f).result()`` on the same
+  cluster: p50/p90 seconds, and the CPU the calling process spends per job (all its threads),
+  which a loaded machine disturbs less than the latency. Each of these runs in a process of its
+  own, in interleaved rounds; ``--before CHECKOUT`` adds a process running another checkout's
+  code (e.g. a worktree of main) to the same rounds:
+
+    .venv/bin/python bench/jobs.py --dask-only --dask-rounds 8 --before /tmp/main-checkout
 """
 
 from __future__ import annotations
@@ -23,7 +30,6 @@ import asyncio
 import http.client
 import json
 import os
-import statistics
 import sys
 import tempfile
 import time
@@ -31,7 +37,9 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+CHECKOUT_ENV = "NANOHUBMCP_BENCH_CHECKOUT"
+"""The checkout whose code a ``--dask-child`` process runs (``--before``): this one by default."""
+sys.path.insert(0, os.environ.get(CHECKOUT_ENV, str(ROOT)))
 
 from nanohubmcp import MCPServer  # noqa: E402
 from nanohubmcp.server.jobs import service as jobmod  # noqa: E402
@@ -40,6 +48,11 @@ from nanohubmcp.server.jobs import service as jobmod  # noqa: E402
 def quick(n: int) -> int:
     """A job that does (almost) nothing: the cost measured is the machinery's."""
     return n + 1
+
+
+def ms(values: list[float], q: float) -> float:
+    """The ``q`` quantile of ``values`` (seconds), in milliseconds rounded to 0.01."""
+    return round(percentile(values, q) * 1e3, 2)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -55,8 +68,9 @@ def post(conn: http.client.HTTPConnection, path: str, body: dict[str, Any]) -> t
 
 def latency(executor: str, jobs: int, state: Path, dask_address: str | None = None) -> list[float]:
     """Seconds from submit to a ``done`` poll, per job."""
-    server = MCPServer("bench-jobs", state_dir=str(state / executor), job_executor=executor,
-                       dask_address=dask_address, job_workers=2)
+    server = MCPServer(
+        "bench-jobs", state_dir=str(state / executor), job_executor=executor, dask_address=dask_address, job_workers=2
+    )
     server.async_tool()(quick)
     server.start(host="127.0.0.1", port=0)
     try:
@@ -96,8 +110,9 @@ def fill(directory: Path, count: int) -> jobmod.JobStore:
     store = jobmod.JobStore(name="bench", state_dir=directory, max_jobs=count + 10, max_jobs_per_owner=count + 10)
     for i in range(count):
         job = store.create("work", f"session-{i % 50}", arguments={"n": i})
-        job.finish(jobmod.COMPLETED, result={"content": [{"type": "text", "text": str(i)}],
-                                             "structuredContent": {"result": i}})
+        job.finish(
+            jobmod.COMPLETED, result={"content": [{"type": "text", "text": str(i)}], "structuredContent": {"result": i}}
+        )
     return store
 
 
@@ -118,34 +133,181 @@ def restart_to_first_answer(directory: Path, job_id: str) -> float:
     return time.perf_counter() - t0
 
 
-def dask_overhead(address: str, jobs: int) -> tuple[float, float]:
-    """p50 seconds: a job through the Dask executor; ``client.submit(f).result()`` alone."""
-    from distributed import Client
+def session(conn: http.client.HTTPConnection) -> dict[str, str]:
+    """Open an MCP session (2025-11-25) on ``conn``; the headers of its requests."""
+    _, headers = mcp(
+        conn,
+        {},
+        "initialize",
+        {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench-jobs", "version": "0"}},
+    )
+    headers = {"Mcp-Session-Id": headers["Mcp-Session-Id"], "MCP-Protocol-Version": "2025-11-25"}
+    mcp(conn, headers, "notifications/initialized", None)
+    return headers
 
-    from nanohubmcp.server.executors.dask_cluster import DaskJobExecutor
 
-    executor = DaskJobExecutor(address)
-    store = jobmod.JobStore(name="bench", kind="memory")
+def mcp(
+    conn: http.client.HTTPConnection, headers: dict[str, str], method: str, params: dict[str, Any] | None
+) -> tuple[Any, dict[str, str]]:
+    """One JSON-RPC message over ``POST /mcp`` (a JSON answer); ``(answer, response headers)``."""
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+    if params is not None:
+        message.update(id=1, params=params)
+    conn.request(
+        "POST",
+        "/mcp",
+        body=json.dumps(message),
+        headers={"Content-Type": "application/json", "Accept": "application/json", **headers},
+    )
+    response = conn.getresponse()
+    body = response.read()
+    return (json.loads(body) if body else None), dict(response.getheaders())
 
-    async def through_executor() -> list[float]:
+
+class DaskPaths:
+    """A Dask job three ways, in the process of one checkout: ``client.submit(f).result()`` alone,
+    through the executor alone, and through a server over MCP tasks (``tools/call`` with
+    ``params.task``, then ``tasks/result``, which answers when the job ends: no polling interval
+    in the figure). The scheduler runs in another process for all three."""
+
+    def __init__(self, address: str, state: Path) -> None:
+        from distributed import Client
+
+        from nanohubmcp.server.executors.dask_cluster import DaskJobExecutor
+
+        self.client = Client(address, set_as_default=False)
+        self.executor = DaskJobExecutor(address)
+        self.store = jobmod.JobStore(name="bench", kind="memory")
+        self.server = MCPServer("bench-dask", state_dir=str(state), job_executor="dask", dask_address=address)
+        self.server.async_tool()(quick)
+        self.server.start(host="127.0.0.1", port=0)
+        self.conn = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=60)
+        self.headers = session(self.conn)
+        for path in ("plain", "executor", "server"):  # clients connect on first use: not part of the figure
+            self.run(path, 3)
+
+    def run(self, path: str, jobs: int) -> list[float]:
+        """Seconds per job, one job at a time."""
+        if path == "executor":
+            return asyncio.run(self._through_executor(jobs))
         times = []
+        if path == "plain":
+            for i in range(jobs):
+                t0 = time.perf_counter()
+                value = self.client.submit(quick, i, pure=False).result()
+                times.append(time.perf_counter() - t0)
+                assert value == i + 1
+            return times
         for i in range(jobs):
-            job = store.create("quick", None)
             t0 = time.perf_counter()
-            await executor.call(job, quick, {"n": i}, context=None, context_param=None, is_coroutine=False)
+            answer, _ = mcp(
+                self.conn, self.headers, "tools/call", {"name": "quick", "arguments": {"n": i}, "task": {"ttl": 60000}}
+            )
+            task_id = answer["result"]["task"]["taskId"]
+            answer, _ = mcp(self.conn, self.headers, "tasks/result", {"taskId": task_id})
             times.append(time.perf_counter() - t0)
+            assert answer["result"]["content"][0]["text"] == str(i + 1), answer
         return times
 
-    ours = asyncio.run(through_executor())
-    executor.close()
-    with Client(address, set_as_default=False) as client:
-        client.submit(quick, 0, pure=False).result()
-        raw = []
+    async def _through_executor(self, jobs: int) -> list[float]:
+        times = []
         for i in range(jobs):
+            job = self.store.create("quick", None)
             t0 = time.perf_counter()
-            client.submit(quick, i, pure=False).result()
-            raw.append(time.perf_counter() - t0)
-    return statistics.median(ours), statistics.median(raw)
+            value = await self.executor.call(job, quick, {"n": i}, context=None, context_param=None, is_coroutine=False)
+            times.append(time.perf_counter() - t0)
+            assert value == i + 1
+        return times
+
+    def close(self) -> None:
+        self.conn.close()
+        self.server.stop()
+        self.executor.close()
+        self.client.close()
+
+
+def dask_child(address: str) -> None:
+    """``--dask-child``: answer each ``PATH JOBS`` line on stdin with ``[seconds per job, CPU
+    seconds of this process (every thread: the client's, the server's) for them all]``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = DaskPaths(address, Path(tmp))
+        print(json.dumps("ready"), flush=True)
+        for line in sys.stdin:
+            path, jobs = line.split()
+            cpu = time.process_time()
+            times = paths.run(path, int(jobs))
+            print(json.dumps([times, time.process_time() - cpu]), flush=True)
+        paths.close()
+
+
+class Checkout:
+    """A ``--dask-child`` process running the code of one checkout."""
+
+    def __init__(self, root: Path, address: str) -> None:
+        import subprocess
+
+        env = {**os.environ, CHECKOUT_ENV: str(root), "PYTHONPATH": str(root)}
+        self.proc = subprocess.Popen(
+            [sys.executable, __file__, "--dask-child", address],
+            env=env,
+            text=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
+        assert self.ask_line() == "ready"
+
+    def ask_line(self) -> Any:
+        assert self.proc.stdout is not None
+        return json.loads(self.proc.stdout.readline())
+
+    def run(self, path: str, jobs: int) -> tuple[list[float], float]:
+        """Seconds per job, and the CPU seconds the process spent on them."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(f"{path} {jobs}\n")
+        self.proc.stdin.flush()
+        times, cpu = self.ask_line()
+        return times, cpu
+
+    def close(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(timeout=60)
+
+
+def dask_rounds(
+    address: str, jobs: int, rounds: int, before: Path | None
+) -> tuple[dict[str, dict[str, list[float]]], dict[str, dict[str, float]]]:
+    """Seconds per job of each path, rounds interleaved, each checkout (this one, and ``before``)
+    in a process of its own: ``client.submit(f).result()`` (in this checkout's process), the
+    executor alone and a server; and the CPU milliseconds per job of the process for each."""
+    checkouts = {"after": Checkout(ROOT, address)}
+    if before is not None:
+        checkouts["before"] = Checkout(before, address)
+    times: dict[str, dict[str, list[float]]] = {name: {"executor": [], "server": []} for name in checkouts}
+    times["plain"] = {"client_submit": []}
+    cpu = {name: dict.fromkeys(paths, 0.0) for name, paths in times.items()}
+
+    def one(name: str, checkout: Checkout, path: str, label: str, count: int) -> None:
+        seconds, spent = checkout.run(path, count)
+        times[name][label] += seconds
+        cpu[name][label] += spent
+
+    try:
+        for r in range(rounds):
+            order = list(checkouts.items())
+            if r % 2:
+                order.reverse()
+            for path in ("executor", "server"):
+                one("plain", checkouts["after"], "plain", "client_submit", jobs // 2)
+                for name, checkout in order:
+                    one(name, checkout, path, path, jobs)
+    finally:
+        for checkout in checkouts.values():
+            checkout.close()
+    per_job = {
+        name: {p: round(cpu[name][p] / len(t) * 1e3, 2) for p, t in paths.items()} for name, paths in times.items()
+    }
+    return times, per_job
 
 
 def main() -> None:
@@ -153,7 +315,14 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=200, help="jobs per executor (default 200)")
     parser.add_argument("--stored", type=int, default=10_000, help="stored jobs for the restart figure")
     parser.add_argument("--json", type=Path, help="also write the figures here (JSON)")
+    parser.add_argument("--dask-rounds", type=int, default=4, help="interleaved rounds of the Dask paths (default 4)")
+    parser.add_argument("--before", type=Path, help="also measure the Dask paths with this checkout's code")
+    parser.add_argument("--dask-only", action="store_true", help="only the Dask paths")
+    parser.add_argument("--dask-child", metavar="ADDRESS", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.dask_child:
+        dask_child(args.dask_child)
+        return
     rows: list[tuple[str, str]] = []
     raw: dict[str, Any] = {"jobs": args.jobs, "stored": args.stored, "latency_ms": {}}
     with tempfile.TemporaryDirectory() as tmp:
@@ -161,24 +330,54 @@ def main() -> None:
         from distributed import LocalCluster
 
         with LocalCluster(n_workers=1, threads_per_worker=2, processes=True, dashboard_address=None) as cluster:
-            for executor in ("threads", "processes", "dask"):
+            for executor in () if args.dask_only else ("threads", "processes", "dask"):
                 times = latency(executor, args.jobs, state, cluster.scheduler_address)
                 raw["latency_ms"][executor] = {
                     "p50": round(percentile(times, 0.5) * 1e3, 2),
                     "p99": round(percentile(times, 0.99) * 1e3, 2),
                 }
-                rows.append((f"submit → result, {executor} ({args.jobs} jobs)",
-                             f"p50 {percentile(times, 0.5) * 1e3:.1f} ms, p99 {percentile(times, 0.99) * 1e3:.1f} ms"))
-            ours, plain = dask_overhead(cluster.scheduler_address, max(20, args.jobs // 4))
-            raw["dask_ms"] = {"executor_p50": round(ours * 1e3, 2), "client_submit_p50": round(plain * 1e3, 2)}
-            rows.append(("Dask: one job through the executor vs client.submit(f).result()",
-                         f"{ours * 1e3:.1f} ms vs {plain * 1e3:.1f} ms (p50; +{(ours - plain) * 1e3:.1f} ms)"))
+                rows.append(
+                    (
+                        f"submit → result, {executor} ({args.jobs} jobs)",
+                        f"p50 {percentile(times, 0.5) * 1e3:.1f} ms, p99 {percentile(times, 0.99) * 1e3:.1f} ms",
+                    )
+                )
+            dask, cpu = dask_rounds(
+                cluster.scheduler_address, max(10, args.jobs // (2 * args.dask_rounds)), args.dask_rounds, args.before
+            )
+            plain, plain_cpu = dask["plain"]["client_submit"], cpu["plain"]["client_submit"]
+            for name in ("after", "before"):
+                if name not in dask:
+                    continue
+                key = "dask_ms" if name == "after" else "dask_before_ms"
+                figures = raw[key] = {
+                    "client_submit_p50": ms(plain, 0.5),
+                    "client_submit_p90": ms(plain, 0.9),
+                    "client_submit_cpu": plain_cpu,
+                    "jobs": len(plain),
+                    "rounds": args.dask_rounds,
+                }
+                label = "" if args.before is None else f" [{name}]"
+                for path, what in (("executor", "through the executor"), ("server", "through a server (MCP task)")):
+                    ours = dask[name][path]
+                    figures[f"{path}_p50"], figures[f"{path}_p90"] = ms(ours, 0.5), ms(ours, 0.9)
+                    figures[f"{path}_cpu"] = cpu[name][path]
+                    rows.append(
+                        (
+                            f"Dask: a job {what} vs client.submit(f).result(){label}",
+                            f"p50 {ms(ours, 0.5):.1f} vs {ms(plain, 0.5):.1f} ms "
+                            f"({ms(ours, 0.5) / ms(plain, 0.5):.2f}x); "
+                            f"p90 {ms(ours, 0.9):.1f} vs {ms(plain, 0.9):.1f} ms; "
+                            f"CPU {cpu[name][path]:.1f} vs {plain_cpu:.1f} ms per job",
+                        )
+                    )
+        if args.dask_only:
+            return report(rows, raw, args.json)
         raw["progress_us"] = {}
         for kind in ("sqlite", "memory"):
             micro = progress_cost(kind, 5000, state)
             raw["progress_us"][kind] = round(micro, 2)
-            rows.append((f"store cost per progress update ({kind})",
-                         f"{micro:.1f} µs ({1e6 / micro:,.0f} updates/s)"))
+            rows.append((f"store cost per progress update ({kind})", f"{micro:.1f} µs ({1e6 / micro:,.0f} updates/s)"))
         fill(state / "thousand", 1000)
         raw["kib_per_1000"] = round(file_size(state / "thousand") / 1024)
         rows.append(("store file per 1,000 finished jobs", f"{raw['kib_per_1000']} KiB"))
@@ -187,12 +386,17 @@ def main() -> None:
         big.backend.close()
         raw["restart_ms"] = round(restart_to_first_answer(state / "stored", some_id) * 1e3, 2)
         rows.append((f"restart to first answer, {args.stored:,} stored jobs", f"{raw['restart_ms']:.1f} ms"))
+    report(rows, raw, args.json)
+
+
+def report(rows: list[tuple[str, str]], raw: dict[str, Any], to: Path | None) -> None:
+    """Print the table (and write the raw figures to ``to``)."""
     print(f"\nJob figures ({os.cpu_count()} CPUs, Python {sys.version.split()[0]})\n")
     print("| measure | value |\n| --- | --- |")
     for name, value in rows:
         print(f"| {name} | {value} |")
-    if args.json:
-        args.json.write_text(json.dumps(raw, indent=1))
+    if to:
+        to.write_text(json.dumps(raw, indent=1))
 
 
 if __name__ == "__main__":
