@@ -53,7 +53,7 @@ PROBE = textwrap.dedent("""
     {after_import}
     sys.stdout = real_stdout
     heavy = ("tornado", "IPython", "ipykernel", "traitlets", "nbformat", "nbconvert", "comm",
-             "jupyter_client", "redis")
+             "jupyter_client", "redis", "orjson")
     loggers = [logging.getLogger(name) for name in logging.root.manager.loggerDict
                if name.startswith("nanohubmcp")]
     print(json.dumps({

@@ -3,19 +3,134 @@
 ``NaN`` and ``±Infinity`` are not JSON (RFC 8259 § 6); Python's ``json`` writes them anyway.
 We turn them into ``null`` (what ``JSON.stringify`` writes; a structured result keeps its shape) and refuse them
 on input, so every byte we send parses with a strict JSON parser.
+
+Large data (an array's or a table's values) is written once as JSON text and carried as :class:`Encoded`:
+:func:`dumps` and :func:`dumpb` copy that text into their output as it is, so the same text can be both a
+tool result's text block and its ``structuredContent`` without being decoded and written again.
+
+orjson, when installed (the ``fast`` extra), writes numeric arrays (see :func:`accelerator`); the output is
+the same to the byte as this module's own (numbers in Python's ``repr`` spelling). ``import nanohubmcp``
+does not import it.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from typing import Any
+import secrets
+import threading
+from collections.abc import Iterator
+from types import ModuleType
+from typing import Any, Final
 
-_fast_encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+__all__ = [
+    "Encoded",
+    "accelerator",
+    "dumpb",
+    "dumps",
+    "json_message",
+    "loads",
+    "plain",
+    "show",
+    "texts",
+    "use_accelerator",
+]
+
+
+class Encoded:
+    """A JSON value already written as compact, strict JSON text (as :func:`dumps` writes it).
+
+    :func:`dumps`/:func:`dumpb` write ``text`` verbatim where the value stands; ``value`` is the
+    Python value it reads as (decoded on first use, then kept), for code that reads the data. An
+    ``Encoded`` equals its value (``Encoded("[1]") == [1]``). Made by the result converters; the
+    caller vouches that ``text`` is what :func:`dumps` writes for the value.
+    """
+
+    __slots__ = ("_value", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text: Final = text
+        self._value: Any = _UNREAD
+
+    @property
+    def value(self) -> Any:
+        """The Python value of ``text`` (decoded once)."""
+        if self._value is _UNREAD:
+            self._value = loads(self.text)
+        return self._value
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Encoded):
+            return self.text == other.text or self.value == other.value
+        return bool(self.value == other)
+
+    __hash__ = None  # type: ignore[assignment]  # equal to its (unhashable) value
+
+    # read like the value it encodes (``x["result"][0]``); code that needs the value's own type
+    # (another JSON library, isinstance checks) uses ``plain()`` or ``.value``
+    def __getitem__(self, key: Any) -> Any:
+        return self.value[key]
+
+    def __len__(self) -> int:
+        return len(self.value)
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.value)
+
+    def __contains__(self, item: object) -> bool:
+        return item in self.value
+
+    def __repr__(self) -> str:
+        shown = self.text if len(self.text) <= 60 else self.text[:57] + "..."
+        return f"Encoded({shown!r})"
+
+
+_UNREAD: Final = object()
+
+
+def plain(value: Any) -> Any:
+    """``value`` with every :class:`Encoded` inside dicts and lists replaced by its Python value
+    (for code that stores or reads a result with other JSON libraries). Other values are returned
+    as they are; containers are copied only where something was replaced."""
+    if isinstance(value, Encoded):
+        return value.value
+    if isinstance(value, dict):
+        items = {key: plain(item) for key, item in value.items()}
+        return value if all(items[key] is item for key, item in value.items()) else items
+    if isinstance(value, list):
+        listed = [plain(item) for item in value]
+        return value if all(a is b for a, b in zip(listed, value, strict=True)) else listed
+    return value
+
+
+# A spliced value is written first as a JSON string holding a marker no other text can hold (a
+# random token per process), which is then replaced by its text.
+_MARK: Final = "nanohubmcp-encoded-" + secrets.token_hex(16) + "-"
+_pending = threading.local()
+
+
+def _splice_mark(value: object) -> str:
+    if not isinstance(value, Encoded):
+        raise TypeError(f"Object of type {value.__class__.__name__} is not JSON serializable")
+    texts = _pending.__dict__.setdefault("texts", [])
+    texts.append(value.text)
+    return f"{_MARK}{len(texts) - 1}"
+
+
+def _spliced(out: str) -> str:
+    texts: list[str] | None = _pending.__dict__.pop("texts", None)
+    if not texts:
+        return out
+    for index, text in enumerate(texts):
+        out = out.replace(f'"{_MARK}{index}"', text, 1)
+    return out
+
+
+_fast_encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"), default=_splice_mark)
 
 
 def _scrub(value: object) -> Any:
-    """Replace non-finite floats with None, recursively (slow path only)."""
+    """Replace non-finite floats with None, recursively (slow path only; Encoded text has none)."""
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):
@@ -25,20 +140,29 @@ def _scrub(value: object) -> Any:
     return value
 
 
+def _encode(value: object) -> str:
+    try:
+        return _spliced(_fast_encoder.encode(value))
+    except BaseException:
+        _pending.__dict__.pop("texts", None)
+        raise
+
+
 def dumps(value: object) -> str:
-    """Serialise ``value`` as compact, strictly valid JSON text (NaN/Infinity become null).
+    """Serialise ``value`` as compact, strictly valid JSON text (NaN/Infinity become null;
+    an :class:`Encoded` is written as its text).
 
     Raises:
         TypeError: ``value`` holds something JSON cannot represent (a set, an object).
         ValueError: ``value`` contains itself (a circular reference).
     """
     try:
-        return _fast_encoder.encode(value)
+        return _encode(value)
     except ValueError as exc:
         if "Out of range float" not in str(exc):
             raise  # e.g. a circular reference: scrubbing would recurse for ever
         # allow_nan=False refused NaN/Infinity: only then pay for a scrubbing copy.
-        return _fast_encoder.encode(_scrub(value))
+        return _encode(_scrub(value))
 
 
 _ascii_encoder = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":"))
@@ -54,7 +178,59 @@ def dumpb(value: object) -> bytes:
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
-        return _ascii_encoder.encode(_scrub(value)).encode("ascii")
+        return _ascii_encoder.encode(_scrub(plain(value))).encode("ascii")
+
+
+def texts(values: list[Any]) -> list[str]:
+    """Each value's JSON text, as :func:`dumps` writes it (a list of strings goes through the C
+    string writer in one pass; other values one by one).
+
+    Raises:
+        TypeError: as :func:`dumps`, for a value JSON cannot hold.
+    """
+    if all(type(value) is str for value in values):
+        return list(map(_encode_string, values))
+    return [_encode_string(value) if type(value) is str else dumps(value) for value in values]
+
+
+_encode_string: Final = json.encoder.encode_basestring  # what _fast_encoder writes a str with
+
+
+# ---------------------------------------------------------------- the optional accelerator
+
+_accelerator: ModuleType | None = None
+_looked: bool = False
+_wanted: bool = True
+
+
+def accelerator() -> ModuleType | None:
+    """The ``orjson`` module when it is installed (the ``fast`` extra) and not switched off, else None.
+
+    Imported on first use, never at ``import nanohubmcp``. Callers use it only for values whose
+    spelling they know to match :func:`dumps` (numeric arrays: ``results.convert.arrays``).
+    """
+    global _accelerator, _looked
+    if not _wanted:
+        return None
+    if not _looked:
+        try:
+            import orjson
+
+            _accelerator = orjson
+        except ImportError:
+            _accelerator = None
+        _looked = True
+    return _accelerator
+
+
+def use_accelerator(enabled: bool) -> bool:
+    """Switch the accelerator on (the default, when installed) or off; returns whether it is in use.
+
+    For benchmarks and tests that compare both encoders; the output is the same either way.
+    """
+    global _wanted
+    _wanted = enabled
+    return accelerator() is not None
 
 
 def _no_constants(name: str) -> Any:
@@ -83,7 +259,6 @@ def loads(data: str | bytes) -> Any:
     if isinstance(data, (bytes, bytearray)):
         data = data.decode("utf-8-sig" if data[:3] == b"\xef\xbb\xbf" else "utf-8")
     return _decoder.decode(data)
-
 
 
 def show(value: object) -> str:

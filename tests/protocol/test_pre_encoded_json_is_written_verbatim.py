@@ -1,0 +1,88 @@
+"""``jsonenc.Encoded``: JSON text made once (an array's or a table's data) is copied verbatim into
+what ``dumps``/``dumpb`` write, where its value stands, and reads as that value everywhere else."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+
+from nanohubmcp.protocol import jsonenc
+
+
+def test_encoded_text_is_written_where_its_value_stands_with_the_same_bytes() -> None:
+    value = {"result": [1.5, None, 'é"\n', {"k": [True, 2]}]}
+    text = jsonenc.dumps(value["result"])
+    envelope = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "result": {"content": [{"type": "text", "text": text}], "structuredContent": {"result": jsonenc.Encoded(text)}},
+    }
+    plain = {**envelope, "result": {**envelope["result"], "structuredContent": value}}
+    assert jsonenc.dumps(envelope) == jsonenc.dumps(plain)
+    assert jsonenc.dumpb(envelope) == jsonenc.dumpb(plain)
+    several = [jsonenc.Encoded("1"), jsonenc.Encoded("[]"), {"x": jsonenc.Encoded("null")}]
+    assert jsonenc.dumps(several) == '[1,[],{"x":null}]'
+    assert jsonenc.dumps(jsonenc.Encoded('{"a":1}')) == '{"a":1}'
+
+
+def test_the_rest_of_the_value_keeps_the_encoders_rules() -> None:
+    encoded = jsonenc.Encoded("[1,2]")
+    # non-finite floats elsewhere still become null (the scrubbing retry keeps the text)
+    assert jsonenc.dumps({"a": float("nan"), "b": encoded, "c": [float("inf")]}) == '{"a":null,"b":[1,2],"c":[null]}'
+    # what JSON cannot hold is refused with the standard library's message
+    with pytest.raises(TypeError, match=r"^Object of type set is not JSON serializable$"):
+        jsonenc.dumps({"a": encoded, "b": {1}})
+    circular: list[object] = [encoded]
+    circular.append(circular)
+    with pytest.raises(ValueError, match="Circular reference"):
+        jsonenc.dumps(circular)
+    # nothing of a failed call is left over for the next one
+    assert jsonenc.dumps({"b": jsonenc.Encoded("3")}) == '{"b":3}'
+
+
+def test_a_lone_surrogate_in_encoded_text_is_written_as_an_escape_like_any_other() -> None:
+    text = jsonenc.dumps(["\ud800", "é"])
+    assert jsonenc.dumpb({"r": jsonenc.Encoded(text), "s": "\udfff"}) == jsonenc.dumpb(
+        {"r": ["\ud800", "é"], "s": "\udfff"}
+    )
+    assert jsonenc.dumpb({"r": jsonenc.Encoded(text)}) == b'{"r":["\\ud800","\\u00e9"]}'
+
+
+def test_an_encoded_value_reads_as_its_value_and_plain_gives_the_value_itself() -> None:
+    encoded = jsonenc.Encoded('[{"a":1.5},null]')
+    assert encoded == [{"a": 1.5}, None]
+    assert [{"a": 1.5}, None] == encoded  # noqa: SIM300  # the list's side of the comparison
+    assert {"result": encoded} == {"result": [{"a": 1.5}, None]}
+    assert encoded[0]["a"] == 1.5
+    assert len(encoded) == 2
+    assert None in encoded
+    assert list(encoded)[1] is None
+    assert encoded != [1]
+    result = {"content": [], "structuredContent": {"result": encoded}, "other": [1, {"x": "y"}]}
+    plain = jsonenc.plain(result)
+    assert plain == {"content": [], "structuredContent": {"result": [{"a": 1.5}, None]}, "other": [1, {"x": "y"}]}
+    assert type(plain["structuredContent"]["result"]) is list
+    assert json.dumps(plain)  # what other JSON libraries need
+    untouched = {"a": [1, {"b": 2}]}
+    assert jsonenc.plain(untouched) is untouched  # nothing to replace: no copy
+    with pytest.raises(TypeError):
+        hash(encoded)
+
+
+def test_threads_encoding_at_once_each_get_their_own_text() -> None:
+    failures: list[str] = []
+
+    def encode(n: int) -> None:
+        for i in range(300):
+            value = {"n": n, "data": jsonenc.Encoded(f"[{n},{i}]"), "more": [jsonenc.Encoded(str(i))]}
+            if jsonenc.dumps(value) != f'{{"n":{n},"data":[{n},{i}],"more":[{i}]}}':
+                failures.append(f"{n}/{i}")
+
+    threads = [threading.Thread(target=encode, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
