@@ -22,6 +22,7 @@ import logging
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import InvalidArguments
+from ...protocol import jsonenc
 from ..results.store import owner_of
 from . import capture
 from .cache_store import MemoryCache, ResultCache
@@ -111,7 +112,7 @@ class CacheLayer:
             self.runs += 1
             result = await call_next(request)
             if _keepable(result, request):
-                kept = {k: v for k, v in result.items() if k != "_meta"}
+                kept = jsonenc.plain({k: v for k, v in result.items() if k != "_meta"})  # stored as JSON
                 meta = {k: v for k, v in (result.get("_meta") or {}).items() if not k.startswith("io.nanohub/")}
                 if meta:
                     kept["_meta"] = meta

@@ -25,6 +25,8 @@ import threading
 from types import ModuleType
 from typing import Any
 
+from ...protocol import jsonenc
+
 SOURCE = "provenance_source"
 """``Tool.extra`` key: the text a tool's code hash is taken of, when it is not its function's source
 (a notebook tool's defining cell)."""
@@ -187,6 +189,8 @@ def canonical(value: Any) -> bytes:
 
 
 def _numbers(value: Any) -> Any:
+    if type(value) is jsonenc.Encoded:  # an array's or table's data, kept as its JSON text
+        value = value.value
     if type(value) is float and value.is_integer():
         return int(value)
     if isinstance(value, dict):
@@ -210,7 +214,8 @@ def kept_result(result: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
     """``(digest, result without _meta or None when over MAX_KEPT_RESULT_BYTES)``."""
     body = {key: value for key, value in result.items() if key != "_meta"}
     text = canonical(body)
-    return "sha256:" + hashlib.sha256(text).hexdigest(), body if len(text) <= MAX_KEPT_RESULT_BYTES else None
+    kept = jsonenc.plain(body) if len(text) <= MAX_KEPT_RESULT_BYTES else None  # as JSON libraries read it
+    return "sha256:" + hashlib.sha256(text).hexdigest(), kept
 
 
 def resource_links(result: dict[str, Any]) -> list[str]:
