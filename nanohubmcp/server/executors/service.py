@@ -21,7 +21,7 @@ from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import UnknownComponent, to_error_object
-from ...protocol import versions
+from ...protocol import jsonenc, versions
 from ...protocol.result_types import ToolResult
 from ..asks.by_era import AskServices
 from ..calls.context import Context
@@ -124,6 +124,7 @@ def _start_job(core: JobHost, request: RequestContext, tool: Tool, arguments: di
 
 def finish_with(job: jobmod.Job, result: dict[str, Any]) -> None:
     """End ``job`` with the ``CallToolResult`` of its call."""
+    result = jsonenc.plain(result)  # job stores keep it as JSON text of their own
     if result.get("isError"):
         job.finish(jobmod.FAILED, result=result, message=_text_of(result))
     else:
