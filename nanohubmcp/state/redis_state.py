@@ -38,6 +38,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from ..errors import ConfigurationError
+from ..protocol import jsonenc
 from .base import Fields
 from .errors import StateUnavailable
 from .redis_sessions import RedisSessions
@@ -385,7 +386,7 @@ class RedisState:
             owner = await client.get(self._key("p", session_id, request_id))
             if owner is None:
                 return False
-            payload = json.dumps({"s": session_id, "r": request_id, "m": response})
+            payload = json.dumps({"s": session_id, "r": request_id, "m": jsonenc.plain(response)})
             return bool(await client.publish(self._key("c", str(owner)), payload))
 
     # -- the stateless era -------------------------------------------------------------------
