@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ..errors import ConfigurationError, ProtocolError
-from ..protocol import jsonrpc, versions
+from ..protocol import jsonenc, jsonrpc, versions
 from .calls.workers import waits_on_loop
 from .connection import Connection, Served
 
@@ -39,7 +39,7 @@ class CallResult(Mapping[str, Any]):
     """
 
     def __init__(self, result: dict[str, Any]) -> None:
-        self._result = result
+        self._result: dict[str, Any] = jsonenc.plain(result)  # the values, as a client reads them
 
     def __getitem__(self, key: str) -> Any:
         return self._result[key]
