@@ -35,8 +35,8 @@ SCRIPT = textwrap.dedent(
         assert "has no MCP form" in str(exc), exc
     server = MCPServer("plain", max_inline_bytes=10)
     results.tool_result({"big": "x" * 100})
-    loaded = sorted(m for m in ("numpy", "pandas", "matplotlib", "PIL", "IPython.display", "IPython.core.display")
-                    if m in sys.modules)
+    loaded = sorted(m for m in ("numpy", "pandas", "matplotlib", "PIL", "IPython.display", "IPython.core.display",
+                                "orjson") if m in sys.modules)
     print(json.dumps(loaded))
     """
 )

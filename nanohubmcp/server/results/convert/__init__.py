@@ -54,6 +54,9 @@ class Converted:
         full: when the data is too large to inline, ``full()`` gives ``(payload, MIME type,
             file name)`` of the resource that keeps all of it (CSV for frames, JSON otherwise).
         lazy: ``data`` is a function that makes the data (called only when it is inlined).
+        text: when given, makes the JSON text of the data (to the byte what ``jsonenc.dumps`` writes
+            for it) without making the data: the result then carries that one text as its text block
+            and, as ``jsonenc.Encoded``, as ``structuredContent``'s ``result`` (arrays and tables).
         longer_than: when given, ``longer_than(n)`` says, without making all of the data, whether
             its JSON text is longer than ``n`` characters (then ``full`` is kept instead).
     """
@@ -65,6 +68,7 @@ class Converted:
     full: Callable[[], tuple[bytes | str, str, str]] | None = None
     lazy: bool = False
     longer_than: Callable[[int], bool] | None = None
+    text: Callable[[], str] | None = None
 
 
 def recognised(value: object) -> bool:
@@ -93,7 +97,7 @@ def data_of(value: object) -> Any:
     if lib == "pandas":
         table = frames.to_records(value, jsonable)
         if table is not None:
-            return {"result": table[1]()}
+            return {"result": table.records()}
     return UNSET
 
 
@@ -109,19 +113,25 @@ def convert(value: object, *, figure_dpi: float | None = None) -> Converted | No
         if arrays.is_scalar(value):
             return Converted(data=arrays.scalar(value, jsonable), has_data=True)
         if arrays.is_array(value):
-            plain = arrays.to_lists(value, jsonable)
-            return Converted(arrays.summary(value, jsonable), plain, True)  # kept as its JSON text when too large
+            array = value
+            return Converted(  # kept as its JSON text when too large
+                arrays.summary(array, jsonable),
+                lambda: arrays.to_lists(array, jsonable),
+                True,
+                lazy=True,
+                text=lambda: arrays.to_text(array, jsonable),
+            )
     if lib == "pandas":
         table = frames.to_records(value, jsonable)
         if table is not None:
-            summary, records, csv = table
             return Converted(
-                summary,
-                records,
+                table.summary,
+                table.records,
                 True,
-                full=csv,
+                full=table.file,
                 lazy=True,
                 longer_than=lambda n: frames.longer_than(value, jsonable, n),
+                text=table.text,
             )
     if lib in ("matplotlib", "PIL"):
         block = images.to_block(value, figure_dpi=figure_dpi)
@@ -153,7 +163,7 @@ def resource_form(value: object) -> tuple[str | bytes, str] | None:
     if lib == "pandas":
         table = frames.to_records(value, jsonable)
         if table is not None:
-            text, mime, _ = table[2]()
+            text, mime, _ = table.file()
             return text, mime
     png = images.png_of(value) if lib in ("matplotlib", "PIL") else None
     return (png, "image/png") if png is not None else None
@@ -185,6 +195,6 @@ def jsonable(value: object, _depth: int = 0) -> Any:
     if lib == "pandas":
         table = frames.to_records(value, jsonable)
         if table is not None:
-            return table[1]()
+            return table.records()
         return frames.cell(value, jsonable)
     return value

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeGuard
+from itertools import chain
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard
 
 from ....protocol import jsonenc
 from . import arrays
@@ -24,8 +25,24 @@ if TYPE_CHECKING:
 TABLE_ROWS = 20
 TABLE_COLUMNS = 12
 
-Table = tuple[str, Callable[[], Any], Callable[[], tuple[str, str, str]]]
 FIRST_CHUNK_ROWS = 1000
+
+
+class Table(NamedTuple):
+    """A DataFrame, Series or Index ready to become a result.
+
+    Attributes:
+        summary: readable text (the first rows as pandas prints them).
+        records: makes the JSON-ready records (values for an Index).
+        text: makes their JSON text, to the byte what ``jsonenc.dumps(records())`` writes, column
+            by column without making the records.
+        file: makes ``(CSV text, MIME type, file name)`` of the whole table.
+    """
+
+    summary: str
+    records: Callable[[], Any]
+    text: Callable[[], str]
+    file: Callable[[], tuple[str, str, str]]
 
 
 def _frame(value: object) -> TypeGuard[pd.DataFrame]:
@@ -41,27 +58,42 @@ def _index(value: object) -> TypeGuard[pd.Index]:
 
 
 def to_records(value: object, nested: Nested) -> Table | None:
-    """``(readable text, records maker, CSV maker)`` of a DataFrame/Series/Index, else None.
+    """The :class:`Table` of a DataFrame/Series/Index, else None.
 
-    The records maker gives the JSON-ready records; it raises ``TypeError`` for duplicate column
-    names (records need one key per column) or a cell with no JSON form.
+    The records and text makers raise ``TypeError`` for duplicate column names (records need one
+    key per column) or a cell with no JSON form.
     """
     if _frame(value):
         text = value.to_string(max_rows=TABLE_ROWS, max_cols=TABLE_COLUMNS)
         head = f"pandas DataFrame, {value.shape[0]} rows x {value.shape[1]} columns"
-        return f"{head}:\n{text}", lambda: _records(value, nested), lambda: (value.to_csv(), "text/csv", "table.csv")
+        return Table(
+            f"{head}:\n{text}",
+            lambda: _records(value, nested),
+            lambda: records_text(value, nested),
+            lambda: (value.to_csv(), "text/csv", "table.csv"),
+        )
     if _series(value):
         frame = value.to_frame(name=value.name if value.name is not None else "value")
         text = value.to_string(max_rows=TABLE_ROWS)
         head = f"pandas Series {value.name!r}, {len(value)} rows, dtype {value.dtype}"
-        return f"{head}:\n{text}", lambda: _records(frame, nested), lambda: (frame.to_csv(), "text/csv", "series.csv")
+        return Table(
+            f"{head}:\n{text}",
+            lambda: _records(frame, nested),
+            lambda: records_text(frame, nested),
+            lambda: (frame.to_csv(), "text/csv", "series.csv"),
+        )
     if _index(value):
         values = column(value.to_series(index=None), nested)
         preview = ", ".join(str(v) for v in value[: TABLE_ROWS // 2])
         more = ", ..." if len(value) > TABLE_ROWS // 2 else ""
         head = f"pandas {type(value).__name__}, {len(value)} values, dtype {value.dtype}: [{preview}{more}]"
         frame = value.to_frame(index=False)
-        return head, lambda: values, lambda: (frame.to_csv(index=False), "text/csv", "index.csv")
+        return Table(
+            head,
+            lambda: values,
+            lambda: jsonenc.dumps(values),
+            lambda: (frame.to_csv(index=False), "text/csv", "index.csv"),
+        )
     return None
 
 
@@ -82,7 +114,7 @@ def longer_than(value: object, nested: Nested, limit: int) -> bool:
         return False
     size, start, step = len('{"result":[]}'), 0, FIRST_CHUNK_ROWS
     while start < len(frame) and size <= limit:
-        chunk = jsonenc.dumps(_records(frame.iloc[start : start + step], nested))
+        chunk = records_text(frame.iloc[start : start + step], nested)
         size += len(chunk) - 2 + (1 if start else 0)  # its records, and the comma before them
         start, step = start + step, step * 2
     return size > limit
@@ -94,7 +126,8 @@ def _name(label: object) -> str:
     return str(label)
 
 
-def _records(frame: pd.DataFrame, nested: Nested) -> list[dict[str, Any]]:
+def _flat(frame: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """The frame with its index as the first column(s), and the column names as record keys."""
     try:
         flat = frame.reset_index()
     except ValueError as exc:  # an index level named like a column
@@ -106,8 +139,41 @@ def _records(frame: pd.DataFrame, nested: Nested) -> list[dict[str, Any]]:
             f"the DataFrame has more than one column named {', '.join(map(repr, twice))}; "
             "rename them so that each row can be a JSON object"
         )
+    return flat, names
+
+
+def _records(frame: pd.DataFrame, nested: Nested) -> list[dict[str, Any]]:
+    flat, names = _flat(frame)
     columns = [column(flat.iloc[:, i], nested) for i in range(flat.shape[1])]
     return [dict(zip(names, row, strict=True)) for row in zip(*columns, strict=True)]
+
+
+def records_text(frame: pd.DataFrame, nested: Nested) -> str:
+    """The JSON text of the frame's records, as ``jsonenc.dumps`` writes them (same bytes), made
+    column by column: each cell written once, then joined row by row."""
+    flat, names = _flat(frame)
+    if not len(flat):
+        return "[]"
+    last = len(names) - 1
+    columns = []
+    for i, name in enumerate(names):
+        head = ("{" if i == 0 else "") + jsonenc.dumps(name) + ":"
+        tail = "}" if i == last else ""
+        cells = _cell_texts(flat.iloc[:, i], nested)
+        # JSON text holds no raw NUL: join with it, then split, to give each cell its key at C speed
+        columns.append((head + (tail + "\0" + head).join(cells) + tail).split("\0"))
+    return "[" + ",".join(chain.from_iterable(zip(*columns, strict=True))) + "]"
+
+
+def _cell_texts(series: pd.Series, nested: Nested) -> list[str]:
+    """One column's cells as JSON text."""
+    if library(series.dtype) == "numpy" and series.dtype.kind in "biuf":
+        return arrays.cell_texts(series.to_numpy(), nested)
+    if series.dtype.kind == "O":
+        values = series.tolist()
+        if all(type(v) is str for v in values):  # cell() keeps text as it is
+            return jsonenc.texts(values)
+    return jsonenc.texts(column(series, nested))
 
 
 def column(series: pd.Series, nested: Nested) -> list[Any]:

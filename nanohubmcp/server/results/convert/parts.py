@@ -119,15 +119,22 @@ def converted_parts(conv: Converted, sink: ResultSink | None) -> tuple[list[Wire
         assert conv.full is not None
         payload, mime, name = conv.full()
         return [*blocks, *_kept(conv, sink, payload, mime, name)], UNSET
-    data = conv.data() if conv.lazy else conv.data
-    structured = data if isinstance(data, dict) else {"result": data}
-    text = jsonenc.dumps(structured)
+    if conv.text is not None:  # the data's text, written once: the text block and structuredContent share it
+        data_text = conv.text()
+        text = f"{WRAPPER}{data_text}}}"
+        structured: Any = {"result": jsonenc.Encoded(data_text)}
+        wrapped = True
+    else:
+        data = conv.data() if conv.lazy else conv.data
+        wrapped = not isinstance(data, dict)
+        structured = {"result": data} if wrapped else data
+        text = jsonenc.dumps(structured)
     if too_big(sink, len(text)):
         assert sink is not None
         if conv.full is not None:
             payload, mime, name = conv.full()
         else:
-            payload = text if isinstance(data, dict) else text[len(WRAPPER) : -1]
+            payload = text[len(WRAPPER) : -1] if wrapped else text
             mime, name = "application/json", "result.json"
         return [*blocks, *_kept(conv, sink, payload, mime, name)], UNSET
     head = [_text(conv.summary)] if conv.summary else []
