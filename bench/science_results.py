@@ -3,6 +3,9 @@
 
     .venv/bin/python bench/science_results.py            # 7 repeats, median
     .venv/bin/python bench/science_results.py --repeats 15 --json /tmp/science.json
+    .venv/bin/python bench/science_results.py --no-accelerator   # without orjson (the fast extra)
+    .venv/bin/python bench/science_results.py --compare /tmp/main-checkout --rounds 3
+        # before (that checkout) and after (this one, with and without orjson), interleaved rounds
 
 Measured in one process (not a timed test):
 
@@ -29,7 +32,11 @@ import argparse
 import base64
 import io
 import json
+import os
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -97,7 +104,20 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=300_000, help="DataFrame rows (default 300,000)")
     parser.add_argument("--floats", type=int, default=1_000_000, help="array length (default 1e6)")
     parser.add_argument("--json", type=Path, help="also write the rows here (JSON)")
+    parser.add_argument("--no-accelerator", action="store_true", help="encode without orjson even if installed")
+    parser.add_argument("--no-figure", action="store_true", help="leave the figure rows out")
+    parser.add_argument("--compare", type=Path, metavar="CHECKOUT",
+                        help="run before (CHECKOUT's package) and after (this one, with and without orjson) "
+                        "in interleaved rounds, each in a fresh process, and print the medians")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds for --compare (default 3)")
     args = parser.parse_args()
+    if args.compare:
+        compare(args)
+        return
+    if args.no_accelerator:
+        switch = getattr(jsonenc, "use_accelerator", None)  # absent in checkouts before the fast extra
+        if switch is not None:
+            switch(False)
     repeats = args.repeats
     a = np.random.default_rng(0).standard_normal(args.floats)
     df = frame(args.rows)
@@ -122,6 +142,9 @@ def main() -> None:
     data_rows(f"{args.floats:,}-float array", a, "json.dumps(a.tolist())", lambda: json.dumps(a.tolist()))
     data_rows(f"{args.rows:,}-row DataFrame", df, 'df.to_json(orient="records")', lambda: df.to_json(orient="records"))
 
+    if args.no_figure:
+        _report(rows, args.json, repeats, None)
+        return
     kind = "640x480 figure"
     png_base, png = median_time(lambda fig: _savefig(fig), repeats, setup=figure)
     rows.append((kind, "fig.savefig(BytesIO(), 'png')  [baseline]", png_base, 1.0, len(png)))
@@ -135,27 +158,55 @@ def main() -> None:
     t, body = median_time(lambda fig: peer_png(_savefig(fig)), repeats, setup=figure)
     rows.append((kind, "peer, by hand: savefig + Image(data=png)", t, t / png_base, len(body)))
 
+    _report(rows, args.json, repeats, (png, copies, blocks))
+
+
+def _report(rows: list[tuple[str, str, float, float, int]], out: Path | None, repeats: int,
+            figure: tuple[bytes, int, list[dict[str, Any]]] | None) -> None:
     width = max(len(kind) + len(case) + 3 for kind, case, *_ in rows)
     print(f"{'case':<{width}}  {'seconds':>9}  {'ratio':>6}  {'bytes':>11}")
     for kind, case, seconds, ratio, size in rows:
         print(f"{kind + ' | ' + case:<{width}}  {seconds:9.4f}  {ratio:6.2f}  {size:11,d}")
-    print(f"copies of the PNG in our figure answer: {copies} (blocks: {[b['type'] for b in blocks]})")
-    if args.json:
-        args.json.write_text(
-            json.dumps(
-                {
-                    "repeats": repeats,
-                    "rows": [
-                        {"value": k, "case": c, "seconds": round(sec, 5), "ratio": round(r, 3), "bytes": n}
-                        for k, c, sec, r, n in rows
-                    ],
-                    "figure_png_bytes": len(png),
-                    "figure_png_copies": copies,
-                    "figure_blocks": [b["type"] for b in blocks],
-                },
-                indent=1,
-            )
-        )
+    facts: dict[str, Any] = {}
+    if figure is not None:
+        png, copies, blocks = figure
+        print(f"copies of the PNG in our figure answer: {copies} (blocks: {[b['type'] for b in blocks]})")
+        kinds = [b["type"] for b in blocks]
+        facts = {"figure_png_bytes": len(png), "figure_png_copies": copies, "figure_blocks": kinds}
+    if out:
+        listed = [
+            {"value": k, "case": c, "seconds": round(sec, 5), "ratio": round(r, 3), "bytes": n}
+            for k, c, sec, r, n in rows
+        ]
+        out.write_text(json.dumps({"repeats": repeats, "rows": listed, **facts}, indent=1))
+
+
+def compare(args: argparse.Namespace) -> None:
+    """Before/after in one run: each variant in a fresh process per round, variants interleaved."""
+    variants = {
+        f"before ({args.compare})": (str(args.compare.resolve()), []),
+        "after, orjson": ("", []),
+        "after, no orjson": ("", ["--no-accelerator"]),
+    }
+    seen: dict[str, dict[tuple[str, str], list[float]]] = {name: {} for name in variants}
+    sizes: dict[tuple[str, str], int] = {}
+    for _ in range(args.rounds):
+        for name, (path, extra) in variants.items():
+            with tempfile.NamedTemporaryFile(suffix=".json") as out:
+                env = {**os.environ, "PYTHONPATH": path} if path else dict(os.environ)
+                command = [sys.executable, __file__, "--no-figure", "--repeats", str(args.repeats), "--rows",
+                           str(args.rows), "--floats", str(args.floats), "--json", out.name, *extra]
+                subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL, cwd=tempfile.gettempdir())
+                for row in json.loads(Path(out.name).read_text())["rows"]:
+                    seen[name].setdefault((row["value"], row["case"]), []).append(row["ratio"])
+                    sizes[(row["value"], row["case"])] = row["bytes"]
+    print(f"ratio to the baseline, median of {args.rounds} rounds (each the median of {args.repeats} repeats)")
+    keys = [key for key in seen["after, orjson"] if "[baseline]" not in key[1]]
+    width = max(len(v) + len(c) + 3 for v, c in keys)
+    print(f"{'case':<{width}}  " + "  ".join(f"{name[:22]:>22}" for name in variants))
+    for key in keys:
+        cells = [statistics.median(seen[name].get(key, [float("nan")])) for name in variants]
+        print(f"{key[0] + ' | ' + key[1]:<{width}}  " + "  ".join(f"{cell:22.2f}" for cell in cells))
 
 
 def _savefig(fig: Figure) -> bytes:
