@@ -118,12 +118,16 @@ def _splice_mark(value: object) -> str:
 
 
 def _spliced(out: str) -> str:
-    texts: list[str] | None = _pending.__dict__.pop("texts", None)
-    if not texts:
-        return out
+    """``out`` with each marker replaced by its text (only called when ``out`` holds one)."""
+    texts: list[str] = _pending.__dict__.pop("texts", [])
     for index, text in enumerate(texts):
         out = out.replace(f'"{_MARK}{index}"', text, 1)
     return out
+
+
+def _forget() -> None:
+    """Drop the texts of an encoding that failed half-way."""
+    _pending.__dict__.pop("texts", None)
 
 
 _fast_encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"), default=_splice_mark)
@@ -140,14 +144,6 @@ def _scrub(value: object) -> Any:
     return value
 
 
-def _encode(value: object) -> str:
-    try:
-        return _spliced(_fast_encoder.encode(value))
-    except BaseException:
-        _pending.__dict__.pop("texts", None)
-        raise
-
-
 def dumps(value: object) -> str:
     """Serialise ``value`` as compact, strictly valid JSON text (NaN/Infinity become null;
     an :class:`Encoded` is written as its text).
@@ -157,12 +153,21 @@ def dumps(value: object) -> str:
         ValueError: ``value`` contains itself (a circular reference).
     """
     try:
-        return _encode(value)
+        out = _fast_encoder.encode(value)
     except ValueError as exc:
+        _forget()
         if "Out of range float" not in str(exc):
             raise  # e.g. a circular reference: scrubbing would recurse for ever
         # allow_nan=False refused NaN/Infinity: only then pay for a scrubbing copy.
-        return _encode(_scrub(value))
+        try:
+            out = _fast_encoder.encode(_scrub(value))
+        except BaseException:
+            _forget()
+            raise
+    except BaseException:
+        _forget()
+        raise
+    return _spliced(out) if _MARK in out else out
 
 
 _ascii_encoder = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":"))
