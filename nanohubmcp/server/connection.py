@@ -21,7 +21,10 @@ the core serves MCP. They meet here and nowhere else. A transport holds one
    2025-03-26; :func:`modern_version`: a 2026-07-28 request's own ``_meta``, checked against
    its header), whether a batch may be served (:func:`batch_refusal`). ``request(message, ...)``
    builds the :class:`RequestContext`: that version, the session, the client's capabilities,
-   and the *stream* for related messages.
+   and the *stream* for related messages. An HTTP transport hands the whole body and the
+   values of its headers to ``receive``, which does all of this in one call, in the spec's
+   order, and answers an :class:`Incoming` (the session it names is touched when the request
+   ends, not when it is looked up: a session serving a request is busy, never expired).
 3. **Messages out.** Everything the core sends while serving a request — progress, log
    messages, server→client requests (elicitation, sampling, roots) — goes to the request's
    ``stream`` (an :class:`~nanohubmcp.server.wire.streams.OutboundStream`) in order, before the
@@ -67,6 +70,7 @@ from ..errors import (
     InvalidRequest,
     ProtocolError,
     ServerBusy,
+    SessionNotFound,
     UnsupportedProtocolVersion,
     error_response,
 )
@@ -75,13 +79,13 @@ from ..state.errors import StateUnavailable
 from .layers import BUSY_RETRY_SECONDS, MAX_IN_FLIGHT_PER_SESSION
 from .services import Services
 from .wire.request import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, RequestContext
+from .wire.streams import OutboundStream
 from .wire.trace_context import carrier_from
 
 if TYPE_CHECKING:
     from .dispatcher import Dispatcher
     from .wire.principal import Principal
     from .wire.sessions import Session
-    from .wire.streams import OutboundStream
 
 log = logging.getLogger("nanohubmcp.state")
 
@@ -97,6 +101,28 @@ class Reply(NamedTuple):
 
     message: dict[str, Any] | None
     session: Session | None = None
+
+
+class Incoming(NamedTuple):
+    """One POSTed body as :meth:`Connection.receive` read it: everything the transport needs next.
+
+    Attributes:
+        message: the one message (None for a batch).
+        modern: the message belongs to the stateless era (2026-07-28).
+        request: its request context, to serve; None for a batch, and for a 2026-07-28 message
+            that is not a request (that era's clients send none the server serves over HTTP).
+        batch: a batch's raw members (None for one message); serve them with
+            :meth:`Connection.serve_batch` at ``version`` in ``session``.
+        version: the protocol version in force (None for a 2026-07-28 message that is not a request).
+        session: the handshake-era session the message names, else None.
+    """
+
+    message: jsonrpc.Message | None
+    modern: bool
+    request: RequestContext | None
+    batch: list[Any] | None
+    version: versions.ProtocolVersion | None
+    session: Session | None
 
 
 class Served(Services, Protocol):
@@ -189,6 +215,95 @@ class Connection:
             return parsed
         return jsonrpc.classify(parsed)
 
+    async def receive(
+        self,
+        body: bytes | str,
+        *,
+        session_id: str | None = None,
+        header_version: str | None = None,
+        principal: Principal | None = None,
+        wants_stream: bool = False,
+        trace_headers: Mapping[str, Any] | None = None,
+    ) -> Incoming:
+        """Read one body a client sent over HTTP: the message (or batch), its era, the version in force,
+        the session it names, and its request context: decided here once, in the spec's order.
+
+        Args:
+            body: the request body.
+            session_id: the ``Mcp-Session-Id`` header (never adopted for ``initialize``).
+            header_version: the ``MCP-Protocol-Version`` header.
+            principal: the caller the transport authenticated.
+            wants_stream: the client takes related messages before the response (an SSE reply):
+                the request gets a stream (the session's, resumable, when it has one).
+            trace_headers: the HTTP headers, for a request's W3C trace context.
+
+        Raises:
+            ParseError, InvalidRequest: not JSON, not a JSON-RPC message, an
+                ``MCP-Protocol-Version`` this server does not speak, a batch the version lacks.
+            InvalidEnvelope, HeaderMismatch, UnsupportedProtocolVersion: a 2026-07-28 request's
+                ``_meta`` and header (:func:`modern_version`), with the request's id.
+            SessionNotFound: ``session_id`` names no live session of ``principal`` (HTTP 404).
+            StateUnavailable: the shared state store cannot be reached (503 with ``Retry-After``).
+        """
+        parsed = jsonrpc.parse_body(body)
+        if isinstance(parsed, list):
+            header = spoken_version(header_version)
+            session = await self._named_session(session_id, principal)
+            if session_id and session is None:
+                raise SessionNotFound("Session not found: initialize again")
+            version = handshake_version(session, header)
+            refused = batch_refusal(version, parsed)
+            if refused is not None:
+                raise refused
+            return Incoming(None, False, None, parsed, version, session)
+        message = jsonrpc.classify(parsed)
+        is_request = message.kind == jsonrpc.REQUEST
+        if is_modern(message, header_version):
+            if not is_request:
+                return Incoming(message, True, None, None, None, None)
+            version, caps = modern_version(message, header_version, check_header=True, request_id=message.id)
+            stream = OutboundStream("m", resumable=False) if wants_stream else None
+            return Incoming(message, True, self.request(message, version=version, stream=stream,
+                                                        client_capabilities=caps, principal=principal,
+                                                        trace_headers=trace_headers),
+                            None, version, None)
+        header = spoken_version(header_version)
+        opens = is_request and message.method == "initialize"  # never adopt a client-chosen id
+        session = None
+        if session_id and not opens:
+            try:
+                session = await self._named_session(session_id, principal)
+            except StateUnavailable as exc:  # the refusal names the request it refuses
+                raise StateUnavailable(exc.message, request_id=message.id) from exc
+            if session is None:
+                raise SessionNotFound(
+                    "Session not found: it expired or was deleted; initialize again without Mcp-Session-Id",
+                    request_id=message.id)
+        stream = None
+        if wants_stream and is_request:
+            stream = session.new_stream(message.id) if session is not None else OutboundStream("x", resumable=False)
+        version = handshake_version(session, header)
+        if not is_request:
+            return Incoming(message, False, self.request(message, version=version, session=session,
+                                                         principal=principal), None, version, session)
+        return Incoming(message, False, self.request(message, version=version, session=session, stream=stream,
+                                                     opens_session=opens, principal=principal,
+                                                     trace_headers=trace_headers),
+                        None, version, session)
+
+    async def _named_session(self, session_id: str | None, principal: Principal | None) -> Session | None:
+        """The live session ``session_id`` names, of ``principal`` (any process's, with a shared
+        store), not touched: serving the request touches it when it ends."""
+        if not session_id:
+            return None
+        replication = self.core.replication
+        if replication is not None:
+            await replication.lookup(session_id)
+        session = self.core.sessions.get(session_id)
+        if session is None or session.principal != (principal.subject if principal is not None else None):
+            return None
+        return session
+
     def request(
         self,
         message: jsonrpc.Message,
@@ -238,7 +353,7 @@ class Connection:
         request.argument_errors = argument_errors
         request.lists_as_data = lists_as_data
         request.transport = self.transport
-        if trace_headers is not None:
+        if trace_headers is not None and "traceparent" in trace_headers:  # else there is no carrier
             request.trace_headers = carrier_from(trace_headers)
         return request
 
@@ -250,10 +365,12 @@ class Connection:
             if self.withdraw(message):
                 return Reply(None)
             await self.core.dispatcher.handle(request)
-            try:
-                await self._store(request.session)
-            except StateUnavailable:  # the store went away since the session was looked up: stored next time
-                log.warning("a change to a session could not be stored now: the shared state store is unreachable")
+            if request.session is not None:
+                request.session.touch()
+                try:
+                    await self._store(request.session)
+                except StateUnavailable:  # the store went away since the session was looked up: stored next time
+                    log.warning("a change to a session could not be stored now: the shared state store is unreachable")
             return Reply(None)
         session = request.session
         if session is not None:
@@ -283,6 +400,8 @@ class Connection:
             return Reply(None)
         assert response is not None
         opened = request.opened_session if "result" in response else None
+        if self.core.replication is None:
+            return Reply(response, opened)
         try:
             await self._store(opened or session)
         except StateUnavailable as exc:
@@ -414,13 +533,18 @@ def is_modern(message: jsonrpc.Message | None, header_version: str | None = None
 
     Source: MCP 2026-07-28, Basic § Versioning.
     """
-    if header_version and versions.names_modern(header_version.strip()):
+    if header_version and header_version not in versions.HANDSHAKE_VERSIONS and versions.names_modern(
+            header_version.strip()):
         return True
-    return message is not None and META_PROTOCOL_VERSION in message.meta
+    if message is None or not message.params:
+        return False
+    meta = message.params.get("_meta")  # what Message.meta reads, without a call on the hot path
+    return isinstance(meta, dict) and META_PROTOCOL_VERSION in meta
 
 
-def spoken_version(value: str | None) -> versions.ProtocolVersion | None:
-    """The version an ``MCP-Protocol-Version`` header names (None when absent).
+def spoken_version(value: str | None) -> str | None:
+    """The version an ``MCP-Protocol-Version`` header names (None when absent), checked to be one
+    this server speaks (:func:`handshake_version` makes it the version in force).
 
     Raises:
         InvalidRequest: not a version this server speaks (``data: {supported, requested}``).
@@ -433,7 +557,7 @@ def spoken_version(value: str | None) -> versions.ProtocolVersion | None:
             f"Unsupported MCP-Protocol-Version: {jsonenc.show(value)}",
             {"supported": list(versions.SUPPORTED_VERSIONS), "requested": value},
         )
-    return versions.ProtocolVersion.of(value)
+    return value
 
 
 def handshake_version(session: Session | None, header_version: str | None = None) -> versions.ProtocolVersion:
@@ -446,29 +570,31 @@ def handshake_version(session: Session | None, header_version: str | None = None
 
 
 def modern_version(
-    message: jsonrpc.Message, header_version: str | None = None, *, check_header: bool = False
+    message: jsonrpc.Message, header_version: str | None = None, *, check_header: bool = False,
+    request_id: str | int | None = None,
 ) -> tuple[versions.ProtocolVersion, dict[str, Any]]:
     """A 2026-07-28 request's ``(version, client capabilities)`` from its ``_meta``, checked in the
     spec's order: the envelope, then (``check_header``: HTTP) the header agreeing with it, then
-    the version being one this server speaks.
+    the version being one this server speaks. Each error carries ``request_id``.
 
     Raises:
         InvalidEnvelope: ``_meta`` lacks the version string or the capabilities object (HTTP 400).
         HeaderMismatch: ``MCP-Protocol-Version`` is missing or names another version (-32020).
         UnsupportedProtocolVersion: not a stateless version this server speaks (-32022).
     """
-    version, caps = modern_envelope(message)
+    version, caps = modern_envelope(message, request_id)
     if check_header:
         header = (header_version or "").strip()
         if header != version:
             raise HeaderMismatch(
-                f"Header mismatch: MCP-Protocol-Version is {header or 'missing'} but _meta says {version}"
+                f"Header mismatch: MCP-Protocol-Version is {header or 'missing'} but _meta says {version}",
+                request_id=request_id,
             )
-    check_modern_version(version)
+    check_modern_version(version, request_id)
     return versions.ProtocolVersion.of(version), caps
 
 
-def modern_envelope(message: jsonrpc.Message) -> tuple[str, dict[str, Any]]:
+def modern_envelope(message: jsonrpc.Message, request_id: str | int | None = None) -> tuple[str, dict[str, Any]]:
     """A 2026-07-28 request's ``(version, client capabilities)`` from its ``_meta``.
 
     Raises:
@@ -481,16 +607,18 @@ def modern_envelope(message: jsonrpc.Message) -> tuple[str, dict[str, Any]]:
     if not isinstance(version, str) or not isinstance(caps, dict):
         raise InvalidEnvelope(
             "Invalid params: 2026-07-28 requests must carry params._meta with "
-            f"'{META_PROTOCOL_VERSION}' (a string) and '{META_CLIENT_CAPABILITIES}' (an object)"
+            f"'{META_PROTOCOL_VERSION}' (a string) and '{META_CLIENT_CAPABILITIES}' (an object)",
+            request_id=request_id,
         )
     return version, caps
 
 
-def check_modern_version(version: str) -> None:
+def check_modern_version(version: str, request_id: str | int | None = None) -> None:
     """Raise -32022 unless ``version`` is a 2026-07-28-era version this server speaks."""
     if version not in versions.MODERN_VERSIONS:
         raise UnsupportedProtocolVersion(
             f"Unsupported protocol version {jsonenc.show(version)}; this server speaks "
             f"{', '.join(versions.MODERN_VERSIONS)} per request (and older versions through initialize)",
             {"supported": list(versions.MODERN_VERSIONS), "requested": version},
+            request_id=request_id,
         )

@@ -77,6 +77,22 @@ def json_body_type(content_type: str | None) -> bool:
     return kind == "application/json" or kind.endswith("+json")
 
 
+def accepts(header: str | None, media: str) -> bool:
+    """True when an ``Accept`` header admits ``media`` (absent header admits everything)."""
+    if not header:
+        return True
+    for part in header.split(","):
+        kind = part.split(";", 1)[0].strip().lower()
+        if kind in (media, "*/*") or (kind.endswith("/*") and media.startswith(kind[:-1])):
+            return True
+    return False
+
+
+def wants_sse(header: str | None) -> bool:
+    """True when the client named ``text/event-stream`` itself (no Accept, or */*, gets JSON)."""
+    return header is not None and "text/event-stream" in header.lower()
+
+
 class BaseHandler(tornado.web.RequestHandler):
     """Shared behaviour of all nanohubmcp routes.
 
@@ -326,6 +342,13 @@ class BodyLimitMixin:
     # it refuses itself (an unsupported method gets its 405) to data_received all the same.
     _too_large: bool = True
     _body_timer: Any = None
+
+    async def prepare(self) -> None:
+        """The shared checks (``BaseHandler.prepare``), then, for a POST they let through, the body's guards."""
+        handler: Any = self
+        await super().prepare()  # type: ignore[misc]
+        if not handler._finished and handler.request.method == "POST":
+            self.prepare_body()
 
     def prepare_body(self) -> bool:
         handler: Any = self

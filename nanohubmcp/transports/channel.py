@@ -10,26 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import HANDSHAKE_ROUTE
 from ..server.wire.sessions import Session
 from ..server.wire.streams import OutboundStream
 from .base import BaseHandler
 from .sse_writer import SSEWriter
-
-
-def accepts(header: str | None, media: str) -> bool:
-    """True when an ``Accept`` header admits ``media`` (absent header admits everything)."""
-    if not header:
-        return True
-    for part in header.split(","):
-        kind = part.split(";", 1)[0].strip().lower()
-        if kind in (media, "*/*") or (kind.endswith("/*") and media.startswith(kind[:-1])):
-            return True
-    return False
-
-
-def wants_sse(header: str | None) -> bool:
-    """True when the client named ``text/event-stream`` itself (no Accept, or */*, gets JSON)."""
-    return header is not None and "text/event-stream" in header.lower()
 
 
 class ResponseChannel:
@@ -78,16 +63,19 @@ class ResponseChannel:
         else:
             self._lost()
 
-    def finish(self, response: dict[str, Any], status: int = 200) -> None:
-        """Send the response: as the stream's last event, or as a JSON body."""
+    def finish(self, response: dict[str, Any], route: str = HANDSHAKE_ROUTE) -> None:
+        """Send the response: as the stream's last event, or as a JSON body with the status of
+        ``route`` (:meth:`BaseHandler.reply_status`)."""
         if self.writer is not None and self.stream is not None:
             self.stream.send(response, final=True)
             self.stream.detach(self._sink)  # the response is over; keep no handler alive
             self.writer.finish()
             return
         self._forget_stream()
-        if not self.handler.finished:
-            self.handler.send_json(status, response)
+        handler = self.handler
+        status = handler.reply_status(response, route)
+        if not handler.finished:
+            handler.send_json(status, response)
 
     def withdraw(self) -> None:
         """End the exchange without a response: the client cancelled the request, and a

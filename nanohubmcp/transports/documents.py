@@ -62,6 +62,8 @@ def discovery_document(core: ServerCore, base: str) -> dict[str, Any]:
 class RootHandler(StreamableHTTPHandler):
     """``/``: GET is the info document; POST is JSON-RPC (Streamable HTTP rules); DELETE ends a session."""
 
+    root = True
+
     async def get(self) -> None:
         if not self._finished:
             self.send_json(200, info_document(self.core, self.public_base()))

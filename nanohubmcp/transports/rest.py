@@ -56,11 +56,6 @@ class RestToolHandler(BodyLimitMixin, BaseHandler):
 
     route = REST_ROUTE
 
-    async def prepare(self) -> None:
-        await super().prepare()
-        if not self._finished:
-            self.prepare_body()
-
     def error_body(self, exc: NanohubMCPError, request_id: Any = None) -> Any:
         return rest_error(to_error_object(exc))[1]
 

@@ -34,7 +34,7 @@ def make_app(server: ServedServer, config: TransportConfig) -> tornado.web.Appli
     rest = {**kwargs, "connection": Connection(core, "rest", server)}
     routes = [
         (rf"{prefix}/mcp/?", StreamableHTTPHandler, kwargs),  # first: the hot route
-        (rf"{prefix}/?", RootHandler, {**kwargs, "root": True}),
+        (rf"{prefix}/?", RootHandler, kwargs),
         (rf"{prefix}/sse/?", LegacySSEHandler, legacy),
         (rf"{prefix}/messages/?", LegacyMessagesHandler, legacy),
         (rf"{prefix}/tools/([^/]+)/?", RestToolHandler, rest),

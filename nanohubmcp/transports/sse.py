@@ -77,11 +77,6 @@ class LegacySSEHandler(BaseHandler):
 class LegacyMessagesHandler(BodyLimitMixin, BaseHandler):
     """``POST /messages/?session_id=<id>``."""
 
-    async def prepare(self) -> None:
-        await super().prepare()
-        if not self._finished:
-            self.prepare_body()
-
     async def post(self) -> None:
         if self.finished:
             return

@@ -30,11 +30,11 @@ Validation, Cancellation); Basic § Versioning.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import HeaderMismatch
 from ..protocol import jsonenc, jsonrpc
-from ..server.connection import is_modern, modern_version
+from ..server.connection import is_modern
 from ..server.stateless.headers import NAME_FIELDS, check_param_headers, decode_header_value, marks_for
 from .base import MCP_METHOD_HEADER, MCP_NAME_HEADER, MCP_PROTOCOL_VERSION_HEADER
 
@@ -48,15 +48,14 @@ def is_modern_request(message: jsonrpc.Message | None, headers: Mapping[str, str
     return is_modern(message, headers.get(MCP_PROTOCOL_VERSION_HEADER))
 
 
-def check_headers(message: jsonrpc.Message, headers: Mapping[str, str],
-                  core: ServerCore) -> tuple[str, dict[str, Any]]:
-    """Validate a modern request's ``_meta`` and headers; returns ``(version, client capabilities)``.
+def check_headers(message: jsonrpc.Message, headers: Mapping[str, str], core: ServerCore) -> None:
+    """Check a modern request's ``Mcp-Method``, ``Mcp-Name`` and ``Mcp-Param-*`` headers (checks 4 of
+    the module docstring; the connection seam made checks 1-3 when it read the body,
+    :meth:`~nanohubmcp.server.connection.Connection.receive`).
 
     Raises:
-        InvalidEnvelope, HeaderMismatch, UnsupportedProtocolVersion: see
-        the module docstring for the order.
+        HeaderMismatch: a header is missing or disagrees with the body.
     """
-    version, caps = modern_version(message, headers.get(MCP_PROTOCOL_VERSION_HEADER), check_header=True)
     method_header = (headers.get(MCP_METHOD_HEADER) or "").strip()
     if method_header != message.method:
         raise HeaderMismatch(f"Header mismatch: Mcp-Method is {method_header or 'missing'} but the body's "
@@ -75,4 +74,3 @@ def check_headers(message: jsonrpc.Message, headers: Mapping[str, str],
         arguments = params.get("arguments")
         if tool is not None and (arguments is None or isinstance(arguments, dict)):
             check_param_headers(marks_for(tool), arguments or {}, headers)
-    return version, caps

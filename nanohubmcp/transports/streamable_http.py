@@ -32,21 +32,19 @@ from ..errors import (
     UnsupportedMediaType,
 )
 from ..protocol import jsonrpc
-from ..server.connection import Connection, batch_refusal, handshake_version, spoken_version
+from ..server.connection import Incoming
 from ..server.wire.sessions import Session
-from ..server.wire.streams import OutboundStream
-from ..state.errors import StateUnavailable
 from .base import (
     LAST_EVENT_ID_HEADER,
     MCP_PROTOCOL_VERSION_HEADER,
     MCP_SESSION_ID_HEADER,
     BaseHandler,
     BodyLimitMixin,
+    accepts,
     json_body_type,
+    wants_sse,
 )
-from .channel import ResponseChannel, accepts, wants_sse
-from .config import TransportConfig
-from .served import ServedServer
+from .channel import ResponseChannel
 from .sse_writer import SSEWriter
 from .stateless import check_headers, is_modern_request
 
@@ -60,18 +58,8 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
     channel: ResponseChannel | None = None
     closing: Callable[[], None] | None = None
     """Called when the client closes the connection (a GET stream's writer, a modern request's cancel)."""
-
-    def initialize(self, server: ServedServer, config: TransportConfig, connection: Connection,
-                   root: bool = False) -> None:
-        super().initialize(server, config, connection)
-        self.root = root
-
-    async def prepare(self) -> None:
-        await super().prepare()
-        if self._finished:
-            return
-        if self.request.method == "POST":
-            self.prepare_body()
+    root = False
+    """Mounted at ``/``: a POST with ``?session_id=`` is a legacy SSE message."""
 
     def on_connection_close(self) -> None:
         if self.channel is not None:
@@ -83,78 +71,70 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
     async def post(self) -> None:
         if self.finished:
             return
-        try:
-            await self._post()
-        except ProtocolError as refused:  # a refusal before the core: its status from the one map
+        headers = self.request.headers
+        try:  # a refusal before the core: its status from the one map
+            if not json_body_type(headers.get("Content-Type")):
+                raise UnsupportedMediaType(
+                    "Unsupported Media Type: send the JSON-RPC message with 'Content-Type: application/json'")
+            accept = headers.get("Accept")
+            if not (accepts(accept, "application/json") or accepts(accept, "text/event-stream")):
+                raise NotAcceptable(
+                    "Not Acceptable: the reply is application/json or text/event-stream; accept one of them")
+            if self.root and self.get_query_argument("session_id", None):
+                from .sse import post_legacy_message
+
+                await post_legacy_message(self, self.get_query_argument("session_id"))
+                return
+            # ParseError / InvalidRequest: 400; SessionNotFound: 404; the era's checks: 400
+            incoming = await self.connection.receive(
+                self.body(), session_id=headers.get(MCP_SESSION_ID_HEADER),
+                header_version=headers.get(MCP_PROTOCOL_VERSION_HEADER), principal=self.principal,
+                wants_stream=wants_sse(accept), trace_headers=headers)
+        except ProtocolError as refused:
             self.fail(refused)
-
-    async def _post(self) -> None:
-        if not json_body_type(self.request.headers.get("Content-Type")):
-            raise UnsupportedMediaType(
-                "Unsupported Media Type: send the JSON-RPC message with 'Content-Type: application/json'")
-        accept = self.request.headers.get("Accept")
-        if not (accepts(accept, "application/json") or accepts(accept, "text/event-stream")):
-            raise NotAcceptable(
-                "Not Acceptable: the reply is application/json or text/event-stream; accept one of them")
-        if self.root and self.get_query_argument("session_id", None):
-            from .sse import post_legacy_message
-
-            await post_legacy_message(self, self.get_query_argument("session_id"))
             return
-        parsed = self.connection.parse(self.body())  # ParseError / InvalidRequest: 400
-        if isinstance(parsed, list):
-            await self._post_batch(parsed)
-        elif is_modern_request(parsed, self.request.headers):
-            await self._serve_modern(parsed)
-        else:
-            await self._post_one(parsed)
+        request = incoming.request
+        if incoming.batch is not None:
+            await self._post_batch(incoming)
+        elif incoming.modern:
+            await self._serve_modern(incoming)
+        elif request is not None and request.message.kind != jsonrpc.REQUEST:
+            await self.connection.serve(request)
+            self.send_empty(202)
+        elif request is not None:
+            session = incoming.session
+            stream = request.stream
+            # A resumable stream opens with a priming event (SEP-1699, from 2025-11-25).
+            self.channel = ResponseChannel(self, stream, priming=stream is not None and stream.resumable
+                                           and request.version.priming_events, session=session)
+            reply = await self.connection.serve(request)
+            if reply.message is None:
+                self.channel.withdraw()
+                return
+            if reply.session is not None:
+                self.set_header(MCP_SESSION_ID_HEADER, reply.session.id)
+            self.channel.finish(reply.message)
 
-    def _header_version(self) -> str | None:
-        """The ``MCP-Protocol-Version`` header (None when absent); InvalidRequest (400) when unsupported."""
-        return spoken_version(self.request.headers.get(MCP_PROTOCOL_VERSION_HEADER))
-
-    async def _lookup(self, session_id: str, request_id: str | int | None = None) -> Session | None:
-        """The session ``session_id`` names (any process's, with a shared state store);
-        StateUnavailable (503 with Retry-After) while the shared store is unreachable."""
-        try:
-            return await self.connection.lookup_session(session_id, self.principal)
-        except StateUnavailable as exc:  # the refusal names the request it refuses
-            raise StateUnavailable(exc.message, request_id=request_id) from exc
-
-    async def _session(self, message: jsonrpc.Message) -> Session | None:
-        """The session the request names (None: sessionless); SessionNotFound (404) when it is gone."""
-        if message.kind == jsonrpc.REQUEST and message.method == "initialize":
-            return None  # never adopt a client-chosen id: initialize mints a new session
-        session_id = self.request.headers.get(MCP_SESSION_ID_HEADER)
-        if not session_id:
-            return None
-        session = await self._lookup(session_id, message.id)
-        if session is None:
-            raise SessionNotFound(
-                "Session not found: it expired or was deleted; initialize again without Mcp-Session-Id",
-                request_id=message.id)
-        return session
-
-    async def _serve_modern(self, message: jsonrpc.Message) -> None:
-        """Validate, dispatch, and answer one 2026-07-28 POST (JSON, or SSE when related messages come first)."""
+    async def _serve_modern(self, incoming: Incoming) -> None:
+        """Check the headers of, dispatch, and answer one 2026-07-28 POST (JSON, or SSE when
+        related messages come first); a client's notification gets 202, a response 400."""
+        message, request = incoming.message, incoming.request
+        assert message is not None
         if message.kind == jsonrpc.RESPONSE:
             self.fail(InvalidRequest(
                 "Invalid Request: 2026-07-28 clients send no responses; answer input requests in the "
                 "retried request's inputResponses"))
             return
-        if message.kind != jsonrpc.REQUEST:
+        if request is None:
             self.send_empty(202)  # no client notification means anything over HTTP in this era
             return
         try:
-            version, caps = check_headers(message, self.request.headers, self.core)
+            check_headers(message, self.request.headers, self.core)
         except ProtocolError as exc:
             self.fail(exc, message.id)
             return
         connection = self.connection
-        stream = OutboundStream("m", resumable=False) if wants_sse(self.request.headers.get("Accept")) else None
-        request = connection.request(message, version=version, stream=stream, client_capabilities=caps,
-                                     principal=self.principal, trace_headers=self.request.headers)
-        self.channel = ResponseChannel(self, stream, priming=False)
+        self.channel = ResponseChannel(self, request.stream, priming=False)
         # Closing the response stream is the cancellation of this request (no notifications/cancelled).
         self.closing = lambda: connection.peer_gone(request, "the client closed the response stream")
         try:
@@ -163,45 +143,13 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
             self.closing = None
         response = reply.message
         assert response is not None
-        self.channel.finish(response, self.reply_status(response, MODERN_ROUTE))
+        self.channel.finish(response, MODERN_ROUTE)
 
-    async def _post_one(self, message: jsonrpc.Message) -> None:
-        header_version = self._header_version()
-        session = await self._session(message)
-        version = handshake_version(session, header_version)
-        connection = self.connection
-        if message.kind != jsonrpc.REQUEST:
-            await connection.serve(connection.request(message, version=version, session=session,
-                                                      principal=self.principal))
-            self.send_empty(202)
-            return
-        stream = None
-        if wants_sse(self.request.headers.get("Accept")):
-            stream = session.new_stream(message.id) if session is not None else OutboundStream("x", resumable=False)
-        request = connection.request(message, version=version, session=session, stream=stream,
-                                     opens_session=message.method == "initialize", principal=self.principal,
-                                     trace_headers=self.request.headers)
-        priming = session is not None and session.resumable and session.version.priming_events
-        self.channel = ResponseChannel(self, stream, priming=priming, session=session)
-        reply = await connection.serve(request)
-        if reply.message is None:
-            self.channel.withdraw()
-            return
-        if reply.session is not None:
-            self.set_header(MCP_SESSION_ID_HEADER, reply.session.id)
-        self.channel.finish(reply.message, self.reply_status(reply.message))
-
-    async def _post_batch(self, items: list[Any]) -> None:
-        header_version = self._header_version()
-        session_id = self.request.headers.get(MCP_SESSION_ID_HEADER)
-        session = await self._lookup(session_id) if session_id else None
-        if session_id and session is None:
-            raise SessionNotFound("Session not found: initialize again")
-        version = handshake_version(session, header_version)
-        refused = batch_refusal(version, items)
-        if refused is not None:
-            raise refused
-        responses = await self.connection.serve_batch(items, version=version, session=session,
+    async def _post_batch(self, incoming: Incoming) -> None:
+        batch, version = incoming.batch, incoming.version
+        assert batch is not None
+        assert version is not None
+        responses = await self.connection.serve_batch(batch, version=version, session=incoming.session,
                                                       principal=self.principal, trace_headers=self.request.headers)
         if responses:
             self.send_json(200, responses)
@@ -272,7 +220,7 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
         session_id = self.request.headers.get(MCP_SESSION_ID_HEADER)
         if not session_id:
             raise InvalidRequest("Bad Request: send the Mcp-Session-Id header returned by initialize")
-        session = await self._lookup(session_id)
+        session = await self.connection.lookup_session(session_id, self.principal)  # StateUnavailable: 503
         if session is None:
             raise SessionNotFound("Session not found: it expired or was deleted; initialize again")
         return session
