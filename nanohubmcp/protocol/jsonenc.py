@@ -80,6 +80,9 @@ class Encoded:
     def __contains__(self, item: object) -> bool:
         return item in self.value
 
+    def __reduce__(self) -> tuple[type[Encoded], tuple[str]]:
+        return Encoded, (self.text,)  # copies and pickles: the text (the value is read again)
+
     def __repr__(self) -> str:
         shown = self.text if len(self.text) <= 60 else self.text[:57] + "..."
         return f"Encoded({shown!r})"

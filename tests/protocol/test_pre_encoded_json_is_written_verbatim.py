@@ -3,8 +3,11 @@ what ``dumps``/``dumpb`` write, where its value stands, and reads as that value 
 
 from __future__ import annotations
 
+import copy
 import json
+import pickle
 import threading
+from typing import Any
 
 import pytest
 
@@ -69,6 +72,15 @@ def test_an_encoded_value_reads_as_its_value_and_plain_gives_the_value_itself() 
     assert jsonenc.plain(untouched) is untouched  # nothing to replace: no copy
     with pytest.raises(TypeError):
         hash(encoded)
+
+
+@pytest.mark.parametrize("copy_of", [copy.copy, copy.deepcopy, lambda e: pickle.loads(pickle.dumps(e))])
+def test_a_copy_reads_as_the_same_value_whether_or_not_the_original_was_read(copy_of: Any) -> None:
+    unread, read = jsonenc.Encoded('[1,{"a":null}]'), jsonenc.Encoded("[2]")
+    assert read == [2]
+    assert copy_of(unread) == [1, {"a": None}]
+    assert copy_of(read) == [2]
+    assert jsonenc.dumps({"r": copy_of(unread)}) == '{"r":[1,{"a":null}]}'
 
 
 def test_threads_encoding_at_once_each_get_their_own_text() -> None:
