@@ -27,7 +27,6 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .auth.verifiers import resolve as resolve_auth
@@ -43,6 +42,8 @@ from .serving import DEFAULT_MAX_REQUEST_BYTES, Serving
 from .state import resolve as resolve_state_url
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from .server.executors import JobExecutor
     from .server.pipeline import Middleware
     from .server.wire.events import EventBus

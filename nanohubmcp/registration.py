@@ -12,14 +12,12 @@ import inspect
 import sys
 import warnings
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .decorators import marked
 from .errors import ConfigurationError, RegistrationError, RegistrationWarning
 from .server.calls.context import Context
-from .server.executors import EXECUTORS, JobExecutor
-from .server.executors.service import JOB_EXECUTOR, JOB_OPTIONS, job_result_tool
+from .server.executors import EXECUTORS, JOB_EXECUTOR, JOB_OPTIONS, JobExecutor
 from .server.provenance import tool_options as provenance_options
 from .server.registry import checks as registration_checks
 from .server.registry import mcp_apps as apps
@@ -28,6 +26,8 @@ from .server.stateless.tool_options import apply_tool_options
 from .server.wire.principal import TOOL_SCOPES, parse_scopes
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from .server.core import ServerCore
     from .server.registry.skills import Skill
 
@@ -118,6 +118,8 @@ class Registrar:
             warnings.warn(message, RegistrationWarning, stacklevel=_user_frame())
         if background and "get_job_result" not in registry.tools:
             # The poll tool exists once there is something to poll (earlier package's behaviour).
+            from .server.executors.service import job_result_tool  # the job machinery: for job tools only
+
             self.add_tool(
                 job_result_tool(self._core),
                 name="get_job_result",

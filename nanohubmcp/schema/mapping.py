@@ -17,7 +17,6 @@ import collections.abc as abc
 import dataclasses
 import datetime as dt
 import enum
-import pathlib
 import sys
 import types
 import typing
@@ -59,6 +58,13 @@ def _formatted(base: type) -> tuple[str | None, Callable[[type], co.Coercer]] | 
     if uuid is not None and issubclass(base, uuid.UUID):
         return _UUID_FORMAT
     return None
+
+
+def _is_path(base: type) -> bool:
+    """A ``pathlib`` path class; pathlib is not imported for this (as uuid above: an annotation can
+    only name a path class once pathlib is loaded, and a served script's start need not load it)."""
+    pathlib = sys.modules.get("pathlib")
+    return pathlib is not None and issubclass(base, pathlib.PurePath)
 
 
 @dataclass(frozen=True)
@@ -125,7 +131,7 @@ class TypeMapper:
         if formatted is not None:
             fmt, make = formatted
             return Mapped({"type": "string", "format": fmt} if fmt else {"type": "string"}, make(base))
-        if issubclass(base, pathlib.PurePath):
+        if _is_path(base):
             return Mapped({"type": "string"}, co.by_call(base, "path"))
         if typing.is_typeddict(base) or dataclasses.is_dataclass(base) or _is_namedtuple(base):
             return self._structured(base)

@@ -28,7 +28,6 @@ from .calls import stdin_guard, tqdm_progress
 from .calls.workers import WorkerPool
 from .dispatcher import Dispatcher
 from .executors import EXECUTORS, JobExecutor, make_executor
-from .executors import service as job_service
 from .jobs import service as jobmod
 from .methods import TABLES
 from .provenance.cache_layer import CacheLayer
@@ -37,7 +36,7 @@ from .provenance.cache_store import ResultCache
 from .provenance.layer import Recorder
 from .provenance.records import ProvenanceStore
 from .registry.registry import Registry
-from .registry.skills import SkillCatalog
+from .registry.skill_catalog import SkillCatalog
 from .results.store import DEFAULT_MAX_INLINE_BYTES, ResultOptions, ResultStore
 from .wire import trace_context
 from .wire.events import EventBus
@@ -171,8 +170,7 @@ class ServerCore:
         self.jobs = jobmod.JobStore(
             job_ttl_seconds, name=name, state_dir=state_dir, kind=job_store, max_jobs=max_jobs,
             max_jobs_per_owner=max_jobs_per_owner, max_result_bytes=max_job_result_bytes, shared=self.state_url,
-            reattach=lambda job: job_service.reattach(self, job),
-            hand_over=lambda job: job_service.hand_over(self, job))
+            reattach=self._reattach, hand_over=self._hand_over)
         self.result_options = ResultOptions(max_inline_bytes, figure_dpi)
         # Large results live as long as job results, beside them (files in the state directory).
         self.result_store = ResultStore(
@@ -218,6 +216,16 @@ class ServerCore:
         self.cache_layer = CacheLayer(self.result_cache, self.registry.tools)
         self.dispatcher.pipeline.add(self.recorder.layer())
         self.dispatcher.pipeline.add(self.cache_layer.layer())
+
+    def _reattach(self, job: jobmod.Job) -> bool | None:
+        from .executors import service as job_service  # the job machinery: imported with the first job
+
+        return job_service.reattach(self, job)
+
+    def _hand_over(self, job: jobmod.Job) -> bool:
+        from .executors import service as job_service
+
+        return job_service.hand_over(self, job)
 
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
         """Serve on ``loop``: change notifications are delivered there from now on.

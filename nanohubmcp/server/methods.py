@@ -3,58 +3,145 @@
 The one module that names every handler. :class:`~nanohubmcp.server.core.ServerCore` builds its
 dispatcher over :data:`TABLES`; the handlers are typed against
 :class:`~nanohubmcp.server.services.Services`, so none of them imports the core.
+
+The handlers of the session's lifecycle are imported with this module. Every other handler
+module (tools, resources, prompts, tasks, the stateless era's calls, skills, listen) brings the
+machinery of its requests with it — running tools, shaping results, jobs — which a server's
+first answer (``initialize``) does not need: its table entry starts as a stand-in that, at the
+method's first request, imports the handler, puts it in its place in the table and runs it.
+From then on the dispatcher finds the handler itself (the same dictionaries, no extra call).
 """
 
 from __future__ import annotations
 
-from .dispatcher import MethodTables
-from .handlers import lifecycle, prompts, resources, tasks, tools
-from .stateless import discover, listen
-from .stateless import handlers as calls
-from .stateless import skills_methods as skills_api
-from .stateless import tasks as task_extension
+from typing import TYPE_CHECKING, Any
 
-HANDSHAKE_METHODS = {
+from .dispatcher import MethodTables
+from .handlers import lifecycle
+from .stateless import discover
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from .dispatcher import Handler
+    from .handlers.host import HandlerServices
+    from .wire.request import RequestContext
+
+
+def _on_first_request(table: dict[str, Handler], method: str, load: Callable[[], Handler]) -> Handler:
+    """A stand-in for ``table[method]`` that loads the handler (``load()``) at its first request."""
+
+    async def first(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
+        handler = table[method] = load()  # the same value from any thread or server: a benign race
+        return await handler(core, request, params)
+
+    return first
+
+
+def _deferred(table: dict[str, Handler], loaders: dict[str, Callable[[], Handler]]) -> None:
+    for method, load in loaders.items():
+        table[method] = _on_first_request(table, method, load)
+
+
+def _tools() -> Any:
+    from .handlers import tools
+
+    return tools
+
+
+def _resources() -> Any:
+    from .handlers import resources
+
+    return resources
+
+
+def _prompts() -> Any:
+    from .handlers import prompts
+
+    return prompts
+
+
+def _tasks() -> Any:
+    from .handlers import tasks
+
+    return tasks
+
+
+def _calls() -> Any:
+    from .stateless import handlers
+
+    return handlers
+
+
+def _skills() -> Any:
+    from .stateless import skills_methods
+
+    return skills_methods
+
+
+def _listen() -> Any:
+    from .stateless import listen
+
+    return listen
+
+
+def _task_extension() -> Any:
+    from .stateless import tasks
+
+    return tasks
+
+
+HANDSHAKE_METHODS: dict[str, Handler] = {
     "initialize": lifecycle.initialize,
     "ping": lifecycle.ping,
     "logging/setLevel": lifecycle.set_level,
-    "tools/list": tools.tools_list,
-    "tools/call": tools.tools_call,
-    "resources/list": resources.resources_list,
-    "resources/templates/list": resources.templates_list,
-    "resources/read": resources.resources_read,
-    "resources/subscribe": resources.subscribe,
-    "resources/unsubscribe": resources.unsubscribe,
-    "prompts/list": prompts.prompts_list,
-    "prompts/get": prompts.prompts_get,
-    "completion/complete": prompts.complete,
-    "tasks/get": tasks.tasks_get,
-    "tasks/result": tasks.tasks_result,
-    "tasks/list": tasks.tasks_list,
-    "tasks/cancel": tasks.tasks_cancel,
 }
 """Requests of the handshake era (2024-11-05 … 2025-11-25)."""
+_deferred(
+    HANDSHAKE_METHODS,
+    {
+        "tools/list": lambda: _tools().tools_list,
+        "tools/call": lambda: _tools().tools_call,
+        "resources/list": lambda: _resources().resources_list,
+        "resources/templates/list": lambda: _resources().templates_list,
+        "resources/read": lambda: _resources().resources_read,
+        "resources/subscribe": lambda: _resources().subscribe,
+        "resources/unsubscribe": lambda: _resources().unsubscribe,
+        "prompts/list": lambda: _prompts().prompts_list,
+        "prompts/get": lambda: _prompts().prompts_get,
+        "completion/complete": lambda: _prompts().complete,
+        "tasks/get": lambda: _tasks().tasks_get,
+        "tasks/result": lambda: _tasks().tasks_result,
+        "tasks/list": lambda: _tasks().tasks_list,
+        "tasks/cancel": lambda: _tasks().tasks_cancel,
+    },
+)
 
-MODERN_METHODS = {
+MODERN_METHODS: dict[str, Handler] = {
     "server/discover": discover.server_discover,
-    "subscriptions/listen": listen.subscriptions_listen,
-    "tools/list": discover.cacheable(tools.tools_list),
-    "tools/call": calls.tools_call,
-    "resources/list": discover.cacheable(resources.resources_list),
-    "resources/templates/list": discover.cacheable(resources.templates_list),
-    "resources/read": calls.resources_read,
-    "resources/directory/read": skills_api.directory_read,
-    "prompts/list": discover.cacheable(prompts.prompts_list),
-    "prompts/get": calls.prompts_get,
-    "completion/complete": prompts.complete,
-    "tasks/get": task_extension.tasks_get,
-    "tasks/update": task_extension.tasks_update,
-    "tasks/cancel": task_extension.tasks_cancel,
-    "skills/list": skills_api.skills_list,
-    "skills/get": skills_api.skills_get,
 }
 """Requests of the stateless era (2026-07-28); no initialize, ping, logging/setLevel or
 resources/subscribe (-32601 there), tasks as the io.modelcontextprotocol/tasks extension."""
+_deferred(
+    MODERN_METHODS,
+    {
+        "subscriptions/listen": lambda: _listen().subscriptions_listen,
+        "tools/list": lambda: discover.cacheable(_tools().tools_list),
+        "tools/call": lambda: _calls().tools_call,
+        "resources/list": lambda: discover.cacheable(_resources().resources_list),
+        "resources/templates/list": lambda: discover.cacheable(_resources().templates_list),
+        "resources/read": lambda: _calls().resources_read,
+        "resources/directory/read": lambda: _skills().directory_read,
+        "prompts/list": lambda: discover.cacheable(_prompts().prompts_list),
+        "prompts/get": lambda: _calls().prompts_get,
+        "completion/complete": lambda: _prompts().complete,
+        "tasks/get": lambda: _task_extension().tasks_get,
+        "tasks/update": lambda: _task_extension().tasks_update,
+        "tasks/cancel": lambda: _task_extension().tasks_cancel,
+        "skills/list": lambda: _skills().skills_list,
+        "skills/get": lambda: _skills().skills_get,
+    },
+)
 
 NOTIFICATIONS = {
     "notifications/initialized": lifecycle.initialized,

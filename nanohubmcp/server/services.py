@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from .jobs.service import JobStore
     from .registry.registry import Registry
-    from .registry.skills import SkillCatalog
+    from .registry.skill_catalog import SkillCatalog
     from .results.store import ResultOptions, ResultStore
     from .wire.events import EventBus
     from .wire.notifier import Notifier

@@ -4,8 +4,9 @@ Cold start (spawn -> first ``initialize`` answered) is mostly imports. A script 
 server, registers the usual tools (one with an unannotated ``ctx``, a plain resource) and serves
 is probed in a process of its own: a middleware lists ``sys.modules`` as the first request is
 answered. Modules a first answer never needs (resource templates, type comments, the import
-system's resource readers, ``decimal``, package metadata) must not be among them; each is
-imported when a server first uses it.
+system's resource readers, ``decimal``, package metadata, skill loading, the handlers of other
+methods and the tool-call machinery behind them) must not be among them; each is imported when a
+server first uses it.
 """
 
 from __future__ import annotations
@@ -59,6 +60,12 @@ NOT_BEFORE_FIRST_USE = (
     "importlib.resources",
     "nanohubmcp.schema.comments",  # PEP 484 type comments: only for a source file that has one
     "nanohubmcp.server.registry.uri_template",  # only for resource templates
+    "nanohubmcp.server.registry.skills",  # loading skill folders: at the first add_skill
+    "nanohubmcp.server.handlers.tools",  # every handler but the lifecycle's: at its method's first request
+    "nanohubmcp.server.stateless.handlers",
+    "nanohubmcp.server.executors.service",  # running tools and jobs, shaping results: at the first call
+    "nanohubmcp.server.results.shape",
+    "nanohubmcp.server.results.convert",
 )
 
 

@@ -58,6 +58,11 @@ __all__ = ["EXECUTORS", "JobExecutor", "ThreadJobExecutor", "make_executor"]
 
 EXECUTORS = ("threads", "processes", "dask", "slurm", "submit")
 
+JOB_EXECUTOR = "job_executor"
+"""``Tool.extra`` key of an ``@async_tool``'s own executor (``executor=``), if any."""
+JOB_OPTIONS = "job_executor_options"
+"""``Tool.extra`` key of an ``@async_tool``'s own ``executor_options``, if any."""
+
 
 class ThreadJobExecutor(JobExecutor):
     """Jobs on a thread pool of the server process (coroutine functions on its event loop)."""

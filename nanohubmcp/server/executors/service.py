@@ -32,15 +32,10 @@ from ..results import shape as results
 from ..results.store import ResultSink, owner_of
 from ..wire import trace_context
 from ..wire.request import RequestContext
+from . import JOB_EXECUTOR, JOB_OPTIONS
 
 if TYPE_CHECKING:
     from .base import JobExecutor
-
-JOB_EXECUTOR = "job_executor"
-"""``Tool.extra`` key of an ``@async_tool``'s own executor (``executor=``), if any."""
-JOB_OPTIONS = "job_executor_options"
-"""``Tool.extra`` key of an ``@async_tool``'s own ``executor_options``, if any."""
-
 
 def runner_of(core: JobHost, tool: Tool) -> Any:
     """The job executor of ``tool`` (its own executor and options, else the server's)."""

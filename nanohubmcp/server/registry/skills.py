@@ -21,7 +21,6 @@ import functools
 import hashlib
 import mimetypes
 import re
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -245,37 +244,3 @@ def load_skill(folder: str | Path, *, prefix: str | None = None) -> Skill:
                 f"skill {where}: prefix {prefix!r} must be '/'-separated plain URI segments")
         path = "/".join([*segments, name])
     return Skill(name=name, path=path, frontmatter=front, files=_walk(root, where))
-
-
-class SkillCatalog:
-    """The skills a server publishes, by ``SKILL.md`` URI (thread-safe replace, lock-free reads)."""
-
-    def __init__(self) -> None:
-        self._skills: dict[str, Skill] = {}
-        self._lock = threading.Lock()
-
-    def put(self, skill: Skill) -> Skill | None:
-        """Add or replace ``skill``; returns the one it replaced."""
-        with self._lock:
-            old = self._skills.get(skill.uri)
-            self._skills = {**self._skills, skill.uri: skill}
-        return old
-
-    def get(self, uri: str) -> Skill | None:
-        """The skill whose ``SKILL.md`` URI is ``uri``."""
-        return self._skills.get(uri)
-
-    def all(self) -> list[Skill]:
-        """Every skill, in registration order."""
-        return list(self._skills.values())
-
-    def __len__(self) -> int:
-        return len(self._skills)
-
-    def directory(self, uri: str) -> list[dict[str, Any]] | None:
-        """Children of a directory of any skill; None when ``uri`` is no skill directory."""
-        for skill in self._skills.values():
-            listing = skill.directory(uri)
-            if listing is not None:
-                return listing
-        return None

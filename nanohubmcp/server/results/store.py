@@ -35,8 +35,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from ...protocol.content import ResourceLink
-
 log = logging.getLogger(__name__)
 
 URI_PREFIX: Final = "nanohubmcp://results/"
@@ -289,6 +287,8 @@ class ResultSink:
 
     def link(self, data: bytes | str, mime_type: str, name: str, description: str) -> dict[str, Any]:
         """Keep ``data`` and return the ``resource_link`` block that points at it."""
+        from ...protocol.content import ResourceLink  # the content blocks: loaded with the first tool call
+
         assert self.store is not None
         suffix = name[name.rfind(".") :] if "." in name else ""
         uri = self.store.keep(data, mime_type, suffix, self.owner)
