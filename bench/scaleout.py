@@ -23,6 +23,7 @@ import argparse
 import asyncio
 import json
 import os
+import resource
 import shutil
 import socket
 import statistics
@@ -31,10 +32,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from mcpbench import env, mcp, procs, wrk
+from mcpbench import env, instructions, matrix, mcp, procs, wrk
 from mcpbench.http import Connection
 from mcpbench.phases import rotate
 
@@ -88,6 +90,23 @@ async def open_sessions(port: int, count: int) -> int:
     return opened
 
 
+async def count_instructions(python: str, url: str, calls: list[int], tree: str | None) -> dict[str, Any]:
+    """Instructions per ``add`` call of servers/ours.py with memory and Redis state (and the
+    ``tree`` checkout's, when given), each under valgrind one call at a time (mcpbench.instructions)."""
+    pairs = []
+    # Provenance off: its first-call inventory (a background read) lands in one run or the other
+    # depending on timing, which swamps the difference of 80 calls.
+    # The lease covers the whole run (one call takes ~1 s under valgrind): a session in use.
+    for label, flags in (("memory", ("--no-provenance",)), ("redis", ("--no-provenance", "--state-url", url))):
+        for when, extra in (("", ("--lease", "600")), (", before", ("--tree", tree) if tree else None)):
+            if extra is None or (label == "memory" and when):
+                continue
+            key = f"{label}{when}"
+            process = matrix.Process(key, "ours", "ours.py", free_port(), (*flags, *extra), streams=False)
+            pairs.append((process, matrix.Entry(key, key, "ours")))
+    return await instructions.measure(pairs, {"ours": python}, calls[0], calls[1], 300.0, print)
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--rounds", type=int, default=3)
@@ -98,6 +117,10 @@ def main() -> int:
     p.add_argument("--client-cpu", default="1")
     p.add_argument("--json", type=Path, help="also write the figures here (run.py's raw data)")
     p.add_argument("--before", help="another checkout's python: its memory and Redis 1-process variants too")
+    p.add_argument(
+        "--instructions", type=int, nargs=2, metavar=("LOW", "HIGH"), help="also count instructions per call (valgrind)"
+    )
+    p.add_argument("--tree", help="with --instructions and --before: the before checkout's source tree")
     p.add_argument("--only", default="", help="comma-separated substrings: run only the variants naming one")
     a = p.parse_args()
     env.ensure_wrk()
@@ -142,6 +165,7 @@ def main() -> int:
         wanted = [w.strip() for w in a.only.split(",") if w.strip()]
         variants = {k: v for k, v in variants.items() if any(w in k for w in wanted)}
     servers, ports, sessions = {}, {}, {}
+    counted: dict[str, Any] | None = None
     cells: dict[str, list[dict[str, float]]] = {name: [] for name in variants}
     try:
         time.sleep(0.5)
@@ -165,6 +189,7 @@ def main() -> int:
             for name in rotate(list(variants), r):
                 redis0 = redis_cpu(redis.pid)
                 workers0 = worker_cpu(servers[name].pid)
+                wrk0 = resource.getrusage(resource.RUSAGE_CHILDREN)
                 cell = wrk.run(
                     ports[name],
                     a.conc,
@@ -175,6 +200,8 @@ def main() -> int:
                     server_pid=servers[name].pid,
                 )
                 redis_ms = (redis_cpu(redis.pid) - redis0) * 1000
+                wrk1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                wrk_ms = (wrk1.ru_utime + wrk1.ru_stime - wrk0.ru_utime - wrk0.ru_stime) * 1000
                 spent = {pid: cpu - workers0.get(pid, 0.0) for pid, cpu in worker_cpu(servers[name].pid).items()}
                 busiest = max(spent.values()) / max(1e-9, sum(spent.values())) if len(spent) > 1 else 1.0
                 cells[name].append(
@@ -184,12 +211,15 @@ def main() -> int:
                         "redis_cpu_ms": redis_ms / cell["requests"] if cell["requests"] else 0.0,
                         "errors": sum(cell["errors"].values()) + cell["wrong"],
                         "busiest_worker_share": busiest,
+                        "wrk_cpu_ms": wrk_ms / cell["requests"] if cell["requests"] else 0.0,
                     }
                 )
                 print(f"round {r + 1} {name:20s} {cell['rps']:8.0f} req/s", flush=True)
         for server in servers.values():
             server.stop()
         # Memory per session held in Redis: open sessions against a fresh Redis-backed process.
+        if a.instructions:
+            counted = asyncio.run(count_instructions(python, url, a.instructions, a.tree))
         per_session, opened = 0.0, 0
         if a.sessions:
             redis_cli(rport, "flushall")
@@ -211,12 +241,17 @@ def main() -> int:
         redis.terminate()
         redis.wait(10)
     summary = {name: {k: statistics.median(c[k] for c in cs) for k in cs[0]} for name, cs in cells.items()}
-    print(f"\n{'variant':32s} {'req/s':>8s} {'server CPU ms/call':>19s} {'redis CPU ms/call':>18s} {'busiest':>8s}")
+    print(f"\n{'variant':32s} {'req/s':>8s} {'server CPU ms/call':>19s} {'redis':>7s} {'wrk':>7s} {'busiest':>8s}")
     for name, s in summary.items():
         print(
-            f"{name:32s} {s['rps']:8.0f} {s['cpu_ms']:19.3f} {s['redis_cpu_ms']:18.3f} {s['busiest_worker_share']:8.2f}"
+            f"{name:32s} {s['rps']:8.0f} {s['cpu_ms']:19.3f} {s['redis_cpu_ms']:7.3f} {s['wrk_cpu_ms']:7.3f}"
+            f" {s['busiest_worker_share']:8.2f}"
         )
     print(f"\nRedis memory per held session: {per_session:.0f} bytes ({opened} sessions)")
+    if counted:
+        print("\ninstructions per tools/call, one at a time (valgrind):")
+        for name, entry in counted["entries"].items():
+            print(f"  {name:32s} {entry['per_call'] or 0:12,.0f}")
     out = Path(__file__).resolve().parent / "results" / f"scaleout-{time.strftime('%Y%m%d-%H%M%S', time.gmtime())}.json"
     out.parent.mkdir(exist_ok=True)
     figures = {
@@ -224,6 +259,7 @@ def main() -> int:
         "cells": cells,
         "summary": summary,
         "redis_bytes_per_session": per_session,
+        "instructions": counted,
         "host_load": os.getloadavg(),
     }
     out.write_text(json.dumps(figures, indent=2))

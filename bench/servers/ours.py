@@ -6,7 +6,9 @@
 ``add_cached`` is ``add`` registered with ``cache=True`` (a repeated call is a cache hit).
 ``--tree DIR`` imports nanohubmcp from another checkout (an earlier commit, for a before/after run);
 ``--tracing`` turns OpenTelemetry on with the SDK, an in-memory span exporter and metric reader;
-``--no-provenance`` turns the provenance records off (on by default).
+``--no-provenance`` turns the provenance records off (on by default);
+``--state-url URL`` keeps the sessions in a shared store (Redis; bench/scaleout.py), ``--lease S``
+sets how long a process serves a session's record from its copy (valgrind runs calls ~50x slower).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import time
 
 from _args import parse
 
-opts = parse(extra=("tracing", "no-provenance"), values=("token", "tree"))
+opts = parse(extra=("tracing", "no-provenance"), values=("token", "tree", "state-url", "lease"))
 if opts.tree:
     sys.path.insert(0, opts.tree)
 
@@ -50,6 +52,12 @@ if opts.tracing:
     options["tracing"] = True
 if opts.no_provenance:
     options["provenance"] = False
+if opts.state_url:
+    options["state_url"] = opts.state_url
+if opts.lease:
+    from nanohubmcp.state import redis_sessions
+
+    redis_sessions.LEASE_SECONDS = float(opts.lease)
 server = MCPServer("bench", **options)
 
 

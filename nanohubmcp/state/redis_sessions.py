@@ -72,17 +72,20 @@ class RedisSessions:
     """
 
     def __init__(
-        self, guard: Guard, key: Callable[..., str], process: str, ttl: int, *, lease: float = LEASE_SECONDS
+        self, guard: Guard, key: Callable[..., str], process: str, ttl: int, *, lease: float | None = None
     ) -> None:
         self._guard = guard
         self._key = key
         self.process = process
         self.ttl = ttl
+        lease = LEASE_SECONDS if lease is None else lease
         self.lease = lease if ttl > 2 * lease else 0.0
         self.listening = False
         """Whether this process's channel is subscribed (nothing is cached while it is not)."""
         self._down = False
         self._cache: dict[str, _Cached] = {}
+        self._listed: dict[str, float] = {}
+        """When this process last listed itself as a holder of each session (``h:<session>``)."""
         self._epoch = 0
         self._used: set[str] = set()
         self._acks: dict[str, tuple[set[str], asyncio.Event]] = {}
@@ -101,13 +104,17 @@ class RedisSessions:
             del self._cache[session_id]
         caching = self.lease > 0 and self.listening and not self._down
         epoch = self._epoch
+        listed = self._listed.get(session_id)
         async with self._guard() as client:
-            if caching:  # listed as a holder before reading: a writer after the read sees us
+            if caching and (listed is None or now - listed > self.ttl / 2):
+                # Listed as a holder before reading: a writer after the read sees us. The
+                # listing lasts ttl; renewed at half of it (a reload alone costs a GETEX).
                 pipe = client.pipeline(transaction=False)
                 pipe.sadd(self._key("h", session_id), self.process)
                 pipe.expire(self._key("h", session_id), self.ttl)
                 pipe.getex(self._key("s", session_id), ex=self.ttl)
                 raw = (await pipe.execute())[2]
+                self._listed[session_id] = now
             else:
                 raw = await client.getex(self._key("s", session_id), ex=self.ttl)
         if raw is None:
@@ -122,6 +129,8 @@ class RedisSessions:
     def _keep(self, session_id: str, record: dict[str, Any], until: float) -> None:
         if len(self._cache) >= MAX_CACHED and session_id not in self._cache:
             self._cache.pop(next(iter(self._cache)))
+        if len(self._listed) > MAX_CACHED:
+            self._listed.pop(next(iter(self._listed)))
         self._cache[session_id] = _Cached(record, until)
 
     # -- writing -----------------------------------------------------------------------------
@@ -146,6 +155,8 @@ class RedisSessions:
                 pipe.sadd(self._key("h", session_id), self.process)
                 pipe.expire(self._key("h", session_id), self.ttl)
             done = await pipe.execute()
+        if caching:
+            self._listed[session_id] = now
         holders = done[-3] if caching else done[-1]
         await self._invalidate(session_id, {str(h) for h in holders} - {self.process})
         if caching and epoch == self._epoch:
@@ -156,6 +167,7 @@ class RedisSessions:
     async def delete(self, session_id: str, write: Callable[[Any], None]) -> None:
         """Delete the record (``write`` adds the caller's own commands to the pipeline)."""
         self._cache.pop(session_id, None)
+        self._listed.pop(session_id, None)
         async with self._guard() as client:
             pipe = client.pipeline(transaction=False)
             pipe.delete(self._key("s", session_id))
@@ -183,16 +195,15 @@ class RedisSessions:
                     pipe.publish(self._key("c", holder), message)
                     pipe.exists(self._key("proc", holder))
                 done = await pipe.execute()
-            waiting, gone, unreachable = set(), [], False
+            waiting, unreachable = set(), False
             for holder, receivers, alive in zip(order, done[::2], done[1::2], strict=True):
                 if receivers:
                     waiting.add(holder)
                 elif alive:
                     unreachable = True  # alive but not listening: its copy runs out with its lease
-                else:
-                    gone.append(holder)  # no heartbeat for seconds: it serves nothing
-            if gone:
-                self._spawn(self._forget_holders(session_id, gone))
+                # else: no heartbeat for seconds, so any copy it holds is long out of lease. It
+                # stays listed (and the listing lasts until the set expires): a process that was
+                # only stalled counts on its listing.
             loop = asyncio.get_running_loop()
             deadline = loop.time() + self.lease * 1.1 + 0.05
             while not waiting <= acked and not unreachable:
@@ -205,10 +216,6 @@ class RedisSessions:
                 await asyncio.sleep(max(0.0, deadline - loop.time()))
         finally:
             self._acks.pop(nonce, None)
-
-    async def _forget_holders(self, session_id: str, gone: list[str]) -> None:
-        async with self._guard() as client:
-            await client.srem(self._key("h", session_id), *gone)
 
     # -- messages from other processes ---------------------------------------------------------
     def deliver(self, payload: dict[str, Any]) -> bool:
@@ -235,6 +242,7 @@ class RedisSessions:
         self.listening = listening
         self._epoch += 1
         self._cache.clear()
+        self._listed.clear()  # a writer may have taken this process for gone meanwhile
 
     def went_down(self) -> None:
         """The store failed a command: nothing is cached until it answers again (a request
@@ -263,9 +271,15 @@ class RedisSessions:
             await pipe.execute()
 
     async def keep_clocks(self) -> None:
-        """Run :meth:`refresh_clocks` once per lease, for ever (a background task)."""
+        """Run :meth:`refresh_clocks` once per lease, for ever (a background task); records
+        whose lease ran out are let go then."""
         while True:
             await asyncio.sleep(max(self.lease, 0.5))
+            now = asyncio.get_running_loop().time()
+            for session_id in [s for s, cached in self._cache.items() if cached.until <= now]:
+                del self._cache[session_id]
+            for session_id in [s for s, at in self._listed.items() if now - at > self.ttl / 2]:
+                del self._listed[session_id]
             with contextlib.suppress(StateUnavailable):
                 await self.refresh_clocks()
 
