@@ -10,8 +10,9 @@ same state directory and scheduler takes it back and stores its result. (With th
 the jobs die with the server; they are reported as stopped.)
 
 The server waits for a job on the client's own event loop, where the client's methods are
-awaitable: the result, then the worker that holds it; the publication and its withdrawal run
-beside the job, never before or after it on the way to its result.
+awaitable; the task answers the value with the address of the worker that ran it. The
+publication and its withdrawal run beside the job, never before or after it on the way to its
+result.
 
 On the worker, ``ctx.report_progress`` and the log methods publish on the Dask event topic of
 the job (``Worker.log_event``) the server subscribes to (``Client.subscribe_topic``), and
@@ -29,6 +30,7 @@ import contextlib
 import os
 import threading
 from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ...errors import ConfigurationError, ToolError
@@ -134,7 +136,7 @@ class DaskJobExecutor(JobExecutor):
         if context_param:  # only a ctx sends events: listen before the task exists, so none comes first
             kwargs = {**kwargs, context_param: remote_context(job, context, DaskChannel(key), self.name)}
             events = self._listen(client, key, job, context)
-        future = client.submit(run_remote, fn, kwargs, is_coroutine, job_trace(job), key=key, pure=False)
+        future = client.submit(run_on_worker, fn, kwargs, is_coroutine, job_trace(job), key=key, pure=False)
         # Published (for a server restarted after this one died) while the task runs, not before:
         # the scheduler answers a publication only after the client's next batch of messages.
         published = self._on_client(client, _publish(client, future, key)) if self.survives_restart else None
@@ -242,21 +244,32 @@ async def _outcome(
     """The job's value, once the task ended (what it raised, raised), and where it ran; events
     that trail the result are handed on first."""
     try:
-        value = await client.gather(future)
+        ran = await client.gather(future)
     finally:
         if events is not None:
             for event in await client.get_events(key):
                 events(event)
-    return value, await _where(client, future)
+    if isinstance(ran, WorkerResult):
+        return ran.value, {"dask_worker": ran.worker}
+    return ran, None  # a job an earlier version of the server submitted
 
 
-async def _where(client: Any, future: Any) -> dict[str, Any] | None:
-    """The worker holding the job's result: the one that ran it (for its provenance record)."""
-    try:
-        holders = (await client.who_has(future)).get(future.key) or []
-    except Exception:  # the worker left meanwhile: nothing more to say than the executor's name
-        return None
-    return {"dask_worker": holders[0]} if holders else None
+@dataclass(frozen=True)
+class WorkerResult:
+    """What a job's task answers: the function's value and the address of the worker that ran it
+    (for the job's provenance record), which the server would otherwise ask the scheduler."""
+
+    value: Any
+    worker: str
+
+
+def run_on_worker(
+    fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: bool, trace: tuple[str, dict[str, str]] | None
+) -> WorkerResult:
+    """The job's task, on a Dask worker: :func:`~.remote.run_remote`, and the worker's address."""
+    from distributed import get_worker
+
+    return WorkerResult(run_remote(fn, kwargs, is_coroutine, trace), get_worker().address)
 
 
 async def _forget(client: Any, key: str, published: concurrent.futures.Future[None] | None) -> None:
