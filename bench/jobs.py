@@ -12,13 +12,17 @@ Prints a markdown table:
 - the store's cost per progress update (SQLite, and memory for comparison), one thread;
 - the store file's size per 1,000 finished jobs (small results);
 - restart to first answer with 10,000 stored jobs (open the store, recover, read one job);
-- Dask: a job through the Dask executor alone, and through a server over MCP tasks
-  (``tools/call`` with ``params.task``, then ``tasks/result``, which answers when the job ends,
-  so no polling interval is measured), each against ``client.submit(f).result()`` on the same
-  cluster: p50/p90 seconds, and the CPU the calling process spends per job (all its threads),
-  which a loaded machine disturbs less than the latency. Each of these runs in a process of its
-  own, in interleaved rounds; ``--before CHECKOUT`` adds a process running another checkout's
-  code (e.g. a worktree of main) to the same rounds:
+- Dask: a job through the Dask executor alone, and through a server over MCP tasks (an MCP
+  client in this process, the server in another: ``tools/call`` with ``params.task``, then
+  ``tasks/result``, which answers when the job ends, so no polling interval is measured), each
+  against ``client.submit(f).result()`` in the same process as the executor and the server:
+  p50/p90 seconds, and that process's CPU and voluntary context switches per job, which a
+  loaded machine disturbs less than the latency. Jobs run back to back, then 30 ms apart (the
+  Dask client batches what it sends within 10 ms, so back to back a job's submission may wait
+  for the previous job's last messages). Each checkout's code runs in a process of its own, in
+  interleaved rounds; ``--before CHECKOUT`` adds a process running another checkout's code (a
+  worktree of main) to the same rounds. On a loaded machine run it at real-time priority (the
+  processes mostly wait, so they take little): ``chrt -f 10 .venv/bin/python bench/jobs.py ...``
 
     .venv/bin/python bench/jobs.py --dask-only --dask-rounds 8 --before /tmp/main-checkout
 """
@@ -30,6 +34,7 @@ import asyncio
 import http.client
 import json
 import os
+import resource
 import sys
 import tempfile
 import time
@@ -165,10 +170,9 @@ def mcp(
 
 
 class DaskPaths:
-    """A Dask job three ways, in the process of one checkout: ``client.submit(f).result()`` alone,
-    through the executor alone, and through a server over MCP tasks (``tools/call`` with
-    ``params.task``, then ``tasks/result``, which answers when the job ends: no polling interval
-    in the figure). The scheduler runs in another process for all three."""
+    """The process of one checkout: ``client.submit(f).result()``, a job through the Dask executor
+    alone, and a server with the same executor, each with a client of its own to one scheduler
+    (which runs in another process)."""
 
     def __init__(self, address: str, state: Path) -> None:
         from distributed import Client
@@ -181,24 +185,54 @@ class DaskPaths:
         self.server = MCPServer("bench-dask", state_dir=str(state), job_executor="dask", dask_address=address)
         self.server.async_tool()(quick)
         self.server.start(host="127.0.0.1", port=0)
-        self.conn = http.client.HTTPConnection("127.0.0.1", self.server.port, timeout=60)
-        self.headers = session(self.conn)
-        for path in ("plain", "executor", "server"):  # clients connect on first use: not part of the figure
+        for path in ("plain", "executor"):  # clients connect on first use: not part of the figure
             self.run(path, 3)
+        McpCaller(self.server.port).run(3)
 
-    def run(self, path: str, jobs: int) -> list[float]:
-        """Seconds per job, one job at a time."""
+    def run(self, path: str, jobs: int, gap: float = 0.0) -> list[float]:
+        """Seconds per job, one job at a time, ``gap`` seconds apart (not counted)."""
         if path == "executor":
-            return asyncio.run(self._through_executor(jobs))
+            return asyncio.run(self._through_executor(jobs, gap))
         times = []
-        if path == "plain":
-            for i in range(jobs):
-                t0 = time.perf_counter()
-                value = self.client.submit(quick, i, pure=False).result()
-                times.append(time.perf_counter() - t0)
-                assert value == i + 1
-            return times
         for i in range(jobs):
+            time.sleep(gap)
+            t0 = time.perf_counter()
+            value = self.client.submit(quick, i, pure=False).result()
+            times.append(time.perf_counter() - t0)
+            assert value == i + 1
+        return times
+
+    async def _through_executor(self, jobs: int, gap: float) -> list[float]:
+        times = []
+        for i in range(jobs):
+            job = self.store.create("quick", None)
+            await asyncio.sleep(gap)
+            t0 = time.perf_counter()
+            value = await self.executor.call(job, quick, {"n": i}, context=None, context_param=None, is_coroutine=False)
+            times.append(time.perf_counter() - t0)
+            assert value == i + 1
+        return times
+
+    def close(self) -> None:
+        self.server.stop()
+        self.executor.close()
+        self.client.close()
+
+
+class McpCaller:
+    """An MCP client of a server (in another process) that runs ``quick`` as a task:
+    ``tools/call`` with ``params.task``, then ``tasks/result``, which answers when the job ends
+    (no polling interval in the figure); one session on one keep-alive connection."""
+
+    def __init__(self, port: int) -> None:
+        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+        self.headers = session(self.conn)
+
+    def run(self, jobs: int, gap: float = 0.0) -> list[float]:
+        """Seconds per job, one job at a time, ``gap`` seconds apart (not counted)."""
+        times = []
+        for i in range(jobs):
+            time.sleep(gap)
             t0 = time.perf_counter()
             answer, _ = mcp(
                 self.conn, self.headers, "tools/call", {"name": "quick", "arguments": {"n": i}, "task": {"ttl": 60000}}
@@ -209,39 +243,35 @@ class DaskPaths:
             assert answer["result"]["content"][0]["text"] == str(i + 1), answer
         return times
 
-    async def _through_executor(self, jobs: int) -> list[float]:
-        times = []
-        for i in range(jobs):
-            job = self.store.create("quick", None)
-            t0 = time.perf_counter()
-            value = await self.executor.call(job, quick, {"n": i}, context=None, context_param=None, is_coroutine=False)
-            times.append(time.perf_counter() - t0)
-            assert value == i + 1
-        return times
 
-    def close(self) -> None:
-        self.conn.close()
-        self.server.stop()
-        self.executor.close()
-        self.client.close()
+def usage() -> tuple[float, int]:
+    """CPU seconds and voluntary context switches of this process so far (every thread): a
+    thread that waits for another gives up its CPU once, so the switches count the hand-overs
+    between threads and processes, which on a loaded machine each cost a wait for a CPU."""
+    return time.process_time(), resource.getrusage(resource.RUSAGE_SELF).ru_nvcsw
 
 
 def dask_child(address: str) -> None:
-    """``--dask-child``: answer each ``PATH JOBS`` line on stdin with ``[seconds per job, CPU
-    seconds of this process (every thread: the client's, the server's) for them all]``."""
+    """``--dask-child``: print the server's port, then answer each line on stdin: ``PATH JOBS
+    GAP`` (plain, executor) with ``[seconds per job, CPU seconds, context switches]``, ``usage``
+    with ``[CPU seconds, context switches]`` so far (around a client's calls to the server)."""
     with tempfile.TemporaryDirectory() as tmp:
         paths = DaskPaths(address, Path(tmp))
-        print(json.dumps("ready"), flush=True)
+        print(json.dumps(paths.server.port), flush=True)
         for line in sys.stdin:
-            path, jobs = line.split()
-            cpu = time.process_time()
-            times = paths.run(path, int(jobs))
-            print(json.dumps([times, time.process_time() - cpu]), flush=True)
+            if line.strip() == "usage":
+                print(json.dumps(usage()), flush=True)
+                continue
+            path, jobs, gap = line.split()
+            cpu, switches = usage()
+            times = paths.run(path, int(jobs), float(gap))
+            cpu_after, switches_after = usage()
+            print(json.dumps([times, cpu_after - cpu, switches_after - switches]), flush=True)
         paths.close()
 
 
 class Checkout:
-    """A ``--dask-child`` process running the code of one checkout."""
+    """A ``--dask-child`` process running the code of one checkout, and an MCP client of its server."""
 
     def __init__(self, root: Path, address: str) -> None:
         import subprocess
@@ -254,60 +284,113 @@ class Checkout:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
         )
-        assert self.ask_line() == "ready"
+        self.caller = McpCaller(int(self.ask_line()))
+
+    def ask(self, line: str) -> Any:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        return self.ask_line()
 
     def ask_line(self) -> Any:
         assert self.proc.stdout is not None
         return json.loads(self.proc.stdout.readline())
 
-    def run(self, path: str, jobs: int) -> tuple[list[float], float]:
-        """Seconds per job, and the CPU seconds the process spent on them."""
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(f"{path} {jobs}\n")
-        self.proc.stdin.flush()
-        times, cpu = self.ask_line()
-        return times, cpu
+    def run(self, path: str, jobs: int, gap: float) -> tuple[list[float], float, int]:
+        """Seconds per job, and the CPU seconds and voluntary context switches of the checkout's
+        process for them all (the server's process, for ``server``: its client is this one)."""
+        if path != "server":
+            times, cpu, switches = self.ask(f"{path} {jobs} {gap}")
+            return times, cpu, switches
+        cpu, switches = self.ask("usage")
+        times = self.caller.run(jobs, gap)
+        cpu_after, switches_after = self.ask("usage")
+        return times, cpu_after - cpu, switches_after - switches
 
     def close(self) -> None:
         assert self.proc.stdin is not None
+        self.caller.conn.close()
         self.proc.stdin.close()
         self.proc.wait(timeout=60)
 
 
+PATHS = ("plain", "executor", "server")
+
+
 def dask_rounds(
-    address: str, jobs: int, rounds: int, before: Path | None
-) -> tuple[dict[str, dict[str, list[float]]], dict[str, dict[str, float]]]:
-    """Seconds per job of each path, rounds interleaved, each checkout (this one, and ``before``)
-    in a process of its own: ``client.submit(f).result()`` (in this checkout's process), the
-    executor alone and a server; and the CPU milliseconds per job of the process for each."""
+    address: str, jobs: int, rounds: int, before: Path | None, gap: float = 0.0
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """Each checkout (this one, and ``before``) in a process of its own, rounds interleaved; in
+    each process ``client.submit(f).result()``, the executor alone and a server, ``jobs`` jobs each
+    per round: ``{checkout: {path: {"seconds": [...], "cpu_ms": per job, "switches": per job}}}``.
+    Each path is compared with ``client.submit`` in the same process: two processes on a loaded
+    machine are not scheduled alike. The MCP client of each server is this process."""
     checkouts = {"after": Checkout(ROOT, address)}
     if before is not None:
         checkouts["before"] = Checkout(before, address)
-    times: dict[str, dict[str, list[float]]] = {name: {"executor": [], "server": []} for name in checkouts}
-    times["plain"] = {"client_submit": []}
-    cpu = {name: dict.fromkeys(paths, 0.0) for name, paths in times.items()}
-
-    def one(name: str, checkout: Checkout, path: str, label: str, count: int) -> None:
-        seconds, spent = checkout.run(path, count)
-        times[name][label] += seconds
-        cpu[name][label] += spent
-
+    totals = {name: {path: {"seconds": [], "cpu": 0.0, "switches": 0} for path in PATHS} for name in checkouts}
     try:
         for r in range(rounds):
             order = list(checkouts.items())
             if r % 2:
                 order.reverse()
-            for path in ("executor", "server"):
-                one("plain", checkouts["after"], "plain", "client_submit", jobs // 2)
+            for path in PATHS if r % 2 else PATHS[::-1]:
                 for name, checkout in order:
-                    one(name, checkout, path, path, jobs)
+                    seconds, cpu, switches = checkout.run(path, jobs, gap)
+                    total = totals[name][path]
+                    total["seconds"] += seconds
+                    total["cpu"] += cpu
+                    total["switches"] += switches
     finally:
         for checkout in checkouts.values():
             checkout.close()
-    per_job = {
-        name: {p: round(cpu[name][p] / len(t) * 1e3, 2) for p, t in paths.items()} for name, paths in times.items()
+    return {
+        name: {
+            path: {
+                "seconds": t["seconds"],
+                "cpu_ms": round(t["cpu"] / len(t["seconds"]) * 1e3, 2),
+                "switches": round(t["switches"] / len(t["seconds"]), 1),
+            }
+            for path, t in paths.items()
+        }
+        for name, paths in totals.items()
     }
-    return times, per_job
+
+
+GAP_SECONDS = 0.03
+"""The pause before each job of the spaced rounds: longer than the Dask client's batching interval
+(10 ms), so each submission leaves at once, as a lone call's does."""
+
+
+def dask_figures(
+    paths: dict[str, dict[str, Any]], gap: float, rounds: int, label: str
+) -> tuple[dict[str, Any], list[tuple[str, str]]]:
+    """The raw figures and table rows of one checkout's Dask paths."""
+    plain = paths["plain"]
+    figures: dict[str, Any] = {
+        "client_submit_p50": ms(plain["seconds"], 0.5),
+        "client_submit_p90": ms(plain["seconds"], 0.9),
+        "client_submit_cpu": plain["cpu_ms"],
+        "client_submit_switches": plain["switches"],
+        "jobs": len(plain["seconds"]),
+        "rounds": rounds,
+        "gap_ms": gap * 1e3,
+    }
+    rows = []
+    how = f"{gap * 1e3:.0f} ms apart" if gap else "back to back"
+    for path, what in (("executor", "through the executor"), ("server", "through a server (MCP task)")):
+        ours = paths[path]
+        p50, p90 = figures[f"{path}_p50"], figures[f"{path}_p90"] = ms(ours["seconds"], 0.5), ms(ours["seconds"], 0.9)
+        figures[f"{path}_cpu"], figures[f"{path}_switches"] = ours["cpu_ms"], ours["switches"]
+        rows.append(
+            (
+                f"Dask, {how}: a job {what} vs client.submit(f).result(){f' [{label}]' if label else ''}",
+                f"p50 {p50:.1f} vs {figures['client_submit_p50']:.1f} ms ({p50 / figures['client_submit_p50']:.2f}x); "
+                f"p90 {p90:.1f} vs {figures['client_submit_p90']:.1f} ms; CPU {ours['cpu_ms']:.1f} vs "
+                f"{plain['cpu_ms']:.1f} ms and {ours['switches']:.0f} vs {plain['switches']:.0f} switches per job",
+            )
+        )
+    return figures, rows
 
 
 def main() -> None:
@@ -342,35 +425,13 @@ def main() -> None:
                         f"p50 {percentile(times, 0.5) * 1e3:.1f} ms, p99 {percentile(times, 0.99) * 1e3:.1f} ms",
                     )
                 )
-            dask, cpu = dask_rounds(
-                cluster.scheduler_address, max(10, args.jobs // (2 * args.dask_rounds)), args.dask_rounds, args.before
-            )
-            plain, plain_cpu = dask["plain"]["client_submit"], cpu["plain"]["client_submit"]
-            for name in ("after", "before"):
-                if name not in dask:
-                    continue
-                key = "dask_ms" if name == "after" else "dask_before_ms"
-                figures = raw[key] = {
-                    "client_submit_p50": ms(plain, 0.5),
-                    "client_submit_p90": ms(plain, 0.9),
-                    "client_submit_cpu": plain_cpu,
-                    "jobs": len(plain),
-                    "rounds": args.dask_rounds,
-                }
-                label = "" if args.before is None else f" [{name}]"
-                for path, what in (("executor", "through the executor"), ("server", "through a server (MCP task)")):
-                    ours = dask[name][path]
-                    figures[f"{path}_p50"], figures[f"{path}_p90"] = ms(ours, 0.5), ms(ours, 0.9)
-                    figures[f"{path}_cpu"] = cpu[name][path]
-                    rows.append(
-                        (
-                            f"Dask: a job {what} vs client.submit(f).result(){label}",
-                            f"p50 {ms(ours, 0.5):.1f} vs {ms(plain, 0.5):.1f} ms "
-                            f"({ms(ours, 0.5) / ms(plain, 0.5):.2f}x); "
-                            f"p90 {ms(ours, 0.9):.1f} vs {ms(plain, 0.9):.1f} ms; "
-                            f"CPU {cpu[name][path]:.1f} vs {plain_cpu:.1f} ms per job",
-                        )
-                    )
+            jobs = max(10, args.jobs // (2 * args.dask_rounds))
+            for gap, suffix in ((0.0, ""), (GAP_SECONDS, "_spaced")):
+                dask = dask_rounds(cluster.scheduler_address, jobs, args.dask_rounds, args.before, gap)
+                for name, paths in dask.items():
+                    key = ("dask" if name == "after" else "dask_before") + suffix + "_ms"
+                    raw[key], more = dask_figures(paths, gap, args.dask_rounds, "" if args.before is None else name)
+                    rows += more
         if args.dask_only:
             return report(rows, raw, args.json)
         raw["progress_us"] = {}
