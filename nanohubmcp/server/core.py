@@ -35,6 +35,7 @@ from .provenance.cache_store import DEFAULT_MAX_BYTES as DEFAULT_CACHE_BYTES
 from .provenance.cache_store import ResultCache
 from .provenance.layer import Recorder
 from .provenance.records import ProvenanceStore
+from .provenance.tool_options import cached
 from .registry.registry import Registry
 from .registry.skill_catalog import SkillCatalog
 from .results.store import DEFAULT_MAX_INLINE_BYTES, ResultOptions, ResultStore
@@ -46,6 +47,7 @@ from .wire.replication import Replication
 from .wire.sessions import SessionStore
 
 if TYPE_CHECKING:
+    from .pipeline import Route
     from .telemetry import Telemetry
     from .wire.request import RequestContext
 
@@ -214,8 +216,16 @@ class ServerCore:
         self.result_cache = ResultCache(
             lambda: self.jobs.directory if self.jobs.persistent else None, max_bytes=cache_max_bytes)
         self.cache_layer = CacheLayer(self.result_cache, self.registry.tools)
-        self.dispatcher.pipeline.add(self.recorder.layer())
-        self.dispatcher.pipeline.add(self.cache_layer.layer())
+        pipeline = self.dispatcher.pipeline
+        recorded = ("tools/call", "resources/read") if provenance else ("resources/read",)  # reads of records
+        pipeline.add(self.recorder.layer(), acts=lambda route: route.method in recorded)
+        pipeline.add(self.cache_layer.layer(), acts=self._caches)
+        # Which tools cache decides whether a tools/call passes the cache layer: compose again on a change.
+        self.bus.subscribe(lambda event, data: pipeline.refresh(), ("tools_changed",))
+
+    def _caches(self, route: Route) -> bool:
+        """Whether the cache layer acts on ``route``: a ``tools/call`` while some tool caches."""
+        return route.method == "tools/call" and any(cached(tool) for tool in self.registry.tools.values())
 
     def _reattach(self, job: jobmod.Job) -> bool | None:
         from .executors import service as job_service  # the job machinery: imported with the first job

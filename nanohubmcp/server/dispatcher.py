@@ -47,43 +47,48 @@ class Dispatcher:
         self.tables = tables
         self.pipeline = Pipeline(
             self._endpoint,
-            (version_gate(tables.handshake, tables.modern), session_limit(), tool_scopes(core.registry.tools)),
+            (version_gate(tables.handshake, tables.modern), session_limit(), tool_scopes()),
+            methods={*tables.handshake, *tables.modern},
         )
 
     async def handle(self, request: RequestContext) -> dict[str, Any] | None:
-        """Serve one message; returns the response message for requests, else None."""
+        """Serve one message; returns the response message for requests, else None.
+
+        A request runs through the call pipeline's chain of its route (its method, era, caller and
+        session: the layers that act on it) to its handler, and gets its response (result or error).
+        """
         message = request.message
-        if message.kind == jsonrpc.RESPONSE:
+        kind = message.kind
+        if kind == jsonrpc.REQUEST:
+            method: str = message.method  # type: ignore[assignment]  # a request always has one
+            pipeline = self.pipeline
+            route = (method, request.modern, request.principal is not None, request.session is not None)
+            chain = pipeline.chains.get(route) or pipeline.chain(route)
+            in_flight = self.core.in_flight
+            in_flight.add(request)  # so shutdown can tell every running call (sessionless ones too)
+            try:
+                result = await chain(Request(request, method, message.params or {}, self.core.registry.tools))
+                if not isinstance(result, dict):
+                    raise TypeError(f"a middleware answered {method} with {type(result).__name__}, not a result "
+                                    "dict (return 'await call_next(request)' or a dict of its own)")
+                if request.modern:  # a layer's own answer is stamped as well
+                    self._stamp(result)
+            except ProtocolError as exc:
+                return error_response(exc, message.id)
+            except Exception as exc:
+                log.exception("internal error while serving %s", method)
+                return error_response(exc, message.id)
+            finally:
+                in_flight.discard(request)
+            return jsonrpc.result(message.id, result)
+        if kind == jsonrpc.RESPONSE:
             replication = self.core.replication
             if (not self.core.client_requests.resolve(request, message) and replication is not None
                     and request.session is not None):
                 await replication.relay_answer(request.session, message)  # another process waits for it
             return None
-        if message.kind == jsonrpc.NOTIFICATION:
-            await self._notify(request)
-            return None
-        return await self.call(request)
-
-    async def call(self, request: RequestContext) -> dict[str, Any]:
-        """Run a request through the call pipeline and build its response (result or error)."""
-        message = request.message
-        in_flight = self.core.in_flight
-        in_flight.add(request)  # so shutdown can tell every running call (sessionless ones too)
-        try:
-            result = await self.pipeline.call(Request(request, message.method, message.params or {}))  # type: ignore[arg-type]
-            if not isinstance(result, dict):
-                raise TypeError(f"a middleware answered {message.method} with {type(result).__name__}, not a result "
-                                "dict (return 'await call_next(request)' or a dict of its own)")
-            if request.modern:  # a layer's own answer is stamped as well
-                self._stamp(result)
-        except ProtocolError as exc:
-            return error_response(exc, message.id)
-        except Exception as exc:
-            log.exception("internal error while serving %s", message.method)
-            return error_response(exc, message.id)
-        finally:
-            in_flight.discard(request)
-        return jsonrpc.result(message.id, result)
+        await self._notify(request)
+        return None
 
     async def _endpoint(self, request: Request) -> dict[str, Any]:
         """The innermost step of the pipeline: the method's handler; its result as it goes on the wire."""

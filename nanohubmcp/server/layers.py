@@ -10,6 +10,10 @@
   token lacks them is -32003 (HTTP 403 ``insufficient_scope``; nothing is checked without
   authorization configured).
 
+Each comes with the routes it acts on (:class:`~.pipeline.Layer`): the gate only where the era
+lacks the method, the session limit only in a session, the scope check only for a ``tools/call``
+of an authenticated caller; a route's chain leaves the others out.
+
 Source: MCP 2025-11-25, Basic § JSON-RPC error codes; MCP 2025-06-18, Basic § Authorization
 (scope challenge handling).
 """
@@ -17,24 +21,19 @@ Source: MCP 2025-11-25, Basic § JSON-RPC error codes; MCP 2025-06-18, Basic § 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from ..errors import MethodNotFound, ServerBusy
+from .pipeline import Layer
 from .wire.principal import check_tool_scopes
 
 if TYPE_CHECKING:
-    from .pipeline import CallNext, Middleware, Request
-    from .registry.components import Tool
+    from .pipeline import CallNext, Request, Route
 
 
-class ToolLookup(Protocol):
-    """What :func:`tool_scopes` needs of the registry: a tool by name."""
-
-    def get(self, name: str) -> Tool | None: ...
-
-
-def version_gate(handshake: Mapping[str, object], modern: Mapping[str, object]) -> Middleware:
-    """The layer refusing methods the request's era lacks (the two eras' method tables)."""
+def version_gate(handshake: Mapping[str, object], modern: Mapping[str, object]) -> Layer:
+    """The layer refusing methods the request's era lacks (the two eras' method tables); it acts
+    on the routes whose method the era's table does not have."""
 
     async def gate(request: Request, call_next: CallNext) -> dict[str, Any]:
         table = modern if request.context.modern else handshake
@@ -42,7 +41,10 @@ def version_gate(handshake: Mapping[str, object], modern: Mapping[str, object]) 
             raise MethodNotFound(f"Method not found: {request.method}")
         return await call_next(request)
 
-    return gate
+    def acts(route: Route) -> bool:
+        return route.method not in (modern if route.modern else handshake)
+
+    return Layer(gate, acts)
 
 
 MAX_IN_FLIGHT_PER_SESSION = 256
@@ -51,9 +53,9 @@ BUSY_RETRY_SECONDS = 1
 """``Retry-After`` of a request refused for the session's limit (its other requests answer soon)."""
 
 
-def session_limit(limit: int | None = None) -> Middleware:
+def session_limit(limit: int | None = None) -> Layer:
     """The layer bounding a session's requests in flight (this one counted) at ``limit``
-    (default :data:`MAX_IN_FLIGHT_PER_SESSION` when the server is built)."""
+    (default :data:`MAX_IN_FLIGHT_PER_SESSION` when the server is built); it acts in sessions."""
     if limit is None:
         limit = MAX_IN_FLIGHT_PER_SESSION
 
@@ -67,17 +69,26 @@ def session_limit(limit: int | None = None) -> Middleware:
             )
         return await call_next(request)
 
-    return limits
+    return Layer(limits, _in_session)
 
 
-def tool_scopes(tools: ToolLookup) -> Middleware:
-    """The layer checking a ``tools/call``'s caller has the scopes the tool was registered with."""
+def _in_session(route: Route) -> bool:
+    return route.in_session
+
+
+def tool_scopes() -> Layer:
+    """The layer checking a ``tools/call``'s caller has the scopes the tool was registered with;
+    it acts on the ``tools/call`` of an authenticated caller (without authorization configured
+    there is nothing to check)."""
 
     async def scopes(request: Request, call_next: CallNext) -> dict[str, Any]:
         principal = request.context.principal
         if principal is not None and request.method == "tools/call":
-            name = request.tool_name
-            check_tool_scopes(tools.get(name) if name is not None else None, principal)
+            check_tool_scopes(request.tool, principal)
         return await call_next(request)
 
-    return scopes
+    return Layer(scopes, _authorized_call)
+
+
+def _authorized_call(route: Route) -> bool:
+    return route.authorized and route.method == "tools/call"

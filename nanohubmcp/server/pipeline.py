@@ -14,19 +14,25 @@ then the layers added with ``server.add_middleware``. Every request of every tra
 same chain; notifications and the client's responses to server→client requests do not (they
 have no result).
 
-The chain is composed once, when a layer is added (each layer bound to the rest of the chain),
-so serving a request costs one call per layer and nothing else.
+Chains are composed ahead of requests, not per request: each layer is bound to the rest of its
+chain once. A built-in layer that acts on some requests only says which (its ``acts`` predicate
+over a :class:`Route`: the method, the era, whether the caller was authenticated and whether the
+request belongs to a session); the chain of a route holds the layers that act on it and no other,
+composed on the route's first request and again after a layer is added or what a predicate reads
+changed (:meth:`Pipeline.refresh`). A layer added with ``server.add_middleware`` acts on every
+route. A request passes one chain: the one of the route it arrived with.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 if TYPE_CHECKING:
     from ..protocol.versions import ProtocolVersion
+    from .registry.components import Tool
     from .wire.principal import Principal
     from .wire.request import RequestContext
 
@@ -34,6 +40,39 @@ CallNext = Callable[["Request"], Awaitable[dict[str, Any]]]
 """``await call_next(request)``: the rest of the chain; returns the result dict or raises."""
 Middleware = Callable[["Request", CallNext], Awaitable[dict[str, Any]]]
 """``async def layer(request, call_next) -> dict``: one layer of the call pipeline."""
+
+
+class Route(NamedTuple):
+    """What chooses a request's chain, known before any layer runs."""
+
+    method: str
+    """The JSON-RPC method."""
+    modern: bool
+    """The request is of the stateless era (2026-07-28)."""
+    authorized: bool
+    """The transport authenticated the caller (a principal: the server has authorization configured)."""
+    in_session: bool
+    """The request belongs to a session (``Mcp-Session-Id``, stdio's one session)."""
+
+
+Acts = Callable[[Route], bool]
+"""``acts(route)``: whether a layer does anything for requests of ``route`` (asked when the
+route's chain is composed; a layer that does not act is left out of it)."""
+
+
+class Layer(NamedTuple):
+    """A built-in layer and the routes it acts on."""
+
+    middleware: Middleware
+    acts: Acts | None = None
+    """None: every route."""
+
+
+class ToolTable(Protocol):
+    """What a :class:`Request` reads of the registry's tools: the current name → tool map."""
+
+    @property
+    def by_name(self) -> Mapping[str, Tool]: ...
 
 
 class Request:
@@ -44,14 +83,21 @@ class Request:
         params: the request's ``params`` (a dict; empty when the request had none). A layer may
             hand on a changed request: ``await call_next(request.replace(params={...}))``.
         context: the server's own state of the request in flight (for the built-in layers).
+        tool: the registered tool a ``tools/call`` names (``params.name``), looked up once when the
+            request is made (None: another method, or no such tool).
     """
 
-    __slots__ = ("context", "method", "params")
+    __slots__ = ("_tools", "context", "method", "params", "tool")
 
-    def __init__(self, context: RequestContext, method: str, params: dict[str, Any]) -> None:
+    def __init__(
+        self, context: RequestContext, method: str, params: dict[str, Any], tools: ToolTable | None = None
+    ) -> None:
         self.context = context
         self.method = method
         self.params = params
+        self._tools = tools
+        name = params.get("name") if method == "tools/call" else None
+        self.tool: Tool | None = tools.by_name.get(name) if tools is not None and type(name) is str else None
 
     @property
     def id(self) -> str | int | None:
@@ -96,7 +142,10 @@ class Request:
     def replace(self, *, method: str | None = None, params: dict[str, Any] | None = None) -> Request:
         """A copy of this request with another ``method`` or ``params`` (the rest shared)."""
         return Request(
-            self.context, self.method if method is None else method, self.params if params is None else params
+            self.context,
+            self.method if method is None else method,
+            self.params if params is None else params,
+            self._tools,
         )
 
     def __repr__(self) -> str:
@@ -104,37 +153,44 @@ class Request:
 
 
 class Pipeline:
-    """The ordered layers in front of an endpoint (the method handlers), composed once per change.
+    """The ordered layers in front of an endpoint (the method handlers), composed per route.
 
     Args:
         endpoint: the innermost step: runs the request's handler and returns its wire result.
         layers: the built-in layers, outermost first.
+        methods: the methods whose routes get a chain of their own (the ones the server has
+            handlers for); a request of any other method passes every layer (:attr:`call`),
+            so the number of chains kept does not depend on what clients send.
     """
 
-    def __init__(self, endpoint: CallNext, layers: tuple[Middleware, ...] = ()) -> None:
+    def __init__(self, endpoint: CallNext, layers: Iterable[Layer] = (), *, methods: Collection[str] = ()) -> None:
         self._endpoint = endpoint
-        self._layers: list[Middleware] = []
+        self._layers: list[Layer] = []
+        self._methods = frozenset(methods)
+        self.chains: dict[tuple[str, bool, bool, bool], CallNext] = {}
+        """Route → its composed chain (read in place by the dispatcher; replaced, never cleared)."""
         self.call: CallNext = endpoint
-        """The whole chain: ``await pipeline.call(request)``."""
+        """The chain of every layer: ``await pipeline.call(request)``."""
         for layer in layers:
-            self.add(layer)
+            self.add(layer.middleware, acts=layer.acts)
 
     @property
     def layers(self) -> tuple[Middleware, ...]:
         """The layers, outermost first."""
-        return tuple(self._layers)
+        return tuple(layer.middleware for layer in self._layers)
 
-    def add(self, layer: Middleware) -> None:
-        """Add ``layer`` inside the ones already there (it runs after them, before the handler).
+    def add(self, layer: Middleware, *, acts: Acts | None = None) -> None:
+        """Add ``layer`` inside the ones already there (it runs after them, before the handler);
+        ``acts`` says which routes it acts on (default: every one).
 
         Raises:
             TypeError: ``layer`` is not an ``async def`` function of ``(request, call_next)``.
         """
         check_middleware(layer)
-        self._layers.append(layer)
-        self._compose()
+        self._layers.append(Layer(layer, acts))
+        self.refresh()
 
-    def wrap(self, layer: Middleware) -> None:
+    def wrap(self, layer: Middleware, *, acts: Acts | None = None) -> None:
         """Add ``layer`` outside every layer already there (it sees each request first and its
         result last: the tracing layer times the whole chain).
 
@@ -142,14 +198,32 @@ class Pipeline:
             TypeError: ``layer`` is not an ``async def`` function of ``(request, call_next)``.
         """
         check_middleware(layer)
-        self._layers.insert(0, layer)
-        self._compose()
+        self._layers.insert(0, Layer(layer, acts))
+        self.refresh()
 
-    def _compose(self) -> None:
+    def refresh(self) -> None:
+        """Compose the chains again (from the next request of each route on): a layer was added,
+        or something a layer's ``acts`` reads changed (e.g. the registered tools)."""
+        self.call = self._compose(None)
+        self.chains = {}
+
+    def chain(self, route: tuple[str, bool, bool, bool]) -> CallNext:
+        """The chain of ``route`` (a :class:`Route`, or the plain tuple of its fields): the layers
+        that act on it, then the endpoint; composed on first use."""
+        chains = self.chains  # a refresh while composing replaces it: what is composed here is then dropped
+        chain = chains.get(route)
+        if chain is None:
+            if route[0] not in self._methods:
+                return self.call
+            chain = chains[route] = self._compose(Route(*route))
+        return chain
+
+    def _compose(self, route: Route | None) -> CallNext:
         call = self._endpoint
-        for layer in reversed(self._layers):
-            call = _bind(layer, call)
-        self.call = call
+        for layer, acts in reversed(self._layers):
+            if route is None or acts is None or acts(route):
+                call = _bind(layer, call)
+        return call
 
 
 def _bind(layer: Middleware, call_next: CallNext) -> CallNext:

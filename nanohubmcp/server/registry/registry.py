@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import binascii
 import threading
+from collections.abc import Mapping
 from typing import Any, Generic, TypeVar
 
 from ...errors import InvalidParams, ResourceNotFound
@@ -27,7 +28,9 @@ class _Table(Generic[T]):
     """One copy-on-write name → record map plus its change event."""
 
     def __init__(self, bus: EventBus, event: str) -> None:
-        self._items: dict[str, T] = {}
+        self.by_name: Mapping[str, T] = {}
+        """The current name → record map, to read: a change replaces it, never alters it (a hot
+        path reads ``table.by_name.get(name)``: no call of ours)."""
         self._bus = bus
         self._event = event
         self._lock = threading.Lock()
@@ -35,36 +38,36 @@ class _Table(Generic[T]):
 
     def put(self, key: str, item: T) -> None:
         with self._lock:
-            self._items = {**self._items, key: item}
+            self.by_name = {**self.by_name, key: item}
             self._wire_cache = {}
         self._bus.emit(self._event, name=key)
 
     def remove(self, key: str) -> bool:
         with self._lock:
-            if key not in self._items:
+            if key not in self.by_name:
                 return False
-            items = dict(self._items)
+            items = dict(self.by_name)
             del items[key]
-            self._items = items
+            self.by_name = items
             self._wire_cache = {}
         self._bus.emit(self._event, name=key)
         return True
 
     def get(self, key: str) -> T | None:
-        return self._items.get(key)
+        return self.by_name.get(key)
 
     def values(self) -> list[T]:
-        return list(self._items.values())
+        return list(self.by_name.values())
 
     def __len__(self) -> int:
-        return len(self._items)
+        return len(self.by_name)
 
     def __contains__(self, key: object) -> bool:
-        return key in self._items
+        return key in self.by_name
 
     def wire(self, version: str, page_size: int | None, cursor: object) -> tuple[list[dict[str, Any]], str | None]:
         """Listing entries for ``version`` (cached per version) and the next cursor."""
-        items = self._items
+        items = self.by_name
         cached = self._wire_cache.get(version)
         if cached is None:
             cached = [item.to_wire(version) for item in items.values()]  # type: ignore[attr-defined]
