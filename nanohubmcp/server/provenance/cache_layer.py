@@ -63,8 +63,7 @@ class CacheLayer:
         async def result_cache(request: Request, call_next: CallNext) -> dict[str, Any]:
             if request.method != "tools/call":
                 return await call_next(request)
-            name = request.tool_name
-            tool = self.tools.get(name) if name is not None else None
+            tool = request.tool
             if tool is None or not tool.extra.get(CACHE) or tool.background:
                 return await call_next(request)
             key = self._key(request, tool)

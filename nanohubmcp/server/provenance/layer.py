@@ -103,8 +103,7 @@ class Recorder:
                 return self._read(request) or await call_next(request)
             if method != "tools/call" or not self.enabled:
                 return await call_next(request)
-            name = request.tool_name
-            tool = self.tools.get(name) if name is not None else None
+            tool = request.tool
             if tool is None or tool.extra.get(OFF):
                 return await call_next(request)
             started = time.time()
