@@ -40,6 +40,15 @@ def to_float(value: object, path: Path) -> Any:
     return float(value) if isinstance(value, int) and not isinstance(value, bool) else value
 
 
+SHORTCUTS: dict[Coercer, tuple[type, Callable[[Any], Any], type]] = {
+    to_float: (int, float, float),
+    to_int: (float, int, int),
+}
+"""Coercers whose whole work is a builtin's for values of exact types, as ``(source, builtin,
+target)``: a ``source`` value becomes ``builtin(value)``, a ``target`` value is kept, any other
+goes through the coercer (``Signature.coerce`` compiles this per parameter)."""
+
+
 def from_base64(kind: type) -> Coercer:
     def coerce(value: str, path: Path) -> Any:
         try:

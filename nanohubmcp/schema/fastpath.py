@@ -49,12 +49,12 @@ def _safe(schema: object) -> bool:
     return True
 
 
-def compile_fast(schema: dict[str, Any]) -> Callable[[Any], bool] | None:
-    """A function answering True when ``schema`` certainly accepts a value, or None.
+def compile_check(schema: dict[str, Any]) -> tuple[Callable[[Any], object], type[Exception]] | None:
+    """The compiled check of ``schema`` and the exception it raises for a value it does not
+    accept (``check(value)`` returns when ``schema`` certainly accepts ``value``), or None.
 
     None means "no fast path for this schema" (it uses keywords outside the safe set, or
-    fastjsonschema is unavailable or refuses it). A False answer proves nothing: ask
-    jsonschema.
+    fastjsonschema is unavailable or refuses it). A refusal proves nothing: ask jsonschema.
     """
     if not _safe(schema):
         return None
@@ -67,7 +67,17 @@ def compile_fast(schema: dict[str, Any]) -> Callable[[Any], bool] | None:
             {**schema, "$schema": "http://json-schema.org/draft-07/schema#"}, use_default=False, use_formats=False)
     except Exception:  # a schema fastjsonschema cannot compile simply has no fast path
         return None
-    error = fastjsonschema.JsonSchemaException
+    return check, fastjsonschema.JsonSchemaException
+
+
+def compile_fast(schema: dict[str, Any]) -> Callable[[Any], bool] | None:
+    """A function answering True when ``schema`` certainly accepts a value, or None (see
+    :func:`compile_check`). A False answer proves nothing: ask jsonschema.
+    """
+    compiled = compile_check(schema)
+    if compiled is None:
+        return None
+    check, error = compiled
 
     def accepts(value: object) -> bool:
         try:

@@ -17,7 +17,7 @@ import linecache
 import types as pytypes
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from nanohubmcp.errors import InvalidArguments, RegistrationError
@@ -39,6 +39,13 @@ _EMPTY = inspect.Parameter.empty
 
 def _identity(arguments: dict[str, Any]) -> dict[str, Any]:
     return arguments
+
+
+class _Never:
+    """A type no argument value has (the ``source``/``target`` of a coercer without a shortcut)."""
+
+    def __init__(self, value: object) -> None:  # never made: a value would have to be one first
+        raise AssertionError(value)
 
 
 @dataclass(frozen=True)
@@ -69,6 +76,35 @@ class Signature:
     var_keyword: bool
     coerce: Callable[[dict[str, Any]], dict[str, Any]]
     prompt_arguments: list[dict[str, Any]]
+    known: frozenset[str] = field(init=False, repr=False, compare=False)
+    """:attr:`param_names` as a set (checked on every call)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "known", frozenset(self.param_names))
+
+    def call_arguments(
+        self, arguments: dict[str, Any], context: object = None, *, kind: str, name: str
+    ) -> dict[str, Any]:
+        """The keyword arguments of a call: validated JSON ``arguments`` coerced (:attr:`coerce`),
+        and ``context`` (the request's Context) for the context parameter.
+
+        ``kind`` and ``name`` name the component in messages (``"tool"``, ``"add"``).
+
+        Raises:
+            InvalidArguments: an argument the function does not take (and it has no ``**kwargs``),
+                or one that tries to fill the context parameter.
+        """
+        if not self.var_keyword and not self.known.issuperset(arguments):
+            unknown = sorted(key for key in arguments if key not in self.known)
+            raise InvalidArguments(f"Invalid arguments for {kind} '{name}': unknown argument(s) {', '.join(unknown)}")
+        kwargs = self.coerce(arguments) if arguments else {}
+        if self.context_param:
+            if self.context_param in arguments:
+                raise InvalidArguments(
+                    f"Invalid arguments for {kind} '{name}': '{self.context_param}' is supplied by the server")
+            # a new dict: coerce() may hand back the caller's own (server.call's arguments stay as given)
+            kwargs = {**kwargs, self.context_param: context}
+        return kwargs
 
 
 def describe_function(
@@ -363,17 +399,33 @@ def _make_coerce(
     if not coercers and extra is None:
         return _identity
     known_names = frozenset(known)
+    # Per parameter (source, builtin, target, coercer), compiled here once: a float parameter given
+    # a JSON 2 gets float(2), given 2.5 keeps it, without a call of ours (coerce.SHORTCUTS).
+    plan = {key: _step(c) for key, c in coercers.items()}
+    rest = _step(extra) if extra is not None else None
 
     def coerce(arguments: dict[str, Any]) -> dict[str, Any]:
         out = dict(arguments)
         try:
             for key, value in arguments.items():
-                c = coercers.get(key) if key in known_names else extra
+                step = plan.get(key) if key in known_names else rest
                 # null reaches a parameter only when its schema allows it; it stays None.
-                if c is not None and value is not None:
-                    out[key] = c(value, (key,))
+                if step is None or value is None:
+                    continue
+                source, builtin, target, c = step
+                kind_of = type(value)
+                if kind_of is not target:
+                    out[key] = builtin(value) if kind_of is source else c(value, (key,))
         except InvalidArguments as exc:
             raise invalid_arguments(kind, name, exc.errors) from None
         return out
 
     return coerce
+
+
+def _step(c: co.Coercer) -> tuple[type, Callable[[Any], Any], type, co.Coercer]:
+    shortcut = co.SHORTCUTS.get(c)
+    if shortcut is None:
+        return _Never, _Never, _Never, c  # no value is a _Never: always the coercer
+    source, builtin, target = shortcut
+    return source, builtin, target, c

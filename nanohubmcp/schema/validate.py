@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from nanohubmcp.errors import RegistrationError
 from nanohubmcp.protocol import jsonenc
-from nanohubmcp.schema.fastpath import compile_fast
+from nanohubmcp.schema.fastpath import compile_check, compile_fast
 from nanohubmcp.schema.paths import format_path, invalid_arguments, shorten
 
 if TYPE_CHECKING:
@@ -52,13 +52,14 @@ class ArgumentValidator:
             neither in the schema itself nor to a JSON Schema meta-schema.
     """
 
-    __slots__ = ("_drop_null", "_fast", "_kind", "_name", "_schema", "_validator_cache")
+    __slots__ = ("_drop_null", "_fast", "_fast_refusal", "_kind", "_name", "_schema", "_validator_cache")
 
     def __init__(self, schema: dict[str, Any], *, name: str, kind: str = "tool", trusted: bool = False) -> None:
         self._schema = schema
         self._kind = kind
         self._name = name
-        self._fast: Callable[[Any], bool] | object | None = _UNCOMPILED
+        self._fast: Callable[[Any], object] | object | None = _UNCOMPILED
+        self._fast_refusal: type[Exception] = Exception
         self._drop_null: frozenset[str] = frozenset()
         self._validator_cache: Validator | None = None
         # A trusted schema is compiled on its first call, so serving starts without compiling the
@@ -68,10 +69,15 @@ class ArgumentValidator:
             self._prepare()
 
     def _prepare(self) -> None:
-        fast = compile_fast(self._schema) if isinstance(self._schema, dict) else None
+        compiled = compile_check(self._schema) if isinstance(self._schema, dict) else None
         # _fast last: a concurrent first call sees either nothing prepared or everything.
-        self._drop_null = _null_rejecting_optionals(self, fast, self._schema, f"{self._kind} {self._name!r}")
-        self._fast = fast
+        self._drop_null = _null_rejecting_optionals(
+            self, compiled is not None, self._schema, f"{self._kind} {self._name!r}")
+        if compiled is None:
+            self._fast = None
+        else:
+            self._fast_refusal = compiled[1]
+            self._fast = compiled[0]
 
     @property
     def _validator(self) -> Validator:
@@ -110,7 +116,13 @@ class ArgumentValidator:
         ):
             arguments = {k: v for k, v in arguments.items() if v is not None or k not in self._drop_null}
         fast = self._fast
-        if (fast is not None and fast(arguments)) or self._validator.is_valid(arguments):  # type: ignore[operator]
+        if fast is not None:
+            try:
+                fast(arguments)  # type: ignore[operator]  # compiled once (_prepare); raises when unsure
+                return arguments
+            except self._fast_refusal:
+                pass  # jsonschema decides, and says why
+        if self._validator.is_valid(arguments):
             return arguments
         raise invalid_arguments(self._kind, self._name, _violations(self._validator, arguments, "arguments"))
 
@@ -225,7 +237,7 @@ def _has_nested_id(node: object, *, top: bool = False) -> bool:
 
 
 def _null_rejecting_optionals(
-    owner: ArgumentValidator, fast: Callable[[Any], bool] | None, schema: dict[str, Any], label: str
+    owner: ArgumentValidator, fast: bool, schema: dict[str, Any], label: str
 ) -> frozenset[str]:
     """Optional properties whose schema refuses ``null`` (a given ``null`` is dropped).
 
@@ -239,7 +251,7 @@ def _null_rejecting_optionals(
     required = schema.get("required")
     required = required if isinstance(required, list) else []
     optional = [name for name in properties if name not in required]
-    if fast is not None:
+    if fast:
         # compile_fast covers the whole schema, so each property subschema is in the safe set
         # and its answer equals jsonschema's.
         checks = {name: compile_fast(properties[name]) for name in optional}

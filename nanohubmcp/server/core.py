@@ -178,7 +178,9 @@ class ServerCore:
         self.result_store = ResultStore(
             job_ttl_seconds, directory=lambda: self.jobs.directory if self.jobs.persistent else None)
         self.client_requests = ClientRequests(lambda: self.replication)
-        self._executor = executor
+        self.executor: Executor = executor if executor is not None else self._worker_pool()
+        """The pool running sync tool, resource and prompt functions (a :class:`WorkerPool` unless
+        one was given; it starts its threads on first use)."""
         self.dask_address = dask_address
         if executor_options is not None and not isinstance(executor_options, dict):
             raise ConfigurationError("executor_options must be a dict, e.g. {'slurm': {'partition': 'debug'}}")
@@ -285,13 +287,9 @@ class ServerCore:
             if loop is not None and not loop.is_closed():
                 self.state_closing = loop.create_task(replication.state.close())
 
-    # -- executors (created lazily: importing or constructing starts no threads) -------------
-    @property
-    def executor(self) -> Executor:
-        """The pool running sync tool, resource and prompt functions."""
-        if self._executor is None:
-            self._executor = WorkerPool(self.workers, name="nanohubmcp-worker")
-        return self._executor
+    # -- executors (importing or constructing starts no threads) ------------------------------
+    def _worker_pool(self) -> WorkerPool:
+        return WorkerPool(self.workers, name="nanohubmcp-worker")
 
     def _state_dir(self) -> str:
         return self.jobs.directory
@@ -350,7 +348,7 @@ class ServerCore:
         Each holds a thread of its own (not a worker); many of them mean a tool blocks for
         good (``%mcp status`` and the lab panel show the number).
         """
-        return self._executor.stuck if isinstance(self._executor, WorkerPool) else 0
+        return self.executor.stuck if isinstance(self.executor, WorkerPool) else 0
 
     def invalid_arguments_as_protocol_error(self, version: str, override: str | None = None) -> bool:
         """Whether invalid tool arguments are a JSON-RPC -32602 for ``version`` (SEP-1303).
@@ -399,8 +397,7 @@ class ServerCore:
             request.cancel("the server is shutting down")
         self.sessions.close_all()
         self.jobs.cancel_all()
-        if self._executor is not None:
-            self._executor.shutdown(wait=False, cancel_futures=True)
-        self._executor = None
+        self.executor.shutdown(wait=False, cancel_futures=True)
+        self.executor = self._worker_pool()  # a fresh pool (no threads yet) if the server serves again
         for runner in self._job_runners.values():
             runner.close()

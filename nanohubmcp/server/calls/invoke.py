@@ -17,38 +17,12 @@ from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from typing import TYPE_CHECKING, Any
 
-from ...errors import InvalidArguments, ToolError
-from ...schema import Signature
+from ...errors import ToolError
 from ..wire.request import RequestContext
-from .context import Context
 from .workers import INLINE_SECONDS, WorkerPool
 
 if TYPE_CHECKING:
-    from ..asks.by_era import AskServices
     from ..wire.events import EventBus
-
-
-def build_kwargs(signature: Signature, arguments: dict[str, Any], *, kind: str, name: str,
-                 context: Context | None) -> dict[str, Any]:
-    """Turn validated JSON arguments into keyword arguments for the function.
-
-    Raises:
-        InvalidArguments: an argument the function does not take (and it has no ``**kwargs``),
-            or one that tries to fill the Context parameter.
-    """
-    if not signature.var_keyword:
-        unknown = [k for k in arguments if k not in signature.param_names]
-        if unknown:
-            raise InvalidArguments(
-                f"Invalid arguments for {kind} '{name}': unknown argument(s) {', '.join(sorted(unknown))}")
-    kwargs = signature.coerce(arguments) if arguments else {}
-    if signature.context_param:
-        if signature.context_param in arguments:
-            raise InvalidArguments(
-                f"Invalid arguments for {kind} '{name}': '{signature.context_param}' is supplied by the server")
-        # a new dict: coerce() may hand back the caller's own (server.call's arguments stay as given)
-        kwargs = {**kwargs, signature.context_param: context}
-    return kwargs
 
 
 async def call_function(
@@ -200,9 +174,3 @@ class CallRecord:
         duration_ms = (time.perf_counter() - self._t0) * 1000.0
         self._bus.emit("call_finished", **self._data, duration_ms=duration_ms, ok=ok, error=error,
                        record=self._request.provenance_id)
-
-
-def make_context(core: AskServices, signature: Signature, request: RequestContext,
-                 job_id: str | None = None) -> Context | None:
-    """A Context when the function asks for one."""
-    return Context(core, request, job_id=job_id) if signature.context_param else None

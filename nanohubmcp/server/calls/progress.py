@@ -1,14 +1,15 @@
 """One call's progress: ``notifications/progress`` for the client, ``call_progress`` for observers.
 
-Every tool call gets a :class:`CallProgress` (made lazily, kept in the request). Two sources
-feed it: ``ctx.report_progress`` and, when the tool's code uses tqdm, tqdm's bars
-(:mod:`.tqdm_progress`). It sends ``notifications/progress`` when the client gave a progress
-token, and publishes ``call_progress`` on the server's event bus (the notebook's cell bar and
-the JupyterLab panel listen) whether or not it did.
+A tool call's :class:`CallProgress` is made when something first reports (and kept in the
+request); a call that reports nothing makes none. Two sources feed it: ``ctx.report_progress``
+and, when the tool's code uses tqdm, tqdm's bars (:mod:`.tqdm_progress`). It sends
+``notifications/progress`` when the client gave a progress token, and publishes ``call_progress``
+on the server's event bus (the notebook's cell bar and the JupyterLab panel listen) whether or
+not it did.
 
 The call in flight is found through :data:`CURRENT`, a context variable set around the
-function's run, so code that never sees a Context (a tqdm loop) still reaches its own call.
-Worker threads inherit it because calls run in a copy of the caller's context.
+function's run, so code that never sees a Context (a tqdm loop) still reaches its own call
+(:func:`current`). Worker threads inherit it because calls run in a copy of the caller's context.
 
 Source: MCP 2025-11-25, Basic § Utilities § Progress ("The progress value MUST increase with
 each notification"; notifications stop once the request has its response).
@@ -30,10 +31,16 @@ if TYPE_CHECKING:
     from ..services import Services
     from ..wire.events import EventBus
 
-__all__ = ["CURRENT", "CallProgress", "for_request"]
+__all__ = ["ANSWERED", "CURRENT", "PROGRESS", "CallProgress", "current", "for_request"]
 
-CURRENT: contextvars.ContextVar[CallProgress | None] = contextvars.ContextVar("nanohubmcp_call_progress", default=None)
-"""The progress of the call running in this context (None outside calls)."""
+Pending = tuple["Services", RequestContext]
+"""A call whose progress reporter is not made yet: what :func:`for_request` makes it of."""
+
+CURRENT: contextvars.ContextVar[CallProgress | Pending | None] = contextvars.ContextVar(
+    "nanohubmcp_call_progress", default=None
+)
+"""The call running in this context: its progress reporter, or what makes it (:func:`current`);
+None outside calls."""
 
 
 class CallProgress:
@@ -106,13 +113,38 @@ class CallProgress:
                 loop.call_soon_threadsafe(self._request.send_related, message)
 
 
-PROGRESS: Slot[CallProgress] = Slot("progress")
-"""The call's progress reporter, once made (:func:`for_request`)."""
+class _Answered:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "ANSWERED"
+
+
+ANSWERED = _Answered()
+"""What a call answered before anything reported leaves in its :data:`PROGRESS` slot (with
+``slots.setdefault``, so a report racing the answer on a worker thread finds one or the other)."""
+
+PROGRESS: Slot[CallProgress | _Answered] = Slot("progress")
+"""The call's progress reporter, once made (:func:`for_request`), or :data:`ANSWERED`."""
 
 
 def for_request(core: Services, request: RequestContext) -> CallProgress:
-    """The request's :class:`CallProgress` (made on first use)."""
-    tracker: CallProgress | None = request.slots.get(PROGRESS)  # once per call: no method call
+    """The request's :class:`CallProgress`, made on first use (from any thread: one per request);
+    a finished one, which sends nothing, once the request was answered."""
+    slots = request.slots
+    tracker = slots.get(PROGRESS)
     if tracker is None:
-        tracker = request.slots[PROGRESS] = CallProgress(core.bus, core.jobs, request)
+        tracker = slots.setdefault(PROGRESS, CallProgress(core.bus, core.jobs, request))
+    if isinstance(tracker, _Answered):
+        tracker = CallProgress(core.bus, core.jobs, request)
+        tracker.finish()
     return tracker
+
+
+def current() -> CallProgress | None:
+    """The progress reporter of the call running in this context (made on first use), or None
+    outside calls."""
+    value = CURRENT.get()
+    if type(value) is tuple:
+        return for_request(*value)
+    return value  # type: ignore[return-value]  # a reporter, or None

@@ -33,9 +33,10 @@ from ..results.shape import PLAIN_TYPES
 from ..results.store import ResultSink, owner_of
 from ..wire import trace_context
 from ..wire.request import RequestContext
+from ..wire.trace_context import NOT_TRACED, SPAN
 from . import progress
 from .context import Context
-from .invoke import CallRecord, build_kwargs, call_function, make_context
+from .invoke import CallRecord, call_function
 
 if TYPE_CHECKING:
     from ..asks.by_era import AskServices
@@ -68,7 +69,7 @@ def lookup_tool(core: AskServices, request: RequestContext, params: dict[str, An
     if not isinstance(name, str) or not name:
         _refused(core, request, None, "tools/call needs params.name, the tool's name as a string")
         raise InvalidParams("tools/call needs params.name, the tool's name as a string")
-    tool = core.registry.tools.get(name)
+    tool = core.registry.tools.by_name.get(name)
     if tool is None:
         _refused(core, request, name, f"Unknown tool: {name}")
         raise UnknownComponent(f"Unknown tool: {name}")
@@ -82,6 +83,8 @@ def validated(request: RequestContext, tool: Tool, arguments: dict[str, Any]) ->
     Raises:
         InvalidArguments: they break the schema (answer with :func:`refuse_arguments`).
     """
+    if request.slots.get(SPAN) is None:  # not traced
+        return tool.validator.validate(arguments)
     with trace_context.step(request, f"validate_arguments {tool.name}", {"gen_ai.tool.name": tool.name}):
         return tool.validator.validate(arguments)
 
@@ -118,22 +121,25 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
     time limit (``tool_timeout`` bounds calls, not jobs).
     """
     record = CallRecord(core.bus, request, "tools/call", tool.name) if core.bus.active else None
-    tracker = progress.for_request(core, request)
-    current = progress.CURRENT.set(tracker)  # copied into the worker thread with the call
+    traced = request.slots.get(SPAN) is not None  # asked once: the steps below are spans only then
+    # The call's progress reporter is made by its first report (ctx.report_progress, a tqdm bar).
+    current = progress.CURRENT.set((core, request))  # copied into the worker thread with the call
     try:
-        context = make_context(core, tool.signature, request, job.id if job is not None else None)
-        kwargs = build_kwargs(tool.signature, arguments, kind="tool", name=tool.name, context=context)
+        signature = tool.signature
+        context = Context(core, request, job_id=job.id if job is not None else None) if signature.context_param \
+            else None
+        kwargs = signature.call_arguments(arguments, context, kind="tool", name=tool.name)
         # A job's run is a span of its own, current while it runs (its context goes to the executor);
         # a direct call's run is timed as a step (a span when it took a while), for the cost of a span.
         timed = trace_context.child if job is not None else trace_context.step
-        with timed(request, f"execute_tool {tool.name}", _tool_attributes(tool, job)):
+        with timed(request, f"execute_tool {tool.name}", _tool_attributes(tool, job)) if traced else NOT_TRACED:
             if job is not None and runner is not None:
                 # An executor reports where the job is (queued, running on a node) even to a tool
                 # that takes no ctx: it gets the call's Context all the same.
                 job.trace_context = trace_context.capture(request)  # the run span, for the executor
                 value = await runner.call(job, tool.fn, kwargs,
                                           context=context or Context(core, request, job_id=job.id),
-                                          context_param=tool.signature.context_param,
+                                          context_param=signature.context_param,
                                           is_coroutine=tool.is_coroutine)
             else:
                 value = await call_function(
@@ -147,7 +153,9 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
         # REST (lists_as_data) has no resources/read: its answers carry all of the data, never a link.
         store = None if request.lists_as_data else core.result_store
         sink = None if plain else ResultSink(core.result_options, store, owner_of(request))
-        with trace_context.step(request, f"convert_result {tool.name}", {"gen_ai.tool.name": tool.name}):
+        converting = trace_context.step(request, f"convert_result {tool.name}", {"gen_ai.tool.name": tool.name}) \
+            if traced else NOT_TRACED
+        with converting:
             if not plain and convert.recognised(value):  # drawing a figure or encoding an array: not on the event loop
                 loop = asyncio.get_running_loop()
                 result = await loop.run_in_executor(core.executor, functools.partial(
@@ -180,8 +188,12 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
             record.finish(False, text)
         return error_result(text, retry_after=exc.retry_after if isinstance(exc, ToolBusy) else None)
     finally:
-        tracker.finish()  # no progress after the response (MCP 2025-11-25, Basic § Utilities § Progress)
         progress.CURRENT.reset(current)
+        # No progress after the response (MCP 2025-11-25, Basic § Utilities § Progress): the reporter
+        # made by a report is finished; a call that reported nothing is marked so that none is made.
+        tracker = request.slots.setdefault(progress.PROGRESS, progress.ANSWERED)
+        if isinstance(tracker, progress.CallProgress):
+            tracker.finish()
     if record:
         record.finish(not result.get("isError", False), None)
     return result

@@ -38,7 +38,7 @@ from importlib.machinery import ModuleSpec
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Protocol
 
-from .progress import CURRENT, CallProgress
+from .progress import CallProgress, current
 
 if TYPE_CHECKING:
     # importlib.abc imports importlib.resources (a tenth of a served script's imports): the
@@ -230,7 +230,7 @@ class _ReportingLock:
             if bar in self._seen:
                 continue
             self._seen.add(bar)
-            tracker = CURRENT.get()
+            tracker = current()
             # Only a bar still being made (no count yet) is this thread's own: its creator holds the
             # lock from adding it to tqdm's instances until this release. A bar first seen later
             # was made under another lock, by a thread that may serve another call (or none).

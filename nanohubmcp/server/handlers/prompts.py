@@ -8,7 +8,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidParams, UnknownComponent
-from ..calls.invoke import CallRecord, build_kwargs, call_function, make_context
+from ..calls.context import Context
+from ..calls.invoke import CallRecord, call_function
 from ..registry.registry import list_result
 from ..results import shape as results
 from ..wire.request import RequestContext
@@ -43,8 +44,8 @@ async def prompts_get(core: HandlerServices, request: RequestContext, params: di
         raise InvalidParams(f"Prompt '{name}' needs argument(s): {', '.join(missing)}")
     call = CallRecord(core.bus, request, "prompts/get", name) if core.bus.active else None
     try:
-        context = make_context(core, prompt.signature, request)
-        kwargs = build_kwargs(prompt.signature, arguments, kind="prompt", name=name, context=context)
+        context = Context(core, request) if prompt.signature.context_param else None
+        kwargs = prompt.signature.call_arguments(arguments, context, kind="prompt", name=name)
         value = await call_function(prompt.fn, kwargs, is_coroutine=prompt.is_coroutine, executor=core.executor,
                                     timeout=core.tool_timeout, what=f"prompt '{name}'")
         result = results.prompt_result(value, description=prompt.description)

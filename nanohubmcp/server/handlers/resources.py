@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidParams, ResourceNotFound
-from ..calls.invoke import CallRecord, build_kwargs, call_function, make_context
+from ..calls.context import Context
+from ..calls.invoke import CallRecord, call_function
 from ..registry.components import ResourceTemplate
 from ..registry.registry import list_result
 from ..results import shape as results
@@ -58,8 +59,8 @@ async def resources_read(core: HandlerServices, request: RequestContext, params:
         values = record.arguments(values)  # -32602 naming a variable its parameter cannot take
     call = CallRecord(core.bus, request, "resources/read", uri) if core.bus.active else None
     try:
-        context = make_context(core, record.signature, request)
-        kwargs = build_kwargs(record.signature, dict(values), kind="resource", name=record.uri, context=context)
+        context = Context(core, request) if record.signature.context_param else None
+        kwargs = record.signature.call_arguments(dict(values), context, kind="resource", name=record.uri)
         value = await call_function(record.fn, kwargs, is_coroutine=record.is_coroutine, executor=core.executor,
                                     timeout=core.tool_timeout, what=f"resource '{uri}'")
         result = results.resource_result(value, uri=uri, mime_type=record.mime_type, meta=record.meta)

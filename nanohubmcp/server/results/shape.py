@@ -152,7 +152,7 @@ def _tool_parts(value: object, sink: ResultSink | None = None, lists_as_data: bo
             return parts.offload_text(value, sink), UNSET  # type: ignore[arg-type]  # too_big: a sink
         return [_text(value)], UNSET
     if type(value) in PLAIN_TYPES and isinstance(value, (bool, int, float)):
-        return [_text(scalar_text(value))], UNSET  # JSON spelling; NaN/Infinity spelled out
+        return [{"type": "text", "text": scalar_text(value)}], UNSET  # JSON spelling; NaN/Infinity spelled out
     value = _plain(value)
     if convert.recognised(value):
         found, value = convert.scalar(value)
