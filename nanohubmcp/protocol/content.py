@@ -60,9 +60,16 @@ def scalar_text(value: bool | int | float) -> str:
     """Text for a bare number or bool: JSON spelling (``5.0``, ``10``, ``true``). A text block is not JSON, so a
     non-finite float keeps what it is: ``NaN``, ``Infinity``, ``-Infinity`` (an overflow must not read as
     "no value"); structured content, which is JSON, still carries ``null`` for them."""
-    if type(value) is float and not math.isfinite(value):
-        return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
-    return jsonenc.dumps(value)
+    kind = type(value)
+    if kind is float:
+        if not math.isfinite(value):
+            return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
+        return float.__repr__(value)  # what JSON encoders write for a finite float (json's own spelling)
+    if kind is int:
+        return int.__repr__(value)
+    if kind is bool:
+        return "true" if value else "false"
+    return jsonenc.dumps(value)  # a subclass (an IntEnum member): as JSON writes it
 
 
 def content_item(value: object) -> Any:
