@@ -291,6 +291,30 @@ class Connection:
                                                      trace_headers=trace_headers),
                         None, version, session)
 
+    def admit(self, message: jsonrpc.Message, *, session: Session | None = None,
+              stream: OutboundStream | None = None) -> Incoming:
+        """One message of a connection's one peer (stdio): its era, the version in force and its
+        request context, decided here once. ``session`` is the peer's (not used by ``initialize``,
+        which opens a new one, nor in the stateless era); ``stream`` carries related messages.
+
+        Raises:
+            InvalidEnvelope, UnsupportedProtocolVersion: a 2026-07-28 request's ``_meta``
+                (:func:`modern_version`), with the request's id.
+        """
+        is_request = message.kind == jsonrpc.REQUEST
+        if is_modern(message):
+            if not is_request:
+                return Incoming(message, True, None, None, None, None)
+            version, caps = modern_version(message, request_id=message.id)
+            return Incoming(message, True, self.request(message, version=version, stream=stream,
+                                                        client_capabilities=caps), None, version, None)
+        opens = is_request and message.method == "initialize"
+        if opens:
+            session = None
+        version = handshake_version(session)
+        return Incoming(message, False, self.request(message, version=version, session=session, stream=stream,
+                                                     opens_session=opens), None, version, session)
+
     async def _named_session(self, session_id: str | None, principal: Principal | None) -> Session | None:
         """The live session ``session_id`` names, of ``principal`` (any process's, with a shared
         store), not touched: serving the request touches it when it ends."""

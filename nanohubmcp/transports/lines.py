@@ -18,6 +18,7 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import InvalidRequest, error_response
@@ -146,12 +147,17 @@ class LineReader:
     Args:
         fd: where to read (standard input by default).
         max_line_bytes: longest line; a longer one comes out as :class:`TooLong`.
+        on_line: called on the event loop with each line as it is read (then None at end of
+            input), instead of queueing it for :meth:`get`: a reader that serves each line at
+            once need not wake a coroutine per line.
     """
 
-    def __init__(self, fd: int = 0, max_line_bytes: int = MAX_LINE_BYTES) -> None:
+    def __init__(self, fd: int = 0, max_line_bytes: int = MAX_LINE_BYTES,
+                 on_line: Callable[[bytes | None], None] | None = None) -> None:
         self.in_fd = fd
         self.max_line_bytes = max_line_bytes
         self.queue: asyncio.Queue[bytes | None] = asyncio.Queue()
+        self._put: Callable[[bytes | None], None] = on_line if on_line is not None else self.queue.put_nowait
         self._pending = bytearray()
         self._skipping = False
         self._loop = asyncio.get_running_loop()
@@ -194,14 +200,14 @@ class LineReader:
             chunk = b""
         if not chunk:
             self.close()
-        self._split(chunk, self.queue.put_nowait)
+        self._split(chunk, self._put)
 
     def _read_blocking(self) -> None:
         """Reader thread for descriptors the loop cannot watch."""
 
         def put(line: bytes | None) -> None:
             with contextlib.suppress(RuntimeError):  # the loop already closed
-                self._loop.call_soon_threadsafe(self.queue.put_nowait, line)
+                self._loop.call_soon_threadsafe(self._put, line)
 
         while True:
             try:

@@ -29,7 +29,7 @@ from typing import Any
 
 from ..errors import ProtocolError, error_response
 from ..protocol import jsonrpc
-from ..server.connection import Connection, batch_refusal, handshake_version, is_modern, modern_version
+from ..server.connection import Connection, batch_refusal, handshake_version
 from ..server.wire.sessions import Session
 from ..server.wire.streams import OutboundStream
 from .lines import MAX_LINE_BYTES, LineReader, LineWriter, TooLong, protect_stdout, stop_on_signals, too_long_response
@@ -64,6 +64,7 @@ class StdioTransport:
         self.out = OutboundStream("stdio", resumable=False)
         self.out.attach(self._write)
         self.tasks: set[asyncio.Task[None]] = set()
+        self._ended: asyncio.Future[None] | None = None
 
     def _write(self, event_id: str | None, message: Any) -> None:
         """The sink of every stream of this transport: one message, one line on stdout."""
@@ -71,22 +72,28 @@ class StdioTransport:
 
     async def serve(self, stop: asyncio.Event | None = None) -> None:
         """Serve until end of input (or ``stop`` is set), then close the server."""
-        reader = LineReader(self.in_fd, self.max_line_bytes)
-        self.core.attach(asyncio.get_running_loop())
+        loop = asyncio.get_running_loop()
+        ended = self._ended = loop.create_future()
+        reader = LineReader(self.in_fd, self.max_line_bytes, on_line=self._receive)  # each line as it is read
+        self.core.attach(loop)
         self.core.bus.emit("server_started", url=None)
         stopper = asyncio.ensure_future((stop or asyncio.Event()).wait())
         try:
-            while not self.writer.closed:
-                line = await reader.get(stopper)
-                if line is None:
-                    break
-                self._receive(line)
+            await asyncio.wait({ended, stopper}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             stopper.cancel()
             reader.close()
             await self._shutdown()
 
-    def _receive(self, line: bytes) -> None:
+    def _receive(self, line: bytes | None) -> None:
+        """One line read (None: end of input); served as a task of its own, so a client can answer
+        a server->client request while the call that asked waits."""
+        ended = self._ended
+        if ended is None or ended.done():
+            return
+        if line is None or self.writer.closed:  # end of input; or nobody reads our answers any more
+            ended.set_result(None)
+            return
         if isinstance(line, TooLong):
             self._write(None, too_long_response(line, self.max_line_bytes))
             return
@@ -105,10 +112,8 @@ class StdioTransport:
         try:
             if isinstance(parsed, list):
                 await self._serve_batch(parsed)
-            elif is_modern(parsed):
-                await self._serve_modern(parsed)
             else:
-                await self._serve_handshake(parsed)
+                await self._serve_one(parsed)
         except Exception:  # never let one message end the transport
             log.exception("internal error while serving a message on stdio")
             request_id = parsed.id if isinstance(parsed, jsonrpc.Message) else None
@@ -120,37 +125,27 @@ class StdioTransport:
             self.session = None
         return self.session
 
-    async def _serve_handshake(self, message: jsonrpc.Message) -> None:
+    async def _serve_one(self, message: jsonrpc.Message) -> None:
         connection = self.connection
-        opens = message.kind == jsonrpc.REQUEST and message.method == "initialize"
-        if opens and self._live_session() is not None:
+        try:
+            incoming = connection.admit(message, session=self._live_session(), stream=self.out)
+        except ProtocolError as exc:  # a 2026-07-28 request's envelope
+            self._write(None, error_response(exc, exc.request_id))
+            return
+        request = incoming.request
+        if request is None:
+            connection.withdraw(message)  # a cancellation; a 2026-07-28 client sends nothing else
+            return
+        if request.open_session is not None and self._live_session() is not None:
             # A second handshake on the same stream starts over (the old session ends).
             connection.end_session(self.session.id)  # type: ignore[union-attr]
             self.session = None
-        session = None if opens else self._live_session()
-        version = handshake_version(session)
-        request = connection.request(message, version=version, session=session, stream=self.out, opens_session=opens)
         reply = await connection.serve(request)
         if reply.session is not None:
             self.session = reply.session
             reply.session.get_standalone().attach(self._write)  # change notifications go to stdout too
         if reply.message is not None:
-            self._write(None, reply.message)
-
-    async def _serve_modern(self, message: jsonrpc.Message) -> None:
-        if message.kind != jsonrpc.REQUEST:
-            self.connection.withdraw(message)  # a cancellation; a 2026-07-28 client sends nothing else
-            return
-        try:
-            version, caps = modern_version(message)
-        except ProtocolError as exc:
-            self._write(None, error_response(exc, message.id))
-            return
-        connection = self.connection
-        request = connection.request(message, version=version, stream=self.out, client_capabilities=caps)
-        reply = await connection.serve(request)
-        if reply.message is not None:
-            self._write(None, reply.message)
+            self.writer.write(reply.message)
 
     async def _serve_batch(self, items: list[Any]) -> None:
         session = self._live_session()
