@@ -190,15 +190,20 @@ def dumpb(value: object) -> bytes:
 
 
 def texts(values: list[Any]) -> list[str]:
-    """Each value's JSON text, as :func:`dumps` writes it (a list of strings goes through the C
-    string writer in one pass; other values one by one).
+    """Each value's JSON text, as :func:`dumps` writes it (text through the C string writer, other
+    values one by one).
 
     Raises:
         TypeError: as :func:`dumps`, for a value JSON cannot hold.
     """
     if all(type(value) is str for value in values):
-        return list(map(_encode_string, values))
+        return string_texts(values)
     return [_encode_string(value) if type(value) is str else dumps(value) for value in values]
+
+
+def string_texts(values: list[str]) -> list[str]:
+    """Each string's JSON text, as :func:`dumps` writes it (``values`` holds only ``str``)."""
+    return list(map(_encode_string, values))
 
 
 _encode_string: Final = json.encoder.encode_basestring  # what _fast_encoder writes a str with

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
-from itertools import chain
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard
 
 from ....protocol import jsonenc
@@ -150,19 +149,20 @@ def _records(frame: pd.DataFrame, nested: Nested) -> list[dict[str, Any]]:
 
 def records_text(frame: pd.DataFrame, nested: Nested) -> str:
     """The JSON text of the frame's records, as ``jsonenc.dumps`` writes them (same bytes), made
-    column by column: each cell written once, then joined row by row."""
+    column by column: each cell written once, then the cells and the (shared) key texts joined in
+    row order in one pass."""
     flat, names = _flat(frame)
-    if not len(flat):
+    rows = len(flat)
+    if not rows:
         return "[]"
-    last = len(names) - 1
-    columns = []
+    width = 2 * len(names)  # per row: key, cell, key, cell, ...
+    pieces = [""] * (rows * width)
     for i, name in enumerate(names):
-        head = ("{" if i == 0 else "") + jsonenc.dumps(name) + ":"
-        tail = "}" if i == last else ""
-        cells = _cell_texts(flat.iloc[:, i], nested)
-        # JSON text holds no raw NUL: join with it, then split, to give each cell its key at C speed
-        columns.append((head + (tail + "\0" + head).join(cells) + tail).split("\0"))
-    return "[" + ",".join(chain.from_iterable(zip(*columns, strict=True))) + "]"
+        key = jsonenc.dumps(name) + ":"
+        pieces[2 * i :: width] = [("},{" if i == 0 else ",") + key] * rows
+        pieces[2 * i + 1 :: width] = _cell_texts(flat.iloc[:, i], nested)
+    pieces[0] = "{" + jsonenc.dumps(names[0]) + ":"
+    return "[" + "".join(pieces) + "}]"
 
 
 def _cell_texts(series: pd.Series, nested: Nested) -> list[str]:
@@ -172,7 +172,7 @@ def _cell_texts(series: pd.Series, nested: Nested) -> list[str]:
     if series.dtype.kind == "O":
         values = series.tolist()
         if all(type(v) is str for v in values):  # cell() keeps text as it is
-            return jsonenc.texts(values)
+            return jsonenc.string_texts(values)
     return jsonenc.texts(column(series, nested))
 
 
