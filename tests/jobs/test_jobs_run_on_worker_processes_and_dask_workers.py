@@ -151,6 +151,24 @@ def test_a_dask_job_is_published_while_it_runs_and_withdrawn_when_it_ends_failed
             wait_until(lambda: key not in client.list_datasets(), "the publication withdrawn")  # noqa: B023
 
 
+def test_a_stopping_server_withdraws_the_publications_of_the_jobs_that_ended(cluster: Any, tmp_path: Path) -> None:
+    # Ended jobs are let go of together a moment later; a server that stops meanwhile does it at once.
+    from distributed import Client
+
+    server = build(tmp_path, job_executor="dask", dask_address=cluster.scheduler_address)
+    marker = tmp_path / "go"
+    marker.write_text("go")
+    with Client(cluster.scheduler_address, set_as_default=False) as client:
+        with serve(server) as url:
+            routes = Routes(int(url.rsplit(":", 1)[1].strip("/")))
+            started, body = routes.rest_start("when_told", {"marker": str(marker), "fail": False})
+            assert started == 202, body
+            answer = wait_until(lambda: routes.rest_poll(body["job_id"])[1]["status"] != "running"
+                                and routes.rest_poll(body["job_id"])[1], "the job's end")
+            assert answer["status"] == "done", answer
+        assert "nanohubmcp-job-" + body["job_id"] not in client.list_datasets()
+
+
 @pytest.mark.anyio
 async def test_a_process_job_runs_in_a_pool_process_and_reports_progress(tmp_path: Path) -> None:
     server = build(tmp_path, job_executor="processes", job_workers=1)

@@ -4,15 +4,15 @@ The scheduler is ``dask_address=``, else ``DASK_SCHEDULER_ADDRESS``, else a ``Lo
 (worker processes) started on first use and closed when the server stops. The tool function
 runs on a worker, pickled with cloudpickle as Dask does. Every job is a task with the key
 ``nanohubmcp-job-<job id>``. On a scheduler the server did not start it is also published under
-that name while it runs (and unpublished once its end is stored), so it does not depend on the
+that name while it runs (and unpublished within a second of its end), so it does not depend on the
 server's client: when the server process dies, the job goes on, and a server restarted with the
 same state directory and scheduler takes it back and stores its result. (With the local cluster
 the jobs die with the server; they are reported as stopped.)
 
 The server waits for a job on the client's own event loop, where the client's methods are
 awaitable; the task answers the value with the address of the worker that ran it. The
-publication and its withdrawal run beside the job, never before or after it on the way to its
-result.
+publication runs beside the job, and the client lets go of ended jobs a moment later, together
+(:class:`Farewells`), never on the way to a result.
 
 On the worker, ``ctx.report_progress`` and the log methods publish on the Dask event topic of
 the job (``Worker.log_event``) the server subscribes to (``Client.subscribe_topic``), and
@@ -43,8 +43,11 @@ if TYPE_CHECKING:
 
 KEY_PREFIX = "nanohubmcp-job-"
 ENV_ADDRESS = "DASK_SCHEDULER_ADDRESS"
+LET_GO_SECONDS = 1.0
+"""How long after a job ended the client lets go of it (its future and its publication), together
+with every job that ended meanwhile."""
 FORGET_WAIT_SECONDS = 10.0
-"""How long a stopping server waits for the unpublication of jobs that just ended."""
+"""How long a stopping server waits for the client to let go of the jobs that ended."""
 
 T = TypeVar("T")
 
@@ -88,7 +91,7 @@ class DaskJobExecutor(JobExecutor):
         self._client: Any = None
         self._cluster: Any = None
         self._lock = threading.Lock()
-        self._pending: set[concurrent.futures.Future[None]] = set()
+        self._ended = Farewells()
 
     @property
     def scheduler_address(self) -> str | None:
@@ -194,21 +197,14 @@ class DaskJobExecutor(JobExecutor):
                 await asyncio.get_running_loop().run_in_executor(None, self._cancel, client, key, future, published)
             raise
         except Exception:
-            self._forget_later(client, key, published)
+            self._ended.add(client, future, key, published)
             raise
         finally:
             if events is not None:
                 client.unsubscribe_topic(key)
         if not job.abandoned:
-            self._forget_later(client, key, published)
+            self._ended.add(client, future, key, published)
         return value
-
-    def _forget_later(self, client: Any, key: str, published: concurrent.futures.Future[None] | None) -> None:
-        """Unpublish the job once its publication is done, without holding up its result (a
-        stopping server waits for these in :meth:`close`)."""
-        pending = self._on_client(client, _forget(client, key, published))
-        self._pending.add(pending)
-        pending.add_done_callback(self._pending.discard)
 
     @staticmethod
     def _cancel(client: Any, key: str, future: Any, published: concurrent.futures.Future[None] | None) -> None:
@@ -225,12 +221,62 @@ class DaskJobExecutor(JobExecutor):
         with self._lock:
             client, cluster = self._client, self._cluster
             self._client = self._cluster = None
-            pending, self._pending = self._pending, set()
-        concurrent.futures.wait(pending, timeout=FORGET_WAIT_SECONDS)
         if client is not None:
+            self._ended.let_go_now(client)
             client.close()
         if cluster is not None:
             cluster.close()
+
+
+class Farewells:
+    """Jobs that ended, which the client lets go of together :data:`LET_GO_SECONDS` after the first
+    of them: their futures (the scheduler may then drop the results) and their publications.
+
+    Not at each job's end: the client sends what it has to say within 10 ms in one batch, so a
+    message sent just after a job ended would hold back the submission of a job that comes a few
+    milliseconds later (the next call of a client that waited for the previous one) until that
+    batch's 10 ms are over; once a second, a whole burst of jobs is let go of in one batch.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._ended: list[tuple[Any, str, concurrent.futures.Future[None] | None]] = []
+        self._timer: asyncio.TimerHandle | None = None
+        self._going: asyncio.Future[None] | None = None
+
+    def add(self, client: Any, future: Any, key: str, published: concurrent.futures.Future[None] | None) -> None:
+        """Let go of ``future`` (the job ``key``, published when ``published`` is done) soon."""
+        with self._lock:
+            self._ended.append((future, key, published))
+            first = len(self._ended) == 1
+        if first:
+            loop = client.loop.asyncio_loop
+            loop.call_soon_threadsafe(self._arm, loop, client)
+
+    def _arm(self, loop: asyncio.AbstractEventLoop, client: Any) -> None:  # on the client's loop
+        self._timer = loop.call_later(LET_GO_SECONDS, self._fire, client)
+
+    def _fire(self, client: Any) -> None:  # on the client's loop
+        self._going = asyncio.ensure_future(self._let_go(client))
+
+    async def _let_go(self, client: Any) -> None:  # on the client's loop
+        with self._lock:
+            ended, self._ended, self._timer = self._ended, [], None
+        await asyncio.gather(*(_forget(client, key, published) for _, key, published in ended), return_exceptions=True)
+
+    def let_go_now(self, client: Any) -> None:
+        """Let go of every ended job at once (the server stops; waits at most
+        :data:`FORGET_WAIT_SECONDS`)."""
+
+        async def now() -> None:
+            if self._timer is not None:
+                self._timer.cancel()
+            if self._going is not None:
+                await self._going  # the jobs let go of a moment ago
+            await self._let_go(client)
+
+        with contextlib.suppress(Exception):  # a client that lost its scheduler lets go of nothing
+            asyncio.run_coroutine_threadsafe(now(), client.loop.asyncio_loop).result(FORGET_WAIT_SECONDS)
 
 
 # -- on the client's event loop (each Client method returns an awaitable there) -----------------
