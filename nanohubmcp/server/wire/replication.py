@@ -7,8 +7,11 @@ for as long as it is used there. :class:`Replication` keeps the replicas in step
 
 - a request naming a session loads its record (restarting its idle clock): a session opened
   by another process is adopted, one deleted or expired elsewhere (or lost with a Redis
-  restart) is forgotten here too and answered 404;
-- what a request changed in its session is stored before its response leaves;
+  restart) is forgotten here too and answered 404. The store may answer from this process's
+  copy of the record (Redis: :mod:`nanohubmcp.state.redis_sessions`, kept right by
+  invalidations), so most requests cost no round trip;
+- what a request changed in its session is stored before its response leaves (and every other
+  process's copy dropped);
 - streams cross processes (:mod:`.relay_streams`); server→client requests are answered on any
   process: the answer is relayed to the process waiting for it (Redis pub/sub);
 - change notifications and resource updates reach the streams of every process's sessions.
@@ -89,7 +92,8 @@ class Replication:
                 transport=str(record.get("transport")),
                 principal=record.get("principal"),
             )
-        if getattr(session, SAVED, None) != record:
+        saved = getattr(session, SAVED, None)
+        if saved is not record and saved != record:  # the same object: the store's cached copy
             self._apply(session, record)
         return session
 
