@@ -58,7 +58,7 @@ class ProcessJobExecutor(JobExecutor):
         self._flushes: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
 
-    def _start(self) -> tuple[ProcessPoolExecutor, Any]:
+    def _start(self) -> ProcessPoolExecutor:
         with self._lock:
             if self._pool is None:
                 context = multiprocessing.get_context()
@@ -68,7 +68,7 @@ class ProcessJobExecutor(JobExecutor):
                 threading.Thread(
                     target=self._listen, args=(self._queue,), daemon=True, name="nanohubmcp-process-jobs"
                 ).start()
-            return self._pool, self._manager.Event()
+            return self._pool
 
     def _listen(self, queue: Queue[tuple[str, str, list[Any]]]) -> None:
         while True:
@@ -97,10 +97,14 @@ class ProcessJobExecutor(JobExecutor):
         is_coroutine: bool,
     ) -> Any:
         loop = asyncio.get_running_loop()
-        pool, event = await loop.run_in_executor(None, self._start)
-        if context_param:
-            channel = QueueChannel(self._queue, event)
-            kwargs = {**kwargs, context_param: remote_context(job, context, channel, self.name)}
+        pool = self._pool if self._pool is not None else await loop.run_in_executor(None, self._start)
+        event = None
+        if context_param:  # only a ctx talks back: its cancel flag and the flush cost the manager a round trip each
+            event = await loop.run_in_executor(None, self._manager.Event)
+            kwargs = {
+                **kwargs,
+                context_param: remote_context(job, context, QueueChannel(self._queue, event), self.name),
+            }
         try:
             pickle.dumps((fn, kwargs))
         except Exception as exc:  # PicklingError, AttributeError (a local function), TypeError (a lock)
@@ -113,10 +117,12 @@ class ProcessJobExecutor(JobExecutor):
         future = pool.submit(run_remote, fn, kwargs, is_coroutine, job_trace(job))
         try:
             value = await asyncio.wrap_future(future)
-            await loop.run_in_executor(None, self._flush, job.id)
+            if event is not None:
+                await loop.run_in_executor(None, self._flush, job.id)
             return value
         except asyncio.CancelledError:
-            event.set()
+            if event is not None:
+                event.set()
             future.cancel()
             raise
         finally:
