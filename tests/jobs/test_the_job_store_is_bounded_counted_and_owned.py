@@ -146,6 +146,44 @@ def test_expired_jobs_are_purged_from_the_file(tmp_path: Path) -> None:
         store.get(job.id, None)
 
 
+EARLIER_SCHEMA = """
+CREATE TABLE jobs (
+    id TEXT PRIMARY KEY, tool TEXT NOT NULL, owner TEXT, principal TEXT, owner_key TEXT NOT NULL,
+    status TEXT NOT NULL, status_message TEXT, arguments TEXT, result TEXT, error TEXT, meta TEXT,
+    created REAL NOT NULL, updated REAL NOT NULL, finished_at REAL, ttl REAL NOT NULL,
+    as_task INTEGER NOT NULL DEFAULT 0, executor TEXT, executor_ref TEXT, runner TEXT,
+    progress REAL, progress_total REAL, progress_message TEXT,
+    progress_updates INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX jobs_by_owner ON jobs(owner_key);
+CREATE INDEX jobs_by_expiry ON jobs(finished_at) WHERE status IN ('completed', 'failed', 'cancelled');
+"""
+
+
+def test_a_file_of_an_earlier_version_is_read_and_its_expired_jobs_purged(tmp_path: Path) -> None:
+    # The store keeps when each job expires (a column of its own, so the purge is a range delete);
+    # a file written before that column existed gains it, filled from its finished jobs.
+    db = sqlite3.connect(tmp_path / "jobs.sqlite3")
+    db.executescript(EARLIER_SCHEMA)
+    now = time.time()
+    for job_id, finished in (("old", now - 7200), ("recent", now - 10), ("running", None)):
+        db.execute(
+            "INSERT INTO jobs (id, tool, owner_key, status, created, updated, finished_at, ttl, runner) "
+            "VALUES (?, 'work', 'anonymous', ?, ?, ?, ?, 3600, 'gone')",
+            (job_id, "completed" if finished else "working", now - 8000, now, finished),
+        )
+    db.commit()
+    db.close()
+    store = jobmod.JobStore(name="earlier", state_dir=tmp_path)
+    assert store.get("recent", None).status == jobmod.COMPLETED
+    store.sweep()
+    db = sqlite3.connect(tmp_path / "jobs.sqlite3")
+    assert sorted(row[0] for row in db.execute("SELECT id FROM jobs")) == ["recent", "running"]
+    job = store.create("work", None)
+    job.finish(jobmod.COMPLETED, result={"content": []})
+    expires = db.execute("SELECT expires - finished_at FROM jobs WHERE id = ?", (job.id,)).fetchone()[0]
+    assert expires == pytest.approx(store.ttl)
+
+
 def test_the_memory_store_writes_nothing(tmp_path: Path) -> None:
     store = jobmod.JobStore(name="volatile", state_dir=tmp_path / "never", kind="memory")
     job = store.create("work", None)

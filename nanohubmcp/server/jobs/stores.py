@@ -30,21 +30,23 @@ from ...errors import JobLimitReached
 COLUMNS = (
     "id", "tool", "owner", "principal", "owner_key", "status", "status_message", "arguments",
     "result", "error", "meta", "created", "updated", "finished_at", "ttl", "as_task", "executor",
-    "executor_ref", "runner", "progress", "progress_total", "progress_message", "progress_updates",
+    "executor_ref", "runner", "progress", "progress_total", "progress_message", "progress_updates", "expires",
 )
 JSON_COLUMNS = ("arguments", "result", "error", "meta")
 TERMINAL_SQL = "('completed', 'failed', 'cancelled')"
-SCHEMA = f"""
+SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
     id TEXT PRIMARY KEY, tool TEXT NOT NULL, owner TEXT, principal TEXT, owner_key TEXT NOT NULL,
     status TEXT NOT NULL, status_message TEXT, arguments TEXT, result TEXT, error TEXT, meta TEXT,
     created REAL NOT NULL, updated REAL NOT NULL, finished_at REAL, ttl REAL NOT NULL,
     as_task INTEGER NOT NULL DEFAULT 0, executor TEXT, executor_ref TEXT, runner TEXT,
     progress REAL, progress_total REAL, progress_message TEXT,
-    progress_updates INTEGER NOT NULL DEFAULT 0);
+    progress_updates INTEGER NOT NULL DEFAULT 0, expires REAL);
 CREATE INDEX IF NOT EXISTS jobs_by_owner ON jobs(owner_key);
-CREATE INDEX IF NOT EXISTS jobs_by_expiry ON jobs(finished_at) WHERE status IN {TERMINAL_SQL};
 """
+EXPIRES_INDEX = "CREATE INDEX IF NOT EXISTS jobs_by_expires ON jobs(expires)"
+"""``expires`` (``finished_at + ttl``, set when a job ends) makes the purge a range delete; a file
+of an earlier version gains the column (filled from its finished jobs) when it is opened."""
 DB_FILE = "jobs.sqlite3"
 
 
@@ -173,6 +175,15 @@ class SQLiteBackend:
         self.path, self._db, self.journal = open_database(directory, DB_FILE, SCHEMA)
         weakref.finalize(self, self._db.close)
         self._lock = threading.Lock()
+        if not self._has_expires():
+            with self._write() as db:
+                if not self._has_expires():  # another process may have migrated it meanwhile
+                    db.execute("ALTER TABLE jobs ADD COLUMN expires REAL")
+                    db.execute(f"UPDATE jobs SET expires = finished_at + ttl WHERE status IN {TERMINAL_SQL}")
+        self._db.execute(EXPIRES_INDEX)
+
+    def _has_expires(self) -> bool:
+        return any(row[1] == "expires" for row in self._db.execute("PRAGMA table_info(jobs)"))
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -194,10 +205,14 @@ class SQLiteBackend:
             db.execute(f"INSERT INTO jobs ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})", values)
 
     def update(self, job_id: str, fields: dict[str, Any]) -> None:
-        names = [name for name in fields if name in COLUMNS and name != "id"]
-        sets = ", ".join(f"{name} = ?" for name in names)
+        names = [name for name in fields if name in COLUMNS and name not in ("id", "expires")]
+        sets = [f"{name} = ?" for name in names]
+        values = [_encode(n, fields[n]) for n in names]
+        if fields.get("finished_at") is not None:  # a job's end: when it expires (its ttl is the new one, if given)
+            sets.append("expires = ? + " + ("?" if "ttl" in fields else "ttl"))
+            values += [fields["finished_at"]] + ([fields["ttl"]] if "ttl" in fields else [])
         with self._write() as db:
-            db.execute(f"UPDATE jobs SET {sets} WHERE id = ?", [_encode(n, fields[n]) for n in names] + [job_id])
+            db.execute(f"UPDATE jobs SET {', '.join(sets)} WHERE id = ?", [*values, job_id])
 
     def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
         with self._write() as db:
@@ -225,7 +240,12 @@ class SQLiteBackend:
 
     def purge(self, now: float) -> int:
         with self._write() as db:
-            cursor = db.execute(f"DELETE FROM jobs WHERE status IN {TERMINAL_SQL} AND finished_at + ttl < ?", (now,))
+            # (expires IS NULL: a job another process of an earlier version ended in a shared file)
+            cursor = db.execute(
+                f"DELETE FROM jobs WHERE expires < ?1 OR (expires IS NULL AND status IN {TERMINAL_SQL} "
+                "AND finished_at + ttl < ?1)",
+                (now,),
+            )
             return cursor.rowcount
 
     def close(self) -> None:
