@@ -26,7 +26,7 @@ BOUNDS = {
     "cold": "imports at start (tornado, the pipeline's layers) (§13.3)",
     "df": "DataFrame → records conversion in Python, text + structuredContent (§13.4)",
     "array": "the data serialized twice (text block and structuredContent) (§13.4)",
-    "dask": "job-store writes and the job's provenance record on submit and finish (§13.10)",
+    "dask": "a lone call: two HTTP requests, the loop-to-Dask-client hand-over; host load (bench/jobs.md, §13.10)",
     "stdio": "per-line pipeline cost shared with HTTP (§13.1)",
     "workers": "2 workers, wrk, redis-server and the team's load share 2 cores (§13.6)",
     "redis": "a session load/store round trip to Redis per request (§13.6)",
