@@ -251,7 +251,8 @@ class Farewells:
             first = len(self._ended) == 1
         if first:
             loop = client.loop.asyncio_loop
-            loop.call_soon_threadsafe(self._arm, loop, client)
+            with contextlib.suppress(RuntimeError):  # the client closed meanwhile: the scheduler let go of it all
+                loop.call_soon_threadsafe(self._arm, loop, client)
 
     def _arm(self, loop: asyncio.AbstractEventLoop, client: Any) -> None:  # on the client's loop
         self._timer = loop.call_later(LET_GO_SECONDS, self._fire, client)
