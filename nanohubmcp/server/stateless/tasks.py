@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from ...errors import InternalError, InvalidParams, MissingClientCapability, RegistrationError, to_error_object
+from ...errors import InternalError, InvalidParams, MissingClientCapability, to_error_object
 from ...protocol import jsonenc
 from ..jobs import service as jobmod
 from ..jobs.record import TASK_JOB
@@ -35,20 +35,6 @@ from .discover import TASKS_EXTENSION
 
 if TYPE_CHECKING:
     from ..handlers.host import HandlerServices
-
-SUPPORT_LEVELS = ("forbidden", "optional", "required")
-
-
-def check_task_support(name: str, value: object) -> str | None:
-    """Validate a ``task_support=`` option at registration.
-
-    Raises:
-        RegistrationError: not one of forbidden/optional/required.
-    """
-    if value is None or (isinstance(value, str) and value in SUPPORT_LEVELS):
-        return value
-    raise RegistrationError(
-        f"tool '{name}': task_support must be one of {', '.join(SUPPORT_LEVELS)}, got {value!r}")
 
 
 def has_tasks_extension(request: RequestContext) -> bool:

@@ -16,9 +16,11 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
+from ...errors import RegistrationError
 from ..registry.components import TASK_SUPPORT, Tool
 from .headers import MARKS, annotate, header_marks
-from .tasks import check_task_support
+
+SUPPORT_LEVELS = ("forbidden", "optional", "required")
 
 
 def apply_tool_options(tool: Tool, *, x_mcp_headers: Mapping[str, str] | None = None,
@@ -37,3 +39,16 @@ def apply_tool_options(tool: Tool, *, x_mcp_headers: Mapping[str, str] | None = 
         extra[TASK_SUPPORT] = support
     tool.extra = extra
     return tool
+
+
+def check_task_support(name: str, value: object) -> str | None:
+    """Validate a ``task_support=`` option at registration (here rather than with the tasks
+    extension's handlers, which a server loads at its first task request).
+
+    Raises:
+        RegistrationError: not one of forbidden/optional/required.
+    """
+    if value is None or (isinstance(value, str) and value in SUPPORT_LEVELS):
+        return value
+    raise RegistrationError(
+        f"tool '{name}': task_support must be one of {', '.join(SUPPORT_LEVELS)}, got {value!r}")
