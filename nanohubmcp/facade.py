@@ -33,7 +33,6 @@ from .auth.verifiers import resolve as resolve_auth
 from .errors import RegistrationError
 from .registration import Registrar, decorating
 from .server.core import ServerCore
-from .server.direct import CallResult
 from .server.provenance.tool_options import resolve_enabled as resolve_provenance
 from .server.registry import mcp_apps as apps
 from .server.registry.components import Prompt, Resource, ResourceTemplate, Tool
@@ -44,6 +43,7 @@ from .state import resolve as resolve_state_url
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from .server.direct import CallResult
     from .server.executors import JobExecutor
     from .server.pipeline import Middleware
     from .server.wire.events import EventBus

@@ -23,11 +23,10 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .errors import ConfigurationError
-from .server import direct
-from .server.direct import CallResult
 
 if TYPE_CHECKING:
     from .server.core import ServerCore
+    from .server.direct import CallResult
     from .server.wire.events import EventBus
     from .transports.runner import Runner
 
@@ -422,12 +421,16 @@ class Serving:
     def call(self, core: ServerCore, name: str, arguments: dict[str, Any] | None, *,
              server: object = None) -> CallResult:
         """``MCPServer.call``: tool ``name`` through the running server's call path, from a thread."""
+        from .server import direct  # calls from the serving program: not needed to start serving
+
         loop = self._runner.loop if self._runner is not None else None
         return direct.call_from_thread(core, loop, name, arguments, server=server)
 
     async def call_async(self, core: ServerCore, name: str, arguments: dict[str, Any] | None, *,
                          server: object = None) -> CallResult:
         """:meth:`call` for a coroutine: on the server's loop when it runs elsewhere."""
+        from .server import direct
+
         loop = self._runner.loop if self._runner is not None else None
         if loop is None or asyncio.get_running_loop() is loop:
             return await direct.call_tool(core, name, arguments, server=server)
