@@ -1,13 +1,20 @@
-"""What a provenance record says about a call, gathered cheaply.
+"""What a provenance record says about a call, and making it from what the call handed over.
 
 Per tool, once (kept in ``Tool.extra``): the hash of its code (the source text of its function,
 or for a notebook tool the cell that defined it, else the compiled code), its version (its
-module's ``__version__``, else its distribution's) and the versions of the packages its module
-uses (the modules in the function's globals, mapped to installed distributions). Per call: the
-arguments without those the input schema marks secret (``format: password`` or
-``writeOnly: true``), the SHA-256 digest of the result (its canonical JSON without ``_meta``),
-the URIs of its resource links, and where the call ran (host and process, and an executor's own
-place: a Dask worker, a Slurm job and node).
+module's ``__version__``, else its distribution's), the versions of the packages its module
+uses (the modules in the function's globals, mapped to installed distributions) and the names
+of the arguments its input schema marks secret (``format: password`` or ``writeOnly: true``).
+Per call: the arguments without the secret ones' values, the SHA-256 digest of the result (its
+JSON with sorted keys and no spaces, without ``_meta``), the URIs of its resource links, and
+where the call ran (host, process and thread, and an executor's own place: a Dask worker, a
+Slurm job and node).
+
+A call hands over only references (:data:`PendingCall`); :func:`build` makes the record from
+them later, on the record store's writer thread. The result is copied (shallowly) when it is
+handed over, so a layer outside that adds to it cannot change the record; a tool's arguments
+and nested result values are not copied (nothing of ours changes them after the call; a job
+that changes a list it was given while its record is made is recorded as it was then).
 """
 
 from __future__ import annotations
@@ -22,8 +29,17 @@ import platform
 import socket
 import sys
 import threading
+import time
+from collections.abc import Callable
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from ..results.store import owner_of
+
+if TYPE_CHECKING:
+    from ..jobs.record import Job
+    from ..registry.components import Tool
+    from ..wire.request import RequestContext
 
 from ...protocol import jsonenc
 
@@ -37,11 +53,12 @@ REDACTED = "[secret: not stored]"
 
 
 def code_of(tool: Any) -> dict[str, Any]:
-    """``{hash, source, version, module, packages, python}`` of ``tool`` (computed once per tool;
-    the packages again, cheaply, until the distributions table is read: see :func:`warm`)."""
+    """``{hash, source, version, module, qualname, packages, python, implementation, secrets}`` of
+    ``tool`` (computed once per tool; the packages and version once more when the distributions
+    table has been read: see :func:`warm`)."""
     known = tool.extra.get(CODE)
-    if known is not None and known["complete"]:
-        return known
+    if known is not None and (known["complete"] or _table is None):
+        return known  # the packages again only once, when the distributions table has been read
     fn = inspect.unwrap(tool.fn)
     if known is None:
         source = tool.extra.get(SOURCE)
@@ -59,6 +76,7 @@ def code_of(tool: Any) -> dict[str, Any]:
             "qualname": getattr(fn, "__qualname__", None),
             "python": platform.python_version(),
             "implementation": platform.python_implementation(),
+            "secrets": secret_names(tool.input_schema),
         }
     packages, complete = packages_of(fn)
     module = sys.modules.get(getattr(fn, "__module__", "") or "")
@@ -211,11 +229,22 @@ def result_digest(result: dict[str, Any]) -> str:
 
 
 def kept_result(result: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
-    """``(digest, result without _meta or None when over MAX_KEPT_RESULT_BYTES)``."""
-    body = {key: value for key, value in result.items() if key != "_meta"}
-    text = canonical(body)
-    kept = jsonenc.plain(body) if len(text) <= MAX_KEPT_RESULT_BYTES else None  # as JSON libraries read it
+    """``(digest, result without _meta or None when over MAX_KEPT_RESULT_BYTES)``: the digest is
+    the SHA-256 of the result's JSON with sorted keys, no spaces, ASCII only (values as sent; an
+    array's or table's data kept as JSON text is read as its values), the kept result as JSON
+    libraries read it."""
+    body = dict(result)
+    body.pop("_meta", None)
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), default=_json_value).encode()
+    kept = jsonenc.plain(body) if len(text) <= MAX_KEPT_RESULT_BYTES else None
     return "sha256:" + hashlib.sha256(text).hexdigest(), kept
+
+
+def _json_value(value: object) -> object:
+    """What the digest's encoder writes for a value JSON has no form for."""
+    if type(value) is jsonenc.Encoded:
+        return value.value
+    return str(value)
 
 
 def resource_links(result: dict[str, Any]) -> list[str]:
@@ -238,3 +267,123 @@ HOST = socket.gethostname()
 def here() -> dict[str, Any]:
     """Where this process runs: host, pid and thread."""
     return {"host": HOST, "pid": os.getpid(), "thread": threading.current_thread().name}
+
+
+# -- making a record from what a call handed over ------------------------------------------------
+PendingCall = tuple[str, "Tool", "RequestContext", dict[str, Any], dict[str, Any], float, float, threading.Thread, Any]
+"""What a call hands over for its record (references only): ``(record_id, tool, context, params,
+result, started, ended, thread, span)`` — the result a shallow copy of the answer without the
+record's own ``_meta`` key, ``thread`` the one that served the call, ``span`` the request's server
+span when the server traces it (else None)."""
+Earlier = Callable[[str], "tuple[str | None, dict[str, Any]] | None"]
+"""Finds a record made earlier (in the same batch or stored): ``(owner, body)``, or None."""
+Made = tuple[str, "str | None", dict[str, Any], "str | None"]
+"""``(record_id, owner, body, code source to keep)``."""
+URI_PREFIX = "nanohubmcp://provenance/"
+"""A record's URI is this and the record's id."""
+CACHE_META = "io.nanohub/cache"
+"""The ``_meta`` key of a result the result cache answered or stored: ``{"hit": bool, ...}``."""
+
+
+class JobEnd:
+    """A job's end, handed over for its record (made :func:`build` completes the job's record)."""
+
+    __slots__ = ("executor", "executor_ref", "finished_at", "message", "record_id", "result", "status", "task", "where")
+
+    def __init__(self, record_id: str, job: Job) -> None:
+        self.record_id = record_id
+        self.status = job.status
+        self.finished_at = job.finished_at
+        self.executor = job.executor
+        self.executor_ref = job.executor_ref
+        self.where = dict(job.where or {})
+        self.task = job.task_meta() or {}
+        self.result = job.result
+        self.message = job.status_message
+
+
+def build(item: PendingCall | JobEnd, earlier: Earlier) -> Made | None:
+    """The record of a call (or the completed record of a job), from what was handed over."""
+    if isinstance(item, JobEnd):
+        return _job_end(item, earlier)
+    record_id, tool, context, params, result, started, ended, thread, span = item
+    code = code_of(tool)
+    arguments = params.get("arguments")
+    arguments = arguments if isinstance(arguments, dict) else {}
+    meta = result.pop("_meta", None)
+    cached = meta.get(CACHE_META) if isinstance(meta, dict) else None
+    digest, kept = kept_result(result)
+    trace_id = span_id = None
+    if span is not None:
+        ids = span.get_span_context()
+        trace_id, span_id = format(ids.trace_id, "032x"), format(ids.span_id, "016x")
+    principal = context.principal
+    session = context.session
+    body: dict[str, Any] = {
+        "id": record_id,
+        "uri": URI_PREFIX + record_id,
+        "tool": tool.name,
+        "code": {
+            "hash": code["hash"],
+            "module": code["module"],
+            "qualname": code["qualname"],
+            "version": code["version"],
+        },
+        "python": {"version": code["python"], "implementation": code["implementation"]},
+        "packages": code["packages"],
+        "arguments": stored_arguments(arguments, code["secrets"]),
+        "principal": str(principal.subject) if principal is not None else None,
+        "session": session.id if session is not None else None,
+        "request_id": context.request_id,
+        "protocol_version": str(context.version),
+        "trace_id": trace_id,
+        "span_id": span_id,
+        "started": started,
+        "ended": ended,
+        "executor": "event-loop" if tool.is_coroutine else "worker-pool",
+        "where": {"host": HOST, "pid": os.getpid(), "thread": thread.name},
+        "status": "failed" if result.get("isError") else "completed",
+        "result_digest": digest,
+        "result": kept,
+        "resource_links": resource_links(result),
+        "cache": ("hit" if cached.get("hit") else "miss") if isinstance(cached, dict) else None,
+    }
+    if context.job_id is not None and not (isinstance(cached, dict) and cached.get("hit")):
+        body.update(
+            job_id=context.job_id,
+            status="working",
+            ended=None,
+            result_digest=None,
+            result=None,
+            resource_links=[],
+            handle_digest=digest,
+        )
+    return record_id, owner_of(context), body, code["source"]
+
+
+def _job_end(end: JobEnd, earlier: Earlier) -> Made | None:
+    found = earlier(end.record_id)
+    if found is None:
+        return None  # the record expired (or was dropped) while the job ran
+    owner, body = found
+    slurm = end.task.get("slurm") if isinstance(end.task.get("slurm"), dict) else None
+    where = dict(body["where"])
+    where.update(end.where)
+    if slurm is not None:
+        where.update(slurm_job_id=slurm.get("job_id"), node=slurm.get("node"))
+    result = end.result or {}
+    digest, kept = kept_result(result) if end.result is not None else (None, None)
+    body = {
+        **body,
+        "status": end.status,
+        "ended": end.finished_at or time.time(),
+        "executor": end.executor,
+        "where": where,
+        "result_digest": digest,
+        "result": kept,
+        "resource_links": resource_links(result),
+        "error": end.message if end.status != "completed" else None,
+    }
+    if end.executor_ref:
+        body["executor_ref"] = end.executor_ref
+    return end.record_id, owner, body, None

@@ -14,21 +14,19 @@ Source: MCP 2025-11-25, Basic § ``_meta`` (namespaced keys); Server § Resource
 from __future__ import annotations
 
 import base64
-import hashlib
-import itertools
 import json
 import logging
-import secrets
+import os
 import threading
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..jobs.record import TERMINAL, Job
 from ..results.store import owner_of
-from ..wire import trace_context
-from . import capture
-from .records import META_KEY, ProvenanceStore, record_id_of, record_uri
+from ..wire.trace_context import SPAN
+from .capture import CACHE_META, URI_PREFIX, JobEnd
+from .records import META_KEY, ProvenanceStore, record_id_of
 
 if TYPE_CHECKING:
     from ..pipeline import CallNext, Middleware, Request
@@ -38,44 +36,45 @@ log = logging.getLogger("nanohubmcp.provenance")
 
 OFF = "provenance_off"
 """``Tool.extra`` key: True when the tool's calls leave no record (``provenance=False``)."""
-CACHE_META = "io.nanohub/cache"
-"""The ``_meta`` key of a result the result cache answered or stored: ``{"hit": bool, ...}``."""
 MAX_OPEN_JOBS = 10_000
 """Jobs whose records wait for their end at most (the job store's own default bound)."""
 MAX_ENDED_JOBS = 256
 """Ended jobs whose records are not open yet, kept at most (the window is one call's answer)."""
+IDS_AT_ONCE = 1024
+"""Record ids made from one read of the system's random source."""
 
 
 class ToolLookup(Protocol):
     def get(self, name: str) -> Tool | None: ...
 
 
-def trace_ids() -> tuple[str | None, str | None]:
-    """The trace and span ids (hex) of the request's server span, or ``(None, None)`` when the
-    server does not trace (the tracing layer runs outside this one, so its span is current)."""
-    ids = trace_context.current_trace_ids()
-    return ids if ids is not None else (None, None)
-
-
 class RecordIds:
-    """Unguessable record ids without a system call each: the SHA-256 of a random key of this
-    process and a counter (``os.urandom`` per id cost more than the rest of a record here)."""
+    """Unguessable record ids (24 URL-safe characters: 18 random bytes each), made
+    :data:`IDS_AT_ONCE` at a time from one read of ``os.urandom`` (a read per id cost more than
+    the rest of a record's share of the call)."""
 
     def __init__(self) -> None:
-        self._key = secrets.token_bytes(32)
-        self._count = itertools.count()
+        self._ready: deque[str] = deque()
         self._lock = threading.Lock()
 
     def next(self) -> str:
-        with self._lock:
-            number = next(self._count)
-        digest = hashlib.sha256(self._key + number.to_bytes(8, "big")).digest()[:18]
-        return base64.urlsafe_b64encode(digest).decode()
+        while True:
+            try:
+                return self._ready.pop()
+            except IndexError:
+                with self._lock:
+                    if not self._ready:
+                        text = base64.urlsafe_b64encode(os.urandom(18 * IDS_AT_ONCE)).decode()
+                        self._ready.extend(text[i : i + 24] for i in range(0, len(text), 24))
 
 
 class Recorder:
-    """Writes provenance records: the layer (:meth:`layer`) and the job store's finish hook
+    """Records tool calls and jobs: the layer (:meth:`layer`) and the job store's finish hook
     (:meth:`job_finished`).
+
+    On a call's path the layer mints the record's id, names it in the result's ``_meta`` and
+    hands the store references to what the record needs (:data:`.capture.PendingCall`); the
+    record itself is made and written by the store's writer (:class:`.records.ProvenanceStore`).
 
     Args:
         store: where records go.
@@ -87,7 +86,7 @@ class Recorder:
         self.store = store
         self.tools = tools
         self.enabled = enabled
-        self._open: OrderedDict[str, tuple[str, str | None, dict[str, Any]]] = OrderedDict()
+        self._open: OrderedDict[str, str] = OrderedDict()  # job id -> its record's id
         # A quick job can end (on its thread) before the layer has opened its record (after the handle is
         # made): such ends wait here for the record, which then completes at once.
         self._ended: OrderedDict[str, Job] = OrderedDict()
@@ -96,87 +95,59 @@ class Recorder:
 
     def layer(self) -> Middleware:
         """The pipeline layer (it records ``tools/call`` and answers reads of record URIs)."""
+        submit = self.store.pending.add  # the store's queue itself: one call on the call's path
+        ids = self._ids
 
         async def provenance(request: Request, call_next: CallNext) -> dict[str, Any]:
             method = request.method
-            if method == "resources/read":
-                return self._read(request) or await call_next(request)
-            if method != "tools/call" or not self.enabled:
+            if method != "tools/call":
+                if method == "resources/read":
+                    return self._read(request) or await call_next(request)
                 return await call_next(request)
+            if not self.enabled:
+                return await call_next(request)
+            record_id = ids.next()
             tool = request.tool
             if tool is None or tool.extra.get(OFF):
                 return await call_next(request)
+            context = request.context
+            context.provenance_id = record_id  # the panel's call log names it
             started = time.time()
-            request.context.provenance_id = self._ids.next()  # the panel's call log names it
             result = await call_next(request)
             if result.get("resultType") == "input_required":
                 return result  # not done: the client's retry with the answers is the call recorded
-            try:
-                self._record(request, tool, started, result)
-            except Exception:  # a record must never cost the caller its answer
-                log.exception("could not record the provenance of a call of %s", tool.name)
+            # References only (the record is made on the store's writer thread): see capture.PendingCall.
+            pending = (
+                record_id,
+                tool,
+                context,
+                request.params,
+                dict(result),
+                started,
+                time.time(),
+                threading.current_thread(),
+                context.slots.get(SPAN),
+            )
+            if submit(pending):
+                result.setdefault("_meta", {})[META_KEY] = URI_PREFIX + record_id
+                if context.job_id is not None:
+                    self._opened(context.job_id, record_id, result)
             return result
 
         return provenance
 
-    # -- writing ------------------------------------------------------------------------------
-    def _record(self, request: Request, tool: Tool, started: float, result: dict[str, Any]) -> None:
-        context = request.context
-        code = capture.code_of(tool)
-        arguments = request.params.get("arguments")
-        arguments = arguments if isinstance(arguments, dict) else {}
-        trace_id, span_id = trace_ids()
-        principal = request.principal
-        meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else None
-        cached = meta.get(CACHE_META) if meta is not None else None
-        record_id = context.provenance_id or self._ids.next()
-        digest, kept = capture.kept_result(result)
-        self.store.keep_source(code["hash"], code["source"])
-        body: dict[str, Any] = {
-            "id": record_id,
-            "uri": record_uri(record_id),
-            "tool": tool.name,
-            "code": {key: code[key] for key in ("hash", "module", "qualname", "version")},
-            "python": {"version": code["python"], "implementation": code["implementation"]},
-            "packages": code["packages"],
-            "arguments": capture.stored_arguments(arguments, capture.secret_names(tool.input_schema)),
-            "principal": str(principal.subject) if principal is not None else None,
-            "session": request.session_id,
-            "request_id": request.id,
-            "protocol_version": str(request.protocol_version),
-            "trace_id": trace_id,
-            "span_id": span_id,
-            "started": started,
-            "ended": time.time(),
-            "executor": "event-loop" if tool.is_coroutine else "worker-pool",
-            "where": capture.here(),
-            "status": "failed" if result.get("isError") else "completed",
-            "result_digest": digest,
-            "result": kept,
-            "resource_links": capture.resource_links(result),
-            "cache": ("hit" if cached.get("hit") else "miss") if isinstance(cached, dict) else None,
-        }
-        owner = owner_of(context)
-        job_id = context.job_id
-        if job_id is not None and (cached is None or not cached.get("hit")):
-            body.update(
-                job_id=job_id,
-                status="working",
-                ended=None,
-                result_digest=None,
-                result=None,
-                resource_links=[],
-                handle_digest=digest,
-            )
-            with self._jobs_lock:
-                self._open[job_id] = (record_id, owner, body)
-                while len(self._open) > MAX_OPEN_JOBS:
-                    self._open.popitem(last=False)
-                ended = self._ended.pop(job_id, None)
-        else:
-            ended = None
-        self.store.put(record_id, owner, body)
-        result.setdefault("_meta", {})[META_KEY] = body["uri"]
+    # -- jobs -----------------------------------------------------------------------------------
+    def _opened(self, job_id: str, record_id: str, result: dict[str, Any]) -> None:
+        """A call started job ``job_id`` (its record, handed over, says ``working``)."""
+        meta = result.get("_meta") or {}
+        cached = meta.get(CACHE_META)
+        if isinstance(cached, dict) and cached.get("hit"):
+            return
+        with self._jobs_lock:
+            self._open[job_id] = record_id
+            while len(self._open) > MAX_OPEN_JOBS:
+                self._open.popitem(last=False)
+            ended = self._ended.pop(job_id, None)
         if ended is not None:
             self.job_finished(ended)
 
@@ -186,37 +157,16 @@ class Recorder:
         if job.status not in TERMINAL:
             return
         with self._jobs_lock:
-            opened = self._open.pop(job.id, None)
-            if opened is None:  # the record is not open yet: it completes when it is
+            record_id = self._open.pop(job.id, None)
+            if record_id is None:  # the record is not open yet: it completes when it is
                 self._ended[job.id] = job
                 while len(self._ended) > MAX_ENDED_JOBS:
                     self._ended.popitem(last=False)
                 return
-        record_id, owner, body = opened
-        meta = job.task_meta() or {}
-        slurm = meta.get("slurm") if isinstance(meta.get("slurm"), dict) else None
-        where = dict(body["where"])
-        where.update(job.where or {})
-        if slurm is not None:
-            where.update(slurm_job_id=slurm.get("job_id"), node=slurm.get("node"))
-        result = job.result or {}
-        digest, kept = capture.kept_result(result) if job.result is not None else (None, None)
-        body = {
-            **body,
-            "status": job.status,
-            "ended": job.finished_at or time.time(),
-            "executor": job.executor,
-            "where": where,
-            "result_digest": digest,
-            "result": kept,
-            "resource_links": capture.resource_links(result),
-            "error": job.status_message if job.status != "completed" else None,
-        }
-        if job.executor_ref:
-            body["executor_ref"] = job.executor_ref
-        self.store.put(record_id, owner, body)
+        self.store.submit(JobEnd(record_id, job))
         if job.result is not None:
-            job.result = {**job.result, "_meta": {**(job.result.get("_meta") or {}), META_KEY: body["uri"]}}
+            uri = URI_PREFIX + record_id
+            job.result = {**job.result, "_meta": {**(job.result.get("_meta") or {}), META_KEY: uri}}
 
     # -- reading ------------------------------------------------------------------------------
     def _read(self, request: Request) -> dict[str, Any] | None:

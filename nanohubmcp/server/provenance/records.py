@@ -23,20 +23,16 @@ from typing import Any, Protocol
 
 from ..jobs.record import PROVENANCE_META
 from ..jobs.stores import open_database
+from .capture import URI_PREFIX, build
+from .writer import BatchWriter
 
 log = logging.getLogger("nanohubmcp.provenance")
 
 DB_FILE = "provenance.sqlite3"
-URI_PREFIX = "nanohubmcp://provenance/"
-"""A record's URI is this and the record's id."""
 META_KEY = PROVENANCE_META
 """The ``_meta`` key of a tool result (and of a finished job's) naming its record's URI."""
 DEFAULT_MAX_RECORDS = 100_000
 PURGE_EVERY_SECONDS = 10.0
-WRITE_BATCH = 64
-"""Records written in one transaction at most; fewer after :data:`WRITE_DELAY_SECONDS`."""
-WRITE_DELAY_SECONDS = 0.2
-"""A record reaches the file at most this long after its call (a read of any record writes it at once)."""
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS records (
     id TEXT PRIMARY KEY, owner TEXT, tool TEXT NOT NULL, created REAL NOT NULL, expires REAL NOT NULL,
@@ -49,19 +45,15 @@ MAX_SOURCES = 10_000
 """Code sources kept at most (one per code hash; the least recently recorded go first)."""
 
 
+Row = tuple[str, "str | None", str, float, float, dict[str, Any]]
+"""A record as stored: its id, owner, tool, creation and expiry times, and its body."""
+
+
 class RecordBackend(Protocol):
     """A place to keep records (memory or SQLite); safe from any thread."""
 
-    def put(
-        self,
-        record_id: str,
-        owner: str | None,
-        tool: str,
-        created: float,
-        expires: float,
-        body: dict[str, Any],
-        max_records: int,
-    ) -> None: ...
+    def put_many(self, rows: list[Row], max_records: int) -> None:
+        """Store (or replace) ``rows``: ``(id, owner, tool, created, expires, body)`` each."""
 
     def get(self, record_id: str) -> tuple[str | None, float, dict[str, Any]] | None: ...
 
@@ -86,19 +78,11 @@ class MemoryRecords:
         self._sources: OrderedDict[str, str] = OrderedDict()
         self._lock = threading.Lock()
 
-    def put(
-        self,
-        record_id: str,
-        owner: str | None,
-        tool: str,
-        created: float,
-        expires: float,
-        body: dict[str, Any],
-        max_records: int,
-    ) -> None:
+    def put_many(self, rows: list[Row], max_records: int) -> None:
         with self._lock:
-            self._rows[record_id] = (owner, expires, body)
-            self._rows.move_to_end(record_id)
+            for record_id, owner, _, _, expires, body in rows:
+                self._rows[record_id] = (owner, expires, body)
+                self._rows.move_to_end(record_id)
             while len(self._rows) > max_records:
                 self._rows.popitem(last=False)
 
@@ -144,55 +128,28 @@ class SQLiteRecords:
         self.path, self._db, _ = open_database(directory, DB_FILE, SCHEMA)
         weakref.finalize(self, self._db.close)
         self._lock = threading.Lock()
-        self._pending: list[tuple[str, str | None, str, float, float, str]] = []
-        self._timer: threading.Timer | None = None
 
-    def put(
-        self,
-        record_id: str,
-        owner: str | None,
-        tool: str,
-        created: float,
-        expires: float,
-        body: dict[str, Any],
-        max_records: int,
-    ) -> None:
-        text = json.dumps(body, separators=(",", ":"), ensure_ascii=True, default=str)
+    def put_many(self, rows: list[Row], max_records: int) -> None:
+        """Write ``rows`` in one transaction (a commit per record cost more than the rest of a record)."""
+        texts = [
+            (record_id, owner, tool, created, expires, json.dumps(body, separators=(",", ":"), default=str))
+            for record_id, owner, tool, created, expires, body in rows
+        ]
         with self._lock:
-            self._pending.append((record_id, owner, tool, created, expires, text))
-            full = len(self._pending) >= WRITE_BATCH
-            if not full and self._timer is None:
-                self._timer = threading.Timer(WRITE_DELAY_SECONDS, self.flush)
-                self._timer.daemon = True
-                self._timer.start()
-        if full:
-            self.flush()
-
-    def flush(self) -> None:
-        """Write the pending records in one transaction (a commit per record cost more than the
-        rest of a call's record)."""
-        with self._lock:
-            pending, self._pending = self._pending, []
-            timer, self._timer = self._timer, None
-            if pending:
-                self._db.execute("BEGIN IMMEDIATE")
-                try:
-                    self._db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?)", pending)
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
-                self._db.execute("COMMIT")
-        if timer is not None:
-            timer.cancel()
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?)", texts)
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
 
     def get(self, record_id: str) -> tuple[str | None, float, dict[str, Any]] | None:
-        self.flush()
         with self._lock:
             row = self._db.execute("SELECT owner, expires, body FROM records WHERE id = ?", (record_id,)).fetchone()
         return None if row is None else (row[0], row[1], json.loads(row[2]))
 
     def of_owner(self, owner: str | None, limit: int) -> list[dict[str, Any]]:
-        self.flush()
         with self._lock:
             rows = self._db.execute(
                 "SELECT body FROM records WHERE owner IS ? ORDER BY created DESC LIMIT ?", (owner, limit)
@@ -200,7 +157,6 @@ class SQLiteRecords:
         return [json.loads(row[0]) for row in rows]
 
     def recent(self, limit: int) -> list[dict[str, Any]]:
-        self.flush()
         with self._lock:
             rows = self._db.execute("SELECT body FROM records ORDER BY created DESC LIMIT ?", (limit,)).fetchall()
         return [json.loads(row[0]) for row in rows]
@@ -219,7 +175,6 @@ class SQLiteRecords:
         return None if row is None else str(row[0])
 
     def purge(self, now: float, max_records: int = DEFAULT_MAX_RECORDS) -> int:
-        self.flush()
         with self._lock:
             gone = int(self._db.execute("DELETE FROM records WHERE expires < ?", (now,)).rowcount)
             over = self._db.execute("SELECT count(*) FROM records").fetchone()[0] - max_records
@@ -232,13 +187,17 @@ class SQLiteRecords:
             return gone
 
     def close(self) -> None:
-        self.flush()
         with self._lock:
             self._db.close()
 
 
 class ProvenanceStore:
     """The server's provenance records (opened on first use: building a server writes nothing).
+
+    A call's record is handed over as a pending item (:meth:`submit`: references only, on the
+    call's path) and made and written by the store's writer thread in batches
+    (:mod:`.writer`); every read first writes what is pending, so a call's record is readable as
+    soon as its answer is out.
 
     Args:
         ttl: seconds a record stays readable (the job store's TTL).
@@ -255,6 +214,8 @@ class ProvenanceStore:
         self._purged = 0.0
         self._lock = threading.Lock()
         self._sources_kept: set[str] = set()
+        self.pending: BatchWriter[Any] = BatchWriter(self._write, name="nanohubmcp-provenance")
+        """Records waiting to be made and written (:meth:`submit`)."""
 
     @property
     def backend(self) -> RecordBackend:
@@ -271,31 +232,58 @@ class ProvenanceStore:
                     self._backend = backend
         return self._backend
 
-    def put(self, record_id: str, owner: str | None, body: dict[str, Any]) -> None:
-        """Store (or replace) record ``record_id`` of ``owner``; a failing disk is logged, never raised."""
+    def submit(self, item: Any) -> bool:
+        """Queue ``item`` for the writer (never blocks); False when the queue was full and it was dropped."""
+        return self.pending.add(item)
+
+    def _write(self, items: list[Any]) -> None:
+        """The writer's batch: make each pending item's record (:func:`.capture.build`) and store
+        them in one transaction; a failing disk is logged, never raised."""
+        made: dict[str, tuple[str | None, dict[str, Any]]] = {}
+        sources: dict[str, str] = {}
+
+        def earlier(record_id: str) -> tuple[str | None, dict[str, Any]] | None:
+            found = made.get(record_id)
+            if found is not None:
+                return found
+            row = self.backend.get(record_id)
+            return None if row is None else (row[0], row[2])
+
+        for item in items:
+            try:
+                record = build(item, earlier)
+            except Exception:  # one record that cannot be made must not cost the others
+                log.exception("could not make a provenance record")
+                continue
+            if record is not None:
+                record_id, owner, body, source = record
+                made[record_id] = (owner, body)
+                if source is not None:
+                    sources[body["code"]["hash"]] = source
+        if not made:
+            return
         now = time.time()
         try:
             backend = self.backend
+            for digest, source in sources.items():
+                self._keep_source(backend, digest, source)
+            rows = [
+                (record_id, owner, str(body.get("tool", "")), float(body.get("created", now)), now + self.ttl, body)
+                for record_id, (owner, body) in made.items()
+            ]
             if now - self._purged > PURGE_EVERY_SECONDS:
                 self._purged = now
                 backend.purge(now, self.max_records)
-            backend.put(
-                record_id,
-                owner,
-                str(body.get("tool", "")),
-                float(body.get("created", now)),
-                now + self.ttl,
-                body,
-                self.max_records,
-            )
+            backend.put_many(rows, self.max_records)
         except sqlite3.Error as exc:
-            log.warning("could not store provenance record %s: %s", record_id, exc)
+            log.warning("could not store %d provenance record(s): %s", len(made), exc)
 
     def get(self, record_id: str, owner: str | None) -> dict[str, Any] | None:
         """The record ``record_id`` when ``owner`` owns it and it has not expired, else None.
 
         A record made without principal or session (REST, the 2026-07-28 era) is read by
         whoever holds its id, like such a job."""
+        self.pending.drain()
         row = self.backend.get(record_id)
         if row is None:
             return None
@@ -306,31 +294,37 @@ class ProvenanceStore:
 
     def keep_source(self, digest: str, source: str | None) -> None:
         """Keep the source text of code ``digest`` (once per digest and process)."""
-        if source is None or digest in self._sources_kept:
-            return
         try:
-            self.backend.put_source(digest, source)
+            self._keep_source(self.backend, digest, source)
         except sqlite3.Error as exc:
             log.warning("could not store the source of %s: %s", digest, exc)
+
+    def _keep_source(self, backend: RecordBackend, digest: str, source: str | None) -> None:
+        if source is None or digest in self._sources_kept:
             return
+        backend.put_source(digest, source)
         self._sources_kept.add(digest)
 
     def source(self, digest: str) -> str | None:
         """The source text of code ``digest``, if kept."""
+        self.pending.drain()
         return self.backend.get_source(digest)
 
     def find(self, record_id: str) -> dict[str, Any] | None:
         """Record ``record_id`` of any owner, for the server's operator (``%mcp history ID``)."""
+        self.pending.drain()
         row = self.backend.get(record_id)
         return row[2] if row is not None and row[1] >= time.time() else None
 
     def of_owner(self, owner: str | None, limit: int = 50) -> list[dict[str, Any]]:
         """The newest ``limit`` records of ``owner`` (never anyone else's), newest first."""
+        self.pending.drain()
         self._purge()
         return self.backend.of_owner(owner, limit)
 
     def recent(self, limit: int = 50) -> list[dict[str, Any]]:
         """The newest ``limit`` records of every owner, for the server's operator (``%mcp history``)."""
+        self.pending.drain()
         self._purge()
         return self.backend.recent(limit)
 
@@ -341,6 +335,7 @@ class ProvenanceStore:
             log.warning("could not purge provenance records: %s", exc)
 
     def close(self) -> None:
+        self.pending.close()
         if self._backend is not None:
             self._backend.close()
             self._backend = None

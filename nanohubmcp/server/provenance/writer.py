@@ -1,0 +1,173 @@
+"""Writing off the call path: bounded queues of pending items, written in batches by one thread.
+
+A call hands over what its record needs as references (:meth:`BatchWriter.add`: a ``deque``
+append, atomic, never blocking the event loop). One thread per process (``nanohubmcp-provenance``,
+started at the first item) wakes at the first item, waits :data:`DELAY_SECONDS` for more, and
+writes what every writer holds in batches of at most :data:`BATCH`, letting other threads run
+between batches. A reader that must see every item added so far calls
+:meth:`BatchWriter.drain`: it waits for the batch being written and writes the rest itself, in
+the order added (one drain at a time). When :data:`MAX_PENDING` items are waiting (the disk
+cannot keep up), an item is dropped rather than the caller blocked: :attr:`BatchWriter.dropped`
+counts them and a warning says so (at most once a minute).
+
+Before the interpreter exits, the thread stops and everything pending is written.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import threading
+import time
+import weakref
+from collections import deque
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+log = logging.getLogger("nanohubmcp.provenance")
+
+T = TypeVar("T")
+
+BATCH = 16
+"""Items written in one batch (one transaction) at most. Between batches the writer lets other
+threads run: a batch holds the interpreter for a fraction of a millisecond, so a call served
+meanwhile on the event loop (the inline lane of quick tools) is not held up by it."""
+DELAY_SECONDS = 0.2
+"""How long the thread gathers items after the first one before writing them."""
+MAX_PENDING = 20_000
+"""Items waiting in one writer at most; one more is dropped (and counted), never waited for."""
+WARN_EVERY_SECONDS = 60.0
+THREAD_NAME = "nanohubmcp-provenance"
+
+
+class _Thread:
+    """The process's one writing thread and the writers it serves."""
+
+    def __init__(self) -> None:
+        self.writers: weakref.WeakSet[Any] = weakref.WeakSet()
+        self.wake = threading.Event()
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+        self.thread: threading.Thread | None = None
+        self.registered = False
+        self.closed = False
+
+    def start(self) -> None:
+        with self.lock:
+            if self.thread is not None or self.closed:
+                return  # after the exit's last write, what is added waits for a reader
+            if not self.registered:
+                atexit.register(self.close)  # before the interpreter tears down what a write needs
+                self.registered = True
+            thread = threading.Thread(target=self._run, name=THREAD_NAME, daemon=True)
+            try:
+                thread.start()
+            except RuntimeError as exc:  # no new threads (the interpreter is finishing): readers still drain
+                log.warning("cannot start the provenance writer: %s", exc)
+                return
+            self.thread = thread
+
+    def _run(self) -> None:
+        while not self.stop.is_set():
+            self.wake.wait()
+            self.stop.wait(DELAY_SECONDS)  # gather a batch (cut short at exit)
+            self.wake.clear()
+            self.write_all()
+
+    def write_all(self) -> None:
+        for writer in list(self.writers):
+            writer.drain()
+
+    def close(self) -> None:
+        """Stop the thread and write everything pending (at exit)."""
+        self.closed = True
+        self.stop.set()
+        self.wake.set()
+        thread = self.thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join()
+        self.write_all()
+
+    def after_fork(self) -> None:
+        """In a forked child: the parent's thread does not exist here."""
+        self.thread = None
+        self.lock = threading.Lock()
+        self.wake = threading.Event()
+        self.stop = threading.Event()
+        for writer in list(self.writers):
+            writer._drain_lock = threading.Lock()
+            writer._pending.clear()  # the parent writes its own items
+
+
+_THREAD = _Thread()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_THREAD.after_fork)
+
+
+class BatchWriter(Generic[T]):
+    """A queue of items that ``write`` receives in batches, on the process's writing thread.
+
+    Args:
+        write: writes one batch (a list, oldest first); an exception is logged and the batch lost.
+        name: names the writer in log messages.
+        max_pending: the bound of the queue (:data:`MAX_PENDING`).
+    """
+
+    def __init__(self, write: Callable[[list[T]], None], *, name: str, max_pending: int = MAX_PENDING) -> None:
+        self._write = write
+        self._name = name
+        self._max = max_pending
+        self._pending: deque[T] = deque()
+        self._drain_lock = threading.Lock()
+        self._warned = float("-inf")
+        self.dropped = 0
+        """Items dropped because :data:`MAX_PENDING` were waiting."""
+        _THREAD.writers.add(self)
+
+    def add(self, item: T) -> bool:
+        """Queue ``item`` (from any thread, never blocking); False when it was dropped."""
+        pending = self._pending
+        if len(pending) >= self._max:
+            self._drop()
+            return False
+        pending.append(item)
+        wake = _THREAD.wake
+        if not wake.is_set():
+            wake.set()
+            if _THREAD.thread is None:
+                _THREAD.start()
+        return True
+
+    def pending_count(self) -> int:
+        """Items waiting to be written."""
+        return len(self._pending)
+
+    def drain(self) -> None:
+        """Write every item added so far, now, on this thread (after the batch being written)."""
+        with self._drain_lock:
+            pending = self._pending
+            while pending:
+                batch = [pending.popleft() for _ in range(min(len(pending), BATCH))]
+                try:
+                    self._write(batch)
+                except Exception:
+                    log.exception("could not write %d pending item(s) of %s", len(batch), self._name)
+                if pending:
+                    time.sleep(0)  # let the serving loop run between batches
+
+    def close(self) -> None:
+        """Write what is pending (the writer takes items again afterwards)."""
+        self.drain()
+
+    def _drop(self) -> None:
+        self.dropped += 1
+        now = time.monotonic()
+        if now - self._warned > WARN_EVERY_SECONDS:
+            self._warned = now
+            log.warning(
+                "%s: %d item(s) waiting to be written; dropped %d so far (the disk does not keep up)",
+                self._name,
+                len(self._pending),
+                self.dropped,
+            )

@@ -1,0 +1,108 @@
+"""A call hands its record over and answers; the record is made and written by the process's
+writing thread in batches. The writer's queue is bounded: when it is full (the disk does not keep up) an
+item is dropped and counted, with a warning, and the caller never waits. A record is readable as
+soon as the call has answered (a read writes what is pending first), and records still pending
+when the process exits are written before it ends.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from nanohubmcp.server.provenance.writer import BatchWriter
+
+
+def test_a_full_queue_drops_and_counts_instead_of_blocking(caplog: pytest.LogCaptureFixture) -> None:
+    disk_free = threading.Event()
+    started = threading.Event()
+    written: list[int] = []
+
+    def write(batch: list[int]) -> None:
+        started.set()
+        assert disk_free.wait(60)
+        written.extend(batch)
+
+    writer: BatchWriter[int] = BatchWriter(write, name="test-writer", max_pending=3)
+    assert writer.add(0)
+    assert started.wait(60)  # the writer holds item 0 and waits for the "disk"
+    with caplog.at_level(logging.WARNING, logger="nanohubmcp.provenance"):
+        accepted = [n for n in range(1, 10) if writer.add(n)]
+    assert accepted == [1, 2, 3]
+    assert writer.dropped == 6
+    assert "dropped 1 so far" in caplog.text  # said once, not six times
+    assert caplog.text.count("dropped") == 1
+    disk_free.set()
+    writer.drain()  # waits for the batch being written, then writes the rest in order
+    assert written == [0, 1, 2, 3]
+
+
+def test_a_drain_writes_in_the_order_added_from_every_thread() -> None:
+    written: list[tuple[int, int]] = []
+    writer: BatchWriter[tuple[int, int]] = BatchWriter(written.extend, name="test-writer")
+
+    def produce(source: int) -> None:
+        for n in range(500):
+            assert writer.add((source, n))
+
+    threads = [threading.Thread(target=produce, args=(s,)) for s in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    writer.drain()
+    assert len(written) == 2000
+    for source in range(4):
+        assert [n for s, n in written if s == source] == list(range(500))
+    writer.close()
+    assert writer.add((9, 9))  # a closed writer takes items again
+    writer.drain()
+    assert written[-1] == (9, 9)
+
+
+SCRIPT = """
+import sys
+from nanohubmcp import MCPServer
+
+server = MCPServer("exits-at-once", state_dir=sys.argv[1])
+
+@server.tool()
+def add(a: float, b: float) -> float:
+    '''a + b.'''
+    return a + b
+
+server.start(port=0)
+for n in range(20):
+    result = server.call("add", {"a": n, "b": 1})
+print(result["_meta"]["io.nanohub/provenance"])
+# no stop, no close: the interpreter exits with records still waiting for the writer
+"""
+
+
+def test_records_still_pending_at_exit_are_written(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(tmp_path)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    uri = done.stdout.strip().splitlines()[-1]
+    record_id = uri.rsplit("/", 1)[-1]
+    files = list(tmp_path.rglob("provenance.sqlite3"))
+    assert len(files) == 1
+    db = sqlite3.connect(files[0])
+    try:
+        (count,) = db.execute("SELECT count(*) FROM records WHERE tool = 'add'").fetchone()
+        (body,) = db.execute("SELECT body FROM records WHERE id = ?", (record_id,)).fetchone()
+    finally:
+        db.close()
+    assert count == 20
+    record = json.loads(body)
+    assert record["arguments"] == {"a": 19, "b": 1}
+    assert record["status"] == "completed"
+    assert record["result_digest"].startswith("sha256:")
