@@ -16,17 +16,16 @@ again in the same process (a notebook cell run again) drops its entries.
 from __future__ import annotations
 
 import asyncio
-import copy
 import hashlib
+import json
 import logging
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import InvalidArguments
-from ...protocol import jsonenc
 from ..results.store import owner_of
 from . import capture
-from .cache_store import MemoryCache, ResultCache
-from .layer import CACHE_META
+from .cache_store import MemoryCache, ResultCache, encode
+from .capture import CACHE_META
 
 if TYPE_CHECKING:
     from ..pipeline import CallNext, Middleware, Request
@@ -57,7 +56,7 @@ class CacheLayer:
         self.tools = tools
         self.runs = 0
         self.hits = 0
-        self._running: dict[str, asyncio.Future[dict[str, Any] | None]] = {}
+        self._running: dict[str, asyncio.Future[str | None]] = {}
 
     def layer(self) -> Middleware:
         async def result_cache(request: Request, call_next: CallNext) -> dict[str, Any]:
@@ -101,23 +100,24 @@ class CacheLayer:
             shared = await asyncio.shield(running)
             if shared is not None:
                 self.hits += 1
-                return _marked(shared, hit=True, coalesced=True)
+                return _marked(json.loads(shared), hit=True, coalesced=True)
             return await call_next(request)  # the first call's result was not kept: run this one
-        waiting: asyncio.Future[dict[str, Any] | None] | None = None
+        waiting: asyncio.Future[str | None] | None = None
         if len(self._running) < MAX_COALESCING:
             waiting = self._running[key] = loop.create_future()
-        kept: dict[str, Any] | None = None
+        kept: str | None = None
         try:
             self.runs += 1
             result = await call_next(request)
             if _keepable(result, request):
-                kept = jsonenc.plain({k: v for k, v in result.items() if k != "_meta"})  # stored as JSON
+                entry = {k: v for k, v in result.items() if k != "_meta"}
                 meta = {k: v for k, v in (result.get("_meta") or {}).items() if not k.startswith("io.nanohub/")}
                 if meta:
-                    kept["_meta"] = meta
+                    entry["_meta"] = meta
                 ttl = tool.extra.get(CACHE_TTL)
                 code = capture.code_of(tool)["hash"]
                 try:
+                    kept = encode(entry)  # each hit and each waiter parses its own copy
                     if self._on_disk():
                         kept_it = await loop.run_in_executor(None, self.cache.put, key, tool.name, code, kept, ttl)
                     else:
@@ -135,7 +135,7 @@ class CacheLayer:
             if waiting is not None:
                 self._running.pop(key, None)
                 if not waiting.done():
-                    waiting.set_result(copy.deepcopy(kept) if kept is not None else None)
+                    waiting.set_result(kept)
 
     def _on_disk(self) -> bool:
         return not isinstance(self.cache.backend, MemoryCache)
@@ -147,8 +147,8 @@ def _keepable(result: dict[str, Any], request: Request) -> bool:
     return result.get("resultType", "complete") == "complete" and "task" not in result
 
 
-def _marked(stored: dict[str, Any], *, hit: bool, coalesced: bool = False) -> dict[str, Any]:
-    result = copy.deepcopy(stored)
+def _marked(result: dict[str, Any], *, hit: bool, coalesced: bool = False) -> dict[str, Any]:
+    """``result`` (a copy of the caller's own) marked as the cache's answer."""
     info: dict[str, Any] = {"hit": hit}
     if coalesced:
         info["coalesced"] = True

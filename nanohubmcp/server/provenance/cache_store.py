@@ -19,6 +19,7 @@ import weakref
 from collections import OrderedDict
 from typing import Any, Protocol
 
+from ...protocol import jsonenc
 from ..jobs.stores import open_database
 
 log = logging.getLogger("nanohubmcp.cache")
@@ -36,12 +37,20 @@ CREATE INDEX IF NOT EXISTS entries_by_tool ON entries(tool);
 """
 
 
+def encode(result: dict[str, Any]) -> str:
+    """A result as the cache keeps it: its wire JSON (an array's or table's data kept as JSON text
+    written as it is), valid UTF-8 (a lone surrogate escaped)."""
+    return jsonenc.dumpb(result).decode()
+
+
 class CacheBackend(Protocol):
+    """Where entries live; ``get`` answers a result of its own (parsed from the stored JSON), so a
+    caller may change it."""
+
     def get(self, key: str, now: float) -> dict[str, Any] | None: ...
 
-    def put(
-        self, key: str, tool: str, code: str, result: dict[str, Any], size: int, expires: float, max_bytes: int
-    ) -> None: ...
+    def put(self, key: str, tool: str, code: str, text: str, size: int, expires: float, max_bytes: int) -> None:
+        """Store the result's JSON ``text`` (``size`` bytes)."""
 
     def drop_tool(self, tool: str, keep_code: str | None) -> int: ...
 
@@ -51,10 +60,11 @@ class CacheBackend(Protocol):
 
 
 class MemoryCache:
-    """Entries in an ordered dict, least recently used first."""
+    """Entries in an ordered dict, least recently used first (each result as its JSON text: a hit
+    parses its own copy)."""
 
     def __init__(self) -> None:
-        self._rows: OrderedDict[str, tuple[str, str, dict[str, Any], int, float]] = OrderedDict()
+        self._rows: OrderedDict[str, tuple[str, str, str, int, float]] = OrderedDict()
         self._bytes = 0
         self._lock = threading.Lock()
 
@@ -67,16 +77,16 @@ class MemoryCache:
                 self._bytes -= self._rows.pop(key)[3]
                 return None
             self._rows.move_to_end(key)
-            return row[2]
+            text = row[2]
+        result: dict[str, Any] = json.loads(text)
+        return result
 
-    def put(
-        self, key: str, tool: str, code: str, result: dict[str, Any], size: int, expires: float, max_bytes: int
-    ) -> None:
+    def put(self, key: str, tool: str, code: str, text: str, size: int, expires: float, max_bytes: int) -> None:
         with self._lock:
             old = self._rows.pop(key, None)
             if old is not None:
                 self._bytes -= old[3]
-            self._rows[key] = (tool, code, result, size, expires)
+            self._rows[key] = (tool, code, text, size, expires)
             self._bytes += size
             while self._bytes > max_bytes and self._rows:
                 self._bytes -= self._rows.popitem(last=False)[1][3]
@@ -116,10 +126,7 @@ class SQLiteCache:
                 self._db.execute("UPDATE entries SET used = ? WHERE key = ?", (now, key))
         return json.loads(row[0])
 
-    def put(
-        self, key: str, tool: str, code: str, result: dict[str, Any], size: int, expires: float, max_bytes: int
-    ) -> None:
-        text = json.dumps(result, separators=(",", ":"), ensure_ascii=True)
+    def put(self, key: str, tool: str, code: str, text: str, size: int, expires: float, max_bytes: int) -> None:
         now = time.time()
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
@@ -192,14 +199,16 @@ class ResultCache:
             log.warning("could not read the result cache: %s", exc)
             return None
 
-    def put(self, key: str, tool: str, code: str, result: dict[str, Any], ttl: float | None) -> bool:
-        """Store ``result``; False when it is too large to keep (over a quarter of ``max_bytes``)."""
-        size = len(json.dumps(result, separators=(",", ":"), ensure_ascii=True).encode())
+    def put(self, key: str, tool: str, code: str, result: dict[str, Any] | str, ttl: float | None) -> bool:
+        """Store ``result`` (or its JSON text, from :func:`encode`); False when it is too large to
+        keep (over a quarter of ``max_bytes``)."""
+        text = result if isinstance(result, str) else encode(result)
+        size = len(text.encode())
         if size > self.max_bytes // 4:
             return False
         expires = time.time() + ttl if ttl is not None else float("inf")
         try:
-            self.backend.put(key, tool, code, result, size, min(expires, 1e18), self.max_bytes)
+            self.backend.put(key, tool, code, text, size, min(expires, 1e18), self.max_bytes)
         except sqlite3.Error as exc:
             log.warning("could not store a result in the cache: %s", exc)
             return False
