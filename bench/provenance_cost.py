@@ -18,7 +18,11 @@ directory, as by default. Modes, interleaved round by round so machine noise hit
   server served on loopback (a keep-alive connection; CPU of client and server together).
 
 The table gives the CPU microseconds per call (the fastest round: on a shared machine the least
-disturbed one) and the ratios the issue asks about (on/off, hit/uncached).
+disturbed one) and the ratios the issue asks about (on/off, hit/uncached). ``--instructions``
+adds user-space instructions per call through the seam for each mode (``valgrind
+--tool=callgrind``, every thread of the process counted — the records' writer thread included —
+as the difference of a run of ``--vg-calls`` calls and one of a fifth of them, one process each):
+figures that do not move with the machine's load.
 """
 
 from __future__ import annotations
@@ -26,6 +30,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
+import re
+import subprocess
+import sys
 import tempfile
 import time
 
@@ -129,12 +137,55 @@ async def main(calls: int, rounds: int) -> dict[str, float]:
     return {mode: min(values) for mode, values in samples.items()}
 
 
+async def child(mode: str, calls: int) -> None:
+    """One mode's server in this process: warm up, then ``calls`` calls (what callgrind counts)."""
+    settle()
+    with tempfile.TemporaryDirectory() as scratch:
+        server = build(mode, scratch)
+        await time_calls(server, 50)
+        await time_calls(server, calls)
+        server.core.close()
+
+
+def instructions(mode: str, calls: int) -> float:
+    """User-space instructions per call of ``mode`` (callgrind; long run minus short run)."""
+    counts = []
+    for n in (calls, calls // 5):
+        done = subprocess.run(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                "--callgrind-out-file=/dev/null",
+                sys.executable,
+                __file__,
+                "--child",
+                mode,
+                "--calls",
+                str(n),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=dict(os.environ, PYTHONHASHSEED="0"),
+        )
+        match = re.search(r"Collected : (\d+)", done.stderr)
+        assert match, done.stderr[-500:]
+        counts.append(int(match.group(1)))
+    return (counts[0] - counts[1]) / (calls - calls // 5)
+
+
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--json", help="also write the figures here")
+    parser.add_argument("--instructions", action="store_true", help="also count instructions per call (callgrind)")
+    parser.add_argument("--vg-calls", type=int, default=500)
+    parser.add_argument("--child", choices=MODES, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        asyncio.run(child(args.child, args.calls))
+        sys.exit(0)
     best = asyncio.run(main(args.calls, args.rounds))
     best.update(http_figures(max(args.calls // 4, 100), args.rounds))
     print(f"{'mode':<10} {'us/call':>8}")
@@ -143,6 +194,13 @@ if __name__ == "__main__":
     print(f"provenance on / off:    {best['on'] / best['off']:.2f}x")
     print(f"cache hit / uncached:   {best['cache hit'] / best['uncached']:.2f}x")
     print(f"over HTTP, on / off:    {best['http on'] / best['http off']:.2f}x")
+    if args.instructions:
+        counted = {mode: instructions(mode, args.vg_calls) for mode in MODES}
+        for mode, value in counted.items():
+            best[f"instructions {mode}"] = value
+            print(f"{mode:<10} {value:10.0f} instructions/call")
+        print(f"instructions, on / off: {counted['on'] / counted['off']:.3f}x")
+        print(f"instructions, hit / uncached: {counted['cache hit'] / counted['uncached']:.3f}x")
     if args.json:
         with open(args.json, "w") as out:
             json.dump(best, out, indent=2)
