@@ -6,10 +6,11 @@ the core serves MCP. They meet here and nowhere else. A transport holds one
 
 1. **Sessions.** ``find_session(id)`` looks up (and touches) the session a client names;
    ``open_session(version)`` mints one when the transport itself decides a session starts
-   (legacy SSE at ``GET /sse``, stdio at start-up); ``end_session(id)`` ends one (DELETE, a
-   closed legacy stream). For ``initialize`` the transport passes ``opens_session=True`` and
-   the core mints the session only if the handshake succeeds; the new session comes back in
-   :attr:`Reply.session` so the transport can announce its id. Session ids are minted by the
+   (legacy SSE at ``GET /sse``, stdio at start-up); ``end_session(id)`` ends one (a closed
+   legacy stream; ``await delete_session(id)`` for a client's DELETE). For ``initialize`` the
+   transport passes ``opens_session=True`` and the core mints the session only if the
+   handshake succeeds; the new session comes back in :attr:`Reply.session` so the transport
+   can announce its id. Session ids are minted by the
    server, never taken from the client (MCP 2025-11-25, Transports § Session Management).
    With authorization, a session belongs to the principal that opened it: the transport
    passes its principal to both, and another principal's lookup finds nothing (404).
@@ -200,6 +201,14 @@ class Connection:
         session = self.core.sessions.get(session_id)
         if session is not None and self.core.replication is not None:
             self.core.replication.ended(session)
+        return self.core.sessions.remove(session_id)
+
+    async def delete_session(self, session_id: str) -> bool:
+        """:meth:`end_session` for a client's DELETE: with a shared state store it returns once
+        every process knows (the next request naming the session gets 404 wherever it lands)."""
+        session = self.core.sessions.get(session_id)
+        if session is not None and self.core.replication is not None:
+            await self.core.replication.end(session)
         return self.core.sessions.remove(session_id)
 
     # -- messages in -----------------------------------------------------------------------

@@ -240,5 +240,5 @@ class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
         except ProtocolError as refused:
             self.fail(refused)
             return
-        self.connection.end_session(session.id)
+        await self.connection.delete_session(session.id)
         self.send_empty(204)

@@ -4,12 +4,11 @@ before its answer leaves.
 
 - ``logging/setLevel`` on one process governs the very next call on the other, back and forth;
 - ``tools/call`` served from the cache sends no command to Redis for its session;
-- a DELETE on one process is 404 on the other.
+- a DELETE on one process is 404 on the other at once.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
@@ -108,8 +107,5 @@ def test_a_session_deleted_on_one_process_is_gone_on_the_other(redis_server: Red
         wire.tool(second, session, "chatty", {}, 2)  # the second holds it
         gone = wire.httpx.delete(first, headers=wire.headers(session), timeout=10)
         assert gone.status_code == 204
-        deadline = time.monotonic() + 5
-        status = 200
-        while time.monotonic() < deadline and status != 404:
-            status = wire.call(second, session, "tools/call", {"name": "chatty", "arguments": {}}, 3).status_code
-        assert status == 404
+        # at once: the DELETE is answered once every process holding the session let it go
+        assert wire.call(second, session, "tools/call", {"name": "chatty", "arguments": {}}, 3).status_code == 404

@@ -124,8 +124,16 @@ class Replication:
         setattr(session, SAVED, record)
 
     def ended(self, session: Session) -> None:
-        """``session`` was ended here (DELETE, a closed legacy stream): end it everywhere."""
+        """``session`` was ended here (a closed legacy stream): end it everywhere, soon."""
         self._spawn(self.state.delete_session(session.id, set(session.subscriptions)))
+
+    async def end(self, session: Session) -> None:
+        """``session`` is ended here (DELETE): end it everywhere, and return once every other
+        process holding it has let it go (its next request there is answered 404)."""
+        try:
+            await self.state.delete_session(session.id, set(session.subscriptions))
+        except StateUnavailable:  # its record expires with its idle clock
+            log.warning("session %s… ended here only: the state store is unreachable", session.id[:8])
 
     # -- streams -----------------------------------------------------------------------------
     def post_stream(self, session: Session, request_id: str | int | None) -> OutboundStream:
