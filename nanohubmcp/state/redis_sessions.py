@@ -16,9 +16,9 @@ process keeps the records it loaded, and uses one without asking Redis while bot
   but may be alive, until the lease of any copy it holds has run out) before its own request
   is answered.
 
-So what a request changed in its session is seen by the next request on any process (the write
-and every invalidation are done before the response leaves); only DELETE is stored after its
-answer, as before (another process answers 404 within milliseconds of it). A record loaded
+So what a request changed in its session, and a DELETE, is seen by the next request on any process
+(the write and every invalidation are done before the response leaves; a legacy SSE stream's end
+is stored just after it closes). A record loaded
 while an invalidation for it was on its way is used for the one request that loaded it and not
 kept. Nothing of one principal reaches another: the cache is per session id, a request is
 still checked against the record's principal, and the principal of a session never changes.
