@@ -10,6 +10,7 @@ with an HTML page.
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import logging
 import weakref
@@ -39,6 +40,7 @@ from ..server.connection import Connection
 from ..server.wire.principal import Principal
 from . import auth
 from .config import TransportConfig
+from .deadlines import BodyDeadlines, body_deadlines
 from .origin import host_allowed, is_ip_host, origin_allowed
 from .served import ServedServer
 
@@ -333,7 +335,8 @@ class BodyLimitMixin:
     the rest of the body is then read and dropped (up to :data:`DISCARD_FACTOR` times the
     limit): a client that sends its whole body before reading still finds the 413, where
     closing at once would hand it a connection reset. A body not complete within
-    ``BODY_TIMEOUT`` seconds closes the connection.
+    ``BODY_TIMEOUT`` seconds closes the connection (give or take a second:
+    :mod:`~nanohubmcp.transports.deadlines`).
     """
 
     _chunks: list[bytes]
@@ -341,7 +344,8 @@ class BodyLimitMixin:
     # Until prepare_body() accepts a body, none is kept: Tornado streams the body of a request
     # it refuses itself (an unsupported method gets its 405) to data_received all the same.
     _too_large: bool = True
-    _body_timer: Any = None
+    _body_deadlines: BodyDeadlines | None = None
+    """The loop's table this request's body is timed in, while it is being read."""
 
     async def prepare(self) -> None:
         """The shared checks (``BaseHandler.prepare``), then, for a POST they let through, the body's guards."""
@@ -353,10 +357,10 @@ class BodyLimitMixin:
     def prepare_body(self) -> bool:
         handler: Any = self
         self._chunks, self._size, self._too_large = [], 0, False
-        # A body that does not arrive in time closes the connection. One timer per request is
-        # far cheaper than Tornado's body_timeout (a with_timeout future chain per request).
-        self._body_timer = handler.request.connection.stream.io_loop.call_later(
-            BODY_TIMEOUT, handler.request.connection.close)
+        # A body that does not arrive in time closes the connection: one timer per loop sweeps
+        # every body being read (Tornado's body_timeout makes a future chain per request).
+        deadlines = self._body_deadlines = body_deadlines(asyncio.get_running_loop())
+        deadlines.add(self, BODY_TIMEOUT, handler.request.connection.close)
         limit = handler.config.max_request_bytes
         # Tornado must not refuse first (it answers a bare 400): we decide, with a 413.
         handler.request.connection.set_max_body_size(DISCARD_FACTOR * limit + (1 << 20))
@@ -408,18 +412,19 @@ class BodyLimitMixin:
             return
         self._chunks.append(chunk)
 
+    def _body_arrived(self) -> None:
+        if self._body_deadlines is not None:
+            self._body_deadlines.discard(self)
+            self._body_deadlines = None
+
     def on_finish(self) -> None:
-        # Never let the timer outlive the request: the connection may serve the next one.
-        if self._body_timer is not None:
-            self._body_timer.cancel()
-            self._body_timer = None
+        # Never let the deadline outlive the request: the connection may serve the next one.
+        self._body_arrived()
         super().on_finish()  # type: ignore[misc]
 
     def body(self) -> bytes:
         """The whole body (call once the body is complete, i.e. from ``post``)."""
-        if self._body_timer is not None:
-            self._body_timer.cancel()
-            self._body_timer = None
+        self._body_arrived()
         if len(self._chunks) == 1:
             return self._chunks[0]
         return b"".join(self._chunks)

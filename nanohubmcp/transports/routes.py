@@ -9,6 +9,7 @@ also path-aware), and the discovery documents of ``discovery.py``: ``/mcp/server
 
 from __future__ import annotations
 
+import logging
 import re
 
 import tornado.web
@@ -55,15 +56,17 @@ def make_app(server: ServedServer, config: TransportConfig) -> tornado.web.Appli
     )
 
 
+_ACCESS = logging.getLogger("nanohubmcp.access")
+
+
 def _quiet_log(handler: tornado.web.RequestHandler) -> None:
     """Access log at DEBUG (a line per request at INFO would drown a notebook's output)."""
-    import hashlib
-    import logging
-
     status = handler.get_status()
-    logger = logging.getLogger("nanohubmcp.access")
+    logger = _ACCESS
     level = logging.WARNING if status >= 500 else logging.DEBUG
     if logger.isEnabledFor(level):
+        import hashlib
+
         # A session is named by a digest of its id (the id itself is a credential).
         session_id = handler.request.headers.get("Mcp-Session-Id") or handler.get_query_argument("session_id", "")
         tag = f" session={hashlib.sha256(session_id.encode()).hexdigest()[:12]}" if session_id else ""
