@@ -169,11 +169,16 @@ def _cell_texts(series: pd.Series, nested: Nested) -> list[str]:
     """One column's cells as JSON text."""
     if library(series.dtype) == "numpy" and series.dtype.kind in "biuf":
         return arrays.cell_texts(series.to_numpy(), nested)
-    if series.dtype.kind == "O":
-        values = series.tolist()
-        if all(type(v) is str for v in values):  # cell() keeps text as it is
-            return jsonenc.string_texts(values)
+    if series.dtype.kind == "O" and _only_text(series):  # cell() keeps text as it is
+        return jsonenc.string_texts(series.tolist())
     return jsonenc.texts(column(series, nested))
+
+
+def _only_text(series: pd.Series) -> bool:
+    """Every cell is a ``str`` (pandas answers from a string dtype, or scans an object column in C)."""
+    from pandas.api.types import infer_dtype
+
+    return not series.hasnans and infer_dtype(series, skipna=False) == "string"
 
 
 def column(series: pd.Series, nested: Nested) -> list[Any]:
