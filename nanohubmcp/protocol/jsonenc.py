@@ -56,7 +56,8 @@ class Encoded:
     def value(self) -> Any:
         """The Python value of ``text`` (decoded once)."""
         if self._value is _UNREAD:
-            self._value = loads(self.text)
+            # our own strict output: the C decoder alone (no per-number check as for client input)
+            self._value = _own_text.decode(self.text)
         return self._value
 
     def __eq__(self, other: object) -> bool:
@@ -89,6 +90,7 @@ class Encoded:
 
 
 _UNREAD: Final = object()
+_own_text: Final = json.JSONDecoder()
 
 
 def plain(value: Any) -> Any:
