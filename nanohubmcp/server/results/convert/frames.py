@@ -176,9 +176,9 @@ def _cell_texts(series: pd.Series, nested: Nested) -> list[str]:
 
 def _only_text(series: pd.Series) -> bool:
     """Every cell is a ``str`` (pandas answers from a string dtype, or scans an object column in C)."""
-    from pandas.api.types import infer_dtype
+    import pandas as pd
 
-    return not series.hasnans and infer_dtype(series, skipna=False) == "string"
+    return not series.hasnans and pd.api.types.infer_dtype(series, skipna=False) == "string"
 
 
 def column(series: pd.Series, nested: Nested) -> list[Any]:
