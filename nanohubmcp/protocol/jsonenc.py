@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import math
-import secrets
+import os
 import threading
 from collections.abc import Iterator
 from types import ModuleType
@@ -110,7 +110,7 @@ def plain(value: Any) -> Any:
 
 # A spliced value is written first as a JSON string holding a marker no other text can hold (a
 # random token per process), which is then replaced by its text.
-_MARK: Final = "nanohubmcp-encoded-" + secrets.token_hex(16) + "-"
+_MARK: Final = "nanohubmcp-encoded-" + os.urandom(16).hex() + "-"
 _pending = threading.local()
 
 
