@@ -13,6 +13,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -106,3 +107,38 @@ def test_records_still_pending_at_exit_are_written(tmp_path: Path) -> None:
     assert record["arguments"] == {"a": 19, "b": 1}
     assert record["status"] == "completed"
     assert record["result_digest"].startswith("sha256:")
+
+
+def test_a_record_keeps_an_arrays_values_as_json_reads_them() -> None:
+    np = pytest.importorskip("numpy")
+    from nanohubmcp import MCPServer
+    from nanohubmcp.server.provenance.records import record_id_of
+
+    server = MCPServer("arrays-recorded", job_store="memory")
+
+    @server.tool()
+    def ramp(n: int) -> object:
+        """0, 0.5, 1, ... (n values)."""
+        return np.arange(n) / 2
+
+    server.start(port=0)
+    try:
+        result = server.call("ramp", {"n": 4})
+        record = server.core.provenance.find(record_id_of(result["_meta"]["io.nanohub/provenance"]))
+    finally:
+        server.stop()
+    assert record is not None
+    text = json.dumps(record["result"])  # plain JSON values, not the encoder's own wrapper of the data
+    assert "Encoded" not in text
+    assert [0.0, 0.5, 1.0, 1.5] in list(_lists(json.loads(text)))
+    assert record["result_digest"].startswith("sha256:")
+
+
+def _lists(value: object) -> Iterator[object]:
+    if isinstance(value, list):
+        yield value
+        for item in value:
+            yield from _lists(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _lists(item)

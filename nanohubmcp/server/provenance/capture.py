@@ -235,16 +235,17 @@ def kept_result(result: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
     libraries read it."""
     body = dict(result)
     body.pop("_meta", None)
-    text = json.dumps(body, sort_keys=True, separators=(",", ":"), default=_json_value).encode()
-    kept = jsonenc.plain(body) if len(text) <= MAX_KEPT_RESULT_BYTES else None
+    encoded: list[jsonenc.Encoded] = []
+
+    def json_value(value: object) -> object:  # what the encoder writes for a value JSON has no form for
+        if type(value) is jsonenc.Encoded:
+            encoded.append(value)
+            return value.value
+        return str(value)
+
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), default=json_value).encode()
+    kept = (jsonenc.plain(body) if encoded else body) if len(text) <= MAX_KEPT_RESULT_BYTES else None
     return "sha256:" + hashlib.sha256(text).hexdigest(), kept
-
-
-def _json_value(value: object) -> object:
-    """What the digest's encoder writes for a value JSON has no form for."""
-    if type(value) is jsonenc.Encoded:
-        return value.value
-    return str(value)
 
 
 def resource_links(result: dict[str, Any]) -> list[str]:
