@@ -14,6 +14,7 @@ import asyncio
 import inspect
 import logging
 import weakref
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import tornado.web
@@ -40,7 +41,6 @@ from ..server.connection import Connection
 from ..server.wire.principal import Principal
 from . import auth
 from .config import TransportConfig
-from .deadlines import BodyDeadlines, body_deadlines
 from .origin import host_allowed, is_ip_host, origin_allowed
 from .served import ServedServer
 
@@ -327,6 +327,62 @@ def _retry_after(body: Any) -> int | None:
     return retry if isinstance(retry, int) else None
 
 
+# -- the slow-body guard: one timer per event loop ----------------------------------------------
+# Every request body being read on a loop is timed in one table, oldest first, that one timer sweeps
+# every SWEEP_SECONDS while it is not empty (instead of a timer made and cancelled per request): a
+# body is given up between BODY_TIMEOUT and BODY_TIMEOUT + SWEEP_SECONDS seconds after its headers.
+# It lives here, beside the body limit it serves, so timing a body costs no call into another module.
+SWEEP_SECONDS = 1.0
+"""How often the table is swept while it holds a request (at most; a quarter of the timeout when shorter)."""
+
+
+class BodyDeadlines:
+    """The requests of one event loop still reading their bodies, and their deadlines.
+
+    Args:
+        loop: the loop the requests are served on (every method runs there).
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._pending: dict[object, tuple[float, Callable[[], None]]] = {}
+        self._timer: asyncio.TimerHandle | None = None
+        self._interval = SWEEP_SECONDS
+
+    def add(self, key: object, seconds: float, expire: Callable[[], None]) -> None:
+        """Call ``expire`` once ``seconds`` have passed, unless :meth:`discard` comes first."""
+        self._pending[key] = (self._loop.time() + seconds, expire)
+        if self._timer is None:
+            self._interval = min(SWEEP_SECONDS, seconds / 4)
+            self._timer = self._loop.call_later(self._interval, self._sweep)
+
+    def discard(self, key: object) -> None:
+        """Forget ``key`` (its body arrived, or its request ended)."""
+        self._pending.pop(key, None)
+
+    def _sweep(self) -> None:
+        self._timer = None
+        now = self._loop.time()
+        expired = [key for key, (deadline, _) in self._pending.items() if deadline <= now]
+        for key in expired:
+            entry = self._pending.pop(key, None)
+            if entry is not None:
+                entry[1]()
+        if self._pending:
+            self._timer = self._loop.call_later(self._interval, self._sweep)
+
+
+_DEADLINES_BY_LOOP: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, BodyDeadlines] = weakref.WeakKeyDictionary()
+
+
+def body_deadlines(loop: asyncio.AbstractEventLoop) -> BodyDeadlines:
+    """The table of ``loop`` (made on first use)."""
+    table = _DEADLINES_BY_LOOP.get(loop)
+    if table is None:
+        table = _DEADLINES_BY_LOOP[loop] = BodyDeadlines(loop)
+    return table
+
+
 class BodyLimitMixin:
     """Accumulates a streamed request body, refusing bodies over ``config.max_request_bytes``.
 
@@ -336,7 +392,7 @@ class BodyLimitMixin:
     limit): a client that sends its whole body before reading still finds the 413, where
     closing at once would hand it a connection reset. A body not complete within
     ``BODY_TIMEOUT`` seconds closes the connection (give or take a second:
-    :mod:`~nanohubmcp.transports.deadlines`).
+    :class:`BodyDeadlines`).
     """
 
     _chunks: list[bytes]

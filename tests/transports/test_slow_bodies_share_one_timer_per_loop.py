@@ -9,7 +9,7 @@ import asyncio
 
 import pytest
 
-from nanohubmcp.transports.deadlines import BodyDeadlines, body_deadlines
+from nanohubmcp.transports.base import BodyDeadlines, body_deadlines
 
 pytestmark = pytest.mark.anyio
 
