@@ -80,7 +80,7 @@ class Dispatcher:
                 return error_response(exc, message.id)
             finally:
                 in_flight.discard(request)
-            return jsonrpc.result(message.id, result)
+            return {"jsonrpc": "2.0", "id": message.id, "result": result}  # the success response (JSON-RPC 2.0 § 5)
         if kind == jsonrpc.RESPONSE:
             replication = self.core.replication
             if (not self.core.client_requests.resolve(request, message) and replication is not None
