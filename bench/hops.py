@@ -78,8 +78,11 @@ class Recorder:
                 "entries": list(self.functions)}
 
 
+PROVENANCE = {"on": True}
+
+
 def server() -> MCPServer:
-    srv = MCPServer("hops", job_store="memory")
+    srv = MCPServer("hops", job_store="memory", provenance=PROVENANCE["on"])
 
     @srv.tool()
     def add(a: float, b: float) -> float:
@@ -179,11 +182,14 @@ def main() -> None:
                     help="calls before the measured ones (1: a first call's path; 10: the steady state, "
                          "once a quick sync tool runs on the loop)")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
+    ap.add_argument("--provenance", choices=["on", "off"], default="on",
+                    help="provenance records (on by default; off: the call path without the record)")
     ap.add_argument("--trace", choices=["http", "stdio"], help="print the module sequence of one transport")
     ap.add_argument("--modules", action="store_true", help="list the modules entered")
     ap.add_argument("--functions", action="store_true",
                     help="with --trace: print every function entered (module:function), a '>' marking each hop")
     args = ap.parse_args()
+    PROVENANCE["on"] = args.provenance == "on"
     rec = Recorder()
     rec.install()
     results = {"streamable-http": summary(over_http(rec, args.rounds, args.warm)),

@@ -160,6 +160,9 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
                 loop = asyncio.get_running_loop()
                 result = await loop.run_in_executor(core.executor, functools.partial(
                     shape, tool, value, request.version, sink, lists_as_data=request.lists_as_data))
+            elif tool.output_validator is None:  # nothing to hold the result to: it is the shaped value
+                result = results.tool_result(value, output_schema=tool.output_schema, version=request.version,
+                                             sink=sink, lists_as_data=request.lists_as_data)
             else:
                 result = shape(tool, value, request.version, sink, lists_as_data=request.lists_as_data)
     except asyncio.CancelledError:
