@@ -300,6 +300,25 @@ class Connection:
                                                      trace_headers=trace_headers),
                         None, version, session)
 
+    def read(self, body: bytes | str, *, session: Session | None = None,
+             stream: OutboundStream | None = None) -> Incoming:
+        """One line (or body) of a connection's one peer (stdio), parsed and :meth:`admit`-ted; a
+        batch comes back as the :class:`Incoming`'s ``batch``, checked against the version in force
+        (the peer's session's).
+
+        Raises:
+            ParseError, InvalidRequest: not JSON, not a JSON-RPC message, a batch the version lacks.
+            InvalidEnvelope, UnsupportedProtocolVersion: see :meth:`admit`.
+        """
+        parsed = self.parse(body)
+        if isinstance(parsed, list):
+            version = handshake_version(session)
+            refused = batch_refusal(version, parsed)
+            if refused is not None:
+                raise refused
+            return Incoming(None, False, None, parsed, version, session)
+        return self.admit(parsed, session=session, stream=stream)
+
     def admit(self, message: jsonrpc.Message, *, session: Session | None = None,
               stream: OutboundStream | None = None) -> Incoming:
         """One message of a connection's one peer (stdio): its era, the version in force and its

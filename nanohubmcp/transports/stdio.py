@@ -29,7 +29,7 @@ from typing import Any
 
 from ..errors import ProtocolError, error_response
 from ..protocol import jsonrpc
-from ..server.connection import Connection, batch_refusal, handshake_version
+from ..server.connection import Connection, Incoming
 from ..server.wire.sessions import Session
 from ..server.wire.streams import OutboundStream
 from .lines import MAX_LINE_BYTES, LineReader, LineWriter, TooLong, protect_stdout, stop_on_signals, too_long_response
@@ -99,62 +99,53 @@ class StdioTransport:
             return
         if not line.strip():
             return
-        try:
-            parsed = self.connection.parse(line)
-        except ProtocolError as exc:
-            self._write(None, error_response(exc, exc.request_id))
-            return
-        task = asyncio.ensure_future(self._serve(parsed))
+        task = asyncio.ensure_future(self._serve(line))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
-    async def _serve(self, parsed: jsonrpc.Message | list[Any]) -> None:
+    async def _serve(self, line: bytes) -> None:
+        incoming = None
         try:
-            if isinstance(parsed, list):
-                await self._serve_batch(parsed)
-            else:
-                await self._serve_one(parsed)
+            try:  # parsed, its era, version and request context: the connection seam's, in one call
+                incoming = self.connection.read(line, session=self._live_session(), stream=self.out)
+            except ProtocolError as exc:  # not JSON-RPC; a batch the version lacks; a 2026-07-28 envelope
+                self._write(None, error_response(exc, exc.request_id))
+                return
+            if incoming.batch is not None:
+                await self._serve_batch(incoming)
+                return
+            connection, request = self.connection, incoming.request
+            if request is None:
+                assert incoming.message is not None
+                connection.withdraw(incoming.message)  # a cancellation; a 2026-07-28 client sends nothing else
+                return
+            if request.open_session is not None and self._live_session() is not None:
+                # A second handshake on the same stream starts over (the old session ends).
+                connection.end_session(self.session.id)  # type: ignore[union-attr]
+                self.session = None
+            reply = await connection.serve(request)
+            if reply.session is not None:
+                self.session = reply.session
+                reply.session.get_standalone().attach(self._write)  # change notifications go to stdout too
+            if reply.message is not None:
+                self.writer.write(reply.message)
         except Exception:  # never let one message end the transport
             log.exception("internal error while serving a message on stdio")
-            request_id = parsed.id if isinstance(parsed, jsonrpc.Message) else None
-            if isinstance(parsed, list) or parsed.kind == jsonrpc.REQUEST:
-                self._write(None, error_response(RuntimeError(), request_id))
+            message = incoming.message if incoming is not None else None
+            if message is None or message.kind == jsonrpc.REQUEST:
+                self._write(None, error_response(RuntimeError(), message.id if message is not None else None))
 
     def _live_session(self) -> Session | None:
         if self.session is not None and self.session.closed:
             self.session = None
         return self.session
 
-    async def _serve_one(self, message: jsonrpc.Message) -> None:
-        connection = self.connection
-        try:
-            incoming = connection.admit(message, session=self._live_session(), stream=self.out)
-        except ProtocolError as exc:  # a 2026-07-28 request's envelope
-            self._write(None, error_response(exc, exc.request_id))
-            return
-        request = incoming.request
-        if request is None:
-            connection.withdraw(message)  # a cancellation; a 2026-07-28 client sends nothing else
-            return
-        if request.open_session is not None and self._live_session() is not None:
-            # A second handshake on the same stream starts over (the old session ends).
-            connection.end_session(self.session.id)  # type: ignore[union-attr]
-            self.session = None
-        reply = await connection.serve(request)
-        if reply.session is not None:
-            self.session = reply.session
-            reply.session.get_standalone().attach(self._write)  # change notifications go to stdout too
-        if reply.message is not None:
-            self.writer.write(reply.message)
-
-    async def _serve_batch(self, items: list[Any]) -> None:
-        session = self._live_session()
-        version = handshake_version(session)
-        refused = batch_refusal(version, items)
-        if refused is not None:
-            self._write(None, error_response(refused))
-            return
-        replies = await self.connection.serve_batch(items, version=version, session=session, stream=self.out)
+    async def _serve_batch(self, incoming: Incoming) -> None:
+        batch, version = incoming.batch, incoming.version
+        assert batch is not None
+        assert version is not None
+        replies = await self.connection.serve_batch(batch, version=version, session=incoming.session,
+                                                    stream=self.out)
         if replies:
             self._write(None, replies)
 
