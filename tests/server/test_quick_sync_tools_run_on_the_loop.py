@@ -14,7 +14,7 @@ import time
 
 from support import in_memory
 
-from nanohubmcp import MCPServer
+from nanohubmcp import Context, MCPServer
 from nanohubmcp.server.calls import workers
 from nanohubmcp.server.calls.workers import INLINE_AFTER, INLINE_SECONDS, WorkerPool, waits_on_loop
 
@@ -68,6 +68,30 @@ def test_a_tool_that_waits_never_runs_on_the_loop() -> None:
         for name in ("nap", "spin"):
             seen = [thread_of(client.call_tool(name)) for _ in range(INLINE_AFTER + 2)]
             assert all(thread.startswith("nanohubmcp-worker") for thread in seen), (name, seen)
+
+
+def test_a_quick_tool_given_a_context_stays_on_the_pool() -> None:
+    """Its asks (``ctx.elicit``, ``ctx.sample``) wait on the serving loop: on the loop itself a sync
+    tool would get a coroutine back instead of the answer (seen with a 2026-era client whose
+    elicitation returns at once, interleaved with a handshake-era one)."""
+    server = MCPServer("with-context")
+
+    @server.tool()
+    def where(ctx: Context) -> str:
+        """The thread running this call (quick: it asks nothing)."""
+        return threading.current_thread().name
+
+    @server.resource("where://thread")
+    def where_resource(ctx: Context) -> str:
+        """The thread reading this resource."""
+        return threading.current_thread().name
+
+    with in_memory(server) as client:
+        seen = [thread_of(client.call_tool("where")) for _ in range(INLINE_AFTER * 3)]
+        assert all(name.startswith("nanohubmcp-worker") for name in seen), seen
+        read = [client.request("resources/read", {"uri": "where://thread"})["contents"][0]["text"]
+                for _ in range(INLINE_AFTER * 3)]
+        assert all(name.startswith("nanohubmcp-worker") for name in read), read
 
 
 def test_a_function_that_waits_on_the_serving_loop_stays_on_the_pool() -> None:

@@ -35,8 +35,12 @@ async def call_function(
     what: str,
     on_timeout: Callable[[], None] | None = None,
     on_submit: Callable[[Future[Any]], None] | None = None,
+    may_run_inline: bool = True,
 ) -> Any:
     """Run ``fn(**kwargs)`` on the loop (coroutines) or the pool (the rest).
+
+    A sync function the pool found quick runs on the loop itself, unless ``may_run_inline`` is
+    False: a function given a ``Context`` (its asks and progress wait on the loop) stays on the pool.
 
     ``timeout`` counts from now: a sync call still queued for a worker when it runs out never
     starts. ``on_timeout`` is told when the limit passes (e.g. to mark the request cancelled, so
@@ -48,7 +52,8 @@ async def call_function(
             because every worker was busy (the message says which).
         Exception: whatever ``fn`` raised.
     """
-    if not is_coroutine and on_submit is None and isinstance(executor, WorkerPool) and what in executor.inline_keys:
+    if (not is_coroutine and may_run_inline and on_submit is None and isinstance(executor, WorkerPool)
+            and what in executor.inline_keys):
         value = _call_inline(fn, kwargs, executor, what)
         return (await value) if inspect.isawaitable(value) else value
     loop = asyncio.get_running_loop()

@@ -144,7 +144,7 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
             else:
                 value = await call_function(
                     tool.fn, kwargs, is_coroutine=tool.is_coroutine, executor=core.executor,
-                    timeout=core.tool_timeout, what=f"tool '{tool.name}'",
+                    timeout=core.tool_timeout, what=f"tool '{tool.name}'", may_run_inline=context is None,
                     on_timeout=lambda: request.cancel("the call ran out of time (tool_timeout)"))
         # A plain str/number/bool is never offloaded nor converted: no sink, no detour.
         limit = core.result_options.max_inline_bytes

@@ -47,7 +47,8 @@ async def prompts_get(core: HandlerServices, request: RequestContext, params: di
         context = Context(core, request) if prompt.signature.context_param else None
         kwargs = prompt.signature.call_arguments(arguments, context, kind="prompt", name=name)
         value = await call_function(prompt.fn, kwargs, is_coroutine=prompt.is_coroutine, executor=core.executor,
-                                    timeout=core.tool_timeout, what=f"prompt '{name}'")
+                                    timeout=core.tool_timeout, what=f"prompt '{name}'",
+                                    may_run_inline=context is None)
         result = results.prompt_result(value, description=prompt.description)
     except Exception as exc:
         if call:

@@ -62,7 +62,8 @@ async def resources_read(core: HandlerServices, request: RequestContext, params:
         context = Context(core, request) if record.signature.context_param else None
         kwargs = record.signature.call_arguments(dict(values), context, kind="resource", name=record.uri)
         value = await call_function(record.fn, kwargs, is_coroutine=record.is_coroutine, executor=core.executor,
-                                    timeout=core.tool_timeout, what=f"resource '{uri}'")
+                                    timeout=core.tool_timeout, what=f"resource '{uri}'",
+                                    may_run_inline=context is None)
         result = results.resource_result(value, uri=uri, mime_type=record.mime_type, meta=record.meta)
     except Exception as exc:
         if call:
