@@ -15,7 +15,7 @@ import inspect
 import logging
 import weakref
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import tornado.web
 from tornado.http1connection import HTTP1Connection
@@ -383,10 +383,10 @@ def body_deadlines(loop: asyncio.AbstractEventLoop) -> BodyDeadlines:
     return table
 
 
-class BodyLimitMixin:
-    """Accumulates a streamed request body, refusing bodies over ``config.max_request_bytes``.
+class BodyReadingHandler(BaseHandler):
+    """A handler that reads a streamed request body, refusing bodies over ``config.max_request_bytes``.
 
-    Use with ``@tornado.web.stream_request_body``. A body over the limit (by its
+    Subclasses are decorated with ``@tornado.web.stream_request_body``. A body over the limit (by its
     ``Content-Length``, or once a chunked body crosses it) is answered with 413 at once, and
     the rest of the body is then read and dropped (up to :data:`DISCARD_FACTOR` times the
     limit): a client that sends its whole body before reading still finds the 413, where
@@ -405,29 +405,28 @@ class BodyLimitMixin:
 
     async def prepare(self) -> None:
         """The shared checks (``BaseHandler.prepare``), then, for a POST they let through, the body's guards."""
-        handler: Any = self
-        await super().prepare()  # type: ignore[misc]
-        if not handler._finished and handler.request.method == "POST":
+        await super().prepare()
+        if not self._finished and self.request.method == "POST":
             self.prepare_body()
 
     def prepare_body(self) -> bool:
-        handler: Any = self
         self._chunks, self._size, self._too_large = [], 0, False
         # A body that does not arrive in time closes the connection: one timer per loop sweeps
         # every body being read (Tornado's body_timeout makes a future chain per request).
         deadlines = self._body_deadlines = body_deadlines(asyncio.get_running_loop())
-        deadlines.add(self, BODY_TIMEOUT, handler.request.connection.close)
-        limit = handler.config.max_request_bytes
+        connection = cast(HTTP1Connection, self.request.connection)  # a streamed body: HTTP/1
+        deadlines.add(self, BODY_TIMEOUT, connection.close)
+        limit = self.config.max_request_bytes
         # Tornado must not refuse first (it answers a bare 400): we decide, with a 413.
-        handler.request.connection.set_max_body_size(DISCARD_FACTOR * limit + (1 << 20))
-        length = handler.request.headers.get("Content-Length")
+        connection.set_max_body_size(DISCARD_FACTOR * limit + (1 << 20))
+        length = self.request.headers.get("Content-Length")
         if length is not None:
             try:
                 declared = int(length)
             except ValueError:
                 declared = -1
             if declared < 0:
-                handler.fail(InvalidRequest("Invalid Content-Length header"))
+                self.fail(InvalidRequest("Invalid Content-Length header"))
                 return False
             if declared > limit:
                 self._refuse_size(limit, drain=declared <= DISCARD_FACTOR * limit)
@@ -437,30 +436,29 @@ class BodyLimitMixin:
     def _refuse_size(self, limit: int, *, drain: bool = True) -> None:
         """Answer 413; with ``drain`` the body is read on (and dropped) before the connection is
         free again, else the connection closes after the answer."""
-        handler: Any = self
         self._too_large = True
         self._chunks = []
         error = RequestTooLarge(f"Request body too large: the limit is {limit} bytes (max_request_bytes)")
         if not drain:
-            handler.set_header("Connection", "close")  # the rest of the body is not read
-            handler.fail(error)
+            self.set_header("Connection", "close")  # the rest of the body is not read
+            self.fail(error)
             return
-        body = jsonenc.dumpb(handler.error_body(error))
-        handler.clear_header("Content-Type")
-        handler.set_status(http_status_of(error))
-        handler.set_header("Content-Type", JSON_TYPE)
-        handler.set_header("Content-Length", str(len(body)))
-        handler.write(body)
-        handler.flush()  # the whole answer is out; the request ends once its body is read
+        body = jsonenc.dumpb(self.error_body(error))
+        self.clear_header("Content-Type")
+        self.set_status(http_status_of(error))
+        self.set_header("Content-Type", JSON_TYPE)
+        self.set_header("Content-Length", str(len(body)))
+        self.write(body)
+        self.flush()  # the whole answer is out; the request ends once its body is read
         self._answered_early = True
 
     def data_received(self, chunk: bytes) -> None:
-        limit = self.config.max_request_bytes  # type: ignore[attr-defined]
+        limit = self.config.max_request_bytes
         if self._too_large:
             if self._answered_early:  # a refused body, read and dropped up to a bound
                 self._size += len(chunk)
                 if self._size > DISCARD_FACTOR * limit:
-                    self.request.connection.close()  # type: ignore[attr-defined]
+                    cast(HTTP1Connection, self.request.connection).close()
             return
         self._size += len(chunk)
         if self._size > limit:
@@ -476,7 +474,7 @@ class BodyLimitMixin:
     def on_finish(self) -> None:
         # Never let the deadline outlive the request: the connection may serve the next one.
         self._body_arrived()
-        super().on_finish()  # type: ignore[misc]
+        super().on_finish()
 
     def body(self) -> bytes:
         """The whole body (call once the body is complete, i.e. from ``post``)."""

@@ -32,7 +32,7 @@ from ..errors import (
     to_error_object,
 )
 from ..protocol import jsonrpc, versions
-from .base import BaseHandler, BodyLimitMixin, json_body_type
+from .base import BodyReadingHandler, json_body_type
 
 REST_VERSION = versions.V2025_11_25
 PROVENANCE_META = "io.nanohub/provenance"
@@ -51,7 +51,7 @@ def rest_error(error: dict[str, Any]) -> tuple[int, dict[str, Any]]:
 
 
 @tornado.web.stream_request_body
-class RestToolHandler(BodyLimitMixin, BaseHandler):
+class RestToolHandler(BodyReadingHandler):
     """``POST /tools/<name>``."""
 
     route = REST_ROUTE

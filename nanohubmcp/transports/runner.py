@@ -126,7 +126,7 @@ class Runner:
             max_body_size=2 * self.config.max_request_bytes + (1 << 20),
             idle_connection_timeout=HEADER_TIMEOUT,  # Tornado's header timeout too
             max_header_size=READ_HEADER_BYTES,  # 431 above MAX_HEADER_BYTES, see http_server
-            body_timeout=None,  # enforced per request by BodyLimitMixin (cheaper)
+            body_timeout=None,  # enforced per request by BodyReadingHandler (cheaper)
         )
         self._http.add_sockets(sockets)
         core.attach(self.loop)

@@ -24,7 +24,7 @@ from ..errors import ProtocolError, ServerBusy, SessionNotFound, UnsupportedMedi
 from ..protocol import versions
 from ..server.connection import batch_refusal
 from ..state.errors import StateUnavailable
-from .base import BaseHandler, BodyLimitMixin, json_body_type
+from .base import BaseHandler, BodyReadingHandler, json_body_type
 from .sse_writer import SSEWriter
 
 log = logging.getLogger("nanohubmcp.http")
@@ -74,7 +74,7 @@ class LegacySSEHandler(BaseHandler):
 
 
 @tornado.web.stream_request_body
-class LegacyMessagesHandler(BodyLimitMixin, BaseHandler):
+class LegacyMessagesHandler(BodyReadingHandler):
     """``POST /messages/?session_id=<id>``."""
 
     async def post(self) -> None:
@@ -86,7 +86,7 @@ class LegacyMessagesHandler(BodyLimitMixin, BaseHandler):
 async def post_legacy_message(handler: Any, session_id: str | None) -> None:
     """Accept one message for a legacy SSE session: 202 now, the reply on its stream.
 
-    ``handler`` is a body-reading handler (``BodyLimitMixin`` and ``BaseHandler``).
+    ``handler`` is a body-reading handler (a ``BodyReadingHandler``).
     """
     connection = handler.connection
     if not json_body_type(handler.request.headers.get("Content-Type")):

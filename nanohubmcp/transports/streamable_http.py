@@ -38,8 +38,7 @@ from .base import (
     LAST_EVENT_ID_HEADER,
     MCP_PROTOCOL_VERSION_HEADER,
     MCP_SESSION_ID_HEADER,
-    BaseHandler,
-    BodyLimitMixin,
+    BodyReadingHandler,
     accepts,
     json_body_type,
     wants_sse,
@@ -52,7 +51,7 @@ log = logging.getLogger("nanohubmcp.http")
 
 
 @tornado.web.stream_request_body
-class StreamableHTTPHandler(BodyLimitMixin, BaseHandler):
+class StreamableHTTPHandler(BodyReadingHandler):
     """The MCP endpoint. Also mounted at ``/`` (POST), where ``?session_id=`` means legacy SSE."""
 
     channel: ResponseChannel | None = None
