@@ -105,6 +105,7 @@ FRAMES = {
     "one column": pd.DataFrame({"only": [1e-5, 3.0]}).set_index("only"),
     "series": pd.Series(SPREAD[:50], name="v"),
     "unnamed series": pd.Series([1e-9, np.nan]),
+    "one row": pd.Series([1e-9]),
     "index": pd.Index([1.5e-6, 2.0]),
 }
 

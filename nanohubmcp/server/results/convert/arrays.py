@@ -91,26 +91,32 @@ def to_lists(a: object, nested: Nested) -> Any:
 def to_text(a: NDArray[Any], nested: Nested) -> str:
     """The JSON text of :func:`to_lists` (``jsonenc.dumps``'s, to the byte), without making the
     lists when the accelerator can write the numbers."""
-    text = _numbers_text(a)
-    return text if text is not None else jsonenc.dumps(_cells(a, nested))
+    tokens = _numbers_tokens(a)
+    return ",".join(tokens) if tokens is not None else jsonenc.dumps(_cells(a, nested))
 
 
 def cell_texts(a: NDArray[Any], nested: Nested) -> list[str]:
     """The JSON text of each element of a 1-d array of booleans, integers or real numbers."""
     if not a.size:
         return []
-    return to_text(a, nested)[1:-1].split(",")  # numbers, true, false and null hold no comma
+    tokens = _numbers_tokens(a)
+    if tokens is None:
+        return jsonenc.dumps(_cells(a, nested))[1:-1].split(",")  # numbers, true, false, null: no comma
+    tokens[0] = tokens[0][1:]  # the brackets of a 1-d array (one token when it has one element)
+    tokens[-1] = tokens[-1][:-1]
+    return tokens
 
 
 # Python writes a float with an exponent below 1e-4 (1e-05) where orjson writes 0.00001 or 1e-5;
 # every other float (and every integer and boolean) is spelled the same by both (checked on millions
-# of values across all exponents; tests/protocol holds the cases). Those few are written by Python.
+# of values across all exponents; tests/science holds the cases). Those few are written by Python.
 SMALLEST_SAME = 1e-4
 
 
-def _numbers_text(a: NDArray[Any]) -> str | None:
-    """orjson's text of a plain boolean, integer or real array with Python's spelling, or None
-    (no accelerator, or an array it does not write: masked, complex, objects, empty...)."""
+def _numbers_tokens(a: NDArray[Any]) -> list[str] | None:
+    """orjson's text of a plain boolean, integer or real array with Python's spelling, split at its
+    commas (one token per element, with the brackets around it), or None (no accelerator, or an
+    array it does not write: masked, complex, objects, empty...)."""
     import numpy as np
 
     orjson = jsonenc.accelerator()
@@ -123,20 +129,18 @@ def _numbers_text(a: NDArray[Any]) -> str | None:
         text: str = orjson.dumps(np.ascontiguousarray(a), option=orjson.OPT_SERIALIZE_NUMPY).decode()
     except orjson.JSONEncodeError:  # e.g. a byte order it does not read
         return None
+    tokens = text.split(",")
     if kind != "f":
-        return text
+        return tokens
     flat = a.ravel()
     with np.errstate(invalid="ignore"):
         small = np.flatnonzero((flat != 0) & (np.abs(flat) < SMALLEST_SAME))
-    if not small.size:
-        return text
-    tokens = text.split(",")  # one per element, with the brackets around it
     for index in small.tolist():
         token = tokens[index]
         number = token.strip("[]")
         start = len(token) - len(token.lstrip("["))
         tokens[index] = token[:start] + float.__repr__(float(flat[index])) + token[start + len(number) :]
-    return ",".join(tokens)
+    return tokens
 
 
 def summary(a: NDArray[Any], nested: Nested) -> str:
