@@ -93,7 +93,7 @@ _UNREAD: Final = object()
 _own_text: Final = json.JSONDecoder()
 
 
-def plain(value: Any) -> Any:
+def plain(value: object) -> Any:
     """``value`` with every :class:`Encoded` inside dicts and lists replaced by its Python value
     (for code that stores or reads a result with other JSON libraries). Other values are returned
     as they are; containers are copied only where something was replaced."""

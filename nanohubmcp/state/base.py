@@ -89,7 +89,7 @@ class SharedState(Protocol):
     def broadcast(self, method: str, params: dict[str, Any]) -> None:
         """Tell every other process of a notification (for their stateless-era listeners)."""
 
-    async def cancel(self, session_id: str, request_id: Any, reason: Any) -> None:
+    async def cancel(self, session_id: str, request_id: str | int, reason: str | None) -> None:
         """Tell every other process that the client cancelled ``request_id`` of its session."""
 
     # -- server→client requests --------------------------------------------------------------

@@ -367,7 +367,7 @@ class RedisState:
         self._tasks.append(asyncio.get_running_loop().create_task(send()))
         self._tasks = [t for t in self._tasks if not t.done()]
 
-    async def cancel(self, session_id: str, request_id: Any, reason: Any) -> None:
+    async def cancel(self, session_id: str, request_id: str | int, reason: str | None) -> None:
         payload = json.dumps({"o": self.process, "s": session_id, "r": request_id, "why": reason})
         async with self._guard() as client:
             await client.publish(self._key("cx"), payload)

@@ -19,11 +19,12 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any, Protocol
 
 from ..jobs.record import PROVENANCE_META
 from ..jobs.stores import open_database
-from .capture import URI_PREFIX, build
+from .capture import URI_PREFIX, JobEnd, PendingCall, build
 from .writer import BatchWriter
 
 log = logging.getLogger("nanohubmcp.provenance")
@@ -206,7 +207,8 @@ class ProvenanceStore:
         max_records: the most records kept (oldest dropped first).
     """
 
-    def __init__(self, ttl: float, directory: Any, max_records: int = DEFAULT_MAX_RECORDS) -> None:
+    def __init__(self, ttl: float, directory: Callable[[], str | None],
+                 max_records: int = DEFAULT_MAX_RECORDS) -> None:
         self.ttl = ttl
         self.max_records = max_records
         self._directory = directory
@@ -214,7 +216,7 @@ class ProvenanceStore:
         self._purged = 0.0
         self._lock = threading.Lock()
         self._sources_kept: set[str] = set()
-        self.pending: BatchWriter[Any] = BatchWriter(self._write, name="nanohubmcp-provenance")
+        self.pending: BatchWriter[PendingCall | JobEnd] = BatchWriter(self._write, name="nanohubmcp-provenance")
         """Records waiting to be made and written (:meth:`submit`)."""
 
     @property
@@ -232,11 +234,11 @@ class ProvenanceStore:
                     self._backend = backend
         return self._backend
 
-    def submit(self, item: Any) -> bool:
+    def submit(self, item: PendingCall | JobEnd) -> bool:
         """Queue ``item`` for the writer (never blocks); False when the queue was full and it was dropped."""
         return self.pending.add(item)
 
-    def _write(self, items: list[Any]) -> None:
+    def _write(self, items: list[PendingCall | JobEnd]) -> None:
         """The writer's batch: make each pending item's record (:func:`.capture.build`) and store
         them in one transaction; a failing disk is logged, never raised."""
         made: dict[str, tuple[str | None, dict[str, Any]]] = {}

@@ -3,7 +3,7 @@ at registration and kept in ``Tool.extra``."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ...errors import RegistrationError
 from .cache_layer import CACHE, CACHE_TTL, PRIVATE, SHARED
@@ -15,7 +15,8 @@ if TYPE_CHECKING:
 
 
 def apply(
-    tool: Tool, *, provenance: bool | None = None, cache: Any = False, cache_ttl: Any = None, source: str | None = None
+    tool: Tool, *, provenance: bool | None = None, cache: object = False, cache_ttl: object = None,
+    source: str | None = None,
 ) -> None:
     """Record ``tool``'s options.
 
