@@ -27,6 +27,7 @@ SECTIONS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], float]] = {
     "jobs": ("jobs.py", ("--jobs", "60"), ("--jobs", "30", "--stored", "10000"), 1200),
     "auth": ("auth_cost.py", ("--verifier-only",), ("--verifier-only", "--rounds", "3", "--calls", "200"), 300),
     "hops": ("hops.py", ("--rounds", "5"), ("--rounds", "3"), 300),
+    "hops-steady": ("hops.py", ("--rounds", "5", "--warm", "10"), ("--rounds", "3", "--warm", "10"), 300),
     "scaleout": (
         "scaleout.py",
         ("--rounds", "3", "--seconds", "6", "--sessions", "1000"),
@@ -38,7 +39,7 @@ SECTIONS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], float]] = {
     "slurm": ("hpc_jobs.py", ("--jobs", "10"), ("--jobs", "2"), 900),
     "otel": ("otel_cost.py", ("--rounds", "5", "--calls", "1000"), ("--rounds", "2", "--calls", "300"), 600),
 }
-STDOUT_JSON = {"hops", "rappture", "sim2l"}  # these print their JSON instead of writing a file
+STDOUT_JSON = {"hops", "hops-steady", "rappture", "sim2l"}  # these print their JSON instead of writing a file
 
 
 def run(name: str, python: str, peers: str, quick: bool, log: Callable[[str], None]) -> dict[str, Any]:

@@ -18,21 +18,30 @@ Row = tuple[str, str, str, str]
 
 # what the profiles name for each target when it is missed (findings.md §13)
 BOUNDS = {
-    "rps": "the provenance record per call, then the pipeline's layers and the worker hand-over (§13.1)",
+    "rps": "CPU per call (next rows): Tornado's streamed request body (two more loop iterations per request than the "
+           "ceiling's buffered one; kept so an oversized body is refused before it is buffered), ~70 calls of ours per "
+           "request, the provenance writer's thread (bench/hotpath.md: HTTP edge; §13.1)",
     "legacy": "same per-call CPU as the ceiling row; 0.4.x answers on a thread per connection (§13.1)",
-    "cpu": "provenance record 1.26x the call's instructions; without it 1.41x the ceiling: layers, hand-over (§13.1)",
-    "p99": "stalls of ~1 s under 64 connections (one cell got no answer in 4 s), not yet profiled (Round 3 summary)",
+    "cpu": "the streamed body (two extra loop iterations), ~70 calls of ours per request, the provenance record made "
+           "and stored on its writer thread (~290k instructions with SQLite; bench/provenance.md, bench/hotpath.md)",
+    "p99": "the tail follows CPU per call with 64 connections on one core; no stall seen since records left the call "
+           "path (bench/hotpath.md: HTTP edge, the c=64 tail)",
     "era": "per-request _meta/header checks of the 2026-07-28 era (§13.2)",
-    "cold": "imports at start (tornado, the pipeline's layers) (§13.3)",
-    "df": "DataFrame → records conversion in Python, text + structuredContent (§13.4)",
-    "array": "the data serialized twice (text block and structuredContent) (§13.4)",
+    "cold": "106 modules of ours at >= 0.34 M instructions each, the core's services built whole at start, dataclasses "
+            "made at import (bench/startup.md, §13.3)",
+    "df": "escaping the 24 MB text into the response, a string per numeric cell; without the fast extra Python's float "
+          "spelling (§13.4)",
+    "array": "without the fast extra: Python's float spelling of every element (§13.4)",
     "dask": "a lone call: two HTTP requests, the loop-to-Dask-client hand-over; host load (bench/jobs.md, §13.10)",
     "stdio": "per-line pipeline cost shared with HTTP (§13.1)",
-    "workers": "2 workers, wrk, redis-server and the team's load share 2 cores (§13.6)",
+    "workers": "not found yet: the ceiling scales 1.66-1.86x in the same cells (server on both cores, wrk beside it); "
+               "suspects: the session cache's lease renewals and invalidations, two provenance writer threads "
+               "(bench/scaleout.md, §13.6)",
     "redis": "a session load/store round trip to Redis per request (§13.6)",
     "otel": "four spans + one histogram per call in the SDK (§13.7)",
-    "prov": "the record's JSON encodes, the batch lock, a thread + SQLite write per 64 records (§13.1, §13.7)",
-    "cache": "argument hashing + the full pipeline before the cache answers (§13.8)",
+    "prov": "the record made and stored on its writer thread: ~290k instructions per record with SQLite "
+            "(bench/provenance.md)",
+    "cache": "argument hashing, a SQLite read and a JSON parse on the loop before the cache answers (§13.8)",
     "rappture": "the curve's PNG (matplotlib); without the plot 1.04x (§13.9)",
 }
 
@@ -222,6 +231,14 @@ def _rappture(d: dict[str, Any]) -> list[Row]:
     return [_row("Rappture call ÷ its command alone (a 1 s tool) ≤ 1.05", shown, _at_most(ratio, 1.05), "rappture")]
 
 
+def _hops_text(hops: dict[str, Any]) -> str:
+    """``modules / hops / functions; ...`` of bench/hops.py's JSON (HTTP; stdio), or "-"."""
+    if not hops.get("streamable-http"):
+        return "-"
+    return "; ".join(" / ".join(str((hops.get(t) or {}).get(k, "-")) for k in ("modules", "hops", "functions"))
+                     for t in ("streamable-http", "stdio"))
+
+
 def _figures(d: dict[str, Any]) -> list[Row]:
     """The new paths the issue compares without a target: the redesign, Sim2L, Slurm."""
     pre = stats.ratio(d, OURS, OURS_PRE, 16, "cpu_us_per_req")
@@ -239,7 +256,14 @@ def _figures(d: dict[str, Any]) -> list[Row]:
             "",
         ),
         (
-            "redesigned core: modules / hops / functions per tools/call (HTTP; stdio)",
+            "redesigned core: modules / hops / functions per tools/call in the steady state (HTTP; stdio); "
+            "issue 22: hops at most 39; 28",
+            _hops_text(d.get("hops-steady") or {}),
+            "figure",
+            "",
+        ),
+        (
+            "redesigned core: modules / hops / functions per tools/call, a first call (HTTP; stdio)",
             f"{h.get('modules', '-')} / {h.get('hops', '-')} / {h.get('functions', '-')}; "
             + " / ".join(str((hops.get("stdio") or {}).get(k, "-")) for k in ("modules", "hops", "functions"))
             if h
