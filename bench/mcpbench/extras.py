@@ -31,7 +31,7 @@ SECTIONS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], float]] = {
     "scaleout": (
         "scaleout.py",
         ("--rounds", "3", "--seconds", "6", "--sessions", "1000"),
-        ("--rounds", "1", "--seconds", "3", "--sessions", "200"),
+        ("--rounds", "1", "--seconds", "2", "--sessions", "200"),
         600,
     ),
     "rappture": ("rappture_overhead.py", ("--rounds", "8"), ("--rounds", "2"), 600),
