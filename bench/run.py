@@ -65,7 +65,7 @@ def options(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--md", type=Path, help="markdown output (default bench/results.md; quick: results/quick.md)")
     a = p.parse_args(argv)
     if a.quick:
-        a.rounds, a.duration, a.warmup, a.coldstart_runs = 1, 1.5, 0.5, 2
+        a.rounds, a.duration, a.warmup, a.coldstart_runs = 1, 1.0, 1.0, 2  # wrk counts whole seconds
         a.streams, a.peer_streams, a.hold, a.big_calls, a.kernel_seconds = 300, 100, 1.5, 3, 3.0
         a.instr_calls = "20,60"
     a.conc_list = [int(c) for c in a.conc.split(",") if c]
