@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+from collections.abc import Awaitable
+from typing import Any
+
 from ..errors import ServerBusy
 
 RETRY_AFTER_SECONDS = 5
@@ -22,3 +27,16 @@ class StateUnavailable(ServerBusy):
             retry_after=RETRY_AFTER_SECONDS,
             request_id=request_id,
         )
+
+
+def spawn_tolerant(tasks: set[asyncio.Task[Any]], work: Awaitable[object]) -> None:
+    """Run ``work`` in the background on the running loop, ignoring :class:`StateUnavailable`
+    (the shared store being down is answered elsewhere); ``tasks`` holds it until it ends."""
+
+    async def run() -> None:
+        with contextlib.suppress(StateUnavailable):
+            await work
+
+    task = asyncio.get_running_loop().create_task(run())
+    tasks.add(task)
+    task.add_done_callback(tasks.discard)

@@ -38,7 +38,7 @@ import secrets
 from collections.abc import Callable
 from typing import Any
 
-from .errors import StateUnavailable
+from .errors import StateUnavailable, spawn_tolerant
 
 log = logging.getLogger("nanohubmcp.state")
 
@@ -284,10 +284,4 @@ class RedisSessions:
                 await self.refresh_clocks()
 
     def _spawn(self, work: Any) -> None:
-        async def run() -> None:
-            with contextlib.suppress(StateUnavailable):
-                await work
-
-        task = asyncio.get_running_loop().create_task(run())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        spawn_tolerant(self._tasks, work)

@@ -22,7 +22,6 @@ Source: MCP 2025-11-25, Basic § Transports § Session Management, Resumability 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import secrets
@@ -30,7 +29,7 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 from ...protocol import jsonrpc
-from ...state.errors import StateUnavailable
+from ...state.errors import StateUnavailable, spawn_tolerant
 from .relay_streams import MirroredStream, RelayStream
 
 if TYPE_CHECKING:
@@ -213,10 +212,4 @@ class Replication:
             self.state.append(session_id, "g", {"m": text, "f": "0", "o": self.state.process})
 
     def _spawn(self, work: Awaitable[object]) -> None:
-        async def run() -> None:
-            with contextlib.suppress(StateUnavailable):
-                await work
-
-        task = asyncio.get_running_loop().create_task(run())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        spawn_tolerant(self._tasks, work)
