@@ -5,7 +5,12 @@ instruction counter; callgrind counts the same at several times the cost) twice:
 ``low`` calls, once ``high`` calls, each after the same session opening and warm-up calls, one at a time on one
 keep-alive connection. The difference of the two runs' instruction totals divided by
 ``high - low`` is the instructions one call costs the server process (all its threads: the loop,
-the worker pool, the kernel entry points; start-up and shut-down cancel out). Instructions are
+the worker pool, the provenance writer; start-up and shut-down cancel out). Exp-bbv writes only
+the main thread's total into its ``--bb-out-file``; every thread's (``# Thread N`` … ``Total
+instructions:``) goes to valgrind's log, which is what is summed here (until 2026-12-02 the
+file was read, so the figures left out every thread but the event loop's). The server is
+stopped with SIGTERM and exits cleanly: what its threads still had to do (records waiting for
+the provenance writer) is done, and counted, before valgrind writes the totals. Instructions are
 counted in user space by valgrind's CPU model, so the figures are stable to a fraction of a
 percent from run to run (``PYTHONHASHSEED=0`` makes both runs hash alike); they do not count
 time spent waiting or in the kernel.
@@ -39,15 +44,16 @@ def available() -> bool:
 
 
 def _total(path: Path) -> int | None:
-    """The instructions of all threads in an exp-bbv output file (a ``Total instructions:`` line each)."""
+    """The instructions of all threads in exp-bbv's valgrind log (a ``Total instructions:`` line each)."""
     counts = [int(m) for m in re.findall(r"Total instructions:\s+(\d+)", path.read_text(errors="replace"))]
     return sum(counts) if counts else None
 
 
 async def _one(process: Process, entry: Entry, python: dict[str, str], calls: int, timeout: float) -> int | None:
     with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "bbv.out"
-        tool = ["valgrind", "--tool=exp-bbv", "--instr-count-only=yes", f"--bb-out-file={out}"]
+        out = Path(tmp) / "valgrind.log"
+        tool = ["valgrind", "--tool=exp-bbv", "--instr-count-only=yes", f"--bb-out-file={tmp}/bbv.out",
+                f"--log-file={out}"]
         argv = ["env", "PYTHONHASHSEED=0", *tool, *process.argv(python)]
         server = procs.ServerProcess(argv, env.BENCH, None)
         server.start()
