@@ -128,11 +128,6 @@ def _id_or_none(value: object) -> Any:
     return value if valid_id(value) else None
 
 
-def result(request_id: object, value: dict[str, Any]) -> dict[str, Any]:
-    """Build a success response."""
-    return {"jsonrpc": "2.0", "id": request_id, "result": value}
-
-
 def error(request_id: object, err: dict[str, Any]) -> dict[str, Any]:
     """Build an error response from an ``{code, message, data?}`` object."""
     return {"jsonrpc": "2.0", "id": request_id, "error": err}
