@@ -7,7 +7,7 @@ same with ``--tree CHECKOUT`` for another checkout's code) runs under ``valgrind
 --instr-count-only=yes`` twice, answering ``low`` and then ``high`` requests after the same
 session opening and warm-up, one at a time on one keep-alive connection (``http.client``). The
 difference of the two totals divided by ``high - low`` is what one request costs the server
-process in user-space instructions (all threads; start-up and shut-down cancel out; the load of
+process in user-space instructions (all threads, summed from valgrind's log; start-up and shut-down cancel out; the load of
 the machine does not move it). Two requests are counted:
 
 - ``ping``: what the HTTP edge and the connection seam cost with the least behind them (the
@@ -96,7 +96,8 @@ def drive(port: int, method: str, calls: int) -> None:
 
 def count(argv: list[str], method: str, calls: int) -> int:
     with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "bbv.out"
+        # Every thread's total goes to valgrind's log (the --bb-out-file holds the main thread's only).
+        out = Path(tmp) / "valgrind.log"
         port = free_port()
         cmd = [
             "env",
@@ -104,7 +105,8 @@ def count(argv: list[str], method: str, calls: int) -> int:
             "valgrind",
             "--tool=exp-bbv",
             "--instr-count-only=yes",
-            f"--bb-out-file={out}",
+            f"--bb-out-file={tmp}/bbv.out",
+            f"--log-file={out}",
             *argv,
             "--port",
             str(port),

@@ -1,5 +1,6 @@
-"""The base handler every route shares: Origin check, authorization, CORS, body limit, JSON
-replies, errors.
+"""The base handler every route shares: Origin check, authorization, CORS, JSON replies, errors.
+
+The body limit and the slow-body deadline of the POST routes are in :mod:`.bodies`.
 
 Cross-cutting checks live in ``prepare()`` (a coroutine: subclasses write ``async def
 prepare`` and ``await super().prepare()`` first); every error reply goes through
@@ -10,12 +11,10 @@ with an HTML page.
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
 import weakref
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import tornado.web
 from tornado.http1connection import HTTP1Connection
@@ -26,11 +25,9 @@ from ..errors import (
     HANDSHAKE_ROUTE,
     ForbiddenOrigin,
     InsufficientScope,
-    InvalidRequest,
     MisdirectedRequest,
     NanohubMCPError,
     ProtocolError,
-    RequestTooLarge,
     Unauthorized,
     error_response,
     http_status_for,
@@ -65,10 +62,6 @@ ALLOW_HEADERS = ", ".join((
 ))
 EXPOSE_HEADERS = ", ".join((MCP_SESSION_ID_HEADER, MCP_PROTOCOL_VERSION_HEADER))
 JSON_TYPE = "application/json"
-BODY_TIMEOUT = 30.0
-"""Seconds a client has to send a request body once its headers arrived (slowloris guard)."""
-DISCARD_FACTOR = 2
-"""A refused body is read on and dropped up to this many times ``max_request_bytes``."""
 
 
 def json_body_type(content_type: str | None) -> bool:
@@ -327,158 +320,16 @@ def _retry_after(body: Any) -> int | None:
     return retry if isinstance(retry, int) else None
 
 
-# -- the slow-body guard: one timer per event loop ----------------------------------------------
-# Every request body being read on a loop is timed in one table, oldest first, that one timer sweeps
-# every SWEEP_SECONDS while it is not empty (instead of a timer made and cancelled per request): a
-# body is given up between BODY_TIMEOUT and BODY_TIMEOUT + SWEEP_SECONDS seconds after its headers.
-# It lives here, beside the body limit it serves, so timing a body costs no call into another module.
-SWEEP_SECONDS = 1.0
-"""How often the table is swept while it holds a request (at most; a quarter of the timeout when shorter)."""
-
-
-class BodyDeadlines:
-    """The requests of one event loop still reading their bodies, and their deadlines.
-
-    Args:
-        loop: the loop the requests are served on (every method runs there).
-    """
-
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._loop = loop
-        self._pending: dict[object, tuple[float, Callable[[], None]]] = {}
-        self._timer: asyncio.TimerHandle | None = None
-        self._interval = SWEEP_SECONDS
-
-    def add(self, key: object, seconds: float, expire: Callable[[], None]) -> None:
-        """Call ``expire`` once ``seconds`` have passed, unless :meth:`discard` comes first."""
-        self._pending[key] = (self._loop.time() + seconds, expire)
-        if self._timer is None:
-            self._interval = min(SWEEP_SECONDS, seconds / 4)
-            self._timer = self._loop.call_later(self._interval, self._sweep)
-
-    def discard(self, key: object) -> None:
-        """Forget ``key`` (its body arrived, or its request ended)."""
-        self._pending.pop(key, None)
-
-    def _sweep(self) -> None:
-        self._timer = None
-        now = self._loop.time()
-        expired = [key for key, (deadline, _) in self._pending.items() if deadline <= now]
-        for key in expired:
-            entry = self._pending.pop(key, None)
-            if entry is not None:
-                entry[1]()
-        if self._pending:
-            self._timer = self._loop.call_later(self._interval, self._sweep)
-
-
-_DEADLINES_BY_LOOP: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, BodyDeadlines] = weakref.WeakKeyDictionary()
-
-
-def body_deadlines(loop: asyncio.AbstractEventLoop) -> BodyDeadlines:
-    """The table of ``loop`` (made on first use)."""
-    table = _DEADLINES_BY_LOOP.get(loop)
-    if table is None:
-        table = _DEADLINES_BY_LOOP[loop] = BodyDeadlines(loop)
-    return table
-
-
 class BodyReadingHandler(BaseHandler):
-    """A handler that reads a streamed request body, refusing bodies over ``config.max_request_bytes``.
+    """A handler that reads a request body of at most ``config.max_request_bytes`` (413 above it).
 
-    Subclasses are decorated with ``@tornado.web.stream_request_body``. A body over the limit (by its
-    ``Content-Length``, or once a chunked body crosses it) is answered with 413 at once, and
-    the rest of the body is then read and dropped (up to :data:`DISCARD_FACTOR` times the
-    limit): a client that sends its whole body before reading still finds the 413, where
-    closing at once would hand it a connection reset. A body not complete within
-    ``BODY_TIMEOUT`` seconds closes the connection (give or take a second:
-    :class:`BodyDeadlines`).
+    The application of :func:`~nanohubmcp.transports.routes.make_app` routes a request whose
+    ``Content-Length`` is within the limit to this class, with the body buffered by Tornado
+    (:meth:`body` is ``request.body``), and any other request to the class's streamed twin
+    (:func:`~nanohubmcp.transports.bodies.streamed_twin`), which refuses a body over the limit
+    with 413 before it is buffered. Handlers call :meth:`body` from ``post``.
     """
-
-    _chunks: list[bytes]
-    _size: int
-    # Until prepare_body() accepts a body, none is kept: Tornado streams the body of a request
-    # it refuses itself (an unsupported method gets its 405) to data_received all the same.
-    _too_large: bool = True
-    _body_deadlines: BodyDeadlines | None = None
-    """The loop's table this request's body is timed in, while it is being read."""
-
-    async def prepare(self) -> None:
-        """The shared checks (``BaseHandler.prepare``), then, for a POST they let through, the body's guards."""
-        await super().prepare()
-        if not self._finished and self.request.method == "POST":
-            self.prepare_body()
-
-    def prepare_body(self) -> bool:
-        self._chunks, self._size, self._too_large = [], 0, False
-        # A body that does not arrive in time closes the connection: one timer per loop sweeps
-        # every body being read (Tornado's body_timeout makes a future chain per request).
-        deadlines = self._body_deadlines = body_deadlines(asyncio.get_running_loop())
-        connection = cast(HTTP1Connection, self.request.connection)  # a streamed body: HTTP/1
-        deadlines.add(self, BODY_TIMEOUT, connection.close)
-        limit = self.config.max_request_bytes
-        # Tornado must not refuse first (it answers a bare 400): we decide, with a 413.
-        connection.set_max_body_size(DISCARD_FACTOR * limit + (1 << 20))
-        length = self.request.headers.get("Content-Length")
-        if length is not None:
-            try:
-                declared = int(length)
-            except ValueError:
-                declared = -1
-            if declared < 0:
-                self.fail(InvalidRequest("Invalid Content-Length header"))
-                return False
-            if declared > limit:
-                self._refuse_size(limit, drain=declared <= DISCARD_FACTOR * limit)
-                return False
-        return True
-
-    def _refuse_size(self, limit: int, *, drain: bool = True) -> None:
-        """Answer 413; with ``drain`` the body is read on (and dropped) before the connection is
-        free again, else the connection closes after the answer."""
-        self._too_large = True
-        self._chunks = []
-        error = RequestTooLarge(f"Request body too large: the limit is {limit} bytes (max_request_bytes)")
-        if not drain:
-            self.set_header("Connection", "close")  # the rest of the body is not read
-            self.fail(error)
-            return
-        body = jsonenc.dumpb(self.error_body(error))
-        self.clear_header("Content-Type")
-        self.set_status(http_status_of(error))
-        self.set_header("Content-Type", JSON_TYPE)
-        self.set_header("Content-Length", str(len(body)))
-        self.write(body)
-        self.flush()  # the whole answer is out; the request ends once its body is read
-        self._answered_early = True
-
-    def data_received(self, chunk: bytes) -> None:
-        limit = self.config.max_request_bytes
-        if self._too_large:
-            if self._answered_early:  # a refused body, read and dropped up to a bound
-                self._size += len(chunk)
-                if self._size > DISCARD_FACTOR * limit:
-                    cast(HTTP1Connection, self.request.connection).close()
-            return
-        self._size += len(chunk)
-        if self._size > limit:
-            self._refuse_size(limit)
-            return
-        self._chunks.append(chunk)
-
-    def _body_arrived(self) -> None:
-        if self._body_deadlines is not None:
-            self._body_deadlines.discard(self)
-            self._body_deadlines = None
-
-    def on_finish(self) -> None:
-        # Never let the deadline outlive the request: the connection may serve the next one.
-        self._body_arrived()
-        super().on_finish()
 
     def body(self) -> bytes:
         """The whole body (call once the body is complete, i.e. from ``post``)."""
-        self._body_arrived()
-        if len(self._chunks) == 1:
-            return self._chunks[0]
-        return b"".join(self._chunks)
+        return self.request.body

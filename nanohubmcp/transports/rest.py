@@ -18,8 +18,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import tornado.web
-
 from ..errors import (
     REST_ROUTE,
     RETRY_AFTER_META,
@@ -50,7 +48,6 @@ def rest_error(error: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     return http_status_for(error, REST_ROUTE), body
 
 
-@tornado.web.stream_request_body
 class RestToolHandler(BodyReadingHandler):
     """``POST /tools/<name>``."""
 

@@ -19,6 +19,7 @@ from .auth import bind_resource
 from .config import TransportConfig
 from .discovery import AICatalogHandler, MCPCatalogHandler, ServerCardHandler
 from .documents import DiscoveryHandler, NotFoundHandler, OpenAPIHandler, ProtectedResourceHandler, RootHandler
+from .http_server import LimitedApplication
 from .rest import RestToolHandler
 from .served import ServedServer
 from .sse import LegacyMessagesHandler, LegacySSEHandler
@@ -46,7 +47,7 @@ def make_app(server: ServedServer, config: TransportConfig) -> tornado.web.Appli
         (rf"{prefix}/\.well-known/mcp/catalog\.json", MCPCatalogHandler, kwargs),
         (rf"{prefix}/\.well-known/ai-catalog\.json", AICatalogHandler, kwargs),
     ]
-    return tornado.web.Application(
+    return LimitedApplication(
         routes,
         default_handler_class=NotFoundHandler,
         default_handler_args=kwargs,

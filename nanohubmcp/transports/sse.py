@@ -18,8 +18,6 @@ import functools
 import logging
 from typing import Any
 
-import tornado.web
-
 from ..errors import ProtocolError, ServerBusy, SessionNotFound, UnsupportedMediaType
 from ..protocol import versions
 from ..server.connection import batch_refusal
@@ -73,7 +71,6 @@ class LegacySSEHandler(BaseHandler):
             self.writer.connection_lost()
 
 
-@tornado.web.stream_request_body
 class LegacyMessagesHandler(BodyReadingHandler):
     """``POST /messages/?session_id=<id>``."""
 

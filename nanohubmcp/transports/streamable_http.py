@@ -19,8 +19,6 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-import tornado.web
-
 from ..errors import (
     MODERN_ROUTE,
     InvalidRequest,
@@ -50,7 +48,6 @@ from .stateless import check_headers, is_modern_request
 log = logging.getLogger("nanohubmcp.http")
 
 
-@tornado.web.stream_request_body
 class StreamableHTTPHandler(BodyReadingHandler):
     """The MCP endpoint. Also mounted at ``/`` (POST), where ``?session_id=`` means legacy SSE."""
 

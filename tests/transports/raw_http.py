@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import socket
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -78,3 +79,24 @@ class Http:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def read_reply(sock: socket.socket, timeout: float = 10.0) -> tuple[int, dict[str, str], bytes]:
+    """Read one HTTP/1.1 response with a Content-Length body from a raw socket: status, headers
+    (lower-case names), body; ``ConnectionError`` when the server closes before its end."""
+    sock.settimeout(timeout)
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise ConnectionError(f"closed before a response: {data!r}")
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin1").split("\r\n")
+    headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
+    while len(body) < int(headers.get("content-length", "0")):
+        chunk = sock.recv(65536)
+        if not chunk:
+            raise ConnectionError("closed inside a response body")
+        body += chunk
+    return int(lines[0].split()[1]), headers, body

@@ -460,10 +460,10 @@ def test_a_connection_the_server_closes_after_an_early_refusal_says_connection_c
 
 def test_a_client_that_never_sends_its_body_is_timed_out_without_blocking_others(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    import nanohubmcp.transports.base as base
+    from nanohubmcp.transports import http_server
 
     # The production value is 30 s; a shorter one keeps the test quick, the mechanism is the same.
-    monkeypatch.setattr(base, "BODY_TIMEOUT", 2.0)
+    monkeypatch.setattr(http_server, "BODY_TIMEOUT", 2.0)
     with serve(calculator()) as base:
         stalled = socket.create_connection(("127.0.0.1", port_of(base)), timeout=10)
         stalled.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"

@@ -109,3 +109,35 @@ def test_a_preflight_may_ask_for_mcp_param_headers() -> None:
         assert reply.status == 204
         assert "mcp-param-region" in allowed
         assert "mcp-method" in allowed
+
+
+def test_the_slow_body_deadline_holds_on_your_own_server_too() -> None:
+    """The slow-body deadline belongs to the application, not to the runner's server; a body left
+    unfinished is forgotten once its client leaves."""
+    import socket
+    import time
+
+    from nanohubmcp.transports.http_server import body_deadlines
+
+    own = OwnServer(MCPServer("limits"))
+    try:
+        def pending() -> int:
+            return asyncio.run_coroutine_threadsafe(_count(body_deadlines), own.loop).result(10)
+
+        with socket.create_connection(("127.0.0.1", own.port), timeout=10) as sock:
+            sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                         b"Content-Length: 100\r\n\r\n{\"jsonrpc\":")
+            deadline = time.monotonic() + 10
+            while pending() != 1:  # the body is being timed
+                assert time.monotonic() < deadline
+                time.sleep(0.01)
+        deadline = time.monotonic() + 10
+        while pending() != 0:  # the client left: nothing is kept for it
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+    finally:
+        own.close()
+
+
+async def _count(tables: Any) -> int:
+    return len(tables(asyncio.get_running_loop()))

@@ -15,6 +15,7 @@ import socket
 import time
 
 import pytest
+from raw_http import read_reply
 from support import serve
 
 from nanohubmcp import MCPServer
@@ -30,24 +31,6 @@ def build() -> MCPServer:
         return text
 
     return server
-
-
-def read_reply(sock: socket.socket, timeout: float = 10.0) -> tuple[int, dict[str, str], bytes]:
-    """Read one HTTP/1.1 response with a Content-Length body."""
-    sock.settimeout(timeout)
-    data = b""
-    while b"\r\n\r\n" not in data:
-        chunk = sock.recv(65536)
-        assert chunk, f"connection closed before a response: {data!r}"
-        data += chunk
-    head, _, body = data.partition(b"\r\n\r\n")
-    lines = head.decode("latin1").split("\r\n")
-    headers = {k.lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:])}
-    while len(body) < int(headers.get("content-length", "0")):
-        chunk = sock.recv(65536)
-        assert chunk
-        body += chunk
-    return int(lines[0].split()[1]), headers, body
 
 
 def test_a_70_kb_header_block_gets_431_with_a_json_body() -> None:

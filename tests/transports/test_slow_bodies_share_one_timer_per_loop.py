@@ -9,7 +9,7 @@ import asyncio
 
 import pytest
 
-from nanohubmcp.transports.base import BodyDeadlines, body_deadlines
+from nanohubmcp.transports.http_server import BodyDeadlines, body_deadlines
 
 pytestmark = pytest.mark.anyio
 

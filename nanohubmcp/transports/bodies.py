@@ -1,0 +1,117 @@
+"""Request bodies read in pieces: the 413 before a body over ``max_request_bytes`` is buffered.
+
+A body whose ``Content-Length`` is within the limit is buffered by Tornado for the handler
+itself (:class:`~nanohubmcp.transports.base.BodyReadingHandler`); the application
+(:class:`~nanohubmcp.transports.http_server.LimitedApplication`) routes every other body — a
+``Content-Length`` over the limit or malformed, a chunked body — to the handler's
+:func:`streamed_twin`, which reads it in pieces. A body over the limit (by its
+``Content-Length``, or once a chunked body crosses it) is answered with 413 at once, and the
+rest is then read and dropped (up to :data:`DISCARD_FACTOR` times the limit): a client that
+sends its whole body before reading still finds the 413, where closing at once would hand it
+a connection reset. Both ways answer the same request with the same bytes. The slow-body
+deadline covers both (``http_server.BodyDeadlines``).
+
+Source: RFC 9110 § 15.5.14 (413 Content Too Large); RFC 9112 § 9.6 (tear-down).
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+import tornado.web
+from tornado.http1connection import HTTP1Connection
+
+from ..errors import InvalidRequest, RequestTooLarge, http_status_of
+from ..protocol import jsonenc
+from .base import JSON_TYPE, BodyReadingHandler
+
+DISCARD_FACTOR = 2
+"""A refused body is read on and dropped up to this many times ``max_request_bytes``."""
+
+
+class StreamedBody(BodyReadingHandler):
+    """The body-reading part of every streamed twin (see :func:`streamed_twin`)."""
+
+    _chunks: list[bytes]
+    _size: int
+    # Until prepare_body() accepts a body, none is kept: Tornado streams the body of a request
+    # it refuses itself (an unsupported method gets its 405) to data_received all the same.
+    _too_large: bool = True
+
+    async def prepare(self) -> None:
+        """The route's checks, then, for a POST they let through, the body's limit."""
+        await super().prepare()
+        if not self._finished and self.request.method == "POST":
+            self.prepare_body()
+
+    def prepare_body(self) -> bool:
+        self._chunks, self._size, self._too_large = [], 0, False
+        limit = self.config.max_request_bytes
+        # Tornado must not refuse first (it answers a bare 400): we decide, with a 413.
+        cast(HTTP1Connection, self.request.connection).set_max_body_size(DISCARD_FACTOR * limit + (1 << 20))
+        length = self.request.headers.get("Content-Length")
+        if length is not None:
+            try:
+                declared = int(length)
+            except ValueError:
+                declared = -1
+            if declared < 0:
+                self.fail(InvalidRequest("Invalid Content-Length header"))
+                return False
+            if declared > limit:
+                self._refuse_size(limit, drain=declared <= DISCARD_FACTOR * limit)
+                return False
+        return True
+
+    def _refuse_size(self, limit: int, *, drain: bool = True) -> None:
+        """Answer 413; with ``drain`` the body is read on (and dropped) before the connection is
+        free again, else the connection closes after the answer."""
+        self._too_large = True
+        self._chunks = []
+        error = RequestTooLarge(f"Request body too large: the limit is {limit} bytes (max_request_bytes)")
+        if not drain:
+            self.set_header("Connection", "close")  # the rest of the body is not read
+            self.fail(error)
+            return
+        body = jsonenc.dumpb(self.error_body(error))
+        self.clear_header("Content-Type")
+        self.set_status(http_status_of(error))
+        self.set_header("Content-Type", JSON_TYPE)
+        self.set_header("Content-Length", str(len(body)))
+        self.write(body)
+        self.flush()  # the whole answer is out; the request ends once its body is read
+        self._answered_early = True
+
+    def data_received(self, chunk: bytes) -> None:
+        limit = self.config.max_request_bytes
+        if self._too_large:
+            if self._answered_early:  # a refused body, read and dropped up to a bound
+                self._size += len(chunk)
+                if self._size > DISCARD_FACTOR * limit:
+                    cast(HTTP1Connection, self.request.connection).close()
+            return
+        self._size += len(chunk)
+        if self._size > limit:
+            self._refuse_size(limit)
+            return
+        self._chunks.append(chunk)
+
+    def body(self) -> bytes:
+        if len(self._chunks) == 1:
+            return self._chunks[0]
+        return b"".join(self._chunks)
+
+
+_TWINS: dict[type[BodyReadingHandler], type[BodyReadingHandler]] = {}
+"""Each routed handler class's twin (one per class of the package's routes)."""
+
+
+def streamed_twin(handler: type[BodyReadingHandler]) -> type[BodyReadingHandler]:
+    """``handler`` reading its body in pieces: a subclass of it and of :class:`StreamedBody`,
+    decorated with ``@tornado.web.stream_request_body`` (made once per class)."""
+    twin = _TWINS.get(handler)
+    if twin is None:
+        namespace = {"__module__": handler.__module__, "__qualname__": f"{handler.__qualname__}[streamed]"}
+        twin = _TWINS[handler] = tornado.web.stream_request_body(type(handler.__name__, (StreamedBody, handler),
+                                                                      namespace))
+    return twin
