@@ -23,6 +23,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import resource
 import shutil
 import socket
@@ -30,6 +31,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -71,6 +73,45 @@ def worker_cpu(pid: int) -> dict[int, float]:
     return {p: procs.cpu_seconds(p) for p in tree if not list(procs.tree(p))[1:]} or {pid: procs.cpu_seconds(pid)}
 
 
+def loop_cpu(pid: int) -> float:
+    """CPU seconds of the main threads (the event loops) of the process tree of ``pid``; the rest
+    of its CPU is its other threads' (provenance writer, worker pool, background reads)."""
+    total = 0.0
+    for p in procs.tree(pid):
+        try:
+            fields = Path(f"/proc/{p}/task/{p}/stat").read_text().rpartition(")")[2].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / procs.TICKS
+    return total
+
+
+def bytes_in_by_process(port: int) -> dict[int, int]:
+    """Bytes received so far on the established connections to ``port``, by the serving process
+    (``ss -tinp``): each worker's share of the requests, as every request has the same size."""
+    out = subprocess.run(
+        ["ss", "-tinpH", "state", "established", f"( sport = :{port} )"], capture_output=True, text=True, timeout=30
+    ).stdout
+    shares: dict[int, int] = {}
+    # ss prints each socket on one line with its process, then its counters on the next.
+    for head, info in zip(out.splitlines()[::2], out.splitlines()[1::2], strict=False):
+        pid = re.search(r"pid=(\d+)", head)
+        got = re.search(r"bytes_received:(\d+)", info)
+        if pid and got:
+            shares[int(pid.group(1))] = shares.get(int(pid.group(1)), 0) + int(got.group(1))
+    return shares
+
+
+def command_calls(port: int) -> dict[str, int]:
+    """Redis's ``INFO commandstats``: calls so far of each command."""
+    calls = {}
+    for line in redis_cli(port, "info", "commandstats").splitlines():
+        if line.startswith("cmdstat_"):
+            name, _, rest = line.partition(":")
+            calls[name[len("cmdstat_") :]] = int(rest.split("calls=")[1].split(",")[0])
+    return calls
+
+
 async def open_session(port: int) -> str | None:
     conn = Connection("127.0.0.1", port)
     try:
@@ -107,6 +148,27 @@ async def count_instructions(python: str, url: str, calls: list[int], tree: str 
     return await instructions.measure(pairs, {"ours": python}, calls[0], calls[1], 300.0, print)
 
 
+SCALING = {
+    "ceiling": ("ceiling, 2 workers, reuse_port", "ceiling, 1 process"),
+    "redis": ("redis, 2 workers", "redis, 1 process"),
+    "redis, no provenance": ("redis, 2 workers, no provenance", "redis, 1 process, no provenance"),
+    "redis, before": ("redis, 2 workers, before", "redis, 1 process, before"),
+}
+"""The req/s ratios reported: (2 processes, 1 process) variants, taken per round."""
+
+
+def per_round_scaling(cells: dict[str, list[dict[str, float]]]) -> dict[str, dict[str, Any]]:
+    """2 processes ÷ 1 process req/s, per round (both cells of a round ran back to back), and the
+    median of the rounds, for each pair of :data:`SCALING` that ran."""
+    out: dict[str, dict[str, Any]] = {}
+    for label, (two, one) in SCALING.items():
+        pairs = list(zip(cells.get(two) or [], cells.get(one) or [], strict=False))
+        rounds = [t["rps"] / o["rps"] for t, o in pairs if o["rps"]]
+        if rounds:
+            out[label] = {"rounds": rounds, "median": statistics.median(rounds)}
+    return out
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--rounds", type=int, default=3)
@@ -122,6 +184,7 @@ def main() -> int:
     )
     p.add_argument("--tree", help="with --instructions and --before: the before checkout's source tree")
     p.add_argument("--only", default="", help="comma-separated substrings: run only the variants naming one")
+    p.add_argument("--diagnose", action="store_true", help="also the Redis variants without provenance records")
     a = p.parse_args()
     env.ensure_wrk()
     if not shutil.which("redis-server"):
@@ -157,16 +220,22 @@ def main() -> int:
         "redis, 1 process": [*ours, "--state-url", url],
         "redis, 2 workers": [*ours, "--state-url", url, "--workers", "2"],
     }
+    if a.diagnose:  # the same without the provenance records (their writer thread, their SQLite file)
+        quiet = ["env", "SCALEOUT_PROVENANCE=0"]
+        variants["redis, 1 process, no provenance"] = [*quiet, *ours, "--state-url", url]
+        variants["redis, 2 workers, no provenance"] = [*quiet, *ours, "--state-url", url, "--workers", "2"]
     if a.before:
         before = [a.before, "-m", "nanohubmcp", "run", str(APP)]
         variants["memory, 1 process, before"] = [*before]
         variants["redis, 1 process, before"] = [*before, "--state-url", url]
+        variants["redis, 2 workers, before"] = [*before, "--state-url", url, "--workers", "2"]
     if a.only:
         wanted = [w.strip() for w in a.only.split(",") if w.strip()]
         variants = {k: v for k, v in variants.items() if any(w in k for w in wanted)}
     servers, ports, sessions = {}, {}, {}
     counted: dict[str, Any] | None = None
     cells: dict[str, list[dict[str, float]]] = {name: [] for name in variants}
+    commands: dict[str, list[dict[str, float]]] = {name: [] for name in variants}
     try:
         time.sleep(0.5)
         for name, extra in variants.items():
@@ -189,7 +258,16 @@ def main() -> int:
             for name in rotate(list(variants), r):
                 redis0 = redis_cpu(redis.pid)
                 workers0 = worker_cpu(servers[name].pid)
+                loop0 = loop_cpu(servers[name].pid)
+                commands0 = command_calls(rport)
                 wrk0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+                received: dict[int, int] = {}
+                # Each connection's bytes received, read just before wrk ends (its connections
+                # are opened at its start and closed at its end).
+                reader = threading.Timer(
+                    max(0.5, a.seconds - 0.4), lambda p=ports[name], into=received: into.update(bytes_in_by_process(p))
+                )
+                reader.start()
                 cell = wrk.run(
                     ports[name],
                     a.conc,
@@ -199,21 +277,32 @@ def main() -> int:
                     mcp.ADD_EXPECT,
                     server_pid=servers[name].pid,
                 )
+                reader.join()
                 redis_ms = (redis_cpu(redis.pid) - redis0) * 1000
+                loop_ms = (loop_cpu(servers[name].pid) - loop0) * 1000
+                commands1 = command_calls(rport)
                 wrk1 = resource.getrusage(resource.RUSAGE_CHILDREN)
                 wrk_ms = (wrk1.ru_utime + wrk1.ru_stime - wrk0.ru_utime - wrk0.ru_stime) * 1000
                 spent = {pid: cpu - workers0.get(pid, 0.0) for pid, cpu in worker_cpu(servers[name].pid).items()}
                 busiest = max(spent.values()) / max(1e-9, sum(spent.values())) if len(spent) > 1 else 1.0
+                shares = sorted((v / max(1, sum(received.values())) for v in received.values()), reverse=True)
+                n = cell["requests"] or 1
+                sent = {k: (v - commands0.get(k, 0)) / n for k, v in commands1.items() if v - commands0.get(k, 0)}
+                sent.pop("info", None)  # this script's own
                 cells[name].append(
                     {
                         "rps": cell["rps"],
                         "cpu_ms": (cell.get("cpu_us_per_req") or 0.0) / 1000,
-                        "redis_cpu_ms": redis_ms / cell["requests"] if cell["requests"] else 0.0,
+                        "loop_cpu_ms": loop_ms / n,
+                        "redis_cpu_ms": redis_ms / n,
+                        "redis_commands": sum(sent.values()),
                         "errors": sum(cell["errors"].values()) + cell["wrong"],
                         "busiest_worker_share": busiest,
-                        "wrk_cpu_ms": wrk_ms / cell["requests"] if cell["requests"] else 0.0,
+                        "busiest_worker_requests": shares[0] if len(shares) > 1 else 1.0,
+                        "wrk_cpu_ms": wrk_ms / n,
                     }
                 )
+                commands[name].append(sent)
                 print(f"round {r + 1} {name:20s} {cell['rps']:8.0f} req/s", flush=True)
         for server in servers.values():
             server.stop()
@@ -240,13 +329,21 @@ def main() -> int:
             server.stop()
         redis.terminate()
         redis.wait(10)
-    summary = {name: {k: statistics.median(c[k] for c in cs) for k in cs[0]} for name, cs in cells.items()}
-    print(f"\n{'variant':32s} {'req/s':>8s} {'server CPU ms/call':>19s} {'redis':>7s} {'wrk':>7s} {'busiest':>8s}")
+    summary = {name: {k: statistics.median(c[k] for c in cs) for k in cs[0]} for name, cs in cells.items() if cs}
+    scaling = per_round_scaling(cells)
+    print(
+        f"\n{'variant':34s} {'req/s':>7s} {'server CPU ms/call':>18s} {'loop':>6s} {'redis':>6s} {'cmds':>5s}"
+        f" {'wrk':>6s} {'busiest cpu/req':>15s}"
+    )
     for name, s in summary.items():
         print(
-            f"{name:32s} {s['rps']:8.0f} {s['cpu_ms']:19.3f} {s['redis_cpu_ms']:7.3f} {s['wrk_cpu_ms']:7.3f}"
-            f" {s['busiest_worker_share']:8.2f}"
+            f"{name:34s} {s['rps']:7.0f} {s['cpu_ms']:18.3f} {s['loop_cpu_ms']:6.3f} {s['redis_cpu_ms']:6.3f}"
+            f" {s['redis_commands']:5.2f} {s['wrk_cpu_ms']:6.3f}"
+            f" {s['busiest_worker_share']:7.2f}/{s['busiest_worker_requests']:.2f}"
         )
+    for label, ratios in scaling.items():
+        shown = ", ".join(f"{r:.2f}" for r in ratios["rounds"])
+        print(f"2 processes ÷ 1, {label}: median {ratios['median']:.2f} (rounds {shown})")
     print(f"\nRedis memory per held session: {per_session:.0f} bytes ({opened} sessions)")
     if counted:
         print("\ninstructions per tools/call, one at a time (valgrind):")
@@ -258,6 +355,8 @@ def main() -> int:
         "args": {k: str(v) if isinstance(v, Path) else v for k, v in vars(a).items()},
         "cells": cells,
         "summary": summary,
+        "scaling": scaling,
+        "redis_commands_per_call": {name: cs[-1] if cs else {} for name, cs in commands.items()},
         "redis_bytes_per_session": per_session,
         "instructions": counted,
         "host_load": os.getloadavg(),

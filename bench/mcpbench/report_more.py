@@ -152,17 +152,41 @@ def _instructions(d: dict[str, Any], key: str = "instructions") -> list[str]:
 
 
 def _scaleout(s: dict[str, Any]) -> Section:
+    def share(v: dict[str, Any]) -> str:
+        cpu, reqs = v.get("busiest_worker_share"), v.get("busiest_worker_requests")
+        return "-" if cpu is None or cpu >= 1.0 else f"{cpu:.2f} / {reqs:.2f}" if reqs is not None else f"{cpu:.2f}"
+
     rows = [
-        [name, f"{v['rps']:,.0f}", f"{v['cpu_ms'] * 1000:,.0f}", f"{v['redis_cpu_ms'] * 1000:,.0f}"]
+        [
+            name,
+            f"{v['rps']:,.0f}",
+            f"{v['cpu_ms'] * 1000:,.0f}",
+            f"{v['loop_cpu_ms'] * 1000:,.0f}" if "loop_cpu_ms" in v else "-",
+            f"{v['redis_cpu_ms'] * 1000:,.0f}",
+            f"{v['redis_commands']:.3f}" if "redis_commands" in v else "-",
+            f"{v['wrk_cpu_ms'] * 1000:,.0f}" if "wrk_cpu_ms" in v else "-",
+            share(v),
+        ]
         for name, v in s["summary"].items()
     ]
+    scaling = "; ".join(
+        f"{label} {r['median']:.2f}x (rounds {', '.join(f'{x:.2f}' for x in r['rounds'])})"
+        for label, r in (s.get("scaling") or {}).items()
+    )
     intro = (
         f"`nanohubmcp run` of `servers/scaleout_app.py`, tools/call `add` at c={s['args'].get('conc')}, "
         f"{s['args'].get('rounds')} rotated round(s) x {s['args'].get('seconds')} s, servers on CPUs "
-        f"{s['args'].get('server_cpu')}; Redis memory per held session "
-        f"{s['redis_bytes_per_session']:,.0f} bytes."
+        f"{s['args'].get('server_cpu')}, wrk on CPU {s['args'].get('client_cpu')}; Redis memory per held session "
+        f"{s['redis_bytes_per_session']:,.0f} bytes. 'loop' is the CPU of the processes' main threads (the "
+        "event loops; the rest is their other threads: provenance writer, worker pool); 'busiest' the share "
+        "of the server CPU / of the requests taken by the busiest worker (0.50 = even)."
+        + (f" 2 processes ÷ 1, per round: {scaling}." if scaling else "")
     )
-    return intro, ["variant", "req/s", "server CPU µs/call", "redis-server CPU µs/call"], rows, "lrrr"
+    headers = [
+        "variant", "req/s", "server CPU µs/call", "loop µs/call", "redis-server CPU µs/call", "Redis commands/call",
+        "wrk CPU µs/call", "busiest",
+    ]
+    return intro, headers, rows, "lrrrrrrr"
 
 
 def _spread(v: dict[str, float], digits: int = 3) -> list[str]:

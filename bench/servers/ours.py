@@ -8,7 +8,8 @@
 ``--tracing`` turns OpenTelemetry on with the SDK, an in-memory span exporter and metric reader;
 ``--no-provenance`` turns the provenance records off (on by default);
 ``--state-url URL`` keeps the sessions in a shared store (Redis; bench/scaleout.py), ``--lease S``
-sets how long a process serves a session's record from its copy (valgrind runs calls ~50x slower).
+sets how long a process serves a session's record from its copy (valgrind runs calls ~50x slower),
+``--workers N`` serves from N processes (with ``--state-url``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import time
 
 from _args import parse
 
-opts = parse(extra=("tracing", "no-provenance"), values=("token", "tree", "state-url", "lease"))
+opts = parse(extra=("tracing", "no-provenance"), values=("token", "tree", "state-url", "lease", "workers"))
 if opts.tree:
     sys.path.insert(0, opts.tree)
 
@@ -91,4 +92,4 @@ def add_cached(a: float, b: float) -> float:
 
 
 # --token: every request must carry "Authorization: Bearer <token>" ("" = no authorization)
-server.run(host=opts.host, port=opts.port, quiet=True, token=opts.token)
+server.run(host=opts.host, port=opts.port, quiet=True, token=opts.token, workers=int(opts.workers or 1))

@@ -318,8 +318,10 @@ def fork_workers(workers: int) -> None:
     """Fork ``workers`` processes (Tornado's ``fork_processes``); returns in each worker.
 
     The parent never returns: it starts a worker again when one dies, and exits when
-    SIGINT/SIGTERM reaches it (its workers see it gone and stop). Each worker logs its
-    requests with its process id (``nanohubmcp.access``), so a log shows which served what.
+    SIGINT/SIGTERM reaches it (its workers see it gone and stop). Each worker logs the shared
+    state store's outages with its process id; every request too only when asked
+    (:func:`log_requests`, ``nanohubmcp run --access-log``): a line per request costs about 6 %
+    of a small call's CPU (bench/scaleout.md).
     """
 
     def leave(signum: int, frame: Any) -> None:
@@ -330,21 +332,30 @@ def fork_workers(workers: int) -> None:
     tornado.process.fork_processes(workers, max_restarts=1000)
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, signal.SIG_DFL)
-    log_requests()
+    log_requests(access=False)
 
 
-def log_requests() -> None:
-    """Log every request on stderr, each line naming the serving process
-    (``[worker pid N] nanohubmcp.access ...``), and the shared state store's outages."""
-    access = logging.getLogger("nanohubmcp.access")
-    if access.handlers:
-        return
-    handler = logging.StreamHandler()
-    handler.setFormatter(logging.Formatter("[worker pid %(process)d] %(name)s %(levelname)s %(message)s"))
-    for name, level in (("nanohubmcp.access", logging.DEBUG), ("nanohubmcp.state", logging.INFO)):
-        logging.getLogger(name).addHandler(handler)
-        logging.getLogger(name).setLevel(level)
-        logging.getLogger(name).propagate = False
+WORKER_FORMAT = "[worker pid %(process)d] %(name)s %(levelname)s %(message)s"
+
+
+def log_requests(*, access: bool = True) -> None:
+    """Log on stderr, each line naming the serving process (``[worker pid N] nanohubmcp.access ...``):
+    the shared state store's outages, and with ``access`` every request. A logger that already
+    has a handler is left as it is."""
+    wanted = [("nanohubmcp.state", logging.INFO)]
+    if access:
+        wanted.append(("nanohubmcp.access", logging.DEBUG))
+    handler: logging.Handler | None = None
+    for name, level in wanted:
+        logger = logging.getLogger(name)
+        if logger.handlers:
+            continue
+        if handler is None:
+            handler = logging.StreamHandler()
+            handler.setFormatter(logging.Formatter(WORKER_FORMAT))
+        logger.addHandler(handler)
+        logger.setLevel(level)
+        logger.propagate = False
 
 
 def explain_exit_wait() -> None:

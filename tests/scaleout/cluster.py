@@ -55,7 +55,16 @@ def nginx_config(workdir: Path, listen: int, upstreams: list[int]) -> str:
 class Server:
     """One ``nanohubmcp run`` process."""
 
-    def __init__(self, workdir: Path, port: int, state_url: str, *, workers: int = 1, env: dict[str, str]) -> None:
+    def __init__(
+        self,
+        workdir: Path,
+        port: int,
+        state_url: str,
+        *,
+        workers: int = 1,
+        env: dict[str, str],
+        access_log: bool = True,
+    ) -> None:
         self.port = port
         self.log = workdir / f"server-{port}.log"
         args = [
@@ -68,8 +77,9 @@ class Server:
             str(port),
             "--state-url",
             state_url,
-            "--access-log",
         ]
+        if access_log:
+            args.append("--access-log")
         if workers > 1:
             args += ["--workers", str(workers)]
         with self.log.open("ab") as out:

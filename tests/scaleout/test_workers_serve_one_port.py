@@ -6,6 +6,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import re
 import signal
 import time
 from pathlib import Path
@@ -95,5 +96,30 @@ def test_a_burst_of_connections_is_spread_over_the_workers(redis_server: RedisSe
             conn.close()
         assert len(set(pids)) == 2, f"16 connections opened at once all reached one worker: {pids}"
         assert max(pids.count(p) for p in set(pids)) <= 14
+    finally:
+        server.stop()
+
+
+def test_workers_log_each_request_only_when_asked(redis_server: RedisServer, tmp_path: Path) -> None:
+    """Without ``--access-log`` the workers write no line per request (it cost ~6 % of a small
+    call's CPU, bench/scaleout.md); an outage of the state store is still logged, naming the worker."""
+    env = {**os.environ, "NANOHUBMCP_STATE_DIR": str(tmp_path / "state"), "MCP_TOKEN": ""}
+    server = Server(tmp_path, free_port(), redis_server.url, workers=2, env=env, access_log=False)
+    try:
+        server.wait_listening()
+        deadline = time.monotonic() + 20
+        while len(children(server.proc.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        session = wire.initialize(server.url)
+        pids = {json.loads(wire.tool(server.url, session, "where", {}, rid)["result"]["content"][0]["text"])["pid"]
+                for rid in range(6)}
+        assert pids <= children(server.proc.pid)
+        assert "nanohubmcp.access" not in server.text()
+        redis_server.stop()
+        assert wire.call(server.url, session, "tools/call", {"name": "where", "arguments": {}}).status_code == 503
+        while "unreachable" not in server.text() and time.monotonic() < deadline + 20:
+            time.sleep(0.1)
+        assert re.search(r"\[worker pid (\d+)\] nanohubmcp\.state WARNING .*unreachable", server.text()), server.text()
+        assert "nanohubmcp.access" not in server.text()
     finally:
         server.stop()
