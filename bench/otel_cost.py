@@ -5,6 +5,7 @@ in-memory metric reader: every span and measurement is recorded) against tracing
     .venv/bin/python bench/otel_cost.py                    # both measurements, ~2 min
     .venv/bin/python bench/otel_cost.py --only http --rounds 5 --calls 1000 --json /tmp/otel.json
     .venv/bin/python bench/otel_cost.py --only sdk         # the floor: one SDK span, one measurement
+    .venv/bin/python bench/otel_cost.py --instructions     # the same in instructions (valgrind), ~10 min
 
 Two measurements, each interleaving the modes round by round so machine noise hits them alike, and
 keeping the fastest round (on a shared machine, the least disturbed one):
@@ -15,40 +16,55 @@ keeping the fastest round (on a shared machine, the least disturbed one):
   plain ``def`` tool (run on the worker pool, as most tools are). CPU time of this process.
 - ``http``: a server process per mode (``MCPServer.run``) answering sessionless ``POST /mcp``
   ``tools/call`` of a ``def`` tool from one keep-alive client in this process; the server
-  process's CPU time (``/proc/<pid>/stat``) per call.
+  process's CPU time (``/proc/<pid>/stat``) per call. Three modes: ``off``; ``on`` (the SDK with a
+  ``SimpleSpanProcessor``: each span exported as it ends, on the call's thread — what issue 28
+  names); ``batch`` (a ``BatchSpanProcessor``, what a deployment configures: spans exported in
+  batches from the SDK's own thread).
 
-With tracing on, a ``tools/call`` makes four spans (the SERVER span; ``validate_arguments``,
-``execute_tool``, ``convert_result``) and one histogram measurement.
+``--instructions`` counts the same in instructions (valgrind ``exp-bbv``, every thread of the
+process, ``PYTHONHASHSEED=0``; each count twice, with ``--low`` and ``--high`` calls, the
+difference divided by the difference of calls): the ``http`` servers of the three modes, a ``def``
+tool in the core (``off``/``on``), and the SDK's floor — one SERVER span with the 8 attributes of a
+traced ``tools/call`` made current and ended, plus one histogram measurement with its 6
+attributes: what any server following the MCP conventions pays per call with this SDK set-up.
+
+With tracing on, a ``tools/call`` makes one span (SERVER) and one histogram measurement; its steps
+are child spans only with ``NANOHUBMCP_TRACING_STEP_MS`` set.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import http.client
 import json
 import os
+import re
+import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 MODES = ("off", "on")
+HTTP_MODES = ("off", "on", "batch")
 
 SDK = """
 from opentelemetry import metrics, trace
 from opentelemetry.sdk.metrics import MeterProvider
 from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.trace import TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 EXPORTER = InMemorySpanExporter()
 provider = TracerProvider()
-provider.add_span_processor(SimpleSpanProcessor(EXPORTER))
+provider.add_span_processor((BatchSpanProcessor if PROCESSOR == "batch" else SimpleSpanProcessor)(EXPORTER))
 trace.set_tracer_provider(provider)
 metrics.set_meter_provider(MeterProvider(metric_readers=[InMemoryMetricReader()]))
 """
@@ -56,7 +72,8 @@ metrics.set_meter_provider(MeterProvider(metric_readers=[InMemoryMetricReader()]
 SERVER = """
 import sys, threading, time
 mode, port = sys.argv[1], int(sys.argv[2])
-if mode == "on":
+if mode != "off":
+    PROCESSOR = mode
 {sdk}
     def forget():  # the exporter keeps every span: empty it now and then
         while True:
@@ -64,7 +81,7 @@ if mode == "on":
             EXPORTER.clear()
     threading.Thread(target=forget, daemon=True).start()
 from nanohubmcp import MCPServer
-server = MCPServer("otel-cost", job_store="memory", tracing=(mode == "on"))
+server = MCPServer("otel-cost", job_store="memory", tracing=(mode != "off"))
 
 @server.tool()
 def add(a: float, b: float) -> float:
@@ -115,7 +132,7 @@ async def time_calls(server: Any, calls: int) -> float:
 
 
 async def core(calls: int, rounds: int) -> dict[str, float]:
-    namespace: dict[str, Any] = {}
+    namespace: dict[str, Any] = {"PROCESSOR": "on"}
     exec(SDK, namespace)  # the application's SDK set-up; servers with tracing=False ignore it
     exporter = namespace["EXPORTER"]
     servers = {
@@ -149,21 +166,25 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
 
 
-def start(mode: str) -> tuple[subprocess.Popen[bytes], http.client.HTTPConnection]:
+def start(
+    mode: str, prefix: tuple[str, ...] = (), wait: float = 60
+) -> tuple[subprocess.Popen[bytes], http.client.HTTPConnection]:
+    """A server process of ``mode`` (``prefix``: e.g. valgrind's command line) and a keep-alive
+    connection to it that has made one call."""
     port = free_port()
     code = SERVER.format(sdk="\n".join("    " + line for line in SDK.strip().splitlines()))
-    env = {k: v for k, v in os.environ.items() if k != "NANOHUBMCP_TRACING"}
+    env = {k: v for k, v in os.environ.items() if k not in ("NANOHUBMCP_TRACING", "NANOHUBMCP_TRACING_STEP_MS")}
     process = subprocess.Popen(
-        [sys.executable, "-c", code, mode, str(port)],
+        [*prefix, sys.executable, "-c", code, mode, str(port)],
         cwd=ROOT,
-        env=env,
+        env={**env, "PYTHONHASHSEED": "0"},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + wait
     while True:
         try:
-            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=wait)
             post(connection)
             return process, connection
         except OSError:
@@ -182,7 +203,7 @@ def post(connection: http.client.HTTPConnection) -> None:
 
 
 def over_http(calls: int, rounds: int) -> dict[str, float]:
-    servers = {f"http def tool, tracing {mode}": start(mode) for mode in MODES}
+    servers = {f"http def tool, tracing {mode}": start(mode) for mode in HTTP_MODES}
     try:
         for _, connection in servers.values():
             for _ in range(200):
@@ -202,11 +223,109 @@ def over_http(calls: int, rounds: int) -> dict[str, float]:
     return {name: min(values) for name, values in samples.items()}
 
 
+# -- instructions: valgrind ---------------------------------------------------------------------
+WARMUP = 50
+SPAN_ATTRIBUTES = {  # a traced tools/call in a session over HTTP: the SERVER span's 8 attributes
+    "mcp.method.name": "tools/call",
+    "mcp.protocol.version": "2025-11-25",
+    "network.transport": "tcp",
+    "network.protocol.name": "http",
+    "gen_ai.tool.name": "add",
+    "gen_ai.operation.name": "execute_tool",
+    "mcp.session.id": "0123456789abcdef0123456789abcdef",
+    "jsonrpc.request.id": "7",
+}
+METRIC_ATTRIBUTES = dict(list(SPAN_ATTRIBUTES.items())[:6])  # mcp.server.operation.duration's
+
+
+def valgrind(log: Path) -> tuple[str, ...]:
+    return ("valgrind", "--tool=exp-bbv", "--instr-count-only=yes", f"--bb-out-file={log}.bbv", f"--log-file={log}")
+
+
+def total(log: Path) -> int:
+    """The instructions of every thread of a process counted by exp-bbv (one line per thread)."""
+    counts = [int(n) for n in re.findall(r"Total instructions:\s+(\d+)", log.read_text(errors="replace"))]
+    if not counts:
+        raise RuntimeError(f"no instruction count in {log}")
+    return sum(counts)
+
+
+def counted_http(mode: str, calls: int) -> int:
+    """Instructions of a whole ``mode`` server process that answered ``WARMUP + calls`` calls."""
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "valgrind.log"
+        process, connection = start(mode, valgrind(log), wait=600)
+        try:
+            for _ in range(WARMUP + calls):
+                post(connection)
+        finally:
+            connection.close()
+            process.send_signal(signal.SIGTERM)  # valgrind writes its counts as the process ends
+            process.wait(600)
+        return total(log)
+
+
+def counted_here(what: str, calls: int) -> int:
+    """Instructions of this script run under valgrind with ``--count what calls``."""
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "valgrind.log"
+        env = {k: v for k, v in os.environ.items() if k not in ("NANOHUBMCP_TRACING", "NANOHUBMCP_TRACING_STEP_MS")}
+        argv = [*valgrind(log), sys.executable, __file__, "--count", what, "--calls", str(calls)]
+        subprocess.run(argv, cwd=ROOT, env={**env, "PYTHONHASHSEED": "0"}, check=True, stdout=subprocess.DEVNULL)
+        return total(log)
+
+
+def count(what: str, calls: int) -> None:
+    """``--count``: what is counted under valgrind (after the same warm-up in every run)."""
+    if what == "sdk":
+        namespace: dict[str, Any] = {"PROCESSOR": "on"}
+        exec(SDK, namespace)
+        from opentelemetry import context, metrics, trace
+        from opentelemetry.trace import SpanKind
+
+        tracer = trace.get_tracer("otel-cost")
+        histogram = metrics.get_meter("otel-cost").create_histogram("otel-cost", unit="s")
+        for n in range(WARMUP + calls):  # what a traced call pays the SDK, nothing of ours
+            span = tracer.start_span("tools/call add", kind=SpanKind.SERVER, attributes=SPAN_ATTRIBUTES)
+            token = context.attach(trace.set_span_in_context(span))
+            histogram.record(0.001, METRIC_ATTRIBUTES)
+            span.end()
+            context.detach(token)
+            if n % 1000 == 0:
+                namespace["EXPORTER"].clear()
+        return
+
+    async def served() -> None:
+        namespace: dict[str, Any] = {"PROCESSOR": "on"}
+        exec(SDK, namespace)
+        server = build(what.removeprefix("core-"), True)
+        await time_calls(server, WARMUP)
+        await time_calls(server, calls)
+        server.core.close()
+
+    asyncio.run(served())
+
+
+def instructions(low: int, high: int) -> dict[str, float]:
+    """Instructions per call: each count with ``low`` and with ``high`` calls, the difference
+    divided by ``high - low`` (start-up, warm-up and shut-down cancel out)."""
+    ways: dict[str, Any] = {
+        f"http def tool, tracing {mode}": functools.partial(counted_http, mode) for mode in HTTP_MODES
+    }
+    ways.update({f"core def tool, tracing {mode}": functools.partial(counted_here, f"core-{mode}") for mode in MODES})
+    ways["sdk floor: SERVER span + histogram"] = functools.partial(counted_here, "sdk")
+    figures = {}
+    for name, way in ways.items():
+        figures[name] = (way(high) - way(low)) / (high - low)
+        print(f"{name:<40} {figures[name]:12,.0f} instructions per call", file=sys.stderr)
+    return figures
+
+
 # -- sdk: the floor, the SDK alone ----------------------------------------------------------------
 def sdk_alone(calls: int) -> dict[str, float]:
     """CPU µs of one span started and ended (bare, and with 8 attributes) and of one histogram
     measurement with 6 attributes, through the SDK set up as above, nothing of ours."""
-    namespace: dict[str, Any] = {}
+    namespace: dict[str, Any] = {"PROCESSOR": "on"}
     exec(SDK, namespace)
     from opentelemetry import metrics, trace
 
@@ -240,24 +359,40 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--only", choices=("core", "http", "sdk"))
+    parser.add_argument("--instructions", action="store_true", help="count instructions (valgrind) instead")
+    parser.add_argument("--low", type=int, default=100, help="calls of the first count (--instructions)")
+    parser.add_argument("--high", type=int, default=300, help="calls of the second count (--instructions)")
+    parser.add_argument("--count", help=argparse.SUPPRESS)  # one counted run: core-off, core-on, sdk
     parser.add_argument("--json", help="also write the figures here")
     args = parser.parse_args()
     figures: dict[str, float] = {}
+    if args.count:
+        count(args.count, args.calls)
+        return
     if args.only == "sdk":
         for name, value in sdk_alone(args.calls * 10).items():
             print(f"{name:<26} {value:8.1f} us")
         return
-    if args.only in (None, "core"):
-        figures.update(asyncio.run(core(args.calls, args.rounds)))
-    if args.only in (None, "http"):
-        figures.update(over_http(args.calls, args.rounds))
-    print(f"{'path':<26} {'off us/call':>11} {'on us/call':>11} {'on/off':>7} {'+us':>7}")
+    unit = "instr" if args.instructions else "us"
+    if args.instructions:
+        figures.update(instructions(args.low, args.high))
+    else:
+        if args.only in (None, "core"):
+            figures.update(asyncio.run(core(args.calls, args.rounds)))
+        if args.only in (None, "http"):
+            figures.update(over_http(args.calls, args.rounds))
+    print(f"{'path':<30} {'off ' + unit:>11} {'mode':>6} {'on ' + unit:>11} {'on/off':>7} {'+' + unit:>9}")
     for name in [n for n in figures if n.endswith("off")]:
         path = name.rsplit(", tracing", 1)[0]
-        off, on = figures[name], figures[f"{path}, tracing on"]
-        print(f"{path:<26} {off:11.1f} {on:11.1f} {on / off:7.2f} {on - off:+7.1f}")
+        off = figures[name]
+        for mode in ("on", "batch"):
+            if f"{path}, tracing {mode}" in figures:
+                on = figures[f"{path}, tracing {mode}"]
+                print(f"{path:<30} {off:11,.1f} {mode:>6} {on:11,.1f} {on / off:7.2f} {on - off:+9,.1f}")
+    for name in [n for n in figures if n.startswith("sdk")]:
+        print(f"{name:<30} {figures[name]:11,.1f}")
     if args.json:
-        Path(args.json).write_text(json.dumps(figures, indent=2))
+        Path(args.json).write_text(json.dumps({k: round(v, 1) for k, v in figures.items()}, indent=2))
 
 
 if __name__ == "__main__":

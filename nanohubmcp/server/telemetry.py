@@ -23,6 +23,13 @@ Per request the layer makes one span of kind SERVER, as the MCP semantic convent
   status to ERROR with its message; an unexpected exception sets ``error.type`` to the exception's
   qualified type name; a ``CallToolResult`` with ``isError`` sets ``error.type`` to ``tool_error``.
 
+Cost: a span and a measurement through the SDK cost far more CPU than the layer around them, so
+the layer adds nothing per call that it can make once — a span's name and its attributes known
+before the call, and the histogram's attribute set, are kept per kind of request (method, tool or
+prompt name, version, transport: bounded, see :data:`MAX_SHAPES`); the span is started and made
+current without the API's generator-based context managers. The steps of a call are not spans
+unless asked for (``nanohubmcp.server.wire.trace_context.STEP_MIN_SECONDS``).
+
 Metrics (histograms, seconds, with the conventions' bucket boundaries):
 ``mcp.server.operation.duration`` per request, with the method, tool or prompt name, protocol
 version, transport and ``error.type``; ``mcp.server.session.duration`` when a session ends.
@@ -36,6 +43,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from opentelemetry import context as otel_context
 from opentelemetry import metrics, propagate, trace
 from opentelemetry.trace import Link, SpanKind, Status, StatusCode
 
@@ -53,6 +61,10 @@ RESOURCE_METHODS = frozenset({"resources/read", "resources/subscribe", "resource
 TOOL_ERROR = "tool_error"
 
 
+MAX_SHAPES = 1024
+"""How many kinds of request (method, tool or prompt name, version, transport) the tracing layer
+keeps the names and attributes of; past it, they are computed per request."""
+
 HTTP_TRANSPORTS = frozenset({"streamable-http", "sse", "rest"})
 """The transports of ``nanohubmcp.server.connection`` that are HTTP (over TCP)."""
 
@@ -65,6 +77,65 @@ def _network(transport: str | None) -> dict[str, str]:
     if transport in HTTP_TRANSPORTS:
         return {"network.transport": "tcp", "network.protocol.name": "http"}
     return {}
+
+
+class _Shape:
+    """What every request of one (method, target, version, transport) shares: its span's name,
+    the span attributes known before the call, the histogram's attributes of a success."""
+
+    __slots__ = ("attributes", "measured", "name")
+
+    def __init__(self, method: str, target: Any, version: str, transport: str | None) -> None:
+        common: dict[str, Any] = {"mcp.method.name": method, "mcp.protocol.version": version}
+        common.update(_network(transport))
+        self.name = method
+        if method == "tools/call" or method == "prompts/get":
+            if isinstance(target, str):
+                self.name = f"{method} {target}"
+                common["gen_ai.tool.name" if method == "tools/call" else "gen_ai.prompt.name"] = target
+            if method == "tools/call":
+                common["gen_ai.operation.name"] = "execute_tool"
+        self.attributes = common
+        self.measured = common
+
+
+class _Shapes:
+    """The :class:`_Shape` of each kind of request, made once, and the histogram's attributes of
+    each failure. The target is client input (a tool's name, known or not): both maps are bounded
+    by :data:`MAX_SHAPES`; past it, a new kind is computed for its request and not kept."""
+
+    __slots__ = ("_failed", "_shapes")
+
+    def __len__(self) -> int:
+        return len(self._shapes) + len(self._failed)
+
+    def __init__(self) -> None:
+        self._shapes: dict[tuple[str, Any, str, str | None], _Shape] = {}
+        self._failed: dict[tuple[int, str], tuple[dict[str, Any], dict[str, Any]]] = {}
+
+    def of(self, method: str, target: Any, version: str, transport: str | None) -> _Shape:
+        if (method != "tools/call" and method != "prompts/get") or not isinstance(target, str):
+            target = None  # only these two methods are named by their target
+        key = (method, target, version, transport)
+        shape = self._shapes.get(key)
+        if shape is None:
+            shape = _Shape(method, target, version, transport)
+            if len(self._shapes) < MAX_SHAPES:
+                self._shapes[key] = shape
+        return shape
+
+    def failed(self, measured: dict[str, Any], error: str) -> dict[str, Any]:
+        """The histogram's attributes of a request ``measured`` that failed with ``error``."""
+        key = (id(measured), error)
+        known = self._failed.get(key)
+        if known is not None and known[0] is measured:
+            return known[1]
+        attributes = {**measured, "error.type": error}
+        if error[:1] == "-":  # a JSON-RPC error code
+            attributes["rpc.response.status_code"] = error
+        if len(self._failed) < MAX_SHAPES:
+            self._failed[key] = (measured, attributes)  # holding measured keeps its id unique
+        return attributes
 
 
 def _qualified(exc: BaseException) -> str:
@@ -93,29 +164,21 @@ class Telemetry:
             explicit_bucket_boundaries_advisory=DURATION_BUCKETS,
         )
 
+        self.shapes = _Shapes()
+        """The names and attributes of the kinds of request seen so far (bounded)."""
+
     def layer(self) -> Middleware:
         """The tracing layer (outermost in the pipeline: it times every other layer too)."""
         tracer = self.tracer
         histogram = self.operation_duration
+        shapes = self.shapes
 
         async def tracing(request: Request, call_next: CallNext) -> dict[str, Any]:
             context = request.context
             method = request.method
             params = request.params
-            common: dict[str, Any] = {"mcp.method.name": method, "mcp.protocol.version": str(request.protocol_version)}
-            common.update(_network(context.transport))
-            name = method
-            if method == "tools/call" or method == "prompts/get":
-                target = params.get("name")
-                if isinstance(target, str):
-                    name = f"{method} {target}"
-                    if method == "tools/call":
-                        common["gen_ai.tool.name"] = target
-                    else:
-                        common["gen_ai.prompt.name"] = target
-                if method == "tools/call":
-                    common["gen_ai.operation.name"] = "execute_tool"
-            attributes = dict(common)
+            shape = shapes.of(method, params.get("name"), str(request.protocol_version), context.transport)
+            attributes = dict(shape.attributes)
             if method in RESOURCE_METHODS and isinstance(uri := params.get("uri"), str):
                 attributes["mcp.resource.uri"] = uri
             session = context.session
@@ -125,45 +188,49 @@ class Telemetry:
                 attributes["jsonrpc.request.id"] = str(context.request_id)
             parent, links = _parent(params.get("_meta"), context.trace_headers)
             started = time.perf_counter()
-            error: str | None = None
-            with tracer.start_as_current_span(
-                name,
+            # Started, made current and ended here rather than with start_as_current_span: its two
+            # generator-based context managers cost more than the span's own bookkeeping.
+            span = tracer.start_span(
+                shape.name,
                 context=parent,
                 kind=SpanKind.SERVER,
                 attributes=attributes,
                 links=links,
                 record_exception=False,
                 set_status_on_exception=False,
-            ) as span:
-                context.put(SPAN, span)
-                try:
-                    result = await call_next(request)
-                except ProtocolError as exc:
-                    error = str(exc.code)
-                    span.set_attribute("rpc.response.status_code", error)
-                    span.set_status(Status(StatusCode.ERROR, exc.message))
-                    raise
-                except BaseException as exc:
-                    error = _qualified(exc)
-                    span.record_exception(exc)
-                    span.set_status(Status(StatusCode.ERROR, str(exc) or error))
-                    raise
-                else:
-                    if method == "tools/call" and result.get("isError") is True:
-                        error = TOOL_ERROR
-                        span.set_status(Status(StatusCode.ERROR))
-                    elif method == "initialize" and isinstance(agreed := result.get("protocolVersion"), str):
-                        # The version in force is the one initialize agreed on, not the request's.
-                        common["mcp.protocol.version"] = agreed
-                        span.set_attribute("mcp.protocol.version", agreed)
-                    return result
-                finally:
-                    if error is not None:
-                        span.set_attribute("error.type", error)
-                        common["error.type"] = error
-                        if error[:1] == "-":
-                            common["rpc.response.status_code"] = error
-                    histogram.record(time.perf_counter() - started, common)
+            )
+            token = otel_context.attach(trace.set_span_in_context(span, parent))
+            context.put(SPAN, span)
+            error: str | None = None
+            measured = shape.measured
+            try:
+                result = await call_next(request)
+            except ProtocolError as exc:
+                error = str(exc.code)
+                span.set_attribute("rpc.response.status_code", error)
+                span.set_status(Status(StatusCode.ERROR, exc.message))
+                raise
+            except BaseException as exc:
+                error = _qualified(exc)
+                span.record_exception(exc)
+                span.set_status(Status(StatusCode.ERROR, str(exc) or error))
+                raise
+            else:
+                if method == "tools/call" and result.get("isError") is True:
+                    error = TOOL_ERROR
+                    span.set_status(Status(StatusCode.ERROR))
+                elif method == "initialize" and isinstance(agreed := result.get("protocolVersion"), str):
+                    # The version in force is the one initialize agreed on, not the request's.
+                    measured = shapes.of(method, None, agreed, context.transport).measured
+                    span.set_attribute("mcp.protocol.version", agreed)
+                return result
+            finally:
+                if error is not None:
+                    span.set_attribute("error.type", error)
+                    measured = shapes.failed(measured, error)
+                histogram.record(time.perf_counter() - started, measured)
+                span.end()
+                otel_context.detach(token)
 
         return tracing
 

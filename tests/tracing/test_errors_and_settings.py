@@ -18,6 +18,27 @@ from nanohubmcp.server.wire.trace_context import ENV_VAR, resolve
 pytestmark = pytest.mark.anyio
 
 
+async def test_the_attributes_kept_per_kind_of_request_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tracing layer keeps each kind of request's span name and attributes; a tool's name is
+    client input, so past MAX_SHAPES kinds it computes them per request instead of keeping them."""
+    from nanohubmcp.server import telemetry
+
+    monkeypatch.setattr(telemetry, "MAX_SHAPES", 2)
+    server = MCPServer("bounded", tracing=True)
+    otel_sdk.clear()
+    async with MemoryClient(server) as client:
+        for n in range(6):
+            with pytest.raises(RpcError):
+                await client.call_tool(f"nope{n}", {})
+        assert server.core.telemetry is not None
+        assert len(server.core.telemetry.shapes) <= 4  # 2 kinds, 2 failures
+    names = [s["name"] for s in otel_sdk.finished() if s["kind"] == "SERVER"]
+    assert [n for n in names if n.startswith("tools/call")] == [f"tools/call nope{n}" for n in range(6)]
+    failed = [s["attributes"] for s in otel_sdk.finished() if s["name"] == "tools/call nope5"]
+    assert failed[0]["gen_ai.tool.name"] == "nope5"
+    assert failed[0]["error.type"] == "-32602"
+
+
 async def test_an_exception_in_a_layer_is_the_spans_error_type() -> None:
     server = MCPServer("broken-layer", tracing=True)
 

@@ -3,7 +3,7 @@ conventions for MCP say (``docs/gen-ai/mcp.md``), for ``tools/call``, ``resource
 ``prompts/get``: in the handshake era (the official client over Streamable HTTP, whose own CLIENT
 spans put the trace context in ``params._meta``), in the 2026-07-28 era, over stdio (both eras),
 and from the W3C ``traceparent`` header of an HTTP request; child spans for argument validation,
-the tool's run and result conversion; errors with ``error.type`` and an ERROR status."""
+the tool's run and result conversion (when steps are traced); errors with ``error.type`` and an ERROR status."""
 
 from __future__ import annotations
 
@@ -221,22 +221,38 @@ def test_the_tool_sees_its_calls_server_span_as_the_current_one(url: str) -> Non
     assert (trace_id, span_id) == (TRACE_ID, call["span_id"])
 
 
-def test_a_step_quicker_than_the_threshold_leaves_no_span(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The default threshold is 1 ms (NANOHUBMCP_TRACING_STEP_MS); here one no step reaches, then 0."""
+def test_steps_are_spans_only_when_asked_and_then_past_the_threshold(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """By default (no NANOHUBMCP_TRACING_STEP_MS) a call leaves its SERVER span alone, however long
+    its steps; with a threshold, a step past it is a span with its real start and end."""
     from nanohubmcp.server.wire import trace_context
 
     body = {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "slow", "arguments": {"ms": 20}}}
-    monkeypatch.setattr(trace_context, "STEP_MIN_SECONDS", 60.0)
-    httpx2.post(url + "mcp", json=body, timeout=10).raise_for_status()
-    assert [s["name"] for s in otel_sdk.finished()] == ["tools/call slow"]
-    otel_sdk.clear()
-    monkeypatch.setattr(trace_context, "STEP_MIN_SECONDS", 0.0)
+    for threshold in (None, 60.0):  # the default; a threshold no step reaches
+        monkeypatch.setattr(trace_context, "STEP_MIN_SECONDS", threshold)
+        httpx2.post(url + "mcp", json=body, timeout=10).raise_for_status()
+        assert [s["name"] for s in otel_sdk.finished()] == ["tools/call slow"], threshold
+        otel_sdk.clear()
+    monkeypatch.setattr(trace_context, "STEP_MIN_SECONDS", 0.01)
     httpx2.post(url + "mcp", json=body, timeout=10).raise_for_status()
     call = one(otel_sdk.finished(), "tools/call slow")
     run = one(otel_sdk.finished(), "execute_tool slow")
+    assert sorted(s["name"] for s in otel_sdk.finished()) == ["execute_tool slow", "tools/call slow"]
     assert run["parent_id"] == call["span_id"]
     assert run["end_ns"] - run["start_ns"] >= 20_000_000  # a step's span has its real start and end
     assert call["start_ns"] <= run["start_ns"] <= run["end_ns"] <= call["end_ns"]
+
+
+def test_the_step_threshold_is_read_in_milliseconds() -> None:
+    from nanohubmcp.server.wire.trace_context import _step_threshold
+
+    assert [_step_threshold(v) for v in (None, "", " ", "0", "2.5", "-1")] == [None, None, None, 0.0, 0.0025, 0.0]
+
+
+def test_a_step_threshold_that_is_not_a_number_traces_no_steps(caplog: pytest.LogCaptureFixture) -> None:
+    from nanohubmcp.server.wire.trace_context import _step_threshold
+
+    assert _step_threshold("1ms") is None
+    assert "NANOHUBMCP_TRACING_STEP_MS='1ms' is not a number of milliseconds" in caplog.text
 
 
 # -- stdio: the server in another process, its spans read through the server itself -------------

@@ -14,7 +14,7 @@ from nanohubmcp import MCPServer
 from nanohubmcp.server.wire import trace_context
 from nanohubmcp.server.wire.trace_context import current_trace_ids
 
-trace_context.STEP_MIN_SECONDS = 0.0  # every step of a call is a span, however quick (the default: 1 ms)
+trace_context.STEP_MIN_SECONDS = 0.0  # every step of a call is a span, however quick (default: none)
 server = MCPServer("traced")
 
 

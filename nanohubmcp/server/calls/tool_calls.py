@@ -83,7 +83,7 @@ def validated(request: RequestContext, tool: Tool, arguments: dict[str, Any]) ->
     Raises:
         InvalidArguments: they break the schema (answer with :func:`refuse_arguments`).
     """
-    if request.slots.get(SPAN) is None:  # not traced
+    if not trace_context.steps_traced(request):  # the default: no span per step
         return tool.validator.validate(arguments)
     with trace_context.step(request, f"validate_arguments {tool.name}", {"gen_ai.tool.name": tool.name}):
         return tool.validator.validate(arguments)
@@ -121,7 +121,9 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
     time limit (``tool_timeout`` bounds calls, not jobs).
     """
     record = CallRecord(core.bus, request, "tools/call", tool.name) if core.bus.active else None
-    traced = request.slots.get(SPAN) is not None  # asked once: the steps below are spans only then
+    # Asked once: a job's run is a span whenever the request is traced; the steps of a direct call
+    # only when steps are traced too (trace_context.STEP_MIN_SECONDS).
+    traced = trace_context.steps_traced(request) if job is None else request.slots.get(SPAN) is not None
     # The call's progress reporter is made by its first report (ctx.report_progress, a tqdm bar).
     current = progress.CURRENT.set((core, request))  # copied into the worker thread with the call
     try:

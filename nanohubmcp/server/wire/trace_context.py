@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import logging
 import os
 import sys
 import time
@@ -154,12 +155,29 @@ def child(request: RequestContext, name: str, attributes: Mapping[str, Any] | No
     return _tracer().start_as_current_span(name, attributes=attributes)
 
 
-STEP_MIN_SECONDS = float(os.environ.get(STEP_ENV_VAR, "1") or 0) / 1000
-"""A step of a traced call (argument validation, the run of a tool called directly, result
-conversion) becomes a span only when it took at least this long, or failed:
-``NANOHUBMCP_TRACING_STEP_MS`` (default 1 ms; ``0``: every step). An SDK span costs tens of
-microseconds of CPU — more than validating the arguments of most tools, or running ``add`` — so
-quick steps of quick calls leave only the call's SERVER span."""
+def _step_threshold(value: str | None) -> float | None:
+    if value is None or not value.strip():
+        return None
+    try:
+        return max(0.0, float(value)) / 1000
+    except ValueError:  # read at import: a warning, not an import that fails
+        logging.getLogger(__name__).warning("%s=%r is not a number of milliseconds: no step spans", STEP_ENV_VAR, value)
+        return None
+
+
+STEP_MIN_SECONDS: float | None = _step_threshold(os.environ.get(STEP_ENV_VAR))
+"""Whether the steps of a traced call (argument validation, the run of a tool called directly,
+result conversion) become child spans of its SERVER span: ``None`` (the default: never — the SERVER
+span alone, since an SDK span costs more CPU than validating the arguments of most tools, or running
+``add``), else a step becomes a span when it took at least this many seconds, or failed.
+``NANOHUBMCP_TRACING_STEP_MS`` sets it in milliseconds (``0``: every step). A job's run is a span
+whatever this says: it carries the trace to the executor."""
+
+
+def steps_traced(request: RequestContext) -> bool:
+    """Whether the steps of ``request`` are timed as possible child spans (it is traced and
+    :data:`STEP_MIN_SECONDS` is set)."""
+    return STEP_MIN_SECONDS is not None and request.get(SPAN) is not None
 
 
 class _Step:
@@ -181,7 +199,7 @@ class _Step:
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: Any) -> None:
         ended = time.time_ns()
-        if exc is None and ended - self.started < STEP_MIN_SECONDS * 1e9:
+        if exc is None and ended - self.started < (STEP_MIN_SECONDS or 0) * 1e9:
             return
         from opentelemetry.trace import Status, StatusCode
 
@@ -196,8 +214,9 @@ class _Step:
 
 def step(request: RequestContext, name: str, attributes: Mapping[str, Any] | None = None) -> Any:
     """A context manager timing a quick step of a traced request (see :data:`STEP_MIN_SECONDS`): a
-    child span ``name`` when it took long enough or raised; nothing for a request not traced."""
-    if request.get(SPAN) is None:
+    child span ``name`` when it took long enough or raised; nothing for a request not traced, or
+    when steps are not traced (the default)."""
+    if not steps_traced(request):
         return NOT_TRACED
     return _Step(name, attributes)
 
