@@ -36,7 +36,7 @@ from .server.core import ServerCore
 from .server.provenance.tool_options import resolve_enabled as resolve_provenance
 from .server.registry import mcp_apps as apps
 from .server.registry.components import Prompt, Resource, ResourceTemplate, Tool
-from .server.results.store import DEFAULT_MAX_INLINE_BYTES
+from .server.results import DEFAULT_MAX_INLINE_BYTES
 from .serving import DEFAULT_MAX_REQUEST_BYTES, Serving
 from .state import resolve as resolve_state_url
 

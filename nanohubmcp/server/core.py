@@ -1,12 +1,15 @@
-"""``ServerCore``: one MCP server, independent of any transport, built whole by one constructor.
+"""``ServerCore``: one MCP server, independent of any transport, composed by one constructor.
 
-The constructor wires every collaborator: the event bus, the registry, the sessions, the job
-store (with the job service's hand-over and re-attach hooks), the result store, the pending
-client requests, the job executors, the stateless era's state (``requestState`` key, task
-inputs, skills) and the dispatcher over the method tables. Nothing is assigned to it from
-outside afterwards. It is the top of ``server/``: its parts are typed against
-:class:`~nanohubmcp.server.services.Services`, never against this class, so none imports it.
-The ``MCPServer`` facade builds one; transports reach it through the facade. Nothing here
+The constructor makes what every request passes — the event bus, the registry, the sessions, the
+pending client requests, the job executors, the dispatcher over the method tables with its pipeline
+— and checks every option. The services a first answer does not use are made by the core itself at
+their first use, each by a typed property of its own: the job store (with the job service's
+hand-over and re-attach hooks; opened when serving starts if an earlier process left one on disk, so its
+jobs are settled then), the result store, the provenance records and their layer, the result cache
+and its layer, and the stateless era's state (``requestState`` key, task inputs, skills). Nothing
+is assigned to it from outside afterwards. It is the top of ``server/``: its parts are typed
+against :class:`~nanohubmcp.server.services.Services`, never against this class, so none imports
+it. The ``MCPServer`` facade builds one; transports reach it through the facade. Nothing here
 imports Tornado or IPython.
 """
 
@@ -15,43 +18,76 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import threading
+from collections.abc import Callable
 from concurrent.futures import Executor, Future
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ..errors import ConfigurationError
 from ..protocol.versions import ProtocolVersion
 from ..state import StateURL, open_shared
 from ..state import parse as parse_state_url
-from .asks.request_state import RequestStateCodec
-from .asks.task_inputs import TaskInputs
 from .calls import stdin_guard, tqdm_progress
 from .calls.workers import WorkerPool
 from .dispatcher import Dispatcher
 from .executors import EXECUTORS, JobExecutor, make_executor
-from .jobs import service as jobmod
+from .jobs import DB_FILE, DEFAULT_MAX_JOBS, DEFAULT_MAX_JOBS_PER_OWNER, DEFAULT_MAX_RESULT_BYTES, STORE_KINDS
 from .methods import TABLES
-from .provenance.cache_layer import CacheLayer
-from .provenance.cache_store import DEFAULT_MAX_BYTES as DEFAULT_CACHE_BYTES
-from .provenance.cache_store import ResultCache
-from .provenance.layer import Recorder
-from .provenance.records import ProvenanceStore
-from .provenance.tool_options import cached
+from .provenance.tool_options import DEFAULT_CACHE_BYTES, cached
 from .registry.registry import Registry
-from .registry.skill_catalog import SkillCatalog
-from .results.store import DEFAULT_MAX_INLINE_BYTES, ResultOptions, ResultStore
+from .results import DEFAULT_MAX_INLINE_BYTES
 from .wire import trace_context
 from .wire.events import EventBus
 from .wire.notifier import Notifier
 from .wire.pending import ClientRequests
 from .wire.replication import Replication
 from .wire.sessions import SessionStore
+from .wire.state_dir import resolve_state_dir
 
 if TYPE_CHECKING:
-    from .pipeline import Route
+    from .asks.request_state import RequestStateCodec
+    from .asks.task_inputs import TaskInputs
+    from .jobs.record import Job
+    from .jobs.service import JobStore
+    from .pipeline import Middleware, Route
+    from .provenance.cache_layer import CacheLayer
+    from .provenance.cache_store import ResultCache
+    from .provenance.layer import Recorder
+    from .provenance.records import ProvenanceStore
+    from .registry.skill_catalog import SkillCatalog
+    from .results.store import ResultOptions, ResultStore
     from .telemetry import Telemetry
     from .wire.request import RequestContext
 
 ARGUMENT_ERRORS = ("auto", "protocol", "tool")
+
+T = TypeVar("T")
+
+
+class Once(Generic[T]):
+    """One service of the core, made by ``make`` at its first use and kept (under a lock: the
+    loop and a tool's or a notebook's thread may ask for it at the same moment)."""
+
+    __slots__ = ("_lock", "_make", "made")
+
+    def __init__(self, make: Callable[[], T]) -> None:
+        self._make = make
+        self._lock = threading.Lock()
+        self.made: T | None = None
+        """The service once made, else None."""
+
+    def get(self) -> T:
+        made = self.made
+        if made is None:
+            with self._lock:
+                made = self.made
+                if made is None:
+                    made = self.made = self._make()
+        return made
+
+    def replace(self, service: T) -> None:
+        """Use ``service`` from now on (the shared state store's ``requestState`` key)."""
+        self.made = service
 
 
 def default_workers() -> int:
@@ -124,9 +160,9 @@ class ServerCore:
         figure_dpi: float | None = None,
         state_dir: str | os.PathLike[str] | None = None,
         job_store: str = "sqlite",
-        max_jobs: int = jobmod.DEFAULT_MAX_JOBS,
-        max_jobs_per_owner: int = jobmod.DEFAULT_MAX_JOBS_PER_OWNER,
-        max_job_result_bytes: int = jobmod.DEFAULT_MAX_RESULT_BYTES,
+        max_jobs: int = DEFAULT_MAX_JOBS,
+        max_jobs_per_owner: int = DEFAULT_MAX_JOBS_PER_OWNER,
+        max_job_result_bytes: int = DEFAULT_MAX_RESULT_BYTES,
         job_executor: str | JobExecutor = "threads",
         dask_address: str | None = None,
         state_url: str | StateURL | None = None,
@@ -148,8 +184,8 @@ class ServerCore:
         if figure_dpi is not None and (
                 isinstance(figure_dpi, bool) or not isinstance(figure_dpi, (int, float)) or not figure_dpi > 0):
             raise ConfigurationError("figure_dpi must be a positive number of dots per inch, or None")
-        if job_store not in jobmod.STORE_KINDS:
-            raise ConfigurationError(f"job_store must be one of {', '.join(jobmod.STORE_KINDS)}, not {job_store!r}")
+        if job_store not in STORE_KINDS:
+            raise ConfigurationError(f"job_store must be one of {', '.join(STORE_KINDS)}, not {job_store!r}")
         for option, value in (("max_jobs", max_jobs), ("max_jobs_per_owner", max_jobs_per_owner),
                               ("max_job_result_bytes", max_job_result_bytes)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -169,14 +205,28 @@ class ServerCore:
         self.bus = EventBus()
         self.registry = Registry(self.bus)
         self.sessions = SessionStore(session_idle_seconds)
-        self.jobs = jobmod.JobStore(
-            job_ttl_seconds, name=name, state_dir=state_dir, kind=job_store, max_jobs=max_jobs,
-            max_jobs_per_owner=max_jobs_per_owner, max_result_bytes=max_job_result_bytes, shared=self.state_url,
-            reattach=self._reattach, hand_over=self._hand_over)
-        self.result_options = ResultOptions(max_inline_bytes, figure_dpi)
-        # Large results live as long as job results, beside them (files in the state directory).
-        self.result_store = ResultStore(
-            job_ttl_seconds, directory=lambda: self.jobs.directory if self.jobs.persistent else None)
+        # What the services below are made of; each service is made at its first use (see the
+        # properties after the constructor), so a server answers its first request without them.
+        self._job_ttl = job_ttl_seconds
+        self._state_dir_option = state_dir
+        self._job_store_kind = job_store
+        self._job_bounds = (max_jobs, max_jobs_per_owner, max_job_result_bytes)
+        self._inline = (max_inline_bytes, figure_dpi)
+        self._cache_max_bytes = cache_max_bytes
+        self._provenance_on = provenance
+        self._jobs = Once(self._make_jobs)
+        self._result_options = Once(self._make_result_options)
+        self._result_store = Once(self._make_result_store)
+        self._provenance = Once(self._make_provenance)
+        self._recorder = Once(self._make_recorder)
+        self._result_cache = Once(self._make_result_cache)
+        self._cache_layer = Once(self._make_cache_layer)
+        self._task_inputs = Once(self._make_task_inputs)
+        self._skills = Once(self._make_skills)
+        self._state_secret = state_secret
+        self._request_codec = Once(lambda: self._codec(self._state_secret))
+        if state_secret is not None:  # a given key is checked now, not at the first 2026-07-28 round trip
+            self._request_codec.get()
         self.client_requests = ClientRequests(lambda: self.replication)
         self.executor: Executor = executor if executor is not None else self._worker_pool()
         """The pool running sync tool, resource and prompt functions (a :class:`WorkerPool` unless
@@ -198,43 +248,173 @@ class ServerCore:
         """With a shared state store (Redis): keeps sessions in step across processes."""
         self.state_closing: asyncio.Task[None] | None = None
         """Disconnecting from the shared state store (the runner waits for it when it stops)."""
-        # The stateless era (2026-07-28): the key signing requestState, the input requests of
-        # running tasks, the published skills.
-        self.request_codec = RequestStateCodec(state_secret)
-        self._state_secret = state_secret
-        self.task_inputs = TaskInputs()
-        self.skills = SkillCatalog()
-        # Provenance records live as long as finished jobs, beside them.
-        self.provenance = ProvenanceStore(
-            job_ttl_seconds, lambda: self.jobs.directory if self.jobs.persistent else None, max_records=max_jobs * 10)
-        self.recorder = Recorder(self.provenance, self.registry.tools, enabled=provenance)
-        self.jobs.on_finish(self.recorder.job_finished)
         self.dispatcher = Dispatcher(self, TABLES)
         """The way in for every message: the pipeline of layers, then the method handlers."""
         self.tracing = trace_context.resolve(tracing)
         """The tracing setting (True, False, "auto"), decided when serving starts (:meth:`attach`)."""
         self.telemetry: Telemetry | None = None
         """The tracing layer's tracer and meter once the server traces, else None."""
-        self.result_cache = ResultCache(
-            lambda: self.jobs.directory if self.jobs.persistent else None, max_bytes=cache_max_bytes)
-        self.cache_layer = CacheLayer(self.result_cache, self.registry.tools)
         pipeline = self.dispatcher.pipeline
+        # The provenance and cache layers are made when the first chain they act on is composed
+        # (the first tools/call or resources/read), with the stores behind them.
         recorded = ("tools/call", "resources/read") if provenance else ("resources/read",)  # reads of records
-        pipeline.add(self.recorder.layer(), acts=lambda route: route.method in recorded)
-        pipeline.add(self.cache_layer.layer(), acts=self._caches)
+        pipeline.add_made(self._provenance_layer, acts=lambda route: route.method in recorded)
+        pipeline.add_made(self._result_cache_layer, acts=self._caches)
         # Which tools cache decides whether a tools/call passes the cache layer: compose again on a change.
         self.bus.subscribe(lambda event, data: pipeline.refresh(), ("tools_changed",))
+
+    # -- services made at their first use ----------------------------------------------------
+    @property
+    def jobs(self) -> JobStore:
+        """The job store (records of ``@async_tool`` jobs and tasks): made at the first job, task
+        or poll, or when serving starts over a store an earlier process left (:meth:`attach`)."""
+        return self._jobs.get()
+
+    def _make_jobs(self) -> JobStore:
+        from .jobs.service import JobStore
+
+        max_jobs, per_owner, result_bytes = self._job_bounds
+        jobs = JobStore(
+            self._job_ttl, name=self.name, state_dir=self._state_dir_option, kind=self._job_store_kind,
+            max_jobs=max_jobs, max_jobs_per_owner=per_owner, max_result_bytes=result_bytes,
+            shared=self.state_url, reattach=self._reattach, hand_over=self._hand_over)
+        if self._provenance_on:
+            jobs.on_finish(self.recorder.job_finished)
+        return jobs
+
+    @property
+    def result_options(self) -> ResultOptions:
+        """How results are shaped (``max_inline_bytes``, ``figure_dpi``)."""
+        return self._result_options.get()
+
+    def _make_result_options(self) -> ResultOptions:
+        from .results.store import ResultOptions
+
+        return ResultOptions(*self._inline)
+
+    @property
+    def result_store(self) -> ResultStore:
+        """Large results kept as resources: as long as job results, beside them (files in the
+        state directory when the job store keeps its records)."""
+        return self._result_store.get()
+
+    def _make_result_store(self) -> ResultStore:
+        from .results.store import ResultStore
+
+        return ResultStore(self._job_ttl, directory=self._kept_directory)
+
+    @property
+    def provenance(self) -> ProvenanceStore:
+        """The provenance records: as long as finished jobs, beside them."""
+        return self._provenance.get()
+
+    def _make_provenance(self) -> ProvenanceStore:
+        from .provenance.records import ProvenanceStore
+
+        return ProvenanceStore(
+            self._job_ttl, self._kept_directory, max_records=self._job_bounds[0] * 10)
+
+    @property
+    def recorder(self) -> Recorder:
+        """The provenance layer's recorder (and the job store's finish hook)."""
+        return self._recorder.get()
+
+    def _make_recorder(self) -> Recorder:
+        from .provenance.layer import Recorder
+
+        return Recorder(self.provenance, self.registry.tools, enabled=self._provenance_on)
+
+    @property
+    def result_cache(self) -> ResultCache:
+        """The results of tools registered with ``cache=``."""
+        return self._result_cache.get()
+
+    def _make_result_cache(self) -> ResultCache:
+        from .provenance.cache_store import ResultCache
+
+        return ResultCache(self._kept_directory, max_bytes=self._cache_max_bytes)
+
+    @property
+    def cache_layer(self) -> CacheLayer:
+        """The result cache's layer (hits and misses counted)."""
+        return self._cache_layer.get()
+
+    def _make_cache_layer(self) -> CacheLayer:
+        from .provenance.cache_layer import CacheLayer
+
+        return CacheLayer(self.result_cache, self.registry.tools)
+
+    @property
+    def request_codec(self) -> RequestStateCodec:
+        """The key signing the 2026-07-28 ``requestState`` (random per process unless given)."""
+        return self._request_codec.get()
+
+    @property
+    def task_inputs(self) -> TaskInputs:
+        """The input requests of running tasks (the 2026-07-28 tasks extension)."""
+        return self._task_inputs.get()
+
+    def _make_task_inputs(self) -> TaskInputs:
+        from .asks.task_inputs import TaskInputs
+
+        return TaskInputs()
+
+    @property
+    def skills(self) -> SkillCatalog:
+        """The published skills (the 2026-07-28 skills extension)."""
+        return self._skills.get()
+
+    def _make_skills(self) -> SkillCatalog:
+        from .registry.skill_catalog import SkillCatalog
+
+        return SkillCatalog()
+
+    @staticmethod
+    def _codec(secret: str | bytes | None,
+               shared_consume: Callable[[str, float], bool] | None = None) -> RequestStateCodec:
+        from .asks.request_state import RequestStateCodec
+
+        return RequestStateCodec(secret, shared_consume=shared_consume)
+
+    def _kept_directory(self) -> str | None:
+        """Where results and records outlive the process: the job store's directory while it
+        keeps its records there, else None (memory)."""
+        return self.jobs.directory if self.jobs.persistent else None
+
+    def _provenance_layer(self) -> Middleware:
+        return self.recorder.layer()
+
+    def _result_cache_layer(self) -> Middleware:
+        return self.cache_layer.layer()
+
+    def _resume_jobs(self) -> None:
+        """Open the job store now when an earlier process left one on disk: its unfinished jobs
+        are settled (taken back by their executor, else failed) when serving starts, not at the
+        first job call. Without a file there is nothing to settle and nothing is opened."""
+        if self._jobs.made is not None or self._job_store_kind != "sqlite" or self.state_url.shared:
+            return
+        directory = resolve_state_dir(self.name, self._state_dir_option)
+        if os.path.exists(os.path.join(directory, DB_FILE)):
+            self.jobs.open()
+
+    def sweep(self) -> None:
+        """Forget expired sessions and jobs (the runner's periodic sweep); a job store not opened
+        yet holds nothing to forget."""
+        self.sessions.sweep()
+        jobs = self._jobs.made
+        if jobs is not None:
+            jobs.sweep()
 
     def _caches(self, route: Route) -> bool:
         """Whether the cache layer acts on ``route``: a ``tools/call`` while some tool caches."""
         return route.method == "tools/call" and any(cached(tool) for tool in self.registry.tools.values())
 
-    def _reattach(self, job: jobmod.Job) -> bool | None:
+    def _reattach(self, job: Job) -> bool | None:
         from .executors import service as job_service  # the job machinery: imported with the first job
 
         return job_service.reattach(self, job)
 
-    def _hand_over(self, job: jobmod.Job) -> bool:
+    def _hand_over(self, job: Job) -> bool:
         from .executors import service as job_service
 
         return job_service.hand_over(self, job)
@@ -255,6 +435,7 @@ class ServerCore:
 
             self.telemetry = install(self.dispatcher.pipeline.wrap, self.sessions, self.version)
         self._share(loop)
+        self._resume_jobs()
         self.notifier = Notifier(self, loop)
         # Once per server rather than per call: tqdm bars in tools become progress, and input()
         # in a tool fails at once instead of waiting for the time limit.
@@ -271,9 +452,9 @@ class ServerCore:
         self.replication = Replication(self.sessions, state)
         # Every process must accept the others' requestState once: the key (unless given) and
         # the used nonces live in the shared store.
-        self.request_codec = RequestStateCodec(
+        self._request_codec.replace(self._codec(
             self._state_secret if self._state_secret is not None else state.request_state_key(),
-            shared_consume=state.consume_nonce)
+            shared_consume=state.consume_nonce))
 
     def detach(self) -> None:
         """Stop delivering change notifications (the server stopped)."""
@@ -292,7 +473,7 @@ class ServerCore:
         return WorkerPool(self.workers, name="nanohubmcp-worker")
 
     def _state_dir(self) -> str:
-        return self.jobs.directory
+        return resolve_state_dir(self.name, self._state_dir_option)
 
     def options_for(self, name: str) -> dict[str, Any]:
         """The server's ``executor_options`` for the executor ``name``."""
@@ -331,12 +512,12 @@ class ServerCore:
             self._job_runners[key] = base.configure(options)
         return self._job_runners[key]
 
-    def holds_after_restart(self, job: jobmod.Job) -> bool:
+    def holds_after_restart(self, job: Job) -> bool:
         """Whether the executor of ``job``, a job of a dead server process, may still hold it (Dask)."""
         known = job.executor in self._job_runners or job.executor in EXECUTORS
         return known and self.runner_for(job.executor).survives_restart
 
-    def outliving(self, job: jobmod.Job) -> Future[Any] | None:
+    def outliving(self, job: Job) -> Future[Any] | None:
         """The future of ``job``'s function when it runs on in this process after the server stops."""
         runner = self._job_runners.get(job.executor)
         return runner.outliving(job) if runner is not None else None
@@ -396,7 +577,9 @@ class ServerCore:
         for request in list(self.in_flight):
             request.cancel("the server is shutting down")
         self.sessions.close_all()
-        self.jobs.cancel_all()
+        jobs = self._jobs.made
+        if jobs is not None:
+            jobs.cancel_all()
         self.executor.shutdown(wait=False, cancel_futures=True)
         self.executor = self._worker_pool()  # a fresh pool (no threads yet) if the server serves again
         for runner in self._job_runners.values():

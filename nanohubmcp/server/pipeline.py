@@ -68,6 +68,25 @@ class Layer(NamedTuple):
     """None: every route."""
 
 
+class _Slot:
+    """A layer of the chain: given, or made by ``make`` when a chain it acts on is first composed."""
+
+    __slots__ = ("acts", "make", "middleware")
+
+    def __init__(self, middleware: Middleware | None, acts: Acts | None, make: Callable[[], Middleware] | None = None):
+        self.middleware = middleware
+        self.acts = acts
+        self.make = make
+
+    def get(self) -> Middleware:
+        if self.middleware is None:
+            assert self.make is not None
+            layer = self.make()
+            check_middleware(layer)
+            self.middleware = layer
+        return self.middleware
+
+
 class ToolTable(Protocol):
     """What a :class:`Request` reads of the registry's tools: the current name → tool map."""
 
@@ -165,19 +184,26 @@ class Pipeline:
 
     def __init__(self, endpoint: CallNext, layers: Iterable[Layer] = (), *, methods: Collection[str] = ()) -> None:
         self._endpoint = endpoint
-        self._layers: list[Layer] = []
+        self._layers: list[_Slot] = []
         self._methods = frozenset(methods)
         self.chains: dict[tuple[str, bool, bool, bool], CallNext] = {}
         """Route → its composed chain (read in place by the dispatcher; replaced, never cleared)."""
-        self.call: CallNext = endpoint
-        """The chain of every layer: ``await pipeline.call(request)``."""
+        self._every: CallNext | None = endpoint
         for layer in layers:
             self.add(layer.middleware, acts=layer.acts)
 
     @property
+    def call(self) -> CallNext:
+        """The chain of every layer: ``await pipeline.call(request)`` (composed on first use)."""
+        every = self._every
+        if every is None:
+            every = self._every = self._compose(None)
+        return every
+
+    @property
     def layers(self) -> tuple[Middleware, ...]:
-        """The layers, outermost first."""
-        return tuple(layer.middleware for layer in self._layers)
+        """The layers, outermost first (a layer made at first use is made now)."""
+        return tuple(slot.get() for slot in self._layers)
 
     def add(self, layer: Middleware, *, acts: Acts | None = None) -> None:
         """Add ``layer`` inside the ones already there (it runs after them, before the handler);
@@ -187,7 +213,19 @@ class Pipeline:
             TypeError: ``layer`` is not an ``async def`` function of ``(request, call_next)``.
         """
         check_middleware(layer)
-        self._layers.append(Layer(layer, acts))
+        self._layers.append(_Slot(layer, acts))
+        self.refresh()
+
+    def add_made(self, make: Callable[[], Middleware], *, acts: Acts) -> None:
+        """Add the layer ``make()`` returns inside the ones already there, made when the first
+        chain of a route it acts on is composed (a built-in layer whose state costs to build:
+        a server that never gets such a request never makes it). ``acts`` must not need the
+        layer made.
+
+        Raises:
+            TypeError: (when made) ``make()`` returned no ``async def`` function of ``(request, call_next)``.
+        """
+        self._layers.append(_Slot(None, acts, make))
         self.refresh()
 
     def wrap(self, layer: Middleware, *, acts: Acts | None = None) -> None:
@@ -198,13 +236,13 @@ class Pipeline:
             TypeError: ``layer`` is not an ``async def`` function of ``(request, call_next)``.
         """
         check_middleware(layer)
-        self._layers.insert(0, Layer(layer, acts))
+        self._layers.insert(0, _Slot(layer, acts))
         self.refresh()
 
     def refresh(self) -> None:
         """Compose the chains again (from the next request of each route on): a layer was added,
         or something a layer's ``acts`` reads changed (e.g. the registered tools)."""
-        self.call = self._compose(None)
+        self._every = None
         self.chains = {}
 
     def chain(self, route: tuple[str, bool, bool, bool]) -> CallNext:
@@ -220,9 +258,10 @@ class Pipeline:
 
     def _compose(self, route: Route | None) -> CallNext:
         call = self._endpoint
-        for layer, acts in reversed(self._layers):
+        for slot in reversed(self._layers):
+            acts = slot.acts
             if route is None or acts is None or acts(route):
-                call = _bind(layer, call)
+                call = _bind(slot.get(), call)
         return call
 
 

@@ -1,13 +1,14 @@
 """What the parts of the core may use of the server they serve: :class:`Services`.
 
-:class:`~nanohubmcp.server.core.ServerCore` builds these services in its constructor and
-satisfies this protocol. Everything below the core — the client asks, the call machinery, the
-job service, the method handlers, the dispatcher, the connection seam — is typed against this
-protocol (or against a narrower one of its own), never against ``ServerCore``, so no module
-imports the core: the import graph, type-only imports counted, points one way.
+:class:`~nanohubmcp.server.core.ServerCore` builds these services (the ones a first answer does not
+use at their first use, hence the read-only properties) and satisfies this protocol. Everything
+below the core — the client asks, the call machinery, the job service, the method handlers, the
+dispatcher, the connection seam — is typed against this protocol (or against a narrower one of its
+own), never against ``ServerCore``, so no module imports the core: the import graph, type-only
+imports counted, points one way.
 
-A part that needs more than this protocol names it in a protocol of its own that extends it
-(for example the job service, which also picks executors).
+A part that needs more than this protocol names it in a protocol of its own that extends it (for
+example the job service, which also picks executors).
 """
 
 from __future__ import annotations
@@ -59,12 +60,8 @@ class Services(Protocol):
     tool_timeout: float | None
     registry: Registry
     sessions: SessionStore
-    jobs: JobStore
     bus: EventBus
-    result_store: ResultStore
-    result_options: ResultOptions
     client_requests: ClientRequests
-    skills: SkillCatalog
     notifier: Notifier | None
     replication: Replication | None
     loop: asyncio.AbstractEventLoop | None
@@ -74,6 +71,26 @@ class Services(Protocol):
     @property
     def executor(self) -> Executor:
         """The pool running sync tool, resource and prompt functions."""
+        ...
+
+    @property
+    def jobs(self) -> JobStore:
+        """The job store (made at its first use)."""
+        ...
+
+    @property
+    def result_store(self) -> ResultStore:
+        """Large results kept as resources (made at its first use)."""
+        ...
+
+    @property
+    def result_options(self) -> ResultOptions:
+        """How results are shaped."""
+        ...
+
+    @property
+    def skills(self) -> SkillCatalog:
+        """The published skills (made at its first use)."""
         ...
 
     def server_info(self) -> dict[str, Any]:
@@ -107,7 +124,11 @@ class Published(Identity, Protocol):
     """What the skills methods and ``server/discover`` read: the registry and the published skills."""
 
     registry: Registry
-    skills: SkillCatalog
+
+    @property
+    def skills(self) -> SkillCatalog:
+        """The published skills."""
+        ...
 
 
 class Replicated(Protocol):

@@ -141,8 +141,7 @@ class Runner:
         core = self.server.core
 
         def sweep() -> None:
-            core.sessions.sweep()
-            core.jobs.sweep()
+            core.sweep()
             self._schedule_sweep()
 
         self._sweeper = self.loop.call_later(SWEEP_SECONDS, sweep)

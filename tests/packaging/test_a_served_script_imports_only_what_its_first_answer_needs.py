@@ -5,13 +5,16 @@ server, registers the usual tools (one with an unannotated ``ctx``, a plain reso
 is probed in a process of its own: a middleware lists ``sys.modules`` as the first request is
 answered. Modules a first answer never needs (resource templates, type comments, the import
 system's resource readers, ``decimal``, package metadata, skill loading, the handlers of other
-methods and the tool-call machinery behind them) must not be among them; each is imported when a
-server first uses it.
+methods and the tool-call machinery behind them, the services the core makes at their first use:
+the job store and ``sqlite3``, the result store, provenance records and their layer, the result
+cache, the stateless era's ``requestState`` key, task inputs and skills) must not be among them;
+each is imported when a server first uses it.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -68,13 +71,33 @@ NOT_BEFORE_FIRST_USE = (
     "nanohubmcp.server.results.convert",
     "nanohubmcp.server.stateless.tasks",  # the tasks extension's handlers: at the first task request
     "nanohubmcp.server.direct",  # server.call() from the serving program
+    # The core's services, made at their first use (the job store at start only when one is on disk):
+    "sqlite3",
+    "nanohubmcp.server.jobs.service",
+    "nanohubmcp.server.jobs.stores",
+    "nanohubmcp.server.jobs.record",
+    "nanohubmcp.server.results.store",
+    "nanohubmcp.server.provenance.layer",
+    "nanohubmcp.server.provenance.records",
+    "nanohubmcp.server.provenance.writer",
+    "nanohubmcp.server.provenance.capture",
+    "nanohubmcp.server.provenance.cache_layer",
+    "nanohubmcp.server.provenance.cache_store",
+    "nanohubmcp.server.asks.request_state",
+    "nanohubmcp.server.asks.task_inputs",
+    "nanohubmcp.server.asks.input_requests",
+    "nanohubmcp.server.registry.skill_catalog",
 )
 
 
 def test_the_first_answer_imports_nothing_it_does_not_need(tmp_path: Path) -> None:
     script = tmp_path / "served.py"  # a file, as a served script is (its source can be read)
     script.write_text(SCRIPT)
-    child = subprocess.Popen([sys.executable, str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    # A state directory of its own: no job store left there by another run (that one is opened at start).
+    env = {**os.environ, "NANOHUBMCP_STATE_DIR": str(tmp_path / "state")}
+    child = subprocess.Popen(
+        [sys.executable, str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
+    )
     try:
         assert child.stdout is not None
         url = child.stdout.readline().strip()

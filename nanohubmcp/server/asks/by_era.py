@@ -38,8 +38,15 @@ class AskServices(Services, Protocol):
     """What asking the client uses of its server besides the services: the stateless era's
     ``requestState`` key and the input requests of running tasks."""
 
-    request_codec: RequestStateCodec
-    task_inputs: TaskInputs
+    @property
+    def request_codec(self) -> RequestStateCodec:
+        """The key signing ``requestState``."""
+        ...
+
+    @property
+    def task_inputs(self) -> TaskInputs:
+        """The input requests of running tasks."""
+        ...
 
 
 _CAPABILITY = {ELICIT: "elicitation", SAMPLE: "sampling", ROOTS: "roots"}

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import JobLimitReached, UnknownComponent
 from ..wire.state_dir import resolve_state_dir
+from . import DEFAULT_MAX_JOBS, DEFAULT_MAX_JOBS_PER_OWNER, DEFAULT_MAX_RESULT_BYTES
 from .record import (  # noqa: F401 (re-exported: the job machinery's one import)
     CANCELLED,
     COMPLETED,
@@ -69,11 +70,7 @@ __all__ = ["Job", "JobLimitReached", "JobStore", "task_fields"]
 
 log = logging.getLogger("nanohubmcp.jobs")
 
-DEFAULT_MAX_JOBS = 10_000
-DEFAULT_MAX_JOBS_PER_OWNER = 1_000
-DEFAULT_MAX_RESULT_BYTES = 16 * 1024 * 1024
 PURGE_EVERY_SECONDS = 10.0
-STORE_KINDS = ("sqlite", "memory")
 SERVER_STOPPED = "the server stopped while this job ran"
 
 
@@ -157,6 +154,11 @@ class JobStore:
                     return self._backend
                 self.recover()
         return self._backend
+
+    def open(self) -> JobBackend:
+        """Open the back end now (recovering the unfinished jobs of dead processes); the same
+        back end as :attr:`backend`."""
+        return self.backend
 
     @property
     def persistent(self) -> bool:

@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from typing import IO, Any, Protocol
 
 from ...errors import JobLimitReached
+from . import DB_FILE
 
 COLUMNS = (
     "id", "tool", "owner", "principal", "owner_key", "status", "status_message", "arguments",
@@ -47,7 +48,6 @@ CREATE INDEX IF NOT EXISTS jobs_by_owner ON jobs(owner_key);
 EXPIRES_INDEX = "CREATE INDEX IF NOT EXISTS jobs_by_expires ON jobs(expires)"
 """``expires`` (``finished_at + ttl``, set when a job ends) makes the purge a range delete; a file
 of an earlier version gains the column (filled from its finished jobs) when it is opened."""
-DB_FILE = "jobs.sqlite3"
 
 
 def limit_message(scope: str, limit: int, option: str) -> str:

@@ -26,6 +26,7 @@ from ..results.store import owner_of
 from . import capture
 from .cache_store import MemoryCache, ResultCache, encode
 from .capture import CACHE_META
+from .tool_options import CACHE, CACHE_TTL, SHARED
 
 if TYPE_CHECKING:
     from ..pipeline import CallNext, Middleware, Request
@@ -33,12 +34,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("nanohubmcp.cache")
 
-CACHE = "cache"
-"""``Tool.extra`` key: ``"private"`` or ``"shared"`` for a cached tool."""
-CACHE_TTL = "cache_ttl"
-"""``Tool.extra`` key: seconds an entry stays (None: until evicted)."""
-SHARED = "shared"
-PRIVATE = "private"
 MAX_COALESCING = 1024
 """Distinct calls waited on at once at most; more run on their own (each key is client input)."""
 

@@ -21,11 +21,11 @@ from typing import Any, Protocol
 
 from ...protocol import jsonenc
 from ..jobs.stores import open_database
+from .tool_options import DEFAULT_CACHE_BYTES
 
 log = logging.getLogger("nanohubmcp.cache")
 
 DB_FILE = "cache.sqlite3"
-DEFAULT_MAX_BYTES = 256 * 1024 * 1024
 USE_RESOLUTION_SECONDS = 1.0
 """An entry's last use is written at most this often (least-recently-used order to the second)."""
 SCHEMA = """
@@ -170,7 +170,7 @@ class ResultCache:
         max_bytes: the most bytes of results kept (least recently used dropped first).
     """
 
-    def __init__(self, directory: Any, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
+    def __init__(self, directory: Any, max_bytes: int = DEFAULT_CACHE_BYTES) -> None:
         self.max_bytes = max_bytes
         self._directory = directory
         self._backend: CacheBackend | None = None

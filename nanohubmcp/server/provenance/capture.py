@@ -42,10 +42,8 @@ if TYPE_CHECKING:
     from ..wire.request import RequestContext
 
 from ...protocol import jsonenc
+from .tool_options import SOURCE
 
-SOURCE = "provenance_source"
-"""``Tool.extra`` key: the text a tool's code hash is taken of, when it is not its function's source
-(a notebook tool's defining cell)."""
 CODE = "provenance_code"
 """``Tool.extra`` key: what :func:`code_of` found (kept for the tool's life)."""
 SECRET_FORMATS = frozenset({"password"})

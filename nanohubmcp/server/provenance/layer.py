@@ -27,6 +27,7 @@ from ..results.store import owner_of
 from ..wire.trace_context import SPAN
 from .capture import CACHE_META, URI_PREFIX, JobEnd
 from .records import META_KEY, ProvenanceStore, record_id_of
+from .tool_options import OFF
 
 if TYPE_CHECKING:
     from ..pipeline import CallNext, Middleware, Request
@@ -34,8 +35,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("nanohubmcp.provenance")
 
-OFF = "provenance_off"
-"""``Tool.extra`` key: True when the tool's calls leave no record (``provenance=False``)."""
 MAX_OPEN_JOBS = 10_000
 """Jobs whose records wait for their end at most (the job store's own default bound)."""
 MAX_ENDED_JOBS = 256

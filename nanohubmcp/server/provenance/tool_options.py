@@ -1,17 +1,32 @@
 """A tool's provenance and cache options (``provenance=``, ``cache=``, ``cache_ttl=``), checked
-at registration and kept in ``Tool.extra``."""
+at registration and kept in ``Tool.extra``, and the ``Tool.extra`` keys they are kept under.
+
+The keys live here, not beside the layers that read them (:mod:`.layer`, :mod:`.cache_layer`,
+:mod:`.capture`), so registering a tool imports none of the provenance machinery: it is loaded
+with the first call a layer records or caches.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from ...errors import RegistrationError
-from .cache_layer import CACHE, CACHE_TTL, PRIVATE, SHARED
-from .capture import SOURCE
-from .layer import OFF
 
 if TYPE_CHECKING:
     from ..registry.components import Tool
+
+OFF = "provenance_off"
+"""``Tool.extra`` key: True when the tool's calls leave no record (``provenance=False``)."""
+SOURCE = "provenance_source"
+"""``Tool.extra`` key: the text a tool's code hash is taken of, when not its function's source."""
+CACHE = "cache"
+"""``Tool.extra`` key: ``"private"`` or ``"shared"`` for a cached tool."""
+CACHE_TTL = "cache_ttl"
+"""``Tool.extra`` key: seconds an entry stays (None: until evicted)."""
+SHARED = "shared"
+PRIVATE = "private"
+DEFAULT_CACHE_BYTES = 256 * 1024 * 1024
+"""Bytes of results the result cache keeps by default (``cache_max_bytes=``)."""
 
 
 def apply(

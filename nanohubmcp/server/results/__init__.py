@@ -1,3 +1,6 @@
 """What a function returned, as the MCP result the wire carries; large results kept as resources."""
 
 from __future__ import annotations
+
+DEFAULT_MAX_INLINE_BYTES = 256 * 1024
+"""Results whose JSON (or PNG) is larger than this become a ``resource_link`` (256 KiB)."""

@@ -35,13 +35,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from . import DEFAULT_MAX_INLINE_BYTES
+
 log = logging.getLogger(__name__)
 
 URI_PREFIX: Final = "nanohubmcp://results/"
 """Every kept result's URI starts with this; the rest is a random token and a file suffix."""
-
-DEFAULT_MAX_INLINE_BYTES: Final = 256 * 1024
-"""Results whose JSON (or PNG) is larger than this become a ``resource_link`` (256 KiB)."""
 
 DEFAULT_STORE_BYTES: Final = 512 * 1024 * 1024
 """What the store holds at most, in bytes, across all owners (512 MiB)."""

@@ -37,8 +37,11 @@ if TYPE_CHECKING:
 
 
 class _Core(Protocol):
-    jobs: JobStore
-    result_options: ResultOptions
+    @property
+    def jobs(self) -> JobStore: ...
+
+    @property
+    def result_options(self) -> ResultOptions: ...
 
 
 class Sim2LHost(Protocol):
