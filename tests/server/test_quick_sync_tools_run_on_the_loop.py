@@ -4,14 +4,19 @@ Handing every sync call to the worker pool (loop -> worker -> loop) cost more th
 itself. The pool now times each function's first calls; one whose first ``INLINE_AFTER`` calls
 were all quick (little CPU, no long wait, never waiting on the serving loop) runs on the loop.
 Every inline call is timed, and one that takes longer than ``INLINE_SECONDS`` sends its function
-back to the pool for good. Unknown and slow functions always run on the pool.
+back to the pool for good, unless the loop thread was only preempted meanwhile (a busy host).
+Unknown and slow functions always run on the pool.
 """
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 import time
 
+import pytest
 from support import in_memory
 
 from nanohubmcp import Context, MCPServer
@@ -45,6 +50,88 @@ def test_a_quick_tool_starts_on_the_pool_then_runs_on_the_loop_until_it_is_once_
         slow_for["seconds"] = 0.0
         after = [thread_of(client.call_tool("where")) for _ in range(INLINE_AFTER * 2)]
         assert all(name.startswith("nanohubmcp-worker") for name in after), after  # for good
+
+
+def test_an_inline_tool_that_starts_computing_goes_back_to_the_pool() -> None:
+    server = MCPServer("computes")
+    spin_for = {"seconds": 0.0}
+
+    @server.tool()
+    def where() -> str:
+        """The thread running this call; computes when told to (its CPU, not a wait)."""
+        deadline = time.thread_time() + spin_for["seconds"]
+        while time.thread_time() < deadline:
+            pass
+        return threading.current_thread().name
+
+    with in_memory(server) as client:
+        for _ in range(INLINE_AFTER):
+            client.call_tool("where")
+        assert thread_of(client.call_tool("where")) == "memory-client"
+        spin_for["seconds"] = INLINE_SECONDS * 5
+        assert thread_of(client.call_tool("where")) == "memory-client"
+        spin_for["seconds"] = 0.0
+        after = [thread_of(client.call_tool("where")) for _ in range(INLINE_AFTER * 2)]
+        assert all(name.startswith("nanohubmcp-worker") for name in after), after
+
+
+def test_a_slow_inline_call_counts_when_it_worked_or_waited_not_when_it_was_preempted() -> None:
+    def sample() -> tuple[float, object]:
+        return time.thread_time(), workers.thread_usage()
+
+    cpu, usage = sample()
+    if usage is None:
+        assert workers.worked_or_waited(cpu, usage)  # no per-thread usage: every slow call counts
+        return
+    assert not workers.worked_or_waited(cpu, usage)  # a few microseconds, no switch
+    cpu, usage = sample()
+    time.sleep(INLINE_SECONDS * 2)
+    assert workers.worked_or_waited(cpu, usage)  # gave up the CPU itself
+    cpu, usage = sample()
+    deadline = time.thread_time() + INLINE_SECONDS * 3
+    while time.thread_time() < deadline:
+        pass
+    assert workers.worked_or_waited(cpu, usage)  # its CPU
+
+
+HOG = """
+import os, sys, time
+os.sched_setaffinity(0, {%d})
+os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+sys.stdout.write("r"); sys.stdout.flush()
+sys.stdin.buffer.read(1)
+end = time.perf_counter() + 0.005
+while time.perf_counter() < end:
+    pass
+"""
+
+
+def test_a_slow_inline_call_does_not_count_when_the_thread_was_only_preempted() -> None:
+    """A real preemption: a real-time process on this thread's CPU takes it for 5 ms mid-call."""
+    if workers.thread_usage() is None or not hasattr(os, "sched_setscheduler"):
+        pytest.skip("no per-thread usage or real-time scheduling on this system")
+    cpu = min(os.sched_getaffinity(0))
+    pinned = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, {cpu})  # this thread only
+    try:
+        hog = subprocess.Popen([sys.executable, "-c", HOG % cpu], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL)
+        assert hog.stdout is not None
+        assert hog.stdin is not None
+        if hog.stdout.read(1) != b"r":
+            hog.wait(10)
+            pytest.skip("real-time scheduling is not permitted here")
+        started, usage = time.thread_time(), workers.thread_usage()
+        wall = time.perf_counter()
+        os.write(hog.stdin.fileno(), b"x")  # the hog runs now, ahead of this thread
+        total = sum(range(1000))  # a quick call's work, finished once the hog lets go
+        wall = time.perf_counter() - wall
+        assert total == 499500
+        assert hog.wait(10) == 0
+        assert wall > INLINE_SECONDS  # slow by the clock ...
+        assert not workers.worked_or_waited(started, usage)  # ... but neither working nor waiting
+    finally:
+        os.sched_setaffinity(0, pinned)
 
 
 def test_a_tool_that_waits_never_runs_on_the_loop() -> None:

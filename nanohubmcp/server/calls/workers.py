@@ -19,7 +19,11 @@ ways:
   that never waited on the serving loop, runs on the event loop itself (:attr:`WorkerPool.inline_keys`):
   handing a call of a few microseconds to a thread and back costs more than the call. Every
   inline call is timed; one that takes longer than :data:`INLINE_SECONDS` sends its function back
-  to the pool for good. Unknown functions always start on the pool.
+  to the pool for good if it worked (more than :data:`INLINE_SECONDS` of the loop thread's CPU)
+  or waited (it gave up the CPU itself: a sleep, a lock, I/O); one that was only preempted (the
+  thread's CPU taken by another process of a busy host, no fault of the function) stays inline
+  (:func:`worked_or_waited`; where the system gives no per-thread usage, every slow call counts).
+  Unknown functions always start on the pool.
 - **Daemon threads.** A process told to stop (SIGTERM) is not held alive by a function that
   never returns; the runner gives running calls a grace period, then exits.
 
@@ -28,8 +32,10 @@ Threads are started on demand (none at construction). Everything here is thread-
 
 from __future__ import annotations
 
+import functools
 import itertools
 import queue
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -53,6 +59,30 @@ INLINE_WALL_SECONDS = 0.05
 """Most wall time a pool call may take and still count as quick (a call that waits is not)."""
 INLINE_SECONDS = 0.001
 """Most wall time an inline call may take; one that takes longer goes back to the pool for good."""
+
+thread_usage: Callable[[], Any]
+"""This thread's resource usage (Linux's ``RUSAGE_THREAD``: its voluntary context switches), for
+:func:`worked_or_waited`; None where the system gives no per-thread usage."""
+if sys.platform == "linux":
+    import resource
+
+    thread_usage = functools.partial(resource.getrusage, resource.RUSAGE_THREAD)  # no Python frame per call
+else:
+    thread_usage = functools.partial(lambda: None)
+
+
+def worked_or_waited(cpu_before: float, usage_before: Any) -> bool:
+    """Whether this thread, since ``time.thread_time()`` was ``cpu_before`` and
+    :func:`thread_usage` was ``usage_before``, ran more than :data:`INLINE_SECONDS` of CPU or gave
+    up the CPU itself (a voluntary context switch: it slept, waited on a lock or on I/O). False when
+    it was only preempted (switched out by the scheduler: a busy host). ``thread_time`` counts the
+    CPU (``getrusage``'s times are only brought up to date at scheduler ticks); without per-thread
+    usage every slow call counts."""
+    if time.thread_time() - cpu_before > INLINE_SECONDS:
+        return True
+    after = thread_usage()
+    return usage_before is None or after is None or bool(after.ru_nvcsw > usage_before.ru_nvcsw)
+
 
 _worker = threading.local()
 """The :class:`PoolFuture` a worker thread runs (``.future``), for :func:`waits_on_loop`."""
@@ -153,9 +183,12 @@ class WorkerPool(Executor):
                 self._spawn(lane)
         return future
 
-    def too_slow_inline(self, key: str) -> None:
+    def too_slow_inline(self, key: str, cpu: float | None = None, usage: Any = None) -> None:
         """An inline call of ``key`` took longer than :data:`INLINE_SECONDS`: its function goes
-        back to the pool for good."""
+        back to the pool for good, unless the loop thread's CPU time and usage when the call started
+        (``cpu``, ``usage``: :func:`worked_or_waited`) show it was only preempted meanwhile."""
+        if cpu is not None and not worked_or_waited(cpu, usage):
+            return
         with self._lock:
             self._timing(key).pool_only = True
             self.inline_keys.discard(key)
