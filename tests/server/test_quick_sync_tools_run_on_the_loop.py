@@ -10,6 +10,7 @@ Unknown and slow functions always run on the pool.
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
@@ -75,23 +76,50 @@ def test_an_inline_tool_that_starts_computing_goes_back_to_the_pool() -> None:
         assert all(name.startswith("nanohubmcp-worker") for name in after), after
 
 
-def test_a_slow_inline_call_counts_when_it_worked_or_waited_not_when_it_was_preempted() -> None:
-    def sample() -> tuple[float, object]:
-        return time.thread_time(), workers.thread_usage()
+def sample() -> tuple[float, object, float]:
+    return time.thread_time(), workers.thread_usage(), workers.GC_SECONDS[0]
 
-    cpu, usage = sample()
-    if usage is None:
-        assert workers.worked_or_waited(cpu, usage)  # no per-thread usage: every slow call counts
-        return
-    assert not workers.worked_or_waited(cpu, usage)  # a few microseconds, no switch
-    cpu, usage = sample()
-    time.sleep(INLINE_SECONDS * 2)
-    assert workers.worked_or_waited(cpu, usage)  # gave up the CPU itself
-    cpu, usage = sample()
-    deadline = time.thread_time() + INLINE_SECONDS * 3
+
+def spin(seconds: float) -> None:
+    deadline = time.thread_time() + seconds
     while time.thread_time() < deadline:
         pass
-    assert workers.worked_or_waited(cpu, usage)  # its CPU
+
+
+def test_a_slow_inline_call_counts_when_it_worked_or_waited() -> None:
+    before = sample()
+    if before[1] is None:
+        assert workers.slow_call_cause(*before) == workers.WAITED  # no per-thread usage: every slow call counts
+        return
+    assert workers.slow_call_cause(*before) == workers.PREEMPTED  # a few microseconds, no switch
+    before = sample()
+    time.sleep(INLINE_SECONDS * 2)
+    assert workers.slow_call_cause(*before) == workers.WAITED  # gave up the CPU itself
+    before = sample()
+    spin(INLINE_SECONDS * 3)
+    assert workers.slow_call_cause(*before) == workers.WORKED  # its CPU
+
+
+def test_the_garbage_collectors_time_is_not_counted_against_an_inline_call() -> None:
+    pool = WorkerPool(2, name="gc-test")  # keeps the collector's time from now on
+    try:
+        if workers.thread_usage() is None:
+            pytest.skip("no per-thread usage on this system")
+        garbage = [[i] for i in range(200_000)]  # a heap the collector takes a while to walk
+        before = sample()
+        collected = time.thread_time()
+        gc.collect()
+        collected = time.thread_time() - collected
+        cause = workers.slow_call_cause(*before)
+        if collected > INLINE_SECONDS * 1.5:  # the collection alone made the call slow
+            assert cause == workers.COLLECTED
+        before = sample()
+        gc.collect()
+        spin(INLINE_SECONDS * 3)  # and its own work on top counts
+        assert workers.slow_call_cause(*before) == workers.WORKED
+        del garbage
+    finally:
+        pool.shutdown()
 
 
 HOG = """
@@ -121,7 +149,7 @@ def test_a_slow_inline_call_does_not_count_when_the_thread_was_only_preempted() 
         if hog.stdout.read(1) != b"r":
             hog.wait(10)
             pytest.skip("real-time scheduling is not permitted here")
-        started, usage = time.thread_time(), workers.thread_usage()
+        before = sample()
         wall = time.perf_counter()
         os.write(hog.stdin.fileno(), b"x")  # the hog runs now, ahead of this thread
         total = sum(range(1000))  # a quick call's work, finished once the hog lets go
@@ -129,7 +157,7 @@ def test_a_slow_inline_call_does_not_count_when_the_thread_was_only_preempted() 
         assert total == 499500
         assert hog.wait(10) == 0
         assert wall > INLINE_SECONDS  # slow by the clock ...
-        assert not workers.worked_or_waited(started, usage)  # ... but neither working nor waiting
+        assert workers.slow_call_cause(*before) == workers.PREEMPTED  # ... but neither working nor waiting
     finally:
         os.sched_setaffinity(0, pinned)
 

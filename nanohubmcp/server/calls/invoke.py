@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import ToolError
 from ..wire.request import RequestContext
-from .workers import INLINE_SECONDS, WorkerPool, thread_usage
+from .workers import GC_SECONDS, INLINE_SECONDS, WorkerPool, thread_usage
 
 if TYPE_CHECKING:
     from ..wire.events import EventBus
@@ -101,8 +101,8 @@ async def call_function(
 
 def _call_inline(fn: Callable[..., Any], kwargs: dict[str, Any], pool: WorkerPool, what: str) -> Any:
     """Run a quick sync ``fn`` here, on the loop, timed: a slow call sends it back to the pool
-    (unless the loop thread was only preempted: :meth:`WorkerPool.too_slow_inline`)."""
-    usage, cpu = thread_usage(), time.thread_time()
+    (unless the time was not its own: :meth:`WorkerPool.too_slow_inline`)."""
+    usage, cpu, collected = thread_usage(), time.thread_time(), GC_SECONDS[0]
     t0 = time.perf_counter()
     try:
         return contextvars.copy_context().run(fn, **kwargs)
@@ -110,7 +110,7 @@ def _call_inline(fn: Callable[..., Any], kwargs: dict[str, Any], pool: WorkerPoo
         raise _stopped(what, exc) from None
     finally:
         if time.perf_counter() - t0 > INLINE_SECONDS:
-            pool.too_slow_inline(what, cpu, usage)
+            pool.too_slow_inline(what, cpu, usage, collected)
 
 
 def _stopped(what: str, exc: BaseException) -> ToolError:

@@ -19,10 +19,11 @@ ways:
   that never waited on the serving loop, runs on the event loop itself (:attr:`WorkerPool.inline_keys`):
   handing a call of a few microseconds to a thread and back costs more than the call. Every
   inline call is timed; one that takes longer than :data:`INLINE_SECONDS` sends its function back
-  to the pool for good if it worked (more than :data:`INLINE_SECONDS` of the loop thread's CPU)
-  or waited (it gave up the CPU itself: a sleep, a lock, I/O); one that was only preempted (the
-  thread's CPU taken by another process of a busy host, no fault of the function) stays inline
-  (:func:`worked_or_waited`; where the system gives no per-thread usage, every slow call counts).
+  to the pool for good if it worked (more than :data:`INLINE_SECONDS` of the loop thread's CPU,
+  less the garbage collector's) or waited (it gave up the CPU itself: a sleep, a lock, I/O). A
+  call slow for reasons not its own does not count: preempted (the thread's CPU taken by another
+  process of a busy host) or carrying a garbage collection of the process (:func:`slow_call_cause`;
+  where the system gives no per-thread usage, every slow call counts).
   Unknown functions always start on the pool.
 - **Daemon threads.** A process told to stop (SIGTERM) is not held alive by a function that
   never returns; the runner gives running calls a grace period, then exits.
@@ -33,6 +34,7 @@ Threads are started on demand (none at construction). Everything here is thread-
 from __future__ import annotations
 
 import functools
+import gc
 import itertools
 import queue
 import sys
@@ -58,11 +60,12 @@ INLINE_CPU_SECONDS = 0.0001
 INLINE_WALL_SECONDS = 0.05
 """Most wall time a pool call may take and still count as quick (a call that waits is not)."""
 INLINE_SECONDS = 0.001
-"""Most wall time an inline call may take; one that takes longer goes back to the pool for good."""
+"""Most wall time an inline call may take; one that takes longer goes back to the pool for good
+(unless the time was not its own: :func:`slow_call_cause`)."""
 
 thread_usage: Callable[[], Any]
 """This thread's resource usage (Linux's ``RUSAGE_THREAD``: its voluntary context switches), for
-:func:`worked_or_waited`; None where the system gives no per-thread usage."""
+:func:`slow_call_cause`; None where the system gives no per-thread usage."""
 if sys.platform == "linux":
     import resource
 
@@ -70,18 +73,41 @@ if sys.platform == "linux":
 else:
     thread_usage = functools.partial(lambda: None)
 
+WAITED, WORKED, COLLECTED, PREEMPTED = "waited", "worked", "collected", "preempted"
 
-def worked_or_waited(cpu_before: float, usage_before: Any) -> bool:
-    """Whether this thread, since ``time.thread_time()`` was ``cpu_before`` and
-    :func:`thread_usage` was ``usage_before``, ran more than :data:`INLINE_SECONDS` of CPU or gave
-    up the CPU itself (a voluntary context switch: it slept, waited on a lock or on I/O). False when
-    it was only preempted (switched out by the scheduler: a busy host). ``thread_time`` counts the
-    CPU (``getrusage``'s times are only brought up to date at scheduler ticks); without per-thread
-    usage every slow call counts."""
-    if time.thread_time() - cpu_before > INLINE_SECONDS:
-        return True
+GC_SECONDS = [0.0, 0.0]
+"""The CPU seconds the garbage collector has taken in this process ([0]; [1]: the running
+collection's start), kept once a :class:`WorkerPool` exists (a ``gc.callbacks`` entry)."""
+
+
+def _time_collection(phase: str, info: dict[str, Any]) -> None:
+    if phase == "start":
+        GC_SECONDS[1] = time.thread_time()
+    else:
+        GC_SECONDS[0] += time.thread_time() - GC_SECONDS[1]
+
+
+def slow_call_cause(cpu_before: float, usage_before: Any, gc_before: float) -> str:
+    """Why this thread's call that started when ``time.thread_time()`` was ``cpu_before``,
+    :func:`thread_usage` was ``usage_before`` and ``GC_SECONDS[0]`` was ``gc_before`` took long:
+
+    - :data:`WAITED`: the thread gave up the CPU itself (a voluntary context switch: a sleep, a
+      lock, I/O, the GIL), or the system gives no per-thread usage to tell;
+    - :data:`WORKED`: more than :data:`INLINE_SECONDS` of its own CPU;
+    - :data:`COLLECTED`: within that once the garbage collector's CPU is taken off (without a
+      switch no other thread ran Python meanwhile: the collections were this thread's);
+    - :data:`PREEMPTED`: little CPU and no collection: the scheduler switched it out (a busy host).
+
+    ``thread_time`` counts the CPU (``getrusage``'s times are only brought up to date at scheduler
+    ticks)."""
+    cpu = time.thread_time() - cpu_before
     after = thread_usage()
-    return usage_before is None or after is None or bool(after.ru_nvcsw > usage_before.ru_nvcsw)
+    if usage_before is None or after is None or after.ru_nvcsw > usage_before.ru_nvcsw:
+        return WAITED
+    collected = GC_SECONDS[0] - gc_before
+    if cpu - collected > INLINE_SECONDS:
+        return WORKED
+    return COLLECTED if collected > 0 else PREEMPTED
 
 
 _worker = threading.local()
@@ -146,6 +172,8 @@ class WorkerPool(Executor):
 
     def __init__(self, workers: int, *, quick_workers: int = QUICK_WORKERS, name: str = "nanohubmcp-worker") -> None:
         self._lock = threading.Lock()
+        if _time_collection not in gc.callbacks:  # once per process: slow_call_cause reads it
+            gc.callbacks.append(_time_collection)
         self._name = name
         self._main = _Lane("main", max(1, workers))
         self._quick = _Lane("quick", quick_workers) if quick_workers > 0 else None
@@ -183,11 +211,12 @@ class WorkerPool(Executor):
                 self._spawn(lane)
         return future
 
-    def too_slow_inline(self, key: str, cpu: float | None = None, usage: Any = None) -> None:
+    def too_slow_inline(self, key: str, cpu: float | None = None, usage: Any = None, collected: float = 0.0) -> None:
         """An inline call of ``key`` took longer than :data:`INLINE_SECONDS`: its function goes
-        back to the pool for good, unless the loop thread's CPU time and usage when the call started
-        (``cpu``, ``usage``: :func:`worked_or_waited`) show it was only preempted meanwhile."""
-        if cpu is not None and not worked_or_waited(cpu, usage):
+        back to the pool for good, unless the loop thread's CPU time, usage and the collector's
+        CPU when the call started (``cpu``, ``usage``, ``collected``: :func:`slow_call_cause`) show
+        the time was not the call's own."""
+        if cpu is not None and slow_call_cause(cpu, usage, collected) in (PREEMPTED, COLLECTED):
             return
         with self._lock:
             self._timing(key).pool_only = True
