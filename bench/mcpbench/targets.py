@@ -38,7 +38,7 @@ BOUNDS = {
                "suspects: the session cache's lease renewals and invalidations, two provenance writer threads "
                "(bench/scaleout.md, §13.6)",
     "redis": "a session load/store round trip to Redis per request (§13.6)",
-    "otel": "four spans + one histogram per call in the SDK (§13.7)",
+    "otel": "the SDK's own span + measurement with the conventions' attributes: ~330k instructions per call (§13.7)",
     "prov": "the record made and stored on its writer thread: ~290k instructions per record with SQLite "
             "(bench/provenance.md)",
     "cache": "argument hashing, a SQLite read and a JSON parse on the loop before the cache answers (§13.8)",
