@@ -4,8 +4,9 @@ Handing every sync call to the worker pool (loop -> worker -> loop) cost more th
 itself. The pool now times each function's first calls; one whose first ``INLINE_AFTER`` calls
 were all quick (little CPU, no long wait, never waiting on the serving loop) runs on the loop.
 Every inline call is timed, and one that takes longer than ``INLINE_SECONDS`` sends its function
-back to the pool for good, unless the loop thread was only preempted meanwhile (a busy host).
-Unknown and slow functions always run on the pool.
+back to the pool, unless the time was not its own (preempted, a collection); there it qualifies
+again, unless it was slow long (``INLINE_WALL_SECONDS``) or twice within ``INLINE_READMIT_SECONDS``:
+then it stays for good. Unknown and slow functions always run on the pool.
 """
 
 from __future__ import annotations
@@ -30,31 +31,59 @@ def thread_of(result: dict) -> str:
     return str(result["content"][0]["text"])
 
 
-def test_a_quick_tool_starts_on_the_pool_then_runs_on_the_loop_until_it_is_once_slow() -> None:
-    server = MCPServer("inline")
+def sleepy(name: str) -> tuple[MCPServer, dict[str, float]]:
+    """A server with one tool, ``where``: the thread running the call, after sleeping as long as
+    the returned dict's ``"seconds"`` says (a tool that starts blocking). No provenance records:
+    their writer thread would take the interpreter in the next tests' measured spans."""
+    server = MCPServer(name, provenance=False)
     slow_for = {"seconds": 0.0}
 
     @server.tool()
     def where() -> str:
-        """The thread running this call; sleeps when told to (a tool that starts blocking)."""
+        """The thread running this call."""
         if slow_for["seconds"]:
             time.sleep(slow_for["seconds"])
         return threading.current_thread().name
+
+    return server, slow_for
+
+
+def test_a_quick_tool_starts_on_the_pool_then_runs_on_the_loop_until_it_is_slow_there_twice() -> None:
+    server, slow_for = sleepy("inline")
+
+    def once_slow() -> list[str]:
+        slow_for["seconds"] = INLINE_SECONDS * 5
+        assert thread_of(client.call_tool("where")) == "memory-client"  # detected only once it ran
+        slow_for["seconds"] = 0.0
+        return [thread_of(client.call_tool("where")) for _ in range(INLINE_AFTER)]
 
     with in_memory(server) as client:
         first = [thread_of(client.call_tool("where")) for _ in range(INLINE_AFTER)]
         assert all(name.startswith("nanohubmcp-worker") for name in first), first
         assert thread_of(client.call_tool("where")) == "memory-client"  # the loop's thread
         assert thread_of(client.call_tool("where")) == "memory-client"
-        slow_for["seconds"] = INLINE_SECONDS * 5
-        assert thread_of(client.call_tool("where")) == "memory-client"  # detected only once it ran
-        slow_for["seconds"] = 0.0
+        again = once_slow()
+        assert all(name.startswith("nanohubmcp-worker") for name in again), again  # qualifying again
+        assert thread_of(client.call_tool("where")) == "memory-client"
+        after = once_slow() + [thread_of(client.call_tool("where")) for _ in range(INLINE_AFTER)]
+        assert all(name.startswith("nanohubmcp-worker") for name in after), after  # twice in a second: for good
+
+
+def test_a_quick_tool_that_blocks_long_on_the_loop_leaves_it_for_good() -> None:
+    server, block = sleepy("blocks")
+    with in_memory(server) as client:
+        for _ in range(INLINE_AFTER):
+            client.call_tool("where")
+        assert thread_of(client.call_tool("where")) == "memory-client"
+        block["seconds"] = workers.INLINE_WALL_SECONDS
+        assert thread_of(client.call_tool("where")) == "memory-client"
+        block["seconds"] = 0.0
         after = [thread_of(client.call_tool("where")) for _ in range(INLINE_AFTER * 2)]
-        assert all(name.startswith("nanohubmcp-worker") for name in after), after  # for good
+        assert all(name.startswith("nanohubmcp-worker") for name in after), after
 
 
 def test_an_inline_tool_that_starts_computing_goes_back_to_the_pool() -> None:
-    server = MCPServer("computes")
+    server = MCPServer("computes", provenance=False)  # no writer thread in the next tests' spans
     spin_for = {"seconds": 0.0}
 
     @server.tool()
@@ -71,9 +100,8 @@ def test_an_inline_tool_that_starts_computing_goes_back_to_the_pool() -> None:
         assert thread_of(client.call_tool("where")) == "memory-client"
         spin_for["seconds"] = INLINE_SECONDS * 5
         assert thread_of(client.call_tool("where")) == "memory-client"
-        spin_for["seconds"] = 0.0
         after = [thread_of(client.call_tool("where")) for _ in range(INLINE_AFTER * 2)]
-        assert all(name.startswith("nanohubmcp-worker") for name in after), after
+        assert all(name.startswith("nanohubmcp-worker") for name in after), after  # computing there too: for good
 
 
 def sample() -> tuple[float, object, float]:

@@ -109,8 +109,9 @@ def _call_inline(fn: Callable[..., Any], kwargs: dict[str, Any], pool: WorkerPoo
     except (SystemExit, KeyboardInterrupt) as exc:
         raise _stopped(what, exc) from None
     finally:
-        if time.perf_counter() - t0 > INLINE_SECONDS:
-            pool.too_slow_inline(what, cpu, usage, collected)
+        took = time.perf_counter() - t0
+        if took > INLINE_SECONDS:
+            pool.too_slow_inline(what, cpu, usage, collected, took)
 
 
 def _stopped(what: str, exc: BaseException) -> ToolError:

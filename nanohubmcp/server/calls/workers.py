@@ -19,11 +19,12 @@ ways:
   that never waited on the serving loop, runs on the event loop itself (:attr:`WorkerPool.inline_keys`):
   handing a call of a few microseconds to a thread and back costs more than the call. Every
   inline call is timed; one that takes longer than :data:`INLINE_SECONDS` sends its function back
-  to the pool for good if it worked (more than :data:`INLINE_SECONDS` of the loop thread's CPU,
-  less the garbage collector's) or waited (it gave up the CPU itself: a sleep, a lock, I/O). A
-  call slow for reasons not its own does not count: preempted (the thread's CPU taken by another
-  process of a busy host) or carrying a garbage collection of the process (:func:`slow_call_cause`;
-  where the system gives no per-thread usage, every slow call counts).
+  to the pool if it worked (more than :data:`INLINE_SECONDS` of the loop thread's CPU, less the
+  garbage collector's) or waited (it gave up the CPU itself: a sleep, a lock, I/O). A call slow
+  for reasons not its own does not count: preempted (the thread's CPU taken by another process of
+  a busy host) or carrying a garbage collection of the process (:func:`slow_call_cause`; where the
+  system gives no per-thread usage, every slow call counts). Sent back, it qualifies again there,
+  unless it was slow long or often (:data:`INLINE_READMIT_SECONDS`): then it stays for good.
   Unknown functions always start on the pool.
 - **Daemon threads.** A process told to stop (SIGTERM) is not held alive by a function that
   never returns; the runner gives running calls a grace period, then exits.
@@ -60,8 +61,18 @@ INLINE_CPU_SECONDS = 0.0001
 INLINE_WALL_SECONDS = 0.05
 """Most wall time a pool call may take and still count as quick (a call that waits is not)."""
 INLINE_SECONDS = 0.001
-"""Most wall time an inline call may take; one that takes longer goes back to the pool for good
+"""Most wall time an inline call may take; one that takes longer goes back to the pool
 (unless the time was not its own: :func:`slow_call_cause`)."""
+INLINE_READMIT_SECONDS = 1.0
+"""A function sent back from the loop qualifies again on the pool (:data:`INLINE_AFTER` quick
+calls) and returns to the loop, unless its slow inline call took :data:`INLINE_WALL_SECONDS` or
+more, or came within this long of its previous one: then it stays on the pool for good. Besides
+preemption and collections (not counted at all), a quick function is sometimes slow on the loop
+for a reason not its own: another thread of the process holding the interpreter inside its call
+(a voluntary switch, 0.3 ms of CPU). Under wrk against 2 workers that sent ``add`` to the pool
+for good in one worker in 3 of 4 runs, every later call paying the hand-over to a worker and back
+(bench/scaleout.md). A tool that blocks is still moved off at its first slow call, and one
+blocking 50 ms, or briefly but often, stays off."""
 
 thread_usage: Callable[[], Any]
 """This thread's resource usage (Linux's ``RUSAGE_THREAD``: its voluntary context switches), for
@@ -124,7 +135,7 @@ def waits_on_loop() -> None:
 
 
 class _Timing:
-    __slots__ = ("last", "pool_only", "queued", "quick_calls", "running")
+    __slots__ = ("last", "pool_only", "queued", "quick_calls", "running", "slow_at")
 
     def __init__(self) -> None:
         self.last: float | None = None
@@ -132,6 +143,7 @@ class _Timing:
         self.running: set[PoolFuture] = set()
         self.quick_calls = 0  # pool calls within the inline bounds, up to INLINE_AFTER
         self.pool_only = False  # once slow (or waiting on the loop): never inline again
+        self.slow_at = float("-inf")  # when an inline call was last slow (INLINE_READMIT_SECONDS)
 
 
 class PoolFuture(Future):
@@ -211,16 +223,26 @@ class WorkerPool(Executor):
                 self._spawn(lane)
         return future
 
-    def too_slow_inline(self, key: str, cpu: float | None = None, usage: Any = None, collected: float = 0.0) -> None:
-        """An inline call of ``key`` took longer than :data:`INLINE_SECONDS`: its function goes
-        back to the pool for good, unless the loop thread's CPU time, usage and the collector's
-        CPU when the call started (``cpu``, ``usage``, ``collected``: :func:`slow_call_cause`) show
-        the time was not the call's own."""
+    def too_slow_inline(
+        self, key: str, cpu: float | None = None, usage: Any = None, collected: float = 0.0, took: float | None = None
+    ) -> None:
+        """An inline call of ``key`` took longer than :data:`INLINE_SECONDS` (``took`` seconds, when
+        known): its function goes back to the pool, unless the loop thread's CPU time, usage and the
+        collector's CPU when the call started (``cpu``, ``usage``, ``collected``:
+        :func:`slow_call_cause`) show the time was not the call's own. There it qualifies again,
+        unless the call took :data:`INLINE_WALL_SECONDS` or more, or came within
+        :data:`INLINE_READMIT_SECONDS` of its previous slow one: then it stays for good."""
         if cpu is not None and slow_call_cause(cpu, usage, collected) in (PREEMPTED, COLLECTED):
             return
+        now = time.monotonic()
         with self._lock:
-            self._timing(key).pool_only = True
+            timing = self._timing(key)
             self.inline_keys.discard(key)
+            if took is not None and took < INLINE_WALL_SECONDS and now - timing.slow_at > INLINE_READMIT_SECONDS:
+                timing.quick_calls = 0  # it qualifies again: INLINE_AFTER quick calls on the pool
+            else:
+                timing.pool_only = True
+            timing.slow_at = now
 
     def _is_quick(self, key: str, now: float) -> bool:
         timing = self._timings.get(key)
