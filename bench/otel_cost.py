@@ -88,9 +88,17 @@ def add(a: float, b: float) -> float:
     \"\"\"Add two numbers.\"\"\"
     return a + b
 
+@server.tool()
+async def add_async(a: float, b: float) -> float:
+    \"\"\"Add two numbers, on the event loop.\"\"\"
+    return a + b
+
 server.run(host="127.0.0.1", port=port)
 """
 
+ASYNC_BODY = json.dumps(
+    {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "add_async", "arguments": {"a": 1, "b": 2}}}
+).encode()
 BODY = json.dumps(
     {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "b": 2}}}
 ).encode()
@@ -194,8 +202,8 @@ def start(
             time.sleep(0.05)
 
 
-def post(connection: http.client.HTTPConnection) -> None:
-    connection.request("POST", "/mcp", BODY, {"Content-Type": "application/json"})
+def post(connection: http.client.HTTPConnection, body: bytes = BODY) -> None:
+    connection.request("POST", "/mcp", body, {"Content-Type": "application/json"})
     response = connection.getresponse()
     answer = response.read()
     assert response.status == 200, answer
@@ -250,14 +258,14 @@ def total(log: Path) -> int:
     return sum(counts)
 
 
-def counted_http(mode: str, calls: int) -> int:
+def counted_http(mode: str, calls: int, body: bytes = BODY) -> int:
     """Instructions of a whole ``mode`` server process that answered ``WARMUP + calls`` calls."""
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "valgrind.log"
         process, connection = start(mode, valgrind(log), wait=600)
         try:
             for _ in range(WARMUP + calls):
-                post(connection)
+                post(connection, body)
         finally:
             connection.close()
             process.send_signal(signal.SIGTERM)  # valgrind writes its counts as the process ends
@@ -306,16 +314,24 @@ def count(what: str, calls: int) -> None:
     asyncio.run(served())
 
 
-def instructions(low: int, high: int) -> dict[str, float]:
+def instructions(low: int, high: int, only: str | None = None) -> dict[str, float]:
     """Instructions per call: each count with ``low`` and with ``high`` calls, the difference
-    divided by ``high - low`` (start-up, warm-up and shut-down cancel out)."""
+    divided by ``high - low`` (start-up, warm-up and shut-down cancel out); ``only``: the ``http``,
+    ``core`` or ``sdk`` ways alone."""
+    # The async def tool's calls always run on the loop. The def tool's may run there too (the
+    # pool's inline lane), decided by timings that valgrind's slowness moves: its counts can
+    # include a worker hand-over per call in one run and not in the next.
     ways: dict[str, Any] = {
-        f"http def tool, tracing {mode}": functools.partial(counted_http, mode) for mode in HTTP_MODES
+        f"http async def tool, tracing {mode}": functools.partial(counted_http, mode, body=ASYNC_BODY)
+        for mode in HTTP_MODES
     }
+    ways |= {f"http def tool, tracing {mode}": functools.partial(counted_http, mode) for mode in HTTP_MODES}
     ways.update({f"core def tool, tracing {mode}": functools.partial(counted_here, f"core-{mode}") for mode in MODES})
     ways["sdk floor: SERVER span + histogram"] = functools.partial(counted_here, "sdk")
     figures = {}
     for name, way in ways.items():
+        if only is not None and not name.startswith(only):
+            continue
         figures[name] = (way(high) - way(low)) / (high - low)
         print(f"{name:<40} {figures[name]:12,.0f} instructions per call", file=sys.stderr)
     return figures
@@ -369,13 +385,13 @@ def main() -> None:
     if args.count:
         count(args.count, args.calls)
         return
-    if args.only == "sdk":
+    if args.only == "sdk" and not args.instructions:
         for name, value in sdk_alone(args.calls * 10).items():
             print(f"{name:<26} {value:8.1f} us")
         return
     unit = "instr" if args.instructions else "us"
     if args.instructions:
-        figures.update(instructions(args.low, args.high))
+        figures.update(instructions(args.low, args.high, args.only))
     else:
         if args.only in (None, "core"):
             figures.update(asyncio.run(core(args.calls, args.rounds)))
