@@ -34,6 +34,8 @@ _TOP_GROUPS = {
     ".server.pipeline": "Middleware",
     ".server.calls.context": "The call's context",
     ".server.registry.components": "Registered components",
+    ".server.registry.resources": "Registered components",
+    ".server.registry.prompts": "Registered components",
     ".server.registry.skills": "Skills",
     ".server.wire.principal": "Callers",
     ".server.asks.input_requests": "Multi-round-trip input",

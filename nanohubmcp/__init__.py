@@ -66,7 +66,9 @@ if TYPE_CHECKING:
     from .server.asks.input_requests import InputRequired
     from .server.calls.context import Context
     from .server.pipeline import Request
-    from .server.registry.components import Prompt, Resource, ResourceTemplate, Tool
+    from .server.registry.components import Tool
+    from .server.registry.prompts import Prompt
+    from .server.registry.resources import Resource, ResourceTemplate
     from .server.registry.skills import Skill
     from .server.wire.principal import Principal
 
@@ -74,9 +76,9 @@ _LAZY = {
     "MCPServer": ".facade",
     "Context": ".server.calls.context",
     "Tool": ".server.registry.components",
-    "Resource": ".server.registry.components",
-    "ResourceTemplate": ".server.registry.components",
-    "Prompt": ".server.registry.components",
+    "Resource": ".server.registry.resources",
+    "ResourceTemplate": ".server.registry.resources",
+    "Prompt": ".server.registry.prompts",
     "Skill": ".server.registry.skills",
     "InputRequired": ".server.asks.input_requests",
     "Request": ".server.pipeline",

@@ -35,7 +35,7 @@ from .registration import Registrar, decorating
 from .server.core import ServerCore
 from .server.provenance.tool_options import resolve_enabled as resolve_provenance
 from .server.registry import mcp_apps as apps
-from .server.registry.components import Prompt, Resource, ResourceTemplate, Tool
+from .server.registry.components import Tool
 from .server.results import DEFAULT_MAX_INLINE_BYTES
 from .serving import DEFAULT_MAX_REQUEST_BYTES, Serving
 from .state import resolve as resolve_state_url
@@ -46,6 +46,8 @@ if TYPE_CHECKING:
     from .server.direct import CallResult
     from .server.executors import JobExecutor
     from .server.pipeline import Middleware
+    from .server.registry.prompts import Prompt
+    from .server.registry.resources import Resource, ResourceTemplate
     from .server.wire.events import EventBus
 
 _Self = TypeVar("_Self", bound="MCPServer")

@@ -21,7 +21,7 @@ from .server.executors import EXECUTORS, JOB_EXECUTOR, JOB_OPTIONS, JobExecutor
 from .server.provenance import tool_options as provenance_options
 from .server.registry import checks as registration_checks
 from .server.registry import mcp_apps as apps
-from .server.registry.components import Prompt, Resource, ResourceTemplate, Tool, make_resource
+from .server.registry.components import Tool
 from .server.stateless.tool_options import apply_tool_options
 from .server.wire.principal import TOOL_SCOPES, parse_scopes
 
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from .server.core import ServerCore
+    from .server.registry.prompts import Prompt
+    from .server.registry.resources import Resource, ResourceTemplate
     from .server.registry.skills import Skill
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -163,6 +165,8 @@ class Registrar:
     # -- resources and views -------------------------------------------------------------
     def add_resource(self, fn: Callable[..., Any], uri: str, **options: Any) -> Resource | ResourceTemplate:
         """Build the resource (or template) record of ``fn`` at ``uri`` and register it."""
+        from .server.registry.resources import make_resource  # with the first resource, not at import
+
         record = make_resource(fn, uri, context_types=(Context,), **options)
         self._core.registry.add_resource(record)
         return record
@@ -185,6 +189,8 @@ class Registrar:
             apps.html_of(html)  # a bad value fails now, not at the first read
             source = lambda: html  # noqa: E731
         reader = apps.view_function(source, name or uri.removeprefix("ui://"))
+        from .server.registry.resources import make_resource
+
         record = make_resource(
             reader,
             uri,
@@ -211,6 +217,8 @@ class Registrar:
     # -- prompts, completions, skills ----------------------------------------------------
     def add_prompt(self, fn: Callable[..., Any], **options: Any) -> Prompt:
         """Build the prompt record of ``fn`` and register it."""
+        from .server.registry.prompts import Prompt  # with the first prompt, not at import
+
         prompt = Prompt.from_function(fn, context_types=(Context,), **options)
         self._core.registry.add_prompt(prompt)
         return prompt

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import RegistrationWarning
-from ..server.registry.components import Resource
 from ..server.registry.mcp_apps import html_of
+from ..server.registry.resources import Resource
 from . import calls
 from .cellspec import PromptSpec, ResourceSpec, ToolSpec, ViewSpec
 from .output import CellOutput

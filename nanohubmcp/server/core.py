@@ -40,7 +40,6 @@ from .wire import trace_context
 from .wire.events import EventBus
 from .wire.notifier import Notifier
 from .wire.pending import ClientRequests
-from .wire.replication import Replication
 from .wire.sessions import SessionStore
 from .wire.state_dir import resolve_state_dir
 
@@ -57,6 +56,7 @@ if TYPE_CHECKING:
     from .registry.skill_catalog import SkillCatalog
     from .results.store import ResultOptions, ResultStore
     from .telemetry import Telemetry
+    from .wire.replication import Replication
     from .wire.request import RequestContext
 
 ARGUMENT_ERRORS = ("auto", "protocol", "tool")
@@ -446,6 +446,8 @@ class ServerCore:
         """Connect to the shared state store on ``loop`` (the serving loop of this process)."""
         if self.replication is not None or not self.state_url.shared:
             return
+        from .wire.replication import Replication  # several processes: with the shared store only
+
         state = open_shared(self.state_url, self.name, idle_seconds=self.sessions.idle_seconds)
         assert state is not None
         state.start(loop)

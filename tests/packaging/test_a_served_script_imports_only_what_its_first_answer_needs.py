@@ -87,6 +87,9 @@ NOT_BEFORE_FIRST_USE = (
     "nanohubmcp.server.asks.task_inputs",
     "nanohubmcp.server.asks.input_requests",
     "nanohubmcp.server.registry.skill_catalog",
+    "nanohubmcp.server.registry.prompts",  # the Prompt record: with the first prompt
+    "nanohubmcp.server.wire.replication",  # several processes: with a shared state store only
+    "nanohubmcp.server.wire.relay_streams",
 )
 
 

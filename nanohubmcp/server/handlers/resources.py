@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 from ...errors import InvalidParams, ResourceNotFound
 from ..calls.context import Context
 from ..calls.invoke import CallRecord, call_function
-from ..registry.components import ResourceTemplate
 from ..registry.registry import list_result
+from ..registry.resources import ResourceTemplate
 from ..results import shape as results
 from ..results.store import URI_PREFIX, owner_of
 from ..wire.request import RequestContext

@@ -15,11 +15,15 @@ import base64
 import binascii
 import threading
 from collections.abc import Mapping
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ...errors import InvalidParams, ResourceNotFound
 from ..wire.events import EventBus
-from .components import Prompt, Resource, ResourceTemplate, Tool
+from .components import Tool
+
+if TYPE_CHECKING:
+    from .prompts import Prompt
+    from .resources import Resource, ResourceTemplate
 
 T = TypeVar("T")
 
@@ -131,6 +135,8 @@ class Registry:
 
     def add_resource(self, resource: Resource | ResourceTemplate) -> None:
         """Register (or replace) a resource or template, keyed by its URI (template)."""
+        from .resources import ResourceTemplate  # loaded with the first resource: no cost here
+
         if isinstance(resource, ResourceTemplate):
             self.templates.put(resource.uri_template, resource)
         else:

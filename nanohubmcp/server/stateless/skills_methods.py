@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidParams
-from ..registry.components import make_resource
+from ..registry.resources import make_resource
 from ..registry.skills import MARKDOWN_MIME, SKILL_FILE, Skill, SkillFile, load_skill
 from ..wire.request import RequestContext
 from .discover import PUBLIC, with_cache_hints

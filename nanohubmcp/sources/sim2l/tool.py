@@ -32,7 +32,8 @@ from .values import prepare
 
 if TYPE_CHECKING:
     from ...server.jobs.service import JobStore
-    from ...server.registry.components import Resource, ResourceTemplate, Tool
+    from ...server.registry.components import Tool
+    from ...server.registry.resources import Resource, ResourceTemplate
     from ...server.results.store import ResultOptions
 
 

@@ -1,0 +1,168 @@
+"""Resource records: ``Resource`` (a fixed URI) and ``ResourceTemplate`` (an RFC 6570 template), built by
+:func:`make_resource` at decoration time.
+
+Source: MCP 2025-11-25, Server § Resources (definition fields).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ...errors import InvalidArguments, InvalidParams, RegistrationError
+from ...protocol.versions import ProtocolVersion
+from ...schema import ArgumentValidator, Signature, describe_function
+from ...schema.text_values import from_text
+from .components import callable_name, check_meta, is_coroutine_callable
+
+if TYPE_CHECKING:
+    from .uri_template import UriTemplate
+
+@dataclass(eq=False, kw_only=True)
+class _ResourceRecord:
+    """What resources and resource templates share: the function and the listing fields."""
+
+    fn: Callable[..., Any]
+    name: str
+    signature: Signature
+    description: str | None = None
+    mime_type: str | None = None
+    title: str | None = None
+    tags: frozenset[str] = frozenset()
+    meta: dict[str, Any] | None = None
+    annotations: dict[str, Any] | None = None
+    is_coroutine: bool = False
+
+    def _wire_fields(self, wire: dict[str, Any], version: str) -> dict[str, Any]:
+        if self.description:
+            wire["description"] = self.description
+        if self.mime_type:
+            wire["mimeType"] = self.mime_type
+        allows = version if isinstance(version, ProtocolVersion) else ProtocolVersion.of(version)
+        if self.title and allows.titles:
+            wire["title"] = self.title
+        if self.annotations:
+            wire["annotations"] = self.annotations
+        if self.meta:
+            wire["_meta"] = self.meta
+        return wire
+
+
+@dataclass(eq=False, kw_only=True)
+class Resource(_ResourceRecord):
+    """A resource at a fixed URI (MCP Server § Resources)."""
+
+    uri: str
+    size: int | None = None
+
+    def to_wire(self, version: str) -> dict[str, Any]:
+        """The ``resources/list`` entry for ``version``."""
+        wire = self._wire_fields({"uri": self.uri, "name": self.name}, version)
+        if self.size is not None:
+            wire["size"] = self.size
+        return wire
+
+
+@dataclass(eq=False, kw_only=True)
+class ResourceTemplate(_ResourceRecord):
+    """A family of resources named by an RFC 6570 URI template (see :mod:`.uri_template`)."""
+
+    uri_template: str
+    compiled: UriTemplate
+    _validator: ArgumentValidator | None = field(default=None, init=False, repr=False)
+
+    @property
+    def uri(self) -> str:
+        """The template string (the registry key)."""
+        return self.uri_template
+
+    @property
+    def variables(self) -> tuple[str, ...]:
+        """The template's variable names, in order."""
+        return self.compiled.names
+
+    def match(self, uri: str) -> dict[str, str] | None:
+        """The variable values when ``uri`` matches, else None."""
+        return self.compiled.match(uri)
+
+    def arguments(self, values: dict[str, str]) -> dict[str, Any]:
+        """The matched variables as the function's parameters want them: each text read by its
+        parameter's schema (``pid: int`` gets an ``int``), then checked like a tool's arguments.
+
+        Raises:
+            InvalidParams: (-32602) a variable whose text is not what its parameter takes, naming it.
+        """
+        properties = self.signature.input_schema.get("properties") or {}
+        read: dict[str, Any] = {}
+        for name, text in values.items():
+            try:
+                read[name] = from_text(text, properties.get(name))
+            except ValueError as exc:
+                raise InvalidParams(
+                    f"Invalid arguments for resource template '{self.uri_template}': {name}: {exc}",
+                    {"uri_template": self.uri_template, "variable": name}) from None
+        validator = self._validator
+        if validator is None:  # made on first use, kept with the record
+            validator = self._validator = ArgumentValidator(
+                self.signature.input_schema, name=self.uri_template, kind="resource template", trusted=True)
+        try:
+            return validator.validate(read)
+        except InvalidArguments as exc:
+            raise InvalidParams(str(exc), {"errors": exc.errors, "uri_template": self.uri_template}) from None
+
+    def to_wire(self, version: str) -> dict[str, Any]:
+        """The ``resources/templates/list`` entry for ``version``."""
+        return self._wire_fields({"uriTemplate": self.uri_template, "name": self.name}, version)
+
+
+def make_resource(
+    fn: Callable[..., Any],
+    uri: str,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    mime_type: str | None = None,
+    title: str | None = None,
+    tags: Iterable[str] | None = None,
+    meta: dict[str, Any] | None = None,
+    annotations: dict[str, Any] | None = None,
+    size: int | None = None,
+    context_types: tuple[type, ...] = (),
+) -> Resource | ResourceTemplate:
+    """Build a :class:`Resource`, or a :class:`ResourceTemplate` when ``uri`` has ``{placeholders}``.
+
+    Raises:
+        RegistrationError: empty URI, unbalanced braces, a malformed or repeated RFC 6570
+            variable, or a variable the function does not accept.
+    """
+    if not isinstance(uri, str) or not uri:
+        raise RegistrationError(
+            "@resource needs a URI string as its first argument, e.g. @server.resource('config://settings')")
+    rname = callable_name(fn, f"resource '{uri}'", name)
+    signature = describe_function(fn, kind="resource", name=rname, context_types=context_types)
+    common: dict[str, Any] = {
+        "fn": fn,
+        "name": rname,
+        "signature": signature,
+        "description": description if description is not None else signature.description,
+        "mime_type": mime_type,
+        "title": title,
+        "tags": frozenset(tags or ()),
+        "meta": check_meta("resource", uri, meta),
+        "annotations": annotations,
+        "is_coroutine": is_coroutine_callable(fn),
+    }
+    if "{" not in uri and "}" not in uri:
+        return Resource(uri=uri, size=size, **common)
+    from .uri_template import TemplateError, compile_template  # only for templates: not at a server's start
+
+    try:
+        compiled = compile_template(uri)
+    except TemplateError as exc:
+        raise RegistrationError(str(exc)) from None
+    missing = [v for v in compiled.names if v not in signature.param_names and not signature.var_keyword]
+    if missing:
+        raise RegistrationError(
+            f"resource template '{uri}': the function does not accept parameter(s) {', '.join(missing)}")
+    return ResourceTemplate(uri_template=uri, compiled=compiled, **common)
