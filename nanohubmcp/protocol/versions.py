@@ -43,6 +43,8 @@ def negotiate(requested: object) -> ProtocolVersion:
 def names_modern(value: str) -> bool:
     """True when a version string from the wire (a header, ``_meta``) names the stateless era:
     2026-07-28 or a later date, spoken here or not (a later one is then refused by name)."""
+    if value in MODERN_VERSIONS:  # what every 2026-07-28 request names: no parsing per request
+        return True
     parts = value.split("-")
     if len(parts) != 3 or not all(p.isdigit() for p in parts):
         return False

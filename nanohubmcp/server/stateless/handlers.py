@@ -22,7 +22,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InternalError, InvalidArguments, JobLimitReached
-from ..asks.input_requests import InputRequired, begin
+from ..asks.input_requests import Exchange, InputRequired, begin
 from ..calls import tool_calls as toolcalls
 from ..executors import service as job_service
 from ..handlers import prompts as prompt_handlers
@@ -47,13 +47,18 @@ if TYPE_CHECKING:
 async def tools_call(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tools/call`` → ``CallToolResult``, ``input_required``, or a task handle."""
     tool = toolcalls.lookup_tool(core, request, params)
-    arguments = toolcalls.call_arguments(params)
+    given = toolcalls.call_arguments(params)
     support = task_support(tool)
     if support == "required":
         require_tasks_extension(request, f"tool '{tool.name}'")
-    exchange = begin(core.request_codec, request, "tools/call", tool.name, arguments, params)
+    # Only a tool with a Context parameter can ask for input (``ctx.elicit``...): its exchange, and
+    # the digest of the arguments as they arrived that binds a requestState to them, are made
+    # before it runs. A retry's requestState and inputResponses are checked whatever the tool.
+    exchange = None
+    if tool.signature.context_param is not None or "requestState" in params or "inputResponses" in params:
+        exchange = begin(core.request_codec, request, "tools/call", tool.name, given, params)
     try:
-        arguments = toolcalls.validated(request, tool, arguments)
+        arguments = toolcalls.validated(request, tool, given)
     except InvalidArguments as exc:
         return toolcalls.refuse_arguments(core, request, tool, exc)
     tasks_ok = has_tasks_extension(request) and support != "forbidden"
@@ -73,7 +78,7 @@ async def tools_call(core: HandlerServices, request: RequestContext, params: dic
         try:
             return await toolcalls.run_tool(core, request, tool, arguments)
         except InputRequired as need:
-            return exchange.input_required(need)
+            return _input_required(core, request, tool.name, given, params, exchange, need)
     run = asyncio.ensure_future(toolcalls.run_tool(core, request, tool, arguments))
     try:
         racing: set[asyncio.Future[Any]] = {run, escalated}
@@ -84,10 +89,19 @@ async def tools_call(core: HandlerServices, request: RequestContext, params: dic
             return create_task_result(job)
         return await run
     except InputRequired as need:
-        return exchange.input_required(need)
+        return _input_required(core, request, tool.name, given, params, exchange, need)
     except asyncio.CancelledError:
         run.cancel()  # the server is shutting down under this request
         raise
+
+
+def _input_required(core: HandlerServices, request: RequestContext, name: str, given: object, params: dict[str, Any],
+                    exchange: Exchange | None, need: InputRequired) -> dict[str, Any]:
+    """The ``input_required`` result of a tool that asked; a tool without a Context parameter can
+    only raise :class:`InputRequired` itself, and its exchange is made then."""
+    if exchange is None:
+        exchange = begin(core.request_codec, request, "tools/call", name, given, params)
+    return exchange.input_required(need)
 
 
 async def prompts_get(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
