@@ -3,6 +3,7 @@
 
     .venv/bin/python bench/rappture_overhead.py                 # 10 rounds, the table on stdout
     .venv/bin/python bench/rappture_overhead.py --rounds 20 --json
+    .venv/bin/python bench/rappture_overhead.py --rounds 4 --instructions 4   # and instructions (minutes)
 
 The tool is ``bench/rappture_tool`` (a Python program on Rappture's API that works for about a second,
 then writes a 200-point curve and a number). Each round, alternating:
@@ -15,6 +16,10 @@ then writes a 200-point curve and a number). Each round, alternating:
   number with units, through pint), the driver written, the same program run in a fresh directory, the
   run file read, the curve plotted (PNG) and the result shaped;
 - **MCP call, data only**: the same with ``--no-plot`` (the curve as data, no PNG).
+
+With ``--instructions N``, the server's own instructions per call are counted too (valgrind, all its
+threads, the tool's program not included; a warm-up call and N calls against one call, 10 ms of work
+each), with the plot and data only: what the plot costs the server, stable on a loaded machine.
 
 Reported: the median and spread of each, the medians of the per-round ratios (call / direct) and of the
 differences. The target is a ratio of at most 1.05. Not a test: nothing asserts a figure. The machine's
@@ -29,6 +34,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import statistics
 import subprocess
@@ -88,14 +94,14 @@ async def mcp_call(url: str, arguments: dict[str, Any], name: str = "rappture_to
         return took
 
 
-def start_server(*options: str) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(*options: str, prefix: tuple[str, ...] = (), wait: float = 60) -> tuple[subprocess.Popen[bytes], str]:
     """``nanohubmcp rappture TOOL`` on a free port; returns the process and its MCP URL once it answers."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    process = subprocess.Popen([sys.executable, "-m", "nanohubmcp", "rappture", str(TOOL), "--port", str(port),
+    process = subprocess.Popen([*prefix, sys.executable, "-m", "nanohubmcp", "rappture", str(TOOL), "--port", str(port),
                                 *options], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + wait
     while time.monotonic() < deadline:
         try:
             socket.create_connection(("127.0.0.1", port), timeout=1).close()
@@ -104,6 +110,48 @@ def start_server(*options: str) -> tuple[subprocess.Popen[bytes], str]:
             time.sleep(0.1)
     process.kill()
     raise RuntimeError("the server did not start")
+
+
+async def mcp_calls(url: str, name: str, calls: int) -> None:
+    """``calls`` calls of ``name`` (10 ms of work each) in one session."""
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with streamable_http_client(url) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        for seed in range(calls):
+            result = await session.call_tool(name, {"seconds": "10ms", "seed": seed + 1})
+            assert not result.is_error, result.content
+
+
+def server_instructions(options: tuple[str, ...], name: str, calls: int) -> int:
+    """Instructions the server process executes (valgrind's exp-bbv, all its threads; the tool's
+    program is a child it does not follow) from start to exit, answering a warm-up call and ``calls``
+    calls in one session."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "bbv.out"
+        prefix = ("env", "PYTHONHASHSEED=0", "valgrind", "--tool=exp-bbv", "--instr-count-only=yes",
+                  f"--bb-out-file={out}")
+        process, url = start_server(*options, prefix=prefix, wait=600)
+        try:
+            asyncio.run(mcp_calls(url, name, 1 + calls))
+        finally:
+            process.send_signal(signal.SIGTERM)  # valgrind writes the counts as the process exits
+            process.wait(timeout=300)
+        text = "".join(p.read_text() for p in Path(folder).glob("bbv.out*"))
+        return sum(int(c) for c in re.findall(r"Total instructions:\s+(\d+)", text))
+
+
+def instructions(calls: int) -> dict[str, Any]:
+    """Server instructions per call, with the plot and data only: the difference of a run answering
+    ``1 + calls`` calls and one answering 1, divided by ``calls``."""
+    figures: dict[str, Any] = {"calls": calls}
+    for key, options, name in (("plot", (), "rappture_tool"),
+                               ("data", ("--no-plot", "--name", "rappture_tool_data"), "rappture_tool_data")):
+        low, high = server_instructions(options, name, 0), server_instructions(options, name, calls)
+        figures[key] = round((high - low) / calls)
+    figures["plot_minus_data"] = figures["plot"] - figures["data"]
+    return figures
 
 
 def summary(values: list[float], digits: int = 3) -> dict[str, float]:
@@ -115,6 +163,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--instructions", type=int, default=0, metavar="N",
+                        help="also count the server's instructions per call over N calls (valgrind; minutes)")
     args = parser.parse_args()
 
     load = os.getloadavg()[0]
@@ -145,6 +195,8 @@ def main() -> int:
         "data_overhead_s": summary([c - d for c, d in zip(data, direct, strict=True)]),
         "data_ratio": summary([c / d for c, d in zip(data, direct, strict=True)]),
     }
+    if args.instructions and shutil.which("valgrind"):
+        figures["server_instructions_per_call"] = instructions(args.instructions)
     if args.json:
         print(json.dumps(figures, indent=2))
         return 0
@@ -162,6 +214,10 @@ def main() -> int:
     ):
         row = figures[key]
         print(f"| {label} | {row['median']} | {row['min']} | {row['max']} |")
+    counted = figures.get("server_instructions_per_call")
+    if counted:
+        print(f"server instructions per call ({counted['calls']} calls): with the plot {counted['plot']:,}, "
+              f"data only {counted['data']:,}, the plot {counted['plot_minus_data']:,}")
     return 0
 
 

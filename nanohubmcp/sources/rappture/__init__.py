@@ -123,8 +123,9 @@ def add_rappture_tool(
             than :data:`PROXY_TIMEOUT`.
         timeout: seconds a run may take (default from ``<limits>``).
         rappture: the ``rappture`` program (default ``rappture`` on ``PATH``; ``""``: never).
-        plot: draw curves and histograms as PNG plots (matplotlib); False returns the data alone,
-            which saves the drawing time (a few tenths of a second per plot on a loaded machine).
+        plot: draw curves, histograms and tables as PNG plots (matplotlib; the figures are made
+            while the program runs, see :mod:`.plots`); False returns the data alone, without the
+            drawing (some 100 million instructions a plot, after the run).
         options: more options of ``MCPServer.tool`` (``title``, ``annotations``, ``scopes``,
             ``executor`` for a job tool, …).
     Raises:

@@ -3,21 +3,119 @@
 Curves that share an ``about.group`` are drawn on one plot, as Rappture's viewer overlays them;
 every other curve or histogram gets a plot of its own (at most :data:`MAX_PLOTS`). A table with a
 numeric column is drawn as Rappture draws one, as levels (horizontal lines at the values, labelled by
-the first column: energy levels, say). Axis labels
-carry the units; ``scale`` ``log`` axes are logarithmic. matplotlib is imported only here, on the
-first run with something to plot; without it there are no plots (the data is in the result anyway).
-The figures are made without pyplot, so drawing is safe on any thread.
+the first column: energy levels, say). Axis labels carry the units; ``scale`` ``log`` axes are
+logarithmic. matplotlib is imported only here, when the first run of a tool that may plot starts;
+without it there are no plots (the data is in the result anyway). The figures are made without
+pyplot, so drawing is safe on any thread.
+
+What is left to do once the run file is read costs about a third of what a new ``Figure`` and
+``savefig`` would (in instructions, bench/rappture.md):
+
+- :func:`prepare`, called when a run starts, makes the blank figures (a figure on its Agg canvas,
+  its axes and their tick marks) on a background thread while the tool's program runs, importing
+  matplotlib there on the first run; :func:`pictures` draws on those (or makes its own when none is
+  ready). Figures are used again: cleared on that thread, they keep their renderer, which
+  remembers the sizes of the texts it has measured. As many are kept as the last result had
+  plots.
+- The title and the x axis's label sit at fixed places, so matplotlib measures no text to place
+  them (under slanted category labels of a bar chart, the label is placed below them as usual; the
+  y axis's label goes beside its tick labels, whose width varies).
+- The PNG holds at most 256 colours (Pillow's fast octree; plots have a few colours and the
+  shades of their anti-aliased edges), compressed at zlib level :data:`PNG_LEVEL`: a third of
+  the bytes of matplotlib's RGBA PNG, at a quarter of its encoding work.
 """
 
 from __future__ import annotations
 
 import io
+import logging
+import threading
+import zlib
 from typing import Any
 
-__all__ = ["MAX_PLOTS", "pictures"]
+__all__ = ["MAX_PLOTS", "PNG_LEVEL", "pictures", "prepare"]
 
 MAX_PLOTS = 8
 """At most this many plots per result."""
+
+PNG_LEVEL = 1
+"""zlib compression level of the PNG plots (0-9; matplotlib's own default is 6)."""
+
+_SIZE = (6.4, 4.0)  # inches: 640 x 400 pixels at 100 dpi
+_TICKS = 7  # tick marks made ahead per axis (5 intervals: at most 6 ticks, and one spare)
+_log = logging.getLogger(__name__)
+
+_lock = threading.Lock()
+_spares: list[tuple[float, Any, Any]] = []  # (dpi, figure, axes), blank; at most MAX_PLOTS
+_used: list[Any] = []  # figures drawn on, to be cleared and used again; with _spares at most _wanted
+_wanted = 1  # how many to keep ready: the number of plots in the last result
+_filling = False  # a background thread is making spares
+
+
+def _blank(dpi: float, used: Any = None) -> tuple[Any, Any]:
+    """A blank figure with its axes and their first tick marks made (what does not depend on the
+    data): ``used`` cleared, else a new figure on an Agg canvas of its own."""
+    if used is None:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+
+        figure = Figure(figsize=_SIZE, dpi=dpi)
+        FigureCanvasAgg(figure)  # kept with the figure: its renderer, and the text sizes it measured, too
+    else:
+        figure = used
+        figure.clear()
+    axes = figure.add_subplot()
+    axes.xaxis.get_major_ticks(_TICKS)
+    axes.yaxis.get_major_ticks(_TICKS)
+    return figure, axes
+
+
+def _fill(dpi: float) -> None:
+    global _filling
+    try:
+        while True:
+            with _lock:
+                if sum(1 for d, _, _ in _spares if d == dpi) >= _wanted:
+                    return
+                used = next((f for f in _used if f.dpi == dpi), None)
+                if used is not None:
+                    _used.remove(used)
+            made = _blank(dpi, used)
+            with _lock:
+                _spares[:] = [s for s in _spares if s[0] == dpi][: MAX_PLOTS - 1]  # another dpi: no longer used
+                _spares.append((dpi, *made))
+    except ImportError:
+        return  # no matplotlib: pictures() says so by returning no plots
+    except Exception:  # a spare is an optimisation: pictures() makes its own figures without one
+        _log.debug("making a blank figure failed", exc_info=True)
+    finally:
+        with _lock:
+            _filling = False
+
+
+def prepare(dpi: float | None = None) -> None:
+    """Make blank figures for the next :func:`pictures` on a background thread; returns at once.
+
+    Called when a run starts, so that the figures (and, the first time, matplotlib's import) are
+    made while the tool's program runs. Does nothing when a thread is already at it; without
+    matplotlib the thread ends at once.
+    """
+    global _filling
+    with _lock:
+        if _filling:
+            return
+        _filling = True
+    threading.Thread(target=_fill, args=(dpi or 100.0,), daemon=True, name="nanohubmcp-rappture-figures").start()
+
+
+def _take(dpi: float) -> tuple[Any, Any]:
+    """A blank figure and axes: a ready one of this dpi, else a new one."""
+    with _lock:
+        for index, (made_dpi, figure, axes) in enumerate(_spares):
+            if made_dpi == dpi:
+                del _spares[index]
+                return figure, axes
+    return _blank(dpi)
 
 
 def _axis_label(value: dict[str, Any], axis: str) -> str:
@@ -59,17 +157,34 @@ def _levels(axes: Any, table: dict[str, Any]) -> None:
     units = column.get("units")
     label = column.get("label") or column.get("id") or "value"
     axes.set_ylabel(f"{label} [{units}]" if units else label)
-    axes.set_title(table.get("label") or table["name"])
+    axes.set_title(table.get("label") or table["name"], y=1.0)
 
 
 def _numbers(values: list[Any]) -> bool:
     return all(isinstance(v, float) for v in values)
 
 
+def _png(figure: Any) -> bytes:
+    """The figure drawn by its Agg canvas, as an RGB PNG at zlib level :data:`PNG_LEVEL`."""
+    from PIL import Image  # matplotlib's own dependency, which its savefig uses for PNG too
+
+    canvas = figure.canvas
+    canvas.draw()
+    size = canvas.get_width_height(physical=True)
+    picture = Image.frombuffer("RGBA", size, canvas.buffer_rgba(), "raw", "RGBA", 0, 1)
+    buffer = io.BytesIO()
+    colours = picture.convert("RGB").quantize(256, method=Image.Quantize.FASTOCTREE)  # lines, text, their edges
+    colours.save(buffer, format="png", compress_level=PNG_LEVEL, compress_type=zlib.Z_RLE)
+    with _lock:
+        if len(_used) + len(_spares) < _wanted:
+            _used.append(figure)
+    return buffer.getvalue()
+
+
 def pictures(series: list[dict[str, Any]], *, dpi: float | None = None) -> list[bytes]:
     """PNG bytes of one plot per group of curves (or per histogram, or table); [] without matplotlib."""
+    global _wanted
     try:
-        from matplotlib.figure import Figure
         from matplotlib.ticker import MaxNLocator
     except ImportError:
         return []
@@ -77,19 +192,18 @@ def pictures(series: list[dict[str, Any]], *, dpi: float | None = None) -> list[
     for value in series:
         key = value.get("group") if value["type"] == "curve" and value.get("group") else value["name"]
         groups.setdefault(str(key), []).append(value)
+    chosen = list(groups.items())[:MAX_PLOTS]
+    _wanted = max(1, len(chosen))
     pngs = []
-    for key, members in list(groups.items())[:MAX_PLOTS]:
-        figure = Figure(figsize=(6.4, 4.0), dpi=dpi or 100)
-        axes = figure.add_subplot()
+    for key, members in chosen:
+        figure, axes = _take(dpi or 100.0)
         first = members[0]
-        bottom = 0.14
         if first["type"] == "table":
             _levels(axes, first)
-            figure.subplots_adjust(left=0.15, right=0.8, bottom=0.06, top=0.9)
-            buffer = io.BytesIO()
-            figure.savefig(buffer, format="png")
-            pngs.append(buffer.getvalue())
+            figure.subplots_adjust(left=0.17, right=0.8, bottom=0.06, top=0.9)
+            pngs.append(_png(figure))
             continue
+        bottom, slanted = 0.14, False
         for value in members:
             label = value.get("label") or value["name"]
             if value["type"] == "histogram":
@@ -98,7 +212,7 @@ def pictures(series: list[dict[str, Any]], *, dpi: float | None = None) -> list[
                 axes.bar(positions, value["y"], width=width, label=label)
                 if not _numbers(value["x"]):
                     axes.set_xticks(positions, [str(x) for x in value["x"]], rotation=45, ha="right")
-                    bottom = 0.28  # room for the slanted labels and the axis label under them
+                    bottom, slanted = 0.28, True  # room for the slanted labels and the axis label under them
             elif _numbers(value["x"]) and _numbers(value["y"]):
                 axes.plot(value["x"], value["y"], label=label)
         for axis, setter, ticks in (("x", axes.set_xscale, axes.xaxis), ("y", axes.set_yscale, axes.yaxis)):
@@ -108,11 +222,11 @@ def pictures(series: list[dict[str, Any]], *, dpi: float | None = None) -> list[
                 ticks.set_major_locator(MaxNLocator(5))  # fewer ticks: a third less drawing time
         axes.set_xlabel(_axis_label(first, "x"))
         axes.set_ylabel(_axis_label(first, "y"))
-        axes.set_title(key if len(members) > 1 else (first.get("label") or first["name"]))
+        axes.set_title(key if len(members) > 1 else (first.get("label") or first["name"]), y=1.0)
+        if not slanted:  # tick labels one line high: a fixed place, found without measuring them
+            axes.xaxis.set_label_coords(0.5, -0.1)
         if len(members) > 1:
             axes.legend()
-        figure.subplots_adjust(left=0.15, right=0.97, bottom=bottom, top=0.9)  # tight_layout would draw twice
-        buffer = io.BytesIO()
-        figure.savefig(buffer, format="png")
-        pngs.append(buffer.getvalue())
+        figure.subplots_adjust(left=0.17, right=0.97, bottom=bottom, top=0.9)  # tight_layout would draw twice
+        pngs.append(_png(figure))
     return pngs

@@ -2,7 +2,8 @@
 
 :func:`load_rappture_tool` reads the file once (title, about, ``<command>``, ``<limits>``, inputs);
 :meth:`RapptureTool.run` writes the driver in a fresh working directory, runs the program
-(:mod:`.execute`), reads the run file (:mod:`.outputs`) and removes the directory.
+(:mod:`.execute`) while the figures for its plots are made (:func:`.plots.prepare`), reads the run
+file (:mod:`.outputs`) and removes the directory.
 
 Time limit of a run: ``timeout=`` when given, else the tool's ``<limits><cputime>`` read as
 Rappture's runner reads it (``unlimited``: 12 hours; absent or not a number: 4 hours; at least
@@ -22,6 +23,7 @@ from typing import Any
 
 from ...errors import RegistrationError, ToolError
 from ...protocol.result_types import ToolResult
+from . import plots
 from .driver import current_values, write_driver
 from .execute import Outcome, command_line, find_rappture, program_environment, run_program
 from .inputs import Inputs, read_inputs, text_of
@@ -93,6 +95,14 @@ class RapptureTool:
         return self.path.parent
 
     @property
+    def may_plot(self) -> bool:
+        """Its run files may hold a plot: tool.xml declares a curve, histogram or table output, or
+        no outputs at all (then whatever the run file holds is returned)."""
+        declared = self.root.find("output")
+        kinds = {o.tag for o in declared if isinstance(o.tag, str)} if declared is not None else set()
+        return not kinds or bool(kinds & {"curve", "histogram", "table"})
+
+    @property
     def description(self) -> str:
         """The MCP tool description: about, declared outputs, skipped inputs, how it runs."""
         parts = [self.about or self.title or self.name]
@@ -136,6 +146,8 @@ class RapptureTool:
                 argv = [self.rappture, "-execute", str(driver), "-tool", str(self.path)]
             else:
                 argv = command_line(self.command, self.directory, driver)
+            if plot and self.may_plot:  # blank figures (and matplotlib) made while the program runs
+                plots.prepare(figure_dpi)
             try:
                 outcome = run_program(
                     argv,

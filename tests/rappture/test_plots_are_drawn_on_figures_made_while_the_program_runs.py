@@ -1,0 +1,142 @@
+"""A run's plots are drawn on figures made while its program ran, and cost little once it ends.
+
+Issue 28: a Rappture call at most 1.05x its command alone (the curve's PNG was the miss). So a run
+that may plot starts making blank figures (and imports matplotlib) on a background thread as the
+program starts; the plot is drawn on one of those, placed without measuring its texts, and saved as
+a palette PNG. What a user sees must not change: a PNG of the same size, the curve's colour, the
+axis label clear of the tick labels.
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nanohubmcp.sources.rappture import load_rappture_tool, plots
+
+pytest.importorskip("pint")
+pytest.importorskip("matplotlib")
+from PIL import Image
+
+HERE = Path(__file__).parent
+FERMI = HERE / "tools" / "fermi" / "tool.xml"
+INPUTS = HERE / "tools" / "inputs" / "tool.xml"
+
+
+def curve(name: str, ys: list[float], **more: Any) -> dict[str, Any]:
+    xs = [float(i) for i in range(len(ys))]
+    return {
+        "type": "curve",
+        "name": name,
+        "label": name.title(),
+        "x": xs,
+        "y": ys,
+        "units": {"x": "s", "y": "V"},
+        "labels": {"x": "Time", "y": "Potential"},
+        **more,
+    }
+
+
+def wait_for(condition: Any, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the background thread did not get there"
+        time.sleep(0.01)
+
+
+@pytest.fixture
+def clean() -> Any:
+    """No figures kept from an earlier test, and none left for a later one."""
+    wait_for(lambda: not plots._filling)
+    plots._spares.clear()
+    plots._used.clear()
+    plots._wanted = 1
+    yield
+    wait_for(lambda: not plots._filling)
+    plots._spares.clear()
+    plots._used.clear()
+
+
+def test_prepare_makes_a_blank_figure_in_the_background_and_pictures_draws_on_it(clean: None) -> None:
+    plots.prepare(100.0)
+    wait_for(lambda: len(plots._spares) == 1)
+    (_, prepared, axes) = plots._spares[0]
+    assert not axes.lines
+    assert len(axes.xaxis.majorTicks) >= 6
+
+    [png] = plots.pictures([curve("wave", [0.0, 1.0, 0.0, -1.0])], dpi=100.0)
+
+    assert plots._spares == []
+    assert plots._used == [prepared]
+    picture = Image.open(io.BytesIO(png))
+    assert (picture.format, picture.mode, picture.size) == ("PNG", "P", (640, 400))
+    assert (31, 119, 180) in {colour for _, colour in picture.convert("RGB").getcolors(256)}  # the curve's blue
+
+    plots.prepare(100.0)  # the next run: the used figure, cleared, is the spare
+    wait_for(lambda: len(plots._spares) == 1)
+    assert plots._spares[0][1] is prepared
+    assert not plots._spares[0][2].lines
+    assert plots._used == []
+
+
+def test_without_a_ready_figure_pictures_makes_its_own_at_the_asked_resolution(clean: None) -> None:
+    plots.prepare(100.0)
+    wait_for(lambda: len(plots._spares) == 1)
+
+    pngs = plots.pictures([curve("a", [1.0, 2.0]), curve("b", [2.0, 1.0])], dpi=200.0)
+
+    assert [Image.open(io.BytesIO(p)).size for p in pngs] == [(1280, 800), (1280, 800)]
+    assert plots._wanted == 2
+    assert len(plots._used) == 1
+    plots.prepare(200.0)
+    wait_for(lambda: len(plots._spares) == 2)
+    assert {s[0] for s in plots._spares} == {200.0}  # figures of a resolution no longer asked for are let go
+
+
+def test_the_y_label_stays_clear_of_wide_tick_labels(clean: None) -> None:
+    plots.pictures([curve("big", [0.0, 750000.0]), curve("small", [-0.00024, 0.0])])
+    for figure in plots._used:
+        renderer = figure.canvas.get_renderer()
+        axes = figure.axes[0]
+        label = axes.yaxis.label.get_window_extent(renderer)
+        low, high = axes.get_ylim()
+        shown = [t for t in axes.yaxis.get_major_ticks() if t.label1.get_text() and low <= t.get_loc() <= high]
+        ticks = [t.label1.get_window_extent(renderer) for t in shown]
+        assert ticks
+        assert all(label.x1 < tick.x0 for tick in ticks), (label, ticks)
+        assert label.x0 >= 0  # inside the picture
+
+
+def declaring(tmp_path: Path, outputs: str) -> Path:
+    path = tmp_path / "tool.xml"
+    path.write_text(f"<run><tool><command>true</command></tool><input/>{outputs}</run>")
+    return path
+
+
+def test_a_run_prepares_figures_only_when_its_tool_may_plot(
+    clean: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    fermi = load_rappture_tool(FERMI, rappture="")  # declares a curve
+    assert fermi.may_plot
+    assert load_rappture_tool(INPUTS, rappture="").may_plot  # declares no outputs: any may come
+    values = declaring(tmp_path, "<output><number id='n'/><log/></output>")
+    assert not load_rappture_tool(values, rappture="").may_plot
+    assert load_rappture_tool(declaring(tmp_path, "<output><table id='t'/></output>"), rappture="").may_plot
+    prepared: list[float | None] = []
+    real = plots.prepare
+    monkeypatch.setattr(plots, "prepare", lambda dpi=None: (prepared.append(dpi), real(dpi)))
+
+    fermi.run({}, plot=False)
+    assert prepared == []
+    assert plots._spares == []
+    assert plots._used == []
+    result = fermi.run({}, figure_dpi=150.0).to_wire()
+
+    assert prepared == [150.0]
+    assert [b["mimeType"] for b in result["content"] if b["type"] == "image"] == ["image/png"]
+    wait_for(lambda: not plots._filling)
+    assert [f.dpi for f in plots._used] + [s[0] for s in plots._spares] == [150.0]  # one figure kept
