@@ -240,8 +240,11 @@ def main() -> int:
         time.sleep(0.5)
         for name, extra in variants.items():
             ports[name] = free_port()
+            # A state directory of its own (provenance records, job store): by default every
+            # variant, and every earlier run, wrote one SQLite file under the user's data directory.
+            own = ["env", f"NANOHUBMCP_STATE_DIR={work / f'state-{ports[name]}'}"]
             servers[name] = procs.ServerProcess(
-                [*extra, "--port", str(ports[name])],
+                [*own, *extra, "--port", str(ports[name])],
                 work,
                 a.server_cpu,
                 log=work / f"{ports[name]}.log",
