@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import urllib.parse
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..errors import ConfigurationError
 
@@ -29,9 +29,9 @@ REDIS = "redis"
 _KINDS = {"memory": MEMORY, "sqlite": SQLITE, "redis": REDIS, "rediss": REDIS, "unix": REDIS}
 
 
-@dataclass(frozen=True)
-class StateURL:
-    """A parsed state URL.
+class StateURL(NamedTuple):
+    """A parsed state URL (immutable; a named tuple: a frozen dataclass cost ~3 M instructions more
+    to make when a server's first module loads).
 
     Attributes:
         kind: ``"memory"``, ``"sqlite"`` or ``"redis"``.
