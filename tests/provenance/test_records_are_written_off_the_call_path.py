@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from nanohubmcp.server.provenance.records import ProvenanceStore
 from nanohubmcp.server.provenance.writer import BatchWriter
 
 
@@ -98,12 +99,16 @@ def test_records_still_pending_at_exit_are_written(tmp_path: Path) -> None:
     assert len(files) == 1
     db = sqlite3.connect(files[0])
     try:
-        (count,) = db.execute("SELECT count(*) FROM records WHERE tool = 'add'").fetchone()
-        (body,) = db.execute("SELECT body FROM records WHERE id = ?", (record_id,)).fetchone()
+        (count,) = db.execute("SELECT count(*) FROM calls WHERE tool = 'add'").fetchone()
     finally:
         db.close()
     assert count == 20
-    record = json.loads(body)
+    store = ProvenanceStore(3600.0, lambda: str(files[0].parent))  # a new process reading the file
+    try:
+        record = store.find(record_id)
+    finally:
+        store.close()
+    assert record is not None
     assert record["arguments"] == {"a": 19, "b": 1}
     assert record["status"] == "completed"
     assert record["result_digest"].startswith("sha256:")

@@ -6,12 +6,13 @@ module's ``__version__``, else its distribution's), the versions of the packages
 uses (the modules in the function's globals, mapped to installed distributions) and the names
 of the arguments its input schema marks secret (``format: password`` or ``writeOnly: true``).
 Per call: the arguments without the secret ones' values, the SHA-256 digest of the result (its
-JSON with sorted keys and no spaces, without ``_meta``), the URIs of its resource links, and
-where the call ran (host, process and thread, and an executor's own place: a Dask worker, a
-Slurm job and node).
+JSON as the wire writes it, without ``_meta``: :func:`digest_of`), the URIs of its resource
+links, and where the call ran (host, process and thread, and an executor's own place: a Dask
+worker, a Slurm job and node). The per-tool parts are stored once per tool and process, the
+per-call parts as columns (:mod:`.rows`).
 
-A call hands over only references (:data:`PendingCall`); :func:`build` makes the record from
-them later, on the record store's writer thread. The result is copied (shallowly) when it is
+A call hands over only references (:data:`PendingCall`); :func:`build` makes the record's row
+from them later, on the record store's writer thread. The result is copied (shallowly) when it is
 handed over, so a layer outside that adds to it cannot change the record; a tool's arguments
 and nested result values are not copied (nothing of ours changes them after the call; a job
 that changes a list it was given while its record is made is recorded as it was then).
@@ -35,6 +36,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from ..results.store import owner_of
+from .rows import CallRow, facts_of
 
 if TYPE_CHECKING:
     from ..jobs.record import Job
@@ -217,32 +219,32 @@ def _numbers(value: Any) -> Any:
 
 
 MAX_KEPT_RESULT_BYTES = 64 * 1024
-"""A result up to this size (canonical JSON) is kept in its record (for the RO-Crate export);
+"""A result up to this size (its digested JSON) is kept in its record (for the RO-Crate export);
 a larger one is named by its digest and resource links only."""
 
 
-def result_digest(result: dict[str, Any]) -> str:
-    """``sha256:…`` of a ``CallToolResult`` without its ``_meta``."""
-    return kept_result(result)[0]
+def digest_of(result: dict[str, Any]) -> tuple[str, str | None]:
+    """``(digest, JSON text kept or None)`` of a ``CallToolResult``.
 
+    The digest is ``"sha256:"`` and the hex SHA-256 of the result without ``_meta`` written as
+    the wire writes it (:func:`~nanohubmcp.protocol.jsonenc.dumpb`: compact JSON, keys in the
+    order the result holds them, text as UTF-8, NaN and infinities as ``null``; an array's or
+    table's data kept as JSON text written as that text, which is what the encoder writes for
+    its values — so a pre-encoded result and a plain one of the same values have one digest, and
+    the data is never decoded and written again). A result the wire encoder refuses (a value JSON
+    has no form for) is written with Python's ``json`` instead, such a value as its ``str``.
+    The text is kept (returned) when it is at most :data:`MAX_KEPT_RESULT_BYTES` long.
 
-def kept_result(result: dict[str, Any]) -> tuple[str, dict[str, Any] | None]:
-    """``(digest, result without _meta or None when over MAX_KEPT_RESULT_BYTES)``: the digest is
-    the SHA-256 of the result's JSON with sorted keys, no spaces, ASCII only (values as sent; an
-    array's or table's data kept as JSON text is read as its values), the kept result as JSON
-    libraries read it."""
+    Until 2026-12 the digest hashed the result with sorted keys and ASCII escapes (the data
+    decoded and written again); records made then keep the digest they were given.
+    """
     body = dict(result)
     body.pop("_meta", None)
-    encoded: list[jsonenc.Encoded] = []
-
-    def json_value(value: object) -> object:  # what the encoder writes for a value JSON has no form for
-        if type(value) is jsonenc.Encoded:
-            encoded.append(value)
-            return value.value
-        return str(value)
-
-    text = json.dumps(body, sort_keys=True, separators=(",", ":"), default=json_value).encode()
-    kept = (jsonenc.plain(body) if encoded else body) if len(text) <= MAX_KEPT_RESULT_BYTES else None
+    try:
+        text = jsonenc.dumpb(body)
+    except (TypeError, ValueError):
+        text = json.dumps(jsonenc.plain(body), separators=(",", ":"), default=str).encode()
+    kept = text.decode() if len(text) <= MAX_KEPT_RESULT_BYTES else None
     return "sha256:" + hashlib.sha256(text).hexdigest(), kept
 
 
@@ -274,14 +276,16 @@ PendingCall = tuple[str, "Tool", "RequestContext", dict[str, Any], dict[str, Any
 result, started, ended, thread, span)`` — the result a shallow copy of the answer without the
 record's own ``_meta`` key, ``thread`` the one that served the call, ``span`` the request's server
 span when the server traces it (else None)."""
-Earlier = Callable[[str], "tuple[str | None, dict[str, Any]] | None"]
-"""Finds a record made earlier (in the same batch or stored): ``(owner, body)``, or None."""
-Made = tuple[str, "str | None", dict[str, Any], "str | None"]
-"""``(record_id, owner, body, code source to keep)``."""
-URI_PREFIX = "nanohubmcp://provenance/"
-"""A record's URI is this and the record's id."""
+Earlier = Callable[[str], "CallRow | None"]
+"""Finds a record made earlier (in the same batch or stored), or None."""
+Facts = tuple[str, str]
+"""``(key, JSON text)`` of the facts a record refers to (:func:`.rows.facts_of`)."""
+Made = tuple[CallRow, "Facts | None", "tuple[str, str] | None"]
+"""``(row, the facts it refers to, (code hash, source) to keep)``."""
 CACHE_META = "io.nanohub/cache"
 """The ``_meta`` key of a result the result cache answered or stored: ``{"hit": bool, ...}``."""
+FACTS = "provenance_facts"
+"""``Tool.extra`` key: ``(code_of's answer, pid, facts)`` (made again after a fork or a change)."""
 
 
 class JobEnd:
@@ -301,88 +305,108 @@ class JobEnd:
         self.message = job.status_message
 
 
-def build(item: PendingCall | JobEnd, earlier: Earlier) -> Made | None:
-    """The record of a call (or the completed record of a job), from what was handed over."""
+_json = json.JSONEncoder(separators=(",", ":"), default=str).encode
+"""Compact JSON text of a record's small parts (a value JSON has no form for as its ``str``);
+one encoder, not one made per call as ``json.dumps`` with options does."""
+
+
+def facts_for(tool: Tool, code: dict[str, Any]) -> Facts:
+    """The facts of ``tool``'s records in this process (made once per tool, process and change of
+    what :func:`code_of` found)."""
+    known = tool.extra.get(FACTS)
+    pid = os.getpid()
+    if known is None or known[0] is not code or known[1] != pid:
+        known = (code, pid, facts_of(code, HOST, pid))
+        tool.extra[FACTS] = known
+    facts: Facts = known[2]
+    return facts
+
+
+def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires: float) -> Made | None:
+    """The record of a call (or the completed record of a job), from what was handed over, as a
+    row written at ``created`` that expires at ``expires``."""
     if isinstance(item, JobEnd):
-        return _job_end(item, earlier)
+        return _job_end(item, earlier, created, expires)
     record_id, tool, context, params, result, started, ended, thread, span = item
     code = code_of(tool)
+    facts = facts_for(tool, code)
     arguments = params.get("arguments")
     arguments = arguments if isinstance(arguments, dict) else {}
     meta = result.pop("_meta", None)
     cached = meta.get(CACHE_META) if isinstance(meta, dict) else None
-    digest, kept = kept_result(result)
+    hit = isinstance(cached, dict) and bool(cached.get("hit"))
+    digest: str | None
+    kept: str | None
+    digest, kept = digest_of(result)
+    finished: float | None = ended
     trace_id = span_id = None
     if span is not None:
         ids = span.get_span_context()
         trace_id, span_id = format(ids.trace_id, "032x"), format(ids.span_id, "016x")
     principal = context.principal
     session = context.session
-    body: dict[str, Any] = {
-        "id": record_id,
-        "uri": URI_PREFIX + record_id,
-        "tool": tool.name,
-        "code": {
-            "hash": code["hash"],
-            "module": code["module"],
-            "qualname": code["qualname"],
-            "version": code["version"],
-        },
-        "python": {"version": code["python"], "implementation": code["implementation"]},
-        "packages": code["packages"],
-        "arguments": stored_arguments(arguments, code["secrets"]),
-        "principal": str(principal.subject) if principal is not None else None,
-        "session": session.id if session is not None else None,
-        "request_id": context.request_id,
-        "protocol_version": str(context.version),
-        "trace_id": trace_id,
-        "span_id": span_id,
-        "started": started,
-        "ended": ended,
-        "executor": "event-loop" if tool.is_coroutine else "worker-pool",
-        "where": {"host": HOST, "pid": os.getpid(), "thread": thread.name},
-        "status": "failed" if result.get("isError") else "completed",
-        "result_digest": digest,
-        "result": kept,
-        "resource_links": resource_links(result),
-        "cache": ("hit" if cached.get("hit") else "miss") if isinstance(cached, dict) else None,
-    }
-    if context.job_id is not None and not (isinstance(cached, dict) and cached.get("hit")):
-        body.update(
-            job_id=context.job_id,
-            status="working",
-            ended=None,
-            result_digest=None,
-            result=None,
-            resource_links=[],
-            handle_digest=digest,
-        )
-    return record_id, owner_of(context), body, code["source"]
+    links = resource_links(result)
+    status = "failed" if result.get("isError") else "completed"
+    extra = None
+    if context.job_id is not None and not hit:  # the job's record, open until the job ends
+        extra = _json({"job_id": context.job_id, "handle_digest": digest})
+        status, finished, digest, kept, links = "working", None, None, None, []
+    row = CallRow(
+        record_id,
+        owner_of(context),
+        tool.name,
+        facts[0],
+        created,
+        expires,
+        str(principal.subject) if principal is not None else None,
+        session.id if session is not None else None,
+        context.request_id,
+        str(context.version),
+        trace_id,
+        span_id,
+        started,
+        finished,
+        "event-loop" if tool.is_coroutine else "worker-pool",
+        thread.name,
+        status,
+        digest,
+        kept,
+        _json(links) if links else None,
+        ("hit" if hit else "miss") if isinstance(cached, dict) else None,
+        _json(stored_arguments(arguments, code["secrets"])),
+        extra,
+    )
+    source = code["source"]
+    return row, facts, (code["hash"], source) if source is not None else None
 
 
-def _job_end(end: JobEnd, earlier: Earlier) -> Made | None:
-    found = earlier(end.record_id)
-    if found is None:
-        return None  # the record expired (or was dropped) while the job ran
-    owner, body = found
-    slurm = end.task.get("slurm") if isinstance(end.task.get("slurm"), dict) else None
-    where = dict(body["where"])
+def _job_end(end: JobEnd, earlier: Earlier, created: float, expires: float) -> Made | None:
+    row = earlier(end.record_id)
+    if row is None or row.body is not None:
+        return None  # the record expired (or was dropped) while the job ran, or predates this schema
+    extra = json.loads(row.extra) if row.extra else {}
+    where = dict(extra.get("where") or {})
     where.update(end.where)
+    slurm = end.task.get("slurm") if isinstance(end.task.get("slurm"), dict) else None
     if slurm is not None:
         where.update(slurm_job_id=slurm.get("job_id"), node=slurm.get("node"))
-    result = end.result or {}
-    digest, kept = kept_result(result) if end.result is not None else (None, None)
-    body = {
-        **body,
-        "status": end.status,
-        "ended": end.finished_at or time.time(),
-        "executor": end.executor,
-        "where": where,
-        "result_digest": digest,
-        "result": kept,
-        "resource_links": resource_links(result),
-        "error": end.message if end.status != "completed" else None,
-    }
+    if where:
+        extra["where"] = where
+    extra["error"] = end.message if end.status != "completed" else None
     if end.executor_ref:
-        body["executor_ref"] = end.executor_ref
-    return end.record_id, owner, body, None
+        extra["executor_ref"] = end.executor_ref
+    result = end.result or {}
+    digest, kept = digest_of(result) if end.result is not None else (None, None)
+    links = resource_links(result)
+    done = row._replace(
+        created=created,
+        expires=expires,
+        status=end.status,
+        ended=end.finished_at or time.time(),
+        executor=end.executor,
+        result_digest=digest,
+        result=kept,
+        resource_links=_json(links) if links else None,
+        extra=_json(extra),
+    )
+    return done, None, None

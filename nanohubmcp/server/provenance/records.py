@@ -1,72 +1,72 @@
-"""Where provenance records live: in memory, or in ``provenance.sqlite3`` beside the job store.
+"""Where provenance records live: in memory, or in ``provenance.sqlite3`` beside the job store
+(:mod:`.record_db`).
 
-A record is a JSON object (see :mod:`.capture` for its fields) with an id (random, URL-safe),
-its owner (the principal, else the session, else nobody: see
-:func:`~nanohubmcp.server.results.store.owner_of`), its creation time and its expiry. Records
-live as long as finished jobs (the server's ``job_ttl_seconds``) and the store holds at most
-``max_records`` (the oldest go first). Expired records are purged at most every few seconds,
-on a write.
+A record (see :mod:`.capture` for its fields) has an id (random, URL-safe), its owner (the
+principal, else the session, else nobody: see
+:func:`~nanohubmcp.server.results.store.owner_of`), its creation time and its expiry. It is
+stored as a row of columns and a reference to the facts its tool's records share, and read as
+a JSON object made from them (:mod:`.rows`). Records live as long as finished jobs (the
+server's ``job_ttl_seconds``) and the store holds at most ``max_records`` (the oldest go first).
+Expired records read as missing and are purged at most every few seconds, on a write.
 
 An unknown, expired and someone else's record read alike (None), so ids cannot be probed.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import sqlite3
 import threading
 import time
-import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, Protocol
 
 from ..jobs.record import PROVENANCE_META
-from ..jobs.stores import open_database
-from .capture import URI_PREFIX, JobEnd, PendingCall, build
+from .capture import JobEnd, PendingCall, build
+from .record_db import DB_FILE, MAX_SOURCES, SQLiteRecords
+from .rows import URI_PREFIX, CallRow, parse_facts, view
 from .writer import BatchWriter
+
+__all__ = ["DB_FILE", "META_KEY", "MemoryRecords", "ProvenanceStore", "RecordBackend", "SQLiteRecords",
+           "record_id_of", "record_uri"]
 
 log = logging.getLogger("nanohubmcp.provenance")
 
-DB_FILE = "provenance.sqlite3"
 META_KEY = PROVENANCE_META
 """The ``_meta`` key of a tool result (and of a finished job's) naming its record's URI."""
 DEFAULT_MAX_RECORDS = 100_000
 PURGE_EVERY_SECONDS = 10.0
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS records (
-    id TEXT PRIMARY KEY, owner TEXT, tool TEXT NOT NULL, created REAL NOT NULL, expires REAL NOT NULL,
-    body TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS records_by_expiry ON records(expires);
-CREATE INDEX IF NOT EXISTS records_by_owner ON records(owner, created);
-CREATE TABLE IF NOT EXISTS sources (hash TEXT PRIMARY KEY, source TEXT NOT NULL, used REAL NOT NULL);
-"""
-MAX_SOURCES = 10_000
-"""Code sources kept at most (one per code hash; the least recently recorded go first)."""
-
-
-Row = tuple[str, "str | None", str, float, float, dict[str, Any]]
-"""A record as stored: its id, owner, tool, creation and expiry times, and its body."""
+FACTS_PURGE_EVERY = 60
+"""Purges between two purges of the facts no record refers to any more."""
+MAKE_AT_ONCE = 16
+"""Records made between two yields of the interpreter (a batch's rows are then written in one
+transaction): making one holds the interpreter some microseconds, so a call served meanwhile on
+the event loop is not held up by a whole batch."""
 
 
 class RecordBackend(Protocol):
     """A place to keep records (memory or SQLite); safe from any thread."""
 
-    def put_many(self, rows: list[Row], max_records: int) -> None:
-        """Store (or replace) ``rows``: ``(id, owner, tool, created, expires, body)`` each."""
+    def put_many(self, rows: list[CallRow], facts: dict[str, str], max_records: int) -> None:
+        """Store (or replace) ``rows`` and the facts (key -> JSON text) they refer to."""
 
-    def get(self, record_id: str) -> tuple[str | None, float, dict[str, Any]] | None: ...
+    def get_row(self, record_id: str) -> CallRow | None: ...
 
-    def of_owner(self, owner: str | None, limit: int) -> list[dict[str, Any]]: ...
+    def get(self, record_id: str) -> tuple[str | None, float, dict[str, Any]] | None:
+        """``(owner, expires, record)`` of ``record_id``, expired or not."""
 
-    def recent(self, limit: int) -> list[dict[str, Any]]: ...
+    def of_owner(self, owner: str | None, limit: int, now: float) -> list[dict[str, Any]]: ...
+
+    def recent(self, limit: int, now: float) -> list[dict[str, Any]]: ...
 
     def put_source(self, digest: str, source: str) -> None: ...
 
     def get_source(self, digest: str) -> str | None: ...
 
-    def purge(self, now: float, max_records: int = DEFAULT_MAX_RECORDS) -> int: ...
+    def purge(self, now: float, max_records: int) -> int: ...
+
+    def purge_facts(self) -> int: ...
 
     def close(self) -> None: ...
 
@@ -75,30 +75,45 @@ class MemoryRecords:
     """Records in an ordered dict (oldest first)."""
 
     def __init__(self) -> None:
-        self._rows: OrderedDict[str, tuple[str | None, float, dict[str, Any]]] = OrderedDict()
+        self._rows: OrderedDict[str, CallRow] = OrderedDict()
+        self._facts: dict[str, dict[str, Any] | None] = {}
         self._sources: OrderedDict[str, str] = OrderedDict()
         self._lock = threading.Lock()
 
-    def put_many(self, rows: list[Row], max_records: int) -> None:
+    def put_many(self, rows: list[CallRow], facts: dict[str, str], max_records: int) -> None:
         with self._lock:
-            for record_id, owner, _, _, expires, body in rows:
-                self._rows[record_id] = (owner, expires, body)
-                self._rows.move_to_end(record_id)
+            for key, text in facts.items():
+                if key not in self._facts:
+                    self._facts[key] = parse_facts(text)
+            for row in rows:
+                self._rows[row.id] = row
+                self._rows.move_to_end(row.id)
             while len(self._rows) > max_records:
                 self._rows.popitem(last=False)
 
-    def get(self, record_id: str) -> tuple[str | None, float, dict[str, Any]] | None:
+    def get_row(self, record_id: str) -> CallRow | None:
         with self._lock:
             return self._rows.get(record_id)
 
-    def of_owner(self, owner: str | None, limit: int) -> list[dict[str, Any]]:
-        with self._lock:
-            rows = [body for who, _, body in reversed(self._rows.values()) if who == owner]
-        return rows[:limit]
+    def get(self, record_id: str) -> tuple[str | None, float, dict[str, Any]] | None:
+        row = self.get_row(record_id)
+        return None if row is None else (row.owner, row.expires, view(row, self._facts.get(row.facts or "")))
 
-    def recent(self, limit: int) -> list[dict[str, Any]]:
+    def of_owner(self, owner: str | None, limit: int, now: float) -> list[dict[str, Any]]:
+        return self._views(limit, now, lambda row: row.owner == owner)
+
+    def recent(self, limit: int, now: float) -> list[dict[str, Any]]:
+        return self._views(limit, now, lambda row: True)
+
+    def _views(self, limit: int, now: float, wanted: Callable[[CallRow], bool]) -> list[dict[str, Any]]:
         with self._lock:
-            return [body for _, _, body in reversed(self._rows.values())][:limit]
+            rows: list[CallRow] = []
+            for row in reversed(self._rows.values()):
+                if len(rows) >= limit:
+                    break
+                if row.expires >= now and wanted(row):
+                    rows.append(row)
+        return [view(row, self._facts.get(row.facts or "")) for row in rows]
 
     def put_source(self, digest: str, source: str) -> None:
         with self._lock:
@@ -111,85 +126,23 @@ class MemoryRecords:
         with self._lock:
             return self._sources.get(digest)
 
-    def purge(self, now: float, max_records: int = DEFAULT_MAX_RECORDS) -> int:
+    def purge(self, now: float, max_records: int) -> int:
         with self._lock:
-            gone = [key for key, (_, expires, _) in self._rows.items() if expires < now]
+            gone = [key for key, row in self._rows.items() if row.expires < now]
             for key in gone:
                 del self._rows[key]
         return len(gone)
 
+    def purge_facts(self) -> int:
+        with self._lock:
+            used = {row.facts for row in self._rows.values()}
+            gone = [key for key in self._facts if key not in used]
+            for key in gone:
+                del self._facts[key]
+        return len(gone)
+
     def close(self) -> None:
         pass
-
-
-class SQLiteRecords:
-    """Records in ``<state_dir>/provenance.sqlite3`` (WAL, one short transaction per write)."""
-
-    def __init__(self, directory: str) -> None:
-        self.path, self._db, _ = open_database(directory, DB_FILE, SCHEMA)
-        weakref.finalize(self, self._db.close)
-        self._lock = threading.Lock()
-
-    def put_many(self, rows: list[Row], max_records: int) -> None:
-        """Write ``rows`` in one transaction (a commit per record cost more than the rest of a record)."""
-        texts = [
-            (record_id, owner, tool, created, expires, json.dumps(body, separators=(",", ":"), default=str))
-            for record_id, owner, tool, created, expires, body in rows
-        ]
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                self._db.executemany("INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?, ?, ?)", texts)
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
-
-    def get(self, record_id: str) -> tuple[str | None, float, dict[str, Any]] | None:
-        with self._lock:
-            row = self._db.execute("SELECT owner, expires, body FROM records WHERE id = ?", (record_id,)).fetchone()
-        return None if row is None else (row[0], row[1], json.loads(row[2]))
-
-    def of_owner(self, owner: str | None, limit: int) -> list[dict[str, Any]]:
-        with self._lock:
-            rows = self._db.execute(
-                "SELECT body FROM records WHERE owner IS ? ORDER BY created DESC LIMIT ?", (owner, limit)
-            ).fetchall()
-        return [json.loads(row[0]) for row in rows]
-
-    def recent(self, limit: int) -> list[dict[str, Any]]:
-        with self._lock:
-            rows = self._db.execute("SELECT body FROM records ORDER BY created DESC LIMIT ?", (limit,)).fetchall()
-        return [json.loads(row[0]) for row in rows]
-
-    def put_source(self, digest: str, source: str) -> None:
-        with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO sources VALUES (?, ?, ?)", (digest, source, time.time()))
-            self._db.execute(
-                "DELETE FROM sources WHERE hash NOT IN (SELECT hash FROM sources ORDER BY used DESC LIMIT ?)",
-                (MAX_SOURCES,),
-            )
-
-    def get_source(self, digest: str) -> str | None:
-        with self._lock:
-            row = self._db.execute("SELECT source FROM sources WHERE hash = ?", (digest,)).fetchone()
-        return None if row is None else str(row[0])
-
-    def purge(self, now: float, max_records: int = DEFAULT_MAX_RECORDS) -> int:
-        with self._lock:
-            gone = int(self._db.execute("DELETE FROM records WHERE expires < ?", (now,)).rowcount)
-            over = self._db.execute("SELECT count(*) FROM records").fetchone()[0] - max_records
-            if over > 0:  # the bound, kept on the purge's clock rather than counted on every write
-                gone += int(
-                    self._db.execute(
-                        "DELETE FROM records WHERE id IN (SELECT id FROM records ORDER BY created LIMIT ?)", (over,)
-                    ).rowcount
-                )
-            return gone
-
-    def close(self) -> None:
-        with self._lock:
-            self._db.close()
 
 
 class ProvenanceStore:
@@ -216,6 +169,8 @@ class ProvenanceStore:
         self._purged = 0.0
         self._lock = threading.Lock()
         self._sources_kept: set[str] = set()
+        self._facts_kept: set[str] = set()
+        self._purges = 0
         self.pending: BatchWriter[PendingCall | JobEnd] = BatchWriter(self._write, name="nanohubmcp-provenance")
         """Records waiting to be made and written (:meth:`submit`)."""
 
@@ -239,46 +194,56 @@ class ProvenanceStore:
         return self.pending.add(item)
 
     def _write(self, items: list[PendingCall | JobEnd]) -> None:
-        """The writer's batch: make each pending item's record (:func:`.capture.build`) and store
+        """The writer's batch: make each pending item's row (:func:`.capture.build`) and store
         them in one transaction; a failing disk is logged, never raised."""
-        made: dict[str, tuple[str | None, dict[str, Any]]] = {}
+        now = time.time()
+        try:
+            backend = self.backend
+            if now - self._purged > PURGE_EVERY_SECONDS:  # first: a purge of facts forgets which are stored
+                self._purge(backend, now)
+        except sqlite3.Error as exc:
+            log.warning("could not purge provenance records: %s", exc)
+        made: dict[str, CallRow] = {}
+        facts: dict[str, str] = {}
         sources: dict[str, str] = {}
+        kept = self._facts_kept
 
-        def earlier(record_id: str) -> tuple[str | None, dict[str, Any]] | None:
-            found = made.get(record_id)
-            if found is not None:
-                return found
-            row = self.backend.get(record_id)
-            return None if row is None else (row[0], row[2])
+        def earlier(record_id: str) -> CallRow | None:
+            return made.get(record_id) or self.backend.get_row(record_id)
 
-        for item in items:
+        expires = now + self.ttl
+        for index, item in enumerate(items):
+            if index and not index % MAKE_AT_ONCE:
+                time.sleep(0)  # let the serving loop run
             try:
-                record = build(item, earlier)
+                record = build(item, earlier, now, expires)
             except Exception:  # one record that cannot be made must not cost the others
                 log.exception("could not make a provenance record")
                 continue
             if record is not None:
-                record_id, owner, body, source = record
-                made[record_id] = (owner, body)
-                if source is not None:
-                    sources[body["code"]["hash"]] = source
+                row, fact, source = record
+                made[row.id] = row
+                if fact is not None and fact[0] not in kept:
+                    facts[fact[0]] = fact[1]
+                if source is not None and source[0] not in self._sources_kept:
+                    sources[source[0]] = source[1]
         if not made:
             return
-        now = time.time()
         try:
-            backend = self.backend
-            for digest, source in sources.items():
-                self._keep_source(backend, digest, source)
-            rows = [
-                (record_id, owner, str(body.get("tool", "")), float(body.get("created", now)), now + self.ttl, body)
-                for record_id, (owner, body) in made.items()
-            ]
-            if now - self._purged > PURGE_EVERY_SECONDS:
-                self._purged = now
-                backend.purge(now, self.max_records)
-            backend.put_many(rows, self.max_records)
+            for digest, text in sources.items():
+                self._keep_source(backend, digest, text)
+            backend.put_many(list(made.values()), facts, self.max_records)
+            kept.update(facts)
         except sqlite3.Error as exc:
             log.warning("could not store %d provenance record(s): %s", len(made), exc)
+
+    def _purge(self, backend: RecordBackend, now: float) -> None:
+        self._purged = now
+        backend.purge(now, self.max_records)
+        self._purges += 1
+        if self._purges % FACTS_PURGE_EVERY == 0:
+            backend.purge_facts()
+            self._facts_kept.clear()  # written again with the next row that refers to them
 
     def get(self, record_id: str, owner: str | None) -> dict[str, Any] | None:
         """The record ``record_id`` when ``owner`` owns it and it has not expired, else None.
@@ -321,20 +286,12 @@ class ProvenanceStore:
     def of_owner(self, owner: str | None, limit: int = 50) -> list[dict[str, Any]]:
         """The newest ``limit`` records of ``owner`` (never anyone else's), newest first."""
         self.pending.drain()
-        self._purge()
-        return self.backend.of_owner(owner, limit)
+        return self.backend.of_owner(owner, limit, time.time())
 
     def recent(self, limit: int = 50) -> list[dict[str, Any]]:
         """The newest ``limit`` records of every owner, for the server's operator (``%mcp history``)."""
         self.pending.drain()
-        self._purge()
-        return self.backend.recent(limit)
-
-    def _purge(self) -> None:
-        try:
-            self.backend.purge(time.time(), self.max_records)
-        except sqlite3.Error as exc:
-            log.warning("could not purge provenance records: %s", exc)
+        return self.backend.recent(limit, time.time())
 
     def close(self) -> None:
         self.pending.close()

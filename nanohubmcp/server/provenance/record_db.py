@@ -1,0 +1,175 @@
+"""Provenance records in ``<state_dir>/provenance.sqlite3`` (WAL; shared by the server processes
+using the directory).
+
+Tables: ``calls`` (one row per record, the columns of :class:`.rows.CallRow`, in the order
+written: ``seq``), ``facts`` (the per-tool, per-process facts rows refer to, once each) and
+``sources`` (a tool's code text per code hash). Only ``id`` and ``owner`` are indexed: a read
+is by id, a listing by owner or by ``seq``; expired rows are found by a scan at each purge
+(every few seconds, on a write), which costs less than keeping an index of expiry times on
+every write. A record id begins with a per-process run of characters (see
+:class:`.layer.RecordIds`), so a batch's ids land on a few pages of the id index.
+
+A database of the first schema (a ``records`` table of one JSON text per record) is migrated
+when it is opened: its rows move into ``calls`` as they are (their JSON in the ``body`` column,
+read as before) in one transaction. A server of the earlier version still writing to the same
+file then logs that it cannot store its records.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+import weakref
+from typing import Any
+
+from ..jobs.stores import open_database
+from .rows import COLUMNS, CallRow, parse_facts, view
+
+log = logging.getLogger("nanohubmcp.provenance")
+
+DB_FILE = "provenance.sqlite3"
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS calls (
+    seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, owner TEXT, tool TEXT NOT NULL, facts TEXT,
+    created REAL NOT NULL, expires REAL NOT NULL, principal TEXT, session TEXT, request_id,
+    protocol_version TEXT, trace_id TEXT, span_id TEXT, started REAL, ended REAL, executor TEXT, thread TEXT,
+    status TEXT, result_digest TEXT, result TEXT, resource_links TEXT, cache TEXT, arguments TEXT, extra TEXT,
+    body TEXT);
+CREATE INDEX IF NOT EXISTS calls_by_owner ON calls(owner);
+CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, body TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sources (hash TEXT PRIMARY KEY, source TEXT NOT NULL, used REAL NOT NULL);
+"""
+FIRST_SCHEMA_TABLE = "records"
+"""The table of the first schema (``id, owner, tool, created, expires, body``)."""
+MAX_SOURCES = 10_000
+"""Code sources kept at most (one per code hash; the least recently recorded go first)."""
+MAX_FACTS_CACHED = 1024
+"""Parsed facts kept in memory at most (read far more often than there are tools)."""
+
+_NAMES = ", ".join(COLUMNS)
+_SELECT = f"SELECT {_NAMES} FROM calls"
+_INSERT = f"INSERT OR REPLACE INTO calls ({_NAMES}) VALUES ({', '.join('?' * len(COLUMNS))})"
+_MIGRATE = (
+    "INSERT OR IGNORE INTO calls (id, owner, tool, created, expires, body) "
+    f"SELECT id, owner, tool, created, expires, body FROM {FIRST_SCHEMA_TABLE} ORDER BY created"
+)
+
+
+class SQLiteRecords:
+    """Records in ``<directory>/provenance.sqlite3`` (one transaction per batch of rows)."""
+
+    def __init__(self, directory: str) -> None:
+        self.path, self._db, _ = open_database(directory, DB_FILE, SCHEMA)
+        weakref.finalize(self, self._db.close)
+        self._lock = threading.Lock()
+        self._facts: dict[str, dict[str, Any] | None] = {}
+        if self._has_first_schema():
+            self._migrate()
+
+    def _has_first_schema(self) -> bool:
+        found = self._db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (FIRST_SCHEMA_TABLE,)
+        ).fetchone()
+        return found is not None
+
+    def _migrate(self) -> None:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                if self._has_first_schema():  # another process may have migrated it meanwhile
+                    moved = self._db.execute(_MIGRATE).rowcount
+                    self._db.execute(f"DROP TABLE {FIRST_SCHEMA_TABLE}")
+                    log.info("moved %d provenance record(s) of the first schema into %s", moved, self.path)
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def put_many(self, rows: list[CallRow], facts: dict[str, str], max_records: int) -> None:
+        """Write ``rows`` (replacing a row of the same id) and the ``facts`` they refer to that
+        may not be stored yet, in one transaction (``max_records`` is kept by :meth:`purge`)."""
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                if facts:
+                    self._db.executemany("INSERT OR IGNORE INTO facts VALUES (?, ?)", facts.items())
+                self._db.executemany(_INSERT, rows)
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def get_row(self, record_id: str) -> CallRow | None:
+        with self._lock:
+            found = self._db.execute(f"{_SELECT} WHERE id = ?", (record_id,)).fetchone()
+        return None if found is None else CallRow(*found)
+
+    def get(self, record_id: str) -> tuple[str | None, float, dict[str, Any]] | None:
+        row = self.get_row(record_id)
+        return None if row is None else (row.owner, row.expires, view(row, self._facts_of(row.facts)))
+
+    def of_owner(self, owner: str | None, limit: int, now: float) -> list[dict[str, Any]]:
+        query = f"{_SELECT} WHERE owner IS ? AND expires >= ? ORDER BY seq DESC LIMIT ?"
+        return self._views(query, (owner, now, limit))
+
+    def recent(self, limit: int, now: float) -> list[dict[str, Any]]:
+        return self._views(f"{_SELECT} WHERE expires >= ? ORDER BY seq DESC LIMIT ?", (now, limit))
+
+    def _views(self, query: str, params: tuple[Any, ...]) -> list[dict[str, Any]]:
+        with self._lock:
+            rows = [CallRow(*found) for found in self._db.execute(query, params).fetchall()]
+        return [view(row, self._facts_of(row.facts)) for row in rows]
+
+    def _facts_of(self, key: str | None) -> dict[str, Any] | None:
+        if key is None:
+            return None
+        if key in self._facts:
+            return self._facts[key]
+        with self._lock:
+            found = self._db.execute("SELECT body FROM facts WHERE key = ?", (key,)).fetchone()
+        facts = parse_facts(found[0]) if found is not None else None
+        if facts is not None:  # a missing key may be written later (by another process)
+            if len(self._facts) >= MAX_FACTS_CACHED:
+                self._facts.clear()
+            self._facts[key] = facts
+        return facts
+
+    def put_source(self, digest: str, source: str) -> None:
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO sources VALUES (?, ?, ?)", (digest, source, time.time()))
+            self._db.execute(
+                "DELETE FROM sources WHERE hash NOT IN (SELECT hash FROM sources ORDER BY used DESC LIMIT ?)",
+                (MAX_SOURCES,),
+            )
+
+    def get_source(self, digest: str) -> str | None:
+        with self._lock:
+            row = self._db.execute("SELECT source FROM sources WHERE hash = ?", (digest,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def purge(self, now: float, max_records: int) -> int:
+        """Delete expired rows and the oldest beyond ``max_records``; returns how many went."""
+        with self._lock:
+            gone = int(self._db.execute("DELETE FROM calls WHERE expires < ?", (now,)).rowcount)
+            over = self._db.execute("SELECT count(*) FROM calls").fetchone()[0] - max_records
+            if over > 0:
+                gone += int(
+                    self._db.execute(
+                        "DELETE FROM calls WHERE seq IN (SELECT seq FROM calls ORDER BY seq LIMIT ?)", (over,)
+                    ).rowcount
+                )
+            return gone
+
+    def purge_facts(self) -> int:
+        """Delete the facts no row refers to; returns how many went."""
+        with self._lock:
+            return int(
+                self._db.execute(
+                    "DELETE FROM facts WHERE key NOT IN (SELECT facts FROM calls WHERE facts IS NOT NULL)"
+                ).rowcount
+            )
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()

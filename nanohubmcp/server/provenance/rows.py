@@ -1,0 +1,136 @@
+"""A provenance record as stored, and the record readers see, made from it at read time.
+
+A call's record is stored as one row of columns (:class:`CallRow`: ids, owner, times, where it
+ran, the status, the result's digest, and three small JSON texts: the arguments, the kept
+result, further keys) and a reference to the **facts** its tool and process share: the code's
+hash, module, qualified name and version, the Python and package versions, the host and process
+id (:func:`facts_of`, one JSON object per tool and process, stored once). No JSON of the whole
+record is written per call; :func:`view` joins a row and its facts into the record's JSON object
+(the fields of :mod:`.capture`) when someone reads it.
+
+A record of the first schema (one JSON text per record) is kept as it was in the row's ``body``
+column (:func:`view` returns it parsed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any, NamedTuple
+
+URI_PREFIX = "nanohubmcp://provenance/"
+"""A record's URI is this and the record's id."""
+
+
+class CallRow(NamedTuple):
+    """One stored record (the columns of the ``calls`` table, in order)."""
+
+    id: str
+    owner: str | None
+    tool: str
+    facts: str | None
+    """The key of the facts (:func:`facts_of`) the record shares with its tool's other calls."""
+    created: float
+    """When the row was written (seconds since the epoch); the newest first in listings."""
+    expires: float
+    principal: str | None
+    session: str | None
+    request_id: Any
+    """The JSON-RPC id (an int or a string), or None."""
+    protocol_version: str | None
+    trace_id: str | None
+    span_id: str | None
+    started: float | None
+    ended: float | None
+    executor: str | None
+    thread: str | None
+    status: str | None
+    result_digest: str | None
+    result: str | None
+    """The kept result as JSON text (see :func:`.capture.digest_of`), or None."""
+    resource_links: str | None
+    """A JSON array of the result's resource link URIs, or None for none."""
+    cache: str | None
+    arguments: str | None
+    """The arguments as JSON text (a secret one's value replaced)."""
+    extra: str | None
+    """A JSON object of the record's further keys (a job's ``job_id``, ``error``, …; ``where``
+    holds what the executor adds to where the call ran), or None."""
+    body: str | None = None
+    """A first-schema record's whole JSON (then every other column but the ids and times is None)."""
+
+
+COLUMNS = CallRow._fields
+FACTS_KEY_CHARS = 32
+"""Hex characters of the SHA-256 of a facts text that name it."""
+
+
+def facts_of(code: dict[str, Any], host: str, pid: int) -> tuple[str, str]:
+    """``(key, JSON text)`` of the facts a tool's records share in process ``pid`` on ``host``;
+    ``code`` is what :func:`.capture.code_of` found."""
+    facts = {
+        "code": {
+            "hash": code["hash"],
+            "module": code["module"],
+            "qualname": code["qualname"],
+            "version": code["version"],
+        },
+        "python": {"version": code["python"], "implementation": code["implementation"]},
+        "packages": code["packages"],
+        "host": host,
+        "pid": pid,
+    }
+    text = json.dumps(facts, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:FACTS_KEY_CHARS], text
+
+
+def view(row: CallRow, facts: dict[str, Any] | None) -> dict[str, Any]:
+    """The record readers see (a new dict each time) of ``row`` and its parsed ``facts`` (None
+    when they are missing: the fields they give read as None)."""
+    if row.body is not None:
+        record: dict[str, Any] = json.loads(row.body)
+        return record
+    facts = facts or {}
+    code = facts.get("code") or {}
+    python = facts.get("python") or {}
+    where = {"host": facts.get("host"), "pid": facts.get("pid"), "thread": row.thread}
+    record = {
+        "id": row.id,
+        "uri": URI_PREFIX + row.id,
+        "tool": row.tool,
+        "code": {key: code.get(key) for key in ("hash", "module", "qualname", "version")},
+        "python": {"version": python.get("version"), "implementation": python.get("implementation")},
+        "packages": dict(facts.get("packages") or {}),
+        "arguments": json.loads(row.arguments) if row.arguments is not None else {},
+        "principal": row.principal,
+        "session": row.session,
+        "request_id": row.request_id,
+        "protocol_version": row.protocol_version,
+        "trace_id": row.trace_id,
+        "span_id": row.span_id,
+        "started": row.started,
+        "ended": row.ended,
+        "executor": row.executor,
+        "where": where,
+        "status": row.status,
+        "result_digest": row.result_digest,
+        "result": json.loads(row.result) if row.result is not None else None,
+        "resource_links": json.loads(row.resource_links) if row.resource_links else [],
+        "cache": row.cache,
+    }
+    if row.extra:
+        extra = json.loads(row.extra)
+        where.update(extra.pop("where", None) or {})
+        record.update(extra)
+    return record
+
+
+def parse_facts(text: str | None) -> dict[str, Any] | None:
+    """The facts of a stored facts text (None for None or text that is not a JSON object)."""
+    if text is None:
+        return None
+    try:
+        facts = json.loads(text)
+    except ValueError:
+        return None
+    return facts if isinstance(facts, dict) else None
