@@ -3,11 +3,12 @@ using the directory).
 
 Tables: ``calls`` (one row per record, the columns of :class:`.rows.CallRow`, in the order
 written: ``seq``), ``facts`` (the per-tool, per-process facts rows refer to, once each) and
-``sources`` (a tool's code text per code hash). Only ``id`` and ``owner`` are indexed: a read
-is by id, a listing by owner or by ``seq``; expired rows are found by a scan at each purge
-(every few seconds, on a write), which costs less than keeping an index of expiry times on
-every write. A record id begins with a per-process run of characters (see
-:class:`.layer.RecordIds`), so a batch's ids land on a few pages of the id index.
+``sources`` (a tool's code text per code hash). Only ``id`` is indexed (a read is by id): a
+listing walks the rows newest first (``seq``) until it has enough, and expired rows are found by
+a scan at each purge (every few seconds, on a write); each index more would cost every write
+(an index of owners ~9 k instructions a row). A record id begins with a per-process run of
+characters (see :class:`.layer.RecordIds`), so a batch's ids land on a few pages of the id
+index.
 
 A database of the first schema (a ``records`` table of one JSON text per record) is migrated
 when it is opened: its rows move into ``calls`` as they are (their JSON in the ``body`` column,
@@ -36,7 +37,6 @@ CREATE TABLE IF NOT EXISTS calls (
     protocol_version TEXT, trace_id TEXT, span_id TEXT, started REAL, ended REAL, executor TEXT, thread TEXT,
     status TEXT, result_digest TEXT, result TEXT, resource_links TEXT, cache TEXT, arguments TEXT, extra TEXT,
     body TEXT);
-CREATE INDEX IF NOT EXISTS calls_by_owner ON calls(owner);
 CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sources (hash TEXT PRIMARY KEY, source TEXT NOT NULL, used REAL NOT NULL);
 """
