@@ -13,14 +13,28 @@ port (bound by the server itself, no probe-then-close race) and stops it afterwa
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from nanohubmcp import MCPServer
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def installed(found: str | None, what: str) -> str:
+    """The path of a system program the tests start (``found``), or skip (locally) / fail (under ``CI``)
+    naming the script that installs it, so that a missing install step cannot pass as green."""
+    if found is None:
+        message = f"{what} is not installed: run scripts/install-test-system-deps (as root)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return found
 
 
 @contextlib.contextmanager

@@ -7,13 +7,13 @@ so a missing install step cannot pass as green.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from nginx_weber import Nginx, PortTaken, WeberRoute, find_nginx, free_port
 from proxy_support import HUB_HOST, WEBER_PATH, StartWeber, Weber, make_app_server, write_session
+from support import installed
 
 from nanohubmcp import MCPServer
 from nanohubmcp.nanohub.proxy import detect_proxy, override
@@ -21,13 +21,7 @@ from nanohubmcp.nanohub.proxy import detect_proxy, override
 
 @pytest.fixture(scope="session")
 def nginx_executable() -> str:
-    found = find_nginx()
-    if found is None:
-        message = "nginx is not installed: run scripts/install-test-system-deps (as root)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return found
+    return installed(find_nginx(), "nginx")
 
 
 @pytest.fixture

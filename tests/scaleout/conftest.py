@@ -6,7 +6,6 @@ them; CI runs it). Locally a missing one skips these tests; under CI it fails th
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,24 +16,16 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from cluster import Cluster
 from redis_server import RedisServer, find_redis
+from support import installed
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "proxy"))
 from nginx_weber import find_nginx
 
 
-def _need(found: str | None, what: str) -> str:
-    if found is None:
-        message = f"{what} is not installed: run scripts/install-test-system-deps (as root)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return found
-
-
 @pytest.fixture
 def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
     """A redis-server on a free loopback port (stop()/start() for outages)."""
-    server = RedisServer(_need(find_redis(), "redis-server"), tmp_path).start()
+    server = RedisServer(installed(find_redis(), "redis-server"), tmp_path).start()
     try:
         yield server
     finally:
@@ -45,7 +36,7 @@ def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
 def cluster(redis_server: RedisServer, tmp_path: Path) -> Iterator[Cluster]:
     """Three server processes sharing the Redis, behind nginx round-robin (fresh for each test:
     for the tests that kill a process or Redis)."""
-    nodes = Cluster(_need(find_nginx(), "nginx"), tmp_path, redis_server.url)
+    nodes = Cluster(installed(find_nginx(), "nginx"), tmp_path, redis_server.url)
     try:
         yield nodes
     finally:
@@ -56,9 +47,9 @@ def cluster(redis_server: RedisServer, tmp_path: Path) -> Iterator[Cluster]:
 def calm_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     """One cluster (and Redis) for a whole module of tests that leave the processes running."""
     workdir = tmp_path_factory.mktemp("calm")
-    store = RedisServer(_need(find_redis(), "redis-server"), workdir).start()
+    store = RedisServer(installed(find_redis(), "redis-server"), workdir).start()
     try:
-        nodes = Cluster(_need(find_nginx(), "nginx"), workdir, store.url)
+        nodes = Cluster(installed(find_nginx(), "nginx"), workdir, store.url)
         try:
             yield nodes
         finally:

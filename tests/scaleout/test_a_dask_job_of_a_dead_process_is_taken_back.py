@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 import wire
 from cluster import Cluster
-from conftest import _need
 from redis_server import RedisServer
+from support import installed
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(180)]
 
@@ -38,7 +38,10 @@ def test_a_dask_job_is_taken_back_by_another_process(
     from nginx_weber import find_nginx
 
     nodes = Cluster(
-        _need(find_nginx(), "nginx"), tmp_path, redis_server.url, DASK_SCHEDULER_ADDRESS=dask_cluster.scheduler_address
+        installed(find_nginx(), "nginx"),
+        tmp_path,
+        redis_server.url,
+        DASK_SCHEDULER_ADDRESS=dask_cluster.scheduler_address,
     )
     try:
         starter = nodes.servers[0]
