@@ -83,7 +83,7 @@ def validated(request: RequestContext, tool: Tool, arguments: dict[str, Any]) ->
     Raises:
         InvalidArguments: they break the schema (answer with :func:`refuse_arguments`).
     """
-    if not trace_context.steps_traced(request):  # the default: no span per step
+    if trace_context.STEP_MIN_SECONDS is None or not trace_context.steps_traced(request):  # the default: no step spans
         return tool.validator.validate(arguments)
     with trace_context.step(request, f"validate_arguments {tool.name}", {"gen_ai.tool.name": tool.name}):
         return tool.validator.validate(arguments)
@@ -123,7 +123,10 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
     record = CallRecord(core.bus, request, "tools/call", tool.name) if core.bus.active else None
     # Asked once: a job's run is a span whenever the request is traced; the steps of a direct call
     # only when steps are traced too (trace_context.STEP_MIN_SECONDS).
-    traced = trace_context.steps_traced(request) if job is None else request.slots.get(SPAN) is not None
+    if job is not None:
+        traced = request.slots.get(SPAN) is not None
+    else:  # the default (no step spans) read here without a call
+        traced = trace_context.STEP_MIN_SECONDS is not None and trace_context.steps_traced(request)
     # The call's progress reporter is made by its first report (ctx.report_progress, a tqdm bar).
     current = progress.CURRENT.set((core, request))  # copied into the worker thread with the call
     try:
@@ -149,12 +152,11 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
                     timeout=core.tool_timeout, what=f"tool '{tool.name}'", may_run_inline=context is None,
                     on_timeout=lambda: request.cancel("the call ran out of time (tool_timeout)"))
         # A plain str/number/bool is never offloaded nor converted: no sink, no detour.
-        limit = core.result_options.max_inline_bytes
-        plain = type(value) in PLAIN_TYPES and not (
-            type(value) is str and limit is not None and len(value) > limit)  # a long text may be kept aside
+        kind = type(value)
+        plain = kind in PLAIN_TYPES and not (kind is str and _kept_aside(core, value))
         # REST (lists_as_data) has no resources/read: its answers carry all of the data, never a link.
-        store = None if request.lists_as_data else core.result_store
-        sink = None if plain else ResultSink(core.result_options, store, owner_of(request))
+        sink = None if plain else ResultSink(core.result_options, None if request.lists_as_data else core.result_store,
+                                             owner_of(request))
         converting = trace_context.step(request, f"convert_result {tool.name}", {"gen_ai.tool.name": tool.name}) \
             if traced else NOT_TRACED
         with converting:
@@ -202,6 +204,12 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
     if record:
         record.finish(not result.get("isError", False), None)
     return result
+
+
+def _kept_aside(core: AskServices, text: str) -> bool:
+    """Whether a text result is longer than ``max_inline_bytes`` (so it may be kept as a resource)."""
+    limit = core.result_options.max_inline_bytes
+    return limit is not None and len(text) > limit
 
 
 def _tool_attributes(tool: Tool, job: Job | None) -> dict[str, Any]:
