@@ -10,6 +10,8 @@ axis label clear of the tick labels.
 from __future__ import annotations
 
 import io
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -140,3 +142,21 @@ def test_a_run_prepares_figures_only_when_its_tool_may_plot(
     assert [b["mimeType"] for b in result["content"] if b["type"] == "image"] == ["image/png"]
     wait_for(lambda: not plots._filling)
     assert [f.dpi for f in plots._used] + [s[0] for s in plots._spares] == [150.0]  # one figure kept
+
+
+FIRST_RUN = """
+from nanohubmcp.sources.rappture import plots
+plots.prepare()  # matplotlib imported on the background thread...
+xs = [0.0, 1.0, 2.0]
+curve = {"type": "curve", "name": "c", "x": xs, "y": xs, "units": {}, "labels": {}}
+print(len(plots.pictures([curve])))  # ...while this thread wants it too
+"""
+
+
+def test_the_first_run_of_a_process_has_its_plot_while_matplotlib_is_still_being_imported() -> None:
+    # Found by the bench: two threads importing matplotlib at once broke both imports (ImportError:
+    # a partially initialized module), and the first call of a server came back without its plot.
+    for _ in range(3):
+        done = subprocess.run([sys.executable, "-c", FIRST_RUN], capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == "1", done.stderr

@@ -46,19 +46,29 @@ _TICKS = 7  # tick marks made ahead per axis (5 intervals: at most 6 ticks, and 
 _log = logging.getLogger(__name__)
 
 _lock = threading.Lock()
+_importing = threading.Lock()  # matplotlib imported by one thread at a time (see _library)
 _spares: list[tuple[float, Any, Any]] = []  # (dpi, figure, axes), blank; at most MAX_PLOTS
 _used: list[Any] = []  # figures drawn on, to be cleared and used again; with _spares at most _wanted
 _wanted = 1  # how many to keep ready: the number of plots in the last result
 _filling = False  # a background thread is making spares
 
 
+def _library() -> tuple[Any, Any, Any]:
+    """matplotlib's ``Figure``, ``FigureCanvasAgg`` and ``MaxNLocator``. Imported under a lock: two
+    threads importing matplotlib for the first time at once break each other's import (its modules
+    import each other, and one thread sees the other's half-made module)."""
+    with _importing:
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        from matplotlib.figure import Figure
+        from matplotlib.ticker import MaxNLocator
+    return Figure, FigureCanvasAgg, MaxNLocator
+
+
 def _blank(dpi: float, used: Any = None) -> tuple[Any, Any]:
     """A blank figure with its axes and their first tick marks made (what does not depend on the
     data): ``used`` cleared, else a new figure on an Agg canvas of its own."""
     if used is None:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-        from matplotlib.figure import Figure
-
+        Figure, FigureCanvasAgg, _ = _library()
         figure = Figure(figsize=_SIZE, dpi=dpi)
         FigureCanvasAgg(figure)  # kept with the figure: its renderer, and the text sizes it measured, too
     else:
@@ -185,7 +195,7 @@ def pictures(series: list[dict[str, Any]], *, dpi: float | None = None) -> list[
     """PNG bytes of one plot per group of curves (or per histogram, or table); [] without matplotlib."""
     global _wanted
     try:
-        from matplotlib.ticker import MaxNLocator
+        MaxNLocator = _library()[2]
     except ImportError:
         return []
     groups: dict[str, list[dict[str, Any]]] = {}
