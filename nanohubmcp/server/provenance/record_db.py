@@ -18,6 +18,7 @@ file then logs that it cannot store its records.
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -49,7 +50,16 @@ MAX_FACTS_CACHED = 1024
 
 _NAMES = ", ".join(COLUMNS)
 _SELECT = f"SELECT {_NAMES} FROM calls"
-_INSERT = f"INSERT OR REPLACE INTO calls ({_NAMES}) VALUES ({', '.join('?' * len(COLUMNS))})"
+_ROW = f"({', '.join('?' * len(COLUMNS))})"
+ROWS_PER_STATEMENT = 64
+"""Rows inserted by one statement: ``executemany`` would take and give back the interpreter's lock
+around every row (a hand-over to and from the event loop's thread each time under load); one
+statement of many rows gives it up once."""
+
+
+@functools.lru_cache(maxsize=ROWS_PER_STATEMENT)
+def _insert(count: int) -> str:
+    return f"INSERT OR REPLACE INTO calls ({_NAMES}) VALUES " + ", ".join([_ROW] * count)
 _MIGRATE = (
     "INSERT OR IGNORE INTO calls (id, owner, tool, created, expires, body) "
     f"SELECT id, owner, tool, created, expires, body FROM {FIRST_SCHEMA_TABLE} ORDER BY created"
@@ -94,7 +104,9 @@ class SQLiteRecords:
             try:
                 if facts:
                     self._db.executemany("INSERT OR IGNORE INTO facts VALUES (?, ?)", facts.items())
-                self._db.executemany(_INSERT, rows)
+                for start in range(0, len(rows), ROWS_PER_STATEMENT):
+                    chunk = rows[start : start + ROWS_PER_STATEMENT]
+                    self._db.execute(_insert(len(chunk)), [value for row in chunk for value in row])
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
