@@ -19,7 +19,7 @@ import json
 import math
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any, Final
 
@@ -135,7 +135,24 @@ def _forget() -> None:
     _pending.__dict__.pop("texts", None)
 
 
+def compact_writer(default: Callable[[Any], object], *, allow_nan: bool) -> Callable[[Any], str]:
+    """A compact JSON writer (``separators=(",", ":")``, text as UTF-8, not escaped) made once: the
+    standard library's C encoder built a single time, where ``json.dumps`` and
+    ``JSONEncoder.encode`` build one per call (about half the cost of writing a small value).
+
+    It does not look for cycles: a value that contains itself raises RecursionError, not
+    ValueError. ``default`` is called for what JSON has no form for, as ``json.dumps``'s is.
+    """
+    make = getattr(json.encoder, "c_make_encoder", None)  # not in the stubs: CPython's C part of json
+    if make is None:  # an interpreter without the C accelerator
+        return json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=allow_nan, default=default).encode
+    chunks = make(None, default, json.encoder.encode_basestring, None, ":", ",", False, False, allow_nan)
+    return lambda value: "".join(chunks(value, 0))
+
+
 _fast_encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"), default=_splice_mark)
+"""The checking writer: a cycle raises ValueError (used when the one-time writer below failed)."""
+_fast_text = compact_writer(_splice_mark, allow_nan=False)
 
 
 def _scrub(value: object) -> Any:
@@ -158,7 +175,11 @@ def dumps(value: object) -> str:
         ValueError: ``value`` contains itself (a circular reference).
     """
     try:
-        out = _fast_encoder.encode(value)
+        try:
+            out = _fast_text(value)
+        except RecursionError:  # a cycle (ValueError from the checking writer) or a value nested too deep
+            _forget()
+            out = _fast_encoder.encode(value)
     except ValueError as exc:
         _forget()
         if "Out of range float" not in str(exc):

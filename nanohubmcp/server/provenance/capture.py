@@ -32,7 +32,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from json import encoder as stdlib_encoder
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -223,23 +222,11 @@ def _refuse(value: object) -> object:
     raise TypeError(f"{type(value).__name__} is not a plain JSON value")
 
 
-def _compact_encoder(default: Callable[[Any], object], allow_nan: bool) -> Callable[[Any], str]:
-    """A compact JSON writer (text as UTF-8, not escaped) made once: the standard library's C
-    encoder built here a single time, where ``json.dumps`` and ``JSONEncoder.encode`` build one
-    per call (half the cost of writing a small value). It does not look for cycles: what it
-    writes was parsed from JSON or has just been written to the wire."""
-    make = getattr(stdlib_encoder, "c_make_encoder", None)  # not in the stubs: CPython's C part of json
-    if make is None:  # an interpreter without the C accelerator
-        return json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=allow_nan, default=default).encode
-    chunks = make(None, default, stdlib_encoder.encode_basestring, None, ":", ",", False, False, allow_nan)
-    return lambda value: "".join(chunks(value, 0))
-
-
-_wire_text = _compact_encoder(_refuse, allow_nan=False)
+_wire_text = jsonenc.compact_writer(_refuse, allow_nan=False)
 """What :func:`~nanohubmcp.protocol.jsonenc.dumps` writes for a value without pre-encoded data,
 NaN or infinities (the same options: compact, ``ensure_ascii=False``, ``allow_nan=False``);
 raises TypeError/ValueError for the rest."""
-_json = _compact_encoder(str, allow_nan=True)
+_json = jsonenc.compact_writer(str, allow_nan=True)
 """Compact JSON text of a record's small parts (a value JSON has no form for as its ``str``)."""
 
 MAX_KEPT_RESULT_BYTES = 64 * 1024
