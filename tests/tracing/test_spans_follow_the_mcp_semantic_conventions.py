@@ -245,14 +245,15 @@ def test_steps_are_spans_only_when_asked_and_then_past_the_threshold(url: str, m
 def test_the_step_threshold_is_read_in_milliseconds() -> None:
     from nanohubmcp.server.wire.trace_context import _step_threshold
 
-    assert [_step_threshold(v) for v in (None, "", " ", "0", "2.5", "-1")] == [None, None, None, 0.0, 0.0025, 0.0]
+    assert [_step_threshold(v) for v in (None, "", " ", "0", "-0", "2.5")] == [None, None, None, 0.0, 0.0, 0.0025]
 
 
 def test_a_step_threshold_that_is_not_a_number_traces_no_steps(caplog: pytest.LogCaptureFixture) -> None:
     from nanohubmcp.server.wire.trace_context import _step_threshold
 
-    assert _step_threshold("1ms") is None
-    assert "NANOHUBMCP_TRACING_STEP_MS='1ms' is not a number of milliseconds" in caplog.text
+    for value in ("1ms", "-1", "nan", "inf", "-inf"):
+        assert _step_threshold(value) is None, value
+        assert f"NANOHUBMCP_TRACING_STEP_MS={value!r} is not a number of milliseconds" in caplog.text
 
 
 # -- stdio: the server in another process, its spans read through the server itself -------------

@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import logging
+import math
 import os
 import sys
 import time
@@ -159,10 +160,14 @@ def _step_threshold(value: str | None) -> float | None:
     if value is None or not value.strip():
         return None
     try:
-        return max(0.0, float(value)) / 1000
-    except ValueError:  # read at import: a warning, not an import that fails
-        logging.getLogger(__name__).warning("%s=%r is not a number of milliseconds: no step spans", STEP_ENV_VAR, value)
+        milliseconds = float(value)
+    except ValueError:
+        milliseconds = math.nan
+    if not 0 <= milliseconds < math.inf:  # read at import: a warning, not an import that fails
+        logging.getLogger(__name__).warning(
+            "%s=%r is not a number of milliseconds (0 or more): no step spans", STEP_ENV_VAR, value)
         return None
+    return milliseconds / 1000
 
 
 STEP_MIN_SECONDS: float | None = _step_threshold(os.environ.get(STEP_ENV_VAR))
