@@ -57,7 +57,13 @@ async def tasks_get(core: HandlerServices, request: RequestContext, params: dict
 
 
 async def tasks_result(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-    """``tasks/result``: wait until the task ends, then answer the original request's result."""
+    """``tasks/result``: wait until the task ends, then answer the original request's result.
+
+    A task whose job stored a JSON-RPC error answers that error; a cancelled task, or a failed
+    one with no stored result (e.g. settled at restart: "the server stopped while this job
+    ran"), answers the ``CallToolResult`` ``{content: [{type: "text", text: <why>}], isError:
+    true}``. Every answer carries ``_meta["io.modelcontextprotocol/related-task"]``.
+    """
     job = _job(core, request, params)
     await job.done.wait()
     meta = {RELATED_TASK: {"taskId": job.id}}
@@ -65,8 +71,14 @@ async def tasks_result(core: HandlerServices, request: RequestContext, params: d
         raise InvalidParams(job.error.get("message", "the task failed"), job.error.get("data"),
                             code=job.error.get("code"))
     if job.status == jobmod.CANCELLED:
-        return {"content": [{"type": "text", "text": "The task was cancelled"}], "isError": True, "_meta": meta}
+        return _tool_error("The task was cancelled", meta)
+    if job.result is None and job.status == jobmod.FAILED:
+        return _tool_error(job.status_message or "the task failed", meta)
     return {**(job.result or {"content": []}), "_meta": meta}
+
+
+def _tool_error(text: str, meta: dict[str, Any]) -> dict[str, Any]:
+    return {"content": [{"type": "text", "text": text}], "isError": True, "_meta": meta}
 
 
 async def tasks_list(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
