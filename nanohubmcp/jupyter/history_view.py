@@ -35,4 +35,4 @@ def format_record(record: dict[str, Any] | None, record_id: str) -> str:
     """One record as indented JSON, or a message saying it is unknown or expired."""
     if record is None:
         return f"No record {record_id!r} (unknown, or expired with the job store's TTL)."
-    return json.dumps(record, indent=1, sort_keys=True, default=str)
+    return json.dumps(record, indent=1, default=str)  # the kept result in its own key order

@@ -8,12 +8,13 @@ The crate holds:
   its SHA-256 and the Python and package versions it ran with (``softwareRequirements``);
 - ``inputs.json`` and one ``PropertyValue`` per argument: the action's ``object`` (a secret
   argument is named, never valued, as in the record);
-- ``result.json``: the tool's result (when its record kept it) — the action's ``result``, with
-  the result's resource links as further results;
+- ``result.json``: the tool's result (when its record kept it), byte for byte the text its
+  ``result_digest`` hashed (so ``sha256`` of the file is the digest, given as its ``identifier``)
+  — the action's ``result``, with the result's resource links as further results;
 - ``provenance.json``: the record itself;
 - a ``CreateAction`` with ``instrument``, ``object``, ``result``, ``agent`` (the principal, when
-  the call had one), ``startTime``/``endTime``, ``actionStatus`` and where it ran, mentioned by
-  the root dataset, which ``conformsTo`` the profile.
+  the caller was authenticated; a session alone is no agent), ``startTime``/``endTime``,
+  ``actionStatus`` and where it ran, mentioned by the root dataset, which ``conformsTo`` the profile.
 
 Source: RO-Crate 1.1; Workflow Run RO-Crate, Process Run Crate profile 0.5
 (https://w3id.org/ro/wfrun/process/0.5).
@@ -21,6 +22,7 @@ Source: RO-Crate 1.1; Workflow Run RO-Crate, Process Run Crate profile 0.5
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
@@ -162,18 +164,13 @@ def write_crate(record: dict[str, Any], source: str | None, directory: str | os.
         results: list[Any] = []
         if record.get("result") is not None:
             result_file = staged / "result.json"
-            result_file.write_text(json.dumps(record["result"], indent=1, sort_keys=True, default=str))
-            results.append(
-                crate.add_file(
-                    result_file,
-                    dest_path="result.json",
-                    properties={
-                        "name": "the tool's result (a CallToolResult)",
-                        "encodingFormat": "application/json",
-                        "identifier": record.get("result_digest"),
-                    },
-                )
-            )
+            data = _result_bytes(record)
+            result_file.write_bytes(data)
+            properties = {"name": "the tool's result (a CallToolResult)", "encodingFormat": "application/json"}
+            digest = record.get("result_digest")
+            if digest == "sha256:" + hashlib.sha256(data).hexdigest():
+                properties["identifier"] = digest  # only when the file's bytes are what the digest hashed
+            results.append(crate.add_file(result_file, dest_path="result.json", properties=properties))
         for index, uri in enumerate(record.get("resource_links") or ()):
             results.append(
                 crate.add(
@@ -200,7 +197,7 @@ def write_crate(record: dict[str, Any], source: str | None, directory: str | os.
             )
 
         record_file = staged / "provenance.json"
-        record_file.write_text(json.dumps(record, indent=1, sort_keys=True, default=str))
+        record_file.write_text(json.dumps(record, indent=1, default=str))  # the kept result in its own key order
         crate.add_file(
             record_file,
             dest_path="provenance.json",
@@ -235,6 +232,16 @@ def write_crate(record: dict[str, Any], source: str | None, directory: str | os.
         crate.root_dataset["mentions"] = [created]
         crate.write(out)
     return out
+
+
+def _result_bytes(record: dict[str, Any]) -> bytes:
+    """The kept result's file: the exact text its digest hashed (``result_text``, UTF-8); a record
+    made before that text was kept (no ``result_text``) as the compact JSON with sorted keys and
+    ASCII escapes its digest was then made of."""
+    text = record.get("result_text")
+    if isinstance(text, str):
+        return text.encode()
+    return json.dumps(record["result"], sort_keys=True, separators=(",", ":"), default=str).encode()
 
 
 def _iso(seconds: float) -> str:

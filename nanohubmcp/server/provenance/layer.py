@@ -190,7 +190,7 @@ class Recorder:
         body = self.store.get(record_id, owner_of(request.context))
         if body is None:
             return None  # the handler answers "not found" as for any unknown URI
-        text = json.dumps(body, indent=1, sort_keys=True, default=str)
+        text = json.dumps(body, indent=1, default=str)  # the kept result in its own key order
         answer: dict[str, Any] = {"contents": [{"uri": uri, "mimeType": "application/json", "text": text}]}
         if request.context.modern:  # 2026-07-28 caching hints: a finished record no longer changes
             ended = body.get("ended")

@@ -8,8 +8,12 @@ id (:func:`facts_of`, one JSON object per tool and process, stored once). No JSO
 record is written per call; :func:`view` joins a row and its facts into the record's JSON object
 (the fields of :mod:`.capture`) when someone reads it.
 
+The kept result is read both as a value (``result``, its keys in the result's order) and as the
+exact text its digest hashes (``result_text``: ``sha256(result_text.encode())`` is
+``result_digest``).
+
 A record of the first schema (one JSON text per record) is kept as it was in the row's ``body``
-column (:func:`view` returns it parsed).
+column (:func:`view` returns it parsed; it has no ``result_text``).
 """
 
 from __future__ import annotations
@@ -115,6 +119,7 @@ def view(row: CallRow, facts: dict[str, Any] | None) -> dict[str, Any]:
         "status": row.status,
         "result_digest": row.result_digest,
         "result": json.loads(row.result) if row.result is not None else None,
+        "result_text": row.result,
         "resource_links": json.loads(row.resource_links) if row.resource_links else [],
         "cache": row.cache,
     }
