@@ -38,7 +38,7 @@ def simulate(steps: int, ctx: Context) -> dict:
     for step in range(1, steps + 1):
         ctx.report_progress(step, steps, f"step {step}")
         ctx.info(f"finished step {step}")
-        time.sleep(0.1)
+        time.sleep(0.7)  # running for > 2 s: two of the watcher's squeue looks (1 s apart) see it on its node
     return {"pid": os.getpid(), "slurm_job_id": os.environ.get("SLURM_JOB_ID"), "cwd": os.getcwd()}
 
 
