@@ -92,4 +92,5 @@ def add_cached(a: float, b: float) -> float:
 
 
 # --token: every request must carry "Authorization: Bearer <token>" ("" = no authorization)
-server.run(host=opts.host, port=opts.port, quiet=True, token=opts.token, workers=int(opts.workers or 1))
+workers = {"workers": int(opts.workers)} if opts.workers else {}  # a --tree before --workers existed has no such option
+server.run(host=opts.host, port=opts.port, quiet=True, token=opts.token, **workers)
