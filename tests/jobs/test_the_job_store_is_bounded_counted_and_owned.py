@@ -161,7 +161,8 @@ CREATE INDEX jobs_by_expiry ON jobs(finished_at) WHERE status IN ('completed', '
 
 def test_a_file_of_an_earlier_version_is_read_and_its_expired_jobs_purged(tmp_path: Path) -> None:
     # The store keeps when each job expires (a column of its own, so the purge is a range delete);
-    # a file written before that column existed gains it, filled from its finished jobs.
+    # a file written before that column existed gains it, filled from its finished jobs, and the
+    # column keeping the id of a job's provenance record.
     db = sqlite3.connect(tmp_path / "jobs.sqlite3")
     db.executescript(EARLIER_SCHEMA)
     now = time.time()
@@ -178,10 +179,11 @@ def test_a_file_of_an_earlier_version_is_read_and_its_expired_jobs_purged(tmp_pa
     store.sweep()
     db = sqlite3.connect(tmp_path / "jobs.sqlite3")
     assert sorted(row[0] for row in db.execute("SELECT id FROM jobs")) == ["recent", "running"]
-    job = store.create("work", None)
+    job = store.create("work", None, provenance_id="its-record")
     job.finish(jobmod.COMPLETED, result={"content": []})
     expires = db.execute("SELECT expires - finished_at FROM jobs WHERE id = ?", (job.id,)).fetchone()[0]
     assert expires == pytest.approx(store.ttl)
+    assert jobmod.JobStore(name="earlier", state_dir=tmp_path).get(job.id, None).provenance_id == "its-record"
 
 
 def test_the_memory_store_writes_nothing(tmp_path: Path) -> None:

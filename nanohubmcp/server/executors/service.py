@@ -91,6 +91,7 @@ def _start_job(core: JobHost, request: RequestContext, tool: Tool, arguments: di
         ttl=ttl,
         executor=runner.name,
         detached=runner.survives_restart,
+        provenance_id=request.provenance_id,
     )
     job.request = request
     request.job_id = job.id

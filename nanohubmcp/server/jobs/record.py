@@ -69,6 +69,9 @@ class Job:
             an executor hands it to where the job runs (``executors.remote.run_remote``).
         where: where the function ran when its executor knows more than the server's host and
             process (``{"dask_worker": address}``), for the job's provenance record.
+        provenance_id: the id of the provenance record of the call that started the job, or
+            None; kept with the job so a server restarted after ``kill -9`` completes the record
+            when it settles the job (or when the job ends there).
     """
 
     id: str
@@ -99,6 +102,7 @@ class Job:
     handed_over: bool = False
     trace_context: dict[str, str] | None = None
     where: dict[str, Any] | None = None
+    provenance_id: str | None = None
     store: JobKeeper | None = field(default=None, repr=False)
 
     def finish(self, status: str, *, result: dict[str, Any] | None = None,
@@ -153,6 +157,7 @@ class Job:
             "as_task": self.as_task, "executor": self.executor, "executor_ref": self.executor_ref,
             "progress": self.progress, "progress_total": self.progress_total,
             "progress_message": self.progress_message, "progress_updates": 0, "runner": self.runner,
+            "provenance_id": self.provenance_id,
         }
 
     @classmethod
@@ -160,7 +165,7 @@ class Job:
         """A job rebuilt from a store record (no request, no running task)."""
         names = ("id", "tool", "owner", "principal", "created", "updated", "status", "status_message", "result",
                  "error", "ttl", "finished_at", "as_task", "executor", "executor_ref", "arguments", "meta",
-                 "progress", "progress_total", "progress_message", "runner")
+                 "progress", "progress_total", "progress_message", "runner", "provenance_id")
         fields: dict[str, Any] = {name: row.get(name) for name in names}
         job = cls(**fields)
         job.executor = job.executor or "threads"

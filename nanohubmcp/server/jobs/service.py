@@ -197,9 +197,11 @@ class JobStore:
     # -- jobs -------------------------------------------------------------------------------
     def create(self, tool: str, owner: str | None, *, principal: Principal | str | None = None,
                arguments: dict[str, Any] | None = None, as_task: bool = False, ttl: float | None = None,
-               message: str | None = None, executor: str = "threads", detached: bool = False) -> Job:
+               message: str | None = None, executor: str = "threads", detached: bool = False,
+               provenance_id: str | None = None) -> Job:
         """Register and store a new working job (``detached``: its executor keeps it running
-        without this process and finds it again by its id).
+        without this process and finds it again by its id; ``provenance_id``: the record of the
+        call that starts it, completed when the job ends — in a restarted server too).
 
         Raises:
             JobLimitReached: the store holds ``max_jobs`` jobs, or the owner ``max_jobs_per_owner``.
@@ -207,7 +209,7 @@ class JobStore:
         self.sweep(force=False)
         job = Job(id=secrets.token_urlsafe(24), tool=tool, owner=owner, principal=subject_of(principal),
                   ttl=min(ttl, self.ttl) if ttl else self.ttl, as_task=as_task, status_message=message,
-                  executor=executor, arguments=arguments, runner=self.runner)
+                  executor=executor, arguments=arguments, runner=self.runner, provenance_id=provenance_id)
         if detached:
             job.executor_ref = job.id
         record = job.record()

@@ -32,6 +32,7 @@ COLUMNS = (
     "id", "tool", "owner", "principal", "owner_key", "status", "status_message", "arguments",
     "result", "error", "meta", "created", "updated", "finished_at", "ttl", "as_task", "executor",
     "executor_ref", "runner", "progress", "progress_total", "progress_message", "progress_updates", "expires",
+    "provenance_id",
 )
 JSON_COLUMNS = ("arguments", "result", "error", "meta")
 TERMINAL_SQL = "('completed', 'failed', 'cancelled')"
@@ -42,12 +43,13 @@ CREATE TABLE IF NOT EXISTS jobs (
     created REAL NOT NULL, updated REAL NOT NULL, finished_at REAL, ttl REAL NOT NULL,
     as_task INTEGER NOT NULL DEFAULT 0, executor TEXT, executor_ref TEXT, runner TEXT,
     progress REAL, progress_total REAL, progress_message TEXT,
-    progress_updates INTEGER NOT NULL DEFAULT 0, expires REAL);
+    progress_updates INTEGER NOT NULL DEFAULT 0, expires REAL, provenance_id TEXT);
 CREATE INDEX IF NOT EXISTS jobs_by_owner ON jobs(owner_key);
 """
 EXPIRES_INDEX = "CREATE INDEX IF NOT EXISTS jobs_by_expires ON jobs(expires)"
 """``expires`` (``finished_at + ttl``, set when a job ends) makes the purge a range delete; a file
-of an earlier version gains the column (filled from its finished jobs) when it is opened."""
+of an earlier version gains the column (filled from its finished jobs) when it is opened, and
+``provenance_id`` (None for its jobs) likewise."""
 
 
 def limit_message(scope: str, limit: int, option: str) -> str:
@@ -175,15 +177,20 @@ class SQLiteBackend:
         self.path, self._db, self.journal = open_database(directory, DB_FILE, SCHEMA)
         weakref.finalize(self, self._db.close)
         self._lock = threading.Lock()
-        if not self._has_expires():
+        if self._missing():
             with self._write() as db:
-                if not self._has_expires():  # another process may have migrated it meanwhile
+                missing = self._missing()  # another process may have migrated it meanwhile
+                if "expires" in missing:
                     db.execute("ALTER TABLE jobs ADD COLUMN expires REAL")
                     db.execute(f"UPDATE jobs SET expires = finished_at + ttl WHERE status IN {TERMINAL_SQL}")
+                if "provenance_id" in missing:
+                    db.execute("ALTER TABLE jobs ADD COLUMN provenance_id TEXT")
         self._db.execute(EXPIRES_INDEX)
 
-    def _has_expires(self) -> bool:
-        return any(row[1] == "expires" for row in self._db.execute("PRAGMA table_info(jobs)"))
+    def _missing(self) -> set[str]:
+        """The columns a file of an earlier version lacks."""
+        have = {row[1] for row in self._db.execute("PRAGMA table_info(jobs)")}
+        return {"expires", "provenance_id"} - have
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:

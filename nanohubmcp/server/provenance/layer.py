@@ -166,12 +166,20 @@ class Recorder:
 
     def job_finished(self, job: Job) -> None:
         """The job store's hook (before the end is stored): complete the job's record and name
-        it in the job's result ``_meta``."""
+        it in the job's result ``_meta``.
+
+        A job of an earlier server process (settled when the store opens, or ended here after
+        its executor took it back) names its record itself (:attr:`.Job.provenance_id`): that
+        process wrote the record, this one completes it."""
         if job.status not in TERMINAL:
             return
         with self._jobs_lock:
             record_id = self._open.pop(job.id, None)
-            if record_id is None:  # the record is not open yet: it completes when it is
+            if record_id is None and job.request is None:  # rebuilt from the store: not started here
+                record_id = job.provenance_id
+                if record_id is None:
+                    return  # recorded by a version that did not keep the id with the job (or not at all)
+            elif record_id is None:  # the record is not open yet: it completes when it is
                 self._ended[job.id] = job
                 while len(self._ended) > MAX_ENDED_JOBS:
                     self._ended.popitem(last=False)
