@@ -71,7 +71,9 @@ class SQLiteRecords:
 
     def __init__(self, directory: str) -> None:
         self.path, self._db, _ = open_database(directory, DB_FILE, SCHEMA)
-        weakref.finalize(self, self._db.close)
+        # Closed when collected, but not by the finalizers' pass at exit: that may run before the
+        # writer's last drain (atexit order), which still needs the connection; the process's end closes it.
+        weakref.finalize(self, self._db.close).atexit = False
         self._lock = threading.Lock()
         self._facts: dict[str, dict[str, Any] | None] = {}
         if self._has_first_schema():
