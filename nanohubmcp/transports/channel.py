@@ -69,6 +69,7 @@ class ResponseChannel:
         if self.writer is not None and self.stream is not None:
             self.stream.send(response, final=True)
             self.stream.detach(self._sink)  # the response is over; keep no handler alive
+            self.stream.set_hangup_callback(None)
             self.writer.finish()
             return
         self._forget_stream()
@@ -92,6 +93,7 @@ class ResponseChannel:
         if self.stream is not None:
             self.stream.done = True
             self.stream.detach(self._sink)
+            self.stream.set_hangup_callback(None)  # a bound method of ours: a cycle through the handler
             if self.session is not None:
                 # Nothing more comes on this stream: nothing on it is left to resume.
                 self.session.streams.pop(self.stream.stream_id, None)

@@ -141,6 +141,7 @@ class SSEWriter:
     def finish(self) -> None:
         """End the stream from our side (pending writes go out with the terminator)."""
         self._stop_timer()
+        self._on_disconnect = None  # its owner (a response channel) holds this writer: no cycle left
         if not self.closed:
             self.closed = True
             with contextlib.suppress(RuntimeError, tornado.iostream.StreamClosedError):

@@ -57,6 +57,12 @@ class StreamableHTTPHandler(BodyReadingHandler):
     root = False
     """Mounted at ``/``: a POST with ``?session_id=`` is a legacy SSE message."""
 
+    def on_finish(self) -> None:
+        # The channel points back at this handler: without this, every answered POST would be a
+        # reference cycle (handler, request, connection, headers) left for the garbage collector.
+        self.channel = None
+        self.closing = None
+
     def on_connection_close(self) -> None:
         if self.channel is not None:
             self.channel.connection_lost()
@@ -101,15 +107,18 @@ class StreamableHTTPHandler(BodyReadingHandler):
             session = incoming.session
             stream = request.stream
             # A resumable stream opens with a priming event (SEP-1699, from 2025-11-25).
-            self.channel = ResponseChannel(self, stream, priming=stream is not None and stream.resumable
-                                           and request.version.priming_events, session=session)
+            # A local name: the response may end before the call does (a hung-up stream, SEP-1699),
+            # and on_finish then forgets self.channel.
+            channel = self.channel = ResponseChannel(
+                self, stream, priming=stream is not None and stream.resumable and request.version.priming_events,
+                session=session)
             reply = await self.connection.serve(request)
             if reply.message is None:
-                self.channel.withdraw()
+                channel.withdraw()
                 return
             if reply.session is not None:
                 self.set_header(MCP_SESSION_ID_HEADER, reply.session.id)
-            self.channel.finish(reply.message)
+            channel.finish(reply.message)
 
     async def _serve_modern(self, incoming: Incoming) -> None:
         """Check the headers of, dispatch, and answer one 2026-07-28 POST (JSON, or SSE when
@@ -130,7 +139,7 @@ class StreamableHTTPHandler(BodyReadingHandler):
             self.fail(exc, message.id)
             return
         connection = self.connection
-        self.channel = ResponseChannel(self, request.stream, priming=False)
+        channel = self.channel = ResponseChannel(self, request.stream, priming=False)
         # Closing the response stream is the cancellation of this request (no notifications/cancelled).
         self.closing = lambda: connection.peer_gone(request, "the client closed the response stream")
         try:
@@ -139,7 +148,7 @@ class StreamableHTTPHandler(BodyReadingHandler):
             self.closing = None
         response = reply.message
         assert response is not None
-        self.channel.finish(response, MODERN_ROUTE)
+        channel.finish(response, MODERN_ROUTE)
 
     async def _post_batch(self, incoming: Incoming) -> None:
         batch, version = incoming.batch, incoming.version

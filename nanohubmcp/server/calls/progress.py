@@ -55,7 +55,7 @@ class CallProgress:
     def __init__(self, bus: EventBus, jobs: JobKeeper, request: RequestContext) -> None:
         self._bus = bus
         self._jobs = jobs
-        self._request = request
+        self._request: RequestContext | None = request  # None once finished (no cycle through its slots)
         self._lock = threading.Lock()
         self.call_id = id(request)
         self.last: float | None = None
@@ -73,24 +73,25 @@ class CallProgress:
             source: ``"context"`` (``ctx.report_progress``) or ``"tqdm"``, for observers (a
                 notebook draws its own bar only for the first: tqdm draws one already).
         """
-        token = self._request.progress_token
         with self._lock:  # held while scheduling, so notifications leave in the order checked
-            if self.finished or (self.last is not None and progress <= self.last):
+            request = self._request
+            if request is None or (self.last is not None and progress <= self.last):
                 return False
             self.last = progress
+            token = request.progress_token
             if token is not None:
                 params: dict[str, Any] = {"progressToken": token, "progress": progress}
                 if total is not None:
                     params["total"] = total
-                if message is not None and self._request.version.progress_messages:
+                if message is not None and request.version.progress_messages:
                     params["message"] = message
-                self._emit(jsonrpc.notification("notifications/progress", params))
+                _emit(request, jsonrpc.notification("notifications/progress", params))
         bus = self._bus
         if bus.active:
             bus.emit(
                 "call_progress", call_id=self.call_id, progress=progress, total=total, message=message, source=source
             )
-        job_id = self._request.job_id
+        job_id = request.job_id
         if job_id is not None:  # a job's progress is kept with it (``%mcp jobs``, the lab panel)
             self._jobs.progress(job_id, progress, total, message)
         return True
@@ -99,18 +100,21 @@ class CallProgress:
         """The call has (or is about to send) its response: nothing more is sent."""
         with self._lock:
             self.finished = True
+            # The request keeps this reporter in its slots: let go of it (no reference cycle).
+            self._request = None
 
-    def _emit(self, message: dict[str, Any]) -> None:
-        loop = self._request.loop
-        try:
-            on_loop = asyncio.get_running_loop() is loop
-        except RuntimeError:
-            on_loop = False
-        if on_loop:
-            self._request.send_related(message)
-        else:
-            with contextlib.suppress(RuntimeError):  # the loop closed: nobody listens any more
-                loop.call_soon_threadsafe(self._request.send_related, message)
+
+def _emit(request: RequestContext, message: dict[str, Any]) -> None:
+    loop = request.loop
+    try:
+        on_loop = asyncio.get_running_loop() is loop
+    except RuntimeError:
+        on_loop = False
+    if on_loop:
+        request.send_related(message)
+    else:
+        with contextlib.suppress(RuntimeError):  # the loop closed: nobody listens any more
+            loop.call_soon_threadsafe(request.send_related, message)
 
 
 class _Answered:
