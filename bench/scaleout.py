@@ -33,6 +33,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +87,34 @@ def loop_cpu(pid: int) -> float:
     return total
 
 
+def loop_switches(pid: int) -> int:
+    """Voluntary context switches so far of the main threads (the event loops) of the process tree
+    of ``pid``: the loop sleeping in ``epoll`` when it has nothing to do, and waiting for the
+    interpreter lock while another thread of its process (the provenance writer, a pool worker)
+    holds it — which a process with one thread never does."""
+    total = 0
+    for p in procs.tree(pid):
+        try:
+            status = Path(f"/proc/{p}/task/{p}/status").read_text()
+        except OSError:
+            continue
+        total += int(status.split("voluntary_ctxt_switches:")[1].split()[0])
+    return total
+
+
+def lanes(into: Path, pid: int) -> list[tuple[int, int, int]]:
+    """``(on the loop, on the pool for good, times sent back)`` of ``add`` in each serving process
+    under ``pid`` (servers/scaleout_app.py writes them with ``SCALEOUT_LANE_DIR``)."""
+    found = []
+    tree = list(procs.tree(pid))
+    for p in [p for p in tree if p != pid] or [pid]:  # the workers when it forked
+        try:
+            found.append(tuple(int(v) for v in (into / str(p)).read_text().split()))
+        except (OSError, ValueError):
+            continue
+    return found  # type: ignore[return-value]
+
+
 def bytes_in_by_process(port: int) -> dict[int, int]:
     """Bytes received so far on the established connections to ``port``, by the serving process
     (``ss -tinp``): each worker's share of the requests, as every request has the same size."""
@@ -131,14 +160,17 @@ async def open_sessions(port: int, count: int) -> int:
     return opened
 
 
-async def count_instructions(python: str, url: str, calls: list[int], tree: str | None) -> dict[str, Any]:
+async def count_instructions(
+    python: str, url: str, calls: list[int], tree: str | None, provenance: bool = False
+) -> dict[str, Any]:
     """Instructions per ``add`` call of servers/ours.py with memory and Redis state (and the
-    ``tree`` checkout's, when given), each under valgrind one call at a time (mcpbench.instructions)."""
+    ``tree`` checkout's, when given), each under valgrind one call at a time (mcpbench.instructions);
+    ``provenance``: with the provenance records on, as the wrk cells run (their one-off read of the
+    distributions table is made before serving, mcpbench.instructions)."""
     pairs = []
-    # Provenance off: its first-call inventory (a background read) lands in one run or the other
-    # depending on timing, which swamps the difference of 80 calls.
     # The lease covers the whole run (one call takes ~1 s under valgrind): a session in use.
-    for label, flags in (("memory", ("--no-provenance",)), ("redis", ("--no-provenance", "--state-url", url))):
+    off = () if provenance else ("--no-provenance",)
+    for label, flags in (("memory", off), ("redis", (*off, "--state-url", url))):
         for when, extra in (("", ("--lease", "600")), (", before", ("--tree", tree) if tree else None)):
             if extra is None or (label == "memory" and when):
                 continue
@@ -153,20 +185,48 @@ SCALING = {
     "redis": ("redis, 2 workers", "redis, 1 process"),
     "redis, no provenance": ("redis, 2 workers, no provenance", "redis, 1 process, no provenance"),
     "redis, before": ("redis, 2 workers, before", "redis, 1 process, before"),
+    "ceiling, one core": ("ceiling, 2 workers, reuse_port", "ceiling, 1 process, one core"),
+    "redis, one core": ("redis, 2 workers", "redis, 1 process, one core"),
+    "redis, no provenance, one core": ("redis, 2 workers, no provenance", "redis, 1 process, no provenance, one core"),
 }
-"""The req/s ratios reported: (2 processes, 1 process) variants, taken per round."""
+"""The req/s ratios reported: (2 processes, 1 process) variants, taken per round. "one core": the
+1 process pinned to one core (``--one-core``), so that 1 and 2 processes do the same work per call
+on 1 and 2 cores; otherwise the 1 process has the same 2 cores as the 2 (where a process with a
+second busy thread, the provenance writer, is not bound by one core, and pays for sharing its
+interpreter lock across cores; bench/scaleout.md)."""
+
+STATE_CPU = {
+    "redis ÷ memory": ("redis, 1 process", "memory, 1 process"),
+    "redis ÷ memory, one core": ("redis, 1 process, one core", "memory, 1 process, one core"),
+    "redis ÷ memory, before": ("redis, 1 process, before", "memory, 1 process, before"),
+}
+"""CPU per call (server + redis-server) of Redis state ÷ memory state, 1 process, taken per round."""
 
 
-def per_round_scaling(cells: dict[str, list[dict[str, float]]]) -> dict[str, dict[str, Any]]:
-    """2 processes ÷ 1 process req/s, per round (both cells of a round ran back to back), and the
-    median of the rounds, for each pair of :data:`SCALING` that ran."""
+def per_round(
+    cells: dict[str, list[dict[str, float]]],
+    pairs: dict[str, tuple[str, str]],
+    value: Callable[[dict[str, float]], float],
+) -> dict[str, dict[str, Any]]:
+    """``value(a) ÷ value(b)`` for each pair ``(a, b)`` of variants, per round (every variant of a
+    round runs back to back, in rotated order), and the median of the rounds, for the pairs that ran."""
     out: dict[str, dict[str, Any]] = {}
-    for label, (two, one) in SCALING.items():
-        pairs = list(zip(cells.get(two) or [], cells.get(one) or [], strict=False))
-        rounds = [t["rps"] / o["rps"] for t, o in pairs if o["rps"]]
+    for label, (two, one) in pairs.items():
+        both = list(zip(cells.get(two) or [], cells.get(one) or [], strict=False))
+        rounds = [value(t) / value(o) for t, o in both if value(o)]
         if rounds:
             out[label] = {"rounds": rounds, "median": statistics.median(rounds)}
     return out
+
+
+def per_round_scaling(cells: dict[str, list[dict[str, float]]]) -> dict[str, dict[str, Any]]:
+    """2 processes ÷ 1 process req/s, per round, for each pair of :data:`SCALING` that ran."""
+    return per_round(cells, SCALING, lambda c: c["rps"])
+
+
+def per_round_state_cpu(cells: dict[str, list[dict[str, float]]]) -> dict[str, dict[str, Any]]:
+    """Redis ÷ memory state CPU per call (the server's + redis-server's), per round (:data:`STATE_CPU`)."""
+    return per_round(cells, STATE_CPU, lambda c: c["cpu_ms"] + c["redis_cpu_ms"])
 
 
 def main() -> int:
@@ -178,12 +238,22 @@ def main() -> int:
     p.add_argument("--server-cpu", default="0-1")
     p.add_argument("--client-cpu", default="1")
     p.add_argument("--json", type=Path, help="also write the figures here (run.py's raw data)")
-    p.add_argument("--before", help="another checkout's python: its memory and Redis 1-process variants too")
+    p.add_argument(
+        "--before",
+        metavar="PYTHON[:TREE]",
+        help="another checkout's python (and its source tree, put first on PYTHONPATH): its variants too",
+    )
     p.add_argument(
         "--instructions", type=int, nargs=2, metavar=("LOW", "HIGH"), help="also count instructions per call (valgrind)"
     )
     p.add_argument("--tree", help="with --instructions and --before: the before checkout's source tree")
+    p.add_argument(
+        "--provenance", action="store_true", help="with --instructions: count with the provenance records on"
+    )
     p.add_argument("--only", default="", help="comma-separated substrings: run only the variants naming one")
+    p.add_argument(
+        "--one-core", metavar="CPU", help="also each 1-process variant pinned to this one CPU (not the client's)"
+    )
     p.add_argument("--diagnose", action="store_true", help="also the Redis variants without provenance records")
     a = p.parse_args()
     env.ensure_wrk()
@@ -224,8 +294,15 @@ def main() -> int:
         quiet = ["env", "SCALEOUT_PROVENANCE=0"]
         variants["redis, 1 process, no provenance"] = [*quiet, *ours, "--state-url", url]
         variants["redis, 2 workers, no provenance"] = [*quiet, *ours, "--state-url", url, "--workers", "2"]
+    cpus = dict.fromkeys(variants, a.server_cpu)
+    if a.one_core:  # the 1-process variants again, pinned to one core: what one process makes of one core
+        for name in [n for n in variants if "1 process" in n]:
+            variants[f"{name}, one core"] = variants[name]
+            cpus[f"{name}, one core"] = a.one_core
     if a.before:
-        before = [a.before, "-m", "nanohubmcp", "run", str(APP)]
+        python_before, _, tree_before = a.before.partition(":")
+        path = ["env", f"PYTHONPATH={tree_before}"] if tree_before else []
+        before = [*path, python_before, "-m", "nanohubmcp", "run", str(APP)]
         variants["memory, 1 process, before"] = [*before]
         variants["redis, 1 process, before"] = [*before, "--state-url", url]
         variants["redis, 2 workers, before"] = [*before, "--state-url", url, "--workers", "2"]
@@ -242,11 +319,11 @@ def main() -> int:
             ports[name] = free_port()
             # A state directory of its own (provenance records, job store): by default every
             # variant, and every earlier run, wrote one SQLite file under the user's data directory.
-            own = ["env", f"NANOHUBMCP_STATE_DIR={work / f'state-{ports[name]}'}"]
+            own = ["env", f"NANOHUBMCP_STATE_DIR={work / f'state-{ports[name]}'}", f"SCALEOUT_LANE_DIR={work}"]
             servers[name] = procs.ServerProcess(
                 [*own, *extra, "--port", str(ports[name])],
                 work,
-                a.server_cpu,
+                cpus.get(name, a.server_cpu),
                 log=work / f"{ports[name]}.log",
             )
             servers[name].start()
@@ -262,6 +339,8 @@ def main() -> int:
                 redis0 = redis_cpu(redis.pid)
                 workers0 = worker_cpu(servers[name].pid)
                 loop0 = loop_cpu(servers[name].pid)
+                lanes0 = lanes(work, servers[name].pid)
+                switches0 = loop_switches(servers[name].pid)
                 commands0 = command_calls(rport)
                 wrk0 = resource.getrusage(resource.RUSAGE_CHILDREN)
                 received: dict[int, int] = {}
@@ -283,6 +362,8 @@ def main() -> int:
                 reader.join()
                 redis_ms = (redis_cpu(redis.pid) - redis0) * 1000
                 loop_ms = (loop_cpu(servers[name].pid) - loop0) * 1000
+                lanes1 = lanes(work, servers[name].pid)
+                switches = loop_switches(servers[name].pid) - switches0
                 commands1 = command_calls(rport)
                 wrk1 = resource.getrusage(resource.RUSAGE_CHILDREN)
                 wrk_ms = (wrk1.ru_utime + wrk1.ru_stime - wrk0.ru_utime - wrk0.ru_stime) * 1000
@@ -303,15 +384,27 @@ def main() -> int:
                         "busiest_worker_share": busiest,
                         "busiest_worker_requests": shares[0] if len(shares) > 1 else 1.0,
                         "wrk_cpu_ms": wrk_ms / n,
+                        # add on the event loop at the cell's start and end (share of the processes;
+                        # -1: not our server), and how often an inline call sent it back meanwhile
+                        "inline_start": statistics.mean(x[0] for x in lanes0) if lanes0 else -1.0,
+                        "inline_end": statistics.mean(x[0] for x in lanes1) if lanes1 else -1.0,
+                        "loop_switches": switches / n,
+                        "sent_back": float(sum(x[2] for x in lanes1) - sum(x[2] for x in lanes0)),
                     }
                 )
                 commands[name].append(sent)
-                print(f"round {r + 1} {name:20s} {cell['rps']:8.0f} req/s", flush=True)
+                last = cells[name][-1]
+                print(
+                    f"round {r + 1} {name:34s} {cell['rps']:8.0f} req/s {last['cpu_ms'] * 1000:6.0f} µs/call"
+                    f" loop {last['loop_cpu_ms'] * 1000:5.0f} switches {last['loop_switches']:.2f}"
+                    f" inline {last['inline_start']:.1f}->{last['inline_end']:.1f} sent back {last['sent_back']:.0f}",
+                    flush=True,
+                )
         for server in servers.values():
             server.stop()
         # Memory per session held in Redis: open sessions against a fresh Redis-backed process.
         if a.instructions:
-            counted = asyncio.run(count_instructions(python, url, a.instructions, a.tree))
+            counted = asyncio.run(count_instructions(python, url, a.instructions, a.tree, a.provenance))
         per_session, opened = 0.0, 0
         if a.sessions:
             redis_cli(rport, "flushall")
@@ -334,16 +427,21 @@ def main() -> int:
         redis.wait(10)
     summary = {name: {k: statistics.median(c[k] for c in cs) for k in cs[0]} for name, cs in cells.items() if cs}
     scaling = per_round_scaling(cells)
+    state_cpu = per_round_state_cpu(cells)
     print(
         f"\n{'variant':34s} {'req/s':>7s} {'server CPU ms/call':>18s} {'loop':>6s} {'redis':>6s} {'cmds':>5s}"
-        f" {'wrk':>6s} {'busiest cpu/req':>15s}"
+        f" {'wrk':>6s} {'busiest cpu/req':>15s} {'switches':>8s} {'inline':>6s}"
     )
     for name, s in summary.items():
         print(
             f"{name:34s} {s['rps']:7.0f} {s['cpu_ms']:18.3f} {s['loop_cpu_ms']:6.3f} {s['redis_cpu_ms']:6.3f}"
             f" {s['redis_commands']:5.2f} {s['wrk_cpu_ms']:6.3f}"
             f" {s['busiest_worker_share']:7.2f}/{s['busiest_worker_requests']:.2f}"
+            f" {s['loop_switches']:8.2f} {s['inline_end']:6.1f}"
         )
+    for label, ratios in state_cpu.items():
+        shown = ", ".join(f"{r:.2f}" for r in ratios["rounds"])
+        print(f"CPU per call, {label}: median {ratios['median']:.2f} (rounds {shown})")
     for label, ratios in scaling.items():
         shown = ", ".join(f"{r:.2f}" for r in ratios["rounds"])
         print(f"2 processes ÷ 1, {label}: median {ratios['median']:.2f} (rounds {shown})")
@@ -359,6 +457,7 @@ def main() -> int:
         "cells": cells,
         "summary": summary,
         "scaling": scaling,
+        "state_cpu": state_cpu,
         "redis_commands_per_call": {name: cs[-1] if cs else {} for name, cs in commands.items()},
         "redis_bytes_per_session": per_session,
         "instructions": counted,

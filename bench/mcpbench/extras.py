@@ -30,7 +30,7 @@ SECTIONS: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], float]] = {
     "hops-steady": ("hops.py", ("--rounds", "5", "--warm", "10"), ("--rounds", "3", "--warm", "10"), 300),
     "scaleout": (
         "scaleout.py",
-        ("--rounds", "3", "--seconds", "6", "--sessions", "1000", "--diagnose"),
+        ("--rounds", "3", "--seconds", "6", "--sessions", "1000", "--diagnose", "--one-core", "0"),
         ("--rounds", "1", "--seconds", "2", "--sessions", "200"),
         600,
     ),

@@ -166,12 +166,18 @@ def _scaleout(s: dict[str, Any]) -> Section:
             f"{v['redis_commands']:.3f}" if "redis_commands" in v else "-",
             f"{v['wrk_cpu_ms'] * 1000:,.0f}" if "wrk_cpu_ms" in v else "-",
             share(v),
+            f"{v['loop_switches']:.2f}" if "loop_switches" in v else "-",
+            ("-" if v["inline_end"] < 0 else f"{v['inline_end']:.1f}") if "inline_end" in v else "-",
         ]
         for name, v in s["summary"].items()
     ]
     scaling = "; ".join(
         f"{label} {r['median']:.2f}x (rounds {', '.join(f'{x:.2f}' for x in r['rounds'])})"
         for label, r in (s.get("scaling") or {}).items()
+    )
+    state_cpu = "; ".join(
+        f"{label} {r['median']:.2f}x (rounds {', '.join(f'{x:.2f}' for x in r['rounds'])})"
+        for label, r in (s.get("state_cpu") or {}).items()
     )
     intro = (
         f"`nanohubmcp run` of `servers/scaleout_app.py`, tools/call `add` at c={s['args'].get('conc')}, "
@@ -180,13 +186,18 @@ def _scaleout(s: dict[str, Any]) -> Section:
         f"{s['redis_bytes_per_session']:,.0f} bytes. 'loop' is the CPU of the processes' main threads (the "
         "event loops; the rest is their other threads: provenance writer, worker pool); 'busiest' the share "
         "of the server CPU / of the requests taken by the busiest worker (0.50 = even)."
+        + " 'one core': the 1-process variant pinned to one CPU (the 2 processes have two); 'switches' the "
+        "event loops' voluntary context switches per call (sleeping in epoll, or waiting for the interpreter lock "
+        "another thread of the process holds); 'inline' the share of the processes running `add` on the event "
+        "loop at the cell's end (the worker pool's inline lane)."
         + (f" 2 processes ÷ 1, per round: {scaling}." if scaling else "")
+        + (f" Redis ÷ memory CPU per call, per round: {state_cpu}." if state_cpu else "")
     )
     headers = [
         "variant", "req/s", "server CPU µs/call", "loop µs/call", "redis-server CPU µs/call", "Redis commands/call",
-        "wrk CPU µs/call", "busiest",
+        "wrk CPU µs/call", "busiest", "switches", "inline",
     ]
-    return intro, headers, rows, "lrrrrrrr"
+    return intro, headers, rows, "lrrrrrrrrr"
 
 
 def _spread(v: dict[str, float], digits: int = 3) -> list[str]:
