@@ -2,15 +2,15 @@
 
 The constructor makes what every request passes — the event bus, the registry, the sessions, the
 pending client requests, the job executors, the dispatcher over the method tables with its pipeline
-— and checks every option. The services a first answer does not use are made by the core itself at
-their first use, each by a typed property of its own: the job store (with the job service's
-hand-over and re-attach hooks; opened when serving starts if an earlier process left one on disk, so its
-jobs are settled then), the result store, the provenance records and their layer, the result cache
-and its layer, and the stateless era's state (``requestState`` key, task inputs, skills). Nothing
-is assigned to it from outside afterwards. It is the top of ``server/``: its parts are typed
-against :class:`~nanohubmcp.server.services.Services`, never against this class, so none imports
-it. The ``MCPServer`` facade builds one; transports reach it through the facade. Nothing here
-imports Tornado or IPython.
+— and checks every option. The services a first answer does not use (the job store, the result
+store, the provenance records and their layer, the result cache and its layer, the stateless era's
+state) are made at their first use by the core's :class:`~.first_use.FirstUse`, whose typed
+properties the core's pass on; the job store is opened when serving starts if an earlier process
+left one on disk, so its jobs are settled then. Nothing is assigned to it from outside afterwards.
+It is the top of ``server/``: its parts are typed against
+:class:`~nanohubmcp.server.services.Services`, never against this class, so none imports it. The
+``MCPServer`` facade builds one; transports reach it through the facade. Nothing here imports
+Tornado or IPython.
 """
 
 from __future__ import annotations
@@ -18,10 +18,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import threading
-from collections.abc import Callable
 from concurrent.futures import Executor, Future
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
 from ..protocol.versions import ProtocolVersion
@@ -31,7 +29,8 @@ from .calls import stdin_guard, tqdm_progress
 from .calls.workers import WorkerPool
 from .dispatcher import Dispatcher
 from .executors import EXECUTORS, JobExecutor, make_executor
-from .jobs import DB_FILE, DEFAULT_MAX_JOBS, DEFAULT_MAX_JOBS_PER_OWNER, DEFAULT_MAX_RESULT_BYTES, STORE_KINDS
+from .first_use import FirstUse
+from .jobs import DEFAULT_MAX_JOBS, DEFAULT_MAX_JOBS_PER_OWNER, DEFAULT_MAX_RESULT_BYTES, STORE_KINDS
 from .methods import TABLES
 from .provenance.tool_options import DEFAULT_CACHE_BYTES, cached
 from .registry.registry import Registry
@@ -60,35 +59,6 @@ if TYPE_CHECKING:
     from .wire.request import RequestContext
 
 ARGUMENT_ERRORS = ("auto", "protocol", "tool")
-
-T = TypeVar("T")
-
-
-class Once(Generic[T]):
-    """One service of the core, made by ``make`` at its first use and kept (under a lock: the
-    loop and a tool's or a notebook's thread may ask for it at the same moment)."""
-
-    __slots__ = ("_lock", "_make", "made")
-
-    def __init__(self, make: Callable[[], T]) -> None:
-        self._make = make
-        self._lock = threading.Lock()
-        self.made: T | None = None
-        """The service once made, else None."""
-
-    def get(self) -> T:
-        made = self.made
-        if made is None:
-            with self._lock:
-                made = self.made
-                if made is None:
-                    made = self.made = self._make()
-        return made
-
-    def replace(self, service: T) -> None:
-        """Use ``service`` from now on (the shared state store's ``requestState`` key)."""
-        self.made = service
-
 
 def default_workers() -> int:
     """``min(32, cpu_count + 4)``, the worker pool size (``concurrent.futures.ThreadPoolExecutor``'s default)."""
@@ -205,28 +175,14 @@ class ServerCore:
         self.bus = EventBus()
         self.registry = Registry(self.bus)
         self.sessions = SessionStore(session_idle_seconds)
-        # What the services below are made of; each service is made at its first use (see the
-        # properties after the constructor), so a server answers its first request without them.
-        self._job_ttl = job_ttl_seconds
+        # The services a first answer does not use are made at their first use (see first_use.py).
+        self.first_use = FirstUse(
+            name, self.registry.tools, state_url=self.state_url, state_dir=state_dir, job_store=job_store,
+            job_ttl=job_ttl_seconds, job_bounds=(max_jobs, max_jobs_per_owner, max_job_result_bytes),
+            inline=(max_inline_bytes, figure_dpi), cache_max_bytes=cache_max_bytes, provenance=provenance,
+            state_secret=state_secret, reattach=self._reattach, hand_over=self._hand_over)
+        """The services made at their first use (the properties below pass them on)."""
         self._state_dir_option = state_dir
-        self._job_store_kind = job_store
-        self._job_bounds = (max_jobs, max_jobs_per_owner, max_job_result_bytes)
-        self._inline = (max_inline_bytes, figure_dpi)
-        self._cache_max_bytes = cache_max_bytes
-        self._provenance_on = provenance
-        self._jobs = Once(self._make_jobs)
-        self._result_options = Once(self._make_result_options)
-        self._result_store = Once(self._make_result_store)
-        self._provenance = Once(self._make_provenance)
-        self._recorder = Once(self._make_recorder)
-        self._result_cache = Once(self._make_result_cache)
-        self._cache_layer = Once(self._make_cache_layer)
-        self._task_inputs = Once(self._make_task_inputs)
-        self._skills = Once(self._make_skills)
-        self._state_secret = state_secret
-        self._request_codec = Once(lambda: self._codec(self._state_secret))
-        if state_secret is not None:  # a given key is checked now, not at the first 2026-07-28 round trip
-            self._request_codec.get()
         self.client_requests = ClientRequests(lambda: self.replication)
         self.executor: Executor = executor if executor is not None else self._worker_pool()
         """The pool running sync tool, resource and prompt functions (a :class:`WorkerPool` unless
@@ -263,123 +219,56 @@ class ServerCore:
         # Which tools cache decides whether a tools/call passes the cache layer: compose again on a change.
         self.bus.subscribe(lambda event, data: pipeline.refresh(), ("tools_changed",))
 
-    # -- services made at their first use ----------------------------------------------------
+    # -- services made at their first use (first_use.FirstUse) ---------------------------------
     @property
     def jobs(self) -> JobStore:
-        """The job store (records of ``@async_tool`` jobs and tasks): made at the first job, task
-        or poll, or when serving starts over a store an earlier process left (:meth:`attach`)."""
-        return self._jobs.get()
-
-    def _make_jobs(self) -> JobStore:
-        from .jobs.service import JobStore
-
-        max_jobs, per_owner, result_bytes = self._job_bounds
-        jobs = JobStore(
-            self._job_ttl, name=self.name, state_dir=self._state_dir_option, kind=self._job_store_kind,
-            max_jobs=max_jobs, max_jobs_per_owner=per_owner, max_result_bytes=result_bytes,
-            shared=self.state_url, reattach=self._reattach, hand_over=self._hand_over)
-        if self._provenance_on:
-            jobs.on_finish(self.recorder.job_finished)
-        return jobs
+        """The job store (records of ``@async_tool`` jobs and tasks), made at its first use."""
+        return self.first_use.jobs
 
     @property
     def result_options(self) -> ResultOptions:
         """How results are shaped (``max_inline_bytes``, ``figure_dpi``)."""
-        return self._result_options.get()
-
-    def _make_result_options(self) -> ResultOptions:
-        from .results.store import ResultOptions
-
-        return ResultOptions(*self._inline)
+        return self.first_use.result_options
 
     @property
     def result_store(self) -> ResultStore:
-        """Large results kept as resources: as long as job results, beside them (files in the
-        state directory when the job store keeps its records)."""
-        return self._result_store.get()
-
-    def _make_result_store(self) -> ResultStore:
-        from .results.store import ResultStore
-
-        return ResultStore(self._job_ttl, directory=self._kept_directory)
+        """Large results kept as resources, beside job results."""
+        return self.first_use.result_store
 
     @property
     def provenance(self) -> ProvenanceStore:
         """The provenance records: as long as finished jobs, beside them."""
-        return self._provenance.get()
-
-    def _make_provenance(self) -> ProvenanceStore:
-        from .provenance.records import ProvenanceStore
-
-        return ProvenanceStore(
-            self._job_ttl, self._kept_directory, max_records=self._job_bounds[0] * 10)
+        return self.first_use.provenance
 
     @property
     def recorder(self) -> Recorder:
         """The provenance layer's recorder (and the job store's finish hook)."""
-        return self._recorder.get()
-
-    def _make_recorder(self) -> Recorder:
-        from .provenance.layer import Recorder
-
-        return Recorder(self.provenance, self.registry.tools, enabled=self._provenance_on)
+        return self.first_use.recorder
 
     @property
     def result_cache(self) -> ResultCache:
         """The results of tools registered with ``cache=``."""
-        return self._result_cache.get()
-
-    def _make_result_cache(self) -> ResultCache:
-        from .provenance.cache_store import ResultCache
-
-        return ResultCache(self._kept_directory, max_bytes=self._cache_max_bytes)
+        return self.first_use.result_cache
 
     @property
     def cache_layer(self) -> CacheLayer:
         """The result cache's layer (hits and misses counted)."""
-        return self._cache_layer.get()
-
-    def _make_cache_layer(self) -> CacheLayer:
-        from .provenance.cache_layer import CacheLayer
-
-        return CacheLayer(self.result_cache, self.registry.tools)
+        return self.first_use.cache_layer
 
     @property
     def request_codec(self) -> RequestStateCodec:
         """The key signing the 2026-07-28 ``requestState`` (random per process unless given)."""
-        return self._request_codec.get()
+        return self.first_use.request_codec
 
     @property
     def task_inputs(self) -> TaskInputs:
         """The input requests of running tasks (the 2026-07-28 tasks extension)."""
-        return self._task_inputs.get()
-
-    def _make_task_inputs(self) -> TaskInputs:
-        from .asks.task_inputs import TaskInputs
-
-        return TaskInputs()
+        return self.first_use.task_inputs
 
     @property
     def skills(self) -> SkillCatalog:
         """The published skills (the 2026-07-28 skills extension)."""
-        return self._skills.get()
-
-    def _make_skills(self) -> SkillCatalog:
-        from .registry.skill_catalog import SkillCatalog
-
-        return SkillCatalog()
-
-    @staticmethod
-    def _codec(secret: str | bytes | None,
-               shared_consume: Callable[[str, float], bool] | None = None) -> RequestStateCodec:
-        from .asks.request_state import RequestStateCodec
-
-        return RequestStateCodec(secret, shared_consume=shared_consume)
-
-    def _kept_directory(self) -> str | None:
-        """Where results and records outlive the process: the job store's directory while it
-        keeps its records there, else None (memory)."""
-        return self.jobs.directory if self.jobs.persistent else None
+        return self.first_use.skills
 
     def _provenance_layer(self) -> Middleware:
         return self.recorder.layer()
@@ -387,21 +276,11 @@ class ServerCore:
     def _result_cache_layer(self) -> Middleware:
         return self.cache_layer.layer()
 
-    def _resume_jobs(self) -> None:
-        """Open the job store now when an earlier process left one on disk: its unfinished jobs
-        are settled (taken back by their executor, else failed) when serving starts, not at the
-        first job call. Without a file there is nothing to settle and nothing is opened."""
-        if self._jobs.made is not None or self._job_store_kind != "sqlite" or self.state_url.shared:
-            return
-        directory = resolve_state_dir(self.name, self._state_dir_option)
-        if os.path.exists(os.path.join(directory, DB_FILE)):
-            self.jobs.open()
-
     def sweep(self) -> None:
         """Forget expired sessions and jobs (the runner's periodic sweep); a job store not opened
         yet holds nothing to forget."""
         self.sessions.sweep()
-        jobs = self._jobs.made
+        jobs = self.first_use.jobs_made
         if jobs is not None:
             jobs.sweep()
 
@@ -435,7 +314,7 @@ class ServerCore:
 
             self.telemetry = install(self.dispatcher.pipeline.wrap, self.sessions, self.version)
         self._share(loop)
-        self._resume_jobs()
+        self.first_use.resume_jobs()
         self.notifier = Notifier(self, loop)
         # Once per server rather than per call: tqdm bars in tools become progress, and input()
         # in a tool fails at once instead of waiting for the time limit.
@@ -454,9 +333,9 @@ class ServerCore:
         self.replication = Replication(self.sessions, state)
         # Every process must accept the others' requestState once: the key (unless given) and
         # the used nonces live in the shared store.
-        self._request_codec.replace(self._codec(
-            self._state_secret if self._state_secret is not None else state.request_state_key(),
-            shared_consume=state.consume_nonce))
+        secret = self.first_use.state_secret
+        self.first_use.use_request_codec(self.first_use.codec(
+            secret if secret is not None else state.request_state_key(), shared_consume=state.consume_nonce))
 
     def detach(self) -> None:
         """Stop delivering change notifications (the server stopped)."""
@@ -579,7 +458,7 @@ class ServerCore:
         for request in list(self.in_flight):
             request.cancel("the server is shutting down")
         self.sessions.close_all()
-        jobs = self._jobs.made
+        jobs = self.first_use.jobs_made
         if jobs is not None:
             jobs.cancel_all()
         self.executor.shutdown(wait=False, cancel_futures=True)

@@ -1,0 +1,258 @@
+"""The core's services a first answer does not use, each made at its first use: :class:`FirstUse`.
+
+The job store (with the job service's hand-over and re-attach hooks, and the provenance recorder
+as its finish hook), the result store and the result options, the provenance records and their
+layer's recorder, the result cache and its layer, and the stateless era's state (the
+``requestState`` key, task inputs, skills). Each is a typed property backed by a :class:`Once`:
+made under a lock at the first ask, then kept; its module is imported then too, so a served
+script's first answer imports none of them. :class:`~.core.ServerCore` holds one ``FirstUse``
+and passes its properties on; nothing else builds one. Nothing here imports Tornado or IPython.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Generic, TypeVar
+
+from .jobs import DB_FILE
+from .wire.state_dir import resolve_state_dir
+
+if TYPE_CHECKING:
+    from ..state import StateURL
+    from .asks.request_state import RequestStateCodec
+    from .asks.task_inputs import TaskInputs
+    from .jobs.service import HandOver, JobStore, Reattach
+    from .provenance.cache_layer import CacheLayer
+    from .provenance.cache_store import ResultCache
+    from .provenance.layer import Recorder, ToolLookup
+    from .provenance.records import ProvenanceStore
+    from .registry.skill_catalog import SkillCatalog
+    from .results.store import ResultOptions, ResultStore
+
+T = TypeVar("T")
+
+
+class Once(Generic[T]):
+    """One service of the core, made by ``make`` at its first use and kept (under a lock: the
+    loop and a tool's or a notebook's thread may ask for it at the same moment)."""
+
+    __slots__ = ("_lock", "_make", "made")
+
+    def __init__(self, make: Callable[[], T]) -> None:
+        self._make = make
+        self._lock = threading.Lock()
+        self.made: T | None = None
+        """The service once made, else None."""
+
+    def get(self) -> T:
+        made = self.made
+        if made is None:
+            with self._lock:
+                made = self.made
+                if made is None:
+                    made = self.made = self._make()
+        return made
+
+    def replace(self, service: T) -> None:
+        """Use ``service`` from now on (the shared state store's ``requestState`` key)."""
+        self.made = service
+
+
+class FirstUse:
+    """The services of one server made at their first use.
+
+    Args:
+        name: the server's name (names the default state directory).
+        tools: the registry's tools (the recorder and the cache layer look tools up by name).
+        state_url: where what several processes share lives (a Redis URL keeps the jobs there).
+        state_dir: the state directory option (None: the default).
+        job_store: ``"sqlite"`` or ``"memory"``.
+        job_ttl: seconds finished jobs, kept results and records stay readable.
+        job_bounds: ``(max_jobs, max_jobs_per_owner, max_job_result_bytes)``.
+        inline: ``(max_inline_bytes, figure_dpi)`` of the result options.
+        cache_max_bytes: bytes of results the result cache keeps.
+        provenance: whether calls and jobs are recorded.
+        state_secret: the ``requestState`` key, or None for a random one per process.
+        reattach / hand_over: the job service's hooks for the job store.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        tools: ToolLookup,
+        *,
+        state_url: StateURL,
+        state_dir: str | os.PathLike[str] | None,
+        job_store: str,
+        job_ttl: float,
+        job_bounds: tuple[int, int, int],
+        inline: tuple[int | None, float | None],
+        cache_max_bytes: int,
+        provenance: bool,
+        state_secret: str | bytes | None,
+        reattach: Reattach,
+        hand_over: HandOver,
+    ) -> None:
+        self._name = name
+        self._tools = tools
+        self._state_url = state_url
+        self._state_dir = state_dir
+        self._job_store = job_store
+        self._job_ttl = job_ttl
+        self._job_bounds = job_bounds
+        self._inline = inline
+        self._cache_max_bytes = cache_max_bytes
+        self._provenance_on = provenance
+        self._hooks = (reattach, hand_over)
+        self._jobs = Once(self._make_jobs)
+        self._result_options = Once(self._make_result_options)
+        self._result_store = Once(self._make_result_store)
+        self._provenance = Once(self._make_provenance)
+        self._recorder = Once(self._make_recorder)
+        self._result_cache = Once(self._make_result_cache)
+        self._cache_layer = Once(self._make_cache_layer)
+        self._task_inputs = Once(self._make_task_inputs)
+        self._skills = Once(self._make_skills)
+        self.state_secret = state_secret
+        """The ``requestState`` key given, or None."""
+        self._request_codec = Once(lambda: self.codec(state_secret))
+        if state_secret is not None:  # a given key is checked now, not at the first 2026-07-28 round trip
+            self._request_codec.get()
+
+    @property
+    def jobs(self) -> JobStore:
+        """The job store: made at the first job, task or poll, or by :meth:`resume_jobs`."""
+        return self._jobs.get()
+
+    @property
+    def jobs_made(self) -> JobStore | None:
+        """The job store if made yet (a store not made holds nothing to sweep or cancel)."""
+        return self._jobs.made
+
+    def _make_jobs(self) -> JobStore:
+        from .jobs.service import JobStore
+
+        max_jobs, per_owner, result_bytes = self._job_bounds
+        reattach, hand_over = self._hooks
+        jobs = JobStore(
+            self._job_ttl, name=self._name, state_dir=self._state_dir, kind=self._job_store,
+            max_jobs=max_jobs, max_jobs_per_owner=per_owner, max_result_bytes=result_bytes,
+            shared=self._state_url, reattach=reattach, hand_over=hand_over)
+        if self._provenance_on:
+            jobs.on_finish(self.recorder.job_finished)
+        return jobs
+
+    def resume_jobs(self) -> None:
+        """Open the job store now when an earlier process left one on disk: its unfinished jobs
+        are settled (taken back by their executor, else failed) when serving starts, not at the
+        first job call. Without a file there is nothing to settle and nothing is opened."""
+        if self._jobs.made is not None or self._job_store != "sqlite" or self._state_url.shared:
+            return
+        directory = resolve_state_dir(self._name, self._state_dir)
+        if os.path.exists(os.path.join(directory, DB_FILE)):
+            self.jobs.open()
+
+    @property
+    def result_options(self) -> ResultOptions:
+        """How results are shaped (``max_inline_bytes``, ``figure_dpi``)."""
+        return self._result_options.get()
+
+    def _make_result_options(self) -> ResultOptions:
+        from .results.store import ResultOptions
+
+        return ResultOptions(*self._inline)
+
+    @property
+    def result_store(self) -> ResultStore:
+        """Large results kept as resources: as long as job results, beside them (files in the
+        state directory when the job store keeps its records)."""
+        return self._result_store.get()
+
+    def _make_result_store(self) -> ResultStore:
+        from .results.store import ResultStore
+
+        return ResultStore(self._job_ttl, directory=self._kept_directory)
+
+    @property
+    def provenance(self) -> ProvenanceStore:
+        """The provenance records: as long as finished jobs, beside them."""
+        return self._provenance.get()
+
+    def _make_provenance(self) -> ProvenanceStore:
+        from .provenance.records import ProvenanceStore
+
+        return ProvenanceStore(self._job_ttl, self._kept_directory, max_records=self._job_bounds[0] * 10)
+
+    @property
+    def recorder(self) -> Recorder:
+        """The provenance layer's recorder (and the job store's finish hook)."""
+        return self._recorder.get()
+
+    def _make_recorder(self) -> Recorder:
+        from .provenance.layer import Recorder
+
+        return Recorder(self.provenance, self._tools, enabled=self._provenance_on)
+
+    @property
+    def result_cache(self) -> ResultCache:
+        """The results of tools registered with ``cache=``."""
+        return self._result_cache.get()
+
+    def _make_result_cache(self) -> ResultCache:
+        from .provenance.cache_store import ResultCache
+
+        return ResultCache(self._kept_directory, max_bytes=self._cache_max_bytes)
+
+    @property
+    def cache_layer(self) -> CacheLayer:
+        """The result cache's layer (hits and misses counted)."""
+        return self._cache_layer.get()
+
+    def _make_cache_layer(self) -> CacheLayer:
+        from .provenance.cache_layer import CacheLayer
+
+        return CacheLayer(self.result_cache, self._tools)
+
+    @property
+    def request_codec(self) -> RequestStateCodec:
+        """The key signing the 2026-07-28 ``requestState`` (random per process unless given)."""
+        return self._request_codec.get()
+
+    def use_request_codec(self, codec: RequestStateCodec) -> None:
+        """Sign with ``codec`` from now on (the shared state store's key and used nonces)."""
+        self._request_codec.replace(codec)
+
+    @staticmethod
+    def codec(secret: str | bytes | None,
+              shared_consume: Callable[[str, float], bool] | None = None) -> RequestStateCodec:
+        """A ``requestState`` codec with ``secret`` (None: a random key)."""
+        from .asks.request_state import RequestStateCodec
+
+        return RequestStateCodec(secret, shared_consume=shared_consume)
+
+    @property
+    def task_inputs(self) -> TaskInputs:
+        """The input requests of running tasks (the 2026-07-28 tasks extension)."""
+        return self._task_inputs.get()
+
+    def _make_task_inputs(self) -> TaskInputs:
+        from .asks.task_inputs import TaskInputs
+
+        return TaskInputs()
+
+    @property
+    def skills(self) -> SkillCatalog:
+        """The published skills (the 2026-07-28 skills extension)."""
+        return self._skills.get()
+
+    def _make_skills(self) -> SkillCatalog:
+        from .registry.skill_catalog import SkillCatalog
+
+        return SkillCatalog()
+
+    def _kept_directory(self) -> str | None:
+        """Where results and records outlive the process: the job store's directory while it
+        keeps its records there, else None (memory)."""
+        return self.jobs.directory if self.jobs.persistent else None
