@@ -6,6 +6,12 @@ module level and its arguments and result picklable — a call that is not fails
 saying so. ``ctx`` there is a :class:`~.remote.RemoteContext`: progress and log messages come
 back over a ``multiprocessing`` manager queue, cancellation goes out as a manager ``Event``.
 Nothing is started until the first job.
+
+Every process the pool or its manager starts first runs :func:`forked_worker_setup`: with the
+``fork`` start method (Linux's default) a worker is a copy of the server, so it would keep the
+server's listening socket and signal handlers and outlive a server killed with ``kill -9``,
+holding its port. The setup closes inherited listening sockets, restores the default
+``SIGTERM`` (``SIGINT`` is left to the server) and exits the worker when its parent is gone.
 """
 
 from __future__ import annotations
@@ -13,10 +19,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import multiprocessing
+import os
 import pickle
+import signal
+import socket
+import stat
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
+from multiprocessing.managers import SyncManager
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ToolError
@@ -28,6 +40,63 @@ if TYPE_CHECKING:
 
     from ..calls.context import Context
     from ..jobs.service import Job
+
+
+PARENT_CHECK_SECONDS = 0.5
+"""How often a worker looks whether its parent (the server) is still alive."""
+
+
+def forked_worker_setup() -> None:
+    """First thing in a worker (or the manager) process: drop what it inherited from the server.
+
+    Closes the listening sockets a forked copy inherits (a server killed with ``kill -9`` would
+    otherwise leave its port held by orphans that accept nothing), restores the default
+    ``SIGTERM`` and ignores ``SIGINT`` (the server stops its workers), and starts a daemon thread
+    that ends the process once its parent has gone. Never raises: a pool whose initializer
+    fails is broken for good.
+    """
+    try:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        _close_listening_sockets()
+        parent = os.getppid()
+        threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True,
+                         name="nanohubmcp-worker-parent-watch").start()
+    except Exception:  # best effort: the worker still runs jobs
+        pass
+
+
+def _close_listening_sockets() -> None:
+    accepting = getattr(socket, "SO_ACCEPTCONN", None)
+    try:
+        fds = [int(name) for name in os.listdir("/proc/self/fd")]
+    except OSError:  # no /proc: not Linux, where ``fork`` is not the default start method
+        return
+    if accepting is None:
+        return
+    for fd in fds:
+        if fd < 3:
+            continue
+        try:
+            if not stat.S_ISSOCK(os.fstat(fd).st_mode):
+                continue
+            sock = socket.socket(fileno=fd)
+        except OSError:
+            continue
+        try:
+            listening = sock.getsockopt(socket.SOL_SOCKET, accepting)
+        except OSError:
+            listening = 0
+        if listening:
+            sock.close()
+        else:
+            sock.detach()
+
+
+def _exit_when_orphaned(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_SECONDS)
+    os._exit(1)
 
 
 class QueueChannel:
@@ -62,9 +131,10 @@ class ProcessJobExecutor(JobExecutor):
         with self._lock:
             if self._pool is None:
                 context = multiprocessing.get_context()
-                self._manager = context.Manager()
+                self._manager = SyncManager(ctx=context)
+                self._manager.start(forked_worker_setup)
                 self._queue = self._manager.Queue()
-                self._pool = ProcessPoolExecutor(self.workers, mp_context=context)
+                self._pool = ProcessPoolExecutor(self.workers, mp_context=context, initializer=forked_worker_setup)
                 threading.Thread(
                     target=self._listen, args=(self._queue,), daemon=True, name="nanohubmcp-process-jobs"
                 ).start()

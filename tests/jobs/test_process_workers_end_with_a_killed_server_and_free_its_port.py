@@ -1,0 +1,74 @@
+"""A server killed with ``kill -9`` while a job runs on the ``processes`` executor leaves nothing
+behind: its pool's workers and manager (forked copies of the server) end, its port is free, and
+a server started again on the same state directory answers the job as stopped.
+
+Found by a new user: the forked workers kept the listening socket and the server's SIGTERM
+handler, so a client's request to the dead server's port hung and the restart could not bind.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from pathlib import Path
+
+from job_server import ServerProcess, wait_until
+
+STOPPED = "the server stopped while this job ran"
+
+
+def children(pid: int) -> set[int]:
+    """Live processes whose parent is ``pid`` (from /proc)."""
+    found = set()
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                fields = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and fields[0] != "Z":
+                found.add(int(name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def port_free(port: int) -> bool:
+    probe = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind(("127.0.0.1", port))
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()
+
+
+def test_workers_end_with_a_killed_server_and_its_port_is_free(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    first = ServerProcess(state, executor="processes")
+    try:
+        status, body = first.rest_start("wait_for_file", {"path": str(tmp_path / "never-created")})
+        assert status == 202, body
+        job_id = body["job_id"]
+        wait_until(lambda: first.rest_poll(job_id)[1]["status"] == "running", "the job to run")
+        workers = wait_until(lambda: children(first.proc.pid), "the pool's processes")
+        assert not port_free(first.port)
+        first.kill()
+        wait_until(lambda: not any(alive(pid) for pid in workers), "the workers to end with their server", 20)
+        wait_until(lambda: port_free(first.port), "the port to be free", 20)
+    finally:
+        first.stop()
+    again = ServerProcess(state, executor="processes")
+    try:
+        status, body = again.rest_poll(job_id)
+        assert body == {"status": "error", "job_id": job_id, "error": STOPPED}
+    finally:
+        again.stop()
