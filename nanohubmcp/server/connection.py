@@ -243,7 +243,8 @@ class Connection:
             header_version: the ``MCP-Protocol-Version`` header.
             principal: the caller the transport authenticated.
             wants_stream: the client takes related messages before the response (an SSE reply):
-                the request gets a stream (the session's, resumable, when it has one).
+                the request gets a stream (the session's, resumable, when it has one), made when
+                first asked for (:meth:`RequestContext.defer_stream`).
             trace_headers: the HTTP headers, for a request's W3C trace context.
 
         Raises:
@@ -271,11 +272,11 @@ class Connection:
             if not is_request:
                 return Incoming(message, True, None, None, None, None)
             version, caps = modern_version(message, header_version, check_header=True, request_id=message.id)
-            stream = OutboundStream("m", resumable=False) if wants_stream else None
-            return Incoming(message, True, self.request(message, version=version, stream=stream,
-                                                        client_capabilities=caps, principal=principal,
-                                                        trace_headers=trace_headers),
-                            None, version, None)
+            request = self.request(message, version=version, client_capabilities=caps, principal=principal,
+                                   trace_headers=trace_headers)
+            if wants_stream:
+                request.defer_stream(_modern_stream)
+            return Incoming(message, True, request, None, version, None)
         header = spoken_version(header_version)
         opens = is_request and message.method == "initialize"  # never adopt a client-chosen id
         session = None
@@ -288,17 +289,16 @@ class Connection:
                 raise SessionNotFound(
                     "Session not found: it expired or was deleted; initialize again without Mcp-Session-Id",
                     request_id=message.id)
-        stream = None
-        if wants_stream and is_request:
-            stream = session.new_stream(message.id) if session is not None else OutboundStream("x", resumable=False)
         version = handshake_version(session, header)
         if not is_request:
             return Incoming(message, False, self.request(message, version=version, session=session,
                                                          principal=principal), None, version, session)
-        return Incoming(message, False, self.request(message, version=version, session=session, stream=stream,
-                                                     opens_session=opens, principal=principal,
-                                                     trace_headers=trace_headers),
-                        None, version, session)
+        request = self.request(message, version=version, session=session, opens_session=opens, principal=principal,
+                               trace_headers=trace_headers)
+        if wants_stream:  # made at the first related message (most calls send none: a JSON reply)
+            request.defer_stream(functools.partial(session.new_stream, message.id) if session is not None
+                                 else _sessionless_stream)
+        return Incoming(message, False, request, None, version, session)
 
     def read(self, body: bytes | str, *, session: Session | None = None,
              stream: OutboundStream | None = None) -> Incoming:
@@ -610,6 +610,14 @@ def spoken_version(value: str | None) -> str | None:
             {"supported": list(versions.SUPPORTED_VERSIONS), "requested": value},
         )
     return value
+
+
+def _modern_stream() -> OutboundStream:
+    return OutboundStream("m", resumable=False)
+
+
+def _sessionless_stream() -> OutboundStream:
+    return OutboundStream("x", resumable=False)
 
 
 def handshake_version(session: Session | None, header_version: str | None = None) -> versions.ProtocolVersion:

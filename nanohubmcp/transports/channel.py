@@ -11,29 +11,44 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import HANDSHAKE_ROUTE
-from ..server.wire.sessions import Session
+from ..server.wire.request import RequestContext
 from ..server.wire.streams import OutboundStream
 from .base import BaseHandler
 from .sse_writer import SSEWriter
 
 
 class ResponseChannel:
-    """Answers one POSTed request: JSON by default, SSE once a related message must go first."""
+    """Answers one POSTed request: JSON by default, SSE once a related message must go first.
 
-    def __init__(
-        self, handler: BaseHandler, stream: OutboundStream | None, *, priming: bool, session: Session | None = None
-    ) -> None:
+    Args:
+        handler: the POST's handler.
+        request: the request it answers; the channel attaches to the request's stream when the
+            stream is made (:meth:`RequestContext.on_stream_opened`: at its first related message,
+            so a call answered with JSON makes none).
+        priming: a resumable stream opens with a priming event (SEP-1699, from 2025-11-25).
+    """
+
+    def __init__(self, handler: BaseHandler, request: RequestContext, *, priming: bool) -> None:
         self.handler = handler
-        self.session = session
-        self.stream = stream
+        self.session = request.session
         self.priming = priming
+        self.stream: OutboundStream | None = None
         self.writer: SSEWriter | None = None
+        self.priming_id: str | None = None
+        self.over = False
+        request.on_stream_opened(self._opened)
+
+    def _opened(self, stream: OutboundStream) -> None:
+        self.stream = stream
+        if self.over:  # made after the exchange ended: nothing goes out on this response any more
+            self._forget_stream()
+            return
+        priming = self.priming and stream.resumable
         # Reserve the priming event's id first, so every message's id comes after it.
-        self.priming_id = stream.next_id() if (priming and stream is not None) else None
-        if stream is not None:
-            stream.attach(self._sink)
-            if priming:
-                stream.set_hangup_callback(self._hangup)
+        self.priming_id = stream.next_id() if priming else None
+        stream.attach(self._sink)
+        if priming:
+            stream.set_hangup_callback(self._hangup)
 
     def _start(self) -> SSEWriter:
         if self.writer is None:
@@ -66,6 +81,7 @@ class ResponseChannel:
     def finish(self, response: dict[str, Any], route: str = HANDSHAKE_ROUTE) -> None:
         """Send the response: as the stream's last event, or as a JSON body with the status of
         ``route`` (:meth:`BaseHandler.reply_status`)."""
+        self.over = True
         if self.writer is not None and self.stream is not None:
             self.stream.send(response, final=True)
             self.stream.detach(self._sink)  # the response is over; keep no handler alive
@@ -82,6 +98,7 @@ class ResponseChannel:
         """End the exchange without a response: the client cancelled the request, and a
         cancelled request gets none (MCP 2025-11-25, Utilities § Cancellation). An SSE
         response ends after what it carried; otherwise the POST gets ``202 Accepted``."""
+        self.over = True
         writer = self.writer
         self._forget_stream()
         if writer is not None:

@@ -104,14 +104,9 @@ class StreamableHTTPHandler(BodyReadingHandler):
             await self.connection.serve(request)
             self.send_empty(202)
         elif request is not None:
-            session = incoming.session
-            stream = request.stream
-            # A resumable stream opens with a priming event (SEP-1699, from 2025-11-25).
             # A local name: the response may end before the call does (a hung-up stream, SEP-1699),
             # and on_finish then forgets self.channel.
-            channel = self.channel = ResponseChannel(
-                self, stream, priming=stream is not None and stream.resumable and request.version.priming_events,
-                session=session)
+            channel = self.channel = ResponseChannel(self, request, priming=request.version.priming_events)
             reply = await self.connection.serve(request)
             if reply.message is None:
                 channel.withdraw()
@@ -139,7 +134,7 @@ class StreamableHTTPHandler(BodyReadingHandler):
             self.fail(exc, message.id)
             return
         connection = self.connection
-        channel = self.channel = ResponseChannel(self, request.stream, priming=False)
+        channel = self.channel = ResponseChannel(self, request, priming=False)
         # Closing the response stream is the cancellation of this request (no notifications/cancelled).
         self.closing = lambda: connection.peer_gone(request, "the client closed the response stream")
         try:

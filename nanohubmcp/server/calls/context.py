@@ -331,13 +331,15 @@ class Context(LevelMethods):
 
         Source: MCP 2025-11-25, Transports § Streamable HTTP § Resumability (SEP-1699).
         """
-        stream = self._request.stream
-        if stream is None:
-            return
         if self._on_loop():
-            stream.hangup()
+            self._hang_up()
         else:
-            self._request.loop.call_soon_threadsafe(stream.hangup)
+            self._request.loop.call_soon_threadsafe(self._hang_up)
+
+    def _hang_up(self) -> None:
+        stream = self._request.stream  # on the loop: a deferred stream is made there (SSE, primed)
+        if stream is not None:
+            stream.hangup()
 
 
 _PY_LEVELS = {

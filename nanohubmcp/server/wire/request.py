@@ -91,7 +91,8 @@ class RequestContext:
         version: protocol version in force for this request.
         session: the handshake-era session, or None (sessionless / 2026-07-28).
         stream: where related messages go; None when the reply must be plain JSON and no
-            other stream can take them.
+            other stream can take them. A transport may defer it (:meth:`defer_stream`): it is
+            then made when first read, on the loop thread.
         loop: the event loop serving the request.
         principal: the caller the transport's verifier authenticated, or None when the
             server has no authorization configured.
@@ -122,6 +123,9 @@ class RequestContext:
 
     __slots__ = (
         "_cancel_callbacks",
+        "_open_stream",
+        "_stream",
+        "_stream_opened",
         "argument_errors",
         "cancel_reason",
         "cancelled",
@@ -140,7 +144,6 @@ class RequestContext:
         "server",
         "session",
         "slots",
-        "stream",
         "task_metadata",
         "trace_headers",
         "transport",
@@ -164,7 +167,9 @@ class RequestContext:
         self.version = version if isinstance(version, ProtocolVersion) else ProtocolVersion.of(version)
         self.modern = self.version.modern
         self.session = session
-        self.stream = stream
+        self._stream = stream
+        self._open_stream: Callable[[], OutboundStream] | None = None
+        self._stream_opened: Callable[[OutboundStream], None] | None = None
         self.loop = loop
         self.principal = principal
         self.server = server
@@ -189,6 +194,38 @@ class RequestContext:
         self.lists_as_data = False
         self.transport: str | None = None
         self.trace_headers: dict[str, str] | None = None
+
+    @property
+    def stream(self) -> OutboundStream | None:
+        """Where related messages go (see the class text); a deferred stream
+        (:meth:`defer_stream`) is made here, when first asked for (loop thread only)."""
+        stream = self._stream
+        if stream is None and self._open_stream is not None:
+            opener, self._open_stream = self._open_stream, None
+            stream = self._stream = opener()
+            opened, self._stream_opened = self._stream_opened, None
+            if opened is not None:
+                opened(stream)
+        return stream
+
+    @stream.setter
+    def stream(self, stream: OutboundStream | None) -> None:
+        self._stream = stream
+        self._open_stream = None
+
+    def defer_stream(self, opener: Callable[[], OutboundStream]) -> None:
+        """Give the request a stream made by ``opener()`` when first asked for (:attr:`stream`):
+        most requests send nothing before their response, and a JSON reply needs no stream."""
+        self._stream = None
+        self._open_stream = opener
+
+    def on_stream_opened(self, callback: Callable[[OutboundStream], None]) -> None:
+        """Call ``callback(stream)`` once the request has its stream: now, when it has one; when
+        a deferred one is made; never, when it will have none (the transport attaches its writer)."""
+        if self._stream is not None:
+            callback(self._stream)
+        elif self._open_stream is not None:
+            self._stream_opened = callback
 
     def get(self, slot: Slot[T]) -> T | None:
         """What ``slot`` holds for this request, or None."""
