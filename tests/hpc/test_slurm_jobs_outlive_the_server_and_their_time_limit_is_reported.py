@@ -3,7 +3,8 @@
 A server running ``job_executor="slurm"`` is killed with SIGKILL while two of alice's jobs run on
 the node. One of them finishes while no server runs; the restarted server (same state directory)
 collects its result, takes the other back by its Slurm job id and stores its result when it ends:
-both reach alice, neither bob. A job that overruns ``time`` ends ``TIMEOUT``: the client's error
+both reach alice, neither bob, and it completes both jobs' provenance records (naming the node).
+A job that overruns ``time`` ends ``TIMEOUT``: the client's error
 names the time limit and carries the tail of the job's stderr (Slurm checks limits about every
 30 s: this test takes 60-95 s).
 
@@ -13,15 +14,17 @@ delivered to the job's owner; a ``--time`` overrun gives a clear error.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import cloudpickle
 import pytest
-from jobs.job_server import ServerProcess, wait_until
+from jobs.job_server import Routes, ServerProcess, wait_until
 from support import serve
 
 from nanohubmcp import MCPServer
@@ -40,6 +43,24 @@ def stored(state: Path, job_id: str) -> tuple[str, int]:
     return (row[0], row[1]) if row else ("", 0)
 
 
+def start(caller: Routes, path: Path) -> tuple[str, str]:
+    """Start ``wait_for_file`` over REST: the job's id and its provenance record's URI (the ``Link`` header)."""
+    status, headers, body = caller.http("/tools/wait_for_file", {"path": str(path)})
+    assert status == 202, body
+    link = headers.get("Link") or headers.get("link") or ""
+    assert link.startswith("<"), headers
+    assert "has_provenance" in link, headers
+    return body["job_id"], link[1 : link.index(">")]
+
+
+def read_record(caller: Routes, session: str, uri: str) -> dict[str, Any] | None:
+    reply = caller.rpc(session, "resources/read", {"uri": uri})
+    if "result" not in reply:
+        return None
+    record: dict[str, Any] = json.loads(reply["result"]["contents"][0]["text"])
+    return record
+
+
 def test_jobs_running_at_kill_9_are_collected_and_taken_back_for_their_owner(
     slurm_cluster: str, tmp_path: Path
 ) -> None:
@@ -47,8 +68,8 @@ def test_jobs_running_at_kill_9_are_collected_and_taken_back_for_their_owner(
     first = ServerProcess(state, "slurm", auth=True)
     try:
         alice = first.as_caller("token-of-alice")
-        early = alice.rest_start("wait_for_file", {"path": str(ends_early)})[1]["job_id"]
-        late = alice.rest_start("wait_for_file", {"path": str(ends_late)})[1]["job_id"]
+        early, early_record = start(alice, ends_early)
+        late, late_record = start(alice, ends_late)
         for job_id in (early, late):  # progress in the store: the job runs on the node
             wait_until(lambda job_id=job_id: stored(state, job_id)[1] > 0, "the job to run on the node", 90)
     finally:
@@ -79,6 +100,13 @@ def test_jobs_running_at_kill_9_are_collected_and_taken_back_for_their_owner(
         assert taken_back["status"] == "done", taken_back
         assert taken_back["result"]["found"] == str(ends_late)
         assert bob.rest_poll(early)[1]["status"] == "not_found"
+        # Each job's provenance record is completed by the server that collected the job, naming the node.
+        session = alice.session()
+        for uri in (early_record, late_record):
+            record = wait_until(lambda uri=uri: (read_record(alice, session, uri) or {}).get("status") == "completed"
+                                and read_record(alice, session, uri), "the job's record to be completed", 30)
+            assert record["where"]["node"] == slurm_cluster, record
+            assert record["where"]["slurm_job_id"].isdigit(), record
     finally:
         second.stop()
     assert stored(state, early)[0] == stored(state, late)[0] == "completed"

@@ -61,7 +61,7 @@ from .job_files import (
 )
 from .job_side import RAISED, run_in_job
 from .remote import job_trace, remote_context
-from .slurm_watch import ENDED, QUEUED, RUNNING, SlurmState, watcher
+from .slurm_watch import ENDED, QUEUED, RUNNING, SlurmState, look_once, watcher
 
 if TYPE_CHECKING:
     from ..calls.context import Context
@@ -261,10 +261,18 @@ class SlurmJobExecutor(FolderJobExecutor):
                 if result.exists():
                     outcome = await loop.run_in_executor(None, _load, result)
                     await loop.run_in_executor(None, events)
-                    _announce(context, job, slurm_id, SlurmState("COMPLETED", "", ""), told)
+                    seen = states.get(slurm_id)
+                    node = seen.node if seen is not None else ""
+                    if not node:  # it started and ended between two looks: Slurm knows where it ran
+                        seen = await loop.run_in_executor(None, look_once, slurm_id)
+                        node = seen.node if seen is not None else ""
+                    told = _announce_run(context, job, slurm_id, node, told)
+                    _announce(context, job, slurm_id, SlurmState("COMPLETED", "", node), told)
                     return _value_of(outcome, slurm_id, folder)
                 state = states.get(slurm_id)
                 if state is not None:
+                    if state.kind == ENDED:  # it ran (if it has a node) even when no look saw it running
+                        told = _announce_run(context, job, slurm_id, state.node, told)
                     now = (state.kind, state.reason, state.node)
                     if now != told:
                         _announce(context, job, slurm_id, state, told)
@@ -356,11 +364,23 @@ def _announce(context: Context | None, job: Job, slurm_id: str, state: SlurmStat
     else:
         text = f"Slurm job {slurm_id} ended: {state.state}"
     job.status_message = text
-    if context is None:
-        return
     meta = {"job_id": slurm_id, "state": state.state, "reason": state.reason, "node": state.node}
+    if context is None:  # a job taken back after a restart: the task's metadata is the job's own
+        job.meta = {**(job.meta or {}), "org.nanohub/slurm": meta}
+        return
     context.set_task_metadata(slurm=meta)
     context.info(text, slurm=meta)
+
+
+def _announce_run(
+    context: Context | None, job: Job, slurm_id: str, node: str, told: tuple[str, str, str] | None
+) -> tuple[str, str, str] | None:
+    """Announce that the job ran on ``node`` when it ended before any look saw it running (what
+    was told then)."""
+    if not node or (told is not None and told[0] != QUEUED):
+        return told
+    _announce(context, job, slurm_id, SlurmState("RUNNING", "", node), told)
+    return (RUNNING, "", node)
 
 
 def _ended_message(slurm_id: str, state: SlurmState, folder: Path, options: dict[str, Any]) -> str:

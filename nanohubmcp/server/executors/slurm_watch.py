@@ -116,10 +116,12 @@ class SlurmWatch:
                     self._states[jid] = SlurmState(VANISHED, "", "")  # e.g. ended long ago, no accounting
 
 
-def squeue() -> dict[str, SlurmState]:
-    """This user's jobs Slurm holds in memory: id -> state (with reason and node)."""
+def squeue(slurm_id: str | None = None) -> dict[str, SlurmState]:
+    """This user's jobs Slurm holds in memory (or job ``slurm_id`` only): id -> state (with
+    reason and node)."""
+    which = ["-j", slurm_id] if slurm_id else ["-u", getpass.getuser()]
     done = subprocess.run(
-        ["squeue", "-h", "--states=all", "-u", getpass.getuser(), "-o", "%i|%T|%r|%N"],
+        ["squeue", "-h", "--states=all", *which, "-o", "%i|%T|%r|%N"],
         capture_output=True,
         text=True,
         timeout=60,
@@ -134,6 +136,15 @@ def squeue() -> dict[str, SlurmState]:
     return found
 
 
+def look_once(slurm_id: str) -> SlurmState | None:
+    """Where Slurm has ``slurm_id`` now, asked at once (``squeue``, else ``sacct``), or None when
+    neither lists it (or Slurm cannot be asked): for a job that started and ended between two of
+    the watcher's looks."""
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        return squeue(slurm_id).get(slurm_id) or sacct([slurm_id]).get(slurm_id)
+    return None
+
+
 def sacct(job_ids: list[str]) -> dict[str, SlurmState]:
     """The accounting database's state of each job of ``job_ids`` it knows."""
     command = ["sacct", "-X", "-n", "-P", "-o", "JobID,State,NodeList,ExitCode"]
@@ -146,7 +157,8 @@ def sacct(job_ids: list[str]) -> dict[str, SlurmState]:
         if len(parts) == 4 and parts[0] in job_ids:
             state = parts[1].split()[0] if parts[1].strip() else "UNKNOWN"  # "CANCELLED by 0"
             code = "" if parts[3] in ("0:0", "") else parts[3]
-            found[parts[0]] = SlurmState(state, "", parts[2], code)
+            node = "" if parts[2] == "None assigned" else parts[2]  # a job that never started
+            found[parts[0]] = SlurmState(state, "", node, code)
     return found
 
 

@@ -296,6 +296,8 @@ Facts = tuple[str, str]
 """``(key, JSON text)`` of the facts a record refers to (:func:`.rows.facts_of`)."""
 Made = tuple[CallRow, "Facts | None", "tuple[str, str] | None"]
 """``(row, the facts it refers to, (code hash, source) to keep)``."""
+SLURM_META = "org.nanohub/slurm"
+"""The task metadata key where the Slurm executor says where a job is (``job_id``, ``node``...)."""
 CACHE_META = "io.nanohub/cache"
 """The ``_meta`` key of a result the result cache answered or stored: ``{"hit": bool, ...}``."""
 FACTS = "provenance_facts"
@@ -398,7 +400,7 @@ def _job_end(end: JobEnd, earlier: Earlier, created: float, expires: float) -> M
     extra = json.loads(row.extra) if row.extra else {}
     where = dict(extra.get("where") or {})
     where.update(end.where)
-    slurm = end.task.get("slurm") if isinstance(end.task.get("slurm"), dict) else None
+    slurm = end.task.get(SLURM_META) if isinstance(end.task.get(SLURM_META), dict) else None
     if slurm is not None:
         where.update(slurm_job_id=slurm.get("job_id"), node=slurm.get("node"))
     if where:
