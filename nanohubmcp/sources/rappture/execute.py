@@ -13,7 +13,9 @@ Two ways, chosen per call:
 
 Either way the program runs in a fresh working directory, in a process group of its own, with a
 time limit: at the limit (or when the call is cancelled) the whole group gets SIGTERM, then
-SIGKILL two seconds later. Lines ``=RAPPTURE-PROGRESS=>pct message`` are reported as they come.
+SIGKILL two seconds later. Lines ``=RAPPTURE-PROGRESS=>pct message`` are reported as they come, and
+so is the ``=RAPPTURE-RUN=>`` line: a program prints it once it has written its run file, so the
+caller may read the file while the program exits (an interpreter takes 5-30 ms to).
 Only the last 64 KiB of each output stream are kept in memory (standard output goes to
 ``stdout.log`` in the working directory as well).
 """
@@ -155,10 +157,14 @@ def run_program(
     timeout: float,
     on_progress: Callable[[float, str], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    on_run_file: Callable[[Path], None] | None = None,
 ) -> Outcome:
     """Run ``argv`` in ``cwd`` until it ends, ``timeout`` seconds pass, or ``cancelled()`` is true.
 
-    ``on_progress(percent, message)`` is called on this thread for each progress line.
+    ``on_progress(percent, message)`` is called on this thread for each progress line, and
+    ``on_run_file(path)`` for each ``=RAPPTURE-RUN=>`` line, as the program prints it (it is still
+    running: its exit status is not known yet, and the time limit and ``cancelled()`` are looked at
+    again once the callback returns).
 
     Raises:
         OSError: the program cannot be started (not found, not executable).
@@ -219,6 +225,8 @@ def run_program(
                 open_streams -= 1
             elif kind == "run":
                 outcome.run_file = cwd / str(payload)
+                if on_run_file is not None:
+                    on_run_file(outcome.run_file)
             elif kind == "progress":
                 percent, message = cast("tuple[float, str]", payload)
                 outcome.progress.append((percent, message))

@@ -3,7 +3,10 @@
 :func:`load_rappture_tool` reads the file once (title, about, ``<command>``, ``<limits>``, inputs);
 :meth:`RapptureTool.run` writes the driver in a fresh working directory, runs the program
 (:mod:`.execute`) while the figures for its plots are made (:func:`.plots.prepare`), reads the run
-file (:mod:`.outputs`) and removes the directory.
+file (:mod:`.outputs`) and removes the directory. The run file is read, and the plots drawn, as
+soon as the program names it (``=RAPPTURE-RUN=>``, printed once the file is written), while the
+program's process ends; that result is returned when the program then exits with status 0 and
+leaves the file as it was, else the file is read again.
 
 Time limit of a run: ``timeout=`` when given, else the tool's ``<limits><cputime>`` read as
 Rappture's runner reads it (``unlimited``: 12 hours; absent or not a number: 4 hours; at least
@@ -148,6 +151,22 @@ class RapptureTool:
                 argv = command_line(self.command, self.directory, driver)
             if plot and self.may_plot:  # blank figures (and matplotlib) made while the program runs
                 plots.prepare(figure_dpi)
+            early: dict[str, ToolResult] = {}  # the run file's text -> its result, made while the program exits
+
+            def shape(source: str) -> ToolResult:
+                found = read_outputs(self._parse(source), self.name, inline_limit)
+                return tool_result(found, self.name, plot=plot, figure_dpi=figure_dpi)
+
+            def on_run_file(path: Path) -> None:
+                """The program has written its run file and is exiting: shape the result (draw its
+                plots) now; it is used if the program then exits with 0 and the file is unchanged."""
+                early.clear()
+                try:
+                    source = path.read_text(encoding="utf-8", errors="replace")
+                    early[source] = shape(source)
+                except Exception:  # read again after the exit, where its errors are reported
+                    early.clear()
+
             try:
                 outcome = run_program(
                     argv,
@@ -156,19 +175,21 @@ class RapptureTool:
                     timeout=self.limit,
                     on_progress=on_progress,
                     cancelled=cancelled,
+                    on_run_file=None if self.rappture else on_run_file,
                 )
             except OSError as exc:
                 raise ToolError(
                     f"Rappture tool '{self.name}': cannot start {argv[0]!r}: {exc.strerror or exc}"
                 ) from None
-            run = self._run_document(outcome, workdir)
-            found = read_outputs(run, self.name, inline_limit)
-            return tool_result(found, self.name, plot=plot, figure_dpi=figure_dpi)
+            source = self._run_source(outcome, workdir)
+            if source in early:  # the file as the program left it: shaped while the program exited
+                return early[source]
+            return shape(source)
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
 
-    def _run_document(self, outcome: Outcome, workdir: Path) -> ET.Element:
-        """The run file's document, or a ToolError saying why there is none (with the log tail)."""
+    def _run_source(self, outcome: Outcome, workdir: Path) -> str:
+        """The run file's text, or a ToolError saying why there is none (with the log tail)."""
         tail = outcome.log_tail()
         if outcome.timed_out:
             raise ToolError(
@@ -177,7 +198,8 @@ class RapptureTool:
             )
         if outcome.cancelled:
             raise ToolError(f"Rappture tool '{self.name}' was cancelled and stopped")
-        root = self._parse_run(outcome, workdir)
+        source = self._read_run(outcome, workdir)
+        root = self._parse(source) if source else None
         status = text_of(root, "output/status") if root is not None else ""
         if outcome.status != 0 or status == "failed":
             log = text_of(root, "output/log") if root is not None and status == "failed" else ""
@@ -186,26 +208,27 @@ class RapptureTool:
             raise ToolError(
                 f"Rappture tool '{self.name}' failed ({why})." + (f"\nThe end of its log:\n{detail}" if detail else "")
             )
-        if root is None:
+        if not source:
             raise ToolError(
                 f"Rappture tool '{self.name}' wrote no run file (its program printed no "
                 "=RAPPTURE-RUN=> line: does it call Rappture.result(driver) or rx.close()?)"
                 + (f"\nThe end of its log:\n{tail}" if tail else "")
             )
-        return root
+        return source
 
-    def _parse_run(self, outcome: Outcome, workdir: Path) -> ET.Element | None:
+    def _read_run(self, outcome: Outcome, workdir: Path) -> str:
         if self.rappture:  # rappture -execute prints the run file itself
             text = (workdir / "stdout.log").read_text(encoding="utf-8", errors="replace")
             start = text.find("<?xml")
             start = text.find("<run") if start < 0 else start
-            source = text[start:] if start >= 0 else ""
-        elif outcome.run_file is not None and outcome.run_file.is_file():
-            source = outcome.run_file.read_text(encoding="utf-8", errors="replace")
-        else:
-            return None
+            return text[start:] if start >= 0 else ""
+        if outcome.run_file is not None and outcome.run_file.is_file():
+            return outcome.run_file.read_text(encoding="utf-8", errors="replace")
+        return ""
+
+    def _parse(self, source: str) -> ET.Element:
         try:
-            return ET.fromstring(source.encode("utf-8")) if source else None
+            return ET.fromstring(source.encode("utf-8"))
         except ET.ParseError as exc:
             raise ToolError(f"Rappture tool '{self.name}': its run file is not XML ({exc})") from None
 
