@@ -99,10 +99,14 @@ def enable_escalation(core: HandlerServices, request: RequestContext, tool: Tool
         if future.done():
             return False
         try:
-            job = core.jobs.create(tool.name, None, principal=request.principal, as_task=True, message=message or None)
+            job = core.jobs.create(tool.name, None, principal=request.principal, as_task=True, message=message or None,
+                                   provenance_id=request.provenance_id)
         except jobmod.JobLimitReached:
             return False  # the call goes on as a plain call
         job.request = request
+        # The call's work is the task's from now on: its progress is kept with the job, and its provenance
+        # record (opened when the call answers with the task) is completed when the task ends.
+        request.job_id = job.id
         request.put(TASK_JOB, job)  # from now on the call's asks wait for tasks/update
         future.set_result(job)
         return True
