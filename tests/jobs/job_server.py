@@ -26,6 +26,13 @@ TOKENS = {"token-of-alice": "alice", "token-of-bob": "bob"}
 """Bearer tokens of the server started with ``auth=True`` (token → principal subject)."""
 
 
+def wait_here(path: str) -> dict:
+    """Run until ``path`` exists; module level, so it can run on the ``processes`` executor."""
+    while not os.path.exists(path):
+        time.sleep(0.05)
+    return {"found": path, "pid": os.getpid()}
+
+
 def main() -> None:
     from nanohubmcp import Context, MCPServer, StaticTokenVerifier
 
@@ -52,6 +59,7 @@ def main() -> None:
             time.sleep(0.05)
         return {"found": path, "pid": os.getpid()}
 
+    server.async_tool(executor="processes")(wait_here)
     server.run(host="127.0.0.1", port=0)
 
 

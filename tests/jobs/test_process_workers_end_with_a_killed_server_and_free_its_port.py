@@ -53,20 +53,21 @@ def port_free(port: int) -> bool:
 
 def test_workers_end_with_a_killed_server_and_its_port_is_free(tmp_path: Path) -> None:
     state = tmp_path / "state"
-    first = ServerProcess(state, executor="processes")
+    first = ServerProcess(state)
     try:
-        status, body = first.rest_start("wait_for_file", {"path": str(tmp_path / "never-created")})
+        status, body = first.rest_start("wait_here", {"path": str(tmp_path / "never-created")})
         assert status == 202, body
         job_id = body["job_id"]
         wait_until(lambda: first.rest_poll(job_id)[1]["status"] == "running", "the job to run")
-        workers = wait_until(lambda: children(first.proc.pid), "the pool's processes")
+        wait_until(lambda: len(children(first.proc.pid)) >= 2, "the pool's worker and manager")
+        workers = children(first.proc.pid)
         assert not port_free(first.port)
         first.kill()
         wait_until(lambda: not any(alive(pid) for pid in workers), "the workers to end with their server", 20)
         wait_until(lambda: port_free(first.port), "the port to be free", 20)
     finally:
         first.stop()
-    again = ServerProcess(state, executor="processes")
+    again = ServerProcess(state)
     try:
         status, body = again.rest_poll(job_id)
         assert body == {"status": "error", "job_id": job_id, "error": STOPPED}
