@@ -224,7 +224,8 @@ class SQLiteBackend:
     def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
         with self._write() as db:
             db.execute("UPDATE jobs SET progress = ?, progress_total = ?, progress_message = ?, "
-                       "progress_updates = progress_updates + 1 WHERE id = ?", (progress, total, message, job_id))
+                       "progress_updates = progress_updates + 1 WHERE id = ?",
+                       (_real(progress), _real(total), message, job_id))
 
     def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
         with self._lock:
@@ -332,3 +333,9 @@ def _flock(handle: IO[Any], *, blocking: bool) -> bool:
         return False
     return True
 
+
+def _real(value: float | None) -> float | None:
+    """A progress number SQLite can bind: an int beyond 64 bits as the float it stands for (REAL column)."""
+    if isinstance(value, int) and not -(2**63) <= value < 2**63:
+        return float(value)
+    return value
