@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         NanohubMCPError,
         ProtocolError,
         RegistrationError,
+        ResourceNotFound,
         ToolError,
     )
     from .facade import MCPServer
@@ -96,6 +97,7 @@ _LAZY = {
     "InvalidArguments": ".errors",
     "ProtocolError": ".errors",
     "RegistrationError": ".errors",
+    "ResourceNotFound": ".errors",
     "ConfigurationError": ".errors",
     "ClientRequestError": ".errors",
     **dict.fromkeys(

@@ -100,6 +100,12 @@ async def test_a_sim2l_runs_with_papermill_and_identical_inputs_come_from_the_st
             assert set(links) == {"picture.png", "report.txt"}
             report = await client.read_resource(links["report.txt"].uri)
             assert report.contents[0].text == "word at 298.15 K on GaAs\n"
+            # A file the run did not save is "not found" (-32002), not a server failure (-32603).
+            missing = str(links["report.txt"].uri).rsplit("/", 1)[0] + "/nope.txt"
+            with pytest.raises(MCPError) as refused:
+                await client.read_resource(missing)
+            assert refused.value.error.code == -32002, refused.value.error
+            assert "saved no file 'nope.txt'" in refused.value.error.message
             assert progress, "papermill's cell progress reaches the client"
             assert _runs(server) == 1
 

@@ -68,15 +68,18 @@ async def resources_read(core: HandlerServices, request: RequestContext, params:
     except Exception as exc:
         if call:
             call.finish(False, str(exc))
-        raise _read_failed(uri, exc) from exc
+        raise _read_failed(uri, exc, modern=request.modern) from exc
     if call:
         call.finish(True)
     return result
 
 
-def _read_failed(uri: str, exc: Exception) -> Exception:
+def _read_failed(uri: str, exc: Exception, *, modern: bool) -> Exception:
     from ...errors import InternalError, ProtocolError
 
+    if isinstance(exc, ResourceNotFound):  # the function says nothing is at this URI
+        data = exc.data if exc.data is not None else {"uri": uri}
+        return InvalidParams(exc.message, data) if modern else ResourceNotFound(exc.message, data)
     if isinstance(exc, ProtocolError):
         return exc
     # The function's own message is for the client (like a tool's); never a traceback.

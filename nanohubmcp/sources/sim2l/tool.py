@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ...errors import RegistrationError, ToolError
+from ...errors import RegistrationError, ResourceNotFound
 from ...server.calls.context import Context
 from .execute import read_outputs, run_notebook
 from .notebook import Sim2LSpec, read_sim2l
@@ -154,12 +154,12 @@ class Sim2LTool:
         try:
             directory = self.store.find(run)
         except ValueError as exc:
-            raise ToolError(str(exc)) from None
+            raise ResourceNotFound(str(exc)) from None
         if directory is None:
-            raise ToolError(f"no stored run {run} of the Sim2L '{self.spec.name}'")
+            raise ResourceNotFound(f"no stored run {run} of the Sim2L '{self.spec.name}'")
         target = os.path.realpath(os.path.join(directory, path))
         if not target.startswith(os.path.realpath(directory) + os.sep) or not os.path.isfile(target):
-            raise ToolError(f"the run {run[:12]} saved no file {path!r}")
+            raise ResourceNotFound(f"the run {run[:12]} saved no file {path!r}")
         with open(target, "rb") as stream:
             data = stream.read()
         mime = mimetypes.guess_type(target)[0] or "application/octet-stream"
