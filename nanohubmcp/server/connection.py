@@ -282,7 +282,8 @@ class Connection:
         session = None
         if session_id and not opens:
             try:
-                session = await self._named_session(session_id, principal)
+                session = (self._local_session(session_id, principal) if self.core.replication is None
+                           else await self._named_session(session_id, principal))
             except StateUnavailable as exc:  # the refusal names the request it refuses
                 raise StateUnavailable(exc.message, request_id=message.id) from exc
             if session is None:
@@ -351,6 +352,10 @@ class Connection:
         replication = self.core.replication
         if replication is not None:
             await replication.lookup(session_id)
+        return self._local_session(session_id, principal)
+
+    def _local_session(self, session_id: str, principal: Principal | None) -> Session | None:
+        """:meth:`_named_session` as this process knows it (no coroutine: the common case)."""
         session = self.core.sessions.get(session_id)
         if session is None or session.principal != (principal.subject if principal is not None else None):
             return None

@@ -88,6 +88,26 @@ def wants_sse(header: str | None) -> bool:
     return header is not None and "text/event-stream" in header.lower()
 
 
+MAX_HEADER_PAIRS = 256
+"""Most ``(Content-Type, Accept)`` pairs :func:`post_headers` keeps (client input: bounded)."""
+_POST_HEADERS: dict[tuple[str | None, str | None], tuple[bool, bool, bool]] = {}
+
+
+def post_headers(content_type: str | None, accept: str | None) -> tuple[bool, bool, bool]:
+    """For a POST's ``Content-Type`` and ``Accept``: ``(the body is JSON (json_body_type), the reply
+    can be JSON or SSE (accepts), the client named SSE (wants_sse))``. A client sends the same two
+    headers on every request: the answer is kept per pair (at most :data:`MAX_HEADER_PAIRS`)."""
+    key = (content_type, accept)
+    known = _POST_HEADERS.get(key)
+    if known is None:
+        known = (json_body_type(content_type),
+                 accepts(accept, "application/json") or accepts(accept, "text/event-stream"), wants_sse(accept))
+        if len(_POST_HEADERS) >= MAX_HEADER_PAIRS:
+            _POST_HEADERS.clear()
+        _POST_HEADERS[key] = known
+    return known
+
+
 class BaseHandler(tornado.web.RequestHandler):
     """Shared behaviour of all nanohubmcp routes.
 

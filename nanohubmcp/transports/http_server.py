@@ -168,7 +168,9 @@ class _MessageLimits(httputil.HTTPMessageDelegate):
         connection = self.connection
         if isinstance(connection, HTTP1Connection) and (
                 "Transfer-Encoding" in headers or headers.get("Content-Length", "0") != "0"):
-            deadlines = self.deadlines = body_deadlines(asyncio.get_running_loop())
+            # The connection's own loop (asyncio.get_running_loop() costs a getpid system call on 3.11).
+            loop = getattr(connection.stream.io_loop, "asyncio_loop", None) or asyncio.get_running_loop()
+            deadlines = self.deadlines = body_deadlines(loop)
             deadlines.add(self, BODY_TIMEOUT, connection.close)
         return self.delegate.headers_received(start_line, headers)
 

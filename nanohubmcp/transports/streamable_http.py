@@ -38,8 +38,7 @@ from .base import (
     MCP_SESSION_ID_HEADER,
     BodyReadingHandler,
     accepts,
-    json_body_type,
-    wants_sse,
+    post_headers,
 )
 from .channel import ResponseChannel
 from .sse_writer import SSEWriter
@@ -75,11 +74,11 @@ class StreamableHTTPHandler(BodyReadingHandler):
             return
         headers = self.request.headers
         try:  # a refusal before the core: its status from the one map
-            if not json_body_type(headers.get("Content-Type")):
+            json_body, acceptable, sse = post_headers(headers.get("Content-Type"), headers.get("Accept"))
+            if not json_body:
                 raise UnsupportedMediaType(
                     "Unsupported Media Type: send the JSON-RPC message with 'Content-Type: application/json'")
-            accept = headers.get("Accept")
-            if not (accepts(accept, "application/json") or accepts(accept, "text/event-stream")):
+            if not acceptable:
                 raise NotAcceptable(
                     "Not Acceptable: the reply is application/json or text/event-stream; accept one of them")
             if self.root and self.get_query_argument("session_id", None):
@@ -91,7 +90,7 @@ class StreamableHTTPHandler(BodyReadingHandler):
             incoming = await self.connection.receive(
                 self.body(), session_id=headers.get(MCP_SESSION_ID_HEADER),
                 header_version=headers.get(MCP_PROTOCOL_VERSION_HEADER), principal=self.principal,
-                wants_stream=wants_sse(accept), trace_headers=headers)
+                wants_stream=sse, trace_headers=headers)
         except ProtocolError as refused:
             self.fail(refused)
             return
