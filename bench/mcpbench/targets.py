@@ -42,8 +42,9 @@ BOUNDS = {
     "prov": "the record made and stored on its writer thread: ~210k instructions per record over HTTP with SQLite "
             "(bench/provenance.md)",
     "cache": "argument hashing, a SQLite read and a JSON parse on the loop before the cache answers (§13.8)",
-    "rappture": "drawing the curve's PNG after the run: ~100 M instructions (296 M before §13.9's rework); "
-                "without the plot 1.01x",
+    "rappture": "drawing the curve's PNG (matplotlib 3.11's per-glyph text path, then the PNG): ~165 M "
+                "instructions per plot, overlapped with the program's exit since 190fde3 (§13.9); without the "
+                "plot ~1.02x",
 }
 
 

@@ -124,8 +124,8 @@ def add_rappture_tool(
         timeout: seconds a run may take (default from ``<limits>``).
         rappture: the ``rappture`` program (default ``rappture`` on ``PATH``; ``""``: never).
         plot: draw curves, histograms and tables as PNG plots (matplotlib; the figures are made
-            while the program runs, see :mod:`.plots`); False returns the data alone, without the
-            drawing (some 100 million instructions a plot, after the run).
+            while the program runs and drawn as it exits, see :mod:`.plots`); False returns the
+            data alone, without the drawing (some 165 million instructions a plot).
         options: more options of ``MCPServer.tool`` (``title``, ``annotations``, ``scopes``,
             ``executor`` for a job tool, …).
     Raises:
