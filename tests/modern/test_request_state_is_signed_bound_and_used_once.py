@@ -24,8 +24,8 @@ def accept(**content: Any) -> dict[str, Any]:
     return {"action": "accept", "content": content}
 
 
-def build(secret: str | None = None) -> MCPServer:
-    server = MCPServer("stateful-inputs", state_secret=secret)
+def build(secret: str | None = None, auth: Any = None) -> MCPServer:
+    server = MCPServer("stateful-inputs", state_secret=secret, auth=auth)
 
     @server.tool()
     def two_steps(ctx: Context, greeting: str = "Hello") -> str:
@@ -164,3 +164,27 @@ def test_argument_digests_ignore_key_order() -> None:
 def test_a_weak_secret_is_refused_at_construction(secret: Any) -> None:
     with pytest.raises(ConfigurationError, match="state_secret"):
         MCPServer("weak", state_secret=secret)
+
+
+def test_a_state_issued_to_one_caller_is_refused_for_another() -> None:
+    """Bob, holding a state issued to Alice, cannot finish her call with her earlier answers (nor
+    burn it): -32602, and Alice's own retry still works. Found by a new user's trial."""
+    from nanohubmcp import StaticTokenVerifier
+
+    with serve(build(auth=StaticTokenVerifier({"tok-alice": "alice", "tok-bob": "bob"}))) as url:
+        wire = Wire(url + "mcp")
+
+        def as_(token: str, **params: Any) -> Any:
+            return wire.call("tools/call", {"name": "two_steps", "arguments": {}, **params},
+                             headers={"Authorization": f"Bearer {token}"})
+
+        r1 = as_("tok-alice").result
+        r2 = as_("tok-alice", inputResponses={"step1": accept(name="Ada")},
+                  requestState=r1["requestState"]).result
+        stolen = as_("tok-bob", inputResponses={"step2": accept(color="red")},
+                      requestState=r2["requestState"]).error
+        assert stolen["code"] == -32602, stolen
+        assert "issued to another caller" in stolen["message"], stolen
+        r3 = as_("tok-alice", inputResponses={"step2": accept(color="teal")},
+                  requestState=r2["requestState"]).result
+        assert r3["content"][0]["text"] == "Hello Ada, you like teal"

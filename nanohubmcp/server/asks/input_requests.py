@@ -149,7 +149,8 @@ def begin(codec: RequestStateCodec, request: RequestContext, method: str, name: 
         InvalidParams: ``inputResponses`` is present but not an object, or ``requestState``
             fails verification (see :class:`~.request_state.RequestStateCodec`).
     """
-    binding = Binding(method, name, arguments_digest(arguments))
+    principal = request.principal
+    binding = Binding(method, name, arguments_digest(arguments), principal.subject if principal is not None else "")
     responses: Any = params.get("inputResponses", {})
     if not isinstance(responses, dict):
         raise InvalidParams("Invalid inputResponses: it must be an object mapping each inputRequests key "

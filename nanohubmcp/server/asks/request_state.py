@@ -6,10 +6,13 @@ so it is attacker-controlled when it comes back. It is encoded as
 HMAC-SHA256 over ``v1.<payload>`` with the server's key (random per process unless the
 server was given ``state_secret=``; several processes behind one URL must share it).
 
-The payload binds the state to the request it belongs to (method, tool/prompt name or
-resource URI, a digest of the arguments), carries an expiry, a nonce, and the answers the
-client gave in earlier rounds. A state is refused when the MAC does not match, the format is
-wrong, it expired, it belongs to another request, or it was already used once (replay; the
+The payload binds the state to the caller it was issued to (the authenticated principal's
+subject; anonymous callers share one empty binding) and to the request it belongs to (method,
+tool/prompt name or resource URI, a digest of the arguments), carries an expiry, a nonce, and
+the answers the client gave in earlier rounds — signed, not encrypted: the client that gave
+them can read them (form elicitation is never for secrets: MCP 2025-11-25, Client § Elicitation).
+A state is refused when the MAC does not match, the format is wrong, it expired, it was issued
+to another caller or belongs to another request, or it was already used once (replay; the
 record of used nonces lasts until the state would have expired anyway, and is kept in the shared
 state store when several processes serve one URL).
 
@@ -62,11 +65,13 @@ def arguments_digest(arguments: object) -> str:
 
 @dataclass(frozen=True)
 class Binding:
-    """What a state is bound to: ``method`` + ``name`` (tool/prompt name or URI) + arguments digest."""
+    """What a state is bound to: ``method`` + ``name`` (tool/prompt name or URI) + arguments digest,
+    and ``caller`` (the principal's subject; "" when the server does not authenticate)."""
 
     method: str
     name: str
     digest: str
+    caller: str = ""
 
 
 class RequestStateCodec:
@@ -111,6 +116,7 @@ class RequestStateCodec:
             "m": binding.method,
             "n": binding.name,
             "a": binding.digest,
+            "p": binding.caller,
             "x": int(time.time() + self.ttl),
             "i": secrets.token_urlsafe(12),
             "r": answers,
@@ -123,8 +129,8 @@ class RequestStateCodec:
         """Check ``state`` for ``binding``, mark it used, and return the answers it carries.
 
         Raises:
-            InvalidParams: -32602 naming the reason (malformed, tampered, expired, issued for
-                another request, or already used).
+            InvalidParams: -32602 naming the reason (malformed, tampered, expired, issued to
+                another caller or for another request, or already used).
         """
         if not isinstance(state, str) or state.count(".") != 2:
             raise InvalidParams("Invalid requestState: it is malformed; send back the exact value the "
@@ -142,6 +148,9 @@ class RequestStateCodec:
         now = time.time()
         if not isinstance(payload.get("x"), int) or payload["x"] < now:
             raise InvalidParams("Invalid requestState: it expired; retry the request without it")
+        if payload.get("p", "") != binding.caller:
+            raise InvalidParams("Invalid requestState: it was issued to another caller; retry the request "
+                                "without it")
         if (payload.get("m"), payload.get("n"), payload.get("a")) != (binding.method, binding.name,
                                                                      binding.digest):
             raise InvalidParams("Invalid requestState: it was issued for a different request (method, "
