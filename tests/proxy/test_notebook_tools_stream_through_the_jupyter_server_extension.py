@@ -212,7 +212,9 @@ def test_only_ports_a_kernel_of_this_server_registered_are_forwarded(notebook: S
         url = f"{notebook.nginx.origin}{WEBER_PATH}nanohubmcp/{port}/"
         status, _, body = request("GET", url, headers=notebook.auth)
         assert status == 404, body[:300]
-        assert "no notebook kernel of this Jupyter server serves MCP on port" in json.loads(body)["message"]
+        message = json.loads(body)["message"]
+        assert "no notebook kernel of this Jupyter server serves MCP on port" in message
+        assert "(a %%mcp_tool cell, %mcp start or server.run())" in message  # no doubled '%'s
 
 
 def test_a_post_reply_streams_event_by_event_at_the_http_level(notebook: StreamingNotebook) -> None:

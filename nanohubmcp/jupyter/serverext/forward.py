@@ -27,6 +27,7 @@ does not answer → 502. Both as Jupyter's JSON error bodies with a message sayi
 from __future__ import annotations
 
 import atexit
+import json
 import os
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode
@@ -133,6 +134,18 @@ class ForwardHandler(APIHandler):
         self.relayed_headers = False
         self._upstream: iostream.IOStream | None = None
         self._client_gone = False
+
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        """Jupyter's JSON error reply ``{message, reason}``, with the message as written: Tornado
+        (6.5+) shows a message given without arguments with each ``%`` doubled, for its log line,
+        and Jupyter's reply would carry that escaped text."""
+        error = (kwargs.get("exc_info") or (None, None, None))[1]
+        message = error.get_message() if isinstance(error, web.HTTPError) and hasattr(error, "get_message") else None
+        if not message or not isinstance(error, web.HTTPError):
+            super().write_error(status_code, **kwargs)
+            return
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps({"message": message, "reason": error.reason}))
 
     def _registered(self, port: int) -> None:
         """Raise 404 unless a running kernel of this server registered ``port``."""
