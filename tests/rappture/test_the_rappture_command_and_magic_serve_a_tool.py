@@ -45,6 +45,7 @@ def test_the_magic_serves_a_rappture_tool_in_the_kernel_server() -> None:
 
     shell = get_ipython()
     shell.run_line_magic("load_ext", "nanohubmcp")
+    shell.run_line_magic("config", "NanohubMCP.port = 0")  # not 8000, which the README's example may hold
     try:
         shell.run_line_magic("mcp", f"rappture {FERMI} --name fermi_nb --timeout 30")
         session_server = shell.run_line_magic("mcp", "url")
