@@ -282,7 +282,9 @@ class Connection:
         session = None
         if session_id and not opens:
             try:
-                session = (self._local_session(session_id, principal) if self.core.replication is None
+                replication = self.core.replication  # with one: held here in step, the common case
+                session = (self._local_session(session_id, principal)
+                           if replication is None or replication.held(session_id) is not None
                            else await self._named_session(session_id, principal))
             except StateUnavailable as exc:  # the refusal names the request it refuses
                 raise StateUnavailable(exc.message, request_id=message.id) from exc
@@ -350,8 +352,8 @@ class Connection:
         if not session_id:
             return None
         replication = self.core.replication
-        if replication is not None:
-            await replication.lookup(session_id)
+        if replication is not None and replication.held(session_id) is None:
+            await replication.lookup(session_id)  # not held here in step: ask the store
         return self._local_session(session_id, principal)
 
     def _local_session(self, session_id: str, principal: Principal | None) -> Session | None:
@@ -457,7 +459,8 @@ class Connection:
             return Reply(None)
         assert response is not None
         opened = request.opened_session if "result" in response else None
-        if self.core.replication is None:
+        replication = self.core.replication
+        if replication is None or (opened is None and (session is None or not replication.changed(session))):
             return Reply(response, opened)
         try:
             await self._store(opened or session)

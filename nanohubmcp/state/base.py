@@ -51,6 +51,10 @@ class SharedState(Protocol):
         """Stop the background work and disconnect."""
 
     # -- sessions ----------------------------------------------------------------------------
+    def held_session(self, session_id: str) -> dict[str, Any] | None:
+        """The record of ``session_id`` when this process may use its own copy now, without asking
+        the store (its idle clock restarted); None: call :meth:`load_session`."""
+
     async def load_session(self, session_id: str) -> dict[str, Any] | None:
         """The record of ``session_id`` (its idle clock restarted), or None when gone."""
 

@@ -89,9 +89,20 @@ class RedisSessions:
         self._epoch = 0
         self._used: set[str] = set()
         self._acks: dict[str, tuple[set[str], asyncio.Event]] = {}
+        self._loading: dict[str, tuple[int, asyncio.Future[dict[str, Any] | None]]] = {}
+        """Loads on their way, by session id: the epoch when each was sent, and its record to come."""
         self._tasks: set[asyncio.Task[Any]] = set()
 
     # -- reading -----------------------------------------------------------------------------
+    def held(self, session_id: str) -> dict[str, Any] | None:
+        """The record of ``session_id`` from this process's copy, while its lease lasts (its idle
+        clock restarted with the next :meth:`refresh_clocks`); None: :meth:`load` it."""
+        cached = self._cache.get(session_id)
+        if cached is None or asyncio.get_running_loop().time() >= cached.until:
+            return None
+        self._used.add(session_id)
+        return cached.record
+
     async def load(self, session_id: str) -> dict[str, Any] | None:
         """The record of ``session_id`` (its idle clock restarted), or None when gone."""
         loop = asyncio.get_running_loop()
@@ -102,6 +113,38 @@ class RedisSessions:
                 self._used.add(session_id)
                 return cached.record
             del self._cache[session_id]
+        # One load per session at a time: requests arriving while one is on its way take its
+        # record, unless an invalidation came since it was sent (the record may predate a write
+        # whose answer a client has seen); a lease running out under many connections at once
+        # then costs one GETEX, not one per connection.
+        loading = self._loading.get(session_id)
+        if loading is not None and loading[0] == self._epoch:
+            try:
+                return await asyncio.shield(loading[1])
+            except asyncio.CancelledError:
+                cancelling = getattr(asyncio.current_task(), "cancelling", None)  # Python 3.11+
+                if not loading[1].cancelled() or (cancelling is not None and cancelling()):
+                    raise  # this request itself was cancelled
+            return await self.load(session_id)  # the request that sent it went away: load anew
+        future: asyncio.Future[dict[str, Any] | None] = loop.create_future()
+        self._loading[session_id] = (self._epoch, future)
+        try:
+            record = await self._load(session_id, now)
+        except Exception as exc:
+            future.set_exception(exc)
+            future.exception()  # retrieved: only joiners, if any, raise it
+            raise
+        except BaseException:
+            future.cancel()
+            raise
+        else:
+            future.set_result(record)
+            return record
+        finally:
+            if self._loading.get(session_id, (0, None))[1] is future:
+                del self._loading[session_id]
+
+    async def _load(self, session_id: str, now: float) -> dict[str, Any] | None:
         caching = self.lease > 0 and self.listening and not self._down
         epoch = self._epoch
         listed = self._listed.get(session_id)

@@ -5,8 +5,8 @@ Keys, all under ``nanohubmcp:<server name>:`` so two servers on one Redis never 
 - ``s:<session>``: the session record (JSON), expiring ``idle_seconds`` after its last use;
   ``h:<session>``: the processes that may hold a copy of it
   (:mod:`~nanohubmcp.state.redis_sessions`: what is cached per process, and why it stays right);
-- ``ev:<session>:<stream>``: a stream's event log, a Redis stream of at most ~:data:`EVENT_KEEP`
-  entries, expiring with the session;
+- ``ev:<session>:<stream>``: a stream's event log, a bounded Redis stream expiring with the
+  session (:mod:`~nanohubmcp.state.redis_events`);
 - ``sub:<sha-256 of the uri>``: the sessions subscribed to a resource; ``listeners``: sessions reading
   unrelated messages (a sorted set scored by expiry time);
 - ``p:<session>:<request>``: which process waits for a server→client request's answer, until
@@ -14,14 +14,15 @@ Keys, all under ``nanohubmcp:<server name>:`` so two servers on one Redis never 
   channel ``c:<process>`` (Redis pub/sub);
 - ``proc:<process>``: a heartbeat refreshed every :data:`HEARTBEAT_SECONDS`, so another
   process can tell a stream whose producer died;
-- ``rs:key`` and ``rs:used:<id>``: the stateless era's ``requestState`` key and used ids;
+- ``rs:key`` and ``rs:used:<id>``: the stateless era's ``requestState`` key and used ids
+  (:mod:`~nanohubmcp.state.redis_request_state`);
 - channel ``bc``: notifications for every process's stateless-era listeners; channel ``cx``: a
   client's ``notifications/cancelled`` for the process running the request it names.
 
-Writes to event logs are queued and pipelined in order by one task per process, so messages
-of one process reach the log in the order they were sent. An unreachable Redis raises
+Writes to event logs are queued and pipelined in order by one task per process
+(:mod:`~nanohubmcp.state.redis_events`). An unreachable Redis raises
 :class:`~nanohubmcp.state.errors.StateUnavailable` (503) and is logged once when it goes and
-once when it is back; queued entries wait (bounded by :data:`MAX_QUEUED`) and are written then.
+once when it is back; queued log entries wait and are written then.
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ import json
 import logging
 import secrets
 import time
-from collections import deque
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -41,6 +41,8 @@ from ..errors import ConfigurationError
 from ..protocol import jsonenc
 from .base import Fields
 from .errors import StateUnavailable
+from .redis_events import EVENT_KEEP, RETRY_SECONDS, RedisEventLogs
+from .redis_request_state import RedisRequestState
 from .redis_sessions import RedisSessions
 from .url import StateURL
 
@@ -53,20 +55,12 @@ except ImportError:  # pragma: no cover - the message names the extra
 
 log = logging.getLogger("nanohubmcp.state")
 
-EVENT_KEEP = 256
-FINISHED_KEEP = 300
-"""Seconds the log of a POST response stream is kept after its response (for a late resume)."""
-"""Entries kept per stream log (approximately: Redis trims whole nodes)."""
 HEARTBEAT_SECONDS = 2.0
 HEARTBEAT_TTL = 10
 """A process whose heartbeat is older than this many seconds is taken as dead."""
-MAX_QUEUED = 10_000
-"""Entries waiting for Redis at most; past it the oldest are dropped, with a warning."""
-BATCH = 256
 CONNECT_TIMEOUT = 2.0
 SOCKET_TIMEOUT = 15.0
 """Longest wait for one Redis reply (blocking reads wait less than this)."""
-RETRY_SECONDS = 0.5
 RETRIES = 2
 """Quick retries of a command on a fresh connection before the store counts as unreachable."""
 
@@ -96,12 +90,10 @@ class RedisState:
         self.on_cancel: Callable[[str, Any, Any], None] | None = None
         self.down = False
         self._client: Any = None
-        self._sync_client: Any = None
-        self._queue: deque[tuple[str, Fields]] = deque()
-        self._wake: asyncio.Event | None = None
-        self._written: asyncio.Event | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self.sessions = RedisSessions(self._guard, self._key, self.process, self.ttl)
+        self.events = RedisEventLogs(self._guard, self._key, self.ttl, self.shown)
+        self.request_state = RedisRequestState(self._sync_client, self._key, self._went_down, self.shown)
 
     # -- connection ------------------------------------------------------------------------
     def _new_client(self, retries: int = RETRIES) -> Any:
@@ -120,6 +112,12 @@ class RedisState:
             health_check_interval=10,
         )
 
+    def _sync_client(self) -> Any:
+        """A synchronous client, for the few calls made off the asyncio path (the stateless era)."""
+        import redis
+
+        return redis.Redis.from_url(self.url.url, socket_connect_timeout=CONNECT_TIMEOUT, socket_timeout=SOCKET_TIMEOUT)
+
     def answers_to(self, callback: Callable[[str, str, dict[str, Any]], None] | None) -> None:
         """Call ``callback(session id, request id, response)`` when another process relays an answer."""
         self.on_answer = callback
@@ -134,9 +132,8 @@ class RedisState:
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         self._client = self._new_client()
-        self._wake = asyncio.Event()
-        self._written = asyncio.Event()
-        for work in (self._heartbeat, self._writer, self._listen, self.sessions.keep_clocks):
+        self._tasks.append(self.events.start(loop))
+        for work in (self._heartbeat, self._listen, self.sessions.keep_clocks):
             self._tasks.append(loop.create_task(work()))
 
     async def close(self) -> None:
@@ -146,9 +143,7 @@ class RedisState:
             with contextlib.suppress(BaseException):
                 await task
         self._tasks.clear()
-        if self._sync_client is not None:
-            with contextlib.suppress(Exception):
-                self._sync_client.close()
+        self.request_state.close()
         if self._client is not None:
             with contextlib.suppress(Exception):
                 await self._client.delete(self._key("proc", self.process))
@@ -206,28 +201,6 @@ class RedisState:
                 log.warning("shared state store %s: heartbeat failed (%s: %s)", self.shown, type(exc).__name__, exc)
             await asyncio.sleep(HEARTBEAT_SECONDS)
 
-    async def _writer(self) -> None:
-        assert self._wake is not None
-        assert self._written is not None
-        while True:
-            await self._wake.wait()
-            self._wake.clear()
-            while self._queue:
-                batch = [self._queue.popleft() for _ in range(min(BATCH, len(self._queue)))]
-                try:
-                    async with self._guard() as client:
-                        pipe = client.pipeline(transaction=False)
-                        for key, fields in batch:
-                            pipe.xadd(key, fields, maxlen=EVENT_KEEP, approximate=True)
-                            # A finished response stream is kept only for a client resuming soon after.
-                            pipe.expire(key, min(self.ttl, FINISHED_KEEP) if fields.get("f") == "1" else self.ttl)
-                        await pipe.execute()
-                except StateUnavailable:
-                    self._queue.extendleft(reversed(batch))
-                    await asyncio.sleep(RETRY_SECONDS)
-            self._written.set()
-            self._written = asyncio.Event()
-
     async def _listen(self) -> None:
         own = self._key("c", self.process)
         channels = [own, self._key("bc"), self._key("cx")]
@@ -284,6 +257,9 @@ class RedisState:
             self.on_answer(str(payload.get("s")), str(payload.get("r")), payload.get("m") or {})
 
     # -- sessions ----------------------------------------------------------------------------
+    def held_session(self, session_id: str) -> dict[str, Any] | None:
+        return self.sessions.held(session_id)
+
     async def load_session(self, session_id: str) -> dict[str, Any] | None:
         return await self.sessions.load(session_id)
 
@@ -291,7 +267,7 @@ class RedisState:
         await self.sessions.save(record, subscribed, unsubscribed, self._sub_key)
 
     async def delete_session(self, session_id: str, subscriptions: set[str]) -> None:
-        key = self._key("ev", session_id, "g")
+        key = self.events.key(session_id, "g")
 
         def write(pipe: Any) -> None:
             for uri in subscriptions:
@@ -304,34 +280,16 @@ class RedisState:
 
     # -- event logs --------------------------------------------------------------------------
     def append(self, session_id: str, stream_id: str, fields: Fields) -> None:
-        if len(self._queue) >= MAX_QUEUED:
-            self._queue.popleft()
-            log.warning(
-                "shared state store %s: more than %d messages wait for it; dropping the oldest", self.shown, MAX_QUEUED
-            )
-        self._queue.append((self._key("ev", session_id, stream_id), fields))
-        if self._wake is not None:
-            self._wake.set()
+        self.events.append(session_id, stream_id, fields)
 
     async def flush(self) -> None:
-        while self._queue and self._written is not None:
-            await self._written.wait()
+        await self.events.flush()
 
     async def read(self, session_id: str, stream_id: str, after: str, block_ms: int) -> list[tuple[str, Fields]]:
-        key = self._key("ev", session_id, stream_id)
-        async with self._guard() as client:
-            found = await client.xread({key: after}, count=BATCH, block=block_ms or None)
-        if not found:
-            return []
-        entries = found.get(key, []) if isinstance(found, dict) else found[0][1]
-        if entries and isinstance(entries[0], list) and len(entries) == 1 and isinstance(entries[0][0], list):
-            entries = entries[0]  # RESP3 shape: {key: [[entries]]}
-        return [(str(entry_id), dict(fields)) for entry_id, fields in entries]
+        return await self.events.read(session_id, stream_id, after, block_ms)
 
     async def last_id(self, session_id: str, stream_id: str) -> str:
-        async with self._guard() as client:
-            last = await client.xrevrange(self._key("ev", session_id, stream_id), count=1)
-        return str(last[0][0]) if last else "0-0"
+        return await self.events.last_id(session_id, stream_id)
 
     async def alive(self, process: str) -> bool:
         async with self._guard() as client:
@@ -390,45 +348,13 @@ class RedisState:
             return bool(await client.publish(self._key("c", str(owner)), payload))
 
     # -- the stateless era -------------------------------------------------------------------
-    def _sync(self) -> Any:
-        """A synchronous client, for the few calls made off the asyncio path."""
-        if self._sync_client is None:
-            import redis
-
-            self._sync_client = redis.Redis.from_url(
-                self.url.url, socket_connect_timeout=CONNECT_TIMEOUT, socket_timeout=SOCKET_TIMEOUT
-            )
-        return self._sync_client
-
     def consume_nonce(self, nonce: str, expires: float) -> bool:
         """Mark a ``requestState`` nonce used until ``expires`` (epoch seconds); False when it was.
 
         Raises:
             StateUnavailable: the store cannot be reached.
         """
-        try:
-            return bool(
-                self._sync().set(
-                    self._key("rs", "used", nonce), "1", nx=True, exat=max(int(expires) + 1, int(time.time()) + 1)
-                )
-            )
-        except (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError) as exc:
-            self._went_down(exc)
-            raise StateUnavailable() from None
+        return self.request_state.consume_nonce(nonce, expires)
 
     def request_state_key(self) -> bytes:
-        import redis
-
-        client = redis.Redis.from_url(
-            self.url.url, socket_connect_timeout=CONNECT_TIMEOUT, socket_timeout=SOCKET_TIMEOUT
-        )
-        key = self._key("rs", "key")
-        try:
-            client.set(key, secrets.token_hex(32), nx=True)
-            value = client.get(key)
-        except (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError) as exc:
-            raise ConfigurationError(f"cannot reach the state store {self.shown}: {type(exc).__name__}") from None
-        finally:
-            client.close()
-        assert value is not None
-        return value if isinstance(value, bytes) else str(value).encode()
+        return self.request_state.key()

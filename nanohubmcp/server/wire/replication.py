@@ -22,6 +22,7 @@ Source: MCP 2025-11-25, Basic § Transports § Session Management, Resumability 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import logging
 import secrets
@@ -67,18 +68,36 @@ class Replication:
         self.sessions = sessions
         self.state = state
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._stream_prefix = secrets.token_hex(6)
+        self._streams = itertools.count(1)
         state.answers_to(self._answered)
         state.cancels_to(self._cancelled)
         sessions.use_relay(self)
 
     # -- sessions ----------------------------------------------------------------------------
+    def held(self, session_id: str) -> Session | None:
+        """The session ``session_id`` names when this process's copy of its record may be used
+        now and the replica is in step with it (no round trip, no change to apply); None: call
+        :meth:`lookup`."""
+        record = self.state.held_session(session_id)
+        if record is None:
+            return None
+        session = self.sessions.get(session_id)
+        return session if session is not None and getattr(session, SAVED, None) is record else None
+
     async def lookup(self, session_id: str) -> Session | None:
         """The session ``session_id`` names, held here; None when the store has no such session.
 
         Raises:
             StateUnavailable: the store cannot be reached (503).
         """
-        record = await self.state.load_session(session_id)
+        record = self.state.held_session(session_id)
+        if record is not None:  # this process's copy of the record: no round trip
+            session = self.sessions.get(session_id)
+            if session is not None and getattr(session, SAVED, None) is record:
+                return session  # and the replica is in step with it
+        else:
+            record = await self.state.load_session(session_id)
         if record is None:
             if self.sessions.get(session_id) is not None:
                 self.sessions.remove(session_id)  # ended elsewhere, expired, or lost with the store
@@ -105,18 +124,34 @@ class Replication:
         session.subscriptions = set(record.get("subscriptions") or ())
         setattr(session, SAVED, record)
 
+    @staticmethod
+    def changed(session: Session) -> bool:
+        """Whether ``session`` differs from the record last stored or loaded (:func:`record_of`'s
+        fields; ``id``, ``transport`` and ``principal`` never change), so :meth:`save` has work."""
+        if session.closed:
+            return False
+        saved = getattr(session, SAVED, None)
+        return (
+            saved is None
+            or saved["log_level"] != session.log_level
+            or saved["initialized"] != session.initialized
+            or saved["version"] != session.version
+            or saved["capabilities"] != session.client_capabilities
+            or saved["client"] != session.client_info
+            or ((bool(saved["subscriptions"]) or bool(session.subscriptions))
+            and saved["subscriptions"] != sorted(session.subscriptions))
+        )
+
     async def save(self, session: Session) -> None:
         """Store what changed in ``session`` (nothing when nothing did).
 
         Raises:
             StateUnavailable: the store cannot be reached.
         """
-        if session.closed:
+        if not self.changed(session):
             return
         record = record_of(session)
         before = getattr(session, SAVED, None)
-        if record == before:
-            return
         old = set(before["subscriptions"]) if before else set()
         new = set(record["subscriptions"])
         await self.state.save_session(record, new - old, old - new)
@@ -136,8 +171,9 @@ class Replication:
 
     # -- streams -----------------------------------------------------------------------------
     def post_stream(self, session: Session, request_id: str | int | None) -> OutboundStream:
+        # Unique among every process's streams of the session: this process's random prefix, a count.
         return MirroredStream(
-            f"s{secrets.token_hex(6)}",
+            f"s{self._stream_prefix}{next(self._streams):x}",
             state=self.state,
             session_id=session.id,
             request_id=request_id,

@@ -1,0 +1,95 @@
+"""The stateless era's ``requestState`` in Redis: the key that signs it, the same in every process
+(``rs:key``, made once by whichever process comes first), and the nonces already used
+(``rs:used:<nonce>``, each kept until the state it belongs to would have expired anyway).
+
+Both are asked for off the asyncio path (while the server starts, and from the code that checks
+a ``requestState``), so a synchronous client serves them, made on first use. What this module
+does not own: the connection settings and the outage log
+(:class:`~nanohubmcp.state.redis_state.RedisState` passes both in).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import ConfigurationError
+from .errors import StateUnavailable
+
+
+class RedisRequestState:
+    """The ``requestState`` key and used nonces (module docstring).
+
+    Args:
+        connect: makes a synchronous ``redis.Redis`` client of the store.
+        key: builds a namespaced key from its parts.
+        went_down: called with the exception when the store cannot be reached.
+        shown: the store's URL without its password, for messages.
+    """
+
+    def __init__(
+        self,
+        connect: Callable[[], Any],
+        key: Callable[..., str],
+        went_down: Callable[[BaseException], None],
+        shown: str,
+    ) -> None:
+        self._connect = connect
+        self._key = key
+        self._went_down = went_down
+        self.shown = shown
+        self._client: Any = None
+
+    def _sync(self) -> Any:
+        """The synchronous client (made on first use)."""
+        if self._client is None:
+            self._client = self._connect()
+        return self._client
+
+    def consume_nonce(self, nonce: str, expires: float) -> bool:
+        """Mark a nonce used until ``expires`` (epoch seconds); False when it already was.
+
+        Raises:
+            StateUnavailable: the store cannot be reached.
+        """
+        import redis.exceptions as redis_errors
+
+        try:
+            return bool(
+                self._sync().set(
+                    self._key("rs", "used", nonce), "1", nx=True, exat=max(int(expires) + 1, int(time.time()) + 1)
+                )
+            )
+        except (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError) as exc:
+            self._went_down(exc)
+            raise StateUnavailable() from None
+
+    def key(self) -> bytes:
+        """The signing key, the same in every process (made by the first to ask).
+
+        Raises:
+            ConfigurationError: the store cannot be reached (the server cannot start without it).
+        """
+        import redis.exceptions as redis_errors
+
+        client = self._connect()
+        key = self._key("rs", "key")
+        try:
+            client.set(key, secrets.token_hex(32), nx=True)
+            value = client.get(key)
+        except (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError) as exc:
+            raise ConfigurationError(f"cannot reach the state store {self.shown}: {type(exc).__name__}") from None
+        finally:
+            client.close()
+        assert value is not None
+        return value if isinstance(value, bytes) else str(value).encode()
+
+    def close(self) -> None:
+        """Close the synchronous client, if one was made."""
+        if self._client is not None:
+            with contextlib.suppress(Exception):
+                self._client.close()
+            self._client = None
