@@ -34,10 +34,11 @@ BOUNDS = {
     "array": "without the fast extra: Python's float spelling of every element (§13.4)",
     "dask": "a lone call: two HTTP requests, the loop-to-Dask-client hand-over; host load (bench/jobs.md, §13.10)",
     "stdio": "per-line pipeline cost shared with HTTP (§13.1)",
-    "workers": "two busy processes on two cores: CPU per call rises for the ceiling too (2 workers ÷ 1 in the "
-               "same rounds, bench/scaleout.md); the provenance writer of 1 process runs on the idle core, both "
-               "workers' writers share one SQLite file (+10-25 us per record) (§13.6)",
-    "redis": "a session load/store round trip to Redis per request (§13.6)",
+    "workers": "two busy processes on two cores and wrk: CPU per call rises for the ceiling too (its own 2 ÷ 1 "
+               "beside it); both workers' provenance writers share one SQLite file (+10-25 us per record) (§13.6)",
+    "redis": "not Redis's instructions (+1.8 % per call; its seam 8.3k per request, bench/state_seam.py): a "
+             "1-process server's CPU seconds on 2 cores move between processes and rounds (read the one-core "
+             "ratio beside it; bench/scaleout.md, §13.6)",
     "otel": "the SDK's own span + measurement with the conventions' attributes: ~330k instructions per call (§13.7)",
     "prov": "the record made and stored on its writer thread: ~210k instructions per record over HTTP with SQLite "
             "(bench/provenance.md)",
