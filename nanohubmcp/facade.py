@@ -65,7 +65,8 @@ class MCPServer:
         list_page_size: page size of list results (None: no paging).
         list_changed: advertise and send ``notifications/*/list_changed``.
         workers: thread pool size for sync tools.
-        job_workers: thread pool size for async-tool jobs.
+        job_workers: jobs run at once: threads of the "threads" executor, processes of "processes"
+            (no more than the CPUs there).
         tool_timeout: seconds before a call is answered with a tool error (None: no limit).
         session_idle_seconds: expiry of idle sessions.
         job_ttl_seconds: how long a finished job stays readable.

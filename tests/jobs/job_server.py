@@ -175,6 +175,15 @@ def wait_until(check: Any, what: str, timeout: float = 60.0) -> Any:
         time.sleep(0.05)
 
 
+def alive(pid: int) -> bool:
+    """True while process ``pid`` exists and is not a zombie (from /proc)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
 def _decode(raw: str) -> Any:
     if raw.startswith("{") or raw.startswith("["):
         return json.loads(raw)

@@ -4,9 +4,10 @@
 ``c.NanohubMCP.job_executor``) takes one of:
 
 - ``"threads"`` (default): a thread pool in the server process (``job_workers`` threads);
-- ``"processes"``: a process pool, for CPU-bound pure-Python tools held back by the GIL. The
-  function and its arguments are pickled: it must be importable (defined at module level) and
-  its arguments and result picklable;
+- ``"processes"``: a process of its own per job (at most ``job_workers``, and no more than the
+  CPUs, at a time), for CPU-bound pure-Python tools held back by the GIL; cancelling a job ends
+  its process. The function must be importable (defined at module level) and its arguments and
+  result picklable;
 - ``"dask"``: a ``dask.distributed`` cluster — ``dask_address=`` or ``DASK_SCHEDULER_ADDRESS``,
   else a ``LocalCluster`` started on first use and closed when the server stops. The function
   runs on a worker (pickled with cloudpickle, as Dask does). A job keeps running on the cluster

@@ -1,102 +1,49 @@
-"""``job_executor="processes"``: jobs on a process pool, for CPU-bound pure-Python tools.
+"""``job_executor="processes"``: every job in a process of its own, for CPU-bound pure-Python tools.
 
-The function and its arguments are pickled to a worker process (``concurrent.futures``'
-``ProcessPoolExecutor`` with the platform's start method), so the function must be defined at
-module level and its arguments and result picklable — a call that is not fails with a message
-saying so. ``ctx`` there is a :class:`~.remote.RemoteContext`: progress and log messages come
-back over a ``multiprocessing`` manager queue, cancellation goes out as a manager ``Event``.
-Nothing is started until the first job.
+A job runs in a new process (:class:`~.job_process.JobProcess`; the platform's start method,
+``fork`` on Linux), at most ``workers`` at a time: the others wait for a slot, in order. The
+function and its arguments must be picklable (defined at module level, picklable arguments and
+result) — a call that is not fails with a message saying so, on every platform, though ``fork``
+itself pickles nothing on the way in. ``ctx`` there is a :class:`~.remote.RemoteContext`:
+progress and log messages come back over a ``multiprocessing`` manager queue, cancellation goes
+out as a manager ``Event``; the manager is started by the first job that takes a ``ctx``.
 
-Every process the pool or its manager starts first runs :func:`forked_worker_setup`: with the
-``fork`` start method (Linux's default) a worker is a copy of the server, so it would keep the
-server's listening socket and signal handlers and outlive a server killed with ``kill -9``,
-holding its port. The setup closes inherited listening sockets, restores the default
-``SIGTERM`` (``SIGINT`` is left to the server) and exits the worker when its parent is gone.
+Cancelling a job ends its process (:meth:`~.job_process.JobProcess.stop`: the cancel flag, then
+``SIGTERM``, then ``SIGKILL``) and frees its slot once the process is gone; no other job is
+touched. A stopping server ends the processes of its running jobs the same way (those jobs
+fail: "the server stopped while this job ran"); every process the executor forks also ends by
+itself when the server is killed (:mod:`.forked`).
+
+A process per job rather than a ``concurrent.futures.ProcessPoolExecutor``: a pool cannot take
+back a running call (cancelling a job left its worker running the function, for ever for a loop
+that never looks at ``ctx.is_cancelled()``, and killing the worker breaks the pool and every
+other job in it); a fresh ``fork`` also runs the function a notebook defines now, where a pool's
+older worker unpickles the one its copy of ``__main__`` had.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import multiprocessing
-import os
 import pickle
-import signal
-import socket
-import stat
 import threading
-import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
 from multiprocessing.managers import SyncManager
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ToolError
 from .base import JobExecutor
-from .remote import deliver, job_trace, remote_context, run_remote
+from .forked import forked_worker_setup
+from .job_process import FORK_LOCK, JobProcess
+from .remote import deliver, job_trace, remote_context
 
 if TYPE_CHECKING:
     from queue import Queue
 
     from ..calls.context import Context
     from ..jobs.service import Job
-
-
-PARENT_CHECK_SECONDS = 0.5
-"""How often a worker looks whether its parent (the server) is still alive."""
-
-
-def forked_worker_setup() -> None:
-    """First thing in a worker (or the manager) process: drop what it inherited from the server.
-
-    Closes the listening sockets a forked copy inherits (a server killed with ``kill -9`` would
-    otherwise leave its port held by orphans that accept nothing), restores the default
-    ``SIGTERM`` and ignores ``SIGINT`` (the server stops its workers), and starts a daemon thread
-    that ends the process once its parent has gone. Never raises: a pool whose initializer
-    fails is broken for good.
-    """
-    try:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        _close_listening_sockets()
-        parent = os.getppid()
-        threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True,
-                         name="nanohubmcp-worker-parent-watch").start()
-    except Exception:  # best effort: the worker still runs jobs
-        pass
-
-
-def _close_listening_sockets() -> None:
-    accepting = getattr(socket, "SO_ACCEPTCONN", None)
-    try:
-        fds = [int(name) for name in os.listdir("/proc/self/fd")]
-    except OSError:  # no /proc: not Linux, where ``fork`` is not the default start method
-        return
-    if accepting is None:
-        return
-    for fd in fds:
-        if fd < 3:
-            continue
-        try:
-            if not stat.S_ISSOCK(os.fstat(fd).st_mode):
-                continue
-            sock = socket.socket(fileno=fd)
-        except OSError:
-            continue
-        try:
-            listening = sock.getsockopt(socket.SOL_SOCKET, accepting)
-        except OSError:
-            listening = 0
-        if listening:
-            sock.close()
-        else:
-            sock.detach()
-
-
-def _exit_when_orphaned(parent: int) -> None:
-    while os.getppid() == parent:
-        time.sleep(PARENT_CHECK_SECONDS)
-    os._exit(1)
 
 
 class QueueChannel:
@@ -114,31 +61,33 @@ class QueueChannel:
 
 
 class ProcessJobExecutor(JobExecutor):
-    """Jobs on ``workers`` processes."""
+    """Jobs in processes of their own, ``workers`` at a time."""
 
     name = "processes"
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
-        self._pool: ProcessPoolExecutor | None = None
+        self._context = multiprocessing.get_context()
+        self._slots: asyncio.Semaphore | None = None
+        self._running: dict[str, JobProcess] = {}
         self._manager: Any = None
         self._queue: Any = None
         self._targets: dict[str, tuple[Any, Any]] = {}
         self._flushes: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
 
-    def _start(self) -> ProcessPoolExecutor:
+    def _start_manager(self) -> Any:
         with self._lock:
-            if self._pool is None:
-                context = multiprocessing.get_context()
-                self._manager = SyncManager(ctx=context)
-                self._manager.start(forked_worker_setup)
-                self._queue = self._manager.Queue()
-                self._pool = ProcessPoolExecutor(self.workers, mp_context=context, initializer=forked_worker_setup)
+            if self._manager is None:
+                manager = SyncManager(ctx=self._context)
+                with FORK_LOCK:
+                    manager.start(forked_worker_setup)
+                self._queue = manager.Queue()
+                self._manager = manager
                 threading.Thread(
                     target=self._listen, args=(self._queue,), daemon=True, name="nanohubmcp-process-jobs"
                 ).start()
-            return self._pool
+            return self._manager
 
     def _listen(self, queue: Queue[tuple[str, str, list[Any]]]) -> None:
         while True:
@@ -167,10 +116,11 @@ class ProcessJobExecutor(JobExecutor):
         is_coroutine: bool,
     ) -> Any:
         loop = asyncio.get_running_loop()
-        pool = self._pool if self._pool is not None else await loop.run_in_executor(None, self._start)
         event = None
-        if context_param:  # only a ctx talks back: its cancel flag and the flush cost the manager a round trip each
-            event = await loop.run_in_executor(None, self._manager.Event)
+        if context_param:  # only a ctx talks back: the manager, its cancel flag and the flush are for it alone
+            manager = self._manager if self._manager is not None else await loop.run_in_executor(
+                None, self._start_manager)
+            event = await loop.run_in_executor(None, manager.Event)
             kwargs = {
                 **kwargs,
                 context_param: remote_context(job, context, QueueChannel(self._queue, event), self.name),
@@ -183,9 +133,19 @@ class ProcessJobExecutor(JobExecutor):
                 f"pickled ({exc}). Define the function at module level with picklable arguments, or use "
                 "job_executor='threads' (or 'dask', which pickles with cloudpickle)"
             ) from None
+        if self._slots is None:
+            self._slots = asyncio.Semaphore(self.workers)
+        slots = self._slots
+        await slots.acquire()
+        run = JobProcess(self._context, f"nanohubmcp-job-{job.id}", functools.partial(self._ended, job.id, loop, slots))
         self._targets[job.id] = (context, job.store)
-        future = pool.submit(run_remote, fn, kwargs, is_coroutine, job_trace(job))
         try:
+            try:
+                future = run.start(fn, kwargs, is_coroutine, job_trace(job))
+            except BaseException:
+                slots.release()
+                raise
+            self._running[job.id] = run
             value = await asyncio.wrap_future(future)
             if event is not None:
                 await loop.run_in_executor(None, self._flush, job.id)
@@ -193,10 +153,17 @@ class ProcessJobExecutor(JobExecutor):
         except asyncio.CancelledError:
             if event is not None:
                 event.set()
-            future.cancel()
+            run.stop(cooperative=event is not None)
             raise
         finally:
             self._targets.pop(job.id, None)
+
+    def _ended(self, job_id: str, loop: asyncio.AbstractEventLoop, slots: asyncio.Semaphore, run: JobProcess) -> None:
+        # On the job's waiting thread, once its process is gone: its slot is free again.
+        if self._running.get(job_id) is run:
+            del self._running[job_id]
+        with contextlib.suppress(RuntimeError):  # the loop closed with its server: nobody waits for a slot
+            loop.call_soon_threadsafe(slots.release)
 
     def _flush(self, job_id: str) -> None:
         # The queue is first in, first out: once our marker comes through, so has every message
@@ -206,11 +173,14 @@ class ProcessJobExecutor(JobExecutor):
         flushed.wait(10)
 
     def close(self) -> None:
+        """End the processes of running jobs (in the background) and stop the manager."""
         with self._lock:
-            pool, manager, queue = self._pool, self._manager, self._queue
-            self._pool = self._manager = self._queue = None
-        if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+            manager, queue = self._manager, self._queue
+            self._manager = self._queue = None
+            running, self._running = list(self._running.values()), {}
+            self._slots = None
+        for run in running:
+            run.stop(cooperative=False)
         if queue is not None:
             with contextlib.suppress(EOFError, OSError):
                 queue.put(None)

@@ -1,0 +1,172 @@
+"""One job in a process of its own: started for the job, answering through a pipe, and ended on cancel.
+
+The ``processes`` executor (:mod:`.processes`) runs every job in a :class:`JobProcess`: a child
+made with the platform's start method (``fork`` on Linux: a copy of the server taken when the
+job starts, so a notebook's functions are the ones defined now). The child runs
+:func:`.forked.forked_worker_setup`, then the function (:func:`.remote.run_remote`), and sends
+``("value", v)`` or ``("error", exc)`` back through a one-way pipe. A thread of the server waits
+for that answer and for the child's end.
+
+Why not a pool of reused processes (``concurrent.futures.ProcessPoolExecutor``): a running call
+cannot be taken back from it. Killing its worker marks the whole pool broken and fails every
+other job it holds, and leaving it running holds a slot for as long as the function loops. A
+process of its own is ended with its job and nothing else.
+
+:meth:`JobProcess.stop` ends a job that was cancelled: a tool with a ``ctx`` first gets
+:data:`STOP_GRACE_SECONDS` to see ``ctx.is_cancelled()`` and return, then ``SIGTERM`` (the
+default action ends it; a handler of the tool's own may clean up), then ``SIGKILL`` after as
+long again.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from multiprocessing.connection import wait
+from typing import Any
+
+from ...errors import ToolError
+from .forked import forked_worker_setup
+from .remote import run_remote
+
+FORK_LOCK = threading.Lock()
+"""Held around every fork of the executor (a job's process, the manager): a process forked while
+a job's pipe is being made would inherit that pipe's sending end and hide the job's end."""
+
+STOP_GRACE_SECONDS = 1.0
+"""How long a cancelled job's process gets at each step (``ctx.is_cancelled()``, then
+``SIGTERM``) before the next one (``SIGTERM``, then ``SIGKILL``)."""
+
+
+class JobProcess:
+    """A job's own process and the thread of the server that waits for its answer.
+
+    Args:
+        context: the ``multiprocessing`` context to start it with.
+        name: the process's name (shown by ``ps`` with the ``fork`` method only as Python's).
+        on_end: called with this object (on the waiting thread) once the process is gone, whatever
+            ended it.
+    """
+
+    def __init__(self, context: Any, name: str, on_end: Callable[[JobProcess], None]) -> None:
+        self._context = context
+        self._name = name
+        self._on_end = on_end
+        self.future: Future[Any] = Future()
+        self.ended = threading.Event()
+        self.pid: int | None = None
+        self._stopping = False
+
+    def start(self, fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: bool,
+              trace: tuple[str, dict[str, str]] | None) -> Future[Any]:
+        """Start ``fn(**kwargs)`` in a new process; the future gets its value or exception.
+
+        Raises:
+            OSError: the process could not be made (no memory, too many processes).
+        """
+        with FORK_LOCK:
+            reader, writer = self._context.Pipe(duplex=False)
+            process = self._context.Process(target=_job_main, args=(writer, fn, kwargs, is_coroutine, trace),
+                                            name=self._name)
+            try:
+                process.start()
+            except BaseException:
+                reader.close()
+                raise
+            finally:
+                writer.close()  # the sending end lives in the child alone
+        self.pid = process.pid
+        threading.Thread(target=self._wait, args=(process, reader), daemon=True,
+                         name=f"{self._name}-wait").start()
+        return self.future
+
+    def stop(self, *, cooperative: bool) -> None:
+        """End the process (a cancelled job), without blocking: ``cooperative`` (the job's cancel
+        flag is set) first leaves it :data:`STOP_GRACE_SECONDS` to return by itself. Idempotent."""
+        if self._stopping or self.ended.is_set():
+            return
+        self._stopping = True
+        threading.Thread(target=self._signal, args=(cooperative,), daemon=True, name=f"{self._name}-stop").start()
+
+    def _signal(self, cooperative: bool) -> None:
+        if cooperative and self.ended.wait(STOP_GRACE_SECONDS):
+            return
+        for signum in (signal.SIGTERM, signal.SIGKILL):
+            # ``ended`` is set only once the child is reaped, so its pid is still ours here.
+            if self.ended.is_set() or self.pid is None:
+                return
+            try:
+                os.kill(self.pid, signum)
+            except ProcessLookupError:
+                return
+            if self.ended.wait(STOP_GRACE_SECONDS):
+                return
+
+    def _wait(self, process: Any, reader: Any) -> None:
+        try:
+            try:
+                # The process's end (its sentinel) too, not only the pipe's EOF: a process forked
+                # elsewhere meanwhile may hold a copy of the sending end.
+                wait([reader, process.sentinel])
+                answer = reader.recv() if reader.poll(0) else None
+            except EOFError:  # the process ended without answering (killed, or died)
+                answer = None
+            except Exception as exc:  # an answer that cannot be unpickled here
+                answer = ("error", ToolError(f"the job's answer could not be read back from its process: {exc}"))
+            finally:
+                reader.close()
+            if answer is not None:
+                _resolve(self.future, answer)
+                # A function that left non-daemon threads behind would keep its process (and
+                # its slot) after answering: it gets a moment, then is ended.
+                process.join(STOP_GRACE_SECONDS)
+                if process.exitcode is None:
+                    self.stop(cooperative=False)
+            process.join()
+            if answer is None:
+                _resolve(self.future, ("error", ToolError(_died(process.exitcode))))
+        finally:
+            self.ended.set()
+            self._on_end(self)
+
+
+def _resolve(future: Future[Any], answer: tuple[str, Any]) -> None:
+    if future.done():
+        return
+    kind, payload = answer
+    if kind == "value":
+        future.set_result(payload)
+    else:
+        future.set_exception(payload)
+
+
+def _died(exitcode: int | None) -> str:
+    if exitcode is not None and exitcode < 0:
+        try:
+            how = f"was killed by {signal.Signals(-exitcode).name}"
+        except ValueError:
+            how = f"was killed by signal {-exitcode}"
+    else:
+        how = f"exited with code {exitcode}"
+    return f"the job's process {how} before it answered"
+
+
+def _job_main(writer: Any, fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: bool,
+              trace: tuple[str, dict[str, str]] | None) -> None:
+    """The job's process: run the function, send its answer, end."""
+    forked_worker_setup()
+    answer: tuple[str, Any]
+    try:
+        answer = ("value", run_remote(fn, kwargs, is_coroutine, trace))
+    except BaseException as exc:  # SystemExit and KeyboardInterrupt too: the job failed with them
+        answer = ("error", exc)
+    try:
+        writer.send(answer)
+    except Exception as exc:  # the value (or the exception) cannot be pickled: nothing was written
+        what = "result" if answer[0] == "value" else f"exception ({answer[1]!r})"
+        writer.send(("error", ToolError(f"the job's {what} cannot be pickled back to the server ({exc})")))
+    finally:
+        writer.close()
