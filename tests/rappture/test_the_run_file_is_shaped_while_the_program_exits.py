@@ -8,6 +8,7 @@ drawn. That result stands only if the program then exits with 0 and leaves the f
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,8 +17,11 @@ import pytest
 from nanohubmcp.errors import ToolError
 from nanohubmcp.sources.rappture import load_rappture_tool
 from nanohubmcp.sources.rappture import tool as tool_module
+from nanohubmcp.sources.rappture.execute import COMPAT_PATH
 
 pytest.importorskip("matplotlib")
+
+HERE = Path(__file__).parent
 
 TOOL = """<?xml version="1.0"?>
 <run>
@@ -30,7 +34,7 @@ TOOL = """<?xml version="1.0"?>
 # Writes a run file with a curve, its pid and its directory, prints the =RAPPTURE-RUN=> line, then:
 # "wait": waits (at most 20 s) for a file "go" in its directory before exiting 0;
 # "rewrite": writes the run file again with another curve, then exits 0;
-# "fail": exits 3.
+# "fail": exits 3; anything else: exits 0 at once.
 PROGRAM = """
 import os, sys, time
 import xml.etree.ElementTree as ET
@@ -127,3 +131,33 @@ def test_without_a_plot_the_run_file_is_still_read_as_the_program_exits(
     assert alive == [True]
     assert not any(b["type"] == "image" for b in result["content"])
     assert os.path.basename(result["structuredContent"]["outputs"]["where"]["value"]).startswith("rappture-")
+
+
+def counting_parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    sizes: list[int] = []
+    real = tool_module.RapptureTool._parse
+
+    def parse(self: Any, source: str) -> Any:
+        sizes.append(len(source))
+        return real(self, source)
+
+    monkeypatch.setattr(tool_module.RapptureTool, "_parse", parse)
+    return sizes
+
+
+def test_the_run_file_is_parsed_once_a_call(program: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A run file can be large (fields, meshes): reading it early must not parse it twice.
+    parses = counting_parses(monkeypatch)
+    assert program.run({"after": "exit"}).to_wire()["structuredContent"]["outputs"]["c"]["y"] == [0.0, 1.0, 0.0]
+    assert len(parses) == 1
+
+    bin_dir = tmp_path / "bin"  # on a hub (the stand-in rappture -execute prints the run file at its end)
+    bin_dir.mkdir()
+    (bin_dir / "rappture").symlink_to(HERE / "standin" / "rappture")
+    (bin_dir / "python").symlink_to(sys.executable)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("PYTHONPATH", str(COMPAT_PATH))
+    on_a_hub = load_rappture_tool(program.path, rappture=str(bin_dir / "rappture"))
+    parses.clear()
+    assert on_a_hub.run({"after": "exit"}).to_wire()["structuredContent"]["outputs"]["c"]["y"] == [0.0, 1.0, 0.0]
+    assert len(parses) == 1

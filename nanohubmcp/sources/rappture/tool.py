@@ -151,10 +151,10 @@ class RapptureTool:
                 argv = command_line(self.command, self.directory, driver)
             if plot and self.may_plot:  # blank figures (and matplotlib) made while the program runs
                 plots.prepare(figure_dpi)
-            early: dict[str, ToolResult] = {}  # the run file's text -> its result, made while the program exits
+            early: dict[str, tuple[ET.Element, ToolResult]] = {}  # the run file's text -> parsed, shaped
 
-            def shape(source: str) -> ToolResult:
-                found = read_outputs(self._parse(source), self.name, inline_limit)
+            def shape(root: ET.Element) -> ToolResult:
+                found = read_outputs(root, self.name, inline_limit)
                 return tool_result(found, self.name, plot=plot, figure_dpi=figure_dpi)
 
             def on_run_file(path: Path) -> None:
@@ -163,7 +163,8 @@ class RapptureTool:
                 early.clear()
                 try:
                     source = path.read_text(encoding="utf-8", errors="replace")
-                    early[source] = shape(source)
+                    root = self._parse(source)
+                    early[source] = (root, shape(root))
                 except Exception:  # read again after the exit, where its errors are reported
                     early.clear()
 
@@ -181,15 +182,16 @@ class RapptureTool:
                 raise ToolError(
                     f"Rappture tool '{self.name}': cannot start {argv[0]!r}: {exc.strerror or exc}"
                 ) from None
-            source = self._run_source(outcome, workdir)
+            source, root = self._run_document(outcome, workdir, {text: r for text, (r, _) in early.items()})
             if source in early:  # the file as the program left it: shaped while the program exited
-                return early[source]
-            return shape(source)
+                return early[source][1]
+            return shape(root)
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
 
-    def _run_source(self, outcome: Outcome, workdir: Path) -> str:
-        """The run file's text, or a ToolError saying why there is none (with the log tail)."""
+    def _run_document(self, outcome: Outcome, workdir: Path, parsed: dict[str, ET.Element]) -> tuple[str, ET.Element]:
+        """The run file's text and document (``parsed``: documents already read, by their text), or a
+        ToolError saying why there is none (with the log tail)."""
         tail = outcome.log_tail()
         if outcome.timed_out:
             raise ToolError(
@@ -199,7 +201,7 @@ class RapptureTool:
         if outcome.cancelled:
             raise ToolError(f"Rappture tool '{self.name}' was cancelled and stopped")
         source = self._read_run(outcome, workdir)
-        root = self._parse(source) if source else None
+        root = (parsed[source] if source in parsed else self._parse(source)) if source else None
         status = text_of(root, "output/status") if root is not None else ""
         if outcome.status != 0 or status == "failed":
             log = text_of(root, "output/log") if root is not None and status == "failed" else ""
@@ -208,13 +210,13 @@ class RapptureTool:
             raise ToolError(
                 f"Rappture tool '{self.name}' failed ({why})." + (f"\nThe end of its log:\n{detail}" if detail else "")
             )
-        if not source:
+        if root is None:
             raise ToolError(
                 f"Rappture tool '{self.name}' wrote no run file (its program printed no "
                 "=RAPPTURE-RUN=> line: does it call Rappture.result(driver) or rx.close()?)"
                 + (f"\nThe end of its log:\n{tail}" if tail else "")
             )
-        return source
+        return source, root
 
     def _read_run(self, outcome: Outcome, workdir: Path) -> str:
         if self.rappture:  # rappture -execute prints the run file itself
