@@ -10,9 +10,10 @@ out as a manager ``Event``; the manager is started by the first job that takes a
 
 Cancelling a job ends its process (:meth:`~.job_process.JobProcess.stop`: the cancel flag, then
 ``SIGTERM``, then ``SIGKILL``) and frees its slot once the process is gone; no other job is
-touched. A stopping server ends the processes of its running jobs the same way (those jobs
-fail: "the server stopped while this job ran"); every process the executor forks also ends by
-itself when the server is killed (:mod:`.forked`).
+touched. A job that answered frees its slot at once (its process ends by itself). A stopping
+server ends the processes of its running jobs the same way (those jobs fail: "the server
+stopped while this job ran"); every process the executor forks also ends by itself when the
+server is killed (:mod:`.forked`).
 
 A process per job rather than a ``concurrent.futures.ProcessPoolExecutor``: a pool cannot take
 back a running call (cancelling a job left its worker running the function, for ever for a loop
@@ -140,13 +141,8 @@ class ProcessJobExecutor(JobExecutor):
         run = JobProcess(self._context, f"nanohubmcp-job-{job.id}", functools.partial(self._ended, job.id, loop, slots))
         self._targets[job.id] = (context, job.store)
         try:
-            try:
-                future = run.start(fn, kwargs, is_coroutine, job_trace(job))
-            except BaseException:
-                slots.release()
-                raise
             self._running[job.id] = run
-            value = await asyncio.wrap_future(future)
+            value = await asyncio.wrap_future(run.start(fn, kwargs, is_coroutine, job_trace(job)))
             if event is not None:
                 await loop.run_in_executor(None, self._flush, job.id)
             return value
@@ -159,7 +155,7 @@ class ProcessJobExecutor(JobExecutor):
             self._targets.pop(job.id, None)
 
     def _ended(self, job_id: str, loop: asyncio.AbstractEventLoop, slots: asyncio.Semaphore, run: JobProcess) -> None:
-        # On the job's waiting thread, once its process is gone: its slot is free again.
+        # On the job's waiting thread, once its function is done (answered, or its process gone).
         if self._running.get(job_id) is run:
             del self._running[job_id]
         with contextlib.suppress(RuntimeError):  # the loop closed with its server: nobody waits for a slot
