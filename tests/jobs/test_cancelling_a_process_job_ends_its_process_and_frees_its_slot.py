@@ -3,10 +3,10 @@
 Found by a fresh user (trial F3): on the process pool a cancelled job was marked cancelled but
 its worker kept running the function — for ever for a CPU loop that never looks at
 ``ctx.is_cancelled()`` — so each cancel took a slot for good and ``job_workers`` cancels starved
-the executor. Now a job's process gets ``SIGTERM`` (a ``ctx`` tool first gets a moment to see
-the cancel), then ``SIGKILL``; the next job runs in the freed slot and no other job is touched
-(a pool whose worker is killed fails every job it holds). A notebook cell redefined after a
-job ran runs its new body in the next job.
+the executor. Now a job's process, with what it started, gets ``SIGTERM`` (a ``ctx`` tool first
+gets a moment to see the cancel), then ``SIGKILL``; the next job runs in the freed slot and no
+other job is touched (a pool whose worker is killed fails every job it holds). A notebook cell
+redefined after a job ran runs its new body in the next job.
 """
 
 from __future__ import annotations
@@ -45,6 +45,13 @@ def stubborn(marker: str) -> int:
     return spin(marker)
 
 
+def with_a_child(marker: str) -> int:
+    """Start a program (a simulator stand-in that ignores SIGTERM), write its pid, then loop."""
+    child = subprocess.Popen(["/bin/sh", "-c", "trap '' TERM; while :; do sleep 1; done"])
+    Path(marker + ".child").write_text(str(child.pid))
+    return spin(marker)
+
+
 def polite(marker: str, ctx: Context) -> str:
     """Write this pid, wait for the cancel, then write 'stopped' and return."""
     Path(marker).write_text(str(os.getpid()))
@@ -75,7 +82,7 @@ def cpu_ticks(pid: int) -> int:
 
 def build(state: Path, workers: int) -> MCPServer:
     server = MCPServer("cancels", state_dir=str(state), job_executor="processes", job_workers=workers)
-    for fn in (spin, stubborn, polite, when_told, coroutine_pid):
+    for fn in (spin, stubborn, with_a_child, polite, when_told, coroutine_pid):
         server.async_tool()(fn)
     return server
 
@@ -129,6 +136,17 @@ def test_a_job_ignoring_sigterm_is_killed(tmp_path: Path) -> None:
         routes = routes_of(url)
         session = routes.session()
         cancel_and_wait(routes, session, *start_task(routes, session, "stubborn", tmp_path / "stubborn"))
+
+
+def test_what_the_job_started_ends_with_it(tmp_path: Path) -> None:
+    marker = tmp_path / "parent"
+    with serve(build(tmp_path, workers=1)) as url:
+        routes = routes_of(url)
+        session = routes.session()
+        task_id, pid = start_task(routes, session, "with_a_child", marker)
+        child = started_pid(Path(str(marker) + ".child"))
+        cancel_and_wait(routes, session, task_id, pid)
+        wait_until(lambda: not alive(child), "the job's own child to be gone", GONE_WITHIN)
 
 
 def test_a_ctx_tool_sees_the_cancel_and_returns_before_any_signal(tmp_path: Path) -> None:

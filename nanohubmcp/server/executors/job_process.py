@@ -16,14 +16,17 @@ process of its own is ended with its job and nothing else.
 :meth:`JobProcess.stop` ends a job that was cancelled: a tool with a ``ctx`` first gets
 :data:`STOP_GRACE_SECONDS` to see ``ctx.is_cancelled()`` and return, then ``SIGTERM`` (the
 default action ends it; a handler of the tool's own may clean up), then ``SIGKILL`` after as
-long again.
+long again. The signals go to the job's process group: what the function started
+(``subprocess``, ``multiprocessing``) ends with it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from multiprocessing.connection import wait
@@ -97,18 +100,36 @@ class JobProcess:
 
     def _signal(self, cooperative: bool) -> None:
         self._forked.wait()  # a stop may come before the fork
-        if cooperative and self.ended.wait(STOP_GRACE_SECONDS):
+        pid = self.pid
+        if pid is None or (cooperative and self.ended.wait(STOP_GRACE_SECONDS)):
             return
-        for signum in (signal.SIGTERM, signal.SIGKILL):
-            # ``ended`` is set only once the child is reaped, so its pid is still ours here.
-            if self.ended.is_set() or self.pid is None:
+        if not self._send(pid, signal.SIGTERM):
+            return
+        # Until the process and everything in its group are gone, or the grace is over.
+        deadline = time.monotonic() + STOP_GRACE_SECONDS
+        while time.monotonic() < deadline:
+            if not self.ended.is_set():
+                self.ended.wait(0.05)
+            elif self._send(pid, 0):
+                time.sleep(0.05)
+            else:
                 return
-            try:
-                os.kill(self.pid, signum)
-            except ProcessLookupError:
-                return
-            if self.ended.wait(STOP_GRACE_SECONDS):
-                return
+        self._send(pid, signal.SIGKILL)
+
+    def _send(self, pid: int, signum: int) -> bool:
+        """Signal the job's process group; False when nothing is left to signal."""
+        try:
+            os.killpg(pid, signum)  # a group's id stays its own while it has members, its leader reaped or not
+            return True
+        except ProcessLookupError:
+            pass
+        if self.ended.is_set():  # reaped: its pid may be another process's now
+            return False
+        try:
+            os.kill(pid, signum)  # not its own group yet
+            return True
+        except ProcessLookupError:
+            return False
 
     def _run(self, fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: bool,
              trace: tuple[str, dict[str, str]] | None) -> None:
@@ -121,6 +142,10 @@ class JobProcess:
             self._done()
             return
         self.pid = process.pid
+        # Its own process group (set here and in the child, whichever runs first), so that a
+        # stop also ends what the function started: a simulator run with ``subprocess``.
+        with contextlib.suppress(OSError):
+            os.setpgid(process.pid, process.pid)
         self._forked.set()
         self._wait(process, reader)
 
@@ -184,6 +209,8 @@ def _job_main(writer: Any, fn: Callable[..., Any], kwargs: dict[str, Any], is_co
               trace: tuple[str, dict[str, str]] | None) -> None:
     """The job's process: run the function, send its answer, end."""
     forked_worker_setup()
+    with contextlib.suppress(OSError):
+        os.setpgid(0, 0)
     answer: tuple[str, Any]
     try:
         answer = ("value", run_remote(fn, kwargs, is_coroutine, trace))
