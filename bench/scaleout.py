@@ -102,6 +102,34 @@ def loop_switches(pid: int) -> int:
     return total
 
 
+class Placement(threading.Thread):
+    """Samples, every 0.1 s until stopped, the CPU each event loop of ``pid``'s process tree last ran
+    on (``/proc/<pid>/task/<pid>/stat``, field 39): where the kernel put a server free to run on
+    several cores — alone, or beside wrk on the client's core, whose context switches it then shares."""
+
+    def __init__(self, pid: int, client_cpus: set[int]) -> None:
+        super().__init__(daemon=True)
+        self.pid, self.client_cpus = pid, client_cpus
+        self.samples = self.beside = 0
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        while not self.done.wait(0.1):
+            for p in procs.tree(self.pid):
+                try:
+                    fields = Path(f"/proc/{p}/task/{p}/stat").read_text().rpartition(")")[2].split()
+                except OSError:
+                    continue
+                self.samples += 1
+                self.beside += int(fields[36]) in self.client_cpus  # field 39 of stat, counted from state
+
+    def share(self) -> float:
+        """The share of the samples that found a loop on the client's core."""
+        self.done.set()
+        self.join()
+        return self.beside / self.samples if self.samples else -1.0
+
+
 def lanes(into: Path, pid: int) -> list[tuple[int, int, int]]:
     """``(on the loop, on the pool for good, times sent back)`` of ``add`` in each serving process
     under ``pid`` (servers/scaleout_app.py writes them with ``SCALEOUT_LANE_DIR``)."""
@@ -260,7 +288,8 @@ def main() -> int:
     if not shutil.which("redis-server"):
         raise SystemExit("redis-server is required (apt-get install redis-server)")
     python = env.our_python()
-    os.sched_setaffinity(0, {int(c) for c in a.client_cpu.split(",")})
+    client_cpus = {int(c) for c in a.client_cpu.split(",")}
+    os.sched_setaffinity(0, client_cpus)
     work = Path(tempfile.mkdtemp(prefix="scaleout-bench-"))
     rport = free_port()
     redis = subprocess.Popen(
@@ -350,6 +379,8 @@ def main() -> int:
                     max(0.5, a.seconds - 0.4), lambda p=ports[name], into=received: into.update(bytes_in_by_process(p))
                 )
                 reader.start()
+                placement = Placement(servers[name].pid, client_cpus)
+                placement.start()
                 cell = wrk.run(
                     ports[name],
                     a.conc,
@@ -360,6 +391,7 @@ def main() -> int:
                     server_pid=servers[name].pid,
                 )
                 reader.join()
+                beside_wrk = placement.share()
                 redis_ms = (redis_cpu(redis.pid) - redis0) * 1000
                 loop_ms = (loop_cpu(servers[name].pid) - loop0) * 1000
                 lanes1 = lanes(work, servers[name].pid)
@@ -389,6 +421,7 @@ def main() -> int:
                         "inline_start": statistics.mean(x[0] for x in lanes0) if lanes0 else -1.0,
                         "inline_end": statistics.mean(x[0] for x in lanes1) if lanes1 else -1.0,
                         "loop_switches": switches / n,
+                        "loop_beside_wrk": beside_wrk,
                         "sent_back": float(sum(x[2] for x in lanes1) - sum(x[2] for x in lanes0)),
                     }
                 )
@@ -397,7 +430,8 @@ def main() -> int:
                 print(
                     f"round {r + 1} {name:34s} {cell['rps']:8.0f} req/s {last['cpu_ms'] * 1000:6.0f} µs/call"
                     f" loop {last['loop_cpu_ms'] * 1000:5.0f} switches {last['loop_switches']:.2f}"
-                    f" inline {last['inline_start']:.1f}->{last['inline_end']:.1f} sent back {last['sent_back']:.0f}",
+                    f" inline {last['inline_start']:.1f}->{last['inline_end']:.1f} sent back {last['sent_back']:.0f}"
+                    f" beside wrk {last['loop_beside_wrk']:.2f}",
                     flush=True,
                 )
         for server in servers.values():
@@ -430,14 +464,14 @@ def main() -> int:
     state_cpu = per_round_state_cpu(cells)
     print(
         f"\n{'variant':34s} {'req/s':>7s} {'server CPU ms/call':>18s} {'loop':>6s} {'redis':>6s} {'cmds':>5s}"
-        f" {'wrk':>6s} {'busiest cpu/req':>15s} {'switches':>8s} {'inline':>6s}"
+        f" {'wrk':>6s} {'busiest cpu/req':>15s} {'switches':>8s} {'inline':>6s} {'by wrk':>6s}"
     )
     for name, s in summary.items():
         print(
             f"{name:34s} {s['rps']:7.0f} {s['cpu_ms']:18.3f} {s['loop_cpu_ms']:6.3f} {s['redis_cpu_ms']:6.3f}"
             f" {s['redis_commands']:5.2f} {s['wrk_cpu_ms']:6.3f}"
             f" {s['busiest_worker_share']:7.2f}/{s['busiest_worker_requests']:.2f}"
-            f" {s['loop_switches']:8.2f} {s['inline_end']:6.1f}"
+            f" {s['loop_switches']:8.2f} {s['inline_end']:6.1f} {s['loop_beside_wrk']:6.2f}"
         )
     for label, ratios in state_cpu.items():
         shown = ", ".join(f"{r:.2f}" for r in ratios["rounds"])

@@ -168,6 +168,7 @@ def _scaleout(s: dict[str, Any]) -> Section:
             share(v),
             f"{v['loop_switches']:.2f}" if "loop_switches" in v else "-",
             ("-" if v["inline_end"] < 0 else f"{v['inline_end']:.1f}") if "inline_end" in v else "-",
+            f"{v['loop_beside_wrk']:.2f}" if v.get("loop_beside_wrk", -1) >= 0 else "-",
         ]
         for name, v in s["summary"].items()
     ]
@@ -189,15 +190,16 @@ def _scaleout(s: dict[str, Any]) -> Section:
         + " 'one core': the 1-process variant pinned to one CPU (the 2 processes have two); 'switches' the "
         "event loops' voluntary context switches per call (sleeping in epoll, or waiting for the interpreter lock "
         "another thread of the process holds); 'inline' the share of the processes running `add` on the event "
-        "loop at the cell's end (the worker pool's inline lane)."
+        "loop at the cell's end (the worker pool's inline lane); 'by wrk' the share of 0.1 s samples that found "
+        "an event loop on wrk's CPU (a 1-process server free on two cores may sit beside wrk or alone)."
         + (f" 2 processes ÷ 1, per round: {scaling}." if scaling else "")
         + (f" Redis ÷ memory CPU per call, per round: {state_cpu}." if state_cpu else "")
     )
     headers = [
         "variant", "req/s", "server CPU µs/call", "loop µs/call", "redis-server CPU µs/call", "Redis commands/call",
-        "wrk CPU µs/call", "busiest", "switches", "inline",
+        "wrk CPU µs/call", "busiest", "switches", "inline", "by wrk",
     ]
-    return intro, headers, rows, "lrrrrrrrrr"
+    return intro, headers, rows, "lrrrrrrrrrr"
 
 
 def _spread(v: dict[str, float], digits: int = 3) -> list[str]:
