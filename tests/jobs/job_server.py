@@ -33,6 +33,14 @@ def wait_here(path: str) -> dict:
     return {"found": path, "pid": os.getpid()}
 
 
+def run_a_program(marker: str) -> dict:
+    """Start a program that ignores SIGTERM (a simulator stand-in), write its pid to ``marker``,
+    then wait for ever (module level, for the ``processes`` executor)."""
+    program = subprocess.Popen(["/bin/sh", "-c", "trap '' TERM; while :; do sleep 1; done"])
+    Path(marker).write_text(str(program.pid))
+    return wait_here(marker + ".never")
+
+
 def main() -> None:
     from nanohubmcp import Context, MCPServer, StaticTokenVerifier
 
@@ -60,6 +68,7 @@ def main() -> None:
         return {"found": path, "pid": os.getpid()}
 
     server.async_tool(executor="processes")(wait_here)
+    server.async_tool(executor="processes")(run_a_program)
     server.run(host="127.0.0.1", port=0)
 
 

@@ -65,3 +65,18 @@ def test_workers_end_with_a_killed_server_and_its_port_is_free(tmp_path: Path) -
         assert body == {"status": "error", "job_id": job_id, "error": STOPPED}
     finally:
         again.stop()
+
+
+def test_a_program_a_job_started_ends_with_a_killed_server(tmp_path: Path) -> None:
+    # The job's process leads a process group of its own (so that a cancel reaches what it
+    # started): it takes that group along when it finds its server gone.
+    marker = tmp_path / "program"
+    server = ServerProcess(tmp_path / "state")
+    try:
+        status, body = server.rest_start("run_a_program", {"marker": str(marker)})
+        assert status == 202, body
+        program = int(wait_until(lambda: marker.exists() and marker.read_text(), "the job's program"))
+        server.kill()
+        wait_until(lambda: not alive(program), "the program to end with the server", 20)
+    finally:
+        server.stop()

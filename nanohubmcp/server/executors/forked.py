@@ -6,7 +6,7 @@ With the ``fork`` start method (Linux's default) a job's process (:mod:`.job_pro
 listening socket and signal handlers and outlive a server killed with ``kill -9``, holding its
 port. :func:`forked_worker_setup`, the first thing such a process runs, closes inherited
 listening sockets, restores the default ``SIGTERM`` (``SIGINT`` is left to the server) and
-exits the process when its parent is gone.
+exits the process when its parent is gone (with its process group, when it leads one).
 """
 
 from __future__ import annotations
@@ -72,4 +72,11 @@ def _close_listening_sockets() -> None:
 def _exit_when_orphaned(parent: int) -> None:
     while os.getppid() == parent:
         time.sleep(PARENT_CHECK_SECONDS)
-    os._exit(1)
+    try:
+        # A job's process leads a group of its own (:mod:`.job_process`): what its function
+        # started (a simulator run) is in it and goes too. The manager shares the server's
+        # group, which is not its own to end.
+        if os.getpgid(0) == os.getpid():
+            os.killpg(0, signal.SIGKILL)
+    finally:
+        os._exit(1)
