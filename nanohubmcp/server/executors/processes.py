@@ -1,7 +1,7 @@
 """``job_executor="processes"``: every job in a process of its own, for CPU-bound pure-Python tools.
 
-A job runs in a new process (:class:`~.job_process.JobProcess`; the platform's start method,
-``fork`` on Linux), at most ``workers`` at a time: the others wait for a slot, in order. The
+A job runs in a new process (:class:`~.job_process.JobProcess`; ``fork`` on Linux, else the
+platform's start method), at most ``workers`` at a time: the others wait for a slot, in order. The
 function and its arguments must be picklable (defined at module level, picklable arguments and
 result) — a call that is not fails with a message saying so, on every platform, though ``fork``
 itself pickles nothing on the way in. ``ctx`` there is a :class:`~.remote.RemoteContext`:
@@ -29,6 +29,7 @@ import contextlib
 import functools
 import multiprocessing
 import pickle
+import sys
 import threading
 from collections.abc import Callable
 from multiprocessing.managers import SyncManager
@@ -68,7 +69,9 @@ class ProcessJobExecutor(JobExecutor):
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
-        self._context = multiprocessing.get_context()
+        # ``fork`` on Linux whatever the default (Python 3.14 made it ``forkserver``): a job is a
+        # copy of the server as it is now, so a notebook's functions are found, as defined now.
+        self._context = multiprocessing.get_context("fork" if sys.platform == "linux" else None)
         self._slots: asyncio.Semaphore | None = None
         self._running: dict[str, JobProcess] = {}
         self._manager: Any = None
