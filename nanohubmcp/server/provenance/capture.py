@@ -35,13 +35,14 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from ..results.store import owner_of
 from .rows import CallRow, facts_of
 
 if TYPE_CHECKING:
+    from ...protocol.versions import ProtocolVersion
     from ..jobs.record import Job
     from ..registry.components import Tool
-    from ..wire.request import RequestContext
+    from ..wire.principal import Principal
+    from ..wire.sessions import Session
 
 from ...protocol import jsonenc
 from .tool_options import SOURCE
@@ -285,11 +286,17 @@ def here() -> dict[str, Any]:
 
 
 # -- making a record from what a call handed over ------------------------------------------------
-PendingCall = tuple[str, "Tool", "RequestContext", dict[str, Any], dict[str, Any], float, float, threading.Thread, Any]
-"""What a call hands over for its record (references only): ``(record_id, tool, context, params,
-result, started, ended, thread, span)`` — the result a shallow copy of the answer without the
-record's own ``_meta`` key, ``thread`` the one that served the call, ``span`` the request's server
-span when the server traces it (else None)."""
+PendingCall = tuple[
+    str, "Tool", "str | None", "Principal | None", "Session | None", "str | int | None", "ProtocolVersion",
+    "str | None", Any, dict[str, Any], float, float, threading.Thread, Any,
+]
+"""What a call hands over for its record (references only): ``(record_id, tool, owner, principal,
+session, request_id, version, job_id, arguments, result, started, ended, thread, span)`` — the
+owner of the request (:func:`~nanohubmcp.server.results.store.owner_of`) and the request
+context's fields of those names (not the context: what it holds would live until the record is
+made), the arguments as received, the result a shallow copy of the answer without the record's
+own ``_meta`` key, ``thread`` the one that served the call, ``span`` the request's server span
+when the server traces it (else None)."""
 Earlier = Callable[[str], "CallRow | None"]
 """Finds a record made earlier (in the same batch or stored), or None."""
 Facts = tuple[str, str]
@@ -340,10 +347,10 @@ def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires:
     row written at ``created`` that expires at ``expires``."""
     if isinstance(item, JobEnd):
         return _job_end(item, earlier, created, expires)
-    record_id, tool, context, params, result, started, ended, thread, span = item
+    record_id, tool, owner, principal, session, request_id, version, job_id = item[:8]
+    arguments, result, started, ended, thread, span = item[8:]
     code = code_of(tool)
     facts = facts_for(tool, code)
-    arguments = params.get("arguments")
     arguments = arguments if isinstance(arguments, dict) else {}
     meta = result.pop("_meta", None)
     cached = meta.get(CACHE_META) if isinstance(meta, dict) else None
@@ -356,25 +363,23 @@ def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires:
     if span is not None:
         ids = span.get_span_context()
         trace_id, span_id = format(ids.trace_id, "032x"), format(ids.span_id, "016x")
-    principal = context.principal
-    session = context.session
     links = resource_links(result)
     status = "failed" if result.get("isError") else "completed"
     extra = None
-    if context.job_id is not None and not hit:  # the job's record, open until the job ends
-        extra = _json({"job_id": context.job_id, "handle_digest": digest})
+    if job_id is not None and not hit:  # the job's record, open until the job ends
+        extra = _json({"job_id": job_id, "handle_digest": digest})
         status, finished, digest, kept, links = "working", None, None, None, []
     row = CallRow(
         record_id,
-        owner_of(context),
+        owner,
         tool.name,
         facts[0],
         created,
         expires,
         str(principal.subject) if principal is not None else None,
         session.id if session is not None else None,
-        context.request_id,
-        str(context.version),
+        request_id,
+        str(version),
         trace_id,
         span_id,
         started,

@@ -129,12 +129,19 @@ class Recorder:
             result = await call_next(request)
             if result.get("resultType") == "input_required":
                 return result  # not done: the client's retry with the answers is the call recorded
-            # References only (the record is made on the store's writer thread): see capture.PendingCall.
+            # References only (the record is made on the store's writer thread): see capture.PendingCall. Not the
+            # request's context: what it holds (the message, the stream, the transport's callbacks) would outlive
+            # the call until the record is made, and the garbage collector would walk it meanwhile.
             pending = (
                 record_id,
                 tool,
-                context,
-                request.params,
+                owner_of(context),
+                context.principal,
+                context.session,
+                context.request_id,
+                context.version,
+                context.job_id,
+                request.params.get("arguments"),
                 dict(result),
                 started,
                 time.time(),
