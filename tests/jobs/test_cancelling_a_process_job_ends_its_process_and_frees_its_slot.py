@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import multiprocessing
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,7 @@ from job_server import Routes, alive, wait_until
 from support import serve
 
 from nanohubmcp import Context, MCPServer
+from nanohubmcp.server.executors.job_process import JobProcess
 
 GONE_WITHIN = 10.0
 """Seconds a cancelled job's process may take to be gone (1 s cooperative, 1 s after SIGTERM)."""
@@ -172,6 +175,23 @@ def test_cancelling_one_job_leaves_the_other_running_job_alone(tmp_path: Path) -
         Path(str(other) + ".go").touch()
         answer = finished(routes, kept["job_id"])
         assert answer == {"status": "done", "job_id": kept["job_id"], "result": str(kept_pid)}
+
+
+def test_an_answer_that_comes_after_the_cancel_is_dropped_quietly(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # The waiting thread resolved a future the job's cancel had cancelled: InvalidStateError there.
+    raised: list[Any] = []
+    monkeypatch.setattr(threading, "excepthook", raised.append)
+    marker = tmp_path / "late"
+    freed: list[JobProcess] = []
+    run = JobProcess(multiprocessing.get_context("fork"), "late-answer", freed.append)
+    future = run.start(when_told, {"marker": str(marker)}, False, None)
+    started_pid(marker)
+    assert future.cancel()
+    Path(str(marker) + ".go").touch()
+    wait_until(run.ended.is_set, "the job's process to end")
+    assert freed == [run]
+    assert raised == []
 
 
 NOTEBOOK = r"""

@@ -28,7 +28,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import Future, InvalidStateError
 from multiprocessing.connection import wait
 from typing import Any
 
@@ -185,13 +185,12 @@ class JobProcess:
 
 
 def _resolve(future: Future[Any], answer: tuple[str, Any]) -> None:
-    if future.done():
-        return
     kind, payload = answer
-    if kind == "value":
-        future.set_result(payload)
-    else:
-        future.set_exception(payload)
+    with contextlib.suppress(InvalidStateError):  # cancelled meanwhile (the job was): nobody waits
+        if kind == "value":
+            future.set_result(payload)
+        else:
+            future.set_exception(payload)
 
 
 def _died(exitcode: int | None) -> str:
