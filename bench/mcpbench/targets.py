@@ -23,7 +23,7 @@ BOUNDS = {
            "request, the provenance writer's thread (bench/hotpath.md: HTTP edge; §13.1)",
     "legacy": "same per-call CPU as the ceiling row; 0.4.x answers on a thread per connection (§13.1)",
     "cpu": "the streamed body (two extra loop iterations), ~70 calls of ours per request, the provenance record made "
-           "and stored on its writer thread (~210k instructions over HTTP; bench/provenance.md, bench/hotpath.md)",
+           "and stored on its writer thread (~110k instructions at the seam; bench/provenance.md, bench/hotpath.md)",
     "p99": "the tail follows CPU per call with 64 connections on one core; no stall seen since records left the call "
            "path (bench/hotpath.md: HTTP edge, the c=64 tail)",
     "era": "per-request _meta/header checks of the 2026-07-28 era (§13.2)",
@@ -40,8 +40,8 @@ BOUNDS = {
              "1-process server's CPU seconds on 2 cores move between processes and rounds (read the one-core "
              "ratio beside it; bench/scaleout.md, §13.6)",
     "otel": "the SDK's own span + measurement with the conventions' attributes: ~330k instructions per call (§13.7)",
-    "prov": "the record made and stored on its writer thread: ~210k instructions per record over HTTP with SQLite "
-            "(bench/provenance.md)",
+    "prov": "the record made (~52k instructions, half the digest), stored (~28k) and handed over (~22k) with SQLite; "
+            "the HTTP instruction row moves ±10 % between runs (bench/provenance.md)",
     "cache": "argument hashing, a SQLite read and a JSON parse on the loop before the cache answers (§13.8)",
     "rappture": "drawing the curve's PNG (matplotlib 3.11's per-glyph text path, then the PNG): ~165 M "
                 "instructions per plot, overlapped with the program's exit since 190fde3 (§13.9); without the "
