@@ -35,6 +35,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
+from ..results.store import owner_for
 from .rows import CallRow, facts_of
 
 if TYPE_CHECKING:
@@ -287,16 +288,16 @@ def here() -> dict[str, Any]:
 
 # -- making a record from what a call handed over ------------------------------------------------
 PendingCall = tuple[
-    str, "Tool", "str | None", "Principal | None", "Session | None", "str | int | None", "ProtocolVersion",
+    str, "Tool", "Principal | None", "Session | None", "str | int | None", "ProtocolVersion",
     "str | None", Any, dict[str, Any], float, float, threading.Thread, Any,
 ]
-"""What a call hands over for its record (references only): ``(record_id, tool, owner, principal,
+"""What a call hands over for its record (references only): ``(record_id, tool, principal,
 session, request_id, version, job_id, arguments, result, started, ended, thread, span)`` — the
-owner of the request (:func:`~nanohubmcp.server.results.store.owner_of`) and the request
-context's fields of those names (not the context: what it holds would live until the record is
-made), the arguments as received, the result a shallow copy of the answer without the record's
-own ``_meta`` key, ``thread`` the one that served the call, ``span`` the request's server span
-when the server traces it (else None)."""
+request context's fields of those names (the record's owner is made from the principal and
+session here: :func:`~nanohubmcp.server.results.store.owner_for`), not the context (what it
+holds would live until the record is made), the arguments as received, the result a shallow
+copy of the answer without the record's own ``_meta`` key, ``thread`` the one that served the
+call, ``span`` the request's server span when the server traces it (else None)."""
 Earlier = Callable[[str], "CallRow | None"]
 """Finds a record made earlier (in the same batch or stored), or None."""
 Facts = tuple[str, str]
@@ -347,8 +348,9 @@ def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires:
     row written at ``created`` that expires at ``expires``."""
     if isinstance(item, JobEnd):
         return _job_end(item, earlier, created, expires)
-    record_id, tool, owner, principal, session, request_id, version, job_id = item[:8]
-    arguments, result, started, ended, thread, span = item[8:]
+    record_id, tool, principal, session, request_id, version, job_id = item[:7]
+    arguments, result, started, ended, thread, span = item[7:]
+    owner = owner_for(principal, session)
     code = code_of(tool)
     facts = facts_for(tool, code)
     arguments = arguments if isinstance(arguments, dict) else {}

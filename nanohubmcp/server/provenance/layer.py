@@ -135,10 +135,9 @@ class Recorder:
             pending = (
                 record_id,
                 tool,
-                owner_of(context),
                 context.principal,
                 context.session,
-                context.request_id,
+                context.message.id,
                 context.version,
                 context.job_id,
                 request.params.get("arguments"),

@@ -264,10 +264,13 @@ def _read_meta(path: str) -> dict[str, Any] | None:
 
 def owner_of(request: object) -> str | None:
     """Who owns what ``request`` makes: its principal, else its session, else nobody."""
-    principal = getattr(request, "principal", None)
+    return owner_for(getattr(request, "principal", None), getattr(request, "session", None))
+
+
+def owner_for(principal: Any, session: Any) -> str | None:
+    """The owner key of a request's ``principal`` and ``session`` (see :func:`owner_of`)."""
     if principal is not None:
         return f"principal:{principal.subject}"
-    session = getattr(request, "session", None)
     return f"session:{session.id}" if session is not None else None
 
 
