@@ -237,8 +237,10 @@ class JobStore:
     def _visible(self, job: Job, owner: str | None, principal: str | None) -> bool:
         if job.principal != principal:
             return False
-        # Sessions end with their server: a job of an earlier server is read by its id.
-        return job.owner is None or job.owner == owner or job.runner != self.runner or job.handed_over
+        # Sessions end with their server: a job of an earlier server, or one this server's stop
+        # ended (server.stop() and start() again in one process), is read by its id.
+        return (job.owner is None or job.owner == owner or job.runner != self.runner or job.handed_over
+                or job.status_message == SERVER_STOPPED)
 
     def owned_by(
         self, owner: str | None, *, principal: Principal | str | None = None, tasks_only: bool = False
