@@ -38,3 +38,42 @@ def test_a_huge_progress_total_is_kept(tmp_path: Path) -> None:
             time.sleep(0.05)
         assert polled["status"] == "done", polled
         assert int(polled["result"]) == ATOMS
+
+
+def beyond_floats(ctx: Context) -> str:
+    """Report a progress no float can hold."""
+    ctx.report_progress(10**400, 10**401, "far")
+    return "ok"
+
+
+def says_hi(x: int, ctx: Context) -> int:
+    """A job that talks back through ctx."""
+    ctx.info("hi")
+    return x + 1
+
+
+def finish(url: str, tool: str, arguments: dict) -> dict:
+    started = json.loads(call_tool_http(url, tool, arguments)["content"][0]["text"])
+    deadline = time.monotonic() + 30
+    while True:
+        answer = call_tool_http(url, "get_job_result", {"job_id": started["job_id"]})
+        polled = json.loads(answer["content"][0]["text"])
+        if polled["status"] != "running":
+            return polled
+        assert time.monotonic() < deadline, polled
+        time.sleep(0.05)
+
+
+def test_a_progress_beyond_any_float_ends_no_job_and_wedges_no_executor(tmp_path: Path) -> None:
+    """Found by a second trial: 10**400 failed the threads job, and on the processes executor it
+    stopped the channel every ctx job shares (later ctx jobs stayed 'working' for good)."""
+    for executor in ("threads", "processes"):
+        server = MCPServer("far", state_dir=str(tmp_path / executor), job_executor=executor)
+        server.async_tool()(beyond_floats)
+        server.async_tool()(says_hi)
+        with serve(server) as url:
+            far = finish(url, "beyond_floats", {})
+            assert far["status"] == "done", (executor, far)
+            after = finish(url, "says_hi", {"x": 1})
+            assert after["status"] == "done", (executor, after)
+            assert int(after["result"]) == 2

@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import logging
 import multiprocessing
 import pickle
 import sys
@@ -46,6 +47,9 @@ if TYPE_CHECKING:
 
     from ..calls.context import Context
     from ..jobs.service import Job
+
+
+log = logging.getLogger(__name__)
 
 
 class QueueChannel:
@@ -107,7 +111,10 @@ class ProcessJobExecutor(JobExecutor):
                 continue
             target = self._targets.get(job_id)
             if target is not None:
-                deliver(target[0], target[1], job_id, kind, payload)
+                try:
+                    deliver(target[0], target[1], job_id, kind, payload)
+                except Exception:  # one job's bad message must not stop the channel every job shares
+                    log.exception("could not deliver a %s message of job %s", kind, job_id)
 
     async def call(
         self,

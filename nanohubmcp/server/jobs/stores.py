@@ -335,7 +335,11 @@ def _flock(handle: IO[Any], *, blocking: bool) -> bool:
 
 
 def _real(value: float | None) -> float | None:
-    """A progress number SQLite can bind: an int beyond 64 bits as the float it stands for (REAL column)."""
+    """A progress number SQLite can bind: an int beyond 64 bits as the float it stands for (REAL
+    column), None for one beyond any float."""
     if isinstance(value, int) and not -(2**63) <= value < 2**63:
-        return float(value)
+        try:
+            return float(value)
+        except OverflowError:  # beyond any float: not kept (the client's notification still carries it)
+            return None
     return value
