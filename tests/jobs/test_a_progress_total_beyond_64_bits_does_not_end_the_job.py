@@ -7,6 +7,7 @@ Found by a new user: the same call of a plain tool worked, and a job returning t
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -77,3 +78,23 @@ def test_a_progress_beyond_any_float_ends_no_job_and_wedges_no_executor(tmp_path
             after = finish(url, "says_hi", {"x": 1})
             assert after["status"] == "done", (executor, after)
             assert int(after["result"]) == 2
+
+
+def test_a_killed_manager_process_is_replaced_for_the_next_ctx_job(tmp_path: Path) -> None:
+    """Found by a second trial: after the processes executor's manager process (the ctx channel)
+    was killed, every later job with ctx failed with 'Connection refused' until a restart."""
+    import multiprocessing
+    import signal
+
+    server = MCPServer("manager", state_dir=str(tmp_path / "state"), job_executor="processes")
+    server.async_tool()(says_hi)
+    with serve(server) as url:
+        assert finish(url, "says_hi", {"x": 1})["status"] == "done"
+        managers = multiprocessing.active_children()
+        assert managers, "the ctx channel's manager process runs"
+        for process in managers:
+            os.kill(process.pid, signal.SIGKILL)
+            process.join(10)
+        again = finish(url, "says_hi", {"x": 2})
+        assert again["status"] == "done", again
+        assert int(again["result"]) == 3

@@ -97,6 +97,20 @@ class ProcessJobExecutor(JobExecutor):
                 ).start()
             return self._manager
 
+    def _new_event(self) -> tuple[Any, Any]:
+        """A job's cancel flag from the manager and the manager's message queue; a manager process
+        that died (killed) is replaced once, so later jobs with ``ctx`` run again."""
+        manager = self._start_manager()
+        try:
+            return manager.Event(), self._queue
+        except (OSError, EOFError):
+            log.warning("the processes executor's manager process is gone; starting a new one")
+            with self._lock:
+                if self._manager is manager:
+                    self._manager = self._queue = None
+            manager = self._start_manager()
+            return manager.Event(), self._queue
+
     def _listen(self, queue: Queue[tuple[str, str, list[Any]]]) -> None:
         while True:
             try:
@@ -129,12 +143,10 @@ class ProcessJobExecutor(JobExecutor):
         loop = asyncio.get_running_loop()
         event = None
         if context_param:  # only a ctx talks back: the manager, its cancel flag and the flush are for it alone
-            manager = self._manager if self._manager is not None else await loop.run_in_executor(
-                None, self._start_manager)
-            event = await loop.run_in_executor(None, manager.Event)
+            event, queue = await loop.run_in_executor(None, self._new_event)
             kwargs = {
                 **kwargs,
-                context_param: remote_context(job, context, QueueChannel(self._queue, event), self.name),
+                context_param: remote_context(job, context, QueueChannel(queue, event), self.name),
             }
         try:
             pickle.dumps((fn, kwargs))
