@@ -100,6 +100,7 @@ async def test_a_sim2l_runs_with_papermill_and_identical_inputs_come_from_the_st
             assert set(links) == {"picture.png", "report.txt"}
             report = await client.read_resource(links["report.txt"].uri)
             assert report.contents[0].text == "word at 298.15 K on GaAs\n"
+            assert report.contents[0].mime_type == links["report.txt"].mime_type == "text/plain"
             # A file the run did not save is "not found" (-32002), not a server failure (-32603).
             missing = str(links["report.txt"].uri).rsplit("/", 1)[0] + "/nope.txt"
             with pytest.raises(MCPError) as refused:
@@ -173,5 +174,7 @@ async def test_a_sim2l_runs_with_papermill_and_identical_inputs_come_from_the_st
             assert kept["summary"] == "129 bytes of JSON, kept in outputs.json (linked)"
             link = next(b for b in brief.content if b.type == "resource_link" and b.name == "outputs.json")
             whole = await client.read_resource(link.uri)
+            # Read with the type its link names (it was read back as text/plain).
+            assert whole.contents[0].mime_type == link.mime_type == "application/json"
             assert json.loads(whole.contents[0].text) == outputs
     assert _runs(small) == 0

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import RegistrationError, ResourceNotFound
+from ...protocol.blocks import ResourceContent
 from ...server.calls.context import Context
 from .execute import read_outputs, run_notebook
 from .notebook import Sim2LSpec, read_sim2l
@@ -165,10 +166,10 @@ class Sim2LTool:
         mime = mimetypes.guess_type(target)[0] or "application/octet-stream"
         if mime.startswith("text/") or mime in ("application/json", "application/xml"):
             try:
-                return data.decode("utf-8")
+                return ResourceContent(text=data.decode("utf-8"), mime_type=mime)  # the type its link names
             except UnicodeDecodeError:
                 pass
-        return data
+        return ResourceContent(blob=data, mime_type=mime)
 
 
 def _runs_root(server: Sim2LHost, results_dir: str | os.PathLike[str] | None) -> str:
