@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from job_server import Routes, alive, wait_until
+from job_server import Routes, alive, proc_stat, wait_until
 from support import serve
 
 from nanohubmcp import Context, MCPServer
@@ -79,7 +79,8 @@ async def coroutine_pid() -> int:
 
 
 def cpu_ticks(pid: int) -> int:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    fields = proc_stat(pid)
+    assert fields is not None, f"process {pid} is gone"
     return int(fields[11]) + int(fields[12])  # utime + stime
 
 

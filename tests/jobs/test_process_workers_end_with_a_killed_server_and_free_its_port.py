@@ -8,27 +8,12 @@ handler, so a client's request to the dead server's port hung and the restart co
 
 from __future__ import annotations
 
-import os
 import socket
 from pathlib import Path
 
-from job_server import ServerProcess, alive, wait_until
+from job_server import ServerProcess, alive, children, wait_until
 
 STOPPED = "the server stopped while this job ran"
-
-
-def children(pid: int) -> set[int]:
-    """Live processes whose parent is ``pid`` (from /proc)."""
-    found = set()
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                fields = Path(f"/proc/{name}/stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == pid and fields[0] != "Z":
-                found.add(int(name))
-    return found
 
 
 def port_free(port: int) -> bool:
