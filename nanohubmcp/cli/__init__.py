@@ -1,0 +1,62 @@
+"""The ``nanohubmcp`` command: project tasks as subcommands.
+
+Usage::
+
+    nanohubmcp export NOTEBOOK [-o FILE] [--no-format] [--force]
+    nanohubmcp run APP.py [--transport stdio|http] [--host HOST] [--port N] [--token TOKEN]
+                          [--workers N] [--state-url redis://HOST:6379/0]
+    nanohubmcp sim2l NOTEBOOK... [--name NAME] [--async] [--results-dir DIR] [serving options as run]
+    nanohubmcp rappture TOOL.xml... [--name NAME] [--async] [--timeout S] [--no-plot] [serving options as run]
+    nanohubmcp hub-tools [--root /apps] [NAME[/REVISION]...] [--async] [serving options as run]
+    nanohubmcp bridge URL [--header 'Name: value' ...] [--cookie 'name=value'] [--token T]
+    nanohubmcp desktop-config APP [--client claude|vscode|cursor] [--name NAME] [--env NAME=VALUE ...]
+    nanohubmcp desktop-config --url URL [--token T] [--client ...]
+    nanohubmcp server-json APP [-o FILE] [--name NAMESPACE/NAME] [--public-url URL]
+
+``run`` imports a Python file and serves its module-level ``server`` (like ``start_mcp --app``);
+``--transport stdio`` is what desktop clients (Claude Desktop, VS Code, Cursor) launch.
+``sim2l`` serves Sim2L notebooks (see :mod:`nanohubmcp.sources.sim2l`), ``rappture`` Rappture
+tools (:mod:`nanohubmcp.sources.rappture`); ``hub-tools`` lists the
+Rappture tools and Sim2Ls installed on a hub, or serves the ones named (:mod:`nanohubmcp.sources.hub`).
+``bridge`` speaks stdio to such a client and Streamable HTTP (or legacy SSE) to a running server.
+``server-json`` writes the MCP Registry's ``server.json`` for an app file's ``server``
+(:func:`nanohubmcp.transports.discovery.server_json`); on a nanoHUB tool session its remotes are the
+weber URLs.
+
+``export`` writes the notebook as a runnable MCP server script (default: ``start_mcp.py`` next
+to the notebook; ``-o -`` prints it), translated by :func:`nanohubmcp.jupyter.translate.translate`
+— the same translation as ``jupyter nbconvert --to mcp``, without needing nbconvert. The file is
+written to a temporary name and renamed only once the whole notebook translated, so a failed
+export leaves no file and no half-finished one. An existing file is replaced only when it is an
+earlier export (``--force`` replaces any file).
+
+Exit status: 0 written; 1 the notebook cannot be read or translated (one line on stderr,
+naming the cell); 2 a usage error.
+
+Where each part lives: :mod:`.parser` the arguments of every subcommand (a new subcommand is a
+``subparsers`` entry there with a ``run`` default), :mod:`.serve` the subcommands that serve (``run``,
+``sim2l``, ``rappture``, ``hub-tools``, ``bridge``), :mod:`.documents` the ones that write a file or
+print a document (``export``, ``server-json``, ``desktop-config``, ``provenance``). This module owns
+only :func:`main`: parse, run, turn a :class:`~nanohubmcp.errors.NanohubMCPError` into one line on
+stderr and exit status 1.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from ..errors import NanohubMCPError
+from .parser import PROG, build_parser
+
+__all__ = ["build_parser", "main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``nanohubmcp`` console script; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.run(args))
+    except NanohubMCPError as exc:
+        print(f"{PROG} {args.command}: error: {exc}", file=sys.stderr)
+        return 1

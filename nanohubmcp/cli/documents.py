@@ -1,0 +1,140 @@
+"""The ``nanohubmcp`` subcommands that write a file or print a document.
+
+``export`` (a notebook as ``start_mcp.py``), ``server-json`` (the MCP Registry's ``server.json``),
+``desktop-config`` (a desktop client's configuration entry) and ``provenance export`` (a call's
+record as an RO-Crate), and the one way they write a file: to a temporary name beside it, renamed
+over it once complete. Each takes the parsed arguments (:mod:`.parser` defines them) and returns
+the exit status; the translation, the documents and the records are their own modules', imported
+when the subcommand runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+
+from ..errors import NanohubMCPError
+
+__all__ = ["export_notebook", "export_provenance", "print_desktop_config", "write_server_json"]
+
+
+def export_provenance(args: argparse.Namespace) -> int:
+    from ..server.provenance.crate import export
+    from ..server.provenance.records import DB_FILE, ProvenanceStore, record_id_of
+    from ..server.wire.state_dir import resolve_state_dir
+
+    directory = resolve_state_dir(args.name, args.state_dir)
+    if not os.path.exists(os.path.join(directory, DB_FILE)):
+        raise NanohubMCPError(f"no provenance records in {directory} (give the server's --state-dir)")
+    store = ProvenanceStore(0.0, lambda: directory)
+    record_id = record_id_of(args.call_id) or args.call_id
+    output = Path(args.output) if args.output else Path(f"provenance-{record_id}")
+    try:
+        written = export(store, args.call_id, output)
+    finally:
+        store.close()
+    print(f"wrote the RO-Crate of {record_id} to {written}")
+    return 0
+
+
+def export_notebook(args: argparse.Namespace) -> int:
+    import nbformat
+
+    from ..jupyter.translate import looks_exported, translate
+
+    notebook_path = Path(args.notebook)
+    output = _output_path(notebook_path, args.output)
+    try:
+        with warnings.catch_warnings():  # nbformat's notes on old files (missing cell ids) do not matter here
+            warnings.simplefilter("ignore")
+            notebook = nbformat.read(notebook_path, as_version=4)
+    except FileNotFoundError:
+        raise NanohubMCPError(f"{notebook_path}: no such notebook") from None
+    except Exception as exc:  # not JSON, not a notebook: say so in one line
+        reason = " ".join(str(exc).split())[:200]
+        raise NanohubMCPError(f"{notebook_path}: cannot read it as a notebook ({reason})") from None
+    script = translate(
+        notebook,
+        source=str(notebook_path),
+        output=str(output) if output else "start_mcp.py",
+        format_code=args.format_code,
+    )
+    if output is None:
+        sys.stdout.write(script.text)
+        return 0
+    if output.exists() and not args.force and not looks_exported(output.read_text(errors="replace")):
+        raise NanohubMCPError(f"{output} exists and is not an earlier export; use --force to replace it")
+    _write_atomically(output, script.text)
+    found = {"tool": script.tools, "resource": script.resources, "prompt": script.prompts}
+    counts = ", ".join(f"{len(v)} {kind}{'' if len(v) == 1 else 's'}" for kind, v in found.items())
+    print(f"Wrote {output} ({counts}). Run it: python {output}, or start_mcp --app {output}", file=sys.stderr)
+    for line in script.dropped:
+        print(f"  dropped (see the comment in the script): {line}", file=sys.stderr)
+    return 0
+
+
+def print_desktop_config(args: argparse.Namespace) -> int:
+    from .. import desktop_config
+
+    token = args.token if args.token is not None else desktop_config.default_token()
+    launch = desktop_config.launch_for(
+        args.app, url=args.url, name=args.name, token=token, env=desktop_config.parse_env(args.env))
+    print(desktop_config.render(launch, args.client))
+    return 0
+
+
+def write_server_json(args: argparse.Namespace) -> int:
+    import json
+
+    from ..nanohub.child import load_app
+    from ..nanohub.plan import WEBER_PORT
+    from ..nanohub.proxy import detect_proxy
+    from ..transports.discovery import server_json
+
+    base = args.public_url or detect_proxy(port=WEBER_PORT, kind="tool").public_url
+    if base and not base.endswith("/"):
+        base += "/"
+    with contextlib.redirect_stdout(sys.stderr):  # whatever the app prints must not mix with the document
+        server = load_app(args.app)
+    document = server_json(server.core, app=os.path.basename(args.app), base=base, name=args.name)
+    text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    if args.output == "-":
+        sys.stdout.write(text)
+    else:
+        _write_atomically(Path(args.output), text)
+        print(f"Wrote {args.output} ({document['name']} {document['version']})", file=sys.stderr)
+    return 0
+
+
+def _output_path(notebook: Path, option: str | None) -> Path | None:
+    """Where to write: None for standard output."""
+    if option == "-":
+        return None
+    if option is None:
+        return notebook.parent / "start_mcp.py"
+    path = Path(option)
+    return path / "start_mcp.py" if path.is_dir() else path
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``."""
+    if not path.parent.is_dir():
+        raise NanohubMCPError(f"{path.parent} is not a directory")
+    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
+    handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.chmod(temp, mode)
+        os.replace(temp, path)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        if isinstance(exc, OSError):
+            raise NanohubMCPError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise

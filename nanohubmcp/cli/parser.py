@@ -1,0 +1,195 @@
+"""The ``nanohubmcp`` command's arguments: one ``argparse`` subparser per subcommand.
+
+Owns the option names, defaults and help texts, and which function runs each subcommand (the
+subparser's ``run`` default: a function of the parsed arguments returning the exit status). What
+the subcommands do lives in :mod:`.serve` and :mod:`.documents`; parsing ``sys.argv`` and the
+exit status in :func:`nanohubmcp.cli.main`.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from .._version import __version__
+from . import documents, serve
+
+__all__ = ["PROG", "build_parser", "serving_arguments"]
+
+PROG = "nanohubmcp"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``nanohubmcp`` parser; each subcommand sets ``run`` (a function of the args -> exit status)."""
+    parser = argparse.ArgumentParser(prog=PROG, description="nanohubmcp: MCP servers from Python functions.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    export = commands.add_parser(
+        "export",
+        help="write a notebook's %%mcp_* cells as a runnable start_mcp.py",
+        description="Write a notebook as an MCP server script that runs with `python FILE` and "
+        "`start_mcp --app FILE`. Cells tagged mcp-skip are left out; IPython-only lines become comments.",
+    )
+    export.add_argument("notebook", metavar="NOTEBOOK", help="the .ipynb file")
+    export.add_argument(
+        "-o", "--output", metavar="FILE", default=None,
+        help="where to write the script (default: start_mcp.py next to the notebook; a directory: "
+        "start_mcp.py in it; '-': standard output)",
+    )
+    export.add_argument("--no-format", dest="format_code", action="store_false",
+                        help="keep the cells' code as written (default: ruff/black formats it if installed)")
+    export.add_argument("--force", action="store_true",
+                        help="replace FILE even if it is not an earlier export")
+    export.set_defaults(run=documents.export_notebook)
+
+    run = commands.add_parser(
+        "run",
+        help="serve an app file's module-level `server` over HTTP or stdio",
+        description="Import APP (a Python file defining a module-level `server = MCPServer(...)`) and serve it. "
+        "With --transport stdio it speaks MCP on stdin/stdout, as desktop clients launch servers.",
+    )
+    run.add_argument("app", metavar="APP", help="the Python file defining `server`")
+    serving_arguments(run)
+    run.add_argument("--workers", type=int, default=1, metavar="N",
+                     help="HTTP: N processes serving the one port (needs --state-url redis://…; default 1)")
+    run.add_argument("--state-url", default=None, metavar="URL",
+                     help="where sessions and streams shared by the processes live, e.g. redis://127.0.0.1:6379/0 "
+                     "(default: $NANOHUBMCP_STATE_URL, else this process's memory)")
+    run.add_argument("--access-log", action="store_true",
+                     help="HTTP: log every request on stderr with the serving process's id (off by default: a line per "
+                     "request costs ~6%% of a small call's CPU)")
+    run.set_defaults(run=serve.run_app)
+
+    sim2l = commands.add_parser(
+        "sim2l",
+        help="serve Sim2L notebooks as MCP tools (run with papermill)",
+        description="Serve each Sim2L notebook (%%yaml INPUTS / OUTPUTS cells, a cell tagged parameters) as a "
+        "tool: a call runs it with papermill and returns what DB(OUTPUTS).save recorded; identical inputs are "
+        "answered from the stored run. Needs pip install 'nanohub-mcp[sim2l]'.",
+    )
+    sim2l.add_argument("paths", nargs="+", metavar="PATH", help="a Sim2L notebook (.ipynb)")
+    sim2l.add_argument("--name", default=None, help="the tool's name (with one PATH; default: the Sim2L's name)")
+    _tool_arguments(sim2l)
+    serving_arguments(sim2l)
+    sim2l.set_defaults(run=serve.sim2l)
+
+    rappture = commands.add_parser(
+        "rappture",
+        help="serve Rappture tools (tool.xml) as MCP tools",
+        description="Serve each Rappture tool as an MCP tool: its inputs become the input schema (numbers take "
+        "units, e.g. '77K'); a call writes the driver, runs the tool (rappture -execute on a hub, else its "
+        "<command>) and returns the run file's outputs. Needs pip install 'nanohub-mcp[rappture]'.",
+    )
+    rappture.add_argument("paths", nargs="+", metavar="PATH", help="a tool.xml, or a directory holding one")
+    rappture.add_argument("--name", default=None, help="the tool's name (with one PATH; default: the tool's own)")
+    rappture.add_argument("--async", dest="background", action="store_true",
+                          help="run each call as a durable job (default: when <limits> allows runs over 30 s)")
+    rappture.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                          help="seconds a run may take (default: the tool's <limits><cputime>)")
+    rappture.add_argument("--no-plot", dest="plot", action="store_false",
+                          help="return curves and histograms as data only, without PNG plots")
+    serving_arguments(rappture)
+    rappture.set_defaults(run=serve.rappture)
+
+    hub = commands.add_parser(
+        "hub-tools",
+        help="list the Rappture tools and Sim2Ls installed on a hub, or serve the ones named",
+        description="Without NAME: list the Rappture tools (ROOT/<tool>/<revision>/rappture/tool.xml) and Sim2Ls "
+        "(ROOT/<name>/<revision>/simtool/<name>.ipynb) installed under ROOT. With NAMEs (NAME or NAME/REVISION): "
+        "serve them as MCP tools.",
+    )
+    hub.add_argument("names", nargs="*", metavar="NAME", help="a tool to serve: NAME (its default revision: "
+                     "current, else the highest rNN, else dev) or NAME/REVISION")
+    hub.add_argument("--root", default=None, metavar="DIR", help="where the tools are installed (default /apps)")
+    _tool_arguments(hub)
+    serving_arguments(hub)
+    hub.set_defaults(run=serve.hub_tools)
+
+    bridge = commands.add_parser(
+        "bridge",
+        help="connect a stdio MCP client to a server's URL (Streamable HTTP, falling back to legacy SSE)",
+        description="Relay MCP between stdin/stdout and URL: a desktop client launches this command and reaches "
+        "a running server (a notebook's, a nanoHUB tool's) without Node. URL is the server's base URL or its "
+        "/mcp (or /sse) endpoint.",
+    )
+    bridge.add_argument("url", metavar="URL", help="the server's URL, e.g. http://127.0.0.1:8000/mcp")
+    bridge.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'",
+                        help="an HTTP header sent with every request (repeatable)")
+    bridge.add_argument("--cookie", action="append", default=[], metavar="'NAME=VALUE'",
+                        help="a cookie sent with every request (repeatable), e.g. a nanoHUB session cookie")
+    bridge.add_argument("--token", default=None, metavar="TOKEN",
+                        help="a bearer token sent as 'Authorization: Bearer TOKEN' (default: $MCP_TOKEN)")
+    bridge.set_defaults(run=serve.bridge)
+
+    desktop = commands.add_parser(
+        "desktop-config",
+        help="print the configuration a desktop client (Claude Desktop, VS Code, Cursor) needs on this machine",
+        description="Print the JSON to paste into a desktop client's MCP configuration: this environment's Python "
+        "and the app's absolute path (the client starts servers from a directory of its own), or a bridge to a "
+        "running server with --url.",
+    )
+    desktop.add_argument("app", metavar="APP", nargs="?", default=None,
+                         help="the Python file defining `server` (served over stdio)")
+    desktop.add_argument("--url", default=None, help="instead of APP: a running server's URL, reached via the bridge")
+    desktop.add_argument("--client", choices=["claude", "vscode", "cursor"], default="claude",
+                         help="whose configuration format (default claude)")
+    desktop.add_argument("--name", default=None, help="the entry's name (default: the server's name)")
+    desktop.add_argument("--token", default=None, metavar="TOKEN",
+                         help="with --url: the bearer token, put in env as MCP_TOKEN (default: $MCP_TOKEN)")
+    desktop.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                         help="an environment variable the server needs (repeatable)")
+    desktop.set_defaults(run=documents.print_desktop_config)
+    card = commands.add_parser(
+        "server-json",
+        help="write the MCP Registry's server.json for an app file's `server`",
+        description="Import APP (a Python file defining a module-level `server`) and write the server.json the "
+        "MCP Registry reads (schema 2025-12-11): its reverse-DNS name, version, description, the pypi package "
+        "nanohub-mcp run as `nanohubmcp run APP --transport stdio`, and on nanoHUB (or with --public-url) its "
+        "remotes.",
+    )
+    card.add_argument("app", metavar="APP", help="the Python file defining `server`")
+    card.add_argument("-o", "--output", metavar="FILE", default="-",
+                      help="where to write it (default '-': standard output)")
+    card.add_argument("--name", default=None, metavar="NAMESPACE/NAME",
+                      help="the registry name, e.g. io.github.me/calculator (default: $NANOHUBMCP_REGISTRY_NAME, "
+                      "else derived from the public host and the server's name)")
+    card.add_argument("--public-url", default=None, metavar="URL",
+                      help="the base URL clients reach the running server at (default: the weber URL on a nanoHUB "
+                      "tool session, else none: no remotes)")
+    card.set_defaults(run=documents.write_server_json)
+    provenance = commands.add_parser(
+        "provenance",
+        help="export a call's provenance record as an RO-Crate",
+        description="provenance export CALL_ID: write the provenance record CALL_ID (the end of the URI in a "
+        "result's _meta['io.nanohub/provenance'], or the whole URI) of a server's state directory as an "
+        "RO-Crate (Process Run Crate profile): the tool's code, inputs, result and the run. Needs the "
+        "provenance extra (pip install 'nanohub-mcp[provenance]').",
+    )
+    provenance.add_argument("action", choices=["export"], help="what to do")
+    provenance.add_argument("call_id", metavar="CALL_ID", help="the record's id or URI")
+    provenance.add_argument("--state-dir", default=None, metavar="DIR",
+                            help="the server's state directory (default: $NANOHUBMCP_STATE_DIR, else the one "
+                            "of the server named by --name)")
+    provenance.add_argument("--name", default="server", help="the server's name, for its default state directory")
+    provenance.add_argument("-o", "--output", default=None, metavar="DIR",
+                            help="the crate's directory (default: ./provenance-CALL_ID)")
+    provenance.set_defaults(run=documents.export_provenance)
+    return parser
+
+
+def serving_arguments(command: argparse.ArgumentParser) -> None:
+    """``--transport``, ``--host``, ``--port``, ``--token``: how a serving subcommand serves."""
+    command.add_argument("--transport", choices=["http", "stdio"], default=None,
+                         help="http (default, or $MCP_TRANSPORT) or stdio")
+    command.add_argument("--host", default=None,
+                         help="HTTP: interface to bind (default 127.0.0.1, this machine only)")
+    command.add_argument("--port", type=int, default=None, help="HTTP: TCP port (default $MCP_PORT or 8000)")
+    command.add_argument("--token", default=None, metavar="TOKEN",
+                         help="HTTP: the bearer token every request must carry (default: $MCP_TOKEN)")
+
+
+def _tool_arguments(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--async", dest="background", action="store_true",
+                         help="run each call as a durable job (answered at once with a job id; for long runs)")
+    command.add_argument("--results-dir", default=None, metavar="DIR",
+                         help="where Sim2L runs are stored (default: the server's state directory)")

@@ -1,0 +1,127 @@
+"""The ``nanohubmcp`` subcommands that serve: ``run``, ``sim2l``, ``rappture``, ``hub-tools``, ``bridge``.
+
+Each builds (or imports) an ``MCPServer`` and serves it over HTTP or stdio until stopped, or, for
+``bridge``, relays a stdio client to a running server's URL. Each takes the parsed arguments
+(:mod:`.parser` defines them) and returns the exit status; what the server, the sources and the
+transports do is theirs, imported when the subcommand runs so that ``nanohubmcp --help`` stays quick.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..errors import NanohubMCPError
+
+if TYPE_CHECKING:
+    from ..facade import MCPServer
+
+__all__ = ["bridge", "hub_tools", "rappture", "run_app", "sim2l"]
+
+
+def run_app(args: argparse.Namespace) -> int:
+    from ..nanohub.child import load_app
+
+    transport = _stdio_safe(args)  # before the app is imported
+    if args.state_url is not None:
+        # Read by MCPServer(...) when the app builds it (an explicit state_url= in the app wins).
+        from ..state import ENV_VAR, parse
+
+        parse(args.state_url)  # a bad URL fails here, before the app is imported
+        os.environ[ENV_VAR] = args.state_url
+    if args.access_log:
+        from ..transports.runner import log_requests
+
+        log_requests()
+    server = load_app(args.app)
+    server.run(host=args.host, port=args.port, transport=transport, token=args.token, workers=args.workers)
+    return 0
+
+
+def _serve(server: MCPServer, args: argparse.Namespace, transport: str) -> int:
+    server.run(host=args.host, port=args.port, transport=transport, token=args.token)
+    return 0
+
+
+def _stdio_safe(args: argparse.Namespace) -> str:
+    from .. import serving
+
+    transport = serving.resolve_transport(args.transport)
+    if transport == "stdio":
+        from ..transports.lines import protect_stdout
+
+        protect_stdout()  # whatever the app, papermill or a notebook prints must not reach the client
+    return transport
+
+
+def sim2l(args: argparse.Namespace) -> int:
+    from ..facade import MCPServer
+
+    if args.name and len(args.paths) > 1:
+        raise NanohubMCPError("--name names one tool: give one PATH with it")
+    transport = _stdio_safe(args)
+    server = MCPServer(args.name or (Path(args.paths[0]).stem if len(args.paths) == 1 else "sim2l"))
+    for path in args.paths:
+        server.add_sim2l(path, name=args.name, background=args.background, results_dir=args.results_dir)
+    return _serve(server, args, transport)
+
+
+def rappture(args: argparse.Namespace) -> int:
+    from ..facade import MCPServer
+
+    if args.name and len(args.paths) > 1:
+        raise NanohubMCPError("--name names one tool: give one PATH with it")
+    from ..sources.rappture import load_rappture_tool
+
+    transport = _stdio_safe(args)
+    server = MCPServer(load_rappture_tool(args.paths[0], name=args.name).name if len(args.paths) == 1 else "rappture")
+    for path in args.paths:
+        server.add_rappture_tool(path, name=args.name, background=args.background or None, timeout=args.timeout,
+                                 plot=args.plot)
+    return _serve(server, args, transport)
+
+
+def hub_tools(args: argparse.Namespace) -> int:
+    from ..sources.hub import DEFAULT_ROOT, find_hub_tools, pick
+
+    root = args.root or DEFAULT_ROOT
+    if not args.names:
+        tools = find_hub_tools(root)
+        if not tools:
+            print(f"No Rappture tool or Sim2L is installed under {root}.", file=sys.stderr)
+            return 0
+        width = max(len(t.name) for t in tools)
+        for tool in tools:
+            others = [r for r in tool.revisions if r != tool.revision]
+            more = f"  (also {', '.join(others)})" if others else ""
+            print(f"{tool.name:<{width}}  {tool.kind:<8}  {tool.revision:<7}  {tool.path}{more}")
+        print(f"Serve some: nanohubmcp hub-tools NAME... [--root {root}]", file=sys.stderr)
+        return 0
+    from ..facade import MCPServer
+
+    try:
+        chosen = pick(root, args.names)
+    except LookupError as exc:
+        raise NanohubMCPError(str(exc)) from None
+    transport = _stdio_safe(args)
+    server = MCPServer(args.names[0].partition("/")[0] if len(args.names) == 1 else "hub-tools")
+    kinds = {(t.name, t.kind) for t in chosen}
+    for tool in chosen:
+        both = (tool.name, "rappture") in kinds and (tool.name, "sim2l") in kinds
+        name = f"{tool.name}_{tool.kind}" if both else tool.name
+        if tool.kind == "sim2l":
+            server.add_sim2l(tool.path, name=name, background=args.background, results_dir=args.results_dir)
+        else:
+            server.add_rappture_tool(tool.path, name=name, background=args.background or None)
+    return _serve(server, args, transport)
+
+
+def bridge(args: argparse.Namespace) -> int:
+    from ..transports.bridge import BridgeOptions, run_bridge
+
+    token = args.token if args.token is not None else os.environ.get("MCP_TOKEN")
+    options = BridgeOptions.from_arguments(args.url, headers=args.header, cookies=args.cookie, token=token)
+    return run_bridge(options)
