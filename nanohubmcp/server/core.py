@@ -460,7 +460,7 @@ class ServerCore:
         self.sessions.close_all()
         jobs = self.first_use.jobs_made
         if jobs is not None:
-            jobs.cancel_all()
+            jobs.end_run()
         self.executor.shutdown(wait=False, cancel_futures=True)
         self.executor = self._worker_pool()  # a fresh pool (no threads yet) if the server serves again
         for runner in self._job_runners.values():

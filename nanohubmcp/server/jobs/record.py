@@ -63,7 +63,7 @@ class Job:
         executor_ref: what the executor needs to find the job again after a restart, or None.
         progress / progress_total / progress_message: the last ``ctx.report_progress``.
         handed_over: its server stopped while its function ran on in this process; the
-            function's end is stored all the same (see ``JobStore.cancel_all``).
+            function's end is stored all the same (see ``JobStore.end_run``).
         trace_context: the W3C trace context carrier (``traceparent``, ``tracestate``,
             ``baggage``) of the span the job's run belongs to when the server traces, else None;
             an executor hands it to where the job runs (``executors.remote.run_remote``).

@@ -15,9 +15,10 @@ Who may see a job (the rule, in every era and on every route):
 
 - a job started by an authenticated principal is visible to that principal only;
 - within that, a job started in a session is visible only to that session for as long as the
-  server process that started it runs (even after the session ended); sessions do not survive
-  a restart, so for a job of an earlier server process the unguessable job id is the
-  capability: whoever holds it (with the same principal, if any) reads it — by any route;
+  server run that started it serves (even after the session ended); sessions end with their
+  run — a stop (``server.stop()``, ``%mcp stop``) or the process's end — so for a job of an
+  earlier run the unguessable job id is the capability: whoever holds it (with the same
+  principal, if any) reads it — by any route;
 - a job started without a session (REST, the 2026-07-28 era) is visible to whoever holds its
   id (with the same principal, if any).
 
@@ -112,7 +113,9 @@ class JobStore:
         self.max_jobs = max_jobs
         self.max_jobs_per_owner = max_jobs_per_owner
         self.max_result_bytes = max_result_bytes
-        self.runner = secrets.token_hex(12)
+        self.process = secrets.token_hex(12)
+        self._runs = 1
+        self.runner = runner_token(self.process, self._runs)
         self.reattach = reattach
         self.hand_over = hand_over
         self._live: dict[str, Job] = {}
@@ -138,14 +141,14 @@ class JobStore:
 
                 self._backend = RedisJobBackend(self.shared, self.name, limit_message)
                 runners = self._runners = RedisRunners(self.shared, self.name)
-                runners.claim(self.runner)
+                runners.claim(self.process)
                 self.recover()
             else:
                 directory = self.directory
                 try:
                     self._backend = SQLiteBackend(directory)
                     self._runners = RunnerLocks(directory)
-                    self._runners.claim(self.runner)
+                    self._runners.claim(self.process)
                 except (OSError, sqlite3.Error) as exc:  # unwritable, not a directory, a broken file...
                     log.warning("cannot keep jobs in %s (%s): they are kept in memory and lost when the server "
                                 "stops; set state_dir= (NANOHUBMCP_STATE_DIR) to a writable directory", directory, exc)
@@ -174,10 +177,13 @@ class JobStore:
 
     def _revive(self, row: dict[str, Any]) -> Job:
         job = Job.from_record(row)
-        if job.status in TERMINAL or row.get("runner") == self.runner:
+        if job.status in TERMINAL or job.runner == self.runner:
             return job
-        if self._runners is not None and self._runners.alive(row.get("runner")):
+        process = process_of(job.runner)
+        if process != self.process and self._runners is not None and self._runners.alive(process):
             return job  # another live server process runs it
+        # A dead process's job, or one an earlier run of this process left to its executor at its
+        # stop (not followed here any more: followed jobs are in ``_live``).
         taken = self.reattach(job) if job.executor_ref and self.reattach is not None else False
         if taken is None:
             return job  # its executor may hold it: asked again on the next look
@@ -237,10 +243,9 @@ class JobStore:
     def _visible(self, job: Job, owner: str | None, principal: str | None) -> bool:
         if job.principal != principal:
             return False
-        # Sessions end with their server: a job of an earlier server, or one this server's stop
-        # ended (server.stop() and start() again in one process), is read by its id.
-        return (job.owner is None or job.owner == owner or job.runner != self.runner or job.handed_over
-                or job.status_message == SERVER_STOPPED)
+        # Sessions end with their run: a job of an earlier run (an earlier process, or an earlier
+        # start of this one) is read by its id.
+        return job.owner is None or job.owner == owner or job.runner != self.runner
 
     def owned_by(
         self, owner: str | None, *, principal: Principal | str | None = None, tasks_only: bool = False
@@ -330,8 +335,10 @@ class JobStore:
             except sqlite3.Error as exc:
                 log.warning("could not purge expired jobs: %s", exc)
 
-    def cancel_all(self) -> None:
-        """Stop following every running job (server shutdown).
+    def end_run(self) -> None:
+        """End this run (the server stops): settle every running job as below, and take a new
+        runner token for the jobs of the next start — a job of this run, its session gone with
+        the stop, is then read by its id (module docstring).
 
         A job its executor keeps running without this process (``executor_ref`` set: Dask) is
         left as it is, for a restarted server to take back. One whose function runs on in this
@@ -353,3 +360,16 @@ class JobStore:
                 job.store = None
             if job.task is not None and not job.task.done():
                 job.task.cancel()
+        self._runs += 1
+        self.runner = runner_token(self.process, self._runs)
+
+
+def runner_token(process: str, run: int) -> str:
+    """The runner token of a server's ``run``-th start in the process that claimed ``process``
+    (a job record names the runner that ran it)."""
+    return f"{process}.{run}"
+
+
+def process_of(runner: str | None) -> str | None:
+    """The process part of a runner token (a record of an earlier version names the process only)."""
+    return runner.partition(".")[0] if runner else None

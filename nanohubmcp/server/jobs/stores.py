@@ -280,7 +280,8 @@ def _decode(name: str, value: Any) -> Any:
 class RunnerLocks:
     """Which server processes are alive, by lock files: each process holds an exclusive lock on
     ``runners/<token>.lock`` while it runs; the system releases it when the process dies, even
-    by ``kill -9``. A job record names its runner, so a restarted server tells a job another
+    by ``kill -9``. A job record names its runner (the process's token and which start of the
+    server in it ran the job: ``<process>.<start>``), so a restarted server tells a job another
     live process is running from one whose process is gone."""
 
     def __init__(self, directory: str) -> None:
