@@ -6,7 +6,8 @@ The only subpackage that imports IPython or ipykernel, and only in the modules t
 Modules:
 
 - ``config``: the ``NanohubMCP`` traitlets Configurable (``c.NanohubMCP.port = 8000``).
-- ``cellspec``: the magic-line parser shared with the notebook exporter (no IPython).
+- ``cellspec``: the magic-line parser shared with the notebook exporter (no IPython); its option
+  tables in ``cell_options``, the records a line becomes in ``cell_specs``.
 - ``session``: ``KernelSession``, the server a notebook builds cell by cell.
 - ``calls``: how a cell-defined function is called (worker pool or kernel loop, timeouts).
 - ``output``: routing a tool's ``print``/``display`` output to the cell that defined it.

@@ -20,7 +20,7 @@ from ..errors import RegistrationWarning
 from ..server.registry.mcp_apps import html_of
 from ..server.registry.resources import Resource
 from . import calls
-from .cellspec import PromptSpec, ResourceSpec, ToolSpec, ViewSpec
+from .cell_specs import PromptSpec, ResourceSpec, ToolSpec, ViewSpec
 from .output import CellOutput
 
 if TYPE_CHECKING:

@@ -12,7 +12,10 @@ dataclasses.
 - :func:`split_last_expression`, :func:`pick_function`, :func:`find_functions`: reading the cell's
   source (in :mod:`nanohubmcp.jupyter.cellsource`, importable from here too).
 - ``TOOL_OPTIONS`` / ``RESOURCE_OPTIONS`` / ``PROMPT_OPTIONS`` / ``VIEW_OPTIONS``: the option tables both parsers use
-  (the magics turn them into ``magic_arguments`` help text).
+  (the magics turn them into ``magic_arguments`` help text), in :mod:`nanohubmcp.jupyter.cell_options`.
+- The spec records are :mod:`nanohubmcp.jupyter.cell_specs`'s. This module owns the parsing: a
+  line's words, the checks of their values (non-empty names, tags, ``--cache-ttl``, the executor
+  options of ``--async`` tools) and the one-line errors; every name above is importable from here.
 
 Every mistake raises :class:`~nanohubmcp.errors.RegistrationError` with a one-line message.
 
@@ -28,10 +31,11 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
-from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
 from ..errors import RegistrationError
+from .cell_options import PROMPT_OPTIONS, RESOURCE_OPTIONS, TOOL_OPTIONS, VIEW_OPTIONS, Option
+from .cell_specs import PromptSpec, ResourceSpec, ToolSpec, ViewSpec
 from .cellsource import FunctionInfo, find_functions, pick_function, split_last_expression
 
 __all__ = [
@@ -53,253 +57,6 @@ __all__ = [
     "pick_function",
     "split_last_expression",
 ]
-
-
-@dataclass(frozen=True)
-class Option:
-    """One option of a magic line: the argparse ``flags`` and keyword arguments."""
-
-    flags: tuple[str, ...]
-    kwargs: dict[str, Any]
-
-
-def _flag(flag: str, dest: str, help: str) -> Option:
-    return Option((flag,), {"dest": dest, "action": "store_true", "help": help})
-
-
-def _value(flag: str, dest: str, metavar: str, help: str) -> Option:
-    return Option((flag,), {"dest": dest, "metavar": metavar, "default": None, "help": help})
-
-
-_NAME = _value(
-    "--name",
-    "name",
-    "NAME",
-    "the component's name (default: the function's name); with several functions in "
-    "the cell it also picks the one to register",
-)
-_DESCRIPTION = _value("--description", "description", "TEXT", "the description (default: the docstring)")
-_TITLE = _value("--title", "title", "TEXT", "a human-readable title (MCP 2025-06-18+)")
-
-TOOL_OPTIONS: tuple[Option, ...] = (
-    _NAME,
-    _DESCRIPTION,
-    _value("--tags", "tags", "A,B", "comma-separated tags for your own grouping (not sent to clients)"),
-    _TITLE,
-    _flag(
-        "--async",
-        "background",
-        "a long-running job: calls answer at once with a job id, polled with get_job_result",
-    ),
-    Option(
-        ("--executor",),
-        {
-            "dest": "executor",
-            "metavar": "NAME",
-            "default": None,
-            "choices": ("threads", "processes", "dask", "slurm", "submit"),
-            "help": "where an --async tool's jobs run: threads, processes, dask, slurm (a Slurm batch job "
-            "each) or submit (nanoHUB's submit) (default: the server's job_executor, c.NanohubMCP.job_executor)",
-        },
-    ),
-    _value("--slurm-time", "slurm_time", "TIME", "Slurm: the job's time limit (sbatch --time), e.g. 30 or 2:00:00"),
-    _value("--slurm-partition", "slurm_partition", "NAME", "Slurm: the partition (sbatch --partition)"),
-    _value("--slurm-cpus-per-task", "slurm_cpus_per_task", "N", "Slurm: CPUs for the job (sbatch --cpus-per-task)"),
-    _value("--slurm-mem", "slurm_mem", "SIZE", "Slurm: memory for the job (sbatch --mem), e.g. 4G"),
-    _value("--slurm-gpus", "slurm_gpus", "N", "Slurm: GPUs for the job (sbatch --gpus)"),
-    _value("--slurm-account", "slurm_account", "NAME", "Slurm: the account charged (sbatch --account)"),
-    _value("--submit-venue", "submit_venue", "VENUE", "submit: where runs go (submit -v)"),
-    _value("--submit-walltime", "submit_walltime", "TIME", "submit: wall time, minutes or hh:mm:ss (submit -w)"),
-    _value("--submit-cores", "submit_cores", "N", "submit: processors for an MPI run (submit -n)"),
-    _flag("--submit-local", "submit_local", "submit: run in the tool's own container (submit --local)"),
-    Option(
-        ("--executor-option",),
-        {
-            "dest": "executor_option",
-            "metavar": "KEY=VALUE",
-            "action": "append",
-            "default": None,
-            "help": "any option of the tool's executor (repeatable); VALUE is read as JSON when it is, e.g. "
-            "--executor-option sbatch='{\"constraint\": \"haswell\"}'",
-        },
-    ),
-    _flag("--cache", "cache", "answer a repeated call (same arguments, same caller) from its stored result"),
-    _flag("--cache-shared", "cache_shared", "like --cache, one stored result for every caller"),
-    _value("--cache-ttl", "cache_ttl", "SECONDS", "how long a cached result stays (default: until evicted)"),
-    _flag("--no-provenance", "no_provenance", "calls of this tool leave no provenance record"),
-    _flag("--read-only", "read_only", "hint: the tool does not change anything (readOnlyHint)"),
-    _flag("--destructive", "destructive", "hint: the tool may destroy data (destructiveHint)"),
-    _flag("--idempotent", "idempotent", "hint: repeating a call has no further effect (idempotentHint)"),
-    _flag("--open-world", "open_world", "hint: the tool reaches outside systems (openWorldHint)"),
-    _flag(
-        "--main",
-        "main",
-        "run on the kernel's own thread and event loop (for code that is not thread-safe: "
-        "widgets, pyplot); calls wait while a cell runs",
-    ),
-    _value("--view", "view", "URI", "the ui:// view (a %%mcp_view cell) that shows the result (MCP Apps)"),
-)
-"""Options of ``%%mcp_tool``."""
-
-RESOURCE_OPTIONS: tuple[Option, ...] = (
-    Option(("uri",), {"metavar": "URI", "help": "the resource URI; {placeholders} make a template"}),
-    _value("--mime-type", "mime_type", "TYPE", "the MIME type of the content (e.g. application/json)"),
-    _NAME,
-    _DESCRIPTION,
-    _TITLE,
-)
-"""Options of ``%%mcp_resource``."""
-
-PROMPT_OPTIONS: tuple[Option, ...] = (_NAME, _DESCRIPTION, _TITLE)
-"""Options of ``%%mcp_prompt``."""
-
-VIEW_OPTIONS: tuple[Option, ...] = (
-    Option(("uri",), {"metavar": "URI", "help": "the view's ui:// URI, named by tools with --view URI"}),
-    _value("--name", "name", "NAME", "the resource's name (default: the URI without ui://)"),
-    _DESCRIPTION,
-    _TITLE,
-    _flag("--border", "border", "the view prefers a border drawn around it (prefersBorder)"),
-    _value("--connect-domains", "connect_domains", "A,B", "origins the view may fetch from (CSP)"),
-    _value(
-        "--resource-domains",
-        "resource_domains",
-        "A,B",
-        "origins the view may load scripts, styles, images and fonts from (CSP)",
-    ),
-)
-"""Options of ``%%mcp_view`` (the cell's last expression is the view's HTML)."""
-
-
-@dataclass(frozen=True)
-class ToolSpec:
-    """What a ``%%mcp_tool`` line asks for.
-
-    Attributes:
-        name / description / title: listing fields (None: from the function).
-        tags: tags given with ``--tags a,b``.
-        background: ``--async``: register as a job tool (``server.async_tool``).
-        executor: ``--executor NAME``: where its jobs run (None: the server's job executor).
-        executor_options: the executor's options the line gave (``--slurm-time``,
-            ``--submit-venue``, ``--executor-option KEY=VALUE``...).
-        read_only / destructive / idempotent / open_world: the annotation hints that were given.
-        main: ``--main``: run calls on the kernel's own thread (live notebooks only; the
-            exporter ignores it).
-        cache / cache_ttl: ``--cache`` (``"private"``) or ``--cache-shared`` (``"shared"``), and
-            ``--cache-ttl SECONDS``.
-        provenance: False with ``--no-provenance``.
-        source: the defining cell's text (set by the live magic; its code hash in provenance
-            records; never part of the registration options).
-    """
-
-    name: str | None = None
-    description: str | None = None
-    title: str | None = None
-    tags: frozenset[str] = field(default_factory=frozenset)
-    background: bool = False
-    executor: str | None = None
-    executor_options: dict[str, Any] = field(default_factory=dict)
-    read_only: bool = False
-    destructive: bool = False
-    idempotent: bool = False
-    open_world: bool = False
-    main: bool = False
-    view: str | None = None
-    cache: str | None = None
-    cache_ttl: float | None = None
-    provenance: bool | None = None
-    source: str | None = None
-
-    def annotations(self) -> dict[str, bool] | None:
-        """The MCP tool annotations the flags give (only the hints that were set), or None."""
-        hints = {
-            "readOnlyHint": self.read_only,
-            "destructiveHint": self.destructive,
-            "idempotentHint": self.idempotent,
-            "openWorldHint": self.open_world,
-        }
-        chosen = {key: True for key, value in hints.items() if value}
-        return chosen or None
-
-    def registration_options(self) -> dict[str, Any]:
-        """Keyword arguments for ``MCPServer.add_tool`` / ``@server.tool(...)`` (only those given)."""
-        options: dict[str, Any] = {
-            "name": self.name,
-            "description": self.description,
-            "title": self.title,
-            "tags": self.tags or None,
-            "annotations": self.annotations(),
-            "executor": self.executor,
-            "executor_options": dict(self.executor_options) or None,
-            "view": self.view,
-            "cache": {"private": True, "shared": "shared"}.get(self.cache or ""),
-            "cache_ttl": self.cache_ttl,
-            "provenance": self.provenance,
-        }
-        return {key: value for key, value in options.items() if value is not None}
-
-
-@dataclass(frozen=True)
-class ResourceSpec:
-    """What a ``%%mcp_resource URI`` line asks for (``uri`` may be a ``{template}``)."""
-
-    uri: str
-    mime_type: str | None = None
-    name: str | None = None
-    description: str | None = None
-    title: str | None = None
-
-    def registration_options(self) -> dict[str, Any]:
-        """Keyword arguments for ``MCPServer.add_resource`` after the URI (only those given)."""
-        options = {
-            "mime_type": self.mime_type,
-            "name": self.name,
-            "description": self.description,
-            "title": self.title,
-        }
-        return {key: value for key, value in options.items() if value is not None}
-
-
-@dataclass(frozen=True)
-class PromptSpec:
-    """What a ``%%mcp_prompt`` line asks for."""
-
-    name: str | None = None
-    description: str | None = None
-    title: str | None = None
-
-    def registration_options(self) -> dict[str, Any]:
-        """Keyword arguments for ``MCPServer.add_prompt`` (only those given)."""
-        options = {"name": self.name, "description": self.description, "title": self.title}
-        return {key: value for key, value in options.items() if value is not None}
-
-
-@dataclass(frozen=True)
-class ViewSpec:
-    """What a ``%%mcp_view URI`` line asks for (an MCP Apps view)."""
-
-    uri: str
-    name: str | None = None
-    description: str | None = None
-    title: str | None = None
-    border: bool = False
-    connect_domains: tuple[str, ...] = ()
-    resource_domains: tuple[str, ...] = ()
-
-    def registration_options(self) -> dict[str, Any]:
-        """Keyword arguments for ``MCPServer.add_app_view`` after the URI and HTML (only those given)."""
-        csp = {
-            key: list(value)
-            for key, value in (("connect_domains", self.connect_domains), ("resource_domains", self.resource_domains))
-            if value
-        }
-        options = {
-            "name": self.name,
-            "description": self.description,
-            "title": self.title,
-            "csp": csp or None,
-            "prefers_border": True if self.border else None,
-        }
-        return {key: value for key, value in options.items() if value is not None}
 
 
 class _Parser(argparse.ArgumentParser):
