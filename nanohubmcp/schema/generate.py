@@ -1,8 +1,11 @@
 """A function's signature and docstring -> its MCP input schema, description and coercer.
 
-Owns :func:`describe_function` and the :class:`Signature` record it returns. The type table
-lives in ``mapping``, type comments in ``comments``, docstrings in ``docstrings``;
-validation of calls is ``validate``'s job.
+Owns :func:`describe_function`: the input schema (properties, required, ``additionalProperties``,
+``$defs``), the prompt arguments and the :class:`Signature` it returns (the record and the
+coercion its calls run live in ``signature``, re-exported here). Where each parameter's type
+comes from and which one is the context is ``parameters``'s; the type table lives in
+``mapping``, type comments in ``comments``, docstrings in ``docstrings``; validation of calls is
+``validate``'s job.
 
 Source: MCP 2025-11-25, Server § Tools (``inputSchema``) and § Prompts (``arguments``);
 JSON Schema 2020-12.
@@ -11,100 +14,29 @@ JSON Schema 2020-12.
 from __future__ import annotations
 
 import copy
-import functools
 import inspect
-import linecache
-import types as pytypes
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from nanohubmcp.errors import InvalidArguments, RegistrationError
+from nanohubmcp.errors import RegistrationError
 from nanohubmcp.schema import coerce as co
 from nanohubmcp.schema.docstrings import read_docstring
 from nanohubmcp.schema.fragments import member_schema
-from nanohubmcp.schema.hints import evaluate, type_hints
 from nanohubmcp.schema.mapping import TypeMapper
-from nanohubmcp.schema.paths import invalid_arguments
+from nanohubmcp.schema.parameters import (
+    CONTEXT_NAMES,
+    SELF_NAMES,
+    code_object,
+    describing_docstring,
+    find_context,
+    parameter_types,
+)
+from nanohubmcp.schema.signature import Signature, make_coerce
 
-if TYPE_CHECKING:
-    from nanohubmcp.schema.comments import TypeComments
+__all__ = ["CONTEXT_NAMES", "Signature", "describe_function"]
 
-CONTEXT_NAMES = ("ctx", "context")
-"""Parameter names that receive the request context when not annotated with a data type."""
-_SELF_NAMES = ("self", "cls")
 _EMPTY = inspect.Parameter.empty
-
-
-def _identity(arguments: dict[str, Any]) -> dict[str, Any]:
-    return arguments
-
-
-class _Never:
-    """A type no argument value has (the ``source``/``target`` of a coercer without a shortcut)."""
-
-    def __init__(self, value: object) -> None:  # never made: a value would have to be one first
-        raise AssertionError(value)
-
-
-@dataclass(frozen=True)
-class Signature:
-    """Everything the server needs to publish and call one function.
-
-    Attributes:
-        input_schema: ``{"type": "object", "properties": {...}, "required": [...]}`` plus
-            ``"additionalProperties": false`` unless the function takes ``**kwargs`` (then
-            absent, or the schema of the ``**kwargs`` annotation), and ``"$defs"`` when a
-            recursive type needs it.
-        description: the cleaned docstring without its Args/Parameters sections, or ``None``.
-        context_param: the parameter that receives the ``Context``, or ``None``.
-        param_names: parameters that take call arguments, in signature order (no context
-            parameter, ``self``/``cls`` or ``**kwargs``).
-        var_keyword: the function takes ``**kwargs`` (extra arguments are accepted).
-        coerce: ``coerce(validated_arguments) -> call_arguments``; returns a new dict with
-            Enum members, dataclasses, tuples, sets, dates, bytes… in place of their JSON
-            forms, or is the identity when no parameter needs it. Raises
-            :class:`~nanohubmcp.errors.InvalidArguments` when a constructor refuses a value.
-        prompt_arguments: ``[{"name", "description"?, "required"}]`` for MCP prompts.
-    """
-
-    input_schema: dict[str, Any]
-    description: str | None
-    context_param: str | None
-    param_names: tuple[str, ...]
-    var_keyword: bool
-    coerce: Callable[[dict[str, Any]], dict[str, Any]]
-    prompt_arguments: list[dict[str, Any]]
-    known: frozenset[str] = field(init=False, repr=False, compare=False)
-    """:attr:`param_names` as a set (checked on every call)."""
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "known", frozenset(self.param_names))
-
-    def call_arguments(
-        self, arguments: dict[str, Any], context: object = None, *, kind: str, name: str
-    ) -> dict[str, Any]:
-        """The keyword arguments of a call: validated JSON ``arguments`` coerced (:attr:`coerce`),
-        and ``context`` (the request's Context) for the context parameter.
-
-        ``kind`` and ``name`` name the component in messages (``"tool"``, ``"add"``).
-
-        Raises:
-            InvalidArguments: an argument the function does not take (and it has no ``**kwargs``),
-                or one that tries to fill the context parameter.
-        """
-        if not self.var_keyword and not self.known.issuperset(arguments):
-            unknown = sorted(key for key in arguments if key not in self.known)
-            raise InvalidArguments(f"Invalid arguments for {kind} '{name}': unknown argument(s) {', '.join(unknown)}")
-        kwargs = self.coerce(arguments) if arguments else {}
-        if self.context_param:
-            if self.context_param in arguments:
-                raise InvalidArguments(
-                    f"Invalid arguments for {kind} '{name}': '{self.context_param}' is supplied by the server")
-            # a new dict: coerce() may hand back the caller's own (server.call's arguments stay as given)
-            kwargs = {**kwargs, self.context_param: context}
-        return kwargs
 
 
 def describe_function(
@@ -202,12 +134,12 @@ def describe_function(
         signature = inspect.signature(fn)
     except (TypeError, ValueError) as exc:
         raise RegistrationError(f"{label}: cannot read the signature of {fn!r} ({exc})") from None
-    target = _code_object(fn)
+    target = code_object(fn)
     extra_names = {t.__name__: t for t in context_types}
-    types = _parameter_types(target, signature, label, extra_names)
+    types = parameter_types(target, signature, label, extra_names)
     mapper = TypeMapper(extra_names)
-    context = _find_context(signature, types, context_types, label)
-    docs = read_docstring(_docstring(fn, target))
+    context = find_context(signature, types, context_types, label)
+    docs = read_docstring(describing_docstring(fn, target))
 
     properties: dict[str, Any] = {}
     required: list[str] = []
@@ -217,7 +149,7 @@ def describe_function(
     for index, param in enumerate(signature.parameters.values()):
         if param.name == context:
             continue
-        if index == 0 and param.name in _SELF_NAMES and param.kind is not param.KEYWORD_ONLY:
+        if index == 0 and param.name in SELF_NAMES and param.kind is not param.KEYWORD_ONLY:
             continue
         if param.kind is param.VAR_POSITIONAL:
             raise RegistrationError(
@@ -257,7 +189,7 @@ def describe_function(
         context_param=context,
         param_names=tuple(properties),
         var_keyword=extra is not None,
-        coerce=_make_coerce(coercers, extra_coerce, tuple(properties), kind, name),
+        coerce=make_coerce(coercers, extra_coerce, tuple(properties), kind, name),
         prompt_arguments=[_prompt_argument(n, p, n in required) for n, p in properties.items()],
     )
 
@@ -269,163 +201,3 @@ def _prompt_argument(name: str, schema: dict[str, Any], required: bool) -> dict[
     argument["required"] = required
     return argument
 
-
-def _code_object(fn: object) -> Any:
-    """The plain function whose source, annotations and globals describe ``fn``.
-
-    Partials and bound methods lead to their function, a class to its ``__init__``, a
-    callable object to its class's ``__call__``; ``functools.wraps`` chains are unwrapped.
-    """
-    while isinstance(fn, functools.partial) or inspect.ismethod(fn):
-        fn = fn.func if isinstance(fn, functools.partial) else fn.__func__
-    if inspect.isclass(fn):
-        fn = fn.__init__
-    elif not inspect.isfunction(fn):
-        # A callable object: its class's __call__ (found in the MRO) describes it.
-        call = next((vars(k)["__call__"] for k in type(fn).__mro__ if "__call__" in vars(k)), None)
-        fn = call if inspect.isfunction(call) else fn
-    return inspect.unwrap(fn) if inspect.isfunction(fn) else fn
-
-
-def _docstring(fn: object, target: object) -> str | None:
-    """The docstring that describes ``fn``: a class's own (else its ``__init__``'s), else the function's."""
-    if inspect.isclass(fn) and fn.__doc__ and not fn.__doc__.startswith(f"{fn.__name__}("):
-        return fn.__doc__  # (a docstring starting "Name(" was written by @dataclass, not a person)
-    if inspect.isfunction(target) and target.__doc__:
-        return target.__doc__
-    if isinstance(fn, functools.partial) or inspect.isclass(fn):
-        return None  # partial's and type's own docstrings describe functools and type
-    return getattr(fn, "__doc__", None)
-
-
-def _type_comments(fn: Callable[..., Any]) -> TypeComments | None:
-    """The PEP 484 type comments of ``fn``, looked for only when the text of its source file has a
-    ``type:`` at all (the comments module tokenizes the function's source; most files have none)."""
-    code = getattr(inspect.unwrap(fn), "__code__", None)
-    lines = linecache.getlines(code.co_filename) if code is not None else []
-    if lines and not any("type:" in line for line in lines):
-        return None
-    from nanohubmcp.schema.comments import read_type_comments
-
-    return read_type_comments(fn)
-
-
-def _parameter_types(
-    target: Callable[..., Any], signature: inspect.Signature, label: str, extra: dict[str, Any]
-) -> dict[str, Any]:
-    """``{parameter: type}`` from annotations, then per-argument, then function type comments."""
-    annotated = type_hints(target, extra) if inspect.isfunction(target) else _annotations_of(signature)
-    # Type comments only fill in what annotations leave out; reading them means reading the source.
-    unannotated = any(name not in annotated for name in signature.parameters)
-    comments = _type_comments(target) if unannotated and inspect.isfunction(target) else None
-    from_comments: dict[str, str] = {}
-    if comments is not None:
-        if comments.arguments is not None:
-            names = list(inspect.signature(target).parameters)
-            from_comments.update(_align(names, comments.arguments, label))
-        from_comments.update(comments.per_argument)
-    globalns = getattr(target, "__globals__", {})
-    types: dict[str, Any] = {}
-    for param in signature.parameters.values():
-        if param.name in annotated:
-            types[param.name] = annotated[param.name]
-        elif param.name in from_comments:
-            types[param.name] = evaluate(from_comments[param.name], globalns, extra)
-    return types
-
-
-def _annotations_of(signature: inspect.Signature) -> dict[str, Any]:
-    return {p.name: p.annotation for p in signature.parameters.values() if p.annotation is not _EMPTY}
-
-
-def _align(names: list[str], types: list[str], label: str) -> dict[str, str]:
-    """Pair the function type comment's types with parameter names.
-
-    The comment may list every parameter, or leave out ``self``/``cls`` and/or the
-    parameter named ``ctx``/``context``.
-    """
-    candidates = [names]
-    if names and names[0] in _SELF_NAMES:
-        candidates.append(names[1:])
-    candidates += [[n for n in c if n not in CONTEXT_NAMES] for c in list(candidates)]
-    for candidate in candidates:
-        if len(candidate) == len(types):
-            return dict(zip(candidate, types, strict=True))
-    raise RegistrationError(
-        f"{label}: the '# type:' comment lists {len(types)} argument type(s) but the function "
-        f"has {len(names)} parameter(s) ({', '.join(names)})"
-    )
-
-
-def _find_context(
-    signature: inspect.Signature,
-    types: dict[str, Any],
-    context_types: tuple[type, ...],
-    label: str,
-) -> str | None:
-    by_type = [n for n in signature.parameters if _is_context_type(types.get(n), context_types)]
-    if len(by_type) > 1:
-        raise RegistrationError(
-            f"{label}: only one parameter can receive the context; found {', '.join(by_type)}"
-        )
-    if by_type:
-        return by_type[0]
-    for name in CONTEXT_NAMES:
-        # By name only when no JSON data type is declared for it: `context: str` is data.
-        if name in signature.parameters and not TypeMapper().map(types.get(name, typing.Any)).schema:
-            return name
-    return None
-
-
-def _is_context_type(tp: object, context_types: tuple[type, ...]) -> bool:
-    if tp is None or not context_types:
-        return False
-    origin = typing.get_origin(tp)
-    if origin is typing.Annotated:
-        return _is_context_type(typing.get_args(tp)[0], context_types)
-    if origin in (typing.Union, pytypes.UnionType):
-        members = [m for m in typing.get_args(tp) if m is not type(None)]
-        return len(members) == 1 and _is_context_type(members[0], context_types)
-    return isinstance(tp, type) and issubclass(tp, context_types)
-
-
-def _make_coerce(
-    coercers: dict[str, co.Coercer],
-    extra: co.Coercer | None,
-    known: tuple[str, ...],
-    kind: str,
-    name: str,
-) -> Callable[[dict[str, Any]], dict[str, Any]]:
-    if not coercers and extra is None:
-        return _identity
-    known_names = frozenset(known)
-    # Per parameter (source, builtin, target, coercer), compiled here once: a float parameter given
-    # a JSON 2 gets float(2), given 2.5 keeps it, without a call of ours (coerce.SHORTCUTS).
-    plan = {key: _step(c) for key, c in coercers.items()}
-    rest = _step(extra) if extra is not None else None
-
-    def coerce(arguments: dict[str, Any]) -> dict[str, Any]:
-        out = dict(arguments)
-        try:
-            for key, value in arguments.items():
-                step = plan.get(key) if key in known_names else rest
-                # null reaches a parameter only when its schema allows it; it stays None.
-                if step is None or value is None:
-                    continue
-                source, builtin, target, c = step
-                kind_of = type(value)
-                if kind_of is not target:
-                    out[key] = builtin(value) if kind_of is source else c(value, (key,))
-        except InvalidArguments as exc:
-            raise invalid_arguments(kind, name, exc.errors) from None
-        return out
-
-    return coerce
-
-
-def _step(c: co.Coercer) -> tuple[type, Callable[[Any], Any], type, co.Coercer]:
-    shortcut = co.SHORTCUTS.get(c)
-    if shortcut is None:
-        return _Never, _Never, _Never, c  # no value is a _Never: always the coercer
-    source, builtin, target = shortcut
-    return source, builtin, target, c
