@@ -174,13 +174,14 @@ def in_kernel() -> bool:
 
 def banner(server: Servable, host: str, auth: object = None) -> str:
     """The startup text: address, counts, every endpoint's public URL and, with ``auth`` (the
-    verifier serving), how clients authenticate."""
+    verifier serving), how clients authenticate. Resources count what ``resources/list`` lists;
+    resource templates (``resources/templates/list``) are counted beside them when there are any."""
     base = server.url or ""
     reg = server.core.registry
     lines = [
         f"MCP Server '{server.name}' v{server.version} listening on {host}:{server.port}",
         f"  Tools: {len(reg.tools)}",
-        f"  Resources: {len(reg.resources) + len(reg.templates)}",
+        f"  Resources: {len(reg.resources)}" + (f", resource templates: {len(reg.templates)}" if reg.templates else ""),
         f"  Prompts: {len(reg.prompts)}",
         "Endpoints:",
         f"  Streamable HTTP:      {base}mcp",

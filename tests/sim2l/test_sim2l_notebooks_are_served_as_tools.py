@@ -107,6 +107,14 @@ async def test_a_sim2l_runs_with_papermill_and_identical_inputs_come_from_the_st
                 await client.read_resource(missing)
             assert refused.value.error.code == -32002, refused.value.error
             assert "saved no file 'nope.txt'" in refused.value.error.message
+            # The executed notebook is a file of the run (documented); the run's record is the store's.
+            executed = await client.read_resource(missing.replace("nope.txt", "allkinds.ipynb"))
+            assert executed.contents[0].mime_type == "application/x-ipynb+json"
+            assert json.loads(executed.contents[0].text)["cells"], "the executed notebook, as JSON text"
+            with pytest.raises(MCPError) as refused:
+                await client.read_resource(missing.replace("nope.txt", "run.json"))
+            assert refused.value.error.code == -32002, refused.value.error
+            assert "saved no file 'run.json'" in refused.value.error.message
             assert progress, "papermill's cell progress reaches the client"
             assert _runs(server) == 1
 
@@ -178,3 +186,19 @@ async def test_a_sim2l_runs_with_papermill_and_identical_inputs_come_from_the_st
             assert whole.contents[0].mime_type == link.mime_type == "application/json"
             assert json.loads(whole.contents[0].text) == outputs
     assert _runs(small) == 0
+
+
+def test_the_startup_text_counts_the_file_template_apart_from_resources(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``resources/list`` of a Sim2L server is empty: the banner said "Resources: 1" (its template)."""
+    server = MCPServer("sim2l-banner", state_dir=str(tmp_path))
+    server.add_sim2l(str(NOTEBOOK))
+    server.start(host="127.0.0.1", port=0, quiet=False)
+    server.stop()
+    out = capsys.readouterr().out
+    assert "  Resources: 0, resource templates: 1\n" in out, out
+    server.resource("note://plain", name="plain")(lambda: "plain")
+    server.start(host="127.0.0.1", port=0, quiet=False)
+    server.stop()
+    assert "  Resources: 1, resource templates: 1\n" in capsys.readouterr().out

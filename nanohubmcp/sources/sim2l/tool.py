@@ -4,8 +4,9 @@ The tool's input schema comes from the ``%%yaml INPUTS`` cell (:mod:`.schema`), 
 from the ``DESCRIPTION`` cell and the ``%%yaml OUTPUTS`` cell. A call checks its arguments with
 simtool's parameter types (:mod:`.values`), and answers from the stored run with the same inputs
 when there is one (:mod:`.store`); otherwise papermill runs the notebook (:mod:`.execute`) and the
-outputs it saved become the result (:mod:`.results`). Files the run saved are readable at
-``sim2l://<tool>/<run>/<path>`` (a resource template of the server).
+outputs it saved become the result (:mod:`.results`). Files the run saved, its input files and
+its executed notebook are readable at ``sim2l://<tool>/<run>/<path>`` (a resource template of the
+server; see :meth:`Sim2LTool.read_file`).
 
 The optional libraries (papermill, scrapbook, simtool, pint; ``pip install 'nanohub-mcp[sim2l]'``)
 are imported when a Sim2L is registered, never when ``nanohubmcp`` is imported.
@@ -28,7 +29,7 @@ from .execute import read_outputs, run_notebook
 from .notebook import Sim2LSpec, read_sim2l
 from .results import shape_result
 from .schema import input_schema, outputs_text
-from .store import DEFAULT_MAX_RUNS, RunStore, run_id
+from .store import DEFAULT_MAX_RUNS, RUN_FILE, RunStore, run_id
 from .values import prepare
 
 if TYPE_CHECKING:
@@ -36,6 +37,9 @@ if TYPE_CHECKING:
     from ...server.registry.components import Tool
     from ...server.registry.resources import Resource, ResourceTemplate
     from ...server.results.store import ResultOptions
+
+NOTEBOOK_MIME = "application/x-ipynb+json"
+"""The media type of a Jupyter notebook (an executed run's ``<name>.ipynb``)."""
 
 
 class _Core(Protocol):
@@ -151,20 +155,31 @@ class Sim2LTool:
         )
 
     def read_file(self, run: str, path: str) -> Any:
-        """A file a stored run saved (the ``sim2l://`` resource template's function)."""
+        """A file of a stored run (the ``sim2l://`` resource template's function): one the
+        notebook saved, ``outputs.json`` when the result links it, or the executed notebook
+        (``<name>.ipynb``, as ``application/x-ipynb+json`` text). The run's own record
+        (``run.json``: identity and times) is the store's, not a file of the run.
+
+        Raises:
+            ResourceNotFound: no such run, or no such file in it (-32002; MCP 2025-11-25,
+                Server § Resources § Error handling).
+        """
         try:
             directory = self.store.find(run)
         except ValueError as exc:
             raise ResourceNotFound(str(exc)) from None
         if directory is None:
             raise ResourceNotFound(f"no stored run {run} of the Sim2L '{self.spec.name}'")
+        root = os.path.realpath(directory)
         target = os.path.realpath(os.path.join(directory, path))
-        if not target.startswith(os.path.realpath(directory) + os.sep) or not os.path.isfile(target):
+        if (not target.startswith(root + os.sep) or not os.path.isfile(target)
+                or target == os.path.join(root, RUN_FILE)):
             raise ResourceNotFound(f"the run {run[:12]} saved no file {path!r}")
         with open(target, "rb") as stream:
             data = stream.read()
-        mime = mimetypes.guess_type(target)[0] or "application/octet-stream"
-        if mime.startswith("text/") or mime in ("application/json", "application/xml"):
+        mime = NOTEBOOK_MIME if target.endswith(".ipynb") else mimetypes.guess_type(target)[0]
+        mime = mime or "application/octet-stream"
+        if mime.startswith("text/") or mime in ("application/json", "application/xml", NOTEBOOK_MIME):
             try:
                 return ResourceContent(text=data.decode("utf-8"), mime_type=mime)  # the type its link names
             except UnicodeDecodeError:
@@ -258,7 +273,8 @@ def add_sim2l(
         read_file,
         f"sim2l://{tool_id}/{{run}}/{{+path}}",
         name=f"{tool_id}-files",
-        description=f"Files saved by runs of the Sim2L {spec.name}",
+        description=(f"Files of stored runs of the Sim2L {spec.name}: those the notebook saved (linked from "
+                     f"results), its input files, and the executed notebook {os.path.basename(spec.name)}.ipynb"),
     )
     runner.max_inline_bytes = server.core.result_options.max_inline_bytes
     record.extra["sim2l"] = runner
