@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import inspect
 import logging
+import time
 import weakref
 from typing import TYPE_CHECKING, Any
 
+import tornado
 import tornado.web
+from tornado import httputil
 from tornado.http1connection import HTTP1Connection
 
 from ..auth.verifiers import TokenVerifier
@@ -108,6 +111,20 @@ def post_headers(content_type: str | None, accept: str | None) -> tuple[bool, bo
     return known
 
 
+SERVER_HEADER = f"TornadoServer/{tornado.version}"
+_date = (-1, "")
+"""The last second :func:`http_date` formatted, and its text (one tuple: loops on several threads read it)."""
+
+
+def http_date() -> str:
+    """Now as an HTTP ``Date`` value (RFC 9110 § 5.6.7, whole seconds), formatted once a second."""
+    global _date
+    now = int(time.time())
+    if now != _date[0]:
+        _date = (now, httputil.format_timestamp(now))
+    return _date[1]
+
+
 class BaseHandler(tornado.web.RequestHandler):
     """Shared behaviour of all nanohubmcp routes.
 
@@ -141,6 +158,18 @@ class BaseHandler(tornado.web.RequestHandler):
         self.core = server.core
         self.config = config
         self.connection = connection
+
+    def clear(self) -> None:
+        """Tornado's ``clear()`` (the same default headers, status and empty body), with the
+        ``Date`` header formatted once a second (:func:`http_date`) instead of once a response."""
+        headers = self._headers = httputil.HTTPHeaders()
+        headers["Server"] = SERVER_HEADER
+        headers["Content-Type"] = "text/html; charset=UTF-8"
+        headers["Date"] = http_date()
+        self.set_default_headers()
+        self._write_buffer = []
+        self._status_code = 200
+        self._reason = httputil.responses[200]
 
     # -- checks --------------------------------------------------------------------------
     async def prepare(self) -> None:

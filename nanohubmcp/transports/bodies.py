@@ -9,7 +9,7 @@ itself (:class:`~nanohubmcp.transports.base.BodyReadingHandler`); the applicatio
 rest is then read and dropped (up to :data:`DISCARD_FACTOR` times the limit): a client that
 sends its whole body before reading still finds the 413, where closing at once would hand it
 a connection reset. Both ways answer the same request with the same bytes. The slow-body
-deadline covers both (``http_server.BodyDeadlines``).
+deadline covers both (``http_server.Deadlines``).
 
 Source: RFC 9110 § 15.5.14 (413 Content Too Large); RFC 9112 § 9.6 (tear-down).
 """

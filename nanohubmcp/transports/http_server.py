@@ -10,8 +10,13 @@ builds, on the runner's server or on one of the user's own) wraps every request:
   (nobody reads a megabyte of headers to refuse it).
 - **Slow bodies.** A request body not complete :data:`BODY_TIMEOUT` seconds after its headers
   loses its connection (a client trickling its body cannot hold a connection): every body being
-  read on a loop is timed in one table that one timer sweeps (:class:`BodyDeadlines`), instead
+  read on a loop is timed in one table that one timer sweeps (:class:`Deadlines`), instead
   of a timer (or Tornado's ``body_timeout`` future chain) per request.
+- **Slow headers.** On the runner's server (:class:`LimitedServer`) a connection's next request
+  headers are timed in the same table from the moment it waits for them (:data:`HEADER_TIMEOUT`;
+  Tornado's own header timeout is a timer and two futures per request); the table forgets a
+  connection when it closes. On a server of the user's own, Tornado's ``idle_connection_timeout``
+  times them as before.
 - **Body size.** A POST route's handler gets its body buffered by Tornado when its
   ``Content-Length`` is within the route's ``max_request_bytes`` (no streaming round trips: the
   common case); any other body goes to the handler's streamed twin, which answers 413 before
@@ -27,9 +32,11 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+import tornado.httpserver
 import tornado.web
 from tornado import httputil
 from tornado.http1connection import HTTP1Connection
+from tornado.iostream import IOStream
 
 from ..errors import InvalidRequest, error_response
 from ..protocol import jsonenc
@@ -52,8 +59,8 @@ when shorter): a body is given up between BODY_TIMEOUT and BODY_TIMEOUT + SWEEP_
 after its headers."""
 
 
-class BodyDeadlines:
-    """The requests of one event loop still reading their bodies, and their deadlines.
+class Deadlines:
+    """The connections of one event loop waiting for a request's headers or body, and their deadlines.
 
     Args:
         loop: the loop the requests are served on (every method runs there).
@@ -66,7 +73,7 @@ class BodyDeadlines:
         self._interval = SWEEP_SECONDS
 
     def __len__(self) -> int:
-        """How many bodies are being timed."""
+        """How many connections are being timed."""
         return len(self._pending)
 
     def add(self, key: object, seconds: float, expire: Callable[[], None]) -> None:
@@ -77,7 +84,7 @@ class BodyDeadlines:
             self._timer = self._loop.call_later(self._interval, self._sweep)
 
     def discard(self, key: object) -> None:
-        """Forget ``key`` (its body arrived, or its connection closed)."""
+        """Forget ``key`` (what it waited for arrived, or its connection closed)."""
         self._pending.pop(key, None)
 
     def _sweep(self) -> None:
@@ -92,15 +99,21 @@ class BodyDeadlines:
             self._timer = self._loop.call_later(self._interval, self._sweep)
 
 
-_DEADLINES_BY_LOOP: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, BodyDeadlines] = weakref.WeakKeyDictionary()
+_DEADLINES_BY_LOOP: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Deadlines] = weakref.WeakKeyDictionary()
 
 
-def body_deadlines(loop: asyncio.AbstractEventLoop) -> BodyDeadlines:
+def loop_deadlines(loop: asyncio.AbstractEventLoop) -> Deadlines:
     """The table of ``loop`` (made on first use)."""
     table = _DEADLINES_BY_LOOP.get(loop)
     if table is None:
-        table = _DEADLINES_BY_LOOP[loop] = BodyDeadlines(loop)
+        table = _DEADLINES_BY_LOOP[loop] = Deadlines(loop)
     return table
+
+
+def connection_deadlines(connection: HTTP1Connection) -> Deadlines:
+    """The table of the loop ``connection`` is served on (its stream's own loop:
+    ``asyncio.get_running_loop()`` costs a getpid system call on CPython 3.11)."""
+    return loop_deadlines(getattr(connection.stream.io_loop, "asyncio_loop", None) or asyncio.get_running_loop())
 
 
 def buffered_length(headers: httputil.HTTPHeaders, limit: int) -> int | None:
@@ -125,7 +138,7 @@ class LimitedApplication(tornado.web.Application):
     route's limit is its ``config.max_request_bytes`` (from the URLSpec kwargs)."""
 
     def start_request(self, server_conn: object, request_conn: httputil.HTTPConnection) -> httputil.HTTPMessageDelegate:
-        return _MessageLimits(super().start_request(server_conn, request_conn), request_conn)
+        return _MessageLimits(super().start_request(server_conn, request_conn), request_conn, server_conn)
 
     def get_handler_delegate(
         self,
@@ -148,30 +161,36 @@ class LimitedApplication(tornado.web.Application):
 
 
 class _MessageLimits(httputil.HTTPMessageDelegate):
-    """One request on its way in: its header block measured, its body timed (module text)."""
+    """One request on its way in: its header block measured, its body timed (module text).
 
-    __slots__ = ("connection", "deadlines", "delegate", "refused")
+    The deadline tables are keyed by the TCP connection (``server_conn``: one request of it is
+    read at a time), so a body's deadline replaces the connection's header deadline in one step."""
 
-    def __init__(self, delegate: httputil.HTTPMessageDelegate, connection: httputil.HTTPConnection) -> None:
+    __slots__ = ("connection", "deadlines", "delegate", "key", "refused")
+
+    def __init__(self, delegate: httputil.HTTPMessageDelegate, connection: httputil.HTTPConnection,
+                 key: object) -> None:
         self.delegate = delegate
         self.connection = connection
+        self.key = key
         self.refused = False
-        self.deadlines: BodyDeadlines | None = None
+        self.deadlines: Deadlines | None = None
 
     def headers_received(self, start_line: Any, headers: httputil.HTTPHeaders) -> Any:
         size = len(start_line.method) + len(start_line.path) + len(start_line.version) + 4
         for name, value in headers.get_all():
             size += len(name) + len(value) + 4
+        connection = self.connection
+        if isinstance(connection, HTTP1Connection):
+            deadlines = self.deadlines = connection_deadlines(connection)
+            if size <= MAX_HEADER_BYTES and (
+                    "Transfer-Encoding" in headers or headers.get("Content-Length", "0") != "0"):
+                deadlines.add(self.key, BODY_TIMEOUT, connection.close)  # in place of the header deadline
+            else:
+                deadlines.discard(self.key)  # the headers arrived (LimitedServer timed them)
         if size > MAX_HEADER_BYTES:
             self._refuse_headers(size)
             return None
-        connection = self.connection
-        if isinstance(connection, HTTP1Connection) and (
-                "Transfer-Encoding" in headers or headers.get("Content-Length", "0") != "0"):
-            # The connection's own loop (asyncio.get_running_loop() costs a getpid system call on 3.11).
-            loop = getattr(connection.stream.io_loop, "asyncio_loop", None) or asyncio.get_running_loop()
-            deadlines = self.deadlines = body_deadlines(loop)
-            deadlines.add(self, BODY_TIMEOUT, connection.close)
         return self.delegate.headers_received(start_line, headers)
 
     def _refuse_headers(self, size: int) -> None:
@@ -189,12 +208,56 @@ class _MessageLimits(httputil.HTTPMessageDelegate):
 
     def finish(self) -> None:
         if self.deadlines is not None:
-            self.deadlines.discard(self)
+            self.deadlines.discard(self.key)
         if not self.refused:
             self.delegate.finish()
 
     def on_connection_close(self) -> None:
         if self.deadlines is not None:
-            self.deadlines.discard(self)
+            self.deadlines.discard(self.key)
         if not self.refused:
             self.delegate.on_connection_close()
+
+
+class LimitedServer(tornado.httpserver.HTTPServer):
+    """The runner's ``HTTPServer``: each connection's next request headers are timed in the loop's
+    :class:`Deadlines` (``header_timeout`` seconds from when it waits for them: also how long an
+    idle keep-alive connection stays open), not by Tornado's timer per request; and a connection
+    keeps ``TCP_NODELAY`` on for its life, where Tornado turns it on and off around every
+    response (two system calls per request): every response we send is one write when it ends,
+    and an SSE event is meant to leave at once.
+
+    Args (beside ``HTTPServer``'s own, but ``idle_connection_timeout``):
+        header_timeout: seconds a connection may take to send a request's headers.
+    """
+
+    header_timeout: float
+    _deadlines: Deadlines | None
+
+    def initialize(self, *args: Any, header_timeout: float = HEADER_TIMEOUT, **kwargs: Any) -> None:
+        super().initialize(*args, **kwargs)
+        self.header_timeout = header_timeout
+        self.conn_params.header_timeout = None  # timed by start_request
+        self._deadlines = None
+
+    def handle_stream(self, stream: IOStream, address: tuple[Any, ...]) -> None:
+        stream.set_nodelay(True)
+        stream.set_nodelay = _keep_nodelay  # type: ignore[method-assign]  # Tornado's per-response toggles
+        super().handle_stream(stream, address)
+
+    def start_request(self, server_conn: object, request_conn: httputil.HTTPConnection) -> httputil.HTTPMessageDelegate:
+        if isinstance(request_conn, HTTP1Connection):
+            deadlines = self._deadlines
+            if deadlines is None:
+                deadlines = self._deadlines = connection_deadlines(request_conn)
+            deadlines.add(server_conn, self.header_timeout, request_conn.close)
+        return super().start_request(server_conn, request_conn)
+
+    def on_close(self, server_conn: object) -> None:
+        if self._deadlines is not None:
+            self._deadlines.discard(server_conn)
+        super().on_close(server_conn)
+
+
+def _keep_nodelay(value: bool) -> None:
+    """A :class:`LimitedServer` connection's ``set_nodelay``: it stays on."""

@@ -36,7 +36,7 @@ import tornado.process
 from ..errors import ConfigurationError
 from .auth import bind_resource
 from .config import TransportConfig
-from .http_server import HEADER_TIMEOUT, READ_HEADER_BYTES
+from .http_server import HEADER_TIMEOUT, READ_HEADER_BYTES, LimitedServer
 from .routes import make_app
 from .served import ServedServer
 
@@ -121,12 +121,12 @@ class Runner:
         self.port = sockets[0].getsockname()[1]
         bind_resource(self.config, self.host, self.port)
         app = make_app(self.server, self.config)
-        self._http = tornado.httpserver.HTTPServer(
+        self._http = LimitedServer(
             app,
             max_body_size=2 * self.config.max_request_bytes + (1 << 20),
-            idle_connection_timeout=HEADER_TIMEOUT,  # Tornado's header timeout too
+            header_timeout=HEADER_TIMEOUT,  # also how long an idle keep-alive connection stays open
             max_header_size=READ_HEADER_BYTES,  # the application answers 431 above MAX_HEADER_BYTES
-            body_timeout=None,  # enforced by one timer per loop (http_server.BodyDeadlines; cheaper)
+            body_timeout=None,  # enforced by one timer per loop (http_server.Deadlines; cheaper)
         )
         self._http.add_sockets(sockets)
         core.attach(self.loop)

@@ -117,12 +117,12 @@ def test_the_slow_body_deadline_holds_on_your_own_server_too() -> None:
     import socket
     import time
 
-    from nanohubmcp.transports.http_server import body_deadlines
+    from nanohubmcp.transports.http_server import loop_deadlines
 
     own = OwnServer(MCPServer("limits"))
     try:
         def pending() -> int:
-            return asyncio.run_coroutine_threadsafe(_count(body_deadlines), own.loop).result(10)
+            return asyncio.run_coroutine_threadsafe(_count(loop_deadlines), own.loop).result(10)
 
         with socket.create_connection(("127.0.0.1", own.port), timeout=10) as sock:
             sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"

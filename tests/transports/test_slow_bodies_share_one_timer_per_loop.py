@@ -9,14 +9,14 @@ import asyncio
 
 import pytest
 
-from nanohubmcp.transports.http_server import BodyDeadlines, body_deadlines
+from nanohubmcp.transports.http_server import Deadlines, loop_deadlines
 
 pytestmark = pytest.mark.anyio
 
 
 async def test_late_bodies_expire_and_arrived_ones_do_not() -> None:
     loop = asyncio.get_running_loop()
-    table = BodyDeadlines(loop)
+    table = Deadlines(loop)
     expired: list[int] = []
     all_late = asyncio.Event()
     keys = [object() for _ in range(100)]
@@ -38,7 +38,7 @@ async def test_late_bodies_expire_and_arrived_ones_do_not() -> None:
 
 async def test_one_timer_is_armed_for_any_number_of_bodies_and_none_when_idle() -> None:
     loop = asyncio.get_running_loop()
-    table = BodyDeadlines(loop)
+    table = Deadlines(loop)
     before = len(loop._scheduled)  # type: ignore[attr-defined]
     keys = [object() for _ in range(200)]
     for key in keys:
@@ -56,9 +56,9 @@ async def test_one_timer_is_armed_for_any_number_of_bodies_and_none_when_idle() 
 
 async def test_each_loop_has_its_own_table() -> None:
     loop = asyncio.get_running_loop()
-    assert body_deadlines(loop) is body_deadlines(loop)
+    assert loop_deadlines(loop) is loop_deadlines(loop)
     other = asyncio.new_event_loop()
     try:
-        assert body_deadlines(other) is not body_deadlines(loop)
+        assert loop_deadlines(other) is not loop_deadlines(loop)
     finally:
         other.close()
