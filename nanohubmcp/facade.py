@@ -378,6 +378,16 @@ class MCPServer:
 
         return export(self.core.provenance, call_id, path)
 
+    def clear_cache(self, tool: str | None = None) -> int:
+        """Drop the result cache's entries of ``tool`` (every tool's with None) and return how many.
+
+        The cache key covers a tool's code, the helpers and plain constants it reaches and its
+        arguments, not a file it reads, a value changed in place or the environment: after changing
+        those, clear. The entries live in ``cache.sqlite3`` of the state directory, shared by the
+        processes using it (see ``docs/how-to/cache.md``).
+        """
+        return self.core.result_cache.invalidate(tool)
+
     # -- the call pipeline ---------------------------------------------------------------
     def add_middleware(self, fn: Middleware) -> Middleware:
         """Add a layer to the call pipeline every request passes before its handler.

@@ -115,7 +115,7 @@ def parse_tool_line(line: str) -> ToolSpec:
         open_world=args.open_world,
         main=args.main,
         view=_text("mcp_tool", "--view", args.view),
-        cache="shared" if args.cache_shared else ("private" if args.cache else None),
+        cache="shared" if args.cache_shared else ("private" if args.cache or args.cache_ttl is not None else None),
         cache_ttl=_seconds(args.cache_ttl),
         provenance=False if args.no_provenance else None,
     )

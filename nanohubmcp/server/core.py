@@ -157,7 +157,7 @@ class ServerCore:
         if job_store not in STORE_KINDS:
             raise ConfigurationError(f"job_store must be one of {', '.join(STORE_KINDS)}, not {job_store!r}")
         for option, value in (("max_jobs", max_jobs), ("max_jobs_per_owner", max_jobs_per_owner),
-                              ("max_job_result_bytes", max_job_result_bytes)):
+                              ("max_job_result_bytes", max_job_result_bytes), ("cache_max_bytes", cache_max_bytes)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise ConfigurationError(f"{option} must be a positive integer, not {value!r}")
         self.name = name

@@ -149,3 +149,12 @@ def test_cellspec_imports_no_ipython() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
     )
     assert result.stdout.strip() == "False"
+
+
+def test_cache_ttl_alone_implies_cache() -> None:
+    # A trial finding: `--cache-ttl 60` alone was refused with the decorator's message ("cache_ttl= needs cache=True").
+    spec = parse_tool_line("--cache-ttl 60")
+    assert spec.registration_options()["cache"] is True
+    assert spec.registration_options()["cache_ttl"] == 60.0
+    assert parse_tool_line("--cache-shared --cache-ttl 5").registration_options()["cache"] == "shared"
+    assert "cache" not in parse_tool_line("").registration_options()

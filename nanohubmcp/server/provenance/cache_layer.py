@@ -1,7 +1,8 @@
 """The result cache layer of the call pipeline: a tool registered with ``cache=True`` answers a
 repeated call from its stored result without running.
 
-The key is the SHA-256 of the tool's code hash (see :mod:`.capture`), its arguments as
+The key is the SHA-256 of the tool's code hash (see :mod:`.capture`), what that code reaches by
+global name — helper functions, classes and plain constants (see :mod:`.code_reach`) —, its arguments as
 canonical JSON (after the input schema's checks and defaults), the protocol version and route
 (which shape the result) and, unless the tool was
 registered with ``cache="shared"``, who asks (the principal, else the session): one caller's
@@ -23,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import InvalidArguments
 from ..results.store import owner_of
-from . import capture
+from . import capture, code_reach
 from .cache_store import MemoryCache, ResultCache, encode
 from .capture import CACHE_META
 from .tool_options import CACHE, CACHE_TTL, SHARED
@@ -79,6 +80,7 @@ class CacheLayer:
             checked = {**defaults, **checked}
         who = "" if tool.extra.get(CACHE) == SHARED else (owner_of(request.context) or "")
         digest = hashlib.sha256(capture.code_of(tool)["hash"].encode())
+        digest.update(code_reach.reach_hash(tool).encode())  # the helpers and constants it reads
         digest.update(b"\0" + capture.canonical(checked) + b"\0" + who.encode())
         # A result's shape depends on the protocol version (structuredContent) and the route (REST).
         digest.update(f"\0{request.protocol_version}\0{int(request.context.lists_as_data)}".encode())

@@ -52,7 +52,7 @@ class CacheBackend(Protocol):
     def put(self, key: str, tool: str, code: str, text: str, size: int, expires: float, max_bytes: int) -> None:
         """Store the result's JSON ``text`` (``size`` bytes)."""
 
-    def drop_tool(self, tool: str, keep_code: str | None) -> int: ...
+    def drop_tool(self, tool: str | None, keep_code: str | None) -> int: ...
 
     def total(self) -> tuple[int, int]: ...
 
@@ -91,9 +91,9 @@ class MemoryCache:
             while self._bytes > max_bytes and self._rows:
                 self._bytes -= self._rows.popitem(last=False)[1][3]
 
-    def drop_tool(self, tool: str, keep_code: str | None) -> int:
+    def drop_tool(self, tool: str | None, keep_code: str | None) -> int:
         with self._lock:
-            gone = [k for k, row in self._rows.items() if row[0] == tool and row[1] != keep_code]
+            gone = [k for k, row in self._rows.items() if tool is None or (row[0] == tool and row[1] != keep_code)]
             for key in gone:
                 self._bytes -= self._rows.pop(key)[3]
         return len(gone)
@@ -148,8 +148,10 @@ class SQLiteCache:
                 raise
             self._db.execute("COMMIT")
 
-    def drop_tool(self, tool: str, keep_code: str | None) -> int:
+    def drop_tool(self, tool: str | None, keep_code: str | None) -> int:
         with self._lock:
+            if tool is None:
+                return self._db.execute("DELETE FROM entries").rowcount
             return self._db.execute("DELETE FROM entries WHERE tool = ? AND code IS NOT ?", (tool, keep_code)).rowcount
 
     def total(self) -> tuple[int, int]:
@@ -214,8 +216,9 @@ class ResultCache:
             return False
         return True
 
-    def invalidate(self, tool: str, keep_code: str | None = None) -> int:
-        """Drop the entries of ``tool`` made by code other than ``keep_code`` (all with None)."""
+    def invalidate(self, tool: str | None, keep_code: str | None = None) -> int:
+        """Drop the entries of ``tool`` made by code other than ``keep_code`` (all with None);
+        with ``tool`` None, every entry. Returns how many were dropped."""
         try:
             return self.backend.drop_tool(tool, keep_code)
         except sqlite3.Error as exc:

@@ -1,0 +1,122 @@
+"""A cached tool's key covers what its code reaches by global name (a trial finding: only the
+tool's own source was hashed, so after fixing the physics in a helper function, or changing a
+module-level constant, a restarted server — or a notebook whose helper cell was run again —
+answered the old numbers with ``hit: true``).
+
+Across restarts: a script run twice on one state directory, the helper's code or the constant
+changed between the runs. In one process: the helper rebound (a cell run again), the same
+helper bound again with the same code (still a hit), and ``clear_cache`` for what the key cannot
+see (a value changed in place).
+"""
+
+from __future__ import annotations
+
+import array
+import json
+import subprocess
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+CACHE = "io.nanohub/cache"
+
+SCRIPT = '''
+import json, sys
+from nanohubmcp import MCPServer
+
+FACTOR = {factor}
+server = MCPServer("helpers", state_dir=sys.argv[1])
+
+
+class Model:
+    def energy(self, x):
+        return x * {model}
+
+
+def physics(x):
+    return Model().energy(x) * FACTOR + {helper}
+
+
+@server.tool(cache=True)
+def simulate(x: int) -> int:
+    """Runs the physics."""
+    return physics(x)
+
+
+server.start(port=0)
+result = server.call("simulate", {{"x": 2}})
+print(json.dumps([int(result.text), result["_meta"]["{cache}"]["hit"]]))
+server.stop()
+'''
+
+
+def run(tmp_path: Path, factor: int = 1, helper: int = 0, model: int = 1) -> list[Any]:
+    script = tmp_path / "tool.py"
+    script.write_text(SCRIPT.format(factor=factor, helper=helper, model=model, cache=CACHE))
+    done = subprocess.run([sys.executable, str(script), str(tmp_path / "state")], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    answer: list[Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return answer
+
+
+def test_a_restarted_server_runs_again_after_its_helper_a_class_or_a_constant_changed(tmp_path: Path) -> None:
+    assert run(tmp_path) == [2, False]
+    assert run(tmp_path) == [2, True]  # nothing changed: kept across the restart
+    assert run(tmp_path, helper=5) == [7, False]  # the helper function's code changed
+    assert run(tmp_path, helper=5, model=3) == [11, False]  # a method of a class the helper uses changed
+    assert run(tmp_path, factor=10, helper=5, model=3) == [65, False]  # a module-level constant changed
+    assert run(tmp_path, factor=10, helper=5, model=3) == [65, True]
+
+
+def module(name: str, source: str) -> types.ModuleType:
+    """Code as a notebook's cells make it: functions whose globals are one namespace, defined anew by exec."""
+    made = types.ModuleType(name)
+    exec(source, made.__dict__)
+    return made
+
+
+def test_in_one_process_a_rebound_helper_is_a_new_key_and_clear_cache_drops_the_rest(tmp_path: Path) -> None:
+    from nanohubmcp import MCPServer
+
+    cells = module("cells", "PARAMS = {'scale': 1}\ndef physics(x):\n    return x * PARAMS['scale']\n")
+    runs = array.array("i")  # not a plain value: its contents are not part of the key
+    server = MCPServer("rebound", state_dir=str(tmp_path / "state"))
+    namespace = cells.__dict__
+    exec("def simulate(x: int) -> int:\n    '''Runs the physics.'''\n    runs.append(x)\n    return physics(x)\n",
+         namespace)
+    namespace["runs"] = runs
+    server.tool(cache=True)(namespace["simulate"])
+    server.start(port=0)
+    try:
+        def call() -> tuple[int, bool]:
+            result = server.call("simulate", {"x": 3})
+            return int(result.text), result["_meta"][CACHE]["hit"]
+
+        assert call() == (3, False)
+        assert call() == (3, True)
+        exec("def physics(x):\n    return x * PARAMS['scale'] * 2\n", namespace)  # the helper's cell, changed
+        assert call() == (6, False)
+        exec("def physics(x):\n    return x * PARAMS['scale'] * 2\n", namespace)  # run again, unchanged
+        assert call() == (6, True)
+        namespace["PARAMS"]["scale"] = 5  # changed in place: the key cannot see it ...
+        assert call() == (6, True)
+        assert server.clear_cache("simulate") >= 1  # ... its owner clears the tool's entries
+        assert call() == (30, False)
+        assert server.clear_cache() >= 1
+        assert server.clear_cache() == 0
+        assert list(runs) == [3, 3, 3]  # the three misses ran
+    finally:
+        server.stop()
+
+
+def test_a_cache_size_that_is_not_a_positive_integer_is_refused_at_construction() -> None:
+    import pytest
+
+    from nanohubmcp import ConfigurationError, MCPServer
+
+    for wrong in ("1M", None, 0, -1, 1.5, True):
+        with pytest.raises(ConfigurationError, match="cache_max_bytes must be a positive integer"):
+            MCPServer("sized", cache_max_bytes=wrong)  # type: ignore[arg-type]
+    assert MCPServer("sized", cache_max_bytes=1024).core is not None
