@@ -120,3 +120,20 @@ def test_a_cache_size_that_is_not_a_positive_integer_is_refused_at_construction(
         with pytest.raises(ConfigurationError, match="cache_max_bytes must be a positive integer"):
             MCPServer("sized", cache_max_bytes=wrong)  # type: ignore[arg-type]
     assert MCPServer("sized", cache_max_bytes=1024).core is not None
+
+
+def test_a_tool_reading_a_huge_or_self_holding_global_is_still_cached(tmp_path: Path) -> None:
+    from nanohubmcp import MCPServer
+
+    cells = module("big", "TABLE = list(range(200_000))\nLOOP = [1]\nLOOP.append(LOOP)\n")
+    exec("def lookup(i: int) -> int:\n    '''A value of the table.'''\n    return TABLE[i] + len(LOOP)\n",
+         cells.__dict__)
+    server = MCPServer("big", state_dir=str(tmp_path / "state"))
+    server.tool(cache=True)(cells.__dict__["lookup"])
+    server.start(port=0)
+    try:
+        first, again = server.call("lookup", {"i": 7}), server.call("lookup", {"i": 7})
+        assert (int(first.text), first["_meta"][CACHE]["hit"]) == (9, False)
+        assert (int(again.text), again["_meta"][CACHE]["hit"]) == (9, True)
+    finally:
+        server.stop()

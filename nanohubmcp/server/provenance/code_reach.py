@@ -144,45 +144,46 @@ def _codes(code: CodeType) -> Iterator[CodeType]:
 
 
 def _plain(value: Any) -> bytes:
-    text = _plain_repr(value, MAX_VALUE_CHARS)
+    left = [MAX_VALUE_CHARS]
+    text = _plain_repr(value, left, 0)
     if text is None:
         return f"<{type(value).__qualname__}>".encode()
     return text.encode("utf-8", "surrogatepass")
 
 
-def _plain_repr(value: Any, budget: int) -> str | None:
-    """``repr`` of a plain value, sets and dicts in a stable order; None when not plain or too long."""
+MAX_DEPTH = 32
+"""Containers nested deeper (or holding themselves) are not plain."""
+
+
+def _plain_repr(value: Any, left: list[int], depth: int) -> str | None:
+    """``repr`` of a plain value, sets and dicts in a stable order; None when not plain, nested
+    deeper than :data:`MAX_DEPTH` or longer than ``left[0]`` characters (spent as it goes)."""
     if isinstance(value, _PLAIN):
         text = repr(value)
-        return text if len(text) <= budget else None
-    if isinstance(value, (set, frozenset)):
-        items = [_plain_repr(item, budget) for item in value]
-        if any(item is None for item in items):
-            return None
-        text = "{" + ",".join(sorted(item for item in items if item is not None)) + "}"
+    elif depth >= MAX_DEPTH:
+        return None
     elif isinstance(value, dict):
         pairs = []
         for key, item in value.items():
-            pair_key, pair_value = _plain_repr(key, budget), _plain_repr(item, budget)
+            pair_key, pair_value = _plain_repr(key, left, depth + 1), _plain_repr(item, left, depth + 1)
             if pair_key is None or pair_value is None:
                 return None
             pairs.append(f"{pair_key}:{pair_value}")
-            if sum(map(len, pairs)) > budget:
-                return None
         text = "{" + ",".join(sorted(pairs)) + "}"
-    elif isinstance(value, (tuple, list)):
+    elif isinstance(value, _CONTAINERS):
         parts = []
         for item in value:
-            part = _plain_repr(item, budget)
+            part = _plain_repr(item, left, depth + 1)
             if part is None:
                 return None
             parts.append(part)
-            if sum(map(len, parts)) > budget:
-                return None
+        if isinstance(value, (set, frozenset)):
+            parts.sort()
         text = type(value).__name__ + "(" + ",".join(parts) + ")"
     else:
         return None
-    return text if len(text) <= budget else None
+    left[0] -= len(text)
+    return text if left[0] >= 0 else None
 
 
 def _is_users(value: Any) -> bool:
