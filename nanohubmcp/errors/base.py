@@ -1,0 +1,110 @@
+"""The root of the exception tree, and the errors that never travel as JSON-RPC error objects.
+
+Owns :class:`NanohubMCPError` and its branches for mistakes of the serving program
+(:class:`RegistrationError`, :class:`RegistrationWarning`, :class:`ConfigurationError`), for a
+tool's failure, answered as ``isError: true`` content (:class:`ToolError`, :class:`InvalidArguments`,
+:class:`JobLimitReached`, :class:`ToolBusy`), and for a server→client request that failed
+(:class:`ClientRequestError`). The JSON-RPC error objects are :mod:`.protocol`'s.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "RETRY_AFTER_META",
+    "ClientRequestError",
+    "ClientRequestTimeout",
+    "ConfigurationError",
+    "InvalidArguments",
+    "JobLimitReached",
+    "NanohubMCPError",
+    "RegistrationError",
+    "RegistrationWarning",
+    "ToolBusy",
+    "ToolError",
+]
+
+
+class NanohubMCPError(Exception):
+    """Root of every exception nanohubmcp raises on purpose."""
+
+
+class RegistrationError(NanohubMCPError, ValueError):
+    """A tool, resource or prompt could not be registered; the message names it.
+
+    Args:
+        message: what is wrong and how to fix it, in Python terms (``name='...'``).
+        option: the keyword argument of the fix (e.g. ``"name"``), so a front end with options
+            of its own (the notebook's ``--name``) can say it in its terms; None when none.
+    """
+
+    def __init__(self, message: str, *, option: str | None = None) -> None:
+        super().__init__(message)
+        self.option = option
+
+
+class RegistrationWarning(UserWarning):
+    """A tool was registered, but something about it will likely confuse a model or a user."""
+
+
+class ConfigurationError(NanohubMCPError, ValueError):
+    """A server option, port, or environment setting cannot be used as given."""
+
+
+class ToolError(NanohubMCPError):
+    """Raise inside a tool to report a failure the model should see.
+
+    The message becomes the text of an ``isError: true`` result (MCP 2025-11-25,
+    Server § Tools § Error handling). Any other exception a tool raises is reported the
+    same way, with ``str(exc)`` as the text.
+    """
+
+
+class JobLimitReached(ToolError):
+    """The job store is full (in total or for this caller): no new job is accepted.
+
+    An ``@async_tool`` call answers it as an ``isError`` result, a task-augmented call as
+    JSON-RPC -32603, REST as HTTP 429; the message names the limit and the option raising it.
+    """
+
+
+class ToolBusy(ToolError):
+    """The tool could not start: what it runs on is busy (a notebook kernel running a cell).
+
+    An ``isError`` result on every MCP route, whose ``_meta`` carries ``{RETRY_AFTER_META:
+    seconds}``; REST answers HTTP 503 with ``Retry-After`` (RFC 9110 § 10.2.3).
+
+    Attributes:
+        retry_after: seconds after which a retry may find it free.
+    """
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+RETRY_AFTER_META = "nanohubmcp/retryAfter"
+"""The ``_meta`` key of a tool result saying in how many seconds to retry (see :class:`ToolBusy`)."""
+
+
+class InvalidArguments(ToolError):
+    """The call's arguments do not satisfy the tool's input schema.
+
+    Reported as ``isError: true`` from 2025-11-25 on (SEP-1303) and as JSON-RPC -32602
+    before that, unless the server's ``argument_errors`` option says otherwise.
+
+    Attributes:
+        errors: one human-readable message per violation, each naming the JSON path.
+    """
+
+    def __init__(self, message: str, errors: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.errors = errors or [message]
+
+
+
+class ClientRequestError(NanohubMCPError, RuntimeError):
+    """A server→client request (elicitation, sampling, roots) failed or was refused."""
+
+
+class ClientRequestTimeout(ClientRequestError, TimeoutError):
+    """The client did not answer a server→client request in time."""
