@@ -59,3 +59,34 @@ def test_a_cell_tool_call_is_recorded_and_cached_until_the_cell_runs_again(kerne
     kernel.run_ok(CELL.replace("2 * t", "3 * t"))  # the same text again: its entries go all the same
     again = run_async(after_edit())
     assert again.meta["io.nanohub/cache"] == {"hit": False}
+
+
+HELPER = """
+def physics(t):
+    return 2 * t
+"""
+
+USES_HELPER = '''%%mcp_tool --cache-shared
+def heat(t: float) -> float:
+    """The heat at temperature t (the physics is in another cell)."""
+    return physics(t)
+'''
+
+
+def test_running_a_helpers_cell_with_changed_code_makes_calls_that_reach_it_run_again(kernel: LiveKernel) -> None:
+    # A trial finding: after the helper's cell was changed and run again, the tool kept answering the old result.
+    kernel.run_ok(HELPER)
+    kernel.run_ok(USES_HELPER)
+    url = server_url(kernel)
+
+    async def call() -> Any:
+        async with mcp_client(url) as client:
+            return await client.call_tool("heat", {"t": 3})
+
+    assert run_async(call()).meta["io.nanohub/cache"] == {"hit": False}
+    assert run_async(call()).meta["io.nanohub/cache"] == {"hit": True}
+    kernel.run_ok(HELPER.replace("2 * t", "5 * t"))
+    changed = run_async(call())
+    assert (changed.content[0].text, changed.meta["io.nanohub/cache"]) == ("15.0", {"hit": False})
+    kernel.run_ok(HELPER.replace("2 * t", "5 * t"))  # the helper's cell run again, unchanged: still a hit
+    assert run_async(call()).meta["io.nanohub/cache"] == {"hit": True}
