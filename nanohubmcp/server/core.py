@@ -312,7 +312,8 @@ class ServerCore:
         if self.telemetry is None and trace_context.wanted(self.tracing):
             from .telemetry import install  # imports opentelemetry: only for a server that traces
 
-            self.telemetry = install(self.dispatcher.pipeline.wrap, self.sessions, self.version)
+            self.telemetry = install(self.dispatcher.pipeline.wrap, self.sessions, self.version,
+                                     prompts=self.registry.prompts.get)
         self._share(loop)
         self.first_use.resume_jobs()
         self.notifier = Notifier(self, loop)

@@ -9,8 +9,10 @@ measurement is a no-op.
 Per request the layer makes one span of kind SERVER, as the MCP semantic conventions say:
 
 - name ``{mcp.method.name} {target}``, the target being the tool's name (``tools/call``) or the
-  prompt's (``prompts/get``); other methods, ``resources/read`` among them, are named by the method
-  alone (a resource URI is high-cardinality: the conventions keep it out of span names by default);
+  prompt's (``prompts/get``) when it is registered (a name the server does not know is client
+  input: the span is named by the method alone and carries no tool or prompt name); other
+  methods, ``resources/read`` among them, are named by the method alone (a resource URI is
+  high-cardinality: the conventions keep it out of span names by default);
 - attributes ``mcp.method.name``, ``mcp.protocol.version``, ``mcp.session.id`` (handshake-era
   sessions), ``jsonrpc.request.id``, ``gen_ai.tool.name`` and ``gen_ai.operation.name``
   (``execute_tool``) for tools, ``gen_ai.prompt.name`` for prompts, ``mcp.resource.uri`` for
@@ -51,6 +53,8 @@ from ..errors import ProtocolError
 from .wire.trace_context import INSTRUMENTATION, SPAN, carrier_from
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from .pipeline import CallNext, Middleware, Request
     from .wire.sessions import Session, SessionStore
 
@@ -147,7 +151,9 @@ def _qualified(exc: BaseException) -> str:
 class Telemetry:
     """The server's tracer, meter and the two histograms; :meth:`layer` is the tracing layer."""
 
-    def __init__(self, version: str) -> None:
+    def __init__(self, version: str, prompts: Callable[[str], object | None] | None = None) -> None:
+        self.prompts = prompts
+        """Looks a prompt up by name: a ``prompts/get`` is named by its prompt only when it exists."""
         self.tracer = trace.get_tracer(INSTRUMENTATION, version)
         meter = metrics.get_meter(INSTRUMENTATION, version)
         self.operation_duration = meter.create_histogram(
@@ -172,12 +178,22 @@ class Telemetry:
         tracer = self.tracer
         histogram = self.operation_duration
         shapes = self.shapes
+        prompts = self.prompts
 
         async def tracing(request: Request, call_next: CallNext) -> dict[str, Any]:
             context = request.context
             method = request.method
             params = request.params
-            shape = shapes.of(method, params.get("name"), str(request.protocol_version), context.transport)
+            # Named by a registered tool or prompt only: an unknown name is client input, and as a span
+            # name or a metric attribute it would be kept and exported once per distinct string.
+            if method == "tools/call":
+                target = None if request.tool is None else request.tool.name
+            elif (method == "prompts/get" and prompts is not None and isinstance(name := params.get("name"), str)
+                  and prompts(name) is not None):
+                target = name
+            else:
+                target = None
+            shape = shapes.of(method, target, str(request.protocol_version), context.transport)
             attributes = dict(shape.attributes)
             if method in RESOURCE_METHODS and isinstance(uri := params.get("uri"), str):
                 attributes["mcp.resource.uri"] = uri
@@ -257,10 +273,11 @@ def _parent(meta: Any, headers: dict[str, str] | None) -> tuple[Any, list[Link] 
     return parent, None
 
 
-def install(pipeline_wrap: Any, sessions: SessionStore, version: str) -> Telemetry:
+def install(pipeline_wrap: Any, sessions: SessionStore, version: str,
+            prompts: Callable[[str], object | None] | None = None) -> Telemetry:
     """Put the tracing layer outside every other layer (``pipeline_wrap(layer)``) and record the
-    session metric when sessions end; returns the :class:`Telemetry`."""
-    telemetry = Telemetry(version)
+    session metric when sessions end; ``prompts`` looks a prompt up by name. Returns the :class:`Telemetry`."""
+    telemetry = Telemetry(version, prompts)
     pipeline_wrap(telemetry.layer())
     sessions.set_close_callback(telemetry.session_ended)
     return telemetry

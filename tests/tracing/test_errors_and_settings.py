@@ -19,23 +19,30 @@ pytestmark = pytest.mark.anyio
 
 
 async def test_the_attributes_kept_per_kind_of_request_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The tracing layer keeps each kind of request's span name and attributes; a tool's name is
-    client input, so past MAX_SHAPES kinds it computes them per request instead of keeping them."""
+    """The tracing layer keeps each kind of request's span name and attributes; past MAX_SHAPES
+    kinds (a server of many tools, versions, transports) it computes them per request instead of
+    keeping them. An unknown tool's name (client input) makes no kind of its own."""
     from nanohubmcp.server import telemetry
 
     monkeypatch.setattr(telemetry, "MAX_SHAPES", 2)
     server = MCPServer("bounded", tracing=True)
+    for n in range(6):
+        server.add_tool(lambda: "failed", name=f"t{n}", description="fails")
     otel_sdk.clear()
     async with MemoryClient(server) as client:
         for n in range(6):
+            assert (await client.call_tool(f"t{n}", {}))["content"][0]["text"] == "failed"
             with pytest.raises(RpcError):
                 await client.call_tool(f"nope{n}", {})
         assert server.core.telemetry is not None
         assert len(server.core.telemetry.shapes) <= 4  # 2 kinds, 2 failures
     names = [s["name"] for s in otel_sdk.finished() if s["kind"] == "SERVER"]
-    assert [n for n in names if n.startswith("tools/call")] == [f"tools/call nope{n}" for n in range(6)]
-    failed = [s["attributes"] for s in otel_sdk.finished() if s["name"] == "tools/call nope5"]
-    assert failed[0]["gen_ai.tool.name"] == "nope5"
+    assert [n for n in names if n.startswith("tools/call")] == [
+        name for n in range(6) for name in (f"tools/call t{n}", "tools/call")
+    ]
+    assert [s["attributes"]["gen_ai.tool.name"] for s in otel_sdk.finished() if s["name"] == "tools/call t5"] == ["t5"]
+    failed = [s["attributes"] for s in otel_sdk.finished() if s["name"] == "tools/call"]
+    assert [a.get("gen_ai.tool.name") for a in failed] == [None] * 6
     assert failed[0]["error.type"] == "-32602"
 
 

@@ -105,13 +105,35 @@ async def test_handshake_era_over_streamable_http_continues_the_official_clients
         parent = clients[span["parent_id"]]  # the client's span of that very request
         assert span["trace_id"] == parent["trace_id"] == turn_id, name
         assert parent["attributes"]["jsonrpc.request.id"] == span["attributes"]["jsonrpc.request.id"]
-    unknown = one(spans, "tools/call nope")
+    unknown = one(spans, "tools/call")  # a name the server does not know is not the span's (client input)
+    assert "gen_ai.tool.name" not in unknown["attributes"]
     assert unknown["status"] == "ERROR"
     assert unknown["description"] == "Unknown tool: nope"
     assert unknown["attributes"]["error.type"] == unknown["attributes"]["rpc.response.status_code"] == "-32602"
     initialize = one(spans, "initialize")["attributes"]
     assert "mcp.session.id" not in initialize  # the session starts with its answer
     assert initialize["mcp.protocol.version"] == "2025-11-25"  # the version it agreed on
+
+
+def test_unknown_tool_and_prompt_names_never_become_span_names_or_metric_series(url: str) -> None:
+    # A trial finding: 500 calls naming unknown 100 KB tools grew the process by 100 MB (one metric series
+    # and span name per client string, kept for the process's life and exported every interval).
+    def series() -> int:
+        return len(otel_sdk.points("mcp.server.operation.duration"))
+
+    for n in range(3):  # the shapes of an unknown tool's and prompt's failure are made once
+        for method, name in (("tools/call", f"nope-{n}-" + "x" * 1000), ("prompts/get", f"nope-{n}-" + "y" * 1000)):
+            body = {"jsonrpc": "2.0", "id": n, "method": method, "params": {"name": name, "arguments": {}}}
+            answer = httpx2.post(url + "mcp", json=body, timeout=10).json()
+            assert answer["error"]["code"] == -32602, answer
+        if n == 0:
+            before = series()
+    assert series() == before
+    for span in otel_sdk.finished():
+        assert "nope" not in span["name"]
+        assert all("nope" not in str(value) for key, value in span["attributes"].items() if key.startswith("gen_ai"))
+    for attributes, _, _ in otel_sdk.points("mcp.server.operation.duration"):
+        assert all("nope" not in str(value) for value in attributes.values())
 
 
 def modern(url: str, method: str, params: dict[str, Any], name: str, **headers: str) -> dict[str, Any]:

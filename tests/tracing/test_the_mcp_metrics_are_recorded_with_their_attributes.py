@@ -54,7 +54,7 @@ async def test_operation_and_session_durations() -> None:
         frozenset({**tool, "gen_ai.tool.name": "add"}.items()): 2,
         frozenset({**tool, "gen_ai.tool.name": "fails", "error.type": "tool_error"}.items()): 1,
         frozenset(
-            {**tool, "gen_ai.tool.name": "nope", "error.type": "-32602", "rpc.response.status_code": "-32602"}.items()
+            {**tool, "error.type": "-32602", "rpc.response.status_code": "-32602"}.items()  # an unknown name: not kept
         ): 1,
         frozenset({**HANDSHAKE, "mcp.method.name": "prompts/get", "gen_ai.prompt.name": "greet"}.items()): 1,
         # No resource URI on the metric: the conventions make it opt-in (high cardinality).
