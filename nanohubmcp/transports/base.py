@@ -175,7 +175,8 @@ class BaseHandler(tornado.web.RequestHandler):
     async def prepare(self) -> None:
         # Origin first: an invalid Origin is 403 whatever the Host (MCP 2025-11-25, Transports § Security
         # Warning: servers MUST validate Origin); then a refused Host is 421.
-        origin = self.request.headers.get("Origin")
+        headers = self.request.headers
+        origin = headers.get("Origin") if "Origin" in headers else None  # (a miss in get() raises inside)
         edge = (origin, self.request.host)
         stream = self.request.connection.stream if isinstance(self.request.connection, HTTP1Connection) else None
         if stream is None or _EDGE_PASSED.get(stream) != edge:  # else: this connection's last request
@@ -260,8 +261,14 @@ class BaseHandler(tornado.web.RequestHandler):
             if retry is not None:
                 self.set_header("Retry-After", str(retry))
         self.set_status(status)
-        self.set_header("Content-Type", JSON_TYPE)
-        self.finish(jsonenc.dumpb(body))
+        data = jsonenc.dumpb(body)
+        # Straight into the headers clear() made (constant, safe values; Tornado's set_header checks
+        # each value, and finish() would count the body and check the length's type again).
+        headers = self._headers
+        headers["Content-Type"] = JSON_TYPE
+        if not self._write_buffer:  # (else finish() counts what was written before too)
+            headers["Content-Length"] = str(len(data))
+        self.finish(data)
 
     def send_error_json(self, status: int, body: Any) -> None:
         """Finish with an error body already built (a JSON-RPC error response from the core)."""

@@ -182,7 +182,9 @@ class _MessageLimits(httputil.HTTPMessageDelegate):
             size += len(name) + len(value) + 4
         connection = self.connection
         if isinstance(connection, HTTP1Connection):
-            deadlines = self.deadlines = connection_deadlines(connection)
+            deadlines = self.deadlines
+            if deadlines is None:  # (a LimitedServer hands its table over)
+                deadlines = self.deadlines = connection_deadlines(connection)
             if size <= MAX_HEADER_BYTES and (
                     "Transfer-Encoding" in headers or headers.get("Content-Length", "0") != "0"):
                 deadlines.add(self.key, BODY_TIMEOUT, connection.close)  # in place of the header deadline
@@ -251,6 +253,10 @@ class LimitedServer(tornado.httpserver.HTTPServer):
             if deadlines is None:
                 deadlines = self._deadlines = connection_deadlines(request_conn)
             deadlines.add(server_conn, self.header_timeout, request_conn.close)
+            delegate = super().start_request(server_conn, request_conn)
+            if isinstance(delegate, _MessageLimits):
+                delegate.deadlines = deadlines  # the same table: no look-up per request
+            return delegate
         return super().start_request(server_conn, request_conn)
 
     def on_close(self, server_conn: object) -> None:
