@@ -30,15 +30,19 @@ Every request carries the headers of :class:`~.options.BridgeOptions` (``--heade
 
 The package, one concern a module: :mod:`.options` (what the command line asks for),
 :mod:`.exchange` (one HTTP request and its streamed response), :mod:`.session` (the MCP session
-relayed between the two sides), :mod:`.stdio` (the client's stdin and stdout, and the process's
+relayed between the two sides), :mod:`.response_stream` (one request's SSE response and its
+resumption), :mod:`.headers` (the 2026-07-28 request headers), :mod:`.renewal` (a new session when
+the server forgot the old one), :mod:`.stdio` (the client's stdin and stdout, and the process's
 life).
 """
 
 from __future__ import annotations
 
 from .exchange import CONNECT_TIMEOUT, Exchange, HTTPFailure
+from .headers import header_value
 from .options import SSE_ONLY, BridgeOptions
-from .session import MAX_LINE_BYTES, MAX_RECONNECTS, RECONNECT_SECONDS, Bridge, ResponseStream, header_value
+from .response_stream import MAX_RECONNECTS, RECONNECT_SECONDS, ResponseStream
+from .session import MAX_LINE_BYTES, Bridge
 from .stdio import DRAIN_SECONDS, run_bridge
 
 __all__ = [

@@ -2,13 +2,16 @@
 
 Streamable HTTP (MCP 2025-11-25, Transports § Streamable HTTP), the 2026-07-28 request headers,
 and the legacy HTTP+SSE fallback (MCP 2024-11-05, Transports § HTTP with SSE) are described in
-the :mod:`nanohubmcp.transports.bridge` package docstring.
+the :mod:`nanohubmcp.transports.bridge` package docstring. Owns :class:`Bridge`: the session's
+id, version and handshake, forwarding each client line as a POST (or, legacy, to the endpoint),
+relaying answers and the GET stream back, and closing. A request's resumed SSE response is
+:mod:`.response_stream`'s, the 2026-07-28 request headers :mod:`.headers`', a forgotten
+session's renewal :mod:`.renewal`'s.
 """
 
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import json
 import logging
@@ -16,14 +19,15 @@ from typing import Any
 from urllib.parse import urljoin, urlsplit
 
 from ...errors import InternalError, ParseError, error_response
-from ...server.stateless.headers import NAME_FIELDS, header_marks
-from ...server.wire.request import META_PROTOCOL_VERSION
-from ..base import MCP_METHOD_HEADER, MCP_NAME_HEADER, MCP_PROTOCOL_VERSION_HEADER, MCP_SESSION_ID_HEADER
+from ...server.stateless.headers import header_marks
+from ..base import MCP_PROTOCOL_VERSION_HEADER, MCP_SESSION_ID_HEADER
 from ..config import DEFAULT_MAX_REQUEST_BYTES
 from ..lines import LineWriter, TooLong, too_long_response
 from .exchange import Exchange, HTTPFailure
+from .headers import Mark, modern_headers
 from .options import BridgeOptions, legacy_url
 from .renewal import renew
+from .response_stream import MAX_RECONNECTS, RECONNECT_SECONDS, ResponseStream
 
 log = logging.getLogger("nanohubmcp.bridge")
 
@@ -31,55 +35,6 @@ MAX_LINE_BYTES = DEFAULT_MAX_REQUEST_BYTES
 """Longest message line the bridge relays: the HTTP server's own default body limit
 (``max_request_bytes``, 16 MiB), so whatever a default server accepts gets through. A server
 with a lower limit answers 413, which reaches the client as its JSON-RPC error."""
-RECONNECT_SECONDS = 1.0
-"""Pause before a dropped GET stream is resumed (unless the server named its own ``retry``)."""
-MAX_RECONNECTS = 5
-"""Consecutive failed attempts to resume the GET stream before the bridge gives up on it."""
-_HEADER_SAFE = frozenset(chr(c) for c in range(0x21, 0x7F)) | {" "}
-
-
-class ResponseStream:
-    """The SSE events answering one POSTed request, and their resumption.
-
-    A server may end a request's SSE response before the response itself and let the client
-    resume it: a GET with ``Last-Event-ID`` (MCP 2025-11-25, Transports § Resumability, SEP-1699).
-    The bridge does that for its client, which knows nothing of HTTP.
-    """
-
-    def __init__(self, bridge: Bridge, request_id: Any) -> None:
-        self.bridge = bridge
-        self.request_id = request_id
-        self.last_id: str | None = None
-        self.retry = RECONNECT_SECONDS
-        self.answered = request_id is None  # a notification waits for nothing
-
-    def relay(self, event: dict[str, str]) -> None:
-        if event.get("id"):
-            self.last_id = event["id"]
-        if event.get("retry", "").isdigit():
-            self.retry = int(event["retry"]) / 1000
-        message = self.bridge.relay_event(event)
-        if isinstance(message, dict) and "method" not in message and message.get("id") == self.request_id:
-            self.answered = True
-
-    async def resume(self, headers: dict[str, str]) -> None:
-        """GET the rest of the stream until the response came (or the server cannot resume it)."""
-        bridge = self.bridge
-        for _ in range(MAX_RECONNECTS):
-            if self.answered or not self.last_id or not bridge.session_id:
-                break
-            await asyncio.sleep(self.retry)
-            sent = {name: value for name, value in headers.items() if name != "Content-Type"}
-            sent.update(
-                {"Accept": "text/event-stream", "Last-Event-ID": self.last_id, MCP_SESSION_ID_HEADER: bridge.session_id}
-            )
-            exchange = await Exchange(self.relay).run("GET", bridge.options.url, sent)
-            if exchange.status != 200:
-                break
-        if not self.answered:
-            bridge.fail(
-                self.request_id, "the server ended the response stream before answering and it could not be resumed"
-            )
 
 
 class Bridge:
@@ -91,7 +46,7 @@ class Bridge:
         self.legacy = urlsplit(options.url).path.rstrip("/").endswith("/sse")
         self.session_id: str | None = None
         self.version: str | None = None
-        self.marks: dict[str, list[tuple[tuple[str, ...], str, str]]] = {}
+        self.marks: dict[str, list[Mark]] = {}
         self.ready: asyncio.Future[None] | None = None  # set while initialize is under way
         self.open: dict[Any, Exchange] = {}  # 2026-07-28 requests in flight, by id
         self.tasks: set[asyncio.Task[Any]] = set()  # the GET stream's
@@ -175,7 +130,7 @@ class Bridge:
         if self._cancels_modern(message):
             return
         headers = {**self.options.headers, "Content-Type": "application/json", "Accept": self.options.accept}
-        modern = self._modern_headers(message)
+        modern = modern_headers(message, self.marks)
         if modern is not None:
             headers.update(modern)
         else:
@@ -253,28 +208,6 @@ class Bridge:
         return message
 
     # -- 2026-07-28 requests --------------------------------------------------------------
-    def _modern_headers(self, message: Any) -> dict[str, str] | None:
-        params = message.get("params") if isinstance(message, dict) else None
-        meta = params.get("_meta") if isinstance(params, dict) else None
-        version = meta.get(META_PROTOCOL_VERSION) if isinstance(meta, dict) else None
-        if not isinstance(version, str):
-            return None
-        method = str(message.get("method", ""))
-        headers = {MCP_PROTOCOL_VERSION_HEADER: version, MCP_METHOD_HEADER: method}
-        named = params.get(NAME_FIELDS.get(method, ""))  # type: ignore[union-attr]
-        if isinstance(named, str):
-            headers[MCP_NAME_HEADER] = header_value(named)
-        arguments = params.get("arguments")  # type: ignore[union-attr]
-        if method == "tools/call" and isinstance(arguments, dict):
-            for path, token, _kind in self.marks.get(str(params.get("name")), []):  # type: ignore[union-attr]
-                value: Any = arguments
-                for part in path:
-                    value = value.get(part) if isinstance(value, dict) else None
-                if value is not None:
-                    text = ("true" if value else "false") if isinstance(value, bool) else str(value)
-                    headers[f"Mcp-Param-{token}"] = header_value(text)
-        return headers
-
     def _cancels_modern(self, message: Any) -> bool:
         """A ``notifications/cancelled`` for a 2026-07-28 request closes its response stream."""
         if not (isinstance(message, dict) and message.get("method") == "notifications/cancelled"):
@@ -392,10 +325,3 @@ class Bridge:
                 await asyncio.wait_for(Exchange().run("DELETE", self.options.url, headers), 5)
         for task in [*self.tasks, *self.forwards]:
             task.cancel()
-
-
-def header_value(text: str) -> str:
-    """``text`` as an HTTP header value: itself when plain ASCII, else ``=?base64?…?=`` (SEP-2243)."""
-    if text and all(ch in _HEADER_SAFE for ch in text) and text == text.strip():
-        return text
-    return f"=?base64?{base64.b64encode(text.encode()).decode()}?="

@@ -1,0 +1,85 @@
+"""The SSE events answering one request the bridge POSTed, and their resumption when the stream drops.
+
+Owns :class:`ResponseStream` and the reconnection pace the bridge keeps (``RECONNECT_SECONDS``,
+``MAX_RECONNECTS``, also used by the session's GET stream). What it needs of the session is the
+:class:`Relaying` protocol (:class:`~.session.Bridge` satisfies it); the POST itself is the
+session's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..base import MCP_SESSION_ID_HEADER
+from .exchange import Exchange
+
+if TYPE_CHECKING:
+    from .options import BridgeOptions
+
+__all__ = ["MAX_RECONNECTS", "RECONNECT_SECONDS", "Relaying", "ResponseStream"]
+
+RECONNECT_SECONDS = 1.0
+"""Pause before a dropped GET stream is resumed (unless the server named its own ``retry``)."""
+MAX_RECONNECTS = 5
+"""Consecutive failed attempts to resume the GET stream before the bridge gives up on it."""
+
+
+class Relaying(Protocol):
+    """What a response stream uses of the bridge's session (:class:`~.session.Bridge`)."""
+
+    session_id: str | None
+    options: BridgeOptions
+
+    def relay_event(self, event: dict[str, str]) -> Any:
+        """Relay one SSE event's message to the client; return the message (None for none)."""
+        ...
+
+    def fail(self, request_id: Any, text: str) -> None:
+        """Answer the client's request with an error."""
+        ...
+
+
+class ResponseStream:
+    """The SSE events answering one POSTed request, and their resumption.
+
+    A server may end a request's SSE response before the response itself and let the client
+    resume it: a GET with ``Last-Event-ID`` (MCP 2025-11-25, Transports § Resumability, SEP-1699).
+    The bridge does that for its client, which knows nothing of HTTP.
+    """
+
+    def __init__(self, bridge: Relaying, request_id: Any) -> None:
+        self.bridge = bridge
+        self.request_id = request_id
+        self.last_id: str | None = None
+        self.retry = RECONNECT_SECONDS
+        self.answered = request_id is None  # a notification waits for nothing
+
+    def relay(self, event: dict[str, str]) -> None:
+        if event.get("id"):
+            self.last_id = event["id"]
+        if event.get("retry", "").isdigit():
+            self.retry = int(event["retry"]) / 1000
+        message = self.bridge.relay_event(event)
+        if isinstance(message, dict) and "method" not in message and message.get("id") == self.request_id:
+            self.answered = True
+
+    async def resume(self, headers: dict[str, str]) -> None:
+        """GET the rest of the stream until the response came (or the server cannot resume it)."""
+        bridge = self.bridge
+        for _ in range(MAX_RECONNECTS):
+            if self.answered or not self.last_id or not bridge.session_id:
+                break
+            await asyncio.sleep(self.retry)
+            sent = {name: value for name, value in headers.items() if name != "Content-Type"}
+            sent.update(
+                {"Accept": "text/event-stream", "Last-Event-ID": self.last_id, MCP_SESSION_ID_HEADER: bridge.session_id}
+            )
+            exchange = await Exchange(self.relay).run("GET", bridge.options.url, sent)
+            if exchange.status != 200:
+                break
+        if not self.answered:
+            bridge.fail(
+                self.request_id, "the server ended the response stream before answering and it could not be resumed"
+            )
+
