@@ -144,7 +144,7 @@ def to_units(value: float, given: str, declared: str) -> float:
     context = _kind(declared)
     try:
         quantity = registry.Quantity(value, _spelled(given, context))
-        return float(quantity.to(_declared(declared)).magnitude)
+        converted = float(quantity.to(_declared(declared)).magnitude)
     except Exception as exc:
         name = type(exc).__name__
         if name == "DimensionalityError":
@@ -153,6 +153,9 @@ def to_units(value: float, given: str, declared: str) -> float:
                 f"{', '.join(fitting_units(declared))}"
             ) from None
         raise UnitError(f"unknown unit {given!r}; units that fit: {', '.join(fitting_units(declared))}") from None
+    # A conversion factor is rarely exact in binary (1um is 999.9999999999999nm): rounded to the 15
+    # significant digits a double always holds, a limit written as 1um is 1000nm and a value at it passes.
+    return float(f"{converted:.15g}")
 
 
 def number_in(text: str, declared: str) -> float:
