@@ -18,12 +18,13 @@ Row = tuple[str, str, str, str]
 
 # what the profiles name for each target when it is missed (findings.md §13)
 BOUNDS = {
-    "rps": "CPU per call (next rows): Tornado's streamed request body (two more loop iterations per request than the "
-           "ceiling's buffered one; kept so an oversized body is refused before it is buffered), ~70 calls of ours per "
-           "request, the provenance writer's thread (bench/hotpath.md: HTTP edge; §13.1)",
+    "rps": "CPU per call (next rows): the tool's path through the core and the provenance record and its writer "
+           "thread; the HTTP edge costs what bare Tornado does (ping 1.00x in instructions without records, 15.7 "
+           "system calls per request vs 16.9; bench/hotpath.md: HTTP edge; §13.1)",
     "legacy": "same per-call CPU as the ceiling row; 0.4.x answers on a thread per connection (§13.1)",
-    "cpu": "the streamed body (two extra loop iterations), ~70 calls of ours per request, the provenance record made "
-           "and stored on its writer thread (~110k instructions at the seam; bench/provenance.md, bench/hotpath.md)",
+    "cpu": "the provenance record made and stored on its writer thread (~110k instructions at the seam; "
+           "bench/provenance.md), the tool's path through the core (tools/call 1.04x vs ping 1.00x without records; "
+           "bench/hotpath.md), the inline lane's 2 system calls per call",
     "p99": "the tail follows CPU per call with 64 connections on one core; no stall seen since records left the call "
            "path (bench/hotpath.md: HTTP edge, the c=64 tail)",
     "era": "per-request _meta/header checks of the 2026-07-28 era (§13.2)",
