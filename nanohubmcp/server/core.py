@@ -1,13 +1,13 @@
 """``ServerCore``: one MCP server, independent of any transport, composed by one constructor.
 
 The constructor makes what every request passes — the event bus, the registry, the sessions, the
-pending client requests, the job executors, the dispatcher over the method tables with its pipeline
-— and checks every option. The services a first answer does not use (the job store, the result
-store, the provenance records and their layer, the result cache and its layer, the stateless era's
-state) are made at their first use by the core's :class:`~.first_use.FirstUse`, whose typed
-properties the core's pass on; the job store is opened when serving starts if an earlier process
-left one on disk, so its jobs are settled then. Nothing is assigned to it from outside afterwards.
-It is the top of ``server/``: its parts are typed against
+pending client requests, the job executors (:class:`~.executors.runners.JobRunners`), the dispatcher
+over the method tables with its pipeline — and checks every option (:mod:`.options`). The services a
+first answer does not use (the job store, the result store, the provenance records and their layer,
+the result cache and its layer, the stateless era's state) are made at their first use by the core's
+:class:`~.first_use.FirstUse`, whose typed properties the core's pass on; the job store is opened
+when serving starts if an earlier process left one on disk, so its jobs are settled then. Nothing is
+assigned to it from outside afterwards. It is the top of ``server/``: its parts are typed against
 :class:`~nanohubmcp.server.services.Services`, never against this class, so none imports it. The
 ``MCPServer`` facade builds one; transports reach it through the facade. Nothing here imports
 Tornado or IPython.
@@ -16,22 +16,21 @@ Tornado or IPython.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 from concurrent.futures import Executor, Future
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConfigurationError
-from ..protocol.versions import ProtocolVersion
 from ..state import StateURL, open_shared
 from ..state import parse as parse_state_url
 from .calls import stdin_guard, tqdm_progress
 from .calls.workers import WorkerPool
 from .dispatcher import Dispatcher
-from .executors import EXECUTORS, JobExecutor, make_executor
+from .executors import JobExecutor
+from .executors.runners import JobRunners
 from .first_use import FirstUse
-from .jobs import DEFAULT_MAX_JOBS, DEFAULT_MAX_JOBS_PER_OWNER, DEFAULT_MAX_RESULT_BYTES, STORE_KINDS
+from .jobs import DEFAULT_MAX_JOBS, DEFAULT_MAX_JOBS_PER_OWNER, DEFAULT_MAX_RESULT_BYTES
 from .methods import TABLES
+from .options import argument_errors_are_protocol_errors, capabilities_for, check_options, default_workers
 from .provenance.tool_options import DEFAULT_CACHE_BYTES, cached
 from .registry.registry import Registry
 from .results import DEFAULT_MAX_INLINE_BYTES
@@ -57,13 +56,6 @@ if TYPE_CHECKING:
     from .telemetry import Telemetry
     from .wire.replication import Replication
     from .wire.request import RequestContext
-
-ARGUMENT_ERRORS = ("auto", "protocol", "tool")
-
-def default_workers() -> int:
-    """``min(32, cpu_count + 4)``, the worker pool size (``concurrent.futures.ThreadPoolExecutor``'s default)."""
-    return min(32, (os.cpu_count() or 1) + 4)
-
 
 class ServerCore:
     """Everything one server knows, behind the facade.
@@ -142,24 +134,10 @@ class ServerCore:
         provenance: bool = True,
         cache_max_bytes: int = DEFAULT_CACHE_BYTES,
     ) -> None:
-        if not isinstance(name, str) or not name:
-            raise ConfigurationError("MCPServer needs a non-empty name, e.g. MCPServer('my-calculator')")
-        if argument_errors not in ARGUMENT_ERRORS:
-            raise ConfigurationError(f"argument_errors must be one of {', '.join(ARGUMENT_ERRORS)}")
-        if list_page_size is not None and (not isinstance(list_page_size, int) or list_page_size < 1):
-            raise ConfigurationError("list_page_size must be a positive integer or None")
-        if max_inline_bytes is not None and (
-                isinstance(max_inline_bytes, bool) or not isinstance(max_inline_bytes, int) or max_inline_bytes < 0):
-            raise ConfigurationError("max_inline_bytes must be a non-negative number of bytes, or None")
-        if figure_dpi is not None and (
-                isinstance(figure_dpi, bool) or not isinstance(figure_dpi, (int, float)) or not figure_dpi > 0):
-            raise ConfigurationError("figure_dpi must be a positive number of dots per inch, or None")
-        if job_store not in STORE_KINDS:
-            raise ConfigurationError(f"job_store must be one of {', '.join(STORE_KINDS)}, not {job_store!r}")
-        for option, value in (("max_jobs", max_jobs), ("max_jobs_per_owner", max_jobs_per_owner),
-                              ("max_job_result_bytes", max_job_result_bytes), ("cache_max_bytes", cache_max_bytes)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ConfigurationError(f"{option} must be a positive integer, not {value!r}")
+        check_options(name, argument_errors=argument_errors, list_page_size=list_page_size,
+                      max_inline_bytes=max_inline_bytes, figure_dpi=figure_dpi, job_store=job_store,
+                      bounds={"max_jobs": max_jobs, "max_jobs_per_owner": max_jobs_per_owner,
+                              "max_job_result_bytes": max_job_result_bytes, "cache_max_bytes": cache_max_bytes})
         self.name = name
         self.version = version
         self.instructions = instructions
@@ -187,15 +165,10 @@ class ServerCore:
         self.executor: Executor = executor if executor is not None else self._worker_pool()
         """The pool running sync tool, resource and prompt functions (a :class:`WorkerPool` unless
         one was given; it starts its threads on first use)."""
-        self.dask_address = dask_address
-        if executor_options is not None and not isinstance(executor_options, dict):
-            raise ConfigurationError("executor_options must be a dict, e.g. {'slurm': {'partition': 'debug'}}")
-        self.executor_options = dict(executor_options or {})
-        default = job_executor.name if isinstance(job_executor, JobExecutor) else (job_executor or "threads")
-        self._default_executor = default
-        self.job_runner = make_executor(job_executor, workers=self.job_workers, dask_address=dask_address,
-                                        options=self.options_for(default), state_dir=self._state_dir)
-        self._job_runners: dict[Any, JobExecutor] = {self.job_runner.name: self.job_runner}
+        self.job_runners = JobRunners(job_executor, workers=self.job_workers, dask_address=dask_address,
+                                      executor_options=executor_options, state_dir=self._state_dir)
+        """The job executors: the server's, and those its tools name (made at their first use)."""
+        self.job_runner = self.job_runners.default
         self.loop: asyncio.AbstractEventLoop | None = None
         self.notifier: Notifier | None = None
         self.completers: dict[tuple[str, str, str], Any] = {}
@@ -357,52 +330,23 @@ class ServerCore:
     def _state_dir(self) -> str:
         return resolve_state_dir(self.name, self._state_dir_option)
 
+    # The job executors' questions, answered by :class:`~.executors.runners.JobRunners`.
     def options_for(self, name: str) -> dict[str, Any]:
         """The server's ``executor_options`` for the executor ``name``."""
-        named = {key: value for key, value in self.executor_options.items() if key in EXECUTORS}
-        for key, value in named.items():
-            if not isinstance(value, dict):
-                raise ConfigurationError(f"executor_options[{key!r}] must be a dict of that executor's options")
-        mine = dict(named.get(name) or {})
-        if name == self._default_executor:
-            top = {key: value for key, value in self.executor_options.items() if key not in EXECUTORS}
-            mine = {**top, **mine}
-        return mine
+        return self.job_runners.options_for(name)
 
     def runner_for(self, spec: str | JobExecutor | None = None, options: dict[str, Any] | None = None) -> JobExecutor:
-        """The job executor named ``spec`` (a tool's ``executor=``; None: the server's
-        ``job_executor``) with a tool's ``options`` over the server's, made on first use and
-        kept until the server closes.
-
-        Raises:
-            ConfigurationError: an unknown executor or an option it does not take.
-        """
-        if spec is None:
-            base = self.job_runner
-        elif isinstance(spec, JobExecutor):
-            base = self._job_runners.setdefault(spec.name, spec)
-        else:
-            if spec not in self._job_runners:
-                self._job_runners[spec] = make_executor(
-                    spec, workers=self.job_workers, dask_address=self.dask_address,
-                    options=self.options_for(spec), state_dir=self._state_dir)
-            base = self._job_runners[spec]
-        if not options:
-            return base
-        key = (base.name, json.dumps(options, sort_keys=True, default=str))
-        if key not in self._job_runners:
-            self._job_runners[key] = base.configure(options)
-        return self._job_runners[key]
+        """The job executor named ``spec`` (None: the server's) with a tool's ``options``
+        (see :meth:`JobRunners.runner_for <.executors.runners.JobRunners.runner_for>`)."""
+        return self.job_runners.runner_for(spec, options)
 
     def holds_after_restart(self, job: Job) -> bool:
         """Whether the executor of ``job``, a job of a dead server process, may still hold it (Dask)."""
-        known = job.executor in self._job_runners or job.executor in EXECUTORS
-        return known and self.runner_for(job.executor).survives_restart
+        return self.job_runners.holds_after_restart(job)
 
     def outliving(self, job: Job) -> Future[Any] | None:
         """The future of ``job``'s function when it runs on in this process after the server stops."""
-        runner = self._job_runners.get(job.executor)
-        return runner.outliving(job) if runner is not None else None
+        return self.job_runners.outliving(job)
 
     @property
     def stuck_calls(self) -> int:
@@ -418,13 +362,7 @@ class ServerCore:
 
         ``override`` is a request's own choice (``RequestContext.argument_errors``), else the server's.
         """
-        mode = override or self.argument_errors
-        if mode == "protocol":
-            return True
-        if mode == "tool":
-            return False
-        allows = version if isinstance(version, ProtocolVersion) else ProtocolVersion.of(version)
-        return not allows.argument_errors_as_tool_errors
+        return argument_errors_are_protocol_errors(override or self.argument_errors, version)
 
     def capabilities(self, version: str) -> dict[str, Any]:
         """Server capabilities for ``version`` (MCP § Lifecycle § Capability negotiation).
@@ -432,19 +370,7 @@ class ServerCore:
         Every feature is advertised even while empty: a notebook adds tools after clients
         connected, and ``listChanged`` tells them to look again.
         """
-        changed = self.list_changed
-        caps: dict[str, Any] = {
-            "tools": {"listChanged": changed},
-            "resources": {"subscribe": True, "listChanged": changed},
-            "prompts": {"listChanged": changed},
-            "logging": {},
-        }
-        allows = version if isinstance(version, ProtocolVersion) else ProtocolVersion.of(version)
-        if allows.completions:
-            caps["completions"] = {}
-        if allows.tasks:
-            caps["tasks"] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
-        return caps
+        return capabilities_for(version, list_changed=self.list_changed)
 
     def server_info(self) -> dict[str, Any]:
         """``serverInfo`` / ``Implementation`` of this server."""
@@ -464,5 +390,4 @@ class ServerCore:
             jobs.end_run()
         self.executor.shutdown(wait=False, cancel_futures=True)
         self.executor = self._worker_pool()  # a fresh pool (no threads yet) if the server serves again
-        for runner in self._job_runners.values():
-            runner.close()
+        self.job_runners.close()

@@ -1,0 +1,113 @@
+"""The server's job executors: the default one, and those its tools name, made at their first use.
+
+Owns :class:`JobRunners`: the executor ``MCPServer(job_executor=...)`` names, one per other
+executor a tool names (``executor=``), one per distinct set of a tool's ``executor_options`` over
+the server's, and which of the server's ``executor_options`` go to which executor. What an
+executor is and does is :mod:`nanohubmcp.server.executors`'; starting, polling and re-attaching
+jobs is the job service's (:mod:`.service`), which reaches these through the core.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import TYPE_CHECKING, Any
+
+from ...errors import ConfigurationError
+from . import EXECUTORS, JobExecutor, make_executor
+
+if TYPE_CHECKING:
+    from ..jobs.record import Job
+
+__all__ = ["JobRunners"]
+
+
+class JobRunners:
+    """The job executors of one server, kept until it closes.
+
+    Args:
+        job_executor: the server's executor: a name of ``EXECUTORS`` or a :class:`JobExecutor`.
+        workers: threads or processes of an executor that pools them (``job_workers``).
+        dask_address: the Dask scheduler for ``"dask"`` (None: ``DASK_SCHEDULER_ADDRESS``, else a local cluster).
+        executor_options: ``{"slurm": {...}, "submit": {...}}`` by executor name; options at the top
+            level are for ``job_executor``.
+        state_dir: the server's state directory (a function: resolved when an executor needs it).
+
+    Raises:
+        ConfigurationError: ``executor_options`` is not a dict, or an executor refuses its options.
+    """
+
+    def __init__(
+        self,
+        job_executor: str | JobExecutor,
+        *,
+        workers: int,
+        dask_address: str | None,
+        executor_options: dict[str, Any] | None,
+        state_dir: Callable[[], str],
+    ) -> None:
+        self.workers = workers
+        self.dask_address = dask_address
+        if executor_options is not None and not isinstance(executor_options, dict):
+            raise ConfigurationError("executor_options must be a dict, e.g. {'slurm': {'partition': 'debug'}}")
+        self.executor_options = dict(executor_options or {})
+        default = job_executor.name if isinstance(job_executor, JobExecutor) else (job_executor or "threads")
+        self._default_executor = default
+        self._state_dir = state_dir
+        self.default = make_executor(job_executor, workers=workers, dask_address=dask_address,
+                                     options=self.options_for(default), state_dir=state_dir)
+        """The server's ``job_executor``."""
+        self._job_runners: dict[Any, JobExecutor] = {self.default.name: self.default}
+
+    def options_for(self, name: str) -> dict[str, Any]:
+        """The server's ``executor_options`` for the executor ``name``."""
+        named = {key: value for key, value in self.executor_options.items() if key in EXECUTORS}
+        for key, value in named.items():
+            if not isinstance(value, dict):
+                raise ConfigurationError(f"executor_options[{key!r}] must be a dict of that executor's options")
+        mine = dict(named.get(name) or {})
+        if name == self._default_executor:
+            top = {key: value for key, value in self.executor_options.items() if key not in EXECUTORS}
+            mine = {**top, **mine}
+        return mine
+
+    def runner_for(self, spec: str | JobExecutor | None = None, options: dict[str, Any] | None = None) -> JobExecutor:
+        """The job executor named ``spec`` (a tool's ``executor=``; None: the server's
+        ``job_executor``) with a tool's ``options`` over the server's, made on first use and
+        kept until the server closes.
+
+        Raises:
+            ConfigurationError: an unknown executor or an option it does not take.
+        """
+        if spec is None:
+            base = self.default
+        elif isinstance(spec, JobExecutor):
+            base = self._job_runners.setdefault(spec.name, spec)
+        else:
+            if spec not in self._job_runners:
+                self._job_runners[spec] = make_executor(
+                    spec, workers=self.workers, dask_address=self.dask_address,
+                    options=self.options_for(spec), state_dir=self._state_dir)
+            base = self._job_runners[spec]
+        if not options:
+            return base
+        key = (base.name, json.dumps(options, sort_keys=True, default=str))
+        if key not in self._job_runners:
+            self._job_runners[key] = base.configure(options)
+        return self._job_runners[key]
+
+    def holds_after_restart(self, job: Job) -> bool:
+        """Whether the executor of ``job``, a job of a dead server process, may still hold it (Dask)."""
+        known = job.executor in self._job_runners or job.executor in EXECUTORS
+        return known and self.runner_for(job.executor).survives_restart
+
+    def outliving(self, job: Job) -> Future[Any] | None:
+        """The future of ``job``'s function when it runs on in this process after the server stops."""
+        runner = self._job_runners.get(job.executor)
+        return runner.outliving(job) if runner is not None else None
+
+    def close(self) -> None:
+        """Close every executor made (the server closes)."""
+        for runner in self._job_runners.values():
+            runner.close()

@@ -1,0 +1,101 @@
+"""The server core's options: their checks and defaults, before anything is built.
+
+Owns :func:`check_options` (every option of ``ServerCore`` that can be wrong on its own, each
+refusal a :class:`~nanohubmcp.errors.ConfigurationError` naming the option), the worker pool's
+default size, and what two options mean for a protocol version: ``argument_errors``
+(:func:`argument_errors_are_protocol_errors`) and ``list_changed`` with the capabilities the
+server advertises (:func:`capabilities_for`). What the options do is the core's and its
+services'; the job executors' options are :mod:`.executors.runners`', the state store's
+:mod:`nanohubmcp.state.url`'s.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..errors import ConfigurationError
+from ..protocol.versions import ProtocolVersion
+from .jobs import STORE_KINDS
+
+__all__ = [
+    "ARGUMENT_ERRORS",
+    "argument_errors_are_protocol_errors",
+    "capabilities_for",
+    "check_options",
+    "default_workers",
+]
+
+ARGUMENT_ERRORS = ("auto", "protocol", "tool")
+"""The values of ``argument_errors`` (see ``ServerCore``)."""
+
+
+def default_workers() -> int:
+    """``min(32, cpu_count + 4)``, the worker pool size (``concurrent.futures.ThreadPoolExecutor``'s default)."""
+    return min(32, (os.cpu_count() or 1) + 4)
+
+
+def check_options(
+    name: object,
+    *,
+    argument_errors: str,
+    list_page_size: int | None,
+    max_inline_bytes: int | None,
+    figure_dpi: float | None,
+    job_store: str,
+    bounds: dict[str, object],
+) -> None:
+    """Refuse an option of ``ServerCore`` that cannot be used as given (``bounds``: option name ->
+    a value that must be a positive integer).
+
+    Raises:
+        ConfigurationError: naming the option and what it takes.
+    """
+    if not isinstance(name, str) or not name:
+        raise ConfigurationError("MCPServer needs a non-empty name, e.g. MCPServer('my-calculator')")
+    if argument_errors not in ARGUMENT_ERRORS:
+        raise ConfigurationError(f"argument_errors must be one of {', '.join(ARGUMENT_ERRORS)}")
+    if list_page_size is not None and (not isinstance(list_page_size, int) or list_page_size < 1):
+        raise ConfigurationError("list_page_size must be a positive integer or None")
+    if max_inline_bytes is not None and (
+            isinstance(max_inline_bytes, bool) or not isinstance(max_inline_bytes, int) or max_inline_bytes < 0):
+        raise ConfigurationError("max_inline_bytes must be a non-negative number of bytes, or None")
+    if figure_dpi is not None and (
+            isinstance(figure_dpi, bool) or not isinstance(figure_dpi, (int, float)) or not figure_dpi > 0):
+        raise ConfigurationError("figure_dpi must be a positive number of dots per inch, or None")
+    if job_store not in STORE_KINDS:
+        raise ConfigurationError(f"job_store must be one of {', '.join(STORE_KINDS)}, not {job_store!r}")
+    for option, value in bounds.items():
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            raise ConfigurationError(f"{option} must be a positive integer, not {value!r}")
+
+
+def argument_errors_are_protocol_errors(mode: str, version: str) -> bool:
+    """Whether invalid tool arguments are a JSON-RPC -32602 under the ``argument_errors`` ``mode``
+    for ``version``: always with ``"protocol"``, never with ``"tool"``, and with ``"auto"`` up
+    to 2025-06-18 (``isError`` content from 2025-11-25, SEP-1303)."""
+    if mode == "protocol":
+        return True
+    if mode == "tool":
+        return False
+    allows = version if isinstance(version, ProtocolVersion) else ProtocolVersion.of(version)
+    return not allows.argument_errors_as_tool_errors
+
+
+def capabilities_for(version: str, *, list_changed: bool) -> dict[str, Any]:
+    """The server capabilities advertised to a client of ``version`` (MCP § Lifecycle § Capability
+    negotiation): tools, resources (with subscriptions), prompts and logging, each with
+    ``listChanged`` as ``list_changed`` says; completions and tasks where ``version`` has them."""
+    changed = list_changed
+    caps: dict[str, Any] = {
+        "tools": {"listChanged": changed},
+        "resources": {"subscribe": True, "listChanged": changed},
+        "prompts": {"listChanged": changed},
+        "logging": {},
+    }
+    allows = version if isinstance(version, ProtocolVersion) else ProtocolVersion.of(version)
+    if allows.completions:
+        caps["completions"] = {}
+    if allows.tasks:
+        caps["tasks"] = {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
+    return caps
