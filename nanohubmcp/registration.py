@@ -118,6 +118,12 @@ class Registrar:
         registry = self._core.registry
         for message in registration_checks.tool_warnings(tool, registry.tools.get(tool.name)):
             warnings.warn(message, RegistrationWarning, stacklevel=_user_frame())
+        if cache == "shared" and tool.signature.context_param:
+            warnings.warn(
+                f"tool '{tool.name}' has cache='shared' and takes a Context: one caller's result is every "
+                "caller's, so it must not depend on who calls (ctx.principal)",
+                RegistrationWarning, stacklevel=_user_frame(),
+            )
         if background and "get_job_result" not in registry.tools:
             # The poll tool exists once there is something to poll (earlier package's behaviour).
             from .server.executors.service import job_result_tool  # the job machinery: for job tools only

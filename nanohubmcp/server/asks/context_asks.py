@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import ClientRequestError, RegistrationError
 from ...schema import OutputValidator
 from ..registry import mcp_apps as apps
+from ..wire.request import Slot
 
 if TYPE_CHECKING:
     from ..wire.request import RequestContext
@@ -37,6 +38,10 @@ def on_loop(request: RequestContext) -> bool:
     except RuntimeError:
         return False
 
+
+ASKED_CLIENT: Slot[bool] = Slot("asked the client")
+"""True once the call asked its client something (elicitation, sampling, roots): its result then
+depends on the answers, not only on its arguments (the result cache does not keep it)."""
 
 class ClientAsks:
     """What one call asks its client: it builds each request and waits for the answer.
@@ -83,6 +88,7 @@ class ClientAsks:
         check: Callable[[Any], Any] | None = None,
     ) -> Any:
         """Send ``method`` to the client (or, in a 2026-07-28 call, ask for it as input ``key``)."""
+        self._request.put(ASKED_CLIENT, True)
         if not self._request.modern:
             asking = self._core.client_requests.ask(self._request, method, params, timeout)
         else:
@@ -119,6 +125,7 @@ class ClientAsks:
 
     def ask(self, requests: dict[str, dict[str, Any]], timeout: float) -> Any:
         """Several requests at once; ``{key: result}``."""
+        self._request.put(ASKED_CLIENT, True)
         from .by_era import ask_many
 
         asking = ask_many(self._core, self._request, requests, timeout, in_job=self._in_job)

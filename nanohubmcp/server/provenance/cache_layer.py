@@ -23,7 +23,8 @@ import logging
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import InvalidArguments
-from ..results.store import owner_of
+from ..asks.context_asks import ASKED_CLIENT
+from ..results.store import URI_PREFIX, owner_of
 from . import capture, code_reach
 from .cache_store import MemoryCache, ResultCache, encode
 from .capture import CACHE_META
@@ -141,6 +142,11 @@ class CacheLayer:
 def _keepable(result: dict[str, Any], request: Request) -> bool:
     if result.get("isError") or request.context.job_id is not None:
         return False
+    if request.context.get(ASKED_CLIENT):
+        return False  # the result depends on what the client answered, not only on the arguments
+    for block in result.get("content") or ():
+        if isinstance(block, dict) and str(block.get("uri", "")).startswith(URI_PREFIX):
+            return False  # a large result's link: owned by this caller, readable for job_ttl_seconds only
     return result.get("resultType", "complete") == "complete" and "task" not in result
 
 
