@@ -90,18 +90,24 @@ class Dispatcher:
         await self._notify(request)
         return None
 
-    async def _endpoint(self, request: Request) -> dict[str, Any]:
-        """The innermost step of the pipeline: the method's handler; its result as it goes on the wire."""
+    def _endpoint(self, request: Request) -> Awaitable[dict[str, Any]]:
+        """The innermost step of the pipeline: the method's handler; its result as it goes on the wire.
+        A plain function handing on the handler's awaitable (no coroutine level of its own in the
+        handshake era); a method without a handler raises at once."""
         context = request.context
         handler = (self.tables.modern if context.modern else self.tables.handshake).get(request.method)
         if handler is None:
             raise MethodNotFound(f"Method not found: {request.method}")
         if context.on_accepted is not None:
             context.on_accepted()
-        result = await handler(self.core, context, request.params)
         if context.modern:
-            self._stamp(result)
-        return result
+            return self._stamped(handler(self.core, context, request.params))
+        return handler(self.core, context, request.params)
+
+    async def _stamped(self, result: Awaitable[dict[str, Any]]) -> dict[str, Any]:
+        answer = await result
+        self._stamp(answer)
+        return answer
 
     def _stamp(self, result: dict[str, Any]) -> None:
         """A 2026-07-28 result's ``resultType`` and the server's identity in ``_meta``."""

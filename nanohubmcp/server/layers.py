@@ -10,6 +10,8 @@
   token lacks them is -32003 (HTTP 403 ``insufficient_scope``; nothing is checked without
   authorization configured).
 
+They are plain functions handing on ``call_next(request)``'s awaitable (a refusal raises at once),
+so a request passes them without a coroutine level each; a user's layer is an ``async def``.
 Each comes with the routes it acts on (:class:`~.pipeline.Layer`): the gate only where the era
 lacks the method, the session limit only in a session, the scope check only for a ``tools/call``
 of an authenticated caller; a route's chain leaves the others out.
@@ -20,7 +22,7 @@ Source: MCP 2025-11-25, Basic § JSON-RPC error codes; MCP 2025-06-18, Basic § 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MethodNotFound, ServerBusy
@@ -35,11 +37,11 @@ def version_gate(handshake: Mapping[str, object], modern: Mapping[str, object]) 
     """The layer refusing methods the request's era lacks (the two eras' method tables); it acts
     on the routes whose method the era's table does not have."""
 
-    async def gate(request: Request, call_next: CallNext) -> dict[str, Any]:
+    def gate(request: Request, call_next: CallNext) -> Awaitable[dict[str, Any]]:
         table = modern if request.context.modern else handshake
         if request.method not in table:
             raise MethodNotFound(f"Method not found: {request.method}")
-        return await call_next(request)
+        return call_next(request)
 
     def acts(route: Route) -> bool:
         return route.method not in (modern if route.modern else handshake)
@@ -59,7 +61,7 @@ def session_limit(limit: int | None = None) -> Layer:
     if limit is None:
         limit = MAX_IN_FLIGHT_PER_SESSION
 
-    async def limits(request: Request, call_next: CallNext) -> dict[str, Any]:
+    def limits(request: Request, call_next: CallNext) -> Awaitable[dict[str, Any]]:
         session = request.context.session
         if session is not None and len(session.in_flight) > limit:
             raise ServerBusy(
@@ -67,7 +69,7 @@ def session_limit(limit: int | None = None) -> Layer:
                 "sending more",
                 retry_after=BUSY_RETRY_SECONDS,
             )
-        return await call_next(request)
+        return call_next(request)
 
     return Layer(limits, _in_session)
 
@@ -81,11 +83,11 @@ def tool_scopes() -> Layer:
     it acts on the ``tools/call`` of an authenticated caller (without authorization configured
     there is nothing to check)."""
 
-    async def scopes(request: Request, call_next: CallNext) -> dict[str, Any]:
+    def scopes(request: Request, call_next: CallNext) -> Awaitable[dict[str, Any]]:
         principal = request.context.principal
         if principal is not None and request.method == "tools/call":
             check_tool_scopes(request.tool, principal)
-        return await call_next(request)
+        return call_next(request)
 
     return Layer(scopes, _authorized_call)
 

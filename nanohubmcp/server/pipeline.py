@@ -61,7 +61,8 @@ route's chain is composed; a layer that does not act is left out of it)."""
 
 
 class Layer(NamedTuple):
-    """A built-in layer and the routes it acts on."""
+    """A built-in layer and the routes it acts on (its ``middleware`` may be a plain function that
+    returns ``call_next(request)``'s awaitable: see :class:`Pipeline`)."""
 
     middleware: Middleware
     acts: Acts | None = None
@@ -175,8 +176,11 @@ class Pipeline:
     """The ordered layers in front of an endpoint (the method handlers), composed per route.
 
     Args:
-        endpoint: the innermost step: runs the request's handler and returns its wire result.
-        layers: the built-in layers, outermost first.
+        endpoint: the innermost step: runs the request's handler and returns (an awaitable of) its
+            wire result.
+        layers: the built-in layers, outermost first: ``async def`` functions, or plain ones that
+            return ``call_next(request)``'s awaitable (a request then passes them without a
+            coroutine level each) or raise.
         methods: the methods whose routes get a chain of their own (the ones the server has
             handlers for); a request of any other method passes every layer (:attr:`call`),
             so the number of chains kept does not depend on what clients send.
@@ -189,8 +193,8 @@ class Pipeline:
         self.chains: dict[tuple[str, bool, bool, bool], CallNext] = {}
         """Route → its composed chain (read in place by the dispatcher; replaced, never cleared)."""
         self._every: CallNext | None = endpoint
-        for layer in layers:
-            self.add(layer.middleware, acts=layer.acts)
+        # The built-in layers are ours: they may be plain functions handing on call_next's awaitable.
+        self._layers.extend(_Slot(layer.middleware, layer.acts) for layer in layers)
 
     @property
     def call(self) -> CallNext:

@@ -15,7 +15,7 @@ import inspect
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor, Future
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ...errors import ToolError
 from ..wire.request import RequestContext
@@ -55,7 +55,7 @@ async def call_function(
     if (not is_coroutine and may_run_inline and on_submit is None and isinstance(executor, WorkerPool)
             and what in executor.inline_keys):
         value = _call_inline(fn, kwargs, executor, what)
-        return (await value) if inspect.isawaitable(value) else value
+        return (await value) if is_awaitable(value) else value
     loop = asyncio.get_running_loop()
     started: list[bool] = []
     work: Future[Any] | None = None
@@ -74,11 +74,11 @@ async def call_function(
     try:
         if not timeout:
             value = await awaitable
-            return (await value) if inspect.isawaitable(value) else value
+            return (await value) if is_awaitable(value) else value
         deadline = loop.time() + timeout
         try:
             value = await asyncio.wait_for(awaitable, timeout)
-            if inspect.isawaitable(value):
+            if is_awaitable(value):
                 value = await asyncio.wait_for(value, timeout)
         except asyncio.TimeoutError:
             if loop.time() < deadline:
@@ -97,6 +97,32 @@ async def call_function(
         return value
     except (SystemExit, KeyboardInterrupt) as exc:
         raise _stopped(what, exc) from None
+
+
+NOT_INLINE: Final = object()
+"""What :func:`call_inline` answers for a function that does not run on the loop."""
+
+_NEVER_AWAITABLE: Final = frozenset({type(None), bool, int, float, str, bytes, dict, list, tuple})
+
+
+def is_awaitable(value: object) -> bool:
+    """``inspect.isawaitable(value)``, answered without a call for the plain values most functions return."""
+    return type(value) not in _NEVER_AWAITABLE and inspect.isawaitable(value)
+
+
+def call_inline(fn: Callable[..., Any], kwargs: dict[str, Any], executor: Executor, what: str) -> Any:
+    """``fn(**kwargs)`` of a sync function run here, on the loop, when the worker pool found it quick
+    (``what`` is in its inline lane: see :func:`call_function`); else :data:`NOT_INLINE` (call it with
+    :func:`call_function`). What it returns may be awaitable (a sync function returning a coroutine):
+    await it on the loop.
+
+    Raises:
+        ToolError: the function tried to stop the program (``sys.exit``).
+        Exception: whatever ``fn`` raised.
+    """
+    if isinstance(executor, WorkerPool) and what in executor.inline_keys:
+        return _call_inline(fn, kwargs, executor, what)
+    return NOT_INLINE
 
 
 def _call_inline(fn: Callable[..., Any], kwargs: dict[str, Any], pool: WorkerPool, what: str) -> Any:

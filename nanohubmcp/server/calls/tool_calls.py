@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import (
@@ -33,10 +34,10 @@ from ..results.shape import PLAIN_TYPES
 from ..results.store import ResultSink, owner_of
 from ..wire import trace_context
 from ..wire.request import RequestContext
-from ..wire.trace_context import NOT_TRACED, SPAN
+from ..wire.trace_context import SPAN
 from . import progress
 from .context import Context
-from .invoke import CallRecord, call_function
+from .invoke import NOT_INLINE, CallRecord, call_function, call_inline, is_awaitable
 
 if TYPE_CHECKING:
     from ..asks.by_era import AskServices
@@ -134,41 +135,29 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
         context = Context(core, request, job_id=job.id if job is not None else None) if signature.context_param \
             else None
         kwargs = signature.call_arguments(arguments, context, kind="tool", name=tool.name)
-        # A job's run is a span of its own, current while it runs (its context goes to the executor);
-        # a direct call's run is timed as a step (a span when it took a while), for the cost of a span.
-        timed = trace_context.child if job is not None else trace_context.step
-        with timed(request, f"execute_tool {tool.name}", _tool_attributes(tool, job)) if traced else NOT_TRACED:
-            if job is not None and runner is not None:
-                # An executor reports where the job is (queued, running on a node) even to a tool
-                # that takes no ctx: it gets the call's Context all the same.
-                job.trace_context = trace_context.capture(request)  # the run span, for the executor
-                value = await runner.call(job, tool.fn, kwargs,
-                                          context=context or Context(core, request, job_id=job.id),
-                                          context_param=signature.context_param,
-                                          is_coroutine=tool.is_coroutine)
-            else:
-                value = await call_function(
-                    tool.fn, kwargs, is_coroutine=tool.is_coroutine, executor=core.executor,
-                    timeout=core.tool_timeout, what=f"tool '{tool.name}'", may_run_inline=context is None,
-                    on_timeout=lambda: request.cancel("the call ran out of time (tool_timeout)"))
-        # A plain str/number/bool is never offloaded nor converted: no sink, no detour.
-        kind = type(value)
-        plain = kind in PLAIN_TYPES and not (kind is str and _kept_aside(core, value))
-        # REST (lists_as_data) has no resources/read: its answers carry all of the data, never a link.
-        sink = None if plain else ResultSink(core.result_options, None if request.lists_as_data else core.result_store,
-                                             owner_of(request))
-        converting = trace_context.step(request, f"convert_result {tool.name}", {"gen_ai.tool.name": tool.name}) \
-            if traced else NOT_TRACED
-        with converting:
-            if not plain and convert.recognised(value):  # drawing a figure or encoding an array: not on the event loop
-                loop = asyncio.get_running_loop()
-                result = await loop.run_in_executor(core.executor, functools.partial(
-                    shape, tool, value, request.version, sink, lists_as_data=request.lists_as_data))
-            elif tool.output_validator is None:  # nothing to hold the result to: it is the shaped value
-                result = results.tool_result(value, output_schema=tool.output_schema, version=request.version,
-                                             sink=sink, lists_as_data=request.lists_as_data)
-            else:
-                result = shape(tool, value, request.version, sink, lists_as_data=request.lists_as_data)
+        value: Any
+        if traced:
+            # A job's run is a span of its own, current while it runs (its context goes to the executor);
+            # a direct call's run is timed as a step (a span when it took a while), for the cost of a span.
+            timed = trace_context.child if job is not None else trace_context.step
+            with timed(request, f"execute_tool {tool.name}", _tool_attributes(tool, job)):
+                value = await _running(core, request, tool, kwargs, context, job, runner)
+            with trace_context.step(request, f"convert_result {tool.name}", {"gen_ai.tool.name": tool.name}):
+                result = _shaping(core, request, tool, value)
+                if not isinstance(result, dict):
+                    result = await result
+        else:
+            # The common case, without a coroutine of ours: a quick sync function run here, on the
+            # loop (the pool's inline lane), its plain value shaped at once.
+            value = call_inline(tool.fn, kwargs, core.executor, tool.call_key) \
+                if job is None and context is None and not tool.is_coroutine else NOT_INLINE
+            if value is NOT_INLINE:
+                value = await _running(core, request, tool, kwargs, context, job, runner)
+            elif is_awaitable(value):
+                value = await value
+            result = _shaping(core, request, tool, value)
+            if not isinstance(result, dict):
+                result = await result
     except asyncio.CancelledError:
         if record:
             record.finish(False, "cancelled")
@@ -204,6 +193,41 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
     if record:
         record.finish(not result.get("isError", False), None)
     return result
+
+
+def _running(core: AskServices, request: RequestContext, tool: Tool, kwargs: dict[str, Any],
+             context: Context | None, job: Job | None, runner: JobRunner | None) -> Awaitable[Any]:
+    """The run of a call's function: a job's on its ``runner``, any other on the loop or the worker
+    pool (:func:`~.invoke.call_function`), bounded by ``tool_timeout``."""
+    if job is not None and runner is not None:
+        # An executor reports where the job is (queued, running on a node) even to a tool
+        # that takes no ctx: it gets the call's Context all the same.
+        job.trace_context = trace_context.capture(request)  # the run span, for the executor
+        return runner.call(job, tool.fn, kwargs, context=context or Context(core, request, job_id=job.id),
+                           context_param=tool.signature.context_param, is_coroutine=tool.is_coroutine)
+    return call_function(
+        tool.fn, kwargs, is_coroutine=tool.is_coroutine, executor=core.executor,
+        timeout=core.tool_timeout, what=tool.call_key, may_run_inline=context is None,
+        on_timeout=lambda: request.cancel("the call ran out of time (tool_timeout)"))
+
+
+def _shaping(core: AskServices, request: RequestContext, tool: Tool,
+             value: Any) -> dict[str, Any] | asyncio.Future[dict[str, Any]]:
+    """A call's value as its ``CallToolResult``: shaped here, or (drawing a figure, encoding an
+    array: not on the event loop) the future of its shaping on the worker pool."""
+    # A plain str/number/bool is never offloaded nor converted: no sink, no detour.
+    kind = type(value)
+    plain = kind in PLAIN_TYPES and not (kind is str and _kept_aside(core, value))
+    # REST (lists_as_data) has no resources/read: its answers carry all of the data, never a link.
+    sink = None if plain else ResultSink(core.result_options, None if request.lists_as_data else core.result_store,
+                                         owner_of(request))
+    if not plain and convert.recognised(value):
+        return asyncio.get_running_loop().run_in_executor(core.executor, functools.partial(
+            shape, tool, value, request.version, sink, lists_as_data=request.lists_as_data))
+    if tool.output_validator is None:  # nothing to hold the result to: it is the shaped value
+        return results.tool_result(value, output_schema=tool.output_schema, version=request.version,
+                                   sink=sink, lists_as_data=request.lists_as_data)
+    return shape(tool, value, request.version, sink, lists_as_data=request.lists_as_data)
 
 
 def _kept_aside(core: AskServices, text: str) -> bool:

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidArguments, MethodNotFound
@@ -31,21 +32,28 @@ async def tools_list(core: HandlerServices, request: RequestContext, params: dic
     return result
 
 
-async def tools_call(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-    """``tools/call``: run the tool and answer a ``CallToolResult`` (or a task / job handle)."""
+def tools_call(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> Awaitable[dict[str, Any]]:
+    """``tools/call``: run the tool and answer a ``CallToolResult`` (or a task / job handle).
+
+    A plain function handing on the awaitable of the call (no coroutine level of its own); an
+    unknown tool or a refusal raises at once."""
     tool = lookup_tool(core, request, params)
     arguments = call_arguments(params)
     try:
         arguments = validated(request, tool, arguments)
     except InvalidArguments as exc:
-        return refuse_arguments(core, request, tool, exc)
+        return _answered(refuse_arguments(core, request, tool, exc))
     task = params.get("task")
     if task is not None and not request.modern:
         if task_support(tool) == "forbidden":
             # MCP 2025-11-25, Utilities § Tasks § Tool-level negotiation: SHOULD answer -32601.
             raise MethodNotFound(f"Tool '{tool.name}' does not run as a task (its taskSupport is \"forbidden\"); "
                                  "call it without params.task")
-        return await create_task(core, request, tool, arguments, task)
+        return create_task(core, request, tool, arguments, task)
     if tool.background:
-        return await start_job_result(core, request, tool, arguments)
-    return await run_tool(core, request, tool, arguments)
+        return start_job_result(core, request, tool, arguments)
+    return run_tool(core, request, tool, arguments)
+
+
+async def _answered(result: dict[str, Any]) -> dict[str, Any]:
+    return result

@@ -17,6 +17,7 @@ import inspect
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from ...errors import RegistrationError
@@ -155,6 +156,12 @@ class Tool:
             is_coroutine=is_coroutine_callable(fn),
             icons=icons,
         )
+
+    @cached_property
+    def call_key(self) -> str:
+        """``"tool '<name>'"``: how messages name the tool, and its key in the worker pool's timings
+        (made once: a call looks it up in the inline set)."""
+        return f"tool '{self.name}'"
 
     def to_wire(self, version: str) -> dict[str, Any]:
         """The ``tools/list`` entry for ``version``."""
