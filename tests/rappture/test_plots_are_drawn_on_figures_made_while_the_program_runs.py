@@ -10,6 +10,7 @@ axis label clear of the tick labels.
 from __future__ import annotations
 
 import io
+import math
 import subprocess
 import sys
 import time
@@ -22,6 +23,7 @@ from nanohubmcp.sources.rappture import load_rappture_tool, plots
 
 pytest.importorskip("pint")
 pytest.importorskip("matplotlib")
+import numpy as np
 from PIL import Image
 
 HERE = Path(__file__).parent
@@ -83,6 +85,63 @@ def test_prepare_makes_a_blank_figure_in_the_background_and_pictures_draws_on_it
     assert plots._spares[0][1] is prepared
     assert not plots._spares[0][2].lines
     assert plots._used == []
+
+
+def test_the_png_holds_the_drawn_colours_as_they_are(clean: None) -> None:
+    # The palette is the background and the commonest colours exactly (Pillow's octree, used
+    # before, moved every colour by a level or two, the white background too).
+    [png] = plots.pictures([curve("wave", [math.sin(i / 5) for i in range(200)])])
+    [figure] = plots._used
+    drawn = np.asarray(figure.canvas.buffer_rgba())[..., :3]
+    shown = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"))
+    same = (drawn == shown).all(axis=2)
+    assert tuple(shown[0, 0]) == (255, 255, 255)
+    assert same[drawn.sum(axis=2) == 3 * 255].all()  # all the background
+    assert same.mean() > 0.99  # all but a few rare shades of the curve's and the text's edges
+    assert (np.abs(drawn.astype(int) - shown).max(axis=2) <= 40).all()
+
+
+def rgba(colours: list[tuple[int, int, int]], size: int = 100) -> bytes:
+    """A white size x size RGBA picture with ``colours`` in its last pixels."""
+    pixels = np.full((size * size, 4), 255, np.uint8)
+    if colours:
+        pixels[-len(colours) :, :3] = colours
+    return pixels.tobytes()
+
+
+def test_a_palette_is_exact_up_to_256_colours_and_rare_shades_take_the_nearest() -> None:
+    few = [(i, 255 - i, 7) for i in range(200)]
+    picture = plots._indexed(rgba(few), (100, 100))
+    assert picture.mode == "P"
+    shown = np.asarray(picture.convert("RGBA")).reshape(-1, 4)
+    assert np.array_equal(shown, np.frombuffer(rgba(few), np.uint8).reshape(-1, 4))
+
+    common = [(i, 0, 0) for i in range(0, 255)] * 3  # 255 colours three times each
+    rare = [(i + 1, 0, 3) for i in range(0, 250, 10)]  # 25 once: nearest is (i, 0, 0)... or (i + 1, 0, 0)
+    picture = plots._indexed(rgba(common + rare), (100, 100))
+    shown = np.asarray(picture.convert("RGB")).reshape(-1, 3)[-len(common + rare) :]
+    assert [tuple(c) for c in shown[: len(common)]] == common
+    assert [tuple(c) for c in shown[len(common) :]] == [(i + 1, 0, 0) for i in range(0, 250, 10)]
+
+
+def test_a_picture_not_mostly_background_or_of_thousands_of_colours_is_left_to_the_octree(
+    clean: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert plots._indexed(rgba([(0, 0, 0)] * 2600), (100, 100)) is None  # over a quarter drawn
+    assert plots._indexed(rgba([(0, 0, 0)] * 2500), (100, 100)) is not None
+    many = [(i % 256, i // 256, 0) for i in range(4096)]
+    assert plots._indexed(rgba(many, 200), (200, 200)) is not None
+    assert plots._indexed(rgba([*many, (0, 0, 255)], 200), (200, 200)) is None  # 4,097 colours
+    indexed: list[object] = []
+    real = plots._indexed
+    monkeypatch.setattr(plots, "_indexed", lambda *a: indexed.append(real(*a)) or indexed[-1])
+
+    [png] = plots.pictures([{**curve("bars", [1.0] * 40), "type": "histogram", "width": 1.0}])  # bars fill the axes
+
+    assert indexed == [None]
+    picture = Image.open(io.BytesIO(png))
+    assert (picture.format, picture.mode, picture.size) == ("PNG", "P", (640, 400))
+    assert (31, 119, 180) in {colour for _, colour in picture.convert("RGB").getcolors(256)}
 
 
 def test_without_a_ready_figure_pictures_makes_its_own_at_the_asked_resolution(clean: None) -> None:
