@@ -27,7 +27,8 @@ Options (``executor_options=`` of the server or of one tool; ``%%mcp_tool --slur
 ``gpus``, ``account``, ``qos``, ``sbatch`` (more ``sbatch`` options, ``{"constraint": "haswell",
 "exclusive": True}``), ``setup`` (shell lines run before the job, e.g. ``module load``),
 ``job_dir``, ``python`` (the Python command on the nodes; default the server's interpreter) and
-``poll_interval`` (seconds between ``squeue`` looks, default 1).
+``poll_interval`` (seconds between ``squeue`` looks, default 1). The table and the checks of their values are
+:mod:`.slurm_options`'s.
 
 The tool function and its arguments are pickled with cloudpickle (a function defined in a script
 or notebook travels by value); the nodes need this package and the tool's imports in that Python.
@@ -38,9 +39,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
 import pickle
-import re
 import sys
 import sysconfig
 from collections.abc import Callable
@@ -55,32 +54,18 @@ from .job_files import (
     FolderJobExecutor,
     file_blocks,
     make_job_folder,
-    positive_ints,
     request_cancel,
     tail,
 )
 from .job_side import RAISED, run_in_job
 from .remote import job_trace, remote_context
+from .slurm_options import OPTIONS, check_values
 from .slurm_watch import ENDED, QUEUED, RUNNING, SlurmState, look_once, watcher
 
 if TYPE_CHECKING:
     from ..calls.context import Context
     from ..jobs.service import Job
 
-OPTIONS: dict[str, str] = {
-    "partition": "the partition (sbatch --partition)",
-    "time": "the time limit (sbatch --time), e.g. 30, 2:00:00 or 1-12",
-    "cpus_per_task": "CPUs for the job (sbatch --cpus-per-task)",
-    "mem": "memory for the job (sbatch --mem), e.g. 4G",
-    "gpus": "GPUs for the job (sbatch --gpus)",
-    "account": "the account charged (sbatch --account)",
-    "qos": "the quality of service (sbatch --qos)",
-    "sbatch": "more sbatch options as a dict, e.g. {'constraint': 'haswell'}",
-    "setup": "shell lines run in the job before the tool, e.g. ['module load python']",
-    "job_dir": "the folder of the job folders (on a filesystem the compute nodes share)",
-    "python": "the Python command on the compute nodes",
-    "poll_interval": "seconds between squeue looks (default 1)",
-}
 END_REASONS = {
     "TIMEOUT": "reached its time limit",
     "OUT_OF_MEMORY": "ran out of memory",
@@ -97,57 +82,6 @@ RESULT_GRACE_SECONDS = 10.0
 """How long a job Slurm reports COMPLETED may take to show its result file (shared filesystems lag)."""
 FILE_POLL_SECONDS = 0.25
 LOG_PREFIXES = ("submitit INFO", "submitit WARNING", "srun: ")
-_TIME = re.compile(r"^(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?$")
-
-
-def slurm_minutes(value: object) -> int:
-    """Slurm's time forms (``M``, ``M:S``, ``H:M:S``, ``D-H``, ``D-H:M``, ``D-H:M:S``) in whole
-    minutes, rounded up.
-
-    Raises:
-        ConfigurationError: not one of those forms, or not positive.
-    """
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        minutes = math.ceil(value)
-    else:
-        found = _TIME.match(str(value).strip())
-        if not found:
-            raise ConfigurationError(
-                f"slurm time {value!r} is not a Slurm time: use minutes, M:S, H:M:S, D-H, D-H:M or D-H:M:S"
-            )
-        days, first, second, third = found.groups()
-        parts = [int(p) for p in (first, second, third) if p is not None]
-        if days is not None:  # D-H, D-H:M, D-H:M:S
-            hours, mins, secs = [*parts, 0, 0][:3]
-            seconds = ((int(days) * 24 + hours) * 60 + mins) * 60 + secs
-        elif len(parts) == 1:
-            seconds = parts[0] * 60
-        elif len(parts) == 2:  # M:S
-            seconds = parts[0] * 60 + parts[1]
-        else:
-            seconds = (parts[0] * 60 + parts[1]) * 60 + parts[2]
-        minutes = math.ceil(seconds / 60)
-    if minutes < 1:
-        raise ConfigurationError(f"slurm time {value!r} must be at least one minute")
-    return minutes
-
-
-def check_values(checked: dict[str, Any]) -> dict[str, Any]:
-    """Slurm options' values checked and normalised (time in whole minutes).
-
-    Raises:
-        ConfigurationError: a value of the wrong kind (the message says which).
-    """
-    if "time" in checked:
-        checked["time"] = slurm_minutes(checked["time"])
-    positive_ints(checked, ("cpus_per_task", "gpus"), "slurm option")
-    if "sbatch" in checked and not isinstance(checked["sbatch"], dict):
-        raise ConfigurationError("slurm option sbatch must be a dict of sbatch option names to values")
-    if "setup" in checked and (
-        isinstance(checked["setup"], str) or not all(isinstance(line, str) for line in checked["setup"])
-    ):
-        raise ConfigurationError("slurm option setup must be a list of shell lines")
-    return checked
 
 
 def _submitit() -> Any:
