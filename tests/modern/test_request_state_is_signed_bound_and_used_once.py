@@ -39,7 +39,22 @@ def build(secret: str | None = None, auth: Any = None) -> MCPServer:
         """Same questions, another tool."""
         return two_steps(ctx, greeting)
 
+    @server.tool()
+    def clean_up(ctx: Context, folder: str) -> str:
+        """Confirm deleting the folder's files (their number may change between rounds), then a name."""
+        count = FILES[folder]
+        sure = ctx.elicit(f"Delete the {count} files of {folder}?", SURE, key="confirm")
+        if sure["action"] != "accept":
+            return "kept"
+        name = ctx.elicit("Your name, for the log?", NAME, key="who")["content"]["name"]
+        return f"{name} deleted {count} files of {folder}"
+
     return server
+
+
+SURE = {"type": "object", "properties": {"sure": {"type": "boolean"}}}
+FILES = {"a": 3, "b": 3}
+"""How many files each folder of ``clean_up`` holds (a test changes it between rounds)."""
 
 
 @pytest.fixture(scope="module")
@@ -69,6 +84,45 @@ def test_earlier_answers_travel_in_the_state_and_each_round_gets_a_new_one(wire:
     r3 = call(wire, inputResponses={"step2": accept(color="teal")}, requestState=r2["requestState"]).result
     assert r3["resultType"] == "complete"
     assert r3["content"][0]["text"] == "Hello Ada, you like teal"
+
+
+def test_an_answer_is_not_applied_to_a_request_other_than_the_one_it_answered(wire: Wire) -> None:
+    """The request under a key changed between rounds ("delete 3 files?" became "delete 5 files?"):
+    the answer to the old one — given in this round or carried from an earlier round — is not
+    taken for the new one, which is asked. (Answers were matched by key alone.)"""
+    FILES["a"] = 3
+    r1 = call(wire, "clean_up", arguments={"folder": "a"}).result
+    assert r1["inputRequests"]["confirm"]["params"]["message"] == "Delete the 3 files of a?"
+    FILES["a"] = 5  # this round's answer is to "3 files"
+    r2 = call(wire, "clean_up", arguments={"folder": "a"}, inputResponses={"confirm": accept(sure=True)},
+              requestState=r1["requestState"]).result
+    assert r2["resultType"] == "input_required", r2
+    assert list(r2["inputRequests"]) == ["confirm"]
+    assert r2["inputRequests"]["confirm"]["params"]["message"] == "Delete the 5 files of a?"
+    r3 = call(wire, "clean_up", arguments={"folder": "a"}, inputResponses={"confirm": accept(sure=True)},
+              requestState=r2["requestState"]).result
+    assert list(r3["inputRequests"]) == ["who"]  # "5 files" confirmed
+    FILES["a"] = 7  # the confirmation carried in the state is to "5 files"
+    r4 = call(wire, "clean_up", arguments={"folder": "a"}, inputResponses={"who": accept(name="Ada")},
+              requestState=r3["requestState"]).result
+    assert r4["resultType"] == "input_required", r4
+    assert r4["inputRequests"]["confirm"]["params"]["message"] == "Delete the 7 files of a?"
+    r5 = call(wire, "clean_up", arguments={"folder": "a"}, inputResponses={"confirm": accept(sure=True)},
+              requestState=r4["requestState"]).result
+    assert list(r5["inputRequests"]) == ["who"]  # the run stopped at "confirm" before it used "who"
+    r6 = call(wire, "clean_up", arguments={"folder": "a"}, inputResponses={"who": accept(name="Ada")},
+              requestState=r5["requestState"]).result
+    assert r6["content"][0]["text"] == "Ada deleted 7 files of a"
+
+
+def test_an_unchanged_request_keeps_its_answers_across_rounds(wire: Wire) -> None:
+    FILES["b"] = 3
+    r1 = call(wire, "clean_up", arguments={"folder": "b"}).result
+    r2 = call(wire, "clean_up", arguments={"folder": "b"}, inputResponses={"confirm": accept(sure=True)},
+              requestState=r1["requestState"]).result
+    r3 = call(wire, "clean_up", arguments={"folder": "b"}, inputResponses={"who": accept(name="Bo")},
+              requestState=r2["requestState"]).result
+    assert r3["content"][0]["text"] == "Bo deleted 3 files of b"
 
 
 def tamper(state: str) -> str:
@@ -113,6 +167,8 @@ def test_a_state_is_bound_to_its_tool_and_arguments(wire: Wire, tool: str, argum
 
 
 def test_answers_of_the_current_round_need_no_state(wire: Wire) -> None:
+    """requestState is optional (MCP 2026-07-28, Multi Round-Trip Requests): a client may answer
+    ahead; SEP-2322's conformance scenarios expect the answers used and unknown keys ignored."""
     result = call(wire, inputResponses={"step1": accept(name="Ada"), "step2": accept(color="red"),
                                         "unrelated": {"anything": True}}).result
     assert result["content"][0]["text"] == "Hello Ada, you like red"
@@ -150,7 +206,7 @@ def test_the_codec_refuses_expired_and_foreign_states() -> None:
     with pytest.raises(InvalidParams, match="expired"):
         RequestStateCodec(b"k" * 32).verify(stale, binding)
     fresh = RequestStateCodec(b"k" * 32).issue(binding, {"a": 1})
-    assert RequestStateCodec(b"k" * 32).verify(fresh, binding) == {"a": 1}
+    assert RequestStateCodec(b"k" * 32).verify(fresh, binding).answers == {"a": 1}
     with pytest.raises(InvalidParams, match="integrity"):
         RequestStateCodec(b"j" * 32).verify(fresh, binding)
 

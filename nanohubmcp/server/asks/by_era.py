@@ -129,7 +129,7 @@ async def ask_many(core: AskServices, request: RequestContext, requests: Mapping
     answers: dict[str, Any] = {}
     unanswered: dict[str, dict[str, Any]] = {}
     for key, body in wire.items():
-        found, value = exchange.lookup(key, body["method"])
+        found, value = exchange.lookup(key, body["method"], body.get("params"))
         if found:
             answers[key] = value
         else:

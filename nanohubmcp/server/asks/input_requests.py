@@ -12,6 +12,16 @@ An :class:`Exchange` holds one request's MRTR inputs: the answers of earlier rou
 verified ``requestState``), this round's ``inputResponses``, and the answers the run consumed,
 which the next ``requestState`` carries forward.
 
+An answer is applied only to the input request it answered. The ``requestState`` (bound to the
+caller and the request) names every input request the server issued in the call by key and a
+digest of its method and params; an answer under such a key — given in this round or carried from
+an earlier one — counts only when the function asks the very same request again (a question whose
+text or schema changed meanwhile, say "delete 5 files?" where it was "delete 3 files?", is asked
+anew). ``requestState`` is optional in the spec: a client may answer ahead, on a first call or for
+a key not issued yet (SEP-2322 asks servers to use such answers and ignore keys they do not know);
+such an answer fills the request the function makes under its key, checked against it like any
+answer (its method's result shape; for a form, the requested schema).
+
 Source: MCP 2026-07-28, Basic § Patterns § Multi Round-Trip Requests; Server § Tools,
 Prompts, Resources (``inputResponses``/``requestState`` params).
 """
@@ -24,7 +34,7 @@ from typing import Any, TypeGuard
 from ...errors import InvalidParams
 from ...protocol import jsonenc
 from ..wire.request import RequestContext, Slot
-from .request_state import Binding, RequestStateCodec, arguments_digest
+from .request_state import Binding, RequestStateCodec, arguments_digest, request_digest
 
 ELICIT = "elicitation/create"
 SAMPLE = "sampling/createMessage"
@@ -92,12 +102,14 @@ class Exchange:
     """The MRTR inputs of one request and the answers its function consumed."""
 
     def __init__(self, codec: RequestStateCodec, binding: Binding, earlier: dict[str, Any],
-                 responses: dict[str, Any]) -> None:
+                 responses: dict[str, Any], issued: dict[str, str] | None = None) -> None:
         self._codec = codec
         self.binding = binding
         self._earlier = earlier
         self._responses = responses
+        self._issued = issued or {}
         self.used: dict[str, Any] = {}
+        self._answered: dict[str, str] = {}
         self._counters: dict[str, int] = {}
         self._lock = threading.Lock()
 
@@ -109,13 +121,19 @@ class Exchange:
             self._counters[prefix] = count
         return f"{prefix}_{count}"
 
-    def lookup(self, key: str, method: str) -> tuple[bool, Any]:
-        """``(True, answer)`` when the client answered ``key`` (now or in an earlier round).
+    def lookup(self, key: str, method: str, params: object = None) -> tuple[bool, Any]:
+        """``(True, answer)`` when the client answered the request ``key`` asks now (``method``
+        with ``params``), in this round or an earlier one; ``(False, None)`` when it did not, or
+        answered another request under ``key`` (module docstring).
 
         Raises:
             InvalidParams: the answer given for ``key`` is not a result of ``method``.
         """
-        if key in self._earlier:
+        digest = request_digest(method, params or {})
+        issued = self._issued.get(key)
+        if issued is not None and issued != digest:
+            return False, None  # answers under this key answered another request
+        if key in self._earlier and issued is not None:
             value = self._earlier[key]
         elif key in self._responses:
             value = check_response(key, method, self._responses[key])
@@ -123,16 +141,19 @@ class Exchange:
             return False, None
         with self._lock:
             self.used[key] = value
+            self._answered[key] = digest
         return True, value
 
     def input_required(self, signal: InputRequired) -> dict[str, Any]:
         """The ``input_required`` result for ``signal``, with a fresh signed ``requestState``."""
         with self._lock:
-            answers = dict(self.used)
+            answers, issued = dict(self.used), dict(self._answered)
+        for key, body in signal.requests.items():
+            issued[key] = request_digest(str(body.get("method")), body.get("params") or {})
         return {
             "resultType": "input_required",
             "inputRequests": signal.requests,
-            "requestState": self._codec.issue(self.binding, answers),
+            "requestState": self._codec.issue(self.binding, answers, issued),
         }
 
 
@@ -156,8 +177,10 @@ def begin(codec: RequestStateCodec, request: RequestContext, method: str, name: 
         raise InvalidParams("Invalid inputResponses: it must be an object mapping each inputRequests key "
                             "to the client's result")
     earlier: dict[str, Any] = {}
+    issued: dict[str, str] = {}
     if "requestState" in params:
-        earlier = codec.verify(params["requestState"], binding)
-    exchange = Exchange(codec, binding, earlier, responses)
+        verified = codec.verify(params["requestState"], binding)
+        earlier, issued = verified.answers, verified.issued
+    exchange = Exchange(codec, binding, earlier, responses, issued)
     request.put(EXCHANGE, exchange)
     return exchange

@@ -8,9 +8,11 @@ server was given ``state_secret=``; several processes behind one URL must share 
 
 The payload binds the state to the caller it was issued to (the authenticated principal's
 subject; anonymous callers share one empty binding) and to the request it belongs to (method,
-tool/prompt name or resource URI, a digest of the arguments), carries an expiry, a nonce, and
-the answers the client gave in earlier rounds — signed, not encrypted: the client that gave
-them can read them (form elicitation is never for secrets: MCP 2025-11-25, Client § Elicitation).
+tool/prompt name or resource URI, a digest of the arguments), carries an expiry, a nonce, the
+answers the client gave in earlier rounds, and a digest of every input request the server issued
+in the call so far (answered or asked with this state), so that an answer is applied only to the
+request it answered. Signed, not encrypted: the client that gave the answers can read them (form
+elicitation is never for secrets: MCP 2025-11-25, Client § Elicitation).
 A state is refused when the MAC does not match, the format is wrong, it expired, it was issued
 to another caller or belongs to another request, or it was already used once (replay; the
 record of used nonces lasts until the state would have expired anyway, and is kept in the shared
@@ -32,7 +34,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,6 +63,21 @@ def arguments_digest(arguments: object) -> str:
     canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
                            default=str)
     return hashlib.sha256(canonical.encode("ascii")).hexdigest()
+
+
+def request_digest(method: str, params: object) -> str:
+    """SHA-256 of an input request (its method and params) as canonical JSON, hex: what an answer
+    is bound to."""
+    return arguments_digest({"method": method, "params": params})
+
+
+@dataclass(frozen=True)
+class Round:
+    """What a verified state carries: the ``answers`` of earlier rounds (key → result) and the
+    ``issued`` input requests of the call so far (key → :func:`request_digest`)."""
+
+    answers: dict[str, Any]
+    issued: dict[str, str]
 
 
 @dataclass(frozen=True)
@@ -110,8 +127,9 @@ class RequestStateCodec:
     def _mac(self, signed: str) -> str:
         return _b64(hmac.new(self._key, signed.encode("ascii"), hashlib.sha256).digest())
 
-    def issue(self, binding: Binding, answers: dict[str, Any]) -> str:
-        """Sign a new state for ``binding`` carrying the ``answers`` gathered so far."""
+    def issue(self, binding: Binding, answers: dict[str, Any], issued: Mapping[str, str] | None = None) -> str:
+        """Sign a new state for ``binding`` carrying the ``answers`` gathered so far and the
+        digests of the input requests ``issued`` in the call (key → :func:`request_digest`)."""
         payload = {
             "m": binding.method,
             "n": binding.name,
@@ -120,13 +138,14 @@ class RequestStateCodec:
             "x": int(time.time() + self.ttl),
             "i": secrets.token_urlsafe(12),
             "r": answers,
+            "q": dict(issued or {}),
         }
         body = _b64(jsonenc.dumpb(payload))
         signed = f"{VERSION}.{body}"
         return f"{signed}.{self._mac(signed)}"
 
-    def verify(self, state: object, binding: Binding) -> dict[str, Any]:
-        """Check ``state`` for ``binding``, mark it used, and return the answers it carries.
+    def verify(self, state: object, binding: Binding) -> Round:
+        """Check ``state`` for ``binding``, mark it used, and return what it carries.
 
         Raises:
             InvalidParams: -32602 naming the reason (malformed, tampered, expired, issued to
@@ -159,8 +178,9 @@ class RequestStateCodec:
         if not isinstance(nonce, str) or not self._consume(nonce, float(payload["x"]), now):
             raise InvalidParams("Invalid requestState: it was already used; each state is good for one "
                                 "retry")
-        answers = payload.get("r")
-        return answers if isinstance(answers, dict) else {}
+        answers, issued = payload.get("r"), payload.get("q")
+        return Round(answers if isinstance(answers, dict) else {},
+                     {k: v for k, v in issued.items() if isinstance(v, str)} if isinstance(issued, dict) else {})
 
     def _consume(self, nonce: str, expires: float, now: float) -> bool:
         with self._lock:
