@@ -103,6 +103,11 @@ class Registrar:
                     f"not {executor!r}"
                 )
             tool.extra[JOB_EXECUTOR] = executor
+            if not executor_options:
+                try:
+                    self._core.runner_for(executor)  # made now: a missing library is said at registration
+                except ConfigurationError as exc:
+                    raise RegistrationError(f"tool '{tool.name}': {exc}") from None
         if executor_options:
             if not background:
                 raise RegistrationError(f"tool '{tool.name}': executor_options= is for @async_tool (job) tools only")

@@ -133,9 +133,21 @@ def make_executor(
     batch executors keep their job folders unless told otherwise.
 
     Raises:
-        ConfigurationError: an unknown name, or an option the executor does not take.
+        ConfigurationError: an unknown name, an option the executor does not take, or the library
+            the executor needs is not installed (checked here, without importing it: a server
+            configured for Dask or Slurm fails when it is made, not at its first job).
     """
+    needed = NEEDS.get(spec) if isinstance(spec, str) else None
+    if needed is not None:
+        import importlib.util
+
+        if importlib.util.find_spec(needed[0]) is None:
+            raise ConfigurationError(f"job_executor={spec!r} needs {needed[0]}: pip install 'nanohub-mcp[{needed[1]}]'")
     return _made(spec, workers, dask_address, state_dir).configure(dict(options or {}))
+
+
+NEEDS = {"dask": ("distributed", "dask"), "slurm": ("submitit", "slurm")}
+"""The library each executor needs (its import name and the extra that installs it)."""
 
 
 def _made(
