@@ -81,6 +81,9 @@ def test_the_wheel_holds_the_package_the_panel_and_the_server_extension_config(d
     metadata = zipfile.ZipFile(wheel_of(dist)).read(f"{info}METADATA").decode()
     assert "Provides-Extra: docs" in metadata
     assert "Requires-Python: >=3.10" in metadata
+    # MIT's terms: the notice ships with every copy (a trial found no license text anywhere).
+    assert "License-Expression: MIT" in metadata
+    assert f"{info}licenses/LICENSE" in names
 
 
 def test_the_sdist_holds_the_sources_and_no_caches(dist: Path) -> None:
@@ -91,6 +94,7 @@ def test_the_sdist_holds_the_sources_and_no_caches(dist: Path) -> None:
         names = archive.getnames()
     assert f"nanohub_mcp-{__version__}/pyproject.toml" in names
     assert f"nanohub_mcp-{__version__}/nanohubmcp/labextension/package.json" in names
+    assert f"nanohub_mcp-{__version__}/LICENSE" in names
     unwanted = [
         n
         for n in names
