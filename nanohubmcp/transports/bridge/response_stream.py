@@ -35,8 +35,8 @@ class Relaying(Protocol):
         """Relay one SSE event's message to the client; return the message (None for none)."""
         ...
 
-    def fail(self, request_id: Any, text: str) -> None:
-        """Answer the client's request with an error."""
+    def fail(self, request_id: object, text: str) -> None:
+        """Answer the client's request ``request_id`` (a JSON-RPC id, or None) with an error."""
         ...
 
 
