@@ -134,6 +134,14 @@ def test_defaults_and_the_default_example_reach_the_program(tool: Any) -> None:
     assert seen["structure_current_parameters_number_anode"] == "0V"
 
 
+def test_an_examples_values_reach_the_program_in_the_form_their_inputs_ask_for(tool: Any) -> None:
+    # A trial finding: an element set by a loader example reached the program as written ("Ge"),
+    # not in its <returnvalue> form as defaults and arguments do.
+    seen = echoed(tool, {"loader": "Hot sample"})
+    assert seen["periodicelement_dopant"] == "Germanium"
+    assert seen["integer_steps"] == "50"
+
+
 def test_given_arguments_reach_the_program_converted_to_the_declared_units(tool: Any) -> None:
     seen = echoed(
         tool,

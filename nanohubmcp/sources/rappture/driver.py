@@ -122,12 +122,18 @@ def _element(tool: str, item: Input, given: str) -> str:
 def _default(tool: str, item: Input) -> str | None:
     if not item.default:
         return None
+    return _as_written(tool, item, item.default)
+
+
+def _as_written(tool: str, item: Input, text: str) -> str:
+    """A default's or a loader example's text in the form the program reads (a choice's value for
+    its label, an element in its ``<returnvalue>`` form); other kinds, and what does not fit, as written."""
     if item.kind in ("choice", "multichoice", "periodicelement"):
         try:
-            return _value(tool, item, item.default)
+            return _value(tool, item, text)
         except InvalidArguments:
-            return item.default
-    return item.default
+            return text
+    return text
 
 
 def _example_currents(item: Input, label: str) -> dict[str, str]:
@@ -176,7 +182,7 @@ def current_values(tool: str, arguments: list[Input], given: dict[str, Any]) -> 
         if item.name in given and given[item.name] is not None:
             currents[item.path] = _value(tool, item, given[item.name])
         elif item.path in examples:
-            currents[item.path] = examples[item.path]
+            currents[item.path] = _as_written(tool, item, examples[item.path])
         else:
             default = _default(tool, item)
             if default is not None:
