@@ -225,6 +225,32 @@ def test_a_dask_job_running_at_kill_9_is_taken_back_with_its_result(cluster: Any
     assert stored_status(state, job_id)[0] == "completed"
 
 
+def test_a_dask_job_running_at_stop_is_taken_back_by_the_next_start_in_the_same_process(
+        cluster: Any, tmp_path: Path) -> None:
+    """server.stop() leaves a Dask job to the cluster; start() again in the same process (%mcp stop,
+    %mcp start) takes it back with its result. (It answered "running" for ever: the record named this
+    process's runner, so it was taken for a job this process still followed.)"""
+    from distributed import Client
+
+    server = build(tmp_path, job_executor="dask", dask_address=cluster.scheduler_address)
+    marker = tmp_path / "go"
+    with serve(server) as url, Client(cluster.scheduler_address, set_as_default=False) as client:
+        routes = Routes(int(url.rsplit(":", 1)[1].strip("/")))
+        status, body = routes.rest_start("when_told", {"marker": str(marker), "fail": False})
+        assert status == 202, body
+        job_id = body["job_id"]
+        wait_until(lambda: "nanohubmcp-job-" + job_id in client.list_datasets(), "the job's publication")
+        assert routes.rest_poll(job_id)[1]["status"] == "running"
+    assert stored_status(tmp_path, job_id)[0] == "working"  # left to the cluster
+    marker.write_text("go")
+    with serve(server) as url:
+        routes = Routes(int(url.rsplit(":", 1)[1].strip("/")))
+        answer = wait_until(lambda: (a := routes.rest_poll(job_id)[1])["status"] != "running" and a,
+                            "the job to be taken back")
+        assert answer == {"status": "done", "job_id": job_id, "result": "done"}, answer
+    assert stored_status(tmp_path, job_id)[0] == "completed"
+
+
 def test_without_a_scheduler_a_local_cluster_starts_on_first_use_and_stops_with_the_server(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import subprocess
