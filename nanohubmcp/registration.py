@@ -146,7 +146,10 @@ class Registrar:
         return tool
 
     def remove_tool(self, name: str) -> bool:
-        """Unregister a tool; True when it existed."""
+        """Unregister a tool (and drop its cached results); True when it existed."""
+        earlier = self._core.registry.tools.get(name)
+        if earlier is not None and provenance_options.cached(earlier):
+            self._core.result_cache.invalidate(name)  # a tool registered later under the name is another
         return self._core.registry.tools.remove(name)
 
     def include(self, obj: object) -> int:

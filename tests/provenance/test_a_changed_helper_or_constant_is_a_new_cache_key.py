@@ -19,6 +19,8 @@ import types
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 CACHE = "io.nanohub/cache"
 
 SCRIPT = '''
@@ -137,3 +139,92 @@ def test_a_tool_reading_a_huge_or_self_holding_global_is_still_cached(tmp_path: 
         assert (int(again.text), again["_meta"][CACHE]["hit"]) == (9, True)
     finally:
         server.stop()
+
+
+def test_tools_of_one_factory_or_of_two_instances_keep_their_own_entries(tmp_path: Path) -> None:
+    # A trial finding: double and triple made by one factory shared entries (triple(5) answered 10), as did
+    # bound methods of two instances, and a name registered again after remove_tool kept the old results.
+    from nanohubmcp import MCPServer
+
+    def make(k: int) -> Any:
+        def multiply(x: int) -> int:
+            """Multiply by the factory's k."""
+            return x * k
+        return multiply
+
+    class Model:
+        def __init__(self, k: int) -> None:
+            self.k = k
+
+        def run(self, x: int) -> int:
+            """Multiply by the model's k."""
+            return x * self.k
+
+    server = MCPServer("factory", state_dir=str(tmp_path / "state"))
+    server.tool(name="double", cache="shared")(make(2))
+    server.tool(name="triple", cache="shared")(make(3))
+    server.tool(name="model_a", cache="shared")(Model(2).run)
+    server.tool(name="model_b", cache="shared")(Model(7).run)
+    server.start(port=0)
+    try:
+        def call(name: str) -> tuple[int, bool]:
+            result = server.call(name, {"x": 5})
+            return int(result.text), result["_meta"][CACHE]["hit"]
+
+        assert [call(n) for n in ("double", "triple", "model_a", "model_b")] == [
+            (10, False), (15, False), (10, False), (35, False)]
+        assert [call(n) for n in ("double", "triple", "model_a", "model_b")] == [
+            (10, True), (15, True), (10, True), (35, True)]
+        assert server.remove_tool("double")
+        server.tool(name="double", cache="shared")(make(10))
+        assert call("double") == (50, False)
+    finally:
+        server.stop()
+
+
+@pytest.mark.filterwarnings("ignore:tool 'slow' has cache='shared' and takes a Context")
+def test_a_cancelled_call_is_not_kept_and_a_call_waiting_on_it_runs_its_own(tmp_path: Path) -> None:
+    # A trial finding: what a cancelled call returned ("I was cancelled") was stored, and handed to a coalesced
+    # caller of another principal and to every later caller, across restarts.
+    import asyncio
+    import threading
+
+    from support import MemoryClient
+
+    from nanohubmcp import Context, MCPServer
+
+    server = MCPServer("cancelled", state_dir=str(tmp_path / "state"))
+    started = threading.Event()
+    runs: list[str] = []
+
+    @server.tool(cache="shared")  # a Context, for is_cancelled (the registration warns about who calls)
+    def slow(x: int, ctx: Context) -> str:
+        """Runs until cancelled (or 20 s)."""
+        runs.append("run")
+        started.set()
+        for _ in range(2000):
+            if ctx.is_cancelled():
+                return "I was cancelled"
+            if len(runs) > 1:  # the second run (the waiter's own) ends at once
+                return "done"
+            threading.Event().wait(0.01)
+        return "done"
+
+    async def scenario() -> list[Any]:
+        async with MemoryClient(server) as alice, MemoryClient(server) as bob:
+            message = alice.envelope("tools/call", {"name": "slow", "arguments": {"x": 1}})
+            first = asyncio.ensure_future(alice.send(message))
+            await asyncio.get_running_loop().run_in_executor(None, started.wait, 10)
+            second = asyncio.ensure_future(bob.call_tool("slow", {"x": 1}))  # waits on alice's run
+            await asyncio.sleep(0)
+            await alice.notify("notifications/cancelled", {"requestId": message["id"]})
+            await first
+            theirs = await second
+            again = await bob.call_tool("slow", {"x": 1})
+            return [theirs, again]
+
+    theirs, again = asyncio.run(scenario())
+    assert theirs["content"][0]["text"] == "done"  # bob's own run, not alice's cancelled answer
+    assert theirs["_meta"][CACHE] == {"hit": False}
+    assert (again["content"][0]["text"], again["_meta"][CACHE]) == ("done", {"hit": True})
+    assert runs == ["run", "run"]

@@ -82,6 +82,7 @@ class CacheLayer:
         who = "" if tool.extra.get(CACHE) == SHARED else (owner_of(request.context) or "")
         digest = hashlib.sha256(capture.code_of(tool)["hash"].encode())
         digest.update(code_reach.reach_hash(tool).encode())  # the helpers and constants it reads
+        digest.update(b"\0" + tool.name.encode())  # two tools of one factory share their code
         digest.update(b"\0" + capture.canonical(checked) + b"\0" + who.encode())
         # A result's shape depends on the protocol version (structuredContent) and the route (REST).
         digest.update(f"\0{request.protocol_version}\0{int(request.context.lists_as_data)}".encode())
@@ -99,9 +100,9 @@ class CacheLayer:
             if shared is not None:
                 self.hits += 1
                 return _marked(json.loads(shared), hit=True, coalesced=True)
-            return await call_next(request)  # the first call's result was not kept: run this one
+            # The first call's result was not kept (failed, cancelled, asked the client): run this one.
         waiting: asyncio.Future[str | None] | None = None
-        if len(self._running) < MAX_COALESCING:
+        if len(self._running) < MAX_COALESCING and key not in self._running:
             waiting = self._running[key] = loop.create_future()
         kept: str | None = None
         try:
@@ -142,6 +143,8 @@ class CacheLayer:
 def _keepable(result: dict[str, Any], request: Request) -> bool:
     if result.get("isError") or request.context.job_id is not None:
         return False
+    if request.context.cancelled.is_set():
+        return False  # what a cancelled call returned is not its result (and waiters run their own)
     if request.context.get(ASKED_CLIENT):
         return False  # the result depends on what the client answered, not only on the arguments
     for block in result.get("content") or ():

@@ -9,6 +9,8 @@ through the user's own functions and classes, transitively, and hashes what it f
 - a function or class defined in the user's code (``__main__``, a notebook cell, a module outside
   the standard library and ``site-packages``): its source text (else its compiled code) and the
   values of its defaults, and what *its* global names reach;
+- the values a function's closure captured, a bound method's instance attributes and a class's
+  plain class attributes, each as below;
 - a value of a plain type (``None``, bool, int, float, complex, str, bytes, and tuples, lists,
   dicts, sets of those, up to :data:`MAX_VALUE_CHARS` of ``repr``): its ``repr``;
 - anything else (a library's function or module, an open file, an instance): its type's
@@ -87,26 +89,52 @@ def _walk(fn: Callable[..., Any]) -> _Kept:
     seen: set[int] = {id(fn)}
     queue: list[Any] = [fn]
     reached = 0
+
+    def take(label: str, value: Any) -> None:
+        digest.update(f"\0{label}=".encode())
+        if isinstance(value, (_PLAIN, _CONTAINERS)):
+            digest.update(_plain(value))
+        elif _is_users(value):
+            digest.update(_code_text(value))
+            if id(value) not in seen:
+                seen.add(id(value))
+                queue.append(value)
+        else:
+            kind = type(value)
+            digest.update(f"{kind.__module__}.{kind.__qualname__}".encode())
+
     while queue and reached < MAX_REACHED:
         obj = queue.pop(0)
         reached += 1
+        for label, value in _state(obj):
+            take(label, value)
         for namespace, name in _global_names(obj):
             value = namespace.get(name, _MISSING)
             bindings.append((namespace, name, value))  # unbound too: a later global of that name is a change
-            if value is _MISSING:
-                continue  # a builtin, an attribute's name, or not yet defined
-            digest.update(f"\0{name}=".encode())
-            if isinstance(value, (_PLAIN, _CONTAINERS)):
-                digest.update(_plain(value))
-            elif _is_users(value):
-                digest.update(_code_text(value))
-                if id(value) not in seen:
-                    seen.add(id(value))
-                    queue.append(value)
-            else:
-                kind = type(value)
-                digest.update(f"{kind.__module__}.{kind.__qualname__}".encode())
+            if value is not _MISSING:  # else a builtin, an attribute's name, or not yet defined
+                take(name, value)
     return _Kept(tuple(bindings), digest.hexdigest())
+
+
+def _state(obj: Any) -> list[tuple[str, Any]]:
+    """What a function holds besides its code: the values its closure captured (a factory's
+    ``k``), a bound method's instance attributes, a class's plain class attributes."""
+    found: list[tuple[str, Any]] = []
+    if isinstance(obj, MethodType):
+        attributes = getattr(obj.__self__, "__dict__", None)
+        if isinstance(attributes, dict):
+            found.extend((f"self.{key}", value) for key, value in sorted(attributes.items(), key=lambda kv: str(kv[0])))
+        obj = obj.__func__
+    if isinstance(obj, FunctionType) and obj.__closure__:
+        for name, cell in zip(obj.__code__.co_freevars, obj.__closure__, strict=False):
+            try:
+                found.append((f"cell.{name}", cell.cell_contents))
+            except ValueError:  # a cell not filled yet
+                continue
+    if isinstance(obj, type):
+        found.extend((f"class.{key}", value) for key, value in vars(obj).items()
+                     if isinstance(value, (_PLAIN, _CONTAINERS)) and not key.startswith("__"))
+    return found
 
 
 def _global_names(obj: Any) -> Iterator[tuple[dict[str, Any], str]]:

@@ -254,10 +254,14 @@ def load_rappture_tool(
             ``""``: always run ``<command>`` directly).
         long: run as a job; default when the time limit is over :data:`PROXY_TIMEOUT`.
     Raises:
-        RegistrationError: no such file, not XML, not a Rappture tool (no ``<tool>``), no
+        RegistrationError: a timeout that is not a positive number of seconds, no such file, not
+            XML, not a Rappture tool (no ``<tool>``), no
             ``<command>``, or an input whose limits/default do not fit its units (the message
             names the file and the input).
     """
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
+                                or not 0 < timeout < float("inf")):
+        raise RegistrationError(f"Rappture tool {path}: timeout must be a positive number of seconds, not {timeout!r}")
     file = Path(path)
     if file.is_dir():
         file = next((f for f in (file / "tool.xml", file / "rappture" / "tool.xml") if f.is_file()), file / "tool.xml")
