@@ -109,3 +109,20 @@ def test_the_notebook_configuration_names_the_setting() -> None:
 
     assert NanohubMCP().tracing == "auto"
     assert "tracing" in REBUILD_TRAITS  # a change rebuilds the server (tools kept)
+
+
+async def test_a_call_the_result_cache_answered_says_so_on_its_span(tmp_path: Any) -> None:
+    # A trial finding: a hit's SERVER span looked like a fast miss.
+    server = MCPServer("cached", tracing=True, state_dir=str(tmp_path))
+
+    @server.tool(cache=True)
+    def square(x: int) -> int:
+        """Square."""
+        return x * x
+
+    otel_sdk.clear()
+    async with MemoryClient(server) as client:
+        await client.call_tool("square", {"x": 3})
+        await client.call_tool("square", {"x": 3})
+    spans = [s for s in otel_sdk.finished() if s["name"] == "tools/call square"]
+    assert [s["attributes"].get("nanohub.cache.hit") for s in spans] == [None, True]

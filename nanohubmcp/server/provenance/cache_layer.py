@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ...errors import InvalidArguments
 from ..asks.context_asks import ASKED_CLIENT
 from ..results.store import URI_PREFIX, owner_of
+from ..wire.trace_context import SPAN
 from . import capture, code_reach
 from .cache_store import MemoryCache, ResultCache, encode
 from .capture import CACHE_META
@@ -35,6 +36,9 @@ if TYPE_CHECKING:
     from ..registry.components import Tool
 
 log = logging.getLogger("nanohubmcp.cache")
+
+SPAN_HIT = "nanohub.cache.hit"
+"""The attribute a traced call's SERVER span gets when the cache answered it."""
 
 MAX_COALESCING = 1024
 """Distinct calls waited on at once at most; more run on their own (each key is client input)."""
@@ -93,13 +97,13 @@ class CacheLayer:
         stored = self.cache.get(key)  # one indexed row: cheaper on the loop than a thread hop
         if stored is not None:
             self.hits += 1
-            return _marked(stored, hit=True)
+            return _marked(stored, request, hit=True)
         running = self._running.get(key)
         if running is not None:
             shared = await asyncio.shield(running)
             if shared is not None:
                 self.hits += 1
-                return _marked(json.loads(shared), hit=True, coalesced=True)
+                return _marked(json.loads(shared), request, hit=True, coalesced=True)
             # The first call's result was not kept (failed, cancelled, asked the client): run this one.
         waiting: asyncio.Future[str | None] | None = None
         if len(self._running) < MAX_COALESCING and key not in self._running:
@@ -153,10 +157,13 @@ def _keepable(result: dict[str, Any], request: Request) -> bool:
     return result.get("resultType", "complete") == "complete" and "task" not in result
 
 
-def _marked(result: dict[str, Any], *, hit: bool, coalesced: bool = False) -> dict[str, Any]:
-    """``result`` (a copy of the caller's own) marked as the cache's answer."""
+def _marked(result: dict[str, Any], request: Request, *, hit: bool, coalesced: bool = False) -> dict[str, Any]:
+    """``result`` (a copy of the caller's own) marked as the cache's answer (and its trace span, when traced)."""
     info: dict[str, Any] = {"hit": hit}
     if coalesced:
         info["coalesced"] = True
+    span = request.context.slots.get(SPAN)
+    if span is not None:
+        span.set_attribute(SPAN_HIT, True)
     result.setdefault("_meta", {})[CACHE_META] = info
     return result
