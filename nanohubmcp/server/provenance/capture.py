@@ -36,7 +36,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from ..results.store import owner_for
-from .rows import CallRow, facts_of
+from .rows import CallRow, digest_text, facts_of
 
 if TYPE_CHECKING:
     from ...protocol.versions import ProtocolVersion
@@ -240,28 +240,41 @@ def digest_of(result: dict[str, Any]) -> tuple[str, str | None]:
     """``(digest, JSON text kept or None)`` of a ``CallToolResult``.
 
     The digest is ``"sha256:"`` and the hex SHA-256 of the result without ``_meta`` written as
-    the wire writes it (:func:`~nanohubmcp.protocol.jsonenc.dumpb`: compact JSON, keys in the
-    order the result holds them, text as UTF-8, NaN and infinities as ``null``; an array's or
-    table's data kept as JSON text written as that text, which is what the encoder writes for
-    its values — so a pre-encoded result and a plain one of the same values have one digest, and
-    the data is never decoded and written again). A result the wire encoder refuses (a value JSON
-    has no form for) is written with Python's ``json`` instead, such a value as its ``str``.
-    The text is kept (returned) when it is at most :data:`MAX_KEPT_RESULT_BYTES` long.
+    the wire writes it (:func:`result_text`). The text is kept (returned) when its UTF-8 form is
+    at most :data:`MAX_KEPT_RESULT_BYTES` long.
 
     Until 2026-12 the digest hashed the result with sorted keys and ASCII escapes (the data
     decoded and written again); records made then keep the digest they were given.
     """
-    body = dict(result)
-    body.pop("_meta", None)
+    text = result_text({key: value for key, value in result.items() if key != "_meta"})
+    return digest_text(text), text if kept_size(text) else None
+
+
+def result_text(result: dict[str, Any]) -> str:
+    """The JSON text of ``result`` (a ``CallToolResult`` without ``_meta``) that its digest hashes.
+
+    As the wire writes it (:func:`~nanohubmcp.protocol.jsonenc.dumpb`): compact JSON, keys in
+    the order the result holds them, text as UTF-8, NaN and infinities as ``null``; an array's or
+    table's data kept as JSON text written as that text, which is what the encoder writes for
+    its values — so a pre-encoded result and a plain one of the same values have one digest, and
+    the data is never decoded and written again. A result the wire encoder refuses (a value JSON
+    has no form for) is written with Python's ``json`` instead, such a value as its ``str``.
+    """
     try:  # the wire encoder's output when nothing needs its special cases (most results)
-        text = _wire_text(body).encode()
+        text = _wire_text(result)
+        if not text.isascii():
+            text.encode()  # a lone surrogate has no UTF-8 form (UnicodeEncodeError): the wire escapes it
     except (TypeError, ValueError):  # pre-encoded data, NaN, a lone surrogate: the wire encoder itself
         try:
-            text = jsonenc.dumpb(body)
+            text = jsonenc.dumpb(result).decode()
         except (TypeError, ValueError):
-            text = json.dumps(jsonenc.plain(body), separators=(",", ":"), default=str).encode()
-    kept = text.decode() if len(text) <= MAX_KEPT_RESULT_BYTES else None
-    return "sha256:" + hashlib.sha256(text).hexdigest(), kept
+            text = json.dumps(jsonenc.plain(result), separators=(",", ":"), default=str)
+    return text
+
+
+def kept_size(text: str) -> bool:
+    """Whether a result's text is short enough to be kept in its record (:data:`MAX_KEPT_RESULT_BYTES`)."""
+    return len(text) <= MAX_KEPT_RESULT_BYTES if text.isascii() else len(text.encode()) <= MAX_KEPT_RESULT_BYTES
 
 
 def resource_links(result: dict[str, Any]) -> list[str]:
@@ -279,6 +292,18 @@ def resource_links(result: dict[str, Any]) -> list[str]:
 
 
 HOST = socket.gethostname()
+_pid = os.getpid()
+"""This process's id (a system call per record cost more than the rest of the look-up): set again in a
+forked child."""
+
+
+def _forked() -> None:
+    global _pid
+    _pid = os.getpid()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forked)
 
 
 def here() -> dict[str, Any]:
@@ -335,7 +360,7 @@ def facts_for(tool: Tool, code: dict[str, Any]) -> Facts:
     """The facts of ``tool``'s records in this process (made once per tool, process and change of
     what :func:`code_of` found)."""
     known = tool.extra.get(FACTS)
-    pid = os.getpid()
+    pid = _pid
     if known is None or known[0] is not code or known[1] != pid:
         known = (code, pid, facts_of(code, HOST, pid))
         tool.extra[FACTS] = known
@@ -353,49 +378,39 @@ def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires:
     owner = owner_for(principal, session)
     code = code_of(tool)
     facts = facts_for(tool, code)
-    arguments = arguments if isinstance(arguments, dict) else {}
     meta = result.pop("_meta", None)
     cached = meta.get(CACHE_META) if isinstance(meta, dict) else None
     hit = isinstance(cached, dict) and bool(cached.get("hit"))
-    digest: str | None
-    kept: str | None
-    digest, kept = digest_of(result)
+    text = result_text(result)
+    kept = text if kept_size(text) else None
+    # a kept result's digest is the SHA-256 of its text, made when the record is read (rows.view)
+    digest = None if kept is not None else digest_text(text)
     finished: float | None = ended
-    trace_id = span_id = None
+    links = resource_links(result)
+    fields: dict[str, Any] = {
+        "request_id": request_id,
+        "protocol_version": str(version),
+        "executor": "event-loop" if tool.is_coroutine else "worker-pool",
+        "status": "failed" if result.get("isError") else "completed",
+        "arguments": stored_arguments(arguments, code["secrets"]) if isinstance(arguments, dict) else {},
+        "where": {"thread": thread.name},
+    }
+    if principal is not None:
+        fields["principal"] = str(principal.subject)
+    if session is not None:
+        fields["session"] = session.id
     if span is not None:
         ids = span.get_span_context()
-        trace_id, span_id = format(ids.trace_id, "032x"), format(ids.span_id, "016x")
-    links = resource_links(result)
-    status = "failed" if result.get("isError") else "completed"
-    extra = None
+        fields["trace_id"], fields["span_id"] = format(ids.trace_id, "032x"), format(ids.span_id, "016x")
+    if isinstance(cached, dict):
+        fields["cache"] = "hit" if hit else "miss"
     if job_id is not None and not hit:  # the job's record, open until the job ends
-        extra = _json({"job_id": job_id, "handle_digest": digest})
-        status, finished, digest, kept, links = "working", None, None, None, []
-    row = CallRow(
-        record_id,
-        owner,
-        tool.name,
-        facts[0],
-        created,
-        expires,
-        str(principal.subject) if principal is not None else None,
-        session.id if session is not None else None,
-        request_id,
-        str(version),
-        trace_id,
-        span_id,
-        started,
-        finished,
-        "event-loop" if tool.is_coroutine else "worker-pool",
-        thread.name,
-        status,
-        digest,
-        kept,
-        _json(links) if links else None,
-        ("hit" if hit else "miss") if isinstance(cached, dict) else None,
-        _json(stored_arguments(arguments, code["secrets"])),
-        extra,
-    )
+        fields.update(status="working", job_id=job_id, handle_digest=digest or digest_text(text))
+        finished, digest, kept, links = None, None, None, []
+    if links:
+        fields["resource_links"] = links
+    row = CallRow(record_id, owner, tool.name, facts[0], created, expires, started=started, ended=finished,
+                  result_digest=digest, result=kept, extra=_json(fields))
     source = code["source"]
     return row, facts, (code["hash"], source) if source is not None else None
 
@@ -415,18 +430,22 @@ def _job_end(end: JobEnd, earlier: Earlier, created: float, expires: float) -> M
     extra["error"] = end.message if end.status != "completed" else None
     if end.executor_ref:
         extra["executor_ref"] = end.executor_ref
-    result = end.result or {}
-    digest, kept = digest_of(result) if end.result is not None else (None, None)
-    links = resource_links(result)
+    if end.result is not None:
+        text = result_text({key: value for key, value in end.result.items() if key != "_meta"})
+        kept = text if kept_size(text) else None
+        digest = None if kept is not None else digest_text(text)
+    else:
+        digest = kept = None
+    links = resource_links(end.result or {})
+    # the further keys override the columns of the same names (rows.view): a record written with its fields
+    # in columns (before 2026-12-02 evening) and one written with them in `extra` are completed alike
+    extra.update(status=end.status, executor=end.executor, resource_links=links)
     done = row._replace(
         created=created,
         expires=expires,
-        status=end.status,
         ended=end.finished_at or time.time(),
-        executor=end.executor,
         result_digest=digest,
         result=kept,
-        resource_links=_json(links) if links else None,
         extra=_json(extra),
     )
     return done, None, None

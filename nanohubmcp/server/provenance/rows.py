@@ -1,16 +1,24 @@
 """A provenance record as stored, and the record readers see, made from it at read time.
 
-A call's record is stored as one row of columns (:class:`CallRow`: ids, owner, times, where it
-ran, the status, the result's digest, and three small JSON texts: the arguments, the kept
-result, further keys) and a reference to the **facts** its tool and process share: the code's
-hash, module, qualified name and version, the Python and package versions, the host and process
-id (:func:`facts_of`, one JSON object per tool and process, stored once). No JSON of the whole
-record is written per call; :func:`view` joins a row and its facts into the record's JSON object
-(the fields of :mod:`.capture`) when someone reads it.
+A call's record is stored as one row (:class:`CallRow`) of the columns a read or a purge selects
+by or that are large — id, owner, tool, facts key, created, expires, started, ended and the kept
+result's text — and **one JSON object of every other field** (``extra``: the principal, session,
+request id, protocol version, trace and span ids, executor, thread, status, cache, resource links,
+the arguments as a value, a job's further keys), and a reference to the **facts** its tool and
+process share: the code's hash, module, qualified name and version, the Python and package
+versions, the host and process id (:func:`facts_of`, one JSON object per tool and process,
+stored once). Each column bound costs an insert ~1.3k instructions (Python's ``sqlite3``), more
+than the same field costs inside one JSON text (bench/provenance.md). No JSON of the whole
+record is written per call; :func:`view` joins a row, its ``extra`` and its facts into the
+record's JSON object (the fields of :mod:`.capture`) when someone reads it. Rows written before
+2026-12-02 evening have those fields in columns of their own (still in the table, then None):
+:func:`view` reads both, ``extra``'s keys winning.
 
 The kept result is read both as a value (``result``, its keys in the result's order) and as the
 exact text its digest hashes (``result_text``: ``sha256(result_text.encode())`` is
-``result_digest``).
+``result_digest``). The digest of a kept result is not stored: :func:`view` computes it from the
+text (the same value; a record costs its call one SHA-256 less). A result too large to keep has
+its digest stored.
 
 A record of the first schema (one JSON text per record) is kept as it was in the row's ``body``
 column (:func:`view` returns it parsed; it has no ``result_text``).
@@ -37,29 +45,31 @@ class CallRow(NamedTuple):
     created: float
     """When the row was written (seconds since the epoch); the newest first in listings."""
     expires: float
-    principal: str | None
-    session: str | None
-    request_id: Any
+    principal: str | None = None
+    session: str | None = None
+    request_id: Any = None
     """The JSON-RPC id (an int or a string), or None."""
-    protocol_version: str | None
-    trace_id: str | None
-    span_id: str | None
-    started: float | None
-    ended: float | None
-    executor: str | None
-    thread: str | None
-    status: str | None
-    result_digest: str | None
-    result: str | None
+    protocol_version: str | None = None
+    trace_id: str | None = None
+    span_id: str | None = None
+    started: float | None = None
+    ended: float | None = None
+    executor: str | None = None
+    thread: str | None = None
+    status: str | None = None
+    result_digest: str | None = None
+    """Stored only for a result too large to keep (else computed from ``result`` when read)."""
+    result: str | None = None
     """The kept result as JSON text (see :func:`.capture.digest_of`), or None."""
-    resource_links: str | None
+    resource_links: str | None = None
     """A JSON array of the result's resource link URIs, or None for none."""
-    cache: str | None
-    arguments: str | None
+    cache: str | None = None
+    arguments: str | None = None
     """The arguments as JSON text (a secret one's value replaced)."""
-    extra: str | None
-    """A JSON object of the record's further keys (a job's ``job_id``, ``error``, …; ``where``
-    holds what the executor adds to where the call ran), or None."""
+    extra: str | None = None
+    """A JSON object of the record's other fields (see the module's text; a job's ``job_id``,
+    ``error``, …; ``where`` holds the thread and what the executor adds to where the call ran);
+    its keys override the columns of the same names, or None."""
     body: str | None = None
     """A first-schema record's whole JSON (then every other column but the ids and times is None)."""
 
@@ -86,6 +96,12 @@ def facts_of(code: dict[str, Any], host: str, pid: int) -> tuple[str, str]:
     }
     text = json.dumps(facts, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:FACTS_KEY_CHARS], text
+
+
+def digest_text(text: str) -> str:
+    """``"sha256:"`` and the hex SHA-256 of ``text``'s UTF-8 form: a result's digest, of its text as the
+    wire writes it (:func:`.capture.result_text`)."""
+    return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 
 def view(row: CallRow, facts: dict[str, Any] | None) -> dict[str, Any]:
@@ -117,7 +133,7 @@ def view(row: CallRow, facts: dict[str, Any] | None) -> dict[str, Any]:
         "executor": row.executor,
         "where": where,
         "status": row.status,
-        "result_digest": row.result_digest,
+        "result_digest": row.result_digest if row.result is None or row.result_digest else digest_text(row.result),
         "result": json.loads(row.result) if row.result is not None else None,
         "result_text": row.result,
         "resource_links": json.loads(row.resource_links) if row.resource_links else [],
