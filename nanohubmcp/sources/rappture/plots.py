@@ -8,8 +8,8 @@ logarithmic. matplotlib is imported only here, when the first run of a tool that
 without it there are no plots (the data is in the result anyway). The figures are made without
 pyplot, so drawing is safe on any thread.
 
-What is left to do once the run file is read costs a little over half of what a new ``Figure``
-and ``savefig`` would (164 M against 297 M instructions for a 200-point curve, bench/rappture.md),
+What is left to do once the run file is read costs some two fifths of what a new ``Figure``
+and ``savefig`` would (112 M against 297 M instructions for a 200-point curve, bench/rappture.md),
 and starts as the program names its run file, while its process ends (:mod:`.tool`):
 
 - :func:`prepare`, called when a run starts, makes the blank figures (a figure on its Agg canvas,
@@ -18,6 +18,8 @@ and starts as the program names its run file, while its process ends (:mod:`.too
   ready). Figures are used again: cleared on that thread, they keep their renderer, which
   remembers the sizes of the texts it has measured. As many are kept as the last result had
   plots.
+- Texts are laid out and rasterised once and drawn again from there (:mod:`.glyphs`: a canvas
+  whose renderer keeps text layouts and glyph images across plots, the same pixels).
 - The title and the x axis's label sit at fixed places, so matplotlib measures no text to place
   them (under slanted category labels of a bar chart, the label is placed below them as usual; the
   y axis's label goes beside its tick labels, whose width varies).
@@ -37,6 +39,8 @@ import logging
 import threading
 import zlib
 from typing import Any
+
+from . import glyphs
 
 __all__ = ["MAX_PLOTS", "PNG_LEVEL", "pictures", "prepare"]
 
@@ -58,24 +62,24 @@ _wanted = 1  # how many to keep ready: the number of plots in the last result
 _filling = False  # a background thread is making spares
 
 
-def _library() -> tuple[Any, Any, Any]:
-    """matplotlib's ``Figure``, ``FigureCanvasAgg`` and ``MaxNLocator``. Imported under a lock: two
-    threads importing matplotlib for the first time at once break each other's import (its modules
-    import each other, and one thread sees the other's half-made module)."""
+def _library() -> tuple[Any, Any]:
+    """matplotlib's ``Figure`` and ``MaxNLocator`` (and its Agg backend imported). Imported under a
+    lock: two threads importing matplotlib for the first time at once break each other's import (its
+    modules import each other, and one thread sees the other's half-made module)."""
     with _importing:
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
+        import matplotlib.backends.backend_agg  # noqa: F401  (the canvas, glyphs.canvas)
         from matplotlib.figure import Figure
         from matplotlib.ticker import MaxNLocator
-    return Figure, FigureCanvasAgg, MaxNLocator
+    return Figure, MaxNLocator
 
 
 def _blank(dpi: float, used: Any = None) -> tuple[Any, Any]:
     """A blank figure with its axes and their first tick marks made (what does not depend on the
     data): ``used`` cleared, else a new figure on an Agg canvas of its own."""
     if used is None:
-        Figure, FigureCanvasAgg, _ = _library()
+        Figure, _ = _library()
         figure = Figure(figsize=_SIZE, dpi=dpi)
-        FigureCanvasAgg(figure)  # kept with the figure: its renderer, and the text sizes it measured, too
+        glyphs.canvas(figure)  # kept with the figure: its renderer, and the text sizes it measured, too
     else:
         figure = used
         figure.clear()
@@ -241,7 +245,7 @@ def pictures(series: list[dict[str, Any]], *, dpi: float | None = None) -> list[
     """PNG bytes of one plot per group of curves (or per histogram, or table); [] without matplotlib."""
     global _wanted
     try:
-        MaxNLocator = _library()[2]
+        MaxNLocator = _library()[1]
     except ImportError:
         return []
     groups: dict[str, list[dict[str, Any]]] = {}
