@@ -104,24 +104,28 @@ def classify(obj: object) -> Message:
     if obj.get("jsonrpc") != "2.0":
         raise EnvelopeError('Invalid Request: "jsonrpc" must be exactly "2.0"', _id_or_none(rid))
     has_id = "id" in obj
-    if has_id and not valid_id(rid):
+    # an int or a str id is valid without a call (bool is a subclass of int, never its type)
+    if has_id and type(rid) is not int and type(rid) is not str and not valid_id(rid):
         raise EnvelopeError(f'Invalid Request: "id" must be a string or an integer, not {_json_kind(rid)}')
-    if "method" in obj:
-        method = obj["method"]
-        if not isinstance(method, str) or not method:
+    method = obj.get("method", _ABSENT)
+    if method is not _ABSENT:
+        if (type(method) is not str and not isinstance(method, str)) or not method:
             raise EnvelopeError('Invalid Request: "method" must be a non-empty string', _id_or_none(rid))
-        params = obj.get("params", {})
-        if params is None:
+        params = obj.get("params")
+        if params is None:  # absent or null: no params
             params = {}
-        if not isinstance(params, dict):
+        elif type(params) is not dict and not isinstance(params, dict):
             raise InvalidParams('Invalid params: "params" must be an object', request_id=_id_or_none(rid))
         if has_id:
-            return Message(REQUEST, obj, method=method, id=rid, params=params)
-        return Message(NOTIFICATION, obj, method=method, params=params)
+            return Message(REQUEST, obj, method, rid, params)
+        return Message(NOTIFICATION, obj, method, None, params)
     if has_id and ("result" in obj or "error" in obj):
         return Message(RESPONSE, obj, id=rid)
     raise EnvelopeError('Invalid Request: a message needs "method" (request) or "result"/"error" (response)',
                         _id_or_none(rid))
+
+
+_ABSENT: Any = object()
 
 
 def _id_or_none(value: object) -> Any:

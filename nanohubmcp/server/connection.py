@@ -397,16 +397,8 @@ class Connection:
             # First request on a loop no runner attached (an application from make_app() on an
             # HTTP server of the user's own, or stdio): change notifications need a loop.
             self.core.attach(loop)
-        request = RequestContext(
-            message,
-            version=version,
-            loop=loop,
-            session=session,
-            stream=stream,
-            client_capabilities=client_capabilities,
-            principal=principal,
-            server=self.server,
-        )
+        # positional: a class called with keywords gets them as a dict, unpacked again for __init__
+        request = RequestContext(message, version, loop, session, stream, client_capabilities, principal, self.server)
         if opens_session:
             request.open_session = functools.partial(self.open_session, principal=principal)
         request.argument_errors = argument_errors

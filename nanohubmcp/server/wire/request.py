@@ -154,7 +154,6 @@ class RequestContext:
     def __init__(
         self,
         message: Message,
-        *,
         version: str,
         loop: asyncio.AbstractEventLoop,
         session: Session | None = None,
