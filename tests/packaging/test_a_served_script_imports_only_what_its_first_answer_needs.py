@@ -83,6 +83,7 @@ NOT_BEFORE_FIRST_USE = (
     "nanohubmcp.server.provenance.capture",
     "nanohubmcp.server.provenance.cache_layer",
     "nanohubmcp.server.provenance.cache_store",
+    "nanohubmcp.server.provenance.cache_front",
     "nanohubmcp.server.asks.request_state",
     "nanohubmcp.server.asks.task_inputs",
     "nanohubmcp.server.asks.input_requests",

@@ -4,6 +4,7 @@
 - :mod:`.capture`: what a record says (code hash, versions, arguments without secrets, digest);
 - :mod:`.layer`: the pipeline layer writing records and answering reads of their URIs;
 - :mod:`.cache_store` / :mod:`.cache_layer`: the result cache of tools registered with ``cache=``;
+  :mod:`.cache_front`: each process's in-memory front of recent hits;
 - :mod:`.crate`: a record as an RO-Crate (needs the ``provenance`` extra: ``rocrate``).
 """
 

@@ -12,6 +12,11 @@ results are never another's. A hit's ``_meta`` says ``{"io.nanohub/cache": {"hit
 it and share its result (one run). Only complete results are stored: an ``isError`` result,
 a job handle, an ``input_required`` step or a protocol error is never kept. A tool registered
 again in the same process (a notebook cell run again) drops its entries.
+
+A repeated call is first looked up in this process's front (:mod:`.cache_front`) by the call as
+received, without the schema checks, the canonical JSON and the hash of the store's key, and
+without reading the store; only what the front does not hold (or holds for longer than it may
+trust it) takes the path above, which then fills the front.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import time
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import InvalidArguments
@@ -27,6 +33,7 @@ from ..asks.context_asks import ASKED_CLIENT
 from ..results.store import URI_PREFIX, owner_of
 from ..wire.trace_context import SPAN
 from . import capture, code_reach
+from .cache_front import arguments_key
 from .cache_store import MemoryCache, ResultCache, encode
 from .capture import CACHE_META
 from .tool_options import CACHE, CACHE_TTL, SHARED
@@ -60,16 +67,26 @@ class CacheLayer:
         self._running: dict[str, asyncio.Future[str | None]] = {}
 
     def layer(self) -> Middleware:
+        front = self.cache.front
+
         async def result_cache(request: Request, call_next: CallNext) -> dict[str, Any]:
             if request.method != "tools/call":
                 return await call_next(request)
             tool = request.tool
             if tool is None or not tool.extra.get(CACHE) or tool.background:
                 return await call_next(request)
+            # This process's front first: the call as received, no schema checks, hash or store read.
+            received = _received(request, tool)
+            now = time.time()
+            if received is not None:
+                held = front.get(received, tool, now)
+                if held is not None:
+                    self.hits += 1
+                    return _marked(held, request, hit=True)
             key = self._key(request, tool)
             if key is None:
                 return await call_next(request)  # arguments the tool refuses: the handler says why
-            return await self._serve(request, call_next, tool, key)
+            return await self._serve(request, call_next, tool, key, received)
 
         return result_cache
 
@@ -92,12 +109,18 @@ class CacheLayer:
         digest.update(f"\0{request.protocol_version}\0{int(request.context.lists_as_data)}".encode())
         return digest.hexdigest()
 
-    async def _serve(self, request: Request, call_next: CallNext, tool: Tool, key: str) -> dict[str, Any]:
+    async def _serve(
+        self, request: Request, call_next: CallNext, tool: Tool, key: str, received: tuple[Any, ...] | None
+    ) -> dict[str, Any]:
         loop = asyncio.get_running_loop()
-        stored = self.cache.get(key)  # one indexed row: cheaper on the loop than a thread hop
+        stored = self.cache.read(key)  # one indexed row: cheaper on the loop than a thread hop
         if stored is not None:
             self.hits += 1
-            return _marked(stored, request, hit=True)
+            text, expires = stored
+            result = json.loads(text)  # a copy of the caller's own
+            if received is not None:  # before marking: the front holds the store's answer
+                self.cache.front.put(received, key, tool, tool.name, text, result, expires, time.time())
+            return _marked(result, request, hit=True)
         running = self._running.get(key)
         if running is not None:
             shared = await asyncio.shield(running)
@@ -142,6 +165,17 @@ class CacheLayer:
 
     def _on_disk(self) -> bool:
         return not isinstance(self.cache.backend, MemoryCache)
+
+
+def _received(request: Request, tool: Tool) -> tuple[Any, ...] | None:
+    """The front's key of a call: as the store's key, with the arguments as received (None when
+    they cannot be a key); the tool's code hash is its registration's (the front checks that)."""
+    arguments = arguments_key(request.params.get("arguments"))
+    if arguments is None:
+        return None
+    who = "" if tool.extra.get(CACHE) == SHARED else (owner_of(request.context) or "")
+    reach = code_reach.reach_hash(tool)  # a helper or constant bound anew: another key, as the store's
+    return tool.name, who, request.protocol_version, request.context.lists_as_data, reach, arguments
 
 
 def _keepable(result: dict[str, Any], request: Request) -> bool:

@@ -6,6 +6,8 @@ tool shares its results, the caller), the tool's name and code hash, the stored
 store holds at most ``max_bytes`` of results: the least recently used entries go first; a result
 larger than a quarter of that is never stored. Expired entries read as missing and are purged on
 writes. With SQLite, entries outlive the server process (a restarted server answers from them).
+In front of the store, each process keeps its recent hits (:mod:`.cache_front`, emptied with the
+store's entries of a tool); the store stays the truth.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ from typing import Any, Protocol
 
 from ...protocol import jsonenc
 from ..jobs.stores import open_database
+from .cache_front import MAX_BYTES as MAX_FRONT_BYTES
+from .cache_front import FrontCache
 from .tool_options import DEFAULT_CACHE_BYTES
 
 log = logging.getLogger("nanohubmcp.cache")
@@ -44,10 +48,10 @@ def encode(result: dict[str, Any]) -> str:
 
 
 class CacheBackend(Protocol):
-    """Where entries live; ``get`` answers a result of its own (parsed from the stored JSON), so a
-    caller may change it."""
+    """Where entries live; ``read`` answers an entry's JSON text and expiry (its last use
+    refreshed), None when missing or expired (an expired one is dropped)."""
 
-    def get(self, key: str, now: float) -> dict[str, Any] | None: ...
+    def read(self, key: str, now: float) -> tuple[str, float] | None: ...
 
     def put(self, key: str, tool: str, code: str, text: str, size: int, expires: float, max_bytes: int) -> None:
         """Store the result's JSON ``text`` (``size`` bytes)."""
@@ -68,7 +72,7 @@ class MemoryCache:
         self._bytes = 0
         self._lock = threading.Lock()
 
-    def get(self, key: str, now: float) -> dict[str, Any] | None:
+    def read(self, key: str, now: float) -> tuple[str, float] | None:
         with self._lock:
             row = self._rows.get(key)
             if row is None:
@@ -77,9 +81,7 @@ class MemoryCache:
                 self._bytes -= self._rows.pop(key)[3]
                 return None
             self._rows.move_to_end(key)
-            text = row[2]
-        result: dict[str, Any] = json.loads(text)
-        return result
+        return row[2], row[4]
 
     def put(self, key: str, tool: str, code: str, text: str, size: int, expires: float, max_bytes: int) -> None:
         with self._lock:
@@ -114,7 +116,7 @@ class SQLiteCache:
         weakref.finalize(self, self._db.close)
         self._lock = threading.Lock()
 
-    def get(self, key: str, now: float) -> dict[str, Any] | None:
+    def read(self, key: str, now: float) -> tuple[str, float] | None:
         with self._lock:
             row = self._db.execute("SELECT result, expires, used FROM entries WHERE key = ?", (key,)).fetchone()
             if row is None:
@@ -124,7 +126,7 @@ class SQLiteCache:
                 return None
             if now - row[2] > USE_RESOLUTION_SECONDS:  # a write per hit would cost more than the hit
                 self._db.execute("UPDATE entries SET used = ? WHERE key = ?", (now, key))
-        return json.loads(row[0])
+        return row[0], row[1]
 
     def put(self, key: str, tool: str, code: str, text: str, size: int, expires: float, max_bytes: int) -> None:
         now = time.time()
@@ -177,6 +179,8 @@ class ResultCache:
         self._directory = directory
         self._backend: CacheBackend | None = None
         self._lock = threading.Lock()
+        self.front = FrontCache(self.read, max_bytes=min(MAX_FRONT_BYTES, max(max_bytes // 4, 1)))
+        """This process's front of recent hits (:mod:`.cache_front`), emptied with the store's entries."""
 
     @property
     def backend(self) -> CacheBackend:
@@ -195,8 +199,13 @@ class ResultCache:
 
     def get(self, key: str) -> dict[str, Any] | None:
         """The stored result of ``key`` (its use time refreshed), or None."""
+        found = self.read(key)
+        return json.loads(found[0]) if found is not None else None
+
+    def read(self, key: str) -> tuple[str, float] | None:
+        """``(JSON text, expires)`` of ``key`` (its use time refreshed), or None."""
         try:
-            return self.backend.get(key, time.time())
+            return self.backend.read(key, time.time())
         except sqlite3.Error as exc:
             log.warning("could not read the result cache: %s", exc)
             return None
@@ -218,7 +227,10 @@ class ResultCache:
 
     def invalidate(self, tool: str | None, keep_code: str | None = None) -> int:
         """Drop the entries of ``tool`` made by code other than ``keep_code`` (all with None);
-        with ``tool`` None, every entry. Returns how many were dropped."""
+        with ``tool`` None, every entry. Returns how many were dropped. This process's front
+        forgets all of the tool's entries (every entry with None; the store still answers the
+        kept ones)."""
+        self.front.drop_tool(tool)
         try:
             return self.backend.drop_tool(tool, keep_code)
         except sqlite3.Error as exc:
@@ -231,6 +243,7 @@ class ResultCache:
         return {"entries": entries, "bytes": size, "max_bytes": self.max_bytes}
 
     def close(self) -> None:
+        self.front.clear()
         if self._backend is not None:
             self._backend.close()
             self._backend = None
