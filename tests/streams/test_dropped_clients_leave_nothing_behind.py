@@ -38,6 +38,10 @@ CYCLES = 200
 WARM_UP = 40
 PARALLEL = 8
 MAX_TRACED_GROWTH = 1_500_000  # bytes, for 600 cycles (a leaked handler per cycle would be far more)
+RETAINED_STREAM_BYTES = 64 * 1024
+"""What one more resumable stream kept by the calls' session may hold (its event log; at most
+MAX_STREAMS are kept, a bound, not residue): how many are kept when measured depends on timing, so
+a loaded host kept more at the end than at the start (2.55 MB against the bare 1.5 MB, seen once)."""
 MAX_RSS_GROWTH = 24 * 1024 * 1024
 # An idle threaded server loop runs two tasks while it is measured: the runner's main coroutine and
 # the measuring coroutine itself. A handler still winding down after a drop is a third, for a moment.
@@ -186,6 +190,7 @@ def test_two_hundred_dropped_connections_of_each_kind_leave_no_residue() -> None
 
             run_cycles(wire, WARM_UP, calls_session, get_session)
             before = settle(server, quiet)
+            snapshot = tracemalloc.take_snapshot()
             assert quiet(before), f"warm-up did not settle: {before}"
             run_cycles(wire, CYCLES, calls_session, get_session)
             after = settle(server, quiet)
@@ -198,8 +203,11 @@ def test_two_hundred_dropped_connections_of_each_kind_leave_no_residue() -> None
             assert after.tasks <= before.tasks <= IDLE_TASKS, f"asyncio tasks: {before.tasks} -> {after.tasks}"
             # The calls' session keeps at most MAX_STREAMS resumable streams; the GET session one.
             assert after.streams <= MAX_STREAMS + 1, f"streams: {before.streams} -> {after.streams}"
-            assert after.traced - before.traced < MAX_TRACED_GROWTH, \
-                f"traced memory grew by {(after.traced - before.traced) / 1e6:.2f} MB"
+            allowed = MAX_TRACED_GROWTH + max(0, after.streams - before.streams) * RETAINED_STREAM_BYTES
+            if after.traced - before.traced >= allowed:
+                grown = tracemalloc.take_snapshot().compare_to(snapshot, "lineno")[:10]
+                raise AssertionError(f"traced memory grew by {(after.traced - before.traced) / 1e6:.2f} MB "
+                                     f"(allowed {allowed / 1e6:.2f} MB); most grown:\n" + "\n".join(map(str, grown)))
             rss_growth = after.rss - before.rss
             assert rss_growth < MAX_RSS_GROWTH, f"RSS grew by {rss_growth / 1e6:.1f} MB"
 
