@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any
 
 import pytest
@@ -28,14 +29,15 @@ def cube(x: int) -> int:
 ]
 
 
-async def wait_done(client: Any, job_id: str) -> dict[str, Any]:
-    for _ in range(400):
+async def wait_done(client: Any, job_id: str, timeout: float = 60.0) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
         polled = await client.call_tool("get_job_result", {"job_id": job_id})
         state = json.loads(polled.content[0].text)
         if state["status"] != "running":
             return state
         await asyncio.sleep(0.05)
-    raise AssertionError(f"job {job_id} still running")
+    raise AssertionError(f"job {job_id} still running after {timeout} s")
 
 
 def test_jobs_of_the_run_before_mcp_stop_are_read_by_id_after_mcp_start(kernel: LiveKernel) -> None:
@@ -51,7 +53,7 @@ def test_jobs_of_the_run_before_mcp_stop_are_read_by_id_after_mcp_start(kernel: 
                 assert (await wait_done(client, ids[tool]))["status"] == "done"
             return ids
 
-    ids = run_async(first_run())
+    ids = run_async(first_run(), timeout=150)
     kernel.run_ok("%mcp stop")
     kernel.run_ok("%mcp start")
 
@@ -59,6 +61,6 @@ def test_jobs_of_the_run_before_mcp_stop_are_read_by_id_after_mcp_start(kernel: 
         async with mcp_client(server_url(kernel)) as client:
             return {tool: await wait_done(client, job_id) for tool, job_id in ids.items()}
 
-    seen = run_async(second_run())
+    seen = run_async(second_run(), timeout=150)
     assert seen["square"] == {"status": "done", "job_id": ids["square"], "result": "9"}, seen
     assert seen["cube"] == {"status": "done", "job_id": ids["cube"], "result": "8"}, seen
