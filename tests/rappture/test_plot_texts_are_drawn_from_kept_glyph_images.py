@@ -15,6 +15,7 @@ import pytest
 
 pytest.importorskip("matplotlib")
 import matplotlib
+import matplotlib.text
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg
 from matplotlib.figure import Figure
@@ -24,11 +25,11 @@ from nanohubmcp.sources.rappture import glyphs
 
 @pytest.fixture(autouse=True)
 def nothing_kept() -> Any:
-    glyphs._images.clear()
-    glyphs._layouts.clear()
+    for kept in (glyphs._images, glyphs._layouts, glyphs._metrics):
+        kept.clear()
     yield
-    glyphs._images.clear()
-    glyphs._layouts.clear()
+    for kept in (glyphs._images, glyphs._layouts, glyphs._metrics):
+        kept.clear()
 
 
 @pytest.fixture
@@ -80,6 +81,9 @@ def test_a_second_plot_of_the_same_texts_lays_out_and_rasterises_nothing(
     laid: list[str] = []
     real = RendererAgg._prepare_font
     monkeypatch.setattr(RendererAgg, "_prepare_font", lambda self, prop: (laid.append("font"), real(self, prop))[1])
+    tables: list[str] = []
+    font_of = matplotlib.text.get_font
+    monkeypatch.setattr(matplotlib.text, "get_font", lambda *a, **k: (tables.append("font"), font_of(*a, **k))[1])
     figure(2, keep=True)
     kept, first, texts = len(glyphs._images), sum(rasterised), len(laid)
     rasterised.clear()
@@ -91,6 +95,8 @@ def test_a_second_plot_of_the_same_texts_lays_out_and_rasterises_nothing(
     assert sum(rasterised) == 0
     assert len(laid) < texts  # only sizes are measured again (a new figure's renderer), no layout
     assert len(glyphs._images) == kept
+    assert tables == []  # the fonts' line metrics: from the renderer, not read from the font's tables
+    assert glyphs._metrics
 
 
 def test_the_kept_images_and_layouts_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:

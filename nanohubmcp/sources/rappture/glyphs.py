@@ -7,15 +7,17 @@ hinting program again), loads and hints the outline and rasterises it at the gly
 mostly the same texts: tick labels, axis labels, titles. So this renderer keeps
 
 - each text's layout, by string, font properties, resolution and thread (a layout names the
-  thread's own FreeType faces, which matplotlib keeps per thread), and
+  thread's own FreeType faces, which matplotlib keeps per thread),
 - each glyph's image, by face, size, resolution, glyph, angle, hinting and where the glyph's origin
-  falls within a pixel (to 1/64): a glyph rasterised whole pixels away is the same image moved.
+  falls within a pixel (to 1/64): a glyph rasterised whole pixels away is the same image moved;
+- each font's line metrics (ascent, descent, line gap), which matplotlib's text layout otherwise
+  reads from the font's tables for every text it measures or draws.
 
 The pixels are the ones matplotlib draws itself (tests compare them); mathematical text is drawn as
 matplotlib draws it, from kept glyph images. :func:`canvas` gives this canvas with matplotlib 3.11
 and matplotlib's own elsewhere (the renderer's text path is private, and the next release changes
-it and keeps glyphs itself). At most :data:`MAX_KEPT` layouts and as many glyph images are kept
-(a few hundred bytes each); when full, they are all let go.
+it and keeps glyphs itself). At most :data:`MAX_KEPT` of each are kept (a glyph image is a few
+hundred bytes); when full, they are all let go.
 """
 
 from __future__ import annotations
@@ -28,10 +30,11 @@ from typing import Any
 __all__ = ["MAX_KEPT", "canvas"]
 
 MAX_KEPT = 4096
-"""At most this many glyph images, and this many text layouts, are kept (in all)."""
+"""At most this many glyph images, text layouts and font metrics are kept (of each)."""
 
 _images: dict[tuple[Any, ...], tuple[Any, Any, int, int, float]] = {}
 _layouts: dict[tuple[Any, ...], list[tuple[Any, ...]]] = {}
+_metrics: dict[tuple[Any, ...], tuple[Any, Any, Any]] = {}
 
 
 def _keep(kept: dict[Any, Any], key: Any, value: Any) -> None:
@@ -59,6 +62,7 @@ def _classes() -> tuple[type, type] | None:
     """The canvas and renderer classes (made once matplotlib is imported); None on other versions."""
     import matplotlib
     from matplotlib.backends.backend_agg import FigureCanvasAgg, RendererAgg, get_hinting_flag
+    from matplotlib.font_manager import fontManager, get_font
 
     if not matplotlib.__version__.startswith("3.11.") or not hasattr(RendererAgg, "_draw_text_glyphs_and_boxes"):
         return None
@@ -84,6 +88,27 @@ def _classes() -> tuple[type, type] | None:
                 glyphs = [(item.ft_object, size, item.glyph_index, 0, 1, item.x, item.y) for item in laid]
                 _keep(_layouts, (s, prop.copy(), *key[2:]), glyphs)
             self._draw_text_glyphs_and_boxes(gc, x, y, angle, glyphs, [])
+
+        def _get_font_height_metrics(self, prop: Any) -> tuple[float, float, float] | tuple[None, None, None]:
+            """The font's ascent, descent and line gap in pixels (matplotlib's text layout asks its
+            renderer first), from its OS/2 or hhea table as the layout reads them, kept per font."""
+            key = (prop, self.dpi)
+            metrics = _metrics.get(key)
+            if metrics is None:
+                metrics = None, None, None
+                font: Any = get_font(fontManager._find_fonts_by_props(prop))
+                for table, gap, ascent, descent in (
+                    ("OS/2", "sTypoLineGap", "sTypoAscender", "sTypoDescender"),
+                    ("hhea", "lineGap", "ascent", "descent"),
+                ):
+                    values = font.get_sfnt_table(table)
+                    if values is not None:
+                        per_em = font.get_sfnt_table("head")["unitsPerEm"]
+                        scale = 1 / per_em * prop.get_size_in_points() * self.dpi / 72  # as the layout computes it
+                        metrics = values[ascent] * scale, -values[descent] * scale, values[gap] * scale
+                        break
+                _keep(_metrics, (prop.copy(), self.dpi), metrics)
+            return metrics
 
         def _draw_text_glyphs_and_boxes(
             self, gc: Any, x: float, y: float, angle: float, glyphs: Any, boxes: Any
