@@ -30,7 +30,7 @@ from ..jobs.record import Job
 from ..registry.components import Tool
 from ..results import convert
 from ..results import shape as results
-from ..results.shape import PLAIN_TYPES
+from ..results.shape import PLAIN_TYPES, SCALAR_TYPES
 from ..results.store import ResultSink, owner_of
 from ..wire import trace_context
 from ..wire.request import RequestContext
@@ -155,9 +155,12 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
                 value = await _running(core, request, tool, kwargs, context, job, runner)
             elif is_awaitable(value):
                 value = await value
-            result = _shaping(core, request, tool, value)
-            if not isinstance(result, dict):
-                result = await result
+            if type(value) in SCALAR_TYPES and tool.output_validator is None:  # one text block, made here
+                result = results.tool_result(value, version=request.version)
+            else:
+                result = _shaping(core, request, tool, value)
+                if not isinstance(result, dict):
+                    result = await result
     except asyncio.CancelledError:
         if record:
             record.finish(False, "cancelled")

@@ -143,6 +143,8 @@ def _block(item: object, sink: ResultSink | None) -> Wire:
 
 PLAIN_TYPES: Final = frozenset({str, int, float, bool})
 """Exact types whose result is one text block, shaped without a detour (no conversion, no sink)."""
+SCALAR_TYPES: Final = frozenset({int, float, bool})
+"""Exact types whose result is one text block in their JSON spelling (never offloaded)."""
 
 
 def _tool_parts(value: object, sink: ResultSink | None = None, lists_as_data: bool = False) -> tuple[list[Wire], Any]:
@@ -278,6 +280,8 @@ def tool_result(
         ValueError: a malformed content dict in a ``ToolResult`` or block list.
         OSError: an ``Image``/``Audio`` file that cannot be read.
     """
+    if type(value) in SCALAR_TYPES and output_schema is None:  # the commonest answer: one text block
+        return {"content": [{"type": "text", "text": scalar_text(value)}], "isError": False}  # type: ignore[arg-type]
     if isinstance(value, ToolResult):
         wire = value.to_wire()
         wire["content"] = parts.resources_kept(wire["content"], sink)

@@ -281,7 +281,7 @@ class SessionStore:
         session = self._sessions.get(session_id)
         if session is None or session.closed:
             return None
-        if self._expired(session, time.monotonic()):
+        if time.monotonic() - session.last_seen > self.idle_seconds and self._expired(session, time.monotonic()):
             self.remove(session.id)
             return None
         return session
