@@ -9,7 +9,7 @@ without it there are no plots (the data is in the result anyway). The figures ar
 pyplot, so drawing is safe on any thread.
 
 What is left to do once the run file is read costs some two fifths of what a new ``Figure``
-and ``savefig`` would (112 M against 297 M instructions for a 200-point curve, bench/rappture.md),
+and ``savefig`` would (108 M against 297 M instructions for a 200-point curve, bench/rappture.md),
 and starts as the program names its run file, while its process ends (:mod:`.tool`):
 
 - :func:`prepare`, called when a run starts, makes the blank figures (a figure on its Agg canvas,
@@ -19,7 +19,7 @@ and starts as the program names its run file, while its process ends (:mod:`.too
   remembers the sizes of the texts it has measured. As many are kept as the last result had
   plots.
 - Texts are laid out and rasterised once and drawn again from there (:mod:`.glyphs`: a canvas
-  whose renderer keeps text layouts and glyph images across plots, the same pixels).
+  whose renderer keeps text layouts, glyph images and line metrics across plots, the same pixels).
 - The title and the x axis's label sit at fixed places, so matplotlib measures no text to place
   them (under slanted category labels of a bar chart, the label is placed below them as usual; the
   y axis's label goes beside its tick labels, whose width varies).
