@@ -43,7 +43,8 @@ BOUNDS = {
     "otel": "the SDK's own span + measurement with the conventions' attributes: ~330k instructions per call (§13.7)",
     "prov": "the record made (~52k instructions, half the digest), stored (~28k) and handed over (~22k) with SQLite; "
             "the HTTP instruction row moves ±10 % between runs (bench/provenance.md)",
-    "cache": "argument hashing, a SQLite read and a JSON parse on the loop before the cache answers (§13.8)",
+    "cache": "a front hit still runs the layers before the cache and leaves a provenance record; each held entry is "
+             "checked against cache.sqlite3 once a second, every few calls under valgrind (§13.8)",
     "rappture": "drawing the curve's PNG (matplotlib 3.11's per-glyph text path, then the PNG): ~165 M "
                 "instructions per plot, overlapped with the program's exit since 190fde3 (§13.9); without the "
                 "plot ~1.02x",
