@@ -131,6 +131,8 @@ async def test_a_sim2l_runs_with_papermill_and_identical_inputs_come_from_the_st
                 ({"count": 0}, "count"),
                 ({"material": "Sn"}, "material"),
                 ({"picture_in": {"base64": "aGk="}}, "picture_in"),
+                ({"temperature": "nan K"}, "not a finite number"),  # trial findings: a run of null outputs,
+                ({"temperature": "1" * 100_000 + " K"}, "at most 256 characters"),  # and minutes of pint's parse
             ):
                 with pytest.raises(MCPError) as refused:
                     await client.call_tool("allkinds", bad)

@@ -26,6 +26,10 @@ from .units import UnitError, convert, split_number, to_units
 __all__ = ["current_values", "write_driver"]
 
 
+MAX_NUMBER_CHARS = 256
+"""Longest text of a number (with its units) an input takes."""
+
+
 def _fmt(value: float) -> str:
     return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
 
@@ -39,6 +43,8 @@ def _number(tool: str, item: Input, value: Any) -> str:
     units = item.units if item.kind == "number" else ""
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise _refuse(tool, item, f"expected a number{' in ' + units if units else ''}")
+    if isinstance(value, str) and len(value) > MAX_NUMBER_CHARS:  # pint's parsing is superlinear in the text
+        raise _refuse(tool, item, f"a number is at most {MAX_NUMBER_CHARS} characters, not {len(value)}")
     try:
         if isinstance(value, str):
             parsed = split_number(value)

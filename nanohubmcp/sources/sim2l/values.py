@@ -19,6 +19,7 @@ import binascii
 import hashlib
 import io
 import json
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -49,6 +50,10 @@ class Prepared:
 
 
 _LIMIT = re.compile(r"(Maximum|Minimum) value is ")
+
+
+MAX_QUANTITY_CHARS = 256
+"""Longest text of a number with units a Number input takes (``"300 K"``): see :func:`_checked`."""
 
 
 def _refuse(name: str, message: str) -> InvalidArguments:
@@ -93,11 +98,19 @@ def _checked(item: Declaration, value: Any) -> Any:
         raise _refuse(item.name, "give a number (this input declares no units)")
     if item.type == "Array" and not isinstance(value, list):
         raise _refuse(item.name, "give an array (a JSON list of numbers)")
+    if item.type == "Number" and isinstance(value, str) and len(value) > MAX_QUANTITY_CHARS:
+        # pint's parser takes time quadratic in the text's length, holding the GIL: 100k digits stalled
+        # the whole server for minutes.
+        raise _refuse(item.name, f"a number with units is at most {MAX_QUANTITY_CHARS} characters, "
+                                 f"not {len(value)} (write it like 300 K or 1.5e-6 m)")
     try:
         holder.value = value
     except Exception as exc:  # ValueError, pint's DimensionalityError / UndefinedUnitError, mendeleev's lookups
         raise _refuse(item.name, _reason(item, exc, value)) from None
-    return holder.serialValue
+    serial = holder.serialValue
+    if item.type == "Number" and isinstance(serial, float) and not math.isfinite(serial):
+        raise _refuse(item.name, f"{json.dumps(value)} is not a finite number")
+    return serial
 
 
 def _reason(item: Declaration, exc: Exception, value: object = None) -> str:
