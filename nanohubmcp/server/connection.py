@@ -20,7 +20,8 @@ the core serves MCP. They meet here and nowhere else. A transport holds one
    shares are decided here, once: the era of a request (:func:`is_modern`), the version in
    force (:func:`handshake_version`: the session's, a header's (:func:`spoken_version`), else
    2025-03-26; :func:`modern_version`: a 2026-07-28 request's own ``_meta``, checked against
-   its header), whether a batch may be served (:func:`batch_refusal`). ``request(message, ...)``
+   its header; :mod:`.stateless.envelope`), whether a batch may be served (:func:`batch_refusal`;
+   batches are :mod:`.batches`'). ``request(message, ...)``
    builds the :class:`RequestContext`: that version, the session, the client's capabilities,
    and the *stream* for related messages. An HTTP transport hands the whole body and the
    values of its headers to ``receive``, which does all of this in one call, in the spec's
@@ -65,21 +66,19 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ..errors import (
-    HeaderMismatch,
     InternalError,
-    InvalidEnvelope,
     InvalidRequest,
-    ProtocolError,
     ServerBusy,
     SessionNotFound,
-    UnsupportedProtocolVersion,
     error_response,
 )
 from ..protocol import jsonenc, jsonrpc, versions
 from ..state.errors import StateUnavailable
+from .batches import MAX_BATCH_MESSAGES, MAX_BATCH_RESPONSE_BYTES, batch_refusal, serve_batch
 from .layers import BUSY_RETRY_SECONDS, MAX_IN_FLIGHT_PER_SESSION
 from .services import Services
-from .wire.request import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION, RequestContext
+from .stateless.envelope import check_modern_version, modern_envelope, modern_version
+from .wire.request import META_PROTOCOL_VERSION, RequestContext
 from .wire.streams import OutboundStream
 from .wire.trace_context import carrier_from
 
@@ -87,6 +86,22 @@ if TYPE_CHECKING:
     from .dispatcher import Dispatcher
     from .wire.principal import Principal
     from .wire.sessions import Session
+
+__all__ = [
+    "MAX_BATCH_MESSAGES",
+    "MAX_BATCH_RESPONSE_BYTES",
+    "Connection",
+    "Incoming",
+    "Reply",
+    "Served",
+    "batch_refusal",
+    "check_modern_version",
+    "handshake_version",
+    "is_modern",
+    "modern_envelope",
+    "modern_version",
+    "spoken_version",
+]
 
 log = logging.getLogger("nanohubmcp.state")
 
@@ -468,66 +483,10 @@ class Connection:
         if replication is not None and session is not None:
             await replication.save(session)
 
-    async def serve_batch(
-        self,
-        items: list[Any],
-        *,
-        version: str,
-        session: Session | None,
-        stream: OutboundStream | None = None,
-        principal: Principal | None = None,
-        trace_headers: Mapping[str, Any] | None = None,
-    ) -> list[dict[str, Any]]:
-        """Serve a JSON-RPC batch member by member, in order; the replies in one list (each member
-        with the batch's HTTP ``trace_headers``, as :meth:`request` takes them).
-
-        ``initialize`` may not be part of a batch (MCP 2025-03-26, Basic § Lifecycle); call
-        :func:`batch_refusal` first for whether the version has batches at all. The answer is
-        bounded: once it passes :data:`MAX_BATCH_RESPONSE_BYTES`, the remaining requests are not
-        served and each gets a -32600 saying so (still one reply per request, JSON-RPC 2.0 § 6).
-        """
-        replies: list[dict[str, Any]] = []
-        size = 0
-        for item in items:
-            if size > MAX_BATCH_RESPONSE_BYTES:
-                if isinstance(item, dict) and jsonrpc.valid_id(item.get("id")) and "method" in item:
-                    replies.append(
-                        error_response(
-                            InvalidRequest(
-                                f"Not served: this batch's answer passed {MAX_BATCH_RESPONSE_BYTES} bytes; "
-                                "send the remaining requests in another batch or one by one"
-                            ),
-                            item["id"],
-                        )
-                    )
-                continue
-            try:
-                message = jsonrpc.classify(item)
-                if message.method == "initialize":
-                    raise InvalidRequest("initialize must not be part of a batch")
-            except ProtocolError as exc:
-                replies.append(error_response(exc, exc.request_id))
-                continue
-            try:
-                request = self.request(message, version=version, session=session, stream=stream, principal=principal,
-                                       trace_headers=trace_headers)
-            except ProtocolError as exc:
-                replies.append(error_response(exc, message.id))
-                continue
-            reply = (await self.serve(request)).message
-            if reply is not None:
-                size += len(jsonenc.dumpb(reply))
-                if size > MAX_BATCH_RESPONSE_BYTES:
-                    reply = error_response(
-                        InvalidRequest(
-                            f"Response too large for a batch (over {MAX_BATCH_RESPONSE_BYTES} bytes in all); "
-                            "send this request on its own"
-                        ),
-                        message.id,
-                    )
-                replies.append(reply)
-            await asyncio.sleep(0)  # let other clients in between members
-        return replies
+    serve_batch = serve_batch
+    """``await connection.serve_batch(items, version=..., session=...)``: a JSON-RPC batch served member by
+    member, in order; the replies in one list (:func:`.batches.serve_batch`; :func:`batch_refusal` first
+    says whether the version has batches)."""
 
     def withdraw(self, message: jsonrpc.Message) -> bool:
         """Serve a ``notifications/cancelled`` naming a 2026-07-28 request of this connection's one
@@ -554,28 +513,6 @@ class Connection:
         """Cancel everything this connection is serving (the transport itself ended)."""
         for request in list(self.in_flight):
             request.cancel(reason)
-
-
-MAX_BATCH_MESSAGES = 100
-"""Most members one batch may have."""
-MAX_BATCH_RESPONSE_BYTES = 16 << 20
-"""Largest answer (bytes of JSON) one batch may build; members past it are refused."""
-
-
-def batch_refusal(version: str, items: list[Any]) -> InvalidRequest | None:
-    """Why this batch cannot be served (-32600), or None (JSON-RPC 2.0 § 6: an empty batch is invalid)."""
-    if not versions.ProtocolVersion.of(version).batches:
-        return InvalidRequest(
-            f"JSON-RPC batches are not part of protocol {version} (removed in 2025-06-18); send one message per request"
-        )
-    if not items:
-        return InvalidRequest("Invalid Request: empty batch")
-    if len(items) > MAX_BATCH_MESSAGES:
-        return InvalidRequest(
-            f"Invalid Request: a batch may hold at most {MAX_BATCH_MESSAGES} messages, "
-            f"this one has {len(items)}; split it"
-        )
-    return None
 
 
 # -- the protocol matters every transport asks, decided here once ------------------------------
@@ -627,58 +564,3 @@ def handshake_version(session: Session | None, header_version: str | None = None
     if session is not None:
         return session.version
     return versions.ProtocolVersion.of(header_version or versions.SESSIONLESS_DEFAULT)
-
-
-def modern_version(
-    message: jsonrpc.Message, header_version: str | None = None, *, check_header: bool = False,
-    request_id: str | int | None = None,
-) -> tuple[versions.ProtocolVersion, dict[str, Any]]:
-    """A 2026-07-28 request's ``(version, client capabilities)`` from its ``_meta``, checked in the
-    spec's order: the envelope, then (``check_header``: HTTP) the header agreeing with it, then
-    the version being one this server speaks. Each error carries ``request_id``.
-
-    Raises:
-        InvalidEnvelope: ``_meta`` lacks the version string or the capabilities object (HTTP 400).
-        HeaderMismatch: ``MCP-Protocol-Version`` is missing or names another version (-32020).
-        UnsupportedProtocolVersion: not a stateless version this server speaks (-32022).
-    """
-    version, caps = modern_envelope(message, request_id)
-    if check_header:
-        header = (header_version or "").strip()
-        if header != version:
-            raise HeaderMismatch(
-                f"Header mismatch: MCP-Protocol-Version is {header or 'missing'} but _meta says {version}",
-                request_id=request_id,
-            )
-    check_modern_version(version, request_id)
-    return versions.ProtocolVersion.of(version), caps
-
-
-def modern_envelope(message: jsonrpc.Message, request_id: str | int | None = None) -> tuple[str, dict[str, Any]]:
-    """A 2026-07-28 request's ``(version, client capabilities)`` from its ``_meta``.
-
-    Raises:
-        InvalidEnvelope: ``_meta`` lacks the version string or the capabilities object
-            (HTTP answers it 400).
-    """
-    meta = message.meta
-    version = meta.get(META_PROTOCOL_VERSION)
-    caps = meta.get(META_CLIENT_CAPABILITIES)
-    if not isinstance(version, str) or not isinstance(caps, dict):
-        raise InvalidEnvelope(
-            "Invalid params: 2026-07-28 requests must carry params._meta with "
-            f"'{META_PROTOCOL_VERSION}' (a string) and '{META_CLIENT_CAPABILITIES}' (an object)",
-            request_id=request_id,
-        )
-    return version, caps
-
-
-def check_modern_version(version: str, request_id: str | int | None = None) -> None:
-    """Raise -32022 unless ``version`` is a 2026-07-28-era version this server speaks."""
-    if version not in versions.MODERN_VERSIONS:
-        raise UnsupportedProtocolVersion(
-            f"Unsupported protocol version {jsonenc.show(version)}; this server speaks "
-            f"{', '.join(versions.MODERN_VERSIONS)} per request (and older versions through initialize)",
-            {"supported": list(versions.MODERN_VERSIONS), "requested": version},
-            request_id=request_id,
-        )

@@ -15,7 +15,7 @@ from streams.stream_wire import Wire
 from support import serve
 
 from nanohubmcp import MCPServer
-from nanohubmcp.server import connection as batch
+from nanohubmcp.server import batches as batch
 
 
 def build() -> MCPServer:

@@ -1,0 +1,76 @@
+"""A 2026-07-28 request's envelope: the protocol version and client capabilities its ``_meta`` carries.
+
+Owns :func:`modern_version` (the envelope, then the ``MCP-Protocol-Version`` header agreeing with
+it, then the version being one this server speaks, in the spec's order), :func:`modern_envelope`
+and :func:`check_modern_version`. Which era a request belongs to, and the version of a handshake-era
+request, are the connection seam's (:func:`~nanohubmcp.server.connection.is_modern`,
+:func:`~nanohubmcp.server.connection.handshake_version`), which calls these for every 2026-07-28
+request.
+
+Source: MCP 2026-07-28, Basic § Versioning, § Transports § Streamable HTTP (protocol version header).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...errors import HeaderMismatch, InvalidEnvelope, UnsupportedProtocolVersion
+from ...protocol import jsonenc, jsonrpc, versions
+from ..wire.request import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
+
+__all__ = ["check_modern_version", "modern_envelope", "modern_version"]
+
+
+def modern_version(
+    message: jsonrpc.Message, header_version: str | None = None, *, check_header: bool = False,
+    request_id: str | int | None = None,
+) -> tuple[versions.ProtocolVersion, dict[str, Any]]:
+    """A 2026-07-28 request's ``(version, client capabilities)`` from its ``_meta``, checked in the
+    spec's order: the envelope, then (``check_header``: HTTP) the header agreeing with it, then
+    the version being one this server speaks. Each error carries ``request_id``.
+
+    Raises:
+        InvalidEnvelope: ``_meta`` lacks the version string or the capabilities object (HTTP 400).
+        HeaderMismatch: ``MCP-Protocol-Version`` is missing or names another version (-32020).
+        UnsupportedProtocolVersion: not a stateless version this server speaks (-32022).
+    """
+    version, caps = modern_envelope(message, request_id)
+    if check_header:
+        header = (header_version or "").strip()
+        if header != version:
+            raise HeaderMismatch(
+                f"Header mismatch: MCP-Protocol-Version is {header or 'missing'} but _meta says {version}",
+                request_id=request_id,
+            )
+    check_modern_version(version, request_id)
+    return versions.ProtocolVersion.of(version), caps
+
+
+def modern_envelope(message: jsonrpc.Message, request_id: str | int | None = None) -> tuple[str, dict[str, Any]]:
+    """A 2026-07-28 request's ``(version, client capabilities)`` from its ``_meta``.
+
+    Raises:
+        InvalidEnvelope: ``_meta`` lacks the version string or the capabilities object
+            (HTTP answers it 400).
+    """
+    meta = message.meta
+    version = meta.get(META_PROTOCOL_VERSION)
+    caps = meta.get(META_CLIENT_CAPABILITIES)
+    if not isinstance(version, str) or not isinstance(caps, dict):
+        raise InvalidEnvelope(
+            "Invalid params: 2026-07-28 requests must carry params._meta with "
+            f"'{META_PROTOCOL_VERSION}' (a string) and '{META_CLIENT_CAPABILITIES}' (an object)",
+            request_id=request_id,
+        )
+    return version, caps
+
+
+def check_modern_version(version: str, request_id: str | int | None = None) -> None:
+    """Raise -32022 unless ``version`` is a 2026-07-28-era version this server speaks."""
+    if version not in versions.MODERN_VERSIONS:
+        raise UnsupportedProtocolVersion(
+            f"Unsupported protocol version {jsonenc.show(version)}; this server speaks "
+            f"{', '.join(versions.MODERN_VERSIONS)} per request (and older versions through initialize)",
+            {"supported": list(versions.MODERN_VERSIONS), "requested": version},
+            request_id=request_id,
+        )
