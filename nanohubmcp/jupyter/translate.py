@@ -201,6 +201,8 @@ class _Builder:
         self.futures: list[str] = []
         self.dropped: list[str] = []
         self.found: dict[str, list[str]] = {"tool": [], "resource": [], "prompt": []}
+        self.registered: dict[tuple[str, str], tuple[int, str]] = {}
+        """(kind, name or URI) -> (its block, its decorator line): a cell run again later replaces it."""
 
     def add_cell(self, text: str) -> None:
         code = self.transformer.transform_cell(text)
@@ -228,7 +230,15 @@ class _Builder:
         decorator = f"@server.{method}({options})"
         if kind == "tool" and spec.main:
             decorator += "  # --main (the kernel's thread) applies in notebooks only"
-        self.found[kind].append(spec.uri if kind == "resource" else spec.name or info.name)
+        key = spec.uri if kind == "resource" else spec.name or info.name
+        earlier = self.registered.get((kind, key))
+        if earlier is None:
+            self.found[kind].append(key)
+        else:  # the notebook's way to edit a component: the later cell's definition is the one served
+            block, line = earlier
+            self.blocks[block] = self.blocks[block].replace(
+                line, f"# ({kind} {key!r} is registered again in cell {self.number})", 1)
+        self.registered[(kind, key)] = (len(self.blocks), decorator)
         lines = code.splitlines()
         lines.insert(info.lineno - 1, decorator)
         return "\n".join(lines)

@@ -319,3 +319,21 @@ def test_a_statement_that_calls_something_is_kept_as_the_readme_says() -> None:
     assert "# dropped (display only): values.__len__\n" in text
     assert "# dropped (display only): display(values)\n" in text
     assert "\nsorted(values)\nrandom.seed(0)\n" in text
+
+
+def test_a_tool_defined_again_in_a_later_cell_is_registered_once_by_its_last_definition() -> None:
+    # A trial finding: both definitions were registered (a RegistrationWarning at every start of the
+    # script) and the export counted "2 tools" for the one the notebook serves.
+    import warnings
+
+    script = plain(
+        "%%mcp_tool\ndef add(a: int, b: int) -> int:\n    '''Add.'''\n    return a + b\n",
+        "%%mcp_tool\ndef add(a: int, b: int) -> int:\n    '''Add, corrected.'''\n    return a + b + 0\n",
+    )
+    assert script.tools == ("add",)
+    assert script.text.count("@server.tool()") == 1
+    assert "# (tool 'add' is registered again in cell 2)" in script.text
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        server = load(script)
+    assert server.core.registry.tools.get("add").description == "Add, corrected."
