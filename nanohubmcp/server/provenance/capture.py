@@ -386,31 +386,41 @@ def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires:
     # a kept result's digest is the SHA-256 of its text, made when the record is read (rows.view)
     digest = None if kept is not None else digest_text(text)
     finished: float | None = ended
-    links = resource_links(result)
-    fields: dict[str, Any] = {
-        "request_id": request_id,
-        "protocol_version": str(version),
-        "executor": "event-loop" if tool.is_coroutine else "worker-pool",
-        "status": "failed" if result.get("isError") else "completed",
-        "arguments": stored_arguments(arguments, code["secrets"]) if isinstance(arguments, dict) else {},
-        "where": {"thread": thread.name},
-    }
-    if principal is not None:
-        fields["principal"] = str(principal.subject)
-    if session is not None:
-        fields["session"] = session.id
+    trace_id = span_id = None
     if span is not None:
         ids = span.get_span_context()
-        fields["trace_id"], fields["span_id"] = format(ids.trace_id, "032x"), format(ids.span_id, "016x")
-    if isinstance(cached, dict):
-        fields["cache"] = "hit" if hit else "miss"
+        trace_id, span_id = format(ids.trace_id, "032x"), format(ids.span_id, "016x")
+    links = resource_links(result)
+    status = "failed" if result.get("isError") else "completed"
+    extra = None
     if job_id is not None and not hit:  # the job's record, open until the job ends
-        fields.update(status="working", job_id=job_id, handle_digest=digest or digest_text(text))
-        finished, digest, kept, links = None, None, None, []
-    if links:
-        fields["resource_links"] = links
-    row = CallRow(record_id, owner, tool.name, facts[0], created, expires, started=started, ended=finished,
-                  result_digest=digest, result=kept, extra=_json(fields))
+        extra = _json({"job_id": job_id, "handle_digest": digest or digest_text(text)})
+        status, finished, digest, kept, links = "working", None, None, None, []
+    row = CallRow(
+        record_id,
+        owner,
+        tool.name,
+        facts[0],
+        created,
+        expires,
+        str(principal.subject) if principal is not None else None,
+        session.id if session is not None else None,
+        request_id,
+        str(version),
+        trace_id,
+        span_id,
+        started,
+        finished,
+        "event-loop" if tool.is_coroutine else "worker-pool",
+        thread.name,
+        status,
+        digest,
+        kept,
+        _json(links) if links else None,
+        ("hit" if hit else "miss") if isinstance(cached, dict) else None,
+        _json(stored_arguments(arguments if isinstance(arguments, dict) else {}, code["secrets"])),
+        extra,
+    )
     source = code["source"]
     return row, facts, (code["hash"], source) if source is not None else None
 
@@ -437,15 +447,17 @@ def _job_end(end: JobEnd, earlier: Earlier, created: float, expires: float) -> M
     else:
         digest = kept = None
     links = resource_links(end.result or {})
-    # the further keys override the columns of the same names (rows.view): a record written with its fields
-    # in columns (before 2026-12-02 evening) and one written with them in `extra` are completed alike
-    extra.update(status=end.status, executor=end.executor, resource_links=links)
+    for key in ("status", "executor", "resource_links"):  # the columns are the record's (rows.view: extra wins)
+        extra.pop(key, None)
     done = row._replace(
         created=created,
         expires=expires,
+        status=end.status,
         ended=end.finished_at or time.time(),
+        executor=end.executor,
         result_digest=digest,
         result=kept,
+        resource_links=_json(links) if links else None,
         extra=_json(extra),
     )
     return done, None, None

@@ -1,18 +1,13 @@
 """A provenance record as stored, and the record readers see, made from it at read time.
 
-A call's record is stored as one row (:class:`CallRow`) of the columns a read or a purge selects
-by or that are large — id, owner, tool, facts key, created, expires, started, ended and the kept
-result's text — and **one JSON object of every other field** (``extra``: the principal, session,
-request id, protocol version, trace and span ids, executor, thread, status, cache, resource links,
-the arguments as a value, a job's further keys), and a reference to the **facts** its tool and
-process share: the code's hash, module, qualified name and version, the Python and package
-versions, the host and process id (:func:`facts_of`, one JSON object per tool and process,
-stored once). Each column bound costs an insert ~1.3k instructions (Python's ``sqlite3``), more
-than the same field costs inside one JSON text (bench/provenance.md). No JSON of the whole
-record is written per call; :func:`view` joins a row, its ``extra`` and its facts into the
-record's JSON object (the fields of :mod:`.capture`) when someone reads it. Rows written before
-2026-12-02 evening have those fields in columns of their own (still in the table, then None):
-:func:`view` reads both, ``extra``'s keys winning.
+A call's record is stored as one row of columns (:class:`CallRow`: ids, owner, times, where it
+ran, the status, the result's digest, and three small JSON texts: the arguments, the kept
+result, further keys) and a reference to the **facts** its tool and process share: the code's
+hash, module, qualified name and version, the Python and package versions, the host and process
+id (:func:`facts_of`, one JSON object per tool and process, stored once). No JSON of the whole
+record is written per call; :func:`view` joins a row and its facts into the record's JSON object
+(the fields of :mod:`.capture`) when someone reads it; the further keys (``extra``) override
+columns of the same names (rows written between 45f43f6 and its revert kept most fields there).
 
 The kept result is read both as a value (``result``, its keys in the result's order) and as the
 exact text its digest hashes (``result_text``: ``sha256(result_text.encode())`` is
@@ -67,9 +62,9 @@ class CallRow(NamedTuple):
     arguments: str | None = None
     """The arguments as JSON text (a secret one's value replaced)."""
     extra: str | None = None
-    """A JSON object of the record's other fields (see the module's text; a job's ``job_id``,
-    ``error``, …; ``where`` holds the thread and what the executor adds to where the call ran);
-    its keys override the columns of the same names, or None."""
+    """A JSON object of the record's further keys (a job's ``job_id``, ``error``, …; ``where``
+    holds what the executor adds to where the call ran; a key overrides the column of its name),
+    or None."""
     body: str | None = None
     """A first-schema record's whole JSON (then every other column but the ids and times is None)."""
 

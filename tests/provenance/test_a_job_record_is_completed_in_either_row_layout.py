@@ -1,6 +1,6 @@
-"""A job's record written by the earlier row layout (every field in a column of its own) and completed
-by this version (a server upgraded and restarted while the job ran) reads the job's end: the status,
-executor and resource links of the end, the thread and arguments of the start."""
+"""A job's record reads the job's end once completed (the status, executor and resource links of the end,
+the thread and arguments of the start), whether its row has every field in a column of its own or most
+of them in its ``extra`` JSON (rows written by 45f43f6, read and completed by this version)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,21 @@ import time
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+
 from nanohubmcp.server.provenance.capture import JobEnd, build
 from nanohubmcp.server.provenance.record_db import SQLiteRecords
 from nanohubmcp.server.provenance.rows import CallRow, view
 
+PACKED = (
+    '{"request_id":7,"protocol_version":"2025-11-25","executor":"worker-pool","status":"working",'
+    '"arguments":{"n":3},"where":{"thread":"nanohubmcp-worker-1"},"principal":"alice","job_id":"j-1",'
+    '"handle_digest":"sha256:00"}'
+)
 
-def test_an_earlier_layout_job_record_reads_its_end(tmp_path: Path) -> None:
+
+@pytest.mark.parametrize("packed", [False, True], ids=["columns", "extra"])
+def test_a_job_record_reads_its_end(tmp_path: Path, packed: bool) -> None:
     now = time.time()
     started = CallRow(
         id="run000abcdefabcdefabcdef", owner="alice", tool="slow", facts=None, created=now, expires=now + 60,
@@ -22,6 +31,8 @@ def test_an_earlier_layout_job_record_reads_its_end(tmp_path: Path) -> None:
         result_digest=None, result=None, resource_links=None, cache=None, arguments='{"n":3}',
         extra='{"job_id":"j-1","handle_digest":"sha256:00"}',
     )
+    if packed:
+        started = CallRow(started.id, "alice", "slow", None, now, now + 60, started=now, extra=PACKED)
     store = SQLiteRecords(str(tmp_path))
     store.put_many([started], {}, 100)
     job = SimpleNamespace(
