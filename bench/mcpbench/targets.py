@@ -41,8 +41,8 @@ BOUNDS = {
              "1-process server's CPU seconds on 2 cores move between processes and rounds (read the one-core "
              "ratio beside it; bench/scaleout.md, §13.6)",
     "otel": "the SDK's own span + measurement with the conventions' attributes: ~330k instructions per call (§13.7)",
-    "prov": "the record made (~45k instructions: the result's and arguments' JSON, the row), stored (~28k) and "
-            "handed over (~20k) with SQLite: one Python-made row per call (~95k) against ~55k that 1.05x leaves; "
+    "prov": "the record made (~26k instructions: the result's and arguments' JSON, the row), stored (~27k) and "
+            "handed over (~19k) with SQLite: one Python-made row per call (~72k) against ~55k that 1.05x leaves; "
             "the HTTP instruction row moves ±10 % between runs (bench/provenance.md)",
     "cache": "a front hit still runs the layers before the cache and leaves a provenance record; each held entry is "
              "checked against cache.sqlite3 once a second, every few calls under valgrind (§13.8)",
