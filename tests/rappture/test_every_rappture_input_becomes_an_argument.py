@@ -174,6 +174,8 @@ def test_given_arguments_reach_the_program_converted_to_the_declared_units(tool:
     [
         ({"mass": "3eV"}, "'eV' is not a unit of the same kind as 'kg'; units that fit: kg, g"),
         ({"mass": "3 blorgs"}, "mass (Mass): unknown unit 'blorgs'; units that fit: kg"),
+        ({"mass": "3 __import__('os')"}, "unknown unit \"__import__('os')\"; units that fit: kg"),
+        ({"mass": "(3 kg"}, "'(3 kg' is not a number (write it like 1.5kg)"),
         ({"mass": "5kg"}, "'5kg' is 5kg, above the maximum 2kg"),
         ({"mass": "1" * 100_000 + "g"}, "mass (Mass): a number is at most 256 characters, not 100001"),
         ({"mass": 0.0001}, "below the minimum 1g"),

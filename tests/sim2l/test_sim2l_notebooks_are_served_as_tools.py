@@ -133,6 +133,14 @@ async def test_a_sim2l_runs_with_papermill_and_identical_inputs_come_from_the_st
                 ({"picture_in": {"base64": "aGk="}}, "picture_in"),
                 ({"temperature": "nan K"}, "not a finite number"),  # trial findings: a run of null outputs,
                 ({"temperature": "1" * 100_000 + " K"}, "at most 256 characters"),  # and minutes of pint's parse
+                # pint's parser failing (AssertionError, TokenError...): say what to write (a trial got
+                # "AssertionError")
+                (
+                    {"temperature": "__import__('os') K"},
+                    "cannot read \"__import__('os') K\" as a number with units: "
+                    "write a number and units like 300 K or 25 degC (the input is in K)",
+                ),
+                ({"temperature": "((3 K"}, "cannot read \"((3 K\" as a number with units"),
             ):
                 with pytest.raises(MCPError) as refused:
                     await client.call_tool("allkinds", bad)

@@ -121,8 +121,13 @@ def _reason(item: Declaration, exc: Exception, value: object = None) -> str:
         return f"{json.dumps(value)} is out of range: the {text[0].lower()}{text[1:]}{units}"
     if kind == "DimensionalityError":
         return f"{text}; give a number in {item.units} or a string with units of that kind"
-    if kind in ("UndefinedUnitError", "DefinitionSyntaxError"):
+    if kind == "UndefinedUnitError":
         return f"unknown units ({text}); the input is in {item.units}"
+    if item.type == "Number" and isinstance(value, str) and not text.endswith(" is not a number"):
+        # pint's expression parser fails with whatever its tokenizer or evaluator raised
+        # (AssertionError, TokenError, ZeroDivisionError, DefinitionSyntaxError...): none says what to fix.
+        return (f"cannot read {json.dumps(value)} as a number with units: write a number and units "
+                f"like 300 K or 25 degC (the input is in {item.units})")
     if item.type == "Element":
         return f"not an element symbol or name ({text})"
     if item.type == "Choice":
