@@ -1,0 +1,256 @@
+"""How an ``MCPServer`` is served: its :class:`Serving` collaborator, which owns the runner while serving.
+
+``MCPServer``'s serving verbs (``run``, ``start``, ``stop``, ``make_app``, ``call``) keep their
+signatures and documentation on the facade and hand each call to a :class:`Serving`, which owns
+the runner while serving and the public URL it advertises. The transports are imported only by
+this package, and only when serving starts, so building a server imports no Tornado code.
+
+- ``serving.runners``: ``run()``'s options checked and turned into a transports ``Runner``;
+- ``serving.banner``: what the user sees (the startup banner, the base URL, a one-line error);
+- ``serving.servable``: :class:`~nanohubmcp.serving.servable.Servable`, what serving uses of the server.
+
+This package names the Jupyter layer once, lazily: :meth:`Serving.run` inside a kernel hands over
+to ``nanohubmcp.jupyter.kernel_server``, which serves in the background instead of blocking the
+kernel. That module imports nothing of the facade, so the arrow makes no cycle; the layer
+contract in ``pyproject.toml`` lists it as its one exception.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ConfigurationError
+from .banner import banner, base_url, one_line_if_uncaught
+from .runners import check_workers, make_runner, resolve_transport, verifier
+
+if TYPE_CHECKING:
+    from ..server.core import ServerCore
+    from ..server.direct import CallResult
+    from ..transports.runner import Runner
+    from .servable import Servable
+
+__all__ = ["DEFAULT_MAX_REQUEST_BYTES", "Serving", "resolve_transport"]
+
+DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
+"""Request body limit in bytes (413 above it)."""
+
+
+def serve_stdio(server: Servable) -> None:
+    """Serve ``server`` over stdio until the client closes stdin (blocking)."""
+    from ..transports.stdio import serve_stdio as serve
+
+    serve(server)
+
+
+def loop_running() -> bool:
+    """True inside a running asyncio event loop."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def in_kernel() -> bool:
+    """True inside a Jupyter kernel (checked without importing IPython when it is not loaded)."""
+    if "ipykernel" not in sys.modules:
+        return False
+    from IPython import get_ipython
+
+    shell = get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+class Serving:
+    """Serving one server: over HTTP in the foreground or the background, or over stdio.
+
+    The server is passed to each verb (this object keeps no reference to it).
+
+    Attributes:
+        public_url: the URL advertised while serving (``run(public_url=...)``), else None.
+    """
+
+    def __init__(self) -> None:
+        self._runner: Runner | None = None
+        self.public_url: str | None = None
+
+    def make_app(
+        self,
+        server: Servable,
+        *,
+        path_prefix: str,
+        public_url: str | None,
+        allowed_origins: str | Iterable[str] | None,
+        max_request_bytes: int,
+        token: str | None,
+    ) -> Any:
+        """The ``tornado.web.Application`` serving ``server`` (for the caller's own HTTPServer)."""
+        from ..transports.config import TransportConfig
+        from ..transports.routes import make_app
+
+        config = TransportConfig(
+            path_prefix=path_prefix,
+            public_url=public_url,
+            allowed_origins=allowed_origins,
+            max_request_bytes=max_request_bytes,
+            auth=verifier(server, token),
+        )
+        return make_app(server, config)
+
+    @property
+    def token(self) -> str | None:
+        """The static bearer token of the running server, else None."""
+        runner = self._runner
+        return getattr(runner.config.auth, "token", None) if runner is not None else None
+
+    def run(
+        self,
+        server: Servable,
+        host: str | None,
+        port: int | None,
+        path_prefix: str,
+        *,
+        allowed_origins: str | Iterable[str] | None,
+        max_request_bytes: int,
+        public_url: str | None,
+        quiet: bool,
+        token: str | None,
+        transport: str | None,
+        compat: dict[str, Any],
+        workers: int = 1,
+    ) -> None:
+        """``MCPServer.run``: serve until interrupted (stdio, a kernel's background, a running loop, HTTP)."""
+        if resolve_transport(transport) == "stdio":
+            if in_kernel() or loop_running():
+                raise ConfigurationError(
+                    "transport='stdio' needs a process of its own (not a notebook kernel "
+                    "or a running event loop): run the script from a desktop client"
+                )
+            self.stop()
+            serve_stdio(server)
+            return
+        if in_kernel():
+            from ..jupyter.kernel_server import run_in_kernel
+
+            run_in_kernel(
+                server,
+                host,
+                port,
+                quiet=quiet,
+                path_prefix=path_prefix,
+                allowed_origins=allowed_origins,
+                max_request_bytes=max_request_bytes,
+                public_url=public_url,
+                token=token,
+                **compat,
+            )
+            return
+        if loop_running():
+            self.start(
+                server,
+                host or "127.0.0.1",
+                port,
+                path_prefix,
+                allowed_origins=allowed_origins,
+                max_request_bytes=max_request_bytes,
+                public_url=public_url,
+                quiet=quiet,
+                loop="thread",
+                token=token,
+                compat=compat,
+            )
+            return
+        host = host or "127.0.0.1"
+        check_workers(server, workers)
+        self.stop()
+        runner = make_runner(
+            server, host, port, path_prefix, public_url, allowed_origins, max_request_bytes, compat, token=token
+        )
+        self._runner = runner
+        self.public_url = public_url
+
+        def ready() -> None:
+            print(banner(server, host, runner.config.auth), flush=True)
+
+        try:
+            runner.serve_forever(workers, on_ready=None if quiet else ready)
+        except ConfigurationError as exc:  # a busy port, say: one line when nobody catches it
+            one_line_if_uncaught(exc)
+            raise
+        finally:
+            self._runner = None
+
+    def start(
+        self,
+        server: Servable,
+        host: str,
+        port: int | None,
+        path_prefix: str,
+        *,
+        allowed_origins: str | Iterable[str] | None,
+        max_request_bytes: int,
+        public_url: str | None,
+        quiet: bool,
+        loop: str,
+        token: str | None,
+        compat: dict[str, Any],
+    ) -> None:
+        """``MCPServer.start``: serve in the background (``loop`` "thread" or "current"); returns once listening."""
+        self.stop()
+        runner = make_runner(
+            server, host, port, path_prefix, public_url, allowed_origins, max_request_bytes, compat, token=token
+        )
+        self.public_url = public_url
+        if loop == "thread":
+            runner.start_thread()
+        elif loop == "current":
+            runner.start_on_loop()
+        else:
+            raise ConfigurationError('loop must be "thread" or "current"')
+        self._runner = runner
+        if not quiet:
+            print(banner(server, host, runner.config.auth), flush=True)
+
+    def stop(self) -> None:
+        """Stop serving (if serving) and free the port; safe to call twice and from any thread."""
+        runner, self._runner = self._runner, None
+        if runner is not None:
+            runner.stop()
+
+    def call(self, core: ServerCore, name: str, arguments: dict[str, Any] | None, *,
+             server: object = None) -> CallResult:
+        """``MCPServer.call``: tool ``name`` through the running server's call path, from a thread."""
+        from ..server import direct  # calls from the serving program: not needed to start serving
+
+        loop = self._runner.loop if self._runner is not None else None
+        return direct.call_from_thread(core, loop, name, arguments, server=server)
+
+    async def call_async(self, core: ServerCore, name: str, arguments: dict[str, Any] | None, *,
+                         server: object = None) -> CallResult:
+        """:meth:`call` for a coroutine: on the server's loop when it runs elsewhere."""
+        from ..server import direct
+
+        loop = self._runner.loop if self._runner is not None else None
+        if loop is None or asyncio.get_running_loop() is loop:
+            return await direct.call_tool(core, name, arguments, server=server)
+        return await asyncio.wrap_future(
+            asyncio.run_coroutine_threadsafe(direct.call_tool(core, name, arguments, server=server), loop)
+        )
+
+    @property
+    def running(self) -> bool:
+        """True while serving."""
+        return self._runner is not None and self._runner.running
+
+    @property
+    def port(self) -> int | None:
+        """The bound port while serving."""
+        return self._runner.port if self._runner is not None else None
+
+    @property
+    def url(self) -> str | None:
+        """The base URL clients use (the public URL when set), with a trailing slash."""
+        return base_url(self._runner)

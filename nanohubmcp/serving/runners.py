@@ -1,0 +1,119 @@
+"""From ``run()``'s options to a transports ``Runner``: the checks, the verifier, the runner itself.
+
+What ``MCPServer.run``/``start`` are given is checked here before anything binds: the transport
+(:func:`resolve_transport`), the number of processes (:func:`check_workers`), the 0.4.x keywords
+still accepted (:data:`COMPAT_RUN_OPTIONS`), and authorization on a non-loopback address (a
+warning). :func:`make_runner` then builds the runner; the transports are imported only there,
+when serving starts. Starting, stopping and the runner's life are :class:`~nanohubmcp.serving.Serving`'s.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import logging
+import os
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from ..transports.runner import Runner
+    from .servable import Servable
+
+log = logging.getLogger("nanohubmcp")
+
+COMPAT_RUN_OPTIONS = frozenset({"require_session_header", "require_route_headers"})
+"""0.4.x ``run()`` keywords accepted (and ignored: sessions and route headers are always checked)."""
+
+TRANSPORTS = ("http", "stdio")
+"""What ``run(transport=...)`` and ``$MCP_TRANSPORT`` accept."""
+
+
+def resolve_transport(transport: str | None) -> str:
+    """``transport``, else ``$MCP_TRANSPORT``, else ``"http"``; ConfigurationError for anything else."""
+    chosen = (transport or os.environ.get("MCP_TRANSPORT") or "http").strip().lower()
+    if chosen not in TRANSPORTS:
+        raise ConfigurationError(
+            f"transport must be one of {', '.join(TRANSPORTS)} (run(transport=...) or $MCP_TRANSPORT), got {chosen!r}"
+        )
+    return chosen
+
+
+def make_runner(
+    server: Servable,
+    host: str,
+    port: int | None,
+    path_prefix: str,
+    public_url: str | None,
+    allowed_origins: str | Iterable[str] | None,
+    max_request_bytes: int,
+    compat: dict[str, Any],
+    *,
+    token: str | None = None,
+) -> Runner:
+    """A transports ``Runner`` for ``server`` (nothing is bound yet).
+
+    Logs a warning when ``host`` is not a loopback address and no authorization is configured.
+
+    Raises:
+        ConfigurationError: an unknown keyword, or an unusable option (the message says which).
+    """
+    from ..transports.auth import bind_resource
+    from ..transports.config import TransportConfig
+    from ..transports.runner import Runner, resolve_port
+
+    unknown = set(compat) - COMPAT_RUN_OPTIONS
+    if unknown:
+        raise ConfigurationError(f"unknown run() option(s): {', '.join(sorted(unknown))}")
+    auth = verifier(server, token)
+    config = TransportConfig(
+        path_prefix=path_prefix,
+        public_url=public_url,
+        allowed_origins=allowed_origins,
+        max_request_bytes=max_request_bytes,
+        auth=auth,
+        loopback_bound=is_loopback(host),
+    )
+    if auth is None and not is_loopback(host):
+        log.warning(
+            "serving on %s with no authorization: anyone who can reach the port can call every tool; "
+            "pass token=... (or set MCP_TOKEN), or auth=..., or bind host='127.0.0.1'",
+            host or "all interfaces",
+        )
+    bind_resource(config, host)  # an unknowable audience fails here, before binding
+    return Runner(server, config, host, resolve_port(port))
+
+
+def check_workers(server: Servable, workers: object) -> None:
+    """Refuse ``workers`` that cannot work: not a positive integer, or several processes
+    without a shared state store (each would answer the others' sessions with 404).
+
+    Raises:
+        ConfigurationError: the message says what to set.
+    """
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ConfigurationError(f"workers must be a positive integer, not {workers!r}")
+    if workers > 1 and not server.core.state_url.shared:
+        raise ConfigurationError(
+            f"workers={workers} needs a shared state store, or each process would answer the others' sessions "
+            "with 404: pass state_url='redis://HOST:6379/0' to MCPServer (or set NANOHUBMCP_STATE_URL, or "
+            "nanohubmcp run --state-url)"
+        )
+
+
+def verifier(server: Servable, token: str | None) -> Any:
+    """The verifier serving ``server`` with ``token`` (see ``MCPServer(auth=...)``), or None."""
+    from ..auth.verifiers import resolve
+
+    return resolve(server.auth, token)
+
+
+def is_loopback(host: str) -> bool:
+    """True for an address only this machine reaches (``127.0.0.0/8``, ``::1``, ``localhost``)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
