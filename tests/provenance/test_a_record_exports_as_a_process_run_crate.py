@@ -93,3 +93,23 @@ async def test_an_exported_crate_reads_back_and_names_inputs_outputs_and_code(tm
     unknown = subprocess.run([*command[:5], "no-such-record", *command[6:]], capture_output=True, text=True, timeout=60)
     assert unknown.returncode == 1
     assert "no provenance record 'no-such-record'" in unknown.stderr
+
+
+async def test_a_cache_hits_crate_names_the_record_of_the_run_that_produced_its_result(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    server = MCPServer("crates", state_dir=str(state), auth=StaticTokenVerifier({"alice-token": "alice"}))
+    server.tool(cache=True)(band_gap)
+    with serve(server) as url:
+        async with official(url, "alice-token") as alice:
+            miss = await alice.call_tool("band_gap", {"material": "Ge"})
+            hit = await alice.call_tool("band_gap", {"material": "Ge"})
+        assert hit.meta["io.nanohub/cache"] == {"hit": True}
+        written = server.export_provenance(hit.meta["io.nanohub/provenance"], tmp_path / "hit")
+    found = check_crate(written)
+    produced = miss.meta["io.nanohub/provenance"]
+    assert json.loads((written / "provenance.json").read_text())["cached_from"] == produced
+    assert found["action"]["description"].startswith(f"Answered from the result cache (the run that produced the "
+                                                     f"result: {produced}); the lookup ran on executor ")
+    result = found["crate"].get("result.json")
+    assert result["isBasedOn"]["url"] == produced
+    assert result["isBasedOn"]["identifier"] == produced.rsplit("/", 1)[1]

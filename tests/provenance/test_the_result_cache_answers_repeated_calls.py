@@ -57,6 +57,13 @@ async def test_a_repeated_call_is_a_hit_for_its_caller_only(server: CacheServer)
         assert server.runs("simulate") == 2
         record = json.loads((await first.read_resource(hit.meta["io.nanohub/provenance"])).contents[0].text)
         assert record["cache"] == "hit"
+        # The hit's record names the record of the run that produced its result (a trial finding: its
+        # executor, host and times are the lookup's); the wire names only the hit's own record.
+        assert record["cached_from"] == miss.meta["io.nanohub/provenance"]
+        assert hit.meta["io.nanohub/provenance"] != miss.meta["io.nanohub/provenance"]
+        assert set(hit.meta) == {CACHE, "io.nanohub/provenance"}
+        produced = json.loads((await first.read_resource(record["cached_from"])).contents[0].text)
+        assert (produced["cache"], produced["cached_from"]) == ("miss", None)
         assert (
             record["result_digest"]
             == json.loads((await first.read_resource(miss.meta["io.nanohub/provenance"])).contents[0].text)[
@@ -103,7 +110,9 @@ async def test_entries_survive_a_restart(tmp_path: Path) -> None:
     first = CacheServer(state, runs)
     try:
         async with client(first.url) as session:
-            assert (await session.call_tool("table", {"n": 5})).meta[CACHE] == {"hit": False}
+            miss = await session.call_tool("table", {"n": 5})
+            assert miss.meta[CACHE] == {"hit": False}
+            produced = miss.meta["io.nanohub/provenance"]
     finally:
         first.stop()
     second = CacheServer(state, runs)
@@ -111,6 +120,8 @@ async def test_entries_survive_a_restart(tmp_path: Path) -> None:
         async with client(second.url) as session:
             again = await session.call_tool("table", {"n": 5})
             assert again.meta[CACHE] == {"hit": True}
+            record = json.loads((await session.read_resource(again.meta["io.nanohub/provenance"])).contents[0].text)
+            assert record["cached_from"] == produced  # the first server's run
             assert json.loads(again.content[0].text) == [0, 1, 4, 9, 16]
         assert second.runs("table") == 1
     finally:

@@ -13,6 +13,10 @@ it and share its result (one run). Only complete results are stored: an ``isErro
 a job handle, an ``input_required`` step or a protocol error is never kept. A tool registered
 again in the same process (a notebook cell run again) drops its entries.
 
+An entry keeps the URI of the provenance record of the run that produced it (in the stored
+result's ``_meta``, as that run answered it); a hit moves it off the wire into the hit's own
+record (``cached_from``, through :data:`.capture.CACHED_FROM`).
+
 A repeated call is first looked up in this process's front (:mod:`.cache_front`) by the call as
 received, without the schema checks, the canonical JSON and the hash of the store's key, and
 without reading the store; only what the front does not hold (or holds for longer than it may
@@ -30,12 +34,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import InvalidArguments
 from ..asks.context_asks import ASKED_CLIENT
+from ..jobs.record import PROVENANCE_META as META_KEY
 from ..results.store import URI_PREFIX, owner_of
 from ..wire.trace_context import SPAN
 from . import capture, code_reach
 from .cache_front import arguments_key
 from .cache_store import MemoryCache, ResultCache, encode
-from .capture import CACHE_META
+from .capture import CACHE_META, CACHED_FROM
+from .rows import URI_PREFIX as RECORD_PREFIX
 from .tool_options import CACHE, CACHE_TTL, SHARED
 
 if TYPE_CHECKING:
@@ -138,6 +144,8 @@ class CacheLayer:
             if _keepable(result, request):
                 entry = {k: v for k, v in result.items() if k != "_meta"}
                 meta = {k: v for k, v in (result.get("_meta") or {}).items() if not k.startswith("io.nanohub/")}
+                if request.context.provenance_id is not None:  # the record of this run: a hit's record names it
+                    meta[META_KEY] = RECORD_PREFIX + request.context.provenance_id
                 if meta:
                     entry["_meta"] = meta
                 ttl = tool.extra.get(CACHE_TTL)
@@ -196,8 +204,13 @@ def _marked(result: dict[str, Any], request: Request, *, hit: bool, coalesced: b
     info: dict[str, Any] = {"hit": hit}
     if coalesced:
         info["coalesced"] = True
-    span = request.context.slots.get(SPAN)
+    slots = request.context.slots
+    span = slots.get(SPAN)
     if span is not None:
         span.set_attribute(SPAN_HIT, True)
-    result.setdefault("_meta", {})[CACHE_META] = info
+    meta = result.setdefault("_meta", {})
+    produced = meta.pop(META_KEY, None)  # the producing run's record: for this call's record, not the wire
+    if produced is not None:
+        slots[CACHED_FROM] = produced
+    meta[CACHE_META] = info
     return result

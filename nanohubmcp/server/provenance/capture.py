@@ -36,6 +36,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from ..results.store import owner_for
+from ..wire.request import Slot
 from .rows import CallRow, digest_text, facts_of
 
 if TYPE_CHECKING:
@@ -314,15 +315,17 @@ def here() -> dict[str, Any]:
 # -- making a record from what a call handed over ------------------------------------------------
 PendingCall = tuple[
     str, "Tool", "Principal | None", "Session | None", "str | int | None", "ProtocolVersion",
-    "str | None", Any, dict[str, Any], float, float, threading.Thread, Any,
+    "str | None", Any, dict[str, Any], float, float, threading.Thread, Any, "str | None",
 ]
 """What a call hands over for its record (references only): ``(record_id, tool, principal,
-session, request_id, version, job_id, arguments, result, started, ended, thread, span)`` — the
+session, request_id, version, job_id, arguments, result, started, ended, thread, span,
+cached_from)`` — the
 request context's fields of those names (the record's owner is made from the principal and
 session here: :func:`~nanohubmcp.server.results.store.owner_for`), not the context (what it
 holds would live until the record is made), the arguments as received, the result a shallow
 copy of the answer without the record's own ``_meta`` key, ``thread`` the one that served the
-call, ``span`` the request's server span when the server traces it (else None)."""
+call, ``span`` the request's server span when the server traces it (else None), ``cached_from``
+what :data:`CACHED_FROM` holds (a cache hit's producing record), else None."""
 Earlier = Callable[[str], "CallRow | None"]
 """Finds a record made earlier (in the same batch or stored), or None."""
 Facts = tuple[str, str]
@@ -333,6 +336,9 @@ SLURM_META = "org.nanohub/slurm"
 """The task metadata key where the Slurm executor says where a job is (``job_id``, ``node``...)."""
 CACHE_META = "io.nanohub/cache"
 """The ``_meta`` key of a result the result cache answered or stored: ``{"hit": bool, ...}``."""
+CACHED_FROM: Slot[str] = Slot("cached from")
+"""The URI of the provenance record of the run whose stored result the cache answered this call
+with (set by the cache layer on a hit; the hit's record names it as ``cached_from``)."""
 FACTS = "provenance_facts"
 """``Tool.extra`` key: ``(code_of's answer, pid, facts)`` (made again after a fork or a change)."""
 
@@ -374,7 +380,7 @@ def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires:
     if isinstance(item, JobEnd):
         return _job_end(item, earlier, created, expires)
     record_id, tool, principal, session, request_id, version, job_id = item[:7]
-    arguments, result, started, ended, thread, span = item[7:]
+    arguments, result, started, ended, thread, span, cached_from = item[7:]
     owner = owner_for(principal, session)
     code = code_of(tool)
     facts = facts_for(tool, code)
@@ -392,7 +398,7 @@ def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires:
         trace_id, span_id = format(ids.trace_id, "032x"), format(ids.span_id, "016x")
     links = resource_links(result)
     status = "failed" if result.get("isError") else "completed"
-    extra = None
+    extra = _json({"cached_from": cached_from}) if hit and cached_from else None
     if job_id is not None and not hit:  # the job's record, open until the job ends
         extra = _json({"job_id": job_id, "handle_digest": digest or digest_text(text)})
         status, finished, digest, kept, links = "working", None, None, None, []

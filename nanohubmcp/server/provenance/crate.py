@@ -14,7 +14,10 @@ The crate holds:
 - ``provenance.json``: the record itself;
 - a ``CreateAction`` with ``instrument``, ``object``, ``result``, ``agent`` (the principal, when
   the caller was authenticated; a session alone is no agent), ``startTime``/``endTime``,
-  ``actionStatus`` and where it ran, mentioned by the root dataset, which ``conformsTo`` the profile.
+  ``actionStatus`` and where it ran, mentioned by the root dataset, which ``conformsTo`` the profile;
+- for a call the result cache answered (``cache: "hit"``), the record of the run that produced
+  the result (``cached_from``) as a ``CreativeWork`` the result ``isBasedOn``: the hit's own
+  action is the lookup (its executor, host and times are the lookup's).
 
 Source: RO-Crate 1.1; Workflow Run RO-Crate, Process Run Crate profile 0.5
 (https://w3id.org/ro/wfrun/process/0.5).
@@ -170,6 +173,20 @@ def write_crate(record: dict[str, Any], source: str | None, directory: str | os.
             digest = record.get("result_digest")
             if digest == "sha256:" + hashlib.sha256(data).hexdigest():
                 properties["identifier"] = digest  # only when the file's bytes are what the digest hashed
+            produced = record.get("cached_from")
+            if produced:  # a cache hit: the result is the one another call's run produced
+                properties["isBasedOn"] = crate.add(
+                    ContextEntity(
+                        crate,
+                        "#produced-by",
+                        properties={
+                            "@type": "CreativeWork",
+                            "name": "the provenance record of the call whose run produced this result",
+                            "identifier": record_id_of(str(produced)) or str(produced),
+                            "url": str(produced),
+                        },
+                    )
+                )
             results.append(crate.add_file(result_file, dest_path="result.json", properties=properties))
         for index, uri in enumerate(record.get("resource_links") or ()):
             results.append(
@@ -220,9 +237,15 @@ def write_crate(record: dict[str, Any], source: str | None, directory: str | os.
         if record.get("error"):
             action["error"] = str(record["error"])
         where = record.get("where") or {}
-        action["description"] = f"Ran on executor {record.get('executor')} at " + ", ".join(
+        ran = f"on executor {record.get('executor')} at " + ", ".join(
             f"{key} {value}" for key, value in sorted(where.items()) if value is not None
         )
+        action["description"] = f"Ran {ran}"
+        if record.get("cache") == "hit":
+            produced = record.get("cached_from") or "not recorded"
+            action["description"] = (
+                f"Answered from the result cache (the run that produced the result: {produced}); the lookup ran {ran}"
+            )
         principal = record.get("principal")
         if principal:
             action["agent"] = crate.add(

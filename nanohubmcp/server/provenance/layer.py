@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..jobs.record import TERMINAL, Job
 from ..results.store import owner_of
 from ..wire.trace_context import SPAN
-from .capture import CACHE_META, JobEnd
+from .capture import CACHE_META, CACHED_FROM, JobEnd
 from .records import META_KEY, ProvenanceStore, record_id_of
 from .rows import URI_PREFIX
 from .tool_options import OFF
@@ -146,6 +146,7 @@ class Recorder:
                 time.time(),
                 threading.current_thread(),
                 context.slots.get(SPAN),
+                context.slots.get(CACHED_FROM),
             )
             if submit(pending):
                 result.setdefault("_meta", {})[META_KEY] = URI_PREFIX + record_id

@@ -133,6 +133,7 @@ def view(row: CallRow, facts: dict[str, Any] | None) -> dict[str, Any]:
         "result_text": row.result,
         "resource_links": json.loads(row.resource_links) if row.resource_links else [],
         "cache": row.cache,
+        "cached_from": None,  # a hit's: the URI of the record of the run that produced the result (extra)
     }
     if row.extra:
         extra = json.loads(row.extra)
