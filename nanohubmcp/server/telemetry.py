@@ -108,24 +108,25 @@ class _Shapes:
     each failure. The target is client input (a tool's name, known or not): both maps are bounded
     by :data:`MAX_SHAPES`; past it, a new kind is computed for its request and not kept."""
 
-    __slots__ = ("_failed", "_shapes")
+    __slots__ = ("_failed", "known")
 
     def __len__(self) -> int:
-        return len(self._shapes) + len(self._failed)
+        return len(self.known) + len(self._failed)
 
     def __init__(self) -> None:
-        self._shapes: dict[tuple[str, Any, str, str | None], _Shape] = {}
+        self.known: dict[tuple[str, Any, str, str | None], _Shape] = {}
+        """The shapes kept, by (method, target, version, transport); the layer reads it first."""
         self._failed: dict[tuple[int, str], tuple[dict[str, Any], dict[str, Any]]] = {}
 
     def of(self, method: str, target: Any, version: str, transport: str | None) -> _Shape:
         if (method != "tools/call" and method != "prompts/get") or not isinstance(target, str):
             target = None  # only these two methods are named by their target
         key = (method, target, version, transport)
-        shape = self._shapes.get(key)
+        shape = self.known.get(key)
         if shape is None:
             shape = _Shape(method, target, version, transport)
-            if len(self._shapes) < MAX_SHAPES:
-                self._shapes[key] = shape
+            if len(self.known) < MAX_SHAPES:
+                self.known[key] = shape
         return shape
 
     def failed(self, measured: dict[str, Any], error: str) -> dict[str, Any]:
@@ -175,10 +176,17 @@ class Telemetry:
 
     def layer(self) -> Middleware:
         """The tracing layer (outermost in the pipeline: it times every other layer too)."""
-        tracer = self.tracer
-        histogram = self.operation_duration
+        # Bound once: the layer runs per request, and every name looked up through a module or an
+        # object costs the call as much as the small dict work around it.
+        start_span = self.tracer.start_span
+        record = self.operation_duration.record
         shapes = self.shapes
+        known = shapes.known
         prompts = self.prompts
+        attach, detach = otel_context.attach, otel_context.detach
+        in_context = trace.set_span_in_context
+        server = SpanKind.SERVER
+        perf_counter = time.perf_counter
 
         async def tracing(request: Request, call_next: CallNext) -> dict[str, Any]:
             context = request.context
@@ -187,36 +195,41 @@ class Telemetry:
             # Named by a registered tool or prompt only: an unknown name is client input, and as a span
             # name or a metric attribute it would be kept and exported once per distinct string.
             if method == "tools/call":
-                target = None if request.tool is None else request.tool.name
+                tool = request.tool
+                target = None if tool is None else tool.name
             elif (method == "prompts/get" and prompts is not None and isinstance(name := params.get("name"), str)
                   and prompts(name) is not None):
                 target = name
             else:
                 target = None
-            shape = shapes.of(method, target, str(request.protocol_version), context.transport)
-            attributes = dict(shape.attributes)
+            # The version (a str subclass) finds the shape kept under its string.
+            shape = known.get((method, target, context.version, context.transport))
+            if shape is None:
+                shape = shapes.of(method, target, str(context.version), context.transport)
+            attributes = shape.attributes.copy()
             if method in RESOURCE_METHODS and isinstance(uri := params.get("uri"), str):
                 attributes["mcp.resource.uri"] = uri
             session = context.session
             if session is not None:
                 attributes["mcp.session.id"] = session.id
-            if context.request_id is not None:
-                attributes["jsonrpc.request.id"] = str(context.request_id)
-            parent, links = _parent(params.get("_meta"), context.trace_headers)
-            started = time.perf_counter()
+            request_id = context.message.id
+            if request_id is not None:
+                attributes["jsonrpc.request.id"] = str(request_id)
+            meta = params.get("_meta")
+            headers = context.trace_headers
+            if headers is None and not (isinstance(meta, dict) and "traceparent" in meta):
+                parent = links = None  # no trace context came with the request: a new trace
+            else:
+                parent, links = _parent(meta, headers)
+            started = perf_counter()
             # Started, made current and ended here rather than with start_as_current_span: its two
-            # generator-based context managers cost more than the span's own bookkeeping.
-            span = tracer.start_span(
-                shape.name,
-                context=parent,
-                kind=SpanKind.SERVER,
-                attributes=attributes,
-                links=links,
-                record_exception=False,
-                set_status_on_exception=False,
-            )
-            token = otel_context.attach(trace.set_span_in_context(span, parent))
-            context.put(SPAN, span)
+            # generator-based context managers cost more than the span's own bookkeeping. Arguments
+            # by position, in the API's order (name, context, kind, attributes, links, start_time,
+            # record_exception, set_status_on_exception): keywords cost the call a dict's matching.
+            span = start_span(shape.name, parent, server, attributes, links, None, False, False)
+            current = in_context(span, parent)
+            token = attach(current)
+            context.slots[SPAN] = span
             error: str | None = None
             measured = shape.measured
             try:
@@ -244,9 +257,11 @@ class Telemetry:
                 if error is not None:
                     span.set_attribute("error.type", error)
                     measured = shapes.failed(measured, error)
-                histogram.record(time.perf_counter() - started, measured)
+                # In the span's context, named rather than looked up: the measurement's exemplar
+                # names this span whatever a tool left current.
+                record(perf_counter() - started, measured, current)
                 span.end()
-                otel_context.detach(token)
+                detach(token)
 
         return tracing
 

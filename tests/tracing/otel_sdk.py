@@ -90,3 +90,20 @@ def unit_of(name: str) -> str | None:
                 if metric.name == name:
                     return str(metric.unit)
     return None
+
+
+def exemplars(name: str) -> list[tuple[dict[str, Any], list[tuple[str, str]]]]:
+    """The data points of the histogram ``name`` collected now: (attributes, [(trace id, span id)
+    of each exemplar, in hex]). A collection empties the SDK's exemplar reservoirs: call it once."""
+    found: list[tuple[dict[str, Any], list[tuple[str, str]]]] = []
+    data = READER.get_metrics_data()
+    for resource in data.resource_metrics if data is not None else ():
+        for scope in resource.scope_metrics:
+            for metric in scope.metrics:
+                if metric.name == name:
+                    found.extend(
+                        (dict(p.attributes or {}),
+                         [(hex_id(e.trace_id, 32), hex_id(e.span_id, 16)) for e in p.exemplars if e.span_id])
+                        for p in _points(metric)
+                    )
+    return found
