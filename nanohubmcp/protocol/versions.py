@@ -28,6 +28,32 @@ SESSIONLESS_DEFAULT = V2025_03_26
 """Assumed for a sessionless request with no version header (Transports § Protocol Version Header)."""
 
 
+def other_era_hint(method: str, modern: bool, in_other_era: bool) -> str:
+    """What a refusal of ``method`` in one era tells a client about the other ("" when nothing):
+    a stateless request has no ``initialize`` (the spec asks a server to name its versions then),
+    a method of the other era says how to reach it. ``modern``: the request's era is the stateless
+    one; ``in_other_era``: the other era has ``method``.
+
+    Source: MCP 2026-07-28, Basic § Versioning (an ``initialize`` sent to a stateless server)."""
+    if modern and method == "initialize":
+        return (
+            f"{V2026_07_28} has no initialize; the MCP-Protocol-Version header (or a _meta protocol version) "
+            "made this a stateless request. Send each request with params._meta carrying "
+            "'io.modelcontextprotocol/protocolVersion' and 'io.modelcontextprotocol/clientCapabilities' "
+            "(server/discover answers this server's versions and capabilities); or, for a session, send "
+            f"initialize without that header. Versions: {', '.join(MODERN_VERSIONS)} per request; "
+            f"{', '.join(HANDSHAKE_VERSIONS)} through initialize"
+        )
+    if not in_other_era:
+        return ""
+    if modern:
+        return f"{method} is a method of the handshake era ({', '.join(HANDSHAKE_VERSIONS)}), not of {V2026_07_28}"
+    return (
+        f"{method} is a method of {V2026_07_28}: send it with params._meta carrying "
+        f"'io.modelcontextprotocol/protocolVersion': '{V2026_07_28}' and 'io.modelcontextprotocol/clientCapabilities'"
+    )
+
+
 def negotiate(requested: object) -> ProtocolVersion:
     """Return the version to answer an ``initialize`` asking for ``requested``.
 

@@ -1,7 +1,8 @@
 """The server's built-in layers of the call pipeline, written to the same interface as a user's.
 
 - :func:`version_gate`: a method the request's protocol era does not have is -32601 (the
-  handshake era has no ``server/discover``, 2026-07-28 has no ``initialize`` or ``ping``);
+  handshake era has no ``server/discover``, 2026-07-28 has no ``initialize`` or ``ping``; the
+  message says how to reach a method of the other era, :func:`~nanohubmcp.protocol.versions.other_era_hint`);
 - :func:`session_limit`: a session may have at most :data:`MAX_IN_FLIGHT_PER_SESSION` requests
   being served at once; one more is -32000 with ``data.retryAfter`` (HTTP 503 with
   ``Retry-After``): the session's map of requests in flight is keyed by the client's ids, and
@@ -26,6 +27,7 @@ from collections.abc import Awaitable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MethodNotFound, ServerBusy
+from ..protocol import versions
 from .pipeline import Layer
 from .wire.principal import check_tool_scopes
 
@@ -38,9 +40,12 @@ def version_gate(handshake: Mapping[str, object], modern: Mapping[str, object]) 
     on the routes whose method the era's table does not have."""
 
     def gate(request: Request, call_next: CallNext) -> Awaitable[dict[str, Any]]:
-        table = modern if request.context.modern else handshake
-        if request.method not in table:
-            raise MethodNotFound(f"Method not found: {request.method}")
+        is_modern = request.context.modern
+        table, other = (modern, handshake) if is_modern else (handshake, modern)
+        method = request.method
+        if method not in table:
+            hint = versions.other_era_hint(method, is_modern, method in other)
+            raise MethodNotFound(f"Method not found: {method}" + (f". {hint}" if hint else ""))
         return call_next(request)
 
     def acts(route: Route) -> bool:

@@ -170,6 +170,51 @@ def test_methods_this_era_lacks_are_404_method_not_found(wire: Wire, method: str
     assert reply.error["code"] == -32601
 
 
+INIT = {"protocolVersion": VERSION, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}
+
+
+def test_an_initialize_on_the_stateless_path_says_this_era_has_none_and_how_to_go_on(wire: Wire) -> None:
+    # A fresh-user trial sent initialize with MCP-Protocol-Version: 2026-07-28 and heard only that
+    # _meta was missing: the code stays the spec's (-32602 for the missing _meta, -32601 with it).
+    for meta, status, code in ((DROP, 400, -32602), (None, 404, -32601)):
+        reply = wire.call("initialize", INIT, meta=meta, request_id=9)
+        assert (reply.status, reply.error["code"], reply.response["id"]) == (status, code, 9)
+        message = reply.error["message"]
+        assert "2026-07-28 has no initialize" in message
+        assert "server/discover" in message
+        assert "initialize without that header" in message
+        assert message.endswith("Versions: 2026-07-28 per request; 2025-11-25, 2025-06-18, 2025-03-26, "
+                                "2024-11-05 through initialize")
+
+
+def test_a_missing_envelope_names_what_is_missing_and_a_wrong_version_too(wire: Wire) -> None:
+    only_caps = wire.call("tools/list", meta={META_CAPS: {}}).error["message"]
+    assert f"'{META_VERSION}' (a string, e.g. \"2026-07-28\") is missing" in only_caps
+    assert META_CAPS + "' (an object" not in only_caps
+    old_version = wire.call("tools/list", meta={META_VERSION: "1999-01-01"}, version="1999-01-01")
+    assert (old_version.status, old_version.error["code"]) == (400, -32602)
+    assert f"'{META_CAPS}' (an object; {{}} for none) is missing" in old_version.error["message"]
+    assert '"1999-01-01" is not a version this server speaks per request (2026-07-28; ' in old_version.error["message"]
+
+
+def test_a_method_of_the_other_era_says_how_to_reach_it(wire: Wire) -> None:
+    assert "ping is a method of the handshake era (2025-11-25" in wire.call("ping", {}).error["message"]
+    import http.client
+    import json
+
+    conn = http.client.HTTPConnection(wire.host, wire.port, timeout=10)
+    try:
+        conn.request("POST", "/mcp", body=json.dumps({"jsonrpc": "2.0", "id": 1, "method": "server/discover"}),
+                     headers={"Content-Type": "application/json", "Accept": "application/json"})
+        response = conn.getresponse()
+        body = json.loads(response.read())
+    finally:
+        conn.close()
+    assert body["error"]["code"] == -32601
+    assert body["error"]["message"].startswith(
+        "Method not found: server/discover. server/discover is a method of 2026-07-28: send it with params._meta")
+
+
 def test_an_unknown_resource_is_invalid_params_with_its_uri(wire: Wire) -> None:
     reply = wire.call("resources/read", {"uri": "data://missing"})
     assert reply.status == 200

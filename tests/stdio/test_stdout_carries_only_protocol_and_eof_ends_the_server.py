@@ -188,3 +188,19 @@ def test_an_over_long_line_is_refused_and_the_next_one_served(raw: Raw) -> None:
     raw.send(INIT)
     assert raw.reply(0)["result"]["protocolVersion"] == "2025-11-25"
     assert raw.close() == 0
+
+
+def test_a_stateless_request_of_an_unknown_version_hears_both_what_is_missing_and_the_version(raw: Raw) -> None:
+    # A fresh-user trial: "1999-01-01" without clientCapabilities heard only about the missing _meta member.
+    meta = {"io.modelcontextprotocol/protocolVersion": "1999-01-01"}
+    raw.send({**tool_call_message("add", {"a": 1, "b": 2}, 5), "params": {"name": "add", "_meta": meta}})
+    refused = raw.reply(5)["error"]
+    assert refused["code"] == -32602
+    assert "'io.modelcontextprotocol/clientCapabilities' (an object; {} for none) is missing" in refused["message"]
+    assert '"1999-01-01" is not a version this server speaks per request (2026-07-28; 2025-11-25' in refused["message"]
+    raw.send({**INIT, "id": 6, "params": {**INIT["params"], "_meta": {**meta, "io.modelcontextprotocol/protocolVersion":
+                                                                        "2026-07-28"}}})
+    assert "2026-07-28 has no initialize" in raw.reply(6)["error"]["message"]
+    raw.send(INIT)
+    assert raw.reply(0)["result"]["protocolVersion"] == "2025-11-25"
+    assert raw.close() == 0

@@ -57,12 +57,30 @@ def modern_envelope(message: jsonrpc.Message, request_id: str | int | None = Non
     version = meta.get(META_PROTOCOL_VERSION)
     caps = meta.get(META_CLIENT_CAPABILITIES)
     if not isinstance(version, str) or not isinstance(caps, dict):
-        raise InvalidEnvelope(
-            "Invalid params: 2026-07-28 requests must carry params._meta with "
-            f"'{META_PROTOCOL_VERSION}' (a string) and '{META_CLIENT_CAPABILITIES}' (an object)",
-            request_id=request_id,
-        )
+        raise InvalidEnvelope(_envelope_problem(message, version, caps), request_id=request_id)
     return version, caps
+
+
+def _envelope_problem(message: jsonrpc.Message, version: object, caps: object) -> str:
+    """What an :class:`InvalidEnvelope` says: what is missing or malformed, and what else is wrong
+    with the request that the client should hear at once (an ``initialize``, an unsupported version)."""
+    if message.method == "initialize":  # a handshake-era client sending the 2026-07-28 header
+        return "Invalid params: " + versions.other_era_hint("initialize", True, False)
+    wrong = []
+    if not isinstance(version, str):
+        wrong.append(f"'{META_PROTOCOL_VERSION}' (a string, e.g. \"{versions.MODERN_VERSIONS[0]}\") is "
+                     + ("missing" if version is None else f"{type(version).__name__}, not a string"))
+    if not isinstance(caps, dict):
+        wrong.append(f"'{META_CLIENT_CAPABILITIES}' (an object; {{}} for none) is "
+                     + ("missing" if caps is None else f"{type(caps).__name__}, not an object"))
+    text = "Invalid params: 2026-07-28 requests must carry params._meta with " + " and ".join(
+        f"'{name}'" for name in (META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES)
+    ) + ": " + "; ".join(wrong)
+    if isinstance(version, str) and version not in versions.MODERN_VERSIONS:
+        text += (f"; and {jsonenc.show(version)} is not a version this server speaks per request "
+                 f"({', '.join(versions.MODERN_VERSIONS)}; "
+                 f"{', '.join(versions.HANDSHAKE_VERSIONS)} through initialize)")
+    return text
 
 
 def check_modern_version(version: str, request_id: str | int | None = None) -> None:
