@@ -21,12 +21,14 @@ the core serves MCP. They meet here and nowhere else. A transport holds one
    force (:func:`handshake_version`: the session's, a header's (:func:`spoken_version`), else
    2025-03-26; :func:`modern_version`: a 2026-07-28 request's own ``_meta``, checked against
    its header; :mod:`.stateless.envelope`), whether a batch may be served (:func:`batch_refusal`;
-   batches are :mod:`.batches`'). ``request(message, ...)``
-   builds the :class:`RequestContext`: that version, the session, the client's capabilities,
-   and the *stream* for related messages. An HTTP transport hands the whole body and the
-   values of its headers to ``receive``, which does all of this in one call, in the spec's
-   order, and answers an :class:`Incoming` (the session it names is touched when the request
-   ends, not when it is looked up: a session serving a request is busy, never expired).
+   batches are :mod:`.batches`'). ``request(message, ...)`` builds the :class:`RequestContext`:
+   that version, the session, the client's capabilities, and the *stream* for related messages.
+   An HTTP transport hands the whole body and the values of its headers to ``receive``, which
+   does all of this in one call, in the spec's order, and answers an :class:`Incoming` (the
+   session it names is touched when the request ends, not when it is looked up: a session
+   serving a request is busy, never expired); a transport with one peer hands each line to
+   ``read``. These reading verbs are the connection's :class:`~.intake.Intake`'s (:mod:`.intake`),
+   offered as the connection's own.
 3. **Messages out.** Everything the core sends while serving a request — progress, log
    messages, server→client requests (elicitation, sampling, roots) — goes to the request's
    ``stream`` (an :class:`~nanohubmcp.server.wire.streams.OutboundStream`) in order, before the
@@ -60,27 +62,18 @@ Nothing here imports a transport's framework: a Tornado handler and a stdin read
 from __future__ import annotations
 
 import asyncio
-import functools
 import logging
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from ..errors import (
-    InternalError,
-    InvalidRequest,
-    ServerBusy,
-    SessionNotFound,
-    error_response,
-)
-from ..protocol import jsonenc, jsonrpc, versions
+from ..errors import InternalError, ServerBusy, error_response
+from ..protocol import jsonrpc
 from ..state.errors import StateUnavailable
 from .batches import MAX_BATCH_MESSAGES, MAX_BATCH_RESPONSE_BYTES, batch_refusal, serve_batch
+from .intake import Incoming, Intake, handshake_version, is_modern, spoken_version
 from .layers import BUSY_RETRY_SECONDS, MAX_IN_FLIGHT_PER_SESSION
 from .services import Services
 from .stateless.envelope import check_modern_version, modern_envelope, modern_version
-from .wire.request import META_PROTOCOL_VERSION, RequestContext
-from .wire.streams import OutboundStream
-from .wire.trace_context import carrier_from
+from .wire.request import RequestContext
 
 if TYPE_CHECKING:
     from .dispatcher import Dispatcher
@@ -119,28 +112,6 @@ class Reply(NamedTuple):
     session: Session | None = None
 
 
-class Incoming(NamedTuple):
-    """One POSTed body as :meth:`Connection.receive` read it: everything the transport needs next.
-
-    Attributes:
-        message: the one message (None for a batch).
-        modern: the message belongs to the stateless era (2026-07-28).
-        request: its request context, to serve; None for a batch, and for a 2026-07-28 message
-            that is not a request (that era's clients send none the server serves over HTTP).
-        batch: a batch's raw members (None for one message); serve them with
-            :meth:`Connection.serve_batch` at ``version`` in ``session``.
-        version: the protocol version in force (None for a 2026-07-28 message that is not a request).
-        session: the handshake-era session the message names, else None.
-    """
-
-    message: jsonrpc.Message | None
-    modern: bool
-    request: RequestContext | None
-    batch: list[Any] | None
-    version: versions.ProtocolVersion | None
-    session: Session | None
-
-
 class Served(Services, Protocol):
     """What the connection seam uses of its server besides the services: the dispatcher, and
     :meth:`attach` to serve on the loop of the first request when no runner attached one."""
@@ -172,15 +143,22 @@ class Connection:
         self.one_peer = one_peer
         self.in_flight: set[RequestContext] = set()
         self._stateless: dict[str | int, RequestContext] = {}  # one_peer: its 2026-07-28 requests by id
+        self.intake = intake = Intake(core, transport, server)
+        """Messages in (rule 2): its verbs are this connection's, the same bound methods (no call in between)."""
+        self.parse = intake.parse
+        self.receive = intake.receive
+        self.read = intake.read
+        self.admit = intake.admit
+        self.request = intake.request
+        self.open_session = intake.open_session
 
     # -- sessions --------------------------------------------------------------------------
     def find_session(self, session_id: str | None, principal: Principal | None = None) -> Session | None:
         """The live session ``session_id`` names, touched; None when unknown, expired, or
         opened by another principal (a session is its opener's alone)."""
-        session = self.core.sessions.get(session_id)
-        if session is None or session.principal != (principal.subject if principal is not None else None):
-            return None
-        session.touch()
+        session = self.intake.local_session(session_id, principal)
+        if session is not None:
+            session.touch()
         return session
 
     async def lookup_session(self, session_id: str | None, principal: Principal | None = None) -> Session | None:
@@ -205,11 +183,6 @@ class Connection:
         if self.core.replication is not None:
             await self.core.replication.save(session)
 
-    def open_session(self, version: str, principal: Principal | None = None) -> Session:
-        """Mint a session for this transport, belonging to ``principal`` (when authenticated)."""
-        subject = principal.subject if principal is not None else None
-        return self.core.sessions.create(version, transport=self.transport, principal=subject)
-
     def end_session(self, session_id: str) -> bool:
         """End a session (its streams close, its work is cancelled, on every process); False
         when unknown."""
@@ -225,203 +198,6 @@ class Connection:
         if session is not None and self.core.replication is not None:
             await self.core.replication.end(session)
         return self.core.sessions.remove(session_id)
-
-    # -- messages in -----------------------------------------------------------------------
-    @staticmethod
-    def parse(body: bytes | str) -> jsonrpc.Message | list[Any]:
-        """One message, or a batch's raw members (classified when served).
-
-        Raises:
-            ParseError, InvalidRequest: the body is not JSON, or not a JSON-RPC message.
-        """
-        parsed = jsonrpc.parse_body(body)
-        if isinstance(parsed, list):
-            return parsed
-        return jsonrpc.classify(parsed)
-
-    async def receive(
-        self,
-        body: bytes | str,
-        *,
-        session_id: str | None = None,
-        header_version: str | None = None,
-        principal: Principal | None = None,
-        wants_stream: bool = False,
-        trace_headers: Mapping[str, Any] | None = None,
-    ) -> Incoming:
-        """Read one body a client sent over HTTP: the message (or batch), its era, the version in force,
-        the session it names, and its request context: decided here once, in the spec's order.
-
-        Args:
-            body: the request body.
-            session_id: the ``Mcp-Session-Id`` header (never adopted for ``initialize``).
-            header_version: the ``MCP-Protocol-Version`` header.
-            principal: the caller the transport authenticated.
-            wants_stream: the client takes related messages before the response (an SSE reply):
-                the request gets a stream (the session's, resumable, when it has one), made when
-                first asked for (:meth:`RequestContext.defer_stream`).
-            trace_headers: the HTTP headers, for a request's W3C trace context.
-
-        Raises:
-            ParseError, InvalidRequest: not JSON, not a JSON-RPC message, an
-                ``MCP-Protocol-Version`` this server does not speak, a batch the version lacks.
-            InvalidEnvelope, HeaderMismatch, UnsupportedProtocolVersion: a 2026-07-28 request's
-                ``_meta`` and header (:func:`modern_version`), with the request's id.
-            SessionNotFound: ``session_id`` names no live session of ``principal`` (HTTP 404).
-            StateUnavailable: the shared state store cannot be reached (503 with ``Retry-After``).
-        """
-        parsed = jsonrpc.parse_body(body)
-        if isinstance(parsed, list):
-            header = spoken_version(header_version)
-            session = await self._named_session(session_id, principal)
-            if session_id and session is None:
-                raise SessionNotFound("Session not found: initialize again")
-            version = handshake_version(session, header)
-            refused = batch_refusal(version, parsed)
-            if refused is not None:
-                raise refused
-            return Incoming(None, False, None, parsed, version, session)
-        message = jsonrpc.classify(parsed)
-        is_request = message.kind == jsonrpc.REQUEST
-        if is_modern(message, header_version):
-            if not is_request:
-                return Incoming(message, True, None, None, None, None)
-            version, caps = modern_version(message, header_version, check_header=True, request_id=message.id)
-            request = self.request(message, version=version, client_capabilities=caps, principal=principal,
-                                   trace_headers=trace_headers)
-            if wants_stream:
-                request.defer_stream(_modern_stream)
-            return Incoming(message, True, request, None, version, None)
-        header = spoken_version(header_version)
-        opens = is_request and message.method == "initialize"  # never adopt a client-chosen id
-        session = None
-        if session_id and not opens:
-            try:
-                replication = self.core.replication  # with one: held here in step, the common case
-                session = (self._local_session(session_id, principal)
-                           if replication is None or replication.held(session_id) is not None
-                           else await self._named_session(session_id, principal))
-            except StateUnavailable as exc:  # the refusal names the request it refuses
-                raise StateUnavailable(exc.message, request_id=message.id) from exc
-            if session is None:
-                raise SessionNotFound(
-                    "Session not found: it expired or was deleted; initialize again without Mcp-Session-Id",
-                    request_id=message.id)
-        version = handshake_version(session, header)
-        if not is_request:
-            return Incoming(message, False, self.request(message, version=version, session=session,
-                                                         principal=principal), None, version, session)
-        request = self.request(message, version=version, session=session, opens_session=opens, principal=principal,
-                               trace_headers=trace_headers)
-        if wants_stream:  # made at the first related message (most calls send none: a JSON reply)
-            request.defer_stream(functools.partial(session.new_stream, message.id) if session is not None
-                                 else _sessionless_stream)
-        return Incoming(message, False, request, None, version, session)
-
-    def read(self, body: bytes | str, *, session: Session | None = None,
-             stream: OutboundStream | None = None) -> Incoming:
-        """One line (or body) of a connection's one peer (stdio), parsed and :meth:`admit`-ted; a
-        batch comes back as the :class:`Incoming`'s ``batch``, checked against the version in force
-        (the peer's session's).
-
-        Raises:
-            ParseError, InvalidRequest: not JSON, not a JSON-RPC message, a batch the version lacks.
-            InvalidEnvelope, UnsupportedProtocolVersion: see :meth:`admit`.
-        """
-        parsed = self.parse(body)
-        if isinstance(parsed, list):
-            version = handshake_version(session)
-            refused = batch_refusal(version, parsed)
-            if refused is not None:
-                raise refused
-            return Incoming(None, False, None, parsed, version, session)
-        return self.admit(parsed, session=session, stream=stream)
-
-    def admit(self, message: jsonrpc.Message, *, session: Session | None = None,
-              stream: OutboundStream | None = None) -> Incoming:
-        """One message of a connection's one peer (stdio): its era, the version in force and its
-        request context, decided here once. ``session`` is the peer's (not used by ``initialize``,
-        which opens a new one, nor in the stateless era); ``stream`` carries related messages.
-
-        Raises:
-            InvalidEnvelope, UnsupportedProtocolVersion: a 2026-07-28 request's ``_meta``
-                (:func:`modern_version`), with the request's id.
-        """
-        is_request = message.kind == jsonrpc.REQUEST
-        if is_modern(message):
-            if not is_request:
-                return Incoming(message, True, None, None, None, None)
-            version, caps = modern_version(message, request_id=message.id)
-            return Incoming(message, True, self.request(message, version=version, stream=stream,
-                                                        client_capabilities=caps), None, version, None)
-        opens = is_request and message.method == "initialize"
-        if opens:
-            session = None
-        version = handshake_version(session)
-        return Incoming(message, False, self.request(message, version=version, session=session, stream=stream,
-                                                     opens_session=opens), None, version, session)
-
-    async def _named_session(self, session_id: str | None, principal: Principal | None) -> Session | None:
-        """The live session ``session_id`` names, of ``principal`` (any process's, with a shared
-        store), not touched: serving the request touches it when it ends."""
-        if not session_id:
-            return None
-        replication = self.core.replication
-        if replication is not None and replication.held(session_id) is None:
-            await replication.lookup(session_id)  # not held here in step: ask the store
-        return self._local_session(session_id, principal)
-
-    def _local_session(self, session_id: str, principal: Principal | None) -> Session | None:
-        """:meth:`_named_session` as this process knows it (no coroutine: the common case)."""
-        session = self.core.sessions.get(session_id)
-        if session is None or session.principal != (principal.subject if principal is not None else None):
-            return None
-        return session
-
-    def request(
-        self,
-        message: jsonrpc.Message,
-        *,
-        version: str,
-        session: Session | None = None,
-        stream: OutboundStream | None = None,
-        client_capabilities: dict[str, Any] | None = None,
-        opens_session: bool = False,
-        argument_errors: str | None = None,
-        lists_as_data: bool = False,
-        principal: Principal | None = None,
-        trace_headers: Mapping[str, Any] | None = None,
-    ) -> RequestContext:
-        """The request context for ``message`` (see the module docstring, rule 2).
-
-        Args:
-            opens_session: ``initialize`` may mint a session of this transport.
-            argument_errors: overrides the server's ``argument_errors`` option for this request
-                (REST asks for ``"protocol"``: invalid arguments are its 400).
-            lists_as_data: a tool's list result is data, as an array's is (REST asks for it).
-            principal: the caller the transport's verifier authenticated (None without
-                authorization); it rides in the request context, the core never sees headers.
-            trace_headers: the HTTP request's headers, for its W3C trace context (only
-                ``traceparent``, ``tracestate`` and ``baggage`` are kept, and only with a
-                ``traceparent``): the tracing layer continues the client's trace from them when
-                the message's ``params._meta`` carries none.
-        The call pipeline's layers (per-tool scopes among them) run when it is served.
-        """
-        loop = asyncio.get_running_loop()
-        if self.core.notifier is None:
-            # First request on a loop no runner attached (an application from make_app() on an
-            # HTTP server of the user's own, or stdio): change notifications need a loop.
-            self.core.attach(loop)
-        # positional: a class called with keywords gets them as a dict, unpacked again for __init__
-        request = RequestContext(message, version, loop, session, stream, client_capabilities, principal, self.server)
-        if opens_session:
-            request.open_session = functools.partial(self.open_session, principal=principal)
-        request.argument_errors = argument_errors
-        request.lists_as_data = lists_as_data
-        request.transport = self.transport
-        if trace_headers is not None and "traceparent" in trace_headers:  # else there is no carrier
-            request.trace_headers = carrier_from(trace_headers)
-        return request
 
     # -- serving ---------------------------------------------------------------------------
     async def serve(self, request: RequestContext) -> Reply:
@@ -515,52 +291,3 @@ class Connection:
             request.cancel(reason)
 
 
-# -- the protocol matters every transport asks, decided here once ------------------------------
-def is_modern(message: jsonrpc.Message | None, header_version: str | None = None) -> bool:
-    """The era of a request: stateless (2026-07-28) when its ``MCP-Protocol-Version`` header names
-    that date or a later one, or its ``_meta`` carries a protocol version; else the handshake era.
-
-    Source: MCP 2026-07-28, Basic § Versioning.
-    """
-    if header_version and header_version not in versions.HANDSHAKE_VERSIONS and versions.names_modern(
-            header_version.strip()):
-        return True
-    if message is None or not message.params:
-        return False
-    meta = message.params.get("_meta")  # what Message.meta reads, without a call on the hot path
-    return isinstance(meta, dict) and META_PROTOCOL_VERSION in meta
-
-
-def spoken_version(value: str | None) -> str | None:
-    """The version an ``MCP-Protocol-Version`` header names (None when absent), checked to be one
-    this server speaks (:func:`handshake_version` makes it the version in force).
-
-    Raises:
-        InvalidRequest: not a version this server speaks (``data: {supported, requested}``).
-    """
-    if value is None:
-        return None
-    value = value.strip()
-    if value not in versions.SUPPORTED_VERSIONS:
-        raise InvalidRequest(
-            f"Unsupported MCP-Protocol-Version: {jsonenc.show(value)}",
-            {"supported": list(versions.SUPPORTED_VERSIONS), "requested": value},
-        )
-    return value
-
-
-def _modern_stream() -> OutboundStream:
-    return OutboundStream("m", resumable=False)
-
-
-def _sessionless_stream() -> OutboundStream:
-    return OutboundStream("x", resumable=False)
-
-
-def handshake_version(session: Session | None, header_version: str | None = None) -> versions.ProtocolVersion:
-    """The version of a handshake-era request: its session's (negotiated at ``initialize``), else
-    the ``MCP-Protocol-Version`` header's, else 2025-03-26 (Transports § Protocol Version Header).
-    ``header_version`` must be one this server speaks (the transport refuses others)."""
-    if session is not None:
-        return session.version
-    return versions.ProtocolVersion.of(header_version or versions.SESSIONLESS_DEFAULT)
