@@ -66,9 +66,12 @@ def launch_for(
     """The launch of ``app`` over stdio, or of a bridge to ``url``; exactly one of the two.
 
     Raises:
-        ConfigurationError: neither or both given, the app file does not exist or defines no ``server``.
+        ConfigurationError: neither or both given, the app file does not exist or defines no ``server``,
+            ``url`` is not an http(s) URL with a host.
     """
-    if (app is None) == (url is None):
+    if app is None and url is None:
+        raise ConfigurationError("give an app file (served over stdio) or --url URL (bridged)")
+    if app is not None and url is not None:
         raise ConfigurationError("give an app file (served over stdio) or --url URL (bridged), not both")
     variables = dict(env or {})
     python = sys.executable  # not resolved: a virtual environment's python is a link to the base one
@@ -83,6 +86,9 @@ def launch_for(
             variables,
         )
     assert url is not None
+    from .transports.bridge.options import endpoint_url
+
+    url = endpoint_url(url, "--url")  # checked now, not when the desktop client first starts the bridge
     if token:
         variables["MCP_TOKEN"] = token
     return DesktopLaunch(name or "nanohubmcp", python, ["-m", "nanohubmcp", "bridge", url], variables)

@@ -79,3 +79,18 @@ def test_neither_or_both_of_app_and_url_is_a_clear_error() -> None:
     )
     assert out.returncode == 1
     assert "give an app file" in out.stderr
+    assert "not both" not in out.stderr  # neither was given
+
+
+@pytest.mark.parametrize("url", ["not a url", "ftp://host/mcp", "http://", "localhost:8000", "http://h:99999/mcp"])
+def test_a_url_that_is_not_an_http_url_is_refused_when_printed(url: str) -> None:
+    # A fresh-user trial: 'not a url' was printed into the entry; the mistake surfaced only when the
+    # desktop client started the bridge.
+    out = subprocess.run(
+        [sys.executable, "-m", "nanohubmcp", "desktop-config", "--url", url], capture_output=True, text=True,
+        timeout=60,
+    )
+    assert out.returncode == 1
+    assert out.stdout == ""
+    assert f"--url must be an http:// or https:// URL with a host (like http://127.0.0.1:8000/mcp), got {url!r}" \
+        in out.stderr

@@ -22,6 +22,27 @@ SSE_ONLY = "text/event-stream"
 """The POST ``Accept`` for a jupyter-server-proxy route (see the module docstring)."""
 
 
+def endpoint_url(url: str, what: str = "URL") -> str:
+    """The server's MCP endpoint that ``url`` names: ``url`` itself when its path ends in ``/mcp`` or
+    ``/sse``, else ``url`` with ``mcp`` appended (a base URL, ``http://host:8000/`` or a weber path).
+
+    Raises:
+        ConfigurationError: not an http(s) URL with a host and a valid port (``what`` names it).
+    """
+    parts = urlsplit(url.strip())
+    try:
+        port_ok = parts.port is None or parts.port > 0
+    except ValueError:  # not a number, or out of range
+        port_ok = False
+    if parts.scheme not in ("http", "https") or not parts.hostname or not port_ok or " " in url.strip():
+        raise ConfigurationError(
+            f"{what} must be an http:// or https:// URL with a host (like http://127.0.0.1:8000/mcp), got {url!r}")
+    path = parts.path.rstrip("/")
+    if not (path.endswith("/mcp") or path.endswith("/sse")):
+        return parts._replace(path=f"{path}/mcp").geturl()
+    return parts.geturl()
+
+
 @dataclass
 class BridgeOptions:
     """What the bridge connects to and sends with every request.
@@ -50,12 +71,7 @@ class BridgeOptions:
                 without ``=``, a header value (the token's too) with a control character, an
                 ``Authorization`` header together with a token.
         """
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ConfigurationError(f"URL must be an http:// or https:// URL, got {url!r}")
-        path = parts.path.rstrip("/")
-        if not (path.endswith("/mcp") or path.endswith("/sse")):
-            url = parts._replace(path=f"{path}/mcp").geturl()
+        url = endpoint_url(url)
         sent: dict[str, str] = {}
         for header in headers:
             name, sep, value = header.partition(":")
