@@ -34,7 +34,6 @@ from .errors import RegistrationError
 from .registration import Registrar, decorating
 from .server.core import ServerCore
 from .server.provenance.tool_options import resolve_enabled as resolve_provenance
-from .server.registry import mcp_apps as apps
 from .server.registry.components import Tool
 from .server.results import DEFAULT_MAX_INLINE_BYTES
 from .serving import DEFAULT_MAX_REQUEST_BYTES, Serving
@@ -61,13 +60,17 @@ class MCPServer:
         version: server version string.
         instructions: text for the client about how to use this server (``initialize``).
         argument_errors: ``"auto"`` | ``"protocol"`` | ``"tool"`` — how invalid tool arguments
-            are reported (auto: -32602 up to 2025-06-18, ``isError`` from 2025-11-25, SEP-1303).
+            are reported (auto: -32602 up to 2025-06-18, ``isError`` from 2025-11-25, SEP-1303;
+            protocol: always -32602; tool: always ``isError``).
         list_page_size: page size of list results (None: no paging).
         list_changed: advertise and send ``notifications/*/list_changed``.
-        workers: thread pool size for sync tools.
+        workers: thread pool size for sync tools (default ``min(32, cpu + 4)``); two more
+            threads serve the functions known to return quickly (a quick lane).
         job_workers: jobs run at once: threads of the "threads" executor, processes of "processes"
             (no more than the CPUs there).
-        tool_timeout: seconds before a call is answered with a tool error (None: no limit).
+        tool_timeout: seconds before a call is answered with a tool error (None: no limit); a
+            sync function still running then is abandoned: its worker serves other calls and the
+            function finishes on a thread of its own.
         session_idle_seconds: expiry of idle sessions.
         job_ttl_seconds: how long a finished job stays readable.
         state_secret: key (str or bytes, >= 16 bytes) signing the 2026-07-28 ``requestState``;
@@ -494,12 +497,8 @@ class MCPServer:
         Raises:
             RegistrationError: not a ``ui://`` URI, or a bad ``_meta.ui`` option.
         """
-        who = f"view {uri!r}"
-        apps.check_view_uri(uri, who)
-        ui_meta = apps.view_resource_meta(
-            who, csp=csp, domain=domain, permissions=permissions, prefers_border=prefers_border
-        )
-        return self._registrar.add_app_view(uri, html, name=name, description=description, title=title, ui_meta=ui_meta)
+        return self._registrar.add_app_view(uri, html, name=name, description=description, title=title, csp=csp,
+                                            domain=domain, permissions=permissions, prefers_border=prefers_border)
 
     def app_view(self, uri: str, **options: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Decorator: the function (no arguments) returns the HTML of the view at ``uri``.
@@ -559,10 +558,7 @@ class MCPServer:
 
         Source: MCP 2025-11-25, Server § Utilities § Completion.
         """
-        if (prompt is None) == (template is None):
-            raise RegistrationError("@completion needs exactly one of prompt='name' or template='uri{...}'")
-        kind, name = ("ref/prompt", prompt) if prompt is not None else ("ref/resource", template)
-        return decorating(lambda func: self._registrar.add_completer(kind, str(name), argument, func), None)
+        return self._registrar.completion(argument=argument, prompt=prompt, template=template)
 
     def skill(self, path: str | Any, *, prefix: str | None = None) -> Any:
         """Publish the skill folder at ``path`` (holding a ``SKILL.md``) as ``skill://`` resources.

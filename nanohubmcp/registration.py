@@ -11,7 +11,7 @@ from __future__ import annotations
 import inspect
 import sys
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .decorators import marked
@@ -193,10 +193,17 @@ class Registrar:
         name: str | None,
         description: str | None,
         title: str | None,
-        ui_meta: dict[str, Any],
+        csp: Mapping[str, Iterable[str]] | None,
+        domain: str | None,
+        permissions: Iterable[str] | None,
+        prefers_border: bool | None,
     ) -> Resource:
         """Register the view at ``uri`` serving ``html`` (a string, an object with ``_repr_html_``, or a
-        function of no arguments returning one); ``ui_meta`` is its checked ``_meta``."""
+        function of no arguments returning one); the other options become its ``_meta.ui``, checked now."""
+        who = f"view {uri!r}"
+        apps.check_view_uri(uri, who)
+        ui_meta = apps.view_resource_meta(who, csp=csp, domain=domain, permissions=permissions,
+                                          prefers_border=prefers_border)
         if callable(html) and not hasattr(html, "_repr_html_"):
             source: Callable[[], object] = html
         else:
@@ -240,6 +247,15 @@ class Registrar:
     def remove_prompt(self, name: str) -> bool:
         """Unregister a prompt."""
         return self._core.registry.prompts.remove(name)
+
+    def completion(
+        self, *, argument: str, prompt: str | None, template: str | None
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+        """The decorator completing ``argument`` of the prompt or the template named (exactly one of them)."""
+        if (prompt is None) == (template is None):
+            raise RegistrationError("@completion needs exactly one of prompt='name' or template='uri{...}'")
+        kind, name = ("ref/prompt", prompt) if prompt is not None else ("ref/resource", template)
+        return decorating(lambda func: self.add_completer(kind, str(name), argument, func), None)
 
     def add_completer(self, kind: str, name: str, argument: str, fn: Callable[..., Any]) -> None:
         """Complete ``argument`` of the prompt (``ref/prompt``) or template (``ref/resource``) ``name`` with ``fn``."""

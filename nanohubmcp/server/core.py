@@ -60,47 +60,14 @@ if TYPE_CHECKING:
 class ServerCore:
     """Everything one server knows, behind the facade.
 
-    ``dispatcher`` (the way in for every message) is set by ``server.methods.install``.
-
     Args:
-        name / version / instructions: the server's identity (``serverInfo``).
-        argument_errors: how invalid tool arguments are reported: ``"auto"`` (-32602 up to
-            2025-06-18, ``isError`` from 2025-11-25, SEP-1303), ``"protocol"`` (always -32602)
-            or ``"tool"`` (always ``isError``).
-        list_page_size: page size of list results, or None for no paging.
-        list_changed: advertise and send ``notifications/*/list_changed``.
-        workers: size of the thread pool running sync tools (default ``min(32, cpu+4)``); two
-            more workers serve quick functions when these are all busy.
-        job_workers: size of the pool running ``@async_tool`` jobs (default the same).
-        tool_timeout: seconds a call may run before it is answered with a tool error
-            (None: no limit); a sync function still running then is abandoned: its worker
-            serves other calls and the function finishes on a thread of its own
-            (:attr:`stuck_calls`).
-        session_idle_seconds / job_ttl_seconds: expiry of idle sessions and finished jobs.
-        max_inline_bytes: a tool result larger than this (bytes of JSON, or of an image) is kept
-            as a resource of the server for ``job_ttl_seconds`` and linked (None: never).
-        figure_dpi: resolution of matplotlib figures returned by tools (None: each figure's own).
-        state_dir: directory of the state kept across restarts (the job store); None for the
-            default (see ``nanohubmcp.server.wire.state_dir``).
-        job_store: ``"sqlite"`` (default: jobs outlive the process) or ``"memory"``.
-        max_jobs / max_jobs_per_owner / max_job_result_bytes: bounds of the job store.
-        job_executor: where ``@async_tool`` jobs run: ``"threads"`` (default), ``"processes"``,
-            ``"dask"``, ``"slurm"``, ``"submit"``, or a ``JobExecutor`` (see
-            ``nanohubmcp.server.executors``).
-        dask_address: the Dask scheduler for ``job_executor="dask"`` (default
-            ``DASK_SCHEDULER_ADDRESS``, else a local cluster started on first use).
-        state_url: where what several processes share lives (see ``nanohubmcp.state.url``):
-            None/``memory://`` (this process only), ``sqlite:///DIR`` (the job store's
-            directory) or ``redis://…`` (sessions, streams and pending requests in Redis).
-        executor_options: options of the job executors: ``{"slurm": {...}, "submit": {...}}``
-            by executor name; options given at the top level are for ``job_executor``.
-        tracing: ``True``, ``False`` or ``"auto"`` (the default: ``NANOHUBMCP_TRACING``, else on
-            when the application configured an OpenTelemetry tracer provider by the time serving starts); see
-            ``nanohubmcp.server.wire.trace_context``.
-        provenance: record every tool call and job (see ``nanohubmcp.server.provenance``);
-            a tool's own ``provenance=False`` turns it off for that tool.
-        cache_max_bytes: bytes of results the result cache keeps (tools registered with
-            ``cache=True``; least recently used dropped first).
+        name / version / instructions, and every keyword but ``executor``: the options of
+            ``MCPServer`` (``nanohubmcp.facade``), documented there once; ``state_url`` and
+            ``provenance`` come here resolved from the environment (a ``StateURL`` or its
+            text, a bool).
+        executor: the pool running sync tool, resource and prompt functions (default: a
+            :class:`WorkerPool` of ``workers`` threads, started at first use; its abandoned
+            calls: :attr:`stuck_calls`).
     """
 
     def __init__(
