@@ -49,7 +49,7 @@ def decorating(register: Callable[[F], object], fn: F | None) -> Any:
     return decorate
 
 
-def _user_frame() -> int:
+def user_frame() -> int:
     """The ``stacklevel`` of the first caller outside nanohubmcp, so a warning names the user's line."""
     frame, level = sys._getframe(1), 1
     while frame.f_back is not None and frame.f_globals.get("__name__", "").partition(".")[0] == "nanohubmcp":
@@ -122,12 +122,12 @@ class Registrar:
         registration_checks.refuse_reserved(tool.name, fn)
         registry = self._core.registry
         for message in registration_checks.tool_warnings(tool, registry.tools.get(tool.name)):
-            warnings.warn(message, RegistrationWarning, stacklevel=_user_frame())
+            warnings.warn(message, RegistrationWarning, stacklevel=user_frame())
         if cache == "shared" and tool.signature.context_param:
             warnings.warn(
                 f"tool '{tool.name}' has cache='shared' and takes a Context: one caller's result is every "
                 "caller's, so it must not depend on who calls (ctx.principal)",
-                RegistrationWarning, stacklevel=_user_frame(),
+                RegistrationWarning, stacklevel=user_frame(),
             )
         if background and "get_job_result" not in registry.tools:
             # The poll tool exists once there is something to poll (earlier package's behaviour).

@@ -26,13 +26,17 @@ What the pieces do:
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ...errors import RegistrationWarning
 from ...protocol.result_types import ToolResult
+from ...registration import user_frame
 from ...server.calls.context import Context
 from .tool import PROXY_TIMEOUT, RapptureTool, load_rappture_tool
+from .units import pint_missing
 
 if TYPE_CHECKING:
     from ...server.registry.components import Tool
@@ -130,8 +134,12 @@ def add_rappture_tool(
             ``executor`` for a job tool, …).
     Raises:
         RegistrationError: the file cannot be read as a Rappture tool (the message says why).
+    Warns:
+        RegistrationWarning: inputs take numbers with units and pint is not installed (a call
+            giving other units than the declared ones is then refused).
     """
     tool = load_rappture_tool(path, name=name, timeout=timeout, rappture=rappture, long=async_)
+    _warn_without_pint(tool)
     core = getattr(server, "core", None)
     results = getattr(core, "result_options", None)
     call = RapptureCall(
@@ -151,3 +159,17 @@ def add_rappture_tool(
         input_schema=tool.schema,
         **options,
     )
+
+
+def _warn_without_pint(tool: RapptureTool) -> None:
+    """Tell the operator now, not the client at its first call, that units cannot be converted."""
+    with_units = [f"{item.name} ({item.units})" for item in tool.inputs.arguments
+                  if item.kind == "number" and item.units]
+    if with_units and pint_missing():
+        shown = ", ".join(with_units[:4]) + (f" and {len(with_units) - 4} more" if len(with_units) > 4 else "")
+        warnings.warn(
+            f"Rappture tool {tool.name!r}: {shown} take numbers with units, and pint is not installed: a call "
+            "giving other units than the declared ones (\"25C\" for K) will be refused; install it with "
+            "pip install 'nanohub-mcp[rappture]'",
+            RegistrationWarning, stacklevel=user_frame(),
+        )

@@ -21,7 +21,7 @@ from typing import Any
 from ...errors import InvalidArguments
 from .inputs import Input, text_of
 from .schema import BOOLEAN_WORDS
-from .units import UnitError, convert, split_number, to_units
+from .units import UnitError, UnitsUnavailable, convert, split_number, to_units
 
 __all__ = ["current_values", "write_driver"]
 
@@ -58,6 +58,9 @@ def _number(tool: str, item: Input, value: Any) -> str:
             number = float(value)
         low = convert(item.minimum, units) if item.minimum else None
         high = convert(item.maximum, units) if item.maximum else None
+    except UnitsUnavailable:  # the operator was warned at registration; the client can still give plain numbers
+        raise _refuse(tool, item, f"{value!r}: this server cannot convert units (pint is not installed on it); "
+                                  f"give the number in {units}") from None
     except UnitError as exc:
         raise _refuse(tool, item, str(exc)) from None
     shown = f"{_fmt(number)}{units}"

@@ -3,7 +3,14 @@
 
 from __future__ import annotations
 
-from .compat.Rappture.Units import UnitError, fitting_units, split_number, to_units
+from .compat.Rappture.Units import UnitError, UnitsUnavailable, fitting_units, split_number, to_units
 from .compat.Rappture.Units import number_in as convert
 
-__all__ = ["UnitError", "convert", "fitting_units", "split_number", "to_units"]
+__all__ = ["UnitError", "UnitsUnavailable", "convert", "fitting_units", "pint_missing", "split_number", "to_units"]
+
+
+def pint_missing() -> bool:
+    """True when pint cannot be imported (found without importing it: that takes a while)."""
+    import importlib.util
+
+    return importlib.util.find_spec("pint") is None

@@ -18,7 +18,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["UnitError", "convert", "fitting_units", "number_in", "split_number", "to_units"]
+__all__ = ["UnitError", "UnitsUnavailable", "convert", "fitting_units", "number_in", "split_number", "to_units"]
 
 _NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eEdD][-+]?\d+)?)\s*(.*?)\s*$")
 _FACTOR = re.compile(r"^([A-Za-z]+)(\d*)$")
@@ -73,12 +73,16 @@ class UnitError(ValueError):
     """A value's units are unknown, or of another dimension than the declared ones."""
 
 
+class UnitsUnavailable(UnitError):
+    """Units other than the declared ones need pint, which is not installed."""
+
+
 @lru_cache(maxsize=1)
 def _registry() -> Any:
     try:
         import pint
     except ImportError:  # pragma: no cover - the extra is part of the test environment
-        raise UnitError("numbers with units need pint: pip install 'nanohub-mcp[rappture]'") from None
+        raise UnitsUnavailable("numbers with units need pint: pip install 'nanohub-mcp[rappture]'") from None
     registry: Any = pint.UnitRegistry()
     registry.autoconvert_offset_to_baseunit = True
     return registry
