@@ -69,7 +69,7 @@ from ..errors import InternalError, ServerBusy, error_response
 from ..protocol import jsonrpc
 from ..state.errors import StateUnavailable
 from .batches import MAX_BATCH_MESSAGES, MAX_BATCH_RESPONSE_BYTES, batch_refusal, serve_batch
-from .intake import Incoming, Intake, handshake_version, is_modern, spoken_version
+from .intake import Incoming, Intake, Received, handshake_version, is_modern, spoken_version
 from .layers import BUSY_RETRY_SECONDS, MAX_IN_FLIGHT_PER_SESSION
 from .services import Services
 from .stateless.envelope import check_modern_version, modern_envelope, modern_version
@@ -112,15 +112,12 @@ class Reply(NamedTuple):
     session: Session | None = None
 
 
-class Served(Services, Protocol):
-    """What the connection seam uses of its server besides the services: the dispatcher, and
-    :meth:`attach` to serve on the loop of the first request when no runner attached one."""
+class Served(Services, Received, Protocol):
+    """What the connection seam uses of its server besides the services: the dispatcher, and what
+    its intake uses (:class:`~.intake.Received`: :meth:`attach` to serve on the loop of the first
+    request when no runner attached one)."""
 
     dispatcher: Dispatcher
-
-    def attach(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Serve on ``loop`` (change notifications are delivered there)."""
-        ...
 
 
 class Connection:
