@@ -283,22 +283,54 @@ def counted_here(what: str, calls: int) -> int:
         return total(log)
 
 
+FLOOR_PARTS = {  # --count name: what the SDK alone is asked per call
+    "sdk": "sdk floor: SERVER span + histogram",
+    "sdk-span": "sdk floor, part: span (no attributes) started and ended",
+    "sdk-span-attributes": "sdk floor, part: span with the 8 attributes",
+    "sdk-measurement": "sdk floor, part: measurement (no attributes)",
+    "sdk-measurement-attributes": "sdk floor, part: measurement with the 6 attributes",
+}
+"""The floor (``sdk``: a traced session call's SERVER span with its 8 attributes, made current,
+one measurement with its 6 attributes inside it — so with an exemplar — then ended) and its parts
+alone, each outside any span (no exemplar): what the whole costs above the parts' sum is making the
+span current and the exemplar."""
+
+
+def floor_step(what: str) -> Any:
+    """One call's worth of SDK work for ``--count what`` (a key of :data:`FLOOR_PARTS`)."""
+    from opentelemetry import context, metrics, trace
+    from opentelemetry.trace import SpanKind
+
+    tracer = trace.get_tracer("otel-cost")
+    histogram = metrics.get_meter("otel-cost").create_histogram("otel-cost", unit="s")
+
+    def whole() -> None:
+        span = tracer.start_span("tools/call add", kind=SpanKind.SERVER, attributes=SPAN_ATTRIBUTES)
+        token = context.attach(trace.set_span_in_context(span))
+        histogram.record(0.001, METRIC_ATTRIBUTES)
+        span.end()
+        context.detach(token)
+
+    def span(attributes: dict[str, str] | None) -> None:
+        tracer.start_span("tools/call add", kind=SpanKind.SERVER, attributes=attributes).end()
+
+    return {
+        "sdk": whole,
+        "sdk-span": functools.partial(span, None),
+        "sdk-span-attributes": functools.partial(span, SPAN_ATTRIBUTES),
+        "sdk-measurement": functools.partial(histogram.record, 0.001),
+        "sdk-measurement-attributes": functools.partial(histogram.record, 0.001, METRIC_ATTRIBUTES),
+    }[what]
+
+
 def count(what: str, calls: int) -> None:
     """``--count``: what is counted under valgrind (after the same warm-up in every run)."""
-    if what == "sdk":
+    if what.startswith("sdk"):
         namespace: dict[str, Any] = {"PROCESSOR": "on"}
         exec(SDK, namespace)
-        from opentelemetry import context, metrics, trace
-        from opentelemetry.trace import SpanKind
-
-        tracer = trace.get_tracer("otel-cost")
-        histogram = metrics.get_meter("otel-cost").create_histogram("otel-cost", unit="s")
+        step = floor_step(what)
         for n in range(WARMUP + calls):  # what a traced call pays the SDK, nothing of ours
-            span = tracer.start_span("tools/call add", kind=SpanKind.SERVER, attributes=SPAN_ATTRIBUTES)
-            token = context.attach(trace.set_span_in_context(span))
-            histogram.record(0.001, METRIC_ATTRIBUTES)
-            span.end()
-            context.detach(token)
+            step()
             if n % 1000 == 0:
                 namespace["EXPORTER"].clear()
         return
@@ -327,7 +359,7 @@ def instructions(low: int, high: int, only: str | None = None) -> dict[str, floa
     }
     ways |= {f"http def tool, tracing {mode}": functools.partial(counted_http, mode) for mode in HTTP_MODES}
     ways.update({f"core def tool, tracing {mode}": functools.partial(counted_here, f"core-{mode}") for mode in MODES})
-    ways["sdk floor: SERVER span + histogram"] = functools.partial(counted_here, "sdk")
+    ways.update({name: functools.partial(counted_here, what) for what, name in FLOOR_PARTS.items()})
     figures = {}
     for name, way in ways.items():
         if only is not None and not name.startswith(only):

@@ -191,6 +191,8 @@ async def measure(
             wanted += [matrix.OURS_OTEL, matrix.OURS_CACHED]
         pairs = [(matrix.process(by_name[n].process), by_name[n]) for n in wanted if n in by_name]
         out["instructions"] = await instructions.measure(pairs, python, low, high, 300.0, log)
+        if matrix.OURS_OTEL in wanted:  # beside the traced row: the SDK's own cost, nothing of ours
+            out["instructions"]["sdk_floor"] = await asyncio.to_thread(instructions.sdk_floor, python["ours"], log)
     for name in extras.SECTIONS:
         if name not in a.skip_set:
             out[name] = await asyncio.to_thread(extras.run, name, python["ours"], python["peers"], a.quick, log)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -113,3 +114,32 @@ async def measure(
         shown = "-" if per is None else f"{per:,.0f}"
         log(f"instructions {entry.name}: {shown} per call ({time.perf_counter() - t0:.0f} s; totals {a}, {b})")
     return out
+
+
+FLOOR = "sdk floor: SERVER span + histogram"
+"""The key of the whole floor in :func:`sdk_floor`'s figures."""
+
+
+def sdk_floor(python: str, log: Callable[[str], None], low: int = 200, high: int = 1200) -> dict[str, Any]:
+    """What the OpenTelemetry SDK alone costs per traced call, in instructions, set up as the
+    ``--tracing`` server sets it up: ``otel_cost.py --instructions --only sdk`` (one SERVER span with
+    the 8 attributes of a traced session call made current and ended, one measurement with its 6
+    attributes inside it; and those parts alone). Beside the traced server's row it splits what
+    tracing costs into the SDK's floor and ours. ``{name: instructions per call}``, or
+    ``{"error": ...}``."""
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "floor.json"
+        argv = [python, str(env.BENCH / "otel_cost.py"), "--instructions", "--only", "sdk",
+                "--low", str(low), "--high", str(high), "--json", str(out)]
+        try:
+            done = subprocess.run(argv, cwd=env.REPO, capture_output=True, text=True, timeout=900)
+        except subprocess.TimeoutExpired:
+            return {"error": "timed out"}
+        if done.returncode != 0 or not out.exists():
+            return {"error": (done.stderr or done.stdout)[-500:]}
+        figures: dict[str, Any] = json.loads(out.read_text())
+    shown = figures.get(FLOOR)
+    log(f"instructions, OpenTelemetry SDK alone: {'-' if shown is None else f'{shown:,.0f}'} per call "
+        f"({time.perf_counter() - t0:.0f} s)")
+    return figures

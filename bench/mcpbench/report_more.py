@@ -148,6 +148,14 @@ def _instructions(d: dict[str, Any], key: str = "instructions") -> list[str]:
         f"the same session opening and {data['warmup_calls']} warm-up calls; instructions per call = the "
         "difference of the totals ÷ the difference of the calls (user space, all threads of the server)."
     )
+    floor = data.get("sdk_floor") or {}
+    if floor and "error" not in floor:
+        intro += (
+            " The OpenTelemetry SDK alone, set up as the traced server sets it up (`otel_cost.py --instructions "
+            "--only sdk`: what a traced call asks of it, nothing of ours): "
+            + "; ".join(f"{name.removeprefix('sdk floor').lstrip(':, ')} {v:,.0f}" for name, v in floor.items())
+            + "."
+        )
     return [f"## {title}", "", intro, "", *table(["server", "instructions/call", "÷ ceiling", "wall s"], body)]
 
 
