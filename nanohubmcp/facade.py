@@ -8,6 +8,11 @@ transports are imported when serving starts, so building a server imports no Tor
 The facade sits below the Jupyter layer (which builds ``MCPServer`` objects for notebooks) and
 never names it; ``run()`` reaches it lazily, in a kernel only (see ``nanohubmcp.serving``).
 
+Its length is the public reference, not work: about two thirds of it are signatures and
+docstrings, which stay in the class body because the API reference (mkdocstrings) reads them from
+the source there; each method's body is a line or two handing the call on. Splitting the class
+across mixins or forwarding attributes would divide that text without dividing any responsibility.
+
 Example:
     ```python
     from nanohubmcp import MCPServer
