@@ -1,8 +1,9 @@
 """``%mcp jobs``: the server's jobs as a table — status, progress, age, executor.
 
-Rows come from the job store (``JobStore.listing``), so jobs of an earlier kernel with the same
-state directory are listed too. Never arguments or results: the table is for the notebook's
-owner watching work, not a way around job ownership.
+Rows come from the job store (``JobStore.listing``): ``%mcp jobs`` lists the jobs this kernel's
+servers ran, ``%mcp jobs --all`` those of every kernel with the same state directory (a kernel
+restarted, or another notebook whose server has the same name). Never arguments or results: the
+table is for the notebook's owner watching work, not a way around job ownership.
 """
 
 from __future__ import annotations

@@ -234,15 +234,17 @@ class MCPMagics(Magics):
     @magic_arguments()
     @argument("action", choices=ACTIONS, help="what to do")
     @argument("target", nargs="?", help="the name (or resource URI) for 'remove'; for 'call': NAME {JSON}")
+    @argument("--all", action="store_true", help="jobs: also the jobs other kernels ran with this state directory")
     def mcp(self, line: str) -> Any:
         """Manage the notebook's MCP server.
 
         start: serve (with the NanohubMCP settings); stop: stop and free the port;
         status: show the URL, endpoints, tools and a client configuration;
         url: return the MCP endpoint URL clients connect to (Streamable HTTP, ``<base URL>mcp``);
-        tools: list the tools; jobs: list the jobs of --async tools (status, progress, age,
-        executor), newest first; history [ID]: the provenance records of recent calls and jobs
-        (one in full with its id); remove NAME: unregister a tool, prompt or resource;
+        tools: list the tools; jobs [--all]: list the jobs of --async tools (status, progress, age,
+        executor), newest first: this kernel's, or with --all every job of the state directory
+        (other kernels of a server of the same name share it); history [ID]: the provenance
+        records of recent calls and jobs (one in full with its id); remove NAME: unregister a tool, prompt or resource;
         log: recent calls and changes, then the traceback of the last call that raised;
         call NAME {"a": 1}: call a tool through the server, as a client would (its arguments
         validated); returns the ``CallToolResult``, shown as a client shows it as the cell's
@@ -261,6 +263,10 @@ class MCPMagics(Magics):
         args = parse_argstring(self.mcp, line)
         if args.action not in ("remove", "history") and args.target is not None:
             raise UsageError(f"%mcp {args.action} takes no argument")
+        if args.all and args.action != "jobs":
+            raise UsageError(f"%mcp {args.action} takes no --all (only %mcp jobs does)")
+        if args.action == "jobs":
+            return self._mcp_jobs(every=args.all)
         action: Callable[[str | None], str | None] = getattr(self, f"_mcp_{args.action}")
         return action(args.target)
 
@@ -297,8 +303,17 @@ class MCPMagics(Magics):
             line = f"{tool['name']:<24} {tool['runs']:<7} {tool['description']}"
             print(line.rstrip())
 
-    def _mcp_jobs(self, _: str | None) -> None:
-        print(format_jobs(self.session.server.core.jobs.listing()))
+    def _mcp_jobs(self, *, every: bool = False) -> None:
+        jobs = self.session.server.core.jobs
+        if every:
+            print(format_jobs(jobs.listing()))
+            return
+        mine = self.session.job_processes  # another kernel's server of the same name shares the store
+        print(format_jobs(jobs.listing(processes=mine)))
+        others = jobs.count_elsewhere(mine)
+        if others:
+            print(f"({others} more job{'s' if others != 1 else ''} of other kernels in {jobs.directory}, "
+                  "e.g. of this notebook before a restart: %mcp jobs --all lists them)")
 
     def _mcp_history(self, target: str | None) -> None:
         store = self.session.server.core.provenance

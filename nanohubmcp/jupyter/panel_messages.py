@@ -114,12 +114,14 @@ def components(subject: Shown | None) -> dict[str, Any]:
 
 
 def jobs(subject: Shown | None) -> dict[str, Any]:
-    """The ``jobs`` message: the newest jobs of ``subject``'s server (empty for None)."""
+    """The ``jobs`` message: the newest jobs of ``subject``'s server (empty for None); of a kernel
+    session, the jobs its servers ran (as ``%mcp jobs``: another kernel sharing the state directory
+    keeps its own)."""
     if subject is None:
         return {"type": "jobs", "jobs": []}
     keep = ("id", "tool", "status", "status_message", "progress", "progress_total", "progress_message", "created",
             "executor")
-    listed = subject.server.core.jobs.listing(limit=JOBS_SHOWN)
+    listed = subject.server.core.jobs.listing(limit=JOBS_SHOWN, processes=getattr(subject, "job_processes", None))
     return {"type": "jobs", "jobs": [{key: row.get(key) for key in keep} for row in listed]}
 
 

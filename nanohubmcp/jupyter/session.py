@@ -72,6 +72,8 @@ class KernelSession:
         self._mode: str | None = None
         self._saved_switch: float | None = None  # the interpreter's switch interval to restore
         self._token_key = f"cells-{secrets.token_hex(8)}"  # this session's generated token (tokens.py)
+        self.job_processes: set[str] = set()
+        """The job store process tokens of this kernel's servers (``%mcp jobs`` lists their jobs)."""
         self.server = self._build()
         self.components = CellRegistry(lambda: self.server, lambda: self.config.tool_timeout)
         config.observe(self._on_config, names=[*RESTART_TRAITS, *REBUILD_TRAITS])
@@ -95,6 +97,7 @@ class KernelSession:
             # The environment's NANOHUBMCP_TRACING wins over c.NanohubMCP.tracing.
             tracing=resolve_tracing(None, cfg.tracing),  # type: ignore[arg-type]  # an Enum trait's value
         )
+        self.job_processes.add(server.core.jobs.process)
         if self._unsubscribe is not None:
             self._unsubscribe()
         unsubscribe_log = server.events.subscribe(self._record)

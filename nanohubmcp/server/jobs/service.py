@@ -40,7 +40,7 @@ import os
 import secrets
 import sqlite3
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any
 
 from ...errors import JobLimitReached, UnknownComponent
@@ -258,23 +258,38 @@ class JobStore:
                 if j.owner == owner and owner is not None and j.principal == principal and not j.expired(now)
                 and (j.as_task or not tasks_only)]
 
-    def listing(self, limit: int = 100) -> list[dict[str, Any]]:
+    def listing(self, limit: int = 100, *, processes: Collection[str] | None = None) -> list[dict[str, Any]]:
         """The newest ``limit`` jobs of every owner, for the operator (``%mcp jobs``, the lab
-        panel): id, tool, status, progress, created, executor — never arguments or results."""
+        panel): id, tool, status, progress, created, executor — never arguments or results.
+
+        ``processes``: only the jobs run by job stores of these :attr:`process` tokens (a notebook
+        kernel's servers: another kernel using the same state directory keeps its jobs to itself);
+        :meth:`count_elsewhere` counts the others."""
         if self._backend is None and self.persistent and not os.path.exists(os.path.join(self.directory, DB_FILE)):
             return []  # nothing stored yet: do not create the store just to look
-        rows = self.backend.select(limit=limit)
+        rows = self.backend.select(limit=limit if processes is None else self.max_jobs)
         keep = ("id", "tool", "status", "status_message", "progress", "progress_total", "progress_message",
                 "created", "updated", "finished_at", "executor")
         listed = []
         for row in rows:
+            if processes is not None and process_of(row.get("runner")) not in processes:
+                continue
             live = self._live.get(row["id"])
             entry = {key: row.get(key) for key in keep}
             if live is not None:
                 entry.update(status=live.status, progress=live.progress, progress_total=live.progress_total,
                              progress_message=live.progress_message)
             listed.append(entry)
+            if len(listed) >= limit:
+                break
         return listed
+
+    def count_elsewhere(self, processes: Collection[str]) -> int:
+        """How many stored jobs were run by job stores other than ``processes`` (see :meth:`listing`)."""
+        if self._backend is None and self.persistent and not os.path.exists(os.path.join(self.directory, DB_FILE)):
+            return 0
+        rows = self.backend.select(limit=self.max_jobs)
+        return sum(1 for row in rows if process_of(row.get("runner")) not in processes)
 
     # -- updates from running jobs ----------------------------------------------------------
     def set_executor_ref(self, job: Job, ref: str) -> None:
