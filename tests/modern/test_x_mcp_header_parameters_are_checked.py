@@ -84,6 +84,14 @@ def test_missing_or_different_headers_are_a_mismatch(wire: Wire, arguments: dict
     assert (reply.status, reply.error["code"]) == (400, -32020)
 
 
+def test_a_raw_value_outside_ascii_is_told_the_base64_form(wire: Wire) -> None:
+    reply = deploy(wire, {"region": "Zürich"}, {"Mcp-Param-Region": "Zürich"})  # sent as Latin-1 bytes
+    assert (reply.status, reply.error["code"]) == (400, -32020)
+    assert reply.error["message"] == ("Header mismatch: Mcp-Param-Region holds characters a header value may not "
+                                      "contain (send text outside visible ASCII as =?base64?<Base64 of its UTF-8>?=)")
+    assert deploy(wire, {"region": "Zürich"}, {"Mcp-Param-Region": b64("Zürich")}).status == 200
+
+
 def test_nested_marks_follow_the_property_path(wire: Wire) -> None:
     call = {"name": "nested", "arguments": {"target": {"zone": "b"}}}
     assert wire.call("tools/call", call).error["code"] == -32020

@@ -138,7 +138,8 @@ def decode_header_value(raw: str, header: str) -> str:
         HeaderMismatch: characters a header value may not hold, or bad Base64 / UTF-8.
     """
     if not _FIELD_VALUE.match(raw):
-        raise HeaderMismatch(f"Header mismatch: {header} holds characters a header value may not contain")
+        raise HeaderMismatch(f"Header mismatch: {header} holds characters a header value may not contain "
+                             "(send text outside visible ASCII as =?base64?<Base64 of its UTF-8>?=)")
     wrapped = len(raw) >= len(_B64_PREFIX) + len(_B64_SUFFIX)
     if wrapped and raw.startswith(_B64_PREFIX) and raw.endswith(_B64_SUFFIX):
         encoded = raw[len(_B64_PREFIX):-len(_B64_SUFFIX)]
