@@ -35,6 +35,22 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+def test_the_404_page_works_under_the_sub_path_given_at_build_time(tmp_path: Path) -> None:
+    # A fresh-user trial: without site_url the 404 page links /assets/..., broken under a sub-path.
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path)],
+        cwd=ROOT,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "NANOHUBMCP_SITE_URL": "https://example.org/nanohub-mcp/"},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    links = re.findall(r'(?:href|src)="(/[^"]*)"', (tmp_path / "404.html").read_text())
+    assert links, "the 404 page links its assets and pages by absolute path"
+    assert all(link.startswith("/nanohub-mcp/") for link in links), links
+
+
 def test_the_api_reference_documents_every_public_name(site: Path) -> None:
     html = (site / "api" / "reference" / "index.html").read_text()
     documented = set(re.findall(r'id="(nanohubmcp[\w.]*)"', html))
