@@ -43,6 +43,16 @@ def to_json(value: object, what: str) -> tuple[str, Any]:
     Raises:
         TypeError: naming the first part of ``value`` that JSON cannot hold.
     """
+    text = json_text(value, what)
+    return text, jsonenc.loads(text)
+
+
+def json_text(value: object, what: str) -> str:
+    """Return the strict JSON text of ``value`` (what :func:`to_json` gives first, without reading it back).
+
+    Raises:
+        TypeError: naming the first part of ``value`` that JSON cannot hold.
+    """
     try:
         text = jsonenc.dumps(value)
     except TypeError:
@@ -54,7 +64,7 @@ def to_json(value: object, what: str) -> tuple[str, Any]:
             raise not_json(value, what) from exc
     except (ValueError, RecursionError) as exc:
         raise not_json(value, what) from exc
-    return text, jsonenc.loads(text)
+    return text
 
 
 def not_json(value: object, what: str) -> TypeError:

@@ -63,7 +63,7 @@ from ...protocol.result_types import ResourceResult, ToolResult
 from ...protocol.versions import V2025_11_25, ProtocolVersion
 from . import convert
 from .convert import mixed, parts
-from .json_values import to_json
+from .json_values import json_text, to_json
 from .prompts import prompt_messages, prompt_result
 from .store import ResultSink
 
@@ -110,6 +110,8 @@ def _has_str(value: object) -> bool:
 
 def _is_block_list(items: list[Any]) -> bool:
     """A list of content: at least one content object, bytes or picture, and nothing but those and strings."""
+    if set(map(type, items)) <= mixed.LEAF_TYPES:  # one C pass: a list of numbers is data, at any length
+        return False
     kinds = [is_content(i) or _is_bytes(i) or mixed.is_picture(i) for i in items]
     return any(kinds) and all(k or isinstance(i, str) for k, i in zip(kinds, items, strict=True))
 
@@ -168,6 +170,8 @@ def _tool_parts(value: object, sink: ResultSink | None = None, lists_as_data: bo
         return [_text(value)], UNSET
     if isinstance(value, (bool, int, float)):
         return [_text(scalar_text(value))], UNSET
+    if type(value) is list and set(map(type, value)) <= mixed.LEAF_TYPES:
+        return _data_list(value, sink, lists_as_data)  # numbers and strings: one C pass decides it is data
     if isinstance(value, (dict, list)):
         split = mixed.split(value)
         if split is not None and split.has_data:
@@ -180,10 +184,7 @@ def _tool_parts(value: object, sink: ResultSink | None = None, lists_as_data: bo
     if isinstance(value, list):
         if _is_block_list(value):
             return parts.resources_kept([_block(i, sink) for i in value], sink), UNSET
-        text, data = to_json(value, "the tool's result")
-        if parts.too_big(sink, len(text)):
-            return parts.offload_json(text, sink), UNSET  # type: ignore[arg-type]
-        return [_text(text)], {"result": data} if lists_as_data else UNSET
+        return _data_list(value, sink, lists_as_data)
     if _is_bytes(value):
         return [_bytes_block(value)], UNSET
     if is_content(value):
@@ -194,6 +195,19 @@ def _tool_parts(value: object, sink: ResultSink | None = None, lists_as_data: bo
         f"a tool returned a {type(value).__name__}, which has no MCP form; return a str, number, "
         "dict, list, Image, content object or ToolResult"
     )
+
+
+def _data_list(value: list[Any], sink: ResultSink | None, lists_as_data: bool) -> tuple[list[Wire], Any]:
+    """A list of data as one JSON text block (offloaded when too big), and ``{"result": [...]}`` if asked."""
+    if not lists_as_data:  # the text alone: reading a long list back cost as much as writing it
+        text = json_text(value, "the tool's result")
+        if parts.too_big(sink, len(text)):
+            return parts.offload_json(text, sink), UNSET  # type: ignore[arg-type]  # too_big: a sink
+        return [_text(text)], UNSET
+    text, data = to_json(value, "the tool's result")
+    if parts.too_big(sink, len(text)):
+        return parts.offload_json(text, sink), UNSET  # type: ignore[arg-type]  # too_big: a sink
+    return [_text(text)], {"result": data}
 
 
 def _mixed_parts(split: mixed.Split, sink: ResultSink | None) -> tuple[list[Wire], Any]:

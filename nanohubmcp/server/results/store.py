@@ -170,8 +170,11 @@ class ResultStore:
             while self._entries and self._bytes + entry.size > self.max_bytes:
                 self._drop(next(iter(self._entries)))
             path = self._path(uri) if folder else None
-            if path is None or not _write(path, raw, {"uri": uri, "owner": owner, "mime_type": mime_type,
-                                                      "expires": entry.expires, "size": entry.size}):
+            if path is None or not _write(
+                path,
+                raw,
+                {"uri": uri, "owner": owner, "mime_type": mime_type, "expires": entry.expires, "size": entry.size},
+            ):
                 entry.data = data
             self._entries[uri] = entry
             self._bytes += entry.size

@@ -25,6 +25,8 @@ __all__ = ["Split", "is_picture", "split"]
 
 PICTURE_LIBRARIES = ("matplotlib", "PIL")
 MAX_DEPTH = 50
+LEAF_TYPES = frozenset({int, float, str, bool, type(None)})
+"""Exact types that are never a piece and hold nothing: a container of only these is skipped in one C pass."""
 
 
 def is_picture(value: object) -> bool:
@@ -64,15 +66,26 @@ class Split:
         return value
 
 
+def _items_hold_piece(items: Any, depth: int) -> bool:
+    """True when one of ``items`` (a list, tuple or dict's values at ``depth``) is or holds a piece.
+
+    The item types are gathered in one C pass first: a list of a million numbers is answered
+    without a Python step per number (it was ~0.5 s on the event loop).
+    """
+    if set(map(type, items)) <= LEAF_TYPES:
+        return False
+    return any(_holds_piece(item, depth) for item in items if type(item) not in LEAF_TYPES)
+
+
 def _holds_piece(value: object, depth: int = 0) -> bool:
     if _is_piece(value):
         return True
     if depth >= MAX_DEPTH:
         return False
     if isinstance(value, dict):
-        return any(_holds_piece(item, depth + 1) for item in value.values())
+        return _items_hold_piece(value.values(), depth + 1)
     if isinstance(value, (list, tuple)):
-        return any(_holds_piece(item, depth + 1) for item in value)
+        return _items_hold_piece(value, depth + 1)
     return False
 
 
@@ -89,7 +102,7 @@ def split(value: list[Any] | dict[str, Any]) -> Split | None:
         parts.data = parts._place(value, 0)
         parts.has_data = True
         return parts
-    if not any(_holds_piece(item) for item in value):
+    if not _items_hold_piece(value, 0):
         return None
     parts = Split()
     data: list[Any] = []

@@ -1,0 +1,73 @@
+"""A tool that returns a long plain list must not cost a Python step per item on the event loop.
+
+Found by a fresh-user trial: ``return list(range(7_000_000))`` stalled every other client for ~20 s
+while each item was asked whether it was a content block or a picture. The list's item types are now
+gathered in one C pass; the number of Python calls while shaping must not grow with the list.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from nanohubmcp.protocol import jsonenc
+from nanohubmcp.protocol.content import TextContent
+from nanohubmcp.server.results import shape
+from nanohubmcp.server.results.convert import mixed
+from nanohubmcp.server.results.store import ResultOptions, ResultSink, ResultStore
+
+
+def python_calls(fn: Callable[[], Any]) -> int:
+    """How many Python-level function calls ``fn()`` makes (C calls not counted)."""
+    count = 0
+
+    def profile(frame: object, event: str, arg: object) -> None:
+        nonlocal count
+        if event == "call":
+            count += 1
+
+    sys.setprofile(profile)
+    try:
+        fn()
+    finally:
+        sys.setprofile(None)
+    return count
+
+
+def test_shaping_a_list_of_scalars_makes_as_many_python_calls_for_ten_items_as_for_a_million() -> None:
+    # No floats: reading JSON back (structured content) checks each float is finite with a Python
+    # call, which is the JSON reader's and not what this is about.
+    small = [1, -2, "x", None, True, 3, 4, 5, 6, 7]
+    large = small * 100_000
+    sink = ResultSink(ResultOptions(max_inline_bytes=1 << 30), ResultStore(ttl=60), "s")
+    for make in (
+        lambda v: shape.tool_result(v),
+        lambda v: shape.tool_result(v, sink=sink),
+        lambda v: shape.tool_result(v, lists_as_data=True),
+        lambda v: shape.structured_value(v),
+        lambda v: mixed.split(v),
+        lambda v: mixed.split({"values": v}),
+    ):
+        few = python_calls(lambda make=make: make(small))
+        many = python_calls(lambda make=make: make(large))
+        assert many <= few + 2, (make, few, many)
+
+
+def test_the_shaped_long_list_is_what_it_always_was() -> None:
+    values = [*range(50_000), "a", None, 1.5]
+    result = shape.tool_result(values)
+    assert result == {"content": [{"type": "text", "text": jsonenc.dumps(values)}], "isError": False}
+    assert shape.tool_result(values, lists_as_data=True)["structuredContent"] == {"result": values}
+    assert shape.structured_value(values) == values
+
+
+def test_a_list_holding_a_content_block_among_numbers_is_still_split() -> None:
+    values: list[Any] = [1, 2, 3, TextContent("note")]
+    result = shape.tool_result(values)
+    assert result["content"][0] == {"type": "text", "text": "note"}
+    assert jsonenc.loads(result["content"][-1]["text"]) == {"result": [1, 2, 3]}
+    nested = {"numbers": list(range(1000)), "inner": [[1, 2], [TextContent("deep")]]}
+    split = mixed.split(nested)
+    assert split is not None
+    assert len(split.pieces) == 1
