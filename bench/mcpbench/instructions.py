@@ -16,7 +16,11 @@ percent from run to run (``PYTHONHASHSEED=0`` makes both runs hash alike); they 
 time spent waiting or in the kernel. ``BENCH_READ_DISTRIBUTIONS=1`` has our server read the installed
 distributions' table (the provenance layer's one-off, ~2 G instructions under valgrind) before it
 serves: left to its background thread, it fell into the longer run only (the 13:11 UTC run of
-2026-12-02 read 27.9 M instructions "per call").
+2026-12-02 read 27.9 M instructions "per call"). Each run gets an empty state directory
+(``NANOHUBMCP_STATE_DIR``): until 2026-12-02 our servers kept their provenance records in the
+per-user one shared by every run before (a full run's load cells leave ~100,000 records there),
+and a purge of that table (~60 M instructions under the counter until 2026-12-02's fifth
+provenance pass) fell into one run and not the other by the clock: up to ~750 k "per call".
 """
 
 from __future__ import annotations
@@ -58,7 +62,8 @@ async def _one(process: Process, entry: Entry, python: dict[str, str], calls: in
         out = Path(tmp) / "valgrind.log"
         tool = ["valgrind", "--tool=exp-bbv", "--instr-count-only=yes", f"--bb-out-file={tmp}/bbv.out",
                 f"--log-file={out}"]
-        argv = ["env", "PYTHONHASHSEED=0", "BENCH_READ_DISTRIBUTIONS=1", *tool, *process.argv(python)]
+        state = f"NANOHUBMCP_STATE_DIR={tmp}/state"  # each run its own, empty state directory (module docstring)
+        argv = ["env", "PYTHONHASHSEED=0", "BENCH_READ_DISTRIBUTIONS=1", state, *tool, *process.argv(python)]
         server = procs.ServerProcess(argv, env.BENCH, None)
         server.start()
         try:

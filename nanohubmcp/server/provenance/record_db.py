@@ -4,8 +4,9 @@ using the directory).
 Tables: ``calls`` (one row per record, the columns of :class:`.rows.CallRow`, in the order
 written: ``seq``), ``facts`` (the per-tool, per-process facts rows refer to, once each) and
 ``sources`` (a tool's code text per code hash). Only ``id`` is indexed (a read is by id): a
-listing walks the rows newest first (``seq``) until it has enough, and expired rows are found by
-a scan at each purge (every few seconds, on a write); each index more would cost every write
+listing walks the rows newest first (``seq``) until it has enough, and a purge (every few seconds,
+on a write) deletes the oldest rows while they have expired, reading from the oldest on (a sweep
+of the whole table every few minutes); each index more would cost every write
 (an index of owners ~9 k instructions a row). A record id begins with a per-process run of
 characters (see :class:`.layer.RecordIds`), so a batch's ids land on a few pages of the id
 index.
@@ -120,6 +121,9 @@ class SQLiteRecords:
         """Write ``rows`` (replacing a row of the same id) and the ``facts`` they refer to that
         may not be stored yet, in one transaction (``max_records`` is kept by :meth:`purge`)."""
         with self._lock:
+            if not facts and len(rows) <= ROWS_PER_STATEMENT:
+                self._db.execute(*_statement(rows))  # one statement is a transaction of its own
+                return
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 if facts:
@@ -179,17 +183,36 @@ class SQLiteRecords:
             row = self._db.execute("SELECT source FROM sources WHERE hash = ?", (digest,)).fetchone()
         return None if row is None else str(row[0])
 
-    def purge(self, now: float, max_records: int) -> int:
-        """Delete expired rows and the oldest beyond ``max_records``; returns how many went."""
+    def purge(self, now: float, max_records: int, *, sweep: bool = False) -> int:
+        """Delete expired rows and the oldest beyond ``max_records``; returns how many went.
+
+        Rows are written in the order of ``seq`` and expire in that order (one TTL per server), so
+        the expired rows are the oldest: they are deleted up to the first row that has not expired
+        (found by reading the rows from the oldest on), and the rows beyond ``max_records`` are
+        those whose ``seq`` is at least ``max_records`` below the newest. A purge reads what it
+        deletes and a few pages, not the table: a scan of 100,000 rows (and the ``count(*)`` of
+        the bound) cost ~60 M instructions every 10 s (bench/provenance.md, fifth pass). A ``seq``
+        freed by a replaced row (a job's record completed) counts as a row, so the store may keep
+        fewer than ``max_records``, never more. With ``sweep``, expired rows are deleted wherever
+        they are (rows of a server with a longer TTL may sit before them) and the rows counted."""
+        db = self._db
         with self._lock:
-            gone = int(self._db.execute("DELETE FROM calls WHERE expires < ?", (now,)).rowcount)
-            over = self._db.execute("SELECT count(*) FROM calls").fetchone()[0] - max_records
-            if over > 0:
-                gone += int(
-                    self._db.execute(
-                        "DELETE FROM calls WHERE seq IN (SELECT seq FROM calls ORDER BY seq LIMIT ?)", (over,)
-                    ).rowcount
-                )
+            if sweep:
+                gone = int(db.execute("DELETE FROM calls WHERE expires < ?", (now,)).rowcount)
+                over = db.execute("SELECT count(*) FROM calls").fetchone()[0] - max_records
+                if over > 0:
+                    gone += int(
+                        db.execute(
+                            "DELETE FROM calls WHERE seq IN (SELECT seq FROM calls ORDER BY seq LIMIT ?)", (over,)
+                        ).rowcount
+                    )
+                return gone
+            first = db.execute("SELECT seq FROM calls WHERE expires >= ? ORDER BY seq LIMIT 1", (now,)).fetchone()
+            if first is None:  # every row has expired
+                return int(db.execute("DELETE FROM calls WHERE expires < ?", (now,)).rowcount)
+            gone = int(db.execute("DELETE FROM calls WHERE seq < ?", first).rowcount)
+            newest = db.execute("SELECT max(seq) FROM calls").fetchone()[0]
+            gone += int(db.execute("DELETE FROM calls WHERE seq <= ?", (newest - max_records,)).rowcount)
             return gone
 
     def purge_facts(self) -> int:

@@ -38,7 +38,8 @@ META_KEY = PROVENANCE_META
 DEFAULT_MAX_RECORDS = 100_000
 PURGE_EVERY_SECONDS = 10.0
 FACTS_PURGE_EVERY = 60
-"""Purges between two purges of the facts no record refers to any more."""
+"""Purges between two purges of the facts no record refers to any more (and between two sweeps of
+expired records wherever they are: :meth:`.record_db.SQLiteRecords.purge`)."""
 MAKE_AT_ONCE = 16
 """Records made between two yields of the interpreter (a batch's rows are then written in one
 transaction): making one holds the interpreter some microseconds, so a call served meanwhile on
@@ -64,7 +65,9 @@ class RecordBackend(Protocol):
 
     def get_source(self, digest: str) -> str | None: ...
 
-    def purge(self, now: float, max_records: int) -> int: ...
+    def purge(self, now: float, max_records: int, *, sweep: bool = False) -> int:
+        """Delete expired records (``sweep``: wherever they are, else the oldest ones up to the
+        first that has not expired) and the oldest beyond ``max_records``."""
 
     def purge_facts(self) -> int: ...
 
@@ -126,7 +129,7 @@ class MemoryRecords:
         with self._lock:
             return self._sources.get(digest)
 
-    def purge(self, now: float, max_records: int) -> int:
+    def purge(self, now: float, max_records: int, *, sweep: bool = False) -> int:
         with self._lock:
             gone = [key for key, row in self._rows.items() if row.expires < now]
             for key in gone:
@@ -239,7 +242,8 @@ class ProvenanceStore:
 
     def _purge(self, backend: RecordBackend, now: float) -> None:
         self._purged = now
-        backend.purge(now, self.max_records)
+        # a sweep at the first purge and then every FACTS_PURGE_EVERY: the purges between read only what they delete
+        backend.purge(now, self.max_records, sweep=self._purges % FACTS_PURGE_EVERY == 0)
         self._purges += 1
         if self._purges % FACTS_PURGE_EVERY == 0:
             backend.purge_facts()
