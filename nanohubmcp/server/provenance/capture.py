@@ -200,6 +200,35 @@ def stored_arguments(arguments: dict[str, Any], secrets: frozenset[str]) -> dict
     return {name: REDACTED if name in secrets else value for name, value in arguments.items()}
 
 
+MAX_KEPT_ARGUMENTS_BYTES = 64 * 1024
+"""The arguments of a record are kept up to this size (their JSON text, bytes); beyond it the largest
+values are replaced, one by one, by a marker naming their size and digest (:func:`arguments_text`)."""
+
+
+def arguments_text(arguments: dict[str, Any]) -> str:
+    """The JSON text of a record's ``arguments`` (secrets already replaced), at most
+    :data:`MAX_KEPT_ARGUMENTS_BYTES` of UTF-8 for any plausible number of arguments.
+
+    A larger text has its largest values replaced, largest first, by the string
+    ``"[not stored: N bytes of JSON, sha256:<hex>]"`` (N and the digest of that value's compact
+    JSON text) until it fits: a client cannot make each record hold megabytes (a 16 MiB body is
+    allowed), and the names and small values stay readable.
+    """
+    text = _json(arguments)
+    if len(text) <= MAX_KEPT_ARGUMENTS_BYTES and (text.isascii() or len(text.encode()) <= MAX_KEPT_ARGUMENTS_BYTES):
+        return text
+    sized = sorted(((len(_json(value).encode()), name) for name, value in arguments.items()), reverse=True)
+    total = len(text.encode())
+    kept = dict(arguments)
+    for size, name in sized:
+        if total <= MAX_KEPT_ARGUMENTS_BYTES:
+            break
+        value_text = _json(arguments[name])
+        kept[name] = f"[not stored: {size} bytes of JSON, {digest_text(value_text)}]"
+        total -= size - len(kept[name]) - 2
+    return _json(kept)
+
+
 def canonical(value: Any) -> bytes:
     """Canonical JSON of ``value`` (sorted keys, no spaces, UTF-8): what digests and cache keys hash.
 
@@ -424,7 +453,7 @@ def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires:
         kept,
         _json(links) if links else None,
         ("hit" if hit else "miss") if isinstance(cached, dict) else None,
-        _json(stored_arguments(arguments if isinstance(arguments, dict) else {}, code["secrets"])),
+        arguments_text(stored_arguments(arguments if isinstance(arguments, dict) else {}, code["secrets"])),
         extra,
     )
     source = code["source"]
