@@ -189,7 +189,9 @@ class RedisJobBackend:
 class RedisRunners:
     """Which server processes are alive, by heartbeats in Redis (the lock files of one machine
     cannot tell a process on another): each process refreshes ``runner:<token>`` every
-    :data:`RUNNER_BEAT` seconds; a process gone for :data:`RUNNER_TTL` seconds is dead."""
+    :data:`RUNNER_BEAT` seconds; a process gone for :data:`RUNNER_TTL` seconds is dead. The
+    heartbeat's value is the runner token of the process's current start, so another process
+    tells a job of a run still serving from one of an earlier start of a live process."""
 
     def __init__(self, url: StateURL, name: str) -> None:
         self.shown = url.shown
@@ -197,21 +199,30 @@ class RedisRunners:
         self._redis = _client(url)
         self._stop = threading.Event()
         self._token: str | None = None
+        self._run = [""]  # shared with the beating thread, which holds no reference to self
 
-    def claim(self, token: str) -> None:
+    def claim(self, token: str, run: str) -> None:
+        """Beat for the process ``token`` (its current start ``run``) for the life of this process."""
         key = self.prefix + token
         self._token = token
-        stop = self._stop
-        client = self._redis
+        self._run[0] = run
+        stop, client, current = self._stop, self._redis, self._run
 
         def beat() -> None:
             while not stop.is_set():
                 with contextlib.suppress(Exception):
-                    client.set(key, "1", ex=RUNNER_TTL)
+                    client.set(key, current[0], ex=RUNNER_TTL)
                 stop.wait(RUNNER_BEAT)
 
         threading.Thread(target=beat, name="nanohubmcp-runner-beat", daemon=True).start()
         weakref.finalize(self, stop.set)
+
+    def started(self, run: str) -> None:
+        """The process started its server again: ``run`` is its current start from now on."""
+        self._run[0] = run
+        if self._token is not None:
+            with contextlib.suppress(Exception):
+                self._redis.set(self.prefix + self._token, run, ex=RUNNER_TTL)
 
     def alive(self, token: str | None) -> bool:
         if not token:
@@ -220,6 +231,14 @@ class RedisRunners:
             return bool(self._redis.exists(self.prefix + token))
         except Exception:
             return True  # cannot tell: never fail a job on a guess
+
+    def serving(self, process: str, run: str) -> bool:
+        """True while the process ``process`` is alive and ``run`` is its current start."""
+        try:
+            current = self._redis.get(self.prefix + process)
+        except Exception:
+            return True  # cannot tell: the job stays its session's
+        return bool(current == run)
 
     def release(self) -> None:
         self._stop.set()

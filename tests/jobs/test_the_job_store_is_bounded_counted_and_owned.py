@@ -64,7 +64,12 @@ def test_a_principals_job_is_theirs_only_before_and_after_a_restart(tmp_path: Pa
         with pytest.raises(UnknownComponent):
             first.get(job.id, owner, principal)
 
-    again = jobmod.JobStore(name="owned", state_dir=tmp_path)  # a restarted server: sessions are gone
+    # While the first store's run serves, a second one on the same directory (another process)
+    # leaves the job its session's; once the run ends, sessions are gone and the id is the capability.
+    again = jobmod.JobStore(name="owned", state_dir=tmp_path)
+    with pytest.raises(UnknownComponent):
+        again.get(job.id, "session-new", "alice")
+    first.end_run()  # the server stops
     assert again.get(job.id, "session-new", "alice").result == job.result
     for principal in ("bob", None):
         with pytest.raises(UnknownComponent):

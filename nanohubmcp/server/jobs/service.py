@@ -15,10 +15,12 @@ Who may see a job (the rule, in every era and on every route):
 
 - a job started by an authenticated principal is visible to that principal only;
 - within that, a job started in a session is visible only to that session for as long as the
-  server run that started it serves (even after the session ended); sessions end with their
-  run — a stop (``server.stop()``, ``%mcp stop``) or the process's end — so for a job of an
-  earlier run the unguessable job id is the capability: whoever holds it (with the same
-  principal, if any) reads it — by any route;
+  server run that started it serves (even after the session ended), on every process of the
+  server (``--workers N``, processes sharing a Redis or a state directory: each process's
+  heartbeat or lock file names its current start); sessions end with their run — a stop
+  (``server.stop()``, ``%mcp stop``) or the process's end — so for a job of an earlier run the
+  unguessable job id is the capability: whoever holds it (with the same principal, if any)
+  reads it — by any route;
 - a job started without a session (REST, the 2026-07-28 era) is visible to whoever holds its
   id (with the same principal, if any).
 
@@ -141,14 +143,14 @@ class JobStore:
 
                 self._backend = RedisJobBackend(self.shared, self.name, limit_message)
                 runners = self._runners = RedisRunners(self.shared, self.name)
-                runners.claim(self.process)
+                runners.claim(self.process, self.runner)
                 self.recover()
             else:
                 directory = self.directory
                 try:
                     self._backend = SQLiteBackend(directory)
                     self._runners = RunnerLocks(directory)
-                    self._runners.claim(self.process)
+                    self._runners.claim(self.process, self.runner)
                 except (OSError, sqlite3.Error) as exc:  # unwritable, not a directory, a broken file...
                     log.warning("cannot keep jobs in %s (%s): they are kept in memory and lost when the server "
                                 "stops; set state_dir= (NANOHUBMCP_STATE_DIR) to a writable directory", directory, exc)
@@ -245,7 +247,17 @@ class JobStore:
             return False
         # Sessions end with their run: a job of an earlier run (an earlier process, or an earlier
         # start of this one) is read by its id.
-        return job.owner is None or job.owner == owner or job.runner != self.runner
+        return job.owner is None or job.owner == owner or not self._serving(job.runner)
+
+    def _serving(self, runner: str | None) -> bool:
+        """Whether the run that ``runner`` names still serves: this start, or the current start of
+        another live process of this server (a sibling worker, a process on another machine)."""
+        if runner == self.runner:
+            return True
+        process = process_of(runner)
+        if not runner or process == self.process or self._runners is None:
+            return False
+        return self._runners.serving(process or "", runner)
 
     def owned_by(
         self, owner: str | None, *, principal: Principal | str | None = None, tasks_only: bool = False
@@ -377,6 +389,8 @@ class JobStore:
                 job.task.cancel()
         self._runs += 1
         self.runner = runner_token(self.process, self._runs)
+        if self._runners is not None:
+            self._runners.started(self.runner)
 
 
 def runner_token(process: str, run: int) -> str:

@@ -282,36 +282,58 @@ class RunnerLocks:
     ``runners/<token>.lock`` while it runs; the system releases it when the process dies, even
     by ``kill -9``. A job record names its runner (the process's token and which start of the
     server in it ran the job: ``<process>.<start>``), so a restarted server tells a job another
-    live process is running from one whose process is gone."""
+    live process is running from one whose process is gone. The file holds the runner token of
+    the process's current start, so another process tells a job of a run still serving from one
+    of an earlier start of a live process."""
 
     def __init__(self, directory: str) -> None:
         self._dir = os.path.join(directory, "runners")
         self._held: Any = None
 
-    def claim(self, token: str) -> None:
-        """Hold the lock of ``token`` for the life of this process."""
+    def claim(self, token: str, run: str) -> None:
+        """Hold the lock of ``token`` for the life of this process; its current start is ``run``."""
         os.makedirs(self._dir, mode=0o700, exist_ok=True)
         handle = open(os.path.join(self._dir, f"{token}.lock"), "w")  # noqa: SIM115 (held open on purpose)
         if _flock(handle, blocking=True):
             self._held = handle
             weakref.finalize(self, handle.close)  # released with this object (the process's end at the latest)
+            self.started(run)
         else:
             handle.close()
 
+    def started(self, run: str) -> None:
+        """The process started its server again: ``run`` is its current start from now on."""
+        if self._held is not None:
+            with contextlib.suppress(OSError):
+                self._held.seek(0)
+                self._held.truncate()
+                self._held.write(run)
+                self._held.flush()
+
     def alive(self, token: str | None) -> bool:
         """True while the process that claimed ``token`` runs (a stale lock file is removed)."""
+        return self._current(token) is not None
+
+    def serving(self, process: str, run: str) -> bool:
+        """True while the process ``process`` is alive and ``run`` is its current start."""
+        return self._current(process) == run
+
+    def _current(self, token: str | None) -> str | None:
+        """The current start of the live process that claimed ``token`` ("" when it does not say),
+        None when that process is gone (its stale lock file is then removed)."""
         if not token:
-            return False
+            return None
         path = os.path.join(self._dir, f"{os.path.basename(token)}.lock")
         try:
-            handle = open(path, "a")  # noqa: SIM115
+            handle = open(path, "a+")  # noqa: SIM115
         except OSError:
-            return False
+            return None
         with handle:
             if not _flock(handle, blocking=False):
-                return True
+                handle.seek(0)
+                return handle.read(200)
             os.unlink(path)
-            return False
+            return None
 
     def release(self) -> None:
         """Give the lock up (the store closed)."""
