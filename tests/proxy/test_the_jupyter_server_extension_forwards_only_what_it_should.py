@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import http.client
 import json
+import os
+import signal
 import socket
 import threading
 import time
@@ -100,10 +102,24 @@ class Upstream:
         self.thread.join(10)
 
 
+KERNEL_PIDS: dict[str, int] = {}
+"""Each opened kernel's process id, as the kernel itself reports it (what its port file holds)."""
+
+
 def _register(runtime: Path, port: int, kernel_id: str) -> None:
+    pid = KERNEL_PIDS.get(kernel_id, 1)
     registry.write_json(
-        registry.port_path(runtime, port), {"version": 1, "port": port, "kernel_id": kernel_id, "pid": 1}
+        registry.port_path(runtime, port), {"version": 1, "port": port, "kernel_id": kernel_id, "pid": pid}
     )
+
+
+async def _open_kernel(jupyter: JupyterServer, notebook: str) -> str:
+    """Open a notebook session's kernel, note its process id, leave it running (until the server stops)."""
+    kernel = await NotebookKernel.open(jupyter, notebook)
+    out = await kernel.execute("import os; print(os.getpid())")
+    KERNEL_PIDS[kernel.kernel_id] = int(out.stdout.strip())
+    kernel.ws.close()
+    return kernel.kernel_id
 
 
 @pytest.fixture(scope="module")
@@ -115,12 +131,7 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[JupyterSer
     upstream = Upstream()
     try:
 
-        async def open_kernel() -> str:
-            kernel = await NotebookKernel.open(jupyter, "rules.ipynb")
-            kernel.ws.close()  # the kernel keeps running until the server stops
-            return kernel.kernel_id
-
-        kernel_id = asyncio.run(asyncio.wait_for(open_kernel(), 60))
+        kernel_id = asyncio.run(asyncio.wait_for(_open_kernel(jupyter, "rules.ipynb"), 60))
         _register(work / "jupyter" / "runtime", upstream.port, kernel_id)
         yield jupyter, upstream
     finally:
@@ -190,6 +201,41 @@ def test_a_port_registered_for_a_kernel_that_is_gone_is_refused(
     _register(jupyter.workdir / "runtime", other, "00000000-dead-kernel")
     status, _, body = request("GET", f"{jupyter.url}nanohubmcp/{other}/echo", headers=jupyter.auth)
     assert status == 404, body[:300]
+
+
+def test_a_port_of_a_kernel_that_crashed_is_refused_even_after_jupyter_restarts_it(
+    setup: tuple[JupyterServer, Upstream],
+) -> None:
+    """Found by a fresh-user trial: after ``kill -9`` of the kernel (Jupyter restarts it under the same
+    id) the extension still forwarded to the port, so whoever bound it next got the client's token."""
+    jupyter, upstream = setup
+    kernel_id = asyncio.run(asyncio.wait_for(_open_kernel(jupyter, "crash.ipynb"), 60))
+    port = upstream.port  # stands in for the port the crashed kernel's server freed and another process took
+    runtime = jupyter.workdir / "runtime"
+    original = registry.read_port(runtime, port)
+    _register(runtime, port, kernel_id)
+    try:
+        status, _, body = request("GET", f"{jupyter.url}nanohubmcp/{port}/echo", headers=jupyter.auth)
+        assert status == 201, body[:300]  # forwarded while the kernel that registered it lives
+        os.kill(KERNEL_PIDS[kernel_id], signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while registry.is_alive(KERNEL_PIDS[kernel_id]) and time.monotonic() < deadline:
+            time.sleep(0.05)  # the kernel process is reaped by Jupyter
+        status, _, body = request("GET", f"{jupyter.url}nanohubmcp/{port}/echo", headers=jupyter.auth)
+        assert status == 404, body[:300]
+        assert b"died or restarted" in body
+        assert registry.read_port(runtime, port) is None  # the stale file is gone
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:  # Jupyter's restarter brings the kernel back under the same id
+            if kernel_id in _kernel_ids(jupyter):
+                _register(runtime, port, kernel_id)  # a file still naming the dead process
+                status, _, body = request("GET", f"{jupyter.url}nanohubmcp/{port}/echo", headers=jupyter.auth)
+                assert status == 404, body[:300]
+                break
+            time.sleep(0.1)
+    finally:
+        assert original is not None
+        registry.write_json(registry.port_path(runtime, port), original)
 
 
 def test_a_registered_port_nobody_listens_on_is_a_bad_gateway(setup: tuple[JupyterServer, Upstream]) -> None:

@@ -20,7 +20,8 @@ credentials (the ``Authorization`` header Jupyter authenticated the request with
 wants a token of its own, send it as ``Authorization: Bearer …`` and Jupyter's token as
 ``?token=…`` in the URL: the Bearer header then passes.
 
-Refusals: a port no kernel of this server registered → 404; a registered kernel whose server
+Refusals: a port no kernel of this server registered, or registered by a kernel process that has
+since died (even if Jupyter restarted the kernel under the same id) → 404; a registered kernel whose server
 does not answer → 502. Both as Jupyter's JSON error bodies with a message saying what to do.
 """
 
@@ -158,6 +159,31 @@ class ForwardHandler(APIHandler):
                 f"no notebook kernel of this Jupyter server serves MCP on port {port}: start the server in "
                 "the notebook (a %%mcp_tool cell, %mcp start or server.run()) and use the URL %mcp url shows",
             )
+        if not self._registered_by_running_process(found):
+            # The kernel died (and may have been restarted under the same id): its port is free for any
+            # process to take, which would then get the client's token and answer in the notebook's name.
+            registry.remove_if_owned(registry.port_path(self.runtime_dir, port), "pid", found.get("pid"))
+            raise web.HTTPError(
+                404,
+                f"the notebook kernel that served MCP on port {port} has died or restarted: run the server's "
+                "cell again (or %mcp start) in the notebook and use the URL %mcp url shows",
+            )
+
+    def _registered_by_running_process(self, found: dict[str, Any]) -> bool:
+        """Whether the registration's pid is the live process of its kernel now.
+
+        With a local kernel Jupyter knows its process id (the provisioner's ``pid``), which must be the
+        one that wrote the file or an ancestor of it (a kernelspec may start Python through a wrapper);
+        a kernel without a known pid (another provisioner) needs the file's pid alive.
+        """
+        try:
+            kernel = self.kernel_manager.get_kernel(found["kernel_id"])
+        except KeyError:
+            return False
+        current = getattr(getattr(kernel, "provisioner", None), "pid", None)
+        if isinstance(current, int) and not isinstance(current, bool):
+            return registry.is_alive(current) and registry.descends_from(found.get("pid"), current)
+        return registry.is_alive(found.get("pid"))
 
     def _upstream_target(self, path: str | None) -> str:
         query = [(k, v) for k, v in parse_qsl(self.request.query, keep_blank_values=True) if k != "token"]

@@ -14,8 +14,9 @@ connection files (``kernel-<id>.json``; Jupyter Server's ``runtime_dir``), priva
     written by a kernel while one of its MCP servers listens on ``<port>`` (removed when it
     stops): ``{"version": 1, "port": <port>, "kernel_id": "<id>", "pid": <kernel pid>}``.
     The extension forwards ``<base_url>nanohubmcp/<port>/`` only when this file exists and
-    names a kernel that the same Jupyter server is running now, so a stale file (the kernel
-    died) or a port no kernel registered is refused.
+    names a kernel that the same Jupyter server is running now in the process that wrote it, so a
+    stale file (the kernel died, even if restarted under the same id) or a port no kernel
+    registered is refused.
 
 Nothing here imports Jupyter Server or IPython: the kernel side and the extension both use it.
 """
@@ -33,6 +34,8 @@ from typing import Any
 __all__ = [
     "FORMAT",
     "ROUTE",
+    "descends_from",
+    "is_alive",
     "kernel_id_of",
     "marker_path",
     "port_path",
@@ -92,7 +95,8 @@ def _read(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) and data.get("version") == FORMAT else None
 
 
-def _alive(pid: object) -> bool:
+def is_alive(pid: object) -> bool:
+    """Whether ``pid`` names a process that exists now (a positive int; never raises)."""
     if isinstance(pid, bool) or not isinstance(pid, int) or pid <= 0:
         return False
     try:
@@ -104,10 +108,34 @@ def _alive(pid: object) -> bool:
     return True
 
 
+MAX_ANCESTRY = 8
+"""How many parents :func:`descends_from` climbs (a wrapper or two between a kernel and Python)."""
+
+
+def descends_from(pid: object, ancestor: int) -> bool:
+    """Whether live process ``pid`` is ``ancestor`` or one of its descendants (within
+    :data:`MAX_ANCESTRY` generations), by the parent ids in ``/proc/<pid>/stat`` (Linux). Where
+    there is no ``/proc``, only ``pid == ancestor`` counts. Never raises."""
+    if not is_alive(pid):
+        return False
+    current = pid
+    for _ in range(MAX_ANCESTRY + 1):
+        if current == ancestor:
+            return True
+        try:
+            stat = Path(f"/proc/{current}/stat").read_text()
+            current = int(stat.rsplit(")", 1)[1].split()[1])  # the field after the state: the parent id
+        except (OSError, ValueError, IndexError):
+            return False
+        if current <= 1:
+            return False
+    return False
+
+
 def read_marker(runtime_dir: str | Path, pid: int) -> dict[str, Any] | None:
     """The extension's marker of server process ``pid`` when that process is alive, else None."""
     data = _read(marker_path(runtime_dir, pid))
-    if data is None or data.get("pid") != pid or not _alive(pid) or not isinstance(data.get("base_url"), str):
+    if data is None or data.get("pid") != pid or not is_alive(pid) or not isinstance(data.get("base_url"), str):
         return None
     return data
 
