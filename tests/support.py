@@ -120,12 +120,15 @@ def run_command(app: Path | str) -> list[str]:
 
 
 @contextlib.asynccontextmanager
-async def official_client(command: list[str], **session_options: Any) -> AsyncIterator[Any]:
-    """An initialized ``mcp.ClientSession`` over ``mcp.client.stdio`` running ``command``."""
+async def official_client(
+    command: list[str], env: dict[str, str] | None = None, **session_options: Any
+) -> AsyncIterator[Any]:
+    """An initialized ``mcp.ClientSession`` over ``mcp.client.stdio`` running ``command`` (with ``env``:
+    that environment, else the SDK's default, which passes only a few variables such as ``PATH``)."""
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
 
-    params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT))
+    params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT), env=env)
     async with stdio_client(params) as (read, write), ClientSession(read, write, **session_options) as session:
         await session.initialize()
         yield session

@@ -5,7 +5,10 @@ The crate holds:
 
 - ``code/<tool>.py``: the tool's code (its function's source, or a notebook tool's defining
   cell) — a ``File`` and ``SoftwareSourceCode``, the action's ``instrument``, with its version,
-  its SHA-256 and the Python and package versions it ran with (``softwareRequirements``);
+  its SHA-256 and the Python and package versions it ran with (``softwareRequirements``); for a
+  Rappture tool ``code/tool.xml`` (the instrument) and the programs its ``<command>`` runs
+  (``code/fermi.py``: its parts), for a Sim2L ``code/<notebook>.py``, its code cells
+  (:mod:`.code_files`);
 - ``inputs.json`` and one ``PropertyValue`` per argument: the action's ``object`` (a secret
   argument is named, never valued, as in the record);
 - ``result.json``: the tool's result (when its record kept it), byte for byte the text its
@@ -34,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import ConfigurationError, NanohubMCPError
+from . import code_files
 from .records import ProvenanceStore, record_id_of
 
 PROFILE = "https://w3id.org/ro/wfrun/process/0.5"
@@ -126,22 +130,24 @@ def write_crate(record: dict[str, Any], source: str | None, directory: str | os.
                 )
             )
         )
-        code_file = staged / f"{_safe(tool)}.py"
-        code_file.write_text(source if source is not None else f"# the source of {tool} was not kept\n")
-        instrument = crate.add_file(
-            code_file,
-            dest_path=f"code/{code_file.name}",
-            properties={
-                "@type": ["File", "SoftwareSourceCode"],
-                "name": tool,
-                "programmingLanguage": {"@id": "#python"},
-                "encodingFormat": "text/x-python",
-                "identifier": code.get("hash"),
-                "version": code.get("version"),
-                "description": f"{code.get('module')}.{code.get('qualname')}",
-                "softwareRequirements": requirements,
-            },
-        )
+        described = f"{code.get('module')}.{code.get('qualname')}"
+        properties: dict[str, Any] = {
+            "@type": ["File", "SoftwareSourceCode"],
+            "name": tool,
+            "programmingLanguage": {"@id": "#python"},
+            "encodingFormat": "text/x-python",
+            "identifier": code.get("hash"),
+            "version": code.get("version"),
+            "description": described,
+            "softwareRequirements": requirements,
+        }
+        parts = code_files.files_of(source)
+        if parts is None:
+            code_file = staged / f"{_safe(tool)}.py"
+            code_file.write_text(source if source is not None else f"# the source of {tool} was not kept\n")
+            instrument = crate.add_file(code_file, dest_path=f"code/{code_file.name}", properties=properties)
+        else:  # a Rappture tool's tool.xml and programs, a Sim2L's code cells: a file each
+            instrument = _add_parts(crate, staged, parts, properties, str(code.get("module")))
 
         arguments = record.get("arguments") or {}
         inputs_file = staged / "inputs.json"
@@ -255,6 +261,48 @@ def write_crate(record: dict[str, Any], source: str | None, directory: str | os.
         crate.root_dataset["mentions"] = [created]
         crate.write(out)
     return out
+
+
+FORMATS = {".xml": "application/xml", ".py": "text/x-python", ".tcl": "text/x-tcl", ".m": "text/x-matlab",
+           ".sh": "text/x-shellscript", ".c": "text/x-c", ".f90": "text/x-fortran", ".jl": "text/x-julia"}
+
+
+def _add_parts(crate: Any, staged: Path, parts: dict[str, Any], properties: dict[str, Any], path: str) -> Any:
+    """Add the files of a tool's code bundle under ``code/``; returns the first (tool.xml, the
+    notebook's code), the instrument, which has the others as parts. A file kept by its digest
+    alone (binary, or too large) is named with its digest, not copied."""
+    from rocrate.model.contextentity import ContextEntity
+
+    entities: list[Any] = []
+    for index, part in enumerate(parts["files"]):
+        name = str(part.get("name") or f"file{index}")
+        safe = "/".join(_safe(piece) for piece in name.split("/") if piece not in ("", ".", "..")) or f"file{index}"
+        described: dict[str, Any] = {
+            "name": name,
+            "encodingFormat": FORMATS.get(os.path.splitext(name)[1].lower(), "text/plain"),
+            "identifier": f"sha256:{part.get('sha256')}",
+            "contentSize": str(part.get("size")),
+        }
+        if index == 0:
+            described = {**properties, **described, "identifier": properties["identifier"],
+                         "description": f"The {parts.get('kind')} tool {parts.get('tool')} ({path})"}
+        if described["encodingFormat"] != "text/x-python":
+            described.pop("programmingLanguage", None)
+        elif index:
+            described["programmingLanguage"] = {"@id": "#python"}
+        text = part.get("text")
+        if isinstance(text, str):
+            staged_file = staged / "code" / safe
+            staged_file.parent.mkdir(parents=True, exist_ok=True)
+            staged_file.write_text(text)
+            entities.append(crate.add_file(staged_file, dest_path=f"code/{safe}", properties=described))
+        else:
+            described["@type"] = described.get("@type", "SoftwareSourceCode")
+            described["description"] = f"{name}: not text (or too large) to copy; named by its SHA-256"
+            entities.append(crate.add(ContextEntity(crate, f"#code-{index}", properties=described)))
+    if len(entities) > 1:
+        entities[0]["hasPart"] = entities[1:]
+    return entities[0]
 
 
 def _result_bytes(record: dict[str, Any]) -> bytes:

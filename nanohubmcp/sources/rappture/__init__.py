@@ -35,6 +35,7 @@ from ...errors import RegistrationWarning
 from ...protocol.result_types import ToolResult
 from ...registration import user_frame
 from ...server.calls.context import Context
+from .code import code_text
 from .tool import PROXY_TIMEOUT, RapptureTool, load_rappture_tool
 from .units import pint_missing
 
@@ -68,6 +69,8 @@ class RapptureCall:
         self._plot = plot
         self.__name__ = tool.name
         self.__doc__ = tool.description
+        # What provenance names as the code's module and qualified name (capture.code_of): the tool, not this class.
+        self.__module__, self.__qualname__ = str(tool.path), tool.name
 
     def __getstate__(self) -> dict[str, Any]:
         state = dict(self.__dict__)
@@ -150,6 +153,7 @@ def add_rappture_tool(
         plot=plot,
     )
     options.setdefault("title", tool.title or None)
+    options.setdefault("source", code_text(tool))  # the code hash: tool.xml and its programs, stable across starts
     options.setdefault("annotations", {"readOnlyHint": True, "destructiveHint": False, "openWorldHint": False})
     return server.add_tool(
         call,

@@ -94,6 +94,8 @@ class Sim2LSpec:
         digest: SHA-256 of the notebook's code: its code cells' sources and tags, in order, and its
             kernel's name (part of every run's identity; outputs, execution counts and cell ids
             do not count, so saving the notebook after running it keeps its stored runs).
+        code: the code cells as one Python text, each after a ``# %%`` line with its tags (the
+            percent format), after a line naming the kernel: what provenance records as the tool's code.
     """
 
     path: str
@@ -103,6 +105,7 @@ class Sim2LSpec:
     inputs: dict[str, Declaration]
     outputs: dict[str, Declaration]
     digest: str
+    code: str = ""
 
 
 def _yaml_cell(cells: list[Any], tag: str, path: str) -> dict[str, Any] | None:
@@ -199,6 +202,17 @@ def _revision(info: dict[str, Any], path: str) -> str:
     return "local"
 
 
+def _code_text(notebook: Any) -> str:
+    kernel = (notebook.metadata.get("kernelspec") or {}).get("name")
+    parts = [f"# The code cells of a Sim2L notebook (kernel: {kernel or 'the default'})\n"]
+    for cell in notebook.cells:
+        if cell.get("cell_type") == "code":
+            tags = sorted(cell.get("metadata", {}).get("tags") or ())
+            marker = "# %%" + (f" tags={json.dumps(tags)}" if tags else "")
+            parts.append(f"{marker}\n{str(cell.get('source', '')).rstrip()}\n")
+    return "\n".join(parts)
+
+
 def _code_digest(notebook: Any) -> str:
     code = [
         [str(cell.get("source", "")), sorted(cell.get("metadata", {}).get("tags") or ())]
@@ -253,4 +267,5 @@ def read_sim2l(path: str | os.PathLike[str]) -> Sim2LSpec:
         inputs=_declarations(inputs, "input", where),
         outputs=_declarations(outputs, "output", where),
         digest=_code_digest(notebook),
+        code=_code_text(notebook),
     )

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ...errors import RegistrationError, ResourceNotFound
 from ...protocol.blocks import ResourceContent
 from ...server.calls.context import Context
+from ...server.provenance.code_files import bundle, entry
 from .execute import read_outputs, run_notebook
 from .notebook import Sim2LSpec, read_sim2l
 from .results import shape_result
@@ -251,12 +252,16 @@ def add_sim2l(
 
     call.__name__ = tool_id
     call.__doc__ = description
+    # Provenance's code (capture.code_of): the notebook's code cells and kernel, named by its path, not this wrapper
+    call.__module__, call.__qualname__ = spec.path, tool_id
+    code = [entry(os.path.basename(spec.path).removesuffix(".ipynb") + ".py", spec.code.encode())]
     record = server.add_tool(
         call,
         name=tool_id,
         description=description,
         input_schema=input_schema(spec),
         background=background,
+        source=bundle("sim2l", tool_id, code),
         annotations={
             "title": spec.name,
             "readOnlyHint": True,
