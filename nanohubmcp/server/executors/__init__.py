@@ -41,6 +41,8 @@ follows the same way from the stored reference. :mod:`.slurm` is that page for S
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -49,6 +51,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import ConfigurationError
 from ..calls.invoke import call_function
 from ..calls.workers import WorkerPool
+from ..jobs.fair import FairTurns
 from .base import JobExecutor
 
 if TYPE_CHECKING:
@@ -66,13 +69,19 @@ JOB_OPTIONS = "job_executor_options"
 
 
 class ThreadJobExecutor(JobExecutor):
-    """Jobs on a thread pool of the server process (coroutine functions on its event loop)."""
+    """Jobs on a thread pool of the server process (coroutine functions on its event loop).
+
+    A sync function waits for a turn at the pool (:class:`~..jobs.fair.FairTurns`: fairly over
+    the jobs' owners, ``workers`` at a time) and holds it until it returns; a coroutine
+    function holds no thread and starts at once.
+    """
 
     name = "threads"
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
         self._pool: WorkerPool | None = None
+        self._turns: FairTurns | None = None
         self._running: dict[str, Future[Any]] = {}  # job id -> its function's pool future
 
     @property
@@ -93,19 +102,39 @@ class ThreadJobExecutor(JobExecutor):
         context_param: str | None,
         is_coroutine: bool,
     ) -> Any:
-        def track(work: Future[Any]) -> None:
-            self._running[job.id] = work
-            work.add_done_callback(lambda _: self._running.pop(job.id, None))
+        if is_coroutine:
+            return await call_function(fn, kwargs, is_coroutine=True, executor=self.pool, timeout=None,
+                                       what=f"tool '{job.tool}'")
+        if self._turns is None:
+            self._turns = FairTurns(self.workers)
+        turns = self._turns
+        await turns.take(job)
+        loop = asyncio.get_running_loop()
+        submitted: list[Future[Any]] = []
 
-        return await call_function(
-            fn,
-            kwargs,
-            is_coroutine=is_coroutine,
-            executor=self.pool,
-            timeout=None,
-            what=f"tool '{job.tool}'",
-            on_submit=track,
-        )
+        def ended(_: Future[Any]) -> None:  # on the worker thread (or here, when it never ran)
+            self._running.pop(job.id, None)
+            with contextlib.suppress(RuntimeError):  # the loop closed with its server
+                loop.call_soon_threadsafe(turns.give_back, job)
+
+        def track(work: Future[Any]) -> None:
+            submitted.append(work)
+            self._running[job.id] = work
+            work.add_done_callback(ended)  # the turn is held until the function returns
+
+        try:
+            return await call_function(
+                fn,
+                kwargs,
+                is_coroutine=False,
+                executor=self.pool,
+                timeout=None,
+                what=f"tool '{job.tool}'",
+                on_submit=track,
+            )
+        finally:
+            if not submitted:
+                turns.give_back(job)
 
     def outliving(self, job: Job) -> Future[Any] | None:
         """A sync function already running on a worker (the worker thread outlives the server;
@@ -117,6 +146,7 @@ class ThreadJobExecutor(JobExecutor):
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
         self._pool = None
+        self._turns = None
 
 
 def make_executor(

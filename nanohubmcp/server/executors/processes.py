@@ -1,7 +1,8 @@
 """``job_executor="processes"``: every job in a process of its own, for CPU-bound pure-Python tools.
 
 A job runs in a new process (:class:`~.job_process.JobProcess`; ``fork`` on Linux, else the
-platform's start method), at most ``workers`` at a time: the others wait for a slot, in order. The
+platform's start method), at most ``workers`` at a time: the others wait for a slot, fairly over
+their owners (:class:`~..jobs.fair.FairTurns`). The
 function and its arguments must be picklable (defined at module level, picklable arguments and
 result) — a call that is not fails with a message saying so, on every platform, though ``fork``
 itself pickles nothing on the way in. ``ctx`` there is a :class:`~.remote.RemoteContext`:
@@ -37,6 +38,7 @@ from multiprocessing.managers import SyncManager
 from typing import TYPE_CHECKING, Any
 
 from ...errors import ToolError
+from ..jobs.fair import FairTurns
 from .base import JobExecutor
 from .forked import forked_worker_setup
 from .job_process import FORK_LOCK, JobProcess
@@ -76,7 +78,7 @@ class ProcessJobExecutor(JobExecutor):
         # ``fork`` on Linux whatever the default (Python 3.14 made it ``forkserver``): a job is a
         # copy of the server as it is now, so a notebook's functions are found, as defined now.
         self._context = multiprocessing.get_context("fork" if sys.platform == "linux" else None)
-        self._slots: asyncio.Semaphore | None = None
+        self._turns: FairTurns | None = None
         self._running: dict[str, JobProcess] = {}
         self._manager: Any = None
         self._queue: Any = None
@@ -156,11 +158,11 @@ class ProcessJobExecutor(JobExecutor):
                 f"pickled ({exc}). Define the function at module level with picklable arguments, or use "
                 "job_executor='threads' (or 'dask', which pickles with cloudpickle)"
             ) from None
-        if self._slots is None:
-            self._slots = asyncio.Semaphore(self.workers)
-        slots = self._slots
-        await slots.acquire()
-        run = JobProcess(self._context, f"nanohubmcp-job-{job.id}", functools.partial(self._ended, job.id, loop, slots))
+        if self._turns is None:
+            self._turns = FairTurns(self.workers)
+        turns = self._turns
+        await turns.take(job)
+        run = JobProcess(self._context, f"nanohubmcp-job-{job.id}", functools.partial(self._ended, job, loop, turns))
         self._targets[job.id] = (context, job.store)
         try:
             self._running[job.id] = run
@@ -176,12 +178,12 @@ class ProcessJobExecutor(JobExecutor):
         finally:
             self._targets.pop(job.id, None)
 
-    def _ended(self, job_id: str, loop: asyncio.AbstractEventLoop, slots: asyncio.Semaphore, run: JobProcess) -> None:
+    def _ended(self, job: Job, loop: asyncio.AbstractEventLoop, turns: FairTurns, run: JobProcess) -> None:
         # On the job's waiting thread, once its function is done (answered, or its process gone).
-        if self._running.get(job_id) is run:
-            del self._running[job_id]
+        if self._running.get(job.id) is run:
+            del self._running[job.id]
         with contextlib.suppress(RuntimeError):  # the loop closed with its server: nobody waits for a slot
-            loop.call_soon_threadsafe(slots.release)
+            loop.call_soon_threadsafe(turns.give_back, job)
 
     def _flush(self, job_id: str) -> None:
         # The queue is first in, first out: once our marker comes through, so has every message
@@ -196,7 +198,7 @@ class ProcessJobExecutor(JobExecutor):
             manager, queue = self._manager, self._queue
             self._manager = self._queue = None
             running, self._running = list(self._running.values()), {}
-            self._slots = None
+            self._turns = None
         for run in running:
             run.stop(cooperative=False)
         if queue is not None:

@@ -222,6 +222,10 @@ async def start_job_result(
 def job_status(job: jobmod.Job) -> dict[str, Any]:
     """What ``get_job_result`` answers for ``job`` (idempotent until the job expires)."""
     if job.status in (jobmod.WORKING, jobmod.INPUT_REQUIRED):
+        if job.waiting is not None:  # waiting for a turn at its executor (jobs.fair), in this process
+            return {"status": "running", "job_id": job.id, "queued": True, "ahead": job.waiting()}
+        if job.status_message == jobmod.QUEUED:  # the same, seen from another process
+            return {"status": "running", "job_id": job.id, "queued": True}
         return {"status": "running", "job_id": job.id}
     if job.status == jobmod.COMPLETED:
         return {"status": "done", "job_id": job.id, "result": job_value(job.result or {})}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, Protocol
@@ -33,6 +34,10 @@ class JobKeeper(Protocol):
         """Record a job's progress."""
         ...
 
+    def note(self, job: Job) -> None:
+        """Store a working job's ``status_message``."""
+        ...
+
 __all__ = ["Job", "subject_of", "task_fields"]
 
 PROVENANCE_META = "io.nanohub/provenance"
@@ -46,6 +51,8 @@ COMPLETED = "completed"
 FAILED = "failed"
 CANCELLED = "cancelled"
 TERMINAL = frozenset({COMPLETED, FAILED, CANCELLED})
+QUEUED = "queued"
+"""The ``status_message`` of a working job that waits for a turn at its executor (:mod:`.fair`)."""
 
 
 @dataclass(eq=False)
@@ -72,6 +79,8 @@ class Job:
         provenance_id: the id of the provenance record of the call that started the job, or
             None; kept with the job so a server restarted after ``kill -9`` completes the record
             when it settles the job (or when the job ends there).
+        waiting: while the job waits for a turn at its executor (in this process), how many jobs
+            start before it; else None.
     """
 
     id: str
@@ -103,6 +112,7 @@ class Job:
     trace_context: dict[str, str] | None = None
     where: dict[str, Any] | None = None
     provenance_id: str | None = None
+    waiting: Callable[[], int] | None = field(default=None, repr=False)
     store: JobKeeper | None = field(default=None, repr=False)
 
     def finish(self, status: str, *, result: dict[str, Any] | None = None,
@@ -140,6 +150,13 @@ class Job:
         if self.request is not None:
             return self.request.task_metadata or None
         return self.meta
+
+    def queue_message(self) -> str | None:
+        """The status message to show: ``"queued, N ahead"`` while the job waits for a turn at its
+        executor in this process (``"queued"`` seen from another process), else its own."""
+        if self.waiting is not None:
+            return f"{QUEUED}, {self.waiting()} ahead"
+        return self.status_message
 
     def owner_key(self) -> str:
         """Whom the per-owner bound counts this job against."""
@@ -196,8 +213,9 @@ def task_fields(job: Job, *, status: str, ttl_key: str, poll_key: str) -> dict[s
         ttl_key: int(job.ttl * 1000),
         poll_key: POLL_INTERVAL_MS,
     }
-    if job.status_message:
-        task["statusMessage"] = job.status_message
+    message = job.queue_message()
+    if message:
+        task["statusMessage"] = message
     meta = job.task_meta()
     if meta:
         task["_meta"] = dict(meta)

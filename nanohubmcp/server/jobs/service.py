@@ -56,6 +56,7 @@ from .record import (  # noqa: F401 (re-exported: the job machinery's one import
     INPUT_REQUIRED,
     POLL_INTERVAL_MS,
     PROVENANCE_META,
+    QUEUED,
     TERMINAL,
     WORKING,
     Job,
@@ -320,6 +321,12 @@ class JobStore:
             self.backend.progress(job_id, progress, total, message)
         except sqlite3.Error as exc:
             log.warning("could not store the progress of job %s: %s", job_id, exc)
+
+    def note(self, job: Job) -> None:
+        """Store a working job's ``status_message`` (``"queued"`` while it waits for a turn at its
+        executor: every process then shows it so)."""
+        job.updated = time.time()
+        self._write(job.id, {"status_message": job.status_message, "updated": job.updated})
 
     def on_finish(self, callback: Callable[[Job], None]) -> None:
         """Call ``callback(job)`` when a job reaches its terminal state, before its end is stored
