@@ -266,6 +266,19 @@ def job_result_tool(core: JobHost) -> Callable[..., Awaitable[dict[str, Any] | T
                     "error": "No such job for this session (wrong id, expired, or started elsewhere)",
                 },
             )
-        return job_status(job)
+        return job_answer(job)
 
     return get_job_result
+
+
+def job_answer(job: jobmod.Job) -> dict[str, Any] | ToolResult:
+    """``get_job_result``'s answer: :func:`job_status` (its JSON text block and structured
+    content), followed, once the job is done, by the non-text blocks of its result (images,
+    embedded resources, resource links: a Rappture plot, a submit run's output files) in their
+    order — a ``<content[i]>`` in the result names block i of the job's own result."""
+    status = job_status(job)
+    blocks = [block for block in (job.result or {}).get("content", ())
+              if isinstance(block, dict) and block.get("type") != "text"] if status["status"] == "done" else []
+    if not blocks:
+        return status
+    return ToolResult(content=[{"type": "text", "text": jsonenc.dumps(status)}, *blocks], structured_content=status)
