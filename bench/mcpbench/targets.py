@@ -42,7 +42,7 @@ BOUNDS = {
              "ratio beside it; bench/scaleout.md, §13.6)",
     "otel": "the OpenTelemetry SDK's own span (8 attributes) and measurement (6, with its exemplar), counted alone "
             "in the same run ('SDK alone' in the row): off + that floor is already over 1.15x; above it, the tracing "
-            "layer's own work (~10k instructions in process), the provenance record's trace and span ids (~10-25k) "
+            "layer's own work (~10k instructions in process), the provenance record's trace and span ids (~7k) "
             "and the HTTP rows' run-to-run movement (±10-30k with records on) (§13.7, bench/otel.md)",
     "prov": "the record made (~26k instructions: the result's and arguments' JSON, the row), stored (~27k) and "
             "handed over (~19k) with SQLite: one Python-made row per call (~72k) against ~55k that 1.05x leaves; "
