@@ -3,7 +3,8 @@
 ``start_mcp`` runs an app file in a child process (``nanohubmcp.nanohub.child``); for
 ``--rappture`` it runs this file, passing the tools in the environment variable
 :data:`SOURCES_ENV` as JSON, a list of ``{"kind": "rappture" | "sim2l", "path": ..., "name"?:
-..., "background"?: true}``. It defines the module-level ``server`` app files define.
+..., "background"?: true, "cell_timeout"?: seconds}`` (a Sim2L's). It defines the module-level
+``server`` app files define.
 
 It sits outside the layered packages on purpose: it builds an ``MCPServer`` (the facade) from a
 description the launcher, which lies below the facade, wrote.
@@ -35,6 +36,8 @@ def build_server(sources: list[dict[str, Any]], name: str | None = None) -> MCPS
     for entry in sources:
         kind, path = entry.get("kind"), entry.get("path")
         options = {k: v for k, v in entry.items() if k in ("name", "background") and v is not None}
+        if kind == "sim2l" and entry.get("cell_timeout") is not None:
+            options["cell_timeout"] = entry["cell_timeout"]
         if not isinstance(path, str):
             raise ConfigurationError(f"${SOURCES_ENV}: an entry without a path: {entry!r}")
         if kind == "rappture":

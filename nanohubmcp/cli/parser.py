@@ -188,8 +188,25 @@ def serving_arguments(command: argparse.ArgumentParser) -> None:
                          help="HTTP: the bearer token every request must carry (default: $MCP_TOKEN)")
 
 
+CELL_TIMEOUT_HELP = ("seconds one notebook cell may run (default: no limit; a cancelled call's kernel is stopped "
+                     "either way)")
+
+
+def positive_seconds(text: str) -> float:
+    """A positive number of seconds (argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
+    return value
+
+
 def _tool_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument("--async", dest="background", action="store_true",
                          help="run each call as a durable job (answered at once with a job id; for long runs)")
     command.add_argument("--results-dir", default=None, metavar="DIR",
                          help="where Sim2L runs are stored (default: the server's state directory)")
+    command.add_argument("--cell-timeout", type=positive_seconds, default=None, metavar="SECONDS",
+                         help="Sim2L: " + CELL_TIMEOUT_HELP)

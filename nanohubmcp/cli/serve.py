@@ -65,7 +65,8 @@ def sim2l(args: argparse.Namespace) -> int:
     transport = _stdio_safe(args)
     server = MCPServer(args.name or (Path(args.paths[0]).stem if len(args.paths) == 1 else "sim2l"))
     for path in args.paths:
-        server.add_sim2l(path, name=args.name, background=args.background, results_dir=args.results_dir)
+        server.add_sim2l(path, name=args.name, background=args.background, results_dir=args.results_dir,
+                         cell_timeout=args.cell_timeout)
     return _serve(server, args, transport)
 
 
@@ -113,7 +114,8 @@ def hub_tools(args: argparse.Namespace) -> int:
         both = (tool.name, "rappture") in kinds and (tool.name, "sim2l") in kinds
         name = f"{tool.name}_{tool.kind}" if both else tool.name
         if tool.kind == "sim2l":
-            server.add_sim2l(tool.path, name=name, background=args.background, results_dir=args.results_dir)
+            server.add_sim2l(tool.path, name=name, background=args.background, results_dir=args.results_dir,
+                             cell_timeout=args.cell_timeout)
         else:
             server.add_rappture_tool(tool.path, name=name, background=args.background or None)
     return _serve(server, args, transport)

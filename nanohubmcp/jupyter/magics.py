@@ -250,7 +250,7 @@ class MCPMagics(Magics):
         validated); returns the ``CallToolResult``, shown as a client shows it as the cell's
         last line, kept by ``r = %mcp call ...`` (a tool on the kernel's loop answers into the
         cell once the cell has finished, and returns nothing).
-        sim2l PATH [--name NAME] [--async]: serve a Sim2L notebook as a tool (see
+        sim2l PATH [--name NAME] [--async] [--cell-timeout SECONDS]: serve a Sim2L notebook as a tool (see
         ``MCPServer.add_sim2l``; needs ``pip install 'nanohub-mcp[sim2l]'``).
         rappture PATH [--name NAME] [--async] [--timeout SECONDS]: serve a Rappture tool.xml as a
         tool (see ``MCPServer.add_rappture_tool``; needs ``pip install 'nanohub-mcp[rappture]'``).

@@ -38,7 +38,8 @@ class SourceLine:
 
 def usage(kind: str) -> str:
     """The line's usage text."""
-    return f"%mcp {kind} PATH [--name NAME] [--async]" + (" [--timeout SECONDS]" if kind == "rappture" else "")
+    return f"%mcp {kind} PATH [--name NAME] [--async]" + (
+        " [--timeout SECONDS]" if kind == "rappture" else " [--cell-timeout SECONDS]")
 
 
 def parse_source_line(kind: str, rest: str) -> SourceLine:
@@ -65,6 +66,11 @@ def parse_source_line(kind: str, rest: str) -> SourceLine:
                 options["timeout"] = float(words.pop(0))
             except ValueError:
                 raise ValueError(f"{usage(kind)}: --timeout takes a number of seconds") from None
+        elif word == "--cell-timeout" and words and not rappture:
+            try:
+                options["cell_timeout"] = float(words.pop(0))
+            except ValueError:
+                raise ValueError(f"{usage(kind)}: --cell-timeout takes a number of seconds") from None
         elif word.startswith("-"):
             raise ValueError(f"{usage(kind)}: unknown option {word}")
         else:

@@ -79,6 +79,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve a Sim2L notebook instead of an app file; repeatable, and with --rappture",
     )
     parser.add_argument(
+        "--cell-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="with --sim2l: seconds one notebook cell may run (default: no limit; a cancelled call's kernel is "
+        "stopped either way)",
+    )
+    parser.add_argument(
         "--host",
         default=None,
         help="address of the listener weber (or you) connect to: wrwroxy if used, else the app "
@@ -257,7 +265,10 @@ def _sources_app(args: argparse.Namespace) -> None:
         for path in paths or ():
             if not Path(path).exists():
                 raise ConfigurationError(f"{what} {path!r} does not exist")
-            sources.append({"kind": kind, "path": str(Path(path).resolve())})
+            entry: dict[str, object] = {"kind": kind, "path": str(Path(path).resolve())}
+            if kind == "sim2l" and args.cell_timeout is not None:
+                entry["cell_timeout"] = args.cell_timeout
+            sources.append(entry)
     os.environ[app_child.SOURCES_ENV] = json.dumps(sources)  # the child inherits it
     args.app = str(app_child.PACKAGE_DIR / "hub_app.py")
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...errors import ToolError
+from .kernels import KernelStop
 from .notebook import Sim2LSpec
 from .values import INPUT_FILES_DIR, Prepared
 
@@ -87,8 +88,12 @@ def run_notebook(
     kernel_name: str | None = None,
     cell_timeout: float | None = None,
     progress: bool = True,
+    stop: KernelStop | None = None,
 ) -> str:
     """Execute the Sim2L in ``directory``; returns the executed notebook's path.
+
+    ``stop``, when given, learns the kernel's process (``stop.stop()`` from another thread kills
+    it: the run then ends with a ToolError).
 
     Raises:
         ToolError: the notebook raised (the message names the cell and the exception), or a cell ran
@@ -109,6 +114,8 @@ def run_notebook(
         options["kernel_name"] = kernel_name
     if cell_timeout is not None:
         options["execution_timeout"] = cell_timeout
+    if stop is not None:
+        options["kernel_manager_class"] = stop.manager_class()  # nbclient's trait, passed on by papermill
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -118,6 +125,9 @@ def run_notebook(
     except Exception as exc:  # a kernel that died, a cell over its time limit, a missing kernel
         text = " ".join(str(exc).split())[:500] or type(exc).__name__
         raise ToolError(f"the Sim2L '{spec.name}' did not run: {type(exc).__name__}: {text}") from None
+    finally:
+        if stop is not None:
+            stop.finished()
     return output
 
 

@@ -27,6 +27,7 @@ from ...protocol.blocks import ResourceContent
 from ...server.calls.context import Context
 from ...server.provenance.code_files import bundle, entry
 from .execute import read_outputs, run_notebook
+from .kernels import KernelStop
 from .notebook import Sim2LSpec, read_sim2l
 from .results import shape_result
 from .schema import input_schema, outputs_text
@@ -133,8 +134,11 @@ class Sim2LTool:
             # papermill's cell-by-cell progress bar (tqdm) reaches the client as MCP progress
             ctx.info(f"Sim2L {self.spec.name}: running the notebook with papermill (run {run[:12]})")
             scratch, started = self.store.scratch(), time.time()
+            stop = KernelStop()
+            ctx.on_cancel(stop.stop)  # a cancelled call's kernel is killed, not left computing its cell
             try:
-                run_notebook(self.spec, prepared, scratch, kernel_name=self.kernel_name, cell_timeout=self.cell_timeout)
+                run_notebook(self.spec, prepared, scratch, kernel_name=self.kernel_name, cell_timeout=self.cell_timeout,
+                             stop=stop)
                 self.store.runs += 1
                 directory = self.store.keep(scratch, run, identity, started, replace=not self.cache)
             except BaseException:
@@ -224,14 +228,20 @@ def add_sim2l(
         results_dir: where runs are stored (default ``<state dir>/sim2l``, kept across restarts;
             a temporary directory with ``job_store="memory"``).
         kernel_name: the Jupyter kernel papermill runs the notebook in (default: the notebook's).
-        cell_timeout: seconds one cell may run (default: no limit).
+        cell_timeout: seconds one cell may run (default None: no limit, as a Sim2L may compute for
+            hours; a cell over it ends the call with an error). A cancelled call's kernel is
+            killed whatever the limit.
         cache: answer identical inputs from the stored run (default True); False runs every call.
         max_stored_runs: stored runs kept (default 1,000); more removes the least recently used.
 
     Raises:
-        RegistrationError: not a Sim2L (the message says what is missing), or the ``sim2l``
-            libraries are not installed.
+        RegistrationError: not a Sim2L (the message says what is missing), the ``sim2l``
+            libraries are not installed, or a ``cell_timeout`` that is not a positive number.
     """
+    if cell_timeout is not None and (isinstance(cell_timeout, bool) or not isinstance(cell_timeout, (int, float))
+                                     or not 0 < cell_timeout < float("inf")):
+        raise RegistrationError(f"Sim2L {path}: cell_timeout must be a positive number of seconds, "
+                                f"not {cell_timeout!r}")
     spec = read_sim2l(path)
     _load_libraries()
     tool_id = name or tool_name(spec)

@@ -1,0 +1,73 @@
+"""Stopping a Sim2L run's kernel when its call is cancelled.
+
+papermill runs the notebook in a kernel it starts (through nbclient and jupyter_client) and waits
+for each cell; a cancelled call would otherwise leave that kernel computing for the rest of its
+cell (without a cell timeout, for ever). :class:`KernelStop` gives nbclient a kernel manager class
+that reports the kernel's process when it has started; :meth:`KernelStop.stop` (the call's cancel
+callback) kills that process's group — the kernel was started in a session of its own, so what
+the cell started dies with it — as jupyter_client's own ``shutdown_kernel(now=True)`` does.
+nbclient then finds the kernel dead (it checks every second), papermill raises, and the call ends.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from typing import Any
+
+
+class KernelStop:
+    """The kernel of one run, and stopping it from another thread (the event loop's cancel callback)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pid: int | None = None
+        self.stopped = False
+
+    def manager_class(self) -> type[Any]:
+        """An ``AsyncKernelManager`` class (for nbclient's ``kernel_manager_class``) reporting its
+        kernel's process to this object once started."""
+        from jupyter_client.manager import AsyncKernelManager
+
+        stop = self
+
+        class ReportingKernelManager(AsyncKernelManager):
+            async def start_kernel(self, **kwargs: Any) -> None:  # type: ignore[override]  # async in the async manager
+                await super().start_kernel(**kwargs)
+                pid = getattr(self.provisioner, "pid", None)
+                if isinstance(pid, int):
+                    stop.started(pid)
+
+        return ReportingKernelManager
+
+    def started(self, pid: int) -> None:
+        """The kernel runs as process ``pid`` (killed at once when the call was cancelled before)."""
+        with self._lock:
+            self._pid = pid
+            if self.stopped:
+                _kill(pid)
+
+    def stop(self) -> None:
+        """Kill the kernel (now, or as soon as it starts). Safe from any thread; quick."""
+        with self._lock:
+            self.stopped = True
+            if self._pid is not None:
+                _kill(self._pid)
+
+    def finished(self) -> None:
+        """The run is over (its kernel shut down and waited for): its process id may be reused."""
+        with self._lock:
+            self._pid = None
+
+
+def _kill(pid: int) -> None:
+    try:
+        if hasattr(os, "killpg"):
+            group = os.getpgid(pid)
+            if group != os.getpgrp():  # the kernel leads its own group (start_new_session): never the server's
+                os.killpg(group, signal.SIGKILL)
+                return
+        os.kill(pid, getattr(signal, "SIGKILL", signal.SIGTERM))
+    except (ProcessLookupError, PermissionError):
+        pass  # already gone
