@@ -42,6 +42,7 @@ MCP SEP-414 (trace context in ``_meta``).
 
 from __future__ import annotations
 
+import inspect
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -179,7 +180,7 @@ class Telemetry:
         # Bound once: the layer runs per request, and every name looked up through a module or an
         # object costs the call as much as the small dict work around it.
         start_span = self.tracer.start_span
-        record = self.operation_duration.record
+        record = _recorder(self.operation_duration)
         shapes = self.shapes
         known = shapes.known
         prompts = self.prompts
@@ -270,6 +271,20 @@ class Telemetry:
         attributes: dict[str, Any] = {"mcp.protocol.version": str(session.version)}
         attributes.update(_network(session.transport))
         self.session_duration.record(max(0.0, time.monotonic() - session.started), attributes)
+
+
+def _recorder(histogram: metrics.Histogram) -> Callable[[float, dict[str, Any], otel_context.Context], None]:
+    """``histogram.record`` taking the measurement's context as its third argument: the API's own
+    from ``opentelemetry-api`` 1.28 on (the release that brought exemplars); before it (1.27, the
+    ``otel`` extra's floor) a ``record`` that drops the context, which such an API cannot take."""
+    record = histogram.record
+    try:
+        takes_context = "context" in inspect.signature(record).parameters
+    except (TypeError, ValueError):  # a callable without a signature: take no chances
+        takes_context = False
+    if takes_context:
+        return record
+    return lambda amount, attributes, context: record(amount, attributes)
 
 
 def _parent(meta: Any, headers: dict[str, str] | None) -> tuple[Any, list[Link] | None]:

@@ -47,3 +47,45 @@ async def test_each_duration_names_its_calls_server_span_as_exemplar() -> None:
         points = [ids for attributes, ids in collected if attributes.get("gen_ai.tool.name") == tool]
         assert points == [[(span["trace_id"], span["span_id"])]], tool
     assert leaked  # the leaky tool ran on the loop, in the call's context
+
+
+class _Histogram127:
+    """A histogram as ``opentelemetry-api`` 1.27 (the ``otel`` extra's floor) has it: ``record``
+    takes no context (the API added it in 1.28, with exemplars)."""
+
+    def __init__(self) -> None:
+        self.recorded: list[tuple[float, dict[str, Any]]] = []
+
+    def record(self, amount: float, attributes: dict[str, Any] | None = None) -> None:
+        self.recorded.append((amount, dict(attributes or {})))
+
+
+class _Meter127:
+    def __init__(self) -> None:
+        self.histograms: dict[str, _Histogram127] = {}
+
+    def create_histogram(self, name: str, **_: Any) -> _Histogram127:
+        return self.histograms.setdefault(name, _Histogram127())
+
+
+async def test_an_api_whose_record_takes_no_context_still_gets_every_duration(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from opentelemetry import metrics
+
+    meter = _Meter127()
+    monkeypatch.setattr(metrics, "get_meter", lambda *_, **__: meter)
+    server = MCPServer("api-1-27", tracing=True)
+
+    @server.tool()
+    async def exemplar_old_api(n: int) -> int:
+        """Returns n."""
+        return n
+
+    async with MemoryClient(server) as client:
+        assert (await client.call_tool("exemplar_old_api", {"n": 3}))["content"][0]["text"] == "3"
+    recorded = meter.histograms[OPERATION].recorded
+    assert [attributes.get("gen_ai.tool.name") for _, attributes in recorded if
+            attributes["mcp.method.name"] == "tools/call"] == ["exemplar_old_api"]
+    assert all(amount >= 0 for amount, _ in recorded)
+    server.core.close()
