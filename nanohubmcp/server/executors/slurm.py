@@ -12,7 +12,8 @@ info) and in the task's ``_meta`` (``org.nanohub/slurm``: ``job_id``, ``state``,
 ``node``): queued with its Slurm job id and the scheduler's reason, running on a node, ended.
 ``ctx.report_progress``, ``ctx.info`` (and the other log methods) and tqdm bars in the job reach
 the client while it runs. Cancelling the call (``tasks/cancel``, ``notifications/cancelled``)
-tells the job (``ctx.is_cancelled()``) and runs ``scancel``: the Slurm job ends ``CANCELLED``.
+tells the job (``ctx.is_cancelled()``) and runs ``scancel``: the Slurm job ends ``CANCELLED``, and
+the task's metadata says so (Slurm is looked at once more, until the job ended).
 A job Slurm ends itself fails with a message naming why — time limit (``TIMEOUT``), out of memory
 (``OUT_OF_MEMORY``), node failure (``NODE_FAIL``), ... — and the tail of its stderr. Slurm checks
 time limits about every 30 s, so a job runs up to that long past its ``time``.
@@ -42,6 +43,7 @@ import json
 import pickle
 import sys
 import sysconfig
+import time
 from collections.abc import Callable
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -81,6 +83,8 @@ END_REASONS = {
 RESULT_GRACE_SECONDS = 10.0
 """How long a job Slurm reports COMPLETED may take to show its result file (shared filesystems lag)."""
 FILE_POLL_SECONDS = 0.25
+CANCEL_LOOK_SECONDS = 10.0
+"""After ``scancel``, how long Slurm is looked at for the job's end (its state in the task's metadata)."""
 LOG_PREFIXES = ("submitit INFO", "submitit WARNING", "srun: ")
 
 
@@ -223,6 +227,10 @@ class SlurmJobExecutor(FolderJobExecutor):
             if not job.abandoned:  # cancelled by the client, not left behind by a stopping server
                 request_cancel(folder)
                 await loop.run_in_executor(None, states.cancel, slurm_id)
+                last = await loop.run_in_executor(None, _after_scancel, slurm_id)
+                _publish(context, job, slurm_id, last or SlurmState("CANCELLED", "", told[2] if told else ""))
+                if job.store is not None:
+                    job.store.note(job)  # the cancelled job's record: its metadata as it is now
             raise
         finally:
             states.discard(slurm_id)
@@ -298,12 +306,30 @@ def _announce(context: Context | None, job: Job, slurm_id: str, state: SlurmStat
     else:
         text = f"Slurm job {slurm_id} ended: {state.state}"
     job.status_message = text
+    meta = _publish(context, job, slurm_id, state)
+    if context is not None:
+        context.info(text, slurm=meta)
+
+
+def _publish(context: Context | None, job: Job, slurm_id: str, state: SlurmState) -> dict[str, str]:
+    """Set the task's ``org.nanohub/slurm`` metadata to ``state`` (returned)."""
     meta = {"job_id": slurm_id, "state": state.state, "reason": state.reason, "node": state.node}
     if context is None:  # a job taken back after a restart: the task's metadata is the job's own
         job.meta = {**(job.meta or {}), "org.nanohub/slurm": meta}
-        return
-    context.set_task_metadata(slurm=meta)
-    context.info(text, slurm=meta)
+    else:
+        context.set_task_metadata(slurm=meta)
+    return meta
+
+
+def _after_scancel(slurm_id: str) -> SlurmState | None:
+    """Where Slurm has ``slurm_id`` once ``scancel`` took effect: looked at until it ended, for at
+    most :data:`CANCEL_LOOK_SECONDS` (None when Slurm cannot say)."""
+    deadline = time.monotonic() + CANCEL_LOOK_SECONDS
+    while True:
+        state = look_once(slurm_id)
+        if (state is not None and state.kind == ENDED) or time.monotonic() > deadline:
+            return state if state is not None and state.kind == ENDED else None
+        time.sleep(FILE_POLL_SECONDS)
 
 
 def _announce_run(

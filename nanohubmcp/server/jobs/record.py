@@ -35,7 +35,7 @@ class JobKeeper(Protocol):
         ...
 
     def note(self, job: Job) -> None:
-        """Store a working job's ``status_message``."""
+        """Store a job's ``status_message`` and task metadata as they are now."""
         ...
 
 __all__ = ["Job", "subject_of", "task_fields"]

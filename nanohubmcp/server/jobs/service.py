@@ -323,10 +323,11 @@ class JobStore:
             log.warning("could not store the progress of job %s: %s", job_id, exc)
 
     def note(self, job: Job) -> None:
-        """Store a working job's ``status_message`` (``"queued"`` while it waits for a turn at its
-        executor: every process then shows it so)."""
+        """Store a job's ``status_message`` and task metadata as they are now (``"queued"`` while it
+        waits for a turn at its executor, so every process shows it; a cancelled Slurm job's last
+        state)."""
         job.updated = time.time()
-        self._write(job.id, {"status_message": job.status_message, "updated": job.updated})
+        self._write(job.id, {"status_message": job.status_message, "meta": job.task_meta(), "updated": job.updated})
 
     def on_finish(self, callback: Callable[[Job], None]) -> None:
         """Call ``callback(job)`` when a job reaches its terminal state, before its end is stored
