@@ -74,6 +74,13 @@ def test_pyxml_units_progress_and_result(tmp_path: Path, capsys: pytest.CaptureF
     run_file = out.split("=RAPPTURE-RUN=>")[1].strip()
     run = Rappture.library(str(tmp_path / run_file))
     assert run.get("output.status") == "ok"
+    os.chdir(tmp_path)
+    try:
+        rx.lib.result(1)  # Rappture's library.result(status): a failed run
+    finally:
+        os.chdir(here)
+    failed = capsys.readouterr().out.split("=RAPPTURE-RUN=>")[1].strip()
+    assert Rappture.library(str(tmp_path / failed)).get("output.status") == "failed"
     assert run.get("tool.version.rappture.language") == "python"
     encoded = Rappture.encoding.encode(b"\x00binary", Rappture.RPENC_ZB64)
     assert encoded.startswith("@@RP-ENC:zb64\n")

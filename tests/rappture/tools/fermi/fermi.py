@@ -25,6 +25,11 @@ if mode == "hang":  # and a child process of its own, which must be stopped with
     while True:
         time.sleep(1)
 
+if mode == "fail":  # the standard Rappture way: a log saying why, and a failed status
+    rx["output.log"] = "the solver did not converge"
+    rx.close(1)
+    sys.exit(0)
+
 kt = 8.617333262e-5 * temperature
 energies, occupancy = [], []
 for i in range(points):

@@ -12,6 +12,8 @@ import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
+from .result import result
+
 __all__ = ["library"]
 
 _PART = re.compile(r"^(?:([A-Za-z_][\w-]*?)(#|\d*))?(?:\(([^)]*)\))?$")
@@ -167,6 +169,11 @@ class library:
         clone = ET.fromstring(ET.tostring(source))
         target.text, target.attrib = clone.text, {**clone.attrib, **target.attrib}
         target.extend(list(clone))
+
+    def result(self, status: int = 0) -> None:
+        """Write the run file and print its name (:func:`Rappture.result`); a non-zero ``status``
+        marks the run failed."""
+        result(self, status)
 
     def xml(self) -> str:
         """The document's XML text, with the declaration."""

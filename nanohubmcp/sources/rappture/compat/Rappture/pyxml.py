@@ -74,9 +74,10 @@ class Node:
         """The whole document's XML."""
         return self.lib.xml()
 
-    def close(self) -> None:
-        """Write the run file and tell Rappture its name (see :func:`result`)."""
-        result(self.lib)
+    def close(self, status: int = 0) -> None:
+        """Write the run file and tell Rappture its name (see :func:`result`); a non-zero
+        ``status`` reports the run failed, as Rappture's ``close(status)`` does."""
+        result(self.lib, status)
 
     def __str__(self) -> str:
         return f"{self.lib}['{self.path}']" if self.path else str(self.lib)
