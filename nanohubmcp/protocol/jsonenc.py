@@ -319,21 +319,37 @@ def show(value: object) -> str:
         return repr(value)
 
 
+MAX_NOTED = 10_000
+"""Values (with their items and keys) :func:`json_message` looks at, at most."""
+
+
 def json_message(message: str, *values: Any) -> str:
     """``message`` with the Python reprs of ``values`` (and of their items and keys) written as
-    JSON: for texts of libraries that format values with ``%r`` (jsonschema)."""
+    JSON: for texts of libraries that format values with ``%r`` (jsonschema).
+
+    Only reprs found in ``message`` are rewritten, and at most :data:`MAX_NOTED` values are looked
+    at: the work grows with the values and the message's length, never with their product times
+    the number of values (keep ``message`` short: callers cut it first).
+    """
     seen: dict[str, str] = {}
+    budget = [MAX_NOTED]
 
     def note(value: object, depth: int) -> None:
+        budget[0] -= 1
+        if budget[0] < 0:
+            return
         try:
             text = repr(value)
         except Exception:
             return
-        shown = show(value)
-        if text != shown and not text.startswith("<"):
-            seen[text] = shown
+        if text in message and not text.startswith("<"):
+            shown = show(value)
+            if text != shown:
+                seen[text] = shown
         if depth < 2 and isinstance(value, (list, tuple, dict)):
             for item in value:
+                if budget[0] <= 0:
+                    break
                 note(item, depth + 1)
                 if isinstance(value, dict):
                     note(value[item], depth + 1)

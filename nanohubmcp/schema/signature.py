@@ -15,7 +15,7 @@ from typing import Any
 
 from nanohubmcp.errors import InvalidArguments
 from nanohubmcp.schema import coerce as co
-from nanohubmcp.schema.paths import invalid_arguments
+from nanohubmcp.schema.paths import format_path, invalid_arguments
 
 __all__ = ["Signature", "make_coerce"]
 
@@ -121,6 +121,10 @@ def make_coerce(
                     out[key] = builtin(value) if kind_of is source else c(value, (key,))
         except InvalidArguments as exc:
             raise invalid_arguments(kind, name, exc.errors) from None
+        except OverflowError:  # an integer with hundreds of digits for a float parameter (1e400 is refused earlier)
+            where = format_path("arguments", (key,))
+            too_large = f"{where}: the number is too large for a float (at most about 1.8e308)"
+            raise invalid_arguments(kind, name, [too_large]) from None
         return out
 
     return coerce

@@ -19,6 +19,8 @@ argument errors); JSON Schema 2020-12 Core and Validation.
 
 from __future__ import annotations
 
+import itertools
+import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -52,7 +54,9 @@ class ArgumentValidator:
             neither in the schema itself nor to a JSON Schema meta-schema.
     """
 
-    __slots__ = ("_drop_null", "_fast", "_fast_refusal", "_kind", "_name", "_schema", "_validator_cache")
+    __slots__ = (
+        "_drop_null", "_fast", "_fast_refusal", "_kind", "_most_names", "_name", "_schema", "_validator_cache"
+    )
 
     def __init__(self, schema: dict[str, Any], *, name: str, kind: str = "tool", trusted: bool = False) -> None:
         self._schema = schema
@@ -62,6 +66,7 @@ class ArgumentValidator:
         self._fast_refusal: type[Exception] = Exception
         self._drop_null: frozenset[str] = frozenset()
         self._validator_cache: Validator | None = None
+        self._most_names = _most_names(schema)
         # A trusted schema is compiled on its first call, so serving starts without compiling the
         # schemas of tools nobody calls; any other schema is checked here, at registration.
         if not trusted:
@@ -115,6 +120,10 @@ class ArgumentValidator:
             and any(arguments.get(key, _ABSENT) is None for key in self._drop_null)
         ):
             arguments = {k: v for k, v in arguments.items() if v is not None or k not in self._drop_null}
+        if isinstance(arguments, dict) and len(arguments) > self._most_names:
+            unexpected = _many_unexpected(self._schema, arguments)
+            if unexpected:
+                raise invalid_arguments(self._kind, self._name, unexpected)
         fast = self._fast
         if fast is not None:
             try:
@@ -271,11 +280,51 @@ def _null_rejecting_optionals(
     return frozenset(names)
 
 
+MAX_VIOLATIONS = 10
+"""Violations named in one error; the rest are counted in a last line."""
+MAX_COLLECTED = 1000
+"""Violations read from jsonschema at most (an array of a million wrong items yields a million)."""
+MAX_MESSAGE_CHARS = 1000
+"""A violation's text is cut to this before its values are rewritten as JSON (jsonschema quotes the
+whole offending value: 500,000 unexpected keys made one 8 MB text, and the rewriting was quadratic)."""
+
+
+def _most_names(schema: object) -> int:
+    """How many arguments a call may give before :func:`_many_unexpected` looks at them: a closed
+    schema's property count plus :data:`MAX_VIOLATIONS`; for an open schema no limit."""
+    if not isinstance(schema, dict) or schema.get("additionalProperties") is not False:
+        return sys.maxsize
+    known = schema.get("properties")
+    return (len(known) if isinstance(known, dict) else 0) + MAX_VIOLATIONS
+
+
+def _many_unexpected(schema: dict[str, Any], arguments: object) -> list[str]:
+    """The one violation of arguments with more than :data:`MAX_VIOLATIONS` names a closed schema
+    (``additionalProperties: false``) does not have, named and counted without jsonschema (which
+    sorts and quotes every one of them, twice); ``[]`` otherwise."""
+    if not isinstance(arguments, dict) or _most_names(schema) == sys.maxsize:
+        return []
+    known = schema.get("properties")
+    known = known if isinstance(known, dict) else {}
+    if len(arguments) <= len(known) + MAX_VIOLATIONS:
+        return []
+    extra = [name for name in arguments if name not in known]
+    if len(extra) <= MAX_VIOLATIONS:
+        return []
+    named = ", ".join(jsonenc.show(name) for name in extra[:MAX_VIOLATIONS])
+    return [f"arguments: {len(extra)} properties are not allowed (this tool takes only {sorted(known)}): {named}, …"]
+
+
 def _violations(validator: Validator, instance: JSONValue, root: str) -> list[str]:
-    errors = sorted(
-        validator.iter_errors(instance),
-        key=lambda e: ([str(p) for p in e.absolute_path], e.message),
-    )
+    found = list(itertools.islice(validator.iter_errors(instance), MAX_COLLECTED + 1))
+    errors = sorted(found[:MAX_COLLECTED], key=lambda e: ([str(p) for p in e.absolute_path], e.message))
     # jsonschema writes values with %r (None, 'x'); the client reads JSON (null, "x").
-    return [f"{format_path(root, e.absolute_path)}: {jsonenc.json_message(e.message, e.instance, e.validator_value)}"
-            for e in errors]
+    lines = [
+        f"{format_path(root, e.absolute_path)}: "
+        f"{jsonenc.json_message(e.message[:MAX_MESSAGE_CHARS], e.instance, e.validator_value)}"
+        for e in errors[:MAX_VIOLATIONS]
+    ]
+    if len(found) > MAX_VIOLATIONS:
+        more = f"{MAX_COLLECTED - MAX_VIOLATIONS}+" if len(found) > MAX_COLLECTED else len(found) - MAX_VIOLATIONS
+        lines.append(f"{root}: and {more} more violations (the first {MAX_VIOLATIONS} are named above)")
+    return lines
