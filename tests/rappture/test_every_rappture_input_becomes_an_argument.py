@@ -183,6 +183,9 @@ def test_given_arguments_reach_the_program_converted_to_the_declared_units(tool:
         ({"stats": "quantum"}, "'quantum' is not one of its options (bte, Fermi)"),
         ({"verbose": "maybe"}, "is not true/false"),
         ({"dopant": "Xx"}, "'Xx' is not a chemical element symbol"),
+        # characters XML cannot hold (trial5 F2: they reached driver.xml and the program crashed reading it)
+        ({"title": "a\x00b"}, "title (Title): contains the character U+0000 (at 1), which an XML file cannot hold"),
+        ({"title": "\x1b[1mbold"}, "contains the character U+001B (at 0)"),
     ],
 )
 def test_values_that_do_not_fit_are_invalid_arguments_naming_the_input(

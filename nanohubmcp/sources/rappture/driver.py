@@ -14,6 +14,7 @@ argument and what fits.
 from __future__ import annotations
 
 import copy
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,10 @@ __all__ = ["current_values", "write_driver"]
 
 MAX_NUMBER_CHARS = 256
 """Longest text of a number (with its units) an input takes."""
+
+
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+"""Characters XML 1.0 cannot hold, even escaped (its ``Char`` production; surrogates alone)."""
 
 
 def _fmt(value: float) -> str:
@@ -102,7 +107,12 @@ def _value(tool: str, item: Input, value: Any) -> str:
         return ",".join(_option(tool, item, str(v).strip()) for v in given)
     if kind == "periodicelement":
         return _element(tool, item, str(value))
-    return str(value)
+    text = str(value)
+    bad = _NOT_XML.search(text)
+    if bad is not None:  # else the driver file is not XML, and the program fails reading it
+        raise _refuse(tool, item, f"contains the character U+{ord(bad.group()):04X} (at {bad.start()}), which an "
+                                  "XML file cannot hold; leave it out")
+    return text
 
 
 def _element(tool: str, item: Input, given: str) -> str:
