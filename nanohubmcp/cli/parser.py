@@ -173,6 +173,9 @@ def build_parser() -> argparse.ArgumentParser:
     provenance.add_argument("--name", default="server", help="the server's name, for its default state directory")
     provenance.add_argument("-o", "--output", default=None, metavar="DIR",
                             help="the crate's directory (default: ./provenance-CALL_ID)")
+    provenance.add_argument(
+        "--force", action="store_true", help="write into DIR even if it holds other files (they stay, unlisted)"
+    )
     provenance.set_defaults(run=documents.export_provenance)
     return parser
 

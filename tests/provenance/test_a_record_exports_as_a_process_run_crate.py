@@ -19,6 +19,7 @@ from clients import official
 from support import serve
 
 from nanohubmcp import MCPServer, Secret, StaticTokenVerifier
+from nanohubmcp.errors import NanohubMCPError
 
 pytestmark = pytest.mark.anyio
 PROFILE = "https://w3id.org/ro/wfrun/process/0.5"
@@ -93,6 +94,24 @@ async def test_an_exported_crate_reads_back_and_names_inputs_outputs_and_code(tm
     unknown = subprocess.run([*command[:5], "no-such-record", *command[6:]], capture_output=True, text=True, timeout=60)
     assert unknown.returncode == 1
     assert "no provenance record 'no-such-record'" in unknown.stderr
+
+    # Found by a fresh-user trial: a directory holding other files was written into (a user's
+    # result.json replaced, other files left unlisted in the crate). Refused unless --force;
+    # an earlier crate (and an empty directory) is written again.
+    again = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert again.returncode == 0, again.stderr
+    busy = tmp_path / "notes"
+    busy.mkdir()
+    (busy / "result.json").write_text("my precious notes")
+    refused = subprocess.run([*command[:-1], str(busy)], capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 1
+    assert "already holds other files" in refused.stderr
+    assert (busy / "result.json").read_text() == "my precious notes"
+    with pytest.raises(NanohubMCPError, match="already holds other files"):
+        server.export_provenance(uri, busy)
+    forced = subprocess.run([*command[:-1], str(busy), "--force"], capture_output=True, text=True, timeout=60)
+    assert forced.returncode == 0, forced.stderr
+    check_crate(busy)
 
 
 async def test_a_cache_hits_crate_names_the_record_of_the_run_that_produced_its_result(tmp_path: Path) -> None:

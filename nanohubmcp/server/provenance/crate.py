@@ -51,12 +51,15 @@ STATUS = {
 }
 
 
-def export(store: ProvenanceStore, call_id: str, directory: str | os.PathLike[str]) -> Path:
+def export(
+    store: ProvenanceStore, call_id: str, directory: str | os.PathLike[str], *, force: bool = False
+) -> Path:
     """Write the RO-Crate of the record ``call_id`` (its id or its ``nanohubmcp://provenance/…``
     URI) of ``store`` into ``directory``; returns the directory.
 
     Raises:
-        NanohubMCPError: no such record (unknown, or expired with the job store's TTL).
+        NanohubMCPError: no such record (unknown, or expired with the job store's TTL), or
+            ``directory`` holds other files (see :func:`write_crate`).
         ConfigurationError: the ``rocrate`` library is not installed.
     """
     record_id = record_id_of(call_id) or call_id
@@ -67,20 +70,33 @@ def export(store: ProvenanceStore, call_id: str, directory: str | os.PathLike[st
             "the id is the end of the URI in a result's _meta['io.nanohub/provenance'], or see %mcp history"
         )
     code = record.get("code") or {}
-    return write_crate(record, store.source(str(code.get("hash"))), directory)
+    return write_crate(record, store.source(str(code.get("hash"))), directory, force=force)
 
 
-def write_crate(record: dict[str, Any], source: str | None, directory: str | os.PathLike[str]) -> Path:
+def write_crate(
+    record: dict[str, Any], source: str | None, directory: str | os.PathLike[str], *, force: bool = False
+) -> Path:
     """Write the RO-Crate of ``record`` (a provenance record) into ``directory``; returns it.
 
     Args:
         record: the record (``ProvenanceStore.find``).
         source: the tool's code as text (``ProvenanceStore.source``), or None when not kept.
-        directory: where the crate's files and ``ro-crate-metadata.json`` go (made if missing).
+        directory: where the crate's files and ``ro-crate-metadata.json`` go (made if missing). It
+            must be new, empty or an earlier crate (it has ``ro-crate-metadata.json``), unless ``force``:
+            the crate's files would replace files of the same names, and other files would sit in the
+            crate unlisted.
+        force: write into a directory that holds other files anyway.
 
     Raises:
+        NanohubMCPError: ``directory`` exists and holds other files (and not ``force``).
         ConfigurationError: the ``rocrate`` library is not installed.
     """
+    out = Path(directory)
+    if not force and out.is_dir() and not (out / "ro-crate-metadata.json").exists() and any(out.iterdir()):
+        raise NanohubMCPError(
+            f"{out} already holds other files: give a new or empty directory for the crate "
+            "(or --force / force=True to write into it anyway)"
+        )
     try:
         from rocrate.model.contextentity import ContextEntity
         from rocrate.rocrate import ROCrate
@@ -88,7 +104,6 @@ def write_crate(record: dict[str, Any], source: str | None, directory: str | os.
         raise ConfigurationError(
             "exporting provenance as an RO-Crate needs the rocrate library: pip install 'nanohub-mcp[provenance]'"
         ) from None
-    out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     crate = ROCrate()
     tool = str(record["tool"])
