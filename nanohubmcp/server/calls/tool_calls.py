@@ -24,6 +24,7 @@ from ...errors import (
     InvalidParams,
     ProtocolError,
     ToolBusy,
+    ToolError,
     UnknownComponent,
 )
 from ..jobs.record import Job
@@ -249,13 +250,21 @@ def _tool_attributes(tool: Tool, job: Job | None) -> dict[str, Any]:
 
 def _log_failure(name: str, request: RequestContext, job: Job | None, exc: Exception) -> None:
     """The operator's record of a failed call (the client gets ``str(exc)`` only), on the
-    "nanohubmcp.tool" logger: the traceback at ERROR (a default run shows it on stderr); arguments the
-    schema refused, or a tool that could not start, as one line. The arguments are never logged."""
+    "nanohubmcp.tool" logger: an unexpected exception's traceback at ERROR (a default run shows it on
+    stderr); a failure the tool reported (a ``ToolError``: a Rappture run over its time limit,
+    cancelled or exiting non-zero, a Sim2L cell that raised) as one line at WARNING, its traceback only
+    when the logger is at DEBUG; arguments the schema refused (INFO), or a tool that could not start
+    (WARNING), as one line. The arguments are never logged."""
     where = f"(request id {request.message.id}{f', job {job.id}' if job is not None else ''})"
     if isinstance(exc, InvalidArguments):
         log.info("tool %r %s refused its arguments: %s", name, where, exc)
     elif isinstance(exc, ToolBusy):
         log.warning("tool %r %s could not start: %s", name, where, exc)
+    elif isinstance(exc, ToolError):
+        first, _, rest = str(exc).partition("\n")
+        more = f" (+{rest.count(chr(10)) + 1} lines sent to the client)" if rest else ""
+        log.warning("tool %r failed %s: %s%s", name, where, first, more,
+                    exc_info=exc if log.isEnabledFor(logging.DEBUG) else None)
     else:
         log.error("tool %r failed %s: %s: %s", name, where, type(exc).__name__, exc, exc_info=exc)
 
