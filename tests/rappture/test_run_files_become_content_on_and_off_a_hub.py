@@ -130,3 +130,17 @@ def test_on_a_hub_a_failing_program_answers_with_rappture_s_log(hub_path: Path) 
     assert "diverged: the mesh is too coarse" in text  # the program's stderr
     result = tool.run({"temperature": "77K", "points": 11}).to_wire()
     assert result["structuredContent"]["outputs"]["kT"]["value"] == pytest.approx(8.617333262e-5 * 77)
+
+
+def test_a_tool_in_a_directory_with_a_space_runs(tmp_path: Path) -> None:
+    """Found by a fresh-user trial: ``@tool`` was substituted before the command was split, so
+    ``python @tool/outputs.py @driver`` in "/…/my tools/outputs" ran "/…/my" (exit 2)."""
+    import shutil
+
+    spaced = tmp_path / "my tools" / "outputs"
+    shutil.copytree(OUTPUTS.parent, spaced)
+    check_every_output(load_rappture_tool(spaced / "tool.xml", rappture="").run({}).to_wire())
+    from nanohubmcp.sources.rappture.code import program_files
+
+    # and its provenance record names the program (read from the same split command)
+    assert program_files("python @tool/outputs.py @driver", str(spaced)) == [os.path.realpath(spaced / "outputs.py")]

@@ -23,9 +23,9 @@ if TYPE_CHECKING:
 def program_files(command: str, tool_dir: str) -> list[str]:
     """The files (real paths, in the order named, each once) the ``<command>`` names through ``@tool``."""
     try:
-        words = shlex.split(command.replace("@tool", tool_dir))
+        words = [word.replace("@tool", tool_dir) for word in shlex.split(command)]
     except ValueError:
-        words = command.replace("@tool", tool_dir).split()
+        words = [word.replace("@tool", tool_dir) for word in command.split()]
     found: list[str] = []
     for word in words:
         for part in (word, word.rpartition("=")[2]):

@@ -90,13 +90,15 @@ def find_rappture(explicit: str | None = None) -> str | None:
 
 
 def command_line(command: str, tool_dir: Path, driver: Path) -> list[str]:
-    """The ``<command>`` as argv: ``@tool`` and ``@driver`` substituted, split like a shell would.
+    """The ``<command>`` as argv: split like a shell would, then ``@tool`` and ``@driver`` substituted
+    in each word (so a tool directory with a space in its path stays one word).
 
     Raises:
         ValueError: an empty command, or unbalanced quotes.
     """
-    text = command.strip().replace("@tool", str(tool_dir)).replace("@driver", str(driver))
-    words = shlex.split(text)
+    words = [
+        word.replace("@tool", str(tool_dir)).replace("@driver", str(driver)) for word in shlex.split(command.strip())
+    ]
     if not words:
         raise ValueError("the tool's <command> is empty")
     if words[0] in ("python", "python3"):
