@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
+from urllib.parse import unquote_plus
 
 import tornado.web
 
@@ -60,16 +61,47 @@ def make_app(server: ServedServer, config: TransportConfig) -> tornado.web.Appli
 _ACCESS = logging.getLogger("nanohubmcp.access")
 
 
+SECRET_QUERY_NAMES = frozenset({"token", "access_token", "id_token", "refresh_token", "api_key", "apikey", "key",
+                                 "password", "secret", "code", "client_secret"})
+"""Query parameters whose values the access log never writes (also any name holding ``token`` or
+``secret``): a Jupyter ``?token=`` reaching the server through a proxy route, an OAuth code."""
+
+
+def _digest(value: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(value.encode()).hexdigest()[:12]
+
+
+def redacted_uri(uri: str) -> str:
+    """``uri`` as the access log writes it: the value of a query parameter that is a credential
+    (:data:`SECRET_QUERY_NAMES`, or a name holding ``token``/``secret``) becomes ``<redacted>``,
+    and a legacy ``session_id`` (the capability to post into that session) its digest."""
+    path, mark, query = uri.partition("?")
+    if not mark:
+        return uri
+    parts = []
+    for item in query.split("&"):
+        name, eq, value = item.partition("=")
+        lowered = unquote_plus(name).lower()
+        if eq and lowered == "session_id":
+            item = f"{name}=#{_digest(unquote_plus(value))}"
+        elif eq and (lowered in SECRET_QUERY_NAMES or "token" in lowered or "secret" in lowered):
+            item = f"{name}=<redacted>"
+        parts.append(item)
+    return f"{path}?{'&'.join(parts)}"
+
+
 def _quiet_log(handler: tornado.web.RequestHandler) -> None:
-    """Access log at DEBUG (a line per request at INFO would drown a notebook's output)."""
+    """Access log at DEBUG (a line per request at INFO would drown a notebook's output); no
+    credential of the request reaches it (:func:`redacted_uri`)."""
     status = handler.get_status()
     logger = _ACCESS
     level = logging.WARNING if status >= 500 else logging.DEBUG
     if logger.isEnabledFor(level):
-        import hashlib
-
+        request = handler.request
         # A session is named by a digest of its id (the id itself is a credential).
-        session_id = handler.request.headers.get("Mcp-Session-Id") or handler.get_query_argument("session_id", "")
-        tag = f" session={hashlib.sha256(session_id.encode()).hexdigest()[:12]}" if session_id else ""
-        logger.log(level, "%d %s %.1fms%s", status, handler._request_summary(),
-                   1000.0 * handler.request.request_time(), tag)
+        session_id = request.headers.get("Mcp-Session-Id") or handler.get_query_argument("session_id", "")
+        tag = f" session={_digest(session_id)}" if session_id else ""
+        logger.log(level, "%d %s %s (%s) %.1fms%s", status, request.method, redacted_uri(request.uri or ""),
+                   request.remote_ip, 1000.0 * request.request_time(), tag)
