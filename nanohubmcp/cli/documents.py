@@ -94,7 +94,7 @@ def write_server_json(args: argparse.Namespace) -> int:
     from ..nanohub.child import load_app
     from ..nanohub.plan import WEBER_PORT
     from ..nanohub.proxy import detect_proxy
-    from ..transports.discovery import server_json
+    from ..transports.discovery import NAME_VARIABLE, registry_name, server_json
 
     base = args.public_url or detect_proxy(port=WEBER_PORT, kind="tool").public_url
     if base and not base.endswith("/"):
@@ -102,6 +102,13 @@ def write_server_json(args: argparse.Namespace) -> int:
     with contextlib.redirect_stdout(sys.stderr):  # whatever the app prints must not mix with the document
         server = load_app(args.app)
     document = server_json(server.core, app=os.path.basename(args.app), base=base, name=args.name)
+    if args.public_url and "remotes" not in document:
+        print(f"warning: {args.public_url} is this machine's own (loopback) address, which no registry client "
+              "can reach: the document lists no remotes; give the URL others use", file=sys.stderr)
+    card_name = registry_name(server.core.name, base)
+    if document["name"] != card_name:
+        print(f"note: the running server's card and catalogs name it {card_name}; set "
+              f"{NAME_VARIABLE}={document['name']} where it runs for them to agree", file=sys.stderr)
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
     if args.output == "-":
         sys.stdout.write(text)

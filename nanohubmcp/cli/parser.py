@@ -153,7 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
     card.add_argument("--name", default=None, metavar="NAMESPACE/NAME",
                       help="the registry name, e.g. io.github.me/calculator (default: $NANOHUBMCP_REGISTRY_NAME, "
                       "else derived from the public host and the server's name)")
-    card.add_argument("--public-url", default=None, metavar="URL",
+    card.add_argument("--public-url", default=None, metavar="URL", type=http_url,
                       help="the base URL clients reach the running server at (default: the weber URL on a nanoHUB "
                       "tool session, else none: no remotes)")
     card.set_defaults(run=documents.write_server_json)
@@ -189,6 +189,20 @@ def serving_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument("--port", type=int, default=None, help="HTTP: TCP port (default $MCP_PORT or 8000)")
     command.add_argument("--token", default=None, metavar="TOKEN",
                          help="HTTP: the bearer token every request must carry (default: $MCP_TOKEN)")
+
+
+def http_url(text: str) -> str:
+    """An absolute http(s) URL with a host (argparse type: anything else is a usage error, exit 2)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(text.strip())
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an http:// or https:// URL with a host")
+    return text.strip()
 
 
 CELL_TIMEOUT_HELP = ("seconds one notebook cell may run (default: no limit; a cancelled call's kernel is stopped "

@@ -120,6 +120,30 @@ def test_a_name_that_is_not_reverse_dns_is_a_clear_error() -> None:
     assert json.loads(named.stdout)["name"] == "io.github.me/calc"
 
 
+@pytest.mark.parametrize("url", ["not a url", "ftp://x.org/", "x.org/mcp", "http://h:port/", "https://"])
+def test_a_public_url_that_is_not_http_is_a_usage_error(url: str) -> None:
+    # trial5 F9: such a URL was ignored without a word (no remotes, exit 0)
+    done = server_json("examples/simple/start_mcp.py", "--public-url", url)
+    assert done.returncode == 2
+    assert "--public-url" in done.stderr
+    assert "is not an http:// or https:// URL" in done.stderr
+    assert done.stdout == ""
+
+
+def test_a_loopback_public_url_warns_that_it_gives_no_remotes_and_a_name_says_how_the_card_agrees() -> None:
+    done = server_json("examples/simple/start_mcp.py", "--public-url", "http://127.0.0.1:8108/")
+    assert done.returncode == 0, done.stderr
+    assert "remotes" not in json.loads(done.stdout)
+    assert "loopback" in done.stderr
+    assert "lists no remotes" in done.stderr
+    named = server_json("examples/simple/start_mcp.py", "--name", "io.github.example/calc")
+    assert json.loads(named.stdout)["name"] == "io.github.example/calc"
+    assert "NANOHUBMCP_REGISTRY_NAME=io.github.example/calc" in named.stderr
+    public = server_json("examples/simple/start_mcp.py", "--public-url", "https://calc.example.org/")
+    assert json.loads(public.stdout)["remotes"][0]["url"] == "https://calc.example.org/mcp"
+    assert public.stderr == ""
+
+
 def calculator(instructions: str | None = None) -> MCPServer:
     server = MCPServer("my-calculator", version="1.2.3", instructions=instructions)
 
