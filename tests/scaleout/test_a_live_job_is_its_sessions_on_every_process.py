@@ -8,7 +8,8 @@ another session read a live job whenever its poll landed on a worker other than 
 any runner but the reader's own counted as "an earlier run".
 
 Two servers in this process sharing a real redis-server stand for two workers: each has its own
-job store, runner token and heartbeat, as a forked worker has.
+job store, runner token and heartbeat, as a forked worker has (a stop, a shared state directory, a
+principal's second session); the last test runs three real ``nanohubmcp run`` processes.
 """
 
 from __future__ import annotations
@@ -158,3 +159,21 @@ def test_the_same_holds_for_processes_sharing_a_state_directory(tmp_path: Any) -
             finish_then_stop(held, first, lambda: poll(here, mine, job_id), lambda: poll(there, other, job_id))
     finally:
         held.release.set()
+
+
+def test_the_same_holds_between_real_server_processes(cluster: Any) -> None:
+    """Three ``nanohubmcp run`` processes sharing the Redis, as the trial ran them: the job's
+    session reads it on every process, another session on none."""
+    first, second, third = (server.url for server in cluster.servers)
+    mine = wire.initialize(first)
+    started = wire.tool(first, mine, "slow_square", {"x": 7})
+    job_id = json.loads(started["result"]["content"][0]["text"])["job_id"]
+    other = wire.initialize(second)
+
+    def status(url: str, session: str) -> str:
+        answer = wire.tool(url, session, "get_job_result", {"job_id": job_id})
+        return str(answer["result"]["structuredContent"]["status"])
+
+    wait_for(lambda: status(second, mine) == "done")
+    assert [status(url, other) for url in (first, second, third)] == ["not_found"] * 3
+    assert [status(url, mine) for url in (first, second, third)] == ["done"] * 3
