@@ -177,3 +177,21 @@ def test_the_same_holds_between_real_server_processes(cluster: Any) -> None:
     wait_for(lambda: status(second, mine) == "done")
     assert [status(url, other) for url in (first, second, third)] == ["not_found"] * 3
     assert [status(url, mine) for url in (first, second, third)] == ["done"] * 3
+
+
+def test_a_job_waiting_for_a_worker_says_so_on_every_process(redis_server: RedisServer) -> None:
+    held = Held()
+    try:
+        with two(redis_server.url, held, job_workers=1) as (_, (here, there)):
+            mine, running = start(here, held)
+            waiting = call(here, mine, "hold", {"n": 2})["job_id"]
+            assert call(here, mine, "get_job_result", {"job_id": waiting}) == {
+                "status": "running", "job_id": waiting, "queued": True, "ahead": 0}
+            # Another process reads the record: queued, without the count its process keeps.
+            assert call(there, mine, "get_job_result", {"job_id": waiting}) == {
+                "status": "running", "job_id": waiting, "queued": True}
+            held.release.set()
+            wait_for(lambda: poll(there, mine, waiting) == "done")
+            assert call(there, mine, "get_job_result", {"job_id": running})["status"] == "done"
+    finally:
+        held.release.set()
