@@ -9,6 +9,7 @@ and of nanohubmcp's own wrapper for every Sim2L, and the crate held no tool file
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -17,7 +18,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from support import official_client
+from support import mcp_client, official_client, serve
+
+from nanohubmcp import MCPServer
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 SERVER = """
@@ -81,7 +84,6 @@ async def test_a_rappture_record_hashes_its_files_and_its_cache_outlives_a_resta
 def test_two_sim2l_notebooks_have_their_own_code_hash(tmp_path: Path) -> None:
     pytest.importorskip("papermill")
     pytest.importorskip("simtool")
-    from nanohubmcp import MCPServer
     from nanohubmcp.server.provenance.capture import code_of
     from nanohubmcp.server.provenance.code_files import files_of
     from nanohubmcp.server.provenance.tool_options import SOURCE
@@ -106,3 +108,28 @@ def test_two_sim2l_notebooks_have_their_own_code_hash(tmp_path: Path) -> None:
         assert files["kind"] == "sim2l"
         assert "# %% tags=" in files["files"][0]["text"]
     assert hashes[0] == hashes[2] != hashes[1]
+
+
+@pytest.mark.anyio
+async def test_a_binary_program_is_named_by_its_digest_in_the_crate(tmp_path: Path) -> None:
+    pytest.importorskip("rocrate")
+    tool = tmp_path / "tool"
+    (tool / "bin").mkdir(parents=True)
+    program = b"\x7fELF\x00not really a program"
+    (tool / "bin" / "app").write_bytes(program)
+    (tool / "bin" / "app").chmod(0o755)
+    (tool / "tool.xml").write_text("<run><tool><title>B</title><command>@tool/bin/app @driver</command></tool>"
+                                   "<input><string id='s'><default>x</default></string></input></run>")
+    server = MCPServer("binary", state_dir=str(tmp_path / "state"))
+    server.add_rappture_tool(tool, name="binary")
+    with serve(server) as url:
+        async with mcp_client(url + "mcp") as session:
+            result = await session.call_tool("binary", {"s": "y"})  # the "program" cannot run: a failed record
+        crate = server.export_provenance(result.meta[PROVENANCE], tmp_path / "crate")
+    assert result.is_error
+    assert sorted(p.name for p in (crate / "code").iterdir()) == ["tool.xml"]
+    entities = {e["@id"]: e for e in json.loads((crate / "ro-crate-metadata.json").read_text())["@graph"]}
+    (part,) = [e for e in entities.values() if e.get("name") == "bin/app"]
+    assert part["identifier"] == "sha256:" + hashlib.sha256(program).hexdigest()
+    assert part["encodingFormat"] == "application/octet-stream"
+    assert entities["code/tool.xml"]["hasPart"] == [{"@id": part["@id"]}]

@@ -278,6 +278,7 @@ def write_crate(
     return out
 
 
+KINDS = {"rappture": "Rappture", "sim2l": "Sim2L"}
 FORMATS = {".xml": "application/xml", ".py": "text/x-python", ".tcl": "text/x-tcl", ".m": "text/x-matlab",
            ".sh": "text/x-shellscript", ".c": "text/x-c", ".f90": "text/x-fortran", ".jl": "text/x-julia"}
 
@@ -300,7 +301,8 @@ def _add_parts(crate: Any, staged: Path, parts: dict[str, Any], properties: dict
         }
         if index == 0:
             described = {**properties, **described, "identifier": properties["identifier"],
-                         "description": f"The {parts.get('kind')} tool {parts.get('tool')} ({path})"}
+                         "description": f"The {KINDS.get(str(parts.get('kind')), 'other')} tool {parts.get('tool')} "
+                                        f"({path})"}
         if described["encodingFormat"] != "text/x-python":
             described.pop("programmingLanguage", None)
         elif index:
@@ -313,6 +315,7 @@ def _add_parts(crate: Any, staged: Path, parts: dict[str, Any], properties: dict
             entities.append(crate.add_file(staged_file, dest_path=f"code/{safe}", properties=described))
         else:
             described["@type"] = described.get("@type", "SoftwareSourceCode")
+            described["encodingFormat"] = "application/octet-stream"
             described["description"] = f"{name}: not text (or too large) to copy; named by its SHA-256"
             entities.append(crate.add(ContextEntity(crate, f"#code-{index}", properties=described)))
     if len(entities) > 1:
