@@ -9,6 +9,6 @@ depends only on ``nanohubmcp.errors`` (layering: protocol -> schema -> server).
 from __future__ import annotations
 
 from nanohubmcp.schema.generate import Signature, describe_function
-from nanohubmcp.schema.validate import ArgumentValidator, OutputValidator
+from nanohubmcp.schema.validate import ArgumentValidator, GeneratedSchema, OutputValidator
 
-__all__ = ["ArgumentValidator", "OutputValidator", "Signature", "describe_function"]
+__all__ = ["ArgumentValidator", "GeneratedSchema", "OutputValidator", "Signature", "describe_function"]

@@ -38,6 +38,15 @@ _ABSENT = object()
 _UNCOMPILED = object()
 
 
+class GeneratedSchema(dict[str, Any]):
+    """An input schema that this package's own code generated (a Rappture tool's, a Sim2L
+    notebook's): valid by construction, so it is compiled at a tool's first call like a schema made
+    from a signature, and registering such a tool does not import jsonschema (seconds, with
+    Jupyter's format checkers). A plain dict otherwise; pass it as ``input_schema``."""
+
+    __slots__ = ()
+
+
 class ArgumentValidator:
     """Validates the ``arguments`` of calls to one tool (or prompt) against its input schema.
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import RegistrationError
 from ...protocol.versions import ProtocolVersion
-from ...schema import ArgumentValidator, OutputValidator, Signature, describe_function
+from ...schema import ArgumentValidator, GeneratedSchema, OutputValidator, Signature, describe_function
 
 if TYPE_CHECKING:
     pass
@@ -144,7 +144,9 @@ class Tool:
             fn=fn,
             signature=signature,
             input_schema=schema,
-            validator=ArgumentValidator(schema, name=tool_name, trusted=not input_schema),
+            validator=ArgumentValidator(
+                schema, name=tool_name, trusted=not input_schema or isinstance(input_schema, GeneratedSchema)
+            ),
             description=description if description is not None else signature.description,
             title=title,
             tags=frozenset(tags or ()),

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...schema import GeneratedSchema
 from .inputs import Input
 from .units import UnitError, convert
 
@@ -194,7 +195,7 @@ def _option_value(item: Input, given: str) -> str | None:
     return None
 
 
-def input_schema(arguments: list[Input], tool_name: str) -> dict[str, Any]:
+def input_schema(arguments: list[Input], tool_name: str) -> GeneratedSchema:
     """The tool's ``inputSchema``: an object of every argument, none required, nothing else allowed.
 
     Raises:
@@ -207,4 +208,4 @@ def input_schema(arguments: list[Input], tool_name: str) -> dict[str, Any]:
             properties[item.name] = property_schema(item)
         except ValueError as exc:
             raise ValueError(f"Rappture tool {tool_name!r}: input {item.path}: {exc}") from None
-    return {"type": "object", "properties": properties, "additionalProperties": False}
+    return GeneratedSchema(type="object", properties=properties, additionalProperties=False)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...schema import GeneratedSchema
 from .notebook import Declaration, Sim2LSpec
 
 __all__ = ["FILE_OBJECT", "input_schema", "outputs_text", "property_schema"]
@@ -136,13 +137,13 @@ def _default(item: Declaration) -> Any:
     return item.value
 
 
-def input_schema(spec: Sim2LSpec) -> dict[str, Any]:
+def input_schema(spec: Sim2LSpec) -> GeneratedSchema:
     """``{"type": "object", "properties": {...}, "additionalProperties": false}`` for ``spec``'s inputs."""
-    return {
-        "type": "object",
-        "properties": {name: property_schema(item) for name, item in spec.inputs.items()},
-        "additionalProperties": False,
-    }
+    return GeneratedSchema(
+        type="object",
+        properties={name: property_schema(item) for name, item in spec.inputs.items()},
+        additionalProperties=False,
+    )
 
 
 def outputs_text(spec: Sim2LSpec) -> str:
