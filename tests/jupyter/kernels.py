@@ -160,8 +160,10 @@ class LiveKernel:
         self._fill(cell)
         return cell.text
 
-    def wait_for_text(self, cell: Cell, needle: str, timeout: float = 10.0) -> str:
-        """Wait until ``needle`` shows up among the outputs of ``cell``; returns the text."""
+    def wait_for_text(self, cell: Cell, needle: str, timeout: float = CELL_TIMEOUT) -> str:
+        """Wait until ``needle`` shows up among the outputs of ``cell``; returns the text. (The bound only
+        matters when it never comes: on a loaded machine a kernel's output took over 10 s; found by a
+        fresh-user trial.)"""
         self._wait_messages(lambda: needle in self.text(cell), time.monotonic() + timeout)
         return self.text(cell)
 
