@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..results.store import owner_for
 from ..wire.request import Slot
-from .rows import CallRow, digest_text, facts_of
+from .rows import URI_PREFIX, CallRow, digest_text, facts_of
 
 if TYPE_CHECKING:
     from ...protocol.versions import ProtocolVersion
@@ -427,7 +427,7 @@ def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires:
         trace_id, span_id = format(ids.trace_id, "032x"), format(ids.span_id, "016x")
     links = resource_links(result)
     status = "failed" if result.get("isError") else "completed"
-    extra = _json({"cached_from": cached_from}) if hit and cached_from else None
+    extra = None
     if job_id is not None and not hit:  # the job's record, open until the job ends
         extra = _json({"job_id": job_id, "handle_digest": digest or digest_text(text)})
         status, finished, digest, kept, links = "working", None, None, None, []
@@ -452,12 +452,20 @@ def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires:
         digest,
         kept,
         _json(links) if links else None,
-        ("hit" if hit else "miss") if isinstance(cached, dict) else None,
+        (_hit(cached_from) if hit else "miss") if isinstance(cached, dict) else None,
         arguments_text(stored_arguments(arguments if isinstance(arguments, dict) else {}, code["secrets"])),
         extra,
     )
     source = code["source"]
     return row, facts, (code["hash"], source) if source is not None else None
+
+
+def _hit(cached_from: str | None) -> str:
+    """The ``cache`` column of a hit: ``"hit"``, and the producing record's id when known (no
+    column of its own: a record costs one bound value more per column, see :func:`.rows.view`)."""
+    if cached_from and cached_from.startswith(URI_PREFIX):
+        return "hit " + cached_from[len(URI_PREFIX):]
+    return "hit"
 
 
 def _job_end(end: JobEnd, earlier: Earlier, created: float, expires: float) -> Made | None:

@@ -59,6 +59,8 @@ class CallRow(NamedTuple):
     resource_links: str | None = None
     """A JSON array of the result's resource link URIs, or None for none."""
     cache: str | None = None
+    """``"miss"``, ``"hit"`` or ``"hit <id>"`` (a hit and the id of the record of the run that
+    produced its result, read as ``cached_from``), None for a call the cache did not see."""
     arguments: str | None = None
     """The arguments as JSON text (a secret one's value replaced)."""
     extra: str | None = None
@@ -133,8 +135,10 @@ def view(row: CallRow, facts: dict[str, Any] | None) -> dict[str, Any]:
         "result_text": row.result,
         "resource_links": json.loads(row.resource_links) if row.resource_links else [],
         "cache": row.cache,
-        "cached_from": None,  # a hit's: the URI of the record of the run that produced the result (extra)
+        "cached_from": None,  # a hit's: the URI of the record of the run that produced the result
     }
+    if row.cache is not None and row.cache.startswith("hit "):
+        record["cache"], record["cached_from"] = "hit", URI_PREFIX + row.cache[4:]
     if row.extra:
         extra = json.loads(row.extra)
         where.update(extra.pop("where", None) or {})
