@@ -51,11 +51,11 @@ from typing import TYPE_CHECKING, Any
 from ...errors import ConfigurationError
 from ..calls.invoke import call_function
 from ..calls.workers import WorkerPool
-from ..jobs.fair import FairTurns
 from .base import JobExecutor
 
 if TYPE_CHECKING:
     from ..calls.context import Context
+    from ..jobs.fair import FairTurns
     from ..jobs.service import Job
 
 __all__ = ["EXECUTORS", "JobExecutor", "ThreadJobExecutor", "make_executor"]
@@ -106,6 +106,8 @@ class ThreadJobExecutor(JobExecutor):
             return await call_function(fn, kwargs, is_coroutine=True, executor=self.pool, timeout=None,
                                        what=f"tool '{job.tool}'")
         if self._turns is None:
+            from ..jobs.fair import FairTurns  # with the first job: a served script's first answer needs no job code
+
             self._turns = FairTurns(self.workers)
         turns = self._turns
         await turns.take(job)
