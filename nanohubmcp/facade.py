@@ -41,7 +41,7 @@ from .server.core import ServerCore
 from .server.provenance.tool_options import resolve_enabled as resolve_provenance
 from .server.registry.components import Tool
 from .server.results import DEFAULT_MAX_INLINE_BYTES
-from .serving import DEFAULT_MAX_REQUEST_BYTES, Serving
+from .serving import DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_MAX_REQUEST_BYTES, Serving
 from .state import resolve as resolve_state_url
 
 if TYPE_CHECKING:
@@ -596,6 +596,7 @@ class MCPServer:
         public_url: str | None = None,
         allowed_origins: str | Iterable[str] | None = None,
         max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+        max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
         token: str | None = None,
     ) -> Any:
         """Return the ``tornado.web.Application`` serving this server (for your own HTTPServer)."""
@@ -605,6 +606,7 @@ class MCPServer:
             public_url=public_url,
             allowed_origins=allowed_origins,
             max_request_bytes=max_request_bytes,
+            max_buffered_bytes=max_buffered_bytes,
             token=token,
         )
 
@@ -622,6 +624,7 @@ class MCPServer:
         *,
         allowed_origins: str | Iterable[str] | None = None,
         max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+        max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
         public_url: str | None = None,
         quiet: bool = False,
         token: str | None = None,
@@ -649,6 +652,9 @@ class MCPServer:
             path_prefix: path to serve under (behind a proxy that does not strip it).
             allowed_origins: None (loopback plus the public URL's origin), a list, or "*".
             max_request_bytes: request body limit (413 above it).
+            max_buffered_bytes: the most bytes of request bodies received at once over every
+                connection (default 256 MiB; at least ``max_request_bytes``); a body beyond
+                it is answered 503 with ``Retry-After`` before it is read.
             public_url: the URL to advertise (the weber URL behind nanoHUB's proxy).
             quiet: do not print the endpoint banner.
             token: the static bearer token every HTTP request must carry
@@ -669,6 +675,7 @@ class MCPServer:
             path_prefix,
             allowed_origins=allowed_origins,
             max_request_bytes=max_request_bytes,
+            max_buffered_bytes=max_buffered_bytes,
             public_url=public_url,
             quiet=quiet,
             token=token,
@@ -685,6 +692,7 @@ class MCPServer:
         *,
         allowed_origins: str | Iterable[str] | None = None,
         max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
+        max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
         public_url: str | None = None,
         quiet: bool = True,
         loop: str = "thread",
@@ -706,6 +714,7 @@ class MCPServer:
             path_prefix,
             allowed_origins=allowed_origins,
             max_request_bytes=max_request_bytes,
+            max_buffered_bytes=max_buffered_bytes,
             public_url=public_url,
             quiet=quiet,
             loop=loop,

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
 from .banner import banner, base_url, one_line_if_uncaught
-from .runners import check_workers, make_runner, resolve_transport, verifier
+from .runners import DEFAULT_MAX_BUFFERED_BYTES, check_workers, make_runner, resolve_transport, verifier
 
 if TYPE_CHECKING:
     from ..server.core import ServerCore
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from ..transports.runner import Runner
     from .servable import Servable
 
-__all__ = ["DEFAULT_MAX_REQUEST_BYTES", "Serving", "resolve_transport"]
+__all__ = ["DEFAULT_MAX_BUFFERED_BYTES", "DEFAULT_MAX_REQUEST_BYTES", "Serving", "resolve_transport"]
 
 DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
 """Request body limit in bytes (413 above it)."""
@@ -85,6 +85,7 @@ class Serving:
         public_url: str | None,
         allowed_origins: str | Iterable[str] | None,
         max_request_bytes: int,
+        max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
         token: str | None,
     ) -> Any:
         """The ``tornado.web.Application`` serving ``server`` (for the caller's own HTTPServer)."""
@@ -96,6 +97,7 @@ class Serving:
             public_url=public_url,
             allowed_origins=allowed_origins,
             max_request_bytes=max_request_bytes,
+            max_buffered_bytes=max_buffered_bytes,
             auth=verifier(server, token),
         )
         return make_app(server, config)
@@ -115,6 +117,7 @@ class Serving:
         *,
         allowed_origins: str | Iterable[str] | None,
         max_request_bytes: int,
+        max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
         public_url: str | None,
         quiet: bool,
         token: str | None,
@@ -143,6 +146,7 @@ class Serving:
                 path_prefix=path_prefix,
                 allowed_origins=allowed_origins,
                 max_request_bytes=max_request_bytes,
+                max_buffered_bytes=max_buffered_bytes,
                 public_url=public_url,
                 token=token,
                 **compat,
@@ -156,6 +160,7 @@ class Serving:
                 path_prefix,
                 allowed_origins=allowed_origins,
                 max_request_bytes=max_request_bytes,
+                max_buffered_bytes=max_buffered_bytes,
                 public_url=public_url,
                 quiet=quiet,
                 loop="thread",
@@ -167,7 +172,8 @@ class Serving:
         check_workers(server, workers)
         self.stop()
         runner = make_runner(
-            server, host, port, path_prefix, public_url, allowed_origins, max_request_bytes, compat, token=token
+            server, host, port, path_prefix, public_url, allowed_origins, max_request_bytes, compat, token=token,
+            max_buffered_bytes=max_buffered_bytes,
         )
         self._runner = runner
         self.public_url = public_url
@@ -192,6 +198,7 @@ class Serving:
         *,
         allowed_origins: str | Iterable[str] | None,
         max_request_bytes: int,
+        max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
         public_url: str | None,
         quiet: bool,
         loop: str,
@@ -201,7 +208,8 @@ class Serving:
         """``MCPServer.start``: serve in the background (``loop`` "thread" or "current"); returns once listening."""
         self.stop()
         runner = make_runner(
-            server, host, port, path_prefix, public_url, allowed_origins, max_request_bytes, compat, token=token
+            server, host, port, path_prefix, public_url, allowed_origins, max_request_bytes, compat, token=token,
+            max_buffered_bytes=max_buffered_bytes,
         )
         self.public_url = public_url
         if loop == "thread":

@@ -26,6 +26,10 @@ log = logging.getLogger("nanohubmcp")
 COMPAT_RUN_OPTIONS = frozenset({"require_session_header", "require_route_headers"})
 """0.4.x ``run()`` keywords accepted (and ignored: sessions and route headers are always checked)."""
 
+DEFAULT_MAX_BUFFERED_BYTES = 256 * 1024 * 1024
+"""Most bytes of request bodies received at once over every connection (503 beyond it); the
+transports' own default (``transports.config``, not imported before serving starts)."""
+
 TRANSPORTS = ("http", "stdio")
 """What ``run(transport=...)`` and ``$MCP_TRANSPORT`` accept."""
 
@@ -51,6 +55,7 @@ def make_runner(
     compat: dict[str, Any],
     *,
     token: str | None = None,
+    max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
 ) -> Runner:
     """A transports ``Runner`` for ``server`` (nothing is bound yet).
 
@@ -72,6 +77,7 @@ def make_runner(
         public_url=public_url,
         allowed_origins=allowed_origins,
         max_request_bytes=max_request_bytes,
+        max_buffered_bytes=max_buffered_bytes,
         auth=auth,
         loopback_bound=is_loopback(host),
     )

@@ -14,7 +14,6 @@ from __future__ import annotations
 import inspect
 import logging
 import time
-import weakref
 from typing import TYPE_CHECKING, Any
 
 import tornado
@@ -28,7 +27,6 @@ from ..errors import (
     HANDSHAKE_ROUTE,
     ForbiddenOrigin,
     InsufficientScope,
-    MisdirectedRequest,
     NanohubMCPError,
     ProtocolError,
     Unauthorized,
@@ -41,17 +39,14 @@ from ..server.connection import Connection
 from ..server.wire.principal import Principal
 from . import auth
 from .config import TransportConfig
-from .origin import host_allowed, is_ip_host, origin_allowed
+from .gate import EARLY, NO_TOKEN, edge_refusal
+from .origin import is_ip_host
 from .served import ServedServer
 
 if TYPE_CHECKING:
     from ..server.core import ServerCore
 
 log = logging.getLogger("nanohubmcp.http")
-
-_EDGE_PASSED: weakref.WeakKeyDictionary[Any, tuple[str | None, str]] = weakref.WeakKeyDictionary()
-"""Per TCP connection (its stream), the ``(Origin, Host)`` last let through: a keep-alive client's
-next request with the same two headers skips the checks (one entry per open connection)."""
 
 MCP_SESSION_ID_HEADER = "Mcp-Session-Id"
 MCP_PROTOCOL_VERSION_HEADER = "MCP-Protocol-Version"
@@ -174,55 +169,54 @@ class BaseHandler(tornado.web.RequestHandler):
     # -- checks --------------------------------------------------------------------------
     async def prepare(self) -> None:
         # Origin first: an invalid Origin is 403 whatever the Host (MCP 2025-11-25, Transports § Security
-        # Warning: servers MUST validate Origin); then a refused Host is 421.
-        headers = self.request.headers
-        origin = headers.get("Origin") if "Origin" in headers else None  # (a miss in get() raises inside)
-        edge = (origin, self.request.host)
-        stream = self.request.connection.stream if isinstance(self.request.connection, HTTP1Connection) else None
-        if stream is None or _EDGE_PASSED.get(stream) != edge:  # else: this connection's last request
-            if not origin_allowed(origin, self.config):          # had the same Origin and Host: checked
-                log.warning("refused request from origin %s", origin)
+        # Warning: servers MUST validate Origin); then a refused Host is 421 (gate.edge_refusal).
+        request = self.request
+        early = request.__dict__.get(EARLY, None)  # the gate judged the headers already (a body's POST)
+        if early is None:
+            refusal = edge_refusal(request, self.config)
+            if refusal is not None:
+                if isinstance(refusal, ForbiddenOrigin):
+                    log.warning("refused request from origin %s", request.headers.get("Origin"))
+                else:
+                    log.warning("refused request for host %s", request.host)
                 self.set_header("Connection", "close")  # the body (if any) stays unread
-                self.fail(ForbiddenOrigin(
-                    f"Forbidden: origin {origin} is not allowed; add it to allowed_origins to permit it"))
+                self.fail(refusal)
                 return
-            if not host_allowed(self.request.host, self.config):
-                log.warning("refused request for host %s", self.request.host)
-                self.set_header("Connection", "close")  # the body (if any) stays unread
-                self.fail(MisdirectedRequest(
-                    f"Misdirected Request: this server does not answer for host {jsonenc.show(self.request.host)} "
-                    "(it listens on loopback; a proxy that forwards another host name must be named in public_url)"))
-                return
-            if stream is not None:
-                _EDGE_PASSED[stream] = edge
-        if origin is not None:
+        headers = request.headers
+        if "Origin" in headers:
+            origin = headers["Origin"]
             self.set_header("Access-Control-Allow-Origin", origin)
             self.set_header("Vary", "Origin")
             self.set_header("Access-Control-Expose-Headers", EXPOSE_HEADERS)
         verifier = self.config.auth
-        if verifier is None or self.public or self.request.method not in self.allowed_methods():
+        if verifier is None or self.public or early is NO_TOKEN or request.method not in self.allowed_methods():
             return  # no authorization; the metadata; a 405 (it names what is allowed)
-        if self.request.method == "OPTIONS":
+        if request.method == "OPTIONS":
             return  # CORS preflights carry no credentials (Fetch § CORS-preflight request)
-        await self.authorize(verifier)
+        if early is None:
+            await self.authorize(verifier)
+        else:
+            self.settle(verifier, await early if inspect.isawaitable(early) else early)
 
     async def authorize(self, verifier: TokenVerifier) -> None:
         """Check the bearer token: sets :attr:`principal`, or finishes with 401 / 403."""
-        header = self.request.headers.get("Authorization")
-        principal = await auth.authenticate(verifier, header)
+        self.settle(verifier, await auth.authenticate(verifier, self.request.headers.get("Authorization")))
+
+    def settle(self, verifier: TokenVerifier, verdict: object) -> None:
+        """Act on the verifier's answer to the token: sets :attr:`principal`, or finishes with 401 / 403."""
         required = getattr(verifier, "required_scopes", None) or ()
-        if principal is None:
-            if header:
+        if not isinstance(verdict, Principal):
+            if self.request.headers.get("Authorization"):
                 problem, error = "the bearer token is invalid or expired", "invalid_token"
             else:
                 problem, error = "send 'Authorization: Bearer <token>'", None
             self.refuse_auth(f"Unauthorized: {problem}", auth.challenge(
                 self.public_base(), error=error, scopes=required, description=problem if error else None))
             return
-        if principal.missing_scopes(required):
+        if verdict.missing_scopes(required):
             self.refuse_scopes(required)
             return
-        self.principal = principal
+        self.principal = verdict
 
     def refuse_scopes(self, scopes: Any) -> None:
         """Finish with 403 ``insufficient_scope`` naming the ``scopes`` the call needs."""

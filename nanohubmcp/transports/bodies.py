@@ -21,12 +21,16 @@ from typing import cast
 import tornado.web
 from tornado.http1connection import HTTP1Connection
 
-from ..errors import InvalidRequest, RequestTooLarge, http_status_of
+from ..errors import InvalidRequest, RequestTooLarge, ServerBusy, http_status_of
 from ..protocol import jsonenc
-from .base import JSON_TYPE, BodyReadingHandler
+from .base import JSON_TYPE, BaseHandler, BodyReadingHandler
+from .budget import RETRY_SECONDS
 
 DISCARD_FACTOR = 2
 """A refused body is read on and dropped up to this many times ``max_request_bytes``."""
+BUSY = "nanohubmcp_busy"
+"""The key of a request's ``__dict__`` saying its body did not fit in the budget of bodies being
+received (:mod:`.budget`): once the route's checks pass, it is answered 503 unread."""
 
 
 class StreamedBody(BodyReadingHandler):
@@ -38,11 +42,21 @@ class StreamedBody(BodyReadingHandler):
     # it refuses itself (an unsupported method gets its 405) to data_received all the same.
     _too_large: bool = True
 
+    keeps_body = True
+    """False for the twin of a route that reads no body (any body it is sent is read and dropped)."""
+
     async def prepare(self) -> None:
-        """The route's checks, then, for a POST they let through, the body's limit."""
+        """The route's checks, then, for a POST they let through, the budget and the body's limit."""
         await super().prepare()
-        if not self._finished and self.request.method == "POST":
-            self.prepare_body()
+        if self._finished or self.request.method != "POST" or not self.keeps_body:
+            return
+        if BUSY in self.request.__dict__:
+            self.set_header("Connection", "close")  # the body stays unread
+            self.fail(ServerBusy(
+                "Service Unavailable: the server is receiving as many request bodies as it holds at once "
+                "(max_buffered_bytes); retry shortly", retry_after=RETRY_SECONDS))
+            return
+        self.prepare_body()
 
     def prepare_body(self) -> bool:
         self._chunks, self._size, self._too_large = [], 0, False
@@ -102,16 +116,18 @@ class StreamedBody(BodyReadingHandler):
         return b"".join(self._chunks)
 
 
-_TWINS: dict[type[BodyReadingHandler], type[BodyReadingHandler]] = {}
+_TWINS: dict[type[BaseHandler], type[BodyReadingHandler]] = {}
 """Each routed handler class's twin (one per class of the package's routes)."""
 
 
-def streamed_twin(handler: type[BodyReadingHandler]) -> type[BodyReadingHandler]:
+def streamed_twin(handler: type[BaseHandler]) -> type[BodyReadingHandler]:
     """``handler`` reading its body in pieces: a subclass of it and of :class:`StreamedBody`,
-    decorated with ``@tornado.web.stream_request_body`` (made once per class)."""
+    decorated with ``@tornado.web.stream_request_body`` (made once per class). The twin of a
+    route that reads no body (not a ``BodyReadingHandler``) drops what it is sent."""
     twin = _TWINS.get(handler)
     if twin is None:
-        namespace = {"__module__": handler.__module__, "__qualname__": f"{handler.__qualname__}[streamed]"}
+        namespace = {"__module__": handler.__module__, "__qualname__": f"{handler.__qualname__}[streamed]",
+                     "keeps_body": issubclass(handler, BodyReadingHandler)}
         twin = _TWINS[handler] = tornado.web.stream_request_body(type(handler.__name__, (StreamedBody, handler),
                                                                       namespace))
     return twin

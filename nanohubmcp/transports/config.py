@@ -16,6 +16,9 @@ from ..errors import ConfigurationError
 
 DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
 """Largest request body accepted (413 above it)."""
+DEFAULT_MAX_BUFFERED_BYTES = 256 * 1024 * 1024
+"""Most bytes of request bodies being received at once, over every connection (503 beyond it):
+sixteen bodies of the default largest size."""
 KEEPALIVE_SECONDS = 15.0
 """Interval of SSE comment lines that keep idle streams open through proxies."""
 
@@ -39,6 +42,8 @@ class TransportConfig:
         allowed_origins: ``None`` (loopback origins plus the public URL's origin), a list of
             origins, or ``"*"`` (any).
         max_request_bytes: body limit (413 above it).
+        max_buffered_bytes: the most bytes of request bodies received at once over every
+            connection (a body beyond it: 503 with ``Retry-After``); at least ``max_request_bytes``.
         keepalive_seconds: SSE keep-alive comment interval.
         auth: the token verifier every route checks (``verify(token) -> Principal | None``),
             or None for no authorization.
@@ -50,6 +55,7 @@ class TransportConfig:
     public_url: str | None = None
     allowed_origins: object = None
     max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES
+    max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES
     keepalive_seconds: float = KEEPALIVE_SECONDS
     extra_origins: set[str] = field(default_factory=set)
     auth: TokenVerifier | None = None
@@ -69,6 +75,10 @@ class TransportConfig:
             self.extra_origins.add(f"{parts.scheme}://{netloc}")
         if not isinstance(self.max_request_bytes, int) or self.max_request_bytes < 1024:
             raise ConfigurationError("max_request_bytes must be an integer of at least 1024")
+        if not isinstance(self.max_buffered_bytes, int) or self.max_buffered_bytes < self.max_request_bytes:
+            raise ConfigurationError(
+                f"max_buffered_bytes must be an integer of at least max_request_bytes ({self.max_request_bytes}): "
+                "a body of the largest size must fit")
         origins = self.allowed_origins
         if origins not in (None, "*", "loopback") and not (
             isinstance(origins, (list, tuple, set, frozenset)) and all(isinstance(o, str) for o in origins)

@@ -40,8 +40,11 @@ from tornado.iostream import IOStream
 
 from ..errors import InvalidRequest, error_response
 from ..protocol import jsonenc
-from .base import BodyReadingHandler
-from .bodies import streamed_twin
+from .base import BaseHandler, BodyReadingHandler
+from .bodies import BUSY, streamed_twin
+from .budget import BodyBudget
+from .config import TransportConfig
+from .gate import EARLY, early_verdict
 
 MAX_HEADER_BYTES = 64 * 1024
 """Largest header block (request line included) a request may have; 431 above it."""
@@ -135,10 +138,18 @@ def buffered_length(headers: httputil.HTTPHeaders, limit: int) -> int | None:
 class LimitedApplication(tornado.web.Application):
     """The Tornado application of :func:`~nanohubmcp.transports.routes.make_app`, with the
     limits of the module text. A :class:`~nanohubmcp.transports.base.BodyReadingHandler`
-    route's limit is its ``config.max_request_bytes`` (from the URLSpec kwargs)."""
+    route's limit is its ``config.max_request_bytes`` (from the URLSpec kwargs).
+
+    Args (beside ``Application``'s own):
+        max_buffered_bytes: the most bytes of request bodies received at once (:mod:`.budget`).
+    """
+
+    def __init__(self, *args: Any, max_buffered_bytes: int, **settings: Any) -> None:
+        super().__init__(*args, **settings)
+        self.budget = BodyBudget(max_buffered_bytes)
 
     def start_request(self, server_conn: object, request_conn: httputil.HTTPConnection) -> httputil.HTTPMessageDelegate:
-        return _MessageLimits(super().start_request(server_conn, request_conn), request_conn, server_conn)
+        return _MessageLimits(super().start_request(server_conn, request_conn), request_conn, server_conn, self.budget)
 
     def get_handler_delegate(
         self,
@@ -149,15 +160,34 @@ class LimitedApplication(tornado.web.Application):
         path_kwargs: dict[str, bytes] | None = None,
     ) -> Any:
         connection = request.connection
-        if issubclass(target_class, BodyReadingHandler) and target_kwargs and isinstance(connection, HTTP1Connection):
-            limit = target_kwargs["config"].max_request_bytes
-            length = buffered_length(request.headers, limit)
-            if length is None:
-                target_class = streamed_twin(target_class)
-            elif length:
-                # A server built with a smaller max_body_size would refuse it with a bare 400.
-                connection.set_max_body_size(limit)
+        if issubclass(target_class, BaseHandler) and target_kwargs and isinstance(connection, HTTP1Connection):
+            headers = request.headers
+            if "Transfer-Encoding" in headers or headers.get("Content-Length", "0") != "0":
+                target_class = self._body_route(request, target_class, target_kwargs["config"], connection)
         return super().get_handler_delegate(request, target_class, target_kwargs, path_args, path_kwargs)
+
+    def _body_route(self, request: httputil.HTTPServerRequest, handler: type[BaseHandler],
+                    config: TransportConfig, connection: HTTP1Connection) -> type[BaseHandler]:
+        """Where a request with a body goes: ``handler`` with the body buffered by Tornado when the
+        route reads bodies, the body is a ``Content-Length`` within the limit, the gate lets the
+        headers through and the budget has room; else the streamed twin, which answers a refusal
+        (the gate's, a 503 for the budget, a 413) before reading the body, or reads it in pieces."""
+        if not (issubclass(handler, BodyReadingHandler) and request.method == "POST"):
+            return streamed_twin(handler)  # no body is kept: checked, then read and dropped
+        limit = config.max_request_bytes
+        length = buffered_length(request.headers, limit)
+        if length is None and "Transfer-Encoding" not in request.headers:
+            return streamed_twin(handler)  # over the limit or malformed: 413 / 400, nothing kept
+        admitted = early_verdict(request, config, handler.public)
+        if not admitted and EARLY not in request.__dict__:
+            return streamed_twin(handler)  # refused: answered before the body, which is not read
+        if not self.budget.take(request.server_connection, limit if length is None else length):
+            request.__dict__[BUSY] = True  # answered 503 once the checks passed
+            return streamed_twin(handler)
+        if admitted and length is not None:
+            connection.set_max_body_size(limit)  # (a server built with a smaller max_body_size answers a bare 400)
+            return handler
+        return streamed_twin(handler)  # chunked, or the verifier's answer is still to come
 
 
 class _MessageLimits(httputil.HTTPMessageDelegate):
@@ -166,11 +196,12 @@ class _MessageLimits(httputil.HTTPMessageDelegate):
     The deadline tables are keyed by the TCP connection (``server_conn``: one request of it is
     read at a time), so a body's deadline replaces the connection's header deadline in one step."""
 
-    __slots__ = ("connection", "deadlines", "delegate", "key", "refused")
+    __slots__ = ("budget", "connection", "deadlines", "delegate", "key", "refused")
 
     def __init__(self, delegate: httputil.HTTPMessageDelegate, connection: httputil.HTTPConnection,
-                 key: object) -> None:
+                 key: object, budget: BodyBudget) -> None:
         self.delegate = delegate
+        self.budget = budget
         self.connection = connection
         self.key = key
         self.refused = False
@@ -211,12 +242,14 @@ class _MessageLimits(httputil.HTTPMessageDelegate):
     def finish(self) -> None:
         if self.deadlines is not None:
             self.deadlines.discard(self.key)
+        self.budget.give_back(self.key)
         if not self.refused:
             self.delegate.finish()
 
     def on_connection_close(self) -> None:
         if self.deadlines is not None:
             self.deadlines.discard(self.key)
+        self.budget.give_back(self.key)
         if not self.refused:
             self.delegate.on_connection_close()
 

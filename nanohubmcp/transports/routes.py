@@ -55,6 +55,7 @@ def make_app(server: ServedServer, config: TransportConfig) -> tornado.web.Appli
         compress_response=False,
         serve_traceback=False,
         log_function=_quiet_log,
+        max_buffered_bytes=config.max_buffered_bytes,
     )
 
 
