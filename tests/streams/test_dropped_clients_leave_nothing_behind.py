@@ -49,7 +49,9 @@ IDLE_TASKS = 2
 
 
 def build() -> MCPServer:
-    server = MCPServer("drops", workers=8, provenance=False)  # records are kept by design (bounded, TTL): not residue
+    # Records are kept by design (bounded, TTL), and spans by whatever exporter the process set up (the
+    # tracing tests keep every span in memory when they ran first): neither is residue of a connection.
+    server = MCPServer("drops", workers=8, provenance=False, tracing=False)
 
     @server.tool()
     def talk_slowly(ctx: Context) -> str:
