@@ -9,15 +9,19 @@ Keys under the server's namespace: ``job:<id>`` a hash of the record's fields (e
 expiring ``ttl`` after the job finished; ``jobs`` and ``jobs:o:<owner>`` sorted sets of ids by
 creation time (the bounds are counted there; ids whose record expired are dropped as they are
 met); ``jobs:live`` the unfinished ids; ``runner:<token>`` a heartbeat of each live server
-process (:class:`RedisRunners`), so a job whose process died is told from one still running.
+process (:class:`RedisRunners`), so a job whose process died is told from one still running;
+channel ``jobs:cancel``: the id of each job a process stored as cancelled, for the process running
+it to stop it (:meth:`RedisJobBackend.watch_cancels`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import inspect
 import json
 import logging
 import threading
+import time
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -58,6 +62,22 @@ return 0
 """
 
 
+# Stores a job's end unless its record holds one already (a cancel stored by another process is
+# final), and names a cancelled job on the cancel channel, in one step.
+# KEYS: job:<id>, jobs:live, jobs:cancel; ARGV: expire seconds, id, 1 to publish, field, value...
+_END = """
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status or status == '"completed"' or status == '"failed"' or status == '"cancelled"' then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 4))
+redis.call('SREM', KEYS[2], ARGV[2])
+redis.call('EXPIRE', KEYS[1], ARGV[1])
+if ARGV[3] == '1' then redis.call('PUBLISH', KEYS[3], ARGV[2]) end
+return 1
+"""
+CANCEL_RETRY = 1.0
+"""Seconds between attempts to subscribe to the cancel channel again after Redis went away."""
+
+
 def _client(url: StateURL) -> Any:
     import redis
 
@@ -85,7 +105,10 @@ class RedisJobBackend:
         self.prefix = f"nanohubmcp:{name}:"
         self._redis = _client(url)
         self._insert = self._redis.register_script(_INSERT)
+        self._end = self._redis.register_script(_END)
         self._limit_message = limit_message
+        self._url = url
+        self._watching = threading.Event()
 
     def _key(self, *parts: str) -> str:
         return self.prefix + ":".join(parts)
@@ -123,6 +146,61 @@ class RedisJobBackend:
                     ttl = json.loads(stored) if stored else 3600
                 pipe.expire(key, int(float(ttl)) + KEEP_AFTER_TTL)
             pipe.execute()
+
+    def end(self, job_id: str, fields: dict[str, Any]) -> bool:
+        """Store a job's end unless its record holds one already; a cancel is also named on the
+        cancel channel, so the process running the job stops it (:meth:`watch_cancels`)."""
+        ttl = fields.get("ttl")
+        args: list[Any] = [int(float(ttl if ttl is not None else 3600)) + KEEP_AFTER_TTL, job_id,
+                           "1" if fields.get("status") == "cancelled" else "0"]
+        for name, value in fields.items():
+            if name != "id":
+                args += [name, json.dumps(value)]
+        keys = [self._key("job", job_id), self._key("jobs", "live"), self._key("jobs", "cancel")]
+        with _guard(self.shown):
+            return bool(self._end(keys=keys, args=args))
+
+    def watch_cancels(self, callback: Callable[[str | None], None]) -> None:
+        """Call ``callback(job_id)`` (on a thread of its own) for each job another process stored
+        as cancelled, and ``callback(None)`` each time the subscription is made (at first, and again
+        after Redis went away: the cancels of that while are then found in the records)."""
+        if self._watching.is_set():
+            return
+        self._watching.set()
+        channel, stop, url = self._key("jobs", "cancel"), self._watching, self._url
+        # Held weakly: the watcher ends with the job store it tells (a server no longer used).
+        told = weakref.WeakMethod(callback) if inspect.ismethod(callback) else lambda: callback
+
+        def tell(job_id: str | None) -> None:
+            target = told()
+            if target is None:
+                stop.clear()
+            else:
+                target(job_id)
+
+        def watch() -> None:
+            while stop.is_set():
+                client = _client(url)
+                try:
+                    pubsub = client.pubsub()
+                    pubsub.subscribe(channel)
+                    while stop.is_set():
+                        message = pubsub.get_message(timeout=1.0)
+                        if message is None:
+                            continue
+                        if message.get("type") == "subscribe":
+                            tell(None)
+                        elif message.get("type") == "message":
+                            tell(str(message["data"]))
+                except Exception as exc:  # Redis went away: subscribe again once it is back
+                    log.debug("job cancel channel in %s lost (%s)", url.shown, type(exc).__name__)
+                    time.sleep(CANCEL_RETRY)
+                finally:
+                    with contextlib.suppress(Exception):
+                        client.close()
+
+        threading.Thread(target=watch, name="nanohubmcp-job-cancels", daemon=True).start()
+        weakref.finalize(self, stop.clear)
 
     def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
         key = self._key("job", job_id)
@@ -182,6 +260,7 @@ class RedisJobBackend:
         return len(gone)
 
     def close(self) -> None:
+        self._watching.clear()
         with contextlib.suppress(Exception):
             self._redis.close()
 

@@ -95,3 +95,20 @@ def _dask_tools() -> None:
 
 if os.environ.get("DASK_SCHEDULER_ADDRESS"):
     _dask_tools()
+
+
+@server.async_tool()
+def spin(seconds: float, folder: str, tag: str, ctx: Context) -> dict:
+    """Run up to ``seconds``, writing <folder>/<tag>.started (its pid) at once and <tag>.cancelled
+    once it sees the call cancelled (a job the cancel tests stop on another process)."""
+    base = os.path.join(folder, tag)
+    with open(base + ".started", "w") as out:
+        out.write(str(os.getpid()))
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if ctx.is_cancelled():
+            with open(base + ".cancelled", "w") as out:
+                out.write(str(os.getpid()))
+            return {"stopped": True}
+        time.sleep(0.02)
+    return {"done": seconds}

@@ -88,10 +88,12 @@ async def tasks_list(core: HandlerServices, request: RequestContext, params: dic
 
 
 async def tasks_cancel(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-    """``tasks/cancel``: -32602 for a task that already ended."""
+    """``tasks/cancel``: -32602 for a task that already ended; the task is ``cancelled`` on every
+    process before the answer, whichever process runs it (:meth:`JobStore.cancel`)."""
     job = _job(core, request, params)
-    if job.status in jobmod.TERMINAL:
-        raise InvalidParams(f"Task {job.id} already ended ({job.status}); it cannot be cancelled")
-    job.cancel("cancelled by the client")
-    job.updated = time.time()
-    return task_object(job)
+    if job.status not in jobmod.TERMINAL:
+        job = core.jobs.cancel(job, "cancelled by the client")
+        if job.status == jobmod.CANCELLED:
+            job.updated = time.time()
+            return task_object(job)
+    raise InvalidParams(f"Task {job.id} already ended ({job.status}); it cannot be cancelled")

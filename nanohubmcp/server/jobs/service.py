@@ -36,6 +36,8 @@ Source: MCP 2025-11-25, Basic § Utilities § Tasks (statuses, ttl, pollInterval
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -126,6 +128,7 @@ class JobStore:
         self._runners: RunnerLocks | RedisRunners | None = None
         self._purged = 0.0
         self._on_finish: list[Callable[[Job], None]] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     # -- the back end -----------------------------------------------------------------------
     @property
@@ -142,9 +145,10 @@ class JobStore:
             elif self.shared is not None and self.shared.shared:
                 from ...state.redis_jobs import RedisJobBackend, RedisRunners
 
-                self._backend = RedisJobBackend(self.shared, self.name, limit_message)
+                shared = self._backend = RedisJobBackend(self.shared, self.name, limit_message)
                 runners = self._runners = RedisRunners(self.shared, self.name)
                 runners.claim(self.process, self.runner)
+                shared.watch_cancels(self._cancelled_elsewhere)
                 self.recover()
             else:
                 directory = self.directory
@@ -225,7 +229,48 @@ class JobStore:
         self.backend.insert(record, max_total=self.max_jobs, max_per_owner=self.max_jobs_per_owner)
         job.store = self
         self._live[job.id] = job
+        with contextlib.suppress(RuntimeError):  # where a cancel stored by another process is acted on
+            self._loop = asyncio.get_running_loop()
         return job
+
+    def cancel(self, job: Job, reason: str) -> Job:
+        """Cancel ``job`` (from :meth:`get`) wherever it runs; the job as it is now — ``cancelled``,
+        or the end it reached first.
+
+        A job of this process is cancelled here (:meth:`Job.cancel`). One another live process runs
+        (``--workers N``, processes sharing a Redis) is stored as cancelled, and that process, told
+        through the store, stops it (``ctx.is_cancelled()``, its executor's cancel: ``scancel``...);
+        its own end never replaces the cancel. MCP 2025-11-25, Basic § Utilities § Tasks § Task
+        Cancellation."""
+        live = self._live.get(job.id)
+        if live is not None:
+            live.cancel(reason)
+            return live
+        if job.status in TERMINAL:
+            return job
+        now = time.time()
+        fields = {"status": CANCELLED, "status_message": reason, "result": None, "error": None,
+                  "updated": now, "finished_at": now, "ttl": job.ttl}
+        if self.backend.end(job.id, fields):
+            job.status, job.status_message, job.updated, job.finished_at = CANCELLED, reason, now, now
+            job.done.set()
+            return job
+        row = self.backend.load(job.id)  # it ended meanwhile
+        return Job.from_record(row) if row is not None else job
+
+    def _cancelled_elsewhere(self, job_id: str | None) -> None:
+        """The store says another process cancelled ``job_id`` (None: look at every live job, the
+        cancels sent while this process was not listening): stop it if it runs here. Called on the
+        back end's watching thread; the job is cancelled on the serving loop."""
+        jobs = list(self._live.values()) if job_id is None else [self._live.get(job_id)]
+        loop = self._loop
+        for job in jobs:
+            if job is None or job.status in TERMINAL or loop is None or loop.is_closed():
+                continue
+            row = self.backend.load(job.id)
+            if row is None or row.get("status") != CANCELLED:
+                continue
+            loop.call_soon_threadsafe(job.cancel, row.get("status_message") or "cancelled")
 
     def get(self, job_id: object, owner: str | None, principal: Principal | str | None = None) -> Job:
         """The job with ``job_id`` visible to ``owner`` (a session id) and ``principal`` (a
@@ -349,9 +394,19 @@ class JobStore:
                         f"{self.max_result_bytes} (option max_job_result_bytes)")
                 job.status, job.status_message = FAILED, text
                 job.result = {"content": [{"type": "text", "text": text}], "isError": True}
-        self._write(job.id, {
+        fields = {
             "status": job.status, "status_message": job.status_message, "result": job.result, "error": job.error,
-            "meta": job.task_meta(), "updated": job.updated, "finished_at": job.finished_at, "ttl": job.ttl})
+            "meta": job.task_meta(), "updated": job.updated, "finished_at": job.finished_at, "ttl": job.ttl}
+        try:
+            if self.backend.end(job.id, fields):
+                return
+            row = self.backend.load(job.id)
+        except sqlite3.Error as exc:  # a full disk must not take the server down
+            log.warning("could not store job %s: %s", job.id, exc)
+            return
+        if row is not None and row.get("status") in TERMINAL:  # another process ended it first (a cancel)
+            job.status, job.status_message = row["status"], row.get("status_message")
+            job.result, job.error, job.finished_at = row.get("result"), row.get("error"), row.get("finished_at")
 
     # -- upkeep -----------------------------------------------------------------------------
     def sweep(self, *, force: bool = True) -> None:

@@ -35,6 +35,7 @@ COLUMNS = (
     "provenance_id",
 )
 JSON_COLUMNS = ("arguments", "result", "error", "meta")
+TERMINAL = ("completed", "failed", "cancelled")
 TERMINAL_SQL = "('completed', 'failed', 'cancelled')"
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS jobs (
@@ -68,6 +69,11 @@ class JobBackend(Protocol):
 
     def update(self, job_id: str, fields: dict[str, Any]) -> None:
         """Set ``fields`` of one record."""
+
+    def end(self, job_id: str, fields: dict[str, Any]) -> bool:
+        """Store a job's end (``fields`` with a terminal ``status``) unless its record already holds
+        one: a cancel stored by another process is never replaced by the function's own end. True
+        when written."""
 
     def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
         """Record one progress update (and count it)."""
@@ -108,6 +114,14 @@ class MemoryBackend:
             row = self._rows.get(job_id)
             if row is not None:
                 row.update(fields)
+
+    def end(self, job_id: str, fields: dict[str, Any]) -> bool:
+        with self._lock:
+            row = self._rows.get(job_id)
+            if row is None or row["status"] in TERMINAL:
+                return False
+            row.update(fields)
+            return True
 
     def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
         with self._lock:
@@ -212,6 +226,12 @@ class SQLiteBackend:
             db.execute(f"INSERT INTO jobs ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})", values)
 
     def update(self, job_id: str, fields: dict[str, Any]) -> None:
+        self._update(job_id, fields, "")
+
+    def end(self, job_id: str, fields: dict[str, Any]) -> bool:
+        return self._update(job_id, fields, f" AND status NOT IN {TERMINAL_SQL}") > 0
+
+    def _update(self, job_id: str, fields: dict[str, Any], condition: str) -> int:
         names = [name for name in fields if name in COLUMNS and name not in ("id", "expires")]
         sets = [f"{name} = ?" for name in names]
         values = [_encode(n, fields[n]) for n in names]
@@ -219,7 +239,8 @@ class SQLiteBackend:
             sets.append("expires = ? + " + ("?" if "ttl" in fields else "ttl"))
             values += [fields["finished_at"]] + ([fields["ttl"]] if "ttl" in fields else [])
         with self._write() as db:
-            db.execute(f"UPDATE jobs SET {', '.join(sets)} WHERE id = ?", [*values, job_id])
+            cursor = db.execute(f"UPDATE jobs SET {', '.join(sets)} WHERE id = ?{condition}", [*values, job_id])
+            return int(cursor.rowcount)
 
     def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
         with self._write() as db:

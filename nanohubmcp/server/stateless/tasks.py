@@ -169,6 +169,6 @@ async def tasks_cancel(core: HandlerServices, request: RequestContext, params: d
     """``tasks/cancel`` → ``{}`` (also for a task that already ended)."""
     job = _job(core, request, params, "tasks/cancel")
     if job.status not in jobmod.TERMINAL:
-        job.cancel("cancelled by the client")
+        job = core.jobs.cancel(job, "cancelled by the client")
         core.task_inputs.changed(job)
     return {}
