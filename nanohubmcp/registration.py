@@ -139,6 +139,16 @@ class Registrar:
                 annotations={"readOnlyHint": True, "idempotentHint": True, "destructiveHint": False},
                 provenance=False,  # a poll is no computation; the job's own record names the result
             )
+        if background and "cancel_job" not in registry.tools:
+            # A client without MCP Tasks cancels with it (a tool of the user's own of that name wins).
+            from .server.executors.service import job_cancel_tool
+
+            self.add_tool(
+                job_cancel_tool(self._core),
+                name="cancel_job",
+                annotations={"readOnlyHint": False, "idempotentHint": True, "destructiveHint": True},
+                provenance=False,
+            )
         earlier = registry.tools.get(tool.name)
         registry.add_tool(tool)
         if earlier is not None and provenance_options.cached(earlier):

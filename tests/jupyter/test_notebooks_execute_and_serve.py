@@ -48,7 +48,7 @@ EXPECTED: dict[str, Any] = {
         ("kelvin", {"celsius": 25}, lambda r: r.content[0].text == "298.15"),
     ),
     "quickstart.ipynb": (
-        {"add", "greet", "count_slowly", "get_job_result"},
+        {"add", "greet", "count_slowly", "get_job_result", "cancel_job"},
         {"notebook://quickstart/about"},
         {"explain"},
         ("greet", {"name": "Ada", "excited": True}, lambda r: r.content[0].text == "Hello, Ada!"),

@@ -52,7 +52,7 @@ def test_streamable_http_client_calls_a_tool_through_the_prefix(weber: Weber) ->
             result = await client.call_tool("add", {"a": 2, "b": 3})
             return tools, float(result.content[0].text)
 
-    assert run(call()) == (["add", "ask_name", "count_slowly", "get_job_result", "square_later"], 5.0)
+    assert run(call()) == (["add", "ask_name", "cancel_job", "count_slowly", "get_job_result", "square_later"], 5.0)
 
 
 def test_legacy_sse_endpoint_event_resolves_under_the_public_prefix(weber: Weber) -> None:

@@ -86,7 +86,7 @@ def test_the_document_is_valid_openapi_3_1(document: dict[str, Any]) -> None:
 def test_every_tool_is_one_post_operation_named_after_it(document: dict[str, Any]) -> None:
     paths = document["paths"]
     assert set(paths) == {f"/tools/{name}" for name in
-                          ("add", "typed_sum", "stats", "fail", "slow_square", "get_job_result")}
+                          ("add", "typed_sum", "stats", "fail", "slow_square", "get_job_result", "cancel_job")}
     operation_ids = [item["post"]["operationId"] for item in paths.values()]
     assert sorted(operation_ids) == sorted(p.rsplit("/", 1)[1] for p in paths)
     for path, item in paths.items():

@@ -257,18 +257,48 @@ def job_result_tool(core: JobHost) -> Callable[..., Awaitable[dict[str, Any] | T
         try:
             job = core.jobs.get(job_id, ctx.session_id, ctx.principal)
         except UnknownComponent:
-            # A tool error (isError), still carrying the status object pollers read.
-            return ToolResult(
-                is_error=True,
-                structured_content={
-                    "status": "not_found",
-                    "job_id": job_id,
-                    "error": "No such job for this session (wrong id, expired, or started elsewhere)",
-                },
-            )
+            return not_found(job_id)
         return job_answer(job)
 
     return get_job_result
+
+
+def not_found(job_id: str) -> ToolResult:
+    """The answer of the job tools for a job the caller may not see: a tool error (isError), still
+    carrying the status object pollers read."""
+    return ToolResult(
+        is_error=True,
+        structured_content={
+            "status": "not_found",
+            "job_id": job_id,
+            "error": "No such job for this session (wrong id, expired, or started elsewhere)",
+        },
+    )
+
+
+def job_cancel_tool(core: JobHost) -> Callable[..., Awaitable[dict[str, Any] | ToolResult]]:
+    """The built-in ``cancel_job`` tool of ``core``: a client without MCP Tasks cancels a job with
+    it, under the same owner checks as ``get_job_result`` (:meth:`JobStore.cancel`: on any
+    process of the server)."""
+
+    async def cancel_job(ctx: Context, job_id: str) -> dict[str, Any] | ToolResult:
+        """Cancel a job started by an async tool: it stops and ends "cancelled" (a job that already
+        ended is left as it is, and its status is answered).
+
+        Args:
+            job_id: the job_id returned when the async tool was called.
+        """
+        try:
+            job = core.jobs.get(job_id, ctx.session_id, ctx.principal)
+        except UnknownComponent:
+            return not_found(job_id)
+        if job.status in jobmod.TERMINAL:
+            status = job_status(job)
+            status.pop("result", None)
+            return {**status, "message": "the job had already ended; get_job_result gives its outcome"}
+        return job_status(core.jobs.cancel(job, "cancelled by the client"))
+
+    return cancel_job
 
 
 def job_answer(job: jobmod.Job) -> dict[str, Any] | ToolResult:
