@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
+from ..state import reach
 
 if TYPE_CHECKING:
     from ..transports.runner import Runner
@@ -92,8 +93,9 @@ def make_runner(
 
 
 def check_workers(server: Servable, workers: object) -> None:
-    """Refuse ``workers`` that cannot work: not a positive integer, or several processes
-    without a shared state store (each would answer the others' sessions with 404).
+    """Refuse ``workers`` that cannot work: not a positive integer, several processes without a
+    shared state store (each would answer the others' sessions with 404), or with one that does not
+    answer (each worker would fail on it and be started again, for ever).
 
     Raises:
         ConfigurationError: the message says what to set.
@@ -106,6 +108,8 @@ def check_workers(server: Servable, workers: object) -> None:
             "with 404: pass state_url='redis://HOST:6379/0' to MCPServer (or set NANOHUBMCP_STATE_URL, or "
             "nanohubmcp run --state-url)"
         )
+    if workers > 1:
+        reach(server.core.state_url)  # once, before forking: a worker failing on it would be started again
 
 
 def verifier(server: Servable, token: str | None) -> Any:

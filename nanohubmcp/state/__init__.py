@@ -8,11 +8,17 @@ The server layer replicates its sessions through :class:`SharedState`; nothing h
 
 from __future__ import annotations
 
+from ..errors import ConfigurationError
 from .base import SharedState
 from .errors import StateUnavailable
 from .url import ENV_VAR, StateURL, parse, redact, resolve
 
-__all__ = ["ENV_VAR", "SharedState", "StateURL", "StateUnavailable", "open_shared", "parse", "redact", "resolve"]
+__all__ = [
+    "ENV_VAR", "SharedState", "StateURL", "StateUnavailable", "open_shared", "parse", "reach", "redact", "resolve",
+]
+
+REACH_TIMEOUT = 2.0
+"""Seconds :func:`reach` waits for the store's answer."""
 
 
 def open_shared(url: StateURL, name: str, *, idle_seconds: float) -> SharedState | None:
@@ -26,3 +32,28 @@ def open_shared(url: StateURL, name: str, *, idle_seconds: float) -> SharedState
     from .redis_state import RedisState
 
     return RedisState(url, name, idle_seconds=idle_seconds)
+
+
+def reach(url: StateURL) -> None:
+    """Check once that the shared store ``url`` answers (``PING``); nothing to check for memory and
+    SQLite. ``--workers N`` asks before it forks: a store it cannot reach is a setting to fix, not a
+    worker to start again and again.
+
+    Raises:
+        ConfigurationError: the store does not answer (wrong host, port or password), or the
+            ``redis`` package is not installed; the message shows the URL without its password.
+    """
+    if not url.shared:
+        return
+    try:
+        import redis
+    except ImportError:
+        raise ConfigurationError(f"state_url {url.shown} needs the redis package: pip install 'nanohub-mcp[redis]'"
+                                 ) from None
+    client = redis.Redis.from_url(url.url, socket_connect_timeout=REACH_TIMEOUT, socket_timeout=REACH_TIMEOUT)
+    try:
+        client.ping()
+    except (redis.exceptions.RedisError, OSError) as exc:
+        raise ConfigurationError(f"cannot reach the state store {url.shown}: {type(exc).__name__}") from None
+    finally:
+        client.close()

@@ -123,3 +123,20 @@ def test_workers_log_each_request_only_when_asked(redis_server: RedisServer, tmp
         assert "nanohubmcp.access" not in server.text()
     finally:
         server.stop()
+
+
+def test_an_unreachable_state_store_stops_the_command_once(tmp_path: Path) -> None:
+    """trial5 F13: with ``--workers 2`` and nothing listening at the state URL each worker died and
+    was started again, for ever; now the parent checks the store before it forks, as a single
+    process does, and exits with the error once."""
+    port = free_port()  # nothing listens there
+    env = {**os.environ, "NANOHUBMCP_STATE_DIR": str(tmp_path / "state"), "MCP_TOKEN": ""}
+    server = Server(tmp_path, free_port(), f"redis://127.0.0.1:{port}/0", workers=2, env=env, access_log=False)
+    try:
+        code = server.proc.wait(30)
+    finally:
+        server.stop()
+    text = server.text()
+    assert code != 0, text
+    assert text.count(f"cannot reach the state store redis://127.0.0.1:{port}/0") == 1, text
+    assert "restarting" not in text, text
