@@ -182,7 +182,8 @@ class NanohubMCP(Configurable):
         allow_none=True,
         help="Bearer token every client must send ('Authorization: Bearer <token>'). None: $MCP_TOKEN "
         "when set (set and empty: no token), else a random token generated when the kernel's server "
-        "first starts (shown in %mcp status and the client snippets), as Jupyter's own server does: on "
+        "first starts (%mcp token shows it; nothing else does, as a cell's output is saved with the notebook), "
+        "as Jupyter's own server does: on "
         "a shared login node loopback is not private. '' turns authorization off (a warning says so).",
     ).tag(config=True)
 

@@ -30,6 +30,11 @@ HINTS = {
     "script": ("decorate a function with ", "@server.tool()", ""),
 }
 """How to add a tool, by the way the server was built: ``(before, code, after)``."""
+REVEAL = {"cells": "%mcp token", "script": "print(server.token)"}
+"""What shows the token, by the way the server was built (the status never does: what a cell
+shows is saved with the notebook, its checkpoints and its commits)."""
+TOKEN_PLACEHOLDER = "<the token {} shows>"
+"""What the client configuration carries in place of the token."""
 
 NO_TOKEN = "  Token:      none - anyone who reaches the port can call the tools (NanohubMCP.token = '')"
 """The status line of a server with authorization turned off."""
@@ -63,12 +68,15 @@ def client_config(name: str, mcp_url: str, token: str | None = None) -> dict[str
 
 
 def python_snippet(mcp_url: str, token: str | None) -> str:
-    """Python that lists the server's tools with the official ``mcp`` client, as pasted."""
-    headers = f'{{"Authorization": "Bearer {token}"}}' if token else "{}"
+    """Python that lists the server's tools with the official ``mcp`` client, as pasted; with a
+    ``token`` it reads the token from ``$MCP_TOKEN`` (the snippet never carries it: it is shown
+    in a notebook's saved output)."""
+    headers = '{"Authorization": "Bearer " + os.environ["MCP_TOKEN"]}' if token else "{}"
     return PYTHON_SNIPPET.format(url=mcp_url, headers=headers)
 
 
 PYTHON_SNIPPET = """import asyncio
+import os
 
 import httpx2
 from mcp import Client
@@ -98,6 +106,13 @@ class StatusView:
     def __init__(self, status: dict[str, Any], style: str = "cells") -> None:
         self.status = status
         self.hint = HINTS[style]
+        self.reveal = REVEAL[style]
+
+    def _token_line(self) -> str:
+        if not self.status.get("token"):
+            return NO_TOKEN.strip()
+        return (f"Token:      required, not shown here (what a cell shows is saved with the notebook); "
+                f"{self.reveal} shows it, and clients read it from $MCP_TOKEN")
 
     def _headline(self) -> str:
         s = self.status
@@ -109,7 +124,8 @@ class StatusView:
 
     def _snippet(self) -> str:
         s = self.status
-        return json.dumps(client_config(s["name"], s["mcp_url"], s.get("token")), indent=2)
+        token = TOKEN_PLACEHOLDER.format(self.reveal) if s.get("token") else None
+        return json.dumps(client_config(s["name"], s["mcp_url"], token), indent=2)
 
     def _python(self) -> str:
         return python_snippet(self.status["mcp_url"], self.status.get("token"))
@@ -120,7 +136,7 @@ class StatusView:
         if s["running"]:
             lines.append(f"  MCP endpoint: {s['mcp_url']}")
             lines.append(f"  Base URL:   {s['public_url']}")
-            lines.append(f"  Token:      {s['token']}" if s.get("token") else NO_TOKEN)
+            lines.append("  " + self._token_line())
             if s["public_url"] != s["local_url"]:
                 lines.append(f"  Local URL:  {s['local_url']}")
             if s.get("streaming"):
@@ -154,7 +170,9 @@ class StatusView:
             parts.append(
                 f"<p>MCP endpoint ({esc(where)}): <a href='{esc(s['mcp_url'])}' target='_blank'>"
                 f"<code>{esc(s['mcp_url'])}</code></a><br>Base URL: <code>{esc(s['public_url'])}</code><br>"
-                + (f"Token: <code>{esc(s['token'])}</code> (send <code>Authorization: Bearer &lt;token&gt;</code>)"
+                + (f"Token: required, not shown here (what a cell shows is saved with the notebook); "
+                   f"<code>{esc(self.reveal)}</code> shows it; clients send <code>Authorization: Bearer "
+                   "&lt;token&gt;</code>, read from <code>$MCP_TOKEN</code>"
                    if s.get("token") else esc(NO_TOKEN.strip()))
                 + "</p>"
             )

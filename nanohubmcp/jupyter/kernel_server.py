@@ -161,7 +161,8 @@ def run_in_kernel(
         quiet: show no status.
         **options: the other ``start()`` options (``path_prefix``, ``public_url``, ``token``...).
             With no ``token``, no ``auth`` on the server and no ``$MCP_TOKEN``, clients must
-            send a token generated here (shown in the status), as Jupyter's own server does.
+            send a token generated here (``print(server.token)`` shows it; the status does not),
+            as Jupyter's own server does.
     Returns:
         ``server``, now serving.
     Raises:

@@ -17,7 +17,7 @@ A component cell:
 4. registers the function, replacing the previous one of that name (clients receive
    ``notifications/*/list_changed``), and starts the server on first use.
 
-``%mcp start|stop|status|url|tools|jobs|remove NAME|log`` manages the server; ``%mcp call NAME {...}``
+``%mcp start|stop|status|url|token|tools|jobs|remove NAME|log`` manages the server; ``%mcp call NAME {...}``
 calls a tool; ``%mcp sim2l PATH`` serves a Sim2L notebook as a tool, ``%mcp rappture PATH`` a
 Rappture tool.
 
@@ -50,6 +50,7 @@ from .jobs_view import format_jobs
 from .output import CellOutput
 from .session import KernelSession
 from .source_lines import KINDS, parse_source_line
+from .token_view import show_token_once
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -58,7 +59,9 @@ if TYPE_CHECKING:
 
 __all__ = ["MCPMagics"]
 
-ACTIONS = ("start", "stop", "status", "url", "tools", "jobs", "history", "remove", "log", "call", "sim2l", "rappture")
+ACTIONS = (
+    "start", "stop", "status", "url", "token", "tools", "jobs", "history", "remove", "log", "call", "sim2l", "rappture",
+)
 
 
 def _documented_by(options: tuple[cellspec.Option, ...]) -> Callable[[Any], Any]:
@@ -241,6 +244,8 @@ class MCPMagics(Magics):
         start: serve (with the NanohubMCP settings); stop: stop and free the port;
         status: show the URL, endpoints, tools and a client configuration;
         url: return the MCP endpoint URL clients connect to (Streamable HTTP, ``<base URL>mcp``);
+        token: show the bearer token clients send, until the next cell runs (nothing else shows
+        it: a cell's output is saved with the notebook);
         tools: list the tools; jobs [--all]: list the jobs of --async tools (status, progress, age,
         executor), newest first: this kernel's, or with --all every job of the state directory
         (other kernels of a server of the same name share it); history [ID]: the provenance
@@ -294,6 +299,13 @@ class MCPMagics(Magics):
         if self.session.hub.streaming:
             print(f"Note: {self.session.hub.streaming}")
         return url
+
+    def _mcp_token(self, _: str | None) -> None:
+        token = self.session.token
+        if self.shell is None or not token:
+            print("The MCP server requires no token (NanohubMCP.token = '').")
+            return
+        show_token_once(self.shell, token)
 
     def _mcp_tools(self, _: str | None) -> None:
         tools = self.session.status()["tools"]

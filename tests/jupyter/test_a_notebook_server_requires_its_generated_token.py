@@ -1,6 +1,8 @@
 """A notebook's server started with the defaults requires a token generated at start (loopback
-is not private on a shared login node): the status shows it, the Python snippet and the
-bridge configuration carry it and work as pasted, and a client without it gets 401."""
+is not private on a shared login node): ``%mcp token`` shows it (the status does not: a cell's
+output is saved with the notebook), the Python snippet reads it from ``$MCP_TOKEN`` and the
+bridge configuration has a place for it, both working once it is given, and a client without
+it gets 401."""
 
 from __future__ import annotations
 
@@ -43,9 +45,11 @@ def test_the_default_server_shows_its_token_and_refuses_a_client_without_it(star
     kernel.run_ok("%load_ext nanohubmcp\n%config NanohubMCP.port = 0")
     kernel.run_ok("%%mcp_tool\ndef add(a: int, b: int) -> int:\n    '''Add two integers.'''\n    return a + b")
     text = kernel.run_ok("%mcp status").text
-    token = re.search(r"Token:\s+(\S+)", text)
-    assert token is not None, text
+    assert "%mcp token shows it" in text
+    token = re.match(r"(\S+)\n\(shown until the next cell runs", kernel.run_ok("%mcp token").text)
+    assert token is not None
     assert len(token.group(1)) >= 32
+    assert token.group(1) not in text
     url = re.search(r"MCP endpoint: (\S+)", text)
     assert url is not None, text
     # Without the token: 401 naming the metadata document.
@@ -57,16 +61,18 @@ def test_the_default_server_shows_its_token_and_refuses_a_client_without_it(star
     # The Python snippet, pasted as shown, lists the tools.
     snippet = text.split("Python client (official SDK):", 1)[1]
     code = "\n".join(line[2:] for line in snippet.splitlines() if line.startswith("  ") or not line.strip())
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "MCP_TOKEN": token.group(1)})
     assert done.returncode == 0, done.stderr
     assert "['add']" in done.stdout
-    # The stdio bridge configuration carries the token.
+    # The stdio bridge configuration has the token's place in its environment.
     config = text.split("Client configuration (desktop clients, via nanohubmcp bridge):", 1)[1]
     config = config.split("Python client", 1)[0]
     entry = json.loads("\n".join(line[2:] for line in config.splitlines() if line.strip()))
     server = next(iter(entry["mcpServers"].values()))
-    assert server["env"]["MCP_TOKEN"] == token.group(1)
+    assert server["env"]["MCP_TOKEN"] == "<the token %mcp token shows>"
     assert server["args"] == ["bridge", url.group(1)]
+    server["env"]["MCP_TOKEN"] = token.group(1)
     # ... and the bridge started as configured lists the tools (the official SDK over its stdio).
     assert bridge_tools(server) == ["add"]
 
@@ -95,8 +101,10 @@ def test_server_run_in_a_notebook_requires_a_generated_token_kept_across_reruns(
         "server.run(port=0)"
     )
     first = kernel.run_ok(cell).text
-    token = re.search(r"Token:\s+(\S+)", first)
-    assert token is not None, first
+    assert "print(server.token) shows it" in first
+    token = re.match(r"(\S+)$", kernel.run_ok("print(server.token)").text.strip())
+    assert token is not None
+    assert token.group(1) not in first
     url = re.search(r"Base URL:\s+(\S+)", first)
     assert url is not None
     with pytest.raises(urllib.error.HTTPError) as refused:
@@ -105,6 +113,6 @@ def test_server_run_in_a_notebook_requires_a_generated_token_kept_across_reruns(
     authorized = urllib.request.Request(url.group(1), headers={"Authorization": f"Bearer {token.group(1)}"})
     with urllib.request.urlopen(authorized, timeout=10) as response:
         assert response.status == 200
-    again = kernel.run_ok(cell).text
-    assert f"Token:      {token.group(1)}" in again  # re-running the cell keeps clients working
+    kernel.run_ok(cell)
+    assert kernel.run_ok("print(server.token)").text.strip() == token.group(1)  # re-running keeps clients working
     kernel.run_ok("server.stop()")

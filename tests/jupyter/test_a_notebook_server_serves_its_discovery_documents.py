@@ -34,7 +34,7 @@ def test_the_notebook_server_serves_its_card_and_catalogs(start_kernel: Any) -> 
     kernel.run_ok("%load_ext nanohubmcp\n%config NanohubMCP.port = 0\n%config NanohubMCP.name = 'lab-notebook'")
     kernel.run_ok("%%mcp_tool\ndef add(a: int, b: int) -> int:\n    '''Add two integers.'''\n    return a + b")
     text = kernel.run_ok("%mcp status").text
-    token = re.search(r"Token:\s+(\S+)", text)
+    token = re.match(r"(\S+)\n", kernel.run_ok("%mcp token").text)
     endpoint = re.search(r"MCP endpoint: (\S+)", text)
     assert token is not None, text
     assert endpoint is not None, text
