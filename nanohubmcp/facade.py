@@ -41,7 +41,7 @@ from .server.core import ServerCore
 from .server.provenance.tool_options import resolve_enabled as resolve_provenance
 from .server.registry.components import Tool
 from .server.results import DEFAULT_MAX_INLINE_BYTES
-from .serving import DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_MAX_REQUEST_BYTES, Serving
+from .serving import DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_UNSENT_BYTES, Serving
 from .state import resolve as resolve_state_url
 
 if TYPE_CHECKING:
@@ -597,6 +597,7 @@ class MCPServer:
         allowed_origins: str | Iterable[str] | None = None,
         max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
         max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
+        max_unsent_bytes: int = DEFAULT_MAX_UNSENT_BYTES,
         token: str | None = None,
     ) -> Any:
         """Return the ``tornado.web.Application`` serving this server (for your own HTTPServer)."""
@@ -607,6 +608,7 @@ class MCPServer:
             allowed_origins=allowed_origins,
             max_request_bytes=max_request_bytes,
             max_buffered_bytes=max_buffered_bytes,
+            max_unsent_bytes=max_unsent_bytes,
             token=token,
         )
 
@@ -625,6 +627,7 @@ class MCPServer:
         allowed_origins: str | Iterable[str] | None = None,
         max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
         max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
+        max_unsent_bytes: int = DEFAULT_MAX_UNSENT_BYTES,
         public_url: str | None = None,
         quiet: bool = False,
         token: str | None = None,
@@ -655,6 +658,9 @@ class MCPServer:
             max_buffered_bytes: the most bytes of request bodies received at once over every
                 connection (default 256 MiB; at least ``max_request_bytes``); a body beyond
                 it is answered 503 with ``Retry-After`` before it is read.
+            max_unsent_bytes: most bytes of responses the server holds in all for clients that
+                have not read them (256 MiB); beyond it connections are closed, oldest first,
+                and a response not read within 30 s plus a second per 64 KiB closes its connection.
             public_url: the URL to advertise (the weber URL behind nanoHUB's proxy).
             quiet: do not print the endpoint banner.
             token: the static bearer token every HTTP request must carry
@@ -676,6 +682,7 @@ class MCPServer:
             allowed_origins=allowed_origins,
             max_request_bytes=max_request_bytes,
             max_buffered_bytes=max_buffered_bytes,
+            max_unsent_bytes=max_unsent_bytes,
             public_url=public_url,
             quiet=quiet,
             token=token,
@@ -693,6 +700,7 @@ class MCPServer:
         allowed_origins: str | Iterable[str] | None = None,
         max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
         max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
+        max_unsent_bytes: int = DEFAULT_MAX_UNSENT_BYTES,
         public_url: str | None = None,
         quiet: bool = True,
         loop: str = "thread",
@@ -715,6 +723,7 @@ class MCPServer:
             allowed_origins=allowed_origins,
             max_request_bytes=max_request_bytes,
             max_buffered_bytes=max_buffered_bytes,
+            max_unsent_bytes=max_unsent_bytes,
             public_url=public_url,
             quiet=quiet,
             loop=loop,

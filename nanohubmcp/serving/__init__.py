@@ -32,10 +32,16 @@ if TYPE_CHECKING:
     from ..transports.runner import Runner
     from .servable import Servable
 
-__all__ = ["DEFAULT_MAX_BUFFERED_BYTES", "DEFAULT_MAX_REQUEST_BYTES", "Serving", "resolve_transport"]
+__all__ = [
+    "DEFAULT_MAX_BUFFERED_BYTES", "DEFAULT_MAX_REQUEST_BYTES", "DEFAULT_MAX_UNSENT_BYTES", "Serving",
+    "resolve_transport",
+]
 
 DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
 """Request body limit in bytes (413 above it)."""
+DEFAULT_MAX_UNSENT_BYTES = 256 * 1024 * 1024
+"""Most response bytes held for clients that have not read them (``transports.unsent`` has the
+same figure; this one keeps the transports unimported until serving starts)."""
 
 
 def serve_stdio(server: Servable) -> None:
@@ -86,6 +92,7 @@ class Serving:
         allowed_origins: str | Iterable[str] | None,
         max_request_bytes: int,
         max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
+        max_unsent_bytes: int,
         token: str | None,
     ) -> Any:
         """The ``tornado.web.Application`` serving ``server`` (for the caller's own HTTPServer)."""
@@ -98,6 +105,7 @@ class Serving:
             allowed_origins=allowed_origins,
             max_request_bytes=max_request_bytes,
             max_buffered_bytes=max_buffered_bytes,
+            max_unsent_bytes=max_unsent_bytes,
             auth=verifier(server, token),
         )
         return make_app(server, config)
@@ -118,6 +126,7 @@ class Serving:
         allowed_origins: str | Iterable[str] | None,
         max_request_bytes: int,
         max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
+        max_unsent_bytes: int,
         public_url: str | None,
         quiet: bool,
         token: str | None,
@@ -147,6 +156,7 @@ class Serving:
                 allowed_origins=allowed_origins,
                 max_request_bytes=max_request_bytes,
                 max_buffered_bytes=max_buffered_bytes,
+                max_unsent_bytes=max_unsent_bytes,
                 public_url=public_url,
                 token=token,
                 **compat,
@@ -161,6 +171,7 @@ class Serving:
                 allowed_origins=allowed_origins,
                 max_request_bytes=max_request_bytes,
                 max_buffered_bytes=max_buffered_bytes,
+                max_unsent_bytes=max_unsent_bytes,
                 public_url=public_url,
                 quiet=quiet,
                 loop="thread",
@@ -174,6 +185,7 @@ class Serving:
         runner = make_runner(
             server, host, port, path_prefix, public_url, allowed_origins, max_request_bytes, compat, token=token,
             max_buffered_bytes=max_buffered_bytes,
+            max_unsent_bytes=max_unsent_bytes,
         )
         self._runner = runner
         self.public_url = public_url
@@ -199,6 +211,7 @@ class Serving:
         allowed_origins: str | Iterable[str] | None,
         max_request_bytes: int,
         max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
+        max_unsent_bytes: int,
         public_url: str | None,
         quiet: bool,
         loop: str,
@@ -210,6 +223,7 @@ class Serving:
         runner = make_runner(
             server, host, port, path_prefix, public_url, allowed_origins, max_request_bytes, compat, token=token,
             max_buffered_bytes=max_buffered_bytes,
+            max_unsent_bytes=max_unsent_bytes,
         )
         self.public_url = public_url
         if loop == "thread":

@@ -57,6 +57,7 @@ def make_runner(
     *,
     token: str | None = None,
     max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
+    max_unsent_bytes: int,
 ) -> Runner:
     """A transports ``Runner`` for ``server`` (nothing is bound yet).
 
@@ -79,6 +80,7 @@ def make_runner(
         allowed_origins=allowed_origins,
         max_request_bytes=max_request_bytes,
         max_buffered_bytes=max_buffered_bytes,
+        max_unsent_bytes=max_unsent_bytes,
         auth=auth,
         loopback_bound=is_loopback(host),
     )

@@ -249,7 +249,10 @@ class BaseHandler(tornado.web.RequestHandler):
 
     # -- replies -------------------------------------------------------------------------
     def send_json(self, status: int, body: Any) -> None:
-        """Finish with a JSON body (a 503 error names its ``Retry-After`` from ``data.retryAfter``)."""
+        """Finish with a JSON body (a 503 error names its ``Retry-After`` from ``data.retryAfter``).
+
+        A body the socket does not take at once counts in the server's unsent budget
+        (:mod:`.unsent`: ``max_unsent_bytes``, and a deadline to drain by)."""
         if status == 503:
             retry = _retry_after(body)
             if retry is not None:
@@ -262,7 +265,9 @@ class BaseHandler(tornado.web.RequestHandler):
         headers["Content-Type"] = JSON_TYPE
         if not self._write_buffer:  # (else finish() counts what was written before too)
             headers["Content-Length"] = str(len(data))
-        self.finish(data)
+        written = self.finish(data)
+        if not written.done():  # the socket did not take it all: held for a client that may not read
+            self.config.unsent.hold(self.request.connection, len(data), written)
 
     def send_error_json(self, status: int, body: Any) -> None:
         """Finish with an error body already built (a JSON-RPC error response from the core)."""

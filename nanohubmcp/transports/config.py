@@ -3,7 +3,8 @@
 ``path_prefix`` is a path the server itself serves under (a proxy that does not strip it);
 ``public_url`` is the URL clients are told about (a proxy that strips its prefix, like nanoHUB's
 weber). ``allowed_origins`` None admits loopback origins plus the public URL's origin (MCP
-2025-11-25, Transports § Security Warning: validate ``Origin``). Bodies over the limit get 413.
+2025-11-25, Transports § Security Warning: validate ``Origin``). Bodies over the limit get 413; responses
+clients leave unread are bounded by ``max_unsent_bytes`` (:mod:`.unsent`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from urllib.parse import urlsplit
 
 from ..auth.verifiers import TokenVerifier
 from ..errors import ConfigurationError
+from .unsent import DEFAULT_MAX_UNSENT_BYTES, UnsentBudget
 
 DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
 """Largest request body accepted (413 above it)."""
@@ -47,6 +49,8 @@ class TransportConfig:
         keepalive_seconds: SSE keep-alive comment interval.
         auth: the token verifier every route checks (``verify(token) -> Principal | None``),
             or None for no authorization.
+        max_unsent_bytes: most response bytes held in all for clients that have not read them;
+            connections are closed, oldest first, beyond it (:mod:`.unsent`).
         loopback_bound: the server listens on a loopback address only, so it checks ``Host``
             against DNS rebinding (set by the runner; False for ``make_app()``).
     """
@@ -60,6 +64,8 @@ class TransportConfig:
     extra_origins: set[str] = field(default_factory=set)
     auth: TokenVerifier | None = None
     loopback_bound: bool = False
+    max_unsent_bytes: int = DEFAULT_MAX_UNSENT_BYTES
+    unsent: UnsentBudget = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self.path_prefix = normalize_prefix(self.path_prefix)
@@ -79,6 +85,9 @@ class TransportConfig:
             raise ConfigurationError(
                 f"max_buffered_bytes must be an integer of at least max_request_bytes ({self.max_request_bytes}): "
                 "a body of the largest size must fit")
+        if not isinstance(self.max_unsent_bytes, int) or self.max_unsent_bytes < 1024 * 1024:
+            raise ConfigurationError("max_unsent_bytes must be an integer of at least 1 MiB (1048576)")
+        self.unsent = UnsentBudget(self.max_unsent_bytes)
         origins = self.allowed_origins
         if origins not in (None, "*", "loopback") and not (
             isinstance(origins, (list, tuple, set, frozenset)) and all(isinstance(o, str) for o in origins)

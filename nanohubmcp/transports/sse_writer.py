@@ -121,6 +121,10 @@ class SSEWriter:
         size, self._queued = self._queued, 0
         self._unsent += size
         future = self.handler.flush()
+        if not future.done():  # also in the server's budget of unsent bytes (every response's)
+            budget = getattr(getattr(self.handler, "config", None), "unsent", None)
+            if budget is not None:
+                budget.hold(self.handler.request.connection, size, future)
         future.add_done_callback(lambda done: self._flushed(done, size))
 
     def _flushed(self, future: Any, size: int) -> None:
