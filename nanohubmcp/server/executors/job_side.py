@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import signal
+import threading
+import time
 from collections.abc import Callable
 from types import FrameType
 from typing import Any
@@ -46,17 +48,31 @@ class RelayProgress:
 
 def run_in_job(
     fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: bool, folder: str, job_id: str,
-    trace: tuple[str, dict[str, str]] | None = None,
+    trace: tuple[str, dict[str, str]] | None = None, warn_after: float | None = None,
 ) -> tuple[str, Any]:
     """Run the tool function in the batch job; ``(RETURNED, value)`` or ``(RAISED, message)``.
 
-    ``trace`` continues the server's trace in the job (see ``remote.run_remote``)."""
+    ``trace`` continues the server's trace in the job (see ``remote.run_remote``); ``warn_after``:
+    seconds into the run before which the scheduler's warning signal is held back (None: told at
+    once)."""
     channel = FileChannel(folder)
+    started = time.monotonic()
+
+    def warn() -> None:
+        channel.send(job_id, "log", ["warning", "the batch job is close to its time limit", {}])
 
     def near_the_limit(signum: int, frame: FrameType | None) -> None:
         # The scheduler's warning signal (Slurm: --signal, USR2 before the time limit). The
         # function keeps running; the scheduler ends it at the limit, and the server says so.
-        channel.send(job_id, "log", ["warning", "the batch job is close to its time limit", {}])
+        # Slurm may send it up to a minute early (its event resolution): under a short limit,
+        # at once; the warning then waits until its time.
+        early = (warn_after or 0.0) - (time.monotonic() - started)
+        if early > 1.0:
+            timer = threading.Timer(early, warn)
+            timer.daemon = True
+            timer.start()
+        else:
+            warn()
 
     with contextlib.suppress(ValueError, OSError):  # not the main thread, or no such signal here
         signal.signal(signal.SIGUSR2, near_the_limit)

@@ -85,6 +85,8 @@ RESULT_GRACE_SECONDS = 10.0
 FILE_POLL_SECONDS = 0.25
 CANCEL_LOOK_SECONDS = 10.0
 """After ``scancel``, how long Slurm is looked at for the job's end (its state in the task's metadata)."""
+WARNING_SECONDS = 60
+"""Seconds before its time limit a job is warned (``--signal``), for limits of five minutes or more."""
 LOG_PREFIXES = ("submitit INFO", "submitit WARNING", "srun: ")
 
 
@@ -113,11 +115,18 @@ class SlurmJobExecutor(FolderJobExecutor):
             if key in self.options:
                 extra[key] = self.options[key]
         extra.update(self.options.get("sbatch") or {})
-        params: dict[str, Any] = {"job_name": f"mcp-{job.tool}", "signal_delay_s": 60, "additional_parameters": extra}
+        params: dict[str, Any] = {"job_name": f"mcp-{job.tool}", "signal_delay_s": self.warning_delay(),
+                                  "additional_parameters": extra}
         for key in ("partition", "time", "cpus_per_task", "account", "qos", "setup"):
             if key in self.options:
                 params[key] = list(self.options[key]) if key == "setup" else self.options[key]
         return params
+
+    def warning_delay(self) -> int:
+        """Seconds before the time limit the job is warned (``--signal``): a minute, at most a fifth
+        of a limit shorter than five minutes."""
+        minutes = self.options.get("time")
+        return min(WARNING_SECONDS, int(minutes) * 60 // 5) if isinstance(minutes, int) else WARNING_SECONDS
 
     def _submit(
         self, folder: Path, job: Job, fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: bool
@@ -130,8 +139,10 @@ class SlurmJobExecutor(FolderJobExecutor):
         except (RuntimeError, ValueError) as exc:  # no srun here; a parameter submitit refuses
             raise ToolError(f"cannot submit to Slurm: {exc}") from None
         try:
+            minutes = self.options.get("time")
+            warn_after = minutes * 60 - self.warning_delay() if isinstance(minutes, int) else None
             submitted = executor.submit(run_in_job, fn, kwargs, is_coroutine, str(folder), job.id,
-                                        job_trace(job))
+                                        job_trace(job), warn_after)
         except (pickle.PicklingError, TypeError, AttributeError) as exc:
             raise ToolError(
                 f"tool '{job.tool}' cannot be sent to Slurm: its function or arguments cannot be pickled ({exc})"
