@@ -88,6 +88,22 @@ def post_rpc(
     return answer
 
 
+def bearer_status(url: str, token: str | None, timeout: float = 10) -> int | None:
+    """The HTTP status of ``GET url`` with ``Authorization: Bearer token`` (none when token is None);
+    None when nothing answers (connection refused)."""
+    import urllib.error
+    import urllib.request
+
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=timeout) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as exc:
+        return exc.code
+    except OSError:
+        return None
+
+
 def call_tool_http(base: str, name: str, arguments: dict[str, Any] | None = None, timeout: float = 10) -> Any:
     """``tools/call`` over ``POST /mcp`` (sessionless); the result."""
     return post_rpc(base, "tools/call", {"name": name, "arguments": arguments or {}}, timeout=timeout)["result"]

@@ -3,19 +3,21 @@
 Usage::
 
     nanohubmcp export NOTEBOOK [-o FILE] [--no-format] [--force]
-    nanohubmcp run APP.py [--transport stdio|http] [--host HOST] [--port N] [--token TOKEN]
+    nanohubmcp run APP.py [--transport stdio|http] [--host HOST] [--port N] [--token-file PATH]
                           [--workers N] [--state-url redis://HOST:6379/0]
     nanohubmcp sim2l NOTEBOOK... [--name NAME] [--async] [--results-dir DIR] [--cell-timeout S]
                                  [serving options as run]
     nanohubmcp rappture TOOL.xml... [--name NAME] [--async] [--timeout S] [--no-plot] [serving options as run]
     nanohubmcp hub-tools [--root /apps] [NAME[/REVISION]...] [--async] [serving options as run]
-    nanohubmcp bridge URL [--header 'Name: value' ...] [--cookie 'name=value'] [--token T]
+    nanohubmcp bridge URL [--header 'Name: value' ...] [--cookie 'name=value'] [--token-file PATH]
     nanohubmcp desktop-config APP [--client claude|vscode|cursor] [--name NAME] [--env NAME=VALUE ...]
-    nanohubmcp desktop-config --url URL [--token T] [--client ...]
+    nanohubmcp desktop-config --url URL [--token-file PATH] [--client ...]
     nanohubmcp server-json APP [-o FILE] [--name NAMESPACE/NAME] [--public-url URL]
 
 ``run`` imports a Python file and serves its module-level ``server`` (like ``start_mcp --app``);
 ``--transport stdio`` is what desktop clients (Claude Desktop, VS Code, Cursor) launch.
+A bearer token comes from ``$MCP_TOKEN`` or ``--token-file PATH`` (a file only its owner can read);
+``--token T`` works too but warns, since ``ps`` shows a command line to every user of the machine.
 ``sim2l`` serves Sim2L notebooks (see :mod:`nanohubmcp.sources.sim2l`), ``rappture`` Rappture
 tools (:mod:`nanohubmcp.sources.rappture`); ``hub-tools`` lists the
 Rappture tools and Sim2Ls installed on a hub, or serves the ones named (:mod:`nanohubmcp.sources.hub`).
@@ -47,6 +49,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 
+from ..auth.token_option import token_from_options
 from ..errors import NanohubMCPError
 from .parser import PROG, build_parser
 
@@ -57,6 +60,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``nanohubmcp`` console script; returns the exit status."""
     args = build_parser().parse_args(argv)
     try:
+        if hasattr(args, "token_file"):  # --token-file read, a --token on the command line warned about
+            args.token = token_from_options(args)
         return int(args.run(args))
     except NanohubMCPError as exc:
         print(f"{PROG} {args.command}: error: {exc}", file=sys.stderr)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 
 from .._version import __version__
+from ..auth.token_option import add_token_options
 from . import documents, serve
 
 __all__ = ["PROG", "build_parser", "serving_arguments"]
@@ -117,8 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="an HTTP header sent with every request (repeatable)")
     bridge.add_argument("--cookie", action="append", default=[], metavar="'NAME=VALUE'",
                         help="a cookie sent with every request (repeatable), e.g. a nanoHUB session cookie")
-    bridge.add_argument("--token", default=None, metavar="TOKEN",
-                        help="a bearer token sent as 'Authorization: Bearer TOKEN' (default: $MCP_TOKEN)")
+    add_token_options(bridge, "a bearer token sent as 'Authorization: Bearer TOKEN'")
     bridge.set_defaults(run=serve.bridge)
 
     desktop = commands.add_parser(
@@ -134,8 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     desktop.add_argument("--client", choices=["claude", "vscode", "cursor"], default="claude",
                          help="whose configuration format (default claude)")
     desktop.add_argument("--name", default=None, help="the entry's name (default: the server's name)")
-    desktop.add_argument("--token", default=None, metavar="TOKEN",
-                         help="with --url: the bearer token, put in env as MCP_TOKEN (default: $MCP_TOKEN)")
+    add_token_options(desktop, "with --url: the bearer token, put in the entry's env as MCP_TOKEN")
     desktop.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                          help="an environment variable the server needs (repeatable)")
     desktop.set_defaults(run=documents.print_desktop_config)
@@ -181,14 +180,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def serving_arguments(command: argparse.ArgumentParser) -> None:
-    """``--transport``, ``--host``, ``--port``, ``--token``: how a serving subcommand serves."""
+    """``--transport``, ``--host``, ``--port``, ``--token``/``--token-file``: how a serving subcommand serves."""
     command.add_argument("--transport", choices=["http", "stdio"], default=None,
                          help="http (default, or $MCP_TRANSPORT) or stdio")
     command.add_argument("--host", default=None,
                          help="HTTP: interface to bind (default 127.0.0.1, this machine only)")
     command.add_argument("--port", type=int, default=None, help="HTTP: TCP port (default $MCP_PORT or 8000)")
-    command.add_argument("--token", default=None, metavar="TOKEN",
-                         help="HTTP: the bearer token every request must carry (default: $MCP_TOKEN)")
+    add_token_options(command, "HTTP: the bearer token every request must carry")
 
 
 def http_url(text: str) -> str:

@@ -2,7 +2,7 @@
 
 Usage::
 
-    start_mcp --app FILE [--host HOST] [--port PORT] [--token TOKEN] [--python-env NAME] [--debug]
+    start_mcp --app FILE [--host HOST] [--port PORT] [--token-file PATH] [--python-env NAME] [--debug]
     start_mcp --rappture TOOL.xml [--rappture ...] [--sim2l NOTEBOOK ...] [the same options]
               [--weber-port 8000] [--startup-timeout 120]
 
@@ -40,6 +40,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
 
+from nanohubmcp.auth.token_option import add_token_options, token_from_options
 from nanohubmcp.auth.verifiers import MCP_TOKEN_ENV
 from nanohubmcp.errors import ConfigurationError
 from nanohubmcp.nanohub import child as app_child
@@ -92,11 +93,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="address of the listener weber (or you) connect to: wrwroxy if used, else the app "
         "(default 0.0.0.0 in a hub tool session, where weber needs it; else 127.0.0.1)",
     )
-    parser.add_argument(
-        "--token",
-        default=None,
-        help="bearer token every client must send (Authorization: Bearer <token>); default $MCP_TOKEN. "
-        "Passed to the app in its environment, never on a command line",
+    add_token_options(
+        parser,
+        "bearer token every client must send (Authorization: Bearer <token>); passed to the app in its "
+        "environment, never on a command line",
     )
     parser.add_argument(
         "--port",
@@ -274,6 +274,7 @@ def _sources_app(args: argparse.Namespace) -> None:
 
 
 def _run(args: argparse.Namespace, stop: _StopRequest) -> int:
+    args.token = token_from_options(args)  # --token-file read; --token warned about (ps shows it)
     if bool(args.app) == bool(args.rappture or args.sim2l):
         raise ConfigurationError("give an app file (--app FILE), or tools to serve (--rappture PATH, --sim2l "
                                  "NOTEBOOK), not both")
