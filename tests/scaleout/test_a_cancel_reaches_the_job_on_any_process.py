@@ -8,19 +8,32 @@ other than the job's answered ``cancelled``, but the job ran on (``ctx.is_cancel
 false; on Slurm no ``scancel``), its task went back to ``working`` and ended ``completed``.
 
 Three ``nanohubmcp run`` processes share a real redis-server (tests/scaleout/cluster.py); each
-request goes to one process's own port, so the cancel lands where the job does not run.
+request goes to one process's own port, so the cancel lands where the job does not run. For Slurm,
+two servers in this process share the Redis (each with its own job store, as a worker has) and the
+repo's single-node Slurm.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
+import cloudpickle
 import pytest
 import wire
 from cluster import Cluster
+from redis_server import RedisServer
+from support import serve
+
+from nanohubmcp import Context, MCPServer
+
+cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the Slurm job's function travels by value
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -76,3 +89,47 @@ def test_a_job_that_ends_after_a_cancel_elsewhere_stays_cancelled(cluster: Clust
             status = rpc(url, session, "tasks/get", {"taskId": task_id})["result"]["status"]
             assert status == "cancelled", json.dumps(status)
         time.sleep(0.2)
+
+
+def until_cancelled(marker: str, ctx: Context) -> str:
+    """Write this job's Slurm id to ``marker``, then run until cancelled (at most a minute)."""
+    Path(marker).write_text(os.environ.get("SLURM_JOB_ID", "?"))
+    deadline = time.monotonic() + 60
+    while not ctx.is_cancelled() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return "stopped" if ctx.is_cancelled() else "not cancelled"
+
+
+def test_a_slurm_job_is_scancelled_by_a_cancel_on_another_process(
+    slurm_cluster: str, redis_server: RedisServer, tmp_path: Path
+) -> None:
+    servers = []
+    for i in range(2):
+        server = MCPServer("slurm-cancel", state_url=redis_server.url, state_dir=str(tmp_path / f"s{i}"),
+                           job_executor="slurm")
+        server.async_tool()(until_cancelled)
+        servers.append(server)
+    marker = tmp_path / "started"
+    with ExitStack() as stack:
+        owner, other = (stack.enter_context(serve(s)) + "mcp" for s in servers)
+        session = wire.initialize(owner)
+        started = rpc(owner, session, "tools/call", {"name": "until_cancelled", "task": {"ttl": 60000},
+                                                     "arguments": {"marker": str(marker)}})
+        task_id = started["result"]["task"]["taskId"]
+        wait_for(lambda: marker.exists() and marker.read_text() != "", 90)
+        slurm_id = marker.read_text()
+        assert rpc(other, session, "tasks/cancel", {"taskId": task_id})["result"]["status"] == "cancelled"
+
+        def state() -> str:
+            out = subprocess.run(["sacct", "-X", "-n", "-P", "-j", slurm_id, "-o", "State"],
+                                 capture_output=True, text=True, timeout=30).stdout.split()
+            return out[0] if out else ""
+
+        wait_for(lambda: state() == "CANCELLED", 60)  # scancelled by the process following it
+
+        def task_state(url: str) -> str:
+            task = rpc(url, session, "tasks/get", {"taskId": task_id})["result"]
+            assert task["status"] == "cancelled"
+            return str(task.get("_meta", {}).get("org.nanohub/slurm", {}).get("state"))
+
+        wait_for(lambda: task_state(other) == "CANCELLED", 30)  # the owner's last look, seen everywhere
