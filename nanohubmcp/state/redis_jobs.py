@@ -179,12 +179,12 @@ class RedisJobBackend:
                 target(job_id)
 
         def watch() -> None:
-            while stop.is_set():
+            while stop.is_set() and told() is not None:
                 client = _client(url)
                 try:
                     pubsub = client.pubsub()
                     pubsub.subscribe(channel)
-                    while stop.is_set():
+                    while stop.is_set() and told() is not None:  # each second: is the store still used?
                         message = pubsub.get_message(timeout=1.0)
                         if message is None:
                             continue
