@@ -195,8 +195,10 @@ class BaseHandler(tornado.web.RequestHandler):
             return  # CORS preflights carry no credentials (Fetch § CORS-preflight request)
         if early is None:
             await self.authorize(verifier)
-        else:
-            self.settle(verifier, await early if inspect.isawaitable(early) else early)
+        elif isinstance(early, Principal):
+            self.settle(verifier, early)
+        else:  # an asynchronous verifier's answer
+            self.settle(verifier, await early)
 
     async def authorize(self, verifier: TokenVerifier) -> None:
         """Check the bearer token: sets :attr:`principal`, or finishes with 401 / 403."""

@@ -1,7 +1,7 @@
 """The bytes of request bodies being received at once, bounded over every connection.
 
 Each request body the server will keep (a ``Content-Length`` within ``max_request_bytes``;
-a chunked body counts as ``max_request_bytes``) takes its size from the application's
+a chunked body counts as ``max_request_bytes``) above :data:`UNCOUNTED_BYTES` takes its size from the application's
 :class:`BodyBudget` when its headers arrive, and gives it back when the body is complete or
 the connection closes. A body that would take the total over ``max_buffered_bytes`` is
 answered ``503 Service Unavailable`` with ``Retry-After`` before it is read (its route's
@@ -13,6 +13,10 @@ Source: RFC 9110 § 15.6.4 (503) and § 10.2.3 (Retry-After).
 
 from __future__ import annotations
 
+UNCOUNTED_BYTES = 64 * 1024
+"""Bodies up to this size are not counted: no more than one read of the connection's socket
+(Tornado reads 64 KiB at a time), which every open connection may hold anyway. The common
+request (a tool call of a few hundred bytes) pays nothing for the budget."""
 RETRY_SECONDS = 1
 """The ``Retry-After`` of a body refused for the budget (bodies in flight finish within seconds)."""
 

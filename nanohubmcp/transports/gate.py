@@ -15,6 +15,7 @@ Source: MCP 2025-11-25, Transports § Security Warning (Origin); Authorization (
 
 from __future__ import annotations
 
+import inspect
 import weakref
 from typing import Any
 
@@ -78,6 +79,9 @@ def early_verdict(request: httputil.HTTPServerRequest, config: TransportConfig, 
         verdict = None if token is None else verifier.verify(token)
     except Exception:  # the handler's prepare() verifies again and answers (a 500: a server fault)
         return False
-    if verdict is not None:  # (a refused token is verified again by the handler: no verdict kept)
+    if isinstance(verdict, Principal):
         request.__dict__[EARLY] = verdict
-    return isinstance(verdict, Principal)
+        return True
+    if inspect.isawaitable(verdict):  # awaited by the handler's prepare(), before the body
+        request.__dict__[EARLY] = verdict
+    return False  # (a refused token is verified again by the handler: no verdict kept)

@@ -42,7 +42,7 @@ from ..errors import InvalidRequest, error_response
 from ..protocol import jsonenc
 from .base import BaseHandler, BodyReadingHandler
 from .bodies import BUSY, streamed_twin
-from .budget import BodyBudget
+from .budget import UNCOUNTED_BYTES, BodyBudget
 from .config import TransportConfig
 from .gate import EARLY, early_verdict
 
@@ -162,29 +162,36 @@ class LimitedApplication(tornado.web.Application):
         connection = request.connection
         if issubclass(target_class, BaseHandler) and target_kwargs and isinstance(connection, HTTP1Connection):
             headers = request.headers
-            if "Transfer-Encoding" in headers or headers.get("Content-Length", "0") != "0":
-                target_class = self._body_route(request, target_class, target_kwargs["config"], connection)
+            chunked = "Transfer-Encoding" in headers
+            declared = headers.get("Content-Length")
+            if chunked or (declared is not None and declared != "0"):
+                target_class = self._body_route(request, target_class, target_kwargs["config"], connection,
+                                                None if chunked else declared)
         return super().get_handler_delegate(request, target_class, target_kwargs, path_args, path_kwargs)
 
     def _body_route(self, request: httputil.HTTPServerRequest, handler: type[BaseHandler],
-                    config: TransportConfig, connection: HTTP1Connection) -> type[BaseHandler]:
-        """Where a request with a body goes: ``handler`` with the body buffered by Tornado when the
-        route reads bodies, the body is a ``Content-Length`` within the limit, the gate lets the
-        headers through and the budget has room; else the streamed twin, which answers a refusal
-        (the gate's, a 503 for the budget, a 413) before reading the body, or reads it in pieces."""
-        if not (issubclass(handler, BodyReadingHandler) and request.method == "POST"):
+                    config: TransportConfig, connection: HTTP1Connection, declared: str | None) -> type[BaseHandler]:
+        """Where a request with a body goes (``declared``: its ``Content-Length``, None when
+        chunked): ``handler`` with the body buffered by Tornado when the route reads bodies, the
+        length is within the limit, the gate lets the headers through and the budget has room;
+        else the streamed twin, which answers a refusal (the gate's, a 503 for the budget, a 413)
+        before reading the body, or reads it in pieces."""
+        if request.method != "POST" or not issubclass(handler, BodyReadingHandler):
             return streamed_twin(handler)  # no body is kept: checked, then read and dropped
         limit = config.max_request_bytes
-        length = buffered_length(request.headers, limit)
-        if length is None and "Transfer-Encoding" not in request.headers:
+        if declared is None:
+            size = limit  # chunked: counted at the most it may keep
+        elif declared.isdigit() and declared.isascii() and int(declared) <= limit:
+            size = int(declared)
+        else:
             return streamed_twin(handler)  # over the limit or malformed: 413 / 400, nothing kept
         admitted = early_verdict(request, config, handler.public)
         if not admitted and EARLY not in request.__dict__:
             return streamed_twin(handler)  # refused: answered before the body, which is not read
-        if not self.budget.take(request.server_connection, limit if length is None else length):
+        if size > UNCOUNTED_BYTES and not self.budget.take(request.server_connection, size):
             request.__dict__[BUSY] = True  # answered 503 once the checks passed
             return streamed_twin(handler)
-        if admitted and length is not None:
+        if admitted and declared is not None:
             connection.set_max_body_size(limit)  # (a server built with a smaller max_body_size answers a bare 400)
             return handler
         return streamed_twin(handler)  # chunked, or the verifier's answer is still to come
@@ -242,14 +249,16 @@ class _MessageLimits(httputil.HTTPMessageDelegate):
     def finish(self) -> None:
         if self.deadlines is not None:
             self.deadlines.discard(self.key)
-        self.budget.give_back(self.key)
+        if self.budget.used:
+            self.budget.give_back(self.key)
         if not self.refused:
             self.delegate.finish()
 
     def on_connection_close(self) -> None:
         if self.deadlines is not None:
             self.deadlines.discard(self.key)
-        self.budget.give_back(self.key)
+        if self.budget.used:
+            self.budget.give_back(self.key)
         if not self.refused:
             self.delegate.on_connection_close()
 
