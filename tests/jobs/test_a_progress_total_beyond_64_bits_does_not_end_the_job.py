@@ -6,6 +6,7 @@ Found by a new user: the same call of a plain tool worked, and a job returning t
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -93,7 +94,8 @@ def test_a_killed_manager_process_is_replaced_for_the_next_ctx_job(tmp_path: Pat
         managers = multiprocessing.active_children()
         assert managers, "the ctx channel's manager process runs"
         for process in managers:
-            os.kill(process.pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):  # a child that had already exited (seen under load)
+                os.kill(process.pid, signal.SIGKILL)
             process.join(10)
         again = finish(url, "says_hi", {"x": 2})
         assert again["status"] == "done", again
