@@ -186,7 +186,9 @@ class Runner:
 
         Args:
             workers: processes serving the one port (Tornado's ``fork_processes``: the port is
-                bound first, then the process forks; a worker that dies is started again). On
+                bound first, then the process forks; a worker that dies is started again). The
+                port is checked without ``SO_REUSEPORT``: one another server holds (even a
+                ``--workers`` one) raises :class:`ConfigurationError` ("already in use"). On
                 Linux each worker listens on a socket of its own (:data:`SPREAD_BY_KERNEL`).
                 Above 1 the server needs a shared state store (``state_url``): each worker
                 serves every session. The parent only watches its workers; SIGINT/SIGTERM to
@@ -195,7 +197,9 @@ class Runner:
         """
         self._on_ready = on_ready
         spread = workers > 1 and SPREAD_BY_KERNEL
-        sockets = bind(self.host, self.requested_port, reuse_port=spread)
+        # Bound without SO_REUSEPORT first: a port another SO_REUSEPORT group (a second
+        # ``--workers`` server) serves is refused here as for one process, not shared with it.
+        sockets = bind(self.host, self.requested_port)
         parent = os.getpid()
         if workers > 1:
             if spread:  # the port is checked (and chosen, for 0); each worker binds its own below

@@ -140,3 +140,31 @@ def test_an_unreachable_state_store_stops_the_command_once(tmp_path: Path) -> No
     assert code != 0, text
     assert text.count(f"cannot reach the state store redis://127.0.0.1:{port}/0") == 1, text
     assert "restarting" not in text, text
+
+
+def test_a_second_workers_server_on_a_served_port_is_refused(redis_server: RedisServer, tmp_path: Path) -> None:
+    """trial7 F3: a second ``--workers 2`` server on a port another ``--workers`` server serves
+    bound too (its sockets had ``SO_REUSEPORT`` like the first's), and the kernel split the
+    requests between two different apps; now it is refused as a single process is."""
+    env = {**os.environ, "NANOHUBMCP_STATE_DIR": str(tmp_path / "state"), "MCP_TOKEN": ""}
+    port = free_port()
+    first = Server(tmp_path, port, redis_server.url, workers=2, env=env, access_log=False)
+    (tmp_path / "second").mkdir()
+    second = None
+    try:
+        first.wait_listening()
+        deadline = time.monotonic() + 20
+        while listeners(port) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert listeners(port) == 2
+        second = Server(tmp_path / "second", port, redis_server.url, workers=2, env=env, access_log=False)
+        code = second.proc.wait(30)
+        text = second.text()
+        assert code != 0, text
+        assert f"port {port} on 127.0.0.1 is already in use" in text, text
+        assert "Traceback" not in text, text
+        assert listeners(port) == 2, "the refused server left no socket behind"
+    finally:
+        if second is not None:
+            second.stop()
+        first.stop()
