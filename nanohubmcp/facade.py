@@ -70,14 +70,14 @@ class MCPServer:
         list_page_size: page size of list results (None: no paging).
         list_changed: advertise and send ``notifications/*/list_changed``.
         workers: thread pool size for sync tools (default ``min(32, cpu + 4)``); two more
-            threads serve the functions known to return quickly (a quick lane).
+            threads serve the functions known to return quickly (a quick lane). A positive integer or None.
         job_workers: jobs run at once: threads of the "threads" executor, processes of "processes"
-            (no more than the CPUs there).
+            (no more than the CPUs there); a positive integer, None for ``workers``.
         tool_timeout: seconds before a call is answered with a tool error (None: no limit); a
             sync function still running then is abandoned: its worker serves other calls and the
             function finishes on a thread of its own.
         session_idle_seconds: expiry of idle sessions.
-        job_ttl_seconds: how long a finished job stays readable.
+        job_ttl_seconds: how long a finished job stays readable (a positive number of seconds).
         state_secret: key (str or bytes, >= 16 bytes) signing the 2026-07-28 ``requestState``;
             default a random key per process. Servers sharing one URL must share it.
         max_inline_bytes: a tool result whose JSON (or image) is larger than this many bytes

@@ -104,7 +104,9 @@ class ServerCore:
         check_options(name, argument_errors=argument_errors, list_page_size=list_page_size,
                       max_inline_bytes=max_inline_bytes, figure_dpi=figure_dpi, job_store=job_store,
                       bounds={"max_jobs": max_jobs, "max_jobs_per_owner": max_jobs_per_owner,
-                              "max_job_result_bytes": max_job_result_bytes, "cache_max_bytes": cache_max_bytes})
+                              "max_job_result_bytes": max_job_result_bytes, "cache_max_bytes": cache_max_bytes},
+                      pools={"workers": workers, "job_workers": job_workers},
+                      durations={"job_ttl_seconds": job_ttl_seconds})
         self.name = name
         self.version = version
         self.instructions = instructions

@@ -44,9 +44,12 @@ def check_options(
     figure_dpi: float | None,
     job_store: str,
     bounds: dict[str, object],
+    pools: dict[str, object] | None = None,
+    durations: dict[str, object] | None = None,
 ) -> None:
     """Refuse an option of ``ServerCore`` that cannot be used as given (``bounds``: option name ->
-    a value that must be a positive integer).
+    a value that must be a positive integer; ``pools``: the same, or None for the default;
+    ``durations``: option name -> a positive number of seconds).
 
     Raises:
         ConfigurationError: naming the option and what it takes.
@@ -68,6 +71,12 @@ def check_options(
     for option, value in bounds.items():
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise ConfigurationError(f"{option} must be a positive integer, not {value!r}")
+    for option, value in (pools or {}).items():
+        if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
+            raise ConfigurationError(f"{option} must be a positive integer (or None for the default), not {value!r}")
+    for option, value in (durations or {}).items():
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
+            raise ConfigurationError(f"{option} must be a positive number of seconds, not {value!r}")
 
 
 def argument_errors_are_protocol_errors(mode: str, version: str) -> bool:

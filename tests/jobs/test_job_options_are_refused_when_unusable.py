@@ -1,0 +1,33 @@
+"""trial7 F5: ``job_ttl_seconds=-1`` was accepted and every job then read as not found at once;
+``job_workers=0`` was taken silently as the default. Both are refused when the server is built,
+naming the option and what it takes, like ``max_jobs_per_owner=0``."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from nanohubmcp import MCPServer
+from nanohubmcp.errors import ConfigurationError
+
+
+@pytest.mark.parametrize("ttl", [-1, 0, math.inf, math.nan, "60", True])
+def test_a_job_ttl_that_is_not_a_positive_number_is_refused(tmp_path: Path, ttl: object) -> None:
+    with pytest.raises(ConfigurationError, match=r"job_ttl_seconds must be a positive number of seconds"):
+        MCPServer("ttl", state_dir=str(tmp_path), job_ttl_seconds=ttl)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("option", ["job_workers", "workers"])
+@pytest.mark.parametrize("value", [0, -2, 1.5, True])
+def test_a_pool_of_no_workers_is_refused(tmp_path: Path, option: str, value: object) -> None:
+    with pytest.raises(ConfigurationError, match=rf"^{option} must be a positive integer \(or None for the default\)"):
+        MCPServer("pool", state_dir=str(tmp_path), **{option: value})  # type: ignore[arg-type]
+
+
+def test_usable_values_and_the_defaults_are_taken(tmp_path: Path) -> None:
+    server = MCPServer("fine", state_dir=str(tmp_path), job_ttl_seconds=0.5, job_workers=1, workers=2)
+    assert (server.core.job_workers, server.core.workers) == (1, 2)
+    default = MCPServer("default", state_dir=str(tmp_path / "d"))
+    assert default.core.job_workers == default.core.workers >= 1
