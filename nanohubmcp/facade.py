@@ -380,7 +380,8 @@ class MCPServer:
         ``docs/how-to/provenance.md``.
 
         Raises:
-            NanohubMCPError: no such record (unknown, or expired), or ``path`` holds other files.
+            NanohubMCPError: no such record (unknown, or expired), or ``path`` holds other files
+                or cannot be written.
             ConfigurationError: ``rocrate`` is not installed.
         """
         from .server.provenance.crate import export

@@ -114,6 +114,33 @@ async def test_an_exported_crate_reads_back_and_names_inputs_outputs_and_code(tm
     check_crate(busy)
 
 
+async def test_a_crate_that_cannot_be_written_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+    """trial7 F6: ``-o`` naming an existing file, a path under a file, or a place that cannot be
+    made (``/proc/nope``) printed a Python traceback; now one line naming the directory, exit 1."""
+    state = tmp_path / "state"
+    server = MCPServer("crates", state_dir=str(state), auth=StaticTokenVerifier({"alice-token": "alice"}))
+    server.tool()(band_gap)
+    with serve(server) as url:
+        async with official(url, "alice-token") as alice:
+            result = await alice.call_tool("band_gap", {"material": "Si"})
+        check_crate(server.export_provenance(result.meta["io.nanohub/provenance"], tmp_path / "crate"))
+    record_id = result.meta["io.nanohub/provenance"].rsplit("/", 1)[1]
+    afile = tmp_path / "afile"
+    afile.write_text("mine")
+    for target in (afile, afile / "sub", Path("/proc/nope")):
+        command = [sys.executable, "-m", "nanohubmcp", "provenance", "export", record_id,
+                   "--state-dir", str(state), "-o", str(target)]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 1, done.stderr
+        assert "Traceback" not in done.stderr, done.stderr
+        expected = f"nanohubmcp provenance: error: cannot write the crate to {target}: "
+        assert done.stderr.startswith(expected), done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1, done.stderr
+    assert afile.read_text() == "mine"
+    with pytest.raises(NanohubMCPError, match="cannot write the crate to"):
+        server.export_provenance(record_id, afile)
+
+
 async def test_a_cache_hits_crate_names_the_record_of_the_run_that_produced_its_result(tmp_path: Path) -> None:
     state = tmp_path / "state"
     server = MCPServer("crates", state_dir=str(state), auth=StaticTokenVerifier({"alice-token": "alice"}))

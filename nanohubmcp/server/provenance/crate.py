@@ -59,7 +59,7 @@ def export(
 
     Raises:
         NanohubMCPError: no such record (unknown, or expired with the job store's TTL), or
-            ``directory`` holds other files (see :func:`write_crate`).
+            ``directory`` holds other files or cannot be written (see :func:`write_crate`).
         ConfigurationError: the ``rocrate`` library is not installed.
     """
     record_id = record_id_of(call_id) or call_id
@@ -88,7 +88,8 @@ def write_crate(
         force: write into a directory that holds other files anyway.
 
     Raises:
-        NanohubMCPError: ``directory`` exists and holds other files (and not ``force``).
+        NanohubMCPError: ``directory`` exists and holds other files (and not ``force``), or it
+            cannot be made or written (a file, a path under a file, no permission).
         ConfigurationError: the ``rocrate`` library is not installed.
     """
     out = Path(directory)
@@ -104,7 +105,10 @@ def write_crate(
         raise ConfigurationError(
             "exporting provenance as an RO-Crate needs the rocrate library: pip install 'nanohub-mcp[provenance]'"
         ) from None
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:  # a file there or above it, or a place that cannot hold a directory
+        raise NanohubMCPError(f"cannot write the crate to {out}: {exc.strerror or exc}") from None
     crate = ROCrate()
     tool = str(record["tool"])
     crate.name = f"Provenance of a call of the MCP tool {tool}"
@@ -274,7 +278,10 @@ def write_crate(
             )
         created = crate.add_action(instrument, identifier="#action", object=objects, result=results, properties=action)
         crate.root_dataset["mentions"] = [created]
-        crate.write(out)
+        try:
+            crate.write(out)
+        except OSError as exc:
+            raise NanohubMCPError(f"cannot write the crate to {out}: {exc.strerror or exc}") from None
     return out
 
 
