@@ -38,6 +38,7 @@ from .auth.verifiers import resolve as resolve_auth
 from .errors import RegistrationError
 from .registration import Registrar, decorating
 from .server.core import ServerCore
+from .server.provenance.tool_options import CACHE
 from .server.provenance.tool_options import resolve_enabled as resolve_provenance
 from .server.registry.components import Tool
 from .server.results import DEFAULT_MAX_INLINE_BYTES
@@ -395,8 +396,17 @@ class MCPServer:
         arguments, not a file it reads, a value changed in place or the environment: after changing
         those, clear. The entries live in ``cache.sqlite3`` of the state directory, shared by the
         processes using it (see ``docs/how-to/cache.md``).
+
+        Raises:
+            ValueError: ``tool`` names no tool of this server and has no entries (a misspelt
+                name); the message lists the tools registered with a cache.
         """
-        return self.core.result_cache.invalidate(tool)
+        dropped = self.core.result_cache.invalidate(tool)
+        if tool is not None and not dropped and tool not in self.core.registry.tools:
+            cached = sorted(t.name for t in self.core.registry.tools.values() if t.extra.get(CACHE))
+            raise ValueError(f"no tool {tool!r} on this server; the tools with a result cache: "
+                             f"{', '.join(map(repr, cached)) or 'none'}")
+        return dropped
 
     # -- the call pipeline ---------------------------------------------------------------
     def add_middleware(self, fn: Middleware) -> Middleware:

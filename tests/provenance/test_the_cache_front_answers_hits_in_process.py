@@ -166,6 +166,18 @@ def test_registering_the_tool_again_or_invalidating_empties_the_front(served: Se
     assert served.runs == ["profile"] * 4
 
 
+def test_clearing_a_name_that_is_no_tool_is_refused(served: Served) -> None:
+    """trial7 F7: ``clear_cache("typo")`` returned 0 like a real tool without entries, so a
+    misspelt name left stale results in place unnoticed; now a ValueError names the cached tools.
+    A registered tool without entries still answers 0, and the entries are untouched."""
+    served.call("profile", {"depth": 2})
+    with pytest.raises(ValueError, match=r"no tool 'profle' on this server; the tools with a result cache: .*'prof"):
+        served.server.clear_cache("profle")
+    assert served.call("profile", {"depth": 2})["_meta"][CACHE] == {"hit": True}
+    assert served.server.clear_cache("scaled") == 0
+    assert served.server.clear_cache("profile") == 1
+
+
 def test_a_constant_the_tool_reads_bound_anew_bypasses_the_front(served: Served,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cache_front, "CHECK_SECONDS", 3600.0)
