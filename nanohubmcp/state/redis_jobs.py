@@ -37,6 +37,8 @@ KEEP_AFTER_TTL = 60
 """Seconds a finished record outlives its ttl in Redis (the job store's own purge comes first)."""
 RUNNER_TTL = 10
 RUNNER_BEAT = 3.0
+RUNNER_RETRY = 0.5
+"""Seconds between heartbeats while Redis cannot be reached."""
 PURGE_BATCH = 500
 
 # Counts the bounds and adds the record in one step, so two processes cannot both slip past a bound.
@@ -289,9 +291,12 @@ class RedisRunners:
 
         def beat() -> None:
             while not stop.is_set():
-                with contextlib.suppress(Exception):
+                try:
                     client.set(key, current[0], ex=RUNNER_TTL)
-                stop.wait(RUNNER_BEAT)
+                    pause = RUNNER_BEAT
+                except Exception:  # Redis away: beat again soon, lest the process look dead once it is back
+                    pause = RUNNER_RETRY
+                stop.wait(pause)
 
         threading.Thread(target=beat, name="nanohubmcp-runner-beat", daemon=True).start()
         weakref.finalize(self, stop.set)

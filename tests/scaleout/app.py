@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from collections.abc import Callable
 
 from nanohubmcp import Context, MCPServer
 
@@ -74,12 +75,13 @@ async def nap(seconds: float) -> str:
     return f"slept in {os.getpid()}"
 
 
-def _dask_tools() -> None:
-    """With a Dask scheduler (DASK_SCHEDULER_ADDRESS): a job that runs on a Dask worker. Defined in a
-    function so that Dask ships it to the worker by value (the worker cannot import this file)."""
+def _waiter() -> Callable[..., dict]:
+    """A job that reports progress every 50 ms until ``path`` exists (its end the test decides).
+    Defined in a function so that Dask ships it to the worker by value (the worker cannot import
+    this file)."""
 
-    def wait_on_dask(path: str, ctx: Context) -> dict:
-        """Run on a Dask worker until ``path`` exists, reporting progress meanwhile."""
+    def wait_for_path(path: str, ctx: Context) -> dict:
+        """Report progress until ``path`` exists."""
         import os
         import time
 
@@ -90,11 +92,12 @@ def _dask_tools() -> None:
             time.sleep(0.05)
         return {"found": path, "pid": os.getpid()}
 
-    server.async_tool(executor="dask")(wait_on_dask)
+    return wait_for_path
 
 
-if os.environ.get("DASK_SCHEDULER_ADDRESS"):
-    _dask_tools()
+server.async_tool(name="until_file")(_waiter())  # in a thread of the server process
+if os.environ.get("DASK_SCHEDULER_ADDRESS"):  # with a Dask scheduler: on a Dask worker
+    server.async_tool(executor="dask", name="wait_on_dask")(_waiter())
 
 
 @server.async_tool()
@@ -112,3 +115,4 @@ def spin(seconds: float, folder: str, tag: str, ctx: Context) -> dict:
             return {"stopped": True}
         time.sleep(0.02)
     return {"done": seconds}
+

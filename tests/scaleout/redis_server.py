@@ -1,8 +1,9 @@
 """A real ``redis-server`` on a free loopback port, in a temporary directory, for tests.
 
 No persistence (``--save ''``, ``--appendonly no``): a restart forgets everything, as a Redis
-restarted without persistence does. :meth:`RedisServer.stop` and :meth:`RedisServer.start`
-take it away and bring it back on the same port (the outage tests); a password may be set
+restarted without persistence does; ``persistent=True``: an append-only file synced at every
+write (``--appendfsync always``), so even a SIGKILL loses nothing. :meth:`RedisServer.stop` and
+:meth:`RedisServer.start` take it away and bring it back on the same port (the outage tests); a password may be set
 (``requirepass``).
 """
 
@@ -71,8 +72,17 @@ def self_signed(workdir: Path) -> tuple[Path, Path]:
 class RedisServer:
     """One redis-server process on 127.0.0.1 (see the module docstring)."""
 
-    def __init__(self, executable: str, workdir: Path, *, password: str | None = None, tls: bool = False) -> None:
+    def __init__(
+        self,
+        executable: str,
+        workdir: Path,
+        *,
+        password: str | None = None,
+        tls: bool = False,
+        persistent: bool = False,
+    ) -> None:
         self.executable = executable
+        self.persistent = persistent
         self.workdir = workdir
         self.password = password
         self.tls = tls
@@ -98,7 +108,9 @@ class RedisServer:
             "--save",
             "",
             "--appendonly",
-            "no",
+            "yes" if self.persistent else "no",
+            "--appendfsync",
+            "always",
             "--daemonize",
             "no",
             "--protected-mode",

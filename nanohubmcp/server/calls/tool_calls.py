@@ -27,6 +27,7 @@ from ...errors import (
     ToolError,
     UnknownComponent,
 )
+from ...state.errors import StateUnavailable
 from ..jobs.record import Job
 from ..registry.components import Tool
 from ..results import convert
@@ -179,6 +180,12 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
         if request.modern and isinstance(exc, ProtocolError):
             # 2026-07-28: a protocol error raised in the call (e.g. -32021 when the client cannot
             # answer an input request) is the call's JSON-RPC error, not tool output.
+            if record:
+                record.finish(False, str(exc))
+            raise
+        if isinstance(exc, StateUnavailable):
+            # The shared store (Redis) is away, e.g. under get_job_result: the call's 503 with
+            # Retry-After on every route (nanohubmcp.errors), never tool output read as "no such job".
             if record:
                 record.finish(False, str(exc))
             raise

@@ -48,8 +48,10 @@ from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any
 
 from ...errors import JobLimitReached, UnknownComponent
+from ...state.errors import StateUnavailable
 from ..wire.state_dir import resolve_state_dir
 from . import DEFAULT_MAX_JOBS, DEFAULT_MAX_JOBS_PER_OWNER, DEFAULT_MAX_RESULT_BYTES
+from .pending import PendingEnds
 from .record import (  # noqa: F401 (re-exported: the job machinery's one import)
     CANCELLED,
     COMPLETED,
@@ -129,6 +131,8 @@ class JobStore:
         self._purged = 0.0
         self._on_finish: list[Callable[[Job], None]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._pending = PendingEnds(self._store_end)
+        self._progress_lost: set[str] = set()  # jobs whose progress could not be stored (logged once)
 
     # -- the back end -----------------------------------------------------------------------
     @property
@@ -204,7 +208,7 @@ class JobStore:
     def _write(self, job_id: str, fields: dict[str, Any]) -> None:
         try:
             self.backend.update(job_id, fields)
-        except sqlite3.Error as exc:  # a full disk must not take the server down
+        except (sqlite3.Error, StateUnavailable) as exc:  # a full disk, Redis away: the server goes on
             log.warning("could not store job %s: %s", job_id, exc)
 
     # -- jobs -------------------------------------------------------------------------------
@@ -364,8 +368,10 @@ class JobStore:
             job.updated = time.time()
         try:
             self.backend.progress(job_id, progress, total, message)
-        except sqlite3.Error as exc:
-            log.warning("could not store the progress of job %s: %s", job_id, exc)
+        except (sqlite3.Error, StateUnavailable) as exc:  # best effort: never raised into the tool
+            if job_id not in self._progress_lost and len(self._progress_lost) < self.max_jobs:
+                self._progress_lost.add(job_id)
+                log.warning("could not store the progress of job %s (dropped; the job runs on): %s", job_id, exc)
 
     def note(self, job: Job) -> None:
         """Store a job's ``status_message`` and task metadata as they are now (``"queued"`` while it
@@ -394,16 +400,31 @@ class JobStore:
                         f"{self.max_result_bytes} (option max_job_result_bytes)")
                 job.status, job.status_message = FAILED, text
                 job.result = {"content": [{"type": "text", "text": text}], "isError": True}
+        self._progress_lost.discard(job.id)
+        try:
+            self._store_end(job)
+        except StateUnavailable:
+            # Kept, never dropped: this process answers polls from ``job`` meanwhile (it stays in
+            # ``_live``), and the end is written once the store answers (:mod:`.pending`).
+            log.warning("could not store the end of job %s: the job store is unreachable; kept and retried "
+                        "until it answers", job.id)
+            self._pending.keep(job)
+        except sqlite3.Error as exc:  # a full disk must not take the server down
+            log.warning("could not store job %s: %s", job.id, exc)
+
+    def _store_end(self, job: Job) -> None:
+        """Write ``job``'s end over a record without one; if another process ended it first (a
+        cancel), take that end (any thread).
+
+        Raises:
+            StateUnavailable: the shared store cannot be reached (the caller keeps the end).
+        """
         fields = {
             "status": job.status, "status_message": job.status_message, "result": job.result, "error": job.error,
             "meta": job.task_meta(), "updated": job.updated, "finished_at": job.finished_at, "ttl": job.ttl}
-        try:
-            if self.backend.end(job.id, fields):
-                return
-            row = self.backend.load(job.id)
-        except sqlite3.Error as exc:  # a full disk must not take the server down
-            log.warning("could not store job %s: %s", job.id, exc)
+        if self.backend.end(job.id, fields):
             return
+        row = self.backend.load(job.id)
         if row is not None and row.get("status") in TERMINAL:  # another process ended it first (a cancel)
             job.status, job.status_message = row["status"], row.get("status_message")
             job.result, job.error, job.finished_at = row.get("result"), row.get("error"), row.get("finished_at")
@@ -422,7 +443,7 @@ class JobStore:
         if self._backend is not None:
             try:
                 self._backend.purge(now)
-            except sqlite3.Error as exc:
+            except (sqlite3.Error, StateUnavailable) as exc:
                 log.warning("could not purge expired jobs: %s", exc)
 
     def end_run(self) -> None:
