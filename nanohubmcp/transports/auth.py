@@ -17,6 +17,8 @@ carries the request's id.
 from __future__ import annotations
 
 import inspect
+import logging
+import traceback
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -24,6 +26,8 @@ from ..auth.verifiers import MAX_TOKEN_LENGTH, TokenVerifier
 from ..errors import ConfigurationError
 from ..server.wire.principal import Principal
 from .config import TransportConfig
+
+log = logging.getLogger("nanohubmcp.auth")
 
 METADATA_PATH = ".well-known/oauth-protected-resource"
 """Where the protected resource metadata lives, relative to the public base URL."""
@@ -94,14 +98,58 @@ def challenge(base: str, *, error: str | None = None, scopes: Any = None, descri
 
 
 async def authenticate(verifier: TokenVerifier, header: str | None) -> Principal | None:
-    """The principal ``verifier`` grants the ``Authorization`` header, or None."""
+    """The principal ``verifier`` grants the ``Authorization`` header, or None (a refusal: 401).
+
+    A verifier that raises, or returns neither a ``Principal`` nor None/False, refuses too: the
+    server's log (``nanohubmcp.auth``, ERROR) names the verifier's mistake, never the token."""
     token = bearer_token(header)
     if token is None:
         return None
-    result = verifier.verify(token)
-    if inspect.isawaitable(result):
-        result = await result
-    return result if isinstance(result, Principal) else None
+    try:
+        result = verifier.verify(token)
+        if inspect.isawaitable(result):
+            result = await result
+    except Exception as exc:
+        verifier_failed(verifier, exc, token)
+        return None
+    return checked(verifier, result)
+
+
+async def awaited(verifier: TokenVerifier, pending: Any, token: str | None) -> Principal | None:
+    """:func:`authenticate`'s answer for an asynchronous verifier's pending ``verify`` (begun
+    before the body was read)."""
+    try:
+        result = await pending
+    except Exception as exc:
+        verifier_failed(verifier, exc, token)
+        return None
+    return checked(verifier, result)
+
+
+def checked(verifier: TokenVerifier, result: object) -> Principal | None:
+    """``result`` when a Principal; None for None/False, and for anything else (logged)."""
+    if isinstance(result, Principal):
+        return result
+    if result is not None and result is not False:
+        log.error("the token verifier %s returned %s; return a Principal (or None to refuse): request refused (401)",
+                  _name(verifier), type(result).__name__)
+    return None
+
+
+def verifier_failed(verifier: TokenVerifier, exc: Exception, token: str | None) -> None:
+    """Log a verifier's exception: its type, message and where it was raised (the token, should
+    the message hold it, replaced)."""
+    message = str(exc).replace(token, "<the token>") if token else str(exc)
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
+    log.error("the token verifier %s raised %s: %s%s: request refused (401)",
+              _name(verifier), type(exc).__name__, message, where)
+
+
+def _name(verifier: object) -> str:
+    check = getattr(verifier, "check", None)  # a plain function given as auth= (CallableVerifier)
+    named = check if callable(check) else verifier
+    return getattr(named, "__qualname__", None) or type(named).__qualname__
 
 
 def bind_resource(config: TransportConfig, host: str | None = None, port: int | None = None) -> None:

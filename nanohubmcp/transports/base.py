@@ -198,7 +198,7 @@ class BaseHandler(tornado.web.RequestHandler):
         elif isinstance(early, Principal):
             self.settle(verifier, early)
         else:  # an asynchronous verifier's answer
-            self.settle(verifier, await early)
+            self.settle(verifier, await auth.awaited(verifier, early, auth.bearer_token(headers.get("Authorization"))))
 
     async def authorize(self, verifier: TokenVerifier) -> None:
         """Check the bearer token: sets :attr:`principal`, or finishes with 401 / 403."""

@@ -4,6 +4,7 @@ subject, a Principal, True, or None/False to refuse."""
 from __future__ import annotations
 
 import asyncio
+import logging
 
 import httpx2
 import pytest
@@ -49,9 +50,48 @@ def test_the_hook_names_the_caller_or_refuses(check: object) -> None:
         assert 'error="invalid_token"' in refused.headers["WWW-Authenticate"]
 
 
-def test_a_hook_returning_something_else_is_a_server_error_not_an_open_door() -> None:
-    with serve(who(lambda token: 42)) as url:
-        assert call(url, "anything").status_code == 500
+def raising(token: str) -> object:
+    raise RuntimeError("the hub's token endpoint is down")
+
+
+async def raising_later(token: str) -> object:
+    await asyncio.sleep(0)
+    raise RuntimeError("the hub's token endpoint is down")
+
+
+class WrongType:
+    def verify(self, token: str) -> object:
+        return {"sub": "alice"}
+
+
+class Raises:
+    async def verify(self, token: str) -> object:
+        raise RuntimeError("the hub's token endpoint is down")
+
+
+@pytest.mark.parametrize(("auth", "logged"), [
+    (lambda token: 42, "a token check returned int; return a Principal, a subject string or None"),
+    (raising, "RuntimeError: the hub's token endpoint is down"),
+    (lambda token: {}[token], "raised KeyError: '<the token>'"),  # a message holding the token
+    (raising_later, "RuntimeError: the hub's token endpoint is down"),
+    (WrongType(), "returned dict; return a Principal (or None to refuse)"),
+    (Raises(), "RuntimeError: the hub's token endpoint is down"),
+])
+def test_a_verifier_that_raises_or_returns_something_else_refuses_with_401_and_says_why(
+        auth: object, logged: str, caplog: pytest.LogCaptureFixture) -> None:
+    """trial7 F8: a verifier that raised, or returned a dict or an int, answered 500 ("Internal
+    server error"); the token is refused (401, never an open door) and the server's log names the
+    verifier's mistake, without the token."""
+    caplog.set_level(logging.WARNING, logger="nanohubmcp.auth")
+    with serve(who(auth)) as url:
+        refused = call(url, "secret-token-value")
+        assert refused.status_code == 401, refused.text
+        assert 'error="invalid_token"' in refused.headers["WWW-Authenticate"]
+        text = "\n".join(r.getMessage() + (r.exc_text or "") for r in caplog.records if r.name == "nanohubmcp.auth")
+        assert "the token verifier" in text, text
+        assert logged in text, text
+        assert "secret-token-value" not in text
+        assert call(url, "secret-token-value").status_code == 401  # and again: the server goes on
 
 
 def test_auth_must_be_a_verifier_a_function_or_a_token() -> None:
