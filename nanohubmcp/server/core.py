@@ -357,6 +357,9 @@ class ServerCore:
         jobs = self.first_use.jobs_made
         if jobs is not None:
             jobs.end_run()
+        records = self.first_use.provenance_made
+        if records is not None:  # the records of answered calls are on disk when stop() returns
+            records.pending.drain()
         self.executor.shutdown(wait=False, cancel_futures=True)
         self.executor = self._worker_pool()  # a fresh pool (no threads yet) if the server serves again
         self.job_runners.close()

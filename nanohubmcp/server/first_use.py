@@ -180,6 +180,11 @@ class FirstUse:
         """The provenance records: as long as finished jobs, beside them."""
         return self._provenance.get()
 
+    @property
+    def provenance_made(self) -> ProvenanceStore | None:
+        """The provenance records if made yet (none made: nothing pending to write)."""
+        return self._provenance.made
+
     def _make_provenance(self) -> ProvenanceStore:
         from .provenance.records import ProvenanceStore
 
