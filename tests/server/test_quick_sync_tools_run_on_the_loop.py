@@ -128,6 +128,13 @@ def test_a_slow_inline_call_counts_when_it_worked_or_waited() -> None:
     assert workers.slow_call_cause(*before) == workers.WORKED  # its CPU
 
 
+def switched(before: tuple[float, object, float]) -> bool:
+    """Whether this thread gave up the CPU itself since ``before`` (a voluntary context switch)."""
+    after = workers.thread_usage()
+    usage = before[1]
+    return after is not None and usage is not None and after.ru_nvcsw > usage.ru_nvcsw  # type: ignore[attr-defined]
+
+
 def test_the_garbage_collectors_time_is_not_counted_against_an_inline_call() -> None:
     pool = WorkerPool(2, name="gc-test")  # keeps the collector's time from now on
     try:
@@ -139,12 +146,15 @@ def test_the_garbage_collectors_time_is_not_counted_against_an_inline_call() -> 
         gc.collect()
         collected = time.thread_time() - collected
         cause = workers.slow_call_cause(*before)
+        # In a full test run other threads (left by earlier tests) may take the GIL meanwhile: then this
+        # thread waited for it (a voluntary switch), and WAITED is the right answer (seen in CI).
         if collected > INLINE_SECONDS * 1.5:  # the collection alone made the call slow
-            assert cause == workers.COLLECTED
+            assert cause == (workers.WAITED if switched(before) else workers.COLLECTED)
         before = sample()
         gc.collect()
         spin(INLINE_SECONDS * 3)  # and its own work on top counts
-        assert workers.slow_call_cause(*before) == workers.WORKED
+        cause = workers.slow_call_cause(*before)
+        assert cause == (workers.WAITED if switched(before) else workers.WORKED)
         del garbage
     finally:
         pool.shutdown()
