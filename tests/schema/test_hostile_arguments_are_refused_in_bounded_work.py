@@ -9,12 +9,11 @@ answered 500 "int too large to convert to float". Work is counted in calls, neve
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from support import serve
+from support import count_calls, serve
 
 from nanohubmcp import MCPServer
 from nanohubmcp.errors import InvalidArguments
@@ -29,20 +28,8 @@ CLOSED = {
 
 
 def calls(fn: Callable[[], Any]) -> int:
-    """Python and C function calls made by ``fn()`` (sys.setprofile's call and c_call events)."""
-    count = 0
-
-    def profile(frame: object, event: str, arg: object) -> None:
-        nonlocal count
-        if event in ("call", "c_call"):
-            count += 1
-
-    sys.setprofile(profile)
-    try:
-        fn()
-    finally:
-        sys.setprofile(None)
-    return count
+    """Python and C function calls made by ``fn()``."""
+    return count_calls(fn, ("call", "c_call"))
 
 
 def refusal(validator: ArgumentValidator, arguments: dict[str, Any]) -> str:

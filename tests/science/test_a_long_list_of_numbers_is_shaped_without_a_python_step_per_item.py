@@ -7,9 +7,10 @@ gathered in one C pass; the number of Python calls while shaping must not grow w
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
 from typing import Any
+
+from support import count_calls
 
 from nanohubmcp.protocol import jsonenc
 from nanohubmcp.protocol.content import TextContent
@@ -20,19 +21,7 @@ from nanohubmcp.server.results.store import ResultOptions, ResultSink, ResultSto
 
 def python_calls(fn: Callable[[], Any]) -> int:
     """How many Python-level function calls ``fn()`` makes (C calls not counted)."""
-    count = 0
-
-    def profile(frame: object, event: str, arg: object) -> None:
-        nonlocal count
-        if event == "call":
-            count += 1
-
-    sys.setprofile(profile)
-    try:
-        fn()
-    finally:
-        sys.setprofile(None)
-    return count
+    return count_calls(fn)
 
 
 def test_shaping_a_list_of_scalars_makes_as_many_python_calls_for_ten_items_as_for_a_million() -> None:
