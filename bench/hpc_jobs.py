@@ -105,12 +105,21 @@ def summary(values: list[float]) -> str:
     return f"{statistics.median(ordered):.3f} / {p90:.3f}"
 
 
+def cluster_up() -> None:
+    """Start this machine's single-node cluster unless one already answers (the script is idempotent);
+    exit with its reason when there is none to measure on."""
+    started = subprocess.run([str(ROOT / "scripts" / "slurm-single-node"), "start"], capture_output=True, text=True)
+    if started.returncode != 0:
+        sys.exit(f"no Slurm cluster to measure on: scripts/slurm-single-node start said: {started.stderr.strip()}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--jobs", type=int, default=50)
     parser.add_argument("--md", help="also write the table to this markdown file")
     parser.add_argument("--json", help="also write the figures here (run.py's raw data)")
     args = parser.parse_args()
+    cluster_up()
     import submitit
 
     with tempfile.TemporaryDirectory(dir=Path.home()) as tmp:
