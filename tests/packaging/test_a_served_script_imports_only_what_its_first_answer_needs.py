@@ -68,6 +68,8 @@ NOT_BEFORE_FIRST_USE = (
     "nanohubmcp.server.stateless.handlers",
     "nanohubmcp.server.executors.service",  # running tools and jobs, shaping results: at the first call
     "nanohubmcp.server.results.shape",
+    "nanohubmcp.server.results.resources",
+    "nanohubmcp.server.results.plain",
     "nanohubmcp.server.results.convert",
     "nanohubmcp.server.stateless.tasks",  # the tasks extension's handlers: at the first task request
     "nanohubmcp.server.direct",  # server.call() from the serving program

@@ -1,5 +1,8 @@
 """What a tool, resource or prompt function returned, turned into the MCP result the wire carries.
 
+Tools here; resources in :mod:`.resources` and prompts in :mod:`.prompts`, re-exported here (the
+handlers' one import), with the value reading they share in :mod:`.plain`.
+
 Pure functions: no I/O (except reading the file of an ``Image(path=...)``), no Tornado, no server state.
 The caller (the method handlers) validates structured content against an output schema, adds the 2026
 ``resultType`` and catches the exceptions documented here. All JSON text comes from ``protocol.jsonenc``,
@@ -40,31 +43,27 @@ an object output schema are not wrapped: the handler's validation reports the mi
 
 from __future__ import annotations
 
-import dataclasses
-import enum
 from collections.abc import Mapping
-from typing import Any, Final, TypeGuard
+from typing import Any, Final
 
 from ...protocol.content import (
     UNSET,
-    Audio,
     AudioContent,
     EmbeddedResource,
-    Image,
     ImageContent,
-    ResourceContent,
-    TextContent,
     is_content,
     scalar_text,
     sniff_mime_type,
     to_content_block,
 )
-from ...protocol.result_types import ResourceResult, ToolResult
+from ...protocol.result_types import ToolResult
 from ...protocol.versions import V2025_11_25, ProtocolVersion
 from . import convert
 from .convert import mixed, parts
 from .json_values import json_text, to_json
+from .plain import has_str, is_bytes, plain
 from .prompts import prompt_messages, prompt_result
+from .resources import resource_contents, resource_result
 from .store import ResultSink
 
 __all__ = [
@@ -84,35 +83,14 @@ BYTES_URI: Final = "nanohubmcp://result"
 """URI of the embedded resource that carries bytes a tool returned (neither image nor audio)."""
 
 
-# ---------------------------------------------------------------- shared helpers
-
-
-def _plain(value: object) -> Any:
-    """Unwrap enum members and dataclasses; read Mappings as dicts and tuples as lists."""
-    if isinstance(value, enum.Enum):
-        value = value.value
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return dataclasses.asdict(value)
-    if isinstance(value, Mapping) and not isinstance(value, dict):
-        return dict(value)
-    if isinstance(value, tuple):
-        return list(value)
-    return value
-
-
-def _is_bytes(value: object) -> TypeGuard[bytes | bytearray | memoryview]:
-    return isinstance(value, (bytes, bytearray, memoryview))
-
-
-def _has_str(value: object) -> bool:
-    return type(value).__str__ is not object.__str__
+# ---------------------------------------------------------------- helpers
 
 
 def _is_block_list(items: list[Any]) -> bool:
     """A list of content: at least one content object, bytes or picture, and nothing but those and strings."""
     if set(map(type, items)) <= mixed.LEAF_TYPES:  # one C pass: a list of numbers is data, at any length
         return False
-    kinds = [is_content(i) or _is_bytes(i) or mixed.is_picture(i) for i in items]
+    kinds = [is_content(i) or is_bytes(i) or mixed.is_picture(i) for i in items]
     return any(kinds) and all(k or isinstance(i, str) for k, i in zip(kinds, items, strict=True))
 
 
@@ -134,7 +112,7 @@ def _bytes_block(data: bytes | bytearray | memoryview) -> Wire:
 
 
 def _block(item: object, sink: ResultSink | None) -> Wire:
-    if _is_bytes(item):
+    if is_bytes(item):
         return _bytes_block(item)
     if mixed.is_picture(item):
         picture = convert.convert(item, figure_dpi=sink.options.figure_dpi if sink else None)
@@ -157,7 +135,7 @@ def _tool_parts(value: object, sink: ResultSink | None = None, lists_as_data: bo
         return [_text(value)], UNSET
     if type(value) in PLAIN_TYPES and isinstance(value, (bool, int, float)):
         return [{"type": "text", "text": scalar_text(value)}], UNSET  # JSON spelling; NaN/Infinity spelled out
-    value = _plain(value)
+    value = plain(value)
     if convert.recognised(value):
         found, value = convert.scalar(value)
         if not found:
@@ -185,11 +163,11 @@ def _tool_parts(value: object, sink: ResultSink | None = None, lists_as_data: bo
         if _is_block_list(value):
             return parts.resources_kept([_block(i, sink) for i in value], sink), UNSET
         return _data_list(value, sink, lists_as_data)
-    if _is_bytes(value):
+    if is_bytes(value):
         return [_bytes_block(value)], UNSET
     if is_content(value):
         return [to_content_block(value)], UNSET
-    if _has_str(value):
+    if has_str(value):
         return [_text(str(value))], UNSET
     raise TypeError(
         f"a tool returned a {type(value).__name__}, which has no MCP form; return a str, number, "
@@ -243,7 +221,7 @@ def structured_value(value: object) -> Any:
         if not value.has_structured_content:
             return UNSET
         return to_json(value.structured_content, "structured_content")[1]
-    value = _plain(value)
+    value = plain(value)
     if convert.recognised(value):
         found, value = convert.scalar(value)
         if not found:
@@ -310,102 +288,4 @@ def tool_result(
             wire["structuredContent"] = structured
     if "structuredContent" in wire and not _structured_allowed(wire["structuredContent"], version):
         del wire["structuredContent"]
-    return wire
-
-
-# ---------------------------------------------------------------- resources
-
-
-def _resource_item(item: object) -> tuple[ResourceContent, str | None]:
-    """Return one resource item and the MIME type to fall back on after the registered one."""
-    if isinstance(item, ResourceContent):
-        return item, None
-    form = convert.resource_form(item) if convert.recognised(item) else None
-    if form is not None:
-        data, mime = form
-        return (ResourceContent(text=data) if isinstance(data, str) else ResourceContent(blob=data)), mime
-    if isinstance(item, str):
-        return ResourceContent(text=item), "text/plain"
-    if isinstance(item, (bool, int, float)):
-        return ResourceContent(text=scalar_text(item)), "text/plain"
-    if _is_bytes(item):
-        return ResourceContent(blob=bytes(item)), None
-    if isinstance(item, (Image, Audio)):
-        item = item.to_content()
-    if isinstance(item, (ImageContent, AudioContent)):
-        return ResourceContent(blob=item.data, mime_type=item.mime_type, meta=item.meta), None
-    if isinstance(item, TextContent):
-        return ResourceContent(text=item.text, meta=item.meta), "text/plain"
-    if isinstance(item, EmbeddedResource):
-        return item.resource, None
-    if isinstance(item, (dict, list)):
-        return ResourceContent(text=to_json(item, "the resource's value")[0]), "application/json"
-    if _has_str(item) and not is_content(item):
-        return ResourceContent(text=str(item)), "text/plain"
-    raise TypeError(
-        f"a resource returned a {type(item).__name__}, which has no resource form; return a str, "
-        "bytes, dict, list, Image, ResourceContent or ResourceResult"
-    )
-
-
-def _is_resource_object(item: object) -> bool:
-    return isinstance(
-        item, (ResourceContent, Image, Audio, ImageContent, AudioContent, TextContent, EmbeddedResource)
-    ) or _is_bytes(item)
-
-
-def resource_contents(
-    value: object, *, uri: str, mime_type: str | None = None, meta: Mapping[str, Any] | None = None
-) -> list[Wire]:
-    """Shape a resource function's return value as the ``contents`` of a ``ReadResourceResult``.
-
-    Args:
-        value: a ``ResourceResult`` (its items), ``ResourceContent``, str (text), number, bytes (blob,
-            base64), dict or data list (JSON text), ``Image``/``Audio``/``ImageContent``/``AudioContent``
-            (blob), ``TextContent``, ``EmbeddedResource`` (its resource), or a list holding content
-            objects/bytes and strings (one item each); ``None`` gives ``[]``.
-        uri: the URI that was read; fills items without one.
-        mime_type: the resource's registered MIME type; fills items without their own.
-        meta: the resource's registered ``_meta``; fills items without their own.
-
-    Returns:
-        ``[{"uri", "mimeType"?, "text"|"blob", "_meta"?}, ...]`` (MCP 2025-11-25, Server § Resources §
-        Reading resources). Without any MIME type, text gets ``text/plain``, JSON ``application/json``
-        and bytes their sniffed type or ``application/octet-stream``.
-
-    Raises:
-        TypeError: a value with no resource form, or a dict/list JSON cannot hold.
-    """
-    if isinstance(value, ResourceResult):
-        return list(value.to_wire(uri=uri, mime_type=mime_type, meta=meta)["contents"])
-    value = _plain(value)
-    if value is None:
-        return []
-    if (
-        isinstance(value, list)
-        and any(map(_is_resource_object, value))
-        and all(_is_resource_object(i) or isinstance(i, str) for i in value)
-    ):
-        items = [_resource_item(i) for i in value]
-    else:
-        items = [_resource_item(value)]
-    wires = []
-    for item, fallback in items:
-        wire = item.to_wire(uri=uri, mime_type=mime_type, meta=meta)
-        if fallback and "mimeType" not in wire:
-            wire = {"uri": wire["uri"], "mimeType": fallback, **wire}
-        wires.append(wire)
-    return wires
-
-
-def resource_result(
-    value: object, *, uri: str, mime_type: str | None = None, meta: Mapping[str, Any] | None = None
-) -> Wire:
-    """Return the whole ``ReadResourceResult``: ``{"contents": [...], "_meta"?}``.
-
-    Like :func:`resource_contents`; a ``ResourceResult``'s own ``meta`` becomes the result's ``_meta``.
-    """
-    wire: Wire = {"contents": resource_contents(value, uri=uri, mime_type=mime_type, meta=meta)}
-    if isinstance(value, ResourceResult) and value.meta:
-        wire["_meta"] = value.meta
     return wire
