@@ -14,6 +14,10 @@ REPO = Path(__file__).resolve().parents[1]
 # Notebook servers require a generated token by default; test kernels (and every process the
 # tests start) inherit "no token" unless a test removes this to check the default.
 os.environ.setdefault("MCP_TOKEN", "")
+# A Python process the tests start that dies of a fatal signal (SIGSEGV: exit -11) prints every
+# thread's stack on its stderr instead of nothing; tests that build an environment of their own add
+# support.FAULTHANDLER to it.
+os.environ.setdefault("PYTHONFAULTHANDLER", "1")
 
 
 @pytest.fixture

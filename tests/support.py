@@ -24,6 +24,10 @@ import pytest
 from nanohubmcp import MCPServer
 
 ROOT = Path(__file__).resolve().parents[1]
+FAULTHANDLER = {"PYTHONFAULTHANDLER": "1"}
+"""Part of the environment of every Python process the tests start (``conftest.py`` sets it for those
+that inherit the test run's environment; a test that builds an environment of its own adds it): a child
+dying of a fatal signal (SIGSEGV, exit -11) prints every thread's stack on its stderr, not nothing."""
 
 
 def installed(found: str | None, what: str) -> str:

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 from job_server import Routes, alive, proc_stat, wait_until
-from support import serve
+from support import FAULTHANDLER, serve
 
 from nanohubmcp import Context, MCPServer
 from nanohubmcp.server.executors.job_process import JobProcess
@@ -235,7 +235,7 @@ print(json.dumps(answers))
 
 def test_a_notebook_cell_redefined_after_a_job_runs_its_new_body(tmp_path: Path) -> None:
     env = {"IPYTHONDIR": str(tmp_path), "PATH": "/usr/bin:/bin", "NANOHUBMCP_STATE_DIR": str(tmp_path / "state"),
-           "MCP_TOKEN": "", "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
+           "MCP_TOKEN": "", "PYTHONPATH": os.environ.get("PYTHONPATH", ""), **FAULTHANDLER}
     done = subprocess.run([sys.executable, "-c", NOTEBOOK], capture_output=True, text=True, timeout=120, env=env)
     assert done.returncode == 0, done.stderr
     answers = json.loads(done.stdout.strip().splitlines()[-1])

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from support import FAULTHANDLER
+
 SCRIPT = r"""
 import contextlib, io, json, os, sys, time, urllib.request
 from IPython.core.interactiveshell import InteractiveShell
@@ -59,7 +61,7 @@ print(json.dumps({"listing": listing, "pid": b["result"], "kernel": os.getpid(),
 
 def test_mcp_jobs_lists_the_jobs_of_a_notebook(tmp_path: Path) -> None:
     env = {"IPYTHONDIR": str(tmp_path), "PATH": "/usr/bin:/bin", "NANOHUBMCP_STATE_DIR": str(tmp_path / "state"),
-           "MCP_TOKEN": ""}
+           "MCP_TOKEN": "", **FAULTHANDLER}
     done = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path / "go")], capture_output=True, text=True,
                           timeout=120, env=env)
     assert done.returncode == 0, done.stderr

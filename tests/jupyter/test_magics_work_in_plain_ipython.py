@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from support import FAULTHANDLER
 
 pytestmark = pytest.mark.slow
 
@@ -42,7 +43,7 @@ print(json.dumps(results))
 
 
 def test_cells_serve_from_a_plain_ipython_shell(tmp_path: Path) -> None:
-    env = {"IPYTHONDIR": str(tmp_path), "PATH": "/usr/bin:/bin", "MCP_TOKEN": ""}  # no token: plain urllib
+    env = {"IPYTHONDIR": str(tmp_path), "PATH": "/usr/bin:/bin", "MCP_TOKEN": "", **FAULTHANDLER}  # no token
     done = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, timeout=60, env=env)
     assert done.returncode == 0, done.stderr
     results = json.loads(done.stdout.strip().splitlines()[-1])
