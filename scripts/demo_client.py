@@ -4,9 +4,13 @@ Usage::
 
     python scripts/demo_client.py [URL] [--tool NAME] [--arguments JSON]
                                   [--prompt NAME] [--prompt-arguments JSON] [--timeout SECONDS]
+                                  [--token-file PATH]
 
 URL is the Streamable HTTP endpoint (default ``http://127.0.0.1:8000/mcp``); a base URL such
-as ``http://127.0.0.1:8000/`` gets ``mcp`` appended. The steps: initialize, list tools, call a
+as ``http://127.0.0.1:8000/`` gets ``mcp`` appended. A server that requires a token gets it as
+``Authorization: Bearer <token>``: from ``$MCP_TOKEN`` (as the server and ``nanohubmcp bridge``
+read it), or from ``--token-file PATH`` (a file only its owner can read); ``--token TOKEN``
+works too, with a warning (a command line is visible to other users). The steps: initialize, list tools, call a
 tool (default ``add`` with ``{"a": 2, "b": 3}``), list resources and read each, list resource
 templates, list prompts and get one (default: the first, with every argument set to "2+2").
 
@@ -18,10 +22,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import os
 import sys
 import warnings
 from typing import Any
+
+from nanohubmcp.auth.token_option import add_token_options, token_from_options
+from nanohubmcp.errors import ConfigurationError
 
 DEFAULT_URL = "http://127.0.0.1:8000/mcp"
 
@@ -60,13 +69,25 @@ async def on_log(params: Any) -> None:
     print(f"  [server log, {params.level}] {params.data}", flush=True)
 
 
+def authorized_client(token: str | None) -> Any:
+    """The HTTP client of the session: one sending ``Authorization: Bearer <token>`` (timeouts as
+    the SDK's default client: 30 s, 300 s to read a stream), or None (that default) without a token."""
+    import httpx2
+
+    if not token:
+        return contextlib.nullcontext(None)
+    return httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=httpx2.Timeout(30, read=300))
+
+
 async def run(args: argparse.Namespace) -> None:
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
 
     url = endpoint(args.url)
-    step(f"connect to {url} (Streamable HTTP)")
-    async with streamable_http_client(url) as streams, ClientSession(
+    step(f"connect to {url} (Streamable HTTP)" + (" with a bearer token" if args.bearer else ""))
+    async with authorized_client(args.bearer) as http_client, streamable_http_client(
+        url, http_client=http_client
+    ) as streams, ClientSession(
         streams[0], streams[1], logging_callback=on_log
     ) as session:
         step("1. initialize")
@@ -149,7 +170,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--prompt-arguments", type=json.loads, default=None,
                         help='prompt arguments as JSON (default: every argument set to "2+2")')
     parser.add_argument("--timeout", type=float, default=60.0, help="give up after this many seconds (60)")
-    return parser.parse_args(argv)
+    add_token_options(parser, "bearer token for a server that requires one")
+    args = parser.parse_args(argv)
+    try:
+        args.bearer = token_from_options(args) or os.environ.get("MCP_TOKEN") or None
+    except ConfigurationError as exc:
+        parser.error(str(exc))
+    return args
 
 
 def main(argv: list[str] | None = None) -> int:

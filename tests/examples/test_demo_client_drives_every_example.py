@@ -1,12 +1,16 @@
 """scripts/demo_client.py (what ``scripts/demo`` runs) drives each example through every step
-and exits 0; a step that fails makes it exit 1 with a one-line reason, not a traceback."""
+and exits 0; a step that fails makes it exit 1 with a one-line reason, not a traceback. A server
+that requires a token is driven with ``$MCP_TOKEN`` or ``--token-file`` (the CLI's ways)."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import secrets
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from example_process import ROOT, run_example
@@ -18,9 +22,11 @@ STEPS = ["1. initialize", "2. tools/list", "3. tools/call", "4. resources/list a
          "5. resources/templates/list", "6. prompts/list and prompts/get", "done: every step succeeded"]
 
 
-def demo(url: str, *args: str) -> subprocess.CompletedProcess[str]:
+def demo(url: str, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    environment = {k: v for k, v in os.environ.items() if k != "MCP_TOKEN"}
+    environment.update(env or {})
     return subprocess.run([sys.executable, str(CLIENT), url, *args, "--timeout", "30"],
-                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, env=environment)
 
 
 @pytest.mark.parametrize(("name", "tool", "arguments", "expected"), [
@@ -64,3 +70,23 @@ def test_no_server_exits_1_without_a_traceback() -> None:
     assert done.returncode == 1
     assert done.stderr.strip().startswith("DEMO FAILED:")
     assert "Traceback" not in done.stderr
+
+
+def test_a_server_with_a_token_is_driven_with_mcp_token_or_a_token_file(tmp_path: Path) -> None:
+    """A fresh-user trial: the demo client had no way to send a token (401 whatever was set)."""
+    token = "demo-" + secrets.token_hex(8)
+    kept = tmp_path / "token"
+    kept.write_text(token + "\n")
+    kept.chmod(0o600)
+    with run_example("simple", env={"MCP_TOKEN": token}) as example:
+        without = demo(example.url)
+        from_environment = demo(example.url, env={"MCP_TOKEN": token})
+        from_file = demo(example.url, "--token-file", str(kept))
+    assert without.returncode == 1
+    assert "DEMO FAILED" in without.stderr
+    assert "Unauthorized" in without.stderr
+    for done in (from_environment, from_file):
+        assert done.returncode == 0, done.stderr
+        assert "with a bearer token" in done.stdout
+        assert "done: every step succeeded" in done.stdout
+        assert token not in done.stdout + done.stderr
