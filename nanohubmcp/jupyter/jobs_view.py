@@ -9,9 +9,40 @@ table is for the notebook's owner watching work, not a way around job ownership.
 from __future__ import annotations
 
 import time
-from typing import Any
+from collections.abc import Collection
+from typing import Any, Protocol
 
-__all__ = ["format_jobs"]
+__all__ = ["JobListing", "format_jobs", "jobs_report"]
+
+
+class JobListing(Protocol):
+    """What ``%mcp jobs`` reads of the server's job store (``JobStore``)."""
+
+    @property
+    def directory(self) -> str:
+        """The state directory the store uses."""
+        ...
+
+    def listing(self, limit: int = 100, *, processes: Collection[str] | None = None) -> list[dict[str, Any]]:
+        """The newest jobs (of the job stores of ``processes`` only, when given): table rows."""
+        ...
+
+    def count_elsewhere(self, processes: Collection[str]) -> int:
+        """How many stored jobs job stores other than ``processes`` ran."""
+        ...
+
+
+def jobs_report(jobs: JobListing, mine: Collection[str], *, every: bool = False) -> str:
+    """What ``%mcp jobs`` prints: the jobs run by the job stores of ``mine`` (the process tokens of
+    this kernel's servers) and how many other kernels ran, or with ``every`` all of them."""
+    if every:
+        return format_jobs(jobs.listing())
+    text = format_jobs(jobs.listing(processes=mine))
+    others = jobs.count_elsewhere(mine)
+    if others:
+        text += (f"\n({others} more job{'s' if others != 1 else ''} of other kernels in {jobs.directory}, "
+                 "e.g. of this notebook before a restart: %mcp jobs --all lists them)")
+    return text
 
 
 def _age(seconds: float) -> str:

@@ -1,7 +1,8 @@
 """The magics: ``%%mcp_tool``, ``%%mcp_resource``, ``%%mcp_prompt``, ``%%mcp_view`` and ``%mcp``.
 
 An adapter: it reads cells and magic lines (the options through ``cellspec``, the one parser the
-exporter shares) and calls :class:`~nanohubmcp.jupyter.session.KernelSession`. User mistakes
+exporter shares) and calls :class:`~nanohubmcp.jupyter.session.KernelSession`, the ``%mcp``
+subcommands through :class:`~nanohubmcp.jupyter.server_commands.ServerCommands`. User mistakes
 become one-line :class:`~IPython.core.error.UsageError` messages; an error raised by the cell's
 own code shows its traceback, then a UsageError that marks the cell as failed. Either way nothing
 is registered and the component of the previous run keeps working.
@@ -29,9 +30,7 @@ what ``nbconvert --to mcp`` exports.
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
-import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -40,22 +39,18 @@ from IPython.core.magic import Magics, cell_magic, line_magic, magics_class, no_
 from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
 from IPython.display import HTML, display
 
-from ..errors import NanohubMCPError, RegistrationError
-from ..server.provenance.records import record_id_of
+from ..errors import RegistrationError
 from . import cellspec
 from .cell_components import Entry
-from .display import StatusView
-from .history_view import format_history, format_record
-from .jobs_view import format_jobs
 from .output import CellOutput
-from .session import KernelSession
-from .source_lines import KINDS, parse_source_line
-from .token_view import show_token_once
+from .server_commands import ServerCommands, running_loop
+from .source_lines import KINDS
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
-    
+
     from .cellspec import PromptSpec, ResourceSpec, ToolSpec
+    from .session import KernelSession
 
 __all__ = ["MCPMagics"]
 
@@ -75,15 +70,6 @@ def _documented_by(options: tuple[cellspec.Option, ...]) -> Callable[[Any], Any]
     return decorate
 
 
-def _port_hint(message: str) -> str:
-    if "already in use" in message:
-        return (
-            f"{message}. In a notebook: %config NanohubMCP.port = 0 (any free port) or another port, "
-            "then %mcp start"
-        )
-    return message
-
-
 @magics_class
 class MCPMagics(Magics):
     """Magics serving a notebook's functions over MCP (see the module docstring).
@@ -96,6 +82,7 @@ class MCPMagics(Magics):
     def __init__(self, shell: InteractiveShell, session: KernelSession) -> None:
         super().__init__(shell)
         self.session = session
+        self.commands = ServerCommands(session, shell)
 
     # -- component cells -----------------------------------------------------------------
     @no_var_expand
@@ -140,7 +127,7 @@ class MCPMagics(Magics):
         except (RegistrationError, TypeError) as exc:
             raise UsageError(f"%%mcp_view: {exc}") from None
         display(HTML(value) if isinstance(value, str) else value)  # the view as the notebook shows it
-        self._serve(f"view '{entry.key}'")
+        self.commands.serve(f"view '{entry.key}'")
 
     def _evaluate(self, cell: str) -> Any:
         """Run the cell; the value of its last line, which must be an expression."""
@@ -184,12 +171,12 @@ class MCPMagics(Magics):
         add: Callable[[Any, Any, CellOutput], Entry],
     ) -> None:
         fn = self._define(kind, cell, name)
-        self.session.components.use_kernel_loop(_running_loop())
+        self.session.components.use_kernel_loop(running_loop())
         try:
             entry = add(fn, spec, CellOutput.capture(self.shell))
         except RegistrationError as exc:
             raise UsageError(_in_magic_terms(exc, kind)) from None
-        self._serve(f"{kind} '{entry.key}'")
+        self.commands.serve(f"{kind} '{entry.key}'")
 
     def _define(self, kind: str, cell: str, name: str | None) -> Callable[..., Any]:
         """Compile and run the cell; the function it defines."""
@@ -217,19 +204,6 @@ class MCPMagics(Magics):
         if not callable(fn):
             raise UsageError(f"%%mcp_{kind}: after running the cell, {info.name!r} is not a function")
         return fn
-
-    def _serve(self, what: str) -> None:
-        """Start on first use (showing the status), else confirm the change in one line."""
-        try:
-            started = self.session.ensure_started()
-        except NanohubMCPError as exc:
-            raise UsageError(
-                f"{what} is registered, but the MCP server could not start: {_port_hint(str(exc))}"
-            ) from None
-        if started:
-            display(StatusView(self.session.status()))
-        else:
-            print(f"MCP {what} is ready at {self.session.mcp_url}")
 
     # -- %mcp ----------------------------------------------------------------------------
     @no_var_expand
@@ -262,137 +236,18 @@ class MCPMagics(Magics):
         """
         action_word, _, rest = line.strip().partition(" ")
         if action_word == "call":  # its JSON arguments are not shell words
-            return self._mcp_call(rest)
+            return self.commands.call(rest)
         if action_word in KINDS:  # a path and its own options
-            return self._mcp_source(action_word, rest)
+            return self.commands.source(action_word, rest)
         args = parse_argstring(self.mcp, line)
         if args.action not in ("remove", "history") and args.target is not None:
             raise UsageError(f"%mcp {args.action} takes no argument")
         if args.all and args.action != "jobs":
             raise UsageError(f"%mcp {args.action} takes no --all (only %mcp jobs does)")
         if args.action == "jobs":
-            return self._mcp_jobs(every=args.all)
-        action: Callable[[str | None], str | None] = getattr(self, f"_mcp_{args.action}")
+            return self.commands.jobs(every=args.all)
+        action: Callable[[str | None], str | None] = getattr(self.commands, args.action)
         return action(args.target)
-
-    def _mcp_start(self, _: str | None) -> None:
-        self.session.components.use_kernel_loop(_running_loop())
-        try:
-            started = self.session.start()
-        except NanohubMCPError as exc:
-            raise UsageError(f"the MCP server could not start: {_port_hint(str(exc))}") from None
-        if not started:
-            print(f"The MCP server is already running at {self.session.mcp_url}")
-        display(StatusView(self.session.status()))
-
-    def _mcp_stop(self, _: str | None) -> None:
-        stopped = self.session.stop()
-        print("MCP server stopped; its port is free." if stopped else "The MCP server is not running.")
-
-    def _mcp_status(self, _: str | None) -> None:
-        display(StatusView(self.session.status()))
-
-    def _mcp_url(self, _: str | None) -> str:
-        url = self.session.mcp_url
-        if url is None:
-            raise UsageError("the MCP server is not running; start it with %mcp start")
-        if self.session.hub.streaming:
-            print(f"Note: {self.session.hub.streaming}")
-        return url
-
-    def _mcp_token(self, _: str | None) -> None:
-        token = self.session.token
-        if self.shell is None or not token:
-            print("The MCP server requires no token (NanohubMCP.token = '').")
-            return
-        show_token_once(self.shell, token)
-
-    def _mcp_tools(self, _: str | None) -> None:
-        tools = self.session.status()["tools"]
-        if not tools:
-            print("No tools yet: define one in a %%mcp_tool cell.")
-        for tool in tools:
-            line = f"{tool['name']:<24} {tool['runs']:<7} {tool['description']}"
-            print(line.rstrip())
-
-    def _mcp_jobs(self, *, every: bool = False) -> None:
-        jobs = self.session.server.core.jobs
-        if every:
-            print(format_jobs(jobs.listing()))
-            return
-        mine = self.session.job_processes  # another kernel's server of the same name shares the store
-        print(format_jobs(jobs.listing(processes=mine)))
-        others = jobs.count_elsewhere(mine)
-        if others:
-            print(f"({others} more job{'s' if others != 1 else ''} of other kernels in {jobs.directory}, "
-                  "e.g. of this notebook before a restart: %mcp jobs --all lists them)")
-
-    def _mcp_history(self, target: str | None) -> None:
-        store = self.session.server.core.provenance
-        if target:
-            record_id = record_id_of(target) or target
-            print(format_record(store.find(record_id), target))
-        else:
-            print(format_history(store.recent(50)))
-
-    def _mcp_remove(self, target: str | None) -> None:
-        if not target:
-            raise UsageError("%mcp remove needs a name: %mcp remove my_tool")
-        kind = self.session.components.remove(target)
-        if kind is None:
-            raise UsageError(f"no tool, prompt or resource is named {target!r} (see %mcp tools)")
-        print(f"Removed {kind} '{target}'.")
-
-    def _mcp_source(self, kind: str, rest: str) -> None:
-        """``%mcp sim2l PATH`` / ``%mcp rappture PATH``: serve a tool of another format."""
-        try:
-            line = parse_source_line(kind, rest)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
-        try:
-            record = getattr(self.session.server, line.method)(line.path, **line.options)
-        except RegistrationError as exc:
-            raise UsageError(f"%mcp {kind}: {exc}") from None
-        self._serve(f"tool '{record.name}' ({'Rappture tool' if kind == 'rappture' else 'Sim2L'} {line.path})")
-
-    def _mcp_call(self, rest: str) -> Any:
-        name, _, raw = rest.strip().partition(" ")
-        if not name:
-            raise UsageError('%mcp call needs a tool name, then its arguments as JSON: %mcp call add {"a": 1}')
-        try:
-            arguments = json.loads(raw) if raw.strip() else {}
-        except json.JSONDecodeError as exc:
-            raise UsageError(
-                f"%mcp call {name}: the arguments are not JSON ({exc.msg}, column {exc.colno}); "
-                'write an object such as {"a": 1, "text": "hi"}') from None
-        if not isinstance(arguments, dict):
-            raise UsageError(f'%mcp call {name}: the arguments must be a JSON object such as {{"a": 1}}')
-        server = self.session.server
-        if not server.running:
-            raise UsageError("the MCP server is not running; start it with %mcp start")
-        on_kernel = self.session.runs_on_kernel(name) or self.session.mode == "kernel"
-        try:
-            if not on_kernel:
-                # Returned, not displayed: IPython shows a line magic's value once when it is the
-                # cell's last line, and ``r = %mcp call ...`` keeps it.
-                return server.call(name, arguments)
-        except NanohubMCPError as exc:
-            raise UsageError(f"%mcp call {name}: {exc}") from None
-        # The call needs the kernel's loop, which this cell holds: show the answer when it comes.
-        shown = display(f"calling {name}...", display_id=True)
-        task = asyncio.ensure_future(server.call_async(name, arguments))
-
-        def done(finished: asyncio.Future[Any]) -> None:
-            error = finished.exception()
-            shown.update(f"%mcp call {name}: {error}" if error is not None else finished.result())
-
-        task.add_done_callback(done)
-        return None
-
-    def _mcp_log(self, _: str | None) -> None:
-        print("\n".join(self.session.log) if self.session.log else "(no server events yet)")
-        if self.session.components.last_failure is not None:
-            print(f"\nLast failure (clients got only its message), {self.session.components.last_failure}")
 
 
 def _in_magic_terms(exc: RegistrationError, kind: str) -> str:
@@ -402,11 +257,3 @@ def _in_magic_terms(exc: RegistrationError, kind: str) -> str:
         flag = "--" + exc.option.replace("_", "-")
         text = text.replace(f"pass {exc.option}='...'", f"add {flag} NAME to the %%mcp_{kind} line")
     return text
-
-
-def _running_loop() -> asyncio.AbstractEventLoop | None:
-    """The kernel's event loop when called from a cell (None in a plain terminal IPython)."""
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
