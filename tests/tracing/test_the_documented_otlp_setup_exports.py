@@ -1,7 +1,8 @@
 """The set-up docs/how-to/tracing.md shows works as written with a collector: its
 ``traced_server.py``, run with ``OTEL_EXPORTER_OTLP_ENDPOINT`` naming an OTLP/HTTP receiver (here
 one of the test's own, decoding what it gets with the OTLP protobuf messages), exports the call's
-SERVER span, parented on the request's ``traceparent``, and the operation-duration metric."""
+SERVER span, parented on the request's ``traceparent``, and the operation-duration metric; without one,
+it prints each span as it ends."""
 
 from __future__ import annotations
 
@@ -98,6 +99,21 @@ def wait_for(condition: Any, what: str, seconds: float = 30) -> None:
         time.sleep(0.05)
 
 
+def answered(process: subprocess.Popen[bytes], port: int, headers: dict[str, str], log: Any) -> bool:
+    """Whether the served file answers ``add(1, 2)`` yet (``log()``: its output, shown if it exited)."""
+    assert process.poll() is None, log()
+    body = (b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", '
+            b'"params": {"name": "add", "arguments": {"a": 1, "b": 2}}}')
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{port}/mcp", body, {"Content-Type": "application/json", **headers}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return b'"3' in response.read()
+    except OSError:
+        return False
+
+
 def test_the_documented_server_exports_its_span_and_metrics_over_otlp(collector: str, tmp_path: Path) -> None:
     port = free_port()
     (tmp_path / "traced_server.py").write_text(file_block("traced_server.py").replace("8000", str(port)))
@@ -112,23 +128,9 @@ def test_the_documented_server_exports_its_span_and_metrics_over_otlp(collector:
         [sys.executable, "traced_server.py"], cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
     try:
-        body = (
-            b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", '
-            b'"params": {"name": "add", "arguments": {"a": 1, "b": 2}}}'
-        )
-        request = urllib.request.Request(
-            f"http://127.0.0.1:{port}/mcp", body, {"Content-Type": "application/json", "traceparent": TRACEPARENT}
-        )
-
-        def answered() -> bool:
-            assert process.poll() is None, process.stderr.read() if process.stderr else ""
-            try:
-                with urllib.request.urlopen(request, timeout=5) as response:
-                    return b'"3' in response.read()
-            except OSError:
-                return False
-
-        wait_for(answered, "the documented server to answer")
+        headers = {"traceparent": TRACEPARENT}
+        wait_for(lambda: answered(process, port, headers, lambda: process.stderr.read() if process.stderr else b""),
+                 "the documented server to answer")
         wait_for(lambda: any(s.name == "tools/call add" for s in exported_spans()), "the span to be exported")
         wait_for(lambda: "mcp.server.operation.duration" in exported_metrics(), "the metric to be exported")
     finally:
@@ -139,3 +141,25 @@ def test_the_documented_server_exports_its_span_and_metrics_over_otlp(collector:
     assert span.kind == 2  # SPAN_KIND_SERVER
     attributes = {a.key: a.value.string_value for a in span.attributes}
     assert (attributes["mcp.method.name"], attributes["gen_ai.tool.name"]) == ("tools/call", "add")
+
+
+def test_the_console_set_up_prints_each_span_as_it_ends(tmp_path: Path) -> None:
+    """Without a collector the page's file prints a call's span while it serves (trial9 D6: the page said
+    "as they end" while the file batched them, printed seconds later or at exit). The batch delay is set
+    beyond the wait, so a batching processor would fail this."""
+    port = free_port()
+    (tmp_path / "traced_server.py").write_text(file_block("traced_server.py").replace("8000", str(port)))
+    env = {**os.environ, "OTEL_BSP_SCHEDULE_DELAY": "600000", "PYTHONUNBUFFERED": "1"}
+    for name in ("OTEL_EXPORTER_OTLP_ENDPOINT", "NANOHUBMCP_TRACING"):
+        env.pop(name, None)
+    output = tmp_path / "stdout.txt"
+    with output.open("wb") as stream:
+        process = subprocess.Popen([sys.executable, "traced_server.py"], cwd=tmp_path, env=env, stdout=stream,
+                                   stderr=subprocess.STDOUT)
+    try:
+        wait_for(lambda: answered(process, port, {}, output.read_bytes), "the documented server to answer")
+        wait_for(lambda: '"name": "tools/call add"' in output.read_text(), "the span printed while serving", 20)
+        assert process.poll() is None
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
