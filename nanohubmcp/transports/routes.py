@@ -4,7 +4,8 @@ Routes (all under ``path_prefix``): ``/`` (GET info, POST JSON-RPC, DELETE sessi
 (Streamable HTTP), ``/sse`` + ``/messages/`` (legacy HTTP+SSE), ``/tools/<name>`` (REST),
 ``/openapi.json``, ``/.well-known/mcp.json``, ``/.well-known/oauth-protected-resource`` (RFC 9728,
 also path-aware), and the discovery documents of ``discovery.py``: ``/mcp/server-card``,
-``/.well-known/mcp/catalog.json``, ``/.well-known/ai-catalog.json``. Trailing slashes are accepted.
+``/.well-known/mcp/catalog.json``, ``/.well-known/ai-catalog.json``. A trailing slash is accepted on
+``/``, ``/mcp``, ``/sse``, ``/messages/`` and ``/tools/<name>``; the documents take none (404).
 """
 
 from __future__ import annotations
