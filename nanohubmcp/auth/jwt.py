@@ -9,6 +9,13 @@ A refused token is explained to the server's operator, never to the client: the
 ``nanohubmcp.auth`` logger says at INFO which check failed (audience, issuer, expiry, signature,
 ...), with the token's own ``aud`` / ``iss`` beside the accepted ones where those failed. The
 token itself is never logged; the client only hears that the token is invalid or expired.
+
+A key set that cannot be read (the endpoint refuses, times out, answers an error status or something
+not a key set) is not the token's fault: a token signed with a key not already held is then answered 503
+with ``Retry-After`` (:class:`KeySetUnavailable`), so a client keeps its token and tries again,
+and the ``nanohubmcp.auth`` logger says at WARNING which URL failed, once per attempt to read it
+(at most every :data:`REFETCH_SECONDS`). A key set answered without a usable key (``{"keys": []}``)
+was read: a token it cannot check is refused (401).
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 import threading
 import time
 import urllib.request
@@ -23,7 +31,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, ServerBusy
 from ..server.wire.principal import Principal, parse_scopes
 
 log = logging.getLogger("nanohubmcp.auth")
@@ -40,6 +48,16 @@ VERIFIED_KEPT = 1024
 """Verified tokens remembered (a client sends the same token on every request)."""
 VERIFIED_SECONDS = 60.0
 """A remembered token is checked again after this long (and never past its ``exp``)."""
+
+
+class KeySetUnavailable(ServerBusy):
+    """The issuer's key set cannot be read, so a token signed with a key not held cannot be
+    judged: HTTP 503 with ``Retry-After`` (the seconds until the key set is read again), never
+    the 401 that would make a client drop a good token."""
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__("Service Unavailable: the authorization server's key set cannot be read to check the "
+                         "bearer token; retry shortly (keep the token)", retry_after=retry_after)
 
 
 class JWTVerifier:
@@ -102,6 +120,7 @@ class JWTVerifier:
         self._key = key
         self._keys: dict[str | None, Any] = {}
         self._fetched = float("-inf")
+        self._unreadable = False  # the last attempt to read the key set failed
         self._fetch_lock = threading.Lock()
 
     @property
@@ -128,7 +147,12 @@ class JWTVerifier:
         return [self._resource, *(f"{self._resource}/{endpoint}" for endpoint in RESOURCE_ENDPOINTS)]
 
     async def verify(self, token: str) -> Principal | None:
-        """The principal of a valid token, or None (bad signature, issuer, audience, expired...)."""
+        """The principal of a valid token, or None (bad signature, issuer, audience, expired...).
+
+        Raises:
+            KeySetUnavailable: the token names a key not held and the key set cannot be read now
+                (HTTP 503 with ``Retry-After``; the warning naming ``jwks_url`` is logged once per attempt).
+        """
         known = self._verified.get(token)
         if known is not None:
             if time.time() < known[0]:
@@ -146,6 +170,9 @@ class JWTVerifier:
             key = self._cached_key(kid)
             if key is None:
                 key = await asyncio.to_thread(self._refresh_and_find, kid)
+                if key is None and self._unreadable:  # not the token's fault: say so, and when to retry
+                    wait = REFETCH_SECONDS - (time.monotonic() - self._fetched)
+                    raise KeySetUnavailable(max(1, math.ceil(wait)))
                 if key is None:
                     _refused("signing key", f"no key with kid {_shown(kid)} in the key set of {self.jwks_url}")
                     return None
@@ -239,13 +266,18 @@ class JWTVerifier:
 
     def _fetch(self) -> dict[str | None, Any]:
         assert self.jwks_url is not None
+        data: Any = None
         try:
             with urllib.request.urlopen(self.jwks_url, timeout=10) as response:
                 data = json.loads(response.read(MAX_JWKS_BYTES + 1)[:MAX_JWKS_BYTES])
             keys = self._jwt.PyJWKSet.from_dict(data).keys
         except (OSError, ValueError, self._jwt.PyJWTError) as exc:
             log.warning("cannot read the key set at %s: %s", self.jwks_url, exc)
-            return self._keys  # keep what we had; tokens signed with unknown keys are refused
+            # A key set answered without a usable key ({"keys": []}: rotated away, misconfigured) was
+            # read: a token it cannot check is refused (401). Anything else waits for the issuer (503).
+            self._unreadable = not (isinstance(data, dict) and isinstance(data.get("keys"), list))
+            return self._keys  # keep what we had
+        self._unreadable = False
         return {k.key_id: k.key for k in keys}
 
     def __repr__(self) -> str:

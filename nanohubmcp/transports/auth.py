@@ -8,6 +8,10 @@ below it, the path-aware form of RFC 9728 § 3.1). A token lacking required scop
 ``error="insufficient_scope"`` (RFC 6750 § 3.1). CORS preflights and 405s are answered before
 the check (browser clients send no credentials on a preflight).
 
+A verifier that cannot judge a token right now raises
+:class:`~nanohubmcp.errors.ServerBusy` (``JWTVerifier`` when its issuer's key set cannot be read):
+503 with ``Retry-After``, so the client keeps its token and retries (RFC 9110 § 15.6.4).
+
 The 401 (and a 403 for scopes the whole server requires) is answered before the body is
 read — the body of a caller without a valid token is never read — so its JSON-RPC error
 carries ``"id": null``; a 403 for a tool's own scopes comes once the body was parsed and
@@ -23,7 +27,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ..auth.verifiers import MAX_TOKEN_LENGTH, TokenVerifier
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, ServerBusy
 from ..server.wire.principal import Principal
 from .config import TransportConfig
 
@@ -101,7 +105,11 @@ async def authenticate(verifier: TokenVerifier, header: str | None) -> Principal
     """The principal ``verifier`` grants the ``Authorization`` header, or None (a refusal: 401).
 
     A verifier that raises, or returns neither a ``Principal`` nor None/False, refuses too: the
-    server's log (``nanohubmcp.auth``, ERROR) names the verifier's mistake, never the token."""
+    server's log (``nanohubmcp.auth``, ERROR) names the verifier's mistake, never the token.
+
+    Raises:
+        ServerBusy: the verifier cannot judge the token now (503 with ``Retry-After``).
+    """
     token = bearer_token(header)
     if token is None:
         return None
@@ -109,6 +117,8 @@ async def authenticate(verifier: TokenVerifier, header: str | None) -> Principal
         result = verifier.verify(token)
         if inspect.isawaitable(result):
             result = await result
+    except ServerBusy:
+        raise
     except Exception as exc:
         verifier_failed(verifier, exc, token)
         return None
@@ -117,9 +127,15 @@ async def authenticate(verifier: TokenVerifier, header: str | None) -> Principal
 
 async def awaited(verifier: TokenVerifier, pending: Any, token: str | None) -> Principal | None:
     """:func:`authenticate`'s answer for an asynchronous verifier's pending ``verify`` (begun
-    before the body was read)."""
+    before the body was read).
+
+    Raises:
+        ServerBusy: the verifier cannot judge the token now (503 with ``Retry-After``).
+    """
     try:
         result = await pending
+    except ServerBusy:
+        raise
     except Exception as exc:
         verifier_failed(verifier, exc, token)
         return None

@@ -29,6 +29,7 @@ from ..errors import (
     InsufficientScope,
     NanohubMCPError,
     ProtocolError,
+    ServerBusy,
     Unauthorized,
     error_response,
     http_status_for,
@@ -193,12 +194,17 @@ class BaseHandler(tornado.web.RequestHandler):
             return  # no authorization; the metadata; a 405 (it names what is allowed)
         if request.method == "OPTIONS":
             return  # CORS preflights carry no credentials (Fetch § CORS-preflight request)
-        if early is None:
-            await self.authorize(verifier)
-        elif isinstance(early, Principal):
-            self.settle(verifier, early)
-        else:  # an asynchronous verifier's answer
-            self.settle(verifier, await auth.awaited(verifier, early, auth.bearer_token(headers.get("Authorization"))))
+        try:
+            if early is None:
+                await self.authorize(verifier)
+            elif isinstance(early, Principal):
+                self.settle(verifier, early)
+            else:  # an asynchronous verifier's answer
+                token = auth.bearer_token(headers.get("Authorization"))
+                self.settle(verifier, await auth.awaited(verifier, early, token))
+        except ServerBusy as exc:  # the verifier cannot judge the token now (a JWT issuer's keys unreadable)
+            self.set_header("Connection", "close")  # the body (if any) stays unread
+            self.fail(exc)
 
     async def authorize(self, verifier: TokenVerifier) -> None:
         """Check the bearer token: sets :attr:`principal`, or finishes with 401 / 403."""
@@ -284,6 +290,8 @@ class BaseHandler(tornado.web.RequestHandler):
         to the id the exception carries."""
         if isinstance(exc, InsufficientScope):
             self.set_auth_challenge(auth.challenge(self.public_base(), error="insufficient_scope", scopes=exc.scopes))
+        elif isinstance(exc, ServerBusy):  # (a REST error body has no data.retryAfter to read it from)
+            self.set_header("Retry-After", str(exc.retry_after))
         self.send_error_json(http_status_of(exc, self.route), self.error_body(
             exc, request_id if request_id is not None else exc.request_id))
 

@@ -20,6 +20,8 @@ class Issuer:
         self.kid = kid
         self.key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
         self.fetches = 0
+        self.failing: int | None = None
+        """An HTTP status the key set is answered with instead of the keys (a 5xx: the issuer is down)."""
         jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(self.key.public_key()))
         self.jwks = {"keys": [{**jwk, "kid": kid, "use": "sig", "alg": "RS256"}]}
         outer = self
@@ -27,6 +29,9 @@ class Issuer:
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 outer.fetches += 1
+                if outer.failing is not None:
+                    self.send_error(outer.failing)
+                    return
                 body = json.dumps(outer.jwks).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
