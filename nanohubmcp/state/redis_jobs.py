@@ -65,12 +65,16 @@ return 0
 
 
 # Stores a job's end unless its record holds one already (a cancel stored by another process is
-# final), and names a cancelled job on the cancel channel, in one step.
-# KEYS: job:<id>, jobs:live, jobs:cancel; ARGV: expire seconds, id, 1 to publish, field, value...
+# final) other than the guessed end ARGV[4..5] names (runner, message as JSON; "" for none), and
+# names a cancelled job on the cancel channel, in one step.
+# KEYS: job:<id>, jobs:live, jobs:cancel; ARGV: expire seconds, id, 1 to publish, runner, message, field, value...
 _END = """
 local status = redis.call('HGET', KEYS[1], 'status')
-if not status or status == '"completed"' or status == '"failed"' or status == '"cancelled"' then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 4))
+if not status then return 0 end
+if status == '"completed"' or status == '"cancelled"' then return 0 end
+if status == '"failed"' and (ARGV[4] == '' or redis.call('HGET', KEYS[1], 'runner') ~= ARGV[4]
+    or redis.call('HGET', KEYS[1], 'status_message') ~= ARGV[5]) then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 6))
 redis.call('SREM', KEYS[2], ARGV[2])
 redis.call('EXPIRE', KEYS[1], ARGV[1])
 if ARGV[3] == '1' then redis.call('PUBLISH', KEYS[3], ARGV[2]) end
@@ -149,12 +153,15 @@ class RedisJobBackend:
                 pipe.expire(key, int(float(ttl)) + KEEP_AFTER_TTL)
             pipe.execute()
 
-    def end(self, job_id: str, fields: dict[str, Any]) -> bool:
-        """Store a job's end unless its record holds one already; a cancel is also named on the
-        cancel channel, so the process running the job stops it (:meth:`watch_cancels`)."""
+    def end(self, job_id: str, fields: dict[str, Any], guess: tuple[str, str] | None = None) -> bool:
+        """Store a job's end unless its record holds one already, other than the ``failed`` end
+        ``guess`` names (``(runner, message)``: the end another process guessed for a job of that
+        runner while its heartbeat lapsed); a cancel is also named on the cancel channel, so the
+        process running the job stops it (:meth:`watch_cancels`)."""
         ttl = fields.get("ttl")
         args: list[Any] = [int(float(ttl if ttl is not None else 3600)) + KEEP_AFTER_TTL, job_id,
-                           "1" if fields.get("status") == "cancelled" else "0"]
+                           "1" if fields.get("status") == "cancelled" else "0",
+                           *((json.dumps(guess[0]), json.dumps(guess[1])) if guess is not None else ("", ""))]
         for name, value in fields.items():
             if name != "id":
                 args += [name, json.dumps(value)]

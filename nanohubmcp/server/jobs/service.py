@@ -414,7 +414,9 @@ class JobStore:
 
     def _store_end(self, job: Job) -> None:
         """Write ``job``'s end over a record without one; if another process ended it first (a
-        cancel), take that end (any thread).
+        cancel), take that end (any thread). The one end replaced is the guess another process
+        stored when this job's runner looked dead — :data:`SERVER_STOPPED`, for a job whose runner's
+        heartbeat lapsed while the shared store was away (longer than its ttl): the real end wins.
 
         Raises:
             StateUnavailable: the shared store cannot be reached (the caller keeps the end).
@@ -422,7 +424,9 @@ class JobStore:
         fields = {
             "status": job.status, "status_message": job.status_message, "result": job.result, "error": job.error,
             "meta": job.task_meta(), "updated": job.updated, "finished_at": job.finished_at, "ttl": job.ttl}
-        if self.backend.end(job.id, fields):
+        runner = job.runner  # a job of this process only: a guess never replaces another guess or a real end
+        guess = (runner, SERVER_STOPPED) if runner is not None and process_of(runner) == self.process else None
+        if self.backend.end(job.id, fields, guess):
             return
         row = self.backend.load(job.id)
         if row is not None and row.get("status") in TERMINAL:  # another process ended it first (a cancel)

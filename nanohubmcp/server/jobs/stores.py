@@ -59,6 +59,10 @@ def limit_message(scope: str, limit: int, option: str) -> str:
             "earlier jobs finish and expire, or ask the server's operator to raise the limit.")
 
 
+Guess = tuple[str, str]
+"""``(runner, status message)`` of the one stored end a job's own end may replace (``JobBackend.end``)."""
+
+
 class JobBackend(Protocol):
     """What the job store needs from a place to keep records (see :class:`SQLiteBackend`)."""
 
@@ -70,10 +74,13 @@ class JobBackend(Protocol):
     def update(self, job_id: str, fields: dict[str, Any]) -> None:
         """Set ``fields`` of one record."""
 
-    def end(self, job_id: str, fields: dict[str, Any]) -> bool:
+    def end(self, job_id: str, fields: dict[str, Any], guess: Guess | None = None) -> bool:
         """Store a job's end (``fields`` with a terminal ``status``) unless its record already holds
-        one: a cancel stored by another process is never replaced by the function's own end. True
-        when written."""
+        one: a cancel stored by another process is never replaced by the function's own end. The
+        one end replaced is ``guess`` (a runner and a message): a ``failed`` end with that message
+        that another process stored for a job of that runner when the runner looked dead (its
+        heartbeat lapsed while the shared store was away), which the runner's real end replaces.
+        True when written."""
 
     def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
         """Record one progress update (and count it)."""
@@ -115,10 +122,10 @@ class MemoryBackend:
             if row is not None:
                 row.update(fields)
 
-    def end(self, job_id: str, fields: dict[str, Any]) -> bool:
+    def end(self, job_id: str, fields: dict[str, Any], guess: Guess | None = None) -> bool:
         with self._lock:
             row = self._rows.get(job_id)
-            if row is None or row["status"] in TERMINAL:
+            if row is None or (row["status"] in TERMINAL and not _guessed(row, guess)):
                 return False
             row.update(fields)
             return True
@@ -154,6 +161,11 @@ class MemoryBackend:
 
     def close(self) -> None:
         pass
+
+
+def _guessed(row: dict[str, Any], guess: Guess | None) -> bool:
+    """Whether ``row`` holds the end ``guess`` names (see :meth:`JobBackend.end`)."""
+    return guess is not None and row["status"] == "failed" and (row.get("runner"), row.get("status_message")) == guess
 
 
 def _check_limits(total: int, owned: int, max_total: int, max_per_owner: int) -> None:
@@ -228,10 +240,13 @@ class SQLiteBackend:
     def update(self, job_id: str, fields: dict[str, Any]) -> None:
         self._update(job_id, fields, "")
 
-    def end(self, job_id: str, fields: dict[str, Any]) -> bool:
-        return self._update(job_id, fields, f" AND status NOT IN {TERMINAL_SQL}") > 0
+    def end(self, job_id: str, fields: dict[str, Any], guess: Guess | None = None) -> bool:
+        if guess is None:
+            return self._update(job_id, fields, f" AND status NOT IN {TERMINAL_SQL}") > 0
+        condition = f" AND (status NOT IN {TERMINAL_SQL} OR (status = 'failed' AND runner = ? AND status_message = ?))"
+        return self._update(job_id, fields, condition, guess) > 0
 
-    def _update(self, job_id: str, fields: dict[str, Any], condition: str) -> int:
+    def _update(self, job_id: str, fields: dict[str, Any], condition: str, more: tuple[Any, ...] = ()) -> int:
         names = [name for name in fields if name in COLUMNS and name not in ("id", "expires")]
         sets = [f"{name} = ?" for name in names]
         values = [_encode(n, fields[n]) for n in names]
@@ -239,7 +254,7 @@ class SQLiteBackend:
             sets.append("expires = ? + " + ("?" if "ttl" in fields else "ttl"))
             values += [fields["finished_at"]] + ([fields["ttl"]] if "ttl" in fields else [])
         with self._write() as db:
-            cursor = db.execute(f"UPDATE jobs SET {', '.join(sets)} WHERE id = ?{condition}", [*values, job_id])
+            cursor = db.execute(f"UPDATE jobs SET {', '.join(sets)} WHERE id = ?{condition}", [*values, job_id, *more])
             return int(cursor.rowcount)
 
     def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
