@@ -15,7 +15,7 @@ import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
@@ -99,7 +99,7 @@ def wait_for(condition: Any, what: str, seconds: float = 30) -> None:
         time.sleep(0.05)
 
 
-def answered(process: subprocess.Popen[bytes], port: int, headers: dict[str, str], log: Any) -> bool:
+def answered(process: subprocess.Popen[bytes], port: int, headers: dict[str, str], log: Callable[[], object]) -> bool:
     """Whether the served file answers ``add(1, 2)`` yet (``log()``: its output, shown if it exited)."""
     assert process.poll() is None, log()
     body = (b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", '
