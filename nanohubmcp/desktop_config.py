@@ -27,7 +27,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import ConfigurationError
+from .errors import ConfigurationError, UsageError
 
 __all__ = ["CLIENTS", "DesktopLaunch", "config_for", "launch_for"]
 
@@ -66,13 +66,13 @@ def launch_for(
     """The launch of ``app`` over stdio, or of a bridge to ``url``; exactly one of the two.
 
     Raises:
-        ConfigurationError: neither or both given, the app file does not exist or defines no ``server``,
-            ``url`` is not an http(s) URL with a host.
+        UsageError: neither or both given, ``url`` is not an http(s) URL with a host.
+        ConfigurationError: the app file does not exist or defines no ``server``.
     """
     if app is None and url is None:
-        raise ConfigurationError("give an app file (served over stdio) or --url URL (bridged)")
+        raise UsageError("give an app file (served over stdio) or --url URL (bridged)")
     if app is not None and url is not None:
-        raise ConfigurationError("give an app file (served over stdio) or --url URL (bridged), not both")
+        raise UsageError("give an app file (served over stdio) or --url URL (bridged), not both")
     variables = dict(env or {})
     python = sys.executable  # not resolved: a virtual environment's python is a link to the base one
     if app is not None:
@@ -115,13 +115,13 @@ def parse_env(pairs: list[str]) -> dict[str, str]:
     """``NAME=VALUE`` pairs as a dict.
 
     Raises:
-        ConfigurationError: a pair without ``=`` or with an empty name.
+        UsageError: a pair without ``=`` or with an empty name.
     """
     out: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key:
-            raise ConfigurationError(f"--env takes NAME=VALUE, not {pair!r}")
+            raise UsageError(f"--env takes NAME=VALUE, not {pair!r}")
         out[key] = value
     return out
 

@@ -33,15 +33,21 @@ written to a temporary name and renamed only once the whole notebook translated,
 export leaves no file and no half-finished one. An existing file is replaced only when it is an
 earlier export (``--force`` replaces any file).
 
-Exit status: 0 written; 1 the notebook cannot be read or translated (one line on stderr,
-naming the cell); 2 a usage error.
+Exit status, of every subcommand: 0 done; 2 a usage error — what the command line itself gets wrong
+(argparse's own: an unknown option, a missing argument, a value of the wrong type; and the values the
+subcommands check: a URL that is not http(s) with a host, ``NAME=VALUE`` or ``'Name: value'`` without
+its separator, APP and ``--url`` both or neither, ``--name`` with several PATHs, a malformed
+``--state-url``), with the usage line; 1 a command line that is well formed but failed (a file missing
+or unreadable, an app without ``server``, a notebook that cannot be translated, a token file others can
+read, a port in use), one line on stderr.
 
 Where each part lives: :mod:`.parser` the arguments of every subcommand (a new subcommand is a
 ``subparsers`` entry there with a ``run`` default), :mod:`.serve` the subcommands that serve (``run``,
 ``sim2l``, ``rappture``, ``hub-tools``, ``bridge``), :mod:`.documents` the ones that write a file or
 print a document (``export``, ``server-json``, ``desktop-config``, ``provenance``). This module owns
-only :func:`main`: parse, run, turn a :class:`~nanohubmcp.errors.NanohubMCPError` into one line on
-stderr and exit status 1.
+only :func:`main`: parse, run, turn a :class:`~nanohubmcp.errors.UsageError` into the subcommand's
+usage and exit status 2, any other :class:`~nanohubmcp.errors.NanohubMCPError` into one line on stderr
+and exit status 1.
 """
 
 from __future__ import annotations
@@ -50,7 +56,7 @@ import sys
 from collections.abc import Sequence
 
 from ..auth.token_option import token_from_options
-from ..errors import NanohubMCPError
+from ..errors import NanohubMCPError, UsageError
 from .parser import PROG, build_parser
 
 __all__ = ["build_parser", "main"]
@@ -63,6 +69,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if hasattr(args, "token_file"):  # --token-file read, a --token on the command line warned about
             args.token = token_from_options(args)
         return int(args.run(args))
+    except UsageError as exc:
+        args.usage_error(str(exc))  # exits 2, as argparse does for its own usage errors
+        raise  # not reached: error() exits
     except NanohubMCPError as exc:
         print(f"{PROG} {args.command}: error: {exc}", file=sys.stderr)
         return 1

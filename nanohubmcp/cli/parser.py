@@ -20,7 +20,8 @@ PROG = "nanohubmcp"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``nanohubmcp`` parser; each subcommand sets ``run`` (a function of the args -> exit status)."""
+    """The ``nanohubmcp`` parser; each subcommand sets ``run`` (a function of the args -> exit status) and
+    ``usage_error`` (its parser's ``error``: the usage line and a message on stderr, exit status 2)."""
     parser = argparse.ArgumentParser(prog=PROG, description="nanohubmcp: MCP servers from Python functions.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -176,6 +177,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--force", action="store_true", help="write into DIR even if it holds other files (they stay, unlisted)"
     )
     provenance.set_defaults(run=documents.export_provenance)
+    for command in commands.choices.values():  # a UsageError is reported as argparse reports its own
+        command.set_defaults(usage_error=command.error)
     return parser
 
 

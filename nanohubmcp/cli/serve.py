@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import NanohubMCPError
+from ..errors import ConfigurationError, NanohubMCPError, UsageError
 
 if TYPE_CHECKING:
     from ..facade import MCPServer
@@ -30,7 +30,10 @@ def run_app(args: argparse.Namespace) -> int:
         # Read by MCPServer(...) when the app builds it (an explicit state_url= in the app wins).
         from ..state import ENV_VAR, parse
 
-        parse(args.state_url)  # a bad URL fails here, before the app is imported
+        try:
+            parse(args.state_url)  # a bad URL fails here, before the app is imported
+        except ConfigurationError as exc:
+            raise UsageError(f"--state-url: {exc}") from None
         os.environ[ENV_VAR] = args.state_url
     if args.access_log:
         from ..transports.runner import log_requests
@@ -61,7 +64,7 @@ def sim2l(args: argparse.Namespace) -> int:
     from ..facade import MCPServer
 
     if args.name and len(args.paths) > 1:
-        raise NanohubMCPError("--name names one tool: give one PATH with it")
+        raise UsageError("--name names one tool: give one PATH with it")
     transport = _stdio_safe(args)
     server = MCPServer(args.name or (Path(args.paths[0]).stem if len(args.paths) == 1 else "sim2l"))
     for path in args.paths:
@@ -74,7 +77,7 @@ def rappture(args: argparse.Namespace) -> int:
     from ..facade import MCPServer
 
     if args.name and len(args.paths) > 1:
-        raise NanohubMCPError("--name names one tool: give one PATH with it")
+        raise UsageError("--name names one tool: give one PATH with it")
     from ..sources.rappture import load_rappture_tool
 
     transport = _stdio_safe(args)

@@ -5,6 +5,7 @@ Every exception the package raises on purpose derives from :class:`NanohubMCPErr
     NanohubMCPError
      ├── RegistrationError          a decorator was misused (raised at decoration time)
      ├── ConfigurationError         a server option or environment is unusable
+     │    └── UsageError            a command-line argument is malformed (the command exits 2)
      ├── ToolError                  a tool failed; becomes ``isError: true`` content
      │    ├── InvalidArguments      arguments broke the tool's input schema (SEP-1303)
      │    ├── JobLimitReached       the job store is full; no new job
@@ -66,6 +67,7 @@ from .base import (
     RegistrationWarning,
     ToolBusy,
     ToolError,
+    UsageError,
 )
 from .codes import (
     FORBIDDEN,
@@ -168,6 +170,7 @@ __all__ = [
     "UnknownTool",
     "UnsupportedMediaType",
     "UnsupportedProtocolVersion",
+    "UsageError",
     "error_response",
     "http_status_for",
     "http_status_of",

@@ -1,7 +1,7 @@
 """The root of the exception tree, and the errors that never travel as JSON-RPC error objects.
 
 Owns :class:`NanohubMCPError` and its branches for mistakes of the serving program
-(:class:`RegistrationError`, :class:`RegistrationWarning`, :class:`ConfigurationError`), for a
+(:class:`RegistrationError`, :class:`RegistrationWarning`, :class:`ConfigurationError`, :class:`UsageError`), for a
 tool's failure, answered as ``isError: true`` content (:class:`ToolError`, :class:`InvalidArguments`,
 :class:`JobLimitReached`, :class:`ToolBusy`), and for a server→client request that failed
 (:class:`ClientRequestError`). The JSON-RPC error objects are :mod:`.protocol`'s.
@@ -21,6 +21,7 @@ __all__ = [
     "RegistrationWarning",
     "ToolBusy",
     "ToolError",
+    "UsageError",
 ]
 
 
@@ -48,6 +49,16 @@ class RegistrationWarning(UserWarning):
 
 class ConfigurationError(NanohubMCPError, ValueError):
     """A server option, port, or environment setting cannot be used as given."""
+
+
+class UsageError(ConfigurationError):
+    """A command-line argument is malformed, or arguments conflict: what is wrong shows in the
+    arguments themselves, before any file is read or anything runs (a URL that is not http(s), a
+    ``NAME=VALUE`` without ``=``, two options that exclude each other).
+
+    The ``nanohubmcp`` command answers it as argparse answers its own usage errors: the usage line,
+    the message, exit status 2 (other errors exit 1). To any other caller it is a ``ConfigurationError``.
+    """
 
 
 class ToolError(NanohubMCPError):

@@ -33,7 +33,9 @@ async def test_the_rappture_command_serves_a_tool_over_stdio() -> None:
 
 
 def test_the_rappture_command_refuses_a_name_for_several_tools(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["rappture", str(FERMI), str(FERMI), "--name", "x"]) == 1
+    with pytest.raises(SystemExit) as refused:  # a usage error: argparse's usage line and exit status 2
+        main(["rappture", str(FERMI), str(FERMI), "--name", "x"])
+    assert refused.value.code == 2
     assert "--name names one tool" in capsys.readouterr().err
     assert main(["rappture", "no/such/tool.xml"]) == 1
     assert "no such file" in capsys.readouterr().err

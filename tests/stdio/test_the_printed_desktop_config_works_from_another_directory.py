@@ -77,7 +77,7 @@ def test_neither_or_both_of_app_and_url_is_a_clear_error() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "nanohubmcp", "desktop-config"], capture_output=True, text=True, timeout=60
     )
-    assert out.returncode == 1
+    assert out.returncode == 2  # a usage error, as argparse's own
     assert "give an app file" in out.stderr
     assert "not both" not in out.stderr  # neither was given
 
@@ -90,7 +90,7 @@ def test_a_url_that_is_not_an_http_url_is_refused_when_printed(url: str) -> None
         [sys.executable, "-m", "nanohubmcp", "desktop-config", "--url", url], capture_output=True, text=True,
         timeout=60,
     )
-    assert out.returncode == 1
+    assert out.returncode == 2
     assert out.stdout == ""
     assert f"--url must be an http:// or https:// URL with a host (like http://127.0.0.1:8000/mcp), got {url!r}" \
         in out.stderr

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-from ...errors import ConfigurationError
+from ...errors import ConfigurationError, UsageError
 
 _JUPYTER_PROXY_ROUTE = re.compile(r"/proxy/\d{1,5}/")
 """A jupyter-server-proxy route in a URL's path: ``<Jupyter base URL>proxy/<port>/``."""
@@ -27,7 +27,7 @@ def endpoint_url(url: str, what: str = "URL") -> str:
     ``/sse``, else ``url`` with ``mcp`` appended (a base URL, ``http://host:8000/`` or a weber path).
 
     Raises:
-        ConfigurationError: not an http(s) URL with a host and a valid port (``what`` names it).
+        UsageError: not an http(s) URL with a host and a valid port (``what`` names it).
     """
     parts = urlsplit(url.strip())
     try:
@@ -35,7 +35,7 @@ def endpoint_url(url: str, what: str = "URL") -> str:
     except ValueError:  # not a number, or out of range
         port_ok = False
     if parts.scheme not in ("http", "https") or not parts.hostname or not port_ok or " " in url.strip():
-        raise ConfigurationError(
+        raise UsageError(
             f"{what} must be an http:// or https:// URL with a host (like http://127.0.0.1:8000/mcp), got {url!r}")
     path = parts.path.rstrip("/")
     if not (path.endswith("/mcp") or path.endswith("/sse")):
@@ -67,21 +67,21 @@ class BridgeOptions:
         A base URL (``http://host:8000/`` or a weber path) gets ``mcp`` appended.
 
         Raises:
-            ConfigurationError: a URL that is not http(s), a header without a colon, a cookie
-                without ``=``, a header value (the token's too) with a control character, an
-                ``Authorization`` header together with a token.
+            UsageError: a URL that is not http(s), a header without a colon, a cookie without ``=``.
+            ConfigurationError: a header value (the token's too, which may come from ``$MCP_TOKEN``)
+                with a control character, an ``Authorization`` header together with a token.
         """
         url = endpoint_url(url)
         sent: dict[str, str] = {}
         for header in headers:
             name, sep, value = header.partition(":")
             if not sep or not name.strip():
-                raise ConfigurationError(f"--header takes 'Name: value', got {header!r}")
+                raise UsageError(f"--header takes 'Name: value', got {header!r}")
             sent[name.strip()] = value.strip()
         jar = [c.strip() for c in cookies if c.strip()]
         for cookie in jar:
             if "=" not in cookie:
-                raise ConfigurationError(f"--cookie takes 'name=value', got {cookie!r}")
+                raise UsageError(f"--cookie takes 'name=value', got {cookie!r}")
         if jar:
             sent["Cookie"] = "; ".join(filter(None, [sent.get("Cookie", ""), *jar]))
         token = (token or "").strip()  # a token read from a file often ends in a newline

@@ -1,0 +1,54 @@
+"""Every ``nanohubmcp`` subcommand answers a malformed command line as argparse answers its own usage
+errors: the usage line, one message, exit status 2 (trial9 D5: ``desktop-config --url ftp://...`` exited 1
+while ``server-json --public-url ftp://...`` exited 2). A well-formed command that fails (a missing file)
+still exits 1, with one line and no usage."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+APP = 'from nanohubmcp import MCPServer\nserver = MCPServer("app")\n'
+
+
+def nanohubmcp(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "nanohubmcp", *arguments], cwd=cwd, capture_output=True, text=True,
+                          timeout=60, stdin=subprocess.DEVNULL, check=False)  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["desktop-config"], "give an app file (served over stdio) or --url URL (bridged)"),
+        (["desktop-config", "app.py", "--url", "http://127.0.0.1:9/mcp"], "not both"),
+        (["desktop-config", "--url", "ftp://host/mcp"], "--url must be an http:// or https:// URL with a host"),
+        (["desktop-config", "--url", "http://127.0.0.1:9/mcp", "--env", "NOVALUE"], "--env takes NAME=VALUE"),
+        (["bridge", "not a url"], "URL must be an http:// or https:// URL with a host"),
+        (["bridge", "http://127.0.0.1:9/mcp", "--header", "no-colon"], "--header takes 'Name: value'"),
+        (["bridge", "http://127.0.0.1:9/mcp", "--cookie", "no-equals"], "--cookie takes 'name=value'"),
+        (["server-json", "app.py", "--public-url", "ftp://host/"], "is not an http:// or https:// URL with a host"),
+        (["run", "app.py", "--state-url", "carrier://pigeon"], "--state-url: state_url 'carrier://pigeon'"),
+        (["rappture", "a.xml", "b.xml", "--name", "x"], "--name names one tool"),
+        (["sim2l", "a.ipynb", "b.ipynb", "--name", "x"], "--name names one tool"),
+        (["run"], "the following arguments are required: APP"),  # argparse's own, for comparison
+    ],
+)
+def test_a_malformed_command_line_exits_2_with_the_usage(tmp_path: Path, arguments: list[str], message: str) -> None:
+    (tmp_path / "app.py").write_text(APP)
+    done = nanohubmcp(*arguments, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == ""
+    command = arguments[0]
+    assert done.stderr.startswith(f"usage: nanohubmcp {command} "), done.stderr
+    assert f"nanohubmcp {command}: error: " in done.stderr
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_well_formed_command_that_fails_exits_1_without_the_usage(tmp_path: Path) -> None:
+    done = nanohubmcp("desktop-config", "missing.py", cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stderr == "nanohubmcp desktop-config: error: app file 'missing.py' does not exist\n"
