@@ -67,6 +67,18 @@ def main() -> None:
             time.sleep(0.05)
         return {"found": path, "pid": os.getpid()}
 
+    @server.async_tool()
+    def until_cancelled(folder: str, ctx: Context) -> str:
+        """Write ``folder/started``, then run until the job is cancelled (then write ``folder/cancelled``)."""
+        Path(folder, "started").touch()
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if ctx.is_cancelled():
+                Path(folder, "cancelled").touch()
+                return "cancelled"
+            time.sleep(0.02)
+        return "ran to its end"
+
     server.async_tool(executor="processes")(wait_here)
     server.async_tool(executor="processes")(run_a_program)
     server.run(host="127.0.0.1", port=0)

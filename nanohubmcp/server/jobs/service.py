@@ -51,6 +51,7 @@ from ...errors import JobLimitReached, UnknownComponent
 from ...state.errors import StateUnavailable
 from ..wire.state_dir import resolve_state_dir
 from . import DEFAULT_MAX_JOBS, DEFAULT_MAX_JOBS_PER_OWNER, DEFAULT_MAX_RESULT_BYTES
+from .cancel_look import CancelLook
 from .pending import PendingEnds
 from .record import (  # noqa: F401 (re-exported: the job machinery's one import)
     CANCELLED,
@@ -132,6 +133,7 @@ class JobStore:
         self._on_finish: list[Callable[[Job], None]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pending = PendingEnds(self._store_end)
+        self._cancel_look: CancelLook | None = None  # a SQLite file shared with other processes (cancel_look)
         self._progress_lost: set[str] = set()  # jobs whose progress could not be stored (logged once)
 
     # -- the back end -----------------------------------------------------------------------
@@ -157,9 +159,10 @@ class JobStore:
             else:
                 directory = self.directory
                 try:
-                    self._backend = SQLiteBackend(directory)
+                    shared_file = self._backend = SQLiteBackend(directory)
                     self._runners = RunnerLocks(directory)
                     self._runners.claim(self.process, self.runner)
+                    self._cancel_look = CancelLook(shared_file.cancelled, self._live)
                 except (OSError, sqlite3.Error) as exc:  # unwritable, not a directory, a broken file...
                     log.warning("cannot keep jobs in %s (%s): they are kept in memory and lost when the server "
                                 "stops; set state_dir= (NANOHUBMCP_STATE_DIR) to a writable directory", directory, exc)
@@ -235,6 +238,8 @@ class JobStore:
         self._live[job.id] = job
         with contextlib.suppress(RuntimeError):  # where a cancel stored by another process is acted on
             self._loop = asyncio.get_running_loop()
+            if self._cancel_look is not None:  # no channel tells this process: it looks (cancel_look)
+                self._cancel_look.start(self._loop)
         return job
 
     def cancel(self, job: Job, reason: str) -> Job:
@@ -242,9 +247,10 @@ class JobStore:
         or the end it reached first.
 
         A job of this process is cancelled here (:meth:`Job.cancel`). One another live process runs
-        (``--workers N``, processes sharing a Redis) is stored as cancelled, and that process, told
-        through the store, stops it (``ctx.is_cancelled()``, its executor's cancel: ``scancel``...);
-        its own end never replaces the cancel. MCP 2025-11-25, Basic § Utilities § Tasks § Task
+        (``--workers N``, processes sharing a Redis or a state directory) is stored as cancelled, and
+        that process, told through the store (Redis) or reading it (SQLite: :mod:`.cancel_look`), stops
+        it (``ctx.is_cancelled()``, its executor's cancel: ``scancel``...); its own end never replaces
+        the cancel. MCP 2025-11-25, Basic § Utilities § Tasks § Task
         Cancellation."""
         live = self._live.get(job.id)
         if live is not None:

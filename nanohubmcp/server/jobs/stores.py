@@ -21,7 +21,7 @@ import os
 import sqlite3
 import threading
 import weakref
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from typing import IO, Any, Protocol
 
@@ -35,6 +35,8 @@ COLUMNS = (
     "provenance_id",
 )
 JSON_COLUMNS = ("arguments", "result", "error", "meta")
+IDS_PER_QUERY = 500
+"""Ids named in one query (SQLite's bound on parameters is 999 in older builds)."""
 TERMINAL = ("completed", "failed", "cancelled")
 TERMINAL_SQL = "('completed', 'failed', 'cancelled')"
 SCHEMA = """
@@ -281,6 +283,19 @@ class SQLiteBackend:
 
     def unfinished(self) -> list[dict[str, Any]]:
         return self._query(f"SELECT * FROM jobs WHERE status NOT IN {TERMINAL_SQL}")
+
+    def cancelled(self, ids: Collection[str]) -> dict[str, str | None]:
+        """Of ``ids``, those whose record holds a cancel (stored by any process), with its message."""
+        found: dict[str, str | None] = {}
+        listed = list(ids)
+        for start in range(0, len(listed), IDS_PER_QUERY):
+            chunk = listed[start:start + IDS_PER_QUERY]
+            with self._lock:
+                rows = self._db.execute(
+                    f"SELECT id, status_message FROM jobs WHERE status = 'cancelled' AND id IN "
+                    f"({', '.join('?' * len(chunk))})", chunk).fetchall()
+            found.update(rows)
+        return found
 
     def purge(self, now: float) -> int:
         with self._write() as db:
