@@ -18,7 +18,7 @@ directory, as by default. Modes, interleaved round by round so machine noise hit
   server served on loopback (a keep-alive connection; CPU of client and server together).
 
 Each timed span ends after the records of its calls are written (``drained``): the writer
-thread gathers records for 0.2 s before writing them, longer than a round of calls takes, so a
+thread gathers records for up to a second (0.2 s until 2026-12-03) or until 256 wait, so a
 clock stopped at the last answer left most records' cost out (before 2026-12-02 it did: the
 seam's "1.43x" counted almost none of the writer's work).
 

@@ -147,3 +147,24 @@ def _lists(value: object) -> Iterator[object]:
     elif isinstance(value, dict):
         for item in value.values():
             yield from _lists(item)
+
+
+def test_a_full_batch_is_written_without_waiting_for_the_gathering(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The writing thread gathers items for up to DELAY_SECONDS after the first, but writes as
+    soon as a writer holds a whole batch (under load records do not wait the delay out)."""
+    from nanohubmcp.server.provenance import writer as writing
+
+    monkeypatch.setattr(writing, "DELAY_SECONDS", 600.0)  # only a full batch ends this gathering
+    written: list[int] = []
+    done = threading.Event()
+
+    def write(batch: list[int]) -> None:
+        written.extend(batch)
+        if len(written) >= writing.BATCH:
+            done.set()
+
+    writer: BatchWriter[int] = BatchWriter(write, name="test-writer")
+    for n in range(writing.BATCH):
+        assert writer.add(n)
+    assert done.wait(60)
+    assert written == list(range(writing.BATCH))

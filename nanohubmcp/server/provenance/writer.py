@@ -2,9 +2,11 @@
 
 A call hands over what its record needs as references (:meth:`BatchWriter.add`: a ``deque``
 append, atomic, never blocking the event loop). One thread per process (``nanohubmcp-provenance``,
-started at the first item) wakes at the first item, waits :data:`DELAY_SECONDS` for more, and
-writes what every writer holds in batches of at most :data:`BATCH`, letting other threads run
-between batches. A reader that must see every item added so far calls
+started at the first item) wakes at the first item, gathers more until a writer holds
+:data:`BATCH` items or :data:`DELAY_SECONDS` have passed, and writes what every writer holds in
+batches of at most :data:`BATCH`, letting other threads run between batches. The call's side is
+an append, a count and a look at a flag: an event is set only by the first item of a round and
+the item that fills a batch. A reader that must see every item added so far calls
 :meth:`BatchWriter.drain`: it waits for the batch being written and writes the rest itself, in
 the order added (one drain at a time). When :data:`MAX_PENDING` items are waiting (the disk
 cannot keep up), an item is dropped rather than the caller blocked: :attr:`BatchWriter.dropped`
@@ -35,8 +37,12 @@ threads run; ``write`` itself yields between the items it makes (the record stor
 :data:`.records.MAKE_AT_ONCE` records), so a call served meanwhile on the event loop (the inline
 lane of quick tools) is not held up by a whole batch. A transaction of 256 rows costs a fifth
 per row of one of 16 (bench/provenance.md)."""
-DELAY_SECONDS = 0.2
-"""How long the thread gathers items after the first one before writing them."""
+DELAY_SECONDS = 1.0
+"""How long the thread gathers items after the first one before writing them, at most: a batch
+fixed cost (a statement, its commit; ~70k instructions) is then shared by more records when
+calls are slow or few (0.2 s gathered ~5 records a batch under valgrind's instruction counter,
+bench/provenance.md sixth pass). Reads, ``stop()`` and the process's exit write what is pending
+at once; only a ``kill -9`` loses what waits."""
 MAX_PENDING = 20_000
 """Items waiting in one writer at most; one more is dropped (and counted), never waited for."""
 WARN_EVERY_SECONDS = 60.0
@@ -49,6 +55,12 @@ class _Thread:
     def __init__(self) -> None:
         self.writers: weakref.WeakSet[Any] = weakref.WeakSet()
         self.wake = threading.Event()
+        self.armed = False
+        """Whether :attr:`wake` is set or about to be (read on the call's path instead of
+        ``Event.is_set()``, a Python call): set by an adder, cleared by the thread before it
+        writes."""
+        self.full = threading.Event()
+        """Set when a writer holds :data:`BATCH` items: the gathering ends."""
         self.stop = threading.Event()
         self.lock = threading.Lock()
         self.thread: threading.Thread | None = None
@@ -73,8 +85,12 @@ class _Thread:
     def _run(self) -> None:
         while not self.stop.is_set():
             self.wake.wait()
-            self.stop.wait(DELAY_SECONDS)  # gather a batch (cut short at exit)
+            self.full.wait(DELAY_SECONDS)  # gather a batch (cut short when one is full, and at exit)
+            # this order: an item added once the flag is cleared sets the event again (the writes below
+            # may take it already; the next round then finds nothing to write)
             self.wake.clear()
+            self.full.clear()
+            self.armed = False
             self.write_all()
 
     def write_all(self) -> None:
@@ -86,6 +102,7 @@ class _Thread:
         self.closed = True
         self.stop.set()
         self.wake.set()
+        self.full.set()
         thread = self.thread
         if thread is not None and thread is not threading.current_thread():
             thread.join()
@@ -96,6 +113,8 @@ class _Thread:
         self.thread = None
         self.lock = threading.Lock()
         self.wake = threading.Event()
+        self.armed = False
+        self.full = threading.Event()
         self.stop = threading.Event()
         for writer in list(self.writers):
             writer._drain_lock = threading.Lock()
@@ -130,15 +149,19 @@ class BatchWriter(Generic[T]):
     def add(self, item: T) -> bool:
         """Queue ``item`` (from any thread, never blocking); False when it was dropped."""
         pending = self._pending
-        if len(pending) >= self._max:
+        count = len(pending)
+        if count >= self._max:
             self._drop()
             return False
         pending.append(item)
-        wake = _THREAD.wake
-        if not wake.is_set():
-            wake.set()
-            if _THREAD.thread is None:
-                _THREAD.start()
+        thread = _THREAD
+        if count == BATCH - 1:
+            thread.full.set()
+        if not thread.armed:
+            thread.armed = True
+            thread.wake.set()
+            if thread.thread is None:
+                thread.start()
         return True
 
     def pending_count(self) -> int:
