@@ -14,10 +14,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .rest import JOB_TOOLS
+
 if TYPE_CHECKING:
     from ..server.core import ServerCore
 
 _ERROR = {"type": "object", "properties": {"error": {"type": "string"}}, "required": ["error"]}
+_NOT_FOUND = {
+    "type": "object",
+    "properties": {"status": {"const": "not_found"}, "job_id": {"type": "string"}, "error": {"type": "string"}},
+    "required": ["status", "job_id", "error"],
+}
 _JOB = {
     "type": "object",
     "properties": {"status": {"const": "running"}, "job_id": {"type": "string"}, "message": {"type": "string"}},
@@ -56,7 +63,8 @@ def build_openapi(core: ServerCore, base_url: str) -> dict[str, Any]:
                 "responses": {
                     **ok,
                     "400": _json(_ERROR, "Malformed JSON or invalid arguments"),
-                    "404": _json(_ERROR, "Unknown tool"),
+                    "404": _json({"anyOf": [_ERROR, _NOT_FOUND]}, "Unknown tool, or no such job for the caller")
+                    if tool.name in JOB_TOOLS else _json(_ERROR, "Unknown tool"),
                     "500": _json(_ERROR, "The tool raised an error"),
                 },
             }

@@ -2,9 +2,10 @@
 
 No MCP specification covers this route; the answers are this package's: 200
 ``{"result": ...}`` (a dict result as itself); 400 invalid JSON or arguments; 404 unknown
-tool; 500 ``{"error": "<message>"}`` when the tool raises; 202 with the job handle for
-``@async_tool`` tools (poll ``POST /tools/get_job_result``). Output schemas apply here as on
-``tools/call``. The call's provenance record is named by a ``Link`` header (relation
+tool, or a job the job tools (``get_job_result``, ``cancel_job``) may not show the caller (the
+``{"status": "not_found", ...}`` object they answer); 500 ``{"error": "<message>"}`` when the
+tool raises; 202 with the job handle for ``@async_tool`` tools (poll ``POST /tools/get_job_result``).
+Output schemas apply here as on ``tools/call``. The call's provenance record is named by a ``Link`` header (relation
 ``http://www.w3.org/ns/prov#has_provenance``, W3C PROV-AQ); ``resources/read`` of it (``POST /``
 or ``/mcp``) answers the caller. No MCP session is
 involved, so tools that need the client (elicitation, sampling) fail with a clear message.
@@ -94,9 +95,10 @@ class RestToolHandler(BodyReadingHandler):
         record = (result.get("_meta") or {}).get(PROVENANCE_META)
         if isinstance(record, str):  # the call's provenance record, as W3C PROV-AQ names it
             self.set_header("Link", f'<{record}>; rel="{HAS_PROVENANCE}"')
-        if name == JOB_RESULT_TOOL and result.get("isError"):
+        refused = job_not_found(name, result)
+        if refused is not None:
             # An unknown (or someone else's) job id: the tool's error, with the status body pollers read.
-            self.send_json(404, result.get("structuredContent") or rest_answer(result)[1])
+            self.send_json(404, refused)
             return
         if tool.background and result.get("isError"):
             # An async tool answers at once; an error then means no job could start (a full job store).
@@ -127,7 +129,18 @@ def retry_after(result: dict[str, Any]) -> int | None:
     return seconds if isinstance(seconds, int) and not isinstance(seconds, bool) else None
 
 
-JOB_RESULT_TOOL = "get_job_result"
+JOB_TOOLS = frozenset({"get_job_result", "cancel_job"})
+"""The built-in job tools: their ``not_found`` refusal is REST's 404 with the status object."""
+
+
+def job_not_found(name: str, result: dict[str, Any]) -> dict[str, Any] | None:
+    """The status object ``{"status": "not_found", "job_id", "error"}`` of a job tool's refusal of a
+    job the caller may not see (``get_job_result``, ``cancel_job``: the same answer), else None."""
+    structured = result.get("structuredContent")
+    if name in JOB_TOOLS and result.get("isError") and isinstance(structured, dict) \
+            and structured.get("status") == "not_found":
+        return structured
+    return None
 
 
 def rest_answer(result: dict[str, Any]) -> tuple[int, Any]:

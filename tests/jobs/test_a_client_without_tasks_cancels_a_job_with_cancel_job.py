@@ -19,11 +19,11 @@ import httpx2 as httpx
 import pytest
 from support import mcp_client, serve
 
-from nanohubmcp import Context, MCPServer
+from nanohubmcp import Context, MCPServer, Principal
 
 
-def build(seen: threading.Event, started: threading.Event) -> MCPServer:
-    server = MCPServer("cancellable", job_store="memory")
+def build(seen: threading.Event, started: threading.Event, **options: Any) -> MCPServer:
+    server = MCPServer("cancellable", job_store="memory", **options)
 
     @server.async_tool()
     def spin(seconds: float, ctx: Context) -> dict:
@@ -83,3 +83,32 @@ def test_cancel_job_over_rest_and_only_with_background_tools() -> None:
         return a + b
 
     assert [tool.name for tool in plain.core.registry.tools.values()] == ["add"]
+
+
+def test_a_refused_cancel_over_rest_is_a_404_status_object_as_get_job_result_answers() -> None:
+    """Trial 10, F1: ``POST /tools/cancel_job`` of an unknown id, or of another principal's job,
+    answered 500 with the status object JSON-encoded inside ``{"error": "<json>"}``; it answers what
+    ``get_job_result`` answers for the same id: 404 and the plain status object. Over MCP both stay
+    an ``isError`` result carrying that object."""
+    seen, started = threading.Event(), threading.Event()
+    users = {"alice-token": Principal("alice"), "bob-token": Principal("bob")}
+    server = build(seen, started, auth=users.get)
+
+    def as_user(token: str, name: str, body: dict[str, Any]) -> httpx.Response:
+        return httpx.post(f"{url}tools/{name}", json=body, headers={"Authorization": f"Bearer {token}"}, timeout=10)
+
+    with serve(server) as url:
+        for token, job_id in (("alice-token", "nope"), ("bob-token", None)):
+            if job_id is None:  # alice's running job, which bob may not see
+                job_id = as_user("alice-token", "spin", {"seconds": 30}).json()["job_id"]
+                assert started.wait(10)
+            polled = as_user(token, "get_job_result", {"job_id": job_id})
+            cancelled = as_user(token, "cancel_job", {"job_id": job_id})
+            assert polled.status_code == 404, polled.text
+            assert cancelled.status_code == 404, cancelled.text
+            assert cancelled.json() == polled.json()
+            assert cancelled.json()["status"] == "not_found"
+            assert cancelled.json()["job_id"] == job_id
+        assert not seen.is_set()  # alice's job untouched by bob's refused cancel
+        assert as_user("alice-token", "cancel_job", {"job_id": job_id}).json()["status"] == "cancelled"
+        assert seen.wait(10)

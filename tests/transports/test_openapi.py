@@ -148,6 +148,8 @@ CALLS = [
     ("add", {"a": "seven"}, 400),
     ("add", b"{not json", 400),
     ("slow_square", {"x": 3}, 202),
+    ("get_job_result", {"job_id": "no-such-job"}, 404),
+    ("cancel_job", {"job_id": "no-such-job"}, 404),  # was 500 (trial 10, F1)
 ]
 
 
