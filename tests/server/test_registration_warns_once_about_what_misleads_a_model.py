@@ -6,6 +6,7 @@ import subprocess
 import sys
 import textwrap
 import warnings
+from typing import Any
 
 import pytest
 
@@ -28,6 +29,27 @@ def test_a_tool_without_description_or_parameter_types_is_reported() -> None:
     assert registered(MCPServer("w"), area) == [
         "tool 'area' has no description: the model sees only its name; add a docstring or description='...'",
         "tool 'area': parameters 'w', 'h' have no type, so any JSON value is accepted; annotate it (e.g. x: float)",
+    ]
+
+
+class Gadget:
+    """A class the schema generator has no JSON form for."""
+
+
+def test_a_parameter_annotated_with_a_class_without_json_form_is_named_not_called_untyped() -> None:
+    def use(g: Gadget, h: "Gadget", anything: Any, thing: object, bare) -> int:  # type: ignore[no-untyped-def] # noqa: UP037
+        """Use a gadget."""
+        return 1
+
+    advice = (
+        "which has no JSON Schema form, so any JSON value is accepted and passed to the function as is; "
+        "use a type the schema describes (float, str, list[float], dict[str, float], a dataclass, "
+        "TypedDict, NamedTuple or Enum)"
+    )
+    assert registered(MCPServer("w"), use) == [
+        "tool 'use': parameter 'bare' has no type, so any JSON value is accepted; annotate it (e.g. x: float)",
+        f"tool 'use': parameter 'g' is annotated Gadget, {advice}",
+        f"tool 'use': parameter 'h' is annotated Gadget, {advice}",
     ]
 
 

@@ -1,8 +1,9 @@
 """What is worth telling a user about a tool they just registered.
 
 The server refuses one thing (a reserved name) and warns about three that still work but mislead
-a model: a tool with no description (the model sees only its name), a parameter without a type
-(its schema is ``{}``, so any JSON value is accepted), and a name that now points at a different
+a model: a tool with no description (the model sees only its name), a parameter without a type or
+annotated with a class that has no JSON Schema form (its schema is ``{}``, so any JSON value is
+accepted; ``Any`` and ``object`` ask for that and are not warned about), and a name that now points at a different
 function than before (another function, or the same one with a different signature). Re-running
 the same definition, as a notebook cell does, is not a replacement worth a warning.
 """
@@ -10,6 +11,7 @@ the same definition, as a notebook cell does, is not a replacement worth a warni
 from __future__ import annotations
 
 import inspect
+import typing
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -41,6 +43,54 @@ def untyped_parameters(tool: Tool) -> list[str]:
     return [name for name, schema in properties.items() if not set(schema) - _DESCRIBING_KEYS]
 
 
+_ANYTHING: Final = frozenset({"Any", "typing.Any", "object"})
+"""Annotations (as text) that ask for any value on purpose: nothing to warn about."""
+
+
+def _annotations(tool: Tool) -> dict[str, object]:
+    """The parameters' annotations as written (a class, a typing form, or text), empty ones left out."""
+    try:
+        parameters = inspect.signature(tool.fn).parameters.values()
+    except (TypeError, ValueError):
+        return {}
+    return {p.name: p.annotation for p in parameters if p.annotation is not inspect.Parameter.empty}
+
+
+def _type_name(annotation: object) -> str:
+    if isinstance(annotation, str):
+        return annotation.strip("'\"")
+    if isinstance(annotation, type):
+        return annotation.__qualname__
+    return str(annotation).removeprefix("typing.")
+
+
+def _untyped_warnings(tool: Tool) -> list[str]:
+    """Parameters left without a type, then each annotated with a type that has no JSON Schema form."""
+    annotations = _annotations(tool)
+    bare, unknown = [], []
+    for name in untyped_parameters(tool):
+        annotation = annotations.get(name, inspect.Parameter.empty)
+        if annotation is inspect.Parameter.empty:
+            bare.append(name)
+        elif not (annotation is typing.Any or annotation is object or str(annotation) in _ANYTHING):
+            unknown.append((name, _type_name(annotation)))
+    found = []
+    if bare:
+        names = ", ".join(repr(n) for n in bare)
+        found.append(
+            f"tool '{tool.name}': parameter{'s' * (len(bare) > 1)} {names} "
+            f"{'have' if len(bare) > 1 else 'has'} no type, so any JSON value is accepted; "
+            "annotate it (e.g. x: float)"
+        )
+    for name, type_name in unknown:
+        found.append(
+            f"tool '{tool.name}': parameter {name!r} is annotated {type_name}, which has no JSON Schema form, "
+            "so any JSON value is accepted and passed to the function as is; use a type the schema describes "
+            "(float, str, list[float], dict[str, float], a dataclass, TypedDict, NamedTuple or Enum)"
+        )
+    return found
+
+
 def _signature(fn: Callable[..., Any]) -> str:
     try:
         return str(inspect.signature(inspect.unwrap(fn)))
@@ -69,14 +119,7 @@ def tool_warnings(tool: Tool, previous: Tool | None) -> list[str]:
         found.append(
             f"tool '{tool.name}' has no description: the model sees only its name; add a docstring or description='...'"
         )
-    untyped = untyped_parameters(tool)
-    if untyped:
-        names = ", ".join(repr(n) for n in untyped)
-        found.append(
-            f"tool '{tool.name}': parameter{'s' * (len(untyped) > 1)} {names} "
-            f"{'have' if len(untyped) > 1 else 'has'} no type, so any JSON value is accepted; "
-            "annotate it (e.g. x: float)"
-        )
+    found.extend(_untyped_warnings(tool))
     change = replaced(tool, previous)
     if change:
         found.append(f"tool '{tool.name}' replaces a different function of that name: {change}")
