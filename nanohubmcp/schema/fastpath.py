@@ -16,6 +16,8 @@ from typing import Any
 # Keywords whose Draft-07 and 2020-12 meanings agree. Left out on purpose: $ref/$defs,
 # prefixItems/array-form items, format (format sets differ), pattern (kept with jsonschema),
 # dependencies, if/then/else, contentEncoding, multipleOf (float rounding differs).
+# A format no validator checks is an annotation in both drafts: ``password`` (OpenAPI's, our Secret's).
+_ANNOTATION_FORMATS = {"password"}
 _SCHEMA_VALUED = {"not", "additionalProperties", "items"}
 _SCHEMA_LISTS = {"anyOf", "allOf", "oneOf"}
 _PLAIN = {
@@ -35,7 +37,10 @@ def _safe(schema: object) -> bool:
             if key in ("exclusiveMinimum", "exclusiveMaximum") and isinstance(value, bool):
                 return False  # the Draft-4 boolean form means something else
             continue
-        if key == "properties":
+        if key == "format":
+            if value not in _ANNOTATION_FORMATS:
+                return False
+        elif key == "properties":
             if not isinstance(value, dict) or not all(_safe(v) for v in value.values()):
                 return False
         elif key in _SCHEMA_VALUED:
