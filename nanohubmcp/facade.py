@@ -370,24 +370,28 @@ class MCPServer:
         return self._registrar.remove_tool(name)
 
     # -- provenance ----------------------------------------------------------------------
-    def export_provenance(self, call_id: str, path: str | Path, *, force: bool = False) -> Path:
+    def export_provenance(
+        self, call_id: str, path: str | Path, *, force: bool = False, license: str | None = None
+    ) -> Path:
         """Write the provenance record ``call_id`` as an RO-Crate (Process Run Crate profile) into
         the directory ``path``: the tool's code, the inputs, the result and a ``CreateAction``
         naming them, when it ran, who called and where it ran. Returns the directory.
 
         ``call_id`` is a record's id or its URI (``_meta["io.nanohub/provenance"]`` of a result).
-        ``path`` must be new, empty or an earlier crate unless ``force``.
+        ``path`` must be new, empty or an earlier crate unless ``force``. ``license`` (an SPDX
+        identifier such as ``"CC-BY-4.0"``, or a URI) is stated as the crate's license; without it
+        the crate states none.
         Needs ``pip install 'nanohub-mcp[provenance]'`` (the ``rocrate`` library). See
         ``docs/how-to/provenance.md``.
 
         Raises:
             NanohubMCPError: no such record (unknown, or expired), or ``path`` holds other files
-                or cannot be written.
+                or cannot be written, or ``license`` is malformed.
             ConfigurationError: ``rocrate`` is not installed.
         """
         from .server.provenance.crate import export
 
-        return export(self.core.provenance, call_id, path, force=force)
+        return export(self.core.provenance, call_id, path, force=force, license=license)
 
     def clear_cache(self, tool: str | None = None) -> int:
         """Drop the result cache's entries of ``tool`` (every tool's with None) and return how many.

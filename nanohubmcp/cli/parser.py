@@ -176,6 +176,10 @@ def build_parser() -> argparse.ArgumentParser:
     provenance.add_argument(
         "--force", action="store_true", help="write into DIR even if it holds other files (they stay, unlisted)"
     )
+    provenance.add_argument(
+        "--license", default=None, metavar="LICENSE",
+        help="the crate's license: an SPDX identifier (CC-BY-4.0, CC0-1.0) or a URI (default: none stated)",
+    )
     provenance.set_defaults(run=documents.export_provenance)
     for command in commands.choices.values():  # a UsageError is reported as argparse reports its own
         command.set_defaults(usage_error=command.error)
@@ -190,6 +194,9 @@ def serving_arguments(command: argparse.ArgumentParser) -> None:
                          help="HTTP: interface to bind (default 127.0.0.1, this machine only)")
     command.add_argument("--port", type=int, default=None, help="HTTP: TCP port (default $MCP_PORT or 8000)")
     add_token_options(command, "HTTP: the bearer token every request must carry")
+    command.add_argument("--state-dir", default=None, metavar="DIR",
+                         help="where jobs, the result cache and provenance records are kept (default: "
+                         "$NANOHUBMCP_STATE_DIR, else one per server name; a state_dir= in the app wins)")
 
 
 def http_url(text: str) -> str:

@@ -25,7 +25,7 @@ __all__ = ["bridge", "hub_tools", "rappture", "run_app", "sim2l"]
 def run_app(args: argparse.Namespace) -> int:
     from ..nanohub.child import load_app
 
-    transport = _stdio_safe(args)  # before the app is imported
+    transport = _prepare(args)  # before the app is imported
     if args.state_url is not None:
         # Read by MCPServer(...) when the app builds it (an explicit state_url= in the app wins).
         from ..state import ENV_VAR, parse
@@ -49,8 +49,16 @@ def _serve(server: MCPServer, args: argparse.Namespace, transport: str) -> int:
     return 0
 
 
-def _stdio_safe(args: argparse.Namespace) -> str:
+def _prepare(args: argparse.Namespace) -> str:
+    """Set up what must hold before the server is built or the app imported, and return the
+    transport: ``--state-dir`` (read by ``MCPServer(...)`` through ``NANOHUBMCP_STATE_DIR``; an
+    explicit ``state_dir=`` in the app wins) and, for stdio, a stdout only the protocol writes to."""
     from .. import serving
+
+    if args.state_dir is not None:
+        from ..server.wire.state_dir import ENV_STATE_DIR
+
+        os.environ[ENV_STATE_DIR] = os.path.abspath(os.path.expanduser(args.state_dir))
 
     transport = serving.resolve_transport(args.transport)
     if transport == "stdio":
@@ -65,7 +73,7 @@ def sim2l(args: argparse.Namespace) -> int:
 
     if args.name and len(args.paths) > 1:
         raise UsageError("--name names one tool: give one PATH with it")
-    transport = _stdio_safe(args)
+    transport = _prepare(args)
     server = MCPServer(args.name or (Path(args.paths[0]).stem if len(args.paths) == 1 else "sim2l"))
     for path in args.paths:
         server.add_sim2l(path, name=args.name, background=args.background, results_dir=args.results_dir,
@@ -80,7 +88,7 @@ def rappture(args: argparse.Namespace) -> int:
         raise UsageError("--name names one tool: give one PATH with it")
     from ..sources.rappture import load_rappture_tool
 
-    transport = _stdio_safe(args)
+    transport = _prepare(args)
     server = MCPServer(load_rappture_tool(args.paths[0], name=args.name).name if len(args.paths) == 1 else "rappture")
     for path in args.paths:
         server.add_rappture_tool(path, name=args.name, background=args.background or None, timeout=args.timeout,
@@ -110,7 +118,7 @@ def hub_tools(args: argparse.Namespace) -> int:
         chosen = pick(root, args.names)
     except LookupError as exc:
         raise NanohubMCPError(str(exc)) from None
-    transport = _stdio_safe(args)
+    transport = _prepare(args)
     server = MCPServer(args.names[0].partition("/")[0] if len(args.names) == 1 else "hub-tools")
     kinds = {(t.name, t.kind) for t in chosen}
     for tool in chosen:

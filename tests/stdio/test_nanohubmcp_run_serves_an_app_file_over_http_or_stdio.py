@@ -114,3 +114,33 @@ def test_the_help_names_the_loopback_default_the_server_binds() -> None:
     ).stdout
     assert "default 127.0.0.1" in " ".join(help_text.split())
     assert "0.0.0.0" not in help_text
+
+
+@pytest.mark.anyio
+@pytest.mark.timeout(60)
+async def test_state_dir_says_where_the_records_are_kept(tmp_path: Path) -> None:
+    """``--state-dir DIR``: the served app keeps its provenance records (and jobs, cache) in DIR, where
+    ``nanohubmcp provenance export --state-dir DIR`` looks. Found by a fresh-user trial: ``run`` had
+    no such option (only the environment variable), while ``provenance`` had."""
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    state = tmp_path / "state"
+    env = {k: v for k, v in os.environ.items() if k != "NANOHUBMCP_STATE_DIR"}
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "nanohubmcp", "run", str(EXAMPLES / "simple" / "start_mcp.py"), "--transport", "stdio",
+              "--state-dir", str(state)],
+        env=env,
+        cwd=str(ROOT),
+    )
+    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        result = await session.call_tool("add", {"a": 2, "b": 3})
+    uri = (result.meta or {})["io.nanohub/provenance"]
+    done = subprocess.run(
+        [sys.executable, "-m", "nanohubmcp", "provenance", "export", uri, "--state-dir", str(state),
+         "-o", str(tmp_path / "crate")],
+        capture_output=True, text=True, timeout=60, check=False,
+    )
+    assert done.returncode == 0, done.stderr

@@ -52,7 +52,12 @@ STATUS = {
 
 
 def export(
-    store: ProvenanceStore, call_id: str, directory: str | os.PathLike[str], *, force: bool = False
+    store: ProvenanceStore,
+    call_id: str,
+    directory: str | os.PathLike[str],
+    *,
+    force: bool = False,
+    license: str | None = None,
 ) -> Path:
     """Write the RO-Crate of the record ``call_id`` (its id or its ``nanohubmcp://provenance/…``
     URI) of ``store`` into ``directory``; returns the directory.
@@ -70,11 +75,33 @@ def export(
             "the id is the end of the URI in a result's _meta['io.nanohub/provenance'], or see %mcp history"
         )
     code = record.get("code") or {}
-    return write_crate(record, store.source(str(code.get("hash"))), directory, force=force)
+    return write_crate(record, store.source(str(code.get("hash"))), directory, force=force, license=license)
+
+
+def license_uri(license: str) -> str:
+    """``license`` as the crate states it: an SPDX identifier (``CC-BY-4.0``) becomes its SPDX URI
+    (``https://spdx.org/licenses/CC-BY-4.0``); a URI is kept as given.
+
+    Raises:
+        NanohubMCPError: an empty value, or one that is neither a URI nor an identifier.
+    """
+    text = license.strip()
+    if "://" in text:
+        return text
+    if not text or not all(c.isalnum() or c in ".-+" for c in text):
+        raise NanohubMCPError(
+            f"license {license!r}: give an SPDX identifier such as CC-BY-4.0 or CC0-1.0, or the license's URI"
+        )
+    return f"https://spdx.org/licenses/{text}"
 
 
 def write_crate(
-    record: dict[str, Any], source: str | None, directory: str | os.PathLike[str], *, force: bool = False
+    record: dict[str, Any],
+    source: str | None,
+    directory: str | os.PathLike[str],
+    *,
+    force: bool = False,
+    license: str | None = None,
 ) -> Path:
     """Write the RO-Crate of ``record`` (a provenance record) into ``directory``; returns it.
 
@@ -86,12 +113,16 @@ def write_crate(
             the crate's files would replace files of the same names, and other files would sit in the
             crate unlisted.
         force: write into a directory that holds other files anyway.
+        license: the crate's ``license`` (an SPDX identifier or a URI, :func:`license_uri`); none
+            is stated unless given — licensing the data is its owner's decision.
 
     Raises:
         NanohubMCPError: ``directory`` exists and holds other files (and not ``force``), or it
-            cannot be made or written (a file, a path under a file, no permission).
+            cannot be made or written (a file, a path under a file, no permission); a malformed
+            ``license``.
         ConfigurationError: the ``rocrate`` library is not installed.
     """
+    stated = None if license is None else license_uri(license)
     out = Path(directory)
     if not force and out.is_dir() and not (out / "ro-crate-metadata.json").exists() and any(out.iterdir()):
         raise NanohubMCPError(
@@ -114,7 +145,11 @@ def write_crate(
     crate.name = f"Provenance of a call of the MCP tool {tool}"
     crate.description = f"The call {record['id']} of the tool {tool}: its code, inputs, outputs and where it ran."
     crate.datePublished = _iso(record.get("ended") or record["started"])
-    crate.license = "https://spdx.org/licenses/CC-BY-4.0"
+    if stated is not None:  # a contextual entity, as RO-Crate 1.1 § Root Data Entity recommends
+        name = stated.rsplit("/", 1)[-1] if stated.startswith("https://spdx.org/licenses/") else stated
+        crate.root_dataset["license"] = crate.add(
+            ContextEntity(crate, stated, properties={"@type": "CreativeWork", "name": name})
+        )
     profile = crate.add(
         ContextEntity(
             crate, PROFILE, properties={"@type": "CreativeWork", "name": PROFILE_NAME, "version": PROFILE_VERSION}

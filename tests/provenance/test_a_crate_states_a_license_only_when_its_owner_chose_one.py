@@ -1,0 +1,66 @@
+"""An exported RO-Crate states a license only when its owner chose one (``license=`` /
+``--license``): licensing the data is the scientist's decision, not the library's.
+
+Found by a fresh-user trial: every crate declared CC-BY-4.0, and the docs never said so; a
+scientist depositing it would have published under a license nobody chose.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nanohubmcp import MCPServer
+from nanohubmcp.errors import NanohubMCPError
+
+pytest.importorskip("rocrate")
+
+
+def root_dataset(crate: Path) -> dict[str, Any]:
+    graph = json.loads((crate / "ro-crate-metadata.json").read_text())["@graph"]
+    return next(entity for entity in graph if entity["@id"] == "./")
+
+
+@pytest.fixture
+def answered(tmp_path: Path) -> tuple[Path, str]:
+    state = tmp_path / "state"
+    server = MCPServer("licensed", state_dir=str(state))
+
+    @server.tool()
+    def add(a: float, b: float) -> float:
+        """a plus b."""
+        return a + b
+
+    server.start(port=0)
+    try:
+        uri = server.call("add", {"a": 1, "b": 2})["_meta"]["io.nanohub/provenance"]
+        assert "license" not in root_dataset(server.export_provenance(uri, tmp_path / "plain"))
+        stated = root_dataset(server.export_provenance(uri, tmp_path / "cc0", license="CC0-1.0"))
+        assert stated["license"] == {"@id": "https://spdx.org/licenses/CC0-1.0"}
+        with pytest.raises(NanohubMCPError, match="SPDX identifier"):
+            server.export_provenance(uri, tmp_path / "bad", license="CC BY please")
+    finally:
+        server.stop()
+    return state, uri
+
+
+def export(state: Path, uri: str, out: Path, *more: str) -> subprocess.CompletedProcess[str]:
+    argv = [sys.executable, "-m", "nanohubmcp", "provenance", "export", uri, "--state-dir", str(state), "-o", str(out)]
+    return subprocess.run([*argv, *more], capture_output=True, text=True, timeout=60)
+
+
+def test_the_command_states_the_license_given_and_none_otherwise(answered: tuple[Path, str], tmp_path: Path) -> None:
+    state, uri = answered
+    assert export(state, uri, tmp_path / "a").returncode == 0
+    assert "license" not in root_dataset(tmp_path / "a")
+    done = export(state, uri, tmp_path / "b", "--license", "CC-BY-4.0")
+    assert done.returncode == 0, done.stderr
+    assert root_dataset(tmp_path / "b")["license"] == {"@id": "https://spdx.org/licenses/CC-BY-4.0"}
+    done = export(state, uri, tmp_path / "c", "--license", "https://example.org/my-terms")
+    assert done.returncode == 0, done.stderr
+    assert root_dataset(tmp_path / "c")["license"] == {"@id": "https://example.org/my-terms"}
