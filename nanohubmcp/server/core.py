@@ -345,6 +345,12 @@ class ServerCore:
         """``serverInfo`` / ``Implementation`` of this server."""
         return {"name": self.name, "version": self.version}
 
+    def process_ending(self) -> int:
+        """The process ends after the server stopped: tell the jobs whose function still runs in
+        it to cancel (:meth:`JobStore.process_ending`); returns how many were told."""
+        jobs = self.first_use.jobs_made
+        return jobs.process_ending() if jobs is not None else 0
+
     def close(self) -> None:
         """Close sessions, cancel jobs and stop the worker pools (no new work is accepted).
 

@@ -27,7 +27,7 @@ import socket
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import tornado.httpserver
 import tornado.netutil
@@ -39,6 +39,9 @@ from .config import TransportConfig
 from .http_server import HEADER_TIMEOUT, READ_HEADER_BYTES, LimitedServer
 from .routes import make_app
 from .served import ServedServer
+
+if TYPE_CHECKING:
+    from ..server.core import ServerCore
 
 log = logging.getLogger("nanohubmcp")
 
@@ -225,7 +228,7 @@ class Runner:
 
         self._own_loop = True
         asyncio.run(main())
-        explain_exit_wait()
+        explain_exit_wait(self.server.core)
 
     def _watch_parent(self, parent: int) -> None:
         """A worker stops when the process that forked it is gone (it was stopped)."""
@@ -361,11 +364,13 @@ def log_requests(*, access: bool = True) -> None:
         logger.propagate = False
 
 
-def explain_exit_wait() -> None:
+def explain_exit_wait(core: ServerCore | None = None) -> None:
     """After a blocking serve ends: wait a grace period for tool calls still running, saying so.
 
     A sync tool runs on a worker thread that cannot be interrupted. Its calls were told to
-    cancel; those that return within ``EXIT_GRACE_SECONDS`` finish their work, the rest are
+    cancel when the server stopped, and so are now the ``@async_tool`` jobs of ``core`` whose
+    function still runs in this process (their end is stored as "the server stopped while this
+    job ran"); those that return within ``EXIT_GRACE_SECONDS`` finish their work, the rest are
     left behind when the process exits (the workers are daemon threads), so a tool that
     never returns cannot keep a stopped server alive. A second Ctrl-C (or SIGTERM) ends the
     process at once.
@@ -375,6 +380,8 @@ def explain_exit_wait() -> None:
     running = [call for call in list(RUNNING) if not call.done()]
     if not running or threading.current_thread() is not threading.main_thread():
         return
+    if core is not None:
+        core.process_ending()  # the jobs handed over at the stop: the process will not outlive them
 
     def quit_now(signum: int, frame: Any) -> None:
         os._exit(128 + signum)

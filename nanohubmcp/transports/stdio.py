@@ -174,4 +174,4 @@ def serve_stdio(server: ServedServer) -> None:
     asyncio.run(main())
     from .runner import explain_exit_wait
 
-    explain_exit_wait()
+    explain_exit_wait(server.core)

@@ -140,7 +140,9 @@ def hand_over(core: JobHost, job: jobmod.Job) -> bool:
     sink = ResultSink(core.result_options, core.result_store, owner_of(request)) if request is not None else None
 
     def ended(done: Any) -> None:  # on the worker thread
-        if done.cancelled():
+        if done.cancelled() or (request is not None and request.cancelled.is_set()):
+            # Told to stop as the process ends (JobStore.process_ending): whatever the function
+            # returned then, the server stopped while the job ran.
             job.finish(jobmod.FAILED, message=jobmod.SERVER_STOPPED)
             return
         try:

@@ -486,6 +486,19 @@ class JobStore:
         if self._runners is not None:
             self._runners.started(self.runner)
 
+    def process_ending(self) -> int:
+        """The process ends (a blocking serve stopped by SIGTERM or Ctrl-C): tell every job handed
+        over at the stop to cancel (its function's ``ctx.is_cancelled()`` turns true), so a tool that
+        looks returns before the exit. Its end is then stored as :data:`SERVER_STOPPED`, what a job
+        the process's end cuts short answers (the hand-over's ``ended``). Returns how many were told.
+        """
+        told = 0
+        for job in list(self._live.values()):
+            if job.handed_over and job.status not in TERMINAL and job.request is not None:
+                job.request.cancel(SERVER_STOPPED)
+                told += 1
+        return told
+
 
 def runner_token(process: str, run: int) -> str:
     """The runner token of a server's ``run``-th start in the process that claimed ``process``
