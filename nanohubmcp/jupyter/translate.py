@@ -13,9 +13,12 @@ out, except that a leading markdown cell becomes the script's docstring):
   or ``@server.prompt(...)`` above the function the magic registers. Other code stays, in order.
 - A ``%%mcp_view URI`` cell keeps its code; its last expression (the view's HTML) becomes
   ``server.add_app_view(URI, <expression>, ...)``.
-- ``%config NanohubMCP.<setting> = <literal>`` (last value wins): name, version, instructions and
-  tool_timeout go to ``MCPServer(...)``; host and port become the ``--host``/``--port`` defaults;
-  path_prefix, allowed_origins and public_url go to ``server.run(...)``; mode is notebook-only.
+- ``%config NanohubMCP.<setting> = <literal>`` (last value wins): name, version, instructions,
+  tool_timeout, max_inline_bytes, figure_dpi, state_dir, job_executor, executor_options and
+  dask_address go to ``MCPServer(...)``; host and port become the ``--host``/``--port`` defaults;
+  path_prefix, allowed_origins and public_url go to ``server.run(...)``; state_url and tracing
+  (which the environment overrides in a notebook) and token (a secret) are left to the script's
+  environment, with a comment naming the variable; mode and switch_interval are notebook-only.
 - ``%mcp rappture PATH ...`` and ``%mcp sim2l PATH ...`` become ``server.add_rappture_tool(PATH, ...)``
   and ``server.add_sim2l(PATH, ...)`` (the magic's own parser reads the options).
 - Other magics, shell escapes, other cell magics, and top-level statements that only display a
@@ -67,11 +70,16 @@ EXPORT_MARKER = "by nanohubmcp"
 """Text on the ``Exported:`` line of every script's header (see :func:`looks_exported`)."""
 
 _WHERE = {"name": "ctor", "version": "ctor", "instructions": "ctor", "tool_timeout": "ctor",
-          "max_inline_bytes": "ctor", "figure_dpi": "ctor", "host": "cli",
-          "port": "cli", "path_prefix": "run", "allowed_origins": "run", "public_url": "run"}
+          "max_inline_bytes": "ctor", "figure_dpi": "ctor", "state_dir": "ctor", "job_executor": "ctor",
+          "executor_options": "ctor", "dask_address": "ctor", "host": "cli",
+          "port": "cli", "path_prefix": "run", "allowed_origins": "run", "public_url": "run",
+          "state_url": "env", "tracing": "env", "token": "secret"}
 _NOTE = {"ctor": "applied in MCPServer(...) at the top of the file",
          "cli": "the default of --{} (end of the file)",
          "run": "passed to server.run(...) at the end of the file",
+         # In the notebook the environment wins over these two; an argument in the script would win over it.
+         "env": "not written into the script, whose environment decides: run it with NANOHUBMCP_{upper} set",
+         "secret": "not written into the script (a secret): run it with MCP_TOKEN set",
          None: "a notebook-only setting, dropped"}
 _RESERVED = ("server", "_command_line_options")
 
@@ -366,7 +374,7 @@ class _Builder:
         except TraitError as exc:
             raise _Untranslatable(str(exc).splitlines()[0]) from None
         self.settings[setting] = value
-        return _NOTE[_WHERE.get(setting)].format(setting)
+        return _NOTE[_WHERE.get(setting)].format(setting, upper=setting.upper())
 
     def script(self, source: str, file: str, name: str, doc: str, day: datetime.date) -> str:
         """The whole file: header, ``server``, the cells, the command line and ``__main__``."""

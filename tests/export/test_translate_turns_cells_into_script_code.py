@@ -207,6 +207,38 @@ def test_config_settings_become_constructor_run_and_port_arguments() -> None:
     assert (server.name, server.version) == ("analysis", "2.1.0")
 
 
+def test_state_and_job_settings_reach_the_constructor_and_env_settings_say_which_variable(tmp_path: Path) -> None:
+    state = str(tmp_path / "qsstate")
+    script = plain(
+        f"%config NanohubMCP.state_dir = {state!r}\n"
+        "%config NanohubMCP.job_executor = 'processes'\n"
+        "%config NanohubMCP.executor_options = {'slurm': {'partition': 'debug'}}\n"
+        "%config NanohubMCP.dask_address = 'tcp://127.0.0.1:8786'\n"
+        "%config NanohubMCP.state_url = 'redis://127.0.0.1:6379/0'\n"
+        "%config NanohubMCP.tracing = False\n"
+        "%config NanohubMCP.token = 'change-me'\n"
+        "%config NanohubMCP.switch_interval = 0.005\n"
+    )
+    text = script.text
+    assert (
+        f'server = MCPServer("demo", state_dir="{state}", job_executor="processes", '
+        'executor_options={"slurm": {"partition": "debug"}}, dask_address="tcp://127.0.0.1:8786")'
+    ) in text
+    assert "# %config NanohubMCP.job_executor = 'processes': applied in MCPServer(...) at the top of the file" in text
+    assert (
+        "# %config NanohubMCP.state_url = 'redis://127.0.0.1:6379/0': not written into the script, whose "
+        "environment decides: run it with NANOHUBMCP_STATE_URL set"
+    ) in text
+    assert "# %config NanohubMCP.tracing = False: not written into the script, whose environment decides: " \
+        "run it with NANOHUBMCP_TRACING set" in text
+    assert "'change-me': not written into the script (a secret): run it with MCP_TOKEN set" in text
+    assert "change-me\"" not in text
+    assert "redis://" not in text.split("server = MCPServer")[1].split("\n")[0]
+    assert "# %config NanohubMCP.switch_interval = 0.005: a notebook-only setting, dropped" in text
+    server = load(script)
+    assert server.core._state_dir_option == state
+
+
 def test_without_config_the_name_is_the_notebooks_and_the_port_the_default() -> None:
     script = translate(notebook("x = 1"), source="/data/My Analysis.ipynb", format_code=False)
     assert script.server_name == "My-Analysis"
