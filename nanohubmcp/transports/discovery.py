@@ -106,14 +106,20 @@ def _title(core: ServerCore) -> str:
 
 
 def remotes(base: str, *, protocol_versions: bool = False) -> list[dict[str, Any]]:
-    """The Streamable HTTP and legacy SSE endpoints under ``base`` (ending in ``/``)."""
+    """The Streamable HTTP and legacy SSE endpoints under ``base`` (ending in ``/``).
+
+    With ``protocol_versions``, each says what it negotiates: Streamable HTTP every version this server
+    speaks; SSE the versions ``initialize`` negotiates over it (2024-11-05 through 2025-11-25; the
+    2026-07-28 transports are stdio and Streamable HTTP only). Source: SEP-2127 draft,
+    ``remotes[].supportedProtocolVersions``; MCP 2026-07-28, Basic § Transports.
+    """
     found: list[dict[str, Any]] = [
         {"type": "streamable-http", "url": f"{base}mcp"},
         {"type": "sse", "url": f"{base}sse"},
     ]
     if protocol_versions:
         found[0]["supportedProtocolVersions"] = list(versions.SUPPORTED_VERSIONS)
-        found[1]["supportedProtocolVersions"] = [versions.V2024_11_05]
+        found[1]["supportedProtocolVersions"] = list(versions.HANDSHAKE_VERSIONS)
     return found
 
 

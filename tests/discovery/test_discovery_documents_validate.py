@@ -190,6 +190,30 @@ def test_the_quick_start_server_serves_its_card_and_catalogs() -> None:
         assert get(f"{base}.well-known/mcp.json")[2]["serverInfo"]["name"] == "my-calculator"  # nanoHUB's, kept
 
 
+def sse_initialize(base: str, version: str) -> str:
+    """The protocol version a raw ``initialize`` asking for ``version`` gets over ``GET /sse``."""
+    import httpx
+
+    with httpx.Client(timeout=10) as client, client.stream("GET", f"{base}sse") as stream:
+        events = (line[len("data: "):] for line in stream.iter_lines() if line.startswith("data: "))
+        endpoint = httpx.URL(f"{base}sse").join(next(events))
+        params = {"protocolVersion": version, "capabilities": {}, "clientInfo": {"name": "probe", "version": "1"}}
+        posted = client.post(endpoint, json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
+        assert posted.status_code == 202
+        return str(json.loads(next(events))["result"]["protocolVersion"])
+
+
+def test_the_card_lists_the_versions_each_remote_negotiates() -> None:
+    from nanohubmcp.protocol.versions import SUPPORTED_VERSIONS
+
+    with serve(calculator()) as base:
+        http, sse = get(f"{base}mcp/server-card")[2]["remotes"]
+        assert http["supportedProtocolVersions"] == list(SUPPORTED_VERSIONS)
+        negotiated = [v for v in SUPPORTED_VERSIONS if sse_initialize(base, v) == v]
+        assert sse == {"type": "sse", "url": f"{base}sse", "supportedProtocolVersions": negotiated}
+        assert "2025-11-25" in negotiated  # what the official mcp client initializes at over /sse
+
+
 def test_behind_a_token_and_a_path_prefix_and_a_public_url() -> None:
     with serve(calculator(), token="s3cret", path_prefix="/weber/1/abc/8") as base:
         assert base.endswith("/weber/1/abc/8/")
