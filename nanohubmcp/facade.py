@@ -665,7 +665,7 @@ class MCPServer:
 
         Args:
             host: interface to bind; default "127.0.0.1" (this machine only). Binding another
-                interface with no authorization configured logs a warning.
+                interface with no authorization configured logs a warning once listening succeeded.
             port: TCP port; default ``$MCP_PORT`` or 8000; 0 = any free port.
             path_prefix: path to serve under (behind a proxy that does not strip it).
             allowed_origins: None (loopback plus the public URL's origin), a list, or "*".

@@ -24,7 +24,14 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
 from .banner import banner, base_url, one_line_if_uncaught
-from .runners import DEFAULT_MAX_BUFFERED_BYTES, check_workers, make_runner, resolve_transport, verifier
+from .runners import (
+    DEFAULT_MAX_BUFFERED_BYTES,
+    check_workers,
+    make_runner,
+    resolve_transport,
+    verifier,
+    warn_if_open,
+)
 
 if TYPE_CHECKING:
     from ..server.core import ServerCore
@@ -191,10 +198,12 @@ class Serving:
         self.public_url = public_url
 
         def ready() -> None:
-            print(banner(server, host, runner.config.auth), flush=True)
+            warn_if_open(runner)
+            if not quiet:
+                print(banner(server, host, runner.config.auth), flush=True)
 
         try:
-            runner.serve_forever(workers, on_ready=None if quiet else ready)
+            runner.serve_forever(workers, on_ready=ready)
         except ConfigurationError as exc:  # a busy port, say: one line when nobody catches it
             one_line_if_uncaught(exc)
             raise
@@ -233,6 +242,7 @@ class Serving:
         else:
             raise ConfigurationError('loop must be "thread" or "current"')
         self._runner = runner
+        warn_if_open(runner)
         if not quiet:
             print(banner(server, host, runner.config.auth), flush=True)
 

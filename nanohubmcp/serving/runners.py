@@ -2,9 +2,10 @@
 
 What ``MCPServer.run``/``start`` are given is checked here before anything binds: the transport
 (:func:`resolve_transport`), the number of processes (:func:`check_workers`), the 0.4.x keywords
-still accepted (:data:`COMPAT_RUN_OPTIONS`), and authorization on a non-loopback address (a
-warning). :func:`make_runner` then builds the runner; the transports are imported only there,
-when serving starts. Starting, stopping and the runner's life are :class:`~nanohubmcp.serving.Serving`'s.
+still accepted (:data:`COMPAT_RUN_OPTIONS`); authorization on a non-loopback address is a warning
+once listening succeeded (:func:`warn_if_open`). :func:`make_runner` then builds the runner; the
+transports are imported only there, when serving starts. Starting, stopping and the runner's life
+are :class:`~nanohubmcp.serving.Serving`'s.
 """
 
 from __future__ import annotations
@@ -59,9 +60,7 @@ def make_runner(
     max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
     max_unsent_bytes: int,
 ) -> Runner:
-    """A transports ``Runner`` for ``server`` (nothing is bound yet).
-
-    Logs a warning when ``host`` is not a loopback address and no authorization is configured.
+    """A transports ``Runner`` for ``server`` (nothing is bound yet; :func:`warn_if_open` once it listens).
 
     Raises:
         ConfigurationError: an unknown keyword, or an unusable option (the message says which).
@@ -84,14 +83,21 @@ def make_runner(
         auth=auth,
         loopback_bound=is_loopback(host),
     )
-    if auth is None and not is_loopback(host):
+    bind_resource(config, host)  # an unknowable audience fails here, before binding
+    return Runner(server, config, host, resolve_port(port))
+
+
+def warn_if_open(runner: Runner) -> None:
+    """Log a warning when ``runner`` listens on a non-loopback address with no authorization configured.
+
+    Called once listening succeeded: an address that cannot be bound gets its own error, not this.
+    """
+    if runner.config.auth is None and not is_loopback(runner.host):
         log.warning(
             "serving on %s with no authorization: anyone who can reach the port can call every tool; "
             "pass token=... (or set MCP_TOKEN), or auth=..., or bind host='127.0.0.1'",
-            host or "all interfaces",
+            runner.host or "all interfaces",
         )
-    bind_resource(config, host)  # an unknowable audience fails here, before binding
-    return Runner(server, config, host, resolve_port(port))
 
 
 def check_workers(server: Servable, workers: object) -> None:

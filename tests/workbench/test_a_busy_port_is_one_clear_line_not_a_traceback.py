@@ -6,6 +6,7 @@ things a new user hit".
 
 from __future__ import annotations
 
+import logging
 import socket
 import subprocess
 import sys
@@ -56,3 +57,25 @@ def test_code_that_catches_it_gets_the_configuration_error(busy_port: int) -> No
     with pytest.raises(ConfigurationError, match="already in use"):
         server.run(host="127.0.0.1", port=busy_port, quiet=True)
     sys.excepthook = before  # what the uncaught case would have printed is not this test's business
+
+
+def test_an_open_address_that_cannot_be_bound_gets_no_serving_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The "serving ... with no authorization" warning comes only once listening succeeded (trial10 F12)."""
+    with socket.socket() as holder:
+        holder.bind(("0.0.0.0", 0))
+        holder.listen()
+        port = holder.getsockname()[1]
+        script = tmp_path / "start_mcp.py"
+        script.write_text(SCRIPT.format(port=port).replace('"127.0.0.1"', '"0.0.0.0"'))
+        done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, check=False)
+        assert done.returncode == 1
+        assert done.stderr.splitlines() == [
+            f"Error: port {port} on 0.0.0.0 is already in use: stop the other server, pick another port, "
+            "or use port=0 for any free port"
+        ]
+        server = MCPServer("busy")
+        with caplog.at_level(logging.WARNING, logger="nanohubmcp"), pytest.raises(ConfigurationError):
+            server.start(host="0.0.0.0", port=port, quiet=True, token="")
+        assert "no authorization" not in caplog.text
