@@ -136,8 +136,8 @@ class Runner:
         self._stopped = asyncio.Event()
         self._schedule_sweep()
         core.bus.emit("server_started", url=self.server.url, port=self.port)
-        if self._on_ready is not None and tornado.process.task_id() in (None, 0):
-            self._on_ready()  # once, not once per worker
+        if self._on_ready is not None and tornado.process.task_id() in (None, 0) and not WORKER_DEATHS.seen:
+            self._on_ready()  # once, not once per worker nor again for a worker started again
 
     def _schedule_sweep(self) -> None:
         assert self.loop is not None
@@ -335,10 +335,48 @@ def fork_workers(workers: int) -> None:
 
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, leave)
+    deaths = logging.getLogger("tornado.general")  # where fork_processes says a worker died
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("nanohubmcp: %(message)s"))
+    handler.addFilter(WORKER_DEATHS)
+    deaths.addHandler(handler)
+    propagate, deaths.propagate = deaths.propagate, False
     tornado.process.fork_processes(workers, max_restarts=1000)
+    deaths.removeHandler(handler)  # in a worker: Tornado's logging as the application set it
+    deaths.propagate = propagate
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, signal.SIG_DFL)
     log_requests(access=False)
+
+
+class WorkerDeaths(logging.Filter):
+    """The ``--workers`` parent's line when a worker dies and is started again, on stderr: Tornado's
+    ``fork_processes`` says "child 1 (pid 123) killed by signal 9, restarting"; this says
+    "worker 1 (pid 123) killed by SIGKILL; restarted" (or "exited with status 3"). A worker forked
+    after it (:attr:`seen`) knows it is one started again (it prints no banner)."""
+
+    KILLED = "child %d (pid %d) killed by signal %d, restarting"
+    EXITED = "child %d (pid %d) exited with status %d, restarting"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen = False
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if record.msg in (self.KILLED, self.EXITED) and isinstance(args, tuple) and len(args) == 3:
+            self.seen = True
+            worker, pid, code = args
+            if record.msg == self.KILLED and isinstance(code, int):
+                with contextlib.suppress(ValueError):
+                    code = signal.Signals(code).name
+                record.msg, record.args = "worker %s (pid %s) killed by %s; restarted", (worker, pid, code)
+            else:
+                record.msg, record.args = "worker %s (pid %s) exited with status %s; restarted", (worker, pid, code)
+        return record.levelno >= logging.WARNING  # not "exited normally" (a worker stopped by SIGTERM)
+
+
+WORKER_DEATHS = WorkerDeaths()
 
 
 WORKER_FORMAT = "[worker pid %(process)d] %(name)s %(levelname)s %(message)s"

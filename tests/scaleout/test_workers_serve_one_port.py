@@ -57,9 +57,14 @@ def test_three_workers_on_one_port_share_sessions_and_survive_a_kill(redis_serve
         ):
             time.sleep(0.1)
         assert len(children(server.proc.pid)) == 3, "the killed worker was not started again"
+        # trial 10 F6: the parent says which worker died, how, and that it was started again.
+        assert re.search(rf"^nanohubmcp: worker \d \(pid {victim}\) killed by SIGKILL; restarted$", server.text(),
+                         re.MULTILINE), server.text()
+        assert "child " not in server.text()  # Tornado's own line, said once in ours
         for rid in range(10):
             assert wire.tool(server.url, session, "where", {}, rid)["result"]["isError"] is False
         assert "nanohubmcp.access" in server.text()
+        assert server.text().count("MCP Server 'scaleout-test'") == 1, "a worker started again prints no banner"
     finally:
         server.stop()
     assert not children(server.proc.pid) or all(not Path(f"/proc/{p}").exists() for p in children(server.proc.pid))
