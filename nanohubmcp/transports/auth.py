@@ -48,6 +48,24 @@ def bearer_token(header: str | None) -> str | None:
     return token
 
 
+def refusal(header: str | None) -> tuple[str, str | None]:
+    """Why a request with this ``Authorization`` header was refused, and its RFC 6750 error code.
+
+    No header, or another scheme than Bearer (``Basic ...``), is a request that "lacks any
+    authentication information", which gets no error code (RFC 6750 § 3.1); a Bearer token the
+    verifier refused gets ``invalid_token``.
+    """
+    scheme, space, _ = (header or "").strip().partition(" ")
+    if not scheme:
+        return "send 'Authorization: Bearer <token>'", None
+    if scheme.lower() != "bearer":
+        # Named only when it is one (a word before the credentials), never a bare token echoed back.
+        named = space and scheme.isascii() and scheme.isalnum() and len(scheme) <= 20
+        wrong = f"uses the {scheme} scheme" if named else "does not start with 'Bearer '"
+        return f"the Authorization header {wrong}: send 'Authorization: Bearer <token>'", None
+    return "the bearer token is invalid or expired", "invalid_token"
+
+
 def resource_url(base: str) -> str:
     """This server's resource identifier: the public base URL without its trailing slash
     (MCP 2025-06-18, Authorization § Canonical Server URI)."""

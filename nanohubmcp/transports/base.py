@@ -214,10 +214,7 @@ class BaseHandler(tornado.web.RequestHandler):
         """Act on the verifier's answer to the token: sets :attr:`principal`, or finishes with 401 / 403."""
         required = getattr(verifier, "required_scopes", None) or ()
         if not isinstance(verdict, Principal):
-            if self.request.headers.get("Authorization"):
-                problem, error = "the bearer token is invalid or expired", "invalid_token"
-            else:
-                problem, error = "send 'Authorization: Bearer <token>'", None
+            problem, error = auth.refusal(self.request.headers.get("Authorization"))
             self.refuse_auth(f"Unauthorized: {problem}", auth.challenge(
                 self.public_base(), error=error, scopes=required, description=problem if error else None))
             return

@@ -86,10 +86,20 @@ def test_a_wrong_token_gets_401_invalid_token(url: str, method: str, path: str, 
     assert "resource_metadata=" in headers["WWW-Authenticate"]
 
 
-@pytest.mark.parametrize("scheme", ["Basic", "token", ""])
-def test_a_token_under_another_scheme_is_refused(url: str, scheme: str) -> None:
-    status, _, _ = request(url, "GET", "/", headers={"Authorization": f"{scheme} {TOKEN}".strip()})
+@pytest.mark.parametrize(
+    ("scheme", "problem"),
+    [
+        ("Basic", "the Authorization header uses the Basic scheme"),
+        ("token", "the Authorization header uses the token scheme"),
+        ("", "the Authorization header does not start with 'Bearer '"),  # the token is never echoed
+    ],
+)
+def test_a_token_under_another_scheme_is_refused_naming_the_scheme(url: str, scheme: str, problem: str) -> None:
+    status, headers, raw = request(url, "POST", "/mcp", INIT, {"Authorization": f"{scheme} {TOKEN}".strip()})
     assert status == 401
+    assert json.loads(raw)["error"]["message"] == f"Unauthorized: {problem}: send 'Authorization: Bearer <token>'"
+    # RFC 6750 § 3.1: a request using an unsupported authentication method gets no error code.
+    assert headers["WWW-Authenticate"] == f'Bearer resource_metadata="{url}.well-known/oauth-protected-resource"'
 
 
 def test_the_right_token_is_served_on_every_kind_of_route(url: str) -> None:
