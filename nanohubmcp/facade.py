@@ -259,7 +259,8 @@ class MCPServer:
         generated from the signature (see ``nanohubmcp.schema.describe_function``).
 
         Args:
-            name: the tool's name (default: the function's).
+            name: the tool's name, 1-128 of ``[A-Za-z0-9_.-]`` (SEP-986; default, ``None``: the
+                function's); ``""`` is refused like any other invalid name.
             description: its description (default: the docstring).
             title: its display title.
             tags: a set of strings for your own grouping (not sent on the wire).

@@ -123,3 +123,28 @@ def test_a_warning_names_the_users_line_and_is_shown_once() -> None:
         "<string>:5: RegistrationWarning: tool 'bare' has no description: the model sees only its name; "
         "add a docstring or description='...'"
     ]
+
+
+def test_an_empty_name_is_refused_not_taken_for_no_name() -> None:
+    """``name=""`` (an unset setting, say) is a mistake, as ``name="bad name!"`` is (trial10 F15)."""
+    server = MCPServer("w")
+
+    def f4(x: int) -> int:
+        """Four."""
+        return x
+
+    with pytest.raises(RegistrationError) as refused:
+        server.tool(name="")(f4)
+    assert str(refused.value) == (
+        "tool name='' is empty: pass a non-empty name=..., or leave name out to use the function's name ('f4')"
+    )
+    assert refused.value.option == "name"
+    with pytest.raises(RegistrationError, match="prompt name='' is empty"):
+        server.prompt(name="")(f4)
+    with pytest.raises(RegistrationError, match="resource 'data://x' name='' is empty"):
+        server.resource("data://x", name="")(f4)
+    with pytest.raises(RegistrationError, match=r"names are 1-128 ASCII letters.*\(SEP-986\)"):
+        server.tool(name="bad name!")(f4)
+    assert server.core.registry.tools.get("f4") is None
+    server.tool(name=None)(f4)
+    assert server.core.registry.tools.get("f4") is not None

@@ -32,10 +32,16 @@ ANNOTATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWo
 
 
 def callable_name(fn: Callable[..., Any], kind: str, name: str | None) -> str:
-    """``name``, else ``fn``'s ``__name__``; a lambda or nameless callable raises ``RegistrationError``."""
+    """``name``, else (``name`` None) ``fn``'s ``__name__``; an empty ``name`` (an unset setting, say),
+    a lambda or a nameless callable raises ``RegistrationError``."""
     if name:
         return name
     fn_name = getattr(fn, "__name__", None)
+    if name is not None:
+        own = f" ({fn_name!r})" if fn_name and fn_name != "<lambda>" else ""
+        raise RegistrationError(
+            f"{kind} name={name!r} is empty: pass a non-empty name=..., or leave name out to use the "
+            f"function's name{own}", option="name")
     if not fn_name or fn_name == "<lambda>":
         raise RegistrationError(f"{kind} needs a name: pass name=... for a lambda or a callable object")
     return str(fn_name)
