@@ -139,7 +139,7 @@ async def test_a_call_runs_as_a_slurm_job_on_the_node_and_the_client_sees_it_mov
         (2, 3, "step 2"),
         (3, 3, "step 3"),
     ]
-    assert (counted["status"], counted["result"]) == ("done", "5")  # a number reads as its text
+    assert (counted["status"], counted["result"]) == ("done", 5)  # a number reads as the number
     assert [p.progress for p in progress[STEPS:]][-1] == 5  # the tqdm bar's last count
 
     assert failed["status"] == "error"

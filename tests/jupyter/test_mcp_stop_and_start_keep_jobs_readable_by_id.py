@@ -62,5 +62,5 @@ def test_jobs_of_the_run_before_mcp_stop_are_read_by_id_after_mcp_start(kernel: 
             return {tool: await wait_done(client, job_id) for tool, job_id in ids.items()}
 
     seen = run_async(second_run(), timeout=150)
-    assert seen["square"] == {"status": "done", "job_id": ids["square"], "result": "9"}, seen
-    assert seen["cube"] == {"status": "done", "job_id": ids["cube"], "result": "8"}, seen
+    assert seen["square"] == {"status": "done", "job_id": ids["square"], "result": 9}, seen
+    assert seen["cube"] == {"status": "done", "job_id": ids["cube"], "result": 8}, seen

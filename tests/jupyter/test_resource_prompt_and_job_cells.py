@@ -76,7 +76,7 @@ def test_resources_prompts_and_jobs_reach_the_official_client(kernel: LiveKernel
     assert json.loads(seen["paris"]) == {"city": "paris", "temp": 21}
     assert seen["prompt"] == "Please calculate: 2+2"
     assert seen["job"]["status"] == "done"
-    assert seen["job"]["result"] == "49"
+    assert seen["job"]["result"] == 49
 
 
 def test_a_cell_that_now_defines_another_function_retires_the_old_tool(kernel: LiveKernel) -> None:

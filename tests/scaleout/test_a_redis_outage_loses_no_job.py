@@ -136,4 +136,4 @@ def test_a_rest_poll_during_an_outage_is_503_with_retry_after(kept: tuple[RedisS
     assert reply.json() == {"error": "The server's shared state store is unreachable; retry shortly"}
     store.start()
     wait_for(lambda: poll(nodes.servers[1], job_id)[0] == 200, "the process reaches Redis again")
-    assert poll(nodes.servers[1], job_id)[1] | {"job_id": job_id} == {"status": "done", "job_id": job_id, "result": "9"}
+    assert poll(nodes.servers[1], job_id)[1] | {"job_id": job_id} == {"status": "done", "job_id": job_id, "result": 9}

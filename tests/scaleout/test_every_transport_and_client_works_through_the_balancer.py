@@ -123,7 +123,7 @@ def test_post_root_and_rest_are_served_by_every_process(calm_cluster: Cluster) -
         if polled.get("status") == "done":  # REST answers a dict as itself
             break
         time.sleep(0.1)
-    assert polled["result"] == "25", polled
+    assert polled["result"] == 25, polled
 
 
 def test_a_request_state_is_good_for_one_retry_on_any_process(calm_cluster: Cluster) -> None:

@@ -74,5 +74,5 @@ async def test_a_full_session_spans_the_processes(cluster: Cluster) -> None:
             if body.get("status") == "done":
                 break
             await asyncio.sleep(0.1)
-        assert body.get("result") == "49", body
+        assert body.get("result") == 49, body
     assert len(cluster.pids()) == 3, cluster.logs()

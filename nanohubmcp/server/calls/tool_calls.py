@@ -144,6 +144,8 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
             timed = trace_context.child if job is not None else trace_context.step
             with timed(request, f"execute_tool {tool.name}", _tool_attributes(tool, job)):
                 value = await _running(core, request, tool, kwargs, context, job, runner)
+            if job is not None:
+                job.json_text = results.json_spelled(value)
             with trace_context.step(request, f"convert_result {tool.name}", {"gen_ai.tool.name": tool.name}):
                 result = _shaping(core, request, tool, value)
                 if not isinstance(result, dict):
@@ -155,6 +157,8 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
                 if job is None and context is None and not tool.is_coroutine else NOT_INLINE
             if value is NOT_INLINE:
                 value = await _running(core, request, tool, kwargs, context, job, runner)
+                if job is not None:  # its text read back as the value when polled (get_job_result)
+                    job.json_text = results.json_spelled(value)
             elif is_awaitable(value):
                 value = await value
             if type(value) in SCALAR_TYPES and tool.output_validator is None:  # one text block, made here

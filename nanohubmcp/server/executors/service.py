@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import json
+import math
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Protocol
@@ -152,6 +154,7 @@ def hand_over(core: JobHost, job: jobmod.Job) -> bool:
                 if inspect.isawaitable(value)
                 else shape(tool, value, version, sink)
             )
+            job.json_text = results.json_spelled(value)
         except Exception as exc:  # what the function raised, or a result that cannot be shaped
             result = error_result(str(exc) or type(exc).__name__)
         finish_with(job, result)
@@ -193,6 +196,7 @@ def follow_reattached(core: JobHost, job: jobmod.Job) -> bool:
             text = str(exc) or type(exc).__name__
             finish_with(job, error_result(text))
             return
+        job.json_text = results.json_spelled(value)
         finish_with(job, shape(tool, value, versions.LATEST_HANDSHAKE))
 
     job.task = asyncio.run_coroutine_threadsafe(follow(), core.loop)  # type: ignore[arg-type,assignment]
@@ -230,19 +234,30 @@ def job_status(job: jobmod.Job) -> dict[str, Any]:
             return {"status": "running", "job_id": job.id, "queued": True}
         return {"status": "running", "job_id": job.id}
     if job.status == jobmod.COMPLETED:
-        return {"status": "done", "job_id": job.id, "result": job_value(job.result or {})}
+        return {"status": "done", "job_id": job.id, "result": job_value(job.result or {}, json_text=job.json_text)}
     if job.status == jobmod.CANCELLED:
         return {"status": "cancelled", "job_id": job.id}
     error = job.status_message or (job.error or {}).get("message") or "the job failed"
     return {"status": "error", "job_id": job.id, "error": error}
 
 
-def job_value(result: dict[str, Any]) -> Any:
-    """The plain value of a finished job: structured content, else its text, else its blocks."""
+def job_value(result: dict[str, Any], *, json_text: bool = False) -> Any:
+    """The plain value of a finished job, as the tool's direct call answers it: a number, boolean,
+    list or dict of data as that value (its one text block is its JSON: ``json_text``), else the
+    structured content, else the text, else the blocks. A non-finite number keeps its text
+    (``"Infinity"``: JSON has no such number, and null would read as no value)."""
+    content = result.get("content", [])
+    single = len(content) == 1 and content[0].get("type") == "text"
+    if single and json_text:
+        text = content[0]["text"]
+        try:
+            value = json.loads(text)
+        except ValueError:  # (never written so; a record's text is still an answer)
+            return text
+        return text if isinstance(value, float) and not math.isfinite(value) else value
     if "structuredContent" in result:
         return result["structuredContent"]
-    content = result.get("content", [])
-    if len(content) == 1 and content[0].get("type") == "text":
+    if single:
         return content[0]["text"]
     return content
 

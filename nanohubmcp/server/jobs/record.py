@@ -65,6 +65,8 @@ class Job:
         principal: the subject of the authenticated principal that started it, or None.
         status: working | input_required | completed | failed | cancelled.
         result: the shaped ``CallToolResult`` once completed (or failed with isError).
+        json_text: the result's text is the JSON of the tool's value (a number, a boolean, a list or
+            dict of data), not text the tool returned: ``get_job_result`` reads it back as that value.
         error: a JSON-RPC error object when the call failed as a protocol error.
         executor: the executor's name (``threads``, ``processes``, ``dask``...).
         executor_ref: what the executor needs to find the job again after a restart, or None.
@@ -92,6 +94,7 @@ class Job:
     status: str = WORKING
     status_message: str | None = None
     result: dict[str, Any] | None = None
+    json_text: bool = False
     error: dict[str, Any] | None = None
     ttl: float = DEFAULT_TTL_SECONDS
     finished_at: float | None = None
@@ -174,7 +177,7 @@ class Job:
             "as_task": self.as_task, "executor": self.executor, "executor_ref": self.executor_ref,
             "progress": self.progress, "progress_total": self.progress_total,
             "progress_message": self.progress_message, "progress_updates": 0, "runner": self.runner,
-            "provenance_id": self.provenance_id,
+            "provenance_id": self.provenance_id, "json_text": self.json_text,
         }
 
     @classmethod
@@ -186,6 +189,7 @@ class Job:
         fields: dict[str, Any] = {name: row.get(name) for name in names}
         job = cls(**fields)
         job.executor = job.executor or "threads"
+        job.json_text = bool(row.get("json_text"))  # (a record of an earlier version has none)
         if job.status in TERMINAL:
             job.done.set()
         return job

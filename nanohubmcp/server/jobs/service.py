@@ -405,7 +405,7 @@ class JobStore:
                 text = (f"The job's result is {size} bytes as JSON; the job store keeps at most "
                         f"{self.max_result_bytes} (option max_job_result_bytes)")
                 job.status, job.status_message = FAILED, text
-                job.result = {"content": [{"type": "text", "text": text}], "isError": True}
+                job.result, job.json_text = {"content": [{"type": "text", "text": text}], "isError": True}, False
         self._progress_lost.discard(job.id)
         try:
             self._store_end(job)
@@ -429,7 +429,8 @@ class JobStore:
         """
         fields = {
             "status": job.status, "status_message": job.status_message, "result": job.result, "error": job.error,
-            "meta": job.task_meta(), "updated": job.updated, "finished_at": job.finished_at, "ttl": job.ttl}
+            "json_text": job.json_text, "meta": job.task_meta(), "updated": job.updated,
+            "finished_at": job.finished_at, "ttl": job.ttl}
         runner = job.runner  # a job of this process only: a guess never replaces another guess or a real end
         guess = (runner, SERVER_STOPPED) if runner is not None and process_of(runner) == self.process else None
         if self.backend.end(job.id, fields, guess):
@@ -438,6 +439,7 @@ class JobStore:
         if row is not None and row.get("status") in TERMINAL:  # another process ended it first (a cancel)
             job.status, job.status_message = row["status"], row.get("status_message")
             job.result, job.error, job.finished_at = row.get("result"), row.get("error"), row.get("finished_at")
+            job.json_text = bool(row.get("json_text"))
 
     # -- upkeep -----------------------------------------------------------------------------
     def sweep(self, *, force: bool = True) -> None:

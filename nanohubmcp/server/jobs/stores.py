@@ -32,9 +32,10 @@ COLUMNS = (
     "id", "tool", "owner", "principal", "owner_key", "status", "status_message", "arguments",
     "result", "error", "meta", "created", "updated", "finished_at", "ttl", "as_task", "executor",
     "executor_ref", "runner", "progress", "progress_total", "progress_message", "progress_updates", "expires",
-    "provenance_id",
+    "provenance_id", "json_text",
 )
 JSON_COLUMNS = ("arguments", "result", "error", "meta")
+FLAG_COLUMNS = ("as_task", "json_text")
 IDS_PER_QUERY = 500
 """Ids named in one query (SQLite's bound on parameters is 999 in older builds)."""
 TERMINAL = ("completed", "failed", "cancelled")
@@ -46,13 +47,14 @@ CREATE TABLE IF NOT EXISTS jobs (
     created REAL NOT NULL, updated REAL NOT NULL, finished_at REAL, ttl REAL NOT NULL,
     as_task INTEGER NOT NULL DEFAULT 0, executor TEXT, executor_ref TEXT, runner TEXT,
     progress REAL, progress_total REAL, progress_message TEXT,
-    progress_updates INTEGER NOT NULL DEFAULT 0, expires REAL, provenance_id TEXT);
+    progress_updates INTEGER NOT NULL DEFAULT 0, expires REAL, provenance_id TEXT,
+    json_text INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS jobs_by_owner ON jobs(owner_key);
 """
 EXPIRES_INDEX = "CREATE INDEX IF NOT EXISTS jobs_by_expires ON jobs(expires)"
 """``expires`` (``finished_at + ttl``, set when a job ends) makes the purge a range delete; a file
 of an earlier version gains the column (filled from its finished jobs) when it is opened, and
-``provenance_id`` (None for its jobs) likewise."""
+``provenance_id`` (None for its jobs) and ``json_text`` (0: their results read as text) likewise."""
 
 
 def limit_message(scope: str, limit: int, option: str) -> str:
@@ -213,12 +215,14 @@ class SQLiteBackend:
                     db.execute(f"UPDATE jobs SET expires = finished_at + ttl WHERE status IN {TERMINAL_SQL}")
                 if "provenance_id" in missing:
                     db.execute("ALTER TABLE jobs ADD COLUMN provenance_id TEXT")
+                if "json_text" in missing:
+                    db.execute("ALTER TABLE jobs ADD COLUMN json_text INTEGER NOT NULL DEFAULT 0")
         self._db.execute(EXPIRES_INDEX)
 
     def _missing(self) -> set[str]:
         """The columns a file of an earlier version lacks."""
         have = {row[1] for row in self._db.execute("PRAGMA table_info(jobs)")}
-        return {"expires", "provenance_id"} - have
+        return {"expires", "provenance_id", "json_text"} - have
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -315,7 +319,7 @@ class SQLiteBackend:
 def _encode(name: str, value: object) -> Any:
     if name in JSON_COLUMNS:
         return None if value is None else json.dumps(value, separators=(",", ":"), ensure_ascii=False)
-    if name == "as_task":
+    if name in FLAG_COLUMNS:
         return int(bool(value))
     return value
 
@@ -323,7 +327,7 @@ def _encode(name: str, value: object) -> Any:
 def _decode(name: str, value: Any) -> Any:
     if name in JSON_COLUMNS:
         return None if value is None else json.loads(value)
-    if name == "as_task":
+    if name in FLAG_COLUMNS:
         return bool(value)
     return value
 

@@ -69,6 +69,7 @@ from .store import ResultSink
 __all__ = [
     "BYTES_URI",
     "UNSET",
+    "json_spelled",
     "prompt_messages",
     "prompt_result",
     "resource_contents",
@@ -239,6 +240,26 @@ def structured_value(value: object) -> Any:
     if isinstance(value, list) and not _is_block_list(value):
         return to_json(value, "the tool's result")[1]
     return UNSET
+
+
+def json_spelled(value: object) -> bool:
+    """Whether :func:`tool_result` (no output schema) writes ``value``'s text as JSON — a number, a
+    boolean, a dict, a list of data, a numpy scalar — rather than as text of its own (a string,
+    ``str()`` of an object). Such a text reads back as the value (``json.loads``: a finished job's
+    result, polled, is the value the tool returned, not its text). Cheap: no encoding."""
+    kind = type(value)
+    if kind in SCALAR_TYPES:
+        return True
+    if kind is str:
+        return False
+    value = plain(value)
+    if convert.recognised(value):
+        found, value = convert.scalar(value)
+        if not found:
+            return False  # an array, a table, a figure: its data is structured content, if any
+    if isinstance(value, (bool, int, float, dict)):
+        return True
+    return isinstance(value, list) and not _is_block_list(value)
 
 
 def tool_result(
