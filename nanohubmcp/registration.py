@@ -8,10 +8,12 @@ tools, resources, views, prompts, completions and skills each become a record of
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import sys
 import warnings
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from .decorators import marked
@@ -55,6 +57,33 @@ def user_frame() -> int:
     while frame.f_back is not None and frame.f_globals.get("__name__", "").partition(".")[0] == "nanohubmcp":
         frame, level = frame.f_back, level + 1
     return level
+
+
+_WARN_AT: ContextVar[tuple[str, int, dict[Any, Any]] | None] = ContextVar("nanohubmcp_warn_at", default=None)
+"""Where :func:`warn_registration` points while :func:`warnings_at` is in force (a notebook cell)."""
+
+
+def warn_registration(message: str) -> None:
+    """Show ``message`` as a :class:`RegistrationWarning` (once per text and line, as ``warnings`` does)
+    at the user's line: where :func:`warnings_at` says, else the first caller outside nanohubmcp."""
+    at = _WARN_AT.get()
+    if at is None:
+        warnings.warn(message, RegistrationWarning, stacklevel=user_frame())
+        return
+    filename, lineno, registry = at
+    warnings.warn_explicit(message, RegistrationWarning, filename, lineno, module="__main__", registry=registry)
+
+
+@contextlib.contextmanager
+def warnings_at(filename: str, lineno: int, registry: dict[Any, Any]) -> Iterator[None]:
+    """Point the registration warnings of the block at ``filename:lineno`` (e.g. ``Cell In[3]:1``,
+    a ``%%mcp_tool`` cell whose code is on no frame of the registering call's stack), deduplicated
+    in ``registry`` (the ``__warningregistry__`` of the namespace the code ran in)."""
+    token = _WARN_AT.set((filename, lineno, registry))
+    try:
+        yield
+    finally:
+        _WARN_AT.reset(token)
 
 
 class Completer:
@@ -122,12 +151,11 @@ class Registrar:
         registration_checks.refuse_reserved(tool.name, fn)
         registry = self._core.registry
         for message in registration_checks.tool_warnings(tool, registry.tools.get(tool.name)):
-            warnings.warn(message, RegistrationWarning, stacklevel=user_frame())
+            warn_registration(message)
         if cache == "shared" and tool.signature.context_param:
-            warnings.warn(
+            warn_registration(
                 f"tool '{tool.name}' has cache='shared' and takes a Context: one caller's result is every "
-                "caller's, so it must not depend on who calls (ctx.principal)",
-                RegistrationWarning, stacklevel=user_frame(),
+                "caller's, so it must not depend on who calls (ctx.principal)"
             )
         if background and "get_job_result" not in registry.tools:
             # The poll tool exists once there is something to poll (earlier package's behaviour).

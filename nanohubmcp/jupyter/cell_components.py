@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import time
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..errors import RegistrationWarning
+from ..registration import warn_registration
 from ..server.registry.mcp_apps import html_of
 from ..server.registry.resources import Resource
 from . import calls
@@ -142,11 +141,9 @@ class CellRegistry:
         entry.key = self._register(entry)  # raises RegistrationError; nothing changed then
         earlier = self.entries.get((kind, entry.key))
         if earlier is not None and earlier.cell.cell_id and cell.cell_id and earlier.cell.cell_id != cell.cell_id:
-            warnings.warn(
+            warn_registration(
                 f"{kind} '{entry.key}' was defined by another cell; this cell's function replaces it "
-                "(give one of them another name with --name)",
-                RegistrationWarning,
-                stacklevel=2,
+                "(give one of them another name with --name)"
             )
         self.entries[(kind, entry.key)] = entry
         if cell.cell_id:

@@ -40,6 +40,7 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 from IPython.display import HTML, display
 
 from ..errors import RegistrationError
+from ..registration import warnings_at
 from . import cellspec
 from .cell_components import Entry
 from .output import CellOutput
@@ -172,8 +173,15 @@ class MCPMagics(Magics):
     ) -> None:
         fn = self._define(kind, cell, name)
         self.session.components.use_kernel_loop(running_loop())
+        shell = self.shell
+        assert shell is not None
+        # The cell's code is on no frame of the registering call: its warnings name the cell (IPython's
+        # "Cell In[N]", the line of the function in the cell's code), not IPython's line calling this magic.
+        line = getattr(getattr(fn, "__code__", None), "co_firstlineno", 1)
+        registry = shell.user_global_ns.setdefault("__warningregistry__", {})
         try:
-            entry = add(fn, spec, CellOutput.capture(self.shell))
+            with warnings_at(f"Cell In[{shell.execution_count}]", line, registry):
+                entry = add(fn, spec, CellOutput.capture(shell))
         except RegistrationError as exc:
             raise UsageError(_in_magic_terms(exc, kind)) from None
         self.commands.serve(f"{kind} '{entry.key}'")

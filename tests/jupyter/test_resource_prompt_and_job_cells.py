@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from typing import Any
 
 import pytest
@@ -101,6 +102,26 @@ def test_a_second_cell_defining_the_same_tool_name_warns_once(kernel: LiveKernel
     other = kernel.run_ok(cell, cell_id="cell-b")
     assert "RegistrationWarning" not in first.stderr + again.stderr
     assert "tool 'twice' was defined by another cell; this cell's function replaces it" in other.stderr
+
+
+def test_a_registration_warning_names_the_cell_not_ipython(kernel: LiveKernel) -> None:
+    """A warning raised while a %%mcp_tool cell registers points at that cell (trial10 F9)."""
+    body = '    """Add."""\n    return a + b\n'
+    kernel.run_ok(f"%%mcp_tool\ndef add(a: float, b: float) -> float:\n{body}", cell_id="cell-c")
+    changed = kernel.run_ok(f"%%mcp_tool\n# adds\ndef add(a: float, b: float, c: float = 0) -> float:\n{body}",
+                            cell_id="cell-c")
+    warned = [line for line in changed.stderr.splitlines() if line.strip()]
+    assert len(warned) == 1, changed.stderr  # no echo of a source line below it
+    assert re.fullmatch(
+        r"Cell In\[\d+\]:2: RegistrationWarning: tool 'add' replaces a different function of that name: "
+        r"the signature changed from \(a: float, b: float\) -> float to \(a: float, b: float, c: float = 0\) -> float",
+        warned[0],
+    ), warned[0]
+    other = kernel.run_ok('%%mcp_tool\ndef add(x: int) -> int:\n    """Add."""\n    return x\n', cell_id="cell-d")
+    assert re.search(
+        r"^Cell In\[\d+\]:1: RegistrationWarning: tool 'add' was defined by another cell", other.stderr, re.MULTILINE
+    ), other.stderr
+    assert "interactiveshell" not in changed.stderr + other.stderr
 
 
 def test_max_inline_bytes_set_with_config_applies_to_the_next_call(kernel: LiveKernel) -> None:
