@@ -48,7 +48,7 @@ def stores(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[job
 
 def looks_dead(store: jobmod.JobStore) -> None:
     """The process's heartbeat lapses (Redis: its key expired during the outage)."""
-    runners = store._runners
+    runners = store.runs.locks
     assert runners is not None
     runners.release()
 

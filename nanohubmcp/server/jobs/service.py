@@ -1,30 +1,17 @@
 """Jobs: long-running tool calls that answer at once and are polled later.
 
 One machinery serves ``@async_tool`` + ``get_job_result`` and MCP Tasks. Every job is a record
-in the job store (:mod:`.job_backends`): an SQLite file under the server's state directory by
+in the job store (:mod:`.stores`): an SQLite file under the server's state directory by
 default (:mod:`.state_dir`), or memory only with ``job_store="memory"``. Its result stays
 readable — again and again — until it expires, so a lost poll response loses nothing, and a
 stored result outlives the server process: after a restart every route answers a finished job
-exactly as before. A job that was running when its process died is reported as failed ("the
-server stopped while this job ran"), unless its executor still holds it (Dask) and takes it
-back. A server that stops while its process lives on (a notebook's ``%mcp stop``, a restart
-after a setting changed) does not fail a job whose function runs on in a thread of the process:
-the function's end is stored when it comes, and the restarted server reads it.
+exactly as before; what becomes of a job whose run ended (the server stopped, or its process
+died) is :mod:`.settle`'s.
 
-Who may see a job (the rule, in every era and on every route):
-
-- a job started by an authenticated principal is visible to that principal only;
-- within that, a job started in a session is visible only to that session for as long as the
-  server run that started it serves (even after the session ended), on every process of the
-  server (``--workers N``, processes sharing a Redis or a state directory: each process's
-  heartbeat or lock file names its current start); sessions end with their run — a stop
-  (``server.stop()``, ``%mcp stop``) or the process's end — so for a job of an earlier run the
-  unguessable job id is the capability: whoever holds it (with the same principal, if any)
-  reads it — by any route;
-- a job started without a session (REST, the 2026-07-28 era) is visible to whoever holds its
-  id (with the same principal, if any).
-
-An unknown, expired and someone else's job get the same answer, so ids cannot be probed.
+Who may see a job — a principal's jobs are its own; a session's, its own while the run that
+started it serves; any other, whoever holds its unguessable id — is :mod:`.visibility`'s rule, on
+every route and in every era; which run and process a job belongs to, :mod:`.runs`; how its end is
+stored once, whichever process ends it first, :mod:`.ends`.
 
 Bounds: at most ``max_jobs`` records in the store and ``max_jobs_per_owner`` per owner (the
 principal, else the session, else all sessionless callers together); a result larger than
@@ -38,7 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import os
 import secrets
@@ -47,11 +33,12 @@ import time
 from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any
 
-from ...errors import JobLimitReached, UnknownComponent
+from ...errors import JobLimitReached
 from ...state.errors import StateUnavailable
 from ..wire.state_dir import resolve_state_dir
 from . import DEFAULT_MAX_JOBS, DEFAULT_MAX_JOBS_PER_OWNER, DEFAULT_MAX_RESULT_BYTES
 from .cancel_look import CancelLook
+from .ends import cap_result, store_cancel, store_end, stored_cancel
 from .pending import PendingEnds
 from .record import (  # noqa: F401 (re-exported: the job machinery's one import)
     CANCELLED,
@@ -68,28 +55,20 @@ from .record import (  # noqa: F401 (re-exported: the job machinery's one import
     subject_of,
     task_fields,
 )
-from .stores import DB_FILE, JobBackend, MemoryBackend, RunnerLocks, SQLiteBackend, limit_message
+from .runs import Runs, process_of
+from .settle import SERVER_STOPPED, HandOver, Reattach, process_ending, revive, stop_run
+from .stores import DB_FILE, JobBackend, SQLiteBackend, open_backend
+from .visibility import operator_rows, owned, unknown_job, visible
 
 if TYPE_CHECKING:
-    from ...state.redis_jobs import RedisRunners
     from ...state.url import StateURL
     from ..wire.principal import Principal
 
-__all__ = ["Job", "JobLimitReached", "JobStore", "task_fields"]
+__all__ = ["SERVER_STOPPED", "HandOver", "Job", "JobLimitReached", "JobStore", "Reattach", "task_fields"]
 
 log = logging.getLogger("nanohubmcp.jobs")
 
 PURGE_EVERY_SECONDS = 10.0
-SERVER_STOPPED = "the server stopped while this job ran"
-
-
-Reattach = Callable[[Job], "bool | None"]
-"""An executor's hook: take back a job whose server process died — True if it did, False if
-it cannot (the job fails), None if it cannot tell yet (asked again later)."""
-
-HandOver = Callable[[Job], bool]
-"""The tool-call service's hook at server stop: True when it keeps following ``job``, whose
-function runs on in this process, and stores its end (the job is then not failed)."""
 
 
 class JobStore:
@@ -121,20 +100,27 @@ class JobStore:
         self.max_jobs = max_jobs
         self.max_jobs_per_owner = max_jobs_per_owner
         self.max_result_bytes = max_result_bytes
-        self.process = secrets.token_hex(12)
-        self._runs = 1
-        self.runner = runner_token(self.process, self._runs)
+        self.runs = Runs()
         self.reattach = reattach
         self.hand_over = hand_over
         self._live: dict[str, Job] = {}
         self._backend: JobBackend | None = None
-        self._runners: RunnerLocks | RedisRunners | None = None
         self._purged = 0.0
         self._on_finish: list[Callable[[Job], None]] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._pending = PendingEnds(self._store_end)
         self._cancel_look: CancelLook | None = None  # a SQLite file shared with other processes (cancel_look)
         self._progress_lost: set[str] = set()  # jobs whose progress could not be stored (logged once)
+
+    @property
+    def process(self) -> str:
+        """This store's process token: the jobs it runs name it (:mod:`.runs`)."""
+        return self.runs.process
+
+    @property
+    def runner(self) -> str:
+        """The runner token of this start, ``<process>.<start>``: the jobs it starts name it (:mod:`.runs`)."""
+        return self.runs.runner
 
     # -- the back end -----------------------------------------------------------------------
     @property
@@ -144,32 +130,17 @@ class JobStore:
 
     @property
     def backend(self) -> JobBackend:
-        """The back end, opened on first use; a store left by a dead process is recovered."""
+        """The back end, opened on first use (:func:`.stores.open_backend`); a store left by a dead
+        process is recovered."""
         if self._backend is None:
-            if self.kind == "memory":
-                self._backend = MemoryBackend()
-            elif self.shared is not None and self.shared.shared:
-                from ...state.redis_jobs import RedisJobBackend, RedisRunners
-
-                shared = self._backend = RedisJobBackend(self.shared, self.name, limit_message)
-                runners = self._runners = RedisRunners(self.shared, self.name)
-                runners.claim(self.process, self.runner)
-                shared.watch_cancels(self._cancelled_elsewhere)
+            self._backend = open_backend(self.kind, self.shared, self.name, self.directory, self.runs,
+                                         self._cancelled_elsewhere)
+            if isinstance(self._backend, SQLiteBackend):  # no channel tells this process of a cancel
+                self._cancel_look = CancelLook(self._backend.cancelled, self._live)
+            if self._backend.persistent:
                 self.recover()
             else:
-                directory = self.directory
-                try:
-                    shared_file = self._backend = SQLiteBackend(directory)
-                    self._runners = RunnerLocks(directory)
-                    self._runners.claim(self.process, self.runner)
-                    self._cancel_look = CancelLook(shared_file.cancelled, self._live)
-                except (OSError, sqlite3.Error) as exc:  # unwritable, not a directory, a broken file...
-                    log.warning("cannot keep jobs in %s (%s): they are kept in memory and lost when the server "
-                                "stops; set state_dir= (NANOHUBMCP_STATE_DIR) to a writable directory", directory, exc)
-                    self.kind = "memory"
-                    self._backend = MemoryBackend()
-                    return self._backend
-                self.recover()
+                self.kind = "memory"  # asked for, or the state directory could not be used
         return self._backend
 
     def open(self) -> JobBackend:
@@ -183,30 +154,14 @@ class JobStore:
         return self.kind != "memory"
 
     def recover(self) -> None:
-        """Settle the unfinished jobs of dead processes: taken back by their executor, or
-        failed with :data:`SERVER_STOPPED`. Runs when the store opens."""
+        """Settle the unfinished jobs of dead processes (:func:`.settle.revive`): taken back by
+        their executor, or failed with :data:`SERVER_STOPPED`. Runs when the store opens."""
         for row in self.backend.unfinished():
             if row["id"] not in self._live:
                 self._revive(row)
 
     def _revive(self, row: dict[str, Any]) -> Job:
-        job = Job.from_record(row)
-        if job.status in TERMINAL or job.runner == self.runner:
-            return job
-        process = process_of(job.runner)
-        if process != self.process and self._runners is not None and self._runners.alive(process):
-            return job  # another live server process runs it
-        # A dead process's job, or one an earlier run of this process left to its executor at its
-        # stop (not followed here any more: followed jobs are in ``_live``).
-        taken = self.reattach(job) if job.executor_ref and self.reattach is not None else False
-        if taken is None:
-            return job  # its executor may hold it: asked again on the next look
-        job.store = self
-        if taken:
-            self._live[job.id] = job
-            return job
-        job.finish(FAILED, message=SERVER_STOPPED)
-        return job
+        return revive(Job.from_record(row), runs=self.runs, reattach=self.reattach, keeper=self, live=self._live)
 
     def _write(self, job_id: str, fields: dict[str, Any]) -> None:
         try:
@@ -258,15 +213,7 @@ class JobStore:
             return live
         if job.status in TERMINAL:
             return job
-        now = time.time()
-        fields = {"status": CANCELLED, "status_message": reason, "result": None, "error": None,
-                  "updated": now, "finished_at": now, "ttl": job.ttl}
-        if self.backend.end(job.id, fields):
-            job.status, job.status_message, job.updated, job.finished_at = CANCELLED, reason, now, now
-            job.done.set()
-            return job
-        row = self.backend.load(job.id)  # it ended meanwhile
-        return Job.from_record(row) if row is not None else job
+        return store_cancel(self.backend, job, reason)
 
     def _cancelled_elsewhere(self, job_id: str | None) -> None:
         """The store says another process cancelled ``job_id`` (None: look at every live job, the
@@ -277,10 +224,9 @@ class JobStore:
         for job in jobs:
             if job is None or job.status in TERMINAL or loop is None or loop.is_closed():
                 continue
-            row = self.backend.load(job.id)
-            if row is None or row.get("status") != CANCELLED:
-                continue
-            loop.call_soon_threadsafe(job.cancel, row.get("status_message") or "cancelled")
+            reason = stored_cancel(self.backend, job.id)
+            if reason is not None:
+                loop.call_soon_threadsafe(job.cancel, reason)
 
     def get(self, job_id: object, owner: str | None, principal: Principal | str | None = None) -> Job:
         """The job with ``job_id`` visible to ``owner`` (a session id) and ``principal`` (a
@@ -294,37 +240,18 @@ class JobStore:
         if job is None and isinstance(job_id, str) and self.persistent:
             row = self.backend.load(job_id)
             job = self._revive(row) if row is not None else None
-        if job is None or job.expired(time.time()) or not self._visible(job, owner, subject_of(principal)):
-            raise UnknownComponent(f"Unknown job or task id: {json.dumps(job_id)} (it may have expired)")
+        if job is None or job.expired(time.time()) or not visible(job, owner, subject_of(principal),
+                                                                  self.runs.serving):
+            raise unknown_job(job_id)
         return job
-
-    def _visible(self, job: Job, owner: str | None, principal: str | None) -> bool:
-        if job.principal != principal:
-            return False
-        # Sessions end with their run: a job of an earlier run (an earlier process, or an earlier
-        # start of this one) is read by its id.
-        return job.owner is None or job.owner == owner or not self._serving(job.runner)
-
-    def _serving(self, runner: str | None) -> bool:
-        """Whether the run that ``runner`` names still serves: this start, or the current start of
-        another live process of this server (a sibling worker, a process on another machine)."""
-        if runner == self.runner:
-            return True
-        process = process_of(runner)
-        if not runner or process == self.process or self._runners is None:
-            return False
-        return self._runners.serving(process or "", runner)
 
     def owned_by(
         self, owner: str | None, *, principal: Principal | str | None = None, tasks_only: bool = False
     ) -> list[Job]:
         """Live jobs of the session ``owner`` (never anyone else's), oldest first; only
         task-augmented calls with ``tasks_only``."""
-        now = time.time()
-        principal = subject_of(principal)
-        return [j for j in self._live.values()
-                if j.owner == owner and owner is not None and j.principal == principal and not j.expired(now)
-                and (j.as_task or not tasks_only)]
+        now, subject = time.time(), subject_of(principal)
+        return [j for j in self._live.values() if owned(j, owner, subject, now, tasks_only=tasks_only)]
 
     def listing(self, limit: int = 100, *, processes: Collection[str] | None = None) -> list[dict[str, Any]]:
         """The newest ``limit`` jobs of every owner, for the operator (``%mcp jobs``, the lab
@@ -333,31 +260,21 @@ class JobStore:
         ``processes``: only the jobs run by job stores of these :attr:`process` tokens (a notebook
         kernel's servers: another kernel using the same state directory keeps its jobs to itself);
         :meth:`count_elsewhere` counts the others."""
-        if self._backend is None and self.persistent and not os.path.exists(os.path.join(self.directory, DB_FILE)):
-            return []  # nothing stored yet: do not create the store just to look
+        if self._nothing_stored():
+            return []
         rows = self.backend.select(limit=limit if processes is None else self.max_jobs)
-        keep = ("id", "tool", "status", "status_message", "progress", "progress_total", "progress_message",
-                "created", "updated", "finished_at", "executor")
-        listed = []
-        for row in rows:
-            if processes is not None and process_of(row.get("runner")) not in processes:
-                continue
-            live = self._live.get(row["id"])
-            entry = {key: row.get(key) for key in keep}
-            if live is not None:
-                entry.update(status=live.status, progress=live.progress, progress_total=live.progress_total,
-                             progress_message=live.progress_message)
-            listed.append(entry)
-            if len(listed) >= limit:
-                break
-        return listed
+        return operator_rows(rows, self._live, limit, processes=processes)
 
     def count_elsewhere(self, processes: Collection[str]) -> int:
         """How many stored jobs were run by job stores other than ``processes`` (see :meth:`listing`)."""
-        if self._backend is None and self.persistent and not os.path.exists(os.path.join(self.directory, DB_FILE)):
+        if self._nothing_stored():
             return 0
         rows = self.backend.select(limit=self.max_jobs)
         return sum(1 for row in rows if process_of(row.get("runner")) not in processes)
+
+    def _nothing_stored(self) -> bool:
+        """True when no store file exists yet: a look must not create one."""
+        return self._backend is None and self.persistent and not os.path.exists(os.path.join(self.directory, DB_FILE))
 
     # -- updates from running jobs ----------------------------------------------------------
     def set_executor_ref(self, job: Job, ref: str) -> None:
@@ -399,13 +316,7 @@ class JobStore:
                 callback(job)
             except Exception:
                 log.exception("a finish hook failed for job %s", job.id)
-        if job.result is not None:
-            size = len(json.dumps(job.result, separators=(",", ":"), ensure_ascii=False).encode())
-            if size > self.max_result_bytes:
-                text = (f"The job's result is {size} bytes as JSON; the job store keeps at most "
-                        f"{self.max_result_bytes} (option max_job_result_bytes)")
-                job.status, job.status_message = FAILED, text
-                job.result, job.json_text = {"content": [{"type": "text", "text": text}], "isError": True}, False
+        cap_result(job, self.max_result_bytes)
         self._progress_lost.discard(job.id)
         try:
             self._store_end(job)
@@ -419,27 +330,10 @@ class JobStore:
             log.warning("could not store job %s: %s", job.id, exc)
 
     def _store_end(self, job: Job) -> None:
-        """Write ``job``'s end over a record without one; if another process ended it first (a
-        cancel), take that end (any thread). The one end replaced is the guess another process
-        stored when this job's runner looked dead — :data:`SERVER_STOPPED`, for a job whose runner's
-        heartbeat lapsed while the shared store was away (longer than its ttl): the real end wins.
-
-        Raises:
-            StateUnavailable: the shared store cannot be reached (the caller keeps the end).
-        """
-        fields = {
-            "status": job.status, "status_message": job.status_message, "result": job.result, "error": job.error,
-            "json_text": job.json_text, "meta": job.task_meta(), "updated": job.updated,
-            "finished_at": job.finished_at, "ttl": job.ttl}
-        runner = job.runner  # a job of this process only: a guess never replaces another guess or a real end
-        guess = (runner, SERVER_STOPPED) if runner is not None and process_of(runner) == self.process else None
-        if self.backend.end(job.id, fields, guess):
-            return
-        row = self.backend.load(job.id)
-        if row is not None and row.get("status") in TERMINAL:  # another process ended it first (a cancel)
-            job.status, job.status_message = row["status"], row.get("status_message")
-            job.result, job.error, job.finished_at = row.get("result"), row.get("error"), row.get("finished_at")
-            job.json_text = bool(row.get("json_text"))
+        """:func:`.ends.store_end` on this store's back end (any thread; raises StateUnavailable): the
+        real end of a job of this process replaces the :data:`SERVER_STOPPED` guess another process
+        stored while its runner looked dead."""
+        store_end(self.backend, job, self.process)
 
     # -- upkeep -----------------------------------------------------------------------------
     def sweep(self, *, force: bool = True) -> None:
@@ -459,55 +353,14 @@ class JobStore:
                 log.warning("could not purge expired jobs: %s", exc)
 
     def end_run(self) -> None:
-        """End this run (the server stops): settle every running job as below, and take a new
+        """End this run (the server stops): settle every running job (:func:`.settle.stop_run`:
+        handed over, left to its executor, or failed with :data:`SERVER_STOPPED`), and take a new
         runner token for the jobs of the next start — a job of this run, its session gone with
-        the stop, is then read by its id (module docstring).
-
-        A job its executor keeps running without this process (``executor_ref`` set: Dask) is
-        left as it is, for a restarted server to take back. One whose function runs on in this
-        process (a worker thread) is handed over (:attr:`hand_over`): it stays working and its end
-        is stored when it comes. Every other one fails with :data:`SERVER_STOPPED`.
-        """
-        for job in list(self._live.values()):
-            if job.status in TERMINAL or job.handed_over:
-                continue
-            if job.executor_ref is None and self.hand_over is not None and self.hand_over(job):
-                job.handed_over = True
-            elif job.executor_ref is None:
-                if job.request is not None:
-                    job.request.cancel(SERVER_STOPPED)
-                job.finish(FAILED, message=SERVER_STOPPED)
-            else:  # left to its executor: the record stays "working" for the next server
-                del self._live[job.id]
-                job.abandoned = True
-                job.store = None
-            if job.task is not None and not job.task.done():
-                job.task.cancel()
-        self._runs += 1
-        self.runner = runner_token(self.process, self._runs)
-        if self._runners is not None:
-            self._runners.started(self.runner)
+        the stop, is then read by its id (:mod:`.visibility`)."""
+        stop_run(self._live, self.hand_over)
+        self.runs.next_start()
 
     def process_ending(self) -> int:
         """The process ends (a blocking serve stopped by SIGTERM or Ctrl-C): tell every job handed
-        over at the stop to cancel (its function's ``ctx.is_cancelled()`` turns true), so a tool that
-        looks returns before the exit. Its end is then stored as :data:`SERVER_STOPPED`, what a job
-        the process's end cuts short answers (the hand-over's ``ended``). Returns how many were told.
-        """
-        told = 0
-        for job in list(self._live.values()):
-            if job.handed_over and job.status not in TERMINAL and job.request is not None:
-                job.request.cancel(SERVER_STOPPED)
-                told += 1
-        return told
-
-
-def runner_token(process: str, run: int) -> str:
-    """The runner token of a server's ``run``-th start in the process that claimed ``process``
-    (a job record names the runner that ran it)."""
-    return f"{process}.{run}"
-
-
-def process_of(runner: str | None) -> str | None:
-    """The process part of a runner token (a record of an earlier version names the process only)."""
-    return runner.partition(".")[0] if runner else None
+        over at the stop to cancel (:func:`.settle.process_ending`). Returns how many were told."""
+        return process_ending(self._live)

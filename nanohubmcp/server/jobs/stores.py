@@ -3,7 +3,8 @@
 A record is a flat dict of the columns in :data:`COLUMNS`; ``arguments``, ``result``, ``error``
 and ``meta`` hold JSON values. Both back ends take the same calls, are safe from any thread,
 and enforce the store's bounds in the same transaction that adds a job, so two servers sharing
-a file cannot both slip past a limit.
+a file cannot both slip past a limit. :func:`open_backend` picks the back end of a job store's
+settings (a shared Redis: ``nanohubmcp.state.redis_jobs``).
 
 The SQLite file uses WAL (readers never wait for the writer) and ``synchronous=NORMAL``: a
 committed write survives the process being killed (``kill -9``); only an operating-system
@@ -15,18 +16,25 @@ progress_updates + 1``, so concurrent updates are counted, never lost.
 
 from __future__ import annotations
 
-import contextlib
 import json
+import logging
 import os
 import sqlite3
 import threading
 import weakref
-from collections.abc import Collection, Iterator
+from collections.abc import Callable, Collection, Iterator
 from contextlib import contextmanager
-from typing import IO, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import JobLimitReached
 from . import DB_FILE
+from .runs import RunnerLocks
+
+if TYPE_CHECKING:
+    from ...state.url import StateURL
+    from .runs import Runs
+
+log = logging.getLogger("nanohubmcp.jobs")
 
 COLUMNS = (
     "id", "tool", "owner", "principal", "owner_key", "status", "status_message", "arguments",
@@ -316,6 +324,35 @@ class SQLiteBackend:
             self._db.close()
 
 
+def open_backend(kind: str, shared: StateURL | None, name: str, directory: str, runs: Runs,
+                 on_cancel: Callable[[str | None], None]) -> JobBackend:
+    """The back end a job store keeps its records in, with this process's runner lock claimed.
+
+    ``kind`` "memory": :class:`MemoryBackend`. Else a shared state URL (Redis): the records live
+    there, for every process of the server named ``name``, and ``on_cancel(job_id)`` hears of the
+    cancels other processes store (None: look at every live job). Else the SQLite file in
+    ``directory``; a directory that cannot be used (unwritable, not a directory, a broken file)
+    gives a :class:`MemoryBackend` instead, with a warning saying how to fix it.
+    """
+    if kind == "memory":
+        return MemoryBackend()
+    if shared is not None and shared.shared:
+        from ...state.redis_jobs import RedisJobBackend, RedisRunners
+
+        backend = RedisJobBackend(shared, name, limit_message)
+        runs.claim(RedisRunners(shared, name))
+        backend.watch_cancels(on_cancel)
+        return backend
+    try:
+        kept = SQLiteBackend(directory)
+        runs.claim(RunnerLocks(directory))
+    except (OSError, sqlite3.Error) as exc:  # unwritable, not a directory, a broken file...
+        log.warning("cannot keep jobs in %s (%s): they are kept in memory and lost when the server "
+                    "stops; set state_dir= (NANOHUBMCP_STATE_DIR) to a writable directory", directory, exc)
+        return MemoryBackend()
+    return kept
+
+
 def _encode(name: str, value: object) -> Any:
     if name in JSON_COLUMNS:
         return None if value is None else json.dumps(value, separators=(",", ":"), ensure_ascii=False)
@@ -330,86 +367,6 @@ def _decode(name: str, value: Any) -> Any:
     if name in FLAG_COLUMNS:
         return bool(value)
     return value
-
-
-class RunnerLocks:
-    """Which server processes are alive, by lock files: each process holds an exclusive lock on
-    ``runners/<token>.lock`` while it runs; the system releases it when the process dies, even
-    by ``kill -9``. A job record names its runner (the process's token and which start of the
-    server in it ran the job: ``<process>.<start>``), so a restarted server tells a job another
-    live process is running from one whose process is gone. The file holds the runner token of
-    the process's current start, so another process tells a job of a run still serving from one
-    of an earlier start of a live process."""
-
-    def __init__(self, directory: str) -> None:
-        self._dir = os.path.join(directory, "runners")
-        self._held: Any = None
-
-    def claim(self, token: str, run: str) -> None:
-        """Hold the lock of ``token`` for the life of this process; its current start is ``run``."""
-        os.makedirs(self._dir, mode=0o700, exist_ok=True)
-        handle = open(os.path.join(self._dir, f"{token}.lock"), "w")  # noqa: SIM115 (held open on purpose)
-        if _flock(handle, blocking=True):
-            self._held = handle
-            weakref.finalize(self, handle.close)  # released with this object (the process's end at the latest)
-            self.started(run)
-        else:
-            handle.close()
-
-    def started(self, run: str) -> None:
-        """The process started its server again: ``run`` is its current start from now on."""
-        if self._held is not None:
-            with contextlib.suppress(OSError):
-                self._held.seek(0)
-                self._held.truncate()
-                self._held.write(run)
-                self._held.flush()
-
-    def alive(self, token: str | None) -> bool:
-        """True while the process that claimed ``token`` runs (a stale lock file is removed)."""
-        return self._current(token) is not None
-
-    def serving(self, process: str, run: str) -> bool:
-        """True while the process ``process`` is alive and ``run`` is its current start."""
-        return self._current(process) == run
-
-    def _current(self, token: str | None) -> str | None:
-        """The current start of the live process that claimed ``token`` ("" when it does not say),
-        None when that process is gone (its stale lock file is then removed)."""
-        if not token:
-            return None
-        path = os.path.join(self._dir, f"{os.path.basename(token)}.lock")
-        try:
-            handle = open(path, "a+")  # noqa: SIM115
-        except OSError:
-            return None
-        with handle:
-            if not _flock(handle, blocking=False):
-                handle.seek(0)
-                return handle.read(200)
-            os.unlink(path)
-            return None
-
-    def release(self) -> None:
-        """Give the lock up (the store closed)."""
-        if self._held is not None:
-            path = self._held.name
-            self._held.close()
-            self._held = None
-            with contextlib.suppress(OSError):
-                os.unlink(path)
-
-
-def _flock(handle: IO[Any], *, blocking: bool) -> bool:
-    try:
-        import fcntl
-    except ImportError:  # Windows: no flock; a job of another process is taken as that process's
-        return blocking
-    try:
-        fcntl.flock(handle.fileno(), fcntl.LOCK_EX | (0 if blocking else fcntl.LOCK_NB))
-    except BlockingIOError:
-        return False
-    return True
 
 
 def _real(value: float | None) -> float | None:

@@ -1,0 +1,95 @@
+"""What becomes of a job whose run ended: its server stopped, or its process died.
+
+A job that was running when its process died is reported as failed (:data:`SERVER_STOPPED`),
+unless its executor still holds it (Dask, a batch system) and takes it back (:data:`Reattach`);
+one another live process of the server runs is left to that process (:func:`revive`). A server
+that stops while its process lives on (a notebook's ``%mcp stop``, a restart after a setting
+changed) does not fail a job whose function runs on in a thread of the process: the tool-call
+service follows it (:data:`HandOver`), its end is stored when it comes, and the restarted server
+reads it (:func:`stop_run`); when the process itself ends (SIGTERM, Ctrl-C), those jobs are
+told to cancel (:func:`process_ending`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from .record import FAILED, TERMINAL, Job
+
+if TYPE_CHECKING:
+    from .record import JobKeeper
+    from .runs import Runs
+
+__all__ = ["SERVER_STOPPED", "HandOver", "Reattach", "process_ending", "revive", "stop_run"]
+
+SERVER_STOPPED = "the server stopped while this job ran"
+"""The status message of a job failed because its run ended."""
+
+Reattach = Callable[[Job], "bool | None"]
+"""An executor's hook: take back a job whose server process died — True if it did, False if
+it cannot (the job fails), None if it cannot tell yet (asked again later)."""
+
+HandOver = Callable[[Job], bool]
+"""The tool-call service's hook at server stop: True when it keeps following ``job``, whose
+function runs on in this process, and stores its end (the job is then not failed)."""
+
+
+def revive(job: Job, *, runs: Runs, reattach: Reattach | None, keeper: JobKeeper, live: dict[str, Job]) -> Job:
+    """``job`` as read from its record, settled if its run ended: taken back by its executor (kept
+    by ``keeper``, followed in ``live``), failed, or left as it is — ended, of this run, another
+    live process's, or one its executor cannot tell of yet (asked again on the next look)."""
+    if job.status in TERMINAL or job.runner == runs.runner:
+        return job
+    if runs.elsewhere(job.runner):
+        return job  # another live server process runs it
+    # A dead process's job, or one an earlier run of this process left to its executor at its
+    # stop (not followed here any more: followed jobs are in ``live``).
+    taken = reattach(job) if job.executor_ref and reattach is not None else False
+    if taken is None:
+        return job  # its executor may hold it: asked again on the next look
+    job.store = keeper
+    if taken:
+        live[job.id] = job
+        return job
+    job.finish(FAILED, message=SERVER_STOPPED)
+    return job
+
+
+def stop_run(live: dict[str, Job], hand_over: HandOver | None) -> None:
+    """Settle every running job of ``live`` at the server's stop.
+
+    A job its executor keeps running without this process (``executor_ref`` set: Dask) is left
+    as it is, for a restarted server to take back (and dropped from ``live``). One whose function
+    runs on in this process (a worker thread) is handed over (``hand_over``): it stays working and
+    its end is stored when it comes. Every other one fails with :data:`SERVER_STOPPED`.
+    """
+    for job in list(live.values()):
+        if job.status in TERMINAL or job.handed_over:
+            continue
+        if job.executor_ref is None and hand_over is not None and hand_over(job):
+            job.handed_over = True
+        elif job.executor_ref is None:
+            if job.request is not None:
+                job.request.cancel(SERVER_STOPPED)
+            job.finish(FAILED, message=SERVER_STOPPED)
+        else:  # left to its executor: the record stays "working" for the next server
+            del live[job.id]
+            job.abandoned = True
+            job.store = None
+        if job.task is not None and not job.task.done():
+            job.task.cancel()
+
+
+def process_ending(live: dict[str, Job]) -> int:
+    """The process ends (a blocking serve stopped by SIGTERM or Ctrl-C): tell every job of ``live``
+    handed over at the stop to cancel (its function's ``ctx.is_cancelled()`` turns true), so a tool
+    that looks returns before the exit. Its end is then stored as :data:`SERVER_STOPPED`, what a job
+    the process's end cuts short answers (the hand-over's ``ended``). Returns how many were told.
+    """
+    told = 0
+    for job in list(live.values()):
+        if job.handed_over and job.status not in TERMINAL and job.request is not None:
+            job.request.cancel(SERVER_STOPPED)
+            told += 1
+    return told

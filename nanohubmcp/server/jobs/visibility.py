@@ -1,0 +1,81 @@
+"""Who may see a job: the rule every route applies, and what the operator's listing shows.
+
+The rule, in every era and on every route:
+
+- a job started by an authenticated principal is visible to that principal only;
+- within that, a job started in a session is visible only to that session for as long as the
+  server run that started it serves (even after the session ended), on every process of the
+  server (``--workers N``, processes sharing a Redis or a state directory: each process's
+  heartbeat or lock file names its current start, :mod:`.runs`); sessions end with their run — a
+  stop (``server.stop()``, ``%mcp stop``) or the process's end — so for a job of an earlier run
+  the unguessable job id is the capability: whoever holds it (with the same principal, if any)
+  reads it — by any route;
+- a job started without a session (REST, the 2026-07-28 era) is visible to whoever holds its
+  id (with the same principal, if any).
+
+An unknown, expired and someone else's job get the same answer (:func:`unknown_job`), so ids
+cannot be probed.
+
+The operator (``%mcp jobs``, the lab panel) sees every owner's jobs, but only their id, tool,
+status, progress, times and executor (:data:`LISTED`): never arguments or results.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Collection, Mapping
+from typing import Any
+
+from ...errors import UnknownComponent
+from .record import Job
+from .runs import process_of
+
+__all__ = ["LISTED", "operator_rows", "owned", "unknown_job", "visible"]
+
+LISTED = ("id", "tool", "status", "status_message", "progress", "progress_total", "progress_message",
+          "created", "updated", "finished_at", "executor")
+"""The fields of a job record the operator's listing shows."""
+
+
+def visible(job: Job, owner: str | None, principal: str | None, serving: Callable[[str | None], bool]) -> bool:
+    """Whether the caller of session ``owner`` (None: no session) and ``principal`` (a subject, or
+    None) may see ``job``; ``serving(runner)`` says whether the run a runner token names still
+    serves (:meth:`.runs.Runs.serving`). Expiry is the caller's to check."""
+    if job.principal != principal:
+        return False
+    # Sessions end with their run: a job of an earlier run (an earlier process, or an earlier
+    # start of this one) is read by its id.
+    return job.owner is None or job.owner == owner or not serving(job.runner)
+
+
+def owned(job: Job, owner: str | None, principal: str | None, now: float, *, tasks_only: bool = False) -> bool:
+    """Whether ``job`` is a live job of the session ``owner`` and ``principal`` (never a sessionless
+    one, never another principal's), unexpired at ``now``; only a task-augmented call with
+    ``tasks_only``."""
+    return (job.owner == owner and owner is not None and job.principal == principal and not job.expired(now)
+            and (job.as_task or not tasks_only))
+
+
+def unknown_job(job_id: object) -> UnknownComponent:
+    """The one answer for a job that never existed, expired, or is someone else's."""
+    return UnknownComponent(f"Unknown job or task id: {json.dumps(job_id)} (it may have expired)")
+
+
+def operator_rows(rows: list[dict[str, Any]], live: Mapping[str, Job], limit: int, *,
+                  processes: Collection[str] | None = None) -> list[dict[str, Any]]:
+    """The first ``limit`` of the stored ``rows`` (newest first) as the operator sees them: the
+    :data:`LISTED` fields, with the status and progress of a job this process runs (``live``) as
+    they are now; with ``processes``, only the jobs run by job stores of these process tokens."""
+    listed = []
+    for row in rows:
+        if processes is not None and process_of(row.get("runner")) not in processes:
+            continue
+        entry = {key: row.get(key) for key in LISTED}
+        job = live.get(row["id"])
+        if job is not None:
+            entry.update(status=job.status, progress=job.progress, progress_total=job.progress_total,
+                         progress_message=job.progress_message)
+        listed.append(entry)
+        if len(listed) >= limit:
+            break
+    return listed
