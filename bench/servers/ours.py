@@ -10,6 +10,8 @@
 ``--state-url URL`` keeps the sessions in a shared store (Redis; bench/scaleout.py), ``--lease S``
 sets how long a process serves a session's record from its copy (valgrind runs calls ~50x slower),
 ``--workers N`` serves from N processes (with ``--state-url``).
+Environment (set by mcpbench/instructions.py under valgrind): ``BENCH_READ_DISTRIBUTIONS=1`` reads the
+installed distributions' table before serving; ``BENCH_SLOWDOWN=F`` scales the worker pool's time bounds by F.
 """
 
 from __future__ import annotations
@@ -70,6 +72,20 @@ if os.environ.get("BENCH_READ_DISTRIBUTIONS"):
 
         capture._read_table()
     except (ImportError, AttributeError):  # a tree without it (--tree of an older checkout)
+        pass
+if os.environ.get("BENCH_SLOWDOWN"):
+    # Instruction counts (mcpbench/instructions.py): under valgrind every call runs tens of times slower,
+    # so the worker pool's time bounds are scaled alike and it decides as in a native run (a quick
+    # function runs on the event loop). Unscaled, a trivial tool sat near the bounds: some runs counted
+    # the loop's path, some the pool's (~1.15 M and ~1.35 M instructions a call, minutes apart).
+    factor = float(os.environ["BENCH_SLOWDOWN"])
+    try:
+        from nanohubmcp.server.calls import invoke, workers
+
+        for name in ("INLINE_CPU_SECONDS", "INLINE_WALL_SECONDS", "INLINE_SECONDS", "QUICK_SECONDS"):
+            setattr(workers, name, getattr(workers, name) * factor)
+        invoke.INLINE_SECONDS = workers.INLINE_SECONDS
+    except (ImportError, AttributeError):  # a tree without the inline lane (--tree of an older checkout)
         pass
 
 
