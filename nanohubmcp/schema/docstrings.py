@@ -11,38 +11,38 @@ from __future__ import annotations
 import inspect
 import logging
 import re
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 log = logging.getLogger(__name__)
 
 _PARAM_WORDS = (
     r"(?:Args|Arguments|Parameters|Params|Keyword Args|Keyword Arguments|Kwargs|Other Parameters|Attributes)"
 )
-_GOOGLE_HEADER = re.compile(rf"^(?P<indent>\s*){_PARAM_WORDS}:\s*$")
-_NUMPY_HEADER = re.compile(rf"^\s*{_PARAM_WORDS}\s*$")
-_NUMPY_RULE = re.compile(r"^\s*-{3,}\s*$")
-_REST_FIELD = re.compile(
-    r"^\s*:(?:param|parameter|arg|argument|key|keyword|kwarg|type|ivar|var|vartype)\b[^:]*:"
-)
+# Patterns, not compiled here: ``re`` compiles each at its first use (~1 M instructions apiece) and
+# keeps it; a docstring without a colon or dashes never needs them (bench/startup.md).
+_GOOGLE_HEADER = rf"^(?P<indent>\s*){_PARAM_WORDS}:\s*$"
+_NUMPY_HEADER = rf"^\s*{_PARAM_WORDS}\s*$"
+_NUMPY_RULE = r"^\s*-{3,}\s*$"
+_REST_FIELD = r"^\s*:(?:param|parameter|arg|argument|key|keyword|kwarg|type|ivar|var|vartype)\b[^:]*:"
 
 
-@dataclass(frozen=True)
-class DocInfo:
-    """What a docstring says about a callable.
+class DocInfo(NamedTuple):
+    """What a docstring says about a callable (a ``NamedTuple``: a frozen dataclass costs ~3 M
+    instructions to create at import).
 
     Attributes:
         description: the cleaned docstring without parameter sections; ``None`` when empty.
         params: ``{parameter name: description}`` (``*``/``**`` prefixes removed).
     """
 
-    description: str | None = None
-    params: dict[str, str] = field(default_factory=dict)
+    description: str | None
+    params: dict[str, str]
 
 
 def read_docstring(doc: str | None) -> DocInfo:
     """Split a raw ``__doc__`` into a description and parameter descriptions."""
     if not doc or not doc.strip():
-        return DocInfo()
+        return DocInfo(None, {})
     text = inspect.cleandoc(doc)
     return DocInfo(_without_parameter_sections(text) or None, _parameter_texts(text))
 
@@ -76,16 +76,19 @@ def _may_describe_parameters(text: str) -> bool:
 
 def _without_parameter_sections(text: str) -> str:
     lines = text.splitlines()
+    if not _may_describe_parameters(text):  # no section header, field or rule: every line is kept
+        kept_all = "\n".join(lines)
+        return re.sub(r"\n{3,}", "\n\n", kept_all).strip() if "\n\n\n" in kept_all else kept_all.strip()
     kept: list[str] = []
     index = 0
     while index < len(lines):
         line = lines[index]
-        google = _GOOGLE_HEADER.match(line)
+        google = re.match(_GOOGLE_HEADER, line)
         if google:
             index = _skip_indented(lines, index + 1, len(google["indent"]))
-        elif _NUMPY_HEADER.match(line) and index + 1 < len(lines) and _NUMPY_RULE.match(lines[index + 1]):
+        elif re.match(_NUMPY_HEADER, line) and index + 1 < len(lines) and re.match(_NUMPY_RULE, lines[index + 1]):
             index = _skip_numpy_section(lines, index + 2)
-        elif _REST_FIELD.match(line):
+        elif re.match(_REST_FIELD, line):
             index = _skip_indented(lines, index + 1, _indent(line), stop_at_blank=True)
         else:
             kept.append(line)
@@ -113,7 +116,7 @@ def _skip_indented(lines: list[str], index: int, indent: int, *, stop_at_blank: 
 def _skip_numpy_section(lines: list[str], index: int) -> int:
     """Index of the next NumPy section header (a line underlined with dashes)."""
     while index < len(lines):
-        if index + 1 < len(lines) and lines[index].strip() and _NUMPY_RULE.match(lines[index + 1]):
+        if index + 1 < len(lines) and lines[index].strip() and re.match(_NUMPY_RULE, lines[index + 1]):
             return index
         index += 1
     return index

@@ -120,3 +120,26 @@ def test_defaults_outside_the_published_enum_are_not_published() -> None:
         "description": "n",
         "default": 3,
     }
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        "Sum of two numbers.",
+        "  First line.\n\n\n\n    Second paragraph after three blank lines.\n\n\n",
+        "Line one.\r\nLine two.\x0cLine three.",
+        "A rule -- not a section.\n\n\n\nEnd.",
+    ],
+)
+def test_a_docstring_without_sections_reads_as_the_section_scanner_reads_it(doc: str) -> None:
+    # Docstrings with no colon, "@" or "--" skip the section scanner (no pattern compiled at start);
+    # the text must be what the scanner keeps: every line, runs of blank lines collapsed to one.
+    import inspect
+    import re
+
+    text = inspect.cleandoc(doc)
+    scanned = re.sub(r"\n{3,}", "\n\n", "\n".join(text.splitlines())).strip()
+    info = read_docstring(doc)
+    assert info.description == scanned
+    assert info.params == {}
+    assert read_docstring(None) == read_docstring("   ") == (None, {})

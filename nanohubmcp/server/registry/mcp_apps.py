@@ -109,8 +109,9 @@ _BRIDGE_JS = r"""
 })();
 """
 
-_HEAD = re.compile(r"<head(\s[^>]*)?>", re.IGNORECASE)
-_HTML = re.compile(r"<html(\s[^>]*)?>", re.IGNORECASE)
+# Patterns compiled by ``re`` at the first view served, not at import (this module is on the start path).
+_HEAD = r"<head(\s[^>]*)?>"
+_HTML = r"<html(\s[^>]*)?>"
 
 
 def client_shows_views(capabilities: Mapping[str, Any] | None) -> bool:
@@ -234,10 +235,10 @@ def view_document(html: str, name: str = "nanohubmcp-view") -> str:
         + _BRIDGE_JS.replace("__NAME__", _js_text(name)).replace("__VERSION__", APPS_PROTOCOL_VERSION)
         + "</script>"
     )
-    head = _HEAD.search(html)
+    head = re.search(_HEAD, html, re.IGNORECASE)
     if head:
         return html[: head.end()] + script + html[head.end() :]
-    tag = _HTML.search(html)
+    tag = re.search(_HTML, html, re.IGNORECASE)
     if tag:
         return html[: tag.end()] + "<head>" + script + "</head>" + html[tag.end() :]
     return (

@@ -40,7 +40,7 @@ NAME_FIELDS = {
 }
 """Methods whose ``Mcp-Name`` header mirrors a params field (SEP-2243; tasks: SEP-2663)."""
 PARAM_PREFIX = "Mcp-Param-"
-TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
+TOKEN = r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$"  # a pattern: compiled by ``re`` at the first header annotation, not at start
 _ALLOWED_TYPES = ("string", "integer", "boolean")
 _SAFE_INTEGER = 2**53 - 1
 _FIELD_VALUE = re.compile(r"^[\t\x20-\x7e]*$")
@@ -78,7 +78,7 @@ def header_marks(name: str, schema: Mapping[str, Any]) -> list[tuple[tuple[str, 
                 raise RegistrationError(
                     f"tool '{name}': {ANNOTATION} on {where} is not reachable from the input schema through "
                     "'properties' alone (no items, anyOf/oneOf/allOf, $ref, if)")
-            if not isinstance(token, str) or not TOKEN.match(token):
+            if not isinstance(token, str) or not re.match(TOKEN, token):
                 raise RegistrationError(
                     f"tool '{name}': {ANNOTATION} of '{where}' must be a non-empty header token "
                     f"(letters, digits, !#$%&'*+-.^_`|~), got {token!r}")
