@@ -41,7 +41,9 @@ def compile_bytecode(python: str) -> None:
     installed by pip, which compiled theirs.
     """
     code = "import compileall, os, nanohubmcp; compileall.compile_dir(os.path.dirname(nanohubmcp.__file__), quiet=1)"
-    subprocess.run([python, "-c", code], check=True, capture_output=True, timeout=300)
+    # In BENCH, where the servers start: from another directory ``-c`` would import (and compile) the
+    # checkout there (a worktree), while the servers import the installed one, left with stale .pyc.
+    subprocess.run([python, "-c", code], check=True, capture_output=True, timeout=300, cwd=BENCH)
 
 
 def peers_python(log: Any = print) -> str:

@@ -21,8 +21,7 @@ import sys
 import types
 import typing
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from nanohubmcp.schema import coerce as co
 from nanohubmcp.schema.docstrings import read_docstring
@@ -67,9 +66,12 @@ def _is_path(base: type) -> bool:
     return pathlib is not None and issubclass(base, pathlib.PurePath)
 
 
-@dataclass(frozen=True)
-class Mapped:
-    """A schema fragment and the coercer back to Python (``None``: the JSON value is used as is)."""
+class Mapped(NamedTuple):
+    """A schema fragment and the coercer back to Python (``None``: the JSON value is used as is).
+
+    A ``NamedTuple``, not a frozen dataclass: this module is on every server's start path, and a
+    dataclass costs ~2-4 M instructions to create at import (bench/startup.md).
+    """
 
     schema: dict[str, Any]
     coerce: co.Coercer | None = None
