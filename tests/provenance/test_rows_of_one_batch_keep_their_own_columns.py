@@ -41,3 +41,22 @@ def test_rows_of_one_batch_keep_their_own_columns(tmp_path: Path) -> None:
     assert store.get_row(done.id) == done
     assert store.get_row(rows[3].id) == rows[3]
     store.close()
+
+
+def test_a_value_all_rows_of_a_statement_share_is_written_to_each(tmp_path: Path) -> None:
+    """A column holding one value in every row of a statement is bound once (a numbered parameter
+    each row refers to); a row that differs in it keeps its own value, in either statement."""
+    store = SQLiteRecords(str(tmp_path))
+    now = time.time()
+    same = {"created": now, "expires": now + 60, "started": now, "ended": now + 1}
+    rows = [row(index, owner="s-1", session="s-1", **same) for index in range(ROWS_PER_STATEMENT + 3)]
+    rows[5] = row(5, owner="s-2", session="s-2", thread="worker-1", **same)  # differs in three columns
+    rows[ROWS_PER_STATEMENT + 1] = row(ROWS_PER_STATEMENT + 1, status="failed", **same)
+    store.put_many(rows, {}, 1000)
+    for made in rows:
+        assert store.get_row(made.id) == made
+    alike = [row(1000 + index, **same) for index in range(3)]  # every column shared but the id and request id
+    store.put_many(alike, {}, 1000)
+    for made in alike:
+        assert store.get_row(made.id) == made
+    store.close()

@@ -26,6 +26,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable
+from itertools import chain
 from typing import Any
 
 from ..jobs.stores import open_database
@@ -53,6 +54,7 @@ MAX_FACTS_CACHED = 1024
 
 _NAMES = ", ".join(COLUMNS)
 _SELECT = f"SELECT {_NAMES} FROM calls"
+Picker = Callable[[CallRow], tuple[Any, ...]]
 ROWS_PER_STATEMENT = 64
 """Rows inserted by one statement: ``executemany`` would take and give back the interpreter's lock
 around every row (a hand-over to and from the event loop's thread each time under load); one
@@ -60,23 +62,58 @@ statement of many rows gives it up once."""
 
 
 @functools.lru_cache(maxsize=256)
-def _insert(kept: tuple[int, ...], count: int) -> tuple[str, Callable[[CallRow], tuple[Any, ...]]]:
+def _insert(kept: tuple[int, ...], shared: tuple[int, ...], count: int) -> tuple[str, Picker, Picker]:
     """The statement inserting ``count`` rows of the columns at indexes ``kept`` (the others are
-    NULL), and what picks those columns' values from a row."""
-    row = f"({', '.join('?' * len(kept))})"
+    NULL) where the columns at indexes ``shared`` (some of ``kept``) hold one value in every row,
+    bound once as a numbered parameter that each row refers to; and what picks, from a row, the
+    shared values and the row's own."""
+    number = {index: f"?{place}" for place, index in enumerate(shared, 1)}
+    own = tuple(index for index in kept if index not in number)
+    place = len(shared)
+    rows = []
+    for _ in range(count):
+        cells = []
+        for index in kept:
+            if index in number:
+                cells.append(number[index])
+            else:
+                place += 1
+                cells.append(f"?{place}")
+        rows.append(f"({', '.join(cells)})")
     names = ", ".join(COLUMNS[index] for index in kept)
-    return f"INSERT OR REPLACE INTO calls ({names}) VALUES " + ", ".join([row] * count), operator.itemgetter(*kept)
+    return f"INSERT OR REPLACE INTO calls ({names}) VALUES " + ", ".join(rows), _picker(shared), _picker(own)
+
+
+def _picker(indexes: tuple[int, ...]) -> Picker:
+    """What gives a row's values at ``indexes`` as a tuple (``itemgetter`` of one index gives the value)."""
+    if len(indexes) == 1:
+        index = indexes[0]
+        return lambda row: (row[index],)
+    if not indexes:
+        return lambda row: ()
+    return operator.itemgetter(*indexes)
 
 
 def _statement(rows: list[CallRow]) -> tuple[str, list[Any]]:
     """``(statement, values)`` inserting ``rows``: a column that is None in every row is left out
-    (it is NULL all the same). Python's ``sqlite3`` binds a None through its adapter lookup, ~3.8k
-    instructions against ~1.3k for a text and ~0.7k for a number; a record without tracing,
-    links, cache or job has 6 such columns (bench/provenance.md)."""
+    (it is NULL all the same), and a column that holds one value in every row is bound once.
+    Python's ``sqlite3`` binds a value for ~0.7k (a number) to ~1.3k (a text) instructions and a
+    None through its adapter lookup for ~3.8k (bench/provenance.md); a batch's rows share their
+    write time and expiry, and mostly their tool, facts, protocol version, executor and status (and
+    under one client its owner, session and thread)."""
     count = len(rows)
-    kept = tuple(index for index, column in enumerate(zip(*rows, strict=True)) if column.count(None) != count)
-    statement, pick = _insert(kept, count)
-    return statement, [value for row in rows for value in pick(row)]
+    kept: list[int] = []
+    shared: list[int] = []
+    for index, column in enumerate(zip(*rows, strict=True)):
+        first = column[0]
+        if count > 1 and column.count(first) == count:  # one value (by ==: a column's values are of one type)
+            if first is not None:
+                kept.append(index)
+                shared.append(index)
+        elif first is not None or column.count(None) != count:
+            kept.append(index)
+    statement, pick_shared, pick_own = _insert(tuple(kept), tuple(shared), count)
+    return statement, [*pick_shared(rows[0]), *chain.from_iterable(map(pick_own, rows))]
 
 
 _MIGRATE = (
