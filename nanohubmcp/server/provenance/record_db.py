@@ -65,23 +65,19 @@ statement of many rows gives it up once."""
 def _insert(kept: tuple[int, ...], shared: tuple[int, ...], count: int) -> tuple[str, Picker, Picker]:
     """The statement inserting ``count`` rows of the columns at indexes ``kept`` (the others are
     NULL) where the columns at indexes ``shared`` (some of ``kept``) hold one value in every row,
-    bound once as a numbered parameter that each row refers to; and what picks, from a row, the
-    shared values and the row's own."""
+    bound once as a numbered parameter (``?1`` … ``?k``) that each row refers to; and what picks,
+    from a row, the shared values and the row's own. The first row numbers its own values
+    (``?k+1`` …); the others use plain ``?``, which SQLite numbers past the largest number used
+    before it, so they share one text (the statement is built without a loop over its cells)."""
     number = {index: f"?{place}" for place, index in enumerate(shared, 1)}
     own = tuple(index for index in kept if index not in number)
-    place = len(shared)
-    rows = []
-    for _ in range(count):
-        cells = []
-        for index in kept:
-            if index in number:
-                cells.append(number[index])
-            else:
-                place += 1
-                cells.append(f"?{place}")
-        rows.append(f"({', '.join(cells)})")
+    first = dict(number)  # the first row numbers its own values past the shared ones (a plain ? would be ?1)
+    first.update((index, f"?{place}") for place, index in enumerate(own, len(shared) + 1))
+    head = f"({', '.join(first[index] for index in kept)})"
+    row = f"({', '.join(number.get(index, '?') for index in kept)})"
     names = ", ".join(COLUMNS[index] for index in kept)
-    return f"INSERT OR REPLACE INTO calls ({names}) VALUES " + ", ".join(rows), _picker(shared), _picker(own)
+    values = ", ".join([head, *[row] * (count - 1)])
+    return f"INSERT OR REPLACE INTO calls ({names}) VALUES " + values, _picker(shared), _picker(own)
 
 
 def _picker(indexes: tuple[int, ...]) -> Picker:
