@@ -47,12 +47,11 @@ if TYPE_CHECKING:
     from ..wire.sessions import Session
 
 from ...protocol import jsonenc
+from ...schema.secret import secret_names, stored_arguments
 from .tool_options import SOURCE
 
 CODE = "provenance_code"
 """``Tool.extra`` key: what :func:`code_of` found (kept for the tool's life)."""
-SECRET_FORMATS = frozenset({"password"})
-REDACTED = "[secret: not stored]"
 
 
 def code_of(tool: Any) -> dict[str, Any]:
@@ -175,29 +174,6 @@ def packages_of(fn: Any) -> tuple[dict[str, str], bool]:
             if version is not None:
                 found[dist] = version
     return found, table is not None
-
-
-def secret_names(schema: dict[str, Any]) -> frozenset[str]:
-    """The top-level argument names ``schema`` marks secret (``format: password``, ``writeOnly``)."""
-    properties = schema.get("properties")
-    if not isinstance(properties, dict):
-        return frozenset()
-    return frozenset(name for name, prop in properties.items() if _is_secret(prop))
-
-
-def _is_secret(prop: object) -> bool:
-    if not isinstance(prop, dict):
-        return False
-    if prop.get("format") in SECRET_FORMATS or prop.get("writeOnly") is True:
-        return True
-    return any(_is_secret(choice) for key in ("anyOf", "oneOf", "allOf") for choice in prop.get(key) or ())
-
-
-def stored_arguments(arguments: dict[str, Any], secrets: frozenset[str]) -> dict[str, Any]:
-    """``arguments`` with each secret one's value replaced by a marker (the name stays, not the value)."""
-    if not secrets:
-        return arguments
-    return {name: REDACTED if name in secrets else value for name, value in arguments.items()}
 
 
 MAX_KEPT_ARGUMENTS_BYTES = 64 * 1024
