@@ -63,8 +63,12 @@ def redact(url: str) -> str:
     if parts.password is None and not parts.username:
         return url
     host = parts.hostname or ""
-    if parts.port is not None:
-        host = f"{host}:{parts.port}"
+    try:
+        port: object = parts.port
+    except ValueError:  # not a number in 0-65535: shown as given (the text after the host's last ':')
+        port = parts.netloc.rpartition("@")[2].rpartition(":")[2]
+    if port is not None:
+        host = f"{host}:{port}"
     user = parts.username or ""
     netloc = f"{user}:***@{host}" if parts.password is not None else f"***@{host}"
     return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
@@ -74,7 +78,8 @@ def parse(url: str | None) -> StateURL:
     """Parse a state URL (None or ``""``: memory).
 
     Raises:
-        ConfigurationError: an unknown scheme, or a URL without a host where one is needed.
+        ConfigurationError: an unknown scheme; a Redis URL without a host, with a port that is not
+            a number in 0-65535, or with a database that is not a number.
     """
     if url is None or not url.strip():
         return StateURL(MEMORY, "")
@@ -86,11 +91,24 @@ def parse(url: str | None) -> StateURL:
             f"state_url {redact(url)!r}: unknown scheme {scheme!r}; use memory://, sqlite:///DIR, "
             "redis://HOST:PORT/DB, rediss://… (TLS) or unix:///PATH.sock"
         )
+    url = scheme + url[len(scheme):]  # schemes are case-insensitive (RFC 3986 § 3.1); redis-py takes lower case only
     parts = urllib.parse.urlsplit(url)
     if kind == SQLITE:
         return StateURL(kind, url, parts.path or None)
-    if kind == REDIS and scheme != "unix" and not parts.hostname:
-        raise ConfigurationError(f"state_url {redact(url)!r} names no host, e.g. redis://127.0.0.1:6379/0")
+    if kind == REDIS and scheme != "unix":
+        if not parts.hostname:
+            raise ConfigurationError(f"state_url {redact(url)!r} names no host, e.g. redis://127.0.0.1:6379/0")
+        try:
+            parts.port  # noqa: B018 - raises ValueError for a port that is not a number in 0-65535
+        except ValueError:
+            raise ConfigurationError(
+                f"state_url {redact(url)!r}: the port is not a number in 0-65535, e.g. redis://127.0.0.1:6379/0"
+            ) from None
+        database = parts.path.strip("/")
+        if database and not database.isdigit():
+            raise ConfigurationError(
+                f"state_url {redact(url)!r}: the database {database[:40]!r} is not a number, e.g. redis://127.0.0.1:6379/0"
+            )
     return StateURL(kind, url)
 
 

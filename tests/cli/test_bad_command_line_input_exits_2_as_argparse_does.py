@@ -31,6 +31,10 @@ def nanohubmcp(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         (["bridge", "http://127.0.0.1:9/mcp", "--cookie", "no-equals"], "--cookie takes 'name=value'"),
         (["server-json", "app.py", "--public-url", "ftp://host/"], "is not an http:// or https:// URL with a host"),
         (["run", "app.py", "--state-url", "carrier://pigeon"], "--state-url: state_url 'carrier://pigeon'"),
+        # found by a fresh-user trial: these were 50-75-line tracebacks, exit 1 (and a DB 'notadb' was DB 0)
+        (["run", "app.py", "--state-url", "redis://:pw@127.0.0.1:notaport/0"], "the port is not a number in 0-65535"),
+        (["run", "app.py", "--state-url", "redis://127.0.0.1:99999/0"], "the port is not a number in 0-65535"),
+        (["run", "app.py", "--state-url", "redis://127.0.0.1:6379/notadb"], "the database 'notadb' is not a number"),
         (["rappture", "a.xml", "b.xml", "--name", "x"], "--name names one tool"),
         (["sim2l", "a.ipynb", "b.ipynb", "--name", "x"], "--name names one tool"),
         (["run"], "the following arguments are required: APP"),  # argparse's own, for comparison
@@ -52,3 +56,12 @@ def test_a_well_formed_command_that_fails_exits_1_without_the_usage(tmp_path: Pa
     done = nanohubmcp("desktop-config", "missing.py", cwd=tmp_path)
     assert done.returncode == 1
     assert done.stderr == "nanohubmcp desktop-config: error: app file 'missing.py' does not exist\n"
+
+
+def test_a_state_url_scheme_in_capitals_is_read_as_its_lower_case() -> None:
+    """RFC 3986 § 3.1: schemes are case-insensitive; redis-py takes lower case only (a trial's
+    ``REDIS://`` passed our check, then failed as a traceback inside redis-py)."""
+    from nanohubmcp.state import parse
+
+    assert parse("REDIS://127.0.0.1:6379/0").url == "redis://127.0.0.1:6379/0"
+    assert parse("Rediss://127.0.0.1:6379/0").kind == "redis"
