@@ -74,9 +74,10 @@ class MCPServer:
             threads serve the functions known to return quickly (a quick lane). A positive integer or None.
         job_workers: jobs run at once: threads of the "threads" executor, processes of "processes"
             (no more than the CPUs there); a positive integer, None for ``workers``.
-        tool_timeout: seconds before a call is answered with a tool error (None: no limit); a
-            sync function still running then is abandoned: its worker serves other calls and the
-            function finishes on a thread of its own.
+        tool_timeout: seconds before a call is answered with a tool error: a positive number, or
+            None (or ``float("inf")``) for no limit; anything else (0, a negative number, NaN, a
+            string) is a ``ConfigurationError`` here. A sync function still running then is abandoned:
+            its worker serves other calls and the function finishes on a thread of its own.
         session_idle_seconds: expiry of idle sessions.
         job_ttl_seconds: how long a finished job stays readable (a positive number of seconds).
         state_secret: key (str or bytes, >= 16 bytes) signing the 2026-07-28 ``requestState``;

@@ -91,7 +91,8 @@ class NanohubMCP(Configurable):
         60.0,
         allow_none=True,
         help="Seconds a tool, resource or prompt call may take before the client gets a tool error "
-        "('kernel busy' when it could not even start because a cell was running). None = no limit. "
+        "('kernel busy' when it could not even start because a cell was running). None (or inf) = no limit; "
+        "0 is refused. "
         "--async job tools are never timed out.",
     ).tag(config=True)
 
@@ -213,10 +214,13 @@ class NanohubMCP(Configurable):
 
     @validate("tool_timeout")
     def _check_timeout(self, proposal: Bunch) -> float | None:
-        value = proposal["value"]
-        if value is not None and value <= 0:
-            raise TraitError("NanohubMCP.tool_timeout must be a positive number of seconds, or None")
-        return value
+        from ..errors import ConfigurationError
+        from ..server.options import checked_timeout  # the rule MCPServer(tool_timeout=) follows
+
+        try:
+            return checked_timeout(proposal["value"])
+        except ConfigurationError as exc:
+            raise TraitError(f"NanohubMCP.{exc}") from None
 
     @validate("max_inline_bytes")
     def _check_inline(self, proposal: Bunch) -> int | None:

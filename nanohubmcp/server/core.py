@@ -30,7 +30,13 @@ from .executors.runners import JobRunners
 from .first_use import FirstUse
 from .jobs import DEFAULT_MAX_JOBS, DEFAULT_MAX_JOBS_PER_OWNER, DEFAULT_MAX_RESULT_BYTES
 from .methods import TABLES
-from .options import argument_errors_are_protocol_errors, capabilities_for, check_options, default_workers
+from .options import (
+    argument_errors_are_protocol_errors,
+    capabilities_for,
+    check_options,
+    checked_timeout,
+    default_workers,
+)
 from .provenance.tool_options import DEFAULT_CACHE_BYTES, cached
 from .registry.registry import Registry
 from .results import DEFAULT_MAX_INLINE_BYTES
@@ -113,7 +119,7 @@ class ServerCore:
         self.argument_errors = argument_errors
         self.list_page_size = list_page_size
         self.list_changed = list_changed
-        self.tool_timeout = tool_timeout
+        self.tool_timeout = checked_timeout(tool_timeout)
         self.workers = workers or default_workers()
         self.job_workers = job_workers or self.workers
         self.state_url = state_url if isinstance(state_url, StateURL) else parse_state_url(state_url)

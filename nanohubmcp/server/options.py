@@ -23,6 +23,7 @@ __all__ = [
     "argument_errors_are_protocol_errors",
     "capabilities_for",
     "check_options",
+    "checked_timeout",
     "default_workers",
 ]
 
@@ -77,6 +78,22 @@ def check_options(
     for option, value in (durations or {}).items():
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
             raise ConfigurationError(f"{option} must be a positive number of seconds, not {value!r}")
+
+
+def checked_timeout(value: object, option: str = "tool_timeout") -> float | None:
+    """``value`` as a call time limit in seconds, None for no limit: the one rule of ``MCPServer(tool_timeout=)``
+    and ``NanohubMCP.tool_timeout``. None and ``float("inf")`` mean no limit; any other value must be a positive
+    number (0, a negative number, NaN, a bool or a string such as ``"5"`` is refused: 0 could be read as
+    "time out at once" as well as "no limit").
+
+    Raises:
+        ConfigurationError: naming ``option`` and the value.
+    """
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:  # NaN is not > 0
+        raise ConfigurationError(f"{option} must be a positive number of seconds, or None for no limit, not {value!r}")
+    return None if value == float("inf") else float(value)
 
 
 def argument_errors_are_protocol_errors(mode: str, version: str) -> bool:

@@ -1,0 +1,51 @@
+"""``MCPServer(tool_timeout=...)`` is checked when the server is built, by the rule ``NanohubMCP.tool_timeout``
+follows (a fresh-user trial: ``-1`` made every call fail with "every worker was busy", ``"5"`` with an internal
+``TypeError`` reported as the tool's own failure; the server had started without a word)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from support import in_memory
+from traitlets import TraitError
+
+from nanohubmcp import MCPServer
+from nanohubmcp.errors import ConfigurationError
+from nanohubmcp.jupyter.config import NanohubMCP
+
+REFUSED = [-1, 0, 0.0, math.nan, "5", True]
+
+
+@pytest.mark.parametrize("value", REFUSED, ids=repr)
+def test_a_timeout_that_is_not_a_positive_number_is_refused_at_once(value: object) -> None:
+    with pytest.raises(ConfigurationError) as refused:
+        MCPServer("timeouts", tool_timeout=value)  # type: ignore[arg-type]
+    why = f"tool_timeout must be a positive number of seconds, or None for no limit, not {value!r}"
+    assert str(refused.value) == why
+
+
+@pytest.mark.parametrize("value", [v for v in REFUSED if not isinstance(v, (str, bool))], ids=repr)
+def test_the_notebook_setting_refuses_the_same_values(value: float) -> None:
+    with pytest.raises(TraitError, match=r"^NanohubMCP\.tool_timeout must be a positive number of seconds, or None"):
+        NanohubMCP(tool_timeout=value)
+
+
+@pytest.mark.parametrize(("value", "limit"), [(None, None), (math.inf, None), (5, 5.0), (0.25, 0.25)])
+def test_none_and_infinity_mean_no_limit(value: float | None, limit: float | None) -> None:
+    assert MCPServer("timeouts", tool_timeout=value).core.tool_timeout == limit
+    assert NanohubMCP(tool_timeout=value).tool_timeout == limit
+
+
+def test_a_server_with_an_infinite_timeout_answers_its_calls() -> None:
+    server = MCPServer("timeouts", tool_timeout=math.inf)
+
+    @server.tool()
+    def double(x: float) -> float:
+        """Twice x."""
+        return 2 * x
+
+    with in_memory(server, session=False, version="2025-03-26") as client:
+        result = client.request("tools/call", {"name": "double", "arguments": {"x": 2}})
+    assert result.get("isError") is not True
+    assert result["content"][0]["text"] == "4.0"
