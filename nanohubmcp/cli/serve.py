@@ -36,7 +36,7 @@ def run_app(args: argparse.Namespace) -> int:
             raise UsageError(f"--state-url: {exc}") from None
         os.environ[ENV_VAR] = args.state_url
     if args.access_log:
-        from ..transports.runner import log_requests
+        from ..transports.workers import log_requests
 
         log_requests()
     server = load_app(args.app)
