@@ -57,14 +57,14 @@ from collections.abc import Sequence
 
 from ..auth.token_option import token_from_options
 from ..errors import NanohubMCPError, UsageError
-from .parser import PROG, build_parser
+from .parser import PROG, build_parser, parse_arguments
 
 __all__ = ["build_parser", "main"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``nanohubmcp`` console script; returns the exit status."""
-    args = build_parser().parse_args(argv)
+    args = parse_arguments(argv)
     try:
         if hasattr(args, "token_file"):  # --token-file read, a --token on the command line warned about
             args.token = token_from_options(args)

@@ -9,12 +9,14 @@ exit status in :func:`nanohubmcp.cli.main`.
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Sequence
 
 from .._version import __version__
 from ..auth.token_option import add_token_options
 from . import documents, serve
 
-__all__ = ["PROG", "build_parser", "serving_arguments"]
+__all__ = ["PROG", "build_parser", "parse_arguments", "serving_arguments"]
 
 PROG = "nanohubmcp"
 
@@ -184,6 +186,24 @@ def build_parser() -> argparse.ArgumentParser:
     for command in commands.choices.values():  # a UsageError is reported as argparse reports its own
         command.set_defaults(usage_error=command.error)
     return parser
+
+
+def parse_arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    """``argv`` (default ``sys.argv[1:]``) parsed; a usage error exits 2 with the usage of the parser it belongs to.
+
+    ``ArgumentParser.parse_args`` reports an argument no parser knows with the top-level usage and
+    ``nanohubmcp: error:``, even when it follows a subcommand; here one after the subcommand's name is
+    reported by that subcommand (``usage: nanohubmcp run ...``, ``nanohubmcp run: error: unrecognized
+    arguments: --bogus``), as argparse reports every other mistake in its arguments.
+    """
+    parser = build_parser()
+    args, extras = parser.parse_known_args(argv)
+    if extras:
+        given = list(sys.argv[1:] if argv is None else argv)
+        before_command = given[: given.index(args.command)] if args.command in given else given
+        report = parser.error if any(extra in before_command for extra in extras) else args.usage_error
+        report(f"unrecognized arguments: {' '.join(extras)}")  # exits 2
+    return args
 
 
 def serving_arguments(command: argparse.ArgumentParser) -> None:

@@ -38,6 +38,17 @@ def nanohubmcp(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         (["rappture", "a.xml", "b.xml", "--name", "x"], "--name names one tool"),
         (["sim2l", "a.ipynb", "b.ipynb", "--name", "x"], "--name names one tool"),
         (["run"], "the following arguments are required: APP"),  # argparse's own, for comparison
+        # found by a fresh-user trial: an unknown option got the top-level usage and "nanohubmcp: error:"
+        (["run", "app.py", "--bogus"], "unrecognized arguments: --bogus"),
+        (["run", "app.py", "other.py"], "unrecognized arguments: other.py"),
+        (["export", "a.ipynb", "--bogus", "1"], "unrecognized arguments: --bogus 1"),
+        (["provenance", "export", "ID", "--bogus"], "unrecognized arguments: --bogus"),
+        (["hub-tools", "--url", "ftp://x"], "unrecognized arguments: --url"),
+        (["server-json", "app.py", "--bogus"], "unrecognized arguments: --bogus"),
+        (["bridge", "http://127.0.0.1:9/mcp", "--bogus"], "unrecognized arguments: --bogus"),
+        (["desktop-config", "app.py", "--bogus"], "unrecognized arguments: --bogus"),
+        (["sim2l", "a.ipynb", "--bogus"], "unrecognized arguments: --bogus"),
+        (["rappture", "a.xml", "--bogus"], "unrecognized arguments: --bogus"),
     ],
 )
 def test_a_malformed_command_line_exits_2_with_the_usage(tmp_path: Path, arguments: list[str], message: str) -> None:
@@ -50,6 +61,13 @@ def test_a_malformed_command_line_exits_2_with_the_usage(tmp_path: Path, argumen
     assert f"nanohubmcp {command}: error: " in done.stderr
     assert message in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_an_unknown_option_before_the_command_is_the_top_level_parsers(tmp_path: Path) -> None:
+    done = nanohubmcp("--bogus", "run", "app.py", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr.startswith("usage: nanohubmcp [-h] [--version] COMMAND ...\n"), done.stderr
+    assert done.stderr.endswith("nanohubmcp: error: unrecognized arguments: --bogus\n")
 
 
 def test_a_well_formed_command_that_fails_exits_1_without_the_usage(tmp_path: Path) -> None:
