@@ -104,6 +104,43 @@ def test_an_inline_tool_that_starts_computing_goes_back_to_the_pool() -> None:
         assert all(name.startswith("nanohubmcp-worker") for name in after), after  # computing there too: for good
 
 
+def test_a_tool_whose_first_call_is_slow_still_comes_to_the_loop() -> None:
+    """A first call that imports a module or fills a cache (here: computes) starts the count again;
+    it no longer keeps the tool on the pool for good (every later call paid the hand-over)."""
+    server = MCPServer("warms-up", provenance=False)  # no writer thread in the measured calls
+    calls = {"n": 0}
+
+    @server.tool()
+    def where() -> str:
+        """The thread running this call; the first call computes (its CPU) as a lazy import would."""
+        calls["n"] += 1
+        if calls["n"] == 1:
+            spin(workers.INLINE_CPU_SECONDS * 5)
+        return threading.current_thread().name
+
+    with in_memory(server) as client:
+        assert thread_of(client.call_tool("where")).startswith("nanohubmcp-worker")
+        # INLINE_AFTER quick calls qualify it; a few more in case one of them carried a collection
+        seen = [thread_of(client.call_tool("where")) for _ in range(INLINE_AFTER * 2)]
+        assert "memory-client" in seen, seen  # the loop's thread
+        assert seen[-1] == "memory-client", seen
+
+
+def test_a_tool_slow_on_the_pool_again_and_again_stays_there_for_good() -> None:
+    pool = WorkerPool(2, name="strikes-test")
+    try:
+        for _ in range(workers.INLINE_STRIKES):
+            pool.submit_call(lambda: spin(workers.INLINE_CPU_SECONDS * 5), "often slow").result(10)
+            for _ in range(INLINE_AFTER - 1):
+                pool.submit_call(lambda: 1, "often slow").result(10)
+            assert "often slow" not in pool.inline_keys
+        for _ in range(INLINE_AFTER * 2):
+            pool.submit_call(lambda: 1, "often slow").result(10)
+        assert "often slow" not in pool.inline_keys  # the INLINE_STRIKES-th slow call: the pool for good
+    finally:
+        pool.shutdown()
+
+
 def sample() -> tuple[float, object, float]:
     return time.thread_time(), workers.thread_usage(), workers.GC_SECONDS[0]
 

@@ -14,10 +14,12 @@ ways:
   known to return quickly (its last call took at most :data:`QUICK_SECONDS` and none of its
   calls is running longer) or has never been called, when every main worker is busy. So
   ``ping``-like tools keep answering while slow ones queue.
-- **An inline lane.** A function whose first :data:`INLINE_AFTER` calls each took at most
-  :data:`INLINE_CPU_SECONDS` of CPU and :data:`INLINE_WALL_SECONDS` of wall time here, and
-  that never waited on the serving loop, runs on the event loop itself (:attr:`WorkerPool.inline_keys`):
-  handing a call of a few microseconds to a thread and back costs more than the call. Every
+- **An inline lane.** A function whose last :data:`INLINE_AFTER` calls here each took at most
+  :data:`INLINE_CPU_SECONDS` of CPU and :data:`INLINE_WALL_SECONDS` of wall time, and that never
+  waited on the serving loop, runs on the event loop itself (:attr:`WorkerPool.inline_keys`):
+  handing a call of a few microseconds to a thread and back costs more than the call. A slower call
+  while it qualifies starts the count again (a first call that imports or fills a cache, a
+  collection); the :data:`INLINE_STRIKES`-th keeps it on the pool for good. Every
   inline call is timed; one that takes longer than :data:`INLINE_SECONDS` sends its function back
   to the pool if it worked (more than :data:`INLINE_SECONDS` of the loop thread's CPU, less the
   garbage collector's) or waited (it gave up the CPU itself: a sleep, a lock, I/O). A call slow
@@ -55,7 +57,13 @@ MAX_ABANDONED = 64
 MAX_TRACKED = 1024
 """Most functions whose timings are remembered."""
 INLINE_AFTER = 5
-"""Calls on the pool a function makes, each quick, before it may run on the event loop."""
+"""Calls on the pool a function makes, each quick, one after the other, before it may run on the event loop."""
+INLINE_STRIKES = 3
+"""Slow pool calls (over :data:`INLINE_CPU_SECONDS` or :data:`INLINE_WALL_SECONDS`) a function may make
+while it qualifies for the event loop: each starts its count of quick calls again; the last keeps it on
+the pool for good. Until 2026-12-03 the first did: a tool whose first call imported a module or filled
+a cache, or whose call carried a garbage collection (a few hundred microseconds), never ran on the loop
+in that process, every call paying the hand-over to a worker and back."""
 INLINE_CPU_SECONDS = 0.0001
 """Most CPU time (the worker thread's) a pool call may take and still count as quick."""
 INLINE_WALL_SECONDS = 0.05
@@ -135,13 +143,14 @@ def waits_on_loop() -> None:
 
 
 class _Timing:
-    __slots__ = ("last", "pool_only", "queued", "quick_calls", "running", "slow_at")
+    __slots__ = ("last", "pool_only", "queued", "quick_calls", "running", "slow_at", "strikes")
 
     def __init__(self) -> None:
         self.last: float | None = None
         self.queued = 0  # calls submitted, not started yet
         self.running: set[PoolFuture] = set()
-        self.quick_calls = 0  # pool calls within the inline bounds, up to INLINE_AFTER
+        self.quick_calls = 0  # pool calls within the inline bounds in a row, up to INLINE_AFTER
+        self.strikes = 0  # pool calls over them while qualifying (INLINE_STRIKES)
         self.pool_only = False  # once slow (or waiting on the loop): never inline again
         self.slow_at = float("-inf")  # when an inline call was last slow (INLINE_READMIT_SECONDS)
 
@@ -306,10 +315,15 @@ class WorkerPool(Executor):
                     timing = self._timing(future.key)
                     timing.running.discard(future)
                     timing.last = time.monotonic() - future.started_at
-                    if future.waited or (candidate and (cpu > INLINE_CPU_SECONDS
-                                                        or timing.last > INLINE_WALL_SECONDS)):
+                    if future.waited:
                         timing.pool_only = True
                         self.inline_keys.discard(future.key)
+                    elif candidate and (cpu > INLINE_CPU_SECONDS or timing.last > INLINE_WALL_SECONDS):
+                        timing.quick_calls = 0  # qualifies again from the start ...
+                        timing.strikes += 1
+                        self.inline_keys.discard(future.key)  # (a call started before another qualified it)
+                        if timing.strikes >= INLINE_STRIKES:  # ... unless slow often: the pool for good
+                            timing.pool_only = True
                     elif candidate:
                         timing.quick_calls += 1
                         if timing.quick_calls >= INLINE_AFTER:
