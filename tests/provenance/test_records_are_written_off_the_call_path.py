@@ -13,7 +13,7 @@ import sqlite3
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -168,3 +168,72 @@ def test_a_full_batch_is_written_without_waiting_for_the_gathering(monkeypatch: 
         assert writer.add(n)
     assert done.wait(60)
     assert written == list(range(writing.BATCH))
+
+
+
+def _writer_answering_meanwhile(
+    monkeypatch: pytest.MonkeyPatch, delay: float
+) -> tuple[BatchWriter[int], list[list[int]], threading.Event]:
+    """A writer whose first batch, while it is written, sees 10 more items come in (calls answered
+    meanwhile); ``done`` is set once that first round of writing is over."""
+    from nanohubmcp.server.provenance import writer as writing
+
+    monkeypatch.setattr(writing, "DELAY_SECONDS", delay)
+    batches: list[list[int]] = []
+    done = threading.Event()
+    holder: list[BatchWriter[int]] = []
+
+    def write(batch: list[int]) -> None:
+        if not batches:
+            for n in range(writing.BATCH, writing.BATCH + 10):
+                assert holder[0].add(n)
+        batches.append(batch)
+
+    writer: BatchWriter[int] = BatchWriter(write, name="test-writer")
+    holder.append(writer)
+
+    def round_over() -> None:  # the first round's drain has let go
+        for _ in range(600):
+            if batches and not writer._drain_lock.locked():
+                done.set()
+                return
+            done.wait(0.01)
+
+    threading.Thread(target=round_over, daemon=True).start()
+    return writer, batches, done
+
+
+def _wait_for(condition: Callable[[], bool]) -> None:
+    pause = threading.Event()
+    for _ in range(600):
+        if condition():
+            return
+        pause.wait(0.1)
+    raise AssertionError("not within 60 s")
+
+
+def test_what_comes_in_while_a_full_batch_is_written_waits_for_the_next_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under load, the calls answered while a full batch was being written made a small batch of their own
+    (a batch's fixed cost for a few records); they now wait for the next round."""
+    from nanohubmcp.server.provenance import writer as writing
+
+    writer, batches, done = _writer_answering_meanwhile(monkeypatch, 600.0)  # only full batches end a gathering
+    for n in range(writing.BATCH):
+        assert writer.add(n)
+    assert done.wait(60)
+    for n in range(writing.BATCH + 10, 2 * writing.BATCH):
+        assert writer.add(n)
+    _wait_for(lambda: sum(map(len, batches)) >= 2 * writing.BATCH)
+    assert [len(batch) for batch in batches] == [writing.BATCH, writing.BATCH]
+    assert [n for batch in batches for n in batch] == list(range(2 * writing.BATCH))
+
+
+def test_what_a_full_batch_left_is_written_after_the_gathering_delay(monkeypatch: pytest.MonkeyPatch) -> None:
+    from nanohubmcp.server.provenance import writer as writing
+
+    writer, batches, done = _writer_answering_meanwhile(monkeypatch, 0.05)
+    for n in range(writing.BATCH):
+        assert writer.add(n)
+    assert done.wait(60)  # no more items come: the ten are not stranded
+    _wait_for(lambda: sum(map(len, batches)) >= writing.BATCH + 10)
+    assert [n for batch in batches for n in batch] == list(range(writing.BATCH + 10))

@@ -4,7 +4,9 @@ A call hands over what its record needs as references (:meth:`BatchWriter.add`: 
 append, atomic, never blocking the event loop). One thread per process (``nanohubmcp-provenance``,
 started at the first item) wakes at the first item, gathers more until a writer holds
 :data:`BATCH` items or :data:`DELAY_SECONDS` have passed, and writes what every writer holds in
-batches of at most :data:`BATCH`, letting other threads run between batches. The call's side is
+batches of at most :data:`BATCH`, letting other threads run between batches. A round ended by a
+full batch writes whole batches only: what came in meanwhile waits for the next round (a full
+batch, or the delay) instead of making a batch of its own. The call's side is
 an append, a count and a look at a flag: an event is set only by the first item of a round and
 the item that fills a batch. A reader that must see every item added so far calls
 :meth:`BatchWriter.drain`: it waits for the batch being written and writes the rest itself, in
@@ -85,17 +87,23 @@ class _Thread:
     def _run(self) -> None:
         while not self.stop.is_set():
             self.wake.wait()
-            self.full.wait(DELAY_SECONDS)  # gather a batch (cut short when one is full, and at exit)
+            filled = self.full.wait(DELAY_SECONDS)  # gather a batch (cut short when one is full, and at exit)
             # this order: an item added once the flag is cleared sets the event again (the writes below
             # may take it already; the next round then finds nothing to write)
             self.wake.clear()
             self.full.clear()
             self.armed = False
-            self.write_all()
+            self.write_all(whole=filled and not self.stop.is_set())
 
-    def write_all(self) -> None:
+    def write_all(self, *, whole: bool = False) -> None:
+        """Write what every writer holds; ``whole``: only whole batches (the rest waits for the next round)."""
         for writer in list(self.writers):
-            writer.drain()
+            writer.drain(whole=whole)
+
+    def rearm(self) -> None:
+        """Start another round: items are waiting (what a round of whole batches left)."""
+        self.armed = True
+        self.wake.set()
 
     def close(self) -> None:
         """Stop the thread and write everything pending (at exit)."""
@@ -168,11 +176,16 @@ class BatchWriter(Generic[T]):
         """Items waiting to be written."""
         return len(self._pending)
 
-    def drain(self) -> None:
-        """Write every item added so far, now, on this thread (after the batch being written)."""
+    def drain(self, *, whole: bool = False) -> None:
+        """Write every item added so far, now, on this thread (after the batch being written).
+
+        ``whole`` (the writing thread's round ended by a full batch): write whole batches of
+        :data:`BATCH` only; the rest waits for the next round. Under load the calls answered while a
+        batch was being written made a small batch of their own, paying a batch's fixed cost (a
+        statement of another size, a transaction) for a few records."""
         with self._drain_lock:
             pending = self._pending
-            while pending:
+            while len(pending) >= (BATCH if whole else 1):
                 batch = [pending.popleft() for _ in range(min(len(pending), BATCH))]
                 try:
                     self._write(batch)
@@ -180,6 +193,8 @@ class BatchWriter(Generic[T]):
                     log.exception("could not write %d pending item(s) of %s", len(batch), self._name)
                 if pending:
                     time.sleep(0)  # let the serving loop run between batches
+            if whole and pending:
+                _THREAD.rearm()
 
     def close(self) -> None:
         """Write what is pending (the writer takes items again afterwards)."""
