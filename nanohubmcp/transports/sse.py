@@ -38,11 +38,16 @@ class LegacySSEHandler(BaseHandler):
             return
         try:
             session = self.connection.open_session(versions.V2024_11_05, self.principal)
+            stream = session.get_standalone()
+            # Before the endpoint event names the session: with a shared store the answers to its
+            # POSTs are written to the session's log by whichever process serves them, and this
+            # stream reads the log from where it ends now, so none written before the reader's
+            # first read is skipped (however late that read comes on a busy machine).
+            await stream.prepare()
             await self.connection.publish_session(session)  # its POSTs may reach another process
-        except ServerBusy as exc:
+        except ServerBusy as exc:  # a session limit, or the shared store unreachable: 503
             self.fail(exc)
             return
-        stream = session.get_standalone()
         writer = self.writer = SSEWriter(self, self.config.keepalive_seconds)
         writer.start()
         # A relative reference (RFC 3986 § 5), resolved by the client against the URL it used for

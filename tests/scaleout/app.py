@@ -116,3 +116,23 @@ def spin(seconds: float, folder: str, tag: str, ctx: Context) -> dict:
         time.sleep(0.02)
     return {"done": seconds}
 
+
+def _late_first_reads(seconds: float) -> None:
+    """Make each stream's first read of its event log wait ``seconds`` (a loaded machine: the
+    task reading a fresh stream gets the CPU late, after messages were written to the log)."""
+    from nanohubmcp.state.redis_state import RedisState
+
+    read = RedisState.read
+    started: set[tuple[str, str]] = set()
+
+    async def late_read(self: RedisState, session_id: str, stream_id: str, after: str, block_ms: int) -> list:
+        if (session_id, stream_id) not in started:
+            started.add((session_id, stream_id))
+            await asyncio.sleep(seconds)
+        return await read(self, session_id, stream_id, after, block_ms)
+
+    RedisState.read = late_read  # type: ignore[method-assign]
+
+
+if os.environ.get("SCALEOUT_LATE_FIRST_READ"):
+    _late_first_reads(float(os.environ["SCALEOUT_LATE_FIRST_READ"]))

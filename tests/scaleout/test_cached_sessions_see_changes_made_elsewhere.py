@@ -85,7 +85,7 @@ def test_calls_from_the_cache_send_nothing_to_redis_for_their_session(redis_serv
     with two(redis_server.url) as (first, second):
         session = wire.initialize(first)
         wire.tool(second, session, "chatty", {}, 2)  # loaded once
-        client = redis.Redis.from_url(redis_server.url)
+        client = redis.Redis.from_url(redis_server.url, socket_timeout=20)  # a lost marker fails, not hangs
         with client.monitor() as monitor:
             wire.tool(second, session, "chatty", {}, 3)
             wire.tool(second, session, "chatty", {}, 4)

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 import wire
+from bounded import ANSWER_SECONDS, SESSION_SECONDS, answered_within
 from cluster import Cluster
 from support import mcp_client
 
@@ -40,7 +41,12 @@ async def test_fastmcp_runs_a_stateless_session_across_the_processes(calm_cluste
     async def on_progress(value: float, total: float | None, message: str | None) -> None:
         progress.append(value)
 
-    async with fastmcp.Client(calm_cluster.url, elicitation_handler=elicit, progress_handler=on_progress) as client:
+    async with (
+        answered_within(SESSION_SECONDS, "fastmcp's session through nginx"),
+        fastmcp.Client(
+            calm_cluster.url, elicitation_handler=elicit, progress_handler=on_progress, timeout=ANSWER_SECONDS
+        ) as client,
+    ):
         pids = {json.loads((await client.call_tool("where", {})).content[0].text)["pid"] for _ in range(6)}
         assert len(pids) == 3
         greeted = await client.call_tool("ask_name", {})
@@ -78,16 +84,21 @@ async def test_legacy_sse_stream_and_posts_on_different_processes(calm_cluster: 
 
     sse_url = calm_cluster.url.removesuffix("/mcp") + "/sse"
     before = {s.port: len(s.text()) for s in calm_cluster.servers}
-    async with mcp_client(sse_url, transport="sse", elicitation_callback=on_elicit) as session:
+    seen: list[float] = []
+
+    async def on_progress(value: float, total: float | None, message: str | None) -> None:
+        seen.append(value)
+
+    async with (
+        answered_within(SESSION_SECONDS, "the legacy SSE session through nginx"),
+        mcp_client(
+            sse_url, transport="sse", elicitation_callback=on_elicit, read_timeout_seconds=ANSWER_SECONDS
+        ) as session,
+    ):
         pids = set()
         for _ in range(6):
             pids.add(json.loads((await session.call_tool("where", {})).content[0].text)["pid"])
         assert len(pids) == 3
-        seen: list[float] = []
-
-        async def on_progress(value: float, total: float | None, message: str | None) -> None:
-            seen.append(value)
-
         counted = await session.call_tool("count", {"n": 3}, progress_callback=on_progress)
         assert counted.content[0].text.startswith("counted to 3")
         assert seen == [1, 2, 3]

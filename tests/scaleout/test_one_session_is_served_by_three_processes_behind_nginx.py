@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 import pytest
+from bounded import ANSWER_SECONDS, answered_within
 from cluster import Cluster
 from support import mcp_client
 
@@ -36,7 +37,12 @@ async def test_a_full_session_spans_the_processes(cluster: Cluster) -> None:
     async def on_elicit(context: Any, params: Any) -> Any:
         return types.ElicitResult(action="accept", content={"name": "Ada"})
 
-    async with mcp_client(cluster.url, message_handler=on_message, elicitation_callback=on_elicit) as session:
+    async with (
+        answered_within(90, "the official client's session through nginx"),
+        mcp_client(
+            cluster.url, message_handler=on_message, elicitation_callback=on_elicit, read_timeout_seconds=ANSWER_SECONDS
+        ) as session,
+    ):
         pids = set()
         for _ in range(6):
             result = await session.call_tool("where", {})

@@ -26,7 +26,12 @@ def installed() -> list[str]:
 
 def cli(installed: list[str], url: str, *args: str) -> object:
     env = {**os.environ, "MCP_CATALOG_PATH": os.devnull}
-    done = subprocess.run([*installed, url, *args], capture_output=True, text=True, timeout=120, check=False, env=env)
+    try:
+        done = subprocess.run(
+            [*installed, url, *args], capture_output=True, text=True, timeout=60, check=False, env=env
+        )
+    except subprocess.TimeoutExpired as late:
+        pytest.fail(f"the TypeScript client {' '.join(args)} got no answer within 60 s: {late.stderr!r}")
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 

@@ -105,7 +105,11 @@ class Events:
             self.queue.put((None, None))
 
     def next(self, timeout: float = 20) -> tuple[str | None, Any]:
-        return self.queue.get(timeout=timeout)
+        """The next event; fails the test when none comes within ``timeout`` seconds."""
+        try:
+            return self.queue.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError(f"no event on the stream within {timeout:g} s (a message lost?)") from None
 
     def close(self) -> None:
         self._client.close()

@@ -102,7 +102,9 @@ class RelayStream(OutboundStream):
         return self._reader is not None and not self._reader.done()
 
     async def prepare(self) -> None:
-        """Learn where the log ends, so a fresh reader's priming id covers what follows."""
+        """Learn where the log ends, so a fresh reader's priming id covers what follows and its
+        first read, however late it comes, gets every message written from now on (call it
+        before a client can write to the log: legacy SSE, before the ``endpoint`` event)."""
         if self.standalone:
             self._cursor = await self.state.last_id(self.session_id, self.stream_id)
 
