@@ -196,7 +196,8 @@ class Runner:
                 Linux each worker listens on a socket of its own (:data:`SPREAD_BY_KERNEL`).
                 Above 1 the server needs a shared state store (``state_url``): each worker
                 serves every session. The parent only watches its workers; SIGINT/SIGTERM to
-                it stops them all.
+                it stops them all, to one worker stops that one (not started again: the parent
+                says so, and exits when the last is gone).
             on_ready: called once serving (by the first worker only), e.g. to print the endpoints.
         """
         self._on_ready = on_ready
@@ -222,7 +223,7 @@ class Runner:
             for sig in (signal.SIGINT, signal.SIGTERM):
                 # Not possible off the main thread, or on a platform without signals.
                 with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-                    loop.add_signal_handler(sig, self._shutdown)
+                    loop.add_signal_handler(sig, self._obey, sig)
             assert self._stopped is not None
             await self._stopped.wait()
             await self._drain()
@@ -230,6 +231,11 @@ class Runner:
         self._own_loop = True
         asyncio.run(main())
         explain_exit_wait(self.server.core)
+
+    def _obey(self, signum: int) -> None:
+        """SIGINT/SIGTERM while serving blocking: stop (a forked worker first tells its parent why)."""
+        WORKER_DEATHS.stopped_by(signum)
+        self._shutdown()
 
     def _watch_parent(self, parent: int) -> None:
         """A worker stops when the process that forked it is gone (it was stopped)."""

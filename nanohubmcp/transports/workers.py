@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import mmap
 import signal
 from typing import Any
 
@@ -19,10 +20,12 @@ def fork_workers(workers: int) -> None:
     """Fork ``workers`` processes (Tornado's ``fork_processes``); returns in each worker.
 
     The parent never returns: it starts a worker again when one dies, and exits when
-    SIGINT/SIGTERM reaches it (its workers see it gone and stop). Each worker logs the shared
-    state store's outages with its process id; every request too only when asked
-    (:func:`log_requests`, ``nanohubmcp run --access-log``): a line per request costs about 6 %
-    of a small call's CPU (bench/scaleout.md).
+    SIGINT/SIGTERM reaches it (its workers see it gone and stop) or when every worker has
+    stopped (each told to by a signal, which it obeys without being started again); it says on
+    stderr how each worker ended (:class:`WorkerDeaths`) and, after the last, "every worker
+    stopped; exiting". Each worker logs the shared state store's outages with its process id;
+    every request too only when asked (:func:`log_requests`, ``nanohubmcp run --access-log``):
+    a line per request costs about 6 % of a small call's CPU (bench/scaleout.md).
     """
 
     def leave(signum: int, frame: Any) -> None:
@@ -36,39 +39,85 @@ def fork_workers(workers: int) -> None:
     handler.addFilter(WORKER_DEATHS)
     deaths.addHandler(handler)
     propagate, deaths.propagate = deaths.propagate, False
-    tornado.process.fork_processes(workers, max_restarts=1000)
+    level = deaths.level
+    deaths.setLevel(logging.INFO)  # "exited normally" (a worker that obeyed a signal) is INFO
+    WORKER_DEATHS.start(workers)
+    try:
+        tornado.process.fork_processes(workers, max_restarts=1000)
+    except SystemExit:
+        if WORKER_DEATHS.left == 0:  # not a signal to the parent: the last worker stopped
+            deaths.warning("every worker stopped; exiting")
+        raise
     deaths.removeHandler(handler)  # in a worker: Tornado's logging as the application set it
     deaths.propagate = propagate
+    deaths.setLevel(level)
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, signal.SIG_DFL)
     log_requests(access=False)
 
 
 class WorkerDeaths(logging.Filter):
-    """The ``--workers`` parent's line when a worker dies and is started again, on stderr: Tornado's
-    ``fork_processes`` says "child 1 (pid 123) killed by signal 9, restarting"; this says
-    "worker 1 (pid 123) killed by SIGKILL; restarted" (or "exited with status 3"). A worker forked
-    after it (:attr:`seen`) knows it is one started again (it prints no banner)."""
+    """The ``--workers`` parent's line, on stderr, when a worker ends.
+
+    Tornado's ``fork_processes`` says "child 1 (pid 123) killed by signal 9, restarting"; this
+    says "worker 1 (pid 123) killed by SIGKILL; restarted" (or "exited with status 3"). A worker
+    that obeys SIGTERM or SIGINT exits with status 0 and is not started again: Tornado says
+    "child 1 (pid 123) exited normally" (INFO, silent by default); this says "worker 1 (pid 123)
+    stopped by SIGTERM; not restarted (1 of 2 left)" — the worker wrote the signal's number, before
+    stopping, into a page the parent shares (:meth:`stopped_by`); without one, "exited with status
+    0". A worker forked after a restart (:attr:`seen`) knows it is one started again (it prints no
+    banner)."""
 
     KILLED = "child %d (pid %d) killed by signal %d, restarting"
     EXITED = "child %d (pid %d) exited with status %d, restarting"
+    STOPPED = "child %d (pid %d) exited normally"
 
     def __init__(self) -> None:
         super().__init__()
         self.seen = False
+        self.workers = 0
+        self.left = 0
+        """Workers running or to be started again (those that exited with status 0 are not)."""
+        self._signals: mmap.mmap | None = None
+
+    def start(self, workers: int) -> None:
+        """Before forking ``workers`` processes (in the parent): a shared byte per worker."""
+        self.workers = self.left = workers
+        self._signals = mmap.mmap(-1, workers)  # anonymous and shared: each worker writes its own byte
+
+    def stopped_by(self, signum: int) -> None:
+        """In a worker told to stop by ``signum``: say so to the parent (nothing outside a worker)."""
+        task = tornado.process.task_id()
+        if self._signals is not None and task is not None and 0 < signum < 256:
+            self._signals[task] = signum
 
     def filter(self, record: logging.LogRecord) -> bool:
         args = record.args
-        if record.msg in (self.KILLED, self.EXITED) and isinstance(args, tuple) and len(args) == 3:
+        if not (isinstance(args, tuple) and len(args) in (2, 3)):
+            return record.levelno >= logging.WARNING
+        if record.msg == self.STOPPED and len(args) == 2:
+            worker, pid = args
+            self.left -= 1
+            how = "exited with status 0"
+            if self._signals is not None and isinstance(worker, int) and 0 <= worker < len(self._signals):
+                signum = self._signals[worker]
+                with contextlib.suppress(ValueError):
+                    how = f"stopped by {signal.Signals(signum).name}" if signum else how
+            record.msg = "worker %s (pid %s) %s; not restarted (%d of %d left)"
+            record.args = (worker, pid, how, self.left, self.workers)
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        elif record.msg in (self.KILLED, self.EXITED) and len(args) == 3:
             self.seen = True
             worker, pid, code = args
+            if self._signals is not None and isinstance(worker, int) and 0 <= worker < len(self._signals):
+                self._signals[worker] = 0  # the worker started again has not been told to stop
             if record.msg == self.KILLED and isinstance(code, int):
                 with contextlib.suppress(ValueError):
                     code = signal.Signals(code).name
                 record.msg, record.args = "worker %s (pid %s) killed by %s; restarted", (worker, pid, code)
             else:
                 record.msg, record.args = "worker %s (pid %s) exited with status %s; restarted", (worker, pid, code)
-        return record.levelno >= logging.WARNING  # not "exited normally" (a worker stopped by SIGTERM)
+        return record.levelno >= logging.WARNING  # not Tornado's "Starting 2 processes"
 
 
 WORKER_DEATHS = WorkerDeaths()

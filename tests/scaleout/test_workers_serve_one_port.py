@@ -32,6 +32,25 @@ def children(parent: int) -> set[int]:
     return found
 
 
+def wait_for_workers(server: Server, count: int, timeout: float = 20.0) -> set[int]:
+    """The server's worker processes, once there are ``count`` (or whatever there are after ``timeout``)."""
+    deadline = time.monotonic() + timeout
+    while len(children(server.proc.pid)) < count and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return children(server.proc.pid)
+
+
+def wait_for_text(server: Server, pattern: str, timeout: float = 20.0) -> re.Match[str] | None:
+    """The first match of ``pattern`` (a line, ``re.MULTILINE``) in the server's output, once there is one."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        found = re.search(pattern, server.text(), re.MULTILINE)
+        if found:
+            return found
+        time.sleep(0.1)
+    return None
+
+
 def test_three_workers_on_one_port_share_sessions_and_survive_a_kill(redis_server: RedisServer, tmp_path: Path) -> None:
     env = {**os.environ, "NANOHUBMCP_STATE_DIR": str(tmp_path / "state"), "MCP_TOKEN": ""}
     server = Server(tmp_path, free_port(), redis_server.url, workers=3, env=env)
@@ -112,9 +131,7 @@ def test_workers_log_each_request_only_when_asked(redis_server: RedisServer, tmp
     server = Server(tmp_path, free_port(), redis_server.url, workers=2, env=env, access_log=False)
     try:
         server.wait_listening()
-        deadline = time.monotonic() + 20
-        while len(children(server.proc.pid)) < 2 and time.monotonic() < deadline:
-            time.sleep(0.1)
+        wait_for_workers(server, 2)
         session = wire.initialize(server.url)
         pids = {json.loads(wire.tool(server.url, session, "where", {}, rid)["result"]["content"][0]["text"])["pid"]
                 for rid in range(6)}
@@ -122,9 +139,7 @@ def test_workers_log_each_request_only_when_asked(redis_server: RedisServer, tmp
         assert "nanohubmcp.access" not in server.text()
         redis_server.stop()
         assert wire.call(server.url, session, "tools/call", {"name": "where", "arguments": {}}).status_code == 503
-        while "unreachable" not in server.text() and time.monotonic() < deadline + 20:
-            time.sleep(0.1)
-        assert re.search(r"\[worker pid (\d+)\] nanohubmcp\.state WARNING .*unreachable", server.text()), server.text()
+        assert wait_for_text(server, r"\[worker pid (\d+)\] nanohubmcp\.state WARNING .*unreachable"), server.text()
         assert "nanohubmcp.access" not in server.text()
     finally:
         server.stop()
@@ -173,3 +188,32 @@ def test_a_second_workers_server_on_a_served_port_is_refused(redis_server: Redis
         if second is not None:
             second.stop()
         first.stop()
+
+
+def test_workers_stopped_by_sigterm_are_logged_and_the_last_ends_the_server(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """trial11 F4: a worker sent SIGTERM stops and is not started again, and the parent said nothing
+    (nor when the last one went and the whole server exited); now a line each."""
+    env = {**os.environ, "NANOHUBMCP_STATE_DIR": str(tmp_path / "state"), "MCP_TOKEN": ""}
+    server = Server(tmp_path, free_port(), redis_server.url, workers=2, env=env, access_log=False)
+    try:
+        server.wait_listening()
+        first, second = sorted(wait_for_workers(server, 2))
+        session = wire.initialize(server.url)
+        os.kill(first, signal.SIGTERM)
+        line = rf"^nanohubmcp: worker (\d) \(pid {first}\) stopped by SIGTERM; not restarted \(1 of 2 left\)$"
+        assert wait_for_text(server, line), server.text()
+        assert children(server.proc.pid) == {second}, "a worker told to stop is not started again"
+        answer = wire.tool(server.url, session, "where", {}, 1)
+        assert json.loads(answer["result"]["content"][0]["text"])["pid"] == second  # the other serves on
+        assert "every worker stopped" not in server.text()
+        os.kill(second, signal.SIGTERM)
+        line = rf"^nanohubmcp: worker (\d) \(pid {second}\) stopped by SIGTERM; not restarted \(0 of 2 left\)$"
+        assert wait_for_text(server, line), server.text()
+        assert server.proc.wait(20) == 0
+        assert re.search(r"^nanohubmcp: every worker stopped; exiting$", server.text(), re.MULTILINE), server.text()
+        assert "child " not in server.text()
+        assert "; restarted" not in server.text()
+    finally:
+        server.stop()
