@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .auth.verifiers import resolve as resolve_auth
 from .errors import RegistrationError
 from .registration import Registrar, decorating
+from .server.app_import import command_line
 from .server.core import ServerCore
 from .server.provenance.tool_options import CACHE
 from .server.provenance.tool_options import resolve_enabled as resolve_provenance
@@ -168,6 +169,9 @@ class MCPServer:
         cache_max_bytes: int = 256 * 1024 * 1024,
     ) -> None:
         self.state_secret = state_secret
+        # `nanohubmcp run APP --state-dir/--state-url` importing this file: the command line wins.
+        state_dir = command_line("state_dir", state_dir)
+        state_url = command_line("state_url", state_url)
         self.core = ServerCore(
             name,
             version,

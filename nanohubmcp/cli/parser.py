@@ -58,7 +58,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="HTTP: N processes serving the one port (needs --state-url redis://…; default 1)")
     run.add_argument("--state-url", default=None, metavar="URL",
                      help="where sessions and streams shared by the processes live, e.g. redis://127.0.0.1:6379/0 "
-                     "(default: $NANOHUBMCP_STATE_URL, else this process's memory)")
+                     "(default: $NANOHUBMCP_STATE_URL, else this process's memory; given, it wins over a state_url= in "
+                     "the app)")
     run.add_argument("--access-log", action="store_true",
                      help="HTTP: log every request on stderr with the serving process's id (off by default: a line per "
                      "request costs ~6%% of a small call's CPU)")
@@ -216,7 +217,8 @@ def serving_arguments(command: argparse.ArgumentParser) -> None:
     add_token_options(command, "HTTP: the bearer token every request must carry")
     command.add_argument("--state-dir", default=None, metavar="DIR",
                          help="where jobs, the result cache and provenance records are kept (default: "
-                         "$NANOHUBMCP_STATE_DIR, else one per server name; a state_dir= in the app wins)")
+                         "$NANOHUBMCP_STATE_DIR, else one per server name); given, it wins over a state_dir= in "
+                         "the app file")
 
 
 def http_url(text: str) -> str:

@@ -27,7 +27,7 @@ def run_app(args: argparse.Namespace) -> int:
 
     transport = _prepare(args)  # before the app is imported
     if args.state_url is not None:
-        # Read by MCPServer(...) when the app builds it (an explicit state_url= in the app wins).
+        # Read by every MCPServer(...) built without state_url=; load_app gives it to the app's over its own.
         from ..state import ENV_VAR, parse
 
         try:
@@ -39,7 +39,8 @@ def run_app(args: argparse.Namespace) -> int:
         from ..transports.workers import log_requests
 
         log_requests()
-    server = load_app(args.app)
+    state_dir = _absolute(args.state_dir) if args.state_dir is not None else None
+    server = load_app(args.app, state_dir=state_dir, state_url=args.state_url)
     server.run(host=args.host, port=args.port, transport=transport, token=args.token, workers=args.workers)
     return 0
 
@@ -51,14 +52,15 @@ def _serve(server: MCPServer, args: argparse.Namespace, transport: str) -> int:
 
 def _prepare(args: argparse.Namespace) -> str:
     """Set up what must hold before the server is built or the app imported, and return the
-    transport: ``--state-dir`` (read by ``MCPServer(...)`` through ``NANOHUBMCP_STATE_DIR``; an
-    explicit ``state_dir=`` in the app wins) and, for stdio, a stdout only the protocol writes to."""
+    transport: ``--state-dir`` (read by ``MCPServer(...)`` through ``NANOHUBMCP_STATE_DIR``; ``run``
+    also hands it to :func:`~nanohubmcp.nanohub.child.load_app`, over the app's own ``state_dir=``) and,
+    for stdio, a stdout only the protocol writes to."""
     from .. import serving
 
     if args.state_dir is not None:
         from ..server.wire.state_dir import ENV_STATE_DIR
 
-        os.environ[ENV_STATE_DIR] = os.path.abspath(os.path.expanduser(args.state_dir))
+        os.environ[ENV_STATE_DIR] = _absolute(args.state_dir)
 
     transport = serving.resolve_transport(args.transport)
     if transport == "stdio":
@@ -66,6 +68,10 @@ def _prepare(args: argparse.Namespace) -> str:
 
         protect_stdout()  # whatever the app, papermill or a notebook prints must not reach the client
     return transport
+
+
+def _absolute(path: str) -> str:
+    return os.path.abspath(os.path.expanduser(path))
 
 
 def sim2l(args: argparse.Namespace) -> int:

@@ -35,6 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from nanohubmcp.errors import ConfigurationError
+from nanohubmcp.server.app_import import importing
+from nanohubmcp.state.url import redact
 
 __all__ = ["BOOTSTRAP", "SOURCES_ENV", "command", "load_app", "main"]
 
@@ -91,8 +93,13 @@ def command(
     return [os.fspath(python), "-c", BOOTSTRAP, str(PACKAGE_DIR), fallback, *args]
 
 
-def load_app(path: str | os.PathLike[str]) -> Any:
+def load_app(path: str | os.PathLike[str], *, state_dir: str | None = None, state_url: str | None = None) -> Any:
     """Import the app file and return its module-level ``server``.
+
+    ``state_dir`` and ``state_url`` (a command line's ``--state-dir``, ``--state-url``; None: not given)
+    win over the ``state_dir=`` / ``state_url=`` of a server the file builds
+    (:mod:`nanohubmcp.server.app_import`); each of the file's own values replaced is named in one
+    line on stderr.
 
     Raises:
         ConfigurationError: the file does not exist, or defines no ``server`` with a
@@ -109,7 +116,14 @@ def load_app(path: str | os.PathLike[str]) -> Any:
     sys.path.insert(0, str(file.parent))
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses, pickle and typing look modules up here
-    spec.loader.exec_module(module)
+    with importing(state_dir=state_dir, state_url=state_url) as done:
+        spec.loader.exec_module(module)
+    for option, value in done.replaced.items():
+        flag = "--" + option.replace("_", "-")
+        given = redact(done.overrides[option]) if option == "state_url" else done.overrides[option]
+        mine = redact(str(value)) if option == "state_url" else value
+        print(f"note: {flag} {given} is used, not the {option}={mine!r} {file.name} gives "
+              "(the command line wins)", file=sys.stderr)
     server = getattr(module, "server", None)
     if server is None:
         raise ConfigurationError(

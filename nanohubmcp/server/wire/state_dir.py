@@ -1,6 +1,7 @@
 """Where a server keeps state that outlives its process (the job store, large results).
 
-The directory is, first match wins:
+The directory is, first match wins (``nanohubmcp run APP --state-dir DIR`` comes before all of them:
+a ``state_dir=`` in APP is replaced, see :mod:`nanohubmcp.server.app_import`):
 
 1. ``MCPServer(state_dir=...)`` (``c.NanohubMCP.state_dir`` in a notebook);
 2. the ``NANOHUBMCP_STATE_DIR`` environment variable;

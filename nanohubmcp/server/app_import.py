@@ -1,0 +1,71 @@
+"""What holds while ``nanohubmcp`` imports an app file: the command line's settings win over the file's.
+
+``nanohubmcp run APP --state-dir DIR`` imports APP, whose ``MCPServer(...)`` may name a state
+directory itself (every script exported from a notebook with ``%config NanohubMCP.state_dir``
+does). By the usual convention an option given on the command line overrides what the program
+sets, so while the command imports the file (:func:`importing`) a server built there takes the
+command line's ``state_dir`` / ``state_url`` instead of its own arguments (:func:`command_line`,
+asked by ``MCPServer``), and each argument replaced is kept (:attr:`AppImport.replaced`) for the
+command to say so in one line. Outside :func:`importing` nothing changes: an argument wins over
+the environment and the defaults, as ``MCPServer`` documents.
+
+This module owns only that hand-over between the command and the servers the file builds; it
+imports nothing of the server.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import TypeVar
+
+__all__ = ["AppImport", "command_line", "importing"]
+
+T = TypeVar("T")
+
+
+@dataclass
+class AppImport:
+    """One app file being imported by ``nanohubmcp``.
+
+    Attributes:
+        overrides: option name (``"state_dir"``, ``"state_url"``) -> the command line's value.
+        replaced: option name -> the file's own argument that lost to the command line's value.
+    """
+
+    overrides: dict[str, str]
+    replaced: dict[str, object] = field(default_factory=dict)
+
+
+_current: list[AppImport] = []  # the import in progress, innermost last (the command's thread only)
+
+
+@contextmanager
+def importing(**overrides: str | None) -> Iterator[AppImport]:
+    """While the ``with`` body runs, a server built takes ``overrides`` (None: not given) over its arguments."""
+    current = AppImport({option: value for option, value in overrides.items() if value is not None})
+    _current.append(current)
+    try:
+        yield current
+    finally:
+        _current.remove(current)
+
+
+def command_line(option: str, argument: T) -> T | str:
+    """The value of ``option`` a server being built uses: the command line's while :func:`importing` gave one,
+    else ``argument`` (the server's own). A different ``argument`` replaced is recorded."""
+    if not _current or option not in _current[-1].overrides:
+        return argument
+    current = _current[-1]
+    value = current.overrides[option]
+    if argument is not None and _normal(option, argument) != _normal(option, value):
+        current.replaced[option] = argument
+    return value
+
+
+def _normal(option: str, value: object) -> object:
+    if option == "state_dir" and isinstance(value, (str, os.PathLike)):
+        return os.path.abspath(os.path.expanduser(os.fspath(value)))
+    return value
