@@ -15,8 +15,10 @@ out, except that a leading markdown cell becomes the script's docstring):
   ``server.add_app_view(URI, <expression>, ...)``.
 - ``%config NanohubMCP.<setting> = <literal>`` (last value wins): name, version, instructions,
   tool_timeout, max_inline_bytes, figure_dpi, state_dir, job_executor, executor_options and
-  dask_address go to ``MCPServer(...)``; host and port become the ``--host``/``--port`` defaults;
-  path_prefix, allowed_origins and public_url go to ``server.run(...)``; state_url and tracing
+  dask_address go to ``MCPServer(...)``; host and port become the ``--host``/``--port`` defaults,
+  except that a host other machines reach (``0.0.0.0``) is not: the notebook's token stays behind,
+  so the script keeps 127.0.0.1 and says how to serve other machines with a token; path_prefix,
+  allowed_origins and public_url go to ``server.run(...)``; state_url and tracing
   (which the environment overrides in a notebook) and token (a secret) are left to the script's
   environment, with a comment naming the variable; mode and switch_interval are notebook-only.
 - ``%mcp rappture PATH ...`` and ``%mcp sim2l PATH ...`` become ``server.add_rappture_tool(PATH, ...)``
@@ -45,6 +47,7 @@ from typing import Any
 
 from .._version import __version__
 from ..errors import NanohubMCPError, RegistrationError
+from ..serving.runners import is_loopback
 from . import cellspec
 from .notebook_cells import (
     bound_names,
@@ -80,6 +83,9 @@ _NOTE = {"ctor": "applied in MCPServer(...) at the top of the file",
          # In the notebook the environment wins over these two; an argument in the script would win over it.
          "env": "not written into the script, whose environment decides: run it with NANOHUBMCP_{upper} set",
          "secret": "not written into the script (a secret): run it with MCP_TOKEN set",
+         # The notebook's token is not carried over (a secret): its exposure must not be either.
+         "open": "not the default of --host, which stays 127.0.0.1 (the notebook's token is not carried over): "
+                 "to serve other machines, run the script with --host {value} and MCP_TOKEN set",
          None: "a notebook-only setting, dropped"}
 _RESERVED = ("server", "_command_line_options")
 
@@ -333,7 +339,10 @@ class _Builder:
             what = f"%{args[0]} {line}".rstrip()
             line = line.strip()
             if args[0] == "config" and re.match(r"NanohubMCP\b", line):
-                return f"{shorten(what)}: {self._config(line)}"
+                note, secret = self._config(line)
+                if secret:  # the comment names the setting, never its value
+                    what = f"%config NanohubMCP.{secret} = ..."
+                return f"{shorten(what)}: {note}"
             if args[0] == "load_ext" and line == "nanohubmcp":
                 return f"{what}: not needed, the script imports nanohubmcp"
             kind, _, rest = line.partition(" ")
@@ -349,8 +358,9 @@ class _Builder:
         self.dropped.append(f"cell {self.number}: {shorten(what)}")
         return f"dropped (IPython only): {shorten(what)}"
 
-    def _config(self, line: str) -> str:
-        """Record ``NanohubMCP.<setting> = <value>`` (checked like the kernel would); where it went."""
+    def _config(self, line: str) -> tuple[str, str]:
+        """Record ``NanohubMCP.<setting> = <value>`` (checked like the kernel would); where it went,
+        and the setting's name when its value is a secret (else "")."""
         from traitlets import TraitError
 
         from .config import NanohubMCP
@@ -361,7 +371,7 @@ class _Builder:
             target = None
         if not isinstance(target, ast.Assign) or not isinstance(target.targets[0], ast.Attribute):
             self.dropped.append(f"cell {self.number}: %config {line}")
-            return "dropped (it only displays the settings)"
+            return "dropped (it only displays the settings)", ""
         setting = target.targets[0].attr
         if setting not in NanohubMCP.class_trait_names(config=True):
             raise _Untranslatable(f"%config NanohubMCP.{setting}: NanohubMCP has no setting {setting!r}")
@@ -374,13 +384,19 @@ class _Builder:
         except TraitError as exc:
             raise _Untranslatable(str(exc).splitlines()[0]) from None
         self.settings[setting] = value
-        return _NOTE[_WHERE.get(setting)].format(setting, upper=setting.upper())
+        where = "open" if setting == "host" and not is_loopback(str(value)) else _WHERE.get(setting)
+        return _NOTE[where].format(setting, upper=setting.upper(), value=value), setting if where == "secret" else ""
 
     def script(self, source: str, file: str, name: str, doc: str, day: datetime.date) -> str:
         """The whole file: header, ``server``, the cells, the command line and ``__main__``."""
         values = {where: {k: v for k, v in self.settings.items() if _WHERE.get(k) == where and k != "name"}
                   for where in ("ctor", "run")}
         host, port = self.settings.get("host", "127.0.0.1"), self.settings.get("port", 8000)
+        host_help = f"interface to bind (default: {host})"
+        if not is_loopback(str(host)):  # served with a token in the notebook; the script has none of its own
+            host_help = (f"interface to bind (default: 127.0.0.1; the notebook served on {host}: pass --host {host} "
+                         "with MCP_TOKEN set to serve other machines)")
+            host = "127.0.0.1"
         origin = " as in the notebook" if "port" in self.settings else ""
         parts = [
             _HEADER.format(doc=escape_docstring(doc or name), source=escape_docstring(source), day=day.isoformat(),
@@ -391,7 +407,7 @@ class _Builder:
             *(tidy(block) for block in self.blocks),
             _FOOTER.format(
                 description=literal(f"Serve {name} over MCP."), host=literal(host),
-                host_help=literal(f"interface to bind (default: {host})"), port=repr(port),
+                host_help=literal(host_help), port=repr(port),
                 port_help=literal(f"TCP port (default: $MCP_PORT, else {port}{origin}; 0 = any free port)"),
                 run="".join(f", {k}={literal(v)}" for k, v in values["run"].items() if v not in (None, "")),
                 zero_note=_ZERO_PORT_NOTE if port == 0 else "",

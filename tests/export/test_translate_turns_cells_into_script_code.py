@@ -231,8 +231,8 @@ def test_state_and_job_settings_reach_the_constructor_and_env_settings_say_which
     ) in text
     assert "# %config NanohubMCP.tracing = False: not written into the script, whose environment decides: " \
         "run it with NANOHUBMCP_TRACING set" in text
-    assert "'change-me': not written into the script (a secret): run it with MCP_TOKEN set" in text
-    assert "change-me\"" not in text
+    assert "# %config NanohubMCP.token = ...: not written into the script (a secret): run it with MCP_TOKEN set" in text
+    assert "change-me" not in text  # nor in the comment (trial11 F12)
     assert "redis://" not in text.split("server = MCPServer")[1].split("\n")[0]
     assert "# %config NanohubMCP.switch_interval = 0.005: a notebook-only setting, dropped" in text
     server = load(script)
@@ -337,6 +337,38 @@ def test_the_script_takes_port_from_argument_then_environment_then_notebook(tmp_
     assert options() == "{'host': '127.0.0.1', 'port': 9123}"
     assert options(MCP_PORT="8100") == "{'host': '127.0.0.1', 'port': '8100'}"
     assert options("--port", "7000", "--host", "0.0.0.0", MCP_PORT="8100") == "{'host': '0.0.0.0', 'port': 7000}"
+
+
+@pytest.mark.slow
+def test_a_notebook_served_on_all_interfaces_exports_a_script_that_binds_127_0_0_1(tmp_path: Path) -> None:
+    """trial11 F12: a notebook on 0.0.0.0 is protected by its token; the token is not exported (a
+    secret), so the script must not keep the exposure either: with no MCP_TOKEN, ``python
+    start_mcp.py`` served every tool to the network. The script binds 127.0.0.1 and says how to serve
+    other machines; ``--host 0.0.0.0`` still works when asked for."""
+    script = plain("%config NanohubMCP.token = 'abc-secret'\n%config NanohubMCP.host = '0.0.0.0'\n"
+                   "%config NanohubMCP.port = 18930")
+    text = script.text
+    assert "abc-secret" not in text
+    assert ("# %config NanohubMCP.host = '0.0.0.0': not the default of --host, which stays 127.0.0.1 (the "
+            "notebook's token is not carried over): to serve other machines, run the script with --host "
+            "0.0.0.0 and MCP_TOKEN set") in text
+    assert 'default="127.0.0.1"' in text
+    assert 'default="0.0.0.0"' not in text
+    assert "[--host 127.0.0.1]" in text
+    path = tmp_path / "start_mcp.py"
+    path.write_text(text)
+
+    def run(*args: str) -> str:
+        code = (f"import runpy, sys; sys.argv = ['x', *{list(args)!r}]; "
+                f"ns = runpy.run_path({str(path)!r}, run_name='exported'); print(ns['_command_line_options']())")
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                              env={"PATH": "/usr/bin:/bin"}, check=True).stdout.strip()
+
+    assert run().splitlines()[-1] == "{'host': '127.0.0.1', 'port': 18930}"
+    assert run("--host", "0.0.0.0").splitlines()[-1] == "{'host': '0.0.0.0', 'port': 18930}"
+    assert "the notebook served on 0.0.0.0: pass --host 0.0.0.0 with MCP_TOKEN set" in " ".join(run("--help").split())
+    # A loopback host of the notebook stays the default, as before.
+    assert 'default="127.0.0.2"' in plain("%config NanohubMCP.host = '127.0.0.2'").text
 
 
 def test_a_statement_that_calls_something_is_kept_as_the_readme_says() -> None:
