@@ -469,8 +469,10 @@ class MCPServer:
         """Decorator: register a function as the resource at ``uri``.
 
         A URI with ``{placeholders}`` registers a resource template; each placeholder matches
-        one path segment and is passed to the function by name. Return a dict (JSON), a
-        string (text), bytes (a blob), or a ``ResourceResult``.
+        one path segment (``{+path}`` and ``{path*}``: several, RFC 6570) and is passed to the
+        function by name, percent-decoded. Return a dict (JSON), a string (text), bytes (a blob),
+        or a ``ResourceResult``. A multi-segment value may hold ``..`` (``a/../../etc/passwd``):
+        a function that opens files must keep the path inside its directory itself.
 
         Raises:
             RegistrationError: a missing URI (``@server.resource`` without parentheses), a

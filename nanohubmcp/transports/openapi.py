@@ -5,7 +5,8 @@ and whose responses describe what the REST route really answers: 200 with the
 result (the output schema when declared), 202 with a job handle for async tools, and the
 error bodies for 400, 404 and 500. ``servers`` carries the public base (weber URL and prefix),
 so paths resolve through the proxy. Tools that need an MCP client (a Context parameter)
-are still listed; calling them over REST works unless they ask the client for input.
+are still listed; calling them over REST works unless they ask the client for input. A tool for
+its view only (``view_visibility=["app"]``) is not listed: the REST route does not serve it.
 
 Source: OpenAPI Specification 3.1.0 (§ 4.8 Schema, § 4.8.5 Server Object).
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..server.registry.mcp_apps import app_only
 from .rest import JOB_TOOLS
 
 if TYPE_CHECKING:
@@ -45,6 +47,8 @@ def build_openapi(core: ServerCore, base_url: str) -> dict[str, Any]:
     """
     paths: dict[str, Any] = {}
     for tool in core.registry.tools.values():
+        if app_only(tool.meta):
+            continue
         summary = (tool.title or (tool.description or tool.name).strip().splitlines()[0])[:120]
         if tool.background:
             ok = {"202": _json(_JOB, "Job started; poll POST /tools/get_job_result with the job_id")}

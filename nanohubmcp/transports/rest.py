@@ -2,8 +2,10 @@
 
 No MCP specification covers this route; the answers are this package's: 200
 ``{"result": ...}`` (a dict result as itself); 400 invalid JSON or arguments; 404 unknown
-tool, or a job the job tools (``get_job_result``, ``cancel_job``) may not show the caller (the
-``{"status": "not_found", ...}`` object they answer); 500 ``{"error": "<message>"}`` when the
+tool (a tool for its view only, ``view_visibility=["app"]``, is not served here: the REST routes
+have no host to keep it from a model, and OpenAPI readers are often models), or a job the job
+tools (``get_job_result``, ``cancel_job``) may not show the caller (the ``{"status": "not_found",
+...}`` object they answer); 500 ``{"error": "<message>"}`` when the
 tool raises; 202 with the job handle for ``@async_tool`` tools (poll ``POST /tools/get_job_result``).
 Output schemas apply here as on ``tools/call``. The call's provenance record is named by a ``Link`` header (relation
 ``http://www.w3.org/ns/prov#has_provenance``, W3C PROV-AQ); ``resources/read`` of it (``POST /``
@@ -31,6 +33,7 @@ from ..errors import (
     to_error_object,
 )
 from ..protocol import jsonrpc, versions
+from ..server.registry.mcp_apps import app_only
 from .base import BodyReadingHandler, json_body_type
 
 REST_VERSION = versions.V2025_11_25
@@ -63,6 +66,10 @@ class RestToolHandler(BodyReadingHandler):
         tool = self.core.registry.tools.get(name)
         if tool is None:
             self.fail(UnknownTool(f"Unknown tool: {name}"))
+            return
+        if app_only(tool.meta):  # for its view, through a host: REST has neither (module docstring)
+            self.fail(UnknownTool(f"Tool {name!r} is for its view only (view_visibility=['app']): not served "
+                                  "over REST; an MCP host calls it for its view"))
             return
         if not json_body_type(self.request.headers.get("Content-Type")):
             self.fail(UnsupportedMediaType("Send the arguments as JSON with 'Content-Type: application/json'"))

@@ -144,8 +144,8 @@ def tool_view_meta(
         meta: the tool's own ``_meta`` (a ``ui`` object in it is kept and extended).
         view: the view's ``ui://`` URI.
         who: names the tool in errors.
-        visibility: who may call the tool: ``"model"`` and/or ``"app"`` (the view itself);
-            None leaves the host's default (both).
+        visibility: whom the host offers the tool to: ``"model"`` and/or ``"app"`` (the view
+            itself); None leaves the host's default (both). A hint to the host (:func:`app_only`).
     Raises:
         RegistrationError: not a ``ui://`` URI, or an unknown visibility.
     """
@@ -158,6 +158,18 @@ def tool_view_meta(
             raise RegistrationError(f"{who}: view visibility is a list of 'model' and/or 'app', not {chosen!r}")
         ui["visibility"] = chosen
     return {**(meta or {}), "ui": ui}
+
+
+def app_only(meta: Mapping[str, Any] | None) -> bool:
+    """Whether a tool's ``_meta`` asks hosts to keep it from the model (``ui.visibility`` without
+    ``"model"``: ``view_visibility=["app"]``), a tool for its view to call through the host.
+
+    A hint, not access control: the host forwards the view's call as a plain ``tools/call``, which
+    no server can tell from any other client's. The REST routes, which have no host and no model
+    of their own, leave such a tool out (SEP-1865, ``McpUiToolMeta.visibility``)."""
+    ui = (meta or {}).get("ui")
+    visibility = ui.get("visibility") if isinstance(ui, Mapping) else None
+    return isinstance(visibility, list) and "model" not in visibility
 
 
 def view_resource_meta(
