@@ -188,7 +188,8 @@ def ai_catalog(core: ServerCore, base: str) -> dict[str, Any]:
 
 
 class _DocumentHandler(BaseHandler):
-    """A GET-only JSON document with its own media type, cacheable for five minutes."""
+    """A JSON document with its own media type, cacheable for five minutes; ``HEAD`` answers the
+    ``GET``'s status and headers without the body (RFC 9110 § 9.3.2), other methods 405."""
 
     media_type = "application/json"
 
@@ -202,6 +203,8 @@ class _DocumentHandler(BaseHandler):
         self.set_header("Content-Type", self.media_type)
         self.set_header("Cache-Control", "max-age=300" if self.config.auth is None else "private, max-age=300")
         self.finish(jsonenc.dumpb(self.build(self.public_base())))
+
+    head = get  # Tornado sends no body for HEAD (the Content-Length stays the GET's)
 
 
 class ServerCardHandler(_DocumentHandler):

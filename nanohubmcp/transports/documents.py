@@ -70,19 +70,23 @@ class RootHandler(StreamableHTTPHandler):
 
 
 class DiscoveryHandler(BaseHandler):
-    """``GET /.well-known/mcp.json``."""
+    """``GET /.well-known/mcp.json`` (and ``HEAD``)."""
 
     def get(self) -> None:
         if not self._finished:
             self.send_json(200, discovery_document(self.core, self.public_base()))
 
+    head = get  # the GET's status and headers, no body (RFC 9110 § 9.3.2)
+
 
 class OpenAPIHandler(BaseHandler):
-    """``GET /openapi.json``."""
+    """``GET /openapi.json`` (and ``HEAD``)."""
 
     def get(self) -> None:
         if not self._finished:
             self.send_json(200, build_openapi(self.core, self.checked_base()))
+
+    head = get  # the GET's status and headers, no body (RFC 9110 § 9.3.2)
 
 
 class PlainErrors:
@@ -108,6 +112,8 @@ class ProtectedResourceHandler(PlainErrors, BaseHandler):
             return
         self.set_header("Cache-Control", "max-age=300")
         self.send_json(200, auth.metadata_document(self.config.auth, self.public_base(), suffix or "", self.core.name))
+
+    head = get  # the GET's status and headers, no body (RFC 9110 § 9.3.2)
 
 
 class NotFoundHandler(PlainErrors, BaseHandler):

@@ -30,6 +30,7 @@ from ..asks.by_era import AskServices
 from ..calls.context import Context
 from ..calls.tool_calls import error_result, run_tool, shape
 from ..jobs import service as jobmod
+from ..jobs.visibility import echoed_id
 from ..registry.components import Tool
 from ..results import shape as results
 from ..results.store import ResultSink, owner_of
@@ -283,12 +284,12 @@ def job_result_tool(core: JobHost) -> Callable[..., Awaitable[dict[str, Any] | T
 
 def not_found(job_id: str) -> ToolResult:
     """The answer of the job tools for a job the caller may not see: a tool error (isError), still
-    carrying the status object pollers read."""
+    carrying the status object pollers read (``job_id`` as sent, or its first 64 characters and "…")."""
     return ToolResult(
         is_error=True,
         structured_content={
             "status": "not_found",
-            "job_id": job_id,
+            "job_id": echoed_id(job_id),
             "error": "No such job for this session (wrong id, expired, or started elsewhere)",
         },
     )

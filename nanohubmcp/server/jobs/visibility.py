@@ -30,7 +30,7 @@ from ...errors import UnknownComponent
 from .record import Job
 from .runs import process_of
 
-__all__ = ["LISTED", "operator_rows", "owned", "unknown_job", "visible"]
+__all__ = ["ECHOED_ID_CHARS", "LISTED", "echoed_id", "operator_rows", "owned", "unknown_job", "visible"]
 
 LISTED = ("id", "tool", "status", "status_message", "progress", "progress_total", "progress_message",
           "created", "updated", "finished_at", "executor")
@@ -56,9 +56,24 @@ def owned(job: Job, owner: str | None, principal: str | None, now: float, *, tas
             and (job.as_task or not tasks_only))
 
 
+ECHOED_ID_CHARS = 64
+"""How much of a job id an answer repeats: a real one is 32 characters; the client sent the rest."""
+
+
+def echoed_id(job_id: str) -> str:
+    """``job_id`` as an answer repeats it: one over :data:`ECHOED_ID_CHARS` characters cut to those and "…"
+    (a 100 kB id sent to ``cancel_job`` came back whole in its refusal)."""
+    return job_id if len(job_id) <= ECHOED_ID_CHARS else f"{job_id[:ECHOED_ID_CHARS]}…"
+
+
 def unknown_job(job_id: object) -> UnknownComponent:
-    """The one answer for a job that never existed, expired, or is someone else's."""
-    return UnknownComponent(f"Unknown job or task id: {json.dumps(job_id)} (it may have expired)")
+    """The one answer for a job that never existed, expired, or is someone else's (an id over
+    :data:`ECHOED_ID_CHARS` characters shown cut, as :func:`echoed_id` does)."""
+    if isinstance(job_id, str) and len(job_id) > ECHOED_ID_CHARS:
+        shown = f"{json.dumps(job_id[:ECHOED_ID_CHARS])}…"
+    else:
+        shown = json.dumps(job_id)
+    return UnknownComponent(f"Unknown job or task id: {shown} (it may have expired)")
 
 
 def operator_rows(rows: list[dict[str, Any]], live: Mapping[str, Job], limit: int, *,
