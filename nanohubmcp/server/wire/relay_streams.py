@@ -13,6 +13,10 @@ logs, so any process can serve them:
   process that produced a resumed POST stream died before its response, the reader answers
   the request with an error saying so, so the client is never left waiting.
 
+A reader reads the log after a position (an entry id), never "whatever comes next" (``XREAD $``),
+which would skip what other processes wrote while it was not waiting in a read: before its first
+read (a legacy SSE stream learns the position before its ``endpoint`` event), and between reads.
+
 Source: MCP 2025-11-25, Basic § Transports § Streamable HTTP (resumability and redelivery).
 """
 
@@ -156,6 +160,8 @@ class RelayStream(OutboundStream):
         last_seq = after_seq
         while not self.closed:
             try:
+                if self._cursor == "$":  # read from a position, never "$": what is written between reads stays
+                    self._cursor = await self.state.last_id(self.session_id, self.stream_id)
                 entries = await self.state.read(self.session_id, self.stream_id, self._cursor, BLOCK_MS)
             except StateUnavailable:
                 await asyncio.sleep(BLOCK_MS / 1000)
