@@ -384,16 +384,17 @@ class MCPServer:
         naming them, when it ran, who called and where it ran. Returns the directory.
 
         ``call_id`` is a record's id or its URI (``_meta["io.nanohub/provenance"]`` of a result).
-        ``path`` must be new, empty or an earlier crate unless ``force``. ``license`` (an SPDX
-        identifier such as ``"CC-BY-4.0"``, or a URI) is stated as the crate's license; without it
-        the crate states none.
-        Needs ``pip install 'nanohub-mcp[provenance]'`` (the ``rocrate`` library). See
-        ``docs/how-to/provenance.md``.
+        ``path`` must be new, empty or an earlier crate unless ``force``. ``license`` (an identifier
+        on the SPDX License List such as ``"CC-BY-4.0"``, in any case: stated as the list spells it; or
+        the license's URI) is stated as the crate's license; without it the crate states none.
+        Needs ``pip install 'nanohub-mcp[provenance]'`` (the ``rocrate`` and ``packaging`` libraries).
+        See ``docs/how-to/provenance.md``.
 
         Raises:
-            NanohubMCPError: no such record (unknown, or expired), or ``path`` holds other files
-                or cannot be written, or ``license`` is malformed.
-            ConfigurationError: ``rocrate`` is not installed.
+            NanohubMCPError: ``license`` is malformed, not on the SPDX License List, an expression or a
+                ``LicenseRef-`` identifier (checked first); no such record (unknown, or expired), or
+                ``path`` holds other files or cannot be written.
+            ConfigurationError: ``rocrate`` (or ``packaging``, for a license) is not installed.
         """
         from .server.provenance.crate import export
 

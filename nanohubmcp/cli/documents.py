@@ -18,16 +18,24 @@ import tempfile
 import warnings
 from pathlib import Path
 
-from ..errors import NanohubMCPError
+from ..errors import ConfigurationError, NanohubMCPError, UsageError
 
 __all__ = ["export_notebook", "export_provenance", "print_desktop_config", "write_server_json"]
 
 
 def export_provenance(args: argparse.Namespace) -> int:
     from ..server.provenance.crate import export
+    from ..server.provenance.licenses import license_uri
     from ..server.provenance.records import DB_FILE, ProvenanceStore, record_id_of
     from ..server.wire.state_dir import resolve_state_dir
 
+    if args.license is not None:  # a command-line value: checked before reading anything (exit 2)
+        try:
+            license_uri(args.license)
+        except ConfigurationError:
+            raise  # the library that checks it is missing: not the command line's fault
+        except NanohubMCPError as exc:
+            raise UsageError(str(exc)) from None
     directory = resolve_state_dir(args.name, args.state_dir)
     if not os.path.exists(os.path.join(directory, DB_FILE)):
         raise NanohubMCPError(f"no provenance records in {directory} (give the server's --state-dir)")

@@ -181,7 +181,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     provenance.add_argument(
         "--license", default=None, metavar="LICENSE",
-        help="the crate's license: an SPDX identifier (CC-BY-4.0, CC0-1.0) or a URI (default: none stated)",
+        help="the crate's license: an SPDX identifier on the SPDX License List (CC-BY-4.0, CC0-1.0; any case, "
+        "stated as the list spells it) or the license's URI (default: none stated)",
     )
     provenance.set_defaults(run=documents.export_provenance)
     for command in commands.choices.values():  # a UsageError is reported as argparse reports its own

@@ -49,6 +49,9 @@ def nanohubmcp(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         (["desktop-config", "app.py", "--bogus"], "unrecognized arguments: --bogus"),
         (["sim2l", "a.ipynb", "--bogus"], "unrecognized arguments: --bogus"),
         (["rappture", "a.xml", "--bogus"], "unrecognized arguments: --bogus"),
+        # a license is checked before the record is looked up (there is none here: that would be exit 1)
+        (["provenance", "export", "ID", "--license", "CC-BY-40"], "license 'CC-BY-40' is not on the SPDX License"),
+        (["provenance", "export", "ID", "--license", "not a license!"], "give an SPDX identifier such as CC-BY-4.0"),
     ],
 )
 def test_a_malformed_command_line_exits_2_with_the_usage(tmp_path: Path, arguments: list[str], message: str) -> None:

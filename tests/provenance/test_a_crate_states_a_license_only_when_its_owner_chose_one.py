@@ -64,3 +64,30 @@ def test_the_command_states_the_license_given_and_none_otherwise(answered: tuple
     done = export(state, uri, tmp_path / "c", "--license", "https://example.org/my-terms")
     assert done.returncode == 0, done.stderr
     assert root_dataset(tmp_path / "c")["license"] == {"@id": "https://example.org/my-terms"}
+
+
+@pytest.mark.parametrize(
+    ("given", "why"),
+    [
+        ("CC-BY-40", "license 'CC-BY-40' is not on the SPDX License List"),  # a typo had an spdx.org link
+        ("FOO-BAR-9", "license 'FOO-BAR-9' is not on the SPDX License List"),
+        ("LicenseRef-mine", "a LicenseRef- identifier names a license of your own, which spdx.org does not hold"),
+        ("MIT OR Apache-2.0", "give an SPDX identifier such as CC-BY-4.0"),
+    ],
+)
+def test_a_license_not_on_the_spdx_list_is_refused_before_the_record_is_looked_up(given: str, why: str) -> None:
+    server = MCPServer("licensed")
+    with pytest.raises(NanohubMCPError, match=why):
+        server.export_provenance("no-such-record", "unused", license=given)
+
+
+def test_an_identifier_in_any_case_is_stated_as_the_spdx_list_spells_it(
+    answered: tuple[Path, str], tmp_path: Path
+) -> None:
+    state, uri = answered
+    done = export(state, uri, tmp_path / "lower", "--license", "cc-by-4.0")
+    assert done.returncode == 0, done.stderr
+    graph = json.loads((tmp_path / "lower" / "ro-crate-metadata.json").read_text())["@graph"]
+    assert root_dataset(tmp_path / "lower")["license"] == {"@id": "https://spdx.org/licenses/CC-BY-4.0"}
+    entity = next(e for e in graph if e["@id"] == "https://spdx.org/licenses/CC-BY-4.0")
+    assert entity["name"] == "CC-BY-4.0"

@@ -38,6 +38,7 @@ from typing import Any
 
 from ...errors import ConfigurationError, NanohubMCPError
 from . import code_files
+from .licenses import SPDX_PAGE, license_uri
 from .records import ProvenanceStore, record_id_of
 
 PROFILE = "https://w3id.org/ro/wfrun/process/0.5"
@@ -63,10 +64,13 @@ def export(
     URI) of ``store`` into ``directory``; returns the directory.
 
     Raises:
-        NanohubMCPError: no such record (unknown, or expired with the job store's TTL), or
-            ``directory`` holds other files or cannot be written (see :func:`write_crate`).
+        NanohubMCPError: a malformed ``license`` (checked first, :func:`license_uri`); no such record
+            (unknown, or expired with the job store's TTL), or ``directory`` holds other files or cannot
+            be written (see :func:`write_crate`).
         ConfigurationError: the ``rocrate`` library is not installed.
     """
+    if license is not None:
+        license_uri(license)  # a malformed license is refused before the record is looked up
     record_id = record_id_of(call_id) or call_id
     record = store.find(record_id)
     if record is None:
@@ -76,23 +80,6 @@ def export(
         )
     code = record.get("code") or {}
     return write_crate(record, store.source(str(code.get("hash"))), directory, force=force, license=license)
-
-
-def license_uri(license: str) -> str:
-    """``license`` as the crate states it: an SPDX identifier (``CC-BY-4.0``) becomes its SPDX URI
-    (``https://spdx.org/licenses/CC-BY-4.0``); a URI is kept as given.
-
-    Raises:
-        NanohubMCPError: an empty value, or one that is neither a URI nor an identifier.
-    """
-    text = license.strip()
-    if "://" in text:
-        return text
-    if not text or not all(c.isalnum() or c in ".-+" for c in text):
-        raise NanohubMCPError(
-            f"license {license!r}: give an SPDX identifier such as CC-BY-4.0 or CC0-1.0, or the license's URI"
-        )
-    return f"https://spdx.org/licenses/{text}"
 
 
 def write_crate(
@@ -146,7 +133,7 @@ def write_crate(
     crate.description = f"The call {record['id']} of the tool {tool}: its code, inputs, outputs and where it ran."
     crate.datePublished = _iso(record.get("ended") or record["started"])
     if stated is not None:  # a contextual entity, as RO-Crate 1.1 § Root Data Entity recommends
-        name = stated.rsplit("/", 1)[-1] if stated.startswith("https://spdx.org/licenses/") else stated
+        name = stated.removeprefix(SPDX_PAGE)  # the SPDX identifier, else the URI
         crate.root_dataset["license"] = crate.add(
             ContextEntity(crate, stated, properties={"@type": "CreativeWork", "name": name})
         )
