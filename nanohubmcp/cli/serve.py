@@ -103,9 +103,13 @@ def rappture(args: argparse.Namespace) -> int:
 
 
 def hub_tools(args: argparse.Namespace) -> int:
-    from ..sources.hub import DEFAULT_ROOT, find_hub_tools, pick
+    from ..sources.hub import DEFAULT_ROOT, find_hub_tools, pick, served_names
 
     root = args.root or DEFAULT_ROOT
+    if not os.path.isdir(root):  # a typo in --root is not an empty hub
+        if args.root:
+            raise NanohubMCPError(f"--root {root}: no such directory")
+        raise NanohubMCPError(f"{root}: no such directory (not a hub? give --root DIR, where the tools are installed)")
     if not args.names:
         tools = find_hub_tools(root)
         if not tools:
@@ -126,10 +130,7 @@ def hub_tools(args: argparse.Namespace) -> int:
         raise NanohubMCPError(str(exc)) from None
     transport = _prepare(args)
     server = MCPServer(args.names[0].partition("/")[0] if len(args.names) == 1 else "hub-tools")
-    kinds = {(t.name, t.kind) for t in chosen}
-    for tool in chosen:
-        both = (tool.name, "rappture") in kinds and (tool.name, "sim2l") in kinds
-        name = f"{tool.name}_{tool.kind}" if both else tool.name
+    for tool, name in served_names(chosen):
         if tool.kind == "sim2l":
             server.add_sim2l(tool.path, name=name, background=args.background, results_dir=args.results_dir,
                              cell_timeout=args.cell_timeout)

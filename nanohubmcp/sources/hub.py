@@ -8,8 +8,9 @@ installed revision), ``current`` (the published one, usually a link to an ``rNN`
 
 :func:`find_hub_tools` lists them (one :class:`HubTool` per tool and kind, with the revision served
 by default: ``current``, else the highest ``rNN``, else ``dev``); :func:`pick` finds the ones a
-user named (``NAME`` or ``NAME/REVISION``). Reading a listing touches only directory entries, never
-the files themselves.
+user named (``NAME`` or ``NAME/REVISION``) and :func:`served_names` the MCP tool name each is served
+under, distinct when one tool is asked for at several revisions or in both kinds. Reading a listing
+touches only directory entries, never the files themselves.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-__all__ = ["DEFAULT_ROOT", "HubTool", "find_hub_tools", "pick"]
+__all__ = ["DEFAULT_ROOT", "HubTool", "find_hub_tools", "pick", "served_names"]
 
 DEFAULT_ROOT = "/apps"
 """Where a hub installs its tools."""
@@ -135,3 +136,25 @@ def pick(root: str | os.PathLike[str], wanted: list[str]) -> list[HubTool]:
             installed = sorted({r for t in tools for r in t.revisions}, key=_order, reverse=True)
             raise LookupError(f"{name} has no revision {revision!r} (installed: {', '.join(installed)})")
     return chosen
+
+
+def served_names(tools: list[HubTool]) -> list[tuple[HubTool, str]]:
+    """Each of ``tools`` (as :func:`pick` chose them) with the MCP tool name it is served under: its
+    name, then ``_<kind>`` when both kinds of it are served, then ``_<revision>`` when several of its
+    revisions (of that kind) are, so that two revisions asked for side by side are both served
+    (``cooling_current``, ``cooling_r1``). A tool asked for twice at one revision is served once."""
+    unique = list({(t.name, t.kind, t.revision): t for t in tools}.values())
+    kinds: dict[str, set[str]] = {}
+    revisions: dict[tuple[str, str], int] = {}
+    for tool in unique:
+        kinds.setdefault(tool.name, set()).add(tool.kind)
+        revisions[tool.name, tool.kind] = revisions.get((tool.name, tool.kind), 0) + 1
+    named = []
+    for tool in unique:
+        name = tool.name
+        if len(kinds[tool.name]) > 1:
+            name += f"_{tool.kind}"
+        if revisions[tool.name, tool.kind] > 1:
+            name += f"_{tool.revision}"
+        named.append((tool, name))
+    return named

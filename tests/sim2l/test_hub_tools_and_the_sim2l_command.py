@@ -16,7 +16,7 @@ import anyio
 import pytest
 
 from nanohubmcp.cli import main
-from nanohubmcp.sources.hub import find_hub_tools, pick
+from nanohubmcp.sources.hub import find_hub_tools, pick, served_names
 
 NOTEBOOK = Path(__file__).parent / "data" / "allkinds" / "allkinds.ipynb"
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,6 +76,25 @@ def test_hub_tools_lists_what_is_installed(tmp_path: Path, capsys: pytest.Captur
     assert "no Rappture tool or Sim2L named 'nothing'" in capsys.readouterr().err
 
 
+def test_a_root_that_does_not_exist_is_an_error_not_an_empty_hub(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found by a fresh-user trial: a typo in --root exited 0 with "No ... installed"."""
+    missing = tmp_path / "no-such-root"
+    assert main(["hub-tools", "--root", str(missing)]) == 1
+    assert capsys.readouterr().err == f"nanohubmcp hub-tools: error: --root {missing}: no such directory\n"
+    assert main(["hub-tools", "--root", str(missing), "fermi"]) == 1
+    assert "no such directory" in capsys.readouterr().err
+
+
+def test_two_revisions_of_one_tool_are_served_under_names_of_their_own(tmp_path: Path) -> None:
+    """Found by a fresh-user trial: ``cooling cooling/r1`` served only the last (one name, replaced)."""
+    apps = _apps(tmp_path)
+    named = [(t.revision, name) for t, name in served_names(pick(apps, ["fermi", "fermi/r7", "fermi/r12"]))]
+    assert named == [("r12", "fermi_r12"), ("r7", "fermi_r7")]  # fermi is fermi/r12: asked twice, served once
+    assert [name for _, name in served_names(pick(apps, ["fermi/r7", "allkinds"]))] == ["fermi", "allkinds"]
+
+
 async def _stdio(command: list[str], *, call: bool) -> tuple[list[Any], Any]:
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
@@ -86,8 +105,9 @@ async def _stdio(command: list[str], *, call: bool) -> tuple[list[Any], Any]:
         tools = (await session.list_tools()).tools
         if call:
             result = await session.call_tool("allkinds", {"label": "stdio"})
-        elif any(t.name == "fermi" for t in tools):
-            result = await session.call_tool("fermi", {"temperature": "77K", "points": 11})
+        elif any(t.name.startswith("fermi") for t in tools):
+            fermi = next(t.name for t in tools if t.name.startswith("fermi"))
+            result = await session.call_tool(fermi, {"temperature": "77K", "points": 11})
         else:
             result = None
         return list(tools), result
@@ -99,9 +119,10 @@ async def _stdio(command: list[str], *, call: bool) -> tuple[list[Any], Any]:
 async def test_hub_tools_serves_a_named_sim2l_and_the_sim2l_command_runs_one_over_stdio(tmp_path: Path) -> None:
     apps = _apps(tmp_path)
     with anyio.fail_after(90):
-        hub_tools = [sys.executable, "-m", "nanohubmcp", "hub-tools", "--root", str(apps), "allkinds/r3", "fermi/r7"]
+        hub_tools = [sys.executable, "-m", "nanohubmcp", "hub-tools", "--root", str(apps), "allkinds/r3", "fermi/r7",
+                     "fermi/r12"]  # fmt: skip
         tools, fermi = await _stdio([*hub_tools, "--transport", "stdio"], call=False)
-    assert sorted(t.name for t in tools) == ["allkinds", "fermi"]
+    assert sorted(t.name for t in tools) == ["allkinds", "fermi_r12", "fermi_r7"]  # two revisions side by side
     assert "Every Sim2L input type" in next(t.description for t in tools if t.name == "allkinds")
     assert fermi is not None
     assert not fermi.is_error, fermi.content  # the Rappture tool ran from the hub's tree
