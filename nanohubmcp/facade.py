@@ -231,7 +231,10 @@ class MCPServer:
     def add_tool(self, fn: Callable[..., Any], *, background: bool = False, **options: Any) -> Tool:
         """Register ``fn`` as a tool (replacing one of the same name); returns the record.
 
-        Options are those of :meth:`tool`. Raises ``RegistrationError`` naming the tool.
+        Options are those of :meth:`tool`, and ``check_arguments(arguments)``: a check of the
+        arguments the input schema accepted, run before the function (or a job) is started, that
+        raises ``InvalidArguments`` (see ``Tool.from_function``). Raises ``RegistrationError``
+        naming the tool.
         """
         return self._registrar.add_tool(fn, background=background, **options)
 

@@ -2,13 +2,21 @@
 
 ``describe_function`` turns a Python function into an MCP input schema, a description and
 an argument coercer; ``ArgumentValidator`` / ``OutputValidator`` check values against a
-schema with jsonschema (Draft 2020-12 unless the schema says otherwise). This package
+schema with jsonschema (Draft 2020-12 unless the schema says otherwise), and
+``CheckedArgumentValidator`` then runs a check of the tool's own. This package
 depends only on ``nanohubmcp.errors`` (layering: protocol -> schema -> server).
 """
 
 from __future__ import annotations
 
 from nanohubmcp.schema.generate import Signature, describe_function
-from nanohubmcp.schema.validate import ArgumentValidator, GeneratedSchema, OutputValidator
+from nanohubmcp.schema.validate import ArgumentValidator, CheckedArgumentValidator, GeneratedSchema, OutputValidator
 
-__all__ = ["ArgumentValidator", "GeneratedSchema", "OutputValidator", "Signature", "describe_function"]
+__all__ = [
+    "ArgumentValidator",
+    "CheckedArgumentValidator",
+    "GeneratedSchema",
+    "OutputValidator",
+    "Signature",
+    "describe_function",
+]

@@ -145,6 +145,28 @@ class ArgumentValidator:
         raise invalid_arguments(self._kind, self._name, _violations(self._validator, arguments, "arguments"))
 
 
+class CheckedArgumentValidator(ArgumentValidator):
+    """An :class:`ArgumentValidator` that, once the schema passes, also runs ``check(arguments)``:
+    what a schema cannot say (a Rappture number given with units: converted, then held to its
+    limits), answered as the schema's violations are — before the call runs, or a job is created.
+
+    Args:
+        check: called with the arguments the schema accepted; raises ``InvalidArguments``.
+    """
+
+    __slots__ = ("_check",)
+
+    def __init__(self, schema: dict[str, Any], *, name: str, check: Callable[[dict[str, Any]], object],
+                 kind: str = "tool", trusted: bool = False) -> None:
+        super().__init__(schema, name=name, kind=kind, trusted=trusted)
+        self._check = check
+
+    def validate(self, arguments: dict[str, Any] | None) -> dict[str, Any]:
+        checked = super().validate(arguments)
+        self._check(checked)
+        return checked
+
+
 class OutputValidator:
     """Validates a tool's structured result against its output schema.
 

@@ -22,7 +22,14 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import RegistrationError
 from ...protocol.versions import ProtocolVersion
-from ...schema import ArgumentValidator, GeneratedSchema, OutputValidator, Signature, describe_function
+from ...schema import (
+    ArgumentValidator,
+    CheckedArgumentValidator,
+    GeneratedSchema,
+    OutputValidator,
+    Signature,
+    describe_function,
+)
 
 if TYPE_CHECKING:
     pass
@@ -125,8 +132,14 @@ class Tool:
         background: bool = False,
         icons: list[dict[str, Any]] | None = None,
         context_types: tuple[type, ...] = (),
+        check_arguments: Callable[[dict[str, Any]], object] | None = None,
     ) -> Tool:
-        """Build a tool record from a function; raises ``RegistrationError`` naming the tool."""
+        """Build a tool record from a function; raises ``RegistrationError`` naming the tool.
+
+        ``check_arguments(arguments)``, when given, runs on every call's arguments once the input
+        schema accepts them, before the function runs or a job is created; it raises
+        ``InvalidArguments`` for what the schema cannot say (answered as a schema violation is).
+        """
         if isinstance(fn, str):
             kind = "async_tool" if background else "tool"
             raise RegistrationError(
@@ -145,14 +158,15 @@ class Tool:
             raise RegistrationError(f"tool '{tool_name}': input_schema must be a JSON Schema with type 'object'")
         if output_schema is not None and not isinstance(output_schema, dict):
             raise RegistrationError(f"tool '{tool_name}': output_schema must be a dict (a JSON Schema)")
+        trusted = not input_schema or isinstance(input_schema, GeneratedSchema)
+        validator = ArgumentValidator(schema, name=tool_name, trusted=trusted) if check_arguments is None \
+            else CheckedArgumentValidator(schema, name=tool_name, trusted=trusted, check=check_arguments)
         return cls(
             name=tool_name,
             fn=fn,
             signature=signature,
             input_schema=schema,
-            validator=ArgumentValidator(
-                schema, name=tool_name, trusted=not input_schema or isinstance(input_schema, GeneratedSchema)
-            ),
+            validator=validator,
             description=description if description is not None else signature.description,
             title=title,
             tags=frozenset(tags or ()),

@@ -36,6 +36,7 @@ from ...protocol.result_types import ToolResult
 from ...registration import user_frame
 from ...server.calls.context import Context
 from .code import code_text
+from .driver import check_values
 from .tool import PROXY_TIMEOUT, RapptureTool, load_rappture_tool
 from .units import pint_missing
 
@@ -85,6 +86,12 @@ class RapptureCall:
                 self._path, name=self._name, timeout=self._timeout, rappture=self._rappture, long=self._long
             )
         return self._tool
+
+    def check(self, arguments: dict[str, Any]) -> None:
+        """Refuse at once what the run would refuse (raises ``InvalidArguments``): a job tool's
+        argument given with units (``"2000K"``) is converted and held to its limits before the job is
+        made, as a plain number is by the schema."""
+        check_values(self._name, self.tool.inputs.arguments, arguments)
 
     def __call__(self, ctx: Context, **arguments: Any) -> ToolResult:
         last = [-1.0]
@@ -155,6 +162,8 @@ def add_rappture_tool(
     options.setdefault("title", tool.title or None)
     options.setdefault("source", code_text(tool))  # the code hash: tool.xml and its programs, stable across starts
     options.setdefault("annotations", {"readOnlyHint": True, "destructiveHint": False, "openWorldHint": False})
+    if tool.long:  # (a quick tool's run refuses them as soon: on a worker thread, where pint loads)
+        options.setdefault("check_arguments", call.check)
     return server.add_tool(
         call,
         background=tool.long,

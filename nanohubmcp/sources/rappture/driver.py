@@ -24,7 +24,7 @@ from .inputs import Input, text_of
 from .schema import BOOLEAN_WORDS
 from .units import UnitError, UnitsUnavailable, convert, split_number, to_units
 
-__all__ = ["current_values", "write_driver"]
+__all__ = ["check_values", "current_values", "write_driver"]
 
 
 MAX_NUMBER_CHARS = 256
@@ -181,6 +181,21 @@ def _example_currents(item: Input, label: str) -> dict[str, str]:
     if section is not None:
         walk(section, "input")
     return found
+
+
+def check_values(tool: str, arguments: list[Input], given: dict[str, Any]) -> None:
+    """Check each given argument as :func:`current_values` would write it (a number's units
+    converted and its limits checked, a choice's option, text an XML file can hold), reading no
+    file: what the call's arguments can be refused for before a job is made for them. A periodic
+    element is left to the schema (its symbols are its ``enum``).
+
+    Raises:
+        InvalidArguments: a value that does not fit its input (the message names the argument).
+    """
+    for item in arguments:
+        value = given.get(item.name)
+        if value is not None and item.kind != "periodicelement":
+            _value(tool, item, value)
 
 
 def current_values(tool: str, arguments: list[Input], given: dict[str, Any]) -> dict[str, str]:
