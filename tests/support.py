@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
+import tempfile
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -152,6 +153,24 @@ async def official_client(
     async with stdio_client(params) as (read, write), ClientSession(read, write, **session_options) as session:
         await session.initialize()
         yield session
+
+
+async def stdio_call(
+    arguments: list[str], tool: str, tool_arguments: dict[str, Any], *, cwd: Path, env: dict[str, str] | None = None
+) -> tuple[Any, str]:
+    """Run ``python ARGUMENTS`` as a stdio server under the official client, call ``tool`` once; returns the
+    ``CallToolResult`` and what the server wrote on stderr."""
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(command=sys.executable, args=arguments, cwd=str(cwd),
+                                   env=dict(os.environ) if env is None else env)  # fmt: skip
+    with tempfile.TemporaryFile("w+") as errors:  # a real file: the server process writes to it
+        async with stdio_client(params, errlog=errors) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            result = await session.call_tool(tool, tool_arguments)
+        errors.seek(0)
+        return result, errors.read()
 
 
 @contextlib.asynccontextmanager

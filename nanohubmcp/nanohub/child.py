@@ -99,11 +99,13 @@ def load_app(path: str | os.PathLike[str], *, state_dir: str | None = None, stat
     ``state_dir`` and ``state_url`` (a command line's ``--state-dir``, ``--state-url``; None: not given)
     win over the ``state_dir=`` / ``state_url=`` of a server the file builds
     (:mod:`nanohubmcp.server.app_import`); each of the file's own values replaced is named in one
-    line on stderr.
+    line on stderr. A ``server.run()`` or ``start()`` the file calls at import (not under ``if
+    __name__ == "__main__":``) is skipped, with one line on stderr saying how to fix the file: the
+    caller serves the server.
 
     Raises:
         ConfigurationError: the file does not exist, or defines no ``server`` with a
-            ``run`` method.
+            ``run`` method (the message names an MCPServer the file keeps under another name).
         Exception: whatever the app raises while being imported.
     """
     file = Path(path).resolve()
@@ -124,14 +126,23 @@ def load_app(path: str | os.PathLike[str], *, state_dir: str | None = None, stat
         mine = redact(str(value)) if option == "state_url" else value
         print(f"note: {flag} {given} is used, not the {option}={mine!r} {file.name} gives "
               "(the command line wins)", file=sys.stderr)
+    for verb in dict.fromkeys(done.skipped):
+        print(f"note: {file.name} calls server.{verb}() when imported; skipped: put that call under "
+              f"`if __name__ == \"__main__\":` (nanohubmcp serves the server itself)", file=sys.stderr)
     server = getattr(module, "server", None)
     if server is None:
-        raise ConfigurationError(
-            f"{file.name} defines no module-level `server` (e.g. server = MCPServer('name'))"
-        )
+        others = [var for var, value in vars(module).items() if _is_mcp_server(value) and not var.startswith("_")]
+        hint = (f"; it has an MCPServer named `{others[0]}`: name it server (server = {others[0]})" if others
+                else " (e.g. server = MCPServer('name'))")
+        raise ConfigurationError(f"{file.name} defines no module-level `server`{hint}")
     if not callable(getattr(server, "run", None)):
         raise ConfigurationError(f"`server` in {file.name} is a {type(server).__name__}, not an MCPServer")
     return server
+
+
+def _is_mcp_server(value: object) -> bool:
+    """Whether ``value`` is an ``MCPServer`` (known by its class, the facade being a layer above this one)."""
+    return any(cls.__name__ == "MCPServer" and cls.__module__ == "nanohubmcp.facade" for cls in type(value).__mro__)
 
 
 def _exit_with_parent(parent_pid: int) -> None:

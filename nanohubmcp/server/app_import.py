@@ -1,4 +1,5 @@
-"""What holds while ``nanohubmcp`` imports an app file: the command line's settings win over the file's.
+"""What holds while ``nanohubmcp`` imports an app file: the command line's settings win over the file's,
+and the command serves the file's server, not the file.
 
 ``nanohubmcp run APP --state-dir DIR`` imports APP, whose ``MCPServer(...)`` may name a state
 directory itself (every script exported from a notebook with ``%config NanohubMCP.state_dir``
@@ -8,6 +9,12 @@ command line's ``state_dir`` / ``state_url`` instead of its own arguments (:func
 asked by ``MCPServer``), and each argument replaced is kept (:attr:`AppImport.replaced`) for the
 command to say so in one line. Outside :func:`importing` nothing changes: an argument wins over
 the environment and the defaults, as ``MCPServer`` documents.
+
+A file that calls ``server.run()`` (or ``start()``) at import, not under ``if __name__ ==
+"__main__":``, would serve on its own port and never hand back to the command, which then served
+nothing it was asked to (``--port`` ignored, ``server-json`` never written). While :func:`importing`,
+:func:`serving_skipped` tells the serving verbs to return at once, and the call is recorded
+(:attr:`AppImport.skipped`) for the command to say how to fix the file.
 
 This module owns only that hand-over between the command and the servers the file builds; it
 imports nothing of the server.
@@ -21,7 +28,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-__all__ = ["AppImport", "command_line", "importing"]
+__all__ = ["AppImport", "command_line", "importing", "serving_skipped"]
 
 T = TypeVar("T")
 
@@ -33,10 +40,12 @@ class AppImport:
     Attributes:
         overrides: option name (``"state_dir"``, ``"state_url"``) -> the command line's value.
         replaced: option name -> the file's own argument that lost to the command line's value.
+        skipped: the serving verbs the file called while imported (``"run"``, ``"start"``), skipped.
     """
 
     overrides: dict[str, str]
     replaced: dict[str, object] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)
 
 
 _current: list[AppImport] = []  # the import in progress, innermost last (the command's thread only)
@@ -63,6 +72,15 @@ def command_line(option: str, argument: T) -> T | str:
     if argument is not None and _normal(option, argument) != _normal(option, value):
         current.replaced[option] = argument
     return value
+
+
+def serving_skipped(verb: str) -> bool:
+    """Whether ``server.<verb>()`` (``"run"``, ``"start"``) is called while ``nanohubmcp`` imports an app file:
+    then the caller returns without serving, and the call is recorded for the command's note."""
+    if not _current:
+        return False
+    _current[-1].skipped.append(verb)
+    return True
 
 
 def _normal(option: str, value: object) -> object:

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
+from ..server.app_import import serving_skipped
 from .banner import banner, base_url, one_line_if_uncaught
 from .runners import (
     DEFAULT_MAX_BUFFERED_BYTES,
@@ -141,7 +142,10 @@ class Serving:
         compat: dict[str, Any],
         workers: int = 1,
     ) -> None:
-        """``MCPServer.run``: serve until interrupted (stdio, a kernel's background, a running loop, HTTP)."""
+        """``MCPServer.run``: serve until interrupted (stdio, a kernel's background, a running loop, HTTP);
+        nothing while ``nanohubmcp`` imports the app file calling it (it serves the server itself)."""
+        if serving_skipped("run"):
+            return
         if resolve_transport(transport) == "stdio":
             if in_kernel() or loop_running():
                 raise ConfigurationError(
@@ -227,7 +231,10 @@ class Serving:
         token: str | None,
         compat: dict[str, Any],
     ) -> None:
-        """``MCPServer.start``: serve in the background (``loop`` "thread" or "current"); returns once listening."""
+        """``MCPServer.start``: serve in the background (``loop`` "thread" or "current"); returns once listening.
+        Nothing while ``nanohubmcp`` imports the app file calling it (it serves the server itself)."""
+        if serving_skipped("start"):
+            return
         self.stop()
         runner = make_runner(
             server, host, port, path_prefix, public_url, allowed_origins, max_request_bytes, compat, token=token,

@@ -8,10 +8,10 @@ then found none)."""
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
+from support import stdio_call
 
 from nanohubmcp.nanohub.child import load_app
 
@@ -73,21 +73,11 @@ def test_outside_the_command_an_argument_still_wins_over_the_environment(
 @pytest.mark.anyio
 @pytest.mark.timeout(60)
 async def test_run_keeps_the_records_where_state_dir_says(tmp_path: Path) -> None:
-    from mcp import ClientSession, StdioServerParameters
-    from mcp.client.stdio import stdio_client
-
     mine, given = tmp_path / "app-state", tmp_path / "command-line-state"
     app = app_file(tmp_path, f"state_dir={str(mine)!r}")
     env = {k: v for k, v in os.environ.items() if k != "NANOHUBMCP_STATE_DIR"}
-    params = StdioServerParameters(command=sys.executable, cwd=str(tmp_path), env=env,
-                                   args=["-m", "nanohubmcp", "run", str(app), "--transport", "stdio",
-                                         "--state-dir", str(given)])  # fmt: skip
-    with (tmp_path / "stderr").open("w+") as errors:
-        async with stdio_client(params, errlog=errors) as (read, write), ClientSession(read, write) as session:
-            await session.initialize()
-            result = await session.call_tool("add", {"a": 2, "b": 3})
-        errors.seek(0)
-        stderr = errors.read()
+    arguments = ["-m", "nanohubmcp", "run", str(app), "--transport", "stdio", "--state-dir", str(given)]
+    result, stderr = await stdio_call(arguments, "add", {"a": 2, "b": 3}, cwd=tmp_path, env=env)
     assert result.content[0].text == "5"
     assert (result.meta or {})["io.nanohub/provenance"]
     assert (given / "provenance.sqlite3").exists()
