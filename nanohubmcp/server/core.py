@@ -44,7 +44,7 @@ from .wire import trace_context
 from .wire.events import EventBus
 from .wire.notifier import Notifier
 from .wire.pending import ClientRequests
-from .wire.sessions import SessionStore
+from .wire.sessions import Session, SessionStore
 from .wire.state_dir import resolve_state_dir
 
 if TYPE_CHECKING:
@@ -128,6 +128,7 @@ class ServerCore:
         self.bus = EventBus()
         self.registry = Registry(self.bus)
         self.sessions = SessionStore(session_idle_seconds)
+        self.sessions.add_close_callback(self._session_closed)
         # The services a first answer does not use are made at their first use (see first_use.py).
         self.first_use = FirstUse(
             name, self.registry.tools, state_url=self.state_url, state_dir=state_dir, job_store=job_store,
@@ -235,6 +236,15 @@ class ServerCore:
     def _caches(self, route: Route) -> bool:
         """Whether the cache layer acts on ``route``: a ``tools/call`` while some tool caches."""
         return route.method == "tools/call" and any(cached(tool) for tool in self.registry.tools.values())
+
+    def _session_closed(self, session: Session) -> None:
+        """A session held here closed (a DELETE, idle expiry, eviction, the stop): its jobs are
+        read by their id from now on (``jobs.visibility``). With a shared store a session lives on
+        every process, and one closing its copy here ends nothing: the job store reads the
+        session's record there instead."""
+        jobs = self.first_use.jobs_made
+        if jobs is not None and not self.state_url.shared:
+            jobs.session_ended(session.id)
 
     def _reattach(self, job: Job) -> bool | None:
         from .executors import service as job_service  # the job machinery: imported with the first job

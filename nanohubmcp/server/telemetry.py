@@ -309,5 +309,5 @@ def install(pipeline_wrap: Any, sessions: SessionStore, version: str,
     session metric when sessions end; ``prompts`` looks a prompt up by name. Returns the :class:`Telemetry`."""
     telemetry = Telemetry(version, prompts)
     pipeline_wrap(telemetry.layer())
-    sessions.set_close_callback(telemetry.session_ended)
+    sessions.add_close_callback(telemetry.session_ended)
     return telemetry

@@ -11,7 +11,8 @@ creation time (the bounds are counted there; ids whose record expired are droppe
 met); ``jobs:live`` the unfinished ids; ``runner:<token>`` a heartbeat of each live server
 process (:class:`RedisRunners`), so a job whose process died is told from one still running;
 channel ``jobs:cancel``: the id of each job a process stored as cancelled, for the process running
-it to stop it (:meth:`RedisJobBackend.watch_cancels`).
+it to stop it (:meth:`RedisJobBackend.watch_cancels`). Whether a job's session ended is read from the
+sessions' own records beside them (:meth:`RedisJobBackend.session_gone`).
 """
 
 from __future__ import annotations
@@ -267,6 +268,13 @@ class RedisJobBackend:
                 self._redis.zrem(self._key("jobs"), *gone)
                 self._redis.srem(self._key("jobs", "live"), *gone)
         return len(gone)
+
+    def session_gone(self, session_id: str) -> bool:
+        """Whether the session's record is gone from Redis: ended by a DELETE on any process, expired
+        idle, or lost with the store. The server's sessions live beside its jobs, under the same
+        namespace (``s:<session>``: :mod:`nanohubmcp.state.redis_sessions`); checking costs no idle time."""
+        with _guard(self.shown):
+            return not self._redis.exists(self._key("s", session_id))
 
     def close(self) -> None:
         self._watching.clear()

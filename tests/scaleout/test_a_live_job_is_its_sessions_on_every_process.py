@@ -15,7 +15,6 @@ principal's second session); the last test runs three real ``nanohubmcp run`` pr
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -23,25 +22,13 @@ from typing import Any
 
 import pytest
 import wire
+from jobs.session_calls import Held
 from redis_server import RedisServer
 from support import serve
 
 from nanohubmcp import MCPServer, StaticTokenVerifier
 
 pytestmark = pytest.mark.timeout(60)
-
-
-class Held:
-    """A job function that runs until the test releases it."""
-
-    def __init__(self) -> None:
-        self.release = threading.Event()
-        self.running = threading.Event()
-
-    def __call__(self, n: int) -> dict:
-        self.running.set()
-        self.release.wait(30)
-        return {"held": n}
 
 
 def build(state_url: str, held: Held, **options: Any) -> MCPServer:

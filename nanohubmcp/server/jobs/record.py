@@ -62,6 +62,9 @@ class Job:
     Attributes:
         id: unguessable id (the capability for sessionless callers).
         owner: session id that started it, or None.
+        session_ended: its session ended before its run did (DELETE, idle expiry, eviction): it
+            is read by its id from then on, as after a stop (:mod:`.visibility`); stored, so every
+            process sharing the store knows.
         principal: the subject of the authenticated principal that started it, or None.
         status: working | input_required | completed | failed | cancelled.
         result: the shaped ``CallToolResult`` once completed (or failed with isError).
@@ -115,6 +118,7 @@ class Job:
     trace_context: dict[str, str] | None = None
     where: dict[str, Any] | None = None
     provenance_id: str | None = None
+    session_ended: bool = False
     waiting: Callable[[], int] | None = field(default=None, repr=False)
     store: JobKeeper | None = field(default=None, repr=False)
 
@@ -177,7 +181,7 @@ class Job:
             "as_task": self.as_task, "executor": self.executor, "executor_ref": self.executor_ref,
             "progress": self.progress, "progress_total": self.progress_total,
             "progress_message": self.progress_message, "progress_updates": 0, "runner": self.runner,
-            "provenance_id": self.provenance_id, "json_text": self.json_text,
+            "provenance_id": self.provenance_id, "json_text": self.json_text, "session_ended": self.session_ended,
         }
 
     @classmethod
@@ -190,6 +194,7 @@ class Job:
         job = cls(**fields)
         job.executor = job.executor or "threads"
         job.json_text = bool(row.get("json_text"))  # (a record of an earlier version has none)
+        job.session_ended = bool(row.get("session_ended"))
         if job.status in TERMINAL:
             job.done.set()
         return job

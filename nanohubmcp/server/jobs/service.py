@@ -8,8 +8,8 @@ stored result outlives the server process: after a restart every route answers a
 exactly as before; what becomes of a job whose run ended (the server stopped, or its process
 died) is :mod:`.settle`'s.
 
-Who may see a job — a principal's jobs are its own; a session's, its own while the run that
-started it serves; any other, whoever holds its unguessable id — is :mod:`.visibility`'s rule, on
+Who may see a job — a principal's jobs are its own; a session's, its own while that session and
+the run that started it last; any other, whoever holds its unguessable id — is :mod:`.visibility`'s rule, on
 every route and in every era; which run and process a job belongs to, :mod:`.runs`; how its end is
 stored once, whichever process ends it first, :mod:`.ends`.
 
@@ -104,6 +104,7 @@ class JobStore:
         self.reattach = reattach
         self.hand_over = hand_over
         self._live: dict[str, Job] = {}
+        self._of_session: dict[str, set[str]] = {}  # session id -> ids of its jobs in _live (session_ended)
         self._backend: JobBackend | None = None
         self._purged = 0.0
         self._on_finish: list[Callable[[Job], None]] = []
@@ -191,6 +192,8 @@ class JobStore:
         self.backend.insert(record, max_total=self.max_jobs, max_per_owner=self.max_jobs_per_owner)
         job.store = self
         self._live[job.id] = job
+        if owner is not None:
+            self._of_session.setdefault(owner, set()).add(job.id)
         with contextlib.suppress(RuntimeError):  # where a cancel stored by another process is acted on
             self._loop = asyncio.get_running_loop()
             if self._cancel_look is not None:  # no channel tells this process: it looks (cancel_look)
@@ -241,9 +244,35 @@ class JobStore:
             row = self.backend.load(job_id)
             job = self._revive(row) if row is not None else None
         if job is None or job.expired(time.time()) or not visible(job, owner, subject_of(principal),
-                                                                  self.runs.serving):
+                                                                  self.runs.serving, self._session_over):
             raise unknown_job(job_id)
         return job
+
+    def session_ended(self, session_id: str) -> None:
+        """The session ``session_id``, held by this process, ended (a DELETE, idle expiry,
+        eviction, the server's stop): its jobs are read by their id from now on, as after a stop
+        (:mod:`.visibility`). Stored in their records, so every process sharing the store knows.
+        (With a shared Redis the job store reads the session's own record instead: a session lives
+        on every process there, and its idle expiry tells none of them.)"""
+        for job_id in self._of_session.pop(session_id, ()):
+            job = self._live.get(job_id)
+            if job is None or job.session_ended:
+                continue
+            job.session_ended = True
+            if self.persistent:
+                self._write(job_id, {"session_ended": True})
+
+    def _session_over(self, job: Job) -> bool:
+        """Whether the session that started ``job`` (not the caller's) ended: stored by the process
+        that held it, or (sessions in a shared Redis) its record gone."""
+        if job.session_ended:
+            return True
+        if job.owner is None or self._backend is None:
+            return False
+        try:
+            return self._backend.session_gone(job.owner)
+        except (sqlite3.Error, StateUnavailable):  # cannot tell: the session's job stays its own
+            return False
 
     def owned_by(
         self, owner: str | None, *, principal: Principal | str | None = None, tasks_only: bool = False
@@ -344,8 +373,13 @@ class JobStore:
         if not force and now - self._purged <= PURGE_EVERY_SECONDS:
             return
         self._purged = now
-        for job_id in [j.id for j in self._live.values() if j.expired(now)]:
-            del self._live[job_id]
+        for job in [j for j in self._live.values() if j.expired(now)]:
+            del self._live[job.id]
+            ids = self._of_session.get(job.owner or "")
+            if ids is not None:
+                ids.discard(job.id)
+                if not ids:
+                    del self._of_session[job.owner or ""]
         if self._backend is not None:
             try:
                 self._backend.purge(now)

@@ -40,10 +40,10 @@ COLUMNS = (
     "id", "tool", "owner", "principal", "owner_key", "status", "status_message", "arguments",
     "result", "error", "meta", "created", "updated", "finished_at", "ttl", "as_task", "executor",
     "executor_ref", "runner", "progress", "progress_total", "progress_message", "progress_updates", "expires",
-    "provenance_id", "json_text",
+    "provenance_id", "json_text", "session_ended",
 )
 JSON_COLUMNS = ("arguments", "result", "error", "meta")
-FLAG_COLUMNS = ("as_task", "json_text")
+FLAG_COLUMNS = ("as_task", "json_text", "session_ended")
 IDS_PER_QUERY = 500
 """Ids named in one query (SQLite's bound on parameters is 999 in older builds)."""
 TERMINAL = ("completed", "failed", "cancelled")
@@ -56,13 +56,14 @@ CREATE TABLE IF NOT EXISTS jobs (
     as_task INTEGER NOT NULL DEFAULT 0, executor TEXT, executor_ref TEXT, runner TEXT,
     progress REAL, progress_total REAL, progress_message TEXT,
     progress_updates INTEGER NOT NULL DEFAULT 0, expires REAL, provenance_id TEXT,
-    json_text INTEGER NOT NULL DEFAULT 0);
+    json_text INTEGER NOT NULL DEFAULT 0, session_ended INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS jobs_by_owner ON jobs(owner_key);
 """
 EXPIRES_INDEX = "CREATE INDEX IF NOT EXISTS jobs_by_expires ON jobs(expires)"
 """``expires`` (``finished_at + ttl``, set when a job ends) makes the purge a range delete; a file
 of an earlier version gains the column (filled from its finished jobs) when it is opened, and
-``provenance_id`` (None for its jobs) and ``json_text`` (0: their results read as text) likewise."""
+``provenance_id`` (None for its jobs), ``json_text`` (0: their results read as text) and
+``session_ended`` (0) likewise."""
 
 
 def limit_message(scope: str, limit: int, option: str) -> str:
@@ -108,6 +109,11 @@ class JobBackend(Protocol):
 
     def purge(self, now: float) -> int:
         """Delete finished records past their ttl; returns how many."""
+
+    def session_gone(self, session_id: str) -> bool:
+        """Whether the store knows that the session ``session_id`` ended: True when the server's
+        sessions live beside the jobs (Redis) and its record is gone; False when it cannot tell
+        (sessions are each process's own, which tells the job store itself: ``JobStore.session_ended``)."""
 
     def close(self) -> None:
         """Release the back end."""
@@ -171,6 +177,9 @@ class MemoryBackend:
                 del self._rows[key]
         return len(gone)
 
+    def session_gone(self, session_id: str) -> bool:
+        return False  # sessions are this process's: it tells the job store (JobStore.session_ended)
+
     def close(self) -> None:
         pass
 
@@ -225,12 +234,14 @@ class SQLiteBackend:
                     db.execute("ALTER TABLE jobs ADD COLUMN provenance_id TEXT")
                 if "json_text" in missing:
                     db.execute("ALTER TABLE jobs ADD COLUMN json_text INTEGER NOT NULL DEFAULT 0")
+                if "session_ended" in missing:
+                    db.execute("ALTER TABLE jobs ADD COLUMN session_ended INTEGER NOT NULL DEFAULT 0")
         self._db.execute(EXPIRES_INDEX)
 
     def _missing(self) -> set[str]:
         """The columns a file of an earlier version lacks."""
         have = {row[1] for row in self._db.execute("PRAGMA table_info(jobs)")}
-        return {"expires", "provenance_id", "json_text"} - have
+        return {"expires", "provenance_id", "json_text", "session_ended"} - have
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -318,6 +329,9 @@ class SQLiteBackend:
                 (now,),
             )
             return cursor.rowcount
+
+    def session_gone(self, session_id: str) -> bool:
+        return False  # sessions are each process's: the one holding it stores session_ended
 
     def close(self) -> None:
         with self._lock:

@@ -3,13 +3,14 @@
 The rule, in every era and on every route:
 
 - a job started by an authenticated principal is visible to that principal only;
-- within that, a job started in a session is visible only to that session for as long as the
-  server run that started it serves (even after the session ended), on every process of the
-  server (``--workers N``, processes sharing a Redis or a state directory: each process's
-  heartbeat or lock file names its current start, :mod:`.runs`); sessions end with their run — a
-  stop (``server.stop()``, ``%mcp stop``) or the process's end — so for a job of an earlier run
-  the unguessable job id is the capability: whoever holds it (with the same principal, if any)
-  reads it — by any route;
+- within that, a job started in a session is visible only to that session while both the session
+  and the server run that started it last, on every process of the server (``--workers N``,
+  processes sharing a Redis or a state directory: each process's heartbeat or lock file names its
+  current start, :mod:`.runs`). Once either has ended — the session by a DELETE, idle expiry or
+  eviction (the process holding it stores ``session_ended`` in the record; with Redis the
+  session's record is gone), the run by a stop (``server.stop()``, ``%mcp stop``) or the
+  process's end, which end its sessions too — the unguessable job id is the capability: whoever
+  holds it (with the same principal, if any) reads it — by any route;
 - a job started without a session (REST, the 2026-07-28 era) is visible to whoever holds its
   id (with the same principal, if any).
 
@@ -37,15 +38,17 @@ LISTED = ("id", "tool", "status", "status_message", "progress", "progress_total"
 """The fields of a job record the operator's listing shows."""
 
 
-def visible(job: Job, owner: str | None, principal: str | None, serving: Callable[[str | None], bool]) -> bool:
+def visible(job: Job, owner: str | None, principal: str | None, serving: Callable[[str | None], bool],
+            ended: Callable[[Job], bool]) -> bool:
     """Whether the caller of session ``owner`` (None: no session) and ``principal`` (a subject, or
     None) may see ``job``; ``serving(runner)`` says whether the run a runner token names still
-    serves (:meth:`.runs.Runs.serving`). Expiry is the caller's to check."""
+    serves (:meth:`.runs.Runs.serving`), ``ended(job)`` whether the session that started ``job``
+    ended. Expiry is the caller's to check."""
     if job.principal != principal:
         return False
-    # Sessions end with their run: a job of an earlier run (an earlier process, or an earlier
-    # start of this one) is read by its id.
-    return job.owner is None or job.owner == owner or not serving(job.runner)
+    # A job of an ended session — or of an earlier run (an earlier process, or an earlier start of
+    # this one), whose sessions ended with it — is read by its id.
+    return job.owner is None or job.owner == owner or not serving(job.runner) or ended(job)
 
 
 def owned(job: Job, owner: str | None, principal: str | None, now: float, *, tasks_only: bool = False) -> bool:

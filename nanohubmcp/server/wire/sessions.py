@@ -179,12 +179,12 @@ class SessionStore:
         self._by_principal: dict[str, OrderedDict[str, Session]] = {}
         self.relay: StreamRelay | None = None
         """With a shared state store: the sessions of this process are replicas of its records."""
-        self._on_close: Callable[[Session], None] | None = None
+        self._on_close: list[Callable[[Session], None]] = []
 
-    def set_close_callback(self, callback: Callable[[Session], None] | None) -> None:
+    def add_close_callback(self, callback: Callable[[Session], None]) -> None:
         """Call ``callback(session)`` for each session this store closes (ended, expired,
-        evicted, at shutdown); None: nobody."""
-        self._on_close = callback
+        evicted, at shutdown), after the callbacks added before it."""
+        self._on_close.append(callback)
 
     def use_relay(self, relay: StreamRelay | None) -> None:
         """Make this process's sessions replicas of a shared store's records (``relay``: the
@@ -303,8 +303,8 @@ class SessionStore:
                 del self._by_principal[principal]
         session.set_touch_callback(None)
         session.close()
-        if self._on_close is not None:
-            self._on_close(session)
+        for callback in self._on_close:
+            callback(session)
         return True
 
     def sweep(self, now: float | None = None) -> int:
