@@ -83,6 +83,8 @@ def export_notebook(args: argparse.Namespace) -> int:
     print(f"Wrote {output} ({counts}). Run it: python {output}, or start_mcp --app {output}", file=sys.stderr)
     for line in script.dropped:
         print(f"  dropped (see the comment in the script): {line}", file=sys.stderr)
+    for line in script.notes:
+        print(f"  note: {line}", file=sys.stderr)
     return 0
 
 

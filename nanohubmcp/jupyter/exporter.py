@@ -94,6 +94,8 @@ class MCPExporter(Exporter):
             raise ConversionException(str(exc)) from None
         for line in script.dropped:
             self.log.info("dropped (IPython only): %s", line)
+        for line in script.notes:
+            self.log.warning("%s", line)
         resources["mcp"] = {
             "tools": list(script.tools),
             "resources": list(script.resources),

@@ -140,6 +140,8 @@ class Script:
         tools / resources / prompts: what the script registers (names; URIs for resources).
         dropped: one line per dropped item, e.g. ``"cell 3: %matplotlib inline"``.
         formatter: ``"ruff"`` or ``"black"`` when one formatted ``text``, else None.
+        notes: what the script does differently from the notebook, one line each, for the terminal
+            (a notebook host other machines reach: the script binds 127.0.0.1).
     """
 
     text: str
@@ -149,6 +151,7 @@ class Script:
     prompts: tuple[str, ...]
     dropped: tuple[str, ...]
     formatter: str | None
+    notes: tuple[str, ...] = ()
 
 
 class _Untranslatable(Exception):
@@ -194,7 +197,7 @@ def translate(notebook: Mapping[str, Any], *, source: str = "notebook.ipynb", ou
     compile(text, source, "exec")  # valid whenever every cell is; a failure here is a bug
     found = builder.found
     return Script(text, name, tuple(found["tool"]), tuple(found["resource"]), tuple(found["prompt"]),
-                  tuple(builder.dropped), formatter)
+                  tuple(builder.dropped), formatter, builder.notes())
 
 
 def looks_exported(text: str) -> bool:
@@ -386,6 +389,14 @@ class _Builder:
         self.settings[setting] = value
         where = "open" if setting == "host" and not is_loopback(str(value)) else _WHERE.get(setting)
         return _NOTE[where].format(setting, upper=setting.upper(), value=value), setting if where == "secret" else ""
+
+    def notes(self) -> tuple[str, ...]:
+        """What the script does differently from the notebook (see :attr:`Script.notes`)."""
+        host = self.settings.get("host", "127.0.0.1")
+        if is_loopback(str(host)):
+            return ()
+        return (f"the notebook served on {host} (with its token, which is not exported): the script binds "
+                f"127.0.0.1 unless run with --host {host}; set MCP_TOKEN when you do",)
 
     def script(self, source: str, file: str, name: str, doc: str, day: datetime.date) -> str:
         """The whole file: header, ``server``, the cells, the command line and ``__main__``."""

@@ -173,3 +173,16 @@ def test_an_exported_port_0_says_at_start_it_serves_on_any_free_port(write_noteb
     fixed = write_notebook("%load_ext nanohubmcp\n%config NanohubMCP.port = 9001", TOOL, name="fixed.ipynb")
     assert main(["export", str(fixed), "-o", str(tmp_path / "fixed.py")]) == 0
     assert "Port 0" not in (tmp_path / "fixed.py").read_text()
+
+
+def test_a_notebook_on_all_interfaces_is_noted_on_the_terminal(
+        write_notebook: Write, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """trial11 F12: the script binds 127.0.0.1 where the notebook served on 0.0.0.0; the export says so
+    where the user looks, not only in a comment of the file."""
+    notebook = write_notebook("%load_ext nanohubmcp\n%config NanohubMCP.host = '0.0.0.0'", TOOL)
+    assert main(["export", str(notebook)]) == 0
+    assert ("  note: the notebook served on 0.0.0.0 (with its token, which is not exported): the script binds "
+            "127.0.0.1 unless run with --host 0.0.0.0; set MCP_TOKEN when you do\n") in capsys.readouterr().err
+    quiet = write_notebook("%load_ext nanohubmcp", TOOL, name="quiet.ipynb")
+    assert main(["export", str(quiet), "-o", str(tmp_path / "quiet.py")]) == 0
+    assert "note:" not in capsys.readouterr().err
