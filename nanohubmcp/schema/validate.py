@@ -9,7 +9,9 @@ apply: ``true`` is not an integer, ``5.0`` is.
 Validation is on the hot path: each validator is compiled once, ``is_valid`` runs first and
 violations are collected only on failure. Schemas we generated ourselves (``trusted``) are
 compiled on a tool's first call, and jsonschema is imported only when needed: such a schema that
-the fast path covers never loads it until a call fails.
+the fast path covers never loads it, and one made of the keywords signatures produce
+(:mod:`.simple_errors`) not even when a call fails (its violations are found with jsonschema's
+messages without it).
 That matters: with Jupyter's optional format checkers installed, ``import jsonschema`` costs
 seconds (it builds a parser grammar for RFC 3987 at import time).
 
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from nanohubmcp.errors import RegistrationError
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
     from jsonschema.protocols import Validator
 
     from nanohubmcp.protocol.wire import JSONValue
+    from nanohubmcp.schema.simple_errors import Violation
 
 _ABSENT = object()
 _UNCOMPILED = object()
@@ -64,7 +67,8 @@ class ArgumentValidator:
     """
 
     __slots__ = (
-        "_drop_null", "_fast", "_fast_refusal", "_kind", "_most_names", "_name", "_schema", "_validator_cache"
+        "_drop_null", "_fast", "_fast_refusal", "_kind", "_most_names", "_name", "_schema", "_simple",
+        "_validator_cache",
     )
 
     def __init__(self, schema: dict[str, Any], *, name: str, kind: str = "tool", trusted: bool = False) -> None:
@@ -74,6 +78,7 @@ class ArgumentValidator:
         self._fast: Callable[[Any], object] | object | None = _UNCOMPILED
         self._fast_refusal: type[Exception] = Exception
         self._drop_null: frozenset[str] = frozenset()
+        self._simple: bool | None = None  # whether simple_errors covers the schema: found at the first refusal
         self._validator_cache: Validator | None = None
         self._most_names = _most_names(schema)
         # A trusted schema is compiled on its first call, so serving starts without compiling the
@@ -138,11 +143,25 @@ class ArgumentValidator:
             try:
                 fast(arguments)  # type: ignore[operator]  # compiled once (_prepare); raises when unsure
                 return arguments
-            except self._fast_refusal:
-                pass  # jsonschema decides, and says why
+            except self._fast_refusal:  # jsonschema decides, and says why (or simple_errors, as it would)
+                found = self._simple_violations(arguments)
+                if found:
+                    raise invalid_arguments(self._kind, self._name, _lines(found, "arguments")) from None
+                # none found where the fast path refused (or a schema beyond simple_errors): jsonschema decides
         if self._validator.is_valid(arguments):
             return arguments
         raise invalid_arguments(self._kind, self._name, _violations(self._validator, arguments, "arguments"))
+
+    def _simple_violations(self, arguments: object) -> list[Violation]:
+        """The violations :mod:`.simple_errors` finds, as jsonschema would, when it covers the schema
+        (else ``[]``): a refused call is then told why without importing jsonschema (trial10 F3b)."""
+        from nanohubmcp.schema.simple_errors import covers, violations
+
+        if self._simple is None:
+            self._simple = covers(self._schema)
+        if not self._simple:
+            return []
+        return list(itertools.islice(violations(self._schema, arguments), MAX_COLLECTED + 1))
 
 
 class CheckedArgumentValidator(ArgumentValidator):
@@ -347,13 +366,18 @@ def _many_unexpected(schema: dict[str, Any], arguments: object) -> list[str]:
 
 
 def _violations(validator: Validator, instance: JSONValue, root: str) -> list[str]:
-    found = list(itertools.islice(validator.iter_errors(instance), MAX_COLLECTED + 1))
-    errors = sorted(found[:MAX_COLLECTED], key=lambda e: ([str(p) for p in e.absolute_path], e.message))
+    found = itertools.islice(validator.iter_errors(instance), MAX_COLLECTED + 1)
+    return _lines([(tuple(e.absolute_path), e.message, e.instance, e.validator_value) for e in found], root)
+
+
+def _lines(found: Sequence[Violation | tuple[tuple[str | int, ...], str, Any, Any]], root: str) -> list[str]:
+    """The message lines of violations (path, message, value, keyword value: :class:`.simple_errors.Violation`)
+    in the order found (at most :data:`MAX_COLLECTED` + 1 of them)."""
+    errors = sorted(found[:MAX_COLLECTED], key=lambda e: ([str(p) for p in e[0]], e[1]))
     # jsonschema writes values with %r (None, 'x'); the client reads JSON (null, "x").
     lines = [
-        f"{format_path(root, e.absolute_path)}: "
-        f"{jsonenc.json_message(e.message[:MAX_MESSAGE_CHARS], e.instance, e.validator_value)}"
-        for e in errors[:MAX_VIOLATIONS]
+        f"{format_path(root, path)}: {jsonenc.json_message(message[:MAX_MESSAGE_CHARS], instance, keyword_value)}"
+        for path, message, instance, keyword_value in errors[:MAX_VIOLATIONS]
     ]
     if len(found) > MAX_VIOLATIONS:
         more = f"{MAX_COLLECTED - MAX_VIOLATIONS}+" if len(found) > MAX_COLLECTED else len(found) - MAX_VIOLATIONS
