@@ -37,7 +37,9 @@ Exit status, of every subcommand: 0 done; 2 a usage error — what the command l
 (argparse's own: an unknown option, a missing argument, a value of the wrong type; and the values the
 subcommands check: a URL that is not http(s) with a host, ``NAME=VALUE`` or ``'Name: value'`` without
 its separator, APP and ``--url`` both or neither, ``--name`` with several PATHs, a malformed
-``--state-url``, a ``--license`` not on the SPDX License List), with the usage line; 1 a command line
+``--state-url``, a ``--license`` not on the SPDX License List, a ``--port`` outside 0-65535, ``--workers``
+below 1 or above 1 without a shared state URL, a ``server-json --name`` not ``namespace/name``), with
+the usage line; 1 a command line
 that is well formed but failed (a file missing or unreadable, an app without ``server``, a notebook
 that cannot be translated, a token file others can read, a port in use), one line on stderr.
 

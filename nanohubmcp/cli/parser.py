@@ -54,8 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("app", metavar="APP", help="the Python file defining `server`")
     serving_arguments(run)
-    run.add_argument("--workers", type=int, default=1, metavar="N",
-                     help="HTTP: N processes serving the one port (needs --state-url redis://…; default 1)")
+    run.add_argument("--workers", type=positive_integer, default=1, metavar="N",
+                     help="HTTP: N processes serving the one port (needs --state-url redis://…, $NANOHUBMCP_STATE_URL "
+                     "or a state_url= in the app; default 1)")
     run.add_argument("--state-url", default=None, metavar="URL",
                      help="where sessions and streams shared by the processes live, e.g. redis://127.0.0.1:6379/0 "
                      "(default: $NANOHUBMCP_STATE_URL, else this process's memory; given, it wins over a state_url= in "
@@ -70,9 +71,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve Sim2L notebooks as MCP tools (run with papermill)",
         description="Serve each Sim2L notebook (%%yaml INPUTS / OUTPUTS cells, a cell tagged parameters) as a "
         "tool: a call runs it with papermill and returns what DB(OUTPUTS).save recorded; identical inputs are "
-        "answered from the stored run. Needs pip install 'nanohub-mcp[sim2l]'.",
+        "answered from the stored run. Needs the sim2l extra (python3 -m pip install -e '.[sim2l]' in the "
+        "nanohubmcp checkout).",
     )
-    sim2l.add_argument("paths", nargs="+", metavar="PATH", help="a Sim2L notebook (.ipynb)")
+    sim2l.add_argument("paths", nargs="+", metavar="PATH",
+                       help="a Sim2L notebook (.ipynb), or a directory holding one (in it or in its simtool/)")
     sim2l.add_argument("--name", default=None, help="the tool's name (with one PATH; default: the Sim2L's name)")
     _tool_arguments(sim2l)
     serving_arguments(sim2l)
@@ -83,7 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve Rappture tools (tool.xml) as MCP tools",
         description="Serve each Rappture tool as an MCP tool: its inputs become the input schema (numbers take "
         "units, e.g. '77K'); a call writes the driver, runs the tool (rappture -execute on a hub, else its "
-        "<command>) and returns the run file's outputs. Needs pip install 'nanohub-mcp[rappture]'.",
+        "<command>) and returns the run file's outputs. Needs the rappture extra (python3 -m pip install -e "
+        "'.[rappture]' in the nanohubmcp checkout).",
     )
     rappture.add_argument("paths", nargs="+", metavar="PATH", help="a tool.xml, or a directory holding one")
     rappture.add_argument("--name", default=None, help="the tool's name (with one PATH; default: the tool's own)")
@@ -153,7 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
     card.add_argument("app", metavar="APP", help="the Python file defining `server`")
     card.add_argument("-o", "--output", metavar="FILE", default="-",
                       help="where to write it (default '-': standard output)")
-    card.add_argument("--name", default=None, metavar="NAMESPACE/NAME",
+    card.add_argument("--name", default=None, metavar="NAMESPACE/NAME", type=registry_name,
                       help="the registry name, e.g. io.github.me/calculator (default: $NANOHUBMCP_REGISTRY_NAME, "
                       "else derived from the public host and the server's name)")
     card.add_argument("--public-url", default=None, metavar="URL", type=http_url,
@@ -166,7 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="provenance export CALL_ID: write the provenance record CALL_ID (the end of the URI in a "
         "result's _meta['io.nanohub/provenance'], or the whole URI) of a server's state directory as an "
         "RO-Crate (Process Run Crate profile): the tool's code, inputs, result and the run. Needs the "
-        "provenance extra (pip install 'nanohub-mcp[provenance]').",
+        "provenance extra (python3 -m pip install -e '.[provenance]' in the nanohubmcp checkout).",
     )
     provenance.add_argument("action", choices=["export"], help="what to do")
     provenance.add_argument("call_id", metavar="CALL_ID", help="the record's id or URI")
@@ -214,11 +218,12 @@ def serving_arguments(command: argparse.ArgumentParser) -> None:
                          help="http (default, or $MCP_TRANSPORT) or stdio")
     command.add_argument("--host", default=None,
                          help="HTTP: interface to bind (default 127.0.0.1, this machine only)")
-    command.add_argument("--port", type=int, default=None, help="HTTP: TCP port (default $MCP_PORT or 8000)")
+    command.add_argument("--port", type=port_number, default=None,
+                         help="HTTP: TCP port, 0-65535 (0: any free port; default $MCP_PORT or 8000)")
     add_token_options(command, "HTTP: the bearer token every request must carry")
     command.add_argument("--state-dir", default=None, metavar="DIR",
                          help="where jobs, the result cache and provenance records are kept (default: "
-                         "$NANOHUBMCP_STATE_DIR, else one per server name); given, it wins over a state_dir= in "
+                         "$NANOHUBMCP_STATE_DIR, else one per server name); run: it wins over a state_dir= in "
                          "the app file")
 
 
@@ -234,6 +239,39 @@ def http_url(text: str) -> str:
     if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
         raise argparse.ArgumentTypeError(f"{text!r} is not an http:// or https:// URL with a host")
     return text.strip()
+
+
+def port_number(text: str) -> int:
+    """A TCP port number, 0-65535 (argparse type)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 65535 (0: any free port), not {value}")
+    return value
+
+
+def positive_integer(text: str) -> int:
+    """A whole number >= 1 (argparse type)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
+def registry_name(text: str) -> str:
+    """An MCP Registry name, ``namespace/name`` (argparse type; the rule is the server.json writer's)."""
+    from ..errors import ConfigurationError
+    from ..transports.discovery import registry_name as checked
+
+    try:
+        return checked("", None, explicit=text)
+    except ConfigurationError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 CELL_TIMEOUT_HELP = ("seconds one notebook cell may run (default: no limit; a cancelled call's kernel is stopped "

@@ -41,6 +41,10 @@ def run_app(args: argparse.Namespace) -> int:
         log_requests()
     state_dir = _absolute(args.state_dir) if args.state_dir is not None else None
     server = load_app(args.app, state_dir=state_dir, state_url=args.state_url)
+    if args.workers > 1 and not server.core.state_url.shared:  # the app could have named one: known only now
+        raise UsageError(f"--workers {args.workers} needs a shared state store, or each process would answer the "
+                         "others' sessions with 404: give --state-url redis://HOST:6379/0 (or set "
+                         "NANOHUBMCP_STATE_URL, or state_url= in the app)")
     server.run(host=args.host, port=args.port, transport=transport, token=args.token, workers=args.workers)
     return 0
 

@@ -275,7 +275,9 @@ def _sources_app(args: argparse.Namespace) -> None:
 
 def _run(args: argparse.Namespace, stop: _StopRequest) -> int:
     args.token = token_from_options(args)  # --token-file read; --token warned about (ps shows it)
-    if bool(args.app) == bool(args.rappture or args.sim2l):
+    if not args.app and not (args.rappture or args.sim2l):
+        raise ConfigurationError("give an app file (--app FILE), or tools to serve (--rappture PATH, --sim2l NOTEBOOK)")
+    if args.app and (args.rappture or args.sim2l):
         raise ConfigurationError("give an app file (--app FILE), or tools to serve (--rappture PATH, --sim2l "
                                  "NOTEBOOK), not both")
     if args.rappture or args.sim2l:

@@ -38,6 +38,12 @@ def nanohubmcp(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         (["rappture", "a.xml", "b.xml", "--name", "x"], "--name names one tool"),
         (["sim2l", "a.ipynb", "b.ipynb", "--name", "x"], "--name names one tool"),
         (["run"], "the following arguments are required: APP"),  # argparse's own, for comparison
+        # found by a fresh-user trial: these were exit 1, some after the app was imported
+        (["run", "app.py", "--port", "99999"], "argument --port: must be between 0 and 65535 (0: any free port)"),
+        (["sim2l", "a.ipynb", "--port", "-1"], "argument --port: must be between 0 and 65535"),
+        (["run", "app.py", "--workers", "0"], "argument --workers: must be 1 or more, not 0"),
+        (["run", "app.py", "--workers", "2"], "--workers 2 needs a shared state store"),
+        (["server-json", "app.py", "--name", "bad"], "argument --name: registry name 'bad' must be reverse-DNS"),
         # found by a fresh-user trial: an unknown option got the top-level usage and "nanohubmcp: error:"
         (["run", "app.py", "--bogus"], "unrecognized arguments: --bogus"),
         (["run", "app.py", "other.py"], "unrecognized arguments: other.py"),

@@ -66,7 +66,7 @@ def test_a_view_cell_and_a_tool_cell_make_a_tool_with_its_view(kernel: LiveKerne
 MISTAKES = {
     "no expression at the end": ("%%mcp_view ui://plots/figure\nhtml = '<p>'\n", "end the cell with the view's HTML"),
     "not a ui:// URI": ("%%mcp_view plots/figure\n'<p>'\n", "a view's URI starts with ui://"),
-    "not HTML": ("%%mcp_view ui://plots/figure\n42\n", "a view returned a int: return an HTML string"),
+    "not HTML": ("%%mcp_view ui://plots/figure\n42\n", "a view returned a value of type int: return an HTML string"),
     "raising cell": ("%%mcp_view ui://plots/figure\n1 / 0\n", "the cell raised ZeroDivisionError"),
     "bad option": ("%%mcp_view ui://plots/figure --colour red\n'<p>'\n", "unrecognized arguments: --colour"),
 }

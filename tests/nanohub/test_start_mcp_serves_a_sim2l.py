@@ -45,7 +45,8 @@ def test_start_mcp_serves_a_sim2l_beside_a_rappture_tool(hub: Hub, launch: Any) 
     [
         (["--sim2l", "nothing.ipynb"], "Sim2L notebook 'nothing.ipynb' does not exist"),
         (["--app", "app.py", "--sim2l", str(NOTEBOOK)], "not both"),
-        ([], "give an app file (--app FILE), or tools to serve"),
+        # "not both" when nothing was given, found by a fresh-user trial
+        ([], "give an app file (--app FILE), or tools to serve (--rappture PATH, --sim2l NOTEBOOK)\n"),
     ],
 )
 def test_what_start_mcp_cannot_serve_is_a_usage_error(

@@ -142,6 +142,8 @@ def test_a_series_and_an_index_become_records_and_values() -> None:
         "result": [{"index": "p", "speed": 1.5}, {"index": "q", "speed": 2.5}]
     }
     assert results.tool_result(pd.Series([1]))["structuredContent"] == {"result": [{"index": 0, "value": 1}]}
+    assert texts(results.tool_result(pd.Series([1, 2])))[0].startswith("pandas Series, 2 rows, dtype int64:\n")
+    assert texts(results.tool_result(series))[0].startswith("pandas Series 'speed', 2 rows, dtype float64:\n")
     assert results.tool_result(pd.Index(["a", "b"]))["structuredContent"] == {"result": ["a", "b"]}
     assert results.tool_result(pd.date_range("2026-01-01", periods=1))["structuredContent"] == {
         "result": ["2026-01-01T00:00:00"]

@@ -106,9 +106,9 @@ def test_resource_result_is_used_as_given_and_keeps_its_meta() -> None:
 
 
 def test_values_without_a_resource_form() -> None:
-    with pytest.raises(TypeError, match="a resource returned a object"):
+    with pytest.raises(TypeError, match="a resource returned a value of type object"):
         contents(object())
-    with pytest.raises(TypeError, match="a resource returned a ResourceLink"):
+    with pytest.raises(TypeError, match="a resource returned a value of type ResourceLink"):
         contents(ResourceLink("x://l"))
 
 

@@ -211,9 +211,9 @@ def test_other_values() -> None:
     assert checked(tool_result(Point(1.0, math.nan)))["structuredContent"] == {"x": 1.0, "y": None}
     assert text_of(tool_result(datetime.date(2026, 1, 2))) == "2026-01-02"
     assert text_of(tool_result(pathlib.PurePosixPath("/a/b"))) == "/a/b"
-    with pytest.raises(TypeError, match="a tool returned a object, which has no MCP form"):
+    with pytest.raises(TypeError, match="a tool returned a value of type object, which has no MCP form"):
         tool_result(object())
-    with pytest.raises(TypeError, match="returned a set"):
+    with pytest.raises(TypeError, match="returned a value of type set"):
         tool_result({1, 2})
 
 

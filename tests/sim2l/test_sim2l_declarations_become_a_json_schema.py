@@ -154,3 +154,22 @@ def test_input_files_of_one_name_do_not_overwrite_each_other() -> None:
     assert prepared.parameters["notes"] == "file://.notebookInputFiles/x.png"
     assert prepared.parameters["picture_in"] == "file://.notebookInputFiles/picture_in-x.png"
     assert prepared.identity["notes"]["sha256"] != prepared.identity["picture_in"]["sha256"]
+
+
+def test_a_directory_holding_one_notebook_names_it(tmp_path: Path) -> None:
+    """As ``rappture`` takes a directory holding tool.xml (a fresh-user trial: ``nanohubmcp sim2l DIR``
+    said "cannot read the Sim2L notebook (Is a directory)")."""
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    (flat / "allkinds.ipynb").write_bytes(NOTEBOOK.read_bytes())
+    (flat / ".hidden.ipynb").write_text("{}")  # an editor's or a checkpoint's copy: not a choice
+    assert read_sim2l(flat).path == str(flat / "allkinds.ipynb")
+    installed = tmp_path / "apps" / "allkinds" / "r3"
+    (installed / "simtool").mkdir(parents=True)
+    (installed / "simtool" / "allkinds.ipynb").write_bytes(NOTEBOOK.read_bytes())
+    assert read_sim2l(installed).path == str(installed / "simtool" / "allkinds.ipynb")
+    (flat / "other.ipynb").write_bytes(NOTEBOOK.read_bytes())
+    with pytest.raises(RegistrationError, match=r"holds 2 notebooks \(allkinds.ipynb, other.ipynb\): give the Sim2L's"):
+        read_sim2l(flat)
+    with pytest.raises(RegistrationError, match="is a directory without a notebook"):
+        read_sim2l(tmp_path / "apps")

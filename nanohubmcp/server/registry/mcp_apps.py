@@ -235,7 +235,7 @@ def html_of(value: object) -> str:
         if isinstance(html, str):
             return html
     raise TypeError(
-        f"a view returned a {type(value).__name__}: return an HTML string or an object "
+        f"a view returned a value of type {type(value).__name__}: return an HTML string or an object "
         "with _repr_html_() (e.g. a plotly figure)"
     )
 

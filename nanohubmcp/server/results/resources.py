@@ -58,7 +58,7 @@ def _resource_item(item: object) -> tuple[ResourceContent, str | None]:
     if has_str(item) and not is_content(item):
         return ResourceContent(text=str(item)), "text/plain"
     raise TypeError(
-        f"a resource returned a {type(item).__name__}, which has no resource form; return a str, "
+        f"a resource returned a value of type {type(item).__name__}, which has no resource form; return a str, "
         "bytes, dict, list, Image, ResourceContent or ResourceResult"
     )
 

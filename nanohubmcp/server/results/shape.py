@@ -171,7 +171,7 @@ def _tool_parts(value: object, sink: ResultSink | None = None, lists_as_data: bo
     if has_str(value):
         return [_text(str(value))], UNSET
     raise TypeError(
-        f"a tool returned a {type(value).__name__}, which has no MCP form; return a str, number, "
+        f"a tool returned a value of type {type(value).__name__}, which has no MCP form; return a str, number, "
         "dict, list, Image, content object or ToolResult"
     )
 

@@ -213,6 +213,29 @@ def _code_text(notebook: Any) -> str:
     return "\n".join(parts)
 
 
+def notebook_in(path: str | os.PathLike[str]) -> str:
+    """The absolute path of the Sim2L notebook ``path`` names: ``path`` itself, or for a directory the one
+    ``.ipynb`` it holds, else the one in its ``simtool/`` (as rappture takes a directory holding tool.xml).
+
+    Raises:
+        RegistrationError: a directory holding no notebook there, or several (they are named).
+    """
+    where = os.path.abspath(os.fspath(path))
+    if not os.path.isdir(where):
+        return where
+    for folder in (where, os.path.join(where, "simtool")):
+        try:
+            found = sorted(n for n in os.listdir(folder) if n.endswith(".ipynb") and not n.startswith("."))
+        except OSError:  # no simtool/ (or unreadable)
+            continue
+        if len(found) == 1:
+            return os.path.join(folder, found[0])
+        if found:
+            raise RegistrationError(f"{folder} holds {len(found)} notebooks ({', '.join(found)}): give the Sim2L's")
+    raise RegistrationError(f"{where} is a directory without a notebook: give the Sim2L's .ipynb (or a "
+                            "directory holding it)")
+
+
 def _code_digest(notebook: Any) -> str:
     code = [
         [str(cell.get("source", "")), sorted(cell.get("metadata", {}).get("tags") or ())]
@@ -225,16 +248,17 @@ def _code_digest(notebook: Any) -> str:
 
 
 def read_sim2l(path: str | os.PathLike[str]) -> Sim2LSpec:
-    """Read a Sim2L notebook's declarations (see the module docstring).
+    """Read a Sim2L notebook's declarations (see the module docstring). ``path`` is the notebook, or a
+    directory holding one (directly, or in ``simtool/`` as a hub installs it).
 
     Raises:
         RegistrationError: no such file, not a notebook, no ``%%yaml INPUTS``/``OUTPUTS`` cell,
-            no cell tagged ``parameters``, or a declaration of an unknown type; the message names
-            the notebook.
+            no cell tagged ``parameters``, or a declaration of an unknown type; a directory holding
+            no notebook or several; the message names the notebook (or the directory).
     """
     import nbformat
 
-    where = os.path.abspath(os.fspath(path))
+    where = notebook_in(path)
     try:
         with open(where, "rb") as stream:
             raw = stream.read()

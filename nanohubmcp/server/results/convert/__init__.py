@@ -144,8 +144,8 @@ def convert(value: object, *, figure_dpi: float | None = None) -> Converted | No
             return Converted(data=data, has_data=data is not None, blocks=blocks)
     if lib in SCIENCE_LIBRARIES:
         raise TypeError(
-            f"a tool returned a {type(value).__module__}.{type(value).__name__}, which has no MCP form; "
-            "return a numpy array, a pandas DataFrame/Series, a matplotlib Figure, a PIL Image, or plain "
+            f"a tool returned a value of type {type(value).__module__}.{type(value).__name__}, which has no MCP "
+            "form; return a numpy array, a pandas DataFrame/Series, a matplotlib Figure, a PIL Image, or plain "
             "str/number/dict/list values"
         )
     return None

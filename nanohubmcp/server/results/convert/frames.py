@@ -74,7 +74,8 @@ def to_records(value: object, nested: Nested) -> Table | None:
     if _series(value):
         frame = value.to_frame(name=value.name if value.name is not None else "value")
         text = value.to_string(max_rows=TABLE_ROWS)
-        head = f"pandas Series {value.name!r}, {len(value)} rows, dtype {value.dtype}"
+        named = f" {value.name!r}" if value.name is not None else ""
+        head = f"pandas Series{named}, {len(value)} rows, dtype {value.dtype}"
         return Table(
             f"{head}:\n{text}",
             lambda: _records(frame, nested),
