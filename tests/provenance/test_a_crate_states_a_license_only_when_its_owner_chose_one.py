@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,16 +28,9 @@ def root_dataset(crate: Path) -> dict[str, Any]:
 
 
 @pytest.fixture
-def answered(tmp_path: Path) -> tuple[Path, str]:
+def answered(tmp_path: Path, add_server: Callable[[str, Path], MCPServer]) -> tuple[Path, str]:
     state = tmp_path / "state"
-    server = MCPServer("licensed", state_dir=str(state))
-
-    @server.tool()
-    def add(a: float, b: float) -> float:
-        """a plus b."""
-        return a + b
-
-    server.start(port=0)
+    server = add_server("licensed", state)
     try:
         uri = server.call("add", {"a": 1, "b": 2})["_meta"]["io.nanohub/provenance"]
         assert "license" not in root_dataset(server.export_provenance(uri, tmp_path / "plain"))

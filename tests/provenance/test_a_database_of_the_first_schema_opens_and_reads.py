@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from nanohubmcp import MCPServer
@@ -66,7 +67,9 @@ def write_first_schema(directory: Path, records: list[dict[str, object]], owner:
         db.close()
 
 
-def test_records_of_the_first_schema_read_as_they_were_and_new_ones_join_them(tmp_path: Path) -> None:
+def test_records_of_the_first_schema_read_as_they_were_and_new_ones_join_them(
+    tmp_path: Path, add_server: Callable[[str, Path], MCPServer]
+) -> None:
     started = time.time() - 60
     old = [old_record("oldRecord0000000000000001", started), old_record("oldRecord0000000000000002", started + 1)]
     write_first_schema(tmp_path, old, "session:s-1")
@@ -86,24 +89,14 @@ def test_records_of_the_first_schema_read_as_they_were_and_new_ones_join_them(tm
         db.close()
     assert "records" not in tables  # migrated once, not read twice
 
-    server = MCPServer("migrated", state_dir=str(tmp_path))
-
-    @server.tool()
-    def add(a: float, b: float) -> float:
-        """Add two numbers."""
-        return a + b
-
-    server.start(port=0)
-    try:
-        result = server.call("add", {"a": 2, "b": 5})
-        new_id = record_id_of(result["_meta"]["io.nanohub/provenance"])
-        assert new_id is not None
-        history = server.core.provenance.recent(10)
-        assert [record["id"] for record in history] == [new_id, old[1]["id"], old[0]["id"]]
-        new = history[0]
-        assert new["arguments"] == {"a": 2, "b": 5}
-        assert new["result"]["content"][0]["text"] == "7.0"
-        assert new["code"]["qualname"].endswith("add")
-        assert server.core.provenance.find(str(old[0]["id"])) == old[0]
-    finally:
-        server.stop()
+    server = add_server("migrated", tmp_path)  # stopped when the test ends
+    result = server.call("add", {"a": 2, "b": 5})
+    new_id = record_id_of(result["_meta"]["io.nanohub/provenance"])
+    assert new_id is not None
+    history = server.core.provenance.recent(10)
+    assert [record["id"] for record in history] == [new_id, old[1]["id"], old[0]["id"]]
+    new = history[0]
+    assert new["arguments"] == {"a": 2, "b": 5}
+    assert new["result"]["content"][0]["text"] == "7.0"
+    assert new["code"]["qualname"].endswith("add")
+    assert server.core.provenance.find(str(old[0]["id"])) == old[0]

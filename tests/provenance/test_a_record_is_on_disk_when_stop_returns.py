@@ -9,21 +9,17 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from nanohubmcp import MCPServer
 
 
-def test_the_export_command_finds_a_record_right_after_stop(tmp_path: Path) -> None:
+def test_the_export_command_finds_a_record_right_after_stop(
+    tmp_path: Path, add_server: Callable[[str, Path], MCPServer]
+) -> None:
     state = tmp_path / "state"
-    server = MCPServer("stopped", state_dir=str(state))
-
-    @server.tool()
-    def add(a: float, b: float) -> float:
-        """a plus b."""
-        return a + b
-
-    server.start(port=0)
+    server = add_server("stopped", state)
     try:
         uri = server.call("add", {"a": 1, "b": 2})["_meta"]["io.nanohub/provenance"]
     finally:
