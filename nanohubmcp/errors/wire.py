@@ -54,12 +54,22 @@ _STATUS_EVERY_ROUTE = {
     SERVER_BUSY: 503,
     FORBIDDEN: 403,
 }
-_STATUS_BY_ROUTE: dict[str, tuple[dict[int, int], int]] = {
-    HANDSHAKE_ROUTE: ({}, 200),
-    MODERN_ROUTE: ({METHOD_NOT_FOUND: 404}, 200),
-    REST_ROUTE: ({INVALID_PARAMS: 400, RESOURCE_NOT_FOUND: 404}, 500),
+_STATUS_BY_ROUTE: dict[str, tuple[dict[int, int], int, int]] = {
+    HANDSHAKE_ROUTE: ({}, 200, 200),
+    MODERN_ROUTE: ({METHOD_NOT_FOUND: 404}, 200, 200),
+    REST_ROUTE: ({INVALID_PARAMS: 400, RESOURCE_NOT_FOUND: 404}, 403, 500),
 }
-"""Per route: the statuses of its own codes, and the status of every other code."""
+"""Per route: the statuses of its own codes; the status of any other code of the server's or the
+application's own (:func:`_own_code`: a middleware's deliberate refusal); the status of the rest
+(JSON-RPC's predefined codes, -32603 internal error)."""
+_PREDEFINED = range(-32768, -32099)
+"""The codes JSON-RPC 2.0 § 5.1 reserves for itself (-32768 to -32100; -32099 to -32000 are left to
+the server, and every code outside -32768 to -32000 to the application)."""
+
+
+def _own_code(code: object) -> bool:
+    """Whether ``code`` is the server's or the application's own, not one JSON-RPC predefines."""
+    return type(code) is int and code not in _PREDEFINED
 
 
 def http_status_for(error: dict[str, Any], route: str = HANDSHAKE_ROUTE) -> int:
@@ -77,8 +87,11 @@ def http_status_for(error: dict[str, Any], route: str = HANDSHAKE_ROUTE) -> int:
     status = _STATUS_EVERY_ROUTE.get(code)  # type: ignore[arg-type]
     if status is not None:
         return status
-    own, otherwise = _STATUS_BY_ROUTE[route]
-    return own.get(code, otherwise)  # type: ignore[arg-type]
+    own, application, otherwise = _STATUS_BY_ROUTE[route]
+    status = own.get(code)  # type: ignore[arg-type]
+    if status is not None:
+        return status
+    return application if _own_code(code) else otherwise
 
 
 def http_status_of(exc: BaseException, route: str = HANDSHAKE_ROUTE) -> int:

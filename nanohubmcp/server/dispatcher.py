@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ..errors import MethodNotFound, ProtocolError, error_response
 from ..protocol import jsonrpc
 from .layers import session_limit, tool_scopes, version_gate
-from .pipeline import Pipeline, Request
+from .pipeline import NotAResult, Pipeline, Request
 from .wire.request import META_SERVER_INFO, RequestContext
 
 if TYPE_CHECKING:
@@ -69,11 +69,13 @@ class Dispatcher:
             try:
                 result = await chain(Request(request, method, message.params or {}, self.core.registry.tools))
                 if not isinstance(result, dict):
-                    raise TypeError(f"a middleware answered {method} with {type(result).__name__}, not a result "
-                                    "dict (return 'await call_next(request)' or a dict of its own)")
+                    raise pipeline.not_a_result(method, result)
                 if request.modern:  # a layer's own answer is stamped as well
                     self._stamp(result)
             except ProtocolError as exc:
+                return error_response(exc, message.id)
+            except NotAResult as exc:  # the application's mistake, said in one line: no traceback of ours
+                log.error("internal error while serving %s: %s", method, exc)
                 return error_response(exc, message.id)
             except Exception as exc:
                 log.exception("internal error while serving %s", method)

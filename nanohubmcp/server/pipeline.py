@@ -21,6 +21,12 @@ request belongs to a session); the chain of a route holds the layers that act on
 composed on the route's first request and again after a layer is added or what a predicate reads
 changed (:meth:`Pipeline.refresh`). A layer added with ``server.add_middleware`` acts on every
 route. A request passes one chain: the one of the route it arrived with.
+
+Where a chain holds layers added with ``server.add_middleware``, two plain steps (no coroutine of
+their own) around them say in the request's :data:`ANSWERED_BY_LAYER` slot whether the handler was
+reached: set before the outermost of them, cleared after the innermost. A layer outside them (the
+provenance records, the result cache) reads it to tell a middleware's own answer from the
+handler's; a chain without such layers has neither step and costs nothing more.
 """
 
 from __future__ import annotations
@@ -29,6 +35,8 @@ import functools
 import inspect
 from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+
+from .wire.request import Slot
 
 if TYPE_CHECKING:
     from ..protocol.versions import ProtocolVersion
@@ -40,6 +48,15 @@ CallNext = Callable[["Request"], Awaitable[dict[str, Any]]]
 """``await call_next(request)``: the rest of the chain; returns the result dict or raises."""
 Middleware = Callable[["Request", CallNext], Awaitable[dict[str, Any]]]
 """``async def layer(request, call_next) -> dict``: one layer of the call pipeline."""
+ANSWERED_BY_LAYER: Slot[bool] = Slot("answered by a layer")
+"""True while a request is inside the layers added with ``server.add_middleware`` and has not
+reached its handler: read after ``call_next`` returns, True says one of those layers answered the
+request itself (the handler never ran); False or absent, the handler was reached (or there are no
+such layers)."""
+
+
+class NotAResult(TypeError):
+    """A middleware answered a request with something other than a result dict."""
 
 
 class Route(NamedTuple):
@@ -72,12 +89,15 @@ class Layer(NamedTuple):
 class _Slot:
     """A layer of the chain: given, or made by ``make`` when a chain it acts on is first composed."""
 
-    __slots__ = ("acts", "make", "middleware")
+    __slots__ = ("acts", "make", "middleware", "user")
 
-    def __init__(self, middleware: Middleware | None, acts: Acts | None, make: Callable[[], Middleware] | None = None):
+    def __init__(self, middleware: Middleware | None, acts: Acts | None, make: Callable[[], Middleware] | None = None,
+                 *, user: bool = False):
         self.middleware = middleware
         self.acts = acts
         self.make = make
+        self.user = user
+        """Added with ``server.add_middleware`` (the application's, not a built-in layer)."""
 
     def get(self) -> Middleware:
         if self.middleware is None:
@@ -217,8 +237,23 @@ class Pipeline:
             TypeError: ``layer`` is not an ``async def`` function of ``(request, call_next)``.
         """
         check_middleware(layer)
-        self._layers.append(_Slot(layer, acts))
+        self._layers.append(_Slot(layer, acts, user=True))
         self.refresh()
+
+    @property
+    def middleware(self) -> tuple[Middleware, ...]:
+        """The layers added with :meth:`add` (the application's), outermost first."""
+        return tuple(slot.get() for slot in self._layers if slot.user)
+
+    def not_a_result(self, method: str, value: object) -> NotAResult:
+        """The error of a chain that answered ``method`` with ``value``, not a result dict: naming
+        the application's layer that did (the built-in ones and the handlers always answer a dict)."""
+        names = [repr(getattr(layer, "__name__", None) or layer)
+                 for layer in self.middleware]
+        who = f"middleware {names[0]}" if len(names) == 1 else (
+            f"one of the middleware {', '.join(names)}" if names else "a layer of the call pipeline")
+        return NotAResult(f"{who} answered {method} with {type(value).__name__}, not a result dict: a middleware "
+                          "must return 'await call_next(request)' or a dict of its own")
 
     def add_made(self, make: Callable[[], Middleware], *, acts: Acts) -> None:
         """Add the layer ``make()`` returns inside the ones already there, made when the first
@@ -262,11 +297,38 @@ class Pipeline:
 
     def _compose(self, route: Route | None) -> CallNext:
         call = self._endpoint
+        among_users = False  # composing outward: inside a run of the application's layers
         for slot in reversed(self._layers):
             acts = slot.acts
             if route is None or acts is None or acts(route):
+                if slot.user != among_users:
+                    # the innermost of a run: past it the handler is reached; the outermost: a request enters it
+                    call = _reached(call) if slot.user else _entering(call)
+                    among_users = slot.user
                 call = _bind(slot.get(), call)
-        return call
+        return _entering(call) if among_users else call
+
+
+def _entering(call_next: CallNext) -> CallNext:
+    """``call_next`` (the outermost of the application's layers), marking the request as not yet
+    at its handler (:data:`ANSWERED_BY_LAYER`)."""
+
+    def entering(request: Request) -> Awaitable[dict[str, Any]]:
+        request.context.slots[ANSWERED_BY_LAYER] = True
+        return call_next(request)
+
+    return entering
+
+
+def _reached(call_next: CallNext) -> CallNext:
+    """``call_next`` (what follows the innermost of the application's layers), marking the request
+    as handed on past them (:data:`ANSWERED_BY_LAYER`)."""
+
+    def reached(request: Request) -> Awaitable[dict[str, Any]]:
+        request.context.slots[ANSWERED_BY_LAYER] = False
+        return call_next(request)
+
+    return reached
 
 
 def _bind(layer: Middleware, call_next: CallNext) -> CallNext:

@@ -246,7 +246,11 @@ class Telemetry:
                 span.set_status(Status(StatusCode.ERROR, str(exc) or error))
                 raise
             else:
-                if method == "tools/call" and result.get("isError") is True:
+                try:
+                    failed = method == "tools/call" and result.get("isError") is True
+                except AttributeError:
+                    return result  # not a result: the dispatcher names the middleware that answered it
+                if failed:
                     error = TOOL_ERROR
                     span.set_status(Status(StatusCode.ERROR))
                 elif method == "initialize" and isinstance(agreed := result.get("protocolVersion"), str):

@@ -3,10 +3,11 @@
 Every tool is a ``POST /tools/<name>`` operation whose request body is the tool's input schema
 and whose responses describe what the REST route really answers: 200 with the
 result (the output schema when declared), 202 with a job handle for async tools, and the
-error bodies for 400, 404 and 500. ``servers`` carries the public base (weber URL and prefix),
-so paths resolve through the proxy. Tools that need an MCP client (a Context parameter)
-are still listed; calling them over REST works unless they ask the client for input. A tool for
-its view only (``view_visibility=["app"]``) is not listed: the REST route does not serve it.
+error bodies for 400, 404 and 500 (and 403, a middleware's refusal, when the server has one).
+``servers`` carries the public base (weber URL and prefix), so paths resolve through the proxy.
+Tools that need an MCP client (a Context parameter) are still listed; calling them over REST works
+unless they ask the client for input. A tool for its view only (``view_visibility=["app"]``) is not
+listed: the REST route does not serve it.
 
 Source: OpenAPI Specification 3.1.0 (§ 4.8 Schema, § 4.8.5 Server Object).
 """
@@ -46,6 +47,9 @@ def build_openapi(core: ServerCore, base_url: str) -> dict[str, Any]:
         base_url: the public base URL (with the path prefix), advertised in ``servers``.
     """
     paths: dict[str, Any] = {}
+    # A middleware's deliberate refusal (a ProtocolError of its own code) is REST's 403 (errors.http_status_for).
+    refusal = {"403": _json(_ERROR, "Refused by a middleware of the server")} if core.dispatcher.pipeline.middleware \
+        else {}
     for tool in core.registry.tools.values():
         if app_only(tool.meta):
             continue
@@ -67,6 +71,7 @@ def build_openapi(core: ServerCore, base_url: str) -> dict[str, Any]:
                 "responses": {
                     **ok,
                     "400": _json(_ERROR, "Malformed JSON or invalid arguments"),
+                    **refusal,
                     "404": _json({"anyOf": [_ERROR, _NOT_FOUND]}, "Unknown tool, or no such job for the caller")
                     if tool.name in JOB_TOOLS else _json(_ERROR, "Unknown tool"),
                     "500": _json(_ERROR, "The tool raised an error"),

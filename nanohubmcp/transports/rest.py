@@ -5,8 +5,10 @@ No MCP specification covers this route; the answers are this package's: 200
 tool (a tool for its view only, ``view_visibility=["app"]``, is not served here: the REST routes
 have no host to keep it from a model, and OpenAPI readers are often models), or a job the job
 tools (``get_job_result``, ``cancel_job``) may not show the caller (the ``{"status": "not_found",
-...}`` object they answer); 500 ``{"error": "<message>"}`` when the
-tool raises; 202 with the job handle for ``@async_tool`` tools (poll ``POST /tools/get_job_result``).
+...}`` object they answer); 500 ``{"error": "<message>"}`` when the tool raises; 403 when a
+middleware refuses the call on purpose (a ``ProtocolError`` of its own code:
+:func:`~nanohubmcp.errors.http_status_for`); 202 with the job handle for ``@async_tool`` tools
+(poll ``POST /tools/get_job_result``); a tool's None is ``{"result": null}``.
 Output schemas apply here as on ``tools/call``. The call's provenance record is named by a ``Link`` header (relation
 ``http://www.w3.org/ns/prov#has_provenance``, W3C PROV-AQ); ``resources/read`` of it (``POST /``
 or ``/mcp``) answers the caller. No MCP session is

@@ -2,8 +2,9 @@
 as that value — ``"result": 5``, not the text ``"5"`` — as the tool's direct call answers it: its
 text block is the value's JSON (``tools/call``), a REST call of a list answers the list. A string stays
 a string (``"5"`` returned as text reads ``"5"``); a non-finite number keeps its text (``"Infinity"``:
-JSON has no such number). The same over MCP (the official client) and REST polling, and after the
-server restarted on the same state directory (the SQLite record keeps how to read the text).
+JSON has no such number); None reads ``null`` (over REST too), not ``[]`` as an empty list does. The
+same over MCP (the official client) and REST polling, and after the server restarted on the same state
+directory (the SQLite record keeps how to read the text).
 
 A fresh-user trial found numbers read back as strings (trial 5, F17): a model comparing or plotting
 job results got text.
@@ -26,7 +27,7 @@ from nanohubmcp import MCPServer
 
 RETURNED: dict[str, Any] = {
     "integer": 5, "real": 2.5, "yes": True, "series": [0, 1, 4], "table": {"a": [1, 2]}, "digits": "5",
-    "overflow": math.inf, "words": ["a", "b"],
+    "overflow": math.inf, "words": ["a", "b"], "nothing": None, "empty": [],
 }
 READ_BACK: dict[str, Any] = {**RETURNED, "overflow": "Infinity"}
 
@@ -66,7 +67,10 @@ async def test_get_job_result_answers_the_value_the_direct_call_answers(tmp_path
         async with mcp_client(url + "mcp") as client:
             for name, expected in READ_BACK.items():
                 direct = await client.call_tool(f"direct_{name}", {})
-                [block] = direct.content
+                if expected is None:  # tools/call answers None with no content block (MCP's empty result)
+                    assert direct.content == [], name
+                else:
+                    [block] = direct.content
                 handle = (await client.call_tool(name, {})).structured_content
                 with anyio.fail_after(30):
                     while (job := await client.call_tool("get_job_result", {"job_id": handle["job_id"]})
@@ -78,6 +82,8 @@ async def test_get_job_result_answers_the_value_the_direct_call_answers(tmp_path
                 # What the direct call answered: the value's JSON text, or the string itself.
                 if name in ("digits", "overflow"):
                     assert status["result"] == block.text, name
+                elif expected is None:
+                    assert status["result"] is None  # null, not the empty block list (trial11 F7)
                 else:
                     assert status["result"] == json.loads(block.text), name
 
@@ -87,8 +93,12 @@ def test_rest_polling_answers_the_value_and_a_restarted_server_too(tmp_path: Pat
         ids = {name: rest(url, name, {})[1]["job_id"] for name in READ_BACK}
         first = {name: polled(url, job_id)["result"] for name, job_id in ids.items()}
         direct_list = rest(url, "direct_series", {})
+        direct_none, direct_empty = rest(url, "direct_nothing", {}), rest(url, "direct_empty", {})
     assert first == READ_BACK
     assert direct_list == (200, {"result": first["series"]})  # a REST call of a list answers the list
+    # None is null, told apart from an empty list (trial11 F7: both answered []).
+    assert (direct_none, direct_empty) == ((200, {"result": None}), (200, {"result": []}))
+    assert (first["nothing"], first["empty"]) == (None, [])
     with serve(build(tmp_path)) as url:  # a new server, the same state directory: read from the file
         again = {name: polled(url, job_id)["result"] for name, job_id in ids.items()}
     assert again == READ_BACK

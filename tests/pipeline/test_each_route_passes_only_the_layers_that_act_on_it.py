@@ -5,6 +5,7 @@ the result cache once a tool caches — also a tool registered after serving sta
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -42,7 +43,7 @@ async def test_a_layer_acts_only_on_the_routes_it_names_and_refresh_recomposes()
 
     pipeline = Pipeline(endpoint, methods={"tools/list", "tools/call"})
     pipeline.add(watch, acts=lambda route: route.method in wanted)
-    context: Any = None
+    context: Any = SimpleNamespace(slots={})  # what the steps around the application's layers mark
     for method in ("tools/list", "tools/call"):
         route = (method, False, False, True)
         assert await pipeline.chain(route)(Request(context, method, {})) == {"method": method}

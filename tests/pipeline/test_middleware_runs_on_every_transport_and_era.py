@@ -360,3 +360,93 @@ async def test_a_layer_answering_with_no_dict_is_an_internal_error_named_in_the_
     assert response is not None
     assert response["error"]["code"] == -32603
     assert "not a result dict" in caplog.text
+
+
+def test_a_layers_deliberate_refusal_is_a_4xx_over_rest_and_its_bug_a_500() -> None:
+    # trial11 F10: ProtocolError(code=-32001) raised on purpose was HTTP 500 over REST, like a server fault.
+    local = MCPServer("policy", provenance=False)
+
+    @local.tool()
+    def add(a: float, b: float) -> float:
+        """Sum."""
+        return a + b
+
+    @local.middleware
+    async def policy(request: Request, call_next: Any) -> dict[str, Any]:
+        a = (request.params.get("arguments") or {}).get("a")
+        if a == 14:
+            raise ProtocolError("forbidden by policy", code=-32001)
+        if a == 15:
+            raise RuntimeError("a bug in the layer")
+        if a == 16:
+            raise ProtocolError("not like that", code=-32602)
+        return await call_next(request)
+
+    with serve(local) as base:
+        refused = httpx2.post(base + "tools/add", json={"a": 14, "b": 1}, timeout=10)
+        broken = httpx2.post(base + "tools/add", json={"a": 15, "b": 1}, timeout=10)
+        invalid = httpx2.post(base + "tools/add", json={"a": 16, "b": 1}, timeout=10)
+        fine = httpx2.post(base + "tools/add", json={"a": 1, "b": 1}, timeout=10)
+        over_rpc = root_post(base, "add", {"a": 14, "b": 1})
+        described = httpx2.get(base + "openapi.json", timeout=10).json()["paths"]["/tools/add"]["post"]["responses"]
+    assert described["403"]["description"] == "Refused by a middleware of the server"
+    assert (refused.status_code, refused.json()) == (403, {"error": "forbidden by policy"})
+    assert (broken.status_code, broken.json()) == (500, {"error": "Internal error; see the server log"})
+    assert invalid.status_code == 400
+    assert (fine.status_code, fine.json()) == (200, {"result": "2.0"})
+    # JSON-RPC routes keep 200 with the error object, as for a handler's own error.
+    assert over_rpc.status_code == 200
+    assert over_rpc.json()["error"] == {"code": -32001, "message": "forbidden by policy"}
+
+
+@pytest.mark.parametrize("method", ["tools/call", "ping"])
+async def test_a_layer_returning_no_dict_is_named_in_one_log_line(
+        method: str, caplog: pytest.LogCaptureFixture) -> None:
+    # trial11 F10: the provenance layer read the answer first and the log said only
+    # "AttributeError: 'Request' object has no attribute 'get'".
+    local = MCPServer("returns-request")
+
+    @local.tool()
+    def add(a: float, b: float) -> float:
+        """Sum."""
+        return a + b
+
+    @local.middleware
+    async def passes_through(request: Request, call_next: Any) -> dict[str, Any]:
+        return await call_next(request)
+
+    @local.middleware
+    async def returns_the_request(request: Request, call_next: Any) -> Any:
+        return request
+
+    client = MemoryClient(local)
+    params = {"name": "add", "arguments": {"a": 1, "b": 2}} if method == "tools/call" else None
+    response = await client.send(client.envelope(method, params))
+    assert response is not None
+    assert response["error"]["code"] == -32603
+    logged = [r for r in caplog.records if r.name == "nanohubmcp" and r.levelname == "ERROR"]
+    assert len(logged) == 1
+    message = logged[0].getMessage()
+    assert "'passes_through', 'returns_the_request'" in message
+    assert f"answered {method} with Request, not a result dict" in message
+    assert logged[0].exc_info is None  # one line: the application's mistake, not a traceback of ours
+    assert "AttributeError" not in caplog.text
+
+
+async def test_a_single_layer_returning_no_dict_is_named_alone(caplog: pytest.LogCaptureFixture) -> None:
+    local = MCPServer("forgets")
+
+    @local.tool()
+    def add(a: float, b: float) -> float:
+        """Sum."""
+        return a + b
+
+    @local.middleware
+    async def forgets_to_return(request: Request, call_next: Any) -> Any:
+        await call_next(request)
+
+    client = MemoryClient(local)
+    response = await client.send(client.envelope("tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}}))
+    assert response is not None
+    assert response["error"]["code"] == -32603
+    assert "middleware 'forgets_to_return' answered tools/call with NoneType, not a result dict" in caplog.text

@@ -24,7 +24,15 @@ from nanohubmcp.errors import HANDSHAKE_ROUTE, MODERN_ROUTE, REST_ROUTE, http_st
         (errors.HEADER_MISMATCH, 400, 400, 400),
         (errors.MISSING_CLIENT_CAPABILITY, 400, 400, 400),
         (errors.UNSUPPORTED_PROTOCOL_VERSION, 400, 400, 400),
-        (-32050, 200, 200, 500),  # an application's own code (a middleware's refusal)
+        # A code of the server's or the application's own (a middleware's deliberate refusal): 403 over REST,
+        # a refusal the client caused rather than a server fault (trial11 F10); JSON-RPC's own unknown codes 500.
+        (-32050, 200, 200, 403),
+        (-32001, 200, 200, 403),
+        (-32099, 200, 200, 403),
+        (42, 200, 200, 403),
+        (-40000, 200, 200, 403),
+        (-32100, 200, 200, 500),
+        (-32500, 200, 200, 500),
     ],
 )
 def test_each_code_has_one_status_per_route(code: int, handshake: int, modern: int, rest: int) -> None:

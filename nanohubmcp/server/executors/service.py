@@ -245,10 +245,13 @@ def job_status(job: jobmod.Job) -> dict[str, Any]:
 
 def job_value(result: dict[str, Any], *, json_text: bool = False) -> Any:
     """The plain value of a finished job, as the tool's direct call answers it: a number, boolean,
-    list or dict of data as that value (its one text block is its JSON: ``json_text``), else the
-    structured content, else the text, else the blocks. A non-finite number keeps its text
-    (``"Infinity"``: JSON has no such number, and null would read as no value)."""
+    list or dict of data as that value (its one text block is its JSON: ``json_text``), None as
+    None (no block at all), else the structured content, else the text, else the blocks. A
+    non-finite number keeps its text (``"Infinity"``: JSON has no such number, and null would read
+    as no value)."""
     content = result.get("content", [])
+    if json_text and not content:
+        return None  # the tool returned None: null, not the empty block list
     single = len(content) == 1 and content[0].get("type") == "text"
     if single and json_text:
         text = content[0]["text"]

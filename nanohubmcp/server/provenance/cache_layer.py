@@ -10,7 +10,8 @@ results are never another's. A hit's ``_meta`` says ``{"io.nanohub/cache": {"hit
 (``"coalesced": true`` when it waited for an identical call's run); a miss says ``"hit": false``
 (and ``"stored": false`` when the result is too large to keep). Identical calls arriving while the first runs wait for
 it and share its result (one run). Only complete results are stored: an ``isError`` result,
-a job handle, an ``input_required`` step or a protocol error is never kept. A tool registered
+a job handle, an ``input_required`` step, a protocol error or a middleware's own answer (the
+tool never ran) is never kept. A tool registered
 again in the same process (a notebook cell run again) drops its entries.
 
 An entry keeps the URI of the provenance record of the run that produced it (in the stored
@@ -35,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ...errors import InvalidArguments
 from ..asks.context_asks import ASKED_CLIENT
 from ..jobs.record import PROVENANCE_META as META_KEY
+from ..pipeline import ANSWERED_BY_LAYER
 from ..results.store import URI_PREFIX, owner_of
 from ..wire.trace_context import SPAN
 from . import capture, code_reach
@@ -187,8 +189,12 @@ def _received(request: Request, tool: Tool) -> tuple[Any, ...] | None:
 
 
 def _keepable(result: dict[str, Any], request: Request) -> bool:
+    if not isinstance(result, dict):
+        return False  # not a result: the dispatcher names the middleware that answered it
     if result.get("isError") or request.context.job_id is not None:
         return False
+    if request.context.slots.get(ANSWERED_BY_LAYER):
+        return False  # a middleware's own answer, not the tool's result
     if request.context.cancelled.is_set():
         return False  # what a cancelled call returned is not its result (and waiters run their own)
     if request.context.get(ASKED_CLIENT):

@@ -1,11 +1,13 @@
 """The provenance layer of the call pipeline: one record per tool call and per job.
 
-Every ``tools/call`` that reaches a tool's function (and is not turned off for the tool or the
-server) leaves a record in the :class:`~.records.ProvenanceStore`; its result's ``_meta`` names
+Every ``tools/call`` that reaches its handler (and is not turned off for the tool or the server)
+leaves a record in the :class:`~.records.ProvenanceStore`; its result's ``_meta`` names
 the record's URI under :data:`~.records.META_KEY`. A call that starts a job (``@async_tool``, a
 task) gets its record at once, marked ``working``; the job store's finish hook completes it with
 the job's end, where it ran and its result's digest, and names it in the finished job's result
-``_meta`` too. ``resources/read`` of a record's URI answers the record as JSON to its owner only
+``_meta`` too. A call a middleware answered itself, never handing it on to the handler
+(:data:`~nanohubmcp.server.pipeline.ANSWERED_BY_LAYER`), leaves no record: no code of the tool ran.
+``resources/read`` of a record's URI answers the record as JSON to its owner only
 (anyone else, and an expired or unknown record, gets the same "not found" as any unknown URI).
 
 Source: MCP 2025-11-25, Basic § ``_meta`` (namespaced keys); Server § Resources § Reading resources.
@@ -23,6 +25,7 @@ from collections import OrderedDict, deque
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..jobs.record import TERMINAL, Job
+from ..pipeline import ANSWERED_BY_LAYER
 from ..results.store import owner_of
 from ..wire.trace_context import SPAN
 from .capture import CACHE_META, CACHED_FROM, JobEnd
@@ -110,6 +113,7 @@ class Recorder:
         """The pipeline layer (it records ``tools/call`` and answers reads of record URIs)."""
         submit = self.store.pending.add  # the store's queue itself: one call on the call's path
         ids = self._ids
+        answered_by_layer = ANSWERED_BY_LAYER
 
         async def provenance(request: Request, call_next: CallNext) -> dict[str, Any]:
             method = request.method
@@ -127,8 +131,17 @@ class Recorder:
             context.provenance_id = record_id  # the panel's call log names it
             started = time.time()
             result = await call_next(request)
-            if result.get("resultType") == "input_required":
-                return result  # not done: the client's retry with the answers is the call recorded
+            try:
+                if result.get("resultType") == "input_required":
+                    return result  # not done: the client's retry with the answers is the call recorded
+            except AttributeError:
+                return result  # not a result: the dispatcher names the middleware that answered it
+            slots = context.slots
+            if slots.get(answered_by_layer):
+                # A middleware answered without handing the call on: no code of the tool ran, so there is
+                # nothing a record could truthfully name (its code, executor, where it ran).
+                context.provenance_id = None
+                return result
             # References only (the record is made on the store's writer thread): see capture.PendingCall. Not the
             # request's context: what it holds (the message, the stream, the transport's callbacks) would outlive
             # the call until the record is made, and the garbage collector would walk it meanwhile.
@@ -145,8 +158,8 @@ class Recorder:
                 started,
                 time.time(),
                 threading.current_thread(),
-                context.slots.get(SPAN),
-                context.slots.get(CACHED_FROM),
+                slots.get(SPAN),
+                slots.get(CACHED_FROM),
             )
             if submit(pending):
                 result.setdefault("_meta", {})[META_KEY] = URI_PREFIX + record_id

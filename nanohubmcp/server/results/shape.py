@@ -15,7 +15,8 @@ returned                       ``content`` / ``structuredContent``
 =============================  ==============================================================
 ``ToolResult``                 as given (structured content also as a JSON text block when the
                                content is empty)
-``None``                       ``[]`` (a valid, empty result)
+``None``                       ``[]`` (a valid, empty result); with ``lists_as_data`` (REST)
+                               ``structuredContent`` ``{"result": null}``
 ``str``                        one text block, the string itself
 ``int``/``float``/``bool``     one text block in JSON spelling: ``5``, ``5.0``, ``true``; NaN, ±Infinity ->
                                ``NaN``, ``Infinity``, ``-Infinity`` (text, not JSON)
@@ -143,8 +144,8 @@ def _tool_parts(value: object, sink: ResultSink | None = None, lists_as_data: bo
             converted = convert.convert(value, figure_dpi=sink.options.figure_dpi if sink else None)
             if converted is not None:
                 return parts.converted_parts(converted, sink)
-    if value is None:
-        return [], UNSET
+    if value is None:  # no content; REST's data is null (``{"result": null}``), not an empty list
+        return [], {"result": None} if lists_as_data else UNSET
     if isinstance(value, str):
         return [_text(value)], UNSET
     if isinstance(value, (bool, int, float)):
@@ -244,11 +245,12 @@ def structured_value(value: object) -> Any:
 
 def json_spelled(value: object) -> bool:
     """Whether :func:`tool_result` (no output schema) writes ``value``'s text as JSON — a number, a
-    boolean, a dict, a list of data, a numpy scalar — rather than as text of its own (a string,
+    boolean, a dict, a list of data, a numpy scalar; None, which has no text and reads back as
+    null — rather than as text of its own (a string,
     ``str()`` of an object). Such a text reads back as the value (``json.loads``: a finished job's
     result, polled, is the value the tool returned, not its text). Cheap: no encoding."""
     kind = type(value)
-    if kind in SCALAR_TYPES:
+    if kind in SCALAR_TYPES or value is None:  # None: no text at all, read back as null (job_value)
         return True
     if kind is str:
         return False
