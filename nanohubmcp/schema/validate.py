@@ -164,13 +164,31 @@ class ArgumentValidator:
         return list(itertools.islice(violations(self._schema, arguments), MAX_COLLECTED + 1))
 
 
+class CheckPending(Exception):
+    """Raised by a tool's argument check (see :class:`CheckedArgumentValidator`) that needs
+    something still to be loaded first — pint's unit registry, about a second once per process —
+    instead of loading it on the event loop, where every other request would wait for it.
+
+    The caller runs ``wait()`` on a worker thread (it loads the thing, or waits for the thread
+    loading it; it does not raise), then validates again: the check no longer raises this.
+
+    Args:
+        wait: what to run off the loop before validating again.
+    """
+
+    def __init__(self, wait: Callable[[], object]) -> None:
+        super().__init__("the argument check waits for what it loads")
+        self.wait = wait
+
+
 class CheckedArgumentValidator(ArgumentValidator):
     """An :class:`ArgumentValidator` that, once the schema passes, also runs ``check(arguments)``:
     what a schema cannot say (a Rappture number given with units: converted, then held to its
     limits), answered as the schema's violations are — before the call runs, or a job is created.
 
     Args:
-        check: called with the arguments the schema accepted; raises ``InvalidArguments``.
+        check: called with the arguments the schema accepted, on the event loop; raises
+            ``InvalidArguments``, or :class:`CheckPending` when it must first load what takes long.
     """
 
     __slots__ = ("_check",)

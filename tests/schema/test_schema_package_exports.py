@@ -12,6 +12,7 @@ import nanohubmcp.schema
 def test_exported_names() -> None:
     assert nanohubmcp.schema.__all__ == [
         "ArgumentValidator",
+        "CheckPending",
         "CheckedArgumentValidator",
         "GeneratedSchema",
         "OutputValidator",

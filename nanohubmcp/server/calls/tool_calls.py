@@ -27,6 +27,7 @@ from ...errors import (
     ToolError,
     UnknownComponent,
 )
+from ...schema import CheckPending
 from ...state.errors import StateUnavailable
 from ..jobs.record import Job
 from ..registry.components import Tool
@@ -85,11 +86,20 @@ def validated(request: RequestContext, tool: Tool, arguments: dict[str, Any]) ->
 
     Raises:
         InvalidArguments: they break the schema (answer with :func:`refuse_arguments`).
+        CheckPending: the tool's own check must first load something slow: await
+            :func:`checks_loaded`, then call this again.
     """
     if trace_context.STEP_MIN_SECONDS is None or not trace_context.steps_traced(request):  # the default: no step spans
         return tool.validator.validate(arguments)
     with trace_context.step(request, f"validate_arguments {tool.name}", {"gen_ai.tool.name": tool.name}):
         return tool.validator.validate(arguments)
+
+
+async def checks_loaded(pending: CheckPending) -> None:
+    """Run what a tool's argument check loads first (``pending.wait``: pint's unit registry for a
+    Rappture job tool, about a second once per process) on a worker thread, so the loop serves
+    other requests meanwhile; then :func:`validated` checks the arguments at once."""
+    await asyncio.to_thread(pending.wait)
 
 
 def refuse_arguments(core: AskServices, request: RequestContext, tool: Tool, exc: InvalidArguments) -> dict[str, Any]:

@@ -8,7 +8,8 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidArguments, MethodNotFound
-from ..calls.tool_calls import call_arguments, lookup_tool, refuse_arguments, run_tool, validated
+from ...schema import CheckPending
+from ..calls.tool_calls import call_arguments, checks_loaded, lookup_tool, refuse_arguments, run_tool, validated
 from ..executors.service import start_job_result
 from ..registry.components import task_support
 from ..registry.registry import list_result
@@ -43,6 +44,8 @@ def tools_call(core: HandlerServices, request: RequestContext, params: dict[str,
         arguments = validated(request, tool, arguments)
     except InvalidArguments as exc:
         return _answered(refuse_arguments(core, request, tool, exc))
+    except CheckPending as pending:
+        return _when_loaded(core, request, params, pending)
     task = params.get("task")
     if task is not None and not request.modern:
         if task_support(tool) == "forbidden":
@@ -57,3 +60,10 @@ def tools_call(core: HandlerServices, request: RequestContext, params: dict[str,
 
 async def _answered(result: dict[str, Any]) -> dict[str, Any]:
     return result
+
+
+async def _when_loaded(core: HandlerServices, request: RequestContext, params: dict[str, Any],
+                       pending: CheckPending) -> dict[str, Any]:
+    """The call, once what the tool's argument check loads is loaded off the loop."""
+    await checks_loaded(pending)
+    return await tools_call(core, request, params)

@@ -34,6 +34,7 @@ import time
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import InvalidArguments
+from ...schema import CheckPending
 from ..asks.context_asks import ASKED_CLIENT
 from ..jobs.record import PROVENANCE_META as META_KEY
 from ..pipeline import ANSWERED_BY_LAYER
@@ -102,7 +103,7 @@ class CacheLayer:
         arguments = request.params.get("arguments")
         try:
             checked = tool.validator.validate(arguments if isinstance(arguments, dict) else {})
-        except InvalidArguments:
+        except (InvalidArguments, CheckPending):  # the handler refuses them, or waits for the check
             return None
         properties = tool.input_schema.get("properties")
         if isinstance(properties, dict):  # a default given or left out is the same call

@@ -138,7 +138,9 @@ class Tool:
 
         ``check_arguments(arguments)``, when given, runs on every call's arguments once the input
         schema accepts them, before the function runs or a job is created; it raises
-        ``InvalidArguments`` for what the schema cannot say (answered as a schema violation is).
+        ``InvalidArguments`` for what the schema cannot say (answered as a schema violation is). It
+        runs on the event loop: one that must first load something slow raises
+        ``schema.CheckPending``, and the server loads it on a worker thread, then checks again.
         """
         if isinstance(fn, str):
             kind = "async_tool" if background else "tool"

@@ -22,6 +22,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InternalError, InvalidArguments, JobLimitReached
+from ...schema import CheckPending
 from ..asks.input_requests import Exchange, InputRequired, begin
 from ..calls import tool_calls as toolcalls
 from ..executors import service as job_service
@@ -58,7 +59,11 @@ async def tools_call(core: HandlerServices, request: RequestContext, params: dic
     if tool.signature.context_param is not None or "requestState" in params or "inputResponses" in params:
         exchange = begin(core.request_codec, request, "tools/call", tool.name, given, params)
     try:
-        arguments = toolcalls.validated(request, tool, given)
+        try:
+            arguments = toolcalls.validated(request, tool, given)
+        except CheckPending as pending:  # its check loads something first (pint's units): off the loop
+            await toolcalls.checks_loaded(pending)
+            arguments = toolcalls.validated(request, tool, given)
     except InvalidArguments as exc:
         return toolcalls.refuse_arguments(core, request, tool, exc)
     tasks_ok = has_tasks_extension(request) and support != "forbidden"

@@ -34,11 +34,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ...errors import RegistrationWarning
 from ...protocol.result_types import ToolResult
 from ...registration import user_frame
+from ...schema import CheckPending
 from ...server.calls.context import Context
 from .code import code_text
-from .driver import check_values
+from .driver import check_values, converts_units
 from .tool import PROXY_TIMEOUT, RapptureTool, load_rappture_tool
-from .units import pint_missing
+from .units import load_registry, pint_missing, registry_ready
 
 if TYPE_CHECKING:
     from ...server.registry.components import Tool
@@ -90,8 +91,16 @@ class RapptureCall:
     def check(self, arguments: dict[str, Any]) -> None:
         """Refuse at once what the run would refuse (raises ``InvalidArguments``): a job tool's
         argument given with units (``"2000K"``) is converted and held to its limits before the job is
-        made, as a plain number is by the schema."""
-        check_values(self._name, self.tool.inputs.arguments, arguments)
+        made, as a plain number is by the schema.
+
+        It runs on the event loop. The first conversion between units of a process needs pint's
+        unit registry (about a second to make): until it is made this raises ``CheckPending``, and
+        the server makes it on a worker thread, then checks again (other requests are served
+        meanwhile)."""
+        inputs = self.tool.inputs.arguments
+        if not registry_ready() and converts_units(inputs, arguments):
+            raise CheckPending(load_registry)
+        check_values(self._name, inputs, arguments)
 
     def __call__(self, ctx: Context, **arguments: Any) -> ToolResult:
         last = [-1.0]

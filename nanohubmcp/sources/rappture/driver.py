@@ -24,7 +24,7 @@ from .inputs import Input, text_of
 from .schema import BOOLEAN_WORDS
 from .units import UnitError, UnitsUnavailable, convert, split_number, to_units
 
-__all__ = ["check_values", "current_values", "write_driver"]
+__all__ = ["check_values", "converts_units", "current_values", "write_driver"]
 
 
 MAX_NUMBER_CHARS = 256
@@ -196,6 +196,24 @@ def check_values(tool: str, arguments: list[Input], given: dict[str, Any]) -> No
         value = given.get(item.name)
         if value is not None and item.kind != "periodicelement":
             _value(tool, item, value)
+
+
+def converts_units(arguments: list[Input], given: dict[str, Any]) -> bool:
+    """Whether :func:`check_values` converts a number between units for ``given``: a value written
+    with other units than its input declares (``"25C"`` for K), or a limit so written. That
+    conversion needs pint's unit registry (see :func:`.units.registry_ready`); the rest does not."""
+    for item in arguments:
+        value = given.get(item.name)
+        if value is None or item.kind != "number" or not item.units:
+            continue
+        texts = [t for t in (item.minimum, item.maximum) if t]
+        if isinstance(value, str) and len(value) <= MAX_NUMBER_CHARS:
+            texts.append(value)
+        for text in texts:
+            parsed = split_number(text)
+            if parsed is not None and parsed[1] and parsed[1] != item.units:
+                return True
+    return False
 
 
 def current_values(tool: str, arguments: list[Input], given: dict[str, Any]) -> dict[str, str]:

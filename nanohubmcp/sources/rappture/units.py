@@ -3,10 +3,19 @@
 
 from __future__ import annotations
 
-from .compat.Rappture.Units import UnitError, UnitsUnavailable, fitting_units, split_number, to_units
+from .compat.Rappture.Units import (
+    UnitError,
+    UnitsUnavailable,
+    fitting_units,
+    load_registry,
+    registry_ready,
+    split_number,
+    to_units,
+)
 from .compat.Rappture.Units import number_in as convert
 
-__all__ = ["UnitError", "UnitsUnavailable", "convert", "fitting_units", "pint_missing", "split_number", "to_units"]
+__all__ = ["UnitError", "UnitsUnavailable", "convert", "fitting_units", "load_registry", "pint_missing",
+           "registry_ready", "split_number", "to_units"]
 
 
 def pint_missing() -> bool:

@@ -4,7 +4,10 @@
 Both sides use this module: the server, to read a tool's limits and defaults and the units a client
 gives (as ``nanohubmcp.sources.rappture.units``), and a tool's own program, as
 ``Rappture.Units.convert("300K", to="K", units="off")``. It needs only the standard library and pint
-(``pip install 'nanohub-mcp[rappture]'``), imported on first use.
+(``pip install 'nanohub-mcp[rappture]'``), imported on first use: pint's unit registry is made once
+per process, under a lock (two threads converting at once wait for one registry; a forked child
+starts with the lock free). It takes about a second: a caller that must not wait for it (an event
+loop) asks :func:`registry_ready` first and has :func:`load_registry` run on a thread of its own.
 
 Rappture's spellings that pint reads otherwise are translated first, by the dimension of the
 units the tool declares: with a temperature, ``C``, ``F`` and ``R`` are degrees Celsius,
@@ -14,11 +17,14 @@ Fahrenheit and Rankine (pint: coulomb, farad, roentgen); with a length, ``A`` is
 
 from __future__ import annotations
 
+import os
 import re
+import threading
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["UnitError", "UnitsUnavailable", "convert", "fitting_units", "number_in", "split_number", "to_units"]
+__all__ = ["UnitError", "UnitsUnavailable", "convert", "fitting_units", "load_registry", "number_in",
+           "registry_ready", "split_number", "to_units"]
 
 _NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eEdD][-+]?\d+)?)\s*(.*?)\s*$")
 _FACTOR = re.compile(r"^([A-Za-z]+)(\d*)$")
@@ -77,8 +83,30 @@ class UnitsUnavailable(UnitError):
     """Units other than the declared ones need pint, which is not installed."""
 
 
-@lru_cache(maxsize=1)
+_made: Any = None
+"""pint's registry, once made."""
+_settled = False
+"""True once a making of the registry ended (made, or pint is not installed)."""
+_making = threading.Lock()
+
+
 def _registry() -> Any:
+    registry = _made
+    return registry if registry is not None else _make()
+
+
+def _make() -> Any:
+    global _made, _settled
+    with _making:  # one registry per process: a second thread waits for the first's
+        try:
+            if _made is None:
+                _made = _new_registry()
+            return _made
+        finally:
+            _settled = True
+
+
+def _new_registry() -> Any:
     try:
         import pint
     except ImportError:  # pragma: no cover - the extra is part of the test environment
@@ -86,6 +114,31 @@ def _registry() -> Any:
     registry: Any = pint.UnitRegistry()
     registry.autoconvert_offset_to_baseunit = True
     return registry
+
+
+def _forked() -> None:
+    """In a forked child the lock is new: a thread of the parent holding it is not there to free it."""
+    global _making
+    _making = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forked)
+
+
+def registry_ready() -> bool:
+    """True once converting between units waits for nothing: pint's registry is made (or pint was
+    found missing, and :class:`UnitsUnavailable` comes at once)."""
+    return _settled
+
+
+def load_registry() -> None:
+    """Make pint's registry now, or wait for the thread making it (about a second, once per process;
+    for a thread of its own, never an event loop). Never raises: converting says what failed."""
+    try:
+        _registry()
+    except Exception:
+        return
 
 
 def split_number(text: str) -> tuple[float, str] | None:
