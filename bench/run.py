@@ -56,7 +56,8 @@ def options(argv: list[str] | None = None) -> argparse.Namespace:
         default="",
         help="comma list of: coldstart,load,big,streams,instructions,kernel," + ",".join(extras.SECTIONS),
     )
-    p.add_argument("--instr-calls", default="40,120", help="calls of the two callgrind runs per server")
+    p.add_argument("--instr-calls", default=",".join(map(str, instructions.CALLS)),
+                   help="calls of the two valgrind runs per server (whole batches of provenance records)")
     p.add_argument("--server-cpu", default="0")
     p.add_argument("--client-cpu", default="1")
     p.add_argument("--start-timeout", type=float, default=60.0)
@@ -67,7 +68,6 @@ def options(argv: list[str] | None = None) -> argparse.Namespace:
     if a.quick:
         a.rounds, a.duration, a.warmup, a.coldstart_runs = 1, 1.0, 1.0, 2  # wrk counts whole seconds
         a.streams, a.peer_streams, a.hold, a.big_calls, a.kernel_seconds = 300, 100, 1.5, 3, 3.0
-        a.instr_calls = "20,60"
     a.conc_list = [int(c) for c in a.conc.split(",") if c]
     a.skip_set = {s for s in a.skip.split(",") if s}
     a.md = a.md or (env.BENCH / "results" / "quick.md" if a.quick else env.BENCH / "results.md")

@@ -21,8 +21,10 @@ serves: left to its background thread, it fell into the longer run only (the 13:
 per-user one shared by every run before (a full run's load cells leave ~100,000 records there),
 and a purge of that table (~60 M instructions under the counter until 2026-12-02's fifth
 provenance pass) fell into one run and not the other by the clock: up to ~750 k "per call".
-``BENCH_SLOWDOWN`` (:data:`SLOWDOWN`) keeps the worker pool's time-based choice of lane what it is
-natively.
+``BENCH_NATIVE_PATH=1`` has our server decide what it decides by the clock as natively (:data:`NATIVE_PATH`),
+and ``BENCH_LANE_REPORT`` has it say at exit where each sync tool ran (the entry's ``lanes``). The call counts
+(:data:`CALLS`) are whole batches of provenance records: both runs write the same statements, and their
+difference is steady batches of 256 records, as at c=16.
 """
 
 from __future__ import annotations
@@ -47,11 +49,24 @@ from .matrix import Entry, Process
 
 HOST = "127.0.0.1"
 WARMUP = 20
-SLOWDOWN = 50
-"""How many times slower a call runs under exp-bbv (measured ~30-60x here): our server scales its
-worker pool's time bounds by it (``BENCH_SLOWDOWN``), so a quick function takes the event loop's lane
-as it does natively. Unscaled, the lane was decided by valgrind's clock: a trivial tool read ~1.15 M or
-~1.35 M instructions a call in runs minutes apart (2026-12-03)."""
+NATIVE_PATH = "BENCH_NATIVE_PATH=1"
+"""Our server decides by the clock as a native run does (servers/ours.py): its worker pool keeps a quick
+sync function on the event loop once it qualified (the lane a native run keeps ``add`` on), and its
+provenance writer writes full batches (natively a batch fills in ~0.1 s at any rate the rows stand for).
+Under valgrind (calls ~50x slower; a switch between threads, valgrind's one lock, reads as a wait) both
+followed the clock: unscaled, the lane read ~1.15 M or ~1.33 M instructions a call in runs minutes
+apart; with the pool's bounds scaled by 50 (``BENCH_SLOWDOWN``, 27dcdb0) still ~1 run in 8 at ~1.29 M;
+and 1 s of gathering held as many records as the host's load let through (bench/hotpath.md, "the clock
+out of the instruction rows")."""
+BATCH = 256
+"""Records the provenance writer writes in one batch (``writer.BATCH``)."""
+CALLS = (BATCH - WARMUP, 2 * BATCH - WARMUP)
+"""The two runs' calls after the warm-up (236 and 492): the first run's records fill one batch (the
+warm-up's pool calls and the steady calls' statements compiled: the same in both runs), the second
+one batch more, of steady calls only; nothing else is left for the exit (what is, a record of the
+session's opening say, is the same in both). With 40 and 120 calls the difference held batches of
+~5-30 records, their fixed cost at valgrind's pace, and statements of sizes met first (~1.3 M
+instructions each to compile)."""
 
 
 def available() -> bool:
@@ -64,14 +79,19 @@ def _total(path: Path) -> int | None:
     return sum(counts) if counts else None
 
 
-async def _one(process: Process, entry: Entry, python: dict[str, str], calls: int, timeout: float) -> int | None:
+async def _one(
+    process: Process, entry: Entry, python: dict[str, str], calls: int, timeout: float, lanes: dict[str, Any]
+) -> int | None:
+    """The instructions of one run of ``calls`` calls after the warm-up, or None; ``lanes`` gets where
+    our server's sync tools ran at its exit (``{tool: "loop" | "pool" | "pool for good"}``)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "valgrind.log"
         tool = ["valgrind", "--tool=exp-bbv", "--instr-count-only=yes", f"--bb-out-file={tmp}/bbv.out",
                 f"--log-file={out}"]
         state = f"NANOHUBMCP_STATE_DIR={tmp}/state"  # each run its own, empty state directory (module docstring)
-        slow = f"BENCH_SLOWDOWN={SLOWDOWN}"  # our server's time bounds scaled to valgrind's pace (module docstring)
-        argv = ["env", "PYTHONHASHSEED=0", "BENCH_READ_DISTRIBUTIONS=1", slow, state, *tool, *process.argv(python)]
+        report = Path(tmp) / "lanes.json"
+        argv = ["env", "PYTHONHASHSEED=0", "BENCH_READ_DISTRIBUTIONS=1", NATIVE_PATH, f"BENCH_LANE_REPORT={report}",
+                state, *tool, *process.argv(python)]
         server = procs.ServerProcess(argv, env.BENCH, None)
         server.start()
         try:
@@ -99,6 +119,8 @@ async def _one(process: Process, entry: Entry, python: dict[str, str], calls: in
             with contextlib.suppress(subprocess.TimeoutExpired):
                 await asyncio.to_thread(server.proc.wait, 120)  # type: ignore[union-attr]
             server.stop()
+        with contextlib.suppress(OSError, ValueError):
+            lanes.update(json.loads(report.read_text()))
         return _total(out) if out.exists() else None
 
 
@@ -114,8 +136,9 @@ async def measure(
     out: dict[str, Any] = {"low_calls": low, "high_calls": high, "warmup_calls": WARMUP, "entries": {}}
     for process, entry in pairs:
         t0 = time.perf_counter()
-        a = await _one(process, entry, python, low, timeout)
-        b = await _one(process, entry, python, high, timeout)
+        lanes: tuple[dict[str, Any], dict[str, Any]] = ({}, {})
+        a = await _one(process, entry, python, low, timeout, lanes[0])
+        b = await _one(process, entry, python, high, timeout, lanes[1])
         per = (b - a) / (high - low) if a is not None and b is not None else None
         out["entries"][entry.name] = {
             "process": process.key,
@@ -123,9 +146,11 @@ async def measure(
             "high_total": b,
             "per_call": per,
             "seconds": round(time.perf_counter() - t0, 1),
+            "lanes": {"low": lanes[0], "high": lanes[1]},
         }
         shown = "-" if per is None else f"{per:,.0f}"
-        log(f"instructions {entry.name}: {shown} per call ({time.perf_counter() - t0:.0f} s; totals {a}, {b})")
+        where = f"; lanes {lanes[0]}, {lanes[1]}" if lanes[0] or lanes[1] else ""
+        log(f"instructions {entry.name}: {shown} per call ({time.perf_counter() - t0:.0f} s; totals {a}, {b}{where})")
     return out
 
 

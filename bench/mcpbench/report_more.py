@@ -146,7 +146,10 @@ def _instructions(d: dict[str, Any], key: str = "instructions") -> list[str]:
         f"Each server under `valgrind --tool=exp-bbv --instr-count-only=yes` (`PYTHONHASHSEED=0`), twice: "
         f"{data['low_calls']} and {data['high_calls']} sequential tools/call on one keep-alive connection after "
         f"the same session opening and {data['warmup_calls']} warm-up calls; instructions per call = the "
-        "difference of the totals ÷ the difference of the calls (user space, all threads of the server)."
+        "difference of the totals ÷ the difference of the calls (user space, all threads of the server). "
+        "Our servers decide what they decide by the clock as natively (`BENCH_NATIVE_PATH=1`: a quick sync tool "
+        "stays on the event loop once it qualified; provenance records written in full batches of 256, which "
+        "the two call counts are whole multiples of)."
     )
     floor = data.get("sdk_floor") or {}
     if floor and "error" not in floor:

@@ -11,7 +11,9 @@
 sets how long a process serves a session's record from its copy (valgrind runs calls ~50x slower),
 ``--workers N`` serves from N processes (with ``--state-url``).
 Environment (set by mcpbench/instructions.py under valgrind): ``BENCH_READ_DISTRIBUTIONS=1`` reads the
-installed distributions' table before serving; ``BENCH_SLOWDOWN=F`` scales the worker pool's time bounds by F.
+installed distributions' table before serving; ``BENCH_NATIVE_PATH=1`` decides what the server decides by
+the clock as a native run does (a quick sync tool stays on the event loop once it qualified; provenance
+records are written in full batches); ``BENCH_LANE_REPORT=PATH`` writes where each sync tool ran at exit.
 """
 
 from __future__ import annotations
@@ -73,20 +75,49 @@ if os.environ.get("BENCH_READ_DISTRIBUTIONS"):
         capture._read_table()
     except (ImportError, AttributeError):  # a tree without it (--tree of an older checkout)
         pass
-if os.environ.get("BENCH_SLOWDOWN"):
-    # Instruction counts (mcpbench/instructions.py): under valgrind every call runs tens of times slower,
-    # so the worker pool's time bounds are scaled alike and it decides as in a native run (a quick
-    # function runs on the event loop). Unscaled, a trivial tool sat near the bounds: some runs counted
-    # the loop's path, some the pool's (~1.15 M and ~1.35 M instructions a call, minutes apart).
-    factor = float(os.environ["BENCH_SLOWDOWN"])
+if os.environ.get("BENCH_NATIVE_PATH"):
+    # Instruction counts (mcpbench/instructions.py): what our server decides by the clock is decided as in
+    # a native run, whatever valgrind's pace (calls ~50x slower; a switch between threads, valgrind's one
+    # lock, reads as a wait) and the host's load:
+    # - the worker pool's time bounds made endless: a quick function qualifies after its first INLINE_AFTER
+    #   pool calls (the warm-up's) and stays on the event loop, as natively when none of its calls is slow
+    #   (the calls are still timed: the same instructions). Scaled by 50 instead (27dcdb0), a run now and
+    #   then still sent `add` to the pool for good: ~1.15 M or ~1.29 M instructions a call;
+    # - the provenance writer gathers until a batch is full (BATCH records), as it does natively at any
+    #   rate over ~256 calls a second, instead of for 1 s: under valgrind 1 s held ~5-30 records, as many
+    #   as the host's load let through, and the batch's fixed cost per record moved with it (+-25k a call).
     try:
         from nanohubmcp.server.calls import invoke, workers
 
         for name in ("INLINE_CPU_SECONDS", "INLINE_WALL_SECONDS", "INLINE_SECONDS", "QUICK_SECONDS"):
-            setattr(workers, name, getattr(workers, name) * factor)
+            setattr(workers, name, float("inf"))
         invoke.INLINE_SECONDS = workers.INLINE_SECONDS
     except (ImportError, AttributeError):  # a tree without the inline lane (--tree of an older checkout)
         pass
+    try:
+        from nanohubmcp.server.provenance import writer
+
+        writer.DELAY_SECONDS = threading.TIMEOUT_MAX
+    except (ImportError, AttributeError):  # a tree without the batch writer
+        pass
+
+
+def report_lanes(pool: object, path: str) -> None:
+    """Write where each sync tool of ``pool`` (the worker pool that served) ran at the end
+    ({name: "loop" | "pool" | "pool for good"}) and the collector's runs per generation ("gc collections")
+    to ``path`` as JSON (``BENCH_LANE_REPORT``; read by mcpbench/instructions.py; nothing is counted per call)."""
+    import gc
+    import json
+
+    timings = getattr(pool, "_timings", {})
+    inline = getattr(pool, "inline_keys", set())
+    report: dict[str, object] = {
+        key: "loop" if key in inline else "pool for good" if getattr(t, "pool_only", False) else "pool"
+        for key, t in timings.items()
+    }
+    report["gc collections"] = [generation["collections"] for generation in gc.get_stats()]
+    with open(path, "w") as out:
+        json.dump(report, out)
 
 
 @server.tool()
@@ -120,4 +151,7 @@ def add_cached(a: float, b: float) -> float:
 
 # --token: every request must carry "Authorization: Bearer <token>" ("" = no authorization)
 workers = {"workers": int(opts.workers)} if opts.workers else {}  # a --tree before --workers existed has no such option
+serving_pool = getattr(getattr(server, "core", None), "executor", None)  # stop() puts a fresh one in its place
 server.run(host=opts.host, port=opts.port, quiet=True, token=opts.token, **workers)
+if os.environ.get("BENCH_LANE_REPORT"):
+    report_lanes(serving_pool, os.environ["BENCH_LANE_REPORT"])

@@ -170,7 +170,6 @@ def test_a_full_batch_is_written_without_waiting_for_the_gathering(monkeypatch: 
     assert written == list(range(writing.BATCH))
 
 
-
 def _writer_answering_meanwhile(
     monkeypatch: pytest.MonkeyPatch, delay: float
 ) -> tuple[BatchWriter[int], list[list[int]], threading.Event]:
