@@ -36,6 +36,7 @@ class LegacySSEHandler(BaseHandler):
     async def get(self) -> None:
         if self._finished:
             return
+        session = None
         try:
             session = self.connection.open_session(versions.V2024_11_05, self.principal)
             stream = session.get_standalone()
@@ -46,6 +47,8 @@ class LegacySSEHandler(BaseHandler):
             await stream.prepare()
             await self.connection.publish_session(session)  # its POSTs may reach another process
         except ServerBusy as exc:  # a session limit, or the shared store unreachable: 503
+            if session is not None:
+                self.connection.end_session(session.id)  # refused: nothing of it stays
             self.fail(exc)
             return
         writer = self.writer = SSEWriter(self, self.config.keepalive_seconds)
