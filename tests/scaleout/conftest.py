@@ -15,7 +15,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 
 from cluster import Cluster
-from redis_server import RedisServer, find_redis
+from redis_server import RedisServer, find_redis, job_stores_let_go
 from support import installed
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "proxy"))
@@ -27,7 +27,8 @@ def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
     """A redis-server on a free loopback port (stop()/start() for outages)."""
     server = RedisServer(installed(find_redis(), "redis-server"), tmp_path).start()
     try:
-        yield server
+        with job_stores_let_go():  # before Redis stops
+            yield server
     finally:
         server.stop()
 

@@ -10,13 +10,36 @@ write (``--appendfsync always``), so even a SIGKILL loses nothing. :meth:`RedisS
 from __future__ import annotations
 
 import contextlib
+import gc
 import shutil
 import socket
 import subprocess
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 START_TIMEOUT = 10.0
+JOB_STORE_THREADS = ("nanohubmcp-job-cancels", "nanohubmcp-runner-beat")
+"""Threads of an in-process server's Redis job store: they end once the store is garbage."""
+
+
+@contextlib.contextmanager
+def job_stores_let_go(seconds: float = 10.0) -> Iterator[None]:
+    """On leaving, end the job-store threads of the in-process servers made inside (their stores
+    collected now; leave it before the Redis stops). Left running, they would retry a stopped
+    Redis for the rest of the session and, ending at some later collection, leave garbage cycles
+    (exceptions' tracebacks) in another test's window: tests/transports' reference-cycle test
+    saw a ``StateURL`` of theirs."""
+    before = set(threading.enumerate())
+    try:
+        yield
+    finally:
+        gc.collect()
+        deadline = time.monotonic() + seconds
+        for thread in threading.enumerate():
+            if thread not in before and thread.name in JOB_STORE_THREADS:
+                thread.join(max(0.0, deadline - time.monotonic()))  # (a failed test's traceback may hold its server)
 
 
 def find_redis() -> str | None:
