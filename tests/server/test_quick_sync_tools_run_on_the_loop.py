@@ -120,10 +120,9 @@ def test_a_tool_whose_first_call_is_slow_still_comes_to_the_loop() -> None:
 
     with in_memory(server) as client:
         assert thread_of(client.call_tool("where")).startswith("nanohubmcp-worker")
-        # INLINE_AFTER quick calls qualify it; a few more in case one of them carried a collection
-        seen = [thread_of(client.call_tool("where")) for _ in range(INLINE_AFTER * 2)]
-        assert "memory-client" in seen, seen  # the loop's thread
-        assert seen[-1] == "memory-client", seen
+        # INLINE_AFTER quick calls in a row qualify it; more in case a busy host made one of them slow
+        seen = [thread_of(client.call_tool("where")) for _ in range(INLINE_AFTER * 4)]
+        assert "memory-client" in seen, seen  # the loop's thread (on main: every call on the pool)
 
 
 def test_a_tool_slow_on_the_pool_again_and_again_stays_there_for_good() -> None:
