@@ -36,7 +36,7 @@ import inspect
 from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from .wire.request import Slot
+from .wire.request import ANSWERED_BY_LAYER
 
 if TYPE_CHECKING:
     from ..protocol.versions import ProtocolVersion
@@ -48,13 +48,6 @@ CallNext = Callable[["Request"], Awaitable[dict[str, Any]]]
 """``await call_next(request)``: the rest of the chain; returns the result dict or raises."""
 Middleware = Callable[["Request", CallNext], Awaitable[dict[str, Any]]]
 """``async def layer(request, call_next) -> dict``: one layer of the call pipeline."""
-ANSWERED_BY_LAYER: Slot[bool] = Slot("answered by a layer")
-"""True while a request is inside the layers added with ``server.add_middleware`` and has not
-reached its handler: read after ``call_next`` returns, True says one of those layers answered the
-request itself (the handler never ran); False or absent, the handler was reached (or there are no
-such layers)."""
-
-
 class NotAResult(TypeError):
     """A middleware answered a request with something other than a result dict."""
 

@@ -36,7 +36,7 @@ from ..results import shape as results
 from ..results.shape import PLAIN_TYPES, SCALAR_TYPES
 from ..results.store import ResultSink, owner_of
 from ..wire import trace_context
-from ..wire.request import RequestContext
+from ..wire.request import ANSWERED_BY_LAYER, RequestContext
 from ..wire.trace_context import SPAN
 from . import progress
 from .context import Context
@@ -104,7 +104,10 @@ async def checks_loaded(pending: CheckPending) -> None:
 
 def refuse_arguments(core: AskServices, request: RequestContext, tool: Tool, exc: InvalidArguments) -> dict[str, Any]:
     """Answer arguments that break the tool's input schema, per version: a -32602 error (raised)
-    where the client's version wants one, else an ``isError`` result (MCP 2025-11-25, SEP-1303)."""
+    where the client's version wants one, else an ``isError`` result (MCP 2025-11-25, SEP-1303).
+    The tool never ran: the result is marked so (:data:`~..wire.request.ANSWERED_BY_LAYER`), and
+    leaves no provenance record naming the tool's code or an executor."""
+    request.slots[ANSWERED_BY_LAYER] = True
     _refused(core, request, tool.name, str(exc))
     if core.invalid_arguments_as_protocol_error(request.version, request.argument_errors):
         raise InvalidParams(str(exc), {"errors": exc.errors}) from None

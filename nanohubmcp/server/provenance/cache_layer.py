@@ -37,8 +37,8 @@ from ...errors import InvalidArguments
 from ...schema import CheckPending
 from ..asks.context_asks import ASKED_CLIENT
 from ..jobs.record import PROVENANCE_META as META_KEY
-from ..pipeline import ANSWERED_BY_LAYER
 from ..results.store import URI_PREFIX, owner_of
+from ..wire.request import ANSWERED_BY_LAYER
 from ..wire.trace_context import SPAN
 from . import capture, code_reach
 from .cache_front import arguments_key

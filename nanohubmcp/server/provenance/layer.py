@@ -5,8 +5,9 @@ leaves a record in the :class:`~.records.ProvenanceStore`; its result's ``_meta`
 the record's URI under :data:`~.records.META_KEY`. A call that starts a job (``@async_tool``, a
 task) gets its record at once, marked ``working``; the job store's finish hook completes it with
 the job's end, where it ran and its result's digest, and names it in the finished job's result
-``_meta`` too. A call a middleware answered itself, never handing it on to the handler
-(:data:`~nanohubmcp.server.pipeline.ANSWERED_BY_LAYER`), leaves no record: no code of the tool ran.
+``_meta`` too. A call a middleware answered itself, never handing it on to the handler, or whose
+arguments the tool's input schema refused (:data:`~nanohubmcp.server.wire.request.ANSWERED_BY_LAYER`),
+leaves no record: no code of the tool ran.
 ``resources/read`` of a record's URI answers the record as JSON to its owner only
 (anyone else, and an expired or unknown record, gets the same "not found" as any unknown URI).
 
@@ -25,8 +26,8 @@ from collections import OrderedDict, deque
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..jobs.record import TERMINAL, Job
-from ..pipeline import ANSWERED_BY_LAYER
 from ..results.store import owner_of
+from ..wire.request import ANSWERED_BY_LAYER
 from ..wire.trace_context import SPAN
 from .capture import CACHE_META, CACHED_FROM, JobEnd
 from .records import META_KEY, ProvenanceStore, record_id_of
@@ -138,8 +139,8 @@ class Recorder:
                 return result  # not a result: the dispatcher names the middleware that answered it
             slots = context.slots
             if slots.get(answered_by_layer):
-                # A middleware answered without handing the call on: no code of the tool ran, so there is
-                # nothing a record could truthfully name (its code, executor, where it ran).
+                # A middleware answered without handing the call on, or the schema refused the arguments: no
+                # code of the tool ran, so there is nothing a record could truthfully name (its code, executor).
                 context.provenance_id = None
                 return result
             # References only (the record is made on the store's writer thread): see capture.PendingCall. Not the

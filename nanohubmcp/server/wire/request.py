@@ -83,6 +83,15 @@ class Slot(Generic[T]):
         return f"Slot({self.name!r})"
 
 
+ANSWERED_BY_LAYER: Slot[bool] = Slot("answered by a layer")
+"""Whether a ``tools/call`` was answered before its tool's code ran. True while a request is inside
+the layers added with ``server.add_middleware`` and has not reached its handler (the pipeline's
+steps around them set and clear it): read after ``call_next`` returns, True says one of those layers
+answered the request itself; the ``tools/call`` handler sets it too when the tool's input schema
+refuses the arguments (the function never ran). False or absent, the tool was reached (or there are
+no such layers). The provenance layer records no such call; the result cache keeps none."""
+
+
 class RequestContext:
     """One request in flight.
 

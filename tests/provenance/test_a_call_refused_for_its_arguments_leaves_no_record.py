@@ -1,0 +1,74 @@
+"""A ``tools/call`` whose arguments the tool's input schema refuses never reached the tool: no code
+of it ran, so it leaves no provenance record (none naming the tool's code hash and an executor as
+what produced the refusal) and its result names none; a valid call is recorded as before
+(trial12 LOW-2, as trial11 F9 for a middleware's own answer)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx2
+import pytest
+from support import PROVENANCE_META, serve
+
+from nanohubmcp import MCPServer
+
+pytestmark = pytest.mark.timeout(60)
+
+
+class App:
+    def __init__(self, state_dir: Path) -> None:
+        self.runs = 0
+        self.server = server = MCPServer("refused", state_dir=str(state_dir))
+
+        @server.tool()
+        def add(a: float, b: float) -> float:
+            """Sum."""
+            self.runs += 1
+            return a + b
+
+    def records(self) -> list[tuple[str, str]]:
+        return [(record["tool"], record["status"]) for record in self.server.core.provenance.recent(50)]
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[App]:
+    app = App(tmp_path)
+    with serve(app.server):
+        yield app
+
+
+def test_server_call_refused_for_its_arguments_leaves_no_record(app: App) -> None:
+    refused = app.server.call("add", {"a": "x", "b": 1})
+    assert refused.is_error
+    assert "Invalid arguments for tool 'add'" in refused.text
+    assert PROVENANCE_META not in (refused.get("_meta") or {})
+    valid = app.server.call("add", {"a": 1, "b": 2})
+    assert not valid.is_error
+    assert app.runs == 1
+    record = app.server.core.provenance.find(valid["_meta"][PROVENANCE_META].rsplit("/", 1)[1])
+    assert record is not None
+    assert record["code"]["hash"].startswith("sha256:")
+    assert app.records() == [("add", "completed")]  # the valid call's only
+
+
+def test_over_http_a_refused_call_leaves_no_record(app: App) -> None:
+    url = app.server.url
+    assert url is not None
+    rest = httpx2.post(url + "tools/add", json={"a": "x", "b": 1}, timeout=10)
+    assert rest.status_code == 400, rest.text
+    assert "Link" not in rest.headers
+    mcp = httpx2.post(
+        url + "mcp",
+        timeout=10,
+        json={"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "add", "arguments": {"a": "x"}}},
+        headers={"MCP-Protocol-Version": "2025-11-25", "Accept": "application/json, text/event-stream"},
+    )
+    assert mcp.status_code == 200, mcp.text
+    assert mcp.json()["result"]["isError"] is True
+    assert PROVENANCE_META not in (mcp.json()["result"].get("_meta") or {})
+    handled = httpx2.post(url + "tools/add", json={"a": 1, "b": 1}, timeout=10)
+    assert handled.json() == {"result": "2.0"}
+    assert 'rel="http://www.w3.org/ns/prov#has_provenance"' in handled.headers["Link"]
+    assert app.records() == [("add", "completed")]
