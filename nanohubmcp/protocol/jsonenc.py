@@ -19,6 +19,7 @@ import json
 import json.scanner
 import math
 import os
+import re
 import threading
 from collections.abc import Callable, Iterator
 from types import ModuleType
@@ -31,6 +32,7 @@ __all__ = [
     "dumps",
     "json_message",
     "loads",
+    "nested_deeper_than",
     "plain",
     "show",
     "texts",
@@ -308,6 +310,35 @@ def loads(data: str | bytes) -> Any:
         if end == len(data) or not data[end:].strip(" \t\n\r"):  # JSON's whitespace after it
             return value
     return _decoder.decode(data)  # more after the value: decode's "Extra data" error
+
+
+_ESCAPES: Final = re.compile(rb'\\\\|\\"')  # an escaped backslash or quote inside a string
+_STRINGS: Final = re.compile(rb'"[^"]*"')
+_NOT_STRUCTURE: Final = bytes(b for b in range(256) if b not in b'[]{}"')
+_STEP: Final = tuple(1 if b in b"[{" else -1 if b in b"]}" else 0 for b in range(256))
+
+
+def nested_deeper_than(data: str | bytes, limit: int) -> bool:
+    """True when the JSON text ``data`` nests arrays and objects more than ``limit`` levels deep
+    (``[]`` is one level; brackets inside strings do not count).
+
+    Cheap for ordinary bodies: text of at most ``2 * limit`` characters, or with at most ``limit``
+    brackets, cannot nest that deep and is not looked at further; otherwise the brackets outside
+    strings are counted in one pass (C-speed filtering, then one step per bracket). Text that is
+    not JSON gets an answer too (then the parser says what is wrong with it).
+    """
+    if len(data) <= 2 * limit:
+        return False
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
+    if raw.count(b"[") + raw.count(b"{") <= limit:
+        return False
+    shape = _STRINGS.sub(b"", _ESCAPES.sub(b"", raw).translate(None, _NOT_STRUCTURE))
+    depth = 0
+    for step in map(_STEP.__getitem__, shape):
+        depth += step
+        if depth > limit:
+            return True
+    return False
 
 
 def show(value: object) -> str:

@@ -72,14 +72,25 @@ def _json_kind(value: object) -> str:
     return names.get(type(value), type(value).__name__)
 
 
+MAX_JSON_DEPTH = 128
+"""Arrays and objects a client's JSON body may nest, at most (the message's own levels count:
+a ``tools/call``'s arguments are three levels in). Deeper bodies are refused when parsed, so
+every recursive helper downstream (cache keys, result copies) has room to spare on Python's stack."""
+
+
 def parse_body(body: bytes | str) -> Any:
     """Decode a request body to Python objects.
 
     Raises:
-        ParseError: the body is empty, not UTF-8, or not strict JSON.
+        ParseError: the body is empty, not UTF-8, not strict JSON, or nested more than
+            :data:`MAX_JSON_DEPTH` levels deep.
     """
     if not body:
         raise ParseError("Parse error: the request body is empty; send one JSON-RPC message")
+    # (a body of 2 * MAX_JSON_DEPTH characters cannot nest deeper: most calls skip the look)
+    if len(body) > 2 * MAX_JSON_DEPTH and jsonenc.nested_deeper_than(body, MAX_JSON_DEPTH):
+        raise ParseError(f"Parse error: the JSON is nested more than {MAX_JSON_DEPTH} levels deep "
+                         "(arrays and objects, the message's own included)")
     try:
         return jsonenc.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
@@ -87,8 +98,8 @@ def parse_body(body: bytes | str) -> Any:
             raise ParseError(f"Parse error: a number has more than {sys.get_int_max_str_digits()} digits; "
                              "send it as a string") from None
         raise ParseError(f"Parse error: {exc}") from None
-    except RecursionError:
-        raise ParseError("Parse error: the JSON is nested too deeply") from None
+    except RecursionError:  # (not reached: nested_deeper_than refused it first)
+        raise ParseError(f"Parse error: the JSON is nested more than {MAX_JSON_DEPTH} levels deep") from None
 
 
 def classify(obj: object) -> Message:

@@ -56,7 +56,7 @@ def test_absurdly_nested_json_is_a_parse_error() -> None:
         status, reply = send(base, "/mcp", b"[" * 100_000 + b"]" * 100_000)
         assert status == 400
         assert reply["error"]["code"] == -32700
-        assert "nested too deeply" in reply["error"]["message"]
+        assert "nested more than 128 levels deep" in reply["error"]["message"]
 
 
 def test_prompt_arguments_must_be_strings() -> None:

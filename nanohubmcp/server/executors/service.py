@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import logging
 import math
 from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
@@ -40,6 +41,9 @@ from . import JOB_EXECUTOR, JOB_OPTIONS
 
 if TYPE_CHECKING:
     from .base import JobExecutor
+
+log = logging.getLogger("nanohubmcp.jobs")
+
 
 def runner_of(core: JobHost, tool: Tool) -> Any:
     """The job executor of ``tool`` (its own executor and options, else the server's)."""
@@ -123,12 +127,26 @@ def _start_job(core: JobHost, request: RequestContext, tool: Tool, arguments: di
 
 
 def finish_with(job: jobmod.Job, result: dict[str, Any]) -> None:
-    """End ``job`` with the ``CallToolResult`` of its call."""
-    result = jsonenc.plain(result)  # job stores keep it as JSON text of their own
-    if result.get("isError"):
-        job.finish(jobmod.FAILED, result=result, message=_text_of(result))
-    else:
-        job.finish(jobmod.COMPLETED, result=result)
+    """End ``job`` with the ``CallToolResult`` of its call.
+
+    A job always ends: when the result cannot be stored (nested too deeply for the encoder, the
+    store refuses it), the job ends ``failed`` with a message saying so, and the error is logged.
+    """
+    try:
+        result = jsonenc.plain(result)  # job stores keep it as JSON text of their own
+        if result.get("isError"):
+            job.finish(jobmod.FAILED, result=result, message=_text_of(result))
+        else:
+            job.finish(jobmod.COMPLETED, result=result)
+    except Exception as exc:
+        log.error("job %s of tool %r: its result could not be stored", job.id, job.tool, exc_info=True)
+        reason = "it is nested too deeply" if isinstance(exc, RecursionError) else (str(exc) or type(exc).__name__)
+        message = f"the tool returned, but its result could not be stored: {reason}"
+        try:
+            if job.status not in jobmod.TERMINAL:
+                job.finish(jobmod.FAILED, message=message)
+        finally:
+            job.done.set()  # (also when the store failed after the end was set: waiters see it)
 
 
 def hand_over(core: JobHost, job: jobmod.Job) -> bool:

@@ -1,0 +1,49 @@
+"""A job always ends: an ``@async_tool`` whose function returned a value the job store cannot
+take (nested 600 deep: the store's copy of the result recursed past Python's limit inside the
+job's task) stayed ``running`` for ever and held its ``max_jobs`` slot (trial12 MED-1). It now
+ends ``failed`` with a message saying why. A real server over REST."""
+
+from __future__ import annotations
+
+import time
+
+import httpx2 as httpx
+from support import serve
+
+from nanohubmcp import MCPServer
+
+DEPTH = 600
+
+
+def nested(depth: int) -> list:
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def build() -> MCPServer:
+    server = MCPServer("deep-jobs", job_store="memory")
+
+    @server.async_tool()
+    def deep() -> list:
+        """A value nested 600 deep."""
+        return nested(DEPTH)
+
+    return server
+
+
+def test_a_job_whose_result_cannot_be_stored_ends_failed_with_a_message() -> None:
+    with serve(build()) as url:
+        started = httpx.post(f"{url}tools/deep", json={}, timeout=10)
+        assert started.status_code == 202, started.text
+        job_id = started.json()["job_id"]
+        deadline = time.monotonic() + 20
+        while True:
+            reply = httpx.post(f"{url}tools/get_job_result", json={"job_id": job_id}, timeout=10).json()
+            if reply["status"] != "running" or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        assert reply["status"] == "error", reply  # a failed job, as REST spells it
+        assert "could not be stored" in str(reply), reply
+        assert "nested too deeply" in str(reply), reply
