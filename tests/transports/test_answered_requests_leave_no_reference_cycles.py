@@ -102,4 +102,12 @@ def test_requests_of_every_kind_leave_no_cycles(base: str) -> None:
     http = Http(base)
     session = open_session(http)
     list(exchanges(http, session))  # warm: what is made on first use is made now
-    assert server_garbage(http, session) == Counter()
+    # A cycle per request shows in every window of 80 requests. What an earlier test of this process
+    # left behind (a Dask client's background coroutine: tornado.gen.Runner, tornado.locks.Event)
+    # can turn to garbage during one window; it does not come back, so one clean window of three passes.
+    found: list[Counter[str]] = []
+    for _ in range(3):
+        found.append(server_garbage(http, session))
+        if not found[-1]:
+            break
+    assert found[-1] == Counter(), found
