@@ -62,12 +62,15 @@ async def test_a_full_session_spans_the_processes(cluster: Cluster) -> None:
         assert result.content[0].text.startswith("hello Ada from "), result
 
         await session.subscribe_resource("note://current")
-        await asyncio.sleep(0.5)  # the GET stream is being opened by the client on some process
-        for attempt in range(3):
+        # The client opens its GET stream on some process in the background: touch the note until an update
+        # arrives through it (one touch usually suffices; the deadline bounds it).
+        deadline = asyncio.get_running_loop().time() + 30
+        attempt = 0
+        while not updated.is_set() and asyncio.get_running_loop().time() < deadline:
+            attempt += 1
             await session.call_tool("touch_note", {"text": f"second {attempt}"})
             try:
-                await asyncio.wait_for(updated.wait(), 5)
-                break
+                await asyncio.wait_for(updated.wait(), 2)
             except asyncio.TimeoutError:
                 continue
         assert "note://current" in updates
