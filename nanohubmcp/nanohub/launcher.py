@@ -3,6 +3,7 @@
 Usage::
 
     start_mcp --app FILE [--host HOST] [--port PORT] [--token-file PATH] [--python-env NAME] [--debug]
+    start_mcp --version
     start_mcp --rappture TOOL.xml [--rappture ...] [--sim2l NOTEBOOK ...] [the same options]
               [--weber-port 8000] [--startup-timeout 120]
 
@@ -22,7 +23,8 @@ What it does, in order:
 SIGINT, SIGTERM and SIGHUP handlers are installed by :func:`main` itself (so they work for
 the console script): they stop every child's process group and exit ``128 + signal``.
 
-Exit status: 0 never (it serves until stopped); 1 the app or wrwroxy failed or did not
+Exit status: 0 for ``--help`` and ``--version`` (``start_mcp <version>``, as ``nanohubmcp --version``
+prints ``nanohubmcp <version>``), never when serving (it serves until stopped); 1 the app or wrwroxy failed or did not
 start in time; 2 a usage or configuration error (missing file, no ``server`` in it,
 unknown conda env, port in use); ``128 + n`` stopped by signal ``n``.
 """
@@ -40,6 +42,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import FrameType
 
+from nanohubmcp._version import __version__
 from nanohubmcp.auth.token_option import add_token_options, token_from_options
 from nanohubmcp.auth.verifiers import MCP_TOKEN_ENV
 from nanohubmcp.errors import ConfigurationError
@@ -66,6 +69,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="start_mcp",
         description="Run an MCP server app file, on nanoHUB behind its weber proxy or locally.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("--app", "-a", metavar="FILE", help="Python file defining a module-level `server`")
     parser.add_argument(
         "--rappture",
