@@ -1,5 +1,6 @@
 """Read-only documents: ``GET /`` (server info), ``GET /.well-known/mcp.json`` (nanoHUB's
-discovery document) and ``GET /openapi.json``; also ``DELETE /`` and ``POST /`` (JSON-RPC).
+discovery document) and ``GET /openapi.json``, each answering ``HEAD`` too; also ``DELETE /`` and
+``POST /`` (JSON-RPC).
 
 ``/.well-known/mcp.json`` is not a document the MCP specification defines: we keep the shape
 nanoHUB clients read, with the public URLs (behind the weber proxy, the URLs clients use).
@@ -60,13 +61,16 @@ def discovery_document(core: ServerCore, base: str) -> dict[str, Any]:
 
 
 class RootHandler(StreamableHTTPHandler):
-    """``/``: GET is the info document; POST is JSON-RPC (Streamable HTTP rules); DELETE ends a session."""
+    """``/``: GET (and HEAD) is the info document; POST is JSON-RPC (Streamable HTTP rules); DELETE ends a
+    session."""
 
     root = True
 
     async def get(self) -> None:
         if not self._finished:
             self.send_json(200, info_document(self.core, self.public_base()))
+
+    head = get  # the GET's status and headers, no body (RFC 9110 § 9.3.2); it was 405
 
 
 class DiscoveryHandler(BaseHandler):

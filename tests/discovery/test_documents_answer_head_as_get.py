@@ -1,6 +1,7 @@
 """The read-only documents (the Server Card, the MCP and AI catalogs, RFC 9728 metadata,
-``/.well-known/mcp.json``, ``/openapi.json``) answer ``HEAD`` with the ``GET``'s status and headers and
-no body (RFC 9110 § 9.3.2: link checkers and registries probe with HEAD); they were 405 (trial11 F16).
+``/.well-known/mcp.json``, ``/openapi.json``) and the server's info at ``/`` answer ``HEAD`` with the
+``GET``'s status and headers and no body (RFC 9110 § 9.3.2: link checkers and registries probe with HEAD);
+they were 405 (trial11 F16; ``/``: trial12).
 ``OPTIONS`` is the CORS preflight (204, naming the methods); any other method is 405 naming them."""
 
 from __future__ import annotations
@@ -67,3 +68,17 @@ def test_options_is_the_cors_preflight_and_other_methods_are_405(port: int, path
         status, headers, _ = fetch(port, method, path, {"Authorization": f"Bearer {TOKEN}"})
         assert status == 405
         assert headers["Allow"] == "GET, HEAD, OPTIONS"
+
+
+def test_head_of_the_root_is_its_get_without_the_body(port: int) -> None:
+    token = {"Authorization": f"Bearer {TOKEN}"}
+    status, headers, body = fetch(port, "GET", "/", token)
+    assert status == 200
+    assert int(headers["Content-Length"]) == len(body) > 0
+    head_status, head_headers, head_body = fetch(port, "HEAD", "/", token)
+    assert (head_status, head_body) == (200, b"")
+    assert {name: head_headers.get(name) for name in SAME} == {name: headers.get(name) for name in SAME}
+    assert fetch(port, "HEAD", "/", {})[0] == 401
+    preflight = {"Origin": "http://localhost:3000", "Access-Control-Request-Method": "HEAD"}
+    allowed = fetch(port, "OPTIONS", "/", preflight)[1]["Access-Control-Allow-Methods"]
+    assert allowed == "GET, HEAD, POST, DELETE, OPTIONS"

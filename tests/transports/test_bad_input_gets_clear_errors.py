@@ -494,7 +494,7 @@ def test_a_client_that_never_sends_its_body_is_timed_out_without_blocking_others
 
 @pytest.mark.parametrize(("method", "path", "allowed"), [
     ("PUT", "/mcp", "GET, POST, DELETE, OPTIONS"),
-    ("PATCH", "/", "GET, POST, DELETE, OPTIONS"),
+    ("PATCH", "/", "GET, HEAD, POST, DELETE, OPTIONS"),
     ("PUT", "/tools/add", "POST, OPTIONS"),
     ("PATCH", "/sse", "GET, OPTIONS"),
 ])
