@@ -69,7 +69,9 @@ class MCPServer:
         argument_errors: ``"auto"`` | ``"protocol"`` | ``"tool"`` — how invalid tool arguments
             are reported (auto: -32602 up to 2025-06-18, ``isError`` from 2025-11-25, SEP-1303;
             protocol: always -32602; tool: always ``isError``).
-        list_page_size: page size of list results (None: no paging).
+        list_page_size: page size of ``tools/list``, ``resources/list``, ``resources/templates/list``,
+            ``prompts/list`` and ``tasks/list`` results, each page's ``nextCursor`` leading to the next
+            (None: one page, and a request's ``cursor`` is -32602; so is a cursor the server did not issue).
         list_changed: advertise and send ``notifications/*/list_changed``.
         workers: thread pool size for sync tools (default ``min(32, cpu + 4)``); two more
             threads serve the functions known to return quickly (a quick lane). A positive integer or None.

@@ -2,13 +2,14 @@
 
 A task is a job seen through the Tasks API: ``tools/call`` with ``params.task`` answers at
 once with ``CreateTaskResult``; ``tasks/get`` polls, ``tasks/result`` waits for the outcome,
-``tasks/list`` shows the caller's own tasks only, ``tasks/cancel`` stops one.
+``tasks/list`` shows the caller's own tasks only (paged as the other lists), ``tasks/cancel`` stops one.
 
 Source: MCP 2025-11-25, Basic § Utilities § Tasks.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,7 @@ from ...errors import InternalError, InvalidParams
 from ..executors.service import start_job
 from ..jobs import service as jobmod
 from ..registry.components import Tool
+from ..registry.registry import decode_cursor, encode_cursor, refuse_unpaged_cursor
 from ..wire.request import RequestContext
 
 if TYPE_CHECKING:
@@ -82,9 +84,47 @@ def _tool_error(text: str, meta: dict[str, Any]) -> dict[str, Any]:
 
 
 async def tasks_list(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-    """``tasks/list``: the caller's own tasks, never anyone else's."""
+    """``tasks/list``: ``{tasks: [Task, ...], nextCursor?}``, the caller's own tasks (never anyone else's),
+    oldest first, paged as the other lists are (``MCPServer(list_page_size=N)``; MCP 2025-11-25, Server §
+    Utilities § Pagination).
+
+    ``nextCursor`` names the position of a page's last task; ``cursor`` goes on after that position, even
+    when that task has expired since. Without a page size the answer is one page.
+
+    Raises:
+        InvalidParams: a ``cursor`` this server did not issue, or any ``cursor`` when it does not page (-32602).
+    """
     owner = request.session.id if request.session is not None else None
-    return {"tasks": [task_object(j) for j in core.jobs.owned_by(owner, principal=request.principal, tasks_only=True)]}
+    jobs = core.jobs.owned_by(owner, principal=request.principal, tasks_only=True)
+    cursor = params.get("cursor")
+    page_size = core.list_page_size
+    if not page_size:
+        refuse_unpaged_cursor(cursor)
+        return {"tasks": [task_object(j) for j in jobs]}
+    jobs.sort(key=_position)
+    if cursor is not None:
+        after = _decoded_position(cursor)
+        jobs = [j for j in jobs if _position(j) > after]
+    result: dict[str, Any] = {"tasks": [task_object(j) for j in jobs[:page_size]]}
+    if len(jobs) > page_size:
+        last = jobs[page_size - 1]
+        result["nextCursor"] = encode_cursor(f"{last.created!r}/{last.id}")
+    return result
+
+
+def _position(job: jobmod.Job) -> tuple[float, str]:
+    return job.created, job.id
+
+
+def _decoded_position(cursor: object) -> tuple[float, str]:
+    created, _, task_id = decode_cursor(cursor).partition("/")
+    try:
+        when = float(created)
+    except ValueError:
+        when = math.nan
+    if not task_id or not math.isfinite(when):
+        raise InvalidParams("Invalid cursor: it is not a tasks/list cursor; list again without a cursor")
+    return when, task_id
 
 
 async def tasks_cancel(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:

@@ -77,20 +77,19 @@ class _Table(Generic[T]):
             cached = [item.to_wire(version) for item in items.values()]  # type: ignore[attr-defined]
             self._wire_cache[version] = cached
         if not page_size:
-            if cursor is not None:
-                raise InvalidParams("Invalid cursor: this server does not page its lists; omit 'cursor'")
+            refuse_unpaged_cursor(cursor)
             return cached, None
         keys = list(items)
         start = 0
         if cursor is not None:
-            last = _decode_cursor(cursor)
+            last = decode_cursor(cursor)
             if last not in items:
                 raise InvalidParams("Invalid cursor: it is malformed or its position no longer exists; "
                                     "list again without a cursor")
             start = keys.index(last) + 1
         end = start + page_size
         page = cached[start:end]
-        return page, (_encode_cursor(keys[end - 1]) if end < len(keys) else None)
+        return page, (encode_cursor(keys[end - 1]) if end < len(keys) else None)
 
 
 def list_result(table: _Table[Any], key: str, version: str, page_size: int | None,
@@ -103,11 +102,27 @@ def list_result(table: _Table[Any], key: str, version: str, page_size: int | Non
     return result
 
 
-def _encode_cursor(key: str) -> str:
+def refuse_unpaged_cursor(cursor: object) -> None:
+    """Raise -32602 for a ``cursor`` sent to a list this server answers in one page (it never issued one).
+
+    Raises:
+        InvalidParams: ``cursor`` is not None.
+    """
+    if cursor is not None:
+        raise InvalidParams("Invalid cursor: this server does not page its lists; omit 'cursor'")
+
+
+def encode_cursor(key: str) -> str:
+    """The opaque ``nextCursor`` naming ``key``, the last entry of a page (URL-safe base64 of its UTF-8)."""
     return base64.urlsafe_b64encode(key.encode("utf-8")).decode("ascii")
 
 
-def _decode_cursor(cursor: object) -> str:
+def decode_cursor(cursor: object) -> str:
+    """The key a cursor of :func:`encode_cursor` names.
+
+    Raises:
+        InvalidParams: ``cursor`` is not a string, or not one :func:`encode_cursor` makes (-32602).
+    """
     if not isinstance(cursor, str):
         raise InvalidParams("Invalid cursor: it must be a string returned as nextCursor")
     try:
