@@ -69,9 +69,9 @@ async def test_a_job_between_two_looks_is_reported_running_on_its_node_then_ende
     slurm_id = answer["result"]["slurm_job_id"]
     # A shared Slurm may keep the job waiting for a reason of its own (Priority, Resources): that is
     # news of its wait, not a move (seen by a fresh-user trial with other jobs on the cluster).
-    moves = [t for t in texts if t.startswith(f"Slurm job {slurm_id} ") and "(reason:" not in t]
+    moves = [t for t in texts if f" job {slurm_id} " in f"{t} " and "(reason:" not in t]
     assert moves == [
-        f"Slurm job {slurm_id} is queued",
+        f"queued at Slurm as job {slurm_id}",
         f"Slurm job {slurm_id} is running on node {slurm_cluster}",
         f"Slurm job {slurm_id} ended: COMPLETED",
     ], moves

@@ -124,8 +124,8 @@ async def test_a_call_runs_as_a_slurm_job_on_the_node_and_the_client_sees_it_mov
     wait_until(lambda: sacct(slurm_id) == expected, "sacct to record the job", 30)  # accounting lags a moment
 
     texts = [p.data if isinstance(p.data, str) else p.data["message"] for m, p in seen if m == "notifications/message"]
-    moves = [t for t in texts if t.startswith(f"Slurm job {slurm_id} ")]
-    assert moves[0].startswith(f"Slurm job {slurm_id} is queued")
+    moves = [t for t in texts if f" job {slurm_id} " in f"{t} "]
+    assert moves[0].startswith(f"queued at Slurm as job {slurm_id}")
     assert f"Slurm job {slurm_id} is running on node {slurm_cluster}" in moves
     assert moves[-1] == f"Slurm job {slurm_id} ended: COMPLETED"
     assert [t for t in texts if t.startswith("finished step")] == [

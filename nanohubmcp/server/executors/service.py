@@ -252,6 +252,8 @@ def job_status(job: jobmod.Job) -> dict[str, Any]:
             return {"status": "running", "job_id": job.id, "queued": True, "ahead": job.waiting()}
         if job.status_message == jobmod.QUEUED:  # the same, seen from another process
             return {"status": "running", "job_id": job.id, "queued": True}
+        if jobmod.queued_elsewhere(job.status_message):  # in a batch system's queue (Slurm: with its reason)
+            return {"status": "running", "job_id": job.id, "queued": True, "message": job.status_message}
         return {"status": "running", "job_id": job.id}
     if job.status == jobmod.COMPLETED:
         return {"status": "done", "job_id": job.id, "result": job_value(job.result or {}, json_text=job.json_text)}

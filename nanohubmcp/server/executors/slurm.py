@@ -14,6 +14,10 @@ info) and in the task's ``_meta`` (``org.nanohub/slurm``: ``job_id``, ``state``,
 the client while it runs. Cancelling the call (``tasks/cancel``, ``notifications/cancelled``)
 tells the job (``ctx.is_cancelled()``) and runs ``scancel``: the Slurm job ends ``CANCELLED``, and
 the task's metadata says so (Slurm is looked at once more, until the job ended).
+A job Slurm holds with a reason that means it can never start as asked (:data:`NEVER_STARTS`:
+more CPUs or memory than its partition has, ``PartitionConfig``; a time limit over the partition's)
+is ``scancel``ed and fails saying what to change; any other reason leaves it queued, the reason in its
+status message (``get_job_result``: ``"queued": true``).
 A job Slurm ends itself fails with a message naming why — time limit (``TIMEOUT``), out of memory
 (``OUT_OF_MEMORY``), node failure (``NODE_FAIL``), ... — and the tail of its stderr. Slurm checks
 time limits about every 30 s, so a job runs up to that long past its ``time``.
@@ -80,6 +84,22 @@ END_REASONS = {
     "VANISHED": "is known neither to squeue nor to sacct any more",
     "COMPLETED": "completed without a result",
 }
+NEVER_STARTS = {
+    "PartitionConfig": "it asks for more than its partition has (CPUs, memory, GPUs or nodes)",
+    "PartitionTimeLimit": "its time limit is longer than its partition allows",
+    "BadConstraints": "no node has the features (constraints) it asks for",
+    "AccountNotAllowed": "its account may not use its partition",
+    "InvalidAccount": "its account is not valid",
+    "InvalidQOS": "its QOS is not valid",
+    "DependencyNeverSatisfied": "the job it depends on ended in a way that never satisfies it",
+}
+"""Slurm's pending reasons that mean the job, as asked, can never start (only an administrator's
+change of the cluster's configuration would let it): such a job is ``scancel``ed and fails saying
+why. Reasons that pass (``Resources``, ``Priority``, ``BeginTime``, ``ReqNodeNotAvail``,
+``PartitionDown``, ``PartitionNodeLimit`` — which Slurm also gives while nodes are down or drained
+— and the rest) leave it queued, the reason in its status message."""
+ASKED = ("partition", "time", "cpus_per_task", "mem", "gpus", "account", "qos", "sbatch")
+"""The options a never-starting job's message names (those given)."""
 RESULT_GRACE_SECONDS = 10.0
 """How long a job Slurm reports COMPLETED may take to show its result file (shared filesystems lag)."""
 FILE_POLL_SECONDS = 0.25
@@ -226,6 +246,12 @@ class SlurmJobExecutor(FolderJobExecutor):
                     if now != told:
                         _announce(context, job, slurm_id, state, told)
                         told = now
+                    if state.kind == QUEUED and state.reason in NEVER_STARTS:
+                        await loop.run_in_executor(None, states.cancel, slurm_id)
+                        last = await loop.run_in_executor(None, _after_scancel, slurm_id)
+                        if last is not None:
+                            _publish(context, job, slurm_id, last)
+                        raise ToolError(_never_message(slurm_id, state.reason, self.options))
                     if state.kind == ENDED and state.state != "COMPLETED":
                         await loop.run_in_executor(None, events)
                         raise ToolError(_ended_message(slurm_id, state, folder, self.options))
@@ -310,14 +336,16 @@ def files_returned(value: Any, folder: Path) -> Any:
 
 def _announce(context: Context | None, job: Job, slurm_id: str, state: SlurmState, told: object) -> None:
     """Tell the client (and the task's metadata) where the Slurm job is now."""
-    if state.kind == QUEUED:
-        text = f"Slurm job {slurm_id} is queued" + (f" (reason: {state.reason})" if state.reason else "")
+    if state.kind == QUEUED:  # "queued ...": get_job_result answers it queued (jobs.record.queued_elsewhere)
+        text = f"queued at Slurm as job {slurm_id}" + (f" (reason: {state.reason})" if state.reason else "")
     elif state.kind == RUNNING:
         text = f"Slurm job {slurm_id} is running" + (f" on node {state.node}" if state.node else "")
     else:
         text = f"Slurm job {slurm_id} ended: {state.state}"
     job.status_message = text
     meta = _publish(context, job, slurm_id, state)
+    if job.store is not None:  # every process sharing the store answers it so
+        job.store.note(job)
     if context is not None:
         context.info(text, slurm=meta)
 
@@ -372,6 +400,17 @@ def _ended_message(slurm_id: str, state: SlurmState, folder: Path, options: dict
             "nodes share (state_dir=, or executor_options={'job_dir': ...})"
         )
     return text + _stderr_note(tail(log, skip=LOG_PREFIXES))
+
+
+def _never_message(slurm_id: str, reason: str, options: dict[str, Any]) -> str:
+    asked = [f"{key} {options[key]}" for key in ASKED if key in options]
+    if "partition" not in options:
+        asked.insert(0, "the default partition")
+    return (
+        f"Slurm job {slurm_id} can never start as asked (reason: {reason}): {NEVER_STARTS[reason]}; it was "
+        f"cancelled (scancel). It asked for: {', '.join(asked)}. Change these executor_options (sinfo and "
+        "'scontrol show partition' list what each partition has), or ask the cluster's administrators."
+    )
 
 
 def _stderr_note(stderr: str) -> str:

@@ -38,7 +38,7 @@ class JobKeeper(Protocol):
         """Store a job's ``status_message`` and task metadata as they are now."""
         ...
 
-__all__ = ["Job", "subject_of", "task_fields"]
+__all__ = ["Job", "queued_elsewhere", "subject_of", "task_fields"]
 
 PROVENANCE_META = "io.nanohub/provenance"
 """The ``_meta`` key of a tool result (and of a finished job's) naming its provenance record's URI."""
@@ -52,7 +52,9 @@ FAILED = "failed"
 CANCELLED = "cancelled"
 TERMINAL = frozenset({COMPLETED, FAILED, CANCELLED})
 QUEUED = "queued"
-"""The ``status_message`` of a working job that waits for a turn at its executor (:mod:`.fair`)."""
+"""The ``status_message`` of a working job that waits for a turn at its executor (:mod:`.fair`);
+an executor whose job waits in a batch system's queue starts its status message with it and a
+space (``"queued at Slurm as job 4711 (reason: Resources)"``): see :func:`queued_elsewhere`."""
 
 
 @dataclass(eq=False)
@@ -198,6 +200,13 @@ class Job:
         if job.status in TERMINAL:
             job.done.set()
         return job
+
+
+def queued_elsewhere(message: str | None) -> bool:
+    """True when a working job's ``status_message`` says its executor handed it to a batch
+    system's queue and it has not started there (``"queued at Slurm as job 4711 (reason:
+    Resources)"``): ``get_job_result`` answers it ``"queued": true`` with that message."""
+    return bool(message) and str(message).startswith(f"{QUEUED} ")
 
 
 def subject_of(principal: Principal | str | None) -> str | None:

@@ -52,6 +52,7 @@ from .record import (  # noqa: F401 (re-exported: the job machinery's one import
     TERMINAL,
     WORKING,
     Job,
+    queued_elsewhere,
     subject_of,
     task_fields,
 )
