@@ -127,8 +127,10 @@ def load_app(path: str | os.PathLike[str], *, state_dir: str | None = None, stat
         print(f"note: {flag} {given} is used, not the {option}={mine!r} {file.name} gives "
               "(the command line wins)", file=sys.stderr)
     for verb in dict.fromkeys(done.skipped):
-        print(f"note: {file.name} calls server.{verb}() when imported; skipped: put that call under "
-              f"`if __name__ == \"__main__\":` (nanohubmcp serves the server itself)", file=sys.stderr)
+        # Every caller (run, server-json, desktop-config, start_mcp's child) takes it: no command named.
+        print(f"note: {file.name} calls server.{verb}() when imported; this command skips that call and its "
+              f"arguments (its own options apply): put it under `if __name__ == \"__main__\":`, where "
+              f"`python {file.name}` still runs it", file=sys.stderr)
     server = getattr(module, "server", None)
     if server is None:
         others = [var for var, value in vars(module).items() if _is_mcp_server(value) and not var.startswith("_")]
