@@ -238,13 +238,19 @@ class ServerCore:
         return route.method == "tools/call" and any(cached(tool) for tool in self.registry.tools.values())
 
     def _session_closed(self, session: Session) -> None:
-        """A session held here closed (a DELETE, idle expiry, eviction, the stop): its jobs are
-        read by their id from now on (``jobs.visibility``). With a shared store a session lives on
-        every process, and one closing its copy here ends nothing: the job store reads the
-        session's record there instead."""
+        """A session held here closed (a DELETE, idle expiry, eviction, the stop): its jobs and
+        provenance records are read by their id from now on (``jobs.visibility``,
+        ``provenance.records``). With a shared store a session lives on every process, and one
+        closing its copy here ends nothing: the job and record stores read the session's record
+        there instead."""
+        if self.state_url.shared:
+            return
         jobs = self.first_use.jobs_made
-        if jobs is not None and not self.state_url.shared:
+        if jobs is not None:
             jobs.session_ended(session.id)
+        records = self.first_use.provenance_made
+        if records is not None:
+            records.session_ended(session.id)
 
     def _reattach(self, job: Job) -> bool | None:
         from .executors import service as job_service  # the job machinery: imported with the first job

@@ -188,7 +188,12 @@ class FirstUse:
     def _make_provenance(self) -> ProvenanceStore:
         from .provenance.records import ProvenanceStore
 
-        return ProvenanceStore(self._job_ttl, self._kept_directory, max_records=self._job_bounds[0] * 10)
+        shared = self._state_url.shared  # sessions in Redis: whether one ended is asked of it
+        return ProvenanceStore(self._job_ttl, self._kept_directory, max_records=self._job_bounds[0] * 10,
+                               session_gone=self._session_gone if shared else None)
+
+    def _session_gone(self, session_id: str) -> bool:
+        return self.jobs.session_gone(session_id)  # (the job store is made at its first use: it records to these)
 
     @property
     def recorder(self) -> Recorder:

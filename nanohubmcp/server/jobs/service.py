@@ -268,10 +268,14 @@ class JobStore:
         that held it, or (sessions in a shared Redis) its record gone."""
         if job.session_ended:
             return True
-        if job.owner is None or self._backend is None:
-            return False
+        return job.owner is not None and self._backend is not None and self.session_gone(job.owner)
+
+    def session_gone(self, session_id: str) -> bool:
+        """Whether the job store knows that the session ``session_id`` ended: with Redis, its
+        record there is gone (False when it cannot tell, or when sessions are each process's own,
+        which tells :meth:`session_ended`)."""
         try:
-            return self._backend.session_gone(job.owner)
+            return self.backend.session_gone(session_id)
         except (sqlite3.Error, StateUnavailable):  # cannot tell: the session's job stays its own
             return False
 

@@ -2,12 +2,14 @@
 using the directory).
 
 Tables: ``calls`` (one row per record, the columns of :class:`.rows.CallRow`, in the order
-written: ``seq``), ``facts`` (the per-tool, per-process facts rows refer to, once each) and
-``sources`` (a tool's code text per code hash). Only ``id`` is indexed (a read is by id): a
-listing walks the rows newest first (``seq``) until it has enough, and a purge (every few seconds,
-on a write) deletes the oldest rows while they have expired, reading from the oldest on (a sweep
-of the whole table every few minutes); each index more would cost every write
-(an index of owners ~9 k instructions a row). A record id begins with a per-process run of
+written: ``seq``), ``facts`` (the per-tool, per-process facts rows refer to, once each),
+``sources`` (a tool's code text per code hash) and ``ended_sessions`` (the sessions that made
+records and ended, until their records expired: their records are read by their id, see
+:meth:`.records.ProvenanceStore.get`; a file of an earlier version gains the table when opened).
+Only ``id`` is indexed (a read is by id): a listing walks the rows newest first (``seq``) until it
+has enough, and a purge (every few seconds, on a write) deletes the oldest rows while they have
+expired, reading from the oldest on (a sweep of the whole table every few minutes); each index
+more would cost every write (an index of owners ~9 k instructions a row). A record id begins with a per-process run of
 characters (see :class:`.layer.RecordIds`), so a batch's ids land on a few pages of the id
 index.
 
@@ -44,6 +46,7 @@ CREATE TABLE IF NOT EXISTS calls (
     body TEXT);
 CREATE TABLE IF NOT EXISTS facts (key TEXT PRIMARY KEY, body TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS sources (hash TEXT PRIMARY KEY, source TEXT NOT NULL, used REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS ended_sessions (session TEXT PRIMARY KEY, expires REAL NOT NULL);
 """
 FIRST_SCHEMA_TABLE = "records"
 """The table of the first schema (``id, owner, tool, created, expires, body``)."""
@@ -248,9 +251,32 @@ class SQLiteRecords:
             gone += int(db.execute("DELETE FROM calls WHERE seq <= ?", (newest - max_records,)).rowcount)
             return gone
 
-    def purge_facts(self) -> int:
-        """Delete the facts no row refers to; returns how many went."""
+    def end_session(self, session_id: str, expires: float, max_records: int) -> None:
+        """Note that the session ``session_id`` ended (kept until ``expires``; at most
+        ``max_records`` sessions, the oldest forgotten first)."""
         with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                self._db.execute("INSERT OR REPLACE INTO ended_sessions VALUES (?, ?)", (session_id, expires))
+                self._db.execute(
+                    "DELETE FROM ended_sessions WHERE rowid <= (SELECT max(rowid) FROM ended_sessions) - ?",
+                    (max_records,),
+                )
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def session_ended(self, session_id: str) -> bool:
+        with self._lock:
+            found = self._db.execute("SELECT 1 FROM ended_sessions WHERE session = ?", (session_id,)).fetchone()
+        return found is not None
+
+    def purge_facts(self) -> int:
+        """Delete the facts no row refers to (and the ended sessions whose records expired);
+        returns how many facts went."""
+        with self._lock:
+            self._db.execute("DELETE FROM ended_sessions WHERE expires < ?", (time.time(),))
             return int(
                 self._db.execute(
                     "DELETE FROM facts WHERE key NOT IN (SELECT facts FROM calls WHERE facts IS NOT NULL)"

@@ -10,6 +10,13 @@ server's ``job_ttl_seconds``) and the store holds at most ``max_records`` (the o
 Expired records read as missing and are purged at most every few seconds, on a write.
 
 An unknown, expired and someone else's record read alike (None), so ids cannot be probed.
+
+A record its session owns (made without a principal) is read by its id by any caller without a
+principal once that session ended, as a job of an ended session is (:mod:`..jobs.visibility`).
+How the store knows: sessions kept by this process are told to it when they close
+(:meth:`ProvenanceStore.session_ended`: a DELETE, idle expiry, eviction, the server's stop) and it
+keeps the ended ones that made records (beside the records, so every process sharing them knows);
+sessions in a shared Redis are asked of it (``session_gone``).
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from ..jobs.record import PROVENANCE_META
+from ..results.store import SESSION_OWNER
 from .capture import JobEnd, PendingCall, build
 from .record_db import DB_FILE, MAX_SOURCES, SQLiteRecords
 from .rows import URI_PREFIX, CallRow, parse_facts, view
@@ -71,6 +79,12 @@ class RecordBackend(Protocol):
 
     def purge_facts(self) -> int: ...
 
+    def end_session(self, session_id: str, expires: float, max_records: int) -> None:
+        """Note that the session ``session_id`` ended (see :meth:`ProvenanceStore.session_ended`)."""
+
+    def session_ended(self, session_id: str) -> bool:
+        """Whether :meth:`end_session` noted ``session_id`` (and its records have not expired)."""
+
     def close(self) -> None: ...
 
 
@@ -81,6 +95,7 @@ class MemoryRecords:
         self._rows: OrderedDict[str, CallRow] = OrderedDict()
         self._facts: dict[str, dict[str, Any] | None] = {}
         self._sources: OrderedDict[str, str] = OrderedDict()
+        self._ended: OrderedDict[str, float] = OrderedDict()  # session id -> when its records expire
         self._lock = threading.Lock()
 
     def put_many(self, rows: list[CallRow], facts: dict[str, str], max_records: int) -> None:
@@ -136,8 +151,22 @@ class MemoryRecords:
                 del self._rows[key]
         return len(gone)
 
+    def end_session(self, session_id: str, expires: float, max_records: int) -> None:
+        with self._lock:
+            self._ended[session_id] = expires
+            self._ended.move_to_end(session_id)
+            while len(self._ended) > max_records:
+                self._ended.popitem(last=False)
+
+    def session_ended(self, session_id: str) -> bool:
+        with self._lock:
+            return session_id in self._ended
+
     def purge_facts(self) -> int:
         with self._lock:
+            now = time.time()
+            for session_id in [key for key, expires in self._ended.items() if expires < now]:
+                del self._ended[session_id]
             used = {row.facts for row in self._rows.values()}
             gone = [key for key in self._facts if key not in used]
             for key in gone:
@@ -161,13 +190,19 @@ class ProvenanceStore:
         directory: a callable giving the state directory when records outlive the process
             (the job store's, when it is persistent), else None for memory.
         max_records: the most records kept (oldest dropped first).
+        session_gone: when the server's sessions live in a shared store (Redis), whether the
+            session of an id ended there; None when each process keeps its own sessions and says
+            when one ends (:meth:`session_ended`).
     """
 
     def __init__(self, ttl: float, directory: Callable[[], str | None],
-                 max_records: int = DEFAULT_MAX_RECORDS) -> None:
+                 max_records: int = DEFAULT_MAX_RECORDS, session_gone: Callable[[str], bool] | None = None) -> None:
         self.ttl = ttl
         self.max_records = max_records
         self._directory = directory
+        self._session_gone = session_gone
+        self._recorded_sessions: set[str] = set()
+        """Sessions of this process with records made (bounded by its live sessions; see :meth:`session_ended`)."""
         self._backend: RecordBackend | None = None
         self._purged = 0.0
         self._lock = threading.Lock()
@@ -226,6 +261,8 @@ class ProvenanceStore:
             if record is not None:
                 row, fact, source = record
                 made[row.id] = row
+                if self._session_gone is None and row.principal is None and row.session is not None:
+                    self._recorded_sessions.add(row.session)
                 if fact is not None and fact[0] not in kept:
                     facts[fact[0]] = fact[1]
                 if source is not None and source[0] not in self._sources_kept:
@@ -259,9 +296,42 @@ class ProvenanceStore:
         if row is None:
             return None
         who, expires, body = row
-        if expires < time.time() or (who is not None and who != owner):
+        if expires < time.time() or (who is not None and who != owner and not self._ended_for(who, owner)):
             return None
         return body
+
+    def _ended_for(self, who: str, caller: str | None) -> bool:
+        """Whether ``caller`` (an owner key) reads a record of ``who``: a session's (no principal)
+        once that session ended, by a caller without a principal."""
+        if not who.startswith(SESSION_OWNER) or not (caller is None or caller.startswith(SESSION_OWNER)):
+            return False
+        session_id = who[len(SESSION_OWNER):]
+        try:
+            if self._session_gone is not None:
+                return self._session_gone(session_id)
+            return self.backend.session_ended(session_id)
+        except sqlite3.Error as exc:  # cannot tell: the record stays its session's
+            log.warning("could not tell whether session %s ended: %s", session_id, exc)
+            return False
+
+    def session_ended(self, session_id: str) -> None:
+        """The session ``session_id``, held by this process, ended (a DELETE, idle expiry,
+        eviction, the server's stop): its records are read by their id from now on. Kept beside
+        the records (when it made any), so processes sharing them know; logged, never raised, when
+        it cannot be."""
+        if self._session_gone is not None:
+            return
+        self.pending.drain()  # its records not written yet are counted
+        with self._lock:
+            if session_id not in self._recorded_sessions:
+                return
+            self._recorded_sessions.discard(session_id)
+            backend = self._backend  # (None: the store was closed, at the process's end)
+        try:
+            if backend is not None:
+                backend.end_session(session_id, time.time() + self.ttl, self.max_records)
+        except sqlite3.Error as exc:
+            log.warning("could not note that session %s ended (its records stay its own): %s", session_id, exc)
 
     def keep_source(self, digest: str, source: str | None) -> None:
         """Keep the source text of code ``digest`` (once per digest and process)."""

@@ -270,11 +270,15 @@ def owner_of(request: object) -> str | None:
     return owner_for(getattr(request, "principal", None), getattr(request, "session", None))
 
 
+SESSION_OWNER = "session:"
+"""The start of the owner key of what a session made without a principal (the session's id follows)."""
+
+
 def owner_for(principal: Any, session: Any) -> str | None:
     """The owner key of a request's ``principal`` and ``session`` (see :func:`owner_of`)."""
     if principal is not None:
         return f"principal:{principal.subject}"
-    return f"session:{session.id}" if session is not None else None
+    return f"{SESSION_OWNER}{session.id}" if session is not None else None
 
 
 @dataclass
