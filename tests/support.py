@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import subprocess
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -53,6 +54,91 @@ def serve(server: MCPServer, **options: Any) -> Iterator[str]:
         yield server.url
     finally:
         server.stop()
+
+
+class ScriptServer:
+    """A server script running in a process of its own (see :func:`script_server`)."""
+
+    def __init__(self, process: subprocess.Popen[bytes], log: Path, url: str) -> None:
+        self.process = process
+        self.log = log
+        self.url = url
+        """Its base URL (trailing slash)."""
+
+    @property
+    def output(self) -> str:
+        """What it printed so far (stdout and stderr)."""
+        return self.log.read_text(errors="replace")
+
+    def kill(self) -> None:
+        """SIGKILL: a server stuck in one C call (a big-integer power) never runs its SIGTERM handler."""
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait(30)
+
+
+@contextlib.contextmanager
+def script_server(source: str, *args: str, directory: Path, start_seconds: float = 90.0) -> Iterator[ScriptServer]:
+    """Run ``source``, a script ending in ``server.run(host="127.0.0.1", port=0)``, with this Python in a
+    process of its own (``args`` are its ``sys.argv[1:]``), from ``directory``: it imports nanohubmcp as the
+    tests do (``PYTHONPATH``, else the installed package), not from the folder it runs in. Yields it once its
+    banner says where it listens; it is killed afterwards (see :meth:`ScriptServer.kill`)."""
+    import re
+    import time
+
+    script = directory / "server_script.py"
+    script.write_text(source)
+    log = directory / "server_script.log"
+    with log.open("wb") as sink:
+        process = subprocess.Popen([sys.executable, "-u", str(script), *args], stdout=sink,
+                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=directory)
+    try:
+        deadline = time.monotonic() + start_seconds
+        while (match := re.search(r"listening on 127\.0\.0\.1:(\d+)", log.read_text(errors="replace"))) is None:
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"the server script did not start (exit {process.poll()}):\n{log.read_text()}")
+            time.sleep(0.05)
+        yield ScriptServer(process, log, f"http://127.0.0.1:{match[1]}/")
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.wait(30)
+
+
+class Stuck(Exception):
+    """A server script did not answer in time (and was killed): see :func:`call_or_kill`."""
+
+
+async def call_or_kill(served: ScriptServer, client: Any, name: str, arguments: dict[str, Any], seconds: float) -> Any:
+    """``client.call_tool(name, arguments)``'s result; when none comes in ``seconds``, ``served`` is killed
+    and this raises :class:`Stuck` (use the client from :func:`watched_client`)."""
+    import anyio
+
+    try:
+        with anyio.fail_after(seconds):
+            return await client.call_tool(name, arguments)
+    except TimeoutError:
+        served.kill()
+        raise Stuck(f"{name}({arguments}) was not answered in {seconds:g} s: the server is stuck") from None
+
+
+@contextlib.asynccontextmanager
+async def watched_client(served: ScriptServer) -> AsyncIterator[Any]:
+    """:func:`mcp_client` of ``served`` for calls that may find it stuck: a :class:`Stuck` raised inside
+    fails the test with its message once the session is closed (the errors of closing a session with a
+    killed server are not the failure)."""
+    stuck: Stuck | None = None
+    try:
+        async with mcp_client(served.url + "mcp") as client:
+            try:
+                yield client
+            except Stuck as exc:
+                stuck = exc
+    except Exception:
+        if stuck is None:
+            raise
+    if stuck is not None:
+        raise AssertionError(str(stuck))
 
 
 def rpc_message(method: str, params: dict[str, Any] | None = None, request_id: int | str = 1) -> dict[str, Any]:

@@ -133,12 +133,12 @@ async def test_a_sim2l_runs_with_papermill_and_identical_inputs_come_from_the_st
                 ({"picture_in": {"base64": "aGk="}}, "picture_in"),
                 ({"temperature": "nan K"}, "not a finite number"),  # trial findings: a run of null outputs,
                 ({"temperature": "1" * 100_000 + " K"}, "at most 256 characters"),  # and minutes of pint's parse
-                # pint's parser failing (AssertionError, TokenError...): say what to write (a trial got
-                # "AssertionError")
+                # text that is not a number with units of the accepted shape, refused before pint reads it
+                # (pint's parser failed with AssertionError, TokenError...): say what to write
                 (
                     {"temperature": "__import__('os') K"},
-                    "cannot read \"__import__('os') K\" as a number with units: "
-                    "write a number and units like 300 K or 25 degC (the input is in K)",
+                    "cannot read \"__import__('os') K\" as a number with units: it does not start with a number; "
+                    "write a number and then units: unit names joined by *, / or spaces",
                 ),
                 ({"temperature": "((3 K"}, "cannot read \"((3 K\" as a number with units"),
             ):

@@ -5,7 +5,10 @@ writes it: the given arguments, else what the chosen loader example holds, else 
 ``<default>`` (a choice's default given as a label becomes the option's value).
 
 A number given with other units (``"25C"`` for a tool in K) is converted to the declared units
-and written with them (``298.15K``); its limits are checked after the conversion. Bad values raise
+and written with them (``298.15K``); its limits are checked after the conversion. A number given as
+text is first held to the one shape :mod:`nanohubmcp.sources.units_text` accepts (a finite number,
+then unit names, ``*``, ``/``, parentheses and single-digit powers), before pint or Rappture's unit
+code reads it (``"1 K**9**9**9"`` held the GIL for hours). Bad values raise
 :class:`~nanohubmcp.errors.InvalidArguments`, which the server reports as invalid params
 (-32602, or an ``isError`` result from protocol 2025-11-25, SEP-1303) with a message naming the
 argument and what fits.
@@ -20,15 +23,12 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import InvalidArguments
+from ..units_text import UnitTextError, check_quantity
 from .inputs import Input, text_of
 from .schema import BOOLEAN_WORDS
 from .units import UnitError, UnitsUnavailable, convert, split_number, to_units
 
 __all__ = ["check_values", "converts_units", "current_values", "write_driver"]
-
-
-MAX_NUMBER_CHARS = 256
-"""Longest text of a number (with its units) an input takes."""
 
 
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
@@ -48,10 +48,9 @@ def _number(tool: str, item: Input, value: Any) -> str:
     units = item.units if item.kind == "number" else ""
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise _refuse(tool, item, f"expected a number{' in ' + units if units else ''}")
-    if isinstance(value, str) and len(value) > MAX_NUMBER_CHARS:  # pint's parsing is superlinear in the text
-        raise _refuse(tool, item, f"a number is at most {MAX_NUMBER_CHARS} characters, not {len(value)}")
     try:
         if isinstance(value, str):
+            check_quantity(value)
             parsed = split_number(value)
             if parsed is None:
                 raise UnitError(f"{value!r} is not a number" + (f" (write it like 1.5{units})" if units else ""))
@@ -66,7 +65,7 @@ def _number(tool: str, item: Input, value: Any) -> str:
     except UnitsUnavailable:  # the operator was warned at registration; the client can still give plain numbers
         raise _refuse(tool, item, f"{value!r}: this server cannot convert units (pint is not installed on it); "
                                   f"give the number in {units}") from None
-    except UnitError as exc:
+    except (UnitError, UnitTextError) as exc:
         raise _refuse(tool, item, str(exc)) from None
     shown = f"{_fmt(number)}{units}"
     if low is not None and number < low:
@@ -207,13 +206,21 @@ def converts_units(arguments: list[Input], given: dict[str, Any]) -> bool:
         if value is None or item.kind != "number" or not item.units:
             continue
         texts = [t for t in (item.minimum, item.maximum) if t]
-        if isinstance(value, str) and len(value) <= MAX_NUMBER_CHARS:
+        if isinstance(value, str) and _shaped(value):  # else refused by check_values without pint
             texts.append(value)
         for text in texts:
             parsed = split_number(text)
             if parsed is not None and parsed[1] and parsed[1] != item.units:
                 return True
     return False
+
+
+def _shaped(text: str) -> bool:
+    try:
+        check_quantity(text)
+    except UnitTextError:
+        return False
+    return True
 
 
 def current_values(tool: str, arguments: list[Input], given: dict[str, Any]) -> dict[str, str]:

@@ -8,6 +8,11 @@ property of the element (mendeleev). The value injected is the object's ``serial
 Image arguments become files of the run, passed as ``file://.notebookInputFiles/<name>`` as
 simtool passes them.
 
+A number with units (a Number's string, an Array's strings) is first held to the one shape
+:mod:`nanohubmcp.sources.units_text` accepts (a finite number, then unit names, ``*``, ``/``,
+parentheses and single-digit powers), so pint never evaluates arithmetic a client wrote (``9**9**9 K``
+held the GIL for hours).
+
 A value simtool refuses is an :class:`~nanohubmcp.errors.InvalidArguments` naming the input and
 saying what fits (JSON-RPC -32602 where the protocol version reports argument errors so).
 """
@@ -26,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import InvalidArguments
+from ..units_text import ACCEPTED, UnitTextError, check_quantity, shown
 from .notebook import Declaration, Sim2LSpec
 
 __all__ = ["INPUT_FILES_DIR", "Prepared", "prepare"]
@@ -50,10 +56,6 @@ class Prepared:
 
 
 _LIMIT = re.compile(r"(Maximum|Minimum) value is ")
-
-
-MAX_QUANTITY_CHARS = 256
-"""Longest text of a number with units a Number input takes (``"300 K"``): see :func:`_checked`."""
 
 
 def _refuse(name: str, message: str) -> InvalidArguments:
@@ -98,11 +100,8 @@ def _checked(item: Declaration, value: Any) -> Any:
         raise _refuse(item.name, "give a number (this input declares no units)")
     if item.type == "Array" and not isinstance(value, list):
         raise _refuse(item.name, "give an array (a JSON list of numbers)")
-    if item.type == "Number" and isinstance(value, str) and len(value) > MAX_QUANTITY_CHARS:
-        # pint's parser takes time quadratic in the text's length, holding the GIL: 100k digits stalled
-        # the whole server for minutes.
-        raise _refuse(item.name, f"a number with units is at most {MAX_QUANTITY_CHARS} characters, "
-                                 f"not {len(value)} (write it like 300 K or 1.5e-6 m)")
+    if item.type in ("Number", "Array") and item.units:
+        _check_texts(item, value)
     try:
         holder.value = value
     except Exception as exc:  # ValueError, pint's DimensionalityError / UndefinedUnitError, mendeleev's lookups
@@ -113,21 +112,45 @@ def _checked(item: Declaration, value: Any) -> Any:
     return serial
 
 
+def _check_texts(item: Declaration, value: Any) -> None:
+    """Hold each string of a Number or Array with units to the accepted shape before pint reads it
+    (an Array's nesting is bounded by the JSON parser's depth limit)."""
+    if isinstance(value, list):
+        for element in value:
+            _check_texts(item, element)
+    elif isinstance(value, str):
+        try:
+            check_quantity(value)
+        except UnitTextError as exc:
+            raise _refuse(item.name, f"cannot read {shown(value)} as a number with units: it {exc.problem}; "
+                                     f"{ACCEPTED} (the input is in {item.units})") from None
+
+
+def _wanted(item: Declaration) -> str:
+    """What a value of ``item`` may be, for messages about its units."""
+    number = item.value if isinstance(item.value, (int, float)) and not isinstance(item.value, bool) else 1
+    return f'give a number in {item.units}, or a string with units of the same kind (like "{number} {item.units}")'
+
+
 def _reason(item: Declaration, exc: Exception, value: object = None) -> str:
     text = " ".join(str(exc).split()) or type(exc).__name__
     kind = type(exc).__name__
     if _LIMIT.match(text):  # simtool's "Maximum value is 2000": say in which units, and what was given
         units = f" {item.units}" if item.units else ""
         return f"{json.dumps(value)} is out of range: the {text[0].lower()}{text[1:]}{units}"
-    if kind == "DimensionalityError":
-        return f"{text}; give a number in {item.units} or a string with units of that kind"
+    given = shown(value) if isinstance(value, str) else json.dumps(value)
+    if kind == "DimensionalityError":  # pint's text names its own spellings: say what the input is in
+        dimension = getattr(exc, "dim1", "")
+        of = f" of {dimension}" if dimension else ""
+        return f"{given} has units{of}, not of the kind of {item.units}; {_wanted(item)}"
     if kind == "UndefinedUnitError":
-        return f"unknown units ({text}); the input is in {item.units}"
+        names = getattr(exc, "unit_names", ())
+        named = ", ".join(repr(n) for n in ((names,) if isinstance(names, str) else names)) or "in it"
+        return f"{given} has a unit pint does not know ({named}); the input is in {item.units}: {_wanted(item)}"
     if item.type == "Number" and isinstance(value, str) and not text.endswith(" is not a number"):
         # pint's expression parser fails with whatever its tokenizer or evaluator raised
         # (AssertionError, TokenError, ZeroDivisionError, DefinitionSyntaxError...): none says what to fix.
-        return (f"cannot read {json.dumps(value)} as a number with units: write a number and units "
-                f"like 300 K or 25 degC (the input is in {item.units})")
+        return f"cannot read {shown(value)} as a number with units: {ACCEPTED} (the input is in {item.units})"
     if item.type == "Element":
         return f"not an element symbol or name ({text})"
     if item.type == "Choice":

@@ -13,6 +13,11 @@ Rappture's spellings that pint reads otherwise are translated first, by the dime
 units the tool declares: with a temperature, ``C``, ``F`` and ``R`` are degrees Celsius,
 Fahrenheit and Rankine (pint: coulomb, farad, roentgen); with a length, ``A`` is the ångström
 (pint: ampere). A trailing power is an exponent (``cm3`` = cm³, ``/cm3`` = 1/cm³).
+
+pint reads unit text as arithmetic (``K**9**9**9`` is a power that runs for hours), so units to
+convert are first held to the shape :mod:`nanohubmcp.sources.units_text` accepts (unit names, ``*``,
+``/``, parentheses, single-digit powers) and refused as a :class:`UnitError` otherwise. A tool's
+program run by a Python without nanohubmcp installed converts without that check.
 """
 
 from __future__ import annotations
@@ -188,6 +193,20 @@ def _spelled(units: str, context: str) -> str:
     return f"1{spelled}" if spelled.startswith("/") else spelled
 
 
+def _shape_refused(units: str) -> str:
+    """Why ``units`` is not of the shape the server accepts (``""`` when it is, or when this runs in a
+    program whose Python has no nanohubmcp: then this module is all of ``Rappture`` there is)."""
+    try:
+        from nanohubmcp.sources.units_text import UnitTextError, check_units
+    except ImportError:  # pragma: no cover - the tests' programs run with nanohubmcp importable
+        return ""
+    try:
+        check_units(units)
+    except UnitTextError as exc:
+        return str(exc)
+    return ""
+
+
 def to_units(value: float, given: str, declared: str) -> float:
     """``value`` in ``given`` units, expressed in the ``declared`` units.
 
@@ -197,6 +216,9 @@ def to_units(value: float, given: str, declared: str) -> float:
     """
     if not given or given == declared:
         return value
+    refused = _shape_refused(given)
+    if refused:
+        raise UnitError(refused)
     registry = _registry()
     context = _kind(declared)
     try:
