@@ -7,6 +7,8 @@ should come from ``$MCP_TOKEN`` or from a file only its owner can read:
 - :func:`add_token_options` adds ``--token TOKEN`` and ``--token-file PATH`` (mutually exclusive);
 - :func:`token_from_options` returns the token they give (None when neither is given: the command's
   default, ``$MCP_TOKEN``, applies), and prints a one-line warning on stderr when ``--token`` was used.
+  An empty ``--token ""`` (what ``--token "$VAR"`` gives when ``VAR`` is unset) is a usage error, not
+  "no token": leave the option out for that.
 
 A token file holds the token (surrounding whitespace, such as the final newline, is stripped). One that
 the group or other users may read (mode ``& 0o044``), or that is empty, is refused with
@@ -21,7 +23,7 @@ import stat
 import sys
 from typing import TextIO
 
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, UsageError
 from .verifiers import MAX_TOKEN_LENGTH
 
 __all__ = ["COMMAND_LINE_WARNING", "add_token_options", "read_token_file", "token_from_options"]
@@ -80,10 +82,15 @@ def token_from_options(args: argparse.Namespace, *, stderr: TextIO | None = None
     Warns on ``stderr`` (default ``sys.stderr``) with :data:`COMMAND_LINE_WARNING` when ``--token`` was given.
 
     Raises:
+        UsageError: ``--token`` is empty or white space (a ``ConfigurationError``: ``nanohubmcp`` and
+            ``start_mcp`` exit 2).
         ConfigurationError: as :func:`read_token_file`.
     """
     if args.token_file is not None:
         return read_token_file(args.token_file)
     if args.token is not None:
+        if not args.token.strip():
+            raise UsageError("--token is empty; give the token (in $MCP_TOKEN or --token-file PATH rather than on "
+                             "the command line), or leave --token out for no token")
         print(COMMAND_LINE_WARNING, file=stderr or sys.stderr, flush=True)
     return args.token

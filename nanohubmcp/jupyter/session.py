@@ -169,9 +169,12 @@ class KernelSession:
             "token": self.token or "",
         }
         if not self.token:
+            # Off by the setting, or by an empty $MCP_TOKEN the kernel inherited: the warning names which.
+            cause, remedy = (("NanohubMCP.token is ''", "unset it") if cfg.token is not None
+                             else ("MCP_TOKEN is set but empty", "unset it or set it to a token"))
             self.notify(
-                "nanohubmcp: warning: NanohubMCP.token is '' - the MCP server answers anyone who reaches "
-                "its port (on a shared machine, every user); unset it to require a token"
+                f"nanohubmcp: warning: {cause} - the MCP server answers anyone who reaches "
+                f"its port (on a shared machine, every user); {remedy} to require a token"
             )
         self.server.start(port=cfg.port, public_url=cfg.public_url or self.hub.public_url, **options)
         if not cfg.public_url and not cfg.port and self.server.port:

@@ -93,10 +93,15 @@ def warn_if_open(runner: Runner) -> None:
     Called once listening succeeded: an address that cannot be bound gets its own error, not this.
     """
     if runner.config.auth is None and not is_loopback(runner.host):
+        from ..auth.verifiers import MCP_TOKEN_ENV
+
+        # An exported but empty MCP_TOKEN (`export MCP_TOKEN=`, a container's `MCP_TOKEN=`) reads as
+        # unset; the warning names it, since whoever set it likely meant a token.
+        empty = " (MCP_TOKEN is set but empty)" if os.environ.get(MCP_TOKEN_ENV) == "" else ""
         log.warning(
-            "serving on %s with no authorization: anyone who can reach the port can call every tool; "
+            "serving on %s with no authorization%s: anyone who can reach the port can call every tool; "
             "pass token=... (or set MCP_TOKEN), or auth=..., or bind host='127.0.0.1'",
-            runner.host or "all interfaces",
+            runner.host or "all interfaces", empty,
         )
 
 

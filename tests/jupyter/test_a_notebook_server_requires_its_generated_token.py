@@ -92,6 +92,16 @@ def test_token_empty_turns_authorization_off_with_a_warning(start_kernel: Any) -
         assert response.status == 200
 
 
+def test_an_empty_mcp_token_turns_authorization_off_with_a_warning_naming_it(start_kernel: Any) -> None:
+    kernel = start_kernel()  # the test session's kernels inherit MCP_TOKEN="" (tests/conftest.py)
+    kernel.run_ok("import os\nos.environ['MCP_TOKEN'] = ''")
+    kernel.run_ok("%load_ext nanohubmcp\n%config NanohubMCP.port = 0")
+    cell = kernel.run_ok("%%mcp_tool\ndef add(a: int, b: int) -> int:\n    return a + b")
+    assert "warning: MCP_TOKEN is set but empty - " in kernel.text(cell)  # it blamed NanohubMCP.token (trial12)
+    assert "NanohubMCP.token is ''" not in kernel.text(cell)
+    assert "Token:      none" in kernel.run_ok("%mcp status").text
+
+
 def test_server_run_in_a_notebook_requires_a_generated_token_kept_across_reruns(start_kernel: Any) -> None:
     kernel = start_kernel()
     kernel.run_ok(DEFAULTS)
