@@ -22,22 +22,42 @@ import os
 import re
 import threading
 from collections.abc import Callable, Iterator
+from itertools import accumulate
 from types import ModuleType
 from typing import Any, Final
 
 __all__ = [
+    "MAX_JSON_DEPTH",
     "Encoded",
+    "NestedTooDeep",
     "accelerator",
     "dumpb",
     "dumps",
+    "dumps_within_depth",
     "json_message",
     "loads",
     "nested_deeper_than",
     "plain",
     "show",
     "texts",
+    "too_deep",
     "use_accelerator",
+    "within_depth",
 ]
+
+
+MAX_JSON_DEPTH: Final = 128
+"""Arrays and objects one JSON value may nest, at most: a client's body (``protocol.jsonrpc``,
+which names it for users) and a tool's result (``server.results``) are held to it."""
+
+WALK_DEPTH: Final = 2 * MAX_JSON_DEPTH
+"""How deep the recursive helpers here (:func:`plain`, the NaN scrubbing of :func:`dumps`) go
+before refusing a value with :class:`NestedTooDeep`: a value within :data:`MAX_JSON_DEPTH`
+inside any message's own levels fits, and Python's recursion limit (1000 frames) is never reached."""
+
+
+class NestedTooDeep(ValueError):
+    """A value nested too deeply to be written (or walked) as JSON; the message says the limit."""
 
 
 class Encoded:
@@ -96,19 +116,31 @@ _UNREAD: Final = object()
 _own_text: Final = json.JSONDecoder()
 
 
-def plain(value: object) -> Any:
+def plain(value: object, _depth: int = 0) -> Any:
     """``value`` with every :class:`Encoded` inside dicts and lists replaced by its Python value
     (for code that stores or reads a result with other JSON libraries). Other values are returned
-    as they are; containers are copied only where something was replaced."""
+    as they are; containers are copied only where something was replaced.
+
+    Raises:
+        NestedTooDeep: dicts and lists nested more than :data:`WALK_DEPTH` levels deep.
+    """
     if isinstance(value, Encoded):
         return value.value
     if isinstance(value, dict):
-        items = {key: plain(item) for key, item in value.items()}
+        if _depth >= WALK_DEPTH:
+            raise _too_deep()
+        items = {key: plain(item, _depth + 1) for key, item in value.items()}
         return value if all(items[key] is item for key, item in value.items()) else items
     if isinstance(value, list):
-        listed = [plain(item) for item in value]
+        if _depth >= WALK_DEPTH:
+            raise _too_deep()
+        listed = [plain(item, _depth + 1) for item in value]
         return value if all(a is b for a, b in zip(listed, value, strict=True)) else listed
     return value
+
+
+def _too_deep() -> NestedTooDeep:
+    return NestedTooDeep(f"the value is nested more than {WALK_DEPTH} levels deep (arrays and objects)")
 
 
 # A spliced value is written first as a JSON string holding a marker no other text can hold (a
@@ -158,14 +190,16 @@ _fast_encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators
 _fast_text = compact_writer(_splice_mark, allow_nan=False)
 
 
-def _scrub(value: object) -> Any:
+def _scrub(value: object, depth: int = 0) -> Any:
     """Replace non-finite floats with None, recursively (slow path only; Encoded text has none)."""
     if isinstance(value, float):
         return value if math.isfinite(value) else None
+    if isinstance(value, (dict, list, tuple)) and depth >= WALK_DEPTH:
+        raise _too_deep()
     if isinstance(value, dict):
-        return {k: _scrub(v) for k, v in value.items()}
+        return {k: _scrub(v, depth + 1) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_scrub(v) for v in value]
+        return [_scrub(v, depth + 1) for v in value]
     return value
 
 
@@ -176,13 +210,23 @@ def dumps(value: object) -> str:
     Raises:
         TypeError: ``value`` holds something JSON cannot represent (a set, an object).
         ValueError: ``value`` contains itself (a circular reference).
+        NestedTooDeep: ``value`` nests so deeply that the writer would pass Python's recursion limit
+            (about 1000 levels; a ValueError); callers that hold values to :data:`MAX_JSON_DEPTH`
+            check the text (:func:`nested_deeper_than`).
     """
     try:
         try:
             out = _fast_text(value)
         except RecursionError:  # a cycle (ValueError from the checking writer) or a value nested too deep
             _forget()
-            out = _fast_encoder.encode(value)
+            try:
+                out = _fast_encoder.encode(value)
+            except RecursionError:
+                raise NestedTooDeep(
+                    "the value is nested too deeply to be written as JSON (arrays and objects)") from None
+    except NestedTooDeep:
+        _forget()
+        raise
     except ValueError as exc:
         _forget()
         if "Out of range float" not in str(exc):
@@ -315,30 +359,88 @@ def loads(data: str | bytes) -> Any:
 _ESCAPES: Final = re.compile(rb'\\\\|\\"')  # an escaped backslash or quote inside a string
 _STRINGS: Final = re.compile(rb'"[^"]*"')
 _NOT_STRUCTURE: Final = bytes(b for b in range(256) if b not in b'[]{}"')
-_STEP: Final = tuple(1 if b in b"[{" else -1 if b in b"]}" else 0 for b in range(256))
+_ONE_KIND: Final = bytes.maketrans(b"{}", b"[]")  # objects and arrays count alike
+_STEP: Final = tuple(1 if b == ord("[") else -1 if b == ord("]") else 0 for b in range(256))
 
 
 def nested_deeper_than(data: str | bytes, limit: int) -> bool:
     """True when the JSON text ``data`` nests arrays and objects more than ``limit`` levels deep
     (``[]`` is one level; brackets inside strings do not count).
 
-    Cheap for ordinary bodies: text of at most ``2 * limit`` characters, or with at most ``limit``
-    brackets, cannot nest that deep and is not looked at further; otherwise the brackets outside
-    strings are counted in one pass (C-speed filtering, then one step per bracket). Text that is
-    not JSON gets an answer too (then the parser says what is wrong with it).
+    Cheap for ordinary text: text of at most ``2 * limit`` characters is not looked at; otherwise
+    its brackets and quotes are kept (one C-speed pass), text with at most ``limit`` opening
+    brackets cannot nest that deep, and of the brackets outside strings the innermost pairs are
+    peeled off, one level a pass, until what is left cannot be that deep (a few passes for data: a
+    table of records is three levels); a shape that peels slowly (long chains of brackets) is
+    counted a bracket at a time instead. Text that is not JSON gets an answer too (then the parser
+    says what is wrong with it).
     """
     if len(data) <= 2 * limit:
         return False
     raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
-    if raw.count(b"[") + raw.count(b"{") <= limit:
+    if b"\\" in raw:  # escapes first (an escaped quote ends no string); most data has none
+        if raw.count(b"[") + raw.count(b"{") <= limit:
+            return False
+        raw = _ESCAPES.sub(b"", raw)
+    shape = raw.translate(_ONE_KIND, _NOT_STRUCTURE)  # only [, ] and " are left: one pass
+    if shape.count(b"[") <= limit:
         return False
-    shape = _STRINGS.sub(b"", _ESCAPES.sub(b"", raw).translate(None, _NOT_STRUCTURE))
-    depth = 0
-    for step in map(_STEP.__getitem__, shape):
-        depth += step
-        if depth > limit:
-            return True
+    if b'"' in shape:
+        shape = shape.replace(b'""', b"")  # strings without brackets (two strings side by side join)
+        if b'"' in shape:
+            shape = _STRINGS.sub(b"", shape)
+    peeled = 0
+    # (each level left needs a pair of brackets: fewer pairs than levels to go cannot pass the limit)
+    while len(shape) > 2 * (limit - peeled):
+        if peeled == limit:
+            return True  # something is left after peeling ``limit`` levels
+        inner = shape.replace(b"[]", b"")  # every innermost pair: one level
+        if len(inner) * 8 > len(shape) * 7:  # less than an eighth peeled (long chains, or not JSON)
+            return max(accumulate(map(_STEP.__getitem__, shape))) > limit - peeled
+        shape, peeled = inner, peeled + 1
     return False
+
+
+def too_deep(what: str) -> NestedTooDeep:
+    """The error of a value a function returned (``what`` names it: "the tool's result") that nests
+    arrays and objects more than :data:`MAX_JSON_DEPTH` levels deep: the limit a client's JSON is
+    held to, said with what to do instead."""
+    return NestedTooDeep(
+        f"{what} is nested more than {MAX_JSON_DEPTH} levels deep (arrays and objects); flatten it, "
+        "or return it as a file or resource"
+    )
+
+
+def within_depth(text: str, what: str, *, around: int = 0) -> str:
+    """``text``, the JSON text of a value (``what``) wrapped in ``around`` levels of the caller's
+    own, when the value nests at most :data:`MAX_JSON_DEPTH` levels deep.
+
+    Cheap for ordinary text (:func:`nested_deeper_than`: a short text is not looked at).
+
+    Raises:
+        NestedTooDeep: the value nests deeper (:func:`too_deep`'s message).
+    """
+    limit = MAX_JSON_DEPTH + around
+    if len(text) > 2 * limit and nested_deeper_than(text, limit):
+        raise too_deep(what)
+    return text
+
+
+def dumps_within_depth(value: object, what: str, *, around: int = 0) -> str:
+    """:func:`dumps` of ``value``, held to :data:`MAX_JSON_DEPTH` as :func:`within_depth` says
+    (an :class:`Encoded` value is its text: its maker vouches for it, as for its spelling).
+
+    Raises:
+        TypeError, ValueError: as :func:`dumps`.
+        NestedTooDeep: the value (``what``) nests more than :data:`MAX_JSON_DEPTH` levels deep.
+    """
+    if type(value) is Encoded:
+        return value.text
+    try:
+        text = dumps(value)
+    except NestedTooDeep:  # past what the writer can go: the same limit, said the same way
+        raise too_deep(what) from None
+    return within_depth(text, what, around=around)
 
 
 def show(value: object) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import Any, TypeGuard
+from typing import Any, Final, TypeGuard
 
 from ..errors import InvalidParams, InvalidRequest, ParseError
 from . import jsonenc
@@ -72,10 +72,11 @@ def _json_kind(value: object) -> str:
     return names.get(type(value), type(value).__name__)
 
 
-MAX_JSON_DEPTH = 128
-"""Arrays and objects a client's JSON body may nest, at most (the message's own levels count:
+MAX_JSON_DEPTH: Final = jsonenc.MAX_JSON_DEPTH
+"""Arrays and objects a client's JSON body may nest, at most (128; the message's own levels count:
 a ``tools/call``'s arguments are three levels in). Deeper bodies are refused when parsed, so
-every recursive helper downstream (cache keys, result copies) has room to spare on Python's stack."""
+every recursive helper downstream (cache keys, result copies) has room to spare on Python's stack.
+A tool's result is held to the same limit (its own levels: ``server.results``)."""
 
 
 def parse_body(body: bytes | str) -> Any:

@@ -55,11 +55,13 @@ class ToolResult(WireType):
 
         Raises:
             TypeError: ``structured_content`` cannot be written as JSON.
+            NestedTooDeep: ``structured_content`` nests more than ``jsonenc.MAX_JSON_DEPTH`` (128)
+                levels deep (a ValueError).
         """
         content = [to_content_block(c) for c in self.content]
         wire: Wire = {"content": content, "isError": self.is_error}
         if self.has_structured_content:
-            text = jsonenc.dumps(self.structured_content)
+            text = jsonenc.dumps_within_depth(self.structured_content, "structured_content")
             wire["structuredContent"] = jsonenc.loads(text)
             if not content:
                 content.append({"type": "text", "text": text})

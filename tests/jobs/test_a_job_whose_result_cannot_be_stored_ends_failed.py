@@ -1,7 +1,11 @@
 """A job always ends: an ``@async_tool`` whose function returned a value the job store cannot
 take (nested 600 deep: the store's copy of the result recursed past Python's limit inside the
 job's task) stayed ``running`` for ever and held its ``max_jobs`` slot (trial12 MED-1). It now
-ends ``failed`` with a message saying why. A real server over REST."""
+ends ``failed`` with a message saying why. A real server over REST.
+
+(A value nested past ``MAX_JSON_DEPTH`` is now the tool's error before the store sees it:
+``tests/server/test_results_nested_too_deep_are_a_tool_error.py``. What reaches the store
+unchecked here is a ``ToolResult``'s own ``_meta``.)"""
 
 from __future__ import annotations
 
@@ -10,7 +14,7 @@ import time
 import httpx2 as httpx
 from support import serve
 
-from nanohubmcp import MCPServer
+from nanohubmcp import MCPServer, ToolResult
 
 DEPTH = 600
 
@@ -26,9 +30,9 @@ def build() -> MCPServer:
     server = MCPServer("deep-jobs", job_store="memory")
 
     @server.async_tool()
-    def deep() -> list:
-        """A value nested 600 deep."""
-        return nested(DEPTH)
+    def deep() -> ToolResult:
+        """A result whose meta is nested 600 deep."""
+        return ToolResult(content="x", meta={"deep": nested(DEPTH)})
 
     return server
 
@@ -46,4 +50,4 @@ def test_a_job_whose_result_cannot_be_stored_ends_failed_with_a_message() -> Non
             time.sleep(0.05)
         assert reply["status"] == "error", reply  # a failed job, as REST spells it
         assert "could not be stored" in str(reply), reply
-        assert "nested too deeply" in str(reply), reply
+        assert "nested more than" in str(reply), reply

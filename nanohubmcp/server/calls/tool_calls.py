@@ -29,6 +29,7 @@ from ...errors import (
     ToolError,
     UnknownComponent,
 )
+from ...protocol.jsonenc import NestedTooDeep
 from ...protocol.result_types import ToolResult
 from ...schema import CheckPending
 from ...state.errors import StateUnavailable
@@ -210,7 +211,8 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
                 record.finish(False, str(exc))
             raise
         _log_failure(tool.name, request, job, exc)
-        if isinstance(exc, (ToolError, ValueError)):  # the tool refused the call as asked (REST: 422, not 500)
+        if isinstance(exc, (ToolError, ValueError)) and not isinstance(exc, NestedTooDeep):
+            # the tool refused the call as asked (REST: 422, not 500); a result it cannot send is its failure
             request.slots[REFUSED_BY_TOOL] = True
         text = str(exc) or type(exc).__name__
         if record:
@@ -285,12 +287,15 @@ def _log_failure(name: str, request: RequestContext, job: Job | None, exc: Excep
     stderr); a failure the tool reported (a ``ToolError``: a Rappture run over its time limit,
     cancelled or exiting non-zero, a Sim2L cell that raised) as one line at WARNING, its traceback only
     when the logger is at DEBUG; arguments the schema refused (INFO), or a tool that could not start
-    (WARNING), as one line. The arguments are never logged."""
+    (WARNING), as one line; a result nested too deeply to send (ERROR) as one line. The arguments
+    are never logged."""
     where = f"(request id {request.message.id}{f', job {job.id}' if job is not None else ''})"
     if isinstance(exc, InvalidArguments):
         log.info("tool %r %s refused its arguments: %s", name, where, exc)
     elif isinstance(exc, ToolBusy):
         log.warning("tool %r %s could not start: %s", name, where, exc)
+    elif isinstance(exc, NestedTooDeep):  # the tool's value, not code, is at fault: no traceback to read
+        log.error("tool %r failed %s: %s", name, where, exc)
     elif isinstance(exc, ToolError):
         first, _, rest = str(exc).partition("\n")
         more = f" (+{rest.count(chr(10)) + 1} lines sent to the client)" if rest else ""

@@ -349,8 +349,11 @@ def job_answer(job: jobmod.Job) -> dict[str, Any] | ToolResult:
     embedded resources, resource links: a Rappture plot, a submit run's output files) in their
     order — a ``<content[i]>`` in the result names block i of the job's own result."""
     status = job_status(job)
-    blocks = [block for block in (job.result or {}).get("content", ())
-              if isinstance(block, dict) and block.get("type") != "text"] if status["status"] == "done" else []
-    if not blocks:
+    if status["status"] != "done":
         return status
-    return ToolResult(content=[{"type": "text", "text": jsonenc.dumps(status)}, *blocks], structured_content=status)
+    blocks = [block for block in (job.result or {}).get("content", ())
+              if isinstance(block, dict) and block.get("type") != "text"]
+    # The job's value was held to MAX_JSON_DEPTH when it ended; the status around it is one level
+    # more, which is not the tool's to answer for: its text is written here, as it is.
+    text = jsonenc.dumps(status)
+    return ToolResult(content=[{"type": "text", "text": text}, *blocks], structured_content=jsonenc.Encoded(text))

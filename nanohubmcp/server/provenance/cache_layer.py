@@ -34,6 +34,7 @@ import time
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import InvalidArguments
+from ...protocol.jsonenc import NestedTooDeep
 from ...schema import CheckPending
 from ..asks.context_asks import ASKED_CLIENT
 from ..jobs.record import PROVENANCE_META as META_KEY
@@ -113,7 +114,11 @@ class CacheLayer:
         digest = hashlib.sha256(capture.code_of(tool)["hash"].encode())
         digest.update(code_reach.reach_hash(tool).encode())  # the helpers and constants it reads
         digest.update(b"\0" + tool.name.encode())  # two tools of one factory share their code
-        digest.update(b"\0" + capture.canonical(checked) + b"\0" + who.encode())
+        try:
+            arguments = capture.canonical(checked)
+        except NestedTooDeep:  # (only from server.call: a client's JSON is bounded when parsed)
+            return None  # not cached: the call runs as it would uncached
+        digest.update(b"\0" + arguments + b"\0" + who.encode())
         # A result's shape depends on the protocol version (structuredContent) and the route (REST).
         digest.update(f"\0{request.protocol_version}\0{int(request.context.lists_as_data)}".encode())
         return digest.hexdigest()

@@ -210,19 +210,27 @@ def canonical(value: Any) -> bytes:
 
     A number is one value whatever its spelling: ``3`` and ``3.0`` are the same JSON Schema number (and
     integer), so an integral float is written as the integer (a float parameter called with 3 and with
-    3.0 is one cached call)."""
+    3.0 is one cached call).
+
+    Raises:
+        NestedTooDeep: dicts and lists nested more than ``jsonenc.WALK_DEPTH`` levels deep (a
+            client's JSON never is: it is refused past ``MAX_JSON_DEPTH`` when parsed; a call from
+            the serving program itself may be).
+    """
     return json.dumps(_numbers(value), sort_keys=True, separators=(",", ":"), ensure_ascii=True, default=str).encode()
 
 
-def _numbers(value: Any) -> Any:
+def _numbers(value: Any, depth: int = 0) -> Any:
     if type(value) is jsonenc.Encoded:  # an array's or table's data, kept as its JSON text
         value = value.value
     if type(value) is float and value.is_integer():
         return int(value)
+    if isinstance(value, (dict, list, tuple)) and depth >= jsonenc.WALK_DEPTH:
+        raise jsonenc.NestedTooDeep(f"the value is nested more than {jsonenc.WALK_DEPTH} levels deep")
     if isinstance(value, dict):
-        return {key: _numbers(item) for key, item in value.items()}
+        return {key: _numbers(item, depth + 1) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_numbers(item) for item in value]
+        return [_numbers(item, depth + 1) for item in value]
     return value
 
 

@@ -1,22 +1,38 @@
 """A value as strict JSON text, with an error that names the part JSON cannot hold.
 
 numpy and pandas values inside lists and dicts are converted (``convert.jsonable``) before a
-value is refused; NaN and ±Infinity become ``null`` (``protocol.jsonenc``).
+value is refused; NaN and ±Infinity become ``null`` (``protocol.jsonenc``). A value nested more
+than :data:`~nanohubmcp.protocol.jsonenc.MAX_JSON_DEPTH` (128) levels deep is refused too, as a
+client's JSON is: its text is looked at once written (no walk of its own), and nothing here
+recurses past that depth.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from ...protocol import jsonenc
+from ...protocol.jsonenc import MAX_JSON_DEPTH, NestedTooDeep
 from . import convert
 
+_SHORT: Final = 2 * MAX_JSON_DEPTH
+"""JSON text this long at most cannot nest more than :data:`MAX_JSON_DEPTH` levels (``[]`` is two characters)."""
 
-def first_bad(value: object, path: str, seen: set[int]) -> tuple[str, Any] | None:
-    """Return ``(json path, offending value)`` of the first thing JSON cannot hold, or None."""
+TOO_DEEP: Final = "nested too deep"
+"""What :func:`first_bad` names at a container past :data:`MAX_JSON_DEPTH` levels (not looked into)."""
+
+
+def first_bad(value: object, path: str, seen: set[int], depth: int = 0) -> tuple[str, Any] | None:
+    """Return ``(json path, offending value)`` of the first thing JSON cannot hold, or None.
+
+    ``depth`` is the levels of dicts and lists around ``value``; a dict or list past
+    :data:`MAX_JSON_DEPTH` levels is not looked into: its path and :data:`TOO_DEEP` are returned.
+    """
     if value is None or isinstance(value, (str, int, float)):
         return None
     if isinstance(value, (dict, list, tuple)):
+        if depth >= MAX_JSON_DEPTH:
+            return path, TOO_DEEP
         if id(value) in seen:
             return path, "a circular reference"
         seen.add(id(value))
@@ -24,13 +40,13 @@ def first_bad(value: object, path: str, seen: set[int]) -> tuple[str, Any] | Non
         for key, item in value.items():
             if key is not None and not isinstance(key, (str, int, float)):
                 return f"a key of {path}", key
-            found = first_bad(item, f"{path}[{key!r}]", seen)
+            found = first_bad(item, f"{path}[{key!r}]", seen, depth + 1)
             if found:
                 return found
         return None
     if isinstance(value, (list, tuple)):
         for index, item in enumerate(value):
-            found = first_bad(item, f"{path}[{index}]", seen)
+            found = first_bad(item, f"{path}[{index}]", seen, depth + 1)
             if found:
                 return found
         return None
@@ -42,6 +58,7 @@ def to_json(value: object, what: str) -> tuple[str, Any]:
 
     Raises:
         TypeError: naming the first part of ``value`` that JSON cannot hold.
+        NestedTooDeep: as :func:`json_text`.
     """
     text = json_text(value, what)
     return text, jsonenc.loads(text)
@@ -52,6 +69,8 @@ def json_text(value: object, what: str) -> str:
 
     Raises:
         TypeError: naming the first part of ``value`` that JSON cannot hold.
+        NestedTooDeep: ``value`` nests dicts and lists more than :data:`MAX_JSON_DEPTH` levels
+            deep (a ValueError; the message says the limit and what to do).
     """
     try:
         text = jsonenc.dumps(value)
@@ -60,19 +79,19 @@ def json_text(value: object, what: str) -> str:
         value = convert.jsonable(value)
         try:
             text = jsonenc.dumps(value)
-        except (TypeError, ValueError, RecursionError) as exc:
+        except (TypeError, ValueError) as exc:
             raise not_json(value, what) from exc
-    except (ValueError, RecursionError) as exc:
+    except ValueError as exc:  # a circular reference, or nested past what the encoder can write
         raise not_json(value, what) from exc
-    return text
+    return jsonenc.within_depth(text, what) if len(text) > _SHORT else text  # most results skip the look
 
 
-def not_json(value: object, what: str) -> TypeError:
-    """The error naming the first part of ``value`` that JSON cannot hold.
-
-    (A RecursionError comes from jsonenc's NaN-scrubbing retry on a circular structure.)
-    """
+def not_json(value: object, what: str) -> TypeError | NestedTooDeep:
+    """The error naming the first part of ``value`` that JSON cannot hold (``jsonenc.too_deep``'s
+    when that is a dict or list past :data:`MAX_JSON_DEPTH` levels)."""
     where, bad = first_bad(value, "$", set()) or ("$", value)
+    if isinstance(bad, str) and bad == TOO_DEEP:  # (first_bad's own words: a value there is never a str)
+        return jsonenc.too_deep(what)
     kind = bad if isinstance(bad, str) and bad == "a circular reference" else f"a {type(bad).__name__}"
     return TypeError(
         f"{what} is not JSON-serialisable: {where} is {kind}; use dicts, lists, str, "

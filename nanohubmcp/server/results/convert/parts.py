@@ -128,7 +128,7 @@ def converted_parts(conv: Converted, sink: ResultSink | None) -> tuple[list[Wire
         data = conv.data() if conv.lazy else conv.data
         wrapped = not isinstance(data, dict)
         structured = {"result": data} if wrapped else data
-        text = jsonenc.dumps(structured)
+        text = jsonenc.dumps_within_depth(structured, "the tool's result", around=int(wrapped))
     if too_big(sink, len(text)):
         assert sink is not None
         if conv.full is not None:
