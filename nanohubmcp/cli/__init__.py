@@ -38,10 +38,13 @@ Exit status, of every subcommand: 0 done; 2 a usage error — what the command l
 subcommands check: a URL that is not http(s) with a host, ``NAME=VALUE`` or ``'Name: value'`` without
 its separator, APP and ``--url`` both or neither, ``--name`` with several PATHs, a malformed
 ``--state-url``, a ``--license`` not on the SPDX License List, a ``--port`` outside 0-65535, ``--workers``
-below 1 or above 1 without a shared state URL, a ``server-json --name`` not ``namespace/name``), with
-the usage line; 1 a command line
-that is well formed but failed (a file missing or unreadable, an app without ``server``, a notebook
-that cannot be translated, a token file others can read, a port in use), one line on stderr.
+below 1 or above 1 without a shared state URL, a ``server-json --name`` not ``namespace/name``, an APP
+that is not a Python file — a directory, a notebook, a ``tool.xml``, the message naming what to give
+instead), with the usage line; 1 a command line
+that is well formed but failed (a file missing or unreadable, an app that raises while imported — the
+exception, its text and the app's line, not the traceback —, an app without ``server`` or whose
+``server`` is not an MCPServer, a notebook that cannot be translated, a token file others can read, a
+port in use), one line on stderr.
 
 Where each part lives: :mod:`.parser` the arguments of every subcommand (a new subcommand is a
 ``subparsers`` entry there with a ``run`` default), :mod:`.serve` the subcommands that serve (``run``,

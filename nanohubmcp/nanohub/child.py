@@ -9,9 +9,9 @@ The app file is imported under its own stem as module name (never ``__main__``, 
 ``if __name__ == "__main__": server.run()`` block stays quiet) with its directory first on
 ``sys.path``; it must define a module-level ``server`` with a ``run`` method. Then
 ``server.run(host=, port=, path_prefix=, public_url=)`` serves until the process is
-signalled. An exception while importing the app propagates, so its traceback is printed
-and the exit status is 1; a :class:`~nanohubmcp.errors.ConfigurationError` (missing file,
-no ``server``, a port taken meanwhile) prints one line and exits 2.
+signalled. An exception while importing the app prints its traceback and the exit status is
+1; a :class:`~nanohubmcp.errors.ConfigurationError` (missing file, not a Python file, no
+``server``, a port taken meanwhile) prints one line and exits 2.
 
 For ``--python-env`` the interpreter belongs to another environment, which may lack
 nanohubmcp; :func:`command` then starts this module through :data:`BOOTSTRAP`, which
@@ -30,11 +30,13 @@ import signal
 import sys
 import threading
 import time
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from nanohubmcp.errors import ConfigurationError
+from nanohubmcp.errors import ConfigurationError, NanohubMCPError
+from nanohubmcp.nanohub.app_file import AppImportError, checked_app_file, import_failure
 from nanohubmcp.server.app_import import importing
 from nanohubmcp.state.url import redact
 
@@ -104,22 +106,29 @@ def load_app(path: str | os.PathLike[str], *, state_dir: str | None = None, stat
     caller serves the server.
 
     Raises:
+        UsageError: ``path`` is not a Python file: a directory, a notebook, a ``tool.xml``
+            (the message names what to give instead: :func:`~.app_file.checked_app_file`).
         ConfigurationError: the file does not exist, or defines no ``server`` with a
             ``run`` method (the message names an MCPServer the file keeps under another name).
-        Exception: whatever the app raises while being imported.
+        AppImportError: the file raised while imported (a ``ConfigurationError`` whose one-line
+            message names the exception and the app's line; the exception is its ``__cause__``). A
+            ``NanohubMCPError`` the file raises (a misused decorator) propagates as it is.
     """
-    file = Path(path).resolve()
-    if not file.is_file():
-        raise ConfigurationError(f"app file {os.fspath(path)!r} does not exist")
+    file = checked_app_file(path)
     name = file.stem if file.stem.isidentifier() else "mcp_app"
     spec = importlib.util.spec_from_file_location(name, file)
-    if spec is None or spec.loader is None:
+    if spec is None or spec.loader is None:  # (a .py file always has a loader)
         raise ConfigurationError(f"cannot import {file} as Python (is it a .py file?)")
     sys.path.insert(0, str(file.parent))
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module  # dataclasses, pickle and typing look modules up here
-    with importing(state_dir=state_dir, state_url=state_url) as done:
-        spec.loader.exec_module(module)
+    try:
+        with importing(state_dir=state_dir, state_url=state_url) as done:
+            spec.loader.exec_module(module)
+    except NanohubMCPError:
+        raise
+    except Exception as exc:
+        raise AppImportError(import_failure(file, exc, os.fspath(path))) from exc
     for option, value in done.replaced.items():
         flag = "--" + option.replace("_", "-")
         given = redact(done.overrides[option]) if option == "state_url" else done.overrides[option]
@@ -138,7 +147,9 @@ def load_app(path: str | os.PathLike[str], *, state_dir: str | None = None, stat
                 else " (e.g. server = MCPServer('name'))")
         raise ConfigurationError(f"{file.name} defines no module-level `server`{hint}")
     if not callable(getattr(server, "run", None)):
-        raise ConfigurationError(f"`server` in {file.name} is a {type(server).__name__}, not an MCPServer")
+        kind = type(server).__name__
+        raise ConfigurationError(f"`server` in {file.name} is {'an' if kind[0] in 'aeiouAEIOU' else 'a'} {kind}, "
+                                 "not an MCPServer (e.g. server = MCPServer('name'))")
     return server
 
 
@@ -180,6 +191,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         server = load_app(args.app)
         server.run(host=args.host, port=args.port, path_prefix=args.path_prefix, public_url=args.public_url)
+    except AppImportError as exc:  # the app's own traceback, for the log: status 1, as the app's exception
+        traceback.print_exception(exc.__cause__ or exc)
+        return 1
     except ConfigurationError as exc:  # no `server`, a busy port, a bad option: one line, status 2
         print(f"start_mcp: error: {exc}", file=sys.stderr, flush=True)
         return 2
