@@ -11,6 +11,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .source_lines import KINDS as SOURCE_KINDS
+
 
 def cell_text(source: str | list[str]) -> str:
     return "".join(source) if isinstance(source, list) else str(source)
@@ -34,6 +36,16 @@ def ipython_call(node: ast.expr) -> bool:
     """``get_ipython().<method>(...)``, the form IPython turns magics and ``!cmd`` into."""
     return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
             and isinstance(node.func.value, ast.Call) and is_name(node.func.value.func, "get_ipython"))
+
+
+def reads_server(node: ast.AST) -> bool:
+    """``get_ipython().run_line_magic("mcp", "call ...")``: an ``%mcp`` line (not one registering a
+    source, ``%mcp rappture PATH``) whose value reads the notebook's running server."""
+    if not (isinstance(node, ast.Call) and ipython_call(node) and len(node.args) == 2):
+        return False
+    method, (magic, line) = node.func.attr, node.args  # type: ignore[attr-defined]
+    return (method == "run_line_magic" and isinstance(magic, ast.Constant) and magic.value == "mcp"
+            and isinstance(line, ast.Constant) and str(line.value).split(" ")[0] not in SOURCE_KINDS)
 
 
 def cell_magic(code: str) -> tuple[str, str, str] | None:

@@ -25,6 +25,9 @@ out, except that a leading markdown cell becomes the script's docstring):
   and ``server.add_sim2l(PATH, ...)`` (the magic's own parser reads the options).
 - Other magics, shell escapes, other cell magics, and top-level statements that only display a
   value (``df``, ``display(x)``) become a comment saying what was dropped.
+- A cell using ``%mcp ...`` as a value (``r = %mcp call add {...}`` then ``assert``: a check of the
+  notebook's tools through its running server) is left out whole, with a comment; a later cell
+  using a name only such a cell bound is refused.
 - A cell that cannot be translated raises :class:`~nanohubmcp.errors.NanohubMCPError` in one line
   naming the cell (number and first line): syntax errors, top-level ``await``, a component cell
   without a usable function or with bad options, IPython syntax used as a value (``x = !ls``), a
@@ -60,6 +63,7 @@ from .notebook_cells import (
     is_name,
     leading_blank_lines,
     name_from,
+    reads_server,
 )
 from .script_text import call_arguments, escape_docstring, format_script, literal, shorten, tidy
 from .source_lines import KINDS as SOURCE_KINDS
@@ -158,6 +162,11 @@ class _Untranslatable(Exception):
     """Internal: why a cell cannot become script code (``translate`` adds which cell)."""
 
 
+class _ReadsServer(Exception):
+    """Internal: the cell uses ``%mcp ...`` as a value (it reads the notebook's running server, a
+    check of its tools): the script leaves it out whole."""
+
+
 def translate(notebook: Mapping[str, Any], *, source: str = "notebook.ipynb", output: str | None = None,
               format_code: bool = True, exported_on: datetime.date | None = None) -> Script:
     """Translate a notebook (nbformat 4, a dict or ``NotebookNode``) into a ``start_mcp.py``.
@@ -220,13 +229,23 @@ class _Builder:
         self.found: dict[str, list[str]] = {"tool": [], "resource": [], "prompt": []}
         self.registered: dict[tuple[str, str], tuple[int, str]] = {}
         """(kind, name or URI) -> (its block, its decorator line): a cell run again later replaces it."""
+        self.left_out: dict[str, int] = {}
+        """Name -> the left-out cell (:class:`_ReadsServer`) that last bound it, until a kept cell binds it."""
 
     def add_cell(self, text: str) -> None:
         code = self.transformer.transform_cell(text)
         self.offset = leading_blank_lines(text)
         magic = cell_magic(code)
         if magic is None:
-            self.blocks.append(self._code(code))
+            try:
+                self.blocks.append(self._code(code))
+            except _ReadsServer:
+                first = shorten(next(line for line in text.splitlines() if line.strip()).strip())
+                self.dropped.append(f"cell {self.number}: {first} (the cell reads the notebook's running server: "
+                                    "a check, left out)")
+                self.blocks.append(f"# cell {self.number} left out: it reads the notebook's running server (%mcp "
+                                   f"used as a value, a check of its tools): {first}")
+                self.left_out.update((name, self.number) for s in ast.parse(code).body for name in bound_names(s))
         elif magic[0] in _COMPONENTS:
             self.blocks.append(self._component(*magic))
         elif magic[0] == "mcp_view":
@@ -301,8 +320,11 @@ class _Builder:
             if isinstance(stmt, ast.Expr) and ipython_call(stmt.value):
                 covered.add(id(stmt.value.func.value))  # type: ignore[attr-defined]
                 found.append((stmt, self._ipython(stmt.value)))  # type: ignore[arg-type]
+        from_server = {id(n.func.value) for n in ast.walk(tree) if reads_server(n)}  # type: ignore[attr-defined]
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and is_name(node.func, "get_ipython") and id(node) not in covered:
+                if id(node) in from_server:
+                    raise _ReadsServer
                 raise self._error(node, "uses IPython syntax (%magic, !cmd or get_ipython()) as a value, "
                                   "which a script cannot run: rewrite it in Python or tag the cell mcp-skip")
         for stmt in tree.body:
@@ -323,12 +345,26 @@ class _Builder:
                 raise self._error(node, "builds an MCPServer of its own; the exported script makes its server "
                                   "from the %%mcp_* cells. Tag this cell mcp-skip, or, for a notebook written "
                                   "in script style, copy its cells into a .py file instead of exporting")
+        self._check_left_out(tree)
         starts = [s.lineno for s in ast.walk(tree) if isinstance(s, ast.stmt)]
         for stmt, _ in found:
             sharing = sum(stmt.lineno <= n <= (stmt.end_lineno or stmt.lineno) for n in starts)
             if lines[stmt.lineno - 1][: stmt.col_offset].strip() or sharing > 1:
                 raise self._error(stmt, "mixes IPython-only code with other statements")
         return found
+
+    def _check_left_out(self, tree: ast.Module) -> None:
+        """Refuse a name only a left-out cell bound; a name this cell binds is no longer theirs."""
+        bound = {name for stmt in tree.body for name in bound_names(stmt)}
+        for node in sorted(ast.walk(tree), key=lambda n: getattr(n, "lineno", 0)):
+            if (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in self.left_out
+                    and node.id not in bound):
+                raise self._error(node, f"uses {node.id!r}, which only cell {self.left_out[node.id]} binds, a cell "
+                                  "reading the notebook's running server (%mcp as a value) that the script leaves "
+                                  f"out: bind {node.id!r} in plain Python in a cell the script keeps, or tag this "
+                                  "cell mcp-skip too")
+        for name in bound:
+            self.left_out.pop(name, None)
 
     def _error(self, node: ast.AST, text: str) -> _Untranslatable:
         return _Untranslatable(f"line {getattr(node, 'lineno', 1) + self.offset} {text}")
