@@ -227,7 +227,8 @@ class MCPMagics(Magics):
         status: show the URL, endpoints, tools and a client configuration;
         url: return the MCP endpoint URL clients connect to (Streamable HTTP, ``<base URL>mcp``);
         token: show the bearer token clients send, until the next cell runs (nothing else shows
-        it: a cell's output is saved with the notebook);
+        it: a cell's output is saved with the notebook), and return it (``t = %mcp token``: a
+        ``str`` whose repr hides it);
         tools: list the tools; jobs [--all]: list the jobs of --async tools (status, progress, age,
         executor), newest first: this kernel's, or with --all every job of the state directory
         (other kernels of a server of the same name share it); history [ID]: the provenance

@@ -22,7 +22,7 @@ from .display import StatusView
 from .history_view import format_history, format_record
 from .jobs_view import jobs_report
 from .source_lines import parse_source_line
-from .token_view import show_token_once
+from .token_view import MCPToken, show_token_once
 
 if TYPE_CHECKING:
     from IPython.core.interactiveshell import InteractiveShell
@@ -81,13 +81,18 @@ class ServerCommands:
             print(f"Note: {self.session.hub.streaming}")
         return url
 
-    def token(self, _: str | None) -> None:
-        """``%mcp token``: the bearer token, shown until the next cell runs."""
+    def token(self, _: str | None) -> MCPToken | None:
+        """``%mcp token``: the bearer token, shown until the next cell runs, and returned as an
+        :class:`MCPToken` (``t = %mcp token`` keeps it); None, saying why, when no token is required."""
         token = self.session.token
-        if self.shell is None or not token:
-            print("The MCP server requires no token (NanohubMCP.token = '').")
-            return
-        show_token_once(self.shell, token)
+        if not token:
+            cause = "NanohubMCP.token = ''" if self.session.config.token is not None else "MCP_TOKEN is set but empty"
+            print(f"The MCP server requires no token ({cause}).")
+            return None
+        if self.shell is None:  # no shell to hide the output at the next cell: not shown
+            print("%mcp token shows the token only in IPython, which hides it when the next cell runs.")
+            return None
+        return MCPToken(token, self.shell, show_token_once(self.shell, token))
 
     def tools(self, _: str | None) -> None:
         """``%mcp tools``."""
