@@ -54,7 +54,8 @@ def slurm_state(slurm_id: str) -> str:
 
 
 def test_a_job_slurm_holds_answers_queued_with_its_reason(slurm_cluster: str, tmp_path: Path) -> None:
-    with serve(build(tmp_path)) as url:
+    server = build(tmp_path)
+    with serve(server) as url:
         routes = Routes(int(url.rstrip("/").rsplit(":", 1)[1]))
         status, started = routes.rest_start("later", {})
         assert status == 202, started
@@ -80,7 +81,15 @@ def test_a_job_slurm_holds_answers_queued_with_its_reason(slurm_cluster: str, tm
         cancelled = routes.http("/tools/cancel_job", {"job_id": job_id})[2]
         assert cancelled["status"] == "cancelled", cancelled
         assert routes.rpc(session, "tasks/cancel", {"taskId": task_id})["result"]["status"] == "cancelled"
-    wait_until(lambda: slurm_state(slurm_id) == "CANCELLED", "the held job scancelled", 30)
+        wait_until(lambda: slurm_state(slurm_id) == "CANCELLED", "the held job scancelled", 30)
+
+        def followed_to_the_end(job: str) -> bool:  # the job's metadata says what Slurm says after the scancel
+            meta = server.core.jobs.get(job, None).task_meta() or {}
+            return bool(meta.get("org.nanohub/slurm", {}).get("state") == "CANCELLED")
+
+        wait_until(lambda: followed_to_the_end(job_id), "the REST job followed to its end", 30)
+        wait_until(lambda: routes.rpc(session, "tasks/get", {"taskId": task_id})["result"]["_meta"]
+                   ["org.nanohub/slurm"]["state"] == "CANCELLED", "the task followed to its end", 30)
 
 
 def test_a_job_that_can_never_start_fails_saying_what_to_change(slurm_cluster: str, tmp_path: Path) -> None:
