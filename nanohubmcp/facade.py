@@ -480,9 +480,14 @@ class MCPServer:
         or a ``ResourceResult``. A multi-segment value may hold ``..`` (``a/../../etc/passwd``):
         a function that opens files must keep the path inside its directory itself.
 
+        Two placeholders need literal text (``{a}-{b}``) or an operator (``{name}{.ext}``,
+        ``{x}{?q}``) between them: ``{a}{b}`` is refused, as where one ends and the next begins
+        cannot be told; where several splits fit, the earlier placeholder takes as much as it can.
+
         Raises:
             RegistrationError: a missing URI (``@server.resource`` without parentheses), a
-                malformed template, or a placeholder the function does not take.
+                malformed template, two placeholders with nothing between them, or a
+                placeholder the function does not take.
         """
         if callable(uri):
             raise RegistrationError("@resource needs a URI: write @server.resource('scheme://path')")

@@ -1,7 +1,8 @@
 """Resources: list, templates, read, subscribe/unsubscribe.
 
 A read finds the exact URI first, then the template whose literal part is longest. Not found is
--32002 with ``data.uri`` in the handshake era and -32602 in 2026-07-28 (SEP-2164).
+-32002 with ``data.uri`` in the handshake era and -32602 in 2026-07-28 (SEP-2164). A URI longer than
+:data:`MAX_URI_LENGTH` (8192 characters) is -32602 saying the limit, before any template sees it.
 
 Source: MCP 2025-11-25, Server § Resources; MCP 2026-07-28, Server § Resources.
 """
@@ -23,12 +24,18 @@ if TYPE_CHECKING:
     from .host import HandlerServices
 
 MAX_SUBSCRIPTIONS = 64
+MAX_URI_LENGTH = 8192
+"""The longest ``params.uri`` (characters) ``resources/read``, ``subscribe`` and ``unsubscribe`` take;
+a longer one is -32602 before it is matched against any template."""
 
 
 def _uri(params: dict[str, Any], method: str) -> str:
     uri = params.get("uri")
     if not isinstance(uri, str) or not uri:
         raise InvalidParams(f"{method} needs params.uri, the resource URI as a string")
+    if len(uri) > MAX_URI_LENGTH:
+        raise InvalidParams(f"{method}: params.uri is {len(uri)} characters long; at most {MAX_URI_LENGTH} are "
+                            "accepted", {"length": len(uri), "limit": MAX_URI_LENGTH})
     return uri
 
 

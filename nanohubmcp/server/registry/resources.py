@@ -134,7 +134,8 @@ def make_resource(
 
     Raises:
         RegistrationError: empty URI, unbalanced braces, a malformed or repeated RFC 6570
-            variable, or a variable the function does not accept.
+            variable, two variables with nothing between them (``{a}{b}``, see
+            :mod:`.uri_template`), or a variable the function does not accept.
     """
     if not isinstance(uri, str) or not uri:
         raise RegistrationError(

@@ -14,7 +14,19 @@ back to the template and its variable values. Supported, per RFC 6570 § 3.2:
   (a missing one is not passed, so the function's default applies), others ignored.
 
 Values are percent-decoded. A prefix modifier (``{name:3}``) matches like the plain variable.
+
 The template string itself is never rewritten: ``resources/templates/list`` shows it as given.
+
+Matching takes time linear in the URI's length (a client's URI must never stall the server). So:
+
+- two variables with nothing between them (``{a}{b}``, ``{a}{+b}``) are refused at registration:
+  where one ends and the next begins cannot be told. An operator's own character separates
+  (``{x}{/y}``, ``{name}{.ext}``, ``{path}{?q}`` are fine), as does literal text (``{a}-{b}``);
+- where several splits fit, the earlier variable takes as much as it can, and a later variable
+  never holds the literal text just before it when an earlier one could: in ``{name}.{ext}``,
+  ``ext`` is what follows the last ``.``; in ``{a}-{b}-{c}`` neither ``b`` nor ``c`` holds ``-``;
+- so an exploded path variable right after a variable that may hold ``/`` (``{+a}{/b*}``,
+  ``{/a*}{/b*}``) is refused too: which segments are whose cannot be told.
 
 Source: RFC 6570 §§ 2-3 (syntax and expansion); MCP 2025-11-25, Server § Resources § Resource
 Templates.
@@ -102,9 +114,11 @@ def compile_template(template: str) -> UriTemplate:
 
     Raises:
         TemplateError: unbalanced braces, an empty or malformed expression, an unknown
-            operator, or a variable named twice.
+            operator, a variable named twice, two variables with no literal text between them
+            (``{a}{b}``), or an exploded path variable after one that may hold ``/``
+            (``{+a}{/b*}``): such templates split a URI more than one way.
     """
-    pattern: list[str] = []
+    builder = _Builder(template)
     variables: list[Variable] = []
     query: list[str] = []
     literal = greedy = 0
@@ -112,7 +126,7 @@ def compile_template(template: str) -> UriTemplate:
     for m in _EXPRESSION.finditer(template):
         text = template[pos:m.start()]
         _check_literal(template, text)
-        pattern.append(re.escape(text))
+        builder.literal(text)
         literal += len(text)
         pos = m.end()
         body = m.group(1)
@@ -127,17 +141,16 @@ def compile_template(template: str) -> UriTemplate:
         if operator in ("?", "&"):
             query += [v.name for v in parsed]
             if len(query) == len(parsed):  # the first query expression takes the whole query
-                lead = r"\?" if operator == "?" else "&"
-                pattern.append(f"(?:{lead}(?P<_query>[^#]*))?")
+                builder.part(m.group(0), "_query", "#", empty=True, optional=operator)
             continue
-        pattern.append(_expression(operator, parsed))
+        _expression(builder, m.group(0), operator, parsed)
     rest = template[pos:]
     _check_literal(template, rest)
-    pattern.append(re.escape(rest))
+    builder.literal(rest)
     literal += len(rest)
     if not variables:
         raise TemplateError(f"resource template '{template}' has no {{variables}}")
-    return UriTemplate(template, tuple(variables), literal, greedy, re.compile("".join(pattern)), tuple(query))
+    return UriTemplate(template, tuple(variables), literal, greedy, re.compile(builder.pattern()), tuple(query))
 
 
 def _check_literal(template: str, text: str) -> None:
@@ -159,22 +172,98 @@ def _varspec(template: str, spec: str, operator: str) -> Variable:
     return Variable(name, operator, explode)
 
 
-def _expression(operator: str, variables: list[Variable]) -> str:
-    """The regex of one non-query expression (groups: ``s_name`` plain, ``p_name`` segments)."""
-    if operator == "" and len(variables) == 1:
-        var = variables[0]
-        return f"(?P<s_{var.name}>.+)" if var.explode else f"(?P<s_{var.name}>[^/?#]+)"
-    if operator == "":
-        return ",".join(f"(?P<s_{v.name}>[^/?#,]*)" for v in variables)
-    if operator == "+":
-        return ",".join(f"(?P<s_{v.name}>[^?#]*)" if len(variables) > 1 else f"(?P<s_{v.name}>[^?#]+)"
-                        for v in variables)
-    if operator == "#":
-        return "#" + ",".join(f"(?P<s_{v.name}>.*)" for v in variables)
-    if operator == "/":
-        return "".join(f"(?P<p_{v.name}>(?:/[^/?#]*)+)" if v.explode else f"/(?P<s_{v.name}>[^/?#]*)"
-                       for v in variables)
-    if operator == ".":
-        return "".join(f"\\.(?P<s_{v.name}>[^/?#.]*)" for v in variables)
-    # ";": path-style parameters, ";name=value" (or ";name" when empty)
-    return "".join(f";{re.escape(v.name)}(?:=(?P<s_{v.name}>[^/?#;]*))?" for v in variables)
+def _expression(builder: _Builder, expression: str, operator: str, variables: list[Variable]) -> None:
+    """Add one non-query expression (groups: ``s_name`` plain, ``p_name`` segments)."""
+    for i, var in enumerate(variables):
+        group = f"s_{var.name}"
+        if operator in ("", "+", "#"):
+            if i:
+                builder.literal(",")
+            elif operator == "#":
+                builder.literal("#")
+            if operator == "#":
+                builder.part(expression, group, "\n", empty=True)
+            elif len(variables) > 1:
+                builder.part(expression, group, "/?#," if operator == "" else "?#", empty=True)
+            elif operator == "" and var.explode:
+                builder.part(expression, group, "\n", empty=False)
+            else:
+                builder.part(expression, group, "/?#" if operator == "" else "?#", empty=False)
+        elif operator == "/" and var.explode:
+            builder.part(expression, f"p_{var.name}", "?#", empty=False, segments=True)
+        elif operator in ("/", "."):
+            builder.literal(operator)
+            builder.part(expression, group, "/?#" if operator == "/" else "/?#.", empty=True)
+        else:  # ";": path-style parameters, ";name=value" (or ";name" when empty)
+            builder.literal(f";{var.name}")
+            builder.part(expression, group, "/?#;", empty=True, optional="=")
+
+
+@dataclass(frozen=True)
+class _Part:
+    expression: str  # as written, for messages
+    excluded: str  # characters the value never holds
+
+
+def _escape(chars: str) -> str:
+    """``chars`` escaped for a character class (only what a class needs)."""
+    return "".join("\\" + c if c in "\\]^-[" else "\\n" if c == "\n" else c for c in chars)
+
+
+class _Builder:
+    """The regex of a template, built so that matching takes time linear in the URI.
+
+    A backtracking matcher is slow when two variables can trade characters: in ``{a}-{b}-{c}``
+    each of ``a`` and ``b`` may end at any ``-``, and a URI that almost matches makes it try every
+    combination (polynomial in the URI's length, one power per variable). So each variable after
+    the first is kept from holding the literal text just before it when an earlier variable could
+    hold that text: ``b`` and ``c`` hold no ``-``, the earlier variable takes as much as it can (as
+    before), and each variable ends where only one place fits. Two variables with no literal text
+    between them (``{a}{b}``) cannot be split that way and are refused.
+    """
+
+    def __init__(self, template: str) -> None:
+        self.template = template
+        self.regex: list[str] = []
+        self.parts: list[_Part] = []
+        self.pending = ""  # literal text since the last variable
+
+    def literal(self, text: str) -> None:
+        self.regex.append(re.escape(text))
+        self.pending += text
+
+    def part(self, expression: str, group: str, excluded: str, *, empty: bool,
+             segments: bool = False, optional: str = "") -> None:
+        """Add a variable's group: characters but ``excluded``, ``empty`` allowed or not; ``segments``
+        is ``(/seg)+``; ``optional`` is the text that starts an optional ``(?:text value)?``."""
+        lead = self.pending + (optional or ("/" if segments else ""))
+        holds = [p for p in self.parts if lead and lead[0] not in p.excluded]
+        if not lead and self.parts:
+            raise TemplateError(
+                f"resource template '{self.template}': '{self.parts[-1].expression}' and '{expression}' have "
+                "nothing between them, so where one variable ends and the next begins is ambiguous: put a "
+                "literal separator between the variables (e.g. '{a}-{b}' or '{a}/{b}')")
+        ahead = ""  # a lookahead at every character: the value never holds `lead`
+        if holds and segments and not self.pending:
+            raise TemplateError(
+                f"resource template '{self.template}': '{expression}' right after '{holds[-1].expression}', which "
+                "may itself hold '/', is ambiguous (which segments belong to which cannot be told): use one "
+                "variable for both, or put a literal separator between them")
+        if holds and not segments and len(lead) == 1:
+            excluded += lead if lead not in excluded else ""
+        elif holds and (segments or lead[0] not in excluded):
+            ahead = f"(?!{re.escape(lead)})"
+        chars = f"[^{'/' if segments else ''}{_escape(excluded)}]"
+        if ahead:
+            chars = f"(?:{ahead}{chars})"
+        body = f"(?:{ahead}/{chars}*)+" if segments else chars + ("*" if empty else "+")
+        regex = f"(?P<{group}>{body})"
+        if optional:
+            regex = f"(?:{re.escape(optional)}{regex})?"
+        self.regex.append(regex)
+        self.parts.append(_Part(expression, excluded))
+        self.pending = ""
+
+    def pattern(self) -> str:
+        """The regex, to be matched with ``fullmatch``."""
+        return "".join(self.regex)
