@@ -97,10 +97,11 @@ def pick_function(source: str, name: str | None = None, *, kind: str = "tool") -
     distinct = list(dict.fromkeys(info.name for info in public))
     if len(distinct) > 1:
         listed = ", ".join(distinct)
-        hint = f"no function is named {name!r}; " if name is not None else ""
-        raise RegistrationError(
-            f"%%mcp_{kind}: {hint}the cell defines several functions ({listed}); pick one with --name "
-            "or rename helpers to start with '_'"
-        )
+        if name is None:
+            fix = f"pick the one to serve with --name (--name {distinct[0]}), or start the helpers' names with '_'"
+        else:  # --name both picks the function and, with one public function, names the tool
+            fix = (f"none is named {name!r}: --name picks the one to serve (--name {distinct[0]}); to serve "
+                   f"it as {name!r}, start the other functions' names with '_' (helpers) and keep --name {name}")
+        raise RegistrationError(f"%%mcp_{kind}: the cell defines several functions ({listed}); {fix}")
     chosen = next(info for info in reversed(public) if info.name == distinct[0])
     return chosen, name is not None and name != chosen.name

@@ -31,6 +31,7 @@ what ``nbconvert --to mcp`` exports.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -267,4 +268,5 @@ def _in_magic_terms(exc: RegistrationError, kind: str) -> str:
     if exc.option:
         flag = "--" + exc.option.replace("_", "-")
         text = text.replace(f"pass {exc.option}='...'", f"add {flag} NAME to the %%mcp_{kind} line")
+        text = re.sub(rf"\b{exc.option}='([^'\s]*)'", rf"{flag} \1", text)  # an example value: e.g. --name x
     return text

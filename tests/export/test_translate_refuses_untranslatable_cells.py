@@ -46,7 +46,7 @@ def refusal(*sources: str) -> str:
         (
             "%%mcp_prompt\ndef a():\n    pass\ndef b():\n    pass",
             "bad.ipynb, cell 3 (%%mcp_prompt): the cell defines several functions (a, b); "
-            "pick one with --name",
+            "pick the one to serve with --name (--name a), or start the helpers' names with '_'",
         ),
         (
             "%%mcp_tool --colour red\ndef f():\n    pass",

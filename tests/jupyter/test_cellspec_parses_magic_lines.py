@@ -121,8 +121,16 @@ def test_functions_are_found_with_their_first_decorator_line() -> None:
 
 
 def test_picking_a_function() -> None:
-    with pytest.raises(RegistrationError, match=r"several functions \(area, fetch\); pick one with --name"):
+    with pytest.raises(RegistrationError, match=r"several functions \(area, fetch\); pick the one to serve with "
+                       r"--name \(--name area\), or start the helpers' names with '_'$"):
         pick_function(CELL)
+    # A --name that names none of them says both what it does and how to serve one under that name (trial12).
+    with pytest.raises(RegistrationError) as unknown:
+        pick_function(CELL, "size")
+    assert str(unknown.value) == (
+        "%%mcp_tool: the cell defines several functions (area, fetch); none is named 'size': --name picks the one "
+        "to serve (--name area); to serve it as 'size', start the other functions' names with '_' (helpers) and "
+        "keep --name size")
     assert pick_function(CELL, "fetch") == (FunctionInfo("fetch", 12, 12, True), False)
     # Helpers (leading underscore) are never candidates; one public function is enough.
     only = "def _h():\n    pass\n\ndef tool():\n    pass\n"

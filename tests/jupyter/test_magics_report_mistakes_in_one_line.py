@@ -30,7 +30,12 @@ MISTAKES = {
     ),
     "several functions": (
         "%%mcp_tool\ndef add(a, b):\n    return a - b\ndef sub(a, b):\n    return a - b\n",
-        "the cell defines several functions (add, sub); pick one with --name",
+        "the cell defines several functions (add, sub); pick the one to serve with --name (--name add)",
+    ),
+    "several functions, another --name": (
+        "%%mcp_tool --name plus\ndef add(a, b):\n    return a - b\ndef sub(a, b):\n    return a - b\n",
+        "none is named 'plus': --name picks the one to serve (--name add); to serve it as 'plus', start the "
+        "other functions' names with '_' (helpers) and keep --name plus",
     ),
     "top-level await": (
         "%%mcp_tool\nawait something()\ndef add(a, b):\n    return a - b\n",
@@ -38,12 +43,17 @@ MISTAKES = {
     ),
     "unusable name": (
         "%%mcp_tool --name 'no spaces'\ndef add(a, b):\n    return a - b\n",
-        "tool 'no spaces'",
+        "tool 'no spaces': names are 1-128 ASCII letters, digits, '_', '-' and '.' (SEP-986); choose another, "
+        "e.g. --name no_spaces",  # it said to add the --name the line has (trial12)
+    ),
+    "reserved name": (
+        "%%mcp_tool --name get_job_result\ndef add(a, b):\n    return a - b\n",
+        "choose another name, e.g. --name my_job_result",
     ),
     "non-ASCII function name": (
         '%%mcp_tool\ndef größe(a: int) -> int:\n    """Size."""\n    return a\n',
         "tool 'größe': names are 1-128 ASCII letters, digits, '_', '-' and '.' (SEP-986); "
-        "add --name NAME to the %%mcp_tool line",
+        "publish this function under another name, e.g. --name grosse",
     ),
     "raising cell": (
         "%%mcp_tool\nraise ValueError('boom')\ndef add(a, b):\n    return a - b\n",

@@ -31,7 +31,7 @@ def refuse_reserved(name: str, fn: Callable[..., Any]) -> None:
     if name in RESERVED_TOOL_NAMES and not module.startswith("nanohubmcp.server."):
         raise RegistrationError(
             f"tool '{name}': the name is reserved by the server, which answers it to poll the jobs of "
-            "@async_tool tools; choose another name (e.g. name='my_job_result')"
+            "@async_tool tools; choose another name, e.g. name='my_job_result'", option="name"
         )
 
 
@@ -105,8 +105,8 @@ def replaced(tool: Tool, previous: Tool | None) -> str | None:
     old, new = inspect.unwrap(previous.fn), inspect.unwrap(tool.fn)
     old_name = f"{getattr(old, '__module__', '?')}.{getattr(old, '__qualname__', '?')}"
     new_name = f"{getattr(new, '__module__', '?')}.{getattr(new, '__qualname__', '?')}"
-    if old_name != new_name:
-        return f"it was {old_name}, now it is {new_name}"
+    if old_name != new_name:  # another function, not the same one edited: perhaps meant as a second tool
+        return f"it was {old_name}, now it is {new_name} (to serve both, give one of them another name)"
     if previous.input_schema != tool.input_schema:
         return f"the signature changed from {_signature(old)} to {_signature(new)}"
     return None

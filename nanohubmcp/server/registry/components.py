@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import inspect
 import re
+import unicodedata
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -52,6 +53,12 @@ def callable_name(fn: Callable[..., Any], kind: str, name: str | None) -> str:
     if not fn_name or fn_name == "<lambda>":
         raise RegistrationError(f"{kind} needs a name: pass name=... for a lambda or a callable object")
     return str(fn_name)
+
+
+def _name_like(text: str) -> str:
+    """A tool name (SEP-986) close to ``text``: accents dropped, other characters ``_``, 128 at most."""
+    ascii_text = unicodedata.normalize("NFKD", text.replace("ß", "ss")).encode("ascii", "ignore").decode("ascii")
+    return re.sub(r"[^A-Za-z0-9_.\-]+", "_", ascii_text).strip("_")[:128] or "my_tool"
 
 
 def is_coroutine_callable(fn: Callable[..., Any]) -> bool:
@@ -151,9 +158,11 @@ class Tool:
                 f"@tool was given {fn!r}, which is not callable (did you forget the parentheses?)")
         tool_name = callable_name(fn, "tool", name)
         if not TOOL_NAME.match(tool_name):
+            # Given: another name, like it; the function's own (not ASCII, say): a name to publish it under.
+            fix = "choose another" if name else "publish this function under another name"
             raise RegistrationError(
                 f"tool '{tool_name}': names are 1-128 ASCII letters, digits, '_', '-' and '.' (SEP-986); "
-                "pass name='...' to publish a Python function under such a name", option="name")
+                f"{fix}, e.g. name={_name_like(tool_name)!r}", option="name")
         signature = describe_function(fn, kind="tool", name=tool_name, context_types=context_types)
         schema = input_schema if input_schema else signature.input_schema
         if not isinstance(schema, dict) or schema.get("type") != "object":
