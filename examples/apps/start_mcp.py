@@ -15,6 +15,7 @@ import argparse
 import math
 
 from nanohubmcp import MCPServer
+from nanohubmcp.cli import add_port_option
 
 server = MCPServer("apps-demo", version="1.0.0")
 
@@ -79,7 +80,7 @@ def main(argv: list[str] | None = None) -> None:
     """Parse ``--host``/``--port`` (default 127.0.0.1, ``$MCP_PORT`` or 8000), ``--token``, ``--transport``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default: 127.0.0.1)")
-    parser.add_argument("--port", type=int, default=None, help="TCP port (default: $MCP_PORT or 8000)")
+    add_port_option(parser)  # --port N, else $MCP_PORT, else 8000; a bad one exits 2 saying 0-65535
     parser.add_argument("--token", default=None, help="bearer token clients send (default: $MCP_TOKEN, else none)")
     parser.add_argument(
         "--transport",

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 
 from nanohubmcp import Context, MCPServer  # noqa: F401  (Context is named in # type: comments)
+from nanohubmcp.cli import add_port_option
 
 server = MCPServer("simple-calculator", version="1.0.0")
 
@@ -89,7 +90,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default: 127.0.0.1, this machine)")
     parser.add_argument("--token", default=None, help="bearer token clients send (default: $MCP_TOKEN, else none)")
-    parser.add_argument("--port", type=int, default=None, help="TCP port (default: $MCP_PORT or 8000)")
+    add_port_option(parser)  # --port N, else $MCP_PORT, else 8000; a bad one exits 2 saying 0-65535
     parser.add_argument("--transport", choices=["http", "stdio"], default=None,
                         help="http, or stdio for desktop clients (default: $MCP_TRANSPORT or http)")
     args = parser.parse_args(argv)

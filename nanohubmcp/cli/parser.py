@@ -9,6 +9,7 @@ exit status in :func:`nanohubmcp.cli.main`.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -242,14 +243,59 @@ def http_url(text: str) -> str:
 
 
 def port_number(text: str) -> int:
-    """A TCP port number, 0-65535 (argparse type)."""
+    """A TCP port number, 0-65535 (argparse type; 0: any free port). A value that is the default
+    :func:`add_port_option` read from ``$MCP_PORT`` is named so in the message."""
+    source = f"${PORT_VARIABLE} " if isinstance(text, _FromEnvironment) else ""
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"{source}must be a whole number between 0 and 65535 (0: any free port), not {str(text)!r}") from None
     if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 65535 (0: any free port), not {value}")
+        raise argparse.ArgumentTypeError(f"{source}must be between 0 and 65535 (0: any free port), not {value}")
     return value
+
+
+PORT_VARIABLE = "MCP_PORT"
+"""The environment variable a server's port comes from when no ``--port`` (or ``port=``) is given."""
+
+
+class _FromEnvironment(str):
+    """``$MCP_PORT``'s text as ``--port``'s default: argparse converts a text default with the
+    option's type only when the option is not given, and :func:`port_number` names its source."""
+
+    __slots__ = ()
+
+
+def add_port_option(parser: argparse.ArgumentParser, *, default: int = 8000, help: str | None = None) -> None:
+    """Add ``--port N`` to a script's ``parser``, as the ``nanohubmcp`` subcommands check it.
+
+    ``args.port`` is then an int: ``--port``, else ``$MCP_PORT``, else ``default``; 0 means any free
+    port. A value outside 0-65535 or not a whole number, given as ``--port`` or in ``$MCP_PORT`` (read
+    only when ``--port`` is not given), is a usage error: ``parse_args`` prints the usage and one line
+    saying what is accepted, and exits with status 2.
+
+    Args:
+        parser: the script's parser.
+        default: the port when neither ``--port`` nor ``$MCP_PORT`` gives one.
+        help: the option's help text (default: says the range and the defaults).
+
+    Example:
+        ```python
+        import argparse
+
+        from nanohubmcp.cli import add_port_option
+
+        parser = argparse.ArgumentParser()
+        add_port_option(parser, default=8123)
+        args = parser.parse_args(["--port", "9000"])
+        assert args.port == 9000
+        ```
+    """
+    environ = os.environ.get(PORT_VARIABLE, "").strip()
+    parser.add_argument(
+        "--port", type=port_number, default=_FromEnvironment(environ) if environ else default, metavar="N",
+        help=help or f"TCP port, 0-65535 (0: any free port; default ${PORT_VARIABLE}, else {default})")
 
 
 def positive_integer(text: str) -> int:

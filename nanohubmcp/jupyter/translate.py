@@ -34,8 +34,9 @@ out, except that a leading markdown cell becomes the script's docstring):
   non-literal ``%config`` value, or a cell binding the name ``server``.
 
 The script ends with ``if __name__ == "__main__": server.run(...)`` taking ``--host``/``--port``
-(then ``$MCP_PORT``, then the notebook's port); ``start_mcp --app`` imports it and runs ``server``
-itself. An installed ``ruff`` (else ``black``) formats the result.
+(then ``$MCP_PORT``, then the notebook's port; checked as ``nanohubmcp`` checks ``--port``, by
+:func:`nanohubmcp.cli.add_port_option`: a value outside 0-65535 exits 2 with one line); ``start_mcp
+--app`` imports it and runs ``server`` itself. An installed ``ruff`` (else ``black``) formats the result.
 """
 
 from __future__ import annotations
@@ -113,13 +114,14 @@ Run it:
 _FOOTER = '''def _command_line_options(argv=None):
     """--host and --port of `python this_file.py` (start_mcp --app passes its own)."""
     import argparse
-    import os
+
+    from nanohubmcp.cli import add_port_option
 
     parser = argparse.ArgumentParser(description={description})
     parser.add_argument("--host", default={host}, help={host_help})
-    parser.add_argument("--port", type=int, default=None, help={port_help})
+    add_port_option(parser, default={port}, help={port_help})  # a bad --port or $MCP_PORT exits 2
     args = parser.parse_args(argv)
-    port = args.port if args.port is not None else os.environ.get("MCP_PORT") or {port}{zero_note}
+    port = args.port{zero_note}
     return {{"host": args.host, "port": port}}
 
 
@@ -455,7 +457,7 @@ class _Builder:
             _FOOTER.format(
                 description=literal(f"Serve {name} over MCP."), host=literal(host),
                 host_help=literal(host_help), port=repr(port),
-                port_help=literal(f"TCP port (default: $MCP_PORT, else {port}{origin}; 0 = any free port)"),
+                port_help=literal(f"TCP port, 0-65535 (default: $MCP_PORT, else {port}{origin}; 0 = any free port)"),
                 run="".join(f", {k}={literal(v)}" for k, v in values["run"].items() if v not in (None, "")),
                 zero_note=_ZERO_PORT_NOTE if port == 0 else "",
             ),

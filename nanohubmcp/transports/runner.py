@@ -58,15 +58,19 @@ before it exits anyway (their worker threads are daemons: a stuck tool cannot ho
 
 
 def resolve_port(port: int | str | None) -> int:
-    """``port``, else ``$MCP_PORT``, else 8000; raises ConfigurationError when not a port number."""
+    """``port``, else ``$MCP_PORT``, else 8000; raises ConfigurationError when not a port number
+    (the message names ``$MCP_PORT`` when the value came from there)."""
+    source = "port"
     if port is None:
         port = os.environ.get("MCP_PORT") or 8000
+        source = "$MCP_PORT" if isinstance(port, str) else source
     try:
         value = int(port)
     except (TypeError, ValueError):
-        raise ConfigurationError(f"port must be an integer, got {port!r}") from None
+        raise ConfigurationError(f"{source} must be a whole number between 0 and 65535 (0: any free port), "
+                                 f"not {port!r}") from None
     if not 0 <= value <= 65535:
-        raise ConfigurationError(f"port must be between 0 and 65535, got {value}")
+        raise ConfigurationError(f"{source} must be between 0 and 65535 (0: any free port), not {value}")
     return value
 
 

@@ -56,7 +56,7 @@ def test_jupyter_nbconvert_to_mcp_writes_a_script(write_notebook: Write, tmp_pat
     assert '@server.tool(annotations={"readOnlyHint": True})\ndef add(' in text
     assert "return a + b" in text  # formatted (ruff is installed in this venv)
     assert "add(1, 2)" not in text
-    assert 'os.environ.get("MCP_PORT") or 9001' in text
+    assert "add_port_option(parser, default=9001," in text
     assert "dropped" not in done.stderr  # nothing was dropped but the nanohubmcp lines
 
 

@@ -10,6 +10,7 @@ registrations are checked by importing the script text (not as ``__main__``) and
 from __future__ import annotations
 
 import datetime
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -193,7 +194,7 @@ def test_config_settings_become_constructor_run_and_port_arguments() -> None:
     text = script.text
     assert 'server = MCPServer("analysis", version="2.1.0", instructions="Call mean first.", tool_timeout=30.0)' in text
     assert 'parser.add_argument("--host", default="127.0.0.1"' in text
-    assert 'os.environ.get("MCP_PORT") or 9123' in text
+    assert "add_port_option(parser, default=9123," in text
     assert (
         'server.run(**_command_line_options(), path_prefix="/tools/x", '
         'allowed_origins=["https://example.org"], public_url="https://example.org/x/")' in text
@@ -243,7 +244,7 @@ def test_without_config_the_name_is_the_notebooks_and_the_port_the_default() -> 
     script = translate(notebook("x = 1"), source="/data/My Analysis.ipynb", format_code=False)
     assert script.server_name == "My-Analysis"
     assert 'server = MCPServer("My-Analysis")' in script.text
-    assert 'os.environ.get("MCP_PORT") or 8000' in script.text
+    assert "add_port_option(parser, default=8000," in script.text
     assert 'default="127.0.0.1"' in script.text  # as the notebook's server: this machine only
     assert "server.run(**_command_line_options())" in script.text
 
@@ -320,6 +321,8 @@ def test_the_script_takes_port_from_argument_then_environment_then_notebook(tmp_
 
     def options(*args: str, **env: str) -> str:
         environment = {"PATH": "/usr/bin:/bin", **env}
+        if "PYTHONPATH" in os.environ:  # the nanohubmcp under test, which the script imports
+            environment["PYTHONPATH"] = os.environ["PYTHONPATH"]
         code = (
             f"import runpy, sys; sys.argv = ['x', *{list(args)!r}]; "
             f"ns = runpy.run_path({str(path)!r}, run_name='exported'); print(ns['_command_line_options']())"
@@ -335,7 +338,7 @@ def test_the_script_takes_port_from_argument_then_environment_then_notebook(tmp_
         return done.stdout.strip().splitlines()[-1]
 
     assert options() == "{'host': '127.0.0.1', 'port': 9123}"
-    assert options(MCP_PORT="8100") == "{'host': '127.0.0.1', 'port': '8100'}"
+    assert options(MCP_PORT="8100") == "{'host': '127.0.0.1', 'port': 8100}"
     assert options("--port", "7000", "--host", "0.0.0.0", MCP_PORT="8100") == "{'host': '0.0.0.0', 'port': 7000}"
 
 
