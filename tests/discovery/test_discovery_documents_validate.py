@@ -113,8 +113,10 @@ def test_server_json_on_a_nanohub_session_lists_the_weber_urls(tmp_path: Path) -
 
 def test_a_name_that_is_not_reverse_dns_is_a_clear_error() -> None:
     done = server_json("examples/simple/start_mcp.py", "--name", "calculator")
-    assert done.returncode == 1
-    assert "must be reverse-DNS with one slash" in done.stderr
+    assert done.returncode == 2  # a usage error (0778af5), with the subcommand's usage
+    assert done.stderr.startswith("usage: nanohubmcp server-json ")
+    refusal = "nanohubmcp server-json: error: argument --name: registry name 'calculator' must be reverse-DNS"
+    assert f"{refusal} with one slash" in done.stderr
     assert "Traceback" not in done.stderr
     named = server_json("examples/simple/start_mcp.py", env={"NANOHUBMCP_REGISTRY_NAME": "io.github.me/calc"})
     assert json.loads(named.stdout)["name"] == "io.github.me/calc"
