@@ -261,7 +261,7 @@ class Intake:
             opens_session: ``initialize`` may mint a session of this transport.
             argument_errors: overrides the server's ``argument_errors`` option for this request
                 (REST asks for ``"protocol"``: invalid arguments are its 400).
-            lists_as_data: a tool's list, number or boolean result is data, as an array's is (REST asks for it).
+            lists_as_data: a tool's list result is data, as an array's is (REST asks for it).
             principal: the caller the transport's verifier authenticated (None without
                 authorization); it rides in the request context, the core never sees headers.
             trace_headers: the HTTP request's headers, for its W3C trace context (only

@@ -11,8 +11,7 @@ MCP); 500 ``{"error": "<message>"}`` when it raises anything else or breaks its 
 fault of the server itself: 500 ``{"error": "Internal error; see the server log"}``); 403 when a
 middleware refuses the call on purpose (a ``ProtocolError`` of its own code:
 :func:`~nanohubmcp.errors.http_status_for`); 202 with the job handle for ``@async_tool`` tools
-(poll ``POST /tools/get_job_result``); a tool's None is ``{"result": null}``, its number or boolean
-that JSON value (``{"result": 3.0}``, as ``get_job_result`` answers a job's), its text that text.
+(poll ``POST /tools/get_job_result``); a tool's None is ``{"result": null}``.
 Output schemas apply here as on ``tools/call``. The call's provenance record is named by a ``Link`` header (relation
 ``http://www.w3.org/ns/prov#has_provenance``, W3C PROV-AQ); ``resources/read`` of it (``POST /``
 or ``/mcp``) answers the caller. No MCP session is

@@ -393,7 +393,7 @@ def test_a_layers_deliberate_refusal_is_a_4xx_over_rest_and_its_bug_a_500() -> N
     assert (refused.status_code, refused.json()) == (403, {"error": "forbidden by policy"})
     assert (broken.status_code, broken.json()) == (500, {"error": "Internal error; see the server log"})
     assert invalid.status_code == 400
-    assert (fine.status_code, fine.json()) == (200, {"result": 2.0})
+    assert (fine.status_code, fine.json()) == (200, {"result": "2.0"})
     # JSON-RPC routes keep 200 with the error object, as for a handler's own error.
     assert over_rpc.status_code == 200
     assert over_rpc.json()["error"] == {"code": -32001, "message": "forbidden by policy"}

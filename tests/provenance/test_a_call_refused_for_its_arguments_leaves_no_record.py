@@ -69,6 +69,6 @@ def test_over_http_a_refused_call_leaves_no_record(app: App) -> None:
     assert mcp.json()["result"]["isError"] is True
     assert PROVENANCE_META not in (mcp.json()["result"].get("_meta") or {})
     handled = httpx2.post(url + "tools/add", json={"a": 1, "b": 1}, timeout=10)
-    assert handled.json() == {"result": 2.0}
+    assert handled.json() == {"result": "2.0"}
     assert 'rel="http://www.w3.org/ns/prov#has_provenance"' in handled.headers["Link"]
     assert app.records() == [("add", "completed")]

@@ -101,6 +101,6 @@ def test_over_rest_an_answer_from_a_layer_names_no_record(app: App, url: str) ->
     handled = httpx2.post(url + "tools/add", json={"a": 1, "b": 1}, timeout=10)
     assert (answered.status_code, answered.json()) == (200, {"result": "from middleware"})
     assert "Link" not in answered.headers
-    assert handled.json() == {"result": 2.0}
+    assert handled.json() == {"result": "2.0"}
     assert 'rel="http://www.w3.org/ns/prov#has_provenance"' in handled.headers["Link"]
     assert record_tools(app.server) == ["add"]

@@ -63,7 +63,7 @@ def test_http_by_default_with_host_port_and_token(token: str | None) -> None:
                 headers["Authorization"] = f"Bearer {token}"
             request = urllib.request.Request(url, data=b'{"a": 2, "b": 3}', headers=headers, method="POST")
             with urllib.request.urlopen(request, timeout=10) as response:
-                assert json.loads(response.read()) == {"result": 5.0}
+                assert json.loads(response.read()) == {"result": "5.0"}
         finally:
             proc.send_signal(signal.SIGTERM)
             proc.wait(20)

@@ -145,9 +145,7 @@ def test_2_ping(http: Http) -> None:
 def test_3_rest_tool_call(http: Http) -> None:
     reply = http.post("/tools/add", {"a": 7, "b": 3})
     assert reply.status == 200
-    # The reference README prints the text, {"result": "10.0"}; a number answers as that number, as
-    # get_job_result answers a job's (trial12 LOW-9).
-    assert reply.json == {"result": 10.0}
+    assert reply.json == {"result": "10.0"}
 
 
 # -- 5. OpenAPI Schema ----------------------------------------------------------------------

@@ -179,7 +179,7 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
             elif is_awaitable(value):
                 value = await value
             if type(value) in SCALAR_TYPES and tool.output_validator is None:  # one text block, made here
-                result = results.tool_result(value, version=request.version, lists_as_data=request.lists_as_data)
+                result = results.tool_result(value, version=request.version)
             else:
                 result = _shaping(core, request, tool, value)
                 if not isinstance(result, dict):

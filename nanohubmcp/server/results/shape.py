@@ -19,8 +19,7 @@ returned                       ``content`` / ``structuredContent``
                                ``structuredContent`` ``{"result": null}``
 ``str``                        one text block, the string itself
 ``int``/``float``/``bool``     one text block in JSON spelling: ``5``, ``5.0``, ``true``; NaN, ±Infinity ->
-                               ``NaN``, ``Infinity``, ``-Infinity`` (text, not JSON); with ``lists_as_data``
-                               (REST) a finite one also ``structuredContent`` ``{"result": 5}``
+                               ``NaN``, ``Infinity``, ``-Infinity`` (text, not JSON)
 ``enum.Enum`` member           its ``.value``, by the rules here
 ``dict`` (any Mapping),        a text block with the JSON text, and ``structuredContent`` = the same
 dataclass instance             value (from 2025-06-18; non-finite floats -> null)
@@ -46,7 +45,6 @@ an object output schema are not wrapped: the handler's validation reports the mi
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -139,7 +137,7 @@ def _tool_parts(value: object, sink: ResultSink | None = None, lists_as_data: bo
             return parts.offload_text(value, sink), UNSET  # type: ignore[arg-type]  # too_big: a sink
         return [_text(value)], UNSET
     if type(value) in PLAIN_TYPES and isinstance(value, (bool, int, float)):
-        return _scalar_parts(value, lists_as_data)
+        return [{"type": "text", "text": scalar_text(value)}], UNSET  # JSON spelling; NaN/Infinity spelled out
     value = plain(value)
     if convert.recognised(value):
         found, value = convert.scalar(value)
@@ -152,7 +150,7 @@ def _tool_parts(value: object, sink: ResultSink | None = None, lists_as_data: bo
     if isinstance(value, str):
         return [_text(value)], UNSET
     if isinstance(value, (bool, int, float)):
-        return _scalar_parts(value, lists_as_data)
+        return [_text(scalar_text(value))], UNSET
     if type(value) is list and set(map(type, value)) <= mixed.LEAF_TYPES:
         return _data_list(value, sink, lists_as_data)  # numbers and strings: one C pass decides it is data
     if isinstance(value, (dict, list)):
@@ -178,16 +176,6 @@ def _tool_parts(value: object, sink: ResultSink | None = None, lists_as_data: bo
         f"a tool returned a value of type {type(value).__name__}, which has no MCP form; return a str, number, "
         "dict, list, Image, content object or ToolResult"
     )
-
-
-def _scalar_parts(value: bool | int | float, as_data: bool) -> tuple[list[Wire], Any]:
-    """A number or boolean as one text block in JSON spelling (NaN/Infinity spelled out); ``as_data``
-    (REST) adds ``{"result": value}``, the value a job's result reads back as (``job_value``): not for a
-    non-finite number, whose text is its answer there too (JSON has no such number)."""
-    blocks: list[Wire] = [{"type": "text", "text": scalar_text(value)}]
-    if as_data and not (isinstance(value, float) and not math.isfinite(value)):
-        return blocks, {"result": value}
-    return blocks, UNSET
 
 
 def _data_list(value: list[Any], sink: ResultSink | None, lists_as_data: bool) -> tuple[list[Wire], Any]:
@@ -295,9 +283,8 @@ def tool_result(
         sink: the options (``max_inline_bytes``, ``figure_dpi``), the store and the owner for
             large results; None inlines everything. A tool with an output schema is never
             offloaded (its structured content is promised).
-        lists_as_data: a plain list, a finite number and a boolean (no output schema) also become
-            ``structuredContent {"result": ...}``, as an array does (REST asks for it: its body carries
-            the value with its JSON type, as ``get_job_result`` answers a job's).
+        lists_as_data: a plain list (no output schema) also becomes ``structuredContent
+            {"result": [...]}``, as an array does (REST asks for it: one rule for lists and arrays).
 
     Returns:
         ``{"content": [block, ...], "isError": bool, "structuredContent"?: JSON, "_meta"?: {...}}``
@@ -311,7 +298,7 @@ def tool_result(
         ValueError: a malformed content dict in a ``ToolResult`` or block list.
         OSError: an ``Image``/``Audio`` file that cannot be read.
     """
-    if type(value) in SCALAR_TYPES and output_schema is None and not lists_as_data:  # the commonest: one text block
+    if type(value) in SCALAR_TYPES and output_schema is None:  # the commonest answer: one text block
         return {"content": [{"type": "text", "text": scalar_text(value)}], "isError": False}  # type: ignore[arg-type]
     if isinstance(value, ToolResult):
         wire = value.to_wire()

@@ -120,9 +120,8 @@ class RequestContext:
         on_accepted: called once the request passed the call pipeline's layers and its handler
             starts (legacy SSE answers its POST 202 then; a refusal before is the POST's status);
             set with :meth:`set_accepted_callback`.
-        lists_as_data: a tool's list, finite number or boolean result is data (``structuredContent
-            {"result": ...}``) rather than only its JSON text; REST asks for it so lists answer like
-            arrays and numbers as numbers.
+        lists_as_data: a tool's list result is data (``structuredContent {"result": [...]}``) rather than
+            only its JSON text; REST asks for it so lists answer like arrays.
         provenance_id: the id of the provenance record this ``tools/call`` will leave (minted
             before the tool runs, so ``call_finished`` can name it), else None.
         job_id: the id of the ``@async_tool`` job this request runs as (its progress is stored
