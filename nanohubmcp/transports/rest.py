@@ -5,10 +5,7 @@ No MCP specification covers this route; the answers are this package's: 200
 tool (a tool for its view only, ``view_visibility=["app"]``, is not served here: the REST routes
 have no host to keep it from a model, and OpenAPI readers are often models), or a job the job
 tools (``get_job_result``, ``cancel_job``) may not show the caller (the ``{"status": "not_found",
-...}`` object they answer); 422 ``{"error": "<message>"}`` when the tool refuses the call (raises
-``ToolError`` or ``ValueError``, returns ``ToolResult(is_error=True)``: its ``isError`` result over
-MCP); 500 ``{"error": "<message>"}`` when it raises anything else or breaks its output schema (a
-fault of the server itself: 500 ``{"error": "Internal error; see the server log"}``); 403 when a
+...}`` object they answer); 500 ``{"error": "<message>"}`` when the tool raises; 403 when a
 middleware refuses the call on purpose (a ``ProtocolError`` of its own code:
 :func:`~nanohubmcp.errors.http_status_for`); 202 with the job handle for ``@async_tool`` tools
 (poll ``POST /tools/get_job_result``); a tool's None is ``{"result": null}``.
@@ -39,7 +36,6 @@ from ..errors import (
 )
 from ..protocol import jsonrpc, versions
 from ..server.registry.mcp_apps import app_only
-from ..server.wire.request import REFUSED_BY_TOOL
 from .base import BodyReadingHandler, json_body_type
 
 REST_VERSION = versions.V2025_11_25
@@ -93,11 +89,12 @@ class RestToolHandler(BodyReadingHandler):
         message = jsonrpc.classify(jsonrpc.request(f"rest-{id(self)}", "tools/call", params))
         connection = self.connection
         # Invalid arguments are REST's 400 whatever the server's argument_errors option says.
-        request = connection.request(
-            message, version=REST_VERSION, argument_errors="protocol", lists_as_data=True, principal=self.principal,
-            trace_headers=self.request.headers,
+        reply = await connection.serve(
+            connection.request(
+                message, version=REST_VERSION, argument_errors="protocol", lists_as_data=True, principal=self.principal,
+                trace_headers=self.request.headers,
+            )
         )
-        reply = await connection.serve(request)
         response = reply.message or {}
         if "error" in response:
             self.reply_status(response, REST_ROUTE)  # the headers its error needs (a scope challenge)
@@ -131,8 +128,7 @@ class RestToolHandler(BodyReadingHandler):
         seconds = retry_after(result)
         if seconds is not None:
             self.set_header("Retry-After", str(seconds))
-        by_tool: bool | None = request.get(REFUSED_BY_TOOL)
-        self.send_json(*rest_answer(result, refused_by_tool=by_tool is True))
+        self.send_json(*rest_answer(result))
 
 
 def retry_after(result: dict[str, Any]) -> int | None:
@@ -156,18 +152,13 @@ def job_not_found(name: str, result: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-def rest_answer(result: dict[str, Any], *, refused_by_tool: bool = False) -> tuple[int, Any]:
-    """Map a CallToolResult to the REST status and body.
-
-    An ``isError`` result is ``{"error": <its text>}`` with 503 for a tool that could not start (its
-    ``_meta`` names when to retry: the handler sends ``Retry-After``), 422 for the tool's own refusal
-    of the call as asked (``refused_by_tool``: a ``ToolError`` or ``ValueError`` it raised, a
-    ``ToolResult(is_error=True)`` it returned), else 500 (another exception of the tool, a result
-    breaking its output schema)."""
+def rest_answer(result: dict[str, Any]) -> tuple[int, Any]:
+    """Map a CallToolResult to the REST status and body: 500 for a tool error, 503 for a tool that
+    could not start (its ``_meta`` names when to retry: the handler sends ``Retry-After``)."""
     if result.get("isError"):
         texts = [c.get("text", "") for c in result.get("content", []) if c.get("type") == "text"]
-        status = 503 if retry_after(result) is not None else 422 if refused_by_tool else 500
-        return status, {"error": "\n".join(texts) or "the tool failed"}
+        busy = retry_after(result) is not None
+        return 503 if busy else 500, {"error": "\n".join(texts) or "the tool failed"}
     structured = result.get("structuredContent")
     if isinstance(structured, dict):
         return 200, structured

@@ -44,6 +44,6 @@ async def test_mcp_and_rest_failures_are_logged_with_their_traceback() -> None:
         )
         with pytest.raises(urllib.error.HTTPError) as refused:
             urllib.request.urlopen(request, timeout=30)
-        assert refused.value.code == 422  # the tool's ValueError: its refusal of the call (trial12 LOW-6)
+        assert refused.value.code == 500
         output = wait_for(example, "Traceback", 2)
         assert output.count("tool 'divide' failed") == 2  # once per failure

@@ -153,4 +153,4 @@ def test_the_readme_rest_curls_answer_as_documented(example: ExampleProcess) -> 
     assert post_json(example.url + "tools/add", {"a": 2, "b": 3}) == (200, {"result": "5.0"})
     assert post_json(example.url + "tools/power", {"base": 2, "exponent": 10}) == (200, {"result": "1024.0"})
     divided = post_json(example.url + "tools/divide", {"a": 1, "b": 0})
-    assert divided == (422, {"error": "Cannot divide by zero"})  # the tool's ValueError
+    assert divided == (500, {"error": "Cannot divide by zero"})

@@ -5,9 +5,7 @@ report alike (MCP 2025-11-25, Server § Tools § Error handling): an unknown too
 every era; invalid arguments are -32602 up to 2025-06-18 and ``isError: true`` from 2025-11-25
 (server option ``argument_errors``, SEP-1303); an exception raised by the tool is
 ``isError: true`` with ``str(exc)`` as the text, never a traceback; a result that breaks the
-declared output schema is ``isError: true`` too. A ``ToolError`` or ``ValueError`` the tool raised, or
-the ``ToolResult(is_error=True)`` it returned, is also marked on the request as the tool's refusal
-(:data:`~..wire.request.REFUSED_BY_TOOL`: REST's 422 rather than 500).
+declared output schema is ``isError: true`` too.
 
 It imports no method handler: the handlers of both eras and the tasks machinery build on it.
 """
@@ -30,7 +28,6 @@ from ...errors import (
     UnknownComponent,
 )
 from ...protocol.jsonenc import NestedTooDeep
-from ...protocol.result_types import ToolResult
 from ...schema import CheckPending
 from ...state.errors import StateUnavailable
 from ..jobs.record import Job
@@ -40,7 +37,7 @@ from ..results import shape as results
 from ..results.shape import PLAIN_TYPES, SCALAR_TYPES
 from ..results.store import ResultSink, owner_of
 from ..wire import trace_context
-from ..wire.request import ANSWERED_BY_LAYER, REFUSED_BY_TOOL, RequestContext
+from ..wire.request import ANSWERED_BY_LAYER, RequestContext
 from ..wire.trace_context import SPAN
 from . import progress
 from .context import Context
@@ -211,9 +208,6 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
                 record.finish(False, str(exc))
             raise
         _log_failure(tool.name, request, job, exc)
-        if isinstance(exc, (ToolError, ValueError)) and not isinstance(exc, NestedTooDeep):
-            # the tool refused the call as asked (REST: 422, not 500); a result it cannot send is its failure
-            request.slots[REFUSED_BY_TOOL] = True
         text = str(exc) or type(exc).__name__
         if record:
             record.finish(False, text)
@@ -225,8 +219,6 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
         tracker = request.slots.setdefault(progress.PROGRESS, progress.ANSWERED)
         if isinstance(tracker, progress.CallProgress):
             tracker.finish()
-    if result.get("isError") and isinstance(value, ToolResult) and value.is_error:  # its refusal as a result
-        request.slots[REFUSED_BY_TOOL] = True
     if record:
         record.finish(not result.get("isError", False), None)
     return result

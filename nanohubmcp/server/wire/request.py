@@ -91,12 +91,6 @@ answered the request itself; the ``tools/call`` handler sets it too when the too
 refuses the arguments (the function never ran). False or absent, the tool was reached (or there are
 no such layers). The provenance layer records no such call; the result cache keeps none."""
 
-REFUSED_BY_TOOL: Slot[bool] = Slot("refused by the tool")
-"""Whether a ``tools/call``'s ``isError`` result is the tool's own refusal of the call as asked: it
-raised ``ToolError`` or ``ValueError``, or returned ``ToolResult(is_error=True)`` (set by the tool-call
-service). Absent, an ``isError`` result is another exception of the tool (a bug in it) or a result
-breaking its output schema. REST answers the one 422, the other 500; MCP answers both as ``isError``."""
-
 
 class RequestContext:
     """One request in flight.
