@@ -56,7 +56,8 @@ def test_jupyter_nbconvert_to_mcp_writes_a_script(write_notebook: Write, tmp_pat
     assert '@server.tool(annotations={"readOnlyHint": True})\ndef add(' in text
     assert "return a + b" in text  # formatted (ruff is installed in this venv)
     assert "add(1, 2)" not in text
-    assert "add_port_option(parser, default=9001," in text
+    assert "add_port_option(" in text
+    assert "default=9001," in text  # the notebook's port (ruff may put each argument on a line of its own)
     assert "dropped" not in done.stderr  # nothing was dropped but the nanohubmcp lines
 
 
