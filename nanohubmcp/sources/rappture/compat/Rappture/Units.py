@@ -22,6 +22,7 @@ program run by a Python without nanohubmcp installed converts without that check
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import threading
@@ -212,7 +213,7 @@ def to_units(value: float, given: str, declared: str) -> float:
 
     Raises:
         UnitError: an unknown unit, or one of another dimension (the message names the units
-            that fit).
+            that fit); or a value beyond a double's range once converted (``1e308 km`` in m).
     """
     if not given or given == declared:
         return value
@@ -232,9 +233,18 @@ def to_units(value: float, given: str, declared: str) -> float:
                 f"{', '.join(fitting_units(declared))}"
             ) from None
         raise UnitError(f"unknown unit {given!r}; units that fit: {', '.join(fitting_units(declared))}") from None
+    if not math.isfinite(converted):  # 1e308 km is inf m: the program would be given "infm"
+        raise UnitError(
+            f"{_fmt(value)} {given} is out of range once converted to {declared}: beyond a double's range "
+            f"(about 1.8e308 {declared}); give a smaller number"
+        )
     # A conversion factor is rarely exact in binary (1um is 999.9999999999999nm): rounded to the 15
     # significant digits a double always holds, a limit written as 1um is 1000nm and a value at it passes.
     return float(f"{converted:.15g}")
+
+
+def _fmt(value: float) -> str:
+    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
 
 
 def number_in(text: str, declared: str) -> float:
@@ -289,5 +299,4 @@ def convert(value: str, to: str | None = None, units: str = "on", context: str |
     result = to_units(number, given, target) if given and target else number
     if str(units).lower() in ("off", "no", "false", "0"):
         return result
-    text = str(int(result)) if result.is_integer() and abs(result) < 1e15 else repr(result)
-    return f"{text}{target}"
+    return f"{_fmt(result)}{target}"
