@@ -12,8 +12,8 @@ first, and refused with a :class:`UnitTextError` saying what is accepted:
   alone), joined by ``*``, ``/`` or spaces, grouped by parentheses at most :data:`MAX_DEPTH` deep; the
   number ``1`` may stand for a unit (``1/cm3``), and units may start with ``/`` (Rappture's ``1e15/cm3``);
 - a power written ``^n`` or ``**n`` after a unit name or a closing parenthesis, ``n`` one digit with
-  an optional sign (``cm^-3``, ``s**2``, ``m^(-1)``); never a power of a power (``K^2^3``) nor a
-  power after a number;
+  an optional sign (``cm^-3``, ``s**2``, ``m^(-1)``); never a power of a power (``K^2^3``), a
+  power after a number, nor a power 0 (``K^0`` leaves no unit; pint fails on it);
 - at most :data:`MAX_CHARS` characters in all.
 
 So ``300K``, ``25 degC``, ``eV``-style names, ``cm^-3``, ``1/cm3``, ``9.81 m/s^2``, ``2 kg*m/s**2``,
@@ -27,7 +27,16 @@ import json
 import math
 import re
 
-__all__ = ["ACCEPTED", "MAX_CHARS", "MAX_DEPTH", "UnitTextError", "check_quantity", "check_units", "shown"]
+__all__ = [
+    "ACCEPTED",
+    "MAX_CHARS",
+    "MAX_DEPTH",
+    "UnitTextError",
+    "check_quantity",
+    "check_units",
+    "code_points",
+    "shown",
+]
 
 MAX_CHARS = 256
 """Longest text of a number with units (pint's parser takes time quadratic in the length)."""
@@ -74,6 +83,26 @@ class UnitTextError(ValueError):
 def shown(text: str) -> str:
     """``text`` quoted for a message (JSON string syntax), cut to its first 40 characters."""
     return json.dumps(text if len(text) <= _SHOWN else text[:_SHOWN] + "…", ensure_ascii=False)
+
+
+def code_points(text: str) -> str:
+    """The characters of ``text`` outside ASCII named by their code points, for a message about a unit name
+    that looks like another: ``"\u212a"`` -> ``"'K' is U+212A KELVIN SIGN, not the letter K: write K"``;
+    ``""`` when ``text`` is ASCII. At most three distinct characters are named."""
+    import unicodedata
+
+    named: list[str] = []
+    for char in dict.fromkeys(c for c in text if not c.isascii()):
+        if len(named) == 3:
+            named.append("...")
+            break
+        name = unicodedata.name(char, "")
+        said = f"{char!r} is U+{ord(char):04X}" + (f" {name}" if name else "")
+        folded = unicodedata.normalize("NFKC", char)
+        if folded != char and folded.isascii() and folded.isprintable():
+            said += f", not the letter{'s' if len(folded) > 1 else ''} {folded}: write {folded}"
+        named.append(said)
+    return "; ".join(named)
 
 
 def check_quantity(text: str) -> tuple[float, str]:
@@ -160,6 +189,8 @@ def _units_problem(text: str) -> str | None:
             exponent = _EXPONENT.match(text, position + (2 if char == "*" else 1))
             if exponent is None:
                 return "has a power whose exponent is not a single digit (-9 to 9)"
+            if exponent.group().strip(" \t\n\r\f\v()+-") == "0":
+                return "has a power 0 (which leaves no unit: leave the unit out)"
             operand, powered, powerable = True, True, False
             position = exponent.end()
         elif char in "*/":

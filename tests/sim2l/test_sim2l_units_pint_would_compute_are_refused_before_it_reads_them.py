@@ -69,6 +69,20 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
         "input 'initial_temperature': \"3 furlongs_x\" has a unit pint does not know ('furlongs_x'); the input is "
         "in K: give a number in K",
     ),
+    # the real cause, not a bare "cannot read" (trial13 F5)
+    (
+        "cooling",
+        {"initial_temperature": "1 " + "YK/K*" * 50 + "K"},
+        "input 'initial_temperature': \"1 YK/K*YK/K*YK/K*YK/K*YK/K*YK/K*YK/K*YK/…\" cannot be converted to K: the "
+        "conversion factor of its units is beyond a double's range",
+    ),
+    (
+        "cooling",
+        {"initial_temperature": "100 \u212a"},
+        "input 'initial_temperature': \"100 \u212a\" has a unit pint does not know ('\u212a'; '\u212a' is U+212A "
+        "KELVIN SIGN, not the letter K: write K)",
+    ),
+    ("cooling", {"initial_temperature": "1 K^0"}, "it has a power 0 (which leaves no unit: leave the unit out)"),
 ]
 
 

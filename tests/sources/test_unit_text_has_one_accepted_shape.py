@@ -10,7 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from nanohubmcp.sources.units_text import ACCEPTED, MAX_CHARS, UnitTextError, check_quantity, check_units
+from nanohubmcp.sources.units_text import (
+    ACCEPTED,
+    MAX_CHARS,
+    UnitTextError,
+    check_quantity,
+    check_units,
+    code_points,
+)
 
 UNITS = ["K", "degC", "eV", "cm^-3", "1/cm3", "/cm3", "m/s^2", "kg*m/s**2", "um", "nm", "uW/cm2", "%", "V",
          "cm2/(V*s)", "m^(-1)", "kg m/s^2", "°C", "µm", "μm", "Å", "Ω", "delta_degC", "(m/s)^2", "K^+2"]
@@ -39,6 +46,8 @@ REFUSED = [
     ("1 K**10", "has a power whose exponent is not a single digit (-9 to 9)"),
     ("1 K^2.5", "has a power whose exponent is not a single digit (-9 to 9)"),
     ("1 K**", "has a power whose exponent is not a single digit (-9 to 9)"),
+    ("1 K^0", "has a power 0 (which leaves no unit: leave the unit out)"),  # pint: KeyError / dimensionless
+    ("1 m**(-0)", "has a power 0"),
     ("1 cm10", "has a unit name ending in more than one digit"),
     ("1 K²", "holds '²', which units cannot hold"),  # pint reads superscripts as powers
     ("1e999K", "is not a finite number"),
@@ -101,6 +110,36 @@ def test_rapptures_units_refuse_what_pint_would_compute_and_convert_the_rest() -
     for text in ("1 K**9**9**9", "1 K^9^9^9", "1 (K^9)^99"):
         with pytest.raises(Units.UnitError, match=ACCEPTED.split(":")[0]):
             Units.number_in(text, "K")
+
+
+def test_code_points_name_a_character_that_looks_like_another() -> None:
+    assert code_points("K") == ""
+    assert code_points("\u212a") == "'\u212a' is U+212A KELVIN SIGN, not the letter K: write K"
+    assert code_points("\u212bm") == "'\u212b' is U+212B ANGSTROM SIGN"
+    assert code_points("\u00b5m") == "'\u00b5' is U+00B5 MICRO SIGN"
+    assert code_points("\u2460\u2461\u2462\u2463").endswith("; ...")
+
+
+def test_rapptures_unit_refusals_name_the_real_cause() -> None:
+    """trial13 F5: an overflowing conversion factor, and the Kelvin sign, were both "unknown unit"."""
+    pytest.importorskip("pint")
+    from nanohubmcp.sources.rappture.compat.Rappture import Units
+
+    with pytest.raises(Units.UnitError) as overflow:
+        Units.number_in("1 ((YK^9)^9)^9/((K^9)^9)^9*K", "K")
+    assert str(overflow.value) == (
+        "'((YK^9)^9)^9/((K^9)^9)^9*K' cannot be converted to K: the conversion factor is beyond a double's range"
+    )
+    with pytest.raises(Units.UnitError) as kelvin:
+        Units.number_in("100 \u212a", "K")
+    assert str(kelvin.value).startswith(
+        "unknown unit '\u212a' ('\u212a' is U+212A KELVIN SIGN, not the letter K: write K); units that fit: K"
+    )
+    with pytest.raises(Units.UnitError) as unknown:
+        Units.number_in("1 K*furlongs_x", "K")
+    assert str(unknown.value).startswith("unknown unit 'furlongs_x' in 'K*furlongs_x'; units that fit: K")
+    with pytest.raises(Units.UnitError, match="has a power 0"):
+        Units.number_in("1 K^0", "K")
 
 
 def test_sim2l_numbers_in_the_units_notebooks_use_still_convert(tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...errors import InvalidArguments
-from ..units_text import ACCEPTED, UnitTextError, check_quantity, shown
+from ..units_text import ACCEPTED, UnitTextError, check_quantity, code_points, shown
 from .notebook import Declaration, Sim2LSpec
 
 __all__ = ["INPUT_FILES_DIR", "Prepared", "prepare"]
@@ -146,7 +146,12 @@ def _reason(item: Declaration, exc: Exception, value: object = None) -> str:
     if kind == "UndefinedUnitError":
         names = getattr(exc, "unit_names", ())
         named = ", ".join(repr(n) for n in ((names,) if isinstance(names, str) else names)) or "in it"
+        points = code_points(named)  # U+212A KELVIN SIGN is shown as K: say which character it is
+        named += f"; {points}" if points else ""
         return f"{given} has a unit pint does not know ({named}); the input is in {item.units}: {_wanted(item)}"
+    if kind == "OverflowError":  # "1 YK/K*YK/K*...": known units, but the factor between them is not a double
+        return (f"{given} cannot be converted to {item.units}: the conversion factor of its units is beyond a "
+                "double's range")
     if item.type == "Number" and isinstance(value, str) and not text.endswith(" is not a number"):
         # pint's expression parser fails with whatever its tokenizer or evaluator raised
         # (AssertionError, TokenError, ZeroDivisionError, DefinitionSyntaxError...): none says what to fix.

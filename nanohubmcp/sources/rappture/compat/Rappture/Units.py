@@ -208,6 +208,15 @@ def _shape_refused(units: str) -> str:
     return ""
 
 
+def _code_points(units: str) -> str:
+    """Non-ASCII characters of ``units`` named by code point (``""`` without nanohubmcp, as above)."""
+    try:
+        from nanohubmcp.sources.units_text import code_points
+    except ImportError:  # pragma: no cover - the tests' programs run with nanohubmcp importable
+        return ""
+    return code_points(units)
+
+
 def to_units(value: float, given: str, declared: str) -> float:
     """``value`` in ``given`` units, expressed in the ``declared`` units.
 
@@ -225,14 +234,22 @@ def to_units(value: float, given: str, declared: str) -> float:
     try:
         quantity = registry.Quantity(value, _spelled(given, context))
         converted = float(quantity.to(_declared(declared)).magnitude)
+    except OverflowError:  # "1 YK/K*YK/K*...": the units are known; the factor between them is not a double
+        raise UnitError(
+            f"{given!r} cannot be converted to {declared}: the conversion factor is beyond a double's range"
+        ) from None
     except Exception as exc:
+        fit = f"units that fit: {', '.join(fitting_units(declared))}"
         name = type(exc).__name__
         if name == "DimensionalityError":
-            raise UnitError(
-                f"{given!r} is not a unit of the same kind as {declared!r}; units that fit: "
-                f"{', '.join(fitting_units(declared))}"
-            ) from None
-        raise UnitError(f"unknown unit {given!r}; units that fit: {', '.join(fitting_units(declared))}") from None
+            raise UnitError(f"{given!r} is not a unit of the same kind as {declared!r}; {fit}") from None
+        if name == "UndefinedUnitError":
+            names = getattr(exc, "unit_names", ())
+            unknown = ", ".join(repr(n) for n in ((names,) if isinstance(names, str) else names))
+            of = f" {unknown} in {given!r}" if unknown and unknown != repr(given) else f" {given!r}"
+            points = _code_points(given)
+            raise UnitError(f"unknown unit{of}{' (' + points + ')' if points else ''}; {fit}") from None
+        raise UnitError(f"{given!r} cannot be converted to {declared} ({name}: {exc}); {fit}") from None
     if not math.isfinite(converted):  # 1e308 km is inf m: the program would be given "infm"
         raise UnitError(
             f"{_fmt(value)} {given} is out of range once converted to {declared}: beyond a double's range "
