@@ -118,7 +118,7 @@ class Sim2LTool:
 
     def __call__(self, ctx: Context, **arguments: Any) -> Any:
         """Run (or answer from the stored run); the ``CallToolResult`` of :mod:`.results`."""
-        prepared = prepare(self.spec, arguments)
+        prepared = prepare(self.spec, arguments, self.name)
         identity = {
             "sim2l": self.spec.name,
             "revision": self.spec.revision,

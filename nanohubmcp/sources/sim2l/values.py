@@ -56,6 +56,8 @@ class Prepared:
 
 
 _LIMIT = re.compile(r"(Maximum|Minimum) value is ")
+_SHOWN = 80
+"""Characters of a refused value (as JSON) quoted in its message."""
 
 
 def _refuse(name: str, message: str) -> InvalidArguments:
@@ -101,29 +103,47 @@ def _checked(item: Declaration, value: Any) -> Any:
     if item.type == "Array" and not isinstance(value, list):
         raise _refuse(item.name, "give an array (a JSON list of numbers)")
     if item.type in ("Number", "Array") and item.units:
-        _check_texts(item, value)
+        _check_texts(item, value, item.name)
     try:
         holder.value = value
     except Exception as exc:  # ValueError, pint's DimensionalityError / UndefinedUnitError, mendeleev's lookups
+        if item.type == "Array":
+            _refuse_element(item, holder, value, item.name)
         raise _refuse(item.name, _reason(item, exc, value)) from None
     serial = holder.serialValue
     if item.type == "Number" and isinstance(serial, float) and not math.isfinite(serial):
-        raise _refuse(item.name, f"{json.dumps(value)} is not a finite number")
+        raise _refuse(item.name, f"{_json_shown(value)} is not a finite number")
     return serial
 
 
-def _check_texts(item: Declaration, value: Any) -> None:
+def _check_texts(item: Declaration, value: Any, where: str) -> None:
     """Hold each string of a Number or Array with units to the accepted shape before pint reads it
-    (an Array's nesting is bounded by the JSON parser's depth limit)."""
+    (an Array's nesting is bounded by the JSON parser's depth limit); ``where`` names the value
+    (``temps[3]`` for an Array's element)."""
     if isinstance(value, list):
-        for element in value:
-            _check_texts(item, element)
+        for index, element in enumerate(value):
+            _check_texts(item, element, f"{where}[{index}]")
     elif isinstance(value, str):
         try:
             check_quantity(value)
         except UnitTextError as exc:
-            raise _refuse(item.name, f"cannot read {shown(value)} as a number with units: it {exc.problem}; "
-                                     f"{ACCEPTED} (the input is in {item.units})") from None
+            raise _refuse(where, f"cannot read {shown(value)} as a number with units: it {exc.problem}; "
+                                 f"{ACCEPTED} (the input is in {item.units})") from None
+
+
+def _refuse_element(item: Declaration, holder: Any, value: list[Any], where: str) -> None:
+    """Raise the refusal of the first element of an Array simtool refuses alone, named by its index
+    (``temps[3]``), so that the message quotes that element, not the whole array; return when every
+    element passes alone (the array's shape is what simtool refused)."""
+    for index, element in enumerate(value):
+        at = f"{where}[{index}]"
+        if isinstance(element, list):
+            _refuse_element(item, holder, element, at)
+            continue
+        try:
+            holder.value = [element]
+        except Exception as exc:
+            raise _refuse(at, _reason(item, exc, element)) from None
 
 
 def _wanted(item: Declaration) -> str:
@@ -132,13 +152,21 @@ def _wanted(item: Declaration) -> str:
     return f'give a number in {item.units}, or a string with units of the same kind (like "{number} {item.units}")'
 
 
+def _json_shown(value: object) -> str:
+    """``value`` as JSON for a message, cut to its first :data:`_SHOWN` characters (an Array may hold 100,000)."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= _SHOWN else text[:_SHOWN] + "…"
+
+
 def _reason(item: Declaration, exc: Exception, value: object = None) -> str:
     text = " ".join(str(exc).split()) or type(exc).__name__
+    if len(text) > 2 * _SHOWN:  # simtool's own text may quote the whole array
+        text = text[: 2 * _SHOWN] + "…"
     kind = type(exc).__name__
     if _LIMIT.match(text):  # simtool's "Maximum value is 2000": say in which units, and what was given
         units = f" {item.units}" if item.units else ""
-        return f"{json.dumps(value)} is out of range: the {text[0].lower()}{text[1:]}{units}"
-    given = shown(value) if isinstance(value, str) else json.dumps(value)
+        return f"{_json_shown(value)} is out of range: the {text[0].lower()}{text[1:]}{units}"
+    given = shown(value) if isinstance(value, str) else _json_shown(value)
     if kind == "DimensionalityError":  # pint's text names its own spellings: say what the input is in
         dimension = getattr(exc, "dim1", "")
         of = f" of {dimension}" if dimension else ""
@@ -163,16 +191,20 @@ def _reason(item: Declaration, exc: Exception, value: object = None) -> str:
     return text
 
 
-def prepare(spec: Sim2LSpec, arguments: dict[str, Any]) -> Prepared:
+def prepare(spec: Sim2LSpec, arguments: dict[str, Any], tool: str | None = None) -> Prepared:
     """Check ``arguments`` (already valid against the input schema) and fill in declared values.
 
+    ``tool`` is the name the tool is served under (default: the Sim2L's name), for messages.
+
     Raises:
-        InvalidArguments: an input simtool refuses; the message names it and says what fits.
+        InvalidArguments: an input simtool refuses; the message names it (an Array's first refused
+            element by its index, ``temps[3]``) and says what fits, quoting at most 80 characters of
+            the value.
     """
     try:
         return _prepare(spec, arguments)
     except InvalidArguments as exc:  # worded as every other tool's argument error
-        raise InvalidArguments(f"Invalid arguments for tool '{spec.name}': {exc}", exc.errors) from None
+        raise InvalidArguments(f"Invalid arguments for tool '{tool or spec.name}': {exc}", exc.errors) from None
 
 
 def _prepare(spec: Sim2LSpec, arguments: dict[str, Any]) -> Prepared:
