@@ -115,6 +115,11 @@ async def test_a_sim2l_runs_with_papermill_and_identical_inputs_come_from_the_st
                 await client.read_resource(missing.replace("nope.txt", "run.json"))
             assert refused.value.error.code == -32002, refused.value.error
             assert "saved no file 'run.json'" in refused.value.error.message
+            # a NUL in the path ("%00") is not found either, not an internal error (trial13 F8)
+            with pytest.raises(MCPError) as refused:
+                await client.read_resource(missing.replace("nope.txt", "report.txt%00.png"))
+            assert refused.value.error.code == -32002, refused.value.error
+            assert "saved no file 'report.txt\\x00.png'" in refused.value.error.message
             assert progress, "papermill's cell progress reaches the client"
             assert _runs(server) == 1
 

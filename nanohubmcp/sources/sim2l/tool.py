@@ -175,6 +175,8 @@ class Sim2LTool:
             raise ResourceNotFound(str(exc)) from None
         if directory is None:
             raise ResourceNotFound(f"no stored run {run} of the Sim2L '{self.spec.name}'")
+        if "\x00" in path:  # "%00" in the URI: no file name holds NUL (realpath raises ValueError)
+            raise ResourceNotFound(f"the run {run[:12]} saved no file {path!r}")
         root = os.path.realpath(directory)
         target = os.path.realpath(os.path.join(directory, path))
         if (not target.startswith(root + os.sep) or not os.path.isfile(target)
