@@ -262,6 +262,24 @@ def test_tasks_of_one_session_are_invisible_to_another() -> None:
         wire.request("tasks/cancel", {"taskId": task_b}, session_b)
 
 
+def test_tasks_list_lists_this_sessions_tasks_and_an_ended_sessions_are_read_by_id() -> None:
+    """trial13 F6: jobs.md said "the caller's own tasks"; a task of the same principal's ended session is
+    read by its id (as documented for jobs), not listed: without authorization every caller is the same
+    principal, so listing them would show every client's earlier tasks."""
+    gates = Gates()
+    gates.release.set()
+    with serve(build(gates)) as url:
+        wire = Wire(url)
+        first = wire.initialize()
+        task = call(wire, first, "plain", {"text": "hi"}, task={})["task"]["taskId"]
+        assert wire.request("tasks/result", {"taskId": task}, first)["result"]["content"][0]["text"] == "HI"
+        assert [t["taskId"] for t in wire.request("tasks/list", {}, first)["result"]["tasks"]] == [task]
+        assert wire.delete(first).status == 204
+        second = wire.initialize()
+        assert wire.request("tasks/list", {}, second)["result"]["tasks"] == []
+        assert wire.request("tasks/get", {"taskId": task}, second)["result"]["status"] == "completed"
+
+
 def test_the_job_handle_and_the_task_see_the_same_job() -> None:
     gates = Gates()
     gates.release.set()

@@ -2,7 +2,7 @@
 
 A task is a job seen through the Tasks API: ``tools/call`` with ``params.task`` answers at
 once with ``CreateTaskResult``; ``tasks/get`` polls, ``tasks/result`` waits for the outcome,
-``tasks/list`` shows the caller's own tasks only (paged as the other lists), ``tasks/cancel`` stops one.
+``tasks/list`` shows the tasks of the caller's session only (paged as the other lists), ``tasks/cancel`` stops one.
 
 Source: MCP 2025-11-25, Basic § Utilities § Tasks.
 """
@@ -84,8 +84,9 @@ def _tool_error(text: str, meta: dict[str, Any]) -> dict[str, Any]:
 
 
 async def tasks_list(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-    """``tasks/list``: ``{tasks: [Task, ...], nextCursor?}``, the caller's own tasks (never anyone else's),
-    oldest first, paged as the other lists are (``MCPServer(list_page_size=N)``; MCP 2025-11-25, Server §
+    """``tasks/list``: ``{tasks: [Task, ...], nextCursor?}``, the tasks of the caller's session (never anyone
+    else's; an ended session's tasks are read by id, not listed), oldest first, paged as the other lists
+    are (``MCPServer(list_page_size=N)``; MCP 2025-11-25, Server §
     Utilities § Pagination).
 
     ``nextCursor`` names the position of a page's last task; ``cursor`` goes on after that position, even
