@@ -3,7 +3,8 @@
 Every tool is a ``POST /tools/<name>`` operation whose request body is the tool's input schema
 and whose responses describe what the REST route really answers: 200 with the
 result (the output schema when declared), 202 with a job handle for async tools, and the
-error bodies for 400, 404 and 500 (and 403, a middleware's refusal, when the server has one).
+error bodies for 400, 404, 422 (an error result the tool returned) and 500 (and 403, a middleware's
+refusal, when the server has one).
 ``servers`` carries the public base (weber URL and prefix), so paths resolve through the proxy.
 Tools that need an MCP client (a Context parameter) are still listed; calling them over REST works
 unless they ask the client for input. A tool for its view only (``view_visibility=["app"]``) is not
@@ -74,6 +75,7 @@ def build_openapi(core: ServerCore, base_url: str) -> dict[str, Any]:
                     **refusal,
                     "404": _json({"anyOf": [_ERROR, _NOT_FOUND]}, "Unknown tool, or no such job for the caller")
                     if tool.name in JOB_TOOLS else _json(_ERROR, "Unknown tool"),
+                    "422": _json(_ERROR, "The tool returned an error result: its text"),
                     "500": _json(_ERROR, "The tool raised an error"),
                 },
             }

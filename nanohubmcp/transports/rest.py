@@ -5,7 +5,8 @@ No MCP specification covers this route; the answers are this package's: 200
 tool (a tool for its view only, ``view_visibility=["app"]``, is not served here: the REST routes
 have no host to keep it from a model, and OpenAPI readers are often models), or a job the job
 tools (``get_job_result``, ``cancel_job``) may not show the caller (the ``{"status": "not_found",
-...}`` object they answer); 500 ``{"error": "<message>"}`` when the tool raises; 403 when a
+...}`` object they answer); 500 ``{"error": "<message>"}`` when the tool raises; 422 with its text
+when it returns an error result, ``ToolResult(..., is_error=True)`` (as the earlier package); 403 when a
 middleware refuses the call on purpose (a ``ProtocolError`` of its own code:
 :func:`~nanohubmcp.errors.http_status_for`); 202 with the job handle for ``@async_tool`` tools
 (poll ``POST /tools/get_job_result``); a tool's None is ``{"result": null}``.
@@ -36,6 +37,7 @@ from ..errors import (
 )
 from ..protocol import jsonrpc, versions
 from ..server.registry.mcp_apps import app_only
+from ..server.wire.request import RETURNED_ERROR
 from .base import BodyReadingHandler, json_body_type
 
 REST_VERSION = versions.V2025_11_25
@@ -89,12 +91,11 @@ class RestToolHandler(BodyReadingHandler):
         message = jsonrpc.classify(jsonrpc.request(f"rest-{id(self)}", "tools/call", params))
         connection = self.connection
         # Invalid arguments are REST's 400 whatever the server's argument_errors option says.
-        reply = await connection.serve(
-            connection.request(
-                message, version=REST_VERSION, argument_errors="protocol", lists_as_data=True, principal=self.principal,
-                trace_headers=self.request.headers,
-            )
+        call = connection.request(
+            message, version=REST_VERSION, argument_errors="protocol", lists_as_data=True, principal=self.principal,
+            trace_headers=self.request.headers,
         )
+        reply = await connection.serve(call)
         response = reply.message or {}
         if "error" in response:
             self.reply_status(response, REST_ROUTE)  # the headers its error needs (a scope challenge)
@@ -128,7 +129,7 @@ class RestToolHandler(BodyReadingHandler):
         seconds = retry_after(result)
         if seconds is not None:
             self.set_header("Retry-After", str(seconds))
-        self.send_json(*rest_answer(result))
+        self.send_json(*rest_answer(result, returned=bool(call.slots.get(RETURNED_ERROR))))
 
 
 def retry_after(result: dict[str, Any]) -> int | None:
@@ -152,13 +153,15 @@ def job_not_found(name: str, result: dict[str, Any]) -> dict[str, Any] | None:
     return None
 
 
-def rest_answer(result: dict[str, Any]) -> tuple[int, Any]:
-    """Map a CallToolResult to the REST status and body: 500 for a tool error, 503 for a tool that
-    could not start (its ``_meta`` names when to retry: the handler sends ``Retry-After``)."""
+def rest_answer(result: dict[str, Any], *, returned: bool = False) -> tuple[int, Any]:
+    """Map a CallToolResult to the REST status and body: 500 for a tool error (it raised, or its result
+    broke its output schema), 422 for an error result the tool returned (``returned``:
+    ``ToolResult(..., is_error=True)``), 503 for a tool that could not start (its ``_meta`` names when
+    to retry: the handler sends ``Retry-After``)."""
     if result.get("isError"):
         texts = [c.get("text", "") for c in result.get("content", []) if c.get("type") == "text"]
-        busy = retry_after(result) is not None
-        return 503 if busy else 500, {"error": "\n".join(texts) or "the tool failed"}
+        status = 503 if retry_after(result) is not None else 422 if returned else 500
+        return status, {"error": "\n".join(texts) or "the tool failed"}
     structured = result.get("structuredContent")
     if isinstance(structured, dict):
         return 200, structured

@@ -1,8 +1,8 @@
 """REST ``POST /tools/<name>`` is a ``tools/call`` served through the same connection as every
 other route (issue 12): its answers follow the live call path, not a second one.
 
-- a tool returning ``ToolResult(is_error=True)`` is 500 with the tool's text (a removed dead
-  helper answered 422 for it, disagreeing with live REST);
+- a tool returning ``ToolResult(is_error=True)`` is 422 with the tool's text, from the live call path
+  (as the earlier package answered it; a removed dead helper once answered 422 while live REST answered 500);
 - invalid arguments stay 400 with the violations even on a server whose ``argument_errors``
   option reports them as tool errors over MCP;
 - call observers see REST calls like any other (they pass the dispatcher).
@@ -59,8 +59,8 @@ def post(base: str, name: str, body: Any) -> tuple[int, Any]:
         return exc.code, json.loads(exc.read())
 
 
-def test_a_tool_result_marked_as_error_is_500_with_its_text(served: tuple[MCPServer, str]) -> None:
-    assert post(served[1], "refuse", {"reason": "Cannot divide by zero"}) == (500, {"error": "Cannot divide by zero"})
+def test_a_tool_result_marked_as_error_is_422_with_its_text(served: tuple[MCPServer, str]) -> None:
+    assert post(served[1], "refuse", {"reason": "Cannot divide by zero"}) == (422, {"error": "Cannot divide by zero"})
 
 
 def test_invalid_arguments_are_400_with_details_whatever_argument_errors_says(served: tuple[MCPServer, str]) -> None:

@@ -28,6 +28,7 @@ from ...errors import (
     UnknownComponent,
 )
 from ...protocol.jsonenc import NestedTooDeep
+from ...protocol.result_types import ToolResult
 from ...schema import CheckPending
 from ...state.errors import StateUnavailable
 from ..jobs.record import Job
@@ -37,7 +38,7 @@ from ..results import shape as results
 from ..results.shape import PLAIN_TYPES, SCALAR_TYPES
 from ..results.store import ResultSink, owner_of
 from ..wire import trace_context
-from ..wire.request import ANSWERED_BY_LAYER, RequestContext
+from ..wire.request import ANSWERED_BY_LAYER, RETURNED_ERROR, RequestContext
 from ..wire.trace_context import SPAN
 from . import progress
 from .context import Context
@@ -219,6 +220,8 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
         tracker = request.slots.setdefault(progress.PROGRESS, progress.ANSWERED)
         if isinstance(tracker, progress.CallProgress):
             tracker.finish()
+    if result.get("isError") and isinstance(value, ToolResult) and value.is_error:  # its own error result
+        request.slots[RETURNED_ERROR] = True
     if record:
         record.finish(not result.get("isError", False), None)
     return result

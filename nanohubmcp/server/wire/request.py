@@ -91,6 +91,12 @@ answered the request itself; the ``tools/call`` handler sets it too when the too
 refuses the arguments (the function never ran). False or absent, the tool was reached (or there are
 no such layers). The provenance layer records no such call; the result cache keeps none."""
 
+RETURNED_ERROR: Slot[bool] = Slot("an error result the tool returned")
+"""Whether a ``tools/call``'s ``isError`` result is one the tool returned itself,
+``ToolResult(..., is_error=True)`` (set by the tool-call service), not one made from an exception it
+raised or a result breaking its output schema. REST answers the one 422 (the earlier package's answer),
+the other 500; MCP answers both as ``isError: true``."""
+
 
 class RequestContext:
     """One request in flight.
