@@ -186,7 +186,8 @@ async def _call(session: Any, name: str, arguments: dict[str, Any]) -> Any:
     job = (result.get("structured_content") or {}).get("job_id")
     if not job or result.get("structured_content", {}).get("status") != "running":
         return result
-    deadline = time.monotonic() + 30
+    # A Slurm job may wait its turn behind other jobs of the one-node cluster (queued, reason Resources).
+    deadline = time.monotonic() + 120
     while True:
         final = _dump(await session.call_tool("get_job_result", {"job_id": job}))
         if (final.get("structured_content") or {}).get("status") != "running" or time.monotonic() > deadline:
