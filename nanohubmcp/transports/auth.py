@@ -20,11 +20,13 @@ carries the request's id.
 
 from __future__ import annotations
 
+import base64
 import inspect
 import logging
 import traceback
+from collections.abc import Iterator
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, quote_plus, urlsplit
 
 from ..auth.verifiers import MAX_TOKEN_LENGTH, TokenVerifier
 from ..errors import ConfigurationError, ServerBusy
@@ -170,14 +172,48 @@ def checked(verifier: TokenVerifier, result: object) -> Principal | None:
     return None
 
 
+SHORT_TOKEN = 12
+"""A token shorter than this never has a verifier's exception text logged: too many messages
+hold such short strings by chance to tell whether one holds the token."""
+
+TOKEN_PIECE = 8
+"""A message holding any run of this many characters of the token (or of its encoded forms) is
+not logged; a verifier's exception is logged by its type alone then."""
+
+WITHHELD = "(its message is not logged: it may hold the token)"
+
+
 def verifier_failed(verifier: TokenVerifier, exc: Exception, token: str | None) -> None:
-    """Log a verifier's exception: its type, message and where it was raised (the token, should
-    the message hold it, replaced)."""
-    message = str(exc).replace(token, "<the token>") if token else str(exc)
+    """Log a verifier's exception: its type, where it was raised and its message (on one line, at
+    most 300 characters), the message only when it cannot hold the token (:func:`may_hold`)."""
+    shown = " ".join(str(exc).split())[:300]
+    if token and may_hold(shown, token):
+        shown = WITHHELD
     frames = traceback.extract_tb(exc.__traceback__)
     where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
     log.error("the token verifier %s raised %s: %s%s: request refused (401)",
-              _name(verifier), type(exc).__name__, message, where)
+              _name(verifier), type(exc).__name__, shown, where)
+
+
+def may_hold(message: str, token: str) -> bool:
+    """Whether ``message`` may hold ``token`` in some form: True for every token shorter than
+    :data:`SHORT_TOKEN`, and when :data:`TOKEN_PIECE` characters in a row of the token, of it
+    percent-encoded (``quote``, ``quote_plus``), base64-encoded (standard or URL-safe, at any of the
+    three alignments, as inside ``user:token``) or escaped as ``repr`` does appear in ``message``
+    (ignoring case, as percent-encoding's hex does)."""
+    if len(token) < SHORT_TOKEN:
+        return True
+    raw = token.encode("utf-8", "surrogatepass")
+    forms = [token, quote(token, safe=""), quote(token), quote_plus(token), repr(token)[1:-1]]
+    for pad in range(3):
+        for encode in (base64.b64encode, base64.urlsafe_b64encode):
+            forms.append(encode(b"\0" * pad + raw).decode()[4 if pad else 0:])
+    pieces = {piece for form in forms for piece in _pieces(form.casefold())}
+    return any(piece in pieces for piece in _pieces(message.casefold()))
+
+
+def _pieces(text: str) -> Iterator[str]:
+    return (text[i:i + TOKEN_PIECE] for i in range(len(text) - TOKEN_PIECE + 1))
 
 
 def _name(verifier: object) -> str:

@@ -4,7 +4,9 @@ subject, a Principal, True, or None/False to refuse."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import logging
+from urllib.parse import quote
 
 import httpx2
 import pytest
@@ -72,7 +74,7 @@ class Raises:
 @pytest.mark.parametrize(("auth", "logged"), [
     (lambda token: 42, "a token check returned int; return a Principal, a subject string or None"),
     (raising, "RuntimeError: the hub's token endpoint is down"),
-    (lambda token: {}[token], "raised KeyError: '<the token>'"),  # a message holding the token
+    (lambda token: {}[token], "raised KeyError: (its message is not logged: it may hold the token)"),
     (raising_later, "RuntimeError: the hub's token endpoint is down"),
     (WrongType(), "returned dict; return a Principal (or None to refuse)"),
     (Raises(), "RuntimeError: the hub's token endpoint is down"),
@@ -92,6 +94,49 @@ def test_a_verifier_that_raises_or_returns_something_else_refuses_with_401_and_s
         assert logged in text, text
         assert "secret-token-value" not in text
         assert call(url, "secret-token-value").status_code == 401  # and again: the server goes on
+
+
+HUB_TOKEN = "Zm9v+YmFy/c2VjcmV0LXRva2Vu=="  # base64-like, as many hub tokens are
+
+
+def url_encoded(token: str) -> object:
+    raise ConnectionError(f"GET https://hub.example/api/check?token={quote(token, safe='')} failed: timeout")
+
+
+def truncated(token: str) -> object:
+    raise KeyError(token[:-1])
+
+
+def in_basic_auth(token: str) -> object:
+    raise PermissionError("sent Authorization: Basic " + base64.b64encode(f"hub:{token}".encode()).decode())
+
+
+def about_subjects(token: str) -> object:
+    raise ValueError("Principal.subject must be a non-empty string")
+
+
+@pytest.mark.parametrize(("check", "token", "logged"), [
+    (url_encoded, HUB_TOKEN, "raised ConnectionError: (its message is not logged: it may hold the token)"),
+    (truncated, HUB_TOKEN, "raised KeyError: (its message is not logged: it may hold the token)"),
+    (in_basic_auth, HUB_TOKEN, "raised PermissionError: (its message is not logged: it may hold the token)"),
+    (about_subjects, "n", "raised ValueError: (its message is not logged: it may hold the token)"),
+    (about_subjects, HUB_TOKEN, "raised ValueError: Principal.subject must be a non-empty string"),
+])
+def test_a_raising_check_never_logs_the_token_in_any_form(
+        check: object, token: str, logged: str, caplog: pytest.LogCaptureFixture) -> None:
+    """trial14 F13: only the token's exact text was replaced in the logged message, so a check
+    raising with it URL-encoded or cut logged it, and a 1-character token ("n") garbled the message
+    ("Pri<the token>cipal...") and so told it. Now a message that may hold the token in any form (or
+    any message, for a token under 12 characters) is left out; the type and place are logged."""
+    caplog.set_level(logging.WARNING, logger="nanohubmcp.auth")
+    with serve(who(check)) as url:
+        assert call(url, token).status_code == 401
+    text = "\n".join(r.getMessage() + (r.exc_text or "") for r in caplog.records if r.name == "nanohubmcp.auth")
+    assert logged in text, text
+    assert "<the token>" not in text
+    if len(token) > 1:
+        for form in (token, quote(token, safe=""), token[:-1], token[:12], quote(token, safe="")[4:16]):
+            assert form not in text, (form, text)
 
 
 def test_auth_must_be_a_verifier_a_function_or_a_token() -> None:
