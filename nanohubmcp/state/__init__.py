@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..errors import ConfigurationError
 from .base import SharedState
 from .errors import StateUnavailable
-from .url import ENV_VAR, StateURL, parse, redact, resolve
+from .url import ENV_VAR, StateURL, parse, redact, resolve, store_refused
 
 __all__ = [
     "ENV_VAR", "SharedState", "StateURL", "StateUnavailable", "open_shared", "parse", "reach", "redact", "resolve",
@@ -50,9 +50,14 @@ def reach(url: StateURL) -> None:
     except ImportError:
         raise ConfigurationError(f"state_url {url.shown} needs the redis package: pip install 'nanohub-mcp[redis]'"
                                  ) from None
-    client = redis.Redis.from_url(url.url, socket_connect_timeout=REACH_TIMEOUT, socket_timeout=REACH_TIMEOUT)
+    try:
+        client = redis.Redis.from_url(url.url, socket_connect_timeout=REACH_TIMEOUT, socket_timeout=REACH_TIMEOUT)
+    except (TypeError, ValueError) as exc:  # an option redis-py does not take ('?foo=bar')
+        raise store_refused(url.shown, exc) from None
     try:
         client.ping()
+    except (TypeError, ValueError, redis.exceptions.ResponseError) as exc:  # 'DB index is out of range'
+        raise store_refused(url.shown, exc) from None
     except (redis.exceptions.RedisError, OSError) as exc:
         raise ConfigurationError(f"cannot reach the state store {url.shown}: {type(exc).__name__}") from None
     finally:

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import ConfigurationError
 from .errors import StateUnavailable
+from .url import store_refused
 
 
 class RedisRequestState:
@@ -75,11 +76,16 @@ class RedisRequestState:
         """
         import redis.exceptions as redis_errors
 
-        client = self._connect()
+        try:
+            client = self._connect()
+        except (TypeError, ValueError) as exc:  # an option redis-py does not take ('?foo=bar')
+            raise store_refused(self.shown, exc) from None
         key = self._key("rs", "key")
         try:
             client.set(key, secrets.token_hex(32), nx=True)
             value = client.get(key)
+        except (TypeError, ValueError, redis_errors.ResponseError) as exc:  # 'DB index is out of range'
+            raise store_refused(self.shown, exc) from None
         except (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError) as exc:
             raise ConfigurationError(f"cannot reach the state store {self.shown}: {type(exc).__name__}") from None
         finally:

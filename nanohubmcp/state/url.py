@@ -78,8 +78,9 @@ def parse(url: str | None) -> StateURL:
     """Parse a state URL (None or ``""``: memory).
 
     Raises:
-        ConfigurationError: an unknown scheme; a Redis URL without a host, with a port that is not
-            a number in 0-65535, or with a database that is not a number.
+        ConfigurationError: an unknown scheme; a URL urllib cannot split (a malformed host); a Redis
+            URL without a host, with a port that is not a number in 0-65535, or with a database that is
+            not a number.
     """
     if url is None or not url.strip():
         return StateURL(MEMORY, "")
@@ -92,7 +93,12 @@ def parse(url: str | None) -> StateURL:
             "redis://HOST:PORT/DB, rediss://… (TLS) or unix:///PATH.sock"
         )
     url = scheme + url[len(scheme):]  # schemes are case-insensitive (RFC 3986 § 3.1); redis-py takes lower case only
-    parts = urllib.parse.urlsplit(url)
+    try:
+        parts = urllib.parse.urlsplit(url)
+    except ValueError as exc:  # a malformed host ('[::1:6379'): urllib's reason names no secret
+        raise ConfigurationError(
+            f"state_url {redact(url)!r} is not a URL ({exc}), e.g. redis://127.0.0.1:6379/0"
+        ) from None
     if kind == SQLITE:
         return StateURL(kind, url, parts.path or None)
     if kind == REDIS and scheme != "unix":
@@ -110,6 +116,14 @@ def parse(url: str | None) -> StateURL:
                 f"state_url {redact(url)!r}: the database {database[:40]!r} is not a number, e.g. redis://127.0.0.1:6379/0"
             )
     return StateURL(kind, url)
+
+
+def store_refused(shown: str, exc: BaseException) -> ConfigurationError:
+    """The error for a state URL that redis-py or the store refuses as written (an option redis-py does
+    not take, ``?foo=bar``; a database the server does not have, ``/99``). ``shown`` is the URL without
+    its password (:attr:`StateURL.shown`); the reason redis-py or the server gives names no password."""
+    return ConfigurationError(f"state_url {shown} was refused: {type(exc).__name__}: {str(exc)[:200]}; "
+                              "e.g. redis://127.0.0.1:6379/0 (options: the redis-py URL query options)")
 
 
 def resolve(argument: str | None, configured: str | None = None) -> StateURL:

@@ -35,6 +35,8 @@ def nanohubmcp(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         (["run", "app.py", "--state-url", "redis://:pw@127.0.0.1:notaport/0"], "the port is not a number in 0-65535"),
         (["run", "app.py", "--state-url", "redis://127.0.0.1:99999/0"], "the port is not a number in 0-65535"),
         (["run", "app.py", "--state-url", "redis://127.0.0.1:6379/notadb"], "the database 'notadb' is not a number"),
+        # found by a security trial: urllib's ValueError for a malformed host was a traceback
+        (["run", "app.py", "--state-url", "redis://:pw%ZZ@[::1:6379/0"], "is not a URL (Invalid IPv6 URL)"),
         (["rappture", "a.xml", "b.xml", "--name", "x"], "--name names one tool"),
         (["sim2l", "a.ipynb", "b.ipynb", "--name", "x"], "--name names one tool"),
         (["run"], "the following arguments are required: APP"),  # argparse's own, for comparison
