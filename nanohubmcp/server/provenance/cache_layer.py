@@ -11,7 +11,8 @@ results are never another's. A hit's ``_meta`` says ``{"io.nanohub/cache": {"hit
 (and ``"stored": false`` when the result is too large to keep). Identical calls arriving while the first runs wait for
 it and share its result (one run). Only complete results are stored: an ``isError`` result,
 a job handle, an ``input_required`` step, a protocol error or a middleware's own answer (the
-tool never ran) is never kept. A tool registered
+tool never ran) is never kept; nor is a call whose arguments JSON has no form for (NaN, a set, an
+object: only ``server.call`` passes them), which runs uncached. A tool registered
 again in the same process (a notebook cell run again) drops its entries.
 
 An entry keeps the URI of the provenance record of the run that produced it (in the stored
@@ -118,6 +119,9 @@ class CacheLayer:
             arguments = capture.canonical(checked)
         except NestedTooDeep:  # (only from server.call: a client's JSON is bounded when parsed)
             return None  # not cached: the call runs as it would uncached
+        except capture.NoJSONForm as exc:  # (server.call only) NaN, a set, an object: its text is no key
+            log.debug("%s: not cached: an argument has no JSON form (%s)", tool.name, exc)
+            return None
         digest.update(b"\0" + arguments + b"\0" + who.encode())
         # A result's shape depends on the protocol version (structuredContent) and the route (REST).
         digest.update(f"\0{request.protocol_version}\0{int(request.context.lists_as_data)}".encode())
