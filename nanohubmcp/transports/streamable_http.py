@@ -179,35 +179,43 @@ class StreamableHTTPHandler(BodyReadingHandler):
         session = await self._require_session()
         last_event_id = self.request.headers.get(LAST_EVENT_ID_HEADER)
         stream = session.stream_for_event(last_event_id) if last_event_id else None
+        claimed = False
         if stream is None:
             stream = session.get_standalone()
             if stream.reading:
                 raise StreamConflict("Conflict: this session already has an open GET stream")
+            # Claimed before the first await, released once attached (or refused): GETs arriving
+            # while this one waits on the shared store see it as read and get 409 (trial14 F7).
+            stream.claimed = claimed = True
             last_event_id = None
-        await stream.prepare()  # StateUnavailable: 503 with Retry-After
-        writer = SSEWriter(self, self.config.keepalive_seconds)
-        # A fresh stream gets a priming event; a resumed one must not (a new id would sort after
-        # the events still to be replayed, and a second drop would then skip them).
-        fresh = last_event_id is None
-        priming = (stream.next_id() if (fresh and stream.resumable and session.version.priming_events)
-                   else None)
-        writer.start(priming_id=priming)
-        done = asyncio.get_running_loop().create_future()
+        try:
+            await stream.prepare()  # StateUnavailable: 503 with Retry-After
+            writer = SSEWriter(self, self.config.keepalive_seconds)
+            # A fresh stream gets a priming event; a resumed one must not (a new id would sort after
+            # the events still to be replayed, and a second drop would then skip them).
+            fresh = last_event_id is None
+            priming = (stream.next_id() if (fresh and stream.resumable and session.version.priming_events)
+                       else None)
+            writer.start(priming_id=priming)
+            done = asyncio.get_running_loop().create_future()
 
-        def sink(event_id: str | None, message: dict[str, Any]) -> None:
-            writer.send(event_id, message)
-            if stream.done and not done.done():
-                done.set_result(None)  # a resumed POST stream ends with its response
+            def sink(event_id: str | None, message: dict[str, Any]) -> None:
+                writer.send(event_id, message)
+                if stream.done and not done.done():
+                    done.set_result(None)  # a resumed POST stream ends with its response
 
-        def lost() -> None:
-            stream.detach(sink)
-            if not done.done():
-                done.set_result(None)
+            def lost() -> None:
+                stream.detach(sink)
+                if not done.done():
+                    done.set_result(None)
 
-        writer.set_disconnect_callback(lost)
-        self.closing = writer.connection_lost
-        stream.set_close_callback(lost)
-        stream.attach(sink, last_event_id)
+            writer.set_disconnect_callback(lost)
+            self.closing = writer.connection_lost
+            stream.set_close_callback(lost)
+            stream.attach(sink, last_event_id)
+        finally:
+            if claimed:
+                stream.claimed = False
         if stream.done and not done.done():
             done.set_result(None)
         await done

@@ -14,11 +14,14 @@ VERSION = "2025-11-25"
 ACCEPT = "application/json, text/event-stream"
 
 
-def initialize(url: str, *, capabilities: dict[str, Any] | None = None, version: str = VERSION) -> str:
-    """Open a session at ``url`` (…/mcp) and send ``notifications/initialized``; its id."""
+def initialize(
+    url: str, *, capabilities: dict[str, Any] | None = None, version: str = VERSION, extra: dict[str, str] | None = None
+) -> str:
+    """Open a session at ``url`` (…/mcp) and send ``notifications/initialized``; its id.
+    ``extra``: headers sent with both (an ``Authorization``)."""
     reply = httpx.post(
         url,
-        headers={"Accept": ACCEPT},
+        headers={"Accept": ACCEPT, **(extra or {})},
         timeout=10,
         json={
             "jsonrpc": "2.0",
@@ -33,7 +36,7 @@ def initialize(url: str, *, capabilities: dict[str, Any] | None = None, version:
     )
     assert reply.status_code == 200, reply.text
     session = reply.headers["Mcp-Session-Id"]
-    notify(url, session, "notifications/initialized")
+    notify(url, session, "notifications/initialized", extra=extra)
     return session
 
 
@@ -41,10 +44,12 @@ def headers(session: str, **extra: str) -> dict[str, str]:
     return {"Accept": ACCEPT, "Mcp-Session-Id": session, "MCP-Protocol-Version": VERSION, **extra}
 
 
-def notify(url: str, session: str, method: str, params: dict[str, Any] | None = None) -> None:
+def notify(
+    url: str, session: str, method: str, params: dict[str, Any] | None = None, *, extra: dict[str, str] | None = None
+) -> None:
     reply = httpx.post(
         url,
-        headers=headers(session),
+        headers={**headers(session), **(extra or {})},
         timeout=10,
         json={"jsonrpc": "2.0", "method": method, **({"params": params} if params else {})},
     )

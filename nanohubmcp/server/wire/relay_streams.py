@@ -102,8 +102,8 @@ class RelayStream(OutboundStream):
 
     @property
     def reading(self) -> bool:
-        """True while a client's connection in this process reads the stream."""
-        return self._reader is not None and not self._reader.done()
+        """True while a client's connection in this process reads the stream, or one has claimed it."""
+        return self.claimed or (self._reader is not None and not self._reader.done())
 
     async def prepare(self) -> None:
         """Learn where the log ends, so a fresh reader's priming id covers what follows and its

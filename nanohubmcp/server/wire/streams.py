@@ -38,6 +38,7 @@ class OutboundStream:
         "_on_close",
         "_on_hangup",
         "_seq",
+        "claimed",
         "closed",
         "done",
         "resumable",
@@ -55,6 +56,9 @@ class OutboundStream:
         self.sink: Sink | None = None
         self.done = False  # the final message (a response) has been sent
         self.closed = False
+        self.claimed = False
+        """A reader is on its way (a GET awaiting :meth:`prepare`): counts as :attr:`reading`, so a
+        second GET arriving meanwhile is refused; set and cleared by the transport."""
         self._on_close: Callable[[], None] | None = None
         self._on_hangup: Callable[[], None] | None = None
 
@@ -68,8 +72,8 @@ class OutboundStream:
 
     @property
     def reading(self) -> bool:
-        """True while a client's connection reads this stream."""
-        return self.sink is not None
+        """True while a client's connection reads this stream, or one has claimed it."""
+        return self.claimed or self.sink is not None
 
     async def prepare(self) -> None:
         """Get ready for a reader (a stream kept elsewhere learns where it ends); nothing here."""
