@@ -42,6 +42,14 @@ def shorten(message: str) -> str:
     return message
 
 
+def echoed(name: object) -> str:
+    """A client-sent name (a tool's, a method's) as an error message repeats it: names over
+    :data:`_MAX_LINE` characters cut to those and "…", the bound a violation's text has, so a
+    megabyte name is not answered with a megabyte message."""
+    text = str(name)
+    return text if len(text) <= _MAX_LINE else text[: _MAX_LINE - 1] + "…"
+
+
 def invalid_arguments(kind: str, name: str, violations: Iterable[str]) -> InvalidArguments:
     """Build the error for a call whose arguments broke the component's contract.
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import MethodNotFound, ProtocolError, error_response
 from ..protocol import jsonrpc
+from ..schema.paths import echoed
 from .layers import session_limit, tool_scopes, version_gate
 from .pipeline import NotAResult, Pipeline, Request
 from .wire.request import META_SERVER_INFO, RequestContext
@@ -99,7 +100,7 @@ class Dispatcher:
         context = request.context
         handler = (self.tables.modern if context.modern else self.tables.handshake).get(request.method)
         if handler is None:
-            raise MethodNotFound(f"Method not found: {request.method}")
+            raise MethodNotFound(f"Method not found: {echoed(request.method)}")
         if context.on_accepted is not None:
             context.on_accepted()
         if context.modern:

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import MethodNotFound, ServerBusy
 from ..protocol import versions
+from ..schema.paths import echoed
 from .pipeline import Layer
 from .wire.principal import check_tool_scopes
 
@@ -45,7 +46,7 @@ def version_gate(handshake: Mapping[str, object], modern: Mapping[str, object]) 
         method = request.method
         if method not in table:
             hint = versions.other_era_hint(method, is_modern, method in other)
-            raise MethodNotFound(f"Method not found: {method}" + (f". {hint}" if hint else ""))
+            raise MethodNotFound(f"Method not found: {echoed(method)}" + (f". {hint}" if hint else ""))
         return call_next(request)
 
     def acts(route: Route) -> bool:

@@ -36,6 +36,7 @@ from ..errors import (
     to_error_object,
 )
 from ..protocol import jsonrpc, versions
+from ..schema.paths import echoed
 from ..server.registry.mcp_apps import app_only
 from ..server.wire.request import RETURNED_ERROR
 from .base import BodyReadingHandler, json_body_type
@@ -69,7 +70,7 @@ class RestToolHandler(BodyReadingHandler):
             return
         tool = self.core.registry.tools.get(name)
         if tool is None:
-            self.fail(UnknownTool(f"Unknown tool: {name}"))
+            self.fail(UnknownTool(f"Unknown tool: {echoed(name)}"))
             return
         if app_only(tool.meta):  # for its view, through a host: REST has neither (module docstring)
             self.fail(UnknownTool(f"Tool {name!r} is for its view only (view_visibility=['app']): not served "

@@ -154,6 +154,30 @@ def test_unknown_method_is_method_not_found(http: Http, url: str) -> None:
     still_serving(url, http)
 
 
+LONG_NAME = "x" * 50_000  # within the 64 KiB body limit
+
+
+@pytest.mark.parametrize(("method", "params", "start"), [
+    (LONG_NAME, {}, "Method not found: xxx"),
+    ("tools/call", {"name": LONG_NAME, "arguments": {}}, "Unknown tool: xxx"),
+    ("prompts/get", {"name": LONG_NAME}, "Unknown prompt: xxx"),
+])
+def test_a_long_unknown_name_is_echoed_cut_short(http: Http, url: str, method: str, params: dict[str, Any],
+                                                 start: str) -> None:
+    """trial14 F11: a 1 MB method or tool name came back whole in the error (a 1 MB answer); it is
+    cut to the 300 characters an invalid-arguments message keeps of a value, with "…"."""
+    reply = http.rpc(method, params, id=21)
+    message = error_of(reply)["error"]["message"]
+    assert message.startswith(start), message[:100]
+    assert message.endswith("…"), message[-100:]
+    assert len(message) < 400, len(message)
+    rest = http.post("/tools/" + "y" * 5000, {})
+    assert rest.status == 404
+    assert len(rest.raw) < 2000, rest.raw[:200]
+    assert "Unknown tool: yyy" in rest.raw.decode()
+    still_serving(url, http)
+
+
 # -- tools/call mistakes ---------------------------------------------------------------------
 CALLS = [
     ("name a list", {"name": ["add"], "arguments": {"a": 1, "b": 2}}, "name"),

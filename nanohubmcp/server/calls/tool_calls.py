@@ -30,6 +30,7 @@ from ...errors import (
 from ...protocol.jsonenc import NestedTooDeep
 from ...protocol.result_types import ToolResult
 from ...schema import CheckPending
+from ...schema.paths import echoed
 from ...state.errors import StateUnavailable
 from ..jobs.record import Job
 from ..registry.components import Tool
@@ -77,8 +78,8 @@ def lookup_tool(core: AskServices, request: RequestContext, params: dict[str, An
         raise InvalidParams("tools/call needs params.name, the tool's name as a string")
     tool = core.registry.tools.by_name.get(name)
     if tool is None:
-        _refused(core, request, name, f"Unknown tool: {name}")
-        raise UnknownComponent(f"Unknown tool: {name}")
+        _refused(core, request, name, f"Unknown tool: {echoed(name)}")
+        raise UnknownComponent(f"Unknown tool: {echoed(name)}")
     return tool
 
 

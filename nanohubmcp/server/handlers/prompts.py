@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidParams, UnknownComponent
+from ...schema.paths import echoed
 from ..calls.context import Context
 from ..calls.invoke import CallRecord, call_function
 from ..registry.registry import list_result
@@ -32,7 +33,7 @@ async def prompts_get(core: HandlerServices, request: RequestContext, params: di
         raise InvalidParams("prompts/get needs params.name, the prompt's name as a string")
     prompt = core.registry.prompts.get(name)
     if prompt is None:
-        raise UnknownComponent(f"Unknown prompt: {name}")
+        raise UnknownComponent(f"Unknown prompt: {echoed(name)}")
     arguments = params.get("arguments") or {}
     if not isinstance(arguments, dict):
         raise InvalidParams("prompts/get params.arguments must be an object of argument names to strings")
@@ -73,11 +74,11 @@ async def complete(core: HandlerServices, request: RequestContext, params: dict[
     if kind == "ref/prompt":
         key = ref.get("name")
         if not isinstance(key, str) or core.registry.prompts.get(key) is None:
-            raise UnknownComponent(f"Unknown prompt: {key}")
+            raise UnknownComponent(f"Unknown prompt: {echoed(key)}")
     elif kind == "ref/resource":
         key = ref.get("uri")
         if not isinstance(key, str) or (key not in core.registry.templates and key not in core.registry.resources):
-            raise InvalidParams(f"Unknown resource template: {key}")
+            raise InvalidParams(f"Unknown resource template: {echoed(key)}")
     else:
         raise InvalidParams("params.ref.type must be 'ref/prompt' or 'ref/resource'")
     completer = core.completers.get((kind, key, argument["name"]))
