@@ -132,6 +132,7 @@ async def authenticate(verifier: TokenVerifier, header: str | None) -> Principal
     """
     token = bearer_token(header)
     if token is None:
+        too_long(header)
         return None
     try:
         result = verifier.verify(token)
@@ -143,6 +144,15 @@ async def authenticate(verifier: TokenVerifier, header: str | None) -> Principal
         verifier_failed(verifier, exc, token)
         return None
     return checked(verifier, result)
+
+
+def too_long(header: str | None) -> None:
+    """Log (INFO) a bearer token refused unread for its length: its length and the limit, never the token."""
+    scheme, _, token = (header or "").strip().partition(" ")
+    token = token.strip()
+    if scheme.lower() == "bearer" and len(token) > MAX_TOKEN_LENGTH:
+        log.info("refused a bearer token of %d characters unread: tokens longer than %d are refused",
+                 len(token), MAX_TOKEN_LENGTH)
 
 
 async def awaited(verifier: TokenVerifier, pending: Any, token: str | None) -> Principal | None:

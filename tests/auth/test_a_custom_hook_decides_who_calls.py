@@ -139,6 +139,19 @@ def test_a_raising_check_never_logs_the_token_in_any_form(
             assert form not in text, (form, text)
 
 
+def test_a_token_over_16_kib_is_refused_unread_and_the_log_says_why(caplog: pytest.LogCaptureFixture) -> None:
+    """trial14 F3: a token over the 16 KiB limit got 401 with nothing in the log, while every other
+    refusal is logged with its reason. One INFO line gives its length and the limit, not the token."""
+    caplog.set_level(logging.INFO, logger="nanohubmcp.auth")
+    token = "A" * 20_000
+    with serve(who(sync_check)) as url:
+        assert call(url, token).status_code == 401
+        assert call(url, "hub-alice").json()["result"] == "alice []"
+    lines = [r.getMessage() for r in caplog.records if r.name == "nanohubmcp.auth"]
+    assert lines == ["refused a bearer token of 20000 characters unread: tokens longer than 16384 are refused"]
+    assert "AAAAAAAA" not in "\n".join(lines)
+
+
 def test_auth_must_be_a_verifier_a_function_or_a_token() -> None:
     with pytest.raises(ConfigurationError, match="verify"):
         MCPServer("bad", auth=42)
