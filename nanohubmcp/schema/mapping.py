@@ -28,6 +28,7 @@ from nanohubmcp.schema.docstrings import read_docstring
 from nanohubmcp.schema.fragments import NOT_JSON, json_type, member_schema, nullable
 from nanohubmcp.schema.hints import type_hints
 from nanohubmcp.schema.science import scientific
+from nanohubmcp.schema.secret import SchemaKeys
 
 _WRAPPER_NAMES = {"Required", "NotRequired", "ReadOnly", "Final", "ClassVar"}
 _UNION_ORIGINS = {typing.Union, types.UnionType}
@@ -168,7 +169,7 @@ class TypeMapper:
         if texts:
             schema["description"] = texts[0]
         for item in metadata:
-            if isinstance(item, dict):
+            if isinstance(item, (dict, SchemaKeys)):  # SchemaKeys: Secret's (hashable) marking
                 schema.update(item)
         return Mapped(schema, mapped.coerce)
 

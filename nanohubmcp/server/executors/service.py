@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ...errors import UnknownComponent, to_error_object
 from ...protocol import jsonenc, versions
 from ...protocol.result_types import ToolResult
-from ...schema.secret import secret_names, stored_arguments
+from ...schema.secret import stored_arguments
 from ..asks.by_era import AskServices
 from ..calls.context import Context
 from ..calls.tool_calls import error_result, run_tool, shape
@@ -94,7 +94,7 @@ def _start_job(core: JobHost, request: RequestContext, tool: Tool, arguments: di
         tool.name,
         owner,
         principal=request.principal,
-        arguments=stored_arguments(arguments, secret_names(tool.input_schema)),  # a Secret's value is never kept
+        arguments=stored_arguments(arguments, tool.secrets),  # a Secret's value is never kept, at any depth
         as_task=as_task,
         ttl=ttl,
         executor=runner.name,

@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from ..wire.sessions import Session
 
 from ...protocol import jsonenc
-from ...schema.secret import secret_names, stored_arguments
+from ...schema.secret import stored_arguments
 from .tool_options import SOURCE
 
 CODE = "provenance_code"
@@ -56,7 +56,7 @@ CODE = "provenance_code"
 
 
 def code_of(tool: Any) -> dict[str, Any]:
-    """``{hash, source, version, module, qualname, packages, python, implementation, secrets}`` of
+    """``{hash, source, version, module, qualname, packages, python, implementation}`` of
     ``tool`` (computed once per tool; the packages and version once more when the distributions
     table has been read: see :func:`warm`)."""
     known = tool.extra.get(CODE)
@@ -79,7 +79,6 @@ def code_of(tool: Any) -> dict[str, Any]:
             "qualname": getattr(fn, "__qualname__", None),
             "python": platform.python_version(),
             "implementation": platform.python_implementation(),
-            "secrets": secret_names(tool.input_schema),
         }
     packages, complete = packages_of(fn)
     module = sys.modules.get(getattr(fn, "__module__", "") or "")
@@ -468,7 +467,7 @@ def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires:
         kept,
         _json(links) if links else None,
         (_hit(cached_from) if hit else "miss") if isinstance(cached, dict) else None,
-        arguments_text(stored_arguments(arguments if isinstance(arguments, dict) else {}, code["secrets"])),
+        arguments_text(stored_arguments(arguments if isinstance(arguments, dict) else {}, tool.secrets)),
         extra,
     )
     source = code["source"]

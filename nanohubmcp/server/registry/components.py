@@ -31,6 +31,7 @@ from ...schema import (
     Signature,
     describe_function,
 )
+from ...schema.secret import Plan, secret_plan
 
 if TYPE_CHECKING:
     pass
@@ -172,7 +173,7 @@ class Tool:
         trusted = not input_schema or isinstance(input_schema, GeneratedSchema)
         validator = ArgumentValidator(schema, name=tool_name, trusted=trusted) if check_arguments is None \
             else CheckedArgumentValidator(schema, name=tool_name, trusted=trusted, check=check_arguments)
-        return cls(
+        tool = cls(
             name=tool_name,
             fn=fn,
             signature=signature,
@@ -189,6 +190,15 @@ class Tool:
             is_coroutine=is_coroutine_callable(fn),
             icons=icons,
         )
+        _ = tool.secrets  # read at registration, not on the first call
+        return tool
+
+    @cached_property
+    def secrets(self) -> Plan | None:
+        """Where the input schema marks values secret (``Secret``, ``format: password``,
+        ``writeOnly``), at any depth; None for a tool without any (read once per tool: what the
+        records and the job store keep of a call's arguments, see ``schema.secret``)."""
+        return secret_plan(self.input_schema)
 
     @cached_property
     def call_key(self) -> str:
