@@ -49,7 +49,7 @@ def apply(
         raise RegistrationError(f"tool '{tool.name}': provenance must be True or False")
     if provenance is False:
         tool.extra[OFF] = True
-    if cache not in (False, None, True, PRIVATE, SHARED):
+    if not (cache is None or isinstance(cache, bool) or (isinstance(cache, str) and cache in (PRIVATE, SHARED))):
         raise RegistrationError(f"tool '{tool.name}': cache must be True, False, 'private' or 'shared', not {cache!r}")
     if cache_ttl is not None and (
         isinstance(cache_ttl, bool) or not isinstance(cache_ttl, (int, float)) or not cache_ttl > 0
