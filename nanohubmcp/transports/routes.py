@@ -17,6 +17,7 @@ from urllib.parse import unquote_plus
 import tornado.web
 
 from ..server.connection import Connection
+from ..server.wire.sessions import session_digest
 from .auth import bind_resource
 from .config import TransportConfig
 from .discovery import AICatalogHandler, MCPCatalogHandler, ServerCardHandler
@@ -69,12 +70,6 @@ SECRET_QUERY_NAMES = frozenset({"token", "access_token", "id_token", "refresh_to
 ``secret``): a Jupyter ``?token=`` reaching the server through a proxy route, an OAuth code."""
 
 
-def _digest(value: str) -> str:
-    import hashlib
-
-    return hashlib.sha256(value.encode()).hexdigest()[:12]
-
-
 def redacted_uri(uri: str) -> str:
     """``uri`` as the access log writes it: the value of a query parameter that is a credential
     (:data:`SECRET_QUERY_NAMES`, or a name holding ``token``/``secret``) becomes ``<redacted>``,
@@ -87,7 +82,7 @@ def redacted_uri(uri: str) -> str:
         name, eq, value = item.partition("=")
         lowered = unquote_plus(name).lower()
         if eq and lowered == "session_id":
-            item = f"{name}=#{_digest(unquote_plus(value))}"
+            item = f"{name}=#{session_digest(unquote_plus(value))}"
         elif eq and (lowered in SECRET_QUERY_NAMES or "token" in lowered or "secret" in lowered):
             item = f"{name}=<redacted>"
         parts.append(item)
@@ -104,6 +99,6 @@ def _quiet_log(handler: tornado.web.RequestHandler) -> None:
         request = handler.request
         # A session is named by a digest of its id (the id itself is a credential).
         session_id = request.headers.get("Mcp-Session-Id") or handler.get_query_argument("session_id", "")
-        tag = f" session={_digest(session_id)}" if session_id else ""
+        tag = f" session={session_digest(session_id)}" if session_id else ""
         logger.log(level, "%d %s %s (%s) %.1fms%s", status, request.method, redacted_uri(request.uri or ""),
                    request.remote_ip, 1000.0 * request.request_time(), tag)

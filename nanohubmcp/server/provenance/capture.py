@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..results.store import owner_for
 from ..wire.request import Slot
+from ..wire.sessions import session_digest
 from .rows import URI_PREFIX, CallRow, digest_text, facts_of
 
 if TYPE_CHECKING:
@@ -453,7 +454,7 @@ def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires:
         created,
         expires,
         str(principal.subject) if principal is not None else None,
-        session.id if session is not None else None,
+        session_digest(session.id) if session is not None else None,  # the id is a credential
         request_id,
         str(version),
         trace_id,

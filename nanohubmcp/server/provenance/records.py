@@ -261,8 +261,8 @@ class ProvenanceStore:
             if record is not None:
                 row, fact, source = record
                 made[row.id] = row
-                if self._session_gone is None and row.principal is None and row.session is not None:
-                    self._recorded_sessions.add(row.session)
+                if self._session_gone is None and row.owner is not None and row.owner.startswith(SESSION_OWNER):
+                    self._recorded_sessions.add(row.owner[len(SESSION_OWNER):])  # (the record names its digest)
                 if fact is not None and fact[0] not in kept:
                     facts[fact[0]] = fact[1]
                 if source is not None and source[0] not in self._sources_kept:

@@ -12,6 +12,7 @@ session id in advance. Runs on the event loop thread.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import secrets
 import time
 from collections import OrderedDict
@@ -21,6 +22,12 @@ from typing import Any, Protocol
 from ...errors import ServerBusy
 from ...protocol.versions import ProtocolVersion
 from .streams import OutboundStream
+
+
+def session_digest(session_id: str) -> str:
+    """How logs and records name a session: the first 12 hex digits of the SHA-256 of its id (the
+    id itself is a credential when there is no authorization)."""
+    return hashlib.sha256(session_id.encode()).hexdigest()[:12]
 
 
 class StreamRelay(Protocol):
