@@ -1,7 +1,7 @@
-"""REST's answer to a tool's error (the earlier package's and the reference docs' answers, rulings.md).
+"""REST's answer to a tool's error, as the earlier package (0.4.x) answered it.
 
 ``POST /tools/<name>`` answers 500 ``{"error": "<message>"}`` when the tool raises — ``ToolError``,
-``ValueError`` or anything else — as the reference docs say, and 422 with the result's text when the
+``ValueError`` or anything else — as the 0.4.x README says, and 422 with the result's text when the
 tool returns an error result, ``ToolResult(..., is_error=True)``, as the earlier package did. Over MCP
 both are an ``isError: true`` result with the same text. No body carries a traceback.
 """
