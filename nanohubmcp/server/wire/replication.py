@@ -158,7 +158,7 @@ class Replication:
         setattr(session, SAVED, record)
 
     def ended(self, session: Session) -> None:
-        """``session`` was ended here (a closed legacy stream): end it everywhere, soon."""
+        """``session`` was ended here (a closed legacy stream, an eviction): end it everywhere, soon."""
         self._spawn(self.state.delete_session(session.id, set(session.subscriptions)))
 
     async def end(self, session: Session) -> None:

@@ -47,6 +47,10 @@ class StreamRelay(Protocol):
         """Stream ``stream_id`` of ``session``, to resume, or None when unknown."""
         ...
 
+    def ended(self, session: Session) -> None:
+        """``session`` was ended here (evicted to make room): end it on every process."""
+        ...
+
 
 DEFAULT_IDLE_SECONDS = 3600.0
 MAX_SESSIONS = 10_000
@@ -264,6 +268,10 @@ class SessionStore:
             sid, session = next(iter(order.items()))
             if not session.busy:
                 self.remove(sid)
+                if self.relay is not None:
+                    # Ended in the shared store too: else its next request, on any process,
+                    # loads it again and the limits never hold (trial14 F4).
+                    self.relay.ended(session)
                 return True
             order.move_to_end(sid)  # in use: not a candidate now
         return False
