@@ -154,3 +154,22 @@ def test_a_folder_without_skill_md_is_refused(tmp_path: Path) -> None:
 def test_the_uri_follows_the_front_matter_name_not_the_folder(tmp_path: Path) -> None:
     skill = MCPServer("skills").skill(make_skill(tmp_path, name="some-folder"))
     assert skill.uri == "skill://plot-data/SKILL.md"
+
+
+def test_a_long_unknown_skill_uri_is_echoed_cut_short(tmp_path: Path) -> None:
+    """``skills/get`` and ``resources/directory/read`` of a 50,000-character URI answered -32602 with
+    the whole URI in the message and again in ``data``: both are cut to the 300 characters other
+    "Unknown tool:" answers keep of a client-sent name, with "…"."""
+    server = MCPServer("skills")
+    server.skill(make_skill(tmp_path))
+    long_uri = "skill://" + "x" * 50_000
+    with serve(server) as url:
+        wire = Wire(url + "mcp")
+        for method, start in (("skills/get", "Unknown skill: skill://xxx"),
+                              ("resources/directory/read", "Not a directory: skill://xxx")):
+            error = wire.call(method, {"uri": long_uri}).error
+            assert error["code"] == -32602
+            assert error["message"].startswith(start), error["message"][:100]
+            assert "…" in error["message"]
+            assert len(str(error)) < 1000, len(str(error))
+        assert wire.call("skills/list").result["skills"]  # still serving

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidParams
+from ...schema.paths import echoed
 from ..registry.resources import make_resource
 from ..registry.skills import MARKDOWN_MIME, SKILL_FILE, Skill, SkillFile, load_skill
 from ..wire.request import RequestContext
@@ -81,8 +82,8 @@ async def skills_get(core: Published, request: RequestContext, params: dict[str,
     uri = _uri(params, "skills/get")
     skill = core.skills.get(uri)
     if skill is None:
-        raise InvalidParams(f"Unknown skill: {uri} (skills/get takes the SKILL.md URI from skills/list)",
-                            {"uri": uri})
+        raise InvalidParams(f"Unknown skill: {echoed(uri)} (skills/get takes the SKILL.md URI from skills/list)",
+                            {"uri": echoed(uri)})
     return with_cache_hints({"skill": skill.entry()}, PUBLIC)
 
 
@@ -92,5 +93,5 @@ async def directory_read(core: Published, request: RequestContext, params: dict[
     _cursor(params, "resources/directory/read")
     listing = core.skills.directory(uri)
     if listing is None:
-        raise InvalidParams(f"Not a directory: {uri} (read a file with resources/read)", {"uri": uri})
+        raise InvalidParams(f"Not a directory: {echoed(uri)} (read a file with resources/read)", {"uri": echoed(uri)})
     return with_cache_hints({"resources": listing}, PUBLIC)
