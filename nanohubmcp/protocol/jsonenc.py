@@ -11,6 +11,9 @@ tool result's text block and its ``structuredContent`` without being decoded and
 orjson, when installed (the ``fast`` extra), writes numeric arrays (see :func:`accelerator`); the output is
 the same to the byte as this module's own (numbers in Python's ``repr`` spelling). ``import nanohubmcp``
 does not import it.
+
+How deep a value may nest (``MAX_JSON_DEPTH``, ``NestedTooDeep``, the text's depth count) is
+``protocol.nesting``'s; its names are importable from here too.
 """
 
 from __future__ import annotations
@@ -19,15 +22,25 @@ import json
 import json.scanner
 import math
 import os
-import re
 import threading
 from collections.abc import Callable, Iterator
-from itertools import accumulate
 from types import ModuleType
 from typing import Any, Final
 
+# re-exported: dumps raises NestedTooDeep, and callers named these here before they moved
+from .nesting import (
+    MAX_JSON_DEPTH,
+    WALK_DEPTH,
+    NestedTooDeep,
+    nested_deeper_than,
+    too_deep,
+    walked_too_deep,
+    within_depth,
+)
+
 __all__ = [
     "MAX_JSON_DEPTH",
+    "WALK_DEPTH",
     "Encoded",
     "NestedTooDeep",
     "accelerator",
@@ -44,20 +57,6 @@ __all__ = [
     "use_accelerator",
     "within_depth",
 ]
-
-
-MAX_JSON_DEPTH: Final = 128
-"""Arrays and objects one JSON value may nest, at most: a client's body (``protocol.jsonrpc``,
-which names it for users) and a tool's result (``server.results``) are held to it."""
-
-WALK_DEPTH: Final = 2 * MAX_JSON_DEPTH
-"""How deep the recursive helpers here (:func:`plain`, the NaN scrubbing of :func:`dumps`) go
-before refusing a value with :class:`NestedTooDeep`: a value within :data:`MAX_JSON_DEPTH`
-inside any message's own levels fits, and Python's recursion limit (1000 frames) is never reached."""
-
-
-class NestedTooDeep(ValueError):
-    """A value nested too deeply to be written (or walked) as JSON; the message says the limit."""
 
 
 class Encoded:
@@ -128,19 +127,15 @@ def plain(value: object, _depth: int = 0) -> Any:
         return value.value
     if isinstance(value, dict):
         if _depth >= WALK_DEPTH:
-            raise _too_deep()
+            raise walked_too_deep()
         items = {key: plain(item, _depth + 1) for key, item in value.items()}
         return value if all(items[key] is item for key, item in value.items()) else items
     if isinstance(value, list):
         if _depth >= WALK_DEPTH:
-            raise _too_deep()
+            raise walked_too_deep()
         listed = [plain(item, _depth + 1) for item in value]
         return value if all(a is b for a, b in zip(listed, value, strict=True)) else listed
     return value
-
-
-def _too_deep() -> NestedTooDeep:
-    return NestedTooDeep(f"the value is nested more than {WALK_DEPTH} levels deep (arrays and objects)")
 
 
 # A spliced value is written first as a JSON string holding a marker no other text can hold (a
@@ -195,7 +190,7 @@ def _scrub(value: object, depth: int = 0) -> Any:
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, (dict, list, tuple)) and depth >= WALK_DEPTH:
-        raise _too_deep()
+        raise walked_too_deep()
     if isinstance(value, dict):
         return {k: _scrub(v, depth + 1) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -354,76 +349,6 @@ def loads(data: str | bytes) -> Any:
         if end == len(data) or not data[end:].strip(" \t\n\r"):  # JSON's whitespace after it
             return value
     return _decoder.decode(data)  # more after the value: decode's "Extra data" error
-
-
-_ESCAPES: Final = re.compile(rb'\\\\|\\"')  # an escaped backslash or quote inside a string
-_STRINGS: Final = re.compile(rb'"[^"]*"')
-_NOT_STRUCTURE: Final = bytes(b for b in range(256) if b not in b'[]{}"')
-_ONE_KIND: Final = bytes.maketrans(b"{}", b"[]")  # objects and arrays count alike
-_STEP: Final = tuple(1 if b == ord("[") else -1 if b == ord("]") else 0 for b in range(256))
-
-
-def nested_deeper_than(data: str | bytes, limit: int) -> bool:
-    """True when the JSON text ``data`` nests arrays and objects more than ``limit`` levels deep
-    (``[]`` is one level; brackets inside strings do not count).
-
-    Cheap for ordinary text: text of at most ``2 * limit`` characters is not looked at; otherwise
-    its brackets and quotes are kept (one C-speed pass), text with at most ``limit`` opening
-    brackets cannot nest that deep, and of the brackets outside strings the innermost pairs are
-    peeled off, one level a pass, until what is left cannot be that deep (a few passes for data: a
-    table of records is three levels); a shape that peels slowly (long chains of brackets) is
-    counted a bracket at a time instead. Text that is not JSON gets an answer too (then the parser
-    says what is wrong with it).
-    """
-    if len(data) <= 2 * limit:
-        return False
-    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else bytes(data)
-    if b"\\" in raw:  # escapes first (an escaped quote ends no string); most data has none
-        if raw.count(b"[") + raw.count(b"{") <= limit:
-            return False
-        raw = _ESCAPES.sub(b"", raw)
-    shape = raw.translate(_ONE_KIND, _NOT_STRUCTURE)  # only [, ] and " are left: one pass
-    if shape.count(b"[") <= limit:
-        return False
-    if b'"' in shape:
-        shape = shape.replace(b'""', b"")  # strings without brackets (two strings side by side join)
-        if b'"' in shape:
-            shape = _STRINGS.sub(b"", shape)
-    peeled = 0
-    # (each level left needs a pair of brackets: fewer pairs than levels to go cannot pass the limit)
-    while len(shape) > 2 * (limit - peeled):
-        if peeled == limit:
-            return True  # something is left after peeling ``limit`` levels
-        inner = shape.replace(b"[]", b"")  # every innermost pair: one level
-        if len(inner) * 8 > len(shape) * 7:  # less than an eighth peeled (long chains, or not JSON)
-            return max(accumulate(map(_STEP.__getitem__, shape))) > limit - peeled
-        shape, peeled = inner, peeled + 1
-    return False
-
-
-def too_deep(what: str) -> NestedTooDeep:
-    """The error of a value a function returned (``what`` names it: "the tool's result") that nests
-    arrays and objects more than :data:`MAX_JSON_DEPTH` levels deep: the limit a client's JSON is
-    held to, said with what to do instead."""
-    return NestedTooDeep(
-        f"{what} is nested more than {MAX_JSON_DEPTH} levels deep (arrays and objects); flatten it, "
-        "or return it as a file or resource"
-    )
-
-
-def within_depth(text: str, what: str, *, around: int = 0) -> str:
-    """``text``, the JSON text of a value (``what``) wrapped in ``around`` levels of the caller's
-    own, when the value nests at most :data:`MAX_JSON_DEPTH` levels deep.
-
-    Cheap for ordinary text (:func:`nested_deeper_than`: a short text is not looked at).
-
-    Raises:
-        NestedTooDeep: the value nests deeper (:func:`too_deep`'s message).
-    """
-    limit = MAX_JSON_DEPTH + around
-    if len(text) > 2 * limit and nested_deeper_than(text, limit):
-        raise too_deep(what)
-    return text
 
 
 def dumps_within_depth(value: object, what: str, *, around: int = 0) -> str:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Final, TypeGuard
 
 from ..errors import InvalidParams, InvalidRequest, ParseError
-from . import jsonenc
+from . import jsonenc, nesting
 
 REQUEST = "request"
 NOTIFICATION = "notification"
@@ -72,7 +72,7 @@ def _json_kind(value: object) -> str:
     return names.get(type(value), type(value).__name__)
 
 
-MAX_JSON_DEPTH: Final = jsonenc.MAX_JSON_DEPTH
+MAX_JSON_DEPTH: Final = nesting.MAX_JSON_DEPTH
 """Arrays and objects a client's JSON body may nest, at most (128; the message's own levels count:
 a ``tools/call``'s arguments are three levels in). Deeper bodies are refused when parsed, so
 every recursive helper downstream (cache keys, result copies) has room to spare on Python's stack.
@@ -89,7 +89,7 @@ def parse_body(body: bytes | str) -> Any:
     if not body:
         raise ParseError("Parse error: the request body is empty; send one JSON-RPC message")
     # (a body of 2 * MAX_JSON_DEPTH characters cannot nest deeper: most calls skip the look)
-    if len(body) > 2 * MAX_JSON_DEPTH and jsonenc.nested_deeper_than(body, MAX_JSON_DEPTH):
+    if len(body) > 2 * MAX_JSON_DEPTH and nesting.nested_deeper_than(body, MAX_JSON_DEPTH):
         raise ParseError(f"Parse error: the JSON is nested more than {MAX_JSON_DEPTH} levels deep "
                          "(arrays and objects, the message's own included)")
     try:

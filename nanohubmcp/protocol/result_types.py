@@ -55,7 +55,7 @@ class ToolResult(WireType):
 
         Raises:
             TypeError: ``structured_content`` cannot be written as JSON.
-            NestedTooDeep: ``structured_content`` nests more than ``jsonenc.MAX_JSON_DEPTH`` (128)
+            NestedTooDeep: ``structured_content`` nests more than ``nesting.MAX_JSON_DEPTH`` (128)
                 levels deep (a ValueError).
         """
         content = [to_content_block(c) for c in self.content]

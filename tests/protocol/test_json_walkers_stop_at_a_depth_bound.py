@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from nanohubmcp.protocol import jsonenc
-from nanohubmcp.protocol.jsonenc import MAX_JSON_DEPTH, NestedTooDeep
+from nanohubmcp.protocol import jsonenc, nesting
+from nanohubmcp.protocol.nesting import MAX_JSON_DEPTH, NestedTooDeep
 from nanohubmcp.server.provenance import capture
 from nanohubmcp.server.results import json_values
 
@@ -66,8 +66,8 @@ def test_the_text_check_agrees_with_the_depth_of_the_value_written() -> None:
             value = [random_chain(rng, rng.randint(0, MAX_JSON_DEPTH + 12)) for _ in range(rng.randint(1, 12))]
         for text in (json.dumps(value), jsonenc.dumps(value)):  # \u escapes, and text as it is
             for limit in (5, MAX_JSON_DEPTH):
-                assert jsonenc.nested_deeper_than(text, limit) is (depth(value) > limit), (limit, text[:80])
-                assert jsonenc.nested_deeper_than(text.encode(), limit) is (depth(value) > limit)
+                assert nesting.nested_deeper_than(text, limit) is (depth(value) > limit), (limit, text[:80])
+                assert nesting.nested_deeper_than(text.encode(), limit) is (depth(value) > limit)
 
 
 def test_a_value_past_the_limit_is_refused_by_the_result_check_and_one_within_is_kept() -> None:
@@ -100,7 +100,7 @@ def test_naming_the_part_json_cannot_hold_stops_at_the_limit() -> None:
 
 
 def test_plain_copies_and_cache_keys_stop_at_their_bound() -> None:
-    kept = chain(jsonenc.WALK_DEPTH - 1, bottom=jsonenc.Encoded("[1]"))
+    kept = chain(nesting.WALK_DEPTH - 1, bottom=jsonenc.Encoded("[1]"))
     assert jsonenc.dumps(jsonenc.plain(kept)) == jsonenc.dumps(kept)  # the Encoded inside is replaced
     with pytest.raises(NestedTooDeep):
         jsonenc.plain(chain(DEEP))

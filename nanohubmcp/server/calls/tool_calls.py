@@ -27,7 +27,7 @@ from ...errors import (
     ToolError,
     UnknownComponent,
 )
-from ...protocol.jsonenc import NestedTooDeep
+from ...protocol.nesting import NestedTooDeep
 from ...protocol.result_types import ToolResult
 from ...schema import CheckPending
 from ...schema.paths import echoed

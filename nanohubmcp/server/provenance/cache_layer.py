@@ -35,7 +35,7 @@ import time
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import InvalidArguments
-from ...protocol.jsonenc import NestedTooDeep
+from ...protocol.nesting import NestedTooDeep
 from ...schema import CheckPending
 from ..asks.context_asks import ASKED_CLIENT
 from ..jobs.record import PROVENANCE_META as META_KEY

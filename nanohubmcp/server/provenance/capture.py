@@ -49,6 +49,7 @@ if TYPE_CHECKING:
     from ..wire.sessions import Session
 
 from ...protocol import jsonenc
+from ...protocol.nesting import WALK_DEPTH, NestedTooDeep
 from ...schema.secret import stored_arguments
 from .tool_options import SOURCE
 
@@ -221,7 +222,7 @@ def canonical(value: Any) -> bytes:
     array it is sent as; a ``str``, ``int`` or ``float`` subclass as its JSON value.
 
     Raises:
-        NestedTooDeep: dicts and lists nested more than ``jsonenc.WALK_DEPTH`` levels deep (a
+        NestedTooDeep: dicts and lists nested more than ``nesting.WALK_DEPTH`` levels deep (a
             client's JSON never is: it is refused past ``MAX_JSON_DEPTH`` when parsed; a call from
             the serving program itself may be).
         NoJSONForm: a value JSON has no form for — NaN, an infinity, a dict key that is not a
@@ -235,7 +236,7 @@ def canonical(value: Any) -> bytes:
     except TypeError as exc:  # an object JSON cannot write, or dict keys that do not sort
         raise NoJSONForm(str(exc)) from None
     except ValueError as exc:
-        if isinstance(exc, (NoJSONForm, jsonenc.NestedTooDeep)):
+        if isinstance(exc, (NoJSONForm, NestedTooDeep)):
             raise
         raise NoJSONForm(str(exc)) from None  # NaN or an infinity
     return text.encode()
@@ -253,8 +254,8 @@ def _numbers(value: Any, depth: int = 0) -> Any:
         if value.is_integer() and (value or math.copysign(1.0, value) > 0):
             return int(value)
         return value
-    if isinstance(value, (dict, list, tuple)) and depth >= jsonenc.WALK_DEPTH:
-        raise jsonenc.NestedTooDeep(f"the value is nested more than {jsonenc.WALK_DEPTH} levels deep")
+    if isinstance(value, (dict, list, tuple)) and depth >= WALK_DEPTH:
+        raise NestedTooDeep(f"the value is nested more than {WALK_DEPTH} levels deep")
     if isinstance(value, dict):
         for key in value:
             if type(key) is not str:  # JSON writes 1 and "1" alike: not the same argument

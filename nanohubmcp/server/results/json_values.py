@@ -2,7 +2,7 @@
 
 numpy and pandas values inside lists and dicts are converted (``convert.jsonable``) before a
 value is refused; NaN and ±Infinity become ``null`` (``protocol.jsonenc``). A value nested more
-than :data:`~nanohubmcp.protocol.jsonenc.MAX_JSON_DEPTH` (128) levels deep is refused too, as a
+than :data:`~nanohubmcp.protocol.nesting.MAX_JSON_DEPTH` (128) levels deep is refused too, as a
 client's JSON is: its text is looked at once written (no walk of its own), and nothing here
 recurses past that depth.
 """
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from ...protocol import jsonenc
-from ...protocol.jsonenc import MAX_JSON_DEPTH, NestedTooDeep
+from ...protocol import jsonenc, nesting
+from ...protocol.nesting import MAX_JSON_DEPTH, NestedTooDeep
 from . import convert
 
 _SHORT: Final = 2 * MAX_JSON_DEPTH
@@ -83,15 +83,15 @@ def json_text(value: object, what: str) -> str:
             raise not_json(value, what) from exc
     except ValueError as exc:  # a circular reference, or nested past what the encoder can write
         raise not_json(value, what) from exc
-    return jsonenc.within_depth(text, what) if len(text) > _SHORT else text  # most results skip the look
+    return nesting.within_depth(text, what) if len(text) > _SHORT else text  # most results skip the look
 
 
 def not_json(value: object, what: str) -> TypeError | NestedTooDeep:
-    """The error naming the first part of ``value`` that JSON cannot hold (``jsonenc.too_deep``'s
+    """The error naming the first part of ``value`` that JSON cannot hold (``nesting.too_deep``'s
     when that is a dict or list past :data:`MAX_JSON_DEPTH` levels)."""
     where, bad = first_bad(value, "$", set()) or ("$", value)
     if isinstance(bad, str) and bad == TOO_DEEP:  # (first_bad's own words: a value there is never a str)
-        return jsonenc.too_deep(what)
+        return nesting.too_deep(what)
     kind = bad if isinstance(bad, str) and bad == "a circular reference" else f"a {type(bad).__name__}"
     return TypeError(
         f"{what} is not JSON-serialisable: {where} is {kind}; use dicts, lists, str, "

@@ -35,7 +35,7 @@ other list/tuple               one text block with the JSON text; no ``structure
                                an output schema is declared and the version is 2026-07-28+
 other object with ``__str__``  one text block, ``str(value)`` (datetime, Path, Decimal, ...)
 anything else                  ``TypeError``
-data nested past 128 levels    ``jsonenc.NestedTooDeep`` (the limit a client's JSON is held to)
+data nested past 128 levels    ``nesting.NestedTooDeep`` (the limit a client's JSON is held to)
 =============================  ==============================================================
 
 ``structuredContent`` is left out where the negotiated version has no room for it: before 2025-06-18
@@ -294,7 +294,7 @@ def tool_result(
         TypeError: a dict or list holding something JSON cannot, or a value with no MCP form; the
             message names the offending part.
         NestedTooDeep: data (a dict, a list, structured content) nested more than
-            ``jsonenc.MAX_JSON_DEPTH`` (128) levels deep; a ValueError saying the limit.
+            ``nesting.MAX_JSON_DEPTH`` (128) levels deep; a ValueError saying the limit.
         ValueError: a malformed content dict in a ``ToolResult`` or block list.
         OSError: an ``Image``/``Audio`` file that cannot be read.
     """
