@@ -1,6 +1,6 @@
 """The helpers that walk a value or its JSON text never reach Python's recursion limit: a value
 nested 5000 levels deep made the encoder, ``first_bad`` (which names the part JSON cannot hold),
-``jsonenc.plain`` and the cache key's ``capture.canonical`` each raise RecursionError (chained
+``jsonenc.plain`` and the cache key's ``cache_key.canonical`` each raise RecursionError (chained
 into one another's tracebacks); each now stops at its bound with ``NestedTooDeep`` (a ValueError
 saying the limit) or, for ``first_bad``, by naming the level it did not look into. And the text
 check that holds results to ``MAX_JSON_DEPTH`` agrees with the depth of the value written."""
@@ -16,7 +16,7 @@ import pytest
 
 from nanohubmcp.protocol import jsonenc, nesting
 from nanohubmcp.protocol.nesting import MAX_JSON_DEPTH, NestedTooDeep
-from nanohubmcp.server.provenance import capture
+from nanohubmcp.server.provenance import cache_key
 from nanohubmcp.server.results import json_values
 
 DEEP = 5000
@@ -104,8 +104,8 @@ def test_plain_copies_and_cache_keys_stop_at_their_bound() -> None:
     assert jsonenc.dumps(jsonenc.plain(kept)) == jsonenc.dumps(kept)  # the Encoded inside is replaced
     with pytest.raises(NestedTooDeep):
         jsonenc.plain(chain(DEEP))
-    assert capture.canonical({"x": chain(MAX_JSON_DEPTH)}) == json.dumps(
+    assert cache_key.canonical({"x": chain(MAX_JSON_DEPTH)}) == json.dumps(
         {"x": chain(MAX_JSON_DEPTH)}, sort_keys=True, separators=(",", ":")
     ).encode()
     with pytest.raises(NestedTooDeep):
-        capture.canonical({"x": chain(DEEP)})
+        cache_key.canonical({"x": chain(DEEP)})

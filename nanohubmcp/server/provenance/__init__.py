@@ -4,7 +4,8 @@
 - :mod:`.capture`: what a record says (code hash, versions, arguments without secrets, digest);
 - :mod:`.layer`: the pipeline layer writing records and answering reads of their URIs;
 - :mod:`.cache_store` / :mod:`.cache_layer`: the result cache of tools registered with ``cache=``;
-  :mod:`.cache_front`: each process's in-memory front of recent hits;
+  :mod:`.cache_front`: each process's in-memory front of recent hits; :mod:`.cache_key`: the
+  canonical form of a call's arguments its key hashes;
 - :mod:`.crate`: a record as an RO-Crate (needs the ``provenance`` extra: ``rocrate``).
 """
 

@@ -3,7 +3,7 @@ repeated call from its stored result without running.
 
 The key is the SHA-256 of the tool's code hash (see :mod:`.capture`), what that code reaches by
 global name — helper functions, classes and plain constants (see :mod:`.code_reach`) —, its arguments as
-canonical JSON (after the input schema's checks and defaults), the protocol version and route
+canonical JSON (:mod:`.cache_key`; after the input schema's checks and defaults), the protocol version and route
 (which shape the result) and, unless the tool was
 registered with ``cache="shared"``, who asks (the principal, else the session): one caller's
 results are never another's. A hit's ``_meta`` says ``{"io.nanohub/cache": {"hit": true}}``
@@ -44,6 +44,7 @@ from ..wire.request import ANSWERED_BY_LAYER
 from ..wire.trace_context import SPAN
 from . import capture, code_reach
 from .cache_front import arguments_key
+from .cache_key import NoJSONForm, canonical
 from .cache_store import MemoryCache, ResultCache, encode
 from .capture import CACHE_META, CACHED_FROM
 from .rows import URI_PREFIX as RECORD_PREFIX
@@ -116,10 +117,10 @@ class CacheLayer:
         digest.update(code_reach.reach_hash(tool).encode())  # the helpers and constants it reads
         digest.update(b"\0" + tool.name.encode())  # two tools of one factory share their code
         try:
-            arguments = capture.canonical(checked)
+            arguments = canonical(checked)
         except NestedTooDeep:  # (only from server.call: a client's JSON is bounded when parsed)
             return None  # not cached: the call runs as it would uncached
-        except capture.NoJSONForm as exc:  # (server.call only) NaN, a set, an object: its text is no key
+        except NoJSONForm as exc:  # (server.call only) NaN, a set, an object: its text is no key
             log.debug("%s: not cached: an argument has no JSON form (%s)", tool.name, exc)
             return None
         digest.update(b"\0" + arguments + b"\0" + who.encode())
