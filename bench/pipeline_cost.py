@@ -24,7 +24,8 @@ import argparse
 import asyncio
 import json
 import time
-from typing import Any
+
+from mcpbench.seam import adding_server
 
 from nanohubmcp import MCPServer
 from nanohubmcp.protocol import jsonenc
@@ -34,20 +35,7 @@ MODES = {"none": 0, "1 layer": 1, "5 layers": 5}
 
 
 def build(layers: int) -> MCPServer:
-    server = MCPServer("pipeline-cost", job_store="memory")
-
-    @server.tool()
-    async def add(a: float, b: float) -> float:
-        """Add two numbers."""
-        return a + b
-
-    for _ in range(layers):
-
-        async def passthrough(request: Any, call_next: Any) -> Any:
-            return await call_next(request)
-
-        server.add_middleware(passthrough)
-    return server
+    return adding_server("pipeline-cost", layers, job_store="memory")
 
 
 async def time_calls(server: MCPServer, calls: int) -> float:

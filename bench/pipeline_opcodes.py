@@ -22,25 +22,15 @@ import sys
 import tempfile
 from typing import Any
 
+from mcpbench.seam import adding_server
+
 from nanohubmcp import MCPServer
 from nanohubmcp.protocol import jsonenc
 from nanohubmcp.server.connection import Connection
 
 
 def build(layers: int, state_dir: str) -> MCPServer:
-    server = MCPServer("opcodes", state_dir=state_dir, provenance=os.environ.get("PROV", "1") == "1")
-
-    @server.tool()
-    async def add(a: float, b: float) -> float:
-        """Add two numbers."""
-        return a + b
-
-    for _ in range(layers):
-
-        async def passthrough(request: Any, call_next: Any) -> Any:
-            return await call_next(request)
-
-        server.add_middleware(passthrough)
+    server = adding_server("opcodes", layers, state_dir=state_dir, provenance=os.environ.get("PROV", "1") == "1")
     kept: collections.deque[Any] = collections.deque(maxlen=4)
     server.core.provenance.pending.add = lambda item: (kept.append(item), True)[1]  # type: ignore[method-assign]
     return server
