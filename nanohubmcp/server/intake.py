@@ -165,7 +165,8 @@ class Intake:
                            if replication is None or replication.held(session_id) is not None
                            else await self.named_session(session_id, principal))
             except StateUnavailable as exc:  # the refusal names the request it refuses
-                raise StateUnavailable(exc.message, request_id=message.id) from exc
+                exc.request_id = message.id
+                raise
             if session is None:
                 raise SessionNotFound(
                     "Session not found: it expired or was deleted; initialize again without Mcp-Session-Id",

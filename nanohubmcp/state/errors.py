@@ -1,4 +1,5 @@
-"""The one error of the shared state store: it cannot be reached right now."""
+"""The errors of the shared state store: it cannot be reached right now, or this process has no
+free connection to it (busy)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from ..errors import ServerBusy
 
 RETRY_AFTER_SECONDS = 5
 """``Retry-After`` while the state store is unreachable."""
+BUSY_RETRY_SECONDS = 1
+"""``Retry-After`` while every connection of this process to the store is in use."""
 
 
 class StateUnavailable(ServerBusy):
@@ -21,10 +24,27 @@ class StateUnavailable(ServerBusy):
     their clients then get 404 and initialize again).
     """
 
-    def __init__(self, message: str | None = None, *, request_id: str | int | None = None) -> None:
+    def __init__(
+        self, message: str | None = None, *, retry_after: int = RETRY_AFTER_SECONDS, request_id: str | int | None = None
+    ) -> None:
         super().__init__(
             message or "The server's shared state store is unreachable; retry shortly",
-            retry_after=RETRY_AFTER_SECONDS,
+            retry_after=retry_after,
+            request_id=request_id,
+        )
+
+
+class StateBusy(StateUnavailable):
+    """Every connection this process may open to the shared state store is in use (the
+    ``max_connections`` of the state URL's pool): HTTP 503 with ``Retry-After``, saying the server
+    is busy. The store itself is up: nothing is marked down, and the next request that finds a
+    free connection is served.
+    """
+
+    def __init__(self, *, request_id: str | int | None = None) -> None:
+        super().__init__(
+            "The server is busy: all its connections to the shared state store are in use; retry shortly",
+            retry_after=BUSY_RETRY_SECONDS,
             request_id=request_id,
         )
 

@@ -28,7 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import JobLimitReached
-from .errors import StateUnavailable
+from .errors import StateBusy, StateUnavailable
 from .url import StateURL
 
 log = logging.getLogger("nanohubmcp.state")
@@ -97,6 +97,8 @@ def _guard(shown: str) -> Any:
 
     try:
         yield
+    except errors.MaxConnectionsError:  # every pooled connection in use: busy, not unreachable
+        raise StateBusy() from None
     except (errors.ConnectionError, errors.TimeoutError, OSError) as exc:
         log.warning("job store in %s unreachable (%s)", shown, type(exc).__name__)
         raise StateUnavailable() from None

@@ -40,7 +40,7 @@ from typing import Any
 from ..errors import ConfigurationError
 from ..protocol import jsonenc
 from .base import Fields
-from .errors import StateUnavailable
+from .errors import StateBusy, StateUnavailable
 from .redis_events import EVENT_KEEP, RETRY_SECONDS, RedisEventLogs
 from .redis_request_state import RedisRequestState
 from .redis_sessions import RedisSessions
@@ -63,6 +63,8 @@ SOCKET_TIMEOUT = 15.0
 """Longest wait for one Redis reply (blocking reads wait less than this)."""
 RETRIES = 2
 """Quick retries of a command on a fresh connection before the store counts as unreachable."""
+BUSY_LOG_SECONDS = 60.0
+"""A full connection pool is logged at most once in this many seconds."""
 
 
 class RedisState:
@@ -89,6 +91,7 @@ class RedisState:
         self.on_broadcast: Callable[[str, dict[str, Any]], None] | None = None
         self.on_cancel: Callable[[str, Any, Any], None] | None = None
         self.down = False
+        self._busy_logged = -BUSY_LOG_SECONDS
         self._client: Any = None
         self._tasks: list[asyncio.Task[None]] = []
         self.sessions = RedisSessions(self._guard, self._key, self.process, self.ttl)
@@ -165,10 +168,25 @@ class RedisState:
             raise StateUnavailable("The server's shared state store is not connected yet; retry shortly")
         try:
             yield self._client
+        except redis_errors.MaxConnectionsError:
+            # Every pooled connection is in use: this process is busy, the store is up.
+            self._busy()
+            raise StateBusy() from None
         except (redis_errors.ConnectionError, redis_errors.TimeoutError, redis_errors.BusyLoadingError, OSError) as exc:
             self._went_down(exc)
             raise StateUnavailable() from None
         self._came_back()
+
+    def _busy(self) -> None:
+        now = time.monotonic()
+        if now - self._busy_logged >= BUSY_LOG_SECONDS:
+            self._busy_logged = now
+            log.warning(
+                "shared state store %s: all %s connections of this process's pool are in use; answering 503 "
+                "(busy) to requests that need one (the state URL's max_connections sets the pool's size)",
+                self.shown,
+                getattr(self._client.connection_pool, "max_connections", "?"),
+            )
 
     def _went_down(self, exc: BaseException) -> None:
         self.sessions.went_down()

@@ -50,21 +50,7 @@ def bearer(token: str) -> dict[str, str]:
 def test_a_session_is_its_principals_on_every_process(redis_server: RedisServer) -> None:
     verifier = StaticTokenVerifier({"alice-token": "alice", "bob-token": "bob"})
     with two(redis_server.url, auth=verifier) as (first, second):
-        opened = wire.httpx.post(
-            first,
-            headers={"Accept": wire.ACCEPT, **bearer("alice-token")},
-            timeout=10,
-            json={
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": wire.VERSION,
-                    "capabilities": {},
-                    "clientInfo": {"name": "t", "version": "1"},
-                },
-            },
-        )
+        opened = wire.open_session(first, extra=bearer("alice-token"))
         session = opened.headers["Mcp-Session-Id"]
         body = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}
         stolen = wire.httpx.post(

@@ -19,10 +19,26 @@ def initialize(
 ) -> str:
     """Open a session at ``url`` (…/mcp) and send ``notifications/initialized``; its id.
     ``extra``: headers sent with both (an ``Authorization``)."""
-    reply = httpx.post(
+    reply = open_session(url, capabilities=capabilities, version=version, extra=extra)
+    assert reply.status_code == 200, reply.text
+    session = reply.headers["Mcp-Session-Id"]
+    notify(url, session, "notifications/initialized", extra=extra)
+    return session
+
+
+def open_session(
+    url: str,
+    *,
+    capabilities: dict[str, Any] | None = None,
+    version: str = VERSION,
+    extra: dict[str, str] | None = None,
+    timeout: float = 10,
+) -> httpx.Response:
+    """POST ``initialize`` to ``url``; the HTTP response, whatever its status."""
+    return httpx.post(
         url,
         headers={"Accept": ACCEPT, **(extra or {})},
-        timeout=10,
+        timeout=timeout,
         json={
             "jsonrpc": "2.0",
             "id": 1,
@@ -34,10 +50,6 @@ def initialize(
             },
         },
     )
-    assert reply.status_code == 200, reply.text
-    session = reply.headers["Mcp-Session-Id"]
-    notify(url, session, "notifications/initialized", extra=extra)
-    return session
 
 
 def headers(session: str, **extra: str) -> dict[str, str]:
