@@ -15,9 +15,10 @@ from collections.abc import Sequence
 
 from .._version import __version__
 from ..auth.token_option import add_token_options
+from ..transports.proxy_option import FromEnvironment, http_url, named_source, proxy_arguments
 from . import documents, serve
 
-__all__ = ["PROG", "build_parser", "parse_arguments", "serving_arguments"]
+__all__ = ["PROG", "build_parser", "http_url", "parse_arguments", "proxy_arguments", "serving_arguments"]
 
 PROG = "nanohubmcp"
 
@@ -222,30 +223,17 @@ def serving_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument("--port", type=port_number, default=None,
                          help="HTTP: TCP port, 0-65535 (0: any free port; default $MCP_PORT or 8000)")
     add_token_options(command, "HTTP: the bearer token every request must carry")
+    proxy_arguments(command)
     command.add_argument("--state-dir", default=None, metavar="DIR",
                          help="where jobs, the result cache and provenance records are kept (default: "
                          "$NANOHUBMCP_STATE_DIR, else one per server name); run: it wins over a state_dir= in "
                          "the app file")
 
 
-def http_url(text: str) -> str:
-    """An absolute http(s) URL with a host (argparse type: anything else is a usage error, exit 2)."""
-    from urllib.parse import urlsplit
-
-    try:
-        parts = urlsplit(text.strip())
-        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
-    except ValueError:
-        parts = None
-    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an http:// or https:// URL with a host")
-    return text.strip()
-
-
 def port_number(text: str) -> int:
     """A TCP port number, 0-65535 (argparse type; 0: any free port). A value that is the default
     :func:`add_port_option` read from ``$MCP_PORT`` is named so in the message."""
-    source = f"${PORT_VARIABLE} " if isinstance(text, _FromEnvironment) else ""
+    source = named_source(text)
     try:
         value = int(text)
     except ValueError:
@@ -258,13 +246,6 @@ def port_number(text: str) -> int:
 
 PORT_VARIABLE = "MCP_PORT"
 """The environment variable a server's port comes from when no ``--port`` (or ``port=``) is given."""
-
-
-class _FromEnvironment(str):
-    """``$MCP_PORT``'s text as ``--port``'s default: argparse converts a text default with the
-    option's type only when the option is not given, and :func:`port_number` names its source."""
-
-    __slots__ = ()
 
 
 def add_port_option(parser: argparse.ArgumentParser, *, default: int = 8000, help: str | None = None) -> None:
@@ -294,7 +275,8 @@ def add_port_option(parser: argparse.ArgumentParser, *, default: int = 8000, hel
     """
     environ = os.environ.get(PORT_VARIABLE, "").strip()
     parser.add_argument(
-        "--port", type=port_number, default=_FromEnvironment(environ) if environ else default, metavar="N",
+        "--port", type=port_number, metavar="N",
+        default=FromEnvironment(environ, PORT_VARIABLE) if environ else default,
         help=help or f"TCP port, 0-65535 (0: any free port; default ${PORT_VARIABLE}, else {default})")
 
 

@@ -12,7 +12,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError, NanohubMCPError, UsageError
 
@@ -45,13 +45,20 @@ def run_app(args: argparse.Namespace) -> int:
         raise UsageError(f"--workers {args.workers} needs a shared state store, or each process would answer the "
                          "others' sessions with 404: give --state-url redis://HOST:6379/0 (or set "
                          "NANOHUBMCP_STATE_URL, or state_url= in the app)")
-    server.run(host=args.host, port=args.port, transport=transport, token=args.token, workers=args.workers)
+    server.run(host=args.host, port=args.port, transport=transport, token=args.token, workers=args.workers,
+               **_proxy_options(args))
     return 0
 
 
 def _serve(server: MCPServer, args: argparse.Namespace, transport: str) -> int:
-    server.run(host=args.host, port=args.port, transport=transport, token=args.token)
+    server.run(host=args.host, port=args.port, transport=transport, token=args.token, **_proxy_options(args))
     return 0
+
+
+def _proxy_options(args: argparse.Namespace) -> dict[str, Any]:
+    """``--public-url``, ``--path-prefix``, ``--allowed-origins`` as ``run()``'s arguments (None: not given)."""
+    return {"path_prefix": args.path_prefix or "", "public_url": args.public_url,
+            "allowed_origins": args.allowed_origins}
 
 
 def _prepare(args: argparse.Namespace) -> str:

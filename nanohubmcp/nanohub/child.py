@@ -3,7 +3,8 @@
 Usage (the launcher builds this; no temporary runner file is written)::
 
     python -m nanohubmcp.nanohub.child --app FILE --host H --port P \\
-        [--path-prefix /weber/.../] [--public-url https://proxy.../] [--parent-pid N] [--debug]
+        [--path-prefix /weber/.../] [--public-url https://proxy.../] [--allowed-origins A,B] [--parent-pid N]
+        [--debug]
 
 The app file is imported under its own stem as module name (never ``__main__``, so its
 ``if __name__ == "__main__": server.run()`` block stays quiet) with its directory first on
@@ -78,6 +79,7 @@ def command(
     port: int,
     path_prefix: str = "",
     public_url: str | None = None,
+    allowed_origins: str | list[str] | None = None,
     parent_pid: int | None = None,
     debug: bool = False,
 ) -> list[str]:
@@ -85,6 +87,9 @@ def command(
     args = ["--app", str(app), "--host", host, "--port", str(port), "--path-prefix", path_prefix]
     if public_url:
         args += ["--public-url", public_url]
+    if allowed_origins:
+        origins = allowed_origins if isinstance(allowed_origins, str) else ",".join(allowed_origins)
+        args += ["--allowed-origins", origins]
     if parent_pid is not None:
         args += ["--parent-pid", str(parent_pid)]
     if debug:
@@ -179,6 +184,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--port", required=True, type=int)
     parser.add_argument("--path-prefix", default="")
     parser.add_argument("--public-url", default=None)
+    parser.add_argument("--allowed-origins", default=None, help="'*' or origins separated by commas")
     parser.add_argument("--parent-pid", type=int, default=None)
     parser.add_argument("--debug", action="store_true")
     args = parser.parse_args(argv)
@@ -190,7 +196,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         server = load_app(args.app)
-        server.run(host=args.host, port=args.port, path_prefix=args.path_prefix, public_url=args.public_url)
+        origins = args.allowed_origins
+        server.run(host=args.host, port=args.port, path_prefix=args.path_prefix, public_url=args.public_url,
+                   allowed_origins=origins if origins in (None, "*") else origins.split(","))
     except AppImportError as exc:  # the app's own traceback, for the log: status 1, as the app's exception
         traceback.print_exception(exc.__cause__ or exc)
         return 1

@@ -3,6 +3,7 @@
 Usage::
 
     start_mcp --app FILE [--host HOST] [--port PORT] [--token-file PATH] [--python-env NAME] [--debug]
+              [--public-url URL] [--path-prefix PATH] [--allowed-origins ORIGINS]
     start_mcp --version
     start_mcp --rappture TOOL.xml [--rappture ...] [--sim2l NOTEBOOK ...] [the same options]
               [--weber-port 8000] [--startup-timeout 120]
@@ -11,7 +12,8 @@ What it does, in order:
 
 1. checks the app file exists; with ``--python-env`` finds that conda environment's Python;
 2. detects the set-up (:func:`~nanohubmcp.nanohub.proxy.detect_proxy`); in a nanoHUB tool
-   session looks for wrwroxy with ``use`` (:mod:`~nanohubmcp.nanohub.wrwroxy`);
+   session looks for wrwroxy with ``use`` (:mod:`~nanohubmcp.nanohub.wrwroxy`); ``--public-url`` and
+   ``--path-prefix`` (or ``$MCP_PUBLIC_URL``, ``$MCP_PATH_PREFIX``) win over what it detected;
 3. decides ports (:func:`~nanohubmcp.nanohub.plan.plan_launch`) and says on stderr when a
    requested port cannot be honoured; refuses ports already in use;
 4. starts the app in a child process (``python -m nanohubmcp.nanohub.child``, no temporary
@@ -33,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import json
 import os
 import signal
@@ -48,10 +51,11 @@ from nanohubmcp.auth.verifiers import MCP_TOKEN_ENV
 from nanohubmcp.errors import ConfigurationError
 from nanohubmcp.nanohub import child as app_child
 from nanohubmcp.nanohub.plan import DEFAULT_PORT, WEBER_PORT, LaunchPlan, plan_launch
-from nanohubmcp.nanohub.proxy import detect_proxy
+from nanohubmcp.nanohub.proxy import detect_proxy, override
 from nanohubmcp.nanohub.pyenv import conda_env_python
 from nanohubmcp.nanohub.supervisor import Child, port_is_free, wait_for_port
 from nanohubmcp.nanohub.wrwroxy import find_wrwroxy
+from nanohubmcp.transports.proxy_option import proxy_arguments
 
 __all__ = ["STOP_SIGNALS", "build_parser", "main"]
 
@@ -109,6 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help=f"the app's port (default $MCP_PORT, else {DEFAULT_PORT}; behind wrwroxy {WEBER_PORT + 1})",
     )
+    proxy_arguments(parser)  # a public URL given wins over the detected (weber) one
     parser.add_argument(
         "--python-env", metavar="NAME", default=None, help="run the app with this conda env's Python"
     )
@@ -232,6 +237,7 @@ def _serve(plan: LaunchPlan, python: Path | None, args: argparse.Namespace, stop
                 port=plan.app_port,
                 path_prefix=plan.info.path_prefix,
                 public_url=plan.info.public_url,
+                allowed_origins=args.allowed_origins,
                 parent_pid=os.getpid(),
                 debug=args.debug,
             ),
@@ -310,6 +316,8 @@ def _run(args: argparse.Namespace, stop: _StopRequest) -> int:
         wrwroxy_version=version,
         debug=args.debug,
     )
+    if args.public_url is not None or args.path_prefix is not None:
+        plan = dataclasses.replace(plan, info=override(plan.info, args.public_url, args.path_prefix))
     _say(plan.info.reason + (f" ({version})" if plan.wrwroxy_argv else ""))
     for notice in plan.notices:
         _say(notice)

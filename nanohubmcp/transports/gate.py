@@ -57,7 +57,8 @@ def edge_refusal(request: httputil.HTTPServerRequest, config: TransportConfig) -
     if not host_allowed(request.host, config):
         return MisdirectedRequest(
             f"Misdirected Request: this server does not answer for host {jsonenc.show(request.host)} "
-            "(it listens on loopback; a proxy that forwards another host name must be named in public_url)")
+            "(it listens on loopback; a proxy that forwards another host name must be named in public_url: "
+            "run(public_url=...), --public-url or $MCP_PUBLIC_URL)")
     if stream is not None:
         _EDGE_PASSED[stream] = edge
     return None

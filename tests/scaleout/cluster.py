@@ -17,6 +17,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from redis_server import free_port, listening
@@ -39,7 +40,9 @@ def doc_nginx_block() -> str:
 def nginx_config(workdir: Path, listen: int, upstreams: list[int]) -> str:
     """A runnable nginx.conf around the documented block: its ports replaced, files kept in ``workdir``."""
     block = doc_nginx_block()
-    mapping = dict(zip(DOC_PORTS, [str(listen), *map(str, upstreams)], strict=True))
+    mapping = dict(zip(DOC_PORTS, [str(listen), *map(str, upstreams)], strict=False))
+    for unused in DOC_PORTS[len(mapping):]:  # fewer servers than the page's three: their lines go
+        block = re.sub(rf"\n *server 127\.0\.0\.1:{unused}\b[^\n]*", "", block)
     block = re.sub(r"\b(800[0-3])\b", lambda m: mapping[m.group(1)], block)
     block = block.replace("listen " + str(listen), f"listen 127.0.0.1:{listen}")
     temp = ""
@@ -64,6 +67,7 @@ class Server:
         workers: int = 1,
         env: dict[str, str],
         access_log: bool = True,
+        extra_args: Sequence[str] = (),
     ) -> None:
         self.port = port
         self.log = workdir / f"server-{port}.log"
@@ -78,6 +82,7 @@ class Server:
             "--state-url",
             state_url,
         ]
+        args += extra_args
         if access_log:
             args.append("--access-log")
         if workers > 1:
@@ -127,14 +132,32 @@ class Server:
 class Cluster:
     """N servers sharing ``state_url`` behind nginx (see the module docstring)."""
 
-    def __init__(self, nginx: str, workdir: Path, state_url: str, count: int = 3, **extra_env: str) -> None:
+    def __init__(
+        self,
+        nginx: str,
+        workdir: Path,
+        state_url: str,
+        count: int = 3,
+        *,
+        each: Sequence[tuple[Sequence[str], dict[str, str]]] = (),
+        **extra_env: str,
+    ) -> None:
+        """``each``: per server, extra command-line arguments and environment variables (``count`` is then
+        its length)."""
         self.workdir = workdir
         env = {**os.environ, "MCP_TOKEN": "", **extra_env}
         env.pop("NANOHUBMCP_STATE_URL", None)
+        own = list(each) or [((), {})] * count
         # A state directory each, as on separate machines: what they share is in Redis only.
         self.servers = [
-            Server(workdir, free_port(), state_url, env={**env, "NANOHUBMCP_STATE_DIR": str(workdir / f"state-{i}")})
-            for i in range(count)
+            Server(
+                workdir,
+                free_port(),
+                state_url,
+                env={**env, **more_env, "NANOHUBMCP_STATE_DIR": str(workdir / f"state-{i}")},
+                extra_args=more_args,
+            )
+            for i, (more_args, more_env) in enumerate(own)
         ]
         for server in self.servers:
             server.wait_listening()

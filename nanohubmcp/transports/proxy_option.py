@@ -1,0 +1,172 @@
+"""The ``--public-url``, ``--path-prefix`` and ``--allowed-origins`` options of the serving commands
+(``nanohubmcp run`` and the other serving subcommands, ``start_mcp``).
+
+Each means what ``MCPServer.run()``'s argument of the same name means, and defaults to an environment
+variable in the ``MCP_*`` family ``run()`` reads (``$MCP_PORT``, ``$MCP_TOKEN``, ``$MCP_TRANSPORT``):
+``$MCP_PUBLIC_URL``, ``$MCP_PATH_PREFIX``, ``$MCP_ALLOWED_ORIGINS``. A value given either way is checked
+when the command line is parsed: a bad one is a usage error (exit status 2) whose one line says where it
+came from and what to give instead. Only ``argparse`` is imported here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+
+__all__ = [
+    "ALLOWED_ORIGINS_VARIABLE",
+    "PATH_PREFIX_VARIABLE",
+    "PUBLIC_URL_VARIABLE",
+    "FromEnvironment",
+    "allowed_origins",
+    "http_url",
+    "named_source",
+    "path_prefix",
+    "proxy_arguments",
+    "public_url",
+]
+
+
+class FromEnvironment(str):
+    """An environment variable's text as an option's default (``$MCP_PORT`` for ``--port``): argparse
+    converts a text default with the option's type only when the option is not given, and the type
+    names the variable in its message."""
+
+    variable: str
+
+    def __new__(cls, value: str, variable: str) -> FromEnvironment:
+        text = super().__new__(cls, value)
+        text.variable = variable
+        return text
+
+
+PUBLIC_URL_VARIABLE = "MCP_PUBLIC_URL"
+"""The environment variable ``--public-url`` defaults to (``run(public_url=...)``)."""
+PATH_PREFIX_VARIABLE = "MCP_PATH_PREFIX"
+"""The environment variable ``--path-prefix`` defaults to (``run(path_prefix=...)``)."""
+ALLOWED_ORIGINS_VARIABLE = "MCP_ALLOWED_ORIGINS"
+"""The environment variable ``--allowed-origins`` defaults to (``run(allowed_origins=...)``)."""
+
+
+def proxy_arguments(command: argparse.ArgumentParser) -> None:
+    """``--public-url``, ``--path-prefix``, ``--allowed-origins``: what a server behind a proxy is told.
+
+    Each means what the ``run()`` argument of the same name means; each defaults to an environment
+    variable (:data:`PUBLIC_URL_VARIABLE`, :data:`PATH_PREFIX_VARIABLE`, :data:`ALLOWED_ORIGINS_VARIABLE`),
+    checked as the option is: a bad value is a usage error naming where it came from (exit status 2).
+    """
+    command.add_argument(
+        "--public-url",
+        type=public_url,
+        default=_environment(PUBLIC_URL_VARIABLE),
+        metavar="URL",
+        help="HTTP: the base URL clients reach the server at through a proxy, e.g. https://tools.example.org/ "
+        "(advertised in every document; its host is answered, not 421; its origin allowed). Default "
+        f"${PUBLIC_URL_VARIABLE}, else the request's own host",
+    )
+    command.add_argument(
+        "--path-prefix",
+        type=path_prefix,
+        default=_environment(PATH_PREFIX_VARIABLE),
+        metavar="PATH",
+        help="HTTP: the path to serve under, for a proxy that forwards it without stripping it, e.g. /tools "
+        f"(default ${PATH_PREFIX_VARIABLE}, else /)",
+    )
+    command.add_argument(
+        "--allowed-origins",
+        type=allowed_origins,
+        default=_environment(ALLOWED_ORIGINS_VARIABLE),
+        metavar="ORIGINS",
+        help="HTTP: browser origins allowed besides loopback and the public URL's, comma-separated "
+        f"(https://app.example.org,https://b.example.org), or '*' for any (default ${ALLOWED_ORIGINS_VARIABLE})",
+    )
+
+
+def _environment(variable: str) -> str | None:
+    """An option's default read from ``variable``: None when unset or blank, else its text marked as
+    coming from there (argparse converts a text default with the option's type, which names it)."""
+    value = os.environ.get(variable, "").strip()
+    return FromEnvironment(value, variable) if value else None
+
+
+def named_source(text: str) -> str:
+    """``"$VARIABLE "`` when ``text`` came from an environment variable, else ``""`` (to start a message)."""
+    return f"${text.variable} " if isinstance(text, FromEnvironment) else ""
+
+
+def public_url(text: str) -> str:
+    """An http(s) URL with a host and no query or fragment, ending in ``/`` (argparse type)."""
+    from urllib.parse import urlsplit
+
+    try:
+        checked = http_url(text)
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(f"{named_source(text)}{exc}, e.g. https://tools.example.org/") from None
+    parts = urlsplit(checked)
+    if parts.query or parts.fragment or parts.username or parts.password:
+        raise argparse.ArgumentTypeError(
+            f"{named_source(text)}{text!r}: give the base URL only (scheme, host, optional port and path), without "
+            "user, query or fragment"
+        )
+    return checked.rstrip("/") + "/"
+
+
+_PATH = re.compile(r"[A-Za-z0-9._~!$&'()*+,;=:@%/-]*")
+
+
+def path_prefix(text: str) -> str:
+    """A URL path such as ``/tools`` (argparse type; ``/`` or empty: the root)."""
+    value = text.strip()
+    if not _PATH.fullmatch(value) or "//" in value.strip("/") or "://" in value:
+        raise argparse.ArgumentTypeError(
+            f"{named_source(text)}{text!r} is not a URL path: give the path alone, e.g. /tools (no scheme, host, query "
+            "or spaces)"
+        )
+    return value
+
+
+def allowed_origins(text: str) -> str | list[str]:
+    """``*``, or origins ``scheme://host[:port]`` separated by commas (argparse type)."""
+    from urllib.parse import urlsplit
+
+    value = text.strip()
+    if value == "*":
+        return "*"
+    origins = [part.strip() for part in value.split(",") if part.strip()]
+    if not origins:
+        raise argparse.ArgumentTypeError(f"{named_source(text)}no origin given: e.g. https://app.example.org, or '*'")
+    for origin in origins:
+        try:
+            parts = urlsplit(origin)
+            parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+        except ValueError:
+            parts = None
+        if (
+            parts is None
+            or parts.scheme not in ("http", "https")
+            or not parts.hostname
+            or parts.path.strip("/")
+            or parts.query
+            or parts.fragment
+            or parts.username
+        ):
+            raise argparse.ArgumentTypeError(
+                f"{named_source(text)}{origin!r} is not an origin: give scheme://host[:port], e.g. "
+                "https://app.example.org (comma-separated; '*' for any)"
+            )
+    return [origin.rstrip("/") for origin in origins]
+
+
+def http_url(text: str) -> str:
+    """An absolute http(s) URL with a host (argparse type: anything else is a usage error, exit 2)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(text.strip())
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        parts = None
+    if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an http:// or https:// URL with a host")
+    return text.strip()
