@@ -15,7 +15,10 @@ not a key set) is not the token's fault: a token signed with a key not already h
 with ``Retry-After`` (:class:`KeySetUnavailable`), so a client keeps its token and tries again,
 and the ``nanohubmcp.auth`` logger says at WARNING which URL failed, once per attempt to read it
 (at most every :data:`REFETCH_SECONDS`). A key set answered without a usable key (``{"keys": []}``)
-was read: a token it cannot check is refused (401).
+was read: a token it cannot check is refused (401). So is a token naming a key id the key set lacks
+when it was read for that key id (and again until the next read); a key id new since the last read,
+arriving before the key set may be read again (the issuer may have just rotated its key in), gets the
+503 with ``Retry-After`` = the seconds until it may be.
 """
 
 from __future__ import annotations
@@ -44,6 +47,9 @@ REFETCH_SECONDS = 10.0
 """An unknown key id triggers a refetch at most this often (key rotation without a flood)."""
 RESOURCE_ENDPOINTS = ("mcp", "sse")
 """Endpoints whose URL is also accepted as the audience (see :meth:`JWTVerifier.audiences`)."""
+MISSING_KEPT = 256
+"""Key ids remembered as missing from the key set read last (a token naming one is 401 until the next
+read); a key id beyond them, like one new since that read, is answered 503 until the key set may be read."""
 VERIFIED_KEPT = 1024
 """Verified tokens remembered (a client sends the same token on every request)."""
 VERIFIED_SECONDS = 60.0
@@ -121,6 +127,7 @@ class JWTVerifier:
         self._keys: dict[str | None, Any] = {}
         self._fetched = float("-inf")
         self._unreadable = False  # the last attempt to read the key set failed
+        self._missing: set[str | None] = set()  # key ids the last read was looked at for, and lacks
         self._fetch_lock = threading.Lock()
 
     @property
@@ -150,8 +157,9 @@ class JWTVerifier:
         """The principal of a valid token, or None (bad signature, issuer, audience, expired...).
 
         Raises:
-            KeySetUnavailable: the token names a key not held and the key set cannot be read now
-                (HTTP 503 with ``Retry-After``; the warning naming ``jwks_url`` is logged once per attempt).
+            KeySetUnavailable: the token names a key not held and the key set cannot be read now, or
+                may not be read again yet (HTTP 503 with ``Retry-After``, the seconds until it may; the
+                warning naming ``jwks_url`` is logged once per failed attempt).
         """
         known = self._verified.get(token)
         if known is not None:
@@ -169,8 +177,10 @@ class JWTVerifier:
             kid = header.get("kid")
             key = self._cached_key(kid)
             if key is None:
-                key = await asyncio.to_thread(self._refresh_and_find, kid)
-                if key is None and self._unreadable:  # not the token's fault: say so, and when to retry
+                key, judged = await asyncio.to_thread(self._refresh_and_find, kid)
+                if key is None and (self._unreadable or not judged):
+                    # Not the token's fault: the key set cannot be read, or was read moments ago (before
+                    # the key may have rotated in) and may not be read again yet. Say when to retry.
                     wait = REFETCH_SECONDS - (time.monotonic() - self._fetched)
                     raise KeySetUnavailable(max(1, math.ceil(wait)))
                 if key is None:
@@ -253,16 +263,24 @@ class JWTVerifier:
             return None
         return self._keys.get(kid) if kid is not None or len(self._keys) != 1 else next(iter(self._keys.values()))
 
-    def _refresh_and_find(self, kid: str | None) -> Any:
-        """Fetch the key set (worker thread) unless fetched moments ago; the key for ``kid``."""
+    def _refresh_and_find(self, kid: str | None) -> tuple[Any, bool]:
+        """Fetch the key set (worker thread) unless fetched moments ago: the key for ``kid`` (None when
+        not held), and whether the key set read last was looked at for ``kid`` (False: ``kid`` is new
+        since that read, within :data:`REFETCH_SECONDS` of it, so a key published since is not known yet)."""
         with self._fetch_lock:
             key = self._cached_key(kid)
             if key is not None:
-                return key
+                return key, True
             if time.monotonic() - self._fetched > REFETCH_SECONDS:  # failures too: no fetch flood
                 self._keys = self._fetch()
                 self._fetched = time.monotonic()
-            return self._cached_key(kid)
+                self._missing.clear()
+            elif kid not in self._missing:
+                return None, False
+            key = self._cached_key(kid)
+            if key is None and len(self._missing) < MISSING_KEPT:
+                self._missing.add(kid)  # this read lacks it: 401 again until the next read
+            return key, True
 
     def _fetch(self) -> dict[str | None, Any]:
         assert self.jwks_url is not None
