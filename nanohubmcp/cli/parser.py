@@ -73,8 +73,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve Sim2L notebooks as MCP tools (run with papermill)",
         description="Serve each Sim2L notebook (%%yaml INPUTS / OUTPUTS cells, a cell tagged parameters) as a "
         "tool: a call runs it with papermill and returns what DB(OUTPUTS).save recorded; identical inputs are "
-        "answered from the stored run. Needs the sim2l extra (python3 -m pip install -e '.[sim2l]' in the "
-        "nanohubmcp checkout).",
+        "answered from the stored run. Needs the sim2l extra (python3 -m pip install 'nanohub-mcp[sim2l]'; "
+        "in a checkout: python3 -m pip install -e '.[sim2l]').",
     )
     sim2l.add_argument("paths", nargs="+", metavar="PATH",
                        help="a Sim2L notebook (.ipynb), or a directory holding one (in it or in its simtool/)")
@@ -88,8 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve Rappture tools (tool.xml) as MCP tools",
         description="Serve each Rappture tool as an MCP tool: its inputs become the input schema (numbers take "
         "units, e.g. '77K'); a call writes the driver, runs the tool (rappture -execute on a hub, else its "
-        "<command>) and returns the run file's outputs. Needs the rappture extra (python3 -m pip install -e "
-        "'.[rappture]' in the nanohubmcp checkout).",
+        "<command>) and returns the run file's outputs. Needs the rappture extra (python3 -m pip install "
+        "'nanohub-mcp[rappture]'; in a checkout: python3 -m pip install -e '.[rappture]').",
     )
     rappture.add_argument("paths", nargs="+", metavar="PATH", help="a tool.xml, or a directory holding one")
     rappture.add_argument("--name", default=None, help="the tool's name (with one PATH; default: the tool's own)")
@@ -172,7 +172,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="provenance export CALL_ID: write the provenance record CALL_ID (the end of the URI in a "
         "result's _meta['io.nanohub/provenance'], or the whole URI) of a server's state directory as an "
         "RO-Crate (Process Run Crate profile): the tool's code, inputs, result and the run. Needs the "
-        "provenance extra (python3 -m pip install -e '.[provenance]' in the nanohubmcp checkout).",
+        "provenance extra (python3 -m pip install 'nanohub-mcp[provenance]'; in a checkout: "
+        "python3 -m pip install -e '.[provenance]').",
     )
     provenance.add_argument("action", choices=["export"], help="what to do")
     provenance.add_argument("call_id", metavar="CALL_ID", help="the record's id or URI")

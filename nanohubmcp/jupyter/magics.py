@@ -241,10 +241,10 @@ class MCPMagics(Magics):
         cell once the cell has finished, and returns nothing).
         sim2l PATH [--name NAME] [--async] [--cell-timeout SECONDS]: serve a Sim2L notebook (or a
         directory holding one) as a tool (see ``MCPServer.add_sim2l``; needs the sim2l extra:
-        ``python3 -m pip install -e '.[sim2l]'`` in the nanohubmcp checkout).
+        ``python3 -m pip install 'nanohub-mcp[sim2l]'``).
         rappture PATH [--name NAME] [--async] [--timeout SECONDS]: serve a Rappture tool.xml as a
         tool (see ``MCPServer.add_rappture_tool``; needs the rappture extra:
-        ``python3 -m pip install -e '.[rappture]'`` in the nanohubmcp checkout).
+        ``python3 -m pip install 'nanohub-mcp[rappture]'``).
         """
         action_word, _, rest = line.strip().partition(" ")
         if action_word == "call":  # its JSON arguments are not shell words

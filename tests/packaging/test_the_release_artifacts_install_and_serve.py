@@ -25,6 +25,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 ROOT = Path(__file__).resolve().parents[2]
 PANEL = ROOT / "nanohubmcp" / "labextension" / "package.json"
 DATA = f"nanohub_mcp-{__version__}.data/data/"
+SITE = "https://docs.example.org/nanohub-mcp/"
+SOURCE = "https://git.example.org/nanohub-mcp"
 
 
 def run(*command: str | Path, cwd: Path, timeout: float = 600, env: dict[str, str] | None = None) -> str:
@@ -42,6 +44,8 @@ def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.skip("the JupyterLab panel is not built: run scripts/build-labextension")
     out = tmp_path_factory.mktemp("dist")
     env = {k: v for k, v in os.environ.items() if k != "NANOHUBMCP_SKIP_LABEXTENSION"}
+    env["NANOHUBMCP_SITE_URL"] = SITE  # as a release for a package index is built
+    env["NANOHUBMCP_SOURCE_URL"] = SOURCE
     run(sys.executable, "-m", "build", "--no-isolation", "--sdist", "--wheel", "--outdir", out, ROOT, cwd=out, env=env)
     run(sys.executable, "-m", "twine", "check", "--strict", *sorted(out.iterdir()), cwd=out)
     return out
@@ -84,6 +88,18 @@ def test_the_wheel_holds_the_package_the_panel_and_the_server_extension_config(d
     # MIT's terms: the notice ships with every copy (a trial found no license text anywhere).
     assert "License-Expression: MIT" in metadata
     assert f"{info}licenses/LICENSE" in names
+    # Only the package's modules and its typing marker (a trial found an editor's child.py.orig shipped).
+    strays = [n for n in names if n.startswith("nanohubmcp/") and not n.endswith((".py", "/py.typed"))]
+    assert not strays, strays
+    # What an index shows (a trial found no URLs and README links that were broken off the repository).
+    for classifier in ("Programming Language :: Python :: 3.10", "Development Status :: ", "Typing :: Typed"):
+        assert f"Classifier: {classifier}" in metadata, classifier
+    assert f"Project-URL: Documentation, {SITE}" in metadata
+    assert f"Project-URL: Changelog, {SITE}changelog/" in metadata
+    assert f"Project-URL: Source, {SOURCE}" in metadata
+    description = metadata.split("\n\n", 1)[1]
+    assert "](docs/" not in description, "a README link into the repository reached the index"
+    assert f"]({SITE}how-to/jobs/)" in description
 
 
 def test_the_sdist_holds_the_sources_and_no_caches(dist: Path) -> None:
@@ -95,6 +111,8 @@ def test_the_sdist_holds_the_sources_and_no_caches(dist: Path) -> None:
     assert f"nanohub_mcp-{__version__}/pyproject.toml" in names
     assert f"nanohub_mcp-{__version__}/nanohubmcp/labextension/package.json" in names
     assert f"nanohub_mcp-{__version__}/LICENSE" in names
+    assert f"nanohub_mcp-{__version__}/bench/results.md" in names, "the docs' benchmark page includes it"
+    assert not [n for n in names if n.startswith(f"nanohub_mcp-{__version__}/.ci/")], "CI's runner is not a source"
     unwanted = [
         n
         for n in names
@@ -107,6 +125,24 @@ def test_the_sdist_holds_the_sources_and_no_caches(dist: Path) -> None:
         or "/.pytest_cache" in n
     ]
     assert not unwanted, unwanted[:20]
+
+
+def test_without_a_site_url_a_readme_link_is_its_text_and_path_never_a_broken_link() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("hatch_build", ROOT / "hatch_build.py")
+    assert spec
+    assert spec.loader
+    hooks = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hooks)
+    readme = ("See [jobs](docs/how-to/jobs.md#a), [home](docs/index.md), [demo](scripts/demo), [x](https://x.org), "
+              "[top](#t).")
+    assert hooks.index_description(readme, None) == (
+        "See jobs (`docs/how-to/jobs.md` in the source distribution), home (`docs/index.md` in the source "
+        "distribution), demo (`scripts/demo` in the source distribution), [x](https://x.org), [top](#t).")
+    assert hooks.index_description(readme, "https://d.org/p") == (
+        "See [jobs](https://d.org/p/how-to/jobs/#a), [home](https://d.org/p/), demo (`scripts/demo` in the source "
+        "distribution), [x](https://x.org), [top](#t).")
 
 
 @pytest.fixture(scope="module")
