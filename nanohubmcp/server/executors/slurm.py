@@ -14,13 +14,14 @@ info) and in the task's ``_meta`` (``org.nanohub/slurm``: ``job_id``, ``state``,
 the client while it runs. Cancelling the call (``tasks/cancel``, ``notifications/cancelled``)
 tells the job (``ctx.is_cancelled()``) and runs ``scancel``: the Slurm job ends ``CANCELLED``, and
 the task's metadata says so (Slurm is looked at once more, until the job ended).
-A job Slurm holds with a reason that means it can never start as asked (:data:`NEVER_STARTS`:
-more CPUs or memory than its partition has, ``PartitionConfig``; a time limit over the partition's)
-is ``scancel``ed and fails saying what to change; any other reason leaves it queued, the reason in its
-status message (``get_job_result``: ``"queued": true``).
+A job Slurm holds with a reason that means it can never start as asked
+(:data:`.slurm_reasons.NEVER_STARTS`: more CPUs or memory than its partition has, ``PartitionConfig``;
+a time limit over the partition's) is ``scancel``ed and fails saying what to change; any other reason
+leaves it queued, the reason in its status message (``get_job_result``: ``"queued": true``).
 A job Slurm ends itself fails with a message naming why — time limit (``TIMEOUT``), out of memory
 (``OUT_OF_MEMORY``), node failure (``NODE_FAIL``), ... — and the tail of its stderr. Slurm checks
-time limits about every 30 s, so a job runs up to that long past its ``time``.
+time limits about every 30 s, so a job runs up to that long past its ``time``. What each end state
+and pending reason means, and the messages saying so, are :mod:`.slurm_reasons`'s.
 
 The job outlives the server: a server restarted with the same state directory takes each
 unfinished job back by its folder and Slurm job id, and stores its result (also when the job
@@ -66,40 +67,13 @@ from .job_files import (
 from .job_side import RAISED, run_in_job
 from .remote import job_trace, remote_context
 from .slurm_options import OPTIONS, check_values
+from .slurm_reasons import LOG_PREFIXES, NEVER_STARTS, ended_message, last_lines, never_message, stderr_note
 from .slurm_watch import ENDED, QUEUED, RUNNING, SlurmState, look_once, watcher
 
 if TYPE_CHECKING:
     from ..calls.context import Context
     from ..jobs.service import Job
 
-END_REASONS = {
-    "TIMEOUT": "reached its time limit",
-    "OUT_OF_MEMORY": "ran out of memory",
-    "NODE_FAIL": "lost its node (node failure)",
-    "CANCELLED": "was cancelled outside this server (scancel)",
-    "PREEMPTED": "was preempted",
-    "BOOT_FAIL": "could not boot its node",
-    "DEADLINE": "missed its deadline",
-    "FAILED": "failed",
-    "VANISHED": "is known neither to squeue nor to sacct any more",
-    "COMPLETED": "completed without a result",
-}
-NEVER_STARTS = {
-    "PartitionConfig": "it asks for more than its partition has (CPUs, memory, GPUs or nodes)",
-    "PartitionTimeLimit": "its time limit is longer than its partition allows",
-    "BadConstraints": "no node has the features (constraints) it asks for",
-    "AccountNotAllowed": "its account may not use its partition",
-    "InvalidAccount": "its account is not valid",
-    "InvalidQOS": "its QOS is not valid",
-    "DependencyNeverSatisfied": "the job it depends on ended in a way that never satisfies it",
-}
-"""Slurm's pending reasons that mean the job, as asked, can never start (only an administrator's
-change of the cluster's configuration would let it): such a job is ``scancel``ed and fails saying
-why. Reasons that pass (``Resources``, ``Priority``, ``BeginTime``, ``ReqNodeNotAvail``,
-``PartitionDown``, ``PartitionNodeLimit`` — which Slurm also gives while nodes are down or drained
-— and the rest) leave it queued, the reason in its status message."""
-ASKED = ("partition", "time", "cpus_per_task", "mem", "gpus", "account", "qos", "sbatch")
-"""The options a never-starting job's message names (those given)."""
 RESULT_GRACE_SECONDS = 10.0
 """How long a job Slurm reports COMPLETED may take to show its result file (shared filesystems lag)."""
 FILE_POLL_SECONDS = 0.25
@@ -107,7 +81,6 @@ CANCEL_LOOK_SECONDS = 10.0
 """After ``scancel``, how long Slurm is looked at for the job's end (its state in the task's metadata)."""
 WARNING_SECONDS = 60
 """Seconds before its time limit a job is warned (``--signal``), for limits of five minutes or more."""
-LOG_PREFIXES = ("submitit INFO", "submitit WARNING", "srun: ")
 
 
 def _submitit() -> Any:
@@ -168,7 +141,7 @@ class SlurmJobExecutor(FolderJobExecutor):
                 f"tool '{job.tool}' cannot be sent to Slurm: its function or arguments cannot be pickled ({exc})"
             ) from None
         except Exception as exc:  # sbatch refused it (submitit raises its own error with sbatch's stderr)
-            raise ToolError(f"sbatch refused the job: {_last_lines(str(exc))}") from None
+            raise ToolError(f"sbatch refused the job: {last_lines(str(exc))}") from None
         return str(submitted.job_id)
 
     async def call(
@@ -251,14 +224,14 @@ class SlurmJobExecutor(FolderJobExecutor):
                         last = await loop.run_in_executor(None, _after_scancel, slurm_id)
                         if last is not None:
                             _publish(context, job, slurm_id, last)
-                        raise ToolError(_never_message(slurm_id, state.reason, self.options))
+                        raise ToolError(never_message(slurm_id, state.reason, self.options))
                     if state.kind == ENDED and state.state != "COMPLETED":
                         await loop.run_in_executor(None, events)
-                        raise ToolError(_ended_message(slurm_id, state, folder, self.options))
+                        raise ToolError(ended_message(slurm_id, state, folder, self.options))
                     if state.kind == ENDED:
                         ended_at = ended_at or loop.time()
                         if loop.time() - ended_at > RESULT_GRACE_SECONDS:
-                            raise ToolError(_ended_message(slurm_id, state, folder, self.options))
+                            raise ToolError(ended_message(slurm_id, state, folder, self.options))
                 await asyncio.sleep(FILE_POLL_SECONDS)
         except asyncio.CancelledError:
             if not job.abandoned:  # cancelled by the client, not left behind by a stopping server
@@ -306,7 +279,7 @@ def _value_of(outcome: tuple[str, Any], slurm_id: str, folder: Path) -> Any:
     # submitit's own failure around the function (e.g. the call could not be unpickled on the node)
     last = [line for line in str(payload).splitlines() if line.strip()][-1:] or ["no message"]
     stderr = tail(folder / f"{slurm_id}_0_log.err", skip=LOG_PREFIXES)
-    raise ToolError(f"Slurm job {slurm_id} could not run the tool: {last[0]}" + _stderr_note(stderr))
+    raise ToolError(f"Slurm job {slurm_id} could not run the tool: {last[0]}" + stderr_note(stderr))
 
 
 def files_returned(value: Any, folder: Path) -> Any:
@@ -380,43 +353,3 @@ def _announce_run(
         return told
     _announce(context, job, slurm_id, SlurmState("RUNNING", "", node), told)
     return (RUNNING, "", node)
-
-
-def _ended_message(slurm_id: str, state: SlurmState, folder: Path, options: dict[str, Any]) -> str:
-    why = END_REASONS.get(state.state, f"ended {state.state}")
-    text = f"Slurm job {slurm_id} {why} ({state.state}"
-    if state.state == "TIMEOUT" and "time" in options:
-        text += f", time limit {options['time']} min"
-    if state.state == "OUT_OF_MEMORY" and "mem" in options:
-        text += f", mem {options['mem']}"
-    if state.exit_code:
-        text += f", exit code {state.exit_code}"
-    text += ") before the tool returned"
-    log = folder / f"{slurm_id}_0_log.err"
-    if state.state in ("COMPLETED", "FAILED") and not log.exists():
-        # Nothing of the job reached its folder: the node does not see the folder the server wrote.
-        return text + (
-            f"; it left nothing in {folder}: put the job folders on a filesystem the compute "
-            "nodes share (state_dir=, or executor_options={'job_dir': ...})"
-        )
-    return text + _stderr_note(tail(log, skip=LOG_PREFIXES))
-
-
-def _never_message(slurm_id: str, reason: str, options: dict[str, Any]) -> str:
-    asked = [f"{key} {options[key]}" for key in ASKED if key in options]
-    if "partition" not in options:
-        asked.insert(0, "the default partition")
-    return (
-        f"Slurm job {slurm_id} can never start as asked (reason: {reason}): {NEVER_STARTS[reason]}; it was "
-        f"cancelled (scancel). It asked for: {', '.join(asked)}. Change these executor_options (sinfo and "
-        "'scontrol show partition' list what each partition has), or ask the cluster's administrators."
-    )
-
-
-def _stderr_note(stderr: str) -> str:
-    return f"\nThe job's stderr ends with:\n{stderr}" if stderr else ""
-
-
-def _last_lines(text: str, count: int = 3) -> str:
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return " ".join(lines[-count:]) or text

@@ -1,0 +1,95 @@
+"""What Slurm's job states and pending reasons mean, said to the client.
+
+The tables of end states (:data:`END_REASONS`) and of the pending reasons that mean a job can never
+start as asked (:data:`NEVER_STARTS`), and the error messages the Slurm executor (:mod:`.slurm`)
+fails a job with. Pure text: no Slurm command runs here (:mod:`.slurm_watch` asks Slurm).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .job_files import tail
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from .slurm_watch import SlurmState
+
+END_REASONS = {
+    "TIMEOUT": "reached its time limit",
+    "OUT_OF_MEMORY": "ran out of memory",
+    "NODE_FAIL": "lost its node (node failure)",
+    "CANCELLED": "was cancelled outside this server (scancel)",
+    "PREEMPTED": "was preempted",
+    "BOOT_FAIL": "could not boot its node",
+    "DEADLINE": "missed its deadline",
+    "FAILED": "failed",
+    "VANISHED": "is known neither to squeue nor to sacct any more",
+    "COMPLETED": "completed without a result",
+}
+NEVER_STARTS = {
+    "PartitionConfig": "it asks for more than its partition has (CPUs, memory, GPUs or nodes)",
+    "PartitionTimeLimit": "its time limit is longer than its partition allows",
+    "BadConstraints": "no node has the features (constraints) it asks for",
+    "AccountNotAllowed": "its account may not use its partition",
+    "InvalidAccount": "its account is not valid",
+    "InvalidQOS": "its QOS is not valid",
+    "DependencyNeverSatisfied": "the job it depends on ended in a way that never satisfies it",
+}
+"""Slurm's pending reasons that mean the job, as asked, can never start (only an administrator's
+change of the cluster's configuration would let it): such a job is ``scancel``ed and fails saying
+why. Reasons that pass (``Resources``, ``Priority``, ``BeginTime``, ``ReqNodeNotAvail``,
+``PartitionDown``, ``PartitionNodeLimit`` — which Slurm also gives while nodes are down or drained
+— and the rest) leave it queued, the reason in its status message."""
+ASKED = ("partition", "time", "cpus_per_task", "mem", "gpus", "account", "qos", "sbatch")
+"""The options a never-starting job's message names (those given)."""
+LOG_PREFIXES = ("submitit INFO", "submitit WARNING", "srun: ")
+"""Lines of a job's stderr that are submitit's or srun's own: left out of the tail an error message quotes."""
+
+
+def ended_message(slurm_id: str, state: SlurmState, folder: Path, options: dict[str, Any]) -> str:
+    """Why the Slurm job ``slurm_id`` ended (``state``) before the tool returned: the reason in words, the
+    options that bear on it, and the tail of its stderr (or, when it left nothing in ``folder``, where
+    the job folders must be)."""
+    why = END_REASONS.get(state.state, f"ended {state.state}")
+    text = f"Slurm job {slurm_id} {why} ({state.state}"
+    if state.state == "TIMEOUT" and "time" in options:
+        text += f", time limit {options['time']} min"
+    if state.state == "OUT_OF_MEMORY" and "mem" in options:
+        text += f", mem {options['mem']}"
+    if state.exit_code:
+        text += f", exit code {state.exit_code}"
+    text += ") before the tool returned"
+    log = folder / f"{slurm_id}_0_log.err"
+    if state.state in ("COMPLETED", "FAILED") and not log.exists():
+        # Nothing of the job reached its folder: the node does not see the folder the server wrote.
+        return text + (
+            f"; it left nothing in {folder}: put the job folders on a filesystem the compute "
+            "nodes share (state_dir=, or executor_options={'job_dir': ...})"
+        )
+    return text + stderr_note(tail(log, skip=LOG_PREFIXES))
+
+
+def never_message(slurm_id: str, reason: str, options: dict[str, Any]) -> str:
+    """The error of a job cancelled because its pending ``reason`` (a key of :data:`NEVER_STARTS`) means it
+    can never start as asked: what it asked for, and what to change."""
+    asked = [f"{key} {options[key]}" for key in ASKED if key in options]
+    if "partition" not in options:
+        asked.insert(0, "the default partition")
+    return (
+        f"Slurm job {slurm_id} can never start as asked (reason: {reason}): {NEVER_STARTS[reason]}; it was "
+        f"cancelled (scancel). It asked for: {', '.join(asked)}. Change these executor_options (sinfo and "
+        "'scontrol show partition' list what each partition has), or ask the cluster's administrators."
+    )
+
+
+def stderr_note(stderr: str) -> str:
+    """The job's stderr tail as the end of an error message (nothing when empty)."""
+    return f"\nThe job's stderr ends with:\n{stderr}" if stderr else ""
+
+
+def last_lines(text: str, count: int = 3) -> str:
+    """The last ``count`` non-blank lines of ``text``, on one line (a command's error)."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return " ".join(lines[-count:]) or text
