@@ -667,6 +667,7 @@ class MCPServer:
         token: str | None = None,
         transport: str | None = None,
         workers: int = 1,
+        proxy_headers: bool | None = None,
         **compat: Any,
     ) -> None:
         """Serve until interrupted (Ctrl-C / SIGTERM), printing the endpoints first.
@@ -704,6 +705,12 @@ class MCPServer:
             workers: processes serving the one port (HTTP, blocking ``run`` only); above 1 the
                 server needs a shared ``state_url`` (Redis), so that every process serves every
                 session.
+            proxy_headers: trust the ``X-Forwarded-Proto`` / ``X-Scheme`` and ``X-Real-Ip`` /
+                ``X-Forwarded-For`` headers a reverse proxy sets (Tornado's ``xheaders``): URLs built
+                from the request (without ``public_url``) take the client's scheme, and the access log
+                its address. Only behind a proxy that sets (or strips) them: any client reaching the
+                port directly could claim another scheme or address. Default ``$MCP_PROXY_HEADERS``
+                (``1``/``true``/``yes``/``on`` or ``0``/``false``/``no``/``off``), else off.
         Raises:
             ConfigurationError: the port is busy or invalid, the transport unknown, or
                 ``workers`` above 1 without a shared state URL (the message says which).
@@ -723,6 +730,7 @@ class MCPServer:
             transport=transport,
             compat=compat,
             workers=workers,
+            proxy_headers=proxy_headers,
         )
 
     def start(
@@ -739,6 +747,7 @@ class MCPServer:
         quiet: bool = True,
         loop: str = "thread",
         token: str | None = None,
+        proxy_headers: bool | None = None,
         **compat: Any,
     ) -> _Self:
         """Serve in the background and return once listening (takes the options of :meth:`run`).
@@ -763,6 +772,7 @@ class MCPServer:
             loop=loop,
             token=token,
             compat=compat,
+            proxy_headers=proxy_headers,
         )
         return self
 

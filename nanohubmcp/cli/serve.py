@@ -56,9 +56,10 @@ def _serve(server: MCPServer, args: argparse.Namespace, transport: str) -> int:
 
 
 def _proxy_options(args: argparse.Namespace) -> dict[str, Any]:
-    """``--public-url``, ``--path-prefix``, ``--allowed-origins`` as ``run()``'s arguments (None: not given)."""
+    """``--public-url``, ``--path-prefix``, ``--allowed-origins``, ``--proxy-headers`` as ``run()``'s arguments
+    (None: not given)."""
     return {"path_prefix": args.path_prefix or "", "public_url": args.public_url,
-            "allowed_origins": args.allowed_origins}
+            "allowed_origins": args.allowed_origins, "proxy_headers": args.proxy_headers}
 
 
 def _prepare(args: argparse.Namespace) -> str:

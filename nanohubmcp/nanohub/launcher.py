@@ -55,7 +55,7 @@ from nanohubmcp.nanohub.proxy import detect_proxy, override
 from nanohubmcp.nanohub.pyenv import conda_env_python
 from nanohubmcp.nanohub.supervisor import Child, port_is_free, wait_for_port
 from nanohubmcp.nanohub.wrwroxy import find_wrwroxy
-from nanohubmcp.transports.proxy_option import proxy_arguments
+from nanohubmcp.transports.proxy_option import PROXY_HEADERS_VARIABLE, proxy_arguments
 
 __all__ = ["STOP_SIGNALS", "build_parser", "main"]
 
@@ -226,6 +226,8 @@ def _serve(plan: LaunchPlan, python: Path | None, args: argparse.Namespace, stop
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     if args.token is not None:
         env[MCP_TOKEN_ENV] = args.token  # the app's run() reads it (not argv: ps shows argv)
+    if args.proxy_headers:
+        env[PROXY_HEADERS_VARIABLE] = "1"  # read by the app's run() as $MCP_TOKEN is
     children: list[Child] = []
     try:
         app = _start(

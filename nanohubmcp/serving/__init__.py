@@ -141,6 +141,7 @@ class Serving:
         transport: str | None,
         compat: dict[str, Any],
         workers: int = 1,
+        proxy_headers: bool | None = None,
     ) -> None:
         """``MCPServer.run``: serve until interrupted (stdio, a kernel's background, a running loop, HTTP);
         nothing while ``nanohubmcp`` imports the app file calling it (it serves the server itself)."""
@@ -188,6 +189,7 @@ class Serving:
                 loop="thread",
                 token=token,
                 compat=compat,
+                proxy_headers=proxy_headers,
             )
             return
         host = host or "127.0.0.1"
@@ -197,6 +199,7 @@ class Serving:
             server, host, port, path_prefix, public_url, allowed_origins, max_request_bytes, compat, token=token,
             max_buffered_bytes=max_buffered_bytes,
             max_unsent_bytes=max_unsent_bytes,
+            proxy_headers=proxy_headers,
         )
         self._runner = runner
         self.public_url = public_url
@@ -230,6 +233,7 @@ class Serving:
         loop: str,
         token: str | None,
         compat: dict[str, Any],
+        proxy_headers: bool | None = None,
     ) -> None:
         """``MCPServer.start``: serve in the background (``loop`` "thread" or "current"); returns once listening.
         Nothing while ``nanohubmcp`` imports the app file calling it (it serves the server itself)."""
@@ -240,6 +244,7 @@ class Serving:
             server, host, port, path_prefix, public_url, allowed_origins, max_request_bytes, compat, token=token,
             max_buffered_bytes=max_buffered_bytes,
             max_unsent_bytes=max_unsent_bytes,
+            proxy_headers=proxy_headers,
         )
         self.public_url = public_url
         if loop == "thread":

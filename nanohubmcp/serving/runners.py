@@ -46,6 +46,25 @@ def resolve_transport(transport: str | None) -> str:
     return chosen
 
 
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("", "0", "false", "no", "off")
+
+
+def resolve_proxy_headers(proxy_headers: object) -> bool:
+    """``proxy_headers``, else ``$MCP_PROXY_HEADERS``, else False; ConfigurationError for anything else."""
+    from ..transports.proxy_option import PROXY_HEADERS_VARIABLE
+
+    if proxy_headers is None:
+        text = os.environ.get(PROXY_HEADERS_VARIABLE, "").strip().lower()
+        if text not in _TRUE + _FALSE:
+            raise ConfigurationError(f"${PROXY_HEADERS_VARIABLE} must be 1, true, yes, on or 0, false, no, off "
+                                     f"(trust a reverse proxy's X-Forwarded-Proto / X-Real-Ip), not {text!r}")
+        return text in _TRUE
+    if not isinstance(proxy_headers, bool):
+        raise ConfigurationError(f"proxy_headers must be True or False, not {proxy_headers!r}")
+    return proxy_headers
+
+
 def make_runner(
     server: Servable,
     host: str,
@@ -59,6 +78,7 @@ def make_runner(
     token: str | None = None,
     max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
     max_unsent_bytes: int,
+    proxy_headers: bool | None = None,
 ) -> Runner:
     """A transports ``Runner`` for ``server`` (nothing is bound yet; :func:`warn_if_open` once it listens).
 
@@ -82,6 +102,7 @@ def make_runner(
         max_unsent_bytes=max_unsent_bytes,
         auth=auth,
         loopback_bound=is_loopback(host),
+        proxy_headers=resolve_proxy_headers(proxy_headers),
     )
     bind_resource(config, host)  # an unknowable audience fails here, before binding
     return Runner(server, config, host, resolve_port(port))

@@ -365,6 +365,14 @@ class BaseHandler(tornado.web.RequestHandler):
             return self.config.public_url
         return f"{self.request.protocol}://{self.request.host}{self.config.path_prefix}/"
 
+    def cache_control(self, seconds: int = 300) -> str:
+        """``Cache-Control`` of a document built from :meth:`public_base`: shared caches may keep it only
+        when it is the same for every client (``public_url`` set, no authorization); one built from the
+        request's ``Host`` and scheme, or behind a token, is ``private`` (a proxy's cache keys on its
+        own upstream name, and would hand one client's host name to the next)."""
+        shared = self.config.public_url is not None and self.config.auth is None
+        return f"max-age={seconds}" if shared else f"private, max-age={seconds}"
+
     def checked_base(self) -> str:
         """:meth:`public_base` when its host is known good (``public_url``, a checked ``Host`` on a
         loopback-bound server, or an IP address); else the path alone, a relative reference the

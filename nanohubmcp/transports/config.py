@@ -53,6 +53,9 @@ class TransportConfig:
             connections are closed, oldest first, beyond it (:mod:`.unsent`).
         loopback_bound: the server listens on a loopback address only, so it checks ``Host``
             against DNS rebinding (set by the runner; False for ``make_app()``).
+        proxy_headers: the runner's ``HTTPServer`` trusts ``X-Forwarded-Proto`` / ``X-Scheme`` and
+            ``X-Real-Ip`` / ``X-Forwarded-For`` (Tornado's ``xheaders``): for a server behind a reverse
+            proxy that sets them.
     """
 
     path_prefix: str = ""
@@ -64,6 +67,7 @@ class TransportConfig:
     extra_origins: set[str] = field(default_factory=set)
     auth: TokenVerifier | None = None
     loopback_bound: bool = False
+    proxy_headers: bool = False
     max_unsent_bytes: int = DEFAULT_MAX_UNSENT_BYTES
     unsent: UnsentBudget = field(init=False, repr=False, compare=False)
 

@@ -188,7 +188,8 @@ def ai_catalog(core: ServerCore, base: str) -> dict[str, Any]:
 
 
 class _DocumentHandler(BaseHandler):
-    """A JSON document with its own media type, cacheable for five minutes; ``HEAD`` answers the
+    """A JSON document with its own media type, cacheable for five minutes (by shared caches only when
+    it is the same for every client: :meth:`~.base.BaseHandler.cache_control`); ``HEAD`` answers the
     ``GET``'s status and headers without the body (RFC 9110 § 9.3.2), other methods 405."""
 
     media_type = "application/json"
@@ -201,7 +202,7 @@ class _DocumentHandler(BaseHandler):
             return
         self.set_status(200)
         self.set_header("Content-Type", self.media_type)
-        self.set_header("Cache-Control", "max-age=300" if self.config.auth is None else "private, max-age=300")
+        self.set_header("Cache-Control", self.cache_control())
         self.finish(jsonenc.dumpb(self.build(self.public_base())))
 
     head = get  # Tornado sends no body for HEAD (the Content-Length stays the GET's)

@@ -114,7 +114,7 @@ class ProtectedResourceHandler(PlainErrors, BaseHandler):
         if self.config.auth is None:
             self.fail(RouteNotFound("This server has no authorization configured"))
             return
-        self.set_header("Cache-Control", "max-age=300")
+        self.set_header("Cache-Control", self.cache_control())
         self.send_json(200, auth.metadata_document(self.config.auth, self.public_base(), suffix or "", self.core.name))
 
     head = get  # the GET's status and headers, no body (RFC 9110 § 9.3.2)

@@ -296,8 +296,10 @@ class LimitedServer(tornado.httpserver.HTTPServer):
                 deadlines = self._deadlines = connection_deadlines(request_conn)
             deadlines.add(server_conn, self.header_timeout, request_conn.close)
             delegate = super().start_request(server_conn, request_conn)
-            if isinstance(delegate, _MessageLimits):
-                delegate.deadlines = deadlines  # the same table: no look-up per request
+            # With xheaders Tornado wraps the application's delegate in a proxy adapter (``.delegate``).
+            inner = getattr(delegate, "delegate", delegate) if self.xheaders else delegate
+            if isinstance(inner, _MessageLimits):
+                inner.deadlines = deadlines  # the same table: no look-up per request
             return delegate
         return super().start_request(server_conn, request_conn)
 

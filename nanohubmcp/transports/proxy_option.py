@@ -1,5 +1,5 @@
-"""The ``--public-url``, ``--path-prefix`` and ``--allowed-origins`` options of the serving commands
-(``nanohubmcp run`` and the other serving subcommands, ``start_mcp``).
+"""The ``--public-url``, ``--path-prefix``, ``--allowed-origins`` and ``--proxy-headers`` options of the
+serving commands (``nanohubmcp run`` and the other serving subcommands, ``start_mcp``).
 
 Each means what ``MCPServer.run()``'s argument of the same name means, and defaults to an environment
 variable in the ``MCP_*`` family ``run()`` reads (``$MCP_PORT``, ``$MCP_TOKEN``, ``$MCP_TRANSPORT``):
@@ -17,6 +17,7 @@ import re
 __all__ = [
     "ALLOWED_ORIGINS_VARIABLE",
     "PATH_PREFIX_VARIABLE",
+    "PROXY_HEADERS_VARIABLE",
     "PUBLIC_URL_VARIABLE",
     "FromEnvironment",
     "allowed_origins",
@@ -45,12 +46,15 @@ PUBLIC_URL_VARIABLE = "MCP_PUBLIC_URL"
 """The environment variable ``--public-url`` defaults to (``run(public_url=...)``)."""
 PATH_PREFIX_VARIABLE = "MCP_PATH_PREFIX"
 """The environment variable ``--path-prefix`` defaults to (``run(path_prefix=...)``)."""
+PROXY_HEADERS_VARIABLE = "MCP_PROXY_HEADERS"
+"""The environment variable ``run(proxy_headers=None)`` reads (``--proxy-headers`` left out)."""
 ALLOWED_ORIGINS_VARIABLE = "MCP_ALLOWED_ORIGINS"
 """The environment variable ``--allowed-origins`` defaults to (``run(allowed_origins=...)``)."""
 
 
 def proxy_arguments(command: argparse.ArgumentParser) -> None:
-    """``--public-url``, ``--path-prefix``, ``--allowed-origins``: what a server behind a proxy is told.
+    """``--public-url``, ``--path-prefix``, ``--allowed-origins``, ``--proxy-headers``: what a server behind a
+    proxy is told (``--proxy-headers`` left out is None: ``run()`` then reads ``$MCP_PROXY_HEADERS``).
 
     Each means what the ``run()`` argument of the same name means; each defaults to an environment
     variable (:data:`PUBLIC_URL_VARIABLE`, :data:`PATH_PREFIX_VARIABLE`, :data:`ALLOWED_ORIGINS_VARIABLE`),
@@ -80,6 +84,18 @@ def proxy_arguments(command: argparse.ArgumentParser) -> None:
         metavar="ORIGINS",
         help="HTTP: browser origins allowed besides loopback and the public URL's, comma-separated "
         f"(https://app.example.org,https://b.example.org), or '*' for any (default ${ALLOWED_ORIGINS_VARIABLE})",
+    )
+    _proxy_headers_argument(command)
+
+
+def _proxy_headers_argument(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--proxy-headers",
+        action="store_true",
+        default=None,
+        help="HTTP: trust the X-Forwarded-Proto / X-Real-Ip headers a reverse proxy sets, so URLs built from "
+        "requests take the client's https scheme; only when every request comes through a proxy that sets "
+        "them (default $MCP_PROXY_HEADERS, else off)",
     )
 
 

@@ -135,6 +135,7 @@ class Runner:
             header_timeout=HEADER_TIMEOUT,  # also how long an idle keep-alive connection stays open
             max_header_size=READ_HEADER_BYTES,  # the application answers 431 above MAX_HEADER_BYTES
             body_timeout=None,  # enforced by one timer per loop (http_server.Deadlines; cheaper)
+            xheaders=self.config.proxy_headers,  # the scheme and address a reverse proxy reports
         )
         self._http.add_sockets(sockets)
         core.attach(self.loop)

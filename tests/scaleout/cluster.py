@@ -20,7 +20,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from redis_server import free_port, listening
+from redis_server import free_port, listening, self_signed
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "how-to" / "scale-out.md"
@@ -37,14 +37,21 @@ def doc_nginx_block() -> str:
     return found.group(1)
 
 
-def nginx_config(workdir: Path, listen: int, upstreams: list[int]) -> str:
-    """A runnable nginx.conf around the documented block: its ports replaced, files kept in ``workdir``."""
+def nginx_config(workdir: Path, listen: int, upstreams: list[int], *, tls: bool = False) -> str:
+    """A runnable nginx.conf around the documented block: its ports replaced, files kept in ``workdir``;
+    with ``tls`` nginx terminates TLS on its port (a self-signed certificate for 127.0.0.1)."""
     block = doc_nginx_block()
     mapping = dict(zip(DOC_PORTS, [str(listen), *map(str, upstreams)], strict=False))
     for unused in DOC_PORTS[len(mapping):]:  # fewer servers than the page's three: their lines go
         block = re.sub(rf"\n *server 127\.0\.0\.1:{unused}\b[^\n]*", "", block)
     block = re.sub(r"\b(800[0-3])\b", lambda m: mapping[m.group(1)], block)
     block = block.replace("listen " + str(listen), f"listen 127.0.0.1:{listen}")
+    if tls:
+        cert, key = self_signed(workdir)
+        block = block.replace(
+            f"listen 127.0.0.1:{listen};",
+            f"listen 127.0.0.1:{listen} ssl;\n    ssl_certificate {cert};\n    ssl_certificate_key {key};",
+        )
     temp = ""
     for name in ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"):
         (workdir / name).mkdir(exist_ok=True)
@@ -140,10 +147,11 @@ class Cluster:
         count: int = 3,
         *,
         each: Sequence[tuple[Sequence[str], dict[str, str]]] = (),
+        tls: bool = False,
         **extra_env: str,
     ) -> None:
         """``each``: per server, extra command-line arguments and environment variables (``count`` is then
-        its length)."""
+        its length); ``tls``: nginx terminates TLS (:attr:`url` stays http: use ``https://`` on :attr:`port`)."""
         self.workdir = workdir
         env = {**os.environ, "MCP_TOKEN": "", **extra_env}
         env.pop("NANOHUBMCP_STATE_URL", None)
@@ -163,7 +171,7 @@ class Cluster:
             server.wait_listening()
         self.port = free_port()
         conf = workdir / "nginx.conf"
-        conf.write_text(nginx_config(workdir, self.port, [s.port for s in self.servers]), encoding="utf-8")
+        conf.write_text(nginx_config(workdir, self.port, [s.port for s in self.servers], tls=tls), encoding="utf-8")
         self.nginx = subprocess.Popen(
             [nginx, "-p", str(workdir), "-c", str(conf), "-e", str(workdir / "error.log")],
             stdin=subprocess.DEVNULL,
