@@ -106,16 +106,29 @@ def write_server_json(args: argparse.Namespace) -> int:
     from ..nanohub.proxy import detect_proxy
     from ..transports.discovery import NAME_VARIABLE, registry_name, server_json
 
-    base = args.public_url or detect_proxy(port=WEBER_PORT, kind="tool").public_url
+    # A tool session's weber URL is the session's own: it carries the session's filexfer cookie (a secret
+    # that opens the session's proxy) and stops working when the session ends. Listed in remotes only
+    # when given explicitly; the running server's card still advertises it (behind its token).
+    session = detect_proxy(port=WEBER_PORT, kind="tool")
+    session_url = session.public_url if session.on_hub else None
+    base = args.public_url or None
     if base and not base.endswith("/"):
         base += "/"
     with contextlib.redirect_stdout(sys.stderr):  # whatever the app prints must not mix with the document
         server = load_app(args.app)
     document = server_json(server.core, app=os.path.basename(args.app), base=base, name=args.name)
-    if args.public_url and "remotes" not in document:
+    if session_url and base is None:
+        print(f"note: the weber URL of tool session {session.session} is this tool session's own: it holds the "
+              "session's secret proxy cookie and stops working when the session ends, so it is not listed in "
+              "remotes; give --public-url URL to list a URL meant to be public", file=sys.stderr)
+    elif session_url and base is not None and base.startswith(session_url.rstrip("/")):
+        print(f"warning: --public-url is the weber URL of tool session {session.session}: it holds the session's "
+              "secret proxy cookie and stops working when the session ends; publish it only where that secret "
+              "may go", file=sys.stderr)
+    elif args.public_url and "remotes" not in document:
         print(f"warning: {args.public_url} is this machine's own (loopback) address, which no registry client "
               "can reach: the document lists no remotes; give the URL others use", file=sys.stderr)
-    card_name = registry_name(server.core.name, base)
+    card_name = registry_name(server.core.name, base or session_url)
     if document["name"] != card_name:
         print(f"note: the running server's card and catalogs name it {card_name}; set "
               f"{NAME_VARIABLE}={document['name']} where it runs for them to agree", file=sys.stderr)

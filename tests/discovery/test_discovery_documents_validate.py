@@ -92,23 +92,38 @@ def test_server_json_for_a_script_has_the_pypi_package_and_no_loopback_remote() 
     assert "remotes" not in document
 
 
-def test_server_json_on_a_nanohub_session_lists_the_weber_urls(tmp_path: Path) -> None:
+def test_server_json_on_a_nanohub_session_keeps_the_session_url_out_of_remotes(tmp_path: Path) -> None:
+    # trial16 F5: the weber URL embeds the session's filexfer cookie (a secret) and dies with the session;
+    # it went into remotes of a document meant for the public registry, without a word.
     (tmp_path / "resources").write_text(
         "hub_url https://nanohub.org/\nfilexfer_port 38123\nfilexfer_cookie c00kie\nsessionid 4242\n"
     )
+    hub = {"SESSION": "4242", "SESSIONDIR": str(tmp_path)}
     out = tmp_path / "server.json"
-    done = server_json(
-        "examples/simple/start_mcp.py", "-o", str(out), env={"SESSION": "4242", "SESSIONDIR": str(tmp_path)}
-    )
+    done = server_json("examples/simple/start_mcp.py", "-o", str(out), env=hub)
     assert done.returncode == 0, done.stderr
-    document = json.loads(out.read_text())
+    text = out.read_text()
+    document = json.loads(text)
     valid(SERVER_JSON, document)
+    assert "remotes" not in document
+    assert "c00kie" not in text
+    assert document["name"] == "local/simple-calculator"
+    (line,) = [line for line in done.stderr.splitlines() if "weber" in line]
+    assert "this tool session's own" in line
+    assert "secret" in line
+    assert "c00kie" not in line  # the warning names it without repeating it
+    assert "--public-url" in line
+
     weber = "https://proxy.nanohub.org/weber/4242/c00kie/123/"
+    asked = server_json("examples/simple/start_mcp.py", "--public-url", weber, env=hub)  # explicitly: listed
+    assert asked.returncode == 0, asked.stderr
+    document = json.loads(asked.stdout)
+    valid(SERVER_JSON, document)
     assert document["remotes"] == [
         {"type": "streamable-http", "url": f"{weber}mcp"},
         {"type": "sse", "url": f"{weber}sse"},
     ]
-    assert document["name"] == "org.nanohub.proxy/simple-calculator"
+    assert "secret" in asked.stderr  # still said, once
 
 
 def test_a_name_that_is_not_reverse_dns_is_a_clear_error() -> None:
