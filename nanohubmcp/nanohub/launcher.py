@@ -179,7 +179,10 @@ def _check_ports(plan: LaunchPlan) -> None:
             )
 
 
-def _print_ready(plan: LaunchPlan, token: str | None) -> None:
+def _print_ready(plan: LaunchPlan, token: str | None, source: str | None = None) -> None:
+    """The ready banner on stdout. The header clients send is printed whole only to a terminal, or for a
+    token given with ``--token`` (``source`` None: already on the command line); a token read from
+    ``source`` (``$MCP_TOKEN``, a token file) is named by where it is, not written into a log or pipe."""
     base = plan.info.public_url or plan.local_url
     lines = [
         f"MCP Server ready! Access it at: {base}",
@@ -187,10 +190,26 @@ def _print_ready(plan: LaunchPlan, token: str | None) -> None:
         f"SSE endpoint: {base}sse",
     ]
     if token:
-        lines.append(f"Clients send the header: Authorization: Bearer {token}")
+        shown = token if source is None or _is_terminal(sys.stdout) else f"<the token in {source}>"
+        lines.append(f"Clients send the header: Authorization: Bearer {shown}")
     if plan.info.public_url:
         lines.append(f"Listening locally on: {plan.local_url}")
     print("\n".join(lines), flush=True)
+
+
+def _is_terminal(stream: object) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty()) if callable(isatty) else False
+    except ValueError:  # a closed stream
+        return False
+
+
+def _token_source(args: argparse.Namespace) -> str | None:
+    """Where the token came from, for the banner: the token file, ``$MCP_TOKEN``, or None (``--token``)."""
+    if args.token_file is not None:
+        return str(args.token_file)
+    return None if args.token is not None else f"${MCP_TOKEN_ENV}"
 
 
 def _await(proc: Child, host: str, port: int, timeout: float, stop: _StopRequest) -> int | None:
@@ -255,7 +274,7 @@ def _serve(plan: LaunchPlan, python: Path | None, args: argparse.Namespace, stop
             failed = _await(proxy, plan.wrwroxy_host, plan.wrwroxy_port, args.startup_timeout, stop)
             if failed is not None:
                 return failed
-        _print_ready(plan, env.get(MCP_TOKEN_ENV) or None)
+        _print_ready(plan, env.get(MCP_TOKEN_ENV) or None, _token_source(args))
         while not stop.requested():
             for proc in children:
                 status = proc.returncode()
