@@ -6,7 +6,7 @@ Set them in a profile's ``ipython_config.py`` or ``ipython_kernel_config.py``::
     c.NanohubMCP.mode = "kernel"
 
 or live in a notebook, where a change to ``host``, ``port``, ``mode``, ``path_prefix``,
-``allowed_origins``, ``public_url``, ``name``, ``version`` or ``instructions`` restarts a running
+``allowed_origins``, ``public_url``, ``name``, ``version``, ``instructions`` or ``provenance`` restarts a running
 server, and ``tool_timeout``, ``max_inline_bytes`` and ``figure_dpi`` apply to the next call::
 
     %config NanohubMCP.port = 0        # any free port
@@ -25,7 +25,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from traitlets import Dict, Enum, Float, Integer, List, TraitError, Unicode, Union, default, validate
+from traitlets import Bool, Dict, Enum, Float, Integer, List, TraitError, Unicode, Union, default, validate
 from traitlets.config import Configurable
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ __all__ = ["NanohubMCP"]
 RESTART_TRAITS = ("host", "port", "mode", "path_prefix", "allowed_origins", "public_url", "token")
 """Traits whose change restarts a running server on its new address or URL."""
 REBUILD_TRAITS = ("name", "version", "instructions", "state_dir", "job_executor", "dask_address", "executor_options",
-                  "state_url", "tracing")
+                  "state_url", "tracing", "provenance")
 """Traits baked into the server's identity: a change rebuilds the server (tools are kept)."""
 RESULT_TRAITS = ("max_inline_bytes", "figure_dpi")
 """Traits shaping tool results: a change applies to the next call."""
@@ -146,6 +146,13 @@ class NanohubMCP(Configurable):
         help="OpenTelemetry spans and metrics per request (needs the otel extra): True, False, or 'auto' "
         "(on when the kernel configured an OpenTelemetry tracer provider before the server started). "
         "$NANOHUBMCP_TRACING wins.",
+    ).tag(config=True)
+
+    provenance = Bool(
+        True,
+        help="Record every tool call and job (arguments, result digest, the cell's code hash, versions) in "
+        "the state directory, named in each result's _meta (%mcp history lists them). False: no records. "
+        "$NANOHUBMCP_PROVENANCE (1/0) wins; a tool's own %%mcp_tool --no-provenance turns it off for that tool.",
     ).tag(config=True)
 
     job_executor = Enum(

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError
 from ..facade import MCPServer
+from ..server.provenance.tool_options import resolve_enabled as resolve_provenance
 from ..server.wire.trace_context import resolve as resolve_tracing
 from ..state import resolve as resolve_state_url
 from . import routes
@@ -96,6 +97,8 @@ class KernelSession:
             state_url=resolve_state_url(None, cfg.state_url).url,
             # The environment's NANOHUBMCP_TRACING wins over c.NanohubMCP.tracing.
             tracing=resolve_tracing(None, cfg.tracing),  # type: ignore[arg-type]  # an Enum trait's value
+            # The environment's NANOHUBMCP_PROVENANCE wins over c.NanohubMCP.provenance.
+            provenance=resolve_provenance(None, cfg.provenance),
         )
         self.job_processes.add(server.core.jobs.process)
         if self._unsubscribe is not None:

@@ -15,7 +15,10 @@ out, except that a leading markdown cell becomes the script's docstring):
   ``server.add_app_view(URI, <expression>, ...)``.
 - ``%config NanohubMCP.<setting> = <literal>`` (last value wins): name, version, instructions,
   tool_timeout, max_inline_bytes, figure_dpi, state_dir, job_executor, executor_options and
-  dask_address go to ``MCPServer(...)``; host and port become the ``--host``/``--port`` defaults,
+  dask_address go to ``MCPServer(...)``, and so does ``provenance = False`` (a notebook that records
+  nothing, perhaps for its arguments' sake, exports a script that records nothing, whatever its
+  environment says; ``True`` is the default and writes nothing); host and port become the
+  ``--host``/``--port`` defaults,
   except that a host other machines reach (``0.0.0.0``) is not: the notebook's token stays behind,
   so the script keeps 127.0.0.1 and says how to serve other machines with a token; path_prefix,
   allowed_origins and public_url go to ``server.run(...)``; state_url and tracing
@@ -79,7 +82,7 @@ EXPORT_MARKER = "by nanohubmcp"
 
 _WHERE = {"name": "ctor", "version": "ctor", "instructions": "ctor", "tool_timeout": "ctor",
           "max_inline_bytes": "ctor", "figure_dpi": "ctor", "state_dir": "ctor", "job_executor": "ctor",
-          "executor_options": "ctor", "dask_address": "ctor", "host": "cli",
+          "executor_options": "ctor", "dask_address": "ctor", "provenance": "ctor", "host": "cli",
           "port": "cli", "path_prefix": "run", "allowed_origins": "run", "public_url": "run",
           "state_url": "env", "tracing": "env", "token": "secret"}
 _NOTE = {"ctor": "applied in MCPServer(...) at the top of the file",
@@ -91,6 +94,7 @@ _NOTE = {"ctor": "applied in MCPServer(...) at the top of the file",
          # The notebook's token is not carried over (a secret): its exposure must not be either.
          "open": "not the default of --host, which stays 127.0.0.1 (the notebook's token is not carried over): "
                  "to serve other machines, run the script with --host {value} and MCP_TOKEN set",
+         "provenance on": "on, the default: nothing written (NANOHUBMCP_PROVENANCE=0 turns it off)",
          None: "a notebook-only setting, dropped"}
 _RESERVED = ("server", "_command_line_options")
 
@@ -424,6 +428,9 @@ class _Builder:
                                   "string, list or None) to be exported") from None
         except TraitError as exc:
             raise _Untranslatable(str(exc).splitlines()[0]) from None
+        if setting == "provenance" and value:
+            self.settings.pop(setting, None)  # the default; an argument would outrank NANOHUBMCP_PROVENANCE=0
+            return _NOTE["provenance on"], ""
         self.settings[setting] = value
         where = "open" if setting == "host" and not is_loopback(str(value)) else _WHERE.get(setting)
         return _NOTE[where].format(setting, upper=setting.upper(), value=value), setting if where == "secret" else ""

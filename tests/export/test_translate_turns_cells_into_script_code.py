@@ -240,6 +240,18 @@ def test_state_and_job_settings_reach_the_constructor_and_env_settings_say_which
     assert server.core._state_dir_option == state
 
 
+def test_provenance_false_reaches_the_constructor_and_true_writes_nothing() -> None:
+    # trial15 F1: provenance.md's %config line made the export fail ("NanohubMCP has no setting").
+    off = plain("%config NanohubMCP.provenance = False")
+    assert 'server = MCPServer("demo", provenance=False)' in off.text
+    assert "# %config NanohubMCP.provenance = False: applied in MCPServer(...) at the top of the file" in off.text
+    assert load(off).name == "demo"
+    on = plain("%config NanohubMCP.provenance = False\n%config NanohubMCP.provenance = True")
+    assert 'server = MCPServer("demo")' in on.text
+    assert "# %config NanohubMCP.provenance = True: on, the default: nothing written (NANOHUBMCP_PROVENANCE=0 " \
+        "turns it off)" in on.text
+
+
 def test_without_config_the_name_is_the_notebooks_and_the_port_the_default() -> None:
     script = translate(notebook("x = 1"), source="/data/My Analysis.ipynb", format_code=False)
     assert script.server_name == "My-Analysis"
