@@ -177,9 +177,11 @@ class BaseHandler(tornado.web.RequestHandler):
             refusal = edge_refusal(request, self.config)
             if refusal is not None:
                 if isinstance(refusal, ForbiddenOrigin):
-                    log.warning("refused request from origin %s", request.headers.get("Origin"))
+                    log.warning("403: refused a %s from origin %s (not an allowed origin)", request.method,
+                                jsonenc.show(request.headers.get("Origin")))
                 else:
-                    log.warning("refused request for host %s", request.host)
+                    log.warning("421: refused a %s for host %s (not a name this server answers: see public_url)",
+                                request.method, jsonenc.show(request.host))
                 self.set_header("Connection", "close")  # the body (if any) stays unread
                 self.fail(refusal)
                 return

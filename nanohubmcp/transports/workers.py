@@ -128,11 +128,15 @@ WORKER_FORMAT = "[worker pid %(process)d] %(name)s %(levelname)s %(message)s"
 
 def log_requests(*, access: bool = True) -> None:
     """Log on stderr, each line naming the serving process (``[worker pid N] nanohubmcp.access ...``):
-    the shared state store's outages, and with ``access`` every request. A logger that already
-    has a handler is left as it is."""
+    the shared state store's outages, with ``access`` every request, and every other ``nanohubmcp``
+    warning (a refused ``Host`` or ``Origin``, ...) when the application configured no logging (they
+    would be printed bare, unattributable in a multi-process log). A logger that already has a handler
+    is left as it is."""
     wanted = [("nanohubmcp.state", logging.INFO)]
     if access:
         wanted.append(("nanohubmcp.access", logging.DEBUG))
+    if not logging.getLogger().handlers:
+        wanted.append(("nanohubmcp", logging.WARNING))
     handler: logging.Handler | None = None
     for name, level in wanted:
         logger = logging.getLogger(name)
