@@ -38,6 +38,7 @@ def test_every_python_block_of_the_page_runs() -> None:
             server.stop()  # type: ignore[attr-defined]
     out = printed.getvalue()
     assert "fermi ['Ef', 'temperature']" in out
+    assert "300 {'hit': False}\n'300 K' {'hit': True}\n'26.85C' {'hit': True}\n" in out
     assert "curve 201 {'x': '', 'y': 'eV'} {'x': 'Occupancy', 'y': 'Energy'}" in out
     assert "'image'" in out
     assert "fermi_job True" in out

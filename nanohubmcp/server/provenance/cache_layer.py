@@ -3,7 +3,9 @@ repeated call from its stored result without running.
 
 The key is the SHA-256 of the tool's code hash (see :mod:`.capture`), what that code reaches by
 global name — helper functions, classes and plain constants (see :mod:`.code_reach`) —, its arguments as
-canonical JSON (:mod:`.cache_key`; after the input schema's checks and defaults), the protocol version and route
+canonical JSON (:mod:`.cache_key`; after the input schema's checks and defaults; for a tool that
+says what values it runs with, :data:`.tool_options.RUN_VALUES` — a Rappture tool's numbers in their
+declared units — those values, so ``"300 K"`` and ``"26.85C"`` are one call), the protocol version and route
 (which shape the result) and, unless the tool was
 registered with ``cache="shared"``, who asks (the principal, else the session): one caller's
 results are never another's. A hit's ``_meta`` says ``{"io.nanohub/cache": {"hit": true}}``
@@ -48,7 +50,7 @@ from .cache_key import NoJSONForm, canonical
 from .cache_store import MemoryCache, ResultCache, encode
 from .capture import CACHE_META, CACHED_FROM
 from .rows import URI_PREFIX as RECORD_PREFIX
-from .tool_options import CACHE, CACHE_TTL, SHARED
+from .tool_options import CACHE, CACHE_TTL, RUN_VALUES, SHARED
 
 if TYPE_CHECKING:
     from ..pipeline import CallNext, Middleware, Request
@@ -95,7 +97,14 @@ class CacheLayer:
                 if held is not None:
                     self.hits += 1
                     return _marked(held, request, hit=True)
-            key = self._key(request, tool)
+            try:
+                key = self._key(request, tool)
+            except CheckPending as pending:  # the run values need pint's registry: loaded off the loop
+                await asyncio.to_thread(pending.wait)
+                try:
+                    key = self._key(request, tool)
+                except CheckPending:  # (its wait loads it: not again) run uncached rather than block
+                    key = None
             if key is None:
                 return await call_next(request)  # arguments the tool refuses: the handler says why
             return await self._serve(request, call_next, tool, key, received)
@@ -103,13 +112,21 @@ class CacheLayer:
         return result_cache
 
     def _key(self, request: Request, tool: Tool) -> str | None:
+        """The store's key of the call; None: not cached (arguments the handler refuses, or no
+        JSON form). Raises ``CheckPending`` when the tool's run values must first load something."""
         arguments = request.params.get("arguments")
         try:
             checked = tool.validator.validate(arguments if isinstance(arguments, dict) else {})
         except (InvalidArguments, CheckPending):  # the handler refuses them, or waits for the check
             return None
+        run_values = tool.extra.get(RUN_VALUES)
         properties = tool.input_schema.get("properties")
-        if isinstance(properties, dict):  # a default given or left out is the same call
+        if run_values is not None:  # what the tool runs with (its defaults filled in): "300 K" is 300
+            try:
+                checked = run_values(checked)
+            except InvalidArguments:
+                return None
+        elif isinstance(properties, dict):  # a default given or left out is the same call
             defaults = {n: p["default"] for n, p in properties.items() if isinstance(p, dict) and "default" in p}
             checked = {**defaults, **checked}
         who = "" if tool.extra.get(CACHE) == SHARED else (owner_of(request.context) or "")

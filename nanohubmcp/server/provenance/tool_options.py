@@ -23,6 +23,11 @@ CACHE = "cache"
 """``Tool.extra`` key: ``"private"`` or ``"shared"`` for a cached tool."""
 CACHE_TTL = "cache_ttl"
 """``Tool.extra`` key: seconds an entry stays (None: until evicted)."""
+RUN_VALUES = "run_values"
+"""``Tool.extra`` key: a function from a call's checked arguments to the values the tool runs with
+(a Rappture tool: each input's text in its declared units, defaults filled in), which the result
+cache's key is made of instead of the arguments; it raises ``InvalidArguments`` (the call is
+refused as uncached) or ``schema.CheckPending`` (what it needs is loaded off the loop first)."""
 SHARED = "shared"
 PRIVATE = "private"
 DEFAULT_CACHE_BYTES = 256 * 1024 * 1024

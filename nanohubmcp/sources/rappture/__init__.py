@@ -36,8 +36,9 @@ from ...protocol.result_types import ToolResult
 from ...registration import user_frame
 from ...schema import CheckPending
 from ...server.calls.context import Context
+from ...server.provenance.tool_options import RUN_VALUES
 from .code import code_text
-from .driver import check_values, converts_units
+from .driver import check_values, converts_units, current_values
 from .tool import PROXY_TIMEOUT, RapptureTool, load_rappture_tool
 from .units import load_registry, pint_missing, registry_ready
 
@@ -101,6 +102,24 @@ class RapptureCall:
         if not registry_ready() and converts_units(inputs, arguments):
             raise CheckPending(load_registry)
         check_values(self._name, inputs, arguments)
+
+    def run_values(self, arguments: dict[str, Any]) -> dict[str, str]:
+        """The values a run with ``arguments`` (checked by the schema) writes to the driver, by
+        Rappture path: each input's text, a number in its declared units (``"26.85C"`` for a tool
+        in K is ``"300K"``, as ``300`` is), defaults and a loader's example filled in. The result
+        cache keys the call on them, so two spellings of one run are one cached call.
+
+        Unit text is held to :mod:`nanohubmcp.sources.units_text`'s shape before pint reads it.
+
+        Raises:
+            InvalidArguments: a value that does not fit its input (the run would refuse it).
+            CheckPending: a conversion between units needs pint's unit registry, not made yet
+                (the cache layer makes it on a worker thread, then asks again).
+        """
+        inputs = self.tool.inputs.arguments
+        if not registry_ready() and converts_units(inputs, arguments):
+            raise CheckPending(load_registry)
+        return current_values(self._name, inputs, arguments)
 
     def __call__(self, ctx: Context, **arguments: Any) -> ToolResult:
         last = [-1.0]
@@ -173,7 +192,7 @@ def add_rappture_tool(
     options.setdefault("annotations", {"readOnlyHint": True, "destructiveHint": False, "openWorldHint": False})
     if tool.long:  # (a quick tool's run refuses them as soon: on a worker thread, where pint loads)
         options.setdefault("check_arguments", call.check)
-    return server.add_tool(
+    record = server.add_tool(
         call,
         background=tool.long,
         name=tool.name,
@@ -181,6 +200,8 @@ def add_rappture_tool(
         input_schema=tool.schema,
         **options,
     )
+    record.extra[RUN_VALUES] = call.run_values  # the cache's key: "300 K" and 300 are one run
+    return record
 
 
 def _warn_without_pint(tool: RapptureTool) -> None:
