@@ -14,15 +14,21 @@ Keys, all under ``nanohubmcp:<server name>:`` so two servers on one Redis never 
   channel ``c:<process>`` (Redis pub/sub);
 - ``proc:<process>``: a heartbeat refreshed every :data:`HEARTBEAT_SECONDS`, so another
   process can tell a stream whose producer died;
+- ``wk:<process>``: the wake log of the process's one blocking read of event logs
+  (:mod:`~nanohubmcp.state.redis_reads`);
 - ``rs:key`` and ``rs:used:<id>``: the stateless era's ``requestState`` key and used ids
   (:mod:`~nanohubmcp.state.redis_request_state`);
 - channel ``bc``: notifications for every process's stateless-era listeners; channel ``cx``: a
   client's ``notifications/cancelled`` for the process running the request it names.
 
-Writes to event logs are queued and pipelined in order by one task per process
-(:mod:`~nanohubmcp.state.redis_events`). An unreachable Redis raises
-:class:`~nanohubmcp.state.errors.StateUnavailable` (503) and is logged once when it goes and
-once when it is back; queued log entries wait and are written then.
+Connections: commands go through one pool (redis-py's, 100 connections unless the URL's
+``max_connections`` says otherwise; a full pool answers 503 "busy", :class:`~nanohubmcp.state.errors.StateBusy`,
+and is not an outage); besides it a process holds two connections of its own: its pub/sub
+subscription and its one blocking ``XREAD`` for every stream read from a log
+(:mod:`~nanohubmcp.state.redis_reads`), however many streams are open. Writes to event logs are
+queued and pipelined in order by one task per process (:mod:`~nanohubmcp.state.redis_events`).
+An unreachable Redis raises :class:`~nanohubmcp.state.errors.StateUnavailable` (503) and is
+logged once when it goes and once when it is back; queued log entries wait and are written then.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ from ..protocol import jsonenc
 from .base import Fields
 from .errors import StateBusy, StateUnavailable
 from .redis_events import EVENT_KEEP, RETRY_SECONDS, RedisEventLogs
+from .redis_reads import SharedReads
 from .redis_request_state import RedisRequestState
 from .redis_sessions import RedisSessions
 from .url import StateURL
@@ -93,13 +100,16 @@ class RedisState:
         self.down = False
         self._busy_logged = -BUSY_LOG_SECONDS
         self._client: Any = None
+        self._reader: Any = None
+        self._closing = False
         self._tasks: list[asyncio.Task[None]] = []
         self.sessions = RedisSessions(self._guard, self._key, self.process, self.ttl)
         self.events = RedisEventLogs(self._guard, self._key, self.ttl, self.shown)
+        self.reads = SharedReads(self._reader_guard, self._guard, self._key("wk", self.process))
         self.request_state = RedisRequestState(self._sync_client, self._key, self._went_down, self.shown)
 
     # -- connection ------------------------------------------------------------------------
-    def _new_client(self, retries: int = RETRIES) -> Any:
+    def _new_client(self, retries: int = RETRIES, *, single: bool = False) -> Any:
         from redis.asyncio.retry import Retry
         from redis.backoff import ExponentialBackoff
 
@@ -113,6 +123,7 @@ class RedisState:
             socket_connect_timeout=CONNECT_TIMEOUT,
             socket_timeout=SOCKET_TIMEOUT,
             health_check_interval=10,
+            single_connection_client=single,
         )
 
     def _sync_client(self) -> Any:
@@ -135,13 +146,21 @@ class RedisState:
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
         self._client = self._new_client()
+        # No quiet retry: the reading task sends its XREAD again itself (and ends at close()).
+        self._reader = self._new_client(retries=0, single=True)
         self._tasks.append(self.events.start(loop))
+        self._tasks.append(self.reads.start(loop))
         for work in (self._heartbeat, self._listen, self.sessions.keep_clocks):
             self._tasks.append(loop.create_task(work()))
 
     async def close(self) -> None:
+        self._closing = True
+        self.reads.stop()
         for task in self._tasks:
             task.cancel()
+        if self._reader is not None:  # its blocking read ends now, not when it times out
+            with contextlib.suppress(Exception):
+                await self._reader.connection_pool.disconnect()
         for task in self._tasks:
             with contextlib.suppress(BaseException):
                 await task
@@ -153,6 +172,10 @@ class RedisState:
             with contextlib.suppress(Exception):
                 await self._client.aclose()
             self._client = None
+        if self._reader is not None:
+            with contextlib.suppress(Exception):
+                await self._reader.aclose()
+            self._reader = None
 
     def _key(self, *parts: str) -> str:
         return self.prefix + ":".join(parts)
@@ -161,13 +184,21 @@ class RedisState:
         """The subscribers of ``uri``, keyed by its digest (a URI is client input of any length)."""
         return self._key("sub", hashlib.sha256(uri.encode("utf-8", "surrogatepass")).hexdigest())
 
+    def _guard(self) -> contextlib.AbstractAsyncContextManager[Any]:
+        """The pooled client; a connection failure becomes StateUnavailable (logged once), a full
+        pool StateBusy."""
+        return self._guarded(self._client)
+
+    def _reader_guard(self) -> contextlib.AbstractAsyncContextManager[Any]:
+        """The connection of the process's one blocking read (:mod:`.redis_reads`), guarded alike."""
+        return self._guarded(self._reader)
+
     @contextlib.asynccontextmanager
-    async def _guard(self) -> AsyncIterator[Any]:
-        """Yield the client; a connection failure becomes StateUnavailable (logged once)."""
-        if self._client is None:
+    async def _guarded(self, client: Any) -> AsyncIterator[Any]:
+        if client is None:
             raise StateUnavailable("The server's shared state store is not connected yet; retry shortly")
         try:
-            yield self._client
+            yield client
         except redis_errors.MaxConnectionsError:
             # Every pooled connection is in use: this process is busy, the store is up.
             self._busy()
@@ -189,6 +220,8 @@ class RedisState:
             )
 
     def _went_down(self, exc: BaseException) -> None:
+        if self._closing:  # its own connections, closed by close()
+            return
         self.sessions.went_down()
         if not self.down:
             self.down = True
@@ -304,6 +337,8 @@ class RedisState:
         await self.events.flush()
 
     async def read(self, session_id: str, stream_id: str, after: str, block_ms: int) -> list[tuple[str, Fields]]:
+        if block_ms > 0:  # a waiting read: on the process's one shared XREAD, not a pooled connection
+            return await self.reads.read(self.events.key(session_id, stream_id), after, block_ms)
         return await self.events.read(session_id, stream_id, after, block_ms)
 
     async def last_id(self, session_id: str, stream_id: str) -> str:
