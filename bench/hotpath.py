@@ -73,10 +73,13 @@ async def main(warm, calls):
     for _ in range(warm):
         await one()
     try:  # provenance reads the distributions table on a thread of its own: not part of a call
-        from nanohubmcp.server.provenance import capture
-        capture.warm()
-        if capture._table_reader is not None:
-            capture._table_reader.join(60)
+        try:
+            from nanohubmcp.server.provenance import code_facts as facts
+        except ImportError:  # a checkout from before code_facts: the table was capture's
+            from nanohubmcp.server.provenance import capture as facts
+        facts.warm()
+        if facts._table_reader is not None:
+            facts._table_reader.join(60)
     except (ImportError, AttributeError):
         pass
     started = time.process_time()

@@ -127,11 +127,11 @@ def http_figures(calls: int, rounds: int) -> dict[str, float]:
 def settle() -> None:
     """Read the installed-distributions table now (a background thread reads it once per process
     at the first record; its seconds of CPU must not land in a timed round)."""
-    from nanohubmcp.server.provenance import capture
+    from nanohubmcp.server.provenance import code_facts
 
-    capture.warm()
-    if capture._table_reader is not None:
-        capture._table_reader.join()
+    code_facts.warm()
+    if code_facts._table_reader is not None:
+        code_facts._table_reader.join()
 
 
 async def main(calls: int, rounds: int) -> dict[str, float]:

@@ -70,9 +70,12 @@ if os.environ.get("BENCH_READ_DISTRIBUTIONS"):
     # installed distributions' table (~0.3 s CPU, once per process) done before serving, so that it falls
     # in neither or both of the two runs whose difference is a call's cost.
     try:
-        from nanohubmcp.server.provenance import capture
+        try:
+            from nanohubmcp.server.provenance import code_facts as facts
+        except ImportError:  # a tree from before code_facts: the table was capture's
+            from nanohubmcp.server.provenance import capture as facts
 
-        capture._read_table()
+        facts._read_table()
     except (ImportError, AttributeError):  # a tree without it (--tree of an older checkout)
         pass
 if os.environ.get("BENCH_NATIVE_PATH"):

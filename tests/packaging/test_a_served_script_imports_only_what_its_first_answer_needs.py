@@ -87,6 +87,7 @@ NOT_BEFORE_FIRST_USE = (
     "nanohubmcp.server.provenance.records",
     "nanohubmcp.server.provenance.writer",
     "nanohubmcp.server.provenance.capture",
+    "nanohubmcp.server.provenance.code_facts",
     "nanohubmcp.server.provenance.cache_layer",
     "nanohubmcp.server.provenance.cache_store",
     "nanohubmcp.server.provenance.cache_front",

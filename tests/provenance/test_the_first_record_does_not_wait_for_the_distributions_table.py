@@ -10,16 +10,16 @@ import sys
 
 SCRIPT = """
 import json, sys
-from nanohubmcp.server.provenance import capture
+from nanohubmcp.server.provenance import code_facts
 
 def tool():
     return json.dumps({})
 
-found, complete = capture.packages_of(tool)
-assert capture._table is None or complete, "read on the calling thread"
+found, complete = code_facts.packages_of(tool)
+assert code_facts._table is None or complete, "read on the calling thread"
 assert not complete, "the table cannot be ready at once in a fresh process"
-capture._table_reader.join(120)
-found, complete = capture.packages_of(tool)
+code_facts._table_reader.join(120)
+found, complete = code_facts.packages_of(tool)
 assert complete
 print("ok")
 """

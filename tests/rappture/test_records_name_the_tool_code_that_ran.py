@@ -84,7 +84,7 @@ async def test_a_rappture_record_hashes_its_files_and_its_cache_outlives_a_resta
 def test_two_sim2l_notebooks_have_their_own_code_hash(tmp_path: Path) -> None:
     pytest.importorskip("papermill")
     pytest.importorskip("simtool")
-    from nanohubmcp.server.provenance.capture import code_of
+    from nanohubmcp.server.provenance.code_facts import code_of
     from nanohubmcp.server.provenance.code_files import files_of
     from nanohubmcp.server.provenance.tool_options import SOURCE
 

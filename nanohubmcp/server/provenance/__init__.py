@@ -1,7 +1,8 @@
 """Provenance records of tool calls and jobs, their RO-Crate export, and the result cache.
 
 - :mod:`.records`: the record store (memory, or ``provenance.sqlite3`` beside the job store);
-- :mod:`.capture`: what a record says (code hash, versions, arguments without secrets, digest);
+- :mod:`.capture`: what a record says of a call (arguments without secrets, digest, where it ran);
+  :mod:`.code_facts`: what it says of the tool's code and environment (code hash, versions);
 - :mod:`.layer`: the pipeline layer writing records and answering reads of their URIs;
 - :mod:`.cache_store` / :mod:`.cache_layer`: the result cache of tools registered with ``cache=``;
   :mod:`.cache_front`: each process's in-memory front of recent hits; :mod:`.cache_key`: the

@@ -1,7 +1,7 @@
 """The result cache layer of the call pipeline: a tool registered with ``cache=True`` answers a
 repeated call from its stored result without running.
 
-The key is the SHA-256 of the tool's code hash (see :mod:`.capture`), what that code reaches by
+The key is the SHA-256 of the tool's code hash (see :mod:`.code_facts`), what that code reaches by
 global name — helper functions, classes and plain constants (see :mod:`.code_reach`) —, its arguments as
 canonical JSON (:mod:`.cache_key`; after the input schema's checks and defaults; for a tool that
 says what values it runs with, :data:`.tool_options.RUN_VALUES` — a Rappture tool's numbers in their
@@ -44,7 +44,7 @@ from ..jobs.record import PROVENANCE_META as META_KEY
 from ..results.store import URI_PREFIX, owner_of
 from ..wire.request import ANSWERED_BY_LAYER
 from ..wire.trace_context import SPAN
-from . import capture, code_reach
+from . import code_facts, code_reach
 from .cache_front import arguments_key
 from .cache_key import NoJSONForm, canonical
 from .cache_store import MemoryCache, ResultCache, encode
@@ -130,7 +130,7 @@ class CacheLayer:
             defaults = {n: p["default"] for n, p in properties.items() if isinstance(p, dict) and "default" in p}
             checked = {**defaults, **checked}
         who = "" if tool.extra.get(CACHE) == SHARED else (owner_of(request.context) or "")
-        digest = hashlib.sha256(capture.code_of(tool)["hash"].encode())
+        digest = hashlib.sha256(code_facts.code_of(tool)["hash"].encode())
         digest.update(code_reach.reach_hash(tool).encode())  # the helpers and constants it reads
         digest.update(b"\0" + tool.name.encode())  # two tools of one factory share their code
         try:
@@ -179,7 +179,7 @@ class CacheLayer:
                 if meta:
                     entry["_meta"] = meta
                 ttl = tool.extra.get(CACHE_TTL)
-                code = capture.code_of(tool)["hash"]
+                code = code_facts.code_of(tool)["hash"]
                 try:
                     kept = encode(entry)  # each hit and each waiter parses its own copy
                     if self._on_disk():

@@ -78,7 +78,7 @@ FACTS_KEY_CHARS = 32
 
 def facts_of(code: dict[str, Any], host: str, pid: int) -> tuple[str, str]:
     """``(key, JSON text)`` of the facts a tool's records share in process ``pid`` on ``host``;
-    ``code`` is what :func:`.capture.code_of` found."""
+    ``code`` is what :func:`.code_facts.code_of` found."""
     facts = {
         "code": {
             "hash": code["hash"],

@@ -72,7 +72,7 @@ class RapptureCall:
         self._plot = plot
         self.__name__ = tool.name
         self.__doc__ = tool.description
-        # What provenance names as the code's module and qualified name (capture.code_of): the tool, not this class.
+        # What provenance names as the code's module and qualified name (code_facts.code_of): the tool, not this class.
         self.__module__, self.__qualname__ = str(tool.path), tool.name
 
     def __getstate__(self) -> dict[str, Any]:

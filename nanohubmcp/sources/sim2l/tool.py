@@ -264,7 +264,7 @@ def add_sim2l(
 
     call.__name__ = tool_id
     call.__doc__ = description
-    # Provenance's code (capture.code_of): the notebook's code cells and kernel, named by its path, not this wrapper
+    # Provenance's code (code_facts.code_of): the notebook's code cells and kernel, named by its path, not this wrapper
     call.__module__, call.__qualname__ = spec.path, tool_id
     code = [entry(os.path.basename(spec.path).removesuffix(".ipynb") + ".py", spec.code.encode())]
     record = server.add_tool(
