@@ -166,8 +166,12 @@ async def _on_pool(
     except asyncio.TimeoutError:
         assert timeout is not None
         abandon = getattr(executor, "abandon", None)  # the server's WorkerPool: its worker goes back
-        if not (callable(abandon) and abandon(work)):
-            work.cancel()  # not started yet: it never will
+        if not (callable(abandon) and abandon(work)) and work.cancel():  # not started yet: it never will
+            raise ToolBusy(
+                f"tool '{name}' could not start within {timeout:g} s: every worker was busy with other calls "
+                "(make long tools --async)",
+                retry_after=max(1, math.ceil(timeout)),
+            ) from None
         raise ToolError(_slow_message(name, timeout)) from None
 
 

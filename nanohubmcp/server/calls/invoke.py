@@ -12,12 +12,13 @@ import asyncio
 import contextlib
 import contextvars
 import inspect
+import math
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from typing import TYPE_CHECKING, Any, Final
 
-from ...errors import ToolError
+from ...errors import ToolBusy, ToolError
 from ..wire.request import RequestContext
 from .workers import GC_SECONDS, INLINE_SECONDS, WorkerPool, thread_usage
 
@@ -48,8 +49,9 @@ async def call_function(
     given the pool's future of a sync function once it is queued.
 
     Raises:
-        ToolError: the call took longer than ``timeout`` seconds, or could not start within it
-            because every worker was busy (the message says which).
+        ToolBusy: the call could not start within ``timeout`` seconds: every worker was busy
+            (the function never ran).
+        ToolError: the call took longer than ``timeout`` seconds.
         Exception: whatever ``fn`` raised.
     """
     if (not is_coroutine and may_run_inline and on_submit is None and isinstance(executor, WorkerPool)
@@ -86,8 +88,9 @@ async def call_function(
             if on_timeout is not None:
                 on_timeout()
             if not is_coroutine and not started:
-                raise ToolError(f"{what} could not start within {timeout:g} s: every worker was busy with other "
-                                "calls (raise workers=, or make long tools @async_tool)") from None
+                raise ToolBusy(f"{what} could not start within {timeout:g} s: every worker was busy with other "
+                               "calls (raise workers=, or make long tools @async_tool)",
+                               retry_after=max(1, math.ceil(timeout))) from None
             if not is_coroutine and isinstance(executor, WorkerPool) and work is not None \
                     and executor.abandon(work):
                 # Its worker goes back to the pool; the function runs on, alone, until it returns.

@@ -213,7 +213,11 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
         text = str(exc) or type(exc).__name__
         if record:
             record.finish(False, text)
-        return error_result(text, retry_after=exc.retry_after if isinstance(exc, ToolBusy) else None)
+        if isinstance(exc, ToolBusy):
+            if job is None:  # the function never started: no provenance record (nothing ran to name)
+                request.slots[ANSWERED_BY_LAYER] = True
+            return error_result(text, retry_after=exc.retry_after)
+        return error_result(text)
     finally:
         progress.CURRENT.reset(current)
         # No progress after the response (MCP 2025-11-25, Basic § Utilities § Progress): the reporter

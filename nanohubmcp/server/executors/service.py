@@ -36,7 +36,7 @@ from ..registry.components import Tool
 from ..results import shape as results
 from ..results.store import ResultSink, owner_of
 from ..wire import trace_context
-from ..wire.request import RequestContext
+from ..wire.request import ANSWERED_BY_LAYER, RequestContext
 from . import JOB_EXECUTOR, JOB_OPTIONS
 
 if TYPE_CHECKING:
@@ -236,6 +236,7 @@ async def start_job_result(
     try:
         job = start_job(core, request, tool, arguments)
     except jobmod.JobLimitReached as exc:
+        request.slots[ANSWERED_BY_LAYER] = True  # no job was made, nothing ran: no provenance record
         return error_result(str(exc))
     handle = {
         "status": "running",

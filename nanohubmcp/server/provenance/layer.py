@@ -5,9 +5,10 @@ leaves a record in the :class:`~.records.ProvenanceStore`; its result's ``_meta`
 the record's URI under :data:`~.records.META_KEY`. A call that starts a job (``@async_tool``, a
 task) gets its record at once, marked ``working``; the job store's finish hook completes it with
 the job's end, where it ran and its result's digest, and names it in the finished job's result
-``_meta`` too. A call a middleware answered itself, never handing it on to the handler, or whose
-arguments the tool's input schema refused (:data:`~nanohubmcp.server.wire.request.ANSWERED_BY_LAYER`),
-leaves no record: no code of the tool ran.
+``_meta`` too. A call a middleware answered itself, never handing it on to the handler, whose
+arguments the tool's input schema refused, that could not start (every worker busy, a notebook
+kernel running a cell) or whose job could not be made (the job store full)
+(:data:`~nanohubmcp.server.wire.request.ANSWERED_BY_LAYER`) leaves no record: no code of the tool ran.
 ``resources/read`` of a record's URI answers the record as JSON to its owner only
 (anyone else, and an expired or unknown record, gets the same "not found" as any unknown URI).
 

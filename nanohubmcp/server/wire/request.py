@@ -88,7 +88,9 @@ ANSWERED_BY_LAYER: Slot[bool] = Slot("answered by a layer")
 the layers added with ``server.add_middleware`` and has not reached its handler (the pipeline's
 steps around them set and clear it): read after ``call_next`` returns, True says one of those layers
 answered the request itself; the ``tools/call`` handler sets it too when the tool's input schema
-refuses the arguments (the function never ran). False or absent, the tool was reached (or there are
+refuses the arguments, when the function could not start (``ToolBusy``: every worker busy, a
+notebook kernel running a cell) and when a job tool's job could not be made (the job store full):
+the function never ran. False or absent, the tool was reached (or there are
 no such layers). The provenance layer records no such call; the result cache keeps none."""
 
 RETURNED_ERROR: Slot[bool] = Slot("an error result the tool returned")
