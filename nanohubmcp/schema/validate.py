@@ -1,6 +1,7 @@
 """Check call arguments and structured results against JSON Schemas.
 
-Owns the compiled jsonschema validators of one component. Every JSON Schema keyword works
+Owns the compiled jsonschema validators of one component (compiled, and an unusable schema refused,
+by :mod:`.compiled`). Every JSON Schema keyword works
 (``allOf``/``anyOf``/``oneOf``/``not``, ``if``/``then``/``else``, ``$defs``/``$ref``,
 ``format``, ``uniqueItems``, ``patternProperties``…) because jsonschema does the work; a
 schema without ``$schema`` is read as Draft 2020-12 (the MCP default). JSON semantics
@@ -23,11 +24,12 @@ from __future__ import annotations
 
 import itertools
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from nanohubmcp.errors import RegistrationError
 from nanohubmcp.protocol import jsonenc
+from nanohubmcp.schema.compiled import compile_schema
 from nanohubmcp.schema.fastpath import compile_check, compile_fast
 from nanohubmcp.schema.paths import format_path, invalid_arguments, shorten
 
@@ -84,7 +86,7 @@ class ArgumentValidator:
         # A trusted schema is compiled on its first call, so serving starts without compiling the
         # schemas of tools nobody calls; any other schema is checked here, at registration.
         if not trusted:
-            self._validator_cache = _compile(schema, f"{kind} {name!r}", "input schema")
+            self._validator_cache = compile_schema(schema, f"{kind} {name!r}", "input schema")
             self._prepare()
 
     def _prepare(self) -> None:
@@ -101,7 +103,7 @@ class ArgumentValidator:
     @property
     def _validator(self) -> Validator:
         if self._validator_cache is None:
-            self._validator_cache = _compile(self._schema, f"{self._kind} {self._name!r}", "input schema")
+            self._validator_cache = compile_schema(self._schema, f"{self._kind} {self._name!r}", "input schema")
         return self._validator_cache
 
     @property
@@ -219,13 +221,13 @@ class OutputValidator:
     __slots__ = ("_validator",)
 
     def __init__(self, schema: dict[str, Any], *, name: str, kind: str = "tool") -> None:
-        self._validator = _compile(schema, f"{kind} {name!r}", "output schema")
+        self._validator = compile_schema(schema, f"{kind} {name!r}", "output schema")
 
     @property
     def schema(self) -> dict[str, Any]:
         """The schema being enforced."""
         schema = self._validator.schema
-        assert isinstance(schema, dict)  # _compile accepts only a JSON object
+        assert isinstance(schema, dict)  # compile_schema accepts only a JSON object
         return schema
 
     def errors(self, value: JSONValue, root: str = "result") -> list[str]:
@@ -233,84 +235,6 @@ class OutputValidator:
         if self._validator.is_valid(value):
             return []
         return [shorten(v) for v in _violations(self._validator, value, root)]
-
-
-def _compile(schema: object, label: str, what: str) -> Validator:
-    from jsonschema import Draft202012Validator
-    from jsonschema.exceptions import SchemaError
-    from jsonschema.validators import validator_for
-    from jsonschema_specifications import REGISTRY as SPECIFICATIONS
-
-    if not isinstance(schema, dict):
-        raise RegistrationError(
-            f"{label}: invalid {what}: expected a JSON object, got {type(schema).__name__}"
-        )
-    # validator_for answers its default for a missing or unknown $schema (its stubs only admit a class there).
-    unknown: Any = None
-    cls = validator_for(schema, default=unknown)
-    if cls is None:
-        if "$schema" in schema:
-            raise RegistrationError(f"{label}: invalid {what}: unknown $schema {schema['$schema']!r}")
-        cls = Draft202012Validator
-    try:
-        cls.check_schema(schema)
-    except SchemaError as exc:
-        where = format_path("schema", exc.path)
-        raise RegistrationError(f"{label}: invalid {what}: {shorten(exc.message)} (at {where})") from None
-    _check_refs(schema, label, what)
-    # Our own registry (the JSON Schema meta-schemas only): jsonschema's default one would
-    # fetch unknown http(s) references over the network while validating a call.
-    return cls(schema, format_checker=cls.FORMAT_CHECKER, registry=SPECIFICATIONS)
-
-
-def _check_refs(schema: dict[str, Any], label: str, what: str) -> None:
-    """Fail at registration, not at the first call, on a ``$ref`` that leads nowhere.
-
-    Same-document references and the meta-schemas resolve; other documents are never fetched.
-    """
-    refs = list(_refs(schema))
-    if not refs or _has_nested_id(schema, top=True):
-        return  # nested $id scopes change what a reference is relative to; left to call time
-    from jsonschema_specifications import REGISTRY as SPECIFICATIONS
-    from referencing import Resource
-    from referencing.exceptions import Unresolvable
-    from referencing.jsonschema import DRAFT202012
-
-    resolver = SPECIFICATIONS.resolver_with_root(
-        Resource.from_contents(schema, default_specification=DRAFT202012)
-    )
-    for ref in refs:
-        try:
-            resolver.lookup(ref)
-        except Unresolvable:
-            raise RegistrationError(
-                f"{label}: invalid {what}: $ref {ref!r} points nowhere (other documents are not fetched)"
-            ) from None
-
-
-def _refs(node: object) -> Iterator[str]:
-    if isinstance(node, dict):
-        ref = node.get("$ref")
-        if isinstance(ref, str):
-            yield ref
-        for key, value in node.items():
-            if key not in ("const", "enum", "default", "examples"):  # data, not subschemas
-                yield from _refs(value)
-    elif isinstance(node, list):
-        for item in node:
-            yield from _refs(item)
-
-
-def _has_nested_id(node: object, *, top: bool = False) -> bool:
-    if isinstance(node, dict):
-        if not top and isinstance(node.get("$id"), str):
-            return True
-        return any(
-            _has_nested_id(v) for k, v in node.items() if k not in ("const", "enum", "default", "examples")
-        )
-    if isinstance(node, list):
-        return any(_has_nested_id(v) for v in node)
-    return False
 
 
 def _null_rejecting_optionals(
