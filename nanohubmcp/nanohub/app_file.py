@@ -11,6 +11,7 @@ its text and the line of the app's own code that raised it.
 
 from __future__ import annotations
 
+import ast
 import os
 import sys
 import traceback
@@ -18,7 +19,7 @@ from pathlib import Path
 
 from ..errors import ConfigurationError, UsageError
 
-__all__ = ["AppImportError", "checked_app_file", "import_failure"]
+__all__ = ["AppImportError", "checked_app_file", "import_failure", "serving_keywords"]
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 
@@ -88,3 +89,23 @@ def _place(file: Path, filename: str | None, lineno: int | None) -> str | None:
     if not where.is_relative_to(file.parent) or where.is_relative_to(PACKAGE_DIR):
         return None
     return f"{where.relative_to(file.parent)}, line {lineno}"
+
+
+def serving_keywords(file: Path) -> dict[str, int]:
+    """The keyword arguments the app file passes to ``server.run(...)`` / ``server.start(...)``, each with
+    the line of its call, read from the source without running it (guarded by ``if __name__ ==
+    "__main__":`` or not). A command that serves the file's ``server`` itself does not make that call,
+    so it can say which of them it leaves out. Empty when the file cannot be read or parsed.
+    """
+    try:
+        tree = ast.parse(file.read_text(encoding="utf-8", errors="replace"), filename=str(file))
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    found: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("run", "start")
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == "server"):
+            for keyword in node.keywords:
+                if keyword.arg is not None:
+                    found.setdefault(keyword.arg, node.lineno)
+    return found
