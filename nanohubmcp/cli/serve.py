@@ -28,12 +28,15 @@ def run_app(args: argparse.Namespace) -> int:
     transport = _prepare(args)  # before the app is imported
     if args.state_url is not None:
         # Read by every MCPServer(...) built without state_url=; load_app gives it to the app's over its own.
-        from ..state import ENV_VAR, parse
+        from ..state import ENV_VAR, parse, redact
 
         try:
             parse(args.state_url)  # a bad URL fails here, before the app is imported
         except ConfigurationError as exc:
             raise UsageError(f"--state-url: {exc}") from None
+        if redact(args.state_url) != args.state_url:  # a password (or token) in the command line
+            print(f"warning: --state-url carries a password, visible to other users of this machine (ps, "
+                  f"/proc/<pid>/cmdline); set {ENV_VAR} in the environment instead", file=sys.stderr)
         os.environ[ENV_VAR] = args.state_url
     if args.access_log:
         from ..transports.workers import log_requests
