@@ -14,7 +14,7 @@ import html
 import json
 from typing import Any
 
-__all__ = ["HINTS", "StatusView", "client_config", "endpoints", "first_line", "python_snippet"]
+__all__ = ["HINTS", "StatusView", "client_config", "endpoints", "first_line", "python_snippet", "through_jupyter"]
 
 _ENDPOINTS = (
     ("Streamable HTTP", "mcp"),
@@ -35,6 +35,21 @@ REVEAL = {"cells": "%mcp token", "script": "print(server.token)"}
 shows is saved with the notebook, its checkpoints and its commits)."""
 TOKEN_PLACEHOLDER = "<the token {} shows>"
 """What the client configuration carries in place of the token."""
+
+JUPYTER_TOKEN_PLACEHOLDER = "<your Jupyter token>"
+"""What a URL through Jupyter carries in place of Jupyter's token (``?token=...``)."""
+JUPYTER_TOKEN_NOTE = (
+    "this URL goes through the Jupyter server, which needs its own token in it: replace "
+    f"{JUPYTER_TOKEN_PLACEHOLDER} with it (`jupyter server list` in a terminal of this session shows "
+    "the server's URL with its token=); without it Jupyter answers 403 \"'_xsrf' argument missing\""
+)
+"""The status line (and ``%mcp url``'s note) of a URL through a Jupyter server that requires its token."""
+
+
+def through_jupyter(mcp_url: str, placeholder: str = JUPYTER_TOKEN_PLACEHOLDER) -> str:
+    """``mcp_url`` with Jupyter's token (a placeholder) as its ``token`` query parameter."""
+    return f"{mcp_url}{'&' if '?' in mcp_url else '?'}token={placeholder}"
+
 
 NO_TOKEN = "  Token:      none - anyone who reaches the port can call the tools (NanohubMCP.token = '')"
 """The status line of a server with authorization turned off."""
@@ -67,12 +82,16 @@ def client_config(name: str, mcp_url: str, token: str | None = None) -> dict[str
     return {"mcpServers": {name: entry}}
 
 
-def python_snippet(mcp_url: str, token: str | None) -> str:
+def python_snippet(mcp_url: str, token: str | None, *, jupyter_token: bool = False) -> str:
     """Python that lists the server's tools with the official ``mcp`` client, as pasted; with a
     ``token`` it reads the token from ``$MCP_TOKEN`` (the snippet never carries it: it is shown
-    in a notebook's saved output)."""
+    in a notebook's saved output); with ``jupyter_token`` (a URL through a Jupyter server that
+    requires its token) the URL gets ``?token=`` and Jupyter's token from ``$JUPYTER_TOKEN``."""
     headers = '{"Authorization": "Bearer " + os.environ["MCP_TOKEN"]}' if token else "{}"
-    return PYTHON_SNIPPET.format(url=mcp_url, headers=headers)
+    url = json.dumps(mcp_url)
+    if jupyter_token:
+        url = f'{json.dumps(through_jupyter(mcp_url, ""))} + os.environ["JUPYTER_TOKEN"]'
+    return PYTHON_SNIPPET.format(url=url, headers=headers)
 
 
 PYTHON_SNIPPET = """import asyncio
@@ -85,7 +104,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 async def main():
     http = httpx2.AsyncClient(headers={headers})
-    async with Client(streamable_http_client("{url}", http_client=http)) as client:
+    async with Client(streamable_http_client({url}, http_client=http)) as client:
         tools = await client.list_tools()
         print([tool.name for tool in tools.tools])
 
@@ -122,20 +141,28 @@ class StatusView:
             f"MCP server '{s['name']}' v{s['version']} serving on {s['host']}:{s['port']} ({s['mode']} mode)"
         )
 
+    def _client_url(self) -> str:
+        """The MCP endpoint as a client outside uses it (with Jupyter's token where it needs one)."""
+        s = self.status
+        return through_jupyter(s["mcp_url"]) if s.get("jupyter_token") else str(s["mcp_url"])
+
     def _snippet(self) -> str:
         s = self.status
         token = TOKEN_PLACEHOLDER.format(self.reveal) if s.get("token") else None
-        return json.dumps(client_config(s["name"], s["mcp_url"], token), indent=2)
+        return json.dumps(client_config(s["name"], self._client_url(), token), indent=2)
 
     def _python(self) -> str:
-        return python_snippet(self.status["mcp_url"], self.status.get("token"))
+        s = self.status
+        return python_snippet(s["mcp_url"], s.get("token"), jupyter_token=bool(s.get("jupyter_token")))
 
     def __repr__(self) -> str:
         s = self.status
         lines = [self._headline()]
         if s["running"]:
-            lines.append(f"  MCP endpoint: {s['mcp_url']}")
+            lines.append(f"  MCP endpoint: {self._client_url()}")
             lines.append(f"  Base URL:   {s['public_url']}")
+            if s.get("jupyter_token"):
+                lines.append(f"  Jupyter:    {JUPYTER_TOKEN_NOTE}")
             lines.append("  " + self._token_line())
             if s["public_url"] != s["local_url"]:
                 lines.append(f"  Local URL:  {s['local_url']}")
@@ -169,7 +196,8 @@ class StatusView:
             where = "nanoHUB proxy" if s["hub"] else "this machine"
             parts.append(
                 f"<p>MCP endpoint ({esc(where)}): <a href='{esc(s['mcp_url'])}' target='_blank'>"
-                f"<code>{esc(s['mcp_url'])}</code></a><br>Base URL: <code>{esc(s['public_url'])}</code><br>"
+                f"<code>{esc(self._client_url())}</code></a><br>Base URL: <code>{esc(s['public_url'])}</code><br>"
+                + (f"Jupyter: {esc(JUPYTER_TOKEN_NOTE)}<br>" if s.get("jupyter_token") else "")
                 + (f"Token: required, not shown here (what a cell shows is saved with the notebook); "
                    f"<code>{esc(self.reveal)}</code> shows it; clients send <code>Authorization: Bearer "
                    "&lt;token&gt;</code>, read from <code>$MCP_TOKEN</code>"

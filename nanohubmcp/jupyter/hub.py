@@ -16,12 +16,15 @@ from .serverext.registry import ROUTE
 class HubView:
     """Where the server is reached from outside: ``public_url`` None = this machine only.
 
-    ``streaming`` is a caveat for the status ("" when the route streams every reply).
+    ``streaming`` is a caveat for the status ("" when the route streams every reply);
+    ``jupyter_token``: the URL is the Jupyter server extension's route and that Jupyter server
+    requires its token, which a client puts in the URL (``?token=<Jupyter token>``).
     """
 
     public_url: str | None
     reason: str
     streaming: str = ""
+    jupyter_token: bool = False
 
 
 def detect_hub(port: int) -> HubView:
@@ -41,6 +44,6 @@ def detect_hub(port: int) -> HubView:
         return HubView(None, info.reason)
     if info.mode != "jupyter":
         return HubView(info.public_url, info.reason)
-    url, caveat = routes.choose_route(info.public_url, port)
+    url, caveat, jupyter_token = routes.choose_route(info.public_url, port)
     reason = info.reason if caveat else info.reason.replace(f"proxy/{port}/", f"{ROUTE}/{port}/ (streams)")
-    return HubView(url, reason, caveat)
+    return HubView(url, reason, caveat, jupyter_token)

@@ -114,6 +114,7 @@ def _status(server: Servable, host: str, hub: HubView | None = None) -> dict[str
         "hub": bool(hub is not None and hub.public_url),
         "hub_reason": hub.reason if hub is not None else "",
         "streaming": hub.streaming if hub is not None else "",
+        "jupyter_token": bool(hub is not None and hub.jupyter_token),
         "tools": tools,
         "resources": [r.uri for r in registry.resources.values()]
         + [t.uri_template for t in registry.templates.values()],

@@ -44,7 +44,9 @@ class Followed(Protocol):
     @property
     def port(self) -> int | None: ...
 
-__all__ = ["LIMITED", "choose_route", "configured_note", "extension_running", "follow", "kernel_place"]
+__all__ = [
+    "LIMITED", "choose_route", "configured_note", "extension_running", "follow", "jupyter_marker", "kernel_place",
+]
 
 LIMITED = (
     "streaming limited: the Jupyter server has no nanohubmcp extension, and its proxy/<port>/ route "
@@ -78,23 +80,31 @@ def kernel_place() -> tuple[Path, str] | None:
 
 def extension_running() -> bool:
     """True when the Jupyter server that launched this kernel has loaded the extension."""
+    return jupyter_marker() is not None
+
+
+def jupyter_marker() -> dict[str, Any] | None:
+    """The extension's marker of the Jupyter server that launched this kernel, else None."""
     place = kernel_place()
     parent = os.environ.get("JPY_PARENT_PID", "")
     if place is None or not parent.isdigit():
-        return False
-    return registry.read_marker(place[0], int(parent)) is not None
+        return None
+    return registry.read_marker(place[0], int(parent))
 
 
-def choose_route(proxy_url: str, port: int) -> tuple[str, str]:
-    """The URL to advertise for a jupyter-server-proxy URL ``…/proxy/<port>/``, and a caveat.
+def choose_route(proxy_url: str, port: int) -> tuple[str, str, bool]:
+    """The URL to advertise for a jupyter-server-proxy URL ``…/proxy/<port>/``, a caveat, and
+    whether a client must put Jupyter's token in that URL.
 
-    Returns ``(…/nanohubmcp/<port>/, "")`` when the extension runs in this kernel's Jupyter
-    server, else ``(proxy_url, LIMITED)``.
+    Returns ``(…/nanohubmcp/<port>/, "", token)`` when the extension runs in this kernel's Jupyter
+    server (``token``: that server requires one, as its marker says), else ``(proxy_url, LIMITED,
+    False)``.
     """
     suffix = f"proxy/{port}/"
-    if proxy_url.endswith(suffix) and extension_running():
-        return proxy_url[: -len(suffix)] + f"{registry.ROUTE}/{port}/", ""
-    return proxy_url, LIMITED
+    marker = jupyter_marker() if proxy_url.endswith(suffix) else None
+    if marker is not None:
+        return proxy_url[: -len(suffix)] + f"{registry.ROUTE}/{port}/", "", marker.get("token") is not False
+    return proxy_url, LIMITED, False
 
 
 def configured_note(public_url: str, port: int) -> str:

@@ -18,7 +18,7 @@ from IPython.display import display
 
 from ..errors import NanohubMCPError, RegistrationError
 from ..server.provenance.records import record_id_of
-from .display import StatusView
+from .display import JUPYTER_TOKEN_NOTE, StatusView, through_jupyter
 from .history_view import format_history, format_record
 from .jobs_view import jobs_report
 from .source_lines import parse_source_line
@@ -79,6 +79,8 @@ class ServerCommands:
             raise UsageError("the MCP server is not running; start it with %mcp start")
         if self.session.hub.streaming:
             print(f"Note: {self.session.hub.streaming}")
+        if self.session.hub.jupyter_token:
+            print(f"Note: a client outside uses {through_jupyter(url)}: {JUPYTER_TOKEN_NOTE}")
         return url
 
     def token(self, _: str | None) -> MCPToken | None:

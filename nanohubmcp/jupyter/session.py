@@ -316,6 +316,7 @@ class KernelSession:
             "hub": self.hub.public_url is not None,
             "hub_reason": self.hub.reason,
             "streaming": self.hub.streaming,
+            "jupyter_token": self.hub.jupyter_token,
             "tools": tools,
             "resources": sorted(key for kind, key in self.components.entries if kind == "resource"),
             "prompts": sorted(key for kind, key in self.components.entries if kind == "prompt"),

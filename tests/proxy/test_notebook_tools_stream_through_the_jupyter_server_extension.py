@@ -12,6 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
+import textwrap
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -248,3 +252,55 @@ def test_a_notebook_server_with_its_own_token_is_reached_with_both_credentials(n
     refused, text = _run(scenario())
     assert refused == 401  # Jupyter let it through; the notebook's server wants its own token
     assert float(text) == 5.0
+
+
+JUPYTER_PLACEHOLDER = "?token=<your Jupyter token>"
+
+
+def test_the_status_and_url_put_jupyters_token_in_the_url(notebook: StreamingNotebook) -> None:
+    """A fresh-user trial used the status's URL and snippets as shown and got Jupyter's 403 "'_xsrf'
+    argument missing from POST": nothing said Jupyter's own token goes in the URL."""
+    shown = notebook.detected_url + JUPYTER_PLACEHOLDER
+    status = notebook.first_cell.text
+    assert f"MCP endpoint: {shown}" in status
+    assert f'"{shown}"' in status.split("Client configuration (desktop clients", 1)[1]  # the bridge's URL
+    assert "jupyter server list" in status
+    assert "jupyter server list" in notebook.url_cell.stdout  # %mcp url's note
+    assert shown in notebook.url_cell.stdout
+    assert notebook.jupyter.token not in status + notebook.url_cell.text  # never the secret itself
+
+
+def test_the_python_snippet_as_shown_lists_the_tools_through_jupyter(notebook: StreamingNotebook) -> None:
+    text = notebook.first_cell.text
+    snippet = textwrap.dedent(text.split("Python client (official SDK):\n", 1)[1])
+    snippet = snippet.replace(f"https://proxy.{HUB_HOST}", notebook.nginx.origin)  # the hub's host, here
+    done = subprocess.run(
+        [sys.executable, "-c", snippet], capture_output=True, text=True, timeout=60,
+        env={**os.environ, "JUPYTER_TOKEN": notebook.jupyter.token},
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "count_slowly" in done.stdout
+
+
+def _bridge_answer(url: str) -> dict[str, Any]:
+    """What ``nanohubmcp bridge URL`` answers a client's initialize with."""
+    initialize = {
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "nanohubmcp", "bridge", url], input=json.dumps(initialize) + "\n",
+        capture_output=True, text=True, timeout=60,
+    )
+    return dict(json.loads(done.stdout.splitlines()[0]))
+
+
+def test_the_bridge_names_jupyters_token_when_jupyter_refuses(notebook: StreamingNotebook) -> None:
+    message = _bridge_answer(notebook.base + "mcp")["error"]["message"]
+    assert "HTTP 403 Forbidden" in message
+    assert "'_xsrf' argument missing from POST" in message
+    assert "needs Jupyter's own token in it, .../mcp?token=<Jupyter token>" in message
+    wrong = _bridge_answer(notebook.base + "mcp?token=not-it")["error"]["message"]
+    assert "refused the token in the URL" in wrong
+    right = _bridge_answer(f"{notebook.base}mcp?token={notebook.jupyter.token}")
+    assert right["result"]["serverInfo"]["name"]

@@ -286,6 +286,9 @@ def install(serverapp: ServerApp) -> None:
     pid = os.getpid()
     marker = registry.marker_path(runtime_dir, pid)
     os.makedirs(runtime_dir, exist_ok=True)
-    registry.write_json(marker, {"version": registry.FORMAT, "pid": pid, "base_url": base_url})
+    # Whether clients need Jupyter's token (never the token itself): the kernel's status then says where it goes.
+    provider = getattr(serverapp, "identity_provider", None)
+    token = bool(getattr(provider, "token", None) or getattr(serverapp, "token", None))
+    registry.write_json(marker, {"version": registry.FORMAT, "pid": pid, "base_url": base_url, "token": token})
     atexit.register(registry.remove_if_owned, marker, "pid", pid)
     serverapp.log.info("nanohubmcp: notebook MCP servers stream at %s/<port>/", root)

@@ -6,9 +6,12 @@ connection files (``kernel-<id>.json``; Jupyter Server's ``runtime_dir``), priva
 
 ``nanohubmcp-serverext-<server pid>.json``
     written by the extension when Jupyter Server loads it and removed when that process exits:
-    ``{"version": 1, "pid": <server pid>, "base_url": "/user/x/"}``. A kernel learns that the
+    ``{"version": 1, "pid": <server pid>, "base_url": "/user/x/", "token": true}``. A kernel learns that the
     server which launched it (``JPY_PARENT_PID``, set by jupyter_client for every kernel it
-    starts) runs the extension by finding this file with that pid, and the pid alive.
+    starts) runs the extension by finding this file with that pid, and the pid alive; ``token``
+    says whether that server requires its token (never the token), so the kernel's status can say
+    that a client's URL needs ``?token=<Jupyter token>`` (missing, as written by an earlier
+    version: taken as true, Jupyter Server's default).
 
 ``nanohubmcp-port-<port>.json``
     written by a kernel while one of its MCP servers listens on ``<port>`` (removed when it

@@ -10,9 +10,10 @@ mid-call would time out); both types elsewhere, as the specification asks.
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 from ...errors import ConfigurationError, UsageError
 
@@ -100,6 +101,37 @@ class BridgeOptions:
         if _JUPYTER_PROXY_ROUTE.search(urlsplit(url).path):
             return cls(url=url, headers=sent, accept=SSE_ONLY)
         return cls(url=url, headers=sent)
+
+
+_JUPYTER_ROUTE = re.compile(r"/(?:proxy|nanohubmcp)/\d{1,5}/")
+"""A route through a Jupyter server to a notebook's MCP server (jupyter-server-proxy's, or the extension's)."""
+
+
+def jupyter_refusal(url: str, status: int, body: str) -> str | None:
+    """What to tell the user when a Jupyter server, not the MCP server, refused a request to ``url``
+    (403 with Jupyter's XSRF message, or Jupyter's ``{"message", "reason"}`` error on a route through
+    Jupyter); else None.
+
+    A client that does not send Jupyter's token gets Jupyter's "'_xsrf' argument missing from POST",
+    which says nothing about tokens.
+    """
+    if status != 403:
+        return None
+    try:
+        reply = json.loads(body)
+    except ValueError:
+        reply = None
+    jupyter_shaped = isinstance(reply, dict) and set(reply) == {"message", "reason"}
+    parts = urlsplit(url)
+    if "_xsrf" not in body and not (jupyter_shaped and _JUPYTER_ROUTE.search(parts.path)):
+        return None
+    said = reply["message"] if jupyter_shaped else " ".join(body.split())[:200]
+    if "token" in dict(parse_qsl(parts.query)):
+        return (f"the Jupyter server at {parts.netloc} refused the token in the URL (it said: {said}): put that "
+                "Jupyter server's own token in ?token= (`jupyter server list` shows it)")
+    return (f"the Jupyter server at {parts.netloc} refused the request (it said: {said}): a URL through Jupyter "
+            "needs Jupyter's own token in it, .../mcp?token=<Jupyter token> (the MCP server's token stays in "
+            "MCP_TOKEN)")
 
 
 def legacy_url(url: str) -> str:

@@ -25,7 +25,7 @@ from ..config import DEFAULT_MAX_REQUEST_BYTES
 from ..lines import LineWriter, TooLong, too_long_response
 from .exchange import Exchange, HTTPFailure
 from .headers import Mark, modern_headers
-from .options import BridgeOptions, legacy_url
+from .options import BridgeOptions, jupyter_refusal, legacy_url
 from .renewal import renew
 from .response_stream import MAX_RECONNECTS, RECONNECT_SECONDS, ResponseStream
 
@@ -187,6 +187,10 @@ class Bridge:
                 "the server no longer knows this session (it restarted or the session "
                 "expired); restart the client's connection to start a new one",
             )
+            return
+        refusal = jupyter_refusal(self.options.url, exchange.status, text.decode("utf-8", errors="replace"))
+        if refusal is not None:
+            self.fail(request_id, f"HTTP {exchange.status} {exchange.reason} from {self.options.url}: {refusal}")
             return
         snippet = " ".join(text.decode("utf-8", errors="replace").split())[:200]
         self.fail(
