@@ -18,9 +18,9 @@ A component cell:
 4. registers the function, replacing the previous one of that name (clients receive
    ``notifications/*/list_changed``), and starts the server on first use.
 
-``%mcp start|stop|status|url|token|tools|jobs|remove NAME|log`` manages the server; ``%mcp call NAME {...}``
-calls a tool; ``%mcp sim2l PATH`` serves a Sim2L notebook as a tool, ``%mcp rappture PATH`` a
-Rappture tool.
+``%mcp start|stop|status|url|token|tools|jobs|history|remove NAME|log`` manages the server; ``%mcp call NAME
+{...}`` calls a tool; ``%mcp sim2l PATH`` serves a Sim2L notebook as a tool, ``%mcp rappture PATH`` a
+Rappture tool; ``%mcp`` alone (or ``%mcp help``) lists the actions (:data:`ACTION_HELP`).
 
 Magic lines are taken literally: IPython's ``{expr}`` and ``$var`` expansion is off for every
 magic here (``no_var_expand``), so ``%%mcp_resource data://y/{x}`` is a template even when the
@@ -54,11 +54,26 @@ if TYPE_CHECKING:
     from .cellspec import PromptSpec, ResourceSpec, ToolSpec
     from .session import KernelSession
 
-__all__ = ["MCPMagics"]
+__all__ = ["ACTIONS", "ACTION_HELP", "MCPMagics", "actions_text"]
 
-ACTIONS = (
-    "start", "stop", "status", "url", "token", "tools", "jobs", "history", "remove", "log", "call", "sim2l", "rappture",
-)
+ACTION_HELP = {
+    "start": "serve with the NanohubMCP settings",
+    "stop": "stop serving and free the port",
+    "status": "the URL, endpoints, tools and client configurations",
+    "url": "the MCP endpoint URL clients connect to (returned)",
+    "token": "the token clients send, shown until the next cell runs (t = %mcp token keeps it)",
+    "tools": "the tools this notebook serves",
+    "jobs": "this kernel's jobs of --async tools (--all: every job of the state directory)",
+    "history": "the provenance records of recent calls and jobs (history ID: one in full)",
+    "remove": "remove NAME: unregister a tool, prompt or resource",
+    "log": "recent calls and changes, then the traceback of the last call that raised",
+    "call": 'call NAME {"a": 1}: call a tool through the server, as a client would',
+    "sim2l": "sim2l PATH [--name N] [--async]: serve a Sim2L notebook as a tool",
+    "rappture": "rappture PATH [--name N] [--async]: serve a Rappture tool.xml as a tool",
+    "help": "this list",
+}
+"""Every ``%mcp`` action with its one-line summary (``%mcp`` alone, or ``%mcp help``, prints them)."""
+ACTIONS = tuple(ACTION_HELP)
 
 
 def _documented_by(options: tuple[cellspec.Option, ...]) -> Callable[[Any], Any]:
@@ -247,6 +262,9 @@ class MCPMagics(Magics):
         ``python3 -m pip install 'nanohub-mcp[rappture]'``).
         """
         action_word, _, rest = line.strip().partition(" ")
+        if action_word in ("", "help"):
+            print(actions_text())
+            return None
         if action_word == "call":  # its JSON arguments are not shell words
             return self.commands.call(rest)
         if action_word in KINDS:  # a path and its own options
@@ -260,6 +278,13 @@ class MCPMagics(Magics):
             return self.commands.jobs(every=args.all)
         action: Callable[[str | None], str | None] = getattr(self.commands, args.action)
         return action(args.target)
+
+
+def actions_text() -> str:
+    """What ``%mcp`` alone (and ``%mcp help``) prints: every action with its summary."""
+    width = max(map(len, ACTIONS))
+    lines = [f"  %mcp {name:<{width}}  {summary}" for name, summary in ACTION_HELP.items()]
+    return "\n".join(["%mcp ACTION: manage the notebook's MCP server (%mcp? for the details)", *lines])
 
 
 def _in_magic_terms(exc: RegistrationError, kind: str) -> str:
