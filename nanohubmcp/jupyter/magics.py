@@ -64,7 +64,7 @@ ACTION_HELP = {
     "token": "the token clients send, shown until the next cell runs (t = %mcp token keeps it)",
     "tools": "the tools this notebook serves",
     "jobs": "this kernel's jobs of --async tools (--all: every job of the state directory)",
-    "history": "the provenance records of recent calls and jobs (history ID: one in full)",
+    "history": "this kernel's provenance records of recent calls (history ID: one in full; --all: every kernel's)",
     "remove": "remove NAME: unregister a tool, prompt or resource",
     "log": "recent calls and changes, then the traceback of the last call that raised",
     "call": 'call NAME {"a": 1}: call a tool through the server, as a client would',
@@ -235,7 +235,7 @@ class MCPMagics(Magics):
     @magic_arguments()
     @argument("action", choices=ACTIONS, help="what to do")
     @argument("target", nargs="?", help="the name (or resource URI) for 'remove'; for 'call': NAME {JSON}")
-    @argument("--all", action="store_true", help="jobs: also the jobs other kernels ran with this state directory")
+    @argument("--all", action="store_true", help="jobs, history: also those of other kernels with this state directory")
     def mcp(self, line: str) -> Any:
         """Manage the notebook's MCP server.
 
@@ -247,8 +247,9 @@ class MCPMagics(Magics):
         ``str`` whose repr hides it);
         tools: list the tools; jobs [--all]: list the jobs of --async tools (status, progress, age,
         executor), newest first: this kernel's, or with --all every job of the state directory
-        (other kernels of a server of the same name share it); history [ID]: the provenance
-        records of recent calls and jobs (one in full with its id); remove NAME: unregister a tool, prompt or resource;
+        (other kernels of a server of the same name share it); history [ID] [--all]: the provenance
+        records of this kernel's recent calls and jobs (--all: every kernel's; one in full with its id);
+        remove NAME: unregister a tool, prompt or resource;
         log: recent calls and changes, then the traceback of the last call that raised;
         call NAME {"a": 1}: call a tool through the server, as a client would (its arguments
         validated); returns the ``CallToolResult``, shown as a client shows it as the cell's
@@ -272,10 +273,12 @@ class MCPMagics(Magics):
         args = parse_argstring(self.mcp, line)
         if args.action not in ("remove", "history") and args.target is not None:
             raise UsageError(f"%mcp {args.action} takes no argument")
-        if args.all and args.action != "jobs":
-            raise UsageError(f"%mcp {args.action} takes no --all (only %mcp jobs does)")
+        if args.all and args.action not in ("jobs", "history"):
+            raise UsageError(f"%mcp {args.action} takes no --all (only %mcp jobs and %mcp history do)")
         if args.action == "jobs":
             return self.commands.jobs(every=args.all)
+        if args.action == "history":
+            return self.commands.history(args.target, every=args.all)
         action: Callable[[str | None], str | None] = getattr(self.commands, args.action)
         return action(args.target)
 

@@ -19,7 +19,7 @@ from IPython.display import display
 from ..errors import NanohubMCPError, RegistrationError
 from ..server.provenance.records import record_id_of
 from .display import JUPYTER_TOKEN_NOTE, StatusView, through_jupyter
-from .history_view import format_history, format_record
+from .history_view import HISTORY_ROWS, SCANNED, format_record, history_report
 from .jobs_view import jobs_report
 from .source_lines import parse_source_line
 from .token_view import MCPToken, show_token_once
@@ -110,14 +110,16 @@ class ServerCommands:
         # Another kernel's server of the same name shares the store: its jobs are left out unless asked.
         print(jobs_report(self.session.server.core.jobs, self.session.job_processes, every=every))
 
-    def history(self, target: str | None) -> None:
-        """``%mcp history [ID]``: recent provenance records, or one in full."""
+    def history(self, target: str | None, *, every: bool = False) -> None:
+        """``%mcp history [ID] [--all]``: this kernel's recent provenance records (``every``: those of
+        every kernel sharing the state directory), or one record in full (any kernel's)."""
         store = self.session.server.core.provenance
         if target:
             record_id = record_id_of(target) or target
             print(format_record(store.find(record_id), target))
         else:
-            print(format_history(store.recent(50)))
+            rows = store.recent(HISTORY_ROWS if every else SCANNED)
+            print(history_report(rows, self.session.server.core.jobs.directory, every=every))
 
     def remove(self, target: str | None) -> None:
         """``%mcp remove NAME``."""

@@ -20,8 +20,8 @@ from typing import Any, TypeVar
 from jupyter_client.manager import KernelManager
 from kernel_launch import HUB_VARS, KERNEL_NAME, kernel_environment, make_manager, write_kernel_spec
 
-__all__ = ["HUB_VARS", "KERNEL_NAME", "Cell", "LiveKernel", "kernel_environment", "make_manager",
-           "run_async", "server_url", "write_kernel_spec"]
+__all__ = ["HUB_VARS", "KERNEL_NAME", "Cell", "LiveKernel", "kernel_environment", "kernel_sharing_state",
+           "make_manager", "run_async", "server_url", "write_kernel_spec"]
 
 T = TypeVar("T")
 
@@ -188,6 +188,14 @@ class LiveKernel:
 def run_async(coro: Coroutine[Any, Any, T], timeout: float = 60.0) -> T:
     """Run a client coroutine to completion from a sync test, bounded in time."""
     return asyncio.run(asyncio.wait_for(coro, timeout))
+
+
+def kernel_sharing_state(start_kernel: Any, state: str) -> LiveKernel:
+    """A kernel from the ``start_kernel`` fixture with the state directory ``state`` (which other
+    kernels of the test share), no token, ``%load_ext nanohubmcp`` done and port 0."""
+    live: LiveKernel = start_kernel(NANOHUBMCP_STATE_DIR=state, MCP_TOKEN="")
+    live.run_ok("%load_ext nanohubmcp\n%config NanohubMCP.port = 0")
+    return live
 
 
 def server_url(live: LiveKernel) -> str:

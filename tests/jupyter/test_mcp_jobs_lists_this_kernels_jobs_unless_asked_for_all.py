@@ -8,21 +8,21 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from kernels import kernel_sharing_state
+
 TOOL = "%%mcp_tool --async\ndef quick(x: int) -> int:\n    'Double it.'\n    return 2 * x\n"
 
 
 def test_another_kernels_jobs_are_counted_and_listed_only_with_all(start_kernel: Any, tmp_path: Path) -> None:
     state = str(tmp_path / "state")
-    first = start_kernel(NANOHUBMCP_STATE_DIR=state, MCP_TOKEN="")
-    first.run_ok("%load_ext nanohubmcp\n%config NanohubMCP.port = 0")
+    first = kernel_sharing_state(start_kernel, state)
     first.run_ok(TOOL)
     first.run_ok("r = %mcp call quick {\"x\": 2}")
     mine = first.run_ok("%mcp jobs").text
     assert " quick " in mine
     assert "other kernels" not in mine
 
-    second = start_kernel(NANOHUBMCP_STATE_DIR=state, MCP_TOKEN="")
-    second.run_ok("%load_ext nanohubmcp\n%config NanohubMCP.port = 0")
+    second = kernel_sharing_state(start_kernel, state)
     assert second.run_ok("%mcp status").status == "ok"
     fresh = second.run_ok("%mcp jobs").text
     assert "No jobs yet" in fresh
