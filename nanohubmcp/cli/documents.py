@@ -17,8 +17,12 @@ import sys
 import tempfile
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import ConfigurationError, NanohubMCPError, UsageError
+
+if TYPE_CHECKING:
+    from ..jupyter.translate import Script
 
 __all__ = ["export_notebook", "export_provenance", "print_desktop_config", "write_server_json"]
 
@@ -78,9 +82,8 @@ def export_notebook(args: argparse.Namespace) -> int:
     if output.exists() and not args.force and not looks_exported(output.read_text(errors="replace")):
         raise NanohubMCPError(f"{output} exists and is not an earlier export; use --force to replace it")
     _write_atomically(output, script.text)
-    found = {"tool": script.tools, "resource": script.resources, "prompt": script.prompts}
-    counts = ", ".join(f"{len(v)} {kind}{'' if len(v) == 1 else 's'}" for kind, v in found.items())
-    print(f"Wrote {output} ({counts}). Run it: python {output}, or start_mcp --app {output}", file=sys.stderr)
+    print(f"Wrote {output} ({export_counts(script)}). Run it: python {output}, or start_mcp --app {output}",
+          file=sys.stderr)
     for line in script.dropped:
         print(f"  dropped (see the comment in the script): {line}", file=sys.stderr)
     for line in script.notes:
@@ -149,6 +152,23 @@ def _output_path(notebook: Path, option: str | None) -> Path | None:
         return notebook.parent / "start_mcp.py"
     path = Path(option)
     return path / "start_mcp.py" if path.is_dir() else path
+
+
+def export_counts(script: Script) -> str:
+    """What an export serves, e.g. ``"4 tools (2 from %%mcp_tool cells, 1 Rappture tool, 1 Sim2L
+    notebook), 0 resources, 0 prompts"``: the tools of ``%mcp rappture`` / ``%mcp sim2l`` lines count."""
+
+    def many(count: int, word: str) -> str:
+        return f"{count} {word}{'' if count == 1 else 's'}"
+
+    kinds = [source.split(" ", 1)[0] for source in script.sources]
+    tools = many(len(script.tools) + len(kinds), "tool")
+    if kinds:
+        parts = [f"{len(script.tools)} from %%mcp_tool cells"] if script.tools else []
+        parts += [many(kinds.count("rappture"), "Rappture tool")] if "rappture" in kinds else []
+        parts += [many(kinds.count("sim2l"), "Sim2L notebook")] if "sim2l" in kinds else []
+        tools += f" ({', '.join(parts)})"
+    return f"{tools}, {many(len(script.resources), 'resource')}, {many(len(script.prompts), 'prompt')}"
 
 
 def _write_atomically(path: Path, text: str) -> None:

@@ -98,6 +98,7 @@ class MCPExporter(Exporter):
             self.log.warning("%s", line)
         resources["mcp"] = {
             "tools": list(script.tools),
+            "sources": list(script.sources),
             "resources": list(script.resources),
             "prompts": list(script.prompts),
             "dropped": list(script.dropped),

@@ -152,6 +152,9 @@ class Script:
         formatter: ``"ruff"`` or ``"black"`` when one formatted ``text``, else None.
         notes: what the script does differently from the notebook, one line each, for the terminal
             (a notebook host other machines reach: the script binds 127.0.0.1).
+        sources: the tools of other formats it serves, one ``"<kind> <path>"`` each
+            (``"rappture tools/fermi/tool.xml"``, ``"sim2l cooling.ipynb"``; kinds: ``%mcp rappture`` and
+            ``%mcp sim2l`` lines), whose tool names are read from those files when the script runs.
     """
 
     text: str
@@ -162,6 +165,7 @@ class Script:
     dropped: tuple[str, ...]
     formatter: str | None
     notes: tuple[str, ...] = ()
+    sources: tuple[str, ...] = ()
 
 
 class _Untranslatable(Exception):
@@ -212,7 +216,7 @@ def translate(notebook: Mapping[str, Any], *, source: str = "notebook.ipynb", ou
     compile(text, source, "exec")  # valid whenever every cell is; a failure here is a bug
     found = builder.found
     return Script(text, name, tuple(found["tool"]), tuple(found["resource"]), tuple(found["prompt"]),
-                  tuple(builder.dropped), formatter, builder.notes())
+                  tuple(builder.dropped), formatter, builder.notes(), tuple(builder.sources))
 
 
 def looks_exported(text: str) -> bool:
@@ -233,6 +237,8 @@ class _Builder:
         self.futures: list[str] = []
         self.dropped: list[str] = []
         self.found: dict[str, list[str]] = {"tool": [], "resource": [], "prompt": []}
+        self.sources: list[str] = []
+        """``"<kind> <path>"`` of each ``%mcp rappture`` / ``%mcp sim2l`` line (:attr:`Script.sources`)."""
         self.registered: dict[tuple[str, str], tuple[int, str]] = {}
         """(kind, name or URI) -> (its block, its decorator line): a cell run again later replaces it."""
         self.left_out: dict[str, int] = {}
@@ -393,9 +399,11 @@ class _Builder:
             kind, _, rest = line.partition(" ")
             if args[0] == "mcp" and kind in SOURCE_KINDS:
                 try:
-                    return _Code(parse_source_line(kind, rest).code())
+                    parsed = parse_source_line(kind, rest)
                 except ValueError as exc:
                     raise self._error(call, str(exc)) from None
+                self.sources.append(f"{kind} {parsed.path}")
+                return _Code(parsed.code())
         elif method in ("system", "getoutput") and args and isinstance(args[0], str):
             what = ("!" if method == "system" else "!!") + args[0]
         else:

@@ -44,3 +44,27 @@ def test_the_lines_become_registrations_and_the_script_serves_the_tool(tmp_path:
 def test_a_line_the_magic_refuses_cannot_be_exported() -> None:
     with pytest.raises(NanohubMCPError, match="unknown option --fast"):
         translate(notebook(f"%mcp rappture {FERMI} --fast"), source="nb.ipynb", output="s.py", format_code=False)
+
+
+def test_the_export_counts_the_tools_of_rappture_and_sim2l_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A fresh-user trial's export of two %%mcp_tool cells, a Rappture tool and a Sim2L said "2 tools"."""
+    from nanohubmcp.cli import main
+
+    path = tmp_path / "mixed.ipynb"
+    nbformat.write(notebook(
+        "%load_ext nanohubmcp",
+        f"%mcp rappture {FERMI}",
+        "%mcp sim2l examples/sim2l/cooling/cooling.ipynb --name cool",
+        "%%mcp_tool\ndef kt(t: float) -> float:\n    return t\n",
+        "%%mcp_tool\ndef twice(x: int) -> int:\n    return 2 * x\n",
+    ), path)
+    assert main(["export", str(path), "-o", str(tmp_path / "mixed_server.py"), "--no-format"]) == 0
+    said = capsys.readouterr().err
+    assert (f"Wrote {tmp_path / 'mixed_server.py'} (4 tools (2 from %%mcp_tool cells, 1 Rappture tool, "
+            "1 Sim2L notebook), 0 resources, 0 prompts)") in said
+    only = tmp_path / "only.ipynb"
+    nbformat.write(notebook(f"%mcp rappture {FERMI}"), only)
+    assert main(["export", str(only), "-o", str(tmp_path / "only.py"), "--no-format"]) == 0
+    assert "(1 tool (1 Rappture tool), 0 resources, 0 prompts)" in capsys.readouterr().err
