@@ -9,10 +9,16 @@ The marking holds at any depth: a ``Secret`` field of a TypedDict, dataclass or 
 the items of ``list[Secret]``, the values of ``dict[str, Secret]``, ``Secret | None``.
 :func:`secret_plan` reads once, from a tool's input schema, where its secret values sit;
 :func:`stored_arguments` replaces them by :data:`REDACTED` in what is stored.
+
+A value JSON has no form for (only ``server.call`` can pass one: a dataclass or pydantic model
+*instance*, any other object) is stored in the form :func:`stored_form` gives it, which reads the
+marking from the value's own class: its ``Secret`` fields are replaced too.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import typing
 from collections.abc import Iterator, Mapping
 from typing import Annotated, Any
 
@@ -260,3 +266,73 @@ def _redact(value: Any, plans: list[Plan], depth: int) -> Any:
             items.append(_redact(member, subs, depth + 1) if subs else member)
         return items
     return value
+
+
+def stored_form(value: object) -> object:
+    """The form a record stores a value JSON has no form for in (the ``default`` of the JSON
+    writers of provenance and job records; only ``server.call`` can pass such a value).
+
+    A dataclass or pydantic model instance becomes the dict of its fields, a field its class
+    annotates ``Secret`` (``Optional[Secret]``, ``list[Secret]``... : any annotation holding the
+    marking) replaced by :data:`REDACTED` (a null stays null); the other fields' values are written
+    as they are (in this form again when they are such values). Any other object is written as
+    its ``str()``, unless its class annotates an attribute ``Secret``: then as
+    ``"[not stored: a <class> object]"``, as is a dataclass or model whose annotations cannot be
+    read (a forward reference that does not resolve).
+
+    .. versionchanged:: 1.0
+       A dataclass or model instance was written as its ``str()``, ``Secret`` fields included.
+    """
+    kind: type[Any] = type(value)
+    try:
+        secret = _secret_fields(kind)
+    except TypeError:  # a class whose metaclass makes it unhashable: its annotations go unread
+        secret = None
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        names = [field.name for field in dataclasses.fields(value)]
+    elif isinstance(getattr(kind, "model_fields", None), dict):  # a pydantic model (v2)
+        names = list(kind.model_fields)
+    else:
+        return _unstored(kind) if secret else str(value)  # (annotations unread: its str(), as before)
+    if secret is None:
+        return _unstored(kind)
+    form: dict[str, Any] = {}
+    for name in names:
+        member = getattr(value, name, None)
+        form[name] = REDACTED if name in secret and member is not None else member
+    return form
+
+
+def _unstored(kind: type) -> str:
+    return f"[not stored: a {kind.__qualname__} object]"
+
+
+_read_classes: dict[type[Any], frozenset[str] | None] = {}
+"""What :func:`_secret_fields` found, by class (at most :data:`_READ_CLASSES`; emptied when full)."""
+_READ_CLASSES = 256
+
+
+def _secret_fields(kind: type[Any]) -> frozenset[str] | None:
+    """The attributes ``kind`` (and its bases) annotate with a secret marking; None when its
+    annotations cannot be read."""
+    if kind in _read_classes:
+        return _read_classes[kind]
+    try:
+        hints = typing.get_type_hints(kind, include_extras=True)
+    except Exception:  # an unresolvable forward reference, a broken annotation
+        found = None
+    else:
+        found = frozenset(name for name, hint in hints.items() if _marks_secret(hint, 0))
+    if len(_read_classes) >= _READ_CLASSES:
+        _read_classes.clear()
+    _read_classes[kind] = found
+    return found
+
+
+def _marks_secret(hint: object, depth: int) -> bool:
+    """Whether an annotation holds a secret marking anywhere (``Secret``, ``Secret | None``,
+    ``list[Secret]``, ``dict[str, Secret]``)."""
+    for meta in getattr(hint, "__metadata__", ()):
+        if isinstance(meta, Mapping) and (meta.get("format") in SECRET_FORMATS or meta.get("writeOnly") is True):
+            return True
+    return depth < _DEPTH and any(_marks_secret(arg, depth + 1) for arg in typing.get_args(hint))

@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import JobLimitReached
+from ..schema.secret import stored_form
 from .errors import StateBusy, StateUnavailable
 from .url import StateURL
 
@@ -124,8 +125,8 @@ class RedisJobBackend:
 
     def insert(self, record: dict[str, Any], *, max_total: int, max_per_owner: int) -> None:
         fields: list[str] = []
-        for name, value in record.items():
-            fields += [name, json.dumps(value)]
+        for name, value in record.items():  # (arguments may hold objects JSON has no form for: see stored_form)
+            fields += [name, json.dumps(value, default=stored_form)]
         keys = [
             self._key("jobs"),
             self._key("jobs", "o", str(record["owner_key"])),

@@ -12,6 +12,7 @@ field lost even that marking).
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 from typing import Any, TypedDict
@@ -115,4 +116,90 @@ async def test_nested_secrets_stay_out_of_records_jobs_and_crates(tmp_path: Path
     for path in files:
         data = path.read_bytes()
         for value in VALUES:
+            assert value.encode() not in data, (value, path)
+
+
+@dataclasses.dataclass
+class Key:
+    host: str
+    key: Secret
+    spare: Secret | None = None
+
+
+class Holder:
+    """A plain class whose annotation marks an attribute secret (no fields to walk)."""
+
+    token: Secret
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+
+    def __str__(self) -> str:
+        return f"Holder({self.token})"
+
+
+OBJECT_VALUES = ("OBJ-PW-1", "OBJ-KEY-2", "OBJ-KEY-3", "OBJ-HOLD-4", "OBJ-JOB-5", "OBJ-JOB-6")
+
+
+async def test_secrets_in_objects_given_to_server_call_stay_out_of_records_jobs_and_crates(tmp_path: Path) -> None:
+    """``server.call`` may pass what a client cannot: a pydantic model or dataclass *instance*, any
+    object (to a parameter typed ``Any``/``object``/``dict``). Its ``Secret`` fields were written
+    as the record's JSON writer rendered the object (its ``str()``: the password in clear in
+    ``provenance.sqlite3`` and the crate), and a job's arguments could not be stored at all (an
+    internal error). Now the object's own annotations say what is secret."""
+    state = tmp_path / "state"
+    seen: list[Any] = []
+    server = MCPServer("object-secrets", state_dir=str(state))
+
+    @server.tool()
+    def connect(creds: Any, keys: dict[str, Any], holder: object, plain: object) -> str:
+        """Connect with credentials held in objects."""
+        seen.append((creds.password, keys["a"].key, keys["b"][0].key, holder.token, plain))
+        return "ok"
+
+    @server.async_tool()
+    def fetch(creds: Any, key: object) -> str:
+        """Fetch with credentials held in objects, as a job."""
+        seen.append((creds.password, key.key))
+        return "fetched"
+
+    server.start(port=0, quiet=True)
+    try:
+        called = await anyio.to_thread.run_sync(lambda: server.call("connect", {
+            "creds": Creds(user="u", password="OBJ-PW-1"),
+            "keys": {"a": Key("h", "OBJ-KEY-2"), "b": [Key("g", "OBJ-KEY-3", spare=None)]},
+            "holder": Holder("OBJ-HOLD-4"),
+            "plain": Path("/data/in.csv"),
+        }))
+        assert not called.is_error, called
+        started = await anyio.to_thread.run_sync(lambda: server.call("fetch", {
+            "creds": Creds(user="u", password="OBJ-JOB-5"), "key": Key("h", "OBJ-JOB-6")}))
+        assert not started.is_error, started
+        job_id = started.structured["job_id"]
+        deadline = time.monotonic() + 30
+        while (await anyio.to_thread.run_sync(lambda: server.call("get_job_result", {"job_id": job_id}))
+               ).structured["status"] != "done":
+            assert time.monotonic() < deadline
+            await anyio.sleep(0.02)
+        record = server.core.provenance.find(called["_meta"]["io.nanohub/provenance"].rsplit("/", 1)[1])
+        crate = server.export_provenance(called["_meta"]["io.nanohub/provenance"], tmp_path / "crate")
+        job_crate = server.export_provenance(started["_meta"]["io.nanohub/provenance"], tmp_path / "job-crate")
+    finally:
+        server.stop()
+    assert seen == [("OBJ-PW-1", "OBJ-KEY-2", "OBJ-KEY-3", "OBJ-HOLD-4", Path("/data/in.csv")),
+                    ("OBJ-JOB-5", "OBJ-JOB-6")]
+    assert record is not None
+    assert record["arguments"] == {
+        "creds": {"user": "u", "password": REDACTED},
+        "keys": {"a": {"host": "h", "key": REDACTED, "spare": None},
+                 "b": [{"host": "g", "key": REDACTED, "spare": None}]},
+        "holder": "[not stored: a Holder object]",
+        "plain": "/data/in.csv",  # an object whose class marks nothing secret: its str(), as before
+    }
+    files = [p for where in (state, crate, job_crate) for p in where.rglob("*") if p.is_file()]
+    assert any(p.name.startswith("jobs.sqlite3") for p in files)
+    assert any(p.name.startswith("provenance.sqlite3") for p in files)
+    for path in files:
+        data = path.read_bytes()
+        for value in OBJECT_VALUES:
             assert value.encode() not in data, (value, path)

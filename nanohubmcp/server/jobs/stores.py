@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import JobLimitReached
+from ...schema.secret import stored_form
 from . import DB_FILE
 from .runs import RunnerLocks
 
@@ -369,7 +370,9 @@ def open_backend(kind: str, shared: StateURL | None, name: str, directory: str, 
 
 def _encode(name: str, value: object) -> Any:
     if name in JSON_COLUMNS:
-        return None if value is None else json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        # (arguments from server.call may hold objects JSON has no form for: stored_form's form, secrets out)
+        return None if value is None else json.dumps(value, separators=(",", ":"), ensure_ascii=False,
+                                                     default=stored_form)
     if name in FLAG_COLUMNS:
         return int(bool(value))
     return value

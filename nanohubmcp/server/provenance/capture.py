@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from ..wire.sessions import Session
 
 from ...protocol import jsonenc
-from ...schema.secret import stored_arguments
+from ...schema.secret import stored_arguments, stored_form
 
 MAX_KEPT_ARGUMENTS_BYTES = 64 * 1024
 """The arguments of a record are kept up to this size (their JSON text, bytes); beyond it the largest
@@ -56,19 +56,19 @@ def arguments_text(arguments: dict[str, Any]) -> str:
     JSON text) until it fits: a client cannot make each record hold megabytes (a 16 MiB body is
     allowed), and the names and small values stay readable.
     """
-    text = _json(arguments)
+    text = _arguments_json(arguments)
     if len(text) <= MAX_KEPT_ARGUMENTS_BYTES and (text.isascii() or len(text.encode()) <= MAX_KEPT_ARGUMENTS_BYTES):
         return text
-    sized = sorted(((len(_json(value).encode()), name) for name, value in arguments.items()), reverse=True)
+    sized = sorted(((len(_arguments_json(value).encode()), name) for name, value in arguments.items()), reverse=True)
     total = len(text.encode())
     kept = dict(arguments)
     for size, name in sized:
         if total <= MAX_KEPT_ARGUMENTS_BYTES:
             break
-        value_text = _json(arguments[name])
+        value_text = _arguments_json(arguments[name])
         kept[name] = f"[not stored: {size} bytes of JSON, {digest_text(value_text)}]"
         total -= size - len(kept[name]) - 2
-    return _json(kept)
+    return _arguments_json(kept)
 
 
 def _refuse(value: object) -> object:
@@ -81,6 +81,9 @@ NaN or infinities (the same options: compact, ``ensure_ascii=False``, ``allow_na
 raises TypeError/ValueError for the rest."""
 _json = jsonenc.compact_writer(str, allow_nan=True)
 """Compact JSON text of a record's small parts (a value JSON has no form for as its ``str``)."""
+_arguments_json = jsonenc.compact_writer(stored_form, allow_nan=True)
+"""Compact JSON text of a record's arguments: a value JSON has no form for in the form
+:func:`~nanohubmcp.schema.secret.stored_form` gives it (a dataclass's or model's ``Secret`` fields replaced)."""
 
 MAX_KEPT_RESULT_BYTES = 64 * 1024
 """A result up to this size (its digested JSON) is kept in its record (for the RO-Crate export);
