@@ -35,7 +35,7 @@ server.run(host="127.0.0.1", port=0)
 CASES: list[tuple[Any, str]] = [
     (["1 m"] * 100_000, "input 'temps[0]': \"1 m\" has units of [length], not of the kind of K"),
     ([5001] * 100_000, "input 'temps[0]': 5001 is out of range: the maximum value is 5000 K"),
-    ([1, 2, [3, "4 K", "1 s"]], "input 'temps[2][2]': \"1 s\" has units of [time], not of the kind of K"),
+    ([[1, 2, 3], [3, "4 K", "1 s"]], "input 'temps[1][2]': \"1 s\" has units of [time], not of the kind of K"),
     ([1, "9**9 K"], "input 'temps[1]': cannot read \"9**9 K\" as a number with units: it has a power"),
 ]
 

@@ -55,7 +55,8 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("cooling", {"initial_temperature": "1 K^9^9^9"}, "it has a power of a power (like K^2^3)"),
     ("cooling", {"initial_temperature": "1e999K"}, "cannot read \"1e999K\" as a number with units: it is not a finite"),
     ("cooling", {"ambient_temperature": "300 K" + " " * 300}, "is 305 characters long; a number with units is at most"),
-    ("spots", {"positions": [1, ["2 nm", "3 nm**9**9"]]}, "input 'positions[1][1]': cannot read \"3 nm**9**9\""),
+    ("spots", {"positions": [["1 nm", 1], ["2 nm", "3 nm**9**9"]]},
+     "input 'positions[1][1]': cannot read \"3 nm**9**9\""),
     # pint's own errors, said in the input's terms
     (
         "cooling",

@@ -32,6 +32,7 @@ from typing import Any
 
 from ...errors import InvalidArguments
 from ..units_text import ACCEPTED, UnitTextError, check_quantity, code_points, shown
+from . import arrays
 from .notebook import Declaration, Sim2LSpec
 
 __all__ = ["INPUT_FILES_DIR", "Prepared", "prepare"]
@@ -102,7 +103,9 @@ def _checked(item: Declaration, value: Any) -> Any:
         raise _refuse(item.name, "give a number (this input declares no units)")
     if item.type == "Array" and not isinstance(value, list):
         raise _refuse(item.name, "give an array (a JSON list of numbers)")
-    if item.type in ("Number", "Array") and item.units:
+    if item.type == "Array":
+        value = _array(item, holder, value)
+    elif item.type == "Number" and item.units:
         _check_texts(item, value, item.name)
     try:
         holder.value = value
@@ -117,18 +120,53 @@ def _checked(item: Declaration, value: Any) -> Any:
 
 
 def _check_texts(item: Declaration, value: Any, where: str) -> None:
-    """Hold each string of a Number or Array with units to the accepted shape before pint reads it
-    (an Array's nesting is bounded by the JSON parser's depth limit); ``where`` names the value
-    (``temps[3]`` for an Array's element)."""
-    if isinstance(value, list):
-        for index, element in enumerate(value):
-            _check_texts(item, element, f"{where}[{index}]")
-    elif isinstance(value, str):
+    """Hold a Number's string with units to the accepted shape before pint reads it."""
+    if isinstance(value, str):
         try:
             check_quantity(value)
         except UnitTextError as exc:
-            raise _refuse(where, f"cannot read {shown(value)} as a number with units: it {exc.problem}; "
-                                 f"{ACCEPTED} (the input is in {item.units})") from None
+            raise _unit_text(item, where, exc) from None
+
+
+def _unit_text(item: Declaration, where: str, exc: UnitTextError) -> InvalidArguments:
+    return _refuse(where, f"cannot read {shown(exc.text)} as a number with units: it {exc.problem}; "
+                          f"{ACCEPTED} (the input is in {item.units})")
+
+
+def _array(item: Declaration, holder: Any, value: list[Any]) -> list[Any]:
+    """An Array's ``value`` with its strings converted to the declared units as simtool converts
+    them (:mod:`.arrays`: its shape and every element checked first, then the strings read a unit
+    at a time); the first element refused, or out of the limits, is refused named by its index
+    (``temps[3]``) and quoted alone, not the whole array."""
+    from simtool.params import Params, ureg
+
+    try:
+        found = arrays.elements(value, item.name, item.units)
+        if not found.read:  # numbers only: simtool takes them as they are
+            return value
+        plain = Params.types["Array"](**{k: v for k, v in item.simtool_fields().items() if k not in ("min", "max")})
+        converted, refused = arrays.convert(plain, ureg, found, item.name)
+    except arrays.ArrayRefusal as exc:
+        raise _refused_element(item, exc) from None
+    try:  # the limits, on numbers now: simtool's own check
+        holder.value = converted
+    except Exception:
+        for index, number in enumerate(converted):
+            try:
+                holder.value = [number]
+            except Exception as exc:
+                raise _refuse(found.where(item.name, index), _reason(item, exc, found.values[index])) from None
+    if refused is not None:
+        raise _refused_element(item, refused)
+    return arrays.nested(found.shape, converted)
+
+
+def _refused_element(item: Declaration, refusal: arrays.ArrayRefusal) -> InvalidArguments:
+    if isinstance(refusal.cause, UnitTextError):
+        return _unit_text(item, refusal.where, refusal.cause)
+    if refusal.cause is not None:
+        return _refuse(refusal.where, _reason(item, refusal.cause, refusal.element))
+    return _refuse(refusal.where, refusal.problem or "is refused")
 
 
 def _refuse_element(item: Declaration, holder: Any, value: list[Any], where: str) -> None:
