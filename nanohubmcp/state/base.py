@@ -13,8 +13,19 @@ reached; ``append`` and ``broadcast`` never raise (they queue, in order, and ret
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from collections.abc import Callable
 from typing import Any, Protocol
+
+
+def session_key(session_id: str) -> str:
+    """What stored records (provenance, jobs, large results, the marker of a live session in a
+    shared store) keep of a session: the SHA-256 of its id, 64 hex digits. The id is the session's
+    credential when there is no authorization, so a record never holds it; it is 32 random bytes,
+    so its digest needs no secret key to be irreversible. A caller is matched by the key of its id.
+    """
+    return hashlib.sha256(session_id.encode()).hexdigest()
+
 
 Fields = dict[str, str]
 """One event log entry: ``m`` the message (JSON), ``f`` ``"1"`` when it is the stream's last,

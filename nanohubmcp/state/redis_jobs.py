@@ -272,12 +272,15 @@ class RedisJobBackend:
                 self._redis.srem(self._key("jobs", "live"), *gone)
         return len(gone)
 
-    def session_gone(self, session_id: str) -> bool:
-        """Whether the session's record is gone from Redis: ended by a DELETE on any process, expired
-        idle, or lost with the store. The server's sessions live beside its jobs, under the same
-        namespace (``s:<session>``: :mod:`nanohubmcp.state.redis_sessions`); checking costs no idle time."""
+    def session_gone(self, key: str) -> bool:
+        """Whether the session of ``key`` (``session_key`` of its id: records never hold the id) is
+        gone from Redis: ended by a DELETE on any process, expired idle, or lost with the store. The
+        server's sessions live beside its jobs, under the same namespace, each with a ``k:<key>``
+        that lives as long as its record (:mod:`nanohubmcp.state.redis_sessions`); checking costs no
+        idle time. A session made by an earlier version has none until it is saved again: its jobs
+        are read by their id meanwhile, as an ended session's are."""
         with _guard(self.shown):
-            return not self._redis.exists(self._key("s", session_id))
+            return not self._redis.exists(self._key("k", key))
 
     def close(self) -> None:
         self._watching.clear()

@@ -25,7 +25,9 @@ still checked against the record's principal, and the principal of a session nev
 
 The idle clock: a load restarts it (``GETEX``); requests served from the cache are noted and
 their sessions' clocks restarted together once per lease (one pipelined ``EXPIRE`` each), so a
-session used only from the cache still lives ``idle_seconds`` after its last use.
+session used only from the cache still lives ``idle_seconds`` after its last use. Beside the record,
+``k:<key>`` (the SHA-256 of the id) says the session lives, for the records that name a session by its
+key and never its id (jobs, provenance); it is written, restarted and deleted with the record.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ import secrets
 from collections.abc import Callable
 from typing import Any
 
+from .base import session_key
 from .errors import StateUnavailable, spawn_tolerant
 
 log = logging.getLogger("nanohubmcp.state")
@@ -92,6 +95,12 @@ class RedisSessions:
         self._loading: dict[str, tuple[int, asyncio.Future[dict[str, Any] | None]]] = {}
         """Loads on their way, by session id: the epoch when each was sent, and its record to come."""
         self._tasks: set[asyncio.Task[Any]] = set()
+
+    def _alive(self, session_id: str) -> str:
+        """The key that says a session lives, named by its key (``session_key``), not its id: stored
+        records name their session so (a job's, a provenance record's) and ask it whether the
+        session ended (``RedisJobBackend.session_gone``). It lives and dies with ``s:<session>``."""
+        return self._key("k", session_key(session_id))
 
     # -- reading -----------------------------------------------------------------------------
     def held(self, session_id: str) -> dict[str, Any] | None:
@@ -156,10 +165,14 @@ class RedisSessions:
                 pipe.sadd(self._key("h", session_id), self.process)
                 pipe.expire(self._key("h", session_id), self.ttl)
                 pipe.getex(self._key("s", session_id), ex=self.ttl)
+                pipe.expire(self._alive(session_id), self.ttl)
                 raw = (await pipe.execute())[2]
                 self._listed[session_id] = now
             else:
-                raw = await client.getex(self._key("s", session_id), ex=self.ttl)
+                pipe = client.pipeline(transaction=False)
+                pipe.getex(self._key("s", session_id), ex=self.ttl)
+                pipe.expire(self._alive(session_id), self.ttl)
+                raw = (await pipe.execute())[0]
         if raw is None:
             return None
         record = json.loads(raw)
@@ -188,6 +201,7 @@ class RedisSessions:
         async with self._guard() as client:
             pipe = client.pipeline(transaction=False)
             pipe.set(self._key("s", session_id), json.dumps(record), ex=self.ttl)
+            pipe.set(self._alive(session_id), "1", ex=self.ttl)
             for uri in subscribed:
                 pipe.sadd(sub_key(uri), session_id)
                 pipe.expire(sub_key(uri), self.ttl)
@@ -213,7 +227,7 @@ class RedisSessions:
         self._listed.pop(session_id, None)
         async with self._guard() as client:
             pipe = client.pipeline(transaction=False)
-            pipe.delete(self._key("s", session_id))
+            pipe.delete(self._key("s", session_id), self._alive(session_id))
             write(pipe)
             pipe.smembers(self._key("h", session_id))
             pipe.delete(self._key("h", session_id))
@@ -311,6 +325,7 @@ class RedisSessions:
             pipe = client.pipeline(transaction=False)
             for session_id in used:
                 pipe.expire(self._key("s", session_id), self.ttl)
+                pipe.expire(self._alive(session_id), self.ttl)
             await pipe.execute()
 
     async def keep_clocks(self) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from nanohubmcp import MCPServer
 from nanohubmcp.server.provenance.records import DB_FILE, ProvenanceStore, record_id_of
+from nanohubmcp.state.base import session_key
 
 FIRST_SCHEMA = """
 CREATE TABLE records (
@@ -77,9 +78,12 @@ def test_records_of_the_first_schema_read_as_they_were_and_new_ones_join_them(
     store = ProvenanceStore(3600.0, lambda: str(tmp_path))
     try:
         assert store.find(str(old[0]["id"])) == old[0]
-        assert store.get(str(old[1]["id"]), "session:s-1") == old[1]
-        assert store.get(str(old[1]["id"]), "session:someone-else") is None  # still the owner's only
-        assert store.of_owner("session:s-1") == [old[1], old[0]]  # newest first
+        # the owner's session id is replaced by its key when the file is opened: its caller's owner key
+        owner = f"session:{session_key('s-1')}"
+        assert store.get(str(old[1]["id"]), owner) == old[1]
+        assert store.get(str(old[1]["id"]), "session:s-1") is None  # (an id is no owner key)
+        assert store.get(str(old[1]["id"]), f"session:{session_key('someone-else')}") is None  # still the owner's only
+        assert store.of_owner(owner) == [old[1], old[0]]  # newest first
     finally:
         store.close()
     db = sqlite3.connect(tmp_path / DB_FILE)

@@ -63,7 +63,8 @@ class Job:
 
     Attributes:
         id: unguessable id (the capability for sessionless callers).
-        owner: session id that started it, or None.
+        owner: the key of the session that started it (the SHA-256 of its id, never the id:
+            ``wire.sessions.session_key``), or None.
         session_ended: its session ended before its run did (DELETE, idle expiry, eviction): it
             is read by its id from then on, as after a stop (:mod:`.visibility`); stored, so every
             process sharing the store knows.

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import JobLimitReached
 from ...state.errors import StateUnavailable
+from ..wire.sessions import session_key
 from ..wire.state_dir import resolve_state_dir
 from . import DEFAULT_MAX_JOBS, DEFAULT_MAX_JOBS_PER_OWNER, DEFAULT_MAX_RESULT_BYTES
 from .cancel_look import CancelLook
@@ -72,6 +73,11 @@ log = logging.getLogger("nanohubmcp.jobs")
 PURGE_EVERY_SECONDS = 10.0
 
 
+def _keyed(session_id: str | None) -> str | None:
+    """What a job keeps of the session that started it: its key, never its id (:func:`session_key`)."""
+    return None if session_id is None else session_key(session_id)
+
+
 class JobStore:
     """The server's jobs: records in a back end, live jobs of this process in memory.
 
@@ -105,7 +111,7 @@ class JobStore:
         self.reattach = reattach
         self.hand_over = hand_over
         self._live: dict[str, Job] = {}
-        self._of_session: dict[str, set[str]] = {}  # session id -> ids of its jobs in _live (session_ended)
+        self._of_session: dict[str, set[str]] = {}  # session key -> ids of its jobs in _live (session_ended)
         self._backend: JobBackend | None = None
         self._purged = 0.0
         self._on_finish: list[Callable[[Job], None]] = []
@@ -184,6 +190,7 @@ class JobStore:
             JobLimitReached: the store holds ``max_jobs`` jobs, or the owner ``max_jobs_per_owner``.
         """
         self.sweep(force=False)
+        owner = _keyed(owner)
         job = Job(id=secrets.token_urlsafe(24), tool=tool, owner=owner, principal=subject_of(principal),
                   ttl=min(ttl, self.ttl) if ttl else self.ttl, as_task=as_task, status_message=message,
                   executor=executor, arguments=arguments, runner=self.runner, provenance_id=provenance_id)
@@ -244,7 +251,7 @@ class JobStore:
         if job is None and isinstance(job_id, str) and self.persistent:
             row = self.backend.load(job_id)
             job = self._revive(row) if row is not None else None
-        if job is None or job.expired(time.time()) or not visible(job, owner, subject_of(principal),
+        if job is None or job.expired(time.time()) or not visible(job, _keyed(owner), subject_of(principal),
                                                                   self.runs.serving, self._session_over):
             raise unknown_job(job_id)
         return job
@@ -255,7 +262,7 @@ class JobStore:
         (:mod:`.visibility`). Stored in their records, so every process sharing the store knows.
         (With a shared Redis the job store reads the session's own record instead: a session lives
         on every process there, and its idle expiry tells none of them.)"""
-        for job_id in self._of_session.pop(session_id, ()):
+        for job_id in self._of_session.pop(session_key(session_id), ()):
             job = self._live.get(job_id)
             if job is None or job.session_ended:
                 continue
@@ -270,12 +277,12 @@ class JobStore:
             return True
         return job.owner is not None and self._backend is not None and self.session_gone(job.owner)
 
-    def session_gone(self, session_id: str) -> bool:
-        """Whether the job store knows that the session ``session_id`` ended: with Redis, its
-        record there is gone (False when it cannot tell, or when sessions are each process's own,
-        which tells :meth:`session_ended`)."""
+    def session_gone(self, key: str) -> bool:
+        """Whether the job store knows that the session of ``key`` (``session_key`` of its id)
+        ended: with Redis, its record there is gone (False when it cannot tell, or when sessions are
+        each process's own, which tells :meth:`session_ended`)."""
         try:
-            return self.backend.session_gone(session_id)
+            return self.backend.session_gone(key)
         except (sqlite3.Error, StateUnavailable):  # cannot tell: the session's job stays its own
             return False
 
@@ -284,8 +291,8 @@ class JobStore:
     ) -> list[Job]:
         """Live jobs of the session ``owner`` (never anyone else's), oldest first; only
         task-augmented calls with ``tasks_only``."""
-        now, subject = time.time(), subject_of(principal)
-        return [j for j in self._live.values() if owned(j, owner, subject, now, tasks_only=tasks_only)]
+        now, subject, key = time.time(), subject_of(principal), _keyed(owner)
+        return [j for j in self._live.values() if owned(j, key, subject, now, tasks_only=tasks_only)]
 
     def listing(self, limit: int = 100, *, processes: Collection[str] | None = None) -> list[dict[str, Any]]:
         """The newest ``limit`` jobs of every owner, for the operator (``%mcp jobs``, the lab

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import JobLimitReached
 from ...schema.secret import stored_form
+from ...state.base import session_key
 from . import DB_FILE
 from .runs import RunnerLocks
 
@@ -111,8 +112,8 @@ class JobBackend(Protocol):
     def purge(self, now: float) -> int:
         """Delete finished records past their ttl; returns how many."""
 
-    def session_gone(self, session_id: str) -> bool:
-        """Whether the store knows that the session ``session_id`` ended: True when the server's
+    def session_gone(self, key: str) -> bool:
+        """Whether the store knows that the session of ``key`` (``session_key`` of its id) ended: True when the server's
         sessions live beside the jobs (Redis) and its record is gone; False when it cannot tell
         (sessions are each process's own, which tells the job store itself: ``JobStore.session_ended``)."""
 
@@ -178,7 +179,7 @@ class MemoryBackend:
                 del self._rows[key]
         return len(gone)
 
-    def session_gone(self, session_id: str) -> bool:
+    def session_gone(self, key: str) -> bool:
         return False  # sessions are this process's: it tells the job store (JobStore.session_ended)
 
     def close(self) -> None:
@@ -216,8 +217,47 @@ def open_database(directory: str, file: str, schema: str) -> tuple[str, sqlite3.
     return path, db, str(journal)
 
 
+def rekey_sessions(db: sqlite3.Connection, found: str, updates: tuple[str, ...]) -> int:
+    """Replace the session ids rows of an earlier version hold by their keys (``session_key``: a
+    stored record never holds the id, a live session's credential when there is no authorization).
+
+    ``found`` selects one such row (a scan, on opening the file); when there is one, ``updates`` run
+    in one transaction, in SQL that may call ``session_key(text)``, with ``secure_delete`` on (the
+    ids' bytes are zeroed, not left in free space) and a checkpoint after (the main file rewritten).
+    Returns how many rows changed. The caller holds the connection's lock.
+    """
+    if db.execute(found).fetchone() is None:
+        return 0
+    db.create_function("session_key", 1, session_key, deterministic=True)
+    db.execute("PRAGMA secure_delete=ON")
+    changed = 0
+    try:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for update in updates:
+                changed += db.execute(update).rowcount
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        db.execute("PRAGMA secure_delete=OFF")
+    return changed
+
+
+_OLD_OWNERS = "SELECT 1 FROM jobs WHERE owner IS NOT NULL AND length(owner) <> 64 LIMIT 1"
+_REKEY_OWNERS = (
+    "UPDATE jobs SET owner = session_key(owner), owner_key = CASE WHEN principal IS NULL "
+    "THEN 'session:' || session_key(owner) ELSE owner_key END WHERE owner IS NOT NULL AND length(owner) <> 64",
+)
+"""A job of an earlier version names its session by its id (43 characters): by its key from now on."""
+
+
 class SQLiteBackend:
-    """Records in ``<state_dir>/jobs.sqlite3`` (stdlib ``sqlite3``, WAL)."""
+    """Records in ``<state_dir>/jobs.sqlite3`` (stdlib ``sqlite3``, WAL). Jobs name their session by its
+    key; the ids rows of an earlier version hold are replaced when the file is opened (:func:`rekey_sessions`).
+    """
 
     persistent = True
 
@@ -238,6 +278,8 @@ class SQLiteBackend:
                 if "session_ended" in missing:
                     db.execute("ALTER TABLE jobs ADD COLUMN session_ended INTEGER NOT NULL DEFAULT 0")
         self._db.execute(EXPIRES_INDEX)
+        with self._lock:
+            rekey_sessions(self._db, _OLD_OWNERS, _REKEY_OWNERS)
 
     def _missing(self) -> set[str]:
         """The columns a file of an earlier version lacks."""
@@ -331,7 +373,7 @@ class SQLiteBackend:
             )
             return cursor.rowcount
 
-    def session_gone(self, session_id: str) -> bool:
+    def session_gone(self, key: str) -> bool:
         return False  # sessions are each process's: the one holding it stores session_ended
 
     def close(self) -> None:

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from itertools import chain
 from typing import Any
 
-from ..jobs.stores import open_database
+from ..jobs.stores import open_database, rekey_sessions
 from .rows import COLUMNS, CallRow, parse_facts, view
 
 log = logging.getLogger("nanohubmcp.provenance")
@@ -121,6 +121,19 @@ _MIGRATE = (
 )
 
 
+_OLD_OWNERS = (
+    "SELECT 1 FROM calls WHERE substr(owner, 1, 8) = 'session:' AND length(owner) <> 72 UNION ALL "
+    "SELECT 1 FROM ended_sessions WHERE length(session) <> 64 LIMIT 1"
+)
+_REKEY_OWNERS = (
+    "UPDATE calls SET owner = 'session:' || session_key(substr(owner, 9)) "
+    "WHERE substr(owner, 1, 8) = 'session:' AND length(owner) <> 72",
+    "UPDATE OR REPLACE ended_sessions SET session = session_key(session) WHERE length(session) <> 64",
+)
+"""A record (and an ended session) of an earlier version names its session by its id: by its key
+(``session:`` and 64 hex digits) from now on."""
+
+
 class SQLiteRecords:
     """Records in ``<directory>/provenance.sqlite3`` (one transaction per batch of rows)."""
 
@@ -133,6 +146,10 @@ class SQLiteRecords:
         self._facts: dict[str, dict[str, Any] | None] = {}
         if self._has_first_schema():
             self._migrate()
+        with self._lock:
+            rekeyed = rekey_sessions(self._db, _OLD_OWNERS, _REKEY_OWNERS)
+        if rekeyed:
+            log.info("replaced the session ids of %d provenance row(s) of an earlier version by their keys", rekeyed)
 
     def _has_first_schema(self) -> bool:
         found = self._db.execute(

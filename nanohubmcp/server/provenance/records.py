@@ -31,6 +31,7 @@ from typing import Any, Protocol
 
 from ..jobs.record import PROVENANCE_META
 from ..results.store import SESSION_OWNER
+from ..wire.sessions import session_digest, session_key
 from .capture import JobEnd, PendingCall, build
 from .record_db import DB_FILE, MAX_SOURCES, SQLiteRecords
 from .rows import URI_PREFIX, CallRow, parse_facts, view
@@ -79,11 +80,12 @@ class RecordBackend(Protocol):
 
     def purge_facts(self) -> int: ...
 
-    def end_session(self, session_id: str, expires: float, max_records: int) -> None:
-        """Note that the session ``session_id`` ended (see :meth:`ProvenanceStore.session_ended`)."""
+    def end_session(self, key: str, expires: float, max_records: int) -> None:
+        """Note that the session of ``key`` (``session_key`` of its id) ended (see
+        :meth:`ProvenanceStore.session_ended`)."""
 
-    def session_ended(self, session_id: str) -> bool:
-        """Whether :meth:`end_session` noted ``session_id`` (and its records have not expired)."""
+    def session_ended(self, key: str) -> bool:
+        """Whether :meth:`end_session` noted ``key`` (and its records have not expired)."""
 
     def close(self) -> None: ...
 
@@ -95,7 +97,7 @@ class MemoryRecords:
         self._rows: OrderedDict[str, CallRow] = OrderedDict()
         self._facts: dict[str, dict[str, Any] | None] = {}
         self._sources: OrderedDict[str, str] = OrderedDict()
-        self._ended: OrderedDict[str, float] = OrderedDict()  # session id -> when its records expire
+        self._ended: OrderedDict[str, float] = OrderedDict()  # session key -> when its records expire
         self._lock = threading.Lock()
 
     def put_many(self, rows: list[CallRow], facts: dict[str, str], max_records: int) -> None:
@@ -151,16 +153,16 @@ class MemoryRecords:
                 del self._rows[key]
         return len(gone)
 
-    def end_session(self, session_id: str, expires: float, max_records: int) -> None:
+    def end_session(self, key: str, expires: float, max_records: int) -> None:
         with self._lock:
-            self._ended[session_id] = expires
-            self._ended.move_to_end(session_id)
+            self._ended[key] = expires
+            self._ended.move_to_end(key)
             while len(self._ended) > max_records:
                 self._ended.popitem(last=False)
 
-    def session_ended(self, session_id: str) -> bool:
+    def session_ended(self, key: str) -> bool:
         with self._lock:
-            return session_id in self._ended
+            return key in self._ended
 
     def purge_facts(self) -> int:
         with self._lock:
@@ -191,8 +193,8 @@ class ProvenanceStore:
             (the job store's, when it is persistent), else None for memory.
         max_records: the most records kept (oldest dropped first).
         session_gone: when the server's sessions live in a shared store (Redis), whether the
-            session of an id ended there; None when each process keeps its own sessions and says
-            when one ends (:meth:`session_ended`).
+            session of a key (``session_key`` of its id) ended there; None when each process keeps
+            its own sessions and says when one ends (:meth:`session_ended`).
     """
 
     def __init__(self, ttl: float, directory: Callable[[], str | None],
@@ -262,7 +264,7 @@ class ProvenanceStore:
                 row, fact, source = record
                 made[row.id] = row
                 if self._session_gone is None and row.owner is not None and row.owner.startswith(SESSION_OWNER):
-                    self._recorded_sessions.add(row.owner[len(SESSION_OWNER):])  # (the record names its digest)
+                    self._recorded_sessions.add(row.owner[len(SESSION_OWNER):])  # (the session's key)
                 if fact is not None and fact[0] not in kept:
                     facts[fact[0]] = fact[1]
                 if source is not None and source[0] not in self._sources_kept:
@@ -305,13 +307,13 @@ class ProvenanceStore:
         once that session ended, by a caller without a principal."""
         if not who.startswith(SESSION_OWNER) or not (caller is None or caller.startswith(SESSION_OWNER)):
             return False
-        session_id = who[len(SESSION_OWNER):]
+        key = who[len(SESSION_OWNER):]  # the session's key (an id in a row of an earlier version: migrated)
         try:
             if self._session_gone is not None:
-                return self._session_gone(session_id)
-            return self.backend.session_ended(session_id)
+                return self._session_gone(key)
+            return self.backend.session_ended(key)
         except sqlite3.Error as exc:  # cannot tell: the record stays its session's
-            log.warning("could not tell whether session %s ended: %s", session_id, exc)
+            log.warning("could not tell whether session %s ended: %s", key[:12], exc)
             return False
 
     def session_ended(self, session_id: str) -> None:
@@ -322,16 +324,18 @@ class ProvenanceStore:
         if self._session_gone is not None:
             return
         self.pending.drain()  # its records not written yet are counted
+        key = session_key(session_id)  # (what its records and the ended sessions name: never the id)
         with self._lock:
-            if session_id not in self._recorded_sessions:
+            if key not in self._recorded_sessions:
                 return
-            self._recorded_sessions.discard(session_id)
+            self._recorded_sessions.discard(key)
             backend = self._backend  # (None: the store was closed, at the process's end)
         try:
             if backend is not None:
-                backend.end_session(session_id, time.time() + self.ttl, self.max_records)
+                backend.end_session(key, time.time() + self.ttl, self.max_records)
         except sqlite3.Error as exc:
-            log.warning("could not note that session %s ended (its records stay its own): %s", session_id, exc)
+            log.warning("could not note that session %s ended (its records stay its own): %s",
+                        session_digest(session_id), exc)
 
     def keep_source(self, digest: str, source: str | None) -> None:
         """Keep the source text of code ``digest`` (once per digest and process)."""

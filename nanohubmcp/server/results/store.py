@@ -35,6 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from ..wire.sessions import session_key
 from . import DEFAULT_MAX_INLINE_BYTES
 
 log = logging.getLogger(__name__)
@@ -271,14 +272,16 @@ def owner_of(request: object) -> str | None:
 
 
 SESSION_OWNER = "session:"
-"""The start of the owner key of what a session made without a principal (the session's id follows)."""
+"""The start of the owner key of what a session made without a principal (the session's key follows:
+:func:`~nanohubmcp.server.wire.sessions.session_key`, never its id)."""
 
 
 def owner_for(principal: Any, session: Any) -> str | None:
-    """The owner key of a request's ``principal`` and ``session`` (see :func:`owner_of`)."""
+    """The owner key of a request's ``principal`` and ``session`` (see :func:`owner_of`); a session
+    is named by its key (the SHA-256 of its id), so a stored record never holds the id."""
     if principal is not None:
         return f"principal:{principal.subject}"
-    return f"{SESSION_OWNER}{session.id}" if session is not None else None
+    return f"{SESSION_OWNER}{session_key(session.id)}" if session is not None else None
 
 
 @dataclass

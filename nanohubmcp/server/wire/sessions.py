@@ -12,7 +12,6 @@ session id in advance. Runs on the event loop thread.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import secrets
 import time
 from collections import OrderedDict
@@ -21,13 +20,14 @@ from typing import Any, Protocol
 
 from ...errors import ServerBusy
 from ...protocol.versions import ProtocolVersion
+from ...state.base import session_key
 from .streams import OutboundStream
 
 
 def session_digest(session_id: str) -> str:
-    """How logs and records name a session: the first 12 hex digits of the SHA-256 of its id (the
+    """How logs and records name a session: the first 12 hex digits of :func:`session_key` (the
     id itself is a credential when there is no authorization)."""
-    return hashlib.sha256(session_id.encode()).hexdigest()[:12]
+    return session_key(session_id)[:12]
 
 
 class StreamRelay(Protocol):
