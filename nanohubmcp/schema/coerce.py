@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from nanohubmcp.errors import InvalidArguments
-from nanohubmcp.protocol import jsonenc
+from nanohubmcp.protocol.message_values import show
 from nanohubmcp.schema.paths import format_path
 
 Path = tuple[str | int, ...]
@@ -67,7 +67,7 @@ def from_isoformat(kind: type[dt.date] | type[dt.time]) -> Coercer:
         try:
             return kind.fromisoformat(text)
         except ValueError as exc:
-            raise fail(path, f"{jsonenc.show(value)} is not a valid {kind.__name__} ({exc})") from None
+            raise fail(path, f"{show(value)} is not a valid {kind.__name__} ({exc})") from None
 
     return coerce
 
@@ -79,7 +79,7 @@ def by_call(kind: Callable[[Any], Any], what: str) -> Coercer:
         try:
             return kind(value)
         except (ValueError, TypeError, KeyError) as exc:
-            raise fail(path, f"{jsonenc.show(value)} is not a valid {what} ({exc})") from None
+            raise fail(path, f"{show(value)} is not a valid {what} ({exc})") from None
 
     return coerce
 

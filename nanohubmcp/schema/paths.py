@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from nanohubmcp.errors import InvalidArguments
-from nanohubmcp.protocol import jsonenc
+from nanohubmcp.protocol.message_values import show
 
 _MAX_LINE = 300
 """Longest violation text kept: jsonschema quotes the offending value, which can be huge."""
@@ -30,7 +30,7 @@ def format_path(root: str, path: Iterable[str | int]) -> str:
         elif part.isidentifier():
             text += f".{part}"
         else:
-            text += f"[{jsonenc.show(part)}]"
+            text += f"[{show(part)}]"
     return text
 
 

@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from nanohubmcp.errors import RegistrationError
-from nanohubmcp.protocol import jsonenc
+from nanohubmcp.protocol.message_values import json_message, show
 from nanohubmcp.schema.compiled import compile_schema
 from nanohubmcp.schema.fastpath import compile_check, compile_fast
 from nanohubmcp.schema.paths import format_path, invalid_arguments, shorten
@@ -303,7 +303,7 @@ def _many_unexpected(schema: dict[str, Any], arguments: object) -> list[str]:
     extra = [name for name in arguments if name not in known]
     if len(extra) <= MAX_VIOLATIONS:
         return []
-    named = ", ".join(jsonenc.show(name) for name in extra[:MAX_VIOLATIONS])
+    named = ", ".join(show(name) for name in extra[:MAX_VIOLATIONS])
     return [f"arguments: {len(extra)} properties are not allowed (this tool takes only {sorted(known)}): {named}, …"]
 
 
@@ -318,7 +318,7 @@ def _lines(found: Sequence[Violation | tuple[tuple[str | int, ...], str, Any, An
     errors = sorted(found[:MAX_COLLECTED], key=lambda e: ([str(p) for p in e[0]], e[1]))
     # jsonschema writes values with %r (None, 'x'); the client reads JSON (null, "x").
     lines = [
-        f"{format_path(root, path)}: {jsonenc.json_message(message[:MAX_MESSAGE_CHARS], instance, keyword_value)}"
+        f"{format_path(root, path)}: {json_message(message[:MAX_MESSAGE_CHARS], instance, keyword_value)}"
         for path, message, instance, keyword_value in errors[:MAX_VIOLATIONS]
     ]
     if len(found) > MAX_VIOLATIONS:

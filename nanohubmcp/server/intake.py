@@ -20,7 +20,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from ..errors import InvalidRequest, SessionNotFound
-from ..protocol import jsonenc, jsonrpc, versions
+from ..protocol import jsonrpc, versions
+from ..protocol.message_values import show
 from ..state.errors import StateUnavailable
 from .batches import batch_refusal
 from .stateless.envelope import modern_version
@@ -316,7 +317,7 @@ def spoken_version(value: str | None) -> str | None:
     value = value.strip()
     if value not in versions.SUPPORTED_VERSIONS:
         raise InvalidRequest(
-            f"Unsupported MCP-Protocol-Version: {jsonenc.show(value)}",
+            f"Unsupported MCP-Protocol-Version: {show(value)}",
             {"supported": list(versions.SUPPORTED_VERSIONS), "requested": value},
         )
     return value

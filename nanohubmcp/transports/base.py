@@ -36,6 +36,7 @@ from ..errors import (
     http_status_of,
 )
 from ..protocol import jsonenc
+from ..protocol.message_values import show
 from ..server.connection import Connection
 from ..server.wire.principal import Principal
 from . import auth
@@ -178,10 +179,10 @@ class BaseHandler(tornado.web.RequestHandler):
             if refusal is not None:
                 if isinstance(refusal, ForbiddenOrigin):
                     log.warning("403: refused a %s from origin %s (not an allowed origin)", request.method,
-                                jsonenc.show(request.headers.get("Origin")))
+                                show(request.headers.get("Origin")))
                 else:
                     log.warning("421: refused a %s for host %s (not a name this server answers: see public_url)",
-                                request.method, jsonenc.show(request.host))
+                                request.method, show(request.host))
                 self.set_header("Connection", "close")  # the body (if any) stays unread
                 self.fail(refusal)
                 return

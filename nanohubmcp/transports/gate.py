@@ -23,7 +23,7 @@ from tornado import httputil
 from tornado.http1connection import HTTP1Connection
 
 from ..errors import ForbiddenOrigin, MisdirectedRequest, ProtocolError
-from ..protocol import jsonenc
+from ..protocol.message_values import show
 from ..server.wire.principal import Principal
 from .auth import bearer_token
 from .config import TransportConfig
@@ -56,7 +56,7 @@ def edge_refusal(request: httputil.HTTPServerRequest, config: TransportConfig) -
             f"Forbidden: origin {origin} is not allowed; add it to allowed_origins to permit it")
     if not host_allowed(request.host, config):
         return MisdirectedRequest(
-            f"Misdirected Request: this server does not answer for host {jsonenc.show(request.host)} "
+            f"Misdirected Request: this server does not answer for host {show(request.host)} "
             "(it listens on loopback; a proxy that forwards another host name must be named in public_url: "
             "run(public_url=...), --public-url or $MCP_PUBLIC_URL)")
     if stream is not None:

@@ -33,7 +33,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ..errors import HeaderMismatch
-from ..protocol import jsonenc, jsonrpc
+from ..protocol import jsonrpc
+from ..protocol.message_values import show
 from ..server.connection import is_modern
 from ..server.stateless.headers import NAME_FIELDS, check_param_headers, decode_header_value, marks_for
 from .base import MCP_METHOD_HEADER, MCP_NAME_HEADER, MCP_PROTOCOL_VERSION_HEADER
@@ -67,8 +68,8 @@ def check_headers(message: jsonrpc.Message, headers: Mapping[str, str], core: Se
         if raw is None:
             raise HeaderMismatch(f"Header mismatch: Mcp-Name is missing; it must carry params.{field}")
         if decode_header_value(raw.strip(), MCP_NAME_HEADER) != params[field]:
-            raise HeaderMismatch(f"Header mismatch: Mcp-Name is {jsonenc.show(raw.strip())} but params.{field} is "
-                                 f"{jsonenc.show(params[field])}")
+            raise HeaderMismatch(f"Header mismatch: Mcp-Name is {show(raw.strip())} but params.{field} is "
+                                 f"{show(params[field])}")
     if message.method == "tools/call" and isinstance(params.get("name"), str):
         tool = core.registry.tools.get(params["name"])
         arguments = params.get("arguments")

@@ -32,7 +32,7 @@ import threading
 from typing import Any, TypeGuard
 
 from ...errors import InvalidParams
-from ...protocol import jsonenc
+from ...protocol.message_values import show
 from ..wire.request import RequestContext, Slot
 from .request_state import Binding, RequestStateCodec, arguments_digest, request_digest
 
@@ -94,7 +94,7 @@ def check_response(key: str, method: str, value: object) -> Any:
     """
     if not _VALID[method](value):
         raise InvalidParams(
-            f"Invalid inputResponses[{jsonenc.show(key)}]: expected {_SHAPE[method]} answering {method}")
+            f"Invalid inputResponses[{show(key)}]: expected {_SHAPE[method]} answering {method}")
     return value
 
 

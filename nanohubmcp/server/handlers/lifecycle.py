@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidParams
-from ...protocol import jsonenc, jsonrpc, versions
+from ...protocol import jsonrpc, versions
+from ...protocol.message_values import show
 from ..wire.request import LOG_LEVELS, RequestContext
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ async def set_level(core: object, request: RequestContext, params: dict[str, Any
     """``logging/setLevel``: the session's minimum level for ``notifications/message``."""
     level = params.get("level")
     if level not in LOG_LEVELS:
-        raise InvalidParams(f"Invalid log level {jsonenc.show(level)}; use one of {', '.join(LOG_LEVELS)}")
+        raise InvalidParams(f"Invalid log level {show(level)}; use one of {', '.join(LOG_LEVELS)}")
     if request.session is not None:
         request.session.log_level = level
     return {}

@@ -15,7 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import HeaderMismatch, InvalidEnvelope, UnsupportedProtocolVersion
-from ...protocol import jsonenc, jsonrpc, versions
+from ...protocol import jsonrpc, versions
+from ...protocol.message_values import show
 from ..wire.request import META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION
 
 __all__ = ["check_modern_version", "modern_envelope", "modern_version"]
@@ -77,7 +78,7 @@ def _envelope_problem(message: jsonrpc.Message, version: object, caps: object) -
         f"'{name}'" for name in (META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES)
     ) + ": " + "; ".join(wrong)
     if isinstance(version, str) and version not in versions.MODERN_VERSIONS:
-        text += (f"; and {jsonenc.show(version)} is not a version this server speaks per request "
+        text += (f"; and {show(version)} is not a version this server speaks per request "
                  f"({', '.join(versions.MODERN_VERSIONS)}; "
                  f"{', '.join(versions.HANDSHAKE_VERSIONS)} through initialize)")
     return text
@@ -87,7 +88,7 @@ def check_modern_version(version: str, request_id: str | int | None = None) -> N
     """Raise -32022 unless ``version`` is a 2026-07-28-era version this server speaks."""
     if version not in versions.MODERN_VERSIONS:
         raise UnsupportedProtocolVersion(
-            f"Unsupported protocol version {jsonenc.show(version)}; this server speaks "
+            f"Unsupported protocol version {show(version)}; this server speaks "
             f"{', '.join(versions.MODERN_VERSIONS)} per request (and older versions through initialize)",
             {"supported": list(versions.MODERN_VERSIONS), "requested": version},
             request_id=request_id,

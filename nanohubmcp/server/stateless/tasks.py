@@ -26,7 +26,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InternalError, InvalidParams, MissingClientCapability, to_error_object
-from ...protocol import jsonenc
+from ...protocol.message_values import show
 from ..jobs import service as jobmod
 from ..jobs.record import TASK_JOB
 from ..registry.components import Tool
@@ -146,7 +146,7 @@ def _job(core: HandlerServices, request: RequestContext, params: dict[str, Any],
         return core.jobs.get(task_id, None, request.principal)
     except InvalidParams:
         raise InvalidParams(
-            f"Failed to retrieve task: no task {jsonenc.show(task_id)} (wrong id, or it expired)") from None
+            f"Failed to retrieve task: no task {show(task_id)} (wrong id, or it expired)") from None
 
 
 async def tasks_get(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
