@@ -4,13 +4,14 @@ RO-Crate profiles, version 0.5), written with the ``rocrate`` library (the ``pro
 The crate holds:
 
 - ``code/<tool>.py``: the tool's code (its function's source, or a notebook tool's defining
-  cell) — a ``File`` and ``SoftwareSourceCode``, the action's ``instrument``, with its version,
+  cell) — a ``File`` and ``SoftwareSourceCode``, the action's ``instrument``, with its version (if any),
   its SHA-256 and the Python and package versions it ran with (``softwareRequirements``); for a
   Rappture tool ``code/tool.xml`` (the instrument) and the programs its ``<command>`` runs
   (``code/fermi.py``: its parts), for a Sim2L ``code/<notebook>.py``, its code cells
   (:mod:`.code_files`);
 - ``inputs.json`` and one ``PropertyValue`` per argument: the action's ``object`` (a secret
-  argument is named, never valued, as in the record);
+  argument is named, never valued, as in the record); its ``value`` is a string, number or
+  boolean argument itself, an object, array or null argument's JSON text;
 - ``result.json``: the tool's result (when its record kept it), byte for byte the text its
   ``result_digest`` hashed (so ``sha256`` of the file is the digest, given as its ``identifier``)
   — the action's ``result``, with the result's resource links as further results;
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import tempfile
 from datetime import datetime, timezone
@@ -152,7 +154,7 @@ def write_crate(
                 ContextEntity(
                     crate,
                     f"#package-{name}",
-                    properties={"@type": "SoftwareApplication", "name": name, "softwareVersion": version},
+                    properties=_given({"@type": "SoftwareApplication", "name": name, "softwareVersion": version}),
                 )
             )
             for name, version in sorted((record.get("packages") or {}).items())
@@ -163,16 +165,16 @@ def write_crate(
                 ContextEntity(
                     crate,
                     "#python",
-                    properties={
+                    properties=_given({
                         "@type": "SoftwareApplication",
                         "name": python.get("implementation") or "Python",
                         "softwareVersion": python.get("version"),
-                    },
+                    }),
                 )
             )
         )
         described = f"{code.get('module')}.{code.get('qualname')}"
-        properties: dict[str, Any] = {
+        properties: dict[str, Any] = _given({
             "@type": ["File", "SoftwareSourceCode"],
             "name": tool,
             "programmingLanguage": {"@id": "#python"},
@@ -181,7 +183,7 @@ def write_crate(
             "version": code.get("version"),
             "description": described,
             "softwareRequirements": requirements,
-        }
+        })
         parts = code_files.files_of(source)
         if parts is None:
             code_file = staged / f"{_safe(tool)}.py"
@@ -206,7 +208,7 @@ def write_crate(
                     ContextEntity(
                         crate,
                         f"#input-{_safe(name)}",
-                        properties={"@type": "PropertyValue", "name": name, "value": json.dumps(value, default=str)},
+                        properties={"@type": "PropertyValue", "name": name, "value": _input_value(value)},
                     )
                 )
             )
@@ -322,16 +324,16 @@ def _add_parts(crate: Any, staged: Path, parts: dict[str, Any], properties: dict
     for index, part in enumerate(parts["files"]):
         name = str(part.get("name") or f"file{index}")
         safe = "/".join(_safe(piece) for piece in name.split("/") if piece not in ("", ".", "..")) or f"file{index}"
-        described: dict[str, Any] = {
+        described: dict[str, Any] = _given({
             "name": name,
             "encodingFormat": FORMATS.get(os.path.splitext(name)[1].lower(), "text/plain"),
-            "identifier": f"sha256:{part.get('sha256')}",
-            "contentSize": str(part.get("size")),
-        }
+            "identifier": f"sha256:{part['sha256']}" if part.get("sha256") else None,
+            "contentSize": str(part["size"]) if part.get("size") is not None else None,
+        })
         if index == 0:
-            described = {**properties, **described, "identifier": properties["identifier"],
-                         "description": f"The {KINDS.get(str(parts.get('kind')), 'other')} tool {parts.get('tool')} "
-                                        f"({path})"}
+            described = _given({**properties, **described, "identifier": properties.get("identifier"),
+                                "description": f"The {KINDS.get(str(parts.get('kind')), 'other')} tool "
+                                               f"{parts.get('tool')} ({path})"})
         if described["encodingFormat"] != "text/x-python":
             described.pop("programmingLanguage", None)
         elif index:
@@ -360,6 +362,20 @@ def _result_bytes(record: dict[str, Any]) -> bytes:
     if isinstance(text, str):
         return text.encode()
     return json.dumps(record["result"], sort_keys=True, separators=(",", ":"), default=str).encode()
+
+
+def _input_value(value: Any) -> Any:
+    """An argument as its ``PropertyValue``'s ``value``: a string, a finite number or a boolean as
+    itself (as Workflow Run Crate's parameter mappings write them); anything else — an object, an
+    array, null — as its JSON text (``inputs.json`` holds every argument as JSON)."""
+    if isinstance(value, (str, bool, int)) or (isinstance(value, float) and math.isfinite(value)):
+        return value
+    return json.dumps(value, default=str, sort_keys=True)
+
+
+def _given(properties: dict[str, Any]) -> dict[str, Any]:
+    """``properties`` without those that are None: JSON-LD has no use for a null property."""
+    return {key: value for key, value in properties.items() if value is not None}
 
 
 def _iso(seconds: float) -> str:
