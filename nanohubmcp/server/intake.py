@@ -166,8 +166,7 @@ class Intake:
                            if replication is None or replication.held(session_id) is not None
                            else await self.named_session(session_id, principal))
             except StateUnavailable as exc:  # the refusal names the request it refuses
-                exc.request_id = message.id
-                raise
+                raise exc.naming(message.id) from exc
             if session is None:
                 raise SessionNotFound(
                     "Session not found: it expired or was deleted; initialize again without Mcp-Session-Id",

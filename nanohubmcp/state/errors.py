@@ -33,6 +33,10 @@ class StateUnavailable(ServerBusy):
             request_id=request_id,
         )
 
+    def naming(self, request_id: str | int | None) -> StateUnavailable:
+        """The same refusal (message, ``Retry-After``) naming the request it refuses."""
+        return StateUnavailable(self.message, retry_after=self.retry_after, request_id=request_id)
+
 
 class StateBusy(StateUnavailable):
     """Every connection this process may open to the shared state store is in use (the
@@ -47,6 +51,9 @@ class StateBusy(StateUnavailable):
             retry_after=BUSY_RETRY_SECONDS,
             request_id=request_id,
         )
+
+    def naming(self, request_id: str | int | None) -> StateBusy:
+        return StateBusy(request_id=request_id)
 
 
 def spawn_tolerant(tasks: set[asyncio.Task[Any]], work: Awaitable[object]) -> None:
