@@ -5,7 +5,9 @@ Routes (all under ``path_prefix``): ``/`` (GET info, POST JSON-RPC, DELETE sessi
 ``/openapi.json``, ``/.well-known/mcp.json``, ``/.well-known/oauth-protected-resource`` (RFC 9728,
 also path-aware), and the discovery documents of ``discovery.py``: ``/mcp/server-card``,
 ``/.well-known/mcp/catalog.json``, ``/.well-known/ai-catalog.json``. A trailing slash is accepted on
-``/``, ``/mcp``, ``/sse``, ``/messages/`` and ``/tools/<name>``; the documents take none (404).
+``/``, ``/mcp``, ``/sse``, ``/messages/`` and ``/tools/<name>``; the documents take none (404). With a
+prefix the RFC 9728 metadata is also at ``/.well-known/oauth-protected-resource<prefix>[/...]`` (outside
+the prefix: RFC 9728 § 3.1 puts the resource's path after the well-known name).
 """
 
 from __future__ import annotations
@@ -50,6 +52,8 @@ def make_app(server: ServedServer, config: TransportConfig) -> tornado.web.Appli
         (rf"{prefix}/\.well-known/mcp/catalog\.json", MCPCatalogHandler, kwargs),
         (rf"{prefix}/\.well-known/ai-catalog\.json", AICatalogHandler, kwargs),
     ]
+    if prefix:  # RFC 9728 § 3.1's own place for a resource under a path: the path after the well-known name
+        routes.append((rf"/\.well-known/oauth-protected-resource({prefix}(?:/.*)?)", ProtectedResourceHandler, kwargs))
     return LimitedApplication(
         routes,
         default_handler_class=NotFoundHandler,
