@@ -51,9 +51,11 @@ __all__ = [
 LIMITED = (
     "streaming limited: the Jupyter server has no nanohubmcp extension, and its proxy/<port>/ route "
     "(jupyter-server-proxy) holds a Streamable HTTP reply until the call ends, so progress arrives with "
-    "the result and questions to the client mid-call (elicitation, sampling) time out. Install "
-    "nanohub-mcp in the Jupyter server's environment and restart it, or connect through "
-    "'nanohubmcp bridge <URL>' or the legacy SSE endpoint, which stream."
+    "the result and questions to the client mid-call (elicitation, sampling) time out. Install this "
+    "nanohub-mcp 1.0 (from its checkout or its wheel: 'pip install nanohub-mcp' gives 0.4.x, which has no "
+    "extension) into the Jupyter server's environment and restart that server ('jupyter server extension "
+    "list' run there shows it; docs: getting-started/nanohub.md, 'Streaming through Jupyter'), or connect "
+    "through 'nanohubmcp bridge <URL>' or the legacy SSE endpoint, which stream."
 )
 """The caveat shown with a jupyter-server-proxy URL."""
 

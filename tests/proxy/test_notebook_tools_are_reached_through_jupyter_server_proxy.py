@@ -160,7 +160,10 @@ def test_without_the_server_extension_the_status_and_url_say_why_streaming_is_li
 ) -> None:
     for shown in (notebook.first_cell.text, notebook.url_cell.stdout, notebook.status_cell.text):
         assert "streaming limited: the Jupyter server has no nanohubmcp extension" in shown, shown
-        assert "Install nanohub-mcp in the Jupyter server's environment" in shown
+        # How to install it: a trial followed "Install nanohub-mcp" with pip, which gives 0.4.x (no extension).
+        assert "Install this nanohub-mcp 1.0 (from its checkout or its wheel: 'pip install nanohub-mcp' gives " \
+            "0.4.x, which has no extension) into the Jupyter server's environment" in shown
+        assert "'jupyter server extension list' run there shows it" in shown
     html = next(b["text/html"] for b in notebook.first_cell.results if "text/html" in b)
     assert "nanohubmcp-caveat" in html
 
