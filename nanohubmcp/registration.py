@@ -61,6 +61,20 @@ def user_frame() -> int:
 
 _WARN_AT: ContextVar[tuple[str, int, dict[Any, Any]] | None] = ContextVar("nanohubmcp_warn_at", default=None)
 """Where :func:`warn_registration` points while :func:`warnings_at` is in force (a notebook cell)."""
+_EDITED: ContextVar[bool] = ContextVar("nanohubmcp_edited", default=False)
+"""True while :func:`edited_definition` is in force."""
+
+
+@contextlib.contextmanager
+def edited_definition(edited: bool = True) -> Iterator[None]:
+    """Registrations in the block put an edited definition in place of its earlier run (a notebook
+    cell run again): a tool whose signature changed is expected, not warned about. A name now
+    pointing at another function still is."""
+    token = _EDITED.set(edited)
+    try:
+        yield
+    finally:
+        _EDITED.reset(token)
 
 
 def warn_registration(message: str) -> None:
@@ -150,7 +164,7 @@ class Registrar:
         provenance_options.apply(tool, provenance=recorded, cache=cache, cache_ttl=cache_ttl, source=source)
         registration_checks.refuse_reserved(tool.name, fn)
         registry = self._core.registry
-        for message in registration_checks.tool_warnings(tool, registry.tools.get(tool.name)):
+        for message in registration_checks.tool_warnings(tool, registry.tools.get(tool.name), edited=_EDITED.get()):
             warn_registration(message)
         if cache == "shared" and tool.signature.context_param:
             warn_registration(

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..registration import warn_registration
+from ..registration import edited_definition, warn_registration
 from ..server.registry.mcp_apps import html_of
 from ..server.registry.resources import Resource
 from . import calls
@@ -138,7 +138,11 @@ class CellRegistry:
         main: bool,
     ) -> Entry:
         entry = Entry(kind, "", fn, spec, cell, calls.policy_for(fn, main=main))
-        entry.key = self._register(entry)  # raises RegistrationError; nothing changed then
+        # The cell that defined this name run again (edited): a changed signature is the workflow, no warning.
+        key = str(getattr(spec, "name", None) or getattr(fn, "__name__", ""))
+        rerun = self.entries.get((kind, key))
+        with edited_definition(rerun is not None and rerun.cell.cell_id == cell.cell_id):
+            entry.key = self._register(entry)  # raises RegistrationError; nothing changed then
         earlier = self.entries.get((kind, entry.key))
         if earlier is not None and earlier.cell.cell_id and cell.cell_id and earlier.cell.cell_id != cell.cell_id:
             warn_registration(

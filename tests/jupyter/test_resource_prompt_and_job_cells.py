@@ -105,16 +105,21 @@ def test_a_second_cell_defining_the_same_tool_name_warns_once(kernel: LiveKernel
 
 
 def test_a_registration_warning_names_the_cell_not_ipython(kernel: LiveKernel) -> None:
-    """A warning raised while a %%mcp_tool cell registers points at that cell (trial10 F9)."""
+    """A warning raised while a %%mcp_tool cell registers points at that cell (trial10 F9). Running the
+    cell again with its signature edited, the documented workflow, is no warning of its own (trial15 F8:
+    it said "replaces a different function of that name")."""
     body = '    """Add."""\n    return a + b\n'
     kernel.run_ok(f"%%mcp_tool\ndef add(a: float, b: float) -> float:\n{body}", cell_id="cell-c")
-    changed = kernel.run_ok(f"%%mcp_tool\n# adds\ndef add(a: float, b: float, c: float = 0) -> float:\n{body}",
-                            cell_id="cell-c")
+    edited = kernel.run_ok(f"%%mcp_tool\ndef add(a: float, b: float, c: float = 0) -> float:\n{body}",
+                           cell_id="cell-c")
+    assert "RegistrationWarning" not in edited.stderr, edited.stderr
+    changed = kernel.run_ok("%%mcp_tool\n# adds\ndef add(a: float, b: float, c: float = 0) -> float:\n"
+                            "    return a + b\n", cell_id="cell-c")
     warned = [line for line in changed.stderr.splitlines() if line.strip()]
     assert len(warned) == 1, changed.stderr  # no echo of a source line below it
     assert re.fullmatch(
-        r"Cell In\[\d+\]:2: RegistrationWarning: tool 'add' replaces a different function of that name: "
-        r"the signature changed from \(a: float, b: float\) -> float to \(a: float, b: float, c: float = 0\) -> float",
+        r"Cell In\[\d+\]:2: RegistrationWarning: tool 'add' has no description: the model sees only its name; "
+        r"add a docstring or description='...'",
         warned[0],
     ), warned[0]
     other = kernel.run_ok('%%mcp_tool\ndef add(x: int) -> int:\n    """Add."""\n    return x\n', cell_id="cell-d")

@@ -98,8 +98,9 @@ def _signature(fn: Callable[..., Any]) -> str:
         return ""
 
 
-def replaced(tool: Tool, previous: Tool | None) -> str | None:
-    """How ``tool`` differs from the ``previous`` tool of its name, or None when it is the same one."""
+def replaced(tool: Tool, previous: Tool | None, *, edited: bool = False) -> str | None:
+    """How ``tool`` differs from the ``previous`` tool of its name, or None when it is the same one
+    (``edited``: the same function edited, a notebook cell run again, whose signature may change)."""
     if previous is None:
         return None
     old, new = inspect.unwrap(previous.fn), inspect.unwrap(tool.fn)
@@ -107,20 +108,21 @@ def replaced(tool: Tool, previous: Tool | None) -> str | None:
     new_name = f"{getattr(new, '__module__', '?')}.{getattr(new, '__qualname__', '?')}"
     if old_name != new_name:  # another function, not the same one edited: perhaps meant as a second tool
         return f"it was {old_name}, now it is {new_name} (to serve both, give one of them another name)"
-    if previous.input_schema != tool.input_schema:
+    if previous.input_schema != tool.input_schema and not edited:
         return f"the signature changed from {_signature(old)} to {_signature(new)}"
     return None
 
 
-def tool_warnings(tool: Tool, previous: Tool | None) -> list[str]:
-    """The warnings worth showing for registering ``tool`` over ``previous`` (if any)."""
+def tool_warnings(tool: Tool, previous: Tool | None, *, edited: bool = False) -> list[str]:
+    """The warnings worth showing for registering ``tool`` over ``previous`` (if any); ``edited``:
+    see :func:`replaced`."""
     found = []
     if not (tool.description or "").strip():
         found.append(
             f"tool '{tool.name}' has no description: the model sees only its name; add a docstring or description='...'"
         )
     found.extend(_untyped_warnings(tool))
-    change = replaced(tool, previous)
+    change = replaced(tool, previous, edited=edited)
     if change:
         found.append(f"tool '{tool.name}' replaces a different function of that name: {change}")
     return found
