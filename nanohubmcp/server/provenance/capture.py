@@ -251,7 +251,7 @@ def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires:
         trace_id, span_id = format(ids.trace_id, "032x"), format(ids.span_id, "016x")
     links = resource_links(result)
     status = "failed" if result.get("isError") else "completed"
-    extra = None
+    extra = None if status == "completed" else _json({"error": _error_of(result)})
     if job_id is not None and not hit:  # the job's record, open until the job ends
         extra = _json({"job_id": job_id, "handle_digest": digest or digest_text(text)})
         status, finished, digest, kept, links = "working", None, None, None, []
@@ -282,6 +282,19 @@ def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires:
     )
     source = code["source"]
     return row, facts, (code["hash"], source) if source is not None else None
+
+
+ERROR_CHARS = 2000
+"""How much of a failed call's error text its record keeps (the whole result is kept apart)."""
+
+
+def _error_of(result: dict[str, Any]) -> str:
+    """A failed call's error: the text of its result's first text block, cut to :data:`ERROR_CHARS`."""
+    for block in result.get("content") or ():
+        if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+            text: str = block["text"]
+            return text if len(text) <= ERROR_CHARS else text[:ERROR_CHARS] + "…"
+    return "the tool answered an error result"
 
 
 def _hit(cached_from: str | None) -> str:
