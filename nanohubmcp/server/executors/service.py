@@ -267,9 +267,10 @@ def job_status(job: jobmod.Job) -> dict[str, Any]:
 def job_value(result: dict[str, Any], *, json_text: bool = False) -> Any:
     """The plain value of a finished job, as the tool's direct call answers it: a number, boolean,
     list or dict of data as that value (its one text block is its JSON: ``json_text``), None as
-    None (no block at all), else the structured content, else the text, else the blocks. A
-    non-finite number keeps its text (``"Infinity"``: JSON has no such number, and null would read
-    as no value)."""
+    None (no block at all), else the structured content, else the text, else the blocks as
+    :func:`placeholders` (a picture's place says ``"<image: content[i]>"``; its data is in block i,
+    never in the value). A non-finite number keeps its text (``"Infinity"``: JSON has no such
+    number, and null would read as no value)."""
     content = result.get("content", [])
     if json_text and not content:
         return None  # the tool returned None: null, not the empty block list
@@ -285,7 +286,26 @@ def job_value(result: dict[str, Any], *, json_text: bool = False) -> Any:
         return result["structuredContent"]
     if single:
         return content[0]["text"]
-    return content
+    return placeholders(content)
+
+
+def placeholders(content: list[Any]) -> Any:
+    """The blocks of a result without structured content as a plain value: a text block as its text,
+    an image as ``"<image: content[i]>"``, any other block (audio, a resource, a resource link) as
+    ``"<content[i]>"`` — the names :mod:`..results.convert.mixed` leaves in a dict's place, with i
+    the block's index in the job's own result. One block alone stands for itself (a figure:
+    ``"<image: content[0]>"``); several are a list in their order; no block is ``[]``."""
+    named = [_named(i, block) for i, block in enumerate(content)]
+    return named[0] if len(named) == 1 else named
+
+
+def _named(index: int, block: Any) -> Any:
+    if not isinstance(block, dict):
+        return block
+    kind = block.get("type")
+    if kind == "text":
+        return block.get("text", "")
+    return f"<image: content[{index}]>" if kind == "image" else f"<content[{index}]>"
 
 
 def job_result_tool(core: JobHost) -> Callable[..., Awaitable[dict[str, Any] | ToolResult]]:
