@@ -247,15 +247,23 @@ async def start_job_result(
 
 
 def job_status(job: jobmod.Job) -> dict[str, Any]:
-    """What ``get_job_result`` answers for ``job`` (idempotent until the job expires)."""
+    """What ``get_job_result`` answers for ``job`` (idempotent until the job expires): while it runs
+    ``{"status": "running", "job_id"}``, with ``"queued": true`` (and ``ahead``, or the batch queue's
+    ``message``) while it waits, and ``"progress": {"progress", "total"?, "message"?}`` once it reported
+    some (:meth:`~nanohubmcp.server.jobs.record.Job.progress_report`); then ``done`` with its
+    ``result``, ``error`` with the ``error``, or ``cancelled``."""
     if job.status in (jobmod.WORKING, jobmod.INPUT_REQUIRED):
+        running: dict[str, Any] = {"status": "running", "job_id": job.id}
         if job.waiting is not None:  # waiting for a turn at its executor (jobs.fair), in this process
-            return {"status": "running", "job_id": job.id, "queued": True, "ahead": job.waiting()}
-        if job.status_message == jobmod.QUEUED:  # the same, seen from another process
-            return {"status": "running", "job_id": job.id, "queued": True}
-        if jobmod.queued_elsewhere(job.status_message):  # in a batch system's queue (Slurm: with its reason)
-            return {"status": "running", "job_id": job.id, "queued": True, "message": job.status_message}
-        return {"status": "running", "job_id": job.id}
+            running.update(queued=True, ahead=job.waiting())
+        elif job.status_message == jobmod.QUEUED:  # the same, seen from another process
+            running["queued"] = True
+        elif jobmod.queued_elsewhere(job.status_message):  # in a batch system's queue (Slurm: with its reason)
+            running.update(queued=True, message=job.status_message)
+        report = job.progress_report()  # the last ctx.report_progress, from the job's record on any process
+        if report is not None:
+            running["progress"] = report
+        return running
     if job.status == jobmod.COMPLETED:
         return {"status": "done", "job_id": job.id, "result": job_value(job.result or {}, json_text=job.json_text)}
     if job.status == jobmod.CANCELLED:

@@ -7,6 +7,7 @@ Source: MCP 2025-11-25, Basic § Utilities § Tasks (statuses, ttl, pollInterval
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -38,7 +39,7 @@ class JobKeeper(Protocol):
         """Store a job's ``status_message`` and task metadata as they are now."""
         ...
 
-__all__ = ["Job", "queued_elsewhere", "subject_of", "task_fields"]
+__all__ = ["MAX_PROGRESS_MESSAGE", "Job", "bounded_message", "queued_elsewhere", "subject_of", "task_fields"]
 
 PROVENANCE_META = "io.nanohub/provenance"
 """The ``_meta`` key of a tool result (and of a finished job's) naming its provenance record's URI."""
@@ -51,6 +52,8 @@ COMPLETED = "completed"
 FAILED = "failed"
 CANCELLED = "cancelled"
 TERMINAL = frozenset({COMPLETED, FAILED, CANCELLED})
+MAX_PROGRESS_MESSAGE = 200
+"""The most characters of a progress message a job keeps and answers (a longer one is cut, ending "…")."""
 QUEUED = "queued"
 """The ``status_message`` of a working job that waits for a turn at its executor (:mod:`.fair`);
 an executor whose job waits in a batch system's queue starts its status message with it and a
@@ -168,6 +171,42 @@ class Job:
             return f"{QUEUED}, {self.waiting()} ahead"
         return self.status_message
 
+    def progress_report(self) -> dict[str, Any] | None:
+        """The last progress the job reported (``ctx.report_progress``, tqdm, a batch job's events), as
+        ``get_job_result`` answers it while the job runs: ``{"progress": 10, "total": 60, "message":
+        "sweep 10"}`` (``total`` and ``message`` only when reported; whole numbers as integers; the
+        message at most :data:`MAX_PROGRESS_MESSAGE` characters), or None before the first report."""
+        if self.progress is None:
+            return None
+        report: dict[str, Any] = {"progress": _number(self.progress)}
+        if self.progress_total is not None:
+            report["total"] = _number(self.progress_total)
+        if self.progress_message:
+            report["message"] = bounded_message(str(self.progress_message))
+        return report
+
+    def progress_line(self) -> str | None:
+        """The last progress as a line: ``"10/60 (17%) sweep 10"`` (``"10 sweep 10"`` without a total),
+        or None before the first report."""
+        report = self.progress_report()
+        if report is None:
+            return None
+        done, total = report["progress"], report.get("total")
+        line = f"{done}/{total}" if total is not None else f"{done}"
+        if isinstance(total, (int, float)) and isinstance(done, (int, float)) and 0 < total < math.inf \
+                and math.isfinite(done):
+            line += f" ({100.0 * done / total:.0f}%)"
+        return f"{line} {report['message']}" if "message" in report else line
+
+    def status_line(self) -> str | None:
+        """A task's ``statusMessage``: :meth:`queue_message`, and while the job runs its
+        :meth:`progress_line` after it (``"Slurm job 261 is running on node c1; 10/60 (17%) sweep 10"``)."""
+        message = self.queue_message()
+        done = self.progress_line() if self.status not in TERMINAL else None
+        if done is None:
+            return message
+        return f"{message}; {done}" if message else done
+
     def owner_key(self) -> str:
         """Whom the per-owner bound counts this job against."""
         if self.principal is not None:
@@ -203,6 +242,18 @@ class Job:
         return job
 
 
+def bounded_message(message: str | None) -> str | None:
+    """``message`` cut to :data:`MAX_PROGRESS_MESSAGE` characters (the last one ``…``) when longer."""
+    if message is None or len(message) <= MAX_PROGRESS_MESSAGE:
+        return message
+    return message[: MAX_PROGRESS_MESSAGE - 1] + "…"
+
+
+def _number(value: Any) -> Any:
+    """A whole float as an int (a store's REAL column gives 10.0 for 10); anything else as it is."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
 def queued_elsewhere(message: str | None) -> bool:
     """True when a working job's ``status_message`` says its executor handed it to a batch
     system's queue and it has not started there (``"queued at Slurm as job 4711 (reason:
@@ -232,7 +283,7 @@ def task_fields(job: Job, *, status: str, ttl_key: str, poll_key: str) -> dict[s
         ttl_key: int(job.ttl * 1000),
         poll_key: POLL_INTERVAL_MS,
     }
-    message = job.queue_message()
+    message = job.status_line()
     if message:
         task["statusMessage"] = message
     meta = job.task_meta()

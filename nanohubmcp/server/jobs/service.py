@@ -53,6 +53,7 @@ from .record import (  # noqa: F401 (re-exported: the job machinery's one import
     TERMINAL,
     WORKING,
     Job,
+    bounded_message,
     queued_elsewhere,
     subject_of,
     task_fields,
@@ -325,7 +326,9 @@ class JobStore:
         self._write(job.id, {"executor_ref": ref})
 
     def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
-        """Record a job's progress (any thread)."""
+        """Record a job's progress (any thread); a message is kept to :data:`.record.MAX_PROGRESS_MESSAGE`
+        characters."""
+        message = bounded_message(message)
         job = self._live.get(job_id)
         if job is not None:
             job.progress, job.progress_total, job.progress_message = progress, total, message
