@@ -145,6 +145,8 @@ def log_requests(*, access: bool = True) -> None:
         if handler is None:
             handler = logging.StreamHandler()
             handler.setFormatter(logging.Formatter(WORKER_FORMAT))
+            if not access:  # no line per request, not even a 5xx one (a store outage is logged once instead)
+                handler.addFilter(lambda record: record.name != "nanohubmcp.access")
         logger.addHandler(handler)
         logger.setLevel(level)
         logger.propagate = False
