@@ -31,6 +31,9 @@ Fields = dict[str, str]
 """One event log entry: ``m`` the message (JSON), ``f`` ``"1"`` when it is the stream's last,
 ``e`` the event id the producer gave it, ``o`` the producing process, ``r`` the request id
 (JSON) the stream answers, ``x`` ``"1"`` for the marker that closes a stream."""
+Opened = tuple[str, int, list[str]]
+"""A session just opened, for :meth:`SharedState.save_session`: its principal, that principal's cap of
+sessions, and the ids of the principal's sessions this process ended just before."""
 
 
 class SharedState(Protocol):
@@ -69,11 +72,24 @@ class SharedState(Protocol):
     async def load_session(self, session_id: str) -> dict[str, Any] | None:
         """The record of ``session_id`` (its idle clock restarted), or None when gone."""
 
-    async def save_session(self, record: dict[str, Any], subscribed: set[str], unsubscribed: set[str]) -> None:
-        """Store a session record (its ``id`` field names it) and its subscription changes."""
+    async def save_session(
+        self,
+        record: dict[str, Any],
+        subscribed: set[str],
+        unsubscribed: set[str],
+        *,
+        opened: Opened | None = None,
+    ) -> list[str]:
+        """Store a session record (its ``id`` field names it) and its subscription changes.
 
-    async def delete_session(self, session_id: str, subscriptions: set[str]) -> None:
-        """Forget a session; its unrelated-message stream gets a closing marker."""
+        ``opened``: the session was just opened, by ``(principal, cap, ids of the principal's
+        sessions just ended)``: it is counted among the principal's sessions on every process, and
+        the ids of those past ``cap`` (the oldest opened) are returned, for the caller to end; else [].
+        """
+
+    async def delete_session(self, session_id: str, subscriptions: set[str], principal: str | None = None) -> None:
+        """Forget a session (counted no more among ``principal``'s); its unrelated-message stream
+        gets a closing marker."""
 
     # -- event logs --------------------------------------------------------------------------
     def append(self, session_id: str, stream_id: str, fields: Fields) -> None:

@@ -7,6 +7,8 @@ Keys, all under ``nanohubmcp:<server name>:`` so two servers on one Redis never 
   (:mod:`~nanohubmcp.state.redis_sessions`: what is cached per process, and why it stays right);
 - ``ev:<session>:<stream>``: a stream's event log, a bounded Redis stream expiring with the
   session (:mod:`~nanohubmcp.state.redis_events`);
+- ``pr:<sha-256 of the principal>``: the principal's sessions, scored by when each was opened
+  (the cap of sessions per principal across processes; :data:`~.redis_sessions.COUNT_OPENED`);
 - ``sub:<sha-256 of the uri>``: the sessions subscribed to a resource; ``listeners``: sessions reading
   unrelated messages (a sorted set scored by expiry time);
 - ``p:<session>:<request>``: which process waits for a server→client request's answer, until
@@ -45,7 +47,7 @@ from typing import Any
 
 from ..errors import ConfigurationError
 from ..protocol import jsonenc
-from .base import Fields
+from .base import Fields, Opened
 from .errors import StateBusy, StateUnavailable
 from .redis_events import EVENT_KEEP, RETRY_SECONDS, RedisEventLogs
 from .redis_reads import SharedReads
@@ -314,13 +316,24 @@ class RedisState:
     async def load_session(self, session_id: str) -> dict[str, Any] | None:
         return await self.sessions.load(session_id)
 
-    async def save_session(self, record: dict[str, Any], subscribed: set[str], unsubscribed: set[str]) -> None:
-        await self.sessions.save(record, subscribed, unsubscribed, self._sub_key)
+    async def save_session(
+        self, record: dict[str, Any], subscribed: set[str], unsubscribed: set[str], *, opened: Opened | None = None
+    ) -> list[str]:
+        counted = None
+        if opened is not None:
+            principal, cap, gone = opened
+            counted = (self._principal_key(principal), cap, gone)
+        return await self.sessions.save(record, subscribed, unsubscribed, self._sub_key, counted)
 
-    async def delete_session(self, session_id: str, subscriptions: set[str]) -> None:
+    def _principal_key(self, principal: str) -> str:
+        return self._key("pr", hashlib.sha256(principal.encode("utf-8", "surrogatepass")).hexdigest())
+
+    async def delete_session(self, session_id: str, subscriptions: set[str], principal: str | None = None) -> None:
         key = self.events.key(session_id, "g")
 
         def write(pipe: Any) -> None:
+            if principal is not None:
+                pipe.zrem(self._principal_key(principal), session_id)
             for uri in subscriptions:
                 pipe.srem(self._sub_key(uri), session_id)
             pipe.zrem(self._key("listeners"), session_id)

@@ -40,6 +40,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("nanohubmcp.state")
 
+MAX_ENDED = 1000
+"""Principals whose sessions ended here are remembered until their next session is stored, at most."""
 MAX_REASON = 1000
 """Characters of a client's cancellation reason passed on to another process."""
 SAVED = "_shared_record"
@@ -68,6 +70,9 @@ class Replication:
         self.sessions = sessions
         self.state = state
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._ended: dict[str, list[str]] = {}
+        """By principal: sessions ended here since its last new session was stored (so the store's
+        count of the principal's sessions drops them before it counts the new one)."""
         self._stream_prefix = secrets.token_hex(6)
         self._streams = itertools.count(1)
         state.answers_to(self._answered)
@@ -154,18 +159,39 @@ class Replication:
         before = getattr(session, SAVED, None)
         old = set(before["subscriptions"]) if before else set()
         new = set(record["subscriptions"])
-        await self.state.save_session(record, new - old, old - new)
+        principal = session.principal
+        if before is None and principal is not None:  # new: counted among its principal's, everywhere
+            opened = (principal, self.sessions.max_per_principal, self._ended.pop(principal, []))
+            past_cap = await self.state.save_session(record, new - old, old - new, opened=opened)
+            for session_id in past_cap:
+                self._spawn(self._end_past_cap(session_id, principal))
+        else:
+            await self.state.save_session(record, new - old, old - new)
         setattr(session, SAVED, record)
+
+    async def _end_past_cap(self, session_id: str, principal: str) -> None:
+        """End a session of ``principal`` that a new one put past its cap (it may be on any process)."""
+        if self.sessions.get(session_id) is not None:
+            self.sessions.remove(session_id)
+        record = await self.state.load_session(session_id)
+        subscriptions = set(record.get("subscriptions") or ()) if record is not None else set()
+        await self.state.delete_session(session_id, subscriptions, principal)
 
     def ended(self, session: Session) -> None:
         """``session`` was ended here (a closed legacy stream, an eviction): end it everywhere, soon."""
-        self._spawn(self.state.delete_session(session.id, set(session.subscriptions)))
+        if session.principal is not None:
+            if len(self._ended) >= MAX_ENDED and session.principal not in self._ended:
+                self._ended.clear()
+            ended = self._ended.setdefault(session.principal, [])
+            ended.append(session.id)
+            del ended[:-MAX_ENDED]
+        self._spawn(self.state.delete_session(session.id, set(session.subscriptions), session.principal))
 
     async def end(self, session: Session) -> None:
         """``session`` is ended here (DELETE): end it everywhere, and return once every other
         process holding it has let it go (its next request there is answered 404)."""
         try:
-            await self.state.delete_session(session.id, set(session.subscriptions))
+            await self.state.delete_session(session.id, set(session.subscriptions), session.principal)
         except StateUnavailable:  # its record expires with its idle clock
             log.warning("session %s… ended here only: the state store is unreachable", session.id[:8])
 
