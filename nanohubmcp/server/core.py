@@ -294,13 +294,14 @@ class ServerCore:
 
         state = open_shared(self.state_url, self.name, idle_seconds=self.sessions.idle_seconds)
         assert state is not None
+        # Every process must accept the others' requestState once: the key (unless given) and
+        # the used nonces live in the shared store. Read first: a URL the store refuses ('?foo=bar', '/99')
+        # stops the server here with its one line, before the heartbeat and the subscription log failures.
+        secret = self.first_use.state_secret
+        key = secret if secret is not None else state.request_state_key()
         state.start(loop)
         self.replication = Replication(self.sessions, state)
-        # Every process must accept the others' requestState once: the key (unless given) and
-        # the used nonces live in the shared store.
-        secret = self.first_use.state_secret
-        self.first_use.use_request_codec(self.first_use.codec(
-            secret if secret is not None else state.request_state_key(), shared_consume=state.consume_nonce))
+        self.first_use.use_request_codec(self.first_use.codec(key, shared_consume=state.consume_nonce))
 
     def detach(self) -> None:
         """Stop delivering change notifications (the server stopped)."""

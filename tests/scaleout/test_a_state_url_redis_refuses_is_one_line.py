@@ -1,6 +1,8 @@
 """A state URL a real Redis (or redis-py) refuses as written ends ``nanohubmcp run`` with one line
 naming the reason and no traceback (a security trial found ``?foo=bar`` and ``/99`` ending in
-redis-py's traceback). The URL is shown without a password, as in every state-URL message."""
+redis-py's traceback). The URL is shown without a password, as in every state-URL message. The one line
+is the only one: trial16 F8 saw ``?foo=bar`` first log a failed heartbeat and "unreachable ...; answering
+503 until it is back" (false: the server was about to exit)."""
 
 from __future__ import annotations
 
@@ -40,7 +42,9 @@ def test_a_refused_state_url_ends_run_in_one_line(
         cwd=tmp_path, capture_output=True, text=True, timeout=60,
     )
     assert done.returncode == 1, done.stderr
-    last = done.stderr.strip().splitlines()[-1]
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    last = lines[-1]
     assert last.startswith(f"nanohubmcp run: error: state_url {url} was refused"), done.stderr
     assert f"was refused: {reason}" in last
     assert "Traceback" not in done.stderr
