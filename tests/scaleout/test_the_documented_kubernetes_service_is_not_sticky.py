@@ -18,7 +18,9 @@ def test_the_service_balances_without_affinity_onto_the_served_port() -> None:
     assert service["kind"] == "Service"
     assert service["spec"].get("sessionAffinity", "None") == "None"
     (port,) = service["spec"]["ports"]
-    served = re.search(r"nanohubmcp run app\.py --host 0\.0\.0\.0 --port (\d+) --state-url", text)
+    served = re.search(r"`nanohubmcp run app\.py --host 0\.0\.0\.0 --port (\d+)` with `NANOHUBMCP_STATE_URL`", text)
     assert served, "the page names no pod command"
     assert port["targetPort"] == int(served.group(1))
     assert service["spec"]["selector"]
+    # The state URL (with its password) comes from the environment, not the command line (trial16 F13).
+    assert "--state-url \"$NANOHUBMCP_STATE_URL\"" not in text
