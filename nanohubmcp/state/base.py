@@ -43,6 +43,8 @@ class SharedState(Protocol):
     """This process's id (random; names its heartbeat and its answer channel)."""
     shown: str
     """The store's URL without its password, for messages."""
+    down: bool
+    """True while the store is unreachable (from the first failed command until one succeeds again)."""
 
     def answers_to(self, callback: Callable[[str, str, dict[str, Any]], None] | None) -> None:
         """Call ``callback(session id, request id, response)`` when another process relays an

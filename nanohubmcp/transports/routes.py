@@ -4,7 +4,8 @@ Routes (all under ``path_prefix``): ``/`` (GET info, POST JSON-RPC, DELETE sessi
 (Streamable HTTP), ``/sse`` + ``/messages/`` (legacy HTTP+SSE), ``/tools/<name>`` (REST),
 ``/openapi.json``, ``/.well-known/mcp.json``, ``/.well-known/oauth-protected-resource`` (RFC 9728,
 also path-aware), and the discovery documents of ``discovery.py``: ``/mcp/server-card``,
-``/.well-known/mcp/catalog.json``, ``/.well-known/ai-catalog.json``. A trailing slash is accepted on
+``/.well-known/mcp/catalog.json``, ``/.well-known/ai-catalog.json``, and the probes ``/healthz`` and
+``/readyz`` (``health.py``: no token, no Host check, one word). A trailing slash is accepted on
 ``/``, ``/mcp``, ``/sse``, ``/messages/`` and ``/tools/<name>``; the documents take none (404). With a
 prefix the RFC 9728 metadata is also at ``/.well-known/oauth-protected-resource<prefix>[/...]`` (outside
 the prefix: RFC 9728 § 3.1 puts the resource's path after the well-known name).
@@ -24,6 +25,7 @@ from .auth import bind_resource
 from .config import TransportConfig
 from .discovery import AICatalogHandler, MCPCatalogHandler, ServerCardHandler
 from .documents import DiscoveryHandler, NotFoundHandler, OpenAPIHandler, ProtectedResourceHandler, RootHandler
+from .health import HealthHandler
 from .http_server import LimitedApplication
 from .rest import RestToolHandler
 from .served import ServedServer
@@ -51,6 +53,8 @@ def make_app(server: ServedServer, config: TransportConfig) -> tornado.web.Appli
         (rf"{prefix}/mcp/server-card", ServerCardHandler, kwargs),
         (rf"{prefix}/\.well-known/mcp/catalog\.json", MCPCatalogHandler, kwargs),
         (rf"{prefix}/\.well-known/ai-catalog\.json", AICatalogHandler, kwargs),
+        (rf"{prefix}/healthz", HealthHandler, {"server": server, "ready": False}),
+        (rf"{prefix}/readyz", HealthHandler, {"server": server, "ready": True}),
     ]
     if prefix:  # RFC 9728 § 3.1's own place for a resource under a path: the path after the well-known name
         routes.append((rf"/\.well-known/oauth-protected-resource({prefix}(?:/.*)?)", ProtectedResourceHandler, kwargs))

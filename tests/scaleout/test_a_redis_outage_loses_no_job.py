@@ -11,7 +11,6 @@ outage gets 503 with ``Retry-After`` — never the 404 that means "no such job".
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,7 @@ import pytest
 from cluster import Cluster, Server
 from nginx_weber import find_nginx
 from redis_server import RedisServer, find_redis
-from support import installed
+from support import installed, wait_until
 
 pytestmark = pytest.mark.timeout(150)
 
@@ -46,12 +45,7 @@ def rest(server: Server, tool: str, arguments: dict[str, Any]) -> httpx.Response
 
 
 def wait_for(condition: Callable[[], bool], what: str, timeout: float = 40) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting until {what}")
+    wait_until(condition, what, timeout)
 
 
 def poll(server: Server, job_id: str) -> tuple[int, dict[str, Any]]:
