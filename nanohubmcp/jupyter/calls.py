@@ -38,6 +38,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import ToolBusy, ToolError
+from ..server.calls.progress import ran_here
 from .output import CellOutput
 
 __all__ = ["KernelCall", "policy_for", "wrap"]
@@ -72,6 +73,7 @@ class KernelCall:
         if self.abandoned or not self.future.set_running_or_notify_cancel():
             return
         self.started = True
+        ran_here("kernel")  # the call's provenance record names the kernel's thread
         try:
             value = self.cell.run(self._start)
         except BaseException as exc:  # reported to the caller, as the tool's failure
@@ -159,7 +161,7 @@ async def _on_pool(
     timeout: float | None,
 ) -> Any:
     # Run in a copy of this (the request's) context, so the call's progress goes along.
-    work = executor.submit(contextvars.copy_context().run, functools.partial(cell.run, fn, **kwargs))
+    work = executor.submit(contextvars.copy_context().run, _in_pool, cell, fn, kwargs)
     waiter = asyncio.wrap_future(work)
     try:
         return await asyncio.wait_for(asyncio.shield(waiter), timeout) if timeout else await waiter
@@ -173,6 +175,11 @@ async def _on_pool(
                 retry_after=max(1, math.ceil(timeout)),
             ) from None
         raise ToolError(_slow_message(name, timeout)) from None
+
+
+def _in_pool(cell: CellOutput, fn: Callable[..., Any], kwargs: dict[str, Any]) -> Any:
+    ran_here("worker-pool")  # the call's provenance record names this thread
+    return cell.run(fn, **kwargs)
 
 
 def _traced(fn: Callable[..., Any], name: str, on_failure: OnFailure | None) -> Callable[..., Any]:

@@ -52,3 +52,37 @@ def test_a_kernel_busy_refusal_leaves_no_record(kernel: LiveKernel, tmp_path: Pa
     assert len(rows) == 1, history
     assert rows[0].startswith(record_id)
     assert "completed" in rows[0]
+
+
+POOL_TOOL = '''%%mcp_tool
+def on_pool(x: int) -> str:
+    """Runs on the server's worker pool."""
+    import threading
+    return threading.current_thread().name
+'''
+
+
+def test_a_record_names_the_kernel_thread_or_the_worker_that_ran_the_function(kernel: LiveKernel,
+                                                                                tmp_path: Path) -> None:
+    """A ``--main`` tool's record names the kernel (its main thread), a pool tool's the worker thread
+    that ran it: both named the server's event-loop thread, which ran neither."""
+    import json
+
+    kernel.run_ok(f"%config NanohubMCP.state_dir = {str(tmp_path)!r}")
+    kernel.run_ok(MAIN_TOOL)
+    kernel.run_ok(POOL_TOOL)
+    url = server_url(kernel)
+
+    async def scenario() -> tuple[dict[str, Any], dict[str, Any], str]:
+        async with mcp_client(url) as client:
+            main = await client.call_tool("on_main", {"x": 1})
+            pool = await client.call_tool("on_pool", {"x": 1})
+            records = []
+            for result in (main, pool):
+                read = await client.read_resource(result.meta[PROVENANCE])
+                records.append(json.loads(read.contents[0].text))
+            return records[0], records[1], pool.content[0].text
+
+    main, pool, worker = run_async(scenario())
+    assert (main["executor"], main["where"]["thread"]) == ("kernel", "MainThread"), main["where"]
+    assert (pool["executor"], pool["where"]["thread"]) == ("worker-pool", worker), pool["where"]

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from ...errors import ToolBusy, ToolError
 from ..wire.request import RequestContext
+from .progress import ran_here
 from .workers import GC_SECONDS, INLINE_SECONDS, WorkerPool, thread_usage
 
 if TYPE_CHECKING:
@@ -68,6 +69,7 @@ async def call_function(
 
         def call() -> Any:
             started.append(True)
+            context.run(ran_here, "worker-pool")  # the call's provenance record names this thread
             return context.run(fn, **kwargs)
 
         awaitable, work = submit(loop, executor, call, key=what)

@@ -24,14 +24,14 @@ import threading
 from typing import TYPE_CHECKING, Any
 
 from ...protocol import jsonrpc
-from ..wire.request import RequestContext, Slot
+from ..wire.request import RAN_ON, RequestContext, Slot
 
 if TYPE_CHECKING:
     from ..jobs.record import JobKeeper
     from ..services import Services
     from ..wire.events import EventBus
 
-__all__ = ["ANSWERED", "CURRENT", "PROGRESS", "CallProgress", "current", "for_request"]
+__all__ = ["ANSWERED", "CURRENT", "PROGRESS", "CallProgress", "current", "for_request", "ran_here"]
 
 Pending = tuple["Services", RequestContext]
 """A call whose progress reporter is not made yet: what :func:`for_request` makes it of."""
@@ -41,6 +41,15 @@ CURRENT: contextvars.ContextVar[CallProgress | Pending | None] = contextvars.Con
 )
 """The call running in this context: its progress reporter, or what makes it (:func:`current`);
 None outside calls."""
+
+def ran_here(executor: str) -> None:
+    """Note that the function of the call in this context runs on this thread, on ``executor``
+    (``"worker-pool"``, ``"kernel"``); call it on that thread just before the function runs. Outside a
+    tool call (a resource, a prompt) it does nothing."""
+    value = CURRENT.get()
+    request = value[1] if isinstance(value, tuple) else value._request if value is not None else None
+    if request is not None:
+        request.slots[RAN_ON] = (executor, threading.current_thread())
 
 
 class CallProgress:

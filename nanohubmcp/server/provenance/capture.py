@@ -168,16 +168,17 @@ def here() -> dict[str, Any]:
 # -- making a record from what a call handed over ------------------------------------------------
 PendingCall = tuple[
     str, "Tool", "Principal | None", "Session | None", "str | int | None", "ProtocolVersion",
-    "str | None", Any, dict[str, Any], float, float, threading.Thread, Any, "str | None",
+    "str | None", Any, dict[str, Any], float, float, "tuple[str, threading.Thread]", Any, "str | None",
 ]
 """What a call hands over for its record (references only): ``(record_id, tool, principal,
-session, request_id, version, job_id, arguments, result, started, ended, thread, span,
+session, request_id, version, job_id, arguments, result, started, ended, ran_on, span,
 cached_from)`` — the
 request context's fields of those names (the record's owner is made from the principal and
 session here: :func:`~nanohubmcp.server.results.store.owner_for`), not the context (what it
 holds would live until the record is made), the arguments as received, the result a shallow
-copy of the answer without the record's own ``_meta`` key, ``thread`` the one that served the
-call, ``span`` the request's server span when the server traces it (else None), ``cached_from``
+copy of the answer without the record's own ``_meta`` key, ``ran_on`` the executor and thread
+the function ran on (:data:`~nanohubmcp.server.calls.progress.RAN_ON`; else the event loop and the
+thread that served the call), ``span`` the request's server span when the server traces it (else None), ``cached_from``
 what :data:`CACHED_FROM` holds (a cache hit's producing record), else None."""
 Earlier = Callable[[str], "CallRow | None"]
 """Finds a record made earlier (in the same batch or stored), or None."""
@@ -233,7 +234,7 @@ def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires:
     if isinstance(item, JobEnd):
         return _job_end(item, earlier, created, expires)
     record_id, tool, principal, session, request_id, version, job_id = item[:7]
-    arguments, result, started, ended, thread, span, cached_from = item[7:]
+    arguments, result, started, ended, (executor, thread), span, cached_from = item[7:]
     owner = owner_for(principal, session)
     code = code_of(tool)
     facts = facts_for(tool, code)
@@ -270,7 +271,7 @@ def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires:
         span_id,
         started,
         finished,
-        "event-loop" if tool.is_coroutine else "worker-pool",
+        executor,
         thread.name,
         status,
         digest,

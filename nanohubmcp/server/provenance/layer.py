@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ..jobs.record import TERMINAL, Job
 from ..results.store import owner_of
-from ..wire.request import ANSWERED_BY_LAYER
+from ..wire.request import ANSWERED_BY_LAYER, RAN_ON
 from ..wire.trace_context import SPAN
 from .capture import CACHE_META, CACHED_FROM, JobEnd
 from .records import META_KEY, ProvenanceStore, record_id_of
@@ -159,7 +159,7 @@ class Recorder:
                 dict(result),
                 started,
                 time.time(),
-                threading.current_thread(),
+                slots.get(RAN_ON) or ("event-loop", threading.current_thread()),
                 slots.get(SPAN),
                 slots.get(CACHED_FROM),
             )

@@ -83,6 +83,11 @@ class Slot(Generic[T]):
         return f"Slot({self.name!r})"
 
 
+RAN_ON: Slot[tuple[str, threading.Thread]] = Slot("ran on")
+"""Where a ``tools/call``'s function ran, ``(executor, thread)``, when not on the thread that serves
+the call (the event loop's): set on that thread by :func:`~nanohubmcp.server.calls.progress.ran_here`
+(the worker pool, a notebook kernel); the call's provenance record names it."""
+
 ANSWERED_BY_LAYER: Slot[bool] = Slot("answered by a layer")
 """Whether a ``tools/call`` was answered before its tool's code ran. True while a request is inside
 the layers added with ``server.add_middleware`` and has not reached its handler (the pipeline's
