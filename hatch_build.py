@@ -22,6 +22,7 @@ from typing import Any
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 from hatchling.metadata.plugin.interface import MetadataHookInterface
 
+HTML_COMMENT = re.compile(r"<!--.*?-->\n?", re.S)
 # [text](target): a Markdown inline link whose target has no scheme and is not an in-page anchor.
 RELATIVE_LINK = re.compile(r"\[([^\]\n]+)\]\((?![a-z][a-z0-9+.-]*:|#)([^)\s]+)\)")
 
@@ -37,7 +38,13 @@ def site_page(site: str, target: str) -> str | None:
 
 
 def index_description(readme: str, site: str | None) -> str:
-    """README.md as an index shows it: each relative link made absolute (into ``site``) or plain text."""
+    """README.md as an index shows it: its title and what follows its first rule (``---``), without the
+    checkout's own commands above it (``scripts/demo``, which a wheel does not have); each relative link
+    made absolute (into ``site``) or plain text; no HTML comments."""
+    title, rule, rest = readme.partition("\n---\n")
+    if rule:
+        readme = title.split("\n", 1)[0] + "\n" + rest
+    readme = HTML_COMMENT.sub("", readme)  # the docs tests' markers (<!-- not-run: ... -->)
 
     def absolute(match: re.Match[str]) -> str:
         text, target = match.group(1), match.group(2)

@@ -174,7 +174,9 @@ class ServerCommands:
         except NanohubMCPError as exc:
             raise UsageError(f"%mcp call {name}: {exc}") from None
         # The call needs the kernel's loop, which this cell holds: show the answer when it comes.
-        shown = display(f"calling {name}...", display_id=True)
+        shown = display(f"calling {name}... (it runs on the kernel, which this cell holds: its result shows here "
+                        "once the cell has finished, and a value is kept only by r = await server.call_async(...))",
+                        display_id=True)
         task = asyncio.ensure_future(server.call_async(name, arguments))
 
         def done(finished: asyncio.Future[Any]) -> None:

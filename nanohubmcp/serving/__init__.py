@@ -31,7 +31,7 @@ from .runners import (
     make_runner,
     resolve_transport,
     verifier,
-    warn_if_open,
+    warn_about_config,
 )
 
 if TYPE_CHECKING:
@@ -205,7 +205,7 @@ class Serving:
         self.public_url = public_url
 
         def ready() -> None:
-            warn_if_open(runner)
+            warn_about_config(runner)
             if not quiet:
                 print(banner(server, host, runner.config.auth), flush=True)
 
@@ -254,7 +254,7 @@ class Serving:
         else:
             raise ConfigurationError('loop must be "thread" or "current"')
         self._runner = runner
-        warn_if_open(runner)
+        warn_about_config(runner)
         if not quiet:
             print(banner(server, host, runner.config.auth), flush=True)
 

@@ -3,7 +3,7 @@
 What ``MCPServer.run``/``start`` are given is checked here before anything binds: the transport
 (:func:`resolve_transport`), the number of processes (:func:`check_workers`), the 0.4.x keywords
 still accepted (:data:`COMPAT_RUN_OPTIONS`); authorization on a non-loopback address is a warning
-once listening succeeded (:func:`warn_if_open`). :func:`make_runner` then builds the runner; the
+once listening succeeded (:func:`warn_about_config`). :func:`make_runner` then builds the runner; the
 transports are imported only there, when serving starts. Starting, stopping and the runner's life
 are :class:`~nanohubmcp.serving.Serving`'s.
 """
@@ -15,6 +15,7 @@ import logging
 import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from ..errors import ConfigurationError
 from ..state import reach
@@ -80,7 +81,7 @@ def make_runner(
     max_unsent_bytes: int,
     proxy_headers: bool | None = None,
 ) -> Runner:
-    """A transports ``Runner`` for ``server`` (nothing is bound yet; :func:`warn_if_open` once it listens).
+    """A transports ``Runner`` for ``server`` (nothing is bound yet; :func:`warn_about_config` once it listens).
 
     Raises:
         ConfigurationError: an unknown keyword, or an unusable option (the message says which).
@@ -108,12 +109,24 @@ def make_runner(
     return Runner(server, config, host, resolve_port(port))
 
 
-def warn_if_open(runner: Runner) -> None:
-    """Log a warning when ``runner`` listens on a non-loopback address with no authorization configured.
+def warn_about_config(runner: Runner) -> None:
+    """Log a warning for each risky choice of ``runner``'s configuration: a non-loopback address with no
+    authorization configured; a ``public_url`` whose path does not end with the ``path_prefix`` the server
+    serves under (clients would be sent to URLs the server does not answer, unless the proxy adds it).
 
     Called once listening succeeded: an address that cannot be bound gets its own error, not this.
     """
-    if runner.config.auth is None and not is_loopback(runner.host):
+    config = runner.config
+    public_path = urlsplit(config.public_url).path.rstrip("/") if config.public_url else ""
+    if config.public_url and config.path_prefix and not public_path.endswith(config.path_prefix):
+        log.warning(
+            "public_url %s does not end with path_prefix %s: clients are sent to %smcp, which reaches this "
+            "server (at %s/mcp) only if the proxy adds %s; if it forwards paths as they are, give "
+            "public_url=%s%s/ (--public-url)",
+            config.public_url, config.path_prefix, config.public_url, config.path_prefix, config.path_prefix,
+            config.public_url.rstrip("/"), config.path_prefix,
+        )
+    if config.auth is None and not is_loopback(runner.host):
         from ..auth.verifiers import MCP_TOKEN_ENV
 
         # An exported but empty MCP_TOKEN (`export MCP_TOKEN=`, a container's `MCP_TOKEN=`) reads as

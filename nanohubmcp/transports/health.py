@@ -5,8 +5,9 @@ address, not the public name): their answer is one word of plain text that says 
 client could use — no name, version, session or tool. ``/healthz`` (liveness): 200 ``ok`` while
 this process's event loop answers. ``/readyz`` (readiness): 200 ``ready``, or 503 with
 ``Retry-After`` while the shared state store (``state_url``) is unreachable, so a balancer sends
-new work to another process meanwhile. ``HEAD`` answers the same status without the body; any other
-method is 405. Never cached (``Cache-Control: no-store``).
+new work to another process meanwhile. ``HEAD`` answers the same status without the body, ``OPTIONS``
+204 naming the methods, as every route does; any other method is 405 with ``Allow``. Never cached
+(``Cache-Control: no-store``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from .served import ServedServer
 class HealthHandler(tornado.web.RequestHandler):
     """``/healthz`` (``ready=False``) and ``/readyz`` (``ready=True``); see the module docstring."""
 
-    SUPPORTED_METHODS = ("GET", "HEAD")
+    SUPPORTED_METHODS = ("GET", "HEAD", "OPTIONS")
+    ALLOW = "GET, HEAD, OPTIONS"
 
     def initialize(self, server: ServedServer, ready: bool) -> None:
         self.server = server
@@ -47,5 +49,13 @@ class HealthHandler(tornado.web.RequestHandler):
     def head(self) -> None:
         self.get()
 
+    def options(self) -> None:
+        self.set_header("Allow", self.ALLOW)
+        self.set_header("Access-Control-Allow-Methods", self.ALLOW)
+        self.set_status(204)
+        self.finish()
+
     def write_error(self, status_code: int, **kwargs: Any) -> None:
+        if status_code == 405:
+            self.set_header("Allow", self.ALLOW)
         self.finish(f"{self._reason}\n")  # 405 and the like: one line, never a traceback

@@ -69,4 +69,6 @@ def test_mcp_call_shows_results_errors_and_images_as_a_client_gets_them(kernel: 
         assert says in (cell.evalue or ""), (line, cell.evalue)
 
     waiting = kernel.run_ok('%mcp call later {"x": 7}')
+    # the cell says why r keeps nothing for a tool on the kernel (trial17 F5: r was None, silently)
+    assert "r = await server.call_async" in waiting.text, waiting.text
     kernel.wait_for_text(waiting, "later 7")

@@ -100,6 +100,10 @@ def test_the_wheel_holds_the_package_the_panel_and_the_server_extension_config(d
     description = metadata.split("\n\n", 1)[1]
     assert "](docs/" not in description, "a README link into the repository reached the index"
     assert f"]({SITE}how-to/jobs/)" in description
+    assert f"]({SITE}api/reference/)" in description
+    # not the checkout's own commands (a wheel has no scripts/), nor the docs tests' markers (trial17 F3, F4)
+    assert description.startswith("# nanohub-mcp\n\n**nanohubmcp** turns"), description[:200]
+    assert "<!--" not in description
 
 
 def test_the_sdist_holds_the_sources_and_no_caches(dist: Path) -> None:
@@ -135,12 +139,13 @@ def test_without_a_site_url_a_readme_link_is_its_text_and_path_never_a_broken_li
     assert spec.loader
     hooks = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(hooks)
-    readme = ("See [jobs](docs/how-to/jobs.md#a), [home](docs/index.md), [demo](scripts/demo), [x](https://x.org), "
+    readme = ("# T\n\n```bash\nscripts/demo\n```\n\n---\n\n<!-- not-run: x -->\n"
+              "See [jobs](docs/how-to/jobs.md#a), [home](docs/index.md), [demo](scripts/demo), [x](https://x.org), "
               "[top](#t).")
-    assert hooks.index_description(readme, None) == (
+    assert hooks.index_description(readme, None) == "# T\n\n" + (
         "See jobs (`docs/how-to/jobs.md` in the source distribution), home (`docs/index.md` in the source "
         "distribution), demo (`scripts/demo` in the source distribution), [x](https://x.org), [top](#t).")
-    assert hooks.index_description(readme, "https://d.org/p") == (
+    assert hooks.index_description(readme, "https://d.org/p") == "# T\n\n" + (
         "See [jobs](https://d.org/p/how-to/jobs/#a), [home](https://d.org/p/), demo (`scripts/demo` in the source "
         "distribution), [x](https://x.org), [top](#t).")
 

@@ -34,7 +34,12 @@ def test_probes_answer_without_a_token_for_any_host_and_nothing_else_does() -> N
             head = httpx.head(url + path, headers=pod, timeout=10)
             assert head.status_code == 200
             assert head.content == b""
-            assert httpx.post(url + path, headers=pod, timeout=10).status_code == 405
+            refused = httpx.post(url + path, headers=pod, timeout=10)
+            assert refused.status_code == 405
+            assert refused.headers["Allow"] == "GET, HEAD, OPTIONS"
+            preflight = httpx.options(url + path, headers=pod, timeout=10)  # as every route (trial17 F7)
+            assert preflight.status_code == 204
+            assert "GET" in preflight.headers["Access-Control-Allow-Methods"]
         # everything else: the token, and a host this server answers for
         assert httpx.get(url, headers={"Host": "tools.example.org"}, timeout=10).status_code == 401
         assert httpx.get(url, headers=pod, timeout=10).status_code == 421
