@@ -24,9 +24,10 @@ Keys, all under ``nanohubmcp:<server name>:`` so two servers on one Redis never 
   client's ``notifications/cancelled`` for the process running the request it names.
 
 Connections: commands go through one pool (redis-py's, 100 connections unless the URL's
-``max_connections`` says otherwise; a full pool answers 503 "busy", :class:`~nanohubmcp.state.errors.StateBusy`,
-and is not an outage); besides it a process holds two connections of its own: its pub/sub
-subscription and its one blocking ``XREAD`` for every stream read from a log
+``max_connections`` says otherwise; a request finding them all in use waits up to
+:data:`~.redis_pool.POOL_WAIT_SECONDS` for one, then is answered 503 "busy",
+:class:`~nanohubmcp.state.errors.StateBusy`, which is not an outage); besides it a process holds two
+connections of its own: its pub/sub subscription and its one blocking ``XREAD`` for every stream read from a log
 (:mod:`~nanohubmcp.state.redis_reads`), however many streams are open. Writes to event logs are
 queued and pipelined in order by one task per process (:mod:`~nanohubmcp.state.redis_events`).
 An unreachable Redis raises :class:`~nanohubmcp.state.errors.StateUnavailable` (503) and is
@@ -111,22 +112,27 @@ class RedisState:
         self.request_state = RedisRequestState(self._sync_client, self._key, self._went_down, self.shown)
 
     # -- connection ------------------------------------------------------------------------
-    def _new_client(self, retries: int = RETRIES, *, single: bool = False) -> Any:
+    def _new_client(self, retries: int = RETRIES, *, single: bool = False, waits: bool = False) -> Any:
+        """A client of its own pool; ``waits``: a request finding the pool full waits a moment for a
+        connection (:mod:`.redis_pool`) instead of being refused at once (the pool of commands)."""
         from redis.asyncio.retry import Retry
         from redis.backoff import ExponentialBackoff
 
         # A connection Redis dropped (it restarted) is replaced at once: a quick retry on a new
         # connection, so a store that is back answers the first request.
-        return aioredis.Redis.from_url(
-            self.url.url,
-            retry=Retry(ExponentialBackoff(cap=0.2, base=0.02), retries),
-            retry_on_error=[redis_errors.ConnectionError, redis_errors.TimeoutError],
-            decode_responses=True,
-            socket_connect_timeout=CONNECT_TIMEOUT,
-            socket_timeout=SOCKET_TIMEOUT,
-            health_check_interval=10,
-            single_connection_client=single,
-        )
+        options: dict[str, Any] = {
+            "retry": Retry(ExponentialBackoff(cap=0.2, base=0.02), retries),
+            "retry_on_error": [redis_errors.ConnectionError, redis_errors.TimeoutError],
+            "decode_responses": True,
+            "socket_connect_timeout": CONNECT_TIMEOUT,
+            "socket_timeout": SOCKET_TIMEOUT,
+            "health_check_interval": 10,
+        }
+        if waits:
+            from .redis_pool import waiting_pool
+
+            return aioredis.Redis.from_pool(waiting_pool(self.url.url, **options))
+        return aioredis.Redis.from_url(self.url.url, single_connection_client=single, **options)
 
     def _sync_client(self) -> Any:
         """A synchronous client, for the few calls made off the asyncio path (the stateless era)."""
@@ -147,7 +153,7 @@ class RedisState:
         self.on_cancel = callback
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._client = self._new_client()
+        self._client = self._new_client(waits=True)
         # No quiet retry: the reading task sends its XREAD again itself (and ends at close()).
         self._reader = self._new_client(retries=0, single=True)
         self._tasks.append(self.events.start(loop))

@@ -5,7 +5,8 @@ guard took it for Redis being unreachable: 503 "shared state store is unreachabl
 said the store went down and came back, over and over, with Redis up all along. Now it is its own
 case: 503 with ``Retry-After`` saying the server is busy, nothing marked down, nothing logged as
 an outage. Here the pool holds 2 connections (``?max_connections=2``) and Redis is paused
-(``CLIENT PAUSE``) while calls arrive, so the calls that find no free connection get it.
+(``CLIENT PAUSE``) while calls arrive, longer than a call waits for a connection to be given back
+(``POOL_WAIT_SECONDS``), so the calls that find no free connection get it.
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ from redis_server import RedisServer
 from support import serve
 
 from nanohubmcp import MCPServer
+from nanohubmcp.state.redis_pool import POOL_WAIT_SECONDS
 
 pytestmark = pytest.mark.timeout(60)
 
 CALLS = 8
-PAUSE_MS = 1500
+PAUSE_MS = int((POOL_WAIT_SECONDS + 2.5) * 1000)
+"""Longer than a call waits for a pooled connection: the waits run out while Redis is paused."""
 
 
 def test_a_full_connection_pool_answers_busy_and_the_store_stays_up(
