@@ -77,18 +77,23 @@ def _type_comments(fn: Callable[..., Any]) -> TypeComments | None:
 def parameter_types(
     target: Callable[..., Any], signature: inspect.Signature, label: str, extra: dict[str, Any]
 ) -> dict[str, Any]:
-    """``{parameter: type}`` from annotations, then per-argument, then function type comments."""
-    annotated = type_hints(target, extra) if inspect.isfunction(target) else _annotations_of(signature)
+    """``{parameter: type}`` from annotations, then per-argument, then function type comments.
+
+    A wrapped function (``functools.lru_cache``, ``functools.wraps``) is read through ``__wrapped__``:
+    its string annotations (``from __future__ import annotations``) resolve in the module of the
+    function it wraps, as ``typing.get_type_hints`` does."""
+    function = inspect.unwrap(target)
+    annotated = type_hints(function, extra) if inspect.isfunction(function) else _annotations_of(signature)
     # Type comments only fill in what annotations leave out; reading them means reading the source.
     unannotated = any(name not in annotated for name in signature.parameters)
-    comments = _type_comments(target) if unannotated and inspect.isfunction(target) else None
+    comments = _type_comments(function) if unannotated and inspect.isfunction(function) else None
     from_comments: dict[str, str] = {}
     if comments is not None:
         if comments.arguments is not None:
-            names = list(inspect.signature(target).parameters)
+            names = list(inspect.signature(function).parameters)
             from_comments.update(_align(names, comments.arguments, label))
         from_comments.update(comments.per_argument)
-    globalns = getattr(target, "__globals__", {})
+    globalns = getattr(function, "__globals__", {})
     types: dict[str, Any] = {}
     for param in signature.parameters.values():
         if param.name in annotated:
