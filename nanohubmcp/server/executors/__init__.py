@@ -44,6 +44,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
@@ -124,9 +125,13 @@ class ThreadJobExecutor(JobExecutor):
             self._running[job.id] = work
             work.add_done_callback(ended)  # the turn is held until the function returns
 
+        def on_worker(**arguments: Any) -> Any:  # the job's record names this thread (same process)
+            job.where = {"thread": threading.current_thread().name}
+            return fn(**arguments)
+
         try:
             return await call_function(
-                fn,
+                on_worker,
                 kwargs,
                 is_coroutine=False,
                 executor=self.pool,

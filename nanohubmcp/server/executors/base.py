@@ -14,6 +14,13 @@ if TYPE_CHECKING:
     from ..jobs.service import Job
 
 
+def ran_away(**own: Any) -> dict[str, Any]:
+    """A job's ``where`` (``Job.where``) when its function ran outside the server's process (a
+    Slurm node, a hub's submit, a Dask worker): the server's host, pid and thread did not run it,
+    so its record names them None, with what ``own`` says of the place (``node=``...)."""
+    return {"host": None, "pid": None, "thread": None, **own}
+
+
 class JobExecutor:
     """Runs job functions somewhere. Subclass it for a new place to run jobs.
 
@@ -58,7 +65,9 @@ class JobExecutor:
         ``remote.job_trace(job)`` along with the function to ``remote.run_remote`` (or
         ``job_side.run_in_job``) where it runs, and the trace goes on there. When the
         job is cancelled, the awaiting task is cancelled (and ``context.is_cancelled()`` turns
-        true): stop the work and let ``asyncio.CancelledError`` through.
+        true): stop the work and let ``asyncio.CancelledError`` through. Set ``job.where`` to
+        where the function ran (see ``Job.where``; :func:`ran_away` off the server's process
+        and machine), else the job's provenance record names the thread that served the call.
         """
         raise NotImplementedError
 

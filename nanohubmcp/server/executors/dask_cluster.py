@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ...errors import ConfigurationError, ToolError
-from .base import JobExecutor
+from .base import JobExecutor, ran_away
 from .remote import deliver, job_trace, remote_context, run_remote
 
 if TYPE_CHECKING:
@@ -297,7 +297,7 @@ async def _outcome(
             for event in await client.get_events(key):
                 events(event)
     if isinstance(ran, WorkerResult):
-        return ran.value, {"dask_worker": ran.worker}
+        return ran.value, ran_away(dask_worker=ran.worker)
     return ran, None  # a job an earlier version of the server submitted
 
 

@@ -63,6 +63,8 @@ class JobProcess:
         self.future: Future[Any] = Future()
         self.ended = threading.Event()
         self.pid: int | None = None
+        self.where: dict[str, Any] | None = None
+        """Where the function ran, as its process said (``{"pid": ..., "thread": ...}``), once it answered."""
         self._forked = threading.Event()
         self._stopping = False
 
@@ -163,6 +165,8 @@ class JobProcess:
             finally:
                 reader.close()
             if answer is not None:
+                if len(answer) > 2 and isinstance(answer[2], dict):
+                    self.where = answer[2]
                 _resolve(self.future, answer)
                 # The function is done: its slot is free while its process exits (the next job
                 # need not wait for that). A function that left non-daemon threads behind would
@@ -184,8 +188,8 @@ class JobProcess:
             self._on_done(self)
 
 
-def _resolve(future: Future[Any], answer: tuple[str, Any]) -> None:
-    kind, payload = answer
+def _resolve(future: Future[Any], answer: tuple[Any, ...]) -> None:
+    kind, payload = answer[:2]
     with contextlib.suppress(InvalidStateError):  # cancelled meanwhile (the job was): nobody waits
         if kind == "value":
             future.set_result(payload)
@@ -210,15 +214,16 @@ def _job_main(writer: Any, fn: Callable[..., Any], kwargs: dict[str, Any], is_co
     forked_worker_setup()
     with contextlib.suppress(OSError):
         os.setpgid(0, 0)
-    answer: tuple[str, Any]
+    where = {"pid": os.getpid(), "thread": threading.current_thread().name}  # for the job's provenance record
+    answer: tuple[str, Any, dict[str, Any]]
     try:
-        answer = ("value", run_remote(fn, kwargs, is_coroutine, trace))
+        answer = ("value", run_remote(fn, kwargs, is_coroutine, trace), where)
     except BaseException as exc:  # SystemExit and KeyboardInterrupt too: the job failed with them
-        answer = ("error", exc)
+        answer = ("error", exc, where)
     try:
         writer.send(answer)
     except Exception as exc:  # the value (or the exception) cannot be pickled: nothing was written
         what = "result" if answer[0] == "value" else f"exception ({answer[1]!r})"
-        writer.send(("error", ToolError(f"the job's {what} cannot be pickled back to the server ({exc})")))
+        writer.send(("error", ToolError(f"the job's {what} cannot be pickled back to the server ({exc})"), where))
     finally:
         writer.close()

@@ -177,6 +177,8 @@ class ProcessJobExecutor(JobExecutor):
             raise
         finally:
             self._targets.pop(job.id, None)
+            if run.pid is not None:  # the job's record names its own process, not the server's
+                job.where = run.where or {"pid": run.pid, "thread": None}
 
     def _ended(self, job: Job, loop: asyncio.AbstractEventLoop, turns: FairTurns, run: JobProcess) -> None:
         # On the job's waiting thread, once its function is done (answered, or its process gone).

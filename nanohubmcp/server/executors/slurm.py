@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...errors import ConfigurationError, ToolError
 from ...protocol.result_types import ToolResult
+from .base import ran_away
 from .job_files import (
     EventTail,
     FileChannel,
@@ -187,6 +188,7 @@ class SlurmJobExecutor(FolderJobExecutor):
     async def _follow(
         self, folder: Path, slurm_id: str, job: Job, context: Context | None, submitted: bool = False
     ) -> Any:
+        job.where = ran_away()  # on a node: the record names it and the Slurm job id (task metadata)
         events = EventTail(folder, job.id, context, job.store)
         result = folder / f"{slurm_id}_0_result.pkl"
         states = watcher(float(self.options.get("poll_interval", 1.0)))

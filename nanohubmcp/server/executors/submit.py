@@ -34,6 +34,7 @@ import json
 import os
 import signal
 import subprocess
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -87,7 +88,12 @@ class SubmitJobExecutor(FolderJobExecutor):
         is_coroutine: bool,
     ) -> Any:
         loop = asyncio.get_running_loop()
-        spec = await fn(**kwargs) if is_coroutine else await loop.run_in_executor(None, lambda: fn(**kwargs))
+
+        def describe() -> Any:  # the job's record names this thread: the server's, running the function
+            job.where = {"thread": threading.current_thread().name}
+            return fn(**kwargs)
+
+        spec = await fn(**kwargs) if is_coroutine else await loop.run_in_executor(None, describe)
         run = as_run(spec, job.tool)
         try:
             argv = command_line(run, self.options, Path.cwd())

@@ -85,8 +85,10 @@ class Job:
         trace_context: the W3C trace context carrier (``traceparent``, ``tracestate``,
             ``baggage``) of the span the job's run belongs to when the server traces, else None;
             an executor hands it to where the job runs (``executors.remote.run_remote``).
-        where: where the function ran when its executor knows more than the server's host and
-            process (``{"dask_worker": address}``), for the job's provenance record.
+        where: where the function ran, set by its executor for the job's provenance record (merged
+            over the server's ``host``/``pid``/``thread``): ``{"thread": name}`` (threads),
+            ``{"pid": ..., "thread": ...}`` (its own process), ``executors.base.ran_away(...)``
+            (``host``/``pid``/``thread`` None, with ``dask_worker``...) off the server's machine.
         provenance_id: the id of the provenance record of the call that started the job, or
             None; kept with the job so a server restarted after ``kill -9`` completes the record
             when it settles the job (or when the job ends there).
