@@ -24,8 +24,9 @@ SCANNED = 1000
 
 
 def made_here(record: dict[str, Any], host: str | None = None, pid: int | None = None) -> bool:
-    """Whether ``record`` was made in this process (its ``where``: host and pid)."""
-    where = record.get("where") or {}
+    """Whether ``record`` was made in this process: the ``server`` that took the call (a job's ``where``
+    names the process or node that ran it, which may be another), else its ``where`` (older records)."""
+    where = record.get("server") or record.get("where") or {}
     return bool(where.get("pid") == (os.getpid() if pid is None else pid)
                 and where.get("host") == (socket.gethostname() if host is None else host))
 

@@ -129,6 +129,7 @@ def view(row: CallRow, facts: dict[str, Any] | None) -> dict[str, Any]:
         "ended": row.ended,
         "executor": row.executor,
         "where": where,
+        "server": {"host": facts.get("host"), "pid": facts.get("pid")},  # the process that took the call
         "status": row.status,
         "result_digest": row.result_digest if row.result is None or row.result_digest else digest_text(row.result),
         "result": json.loads(row.result) if row.result is not None else None,
