@@ -100,7 +100,7 @@ def test_the_wheel_holds_the_package_the_panel_and_the_server_extension_config(d
     description = metadata.split("\n\n", 1)[1]
     assert "](docs/" not in description, "a README link into the repository reached the index"
     assert f"]({SITE}how-to/jobs/)" in description
-    assert f"]({SITE}api/reference/)" in description
+    assert f"]({SITE}api/reference" in description  # the API reference page, made absolute
     # not the checkout's own commands (a wheel has no scripts/), nor the docs tests' markers (trial17 F3, F4)
     assert description.startswith("# nanohub-mcp\n\n**nanohubmcp** turns"), description[:200]
     assert "<!--" not in description
