@@ -91,9 +91,11 @@ async def test_get_job_result_and_tasks_get_carry_a_running_jobs_progress(tmp_pa
                 session, "tools/call", {"name": "sweep", "arguments": {"steps": 10}, "task": {"ttl": 60000}}
             )
             task_id = created["result"]["task"]["taskId"]
+            # the job reports 1/10, 2/10, 3/10 in quick succession: wait for the last, not the first seen
             task = wait_until(
                 lambda: (
-                    (t := routes.rpc(session, "tasks/get", {"taskId": task_id})["result"]).get("statusMessage") and t
+                    (t := routes.rpc(session, "tasks/get", {"taskId": task_id})["result"]).get("statusMessage")
+                    == "3/10 (30%) sweep 3" and t
                 ),
                 "the task's progress",
                 30,
