@@ -66,7 +66,8 @@ def proxy_arguments(command: argparse.ArgumentParser) -> None:
         default=_environment(PUBLIC_URL_VARIABLE),
         metavar="URL",
         help="HTTP: the base URL clients reach the server at through a proxy, e.g. https://tools.example.org/ "
-        "(advertised in every document; its host is answered, not 421; its origin allowed). Default "
+        "(advertised in every document; its host is answered, not 421; its origin allowed; with --path-prefix "
+        "it ends with the prefix). Default "
         f"${PUBLIC_URL_VARIABLE}, else the request's own host",
     )
     command.add_argument(
