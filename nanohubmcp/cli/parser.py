@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from .._version import __version__
 from ..auth.token_option import add_token_options
+from ..server.provenance.record_ids import id_words_last
 from ..transports.proxy_option import FromEnvironment, http_url, named_source, proxy_arguments
 from . import documents, serve
 
@@ -206,9 +207,12 @@ def parse_arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
     arguments: --bogus``), as argparse reports every other mistake in its arguments.
     """
     parser = build_parser()
-    args, extras = parser.parse_known_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    if "provenance" in given:  # a record id beginning with "-" is the CALL_ID, not an option
+        after = given.index("provenance") + 1
+        given = given[:after] + id_words_last(given[after:])
+    args, extras = parser.parse_known_args(given)
     if extras:
-        given = list(sys.argv[1:] if argv is None else argv)
         before_command = given[: given.index(args.command)] if args.command in given else given
         report = parser.error if any(extra in before_command for extra in extras) else args.usage_error
         report(f"unrecognized arguments: {' '.join(extras)}")  # exits 2

@@ -42,6 +42,7 @@ from IPython.display import HTML, display
 
 from ..errors import RegistrationError
 from ..registration import warnings_at
+from ..server.provenance.record_ids import id_words_last
 from . import cellspec
 from .cell_components import Entry
 from .output import CellOutput
@@ -270,6 +271,8 @@ class MCPMagics(Magics):
             return self.commands.call(rest)
         if action_word in KINDS:  # a path and its own options
             return self.commands.source(action_word, rest)
+        if action_word == "history":  # a record id beginning with "-" is the ID, not an option
+            line = " ".join(id_words_last(line.split()))
         args = parse_argstring(self.mcp, line)
         if args.action not in ("remove", "history") and args.target is not None:
             raise UsageError(f"%mcp {args.action} takes no argument")

@@ -4,6 +4,7 @@
 - :mod:`.capture`: what a record says of a call (arguments without secrets, digest, where it ran);
   :mod:`.code_facts`: what it says of the tool's code and environment (code hash, versions);
 - :mod:`.layer`: the pipeline layer writing records and answering reads of their URIs;
+  :mod:`.record_ids`: the ids it mints (never beginning with ``-``: they are typed on command lines);
 - :mod:`.cache_store` / :mod:`.cache_layer`: the result cache of tools registered with ``cache=``;
   :mod:`.cache_front`: each process's in-memory front of recent hits; :mod:`.cache_key`: the
   canonical form of a call's arguments its key hashes;

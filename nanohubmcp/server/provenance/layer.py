@@ -17,13 +17,11 @@ Source: MCP 2025-11-25, Basic § ``_meta`` (namespaced keys); Server § Resource
 
 from __future__ import annotations
 
-import base64
 import json
 import logging
-import os
 import threading
 import time
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..jobs.record import TERMINAL, Job
@@ -31,6 +29,7 @@ from ..results.store import owner_of
 from ..wire.request import ANSWERED_BY_LAYER, RAN_ON
 from ..wire.trace_context import SPAN
 from .capture import CACHE_META, CACHED_FROM, JobEnd
+from .record_ids import RecordIds
 from .records import META_KEY, ProvenanceStore, record_id_of
 from .rows import URI_PREFIX
 from .tool_options import OFF
@@ -45,45 +44,10 @@ MAX_OPEN_JOBS = 10_000
 """Jobs whose records wait for their end at most (the job store's own default bound)."""
 MAX_ENDED_JOBS = 256
 """Ended jobs whose records are not open yet, kept at most (the window is one call's answer)."""
-IDS_AT_ONCE = 1024
-"""Record ids made from one read of the system's random source."""
 
 
 class ToolLookup(Protocol):
     def get(self, name: str) -> Tool | None: ...
-
-
-class RecordIds:
-    """Unguessable record ids (24 URL-safe characters), made :data:`IDS_AT_ONCE` at a time from
-    one read of ``os.urandom`` (a read per id cost more than the rest of a record's share of the
-    call).
-
-    An id is 6 characters naming its run of :data:`IDS_AT_ONCE` (a counter from a random start
-    per process, so one process's runs follow each other) and 18 random characters (108 bits:
-    what makes it unguessable). A batch of records written together then lands on a few pages
-    of the store's id index instead of one page per record.
-    """
-
-    def __init__(self) -> None:
-        self._ready: deque[str] = deque()
-        self._lock = threading.Lock()
-        self._run = int.from_bytes(os.urandom(5), "big") >> 4  # 36 bits: 6 base64 characters
-
-    def next(self) -> str:
-        while True:
-            try:
-                return self._ready.pop()
-            except IndexError:
-                with self._lock:
-                    if not self._ready:
-                        self._refill()
-
-    def _refill(self) -> None:
-        self._run = (self._run + 1) % (1 << 36)
-        run = base64.urlsafe_b64encode(self._run.to_bytes(6, "big")).decode()[2:]  # 36 bits
-        text = base64.urlsafe_b64encode(os.urandom(18 * IDS_AT_ONCE)).decode()
-        # popped from the end: the run's ids in the order of their random part is as good as any
-        self._ready.extend(run + text[i : i + 18] for i in range(0, len(text), 24))
 
 
 class Recorder:

@@ -1,0 +1,73 @@
+"""Provenance record ids: minted unguessable, typed back on command lines.
+
+A record's id is the end of its URI; people paste it into ``nanohubmcp provenance export ID`` and
+``%mcp history ID``. An id never begins with ``-`` (a command line would read it as an option);
+:func:`id_words_last` lets those commands take one that does anyway (from a state directory
+written before ids were minted so).
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+import threading
+from collections import deque
+from collections.abc import Sequence
+
+__all__ = ["IDS_AT_ONCE", "RecordIds", "id_words_last"]
+
+IDS_AT_ONCE = 1024
+"""Record ids made from one read of the system's random source."""
+RUN_BITS = 35
+"""Bits of an id's run counter: its first character is then one of ``A``-``Z``, ``a``-``f``."""
+_DASHED_ID = re.compile(r"-[A-Za-z0-9_-]{23}")
+
+
+class RecordIds:
+    """Unguessable record ids (24 URL-safe characters, never beginning with ``-``), made
+    :data:`IDS_AT_ONCE` at a time from one read of ``os.urandom`` (a read per id cost more than the
+    rest of a record's share of the call).
+
+    An id is 6 characters naming its run of :data:`IDS_AT_ONCE` (a counter of :data:`RUN_BITS` bits
+    from a random start per process, so one process's runs follow each other) and 18 random
+    characters (108 bits: what makes it unguessable). A batch of records written together then
+    lands on a few pages of the store's id index instead of one page per record.
+    """
+
+    def __init__(self) -> None:
+        self._ready: deque[str] = deque()
+        self._lock = threading.Lock()
+        self._run = int.from_bytes(os.urandom(5), "big") >> (40 - RUN_BITS)
+
+    def next(self) -> str:
+        while True:
+            try:
+                return self._ready.pop()
+            except IndexError:
+                with self._lock:
+                    if not self._ready:
+                        self._refill()
+
+    def _refill(self) -> None:
+        self._run = (self._run + 1) % (1 << RUN_BITS)
+        # 6 bytes are 8 characters; the first two encode the 12 leading zero bits, the next one the
+        # counter's top 6 bits, of which the first is 0: a character of A-Z, a-f, never - or _.
+        run = base64.urlsafe_b64encode(self._run.to_bytes(6, "big")).decode()[2:]
+        text = base64.urlsafe_b64encode(os.urandom(18 * IDS_AT_ONCE)).decode()
+        # popped from the end: the run's ids in the order of their random part is as good as any
+        self._ready.extend(run + text[i : i + 18] for i in range(0, len(text), 24))
+
+
+def id_words_last(words: Sequence[str]) -> list[str]:
+    """``words`` (a command's arguments) with a record id that begins with ``-`` moved to the end
+    after ``--``, where argparse reads it as the positional it is instead of an unknown option.
+
+    Only a whole 24-character id is moved, and only when ``--`` is not already given.
+    """
+    if "--" in words:
+        return list(words)
+    ids = [word for word in words if _DASHED_ID.fullmatch(word)]
+    if not ids:
+        return list(words)
+    return [word for word in words if word not in ids] + ["--", *ids]
