@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import ConfigurationError
-from .errors import StateUnavailable
+from .errors import StateBusy, StateUnavailable
 from .url import store_refused
 
 
@@ -54,6 +54,8 @@ class RedisRequestState:
         """Mark a nonce used until ``expires`` (epoch seconds); False when it already was.
 
         Raises:
+            StateBusy: every connection of the client's pool is in use (a state URL's small
+                ``max_connections``); the store is not taken for down.
             StateUnavailable: the store cannot be reached.
         """
         import redis.exceptions as redis_errors
@@ -64,6 +66,8 @@ class RedisRequestState:
                     self._key("rs", "used", nonce), "1", nx=True, exat=max(int(expires) + 1, int(time.time()) + 1)
                 )
             )
+        except redis_errors.MaxConnectionsError:  # a ConnectionError too, but the store is up
+            raise StateBusy() from None
         except (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError) as exc:
             self._went_down(exc)
             raise StateUnavailable() from None
