@@ -92,9 +92,16 @@ if os.environ.get("BENCH_NATIVE_PATH"):
     try:
         from nanohubmcp.server.calls import invoke, workers
 
-        for name in ("INLINE_CPU_SECONDS", "INLINE_WALL_SECONDS", "INLINE_SECONDS", "QUICK_SECONDS"):
-            setattr(workers, name, float("inf"))
-        invoke.INLINE_SECONDS = workers.INLINE_SECONDS
+        try:  # the inline call's bound lives in slow_calls (in workers in a checkout before 2026-12-03)
+            from nanohubmcp.server.calls import slow_calls as bound
+        except ImportError:
+            bound = workers
+        endless = [(workers, "INLINE_CPU_SECONDS"), (workers, "INLINE_WALL_SECONDS"), (workers, "QUICK_SECONDS"),
+                   (bound, "INLINE_SECONDS"), (invoke, "INLINE_SECONDS")]
+        for module, name in endless:
+            getattr(module, name)  # every name there before any is set (setattr would make a missing one)
+        for module, name in endless:
+            setattr(module, name, float("inf"))
     except (ImportError, AttributeError):  # a tree without the inline lane (--tree of an older checkout)
         pass
     try:

@@ -22,8 +22,9 @@ import pytest
 from support import in_memory
 
 from nanohubmcp import Context, MCPServer
-from nanohubmcp.server.calls import workers
-from nanohubmcp.server.calls.workers import INLINE_AFTER, INLINE_SECONDS, WorkerPool, waits_on_loop
+from nanohubmcp.server.calls import slow_calls, workers
+from nanohubmcp.server.calls.slow_calls import INLINE_SECONDS
+from nanohubmcp.server.calls.workers import INLINE_AFTER, WorkerPool, waits_on_loop
 
 
 def thread_of(result: dict) -> str:
@@ -141,7 +142,7 @@ def test_a_tool_slow_on_the_pool_again_and_again_stays_there_for_good() -> None:
 
 
 def sample() -> tuple[float, object, float]:
-    return time.thread_time(), workers.thread_usage(), workers.GC_SECONDS[0]
+    return time.thread_time(), slow_calls.thread_usage(), slow_calls.GC_SECONDS[0]
 
 
 def spin(seconds: float) -> None:
@@ -153,20 +154,20 @@ def spin(seconds: float) -> None:
 def test_a_slow_inline_call_counts_when_it_worked_or_waited() -> None:
     before = sample()
     if before[1] is None:
-        assert workers.slow_call_cause(*before) == workers.WAITED  # no per-thread usage: every slow call counts
+        assert slow_calls.slow_call_cause(*before) == slow_calls.WAITED  # no per-thread usage: every slow call counts
         return
-    assert workers.slow_call_cause(*before) == workers.PREEMPTED  # a few microseconds, no switch
+    assert slow_calls.slow_call_cause(*before) == slow_calls.PREEMPTED  # a few microseconds, no switch
     before = sample()
     time.sleep(INLINE_SECONDS * 2)
-    assert workers.slow_call_cause(*before) == workers.WAITED  # gave up the CPU itself
+    assert slow_calls.slow_call_cause(*before) == slow_calls.WAITED  # gave up the CPU itself
     before = sample()
     spin(INLINE_SECONDS * 3)
-    assert workers.slow_call_cause(*before) == workers.WORKED  # its CPU
+    assert slow_calls.slow_call_cause(*before) == slow_calls.WORKED  # its CPU
 
 
 def switched(before: tuple[float, object, float]) -> bool:
     """Whether this thread gave up the CPU itself since ``before`` (a voluntary context switch)."""
-    after = workers.thread_usage()
+    after = slow_calls.thread_usage()
     usage = before[1]
     return after is not None and usage is not None and after.ru_nvcsw > usage.ru_nvcsw  # type: ignore[attr-defined]
 
@@ -174,23 +175,23 @@ def switched(before: tuple[float, object, float]) -> bool:
 def test_the_garbage_collectors_time_is_not_counted_against_an_inline_call() -> None:
     pool = WorkerPool(2, name="gc-test")  # keeps the collector's time from now on
     try:
-        if workers.thread_usage() is None:
+        if slow_calls.thread_usage() is None:
             pytest.skip("no per-thread usage on this system")
         garbage = [[i] for i in range(200_000)]  # a heap the collector takes a while to walk
         before = sample()
         collected = time.thread_time()
         gc.collect()
         collected = time.thread_time() - collected
-        cause = workers.slow_call_cause(*before)
+        cause = slow_calls.slow_call_cause(*before)
         # In a full test run other threads (left by earlier tests) may take the GIL meanwhile: then this
         # thread waited for it (a voluntary switch), and WAITED is the right answer (seen in CI).
         if collected > INLINE_SECONDS * 1.5:  # the collection alone made the call slow
-            assert cause == (workers.WAITED if switched(before) else workers.COLLECTED)
+            assert cause == (slow_calls.WAITED if switched(before) else slow_calls.COLLECTED)
         before = sample()
         gc.collect()
         spin(INLINE_SECONDS * 3)  # and its own work on top counts
-        cause = workers.slow_call_cause(*before)
-        assert cause == (workers.WAITED if switched(before) else workers.WORKED)
+        cause = slow_calls.slow_call_cause(*before)
+        assert cause == (slow_calls.WAITED if switched(before) else slow_calls.WORKED)
         del garbage
     finally:
         pool.shutdown()
@@ -210,7 +211,7 @@ while time.perf_counter() < end:
 
 def test_a_slow_inline_call_does_not_count_when_the_thread_was_only_preempted() -> None:
     """A real preemption: a real-time process on this thread's CPU takes it for 5 ms mid-call."""
-    if workers.thread_usage() is None or not hasattr(os, "sched_setscheduler"):
+    if slow_calls.thread_usage() is None or not hasattr(os, "sched_setscheduler"):
         pytest.skip("no per-thread usage or real-time scheduling on this system")
     cpu = min(os.sched_getaffinity(0))
     pinned = os.sched_getaffinity(0)
@@ -231,7 +232,7 @@ def test_a_slow_inline_call_does_not_count_when_the_thread_was_only_preempted() 
         assert total == 499500
         assert hog.wait(10) == 0
         assert wall > INLINE_SECONDS  # slow by the clock ...
-        assert workers.slow_call_cause(*before) == workers.PREEMPTED  # ... but neither working nor waiting
+        assert slow_calls.slow_call_cause(*before) == slow_calls.PREEMPTED  # ... but neither working nor waiting
     finally:
         os.sched_setaffinity(0, pinned)
 

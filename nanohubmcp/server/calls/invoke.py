@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any, Final
 from ...errors import ToolBusy, ToolError
 from ..wire.request import RequestContext
 from .progress import ran_here
-from .workers import GC_SECONDS, INLINE_SECONDS, WorkerPool, thread_usage
+from .slow_calls import GC_SECONDS, INLINE_SECONDS, thread_usage
+from .workers import WorkerPool
 
 if TYPE_CHECKING:
     from ..wire.events import EventBus
@@ -132,7 +133,7 @@ def call_inline(fn: Callable[..., Any], kwargs: dict[str, Any], executor: Execut
 
 def _call_inline(fn: Callable[..., Any], kwargs: dict[str, Any], pool: WorkerPool, what: str) -> Any:
     """Run a quick sync ``fn`` here, on the loop, timed: a slow call sends it back to the pool
-    (unless the time was not its own: :meth:`WorkerPool.too_slow_inline`)."""
+    (:meth:`WorkerPool.too_slow_inline`), unless the time was not its own (:mod:`.slow_calls`)."""
     usage, cpu, collected = thread_usage(), time.thread_time(), GC_SECONDS[0]
     t0 = time.perf_counter()
     try:

@@ -20,14 +20,11 @@ ways:
   handing a call of a few microseconds to a thread and back costs more than the call. A slower call
   while it qualifies starts the count again (a first call that imports or fills a cache, a
   collection); the :data:`INLINE_STRIKES`-th keeps it on the pool for good. Every
-  inline call is timed; one that takes longer than :data:`INLINE_SECONDS` sends its function back
-  to the pool if it worked (more than :data:`INLINE_SECONDS` of the loop thread's CPU, less the
-  garbage collector's) or waited (it gave up the CPU itself: a sleep, a lock, I/O). A call slow
-  for reasons not its own does not count: preempted (the thread's CPU taken by another process of
-  a busy host) or carrying a garbage collection of the process (:func:`slow_call_cause`; where the
-  system gives no per-thread usage, every slow call counts). Sent back, it qualifies again there,
-  unless it was slow long or often (:data:`INLINE_READMIT_SECONDS`): then it stays for good.
-  Unknown functions always start on the pool.
+  inline call is timed; one that takes longer than :data:`~.slow_calls.INLINE_SECONDS` of its own
+  time sends its function back to the pool (:meth:`WorkerPool.too_slow_inline`; why a call was
+  slow, and whose the time was, is :mod:`.slow_calls`'s). Sent back, it qualifies again there,
+  unless it was slow long or often: then it stays for good. Unknown functions always start on the
+  pool.
 - **Daemon threads.** A process told to stop (SIGTERM) is not held alive by a function that
   never returns; the runner gives running calls a grace period, then exits.
 
@@ -36,17 +33,16 @@ Threads are started on demand (none at construction). Everything here is thread-
 
 from __future__ import annotations
 
-import functools
-import gc
 import itertools
 import queue
-import sys
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import Executor, Future
 from typing import Any
+
+from .slow_calls import COLLECTED, INLINE_READMIT_SECONDS, PREEMPTED, count_collections, slow_call_cause
 
 QUICK_SECONDS = 1.0
 """A function whose last call took at most this long (and none runs longer) is "quick"."""
@@ -68,66 +64,6 @@ INLINE_CPU_SECONDS = 0.0001
 """Most CPU time (the worker thread's) a pool call may take and still count as quick."""
 INLINE_WALL_SECONDS = 0.05
 """Most wall time a pool call may take and still count as quick (a call that waits is not)."""
-INLINE_SECONDS = 0.001
-"""Most wall time an inline call may take; one that takes longer goes back to the pool
-(unless the time was not its own: :func:`slow_call_cause`)."""
-INLINE_READMIT_SECONDS = 1.0
-"""A function sent back from the loop qualifies again on the pool (:data:`INLINE_AFTER` quick
-calls) and returns to the loop, unless its slow inline call took :data:`INLINE_WALL_SECONDS` or
-more, or came within this long of its previous one: then it stays on the pool for good. Besides
-preemption and collections (not counted at all), a quick function is sometimes slow on the loop
-for a reason not its own: another thread of the process holding the interpreter inside its call
-(a voluntary switch, 0.3 ms of CPU). Under wrk against 2 workers that sent ``add`` to the pool
-for good in one worker in 3 of 4 runs, every later call paying the hand-over to a worker and back
-(bench/scaleout.md). A tool that blocks is still moved off at its first slow call, and one
-blocking 50 ms, or briefly but often, stays off."""
-
-thread_usage: Callable[[], Any]
-"""This thread's resource usage (Linux's ``RUSAGE_THREAD``: its voluntary context switches), for
-:func:`slow_call_cause`; None where the system gives no per-thread usage."""
-if sys.platform == "linux":
-    import resource
-
-    thread_usage = functools.partial(resource.getrusage, resource.RUSAGE_THREAD)  # no Python frame per call
-else:
-    thread_usage = functools.partial(lambda: None)
-
-WAITED, WORKED, COLLECTED, PREEMPTED = "waited", "worked", "collected", "preempted"
-
-GC_SECONDS = [0.0, 0.0]
-"""The CPU seconds the garbage collector has taken in this process ([0]; [1]: the running
-collection's start), kept once a :class:`WorkerPool` exists (a ``gc.callbacks`` entry)."""
-
-
-def _time_collection(phase: str, info: dict[str, Any]) -> None:
-    if phase == "start":
-        GC_SECONDS[1] = time.thread_time()
-    else:
-        GC_SECONDS[0] += time.thread_time() - GC_SECONDS[1]
-
-
-def slow_call_cause(cpu_before: float, usage_before: Any, gc_before: float) -> str:
-    """Why this thread's call that started when ``time.thread_time()`` was ``cpu_before``,
-    :func:`thread_usage` was ``usage_before`` and ``GC_SECONDS[0]`` was ``gc_before`` took long:
-
-    - :data:`WAITED`: the thread gave up the CPU itself (a voluntary context switch: a sleep, a
-      lock, I/O, the GIL), or the system gives no per-thread usage to tell;
-    - :data:`WORKED`: more than :data:`INLINE_SECONDS` of its own CPU;
-    - :data:`COLLECTED`: within that once the garbage collector's CPU is taken off (without a
-      switch no other thread ran Python meanwhile: the collections were this thread's);
-    - :data:`PREEMPTED`: little CPU and no collection: the scheduler switched it out (a busy host).
-
-    ``thread_time`` counts the CPU (``getrusage``'s times are only brought up to date at scheduler
-    ticks)."""
-    cpu = time.thread_time() - cpu_before
-    after = thread_usage()
-    if usage_before is None or after is None or after.ru_nvcsw > usage_before.ru_nvcsw:
-        return WAITED
-    collected = GC_SECONDS[0] - gc_before
-    if cpu - collected > INLINE_SECONDS:
-        return WORKED
-    return COLLECTED if collected > 0 else PREEMPTED
-
 
 _worker = threading.local()
 """The :class:`PoolFuture` a worker thread runs (``.future``), for :func:`waits_on_loop`."""
@@ -193,8 +129,7 @@ class WorkerPool(Executor):
 
     def __init__(self, workers: int, *, quick_workers: int = QUICK_WORKERS, name: str = "nanohubmcp-worker") -> None:
         self._lock = threading.Lock()
-        if _time_collection not in gc.callbacks:  # once per process: slow_call_cause reads it
-            gc.callbacks.append(_time_collection)
+        count_collections()  # slow_call_cause reads the collector's time
         self._name = name
         self._main = _Lane("main", max(1, workers))
         self._quick = _Lane("quick", quick_workers) if quick_workers > 0 else None
@@ -235,12 +170,12 @@ class WorkerPool(Executor):
     def too_slow_inline(
         self, key: str, cpu: float | None = None, usage: Any = None, collected: float = 0.0, took: float | None = None
     ) -> None:
-        """An inline call of ``key`` took longer than :data:`INLINE_SECONDS` (``took`` seconds, when
-        known): its function goes back to the pool, unless the loop thread's CPU time, usage and the
-        collector's CPU when the call started (``cpu``, ``usage``, ``collected``:
-        :func:`slow_call_cause`) show the time was not the call's own. There it qualifies again,
-        unless the call took :data:`INLINE_WALL_SECONDS` or more, or came within
-        :data:`INLINE_READMIT_SECONDS` of its previous slow one: then it stays for good."""
+        """An inline call of ``key`` took longer than :data:`~.slow_calls.INLINE_SECONDS` (``took``
+        seconds, when known): its function goes back to the pool, unless the loop thread's CPU time,
+        usage and the collector's CPU when the call started (``cpu``, ``usage``, ``collected``:
+        :func:`~.slow_calls.slow_call_cause`) show the time was not the call's own. There it
+        qualifies again, unless the call took :data:`INLINE_WALL_SECONDS` or more, or came within
+        :data:`~.slow_calls.INLINE_READMIT_SECONDS` of its previous slow one: then it stays for good."""
         if cpu is not None and slow_call_cause(cpu, usage, collected) in (PREEMPTED, COLLECTED):
             return
         now = time.monotonic()
