@@ -518,6 +518,35 @@ def without_provenance(result: dict[str, Any]) -> dict[str, Any]:
     return rest
 
 
+async def ended_job(client: Any, started: Any, seconds: float = 90) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A job started through the official ``client`` (``started``: the call's answer, its handle):
+    what ``get_job_result`` answers once it ended, and its provenance record once that ended too
+    (both polled, for at most ``seconds`` in all)."""
+    import json
+
+    import anyio
+
+    job_id = started.structured_content["job_id"]
+    uri = started.meta[PROVENANCE_META]
+    with anyio.fail_after(seconds):
+        while (answer := await client.call_tool("get_job_result", {"job_id": job_id})).structured_content.get(
+            "status"
+        ) == "running":
+            await anyio.sleep(0.05)
+        while (record := json.loads((await client.read_resource(uri)).contents[0].text))["status"] == "working":
+            await anyio.sleep(0.05)
+    return answer.structured_content, record
+
+
+def crate_action(folder: Path) -> dict[str, Any]:
+    """The one ``CreateAction`` of the RO-Crate written to ``folder`` (the call it describes)."""
+    import json
+
+    metadata = json.loads((folder / "ro-crate-metadata.json").read_text())
+    [action] = [item for item in metadata["@graph"] if item.get("@type") == "CreateAction"]
+    return dict(action)
+
+
 def count_calls(fn: Callable[[], Any], events: tuple[str, ...] = ("call",)) -> int:
     """How many function calls ``fn()`` makes, counted with ``sys.setprofile``: Python calls
     (``"call"``), and C calls too with ``events=("call", "c_call")``. Work counted, never timed."""

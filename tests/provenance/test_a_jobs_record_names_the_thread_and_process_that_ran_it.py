@@ -6,7 +6,6 @@ itself saw, through the official client. Found by trial17 (F6): a threads job th
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import threading
@@ -15,7 +14,7 @@ from typing import Any
 
 import anyio
 import pytest
-from support import PROVENANCE_META, mcp_client, serve
+from support import PROVENANCE_META, ended_job, mcp_client, serve
 
 from nanohubmcp import MCPServer
 
@@ -25,21 +24,6 @@ pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]
 def ran_where(n: int) -> dict[str, Any]:
     """n back, with the pid and thread that ran the function."""
     return {"n": n, "pid": os.getpid(), "thread": threading.current_thread().name}
-
-
-async def finished_record(client: Any, started: Any) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The job's value and its completed record, through the official client (polled until the job
-    and its record end)."""
-    job_id = started.structured_content["job_id"]
-    uri = started.meta[PROVENANCE_META]
-    with anyio.fail_after(60):
-        while (answer := await client.call_tool("get_job_result", {"job_id": job_id})).structured_content.get(
-            "status"
-        ) == "running":
-            await anyio.sleep(0.05)
-        while (record := json.loads((await client.read_resource(uri)).contents[0].text))["status"] == "working":
-            await anyio.sleep(0.05)
-    return answer.structured_content.get("result") or answer.structured_content, record
 
 
 async def finished_by_call(server: MCPServer, started: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -67,7 +51,8 @@ async def test_a_jobs_record_names_where_its_function_ran(executor: str, how: st
             value, record = await finished_by_call(server, started)
         else:
             async with mcp_client(url + "mcp") as client:
-                value, record = await finished_record(client, await client.call_tool("ran_where", {"n": 3}))
+                answer, record = await ended_job(client, await client.call_tool("ran_where", {"n": 3}), 60)
+                value = answer.get("result") or answer
     assert record["status"] == "completed", record
     assert record["executor"] == executor
     where = record["where"]

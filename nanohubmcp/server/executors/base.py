@@ -14,11 +14,23 @@ if TYPE_CHECKING:
     from ..jobs.service import Job
 
 
-def ran_away(**own: Any) -> dict[str, Any]:
+Place = tuple[str, int, str]
+"""Where a job's function ran, as its wrapper there sends it back with the value: ``(host name,
+pid, thread name)`` (``remote.place()``)."""
+
+
+def ran_away(place: Place | None = None, **own: Any) -> dict[str, Any]:
     """A job's ``where`` (``Job.where``) when its function ran outside the server's process (a
-    Slurm node, a hub's submit, a Dask worker): the server's host, pid and thread did not run it,
-    so its record names them None, with what ``own`` says of the place (``node=``...)."""
-    return {"host": None, "pid": None, "thread": None, **own}
+    Slurm node, a hub's submit, a Dask worker): ``host``, ``pid`` and ``thread`` from ``place``,
+    which the job sent back with its value — None when it sent none (a job of an earlier version,
+    one that failed before it answered): the server's own did not run it — with what ``own`` says
+    of the place (``dask_worker=``...).
+
+    .. versionchanged:: 1.0
+       ``place``: a Dask or Slurm job's record names the worker's or node's host, pid and thread.
+    """
+    host, pid, thread = place if place is not None else (None, None, None)
+    return {"host": host, "pid": pid, "thread": thread, **own}
 
 
 class JobExecutor:

@@ -10,7 +10,8 @@ same state directory and scheduler takes it back and stores its result. (With th
 the jobs die with the server; they are reported as stopped.)
 
 The server waits for a job on the client's own event loop, where the client's methods are
-awaitable; the task answers the value with the address of the worker that ran it. The
+awaitable; the task answers the value with the address of the worker that ran it and the host,
+pid and thread there (:class:`WorkerResult`, for the job's provenance record). The
 publication runs beside the job, and the client lets go of ended jobs a moment later, together
 (:class:`Farewells`), never on the way to a result.
 
@@ -34,8 +35,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ...errors import ConfigurationError, ToolError
-from .base import JobExecutor, ran_away
-from .remote import deliver, job_trace, remote_context, run_remote
+from .base import JobExecutor, Place, ran_away
+from .remote import deliver, job_trace, place, remote_context, run_remote
 
 if TYPE_CHECKING:
     from ..calls.context import Context
@@ -190,6 +191,7 @@ class DaskJobExecutor(JobExecutor):
         events: Callable[[Any], None] | None,
         published: concurrent.futures.Future[None] | None,
     ) -> Any:
+        job.where = ran_away()  # a task that raised says not where it ran, but not the server's process
         try:
             value, job.where = await asyncio.wrap_future(self._on_client(client, _outcome(client, key, future, events)))
         except asyncio.CancelledError:
@@ -287,7 +289,7 @@ async def _publish(client: Any, future: Any, key: str) -> None:
 
 async def _outcome(
     client: Any, key: str, future: Any, events: Callable[[Any], None] | None
-) -> tuple[Any, dict[str, Any] | None]:
+) -> tuple[Any, dict[str, Any]]:
     """The job's value, once the task ended (what it raised, raised), and where it ran; events
     that trail the result are handed on first."""
     try:
@@ -296,27 +298,40 @@ async def _outcome(
         if events is not None:
             for event in await client.get_events(key):
                 events(event)
+    return answered(ran)
+
+
+def answered(ran: Any) -> tuple[Any, dict[str, Any]]:
+    """The function's value and the job's ``where``, from what its task answered (a
+    :class:`WorkerResult`; the bare value from a task an earlier version of the server submitted)."""
     if isinstance(ran, WorkerResult):
-        return ran.value, ran_away(dask_worker=ran.worker)
-    return ran, None  # a job an earlier version of the server submitted
+        return ran.value, ran_away(ran.place, dask_worker=ran.worker)
+    return ran, ran_away()
 
 
 @dataclass(frozen=True)
 class WorkerResult:
-    """What a job's task answers: the function's value and the address of the worker that ran it
-    (for the job's provenance record), which the server would otherwise ask the scheduler."""
+    """What a job's task answers: the function's value, the address of the worker that ran it and
+    where on it (``(host, pid, thread)``), for the job's provenance record — which the server would
+    otherwise ask the scheduler, and could not ask for the pid and thread.
+
+    A result pickled by an earlier version has no ``place``: it reads as None.
+    """
 
     value: Any
     worker: str
+    place: Place | None = None
 
 
 def run_on_worker(
     fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: bool, trace: tuple[str, dict[str, str]] | None
 ) -> WorkerResult:
-    """The job's task, on a Dask worker: :func:`~.remote.run_remote`, and the worker's address."""
+    """The job's task, on a Dask worker: :func:`~.remote.run_remote`, the worker's address and
+    where the function ran there."""
     from distributed import get_worker
 
-    return WorkerResult(run_remote(fn, kwargs, is_coroutine, trace), get_worker().address)
+    here = place()  # on the task's thread, which runs the function
+    return WorkerResult(run_remote(fn, kwargs, is_coroutine, trace), get_worker().address, here)
 
 
 async def _forget(client: Any, key: str, published: concurrent.futures.Future[None] | None) -> None:

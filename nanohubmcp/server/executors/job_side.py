@@ -3,8 +3,9 @@
 
 :func:`run_in_job` is the callable a batch executor submits (pickled with the tool function and
 its arguments). It never raises for the tool: what the function raised comes back as
-``("raised", message)`` so the server reports the tool's own message (the scheduler's runner
-would otherwise turn it into a traceback).
+``("raised", message, place)`` so the server reports the tool's own message (the scheduler's runner
+would otherwise turn it into a traceback); ``place`` is where the function ran (host, pid, thread:
+``remote.place()``), for the job's provenance record.
 """
 
 from __future__ import annotations
@@ -19,8 +20,9 @@ from typing import Any
 
 from ..calls.progress import CURRENT
 from ..calls.tqdm_progress import watch
+from .base import Place
 from .job_files import FileChannel
-from .remote import run_remote
+from .remote import place, run_remote
 
 RETURNED = "returned"
 RAISED = "raised"
@@ -49,8 +51,10 @@ class RelayProgress:
 def run_in_job(
     fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: bool, folder: str, job_id: str,
     trace: tuple[str, dict[str, str]] | None = None, warn_after: float | None = None,
-) -> tuple[str, Any]:
-    """Run the tool function in the batch job; ``(RETURNED, value)`` or ``(RAISED, message)``.
+) -> tuple[str, Any, Place]:
+    """Run the tool function in the batch job; ``(RETURNED, value, place)`` or ``(RAISED, message,
+    place)``, ``place`` the job's ``(host, pid, thread)`` (:func:`.remote.place`; a server reads a
+    job's 2-tuple of an earlier version too).
 
     ``trace`` continues the server's trace in the job (see ``remote.run_remote``); ``warn_after``:
     seconds into the run before which the scheduler's warning signal is held back (None: told at
@@ -78,9 +82,10 @@ def run_in_job(
         signal.signal(signal.SIGUSR2, near_the_limit)
     token = CURRENT.set(RelayProgress(channel, job_id))  # type: ignore[arg-type]  # the tracker's shape
     watch()
+    here = place()
     try:
-        return RETURNED, run_remote(fn, kwargs, is_coroutine, trace)
+        return RETURNED, run_remote(fn, kwargs, is_coroutine, trace), here
     except Exception as exc:
-        return RAISED, str(exc) or type(exc).__name__
+        return RAISED, str(exc) or type(exc).__name__, here
     finally:
         CURRENT.reset(token)

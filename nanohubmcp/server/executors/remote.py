@@ -13,6 +13,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
+import os
+import socket
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
@@ -20,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ..calls.context import LevelMethods
 from ..wire.request import LOG_LEVELS
 from ..wire.trace_context import continued
+from .base import Place
 
 if TYPE_CHECKING:
     from ..calls.context import Context
@@ -152,6 +156,13 @@ def run_remote(fn: Callable[..., Any], kwargs: dict[str, Any], is_coroutine: boo
     tool, carrier = trace
     with continued(carrier, f"run_job {tool}", {"gen_ai.tool.name": tool}):
         return _run(fn, kwargs, is_coroutine)
+
+
+def place() -> Place:
+    """Where this runs: ``(host name, pid, thread name)``, which a job's wrapper sends back with the
+    function's value, for the job's ``where`` (``base.ran_away``); called on the thread that runs
+    the function."""
+    return socket.gethostname(), os.getpid(), threading.current_thread().name
 
 
 def job_trace(job: Job) -> tuple[str, dict[str, str]] | None:

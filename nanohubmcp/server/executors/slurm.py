@@ -55,7 +55,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...errors import ConfigurationError, ToolError
 from ...protocol.result_types import ToolResult
-from .base import ran_away
+from .base import Place, ran_away
 from .job_files import (
     EventTail,
     FileChannel,
@@ -188,7 +188,9 @@ class SlurmJobExecutor(FolderJobExecutor):
     async def _follow(
         self, folder: Path, slurm_id: str, job: Job, context: Context | None, submitted: bool = False
     ) -> Any:
-        job.where = ran_away()  # on a node: the record names it and the Slurm job id (task metadata)
+        # On a node: the record names it and the Slurm job id (task metadata), and the host, pid and
+        # thread the job answers with its value; until then (or when it never answers) only them.
+        job.where = ran_away()
         events = EventTail(folder, job.id, context, job.store)
         result = folder / f"{slurm_id}_0_result.pkl"
         states = watcher(float(self.options.get("poll_interval", 1.0)))
@@ -204,6 +206,7 @@ class SlurmJobExecutor(FolderJobExecutor):
                 await loop.run_in_executor(None, events)
                 if result.exists():
                     outcome = await loop.run_in_executor(None, _load, result)
+                    job.where = ran_away(_place_of(outcome))
                     await loop.run_in_executor(None, events)
                     seen = states.get(slurm_id)
                     node = seen.node if seen is not None else ""
@@ -270,11 +273,22 @@ def _load(path: Path) -> Any:
         return pickle.load(source)  # written by our own job (submitit's result file)
 
 
+def _place_of(outcome: tuple[str, Any]) -> Place | None:
+    """Where the function ran, from submitit's result file: the third item of what
+    :func:`.job_side.run_in_job` answered (None from a job of an earlier version, which answered two,
+    and from submitit's own failure)."""
+    status, payload = outcome
+    if status == "success" and len(payload) == 3:
+        host, pid, thread = payload[2]
+        return host, pid, thread
+    return None
+
+
 def _value_of(outcome: tuple[str, Any], slurm_id: str, folder: Path) -> Any:
     """The function's value from submitit's result file; what it raised becomes a ToolError."""
     status, payload = outcome
     if status == "success":
-        kind, value = payload
+        kind, value = payload[:2]  # a third item, where it ran, from this version's jobs (_place_of)
         if kind == RAISED:
             raise ToolError(value)
         return files_returned(value, folder)

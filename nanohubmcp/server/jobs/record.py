@@ -88,7 +88,8 @@ class Job:
         where: where the function ran, set by its executor for the job's provenance record (merged
             over the server's ``host``/``pid``/``thread``): ``{"thread": name}`` (threads),
             ``{"pid": ..., "thread": ...}`` (its own process), ``executors.base.ran_away(...)``
-            (``host``/``pid``/``thread`` None, with ``dask_worker``...) off the server's machine.
+            off the server's process (``host``/``pid``/``thread`` of the worker or node, which the
+            job sent back with its value, else None; with ``dask_worker``...).
         provenance_id: the id of the provenance record of the call that started the job, or
             None; kept with the job so a server restarted after ``kill -9`` completes the record
             when it settles the job (or when the job ends there).
