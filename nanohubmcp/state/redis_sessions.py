@@ -50,31 +50,6 @@ LEASE_SECONDS = 1.0
 holder it cannot reach)."""
 MAX_CACHED = 10_000
 """Records kept per process at most (the least recently loaded go first)."""
-PRINCIPAL_KEEP = 86_400
-"""Seconds a principal's count of sessions (``pr:<digest>``) outlives the last session it opened."""
-COUNT_OPENED = """
-local key = KEYS[1]
-for i = 5, #ARGV do redis.call('ZREM', key, ARGV[i]) end
-local now = redis.call('TIME')
-redis.call('ZADD', key, now[1] .. string.format('%06d', tonumber(now[2])), ARGV[1])
-redis.call('EXPIRE', key, ARGV[3])
-local cap = tonumber(ARGV[2])
-local ended = {}
-if redis.call('ZCARD', key) > cap then
-  for _, member in ipairs(redis.call('ZRANGE', key, 0, -1)) do
-    if redis.call('EXISTS', ARGV[4] .. member) == 0 then redis.call('ZREM', key, member) end
-  end
-  while redis.call('ZCARD', key) > cap do
-    table.insert(ended, redis.call('ZPOPMIN', key)[1])
-  end
-end
-return ended
-"""
-"""Count a newly opened session among its principal's (``pr:<digest>``, scored by when each was
-opened, in microseconds of Redis's clock): the ids given after the fourth argument are gone
-already; sessions whose record expired leave the count; past the cap the oldest leave it, and
-their ids are returned (to be ended)."""
-
 Guard = Callable[[], contextlib.AbstractAsyncContextManager[Any]]
 
 
@@ -220,13 +195,13 @@ class RedisSessions:
         subscribed: set[str],
         unsubscribed: set[str],
         sub_key: Callable[[str], str],
-        opened: tuple[str, int, list[str]] | None = None,
+        count: Callable[[Any], None] | None = None,
     ) -> list[str]:
         """Store ``record`` and its subscription changes; every other copy is dropped first.
 
-        ``opened``: the session is new: ``(its principal's count key, the cap, ids of the principal's
-        sessions just ended here)``; the ids of the principal's sessions past the cap are returned
-        (the caller ends them), else [].
+        ``count``: the session is new: adds to the pipeline the count of its principal's sessions
+        (one command, :meth:`.redis_session_cap.SessionCap.count`), whose reply, the ids of the
+        principal's sessions past the cap, is returned (the caller ends them); else [].
         """
         session_id = str(record["id"])
         now = asyncio.get_running_loop().time()
@@ -236,9 +211,8 @@ class RedisSessions:
             pipe = client.pipeline(transaction=False)
             pipe.set(self._key("s", session_id), json.dumps(record), ex=self.ttl)
             pipe.set(self._alive(session_id), "1", ex=self.ttl)
-            if opened is not None:
-                count_key, cap, gone = opened
-                pipe.eval(COUNT_OPENED, 1, count_key, session_id, cap, PRINCIPAL_KEEP, self._key("s", ""), *gone)
+            if count is not None:
+                count(pipe)
             for uri in subscribed:
                 pipe.sadd(sub_key(uri), session_id)
                 pipe.expire(sub_key(uri), self.ttl)
@@ -257,7 +231,7 @@ class RedisSessions:
             self._keep(session_id, record, now + self.lease)
         else:
             self._cache.pop(session_id, None)
-        return [str(gone) for gone in done[2]] if opened is not None else []  # after the two SETs
+        return [str(gone) for gone in done[2]] if count is not None else []  # after the two SETs
 
     async def delete(self, session_id: str, write: Callable[[Any], None]) -> None:
         """Delete the record (``write`` adds the caller's own commands to the pipeline)."""

@@ -8,7 +8,7 @@ Keys, all under ``nanohubmcp:<server name>:`` so two servers on one Redis never 
 - ``ev:<session>:<stream>``: a stream's event log, a bounded Redis stream expiring with the
   session (:mod:`~nanohubmcp.state.redis_events`);
 - ``pr:<sha-256 of the principal>``: the principal's sessions, scored by when each was opened
-  (the cap of sessions per principal across processes; :data:`~.redis_sessions.COUNT_OPENED`);
+  (the cap of sessions per principal across processes: :mod:`~nanohubmcp.state.redis_session_cap`);
 - ``sub:<sha-256 of the uri>``: the sessions subscribed to a resource; ``listeners``: sessions reading
   unrelated messages (a sorted set scored by expiry time);
 - ``p:<session>:<request>``: which process waits for a server→client request's answer, until
@@ -23,9 +23,9 @@ Keys, all under ``nanohubmcp:<server name>:`` so two servers on one Redis never 
 - channel ``bc``: notifications for every process's stateless-era listeners; channel ``cx``: a
   client's ``notifications/cancelled`` for the process running the request it names.
 
-Connections: commands go through one pool (redis-py's, 100 connections unless the URL's
-``max_connections`` says otherwise; a request finding them all in use waits up to
-:data:`~.redis_pool.POOL_WAIT_SECONDS` for one, then is answered 503 "busy",
+Connections (made by :mod:`~nanohubmcp.state.redis_pool`): commands go through one pool (redis-py's,
+100 connections unless the URL's ``max_connections`` says otherwise; a request finding them all in use
+waits up to :data:`~.redis_pool.POOL_WAIT_SECONDS` for one, then is answered 503 "busy",
 :class:`~nanohubmcp.state.errors.StateBusy`, which is not an outage); besides it a process holds two
 connections of its own: its pub/sub subscription and its one blocking ``XREAD`` for every stream read from a log
 (:mod:`~nanohubmcp.state.redis_reads`), however many streams are open. Writes to event logs are
@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import json
 import logging
@@ -53,12 +54,15 @@ from .errors import StateBusy, StateUnavailable
 from .redis_events import EVENT_KEEP, RETRY_SECONDS, RedisEventLogs
 from .redis_reads import SharedReads
 from .redis_request_state import RedisRequestState
+from .redis_session_cap import SessionCap
 from .redis_sessions import RedisSessions
 from .url import StateURL
 
 try:
     import redis.asyncio as aioredis
     import redis.exceptions as redis_errors
+
+    from .redis_pool import connect, connect_sync
 except ImportError:  # pragma: no cover - the message names the extra
     aioredis = None  # type: ignore[assignment]
     redis_errors = None  # type: ignore[assignment]
@@ -68,11 +72,6 @@ log = logging.getLogger("nanohubmcp.state")
 HEARTBEAT_SECONDS = 2.0
 HEARTBEAT_TTL = 10
 """A process whose heartbeat is older than this many seconds is taken as dead."""
-CONNECT_TIMEOUT = 2.0
-SOCKET_TIMEOUT = 15.0
-"""Longest wait for one Redis reply (blocking reads wait less than this)."""
-RETRIES = 2
-"""Quick retries of a command on a fresh connection before the store counts as unreachable."""
 BUSY_LOG_SECONDS = 60.0
 """A full connection pool is logged at most once in this many seconds."""
 
@@ -107,39 +106,13 @@ class RedisState:
         self._closing = False
         self._tasks: list[asyncio.Task[None]] = []
         self.sessions = RedisSessions(self._guard, self._key, self.process, self.ttl)
+        self.cap = SessionCap(self._key, self._key("s", ""))
         self.events = RedisEventLogs(self._guard, self._key, self.ttl, self.shown)
         self.reads = SharedReads(self._reader_guard, self._guard, self._key("wk", self.process))
-        self.request_state = RedisRequestState(self._sync_client, self._key, self._went_down, self.shown)
+        self.request_state = RedisRequestState(functools.partial(connect_sync, url.url), self._key, self._went_down,
+                                               self.shown)
 
     # -- connection ------------------------------------------------------------------------
-    def _new_client(self, retries: int = RETRIES, *, single: bool = False, waits: bool = False) -> Any:
-        """A client of its own pool; ``waits``: a request finding the pool full waits a moment for a
-        connection (:mod:`.redis_pool`) instead of being refused at once (the pool of commands)."""
-        from redis.asyncio.retry import Retry
-        from redis.backoff import ExponentialBackoff
-
-        # A connection Redis dropped (it restarted) is replaced at once: a quick retry on a new
-        # connection, so a store that is back answers the first request.
-        options: dict[str, Any] = {
-            "retry": Retry(ExponentialBackoff(cap=0.2, base=0.02), retries),
-            "retry_on_error": [redis_errors.ConnectionError, redis_errors.TimeoutError],
-            "decode_responses": True,
-            "socket_connect_timeout": CONNECT_TIMEOUT,
-            "socket_timeout": SOCKET_TIMEOUT,
-            "health_check_interval": 10,
-        }
-        if waits:
-            from .redis_pool import waiting_pool
-
-            return aioredis.Redis.from_pool(waiting_pool(self.url.url, **options))
-        return aioredis.Redis.from_url(self.url.url, single_connection_client=single, **options)
-
-    def _sync_client(self) -> Any:
-        """A synchronous client, for the few calls made off the asyncio path (the stateless era)."""
-        import redis
-
-        return redis.Redis.from_url(self.url.url, socket_connect_timeout=CONNECT_TIMEOUT, socket_timeout=SOCKET_TIMEOUT)
-
     def answers_to(self, callback: Callable[[str, str, dict[str, Any]], None] | None) -> None:
         """Call ``callback(session id, request id, response)`` when another process relays an answer."""
         self.on_answer = callback
@@ -153,9 +126,9 @@ class RedisState:
         self.on_cancel = callback
 
     def start(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._client = self._new_client(waits=True)
+        self._client = connect(self.url.url, waits=True)
         # No quiet retry: the reading task sends its XREAD again itself (and ends at close()).
-        self._reader = self._new_client(retries=0, single=True)
+        self._reader = connect(self.url.url, retries=0, single=True)
         self._tasks.append(self.events.start(loop))
         self._tasks.append(self.reads.start(loop))
         for work in (self._heartbeat, self._listen, self.sessions.keep_clocks):
@@ -265,7 +238,7 @@ class RedisState:
         channels = [own, self._key("bc"), self._key("cx")]
         # No quiet reconnection: a lost subscription must be noticed at once (the cached session
         # records depend on it, redis_sessions), then it is made again.
-        client = self._new_client(retries=0)
+        client = connect(self.url.url, retries=0)
         pause = 0.05
         while True:
             pubsub = None
@@ -325,21 +298,15 @@ class RedisState:
     async def save_session(
         self, record: dict[str, Any], subscribed: set[str], unsubscribed: set[str], *, opened: Opened | None = None
     ) -> list[str]:
-        counted = None
-        if opened is not None:
-            principal, cap, gone = opened
-            counted = (self._principal_key(principal), cap, gone)
-        return await self.sessions.save(record, subscribed, unsubscribed, self._sub_key, counted)
-
-    def _principal_key(self, principal: str) -> str:
-        return self._key("pr", hashlib.sha256(principal.encode("utf-8", "surrogatepass")).hexdigest())
+        count = None if opened is None else functools.partial(self.cap.count, session_id=record["id"], opened=opened)
+        return await self.sessions.save(record, subscribed, unsubscribed, self._sub_key, count)
 
     async def delete_session(self, session_id: str, subscriptions: set[str], principal: str | None = None) -> None:
         key = self.events.key(session_id, "g")
 
         def write(pipe: Any) -> None:
             if principal is not None:
-                pipe.zrem(self._principal_key(principal), session_id)
+                self.cap.forget(pipe, session_id, principal)
             for uri in subscriptions:
                 pipe.srem(self._sub_key(uri), session_id)
             pipe.zrem(self._key("listeners"), session_id)
