@@ -153,6 +153,9 @@ class ServerCore:
         """With a shared state store (Redis): keeps sessions in step across processes."""
         self.state_closing: asyncio.Task[None] | None = None
         """Disconnecting from the shared state store (the runner waits for it when it stops)."""
+        self._state_key: bytes | None = None
+        """The shared store's ``requestState`` key, read by :meth:`prepare_state` before the port was
+        bound; taken by the next :meth:`attach`."""
         self.dispatcher = Dispatcher(self, TABLES)
         """The way in for every message: the pipeline of layers, then the method handlers."""
         self.tracing = trace_context.resolve(tracing)
@@ -286,6 +289,25 @@ class ServerCore:
         tqdm_progress.watch()
         stdin_guard.guard()
 
+    def prepare_state(self) -> None:
+        """Read what serving needs from the shared state store before the port is bound: the key
+        signing ``requestState``, the same in every process (made by the first to ask). A store that
+        cannot be reached, or refuses the URL, then stops the server before it listens; once a process
+        listens, nothing of its start waits on the store, so an outage is answered 503 until the store
+        is back and never ends the process (a process that listened, then exited when Redis went
+        away at that moment, looked up to its balancer). Nothing to read for memory and SQLite, nor with
+        ``state_secret``. The runner calls it; :meth:`attach` reads the key itself when it was not
+        (an application served by ``make_app()``).
+
+        Raises:
+            ConfigurationError: the store cannot be reached, or refuses the URL (the message says why).
+        """
+        if self.replication is not None or not self.state_url.shared or self.first_use.state_secret is not None:
+            return
+        state = open_shared(self.state_url, self.name, idle_seconds=self.sessions.idle_seconds)
+        assert state is not None  # only made, not started: no connection stays open
+        self._state_key = state.request_state_key()
+
     def _share(self, loop: asyncio.AbstractEventLoop) -> None:
         """Connect to the shared state store on ``loop`` (the serving loop of this process)."""
         if self.replication is not None or not self.state_url.shared:
@@ -295,10 +317,11 @@ class ServerCore:
         state = open_shared(self.state_url, self.name, idle_seconds=self.sessions.idle_seconds)
         assert state is not None
         # Every process must accept the others' requestState once: the key (unless given) and
-        # the used nonces live in the shared store. Read first: a URL the store refuses ('?foo=bar', '/99')
-        # stops the server here with its one line, before the heartbeat and the subscription log failures.
-        secret = self.first_use.state_secret
-        key = secret if secret is not None else state.request_state_key()
+        # the used nonces live in the shared store. Read first (by prepare_state, before the port was
+        # bound, when a runner serves): a URL the store refuses ('?foo=bar', '/99') stops the server
+        # with its one line, before the heartbeat and the subscription log failures.
+        secret, read, self._state_key = self.first_use.state_secret, self._state_key, None
+        key = secret if secret is not None else read if read is not None else state.request_state_key()
         state.start(loop)
         self.replication = Replication(self.sessions, state)
         self.first_use.use_request_codec(self.first_use.codec(key, shared_consume=state.consume_nonce))

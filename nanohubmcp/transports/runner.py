@@ -9,7 +9,9 @@ Three ways to run the same application:
 - :meth:`Runner.start_on_loop` — on an event loop that is already running (a Jupyter
   kernel's own loop, "kernel" mode); call it from that loop's thread.
 
-Sockets are bound before anything else, so a busy port is reported at once as a
+Sockets are bound before anything else but the shared state store's first read
+(:meth:`~nanohubmcp.server.core.ServerCore.prepare_state`: a process listens only once nothing of
+its start waits on the store), so a busy port is reported at once as a
 :class:`~nanohubmcp.errors.ConfigurationError` naming the port. HTTP/1.1 keep-alive, a deep
 listen backlog, idle and body timeouts come from Tornado's ``HTTPServer``.
 """
@@ -207,6 +209,8 @@ class Runner:
         """
         self._on_ready = on_ready
         spread = workers > 1 and SPREAD_BY_KERNEL
+        if workers == 1:
+            self.server.core.prepare_state()  # before listening (the module docstring)
         # Bound without SO_REUSEPORT first: a port another SO_REUSEPORT group (a second
         # ``--workers`` server) serves is refused here as for one process, not shared with it.
         sockets = bind(self.host, self.requested_port)
@@ -217,6 +221,9 @@ class Runner:
                 for sock in sockets:
                     sock.close()
             fork_workers(workers)
+            # Each worker, before it binds its own socket (elsewhere the workers share the parent's,
+            # which checked the store before it bound: serving.runners.check_workers).
+            self.server.core.prepare_state()
             if spread:
                 sockets = bind(self.host, port, reuse_port=True)
 
@@ -259,6 +266,7 @@ class Runner:
     # -- background thread ---------------------------------------------------------------
     def start_thread(self, timeout: float = 10.0) -> None:
         """Serve on a loop of its own in a daemon thread; returns once listening."""
+        self.server.core.prepare_state()
         sockets = bind(self.host, self.requested_port)
         ready = threading.Event()
         failure: list[BaseException] = []
@@ -297,6 +305,7 @@ class Runner:
     def start_on_loop(self) -> None:
         """Serve on the running loop of the calling thread (Jupyter "kernel" mode)."""
         asyncio.get_running_loop()  # raises RuntimeError when called off-loop
+        self.server.core.prepare_state()
         self._serve(bind(self.host, self.requested_port))
 
     def stop(self, timeout: float = 10.0) -> None:

@@ -121,6 +121,13 @@ class Server:
     def text(self) -> str:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
 
+    def report(self, lines: int = 40) -> str:
+        """For a failure message: whether the process runs (else its exit code) and its log's last lines."""
+        code = self.proc.poll()
+        alive = "still running" if code is None else f"exited with code {code}"
+        tail = "\n".join(self.text().splitlines()[-lines:])
+        return f"the process on port {self.port} (pid {self.proc.pid}) {alive}; its log ends:\n{tail}"
+
     def pids_serving(self) -> set[int]:
         """Process ids named by this server's access log lines."""
         return {int(pid) for pid in re.findall(r"\[worker pid (\d+)\] nanohubmcp\.access", self.text())}

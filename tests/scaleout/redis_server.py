@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import shutil
+import signal
 import socket
 import subprocess
 import threading
@@ -56,6 +58,24 @@ def free_port() -> int:
 def listening(port: int) -> bool:
     with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
         return True
+    return False
+
+
+def connected_to(pid: int, port: int) -> bool:
+    """Whether process ``pid`` holds an established TCP connection to ``port`` on 127.0.0.1 (Linux's
+    ``/proc``: its sockets' inodes, looked up in the kernel's table of IPv4 connections)."""
+    inodes = set()
+    with contextlib.suppress(OSError):
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            with contextlib.suppress(OSError):
+                target = os.readlink(f"/proc/{pid}/fd/{fd}")
+                if target.startswith("socket:["):
+                    inodes.add(target[8:-1])
+    with contextlib.suppress(OSError), open("/proc/net/tcp", encoding="ascii") as table:
+        for line in list(table)[1:]:
+            fields = line.split()  # sl, local, remote, state, queues, timer, retransmits, uid, timeout, inode
+            if fields[2] == f"0100007F:{port:04X}" and fields[3] == "01" and fields[9] in inodes:
+                return True
     return False
 
 
@@ -166,6 +186,16 @@ class RedisServer:
         if not listening(self.port):
             raise RuntimeError(f"redis-server did not start:\n{self.logs()}")
         return self
+
+    def freeze(self) -> None:
+        """SIGSTOP: up but answering nothing (the kernel still accepts connections on its port)."""
+        assert self._proc is not None
+        self._proc.send_signal(signal.SIGSTOP)
+
+    def thaw(self) -> None:
+        """SIGCONT: answering again (what waited is answered now)."""
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.send_signal(signal.SIGCONT)
 
     def stop(self) -> None:
         """Stop it (SIGKILL: no chance to save anything)."""

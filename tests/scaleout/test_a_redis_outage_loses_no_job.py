@@ -7,10 +7,17 @@ job runs on one process. A job that reports progress through the outage runs on 
 outage keeps its result: the process that ran it answers polls from it meanwhile, and once Redis
 is back every process reads it ``done`` with its result. A REST poll that needs Redis during the
 outage gets 503 with ``Retry-After`` — never the 404 that means "no such job".
+
+No process dies of the outage. CI on 4c7dead saw one refuse the final poll: it listened (the
+cluster took it for up) while its start still had to read the ``requestState`` key from Redis, and
+the outage came then; it exited ("cannot reach the state store"). A process now reads what its
+start needs from Redis before it binds its port: once it listens, an outage is 503 until Redis is
+back. A poll refused names the process's exit code and its log's last lines.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -19,7 +26,7 @@ import httpx
 import pytest
 from cluster import Cluster, Server
 from nginx_weber import find_nginx
-from redis_server import RedisServer, find_redis
+from redis_server import RedisServer, connected_to, find_redis, free_port, listening
 from support import installed, wait_until
 
 pytestmark = pytest.mark.timeout(150)
@@ -40,8 +47,19 @@ def kept(tmp_path: Path) -> Iterator[tuple[RedisServer, Cluster]]:
 
 
 def rest(server: Server, tool: str, arguments: dict[str, Any]) -> httpx.Response:
-    """``POST /tools/<tool>`` on one process, bypassing nginx."""
-    return httpx.post(server.url.removesuffix("/mcp") + "/tools/" + tool, json=arguments, timeout=20)
+    """``POST /tools/<tool>`` on one process, bypassing nginx; a refused connection fails the test
+    with the process's exit code and the end of its log."""
+    try:
+        return httpx.post(server.url.removesuffix("/mcp") + "/tools/" + tool, json=arguments, timeout=20)
+    except httpx.ConnectError as exc:
+        raise AssertionError(f"{tool}: connection refused ({exc}): {server.report()}") from None
+
+
+def none_died(servers: list[Server]) -> None:
+    """Every process still runs, and none logged a traceback."""
+    for server in servers:
+        assert server.proc.poll() is None, f"a process died: {server.report()}"
+        assert "Traceback" not in server.text(), server.report()
 
 
 def wait_for(condition: Callable[[], bool], what: str, timeout: float = 40) -> None:
@@ -90,7 +108,7 @@ def test_a_job_reporting_progress_through_an_outage_finishes(kept: tuple[RedisSe
     wait_for(lambda: poll(nodes.servers[1], job_id)[0] == 200, "the processes reach Redis again")
     marker.write_text("go")
     wait_for(done_everywhere(nodes, job_id, marker), "every process reads the job done with its result")
-    assert all(server.proc.poll() is None for server in nodes.servers), "a process died"
+    none_died(nodes.servers)
     assert runner.text().count(f"could not store the progress of job {job_id}") == 1, "logged once per job"
 
 
@@ -115,7 +133,7 @@ def test_a_job_ending_during_an_outage_keeps_its_result_on_every_process(kept: t
     assert "unreachable" in reply.json()["error"]
     store.start()
     wait_for(done_everywhere(nodes, job_id, marker), "every process reads the job done with its result")
-    assert all(server.proc.poll() is None for server in nodes.servers), "a process died"
+    none_died(nodes.servers)
 
 
 def test_a_rest_poll_during_an_outage_is_503_with_retry_after(kept: tuple[RedisServer, Cluster]) -> None:
@@ -131,3 +149,34 @@ def test_a_rest_poll_during_an_outage_is_503_with_retry_after(kept: tuple[RedisS
     store.start()
     wait_for(lambda: poll(nodes.servers[1], job_id)[0] == 200, "the process reaches Redis again")
     assert poll(nodes.servers[1], job_id)[1] | {"job_id": job_id} == {"status": "done", "job_id": job_id, "result": 9}
+    none_died(nodes.servers)
+
+
+def test_a_process_listens_only_once_its_start_waits_on_redis_no_more(redis_server: RedisServer,
+                                                                       tmp_path: Path) -> None:
+    """CI on 4c7dead: a process listened while its start still read the ``requestState`` key from
+    Redis; Redis went away then and the process exited, though the cluster had taken it for up. Here
+    Redis answers nothing (stopped with SIGSTOP) while a process starts: it must not listen before
+    Redis answers; once it listens, Redis going away at once costs it nothing."""
+    env = {**os.environ, "MCP_TOKEN": "", "NANOHUBMCP_STATE_DIR": str(tmp_path / "state")}
+    env.pop("NANOHUBMCP_STATE_URL", None)
+    redis_server.freeze()
+    server = Server(tmp_path, free_port(), redis_server.url, env=env)
+    try:
+        wait_for(lambda: connected_to(server.proc.pid, redis_server.port) or server.proc.poll() is not None,
+                 "the starting process waits on Redis", timeout=60)
+        assert server.proc.poll() is None, server.report()
+        assert not listening(server.port), f"it listens while its start waits on Redis: {server.report()}"
+        redis_server.thaw()
+        server.wait_listening()
+        redis_server.stop()  # the moment the CI run's outage came
+        wait_for(lambda: "unreachable" in server.text(), "the process meets the outage")
+        reply = rest(server, "get_job_result", {"job_id": "none-such"})
+        assert (reply.status_code, reply.headers.get("Retry-After")) == (503, "5"), reply.text
+        redis_server.start()
+        wait_for(lambda: rest(server, "get_job_result", {"job_id": "none-such"}).status_code == 404,
+                 "the process reaches Redis again")
+        none_died([server])
+    finally:
+        redis_server.thaw()
+        server.stop()
