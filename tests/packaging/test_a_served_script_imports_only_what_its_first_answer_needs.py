@@ -77,6 +77,7 @@ NOT_BEFORE_FIRST_USE = (
     "sqlite3",
     "nanohubmcp.server.jobs.service",
     "nanohubmcp.server.jobs.stores",
+    "nanohubmcp.server.jobs.sqlite_file",
     "nanohubmcp.server.jobs.record",
     "nanohubmcp.server.jobs.runs",
     "nanohubmcp.server.jobs.visibility",

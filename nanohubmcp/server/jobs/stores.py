@@ -1,24 +1,21 @@
 """Where job records live: in memory (gone with the process) or in one SQLite file (kept).
 
-A record is a flat dict of the columns in :data:`COLUMNS`; ``arguments``, ``result``, ``error``
-and ``meta`` hold JSON values. Both back ends take the same calls, are safe from any thread,
-and enforce the store's bounds in the same transaction that adds a job, so two servers sharing
-a file cannot both slip past a limit. :func:`open_backend` picks the back end of a job store's
-settings (a shared Redis: ``nanohubmcp.state.redis_jobs``).
+A record is a flat dict of the columns in :data:`~.sqlite_file.COLUMNS`; ``arguments``, ``result``,
+``error`` and ``meta`` hold JSON values. Both back ends take the same calls (:class:`JobBackend`), are
+safe from any thread, and enforce the store's bounds in the same transaction that adds a job, so two
+servers sharing a file cannot both slip past a limit. :func:`open_backend` picks the back end of a job
+store's settings (a shared Redis: ``nanohubmcp.state.redis_jobs``).
 
-The SQLite file uses WAL (readers never wait for the writer) and ``synchronous=NORMAL``: a
-committed write survives the process being killed (``kill -9``); only an operating-system
-crash may lose the last transactions. Every write is one short transaction; writers in one
-process are serialised by a lock, writers in several processes by ``BEGIN IMMEDIATE`` and
-SQLite's busy timeout. A progress update is an ``UPDATE ... SET progress_updates =
-progress_updates + 1``, so concurrent updates are counted, never lost.
+The SQLite file (its table, the columns' encoding, an earlier version's file brought up to date, WAL:
+:mod:`.sqlite_file`): every write is one short transaction; writers in one process are serialised by
+a lock, writers in several processes by ``BEGIN IMMEDIATE`` and SQLite's busy timeout. A progress
+update is an ``UPDATE ... SET progress_updates = progress_updates + 1``, so concurrent updates are
+counted, never lost.
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import os
 import sqlite3
 import threading
 import weakref
@@ -27,10 +24,19 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import JobLimitReached
-from ...schema.secret import stored_form
-from ...state.base import session_key
 from . import DB_FILE
 from .runs import RunnerLocks
+from .sqlite_file import (
+    COLUMNS,
+    SCHEMA,
+    TERMINAL_SQL,
+    bring_up_to_date,
+    decode,
+    encode,
+    open_database,
+    real,
+    transaction,
+)
 
 if TYPE_CHECKING:
     from ...state.url import StateURL
@@ -38,34 +44,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("nanohubmcp.jobs")
 
-COLUMNS = (
-    "id", "tool", "owner", "principal", "owner_key", "status", "status_message", "arguments",
-    "result", "error", "meta", "created", "updated", "finished_at", "ttl", "as_task", "executor",
-    "executor_ref", "runner", "progress", "progress_total", "progress_message", "progress_updates", "expires",
-    "provenance_id", "json_text", "session_ended",
-)
-JSON_COLUMNS = ("arguments", "result", "error", "meta")
-FLAG_COLUMNS = ("as_task", "json_text", "session_ended")
 IDS_PER_QUERY = 500
 """Ids named in one query (SQLite's bound on parameters is 999 in older builds)."""
 TERMINAL = ("completed", "failed", "cancelled")
-TERMINAL_SQL = "('completed', 'failed', 'cancelled')"
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS jobs (
-    id TEXT PRIMARY KEY, tool TEXT NOT NULL, owner TEXT, principal TEXT, owner_key TEXT NOT NULL,
-    status TEXT NOT NULL, status_message TEXT, arguments TEXT, result TEXT, error TEXT, meta TEXT,
-    created REAL NOT NULL, updated REAL NOT NULL, finished_at REAL, ttl REAL NOT NULL,
-    as_task INTEGER NOT NULL DEFAULT 0, executor TEXT, executor_ref TEXT, runner TEXT,
-    progress REAL, progress_total REAL, progress_message TEXT,
-    progress_updates INTEGER NOT NULL DEFAULT 0, expires REAL, provenance_id TEXT,
-    json_text INTEGER NOT NULL DEFAULT 0, session_ended INTEGER NOT NULL DEFAULT 0);
-CREATE INDEX IF NOT EXISTS jobs_by_owner ON jobs(owner_key);
-"""
-EXPIRES_INDEX = "CREATE INDEX IF NOT EXISTS jobs_by_expires ON jobs(expires)"
-"""``expires`` (``finished_at + ttl``, set when a job ends) makes the purge a range delete; a file
-of an earlier version gains the column (filled from its finished jobs) when it is opened, and
-``provenance_id`` (None for its jobs), ``json_text`` (0: their results read as text) and
-``session_ended`` (0) likewise."""
 
 
 def limit_message(scope: str, limit: int, option: str) -> str:
@@ -198,65 +179,9 @@ def _check_limits(total: int, owned: int, max_total: int, max_per_owner: int) ->
         raise JobLimitReached(limit_message("for one client", max_per_owner, "max_jobs_per_owner"))
 
 
-def open_database(directory: str, file: str, schema: str) -> tuple[str, sqlite3.Connection, str]:
-    """``(path, connection, journal mode)`` of ``directory/file`` (made ``0o700``), its ``schema``
-    applied: one connection for any thread (the caller serialises it with a lock), autocommit with
-    explicit transactions, WAL and ``synchronous=NORMAL``.
-
-    Raises:
-        OSError / sqlite3.Error: the directory or the file cannot be used.
-    """
-    os.makedirs(directory, mode=0o700, exist_ok=True)
-    path = os.path.join(directory, file)
-    db = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
-    # A network file system cannot do WAL (SQLite needs shared memory there): SQLite then keeps
-    # its rollback journal, which works anywhere a single server uses the file.
-    journal = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
-    db.execute("PRAGMA synchronous=NORMAL")
-    db.executescript(schema)
-    return path, db, str(journal)
-
-
-def rekey_sessions(db: sqlite3.Connection, found: str, updates: tuple[str, ...]) -> int:
-    """Replace the session ids rows of an earlier version hold by their keys (``session_key``: a
-    stored record never holds the id, a live session's credential when there is no authorization).
-
-    ``found`` selects one such row (a scan, on opening the file); when there is one, ``updates`` run
-    in one transaction, in SQL that may call ``session_key(text)``, with ``secure_delete`` on (the
-    ids' bytes are zeroed, not left in free space) and a checkpoint after (the main file rewritten).
-    Returns how many rows changed. The caller holds the connection's lock.
-    """
-    if db.execute(found).fetchone() is None:
-        return 0
-    db.create_function("session_key", 1, session_key, deterministic=True)
-    db.execute("PRAGMA secure_delete=ON")
-    changed = 0
-    try:
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            for update in updates:
-                changed += db.execute(update).rowcount
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
-        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    finally:
-        db.execute("PRAGMA secure_delete=OFF")
-    return changed
-
-
-_OLD_OWNERS = "SELECT 1 FROM jobs WHERE owner IS NOT NULL AND length(owner) <> 64 LIMIT 1"
-_REKEY_OWNERS = (
-    "UPDATE jobs SET owner = session_key(owner), owner_key = CASE WHEN principal IS NULL "
-    "THEN 'session:' || session_key(owner) ELSE owner_key END WHERE owner IS NOT NULL AND length(owner) <> 64",
-)
-"""A job of an earlier version names its session by its id (43 characters): by its key from now on."""
-
-
 class SQLiteBackend:
     """Records in ``<state_dir>/jobs.sqlite3`` (stdlib ``sqlite3``, WAL). Jobs name their session by its
-    key; the ids rows of an earlier version hold are replaced when the file is opened (:func:`rekey_sessions`).
+    key; a file of an earlier version is brought up to date when opened (:func:`.sqlite_file.bring_up_to_date`).
     """
 
     persistent = True
@@ -265,40 +190,16 @@ class SQLiteBackend:
         self.path, self._db, self.journal = open_database(directory, DB_FILE, SCHEMA)
         weakref.finalize(self, self._db.close)
         self._lock = threading.Lock()
-        if self._missing():
-            with self._write() as db:
-                missing = self._missing()  # another process may have migrated it meanwhile
-                if "expires" in missing:
-                    db.execute("ALTER TABLE jobs ADD COLUMN expires REAL")
-                    db.execute(f"UPDATE jobs SET expires = finished_at + ttl WHERE status IN {TERMINAL_SQL}")
-                if "provenance_id" in missing:
-                    db.execute("ALTER TABLE jobs ADD COLUMN provenance_id TEXT")
-                if "json_text" in missing:
-                    db.execute("ALTER TABLE jobs ADD COLUMN json_text INTEGER NOT NULL DEFAULT 0")
-                if "session_ended" in missing:
-                    db.execute("ALTER TABLE jobs ADD COLUMN session_ended INTEGER NOT NULL DEFAULT 0")
-        self._db.execute(EXPIRES_INDEX)
         with self._lock:
-            rekey_sessions(self._db, _OLD_OWNERS, _REKEY_OWNERS)
-
-    def _missing(self) -> set[str]:
-        """The columns a file of an earlier version lacks."""
-        have = {row[1] for row in self._db.execute("PRAGMA table_info(jobs)")}
-        return {"expires", "provenance_id", "json_text", "session_ended"} - have
+            bring_up_to_date(self._db)
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+        with self._lock, transaction(self._db) as db:
+            yield db
 
     def insert(self, record: dict[str, Any], *, max_total: int, max_per_owner: int) -> None:
-        values = [_encode(name, record.get(name)) for name in COLUMNS]
+        values = [encode(name, record.get(name)) for name in COLUMNS]
         with self._write() as db:
             total = db.execute("SELECT count(*) FROM jobs").fetchone()[0]
             owned = db.execute("SELECT count(*) FROM jobs WHERE owner_key = ?", (record["owner_key"],)).fetchone()[0]
@@ -317,7 +218,7 @@ class SQLiteBackend:
     def _update(self, job_id: str, fields: dict[str, Any], condition: str, more: tuple[Any, ...] = ()) -> int:
         names = [name for name in fields if name in COLUMNS and name not in ("id", "expires")]
         sets = [f"{name} = ?" for name in names]
-        values = [_encode(n, fields[n]) for n in names]
+        values = [encode(n, fields[n]) for n in names]
         if fields.get("finished_at") is not None:  # a job's end: when it expires (its ttl is the new one, if given)
             sets.append("expires = ? + " + ("?" if "ttl" in fields else "ttl"))
             values += [fields["finished_at"]] + ([fields["ttl"]] if "ttl" in fields else [])
@@ -329,14 +230,14 @@ class SQLiteBackend:
         with self._write() as db:
             db.execute("UPDATE jobs SET progress = ?, progress_total = ?, progress_message = ?, "
                        "progress_updates = progress_updates + 1 WHERE id = ?",
-                       (_real(progress), _real(total), message, job_id))
+                       (real(progress), real(total), message, job_id))
 
     def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
         with self._lock:
             cursor = self._db.execute(sql, params)
             names = [d[0] for d in cursor.description]
             rows = cursor.fetchall()
-        return [{name: _decode(name, value) for name, value in zip(names, row, strict=True)} for row in rows]
+        return [{name: decode(name, value) for name, value in zip(names, row, strict=True)} for row in rows]
 
     def load(self, job_id: str) -> dict[str, Any] | None:
         rows = self._query("SELECT * FROM jobs WHERE id = ?", (job_id,))
@@ -408,32 +309,3 @@ def open_backend(kind: str, shared: StateURL | None, name: str, directory: str, 
                     "stops; set state_dir= (NANOHUBMCP_STATE_DIR) to a writable directory", directory, exc)
         return MemoryBackend()
     return kept
-
-
-def _encode(name: str, value: object) -> Any:
-    if name in JSON_COLUMNS:
-        # (arguments from server.call may hold objects JSON has no form for: stored_form's form, secrets out)
-        return None if value is None else json.dumps(value, separators=(",", ":"), ensure_ascii=False,
-                                                     default=stored_form)
-    if name in FLAG_COLUMNS:
-        return int(bool(value))
-    return value
-
-
-def _decode(name: str, value: Any) -> Any:
-    if name in JSON_COLUMNS:
-        return None if value is None else json.loads(value)
-    if name in FLAG_COLUMNS:
-        return bool(value)
-    return value
-
-
-def _real(value: float | None) -> float | None:
-    """A progress number SQLite can bind: an int beyond 64 bits as the float it stands for (REAL
-    column), None for one beyond any float."""
-    if isinstance(value, int) and not -(2**63) <= value < 2**63:
-        try:
-            return float(value)
-        except OverflowError:  # beyond any float: not kept (the client's notification still carries it)
-            return None
-    return value

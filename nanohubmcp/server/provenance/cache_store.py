@@ -22,7 +22,7 @@ from collections import OrderedDict
 from typing import Any, Protocol
 
 from ...protocol import jsonenc
-from ..jobs.stores import open_database
+from ..jobs.sqlite_file import open_database
 from .cache_front import MAX_BYTES as MAX_FRONT_BYTES
 from .cache_front import FrontCache
 from .tool_options import DEFAULT_CACHE_BYTES

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from itertools import chain
 from typing import Any
 
-from ..jobs.stores import open_database, rekey_sessions
+from ..jobs.sqlite_file import open_database, rekey_sessions
 from .rows import COLUMNS, CallRow, parse_facts, view
 
 log = logging.getLogger("nanohubmcp.provenance")

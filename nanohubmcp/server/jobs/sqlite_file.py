@@ -1,0 +1,172 @@
+"""The job store's SQLite file: its table, how values are written in it, and how an earlier version's file is
+brought up to date; and how a SQLite file of the state directory is opened (provenance opens its own so).
+
+A record is a row of the ``jobs`` table, a column each of :data:`COLUMNS`; ``arguments``, ``result``,
+``error`` and ``meta`` hold JSON text (:func:`encode`, :func:`decode`), the flags 0 or 1. A file of an
+earlier version gains the columns it lacks and names its sessions by their keys when it is opened
+(:func:`bring_up_to_date`). The operations on the rows are :class:`~.stores.SQLiteBackend`'s.
+
+A file is opened by :func:`open_database`: WAL (readers never wait for the writer) and
+``synchronous=NORMAL``: a committed write survives the process being killed (``kill -9``); only an
+operating-system crash may lose the last transactions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from ...schema.secret import stored_form
+from ...state.base import session_key
+
+COLUMNS = (
+    "id", "tool", "owner", "principal", "owner_key", "status", "status_message", "arguments",
+    "result", "error", "meta", "created", "updated", "finished_at", "ttl", "as_task", "executor",
+    "executor_ref", "runner", "progress", "progress_total", "progress_message", "progress_updates", "expires",
+    "provenance_id", "json_text", "session_ended",
+)
+JSON_COLUMNS = ("arguments", "result", "error", "meta")
+FLAG_COLUMNS = ("as_task", "json_text", "session_ended")
+TERMINAL_SQL = "('completed', 'failed', 'cancelled')"
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS jobs (
+    id TEXT PRIMARY KEY, tool TEXT NOT NULL, owner TEXT, principal TEXT, owner_key TEXT NOT NULL,
+    status TEXT NOT NULL, status_message TEXT, arguments TEXT, result TEXT, error TEXT, meta TEXT,
+    created REAL NOT NULL, updated REAL NOT NULL, finished_at REAL, ttl REAL NOT NULL,
+    as_task INTEGER NOT NULL DEFAULT 0, executor TEXT, executor_ref TEXT, runner TEXT,
+    progress REAL, progress_total REAL, progress_message TEXT,
+    progress_updates INTEGER NOT NULL DEFAULT 0, expires REAL, provenance_id TEXT,
+    json_text INTEGER NOT NULL DEFAULT 0, session_ended INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS jobs_by_owner ON jobs(owner_key);
+"""
+EXPIRES_INDEX = "CREATE INDEX IF NOT EXISTS jobs_by_expires ON jobs(expires)"
+"""``expires`` (``finished_at + ttl``, set when a job ends) makes the purge a range delete; a file
+of an earlier version gains the column (filled from its finished jobs) when it is opened, and
+``provenance_id`` (None for its jobs), ``json_text`` (0: their results read as text) and
+``session_ended`` (0) likewise."""
+
+
+@contextmanager
+def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One write transaction on ``db`` (``BEGIN IMMEDIATE``: writers of other processes wait for it,
+    up to the connection's busy timeout), rolled back if the block raises. The caller holds the
+    connection's lock."""
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+def open_database(directory: str, file: str, schema: str) -> tuple[str, sqlite3.Connection, str]:
+    """``(path, connection, journal mode)`` of ``directory/file`` (made ``0o700``), its ``schema``
+    applied: one connection for any thread (the caller serialises it with a lock), autocommit with
+    explicit transactions, WAL and ``synchronous=NORMAL``.
+
+    Raises:
+        OSError / sqlite3.Error: the directory or the file cannot be used.
+    """
+    os.makedirs(directory, mode=0o700, exist_ok=True)
+    path = os.path.join(directory, file)
+    db = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
+    # A network file system cannot do WAL (SQLite needs shared memory there): SQLite then keeps
+    # its rollback journal, which works anywhere a single server uses the file.
+    journal = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+    db.execute("PRAGMA synchronous=NORMAL")
+    db.executescript(schema)
+    return path, db, str(journal)
+
+
+def rekey_sessions(db: sqlite3.Connection, found: str, updates: tuple[str, ...]) -> int:
+    """Replace the session ids rows of an earlier version hold by their keys (``session_key``: a
+    stored record never holds the id, a live session's credential when there is no authorization).
+
+    ``found`` selects one such row (a scan, on opening the file); when there is one, ``updates`` run
+    in one transaction, in SQL that may call ``session_key(text)``, with ``secure_delete`` on (the
+    ids' bytes are zeroed, not left in free space) and a checkpoint after (the main file rewritten).
+    Returns how many rows changed. The caller holds the connection's lock.
+    """
+    if db.execute(found).fetchone() is None:
+        return 0
+    db.create_function("session_key", 1, session_key, deterministic=True)
+    db.execute("PRAGMA secure_delete=ON")
+    changed = 0
+    try:
+        with transaction(db):
+            for update in updates:
+                changed += db.execute(update).rowcount
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        db.execute("PRAGMA secure_delete=OFF")
+    return changed
+
+
+_OLD_OWNERS = "SELECT 1 FROM jobs WHERE owner IS NOT NULL AND length(owner) <> 64 LIMIT 1"
+_REKEY_OWNERS = (
+    "UPDATE jobs SET owner = session_key(owner), owner_key = CASE WHEN principal IS NULL "
+    "THEN 'session:' || session_key(owner) ELSE owner_key END WHERE owner IS NOT NULL AND length(owner) <> 64",
+)
+"""A job of an earlier version names its session by its id (43 characters): by its key from now on."""
+
+
+def bring_up_to_date(db: sqlite3.Connection) -> None:
+    """Give the job file ``db`` of an earlier version the columns it lacks (:data:`EXPIRES_INDEX`) and its
+    sessions' keys for their ids (:func:`rekey_sessions`); nothing for a file of this version. The
+    caller holds the connection's lock."""
+    if _missing(db):
+        with transaction(db):
+            missing = _missing(db)  # another process may have migrated it meanwhile
+            if "expires" in missing:
+                db.execute("ALTER TABLE jobs ADD COLUMN expires REAL")
+                db.execute(f"UPDATE jobs SET expires = finished_at + ttl WHERE status IN {TERMINAL_SQL}")
+            if "provenance_id" in missing:
+                db.execute("ALTER TABLE jobs ADD COLUMN provenance_id TEXT")
+            if "json_text" in missing:
+                db.execute("ALTER TABLE jobs ADD COLUMN json_text INTEGER NOT NULL DEFAULT 0")
+            if "session_ended" in missing:
+                db.execute("ALTER TABLE jobs ADD COLUMN session_ended INTEGER NOT NULL DEFAULT 0")
+    db.execute(EXPIRES_INDEX)
+    rekey_sessions(db, _OLD_OWNERS, _REKEY_OWNERS)
+
+
+def _missing(db: sqlite3.Connection) -> set[str]:
+    """The columns a file of an earlier version lacks."""
+    have = {row[1] for row in db.execute("PRAGMA table_info(jobs)")}
+    return {"expires", "provenance_id", "json_text", "session_ended"} - have
+
+
+def encode(name: str, value: object) -> Any:
+    """``value`` as the column ``name`` holds it."""
+    if name in JSON_COLUMNS:
+        # (arguments from server.call may hold objects JSON has no form for: stored_form's form, secrets out)
+        return None if value is None else json.dumps(value, separators=(",", ":"), ensure_ascii=False,
+                                                     default=stored_form)
+    if name in FLAG_COLUMNS:
+        return int(bool(value))
+    return value
+
+
+def decode(name: str, value: Any) -> Any:
+    """What the column ``name`` holds as the record's value."""
+    if name in JSON_COLUMNS:
+        return None if value is None else json.loads(value)
+    if name in FLAG_COLUMNS:
+        return bool(value)
+    return value
+
+
+def real(value: float | None) -> float | None:
+    """A progress number SQLite can bind: an int beyond 64 bits as the float it stands for (REAL
+    column), None for one beyond any float."""
+    if isinstance(value, int) and not -(2**63) <= value < 2**63:
+        try:
+            return float(value)
+        except OverflowError:  # beyond any float: not kept (the client's notification still carries it)
+            return None
+    return value
