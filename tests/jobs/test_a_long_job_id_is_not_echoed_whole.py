@@ -48,7 +48,7 @@ async def test_the_mcp_client_gets_the_long_id_cut() -> None:
                 assert answer.is_error
                 assert answer.structured_content == {
                     "status": "not_found", "job_id": SHOWN,
-                    "error": "No such job for this session (wrong id, expired, or started elsewhere)"}
+                    "error": "No such job for this caller (wrong id, expired, or started by another user or session)"}
                 assert all(len(getattr(block, "text", "")) < 1_000 for block in answer.content)
 
 

@@ -342,7 +342,7 @@ def not_found(job_id: str) -> ToolResult:
         structured_content={
             "status": "not_found",
             "job_id": echoed_id(job_id),
-            "error": "No such job for this session (wrong id, expired, or started elsewhere)",
+            "error": "No such job for this caller (wrong id, expired, or started by another user or session)",
         },
     )
 
