@@ -111,7 +111,7 @@ async def test_a_thread_job_records_its_end_and_where_it_ran(url: str) -> None:
             if polled.structured_content["status"] == "done":
                 break
             await _pause()
-        assert META not in (polled.meta or {})  # polling leaves no record of its own
+        assert polled.meta[META] == uri  # the ended job's record: polling leaves no record of its own
         assert polled.structured_content["status"] == "done"
         record = await read_record(alice, uri)  # the job handle's _meta named the job's record
         assert record["job_id"] == job_id

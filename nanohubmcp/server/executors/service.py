@@ -376,13 +376,19 @@ def job_answer(job: jobmod.Job) -> dict[str, Any] | ToolResult:
     """``get_job_result``'s answer: :func:`job_status` (its JSON text block and structured
     content), followed, once the job is done, by the non-text blocks of its result (images,
     embedded resources, resource links: a Rappture plot, a submit run's output files) in their
-    order — a ``<content[i]>`` in the result names block i of the job's own result."""
+    order — a ``<content[i]>`` in the result names block i of the job's own result. Once the job
+    ended (done, error or cancelled), the answer's ``_meta["io.nanohub/provenance"]`` names the
+    job's provenance record (:meth:`~nanohubmcp.server.jobs.record.Job.provenance_uri`), as the
+    job handle did: REST carries it as the ``Link`` header."""
     status = job_status(job)
+    uri = job.provenance_uri()
+    meta = {jobmod.PROVENANCE_META: uri} if uri is not None else None
     if status["status"] != "done":
-        return status
+        return status if meta is None else ToolResult(structured_content=status, meta=meta)
     blocks = [block for block in (job.result or {}).get("content", ())
               if isinstance(block, dict) and block.get("type") != "text"]
     # The job's value was held to MAX_JSON_DEPTH when it ended; the status around it is one level
     # more, which is not the tool's to answer for: its text is written here, as it is.
     text = jsonenc.dumps(status)
-    return ToolResult(content=[{"type": "text", "text": text}, *blocks], structured_content=jsonenc.Encoded(text))
+    return ToolResult(content=[{"type": "text", "text": text}, *blocks], structured_content=jsonenc.Encoded(text),
+                      meta=meta)

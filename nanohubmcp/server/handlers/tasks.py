@@ -64,11 +64,16 @@ async def tasks_result(core: HandlerServices, request: RequestContext, params: d
     A task whose job stored a JSON-RPC error answers that error; a cancelled task, or a failed
     one with no stored result (e.g. settled at restart: "the server stopped while this job
     ran"), answers the ``CallToolResult`` ``{content: [{type: "text", text: <why>}], isError:
-    true}``. Every answer carries ``_meta["io.modelcontextprotocol/related-task"]``.
+    true}``. Every result carries ``_meta["io.modelcontextprotocol/related-task"]``, beside the
+    ``_meta`` of the call's own result, which names the call's provenance record
+    (``io.nanohub/provenance``; so does a cancelled or failed task's, when it was recorded).
     """
     job = _job(core, request, params)
     await job.done.wait()
-    meta = {RELATED_TASK: {"taskId": job.id}}
+    meta: dict[str, Any] = {RELATED_TASK: {"taskId": job.id}}
+    uri = job.provenance_uri()
+    if uri is not None:
+        meta[jobmod.PROVENANCE_META] = uri
     if job.error is not None:
         raise InvalidParams(job.error.get("message", "the task failed"), job.error.get("data"),
                             code=job.error.get("code"))
@@ -76,7 +81,8 @@ async def tasks_result(core: HandlerServices, request: RequestContext, params: d
         return _tool_error("The task was cancelled", meta)
     if job.result is None and job.status == jobmod.FAILED:
         return _tool_error(job.status_message or "the task failed", meta)
-    return {**(job.result or {"content": []}), "_meta": meta}
+    result = job.result or {"content": []}
+    return {**result, "_meta": {**(result.get("_meta") or {}), **meta}}
 
 
 def _tool_error(text: str, meta: dict[str, Any]) -> dict[str, Any]:

@@ -43,6 +43,8 @@ __all__ = ["MAX_PROGRESS_MESSAGE", "Job", "bounded_message", "queued_elsewhere",
 
 PROVENANCE_META = "io.nanohub/provenance"
 """The ``_meta`` key of a tool result (and of a finished job's) naming its provenance record's URI."""
+PROVENANCE_URI_PREFIX = "nanohubmcp://provenance/"
+"""A provenance record's URI is this and the record's id."""
 DEFAULT_TTL_SECONDS = 3600.0
 POLL_INTERVAL_MS = 1000
 
@@ -166,6 +168,20 @@ class Job:
         if self.request is not None:
             return self.request.task_metadata or None
         return self.meta
+
+    def provenance_uri(self) -> str | None:
+        """The URI of the job's provenance record once the job ended, else None: what its result's
+        ``_meta`` names (the recorder writes it there when the job ends), else the URI of the record
+        id kept with the job (:attr:`provenance_id`: a job that ended without a result — cancelled,
+        failed as a protocol error, settled at a restart — or so quickly that its end was stored
+        before its record was opened). None while it runs, and for a job whose tool or server
+        records nothing."""
+        if self.status not in TERMINAL:
+            return None
+        uri = ((self.result or {}).get("_meta") or {}).get(PROVENANCE_META)
+        if isinstance(uri, str):
+            return uri
+        return PROVENANCE_URI_PREFIX + self.provenance_id if self.provenance_id else None
 
     def queue_message(self) -> str | None:
         """The status message to show: ``"queued, N ahead"`` while the job waits for a turn at its

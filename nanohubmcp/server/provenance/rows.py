@@ -25,7 +25,9 @@ import hashlib
 import json
 from typing import Any, NamedTuple
 
-URI_PREFIX = "nanohubmcp://provenance/"
+from ..jobs.record import PROVENANCE_URI_PREFIX
+
+URI_PREFIX = PROVENANCE_URI_PREFIX
 """A record's URI is this and the record's id."""
 
 

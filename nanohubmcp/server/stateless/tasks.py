@@ -64,13 +64,17 @@ def task_handle(job: jobmod.Job) -> dict[str, Any]:
 
 
 def detailed_task(core: HandlerServices, job: jobmod.Job) -> dict[str, Any]:
-    """The ``DetailedTask`` of a job: its ``Task`` plus ``inputRequests``, ``result`` or ``error``."""
+    """The ``DetailedTask`` of a job: its ``Task`` plus ``inputRequests``, ``result`` or ``error`` (a
+    result's ``_meta`` names the call's provenance record, ``io.nanohub/provenance``, when it has one)."""
     task = task_handle(job)
     status = task["status"]
     if status == jobmod.INPUT_REQUIRED:
         task["inputRequests"] = core.task_inputs.outstanding(job.id)
     elif status == jobmod.COMPLETED:
-        task["result"] = dict(job.result or {"content": []})
+        result = task["result"] = dict(job.result or {"content": []})
+        uri = job.provenance_uri()  # (a job that ended before its record opened stored none in its result)
+        if uri is not None:
+            result["_meta"] = {**(result.get("_meta") or {}), jobmod.PROVENANCE_META: uri}
     elif status == jobmod.FAILED:
         task["error"] = job.error or to_error_object(InternalError(job.status_message or "the task failed"))
     return task
