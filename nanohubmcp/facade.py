@@ -477,8 +477,12 @@ class MCPServer:
         A URI with ``{placeholders}`` registers a resource template; each placeholder matches
         one path segment (``{+path}`` and ``{path*}``: several, RFC 6570) and is passed to the
         function by name, percent-decoded. Return a dict (JSON), a string (text), bytes (a blob),
-        or a ``ResourceResult``. A multi-segment value may hold ``..`` (``a/../../etc/passwd``):
-        a function that opens files must keep the path inside its directory itself.
+        or a ``ResourceResult``. A one-segment value stays one segment once decoded: it never
+        holds ``/``, ``\\`` or NUL and is never ``.`` or ``..`` (a URI that would give one, such as
+        ``..%2Fetc%2Fpasswd``, does not match the template: "resource not found", -32002). A
+        multi-segment or query value may hold them (``a/../../etc/passwd``, ``/etc/passwd``): a
+        function that opens files with one must keep the path inside its directory itself
+        (resolve it and refuse what lands outside; docs/api/summary.md shows how).
 
         Two placeholders need literal text (``{a}-{b}``) or an operator (``{name}{.ext}``,
         ``{x}{?q}``) between them: ``{a}{b}`` is refused, as where one ends and the next begins

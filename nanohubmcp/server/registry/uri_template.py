@@ -15,6 +15,15 @@ back to the template and its variable values. Supported, per RFC 6570 § 3.2:
 
 Values are percent-decoded. A prefix modifier (``{name:3}``) matches like the plain variable.
 
+A one-segment variable (``{name}``, ``{a,b}``, ``{/name}``, ``{.name}``, ``{;name}``: those whose
+text stops at ``/``) stays one segment after decoding: a URI whose value would hold ``/``, ``\\``
+or NUL once decoded (``..%2Fetc``, ``%5C``, ``%00``), or be ``.`` or ``..`` (``%2E%2E`` too), does
+not match that template (so it is "resource not found", unless another template takes it). The
+value is refused rather than passed still encoded: every value arrives decoded, and a function that
+joins a ``{name}`` to a directory stays in it. Multi-segment values (``{+path}``, ``{path*}``,
+``{/path*}``, ``{#x}``) and query values (``{?q}``) may hold any of these: a function that opens
+files with one must keep the path inside its directory itself.
+
 The template string itself is never rewritten: ``resources/templates/list`` shows it as given.
 
 Matching takes time linear in the URI's length (a client's URI must never stall the server). So:
@@ -73,6 +82,7 @@ class UriTemplate:
     greedy: int
     _pattern: re.Pattern[str]
     _query: tuple[str, ...]
+    _segments: frozenset[str]  # groups of one-segment variables (see :func:`one_segment`)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -85,7 +95,8 @@ class UriTemplate:
         return (self.literal_length, -self.greedy, -len(self.variables))
 
     def match(self, uri: str) -> dict[str, str] | None:
-        """The variable values when ``uri`` matches (percent-decoded), else None."""
+        """The variable values when ``uri`` matches (percent-decoded), else None: also None when a
+        one-segment variable's decoded value is not one segment (see :func:`one_segment`)."""
         m = self._pattern.fullmatch(uri)
         if m is None:
             return None
@@ -93,13 +104,22 @@ class UriTemplate:
         for group, raw in m.groupdict().items():
             if raw is None or group == "_query":
                 continue
-            values[group[2:]] = _decode(group, raw)
+            value = _decode(group, raw)
+            if group in self._segments and not one_segment(value):
+                return None
+            values[group[2:]] = value
         if self._query:
             query = m.group("_query") or ""
             for key, value in parse_qsl(query, keep_blank_values=True):
                 if key in self._query and key not in values:
                     values[key] = value
         return values
+
+
+def one_segment(value: str) -> bool:
+    """Whether a decoded value is one path segment: no ``/``, ``\\`` or NUL, and not ``.`` or ``..``
+    (so joined to a directory it names something in that directory)."""
+    return not ("/" in value or "\\" in value or "\0" in value or value in (".", ".."))
 
 
 def _decode(group: str, raw: str) -> str:
@@ -150,7 +170,8 @@ def compile_template(template: str) -> UriTemplate:
     literal += len(rest)
     if not variables:
         raise TemplateError(f"resource template '{template}' has no {{variables}}")
-    return UriTemplate(template, tuple(variables), literal, greedy, re.compile(builder.pattern()), tuple(query))
+    return UriTemplate(template, tuple(variables), literal, greedy, re.compile(builder.pattern()), tuple(query),
+                       frozenset(builder.segments))
 
 
 def _check_literal(template: str, text: str) -> None:
@@ -227,6 +248,7 @@ class _Builder:
         self.regex: list[str] = []
         self.parts: list[_Part] = []
         self.pending = ""  # literal text since the last variable
+        self.segments: list[str] = []  # groups whose text stops at "/": one segment, decoded too
 
     def literal(self, text: str) -> None:
         self.regex.append(re.escape(text))
@@ -262,6 +284,8 @@ class _Builder:
             regex = f"(?:{re.escape(optional)}{regex})?"
         self.regex.append(regex)
         self.parts.append(_Part(expression, excluded))
+        if not segments and "/" in excluded:
+            self.segments.append(group)
         self.pending = ""
 
     def pattern(self) -> str:
