@@ -16,6 +16,7 @@ from ..results import shape as results
 from ..wire.request import RequestContext
 
 if TYPE_CHECKING:
+    from ..registry.prompts import Prompt
     from .host import HandlerServices
 
 MAX_COMPLETIONS = 100
@@ -37,13 +38,9 @@ async def prompts_get(core: HandlerServices, request: RequestContext, params: di
     arguments = params.get("arguments") or {}
     if not isinstance(arguments, dict):
         raise InvalidParams("prompts/get params.arguments must be an object of argument names to strings")
-    wrong = sorted(k for k, v in arguments.items() if not isinstance(v, str))
-    if wrong:
-        raise InvalidParams(f"Prompt arguments are strings (MCP Server § Prompts); not: {', '.join(wrong)}")
-    missing = [a["name"] for a in prompt.arguments if a.get("required") and a["name"] not in arguments]
-    if missing:
-        raise InvalidParams(f"Prompt '{name}' needs argument(s): {', '.join(missing)}")
+    check_arguments(prompt, arguments)
     call = CallRecord(core.bus, request, "prompts/get", name) if core.bus.active else None
+    kwargs: dict[str, Any] | None = None
     try:
         context = Context(core, request) if prompt.signature.context_param else None
         kwargs = prompt.signature.call_arguments(arguments, context, kind="prompt", name=name)
@@ -54,14 +51,51 @@ async def prompts_get(core: HandlerServices, request: RequestContext, params: di
     except Exception as exc:
         if call:
             call.finish(False, str(exc))
-        from ...errors import InternalError, ProtocolError
+        from ...errors import InternalError, InvalidArguments, ProtocolError
 
         if isinstance(exc, ProtocolError):
             raise
+        if kwargs is None and isinstance(exc, InvalidArguments):  # a value its parameter's type refused
+            raise InvalidParams(str(exc), {"prompt": name, "errors": exc.errors}) from None
         raise InternalError(f"Prompt '{name}' failed: {exc}") from exc
     if call:
         call.finish(True)
     return result
+
+
+def check_arguments(prompt: Prompt, arguments: dict[str, Any]) -> None:
+    """Refuse what the client got wrong before the function runs: an argument the prompt does not
+    take (unless it takes ``**kwargs``), a required one missing, a value that is not a string.
+
+    Raises:
+        InvalidParams: (-32602) naming the arguments at fault and the ones the prompt takes;
+            ``data``: ``{"prompt", "arguments": [names it takes], "unknown" | "missing" | "not_strings": [...]}``.
+    """
+    takes = [a["name"] for a in prompt.arguments]
+    listed = ", ".join(f"{a['name']} (required)" if a.get("required") else a["name"] for a in prompt.arguments)
+    said = f"it takes: {listed}" if listed else "it takes no arguments"
+    data: dict[str, Any] = {"prompt": prompt.name, "arguments": takes}
+    if not prompt.signature.var_keyword:
+        unknown = sorted(k for k in arguments if k not in takes)
+        if unknown:
+            raise InvalidParams(f"Prompt '{prompt.name}' has no argument(s) {_names(unknown)}; {said}",
+                                {**data, "unknown": [echoed(k) for k in unknown[:_LISTED]]})
+    missing = [a["name"] for a in prompt.arguments if a.get("required") and a["name"] not in arguments]
+    if missing:
+        raise InvalidParams(f"Prompt '{prompt.name}' needs argument(s): {', '.join(missing)}; {said}",
+                            {**data, "missing": missing})
+    wrong = sorted(k for k, v in arguments.items() if not isinstance(v, str))
+    if wrong:
+        raise InvalidParams(f"Prompt arguments are strings (MCP Server § Prompts); not: {_names(wrong)}",
+                            {**data, "not_strings": [echoed(k) for k in wrong[:_LISTED]]})
+
+
+_LISTED = 20  # client-sent names an error repeats, at most
+
+
+def _names(keys: list[str]) -> str:
+    shown = ", ".join(echoed(k) for k in keys[:_LISTED])
+    return shown + (f" and {len(keys) - _LISTED} more" if len(keys) > _LISTED else "")
 
 
 async def complete(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
