@@ -50,6 +50,7 @@ from .wire.state_dir import resolve_state_dir
 if TYPE_CHECKING:
     from .asks.request_state import RequestStateCodec
     from .asks.task_inputs import TaskInputs
+    from .jobs.leftovers import Leftovers
     from .jobs.record import Job
     from .jobs.service import JobStore
     from .pipeline import Middleware, Route
@@ -134,7 +135,8 @@ class ServerCore:
             name, self.registry.tools, state_url=self.state_url, state_dir=state_dir, job_store=job_store,
             job_ttl=job_ttl_seconds, job_bounds=(max_jobs, max_jobs_per_owner, max_job_result_bytes),
             inline=(max_inline_bytes, figure_dpi), cache_max_bytes=cache_max_bytes, provenance=provenance,
-            state_secret=state_secret, reattach=self._reattach, hand_over=self._hand_over)
+            state_secret=state_secret, reattach=self._reattach, hand_over=self._hand_over,
+            leftovers=self._job_folders)
         """The services made at their first use (the properties below pass them on)."""
         self._state_dir_option = state_dir
         self.client_requests = ClientRequests(lambda: self.replication)
@@ -264,6 +266,11 @@ class ServerCore:
         from .executors import service as job_service
 
         return job_service.hand_over(self, job)
+
+    def _job_folders(self) -> Leftovers:
+        from .executors.job_folders import JobFolders  # (asked by the job store: made with the first job)
+
+        return JobFolders(self.job_runners, self.registry.tools.values)
 
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
         """Serve on ``loop``: change notifications are delivered there from now on.

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ..state import StateURL
     from .asks.request_state import RequestStateCodec
     from .asks.task_inputs import TaskInputs
+    from .jobs.leftovers import Leftovers
     from .jobs.service import HandOver, JobStore, Reattach
     from .provenance.cache_layer import CacheLayer
     from .provenance.cache_store import ResultCache
@@ -75,7 +76,7 @@ class FirstUse:
         cache_max_bytes: bytes of results the result cache keeps.
         provenance: whether calls and jobs are recorded.
         state_secret: the ``requestState`` key, or None for a random one per process.
-        reattach / hand_over: the job service's hooks for the job store.
+        reattach / hand_over / leftovers: the job service's and the executors' hooks for the job store.
     """
 
     def __init__(
@@ -94,6 +95,7 @@ class FirstUse:
         state_secret: str | bytes | None,
         reattach: Reattach,
         hand_over: HandOver,
+        leftovers: Callable[[], Leftovers] | None = None,
     ) -> None:
         self._name = name
         self._tools = tools
@@ -105,7 +107,7 @@ class FirstUse:
         self._inline = inline
         self._cache_max_bytes = cache_max_bytes
         self._provenance_on = provenance
-        self._hooks = (reattach, hand_over)
+        self._hooks = (reattach, hand_over, leftovers)
         self._jobs = Once(self._make_jobs)
         self._result_options = Once(self._make_result_options)
         self._result_store = Once(self._make_result_store)
@@ -135,11 +137,11 @@ class FirstUse:
         from .jobs.service import JobStore
 
         max_jobs, per_owner, result_bytes = self._job_bounds
-        reattach, hand_over = self._hooks
+        reattach, hand_over, leftovers = self._hooks
         jobs = JobStore(
             self._job_ttl, name=self._name, state_dir=self._state_dir, kind=self._job_store,
             max_jobs=max_jobs, max_jobs_per_owner=per_owner, max_result_bytes=result_bytes,
-            shared=self._state_url, reattach=reattach, hand_over=hand_over)
+            shared=self._state_url, reattach=reattach, hand_over=hand_over, leftovers=leftovers)
         if self._provenance_on:
             jobs.on_finish(self.recorder.job_finished)
         return jobs

@@ -259,8 +259,8 @@ class RedisJobBackend:
             ids = list(self._redis.smembers(self._key("jobs", "live")))
         return [row for row in self._many(ids) if row.get("status") not in TERMINAL]
 
-    def purge(self, now: float) -> int:
-        """Drop from the indexes the ids whose records expired (Redis removed the records)."""
+    def purge(self, now: float) -> list[str]:
+        """Drop from the indexes the ids whose records expired (Redis removed the records); returns them."""
         with _guard(self.shown):
             ids = self._redis.zrange(self._key("jobs"), 0, PURGE_BATCH - 1)
             pipe = self._redis.pipeline(transaction=False)
@@ -270,7 +270,7 @@ class RedisJobBackend:
             if gone:
                 self._redis.zrem(self._key("jobs"), *gone)
                 self._redis.srem(self._key("jobs", "live"), *gone)
-        return len(gone)
+        return gone
 
     def session_gone(self, key: str) -> bool:
         """Whether the session of ``key`` (``session_key`` of its id: records never hold the id) is

@@ -4,6 +4,9 @@ A server running ``job_executor="slurm"`` is killed with SIGKILL while two of al
 the node. One of them finishes while no server runs; the restarted server (same state directory)
 collects its result, takes the other back by its Slurm job id and stores its result when it ends:
 both reach alice, neither bob, and it completes both jobs' provenance records (naming the node).
+The restarted server removes the folder of a job its store does not hold (one whose record
+expired while no server ran), never one of a running job, nor a folder that is no job's; once a job's
+result is stored, its pickled call and result are gone from its folder (trial 18, F3).
 A job that overruns ``time`` ends ``TIMEOUT``: the client's error
 names the time limit and carries the tail of the job's stderr (Slurm checks limits about every
 30 s: this test takes 60-95 s).
@@ -79,8 +82,19 @@ def test_jobs_running_at_kill_9_are_collected_and_taken_back_for_their_owner(
     folder = state / "slurm-jobs" / early
     wait_until(lambda: list(folder.glob("*_result.pkl")), "the job to write its result", 60)
 
+    # A job folder whose record is gone (it expired while no server ran), as an earlier version left it,
+    # and a folder that is no job's.
+    orphan = state / "slurm-jobs" / "Ab3dEfGhIjKlMnOpQrStUvWxYz012345"
+    orphan.mkdir()
+    (orphan / "990_submission.sh").write_text("#!/bin/bash\n")
+    (orphan / "990_submitted.pkl").write_bytes(b"a pickled call")
+    not_a_job = state / "slurm-jobs" / "notes-of-the-operator"
+    not_a_job.mkdir()
+
     second = ServerProcess(state, "slurm", auth=True)
     try:
+        wait_until(lambda: not orphan.exists(), "the folder of no job to go", 30)
+        assert not_a_job.is_dir()
         alice, bob = second.as_caller("token-of-alice"), second.as_caller("token-of-bob")
         collected = wait_until(
             lambda: (alice.rest_poll(early)[1] or {}).get("status") == "done" and alice.rest_poll(early)[1],
@@ -110,6 +124,9 @@ def test_jobs_running_at_kill_9_are_collected_and_taken_back_for_their_owner(
     finally:
         second.stop()
     assert stored(state, early)[0] == stored(state, late)[0] == "completed"
+    for job_id in (early, late):  # the result is stored: the pickled call and result are gone, the logs stay
+        assert not list((state / "slurm-jobs" / job_id).glob("*.pkl"))
+        assert list((state / "slurm-jobs" / job_id).glob("*_0_log.out"))
 
 
 @pytest.mark.timeout(240)

@@ -66,7 +66,8 @@ async def test_the_notebooks_async_cell_runs_as_a_slurm_job(slurm_cluster: str, 
     assert result["node"] == slurm_cluster
     assert result["in_slurm_job"] is True
     assert progress[:4] == [1, 2, 3, 4]
-    [submitted] = (Path(os.environ["NANOHUBMCP_STATE_DIR"]) / "slurm-jobs" / job_id).glob("*_submitted.pkl")
+    # (submitit's script stays with the job's logs; its pickled call goes once the result is stored)
+    [submitted] = (Path(os.environ["NANOHUBMCP_STATE_DIR"]) / "slurm-jobs" / job_id).glob("*_submission.sh")
     command = ["sacct", "-X", "-n", "-P", "-j", submitted.name.split("_")[0], "-o", "JobName,State"]
     wait_until(  # the accounting database learns of the job's end a moment after squeue does
         lambda: (

@@ -11,7 +11,12 @@ needs no network between them and outlives both processes:
   (:class:`EventTail`), which hands each to the call's Context (and so to the client);
 - ``cancel``: created by the server when the client cancels; ``ctx.is_cancelled()`` in the job
   turns true once it exists;
+- ``.nanohubmcp-job``: an empty file marking the folder as a job's (what removes folders of no job removes only those);
 - whatever the executor and the job write besides (submitit's files, a run's outputs).
+
+What served only to run the job and to take it back after a restart (``RUN_FILES``: the pickled
+call, the pickled result) goes once its end is in the job store; the folder goes when the job's
+record expires (:mod:`.job_folders`).
 
 :func:`file_blocks` turns files the job wrote into MCP content (an embedded resource each; the
 server keeps one larger than ``max_inline_bytes`` as a resource and links to it).
@@ -25,7 +30,7 @@ import json
 import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...errors import ConfigurationError
 from ...protocol.mime import guess_mime_type
@@ -38,6 +43,7 @@ if TYPE_CHECKING:
 
 EVENTS = "events.jsonl"
 CANCEL = "cancel"
+MARK = ".nanohubmcp-job"
 MAX_LINE_BYTES = 1024 * 1024
 """A longer event line is dropped (a job writing nonsense must not exhaust the server)."""
 TEXT_TYPES = ("text/", "application/json", "application/xml", "application/csv")
@@ -57,6 +63,12 @@ class FolderJobExecutor(JobExecutor):
     :meth:`check`, named in ``OPTIONS``) and the root of their job folders."""
 
     survives_restart = True
+    RUN_FILES: ClassVar[tuple[str, ...]] = ()
+    """Glob patterns of the files in a job's folder that serve only to run it and to take it back after a
+    restart (its inputs, its result as the job wrote it): removed once its end is in the job store."""
+    SIGNS: ClassVar[tuple[str, ...]] = ()
+    """Glob patterns of files only this executor's job folders hold (a folder of an earlier version,
+    without :data:`MARK`, is known by them)."""
 
     def __init__(self, state_dir: Callable[[], str] | str | None = None, options: dict[str, Any] | None = None) -> None:
         self.state_dir = state_dir
@@ -101,6 +113,7 @@ def make_job_folder(root: Path, job_id: str) -> Path:
     root.mkdir(parents=True, exist_ok=True, mode=0o700)
     folder = root / job_id
     folder.mkdir(mode=0o700, exist_ok=True)
+    (folder / MARK).touch()
     return folder
 
 

@@ -97,6 +97,10 @@ class JobRunners:
             self._job_runners[key] = base.configure(options)
         return self._job_runners[key]
 
+    def made(self) -> list[JobExecutor]:
+        """Every executor made so far (the server's first)."""
+        return list(dict.fromkeys(self._job_runners.values()))
+
     def holds_after_restart(self, job: Job) -> bool:
         """Whether the executor of ``job``, a job of a dead server process, may still hold it (Dask)."""
         known = job.executor in self._job_runners or job.executor in EXECUTORS

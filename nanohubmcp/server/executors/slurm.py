@@ -5,7 +5,8 @@ function on a compute node, in a Python process of its own; its folder
 ``<job_dir>/<job id>/`` (default ``<state dir>/slurm-jobs/``; it must be on a filesystem the
 compute nodes share) is the job's working directory and holds submitit's files (the pickled
 call, the result, ``<slurm id>_0_log.out``/``.err``) and the job's channel back (see
-:mod:`.job_files`).
+:mod:`.job_files`). The pickled call (a ``Secret`` argument's value in it) and result are removed once
+the job's end is stored, the folder when the job's record expires (:mod:`.job_folders`).
 
 While the job lives, the client sees it move, as log messages (``notifications/message``, level
 info) and in the task's ``_meta`` (``org.nanohub/slurm``: ``job_id``, ``state``, ``reason``,
@@ -97,6 +98,8 @@ class SlurmJobExecutor(FolderJobExecutor):
 
     name = "slurm"
     OPTIONS: ClassVar[dict[str, str]] = OPTIONS
+    RUN_FILES: ClassVar[tuple[str, ...]] = ("*_submitted.pkl", "*_result.pkl")  # submitit's pickled call and result
+    SIGNS: ClassVar[tuple[str, ...]] = ("*_submission.sh",)
 
     def check(self, options: dict[str, Any]) -> dict[str, Any]:
         return check_values(super().check(options))

@@ -19,9 +19,10 @@ folder ``<job_dir>/<job id>/`` (default ``<state dir>/submit-jobs/``), and:
 
 The ``submit`` client runs in a session of its own with its output in the folder, so it goes on
 when the server dies; a server restarted with the same state directory takes the job back and
-collects its result. Options (``executor_options=``, ``%%mcp_tool --submit-venue ...``) are
-listed in ``OPTIONS`` (venue, cores, ppn, walltime, local, manager, env, inputs, outputs, extra,
-submit, job_dir, poll_interval); a ``SubmitRun``'s own values win.
+collects its result. Its command line (``submit.json``) is removed once the job's end is stored, the
+folder when the job's record expires (:mod:`.job_folders`). Options (``executor_options=``,
+``%%mcp_tool --submit-venue ...``) are listed in ``OPTIONS`` (venue, cores, ppn, walltime, local,
+manager, env, inputs, outputs, extra, submit, job_dir, poll_interval); a ``SubmitRun``'s own values win.
 
 Source: HUBzero documentation, tool developers, "Submit command".
 """
@@ -42,7 +43,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...errors import ConfigurationError, ToolError
 from ...protocol.result_types import ToolResult
-from .job_files import FolderJobExecutor, file_blocks, make_job_folder, tail
+from .job_files import MARK, FolderJobExecutor, file_blocks, make_job_folder, tail
 from .submit_run import OPTIONS, RUN_NAME, SubmitRun, check_values, combinations, command_line, parse_progress
 
 if TYPE_CHECKING:
@@ -57,6 +58,7 @@ OWN_FILES = {
     "pid",
     "events.jsonl",
     "cancel",
+    MARK,
     f"{RUN_NAME}.stdout",
     f"{RUN_NAME}.stderr",
 }
@@ -72,6 +74,9 @@ class SubmitJobExecutor(FolderJobExecutor):
 
     name = "submit"
     OPTIONS: ClassVar[dict[str, str]] = OPTIONS
+    # The command line (its -e values). Not "pid": a cancelled job ends at once, and its stop reads it after.
+    RUN_FILES: ClassVar[tuple[str, ...]] = ("submit.json",)
+    SIGNS: ClassVar[tuple[str, ...]] = ("submit.json", "submit.out")
 
     def check(self, options: dict[str, Any]) -> dict[str, Any]:
         check_values(super().check(options), "submit option")

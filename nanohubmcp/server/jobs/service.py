@@ -40,6 +40,7 @@ from ..wire.state_dir import resolve_state_dir
 from . import DEFAULT_MAX_JOBS, DEFAULT_MAX_JOBS_PER_OWNER, DEFAULT_MAX_RESULT_BYTES
 from .cancel_look import CancelLook
 from .ends import cap_result, store_cancel, store_end, stored_cancel
+from .leftovers import Leftovers, Tidy
 from .pending import PendingEnds
 from .record import (  # noqa: F401 (re-exported: the job machinery's one import)
     CANCELLED,
@@ -90,6 +91,9 @@ class JobStore:
         shared: a Redis state URL: the records live there instead of the SQLite file, so every
             process of the server, on any machine, reads every job (``kind`` "memory" wins).
         max_jobs / max_jobs_per_owner / max_result_bytes: the bounds (module docstring).
+        leftovers: makes the executors' :class:`~.leftovers.Leftovers` (files of jobs kept outside the
+            store: dropped when a job's end is stored, when its record expires, and, when the store
+            opens, those of jobs it does not hold).
 
     The back end is opened on first use: building a server writes nothing.
     """
@@ -99,7 +103,8 @@ class JobStore:
                  max_jobs: int = DEFAULT_MAX_JOBS,
                  max_jobs_per_owner: int = DEFAULT_MAX_JOBS_PER_OWNER,
                  max_result_bytes: int = DEFAULT_MAX_RESULT_BYTES, shared: StateURL | None = None,
-                 reattach: Reattach | None = None, hand_over: HandOver | None = None) -> None:
+                 reattach: Reattach | None = None, hand_over: HandOver | None = None,
+                 leftovers: Callable[[], Leftovers] | None = None) -> None:
         self.ttl = ttl
         self.shared = shared
         self.name = name
@@ -111,6 +116,7 @@ class JobStore:
         self.runs = Runs()
         self.reattach = reattach
         self.hand_over = hand_over
+        self._tidy = Tidy(leftovers)
         self._live: dict[str, Job] = {}
         self._of_session: dict[str, set[str]] = {}  # session key -> ids of its jobs in _live (session_ended)
         self._backend: JobBackend | None = None
@@ -148,6 +154,7 @@ class JobStore:
                 self._cancel_look = CancelLook(self._backend.cancelled, self._live)
             if self._backend.persistent:
                 self.recover()
+                self._tidy.orphaned(self._holds)
             else:
                 self.kind = "memory"  # asked for, or the state directory could not be used
         return self._backend
@@ -168,6 +175,13 @@ class JobStore:
         for row in self.backend.unfinished():
             if row["id"] not in self._live:
                 self._revive(row)
+
+    def _holds(self, job_id: str) -> bool:
+        """Whether the store holds a record of ``job_id`` (True when it cannot tell)."""
+        try:
+            return job_id in self._live or self.backend.load(job_id) is not None
+        except (sqlite3.Error, StateUnavailable):
+            return True
 
     def _revive(self, row: dict[str, Any]) -> Job:
         return revive(Job.from_record(row), runs=self.runs, reattach=self.reattach, keeper=self, live=self._live)
@@ -378,6 +392,7 @@ class JobStore:
         real end of a job of this process replaces the :data:`SERVER_STOPPED` guess another process
         stored while its runner looked dead."""
         store_end(self.backend, job, self.process)
+        self._tidy.stored(job)  # what served only to run it and take it back (a Slurm job's pickled call)
 
     # -- upkeep -----------------------------------------------------------------------------
     def sweep(self, *, force: bool = True) -> None:
@@ -397,9 +412,11 @@ class JobStore:
                     del self._of_session[job.owner or ""]
         if self._backend is not None:
             try:
-                self._backend.purge(now)
+                purged = self._backend.purge(now)
             except (sqlite3.Error, StateUnavailable) as exc:
                 log.warning("could not purge expired jobs: %s", exc)
+            else:
+                self._tidy.purged(purged)  # their folders (a Slurm job's logs)
 
     def end_run(self) -> None:
         """End this run (the server stops): settle every running job (:func:`.settle.stop_run`:

@@ -90,8 +90,8 @@ class JobBackend(Protocol):
     def unfinished(self) -> list[dict[str, Any]]:
         """Records not in a terminal state."""
 
-    def purge(self, now: float) -> int:
-        """Delete finished records past their ttl; returns how many."""
+    def purge(self, now: float) -> list[str]:
+        """Delete finished records past their ttl; returns their ids."""
 
     def session_gone(self, key: str) -> bool:
         """Whether the store knows that the session of ``key`` (``session_key`` of its id) ended: True when the server's
@@ -152,13 +152,13 @@ class MemoryBackend:
     def unfinished(self) -> list[dict[str, Any]]:
         return []  # nothing survives a restart here
 
-    def purge(self, now: float) -> int:
+    def purge(self, now: float) -> list[str]:
         with self._lock:
             gone = [k for k, r in self._rows.items()
                     if r["finished_at"] is not None and now - r["finished_at"] > r["ttl"]]
             for key in gone:
                 del self._rows[key]
-        return len(gone)
+        return gone
 
     def session_gone(self, key: str) -> bool:
         return False  # sessions are this process's: it tells the job store (JobStore.session_ended)
@@ -264,15 +264,14 @@ class SQLiteBackend:
             found.update(rows)
         return found
 
-    def purge(self, now: float) -> int:
-        with self._write() as db:
-            # (expires IS NULL: a job another process of an earlier version ended in a shared file)
-            cursor = db.execute(
-                f"DELETE FROM jobs WHERE expires < ?1 OR (expires IS NULL AND status IN {TERMINAL_SQL} "
-                "AND finished_at + ttl < ?1)",
-                (now,),
-            )
-            return cursor.rowcount
+    def purge(self, now: float) -> list[str]:
+        # (expires IS NULL: a job another process of an earlier version ended in a shared file)
+        expired = f"expires < ?1 OR (expires IS NULL AND status IN {TERMINAL_SQL} AND finished_at + ttl < ?1)"
+        with self._write() as db:  # one transaction: the ids are those deleted (no RETURNING before SQLite 3.35)
+            gone = [row[0] for row in db.execute(f"SELECT id FROM jobs WHERE {expired}", (now,))]
+            if gone:
+                db.execute(f"DELETE FROM jobs WHERE {expired}", (now,))
+            return gone
 
     def session_gone(self, key: str) -> bool:
         return False  # sessions are each process's: the one holding it stores session_ended
