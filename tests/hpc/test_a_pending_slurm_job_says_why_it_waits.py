@@ -7,7 +7,8 @@ stays PENDING (reason ``PartitionConfig``) forever, and ``get_job_result`` answe
 ``{"status": "running", "queued": true, "message": "queued at Slurm as job N (reason: R)"}`` (as an
 MCP task: ``working`` with that statusMessage), and a job whose reason means it can never start as
 asked (``PartitionConfig``, ``PartitionTimeLimit``, ``BadConstraints``...) is ``scancel``ed and
-fails with a message naming the reason and the options to change.
+fails with a message naming the reason and the options to change (``time`` in minutes: trial 18,
+F11, the message said ``time 10`` for ``"0:10:00"``).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ def too_big() -> str:
 def build(state: Path) -> MCPServer:
     server = MCPServer("pending-slurm", state_dir=str(state), job_executor="slurm")
     server.async_tool(executor_options={"sbatch": {"begin": "now+1hour"}})(later)
-    server.async_tool(executor_options={"cpus_per_task": MORE_CPUS_THAN_THE_NODE_HAS})(too_big)
+    server.async_tool(executor_options={"cpus_per_task": MORE_CPUS_THAN_THE_NODE_HAS, "time": "0:10:00"})(too_big)
     return server
 
 
@@ -105,6 +106,7 @@ def test_a_job_that_can_never_start_fails_saying_what_to_change(slurm_cluster: s
     slurm_id = error.split()[2]
     assert error.startswith(f"Slurm job {slurm_id} can never start as asked (reason: PartitionConfig)"), error
     assert f"cpus_per_task {MORE_CPUS_THAN_THE_NODE_HAS}" in error, error
+    assert "time 10 min," in error, error  # Slurm's unit, for "0:10:00" (trial 18, F11: "time 10")
     assert "partition" in error, error
     assert "scancel" in error, error
     wait_until(lambda: slurm_state(slurm_id) == "CANCELLED", "the job scancelled, not left pending", 30)

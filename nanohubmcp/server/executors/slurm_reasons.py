@@ -73,8 +73,9 @@ def ended_message(slurm_id: str, state: SlurmState, folder: Path, options: dict[
 
 def never_message(slurm_id: str, reason: str, options: dict[str, Any]) -> str:
     """The error of a job cancelled because its pending ``reason`` (a key of :data:`NEVER_STARTS`) means it
-    can never start as asked: what it asked for, and what to change."""
-    asked = [f"{key} {options[key]}" for key in ASKED if key in options]
+    can never start as asked: what it asked for (``time`` in minutes, as the options hold it: ``time 10 min``),
+    and what to change."""
+    asked = [f"{key} {options[key]}" + (" min" if key == "time" else "") for key in ASKED if key in options]
     if "partition" not in options:
         asked.insert(0, "the default partition")
     return (
