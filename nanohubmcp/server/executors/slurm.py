@@ -20,9 +20,10 @@ A job Slurm holds with a reason that means it can never start as asked
 a time limit over the partition's) is ``scancel``ed and fails saying what to change; any other reason
 leaves it queued, the reason in its status message (``get_job_result``: ``"queued": true``).
 A job Slurm ends itself fails with a message naming why — time limit (``TIMEOUT``), out of memory
-(``OUT_OF_MEMORY``), node failure (``NODE_FAIL``), ... — and the tail of its stderr. Slurm checks
-time limits about every 30 s, so a job runs up to that long past its ``time``. What each end state
-and pending reason means, and the messages saying so, are :mod:`.slurm_reasons`'s.
+(``OUT_OF_MEMORY``, also a ``FAILED`` job whose step ran out of memory), node failure (``NODE_FAIL``),
+... — and the tail of its stderr. Slurm checks time limits about every 30 s, so a job runs up to
+that long past its ``time``. What each end state and pending reason means, and the messages saying
+so, are :mod:`.slurm_reasons`'s.
 
 The job outlives the server: a server restarted with the same state directory takes each
 unfinished job back by its folder and Slurm job id, and stores its result (also when the job
@@ -51,6 +52,7 @@ import sys
 import sysconfig
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -70,7 +72,7 @@ from .job_side import RAISED, run_in_job
 from .remote import job_trace, remote_context
 from .slurm_options import OPTIONS, check_values
 from .slurm_reasons import LOG_PREFIXES, NEVER_STARTS, ended_message, last_lines, never_message, stderr_note
-from .slurm_watch import ENDED, QUEUED, RUNNING, SlurmState, look_once, watcher
+from .slurm_watch import ENDED, QUEUED, RUNNING, SlurmState, look_once, ran_out_of_memory, watcher
 
 if TYPE_CHECKING:
     from ..calls.context import Context
@@ -235,6 +237,10 @@ class SlurmJobExecutor(FolderJobExecutor):
                         raise ToolError(never_message(slurm_id, state.reason, self.options))
                     if state.kind == ENDED and state.state != "COMPLETED":
                         await loop.run_in_executor(None, events)
+                        if state.state == "FAILED" and await loop.run_in_executor(
+                            None, ran_out_of_memory, slurm_id, tail(folder / f"{slurm_id}_0_log.err")
+                        ):
+                            state = replace(state, state="OUT_OF_MEMORY")  # its step did (submitit's srun)
                         raise ToolError(ended_message(slurm_id, state, folder, self.options))
                     if state.kind == ENDED:
                         ended_at = ended_at or loop.time()

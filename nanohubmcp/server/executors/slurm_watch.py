@@ -162,6 +162,24 @@ def sacct(job_ids: list[str]) -> dict[str, SlurmState]:
     return found
 
 
+OOM_KILLED = "oom-kill event"
+"""What slurmstepd writes to a job's stderr when the cgroup's out-of-memory handler killed a process of it."""
+
+
+def ran_out_of_memory(slurm_id: str, stderr: str) -> bool:
+    """Whether job ``slurm_id``, which Slurm ended ``FAILED``, failed because a step of it ran out of
+    memory: submitit runs the function in a step (``srun``), and Slurm marks that step
+    ``OUT_OF_MEMORY`` while the job itself only ``FAILED`` (``sacct`` lists the steps); or its
+    ``stderr`` says slurmstepd's out-of-memory handler killed a process (without accounting)."""
+    if OOM_KILLED in stderr:
+        return True
+    with contextlib.suppress(OSError, subprocess.SubprocessError):
+        done = subprocess.run(["sacct", "-n", "-P", "-j", slurm_id, "-o", "JobID,State"],
+                              capture_output=True, text=True, timeout=60, check=False)
+        return any(line.split("|")[-1].startswith("OUT_OF_MEMORY") for line in done.stdout.splitlines())
+    return False
+
+
 _watcher: SlurmWatch | None = None
 _watcher_lock = threading.Lock()
 
