@@ -1,17 +1,23 @@
 """An ``@async_tool`` job of a traced call stays in the client's trace wherever it runs: its
 queueing and its run are spans under the call's SERVER span, and the run's trace context travels
 to the executor as a W3C carrier in the job's payload — on a worker thread, in a worker process of
-the ``processes`` executor, and on the worker of a real Dask ``LocalCluster`` (worker processes),
-where a span ``run_job {tool}`` continues it."""
+the ``processes`` executor, on the worker of a real Dask ``LocalCluster`` (worker processes), and
+in a job on the real single-node Slurm, where a span ``run_job {tool}`` continues it. On Slurm the
+node's Python gets its tracer provider the way docs/how-to/tracing.md says ("On a Slurm node"): the
+``setup`` option puts a ``sitecustomize.py`` on ``PYTHONPATH`` and exports ``OTEL_*`` variables
+(trial 18, F5: no recipe for Slurm)."""
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import cloudpickle
 import otel_sdk
 import pytest
 from opentelemetry import trace
@@ -21,6 +27,26 @@ from nanohubmcp import MCPServer
 from nanohubmcp.server.wire.trace_context import current_trace_ids
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(120)]
+
+# ``where`` travels to the Slurm node by value (the node cannot import this test module).
+cloudpickle.register_pickle_by_value(sys.modules[__name__])
+
+SITECUSTOMIZE = """\
+# The OpenTelemetry SDK for every Python that starts with this folder on PYTHONPATH (a Slurm job's).
+import os
+
+from opentelemetry import trace
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import ConsoleSpanExporter, SimpleSpanProcessor
+
+_out = open(os.environ["NODE_SPANS"], "a")
+_provider = TracerProvider(resource=Resource.create())  # reads OTEL_SERVICE_NAME
+_provider.add_span_processor(
+    SimpleSpanProcessor(ConsoleSpanExporter(out=_out, formatter=lambda span: span.to_json(indent=None) + "\\n"))
+)
+trace.set_tracer_provider(_provider)
+"""
 
 
 def where() -> dict[str, Any]:
@@ -123,6 +149,30 @@ async def test_a_dask_job_continues_the_trace_on_the_worker(cluster: Any, tmp_pa
     assert (remote["trace_id"], remote["parent_id"], remote["parent_remote"]) == (trace_id, run["span_id"], True)
     assert remote["attributes"] == {"gen_ai.tool.name": "where"}
     assert (value["trace_id"], value["span_id"]) == (trace_id, remote["span_id"])  # the tool ran inside it
+
+
+@pytest.mark.timeout(180)
+async def test_a_slurm_job_continues_the_trace_on_its_node(slurm_cluster: str, tmp_path: Path) -> None:
+    site, node_spans = tmp_path / "otelsite", tmp_path / "node-spans.jsonl"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(SITECUSTOMIZE)
+    setup = [
+        f"export PYTHONPATH={site}${{PYTHONPATH:+:$PYTHONPATH}}",
+        f"export NODE_SPANS={node_spans}",
+        "export OTEL_SERVICE_NAME=where-on-slurm",
+    ]
+    server = MCPServer("jobs", state_dir=str(tmp_path / "state"), tracing=True, job_executor="slurm",
+                       executor_options={"setup": setup})
+    value, trace_id, spans = await run_traced_job(server)
+    run = server_side(spans, trace_id, "slurm")
+    assert value["pid"] != os.getpid()
+    on_node = [json.loads(line) for line in node_spans.read_text().splitlines()]
+    remote = [span for span in on_node if span["name"] == "run_job where"]
+    assert len(remote) == 1, on_node
+    assert remote[0]["context"]["trace_id"] == "0x" + trace_id
+    assert remote[0]["parent_id"] == "0x" + run["span_id"]
+    assert remote[0]["resource"]["attributes"]["service.name"] == "where-on-slurm"
+    assert (value["trace_id"], "0x" + value["span_id"]) == (trace_id, remote[0]["context"]["span_id"])
 
 
 async def test_an_untraced_job_carries_no_context(tmp_path: Path) -> None:
