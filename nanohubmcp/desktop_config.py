@@ -16,6 +16,8 @@ Shapes (each client's documented configuration file):
 With an app file the client runs ``python -m nanohubmcp run APP --transport stdio``; with ``--url`` it
 runs ``python -m nanohubmcp bridge URL`` to reach a server that is already running (a notebook's, a
 nanoHUB tool's), the token travelling as ``MCP_TOKEN`` in ``env`` rather than on the command line.
+An app whose ``server`` has ``auth=`` takes its caller's token from ``MCP_TOKEN`` over stdio (it does not
+start without one), so its entry carries the token in ``env`` too when one is given.
 """
 
 from __future__ import annotations
@@ -37,22 +39,24 @@ CLIENTS = ("claude", "vscode", "cursor")
 
 @dataclass
 class DesktopLaunch:
-    """How a desktop client starts the server: ``command`` (absolute), ``args`` and ``env``."""
+    """How a desktop client starts the server: ``command`` (absolute), ``args`` and ``env``;
+    ``needs_token``: the app's server has ``auth=``, so it starts only with ``MCP_TOKEN`` in its ``env``."""
 
     name: str
     command: str
     args: list[str]
     env: dict[str, str] = field(default_factory=dict)
+    needs_token: bool = False
 
 
-def _server_name(app: Path) -> str:
-    """The app's ``server.name``; the file's stem when the app cannot be imported here."""
+def _load(app: Path) -> tuple[str, bool]:
+    """The app's ``server.name`` (the file's stem when it has none), and whether it has ``auth=``."""
     from .nanohub.child import load_app
 
     with contextlib.redirect_stdout(sys.stderr):  # what the app prints must not mix with the JSON
         server = load_app(app)
     name = getattr(server, "name", None)
-    return name if isinstance(name, str) and name else app.stem
+    return (name if isinstance(name, str) and name else app.stem), getattr(server, "auth", None) is not None
 
 
 def launch_for(
@@ -64,6 +68,9 @@ def launch_for(
     env: dict[str, str] | None = None,
 ) -> DesktopLaunch:
     """The launch of ``app`` over stdio, or of a bridge to ``url``; exactly one of the two.
+
+    ``token`` goes into ``env`` as ``MCP_TOKEN`` for the bridge, and for an app whose server has
+    ``auth=`` (which reads its caller's token there over stdio), over an ``MCP_TOKEN`` in ``env``.
 
     Raises:
         UsageError: neither or both given, ``url`` is not an http(s) URL with a host.
@@ -79,11 +86,15 @@ def launch_for(
         path = Path(app).expanduser().resolve()
         if not path.is_file():
             raise ConfigurationError(f"app file {app!r} does not exist")
+        found, needs_token = _load(path)
+        if needs_token and token:
+            variables["MCP_TOKEN"] = token
         return DesktopLaunch(
-            name or _server_name(path),
+            name or found,
             python,
             ["-m", "nanohubmcp", "run", str(path), "--transport", "stdio"],
             variables,
+            needs_token,
         )
     assert url is not None
     from .transports.bridge.options import endpoint_url

@@ -115,7 +115,11 @@ class MCPServer:
             (``StaticTokenVerifier``, ``JWTVerifier``, or any object with ``verify(token) ->
             Principal | None``, sync or async), a function of the token (returns a Principal,
             a subject string, or None), or a token string. None: ``run(token=...)`` or the
-            ``MCP_TOKEN`` environment variable, else no authorization.
+            ``MCP_TOKEN`` environment variable, else no authorization. Over stdio (no HTTP
+            request to carry a token) a server with ``auth`` takes the caller's token from
+            ``$MCP_TOKEN``, checks it once before serving and refuses to start without a valid
+            one; every request then has that principal and its scopes (MCP 2025-11-25, Basic §
+            Authorization: stdio takes credentials from the environment).
         state_url: where what several processes share lives: None (default:
             ``NANOHUBMCP_STATE_URL``, else this process's memory, jobs in the state directory),
             ``"sqlite:///DIR"`` (the job store in DIR) or ``"redis://[:password@]HOST:6379/0"``
@@ -679,7 +683,8 @@ class MCPServer:
         With ``transport="stdio"`` (or ``$MCP_TRANSPORT=stdio``) it serves one client on
         stdin/stdout instead, as desktop clients launch servers, until the client closes stdin;
         stdout then carries only protocol messages (``print()`` goes to stderr) and the HTTP
-        options are ignored.
+        options are ignored. With ``auth=`` the caller is the one whose token ``$MCP_TOKEN``
+        holds, checked once before serving (``ConfigurationError`` when it is unset or refused).
 
         In a Jupyter kernel it serves in the background and returns instead of blocking the
         kernel (no "event loop is already running"): on 127.0.0.1 unless ``host`` is given,
@@ -716,8 +721,9 @@ class MCPServer:
                 port directly could claim another scheme or address. Default ``$MCP_PROXY_HEADERS``
                 (``1``/``true``/``yes``/``on`` or ``0``/``false``/``no``/``off``), else off.
         Raises:
-            ConfigurationError: the port is busy or invalid, the transport unknown, or
-                ``workers`` above 1 without a shared state URL (the message says which).
+            ConfigurationError: the port is busy or invalid, the transport unknown,
+                ``workers`` above 1 without a shared state URL, or, over stdio with ``auth=``,
+                ``$MCP_TOKEN`` unset, empty or refused by the verifier (the message says which).
         """
         self._serving.run(
             self,

@@ -98,6 +98,10 @@ def print_desktop_config(args: argparse.Namespace) -> int:
     launch = desktop_config.launch_for(
         args.app, url=args.url, name=args.name, token=token, env=desktop_config.parse_env(args.env))
     print(desktop_config.render(launch, args.client))
+    if launch.needs_token and "MCP_TOKEN" not in launch.env:
+        print(f"note: {launch.name}'s server has auth=: over stdio it starts only with its caller's token in "
+              "MCP_TOKEN; add it to the entry's \"env\" (set MCP_TOKEN or pass --token-file PATH here)",
+              file=sys.stderr)
     return 0
 
 

@@ -145,7 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
     desktop.add_argument("--client", choices=["claude", "vscode", "cursor"], default="claude",
                          help="whose configuration format (default claude)")
     desktop.add_argument("--name", default=None, help="the entry's name (default: the server's name)")
-    add_token_options(desktop, "with --url: the bearer token, put in the entry's env as MCP_TOKEN")
+    add_token_options(desktop, "with --url, or an APP whose server has auth=: the bearer token, put in the entry's "
+                      "env as MCP_TOKEN")
     desktop.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                          help="an environment variable the server needs (repeatable)")
     desktop.set_defaults(run=documents.print_desktop_config)

@@ -183,10 +183,11 @@ class Intake:
         return Incoming(message, False, request, None, version, session)
 
     def read(self, body: bytes | str, *, session: Session | None = None,
-             stream: OutboundStream | None = None) -> Incoming:
+             stream: OutboundStream | None = None, principal: Principal | None = None) -> Incoming:
         """One line (or body) of a connection's one peer (stdio), parsed and :meth:`admit`-ted; a
         batch comes back as the :class:`Incoming`'s ``batch``, checked against the version in force
-        (the peer's session's).
+        (the peer's session's). ``principal``: the peer, when the transport authenticated it (stdio
+        with ``auth=``: the token in its environment), carried by every request.
 
         Raises:
             ParseError, InvalidRequest: not JSON, not a JSON-RPC message, a batch the version lacks.
@@ -199,13 +200,14 @@ class Intake:
             if refused is not None:
                 raise refused
             return Incoming(None, False, None, parsed, version, session)
-        return self.admit(parsed, session=session, stream=stream)
+        return self.admit(parsed, session=session, stream=stream, principal=principal)
 
     def admit(self, message: jsonrpc.Message, *, session: Session | None = None,
-              stream: OutboundStream | None = None) -> Incoming:
+              stream: OutboundStream | None = None, principal: Principal | None = None) -> Incoming:
         """One message of a connection's one peer (stdio): its era, the version in force and its
         request context, decided here once. ``session`` is the peer's (not used by ``initialize``,
-        which opens a new one, nor in the stateless era); ``stream`` carries related messages.
+        which opens a new one, nor in the stateless era); ``stream`` carries related messages;
+        ``principal`` is the peer the transport authenticated (None without authorization).
 
         Raises:
             InvalidEnvelope, UnsupportedProtocolVersion: a 2026-07-28 request's ``_meta``
@@ -217,13 +219,15 @@ class Intake:
                 return Incoming(message, True, None, None, None, None)
             version, caps = modern_version(message, request_id=message.id)
             return Incoming(message, True, self.request(message, version=version, stream=stream,
-                                                        client_capabilities=caps), None, version, None)
+                                                        client_capabilities=caps, principal=principal),
+                            None, version, None)
         opens = is_request and message.method == "initialize"
         if opens:
             session = None
         version = handshake_version(session)
         return Incoming(message, False, self.request(message, version=version, session=session, stream=stream,
-                                                     opens_session=opens), None, version, session)
+                                                     opens_session=opens, principal=principal),
+                        None, version, session)
 
     async def named_session(self, session_id: str | None, principal: Principal | None) -> Session | None:
         """The live session ``session_id`` names, of ``principal`` (any process's, with a shared

@@ -52,11 +52,19 @@ DEFAULT_MAX_UNSENT_BYTES = 256 * 1024 * 1024
 same figure; this one keeps the transports unimported until serving starts)."""
 
 
-def serve_stdio(server: Servable) -> None:
-    """Serve ``server`` over stdio until the client closes stdin (blocking)."""
+def serve_stdio(server: Servable, token: str | None = None) -> None:
+    """Serve ``server`` over stdio until the client closes stdin (blocking). With ``auth=``
+    configured (``token`` overriding it as over HTTP; ``""`` turns it off) the caller is the one
+    whose token ``$MCP_TOKEN`` holds (``transports.stdio_auth``); without, requests have no principal.
+
+    Raises:
+        ConfigurationError: ``auth=`` is configured and ``$MCP_TOKEN`` is unset or refused.
+    """
     from ..transports.stdio import serve_stdio as serve
 
-    serve(server)
+    # Without auth= nothing is checked: $MCP_TOKEN alone (HTTP's default static token) would be
+    # both the server's token and the caller's here, proving nothing.
+    serve(server, verifier(server, token) if server.auth is not None else None)
 
 
 def loop_running() -> bool:
@@ -154,7 +162,11 @@ class Serving:
                     "or a running event loop): run the script from a desktop client"
                 )
             self.stop()
-            serve_stdio(server)
+            try:
+                serve_stdio(server, token)
+            except ConfigurationError as exc:  # no token in $MCP_TOKEN, say: one line when nobody catches it
+                one_line_if_uncaught(exc)
+                raise
             return
         if in_kernel():
             from ..jupyter.kernel_server import run_in_kernel

@@ -178,7 +178,7 @@ def checked(verifier: TokenVerifier, result: object) -> Principal | None:
         return result
     if result is not None and result is not False:
         log.error("the token verifier %s returned %s; return a Principal (or None to refuse): request refused (401)",
-                  _name(verifier), type(result).__name__)
+                  verifier_name(verifier), type(result).__name__)
     return None
 
 
@@ -202,7 +202,7 @@ def verifier_failed(verifier: TokenVerifier, exc: Exception, token: str | None) 
     frames = traceback.extract_tb(exc.__traceback__)
     where = f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
     log.error("the token verifier %s raised %s: %s%s: request refused (401)",
-              _name(verifier), type(exc).__name__, shown, where)
+              verifier_name(verifier), type(exc).__name__, shown, where)
 
 
 def may_hold(message: str, token: str) -> bool:
@@ -226,7 +226,8 @@ def _pieces(text: str) -> Iterator[str]:
     return (text[i:i + TOKEN_PIECE] for i in range(len(text) - TOKEN_PIECE + 1))
 
 
-def _name(verifier: object) -> str:
+def verifier_name(verifier: object) -> str:
+    """What the log calls ``verifier``: its class, or the function given as ``auth=``."""
     check = getattr(verifier, "check", None)  # a plain function given as auth= (CallableVerifier)
     named = check if callable(check) else verifier
     return getattr(named, "__qualname__", None) or type(named).__qualname__

@@ -15,6 +15,10 @@ carries ``io.modelcontextprotocol/protocolVersion`` is served statelessly as 202
 ``notifications/cancelled`` cancels a request of either era. Requests are served
 concurrently, so a client can answer an elicitation while the tool that asked waits.
 
+With ``auth=``, the caller is the one whose token ``$MCP_TOKEN`` holds, checked once before
+serving (:mod:`.stdio_auth`): every request carries that principal, so per-tool scopes are
+checked as over HTTP. Without ``auth=`` requests carry no principal.
+
 End of input ends the server: running calls are cancelled and given a moment to answer,
 then the server closes. SIGINT/SIGTERM do the same.
 
@@ -27,9 +31,11 @@ import asyncio
 import logging
 from typing import Any
 
+from ..auth.verifiers import TokenVerifier
 from ..errors import ProtocolError, error_response
 from ..protocol import jsonrpc
 from ..server.connection import Connection, Incoming
+from ..server.wire.principal import Principal
 from ..server.wire.sessions import Session
 from ..server.wire.streams import OutboundStream
 from .lines import MAX_LINE_BYTES, LineReader, LineWriter, TooLong, protect_stdout, stop_on_signals, too_long_response
@@ -49,12 +55,15 @@ class StdioTransport:
         in_fd: the descriptor to read lines from (default standard input, 0).
         out_fd: the descriptor to write messages to (default :func:`protect_stdout`).
         max_line_bytes: longest accepted line.
+        principal: the caller, carried by every request (None: no authorization).
     """
 
     def __init__(
-        self, server: ServedServer, *, in_fd: int = 0, out_fd: int | None = None, max_line_bytes: int = MAX_LINE_BYTES
+        self, server: ServedServer, *, in_fd: int = 0, out_fd: int | None = None, max_line_bytes: int = MAX_LINE_BYTES,
+        principal: Principal | None = None,
     ) -> None:
         self.server = server
+        self.principal = principal
         self.core = server.core
         self.connection = Connection(self.core, "stdio", server, one_peer=True)
         self.writer = LineWriter(protect_stdout() if out_fd is None else out_fd)
@@ -107,7 +116,8 @@ class StdioTransport:
         incoming = None
         try:
             try:  # parsed, its era, version and request context: the connection seam's, in one call
-                incoming = self.connection.read(line, session=self._live_session(), stream=self.out)
+                incoming = self.connection.read(line, session=self._live_session(), stream=self.out,
+                                                principal=self.principal)
             except ProtocolError as exc:  # not JSON-RPC; a batch the version lacks; a 2026-07-28 envelope
                 self._write(None, error_response(exc, exc.request_id))
                 return
@@ -145,7 +155,7 @@ class StdioTransport:
         assert batch is not None
         assert version is not None
         replies = await self.connection.serve_batch(batch, version=version, session=incoming.session,
-                                                    stream=self.out)
+                                                    stream=self.out, principal=self.principal)
         if replies:
             self._write(None, replies)
 
@@ -162,11 +172,27 @@ class StdioTransport:
         self.core.bus.emit("server_stopped", url=None)
 
 
-def serve_stdio(server: ServedServer) -> None:
-    """Serve ``server`` on stdin/stdout until end of input or SIGINT/SIGTERM (blocking)."""
-    transport = StdioTransport(server)
+def serve_stdio(server: ServedServer, verifier: TokenVerifier | None = None) -> None:
+    """Serve ``server`` on stdin/stdout until end of input or SIGINT/SIGTERM (blocking).
+
+    Args:
+        server: the ``MCPServer``.
+        verifier: its token verifier when ``auth=`` is configured, else None: the token in
+            ``$MCP_TOKEN`` is checked with it once, before the first line is read.
+
+    Raises:
+        ConfigurationError: a verifier is given and ``$MCP_TOKEN`` is unset, empty or refused
+            (nothing is served; the message names the variable and why).
+    """
+    out_fd = protect_stdout()  # before the verifier runs: what it prints must not reach the client
 
     async def main() -> None:
+        principal = None
+        if verifier is not None:
+            from .stdio_auth import environment_principal
+
+            principal = await environment_principal(verifier)
+        transport = StdioTransport(server, out_fd=out_fd, principal=principal)
         stop = asyncio.Event()
         stop_on_signals(stop)
         await transport.serve(stop)
