@@ -18,7 +18,8 @@ and the ``nanohubmcp.auth`` logger says at WARNING which URL failed, once per at
 was read: a token it cannot check is refused (401). So is a token naming a key id the key set lacks
 when it was read for that key id (and again until the next read); a key id new since the last read,
 arriving before the key set may be read again (the issuer may have just rotated its key in), gets the
-503 with ``Retry-After`` = the seconds until it may be.
+503 with ``Retry-After`` = the seconds until it may be, its message naming the key id, when the key set
+was read and how often it may be (:class:`KeyNotReadYet`).
 """
 
 from __future__ import annotations
@@ -61,9 +62,31 @@ class KeySetUnavailable(ServerBusy):
     judged: HTTP 503 with ``Retry-After`` (the seconds until the key set is read again), never
     the 401 that would make a client drop a good token."""
 
-    def __init__(self, retry_after: int) -> None:
-        super().__init__("Service Unavailable: the authorization server's key set cannot be read to check the "
-                         "bearer token; retry shortly (keep the token)", retry_after=retry_after)
+    def __init__(self, retry_after: int, message: str | None = None) -> None:
+        super().__init__(message or "Service Unavailable: the authorization server's key set cannot be read to "
+                         "check the bearer token; retry shortly (keep the token)", retry_after=retry_after)
+
+
+class KeyNotReadYet(KeySetUnavailable):
+    """The token names a key id new since the key set was last read (read fine), inside the
+    :data:`REFETCH_SECONDS` before it may be read again: the issuer may have just rotated the key
+    in, so HTTP 503 with ``Retry-After`` (the seconds until the key set may be read), not 401.
+
+    Args:
+        kid: the token's key id (its JSON text is shown, cut at 60 characters: it is the client's).
+        read_ago: seconds since the key set was read.
+        retry_after: whole seconds until it may be read again (at least 1).
+    """
+
+    def __init__(self, kid: object, read_ago: float, retry_after: int) -> None:
+        shown = json.dumps(kid, default=str)
+        shown = shown if len(shown) <= 60 else shown[:59] + "…"
+        super().__init__(
+            retry_after,
+            f"Service Unavailable: the bearer token names a key (kid {shown}) the authorization server's key set "
+            f"lacked when read {max(0, math.floor(read_ago))} s ago; the key set is read again at most every "
+            f"{REFETCH_SECONDS:g} s: retry in {retry_after} s (keep the token)",
+        )
 
 
 class JWTVerifier:
@@ -157,9 +180,10 @@ class JWTVerifier:
         """The principal of a valid token, or None (bad signature, issuer, audience, expired...).
 
         Raises:
-            KeySetUnavailable: the token names a key not held and the key set cannot be read now, or
-                may not be read again yet (HTTP 503 with ``Retry-After``, the seconds until it may; the
-                warning naming ``jwks_url`` is logged once per failed attempt).
+            KeySetUnavailable: the token names a key not held and the key set cannot be read now (the
+                warning naming ``jwks_url`` is logged once per failed attempt), or, as its subclass
+                :class:`KeyNotReadYet`, the key id is new since the key set was read moments ago and it
+                may not be read again yet; HTTP 503 with ``Retry-After``, the seconds until it may.
         """
         known = self._verified.get(token)
         if known is not None:
@@ -181,8 +205,11 @@ class JWTVerifier:
                 if key is None and (self._unreadable or not judged):
                     # Not the token's fault: the key set cannot be read, or was read moments ago (before
                     # the key may have rotated in) and may not be read again yet. Say when to retry.
-                    wait = REFETCH_SECONDS - (time.monotonic() - self._fetched)
-                    raise KeySetUnavailable(max(1, math.ceil(wait)))
+                    read_ago = time.monotonic() - self._fetched
+                    wait = max(1, math.ceil(REFETCH_SECONDS - read_ago))
+                    if self._unreadable:
+                        raise KeySetUnavailable(wait)
+                    raise KeyNotReadYet(kid, read_ago, wait)  # read fine: the key id is new since
                 if key is None:
                     _refused("signing key", f"no key with kid {_shown(kid)} in the key set of {self.jwks_url}")
                     return None

@@ -9,6 +9,7 @@ Everything runs against a real JWKS endpoint on a loopback port.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 
 import httpx2
@@ -60,6 +61,15 @@ def test_a_new_key_id_inside_the_refetch_window_is_503_then_accepted(
         error = response.json()["error"]
         assert error["data"]["retryAfter"] == int(response.headers["Retry-After"])
         assert "invalid or expired" not in error["message"]
+        # The key set was read fine: the message says the key id is new, not that the set "cannot be read"
+        # (trial19 F10), and when to retry.
+        assert "cannot be read" not in error["message"]
+        retry = response.headers["Retry-After"]
+        assert re.search(
+            r'names a key \(kid "k2"\) the authorization server\'s key set lacked when read \d+ s ago; the key set is '
+            rf"read again at most every 10 s: retry in {retry} s \(keep the token\)",
+            error["message"],
+        ), error["message"]
         assert issuer.fetches == 1  # no fetch flood: the window holds
         monkeypatch.setattr(jwt_module, "REFETCH_SECONDS", 0.0)  # the window is over
         assert ping(url, fresh).status_code == 200
