@@ -2,10 +2,11 @@
 written to the hub's documentation; the real client exists only on a hub).
 
 A tool returns the run to make (a ``SubmitRun``); the executor turns the server's and the tool's
-options into ``submit``'s arguments, its ``=SUBMIT-PROGRESS=>`` lines into progress the official
-client sees, a parameter sweep into one result per combination (parameters, status, stdout, the
-files each run wrote as embedded resources), a cancel into an interrupt that stops the run, and a
-failed run into an error naming it with its stderr.
+options into ``submit``'s arguments, its ``=SUBMIT-PROGRESS=>`` lines into the job's progress
+(kept with it for polls; no notification after the job handle: trial 18, F4), a parameter sweep
+into one result per combination (parameters, status, stdout, the files each run wrote as embedded
+resources), a cancel into an interrupt that stops the run, and a failed run into an error naming it
+with its stderr.
 
 Issue 25, "Done when": tests with the stand-in submit: options → arguments, progress, sweep
 results, kill, a failed run's message.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import sys
 import time
 from pathlib import Path
@@ -167,9 +169,11 @@ async def test_a_run_reports_progress_and_returns_its_stdout_and_files(
     [argv] = [json.loads(p.read_text()) for p in standin_submit.iterdir()]
     assert argv[:3] == ["--progress", "submit", "--runName=mcprun"]
     assert argv[3:11] == ["-v", "workspace", "-n", "2", "-w", "0:05:00", "-e", "SCALE=2"]
-    assert [p.progress for p in seen] == [0.0, 100.0]
-    assert seen[-1].total == 100
-    assert seen[-1].message == "submit: 1 finished of 1 run"
+    assert seen == []  # the call answered with its job handle: its token names no notification after it
+    query = "SELECT progress, progress_total, progress_message, progress_updates FROM jobs WHERE id = ?"
+    with sqlite3.connect(tmp_path / "jobs.sqlite3") as db:
+        stored = db.execute(query, (job_id,)).fetchone()
+    assert stored == (100.0, 100.0, "submit: 1 finished of 1 run", 2)  # 0 % and 100 %, kept with the job
     assert raw.structured_content["result"] == result  # get_job_result reads the stored structured content
 
 

@@ -1,6 +1,7 @@
 """``notebooks/hpc_slurm.ipynb`` runs in a real kernel, and its ``%%mcp_tool --async --executor slurm``
-cell's calls run as Slurm jobs: the official client starts one, sees its progress and reads its
-result, computed on the node by the job ``sacct`` records.
+cell's calls run as Slurm jobs: the official client starts one and reads its result, computed on
+the node by the job ``sacct`` records; the job's progress reaches the server and is kept with the job
+(no notification names the call's token after its job handle: trial 18, F4).
 
 Issue 25, "Done when": ``notebooks/`` gains a notebook that sends a ``%%mcp_tool --async`` cell to
 Slurm (executed here, where the single-node cluster runs).
@@ -9,6 +10,7 @@ Slurm (executed here, where the single-node cluster runs).
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import time
 from pathlib import Path
@@ -65,9 +67,13 @@ async def test_the_notebooks_async_cell_runs_as_a_slurm_job(slurm_cluster: str, 
     assert result["residual"] == pytest.approx(0.4 / 16)
     assert result["node"] == slurm_cluster
     assert result["in_slurm_job"] is True
-    assert progress[:4] == [1, 2, 3, 4]
+    assert progress == []  # the call answered with its job handle
+    state = Path(os.environ["NANOHUBMCP_STATE_DIR"])
+    with sqlite3.connect(state / "jobs.sqlite3") as db:
+        query = "SELECT progress, progress_updates FROM jobs WHERE id = ?"
+        assert db.execute(query, (job_id,)).fetchone() == (4, 4)  # every step reached the server
     # (submitit's script stays with the job's logs; its pickled call goes once the result is stored)
-    [submitted] = (Path(os.environ["NANOHUBMCP_STATE_DIR"]) / "slurm-jobs" / job_id).glob("*_submission.sh")
+    [submitted] = (state / "slurm-jobs" / job_id).glob("*_submission.sh")
     command = ["sacct", "-X", "-n", "-P", "-j", submitted.name.split("_")[0], "-o", "JobName,State"]
     wait_until(  # the accounting database learns of the job's end a moment after squeue does
         lambda: (

@@ -185,8 +185,10 @@ class Context(LevelMethods):
 
     # -- progress ---------------------------------------------------------------------------
     def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
-        """Send ``notifications/progress`` when the client gave a progress token (and, in a
-        job, record it in the job store, where ``%mcp jobs`` and the lab panel read it).
+        """Send ``notifications/progress`` when the client gave a progress token and its request is
+        still in progress (and, in a job, record it in the job store, where ``get_job_result``,
+        ``%mcp jobs`` and the lab panel read it). An ``@async_tool`` call answered with its job
+        handle sends none from then on; a 2025-11-25 task's token stays valid until the task ends.
 
         Observers of the server (a notebook's defining cell, the JupyterLab panel) are told too,
         token or not. A value equal to the last one sent is dropped: the progress value must

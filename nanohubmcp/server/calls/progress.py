@@ -11,8 +11,14 @@ The call in flight is found through :data:`CURRENT`, a context variable set arou
 function's run, so code that never sees a Context (a tqdm loop) still reaches its own call
 (:func:`current`). Worker threads inherit it because calls run in a copy of the caller's context.
 
+A call answered while its work goes on (an ``@async_tool`` call's job handle) no longer sends
+notifications with its token (:func:`end_notifications`): its progress is kept with the job only.
+A 2025-11-25 task's token stays valid until the task ends (Basic § Utilities § Tasks, "Task
+Progress Notifications"), so a task-augmented call keeps sending until then.
+
 Source: MCP 2025-11-25, Basic § Utilities § Progress ("The progress value MUST increase with
-each notification"; notifications stop once the request has its response).
+each notification"; notifications "MUST only reference tokens that ... are associated with an
+in-progress operation": they stop once the request has its response).
 """
 
 from __future__ import annotations
@@ -31,7 +37,17 @@ if TYPE_CHECKING:
     from ..services import Services
     from ..wire.events import EventBus
 
-__all__ = ["ANSWERED", "CURRENT", "PROGRESS", "CallProgress", "current", "for_request", "ran_here"]
+__all__ = [
+    "ANSWERED",
+    "CURRENT",
+    "NOTIFIED_NO_MORE",
+    "PROGRESS",
+    "CallProgress",
+    "current",
+    "end_notifications",
+    "for_request",
+    "ran_here",
+]
 
 Pending = tuple["Services", RequestContext]
 """A call whose progress reporter is not made yet: what :func:`for_request` makes it of."""
@@ -88,7 +104,7 @@ class CallProgress:
                 return False
             self.last = progress
             token = request.progress_token
-            if token is not None:
+            if token is not None and not request.slots.get(NOTIFIED_NO_MORE):
                 params: dict[str, Any] = {"progressToken": token, "progress": progress}
                 if total is not None:
                     params["total"] = total
@@ -139,6 +155,18 @@ ANSWERED = _Answered()
 
 PROGRESS: Slot[CallProgress | _Answered] = Slot("progress")
 """The call's progress reporter, once made (:func:`for_request`), or :data:`ANSWERED`."""
+
+NOTIFIED_NO_MORE: Slot[bool] = Slot("no more progress notifications")
+"""True once the call answered while its work goes on: its reports are kept (the job, observers)
+but sent to the client no more (:func:`end_notifications`)."""
+
+
+def end_notifications(request: RequestContext) -> None:
+    """``request`` answers now while its work goes on (an ``@async_tool`` call's job handle): from
+    now on its progress reaches the job's record and the server's observers, never the client
+    (MCP 2025-11-25, Basic § Utilities § Progress: no notifications for a request that has its
+    response). Call it before the work can report (before the handle leaves the handler)."""
+    request.slots[NOTIFIED_NO_MORE] = True
 
 
 def for_request(core: Services, request: RequestContext) -> CallProgress:

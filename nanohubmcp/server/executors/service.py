@@ -28,6 +28,7 @@ from ...protocol import jsonenc, versions
 from ...protocol.result_types import ToolResult
 from ...schema.secret import stored_arguments
 from ..asks.by_era import AskServices
+from ..calls import progress
 from ..calls.context import Context
 from ..calls.tool_calls import error_result, run_tool, shape
 from ..jobs import service as jobmod
@@ -232,12 +233,16 @@ async def start_job_result(
     core: JobHost, request: RequestContext, tool: Tool, arguments: dict[str, Any]
 ) -> dict[str, Any]:
     """The immediate answer to an ``@async_tool`` call: the job handle, as documented (an
-    ``isError`` result saying why when the job store is full)."""
+    ``isError`` result saying why when the job store is full). The call's progress token ends with
+    it: the job's progress is polled (``get_job_result``'s ``progress``), not notified."""
     try:
         job = start_job(core, request, tool, arguments)
     except jobmod.JobLimitReached as exc:
         request.slots[ANSWERED_BY_LAYER] = True  # no job was made, nothing ran: no provenance record
         return error_result(str(exc))
+    # The handle ends the request (set before the job's task first runs): the job's progress is polled from
+    # here on, never sent with the call's token. A task (create_task) keeps its token until it ends.
+    progress.end_notifications(request)
     handle = {
         "status": "running",
         "job_id": job.id,
