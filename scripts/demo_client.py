@@ -194,9 +194,19 @@ def main(argv: list[str] | None = None) -> int:
         while getattr(detail, "exceptions", None):  # unwrap anyio's exception groups
             detail = detail.exceptions[0]
         kind = "" if isinstance(detail, DemoFailure) else f"{type(detail).__name__}: "
-        print(f"\nDEMO FAILED: {kind}{detail}", file=sys.stderr)
+        print(f"\nDEMO FAILED: {kind}{detail}{token_hint(detail, args.bearer)}", file=sys.stderr)
         return 1
     return 0
+
+
+def token_hint(failure: BaseException, bearer: str | None) -> str:
+    """What to do about a 401 (the server's "Unauthorized: ..." or an HTTP client's "401 Unauthorized"):
+    how this script takes a token when none was sent, else that the one sent was refused; "" otherwise."""
+    if "Unauthorized" not in str(failure):
+        return ""
+    if not bearer:
+        return "\n  this server requires a bearer token: set MCP_TOKEN or pass --token-file PATH (readable by you only)"
+    return "\n  the server refused the token sent (from $MCP_TOKEN or --token-file): check that it is the server's"
 
 
 if __name__ == "__main__":

@@ -80,11 +80,17 @@ def test_a_server_with_a_token_is_driven_with_mcp_token_or_a_token_file(tmp_path
     kept.chmod(0o600)
     with run_example("simple", env={"MCP_TOKEN": token}) as example:
         without = demo(example.url)
+        wrong = demo(example.url, env={"MCP_TOKEN": "not-" + token})
         from_environment = demo(example.url, env={"MCP_TOKEN": token})
         from_file = demo(example.url, "--token-file", str(kept))
     assert without.returncode == 1
     assert "DEMO FAILED" in without.stderr
     assert "Unauthorized" in without.stderr
+    # says how this script takes a token (trial19 F16), and that a token sent was refused
+    assert "set MCP_TOKEN or pass --token-file PATH" in without.stderr
+    assert wrong.returncode == 1
+    assert "the server refused the token sent" in wrong.stderr
+    assert "set MCP_TOKEN" not in wrong.stderr
     for done in (from_environment, from_file):
         assert done.returncode == 0, done.stderr
         assert "with a bearer token" in done.stdout
