@@ -130,7 +130,7 @@ class CacheLayer:
             defaults = {n: p["default"] for n, p in properties.items() if isinstance(p, dict) and "default" in p}
             checked = {**defaults, **checked}
         who = "" if tool.extra.get(CACHE) == SHARED else (owner_of(request.context) or "")
-        digest = hashlib.sha256(code_facts.code_of(tool)["hash"].encode())
+        digest = hashlib.sha256(code_facts.code_hash(tool).encode())
         digest.update(code_reach.reach_hash(tool).encode())  # the helpers and constants it reads
         digest.update(b"\0" + tool.name.encode())  # two tools of one factory share their code
         try:
@@ -179,7 +179,7 @@ class CacheLayer:
                 if meta:
                     entry["_meta"] = meta
                 ttl = tool.extra.get(CACHE_TTL)
-                code = code_facts.code_of(tool)["hash"]
+                code = code_facts.code_hash(tool)
                 try:
                     kept = encode(entry)  # each hit and each waiter parses its own copy
                     if self._on_disk():

@@ -6,11 +6,18 @@ qualified name, its version (its module's ``__version__``, else its distribution
 version and implementation, and the versions of the installed packages its module uses (the
 modules in the function's globals, mapped to installed distributions).
 
-Mapping import names to distributions reads the installed-distributions table, which takes over
-a second on a busy machine: it is read once per process on a thread of its own (:func:`warm`), and
-until then packages are looked up by import name and the answer is marked incomplete (asked
-again at the next record). What a call adds to a record (arguments, digest, where it ran) is
-:mod:`.capture`'s.
+Import names map to distributions through the installed-distributions table
+(``importlib.metadata.packages_distributions()``: ``yaml`` is PyYAML, ``PIL`` pillow). A name
+several distributions share (a namespace package: ``opentelemetry``, ``google``) maps by its
+second part (``opentelemetry.trace`` is opentelemetry-api), read from those distributions'
+files. Reading the table takes over a second on a busy machine: it is read once per process on a
+thread of its own (:func:`warm`, started when the provenance layer is made, at the first call),
+and :func:`code_of` — called on the record writer's thread, never on a call's path — waits for
+it (:data:`WAIT_SECONDS` at most). Only if the table cannot be read in time are the packages
+looked up by import name; the record then says ``packages_complete: false`` (and the answer is
+not kept: the next record asks again). The call path needs only the code's hash
+(:func:`code_hash`, the result cache's key), which reads no table. What a call adds to a record
+(arguments, digest, where it ran) is :mod:`.capture`'s.
 """
 
 from __future__ import annotations
@@ -18,48 +25,86 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
+import logging
 import marshal
+import os
 import platform
 import sys
 import threading
+import time
 from types import ModuleType
 from typing import Any
 
 from .tool_options import SOURCE
 
+log = logging.getLogger("nanohubmcp.provenance")
+
 CODE = "provenance_code"
-"""``Tool.extra`` key: what :func:`code_of` found (kept for the tool's life)."""
+"""``Tool.extra`` key: what :func:`code_of` found (kept for the tool's life once complete)."""
+BASE = "provenance_code_base"
+"""``Tool.extra`` key: the part of it that needs no table (hash, source, names, Python)."""
+WAIT_SECONDS = 60.0
+"""How long after :func:`warm` started reading the distributions table :func:`code_of` waits for
+it at most (read in 1 to 2 s natively; far longer under valgrind or on a swamped machine). A record
+made later without it says ``packages_complete: false``."""
+
+
+def code_hash(tool: Any) -> str:
+    """``"sha256:<hex>"`` of ``tool``'s code (computed once per tool; reads no distributions table:
+    cheap enough for a call's path)."""
+    known = tool.extra.get(BASE)
+    if known is None:
+        known = _base(tool)
+    hash_: str = known["hash"]
+    return hash_
 
 
 def code_of(tool: Any) -> dict[str, Any]:
-    """``{hash, source, version, module, qualname, packages, python, implementation}`` of
-    ``tool`` (computed once per tool; the packages and version once more when the distributions
-    table has been read: see :func:`warm`)."""
+    """``{hash, source, version, module, qualname, packages, packages_complete, python,
+    implementation}`` of ``tool`` (computed once per tool).
+
+    Waits for the distributions table (:func:`warm`, :data:`WAIT_SECONDS` at most): call it off a
+    call's path (the record writer's thread). An answer made without the table (not read in time,
+    or unreadable) has ``packages_complete`` False and is not kept."""
     known = tool.extra.get(CODE)
-    if known is not None and (known["complete"] or _table is None):
-        return known  # the packages again only once, when the distributions table has been read
+    if known is not None:
+        return known
     fn = inspect.unwrap(tool.fn)
-    if known is None:
-        source = tool.extra.get(SOURCE)
-        if not isinstance(source, str):
-            source = _source(fn)
-        if source is not None:
-            digest = hashlib.sha256(source.encode()).hexdigest()
-        else:
-            code = getattr(fn, "__code__", None)
-            digest = hashlib.sha256(marshal.dumps(code) if code is not None else repr(fn).encode()).hexdigest()
-        known = {
-            "hash": f"sha256:{digest}",
-            "source": source,
-            "module": getattr(fn, "__module__", None),
-            "qualname": getattr(fn, "__qualname__", None),
-            "python": platform.python_version(),
-            "implementation": platform.python_implementation(),
-        }
-    packages, complete = packages_of(fn)
+    table = distributions(wait=True)
     module = sys.modules.get(getattr(fn, "__module__", "") or "")
-    known = {**known, "packages": packages, "version": _module_version(module), "complete": complete}
-    tool.extra[CODE] = known  # the source and its hash once; the packages until complete
+    known = {
+        **_base(tool),
+        "packages": packages_of(fn, table),
+        "packages_complete": table is not None,
+        "version": _module_version(module, table),
+    }
+    if table is not None:
+        tool.extra[CODE] = known
+    return known
+
+
+def _base(tool: Any) -> dict[str, Any]:
+    known = tool.extra.get(BASE)
+    if known is not None:
+        return known
+    fn = inspect.unwrap(tool.fn)
+    source = tool.extra.get(SOURCE)
+    if not isinstance(source, str):
+        source = _source(fn)
+    if source is not None:
+        digest = hashlib.sha256(source.encode()).hexdigest()
+    else:
+        code = getattr(fn, "__code__", None)
+        digest = hashlib.sha256(marshal.dumps(code) if code is not None else repr(fn).encode()).hexdigest()
+    known = {
+        "hash": f"sha256:{digest}",
+        "source": source,
+        "module": getattr(fn, "__module__", None),
+        "qualname": getattr(fn, "__qualname__", None),
+        "python": platform.python_version(),
+        "implementation": platform.python_implementation(),
+    }
+    tool.extra[BASE] = known
     return known
 
 
@@ -70,53 +115,105 @@ def _source(fn: Any) -> str | None:
         return None
 
 
-def _module_version(module: ModuleType | None) -> str | None:
+def _module_version(module: ModuleType | None, table: dict[str, list[str]] | None) -> str | None:
     if module is None:
         return None
     version = getattr(module, "__version__", None)
     if isinstance(version, str):
         return version
-    top = module.__name__.partition(".")[0]
-    table = _distributions()
-    dists = table.get(top) if table is not None else [top]
+    dists = _distributions_of(module.__name__, table)
     return _version(dists[0]) if dists else None
 
 
 _table: dict[str, list[str]] | None = None
 _table_lock = threading.Lock()
 _table_reader: threading.Thread | None = None
+_table_started = 0.0
 
 
 def _read_table() -> None:
     global _table
     from importlib import metadata  # here: importing it costs a served script's start a tenth of a second
 
-    table = {name: list(dists) for name, dists in metadata.packages_distributions().items()}
+    try:
+        table = {name: sorted(set(dists)) for name, dists in metadata.packages_distributions().items()}
+        table.update(_namespaces(metadata, {name: dists for name, dists in table.items() if len(dists) > 1}))
+    except Exception:  # a broken distribution's metadata: records then say their packages are incomplete
+        log.exception("cannot read the installed distributions; provenance records look packages up by import name")
+        return
     with _table_lock:
         _table = table
+
+
+def _namespaces(metadata: Any, shared: dict[str, list[str]]) -> dict[str, list[str]]:
+    """``{"top.second": distributions}`` of the import names several distributions share (``shared``:
+    a namespace package, or a package others add modules to), from those distributions' files."""
+    found: dict[str, set[str]] = {}
+    for name in sorted({dist for dists in shared.values() for dist in dists}):
+        try:
+            files = metadata.distribution(name).files or ()
+        except metadata.PackageNotFoundError:
+            continue
+        for path in files:
+            parts = path.parts
+            if len(parts) > 1 and parts[0] in shared and parts[1] != "__pycache__":
+                second = parts[1].partition(".")[0] if len(parts) == 2 else parts[1]
+                if second and second != "__init__":
+                    found.setdefault(f"{parts[0]}.{second}", set()).add(name)
+    return {key: sorted(names) for key, names in found.items()}
 
 
 def warm() -> None:
     """Start reading the import-name -> distributions table in the background (once per process).
 
     Reading it scans every installed distribution (over a second on a busy machine), far too long for
-    the event loop or a call's answer: until it is read, :func:`packages_of` asks by import name and
-    says its answer is incomplete, so it is not kept."""
-    global _table_reader
+    the event loop or a call's answer; :func:`code_of` (off the call path) waits for it."""
+    global _table_reader, _table_started
+    if _table_reader is not None:  # (no lock: started once, and a second look under it below)
+        return
     with _table_lock:
         if _table is not None or _table_reader is not None:
             return
         # Not a daemon: a daemon thread still reading package metadata while the interpreter finalizes can crash
         # it (SIGSEGV at exit); exit waits for the read instead (a second at most, once per process).
+        _table_started = time.monotonic()
         _table_reader = threading.Thread(target=_read_table, name="nanohubmcp-distributions", daemon=False)
         _table_reader.start()
 
 
-def _distributions() -> dict[str, list[str]] | None:
-    """Top-level import name -> distributions, once read (see :func:`warm`); None before."""
+def distributions(*, wait: bool = False) -> dict[str, list[str]] | None:
+    """The import name -> distributions table, once read (see :func:`warm`), else None; ``wait``:
+    wait for it until :data:`WAIT_SECONDS` after the read started."""
     if _table is None:
         warm()
+        reader = _table_reader
+        if wait and reader is not None:
+            reader.join(max(0.0, _table_started + WAIT_SECONDS - time.monotonic()))
     return _table
+
+
+def _after_fork() -> None:  # a forked child has no reading thread: it reads again if it must
+    global _table_reader, _table_lock
+    _table_lock = threading.Lock()
+    if _table is None:
+        _table_reader = None
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork)
+
+
+def _distributions_of(module: str, table: dict[str, list[str]] | None) -> list[str]:
+    """The distributions that may hold ``module`` (a dotted name): by its first two parts when
+    several distributions share its first, else by its first; by the name itself without a table."""
+    top, _, rest = module.partition(".")
+    if table is None:
+        return [top]
+    if rest:
+        dists = table.get(f"{top}.{rest.partition('.')[0]}")
+        if dists is not None:
+            return dists
+    return table.get(top, [])
 
 
 @functools.lru_cache(maxsize=512)
@@ -129,24 +226,33 @@ def _version(dist: str) -> str | None:
         return None
 
 
-def packages_of(fn: Any) -> tuple[dict[str, str], bool]:
-    """``({distribution: version}, complete)`` of the installed packages the module of ``fn`` imports
-    (the modules in its globals and the modules of the objects it imported by name). Until the
-    distributions table is read (:func:`warm`), names are looked up as distributions of the same name
-    and ``complete`` is False."""
+def packages_of(fn: Any, table: dict[str, list[str]] | None) -> dict[str, str]:
+    """``{distribution: version}`` of the installed packages the module of ``fn`` imports (the
+    modules in its globals, the modules of the objects it imported by name, and for a namespace
+    package imported itself its submodules loaded), mapped by ``table`` (:func:`distributions`; None:
+    each top-level name looked up as a distribution of the same name)."""
     names: set[str] = set()
     for value in (getattr(fn, "__globals__", None) or {}).values():
         if isinstance(value, ModuleType):
-            names.add(value.__name__.partition(".")[0])
+            name = value.__name__
+            parts: set[str] = set()
+            if table is not None and "." not in name and len(table.get(name, ())) > 1:
+                # `import opentelemetry.trace` binds the shared name: its loaded submodules say which parts
+                parts = {
+                    sub.__name__ for sub in vars(value).values()
+                    if isinstance(sub, ModuleType) and sub.__name__.startswith(name + ".")
+                }
+            names.update(parts or (name,))
         else:
             owner = getattr(value, "__module__", None)
             if isinstance(owner, str) and owner:
-                names.add(owner.partition(".")[0])
+                names.add(owner)
     found: dict[str, str] = {}
-    table = _distributions()
-    for name in sorted(names - sys.stdlib_module_names):
-        for dist in table.get(name, ()) if table is not None else (name,):
+    for name in sorted(names):
+        if name.partition(".")[0] in sys.stdlib_module_names:
+            continue
+        for dist in _distributions_of(name, table):
             version = _version(dist)
             if version is not None:
                 found[dist] = version
-    return found, table is not None
+    return dict(sorted(found.items()))

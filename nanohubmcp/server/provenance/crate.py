@@ -5,7 +5,8 @@ The crate holds:
 
 - ``code/<tool>.py``: the tool's code (its function's source, or a notebook tool's defining
   cell) — a ``File`` and ``SoftwareSourceCode``, the action's ``instrument``, with its version (if any),
-  its SHA-256 and the Python and package versions it ran with (``softwareRequirements``); for a
+  its SHA-256 and the Python and package versions it ran with (``softwareRequirements``; its
+  ``description`` says when the record's package list is incomplete); for a
   Rappture tool ``code/tool.xml`` (the instrument) and the programs its ``<command>`` runs
   (``code/fermi.py``: its parts), for a Sim2L ``code/<notebook>.py``, its code cells
   (:mod:`.code_files`);
@@ -174,6 +175,11 @@ def write_crate(
             )
         )
         described = f"{code.get('module')}.{code.get('qualname')}"
+        if record.get("packages_complete") is False:  # looked up without the distributions table: say so
+            described += (
+                "; its softwareRequirements may miss packages (the installed distributions could not be read "
+                "when the record was made: packages were looked up by import name)"
+            )
         properties: dict[str, Any] = _given({
             "@type": ["File", "SoftwareSourceCode"],
             "name": tool,

@@ -28,6 +28,7 @@ from ..jobs.record import TERMINAL, Job
 from ..results.store import owner_of
 from ..wire.request import ANSWERED_BY_LAYER, RAN_ON
 from ..wire.trace_context import SPAN
+from . import code_facts
 from .capture import CACHE_META, CACHED_FROM, JobEnd
 from .record_ids import RecordIds
 from .records import META_KEY, ProvenanceStore, record_id_of
@@ -76,7 +77,12 @@ class Recorder:
         self._ids = RecordIds()
 
     def layer(self) -> Middleware:
-        """The pipeline layer (it records ``tools/call`` and answers reads of record URIs)."""
+        """The pipeline layer (it records ``tools/call`` and answers reads of record URIs).
+
+        Made at the first call: the distributions table the records' package lists need starts
+        being read then, in the background (:func:`.code_facts.warm`), so the writer seldom waits."""
+        if self.enabled:
+            code_facts.warm()
         submit = self.store.pending.add  # the store's queue itself: one call on the call's path
         ids = self._ids
         answered_by_layer = ANSWERED_BY_LAYER

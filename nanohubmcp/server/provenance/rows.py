@@ -90,6 +90,7 @@ def facts_of(code: dict[str, Any], host: str, pid: int) -> tuple[str, str]:
         },
         "python": {"version": code["python"], "implementation": code["implementation"]},
         "packages": code["packages"],
+        "packages_complete": code["packages_complete"],
         "host": host,
         "pid": pid,
     }
@@ -120,6 +121,8 @@ def view(row: CallRow, facts: dict[str, Any] | None) -> dict[str, Any]:
         "code": {key: code.get(key) for key in ("hash", "module", "qualname", "version")},
         "python": {"version": python.get("version"), "implementation": python.get("implementation")},
         "packages": dict(facts.get("packages") or {}),
+        # False: looked up without the distributions table (code_facts.WAIT_SECONDS); None: written before it was said
+        "packages_complete": facts.get("packages_complete"),
         "arguments": json.loads(row.arguments) if row.arguments is not None else {},
         "principal": row.principal,
         "session": row.session,
