@@ -1,8 +1,9 @@
 """The ``nanohubmcp`` subcommands that write a file or print a document.
 
 ``export`` (a notebook as ``start_mcp.py``), ``server-json`` (the MCP Registry's ``server.json``),
-``desktop-config`` (a desktop client's configuration entry) and ``provenance export`` (a call's
-record as an RO-Crate), and the one way they write a file: to a temporary name beside it, renamed
+``desktop-config`` (a desktop client's configuration entry), ``provenance list`` (a state
+directory's newest provenance records) and ``provenance export`` (a call's record as an RO-Crate),
+and the one way they write a file: to a temporary name beside it, renamed
 over it once complete. Each takes the parsed arguments (:mod:`.parser` defines them) and returns
 the exit status; the translation, the documents and the records are their own modules', imported
 when the subcommand runs.
@@ -24,7 +25,30 @@ from ..errors import ConfigurationError, NanohubMCPError, UsageError
 if TYPE_CHECKING:
     from ..jupyter.translate import Script
 
-__all__ = ["export_notebook", "export_provenance", "print_desktop_config", "write_server_json"]
+__all__ = ["export_notebook", "export_provenance", "list_provenance", "print_desktop_config", "write_server_json"]
+
+
+def list_provenance(args: argparse.Namespace) -> int:
+    import sqlite3
+
+    from ..server.provenance.listing import format_records
+    from ..server.provenance.record_db import DB_FILE, read_recent
+    from ..server.wire.state_dir import resolve_state_dir
+
+    directory = resolve_state_dir(args.name, args.state_dir)
+    try:
+        rows = read_recent(directory, args.limit, tool=args.tool)
+    except FileNotFoundError:
+        raise NanohubMCPError(f"no provenance records in {directory} (give the server's --state-dir)") from None
+    except sqlite3.Error as exc:
+        path = os.path.join(directory, DB_FILE)
+        raise NanohubMCPError(f"cannot read the provenance records in {path}: {exc}") from None
+    if not rows:
+        of = f" of the tool {args.tool!r}" if args.tool is not None else ""
+        print(f"No provenance records{of} in {directory} (none made, or all expired with the job store's TTL).")
+        return 0
+    print(format_records(rows, clock="utc"))
+    return 0
 
 
 def export_provenance(args: argparse.Namespace) -> int:

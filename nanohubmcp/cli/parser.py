@@ -170,33 +170,76 @@ def build_parser() -> argparse.ArgumentParser:
     card.set_defaults(run=documents.write_server_json)
     provenance = commands.add_parser(
         "provenance",
-        help="export a call's provenance record as an RO-Crate",
+        help="list a server's provenance records, or export one as an RO-Crate",
+        description="provenance list: the newest provenance records of a server's state directory (id, tool, "
+        "status, when, seconds, cache, code, error). provenance export CALL_ID: write the record CALL_ID as an "
+        "RO-Crate.",
+    )
+    actions = provenance.add_subparsers(dest="action", metavar="ACTION", required=True)
+    listing = actions.add_parser(
+        "list",
+        help="the newest records, newest first",
+        description="provenance list: the newest provenance records of a server's state directory, newest first: "
+        "each record's id (for provenance export), tool, status, start (UTC), seconds, cache, code hash and error. "
+        "Reads the records file without writing to it (a running server keeps writing).",
+    )
+    listing.add_argument("--limit", type=record_count, default=LIST_ROWS, metavar="N",
+                         help=f"how many records at most, 1-{MAX_LIST_ROWS} (default {LIST_ROWS})")
+    listing.add_argument("--tool", default=None, metavar="NAME", help="only the records of the tool NAME")
+    records_directory_arguments(listing)
+    listing.set_defaults(run=documents.list_provenance)
+    export = actions.add_parser(
+        "export",
+        help="write a record as an RO-Crate",
         description="provenance export CALL_ID: write the provenance record CALL_ID (the end of the URI in a "
-        "result's _meta['io.nanohub/provenance'], or the whole URI) of a server's state directory as an "
-        "RO-Crate (Process Run Crate profile): the tool's code, inputs, result and the run. Needs the "
-        "provenance extra (python3 -m pip install 'nanohub-mcp[provenance]'; in a checkout: "
+        "result's _meta['io.nanohub/provenance'], or the whole URI; provenance list shows the ids) of a server's "
+        "state directory as an RO-Crate (Process Run Crate profile): the tool's code, inputs, result and the "
+        "run. Needs the provenance extra (python3 -m pip install 'nanohub-mcp[provenance]'; in a checkout: "
         "python3 -m pip install -e '.[provenance]').",
     )
-    provenance.add_argument("action", choices=["export"], help="what to do")
-    provenance.add_argument("call_id", metavar="CALL_ID", help="the record's id or URI")
-    provenance.add_argument("--state-dir", default=None, metavar="DIR",
-                            help="the server's state directory (default: $NANOHUBMCP_STATE_DIR, else the one "
-                            "of the server named by --name)")
-    provenance.add_argument("--name", default="server", help="the server's name, for its default state directory")
-    provenance.add_argument("-o", "--output", default=None, metavar="DIR",
-                            help="the crate's directory (default: ./provenance-CALL_ID)")
-    provenance.add_argument(
+    export.add_argument("call_id", metavar="CALL_ID", help="the record's id or URI")
+    records_directory_arguments(export)
+    export.add_argument("-o", "--output", default=None, metavar="DIR",
+                        help="the crate's directory (default: ./provenance-CALL_ID)")
+    export.add_argument(
         "--force", action="store_true", help="write into DIR even if it holds other files (they stay, unlisted)"
     )
-    provenance.add_argument(
+    export.add_argument(
         "--license", default=None, metavar="LICENSE",
         help="the crate's license: an SPDX identifier on the SPDX License List (CC-BY-4.0, CC0-1.0; any case, "
         "stated as the list spells it) or the license's URI (default: none stated)",
     )
-    provenance.set_defaults(run=documents.export_provenance)
+    export.set_defaults(run=documents.export_provenance)
     for command in commands.choices.values():  # a UsageError is reported as argparse reports its own
         command.set_defaults(usage_error=command.error)
+    for command in actions.choices.values():  # (provenance's own subcommands: their usage, not provenance's)
+        command.set_defaults(usage_error=command.error)
     return parser
+
+
+LIST_ROWS = 20
+"""Records ``provenance list`` shows by default (the newest)."""
+MAX_LIST_ROWS = 10_000
+"""Records ``provenance list --limit`` may ask for at most."""
+
+
+def record_count(text: str) -> int:
+    """A ``--limit`` of records, 1 to :data:`MAX_LIST_ROWS` (argparse type)."""
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of records") from None
+    if not 1 <= count <= MAX_LIST_ROWS:
+        raise argparse.ArgumentTypeError(f"{count} is outside 1-{MAX_LIST_ROWS}")
+    return count
+
+
+def records_directory_arguments(command: argparse.ArgumentParser) -> None:
+    """``--state-dir`` and ``--name``: whose provenance records a ``provenance`` subcommand reads."""
+    command.add_argument("--state-dir", default=None, metavar="DIR",
+                         help="the server's state directory (default: $NANOHUBMCP_STATE_DIR, else the one "
+                         "of the server named by --name)")
+    command.add_argument("--name", default="server", help="the server's name, for its default state directory")
 
 
 def parse_arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:

@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import os
 import socket
-import time
 from typing import Any
+
+from ..server.provenance.listing import format_records
 
 __all__ = ["HISTORY_ROWS", "format_history", "format_record", "history_report"]
 
@@ -48,20 +49,11 @@ def history_report(rows: list[dict[str, Any]], directory: str, *, every: bool = 
 
 
 def format_history(rows: list[dict[str, Any]], now: float | None = None) -> str:
-    """The table ``%mcp history`` prints (newest first), or a hint when there are no records."""
+    """The table ``%mcp history`` prints (newest first; :func:`.listing.format_records`, when each
+    started as seconds ago), or a hint when there are no records."""
     if not rows:
         return "No calls recorded yet: every tool call and job leaves a record here (%mcp history ID shows one)."
-    now = time.time() if now is None else now
-    lines = [f"{'record':<26} {'tool':<20} {'status':<10} {'ago':>6} {'seconds':>8} {'cache':<5} code"]
-    for row in rows:
-        ended = row.get("ended")
-        took = f"{ended - row['started']:.3f}" if isinstance(ended, (int, float)) else "-"
-        code = str((row.get("code") or {}).get("hash", ""))[7:19]
-        lines.append(
-            f"{row['id']:<26} {row['tool'][:20]:<20} {row.get('status', ''):<10} "
-            f"{now - row['started']:>5.0f}s {took:>8} {row.get('cache') or '-':<5} {code}"
-        )
-    return "\n".join(lines)
+    return format_records(rows, clock="ago", now=now)
 
 
 def format_record(record: dict[str, Any] | None, record_id: str) -> str:

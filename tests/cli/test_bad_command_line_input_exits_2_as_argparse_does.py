@@ -60,6 +60,8 @@ def nanohubmcp(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
         # a license is checked before the record is looked up (there is none here: that would be exit 1)
         (["provenance", "export", "ID", "--license", "CC-BY-40"], "license 'CC-BY-40' is not on the SPDX License"),
         (["provenance", "export", "ID", "--license", "not a license!"], "give an SPDX identifier such as CC-BY-4.0"),
+        (["provenance", "list", "--limit", "0"], "argument --limit: 0 is outside 1-10000"),
+        (["provenance", "list", "ID"], "unrecognized arguments: ID"),
     ],
 )
 def test_a_malformed_command_line_exits_2_with_the_usage(tmp_path: Path, arguments: list[str], message: str) -> None:
@@ -67,7 +69,7 @@ def test_a_malformed_command_line_exits_2_with_the_usage(tmp_path: Path, argumen
     done = nanohubmcp(*arguments, cwd=tmp_path)
     assert done.returncode == 2, done.stderr
     assert done.stdout == ""
-    command = arguments[0]
+    command = " ".join(arguments[:2]) if arguments[0] == "provenance" else arguments[0]  # (its own subcommands)
     assert done.stderr.startswith(f"usage: nanohubmcp {command} "), done.stderr
     assert f"nanohubmcp {command}: error: " in done.stderr
     assert message in done.stderr

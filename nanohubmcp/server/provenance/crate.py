@@ -79,7 +79,8 @@ def export(
     if record is None:
         raise NanohubMCPError(
             f"no provenance record {call_id!r} here (unknown, or expired with the job store's TTL); "
-            "the id is the end of the URI in a result's _meta['io.nanohub/provenance'], or see %mcp history"
+            "the id is the end of the URI in a result's _meta['io.nanohub/provenance']; "
+            "nanohubmcp provenance list (in a notebook, %mcp history) lists the records"
         )
     code = record.get("code") or {}
     return write_crate(record, store.source(str(code.get("hash"))), directory, force=force, license=license)

@@ -24,11 +24,14 @@ from __future__ import annotations
 import functools
 import logging
 import operator
+import os
+import sqlite3
 import threading
 import time
 import weakref
 from collections.abc import Callable
 from itertools import chain
+from pathlib import Path
 from typing import Any
 
 from ..jobs.sqlite_file import open_database, rekey_sessions
@@ -303,3 +306,36 @@ class SQLiteRecords:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+def read_recent(
+    directory: str, limit: int, *, tool: str | None = None, now: float | None = None
+) -> list[dict[str, Any]]:
+    """The newest ``limit`` unexpired records in ``directory``'s :data:`DB_FILE` (of the tool named
+    ``tool`` only, when given), newest first, read without writing anything: the file is opened
+    read-only (no schema made, no migration), so a running server's writes go on.
+
+    Raises:
+        FileNotFoundError: ``directory`` has no :data:`DB_FILE`.
+        sqlite3.Error: the file cannot be read, or is of the first schema (a server of this
+            version moves its records when it opens it).
+    """
+    path = os.path.join(directory, DB_FILE)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(path)
+    db = sqlite3.connect(Path(os.path.abspath(path)).as_uri() + "?mode=ro", uri=True, timeout=10.0)
+    try:
+        where = "expires >= ?"
+        params: list[Any] = [time.time() if now is None else now]
+        if tool is not None:  # (no index of tools: the rows are walked newest first until enough are found)
+            where += " AND tool = ?"
+            params.append(tool)
+        found = db.execute(f"{_SELECT} WHERE {where} ORDER BY seq DESC LIMIT ?", (*params, limit)).fetchall()
+        rows = [CallRow(*values) for values in found]
+        facts: dict[str, dict[str, Any] | None] = {}
+        for key in {row.facts for row in rows if row.facts is not None}:
+            body = db.execute("SELECT body FROM facts WHERE key = ?", (key,)).fetchone()
+            facts[key] = parse_facts(body[0]) if body is not None else None
+    finally:
+        db.close()
+    return [view(row, facts.get(row.facts) if row.facts is not None else None) for row in rows]
