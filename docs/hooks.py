@@ -26,6 +26,7 @@ PUBLIC_MODULES = {
     "nanohubmcp.nanohub": "nanoHUB sessions",
     "nanohubmcp.transports.discovery": "Discovery documents",
     "nanohubmcp.cli": "The nanohubmcp command",
+    "nanohubmcp.testing": "Testing",
 }
 
 _TOP_GROUPS = {

@@ -795,7 +795,9 @@ class MCPServer:
 
         The call takes the path of a client's ``tools/call`` (lookup, argument validation,
         the tool on its thread, result shaping). In a notebook the result shows as a client
-        would show it (images as images).
+        would show it (images as images). There is no client on the other end: a tool that asks
+        the client (``ctx.elicit``, ``ctx.sample``, ``ctx.list_roots``) gets an error saying so;
+        test such a tool with :func:`nanohubmcp.testing.in_memory` and a handler.
 
         Args:
             name: the tool's name.

@@ -203,11 +203,14 @@ class Intake:
         return self.admit(parsed, session=session, stream=stream, principal=principal)
 
     def admit(self, message: jsonrpc.Message, *, session: Session | None = None,
-              stream: OutboundStream | None = None, principal: Principal | None = None) -> Incoming:
+              stream: OutboundStream | None = None, principal: Principal | None = None,
+              version: str | None = None) -> Incoming:
         """One message of a connection's one peer (stdio): its era, the version in force and its
         request context, decided here once. ``session`` is the peer's (not used by ``initialize``,
         which opens a new one, nor in the stateless era); ``stream`` carries related messages;
-        ``principal`` is the peer the transport authenticated (None without authorization).
+        ``principal`` is the peer the transport authenticated (None without authorization);
+        ``version`` the version of a handshake-era request without a session, as an
+        ``MCP-Protocol-Version`` header would say it (one this server speaks; None: 2025-03-26).
 
         Raises:
             InvalidEnvelope, UnsupportedProtocolVersion: a 2026-07-28 request's ``_meta``
@@ -217,17 +220,17 @@ class Intake:
         if is_modern(message):
             if not is_request:
                 return Incoming(message, True, None, None, None, None)
-            version, caps = modern_version(message, request_id=message.id)
-            return Incoming(message, True, self.request(message, version=version, stream=stream,
+            modern, caps = modern_version(message, request_id=message.id)
+            return Incoming(message, True, self.request(message, version=modern, stream=stream,
                                                         client_capabilities=caps, principal=principal),
-                            None, version, None)
+                            None, modern, None)
         opens = is_request and message.method == "initialize"
         if opens:
             session = None
-        version = handshake_version(session)
-        return Incoming(message, False, self.request(message, version=version, session=session, stream=stream,
+        in_force = handshake_version(session, version)
+        return Incoming(message, False, self.request(message, version=in_force, session=session, stream=stream,
                                                      opens_session=opens, principal=principal),
-                        None, version, session)
+                        None, in_force, session)
 
     async def named_session(self, session_id: str | None, principal: Principal | None) -> Session | None:
         """The live session ``session_id`` names, of ``principal`` (any process's, with a shared

@@ -4,7 +4,8 @@ Sybil parses each page into its fenced blocks; the evaluators here run a ``pytho
 namespace and a ``bash`` block with ``bash -e -o pipefail``, both in the page's own temporary directory.
 An HTML comment on the line before a block says what it needs:
 
-- ``<!-- file: NAME -->``: the block is written to ``NAME`` (a Python file's definitions are also run).
+- ``<!-- file: NAME -->``: the block is written to ``NAME`` (a Python file's definitions are also run, with the
+  page's directory on ``sys.path``, as ``python NAME`` has it: it may import the page's other files).
 - ``<!-- needs: server NAME [VAR=value ...] -->``: ``nanohubmcp run NAME`` serves on a free port first,
   and ``8000`` in the block becomes that port.
 - ``<!-- serves: port 8000 -->``: a command that serves until stopped: run in the background with ``8000``
@@ -242,12 +243,17 @@ def evaluate_python(example: Example) -> str | None:
     code = compile("\n" * example.line + source, str(page.path), "exec")
     here = os.getcwd()
     os.chdir(page.directory)
+    sys.path.insert(0, str(page.directory))  # as `python FILE` has: a file block imports its page's others
     try:
         if marker is not None and marker[0] == "file":
             runpy.run_path(str(page.directory / marker[1]), run_name="docs_file")
         else:
             exec(code, example.namespace)
     finally:
+        sys.path.remove(str(page.directory))
+        for name, module in list(sys.modules.items()):  # the page's own modules are not another page's
+            if str(getattr(module, "__file__", None) or "").startswith(str(page.directory)):
+                del sys.modules[name]
         os.chdir(here)
     page.ran += 1
     return None

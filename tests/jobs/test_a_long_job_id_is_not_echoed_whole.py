@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import httpx2 as httpx
 import pytest
-from support import RpcError, in_memory, mcp_client, serve
+from support import mcp_client, serve
 
 from nanohubmcp import MCPServer
+from nanohubmcp.testing import RpcError, in_memory
 
 LONG = "x" * 100_000
 SHOWN = "x" * 64 + "…"

@@ -7,10 +7,10 @@ from __future__ import annotations
 import base64
 
 import pytest
-from support import RpcError, SyncMemoryClient, in_memory
 
 from nanohubmcp import MCPServer
 from nanohubmcp.errors import INVALID_PARAMS
+from nanohubmcp.testing import RpcError, SyncMemoryClient, in_memory
 
 
 def build(page_size: int | None) -> MCPServer:

@@ -9,12 +9,12 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from support import MemoryClient, RpcError
 
 from nanohubmcp import MCPServer, Request
 from nanohubmcp.server import layers
 from nanohubmcp.server.pipeline import CallNext, Pipeline, Route
 from nanohubmcp.server.wire.principal import Principal
+from nanohubmcp.testing import MemoryClient, RpcError
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
@@ -77,7 +77,7 @@ def test_the_built_in_layers_name_where_they_act() -> None:
 
 
 async def test_the_gate_still_refuses_a_method_of_the_other_era() -> None:
-    async with MemoryClient(add_server(), modern=True) as client:
+    async with MemoryClient(add_server(), version="2026-07-28") as client:
         with pytest.raises(RpcError) as refused:
             await client.request(
                 "initialize",
@@ -138,7 +138,7 @@ async def test_user_middleware_sees_every_request_of_every_served_route() -> Non
         await client.list_tools()
         with pytest.raises(RpcError):
             await client.request("no/such/method")
-    async with MemoryClient(server, modern=True) as client:
+    async with MemoryClient(server, version="2026-07-28") as client:
         await client.call_tool("add", {"a": 1, "b": 2})
     # The version gate, outermost, answers a method the era lacks before any middleware runs.
     assert seen == ["initialize", "tools/call", "tools/list", "tools/call"]

@@ -14,9 +14,10 @@ from typing import Any
 import httpx2
 import pytest
 from layers_app import REFUSED_CODE, seen, server
-from support import MemoryClient, RpcError, mcp_client, serve
+from support import mcp_client, serve
 
 from nanohubmcp import MCPServer, ProtocolError, Request
+from nanohubmcp.testing import MemoryClient, RpcError
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
@@ -68,7 +69,7 @@ async def test_in_memory_handshake_era() -> None:
 
 
 async def test_in_memory_stateless_era_results_are_stamped_after_a_layers_own_answer() -> None:
-    client = MemoryClient(server, modern=True)
+    client = MemoryClient(server, version="2026-07-28")
     echoed = await client.call_tool("echo", {"text": "hi"})
     assert text(echoed) == "hi!"
     shortcut = await client.call_tool("shortcut")
@@ -320,7 +321,7 @@ async def test_a_session_with_too_many_requests_in_flight_is_told_to_wait(monkey
 
     async with MemoryClient(local) as client:
         held = [asyncio.ensure_future(client.call_tool("hold")) for _ in range(2)]
-        while len(client.session.in_flight) < 2:
+        while len(client.peer.session.in_flight) < 2:
             await asyncio.sleep(0.01)
         with pytest.raises(RpcError) as refused:
             await client.call_tool("hold")

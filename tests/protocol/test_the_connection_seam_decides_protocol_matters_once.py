@@ -8,12 +8,12 @@ import asyncio
 from typing import Any
 
 import pytest
-from support import MemoryClient
 
 from nanohubmcp import Context, MCPServer
 from nanohubmcp.errors import HeaderMismatch, InvalidEnvelope, InvalidRequest, UnsupportedProtocolVersion
 from nanohubmcp.protocol import jsonrpc
 from nanohubmcp.server.connection import handshake_version, is_modern, modern_version, spoken_version
+from nanohubmcp.testing import MemoryClient
 
 pytestmark = pytest.mark.anyio
 
@@ -68,7 +68,7 @@ async def test_one_peer_withdraws_a_stateless_request_by_id_and_it_gets_no_answe
         seen.append("cancelled")
         return "late"
 
-    client = MemoryClient(server, modern=True)
+    client = MemoryClient(server, version="2026-07-28")
     call = asyncio.ensure_future(client.send(client.envelope("tools/call", {"name": "wait", "arguments": {}})))
     await asyncio.wait_for(started.wait(), 10)
     await client.notify("notifications/cancelled", {"requestId": 1, "reason": "changed my mind"})
@@ -91,7 +91,7 @@ async def test_one_peers_stateless_requests_in_flight_are_bounded(monkeypatch: p
         await release.wait()
         return "done"
 
-    client = MemoryClient(server, modern=True)
+    client = MemoryClient(server, version="2026-07-28")
     held = [asyncio.ensure_future(client.call_tool("hold")) for _ in range(2)]
     while len(running) < 2:
         await asyncio.sleep(0.01)

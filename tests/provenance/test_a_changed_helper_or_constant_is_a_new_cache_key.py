@@ -189,9 +189,8 @@ def test_a_cancelled_call_is_not_kept_and_a_call_waiting_on_it_runs_its_own(tmp_
     import asyncio
     import threading
 
-    from support import MemoryClient
-
     from nanohubmcp import Context, MCPServer
+    from nanohubmcp.testing import MemoryClient
 
     server = MCPServer("cancelled", state_dir=str(tmp_path / "state"))
     started = threading.Event()

@@ -12,9 +12,10 @@ from typing import Any
 
 import httpx2
 import pytest
-from support import PROVENANCE_META, MemoryClient, serve
+from support import PROVENANCE_META, serve
 
 from nanohubmcp import MCPServer, Request
+from nanohubmcp.testing import MemoryClient
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 FROM_LAYER = {"content": [{"type": "text", "text": "from middleware"}], "isError": False}

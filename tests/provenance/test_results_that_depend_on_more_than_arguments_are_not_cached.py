@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import MemoryClient
 
 from nanohubmcp import Context, MCPServer
 from nanohubmcp.errors import RegistrationWarning
+from nanohubmcp.testing import MemoryClient
 
 pytestmark = pytest.mark.anyio
 CACHE = "io.nanohub/cache"
@@ -32,10 +32,10 @@ async def test_a_call_that_asked_the_client_is_not_kept(tmp_path: Path) -> None:
 
     answers = iter(["silicon", "germanium"])
 
-    def on_request(message: dict[str, Any]) -> dict[str, Any]:
+    def elicitation(params: dict[str, Any]) -> dict[str, Any]:
         return {"action": "accept", "content": {"m": next(answers)}}
 
-    async with MemoryClient(server, on_request=on_request) as client:
+    async with MemoryClient(server, elicitation=elicitation) as client:
         first = await client.call_tool("simulate", {"x": 1})
         second = await client.call_tool("simulate", {"x": 1})
     assert [first["content"][0]["text"], second["content"][0]["text"]] == [

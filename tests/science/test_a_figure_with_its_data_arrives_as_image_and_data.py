@@ -10,9 +10,10 @@ import json
 
 import anyio
 import pytest
-from support import in_memory, mcp_client, serve
+from support import mcp_client, serve
 
 from nanohubmcp import MCPServer
+from nanohubmcp.testing import in_memory
 
 np = pytest.importorskip("numpy")
 pd = pytest.importorskip("pandas")

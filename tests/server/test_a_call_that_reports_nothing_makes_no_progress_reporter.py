@@ -9,10 +9,10 @@ import contextvars
 import threading
 
 import pytest
-from support import MemoryClient
 
 from nanohubmcp import Context, MCPServer
 from nanohubmcp.server.calls import progress
+from nanohubmcp.testing import MemoryClient
 
 pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
 
@@ -59,7 +59,7 @@ async def test_no_reporter_without_a_report_and_none_after_the_answer() -> None:
         made = requests[-1].slots[progress.PROGRESS]
         assert isinstance(made, progress.CallProgress)
         assert made.finished
-        assert [m["params"]["progress"] for m in client.related if m.get("method") == "notifications/progress"] == [1]
+        assert [m["params"]["progress"] for m in client.messages if m.get("method") == "notifications/progress"] == [1]
         await client.request(
             "tools/call", {"name": "leaves_a_thread", "arguments": {}, "_meta": {"progressToken": "u"}}
         )
@@ -69,6 +69,6 @@ async def test_no_reporter_without_a_report_and_none_after_the_answer() -> None:
                 break
             await asyncio.sleep(0.01)
     assert sent_late == [False]
-    assert [m["params"]["progressToken"] for m in client.related if m.get("method") == "notifications/progress"] == [
+    assert [m["params"]["progressToken"] for m in client.messages if m.get("method") == "notifications/progress"] == [
         "t"
     ]

@@ -7,9 +7,9 @@ import sys
 from typing import Any
 
 import pytest
-from support import SyncMemoryClient, in_memory
 
 from nanohubmcp import MCPServer
+from nanohubmcp.testing import SyncMemoryClient, in_memory
 
 
 def call(client: SyncMemoryClient, name: str) -> dict[str, Any]:

@@ -18,10 +18,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from support import call_tool_http, in_memory
+from support import call_tool_http
 
 from nanohubmcp import MCPServer
 from nanohubmcp.jupyter.display import StatusView
+from nanohubmcp.testing import in_memory
 
 
 def build(release: threading.Event, entered: threading.Semaphore, **options: Any) -> MCPServer:

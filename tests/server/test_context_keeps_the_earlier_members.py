@@ -6,9 +6,9 @@ import threading
 from typing import Any
 
 import pytest
-from support import in_memory
 
 from nanohubmcp import Context, MCPServer
+from nanohubmcp.testing import in_memory
 
 
 def test_a_job_sees_its_id_publishes_task_metadata_and_keeps_its_log() -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from nanohubmcp import MCPServer
 from nanohubmcp.server import methods
 from nanohubmcp.server.handlers import prompts, tools
-from tests.support import in_memory
+from nanohubmcp.testing import in_memory
 
 
 def test_a_method_answers_at_its_first_request_and_then_its_handler_is_in_the_table() -> None:

@@ -19,12 +19,12 @@ import threading
 import time
 
 import pytest
-from support import in_memory
 
 from nanohubmcp import Context, MCPServer
 from nanohubmcp.server.calls import slow_calls, workers
 from nanohubmcp.server.calls.slow_calls import INLINE_SECONDS
 from nanohubmcp.server.calls.workers import INLINE_AFTER, WorkerPool, waits_on_loop
+from nanohubmcp.testing import in_memory
 
 
 def thread_of(result: dict) -> str:
@@ -54,18 +54,18 @@ def test_a_quick_tool_starts_on_the_pool_then_runs_on_the_loop_until_it_is_slow_
 
     def once_slow() -> list[str]:
         slow_for["seconds"] = INLINE_SECONDS * 5
-        assert thread_of(client.call_tool("where")) == "memory-client"  # detected only once it ran
+        assert thread_of(client.call_tool("where")) == "nanohubmcp-memory-client"  # detected only once it ran
         slow_for["seconds"] = 0.0
         return [thread_of(client.call_tool("where")) for _ in range(INLINE_AFTER)]
 
     with in_memory(server) as client:
         first = [thread_of(client.call_tool("where")) for _ in range(INLINE_AFTER)]
         assert all(name.startswith("nanohubmcp-worker") for name in first), first
-        assert thread_of(client.call_tool("where")) == "memory-client"  # the loop's thread
-        assert thread_of(client.call_tool("where")) == "memory-client"
+        assert thread_of(client.call_tool("where")) == "nanohubmcp-memory-client"  # the loop's thread
+        assert thread_of(client.call_tool("where")) == "nanohubmcp-memory-client"
         again = once_slow()
         assert all(name.startswith("nanohubmcp-worker") for name in again), again  # qualifying again
-        assert thread_of(client.call_tool("where")) == "memory-client"
+        assert thread_of(client.call_tool("where")) == "nanohubmcp-memory-client"
         after = once_slow() + [thread_of(client.call_tool("where")) for _ in range(INLINE_AFTER)]
         assert all(name.startswith("nanohubmcp-worker") for name in after), after  # twice in a second: for good
 
@@ -75,9 +75,9 @@ def test_a_quick_tool_that_blocks_long_on_the_loop_leaves_it_for_good() -> None:
     with in_memory(server) as client:
         for _ in range(INLINE_AFTER):
             client.call_tool("where")
-        assert thread_of(client.call_tool("where")) == "memory-client"
+        assert thread_of(client.call_tool("where")) == "nanohubmcp-memory-client"
         block["seconds"] = workers.INLINE_WALL_SECONDS
-        assert thread_of(client.call_tool("where")) == "memory-client"
+        assert thread_of(client.call_tool("where")) == "nanohubmcp-memory-client"
         block["seconds"] = 0.0
         after = [thread_of(client.call_tool("where")) for _ in range(INLINE_AFTER * 2)]
         assert all(name.startswith("nanohubmcp-worker") for name in after), after
@@ -98,9 +98,9 @@ def test_an_inline_tool_that_starts_computing_goes_back_to_the_pool() -> None:
     with in_memory(server) as client:
         for _ in range(INLINE_AFTER):
             client.call_tool("where")
-        assert thread_of(client.call_tool("where")) == "memory-client"
+        assert thread_of(client.call_tool("where")) == "nanohubmcp-memory-client"
         spin_for["seconds"] = INLINE_SECONDS * 5
-        assert thread_of(client.call_tool("where")) == "memory-client"
+        assert thread_of(client.call_tool("where")) == "nanohubmcp-memory-client"
         after = [thread_of(client.call_tool("where")) for _ in range(INLINE_AFTER * 2)]
         assert all(name.startswith("nanohubmcp-worker") for name in after), after  # computing there too: for good
 
@@ -123,7 +123,7 @@ def test_a_tool_whose_first_call_is_slow_still_comes_to_the_loop() -> None:
         assert thread_of(client.call_tool("where")).startswith("nanohubmcp-worker")
         # INLINE_AFTER quick calls in a row qualify it; more in case a busy host made one of them slow
         seen = [thread_of(client.call_tool("where")) for _ in range(INLINE_AFTER * 4)]
-        assert "memory-client" in seen, seen  # the loop's thread (on main: every call on the pool)
+        assert "nanohubmcp-memory-client" in seen, seen  # the loop's thread (on main: every call on the pool)
 
 
 def test_a_tool_slow_on_the_pool_again_and_again_stays_there_for_good() -> None:

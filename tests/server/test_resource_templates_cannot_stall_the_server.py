@@ -26,10 +26,11 @@ from pathlib import Path
 import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
-from support import ROOT, RpcError, in_memory, mcp_client
+from support import ROOT, mcp_client
 
 from nanohubmcp import MCPServer
 from nanohubmcp.errors import RegistrationError
+from nanohubmcp.testing import RpcError, in_memory
 
 SERVER = """
 import sys

@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 import time
 
-from support import in_memory
-
 from nanohubmcp import MCPServer
+from nanohubmcp.testing import in_memory
 
 # Not about a transport: the calls go through the connection seam in memory, sessionless at the
 # version a bare POST /mcp gets.

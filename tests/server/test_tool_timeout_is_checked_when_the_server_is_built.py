@@ -7,12 +7,12 @@ from __future__ import annotations
 import math
 
 import pytest
-from support import in_memory
 from traitlets import TraitError
 
 from nanohubmcp import MCPServer
 from nanohubmcp.errors import ConfigurationError
 from nanohubmcp.jupyter.config import NanohubMCP
+from nanohubmcp.testing import in_memory
 
 REFUSED = [-1, 0, 0.0, math.nan, "5", True]
 

@@ -10,9 +10,9 @@ from typing import Any
 import otel_sdk
 import pytest
 from opentelemetry import context, trace
-from support import MemoryClient
 
 from nanohubmcp import MCPServer
+from nanohubmcp.testing import MemoryClient
 
 pytestmark = pytest.mark.anyio
 

@@ -9,11 +9,11 @@ from typing import Any
 
 import otel_sdk
 import pytest
-from support import MemoryClient, RpcError
 
 from nanohubmcp import MCPServer
 from nanohubmcp.errors import ConfigurationError
 from nanohubmcp.server.wire.trace_context import ENV_VAR, resolve
+from nanohubmcp.testing import MemoryClient, RpcError
 
 pytestmark = pytest.mark.anyio
 

@@ -67,6 +67,11 @@ class ClientRequests:
         """
         session = request.session
         if session is None:
+            if request.transport == "direct":  # server.call(): nobody on the other end to ask
+                raise ClientRequestError(
+                    f"server.call has no client to answer {method}: call this tool from an MCP client, or test "
+                    "it with nanohubmcp.testing.in_memory(server, elicitation=..., sampling=...), a client "
+                    "that answers with your handlers")
             raise ClientRequestError(
                 f"{method} needs a session: initialize first and send the Mcp-Session-Id header")
         self._check_capability(request, method, params)

@@ -1,0 +1,332 @@
+"""The in-memory MCP client: :class:`MemoryClient` and the error it raises, :class:`RpcError`."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import itertools
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ProtocolError
+from ..errors.codes import INTERNAL_ERROR, METHOD_NOT_FOUND
+from ..protocol import jsonenc, versions
+from ..transports.memory import MemoryPeer
+
+if TYPE_CHECKING:
+    from ..facade import MCPServer
+    from ..server.wire.principal import Principal
+
+__all__ = ["CLIENT_INFO", "MAX_INPUT_ROUNDS", "Handler", "MemoryClient", "RpcError"]
+
+Handler = Callable[[dict[str, Any]], "dict[str, Any] | Awaitable[dict[str, Any]]"]
+"""Answers one request of the server: called with its ``params`` (a dict), returns its result
+(a dict), or an awaitable of it. An exception it raises is the client's error answer."""
+
+CLIENT_INFO = {"name": "nanohubmcp-memory-client", "version": "1"}
+"""The ``clientInfo`` the client sends."""
+
+MAX_INPUT_ROUNDS = 10
+"""How many ``input_required`` rounds of one 2026-07-28 request the client answers before it gives up."""
+
+_META_VERSION = "io.modelcontextprotocol/protocolVersion"
+_META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities"
+_META_CLIENT = "io.modelcontextprotocol/clientInfo"
+_META_LOG_LEVEL = "io.modelcontextprotocol/logLevel"
+
+
+class RpcError(ProtocolError):
+    """The server answered a request with a JSON-RPC error: ``code``, ``message`` and ``data`` are
+    the error object's (``data`` None when it had none).
+
+    Args:
+        error: the response's ``error`` member.
+    """
+
+    def __init__(self, error: dict[str, Any]) -> None:
+        code = error.get("code")
+        super().__init__(str(error.get("message")), error.get("data"),
+                         code=code if isinstance(code, int) else INTERNAL_ERROR)
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
+
+
+class MemoryClient:
+    """An MCP client connected to ``server`` in this process: no sockets, no threads of its own.
+
+    Every message goes through the connection seam every transport uses (see
+    :mod:`nanohubmcp.transports.memory`), so the call pipeline (middleware, scopes, argument
+    schemas), sessions and both protocol eras behave as they do for a client on the wire. Results
+    are the JSON values a wire client reads (dicts, lists, strings, numbers).
+
+    ``async with MemoryClient(server) as client`` sends ``initialize`` (and
+    ``notifications/initialized``) at ``version``; at 2026-07-28 there is no handshake, and every
+    request carries the version, capabilities and client info in its ``_meta``. On leaving, the
+    client's session ends and what it still runs is cancelled.
+
+    Args:
+        server: the ``MCPServer`` to talk to (it need not be started).
+        version: the protocol version to speak (default 2025-11-25, the latest with ``initialize``
+            and sessions; ``"2026-07-28"``: the stateless era, where elicitation and sampling are
+            ``input_required`` rounds the client answers with the same handlers).
+        elicitation: answers ``elicitation/create`` (see :data:`Handler`): given ``{message,
+            requestedSchema}`` (or ``{mode: "url", url, elicitationId}``), returns
+            ``{"action": "accept", "content": {...}}``, ``{"action": "decline"}`` or ``{"action": "cancel"}``.
+            Declares the ``elicitation`` capability.
+        sampling: answers ``sampling/createMessage``: returns ``{role, content, model, stopReason?}``.
+            Declares the ``sampling`` capability.
+        roots: the roots ``roots/list`` answers (``[{"uri": "file:///...", "name": ...}]``).
+            Declares the ``roots`` capability.
+        capabilities: the client capabilities to declare instead of the ones the handlers imply.
+        principal: the caller every request comes from, as if the server's ``auth=`` had
+            authenticated it (``Principal("ada", {"lab:write"})``): per-tool ``scopes=`` are
+            checked against it and tools see it as ``ctx.principal``. None: no authenticated caller.
+        log_level: ask for log messages at this level and above (``"debug"``, ``"info"``, ...):
+            ``logging/setLevel`` after ``initialize``, or ``_meta`` on every 2026-07-28 request.
+            None: the server sends none.
+        session: False: send no ``initialize``; each request is then sessionless at ``version``,
+            as a plain HTTP POST with an ``MCP-Protocol-Version`` header is.
+
+    Raises:
+        ValueError: ``version`` is not one the server speaks.
+
+    Example:
+        ```python
+        async with MemoryClient(server, elicitation=lambda params: {"action": "decline"}) as client:
+            result = await client.call_tool("add", {"a": 1, "b": 2})
+            assert result["structuredContent"] == {"result": 3}
+        ```
+    """
+
+    def __init__(
+        self,
+        server: MCPServer,
+        *,
+        version: str = versions.LATEST_HANDSHAKE,
+        elicitation: Handler | None = None,
+        sampling: Handler | None = None,
+        roots: list[dict[str, Any]] | None = None,
+        capabilities: dict[str, Any] | None = None,
+        principal: Principal | None = None,
+        log_level: str | None = None,
+        session: bool = True,
+    ) -> None:
+        if version not in versions.SUPPORTED_VERSIONS:
+            raise ValueError(f"version {version!r} is not one this server speaks: use one of "
+                             f"{', '.join(versions.SUPPORTED_VERSIONS)}")
+        self.version = version
+        self.modern = version in versions.MODERN_VERSIONS
+        """The client speaks the stateless era (2026-07-28)."""
+        self.handlers: dict[str, Handler] = {}
+        """The server's request methods this client answers, with their handlers."""
+        if elicitation is not None:
+            self.handlers["elicitation/create"] = elicitation
+        if sampling is not None:
+            self.handlers["sampling/createMessage"] = sampling
+        if roots is not None:
+            listed = list(roots)
+            self.handlers["roots/list"] = lambda params: {"roots": listed}
+        if capabilities is None:
+            implied = {"elicitation/create": "elicitation", "sampling/createMessage": "sampling", "roots/list": "roots"}
+            capabilities = {implied[method]: {} for method in self.handlers}
+        self.capabilities = capabilities
+        self.log_level = log_level
+        self.opens_session = session and not self.modern
+        self.messages: list[dict[str, Any]] = []
+        """Every message the server sent outside a response, in order: notifications (progress,
+        log messages, list changes) and its requests (elicitation, sampling, roots)."""
+        self.peer = MemoryPeer(server, self._receive, principal=principal, version=None if session else version)
+        self.initialize_result: dict[str, Any] | None = None
+        """What ``initialize`` answered (None before it, and in the stateless era)."""
+        self._ids = itertools.count(1)
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def __aenter__(self) -> MemoryClient:
+        if self.opens_session:
+            await self.initialize()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        self.peer.close()
+
+    @property
+    def session_id(self) -> str | None:
+        """The id of the session ``initialize`` opened (None without one)."""
+        session = self.peer.live_session
+        return session.id if session is not None else None
+
+    # -- the wire --------------------------------------------------------------------------
+    async def send(self, message: dict[str, Any]) -> dict[str, Any] | None:
+        """Send one raw JSON-RPC message; the response message (None when none is owed).
+
+        The message is sent as written: the envelope, ids and ``_meta`` are the caller's
+        (:meth:`envelope` builds them). For tests of the protocol itself.
+        """
+        reply = await self.peer.deliver(jsonenc.dumpb(message))
+        if reply is None:
+            return None
+        answer: dict[str, Any] = jsonenc.loads(jsonenc.dumpb(reply))  # what a wire client reads
+        return answer
+
+    def envelope(self, method: str, params: dict[str, Any] | None = None, *, notify: bool = False) -> dict[str, Any]:
+        """The JSON-RPC message for ``method`` with a fresh id (none when ``notify``), and at
+        2026-07-28 the ``_meta`` every request of that era carries."""
+        params = dict(params or {})
+        if self.modern:
+            meta = {_META_VERSION: self.version, _META_CAPABILITIES: self.capabilities, _META_CLIENT: CLIENT_INFO}
+            if self.log_level is not None:
+                meta[_META_LOG_LEVEL] = self.log_level
+            params["_meta"] = {**meta, **params.get("_meta", {})}
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": params}
+        if not notify:
+            message["id"] = next(self._ids)
+        return message
+
+    async def request(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Send a request; its ``result``. At 2026-07-28 an ``input_required`` result is answered
+        with the client's handlers and the request retried, up to :data:`MAX_INPUT_ROUNDS` times; it
+        is returned as is when the client has no handler for one of its requests.
+
+        Raises:
+            RpcError: the server answered with an error.
+        """
+        params = dict(params or {})
+        result = await self._request(method, params)
+        rounds = 0
+        while self.modern and result.get("resultType") == "input_required" and rounds < MAX_INPUT_ROUNDS:
+            asked: dict[str, Any] = result.get("inputRequests") or {}
+            if any(body.get("method") not in self.handlers for body in asked.values()):
+                break
+            responses = {key: await self._answer(body["method"], body.get("params") or {})
+                         for key, body in asked.items()}
+            params["inputResponses"] = responses
+            if "requestState" in result:
+                params["requestState"] = result["requestState"]
+            result = await self._request(method, params)
+            rounds += 1
+        return result
+
+    async def _request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        response = await self.send(self.envelope(method, params))
+        if response is None:
+            raise RpcError({"code": INTERNAL_ERROR, "message": f"{method} got no response (it was withdrawn)"})
+        if "error" in response:
+            raise RpcError(response["error"])
+        result: dict[str, Any] = response["result"]
+        return result
+
+    async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        """Send a notification."""
+        await self.send(self.envelope(method, params, notify=True))
+
+    # -- MCP verbs -------------------------------------------------------------------------
+    async def initialize(self, **params: Any) -> dict[str, Any]:
+        """``initialize`` (opens a session) and ``notifications/initialized``, then
+        ``logging/setLevel`` when the client has a ``log_level``; the ``InitializeResult``.
+        ``params`` replace the request's own (``protocolVersion``, ``capabilities``, ``clientInfo``).
+        """
+        result = await self.request("initialize", {
+            "protocolVersion": self.version, "capabilities": self.capabilities, "clientInfo": CLIENT_INFO, **params})
+        await self.notify("notifications/initialized")
+        if self.log_level is not None:
+            await self.request("logging/setLevel", {"level": self.log_level})
+        self.initialize_result = result
+        return result
+
+    async def list_tools(self) -> list[dict[str, Any]]:
+        """``tools/list``: the tools (every page), each ``{name, description, inputSchema, ...}``."""
+        return await self._all_pages("tools/list", "tools")
+
+    async def call_tool(self, name: str, arguments: dict[str, Any] | None = None, *, progress: bool = False,
+                        **params: Any) -> dict[str, Any]:
+        """``tools/call``: the ``CallToolResult`` (``{content, structuredContent?, isError?}``).
+
+        A tool's own failure is a result with ``isError: true``, not an exception.
+
+        Args:
+            name: the tool.
+            arguments: its arguments (``{}`` when None).
+            progress: send a progress token, so the tool's ``ctx.report_progress`` sends
+                ``notifications/progress`` (see :meth:`notifications`).
+            params: more members of the request's ``params`` (``_meta``, ``task``).
+
+        Raises:
+            RpcError: a protocol error: an unknown tool (-32602), arguments its schema refuses
+                (-32602), a scope the principal lacks, a middleware's refusal.
+        """
+        if progress:
+            params["_meta"] = {"progressToken": f"progress-{next(self._ids)}", **params.get("_meta", {})}
+        return await self.request("tools/call", {"name": name, "arguments": arguments or {}, **params})
+
+    async def list_resources(self) -> list[dict[str, Any]]:
+        """``resources/list``: the resources (every page), each ``{uri, name, mimeType?, ...}``."""
+        return await self._all_pages("resources/list", "resources")
+
+    async def read_resource(self, uri: str) -> list[dict[str, Any]]:
+        """``resources/read``: the contents, each ``{uri, mimeType?, text}`` or ``{uri, mimeType?, blob}``.
+
+        Raises:
+            RpcError: -32002 for an unknown URI; -32603 when the resource's function failed.
+        """
+        contents: list[dict[str, Any]] = (await self.request("resources/read", {"uri": uri}))["contents"]
+        return contents
+
+    async def list_prompts(self) -> list[dict[str, Any]]:
+        """``prompts/list``: the prompts (every page), each ``{name, description?, arguments?}``."""
+        return await self._all_pages("prompts/list", "prompts")
+
+    async def get_prompt(self, name: str, arguments: dict[str, str] | None = None) -> dict[str, Any]:
+        """``prompts/get``: the ``GetPromptResult`` (``{description?, messages: [{role, content}]}``).
+
+        Raises:
+            RpcError: -32602 for an unknown prompt or missing or invalid arguments.
+        """
+        return await self.request("prompts/get", {"name": name, "arguments": arguments or {}})
+
+    async def _all_pages(self, method: str, key: str) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
+        params: dict[str, Any] = {}
+        while True:
+            page = await self.request(method, params)
+            items.extend(page.get(key, []))
+            if not page.get("nextCursor"):
+                return items
+            params = {"cursor": page["nextCursor"]}
+
+    # -- messages from the server ----------------------------------------------------------
+    def notifications(self, method: str | None = None) -> list[dict[str, Any]]:
+        """The ``params`` of the notifications received so far, in order: all of them, or those of
+        ``method`` (``"notifications/progress"``: ``{progressToken, progress, total?, message?}``;
+        ``"notifications/message"``: ``{level, logger, data}``)."""
+        return [message.get("params") or {} for message in self.messages
+                if "id" not in message and (method is None or message.get("method") == method)]
+
+    def _receive(self, message: dict[str, Any]) -> None:
+        message = jsonenc.loads(jsonenc.dumpb(message))
+        self.messages.append(message)
+        if "method" in message and "id" in message:  # the server's request: answered as a task of its own
+            task = asyncio.ensure_future(self._respond(message))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _respond(self, message: dict[str, Any]) -> None:
+        method = message["method"]
+        answer: dict[str, Any] = {"jsonrpc": "2.0", "id": message["id"]}
+        if method not in self.handlers:
+            answer["error"] = {"code": METHOD_NOT_FOUND, "message": f"this client has no handler for {method}"}
+        else:
+            try:
+                answer["result"] = await self._answer(method, message.get("params") or {})
+            except Exception as exc:  # the handler's failure is the client's error answer
+                answer["error"] = {"code": INTERNAL_ERROR, "message": f"{type(exc).__name__}: {exc}"}
+        await self.send(answer)
+
+    async def _answer(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        result = self.handlers[method](params)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+

@@ -1,0 +1,131 @@
+"""The in-memory client for synchronous tests: :func:`in_memory` and :class:`SyncMemoryClient`."""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import threading
+from collections.abc import Coroutine, Iterator
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from .client import MemoryClient
+
+if TYPE_CHECKING:
+    from ..facade import MCPServer
+
+__all__ = ["SyncMemoryClient", "in_memory"]
+
+T = TypeVar("T")
+
+DEFAULT_TIMEOUT = 30.0
+"""Seconds a verb waits for its answer before it raises ``concurrent.futures.TimeoutError`` (the builtin
+``TimeoutError`` from Python 3.11 on)."""
+
+
+class SyncMemoryClient:
+    """:class:`~nanohubmcp.testing.MemoryClient`'s verbs as plain calls (made by :func:`in_memory`).
+
+    Each verb takes ``timeout`` (seconds, default 30) and raises ``concurrent.futures.TimeoutError``
+    (the builtin ``TimeoutError`` from Python 3.11 on) when no answer came in that time, cancelling the
+    request; otherwise it answers and raises as the async verb of the same name.
+    """
+
+    def __init__(self, client: MemoryClient, loop: asyncio.AbstractEventLoop) -> None:
+        self.client = client
+        """The async client (run its coroutines on :attr:`loop`)."""
+        self.loop = loop
+        """The event loop the client and the server run on (a thread of its own)."""
+
+    def _run(self, coroutine: Coroutine[Any, Any, T], timeout: float) -> T:
+        future = asyncio.run_coroutine_threadsafe(coroutine, self.loop)
+        try:
+            return future.result(timeout)
+        except concurrent.futures.TimeoutError:  # the builtin TimeoutError from Python 3.11 on
+            future.cancel()
+            raise
+
+    def list_tools(self, timeout: float = DEFAULT_TIMEOUT) -> list[dict[str, Any]]:
+        """`MemoryClient.list_tools`, waited for."""
+        return self._run(self.client.list_tools(), timeout)
+
+    def call_tool(self, name: str, arguments: dict[str, Any] | None = None, *, progress: bool = False,
+                  timeout: float = DEFAULT_TIMEOUT, **params: Any) -> dict[str, Any]:
+        """`MemoryClient.call_tool`, waited for."""
+        return self._run(self.client.call_tool(name, arguments, progress=progress, **params), timeout)
+
+    def list_resources(self, timeout: float = DEFAULT_TIMEOUT) -> list[dict[str, Any]]:
+        """`MemoryClient.list_resources`, waited for."""
+        return self._run(self.client.list_resources(), timeout)
+
+    def read_resource(self, uri: str, timeout: float = DEFAULT_TIMEOUT) -> list[dict[str, Any]]:
+        """`MemoryClient.read_resource`, waited for."""
+        return self._run(self.client.read_resource(uri), timeout)
+
+    def list_prompts(self, timeout: float = DEFAULT_TIMEOUT) -> list[dict[str, Any]]:
+        """`MemoryClient.list_prompts`, waited for."""
+        return self._run(self.client.list_prompts(), timeout)
+
+    def get_prompt(self, name: str, arguments: dict[str, str] | None = None,
+                   timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
+        """`MemoryClient.get_prompt`, waited for."""
+        return self._run(self.client.get_prompt(name, arguments), timeout)
+
+    def request(self, method: str, params: dict[str, Any] | None = None,
+                timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
+        """`MemoryClient.request`, waited for."""
+        return self._run(self.client.request(method, params), timeout)
+
+    def send(self, message: dict[str, Any], timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any] | None:
+        """`MemoryClient.send`, waited for."""
+        return self._run(self.client.send(message), timeout)
+
+    def notifications(self, method: str | None = None) -> list[dict[str, Any]]:
+        """`MemoryClient.notifications`."""
+        return self.client.notifications(method)
+
+    @property
+    def messages(self) -> list[dict[str, Any]]:
+        """`MemoryClient.messages` (the list the loop thread appends to)."""
+        return self.client.messages
+
+
+@contextlib.contextmanager
+def in_memory(server: MCPServer, **options: Any) -> Iterator[SyncMemoryClient]:
+    """A :class:`~nanohubmcp.testing.MemoryClient` of ``server`` for synchronous tests.
+
+    The client and the server run on an event loop in a thread of its own (handlers are called
+    there too). On leaving, the client's session ends and the server's core is closed, as
+    ``server.stop()`` would: its calls and jobs are cancelled (the server serves again when used again).
+
+    Args:
+        server: the ``MCPServer`` (it need not be started).
+        options: :class:`~nanohubmcp.testing.MemoryClient`'s keywords (``version``,
+            ``elicitation``, ``sampling``, ``roots``, ``principal``, ``log_level``, ...).
+
+    Raises:
+        ValueError: an unknown ``version``.
+        RpcError: ``initialize`` was refused.
+
+    Example:
+        ```python
+        with in_memory(server) as client:
+            assert client.call_tool("add", {"a": 1, "b": 2})["structuredContent"] == {"result": 3}
+        ```
+    """
+    client = MemoryClient(server, **options)  # options checked here, before a thread starts
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, name="nanohubmcp-memory-client", daemon=True)
+    thread.start()
+    try:
+        asyncio.run_coroutine_threadsafe(client.__aenter__(), loop).result(DEFAULT_TIMEOUT)
+        try:
+            yield SyncMemoryClient(client, loop)
+        finally:
+            asyncio.run_coroutine_threadsafe(client.__aexit__(None, None, None), loop).result(DEFAULT_TIMEOUT)
+    finally:
+        loop.call_soon_threadsafe(server.core.detach)
+        server.core.close()
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        loop.close()

@@ -1,0 +1,109 @@
+"""The in-memory transport: one client in the same process, no sockets, no threads of its own.
+
+A :class:`MemoryPeer` is the server's end of one in-process client (:mod:`nanohubmcp.testing`'s
+clients sit on the other end). Each message the client sends is handed over as JSON bytes and
+goes through the same :class:`~nanohubmcp.server.connection.Connection` every transport speaks to
+(parsed there, its era and version decided there, then served through the dispatcher and the call
+pipeline), so middleware, scopes, schemas, progress, elicitation, sampling, logging and tasks behave
+as on the wire. It is stdio without the pipe: one peer, one session opened by ``initialize``, both
+eras on one connection, and requests served concurrently (a client can answer an elicitation while
+the call that asked waits).
+
+Messages the server sends outside a response — progress, log messages, server→client requests,
+change notifications — go to the ``sink`` given at construction, in order, on the event loop.
+
+Source: MCP 2025-11-25, Basic § Transports (custom transports); MCP 2026-07-28, Basic § Transports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..errors import InvalidRequest, ProtocolError, error_response
+from ..server.connection import Connection
+from ..server.wire.streams import OutboundStream
+from .served import ServedServer
+
+if TYPE_CHECKING:
+    from ..server.wire.principal import Principal
+    from ..server.wire.sessions import Session
+
+__all__ = ["MemoryPeer"]
+
+Sink = Callable[[dict[str, Any]], None]
+"""Receives one message the server sent the client (a dict, the JSON-RPC message)."""
+
+
+class MemoryPeer:
+    """The server's end of one in-process client.
+
+    Args:
+        server: the ``MCPServer`` to serve.
+        sink: called with each message the server sends outside a response, on the event loop.
+        principal: the caller every request comes from, as if a token verifier had authenticated
+            it (per-tool ``scopes=``, ``ctx.principal``, sessions owned by their opener); None:
+            no authenticated caller, as on a server without ``auth=``.
+        version: the protocol version of a handshake-era request sent without a session (what
+            an HTTP client's ``MCP-Protocol-Version`` header says); None: 2025-03-26, as over HTTP.
+    """
+
+    def __init__(self, server: ServedServer, sink: Sink, *, principal: Principal | None = None,
+                 version: str | None = None) -> None:
+        self.core = server.core
+        self.connection = Connection(server.core, "memory", server, one_peer=True)
+        self.principal = principal
+        self.version = version
+        self.session: Session | None = None
+        self._sink = sink
+        self.out = OutboundStream("memory", resumable=False)
+        self.out.attach(self._write)
+        self.attached = self.core.notifier is None
+        """No runner served the server when the peer was made: the first request attaches its
+        core to the client's loop, and :meth:`close` detaches it again."""
+
+    def _write(self, event_id: str | None, message: dict[str, Any]) -> None:
+        self._sink(message)
+
+    @property
+    def live_session(self) -> Session | None:
+        """The session ``initialize`` opened, while it lives."""
+        if self.session is not None and self.session.closed:
+            self.session = None
+        return self.session
+
+    async def deliver(self, body: bytes) -> dict[str, Any] | None:
+        """Serve one JSON-RPC message (its JSON bytes); the response message, None when none is owed
+        (a notification, a response to the server's request, a request withdrawn by cancellation).
+        Never raises for the client's mistakes: they are error responses."""
+        connection = self.connection
+        try:
+            message = connection.parse(body)
+            if isinstance(message, list):
+                raise InvalidRequest("the in-memory transport takes one message at a time, not a batch")
+            # its era, the version in force and its request context: the connection seam's, in one call
+            request = connection.admit(message, session=self.live_session, stream=self.out, principal=self.principal,
+                                       version=self.version).request
+        except ProtocolError as exc:
+            return error_response(exc, exc.request_id)
+        if request is None:  # a 2026-07-28 cancellation: the era has no other notification
+            connection.withdraw(message)
+            return None
+        if request.open_session is not None and self.live_session is not None:  # a second handshake starts over
+            connection.end_session(self.live_session.id)
+            self.session = None
+        reply = await connection.serve(request)
+        if reply.session is not None:
+            self.session = reply.session
+            reply.session.get_standalone().attach(self._write)  # change notifications reach the client too
+        return reply.message
+
+    def close(self) -> None:
+        """The client went away: what it still runs is cancelled, its session ends, and a core this
+        peer attached to the loop is detached (the next client may run on another loop)."""
+        self.connection.close("the client closed")
+        if self.live_session is not None:
+            self.connection.end_session(self.live_session.id)
+            self.session = None
+        if self.attached:
+            self.core.detach()
