@@ -49,6 +49,8 @@ from .state import resolve as resolve_state_url
 if TYPE_CHECKING:
     from pathlib import Path
 
+    import tornado.web
+
     from .server.direct import CallResult
     from .server.executors import JobExecutor
     from .server.pipeline import Middleware
@@ -273,10 +275,13 @@ class MCPServer:
         generated from the signature (see ``nanohubmcp.schema.describe_function``).
 
         Args:
+            fn: the function, when used bare.
             name: the tool's name, 1-128 of ``[A-Za-z0-9_.-]`` (SEP-986; default, ``None``: the
                 function's); ``""`` is refused like any other invalid name.
             description: its description (default: the docstring).
             title: its display title.
+            icons: ``[{"src": URL, "mimeType"?, "sizes"?}, ...]``, sent to clients of versions
+                that have icons (MCP 2025-11-25).
             tags: a set of strings for your own grouping (not sent on the wire).
             meta: ``_meta`` of the tool definition.
             input_schema: a JSON Schema replacing the generated one.
@@ -289,8 +294,8 @@ class MCPServer:
                 2026-07-28 call may go on as a task (``ctx.start_task()``); "required" refuses
                 clients without the tasks extension.
             scopes: OAuth scopes a caller's token must carry to call the tool (a list, or a
-                space-separated string); others get HTTP 403 ``insufficient_scope``. Checked
-                only when the server has authorization configured.
+                space-separated string); others get HTTP 403 ``insufficient_scope`` (over stdio,
+                JSON-RPC error -32003). Checked only when the server has authorization configured.
             view: the ``ui://`` URI of a view (see :meth:`app_view`) that shows this tool's
                 result: the definition gets ``_meta.ui.resourceUri`` (MCP Apps, SEP-1865).
             view_visibility: ``["model", "app"]`` (host default), ``["app"]`` for a tool only the
@@ -492,10 +497,30 @@ class MCPServer:
         ``{x}{?q}``) between them: ``{a}{b}`` is refused, as where one ends and the next begins
         cannot be told; where several splits fit, the earlier placeholder takes as much as it can.
 
+        Args:
+            uri: the resource's URI (any scheme, e.g. ``"config://settings"``), or an RFC 6570
+                template (``"file://data/{name}"``); a client's URI of more than 8192 characters is
+                refused (-32602) before any template sees it.
+            name: its name in ``resources/list`` (default: the function's name).
+            description: its description (default: the docstring).
+            mime_type: the ``mimeType`` of its contents (default: by the value returned:
+                ``text/plain`` for a string or number, ``application/json`` for a dict or list,
+                none for bytes; a content object's own type wins).
+            tags: a set of strings for your own grouping (not sent on the wire).
+            meta: ``_meta`` of the resource's definition.
+            title: its display title (MCP 2025-06-18+).
+            annotations: ``audience`` (``["user", "assistant"]``), ``priority`` (0.0-1.0),
+                ``lastModified`` (ISO 8601), as MCP 2025-11-25, Server § Resources § Annotations.
+            size: its size in bytes, when known, for the client's display (``resources/list``; not
+                checked against what the function returns; not for templates).
+        Returns:
+            A decorator that registers the function and returns it unchanged.
         Raises:
             RegistrationError: a missing URI (``@server.resource`` without parentheses), a
                 malformed template, two placeholders with nothing between them, or a
                 placeholder the function does not take.
+
+        Source: MCP 2025-11-25, Server § Resources.
         """
         if callable(uri):
             raise RegistrationError("@resource needs a URI: write @server.resource('scheme://path')")
@@ -585,9 +610,25 @@ class MCPServer:
     ) -> Any:
         """Decorator: register a function as a prompt template.
 
-        Its parameters become the prompt's arguments. Return a list of messages
+        Its parameters become the prompt's arguments (strings, as clients send them; a parameter
+        without a default is a required argument). Return a list of messages
         (``{"role", "content"}`` dicts or ``Message``), a string (one user message), or a
-        ``PromptResult``.
+        ``PromptResult``. Usable bare (``@server.prompt``) or called (``@server.prompt(...)``).
+
+        Args:
+            fn: the function, when used bare.
+            name: the prompt's name in ``prompts/list`` (default: the function's name).
+            description: its description (default: the docstring; its Args describe the arguments).
+            tags: a set of strings for your own grouping (not sent on the wire).
+            meta: ``_meta`` of the prompt's definition.
+            title: its display title (MCP 2025-06-18+).
+        Returns:
+            The function (bare), or a decorator that registers the function and returns it unchanged.
+        Raises:
+            RegistrationError: at decoration time, naming the prompt (a string given as the
+                function, an unusable signature).
+
+        Source: MCP 2025-11-25, Server § Prompts.
         """
         options: dict[str, Any] = {"name": name, "description": description, "tags": tags, "meta": meta, "title": title}
         return decorating(lambda func: self.add_prompt(func, **options), fn)
@@ -641,8 +682,31 @@ class MCPServer:
         max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
         max_unsent_bytes: int = DEFAULT_MAX_UNSENT_BYTES,
         token: str | None = None,
-    ) -> Any:
-        """Return the ``tornado.web.Application`` serving this server (for your own HTTPServer)."""
+    ) -> tornado.web.Application:
+        """Return the ``tornado.web.Application`` serving this server, for an ``HTTPServer`` of your own.
+
+        It has every route :meth:`run` serves (``/mcp``, legacy SSE, ``POST /``, REST, OpenAPI,
+        discovery, ``/healthz``) under ``path_prefix``; you bind, start and stop the HTTP server.
+        Tornado is imported by this call, not before.
+
+        Args:
+            path_prefix: path to serve under (``"/calc"``: ``/calc/mcp``); ``""`` for the root.
+            public_url: the URL clients use (behind a proxy); without it, URLs are built from each
+                request, and a ``JWTVerifier`` needs ``audience=``.
+            allowed_origins: None (loopback plus the public URL's origin), a list of origins, or ``"*"``.
+            max_request_bytes: request body limit in bytes (16 MiB; 413 above it).
+            max_buffered_bytes: the most bytes of request bodies received at once over every
+                connection (256 MiB; at least ``max_request_bytes``); a body beyond it gets 503
+                with ``Retry-After`` before it is read.
+            max_unsent_bytes: the most response bytes held in all for clients that have not read
+                them (256 MiB); beyond it connections are closed, oldest first.
+            token: a static bearer token every request must carry; overrides ``auth``; ``""``
+                turns authorization off. Default: ``$MCP_TOKEN`` when ``auth`` is None.
+        Returns:
+            The application (pass it to ``tornado.httpserver.HTTPServer``).
+        Raises:
+            ConfigurationError: an unusable option (the message says which).
+        """
         return self._serving.make_app(
             self,
             path_prefix=path_prefix,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib.metadata
 import inspect
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -207,6 +208,27 @@ def test_make_app_returns_a_tornado_application() -> None:
     import tornado.web
 
     assert isinstance(MCPServer("app").make_app(path_prefix="/p"), tornado.web.Application)
+
+
+@pytest.mark.parametrize("method", ["tool", "resource", "prompt", "make_app", "run"])
+def test_the_serving_and_decorator_docstrings_describe_every_option(method: str) -> None:
+    """Trial19 F12: make_app's docstring was one line, resource's and prompt's had no Args."""
+    doc = inspect.getdoc(getattr(MCPServer, method)) or ""
+    assert "\nArgs:\n" in doc, method
+    args = doc.split("\nArgs:\n", 1)[1]
+    missing = [name for name in keywords(getattr(MCPServer, method)) - {"self", "compat"}
+               if not re.search(rf"^\s+{name}:", args, re.MULTILINE)]
+    assert not missing, (method, missing)
+
+
+def test_make_app_names_its_return_type_and_token_verifier_documents_verify() -> None:
+    from nanohubmcp import TokenVerifier
+
+    # a string (from __future__ import annotations): naming it imports no Tornado
+    assert inspect.signature(MCPServer.make_app).return_annotation == "tornado.web.Application"
+    doc = inspect.getdoc(TokenVerifier.verify) or ""
+    for section in ("Args:", "Returns:", "Raises:", "ServerBusy", "401"):
+        assert section in doc, section
 
 
 @pytest.mark.parametrize(("method", "expected"), [

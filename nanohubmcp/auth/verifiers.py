@@ -30,7 +30,29 @@ MAX_TOKEN_LENGTH = 16 * 1024
 class TokenVerifier(Protocol):
     """What ``MCPServer(auth=...)`` takes: ``verify(token)`` returns the principal or None."""
 
-    def verify(self, token: str) -> Principal | Awaitable[Principal | None] | None: ...
+    def verify(self, token: str) -> Principal | Awaitable[Principal | None] | None:
+        """Who sends ``token``: the :class:`Principal` it grants, or None to refuse it.
+
+        Called with the bearer token of an ``Authorization: Bearer <token>`` header (scheme and
+        surrounding whitespace removed, at most :data:`MAX_TOKEN_LENGTH` characters; a longer one is
+        refused unread), for every HTTP request with authorization configured; over stdio once, with
+        ``$MCP_TOKEN``, before serving. It may be ``async def`` (awaited before the request's body is
+        read) and is called on the server's event loop, so a slow check belongs in a coroutine.
+
+        Args:
+            token: the bearer token, a non-empty string.
+        Returns:
+            The caller (``subject``, ``scopes`` checked by per-tool ``scopes=``, ``claims``), or None:
+            refused, HTTP 401 ``error="invalid_token"`` (RFC 6750 § 3.1).
+        Raises:
+            ServerBusy: the token cannot be judged now (e.g. the issuer's keys cannot be read): HTTP
+                503 with ``Retry-After`` (``retry_after`` seconds), so the client keeps its token.
+                Any other exception refuses the token (401) and is logged (logger
+                ``nanohubmcp.auth``, ERROR), never the token.
+
+        Source: MCP 2025-11-25, Basic § Authorization (the server as an OAuth 2.1 resource server).
+        """
+        ...
 
 
 class StaticTokenVerifier:

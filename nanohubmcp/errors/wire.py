@@ -75,13 +75,26 @@ def _own_code(code: object) -> bool:
 def http_status_for(error: dict[str, Any], route: str = HANDSHAKE_ROUTE) -> int:
     """Return the HTTP status for a JSON-RPC error object on ``route``: the one such map.
 
-    On every route: parse and envelope errors and the 2026-07-28 codes are 400, a reached limit
-    503 (with ``Retry-After``), a missing scope 403. Handshake-era errors of a well-formed
-    request travel with 200; in the 2026-07-28 era an unknown method is 404 (and a request
-    missing its ``_meta``, :class:`InvalidEnvelope`, 400). Over REST invalid arguments are 400,
-    an unknown resource 404, and any other failure 500.
+    On every route: parse and envelope errors and the 2026-07-28 codes (-32700, -32600,
+    header mismatch, missing client capability, unsupported protocol version) are 400, a reached
+    limit (-32000) 503 (with ``Retry-After``), a missing scope (-32003) 403. Otherwise:
 
-    Source: MCP 2026-07-28, Transports § Streamable HTTP § Status codes.
+    - handshake era (``HANDSHAKE_ROUTE``): 200, the error in the body;
+    - 2026-07-28 era (``MODERN_ROUTE``): an unknown method (-32601) 404, anything else 200 (a
+      request missing its ``_meta``, :class:`InvalidEnvelope`, is 400 at the edge);
+    - REST (``REST_ROUTE``): invalid arguments (-32602) 400, an unknown resource (-32002) 404, a
+      code of the server's or the application's own — -32099 to -32001, or any code outside
+      JSON-RPC's reserved -32768 to -32000 (a middleware's deliberate refusal) — 403, and the
+      rest (-32603 internal error, JSON-RPC's other reserved codes) 500.
+
+    Args:
+        error: a JSON-RPC ``error`` member (``{"code": int, "message": str, ...}``); a missing or
+            non-integer code counts as reserved (500 over REST, 200 elsewhere).
+        route: ``HANDSHAKE_ROUTE`` (default), ``MODERN_ROUTE`` or ``REST_ROUTE``.
+    Returns:
+        The HTTP status code (200 when the error travels in a successful response's body).
+
+    Source: MCP 2026-07-28, Transports § Streamable HTTP § Status codes; JSON-RPC 2.0 § 5.1.
     """
     code = error.get("code")
     status = _STATUS_EVERY_ROUTE.get(code)  # type: ignore[arg-type]

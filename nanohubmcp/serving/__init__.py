@@ -35,6 +35,8 @@ from .runners import (
 )
 
 if TYPE_CHECKING:
+    import tornado.web
+
     from ..server.core import ServerCore
     from ..server.direct import CallResult
     from ..transports.runner import Runner
@@ -110,7 +112,7 @@ class Serving:
         max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
         max_unsent_bytes: int,
         token: str | None,
-    ) -> Any:
+    ) -> tornado.web.Application:
         """The ``tornado.web.Application`` serving ``server`` (for the caller's own HTTPServer)."""
         from ..transports.config import TransportConfig
         from ..transports.routes import make_app

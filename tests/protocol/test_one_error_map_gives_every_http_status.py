@@ -4,6 +4,8 @@ exception naming its own status, never a number written at the call site."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from nanohubmcp import errors
@@ -74,3 +76,36 @@ def test_the_request_id_is_part_of_the_error_not_patched_on() -> None:
     refused = errors.SessionNotFound("gone", request_id=7)
     assert errors.error_response(refused, refused.request_id)["id"] == 7
     assert errors.InvalidRequest("m").request_id is None
+
+
+ROWS = {  # the middleware page's "Refusals over HTTP" rows, by how each begins: codes that row covers
+    "`-32602`": [-32602],
+    "`-32002`": [-32002],
+    "`-32000`": [-32000],
+    "`-32003`": [-32003],
+    "any other code of your own": [-32099, -32050, -32001, 42, 12345, -40000],
+    "`-32603`": [-32603, -32100, -32768],
+}
+
+
+def test_the_middleware_table_and_the_docstring_say_what_the_map_does() -> None:
+    """Trial19 F12: the docstring said REST answers "any other failure" 500, where the middleware page (and the
+    map) give 403 for a code of the application's own."""
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "how-to" / "middleware.md").read_text()
+    table = page.split("## Refusals over HTTP", 1)[1].split("\n\n", 2)[1:]
+    rows = [line for line in "\n\n".join(table).splitlines() if line.startswith("| ") and "---" not in line][1:]
+    seen = set()
+    for row in rows:
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        (start,) = [key for key in ROWS if cells[0].startswith(key)]
+        seen.add(start)
+        for code in ROWS[start]:
+            error = {"code": code, "message": "m"}
+            stated = (int(cells[1].split()[0]), int(cells[2].split()[0]))
+            assert (http_status_for(error, HANDSHAKE_ROUTE), http_status_for(error, REST_ROUTE)) == stated, row
+    assert seen == set(ROWS)
+    doc = " ".join((http_status_for.__doc__ or "").split())
+    assert re.search(r"REST[^.]*own[^.]*\b403\b", doc), doc  # the REST sentence names 403 for a code of one's own
+    assert "any other failure 500" not in doc

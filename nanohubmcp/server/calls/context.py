@@ -260,10 +260,24 @@ class Context(LevelMethods):
     ) -> Any:
         """Ask the user to complete a step at ``url`` (URL-mode elicitation, MCP 2025-11-25).
 
+        The client shows ``message`` and opens ``url`` (a login, a payment) outside the MCP
+        connection; what the user enters there never passes through the client.
+
+        Args:
+            message: why the user should open ``url``.
+            url: the page to open (``https://...``).
+            elicitation_id: the id the client may be told is complete later (default: an
+                unguessable one, 16 random bytes URL-safe encoded).
+            timeout: seconds to wait for the client's answer (default 60).
+            key: the input request's key in 2026-07-28 calls (default ``elicitation_1``, ...).
         Returns:
-            The client's result ``{"action": ...}``.
+            The client's result ``{"action": "accept"|"decline"|"cancel"}`` (accept: the user
+            agreed to open the URL, not that the step there is done).
         Raises:
-            ClientRequestError: the client did not declare ``elicitation.url``.
+            ClientRequestError: the client did not declare ``elicitation.url``, or answered with an
+                error; ClientRequestTimeout after ``timeout``. In a 2026-07-28 call as :meth:`elicit`.
+
+        Source: MCP 2025-11-25, Client § Elicitation § URL mode.
         """
         return self._asks.elicit_url(message, url, elicitation_id, timeout, key)
 
@@ -280,7 +294,19 @@ class Context(LevelMethods):
         return self._asks.sample(params, timeout, key)
 
     def list_roots(self, timeout: float = DEFAULT_CLIENT_TIMEOUT, *, key: str | None = None) -> Any:
-        """Ask the client for its roots (``roots/list``); returns ``{"roots": [...]}``."""
+        """Ask the client for its roots (``roots/list``): the directories or files it lets the server work in.
+
+        Args:
+            timeout: seconds to wait for the client's answer (default 60).
+            key: the input request's key in 2026-07-28 calls (default ``roots_1``, ...).
+        Returns:
+            ``{"roots": [{"uri": "file:///...", "name"?: str}, ...]}``.
+        Raises:
+            ClientRequestError: the client lacks the ``roots`` capability or answered with an
+                error; ClientRequestTimeout after ``timeout``. In a 2026-07-28 call as :meth:`elicit`.
+
+        Source: MCP 2025-11-25, Client § Roots.
+        """
         return self._asks.input("roots/list", None, timeout, key)
 
     def ask(self, requests: dict[str, dict[str, Any]], timeout: float = DEFAULT_CLIENT_TIMEOUT) -> Any:
