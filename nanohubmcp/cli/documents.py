@@ -25,7 +25,53 @@ from ..errors import ConfigurationError, NanohubMCPError, UsageError
 if TYPE_CHECKING:
     from ..jupyter.translate import Script
 
-__all__ = ["export_notebook", "export_provenance", "list_provenance", "print_desktop_config", "write_server_json"]
+__all__ = [
+    "export_notebook",
+    "export_provenance",
+    "list_provenance",
+    "print_desktop_config",
+    "records_directory",
+    "write_server_json",
+]
+
+
+WHOSE = "give the server's state directory (--state-dir DIR) or its name (--name NAME)"
+MAX_NAMED = 10
+"""Server directories an error lists by name at most."""
+
+
+def records_directory(state_dir: str | None, name: str | None) -> str:
+    """The state directory whose provenance records ``provenance list``/``export`` read: ``state_dir``,
+    else ``$NANOHUBMCP_STATE_DIR``, else that of the server named ``name``, else the one server directory
+    under the default root (:func:`.state_dir.default_root`) that holds records.
+
+    Raises:
+        NanohubMCPError: that directory holds no records; none given and no server directory, or
+            several, under the default root hold records (naming the root and them).
+    """
+    from ..server.provenance.record_db import DB_FILE
+    from ..server.wire.state_dir import ENV_STATE_DIR, default_root, resolve_state_dir
+
+    if state_dir or name is not None or os.environ.get(ENV_STATE_DIR, "").strip():
+        directory = resolve_state_dir(name or "server", state_dir)
+        if not os.path.isfile(os.path.join(directory, DB_FILE)):
+            raise NanohubMCPError(f"no provenance records in {directory}: {WHOSE}")
+        return directory
+    root = default_root()
+    try:
+        found = sorted(entry.name for entry in os.scandir(root)
+                       if entry.is_dir() and os.path.isfile(os.path.join(entry.path, DB_FILE)))
+    except OSError:  # no such root (no server has kept anything here)
+        found = []
+    if len(found) == 1:
+        return os.path.join(root, found[0])
+    if not found:
+        raise NanohubMCPError(f"no provenance records in any server's directory under {root}: {WHOSE}")
+    named = ", ".join(found[:MAX_NAMED]) + (", ..." if len(found) > MAX_NAMED else "")
+    raise NanohubMCPError(
+        f"{len(found)} servers keep provenance records under {root} ({named}): give the server's name "
+        "(--name NAME) or its state directory (--state-dir DIR)"
+    )
 
 
 def list_provenance(args: argparse.Namespace) -> int:
@@ -33,13 +79,12 @@ def list_provenance(args: argparse.Namespace) -> int:
 
     from ..server.provenance.listing import format_records
     from ..server.provenance.record_db import DB_FILE, read_recent
-    from ..server.wire.state_dir import resolve_state_dir
 
-    directory = resolve_state_dir(args.name, args.state_dir)
+    directory = records_directory(args.state_dir, args.name)
     try:
         rows = read_recent(directory, args.limit, tool=args.tool)
-    except FileNotFoundError:
-        raise NanohubMCPError(f"no provenance records in {directory} (give the server's --state-dir)") from None
+    except FileNotFoundError:  # (gone since it was found)
+        raise NanohubMCPError(f"no provenance records in {directory}: {WHOSE}") from None
     except sqlite3.Error as exc:
         path = os.path.join(directory, DB_FILE)
         raise NanohubMCPError(f"cannot read the provenance records in {path}: {exc}") from None
@@ -54,8 +99,7 @@ def list_provenance(args: argparse.Namespace) -> int:
 def export_provenance(args: argparse.Namespace) -> int:
     from ..server.provenance.crate import export
     from ..server.provenance.licenses import license_uri
-    from ..server.provenance.records import DB_FILE, ProvenanceStore, record_id_of
-    from ..server.wire.state_dir import resolve_state_dir
+    from ..server.provenance.records import ProvenanceStore, record_id_of
 
     if args.license is not None:  # a command-line value: checked before reading anything (exit 2)
         try:
@@ -64,9 +108,7 @@ def export_provenance(args: argparse.Namespace) -> int:
             raise  # the library that checks it is missing: not the command line's fault
         except NanohubMCPError as exc:
             raise UsageError(str(exc)) from None
-    directory = resolve_state_dir(args.name, args.state_dir)
-    if not os.path.exists(os.path.join(directory, DB_FILE)):
-        raise NanohubMCPError(f"no provenance records in {directory} (give the server's --state-dir)")
+    directory = records_directory(args.state_dir, args.name)
     store = ProvenanceStore(0.0, lambda: directory)
     record_id = record_id_of(args.call_id) or args.call_id
     output = Path(args.output) if args.output else Path(f"provenance-{record_id}")

@@ -46,8 +46,15 @@ def resolve_state_dir(server_name: str, state_dir: str | os.PathLike[str] | None
     explicit = os.environ.get(ENV_STATE_DIR, "").strip()
     if explicit:
         return os.path.abspath(os.path.expanduser(explicit))
+    return os.path.join(default_root(), safe_name(server_name))
+
+
+def default_root() -> str:
+    """The directory holding one state directory per server name when neither ``state_dir=`` nor
+    ``NANOHUBMCP_STATE_DIR`` names one: ``$SESSIONDIR/nanohubmcp`` on nanoHUB, else the per-user
+    data directory's ``nanohubmcp`` (options 3 and 4 of the module docstring, without the name)."""
     for var in SESSIONDIR_VARS:
         session_dir = os.environ.get(var, "").strip()
         if session_dir:
-            return os.path.join(session_dir, "nanohubmcp", safe_name(server_name))
-    return os.path.join(user_data_dir(), "nanohubmcp", safe_name(server_name))
+            return os.path.join(session_dir, "nanohubmcp")
+    return os.path.join(user_data_dir(), "nanohubmcp")
