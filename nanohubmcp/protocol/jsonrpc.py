@@ -60,7 +60,7 @@ def valid_id(value: object) -> TypeGuard[str | int]:
     return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
 
 
-def _json_kind(value: object) -> str:
+def json_kind(value: object) -> str:
     """What a decoded JSON value is, in JSON's words (for messages)."""
     if value is None:
         return "null"
@@ -68,7 +68,7 @@ def _json_kind(value: object) -> str:
         return "a boolean"
     if isinstance(value, float):
         return "a fraction" if not value.is_integer() else "a number written with a fraction or exponent"
-    names: dict[type, str] = {dict: "an object", list: "an array"}
+    names: dict[type, str] = {dict: "an object", list: "an array", str: "a string", int: "an integer"}
     return names.get(type(value), type(value).__name__)
 
 
@@ -118,7 +118,7 @@ def classify(obj: object) -> Message:
     has_id = "id" in obj
     # an int or a str id is valid without a call (bool is a subclass of int, never its type)
     if has_id and type(rid) is not int and type(rid) is not str and not valid_id(rid):
-        raise EnvelopeError(f'Invalid Request: "id" must be a string or an integer, not {_json_kind(rid)}')
+        raise EnvelopeError(f'Invalid Request: "id" must be a string or an integer, not {json_kind(rid)}')
     method = obj.get("method", _ABSENT)
     if method is not _ABSENT:
         if (type(method) is not str and not isinstance(method, str)) or not method:

@@ -36,6 +36,7 @@ import inspect
 from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
+from .calls.tool_calls import call_arguments
 from .wire.request import ANSWERED_BY_LAYER
 
 if TYPE_CHECKING:
@@ -114,7 +115,9 @@ class Request:
     Attributes:
         method: the JSON-RPC method (``"tools/call"``, ``"resources/read"``, …).
         params: the request's ``params`` (a dict; empty when the request had none). A layer may
-            hand on a changed request: ``await call_next(request.replace(params={...}))``.
+            hand on a changed request: ``await call_next(request.replace(params={...}))``. A
+            ``tools/call``'s ``params["arguments"]`` is always a dict (``{}`` when the client sent
+            null or none): other values are refused (-32602) before any layer runs.
         context: the server's own state of the request in flight (for the built-in layers).
         tool: the registered tool a ``tools/call`` names (``params.name``), looked up once when the
             request is made (None: another method, or no such tool).
@@ -127,10 +130,17 @@ class Request:
     ) -> None:
         self.context = context
         self.method = method
-        self.params = params
         self._tools = tools
-        name = params.get("name") if method == "tools/call" else None
-        self.tool: Tool | None = tools.by_name.get(name) if tools is not None and type(name) is str else None
+        self.tool: Tool | None
+        if method == "tools/call":
+            if type(params.get("arguments")) is not dict:
+                # settled before any layer sees it: null or absent is no arguments, anything else -32602
+                params = {**params, "arguments": call_arguments(params)}
+            name = params.get("name")
+            self.tool = tools.by_name.get(name) if tools is not None and type(name) is str else None
+        else:
+            self.tool = None
+        self.params = params
 
     @property
     def id(self) -> str | int | None:
@@ -173,7 +183,11 @@ class Request:
         return name if isinstance(name, str) else None
 
     def replace(self, *, method: str | None = None, params: dict[str, Any] | None = None) -> Request:
-        """A copy of this request with another ``method`` or ``params`` (the rest shared)."""
+        """A copy of this request with another ``method`` or ``params`` (the rest shared).
+
+        Raises:
+            InvalidParams: a ``tools/call`` whose ``params["arguments"]`` is neither a dict nor None.
+        """
         return Request(
             self.context,
             self.method if method is None else method,

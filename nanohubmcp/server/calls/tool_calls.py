@@ -27,6 +27,7 @@ from ...errors import (
     ToolError,
     UnknownComponent,
 )
+from ...protocol.jsonrpc import json_kind
 from ...protocol.nesting import NestedTooDeep
 from ...protocol.result_types import ToolResult
 from ...schema import CheckPending
@@ -123,12 +124,17 @@ def _refused(core: AskServices, request: RequestContext, name: str | None, error
 
 
 def call_arguments(params: dict[str, Any]) -> dict[str, Any]:
-    """``params.arguments`` as a dict (missing or null means no arguments)."""
+    """``params.arguments`` as a dict (missing or null means no arguments).
+
+    Raises:
+        InvalidParams: ``arguments`` is neither an object nor null (an array, a string, …).
+    """
     arguments = params.get("arguments")
     if arguments is None:
         return {}
     if not isinstance(arguments, dict):
-        raise InvalidParams("tools/call params.arguments must be an object of argument names to values")
+        raise InvalidParams(f"tools/call params.arguments must be an object of argument names to values, not "
+                            f"{json_kind(arguments)}: send {{}} (or leave it out) for a tool without arguments")
     return arguments
 
 

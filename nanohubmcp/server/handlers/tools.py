@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidArguments, MethodNotFound
 from ...schema import CheckPending
-from ..calls.tool_calls import call_arguments, checks_loaded, lookup_tool, refuse_arguments, run_tool, validated
+from ..calls.tool_calls import checks_loaded, lookup_tool, refuse_arguments, run_tool, validated
 from ..executors.service import start_job_result
 from ..registry.components import task_support
 from ..registry.registry import list_result
@@ -39,7 +39,7 @@ def tools_call(core: HandlerServices, request: RequestContext, params: dict[str,
     A plain function handing on the awaitable of the call (no coroutine level of its own); an
     unknown tool or a refusal raises at once."""
     tool = lookup_tool(core, request, params)
-    arguments = call_arguments(params)
+    arguments: dict[str, Any] = params["arguments"]  # a dict: settled when the pipeline's Request was made
     try:
         arguments = validated(request, tool, arguments)
     except InvalidArguments as exc:
