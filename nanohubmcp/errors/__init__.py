@@ -10,7 +10,7 @@ Every exception the package raises on purpose derives from :class:`NanohubMCPErr
      │    ├── InvalidArguments      arguments broke the tool's input schema (SEP-1303)
      │    ├── JobLimitReached       the job store is full; no new job
      │    └── ToolBusy              the tool could not start (a notebook kernel runs a cell); REST 503
-     ├── ProtocolError              a JSON-RPC error object ``{code, message, data?}``
+     ├── ProtocolError              a JSON-RPC error object ``{code, message, data?}``; -32004 without ``code=``
      │    ├── ParseError            -32700
      │    ├── InvalidRequest        -32600
      │    │    └── Unauthorized, ForbiddenOrigin, SessionNotFound, MethodNotAllowed, NotAcceptable,
@@ -78,6 +78,7 @@ from .codes import (
     METHOD_NOT_FOUND,
     MISSING_CLIENT_CAPABILITY,
     PARSE_ERROR,
+    REFUSED,
     RESOURCE_NOT_FOUND,
     SERVER_BUSY,
     UNSUPPORTED_PROTOCOL_VERSION,
@@ -130,6 +131,7 @@ __all__ = [
     "MISSING_CLIENT_CAPABILITY",
     "MODERN_ROUTE",
     "PARSE_ERROR",
+    "REFUSED",
     "RESOURCE_NOT_FOUND",
     "REST_ROUTE",
     "RETRY_AFTER_META",

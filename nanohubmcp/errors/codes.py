@@ -17,6 +17,7 @@ __all__ = [
     "METHOD_NOT_FOUND",
     "MISSING_CLIENT_CAPABILITY",
     "PARSE_ERROR",
+    "REFUSED",
     "RESOURCE_NOT_FOUND",
     "SERVER_BUSY",
     "UNSUPPORTED_PROTOCOL_VERSION",
@@ -40,6 +41,12 @@ HEADER_MISMATCH = -32020
 """A required HTTP header is missing or disagrees with the body (MCP 2026-07-28)."""
 MISSING_CLIENT_CAPABILITY = -32021
 """The request lacks a client capability the server needs (MCP 2026-07-28)."""
+REFUSED = -32004
+"""The server's application refused the request on purpose: the code of a bare
+``ProtocolError(message)`` (a middleware's or a handler's refusal without ``code=``;
+implementation-defined, JSON-RPC 2.0 § 5.1). HTTP 403 over REST, 200 with the error on the
+JSON-RPC routes, as any code of the application's own; -32001 is left alone: the official SDKs
+use it for a request that timed out."""
 FORBIDDEN = -32003
 """The caller's token lacks a scope the request needs (implementation-defined; HTTP 403 with
 ``WWW-Authenticate: Bearer error="insufficient_scope"``, MCP 2025-06-18+ Authorization)."""

@@ -20,6 +20,7 @@ from .codes import (
     METHOD_NOT_FOUND,
     MISSING_CLIENT_CAPABILITY,
     PARSE_ERROR,
+    REFUSED,
     RESOURCE_NOT_FOUND,
     SERVER_BUSY,
     UNSUPPORTED_PROTOCOL_VERSION,
@@ -61,12 +62,17 @@ class ProtocolError(NanohubMCPError):
         message: the ``message`` member; say what was wrong and how to fix it.
         data: optional ``data`` member (JSON-serialisable).
         code: the ``code`` member, for a code of the application's own (-32000 to -32099 are
-            free for servers); each subclass has its own default.
+            free for servers). Without it: :data:`~nanohubmcp.errors.REFUSED` (-32004), a
+            deliberate refusal (HTTP 403 over REST; a server fault is ``InternalError``, -32603,
+            500). Each subclass has its own default (``InvalidParams``: -32602, REST 400, …).
+
+    .. versionchanged:: 1.0.0.dev0
+       The default code is -32004 (a refusal, REST 403); it was -32603 (an internal error, REST 500).
         request_id: the id of the request refused, when it could be read (the error response
             carries it).
     """
 
-    code: int = INTERNAL_ERROR
+    code: int = REFUSED
     http_status: int | None = None
     """The HTTP status of this refusal when a transport answers it before the core serves the
     request; None: the status its code maps to (:func:`http_status_for`)."""

@@ -84,8 +84,9 @@ def http_status_for(error: dict[str, Any], route: str = HANDSHAKE_ROUTE) -> int:
       request missing its ``_meta``, :class:`InvalidEnvelope`, is 400 at the edge);
     - REST (``REST_ROUTE``): invalid arguments (-32602) 400, an unknown resource (-32002) 404, a
       code of the server's or the application's own — -32099 to -32001, or any code outside
-      JSON-RPC's reserved -32768 to -32000 (a middleware's deliberate refusal) — 403, and the
-      rest (-32603 internal error, JSON-RPC's other reserved codes) 500.
+      JSON-RPC's reserved -32768 to -32000 (a middleware's deliberate refusal; a bare
+      ``ProtocolError``'s -32004 among them) — 403, and the rest (-32603 internal error,
+      JSON-RPC's other reserved codes) 500.
 
     Args:
         error: a JSON-RPC ``error`` member (``{"code": int, "message": str, ...}``); a missing or

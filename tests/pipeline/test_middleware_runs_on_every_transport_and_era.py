@@ -381,9 +381,13 @@ def test_a_layers_deliberate_refusal_is_a_4xx_over_rest_and_its_bug_a_500() -> N
             raise RuntimeError("a bug in the layer")
         if a == 16:
             raise ProtocolError("not like that", code=-32602)
+        if a == 17:  # trial19 F9: the natural way, without a code, was -32603 and a 500
+            raise ProtocolError("quota exceeded")
         return await call_next(request)
 
     with serve(local) as base:
+        plain = httpx2.post(base + "tools/add", json={"a": 17, "b": 1}, timeout=10)
+        plain_rpc = root_post(base, "add", {"a": 17, "b": 1})
         refused = httpx2.post(base + "tools/add", json={"a": 14, "b": 1}, timeout=10)
         broken = httpx2.post(base + "tools/add", json={"a": 15, "b": 1}, timeout=10)
         invalid = httpx2.post(base + "tools/add", json={"a": 16, "b": 1}, timeout=10)
@@ -398,6 +402,8 @@ def test_a_layers_deliberate_refusal_is_a_4xx_over_rest_and_its_bug_a_500() -> N
     # JSON-RPC routes keep 200 with the error object, as for a handler's own error.
     assert over_rpc.status_code == 200
     assert over_rpc.json()["error"] == {"code": -32001, "message": "forbidden by policy"}
+    assert (plain.status_code, plain.json()) == (403, {"error": "quota exceeded"})
+    assert (plain_rpc.status_code, plain_rpc.json()["error"]) == (200, {"code": -32004, "message": "quota exceeded"})
 
 
 @pytest.mark.parametrize("method", ["tools/call", "ping"])

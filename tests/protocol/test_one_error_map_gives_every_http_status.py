@@ -28,6 +28,7 @@ from nanohubmcp.errors import HANDSHAKE_ROUTE, MODERN_ROUTE, REST_ROUTE, http_st
         (errors.UNSUPPORTED_PROTOCOL_VERSION, 400, 400, 400),
         # A code of the server's or the application's own (a middleware's deliberate refusal): 403 over REST,
         # a refusal the client caused rather than a server fault (trial11 F10); JSON-RPC's own unknown codes 500.
+        (errors.REFUSED, 200, 200, 403),  # a bare ProtocolError's code (trial19 F9)
         (-32050, 200, 200, 403),
         (-32001, 200, 200, 403),
         (-32099, 200, 200, 403),
@@ -83,7 +84,7 @@ ROWS = {  # the middleware page's "Refusals over HTTP" rows, by how each begins:
     "`-32002`": [-32002],
     "`-32000`": [-32000],
     "`-32003`": [-32003],
-    "any other code of your own": [-32099, -32050, -32001, 42, 12345, -40000],
+    "any other code of your own": [-32099, -32050, -32004, -32001, 42, 12345, -40000],
     "`-32603`": [-32603, -32100, -32768],
 }
 
