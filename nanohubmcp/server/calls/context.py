@@ -18,6 +18,7 @@ Cancellation, Client § Elicitation / Sampling / Roots.
 from __future__ import annotations
 
 import logging
+import math
 from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -195,12 +196,17 @@ class Context(LevelMethods):
         increase with each notification (MCP 2025-11-25, Basic § Utilities § Progress).
 
         Args:
-            progress: amount done so far; must not decrease between calls.
-            total: the amount at completion, if known.
+            progress: amount done so far (a finite number); must not decrease between calls.
+            total: the amount at completion (a finite number), if known.
             message: a short status line (sent from 2025-03-26 on).
         Raises:
-            ValueError: ``progress`` is less than the last value reported.
+            ValueError: ``progress`` is less than the last value reported, or ``progress`` or
+                ``total`` is NaN or infinite (JSON has no such number: it would go out as
+                ``null``, which clients refuse).
         """
+        if not (math.isfinite(progress) and (total is None or math.isfinite(total))):
+            raise ValueError(f"progress and total must be finite numbers, not progress={progress!r}, total={total!r}: "
+                             "JSON has no NaN or Infinity (leave total out when it is unknown)")
         tracker = progress_of(self._core, self._request)
         if tracker.last is not None and progress < tracker.last:
             raise ValueError(f"progress must not decrease (was {tracker.last}, got {progress})")

@@ -1,0 +1,41 @@
+"""``ctx.report_progress`` refuses NaN and infinities (JSON has neither: they went out as ``null``,
+which the official client refuses, "Failed to validate notification") with a ValueError naming the
+value, and the call goes on reporting (trial19 F8)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from nanohubmcp import Context, MCPServer
+from nanohubmcp.testing import MemoryClient
+
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
+
+
+async def test_nan_and_infinite_progress_are_refused_and_never_sent() -> None:
+    server = MCPServer("progress", provenance=False)
+
+    @server.tool()
+    def steps(ctx: Context) -> str:
+        """Report some progress, then values JSON cannot carry."""
+        ctx.report_progress(1, 10)
+        refusals = []
+        for progress, total in ((math.nan, 10), (2, math.inf), (math.inf, None), (3, -math.inf)):
+            try:
+                ctx.report_progress(progress, total)
+            except ValueError as exc:
+                refusals.append(str(exc))
+        ctx.report_progress(4, 10)
+        return "\n".join(refusals)
+
+    async with MemoryClient(server) as client:
+        result = await client.call_tool("steps", _meta={"progressToken": 7})
+    refusals = result["content"][0]["text"].split("\n")
+    assert len(refusals) == 4
+    assert "progress=nan, total=10" in refusals[0]
+    assert "progress=2, total=inf" in refusals[1]
+    assert all("must be finite numbers" in text for text in refusals)
+    sent = client.notifications("notifications/progress")
+    assert sent == [{"progressToken": 7, "progress": 1, "total": 10}, {"progressToken": 7, "progress": 4, "total": 10}]
