@@ -85,9 +85,11 @@ class ClientAsks:
         params: dict[str, Any] | None,
         timeout: float,
         key: str | None,
-        check: Callable[[Any], Any] | None = None,
+        check: AnswerCheck | None = None,
     ) -> Any:
-        """Send ``method`` to the client (or, in a 2026-07-28 call, ask for it as input ``key``)."""
+        """Send ``method`` to the client (or, in a 2026-07-28 call, ask for it as input ``key``);
+        ``check`` (prepared on a worker thread while the client answers) then holds the answer to
+        what was asked."""
         self._request.put(ASKED_CLIENT, True)
         if not self._request.modern:
             asking = self._core.client_requests.ask(self._request, method, params, timeout)
@@ -103,7 +105,7 @@ class ClientAsks:
         params: dict[str, Any] = {"message": message, "requestedSchema": schema}
         if self._request.version.elicitation_modes:
             params = {"mode": "form", **params}
-        return self.input("elicitation/create", params, timeout, key, lambda answer: checked_answer(answer, schema))
+        return self.input("elicitation/create", params, timeout, key, AnswerCheck(schema))
 
     def elicit_url(self, message: str, url: str, elicitation_id: str | None, timeout: float, key: str | None) -> Any:
         """``elicitation/create`` in URL mode (an unguessable id unless one is given)."""
@@ -144,25 +146,54 @@ async def _call(fn: Callable[..., Any], *args: Any) -> Any:
     return fn(*args)
 
 
-def checked_answer(answer: object, schema: dict[str, Any]) -> Any:
-    """The client's elicitation result, once its accepted ``content`` matches ``schema``.
+class AnswerCheck:
+    """Holds a client's elicitation answer to the schema it was asked with.
 
-    Raises:
-        ClientRequestError: the content breaks the schema (one line per violation), so the
-            tool never takes a wrong answer for a valid one.
+    :meth:`prepare` compiles the schema's validator: it imports jsonschema, seconds the first time
+    in a process where Jupyter's format checkers are installed, so it runs on a worker thread
+    while the client answers (never on the event loop, which every client's requests wait for).
     """
-    if not isinstance(answer, dict) or answer.get("action") != "accept":
+
+    __slots__ = ("schema",)
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        self.schema = schema
+
+    def prepare(self) -> OutputValidator | None:
+        """The schema's validator; None for a schema jsonschema cannot use (nothing to hold the answer to)."""
+        try:
+            return OutputValidator(self.schema, name="elicitation", kind="requested schema of an")
+        except RegistrationError:
+            return None
+
+    @staticmethod
+    def checked(answer: object, validator: OutputValidator | None) -> Any:
+        """The client's elicitation result, once its accepted ``content`` matches the schema.
+
+        Raises:
+            ClientRequestError: the content breaks the schema (one line per violation), so the
+                tool never takes a wrong answer for a valid one.
+        """
+        if validator is None or not isinstance(answer, dict) or answer.get("action") != "accept":
+            return answer
+        problems = validator.errors(answer.get("content", {}), root="content")
+        if problems:
+            raise ClientRequestError("The client's answer does not match the requested schema: " + "; ".join(problems))
         return answer
+
+
+async def _then(asking: Coroutine[Any, Any, Any], check: AnswerCheck) -> Any:
+    """``asking``'s answer, held to ``check``: its validator is prepared on a worker thread from
+    the moment the request is sent (the client's answer takes a while), then applied here."""
+    prepared = asyncio.ensure_future(asyncio.to_thread(check.prepare))
     try:
-        validator = OutputValidator(schema, name="elicitation", kind="requested schema of an")
-    except RegistrationError:
-        return answer  # a schema jsonschema cannot use: nothing to hold the answer to
-    content = answer.get("content", {})
-    problems = validator.errors(content, root="content")
-    if problems:
-        raise ClientRequestError("The client's answer does not match the requested schema: " + "; ".join(problems))
-    return answer
+        answer = await asking
+    except BaseException:
+        prepared.add_done_callback(_ignored)  # asking failed or must wait (a 2026 round trip): not needed
+        raise
+    return check.checked(answer, await prepared)
 
 
-async def _then(asking: Coroutine[Any, Any, Any], check: Callable[[Any], Any]) -> Any:
-    return check(await asking)
+def _ignored(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()  # retrieved: never "exception was never retrieved"
