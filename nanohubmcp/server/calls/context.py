@@ -76,6 +76,8 @@ class Context(LevelMethods):
         self._job_id = job_id
         self._log: deque[dict[str, Any]] = deque(maxlen=LOG_KEPT)
         self._asks = ClientAsks(core, request, in_job=job_id is not None)
+        self._progress: float | None = None
+        """The last progress this run reported (a middleware may run a call again: each run may count from 0)."""
 
     # -- identity ---------------------------------------------------------------------------
     @property
@@ -192,25 +194,29 @@ class Context(LevelMethods):
         handle sends none from then on; a 2025-11-25 task's token stays valid until the task ends.
 
         Observers of the server (a notebook's defining cell, the JupyterLab panel) are told too,
-        token or not. A value equal to the last one sent is dropped: the progress value must
-        increase with each notification (MCP 2025-11-25, Basic § Utilities § Progress).
+        token or not. A value not above the last one sent is dropped: the progress value must
+        increase with each notification (MCP 2025-11-25, Basic § Utilities § Progress). A run a
+        middleware starts again (``call_next`` awaited twice) has a ``ctx`` of its own and may
+        count from 0 again without error; its reports are not sent (the call's progress ended
+        with the first run's result).
 
         Args:
             progress: amount done so far (a finite number); must not decrease between calls.
             total: the amount at completion (a finite number), if known.
             message: a short status line (sent from 2025-03-26 on).
         Raises:
-            ValueError: ``progress`` is less than the last value reported, or ``progress`` or
+            ValueError: ``progress`` is less than the last value this call reported, or ``progress`` or
                 ``total`` is NaN or infinite (JSON has no such number: it would go out as
                 ``null``, which clients refuse).
         """
         if not (math.isfinite(progress) and (total is None or math.isfinite(total))):
             raise ValueError(f"progress and total must be finite numbers, not progress={progress!r}, total={total!r}: "
                              "JSON has no NaN or Infinity (leave total out when it is unknown)")
-        tracker = progress_of(self._core, self._request)
-        if tracker.last is not None and progress < tracker.last:
-            raise ValueError(f"progress must not decrease (was {tracker.last}, got {progress})")
-        tracker.report(progress, total, message)
+        last = self._progress
+        if last is not None and progress < last:
+            raise ValueError(f"progress must not decrease (was {last}, got {progress})")
+        self._progress = progress
+        progress_of(self._core, self._request).report(progress, total, message)
 
     # -- asking the client (see nanohubmcp.server.asks.context_asks) ----------------------------
     @property
