@@ -271,6 +271,22 @@ def test_unsupported_protocol_version_header_is_400(http: Http, url: str) -> Non
     still_serving(url, http)
 
 
+@pytest.mark.parametrize(("negotiated", "header"), [("2025-11-25", "2024-11-05"), ("2024-11-05", "2025-11-25")])
+def test_a_session_answers_at_its_negotiated_version_whatever_supported_version_the_header_names(
+        http: Http, negotiated: str, header: str) -> None:
+    # trial19 F15, decided: accepted, as the official conformance suite needs (it sends 2025-03-26 on
+    # 2025-11-25 sessions); the header cannot change the session's version. Invalid arguments show it:
+    # an isError result from 2025-11-25 on (SEP-1303), a -32602 error before.
+    session = initialize(http, negotiated)
+    reply = http.rpc("tools/call", {"name": "add", "arguments": {"a": "x", "b": 1}}, id=17, path="/mcp",
+                     headers={"Mcp-Session-Id": session, "MCP-Protocol-Version": header})
+    assert reply.status == 200
+    if negotiated == "2025-11-25":
+        assert reply.json["result"]["isError"] is True
+    else:
+        assert reply.json["error"]["code"] == -32602
+
+
 def test_every_supported_protocol_version_header_is_accepted(http: Http) -> None:
     for version in ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"):
         reply = http.rpc("ping", id=version, path="/mcp", headers={"MCP-Protocol-Version": version})
