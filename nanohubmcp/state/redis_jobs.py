@@ -11,8 +11,11 @@ creation time (the bounds are counted there; ids whose record expired are droppe
 met); ``jobs:live`` the unfinished ids; ``runner:<token>`` a heartbeat of each live server
 process (:class:`RedisRunners`), so a job whose process died is told from one still running;
 channel ``jobs:cancel``: the id of each job a process stored as cancelled, for the process running
-it to stop it (:meth:`RedisJobBackend.watch_cancels`). Whether a job's session ended is read from the
-sessions' own records beside them (:meth:`RedisJobBackend.session_gone`).
+it to stop it; ``awaited:<id>``, set while a process waits for the end of a job another process runs
+(``tasks/result``), and channel ``jobs:end``: the id of each such job whose end a process stored, for
+the waiting processes (:meth:`RedisJobBackend.watch`, :mod:`nanohubmcp.server.jobs.far_ends`). Whether
+a job's session ended is read from the sessions' own records beside them
+(:meth:`RedisJobBackend.session_gone`).
 """
 
 from __future__ import annotations
@@ -67,9 +70,10 @@ return 0
 
 
 # Stores a job's end unless its record holds one already (a cancel stored by another process is
-# final) other than the guessed end ARGV[4..5] names (runner, message as JSON; "" for none), and
-# names a cancelled job on the cancel channel, in one step.
-# KEYS: job:<id>, jobs:live, jobs:cancel; ARGV: expire seconds, id, 1 to publish, runner, message, field, value...
+# final) other than the guessed end ARGV[4..5] names (runner, message as JSON; "" for none), names a
+# cancelled job on the cancel channel, and an awaited one (its mark dropped) on the end channel, in one step.
+# KEYS: job:<id>, jobs:live, jobs:cancel, awaited:<id>, jobs:end;
+# ARGV: expire seconds, id, 1 to publish, runner, message, field, value...
 _END = """
 local status = redis.call('HGET', KEYS[1], 'status')
 if not status then return 0 end
@@ -80,10 +84,14 @@ redis.call('HSET', KEYS[1], unpack(ARGV, 6))
 redis.call('SREM', KEYS[2], ARGV[2])
 redis.call('EXPIRE', KEYS[1], ARGV[1])
 if ARGV[3] == '1' then redis.call('PUBLISH', KEYS[3], ARGV[2]) end
+if redis.call('DEL', KEYS[4]) == 1 then redis.call('PUBLISH', KEYS[5], ARGV[2]) end
 return 1
 """
 CANCEL_RETRY = 1.0
-"""Seconds between attempts to subscribe to the cancel channel again after Redis went away."""
+"""Seconds between attempts to subscribe to the job channels again after Redis went away."""
+AWAITED_TTL = 30
+"""Seconds a process's mark that it waits for a job's end lasts; the waiting process sets it again
+each time it reads the record (``far_ends.TOLD_LOOK_SECONDS``), so the mark outlives no wait by long."""
 
 
 def _client(url: StateURL) -> Any:
@@ -109,6 +117,7 @@ class RedisJobBackend:
     """Job records in Redis (see the module docstring)."""
 
     persistent = True
+    tells_ends = True
 
     def __init__(self, url: StateURL, name: str, limit_message: Callable[[str, int, str], str]) -> None:
         self.shown = url.shown
@@ -161,7 +170,8 @@ class RedisJobBackend:
         """Store a job's end unless its record holds one already, other than the ``failed`` end
         ``guess`` names (``(runner, message)``: the end another process guessed for a job of that
         runner while its heartbeat lapsed); a cancel is also named on the cancel channel, so the
-        process running the job stops it (:meth:`watch_cancels`)."""
+        process running the job stops it, and the end of a job a process waits for
+        (:meth:`awaited`) on the end channel, so that process answers (:meth:`watch`)."""
         ttl = fields.get("ttl")
         args: list[Any] = [int(float(ttl if ttl is not None else 3600)) + KEEP_AFTER_TTL, job_id,
                            "1" if fields.get("status") == "cancelled" else "0",
@@ -169,50 +179,68 @@ class RedisJobBackend:
         for name, value in fields.items():
             if name != "id":
                 args += [name, json.dumps(value)]
-        keys = [self._key("job", job_id), self._key("jobs", "live"), self._key("jobs", "cancel")]
+        keys = [self._key("job", job_id), self._key("jobs", "live"), self._key("jobs", "cancel"),
+                self._key("awaited", job_id), self._key("jobs", "end")]
         with _guard(self.shown):
             return bool(self._end(keys=keys, args=args))
 
-    def watch_cancels(self, callback: Callable[[str | None], None]) -> None:
-        """Call ``callback(job_id)`` (on a thread of its own) for each job another process stored
-        as cancelled, and ``callback(None)`` each time the subscription is made (at first, and again
-        after Redis went away: the cancels of that while are then found in the records)."""
+    def awaited(self, job_id: str) -> dict[str, Any] | None:
+        """The record of ``job_id`` (None when gone), read in one step with the mark that this
+        process waits for its end (``awaited:<id>``, lasting :data:`AWAITED_TTL` seconds): the
+        process that stores the end finds the mark and names the job on the end channel
+        (:meth:`watch`). An end stored before the mark is in the record read."""
+        with _guard(self.shown):
+            pipe = self._redis.pipeline(transaction=True)
+            pipe.set(self._key("awaited", job_id), "1", ex=AWAITED_TTL)
+            pipe.hgetall(self._key("job", job_id))
+            found = pipe.execute()
+        return self._decode(found[1])
+
+    def watch(self, on_cancel: Callable[[str | None], None], on_end: Callable[[str | None], None]) -> None:
+        """Call ``on_cancel(job_id)`` for each job another process stored as cancelled, and
+        ``on_end(job_id)`` for each job whose end a process stored while one waited for it
+        (:meth:`awaited`), on a thread of its own; each callback also gets ``None`` each time the
+        subscription is made (at first, and again after Redis went away: what was sent meanwhile
+        is then found in the records)."""
         if self._watching.is_set():
             return
         self._watching.set()
-        channel, stop, url = self._key("jobs", "cancel"), self._watching, self._url
+        channels = {self._key("jobs", "cancel"): on_cancel, self._key("jobs", "end"): on_end}
+        stop, url = self._watching, self._url
         # Held weakly: the watcher ends with the job store it tells (a server no longer used).
-        told = weakref.WeakMethod(callback) if inspect.ismethod(callback) else lambda: callback
+        told = {channel: _weakly(callback) for channel, callback in channels.items()}
 
-        def tell(job_id: str | None) -> None:
-            target = told()
-            if target is None:
-                stop.clear()
-            else:
+        def alive() -> bool:
+            return all(ref() is not None for ref in told.values())
+
+        def tell(channel: str, job_id: str | None) -> None:
+            target = told[channel]() if channel in told else None
+            if target is not None:
                 target(job_id)
 
         def watch() -> None:
-            while stop.is_set() and told() is not None:
+            while stop.is_set() and alive():
                 client = _client(url)
                 try:
                     pubsub = client.pubsub()
-                    pubsub.subscribe(channel)
-                    while stop.is_set() and told() is not None:  # each second: is the store still used?
+                    pubsub.subscribe(*channels)
+                    while stop.is_set() and alive():  # each second: is the store still used?
                         message = pubsub.get_message(timeout=1.0)
                         if message is None:
                             continue
                         if message.get("type") == "subscribe":
-                            tell(None)
+                            tell(str(message["channel"]), None)
                         elif message.get("type") == "message":
-                            tell(str(message["data"]))
+                            tell(str(message["channel"]), str(message["data"]))
                 except Exception as exc:  # Redis went away: subscribe again once it is back
-                    log.debug("job cancel channel in %s lost (%s)", url.shown, type(exc).__name__)
+                    log.debug("job channels in %s lost (%s)", url.shown, type(exc).__name__)
                     time.sleep(CANCEL_RETRY)
                 finally:
                     with contextlib.suppress(Exception):
                         client.close()
+            stop.clear()
 
-        threading.Thread(target=watch, name="nanohubmcp-job-cancels", daemon=True).start()
+        threading.Thread(target=watch, name="nanohubmcp-job-channels", daemon=True).start()
         weakref.finalize(self, stop.clear)
 
     def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
@@ -286,6 +314,13 @@ class RedisJobBackend:
         self._watching.clear()
         with contextlib.suppress(Exception):
             self._redis.close()
+
+
+def _weakly(callback: Callable[[str | None], None]) -> Callable[[], Callable[[str | None], None] | None]:
+    """``callback`` held weakly when it is a bound method (the watcher must not keep its store alive)."""
+    if inspect.ismethod(callback):
+        return weakref.WeakMethod(callback)
+    return lambda: callback
 
 
 class RedisRunners:

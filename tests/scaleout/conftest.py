@@ -18,6 +18,9 @@ from cluster import Cluster
 from redis_server import RedisServer, find_redis, job_stores_let_go
 from support import installed
 
+from nanohubmcp.server.jobs import service as jobmod
+from nanohubmcp.state.url import parse
+
 sys.path.insert(0, str(Path(__file__).parents[1] / "proxy"))
 from nginx_weber import find_nginx
 
@@ -57,3 +60,23 @@ def calm_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
             nodes.close()
     finally:
         store.stop()
+
+
+@pytest.fixture(params=["redis", "sqlite"])
+def two_job_stores(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[jobmod.JobStore, jobmod.JobStore]]:
+    """Two job stores standing for two processes of one server: on one real redis-server, and on one
+    SQLite state directory."""
+    if request.param == "redis":
+        server: RedisServer = request.getfixturevalue("redis_server")
+        made = [jobmod.JobStore(name="two", shared=parse(server.url)) for _ in range(2)]
+    else:
+        made = [jobmod.JobStore(name="two", state_dir=tmp_path) for _ in range(2)]
+    for store in made:
+        store.open()
+    try:
+        yield made[0], made[1]
+    finally:
+        for store in made:
+            store.backend.close()
+            if store.runs.locks is not None:
+                store.runs.locks.release()  # (its heartbeat's thread ends now, not at the next collection)

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 START_TIMEOUT = 10.0
-JOB_STORE_THREADS = ("nanohubmcp-job-cancels", "nanohubmcp-runner-beat")
+JOB_STORE_THREADS = ("nanohubmcp-job-channels", "nanohubmcp-runner-beat")
 """Threads of an in-process server's Redis job store: they end once the store is garbage."""
 
 

@@ -15,35 +15,19 @@ leaves), so no test waits out the 10 s.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
-from redis_server import RedisServer
 
 from nanohubmcp.server.jobs import service as jobmod
-from nanohubmcp.state.url import parse
 
 pytestmark = pytest.mark.timeout(60)
 
 RESULT = {"content": [{"type": "text", "text": "42"}], "isError": False}
 
 
-@pytest.fixture(params=["redis", "sqlite"])
-def stores(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[jobmod.JobStore, jobmod.JobStore]]:
+@pytest.fixture
+def stores(two_job_stores: tuple[jobmod.JobStore, jobmod.JobStore]) -> tuple[jobmod.JobStore, jobmod.JobStore]:
     """``(running, polling)``: the job store of the process running the jobs and another's."""
-    if request.param == "redis":
-        server: RedisServer = request.getfixturevalue("redis_server")
-        made = [jobmod.JobStore(name="guess", shared=parse(server.url)) for _ in range(2)]
-    else:
-        made = [jobmod.JobStore(name="guess", state_dir=tmp_path) for _ in range(2)]
-    for store in made:
-        store.open()
-    try:
-        yield made[0], made[1]
-    finally:
-        for store in made:
-            store.backend.close()
+    return two_job_stores
 
 
 def looks_dead(store: jobmod.JobStore) -> None:

@@ -59,7 +59,8 @@ async def tasks_get(core: HandlerServices, request: RequestContext, params: dict
 
 
 async def tasks_result(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-    """``tasks/result``: wait until the task ends, then answer the original request's result.
+    """``tasks/result``: wait until the task ends, then answer the original request's result,
+    whichever process of the server runs the task (:meth:`~..jobs.service.JobStore.ended`).
 
     A task whose job stored a JSON-RPC error answers that error; a cancelled task, or a failed
     one with no stored result (e.g. settled at restart: "the server stopped while this job
@@ -68,8 +69,10 @@ async def tasks_result(core: HandlerServices, request: RequestContext, params: d
     ``_meta`` of the call's own result, which names the call's provenance record
     (``io.nanohub/provenance``; so does a cancelled or failed task's, when it was recorded).
     """
-    job = _job(core, request, params)
-    await job.done.wait()
+    job = await core.jobs.ended(_job(core, request, params), request)
+    if job.status not in jobmod.TERMINAL:  # the request was cancelled: its answer goes nowhere
+        raise InternalError(f"tasks/result was cancelled before task {job.id} ended; send it again to wait "
+                            "for the task's result")
     meta: dict[str, Any] = {RELATED_TASK: {"taskId": job.id}}
     uri = job.provenance_uri()
     if uri is not None:

@@ -2,7 +2,7 @@
 
 A cancel stored by another process is final (the store keeps a job's first end), but the process
 running the job has to hear of it to stop the work. Redis tells it at once (a channel:
-``RedisJobBackend.watch_cancels``); a SQLite file has none, so while a process runs jobs it reads,
+``RedisJobBackend.watch``); a SQLite file has none, so while a process runs jobs it reads,
 every :data:`LOOK_SECONDS`, which of them a record shows cancelled — one read of their ids, on the
 serving loop, only while it runs any — and cancels those as a local cancel does
 (:meth:`~nanohubmcp.server.jobs.record.Job.cancel`: ``ctx.is_cancelled()`` turns true, the job's task

@@ -40,6 +40,7 @@ from ..wire.state_dir import resolve_state_dir
 from . import DEFAULT_MAX_JOBS, DEFAULT_MAX_JOBS_PER_OWNER, DEFAULT_MAX_RESULT_BYTES
 from .cancel_look import CancelLook
 from .ends import cap_result, store_cancel, store_end, stored_cancel
+from .far_ends import LOOK_SECONDS, TOLD_LOOK_SECONDS, FarEnds
 from .leftovers import Leftovers, Tidy
 from .pending import PendingEnds
 from .record import (  # noqa: F401 (re-exported: the job machinery's one import)
@@ -67,6 +68,7 @@ from .visibility import operator_rows, owned, unknown_job, visible
 if TYPE_CHECKING:
     from ...state.url import StateURL
     from ..wire.principal import Principal
+    from ..wire.request import RequestContext
 
 __all__ = ["SERVER_STOPPED", "HandOver", "Job", "JobLimitReached", "JobStore", "Reattach", "task_fields"]
 
@@ -126,6 +128,7 @@ class JobStore:
         self._pending = PendingEnds(self._store_end)
         self._cancel_look: CancelLook | None = None  # a SQLite file shared with other processes (cancel_look)
         self._progress_lost: set[str] = set()  # jobs whose progress could not be stored (logged once)
+        self._far_ends = FarEnds()  # waits for the ends of jobs other processes run (ended)
 
     @property
     def process(self) -> str:
@@ -149,7 +152,7 @@ class JobStore:
         process is recovered."""
         if self._backend is None:
             self._backend = open_backend(self.kind, self.shared, self.name, self.directory, self.runs,
-                                         self._cancelled_elsewhere)
+                                         self._cancelled_elsewhere, self._far_ends.told)
             if isinstance(self._backend, SQLiteBackend):  # no channel tells this process of a cancel
                 self._cancel_look = CancelLook(self._backend.cancelled, self._live)
             if self._backend.persistent:
@@ -270,6 +273,45 @@ class JobStore:
                                                                   self.runs.serving, self._session_over):
             raise unknown_job(job_id)
         return job
+
+    async def ended(self, job: Job, request: RequestContext | None = None) -> Job:
+        """``job`` (from :meth:`get`) once it ended: its terminal status, result or error, as stored.
+
+        A job this process runs ends with its ``done`` event. A job another process runs (a store
+        shared by several processes) is read again when that process stores its end, which a Redis
+        store tells at once, and every few seconds in any case (:mod:`.far_ends`). Such a read also
+        settles a job whose process died, as :meth:`get` does. That wait also ends once ``request``
+        is cancelled (its client cancelled it or went away, its session ended): the job is then
+        returned as it is, unended.
+
+        Raises:
+            UnknownComponent: the job's record is gone from the store meanwhile.
+        """
+        if job.status not in TERMINAL and self._live.get(job.id) is not job:
+            look = TOLD_LOOK_SECONDS if self.backend.tells_ends else LOOK_SECONDS
+            job = await self._far_ends.wait(job, self._read_again, look=look, request=request)
+            if job.status not in TERMINAL and self._live.get(job.id) is not job:
+                return job  # the request was cancelled
+        await job.done.wait()
+        return job
+
+    def _read_again(self, job: Job) -> tuple[Job, bool]:
+        """``job`` as the store holds it now, settled as :meth:`get` settles it, and whether a wait
+        for its end is over here: it ended, or this process took it back (it ends with its ``done``
+        event). ``job`` as it was when the store cannot be read (read again at the next look).
+
+        Raises:
+            UnknownComponent: the job's record is gone from the store.
+        """
+        try:
+            row = self.backend.awaited(job.id)
+        except (sqlite3.Error, StateUnavailable) as exc:
+            log.debug("could not read job %s while waiting for its end: %s", job.id, exc)
+            return job, False
+        if row is None:
+            raise unknown_job(job.id)
+        job = self._revive(row)
+        return job, job.status in TERMINAL or self._live.get(job.id) is job
 
     def session_ended(self, session_id: str) -> None:
         """The session ``session_id``, held by this process, ended (a DELETE, idle expiry,

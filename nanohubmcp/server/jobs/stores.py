@@ -63,6 +63,9 @@ class JobBackend(Protocol):
     """What the job store needs from a place to keep records (see :class:`SQLiteBackend`)."""
 
     persistent: bool
+    tells_ends: bool
+    """True when the back end tells this process of the ends other processes store for jobs it
+    waits for (:meth:`awaited`; Redis), so a wait reads the record seldom (:mod:`.far_ends`)."""
 
     def insert(self, record: dict[str, Any], *, max_total: int, max_per_owner: int) -> None:
         """Add a record unless a bound is reached (raises :class:`JobLimitReached`)."""
@@ -83,6 +86,11 @@ class JobBackend(Protocol):
 
     def load(self, job_id: str) -> dict[str, Any] | None:
         """The record, or None."""
+
+    def awaited(self, job_id: str) -> dict[str, Any] | None:
+        """The record, or None, read by a process that waits for the job's end: a back end that
+        :attr:`tells_ends` marks the job so, in the same step, and tells that process once another
+        stores the end."""
 
     def select(self, *, owner_key: str | None = None, limit: int = 1000) -> list[dict[str, Any]]:
         """Records (of one owner when given), newest first."""
@@ -106,6 +114,7 @@ class MemoryBackend:
     """Records in a dict: today's behaviour, nothing written to disk (``job_store="memory"``)."""
 
     persistent = False
+    tells_ends = False
 
     def __init__(self) -> None:
         self._rows: dict[str, dict[str, Any]] = {}
@@ -142,6 +151,9 @@ class MemoryBackend:
         with self._lock:
             row = self._rows.get(job_id)
             return dict(row) if row is not None else None
+
+    def awaited(self, job_id: str) -> dict[str, Any] | None:
+        return self.load(job_id)
 
     def select(self, *, owner_key: str | None = None, limit: int = 1000) -> list[dict[str, Any]]:
         with self._lock:
@@ -185,6 +197,7 @@ class SQLiteBackend:
     """
 
     persistent = True
+    tells_ends = False  # other processes' ends are read (far_ends.LOOK_SECONDS)
 
     def __init__(self, directory: str) -> None:
         self.path, self._db, self.journal = open_database(directory, DB_FILE, SCHEMA)
@@ -243,6 +256,9 @@ class SQLiteBackend:
         rows = self._query("SELECT * FROM jobs WHERE id = ?", (job_id,))
         return rows[0] if rows else None
 
+    def awaited(self, job_id: str) -> dict[str, Any] | None:
+        return self.load(job_id)
+
     def select(self, *, owner_key: str | None = None, limit: int = 1000) -> list[dict[str, Any]]:
         if owner_key is None:
             return self._query("SELECT * FROM jobs ORDER BY created DESC LIMIT ?", (limit,))
@@ -282,12 +298,13 @@ class SQLiteBackend:
 
 
 def open_backend(kind: str, shared: StateURL | None, name: str, directory: str, runs: Runs,
-                 on_cancel: Callable[[str | None], None]) -> JobBackend:
+                 on_cancel: Callable[[str | None], None], on_end: Callable[[str | None], None]) -> JobBackend:
     """The back end a job store keeps its records in, with this process's runner lock claimed.
 
     ``kind`` "memory": :class:`MemoryBackend`. Else a shared state URL (Redis): the records live
-    there, for every process of the server named ``name``, and ``on_cancel(job_id)`` hears of the
-    cancels other processes store (None: look at every live job). Else the SQLite file in
+    there, for every process of the server named ``name``, ``on_cancel(job_id)`` hears of the
+    cancels other processes store (None: look at every live job) and ``on_end(job_id)`` of the ends
+    of jobs this process waits for (None: every wait looks again). Else the SQLite file in
     ``directory``; a directory that cannot be used (unwritable, not a directory, a broken file)
     gives a :class:`MemoryBackend` instead, with a warning saying how to fix it.
     """
@@ -298,7 +315,7 @@ def open_backend(kind: str, shared: StateURL | None, name: str, directory: str, 
 
         backend = RedisJobBackend(shared, name, limit_message)
         runs.claim(RedisRunners(shared, name))
-        backend.watch_cancels(on_cancel)
+        backend.watch(on_cancel, on_end)
         return backend
     try:
         kept = SQLiteBackend(directory)

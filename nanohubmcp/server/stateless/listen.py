@@ -130,8 +130,8 @@ async def subscriptions_listen(core: HandlerServices, request: RequestContext,
 
         cleanups.append(inputs.watch(task_id, task_changed))
         if job.status not in jobmod.TERMINAL:
-            waiter = asyncio.ensure_future(job.done.wait())
-            waiter.add_done_callback(functools.partial(_report_unless_cancelled, task_changed, job))
+            waiter = asyncio.ensure_future(core.jobs.ended(job, request))  # (on any process of the server)
+            waiter.add_done_callback(functools.partial(_report_end, task_changed))
             cleanups.append(functools.partial(_cancel, waiter))
     # Everything is wired before the acknowledgement goes out (all on this loop step, so no event
     # can slip in between): a client that saw the acknowledgement misses nothing after it.
@@ -146,10 +146,12 @@ async def subscriptions_listen(core: HandlerServices, request: RequestContext,
     return {"_meta": sub_meta}
 
 
-def _report_unless_cancelled(
-    report: Callable[[jobmod.Job], None], job: jobmod.Job, waiter: asyncio.Future[Any]
-) -> None:
-    if not waiter.cancelled():
+def _report_end(report: Callable[[jobmod.Job], None], waiter: asyncio.Future[jobmod.Job]) -> None:
+    """Report the job's end, unless the listen closed first (or the job's record went away meanwhile)."""
+    if waiter.cancelled() or waiter.exception() is not None:
+        return
+    job = waiter.result()
+    if job.status in jobmod.TERMINAL:
         report(job)
 
 
