@@ -2,13 +2,16 @@
 
 A read finds the exact URI first, then the template whose literal part is longest. Not found is
 -32002 with ``data.uri`` in the handshake era and -32602 in 2026-07-28 (SEP-2164). A URI longer than
-:data:`MAX_URI_LENGTH` (8192 characters) is -32602 saying the limit, before any template sees it.
+:data:`MAX_URI_LENGTH` (8192 characters) is -32602 saying the limit, before any template sees it. A
+function's ``FileNotFoundError`` is not found as well; another ``OSError``
+is -32603 with its ``strerror`` (no file name); the file name, a server path, goes to the server log.
 
 Source: MCP 2025-11-25, Server § Resources; MCP 2026-07-28, Server § Resources.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidParams, ResourceNotFound
@@ -22,6 +25,8 @@ from ..wire.request import RequestContext
 
 if TYPE_CHECKING:
     from .host import HandlerServices
+
+log = logging.getLogger("nanohubmcp")
 
 MAX_SUBSCRIPTIONS = 64
 MAX_URI_LENGTH = 8192
@@ -89,6 +94,14 @@ def _read_failed(uri: str, exc: Exception, *, modern: bool) -> Exception:
         return InvalidParams(exc.message, data) if modern else ResourceNotFound(exc.message, data)
     if isinstance(exc, ProtocolError):
         return exc
+    if isinstance(exc, OSError):
+        # A missing file is "not found"; no OSError's file name (the server's own path) goes to the client.
+        log.warning("resources/read %s: %s", uri, exc)
+        if isinstance(exc, FileNotFoundError):  # what open() raises for ENOENT
+            message = f"Resource not found: {uri}"
+            return InvalidParams(message, {"uri": uri}) if modern else ResourceNotFound(message, {"uri": uri})
+        if exc.strerror:  # "[Errno 13] Permission denied: '/srv/data/x'" → "Permission denied"
+            return InternalError(f"Reading {uri} failed: {exc.strerror}", {"uri": uri})
     # The function's own message is for the client (like a tool's); never a traceback.
     return InternalError(f"Reading {uri} failed: {exc}", {"uri": uri})
 
