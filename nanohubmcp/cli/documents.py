@@ -42,20 +42,29 @@ MAX_NAMED = 10
 
 def records_directory(state_dir: str | None, name: str | None) -> str:
     """The state directory whose provenance records ``provenance list``/``export`` read: ``state_dir``,
-    else ``$NANOHUBMCP_STATE_DIR``, else that of the server named ``name``, else the one server directory
-    under the default root (:func:`.state_dir.default_root`) that holds records.
+    else the default directory of the server named ``name`` (a command-line option wins over the
+    environment), else ``$NANOHUBMCP_STATE_DIR``, else the one server directory under the default root
+    (:func:`.state_dir.default_root`) that holds records.
 
     Raises:
-        NanohubMCPError: that directory holds no records; none given and no server directory, or
-            several, under the default root hold records (naming the root and them).
+        NanohubMCPError: that directory holds no records (saying when ``$NANOHUBMCP_STATE_DIR`` chose
+            it); none given and no server directory, or several, under the default root hold records
+            (naming the root and them).
     """
     from ..server.provenance.record_db import DB_FILE
-    from ..server.wire.state_dir import ENV_STATE_DIR, default_root, resolve_state_dir
+    from ..server.wire.state_dir import ENV_STATE_DIR, default_root, resolve_state_dir, safe_name
 
-    if state_dir or name is not None or os.environ.get(ENV_STATE_DIR, "").strip():
-        directory = resolve_state_dir(name or "server", state_dir)
+    from_env = os.environ.get(ENV_STATE_DIR, "").strip()
+    if state_dir or name is not None or from_env:
+        if state_dir:
+            directory, source = resolve_state_dir("server", state_dir), ""
+        elif name is not None:
+            directory, source = os.path.join(default_root(), safe_name(name)), ""
+        else:
+            directory = resolve_state_dir("server", from_env)
+            source = f" (named by ${ENV_STATE_DIR})"
         if not os.path.isfile(os.path.join(directory, DB_FILE)):
-            raise NanohubMCPError(f"no provenance records in {directory}: {WHOSE}")
+            raise NanohubMCPError(f"no provenance records in {directory}{source}: {WHOSE}")
         return directory
     root = default_root()
     try:

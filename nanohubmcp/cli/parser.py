@@ -237,11 +237,12 @@ def record_count(text: str) -> int:
 def records_directory_arguments(command: argparse.ArgumentParser) -> None:
     """``--state-dir`` and ``--name``: whose provenance records a ``provenance`` subcommand reads."""
     command.add_argument("--state-dir", default=None, metavar="DIR",
-                         help="the server's state directory (default: $NANOHUBMCP_STATE_DIR, else the one of the "
-                         "server named by --name, else the one server directory holding records under the default "
+                         help="the server's state directory (default: the one of the server named by --name, else "
+                         "$NANOHUBMCP_STATE_DIR, else the one server directory holding records under the default "
                          "root, ~/.local/share/nanohubmcp)")
     command.add_argument("--name", default=None, metavar="NAME",
-                         help="the server's name (MCPServer's first argument), for its default state directory")
+                         help="the server's name (MCPServer's first argument), for its default state directory; "
+                         "it wins over $NANOHUBMCP_STATE_DIR")
 
 
 def parse_arguments(argv: Sequence[str] | None = None) -> argparse.Namespace:
