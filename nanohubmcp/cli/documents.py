@@ -122,7 +122,8 @@ def export_provenance(args: argparse.Namespace) -> int:
     record_id = record_id_of(args.call_id) or args.call_id
     output = Path(args.output) if args.output else Path(f"provenance-{record_id}")
     try:
-        written = export(store, args.call_id, output, force=args.force, license=args.license)
+        written = export(store, args.call_id, output, force=args.force, license=args.license,
+                         where=f"in {directory}")
     finally:
         store.close()
     print(f"wrote the RO-Crate of {record_id} to {written}")

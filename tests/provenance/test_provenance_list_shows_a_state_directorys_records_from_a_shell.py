@@ -77,6 +77,7 @@ def test_list_shows_the_newest_records_and_export_takes_their_ids(tmp_path: Path
     unknown = nanohubmcp("provenance", "export", "nosuchid", "--state-dir", str(state), "-o", str(tmp_path / "c"))
     assert unknown.returncode == 1
     assert "nanohubmcp provenance list" in unknown.stderr  # where the ids are, from a shell
+    assert f"no provenance record 'nosuchid' in {state} (unknown" in unknown.stderr  # where it looked (trial20 F11)
     pytest.importorskip("rocrate")
     exported = nanohubmcp("provenance", "export", failed, "--state-dir", str(state), "-o", str(tmp_path / "crate"))
     assert exported.returncode == 0, exported.stderr

@@ -62,9 +62,11 @@ def export(
     *,
     force: bool = False,
     license: str | None = None,
+    where: str = "here",
 ) -> Path:
     """Write the RO-Crate of the record ``call_id`` (its id or its ``nanohubmcp://provenance/…``
-    URI) of ``store`` into ``directory``; returns the directory.
+    URI) of ``store`` into ``directory``; returns the directory. ``where`` says in the not-found error
+    where the record was looked for (``"in /path/to/state"``; default ``"here"``, this server).
 
     Raises:
         NanohubMCPError: a malformed ``license`` (checked first, :func:`license_uri`); no such record
@@ -78,7 +80,7 @@ def export(
     record = store.find(record_id)
     if record is None:
         raise NanohubMCPError(
-            f"no provenance record {call_id!r} here (unknown, or expired with the job store's TTL); "
+            f"no provenance record {call_id!r} {where} (unknown, or expired with the job store's TTL); "
             "the id is the end of the URI in a result's _meta['io.nanohub/provenance']; "
             "nanohubmcp provenance list (in a notebook, %mcp history) lists the records"
         )
