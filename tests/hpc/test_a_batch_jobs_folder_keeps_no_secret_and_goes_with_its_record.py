@@ -15,6 +15,7 @@ Trial 18, F3: the folders — pickled Secret included — stayed for ever, also 
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import time
@@ -78,6 +79,10 @@ def test_a_slurm_jobs_pickled_call_goes_at_its_end_and_its_folder_with_its_recor
         assert holding(tmp_path, SECRET) == []
         assert not list(folder.glob("*.pkl"))
         assert list(folder.glob("*_0_log.err"))  # its logs stay while the job can be read
+        # what stays is what hpc-jobs.md "What stays in the job folders" lists (trial20 F12)
+        kept = {re.sub(r"^\d+_", "<id>_", re.sub(r"_[0-9a-f]{32}\.sh$", "_<hex>.sh", p.name)) for p in folder.iterdir()}
+        assert kept <= {"<id>_0_log.out", "<id>_0_log.err", "events.jsonl", "<id>_submission.sh",
+                        ".submission_file_<hex>.sh", ".nanohubmcp-job"}, kept
 
         wait_until(lambda: routes.rest_poll(job_id)[1]["status"] == "not_found", "the job to expire", TTL + 10)
         sweep(server)
