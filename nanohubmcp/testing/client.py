@@ -63,7 +63,10 @@ class MemoryClient:
     ``async with MemoryClient(server) as client`` sends ``initialize`` (and
     ``notifications/initialized``) at ``version``; at 2026-07-28 there is no handshake, and every
     request carries the version, capabilities and client info in its ``_meta``. On leaving, the
-    client's session ends and what it still runs is cancelled.
+    client's session ends and what it still runs is cancelled; the client is then closed (its verbs
+    raise ``RuntimeError``). A verb whose caller is cancelled (``anyio.fail_after``,
+    ``anyio.move_on_after``) sends ``notifications/cancelled`` for its request and lets the
+    cancellation through; the client stays usable.
 
     Args:
         server: the ``MCPServer`` to talk to (it need not be started).
@@ -140,7 +143,9 @@ class MemoryClient:
         self.initialize_result: dict[str, Any] | None = None
         """What ``initialize`` answered (None before it, and in the stateless era)."""
         self._ids = itertools.count(1)
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._tasks: set[asyncio.Future[Any]] = set()
+        self.closed = False
+        """The client's ``async with`` block ended: its verbs raise ``RuntimeError``."""
 
     async def __aenter__(self) -> MemoryClient:
         if self.opens_session:
@@ -148,9 +153,14 @@ class MemoryClient:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
+        self.closed = True
         for task in list(self._tasks):
             task.cancel()
         self.peer.close()
+
+    def _track(self, task: asyncio.Future[Any]) -> None:
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
     @property
     def session_id(self) -> str | None:
@@ -164,8 +174,27 @@ class MemoryClient:
 
         The message is sent as written: the envelope, ids and ``_meta`` are the caller's
         (:meth:`envelope` builds them). For tests of the protocol itself.
+
+        A request whose caller is cancelled (``anyio.fail_after``, ``move_on_after``, a task's
+        ``cancel()``) is cancelled at the server too, as a wire client does: the client sends
+        ``notifications/cancelled`` naming it, and the cancellation goes on to the caller.
+
+        Raises:
+            RuntimeError: the client is closed (its ``async with`` block ended).
         """
-        reply = await self.peer.deliver(jsonenc.dumpb(message))
+        if self.closed:
+            raise RuntimeError("the client is closed: its `with` block ended; open a new one "
+                               "(`async with MemoryClient(server)` or `with in_memory(server)`)")
+        body = jsonenc.dumpb(message)
+        if "method" not in message or "id" not in message:  # a notification or a response: nothing to withdraw
+            reply = await self.peer.deliver(body)
+        else:
+            delivery = asyncio.ensure_future(self.peer.deliver(body))
+            try:
+                reply = await asyncio.shield(delivery)
+            except asyncio.CancelledError:
+                self._withdraw(message, delivery)
+                raise
         if reply is None:
             return None
         answer: dict[str, Any] = jsonenc.loads(jsonenc.dumpb(reply))  # what a wire client reads
@@ -217,6 +246,16 @@ class MemoryClient:
             raise RpcError(response["error"])
         result: dict[str, Any] = response["result"]
         return result
+
+    def _withdraw(self, message: dict[str, Any], delivery: asyncio.Future[Any]) -> None:
+        """The caller of ``message`` (a request) was cancelled: tell the server, without awaiting
+        here (the caller's cancel scope would cancel that too); its late reply is dropped."""
+        self._track(delivery)
+        delivery.add_done_callback(lambda done: done.cancelled() or done.exception())  # retrieved, not reported
+        if delivery.done() or self.closed:
+            return
+        params = {"requestId": message["id"], "reason": "the client cancelled the request"}
+        self._track(asyncio.ensure_future(self.send(self.envelope("notifications/cancelled", params, notify=True))))
 
     async def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
         """Send a notification."""
@@ -308,9 +347,7 @@ class MemoryClient:
         message = jsonenc.loads(jsonenc.dumpb(message))
         self.messages.append(message)
         if "method" in message and "id" in message:  # the server's request: answered as a task of its own
-            task = asyncio.ensure_future(self._respond(message))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self._track(asyncio.ensure_future(self._respond(message)))
 
     async def _respond(self, message: dict[str, Any]) -> None:
         method = message["method"]

@@ -19,66 +19,78 @@ __all__ = ["SyncMemoryClient", "in_memory"]
 T = TypeVar("T")
 
 DEFAULT_TIMEOUT = 30.0
-"""Seconds a verb waits for its answer before it raises ``concurrent.futures.TimeoutError`` (the builtin
-``TimeoutError`` from Python 3.11 on)."""
+"""Seconds a verb waits for its answer by default before it raises ``TimeoutError``."""
 
 
 class SyncMemoryClient:
     """:class:`~nanohubmcp.testing.MemoryClient`'s verbs as plain calls (made by :func:`in_memory`).
 
-    Each verb takes ``timeout`` (seconds, default 30) and raises ``concurrent.futures.TimeoutError``
-    (the builtin ``TimeoutError`` from Python 3.11 on) when no answer came in that time, cancelling the
-    request; otherwise it answers and raises as the async verb of the same name.
+    Each verb takes ``timeout`` (seconds; None: the ``timeout=`` given to :func:`in_memory`, 30 by
+    default) and raises ``TimeoutError`` ("tools/call 'slow' got no answer within 0.5 s") when no
+    answer came in that time, after cancelling the request at the server
+    (``notifications/cancelled``); the client stays usable. Otherwise it answers and raises as the
+    async verb of the same name. After the ``with`` block the verbs raise ``RuntimeError`` (the
+    client is closed).
     """
 
-    def __init__(self, client: MemoryClient, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, client: MemoryClient, loop: asyncio.AbstractEventLoop,
+                 timeout: float = DEFAULT_TIMEOUT) -> None:
         self.client = client
         """The async client (run its coroutines on :attr:`loop`)."""
         self.loop = loop
         """The event loop the client and the server run on (a thread of its own)."""
+        self.timeout = timeout
+        """Seconds a verb waits when given no ``timeout``."""
+        self.closed = False
+        """The ``with`` block ended: the verbs raise ``RuntimeError``."""
 
-    def _run(self, coroutine: Coroutine[Any, Any, T], timeout: float) -> T:
+    def _run(self, coroutine: Coroutine[Any, Any, T], timeout: float | None, what: str) -> T:
+        if self.closed:
+            coroutine.close()  # never started: no "never awaited" warning
+            raise RuntimeError("the client is closed: its `with in_memory(server)` block ended; open a new one")
+        seconds = self.timeout if timeout is None else timeout
         future = asyncio.run_coroutine_threadsafe(coroutine, self.loop)
         try:
-            return future.result(timeout)
+            return future.result(seconds)
         except concurrent.futures.TimeoutError:  # the builtin TimeoutError from Python 3.11 on
-            future.cancel()
-            raise
+            future.cancel()  # the request is withdrawn at the server (notifications/cancelled)
+            raise TimeoutError(f"{what} got no answer within {seconds:g} s (timeout=)") from None
 
-    def list_tools(self, timeout: float = DEFAULT_TIMEOUT) -> list[dict[str, Any]]:
+    def list_tools(self, timeout: float | None = None) -> list[dict[str, Any]]:
         """`MemoryClient.list_tools`, waited for."""
-        return self._run(self.client.list_tools(), timeout)
+        return self._run(self.client.list_tools(), timeout, "tools/list")
 
     def call_tool(self, name: str, arguments: dict[str, Any] | None = None, *, progress: bool = False,
-                  timeout: float = DEFAULT_TIMEOUT, **params: Any) -> dict[str, Any]:
+                  timeout: float | None = None, **params: Any) -> dict[str, Any]:
         """`MemoryClient.call_tool`, waited for."""
-        return self._run(self.client.call_tool(name, arguments, progress=progress, **params), timeout)
+        call = self.client.call_tool(name, arguments, progress=progress, **params)
+        return self._run(call, timeout, f"tools/call {name!r}")
 
-    def list_resources(self, timeout: float = DEFAULT_TIMEOUT) -> list[dict[str, Any]]:
+    def list_resources(self, timeout: float | None = None) -> list[dict[str, Any]]:
         """`MemoryClient.list_resources`, waited for."""
-        return self._run(self.client.list_resources(), timeout)
+        return self._run(self.client.list_resources(), timeout, "resources/list")
 
-    def read_resource(self, uri: str, timeout: float = DEFAULT_TIMEOUT) -> list[dict[str, Any]]:
+    def read_resource(self, uri: str, timeout: float | None = None) -> list[dict[str, Any]]:
         """`MemoryClient.read_resource`, waited for."""
-        return self._run(self.client.read_resource(uri), timeout)
+        return self._run(self.client.read_resource(uri), timeout, f"resources/read {uri!r}")
 
-    def list_prompts(self, timeout: float = DEFAULT_TIMEOUT) -> list[dict[str, Any]]:
+    def list_prompts(self, timeout: float | None = None) -> list[dict[str, Any]]:
         """`MemoryClient.list_prompts`, waited for."""
-        return self._run(self.client.list_prompts(), timeout)
+        return self._run(self.client.list_prompts(), timeout, "prompts/list")
 
     def get_prompt(self, name: str, arguments: dict[str, str] | None = None,
-                   timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
+                   timeout: float | None = None) -> dict[str, Any]:
         """`MemoryClient.get_prompt`, waited for."""
-        return self._run(self.client.get_prompt(name, arguments), timeout)
+        return self._run(self.client.get_prompt(name, arguments), timeout, f"prompts/get {name!r}")
 
     def request(self, method: str, params: dict[str, Any] | None = None,
-                timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any]:
+                timeout: float | None = None) -> dict[str, Any]:
         """`MemoryClient.request`, waited for."""
-        return self._run(self.client.request(method, params), timeout)
+        return self._run(self.client.request(method, params), timeout, method)
 
-    def send(self, message: dict[str, Any], timeout: float = DEFAULT_TIMEOUT) -> dict[str, Any] | None:
+    def send(self, message: dict[str, Any], timeout: float | None = None) -> dict[str, Any] | None:
         """`MemoryClient.send`, waited for."""
-        return self._run(self.client.send(message), timeout)
+        return self._run(self.client.send(message), timeout, str(message.get("method", "the message")))
 
     def notifications(self, method: str | None = None) -> list[dict[str, Any]]:
         """`MemoryClient.notifications`."""
@@ -91,7 +103,7 @@ class SyncMemoryClient:
 
 
 @contextlib.contextmanager
-def in_memory(server: MCPServer, **options: Any) -> Iterator[SyncMemoryClient]:
+def in_memory(server: MCPServer, *, timeout: float = DEFAULT_TIMEOUT, **options: Any) -> Iterator[SyncMemoryClient]:
     """A :class:`~nanohubmcp.testing.MemoryClient` of ``server`` for synchronous tests.
 
     The client and the server run on an event loop in a thread of its own (handlers are called
@@ -100,6 +112,8 @@ def in_memory(server: MCPServer, **options: Any) -> Iterator[SyncMemoryClient]:
 
     Args:
         server: the ``MCPServer`` (it need not be started).
+        timeout: seconds each verb (and ``initialize``) waits for its answer unless the verb is
+            given its own ``timeout=`` (default 30); then ``TimeoutError``.
         options: :class:`~nanohubmcp.testing.MemoryClient`'s keywords (``version``,
             ``elicitation``, ``sampling``, ``roots``, ``principal``, ``log_level``, ...).
 
@@ -118,10 +132,12 @@ def in_memory(server: MCPServer, **options: Any) -> Iterator[SyncMemoryClient]:
     thread = threading.Thread(target=loop.run_forever, name="nanohubmcp-memory-client", daemon=True)
     thread.start()
     try:
-        asyncio.run_coroutine_threadsafe(client.__aenter__(), loop).result(DEFAULT_TIMEOUT)
+        asyncio.run_coroutine_threadsafe(client.__aenter__(), loop).result(timeout)
+        sync = SyncMemoryClient(client, loop, timeout)
         try:
-            yield SyncMemoryClient(client, loop)
+            yield sync
         finally:
+            sync.closed = True
             asyncio.run_coroutine_threadsafe(client.__aexit__(None, None, None), loop).result(DEFAULT_TIMEOUT)
     finally:
         loop.call_soon_threadsafe(server.core.detach)
