@@ -189,7 +189,7 @@ async def _call(session: Any, name: str, arguments: dict[str, Any]) -> Any:
     # A Slurm job may wait its turn behind other jobs of the one-node cluster (queued, reason Resources).
     deadline = time.monotonic() + 120
     while True:
-        final = _dump(await session.call_tool("get_job_result", {"job_id": job}))
+        final = _unstamped(_dump(await session.call_tool("get_job_result", {"job_id": job})))
         if (final.get("structured_content") or {}).get("status") != "running" or time.monotonic() > deadline:
             break
         await asyncio.sleep(0.1)

@@ -209,7 +209,7 @@ class Context(LevelMethods):
                 ``total`` is NaN or infinite (JSON has no such number: it would go out as
                 ``null``, which clients refuse).
         """
-        if not (math.isfinite(progress) and (total is None or math.isfinite(total))):
+        if not (_finite(progress) and (total is None or _finite(total))):
             raise ValueError(f"progress and total must be finite numbers, not progress={progress!r}, total={total!r}: "
                              "JSON has no NaN or Infinity (leave total out when it is unknown)")
         last = self._progress
@@ -392,3 +392,11 @@ _PY_LEVELS = {
     "alert": logging.CRITICAL,
     "emergency": logging.CRITICAL,
 }
+
+
+def _finite(number: float) -> bool:
+    """Not NaN nor infinite; an int beyond any float (``10**400``) is finite (JSON carries it whole)."""
+    try:
+        return math.isfinite(number)
+    except OverflowError:
+        return True
