@@ -36,7 +36,6 @@ import inspect
 from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from .calls.tool_calls import call_arguments
 from .wire.request import ANSWERED_BY_LAYER
 
 if TYPE_CHECKING:
@@ -135,6 +134,8 @@ class Request:
         if method == "tools/call":
             if type(params.get("arguments")) is not dict:
                 # settled before any layer sees it: null or absent is no arguments, anything else -32602
+                from .calls.tool_calls import call_arguments  # the rare path; tool_calls loads at the first call
+
                 params = {**params, "arguments": call_arguments(params)}
             name = params.get("name")
             self.tool = tools.by_name.get(name) if tools is not None and type(name) is str else None
