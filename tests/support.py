@@ -330,6 +330,7 @@ def crate_action(folder: Path) -> dict[str, Any]:
 def count_calls(fn: Callable[[], Any], events: tuple[str, ...] = ("call",)) -> int:
     """How many function calls ``fn()`` makes, counted with ``sys.setprofile``: Python calls
     (``"call"``), and C calls too with ``events=("call", "c_call")``. Work counted, never timed."""
+    import gc
     import sys
 
     count = 0
@@ -339,9 +340,17 @@ def count_calls(fn: Callable[[], Any], events: tuple[str, ...] = ("call",)) -> i
         if event in events:
             count += 1
 
+    # A garbage collection that falls inside ``fn()`` runs other objects' finalizers (``__del__``,
+    # weakref callbacks of earlier tests' sockets and loops), and those calls would be counted as
+    # ``fn``'s: collect first and keep the collector off while counting.
+    gc.collect()
+    was_enabled = gc.isenabled()
+    gc.disable()
     sys.setprofile(profile)
     try:
         fn()
     finally:
         sys.setprofile(None)
+        if was_enabled:
+            gc.enable()
     return count

@@ -30,17 +30,17 @@ def test_shaping_a_list_of_scalars_makes_as_many_python_calls_for_ten_items_as_f
     small = [1, -2, "x", None, True, 3, 4, 5, 6, 7]
     large = small * 100_000
     sink = ResultSink(ResultOptions(max_inline_bytes=1 << 30), ResultStore(ttl=60), "s")
-    for make in (
+    for index, make in enumerate((
         lambda v: shape.tool_result(v),
         lambda v: shape.tool_result(v, sink=sink),
         lambda v: shape.tool_result(v, lists_as_data=True),
         lambda v: shape.structured_value(v),
         lambda v: mixed.split(v),
         lambda v: mixed.split({"values": v}),
-    ):
+    )):
         few = python_calls(lambda make=make: make(small))
         many = python_calls(lambda make=make: make(large))
-        assert many <= few + 2, (make, few, many)
+        assert many <= few + 2, (index, few, many)
 
 
 def test_the_shaped_long_list_is_what_it_always_was() -> None:
