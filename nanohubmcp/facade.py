@@ -386,7 +386,13 @@ class MCPServer:
                                  timeout=timeout, rappture=rappture, **options)
 
     def remove_tool(self, name: str) -> bool:
-        """Unregister a tool; True when it existed (clients get ``list_changed``)."""
+        """Unregister the tool ``name``.
+
+        Returns True when it was registered, False when no tool had that name (nothing changes).
+        Connected clients get ``notifications/tools/list_changed`` (MCP 2025-11-25, Server § Tools
+        § List Changed Notification); a call of it already running finishes, and later calls get
+        -32602 "Unknown tool".
+        """
         return self._registrar.remove_tool(name)
 
     # -- provenance ----------------------------------------------------------------------
@@ -465,7 +471,19 @@ class MCPServer:
     # -- resources, views, prompts, completions, skills --------------------------------
 
     def add_resource(self, fn: Callable[..., Any], uri: str, **options: Any) -> Resource | ResourceTemplate:
-        """Register ``fn`` as the resource (or template) at ``uri``; returns the record."""
+        """Register ``fn`` as the resource at ``uri``, or as a resource template when ``uri`` holds
+        RFC 6570 variables (``"data://runs/{run_id}"``); returns the record.
+
+        The plain-call form of :meth:`resource`, whose keyword options it takes (``name``,
+        ``description``, ``mime_type``, ``tags``, ``meta``, ``title``, ``annotations``, ...). A URI
+        registered before is replaced; clients get ``notifications/resources/list_changed``.
+
+        Raises:
+            RegistrationError: ``uri`` is not a URI or not a valid template, or a template variable
+                is not a parameter of ``fn``; the message names the resource.
+
+        Source: MCP 2025-11-25, Server § Resources.
+        """
         return self._registrar.add_resource(fn, uri, **options)
 
     def resource(
@@ -587,7 +605,12 @@ class MCPServer:
         return decorating(lambda func: self.add_app_view(uri, func, **options), None)
 
     def remove_resource(self, uri: str) -> bool:
-        """Unregister a resource or template by its URI (template)."""
+        """Unregister the resource at ``uri``, or the template written exactly as ``uri``
+        (``"data://runs/{run_id}"``, not a URI it matches).
+
+        Returns True when one was registered, False otherwise. Connected clients get
+        ``notifications/resources/list_changed``; a later ``resources/read`` of it gets -32002.
+        """
         return self._registrar.remove_resource(uri)
 
     def resource_updated(self, uri: str) -> None:
@@ -595,7 +618,18 @@ class MCPServer:
         self._registrar.resource_updated(uri)
 
     def add_prompt(self, fn: Callable[..., Any], **options: Any) -> Prompt:
-        """Register ``fn`` as a prompt; returns the record."""
+        """Register ``fn`` as a prompt (replacing one of the same name); returns the record.
+
+        The plain-call form of :meth:`prompt`, whose keyword options it takes (``name``,
+        ``description``, ``tags``, ``meta``, ``title``). Clients get
+        ``notifications/prompts/list_changed``.
+
+        Raises:
+            RegistrationError: ``fn`` is not a function, or a parameter cannot be a prompt
+                argument; the message names the prompt.
+
+        Source: MCP 2025-11-25, Server § Prompts.
+        """
         return self._registrar.add_prompt(fn, **options)
 
     def prompt(
@@ -634,7 +668,11 @@ class MCPServer:
         return decorating(lambda func: self.add_prompt(func, **options), fn)
 
     def remove_prompt(self, name: str) -> bool:
-        """Unregister a prompt."""
+        """Unregister the prompt ``name``.
+
+        Returns True when it was registered, False otherwise. Connected clients get
+        ``notifications/prompts/list_changed``; a later ``prompts/get`` of it gets -32602.
+        """
         return self._registrar.remove_prompt(name)
 
     def completion(
@@ -876,7 +914,13 @@ class MCPServer:
         return self._serving.call(self.core, name, arguments, server=self)
 
     async def call_async(self, name: str, arguments: dict[str, Any] | None = None) -> CallResult:
-        """:meth:`call` for a coroutine (or a notebook cell's top-level ``await``)."""
+        """:meth:`call` for a coroutine (or a notebook cell's top-level ``await``).
+
+        Awaits the call on the server's event loop when it runs on another thread, on the calling
+        loop otherwise (a "kernel" mode notebook, or a server that is not serving: the tool still
+        runs through the same call path). Returns the ``CallToolResult`` and raises as
+        :meth:`call` does.
+        """
         return await self._serving.call_async(self.core, name, arguments, server=self)
 
     @property
