@@ -121,7 +121,9 @@ class MCPServer:
             request to carry a token) a server with ``auth`` takes the caller's token from
             ``$MCP_TOKEN``, checks it once before serving and refuses to start without a valid
             one; every request then has that principal and its scopes (MCP 2025-11-25, Basic §
-            Authorization: stdio takes credentials from the environment).
+            Authorization: stdio takes credentials from the environment), until the token's
+            expiry (a JWT's ``exp`` plus the verifier's leeway), after which requests are refused
+            with -32600 "Unauthorized: ...".
         state_url: where what several processes share lives: None (default:
             ``NANOHUBMCP_STATE_URL``, else this process's memory, jobs in the state directory),
             ``"sqlite:///DIR"`` (the job store in DIR) or ``"redis://[:password@]HOST:6379/0"``
@@ -786,7 +788,9 @@ class MCPServer:
         stdin/stdout instead, as desktop clients launch servers, until the client closes stdin;
         stdout then carries only protocol messages (``print()`` goes to stderr) and the HTTP
         options are ignored. With ``auth=`` the caller is the one whose token ``$MCP_TOKEN``
-        holds, checked once before serving (``ConfigurationError`` when it is unset or refused).
+        holds, checked once before serving (``ConfigurationError`` when it is unset, refused or
+        expired); requests read after its expiry (a JWT's ``exp`` plus the verifier's leeway)
+        are refused (-32600 "Unauthorized: the bearer token is invalid or expired").
 
         In a Jupyter kernel it serves in the background and returns instead of blocking the
         kernel (no "event loop is already running"): on 127.0.0.1 unless ``host`` is given,

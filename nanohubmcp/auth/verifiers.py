@@ -6,7 +6,9 @@ None means "not a valid token" (401). Attributes the transports read when presen
 - ``required_scopes``: scopes every request needs (a token without them gets 403);
 - ``authorization_servers``: issuer URLs advertised in the protected resource metadata
   (RFC 9728 § 2), so an OAuth client knows where to get a token;
-- ``scopes_supported``: scopes advertised in that document.
+- ``scopes_supported``: scopes advertised in that document;
+- ``leeway``: seconds a token stays honoured past the ``exp`` claim of its principal's ``claims``
+  over stdio, where the token is checked once, at start (``JWTVerifier``'s clock-skew leeway).
 """
 
 from __future__ import annotations

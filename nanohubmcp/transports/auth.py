@@ -37,6 +37,9 @@ log = logging.getLogger("nanohubmcp.auth")
 
 METADATA_PATH = ".well-known/oauth-protected-resource"
 """Where the protected resource metadata lives, relative to the public base URL."""
+INVALID_TOKEN = "the bearer token is invalid or expired"
+"""Why a token the verifier refused was refused, as the client hears it (401 ``invalid_token``; over
+stdio, a request after the token in ``$MCP_TOKEN`` expired): which check failed is the server log's."""
 
 
 def bearer_token(header: str | None) -> str | None:
@@ -65,7 +68,7 @@ def refusal(header: str | None) -> tuple[str, str | None]:
         named = space and scheme.isascii() and scheme.isalnum() and len(scheme) <= 20
         wrong = f"uses the {scheme} scheme" if named else "does not start with 'Bearer '"
         return f"the Authorization header {wrong}: send 'Authorization: Bearer <token>'", None
-    return "the bearer token is invalid or expired", "invalid_token"
+    return INVALID_TOKEN, "invalid_token"
 
 
 def resource_url(base: str) -> str:

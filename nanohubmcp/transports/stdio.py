@@ -17,7 +17,9 @@ concurrently, so a client can answer an elicitation while the tool that asked wa
 
 With ``auth=``, the caller is the one whose token ``$MCP_TOKEN`` holds, checked once before
 serving (:mod:`.stdio_auth`): every request carries that principal, so per-tool scopes are
-checked as over HTTP. Without ``auth=`` requests carry no principal.
+checked as over HTTP; once a token with an expiry (a JWT's ``exp``) has expired, each request
+is refused as HTTP refuses an expired token (-32600 "Unauthorized: ..."). Without ``auth=``
+requests carry no principal.
 
 End of input ends the server: running calls are cancelled and given a moment to answer,
 then the server closes. SIGINT/SIGTERM do the same.
@@ -29,7 +31,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+import time
+from typing import TYPE_CHECKING, Any
 
 from ..auth.verifiers import TokenVerifier
 from ..errors import ProtocolError, error_response
@@ -40,6 +43,9 @@ from ..server.wire.sessions import Session
 from ..server.wire.streams import OutboundStream
 from .lines import MAX_LINE_BYTES, LineReader, LineWriter, TooLong, protect_stdout, stop_on_signals, too_long_response
 from .served import ServedServer
+
+if TYPE_CHECKING:
+    from .stdio_auth import TokenExpiry
 
 log = logging.getLogger("nanohubmcp.stdio")
 
@@ -56,14 +62,17 @@ class StdioTransport:
         out_fd: the descriptor to write messages to (default :func:`protect_stdout`).
         max_line_bytes: longest accepted line.
         principal: the caller, carried by every request (None: no authorization).
+        expiry: when the caller's token expires (:func:`.stdio_auth.token_expiry`): each request
+            read after it is refused; None: never (no authorization, a token without ``exp``).
     """
 
     def __init__(
         self, server: ServedServer, *, in_fd: int = 0, out_fd: int | None = None, max_line_bytes: int = MAX_LINE_BYTES,
-        principal: Principal | None = None,
+        principal: Principal | None = None, expiry: TokenExpiry | None = None,
     ) -> None:
         self.server = server
         self.principal = principal
+        self.expiry = expiry
         self.core = server.core
         self.connection = Connection(self.core, "stdio", server, one_peer=True)
         self.writer = LineWriter(protect_stdout() if out_fd is None else out_fd)
@@ -121,13 +130,18 @@ class StdioTransport:
             except ProtocolError as exc:  # not JSON-RPC; a batch the version lacks; a 2026-07-28 envelope
                 self._write(None, error_response(exc, exc.request_id))
                 return
+            expiry = self.expiry  # the caller's token expired: one clock reading, one comparison (None: never)
+            expired = expiry if expiry is not None and time.time() >= expiry.at else None
             if incoming.batch is not None:
-                await self._serve_batch(incoming)
+                await self._serve_batch(incoming, expired)
                 return
             connection, request = self.connection, incoming.request
             if request is None:
                 assert incoming.message is not None
                 connection.withdraw(incoming.message)  # a cancellation; a 2026-07-28 client sends nothing else
+                return
+            if expired is not None and request.message.kind == jsonrpc.REQUEST:
+                self._write(None, expired.refusal(request.message.id))
                 return
             if request.open_session is not None and self._live_session() is not None:
                 # A second handshake on the same stream starts over (the old session ends).
@@ -150,12 +164,16 @@ class StdioTransport:
             self.session = None
         return self.session
 
-    async def _serve_batch(self, incoming: Incoming) -> None:
+    async def _serve_batch(self, incoming: Incoming, expired: TokenExpiry | None) -> None:
         batch, version = incoming.batch, incoming.version
         assert batch is not None
         assert version is not None
-        replies = await self.connection.serve_batch(batch, version=version, session=incoming.session,
-                                                    stream=self.out, principal=self.principal)
+        replies: list[dict[str, Any]] = []
+        if expired is not None:  # its requests refused; its notifications and answers still taken
+            replies, batch = expired.refuse_requests(batch)
+        if batch:
+            replies += await self.connection.serve_batch(batch, version=version, session=incoming.session,
+                                                         stream=self.out, principal=self.principal)
         if replies:
             self._write(None, replies)
 
@@ -178,21 +196,23 @@ def serve_stdio(server: ServedServer, verifier: TokenVerifier | None = None) -> 
     Args:
         server: the ``MCPServer``.
         verifier: its token verifier when ``auth=`` is configured, else None: the token in
-            ``$MCP_TOKEN`` is checked with it once, before the first line is read.
+            ``$MCP_TOKEN`` is checked with it once, before the first line is read, and requests
+            read after its expiry (a JWT's ``exp``, with the verifier's leeway) are refused.
 
     Raises:
-        ConfigurationError: a verifier is given and ``$MCP_TOKEN`` is unset, empty or refused
-            (nothing is served; the message names the variable and why).
+        ConfigurationError: a verifier is given and ``$MCP_TOKEN`` is unset, empty, refused or
+            expired (nothing is served; the message names the variable and why).
     """
     out_fd = protect_stdout()  # before the verifier runs: what it prints must not reach the client
 
     async def main() -> None:
-        principal = None
+        principal = expiry = None
         if verifier is not None:
-            from .stdio_auth import environment_principal
+            from .stdio_auth import environment_principal, token_expiry
 
             principal = await environment_principal(verifier)
-        transport = StdioTransport(server, out_fd=out_fd, principal=principal)
+            expiry = token_expiry(principal, verifier)
+        transport = StdioTransport(server, out_fd=out_fd, principal=principal, expiry=expiry)
         stop = asyncio.Event()
         stop_on_signals(stop)
         await transport.serve(stop)

@@ -13,26 +13,44 @@ and a tool's ``ctx.principal`` is that caller.
 refused stops the server before it reads its first line: :class:`~nanohubmcp.errors.ConfigurationError`,
 one line naming the variable and why (a refusing verifier's logged reason — a JWT's failed check — is
 quoted; the token never is). A verifier that cannot judge the token now (a JWT issuer's key set
-unreadable: :class:`~nanohubmcp.errors.ServerBusy`) stops it too, saying so. The token is checked once:
-a JWT that expires while the process serves is not checked again (the desktop client starts a new
-process with a fresh token).
+unreadable: :class:`~nanohubmcp.errors.ServerBusy`) stops it too, saying so.
+
+The token's signature is checked once, but a token that expires is not honoured past its expiry
+(:func:`token_expiry`: the principal's ``exp`` claim, which a ``JWTVerifier``'s always carries, plus
+the verifier's ``leeway``, the instant HTTP refuses the same token from): each request read after it
+is answered with the error an HTTP client gets for an expired token, ``-32600`` "Unauthorized: the
+bearer token is invalid or expired" (there is no 401 to send), and the server says once on stderr
+(the ``nanohubmcp.auth`` logger, WARNING) that the token expired and that the server must be started
+again with a fresh one. Requests read before it run to their end; notifications and answers to the
+server's own requests are still taken. Checking costs one clock reading and one comparison per
+request; a token without ``exp`` (a static token) costs nothing.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import os
+import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from typing import Any, TypeGuard
 
 from ..auth.verifiers import MAX_TOKEN_LENGTH, MCP_TOKEN_ENV, TokenVerifier
-from ..errors import ConfigurationError, ServerBusy
+from ..errors import ConfigurationError, ProtocolError, ServerBusy, Unauthorized, error_response
+from ..protocol import jsonrpc
 from ..server.wire.principal import Principal
-from .auth import authenticate, verifier_name
+from .auth import INVALID_TOKEN, authenticate, verifier_name
 
-__all__ = ["environment_principal"]
+__all__ = ["TokenExpiry", "environment_principal", "token_expiry"]
 
 log = logging.getLogger("nanohubmcp.auth")
+
+RESTART = (
+    f"start the server again with a fresh token in {MCP_TOKEN_ENV} (a desktop client's entry holds it in its "
+    '"env"; `nanohubmcp desktop-config APP --token-file PATH` prints an entry with a new one)'
+)
+"""What to do once the token expired: a stdio server's caller is fixed for the life of its process."""
 
 
 async def environment_principal(verifier: TokenVerifier, environ: Mapping[str, str] | None = None) -> Principal:
@@ -73,6 +91,93 @@ async def environment_principal(verifier: TokenVerifier, environ: Mapping[str, s
         " ".join(sorted(principal.scopes)) or "none",
     )
     return principal
+
+
+class TokenExpiry:
+    """When the stdio caller's token stops being honoured, and the answer to each request after it.
+
+    Attributes:
+        at: the instant, in seconds since the epoch (``time.time()``'s clock): the token's ``exp``
+            plus the verifier's leeway.
+        leeway: the seconds of that leeway (0 when the verifier has none).
+    """
+
+    def __init__(self, at: float, leeway: float = 0.0) -> None:
+        self.at = at
+        self.leeway = leeway
+        self._said = False
+
+    def refusal(self, request_id: object) -> dict[str, Any]:
+        """The error response to request ``request_id`` read after :attr:`at` (-32600, as HTTP's 401
+        body); the first one also says on stderr that the token expired and what to do."""
+        if not self._said:
+            self._said = True
+            log.warning(
+                "stdio: %s: every request from now on is refused (-32600 Unauthorized); %s", self.expired(), RESTART
+            )
+        return error_response(Unauthorized(f"Unauthorized: {INVALID_TOKEN}"), request_id)
+
+    def refuse_requests(self, items: list[Any]) -> tuple[list[dict[str, Any]], list[Any]]:
+        """A batch read after :attr:`at`: the refusals of its requests, and the members left to serve
+        (notifications, answers to the server's requests, and members serving will find invalid)."""
+        refusals: list[dict[str, Any]] = []
+        rest: list[Any] = []
+        for item in items:
+            try:
+                message = jsonrpc.classify(item)
+            except ProtocolError:
+                rest.append(item)
+                continue
+            if message.kind == jsonrpc.REQUEST:
+                refusals.append(self.refusal(message.id))
+            else:
+                rest.append(item)
+        return refusals, rest
+
+    def expired(self) -> str:
+        """What happened, in a few words (never the token)."""
+        grace = f" and the verifier's leeway of {self.leeway:g} s" if self.leeway else ""
+        return f"the token in {MCP_TOKEN_ENV} expired at {_utc(self.at)} (its exp claim{grace})"
+
+
+def token_expiry(principal: Principal, verifier: TokenVerifier, now: float | None = None) -> TokenExpiry | None:
+    """When the token that granted ``principal`` stops being honoured over stdio, or None (never).
+
+    The instant is the principal's ``exp`` claim (seconds since the epoch, RFC 7519 § 4.1.4: a
+    ``JWTVerifier``'s principal always has one; your own verifier's when its ``claims`` carry one)
+    plus the verifier's ``leeway`` attribute when it has one (``JWTVerifier(leeway=30.0)``): the
+    instant from which HTTP refuses the same token. A claim that is not a finite number is no
+    expiry, nor is a negative or non-numeric leeway any leeway.
+
+    Args:
+        principal: what the verifier granted the token in ``$MCP_TOKEN``.
+        verifier: the server's verifier.
+        now: the current time (default ``time.time()``).
+    Raises:
+        ConfigurationError: the instant has already passed (a verifier of your own granted an
+            expired token; a JWT checked in the last moment of its leeway): the server does not
+            start, as for a refused token.
+    """
+    exp = principal.claims.get("exp")
+    if not _finite(exp):
+        return None
+    leeway = getattr(verifier, "leeway", 0.0)
+    leeway = float(leeway) if _finite(leeway) and leeway > 0 else 0.0
+    expiry = TokenExpiry(float(exp) + leeway, leeway)
+    if (time.time() if now is None else now) >= expiry.at:
+        raise ConfigurationError(f"{expiry.expired()}: {RESTART}")
+    return expiry
+
+
+def _finite(value: object) -> TypeGuard[float]:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _utc(at: float) -> str:
+    try:
+        return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(at))
+    except (OverflowError, OSError, ValueError):  # beyond what the platform's calendar holds
+        return f"{at:g} s after the epoch"
 
 
 @contextmanager
