@@ -45,7 +45,8 @@ the core serves MCP. They meet here and nowhere else. A transport holds one
    it), the session's idle clock restarts when it ends, and a server shutting down under it
    gives an internal error instead of a dropped connection. On a connection with one client
    (``one_peer``: stdio, an in-memory client) a ``notifications/cancelled`` naming one of its
-   2026-07-28 requests withdraws it too. ``serve_batch`` does the same for a JSON-RPC batch
+   requests in no session (any 2026-07-28 request; a handshake-era one sent without
+   ``initialize``) withdraws it too. ``serve_batch`` does the same for a JSON-RPC batch
    where the version has them.
 5. **Peer gone.** When the client goes away mid-request (a closed 2026-07-28 response stream,
    stdin at EOF), the transport calls ``peer_gone(request)`` (one request) or ``close()``
@@ -129,8 +130,9 @@ class Connection:
             ``"sse"``, ``"stdio"``, ``"rest"``); only Streamable HTTP sessions are resumable.
         server: the public server object (``MCPServer``) a tool's ``ctx.server`` gives, or None.
         one_peer: the connection serves one client (stdio, an in-memory client): a
-            ``notifications/cancelled`` may then name a 2026-07-28 request of it by id
-            (:meth:`withdraw`), where over HTTP closing the response stream cancels one.
+            ``notifications/cancelled`` may then name a request of it in no session by id (a
+            2026-07-28 request, a handshake-era one sent without ``initialize``; :meth:`withdraw`),
+            where over HTTP the client closing the request's connection or stream cancels one.
     """
 
     def __init__(self, core: Served, transport: str, server: object = None, *, one_peer: bool = False) -> None:
@@ -139,7 +141,7 @@ class Connection:
         self.server = server
         self.one_peer = one_peer
         self.in_flight: set[RequestContext] = set()
-        self._stateless: dict[str | int, RequestContext] = {}  # one_peer: its 2026-07-28 requests by id
+        self._sessionless: dict[str | int, RequestContext] = {}  # one_peer: its requests in no session, by id
         self.intake = intake = Intake(core, transport, server)
         """Messages in (rule 2): its verbs are this connection's, the same bound methods (no call in between)."""
         self.parse = intake.parse
@@ -214,12 +216,12 @@ class Connection:
         session = request.session
         if session is not None:
             session.in_flight[message.id] = request  # type: ignore[index]
-        elif self.one_peer and request.modern:
-            if len(self._stateless) >= MAX_IN_FLIGHT_PER_SESSION:  # the same bound a session has
+        elif self.one_peer:  # either era: its one client may name it in notifications/cancelled
+            if len(self._sessionless) >= MAX_IN_FLIGHT_PER_SESSION:  # the same bound a session has
                 return Reply(error_response(ServerBusy(
                     f"Too many requests in flight (at most {MAX_IN_FLIGHT_PER_SESSION}); wait for answers "
                     "before sending more", retry_after=BUSY_RETRY_SECONDS), message.id))
-            self._stateless[message.id] = request  # type: ignore[index]
+            self._sessionless[message.id] = request  # type: ignore[index]
         self.in_flight.add(request)
         try:
             response = await self.core.dispatcher.handle(request)
@@ -233,8 +235,8 @@ class Connection:
             if session is not None:
                 session.in_flight.pop(message.id, None)  # type: ignore[arg-type]
                 session.touch()  # idle time counts from the end of the call
-            elif self.one_peer and request.modern:
-                self._stateless.pop(message.id, None)  # type: ignore[arg-type]
+            elif self.one_peer:
+                self._sessionless.pop(message.id, None)  # type: ignore[arg-type]
         if request.withdrawn:
             return Reply(None)
         assert response is not None
@@ -262,14 +264,17 @@ class Connection:
     says whether the version has batches)."""
 
     def withdraw(self, message: jsonrpc.Message) -> bool:
-        """Serve a ``notifications/cancelled`` naming a 2026-07-28 request of this connection's one
-        peer: the request is cancelled and gets no response (MCP 2025-11-25, Utilities §
-        Cancellation; the stateless era has no session to find it in). True when it named one;
-        False for any other message (serve it as usual)."""
+        """Serve a ``notifications/cancelled`` naming a request in no session of this connection's
+        one peer (a 2026-07-28 request; a handshake-era one sent without ``initialize``): the
+        request is cancelled, as a session's would be, and gets no response (MCP 2025-11-25,
+        Utilities § Cancellation; there is no session to find it in). True when it named one;
+        False for any other message (serve it as usual). A ``requestId`` that is no JSON-RPC id
+        names nothing (``true`` never means id 1)."""
         if not (self.one_peer and message.kind == jsonrpc.NOTIFICATION and message.method == "notifications/cancelled"):
             return False
         params = message.params or {}
-        target = self._stateless.get(params.get("requestId"))  # type: ignore[arg-type]
+        request_id = params.get("requestId")
+        target = self._sessionless.get(request_id) if jsonrpc.valid_id(request_id) else None
         if target is None:
             return False
         reason = params.get("reason")

@@ -65,8 +65,8 @@ class MemoryClient:
     request carries the version, capabilities and client info in its ``_meta``. On leaving, the
     client's session ends and what it still runs is cancelled; the client is then closed (its verbs
     raise ``RuntimeError``). A verb whose caller is cancelled (``anyio.fail_after``,
-    ``anyio.move_on_after``) sends ``notifications/cancelled`` for its request and lets the
-    cancellation through; the client stays usable.
+    ``anyio.move_on_after``) sends ``notifications/cancelled`` for its request, which the server
+    withdraws (with ``session=False`` too), and lets the cancellation through; the client stays usable.
 
     Args:
         server: the ``MCPServer`` to talk to (it need not be started).
@@ -89,7 +89,8 @@ class MemoryClient:
             ``logging/setLevel`` after ``initialize``, or ``_meta`` on every 2026-07-28 request.
             None: the server sends none.
         session: False: send no ``initialize``; each request is then sessionless at ``version``,
-            as a plain HTTP POST with an ``MCP-Protocol-Version`` header is.
+            as a plain HTTP POST with an ``MCP-Protocol-Version`` header is (one cancelled by its
+            caller is withdrawn at the server, as such a POST is when its client disconnects).
 
     Raises:
         ValueError: ``version`` is not one the server speaks.

@@ -161,6 +161,16 @@ def test_cancelled_stops_the_call_and_it_gets_no_response(raw: Raw) -> None:
     assert raw.close() == 0
 
 
+def test_cancelled_stops_a_call_sent_without_initialize_too(raw: Raw) -> None:
+    # No session holds it: the connection's one peer names it by id, as a 2026-07-28 client does.
+    raw.send(tool_call_message("wait", request_id=7, arguments={"seconds": 20}))
+    raw.send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}})
+    raw.send({"jsonrpc": "2.0", "id": 8, "method": "ping"})
+    raw.reply(8)
+    assert raw.close() == 0  # a call still running here would be cancelled now, and answered
+    assert not [line for line in raw.lines if json.loads(line).get("id") == 7]
+
+
 def test_end_of_input_cancels_a_running_call_and_exits_0(raw: Raw) -> None:
     raw.send(INIT)
     raw.reply(0)
