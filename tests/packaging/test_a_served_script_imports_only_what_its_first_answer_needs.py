@@ -83,6 +83,8 @@ NOT_BEFORE_FIRST_USE = (
     "nanohubmcp.server.jobs.visibility",
     "nanohubmcp.server.jobs.ends",
     "nanohubmcp.server.jobs.settle",
+    "nanohubmcp.server.jobs.writes",
+    "nanohubmcp.server.jobs.elsewhere",
     "nanohubmcp.server.results.store",
     "nanohubmcp.server.provenance.layer",
     "nanohubmcp.server.provenance.records",

@@ -14,6 +14,7 @@ import asyncio
 
 import pytest
 
+from nanohubmcp.server.jobs import elsewhere
 from nanohubmcp.server.jobs import service as jobmod
 
 pytestmark = pytest.mark.timeout(60)
@@ -42,7 +43,7 @@ def test_the_wait_ends_when_the_other_process_stores_the_end(
 ) -> None:
     running, waiting = stores
     if waiting.backend.tells_ends:
-        monkeypatch.setattr(jobmod, "TOLD_LOOK_SECONDS", 3600.0)  # only the store's notice ends it
+        monkeypatch.setattr(elsewhere, "TOLD_LOOK_SECONDS", 3600.0)  # only the store's notice ends it
     job = running.create("work", None)
 
     async def scenario() -> jobmod.Job:
@@ -59,7 +60,7 @@ def test_the_wait_ends_with_the_verdict_on_a_job_whose_process_died(
     stores: tuple[jobmod.JobStore, jobmod.JobStore], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     running, waiting = stores
-    monkeypatch.setattr(jobmod, "TOLD_LOOK_SECONDS", 0.05)  # (no notice: nobody else stores its end)
+    monkeypatch.setattr(elsewhere, "TOLD_LOOK_SECONDS", 0.05)  # (no notice: nobody else stores its end)
     job = running.create("work", None)
 
     async def scenario() -> jobmod.Job:

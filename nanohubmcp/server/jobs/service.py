@@ -13,6 +13,11 @@ the run that started it last; any other, whoever holds its unguessable id — is
 every route and in every era; which run and process a job belongs to, :mod:`.runs`; how its end is
 stored once, whichever process ends it first, :mod:`.ends`.
 
+This module holds the jobs themselves: :class:`JobStore` creates, finds, lists, cancels and sweeps
+them, with the live jobs of this process in memory over their records in the back end. It composes
+the writes that running jobs make to their records (:mod:`.writes`) and what it does about the jobs
+other processes run (:mod:`.elsewhere`).
+
 Bounds: at most ``max_jobs`` records in the store and ``max_jobs_per_owner`` per owner (the
 principal, else the session, else all sessionless callers together); a result larger than
 ``max_job_result_bytes`` (as JSON) fails its job with a message saying so. Jobs run on a
@@ -23,8 +28,6 @@ Source: MCP 2025-11-25, Basic § Utilities § Tasks (statuses, ttl, pollInterval
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import os
 import secrets
@@ -38,11 +41,8 @@ from ...state.errors import StateUnavailable
 from ..wire.sessions import session_key
 from ..wire.state_dir import resolve_state_dir
 from . import DEFAULT_MAX_JOBS, DEFAULT_MAX_JOBS_PER_OWNER, DEFAULT_MAX_RESULT_BYTES
-from .cancel_look import CancelLook
-from .ends import cap_result, store_cancel, store_end, stored_cancel
-from .far_ends import LOOK_SECONDS, TOLD_LOOK_SECONDS, FarEnds
+from .elsewhere import Elsewhere
 from .leftovers import Leftovers, Tidy
-from .pending import PendingEnds
 from .record import (  # noqa: F401 (re-exported: the job machinery's one import)
     CANCELLED,
     COMPLETED,
@@ -55,15 +55,15 @@ from .record import (  # noqa: F401 (re-exported: the job machinery's one import
     TERMINAL,
     WORKING,
     Job,
-    bounded_message,
     queued_elsewhere,
     subject_of,
     task_fields,
 )
 from .runs import Runs, process_of
 from .settle import SERVER_STOPPED, HandOver, Reattach, process_ending, revive, stop_run
-from .stores import DB_FILE, JobBackend, SQLiteBackend, open_backend
+from .stores import DB_FILE, JobBackend, open_backend
 from .visibility import operator_rows, owned, unknown_job, visible
+from .writes import JobWrites
 
 if TYPE_CHECKING:
     from ...state.url import StateURL
@@ -123,12 +123,9 @@ class JobStore:
         self._of_session: dict[str, set[str]] = {}  # session key -> ids of its jobs in _live (session_ended)
         self._backend: JobBackend | None = None
         self._purged = 0.0
-        self._on_finish: list[Callable[[Job], None]] = []
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._pending = PendingEnds(self._store_end)
-        self._cancel_look: CancelLook | None = None  # a SQLite file shared with other processes (cancel_look)
-        self._progress_lost: set[str] = set()  # jobs whose progress could not be stored (logged once)
-        self._far_ends = FarEnds()  # waits for the ends of jobs other processes run (ended)
+        self._writes = JobWrites(lambda: self.backend, self._live, process=self.runs.process,
+                                 max_result_bytes=max_result_bytes, max_lost=max_jobs, tidy=self._tidy)
+        self._elsewhere = Elsewhere(lambda: self.backend, self._live, self._revive)
 
     @property
     def process(self) -> str:
@@ -152,9 +149,8 @@ class JobStore:
         process is recovered."""
         if self._backend is None:
             self._backend = open_backend(self.kind, self.shared, self.name, self.directory, self.runs,
-                                         self._cancelled_elsewhere, self._far_ends.told)
-            if isinstance(self._backend, SQLiteBackend):  # no channel tells this process of a cancel
-                self._cancel_look = CancelLook(self._backend.cancelled, self._live)
+                                         self._elsewhere.cancelled, self._elsewhere.told)
+            self._elsewhere.opened(self._backend)
             if self._backend.persistent:
                 self.recover()
                 self._tidy.orphaned(self._holds)
@@ -189,12 +185,6 @@ class JobStore:
     def _revive(self, row: dict[str, Any]) -> Job:
         return revive(Job.from_record(row), runs=self.runs, reattach=self.reattach, keeper=self, live=self._live)
 
-    def _write(self, job_id: str, fields: dict[str, Any]) -> None:
-        try:
-            self.backend.update(job_id, fields)
-        except (sqlite3.Error, StateUnavailable) as exc:  # a full disk, Redis away: the server goes on
-            log.warning("could not store job %s: %s", job_id, exc)
-
     # -- jobs -------------------------------------------------------------------------------
     def create(self, tool: str, owner: str | None, *, principal: Principal | str | None = None,
                arguments: dict[str, Any] | None = None, as_task: bool = False, ttl: float | None = None,
@@ -220,10 +210,7 @@ class JobStore:
         self._live[job.id] = job
         if owner is not None:
             self._of_session.setdefault(owner, set()).add(job.id)
-        with contextlib.suppress(RuntimeError):  # where a cancel stored by another process is acted on
-            self._loop = asyncio.get_running_loop()
-            if self._cancel_look is not None:  # no channel tells this process: it looks (cancel_look)
-                self._cancel_look.start(self._loop)
+        self._elsewhere.job_started()
         return job
 
     def cancel(self, job: Job, reason: str) -> Job:
@@ -234,28 +221,12 @@ class JobStore:
         (``--workers N``, processes sharing a Redis or a state directory) is stored as cancelled, and
         that process, told through the store (Redis) or reading it (SQLite: :mod:`.cancel_look`), stops
         it (``ctx.is_cancelled()``, its executor's cancel: ``scancel``...); its own end never replaces
-        the cancel. MCP 2025-11-25, Basic § Utilities § Tasks § Task
-        Cancellation."""
+        the cancel (:mod:`.elsewhere`). MCP 2025-11-25, Basic § Utilities § Tasks § Task Cancellation."""
         live = self._live.get(job.id)
         if live is not None:
             live.cancel(reason)
             return live
-        if job.status in TERMINAL:
-            return job
-        return store_cancel(self.backend, job, reason)
-
-    def _cancelled_elsewhere(self, job_id: str | None) -> None:
-        """The store says another process cancelled ``job_id`` (None: look at every live job, the
-        cancels sent while this process was not listening): stop it if it runs here. Called on the
-        back end's watching thread; the job is cancelled on the serving loop."""
-        jobs = list(self._live.values()) if job_id is None else [self._live.get(job_id)]
-        loop = self._loop
-        for job in jobs:
-            if job is None or job.status in TERMINAL or loop is None or loop.is_closed():
-                continue
-            reason = stored_cancel(self.backend, job.id)
-            if reason is not None:
-                loop.call_soon_threadsafe(job.cancel, reason)
+        return self._elsewhere.cancel(job, reason)
 
     def get(self, job_id: object, owner: str | None, principal: Principal | str | None = None) -> Job:
         """The job with ``job_id`` visible to ``owner`` (a session id) and ``principal`` (a
@@ -279,7 +250,7 @@ class JobStore:
 
         A job this process runs ends with its ``done`` event. A job another process runs (a store
         shared by several processes) is read again when that process stores its end, which a Redis
-        store tells at once, and every few seconds in any case (:mod:`.far_ends`). Such a read also
+        store tells at once, and every few seconds in any case (:mod:`.elsewhere`). Such a read also
         settles a job whose process died, as :meth:`get` does. That wait also ends once ``request``
         is cancelled (its client cancelled it or went away, its session ended): the job is then
         returned as it is, unended.
@@ -288,30 +259,11 @@ class JobStore:
             UnknownComponent: the job's record is gone from the store meanwhile.
         """
         if job.status not in TERMINAL and self._live.get(job.id) is not job:
-            look = TOLD_LOOK_SECONDS if self.backend.tells_ends else LOOK_SECONDS
-            job = await self._far_ends.wait(job, self._read_again, look=look, request=request)
+            job = await self._elsewhere.ended(job, request)
             if job.status not in TERMINAL and self._live.get(job.id) is not job:
                 return job  # the request was cancelled
         await job.done.wait()
         return job
-
-    def _read_again(self, job: Job) -> tuple[Job, bool]:
-        """``job`` as the store holds it now, settled as :meth:`get` settles it, and whether a wait
-        for its end is over here: it ended, or this process took it back (it ends with its ``done``
-        event). ``job`` as it was when the store cannot be read (read again at the next look).
-
-        Raises:
-            UnknownComponent: the job's record is gone from the store.
-        """
-        try:
-            row = self.backend.awaited(job.id)
-        except (sqlite3.Error, StateUnavailable) as exc:
-            log.debug("could not read job %s while waiting for its end: %s", job.id, exc)
-            return job, False
-        if row is None:
-            raise unknown_job(job.id)
-        job = self._revive(row)
-        return job, job.status in TERMINAL or self._live.get(job.id) is job
 
     def session_ended(self, session_id: str) -> None:
         """The session ``session_id``, held by this process, ended (a DELETE, idle expiry,
@@ -325,7 +277,7 @@ class JobStore:
                 continue
             job.session_ended = True
             if self.persistent:
-                self._write(job_id, {"session_ended": True})
+                self._writes.write(job_id, {"session_ended": True})
 
     def _session_over(self, job: Job) -> bool:
         """Whether the session that started ``job`` (not the caller's) ended: stored by the process
@@ -374,67 +326,29 @@ class JobStore:
         """True when no store file exists yet: a look must not create one."""
         return self._backend is None and self.persistent and not os.path.exists(os.path.join(self.directory, DB_FILE))
 
-    # -- updates from running jobs ----------------------------------------------------------
+    # -- updates from running jobs: this store is their keeper (record.JobKeeper); .writes writes them ---
     def set_executor_ref(self, job: Job, ref: str) -> None:
-        """Record what ``job``'s executor needs to find it again after a restart (a batch
-        system's job id, a folder), once it knows (any thread)."""
-        job.executor_ref = ref
-        self._write(job.id, {"executor_ref": ref})
+        """Record what ``job``'s executor needs to find it again after a restart, once it knows (any
+        thread; :meth:`.writes.JobWrites.set_executor_ref`)."""
+        self._writes.set_executor_ref(job, ref)
 
     def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
-        """Record a job's progress (any thread); a message is kept to :data:`.record.MAX_PROGRESS_MESSAGE`
-        characters."""
-        message = bounded_message(message)
-        job = self._live.get(job_id)
-        if job is not None:
-            job.progress, job.progress_total, job.progress_message = progress, total, message
-            job.updated = time.time()
-        try:
-            self.backend.progress(job_id, progress, total, message)
-        except (sqlite3.Error, StateUnavailable) as exc:  # best effort: never raised into the tool
-            if job_id not in self._progress_lost and len(self._progress_lost) < self.max_jobs:
-                self._progress_lost.add(job_id)
-                log.warning("could not store the progress of job %s (dropped; the job runs on): %s", job_id, exc)
+        """Record a job's progress, best effort (any thread; :meth:`.writes.JobWrites.progress`)."""
+        self._writes.progress(job_id, progress, total, message)
 
     def note(self, job: Job) -> None:
-        """Store a job's ``status_message`` and task metadata as they are now (``"queued"`` while it
-        waits for a turn at its executor, so every process shows it; a cancelled Slurm job's last
-        state)."""
-        job.updated = time.time()
-        self._write(job.id, {"status_message": job.status_message, "meta": job.task_meta(), "updated": job.updated})
+        """Store a job's ``status_message`` and task metadata as they are now (:meth:`.writes.JobWrites.note`)."""
+        self._writes.note(job)
 
     def on_finish(self, callback: Callable[[Job], None]) -> None:
         """Call ``callback(job)`` when a job reaches its terminal state, before its end is stored
-        (the provenance recorder completes the job's record and names it in the result)."""
-        self._on_finish.append(callback)
+        (:meth:`.writes.JobWrites.on_finish`)."""
+        self._writes.on_finish(callback)
 
     def finished(self, job: Job) -> None:
-        """Store a job that reached its terminal state (called by :meth:`Job.finish`); a result
-        over ``max_result_bytes`` fails the job instead."""
-        for callback in self._on_finish:
-            try:
-                callback(job)
-            except Exception:
-                log.exception("a finish hook failed for job %s", job.id)
-        cap_result(job, self.max_result_bytes)
-        self._progress_lost.discard(job.id)
-        try:
-            self._store_end(job)
-        except StateUnavailable:
-            # Kept, never dropped: this process answers polls from ``job`` meanwhile (it stays in
-            # ``_live``), and the end is written once the store answers (:mod:`.pending`).
-            log.warning("could not store the end of job %s: the job store is unreachable; kept and retried "
-                        "until it answers", job.id)
-            self._pending.keep(job)
-        except sqlite3.Error as exc:  # a full disk must not take the server down
-            log.warning("could not store job %s: %s", job.id, exc)
-
-    def _store_end(self, job: Job) -> None:
-        """:func:`.ends.store_end` on this store's back end (any thread; raises StateUnavailable): the
-        real end of a job of this process replaces the :data:`SERVER_STOPPED` guess another process
-        stored while its runner looked dead."""
-        store_end(self.backend, job, self.process)
-        self._tidy.stored(job)  # what served only to run it and take it back (a Slurm job's pickled call)
+        """Store a job that reached its terminal state (called by :meth:`Job.finish`); a result over
+        ``max_result_bytes`` fails the job instead (:meth:`.writes.JobWrites.finished`)."""
+        self._writes.finished(job)
 
     # -- upkeep -----------------------------------------------------------------------------
     def sweep(self, *, force: bool = True) -> None:

@@ -1,0 +1,137 @@
+"""The jobs other processes run, as one process sees them: cancels and ends that cross processes
+through the shared job store.
+
+Several processes may share one job store (``--workers N``, processes sharing a Redis or a state
+directory). A job runs in the process that started it, and any of them may be asked about it. This
+module holds what one process does about the jobs that another process runs, and what it does
+about the cancels that others store for its own jobs:
+
+- A cancel of a job that another process runs is stored in the job's record
+  (:func:`.ends.store_cancel`), where it is final.
+- The running process hears of such a cancel and cancels the job where it runs. A Redis store
+  tells it at once (the back end's ``on_cancel``). With a SQLite file, the process reads the
+  records of its running jobs instead (:mod:`.cancel_look`).
+- A wait for the end of a job that another process runs reads the job's record again when the
+  store tells that the job ended, and every few seconds in any case (:mod:`.far_ends`). Each such
+  read settles a job whose process died, as every read does (:mod:`.settle`).
+
+The jobs this process runs are the job store's (``JobStore``); this module only reads their map.
+
+Source: MCP 2025-11-25, Basic § Utilities § Tasks (``tasks/result``, Task Cancellation).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sqlite3
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from ...state.errors import StateUnavailable
+from .cancel_look import CancelLook
+from .ends import store_cancel, stored_cancel
+from .far_ends import LOOK_SECONDS, TOLD_LOOK_SECONDS, FarEnds
+from .record import TERMINAL, Job
+from .stores import SQLiteBackend
+from .visibility import unknown_job
+
+if TYPE_CHECKING:
+    from ..wire.request import RequestContext
+    from .stores import JobBackend
+
+__all__ = ["Elsewhere"]
+
+log = logging.getLogger("nanohubmcp.jobs")
+
+
+class Elsewhere:
+    """What one job store does about the jobs that other processes sharing its back end run.
+
+    Args:
+        backend: the store's back end, opened at the first call (``JobStore.backend``).
+        live: the jobs this process runs, by id (the store's own map, only read here).
+        revive: a record as a job, settled if its run ended (``JobStore``'s :func:`.settle.revive`).
+    """
+
+    def __init__(self, backend: Callable[[], JobBackend], live: Mapping[str, Job],
+                 revive: Callable[[dict[str, Any]], Job]) -> None:
+        self._backend = backend
+        self._live = live
+        self._revive = revive
+        self._loop: asyncio.AbstractEventLoop | None = None  # where a cancel stored elsewhere is acted on
+        self._cancel_look: CancelLook | None = None  # a SQLite file shared with other processes (cancel_look)
+        self._far_ends = FarEnds()  # waits for the ends of jobs other processes run (ended)
+
+    def opened(self, backend: JobBackend) -> None:
+        """The store's back end is open. A SQLite file has no channel that tells this process of a
+        cancel, so this process looks for cancels itself (:mod:`.cancel_look`)."""
+        if isinstance(backend, SQLiteBackend):
+            self._cancel_look = CancelLook(backend.cancelled, self._live)
+
+    def job_started(self) -> None:
+        """A job of this process started. If it started on a running loop, note that loop: a cancel
+        that another process stores is acted on there. Start looking for such cancels when no channel
+        tells of them."""
+        with contextlib.suppress(RuntimeError):
+            self._loop = asyncio.get_running_loop()
+            if self._cancel_look is not None:
+                self._cancel_look.start(self._loop)
+
+    def cancel(self, job: Job, reason: str) -> Job:
+        """Cancel ``job``, which another process runs (or no process does), by storing the cancel in
+        its record. Returns the job as it is now: ``cancelled``, or the end it reached first."""
+        if job.status in TERMINAL:
+            return job
+        return store_cancel(self._backend(), job, reason)
+
+    def cancelled(self, job_id: str | None) -> None:
+        """The store says that another process cancelled ``job_id``. ``None`` means look at every live
+        job: those are the cancels sent while this process was not listening. Stop each such job if
+        it runs here. Called on the back end's watching thread; the job is cancelled on the serving
+        loop."""
+        jobs = list(self._live.values()) if job_id is None else [self._live.get(job_id)]
+        loop = self._loop
+        for job in jobs:
+            if job is None or job.status in TERMINAL or loop is None or loop.is_closed():
+                continue
+            reason = stored_cancel(self._backend(), job.id)
+            if reason is not None:
+                loop.call_soon_threadsafe(job.cancel, reason)
+
+    def told(self, job_id: str | None) -> None:
+        """The store says that another process stored the end of ``job_id`` (``None``: every wait
+        should look again). Wakes the waits for it (:meth:`.far_ends.FarEnds.told`); safe from any thread."""
+        self._far_ends.told(job_id)
+
+    async def ended(self, job: Job, request: RequestContext | None) -> Job:
+        """Wait for ``job``, which another process runs, to end. Returns the job as last read from
+        the store (:mod:`.far_ends`).
+
+        The wait is over when the job ended, when this process took it back (it then ends with its
+        ``done`` event), or when ``request`` is cancelled (the job is then returned unended).
+
+        Raises:
+            UnknownComponent: the job's record is gone from the store meanwhile.
+        """
+        look = TOLD_LOOK_SECONDS if self._backend().tells_ends else LOOK_SECONDS
+        return await self._far_ends.wait(job, self._read_again, look=look, request=request)
+
+    def _read_again(self, job: Job) -> tuple[Job, bool]:
+        """``job`` as the store holds it now, settled as every read settles it, and whether a wait
+        for its end is over here: it ended, or this process took it back (it ends with its ``done``
+        event). ``job`` as it was when the store cannot be read (read again at the next look).
+
+        Raises:
+            UnknownComponent: the job's record is gone from the store.
+        """
+        try:
+            row = self._backend().awaited(job.id)
+        except (sqlite3.Error, StateUnavailable) as exc:
+            log.debug("could not read job %s while waiting for its end: %s", job.id, exc)
+            return job, False
+        if row is None:
+            raise unknown_job(job.id)
+        job = self._revive(row)
+        return job, job.status in TERMINAL or self._live.get(job.id) is job
