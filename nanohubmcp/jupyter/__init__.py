@@ -18,7 +18,9 @@ Modules:
   the server of the same name or port).
 - ``comm`` and ``panel_messages``: the kernel end of the JupyterLab panel, and what it is told.
 - ``translate`` and ``exporter``: a notebook to a ``start_mcp.py`` (``nanohubmcp export``,
-  ``jupyter nbconvert --to mcp``).
+  ``jupyter nbconvert --to mcp``); where each ``%config NanohubMCP`` setting goes in the script in
+  ``export_settings``, the file around the cells (header, ``server`` line, command line) in
+  ``script_frame``.
 """
 
 from __future__ import annotations

@@ -13,17 +13,10 @@ out, except that a leading markdown cell becomes the script's docstring):
   or ``@server.prompt(...)`` above the function the magic registers. Other code stays, in order.
 - A ``%%mcp_view URI`` cell keeps its code; its last expression (the view's HTML) becomes
   ``server.add_app_view(URI, <expression>, ...)``.
-- ``%config NanohubMCP.<setting> = <literal>`` (last value wins): name, version, instructions,
-  tool_timeout, max_inline_bytes, figure_dpi, state_dir, job_executor, executor_options and
-  dask_address go to ``MCPServer(...)``, and so does ``provenance = False`` (a notebook that records
-  nothing, perhaps for its arguments' sake, exports a script that records nothing, whatever its
-  environment says; ``True`` is the default and writes nothing); host and port become the
-  ``--host``/``--port`` defaults,
-  except that a host other machines reach (``0.0.0.0``) is not: the notebook's token stays behind,
-  so the script keeps 127.0.0.1 and says how to serve other machines with a token; path_prefix,
-  allowed_origins and public_url go to ``server.run(...)``; state_url and tracing
-  (which the environment overrides in a notebook) and token (a secret) are left to the script's
-  environment, with a comment naming the variable; mode and switch_interval are notebook-only.
+- ``%config NanohubMCP.<setting> = <literal>`` (last value wins) goes, setting by setting, to
+  ``MCPServer(...)``, ``server.run(...)``, the ``--host``/``--port`` defaults or the script's
+  environment (:mod:`~nanohubmcp.jupyter.export_settings`: a notebook served on a host other machines
+  reach exports a script that binds 127.0.0.1; a token is never written).
 - ``%mcp rappture PATH ...`` and ``%mcp sim2l PATH ...`` become ``server.add_rappture_tool(PATH, ...)``
   and ``server.add_sim2l(PATH, ...)`` (the magic's own parser reads the options).
 - Other magics, shell escapes, other cell magics, and top-level statements that only display a
@@ -36,10 +29,9 @@ out, except that a leading markdown cell becomes the script's docstring):
   without a usable function or with bad options, IPython syntax used as a value (``x = !ls``), a
   non-literal ``%config`` value, or a cell binding the name ``server``.
 
-The script ends with ``if __name__ == "__main__": server.run(...)`` taking ``--host``/``--port``
-(then ``$MCP_PORT``, then the notebook's port; checked as ``nanohubmcp`` checks ``--port``, by
-:func:`nanohubmcp.cli.add_port_option`: a value outside 0-65535 exits 2 with one line); ``start_mcp
---app`` imports it and runs ``server`` itself. An installed ``ruff`` (else ``black``) formats the result.
+The file around the cells — its header, ``server = MCPServer(...)``, and the command line that ends
+it with ``server.run(...)`` — is :mod:`~nanohubmcp.jupyter.script_frame`'s; ``start_mcp --app``
+imports the script and runs ``server`` itself. An installed ``ruff`` (else ``black``) formats the result.
 """
 
 from __future__ import annotations
@@ -52,10 +44,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .._version import __version__
 from ..errors import NanohubMCPError, RegistrationError
-from ..serving.runners import is_loopback
 from . import cellspec
+from .export_settings import ExportSettings, SettingRefused
 from .notebook_cells import (
     bound_names,
     cell_magic,
@@ -69,7 +60,8 @@ from .notebook_cells import (
     name_from,
     reads_server,
 )
-from .script_text import call_arguments, escape_docstring, format_script, literal, shorten, tidy
+from .script_frame import EXPORT_MARKER, frame
+from .script_text import call_arguments, format_script, literal, shorten
 from .source_lines import KINDS as SOURCE_KINDS
 from .source_lines import parse_source_line
 
@@ -77,25 +69,6 @@ __all__ = ["EXPORT_MARKER", "SKIP_TAG", "Script", "looks_exported", "translate"]
 
 SKIP_TAG = "mcp-skip"
 """Cell tag: leave this code cell out of the script (ad-hoc test calls, plots)."""
-EXPORT_MARKER = "by nanohubmcp"
-"""Text on the ``Exported:`` line of every script's header (see :func:`looks_exported`)."""
-
-_WHERE = {"name": "ctor", "version": "ctor", "instructions": "ctor", "tool_timeout": "ctor",
-          "max_inline_bytes": "ctor", "figure_dpi": "ctor", "state_dir": "ctor", "job_executor": "ctor",
-          "executor_options": "ctor", "dask_address": "ctor", "provenance": "ctor", "host": "cli",
-          "port": "cli", "path_prefix": "run", "allowed_origins": "run", "public_url": "run",
-          "state_url": "env", "tracing": "env", "token": "secret"}
-_NOTE = {"ctor": "applied in MCPServer(...) at the top of the file",
-         "cli": "the default of --{} (end of the file)",
-         "run": "passed to server.run(...) at the end of the file",
-         # In the notebook the environment wins over these two; an argument in the script would win over it.
-         "env": "not written into the script, whose environment decides: run it with NANOHUBMCP_{upper} set",
-         "secret": "not written into the script (a secret): run it with MCP_TOKEN set",
-         # The notebook's token is not carried over (a secret): its exposure must not be either.
-         "open": "not the default of --host, which stays 127.0.0.1 (the notebook's token is not carried over): "
-                 "to serve other machines, run the script with --host {value} and MCP_TOKEN set",
-         "provenance on": "on, the default: nothing written (NANOHUBMCP_PROVENANCE=0 turns it off)",
-         None: "a notebook-only setting, dropped"}
 _RESERVED = ("server", "_command_line_options")
 
 
@@ -105,39 +78,6 @@ class _Code(str):
 
     __slots__ = ()
 _COMPONENTS = {"mcp_tool": "tool", "mcp_resource": "resource", "mcp_prompt": "prompt"}
-_HEADER = '''"""{doc}
-
-An MCP server exported from the Jupyter notebook {source}.
-Exported: {day} {marker} {version}. Edit the notebook and export it again
-(nanohubmcp export, or jupyter nbconvert --to mcp) rather than editing this file.
-
-Run it:
-    python {file} [--host {host}] [--port {port}]    # or set MCP_PORT
-    start_mcp --app {file}    # on nanoHUB
-"""'''
-_FOOTER = '''def _command_line_options(argv=None):
-    """--host and --port of `python this_file.py` (start_mcp --app passes its own)."""
-    import argparse
-
-    from nanohubmcp.cli import add_port_option
-
-    parser = argparse.ArgumentParser(description={description})
-    parser.add_argument("--host", default={host}, help={host_help})
-    add_port_option(parser, default={port}, help={port_help})  # a bad --port or $MCP_PORT exits 2
-    args = parser.parse_args(argv)
-    port = args.port{zero_note}
-    return {{"host": args.host, "port": port}}
-
-
-if __name__ == "__main__":
-    server.run(**_command_line_options(){run})'''
-
-
-_ZERO_PORT_NOTE = '''
-    if int(port) == 0:
-        print("Port 0, as in the notebook (%config NanohubMCP.port = 0): serving on any free port, shown "
-              "below; pass --port N or set MCP_PORT for a fixed one.", flush=True)'''
-"""Printed by an exported script whose port is the notebook's 0 (any free port)."""
 
 
 @dataclass(frozen=True)
@@ -201,22 +141,22 @@ def translate(notebook: Mapping[str, Any], *, source: str = "notebook.ipynb", ou
         builder.number = number
         try:
             builder.add_cell(text)
-        except (_Untranslatable, RegistrationError) as exc:
+        except (_Untranslatable, SettingRefused, RegistrationError) as exc:
             first = next(line for line in text.splitlines() if line.strip()).strip()
             first = first if len(first) <= 60 else first[:57] + "..."
             reason = re.sub(r"^%%mcp_\w+: ", "", str(exc))
             raise NanohubMCPError(f"{source}, cell {number} ({first}): {reason}") from None
-    name = builder.settings.get("name") or name_from(source)
+    name = builder.settings.values.get("name") or name_from(source)
     output = output or os.path.join(os.path.dirname(source), "start_mcp.py")
-    text = builder.script(source, os.path.basename(output), name, doc_from(notebook),
-                          exported_on or datetime.date.today())
+    text = frame(builder.settings, builder.blocks, builder.futures, source=source, file=os.path.basename(output),
+                 name=name, doc=doc_from(notebook), day=exported_on or datetime.date.today())
     formatter = None
     if format_code:
         text, formatter = format_script(text, output)
     compile(text, source, "exec")  # valid whenever every cell is; a failure here is a bug
     found = builder.found
     return Script(text, name, tuple(found["tool"]), tuple(found["resource"]), tuple(found["prompt"]),
-                  tuple(builder.dropped), formatter, builder.notes(), tuple(builder.sources))
+                  tuple(builder.dropped), formatter, builder.settings.notes(), tuple(builder.sources))
 
 
 def looks_exported(text: str) -> bool:
@@ -225,7 +165,8 @@ def looks_exported(text: str) -> bool:
 
 
 class _Builder:
-    """Collects translated cells, ``%config`` settings, ``__future__`` imports and drop notes."""
+    """Collects translated cells, ``%config`` settings (:mod:`.export_settings`), ``__future__`` imports
+    and drop notes."""
 
     def __init__(self) -> None:
         from IPython.core.inputtransformer2 import TransformerManager
@@ -233,7 +174,7 @@ class _Builder:
         self.transformer = TransformerManager()
         self.number = self.offset = 0  # the cell; lines IPython stripped before the code (for messages)
         self.blocks: list[str] = []
-        self.settings: dict[str, Any] = {}
+        self.settings = ExportSettings()
         self.futures: list[str] = []
         self.dropped: list[str] = []
         self.found: dict[str, list[str]] = {"tool": [], "resource": [], "prompt": []}
@@ -390,7 +331,11 @@ class _Builder:
             what = f"%{args[0]} {line}".rstrip()
             line = line.strip()
             if args[0] == "config" and re.match(r"NanohubMCP\b", line):
-                note, secret = self._config(line)
+                placed = self.settings.apply(line)
+                if placed is None:
+                    self.dropped.append(f"cell {self.number}: %config {line}")
+                    return f"{shorten(what)}: dropped (it only displays the settings)"
+                note, secret = placed
                 if secret:  # the comment names the setting, never its value
                     what = f"%config NanohubMCP.{secret} = ..."
                 return f"{shorten(what)}: {note}"
@@ -410,71 +355,3 @@ class _Builder:
             what = ast.unparse(call)
         self.dropped.append(f"cell {self.number}: {shorten(what)}")
         return f"dropped (IPython only): {shorten(what)}"
-
-    def _config(self, line: str) -> tuple[str, str]:
-        """Record ``NanohubMCP.<setting> = <value>`` (checked like the kernel would); where it went,
-        and the setting's name when its value is a secret (else "")."""
-        from traitlets import TraitError
-
-        from .config import NanohubMCP
-
-        try:
-            target = ast.parse("cfg." + line).body[0]
-        except SyntaxError:
-            target = None
-        if not isinstance(target, ast.Assign) or not isinstance(target.targets[0], ast.Attribute):
-            self.dropped.append(f"cell {self.number}: %config {line}")
-            return "dropped (it only displays the settings)", ""
-        setting = target.targets[0].attr
-        if setting not in NanohubMCP.class_trait_names(config=True):
-            raise _Untranslatable(f"%config NanohubMCP.{setting}: NanohubMCP has no setting {setting!r}")
-        try:
-            value = ast.literal_eval(target.value)
-            NanohubMCP(**{setting: value})
-        except (ValueError, TypeError, SyntaxError):
-            raise _Untranslatable(f"%config NanohubMCP.{setting}: the value must be a literal (a number, "
-                                  "string, list or None) to be exported") from None
-        except TraitError as exc:
-            raise _Untranslatable(str(exc).splitlines()[0]) from None
-        if setting == "provenance" and value:
-            self.settings.pop(setting, None)  # the default; an argument would outrank NANOHUBMCP_PROVENANCE=0
-            return _NOTE["provenance on"], ""
-        self.settings[setting] = value
-        where = "open" if setting == "host" and not is_loopback(str(value)) else _WHERE.get(setting)
-        return _NOTE[where].format(setting, upper=setting.upper(), value=value), setting if where == "secret" else ""
-
-    def notes(self) -> tuple[str, ...]:
-        """What the script does differently from the notebook (see :attr:`Script.notes`)."""
-        host = self.settings.get("host", "127.0.0.1")
-        if is_loopback(str(host)):
-            return ()
-        return (f"the notebook served on {host} (with its token, which is not exported): the script binds "
-                f"127.0.0.1 unless run with --host {host}; set MCP_TOKEN when you do",)
-
-    def script(self, source: str, file: str, name: str, doc: str, day: datetime.date) -> str:
-        """The whole file: header, ``server``, the cells, the command line and ``__main__``."""
-        values = {where: {k: v for k, v in self.settings.items() if _WHERE.get(k) == where and k != "name"}
-                  for where in ("ctor", "run")}
-        host, port = self.settings.get("host", "127.0.0.1"), self.settings.get("port", 8000)
-        host_help = f"interface to bind (default: {host})"
-        if not is_loopback(str(host)):  # served with a token in the notebook; the script has none of its own
-            host_help = (f"interface to bind (default: 127.0.0.1; the notebook served on {host}: pass --host {host} "
-                         "with MCP_TOKEN set to serve other machines)")
-            host = "127.0.0.1"
-        origin = " as in the notebook" if "port" in self.settings else ""
-        parts = [
-            _HEADER.format(doc=escape_docstring(doc or name), source=escape_docstring(source), day=day.isoformat(),
-                           port=port, marker=EXPORT_MARKER, version=__version__, file=escape_docstring(file),
-                           host=host),
-            f"from __future__ import {', '.join(self.futures)}" if self.futures else "",
-            f"from nanohubmcp import MCPServer\n\nserver = MCPServer({call_arguments([name], values['ctor'])})",
-            *(tidy(block) for block in self.blocks),
-            _FOOTER.format(
-                description=literal(f"Serve {name} over MCP."), host=literal(host),
-                host_help=literal(host_help), port=repr(port),
-                port_help=literal(f"TCP port, 0-65535 (default: $MCP_PORT, else {port}{origin}; 0 = any free port)"),
-                run="".join(f", {k}={literal(v)}" for k, v in values["run"].items() if v not in (None, "")),
-                zero_note=_ZERO_PORT_NOTE if port == 0 else "",
-            ),
-        ]
-        return "\n\n\n".join(part for part in parts if part.strip()) + "\n"

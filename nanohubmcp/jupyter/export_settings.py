@@ -1,0 +1,132 @@
+"""Where each ``%config NanohubMCP.<setting>`` of a notebook goes in its exported ``start_mcp.py``.
+
+The last value of a setting wins, and each is checked as the kernel checks it (a literal the
+setting accepts). Where they go:
+
+- name, version, instructions, tool_timeout, max_inline_bytes, figure_dpi, state_dir, job_executor,
+  executor_options and dask_address go to ``MCPServer(...)``, and so does ``provenance = False`` (a
+  notebook that records nothing, perhaps for its arguments' sake, exports a script that records
+  nothing, whatever its environment says; ``True`` is the default and writes nothing);
+- host and port become the defaults of ``--host`` and ``--port``, except that a host other machines
+  reach (``0.0.0.0``) is not: the notebook's token stays behind, so the script keeps 127.0.0.1 and
+  says how to serve other machines with a token (:meth:`ExportSettings.notes`);
+- path_prefix, allowed_origins and public_url go to ``server.run(...)``;
+- state_url and tracing (which the environment overrides in a notebook) and token (a secret) are
+  left to the script's environment, with a comment naming the variable;
+- mode and switch_interval are notebook-only.
+
+The cells' code is :mod:`.translate`'s (which reads the ``%config`` lines out of the cells), the
+file around it :mod:`.script_frame`'s.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from typing import Any
+
+from ..serving.runners import is_loopback
+
+__all__ = ["CommandLine", "ExportSettings", "SettingRefused"]
+
+_WHERE = {"name": "ctor", "version": "ctor", "instructions": "ctor", "tool_timeout": "ctor",
+          "max_inline_bytes": "ctor", "figure_dpi": "ctor", "state_dir": "ctor", "job_executor": "ctor",
+          "executor_options": "ctor", "dask_address": "ctor", "provenance": "ctor", "host": "cli",
+          "port": "cli", "path_prefix": "run", "allowed_origins": "run", "public_url": "run",
+          "state_url": "env", "tracing": "env", "token": "secret"}
+_NOTE = {"ctor": "applied in MCPServer(...) at the top of the file",
+         "cli": "the default of --{} (end of the file)",
+         "run": "passed to server.run(...) at the end of the file",
+         # In the notebook the environment wins over these two; an argument in the script would win over it.
+         "env": "not written into the script, whose environment decides: run it with NANOHUBMCP_{upper} set",
+         "secret": "not written into the script (a secret): run it with MCP_TOKEN set",
+         # The notebook's token is not carried over (a secret): its exposure must not be either.
+         "open": "not the default of --host, which stays 127.0.0.1 (the notebook's token is not carried over): "
+                 "to serve other machines, run the script with --host {value} and MCP_TOKEN set",
+         "provenance on": "on, the default: nothing written (NANOHUBMCP_PROVENANCE=0 turns it off)",
+         None: "a notebook-only setting, dropped"}
+
+
+class SettingRefused(Exception):
+    """A ``%config NanohubMCP`` line a script cannot carry: an unknown setting, or a value that is
+    not a literal or that the setting refuses (:func:`.translate.translate` names the cell)."""
+
+
+@dataclass(frozen=True)
+class CommandLine:
+    """The exported script's ``--host`` and ``--port``: their defaults and help texts."""
+
+    host: str
+    port: Any
+    host_help: str
+    port_help: str
+
+
+class ExportSettings:
+    """The ``%config NanohubMCP`` settings of one notebook, and where each goes in its script."""
+
+    def __init__(self) -> None:
+        self.values: dict[str, Any] = {}
+        """Setting -> its last value (``provenance = True``, the default, is not kept)."""
+
+    def apply(self, line: str) -> tuple[str, str] | None:
+        """Record ``NanohubMCP.<setting> = <value>`` (the ``%config`` line without ``%config``),
+        checked as the kernel checks it. Returns where it went (the comment that replaces the line),
+        and the setting's name when its value is a secret (else ""); None when the line only
+        displays the settings.
+
+        Raises:
+            SettingRefused: the setting does not exist, or its value is not a literal it accepts.
+        """
+        from traitlets import TraitError
+
+        from .config import NanohubMCP
+
+        try:
+            target = ast.parse("cfg." + line).body[0]
+        except SyntaxError:
+            target = None
+        if not isinstance(target, ast.Assign) or not isinstance(target.targets[0], ast.Attribute):
+            return None
+        setting = target.targets[0].attr
+        if setting not in NanohubMCP.class_trait_names(config=True):
+            raise SettingRefused(f"%config NanohubMCP.{setting}: NanohubMCP has no setting {setting!r}")
+        try:
+            value = ast.literal_eval(target.value)
+            NanohubMCP(**{setting: value})
+        except (ValueError, TypeError, SyntaxError):
+            raise SettingRefused(f"%config NanohubMCP.{setting}: the value must be a literal (a number, "
+                                 "string, list or None) to be exported") from None
+        except TraitError as exc:
+            raise SettingRefused(str(exc).splitlines()[0]) from None
+        if setting == "provenance" and value:
+            self.values.pop(setting, None)  # the default; an argument would outrank NANOHUBMCP_PROVENANCE=0
+            return _NOTE["provenance on"], ""
+        self.values[setting] = value
+        where = "open" if setting == "host" and not is_loopback(str(value)) else _WHERE.get(setting)
+        return _NOTE[where].format(setting, upper=setting.upper(), value=value), setting if where == "secret" else ""
+
+    def placed(self, where: str) -> dict[str, Any]:
+        """The settings that go to ``MCPServer(...)`` (``where`` "ctor"; the name aside, it comes
+        first) or to ``server.run(...)`` ("run"), in the order they were first set."""
+        return {k: v for k, v in self.values.items() if _WHERE.get(k) == where and k != "name"}
+
+    def notes(self) -> tuple[str, ...]:
+        """What the script does differently from the notebook (see ``Script.notes``)."""
+        host = self.values.get("host", "127.0.0.1")
+        if is_loopback(str(host)):
+            return ()
+        return (f"the notebook served on {host} (with its token, which is not exported): the script binds "
+                f"127.0.0.1 unless run with --host {host}; set MCP_TOKEN when you do",)
+
+    def command_line(self) -> CommandLine:
+        """The script's ``--host`` and ``--port``, from the notebook's host and port."""
+        host, port = self.values.get("host", "127.0.0.1"), self.values.get("port", 8000)
+        host_help = f"interface to bind (default: {host})"
+        if not is_loopback(str(host)):  # served with a token in the notebook; the script has none of its own
+            host_help = (f"interface to bind (default: 127.0.0.1; the notebook served on {host}: pass --host {host} "
+                         "with MCP_TOKEN set to serve other machines)")
+            host = "127.0.0.1"
+        origin = " as in the notebook" if "port" in self.values else ""
+        port_help = f"TCP port, 0-65535 (default: $MCP_PORT, else {port}{origin}; 0 = any free port)"
+        return CommandLine(host, port, host_help, port_help)

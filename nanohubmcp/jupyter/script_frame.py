@@ -1,0 +1,86 @@
+"""The exported ``start_mcp.py`` around its cells: the header docstring, the ``server`` line, and the
+command line with ``if __name__ == "__main__": server.run(...)`` at the end.
+
+The header says where the script came from and how to run it, and carries :data:`EXPORT_MARKER`
+(:func:`.translate.looks_exported` looks for it). Without ``--host`` the script binds the notebook's
+host (127.0.0.1 if other machines reach that one), and without ``--port`` it serves on
+``$MCP_PORT``, else on the notebook's port (:meth:`.export_settings.ExportSettings.command_line`).
+The port is checked as ``nanohubmcp`` checks ``--port``, by :func:`nanohubmcp.cli.add_port_option`:
+a value outside 0-65535 exits 2 with one line. ``start_mcp --app`` imports the script and runs
+``server`` itself.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from .._version import __version__
+from .script_text import call_arguments, escape_docstring, literal, tidy
+
+if TYPE_CHECKING:
+    from .export_settings import ExportSettings
+
+__all__ = ["EXPORT_MARKER", "frame"]
+
+EXPORT_MARKER = "by nanohubmcp"
+"""Text on the ``Exported:`` line of every script's header (see :func:`.translate.looks_exported`)."""
+
+_HEADER = '''"""{doc}
+
+An MCP server exported from the Jupyter notebook {source}.
+Exported: {day} {marker} {version}. Edit the notebook and export it again
+(nanohubmcp export, or jupyter nbconvert --to mcp) rather than editing this file.
+
+Run it:
+    python {file} [--host {host}] [--port {port}]    # or set MCP_PORT
+    start_mcp --app {file}    # on nanoHUB
+"""'''
+_FOOTER = '''def _command_line_options(argv=None):
+    """--host and --port of `python this_file.py` (start_mcp --app passes its own)."""
+    import argparse
+
+    from nanohubmcp.cli import add_port_option
+
+    parser = argparse.ArgumentParser(description={description})
+    parser.add_argument("--host", default={host}, help={host_help})
+    add_port_option(parser, default={port}, help={port_help})  # a bad --port or $MCP_PORT exits 2
+    args = parser.parse_args(argv)
+    port = args.port{zero_note}
+    return {{"host": args.host, "port": port}}
+
+
+if __name__ == "__main__":
+    server.run(**_command_line_options(){run})'''
+
+
+_ZERO_PORT_NOTE = '''
+    if int(port) == 0:
+        print("Port 0, as in the notebook (%config NanohubMCP.port = 0): serving on any free port, shown "
+              "below; pass --port N or set MCP_PORT for a fixed one.", flush=True)'''
+"""Printed by an exported script whose port is the notebook's 0 (any free port)."""
+
+
+def frame(settings: ExportSettings, blocks: Sequence[str], futures: Sequence[str], *, source: str, file: str,
+          name: str, doc: str, day: datetime.date) -> str:
+    """The whole file: header, ``server``, the cells' code (``blocks``, in order), the command line
+    and ``__main__``. ``futures``: the ``from __future__`` names the cells import (moved to the top);
+    ``source``: the notebook's path; ``file``: the script's file name; ``doc``: the notebook's leading
+    markdown (else the server's ``name``); ``day``: the export's date."""
+    line = settings.command_line()
+    parts = [
+        _HEADER.format(doc=escape_docstring(doc or name), source=escape_docstring(source), day=day.isoformat(),
+                       port=line.port, marker=EXPORT_MARKER, version=__version__, file=escape_docstring(file),
+                       host=line.host),
+        f"from __future__ import {', '.join(futures)}" if futures else "",
+        f"from nanohubmcp import MCPServer\n\nserver = MCPServer({call_arguments([name], settings.placed('ctor'))})",
+        *(tidy(block) for block in blocks),
+        _FOOTER.format(
+            description=literal(f"Serve {name} over MCP."), host=literal(line.host),
+            host_help=literal(line.host_help), port=repr(line.port), port_help=literal(line.port_help),
+            run="".join(f", {k}={literal(v)}" for k, v in settings.placed("run").items() if v not in (None, "")),
+            zero_note=_ZERO_PORT_NOTE if line.port == 0 else "",
+        ),
+    ]
+    return "\n\n\n".join(part for part in parts if part.strip()) + "\n"
