@@ -29,16 +29,14 @@ Prompts, Resources (``inputResponses``/``requestState`` params).
 from __future__ import annotations
 
 import threading
-from typing import Any, TypeGuard
+from typing import Any
 
 from ...errors import InvalidParams
+from ...protocol.client_answers import ELICIT, ROOTS, SAMPLE, answer_problem
 from ...protocol.message_values import show
 from ..wire.request import RequestContext, Slot
 from .request_state import Binding, RequestStateCodec, arguments_digest, request_digest
 
-ELICIT = "elicitation/create"
-SAMPLE = "sampling/createMessage"
-ROOTS = "roots/list"
 KEY_PREFIX = {ELICIT: "elicitation", SAMPLE: "sampling", ROOTS: "roots"}
 """Prefix of the keys given to input requests that the function did not name itself."""
 
@@ -59,42 +57,16 @@ class InputRequired(BaseException):
         self.requests = requests
 
 
-def _is_object(value: object) -> TypeGuard[dict[str, Any]]:
-    return isinstance(value, dict)
-
-
-def _valid_elicit(value: object) -> bool:
-    return (_is_object(value) and value.get("action") in ("accept", "decline", "cancel")
-            and _is_object(value.get("content", {})))
-
-
-def _valid_sample(value: object) -> bool:
-    return (_is_object(value) and value.get("role") in ("user", "assistant")
-            and isinstance(value.get("content"), (dict, list)))
-
-
-def _valid_roots(value: object) -> bool:
-    return _is_object(value) and isinstance(value.get("roots"), list) and all(
-        _is_object(root) and isinstance(root.get("uri"), str) for root in value["roots"])
-
-
-_VALID = {ELICIT: _valid_elicit, SAMPLE: _valid_sample, ROOTS: _valid_roots}
-_SHAPE = {
-    ELICIT: 'an ElicitResult {"action": "accept"|"decline"|"cancel", "content"?: {...}}',
-    SAMPLE: 'a CreateMessageResult {"role", "content", "model"}',
-    ROOTS: 'a ListRootsResult {"roots": [{"uri": ...}]}',
-}
-
-
-def check_response(key: str, method: str, value: object) -> Any:
-    """Return ``value`` when it is a well-formed result for ``method``.
+def check_response(key: str, method: str, value: object, params: object = None) -> Any:
+    """Return ``value`` when it is a well-formed result for ``method`` (asked with ``params``).
 
     Raises:
-        InvalidParams: -32602 naming the key and the expected shape.
+        InvalidParams: -32602 naming the key and what is wrong with the answer
+            (``protocol.client_answers``: the same check as the handshake era's answers).
     """
-    if not _VALID[method](value):
-        raise InvalidParams(
-            f"Invalid inputResponses[{show(key)}]: expected {_SHAPE[method]} answering {method}")
+    problem = answer_problem(method, value, params if isinstance(params, dict) else None)
+    if problem is not None:
+        raise InvalidParams(f"Invalid inputResponses[{show(key)}]: {problem}")
     return value
 
 
@@ -136,7 +108,7 @@ class Exchange:
         if key in self._earlier and issued is not None:
             value = self._earlier[key]
         elif key in self._responses:
-            value = check_response(key, method, self._responses[key])
+            value = check_response(key, method, self._responses[key], params)
         else:
             return False, None
         with self._lock:

@@ -115,7 +115,7 @@ class TaskInputs:
             future = pending.futures.get(key)
             if body is None or future is None or future.done():
                 continue
-            accepted.append((key, future, check_response(key, body["method"], value)))
+            accepted.append((key, future, check_response(key, body["method"], value, body.get("params"))))
         for key, future, value in accepted:  # all checked first: a bad answer delivers nothing
             pending.requests.pop(key, None)
             future.set_result(value)

@@ -253,11 +253,21 @@ class Context(LevelMethods):
             The client's result ``{"action": "accept"|"decline"|"cancel", "content"?: {...}}``.
         Raises:
             ClientRequestError: the client lacks the ``elicitation`` capability, answered
-                with an error, or accepted with content that breaks ``requested_schema`` (MCP
-                2025-11-25, Client § Elicitation: the content must match the requested schema);
-                ClientRequestTimeout after ``timeout``. In a 2026-07-28 call a
-                missing capability is the call's error -32021, and an unanswered request ends
-                the call with ``input_required`` (the client retries with the answer).
+                with an error, answered with no valid ``action`` ("the client's answer to
+                elicitation/create has no "action" (accept, decline or cancel)"), with
+                ``content`` that is not an object of strings, numbers, booleans and lists of
+                strings or that comes with ``decline``/``cancel``, or accepted with content that
+                breaks ``requested_schema`` (MCP 2025-11-25, Client § Elicitation: the content
+                must match the requested schema); ClientRequestTimeout after ``timeout``. So the
+                answer returned always has a valid ``action``, and ``content`` only with
+                ``accept``. In a 2026-07-28 call a missing capability is the call's error -32021,
+                an answer of the wrong shape in the retried request's ``inputResponses`` is its
+                error -32602 with the same text, and an unanswered request ends the call with
+                ``input_required`` (the client retries with the answer).
+
+        .. versionchanged:: 1.0.0.dev0
+           An answer without a valid ``action`` (or with ``content`` where the spec has none) is a
+           ``ClientRequestError``; it reached the tool unchecked.
         """
         return self._asks.elicit(message, requested_schema, timeout, key)
 
@@ -286,8 +296,9 @@ class Context(LevelMethods):
             The client's result ``{"action": "accept"|"decline"|"cancel"}`` (accept: the user
             agreed to open the URL, not that the step there is done).
         Raises:
-            ClientRequestError: the client did not declare ``elicitation.url``, or answered with an
-                error; ClientRequestTimeout after ``timeout``. In a 2026-07-28 call as :meth:`elicit`.
+            ClientRequestError: the client did not declare ``elicitation.url``, answered with an
+                error, with no valid ``action``, or with ``content`` (a URL-mode answer has none);
+                ClientRequestTimeout after ``timeout``. In a 2026-07-28 call as :meth:`elicit`.
 
         Source: MCP 2025-11-25, Client § Elicitation § URL mode.
         """
@@ -301,7 +312,13 @@ class Context(LevelMethods):
         Args:
             params: the request params (``messages``, ``maxTokens``, ...), or a plain prompt string.
         Returns:
-            The client's result ``{"role", "content", "model", "stopReason"?}``.
+            The client's result ``{"role": "assistant"|"user", "content": block or [blocks],
+            "model": str, "stopReason"?: str}``, each block an object with a ``type``.
+        Raises:
+            ClientRequestError: the client lacks the ``sampling`` capability, answered with an
+                error, or with a result not of that shape ("the client's answer to
+                sampling/createMessage has no "model" ..."); ClientRequestTimeout after
+                ``timeout``. In a 2026-07-28 call as :meth:`elicit`.
         """
         return self._asks.sample(params, timeout, key)
 
@@ -314,8 +331,10 @@ class Context(LevelMethods):
         Returns:
             ``{"roots": [{"uri": "file:///...", "name"?: str}, ...]}``.
         Raises:
-            ClientRequestError: the client lacks the ``roots`` capability or answered with an
-                error; ClientRequestTimeout after ``timeout``. In a 2026-07-28 call as :meth:`elicit`.
+            ClientRequestError: the client lacks the ``roots`` capability, answered with an
+                error, or with a result not of that shape (no ``roots`` list, a root without a
+                ``file://`` ``uri`` string, a ``name`` that is not a string);
+                ClientRequestTimeout after ``timeout``. In a 2026-07-28 call as :meth:`elicit`.
 
         Source: MCP 2025-11-25, Client § Roots.
         """

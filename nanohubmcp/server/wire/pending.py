@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import ClientRequestError, ClientRequestTimeout
 from ...protocol import jsonrpc
+from ...protocol.client_answers import answer_problem
 from .request import RequestContext
 
 if TYPE_CHECKING:
@@ -62,7 +63,9 @@ class ClientRequests:
 
         Raises:
             ClientRequestError: no session (a sessionless request has no way back), missing
-                capability, no stream to carry it, or the client answered with an error.
+                capability, no stream to carry it, the client answered with an error, or its
+                result is not of the method's shape (``protocol.client_answers``: an elicitation
+                answer without a valid ``action``, say).
             ClientRequestTimeout: no answer within ``timeout`` seconds.
         """
         session = request.session
@@ -101,7 +104,13 @@ class ClientRequests:
         if "error" in reply:
             err = reply.get("error") or {}
             raise ClientRequestError(f"the client refused {method}: {err.get('message', err)}")
-        return reply.get("result")
+        result = reply.get("result")
+        # Every transport's answer (and one another process took, with Redis) arrives here: the one
+        # place it is held to the spec's result shape before the function that asked reads it.
+        problem = answer_problem(method, result, params)
+        if problem is not None:
+            raise ClientRequestError(problem)
+        return result
 
     @staticmethod
     def resolve(request: RequestContext, message: jsonrpc.Message) -> bool:
