@@ -504,8 +504,13 @@ class MCPServer:
         """Decorator: register a function as the resource at ``uri``.
 
         A URI with ``{placeholders}`` registers a resource template; each placeholder matches
-        one path segment (``{+path}`` and ``{path*}``: several, RFC 6570) and is passed to the
-        function by name, percent-decoded. Return a dict (JSON), a string (text), bytes (a blob),
+        one path segment (``{+path}``, ``{path*}`` and ``{/segs*}``: several, RFC 6570) and is passed
+        to the function by name, percent-decoded, as one string: an exploded value is its segments
+        joined by ``/`` (``"a/b/c"``), never a list, and ``{/segs*}`` with no segment gives ``""``.
+        ``{?q,limit}`` takes optional query parameters; one the template does not name makes the URI
+        not match it (-32002 naming it when no other template does), one given twice is -32602 naming
+        it. The scheme is compared without regard to case (``CONFIG://lab`` reads ``config://lab``).
+        Return a dict (JSON), a string (text), bytes (a blob),
         or a ``ResourceResult``. A one-segment value stays one segment once decoded: it never
         holds ``/``, ``\\`` or NUL and is never ``.`` or ``..`` (a URI that would give one, such as
         ``..%2Fetc%2Fpasswd``, does not match the template: "resource not found", -32002). A
@@ -541,6 +546,10 @@ class MCPServer:
                 placeholder the function does not take.
 
         Source: MCP 2025-11-25, Server § Resources.
+
+        .. versionchanged:: 1.0
+           ``{/segs*}`` matches no segment; a query parameter the template does not name or one given
+           twice is refused, not ignored; the scheme is compared without regard to case.
         """
         if callable(uri):
             raise RegistrationError("@resource needs a URI: write @server.resource('scheme://path')")

@@ -1,6 +1,7 @@
 """Resources: list, templates, read, subscribe/unsubscribe.
 
-A read finds the exact URI first, then the template whose literal part is longest. Not found is
+A read finds the exact URI first, then the template whose literal part is longest (the scheme in any
+case, the rest exactly: :meth:`.Registry.find_resource`). Not found is
 -32002 with ``data.uri`` in the handshake era and -32602 in 2026-07-28 (SEP-2164). A URI longer than
 :data:`MAX_URI_LENGTH` (8192 characters) is -32602 saying the limit, before any template sees it. A
 function's ``FileNotFoundError`` is not found as well; another ``OSError``

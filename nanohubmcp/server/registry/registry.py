@@ -20,10 +20,12 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from ...errors import InvalidParams, ResourceNotFound
 from ..wire.events import EventBus
 from .components import Tool
+from .schemes import fold_scheme
 
 if TYPE_CHECKING:
     from .prompts import Prompt
     from .resources import Resource, ResourceTemplate
+    from .uri_template import Values
 
 T = TypeVar("T")
 
@@ -143,6 +145,7 @@ class Registry:
         self.resources: _Table[Resource] = _Table(bus, "resources_changed")
         self.templates: _Table[ResourceTemplate] = _Table(bus, "resources_changed")
         self.prompts: _Table[Prompt] = _Table(bus, "prompts_changed")
+        self._folded: tuple[Mapping[str, Resource], dict[str, Resource]] = ({}, {})
 
     def add_tool(self, tool: Tool) -> None:
         """Register (or replace) ``tool``."""
@@ -161,24 +164,52 @@ class Registry:
         """Register (or replace) ``prompt``."""
         self.prompts.put(prompt.name, prompt)
 
-    def find_resource(self, uri: str) -> tuple[Resource | ResourceTemplate, dict[str, str]]:
+    def find_resource(self, uri: str) -> tuple[Resource | ResourceTemplate, Values]:
         """Resolve a URI: exact resource first, then the most specific matching template (most
-        literal text, then fewest variables that may span ``/``, then fewest variables).
+        literal text, then fewest variables that may span ``/``, then fewest variables). The scheme
+        is compared without regard to ASCII case (``CONFIG://lab`` finds ``config://lab``, RFC 3986
+        § 3.1), the rest of the URI exactly.
 
         Raises:
-            ResourceNotFound: nothing answers ``uri`` (``data.uri`` names it).
+            ResourceNotFound: nothing answers ``uri`` (``data.uri`` names it; when a template would
+                match but for query parameters it does not name, the message and ``data.unknown``
+                name them).
         """
-        exact = self.resources.get(uri)
+        exact = self.resources.by_name.get(uri)
         if exact is not None:
             return exact, {}
-        best: tuple[ResourceTemplate, dict[str, str]] | None = None
+        folded = fold_scheme(uri)  # once here, so no template's regex folds case
+        exact = self._scheme_folded().get(folded)
+        if exact is not None:
+            return exact, {}
+        best: tuple[ResourceTemplate, Values] | None = None
         best_key: tuple[int, int, int] | None = None
-        for template in self.templates.values():
-            values = template.match(uri)
-            if values is not None:
-                key = template.compiled.specificity()
-                if best_key is None or key > best_key:
-                    best, best_key = (template, values), key
+        for template in self.templates.by_name.values():
+            compiled = template.compiled
+            values = compiled.match(folded)
+            if values is not None and (best_key is None or compiled.rank > best_key):
+                best, best_key = (template, values), compiled.rank
         if best is None:
-            raise ResourceNotFound(f"Resource not found: {uri}", {"uri": uri})
+            raise self._not_found(uri, folded)
         return best
+
+    def _scheme_folded(self) -> Mapping[str, Resource]:
+        """The fixed resources keyed by :func:`fold_scheme` of their URI (made again after a change)."""
+        table = self.resources.by_name
+        made = self._folded
+        if made[0] is not table:
+            made = self._folded = (table, {fold_scheme(uri): item for uri, item in table.items()})
+        return made[1]
+
+    def _not_found(self, uri: str, folded: str) -> ResourceNotFound:
+        # The nearest template: fewest parameters it does not name, then the most specific.
+        near = [(-len(unknown), t.compiled.rank, t.compiled, unknown) for t in self.templates.by_name.values()
+                if (unknown := t.compiled.unknown_query(folded))] if "?" in folded else []
+        if not near:
+            return ResourceNotFound(f"Resource not found: {uri}", {"uri": uri})
+        *_, compiled, unknown = max(near, key=lambda n: n[:2])
+        return ResourceNotFound(
+            f"Resource not found: {uri} (the template '{compiled.template}' takes the query parameter(s) "
+            f"{', '.join(compiled.query_names)}, not {', '.join(name or repr(name) for name in unknown)})",
+            {"uri": uri, "uri_template": compiled.template, "unknown": unknown})
+

@@ -15,9 +15,10 @@ from ...protocol.versions import ProtocolVersion
 from ...schema import ArgumentValidator, Signature, describe_function
 from ...schema.text_values import from_text
 from .components import callable_name, check_meta, is_coroutine_callable
+from .schemes import fold_scheme
 
 if TYPE_CHECKING:
-    from .uri_template import UriTemplate
+    from .uri_template import UriTemplate, Values
 
 @dataclass(eq=False, kw_only=True)
 class _ResourceRecord:
@@ -82,20 +83,26 @@ class ResourceTemplate(_ResourceRecord):
         """The template's variable names, in order."""
         return self.compiled.names
 
-    def match(self, uri: str) -> dict[str, str] | None:
-        """The variable values when ``uri`` matches, else None."""
-        return self.compiled.match(uri)
+    def match(self, uri: str) -> Values | None:
+        """The variable values when ``uri`` matches, else None (see :meth:`.UriTemplate.match`; the
+        scheme is compared without regard to case)."""
+        return self.compiled.match(fold_scheme(uri))
 
-    def arguments(self, values: dict[str, str]) -> dict[str, Any]:
+    def arguments(self, values: Values) -> dict[str, Any]:
         """The matched variables as the function's parameters want them: each text read by its
         parameter's schema (``pid: int`` gets an ``int``), then checked like a tool's arguments.
 
         Raises:
-            InvalidParams: (-32602) a variable whose text is not what its parameter takes, naming it.
+            InvalidParams: (-32602) a variable whose text is not what its parameter takes, or a query
+                parameter given more than once (``?q=a&q=b``), naming it.
         """
         properties = self.signature.input_schema.get("properties") or {}
         read: dict[str, Any] = {}
         for name, text in values.items():
+            if isinstance(text, list):
+                raise InvalidParams(
+                    f"Invalid arguments for resource template '{self.uri_template}': {name}: the query gives it "
+                    f"{len(text)} times; give it once", {"uri_template": self.uri_template, "variable": name})
             try:
                 read[name] = from_text(text, properties.get(name))
             except ValueError as exc:

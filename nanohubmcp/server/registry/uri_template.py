@@ -8,12 +8,25 @@ back to the template and its variable values. Supported, per RFC 6570 § 3.2:
   ``file:///a/b/c`` with ``path="a/b/c"``);
 - ``{+name}`` reserved expansion: any text up to ``?`` or ``#``, ``/`` included;
   ``{#name}`` a fragment;
-- ``{/name}`` path segments, ``{/name*}`` several of them; ``{.name}`` a label; ``{;name}``
-  path parameters;
+- ``{/name}`` a path segment, ``{/name*}`` any number of them, none included (``x://a{/s*}`` matches
+  ``x://a`` with ``s=""``, as RFC 6570 expands an empty list to nothing); ``{.name}`` a label;
+  ``{;name}`` path parameters;
 - ``{?a,b}`` a query and ``{&c}`` its continuation: parameters in any order, each optional
-  (a missing one is not passed, so the function's default applies), others ignored.
+  (a missing one is not passed, so the function's default applies). A parameter the template does
+  not name makes the URI not match it (:meth:`UriTemplate.unknown_query` names it, for the "not
+  found" message); a parameter given twice matches with the list of its values, which the caller
+  refuses (-32602 naming it).
 
-Values are percent-decoded. A prefix modifier (``{name:3}``) matches like the plain variable.
+Values are percent-decoded. An exploded or reserved value (``{path*}``, ``{+path}``, ``{/segs*}``) is
+one string, its segments joined by ``/`` (``x://a/b/c`` gives ``"a/b/c"`` for ``x://{path*}`` and
+``x://a{/s*}`` gives ``"b/c"`` for ``x://a/b/c``), never a list. A prefix modifier (``{name:3}``) matches
+like the plain variable.
+
+The scheme (``file`` in ``file://...``, RFC 3986 § 3.1) is matched without regard to ASCII case:
+``FILE://x`` matches ``file://{name}``; the rest of the URI is matched exactly. The template's scheme is
+compiled in lower case and :meth:`UriTemplate.match` takes a URI whose scheme is in lower case
+(:func:`.schemes.fold_scheme`, which the registry applies once per read, not once per template; a
+variable in the scheme, ``{s}://x``, so gets it in lower case).
 
 A one-segment variable (``{name}``, ``{a,b}``, ``{/name}``, ``{.name}``, ``{;name}``: those whose
 text stops at ``/``) stays one segment after decoding: a URI whose value would hold ``/``, ``\\``
@@ -45,7 +58,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from urllib.parse import parse_qsl, unquote
+from typing import TypeAlias
+from urllib.parse import unquote
+
+from .schemes import fold_scheme
 
 _EXPRESSION = re.compile(r"\{([^{}]*)\}")
 _VARSPEC = re.compile(r"([A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*")
@@ -65,6 +81,11 @@ class Variable:
     explode: bool
 
 
+Values: TypeAlias = dict[str, str | list[str]]
+"""What :meth:`UriTemplate.match` gives: each variable's decoded text; a query parameter given more than
+once, the list of its values (in the URI's order)."""
+
+
 @dataclass(frozen=True)
 class UriTemplate:
     """A compiled template: ``match(uri)`` gives the variable values, or None.
@@ -74,15 +95,19 @@ class UriTemplate:
         variables: every variable, in order.
         literal_length: characters outside expressions (more means more specific).
         greedy: variables that may span ``/`` (``{+x}``, ``{x*}``, ``{/x*}``, ``{#x}``).
+        rank: :meth:`specificity`, computed once.
+        query_names: the variables of its ``{?...}`` and ``{&...}`` expressions, in order.
     """
 
     template: str
     variables: tuple[Variable, ...]
     literal_length: int
     greedy: int
+    rank: tuple[int, int, int]
+    query_names: tuple[str, ...]
     _pattern: re.Pattern[str]
-    _query: tuple[str, ...]
-    _segments: frozenset[str]  # groups of one-segment variables (see :func:`one_segment`)
+    _plan: tuple[tuple[str, str], ...]  # per regex group, in order: (variable name, kind: "s" any text,
+    # "1" one segment (see one_segment), "p" segments "/a/b", "q" the query)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -92,41 +117,66 @@ class UriTemplate:
     def specificity(self) -> tuple[int, int, int]:
         """Sort key among templates matching one URI: most literal text, then fewest greedy
         variables, then fewest variables, wins."""
-        return (self.literal_length, -self.greedy, -len(self.variables))
+        return self.rank
 
-    def match(self, uri: str) -> dict[str, str] | None:
+    def match(self, uri: str) -> Values | None:
         """The variable values when ``uri`` matches (percent-decoded), else None: also None when a
-        one-segment variable's decoded value is not one segment (see :func:`one_segment`)."""
+        one-segment variable's decoded value is not one segment (see :func:`one_segment`) or the
+        query holds a parameter the template does not name. A query parameter given more than
+        once gives the list of its values (the caller refuses it). ``uri``'s scheme is taken in
+        lower case: pass it through :func:`.schemes.fold_scheme` first."""
         m = self._pattern.fullmatch(uri)
         if m is None:
             return None
-        values: dict[str, str] = {}
-        for group, raw in m.groupdict().items():
-            if raw is None or group == "_query":
+        values: Values = {}
+        for (name, kind), raw in zip(self._plan, m.groups(), strict=True):
+            if raw is None:  # an optional part ({;x} without "=", no query) is not there
                 continue
-            value = _decode(group, raw)
-            if group in self._segments and not one_segment(value):
+            if kind == "q":
+                for key, text in query_pairs(raw):
+                    if key not in self.query_names:
+                        return None
+                    had = values.get(key)
+                    if had is None:
+                        values[key] = text
+                    elif isinstance(had, list):
+                        had.append(text)
+                    else:
+                        values[key] = [had, text]
+                continue
+            value = unquote(raw[1:]) if kind == "p" else unquote(raw)  # {/x*}: "/a/b" -> "a/b"
+            if kind == "1" and not one_segment(value):
                 return None
-            values[group[2:]] = value
-        if self._query:
-            query = m.group("_query") or ""
-            for key, value in parse_qsl(query, keep_blank_values=True):
-                if key in self._query and key not in values:
-                    values[key] = value
+            values[name] = value
         return values
+
+    def unknown_query(self, uri: str) -> list[str]:
+        """The query parameters of ``uri`` this template does not name, when the rest of ``uri``
+        matches it; else ``[]`` (for the message of a URI that matches no template)."""
+        m = self._pattern.fullmatch(uri) if self.query_names else None
+        query = m.group("_query") if m is not None else None
+        if not query:
+            return []
+        return list(dict.fromkeys(key for key, _ in query_pairs(query) if key not in self.query_names))
+
+
+def query_pairs(query: str) -> list[tuple[str, str]]:
+    """The ``(name, value)`` pairs of a query (the text after ``?``), decoded as
+    ``urllib.parse.parse_qsl(query, keep_blank_values=True)`` decodes them (``+`` is a space, ``a`` alone
+    is ``("a", "")``, empty fields are skipped), in a third less time: it runs on every read of a
+    query template."""
+    pairs = []
+    for field in query.split("&"):
+        if field:
+            key, _, text = field.partition("=")
+            pairs.append((unquote(key.replace("+", " ")), unquote(text.replace("+", " "))))
+    return pairs
 
 
 def one_segment(value: str) -> bool:
     """Whether a decoded value is one path segment: no ``/``, ``\\`` or NUL, and not ``.`` or ``..``
     (so joined to a directory it names something in that directory)."""
     return not ("/" in value or "\\" in value or "\0" in value or value in (".", ".."))
-
-
-def _decode(group: str, raw: str) -> str:
-    kind = group[0]
-    if kind == "p":  # {/x*}: "/a/b" -> "a/b"
-        return "/".join(unquote(part) for part in raw.split("/")[1:])
-    return unquote(raw)
 
 
 def compile_template(template: str) -> UriTemplate:
@@ -146,7 +196,7 @@ def compile_template(template: str) -> UriTemplate:
     for m in _EXPRESSION.finditer(template):
         text = template[pos:m.start()]
         _check_literal(template, text)
-        builder.literal(text)
+        builder.literal(fold_scheme(text) if not pos else text)  # the URI's scheme is folded alike
         literal += len(text)
         pos = m.end()
         body = m.group(1)
@@ -170,8 +220,12 @@ def compile_template(template: str) -> UriTemplate:
     literal += len(rest)
     if not variables:
         raise TemplateError(f"resource template '{template}' has no {{variables}}")
-    return UriTemplate(template, tuple(variables), literal, greedy, re.compile(builder.pattern()), tuple(query),
-                       frozenset(builder.segments))
+    pattern = re.compile(builder.pattern())
+    groups = sorted(pattern.groupindex, key=pattern.groupindex.__getitem__)  # every group is named: m.groups()
+    plan = tuple(("", "q") if group == "_query" else (group[2:], "1" if group in builder.segments else group[0])
+                 for group in groups)
+    return UriTemplate(template, tuple(variables), literal, greedy, (literal, -greedy, -len(variables)),
+                       tuple(query), pattern, plan)
 
 
 def _check_literal(template: str, text: str) -> None:
@@ -211,7 +265,7 @@ def _expression(builder: _Builder, expression: str, operator: str, variables: li
             else:
                 builder.part(expression, group, "/?#" if operator == "" else "?#", empty=False)
         elif operator == "/" and var.explode:
-            builder.part(expression, f"p_{var.name}", "?#", empty=False, segments=True)
+            builder.part(expression, f"p_{var.name}", "?#", empty=True, segments=True)  # none at all: ""
         elif operator in ("/", "."):
             builder.literal(operator)
             builder.part(expression, group, "/?#" if operator == "/" else "/?#.", empty=True)
@@ -257,7 +311,7 @@ class _Builder:
     def part(self, expression: str, group: str, excluded: str, *, empty: bool,
              segments: bool = False, optional: str = "") -> None:
         """Add a variable's group: characters but ``excluded``, ``empty`` allowed or not; ``segments``
-        is ``(/seg)+``; ``optional`` is the text that starts an optional ``(?:text value)?``."""
+        is ``(/seg)*``; ``optional`` is the text that starts an optional ``(?:text value)?``."""
         lead = self.pending + (optional or ("/" if segments else ""))
         holds = [p for p in self.parts if lead and lead[0] not in p.excluded]
         if not lead and self.parts:
@@ -278,7 +332,7 @@ class _Builder:
         chars = f"[^{'/' if segments else ''}{_escape(excluded)}]"
         if ahead:
             chars = f"(?:{ahead}{chars})"
-        body = f"(?:{ahead}/{chars}*)+" if segments else chars + ("*" if empty else "+")
+        body = f"(?:{ahead}/{chars}*)*" if segments else chars + ("*" if empty else "+")
         regex = f"(?P<{group}>{body})"
         if optional:
             regex = f"(?:{re.escape(optional)}{regex})?"

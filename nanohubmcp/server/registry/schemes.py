@@ -1,0 +1,23 @@
+"""URI schemes, which RFC 3986 § 3.1 makes case-insensitive: :func:`fold_scheme` puts one in lower case, so
+that ``CONFIG://lab`` and ``config://lab`` name one resource. The registry folds a URI once per read and a
+template's scheme once when it is compiled; the rest of a URI is compared exactly.
+
+Source: RFC 3986 § 3.1 (Scheme).
+"""
+
+from __future__ import annotations
+
+import re
+
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*")
+
+
+def fold_scheme(uri: str) -> str:
+    """``uri`` with its scheme (the text before the first ``:``, RFC 3986 § 3.1) in lower case; the rest
+    is kept. A URI without a scheme (or whose text before ``:`` is not one) is returned as it is, as is
+    one whose scheme is in lower case already (the same object: no copy)."""
+    colon = uri.find(":")
+    scheme = uri[:colon]
+    if colon < 1 or scheme.islower() or not _SCHEME.fullmatch(scheme):
+        return uri
+    return scheme.lower() + uri[colon:]
