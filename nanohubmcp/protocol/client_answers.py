@@ -8,7 +8,9 @@ Both hold it to :func:`answer_problem` before the function that asked sees it, s
 reads ``answer["action"]`` off an answer that has none. Each text names what is wrong and what the
 spec asks for; a client's value named back is cut short (:func:`short`).
 
-Only the members the spec defines are checked; others (``_meta``, a newer revision's fields) pass.
+Only the members the spec defines are checked; others (``_meta``, a newer revision's fields) pass,
+and so does an elicitation's ``content`` where the spec has none with a refusal (declined, cancelled)
+or null: it means nothing there.
 An elicitation's accepted ``content`` is held to the requested schema besides, by the caller
 (``server/asks/context_asks``).
 
@@ -73,11 +75,12 @@ def _elicitation(answer: Mapping[str, Any], params: Mapping[str, Any]) -> str | 
     action = answer["action"]
     if not isinstance(action, str) or action not in ACTIONS:
         return f'has "action" {short(action)}: it must be "accept", "decline" or "cancel"'
-    if "content" not in answer:
+    content = answer.get("content")
+    if content is None or action != "accept":
+        # The spec has content only with "accept", and its prose says it is "typically omitted"
+        # otherwise: a client that sends it with a refusal (or null) is not refused for it; it means
+        # nothing there, and the function that asked reads "action" first.
         return None
-    content = answer["content"]
-    if action != "accept":
-        return f'carries "content" with "action" "{action}": only an accepted answer has content'
     if params.get("mode") == "url":
         return 'carries "content" in URL mode: what the user enters there never passes through the client'
     if not isinstance(content, Mapping):

@@ -90,10 +90,6 @@ BAD_ELICITATIONS = [
     ({"action": "accept", "content": ["S-1"]}, 'has "content" ["S-1"]: it must be an object of the form\'s values'),
     ({"action": "accept", "content": {"label": {"text": "S-1"}}},
      'has content.label {"text": "S-1"}: a form\'s value is a string, a number, a boolean or a list of strings'),
-    ({"action": "decline", "content": {"label": "S-1"}},
-     'carries "content" with "action" "decline": only an accepted answer has content'),
-    ({"action": "cancel", "content": {}},
-     'carries "content" with "action" "cancel": only an accepted answer has content'),
     (["accept"], 'is a list, not an object {"action": "accept"|"decline"|"cancel", "content"?: {...}}'),
     ("accept", 'is a string, not an object {"action": "accept"|"decline"|"cancel", "content"?: {...}}'),
 ]
@@ -179,6 +175,13 @@ GOOD = [
      {"action": "accept", "content": {"label": "S-1"}}),
     ("label", {"elicitation": lambda p: {"action": "decline"}}, {"action": "decline"}),
     ("label", {"elicitation": lambda p: CANCEL}, CANCEL),
+    # Content with a refusal, or null, means nothing and is not refused: some clients always send it.
+    ("label", {"elicitation": lambda p: {"action": "decline", "content": {"label": "S-1"}}},
+     {"action": "decline", "content": {"label": "S-1"}}),
+    ("label", {"elicitation": lambda p: {"action": "cancel", "content": {}}}, {"action": "cancel", "content": {}}),
+    ("label", {"elicitation": lambda p: {"action": "decline", "content": None}},
+     {"action": "decline", "content": None}),
+    ("label", {"elicitation": lambda p: {"action": "accept", "content": None}}, {"action": "accept", "content": None}),
     ("summarize", {"sampling": lambda p: SAMPLED}, SAMPLED),
     ("roots", {"roots": [ROOT]}, {"roots": [ROOT]}),
 ]

@@ -176,7 +176,7 @@ class AnswerCheck:
         """
         if validator is None or not isinstance(answer, dict) or answer.get("action") != "accept":
             return answer
-        problems = validator.errors(answer.get("content", {}), root="content")
+        problems = validator.errors(answer.get("content") or {}, root="content")
         if problems:
             raise ClientRequestError("The client's answer does not match the requested schema: " + "; ".join(problems))
         return answer
