@@ -6,7 +6,7 @@ iframe and hands it the tool's result; the view draws the curve as SVG, with not
 the network. Other clients get the same data as text and ``structuredContent``.
 
     python examples/apps/start_mcp.py                  # 127.0.0.1:8000 (or $MCP_PORT)
-    python examples/apps/start_mcp.py --port 8123 --token "$MCP_TOKEN"
+    python examples/apps/start_mcp.py --port 8123 --token-file ~/.mcp-token   # or $MCP_TOKEN
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import argparse
 import math
 
 from nanohubmcp import MCPServer
-from nanohubmcp.cli import add_port_option
+from nanohubmcp.cli import add_port_option, add_script_token_options
 
 server = MCPServer("apps-demo", version="1.0.0")
 
@@ -77,11 +77,12 @@ def damped_oscillation(frequency: float = 1.0, damping: float = 0.2, points: int
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Parse ``--host``/``--port`` (default 127.0.0.1, ``$MCP_PORT`` or 8000), ``--token``, ``--transport``."""
+    """Parse ``--host``/``--port`` (default 127.0.0.1, ``$MCP_PORT`` or 8000), ``--token-file``/``--token``,
+    ``--transport``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default: 127.0.0.1)")
     add_port_option(parser)  # --port N, else $MCP_PORT, else 8000; a bad one exits 2 saying 0-65535
-    parser.add_argument("--token", default=None, help="bearer token clients send (default: $MCP_TOKEN, else none)")
+    add_script_token_options(parser)  # --token-file PATH, else $MCP_TOKEN; an empty --token exits 2
     parser.add_argument(
         "--transport",
         choices=["http", "stdio"],

@@ -4,8 +4,9 @@ with two sample datasets as resources and a prompt that asks for an analysis.
 Datasets are passed as comma-separated numbers (``"1,2,3,4,5"``), which any client can type.
 
     python examples/data_analysis/start_mcp.py                # 127.0.0.1:8000 (or $MCP_PORT)
-    # other machines may connect: bind every interface and require a token
-    python examples/data_analysis/start_mcp.py --port 8124 --host 0.0.0.0 --token "$MCP_TOKEN"
+    # other machines may connect: bind every interface and require the token in a file only you can
+    # read (chmod 600 ~/.mcp-token), or in $MCP_TOKEN; not --token TOKEN, which ps shows to everyone
+    python examples/data_analysis/start_mcp.py --port 8124 --host 0.0.0.0 --token-file ~/.mcp-token
 
     curl -X POST http://localhost:8000/tools/correlation -H "Content-Type: application/json" \\
          -d '{"x_data": "1,2,3,4,5", "y_data": "2,4,6,8,10"}'
@@ -17,7 +18,7 @@ import argparse
 import math
 
 from nanohubmcp import MCPServer
-from nanohubmcp.cli import add_port_option
+from nanohubmcp.cli import add_port_option, add_script_token_options
 
 server = MCPServer("data-analysis", version="1.0.0")
 
@@ -220,12 +221,12 @@ def analyze_data(data):
 
 def main(argv=None):
     # type: (list[str] | None) -> None
-    """Parse ``--host``/``--port`` (default 127.0.0.1 and ``$MCP_PORT`` or 8000), ``--token``
+    """Parse ``--host``/``--port`` (default 127.0.0.1 and ``$MCP_PORT`` or 8000), ``--token-file``/``--token``
     (default ``$MCP_TOKEN``) and ``--transport`` (default ``$MCP_TRANSPORT`` or http; stdio for
     desktop clients) and serve."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1", help="interface to bind (default: 127.0.0.1, this machine)")
-    parser.add_argument("--token", default=None, help="bearer token clients send (default: $MCP_TOKEN, else none)")
+    add_script_token_options(parser)  # --token-file PATH, else $MCP_TOKEN; an empty --token exits 2
     add_port_option(parser)  # --port N, else $MCP_PORT, else 8000; a bad one exits 2 saying 0-65535
     parser.add_argument("--transport", choices=["http", "stdio"], default=None,
                         help="http, or stdio for desktop clients (default: $MCP_TRANSPORT or http)")

@@ -9,6 +9,9 @@ should come from ``$MCP_TOKEN`` or from a file only its owner can read:
   default, ``$MCP_TOKEN``, applies), and prints a one-line warning on stderr when ``--token`` was used.
   An empty ``--token ""`` (what ``--token "$VAR"`` gives when ``VAR`` is unset) is a usage error, not
   "no token": leave the option out for that.
+- ``add_token_options(parser, help_text, resolve=True)`` (a script's own parser, through
+  :func:`nanohubmcp.cli.add_token_options`) does both within ``parse_args``: ``args.token`` is then the
+  token or None, an empty ``--token`` exits 2 with the usage, an unreadable token file exits 1 with one line.
 
 A token file holds the token (surrounding whitespace, such as the final newline, is stripped). One that
 the group or other users may read (mode ``& 0o044``), or that is empty, is refused with
@@ -21,12 +24,12 @@ import argparse
 import os
 import stat
 import sys
-from typing import TextIO
+from typing import Any, TextIO
 
 from ..errors import ConfigurationError, UsageError
 from .verifiers import MAX_TOKEN_LENGTH
 
-__all__ = ["COMMAND_LINE_WARNING", "add_token_options", "read_token_file", "token_from_options"]
+__all__ = ["COMMAND_LINE_WARNING", "EMPTY_TOKEN_MESSAGE", "add_token_options", "read_token_file", "token_from_options"]
 
 COMMAND_LINE_WARNING = (
     "warning: --token on the command line is visible to other users of this machine (ps, /proc/<pid>/cmdline); "
@@ -34,17 +37,49 @@ COMMAND_LINE_WARNING = (
 )
 """The line :func:`token_from_options` prints on stderr when ``--token`` was given."""
 
+EMPTY_TOKEN_MESSAGE = (
+    "--token is empty; give the token (in $MCP_TOKEN or --token-file PATH rather than on the command line), "
+    "or leave --token out for no token"
+)
+"""The usage error of an empty (or white-space) ``--token``."""
 
-def add_token_options(parser: argparse.ArgumentParser, help_text: str) -> None:
+
+class _TokenNow(argparse.Action):
+    """``--token T`` resolved while parsing: an empty one is a usage error, any other warned about."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        if not str(values).strip():
+            parser.error(EMPTY_TOKEN_MESSAGE)  # exits 2 with the usage
+        print(COMMAND_LINE_WARNING, file=sys.stderr, flush=True)
+        namespace.token = str(values)
+
+
+class _TokenFileNow(argparse.Action):
+    """``--token-file PATH`` read while parsing: ``args.token`` is its token; a file refused exits 1."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        try:
+            namespace.token = read_token_file(str(values))
+        except ConfigurationError as exc:
+            parser.exit(1, f"{parser.prog}: error: {exc}\n")
+        namespace.token_file = str(values)
+
+
+def add_token_options(parser: argparse.ArgumentParser, help_text: str, *, resolve: bool = False) -> None:
     """Add ``--token TOKEN`` and ``--token-file PATH`` to ``parser`` (``help_text`` says what the token is for).
 
-    They land in ``args.token`` and ``args.token_file`` (None when not given).
+    They land in ``args.token`` and ``args.token_file`` (None when not given); the command then calls
+    :func:`token_from_options`. With ``resolve=True`` ``parse_args`` does its work instead: ``args.token``
+    is the token either option gives (None when neither), an empty ``--token`` exits 2 with the usage and
+    :data:`EMPTY_TOKEN_MESSAGE`, a token file :func:`read_token_file` refuses exits 1 with one line.
     """
     group = parser.add_mutually_exclusive_group()
-    group.add_argument("--token", default=None, metavar="TOKEN",
+    group.add_argument("--token", default=None, metavar="TOKEN", action=_TokenNow if resolve else "store",
                        help=f"{help_text} (default: $MCP_TOKEN). Visible to other users in ps: prefer "
                        "$MCP_TOKEN or --token-file")
-    group.add_argument("--token-file", default=None, metavar="PATH",
+    group.add_argument("--token-file", default=None, metavar="PATH", action=_TokenFileNow if resolve else "store",
                        help="read the token from PATH (readable by its owner only, e.g. chmod 600)")
 
 
@@ -90,7 +125,6 @@ def token_from_options(args: argparse.Namespace, *, stderr: TextIO | None = None
         return read_token_file(args.token_file)
     if args.token is not None:
         if not args.token.strip():
-            raise UsageError("--token is empty; give the token (in $MCP_TOKEN or --token-file PATH rather than on "
-                             "the command line), or leave --token out for no token")
+            raise UsageError(EMPTY_TOKEN_MESSAGE)
         print(COMMAND_LINE_WARNING, file=stderr or sys.stderr, flush=True)
     return args.token

@@ -62,9 +62,9 @@ from collections.abc import Sequence
 
 from ..auth.token_option import token_from_options
 from ..errors import NanohubMCPError, UsageError
-from .parser import PROG, add_port_option, build_parser, parse_arguments
+from .parser import PROG, add_port_option, add_script_token_options, build_parser, parse_arguments
 
-__all__ = ["add_port_option", "build_parser", "main"]
+__all__ = ["add_port_option", "add_script_token_options", "build_parser", "main"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

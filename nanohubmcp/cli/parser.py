@@ -332,6 +332,36 @@ def add_port_option(parser: argparse.ArgumentParser, *, default: int = 8000, hel
         help=help or f"TCP port, 0-65535 (0: any free port; default ${PORT_VARIABLE}, else {default})")
 
 
+def add_script_token_options(parser: argparse.ArgumentParser, *, help: str | None = None) -> None:
+    """Add ``--token-file PATH`` and ``--token TOKEN`` to a script's ``parser``, as the ``nanohubmcp``
+    subcommands check them.
+
+    ``args.token`` is then the token (a string) or None when neither option is given, for
+    ``server.run(token=args.token)``: None reads ``$MCP_TOKEN`` (an empty one reads as unset). The
+    token file must be readable by its owner only (``chmod 600``) and not empty, else ``parse_args``
+    prints one line and exits with status 1. ``--token T`` works but warns on stderr (``ps`` shows a
+    command line to every user of the machine); an empty one — what ``--token "$VAR"`` gives when
+    ``VAR`` is unset — is a usage error: ``parse_args`` prints the usage and one line and exits with
+    status 2, instead of serving with no authorization.
+
+    Args:
+        parser: the script's parser.
+        help: what the token is for, in ``--token``'s help (default: the bearer token clients send).
+
+    Example:
+        ```python
+        import argparse
+
+        from nanohubmcp.cli import add_script_token_options
+
+        parser = argparse.ArgumentParser()
+        add_script_token_options(parser)
+        assert parser.parse_args([]).token is None  # server.run(token=None) reads $MCP_TOKEN
+        ```
+    """
+    add_token_options(parser, help or "bearer token every request must carry", resolve=True)
+
+
 def positive_integer(text: str) -> int:
     """A whole number >= 1 (argparse type)."""
     try:

@@ -2,7 +2,8 @@
 
 A command line is world-readable on a shared machine (``ps``, ``/proc/<pid>/cmdline``), so the pages lead
 with ``MCP_TOKEN`` in the environment: no code block (a shell command, a desktop client's ``args``) passes
-``--token``, and a paragraph that names ``--token`` says that a command line is visible to other users.
+``--token`` (``--token-file PATH`` names a file, not the token), and a paragraph that names ``--token``
+says that a command line is visible to other users.
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def test_no_code_block_passes_a_token_as_an_argument() -> None:
             for offset, line in enumerate(text[fence.line :], fence.line + 1):
                 if line.startswith(("```", "~~~")):
                     break
-                if "--token" in line:
+                if re.search(r"--token\b(?!-)", line):  # --token-file PATH is the documented way
                     problems.append(f"{page_id(path)}:{offset}: {line.strip()}")
     assert not problems, "a documented command passes the token on its command line (use MCP_TOKEN):\n" + "\n".join(
         problems
