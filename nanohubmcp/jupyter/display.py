@@ -14,6 +14,8 @@ import html
 import json
 from typing import Any
 
+from ..desktop_config import config_for, launch_for
+
 __all__ = ["HINTS", "StatusView", "client_config", "endpoints", "first_line", "python_snippet", "through_jupyter"]
 
 _ENDPOINTS = (
@@ -72,14 +74,17 @@ def endpoints(base_url: str) -> list[tuple[str, str]]:
 def client_config(name: str, mcp_url: str, token: str | None = None) -> dict[str, Any]:
     """A ``mcpServers`` entry (Claude Desktop, Cursor) that bridges a stdio-only client to
     ``mcp_url`` with ``nanohubmcp bridge``: stdio to the client, Streamable HTTP to the server.
+    The entry is ``nanohubmcp desktop-config --url``'s: ``{"command": <this Python, absolute>,
+    "args": ["-m", "nanohubmcp", "bridge", mcp_url]}``, since a desktop client starts it with a bare
+    ``PATH`` where a bare ``nanohubmcp`` is not found.
 
     With a ``token`` the bridge sends ``Authorization: Bearer <token>``; the token travels in
     ``env`` (``MCP_TOKEN``, which the bridge reads), not in the arguments.
+
+    Raises:
+        UsageError: ``mcp_url`` is not an http(s) URL with a host.
     """
-    entry: dict[str, Any] = {"command": "nanohubmcp", "args": ["bridge", mcp_url]}
-    if token:
-        entry["env"] = {"MCP_TOKEN": token}
-    return {"mcpServers": {name: entry}}
+    return config_for(launch_for(url=mcp_url, name=name, token=token), "claude")
 
 
 def python_snippet(mcp_url: str, token: str | None, *, jupyter_token: bool = False) -> str:

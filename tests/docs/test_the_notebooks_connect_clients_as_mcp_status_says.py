@@ -30,7 +30,8 @@ def test_a_notebook_names_the_bridge_and_token_status_prints(notebook: Path) -> 
     if "stdio" not in text:
         return  # no word about stdio clients
     entry = client_config("n", "http://127.0.0.1:1/mcp", token="t")["mcpServers"]["n"]
-    command = " ".join([entry["command"], entry["args"][0]])  # nanohubmcp bridge
+    assert entry["args"][:3] == ["-m", "nanohubmcp", "bridge"]  # PYTHON -m nanohubmcp bridge
+    command = " ".join(entry["args"][1:3])
     assert f"`{command} <that URL>`" in text
     assert all(f"`{name}`" in text for name in entry["env"])  # MCP_TOKEN
     assert "`%mcp status`" in text

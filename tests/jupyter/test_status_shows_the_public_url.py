@@ -37,7 +37,11 @@ def test_off_hub_the_status_shows_local_endpoints_and_a_client_snippet(kernel: L
         assert fragment in html, fragment
     snippet = shown.text[shown.text.index("{") : shown.text.index("Python client")]
     config = json.loads(snippet[: snippet.rindex("}") + 1].replace("\n  ", "\n"))
-    assert config["mcpServers"]["notebook"] == {"command": "nanohubmcp", "args": ["bridge", url]}
+    # trial21 F4: the entry named a bare `nanohubmcp`, which a desktop client (bare PATH) does not find;
+    # it is `nanohubmcp desktop-config --url`'s: the kernel's own Python, by its absolute path.
+    python = kernel.run_ok("import sys; print(sys.executable)").stdout.strip()
+    assert Path(python).is_absolute()
+    assert config["mcpServers"]["notebook"] == {"command": python, "args": ["-m", "nanohubmcp", "bridge", url]}
 
 
 def test_on_a_hub_the_public_url_is_the_weber_proxy_route(start_kernel: Any, tmp_path: Path) -> None:
