@@ -123,15 +123,19 @@ def remotes(base: str, *, protocol_versions: bool = False) -> list[dict[str, Any
     return found
 
 
-def server_json(core: ServerCore, *, app: str, base: str | None = None, name: str | None = None) -> dict[str, Any]:
+def server_json(
+    core: ServerCore, *, app: str, base: str | None = None, name: str | None = None, named_at: str | None = None
+) -> dict[str, Any]:
     """The MCP Registry's ``server.json`` for the server of ``core``, run from the file ``app``.
 
     Its package is ``pypi``/``nanohub-mcp`` started as ``nanohubmcp run APP --transport stdio``; a public
-    ``base`` (the weber URL on nanoHUB) adds ``remotes`` (Streamable HTTP and legacy SSE).
+    ``base`` (the weber URL on nanoHUB) adds ``remotes`` (Streamable HTTP and legacy SSE). The name is
+    :func:`registry_name`'s for ``base``, or for ``named_at`` when no ``base`` is given (a tool session's
+    weber URL: the running server's card is named after it, but it is not listed in ``remotes``).
     """
     document: dict[str, Any] = {
         "$schema": SERVER_JSON_SCHEMA,
-        "name": registry_name(core.name, base, name),
+        "name": registry_name(core.name, base or named_at, name),
         "title": _title(core),
         "description": description(core),
         "version": core.version,
