@@ -124,6 +124,11 @@ def sim2l(args: argparse.Namespace) -> int:
     if args.name and len(args.paths) > 1:
         raise UsageError("--name names one tool: give one PATH with it")
     transport = _prepare(args)
+    # Loading papermill and simtool and reading the notebooks takes seconds (more on a loaded machine) before
+    # the banner: say so at once, on stderr (stdout may be the stdio protocol's).
+    named = ", ".join(os.path.basename(path) for path in args.paths)
+    print(f"nanohubmcp sim2l: reading {named} and loading papermill and simtool (some seconds) ...",
+          file=sys.stderr, flush=True)
     server = MCPServer(args.name or (Path(args.paths[0]).stem if len(args.paths) == 1 else "sim2l"))
     for path in args.paths:
         server.add_sim2l(path, name=args.name, background=args.background, results_dir=args.results_dir,

@@ -146,3 +146,18 @@ async def test_hub_tools_serves_a_named_sim2l_and_the_sim2l_command_runs_one_ove
     assert not result.is_error, result.content
     assert result.structured_content["outputs"]["banner"] == "STDIO!"
     assert any((tmp_path / "runs" / "allkinds" / "r3").iterdir())  # the run is stored where asked
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+def test_the_sim2l_command_says_at_once_what_it_does_on_stderr_not_on_the_protocol_stream() -> None:
+    # trial21 F12: nothing was printed for ~17 s (papermill, simtool, the notebook) before the banner.
+    import subprocess
+
+    command = [sys.executable, "-m", "nanohubmcp", "sim2l", str(NOTEBOOK), "--transport", "stdio"]
+    # Input ends at once, so the stdio server stops after it started; its first stderr line precedes
+    # everything it prints, the banner included.
+    done = subprocess.run(command, cwd=ROOT, input="", capture_output=True, text=True, timeout=150)
+    first = done.stderr.splitlines()[0] if done.stderr else ""
+    assert first.startswith("nanohubmcp sim2l: reading allkinds.ipynb and loading papermill"), done.stderr[:500]
+    assert done.stdout == ""  # nothing on the protocol stream
