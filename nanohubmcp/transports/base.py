@@ -1,6 +1,7 @@
 """The base handler every route shares: Origin check, authorization, CORS, JSON replies, errors.
 
-The body limit and the slow-body deadline of the POST routes are in :mod:`.bodies`.
+The body limit and the slow-body deadline of the POST routes are in :mod:`.bodies`; the header
+names and the readings of a request's ``Content-Type`` and ``Accept`` in :mod:`.headers`.
 
 Cross-cutting checks live in ``prepare()`` (a coroutine: subclasses write ``async def
 prepare`` and ``await super().prepare()`` first); every error reply goes through
@@ -42,6 +43,7 @@ from ..server.wire.principal import Principal
 from . import auth
 from .config import TransportConfig
 from .gate import EARLY, NO_TOKEN, edge_refusal
+from .headers import ALLOW_HEADERS, EXPOSE_HEADERS, JSON_TYPE
 from .origin import is_ip_host
 from .served import ServedServer
 
@@ -49,64 +51,6 @@ if TYPE_CHECKING:
     from ..server.core import ServerCore
 
 log = logging.getLogger("nanohubmcp.http")
-
-MCP_SESSION_ID_HEADER = "Mcp-Session-Id"
-MCP_PROTOCOL_VERSION_HEADER = "MCP-Protocol-Version"
-MCP_METHOD_HEADER = "Mcp-Method"
-MCP_NAME_HEADER = "Mcp-Name"
-LAST_EVENT_ID_HEADER = "Last-Event-ID"
-
-ALLOW_HEADERS = ", ".join((
-    "Content-Type", "Accept", "Authorization", MCP_SESSION_ID_HEADER, MCP_PROTOCOL_VERSION_HEADER,
-    MCP_METHOD_HEADER, MCP_NAME_HEADER, LAST_EVENT_ID_HEADER,
-))
-EXPOSE_HEADERS = ", ".join((MCP_SESSION_ID_HEADER, MCP_PROTOCOL_VERSION_HEADER))
-JSON_TYPE = "application/json"
-
-
-def json_body_type(content_type: str | None) -> bool:
-    """True for an absent ``Content-Type`` or a JSON one (``application/json; charset=utf-8``)."""
-    if not content_type:
-        return True
-    kind = content_type.split(";", 1)[0].strip().lower()
-    return kind == "application/json" or kind.endswith("+json")
-
-
-def accepts(header: str | None, media: str) -> bool:
-    """True when an ``Accept`` header admits ``media`` (absent header admits everything)."""
-    if not header:
-        return True
-    for part in header.split(","):
-        kind = part.split(";", 1)[0].strip().lower()
-        if kind in (media, "*/*") or (kind.endswith("/*") and media.startswith(kind[:-1])):
-            return True
-    return False
-
-
-def wants_sse(header: str | None) -> bool:
-    """True when the client named ``text/event-stream`` itself (no Accept, or */*, gets JSON)."""
-    return header is not None and "text/event-stream" in header.lower()
-
-
-MAX_HEADER_PAIRS = 256
-"""Most ``(Content-Type, Accept)`` pairs :func:`post_headers` keeps (client input: bounded)."""
-_POST_HEADERS: dict[tuple[str | None, str | None], tuple[bool, bool, bool]] = {}
-
-
-def post_headers(content_type: str | None, accept: str | None) -> tuple[bool, bool, bool]:
-    """For a POST's ``Content-Type`` and ``Accept``: ``(the body is JSON (json_body_type), the reply
-    can be JSON or SSE (accepts), the client named SSE (wants_sse))``. A client sends the same two
-    headers on every request: the answer is kept per pair (at most :data:`MAX_HEADER_PAIRS`)."""
-    key = (content_type, accept)
-    known = _POST_HEADERS.get(key)
-    if known is None:
-        known = (json_body_type(content_type),
-                 accepts(accept, "application/json") or accepts(accept, "text/event-stream"), wants_sse(accept))
-        if len(_POST_HEADERS) >= MAX_HEADER_PAIRS:
-            _POST_HEADERS.clear()
-        _POST_HEADERS[key] = known
-    return known
-
 
 SERVER_HEADER = f"TornadoServer/{tornado.version}"
 _date = (-1, "")

@@ -23,8 +23,9 @@ from tornado.http1connection import HTTP1Connection
 
 from ..errors import InvalidRequest, RequestTooLarge, ServerBusy, http_status_of
 from ..protocol import jsonenc
-from .base import JSON_TYPE, BaseHandler, BodyReadingHandler
+from .base import BaseHandler, BodyReadingHandler
 from .budget import RETRY_SECONDS
+from .headers import JSON_TYPE
 
 DISCARD_FACTOR = 2
 """A refused body is read on and dropped up to this many times ``max_request_bytes``."""

@@ -39,7 +39,8 @@ from ..protocol import jsonrpc, versions
 from ..schema.paths import echoed
 from ..server.registry.mcp_apps import app_only
 from ..server.wire.request import RETURNED_ERROR
-from .base import BodyReadingHandler, json_body_type
+from .base import BodyReadingHandler
+from .headers import json_body_type
 
 REST_VERSION = versions.V2025_11_25
 PROVENANCE_META = "io.nanohub/provenance"

@@ -22,7 +22,8 @@ from ..errors import ProtocolError, ServerBusy, SessionNotFound, UnsupportedMedi
 from ..protocol import versions
 from ..server.connection import batch_refusal
 from ..state.errors import StateUnavailable
-from .base import BaseHandler, BodyReadingHandler, json_body_type
+from .base import BaseHandler, BodyReadingHandler
+from .headers import json_body_type
 from .sse_writer import SSEWriter
 
 log = logging.getLogger("nanohubmcp.http")

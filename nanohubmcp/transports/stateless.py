@@ -37,7 +37,7 @@ from ..protocol import jsonrpc
 from ..protocol.message_values import show
 from ..server.connection import is_modern
 from ..server.stateless.headers import NAME_FIELDS, check_param_headers, decode_header_value, marks_for
-from .base import MCP_METHOD_HEADER, MCP_NAME_HEADER, MCP_PROTOCOL_VERSION_HEADER
+from .headers import MCP_METHOD_HEADER, MCP_NAME_HEADER, MCP_PROTOCOL_VERSION_HEADER
 
 if TYPE_CHECKING:
     from ..server.core import ServerCore

@@ -32,19 +32,39 @@ from ..errors import (
 from ..protocol import jsonrpc
 from ..server.connection import Incoming
 from ..server.wire.sessions import Session
-from .base import (
+from .base import BodyReadingHandler
+from .channel import ResponseChannel
+from .headers import (
     LAST_EVENT_ID_HEADER,
     MCP_PROTOCOL_VERSION_HEADER,
     MCP_SESSION_ID_HEADER,
-    BodyReadingHandler,
     accepts,
-    post_headers,
+    json_body_type,
+    wants_sse,
 )
-from .channel import ResponseChannel
 from .sse_writer import SSEWriter
 from .stateless import check_headers, is_modern_request
 
 log = logging.getLogger("nanohubmcp.http")
+
+MAX_HEADER_PAIRS = 256
+"""Most ``(Content-Type, Accept)`` pairs :func:`post_headers` keeps (client input: bounded)."""
+_POST_HEADERS: dict[tuple[str | None, str | None], tuple[bool, bool, bool]] = {}
+
+
+def post_headers(content_type: str | None, accept: str | None) -> tuple[bool, bool, bool]:
+    """For a POST's ``Content-Type`` and ``Accept``: ``(the body is JSON (json_body_type), the reply
+    can be JSON or SSE (accepts), the client named SSE (wants_sse))``. A client sends the same two
+    headers on every request: the answer is kept per pair (at most :data:`MAX_HEADER_PAIRS`)."""
+    key = (content_type, accept)
+    known = _POST_HEADERS.get(key)
+    if known is None:
+        known = (json_body_type(content_type),
+                 accepts(accept, "application/json") or accepts(accept, "text/event-stream"), wants_sse(accept))
+        if len(_POST_HEADERS) >= MAX_HEADER_PAIRS:
+            _POST_HEADERS.clear()
+        _POST_HEADERS[key] = known
+    return known
 
 
 class StreamableHTTPHandler(BodyReadingHandler):
@@ -70,11 +90,13 @@ class StreamableHTTPHandler(BodyReadingHandler):
 
     # -- POST ----------------------------------------------------------------------------
     async def post(self) -> None:
+        headers = self.request.headers
+        # Judged before `finished` is asked (a verdict for a request already answered costs nothing):
+        # a call then passes from this module to base's and on, as when the verdicts lived there.
+        json_body, acceptable, sse = post_headers(headers.get("Content-Type"), headers.get("Accept"))
         if self.finished:
             return
-        headers = self.request.headers
         try:  # a refusal before the core: its status from the one map
-            json_body, acceptable, sse = post_headers(headers.get("Content-Type"), headers.get("Accept"))
             if not json_body:
                 raise UnsupportedMediaType(
                     "Unsupported Media Type: send the JSON-RPC message with 'Content-Type: application/json'")

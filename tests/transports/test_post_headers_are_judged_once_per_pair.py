@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from nanohubmcp.transports import base
-from nanohubmcp.transports.base import MAX_HEADER_PAIRS, accepts, json_body_type, post_headers, wants_sse
+from nanohubmcp.transports import streamable_http
+from nanohubmcp.transports.headers import accepts, json_body_type, wants_sse
+from nanohubmcp.transports.streamable_http import MAX_HEADER_PAIRS, post_headers
 
 CONTENT_TYPES = [None, "", "application/json", "application/json; charset=utf-8", "Application/JSON",
                  "application/vnd.api+json", "text/plain", "application/x-www-form-urlencoded"]
@@ -31,4 +32,4 @@ def test_the_verdicts_are_those_of_each_check(content_type: str | None, accept: 
 def test_the_pairs_kept_are_bounded() -> None:
     for i in range(MAX_HEADER_PAIRS * 3):
         assert post_headers("application/json", f"application/json, x/{i}") == (True, True, False)
-        assert len(base._POST_HEADERS) <= MAX_HEADER_PAIRS
+        assert len(streamable_http._POST_HEADERS) <= MAX_HEADER_PAIRS

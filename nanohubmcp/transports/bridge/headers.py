@@ -16,7 +16,7 @@ from typing import Any
 
 from ...server.stateless.headers import NAME_FIELDS
 from ...server.wire.request import META_PROTOCOL_VERSION
-from ..base import MCP_METHOD_HEADER, MCP_NAME_HEADER, MCP_PROTOCOL_VERSION_HEADER
+from ..headers import MCP_METHOD_HEADER, MCP_NAME_HEADER, MCP_PROTOCOL_VERSION_HEADER
 
 __all__ = ["Mark", "header_value", "modern_headers"]
 

@@ -14,7 +14,7 @@ import json
 import logging
 from typing import TYPE_CHECKING, Protocol
 
-from ..base import MCP_PROTOCOL_VERSION_HEADER, MCP_SESSION_ID_HEADER
+from ..headers import MCP_PROTOCOL_VERSION_HEADER, MCP_SESSION_ID_HEADER
 from .exchange import Exchange
 
 if TYPE_CHECKING:

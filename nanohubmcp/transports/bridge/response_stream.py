@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..base import MCP_SESSION_ID_HEADER
+from ..headers import MCP_SESSION_ID_HEADER
 from .exchange import Exchange
 
 if TYPE_CHECKING:

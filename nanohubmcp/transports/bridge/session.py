@@ -20,8 +20,8 @@ from urllib.parse import urljoin, urlsplit
 
 from ...errors import InternalError, ParseError, error_response
 from ...server.stateless.headers import header_marks
-from ..base import MCP_PROTOCOL_VERSION_HEADER, MCP_SESSION_ID_HEADER
 from ..config import DEFAULT_MAX_REQUEST_BYTES
+from ..headers import MCP_PROTOCOL_VERSION_HEADER, MCP_SESSION_ID_HEADER
 from ..lines import LineWriter, TooLong, too_long_response
 from .exchange import Exchange, HTTPFailure
 from .headers import Mark, modern_headers
