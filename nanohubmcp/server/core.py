@@ -6,7 +6,9 @@ over the method tables with its pipeline — and checks every option (:mod:`.opt
 first answer does not use (the job store, the result store, the provenance records and their layer,
 the result cache and its layer, the stateless era's state) are made at their first use by the core's
 :class:`~.first_use.FirstUse`, whose typed properties the core's pass on; the job store is opened
-when serving starts if an earlier process left one on disk, so its jobs are settled then. Nothing is
+when serving starts if an earlier process left one on disk, so its jobs are settled then. With a shared
+state store, the process's link to it (:class:`~.wire.store_link.StoreLink`) reads its key before the
+port is bound and connects when serving starts (:meth:`ServerCore.attach`). Nothing is
 assigned to it from outside afterwards. It is the top of ``server/``: its parts are typed against
 :class:`~nanohubmcp.server.services.Services`, never against this class, so none imports it. The
 ``MCPServer`` facade builds one; transports reach it through the facade. Nothing here imports
@@ -20,7 +22,7 @@ import os
 from concurrent.futures import Executor, Future
 from typing import TYPE_CHECKING, Any
 
-from ..state import StateURL, open_shared
+from ..state import StateURL
 from ..state import parse as parse_state_url
 from .calls import stdin_guard, tqdm_progress
 from .calls.workers import WorkerPool
@@ -46,6 +48,7 @@ from .wire.notifier import Notifier
 from .wire.pending import ClientRequests
 from .wire.sessions import Session, SessionStore
 from .wire.state_dir import resolve_state_dir
+from .wire.store_link import StoreLink
 
 if TYPE_CHECKING:
     from .asks.request_state import RequestStateCodec
@@ -54,9 +57,7 @@ if TYPE_CHECKING:
     from .jobs.record import Job
     from .jobs.service import JobStore
     from .pipeline import Middleware, Route
-    from .provenance.cache_layer import CacheLayer
     from .provenance.cache_store import ResultCache
-    from .provenance.layer import Recorder
     from .provenance.records import ProvenanceStore
     from .registry.skill_catalog import SkillCatalog
     from .results.store import ResultOptions, ResultStore
@@ -151,13 +152,13 @@ class ServerCore:
         self.notifier: Notifier | None = None
         self.completers: dict[tuple[str, str, str], Any] = {}
         self.in_flight: set[RequestContext] = set()  # being served (loop thread only)
+        self.store_link = StoreLink(self.state_url, name, self.sessions, state_secret) if self.state_url.shared \
+            else None
+        """With a shared state store (Redis): this process's link to it (None for memory and SQLite)."""
         self.replication: Replication | None = None
-        """With a shared state store (Redis): keeps sessions in step across processes."""
+        """While linked to a shared state store: keeps sessions in step across processes."""
         self.state_closing: asyncio.Task[None] | None = None
         """Disconnecting from the shared state store (the runner waits for it when it stops)."""
-        self._state_key: bytes | None = None
-        """The shared store's ``requestState`` key, read by :meth:`prepare_state` before the port was
-        bound; taken by the next :meth:`attach`."""
         self.dispatcher = Dispatcher(self, TABLES)
         """The way in for every message: the pipeline of layers, then the method handlers."""
         self.tracing = trace_context.resolve(tracing)
@@ -195,19 +196,9 @@ class ServerCore:
         return self.first_use.provenance
 
     @property
-    def recorder(self) -> Recorder:
-        """The provenance layer's recorder (and the job store's finish hook)."""
-        return self.first_use.recorder
-
-    @property
     def result_cache(self) -> ResultCache:
         """The results of tools registered with ``cache=``."""
         return self.first_use.result_cache
-
-    @property
-    def cache_layer(self) -> CacheLayer:
-        """The result cache's layer (hits and misses counted)."""
-        return self.first_use.cache_layer
 
     @property
     def request_codec(self) -> RequestStateCodec:
@@ -225,10 +216,10 @@ class ServerCore:
         return self.first_use.skills
 
     def _provenance_layer(self) -> Middleware:
-        return self.recorder.layer()
+        return self.first_use.recorder.layer()
 
     def _result_cache_layer(self) -> Middleware:
-        return self.cache_layer.layer()
+        return self.first_use.cache_layer.layer()
 
     def sweep(self) -> None:
         """Forget expired sessions and jobs (the runner's periodic sweep); a job store not opened
@@ -297,41 +288,24 @@ class ServerCore:
         stdin_guard.guard()
 
     def prepare_state(self) -> None:
-        """Read what serving needs from the shared state store before the port is bound: the key
-        signing ``requestState``, the same in every process (made by the first to ask). A store that
-        cannot be reached, or refuses the URL, then stops the server before it listens; once a process
-        listens, nothing of its start waits on the store, so an outage is answered 503 until the store
-        is back and never ends the process (a process that listened, then exited when Redis went
-        away at that moment, looked up to its balancer). Nothing to read for memory and SQLite, nor with
-        ``state_secret``. The runner calls it; :meth:`attach` reads the key itself when it was not
+        """Read what serving needs from the shared state store before the port is bound (the key
+        signing ``requestState``: :meth:`StoreLink.prepare <.wire.store_link.StoreLink.prepare>`); nothing
+        for memory and SQLite. The runner calls it; :meth:`attach` reads the key itself when it was not
         (an application served by ``make_app()``).
 
         Raises:
             ConfigurationError: the store cannot be reached, or refuses the URL (the message says why).
         """
-        if self.replication is not None or not self.state_url.shared or self.first_use.state_secret is not None:
-            return
-        state = open_shared(self.state_url, self.name, idle_seconds=self.sessions.idle_seconds)
-        assert state is not None  # only made, not started: no connection stays open
-        self._state_key = state.request_state_key()
+        if self.store_link is not None and self.replication is None:
+            self.store_link.prepare()
 
     def _share(self, loop: asyncio.AbstractEventLoop) -> None:
         """Connect to the shared state store on ``loop`` (the serving loop of this process)."""
-        if self.replication is not None or not self.state_url.shared:
+        if self.store_link is None or self.replication is not None:
             return
-        from .wire.replication import Replication  # several processes: with the shared store only
-
-        state = open_shared(self.state_url, self.name, idle_seconds=self.sessions.idle_seconds)
-        assert state is not None
-        # Every process must accept the others' requestState once: the key (unless given) and
-        # the used nonces live in the shared store. Read first (by prepare_state, before the port was
-        # bound, when a runner serves): a URL the store refuses ('?foo=bar', '/99') stops the server
-        # with its one line, before the heartbeat and the subscription log failures.
-        secret, read, self._state_key = self.first_use.state_secret, self._state_key, None
-        key = secret if secret is not None else read if read is not None else state.request_state_key()
-        state.start(loop)
-        self.replication = Replication(self.sessions, state)
-        self.first_use.use_request_codec(self.first_use.codec(key, shared_consume=state.consume_nonce))
+        self.replication, key = self.store_link.connect(loop)
+        consume = self.replication.state.consume_nonce  # the used nonces: in the store, for every process
+        self.first_use.use_request_codec(self.first_use.codec(key, shared_consume=consume))
 
     def detach(self) -> None:
         """Stop delivering change notifications (the server stopped)."""
@@ -339,11 +313,10 @@ class ServerCore:
             self.notifier.close()
         self.notifier = None
         replication, self.replication = self.replication, None
-        if replication is not None:
-            self.sessions.use_relay(None)
-            loop = self.loop
-            if loop is not None and not loop.is_closed():
-                self.state_closing = loop.create_task(replication.state.close())
+        if replication is not None and self.store_link is not None:
+            closing = self.store_link.disconnect(replication, self.loop)
+            if closing is not None:
+                self.state_closing = closing
 
     # -- executors (importing or constructing starts no threads) ------------------------------
     def _worker_pool(self) -> WorkerPool:
@@ -353,10 +326,6 @@ class ServerCore:
         return resolve_state_dir(self.name, self._state_dir_option)
 
     # The job executors' questions, answered by :class:`~.executors.runners.JobRunners`.
-    def options_for(self, name: str) -> dict[str, Any]:
-        """The server's ``executor_options`` for the executor ``name``."""
-        return self.job_runners.options_for(name)
-
     def runner_for(self, spec: str | JobExecutor | None = None, options: dict[str, Any] | None = None) -> JobExecutor:
         """The job executor named ``spec`` (None: the server's) with a tool's ``options``
         (see :meth:`JobRunners.runner_for <.executors.runners.JobRunners.runner_for>`)."""

@@ -1,0 +1,86 @@
+"""``StoreLink``: one process's link to the shared state store (Redis), from before it listens to its stop.
+
+Owns when a process talks to the store as serving starts and stops: the key signing the 2026-07-28
+``requestState`` read before the port is bound (:meth:`StoreLink.prepare`), the store connected on
+the serving loop with this process's sessions kept in step (:meth:`StoreLink.connect`, which makes
+the :class:`~.replication.Replication`), and disconnected at the stop (:meth:`StoreLink.disconnect`).
+Does not own what is kept in step (:mod:`.replication`), the store's implementation
+(:mod:`nanohubmcp.state`), nor the ``requestState`` codec (the core makes it from the key
+:meth:`StoreLink.connect` returns). Memory and SQLite share nothing: the core makes no link for them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from ...state import StateURL, open_shared
+
+if TYPE_CHECKING:
+    from ...state.base import SharedState
+    from .replication import Replication
+    from .sessions import SessionStore
+
+
+class StoreLink:
+    """The shared state store ``url`` names, as one process of the server ``name`` reaches it.
+
+    Args:
+        url: the server's ``state_url`` (a shared one: Redis).
+        name: the server's name (the store keeps its keys under it).
+        sessions: this process's sessions, kept in step with the store once connected.
+        secret: the ``state_secret`` given, or None (every process then uses the store's key).
+    """
+
+    def __init__(self, url: StateURL, name: str, sessions: SessionStore, secret: str | bytes | None) -> None:
+        self._url = url
+        self._name = name
+        self._sessions = sessions
+        self._secret = secret
+        self._key: bytes | None = None
+        """The store's ``requestState`` key, read by :meth:`prepare` before the port was bound; taken
+        by the next :meth:`connect`."""
+
+    def _open(self) -> SharedState:
+        state = open_shared(self._url, self._name, idle_seconds=self._sessions.idle_seconds)
+        assert state is not None  # a shared URL (the core links to no other)
+        return state
+
+    def prepare(self) -> None:
+        """Read the key signing ``requestState``, the same in every process (made by the first to
+        ask), before the port is bound. A store that cannot be reached, or refuses the URL, then stops
+        the server before it listens; once a process listens, nothing of its start waits on the store,
+        so an outage is answered 503 until the store is back and never ends the process (a process
+        that listened, then exited when Redis went away at that moment, looked up to its balancer).
+        Nothing to read with ``state_secret``.
+
+        Raises:
+            ConfigurationError: the store cannot be reached, or refuses the URL (the message says why).
+        """
+        if self._secret is None:
+            self._key = self._open().request_state_key()  # only made, not started: no connection stays open
+
+    def connect(self, loop: asyncio.AbstractEventLoop) -> tuple[Replication, str | bytes]:
+        """Connect on ``loop`` (the serving loop of this process); returns the replication keeping
+        this process's sessions in step, and the ``requestState`` key: the secret given, else the one
+        :meth:`prepare` read, else the store's read now (an application served by ``make_app()``,
+        whose runner called no :meth:`prepare`)."""
+        from .replication import Replication  # several processes: with the shared store only
+
+        state = self._open()
+        # Every process must accept the others' requestState once: the key (unless given) and the used
+        # nonces live in the shared store. Read first (by prepare, before the port was bound, when a
+        # runner serves): a URL the store refuses ('?foo=bar', '/99') stops the server with its one
+        # line, before the heartbeat and the subscription log failures.
+        secret, read, self._key = self._secret, self._key, None
+        key = secret if secret is not None else read if read is not None else state.request_state_key()
+        state.start(loop)
+        return Replication(self._sessions, state), key
+
+    def disconnect(self, replication: Replication, loop: asyncio.AbstractEventLoop | None) -> asyncio.Task[None] | None:
+        """Stop keeping sessions in step and disconnect on ``loop``; returns the disconnecting task
+        (the runner waits for it when it stops), or None when ``loop`` is gone."""
+        self._sessions.use_relay(None)
+        if loop is None or loop.is_closed():
+            return None
+        return loop.create_task(replication.state.close())
