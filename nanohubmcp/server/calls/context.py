@@ -156,14 +156,12 @@ class Context(LevelMethods):
         return self._request.version
 
     # -- plumbing ---------------------------------------------------------------------------
-    def _on_loop(self) -> bool:
-        return on_loop(self._request)
-
-    def _emit(self, message: dict[str, Any]) -> None:
-        if self._on_loop():
-            self._request.send_related(message)
+    def _on_loop_thread(self, fn: Callable[..., object], *args: Any) -> None:
+        """``fn(*args)`` now when called on the request's loop, else soon there (from a worker thread)."""
+        if on_loop(self._request):
+            fn(*args)
         else:
-            self._request.loop.call_soon_threadsafe(self._request.send_related, message)
+            self._request.loop.call_soon_threadsafe(fn, *args)
 
     # -- logging ----------------------------------------------------------------------------
     def log(self, level: str, message: str, *, logger: str | None = None, **data: Any) -> None:
@@ -184,7 +182,7 @@ class Context(LevelMethods):
             return
         payload: Any = {"message": message, **data} if data else message
         params = {"level": level, "logger": logger or self._core.name, "data": payload}
-        self._emit(jsonrpc.notification("notifications/message", params))
+        self._on_loop_thread(self._request.send_related, jsonrpc.notification("notifications/message", params))
 
     # -- progress ---------------------------------------------------------------------------
     def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
@@ -375,10 +373,7 @@ class Context(LevelMethods):
 
     def on_cancel(self, callback: Callable[[], None]) -> None:
         """Run ``callback`` when the request is cancelled (on the event loop thread)."""
-        if self._on_loop():
-            self._request.on_cancel(callback)
-        else:
-            self._request.loop.call_soon_threadsafe(self._request.on_cancel, callback)
+        self._on_loop_thread(self._request.on_cancel, callback)
 
     def close_stream(self) -> None:
         """End this call's SSE response now; the client reconnects and gets the rest.
@@ -390,10 +385,7 @@ class Context(LevelMethods):
 
         Source: MCP 2025-11-25, Transports § Streamable HTTP § Resumability (SEP-1699).
         """
-        if self._on_loop():
-            self._hang_up()
-        else:
-            self._request.loop.call_soon_threadsafe(self._hang_up)
+        self._on_loop_thread(self._hang_up)
 
     def _hang_up(self) -> None:
         stream = self._request.stream  # on the loop: a deferred stream is made there (SSE, primed)
@@ -401,16 +393,10 @@ class Context(LevelMethods):
             stream.hangup()
 
 
-_PY_LEVELS = {
-    "debug": logging.DEBUG,
-    "info": logging.INFO,
-    "notice": logging.INFO,
-    "warning": logging.WARNING,
-    "error": logging.ERROR,
-    "critical": logging.CRITICAL,
-    "alert": logging.CRITICAL,
-    "emergency": logging.CRITICAL,
-}
+_PY_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "notice": logging.INFO, "warning": logging.WARNING,
+              "error": logging.ERROR, "critical": logging.CRITICAL, "alert": logging.CRITICAL,
+              "emergency": logging.CRITICAL}
+"""The Python logging level each MCP level (RFC 5424 severities) is logged at on ``nanohubmcp.tool``."""
 
 
 def _finite(number: float) -> bool:
