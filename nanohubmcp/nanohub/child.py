@@ -2,9 +2,13 @@
 
 Usage (the launcher builds this; no temporary runner file is written)::
 
-    python -m nanohubmcp.nanohub.child --app FILE --host H --port P \\
-        [--path-prefix /weber/.../] [--public-url https://proxy.../] [--allowed-origins A,B] [--parent-pid N]
+    NANOHUBMCP_CHILD_PATH_PREFIX=/weber/.../ NANOHUBMCP_CHILD_PUBLIC_URL=https://proxy.../ \\
+    python -m nanohubmcp.nanohub.child --app FILE --host H --port P [--allowed-origins A,B] [--parent-pid N]
         [--debug]
+
+The weber path and public URL come in the environment (:func:`environment`), not on the command line:
+on a hub they hold the session's secret proxy cookie, and ``ps`` shows a command line to every user of
+the machine (``--path-prefix`` / ``--public-url`` still work, for a child started by hand).
 
 The app file is imported under its own stem as module name (never ``__main__``, so its
 ``if __name__ == "__main__": server.run()`` block stays quiet) with its directory first on
@@ -41,10 +45,17 @@ from nanohubmcp.nanohub.app_file import AppImportError, checked_app_file, import
 from nanohubmcp.server.app_import import importing
 from nanohubmcp.state.url import redact
 
-__all__ = ["BOOTSTRAP", "SOURCES_ENV", "command", "load_app", "main"]
+__all__ = ["BOOTSTRAP", "PATH_PREFIX_ENV", "PUBLIC_URL_ENV", "SOURCES_ENV", "command", "environment", "load_app",
+           "main"]
 
 SOURCES_ENV = "NANOHUBMCP_SOURCES"
 """Tools of other formats for the package's ``hub_app.py`` app file to serve (JSON; see that file)."""
+
+PATH_PREFIX_ENV = "NANOHUBMCP_CHILD_PATH_PREFIX"
+"""The path the app serves under (the weber path ``/weber/<session>/<cookie>/<n>/``), from the launcher."""
+
+PUBLIC_URL_ENV = "NANOHUBMCP_CHILD_PUBLIC_URL"
+"""The app's public URL (the weber URL, holding the same cookie), from the launcher."""
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 """The directory of the nanohubmcp package this module belongs to."""
@@ -71,22 +82,28 @@ sys.exit(main())
 ``argv[2]`` = fallback ``sys.path`` joined by ``os.pathsep``, the rest = this module's args."""
 
 
+def environment(*, path_prefix: str = "", public_url: str | None = None) -> dict[str, str]:
+    """The variables to add to the child's environment for its path prefix and public URL.
+
+    On a hub both hold the session's secret proxy cookie: a process's environment is readable by its
+    user only (``/proc/<pid>/environ``), its command line by everyone (``ps``).
+    """
+    return {PATH_PREFIX_ENV: path_prefix, PUBLIC_URL_ENV: public_url or ""}
+
+
 def command(
     python: str | os.PathLike[str] | None,
     *,
     app: str | os.PathLike[str],
     host: str,
     port: int,
-    path_prefix: str = "",
-    public_url: str | None = None,
     allowed_origins: str | list[str] | None = None,
     parent_pid: int | None = None,
     debug: bool = False,
 ) -> list[str]:
-    """Return the argv that runs ``app`` in a child; ``python=None`` means this interpreter."""
-    args = ["--app", str(app), "--host", host, "--port", str(port), "--path-prefix", path_prefix]
-    if public_url:
-        args += ["--public-url", public_url]
+    """Return the argv that runs ``app`` in a child; ``python=None`` means this interpreter. The path
+    prefix and public URL go in its environment (:func:`environment`), never in this argv."""
+    args = ["--app", str(app), "--host", host, "--port", str(port)]
     if allowed_origins:
         origins = allowed_origins if isinstance(allowed_origins, str) else ",".join(allowed_origins)
         args += ["--allowed-origins", origins]
@@ -182,8 +199,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--app", required=True)
     parser.add_argument("--host", required=True)
     parser.add_argument("--port", required=True, type=int)
-    parser.add_argument("--path-prefix", default="")
-    parser.add_argument("--public-url", default=None)
+    # Given by the launcher in the environment (the cookie stays out of ps); the options are for a hand start.
+    parser.add_argument("--path-prefix", default=os.environ.pop(PATH_PREFIX_ENV, ""))
+    parser.add_argument("--public-url", default=os.environ.pop(PUBLIC_URL_ENV, "") or None)
     parser.add_argument("--allowed-origins", default=None, help="'*' or origins separated by commas")
     parser.add_argument("--parent-pid", type=int, default=None)
     parser.add_argument("--debug", action="store_true")

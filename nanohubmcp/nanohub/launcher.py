@@ -17,7 +17,9 @@ What it does, in order:
 3. decides ports (:func:`~nanohubmcp.nanohub.plan.plan_launch`) and says on stderr when a
    requested port cannot be honoured; refuses ports already in use;
 4. starts the app in a child process (``python -m nanohubmcp.nanohub.child``, no temporary
-   files) and, when found, wrwroxy in front of it, each in its own process group;
+   files; the token, the weber path and the public URL in its environment, never on its command
+   line, which ``ps`` shows to every user) and, when found, wrwroxy in front of it, each in its own
+   process group;
 5. prints ``MCP Server ready! Access it at: <public URL>`` and the endpoint URLs only once
    each port accepts connections (bounded by ``--startup-timeout``);
 6. supervises: if the app or wrwroxy exits, says so, stops the other and exits non-zero.
@@ -247,6 +249,8 @@ def _serve(plan: LaunchPlan, python: Path | None, args: argparse.Namespace, stop
         env[MCP_TOKEN_ENV] = args.token  # the app's run() reads it (not argv: ps shows argv)
     if args.proxy_headers:
         env[PROXY_HEADERS_VARIABLE] = "1"  # read by the app's run() as $MCP_TOKEN is
+    # The weber path and URL hold the session's secret cookie: the app's environment, not its argv (ps).
+    app_env = dict(env, **app_child.environment(path_prefix=plan.info.path_prefix, public_url=plan.info.public_url))
     children: list[Child] = []
     try:
         app = _start(
@@ -256,13 +260,11 @@ def _serve(plan: LaunchPlan, python: Path | None, args: argparse.Namespace, stop
                 app=Path(args.app).resolve(),
                 host=plan.app_host,
                 port=plan.app_port,
-                path_prefix=plan.info.path_prefix,
-                public_url=plan.info.public_url,
                 allowed_origins=args.allowed_origins,
                 parent_pid=os.getpid(),
                 debug=args.debug,
             ),
-            env,
+            app_env,
         )
         children.append(app)
         failed = _await(app, plan.app_host, plan.app_port, args.startup_timeout, stop)
