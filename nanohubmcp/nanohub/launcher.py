@@ -20,8 +20,9 @@ What it does, in order:
    files; the token, the weber path and the public URL in its environment, never on its command
    line, which ``ps`` shows to every user) and, when found, wrwroxy in front of it, each in its own
    process group;
-5. prints ``MCP Server ready! Access it at: <public URL>`` and the endpoint URLs only once
-   each port accepts connections (bounded by ``--startup-timeout``);
+5. prints ``Proxy URL : <public URL>`` (when there is one), ``MCP Server ready! Access it at: <public
+   URL>`` and the endpoint URLs only once each port accepts connections (bounded by
+   ``--startup-timeout``); an app that fails first gets no URL printed;
 6. supervises: if the app or wrwroxy exits, says so, stops the other and exits non-zero.
 
 SIGINT, SIGTERM and SIGHUP handlers are installed by :func:`main` itself (so they work for
@@ -186,7 +187,9 @@ def _print_ready(plan: LaunchPlan, token: str | None, source: str | None = None)
     token given with ``--token`` (``source`` None: already on the command line); a token read from
     ``source`` (``$MCP_TOKEN``, a token file) is named by where it is, not written into a log or pipe."""
     base = plan.info.public_url or plan.local_url
-    lines = [
+    # Every public URL only now that the port answers (an app that fails to import gets none printed).
+    lines = [f"Proxy URL : {plan.info.public_url}"] if plan.info.public_url else []
+    lines += [
         f"MCP Server ready! Access it at: {base}",
         f"Streamable HTTP endpoint: {base}mcp",
         f"SSE endpoint: {base}sse",
@@ -345,8 +348,6 @@ def _run(args: argparse.Namespace, stop: _StopRequest) -> int:
     for notice in plan.notices:
         _say(notice)
     _check_ports(plan)
-    if plan.info.public_url:
-        print(f"Proxy URL : {plan.info.public_url}", flush=True)
     return _serve(plan, python, args, stop)
 
 
