@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from .decorators import marked
 from .errors import ConfigurationError, RegistrationError, RegistrationWarning
-from .server.calls.context import Context
+from .schema.hints import LazyClass
 from .server.executors import EXECUTORS, JOB_EXECUTOR, JOB_OPTIONS, JobExecutor
 from .server.provenance import tool_options as provenance_options
 from .server.registry import checks as registration_checks
@@ -36,6 +36,10 @@ if TYPE_CHECKING:
     from .server.registry.skills import Skill
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+CONTEXT_TYPES = (LazyClass("nanohubmcp.server.calls.context", "Context"),)
+"""What marks a function's context parameter: an annotation of ``Context``, whose module (and the asks
+behind it) is imported when a string annotation names it or a call first makes one, not by registering."""
 
 
 def decorating(register: Callable[[F], object], fn: F | None) -> Any:
@@ -130,7 +134,7 @@ class Registrar:
         if view is not None:
             who = f"tool {options.get('name') or getattr(fn, '__name__', fn)!r}"
             options["meta"] = apps.tool_view_meta(options.get("meta"), view, who, visibility)
-        tool = Tool.from_function(fn, background=background, context_types=(Context,), **options)
+        tool = Tool.from_function(fn, background=background, context_types=CONTEXT_TYPES, **options)
         tool = apply_tool_options(tool, x_mcp_headers=x_mcp_headers, task_support=task_support)
         if scopes:
             try:
@@ -233,7 +237,7 @@ class Registrar:
         """Build the resource (or template) record of ``fn`` at ``uri`` and register it."""
         from .server.registry.resources import make_resource  # with the first resource, not at import
 
-        record = make_resource(fn, uri, context_types=(Context,), **options)
+        record = make_resource(fn, uri, context_types=CONTEXT_TYPES, **options)
         self._core.registry.add_resource(record)
         return record
 
@@ -292,7 +296,7 @@ class Registrar:
         """Build the prompt record of ``fn`` and register it."""
         from .server.registry.prompts import Prompt  # with the first prompt, not at import
 
-        prompt = Prompt.from_function(fn, context_types=(Context,), **options)
+        prompt = Prompt.from_function(fn, context_types=CONTEXT_TYPES, **options)
         self._core.registry.add_prompt(prompt)
         return prompt
 

@@ -11,7 +11,6 @@ string or integer, MUST NOT be null).
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from typing import Any, Final, TypeGuard
 
 from ..errors import InvalidParams, InvalidRequest, ParseError
@@ -22,9 +21,12 @@ NOTIFICATION = "notification"
 RESPONSE = "response"
 
 
-@dataclass(slots=True)
 class Message:
     """One JSON-RPC message.
+
+    What ``@dataclass(slots=True)`` made of it, written out (the same ``__init__``, ``==``, ``repr``
+    and slots): every server imports this module before its first answer, and a slotted dataclass
+    compiles its methods and builds its class twice at import.
 
     Attributes:
         kind: ``"request"``, ``"notification"`` or ``"response"``.
@@ -34,11 +36,35 @@ class Message:
         raw: the parsed object as received.
     """
 
-    kind: str
-    raw: dict[str, Any]
-    method: str | None = None
-    id: str | int | None = None
-    params: dict[str, Any] | None = None
+    __slots__ = ("id", "kind", "method", "params", "raw")
+    __match_args__ = ("kind", "raw", "method", "id", "params")
+
+    def __init__(
+        self,
+        kind: str,
+        raw: dict[str, Any],
+        method: str | None = None,
+        id: str | int | None = None,
+        params: dict[str, Any] | None = None,
+    ) -> None:
+        self.kind = kind
+        self.raw = raw
+        self.method = method
+        self.id = id
+        self.params = params
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Message)
+        return (self.kind, self.raw, self.method, self.id, self.params) == (
+            other.kind, other.raw, other.method, other.id, other.params)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable and compared by value: unhashable
+
+    def __repr__(self) -> str:
+        return (f"Message(kind={self.kind!r}, raw={self.raw!r}, method={self.method!r}, id={self.id!r}, "
+                f"params={self.params!r})")
 
     @property
     def meta(self) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from nanohubmcp.errors import RegistrationError
 from nanohubmcp.schema import coerce as co
 from nanohubmcp.schema.docstrings import read_docstring
 from nanohubmcp.schema.fragments import member_schema
+from nanohubmcp.schema.hints import ClassNames, ClassOrLazy
 from nanohubmcp.schema.mapping import TypeMapper
 from nanohubmcp.schema.parameters import (
     CONTEXT_NAMES,
@@ -40,7 +41,7 @@ _EMPTY = inspect.Parameter.empty
 
 
 def describe_function(
-    fn: Callable[..., Any], *, kind: str, name: str, context_types: tuple[type, ...] = ()
+    fn: Callable[..., Any], *, kind: str, name: str, context_types: tuple[ClassOrLazy, ...] = ()
 ) -> Signature:
     """Derive the input schema, description and argument coercion of ``fn``.
 
@@ -107,7 +108,9 @@ def describe_function(
         fn: a function, bound method, ``functools.partial``, callable object or class.
         kind: ``"tool"``, ``"resource"`` or ``"prompt"``; used in messages.
         name: the registered name; used in messages.
-        context_types: classes whose annotation marks the context parameter.
+        context_types: classes whose annotation marks the context parameter; a
+            :class:`~nanohubmcp.schema.hints.LazyClass` stands for a class whose module is
+            imported only when an annotation names it.
 
     Returns:
         The :class:`Signature`.
@@ -135,7 +138,7 @@ def describe_function(
     except (TypeError, ValueError) as exc:
         raise RegistrationError(f"{label}: cannot read the signature of {fn!r} ({exc})") from None
     target = code_object(fn)
-    extra_names = {t.__name__: t for t in context_types}
+    extra_names = ClassNames(context_types)
     types = parameter_types(target, signature, label, extra_names)
     mapper = TypeMapper(extra_names)
     context = find_context(signature, types, context_types, label)

@@ -9,11 +9,12 @@ schema then accepts anything). It does not map types to schemas (see ``mapping``
 from __future__ import annotations
 
 import builtins
+import importlib
 import logging
 import sys
 import typing
 from collections import ChainMap
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from typing import Any
 
 log = logging.getLogger(__name__)
@@ -22,6 +23,75 @@ _TYPING_NAMES: dict[str, Any] = {
     name: getattr(typing, name) for name in typing.__all__ if not name.startswith("_")
 }
 """``List``, ``Optional``, … usable in type comments even when the module never imported them."""
+
+
+class LazyClass:
+    """A class known by its module and name, imported only when a name lookup needs it.
+
+    ``describe_function(context_types=...)`` takes one in place of a class whose module a program
+    may never load (the server's ``Context``): a string annotation or type comment naming it
+    (``ctx: "Context"`` with the import under ``TYPE_CHECKING``) imports the module then, and a
+    type is not that class while its module is not loaded (no subclass of it can exist before).
+
+    Args:
+        module: the dotted module name, e.g. ``"nanohubmcp.server.calls.context"``.
+        name: the class's name in that module, e.g. ``"Context"``; also the name string
+            annotations use.
+    """
+
+    __slots__ = ("module", "name")
+
+    def __init__(self, module: str, name: str) -> None:
+        self.module = module
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"LazyClass({self.module!r}, {self.name!r})"
+
+    def loaded(self) -> type | None:
+        """The class when its module is loaded, else None (nothing is imported)."""
+        module = sys.modules.get(self.module)
+        found = getattr(module, self.name, None) if module is not None else None
+        return found if isinstance(found, type) else None
+
+    def load(self) -> type:
+        """The class, importing its module when not yet loaded."""
+        found = getattr(importlib.import_module(self.module), self.name)
+        assert isinstance(found, type), f"{self.module}.{self.name} is not a class"
+        return found
+
+
+ClassOrLazy = type | LazyClass
+"""A class, or a :class:`LazyClass` standing for one."""
+
+
+class ClassNames(Mapping[str, Any]):
+    """``{class name: class}`` over classes and :class:`LazyClass` es, a lazy one imported when looked up.
+
+    The fallback names :func:`evaluate` and :func:`type_hints` take as ``extra``: only a string
+    annotation that names a lazy class (and that the function's module does not define) imports it.
+    """
+
+    __slots__ = ("_by_name",)
+
+    def __init__(self, classes: Iterable[ClassOrLazy]) -> None:
+        self._by_name = {c.name if isinstance(c, LazyClass) else c.__name__: c for c in classes}
+
+    def __getitem__(self, name: str) -> Any:
+        found = self._by_name[name]
+        return found.load() if isinstance(found, LazyClass) else found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._by_name)
+
+    def __len__(self) -> int:
+        return len(self._by_name)
+
+
+def loaded_classes(classes: Iterable[ClassOrLazy]) -> tuple[type, ...]:
+    """The classes of ``classes`` that exist now: each class, and each lazy one whose module is loaded."""
+    found = (c.loaded() if isinstance(c, LazyClass) else c for c in classes)
+    return tuple(c for c in found if c is not None)
 
 
 def evaluate(expr: str, globalns: Mapping[str, Any], extra: Mapping[str, Any] | None = None) -> Any:
@@ -34,9 +104,12 @@ def evaluate(expr: str, globalns: Mapping[str, Any], extra: Mapping[str, Any] | 
     Args:
         expr: e.g. ``"List[float]"`` or ``"Context"``.
         globalns: the namespace of the module that wrote the expression.
-        extra: further fallback names (e.g. the server's context types).
+        extra: further fallback names (e.g. the server's context types); looked up by name, never
+            copied, so a :class:`ClassNames` imports only the lazy class an expression names.
     """
-    scope: ChainMap[str, Any] = ChainMap(dict(globalns), dict(extra or {}), _TYPING_NAMES, {"typing": typing})
+    # ChainMap writes only to its first map: ``extra`` is only read (typeshed asks for mutable maps).
+    fallback = typing.cast("MutableMapping[str, Any]", extra or {})
+    scope: ChainMap[str, Any] = ChainMap(dict(globalns), fallback, _TYPING_NAMES, {"typing": typing})
     try:
         # The text comes from the user's own source code, which is running in this process anyway.
         value = eval(expr, {"__builtins__": builtins}, scope)

@@ -20,7 +20,7 @@ import enum
 import sys
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple
 
 from nanohubmcp.schema import coerce as co
@@ -88,7 +88,7 @@ class TypeMapper:
         extra_names: fallback names for string annotations inside dataclasses etc.
     """
 
-    def __init__(self, extra_names: dict[str, Any] | None = None) -> None:
+    def __init__(self, extra_names: Mapping[str, Any] | None = None) -> None:
         self.defs: dict[str, dict[str, Any]] = {}
         self._extra = extra_names or {}
         self._active: set[Any] = set()

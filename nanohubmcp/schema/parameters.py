@@ -15,11 +15,11 @@ import inspect
 import linecache
 import types as pytypes
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from nanohubmcp.errors import RegistrationError
-from nanohubmcp.schema.hints import evaluate, type_hints
+from nanohubmcp.schema.hints import ClassOrLazy, evaluate, loaded_classes, type_hints
 from nanohubmcp.schema.mapping import TypeMapper
 
 if TYPE_CHECKING:
@@ -75,7 +75,7 @@ def _type_comments(fn: Callable[..., Any]) -> TypeComments | None:
 
 
 def parameter_types(
-    target: Callable[..., Any], signature: inspect.Signature, label: str, extra: dict[str, Any]
+    target: Callable[..., Any], signature: inspect.Signature, label: str, extra: Mapping[str, Any]
 ) -> dict[str, Any]:
     """``{parameter: type}`` from annotations, then per-argument, then function type comments.
 
@@ -129,10 +129,12 @@ def _align(names: list[str], types: list[str], label: str) -> dict[str, str]:
 def find_context(
     signature: inspect.Signature,
     types: dict[str, Any],
-    context_types: tuple[type, ...],
+    context_types: tuple[ClassOrLazy, ...],
     label: str,
 ) -> str | None:
-    by_type = [n for n in signature.parameters if _is_context_type(types.get(n), context_types)]
+    # A lazy class not loaded yet can be no parameter's type (a string annotation naming it loaded it).
+    classes = loaded_classes(context_types)
+    by_type = [n for n in signature.parameters if _is_context_type(types.get(n), classes)]
     if len(by_type) > 1:
         raise RegistrationError(
             f"{label}: only one parameter can receive the context; found {', '.join(by_type)}"

@@ -25,7 +25,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from typing import TypeVar
 
 __all__ = ["AppImport", "command_line", "importing", "serving_skipped"]
@@ -33,9 +32,11 @@ __all__ = ["AppImport", "command_line", "importing", "serving_skipped"]
 T = TypeVar("T")
 
 
-@dataclass
 class AppImport:
     """One app file being imported by ``nanohubmcp``.
+
+    A plain class, not a dataclass: ``MCPServer`` imports this module, and making a dataclass
+    compiles its methods at import (~1.7 M instructions of every server's cold start).
 
     Attributes:
         overrides: option name (``"state_dir"``, ``"state_url"``) -> the command line's value.
@@ -43,9 +44,24 @@ class AppImport:
         skipped: the serving verbs the file called while imported (``"run"``, ``"start"``), skipped.
     """
 
-    overrides: dict[str, str]
-    replaced: dict[str, object] = field(default_factory=dict)
-    skipped: list[str] = field(default_factory=list)
+    __slots__ = ("overrides", "replaced", "skipped")
+
+    def __init__(
+        self, overrides: dict[str, str], replaced: dict[str, object] | None = None, skipped: list[str] | None = None
+    ) -> None:
+        self.overrides = overrides
+        self.replaced: dict[str, object] = {} if replaced is None else replaced
+        self.skipped: list[str] = [] if skipped is None else skipped
+
+    def __repr__(self) -> str:
+        return f"AppImport(overrides={self.overrides!r}, replaced={self.replaced!r}, skipped={self.skipped!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, AppImport):
+            return NotImplemented
+        return (self.overrides, self.replaced, self.skipped) == (other.overrides, other.replaced, other.skipped)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value: unhashable, as the dataclass was
 
 
 _current: list[AppImport] = []  # the import in progress, innermost last (the command's thread only)

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 
 from ..state import StateURL
 from ..state import parse as parse_state_url
-from .calls import stdin_guard, tqdm_progress
 from .calls.workers import WorkerPool
 from .dispatcher import Dispatcher
 from .executors import JobExecutor
@@ -282,10 +281,7 @@ class ServerCore:
         self._share(loop)
         self.first_use.resume_jobs()
         self.notifier = Notifier(self, loop)
-        # Once per server rather than per call: tqdm bars in tools become progress, and input()
-        # in a tool fails at once instead of waiting for the time limit.
-        tqdm_progress.watch()
-        stdin_guard.guard()
+        # tqdm bars and input() in tools: hooked when a call's handler is first loaded (methods.calls_begin)
 
     def prepare_state(self) -> None:
         """Read what serving needs from the shared state store before the port is bound (the key

@@ -43,31 +43,48 @@ def _deferred(table: dict[str, Handler], loaders: dict[str, Callable[[], Handler
         table[method] = _on_first_request(table, method, load)
 
 
+def calls_begin() -> None:
+    """Before the first call of a user function (a tool, a resource or prompt reader, a completer):
+    tqdm bars in it become that call's progress, and ``input()`` in it fails at once instead of
+    waiting for the call's time limit. Both hooks are process-wide and idempotent; installed with
+    the first handler that calls functions rather than when serving starts, so a server's first
+    answer (``initialize``) loads neither."""
+    from .calls import stdin_guard, tqdm_progress
+
+    tqdm_progress.watch()
+    stdin_guard.guard()
+
+
 def _tools() -> Any:
+    calls_begin()
     from .handlers import tools
 
     return tools
 
 
 def _resources() -> Any:
+    calls_begin()
     from .handlers import resources
 
     return resources
 
 
 def _prompts() -> Any:
+    calls_begin()
     from .handlers import prompts
 
     return prompts
 
 
 def _tasks() -> Any:
+    calls_begin()
     from .handlers import tasks
 
     return tasks
 
 
 def _calls() -> Any:
+    calls_begin()
     from .stateless import handlers
 
     return handlers

@@ -5,7 +5,8 @@ server, registers the usual tools (one with an unannotated ``ctx``, a plain reso
 is probed in a process of its own: a middleware lists ``sys.modules`` as the first request is
 answered. Modules a first answer never needs (resource templates, type comments, the import
 system's resource readers, ``decimal``, package metadata, skill loading, the handlers of other
-methods and the tool-call machinery behind them, the services the core makes at their first use:
+methods and the tool-call machinery behind them, ``Context`` and the tqdm and ``input()`` hooks of
+calls, the services the core makes at their first use:
 the job store and ``sqlite3``, the result store, provenance records and their layer, the result
 cache, the stateless era's ``requestState`` key, task inputs and skills) must not be among them;
 each is imported when a server first uses it.
@@ -73,6 +74,10 @@ NOT_BEFORE_FIRST_USE = (
     "nanohubmcp.server.results.convert",
     "nanohubmcp.server.stateless.tasks",  # the tasks extension's handlers: at the first task request
     "nanohubmcp.server.direct",  # server.call() from the serving program
+    "nanohubmcp.server.calls.context",  # Context (and the asks behind it): at a call, or an annotation naming it
+    "nanohubmcp.server.asks.context_asks",
+    "nanohubmcp.server.calls.tqdm_progress",  # the tqdm and input() hooks: with the first handler that calls functions
+    "nanohubmcp.server.calls.stdin_guard",
     # The core's services, made at their first use (the job store at start only when one is on disk):
     "sqlite3",
     "nanohubmcp.server.jobs.service",

@@ -34,7 +34,7 @@ from ...schema import (
 from ...schema.secret import Plan, secret_plan
 
 if TYPE_CHECKING:
-    pass
+    from ...schema.hints import ClassOrLazy
 
 TOOL_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
 ANNOTATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
@@ -139,7 +139,7 @@ class Tool:
         output_schema: dict[str, Any] | None = None,
         background: bool = False,
         icons: list[dict[str, Any]] | None = None,
-        context_types: tuple[type, ...] = (),
+        context_types: tuple[ClassOrLazy, ...] = (),
         check_arguments: Callable[[dict[str, Any]], object] | None = None,
     ) -> Tool:
         """Build a tool record from a function; raises ``RegistrationError`` naming the tool.

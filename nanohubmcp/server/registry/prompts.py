@@ -7,12 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...errors import RegistrationError
 from ...protocol.versions import ProtocolVersion
 from ...schema import Signature, describe_function
 from .components import callable_name, check_meta, is_coroutine_callable
+
+if TYPE_CHECKING:
+    from ...schema.hints import ClassOrLazy
 
 
 @dataclass(eq=False)
@@ -40,7 +43,7 @@ class Prompt:
         title: str | None = None,
         tags: Iterable[str] | None = None,
         meta: dict[str, Any] | None = None,
-        context_types: tuple[type, ...] = (),
+        context_types: tuple[ClassOrLazy, ...] = (),
     ) -> Prompt:
         """Build a prompt record; raises ``RegistrationError`` naming the prompt."""
         if isinstance(fn, str):

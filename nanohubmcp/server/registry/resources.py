@@ -18,6 +18,7 @@ from .components import callable_name, check_meta, is_coroutine_callable
 from .schemes import fold_scheme
 
 if TYPE_CHECKING:
+    from ...schema.hints import ClassOrLazy
     from .uri_template import UriTemplate, Values
 
 @dataclass(eq=False, kw_only=True)
@@ -135,7 +136,7 @@ def make_resource(
     meta: dict[str, Any] | None = None,
     annotations: dict[str, Any] | None = None,
     size: int | None = None,
-    context_types: tuple[type, ...] = (),
+    context_types: tuple[ClassOrLazy, ...] = (),
 ) -> Resource | ResourceTemplate:
     """Build a :class:`Resource`, or a :class:`ResourceTemplate` when ``uri`` has ``{placeholders}``.
 
