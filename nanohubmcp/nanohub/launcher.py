@@ -11,9 +11,12 @@ Usage::
 What it does, in order:
 
 1. checks the app file exists; with ``--python-env`` finds that conda environment's Python;
-2. detects the set-up (:func:`~nanohubmcp.nanohub.proxy.detect_proxy`); in a nanoHUB tool
-   session looks for wrwroxy with ``use`` (:mod:`~nanohubmcp.nanohub.wrwroxy`); ``--public-url`` and
-   ``--path-prefix`` (or ``$MCP_PUBLIC_URL``, ``$MCP_PATH_PREFIX``) win over what it detected;
+2. detects the set-up (:func:`~nanohubmcp.nanohub.proxy.detect_proxy`: ``$SESSION``, ``$SESSIONDIR``
+   and the ``hub_url``, ``filexfer_port`` and ``filexfer_cookie`` of ``$SESSIONDIR/resources``) and says
+   it in one line on stderr (a session it cannot use: what is missing, and that it serves as off the
+   hub); in a nanoHUB tool session looks for wrwroxy with ``use`` (:mod:`~nanohubmcp.nanohub.wrwroxy`);
+   ``--public-url`` and ``--path-prefix`` (or ``$MCP_PUBLIC_URL``, ``$MCP_PATH_PREFIX``) win over what it
+   detected;
 3. decides ports (:func:`~nanohubmcp.nanohub.plan.plan_launch`) and says on stderr when a
    requested port cannot be honoured; refuses ports already in use;
 4. starts the app in a child process (``python -m nanohubmcp.nanohub.child``, no temporary
@@ -344,7 +347,12 @@ def _run(args: argparse.Namespace, stop: _StopRequest) -> int:
     )
     if args.public_url is not None or args.path_prefix is not None:
         plan = dataclasses.replace(plan, info=override(plan.info, args.public_url, args.path_prefix))
-    _say(plan.info.reason + (f" ({version})" if plan.wrwroxy_argv else ""))
+    said = plan.info.reason + (f" ({version})" if plan.wrwroxy_argv else "")
+    if plan.info.session is not None and not plan.info.on_hub and plan.info.public_url is None:
+        # SESSION is set, yet the session cannot be used: say now, not at exit, that weber cannot reach it
+        said += (f"; serving as off the hub, on {plan.app_host}:{plan.app_port} only, where the hub's weber "
+                 "proxy cannot reach it")
+    _say(said)
     for notice in plan.notices:
         _say(notice)
     _check_ports(plan)

@@ -256,6 +256,27 @@ def add(a: int, b: int) -> int:
 """
 
 
+GATED_APP = """\
+import pathlib, time
+
+here = pathlib.Path(__file__).parent
+(here / "importing").touch()
+while not (here / "go").exists():  # the test lets the import finish
+    time.sleep(0.02)
+"""
+"""Prepend to an app: its import writes ``importing`` beside it, then waits until the test creates ``go``
+(the app is known not to listen yet, without a sleep deciding it)."""
+
+
+def wait_for_file(path: Path, run: Launch, timeout: float = 30.0) -> None:
+    """Wait until ``path`` exists (the launcher must stay alive meanwhile)."""
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        assert run.proc.poll() is None, run.stderr
+        assert time.monotonic() < deadline, f"{path} did not appear:\n{run.stderr}"
+        time.sleep(0.02)
+
+
 def cmdline(pid: int) -> str:
     try:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")

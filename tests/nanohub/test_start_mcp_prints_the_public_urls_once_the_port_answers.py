@@ -4,35 +4,16 @@ then failed to import and start_mcp exited 1)."""
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
-from nanohub_standins import GOOD_APP, Hub, Launch, call_add, free_port
+from nanohub_standins import GATED_APP, GOOD_APP, Hub, Launch, call_add, free_port, wait_for_file
 
 pytestmark = pytest.mark.slow
 
 WEBER_URL = "https://proxy.hub.example.org/weber/4242/c00kie/123/"
 PREFIX = "/weber/4242/c00kie/123/"
 Start = Callable[..., Launch]
-
-GATED_APP = """\
-import pathlib, time
-
-here = pathlib.Path(__file__).parent
-(here / "importing").touch()
-while not (here / "go").exists():  # the test lets the import finish
-    time.sleep(0.02)
-"""
-
-
-def wait_for_file(path: Path, run: Launch, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not path.exists():
-        assert run.proc.poll() is None, run.stderr
-        assert time.monotonic() < deadline, f"{path} did not appear:\n{run.stderr}"
-        time.sleep(0.02)
 
 
 def test_no_url_is_printed_while_the_app_is_still_importing(hub: Hub, launch: Start) -> None:
