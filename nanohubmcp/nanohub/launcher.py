@@ -119,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help=f"the app's port (default $MCP_PORT, else {DEFAULT_PORT}; behind wrwroxy {WEBER_PORT + 1})",
     )
-    proxy_arguments(parser)  # a public URL given wins over the detected (weber) one
+    proxy_arguments(parser, weber=True)  # a public URL given wins over the detected (weber) one
     parser.add_argument(
         "--python-env", metavar="NAME", default=None, help="run the app with this conda env's Python"
     )

@@ -52,14 +52,18 @@ ALLOWED_ORIGINS_VARIABLE = "MCP_ALLOWED_ORIGINS"
 """The environment variable ``--allowed-origins`` defaults to (``run(allowed_origins=...)``)."""
 
 
-def proxy_arguments(command: argparse.ArgumentParser) -> None:
+def proxy_arguments(command: argparse.ArgumentParser, *, weber: bool = False) -> None:
     """``--public-url``, ``--path-prefix``, ``--allowed-origins``, ``--proxy-headers``: what a server behind a
     proxy is told (``--proxy-headers`` left out is None: ``run()`` then reads ``$MCP_PROXY_HEADERS``).
 
     Each means what the ``run()`` argument of the same name means; each defaults to an environment
     variable (:data:`PUBLIC_URL_VARIABLE`, :data:`PATH_PREFIX_VARIABLE`, :data:`ALLOWED_ORIGINS_VARIABLE`),
     checked as the option is: a bad value is a usage error naming where it came from (exit status 2).
+    ``weber=True`` (``start_mcp``, which detects a nanoHUB session) says in the help that the detected
+    weber URL and path come next.
     """
+    hub_url = "in a nanoHUB session the detected weber URL (https://proxy.<hub>/weber/<session>/<cookie>/<n>/), else "
+    hub_prefix = "in a nanoHUB tool session without wrwroxy the weber path, else "
     command.add_argument(
         "--public-url",
         type=public_url,
@@ -68,7 +72,7 @@ def proxy_arguments(command: argparse.ArgumentParser) -> None:
         help="HTTP: the base URL clients reach the server at through a proxy, e.g. https://tools.example.org/ "
         "(advertised in every document; its host is answered, not 421; its origin allowed; with --path-prefix "
         "it ends with the prefix). Default "
-        f"${PUBLIC_URL_VARIABLE}, else the request's own host",
+        f"${PUBLIC_URL_VARIABLE}, else {hub_url if weber else ''}the request's own host",
     )
     command.add_argument(
         "--path-prefix",
@@ -76,7 +80,7 @@ def proxy_arguments(command: argparse.ArgumentParser) -> None:
         default=_environment(PATH_PREFIX_VARIABLE),
         metavar="PATH",
         help="HTTP: the path to serve under, for a proxy that forwards it without stripping it, e.g. /tools "
-        f"(default ${PATH_PREFIX_VARIABLE}, else /)",
+        f"(default ${PATH_PREFIX_VARIABLE}, else {hub_prefix if weber else ''}/)",
     )
     command.add_argument(
         "--allowed-origins",
