@@ -12,8 +12,11 @@ met); ``jobs:live`` the unfinished ids; ``runner:<token>`` a heartbeat of each l
 process (:class:`RedisRunners`), so a job whose process died is told from one still running;
 channel ``jobs:cancel``: the id of each job a process stored as cancelled, for the process running
 it to stop it; ``awaited:<id>``, set while a process waits for the end of a job another process runs
-(``tasks/result``), and channel ``jobs:end``: the id of each such job whose end a process stored, for
-the waiting processes (:meth:`RedisJobBackend.watch`, :mod:`nanohubmcp.server.jobs.far_ends`). Whether
+(``tasks/result``), ``followed:<id>`` while one follows its changes (a 2026 ``subscriptions/listen``
+naming a task), channel ``jobs:end``: the id of each job marked so whose end a process stored, and
+channel ``jobs:status``: the id of each followed job whose status or progress a process stored, for
+those processes (:meth:`RedisJobBackend.watch`, :mod:`nanohubmcp.server.jobs.far_ends`). A job
+nobody marked costs no message. Whether
 a job's session ended is read from the sessions' own records beside them
 (:meth:`RedisJobBackend.session_gone`).
 """
@@ -71,8 +74,9 @@ return 0
 
 # Stores a job's end unless its record holds one already (a cancel stored by another process is
 # final) other than the guessed end ARGV[4..5] names (runner, message as JSON; "" for none), names a
-# cancelled job on the cancel channel, and an awaited one (its mark dropped) on the end channel, in one step.
-# KEYS: job:<id>, jobs:live, jobs:cancel, awaited:<id>, jobs:end;
+# cancelled job on the cancel channel, and an awaited or followed one (its marks dropped) on the end
+# channel, in one step.
+# KEYS: job:<id>, jobs:live, jobs:cancel, awaited:<id>, jobs:end, followed:<id>;
 # ARGV: expire seconds, id, 1 to publish, runner, message, field, value...
 _END = """
 local status = redis.call('HGET', KEYS[1], 'status')
@@ -84,14 +88,37 @@ redis.call('HSET', KEYS[1], unpack(ARGV, 6))
 redis.call('SREM', KEYS[2], ARGV[2])
 redis.call('EXPIRE', KEYS[1], ARGV[1])
 if ARGV[3] == '1' then redis.call('PUBLISH', KEYS[3], ARGV[2]) end
-if redis.call('DEL', KEYS[4]) == 1 then redis.call('PUBLISH', KEYS[5], ARGV[2]) end
+if redis.call('DEL', KEYS[4], KEYS[6]) > 0 then redis.call('PUBLISH', KEYS[5], ARGV[2]) end
+return 1
+"""
+# Stores a running job's status fields unless its record holds an end (a cancel stored by another
+# process wins), and names the job on the status channel when a process follows it, in one step.
+# KEYS: job:<id>, followed:<id>, jobs:status; ARGV: id, field, value...
+_CHANGED = """
+local status = redis.call('HGET', KEYS[1], 'status')
+if not status then return 0 end
+if status == '"completed"' or status == '"failed"' or status == '"cancelled"' then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('PUBLISH', KEYS[3], ARGV[1]) end
+return 1
+"""
+
+# Stores one progress update (counted) of a job whose record exists, and names the job on the status
+# channel when a process follows it, in one step.
+# KEYS: job:<id>, followed:<id>, jobs:status; ARGV: id, progress, total, message (each JSON)
+_PROGRESS = """
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'progress', ARGV[2], 'progress_total', ARGV[3], 'progress_message', ARGV[4])
+redis.call('HINCRBY', KEYS[1], 'progress_updates', 1)
+if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('PUBLISH', KEYS[3], ARGV[1]) end
 return 1
 """
 CANCEL_RETRY = 1.0
 """Seconds between attempts to subscribe to the job channels again after Redis went away."""
 AWAITED_TTL = 30
-"""Seconds a process's mark that it waits for a job's end lasts; the waiting process sets it again
-each time it reads the record (``far_ends.TOLD_LOOK_SECONDS``), so the mark outlives no wait by long."""
+"""Seconds a process's mark that it waits for a job's end (or follows its changes) lasts; the waiting
+process sets it again each time it reads the record (``far_ends.TOLD_LOOK_SECONDS``), so the mark
+outlives no wait by long (a followed job's changes are told for that long after its listen ended)."""
 
 
 def _client(url: StateURL) -> Any:
@@ -125,6 +152,8 @@ class RedisJobBackend:
         self._redis = _client(url)
         self._insert = self._redis.register_script(_INSERT)
         self._end = self._redis.register_script(_END)
+        self._changed = self._redis.register_script(_CHANGED)
+        self._progress = self._redis.register_script(_PROGRESS)
         self._limit_message = limit_message
         self._url = url
         self._watching = threading.Event()
@@ -180,32 +209,49 @@ class RedisJobBackend:
             if name != "id":
                 args += [name, json.dumps(value)]
         keys = [self._key("job", job_id), self._key("jobs", "live"), self._key("jobs", "cancel"),
-                self._key("awaited", job_id), self._key("jobs", "end")]
+                self._key("awaited", job_id), self._key("jobs", "end"), self._key("followed", job_id)]
         with _guard(self.shown):
             return bool(self._end(keys=keys, args=args))
 
-    def awaited(self, job_id: str) -> dict[str, Any] | None:
+    def awaited(self, job_id: str, *, follow: bool = False) -> dict[str, Any] | None:
         """The record of ``job_id`` (None when gone), read in one step with the mark that this
-        process waits for its end (``awaited:<id>``, lasting :data:`AWAITED_TTL` seconds): the
-        process that stores the end finds the mark and names the job on the end channel
-        (:meth:`watch`). An end stored before the mark is in the record read."""
+        process waits for its end (``awaited:<id>``; with ``follow``, ``followed:<id>``: that it
+        follows its changes), lasting :data:`AWAITED_TTL` seconds: the process that stores the end
+        finds the mark and names the job on the end channel, one that stores a change of a followed
+        job on the status channel (:meth:`watch`). What was stored before the mark is in the
+        record read."""
         with _guard(self.shown):
             pipe = self._redis.pipeline(transaction=True)
-            pipe.set(self._key("awaited", job_id), "1", ex=AWAITED_TTL)
+            pipe.set(self._key("followed" if follow else "awaited", job_id), "1", ex=AWAITED_TTL)
             pipe.hgetall(self._key("job", job_id))
             found = pipe.execute()
         return self._decode(found[1])
 
-    def watch(self, on_cancel: Callable[[str | None], None], on_end: Callable[[str | None], None]) -> None:
-        """Call ``on_cancel(job_id)`` for each job another process stored as cancelled, and
-        ``on_end(job_id)`` for each job whose end a process stored while one waited for it
-        (:meth:`awaited`), on a thread of its own; each callback also gets ``None`` each time the
-        subscription is made (at first, and again after Redis went away: what was sent meanwhile
-        is then found in the records)."""
+    def changed(self, job_id: str, fields: dict[str, Any]) -> bool:
+        """Store a running job's status fields unless its record holds an end; a process following
+        the job (:meth:`awaited` with ``follow``) is told on the status channel (:meth:`watch`). True
+        when written."""
+        args: list[Any] = [job_id]
+        for name, value in fields.items():
+            if name != "id":
+                args += [name, json.dumps(value)]
+        keys = [self._key("job", job_id), self._key("followed", job_id), self._key("jobs", "status")]
+        with _guard(self.shown):
+            return bool(self._changed(keys=keys, args=args))
+
+    def watch(self, on_cancel: Callable[[str | None], None], on_end: Callable[[str | None], None],
+              on_change: Callable[[str | None], None]) -> None:
+        """Call ``on_cancel(job_id)`` for each job another process stored as cancelled,
+        ``on_end(job_id)`` for each job whose end a process stored while one waited for it or
+        followed it (:meth:`awaited`), and ``on_change(job_id)`` for each followed job whose status
+        (:meth:`changed`) or progress a process stored, on a thread of its own; each callback also
+        gets ``None`` each time the subscription is made (at first, and again after Redis went
+        away: what was sent meanwhile is then found in the records)."""
         if self._watching.is_set():
             return
         self._watching.set()
-        channels = {self._key("jobs", "cancel"): on_cancel, self._key("jobs", "end"): on_end}
+        channels = {self._key("jobs", "cancel"): on_cancel, self._key("jobs", "end"): on_end,
+                    self._key("jobs", "status"): on_change}
         stop, url = self._watching, self._url
         # Held weakly: the watcher ends with the job store it tells (a server no longer used).
         told = {channel: _weakly(callback) for channel, callback in channels.items()}
@@ -244,21 +290,12 @@ class RedisJobBackend:
         weakref.finalize(self, stop.clear)
 
     def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
-        key = self._key("job", job_id)
+        """Store one progress update (counted) in one step; a process following the job
+        (:meth:`awaited` with ``follow``) is told on the status channel (:meth:`watch`)."""
+        keys = [self._key("job", job_id), self._key("followed", job_id), self._key("jobs", "status")]
+        args = [job_id, json.dumps(progress), json.dumps(total), json.dumps(message)]
         with _guard(self.shown):
-            if not self._redis.exists(key):
-                return
-            pipe = self._redis.pipeline(transaction=True)
-            pipe.hset(
-                key,
-                mapping={
-                    "progress": json.dumps(progress),
-                    "progress_total": json.dumps(total),
-                    "progress_message": json.dumps(message),
-                },
-            )
-            pipe.hincrby(key, "progress_updates", 1)
-            pipe.execute()
+            self._progress(keys=keys, args=args)
 
     @staticmethod
     def _decode(raw: dict[str, str]) -> dict[str, Any] | None:

@@ -7,9 +7,18 @@ import os
 import time
 from collections.abc import Callable
 
-from nanohubmcp import Context, MCPServer
+from nanohubmcp import Context, MCPServer, StaticTokenVerifier
 
-server = MCPServer("scaleout-test")
+
+def _verifier() -> StaticTokenVerifier | None:
+    """With ``SCALEOUT_TOKENS="token=subject,..."`` each token is a principal (the isolation tests)."""
+    pairs = os.environ.get("SCALEOUT_TOKENS")
+    if not pairs:
+        return None
+    return StaticTokenVerifier(dict(pair.split("=", 1) for pair in pairs.split(",")))
+
+
+server = MCPServer("scaleout-test", auth=_verifier())
 NOTES: dict[str, str] = {"text": "first"}
 
 
@@ -38,6 +47,18 @@ async def ask_name(ctx: Context) -> str:
         "Your name?", {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
     )
     return f"hello {answer.get('content', {}).get('name')} from {os.getpid()}"
+
+
+@server.async_tool()
+def ask_when(path: str, ctx: Context) -> str:
+    """Wait until ``path`` exists, then ask whether to go on (a task in ``input_required`` until its
+    client answers with tasks/update)."""
+    while not os.path.exists(path):
+        time.sleep(0.05)
+    answer = ctx.elicit(
+        "Go on?", {"type": "object", "properties": {"ok": {"type": "boolean"}}}, key="go_on", timeout=60
+    )
+    return f"go on: {answer['content']['ok']}"
 
 
 @server.tool()

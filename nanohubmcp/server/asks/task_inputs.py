@@ -6,8 +6,10 @@ unanswered request, and ``tasks/update`` delivers answers, one key or several at
 task returns to ``working`` once nothing is outstanding. Keys are unique over a task's
 lifetime (a reused key gets a ``-2``, ``-3`` suffix on the wire).
 
-:class:`TaskInputs` also lets a ``subscriptions/listen`` stream watch tasks for status changes.
-Everything here runs on the event loop thread.
+Each change of a task's status (and of its outstanding requests) is stored with its job
+(``JobStore.changed``), so every process sharing the job store answers ``tasks/get`` with it and a
+``subscriptions/listen`` on any of them is told (``JobStore.follow``). Everything here runs on the
+event loop thread.
 
 Source: MCP tasks extension ``io.modelcontextprotocol/tasks`` (SEP-2663), Task Update Requests
 and Task Status Notifications.
@@ -16,15 +18,11 @@ and Task Status Notifications.
 from __future__ import annotations
 
 import asyncio
-import time
-from collections.abc import Callable
 from typing import Any
 
 from ...errors import ClientRequestError, ClientRequestTimeout
 from ..jobs import service as jobmod
 from .input_requests import check_response
-
-Watcher = Callable[[jobmod.Job], None]
 
 
 class _Pending:
@@ -37,11 +35,10 @@ class _Pending:
 
 
 class TaskInputs:
-    """Outstanding input requests and status watchers of every task of one server."""
+    """Outstanding input requests of every task of one server."""
 
     def __init__(self) -> None:
         self._pending: dict[str, _Pending] = {}
-        self._watchers: dict[str, list[Watcher]] = {}
 
     # -- reading -------------------------------------------------------------------------
     def outstanding(self, job_id: str) -> dict[str, dict[str, Any]]:
@@ -82,7 +79,7 @@ class TaskInputs:
 
         if job.request is not None:
             job.request.on_cancel(abandon)
-        self._set_status(job, jobmod.INPUT_REQUIRED)
+        self._set_status(job, pending)
         try:
             answers = await asyncio.wait_for(asyncio.gather(*futures), timeout)
         except asyncio.TimeoutError:
@@ -95,8 +92,7 @@ class TaskInputs:
             for wire in wire_keys.values():
                 pending.requests.pop(wire, None)
                 pending.futures.pop(wire, None)
-            if not pending.requests:
-                self._set_status(job, jobmod.WORKING)
+            self._set_status(job, pending)
         return dict(zip(wire_keys, answers, strict=True))
 
     # -- answering (tasks/update) --------------------------------------------------------
@@ -119,34 +115,22 @@ class TaskInputs:
         for key, future, value in accepted:  # all checked first: a bad answer delivers nothing
             pending.requests.pop(key, None)
             future.set_result(value)
-        if accepted and not pending.requests:
-            self._set_status(job, jobmod.WORKING)
+        if accepted:
+            self._set_status(job, pending)
 
     # -- status --------------------------------------------------------------------------
-    def _set_status(self, job: jobmod.Job, status: str) -> None:
-        if job.status in jobmod.TERMINAL or job.status == status:
+    def _set_status(self, job: jobmod.Job, pending: _Pending) -> None:
+        """``input_required`` with the outstanding requests while there are some, else ``working``;
+        stored with the job when that changed (``JobStore.changed``, which tells its followers)."""
+        if job.status in jobmod.TERMINAL:
             return
-        job.status = status
-        job.updated = time.time()
-        self.changed(job)
-
-    def watch(self, job_id: str, watcher: Watcher) -> Callable[[], None]:
-        """Call ``watcher(job)`` on each status change of the task; returns an unsubscribe function."""
-        self._watchers.setdefault(job_id, []).append(watcher)
-
-        def unwatch() -> None:
-            watchers = self._watchers.get(job_id)
-            if watchers and watcher in watchers:
-                watchers.remove(watcher)
-                if not watchers:
-                    del self._watchers[job_id]
-
-        return unwatch
-
-    def changed(self, job: jobmod.Job) -> None:
-        """Tell the task's watchers about its current state."""
-        for watcher in list(self._watchers.get(job.id, ())):
-            watcher(job)
+        requests = dict(pending.requests) or None
+        status = jobmod.INPUT_REQUIRED if requests else jobmod.WORKING
+        if (job.status, job.input_requests) == (status, requests):
+            return
+        job.status, job.input_requests = status, requests
+        if job.store is not None:
+            job.store.changed(job)
 
     def forget(self, job_id: str) -> None:
         """Drop a finished task's bookkeeping."""

@@ -14,10 +14,14 @@ about the cancels that others store for its own jobs:
 - A wait for the end of a job that another process runs reads the job's record again when the
   store tells that the job ended, and every few seconds in any case (:mod:`.far_ends`). Each such
   read settles a job whose process died, as every read does (:mod:`.settle`).
+- A follower of a job (a 2026 listen naming a task) reads it again at each change: of a job this
+  process runs, as the job store tells (:meth:`Elsewhere.changed`, :meth:`Elsewhere.told`); of one
+  another process runs, when the store tells that that process stored a change or the end.
 
 The jobs this process runs are the job store's (``JobStore``); this module only reads their map.
 
-Source: MCP 2025-11-25, Basic § Utilities § Tasks (``tasks/result``, Task Cancellation).
+Source: MCP 2025-11-25, Basic § Utilities § Tasks (``tasks/result``, Task Cancellation); tasks
+extension (SEP-2663) § Task Status Notifications.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from ...state.errors import StateUnavailable
 from .cancel_look import CancelLook
 from .ends import store_cancel, stored_cancel
-from .far_ends import LOOK_SECONDS, TOLD_LOOK_SECONDS, FarEnds
+from .far_ends import LOOK_SECONDS, TOLD_LOOK_SECONDS, FarEnds, Report
 from .record import TERMINAL, Job
 from .stores import SQLiteBackend
 from .visibility import unknown_job
@@ -105,6 +109,32 @@ class Elsewhere:
         should look again). Wakes the waits for it (:meth:`.far_ends.FarEnds.told`); safe from any thread."""
         self._far_ends.told(job_id)
 
+    def changed(self, job_id: str | None) -> None:
+        """``job_id``'s status or progress changed, stored by another process (told by the store) or by
+        this one (``None``: every follower should look again). Wakes its followers
+        (:meth:`.far_ends.FarEnds.changed`); safe from any thread, nothing while none follows."""
+        self._far_ends.changed(job_id)
+
+    async def follow(self, job: Job, report: Report, request: RequestContext | None) -> None:
+        """Call ``report(job)`` with ``job`` as it is now at each change, until it ended or ``request``
+        is cancelled (:meth:`.far_ends.FarEnds.follow`): a job this process runs as it is here, one
+        another process runs as the store holds it (read with the mark that this process follows it).
+
+        Raises:
+            UnknownComponent: the job's record is gone from the store meanwhile.
+        """
+        look = TOLD_LOOK_SECONDS if self._backend().tells_ends else LOOK_SECONDS
+        await self._far_ends.follow(job, self._as_now, report, look=look, request=request)
+
+    def _as_now(self, job: Job) -> tuple[Job, bool]:
+        """``job`` as it is now (this process's own, else as the store holds it: :meth:`_read_again`),
+        and whether it ended."""
+        live = self._live.get(job.id)
+        if live is None:
+            job = self._read_again(job, follow=True)[0]
+            live = self._live.get(job.id) or job  # (taken back by this process: its own from now on)
+        return live, live.status in TERMINAL
+
     async def ended(self, job: Job, request: RequestContext | None) -> Job:
         """Wait for ``job``, which another process runs, to end. Returns the job as last read from
         the store (:mod:`.far_ends`).
@@ -118,7 +148,7 @@ class Elsewhere:
         look = TOLD_LOOK_SECONDS if self._backend().tells_ends else LOOK_SECONDS
         return await self._far_ends.wait(job, self._read_again, look=look, request=request)
 
-    def _read_again(self, job: Job) -> tuple[Job, bool]:
+    def _read_again(self, job: Job, *, follow: bool = False) -> tuple[Job, bool]:
         """``job`` as the store holds it now, settled as every read settles it, and whether a wait
         for its end is over here: it ended, or this process took it back (it ends with its ``done``
         event). ``job`` as it was when the store cannot be read (read again at the next look).
@@ -127,7 +157,7 @@ class Elsewhere:
             UnknownComponent: the job's record is gone from the store.
         """
         try:
-            row = self._backend().awaited(job.id)
+            row = self._backend().awaited(job.id, follow=follow)
         except (sqlite3.Error, StateUnavailable) as exc:
             log.debug("could not read job %s while waiting for its end: %s", job.id, exc)
             return job, False

@@ -39,6 +39,10 @@ class JobKeeper(Protocol):
         """Store a job's ``status_message`` and task metadata as they are now."""
         ...
 
+    def changed(self, job: Job) -> None:
+        """Store a running job's status and outstanding input requests as they are now."""
+        ...
+
 __all__ = ["MAX_PROGRESS_MESSAGE", "Job", "bounded_message", "queued_elsewhere", "subject_of", "task_fields"]
 
 PROVENANCE_META = "io.nanohub/provenance"
@@ -97,6 +101,9 @@ class Job:
             when it settles the job (or when the job ends there).
         waiting: while the job waits for a turn at its executor (in this process), how many jobs
             start before it; else None.
+        input_requests: while the task is ``input_required``, its unanswered requests
+            (``{key: {"method", "params"}}``, the tasks extension's ``inputRequests``), stored so every
+            process answers ``tasks/get`` and tells listens with them; else None.
     """
 
     id: str
@@ -130,6 +137,7 @@ class Job:
     where: dict[str, Any] | None = None
     provenance_id: str | None = None
     session_ended: bool = False
+    input_requests: dict[str, Any] | None = None
     waiting: Callable[[], int] | None = field(default=None, repr=False)
     store: JobKeeper | None = field(default=None, repr=False)
 
@@ -243,6 +251,7 @@ class Job:
             "progress": self.progress, "progress_total": self.progress_total,
             "progress_message": self.progress_message, "progress_updates": 0, "runner": self.runner,
             "provenance_id": self.provenance_id, "json_text": self.json_text, "session_ended": self.session_ended,
+            "input_requests": self.input_requests,
         }
 
     @classmethod
@@ -250,7 +259,7 @@ class Job:
         """A job rebuilt from a store record (no request, no running task)."""
         names = ("id", "tool", "owner", "principal", "created", "updated", "status", "status_message", "result",
                  "error", "ttl", "finished_at", "as_task", "executor", "executor_ref", "arguments", "meta",
-                 "progress", "progress_total", "progress_message", "runner", "provenance_id")
+                 "progress", "progress_total", "progress_message", "runner", "provenance_id", "input_requests")
         fields: dict[str, Any] = {name: row.get(name) for name in names}
         job = cls(**fields)
         job.executor = job.executor or "threads"

@@ -69,6 +69,7 @@ if TYPE_CHECKING:
     from ...state.url import StateURL
     from ..wire.principal import Principal
     from ..wire.request import RequestContext
+    from .far_ends import Report
 
 __all__ = ["SERVER_STOPPED", "HandOver", "Job", "JobLimitReached", "JobStore", "Reattach", "task_fields"]
 
@@ -149,7 +150,7 @@ class JobStore:
         process is recovered."""
         if self._backend is None:
             self._backend = open_backend(self.kind, self.shared, self.name, self.directory, self.runs,
-                                         self._elsewhere.cancelled, self._elsewhere.told)
+                                         self._elsewhere.cancelled, self._elsewhere.told, self._elsewhere.changed)
             self._elsewhere.opened(self._backend)
             if self._backend.persistent:
                 self.recover()
@@ -265,6 +266,24 @@ class JobStore:
         await job.done.wait()
         return job
 
+    async def follow(self, job: Job, report: Report, request: RequestContext | None = None) -> None:
+        """Call ``report(job)`` with ``job`` (from :meth:`get`) as it is now each time it may have
+        changed — its status (``input_required`` while it waits for its client, :meth:`changed`), its
+        progress, its end — until it ended (the last report shows the end) or ``request`` is
+        cancelled; a 2026 ``subscriptions/listen`` naming a task tells its client so.
+
+        A job this process runs is told by this store at once; one another process runs (a store
+        shared by several processes) is read again when that process stores a change, which a Redis
+        store tells at once, and every few seconds in any case, as :meth:`ended` reads it
+        (:mod:`.elsewhere`). Reports come :data:`.far_ends.FOLLOW_GAP_SECONDS` apart at least, each
+        of the job as it is then (the changes between are not told one by one); the same job may be
+        reported again unchanged.
+
+        Raises:
+            UnknownComponent: the job's record is gone from the store meanwhile.
+        """
+        await self._elsewhere.follow(job, report, request)
+
     def session_ended(self, session_id: str) -> None:
         """The session ``session_id``, held by this process, ended (a DELETE, idle expiry,
         eviction, the server's stop): its jobs are read by their id from now on, as after a stop
@@ -335,6 +354,16 @@ class JobStore:
     def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
         """Record a job's progress, best effort (any thread; :meth:`.writes.JobWrites.progress`)."""
         self._writes.progress(job_id, progress, total, message)
+        self._elsewhere.changed(job_id)  # (its followers in this process; nothing while none follows)
+
+    def changed(self, job: Job) -> None:
+        """Store a running job's ``status`` and ``input_requests`` as they are now (a task that asks its
+        client is ``input_required`` until answered) unless its record holds an end (a cancel stored
+        by another process), so every process answers ``tasks/get`` with them, and tell whoever
+        follows the job (:meth:`follow`), in this process and, through the store, in others
+        (:meth:`.writes.JobWrites.changed`)."""
+        self._writes.changed(job)
+        self._elsewhere.changed(job.id)
 
     def note(self, job: Job) -> None:
         """Store a job's ``status_message`` and task metadata as they are now (:meth:`.writes.JobWrites.note`)."""
@@ -349,6 +378,7 @@ class JobStore:
         """Store a job that reached its terminal state (called by :meth:`Job.finish`); a result over
         ``max_result_bytes`` fails the job instead (:meth:`.writes.JobWrites.finished`)."""
         self._writes.finished(job)
+        self._elsewhere.told(job.id)  # (its followers in this process read it once this call returns)
 
     # -- upkeep -----------------------------------------------------------------------------
     def sweep(self, *, force: bool = True) -> None:

@@ -27,9 +27,9 @@ COLUMNS = (
     "id", "tool", "owner", "principal", "owner_key", "status", "status_message", "arguments",
     "result", "error", "meta", "created", "updated", "finished_at", "ttl", "as_task", "executor",
     "executor_ref", "runner", "progress", "progress_total", "progress_message", "progress_updates", "expires",
-    "provenance_id", "json_text", "session_ended",
+    "provenance_id", "json_text", "session_ended", "input_requests",
 )
-JSON_COLUMNS = ("arguments", "result", "error", "meta")
+JSON_COLUMNS = ("arguments", "result", "error", "meta", "input_requests")
 FLAG_COLUMNS = ("as_task", "json_text", "session_ended")
 TERMINAL_SQL = "('completed', 'failed', 'cancelled')"
 SCHEMA = """
@@ -40,14 +40,14 @@ CREATE TABLE IF NOT EXISTS jobs (
     as_task INTEGER NOT NULL DEFAULT 0, executor TEXT, executor_ref TEXT, runner TEXT,
     progress REAL, progress_total REAL, progress_message TEXT,
     progress_updates INTEGER NOT NULL DEFAULT 0, expires REAL, provenance_id TEXT,
-    json_text INTEGER NOT NULL DEFAULT 0, session_ended INTEGER NOT NULL DEFAULT 0);
+    json_text INTEGER NOT NULL DEFAULT 0, session_ended INTEGER NOT NULL DEFAULT 0, input_requests TEXT);
 CREATE INDEX IF NOT EXISTS jobs_by_owner ON jobs(owner_key);
 """
 EXPIRES_INDEX = "CREATE INDEX IF NOT EXISTS jobs_by_expires ON jobs(expires)"
 """``expires`` (``finished_at + ttl``, set when a job ends) makes the purge a range delete; a file
 of an earlier version gains the column (filled from its finished jobs) when it is opened, and
-``provenance_id`` (None for its jobs), ``json_text`` (0: their results read as text) and
-``session_ended`` (0) likewise."""
+``provenance_id`` (None for its jobs), ``json_text`` (0: their results read as text),
+``session_ended`` (0) and ``input_requests`` (None) likewise."""
 
 
 @contextmanager
@@ -131,6 +131,8 @@ def bring_up_to_date(db: sqlite3.Connection) -> None:
                 db.execute("ALTER TABLE jobs ADD COLUMN json_text INTEGER NOT NULL DEFAULT 0")
             if "session_ended" in missing:
                 db.execute("ALTER TABLE jobs ADD COLUMN session_ended INTEGER NOT NULL DEFAULT 0")
+            if "input_requests" in missing:
+                db.execute("ALTER TABLE jobs ADD COLUMN input_requests TEXT")
     db.execute(EXPIRES_INDEX)
     rekey_sessions(db, _OLD_OWNERS, _REKEY_OWNERS)
 
@@ -138,7 +140,7 @@ def bring_up_to_date(db: sqlite3.Connection) -> None:
 def _missing(db: sqlite3.Connection) -> set[str]:
     """The columns a file of an earlier version lacks."""
     have = {row[1] for row in db.execute("PRAGMA table_info(jobs)")}
-    return {"expires", "provenance_id", "json_text", "session_ended"} - have
+    return {"expires", "provenance_id", "json_text", "session_ended", "input_requests"} - have
 
 
 def encode(name: str, value: object) -> Any:

@@ -81,16 +81,24 @@ class JobBackend(Protocol):
         heartbeat lapsed while the shared store was away), which the runner's real end replaces.
         True when written."""
 
+    def changed(self, job_id: str, fields: dict[str, Any]) -> bool:
+        """Set ``fields`` (a running job's ``status``, ``input_requests``, ``updated``) unless the record
+        holds an end already (a cancel another process stored wins); a back end that
+        :attr:`tells_ends` also tells the processes following the job (:meth:`awaited` with
+        ``follow``). True when written."""
+
     def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
-        """Record one progress update (and count it)."""
+        """Record one progress update (and count it); a back end that :attr:`tells_ends` tells the
+        processes following the job (:meth:`awaited` with ``follow``)."""
 
     def load(self, job_id: str) -> dict[str, Any] | None:
         """The record, or None."""
 
-    def awaited(self, job_id: str) -> dict[str, Any] | None:
-        """The record, or None, read by a process that waits for the job's end: a back end that
-        :attr:`tells_ends` marks the job so, in the same step, and tells that process once another
-        stores the end."""
+    def awaited(self, job_id: str, *, follow: bool = False) -> dict[str, Any] | None:
+        """The record, or None, read by a process that waits for the job's end (with ``follow``: that
+        follows its changes too): a back end that :attr:`tells_ends` marks the job so, in the same
+        step, and tells that process once another stores the end (with ``follow``, also a status,
+        :meth:`changed`, or progress)."""
 
     def select(self, *, owner_key: str | None = None, limit: int = 1000) -> list[dict[str, Any]]:
         """Records (of one owner when given), newest first."""
@@ -140,6 +148,9 @@ class MemoryBackend:
             row.update(fields)
             return True
 
+    def changed(self, job_id: str, fields: dict[str, Any]) -> bool:
+        return self.end(job_id, fields)  # (the same rule: nothing replaces a stored end)
+
     def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
         with self._lock:
             row = self._rows.get(job_id)
@@ -152,7 +163,7 @@ class MemoryBackend:
             row = self._rows.get(job_id)
             return dict(row) if row is not None else None
 
-    def awaited(self, job_id: str) -> dict[str, Any] | None:
+    def awaited(self, job_id: str, *, follow: bool = False) -> dict[str, Any] | None:
         return self.load(job_id)
 
     def select(self, *, owner_key: str | None = None, limit: int = 1000) -> list[dict[str, Any]]:
@@ -228,6 +239,9 @@ class SQLiteBackend:
         condition = f" AND (status NOT IN {TERMINAL_SQL} OR (status = 'failed' AND runner = ? AND status_message = ?))"
         return self._update(job_id, fields, condition, guess) > 0
 
+    def changed(self, job_id: str, fields: dict[str, Any]) -> bool:
+        return self.end(job_id, fields)  # (the same rule: nothing replaces a stored end)
+
     def _update(self, job_id: str, fields: dict[str, Any], condition: str, more: tuple[Any, ...] = ()) -> int:
         names = [name for name in fields if name in COLUMNS and name not in ("id", "expires")]
         sets = [f"{name} = ?" for name in names]
@@ -256,7 +270,7 @@ class SQLiteBackend:
         rows = self._query("SELECT * FROM jobs WHERE id = ?", (job_id,))
         return rows[0] if rows else None
 
-    def awaited(self, job_id: str) -> dict[str, Any] | None:
+    def awaited(self, job_id: str, *, follow: bool = False) -> dict[str, Any] | None:
         return self.load(job_id)
 
     def select(self, *, owner_key: str | None = None, limit: int = 1000) -> list[dict[str, Any]]:
@@ -298,13 +312,15 @@ class SQLiteBackend:
 
 
 def open_backend(kind: str, shared: StateURL | None, name: str, directory: str, runs: Runs,
-                 on_cancel: Callable[[str | None], None], on_end: Callable[[str | None], None]) -> JobBackend:
+                 on_cancel: Callable[[str | None], None], on_end: Callable[[str | None], None],
+                 on_change: Callable[[str | None], None]) -> JobBackend:
     """The back end a job store keeps its records in, with this process's runner lock claimed.
 
     ``kind`` "memory": :class:`MemoryBackend`. Else a shared state URL (Redis): the records live
     there, for every process of the server named ``name``, ``on_cancel(job_id)`` hears of the
-    cancels other processes store (None: look at every live job) and ``on_end(job_id)`` of the ends
-    of jobs this process waits for (None: every wait looks again). Else the SQLite file in
+    cancels other processes store (None: look at every live job), ``on_end(job_id)`` of the ends
+    of jobs this process waits for (None: every wait looks again) and ``on_change(job_id)`` of the
+    changes of jobs it follows (None: every follower looks again). Else the SQLite file in
     ``directory``; a directory that cannot be used (unwritable, not a directory, a broken file)
     gives a :class:`MemoryBackend` instead, with a warning saying how to fix it.
     """
@@ -315,7 +331,7 @@ def open_backend(kind: str, shared: StateURL | None, name: str, directory: str, 
 
         backend = RedisJobBackend(shared, name, limit_message)
         runs.claim(RedisRunners(shared, name))
-        backend.watch(on_cancel, on_end)
+        backend.watch(on_cancel, on_end, on_change)
         return backend
     try:
         kept = SQLiteBackend(directory)

@@ -1,4 +1,5 @@
-"""What running jobs write into their records: an executor's reference, progress, notes, and the end.
+"""What running jobs write into their records: an executor's reference, progress, notes, a task's status,
+and the end.
 
 Every write is best effort. A write the store cannot take is logged and never raised into the job
 or its tool: a full disk or a Redis outage must not fail the work. A job's end is the exception to
@@ -93,6 +94,17 @@ class JobWrites:
         state)."""
         job.updated = time.time()
         self.write(job.id, {"status_message": job.status_message, "meta": job.task_meta(), "updated": job.updated})
+
+    def changed(self, job: Job) -> None:
+        """Store a running job's ``status`` and ``input_requests`` as they are now (a task that asks its
+        client is ``input_required`` until answered) unless its record holds an end (a cancel stored
+        by another process); a failure is logged, never raised."""
+        job.updated = time.time()
+        fields = {"status": job.status, "input_requests": job.input_requests, "updated": job.updated}
+        try:
+            self._backend().changed(job.id, fields)
+        except (sqlite3.Error, StateUnavailable) as exc:  # the job runs on; this process answers from it
+            log.warning("could not store the status of job %s: %s", job.id, exc)
 
     def on_finish(self, callback: Callable[[Job], None]) -> None:
         """Call ``callback(job)`` when a job reaches its terminal state, before its end is stored

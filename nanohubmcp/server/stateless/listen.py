@@ -9,7 +9,10 @@ messages never travel here. It replaces the GET stream and ``resources/subscribe
 handshake era.
 
 Change events come from the server's notifier (present while the server is served by
-``run``/``start``); task status from the tasks machinery.
+``run``/``start``); task status from the job store (``JobStore.follow``): each change of a listed
+task's ``DetailedTask`` — its status, its ``statusMessage`` (which shows the progress it reports),
+its end — wherever the task runs, at most one notification per task every
+``far_ends.FOLLOW_GAP_SECONDS``.
 
 Source: MCP 2026-07-28, Basic § Patterns § Subscriptions; Transports § Streamable HTTP
 (receiving messages); tasks extension (SEP-2663) § Task Status Notifications.
@@ -18,6 +21,7 @@ Source: MCP 2026-07-28, Basic § Patterns § Subscriptions; Transports § Stream
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -121,18 +125,12 @@ async def subscriptions_listen(core: HandlerServices, request: RequestContext,
                 notifier.listeners.remove(on_change)
 
         cleanups.append(stop_listening)
-    inputs = core.task_inputs
     for task_id in honoured.get("taskIds", []):
         job = core.jobs.get(task_id, None, request.principal)
-
-        def task_changed(changed: jobmod.Job) -> None:
-            send("notifications/tasks", detailed_task(core, changed))
-
-        cleanups.append(inputs.watch(task_id, task_changed))
-        if job.status not in jobmod.TERMINAL:
-            waiter = asyncio.ensure_future(core.jobs.ended(job, request))  # (on any process of the server)
-            waiter.add_done_callback(functools.partial(_report_end, task_changed))
-            cleanups.append(functools.partial(_cancel, waiter))
+        if job.status not in jobmod.TERMINAL:  # (one that ended already is read with tasks/get)
+            told = _TaskStatus(core, job, send)
+            follower = asyncio.ensure_future(told.follow(request))  # (on any process of the server)
+            cleanups.append(functools.partial(_cancel, follower))
     # Everything is wired before the acknowledgement goes out (all on this loop step, so no event
     # can slip in between): a client that saw the acknowledgement misses nothing after it.
     send("notifications/subscriptions/acknowledged", {"notifications": honoured})
@@ -146,13 +144,26 @@ async def subscriptions_listen(core: HandlerServices, request: RequestContext,
     return {"_meta": sub_meta}
 
 
-def _report_end(report: Callable[[jobmod.Job], None], waiter: asyncio.Future[jobmod.Job]) -> None:
-    """Report the job's end, unless the listen closed first (or the job's record went away meanwhile)."""
-    if waiter.cancelled() or waiter.exception() is not None:
-        return
-    job = waiter.result()
-    if job.status in jobmod.TERMINAL:
-        report(job)
+class _TaskStatus:
+    """One task a listen names: a ``notifications/tasks`` each time its ``DetailedTask`` changes
+    (``JobStore.follow`` reads it after each change of its status, progress or end, wherever it runs)."""
+
+    def __init__(self, core: HandlerServices, job: jobmod.Job,
+                 send: Callable[[str, dict[str, Any]], None]) -> None:
+        self.core = core
+        self.job = job
+        self.send = send
+        self.last = detailed_task(core, job)  # (as the listen began: only changes are told)
+
+    async def follow(self, request: RequestContext) -> None:
+        with contextlib.suppress(UnknownComponent):  # its record went away: nothing more to tell
+            await self.core.jobs.follow(self.job, self.report, request)
+
+    def report(self, job: jobmod.Job) -> None:
+        task = detailed_task(self.core, job)
+        if task != self.last:
+            self.last = task
+            self.send("notifications/tasks", task)
 
 
 def _cancel(waiter: asyncio.Future[Any]) -> None:

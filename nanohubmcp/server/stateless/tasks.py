@@ -69,7 +69,8 @@ def detailed_task(core: HandlerServices, job: jobmod.Job) -> dict[str, Any]:
     task = task_handle(job)
     status = task["status"]
     if status == jobmod.INPUT_REQUIRED:
-        task["inputRequests"] = core.task_inputs.outstanding(job.id)
+        # (a task another process runs: the requests stored with it, JobStore.changed)
+        task["inputRequests"] = core.task_inputs.outstanding(job.id) or dict(job.input_requests or {})
     elif status == jobmod.COMPLETED:
         result = task["result"] = dict(job.result or {"content": []})
         uri = job.provenance_uri()  # (a job that ended before its record opened stored none in its result)
@@ -173,6 +174,5 @@ async def tasks_cancel(core: HandlerServices, request: RequestContext, params: d
     """``tasks/cancel`` → ``{}`` (also for a task that already ended)."""
     job = _job(core, request, params, "tasks/cancel")
     if job.status not in jobmod.TERMINAL:
-        job = core.jobs.cancel(job, "cancelled by the client")
-        core.task_inputs.changed(job)
+        core.jobs.cancel(job, "cancelled by the client")  # (its followers are told of its end by the job store)
     return {}
