@@ -16,7 +16,10 @@ it to stop it; ``awaited:<id>``, set while a process waits for the end of a job 
 naming a task), channel ``jobs:end``: the id of each job marked so whose end a process stored, and
 channel ``jobs:status``: the id of each followed job whose status or progress a process stored, for
 those processes (:meth:`RedisJobBackend.watch`, :mod:`nanohubmcp.server.jobs.far_ends`). A job
-nobody marked costs no message. Whether
+nobody marked costs no message. ``answers:<id>``: the answers to a task's input requests another
+process received (``tasks/update``, at most :data:`MAX_ANSWERS`, for :data:`AWAITED_TTL` seconds),
+named on channel ``jobs:answer`` for the process running the task (:meth:`RedisJobBackend.answer`).
+Whether
 a job's session ended is read from the sessions' own records beside them
 (:meth:`RedisJobBackend.session_gone`).
 """
@@ -113,6 +116,8 @@ redis.call('HINCRBY', KEYS[1], 'progress_updates', 1)
 if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('PUBLISH', KEYS[3], ARGV[1]) end
 return 1
 """
+MAX_ANSWERS = 64
+"""Answers kept per task for the process running it, the newest (``tasks/update`` sent elsewhere)."""
 CANCEL_RETRY = 1.0
 """Seconds between attempts to subscribe to the job channels again after Redis went away."""
 AWAITED_TTL = 30
@@ -239,19 +244,44 @@ class RedisJobBackend:
         with _guard(self.shown):
             return bool(self._changed(keys=keys, args=args))
 
+    def answer(self, job_id: str, answers: dict[str, Any]) -> None:
+        """Keep ``answers`` (to input requests of the task ``job_id``, received by this process) for
+        the process running the task, and name the task on the answer channel (:meth:`watch`), in one
+        step; that process takes them (:meth:`take_answers`)."""
+        key = self._key("answers", job_id)
+        with _guard(self.shown):
+            pipe = self._redis.pipeline(transaction=True)
+            pipe.rpush(key, json.dumps(answers))
+            pipe.ltrim(key, -MAX_ANSWERS, -1)
+            pipe.expire(key, AWAITED_TTL)
+            pipe.publish(self._key("jobs", "answer"), job_id)
+            pipe.execute()
+
+    def take_answers(self, job_id: str) -> list[dict[str, Any]]:
+        """The answers other processes kept for the task ``job_id`` (:meth:`answer`), oldest first,
+        taken (each is taken once)."""
+        key = self._key("answers", job_id)
+        with _guard(self.shown):
+            pipe = self._redis.pipeline(transaction=True)
+            pipe.lrange(key, 0, -1)
+            pipe.delete(key)
+            found = pipe.execute()[0]
+        return [json.loads(raw) for raw in found]
+
     def watch(self, on_cancel: Callable[[str | None], None], on_end: Callable[[str | None], None],
-              on_change: Callable[[str | None], None]) -> None:
+              on_change: Callable[[str | None], None], on_answer: Callable[[str | None], None]) -> None:
         """Call ``on_cancel(job_id)`` for each job another process stored as cancelled,
         ``on_end(job_id)`` for each job whose end a process stored while one waited for it or
         followed it (:meth:`awaited`), and ``on_change(job_id)`` for each followed job whose status
-        (:meth:`changed`) or progress a process stored, on a thread of its own; each callback also
+        (:meth:`changed`) or progress a process stored, and ``on_answer(job_id)`` for each task whose
+        answers another process kept (:meth:`answer`), on a thread of its own; each callback also
         gets ``None`` each time the subscription is made (at first, and again after Redis went
         away: what was sent meanwhile is then found in the records)."""
         if self._watching.is_set():
             return
         self._watching.set()
         channels = {self._key("jobs", "cancel"): on_cancel, self._key("jobs", "end"): on_end,
-                    self._key("jobs", "status"): on_change}
+                    self._key("jobs", "status"): on_change, self._key("jobs", "answer"): on_answer}
         stop, url = self._watching, self._url
         # Held weakly: the watcher ends with the job store it tells (a server no longer used).
         told = {channel: _weakly(callback) for channel, callback in channels.items()}

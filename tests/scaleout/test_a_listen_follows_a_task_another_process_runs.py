@@ -190,3 +190,24 @@ def test_another_principals_listen_hears_nothing_of_the_task(pair: Cluster, tmp_
     assert {task["taskId"] for task in told} == {their_task}, told
     refused = stranger.wire.call("tasks/get", {"taskId": task_id}, headers=stranger.auth)
     assert refused.error["code"] == -32602
+
+
+def test_tasks_update_sent_to_another_process_reaches_the_task(pair: Cluster, tmp_path: Path) -> None:
+    """The answer may reach any process: the one receiving it checks it against the requests stored
+    with the task and hands it to the process running the task."""
+    runner, other = runner_and_listener(pair)
+    asked = tmp_path / "ask"
+    task_id = runner.start("ask_when", path=str(asked))
+    stream, _ = other.listen(task_id, "update-1")
+    with stream:
+        asked.write_text("now")
+        assert next_task(stream, "input_required")["status"] == "input_required"
+        malformed = other.wire.call(
+            "tasks/update", {"taskId": task_id, "inputResponses": {"go_on": "yes"}}, headers=other.auth
+        )
+        assert malformed.error["code"] == -32602
+        assert "go_on" in malformed.error["message"]
+        answer = {"go_on": {"action": "accept", "content": {"ok": True}}}
+        other.result("tasks/update", {"taskId": task_id, "inputResponses": answer})
+        ended = until_status(stream, "completed")
+    assert ended["result"]["content"][0]["text"] == "go on: True"

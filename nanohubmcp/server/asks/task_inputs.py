@@ -18,11 +18,23 @@ and Task Status Notifications.
 from __future__ import annotations
 
 import asyncio
+import functools
 from typing import Any
 
 from ...errors import ClientRequestError, ClientRequestTimeout
 from ..jobs import service as jobmod
 from .input_requests import check_response
+
+
+def checked_answers(requests: dict[str, dict[str, Any]], responses: dict[str, Any]) -> dict[str, Any]:
+    """The answers in ``responses`` to the ``requests`` (``{key: {"method", "params"}}``), each
+    checked; answers to other keys are left out.
+
+    Raises:
+        InvalidParams: an answer is not a result of its request's method.
+    """
+    return {key: check_response(key, requests[key]["method"], value, requests[key].get("params"))
+            for key, value in responses.items() if key in requests}
 
 
 class _Pending:
@@ -79,6 +91,7 @@ class TaskInputs:
 
         if job.request is not None:
             job.request.on_cancel(abandon)
+        job.answers_to = functools.partial(self.deliver, job)  # (answers another process received)
         self._set_status(job, pending)
         try:
             answers = await asyncio.wait_for(asyncio.gather(*futures), timeout)
@@ -105,16 +118,12 @@ class TaskInputs:
         pending = self._pending.get(job.id)
         if pending is None:
             return
-        accepted = []
-        for key, value in responses.items():
-            body = pending.requests.get(key)
-            future = pending.futures.get(key)
-            if body is None or future is None or future.done():
-                continue
-            accepted.append((key, future, check_response(key, body["method"], value, body.get("params"))))
-        for key, future, value in accepted:  # all checked first: a bad answer delivers nothing
+        outstanding = {k: body for k, body in pending.requests.items()
+                       if k in pending.futures and not pending.futures[k].done()}
+        accepted = checked_answers(outstanding, responses)
+        for key, value in accepted.items():  # all checked first: a bad answer delivers nothing
             pending.requests.pop(key, None)
-            future.set_result(value)
+            pending.futures[key].set_result(value)
         if accepted:
             self._set_status(job, pending)
 

@@ -17,6 +17,10 @@ about the cancels that others store for its own jobs:
 - A follower of a job (a 2026 listen naming a task) reads it again at each change: of a job this
   process runs, as the job store tells (:meth:`Elsewhere.changed`, :meth:`Elsewhere.told`); of one
   another process runs, when the store tells that that process stored a change or the end.
+- Answers to the input requests of a task another process runs (a 2026 ``tasks/update`` received
+  here) are kept in the store for that process, which the store tells (:meth:`Elsewhere.answer`);
+  those that other processes kept for a task of this one are handed to its waiting function
+  (:meth:`Elsewhere.answered`).
 
 The jobs this process runs are the job store's (``JobStore``); this module only reads their map.
 
@@ -33,6 +37,7 @@ import sqlite3
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from ...errors import NanohubMCPError, ServerBusy
 from ...state.errors import StateUnavailable
 from .cancel_look import CancelLook
 from .ends import store_cancel, stored_cancel
@@ -104,6 +109,39 @@ class Elsewhere:
             if reason is not None:
                 loop.call_soon_threadsafe(job.cancel, reason)
 
+    def answer(self, job: Job, answers: dict[str, Any]) -> None:
+        """Hand ``answers`` (checked answers to the input requests of ``job``, a task another process
+        runs) to the process running it: kept in the store, which tells that process.
+
+        Raises:
+            ServerBusy: the store tells no process (a SQLite file): nothing carries the answers; the
+                client should send them again (503), to reach the task's process.
+            StateUnavailable: Redis cannot be reached (503).
+        """
+        if not answers:
+            return
+        if not self._backend().tells_ends:
+            raise ServerBusy("this task runs in another process of the server, and its processes share no Redis "
+                             "to hand the answer over: send the tasks/update again (the process running the task "
+                             "delivers it)", retry_after=1)
+        self._backend().answer(job.id, answers)
+
+    def answered(self, job_id: str | None) -> None:
+        """The store says another process kept answers for ``job_id`` (``None``: look at every live
+        task whose function waits for answers): take them and hand them to the function
+        (``Job.answers_to``) on the serving loop. Called on the back end's watching thread."""
+        jobs = list(self._live.values()) if job_id is None else [self._live.get(job_id)]
+        loop = self._loop
+        for job in jobs:
+            if job is None or job.answers_to is None or loop is None or loop.is_closed():
+                continue
+            try:
+                found = self._backend().take_answers(job.id)
+            except StateUnavailable:  # taken when the store answers again (it tells every task then)
+                continue
+            for answers in found:
+                loop.call_soon_threadsafe(_deliver, job, answers)
+
     def told(self, job_id: str | None) -> None:
         """The store says that another process stored the end of ``job_id`` (``None``: every wait
         should look again). Wakes the waits for it (:meth:`.far_ends.FarEnds.told`); safe from any thread."""
@@ -165,3 +203,13 @@ class Elsewhere:
             raise unknown_job(job.id)
         job = self._revive(row)
         return job, job.status in TERMINAL or self._live.get(job.id) is job
+
+
+def _deliver(job: Job, answers: dict[str, Any]) -> None:
+    """Hand answers another process received to ``job``'s waiting function (on the serving loop)."""
+    if job.answers_to is None:
+        return
+    try:
+        job.answers_to(answers)
+    except NanohubMCPError as exc:  # (checked where received: the requests changed meanwhile)
+        log.warning("answers to task %s dropped: %s", job.id, exc)

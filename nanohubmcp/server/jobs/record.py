@@ -104,6 +104,8 @@ class Job:
         input_requests: while the task is ``input_required``, its unanswered requests
             (``{key: {"method", "params"}}``, the tasks extension's ``inputRequests``), stored so every
             process answers ``tasks/get`` and tells listens with them; else None.
+        answers_to: while the task's function waits for answers in this process, where answers
+            another process received (``tasks/update``) are handed (``JobStore.answer``); else None.
     """
 
     id: str
@@ -138,6 +140,7 @@ class Job:
     provenance_id: str | None = None
     session_ended: bool = False
     input_requests: dict[str, Any] | None = None
+    answers_to: Callable[[dict[str, Any]], None] | None = field(default=None, repr=False)
     waiting: Callable[[], int] | None = field(default=None, repr=False)
     store: JobKeeper | None = field(default=None, repr=False)
 

@@ -150,7 +150,8 @@ class JobStore:
         process is recovered."""
         if self._backend is None:
             self._backend = open_backend(self.kind, self.shared, self.name, self.directory, self.runs,
-                                         self._elsewhere.cancelled, self._elsewhere.told, self._elsewhere.changed)
+                                         self._elsewhere.cancelled, self._elsewhere.told, self._elsewhere.changed,
+                                         self._elsewhere.answered)
             self._elsewhere.opened(self._backend)
             if self._backend.persistent:
                 self.recover()
@@ -228,6 +229,21 @@ class JobStore:
             live.cancel(reason)
             return live
         return self._elsewhere.cancel(job, reason)
+
+    def runs_here(self, job: Job) -> bool:
+        """Whether this process runs ``job`` (from :meth:`get`)."""
+        return job.id in self._live
+
+    def answer(self, job: Job, answers: dict[str, Any]) -> None:
+        """Hand ``answers`` (checked answers to the input requests of ``job``, a task another process
+        runs: ``tasks/update`` received here) to the process running it, which delivers them as its
+        own (``Job.answers_to``; :meth:`.elsewhere.Elsewhere.answer`).
+
+        Raises:
+            ServerBusy: the processes share no Redis (a state directory only); send again (503).
+            StateUnavailable: Redis cannot be reached (503).
+        """
+        self._elsewhere.answer(job, answers)
 
     def get(self, job_id: object, owner: str | None, principal: Principal | str | None = None) -> Job:
         """The job with ``job_id`` visible to ``owner`` (a session id) and ``principal`` (a

@@ -87,6 +87,14 @@ class JobBackend(Protocol):
         :attr:`tells_ends` also tells the processes following the job (:meth:`awaited` with
         ``follow``). True when written."""
 
+    def answer(self, job_id: str, answers: dict[str, Any]) -> None:
+        """Keep ``answers`` to a task's input requests, received by this process, for the process
+        running the task, and tell it (a back end that :attr:`tells_ends`; the others carry none:
+        the job store asks only one that does)."""
+
+    def take_answers(self, job_id: str) -> list[dict[str, Any]]:
+        """The answers other processes kept for the task ``job_id`` (:meth:`answer`), taken."""
+
     def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
         """Record one progress update (and count it); a back end that :attr:`tells_ends` tells the
         processes following the job (:meth:`awaited` with ``follow``)."""
@@ -150,6 +158,12 @@ class MemoryBackend:
 
     def changed(self, job_id: str, fields: dict[str, Any]) -> bool:
         return self.end(job_id, fields)  # (the same rule: nothing replaces a stored end)
+
+    def answer(self, job_id: str, answers: dict[str, Any]) -> None:
+        pass  # (tells no process: the job store never asks)
+
+    def take_answers(self, job_id: str) -> list[dict[str, Any]]:
+        return []
 
     def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
         with self._lock:
@@ -242,6 +256,12 @@ class SQLiteBackend:
     def changed(self, job_id: str, fields: dict[str, Any]) -> bool:
         return self.end(job_id, fields)  # (the same rule: nothing replaces a stored end)
 
+    def answer(self, job_id: str, answers: dict[str, Any]) -> None:
+        pass  # (tells no process: the job store never asks)
+
+    def take_answers(self, job_id: str) -> list[dict[str, Any]]:
+        return []
+
     def _update(self, job_id: str, fields: dict[str, Any], condition: str, more: tuple[Any, ...] = ()) -> int:
         names = [name for name in fields if name in COLUMNS and name not in ("id", "expires")]
         sets = [f"{name} = ?" for name in names]
@@ -313,14 +333,15 @@ class SQLiteBackend:
 
 def open_backend(kind: str, shared: StateURL | None, name: str, directory: str, runs: Runs,
                  on_cancel: Callable[[str | None], None], on_end: Callable[[str | None], None],
-                 on_change: Callable[[str | None], None]) -> JobBackend:
+                 on_change: Callable[[str | None], None], on_answer: Callable[[str | None], None]) -> JobBackend:
     """The back end a job store keeps its records in, with this process's runner lock claimed.
 
     ``kind`` "memory": :class:`MemoryBackend`. Else a shared state URL (Redis): the records live
     there, for every process of the server named ``name``, ``on_cancel(job_id)`` hears of the
     cancels other processes store (None: look at every live job), ``on_end(job_id)`` of the ends
-    of jobs this process waits for (None: every wait looks again) and ``on_change(job_id)`` of the
-    changes of jobs it follows (None: every follower looks again). Else the SQLite file in
+    of jobs this process waits for (None: every wait looks again), ``on_change(job_id)`` of the
+    changes of jobs it follows (None: every follower looks again) and ``on_answer(job_id)`` of the
+    answers other processes received for its tasks (None: every task that waits looks). Else the SQLite file in
     ``directory``; a directory that cannot be used (unwritable, not a directory, a broken file)
     gives a :class:`MemoryBackend` instead, with a warning saying how to fix it.
     """
@@ -331,7 +352,7 @@ def open_backend(kind: str, shared: StateURL | None, name: str, directory: str, 
 
         backend = RedisJobBackend(shared, name, limit_message)
         runs.claim(RedisRunners(shared, name))
-        backend.watch(on_cancel, on_end, on_change)
+        backend.watch(on_cancel, on_end, on_change, on_answer)
         return backend
     try:
         kept = SQLiteBackend(directory)

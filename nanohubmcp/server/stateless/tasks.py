@@ -160,13 +160,19 @@ async def tasks_get(core: HandlerServices, request: RequestContext, params: dict
 
 
 async def tasks_update(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-    """``tasks/update``: answers to the task's outstanding input requests → ``{}``."""
+    """``tasks/update``: answers to the task's outstanding input requests → ``{}`` (on any process of
+    the server: answers to a task another process runs are handed to it, ``JobStore.answer``)."""
     job = _job(core, request, params, "tasks/update")
     responses = params.get("inputResponses")
     if not isinstance(responses, dict):
         raise InvalidParams(
             "tasks/update needs params.inputResponses, an object of inputRequests keys to results")
-    core.task_inputs.deliver(job, responses)
+    if core.jobs.runs_here(job):
+        core.task_inputs.deliver(job, responses)
+    else:  # another process runs it: checked here against the requests stored with it, delivered there
+        from ..asks.task_inputs import checked_answers
+
+        core.jobs.answer(job, checked_answers(job.input_requests or {}, responses))
     return {}
 
 
