@@ -17,10 +17,11 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from redis_server import free_port, listening, self_signed
+from redis_server import RedisServer, find_redis, free_port, listening, self_signed
+from support import installed
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "how-to" / "scale-out.md"
@@ -206,3 +207,20 @@ class Cluster:
             self.nginx.wait(10)
         for server in self.servers:
             server.stop()
+
+
+@contextlib.contextmanager
+def on_own_redis(workdir: Path, count: int = 3, **extra_env: str) -> Iterator[Cluster]:
+    """A :class:`Cluster` of ``count`` servers (``extra_env`` in their environment) on a redis-server
+    of its own, both started here and stopped on leaving (for a whole module of tests)."""
+    from nginx_weber import find_nginx  # (tests/proxy: on the path once conftest ran)
+
+    store = RedisServer(installed(find_redis(), "redis-server"), workdir).start()
+    try:
+        nodes = Cluster(installed(find_nginx(), "nginx"), workdir, store.url, count, **extra_env)
+        try:
+            yield nodes
+        finally:
+            nodes.close()
+    finally:
+        store.stop()

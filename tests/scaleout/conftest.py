@@ -14,7 +14,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from cluster import Cluster
+from cluster import Cluster, on_own_redis
 from redis_server import RedisServer, find_redis, job_stores_let_go
 from support import installed
 
@@ -50,16 +50,8 @@ def cluster(redis_server: RedisServer, tmp_path: Path) -> Iterator[Cluster]:
 @pytest.fixture(scope="module")
 def calm_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     """One cluster (and Redis) for a whole module of tests that leave the processes running."""
-    workdir = tmp_path_factory.mktemp("calm")
-    store = RedisServer(installed(find_redis(), "redis-server"), workdir).start()
-    try:
-        nodes = Cluster(installed(find_nginx(), "nginx"), workdir, store.url)
-        try:
-            yield nodes
-        finally:
-            nodes.close()
-    finally:
-        store.stop()
+    with on_own_redis(tmp_path_factory.mktemp("calm")) as nodes:
+        yield nodes
 
 
 @pytest.fixture(params=["redis", "sqlite"])

@@ -20,14 +20,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cluster import Cluster
-from redis_server import RedisServer, find_redis
-from support import installed
+from cluster import Cluster, on_own_redis
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "modern"))
-sys.path.insert(0, str(Path(__file__).parents[1] / "proxy"))
 from modern_wire import TASK_CAPS, Stream, Wire
-from nginx_weber import find_nginx
 
 pytestmark = pytest.mark.timeout(120)
 SUB = "io.modelcontextprotocol/subscriptionId"
@@ -37,17 +33,9 @@ TOKENS = {"alice-token": "alice", "bob-token": "bob"}
 @pytest.fixture(scope="module")
 def pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     """Two processes sharing one Redis, each token of :data:`TOKENS` a principal of both."""
-    workdir = tmp_path_factory.mktemp("listen")
-    store = RedisServer(installed(find_redis(), "redis-server"), workdir).start()
-    try:
-        tokens = ",".join(f"{token}={subject}" for token, subject in TOKENS.items())
-        nodes = Cluster(installed(find_nginx(), "nginx"), workdir, store.url, count=2, SCALEOUT_TOKENS=tokens)
-        try:
-            yield nodes
-        finally:
-            nodes.close()
-    finally:
-        store.stop()
+    tokens = ",".join(f"{token}={subject}" for token, subject in TOKENS.items())
+    with on_own_redis(tmp_path_factory.mktemp("listen"), 2, SCALEOUT_TOKENS=tokens) as nodes:
+        yield nodes
 
 
 class Client:
@@ -82,6 +70,16 @@ def runner_and_listener(pair: Cluster, token: str = "alice-token") -> tuple[Clie
     return Client(first.url, token), Client(second.url, token)
 
 
+def heard(pair: Cluster, tool: str, path: Path, request_id: str) -> tuple[Client, Client, str, Stream]:
+    """The runner and listener of :func:`runner_and_listener`, a task of ``tool`` (which waits for
+    ``path``) started on the runner, and a listen naming it on the listener."""
+    runner, listener = runner_and_listener(pair)
+    task_id = runner.start(tool, path=str(path))
+    stream, honoured = listener.listen(task_id, request_id)
+    assert honoured == {"taskIds": [task_id]}
+    return runner, listener, task_id, stream
+
+
 def next_task(stream: Stream, what: str, timeout: float = 15) -> dict[str, Any]:
     """The next ``notifications/tasks`` of ``stream`` (its params); fails when none comes."""
     message = stream.next(timeout=timeout)
@@ -104,12 +102,9 @@ def until_status(stream: Stream, status: str, timeout: float = 30) -> dict[str, 
 
 
 def test_a_listen_on_another_process_hears_the_end_of_the_task(pair: Cluster, tmp_path: Path) -> None:
-    runner, listener = runner_and_listener(pair)
     done = tmp_path / "done"
-    task_id = runner.start("until_file", path=str(done))
-    stream, honoured = listener.listen(task_id, "end-1")
+    _, _, task_id, stream = heard(pair, "until_file", done, "end-1")
     with stream:
-        assert honoured == {"taskIds": [task_id]}
         done.write_text("go")
         ended = until_status(stream, "completed")
     assert ended["taskId"] == task_id
@@ -118,10 +113,8 @@ def test_a_listen_on_another_process_hears_the_end_of_the_task(pair: Cluster, tm
 
 
 def test_a_listen_on_another_process_hears_the_progress_of_the_task(pair: Cluster, tmp_path: Path) -> None:
-    runner, listener = runner_and_listener(pair)
     done = tmp_path / "done"
-    task_id = runner.start("until_file", path=str(done))
-    stream, _ = listener.listen(task_id, "progress-1")
+    _, _, _, stream = heard(pair, "until_file", done, "progress-1")
     with stream:
         first = next_task(stream, "the task's progress")
         assert first["status"] == "working"
@@ -133,10 +126,8 @@ def test_a_listen_on_another_process_hears_the_progress_of_the_task(pair: Cluste
 
 
 def test_a_listen_on_another_process_hears_the_task_ask_and_go_on(pair: Cluster, tmp_path: Path) -> None:
-    runner, listener = runner_and_listener(pair)
     asked = tmp_path / "ask"
-    task_id = runner.start("ask_when", path=str(asked))
-    stream, _ = listener.listen(task_id, "ask-1")
+    runner, listener, task_id, stream = heard(pair, "ask_when", asked, "ask-1")
     with stream:
         asked.write_text("now")
         parked = next_task(stream, "input_required")
@@ -195,10 +186,8 @@ def test_another_principals_listen_hears_nothing_of_the_task(pair: Cluster, tmp_
 def test_tasks_update_sent_to_another_process_reaches_the_task(pair: Cluster, tmp_path: Path) -> None:
     """The answer may reach any process: the one receiving it checks it against the requests stored
     with the task and hands it to the process running the task."""
-    runner, other = runner_and_listener(pair)
     asked = tmp_path / "ask"
-    task_id = runner.start("ask_when", path=str(asked))
-    stream, _ = other.listen(task_id, "update-1")
+    _, other, task_id, stream = heard(pair, "ask_when", asked, "update-1")
     with stream:
         asked.write_text("now")
         assert next_task(stream, "input_required")["status"] == "input_required"

@@ -126,11 +126,23 @@ class JobBackend(Protocol):
         """Release the back end."""
 
 
-class MemoryBackend:
+class _Untold:
+    """What a back end that tells no other process (:attr:`JobBackend.tells_ends` False) answers for
+    the calls only a telling one carries out: the job store never asks it."""
+
+    tells_ends = False
+
+    def answer(self, job_id: str, answers: dict[str, Any]) -> None:
+        pass
+
+    def take_answers(self, job_id: str) -> list[dict[str, Any]]:
+        return []
+
+
+class MemoryBackend(_Untold):
     """Records in a dict: today's behaviour, nothing written to disk (``job_store="memory"``)."""
 
     persistent = False
-    tells_ends = False
 
     def __init__(self) -> None:
         self._rows: dict[str, dict[str, Any]] = {}
@@ -159,11 +171,6 @@ class MemoryBackend:
     def changed(self, job_id: str, fields: dict[str, Any]) -> bool:
         return self.end(job_id, fields)  # (the same rule: nothing replaces a stored end)
 
-    def answer(self, job_id: str, answers: dict[str, Any]) -> None:
-        pass  # (tells no process: the job store never asks)
-
-    def take_answers(self, job_id: str) -> list[dict[str, Any]]:
-        return []
 
     def progress(self, job_id: str, progress: float, total: float | None, message: str | None) -> None:
         with self._lock:
@@ -216,13 +223,12 @@ def _check_limits(total: int, owned: int, max_total: int, max_per_owner: int) ->
         raise JobLimitReached(limit_message("for one client", max_per_owner, "max_jobs_per_owner"))
 
 
-class SQLiteBackend:
+class SQLiteBackend(_Untold):
     """Records in ``<state_dir>/jobs.sqlite3`` (stdlib ``sqlite3``, WAL). Jobs name their session by its
     key; a file of an earlier version is brought up to date when opened (:func:`.sqlite_file.bring_up_to_date`).
     """
 
-    persistent = True
-    tells_ends = False  # other processes' ends are read (far_ends.LOOK_SECONDS)
+    persistent = True  # (other processes' ends and changes are read: far_ends.LOOK_SECONDS)
 
     def __init__(self, directory: str) -> None:
         self.path, self._db, self.journal = open_database(directory, DB_FILE, SCHEMA)
@@ -256,11 +262,6 @@ class SQLiteBackend:
     def changed(self, job_id: str, fields: dict[str, Any]) -> bool:
         return self.end(job_id, fields)  # (the same rule: nothing replaces a stored end)
 
-    def answer(self, job_id: str, answers: dict[str, Any]) -> None:
-        pass  # (tells no process: the job store never asks)
-
-    def take_answers(self, job_id: str) -> list[dict[str, Any]]:
-        return []
 
     def _update(self, job_id: str, fields: dict[str, Any], condition: str, more: tuple[Any, ...] = ()) -> int:
         names = [name for name in fields if name in COLUMNS and name not in ("id", "expires")]
