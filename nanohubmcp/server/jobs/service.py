@@ -235,12 +235,11 @@ class JobStore:
         return job.id in self._live
 
     def answer(self, job: Job, answers: dict[str, Any]) -> None:
-        """Hand ``answers`` (checked answers to the input requests of ``job``, a task another process
-        runs: ``tasks/update`` received here) to the process running it, which delivers them as its
-        own (``Job.answers_to``; :meth:`.elsewhere.Elsewhere.answer`).
+        """Hand checked ``answers`` to the input requests of ``job``, a task another process runs
+        (``tasks/update`` received here), to that process (:meth:`.elsewhere.Elsewhere.answer`).
 
         Raises:
-            ServerBusy: the processes share no Redis (a state directory only); send again (503).
+            ServerBusy: the processes share no Redis; the client should send them again (503).
             StateUnavailable: Redis cannot be reached (503).
         """
         self._elsewhere.answer(job, answers)
@@ -284,16 +283,9 @@ class JobStore:
 
     async def follow(self, job: Job, report: Report, request: RequestContext | None = None) -> None:
         """Call ``report(job)`` with ``job`` (from :meth:`get`) as it is now each time it may have
-        changed — its status (``input_required`` while it waits for its client, :meth:`changed`), its
-        progress, its end — until it ended (the last report shows the end) or ``request`` is
-        cancelled; a 2026 ``subscriptions/listen`` naming a task tells its client so.
-
-        A job this process runs is told by this store at once; one another process runs (a store
-        shared by several processes) is read again when that process stores a change, which a Redis
-        store tells at once, and every few seconds in any case, as :meth:`ended` reads it
-        (:mod:`.elsewhere`). Reports come :data:`.far_ends.FOLLOW_GAP_SECONDS` apart at least, each
-        of the job as it is then (the changes between are not told one by one); the same job may be
-        reported again unchanged.
+        changed — its status (:meth:`changed`), progress or end — wherever it runs, until it ended (the
+        last report) or ``request`` is cancelled: a 2026 listen naming a task (:mod:`.elsewhere`,
+        :mod:`.far_ends`: reports at least ``FOLLOW_GAP_SECONDS`` apart, the job as it is then).
 
         Raises:
             UnknownComponent: the job's record is gone from the store meanwhile.
@@ -373,11 +365,9 @@ class JobStore:
         self._elsewhere.changed(job_id)  # (its followers in this process; nothing while none follows)
 
     def changed(self, job: Job) -> None:
-        """Store a running job's ``status`` and ``input_requests`` as they are now (a task that asks its
-        client is ``input_required`` until answered) unless its record holds an end (a cancel stored
-        by another process), so every process answers ``tasks/get`` with them, and tell whoever
-        follows the job (:meth:`follow`), in this process and, through the store, in others
-        (:meth:`.writes.JobWrites.changed`)."""
+        """Store a running job's ``status`` and ``input_requests`` (``input_required`` while its task
+        asks its client), unless its record holds an end, and tell its followers (:meth:`follow`) here
+        and, through the store, elsewhere (:meth:`.writes.JobWrites.changed`)."""
         self._writes.changed(job)
         self._elsewhere.changed(job.id)
 
