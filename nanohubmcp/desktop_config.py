@@ -31,7 +31,7 @@ from pathlib import Path
 
 from .errors import ConfigurationError, UsageError
 
-__all__ = ["CLIENTS", "DesktopLaunch", "config_for", "launch_for"]
+__all__ = ["CLIENTS", "DesktopLaunch", "bridge_launch", "config_for", "launch_for"]
 
 CLIENTS = ("claude", "vscode", "cursor")
 """The clients whose configuration shape is known."""
@@ -100,9 +100,19 @@ def launch_for(
     from .transports.bridge.options import endpoint_url
 
     url = endpoint_url(url, "--url")  # checked now, not when the desktop client first starts the bridge
+    return bridge_launch(url, name, token, variables)
+
+
+def bridge_launch(
+    url: str, name: str | None = None, token: str | None = None, env: dict[str, str] | None = None,
+) -> DesktopLaunch:
+    """The launch of ``nanohubmcp bridge url`` by this Python, ``url`` taken as given (unchecked: a
+    notebook's status shows its own URL with a ``<your Jupyter token>`` placeholder in it); ``token``
+    goes into ``env`` as ``MCP_TOKEN``."""
+    variables = dict(env or {})
     if token:
         variables["MCP_TOKEN"] = token
-    return DesktopLaunch(name or "nanohubmcp", python, ["-m", "nanohubmcp", "bridge", url], variables)
+    return DesktopLaunch(name or "nanohubmcp", sys.executable, ["-m", "nanohubmcp", "bridge", url], variables)
 
 
 def config_for(launch: DesktopLaunch, client: str = "claude") -> dict[str, object]:

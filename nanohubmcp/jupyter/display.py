@@ -14,7 +14,7 @@ import html
 import json
 from typing import Any
 
-from ..desktop_config import config_for, launch_for
+from ..desktop_config import bridge_launch, config_for
 
 __all__ = ["HINTS", "StatusView", "client_config", "endpoints", "first_line", "python_snippet", "through_jupyter"]
 
@@ -79,12 +79,10 @@ def client_config(name: str, mcp_url: str, token: str | None = None) -> dict[str
     ``PATH`` where a bare ``nanohubmcp`` is not found.
 
     With a ``token`` the bridge sends ``Authorization: Bearer <token>``; the token travels in
-    ``env`` (``MCP_TOKEN``, which the bridge reads), not in the arguments.
-
-    Raises:
-        UsageError: ``mcp_url`` is not an http(s) URL with a host.
+    ``env`` (``MCP_TOKEN``, which the bridge reads), not in the arguments. ``mcp_url`` is shown
+    as given: through Jupyter it ends in ``?token=<your Jupyter token>``, a placeholder to replace.
     """
-    return config_for(launch_for(url=mcp_url, name=name, token=token), "claude")
+    return config_for(bridge_launch(mcp_url, name, token), "claude")
 
 
 def python_snippet(mcp_url: str, token: str | None, *, jupyter_token: bool = False) -> str:

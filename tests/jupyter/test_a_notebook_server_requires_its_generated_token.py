@@ -71,7 +71,8 @@ def test_the_default_server_shows_its_token_and_refuses_a_client_without_it(star
     entry = json.loads("\n".join(line[2:] for line in config.splitlines() if line.strip()))
     server = next(iter(entry["mcpServers"].values()))
     assert server["env"]["MCP_TOKEN"] == "<the token %mcp token shows>"
-    assert server["args"] == ["bridge", url.group(1)]
+    assert server["args"] == ["-m", "nanohubmcp", "bridge", url.group(1)]  # the kernel's Python runs it
+    assert os.path.isabs(server["command"])
     server["env"]["MCP_TOKEN"] = token.group(1)
     # ... and the bridge started as configured lists the tools (the official SDK over its stdio).
     assert bridge_tools(server) == ["add"]
