@@ -17,8 +17,9 @@ What it does, in order:
    hub); in a nanoHUB tool session looks for wrwroxy with ``use`` (:mod:`~nanohubmcp.nanohub.wrwroxy`);
    ``--public-url`` and ``--path-prefix`` (or ``$MCP_PUBLIC_URL``, ``$MCP_PATH_PREFIX``) win over what it
    detected;
-3. decides ports (:func:`~nanohubmcp.nanohub.plan.plan_launch`) and says on stderr when a
-   requested port cannot be honoured; refuses ports already in use;
+3. decides ports (:func:`~nanohubmcp.nanohub.plan.plan_launch`; ``--port 0`` or ``MCP_PORT=0``: a free
+   port it picks, which every URL printed names) and says on stderr when a requested port cannot be
+   honoured; refuses ports already in use;
 4. starts the app in a child process (``python -m nanohubmcp.nanohub.child``, no temporary
    files; the token, the weber path and the public URL in its environment, never on its command
    line, which ``ps`` shows to every user) and, when found, wrwroxy in front of it, each in its own
@@ -117,7 +118,8 @@ def build_parser() -> argparse.ArgumentParser:
         "-p",
         type=int,
         default=None,
-        help=f"the app's port (default $MCP_PORT, else {DEFAULT_PORT}; behind wrwroxy {WEBER_PORT + 1})",
+        help=f"the app's port; 0: any free port (default $MCP_PORT, else {DEFAULT_PORT}; behind wrwroxy "
+        f"{WEBER_PORT + 1}; in a tool session without wrwroxy the weber port, whatever is asked)",
     )
     proxy_arguments(parser, weber=True)  # a public URL given wins over the detected (weber) one
     parser.add_argument(

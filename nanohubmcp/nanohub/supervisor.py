@@ -16,7 +16,7 @@ import subprocess
 import time
 from collections.abc import Callable, Mapping, Sequence
 
-__all__ = ["Child", "connect_host", "port_is_free", "run_bounded", "wait_for_port"]
+__all__ = ["Child", "connect_host", "free_port", "port_is_free", "run_bounded", "wait_for_port"]
 
 _POLL = 0.1  # seconds between checks while waiting
 
@@ -40,6 +40,21 @@ def port_is_free(host: str, port: int) -> bool:
         except OSError:
             return False
     return True
+
+
+def free_port(host: str) -> int:
+    """A port on ``host`` that the system reports free now (bound to port 0, then released).
+
+    Another process may take it before it is bound again; the app then exits 2 naming the busy
+    port, as for any port taken meanwhile.
+
+    Raises:
+        OSError: ``host`` cannot be bound at all (not an address of this machine).
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
 
 
 def run_bounded(
