@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from nanohub_standins import GOOD_APP, Hub, Launch, call_add, cmdline, free_port
+from nanohub_standins import GATED_APP, GOOD_APP, Hub, Launch, call_add, cmdline, free_port, wait_for_file
 
 pytestmark = pytest.mark.slow
 
@@ -114,19 +114,17 @@ def test_off_hub_port_is_honoured_and_every_stop_signal_cleans_up(hub: Hub, laun
 
 def test_ready_is_printed_only_once_the_port_answers(hub: Hub, launch: Start) -> None:
     port = free_port()
-    app = hub.app("slow.py", "import time\n\ntime.sleep(2)\n" + GOOD_APP)
+    app = hub.app("gated.py", GATED_APP + GOOD_APP)  # imports until the test creates `go`
     run = launch(["--app", str(app), "--host", "127.0.0.1", "--port", str(port)], hub.env(session=False))
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        # Read stdout before probing the port: a refusal seen after the read proves the port did not
-        # answer when the text was read, so "ready" cannot be in it (probing first would race the launcher).
-        said = run.stdout
-        if not refused(port):
-            break
-        assert "MCP Server ready!" not in said
-        assert run.proc.poll() is None, run.stderr
-        time.sleep(0.02)
+    wait_for_file(hub.root / "importing", run)
+    # The app is held in its import (no fixed wait decides it): its port cannot answer yet, and the
+    # launcher, started before it and waiting on that port, has said nothing of being ready.
+    assert refused(port)
+    assert "MCP Server ready!" not in run.stdout
+    assert run.proc.poll() is None, run.stderr
+    (hub.root / "go").touch()
     assert run.wait_for("MCP Server ready!"), run.stderr
+    assert not refused(port)
 
 
 def test_mcp_port_is_used_when_there_is_no_port_option(hub: Hub, launch: Start) -> None:
