@@ -82,7 +82,8 @@ class SharedState(Protocol):
         *,
         opened: Opened | None = None,
     ) -> list[str]:
-        """Store a session record (its ``id`` field names it) and its subscription changes.
+        """Store a session record (its ``id`` field names it) and its subscription changes (resource URIs
+        as the client sent them).
 
         ``opened``: the session was just opened, by ``(principal, cap, ids of the principal's
         sessions just ended)``: it is counted among the principal's sessions on every process, and
@@ -116,8 +117,9 @@ class SharedState(Protocol):
     async def listeners(self) -> list[str]:
         """Sessions that read unrelated messages."""
 
-    async def subscribers(self, uri: str) -> list[str]:
-        """Sessions subscribed to ``uri``."""
+    async def subscribers(self, uri: str) -> list[tuple[str, str]]:
+        """Sessions subscribed to ``uri`` (its scheme in any case: RFC 3986 § 3.1), each with the URI as it
+        subscribed: ``(session id, uri)``."""
 
     def broadcast(self, method: str, params: dict[str, Any]) -> None:
         """Tell every other process of a notification (for their stateless-era listeners)."""

@@ -194,10 +194,12 @@ class RedisSessions:
         record: dict[str, Any],
         subscribed: set[str],
         unsubscribed: set[str],
-        sub_key: Callable[[str], str],
+        subscription: Callable[[str, str], tuple[str, str]],
         count: Callable[[Any], None] | None = None,
     ) -> list[str]:
         """Store ``record`` and its subscription changes; every other copy is dropped first.
+
+        ``subscription(uri, session_id)``: the set holding that subscription and its member in it.
 
         ``count``: the session is new: adds to the pipeline the count of its principal's sessions
         (one command, :meth:`.redis_session_cap.SessionCap.count`), whose reply, the ids of the
@@ -214,10 +216,11 @@ class RedisSessions:
             if count is not None:
                 count(pipe)
             for uri in subscribed:
-                pipe.sadd(sub_key(uri), session_id)
-                pipe.expire(sub_key(uri), self.ttl)
+                key, member = subscription(uri, session_id)
+                pipe.sadd(key, member)
+                pipe.expire(key, self.ttl)
             for uri in unsubscribed:
-                pipe.srem(sub_key(uri), session_id)
+                pipe.srem(*subscription(uri, session_id))
             pipe.smembers(self._key("h", session_id))  # after the write: whoever read before is listed
             if caching:
                 pipe.sadd(self._key("h", session_id), self.process)

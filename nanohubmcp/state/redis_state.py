@@ -9,7 +9,9 @@ Keys, all under ``nanohubmcp:<server name>:`` so two servers on one Redis never 
   session (:mod:`~nanohubmcp.state.redis_events`);
 - ``pr:<sha-256 of the principal>``: the principal's sessions, scored by when each was opened
   (the cap of sessions per principal across processes: :mod:`~nanohubmcp.state.redis_session_cap`);
-- ``sub:<sha-256 of the uri>``: the sessions subscribed to a resource; ``listeners``: sessions reading
+- ``sub:<sha-256 of the uri, its scheme in lower case>``: the sessions subscribed to a resource, each
+  member ``<session> <the uri as that session subscribed it>`` (a scheme compares in any case, RFC 3986
+  § 3.1, and a notification names the URI as subscribed); ``listeners``: sessions reading
   unrelated messages (a sorted set scored by expiry time);
 - ``p:<session>:<request>``: which process waits for a server→client request's answer, until
   its timeout; answers, and invalidations of cached session records, travel on that process's
@@ -49,6 +51,7 @@ from typing import Any
 
 from ..errors import ConfigurationError
 from ..protocol import jsonenc
+from ..protocol.uris import fold_scheme
 from .base import Fields, Opened
 from .errors import StateBusy, StateUnavailable
 from .redis_events import EVENT_KEEP, RETRY_SECONDS, RedisEventLogs
@@ -162,8 +165,13 @@ class RedisState:
         return self.prefix + ":".join(parts)
 
     def _sub_key(self, uri: str) -> str:
-        """The subscribers of ``uri``, keyed by its digest (a URI is client input of any length)."""
-        return self._key("sub", hashlib.sha256(uri.encode("utf-8", "surrogatepass")).hexdigest())
+        """The subscribers of ``uri`` (its scheme in any case), keyed by its digest (a URI is client input of
+        any length)."""
+        return self._key("sub", hashlib.sha256(fold_scheme(uri).encode("utf-8", "surrogatepass")).hexdigest())
+
+    def _subscription(self, uri: str, session_id: str) -> tuple[str, str]:
+        """The set and its member for ``session_id``'s subscription to ``uri`` as it sent it."""
+        return self._sub_key(uri), f"{session_id} {uri}"  # a session id has no space (token_urlsafe)
 
     def _guard(self) -> contextlib.AbstractAsyncContextManager[Any]:
         """The pooled client; a connection failure becomes StateUnavailable (logged once), a full
@@ -299,7 +307,7 @@ class RedisState:
         self, record: dict[str, Any], subscribed: set[str], unsubscribed: set[str], *, opened: Opened | None = None
     ) -> list[str]:
         count = None if opened is None else functools.partial(self.cap.count, session_id=record["id"], opened=opened)
-        return await self.sessions.save(record, subscribed, unsubscribed, self._sub_key, count)
+        return await self.sessions.save(record, subscribed, unsubscribed, self._subscription, count)
 
     async def delete_session(self, session_id: str, subscriptions: set[str], principal: str | None = None) -> None:
         key = self.events.key(session_id, "g")
@@ -308,7 +316,7 @@ class RedisState:
             if principal is not None:
                 self.cap.forget(pipe, session_id, principal)
             for uri in subscriptions:
-                pipe.srem(self._sub_key(uri), session_id)
+                pipe.srem(*self._subscription(uri, session_id))
             pipe.zrem(self._key("listeners"), session_id)
             pipe.xadd(key, {"x": "1", "o": self.process}, maxlen=EVENT_KEEP, approximate=True)
             pipe.expire(key, 60)
@@ -349,9 +357,14 @@ class RedisState:
         async with self._guard() as client:
             return [str(s) for s in await client.zrangebyscore(self._key("listeners"), time.time(), "+inf")]
 
-    async def subscribers(self, uri: str) -> list[str]:
+    async def subscribers(self, uri: str) -> list[tuple[str, str]]:
         async with self._guard() as client:
-            return [str(s) for s in await client.smembers(self._sub_key(uri))]
+            members = await client.smembers(self._sub_key(uri))
+        found = []
+        for member in members:
+            session_id, spaced, subscribed = str(member).partition(" ")
+            found.append((session_id, subscribed if spaced else uri))  # (a bare id: stored before 1.0's fold)
+        return found
 
     def broadcast(self, method: str, params: dict[str, Any]) -> None:
         payload = json.dumps({"o": self.process, "method": method, "params": params})

@@ -16,6 +16,7 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidParams, ResourceNotFound
+from ...protocol.uris import fold_scheme
 from ..calls.context import Context
 from ..calls.invoke import CallRecord, call_function
 from ..registry.registry import list_result
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("nanohubmcp")
 
 MAX_SUBSCRIPTIONS = 64
+"""The most resource URIs one session may subscribe to (one more is -32602); URIs differing only in the
+case of their scheme count once."""
 MAX_URI_LENGTH = 8192
 """The longest ``params.uri`` (characters) ``resources/read``, ``subscribe`` and ``unsubscribe`` take;
 a longer one is -32602 before it is matched against any template."""
@@ -108,22 +111,29 @@ def _read_failed(uri: str, exc: Exception, *, modern: bool) -> Exception:
 
 
 async def subscribe(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-    """``resources/subscribe``: notify this session when ``uri`` changes."""
+    """``resources/subscribe``: notify this session when ``uri`` changes.
+
+    The scheme is compared without regard to case, as ``resources/read`` compares it: a subscription to
+    ``CONFIG://lab`` is told of a change of ``config://lab``, in a ``notifications/resources/updated``
+    naming ``CONFIG://lab``, the URI as subscribed. Subscribing again in another spelling replaces the
+    subscription (the newest spelling is named). At most :data:`MAX_SUBSCRIPTIONS` per session (-32602).
+    """
     uri = _uri(params, "resources/subscribe")
     session = request.session
     if session is None:
         raise InvalidParams("resources/subscribe needs a session: initialize and send Mcp-Session-Id")
     core.registry.find_resource(uri)  # unknown URIs are refused (-32002)
-    if uri not in session.subscriptions and len(session.subscriptions) >= MAX_SUBSCRIPTIONS:
+    key = fold_scheme(uri)
+    if key not in session.subscriptions and len(session.subscriptions) >= MAX_SUBSCRIPTIONS:
         raise InvalidParams(f"at most {MAX_SUBSCRIPTIONS} subscriptions per session")
-    session.subscriptions.add(uri)
+    session.subscriptions[key] = uri
     return {}
 
 
 async def unsubscribe(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-    """``resources/unsubscribe``."""
+    """``resources/unsubscribe``: ends the subscription to ``uri`` (its scheme in any case)."""
     uri = _uri(params, "resources/unsubscribe")
     if request.session is not None:
-        request.session.subscriptions.discard(uri)
+        request.session.subscriptions.pop(fold_scheme(uri), None)
     return {}
 

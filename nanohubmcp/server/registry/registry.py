@@ -18,9 +18,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ...errors import InvalidParams, ResourceNotFound
+from ...protocol.uris import fold_scheme
 from ..wire.events import EventBus
 from .components import Tool
-from .schemes import fold_scheme
 
 if TYPE_CHECKING:
     from .prompts import Prompt

@@ -11,11 +11,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidArguments, InvalidParams, RegistrationError
+from ...protocol.uris import fold_scheme
 from ...protocol.versions import ProtocolVersion
 from ...schema import ArgumentValidator, Signature, describe_function
 from ...schema.text_values import from_text
 from .components import callable_name, check_meta, is_coroutine_callable
-from .schemes import fold_scheme
 
 if TYPE_CHECKING:
     from ...schema.hints import ClassOrLazy

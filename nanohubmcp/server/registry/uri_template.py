@@ -25,7 +25,7 @@ like the plain variable.
 The scheme (``file`` in ``file://...``, RFC 3986 § 3.1) is matched without regard to ASCII case:
 ``FILE://x`` matches ``file://{name}``; the rest of the URI is matched exactly. The template's scheme is
 compiled in lower case and :meth:`UriTemplate.match` takes a URI whose scheme is in lower case
-(:func:`.schemes.fold_scheme`, which the registry applies once per read, not once per template; a
+(:func:`~nanohubmcp.protocol.uris.fold_scheme`, which the registry applies once per read, not once per template; a
 variable in the scheme, ``{s}://x``, so gets it in lower case).
 
 A one-segment variable (``{name}``, ``{a,b}``, ``{/name}``, ``{.name}``, ``{;name}``: those whose
@@ -61,7 +61,7 @@ from dataclasses import dataclass
 from typing import TypeAlias
 from urllib.parse import unquote
 
-from .schemes import fold_scheme
+from ...protocol.uris import fold_scheme
 
 _EXPRESSION = re.compile(r"\{([^{}]*)\}")
 _VARSPEC = re.compile(r"([A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*")
@@ -124,7 +124,7 @@ class UriTemplate:
         one-segment variable's decoded value is not one segment (see :func:`one_segment`) or the
         query holds a parameter the template does not name. A query parameter given more than
         once gives the list of its values (the caller refuses it). ``uri``'s scheme is taken in
-        lower case: pass it through :func:`.schemes.fold_scheme` first."""
+        lower case: pass it through :func:`~nanohubmcp.protocol.uris.fold_scheme` first."""
         m = self._pattern.fullmatch(uri)
         if m is None:
             return None

@@ -6,7 +6,8 @@ honours; after it come only the notifications the filter names (tools/prompts/re
 changes, updates of the subscribed resource URIs, status of the listed tasks), each tagged
 ``_meta["io.modelcontextprotocol/subscriptionId"]`` = the listen request's id. Progress and log
 messages never travel here. It replaces the GET stream and ``resources/subscribe`` of the
-handshake era.
+handshake era. A resource update matches a URI in ``resourceSubscriptions``, or one under it, with the
+scheme in any case (as ``resources/read`` compares it), and names the URI with the spelling subscribed.
 
 Change events come from the server's notifier (present while the server is served by
 ``run``/``start``); task status from the job store (``JobStore.follow``): each change of a listed
@@ -28,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidParams, InvalidRequest, MissingClientCapability, UnknownComponent
 from ...protocol import jsonrpc
+from ...protocol.uris import fold_scheme
 from ..jobs import service as jobmod
 from ..wire.request import RequestContext
 from .discover import TASKS_EXTENSION
@@ -89,8 +91,18 @@ def honoured_filter(core: HandlerServices, request: RequestContext, wanted: obje
     return honoured
 
 
-def _matches(uri: str, subscribed: list[str]) -> bool:
-    return any(uri == s or uri.startswith(s.rstrip("/") + "/") for s in subscribed)
+def _as_subscribed(uri: str, subscribed: list[tuple[str, str]]) -> str | None:
+    """``uri`` as the client named it in ``resourceSubscriptions`` (pairs ``(folded, as sent)``): a URI
+    subscribed to, or one under it (``…/x`` under ``…``) with the scheme spelled as subscribed; None when no
+    subscription covers it. Schemes compare without regard to case, as ``resources/read`` compares them."""
+    key = fold_scheme(uri)
+    for folded, sent in subscribed:
+        if key == folded:
+            return sent
+        stem = folded.rstrip("/")
+        if key.startswith(stem + "/"):
+            return sent.rstrip("/") + uri[len(stem):]  # folding keeps lengths: the scheme is ASCII
+    return None
 
 
 async def subscriptions_listen(core: HandlerServices, request: RequestContext,
@@ -107,13 +119,15 @@ async def subscriptions_listen(core: HandlerServices, request: RequestContext,
         request.send_related(jsonrpc.notification(method, {**(payload or {}), "_meta": sub_meta}))
 
     wanted_lists = {_LIST_FLAGS[f] for f in _LIST_FLAGS if honoured.get(f)}
-    subscribed = honoured.get("resourceSubscriptions", [])
+    subscribed = [(fold_scheme(uri), uri) for uri in honoured.get("resourceSubscriptions", [])]
 
     def on_change(method: str, data: dict[str, Any]) -> None:
         if method in wanted_lists:
             send(method)
-        elif method == "notifications/resources/updated" and _matches(str(data.get("uri")), subscribed):
-            send(method, {"uri": data["uri"]})
+        elif method == "notifications/resources/updated":
+            named = _as_subscribed(str(data.get("uri")), subscribed)
+            if named is not None:
+                send(method, {"uri": named})
 
     cleanups: list[Callable[[], None]] = []
     notifier = core.notifier

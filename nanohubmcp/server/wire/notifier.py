@@ -1,5 +1,6 @@
 """Turns registry events into ``notifications/*/list_changed``, and resource updates into
-``notifications/resources/updated`` for the sessions that subscribed.
+``notifications/resources/updated`` for the sessions that subscribed (the scheme in any case, as
+``resources/read`` compares it; the message names the URI as each session subscribed it).
 
 Registration may happen on any thread (a notebook cell runs on the kernel's main thread while
 the server loop runs in another), so delivery is handed to the loop with
@@ -17,6 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...protocol import jsonrpc
+from ...protocol.uris import fold_scheme
 
 if TYPE_CHECKING:
     from .events import EventBus
@@ -37,6 +39,11 @@ _LIST_CHANGED = {
     "resources_changed": "notifications/resources/list_changed",
     "prompts_changed": "notifications/prompts/list_changed",
 }
+
+
+def updated(uri: str) -> dict[str, Any]:
+    """The ``notifications/resources/updated`` message naming ``uri``."""
+    return jsonrpc.notification("notifications/resources/updated", {"uri": uri})
 
 
 class Notifier:
@@ -96,13 +103,16 @@ class Notifier:
         self._later(self._send_updated, uri)
 
     def _send_updated(self, uri: str) -> None:
-        message = jsonrpc.notification("notifications/resources/updated", {"uri": uri})
+        message = updated(uri)
         replication = self.core.replication
         if replication is not None:
             replication.resource_updated(message, uri)
             replication.state.broadcast("notifications/resources/updated", {"uri": uri})
+        key = fold_scheme(uri)  # as resources/read compares: CONFIG://lab is config://lab
         for session in self.core.sessions.all() if replication is None else ():
-            if uri in session.subscriptions and session.standalone is not None:
-                session.standalone.send(message)
+            subscribed = session.subscriptions.get(key)
+            if subscribed is not None and session.standalone is not None:
+                # Named as the client subscribed it, the one spelling it knows.
+                session.standalone.send(message if subscribed == uri else updated(subscribed))
         for listener in self.listeners:
             listener("notifications/resources/updated", {"uri": uri})

@@ -30,6 +30,7 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 from ...protocol import jsonrpc
+from ...protocol.uris import fold_scheme
 from ...state.errors import StateUnavailable, spawn_tolerant
 from .relay_streams import MirroredStream, RelayStream
 
@@ -59,7 +60,7 @@ def record_of(session: Session) -> dict[str, Any]:
         "client": session.client_info,
         "initialized": session.initialized,
         "log_level": session.log_level,
-        "subscriptions": sorted(session.subscriptions),
+        "subscriptions": sorted(session.subscriptions.values()),  # as the client sent them
     }
 
 
@@ -126,7 +127,7 @@ class Replication:
         session.client_info = dict(record.get("client") or {})
         session.initialized = bool(record.get("initialized"))
         session.log_level = record.get("log_level")
-        session.subscriptions = set(record.get("subscriptions") or ())
+        session.subscriptions = {fold_scheme(uri): uri for uri in record.get("subscriptions") or ()}
         setattr(session, SAVED, record)
 
     @staticmethod
@@ -144,7 +145,7 @@ class Replication:
             or saved["capabilities"] != session.client_capabilities
             or saved["client"] != session.client_info
             or ((bool(saved["subscriptions"]) or bool(session.subscriptions))
-            and saved["subscriptions"] != sorted(session.subscriptions))
+            and saved["subscriptions"] != sorted(session.subscriptions.values()))
         )
 
     async def save(self, session: Session) -> None:
@@ -185,13 +186,13 @@ class Replication:
             ended = self._ended.setdefault(session.principal, [])
             ended.append(session.id)
             del ended[:-MAX_ENDED]
-        self._spawn(self.state.delete_session(session.id, set(session.subscriptions), session.principal))
+        self._spawn(self.state.delete_session(session.id, set(session.subscriptions.values()), session.principal))
 
     async def end(self, session: Session) -> None:
         """``session`` is ended here (DELETE): end it everywhere, and return once every other
         process holding it has let it go (its next request there is answered 404)."""
         try:
-            await self.state.delete_session(session.id, set(session.subscriptions), session.principal)
+            await self.state.delete_session(session.id, set(session.subscriptions.values()), session.principal)
         except StateUnavailable:  # its record expires with its idle clock
             log.warning("session %s… ended here only: the state store is unreachable", session.id[:8])
 
@@ -260,18 +261,22 @@ class Replication:
         self._spawn(self._fan_out(message, None))
 
     def resource_updated(self, message: dict[str, Any], uri: str) -> None:
-        """Send ``message`` to every session subscribed to ``uri``."""
+        """Send ``message`` to every session subscribed to ``uri`` (its scheme in any case), naming the URI
+        as each subscribed it."""
         self._spawn(self._fan_out(message, uri))
 
     async def _fan_out(self, message: dict[str, Any], uri: str | None) -> None:
         try:
-            targets = await (self.state.subscribers(uri) if uri is not None else self.state.listeners())
+            targets: list[tuple[str, str | None]] = (
+                [(session_id, None) for session_id in await self.state.listeners()] if uri is None
+                else list(await self.state.subscribers(uri)))
         except StateUnavailable:
             log.warning("%s not sent: the state store is unreachable", message.get("method"))
             return
         text = json.dumps(message)
-        for session_id in targets:
-            self.state.append(session_id, "g", {"m": text, "f": "0", "o": self.state.process})
+        for session_id, named in targets:
+            sent = text if named is None or named == uri else json.dumps({**message, "params": {"uri": named}})
+            self.state.append(session_id, "g", {"m": sent, "f": "0", "o": self.state.process})
 
     def _spawn(self, work: Awaitable[object]) -> None:
         spawn_tolerant(self._tasks, work)

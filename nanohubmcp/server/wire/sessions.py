@@ -76,7 +76,9 @@ class Session:
         self.client_info: dict[str, Any] = {}
         self.initialized = False
         self.log_level: str | None = None
-        self.subscriptions: set[str] = set()
+        self.subscriptions: dict[str, str] = {}
+        """The resource URIs subscribed to, each as the client sent it, keyed by its scheme in lower case
+        (:func:`~nanohubmcp.protocol.uris.fold_scheme`: ``CONFIG://lab`` and ``config://lab`` are one)."""
         self.pending: dict[str | int, asyncio.Future[Any]] = {}
         self.in_flight: dict[str | int, Any] = {}
         self.streams: dict[str, OutboundStream] = {}

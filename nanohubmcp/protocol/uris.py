@@ -1,6 +1,8 @@
 """URI schemes, which RFC 3986 § 3.1 makes case-insensitive: :func:`fold_scheme` puts one in lower case, so
 that ``CONFIG://lab`` and ``config://lab`` name one resource. The registry folds a URI once per read and a
-template's scheme once when it is compiled; the rest of a URI is compared exactly.
+template's scheme once when it is compiled; subscriptions (``resources/subscribe``, ``unsubscribe``, a 2026
+``subscriptions/listen``) are matched on the folded form too, in the server and in the shared state store.
+The rest of a URI is compared exactly. Here, below the server and the state store, so that both can use it.
 
 Source: RFC 3986 § 3.1 (Scheme).
 """
