@@ -21,7 +21,9 @@ process received (``tasks/update``, at most :data:`MAX_ANSWERS`, for :data:`AWAI
 named on channel ``jobs:answer`` for the process running the task (:meth:`RedisJobBackend.answer`).
 Whether
 a job's session ended is read from the sessions' own records beside them
-(:meth:`RedisJobBackend.session_gone`).
+(:meth:`RedisJobBackend.session_gone`). The steps that must happen at once (a job added within its
+bounds, an end stored once, a status change or progress stored and told) are the Lua scripts of
+:mod:`.redis_job_scripts`, registered here.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from typing import Any
 
 from ..errors import JobLimitReached
 from ..schema.secret import stored_form
+from . import redis_job_scripts as scripts
 from .errors import StateBusy, StateUnavailable
 from .url import StateURL
 
@@ -52,70 +55,6 @@ RUNNER_RETRY = 0.5
 """Seconds between heartbeats while Redis cannot be reached."""
 PURGE_BATCH = 500
 
-# Counts the bounds and adds the record in one step, so two processes cannot both slip past a bound.
-# KEYS: jobs, jobs:o:<owner>, job:<id>, jobs:live; ARGV: max_total, max_per_owner, id, created, field, value...
-_INSERT = """
-local total = redis.call('ZCARD', KEYS[1])
-if total >= tonumber(ARGV[1]) then return 1 end
-local owned = redis.call('ZCARD', KEYS[2])
-if owned >= tonumber(ARGV[2]) then
-  for _, id in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
-    if redis.call('EXISTS', string.sub(KEYS[3], 1, -1 - #ARGV[3]) .. id) == 0 then
-      redis.call('ZREM', KEYS[2], id)
-      redis.call('ZREM', KEYS[1], id)
-    end
-  end
-  if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[2]) then return 2 end
-end
-redis.call('HSET', KEYS[3], unpack(ARGV, 5))
-redis.call('ZADD', KEYS[1], ARGV[4], ARGV[3])
-redis.call('ZADD', KEYS[2], ARGV[4], ARGV[3])
-redis.call('SADD', KEYS[4], ARGV[3])
-return 0
-"""
-
-
-# Stores a job's end unless its record holds one already (a cancel stored by another process is
-# final) other than the guessed end ARGV[4..5] names (runner, message as JSON; "" for none), names a
-# cancelled job on the cancel channel, and an awaited or followed one (its marks dropped) on the end
-# channel, in one step.
-# KEYS: job:<id>, jobs:live, jobs:cancel, awaited:<id>, jobs:end, followed:<id>;
-# ARGV: expire seconds, id, 1 to publish, runner, message, field, value...
-_END = """
-local status = redis.call('HGET', KEYS[1], 'status')
-if not status then return 0 end
-if status == '"completed"' or status == '"cancelled"' then return 0 end
-if status == '"failed"' and (ARGV[4] == '' or redis.call('HGET', KEYS[1], 'runner') ~= ARGV[4]
-    or redis.call('HGET', KEYS[1], 'status_message') ~= ARGV[5]) then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 6))
-redis.call('SREM', KEYS[2], ARGV[2])
-redis.call('EXPIRE', KEYS[1], ARGV[1])
-if ARGV[3] == '1' then redis.call('PUBLISH', KEYS[3], ARGV[2]) end
-if redis.call('DEL', KEYS[4], KEYS[6]) > 0 then redis.call('PUBLISH', KEYS[5], ARGV[2]) end
-return 1
-"""
-# Stores a running job's status fields unless its record holds an end (a cancel stored by another
-# process wins), and names the job on the status channel when a process follows it, in one step.
-# KEYS: job:<id>, followed:<id>, jobs:status; ARGV: id, field, value...
-_CHANGED = """
-local status = redis.call('HGET', KEYS[1], 'status')
-if not status then return 0 end
-if status == '"completed"' or status == '"failed"' or status == '"cancelled"' then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 2))
-if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('PUBLISH', KEYS[3], ARGV[1]) end
-return 1
-"""
-
-# Stores one progress update (counted) of a job whose record exists, and names the job on the status
-# channel when a process follows it, in one step.
-# KEYS: job:<id>, followed:<id>, jobs:status; ARGV: id, progress, total, message (each JSON)
-_PROGRESS = """
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], 'progress', ARGV[2], 'progress_total', ARGV[3], 'progress_message', ARGV[4])
-redis.call('HINCRBY', KEYS[1], 'progress_updates', 1)
-if redis.call('EXISTS', KEYS[2]) == 1 then redis.call('PUBLISH', KEYS[3], ARGV[1]) end
-return 1
-"""
 MAX_ANSWERS = 64
 """Answers kept per task for the process running it, the newest (``tasks/update`` sent elsewhere)."""
 CANCEL_RETRY = 1.0
@@ -155,10 +94,10 @@ class RedisJobBackend:
         self.shown = url.shown
         self.prefix = f"nanohubmcp:{name}:"
         self._redis = _client(url)
-        self._insert = self._redis.register_script(_INSERT)
-        self._end = self._redis.register_script(_END)
-        self._changed = self._redis.register_script(_CHANGED)
-        self._progress = self._redis.register_script(_PROGRESS)
+        self._insert = self._redis.register_script(scripts.INSERT)
+        self._end = self._redis.register_script(scripts.END)
+        self._changed = self._redis.register_script(scripts.CHANGED)
+        self._progress = self._redis.register_script(scripts.PROGRESS)
         self._limit_message = limit_message
         self._url = url
         self._watching = threading.Event()
