@@ -3,21 +3,22 @@
 Owns the option names, defaults and help texts, and which function runs each subcommand (the
 subparser's ``run`` default: a function of the parsed arguments returning the exit status). What
 the subcommands do lives in :mod:`.serve` and :mod:`.documents`; parsing ``sys.argv`` and the
-exit status in :func:`nanohubmcp.cli.main`.
+exit status in :func:`nanohubmcp.cli.main`; the ``--port`` and token options a script of one's own
+shares with the subcommands (``add_port_option``, ``add_script_token_options``) in :mod:`.script_options`.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Sequence
 
 from .._version import __version__
 from ..auth.token_option import add_token_options
 from ..server.provenance.record_ids import id_words_last
-from ..transports.proxy_option import FromEnvironment, http_url, named_source, proxy_arguments
+from ..transports.proxy_option import http_url, proxy_arguments
 from . import documents, serve
+from .script_options import port_number
 
 __all__ = ["PROG", "build_parser", "http_url", "parse_arguments", "proxy_arguments", "serving_arguments"]
 
@@ -280,86 +281,6 @@ def serving_arguments(command: argparse.ArgumentParser) -> None:
                          help="where jobs, the result cache and provenance records are kept (default: "
                          "$NANOHUBMCP_STATE_DIR, else one per server name); run: it wins over a state_dir= in "
                          "the app file")
-
-
-def port_number(text: str) -> int:
-    """A TCP port number, 0-65535 (argparse type; 0: any free port). A value that is the default
-    :func:`add_port_option` read from ``$MCP_PORT`` is named so in the message."""
-    source = named_source(text)
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"{source}must be a whole number between 0 and 65535 (0: any free port), not {str(text)!r}") from None
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(f"{source}must be between 0 and 65535 (0: any free port), not {value}")
-    return value
-
-
-PORT_VARIABLE = "MCP_PORT"
-"""The environment variable a server's port comes from when no ``--port`` (or ``port=``) is given."""
-
-
-def add_port_option(parser: argparse.ArgumentParser, *, default: int = 8000, help: str | None = None) -> None:
-    """Add ``--port N`` to a script's ``parser``, as the ``nanohubmcp`` subcommands check it.
-
-    ``args.port`` is then an int: ``--port``, else ``$MCP_PORT``, else ``default``; 0 means any free
-    port. A value outside 0-65535 or not a whole number, given as ``--port`` or in ``$MCP_PORT`` (read
-    only when ``--port`` is not given), is a usage error: ``parse_args`` prints the usage and one line
-    saying what is accepted, and exits with status 2.
-
-    Args:
-        parser: the script's parser.
-        default: the port when neither ``--port`` nor ``$MCP_PORT`` gives one.
-        help: the option's help text (default: says the range and the defaults).
-
-    Example:
-        ```python
-        import argparse
-
-        from nanohubmcp.cli import add_port_option
-
-        parser = argparse.ArgumentParser()
-        add_port_option(parser, default=8123)
-        args = parser.parse_args(["--port", "9000"])
-        assert args.port == 9000
-        ```
-    """
-    environ = os.environ.get(PORT_VARIABLE, "").strip()
-    parser.add_argument(
-        "--port", type=port_number, metavar="N",
-        default=FromEnvironment(environ, PORT_VARIABLE) if environ else default,
-        help=help or f"TCP port, 0-65535 (0: any free port; default ${PORT_VARIABLE}, else {default})")
-
-
-def add_script_token_options(parser: argparse.ArgumentParser, *, help: str | None = None) -> None:
-    """Add ``--token-file PATH`` and ``--token TOKEN`` to a script's ``parser``, as the ``nanohubmcp``
-    subcommands check them.
-
-    ``args.token`` is then the token (a string) or None when neither option is given, for
-    ``server.run(token=args.token)``: None reads ``$MCP_TOKEN`` (an empty one reads as unset). The
-    token file must be readable by its owner only (``chmod 600``) and not empty, else ``parse_args``
-    prints one line and exits with status 1. ``--token T`` works but warns on stderr (``ps`` shows a
-    command line to every user of the machine); an empty one — what ``--token "$VAR"`` gives when
-    ``VAR`` is unset — is a usage error: ``parse_args`` prints the usage and one line and exits with
-    status 2, instead of serving with no authorization.
-
-    Args:
-        parser: the script's parser.
-        help: what the token is for, in ``--token``'s help (default: the bearer token clients send).
-
-    Example:
-        ```python
-        import argparse
-
-        from nanohubmcp.cli import add_script_token_options
-
-        parser = argparse.ArgumentParser()
-        add_script_token_options(parser)
-        assert parser.parse_args([]).token is None  # server.run(token=None) reads $MCP_TOKEN
-        ```
-    """
-    add_token_options(parser, help or "bearer token every request must carry", resolve=True)
 
 
 def positive_integer(text: str) -> int:

@@ -1,0 +1,99 @@
+"""The options a script of your own shares with the ``nanohubmcp`` subcommands, checked as they check them.
+
+``--port N`` (:func:`add_port_option`: else ``$MCP_PORT``, else a default; 0-65535) and
+``--token-file PATH`` / ``--token TOKEN`` (:func:`add_script_token_options`), for the ``argparse``
+parser of a script that serves with ``server.run(port=args.port, token=args.token)`` (an exported
+notebook's ``start_mcp.py`` is one). :func:`port_number` is also the ``--port`` type of the serving
+subcommands (:mod:`.parser`). A bad value ends ``parse_args`` as it ends a subcommand's (each
+function says how). The subcommands' parsers themselves are :mod:`.parser`'s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+
+from ..auth.token_option import add_token_options
+from ..transports.proxy_option import FromEnvironment, named_source
+
+__all__ = ["PORT_VARIABLE", "add_port_option", "add_script_token_options", "port_number"]
+
+
+def port_number(text: str) -> int:
+    """A TCP port number, 0-65535 (argparse type; 0: any free port). A value that is the default
+    :func:`add_port_option` read from ``$MCP_PORT`` is named so in the message."""
+    source = named_source(text)
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{source}must be a whole number between 0 and 65535 (0: any free port), not {str(text)!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{source}must be between 0 and 65535 (0: any free port), not {value}")
+    return value
+
+
+PORT_VARIABLE = "MCP_PORT"
+"""The environment variable a server's port comes from when no ``--port`` (or ``port=``) is given."""
+
+
+def add_port_option(parser: argparse.ArgumentParser, *, default: int = 8000, help: str | None = None) -> None:
+    """Add ``--port N`` to a script's ``parser``, as the ``nanohubmcp`` subcommands check it.
+
+    ``args.port`` is then an int: ``--port``, else ``$MCP_PORT``, else ``default``; 0 means any free
+    port. A value outside 0-65535 or not a whole number, given as ``--port`` or in ``$MCP_PORT`` (read
+    only when ``--port`` is not given), is a usage error: ``parse_args`` prints the usage and one line
+    saying what is accepted, and exits with status 2.
+
+    Args:
+        parser: the script's parser.
+        default: the port when neither ``--port`` nor ``$MCP_PORT`` gives one.
+        help: the option's help text (default: says the range and the defaults).
+
+    Example:
+        ```python
+        import argparse
+
+        from nanohubmcp.cli import add_port_option
+
+        parser = argparse.ArgumentParser()
+        add_port_option(parser, default=8123)
+        args = parser.parse_args(["--port", "9000"])
+        assert args.port == 9000
+        ```
+    """
+    environ = os.environ.get(PORT_VARIABLE, "").strip()
+    parser.add_argument(
+        "--port", type=port_number, metavar="N",
+        default=FromEnvironment(environ, PORT_VARIABLE) if environ else default,
+        help=help or f"TCP port, 0-65535 (0: any free port; default ${PORT_VARIABLE}, else {default})")
+
+
+def add_script_token_options(parser: argparse.ArgumentParser, *, help: str | None = None) -> None:
+    """Add ``--token-file PATH`` and ``--token TOKEN`` to a script's ``parser``, as the ``nanohubmcp``
+    subcommands check them.
+
+    ``args.token`` is then the token (a string) or None when neither option is given, for
+    ``server.run(token=args.token)``: None reads ``$MCP_TOKEN`` (an empty one reads as unset). The
+    token file must be readable by its owner only (``chmod 600``) and not empty, else ``parse_args``
+    prints one line and exits with status 1. ``--token T`` works but warns on stderr (``ps`` shows a
+    command line to every user of the machine); an empty one — what ``--token "$VAR"`` gives when
+    ``VAR`` is unset — is a usage error: ``parse_args`` prints the usage and one line and exits with
+    status 2, instead of serving with no authorization.
+
+    Args:
+        parser: the script's parser.
+        help: what the token is for, in ``--token``'s help (default: the bearer token clients send).
+
+    Example:
+        ```python
+        import argparse
+
+        from nanohubmcp.cli import add_script_token_options
+
+        parser = argparse.ArgumentParser()
+        add_script_token_options(parser)
+        assert parser.parse_args([]).token is None  # server.run(token=None) reads $MCP_TOKEN
+        ```
+    """
+    add_token_options(parser, help or "bearer token every request must carry", resolve=True)
