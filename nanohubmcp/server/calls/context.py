@@ -9,7 +9,9 @@ Sync functions run on worker threads: there every method blocks until done. In a
 ``async def`` function on the event loop, the methods that wait for the client (``elicit``,
 ``elicit_url``, ``sample``, ``list_roots``) return an awaitable instead — write
 ``await ctx.elicit(...)``. Logging and progress never block. The client requests are handed to
-the call's :class:`nanohubmcp.server.asks.context_asks.ClientAsks`.
+the call's :class:`nanohubmcp.server.asks.context_asks.ClientAsks`, its progress to
+:mod:`.progress`, what it logs to a :class:`~.call_log.CallLog` (levels, the messages kept, the
+notifications the client asked for); the Context sends what they give on the request's stream.
 
 Source: MCP 2025-11-25, Server § Utilities § Logging, Basic § Utilities § Progress and
 Cancellation, Client § Elicitation / Sampling / Roots.
@@ -17,49 +19,18 @@ Cancellation, Client § Elicitation / Sampling / Roots.
 
 from __future__ import annotations
 
-import logging
 import math
-from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ...protocol import jsonrpc
 from ..asks.context_asks import DEFAULT_CLIENT_TIMEOUT, ClientAsks, on_loop
-from ..wire.request import LOG_LEVELS, RequestContext
+from ..wire.request import RequestContext
+from .call_log import CallLog, LevelMethods
 from .progress import for_request as progress_of
 
 if TYPE_CHECKING:
     from ..asks.by_era import AskServices
     from ..wire.principal import Principal
-
-log = logging.getLogger("nanohubmcp.tool")
-
-LOG_KEPT = 1000
-"""Log messages a Context keeps for ``get_log_messages()``."""
-
-
-class LevelMethods:
-    """``debug``/``info``/``warning``/``error`` for a class with ``log(level, message, **data)``."""
-
-    def log(self, level: str, message: str, **data: Any) -> None:
-        raise NotImplementedError
-
-    def debug(self, message: str, **data: Any) -> None:
-        """Log at debug level."""
-        self.log("debug", message, **data)
-
-    def info(self, message: str, **data: Any) -> None:
-        """Log at info level."""
-        self.log("info", message, **data)
-
-    def warning(self, message: str, **data: Any) -> None:
-        """Log at warning level."""
-        self.log("warning", message, **data)
-
-    def error(self, message: str, **data: Any) -> None:
-        """Log at error level."""
-        self.log("error", message, **data)
-
 
 class Context(LevelMethods):
     """Per-call handle for logging, progress, cancellation and client requests.
@@ -74,7 +45,7 @@ class Context(LevelMethods):
         self._core = core
         self._request = request
         self._job_id = job_id
-        self._log: deque[dict[str, Any]] = deque(maxlen=LOG_KEPT)
+        self._log = CallLog(core.name)
         self._asks = ClientAsks(core, request, in_job=job_id is not None)
         self._progress: float | None = None
         """The last progress this run reported (a middleware may run a call again: each run may count from 0)."""
@@ -115,8 +86,9 @@ class Context(LevelMethods):
             target[key] = value
 
     def get_log_messages(self) -> list[dict[str, Any]]:
-        """The messages this call logged (newest last, at most the last 1,000)."""
-        return list(self._log)
+        """The messages this call logged (newest last, at most the last 1,000): ``{"level", "message",
+        "data"?}`` each."""
+        return self._log.messages()
 
     @property
     def server(self) -> Any:
@@ -173,16 +145,9 @@ class Context(LevelMethods):
         Raises:
             ValueError: unknown level.
         """
-        if level not in LOG_LEVELS:
-            raise ValueError(f"unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}")
-        log.log(_PY_LEVELS[level], "%s", message)
-        self._log.append({"level": level, "message": message, **({"data": data} if data else {})})
-        wanted = self._request.log_level
-        if wanted is None or LOG_LEVELS.index(level) < LOG_LEVELS.index(wanted):
-            return
-        payload: Any = {"message": message, **data} if data else message
-        params = {"level": level, "logger": logger or self._core.name, "data": payload}
-        self._on_loop_thread(self._request.send_related, jsonrpc.notification("notifications/message", params))
+        notification = self._log.add(level, message, logger, data, self._request.log_level)  # (:mod:`.call_log`)
+        if notification is not None:
+            self._on_loop_thread(self._request.send_related, notification)
 
     # -- progress ---------------------------------------------------------------------------
     def report_progress(self, progress: float, total: float | None = None, message: str | None = None) -> None:
@@ -391,12 +356,6 @@ class Context(LevelMethods):
         stream = self._request.stream  # on the loop: a deferred stream is made there (SSE, primed)
         if stream is not None:
             stream.hangup()
-
-
-_PY_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "notice": logging.INFO, "warning": logging.WARNING,
-              "error": logging.ERROR, "critical": logging.CRITICAL, "alert": logging.CRITICAL,
-              "emergency": logging.CRITICAL}
-"""The Python logging level each MCP level (RFC 5424 severities) is logged at on ``nanohubmcp.tool``."""
 
 
 def _finite(number: float) -> bool:

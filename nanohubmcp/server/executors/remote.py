@@ -20,7 +20,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..calls.context import LevelMethods
+from ..calls.call_log import LevelMethods
 from ..wire.request import LOG_LEVELS
 from ..wire.trace_context import continued
 from .base import Place

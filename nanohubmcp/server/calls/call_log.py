@@ -1,0 +1,91 @@
+"""A call's log: the messages a function logs through its ``ctx``, kept and turned into notifications.
+
+:class:`CallLog` checks each message's level (the eight of MCP, RFC 5424's severities), logs it on the
+Python logger ``nanohubmcp.tool`` at the matching level (:data:`PY_LEVELS`), keeps the last
+:data:`LOG_KEPT` for ``ctx.get_log_messages()``, and makes the ``notifications/message`` the client
+asked for (``logging/setLevel``, or a 2026-07-28 request's ``_meta``): none below its level, none when it
+asked for none. Sending it on the request's stream is the Context's (:mod:`.context`).
+:class:`LevelMethods` gives ``debug``/``info``/``warning``/``error`` to every ``ctx``: a Context and the
+stand-in a job gets on another process (:mod:`nanohubmcp.server.executors.remote`).
+
+Source: MCP 2025-11-25, Server § Utilities § Logging.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from typing import Any
+
+from ...protocol import jsonrpc
+from ..wire.request import LOG_LEVELS
+
+__all__ = ["LOG_KEPT", "PY_LEVELS", "CallLog", "LevelMethods"]
+
+log = logging.getLogger("nanohubmcp.tool")
+
+LOG_KEPT = 1000
+"""Log messages a Context keeps for ``get_log_messages()``."""
+PY_LEVELS = {"debug": logging.DEBUG, "info": logging.INFO, "notice": logging.INFO, "warning": logging.WARNING,
+             "error": logging.ERROR, "critical": logging.CRITICAL, "alert": logging.CRITICAL,
+             "emergency": logging.CRITICAL}
+"""The Python logging level each MCP level (RFC 5424 severities) is logged at on ``nanohubmcp.tool``."""
+
+
+class LevelMethods:
+    """``debug``/``info``/``warning``/``error`` for a class with ``log(level, message, **data)``."""
+
+    def log(self, level: str, message: str, **data: Any) -> None:
+        raise NotImplementedError
+
+    def debug(self, message: str, **data: Any) -> None:
+        """Log at debug level."""
+        self.log("debug", message, **data)
+
+    def info(self, message: str, **data: Any) -> None:
+        """Log at info level."""
+        self.log("info", message, **data)
+
+    def warning(self, message: str, **data: Any) -> None:
+        """Log at warning level."""
+        self.log("warning", message, **data)
+
+    def error(self, message: str, **data: Any) -> None:
+        """Log at error level."""
+        self.log("error", message, **data)
+
+
+class CallLog:
+    """What one call logged (the last :data:`LOG_KEPT` messages), and the notifications it owes.
+
+    Args:
+        logger: the ``logger`` a notification names when the function names none (the server's name).
+    """
+
+    __slots__ = ("_kept", "_logger")
+
+    def __init__(self, logger: str) -> None:
+        self._logger = logger
+        self._kept: deque[dict[str, Any]] = deque(maxlen=LOG_KEPT)
+
+    def add(self, level: str, message: str, logger: str | None, data: dict[str, Any],
+            wanted: str | None) -> dict[str, Any] | None:
+        """Log and keep ``message``; the ``notifications/message`` to send when ``wanted`` (the level
+        the client asked for, None: no messages) lets ``level`` through, else None.
+
+        Raises:
+            ValueError: ``level`` is not one of MCP's eight (the message names them).
+        """
+        if level not in LOG_LEVELS:
+            raise ValueError(f"unknown log level {level!r}; use one of {', '.join(LOG_LEVELS)}")
+        log.log(PY_LEVELS[level], "%s", message)
+        self._kept.append({"level": level, "message": message, **({"data": data} if data else {})})
+        if wanted is None or LOG_LEVELS.index(level) < LOG_LEVELS.index(wanted):
+            return None
+        payload: Any = {"message": message, **data} if data else message
+        params = {"level": level, "logger": logger or self._logger, "data": payload}
+        return jsonrpc.notification("notifications/message", params)
+
+    def messages(self) -> list[dict[str, Any]]:
+        """The messages kept, oldest first: ``{"level", "message", "data"?}`` each."""
+        return list(self._kept)
