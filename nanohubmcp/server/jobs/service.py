@@ -15,8 +15,9 @@ stored once, whichever process ends it first, :mod:`.ends`.
 
 This module holds the jobs themselves: :class:`JobStore` creates, finds, lists, cancels and sweeps
 them, with the live jobs of this process in memory over their records in the back end. It composes
-the writes that running jobs make to their records (:mod:`.writes`) and what it does about the jobs
-other processes run (:mod:`.elsewhere`).
+the writes that running jobs make to their records (:mod:`.writes`), what it does about the jobs
+other processes run (:mod:`.elsewhere`) and what it knows of the sessions that started them
+(:mod:`.job_sessions`).
 
 Bounds: at most ``max_jobs`` records in the store and ``max_jobs_per_owner`` per owner (the
 principal, else the session, else all sessionless callers together); a result larger than
@@ -38,10 +39,10 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import JobLimitReached
 from ...state.errors import StateUnavailable
-from ..wire.sessions import session_key
 from ..wire.state_dir import resolve_state_dir
 from . import DEFAULT_MAX_JOBS, DEFAULT_MAX_JOBS_PER_OWNER, DEFAULT_MAX_RESULT_BYTES
 from .elsewhere import Elsewhere
+from .job_sessions import JobSessions, keyed
 from .leftovers import Leftovers, Tidy
 from .record import (  # noqa: F401 (re-exported: the job machinery's one import)
     CANCELLED,
@@ -76,11 +77,6 @@ __all__ = ["SERVER_STOPPED", "HandOver", "Job", "JobLimitReached", "JobStore", "
 log = logging.getLogger("nanohubmcp.jobs")
 
 PURGE_EVERY_SECONDS = 10.0
-
-
-def _keyed(session_id: str | None) -> str | None:
-    """What a job keeps of the session that started it: its key, never its id (:func:`session_key`)."""
-    return None if session_id is None else session_key(session_id)
 
 
 class JobStore:
@@ -121,12 +117,13 @@ class JobStore:
         self.hand_over = hand_over
         self._tidy = Tidy(leftovers)
         self._live: dict[str, Job] = {}
-        self._of_session: dict[str, set[str]] = {}  # session key -> ids of its jobs in _live (session_ended)
         self._backend: JobBackend | None = None
         self._purged = 0.0
         self._writes = JobWrites(lambda: self.backend, self._live, process=self.runs.process,
                                  max_result_bytes=max_result_bytes, max_lost=max_jobs, tidy=self._tidy)
         self._elsewhere = Elsewhere(lambda: self.backend, self._live, self._revive)
+        self._sessions = JobSessions(self._live, lambda: self.backend, lambda: self._backend is not None,
+                                     lambda: self.persistent, self._writes.write)
 
     @property
     def process(self) -> str:
@@ -200,7 +197,7 @@ class JobStore:
             JobLimitReached: the store holds ``max_jobs`` jobs, or the owner ``max_jobs_per_owner``.
         """
         self.sweep(force=False)
-        owner = _keyed(owner)
+        owner = keyed(owner)
         job = Job(id=secrets.token_urlsafe(24), tool=tool, owner=owner, principal=subject_of(principal),
                   ttl=min(ttl, self.ttl) if ttl else self.ttl, as_task=as_task, status_message=message,
                   executor=executor, arguments=arguments, runner=self.runner, provenance_id=provenance_id)
@@ -210,8 +207,7 @@ class JobStore:
         self.backend.insert(record, max_total=self.max_jobs, max_per_owner=self.max_jobs_per_owner)
         job.store = self
         self._live[job.id] = job
-        if owner is not None:
-            self._of_session.setdefault(owner, set()).add(job.id)
+        self._sessions.started(job)
         self._elsewhere.job_started()
         return job
 
@@ -256,8 +252,8 @@ class JobStore:
         if job is None and isinstance(job_id, str) and self.persistent:
             row = self.backend.load(job_id)
             job = self._revive(row) if row is not None else None
-        if job is None or job.expired(time.time()) or not visible(job, _keyed(owner), subject_of(principal),
-                                                                  self.runs.serving, self._session_over):
+        if job is None or job.expired(time.time()) or not visible(job, keyed(owner), subject_of(principal),
+                                                                  self.runs.serving, self._sessions.over):
             raise unknown_job(job_id)
         return job
 
@@ -293,41 +289,21 @@ class JobStore:
         await self._elsewhere.follow(job, report, request)
 
     def session_ended(self, session_id: str) -> None:
-        """The session ``session_id``, held by this process, ended (a DELETE, idle expiry,
-        eviction, the server's stop): its jobs are read by their id from now on, as after a stop
-        (:mod:`.visibility`). Stored in their records, so every process sharing the store knows.
-        (With a shared Redis the job store reads the session's own record instead: a session lives
-        on every process there, and its idle expiry tells none of them.)"""
-        for job_id in self._of_session.pop(session_key(session_id), ()):
-            job = self._live.get(job_id)
-            if job is None or job.session_ended:
-                continue
-            job.session_ended = True
-            if self.persistent:
-                self._writes.write(job_id, {"session_ended": True})
-
-    def _session_over(self, job: Job) -> bool:
-        """Whether the session that started ``job`` (not the caller's) ended: stored by the process
-        that held it, or (sessions in a shared Redis) its record gone."""
-        if job.session_ended:
-            return True
-        return job.owner is not None and self._backend is not None and self.session_gone(job.owner)
+        """The session ``session_id``, held by this process, ended: its jobs are read by their id from
+        now on, here and on every process sharing the store (:meth:`.job_sessions.JobSessions.ended`)."""
+        self._sessions.ended(session_id)
 
     def session_gone(self, key: str) -> bool:
-        """Whether the job store knows that the session of ``key`` (``session_key`` of its id)
-        ended: with Redis, its record there is gone (False when it cannot tell, or when sessions are
-        each process's own, which tells :meth:`session_ended`)."""
-        try:
-            return self.backend.session_gone(key)
-        except (sqlite3.Error, StateUnavailable):  # cannot tell: the session's job stays its own
-            return False
+        """Whether the job store knows that the session of ``key`` (``session_key`` of its id) ended
+        (:meth:`.job_sessions.JobSessions.gone`: with Redis, its record there is gone)."""
+        return self._sessions.gone(key)
 
     def owned_by(
         self, owner: str | None, *, principal: Principal | str | None = None, tasks_only: bool = False
     ) -> list[Job]:
         """Live jobs of the session ``owner`` (never anyone else's), oldest first; only
         task-augmented calls with ``tasks_only``."""
-        now, subject, key = time.time(), subject_of(principal), _keyed(owner)
+        now, subject, key = time.time(), subject_of(principal), keyed(owner)
         return [j for j in self._live.values() if owned(j, key, subject, now, tasks_only=tasks_only)]
 
     def listing(self, limit: int = 100, *, processes: Collection[str] | None = None) -> list[dict[str, Any]]:
@@ -397,11 +373,7 @@ class JobStore:
         self._purged = now
         for job in [j for j in self._live.values() if j.expired(now)]:
             del self._live[job.id]
-            ids = self._of_session.get(job.owner or "")
-            if ids is not None:
-                ids.discard(job.id)
-                if not ids:
-                    del self._of_session[job.owner or ""]
+            self._sessions.forget(job)
         if self._backend is not None:
             try:
                 purged = self._backend.purge(now)
