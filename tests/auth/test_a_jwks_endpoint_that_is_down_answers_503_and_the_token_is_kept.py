@@ -14,7 +14,6 @@ from __future__ import annotations
 import logging
 import socket
 import time
-from collections.abc import Iterator
 
 import httpx2
 import pytest
@@ -26,12 +25,6 @@ from nanohubmcp import JWTVerifier, MCPServer
 from nanohubmcp.auth import jwt as jwt_module
 
 PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
-
-
-@pytest.fixture
-def issuer() -> Iterator[Issuer]:
-    with Issuer() as running:
-        yield running
 
 
 def build(issuer: Issuer, jwks_url: str) -> MCPServer:
@@ -109,14 +102,13 @@ def test_a_key_set_answering_5xx_is_503_until_it_answers_then_the_token_is_let_i
         assert ping(url, issuer.mint(url.rstrip("/"), subject="bob")).status_code == 200
 
 
-def test_a_bad_token_is_401_while_the_key_set_is_readable(issuer: Issuer) -> None:
-    forged = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+def test_a_bad_token_is_401_while_the_key_set_is_readable(issuer: Issuer, forged_key: rsa.RSAPrivateKey) -> None:
     with serve(build(issuer, issuer.jwks_url)) as url:
         audience = url.rstrip("/")
         # The unknown key id first: its request reads the key set, which lacks it (401). A key id new since
         # the last read, within REFETCH_SECONDS of it, is 503 instead (the key may have just rotated in):
         # see test_a_token_of_a_key_rotated_in_moments_ago_is_told_to_retry.py.
-        for token in (issuer.mint(audience, key=forged, kid="other"), issuer.mint(audience, key=forged),
+        for token in (issuer.mint(audience, key=forged_key, kid="other"), issuer.mint(audience, key=forged_key),
                       issuer.mint(audience, lifetime=-3600)):
             response = ping(url, token)
             assert response.status_code == 401, response.text

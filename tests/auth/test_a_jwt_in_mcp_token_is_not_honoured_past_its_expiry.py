@@ -5,29 +5,26 @@ eras and inside a batch, and the server says once on stderr that the token expir
 with a fresh one. Before, the token kept working until the process ended (stdioauth notes, "Left").
 
 The tokens are real JWTs signed by a test issuer whose key set is served on a loopback port; the servers
-are real stdio subprocesses. Each test waits until the clock has passed the token's expiry, never a fixed time.
+are real stdio subprocesses of ``lab_app.py`` (its verifier has no leeway). Each test waits until the clock
+has passed the token's expiry, never a fixed time.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import os
 import tempfile
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from issuer import Issuer
-from support import ROOT, run_command
+from stdio_lab import AUDIENCE, Lab
+from support import ROOT
 
 from nanohubmcp import JWTVerifier, Principal, StaticTokenVerifier
 from nanohubmcp.errors import ConfigurationError
 
-AUDIENCE = "urn:lab-tools"
 LIFETIME = 5
 """Seconds a token lives past the whole second it was minted in (4 to 5 s from minting): long enough for the
 server to start and answer its first calls on a loaded machine (about 1.2 s on two busy cores), short enough
@@ -35,36 +32,10 @@ to wait for."""
 REFUSED = {"code": -32600, "message": "Unauthorized: the bearer token is invalid or expired"}
 SAID = "the token in MCP_TOKEN expired at"
 
-APP = '''
-import os
-from nanohubmcp import Context, JWTVerifier, MCPServer
 
-server = MCPServer("lab-tools", auth=JWTVerifier(
-    issuer=os.environ["LAB_ISSUER"], jwks_url=os.environ["LAB_JWKS"], audience="urn:lab-tools", leeway=0))
-
-@server.tool()
-def whoami(ctx: Context) -> str:
-    """The caller's subject."""
-    return ctx.principal.subject
-'''
-
-
-@pytest.fixture
-def issuer() -> Iterator[Issuer]:
-    with Issuer() as running:
-        yield running
-
-
-@pytest.fixture
-def app(tmp_path: Path) -> Path:
-    path = tmp_path / "lab_app.py"
-    path.write_text(APP)
-    return path
-
-
-def _mint(issuer: Issuer) -> tuple[str, int]:
+def _mint(lab: Lab) -> tuple[str, int]:
     expires = int(time.time()) + LIFETIME
-    return issuer.mint(AUDIENCE, subject="alice", exp=expires), expires
+    return lab.mint(subject="alice", exp=expires), expires
 
 
 async def _until(instant: float) -> None:
@@ -75,15 +46,13 @@ async def _until(instant: float) -> None:
 
 @pytest.mark.anyio
 @pytest.mark.timeout(120)
-async def test_the_official_client_is_refused_once_the_jwt_expired(issuer: Issuer, app: Path) -> None:
+async def test_the_official_client_is_refused_once_the_jwt_expired(lab: Lab) -> None:
     from mcp import ClientSession, StdioServerParameters
     from mcp.client.stdio import stdio_client
     from mcp.shared.exceptions import MCPError
 
-    token, expires = _mint(issuer)
-    command = run_command(app)
-    env = {"LAB_ISSUER": issuer.url, "LAB_JWKS": issuer.jwks_url, "MCP_TOKEN": token}
-    params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT), env=env)
+    token, expires = _mint(lab)
+    params = StdioServerParameters(command=lab.command[0], args=lab.command[1:], cwd=str(ROOT), env=lab.env(token))
     with tempfile.TemporaryFile("w+") as errors:  # a real file: the server process writes its stderr to it
         async with stdio_client(params, errlog=errors) as (read, write), ClientSession(read, write) as session:
             await session.initialize()
@@ -113,15 +82,12 @@ async def test_the_official_client_is_refused_once_the_jwt_expired(issuer: Issue
 
 @pytest.mark.anyio
 @pytest.mark.timeout(120)
-async def test_stateless_requests_and_batch_members_are_refused_too(issuer: Issuer, app: Path) -> None:
-    token, expires = _mint(issuer)
-    env = {k: v for k, v in os.environ.items() if k != "MCP_TRANSPORT"}
-    env.update(LAB_ISSUER=issuer.url, LAB_JWKS=issuer.jwks_url, MCP_TOKEN=token)
-    command = run_command(app)
+async def test_stateless_requests_and_batch_members_are_refused_too(lab: Lab) -> None:
+    token, expires = _mint(lab)
     server = await asyncio.create_subprocess_exec(
-        *command,
+        *lab.command,
         cwd=ROOT,
-        env=env,
+        env=lab.process_env(token),
         stdin=asyncio.subprocess.PIPE,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,

@@ -6,7 +6,6 @@ stays the same for every reason (nothing leaks to the caller)."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 
 import httpx2
 import pytest
@@ -19,12 +18,6 @@ from nanohubmcp import JWTVerifier, MCPServer
 CLIENT_TEXT = "Unauthorized: the bearer token is invalid or expired"
 
 
-@pytest.fixture
-def issuer() -> Iterator[Issuer]:
-    with Issuer() as running:
-        yield running
-
-
 def refusal(url: str, token: str) -> str:
     response = httpx2.post(url + "mcp", json={"jsonrpc": "2.0", "id": 1, "method": "ping"},
                            headers={"Authorization": f"Bearer {token}", "Accept": "application/json"}, timeout=10)
@@ -32,19 +25,19 @@ def refusal(url: str, token: str) -> str:
     return response.json()["error"]["message"]
 
 
-def test_each_refused_jwt_names_its_failed_check_in_the_log(issuer: Issuer,
-                                                             caplog: pytest.LogCaptureFixture) -> None:
+def test_each_refused_jwt_names_its_failed_check_in_the_log(
+    issuer: Issuer, forged_key: rsa.RSAPrivateKey, caplog: pytest.LogCaptureFixture
+) -> None:
     server = MCPServer("jwt-log", auth=JWTVerifier(issuer=issuer.url, jwks_url=issuer.jwks_url))
-    forged = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     caplog.set_level(logging.INFO, logger="nanohubmcp.auth")
     with serve(server) as url:
         audience = url.rstrip("/")
         cases = [  # the unknown key id first: its request reads the key set (a new one later would be 503)
-            (issuer.mint(audience, key=forged, kid="unknown"), ["signing key check failed", '"unknown"']),
+            (issuer.mint(audience, key=forged_key, kid="unknown"), ["signing key check failed", '"unknown"']),
             (issuer.mint(audience + "/"), ["audience check failed", f'"{audience}/"', f'"{audience}"']),
             (issuer.mint(audience, issuer="http://evil.example"), ["issuer check failed", "http://evil.example"]),
             (issuer.mint(audience, lifetime=-3600), ["expiry check failed"]),
-            (issuer.mint(audience, key=forged), ["signature check failed"]),
+            (issuer.mint(audience, key=forged_key), ["signature check failed"]),
             ("not.a.jwt", ["format check failed"]),
             (issuer.mint(audience, subject=""), ["subject check failed"]),
         ]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 
 import httpx2
 import jwt
@@ -23,12 +22,6 @@ from nanohubmcp import JWTVerifier, MCPServer
 from nanohubmcp.auth import jwt as jwt_module
 
 PING = {"jsonrpc": "2.0", "id": 1, "method": "ping"}
-
-
-@pytest.fixture
-def issuer() -> Iterator[Issuer]:
-    with Issuer() as running:
-        yield running
 
 
 def ping(url: str, token: str) -> httpx2.Response:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx2
 import pytest
+from cryptography.hazmat.primitives.asymmetric import rsa
 from issuer import Issuer
 from support import serve
 
@@ -56,12 +57,6 @@ async def whoami(session: Any) -> dict[str, Any]:
     result = await session.call_tool("whoami", {})
     assert not result.is_error, result
     return json.loads(result.content[0].text)
-
-
-@pytest.fixture
-def issuer() -> Iterator[Issuer]:
-    with Issuer() as running:
-        yield running
 
 
 @pytest.mark.anyio
@@ -124,21 +119,20 @@ def post_initialize(url: str, token: str) -> int:
     return response.status_code
 
 
-def test_a_jwt_for_another_audience_issuer_or_key_or_an_expired_one_is_refused(issuer: Issuer) -> None:
-    from cryptography.hazmat.primitives.asymmetric import rsa
-
+def test_a_jwt_for_another_audience_issuer_or_key_or_an_expired_one_is_refused(
+    issuer: Issuer, forged_key: rsa.RSAPrivateKey
+) -> None:
     server = whoami_server(auth=JWTVerifier(issuer=issuer.url, jwks_url=issuer.jwks_url))
     with serve(server) as url:
         audience = url.rstrip("/")
-        forged = rsa.generate_private_key(public_exponent=65537, key_size=2048)
         # The unknown key id first, so that its request reads the key set (one new since a read is 503).
-        assert post_initialize(url, issuer.mint(audience, key=forged, kid="unknown")) == 401
+        assert post_initialize(url, issuer.mint(audience, key=forged_key, kid="unknown")) == 401
         assert post_initialize(url, issuer.mint(audience)) == 200
         assert post_initialize(url, issuer.mint("http://other.example/mcp")) == 401
         assert post_initialize(url, issuer.mint(audience, issuer="http://evil.example")) == 401
         assert post_initialize(url, issuer.mint(audience, lifetime=-3600)) == 401
-        assert post_initialize(url, issuer.mint(audience, key=forged)) == 401
-        assert post_initialize(url, issuer.mint(audience, key=forged, kid="unknown")) == 401  # again: still 401
+        assert post_initialize(url, issuer.mint(audience, key=forged_key)) == 401
+        assert post_initialize(url, issuer.mint(audience, key=forged_key, kid="unknown")) == 401  # again: still 401
         assert post_initialize(url, "not.a.jwt") == 401
     assert issuer.fetches <= 2  # an unknown kid refetches once, not per request
 
