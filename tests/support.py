@@ -53,6 +53,19 @@ def wait_until(condition: Callable[[], bool], what: str, timeout: float = 60) ->
     raise AssertionError(f"timed out waiting until {what}")
 
 
+def wait_until_answered(server: MCPServer, session_id: str, event_id: str, timeout: float = 30) -> None:
+    """Wait until the response stream that ``event_id`` (``<stream id>.<n>``) belongs to holds its final message
+    on ``server`` (served in this process): the call ended, its messages kept for a client that resumes."""
+    stream_id = event_id.rsplit(".", 1)[0]
+
+    def answered() -> bool:
+        session = server.core.sessions.get(session_id)
+        stream = session.streams.get(stream_id) if session is not None else None
+        return stream is not None and stream.done
+
+    wait_until(answered, f"the call on stream {stream_id} of session {session_id} was answered", timeout)
+
+
 @contextlib.contextmanager
 def serve(server: MCPServer, **options: Any) -> Iterator[str]:
     """Serve ``server`` on 127.0.0.1:<free port>; yields the base URL (trailing slash)."""

@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from kernels import LiveKernel, run_async, server_url
+from kernels import Cell, LiveKernel, run_async, server_url
 from support import mcp_client
 
 pytestmark = pytest.mark.slow
@@ -91,6 +91,9 @@ def show(label: str) -> str:
 '''
 
 
+BUSY_CELL = "import time\nprint('cell C running', flush=True)\ntime.sleep(1.5)\nprint('cell C done')"
+
+
 def test_concurrent_calls_print_and_display_under_their_own_cells(kernel: LiveKernel) -> None:
     cell_a = kernel.run_ok(ADD)
     cell_b = kernel.run_ok(SHOW)
@@ -98,8 +101,9 @@ def test_concurrent_calls_print_and_display_under_their_own_cells(kernel: LiveKe
 
     async def calls() -> None:
         async with mcp_client(url) as client:
-            busy = kernel.submit("import time\ntime.sleep(1.5)\nprint('cell C done')")
-            await asyncio.sleep(0.3)
+            busy = kernel.submit(BUSY_CELL)
+            # The calls are made while cell C runs (their output must not land in it).
+            await asyncio.to_thread(kernel.wait_for_text, Cell(busy, "running"), "cell C running")
             await asyncio.gather(
                 *(client.call_tool("add", {"a": i + 0.5, "b": 1}) for i in range(3)),
                 *(client.call_tool("show", {"label": f"L{i}"}) for i in range(3)),

@@ -19,6 +19,7 @@ from support import mcp_client
 pytestmark = pytest.mark.slow
 
 BUSY_LOOP = """
+print('cell running', flush=True)
 deadline = time.perf_counter() + {seconds}
 n = 0
 while time.perf_counter() < deadline:
@@ -57,7 +58,7 @@ def test_ping_is_answered_while_a_cell_runs_pure_python(kernel: LiveKernel, reco
     async def measure() -> tuple[list[float], str]:
         async with mcp_client(url) as client:
             busy = kernel.submit(BUSY_LOOP.format(seconds=5))
-            await asyncio.sleep(1.0)
+            await asyncio.to_thread(kernel.wait_for_text, Cell(busy, "running"), "cell running")
             latencies = []
             for _ in range(12):  # one ping every ~0.25 s, inside the busy cell
                 t0 = time.perf_counter()

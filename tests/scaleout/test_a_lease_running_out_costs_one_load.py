@@ -85,9 +85,12 @@ def test_a_load_whose_request_went_away_leaves_the_others_served(redis_server: R
             await writer.save_session(dict(RECORD), set(), set())
             redis.Redis.from_url(redis_server.url).execute_command("CLIENT", "PAUSE", "300", "ALL")  # loads wait
             first = asyncio.ensure_future(reader.load_session("the-session"))
-            await asyncio.sleep(0.05)  # on its way, held by the pause
+            await asyncio.sleep(0)  # one turn: its load is registered and sent, then held by the pause
+            assert "the-session" in reader.sessions._loading  # type: ignore[attr-defined]
             joined = asyncio.ensure_future(reader.load_session("the-session"))
-            await asyncio.sleep(0.05)  # waiting for the first's record
+            await asyncio.sleep(0)  # one turn: it finds the first's load on its way and waits for its record
+            assert not first.done()
+            assert not joined.done()
             first.cancel()  # the client of the request that sent the load disconnected
             assert await joined == RECORD
             with contextlib.suppress(asyncio.CancelledError):

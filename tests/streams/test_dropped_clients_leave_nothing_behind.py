@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 from stream_wire import Wire
-from support import serve
+from support import serve, wait_until_answered
 
 from nanohubmcp import Context, MCPServer
 from nanohubmcp.server.wire.sessions import MAX_STREAMS
@@ -234,7 +234,7 @@ def test_a_dropped_call_still_finishes_and_its_result_waits_for_a_resuming_clien
         assert first is not None
         assert first.json["params"]["data"] == "started"
         events.close()
-        time.sleep(0.2)  # the tool finishes while nobody listens
+        wait_until_answered(server, session, first.id)  # the tool finishes while nobody listens
         resumed = wire.listen(session, last_event_id=first.id)
         try:
             before, final = resumed.until(lambda m: m.get("id") == call_id)

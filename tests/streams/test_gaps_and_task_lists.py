@@ -3,12 +3,12 @@ shows the tasks the client asked for, not plain async-tool jobs."""
 
 from __future__ import annotations
 
-import time
-
 from stream_wire import Wire
-from support import serve
+from support import serve, wait_until
 
 from nanohubmcp import MCPServer
+
+LIST_CHANGED = "notifications/tools/list_changed"
 
 
 def test_list_changed_during_a_reconnect_is_replayed_after_last_event_id() -> None:
@@ -27,18 +27,26 @@ def test_list_changed_during_a_reconnect_is_replayed_after_last_event_id() -> No
         assert primed is not None
         assert primed.id
         events.close()
-        time.sleep(0.2)  # the server notices the dropped stream
+        record = server.core.sessions.get(session)
+        assert record is not None
+        assert record.standalone is not None
+        get_stream = record.standalone
+        wait_until(lambda: not get_stream.reading, "the server noticed the dropped GET stream", 10)
 
         @server.tool()
         def second() -> str:
             """Added while nobody listened."""
             return "2"
 
-        time.sleep(0.2)
+        wait_until(  # kept for a resuming client: it is not sent live after the resume
+            lambda: LIST_CHANGED in [message.get("method") for _, message in get_stream._after(primed.id)],
+            "the list_changed waits on the server",
+            10,
+        )
         resumed = wire.listen(session, last_event_id=primed.id)
         try:
-            _, message = resumed.until(lambda m: m.get("method") == "notifications/tools/list_changed", timeout=5)
-            assert message == {"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}
+            _, message = resumed.until(lambda m: m.get("method") == LIST_CHANGED, timeout=5)
+            assert message == {"jsonrpc": "2.0", "method": LIST_CHANGED}
         finally:
             resumed.close()
 

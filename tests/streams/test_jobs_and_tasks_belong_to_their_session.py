@@ -23,7 +23,7 @@ from typing import Any
 import anyio
 import pytest
 from stream_wire import Wire
-from support import mcp_client, serve
+from support import mcp_client, serve, wait_until
 
 from nanohubmcp import Context, MCPServer
 
@@ -89,7 +89,11 @@ def wait_done(wire: Wire, session: str | None, job_id: str, timeout: float = 10.
 # -- @async_tool + get_job_result ---------------------------------------------------------------
 def test_a_job_result_can_be_read_again_after_a_lost_poll_response() -> None:
     gates = Gates()
-    with serve(build(gates)) as url:
+    server = build(gates)
+    polls: list[object] = []
+    server.events.subscribe(lambda event, data: data["name"] == "get_job_result" and polls.append(data["call_id"]),
+                            events={"call_finished"})  # fmt: skip
+    with serve(server) as url:
         wire = Wire(url)
         session = wire.initialize()
         handle = call(wire, session, "crunch", {"n": 7})["structuredContent"]
@@ -102,6 +106,7 @@ def test_a_job_result_can_be_read_again_after_a_lost_poll_response() -> None:
         assert first == {"status": "done", "job_id": job_id, "result": {"n": 7, "square": 49}}
 
         # A poll whose response never reaches the client: sent, then the connection is dropped.
+        answered = len(polls)
         conn = wire.connect()
         message = {"jsonrpc": "2.0", "id": 99, "method": "tools/call",
                    "params": {"name": "get_job_result", "arguments": {"job_id": job_id}}}
@@ -109,7 +114,7 @@ def test_a_job_result_can_be_read_again_after_a_lost_poll_response() -> None:
         assert conn.sock is not None
         conn.sock.shutdown(socket.SHUT_RDWR)
         conn.close()
-        time.sleep(0.1)
+        wait_until(lambda: len(polls) > answered, "the server answered the dropped poll", 10)
 
         assert poll(wire, session, job_id) == first
         assert poll(wire, session, job_id) == first
@@ -166,8 +171,7 @@ def test_a_finished_job_expires_after_its_ttl() -> None:
         session = wire.initialize()
         job_id = call(wire, session, "crunch", {"n": 2})["structuredContent"]["job_id"]
         assert wait_done(wire, session, job_id)["status"] == "done"
-        time.sleep(0.5)
-        assert poll(wire, session, job_id)["status"] == "not_found"
+        wait_until(lambda: poll(wire, session, job_id)["status"] == "not_found", "the job past its TTL was dropped", 10)
 
 
 @pytest.mark.anyio

@@ -128,7 +128,10 @@ async def test_each_session_gets_log_messages_at_its_own_level(transport: str, e
                 group.start_soon(a.call_tool, "chatter", {})
                 group.start_soon(b.call_tool, "chatter", {})
             await a.call_tool("chatter", {})
-            await anyio.sleep(0.2)
+            # Each session's lines come in order, "an error line" last: once A has all eight and B its one,
+            # any line B should not get would have come before it.
+            while len(got["A"]) < 8 or not got["B"]:
+                await anyio.sleep(0.01)
     assert got["A"] == [("debug", "a debug line"), ("info", "an info line"), ("warning", "a warning line"),
                         ("error", "an error line")] * 2
     assert got["B"] == [("error", "an error line")]

@@ -8,10 +8,8 @@ session's stream").
 
 from __future__ import annotations
 
-import time
-
 from stream_wire import Wire
-from support import serve
+from support import serve, wait_until_answered
 
 from nanohubmcp import Context, MCPServer
 
@@ -30,7 +28,8 @@ def build() -> MCPServer:
 
 
 def test_an_event_id_from_another_session_replays_nothing_of_its_messages() -> None:
-    with serve(build()) as url:
+    server = build()
+    with serve(server) as url:
         wire = Wire(url)
         session_a = wire.initialize(log_level="info")
         session_b = wire.initialize(log_level="info")
@@ -40,7 +39,7 @@ def test_an_event_id_from_another_session_replays_nothing_of_its_messages() -> N
         assert primed.id
         assert primed.data == ""
         assert hung_up.ended.wait(5)
-        time.sleep(0.2)  # A's messages wait on the server for A
+        wait_until_answered(server, session_a, primed.id)  # A's messages wait on the server for A
 
         as_b = wire.listen(session_b, last_event_id=primed.id)
         try:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 from stream_wire import Wire
-from support import serve
+from support import serve, wait_until
 
 from nanohubmcp import Context, MCPServer
 
@@ -34,13 +34,20 @@ def build(idle: float = IDLE) -> MCPServer:
     return server
 
 
+def wait_until_idle(server: MCPServer, session_id: str) -> None:
+    """Wait until the session has been idle longer than ``IDLE`` by the server's clock (its last activity)."""
+    record = server.core.sessions.get(session_id)
+    assert record is not None
+    wait_until(lambda: time.monotonic() - record.last_seen > IDLE, f"session {session_id} was idle {IDLE} s", 10)
+
+
 def test_an_idle_session_expires_and_its_id_then_gets_404() -> None:
     server = build()
     with serve(server) as url:
         wire = Wire(url)
         session = wire.initialize()
         assert wire.request("ping", {}, session)["result"] == {}
-        time.sleep(IDLE * 2.5)
+        wait_until_idle(server, session)
         reply = wire.post({"jsonrpc": "2.0", "id": 1, "method": "ping"}, session)
         assert reply.status == 404
         assert "initialize again" in reply.json["error"]["message"]
@@ -63,7 +70,7 @@ def test_a_session_whose_calls_were_answered_as_streams_still_expires() -> None:
                           session)
         assert reply.headers.get("Content-Type") == "text/event-stream"
         assert reply.messages()[-1]["result"]["content"][0]["text"] == "rested"
-        time.sleep(IDLE * 2.5)
+        wait_until_idle(server, session)
         assert wire.post({"jsonrpc": "2.0", "id": 3, "method": "ping"}, session).status == 404
 
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import http.client
 import json
-import time
 from typing import Any
 
-from support import serve
+from support import serve, wait_until_answered
 
 from nanohubmcp import Context, MCPServer
 
@@ -101,7 +100,7 @@ def test_a_hung_up_call_is_finished_on_the_resumed_stream_even_after_a_second_dr
         assert len(primed) == 1
         assert primed[0]["data"] == ""
         assert "retry" in primed[0]
-        time.sleep(0.2)  # the tool finishes while nobody listens
+        wait_until_answered(srv, session, primed[0]["id"])  # the tool finishes while nobody listens
         # First resume: read one event, then drop the connection.
         partial = events(resume(port, session, primed[0]["id"]), limit=1)
         assert len(partial) == 1
