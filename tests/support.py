@@ -19,11 +19,13 @@ import tempfile
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
 from nanohubmcp import MCPServer
+
+T = TypeVar("T")
 
 ROOT = Path(__file__).resolve().parents[1]
 FAULTHANDLER = {"PYTHONFAULTHANDLER": "1"}
@@ -43,14 +45,15 @@ def installed(found: str | None, what: str) -> str:
     return found
 
 
-def wait_until(condition: Callable[[], bool], what: str, timeout: float = 60) -> None:
-    """Poll ``condition`` every 0.1 s until it is true; fail naming ``what`` after ``timeout`` seconds."""
+def wait_until(condition: Callable[[], T], what: str, timeout: float = 60) -> T:
+    """Poll ``condition`` every 0.05 s until it returns something true, and return that; fail naming ``what``
+    after ``timeout`` seconds. The test's way to wait for something, never a fixed sleep."""
     deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting until {what}")
+    while not (value := condition()):
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"timed out after {timeout:g} s waiting for: {what}")
+        time.sleep(0.05)
+    return value
 
 
 def wait_until_answered(server: MCPServer, session_id: str, event_id: str, timeout: float = 30) -> None:

@@ -16,7 +16,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "jupyter"))
 
-from kernels import LiveKernel, kernel_environment, make_manager, write_kernel_spec
+from kernels import LiveKernel, started_kernels, write_kernel_spec
 
 
 @pytest.fixture(scope="session")
@@ -34,20 +34,10 @@ def start_export_kernel(
     profile = ipython_dir / "profile_default"
     profile.mkdir()
     (profile / "ipython_kernel_config.py").write_text("c.NanohubMCP.port = 0\n", encoding="utf-8")
-    started: list[LiveKernel] = []
-
-    def start() -> LiveKernel:
-        manager = make_manager(export_kernel_specs)
-        # in a folder of its own: what a notebook writes (notebooks/nanohub_tools.ipynb writes its tools) stays out
-        # of the checkout
-        manager.start_kernel(env=kernel_environment(ipython_dir), cwd=str(tmp_path_factory.mktemp("export-kernel")))
-        kernel = LiveKernel(manager)
-        started.append(kernel)
-        return kernel
-
-    yield start
-    for kernel in started:
-        kernel.shutdown()
+    # Each in a folder of its own: what a notebook writes (notebooks/nanohub_tools.ipynb writes its tools) stays
+    # out of the checkout.
+    with started_kernels(export_kernel_specs, ipython_dir, lambda: tmp_path_factory.mktemp("export-kernel")) as start:
+        yield start
 
 
 @pytest.fixture

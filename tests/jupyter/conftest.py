@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kernels import LiveKernel, kernel_environment, make_manager, write_kernel_spec
+from kernels import LiveKernel, started_kernels, write_kernel_spec
 
 
 @pytest.fixture(scope="session")
@@ -27,18 +27,8 @@ def ipython_dir(tmp_path: Path) -> Path:
 @pytest.fixture
 def start_kernel(kernel_specs: Path, ipython_dir: Path) -> Iterator[Any]:
     """``start_kernel(**env)`` -> a :class:`LiveKernel`; every kernel is shut down afterwards."""
-    started: list[LiveKernel] = []
-
-    def start(**env: str) -> LiveKernel:
-        manager = make_manager(kernel_specs)
-        manager.start_kernel(env=kernel_environment(ipython_dir, **env))
-        kernel = LiveKernel(manager)
-        started.append(kernel)
-        return kernel
-
-    yield start
-    for kernel in started:
-        kernel.shutdown()
+    with started_kernels(kernel_specs, ipython_dir) as start:
+        yield start
 
 
 @pytest.fixture

@@ -10,18 +10,20 @@ them. One reader thread owns the iopub socket; the shell socket is used only by 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import queue
 import threading
 import time
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, TypeVar
 
 from jupyter_client.manager import KernelManager
 from kernel_launch import HUB_VARS, KERNEL_NAME, kernel_environment, make_manager, write_kernel_spec
 
 __all__ = ["HUB_VARS", "KERNEL_NAME", "Cell", "LiveKernel", "kernel_environment", "kernel_sharing_state",
-           "make_manager", "run_async", "server_url", "write_kernel_spec"]
+           "make_manager", "run_async", "server_url", "started_kernels", "write_kernel_spec"]
 
 T = TypeVar("T")
 
@@ -183,6 +185,30 @@ class LiveKernel:
         self._reader.join(5)
         self.client.stop_channels()
         self.manager.shutdown_kernel(now=False)
+
+
+@contextlib.contextmanager
+def started_kernels(
+    specs: Path, ipython_dir: Path, cwd: Callable[[], Path] | None = None
+) -> Iterator[Callable[..., LiveKernel]]:
+    """Yields ``start(**env)`` -> a running :class:`LiveKernel` of the kernelspec in ``specs``, with
+    ``ipython_dir`` as its IPYTHONDIR and ``env`` added to its environment (in the folder ``cwd()`` when
+    given); every kernel it started is shut down when the block ends."""
+    started: list[LiveKernel] = []
+
+    def start(**env: str) -> LiveKernel:
+        manager = make_manager(specs)
+        where = {} if cwd is None else {"cwd": str(cwd())}
+        manager.start_kernel(env=kernel_environment(ipython_dir, **env), **where)
+        kernel = LiveKernel(manager)
+        started.append(kernel)
+        return kernel
+
+    try:
+        yield start
+    finally:
+        for kernel in started:
+            kernel.shutdown()
 
 
 def run_async(coro: Coroutine[Any, Any, T], timeout: float = 60.0) -> T:

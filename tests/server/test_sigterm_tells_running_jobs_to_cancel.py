@@ -19,6 +19,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from support import wait_until
+
 SCRIPT = """
 import sys, time
 from nanohubmcp import Context, MCPServer
@@ -61,13 +63,6 @@ def start(app: Path, state: Path, *port: str) -> tuple[subprocess.Popen[str], in
     return proc, int(banner.rsplit(":", 1)[1]), lines
 
 
-def wait_for(check: Any, what: str, seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < deadline, f"{what}: not within {seconds} s"
-        time.sleep(0.02)
-
-
 def test_sigterm_tells_a_running_job_to_cancel_and_exits_without_the_full_wait(tmp_path: Path) -> None:
     app = tmp_path / "app.py"
     app.write_text(SCRIPT)
@@ -75,7 +70,7 @@ def test_sigterm_tells_a_running_job_to_cancel_and_exits_without_the_full_wait(t
     proc, port, lines = start(app, state)
     try:
         job_id = post(port, "slow", {"seconds": 60})["job_id"]
-        wait_for(lambda: "slow: running\n" in lines, "the job starts")
+        wait_until(lambda: "slow: running\n" in lines, "the job starts")
         proc.send_signal(signal.SIGTERM)
         sent = time.monotonic()
         code = proc.wait(30)
@@ -84,7 +79,7 @@ def test_sigterm_tells_a_running_job_to_cancel_and_exits_without_the_full_wait(t
         if proc.poll() is None:
             proc.kill()
     stderr = proc.stderr.read() if proc.stderr else ""
-    wait_for(lambda: "slow: told to cancel\n" in lines, "the job sees the cancel", 5)
+    wait_until(lambda: "slow: told to cancel\n" in lines, "the job sees the cancel", 5)
     assert (code, "still running after" in stderr, "Traceback" in stderr) == (0, False, False), stderr
     assert took < 5, (took, stderr)  # was the full 10 s grace, every time
 

@@ -13,7 +13,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -21,6 +20,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
+from support import wait_until
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -92,13 +92,6 @@ def exported_metrics() -> set[str]:
     return names
 
 
-def wait_for(condition: Any, what: str, seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.05)
-
-
 def answered(process: subprocess.Popen[bytes], port: int, headers: dict[str, str], log: Callable[[], object]) -> bool:
     """Whether the served file answers ``add(1, 2)`` yet (``log()``: its output, shown if it exited)."""
     assert process.poll() is None, log()
@@ -129,10 +122,10 @@ def test_the_documented_server_exports_its_span_and_metrics_over_otlp(collector:
     )
     try:
         headers = {"traceparent": TRACEPARENT}
-        wait_for(lambda: answered(process, port, headers, lambda: process.stderr.read() if process.stderr else b""),
-                 "the documented server to answer")
-        wait_for(lambda: any(s.name == "tools/call add" for s in exported_spans()), "the span to be exported")
-        wait_for(lambda: "mcp.server.operation.duration" in exported_metrics(), "the metric to be exported")
+        wait_until(lambda: answered(process, port, headers, lambda: process.stderr.read() if process.stderr else b""),
+                   "the documented server answers")
+        wait_until(lambda: any(s.name == "tools/call add" for s in exported_spans()), "the span is exported")
+        wait_until(lambda: "mcp.server.operation.duration" in exported_metrics(), "the metric is exported")
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -157,8 +150,8 @@ def test_the_console_set_up_prints_each_span_as_it_ends(tmp_path: Path) -> None:
         process = subprocess.Popen([sys.executable, "traced_server.py"], cwd=tmp_path, env=env, stdout=stream,
                                    stderr=subprocess.STDOUT)
     try:
-        wait_for(lambda: answered(process, port, {}, output.read_bytes), "the documented server to answer")
-        wait_for(lambda: '"name": "tools/call add"' in output.read_text(), "the span printed while serving", 20)
+        wait_until(lambda: answered(process, port, {}, output.read_bytes), "the documented server answers")
+        wait_until(lambda: '"name": "tools/call add"' in output.read_text(), "the span printed while serving", 20)
         assert process.poll() is None
     finally:
         process.terminate()

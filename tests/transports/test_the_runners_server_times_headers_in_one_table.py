@@ -20,6 +20,7 @@ from typing import Any
 
 import tornado.netutil
 import tornado.web
+from support import wait_until
 from tornado import httputil
 
 from nanohubmcp import MCPServer
@@ -80,13 +81,6 @@ def build() -> MCPServer:
     return server
 
 
-def wait_for(condition: Any, what: str) -> None:
-    deadline = time.monotonic() + 10
-    while not condition():
-        assert time.monotonic() < deadline, what
-        time.sleep(0.01)
-
-
 def test_an_idle_connection_is_timed_until_it_closes_and_then_forgotten() -> None:
     served = Served(build())
     try:
@@ -97,14 +91,14 @@ def test_an_idle_connection_is_timed_until_it_closes_and_then_forgotten() -> Non
         assert reply.status == 200
         reply.read()
         # Answered: the keep-alive connection now waits for its next request's headers, timed.
-        wait_for(lambda: served.timed() == 1, "the idle connection is timed")
+        wait_until(lambda: served.timed() == 1, "the idle connection is timed", 10)
         conn.request("POST", "/mcp", json.dumps({"jsonrpc": "2.0", "id": 2, "method": "ping"}), HEADERS)
         reply = conn.getresponse()
         assert reply.status == 200
         reply.read()
-        wait_for(lambda: served.timed() == 1, "still one entry for the one connection")
+        wait_until(lambda: served.timed() == 1, "still one entry for the one connection", 10)
         conn.close()
-        wait_for(lambda: served.timed() == 0, "a closed connection is forgotten")
+        wait_until(lambda: served.timed() == 0, "a closed connection is forgotten", 10)
     finally:
         served.close()
 
@@ -117,7 +111,7 @@ def test_headers_not_in_by_the_deadline_lose_the_connection() -> None:
             sock.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # and no more
             assert sock.recv(1024) == b""  # closed unanswered
             assert time.monotonic() - started < 5
-        wait_for(lambda: served.timed() == 0, "the closed connection is forgotten")
+        wait_until(lambda: served.timed() == 0, "the closed connection is forgotten", 10)
     finally:
         served.close()
 
