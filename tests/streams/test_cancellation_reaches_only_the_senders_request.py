@@ -77,7 +77,8 @@ def waiting(label: str, seconds: float) -> dict:
 
 def test_a_cancel_from_another_session_does_not_cancel_and_one_from_the_same_session_does() -> None:
     tracker = Tracker()
-    with serve(build(tracker)) as url:
+    server = build(tracker)
+    with serve(server) as url:
         wire = Wire(url)
         session_a = wire.initialize()
         session_b = wire.initialize()
@@ -100,8 +101,11 @@ def test_a_cancel_from_another_session_does_not_cancel_and_one_from_the_same_ses
         _, a_stream = wire.stream_call("tools/call", waiting("A2", 5.0), session_a, id=8)
         try:
             assert tracker.start("A2").wait(5)
-            wire.notify("notifications/cancelled", {"requestId": 8}, session_b)  # still not B's to cancel
-            time.sleep(0.2)
+            refused = wire.notify("notifications/cancelled", {"requestId": 8}, session_b)  # still not B's to cancel
+            assert refused.status == 202  # answered once served: a cancel it made would be set by now
+            record = server.core.sessions.get(session_a)
+            assert record is not None
+            assert not record.in_flight[8].cancelled.is_set()
             assert "A2" not in tracker.outcomes
             wire.notify("notifications/cancelled", {"requestId": 8, "reason": "no longer needed"}, session_a)
             assert tracker.wait_outcome("A2", 3) == "saw cancel"
