@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
-from collections.abc import Callable
 from typing import Any
 
 import httpx2 as httpx  # the official client's HTTP library (installed with mcp)
@@ -78,12 +76,3 @@ class Held:
         self.running.set()
         self.release.wait(30)
         return {"held": n}
-
-
-def wait_for(check: Callable[[], Any], timeout: float = 30.0) -> Any:
-    """Poll ``check`` until it returns a true value (that value); fail after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while not (value := check()):
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.05)
-    return value

@@ -19,8 +19,8 @@ from typing import Any
 
 import anyio
 import pytest
-from jobs.session_calls import Caller, Held, wait_for
-from support import mcp_client, serve
+from jobs.session_calls import Caller, Held
+from support import mcp_client, serve, wait_until
 
 from nanohubmcp import MCPServer, StaticTokenVerifier
 
@@ -106,7 +106,7 @@ def test_idle_expiry_and_eviction_end_a_session_as_a_delete_does(held: Held, tmp
         caller = Caller(idle_url)
         job_id = caller.call(caller.open(), "square", {"n": 3})["job_id"]
         # Each poll opens a session, which closes the ones idle over a second first.
-        assert wait_for(lambda: caller.status(caller.open(), job_id) == "done")
+        wait_until(lambda: caller.status(caller.open(), job_id) == "done", "a new session reads the job done", 30)
 
         caller = Caller(crowded_url)
         job_id = caller.call(caller.open(), "square", {"n": 4})["job_id"]
@@ -123,7 +123,7 @@ def test_another_principal_never_reads_it(held: Held, tmp_path: Path) -> None:
         alice, bob = Caller(url, "alice-token"), Caller(url, "bob-token")
         first = alice.open()
         job_id = alice.call(first, "square", {"n": 5})["job_id"]
-        assert wait_for(lambda: alice.status(first, job_id) == "done")
+        wait_until(lambda: alice.status(first, job_id) == "done", "alice reads the job done", 30)
         alice.end(first)
         assert alice.status(alice.open(), job_id) == "done"
         assert alice.rest("get_job_result", {"job_id": job_id})[0] == 200
@@ -152,4 +152,4 @@ def test_a_server_sharing_the_state_directory_reads_it_once_its_session_ended_th
         near.end(mine)
         assert far.status(elsewhere, job_id) == "running"
         assert far.call(elsewhere, "cancel_job", {"job_id": job_id})["status"] == "cancelled"
-        assert wait_for(lambda: near.status(near.open(), job_id) == "cancelled")
+        wait_until(lambda: near.status(near.open(), job_id) == "cancelled", "the job reads cancelled", 30)

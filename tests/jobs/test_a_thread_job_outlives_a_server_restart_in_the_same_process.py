@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import contextlib
 import threading
-import time
 from collections.abc import Iterator
+
+from support import wait_until
 
 from nanohubmcp import MCPServer
 
@@ -26,16 +27,6 @@ def build(state_dir: str, release: threading.Event, started: threading.Event) ->
     return server
 
 
-def wait_for(condition, timeout: float = 20.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError("condition not met in time")
-
-
 def status_of(server: MCPServer, job_id: str) -> dict:
     return server.call("get_job_result", {"job_id": job_id}).structured
 
@@ -50,7 +41,7 @@ def start_job(server: MCPServer, started: threading.Event) -> str:
 def assert_runs_then_finishes(server: MCPServer, job_id: str, release: threading.Event) -> None:
     assert status_of(server, job_id)["status"] == "running"
     release.set()
-    done = wait_for(lambda: (s := status_of(server, job_id))["status"] != "running" and s)
+    done = wait_until(lambda: (s := status_of(server, job_id))["status"] != "running" and s, "the job ended", 20)
     assert done == {"status": "done", "job_id": job_id, "result": {"done": 4}}
 
 
@@ -79,7 +70,8 @@ def test_stop_and_start_keeps_the_running_job_and_stores_its_result(tmp_path):
 def test_a_job_that_ends_while_the_server_is_stopped_is_read_after_the_start(tmp_path):
     with stopped_while_a_job_runs(str(tmp_path)) as (server, job_id, release):
         release.set()
-        wait_for(lambda: server.core.jobs.backend.load(job_id)["status"] == "completed")
+        stored = server.core.jobs.backend
+        wait_until(lambda: stored.load(job_id)["status"] == "completed", "the job stored completed", 20)
         server.start(host="127.0.0.1", port=0)
         assert status_of(server, job_id) == {"status": "done", "job_id": job_id, "result": {"done": 4}}
 

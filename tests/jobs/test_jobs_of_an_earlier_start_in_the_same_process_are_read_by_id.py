@@ -19,7 +19,7 @@ import urllib.request
 from pathlib import Path
 
 from streams.stream_wire import Wire
-from support import serve
+from support import serve, wait_until
 
 from nanohubmcp import MCPServer
 
@@ -55,14 +55,6 @@ def rest(url: str, job_id: str) -> dict:
         return json.loads(answer.read())
 
 
-def wait_for(check, timeout: float = 30.0):
-    deadline = time.monotonic() + timeout
-    while not (value := check()):
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.05)
-    return value
-
-
 def test_every_job_of_an_earlier_start_is_read_by_id_and_only_its_session_reads_it_before(tmp_path: Path) -> None:
     release, running = threading.Event(), threading.Event()
     server = MCPServer("runs", state_dir=str(tmp_path / "state"))
@@ -91,8 +83,8 @@ def test_every_job_of_an_earlier_start_is_read_by_id_and_only_its_session_reads_
                 "thread running": start(wire, mine, "held", {"n": 5}),
                 "process running": start(wire, mine, "wait_here", {"path": str(tmp_path / "never")}),
             }
-            wait_for(lambda: poll(wire, mine, ids["thread done"])["status"] == "done")
-            wait_for(lambda: poll(wire, mine, ids["process done"])["status"] == "done")
+            wait_until(lambda: poll(wire, mine, ids["thread done"])["status"] == "done", "the thread job is done", 30)
+            wait_until(lambda: poll(wire, mine, ids["process done"])["status"] == "done", "the process job is done", 30)
             assert running.wait(10)
             assert poll(wire, mine, ids["process running"])["status"] == "running"
             for job_id in ids.values():  # another session of the same start: not its job
@@ -108,13 +100,14 @@ def test_every_job_of_an_earlier_start_is_read_by_id_and_only_its_session_reads_
                 "status": "error", "job_id": ids["process running"], "error": STOPPED}
             assert poll(wire, fresh, ids["thread running"])["status"] == "running"
             release.set()
-            done = wait_for(lambda: (p := poll(wire, fresh, ids["thread running"]))["status"] == "done" and p)
+            done = wait_until(lambda: (p := poll(wire, fresh, ids["thread running"]))["status"] == "done" and p,
+                              "the held job is done", 30)
             assert done["result"] == {"held": 5}
             assert rest(url, ids["thread done"]) == {"status": "done", "job_id": ids["thread done"],
                                                      "result": {"square": 9}}
             # Jobs of this start are again their session's only.
             late = start(wire, fresh, "square", {"n": 4})
-            wait_for(lambda: poll(wire, fresh, late)["status"] == "done")
+            wait_until(lambda: poll(wire, fresh, late)["status"] == "done", "the late job is done", 30)
             assert poll(wire, wire.initialize(), late)["status"] == "not_found"
     finally:
         release.set()

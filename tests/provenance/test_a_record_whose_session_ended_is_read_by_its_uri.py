@@ -18,9 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from jobs.session_calls import wait_for
 from provenance.record_calls import RecordCaller
-from support import serve
+from support import serve, wait_until
 
 from nanohubmcp import MCPServer, StaticTokenVerifier
 
@@ -62,7 +61,7 @@ def test_idle_expiry_and_eviction_end_a_session_as_a_delete_does(tmp_path: Path)
         caller = RecordCaller(idle_url)
         uri = caller.recorded(caller.open(), "square", {"n": 3})
         # Each read opens a session, which closes the ones idle over a second first.
-        assert wait_for(lambda: caller.reads(caller.open(), uri))
+        wait_until(lambda: caller.reads(caller.open(), uri), "a new session reads the record", 30)
 
         caller = RecordCaller(crowded_url)
         uri = caller.recorded(caller.open(), "square", {"n": 4})

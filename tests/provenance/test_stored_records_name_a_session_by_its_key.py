@@ -17,9 +17,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from jobs.session_calls import wait_for
 from provenance.record_calls import RecordCaller
-from support import serve
+from support import serve, wait_until
 
 from nanohubmcp import MCPServer
 
@@ -62,7 +61,7 @@ def test_no_file_of_the_state_directory_holds_a_session_id(tmp_path: Path) -> No
         mine, other = caller.open(), caller.open()
         uri = caller.recorded(mine, "square", {"n": 7})
         job = caller.call(mine, "cube", {"n": 3})["job_id"]
-        assert wait_for(lambda: caller.status(mine, job) == "done")
+        wait_until(lambda: caller.status(mine, job) == "done", "the job reads done", 30)
         caller.recorded(mine, "big", {"n": 5000})
         assert caller.reads(mine, uri)
         assert not caller.reads(other, uri)  # its session lives: its own
@@ -84,7 +83,7 @@ def test_rows_of_an_earlier_version_are_rekeyed_when_opened(tmp_path: Path) -> N
         mine = caller.open()
         uri = caller.recorded(mine, "square", {"n": 6})
         job = caller.call(mine, "cube", {"n": 2})["job_id"]
-        assert wait_for(lambda: caller.status(mine, job) == "done")
+        wait_until(lambda: caller.status(mine, job) == "done", "the job reads done", 30)
         caller.end(mine)
     # The files as an earlier version wrote them: the session's id where its key is now.
     with sqlite3.connect(state / "provenance.sqlite3") as db:

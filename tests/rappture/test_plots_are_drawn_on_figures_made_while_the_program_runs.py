@@ -13,11 +13,11 @@ import io
 import math
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support import wait_until
 
 from nanohubmcp.sources.rappture import load_rappture_tool, plots
 
@@ -45,29 +45,22 @@ def curve(name: str, ys: list[float], **more: Any) -> dict[str, Any]:
     }
 
 
-def wait_for(condition: Any, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "the background thread did not get there"
-        time.sleep(0.01)
-
-
 @pytest.fixture
 def clean() -> Any:
     """No figures kept from an earlier test, and none left for a later one."""
-    wait_for(lambda: not plots._filling)
+    wait_until(lambda: not plots._filling, "the background thread is done making figures")
     plots._spares.clear()
     plots._used.clear()
     plots._wanted = 1
     yield
-    wait_for(lambda: not plots._filling)
+    wait_until(lambda: not plots._filling, "the background thread is done making figures")
     plots._spares.clear()
     plots._used.clear()
 
 
 def test_prepare_makes_a_blank_figure_in_the_background_and_pictures_draws_on_it(clean: None) -> None:
     plots.prepare(100.0)
-    wait_for(lambda: len(plots._spares) == 1)
+    wait_until(lambda: len(plots._spares) == 1, "the background thread made 1 spare figure(s)")
     (_, prepared, axes) = plots._spares[0]
     assert not axes.lines
     assert len(axes.xaxis.majorTicks) >= 6
@@ -81,7 +74,7 @@ def test_prepare_makes_a_blank_figure_in_the_background_and_pictures_draws_on_it
     assert (31, 119, 180) in {colour for _, colour in picture.convert("RGB").getcolors(256)}  # the curve's blue
 
     plots.prepare(100.0)  # the next run: the used figure, cleared, is the spare
-    wait_for(lambda: len(plots._spares) == 1)
+    wait_until(lambda: len(plots._spares) == 1, "the background thread made 1 spare figure(s)")
     assert plots._spares[0][1] is prepared
     assert not plots._spares[0][2].lines
     assert plots._used == []
@@ -146,7 +139,7 @@ def test_a_picture_not_mostly_background_or_of_thousands_of_colours_is_left_to_t
 
 def test_without_a_ready_figure_pictures_makes_its_own_at_the_asked_resolution(clean: None) -> None:
     plots.prepare(100.0)
-    wait_for(lambda: len(plots._spares) == 1)
+    wait_until(lambda: len(plots._spares) == 1, "the background thread made 1 spare figure(s)")
 
     pngs = plots.pictures([curve("a", [1.0, 2.0]), curve("b", [2.0, 1.0])], dpi=200.0)
 
@@ -154,7 +147,7 @@ def test_without_a_ready_figure_pictures_makes_its_own_at_the_asked_resolution(c
     assert plots._wanted == 2
     assert len(plots._used) == 1
     plots.prepare(200.0)
-    wait_for(lambda: len(plots._spares) == 2)
+    wait_until(lambda: len(plots._spares) == 2, "the background thread made 2 spare figure(s)")
     assert {s[0] for s in plots._spares} == {200.0}  # figures of a resolution no longer asked for are let go
 
 
@@ -199,7 +192,7 @@ def test_a_run_prepares_figures_only_when_its_tool_may_plot(
 
     assert prepared == [150.0]
     assert [b["mimeType"] for b in result["content"] if b["type"] == "image"] == ["image/png"]
-    wait_for(lambda: not plots._filling)
+    wait_until(lambda: not plots._filling, "the background thread is done making figures")
     assert [f.dpi for f in plots._used] + [s[0] for s in plots._spares] == [150.0]  # one figure kept
 
 

@@ -29,7 +29,7 @@ import pytest
 import wire
 from cluster import Cluster
 from redis_server import RedisServer
-from support import serve
+from support import serve, wait_until
 
 from nanohubmcp import Context, MCPServer
 
@@ -45,25 +45,18 @@ def rpc(url: str, session: str, method: str, params: dict[str, Any]) -> dict[str
     return dict(reply.json())
 
 
-def wait_for(check: Any, timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.05)
-
-
 def test_tasks_cancel_on_another_process_stops_the_job_and_stays_cancelled(cluster: Cluster, tmp_path: Path) -> None:
     owner, other = cluster.servers[0].url, cluster.servers[1].url
     session = wire.initialize(owner)
     started = rpc(owner, session, "tools/call", {"name": "spin", "task": {"ttl": 60000}, "arguments": {
         "seconds": 40, "folder": str(tmp_path), "tag": "t"}})
     task_id = started["result"]["task"]["taskId"]
-    wait_for((tmp_path / "t.started").exists)
+    wait_until((tmp_path / "t.started").exists, "the task started", 20)
 
     answer = rpc(other, session, "tasks/cancel", {"taskId": task_id})
     assert answer["result"]["status"] == "cancelled", answer
 
-    wait_for((tmp_path / "t.cancelled").exists)  # the function saw it, in the process that runs it
+    wait_until((tmp_path / "t.cancelled").exists, "the function saw the cancel, in the process that runs it", 20)
     for url in (owner, other, cluster.servers[2].url):
         assert rpc(url, session, "tasks/get", {"taskId": task_id})["result"]["status"] == "cancelled"
     result = rpc(owner, session, "tasks/result", {"taskId": task_id})["result"]
@@ -81,7 +74,7 @@ def test_a_job_that_ends_after_a_cancel_elsewhere_stays_cancelled(cluster: Clust
     started = rpc(owner, session, "tools/call", {"name": "spin", "task": {"ttl": 60000}, "arguments": {
         "seconds": 1.5, "folder": str(tmp_path), "tag": "u"}})
     task_id = started["result"]["task"]["taskId"]
-    wait_for((tmp_path / "u.started").exists)
+    wait_until((tmp_path / "u.started").exists, "the task started", 20)
     assert rpc(other, session, "tasks/cancel", {"taskId": task_id})["result"]["status"] == "cancelled"
     deadline = time.monotonic() + 4  # past the function's own end
     while time.monotonic() < deadline:
@@ -116,7 +109,7 @@ def test_a_slurm_job_is_scancelled_by_a_cancel_on_another_process(
         started = rpc(owner, session, "tools/call", {"name": "until_cancelled", "task": {"ttl": 60000},
                                                      "arguments": {"marker": str(marker)}})
         task_id = started["result"]["task"]["taskId"]
-        wait_for(lambda: marker.exists() and marker.read_text() != "", 90)
+        wait_until(lambda: marker.exists() and marker.read_text() != "", "the Slurm job wrote its id", 90)
         slurm_id = marker.read_text()
         assert rpc(other, session, "tasks/cancel", {"taskId": task_id})["result"]["status"] == "cancelled"
 
@@ -125,11 +118,11 @@ def test_a_slurm_job_is_scancelled_by_a_cancel_on_another_process(
                                  capture_output=True, text=True, timeout=30).stdout.split()
             return out[0] if out else ""
 
-        wait_for(lambda: state() == "CANCELLED", 60)  # scancelled by the process following it
+        wait_until(lambda: state() == "CANCELLED", "Slurm says CANCELLED", 60)  # scancelled by the process following it
 
         def task_state(url: str) -> str:
             task = rpc(url, session, "tasks/get", {"taskId": task_id})["result"]
             assert task["status"] == "cancelled"
             return str(task.get("_meta", {}).get("org.nanohub/slurm", {}).get("state"))
 
-        wait_for(lambda: task_state(other) == "CANCELLED", 30)  # the owner's last look, seen everywhere
+        wait_until(lambda: task_state(other) == "CANCELLED", "the owner's last look, seen everywhere", 30)

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 import wire
-from jobs.session_calls import Caller, wait_for
+from jobs.session_calls import Caller
 from redis_server import RedisServer
-from support import serve
+from support import serve, wait_until
 
 from nanohubmcp import MCPServer, StaticTokenVerifier
 
@@ -67,7 +67,8 @@ def test_a_delete_on_another_process_lets_every_process_read_and_cancel_it(redis
         assert bob.rest("get_job_result", {"job_id": job_id})[0] == 404
         assert far.call(other, "cancel_job", {"job_id": waiting})["status"] == "cancelled"
         release.set()
-        assert wait_for(lambda: far.call(other, "get_job_result", {"job_id": job_id}).get("result") == {"held": 1})
+        wait_until(lambda: far.call(other, "get_job_result", {"job_id": job_id}).get("result") == {"held": 1},
+                   "the other process answers the result", 30)
 
 
 def test_idle_expiry_in_redis_ends_the_session_for_every_process(redis_server: RedisServer) -> None:
@@ -78,9 +79,9 @@ def test_idle_expiry_in_redis_ends_the_session_for_every_process(redis_server: R
         other = far.open()
         assert far.status(other, job_id) == "not_found"
         # Nobody uses the job's session: its record expires in Redis, telling no process.
-        assert wait_for(lambda: far.status(far.open(), job_id) == "running")
+        wait_until(lambda: far.status(far.open(), job_id) == "running", "the far process reads it running", 30)
         release.set()
-        assert wait_for(lambda: near.status(near.open(), job_id) == "done")
+        wait_until(lambda: near.status(near.open(), job_id) == "done", "the near process reads it done", 30)
 
 
 def test_the_same_between_real_server_processes(cluster: Any) -> None:
@@ -96,6 +97,6 @@ def test_the_same_between_real_server_processes(cluster: Any) -> None:
         answer = wire.tool(third, other, "get_job_result", {"job_id": job_id})
         return str(answer["result"]["structuredContent"]["status"])
 
-    assert wait_for(lambda: status() == "done")
+    wait_until(lambda: status() == "done", "the job reads done", 30)
     answer = wire.tool(third, other, "get_job_result", {"job_id": job_id})
     assert answer["result"]["structuredContent"]["result"] == 36

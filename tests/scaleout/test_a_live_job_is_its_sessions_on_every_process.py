@@ -15,7 +15,6 @@ principal's second session); the last test runs three real ``nanohubmcp run`` pr
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
@@ -24,7 +23,7 @@ import pytest
 import wire
 from jobs.session_calls import Held
 from redis_server import RedisServer
-from support import serve
+from support import serve, wait_until
 
 from nanohubmcp import MCPServer, StaticTokenVerifier
 
@@ -83,22 +82,15 @@ def poll(url: str, session: str, job_id: str, token: str | None = None) -> str:
     return str(call(url, session, "get_job_result", {"job_id": job_id}, token)["status"])
 
 
-def wait_for(check: Any, timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.05)
-
-
 def finish_then_stop(held: Held, first: MCPServer, owner: Callable[[], str], stranger: Callable[[], str]) -> None:
     """Let the job end: done for its session, still no one else's; then the run that ran it ends
     (a stop; its process lives on, as in a notebook): its sessions went with it, and the id is
     the capability."""
     held.release.set()
-    wait_for(lambda: owner() == "done")
+    wait_until(lambda: owner() == "done", "the owner reads the job done", 30)
     assert stranger() == "not_found"
     first.stop()
-    wait_for(lambda: stranger() == "done")
+    wait_until(lambda: stranger() == "done", "a stranger reads it done (the id is the capability)", 30)
 
 
 def test_another_session_never_reads_a_live_job_of_a_sibling_process(redis_server: RedisServer) -> None:
@@ -129,7 +121,7 @@ def test_another_session_of_the_same_principal_never_reads_it_either(redis_serve
             assert poll(there, again, job_id, "alice-token") == "not_found"
             assert poll(there, bob, job_id, "bob-token") == "not_found"
             held.release.set()
-            wait_for(lambda: poll(there, mine, job_id, "alice-token") == "done")
+            wait_until(lambda: poll(there, mine, job_id, "alice-token") == "done", "the job is done there", 30)
             assert poll(there, again, job_id, "alice-token") == "not_found"
     finally:
         held.release.set()
@@ -161,7 +153,7 @@ def test_the_same_holds_between_real_server_processes(cluster: Any) -> None:
         answer = wire.tool(url, session, "get_job_result", {"job_id": job_id})
         return str(answer["result"]["structuredContent"]["status"])
 
-    wait_for(lambda: status(second, mine) == "done")
+    wait_until(lambda: status(second, mine) == "done", "the second process reads it done", 30)
     assert [status(url, other) for url in (first, second, third)] == ["not_found"] * 3
     assert [status(url, mine) for url in (first, second, third)] == ["done"] * 3
 
@@ -178,7 +170,7 @@ def test_a_job_waiting_for_a_worker_says_so_on_every_process(redis_server: Redis
             assert call(there, mine, "get_job_result", {"job_id": waiting}) == {
                 "status": "running", "job_id": waiting, "queued": True}
             held.release.set()
-            wait_for(lambda: poll(there, mine, waiting) == "done")
+            wait_until(lambda: poll(there, mine, waiting) == "done", "the waiting job is done there", 30)
             assert call(there, mine, "get_job_result", {"job_id": running})["status"] == "done"
     finally:
         held.release.set()

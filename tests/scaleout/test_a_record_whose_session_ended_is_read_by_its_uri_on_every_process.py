@@ -16,10 +16,9 @@ from contextlib import ExitStack, contextmanager
 from typing import Any
 
 import pytest
-from jobs.session_calls import wait_for
 from provenance.record_calls import RecordCaller
 from redis_server import RedisServer
-from support import serve
+from support import serve, wait_until
 
 from nanohubmcp import MCPServer, StaticTokenVerifier
 
@@ -67,7 +66,7 @@ def test_idle_expiry_in_redis_ends_the_session_for_every_process(redis_server: R
         other = far.open()
         assert not far.reads(other, uri)
         # Nobody uses the record's session: its record expires in Redis, telling no process.
-        assert wait_for(lambda: far.reads(far.open(), uri))
+        wait_until(lambda: far.reads(far.open(), uri), "the far process reads the record", 30)
 
 
 def test_another_principal_never_reads_it(redis_server: RedisServer) -> None:

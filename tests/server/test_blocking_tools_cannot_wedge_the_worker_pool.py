@@ -14,11 +14,10 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
-from support import call_tool_http
+from support import call_tool_http, wait_until
 
 from nanohubmcp import MCPServer
 from nanohubmcp.jupyter.display import StatusView
@@ -41,15 +40,6 @@ def build(release: threading.Event, entered: threading.Semaphore, **options: Any
         return a + b
 
     return server
-
-
-def wait_for(condition: Any, timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.01)
-    return True
 
 
 def test_quick_tools_answer_while_blocking_calls_fill_every_worker() -> None:
@@ -99,7 +89,7 @@ def test_calls_past_tool_timeout_give_their_worker_back_and_are_counted_as_stuck
             assert "Stuck calls: 5" in shown
         finally:
             release.set()
-        assert wait_for(lambda: server.core.stuck_calls == 0)
+        wait_until(lambda: server.core.stuck_calls == 0, "no call is stuck any more", 10)
 
 
 SCRIPT = """

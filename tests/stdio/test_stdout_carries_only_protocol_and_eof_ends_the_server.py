@@ -101,7 +101,7 @@ def test_only_protocol_reaches_stdout_and_the_rest_goes_to_stderr(raw: Raw) -> N
     for line in raw.lines:
         assert line.endswith(b"\n")
         assert json.loads(line)["jsonrpc"] == "2.0"  # every line is one JSON-RPC message
-    time.sleep(0)  # stderr is read to its end by the reader thread once the process exited
+    # stderr is read to its end by the reader thread once the process exited (what is missing then fails below)
     deadline = time.monotonic() + 10
     while b"a log record" not in raw.stderr and time.monotonic() < deadline:
         time.sleep(0.05)

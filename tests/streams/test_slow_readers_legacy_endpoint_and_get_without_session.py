@@ -18,14 +18,12 @@ import asyncio
 import json
 import re
 import socket
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from proxy.nginx_weber import Nginx, WeberRoute, find_nginx, free_port
 from streams.stream_wire import Wire
-from support import mcp_client, serve
+from support import mcp_client, serve, wait_until
 
 from nanohubmcp import Context, MCPServer
 from nanohubmcp.transports import sse_writer
@@ -47,15 +45,6 @@ def build() -> MCPServer:
         return "done"
 
     return server
-
-
-def wait_for(condition: Callable[[], bool], timeout: float = 20.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.02)
-    return True
 
 
 def slow_socket(port: int) -> socket.socket:
@@ -113,7 +102,7 @@ def test_a_legacy_sse_client_that_never_reads_is_disconnected_and_its_session_en
             )
             if reply.status == 404:
                 break  # the session already ended
-        assert wait_for(lambda: server.core.sessions.get(session_id) is None)
+        wait_until(lambda: server.core.sessions.get(session_id) is None, "the session is gone", 20)
         assert closed_by_server(sock)
         sock.close()
 
