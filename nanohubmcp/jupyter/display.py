@@ -106,7 +106,8 @@ from mcp.client.streamable_http import streamable_http_client
 
 
 async def main():
-    http = httpx2.AsyncClient(headers={headers})
+    # httpx's default 5 s read timeout would cut off a tool that runs longer without progress
+    http = httpx2.AsyncClient(headers={headers}, timeout=httpx2.Timeout(30, read=300))
     async with Client(streamable_http_client({url}, http_client=http)) as client:
         tools = await client.list_tools()
         print([tool.name for tool in tools.tools])
