@@ -14,7 +14,12 @@ or null: it means nothing there.
 An elicitation's accepted ``content`` is held to the requested schema besides, by the caller
 (``server/asks/context_asks``).
 
-Source: MCP 2025-11-25 schema (and 2026-07-28, unchanged): ``ElicitResult`` (``action``; ``content``
+A client may refuse instead, with a JSON-RPC ``error``; :func:`error_problem` holds that member to
+JSON-RPC's shape (an object with an integer ``code`` and a string ``message``), so a malformed one
+is named as such rather than read as a refusal.
+
+Source: JSON-RPC 2.0 § 5 and § 5.1 (a response has ``result`` or ``error``, never both; the error
+object); MCP 2025-11-25 schema (and 2026-07-28, unchanged): ``ElicitResult`` (``action``; ``content``
 "only present when action is accept and mode was form", values string, number, boolean or string
 array), ``CreateMessageResult`` (``role``, ``content``: a block or a list of blocks, ``model``,
 ``stopReason``?), ``ListRootsResult`` (``roots``: ``Root`` with a ``file://`` ``uri``, ``name``?).
@@ -146,6 +151,39 @@ _CHECKS: Final[dict[str, Callable[[Mapping[str, Any], Mapping[str, Any]], str | 
     SAMPLE: _sampling,
     ROOTS: _roots,
 }
+
+
+ERROR_SHAPE: Final = '{"code": <integer>, "message": "...", "data"?: ...}'
+"""A JSON-RPC error object as the specification writes it, for error texts."""
+
+
+def error_problem(method: str, reply: Mapping[str, Any]) -> str | None:
+    """What is wrong with the ``error`` member of the client's ``reply`` to ``method``; None when
+    it is a JSON-RPC error object (the client refused, and says why in its ``message``).
+
+    Args:
+        method: the server's request the client answered.
+        reply: the client's response, a JSON-RPC message with an ``error`` member.
+    Returns:
+        One sentence, e.g. ``the client's answer to roots/list has error.code "x": it must be an
+        integer``, or None.
+    """
+    error = reply.get("error")
+    if "result" in reply:
+        problem = 'has both "result" and "error": a JSON-RPC response carries one of them'
+    elif not isinstance(error, Mapping):
+        problem = f'has "error" {short(error)}: a JSON-RPC error is an object {ERROR_SHAPE}'
+    elif "code" not in error:
+        problem = f'has an "error" without "code": a JSON-RPC error is an object {ERROR_SHAPE}'
+    elif not isinstance(error["code"], int) or isinstance(error["code"], bool):
+        problem = f"has error.code {short(error['code'])}: it must be an integer"
+    elif "message" not in error:
+        problem = f'has an "error" without "message": a JSON-RPC error is an object {ERROR_SHAPE}'
+    elif not isinstance(error["message"], str):
+        problem = f"has error.message {short(error['message'])}: it must be a string"
+    else:
+        return None
+    return f"the client's answer to {method} {problem}"
 
 
 def answer_problem(method: str, answer: object, params: Mapping[str, Any] | None = None) -> str | None:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import (
     RETRY_AFTER_META,
+    ClientRequestError,
     InvalidArguments,
     InvalidParams,
     ProtocolError,
@@ -291,10 +292,11 @@ def _log_failure(name: str, request: RequestContext, job: Job | None, exc: Excep
     """The operator's record of a failed call (the client gets ``str(exc)`` only), on the
     "nanohubmcp.tool" logger: an unexpected exception's traceback at ERROR (a default run shows it on
     stderr); a failure the tool reported (a ``ToolError``: a Rappture run over its time limit,
-    cancelled or exiting non-zero, a Sim2L cell that raised) as one line at WARNING, its traceback only
-    when the logger is at DEBUG; arguments the schema refused (INFO), or a tool that could not start
-    (WARNING), as one line; a result nested too deeply to send (ERROR) as one line. The arguments
-    are never logged."""
+    cancelled or exiting non-zero, a Sim2L cell that raised) or a question the client did not answer
+    as asked (a ``ClientRequestError`` the tool let through: no capability, a timeout, a refusal, a
+    malformed answer) as one line at WARNING, its traceback only when the logger is at DEBUG;
+    arguments the schema refused (INFO), or a tool that could not start (WARNING), as one line; a result
+    nested too deeply to send (ERROR) as one line. The arguments are never logged."""
     where = f"(request id {request.message.id}{f', job {job.id}' if job is not None else ''})"
     if isinstance(exc, InvalidArguments):
         log.info("tool %r %s refused its arguments: %s", name, where, exc)
@@ -302,7 +304,7 @@ def _log_failure(name: str, request: RequestContext, job: Job | None, exc: Excep
         log.warning("tool %r %s could not start: %s", name, where, exc)
     elif isinstance(exc, NestedTooDeep):  # the tool's value, not code, is at fault: no traceback to read
         log.error("tool %r failed %s: %s", name, where, exc)
-    elif isinstance(exc, ToolError):
+    elif isinstance(exc, (ToolError, ClientRequestError)):  # reported, or the client's: no bug of the code
         first, _, rest = str(exc).partition("\n")
         more = f" (+{rest.count(chr(10)) + 1} lines sent to the client)" if rest else ""
         log.warning("tool %r failed %s: %s%s", name, where, first, more,

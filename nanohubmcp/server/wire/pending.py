@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import ClientRequestError, ClientRequestTimeout
 from ...protocol import jsonrpc
-from ...protocol.client_answers import answer_problem
+from ...protocol.client_answers import answer_problem, error_problem
 from .request import RequestContext
 
 if TYPE_CHECKING:
@@ -63,8 +63,9 @@ class ClientRequests:
 
         Raises:
             ClientRequestError: no session (a sessionless request has no way back), missing
-                capability, no stream to carry it, the client answered with an error, or its
-                result is not of the method's shape (``protocol.client_answers``: an elicitation
+                capability, no stream to carry it, the client answered with an error (or with an
+                ``error`` member that is not a JSON-RPC error object), or its result is not of the
+                method's shape (``protocol.client_answers``: an elicitation
                 answer without a valid ``action``, say).
             ClientRequestTimeout: no answer within ``timeout`` seconds.
         """
@@ -102,8 +103,8 @@ class ClientRequests:
             if replication is not None:
                 replication.forget(session, request_id)
         if "error" in reply:
-            err = reply.get("error") or {}
-            raise ClientRequestError(f"the client refused {method}: {err.get('message', err)}")
+            problem = error_problem(method, reply)  # a malformed error is named, not read as a refusal
+            raise ClientRequestError(problem or f"the client refused {method}: {reply['error']['message']}")
         result = reply.get("result")
         # Every transport's answer (and one another process took, with Redis) arrives here: the one
         # place it is held to the spec's result shape before the function that asked reads it.
