@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from modern_wire import TASK_CAPS, Wire
-from support import serve
+from support import serve, wait_until
 
 from nanohubmcp import Context, MCPServer
 
@@ -93,4 +93,23 @@ def test_tasks_update_refuses_the_answer_and_the_task_keeps_waiting(wire: Wire) 
     while (task := wire.call("tasks/get", {"taskId": task_id}).result)["status"] != "completed":
         assert time.monotonic() < deadline + 10, task
         time.sleep(0.05)
+    assert task["result"]["content"][0]["text"] == "accept {'name': 'Ada'}"
+
+
+def test_tasks_update_refuses_content_off_the_requested_schema_and_the_task_keeps_waiting(wire: Wire) -> None:
+    # Trial22 F8: the answer was acknowledged, then the task failed on it.
+    task_id = wire.call("tools/call", {"name": "confirm", "arguments": {}}).result["taskId"]
+    wait_until(lambda: wire.call("tasks/get", {"taskId": task_id}).result["status"] == "input_required",
+               "the task to ask", 10)
+    wrong = {"sure": {"action": "accept", "content": {"name": 5}}}
+    bad = wire.call("tasks/update", {"taskId": task_id, "inputResponses": wrong})
+    assert (bad.error["code"], bad.error["message"]) == (
+        -32602, 'Invalid inputResponses["sure"]: the client\'s answer does not match the requested schema: '
+        'content.name: 5 is not of type "string"')
+    waiting = wire.call("tasks/get", {"taskId": task_id}).result
+    assert (waiting["status"], list(waiting["inputRequests"])) == ("input_required", ["sure"])
+    good = {"sure": {"action": "accept", "content": {"name": "Ada"}}}
+    assert wire.call("tasks/update", {"taskId": task_id, "inputResponses": good}).status == 200
+    task = wait_until(lambda: (t := wire.call("tasks/get", {"taskId": task_id}).result)["status"] == "completed"
+                      and t, "the task to complete", 20)
     assert task["result"]["content"][0]["text"] == "accept {'name': 'Ada'}"

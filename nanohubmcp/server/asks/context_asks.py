@@ -174,12 +174,19 @@ class AnswerCheck:
             ClientRequestError: the content breaks the schema (one line per violation), so the
                 tool never takes a wrong answer for a valid one.
         """
-        if validator is None or not isinstance(answer, dict) or answer.get("action") != "accept":
-            return answer
-        problems = validator.errors(answer.get("content") or {}, root="content")
-        if problems:
-            raise ClientRequestError("The client's answer does not match the requested schema: " + "; ".join(problems))
+        problem = AnswerCheck.problem(answer, validator)
+        if problem is not None:
+            raise ClientRequestError(f"The client's answer {problem}")
         return answer
+
+    @staticmethod
+    def problem(answer: object, validator: OutputValidator | None) -> str | None:
+        """``does not match the requested schema: content.name: ...`` (each violation, ``; ``
+        between) when ``answer`` accepts with content that breaks the schema; else None."""
+        if validator is None or not isinstance(answer, dict) or answer.get("action") != "accept":
+            return None
+        problems = validator.errors(answer.get("content") or {}, root="content")
+        return "does not match the requested schema: " + "; ".join(problems) if problems else None
 
 
 async def _then(asking: Coroutine[Any, Any, Any], check: AnswerCheck) -> Any:

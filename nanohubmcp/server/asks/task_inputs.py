@@ -2,8 +2,10 @@
 
 Inside a task the function keeps running while it waits: ``ctx.elicit`` (and the other asks)
 parks the task in ``input_required`` with the request under a key, ``tasks/get`` shows every
-unanswered request, and ``tasks/update`` delivers answers, one key or several at a time. The
-task returns to ``working`` once nothing is outstanding. Keys are unique over a task's
+unanswered request, and ``tasks/update`` delivers answers, one key or several at a time, once each
+is of its method's shape (and an accepted form's content matches the requested schema: a wrong one
+is refused with -32602 and the task keeps waiting). The task returns to ``working`` once nothing is
+outstanding. Keys are unique over a task's
 lifetime (a reused key gets a ``-2``, ``-3`` suffix on the wire).
 
 Each change of a task's status (and of its outstanding requests) is stored with its job
@@ -21,20 +23,58 @@ import asyncio
 import functools
 from typing import Any
 
-from ...errors import ClientRequestError, ClientRequestTimeout
+from ...errors import ClientRequestError, ClientRequestTimeout, InvalidParams
+from ...protocol.client_answers import ELICIT
+from ...protocol.message_values import show
 from ..jobs import service as jobmod
+from .context_asks import AnswerCheck
 from .input_requests import check_response
 
 
-def checked_answers(requests: dict[str, dict[str, Any]], responses: dict[str, Any]) -> dict[str, Any]:
+def shaped_answers(requests: dict[str, dict[str, Any]], responses: dict[str, Any]) -> dict[str, Any]:
     """The answers in ``responses`` to the ``requests`` (``{key: {"method", "params"}}``), each
-    checked; answers to other keys are left out.
+    held to its method's result shape; answers to other keys are left out.
 
     Raises:
         InvalidParams: an answer is not a result of its request's method.
     """
     return {key: check_response(key, requests[key]["method"], value, requests[key].get("params"))
             for key, value in responses.items() if key in requests}
+
+
+async def checked_answers(requests: dict[str, dict[str, Any]], responses: dict[str, Any]) -> dict[str, Any]:
+    """:func:`shaped_answers`, and an accepted form's content held to its ``requestedSchema`` (on a
+    worker thread: the first validator of a process imports jsonschema), so ``tasks/update`` refuses
+    an answer the function that asked would refuse, and the task keeps waiting for a good one.
+
+    Raises:
+        InvalidParams: an answer is not a result of its request's method, or its content breaks the
+            requested schema (``Invalid inputResponses["sure"]: the client's answer does not match
+            the requested schema: content.name: ...``).
+    """
+    answers = shaped_answers(requests, responses)
+    forms = {key: (requests[key]["params"]["requestedSchema"], value) for key, value in answers.items()
+             if _accepted_form(requests[key], value)}
+    if forms:
+        problems = await asyncio.to_thread(_schema_problems, forms)
+        if problems:
+            raise InvalidParams("; ".join(problems))
+    return answers
+
+
+def _accepted_form(request: dict[str, Any], answer: Any) -> bool:
+    params = request.get("params")
+    return (request.get("method") == ELICIT and isinstance(params, dict) and params.get("mode", "form") == "form"
+            and isinstance(params.get("requestedSchema"), dict) and answer.get("action") == "accept")
+
+
+def _schema_problems(forms: dict[str, tuple[dict[str, Any], Any]]) -> list[str]:
+    problems = []
+    for key, (schema, answer) in forms.items():
+        problem = AnswerCheck.problem(answer, AnswerCheck(schema).prepare())
+        if problem is not None:
+            problems.append(f"Invalid inputResponses[{show(key)}]: the client's answer {problem}")
+    return problems
 
 
 class _Pending:
@@ -110,7 +150,8 @@ class TaskInputs:
 
     # -- answering (tasks/update) --------------------------------------------------------
     def deliver(self, job: jobmod.Job, responses: dict[str, Any]) -> None:
-        """Hand answers to the waiting function; unknown or already answered keys are ignored.
+        """Hand answers to the waiting function; unknown or already answered keys are ignored
+        (``tasks/update`` held them to :func:`checked_answers` first).
 
         Raises:
             InvalidParams: an answer for an outstanding key is not a result of its method.
@@ -120,7 +161,7 @@ class TaskInputs:
             return
         outstanding = {k: body for k, body in pending.requests.items()
                        if k in pending.futures and not pending.futures[k].done()}
-        accepted = checked_answers(outstanding, responses)
+        accepted = shaped_answers(outstanding, responses)
         for key, value in accepted.items():  # all checked first: a bad answer delivers nothing
             pending.requests.pop(key, None)
             pending.futures[key].set_result(value)

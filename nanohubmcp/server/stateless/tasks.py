@@ -161,18 +161,21 @@ async def tasks_get(core: HandlerServices, request: RequestContext, params: dict
 
 async def tasks_update(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``tasks/update``: answers to the task's outstanding input requests → ``{}`` (on any process of
-    the server: answers to a task another process runs are handed to it, ``JobStore.answer``)."""
+    the server: answers to a task another process runs are handed to it, ``JobStore.answer``).
+    Answers not of their request's shape, or a form's content off its requested schema, are -32602
+    and none is delivered (``checked_answers``): the task keeps waiting."""
     job = _job(core, request, params, "tasks/update")
     responses = params.get("inputResponses")
     if not isinstance(responses, dict):
         raise InvalidParams(
             "tasks/update needs params.inputResponses, an object of inputRequests keys to results")
+    from ..asks.task_inputs import checked_answers
+
     if core.jobs.runs_here(job):
+        await checked_answers(core.task_inputs.outstanding(job.id), responses)  # a wrong one: -32602
         core.task_inputs.deliver(job, responses)
     else:  # another process runs it: checked here against the requests stored with it, delivered there
-        from ..asks.task_inputs import checked_answers
-
-        core.jobs.answer(job, checked_answers(job.input_requests or {}, responses))
+        core.jobs.answer(job, await checked_answers(job.input_requests or {}, responses))
     return {}
 
 
