@@ -21,8 +21,9 @@ is named as such rather than read as a refusal.
 Source: JSON-RPC 2.0 § 5 and § 5.1 (a response has ``result`` or ``error``, never both; the error
 object); MCP 2025-11-25 schema (and 2026-07-28, unchanged): ``ElicitResult`` (``action``; ``content``
 "only present when action is accept and mode was form", values string, number, boolean or string
-array), ``CreateMessageResult`` (``role``, ``content``: a block or a list of blocks, ``model``,
-``stopReason``?), ``ListRootsResult`` (``roots``: ``Root`` with a ``file://`` ``uri``, ``name``?).
+array), ``CreateMessageResult`` (``role``, ``content``: a block or a list of blocks, each text,
+image, audio, tool_use or tool_result with its members, ``model``, ``stopReason``?),
+``ListRootsResult`` (``roots``: ``Root`` with a ``file://`` ``uri``, ``name``?).
 """
 
 from __future__ import annotations
@@ -113,16 +114,48 @@ def _sampling(answer: Mapping[str, Any], params: Mapping[str, Any]) -> str | Non
         return 'has no "content" (a content block {"type": "text", "text": ...} or a list of blocks)'
     content = answer["content"]
     blocks = content if isinstance(content, list) else [content]
-    for block in blocks:
+    for index, block in enumerate(blocks):
         if not isinstance(block, Mapping) or not isinstance(block.get("type"), str):
             return (f'has "content" {short(content)}: it must be a content block {{"type": "text", "text": ...}} '
                     "or a list of blocks")
+        problem = _block_problem(f"content[{index}]" if isinstance(content, list) else "content", block)
+        if problem is not None:
+            return problem
     if not isinstance(answer.get("model"), str):
         if "model" not in answer:
             return 'has no "model" (the name of the model that answered)'
         return f'has "model" {short(answer["model"])}: it must be the name of the model that answered, a string'
     if "stopReason" in answer and not isinstance(answer["stopReason"], str):
         return f'has "stopReason" {short(answer["stopReason"])}: it must be a string ("endTurn", ...)'
+    return None
+
+
+SAMPLED_BLOCKS: Final = {
+    "text": {"text": str},
+    "image": {"data": str, "mimeType": str},
+    "audio": {"data": str, "mimeType": str},
+    "tool_use": {"id": str, "name": str, "input": Mapping},
+    "tool_result": {"toolUseId": str, "content": list},
+}
+"""The content blocks of a sampling answer (``SamplingMessageContentBlock``; the two tool blocks since
+2025-11-25, with ``sampling.tools``) and the members each must have, of these types."""
+
+_SPELLED = {str: "a string", Mapping: "an object", list: "a list"}
+
+
+def _block_problem(where: str, block: Mapping[str, Any]) -> str | None:
+    kind = block["type"]
+    members = SAMPLED_BLOCKS.get(kind)
+    if members is None:
+        kinds = ", ".join(f'"{name}"' for name in SAMPLED_BLOCKS)
+        return f"has {where}.type {short(kind)}: a sampled block's type is one of {kinds}"
+    for name, of in members.items():
+        if name not in block:
+            shape = ", ".join(f'"{member}": ...' for member in members)
+            article = "an" if kind[0] in "aeiou" else "a"
+            return f'has {where} without "{name}": {article} {kind} block is {{"type": "{kind}", {shape}}}'
+        if not isinstance(block[name], of):
+            return f"has {where}.{name} {short(block[name])}: it must be {_SPELLED[of]}"
     return None
 
 

@@ -140,6 +140,20 @@ BAD_SAMPLES = [
      'has "model" 7: it must be the name of the model that answered, a string'),
     ({"role": "assistant", "content": TEXT, "model": "m", "stopReason": 1},
      'has "stopReason" 1: it must be a string ("endTurn", ...)'),
+    # Each block of its type's shape (trial22 F2).
+    ({"role": "assistant", "content": {"type": "text"}, "model": "m"},
+     'has content without "text": a text block is {"type": "text", "text": ...}'),
+    ({"role": "assistant", "content": {"type": "text", "text": 5}, "model": "m"},
+     "has content.text 5: it must be a string"),
+    ({"role": "assistant", "content": [TEXT, {"type": "image", "data": "iVBO"}], "model": "m"},
+     'has content[1] without "mimeType": an image block is {"type": "image", "data": ..., "mimeType": ...}'),
+    ({"role": "assistant", "content": {"type": "audio", "data": 5, "mimeType": "audio/wav"}, "model": "m"},
+     "has content.data 5: it must be a string"),
+    ({"role": "assistant", "content": {"type": "video", "data": "x"}, "model": "m"},
+     'has content.type "video": a sampled block\'s type is one of "text", "image", "audio", "tool_use", '
+     '"tool_result"'),
+    ({"role": "assistant", "content": {"type": "tool_use", "id": "1", "name": "f", "input": []}, "model": "m"},
+     "has content.input []: it must be an object"),
 ]
 
 
@@ -169,6 +183,10 @@ async def test_a_roots_answer_of_the_wrong_shape_says_what_is_wrong(version: str
 
 CANCEL = {"action": "cancel", "_meta": {"x": 1}}
 SAMPLED = {"role": "assistant", "content": [TEXT], "model": "m", "stopReason": "endTurn"}
+MEDIA = {"role": "assistant", "model": "m", "stopReason": "toolUse",
+         "content": [{"type": "image", "data": "iVBO", "mimeType": "image/png", "_meta": {"x": 1}},
+                     {"type": "audio", "data": "UklG", "mimeType": "audio/wav"},
+                     {"type": "tool_use", "id": "u1", "name": "search", "input": {"q": "MCP"}}]}
 ROOT = {"uri": "file:///work", "name": "work"}
 GOOD = [
     ("label", {"elicitation": lambda p: {"action": "accept", "content": {"label": "S-1"}}},
@@ -183,6 +201,7 @@ GOOD = [
      {"action": "decline", "content": None}),
     ("label", {"elicitation": lambda p: {"action": "accept", "content": None}}, {"action": "accept", "content": None}),
     ("summarize", {"sampling": lambda p: SAMPLED}, SAMPLED),
+    ("summarize", {"sampling": lambda p: MEDIA}, MEDIA),
     ("roots", {"roots": [ROOT]}, {"roots": [ROOT]}),
 ]
 

@@ -276,7 +276,8 @@ class Context(LevelMethods):
             params: the request params (``messages``, ``maxTokens``, ...), or a plain prompt string.
         Returns:
             The client's result ``{"role": "assistant"|"user", "content": block or [blocks],
-            "model": str, "stopReason"?: str}``, each block an object with a ``type``.
+            "model": str, "stopReason"?: str}``, each block of the spec's shape for its ``type``
+            (``text``, ``image``, ``audio``, ``tool_use``, ``tool_result``).
         Raises:
             ClientRequestError: the client lacks the ``sampling`` capability, answered with an
                 error, or with a result not of that shape ("the client's answer to
