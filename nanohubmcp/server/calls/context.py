@@ -217,19 +217,21 @@ class Context(LevelMethods):
         Raises:
             ClientRequestError: the client lacks the ``elicitation`` capability, answered
                 with an error, answered with no valid ``action`` ("the client's answer to
-                elicitation/create has no "action" (accept, decline or cancel)"), with
+                elicitation/create has no "action" (accept, decline or cancel)"), accepted with
                 ``content`` that is not an object of strings, numbers, booleans and lists of
-                strings or that comes with ``decline``/``cancel``, or accepted with content that
-                breaks ``requested_schema`` (MCP 2025-11-25, Client § Elicitation: the content
-                must match the requested schema); ClientRequestTimeout after ``timeout``. So the
-                answer returned always has a valid ``action``, and ``content`` only with
-                ``accept``. In a 2026-07-28 call a missing capability is the call's error -32021,
-                an answer of the wrong shape in the retried request's ``inputResponses`` is its
-                error -32602 with the same text, and an unanswered request ends the call with
-                ``input_required`` (the client retries with the answer).
+                strings, or accepted with content that breaks ``requested_schema`` (MCP 2025-11-25,
+                Client § Elicitation: the content must match the requested schema);
+                ClientRequestTimeout after ``timeout``. So the answer returned always has a valid
+                ``action``, and with ``accept`` valid ``content``. ``content`` sent with ``decline``
+                or ``cancel`` is not refused (the spec has it "typically omitted" there) and is
+                returned as sent: it means nothing, so read ``action`` first. In a 2026-07-28
+                call a missing capability is the call's error -32021, an answer of the wrong shape
+                in the retried request's ``inputResponses`` is its error -32602 with the same text,
+                and an unanswered request ends the call with ``input_required`` (the client retries
+                with the answer).
 
         .. versionchanged:: 1.0.0.dev0
-           An answer without a valid ``action`` (or with ``content`` where the spec has none) is a
+           An answer without a valid ``action`` (or accepted with ``content`` of another shape) is a
            ``ClientRequestError``; it reached the tool unchecked.
         """
         return self._asks.elicit(message, requested_schema, timeout, key)
@@ -260,7 +262,8 @@ class Context(LevelMethods):
             agreed to open the URL, not that the step there is done).
         Raises:
             ClientRequestError: the client did not declare ``elicitation.url``, answered with an
-                error, with no valid ``action``, or with ``content`` (a URL-mode answer has none);
+                error, with no valid ``action``, or accepted with ``content`` (a URL-mode answer has
+                none; with ``decline`` or ``cancel`` it is not refused, as in :meth:`elicit`);
                 ClientRequestTimeout after ``timeout``. In a 2026-07-28 call as :meth:`elicit`.
 
         Source: MCP 2025-11-25, Client § Elicitation § URL mode.
