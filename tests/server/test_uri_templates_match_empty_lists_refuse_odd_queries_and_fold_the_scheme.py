@@ -201,3 +201,27 @@ def test_the_query_is_read_as_parse_qsl_reads_it(query: str) -> None:
     from nanohubmcp.server.registry.uri_template import query_pairs
 
     assert query_pairs(query) == parse_qsl(query, keep_blank_values=True)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(("uri", "says"), [
+    ("q://search?q=a&q=b", "Invalid arguments for resource template 'q://search{?q,limit}': q: the query gives it "
+                           "2 times; give it once"),
+    ("q://search?limit=many", "Invalid arguments for resource template 'q://search{?q,limit}': limit: "),
+])
+@pytest.mark.filterwarnings("ignore:resources/subscribe is removed")  # the 2025-11-25 method, on purpose
+async def test_subscribe_refuses_what_read_refuses_with_the_same_error(uri: str, says: str) -> None:
+    """Trial22 F5: ``resources/subscribe`` took a repeated query parameter that ``resources/read`` refuses."""
+    server, searched = build()
+    with serve(server) as url, anyio.fail_after(30):
+        async with mcp_client(url + "mcp") as client:
+            errors = []
+            for ask in (client.read_resource, client.subscribe_resource):
+                with pytest.raises(MCPError) as refused:
+                    await ask(uri)
+                errors.append((refused.value.code, refused.value.message))
+            assert errors[0] == errors[1]
+            assert errors[0][0] == INVALID_PARAMS
+            assert errors[0][1].startswith(says)
+            await client.subscribe_resource("q://search?q=a&limit=2")  # what read takes, subscribe takes
+    assert searched == []  # checking a subscription never calls the function

@@ -20,7 +20,7 @@ from ...protocol.uris import fold_scheme
 from ..calls.context import Context
 from ..calls.invoke import CallRecord, call_function
 from ..registry.registry import list_result
-from ..registry.resources import ResourceTemplate
+from ..registry.resources import Resource, ResourceTemplate
 from ..results import shape as results
 from ..results.store import URI_PREFIX, owner_of
 from ..wire.request import RequestContext
@@ -58,6 +58,21 @@ async def templates_list(core: HandlerServices, request: RequestContext, params:
     return list_result(core.registry.templates, "resourceTemplates", request.version, core.list_page_size, params)
 
 
+def found(core: HandlerServices, uri: str) -> tuple[Resource | ResourceTemplate, dict[str, Any]]:
+    """The resource or template answering ``uri`` and the function's arguments from it: what
+    ``resources/read`` and ``resources/subscribe`` both check, so a URI one refuses the other does too.
+
+    Raises:
+        ResourceNotFound: (-32002) nothing answers ``uri``.
+        InvalidParams: (-32602) a template variable its parameter cannot take, or a query parameter
+            given more than once (``?q=a&q=b``), naming it.
+    """
+    record, values = core.registry.find_resource(uri)
+    if isinstance(record, ResourceTemplate):
+        return record, record.arguments(values)
+    return record, dict(values)
+
+
 async def resources_read(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``resources/read`` → ``{contents: [...]}``."""
     uri = _uri(params, "resources/read")
@@ -66,13 +81,11 @@ async def resources_read(core: HandlerServices, request: RequestContext, params:
         if kept is not None:
             return kept
     try:
-        record, values = core.registry.find_resource(uri)
+        record, values = found(core, uri)
     except ResourceNotFound as exc:
         if request.modern:
             raise InvalidParams(exc.message, exc.data) from None
         raise
-    if isinstance(record, ResourceTemplate):
-        values = record.arguments(values)  # -32602 naming a variable its parameter cannot take
     call = CallRecord(core.bus, request, "resources/read", uri) if core.bus.active else None
     try:
         context = Context(core, request) if record.signature.context_param else None
@@ -117,12 +130,15 @@ async def subscribe(core: HandlerServices, request: RequestContext, params: dict
     ``CONFIG://lab`` is told of a change of ``config://lab``, in a ``notifications/resources/updated``
     naming ``CONFIG://lab``, the URI as subscribed. Subscribing again in another spelling replaces the
     subscription (the newest spelling is named). At most :data:`MAX_SUBSCRIPTIONS` per session (-32602).
+    A URI ``resources/read`` refuses is refused alike (:func:`found`): one nothing answers (-32002), or
+    one whose template variables its function cannot take, or with a query parameter given twice
+    (-32602).
     """
     uri = _uri(params, "resources/subscribe")
     session = request.session
     if session is None:
         raise InvalidParams("resources/subscribe needs a session: initialize and send Mcp-Session-Id")
-    core.registry.find_resource(uri)  # unknown URIs are refused (-32002)
+    found(core, uri)  # refused as resources/read refuses it: unknown (-32002), or arguments it cannot take (-32602)
     key = fold_scheme(uri)
     if key not in session.subscriptions and len(session.subscriptions) >= MAX_SUBSCRIPTIONS:
         raise InvalidParams(f"at most {MAX_SUBSCRIPTIONS} subscriptions per session")
