@@ -23,7 +23,8 @@ object); MCP 2025-11-25 schema (and 2026-07-28, unchanged): ``ElicitResult`` (``
 "only present when action is accept and mode was form", values string, number, boolean or string
 array), ``CreateMessageResult`` (``role``, ``content``: a block or a list of blocks, each text,
 image, audio, tool_use or tool_result with its members, ``model``, ``stopReason``?),
-``ListRootsResult`` (``roots``: ``Root`` with a ``file://`` ``uri``, ``name``?).
+``ListRootsResult`` (``roots``: ``Root`` with a ``file://`` ``uri``, ``name``?); RFC 3986 § 3.1 (a
+scheme in any case: ``FILE:///work`` is a file URI).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Final
 
 from .message_values import show
+from .uris import fold_scheme
 
 ELICIT: Final = "elicitation/create"
 SAMPLE: Final = "sampling/createMessage"
@@ -172,7 +174,7 @@ def _roots(answer: Mapping[str, Any], params: Mapping[str, Any]) -> str | None:
         if not isinstance(uri, str):
             return f'has {where} without a "uri" string' if "uri" not in root else \
                 f"has {where}.uri {short(uri)}: it must be a file:// URI, a string"
-        if not uri.startswith("file://"):
+        if not fold_scheme(uri).startswith("file://"):  # FILE:/// too: a scheme has no case (RFC 3986 § 3.1)
             return f"has {where}.uri {short(uri)}: a root is a file:// URI"
         if "name" in root and not isinstance(root["name"], str):
             return f"has {where}.name {short(root['name'])}: it must be a string"

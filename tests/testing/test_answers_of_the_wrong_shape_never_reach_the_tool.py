@@ -188,6 +188,7 @@ MEDIA = {"role": "assistant", "model": "m", "stopReason": "toolUse",
                      {"type": "audio", "data": "UklG", "mimeType": "audio/wav"},
                      {"type": "tool_use", "id": "u1", "name": "search", "input": {"q": "MCP"}}]}
 ROOT = {"uri": "file:///work", "name": "work"}
+UPPER_ROOT = {"uri": "FILE:///work/Data", "name": "data"}
 GOOD = [
     ("label", {"elicitation": lambda p: {"action": "accept", "content": {"label": "S-1"}}},
      {"action": "accept", "content": {"label": "S-1"}}),
@@ -203,6 +204,8 @@ GOOD = [
     ("summarize", {"sampling": lambda p: SAMPLED}, SAMPLED),
     ("summarize", {"sampling": lambda p: MEDIA}, MEDIA),
     ("roots", {"roots": [ROOT]}, {"roots": [ROOT]}),
+    # A scheme has no case (RFC 3986 § 3.1): FILE:/// is a file URI, kept as sent (trial22 F4).
+    ("roots", {"roots": [UPPER_ROOT]}, {"roots": [UPPER_ROOT]}),
 ]
 
 
