@@ -3,8 +3,10 @@ that ``CONFIG://lab`` and ``config://lab`` name one resource. The registry folds
 template's scheme once when it is compiled; subscriptions (``resources/subscribe``, ``unsubscribe``, a 2026
 ``subscriptions/listen``) are matched on the folded form too, in the server and in the shared state store.
 The rest of a URI is compared exactly. Here, below the server and the state store, so that both can use it.
+:func:`bad_escape` finds a ``%`` that does not begin a percent-escape (RFC 3986 § 2.1), which a template's
+values could not be decoded through.
 
-Source: RFC 3986 § 3.1 (Scheme).
+Source: RFC 3986 § 2.1 (Percent-Encoding), § 3.1 (Scheme).
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 import re
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*")
+_BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 
 
 def fold_scheme(uri: str) -> str:
@@ -23,3 +26,12 @@ def fold_scheme(uri: str) -> str:
     if colon < 1 or scheme.islower() or not _SCHEME.fullmatch(scheme):
         return uri
     return scheme.lower() + uri[colon:]
+
+
+def bad_escape(uri: str) -> str | None:
+    """The first ``%`` of ``uri`` not followed by two hexadecimal digits, with what follows it (``"%ZZ"``,
+    ``"%4"``, ``"%"`` at the end); None when every ``%`` begins a percent-escape."""
+    if "%" not in uri:
+        return None
+    found = _BAD_ESCAPE.search(uri)
+    return None if found is None else uri[found.start():found.start() + 3]

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from typing import Any
 
 __all__ = ["from_text"]
@@ -37,7 +38,11 @@ def _one(text: str, kind: str, schema: dict[str, Any]) -> Any:
     if kind == "integer":
         if not _INTEGER.fullmatch(text.strip()):
             raise ValueError(f"{_show(text)} is not an integer")
-        return int(text)
+        try:
+            return int(text)
+        except ValueError:  # Python's guard against huge int texts: its message names its own knob
+            raise ValueError(f"{_show(text)} is an integer too long to read: at most "
+                             f"{sys.get_int_max_str_digits()} digits") from None
     if kind == "number":
         try:
             number = float(text)
@@ -64,8 +69,14 @@ def _one(text: str, kind: str, schema: dict[str, Any]) -> Any:
     return text
 
 
+SHOWN_CHARACTERS = 60
+"""How much of a value an error text names back, at most (a URI may be 8192 characters long)."""
+
+
 def _show(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    cut = text[:SHOWN_CHARACTERS]
+    shown = '"' + cut.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return shown if cut == text else shown[:-1] + '..."'
 
 
 def from_text(text: str, schema: dict[str, Any] | None) -> Any:

@@ -16,6 +16,7 @@ MCP 2025-11-25, Server § Resources § Resource Templates and § Error Handling.
 from __future__ import annotations
 
 import json
+import sys
 
 import anyio
 import pytest
@@ -225,3 +226,29 @@ async def test_subscribe_refuses_what_read_refuses_with_the_same_error(uri: str,
             assert errors[0][1].startswith(says)
             await client.subscribe_resource("q://search?q=a&limit=2")  # what read takes, subscribe takes
     assert searched == []  # checking a subscription never calls the function
+
+
+@pytest.mark.parametrize(("uri", "bad"), [("file://data/a%ZZ.txt", "%ZZ"), ("q://search?q=50%", "%"),
+                                          ("exp://a/%4g", "%4g")])
+def test_a_percent_that_begins_no_escape_is_32602_naming_it(uri: str, bad: str) -> None:
+    """Trial22 F6: ``%ZZ`` reached the function as it was, beside values that were decoded."""
+    server, searched = build()
+    with in_memory(server) as client, pytest.raises(RpcError) as refused:
+        client.read_resource(uri)
+    assert refused.value.code == INVALID_PARAMS
+    assert f': "{bad}" is not a percent-escape (% and two hexadecimal digits); write a % itself as %25' in (
+        refused.value.message)
+    assert refused.value.data["uri"] == uri
+    assert searched == []
+
+
+def test_an_integer_too_long_to_read_says_so_in_the_users_words() -> None:
+    """Trial22 F6: the message was Python's own, naming ``sys.set_int_max_str_digits()``."""
+    server, _ = build()
+    with in_memory(server) as client, pytest.raises(RpcError) as refused:
+        client.read_resource("q://search?limit=" + "9" * 5000)
+    assert refused.value.code == INVALID_PARAMS
+    assert refused.value.message == (
+        "Invalid arguments for resource template 'q://search{?q,limit}': limit: \"" + "9" * 60 + '..." is an '
+        f"integer too long to read: at most {sys.get_int_max_str_digits()} digits")
+    assert "sys." not in refused.value.message

@@ -16,7 +16,8 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidParams, ResourceNotFound
-from ...protocol.uris import fold_scheme
+from ...protocol.message_values import show
+from ...protocol.uris import bad_escape, fold_scheme
 from ..calls.context import Context
 from ..calls.invoke import CallRecord, call_function
 from ..registry.registry import list_result
@@ -65,10 +66,17 @@ def found(core: HandlerServices, uri: str) -> tuple[Resource | ResourceTemplate,
     Raises:
         ResourceNotFound: (-32002) nothing answers ``uri``.
         InvalidParams: (-32602) a template variable its parameter cannot take, or a query parameter
-            given more than once (``?q=a&q=b``), naming it.
+            given more than once (``?q=a&q=b``), naming it; a URI matching a template with a ``%`` that
+            begins no percent-escape (``%ZZ``).
     """
     record, values = core.registry.find_resource(uri)
     if isinstance(record, ResourceTemplate):
+        bad = bad_escape(uri)
+        if bad is not None:  # its values would reach the function half decoded
+            raise InvalidParams(
+                f"Invalid URI for resource template '{record.uri_template}': {show(bad)} is not a percent-escape "
+                "(% and two hexadecimal digits); write a % itself as %25",
+                {"uri": uri, "uri_template": record.uri_template})
         return record, record.arguments(values)
     return record, dict(values)
 
