@@ -210,7 +210,9 @@ class Context(LevelMethods):
             message: what to ask.
             requested_schema: a flat object schema of string/number/integer/boolean/enum
                 properties; default: one string property ``value``.
-            timeout: seconds to wait.
+            timeout: seconds to wait (default 60). A sync tool holds its worker thread while it
+                waits, so a question left unanswered keeps that worker up to ``timeout``; an
+                ``async def`` tool (``await ctx.elicit(...)``) waits on the event loop and holds none.
             key: the input request's key in 2026-07-28 calls (default ``elicitation_1``, ...).
         Returns:
             The client's result ``{"action": "accept"|"decline"|"cancel", "content"?: {...}}``.
