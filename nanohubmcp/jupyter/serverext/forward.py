@@ -22,7 +22,10 @@ wants a token of its own, send it as ``Authorization: Bearer …`` and Jupyter's
 
 Refusals: a port no kernel of this server registered, or registered by a kernel process that has
 since died (even if Jupyter restarted the kernel under the same id) → 404; a registered kernel whose server
-does not answer → 502. Both as Jupyter's JSON error bodies with a message saying what to do.
+does not answer → 502. Both as Jupyter's JSON error bodies with a message saying what happened and what
+to do. A kernel removes its registration when it exits normally (a restart or shutdown from the notebook),
+so the extension remembers which kernel process each port it forwarded belonged to: a client that comes
+back is told whether that kernel restarted, was shut down, or stopped its server, and what to run again.
 """
 
 from __future__ import annotations
@@ -74,6 +77,33 @@ _UPSTREAM = HTTP1ConnectionParameters(
     # here, so a long event stream is not cut at Tornado's default 100 MB body limit.
     max_body_size=1 << 62,
 )
+
+
+_RERUN = (
+    "run `%load_ext nanohubmcp` and the cells that start the server (its %%mcp_tool cells, or the "
+    "server.run() cell) again, then use the URL %mcp url shows and, unless you set the token yourself, "
+    "the new token %mcp token (or print(server.token)) shows"
+)
+_NEVER = (
+    "no notebook kernel of this Jupyter server serves MCP on port {port}: start the server in the notebook "
+    "(a %%mcp_tool cell, %mcp start or server.run()) and use the URL %mcp url shows; after a kernel restart, "
+    "run `%load_ext nanohubmcp` and those cells again"
+)
+_SHUT_DOWN = (
+    "the notebook kernel that served MCP on port {port} was shut down (its notebook closed or its kernel "
+    "stopped), which ended its MCP server: open the notebook, " + _RERUN
+)
+_RESTARTED = (
+    "the notebook kernel that served MCP on port {port} has died or restarted, which ended its MCP server "
+    "(a restarted kernel starts empty): " + _RERUN
+)
+_STOPPED = (
+    "the notebook's MCP server on port {port} was stopped (%mcp stop, server.stop(), or moved to another "
+    "port) while its kernel runs on: %mcp start (or the server.run() cell) in the notebook starts it again; "
+    "then use the URL %mcp url shows"
+)
+"""The 404 messages of a port no kernel serves now: never registered, its kernel shut down, restarted, or alive
+with its server stopped (``{port}`` filled in)."""
 
 
 def _connection_headers(headers: httputil.HTTPHeaders) -> set[str]:
@@ -130,8 +160,9 @@ class ForwardHandler(APIHandler):
 
     auth_resource = "kernels"
 
-    def initialize(self, runtime_dir: str) -> None:
+    def initialize(self, runtime_dir: str, served: dict[int, dict[str, Any]]) -> None:
         self.runtime_dir = runtime_dir
+        self.served = served  # port -> the last registration forwarded to (shared by every request)
         self.relayed_headers = False
         self._upstream: iostream.IOStream | None = None
         self._client_gone = False
@@ -154,20 +185,23 @@ class ForwardHandler(APIHandler):
             raise web.HTTPError(404, f"{port} is not a TCP port")
         found = registry.read_port(self.runtime_dir, port)
         if found is None or found["kernel_id"] not in self.kernel_manager:
-            raise web.HTTPError(
-                404,
-                f"no notebook kernel of this Jupyter server serves MCP on port {port}: start the server in "
-                "the notebook (a %%mcp_tool cell, %mcp start or server.run()) and use the URL %mcp url shows",
-            )
+            raise web.HTTPError(404, self._not_served(port, found or self.served.get(port)))
         if not self._registered_by_running_process(found):
             # The kernel died (and may have been restarted under the same id): its port is free for any
             # process to take, which would then get the client's token and answer in the notebook's name.
             registry.remove_if_owned(registry.port_path(self.runtime_dir, port), "pid", found.get("pid"))
-            raise web.HTTPError(
-                404,
-                f"the notebook kernel that served MCP on port {port} has died or restarted: run the server's "
-                "cell again (or %mcp start) in the notebook and use the URL %mcp url shows",
-            )
+            raise web.HTTPError(404, _RESTARTED.format(port=port))
+        self.served[port] = found
+
+    def _not_served(self, port: int, last: dict[str, Any] | None) -> str:
+        """Why no kernel serves ``port`` now, from ``last``, its last registration (None: never seen)."""
+        if last is None:
+            return _NEVER.format(port=port)
+        if last["kernel_id"] not in self.kernel_manager:
+            return _SHUT_DOWN.format(port=port)
+        if not self._registered_by_running_process(last):
+            return _RESTARTED.format(port=port)
+        return _STOPPED.format(port=port)
 
     def _registered_by_running_process(self, found: dict[str, Any]) -> bool:
         """Whether the registration's pid is the live process of its kernel now.
@@ -276,11 +310,12 @@ def install(serverapp: ServerApp) -> None:
     base_url = web_app.settings["base_url"]
     runtime_dir = serverapp.runtime_dir
     root = url_path_join(base_url, registry.ROUTE)
+    served: dict[int, dict[str, Any]] = {}
     web_app.add_handlers(
         ".*$",
         [
             (root + "/?", InfoHandler),
-            (root + r"/(\d{1,5})(/.*)?", ForwardHandler, {"runtime_dir": runtime_dir}),
+            (root + r"/(\d{1,5})(/.*)?", ForwardHandler, {"runtime_dir": runtime_dir, "served": served}),
         ],
     )
     pid = os.getpid()
