@@ -16,8 +16,10 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -67,6 +69,20 @@ def wait_until_answered(server: MCPServer, session_id: str, event_id: str, timeo
         return stream is not None and stream.done
 
     wait_until(answered, f"the call on stream {stream_id} of session {session_id} was answered", timeout)
+
+
+@contextlib.contextmanager
+def serve_handler(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """Serve a standard-library request ``handler`` (a stand-in for another party's server) on
+    127.0.0.1:<free port> from a thread; yields its origin (``http://127.0.0.1:<port>``)."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
 
 
 @contextlib.contextmanager

@@ -27,6 +27,7 @@ from .discovery import AICatalogHandler, MCPCatalogHandler, ServerCardHandler
 from .documents import DiscoveryHandler, NotFoundHandler, OpenAPIHandler, ProtectedResourceHandler, RootHandler
 from .health import HealthHandler
 from .http_server import LimitedApplication
+from .redaction import is_secret_query_name
 from .rest import RestToolHandler
 from .served import ServedServer
 from .sse import LegacyMessagesHandler, LegacySSEHandler
@@ -72,15 +73,9 @@ def make_app(server: ServedServer, config: TransportConfig) -> tornado.web.Appli
 _ACCESS = logging.getLogger("nanohubmcp.access")
 
 
-SECRET_QUERY_NAMES = frozenset({"token", "access_token", "id_token", "refresh_token", "api_key", "apikey", "key",
-                                 "password", "secret", "code", "client_secret"})
-"""Query parameters whose values the access log never writes (also any name holding ``token`` or
-``secret``): a Jupyter ``?token=`` reaching the server through a proxy route, an OAuth code."""
-
-
 def redacted_uri(uri: str) -> str:
     """``uri`` as the access log writes it: the value of a query parameter that is a credential
-    (:data:`SECRET_QUERY_NAMES`, or a name holding ``token``/``secret``) becomes ``<redacted>``,
+    (:func:`.redaction.is_secret_query_name`) becomes ``<redacted>``,
     and a legacy ``session_id`` (the capability to post into that session) its digest."""
     path, mark, query = uri.partition("?")
     if not mark:
@@ -91,7 +86,7 @@ def redacted_uri(uri: str) -> str:
         lowered = unquote_plus(name).lower()
         if eq and lowered == "session_id":
             item = f"{name}=#{session_digest(unquote_plus(value))}"
-        elif eq and (lowered in SECRET_QUERY_NAMES or "token" in lowered or "secret" in lowered):
+        elif eq and is_secret_query_name(lowered):
             item = f"{name}=<redacted>"
         parts.append(item)
     return f"{path}?{'&'.join(parts)}"

@@ -12,15 +12,14 @@ import re
 import socket
 import subprocess
 import sys
-import threading
 import urllib.request
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from support import wait_until
+from support import serve_handler, wait_until
 
 pytestmark = pytest.mark.timeout(90)
 
@@ -61,13 +60,8 @@ class Receiver(BaseHTTPRequestHandler):
 @pytest.fixture
 def collector() -> Iterator[str]:
     Receiver.received = []
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    finally:
-        httpd.shutdown()
+    with serve_handler(Receiver) as origin:
+        yield origin
 
 
 def exported_spans() -> list[Any]:

@@ -32,8 +32,13 @@ The package, one concern a module: :mod:`.options` (what the command line asks f
 :mod:`.exchange` (one HTTP request and its streamed response), :mod:`.session` (the MCP session
 relayed between the two sides), :mod:`.response_stream` (one request's SSE response and its
 resumption), :mod:`.headers` (the 2026-07-28 request headers), :mod:`.renewal` (a new session when
-the server forgot the old one), :mod:`.stdio` (the client's stdin and stdout, and the process's
-life).
+the server forgot the old one), :mod:`.refusal` (what a refused request's answer said, e.g. the
+Jupyter server extension's word that a notebook's server stopped), :mod:`.stdio` (the client's stdin
+and stdout, and the process's life).
+
+What the bridge prints on stderr and answers its client shows no credential: the URL's ``?token=``
+(a Jupyter token), a password in it, and the ``--token``/``--header``/``--cookie`` values appear as
+``***``. A URL or token still holding a placeholder (``<your Jupyter token>``) is refused at start.
 """
 
 from __future__ import annotations

@@ -13,6 +13,8 @@ from tornado.http1connection import HTTP1Connection, HTTP1ConnectionParameters
 from tornado.iostream import IOStream, StreamClosedError
 from tornado.tcpclient import TCPClient
 
+from ..redaction import redact, secrets_of
+
 CONNECT_TIMEOUT = 15.0
 """Seconds to open a connection to the server."""
 
@@ -71,7 +73,8 @@ class Exchange(httputil.HTTPMessageDelegate):
         """Send the request and read the whole response (an SSE body event by event).
 
         Raises:
-            HTTPFailure: no connection, or it broke before a response began.
+            HTTPFailure: no connection, or it broke before a response began (its message shows no
+                credential of ``url`` or ``headers``).
         """
         parts = urlsplit(url)
         secure = parts.scheme == "https"
@@ -86,7 +89,8 @@ class Exchange(httputil.HTTPMessageDelegate):
             )
         except (OSError, StreamClosedError, asyncio.TimeoutError, ssl.SSLError) as exc:
             reason = getattr(exc, "real_error", None) or exc  # Tornado wraps the OS error in "Stream is closed"
-            raise HTTPFailure(f"cannot connect to {parts.netloc}: {reason} (is the server running?)") from None
+            text = f"cannot connect to {parts.netloc}: {reason} (is the server running?)"
+            raise HTTPFailure(redact(text, secrets_of(url, headers))) from None
         sent = httputil.HTTPHeaders(headers)
         sent["Host"] = parts.netloc
         sent["Connection"] = "close"
@@ -104,7 +108,8 @@ class Exchange(httputil.HTTPMessageDelegate):
             await connection.read_response(self)
         except (StreamClosedError, httputil.HTTPInputError, OSError) as exc:
             if self.status == 0:
-                raise HTTPFailure(f"{method} {url} failed: {exc or type(exc).__name__}") from None
+                text = f"{method} {url} failed: {exc or type(exc).__name__}"
+                raise HTTPFailure(redact(text, secrets_of(url, headers))) from None
         finally:
             connection.close()
         return self

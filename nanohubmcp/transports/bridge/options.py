@@ -6,16 +6,21 @@ POST's ``Accept`` header: ``text/event-stream`` alone for a jupyter-server-proxy
 (``…/proxy/<port>/…``), which streams a reply only to a request accepting exactly that and holds
 any other reply until the call ends (progress would arrive with the result, and an elicitation
 mid-call would time out); both types elsewhere, as the specification asks.
+
+Nothing the bridge prints or answers shows a credential: :meth:`BridgeOptions.shown` is what every
+message naming the URL, or quoting the server, goes through (``…/mcp?token=***``). A URL, token,
+header or cookie still holding a placeholder of the docs or of a notebook's status (``<your Jupyter
+token>``, ``<the token %mcp token shows>``) is refused at start, saying what to put there.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
-from urllib.parse import parse_qsl, urlsplit
+from urllib.parse import unquote, urlsplit
 
 from ...errors import ConfigurationError, UsageError
+from ..redaction import PLACEHOLDER, redact, secrets_of
 
 _JUPYTER_PROXY_ROUTE = re.compile(r"/proxy/\d{1,5}/")
 """A jupyter-server-proxy route in a URL's path: ``<Jupyter base URL>proxy/<port>/``."""
@@ -23,12 +28,44 @@ SSE_ONLY = "text/event-stream"
 """The POST ``Accept`` for a jupyter-server-proxy route (see the module docstring)."""
 
 
+_REPLACE_WITH = {
+    "<your Jupyter token>": "the Jupyter server's own token (`jupyter server list`, in a terminal of the "
+                            "notebook's session, shows the server's URL with its token=)",
+    "<the token %mcp token shows>": "the token `%mcp token` shows in the notebook (a new one after each kernel "
+                                    "restart, unless NanohubMCP.token sets it)",
+    "<the token print(server.token) shows>": "the token `print(server.token)` shows in the notebook",
+}
+"""What each placeholder this package writes stands for."""
+
+
+def placeholder_left(value: str, what: str) -> str | None:
+    """The sentence saying that ``value`` (``what`` names it) still holds a placeholder (``<...>``, also
+    percent-encoded) and what replaces it, or None when it holds none."""
+    found = PLACEHOLDER.search(value) or PLACEHOLDER.search(unquote(value))
+    if found is None:
+        return None
+    placeholder = found.group(0)
+    meaning = _REPLACE_WITH.get(placeholder, "the value it stands for")
+    return (f"{what} still holds the placeholder {placeholder} from the docs or the notebook's status: "
+            f"replace it, angle brackets included, with {meaning}")
+
+
+def refuse_placeholder(value: str, what: str, error: type[Exception]) -> None:
+    """Raise ``error`` when ``value`` still holds a placeholder (:func:`placeholder_left`): the bridge
+    would otherwise send it and get an answer that says nothing about it (Jupyter's 403, a 401, a
+    connection error)."""
+    said = placeholder_left(value, what)
+    if said is not None:
+        raise error(said)
+
+
 def endpoint_url(url: str, what: str = "URL") -> str:
     """The server's MCP endpoint that ``url`` names: ``url`` itself when its path ends in ``/mcp`` or
     ``/sse``, else ``url`` with ``mcp`` appended (a base URL, ``http://host:8000/`` or a weber path).
 
     Raises:
-        UsageError: not an http(s) URL with a host and a valid port (``what`` names it).
+        UsageError: not an http(s) URL with a host and a valid port (``what`` names it; a placeholder
+            such as ``<your Jupyter token>``, whose spaces no URL holds, is named).
     """
     parts = urlsplit(url.strip())
     try:
@@ -36,8 +73,10 @@ def endpoint_url(url: str, what: str = "URL") -> str:
     except ValueError:  # not a number, or out of range
         port_ok = False
     if parts.scheme not in ("http", "https") or not parts.hostname or not port_ok or " " in url.strip():
+        refuse_placeholder(url, what, UsageError)
         raise UsageError(
-            f"{what} must be an http:// or https:// URL with a host (like http://127.0.0.1:8000/mcp), got {url!r}")
+            f"{what} must be an http:// or https:// URL with a host (like http://127.0.0.1:8000/mcp), got "
+            f"{redact(url, secrets_of(url))!r}")
     path = parts.path.rstrip("/")
     if not (path.endswith("/mcp") or path.endswith("/sse")):
         return parts._replace(path=f"{path}/mcp").geturl()
@@ -58,6 +97,11 @@ class BridgeOptions:
     headers: dict[str, str] = field(default_factory=dict)
     accept: str = "application/json, text/event-stream"
 
+    def shown(self, text: str) -> str:
+        """``text`` as the bridge may print it: every credential of the URL (``?token=``, a password)
+        and of the headers (``--token``, ``--header``, ``--cookie``) replaced by ``***``."""
+        return redact(text, secrets_of(self.url, self.headers))
+
     @classmethod
     def from_arguments(
         cls, url: str, *, headers: list[str], cookies: list[str], token: str | None = None
@@ -68,10 +112,13 @@ class BridgeOptions:
         A base URL (``http://host:8000/`` or a weber path) gets ``mcp`` appended.
 
         Raises:
-            UsageError: a URL that is not http(s), a header without a colon, a cookie without ``=``.
+            UsageError: a URL that is not http(s), a header without a colon, a cookie without ``=``; a
+                URL, header or cookie that still holds a placeholder (``<your Jupyter token>``).
             ConfigurationError: a header value (the token's too, which may come from ``$MCP_TOKEN``)
-                with a control character, an ``Authorization`` header together with a token.
+                with a control character, a token that is still a placeholder, an ``Authorization``
+                header together with a token.
         """
+        refuse_placeholder(url, "the URL", UsageError)
         url = endpoint_url(url)
         sent: dict[str, str] = {}
         for header in headers:
@@ -90,8 +137,13 @@ class BridgeOptions:
             raise ConfigurationError(
                 "both --header 'Authorization: ...' and --token (or $MCP_TOKEN) set the Authorization header; "
                 "give only one of them")
+        refuse_placeholder(token, "the token (MCP_TOKEN, --token or --token-file)", ConfigurationError)
         if token:
             sent["Authorization"] = f"Bearer {token}"
+        for header in headers:
+            refuse_placeholder(header, "--header", UsageError)
+        for cookie in jar:
+            refuse_placeholder(cookie, "--cookie", UsageError)
         for name, value in sent.items():
             if not value.isprintable():
                 raise ConfigurationError(
@@ -101,37 +153,6 @@ class BridgeOptions:
         if _JUPYTER_PROXY_ROUTE.search(urlsplit(url).path):
             return cls(url=url, headers=sent, accept=SSE_ONLY)
         return cls(url=url, headers=sent)
-
-
-_JUPYTER_ROUTE = re.compile(r"/(?:proxy|nanohubmcp)/\d{1,5}/")
-"""A route through a Jupyter server to a notebook's MCP server (jupyter-server-proxy's, or the extension's)."""
-
-
-def jupyter_refusal(url: str, status: int, body: str) -> str | None:
-    """What to tell the user when a Jupyter server, not the MCP server, refused a request to ``url``
-    (403 with Jupyter's XSRF message, or Jupyter's ``{"message", "reason"}`` error on a route through
-    Jupyter); else None.
-
-    A client that does not send Jupyter's token gets Jupyter's "'_xsrf' argument missing from POST",
-    which says nothing about tokens.
-    """
-    if status != 403:
-        return None
-    try:
-        reply = json.loads(body)
-    except ValueError:
-        reply = None
-    jupyter_shaped = isinstance(reply, dict) and set(reply) == {"message", "reason"}
-    parts = urlsplit(url)
-    if "_xsrf" not in body and not (jupyter_shaped and _JUPYTER_ROUTE.search(parts.path)):
-        return None
-    said = reply["message"] if jupyter_shaped else " ".join(body.split())[:200]
-    if "token" in dict(parse_qsl(parts.query)):
-        return (f"the Jupyter server at {parts.netloc} refused the token in the URL (it said: {said}): put that "
-                "Jupyter server's own token in ?token= (`jupyter server list` shows it)")
-    return (f"the Jupyter server at {parts.netloc} refused the request (it said: {said}): a URL through Jupyter "
-            "needs Jupyter's own token in it, .../mcp?token=<Jupyter token> (the MCP server's token stays in "
-            "MCP_TOKEN)")
 
 
 def legacy_url(url: str) -> str:

@@ -25,7 +25,8 @@ from ..headers import MCP_PROTOCOL_VERSION_HEADER, MCP_SESSION_ID_HEADER
 from ..lines import LineWriter, TooLong, too_long_response
 from .exchange import Exchange, HTTPFailure
 from .headers import Mark, modern_headers
-from .options import BridgeOptions, jupyter_refusal, legacy_url
+from .options import BridgeOptions, legacy_url
+from .refusal import jupyter_message, jupyter_refusal, refused_by_jupyter, server_said
 from .renewal import renew
 from .response_stream import MAX_RECONNECTS, RECONNECT_SECONDS, ResponseStream
 
@@ -64,7 +65,9 @@ class Bridge:
         self._learn(message)
 
     def fail(self, request_id: Any, text: str) -> None:
-        """Answer the client's request with an error (the server could not)."""
+        """Answer the client's request with an error (the server could not), and say it on stderr;
+        neither shows a credential (:meth:`~.options.BridgeOptions.shown`)."""
+        text = self.options.shown(text)
         log.warning("%s", text)
         if request_id is not None:
             self.emit(error_response(InternalError(text), request_id))
@@ -150,9 +153,13 @@ class Bridge:
         if exchange.status == 404 and sent_session and not renewed and await renew(self, sent_session):
             await self.post(body, message, request_id, renewed=True)
             return
-        if exchange.status in (404, 405) and self.session_id is None and self.version is None and modern is None:
+        if (
+            exchange.status in (404, 405) and self.session_id is None and self.version is None and modern is None
+            and not refused_by_jupyter(self.options.url, exchange.body.decode("utf-8", errors="replace"))
+        ):
             # Not a Streamable HTTP endpoint: a 2024-11-05 server (MCP 2025-03-26, Transports §
-            # Backwards compatibility).
+            # Backwards compatibility). Jupyter's own 404 (the extension's: no notebook server on that
+            # port) is not: its message is what the client needs.
             self.legacy = True
             self.options.url = legacy_url(self.options.url)
             await self.post_legacy(body, request_id)
@@ -180,23 +187,20 @@ class Bridge:
             if isinstance(reply, list) or "result" in reply or ("error" in reply and reply.get("id") is not None):
                 self.emit(reply)
                 return
+        body = text.decode("utf-8", errors="replace")
+        where = f"HTTP {exchange.status} {exchange.reason} from {self.options.url}"
         if exchange.status == 404 and self.session_id:
             self.session_id = None
-            self.fail(
-                request_id,
-                "the server no longer knows this session (it restarted or the session "
-                "expired); restart the client's connection to start a new one",
-            )
-            return
-        refusal = jupyter_refusal(self.options.url, exchange.status, text.decode("utf-8", errors="replace"))
-        if refusal is not None:
-            self.fail(request_id, f"HTTP {exchange.status} {exchange.reason} from {self.options.url}: {refusal}")
-            return
-        snippet = " ".join(text.decode("utf-8", errors="replace").split())[:200]
-        self.fail(
-            request_id,
-            f"HTTP {exchange.status} {exchange.reason} from {self.options.url}" + (f": {snippet}" if snippet else ""),
-        )
+            if jupyter_message(body) is None:
+                self.fail(
+                    request_id,
+                    "the server no longer knows this session (it restarted or the session "
+                    "expired); restart the client's connection to start a new one",
+                )
+                return
+        refusal = jupyter_refusal(self.options.url, exchange.status, body)
+        said = refusal or server_said(body)
+        self.fail(request_id, where + (f": {said}" if said else ""))
 
     def relay_event(self, event: dict[str, str]) -> Any:
         """Relay one SSE event's message to the client; returns the message (None for none)."""
@@ -206,7 +210,7 @@ class Bridge:
         try:
             message = json.loads(data)
         except ValueError:
-            log.warning("the server sent an event that is not JSON: %.200s", data)
+            log.warning("%s", self.options.shown(f"the server sent an event that is not JSON: {data[:200]}"))
             return None
         self.emit(message)
         return message
@@ -293,11 +297,12 @@ class Bridge:
         def ended(task: asyncio.Future[Any]) -> None:
             if not found.done():
                 error = task.exception() if not task.cancelled() else None
+                said = server_said(exchange.body.decode("utf-8", errors="replace"))
                 found.set_exception(
                     error
                     or HTTPFailure(
                         f"GET {self.options.url} answered HTTP {exchange.status} {exchange.reason} without an "
-                        "endpoint event: is this an MCP server's URL?"
+                        "endpoint event: is this an MCP server's URL?" + (f" It said: {said}" if said else "")
                     )
                 )
             elif not self.done.is_set():

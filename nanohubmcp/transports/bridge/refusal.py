@@ -1,0 +1,70 @@
+"""What the bridge tells its client about a request the server, or a Jupyter server before it, refused.
+
+Owns the reading of an error response's body: :func:`server_said` (its text, bounded: the ``message``
+of Jupyter's JSON error — this package's Jupyter server extension says there why a notebook's server
+cannot be reached and what to run again — else the body without markup), :func:`refused_by_jupyter`
+(a route through Jupyter answered with Jupyter's error: no MCP server spoke, so the legacy SSE
+fallback has nothing to find) and :func:`jupyter_refusal` (Jupyter's 403, explained). Hiding the
+credentials in what is shown is :meth:`.options.BridgeOptions.shown`'s.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from urllib.parse import parse_qsl, urlsplit
+
+__all__ = ["MAX_SAID_CHARS", "jupyter_message", "jupyter_refusal", "refused_by_jupyter", "server_said"]
+
+MAX_SAID_CHARS = 500
+"""Longest part of an error response's body the bridge repeats (the rest is cut, ``…`` marks it)."""
+_JUPYTER_ROUTE = re.compile(r"/(?:proxy|nanohubmcp)/\d{1,5}/")
+"""A route through a Jupyter server to a notebook's MCP server (jupyter-server-proxy's, or the extension's)."""
+_JUPYTER_ERROR_KEYS = frozenset({"message", "reason", "traceback"})
+_MARKUP = re.compile(r"<[^>]{0,200}>")
+
+
+def jupyter_message(body: str) -> str | None:
+    """The ``message`` of Jupyter's JSON error reply (``{"message": ..., "reason": ...}``), else None."""
+    try:
+        reply = json.loads(body)
+    except ValueError:
+        return None
+    if not (isinstance(reply, dict) and "message" in reply and set(reply) <= _JUPYTER_ERROR_KEYS):
+        return None
+    message = reply["message"]
+    return message.strip() if isinstance(message, str) and message.strip() else None
+
+
+def server_said(body: str) -> str:
+    """What an error response's ``body`` says, on one line of at most :data:`MAX_SAID_CHARS`: the
+    message of Jupyter's JSON error, else the text with HTML tags dropped ("" for an empty body)."""
+    said = jupyter_message(body) or _MARKUP.sub(" ", body)
+    said = " ".join(said.split())
+    return said if len(said) <= MAX_SAID_CHARS else said[: MAX_SAID_CHARS - 1] + "…"
+
+
+def refused_by_jupyter(url: str, body: str) -> bool:
+    """Whether ``body`` is Jupyter's JSON error answering a route through Jupyter (``url``): the Jupyter
+    server answered, not an MCP server (the extension's 404 for a notebook server that stopped)."""
+    return bool(_JUPYTER_ROUTE.search(urlsplit(url).path)) and jupyter_message(body) is not None
+
+
+def jupyter_refusal(url: str, status: int, body: str) -> str | None:
+    """What to tell the user when a Jupyter server, not the MCP server, refused a request to ``url``
+    (403 with Jupyter's XSRF message, or Jupyter's ``{"message", "reason"}`` error on a route through
+    Jupyter); else None.
+
+    A client that does not send Jupyter's token gets Jupyter's "'_xsrf' argument missing from POST",
+    which says nothing about tokens.
+    """
+    if status != 403 or ("_xsrf" not in body and not refused_by_jupyter(url, body)):
+        return None
+    said = server_said(body)
+    parts = urlsplit(url)
+    if "token" in dict(parse_qsl(parts.query)):
+        return (f"the Jupyter server at {parts.netloc} refused the token in the URL (it said: {said}): put that "
+                "Jupyter server's own token in ?token= (`jupyter server list` shows it)")
+    return (f"the Jupyter server at {parts.netloc} refused the request (it said: {said}): a URL through Jupyter "
+            "needs Jupyter's own token in it, .../mcp?token=<Jupyter token> (the MCP server's token stays in "
+            "MCP_TOKEN)")

@@ -1,0 +1,95 @@
+"""Credentials kept out of what is printed: which query parameters and headers hold one, and text with them hidden.
+
+Owns :data:`SECRET_QUERY_NAMES` and :func:`is_secret_query_name` (the server's access log writes no such
+value: :func:`.routes.redacted_uri`), and, for a client that prints what it sends to (the stdio↔HTTP
+bridge), :func:`secrets_of` (the credentials in a URL and a request's headers) and :func:`redact` (text
+with each of them replaced by ``***``: ``…/mcp?token=***``, ``http://user:***@host/``, ``Bearer ***``).
+Imports nothing but the standard library, so the bridge uses it without loading the server's side.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from urllib.parse import unquote, urlsplit
+
+__all__ = ["MASK", "PLACEHOLDER", "SECRET_QUERY_NAMES", "is_secret_query_name", "redact", "secrets_of"]
+
+MASK = "***"
+"""What a credential is shown as."""
+SECRET_QUERY_NAMES = frozenset({"token", "access_token", "id_token", "refresh_token", "api_key", "apikey", "key",
+                                "password", "secret", "code", "client_secret"})
+"""Query parameters whose values are never written (also any name holding ``token`` or ``secret``):
+a Jupyter ``?token=`` reaching the server through a proxy route, an OAuth code."""
+_SECRET_HEADER_WORDS = ("auth", "cookie", "token", "secret", "key", "session", "password", "credential", "signature")
+"""A header whose (lower-case) name holds one of these carries a credential (``Authorization``,
+``Cookie``, ``X-API-Key``, ``Mcp-Session-Id``...)."""
+PLACEHOLDER = re.compile(r"<[^<>]{1,80}>")
+"""A placeholder as the docs and a notebook's status write one (``<your Jupyter token>``): no credential."""
+_ISOLATED_BELOW = 8
+"""A credential shorter than this is hidden only where it stands alone (not inside a longer word),
+so that ``?token=1`` does not turn every ``1`` of a message into ``***``."""
+
+
+def is_secret_query_name(name: str) -> bool:
+    """Whether the query parameter ``name`` (decoded) holds a credential (:data:`SECRET_QUERY_NAMES`)."""
+    lowered = name.lower()
+    return lowered in SECRET_QUERY_NAMES or "token" in lowered or "secret" in lowered
+
+
+def secrets_of(url: str, headers: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """The credentials that ``url`` and ``headers`` carry, as they may appear in text, longest first.
+
+    From the URL: the password of ``user:password@`` (a bare ``user@``, which may be a token), and the
+    value of each query parameter that :func:`is_secret_query_name` names, or ``session_id`` (the legacy
+    SSE endpoint's capability), each as written and decoded. From the headers: the value of each whose
+    name says it carries a credential (``Authorization``, ``Cookie``, ``X-API-Key``, ...); of an
+    ``Authorization`` header only the credential after its scheme (``Bearer T``), of a ``Cookie`` only
+    each cookie's value, so that what they were stays readable (``Bearer ***``, ``session=***``).
+    """
+    found: set[str] = set()
+    try:
+        parts = urlsplit(url)
+        # A user beside a password is shown (as state URLs show it); a bare one may be a token.
+        found.update(filter(None, (parts.password if parts.password is not None else parts.username,)))
+        for raw in parts.query.split("&"):
+            name, eq, value = raw.partition("=")
+            if eq and (is_secret_query_name(unquote(name)) or unquote(name).lower() == "session_id"):
+                found.update((value, unquote(value.replace("+", " "))))
+    except ValueError:  # an unparsable URL: its text is hidden only through the headers' credentials
+        pass
+    for name, value in (headers or {}).items():
+        lowered = name.lower()
+        if not any(word in lowered for word in _SECRET_HEADER_WORDS):
+            continue
+        credential = value.strip().partition(" ")[2]
+        if "authorization" in lowered and credential.strip():
+            found.add(credential.strip())  # the scheme (Bearer, Basic, token) stays readable
+        elif lowered == "cookie":
+            found.update(cookie.partition("=")[2].strip() for cookie in value.split(";"))
+        else:
+            found.add(value.strip())
+    found.update(unquote(secret) for secret in list(found))
+    # A placeholder left in (``?token=<your Jupyter token>``) is no credential: shown, it says what is wrong.
+    return tuple(sorted((secret for secret in found if secret.strip() and not PLACEHOLDER.fullmatch(secret)),
+                        key=len, reverse=True))
+
+
+def redact(text: str, secrets: Iterable[str]) -> str:
+    """``text`` with every one of ``secrets`` (:func:`secrets_of`) replaced by :data:`MASK`.
+
+    A secret of :data:`_ISOLATED_BELOW` characters or more is replaced wherever it occurs; a shorter
+    one only where it stands alone (no letter, digit or ``_.:/%-`` touches it: ``?token=1`` leaves
+    ``127.0.0.1`` as it is).
+
+    Example:
+        >>> url = "http://127.0.0.1:8888/user/a/nanohubmcp/8000/mcp?token=0123456789abcdef"
+        >>> redact(f"cannot reach {url}", secrets_of(url))
+        'cannot reach http://127.0.0.1:8888/user/a/nanohubmcp/8000/mcp?token=***'
+    """
+    for secret in secrets:
+        if len(secret) >= _ISOLATED_BELOW:
+            text = text.replace(secret, MASK)
+        elif secret:
+            text = re.sub(rf"(?<![\w.:/%-]){re.escape(secret)}(?![\w.:/%-])", MASK, text)
+    return text
