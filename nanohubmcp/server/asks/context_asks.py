@@ -196,7 +196,11 @@ async def _then(asking: Coroutine[Any, Any, Any], check: AnswerCheck) -> Any:
     try:
         answer = await asking
     except BaseException:
-        prepared.add_done_callback(_ignored)  # asking failed or must wait (a 2026 round trip): not needed
+        # Asking failed or must wait (a 2026 round trip): not needed. Cancelled, not left pending: the
+        # thread still runs (a first validator takes seconds), and a loop closed meanwhile (the server
+        # stopped) would log "Task was destroyed but it is pending!" for it.
+        prepared.cancel()
+        prepared.add_done_callback(_ignored)
         raise
     return check.checked(answer, await prepared)
 
