@@ -243,19 +243,24 @@ def call_tool_http(base: str, name: str, arguments: dict[str, Any] | None = None
 
 
 @contextlib.asynccontextmanager
-async def mcp_client(url: str, *, transport: str = "http", **session_options: Any) -> AsyncIterator[Any]:
-    """An initialized official ``mcp`` ClientSession connected to ``url``."""
+async def mcp_client(url: str, *, transport: str = "http", token: str | None = None,
+                     **session_options: Any) -> AsyncIterator[Any]:
+    """An initialized official ``mcp`` ClientSession connected to ``url`` (sending ``Authorization:
+    Bearer token`` when a token is given)."""
     from mcp import ClientSession
 
+    headers = {"Authorization": f"Bearer {token}"} if token else None
     async with contextlib.AsyncExitStack() as stack:
         if transport == "sse":
             from mcp.client.sse import sse_client
 
-            streams = await stack.enter_async_context(sse_client(url, timeout=10, sse_read_timeout=30))
+            streams = await stack.enter_async_context(sse_client(url, headers=headers, timeout=10, sse_read_timeout=30))
         else:
             from mcp.client.streamable_http import streamable_http_client
+            from mcp.shared._httpx_utils import create_mcp_http_client
 
-            streams = await stack.enter_async_context(streamable_http_client(url))
+            client = await stack.enter_async_context(create_mcp_http_client(headers=headers))
+            streams = await stack.enter_async_context(streamable_http_client(url, http_client=client))
         session = await stack.enter_async_context(ClientSession(streams[0], streams[1], **session_options))
         await session.initialize()
         yield session

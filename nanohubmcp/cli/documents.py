@@ -158,7 +158,8 @@ def export_notebook(args: argparse.Namespace) -> int:
     if output.exists() and not args.force and not looks_exported(output.read_text(errors="replace")):
         raise NanohubMCPError(f"{output} exists and is not an earlier export; use --force to replace it")
     _write_atomically(output, script.text)
-    print(f"Wrote {output} ({export_counts(script)}). Run it: python {output}, or start_mcp --app {output}",
+    token = " with MCP_TOKEN set (the token its clients send)" if script.token_required else ""
+    print(f"Wrote {output} ({export_counts(script)}). Run it: python {output}{token}, or start_mcp --app {output}",
           file=sys.stderr)
     for line in script.dropped:
         print(f"  dropped (see the comment in the script): {line}", file=sys.stderr)

@@ -1,9 +1,10 @@
 """The options a script of your own shares with the ``nanohubmcp`` subcommands, checked as they check them.
 
 ``--port N`` (:func:`add_port_option`: else ``$MCP_PORT``, else a default; 0-65535) and
-``--token-file PATH`` / ``--token TOKEN`` (:func:`add_script_token_options`), for the ``argparse``
-parser of a script that serves with ``server.run(port=args.port, token=args.token)`` (an exported
-notebook's ``start_mcp.py`` is one). :func:`port_number` is also the ``--port`` type of the serving
+``--token-file PATH`` / ``--token TOKEN`` (:func:`add_script_token_options`; :func:`required_token`
+when the script must not serve without one), for the ``argparse`` parser of a script that serves with
+``server.run(port=args.port, token=args.token)`` (an exported notebook's ``start_mcp.py`` is one).
+:func:`port_number` is also the ``--port`` type of the serving
 subcommands (:mod:`.parser`). A bad value ends ``parse_args`` as it ends a subcommand's (each
 function says how). The subcommands' parsers themselves are :mod:`.parser`'s.
 """
@@ -14,9 +15,10 @@ import argparse
 import os
 
 from ..auth.token_option import add_token_options
+from ..auth.verifiers import MCP_TOKEN_ENV
 from ..transports.proxy_option import FromEnvironment, named_source
 
-__all__ = ["PORT_VARIABLE", "add_port_option", "add_script_token_options", "port_number"]
+__all__ = ["PORT_VARIABLE", "add_port_option", "add_script_token_options", "port_number", "required_token"]
 
 
 def port_number(text: str) -> int:
@@ -97,3 +99,37 @@ def add_script_token_options(parser: argparse.ArgumentParser, *, help: str | Non
         ```
     """
     add_token_options(parser, help or "bearer token every request must carry", resolve=True)
+
+
+def required_token(parser: argparse.ArgumentParser, token: str | None, *, why: str = "") -> str:
+    """The token a script must serve with: ``token`` (``args.token`` of :func:`add_script_token_options`),
+    else ``$MCP_TOKEN``; with neither (an empty ``$MCP_TOKEN`` reads as unset), one line on stderr
+    saying how to give one, and exit status 2, instead of serving every tool to whoever reaches the port.
+
+    Args:
+        parser: the script's parser (its ``prog`` starts the line).
+        token: the token the options gave, or None.
+        why: why this server requires one, said in the line (e.g. "as the notebook's server did").
+
+    Example:
+        ```python
+        import argparse
+
+        from nanohubmcp import MCPServer
+        from nanohubmcp.cli import add_script_token_options, required_token
+
+        server = MCPServer("calc")
+        parser = argparse.ArgumentParser(prog="start_mcp.py")
+        add_script_token_options(parser)
+        args = parser.parse_args()
+        server.run(token=required_token(parser, args.token))  # no token given: exits 2 saying how to give one
+        ```
+    """
+    environ = os.environ.get(MCP_TOKEN_ENV, "")
+    found = token or (environ if environ.strip() else "")  # as run() reads it; blank is unset
+    if not found:
+        reason = f", {why}" if why else ""
+        parser.exit(2, f"{parser.prog}: error: this server requires a bearer token{reason}: set {MCP_TOKEN_ENV} "
+                    "to a token of your choice (its clients send it), or pass --token-file PATH "
+                    "(a file only you can read)\n")
+    return found

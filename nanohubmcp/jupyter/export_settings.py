@@ -12,7 +12,10 @@ setting accepts). Where they go:
   says how to serve other machines with a token (:meth:`ExportSettings.notes`);
 - path_prefix, allowed_origins and public_url go to ``server.run(...)``;
 - state_url and tracing (which the environment overrides in a notebook) and token (a secret) are
-  left to the script's environment, with a comment naming the variable;
+  left to the script's environment, with a comment naming the variable; as the notebook's server
+  requires a token unless ``token = ''`` turned that off, so does the script run with ``python``:
+  without ``$MCP_TOKEN`` or ``--token-file PATH`` it refuses to start, in one line
+  (:attr:`CommandLine.token_required`);
 - mode and switch_interval are notebook-only.
 
 The cells' code is :mod:`.translate`'s (which reads the ``%config`` lines out of the cells), the
@@ -40,6 +43,7 @@ _NOTE = {"ctor": "applied in MCPServer(...) at the top of the file",
          # In the notebook the environment wins over these two; an argument in the script would win over it.
          "env": "not written into the script, whose environment decides: run it with NANOHUBMCP_{upper} set",
          "secret": "not written into the script (a secret): run it with MCP_TOKEN set",
+         "token off": "no token, as in the notebook: the script serves without one unless MCP_TOKEN is set",
          # The notebook's token is not carried over (a secret): its exposure must not be either.
          "open": "not the default of --host, which stays 127.0.0.1 (the notebook's token is not carried over): "
                  "to serve other machines, run the script with --host {value} and MCP_TOKEN set",
@@ -54,12 +58,14 @@ class SettingRefused(Exception):
 
 @dataclass(frozen=True)
 class CommandLine:
-    """The exported script's ``--host`` and ``--port``: their defaults and help texts."""
+    """The exported script's ``--host`` and ``--port``: their defaults and help texts; and whether it
+    requires a token (``$MCP_TOKEN`` or ``--token-file``), as the notebook's server did."""
 
     host: str
     port: Any
     host_help: str
     port_help: str
+    token_required: bool = True
 
 
 class ExportSettings:
@@ -104,6 +110,8 @@ class ExportSettings:
             return _NOTE["provenance on"], ""
         self.values[setting] = value
         where = "open" if setting == "host" and not is_loopback(str(value)) else _WHERE.get(setting)
+        if setting == "token" and value == "":
+            where = "token off"
         return _NOTE[where].format(setting, upper=setting.upper(), value=value), setting if where == "secret" else ""
 
     def placed(self, where: str) -> dict[str, Any]:
@@ -129,4 +137,10 @@ class ExportSettings:
             host = "127.0.0.1"
         origin = " as in the notebook" if "port" in self.values else ""
         port_help = f"TCP port, 0-65535 (default: $MCP_PORT, else {port}{origin}; 0 = any free port)"
-        return CommandLine(host, port, host_help, port_help)
+        return CommandLine(host, port, host_help, port_help, self.token_required)
+
+    @property
+    def token_required(self) -> bool:
+        """Whether the notebook's server required a token: always, unless ``token = ''`` turned it off
+        (None or unset: ``$MCP_TOKEN``, else a generated one)."""
+        return self.values.get("token") != ""

@@ -6,8 +6,11 @@ The header says where the script came from and how to run it, and carries :data:
 host (127.0.0.1 if other machines reach that one), and without ``--port`` it serves on
 ``$MCP_PORT``, else on the notebook's port (:meth:`.export_settings.ExportSettings.command_line`).
 The port is checked as ``nanohubmcp`` checks ``--port``, by :func:`nanohubmcp.cli.add_port_option`:
-a value outside 0-65535 exits 2 with one line. ``start_mcp --app`` imports the script and runs
-``server`` itself.
+a value outside 0-65535 exits 2 with one line. As the notebook's server requires a bearer token
+(unless ``%config NanohubMCP.token = ''``), so does the script: ``$MCP_TOKEN`` or ``--token-file PATH``
+(:func:`nanohubmcp.cli.add_script_token_options`), else it exits 2 with one line
+(:func:`nanohubmcp.cli.required_token`); the notebook's token itself is never written into it.
+``start_mcp --app`` imports the script and runs ``server`` itself, with the token start_mcp is given.
 """
 
 from __future__ import annotations
@@ -35,20 +38,25 @@ Exported: {day} {marker} {version}. Edit the notebook and export it again
 
 Run it:
     python {file} [--host {host}] [--port {port}]    # or set MCP_PORT
-    start_mcp --app {file}    # on nanoHUB
+    start_mcp --app {file}    # on nanoHUB{token_run}
 """'''
+_TOKEN_RUN = """
+Its clients send a bearer token, as the notebook's server required; the notebook's token is not
+exported: set MCP_TOKEN to a token of your choice (or pass --token-file PATH), else python
+{file} does not start."""
 _FOOTER = '''def _command_line_options(argv=None):
-    """--host and --port of `python this_file.py` (start_mcp --app passes its own)."""
+    """--host, --port and the token of `python this_file.py` (start_mcp --app passes its own)."""
     import argparse
 
-    from nanohubmcp.cli import add_port_option
+    from nanohubmcp.cli import add_port_option, add_script_token_options{token_import}
 
     parser = argparse.ArgumentParser(description={description})
     parser.add_argument("--host", default={host}, help={host_help})
     add_port_option(parser, default={port}, help={port_help})  # a bad --port or $MCP_PORT exits 2
+    add_script_token_options(parser)  # --token-file PATH, else $MCP_TOKEN; an empty --token exits 2
     args = parser.parse_args(argv)
-    port = args.port{zero_note}
-    return {{"host": args.host, "port": port}}
+    port = args.port{zero_note}{token}
+    return {{"host": args.host, "port": port, "token": token}}
 
 
 if __name__ == "__main__":
@@ -61,6 +69,12 @@ _ZERO_PORT_NOTE = '''
               "below; pass --port N or set MCP_PORT for a fixed one.", flush=True)'''
 """Printed by an exported script whose port is the notebook's 0 (any free port)."""
 
+_REQUIRED_TOKEN = '''
+    # The notebook's server required a bearer token; so does this script (without one it exits 2 saying so).
+    token = required_token(parser, args.token, why="as the notebook's server did (its token is not exported)")'''
+_OPTIONAL_TOKEN = '''
+    token = args.token  # None: $MCP_TOKEN, else no token (the notebook turned its token off)'''
+
 
 def frame(settings: ExportSettings, blocks: Sequence[str], futures: Sequence[str], *, source: str, file: str,
           name: str, doc: str, day: datetime.date) -> str:
@@ -69,10 +83,11 @@ def frame(settings: ExportSettings, blocks: Sequence[str], futures: Sequence[str
     ``source``: the notebook's path; ``file``: the script's file name; ``doc``: the notebook's leading
     markdown (else the server's ``name``); ``day``: the export's date."""
     line = settings.command_line()
+    token_run = _TOKEN_RUN.format(file=escape_docstring(file)) if line.token_required else ""
     parts = [
         _HEADER.format(doc=escape_docstring(doc or name), source=escape_docstring(source), day=day.isoformat(),
                        port=line.port, marker=EXPORT_MARKER, version=__version__, file=escape_docstring(file),
-                       host=line.host),
+                       host=line.host, token_run=token_run),
         f"from __future__ import {', '.join(futures)}" if futures else "",
         f"from nanohubmcp import MCPServer\n\nserver = MCPServer({call_arguments([name], settings.placed('ctor'))})",
         *(tidy(block) for block in blocks),
@@ -81,6 +96,8 @@ def frame(settings: ExportSettings, blocks: Sequence[str], futures: Sequence[str
             host_help=literal(line.host_help), port=repr(line.port), port_help=literal(line.port_help),
             run="".join(f", {k}={literal(v)}" for k, v in settings.placed("run").items() if v not in (None, "")),
             zero_note=_ZERO_PORT_NOTE if line.port == 0 else "",
+            token_import=", required_token" if line.token_required else "",
+            token=_REQUIRED_TOKEN if line.token_required else _OPTIONAL_TOKEN,
         ),
     ]
     return "\n\n\n".join(part for part in parts if part.strip()) + "\n"

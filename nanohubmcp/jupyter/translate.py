@@ -95,6 +95,8 @@ class Script:
         sources: the tools of other formats it serves, one ``"<kind> <path>"`` each
             (``"rappture tools/fermi/tool.xml"``, ``"sim2l cooling.ipynb"``; kinds: ``%mcp rappture`` and
             ``%mcp sim2l`` lines), whose tool names are read from those files when the script runs.
+        token_required: ``python`` runs the script only with a token (``$MCP_TOKEN``, ``--token-file``),
+            as the notebook's server required one (False: the notebook set ``token = ''``).
     """
 
     text: str
@@ -106,6 +108,7 @@ class Script:
     formatter: str | None
     notes: tuple[str, ...] = ()
     sources: tuple[str, ...] = ()
+    token_required: bool = True
 
 
 class _Untranslatable(Exception):
@@ -156,7 +159,8 @@ def translate(notebook: Mapping[str, Any], *, source: str = "notebook.ipynb", ou
     compile(text, source, "exec")  # valid whenever every cell is; a failure here is a bug
     found = builder.found
     return Script(text, name, tuple(found["tool"]), tuple(found["resource"]), tuple(found["prompt"]),
-                  tuple(builder.dropped), formatter, builder.settings.notes(), tuple(builder.sources))
+                  tuple(builder.dropped), formatter, builder.settings.notes(), tuple(builder.sources),
+                  builder.settings.token_required)
 
 
 def looks_exported(text: str) -> bool:

@@ -3,10 +3,11 @@
 - ``export(notebook, output)``: run the ``nanohubmcp`` console script (this venv's) and return
   the finished process.
 - ``run_script(path)`` / ``run_start_mcp(path)``: the script as a subprocess (``python FILE
-  --host 127.0.0.1 --port 0``, or ``start_mcp --app FILE`` on a free port), yielding its
-  Streamable HTTP URL; SIGTERM (then SIGKILL) afterwards.
+  --host 127.0.0.1 --port 0`` with ``MCP_TOKEN=SCRIPT_TOKEN``, which an exported script requires as
+  its notebook did, or ``start_mcp --app FILE`` on a free port), yielding its Streamable HTTP URL;
+  SIGTERM (then SIGKILL) afterwards.
 - ``serve_live(kernel, notebook)``: execute every code cell in a real kernel; the kernel's URL.
-- ``describe(url)``: everything a client sees, as plain JSON: initialize result, tools,
+- ``describe(url, token=None)``: everything a client sees, as plain JSON: initialize result, tools,
   resources, templates and prompts, plus one call of every tool (arguments made up from its
   input schema; job tools polled to the end), one read of every resource and one get of every
   prompt. Job ids are replaced by ``<job>``.
@@ -39,6 +40,8 @@ BIN = Path(sys.executable).parent
 START_SECONDS = 30.0
 BANNER = re.compile(r"listening on [^\s:]+:(?P<port>\d+)")
 READY = re.compile(r"Streamable HTTP endpoint: (?P<url>\S+)")
+SCRIPT_TOKEN = "exported-script-test-token"
+"""The ``MCP_TOKEN`` :func:`run_script` gives a script (an exported one does not start without a token)."""
 
 
 def console_script(name: str) -> list[str]:
@@ -107,9 +110,11 @@ def _process(command: list[str], pattern: re.Pattern[str], env: dict[str, str], 
 
 @contextlib.contextmanager
 def run_script(path: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[str]:
-    """``python -u FILE ARGS`` (default ``--host 127.0.0.1 --port 0``); yields the /mcp URL."""
+    """``python -u FILE ARGS`` (default ``--host 127.0.0.1 --port 0``) with ``MCP_TOKEN=SCRIPT_TOKEN``
+    (``env`` adds to or overrides it); yields the /mcp URL."""
     command = [sys.executable, "-u", str(path), *(args or ("--host", "127.0.0.1", "--port", "0"))]
-    with _process(command, BANNER, clean_environment(**(env or {})), path.parent) as banner:
+    environment = clean_environment(**{"MCP_TOKEN": SCRIPT_TOKEN, **(env or {})})
+    with _process(command, BANNER, environment, path.parent) as banner:
         port = int(BANNER.search(banner)["port"])  # type: ignore[index]
         yield f"http://127.0.0.1:{port}/mcp"
 
@@ -196,9 +201,9 @@ async def _call(session: Any, name: str, arguments: dict[str, Any]) -> Any:
     return json.loads(json.dumps({"started": result, "finished": final}).replace(job, "<job>"))
 
 
-async def describe(url: str) -> dict[str, Any]:
+async def describe(url: str, token: str | None = None) -> dict[str, Any]:
     """See the module docstring."""
-    async with mcp_client(url) as session:
+    async with mcp_client(url, token=token) as session:
         tools = (await session.list_tools()).tools
         resources = (await session.list_resources()).resources
         templates = (await session.list_resource_templates()).resource_templates

@@ -16,7 +16,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from export_roundtrip import NOTEBOOKS, describe, export, free_port, run_script, run_start_mcp, serve_live
+from export_roundtrip import (
+    NOTEBOOKS,
+    SCRIPT_TOKEN,
+    describe,
+    export,
+    free_port,
+    run_script,
+    run_start_mcp,
+    serve_live,
+)
 from kernels import run_async
 
 pytestmark = pytest.mark.slow
@@ -76,7 +85,7 @@ def test_the_script_run_with_python_serves_what_the_notebook_serves(
     _cluster_for(name, request)
     expected = live(name)
     with run_script(exported(name)) as url:
-        actual = run_async(describe(url))
+        actual = run_async(describe(url, token=SCRIPT_TOKEN))
     assert actual == expected
     calls = expected["calls"].values()
     assert expected["tools"]
