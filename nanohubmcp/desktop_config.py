@@ -16,6 +16,8 @@ Shapes (each client's documented configuration file):
 With an app file the client runs ``python -m nanohubmcp run APP --transport stdio``; with ``--url`` it
 runs ``python -m nanohubmcp bridge URL`` to reach a server that is already running (a notebook's, a
 nanoHUB tool's), the token travelling as ``MCP_TOKEN`` in ``env`` rather than on the command line.
+A notebook on a hub shows the bridge entry for the user's desktop instead: ``python3 -m nanohubmcp
+bridge URL`` (:data:`DESKTOP_PYTHON`), since the hub's Python path means nothing there.
 An app whose ``server`` has ``auth=`` takes its caller's token from ``MCP_TOKEN`` over stdio (it does not
 start without one), so its entry carries the token in ``env`` too when one is given.
 """
@@ -31,7 +33,7 @@ from pathlib import Path
 
 from .errors import ConfigurationError, UsageError
 
-__all__ = ["CLIENTS", "DesktopLaunch", "bridge_launch", "config_for", "launch_for"]
+__all__ = ["CLIENTS", "DESKTOP_PYTHON", "DesktopLaunch", "bridge_launch", "config_for", "launch_for"]
 
 CLIENTS = ("claude", "vscode", "cursor")
 """The clients whose configuration shape is known."""
@@ -103,16 +105,25 @@ def launch_for(
     return bridge_launch(url, name, token, variables)
 
 
+DESKTOP_PYTHON = "python3"
+"""The command of a bridge entry for another machine (a desktop reaching a server on a hub): that
+machine's Python, into which its user installed nanohubmcp, not this one's."""
+
+
 def bridge_launch(
     url: str, name: str | None = None, token: str | None = None, env: dict[str, str] | None = None,
+    *, elsewhere: bool = False,
 ) -> DesktopLaunch:
     """The launch of ``nanohubmcp bridge url`` by this Python, ``url`` taken as given (unchecked: a
     notebook's status shows its own URL with a ``<your Jupyter token>`` placeholder in it); ``token``
-    goes into ``env`` as ``MCP_TOKEN``."""
+    goes into ``env`` as ``MCP_TOKEN``. ``elsewhere``: the entry is for another machine (this one is
+    a hub, whose Python path means nothing on the user's desktop), so the command is
+    :data:`DESKTOP_PYTHON`, the desktop's own Python with nanohubmcp installed."""
     variables = dict(env or {})
     if token:
         variables["MCP_TOKEN"] = token
-    return DesktopLaunch(name or "nanohubmcp", sys.executable, ["-m", "nanohubmcp", "bridge", url], variables)
+    python = DESKTOP_PYTHON if elsewhere else sys.executable
+    return DesktopLaunch(name or "nanohubmcp", python, ["-m", "nanohubmcp", "bridge", url], variables)
 
 
 def config_for(launch: DesktopLaunch, client: str = "claude") -> dict[str, object]:

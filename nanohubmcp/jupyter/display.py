@@ -16,7 +16,10 @@ from typing import Any
 
 from ..desktop_config import bridge_launch, config_for
 
-__all__ = ["HINTS", "StatusView", "client_config", "endpoints", "first_line", "python_snippet", "through_jupyter"]
+__all__ = [
+    "DESKTOP_NOTE", "HINTS", "StatusView", "client_config", "endpoints", "first_line", "python_snippet",
+    "through_jupyter",
+]
 
 _ENDPOINTS = (
     ("Streamable HTTP", "mcp"),
@@ -53,6 +56,13 @@ def through_jupyter(mcp_url: str, placeholder: str = JUPYTER_TOKEN_PLACEHOLDER) 
     return f"{mcp_url}{'&' if '?' in mcp_url else '?'}token={placeholder}"
 
 
+DESKTOP_NOTE = (
+    "This entry is for your desktop: its python3 is the Python you install nanohubmcp into there (from a "
+    "checkout: python3 -m pip install -e .), not this hub's; if the client does not find it, give that "
+    "Python's absolute path (python3 -c 'import sys; print(sys.executable)')."
+)
+"""The line under the desktop entry of a server on a hub (whose own Python the desktop does not have)."""
+
 NO_TOKEN = "  Token:      none - anyone who reaches the port can call the tools (NanohubMCP.token = '')"
 """The status line of a server with authorization turned off."""
 
@@ -71,18 +81,20 @@ def endpoints(base_url: str) -> list[tuple[str, str]]:
     return [(label, base_url + path) for label, path in _ENDPOINTS]
 
 
-def client_config(name: str, mcp_url: str, token: str | None = None) -> dict[str, Any]:
+def client_config(name: str, mcp_url: str, token: str | None = None, *, hub: bool = False) -> dict[str, Any]:
     """A ``mcpServers`` entry (Claude Desktop, Cursor) that bridges a stdio-only client to
     ``mcp_url`` with ``nanohubmcp bridge``: stdio to the client, Streamable HTTP to the server.
     The entry is ``nanohubmcp desktop-config --url``'s: ``{"command": <this Python, absolute>,
     "args": ["-m", "nanohubmcp", "bridge", mcp_url]}``, since a desktop client starts it with a bare
-    ``PATH`` where a bare ``nanohubmcp`` is not found.
+    ``PATH`` where a bare ``nanohubmcp`` is not found. With ``hub`` (the kernel runs on a hub, the
+    client on the user's desktop) the command is ``python3``, the desktop's Python into which its
+    user installs nanohubmcp (:data:`DESKTOP_NOTE` says so), as the hub's Python is not there.
 
     With a ``token`` the bridge sends ``Authorization: Bearer <token>``; the token travels in
     ``env`` (``MCP_TOKEN``, which the bridge reads), not in the arguments. ``mcp_url`` is shown
     as given: through Jupyter it ends in ``?token=<your Jupyter token>``, a placeholder to replace.
     """
-    return config_for(bridge_launch(mcp_url, name, token), "claude")
+    return config_for(bridge_launch(mcp_url, name, token, elsewhere=hub), "claude")
 
 
 def python_snippet(mcp_url: str, token: str | None, *, jupyter_token: bool = False) -> str:
@@ -153,7 +165,7 @@ class StatusView:
     def _snippet(self) -> str:
         s = self.status
         token = TOKEN_PLACEHOLDER.format(self.reveal) if s.get("token") else None
-        return json.dumps(client_config(s["name"], self._client_url(), token), indent=2)
+        return json.dumps(client_config(s["name"], self._client_url(), token, hub=bool(s.get("hub"))), indent=2)
 
     def _python(self) -> str:
         s = self.status
@@ -188,6 +200,8 @@ class StatusView:
         if s["running"]:
             lines.append("Client configuration (desktop clients, via nanohubmcp bridge):")
             lines += ["  " + line for line in self._snippet().splitlines()]
+            if s.get("hub"):
+                lines.append(f"  {DESKTOP_NOTE}")
             lines.append("Python client (official SDK):")
             lines += ["  " + line for line in self._python().splitlines()]
         return "\n".join(lines)
@@ -234,7 +248,9 @@ class StatusView:
         if s["running"]:
             parts.append(
                 "<details><summary>Client configuration (desktop clients, via nanohubmcp bridge)</summary>"
-                f"<pre>{esc(self._snippet())}</pre></details>"
+                f"<pre>{esc(self._snippet())}</pre>"
+                + (f"<p>{esc(DESKTOP_NOTE)}</p>" if s.get("hub") else "")
+                + "</details>"
                 "<details><summary>Python client (official SDK)</summary>"
                 f"<pre>{esc(self._python())}</pre></details>"
             )
