@@ -175,7 +175,9 @@ class ServerCommands:
             raise UsageError(f"%mcp call {name}: {exc}") from None
         # The call needs the kernel's loop, which this cell holds: show the answer when it comes.
         shown = display(f"calling {name}... (it runs on the kernel, which this cell holds: its result shows here "
-                        "once the cell has finished, and a value is kept only by r = await server.call_async(...))",
+                        "once the cell has finished, and a value is kept only by "
+                        "r = await current().server.call_async(...), after "
+                        "from nanohubmcp.jupyter.extension import current)",
                         display_id=True)
         task = asyncio.ensure_future(server.call_async(name, arguments))
 

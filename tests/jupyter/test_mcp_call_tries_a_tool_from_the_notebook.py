@@ -70,5 +70,9 @@ def test_mcp_call_shows_results_errors_and_images_as_a_client_gets_them(kernel: 
 
     waiting = kernel.run_ok('%mcp call later {"x": 7}')
     # the cell says why r keeps nothing for a tool on the kernel (trial17 F5: r was None, silently)
-    assert "r = await server.call_async" in waiting.text, waiting.text
+    assert "r = await current().server.call_async" in waiting.text, waiting.text
     kernel.wait_for_text(waiting, "later 7")
+    # trial23 F9: a %%mcp_tool notebook has no `server`; the way the cell names works as written.
+    kept = kernel.run_ok('from nanohubmcp.jupyter.extension import current\n'
+                         'r = await current().server.call_async("later", {"x": 8})\nprint(r.text)')
+    assert kept.stdout.strip() == "later 8", kept.stdout
