@@ -117,6 +117,16 @@ class SharedState(Protocol):
     async def listeners(self) -> list[str]:
         """Sessions that read unrelated messages."""
 
+    async def reader_started(self, session_id: str, reader: str) -> None:
+        """Note that a connection in this process reads ``session_id``'s unrelated-message stream
+        now, naming it ``reader`` (a token unique within this process) for :meth:`reader_ended`."""
+
+    def reader_ended(self, session_id: str, reader: str) -> None:
+        """The reader named ``reader`` stopped (queued; never raises)."""
+
+    async def has_reader(self, session_id: str) -> bool:
+        """Whether a live process reads ``session_id``'s unrelated-message stream now."""
+
     async def subscribers(self, uri: str) -> list[tuple[str, str]]:
         """Sessions subscribed to ``uri`` (its scheme in any case: RFC 3986 § 3.1), each with the URI as it
         subscribed: ``(session id, uri)``."""

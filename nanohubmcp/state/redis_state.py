@@ -12,7 +12,8 @@ Keys, all under ``nanohubmcp:<server name>:`` so two servers on one Redis never 
 - ``sub:<sha-256 of the uri, its scheme in lower case>``: the sessions subscribed to a resource, each
   member ``<session> <the uri as that session subscribed it>`` (a scheme compares in any case, RFC 3986
   § 3.1, and a notification names the URI as subscribed); ``listeners``: sessions reading
-  unrelated messages (a sorted set scored by expiry time);
+  unrelated messages (a sorted set scored by expiry time); ``rd:<session>``: the readers of the
+  session's unrelated-message stream open now (:mod:`~nanohubmcp.state.redis_readers`);
 - ``p:<session>:<request>``: which process waits for a server→client request's answer, until
   its timeout; answers, and invalidations of cached session records, travel on that process's
   channel ``c:<process>`` (Redis pub/sub);
@@ -55,6 +56,7 @@ from ..protocol.uris import fold_scheme
 from .base import Fields, Opened
 from .errors import StateBusy, StateUnavailable
 from .redis_events import EVENT_KEEP, RETRY_SECONDS, RedisEventLogs
+from .redis_readers import StreamReaders
 from .redis_reads import SharedReads
 from .redis_request_state import RedisRequestState
 from .redis_session_cap import SessionCap
@@ -111,6 +113,7 @@ class RedisState:
         self.sessions = RedisSessions(self._guard, self._key, self.process, self.ttl)
         self.cap = SessionCap(self._key, self._key("s", ""))
         self.events = RedisEventLogs(self._guard, self._key, self.ttl, self.shown)
+        self.readers = StreamReaders(self._guard, self._key, self.process, self.ttl)
         self.reads = SharedReads(self._reader_guard, self._guard, self._key("wk", self.process))
         self.request_state = RedisRequestState(functools.partial(connect_sync, url.url), self._key, self._went_down,
                                                self.shown)
@@ -318,6 +321,7 @@ class RedisState:
             for uri in subscriptions:
                 pipe.srem(*self._subscription(uri, session_id))
             pipe.zrem(self._key("listeners"), session_id)
+            pipe.delete(self.readers.key(session_id))
             pipe.xadd(key, {"x": "1", "o": self.process}, maxlen=EVENT_KEEP, approximate=True)
             pipe.expire(key, 60)
 
@@ -351,7 +355,17 @@ class RedisState:
             pipe.zadd(key, {session_id: now + self.ttl})
             pipe.zremrangebyscore(key, "-inf", now)
             pipe.expire(key, self.ttl)
+            pipe.expire(self.readers.key(session_id), self.ttl)  # (a reader's refresh: it still reads)
             await pipe.execute()
+
+    async def reader_started(self, session_id: str, reader: str) -> None:
+        await self.readers.started(session_id, reader)
+
+    def reader_ended(self, session_id: str, reader: str) -> None:
+        self.readers.ended(session_id, reader)
+
+    async def has_reader(self, session_id: str) -> bool:
+        return await self.readers.any(session_id)
 
     async def listeners(self) -> list[str]:
         async with self._guard() as client:

@@ -61,6 +61,16 @@ def ask_when(path: str, ctx: Context) -> str:
     return f"go on: {answer['content']['ok']}"
 
 
+@server.async_tool()
+async def tally(n: int, ctx: Context) -> str:
+    """Count to n as a job (a task), reporting progress and logging each step."""
+    for i in range(n):
+        ctx.report_progress(i + 1, n, f"step {i + 1}")
+        ctx.info(f"tallied {i + 1}")
+        await asyncio.sleep(0.01)
+    return f"tallied to {n} in {os.getpid()}"
+
+
 @server.tool()
 def touch_note(text: str) -> str:
     """Change the note resource (subscribers are told)."""

@@ -23,12 +23,13 @@ import asyncio
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ...errors import ClientRequestError, MissingClientCapability
+from ...errors import ClientRequestError, MissingClientCapability, UnknownComponent
 from ..jobs.record import TASK_JOB
 from ..services import Services
 from .input_requests import ELICIT, EXCHANGE, ROOTS, SAMPLE, InputRequired
 
 if TYPE_CHECKING:
+    from ..jobs.record import Job
     from ..wire.request import RequestContext
     from .request_state import RequestStateCodec
     from .task_inputs import TaskInputs
@@ -109,8 +110,8 @@ async def ask_many(core: AskServices, request: RequestContext, requests: Mapping
     named = normalize(requests)
     if not request.modern:
         keys = list(named)
-        results = await asyncio.gather(*(core.client_requests.ask(
-            request, named[k]["method"], named[k]["params"] or None, timeout) for k in keys))
+        results = await asyncio.gather(*(client_request(
+            core, request, named[k]["method"], named[k]["params"] or None, timeout) for k in keys))
         return dict(zip(keys, results, strict=True))
     wire = {key: _wire(request, body) for key, body in named.items()}
     missing = required_capabilities(request, wire)
@@ -147,7 +148,7 @@ async def ask_one(core: AskServices, request: RequestContext, method: str, param
     in call order, the same on every retry). Raises as :func:`ask_many`.
     """
     if not request.modern:
-        return await core.client_requests.ask(request, method, params, timeout)
+        return await client_request(core, request, method, params, timeout)
     if key is None:
         exchange = request.get(EXCHANGE)
         job = request.get(TASK_JOB)
@@ -156,3 +157,24 @@ async def ask_one(core: AskServices, request: RequestContext, method: str, param
     answers = await ask_many(core, request, {key: {"method": method, "params": params or {}}}, timeout,
                              in_job=in_job)
     return answers[key]
+
+
+async def client_request(core: AskServices, request: RequestContext, method: str, params: dict[str, Any] | None,
+                          timeout: float) -> Any:
+    """The handshake era's server→client request (``ClientRequests.ask``); a 2025-11-25 task is
+    ``input_required`` until it is answered."""
+    asking = core.client_requests.ask(request, method, params, timeout)
+    job = _task_of(core, request)
+    return await (asking if job is None else core.task_inputs.answered(job, asking))
+
+
+def _task_of(core: AskServices, request: RequestContext) -> Job | None:
+    """The 2025-11-25 task ``request`` runs as, or None."""
+    if request.job_id is None:
+        return None
+    owner = request.session.id if request.session is not None else None
+    try:
+        job = core.jobs.get(request.job_id, owner, request.principal)
+    except UnknownComponent:  # expired meanwhile: nothing to tell
+        return None
+    return job if job.as_task else None

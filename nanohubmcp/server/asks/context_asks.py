@@ -91,12 +91,9 @@ class ClientAsks:
         ``check`` (prepared on a worker thread while the client answers) then holds the answer to
         what was asked."""
         self._request.put(ASKED_CLIENT, True)
-        if not self._request.modern:
-            asking = self._core.client_requests.ask(self._request, method, params, timeout)
-        else:
-            from .by_era import ask_one  # 2026-07-28: multi round-trip, or a task's input request
+        from .by_era import ask_one  # server→client (a task's: input_required meanwhile), or 2026-07-28's input
 
-            asking = ask_one(self._core, self._request, method, params, key, timeout, in_job=self._in_job)
+        asking = ask_one(self._core, self._request, method, params, key, timeout, in_job=self._in_job)
         return self._wait(asking if check is None else _then(asking, check), timeout)
 
     def elicit(self, message: str, requested_schema: dict[str, Any] | None, timeout: float, key: str | None) -> Any:

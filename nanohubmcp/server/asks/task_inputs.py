@@ -8,6 +8,9 @@ is refused with -32602 and the task keeps waiting). The task returns to ``workin
 outstanding. Keys are unique over a task's
 lifetime (a reused key gets a ``-2``, ``-3`` suffix on the wire).
 
+A task of 2025-11-25 asks with server→client requests (``ClientRequests``) and is answered like any
+call; while one waits for its answer the task is ``input_required`` too (:meth:`TaskInputs.answered`).
+
 Each change of a task's status (and of its outstanding requests) is stored with its job
 (``JobStore.changed``), so every process sharing the job store answers ``tasks/get`` with it and a
 ``subscriptions/listen`` on any of them is told (``JobStore.follow``). Everything here runs on the
@@ -21,7 +24,8 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from typing import Any
+from collections.abc import Awaitable
+from typing import Any, TypeVar
 
 from ...errors import ClientRequestError, ClientRequestTimeout, InvalidParams
 from ...protocol.client_answers import ELICIT
@@ -29,6 +33,8 @@ from ...protocol.message_values import show
 from ..jobs import service as jobmod
 from .context_asks import AnswerCheck
 from .input_requests import check_response
+
+T = TypeVar("T")
 
 
 def shaped_answers(requests: dict[str, dict[str, Any]], responses: dict[str, Any]) -> dict[str, Any]:
@@ -91,6 +97,8 @@ class TaskInputs:
 
     def __init__(self) -> None:
         self._pending: dict[str, _Pending] = {}
+        self._asking: dict[str, int] = {}
+        """By task of 2025-11-25: how many of its server→client requests wait for an answer."""
 
     # -- reading -------------------------------------------------------------------------
     def outstanding(self, job_id: str) -> dict[str, dict[str, Any]]:
@@ -147,6 +155,30 @@ class TaskInputs:
                 pending.futures.pop(wire, None)
             self._set_status(job, pending)
         return dict(zip(wire_keys, answers, strict=True))
+
+    async def answered(self, job: jobmod.Job, asking: Awaitable[T]) -> T:
+        """A 2025-11-25 task's server→client request, ``asking``, answered: the task is ``input_required``
+        until then (with the others it sends meanwhile), stored with its job so that ``tasks/get``
+        says so on every process sharing the job store (MCP 2025-11-25, Utilities § Tasks, Task
+        Status: ``input_required``)."""
+        self._asking[job.id] = self._asking.get(job.id, 0) + 1
+        self._store_status(job, jobmod.INPUT_REQUIRED)
+        try:
+            return await asking
+        finally:
+            left = self._asking.pop(job.id, 1) - 1
+            if left:
+                self._asking[job.id] = left
+            else:
+                self._store_status(job, jobmod.WORKING)
+
+    @staticmethod
+    def _store_status(job: jobmod.Job, status: str) -> None:
+        if job.status in jobmod.TERMINAL or job.status == status:
+            return
+        job.status = status
+        if job.store is not None:
+            job.store.changed(job)
 
     # -- answering (tasks/update) --------------------------------------------------------
     def deliver(self, job: jobmod.Job, responses: dict[str, Any]) -> None:

@@ -1,9 +1,11 @@
 """Server→client requests of the handshake era: elicitation, sampling, roots.
 
 The request goes out on the stream of the tool call that asked (so it arrives before that call's
-result), and the answer is accepted only from the same session: the pending map lives on the
-session, so a response POSTed under another session never finds it (no session can answer,
-or steal, another's requests).
+result), or, when that call has none (a task, once its ``tools/call`` was answered), on the session's
+GET stream: read in this process, or, with a shared state store, by whichever process holds it (none
+does: the request is refused at once). The answer is accepted only from the same session: the
+pending map lives on the session, so a response POSTed under another session never finds it (no
+session can answer, or steal, another's requests).
 
 Source: MCP 2025-11-25, Client § Elicitation, Sampling, Roots; Transports § Streamable HTTP
 (sending messages to the client).
@@ -86,7 +88,12 @@ class ClientRequests:
         try:
             if replication is not None:
                 await replication.expect(session, request_id, timeout)  # the answer may reach another process
-            if not request.send_related(jsonrpc.request(request_id, method, params)):
+                # No stream here: only the GET stream another process may hold can carry it. Nobody reads
+                # it: refused now, not after the timeout.
+                carried = not request.through_store or await replication.read_elsewhere(session)
+            else:
+                carried = True
+            if not carried or not request.send_related(jsonrpc.request(request_id, method, params)):
                 raise ClientRequestError(
                     f"no stream can carry {method}: send the call with 'Accept: text/event-stream' "
                     "or open the GET stream first")

@@ -9,7 +9,9 @@ logs, so any process can serve them:
 - :class:`RelayStream`, a stream read from the log: the session's stream of unrelated
   messages (GET ``/mcp``, legacy SSE), which every process writes to and the process holding
   the client's connection reads from; or a POST stream resumed on another process. Its event
-  ids are the log's entry ids (``g.<entry id>``), one order for all writers. When the
+  ids are the log's entry ids (``g.<entry id>``), one order for all writers. While it reads the
+  session's unrelated-message stream, the store knows it (``SharedState.reader_started``), so another
+  process writes there what has no stream of its own only when someone reads it. When the
   process that produced a resumed POST stream died before its response, the reader answers
   the request with an error saying so, so the client is never left waiting.
 
@@ -26,6 +28,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import secrets
 from typing import TYPE_CHECKING, Any
 
 from ...protocol import jsonrpc
@@ -151,9 +154,17 @@ class RelayStream(OutboundStream):
         super().close()
 
     async def _read(self, sink: Sink, after_seq: int) -> None:
-        if self.standalone:
-            with contextlib.suppress(StateUnavailable):
-                await self.state.add_listener(self.session_id)
+        mark = _ReaderMark(self.state, self.session_id)
+        try:
+            if self.standalone:
+                with contextlib.suppress(StateUnavailable):
+                    await self.state.add_listener(self.session_id)
+                    await mark.made()
+            await self._read_log(sink, after_seq, mark)
+        finally:
+            mark.drop()
+
+    async def _read_log(self, sink: Sink, after_seq: int, mark: _ReaderMark) -> None:
         quiet = dead = 0
         owner: str | None = None
         request_id: str | int | None = None
@@ -169,7 +180,7 @@ class RelayStream(OutboundStream):
             if not entries:
                 quiet += 1
                 if self.standalone:
-                    if quiet % SESSION_CHECKS == 0 and not await self._session_lives():
+                    if quiet % SESSION_CHECKS == 0 and not await self._session_lives(mark):
                         self._closed_elsewhere()  # deleted, expired, or lost with the store: end the stream
                         return
                     continue
@@ -203,13 +214,14 @@ class RelayStream(OutboundStream):
                 if final:
                     return
 
-    async def _session_lives(self) -> bool:
+    async def _session_lives(self, mark: _ReaderMark) -> bool:
         """Whether the session still exists (its idle clock restarts: an open stream keeps it), and
         keep it among the listeners of unrelated messages."""
         try:
             if await self.state.load_session(self.session_id) is None:
                 return False
             await self.state.add_listener(self.session_id)
+            await mark.made()  # (not yet when the store was away as the reader started)
         except StateUnavailable:
             pass  # cannot tell now: keep reading
         return True
@@ -242,3 +254,28 @@ class RelayStream(OutboundStream):
         self.closed = True
         if callback is not None:
             callback()
+
+
+class _ReaderMark:
+    """One reader of a session's unrelated-message stream, as the store knows it while it reads (so a
+    message for a request with no stream of its own, on any process, is written for it to read)."""
+
+    __slots__ = ("name", "session_id", "state")
+
+    def __init__(self, state: SharedState, session_id: str) -> None:
+        self.state = state
+        self.session_id = session_id
+        self.name: str | None = None
+
+    async def made(self) -> None:
+        """Tell the store (once)."""
+        if self.name is None:
+            # Named before the store is told: a reader cancelled meanwhile still takes its name back.
+            self.name = secrets.token_hex(4)
+            await self.state.reader_started(self.session_id, self.name)
+
+    def drop(self) -> None:
+        """The reader ended: the store forgets it (queued)."""
+        name, self.name = self.name, None
+        if name is not None:
+            self.state.reader_ended(self.session_id, name)

@@ -14,6 +14,9 @@ for as long as it is used there. :class:`Replication` keeps the replicas in step
   process's copy dropped);
 - streams cross processes (:mod:`.relay_streams`); server→client requests are answered on any
   process: the answer is relayed to the process waiting for it (Redis pub/sub);
+- a message related to a request with no stream of its own (a task's progress, log messages and
+  questions, once its ``tools/call`` was answered) goes to the session's GET stream whichever process
+  holds it: written to that stream's log while the store knows a reader of it (:meth:`Replication.unrelated`);
 - change notifications and resource updates reach the streams of every process's sessions.
 
 Source: MCP 2025-11-25, Basic § Transports § Session Management, Resumability and Redelivery.
@@ -26,6 +29,7 @@ import itertools
 import json
 import logging
 import secrets
+from collections import deque
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +49,8 @@ MAX_ENDED = 1000
 """Principals whose sessions ended here are remembered until their next session is stored, at most."""
 MAX_REASON = 1000
 """Characters of a client's cancellation reason passed on to another process."""
+MAX_WAITING = 256
+"""Messages of one session waiting for the look at its stream's readers; past it the oldest are dropped."""
 SAVED = "_shared_record"
 """Attribute of a replica holding the record last stored or loaded (to store only changes)."""
 
@@ -74,6 +80,8 @@ class Replication:
         self._ended: dict[str, list[str]] = {}
         """By principal: sessions ended here since its last new session was stored (so the store's
         count of the principal's sessions drops them before it counts the new one)."""
+        self._waiting: dict[str, deque[dict[str, Any]]] = {}
+        """By session: messages for its unrelated-message stream, until its readers were looked at."""
         self._stream_prefix = secrets.token_hex(6)
         self._streams = itertools.count(1)
         state.answers_to(self._answered)
@@ -218,6 +226,46 @@ class Replication:
         if not session.resumable:
             return None
         return RelayStream(stream_id, state=self.state, session_id=session.id, resumable=True)
+
+    async def read_elsewhere(self, session: Session) -> bool:
+        """Whether a live process (this one included) reads the unrelated-message stream of
+        ``session`` now: a message :meth:`unrelated` sends reaches its client.
+
+        Raises:
+            StateUnavailable: the store cannot be reached.
+        """
+        return await self.state.has_reader(session.id)
+
+    def unrelated(self, session: Session, message: dict[str, Any]) -> bool:
+        """Send ``message`` on ``session``'s unrelated-message stream (GET ``/mcp``, legacy SSE), whichever
+        process reads it: written to the stream's log once the store says a reader holds it, else
+        dropped (nobody would read it; a fresh GET starts after what the log holds). Messages of a
+        session keep their order. Returns True: whether it arrives is known later (a question asks
+        :meth:`read_elsewhere` first)."""
+        waiting = self._waiting.get(session.id)
+        if waiting is None:
+            waiting = self._waiting[session.id] = deque(maxlen=MAX_WAITING)
+            self._spawn(self._write_when_read(session.id, waiting))
+        waiting.append(message)
+        return True
+
+    async def _write_when_read(self, session_id: str, waiting: deque[dict[str, Any]]) -> None:
+        try:
+            while waiting:
+                try:
+                    read = await self.state.has_reader(session_id)
+                except StateUnavailable:
+                    read = True  # cannot tell now: written once the store is back, for whoever reads then
+                batch = list(waiting)
+                waiting.clear()
+                if not read:
+                    log.debug("%d message(s) for a session's GET stream dropped: no process reads it", len(batch))
+                    continue
+                for message in batch:
+                    self.state.append(session_id, "g", {"m": json.dumps(message), "f": "0", "o": self.state.process})
+        finally:
+            if self._waiting.get(session_id) is waiting:
+                del self._waiting[session_id]
 
     # -- server→client requests --------------------------------------------------------------
     async def expect(self, session: Session, request_id: str, timeout: float) -> None:

@@ -285,17 +285,40 @@ class RequestContext:
         """Send a message related to this request on its stream (loop thread only).
 
         Falls back to the session's standalone stream when the request has no stream of its
-        own (handshake era only). Returns False when nothing could carry it.
+        own (handshake era only): the one read in this process, else, when the session is shared
+        by several processes, the one another process may read (:attr:`through_store`). Returns
+        False when nothing could carry it.
+
+        .. versionchanged:: 1.0
+           A shared session's message reaches the GET stream another process holds.
         """
-        if self.stream is not None and not self.stream.closed and not self.stream.done:
-            self.stream.send(message)
+        stream = self.stream
+        if stream is not None and not stream.closed and not stream.done:
+            stream.send(message)
             return True
-        if self.session is not None and not self.modern:
-            standalone = self.session.standalone
-            if standalone is not None and standalone.sink is not None:
-                standalone.send(message)
-                return True
+        session = self.session
+        if session is None or self.modern:
+            return False
+        standalone = session.standalone
+        if session.relay is not None and (standalone is None or not standalone.reading):
+            return session.relay.unrelated(session, message)
+        if standalone is not None and standalone.sink is not None:
+            standalone.send(message)
+            return True
         return False
+
+    @property
+    def through_store(self) -> bool:
+        """True when :meth:`send_related` would hand a message to the shared state store, for the
+        session's GET stream whichever process holds it: the request has no open stream of its own,
+        and no connection in this process reads that GET stream (loop thread only)."""
+        stream = self.stream
+        if stream is not None and not stream.closed and not stream.done:
+            return False
+        session = self.session
+        if session is None or self.modern or session.relay is None:
+            return False
+        return session.standalone is None or not session.standalone.reading
 
     def set_accepted_callback(self, callback: Callable[[], None] | None) -> None:
         """Call ``callback`` once the request passed the pipeline's layers and its handler starts."""

@@ -51,6 +51,10 @@ class StreamRelay(Protocol):
         """``session`` was ended here (evicted to make room): end it on every process."""
         ...
 
+    def unrelated(self, session: Session, message: dict[str, Any]) -> bool:
+        """Send ``message`` on the standalone stream of ``session``, whichever process reads it."""
+        ...
+
 
 DEFAULT_IDLE_SECONDS = 3600.0
 MAX_SESSIONS = 10_000
