@@ -239,9 +239,7 @@ class Job:
 
     def owner_key(self) -> str:
         """Whom the per-owner bound counts this job against."""
-        if self.principal is not None:
-            return f"principal:{self.principal}"
-        return f"session:{self.owner}" if self.owner is not None else "anonymous"
+        return owner_key(self.owner, self.principal)
 
     def record(self) -> dict[str, Any]:
         """The job as a store record."""
@@ -271,6 +269,14 @@ class Job:
         if job.status in TERMINAL:
             job.done.set()
         return job
+
+
+def owner_key(owner: str | None, principal: str | None) -> str:
+    """Whom the per-owner bound counts the jobs of the session ``owner`` (its key) and ``principal`` (a
+    subject) against: the principal when there is one, else the session (the store indexes jobs by it)."""
+    if principal is not None:
+        return f"principal:{principal}"
+    return f"session:{owner}" if owner is not None else "anonymous"
 
 
 def bounded_message(message: str | None) -> str | None:

@@ -56,6 +56,7 @@ from .record import (  # noqa: F401 (re-exported: the job machinery's one import
     TERMINAL,
     WORKING,
     Job,
+    owner_key,
     queued_elsewhere,
     subject_of,
     task_fields,
@@ -302,9 +303,25 @@ class JobStore:
         self, owner: str | None, *, principal: Principal | str | None = None, tasks_only: bool = False
     ) -> list[Job]:
         """Live jobs of the session ``owner`` (never anyone else's), oldest first; only
-        task-augmented calls with ``tasks_only``."""
+        task-augmented calls with ``tasks_only``. With a store several processes share (Redis), the
+        ones the other processes run too: read from the store's index of the owner's jobs (at most
+        ``max_jobs_per_owner``), a job of a dead process settled as :meth:`get` does.
+
+        .. versionchanged:: 1.0
+           Every process's jobs of the session with a Redis store, not only this process's.
+
+        Raises:
+            StateUnavailable: the shared store cannot be reached.
+        """
         now, subject, key = time.time(), subject_of(principal), keyed(owner)
-        return [j for j in self._live.values() if owned(j, key, subject, now, tasks_only=tasks_only)]
+        found = {j.id: j for j in self._live.values() if owned(j, key, subject, now, tasks_only=tasks_only)}
+        if key is not None and self.persistent and self.shared is not None and self.shared.shared:
+            for row in self.backend.select(owner_key=owner_key(key, subject), limit=self.max_jobs_per_owner):
+                if row.get("id") not in found and row.get("owner") == key:
+                    job = self._live.get(row["id"]) or self._revive(row)
+                    if owned(job, key, subject, now, tasks_only=tasks_only):
+                        found[job.id] = job
+        return sorted(found.values(), key=lambda j: (j.created, j.id))
 
     def listing(self, limit: int = 100, *, processes: Collection[str] | None = None) -> list[dict[str, Any]]:
         """The newest ``limit`` jobs of every owner, for the operator (``%mcp jobs``, the lab
