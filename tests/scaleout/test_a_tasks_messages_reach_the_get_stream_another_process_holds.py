@@ -35,16 +35,8 @@ def nodes(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
         yield cluster
 
 
-def result(url: str, session: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
-    reply = wire.call(url, session, method, params, rid=11)
-    assert reply.status_code == 200, reply.text
-    body = reply.json()
-    assert "result" in body, body
-    return dict(body["result"])
-
-
 def status(url: str, session: str, task_id: str) -> str:
-    return str(result(url, session, "tasks/get", {"taskId": task_id})["status"])
+    return str(wire.result(url, session, "tasks/get", {"taskId": task_id})["status"])
 
 
 def next_message(stream: wire.Events, timeout: float = 20) -> dict[str, Any]:
@@ -59,8 +51,8 @@ def read_through(nodes: Cluster, session: str) -> wire.Events:
     first, second, third = nodes.servers
     stream = wire.open_get(first.url, session)
     assert stream.status == 200
-    result(second.url, session, "resources/subscribe", {"uri": "note://current"})
-    result(third.url, session, "tools/call", {"name": "touch_note", "arguments": {"text": "reading"}})
+    wire.result(second.url, session, "resources/subscribe", {"uri": "note://current"})
+    wire.result(third.url, session, "tools/call", {"name": "touch_note", "arguments": {"text": "reading"}})
     assert next_message(stream)["method"] == "notifications/resources/updated"
     return stream
 
@@ -72,7 +64,7 @@ def test_a_tasks_question_reaches_the_get_stream_and_its_answer_the_task(nodes: 
     try:
         ready = tmp_path / "ready"
         ready.write_text("go")
-        created = result(second.url, session, "tools/call",
+        created = wire.result(second.url, session, "tools/call",
                          {"name": "ask_when", "arguments": {"path": str(ready)}, "task": TASK})
         task_id = created["task"]["taskId"]
 
@@ -86,7 +78,7 @@ def test_a_tasks_question_reaches_the_get_stream_and_its_answer_the_task(nodes: 
         posted = httpx.post(third.url, headers=wire.headers(session), json=answer, timeout=10)
         assert posted.status_code == 202, posted.text
 
-        ended = result(third.url, session, "tasks/result", {"taskId": task_id})
+        ended = wire.result(third.url, session, "tasks/result", {"taskId": task_id})
         assert ended["content"][0]["text"] == "go on: True", ended
         assert status(first.url, session, task_id) == "completed"
     finally:
@@ -96,10 +88,10 @@ def test_a_tasks_question_reaches_the_get_stream_and_its_answer_the_task(nodes: 
 def test_a_tasks_progress_and_log_messages_reach_the_get_stream_in_order(nodes: Cluster) -> None:
     first, second, third = nodes.servers
     session = wire.initialize(first.url)
-    result(third.url, session, "logging/setLevel", {"level": "info"})
+    wire.result(third.url, session, "logging/setLevel", {"level": "info"})
     stream = read_through(nodes, session)
     try:
-        created = result(second.url, session, "tools/call", {
+        created = wire.result(second.url, session, "tools/call", {
             "name": "tally", "arguments": {"n": 4}, "task": TASK, "_meta": {"progressToken": "tally-1"}})
         task_id = created["task"]["taskId"]
         seen = [next_message(stream) for _ in range(8)]
@@ -107,7 +99,7 @@ def test_a_tasks_progress_and_log_messages_reach_the_get_stream_in_order(nodes: 
         assert [m["params"]["progress"] for m in seen[::2]] == [1, 2, 3, 4]
         assert all(m["params"]["progressToken"] == "tally-1" for m in seen[::2])
         assert [m["params"]["data"] for m in seen[1::2]] == [f"tallied {i}" for i in range(1, 5)]
-        ended = result(third.url, session, "tasks/result", {"taskId": task_id})
+        ended = wire.result(third.url, session, "tasks/result", {"taskId": task_id})
         assert ended["content"][0]["text"].startswith("tallied to 4"), ended
     finally:
         stream.close()
@@ -119,9 +111,9 @@ def test_with_no_get_stream_anywhere_a_tasks_question_is_refused_at_once(nodes: 
     ready = tmp_path / "ready"
     ready.write_text("go")
     began = time.monotonic()
-    created = result(second.url, session, "tools/call",
+    created = wire.result(second.url, session, "tools/call",
                      {"name": "ask_when", "arguments": {"path": str(ready)}, "task": TASK})
-    ended = result(third.url, session, "tasks/result", {"taskId": created["task"]["taskId"]})
+    ended = wire.result(third.url, session, "tasks/result", {"taskId": created["task"]["taskId"]})
     assert ended["isError"] is True, ended
     assert "no stream can carry elicitation/create" in ended["content"][0]["text"], ended
     assert time.monotonic() - began < 20  # not the question's 60 s timeout

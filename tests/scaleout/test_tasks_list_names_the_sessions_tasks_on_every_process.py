@@ -10,7 +10,6 @@ reached, though their records were in Redis.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 import wire
@@ -20,16 +19,8 @@ pytestmark = pytest.mark.timeout(120)
 TASK = {"ttl": 60000}
 
 
-def result(url: str, session: str, method: str, params: dict[str, Any]) -> dict[str, Any]:
-    reply = wire.call(url, session, method, params, rid=3)
-    assert reply.status_code == 200, reply.text
-    body = reply.json()
-    assert "result" in body, body
-    return dict(body["result"])
-
-
 def start(url: str, session: str, done: Path) -> str:
-    created = result(url, session, "tools/call", {"name": "until_file", "arguments": {"path": str(done)},
+    created = wire.result(url, session, "tools/call", {"name": "until_file", "arguments": {"path": str(done)},
                                                   "task": TASK})
     return str(created["task"]["taskId"])
 
@@ -43,9 +34,9 @@ def test_tasks_list_on_one_process_names_the_tasks_the_others_run(calm_cluster: 
         mine = [start(second.url, session, done), start(third.url, session, done)]
         theirs = start(second.url, other, done)
         for url in (first.url, second.url, third.url):
-            listed = result(url, session, "tasks/list", {})["tasks"]
+            listed = wire.result(url, session, "tasks/list", {})["tasks"]
             assert [t["taskId"] for t in listed] == mine, (url, listed)
             assert {t["status"] for t in listed} == {"working"}
-        assert [t["taskId"] for t in result(third.url, other, "tasks/list", {})["tasks"]] == [theirs]
+        assert [t["taskId"] for t in wire.result(third.url, other, "tasks/list", {})["tasks"]] == [theirs]
     finally:
         done.write_text("go")

@@ -80,6 +80,15 @@ def call(
     )
 
 
+def result(url: str, session: str, method: str, params: dict[str, Any], rid: int = 7) -> dict[str, Any]:
+    """POST one request; its result (the test fails on an HTTP error or a JSON-RPC error)."""
+    reply = call(url, session, method, params, rid)
+    assert reply.status_code == 200, reply.text
+    body = reply.json()
+    assert "result" in body, body
+    return dict(body["result"])
+
+
 def tool(url: str, session: str, name: str, arguments: dict[str, Any], rid: int = 7) -> dict[str, Any]:
     reply = call(url, session, "tools/call", {"name": name, "arguments": arguments}, rid)
     assert reply.status_code == 200, reply.text
