@@ -132,7 +132,7 @@ def _sampling(answer: Mapping[str, Any], params: Mapping[str, Any]) -> str | Non
     return None
 
 
-SAMPLED_BLOCKS: Final = {
+SAMPLED_BLOCKS: Final[dict[str, dict[str, type]]] = {
     "text": {"text": str},
     "image": {"data": str, "mimeType": str},
     "audio": {"data": str, "mimeType": str},
@@ -142,7 +142,7 @@ SAMPLED_BLOCKS: Final = {
 """The content blocks of a sampling answer (``SamplingMessageContentBlock``; the two tool blocks since
 2025-11-25, with ``sampling.tools``) and the members each must have, of these types."""
 
-_SPELLED = {str: "a string", Mapping: "an object", list: "a list"}
+_SPELLED: Final[dict[type, str]] = {str: "a string", Mapping: "an object", list: "a list"}
 
 
 def _block_problem(where: str, block: Mapping[str, Any]) -> str | None:
