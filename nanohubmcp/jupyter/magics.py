@@ -69,8 +69,8 @@ ACTION_HELP = {
     "remove": "remove NAME: unregister a tool, prompt or resource",
     "log": "recent calls and changes, then the traceback of the last call that raised",
     "call": 'call NAME {"a": 1}: call a tool through the server, as a client would',
-    "sim2l": "sim2l PATH [--name N] [--async]: serve a Sim2L notebook as a tool",
-    "rappture": "rappture PATH [--name N] [--async]: serve a Rappture tool.xml as a tool",
+    "sim2l": "sim2l PATH [--name N] [--async] [--cell-timeout S]: serve a Sim2L notebook as a tool",
+    "rappture": "rappture PATH [--name N] [--async] [--timeout S] [--no-plot]: serve a Rappture tool.xml as a tool",
     "help": "this list",
 }
 """Every ``%mcp`` action with its one-line summary (``%mcp`` alone, or ``%mcp help``, prints them)."""
@@ -259,8 +259,9 @@ class MCPMagics(Magics):
         sim2l PATH [--name NAME] [--async] [--cell-timeout SECONDS]: serve a Sim2L notebook (or a
         directory holding one) as a tool (see ``MCPServer.add_sim2l``; needs the sim2l extra:
         ``python3 -m pip install 'nanohub-mcp[sim2l]'``).
-        rappture PATH [--name NAME] [--async] [--timeout SECONDS]: serve a Rappture tool.xml as a
-        tool (see ``MCPServer.add_rappture_tool``; needs the rappture extra:
+        rappture PATH [--name NAME] [--async] [--timeout SECONDS] [--no-plot]: serve a Rappture
+        tool.xml as a tool (``--no-plot``: curves as data only, without PNG plots; see
+        ``MCPServer.add_rappture_tool``; needs the rappture extra:
         ``python3 -m pip install 'nanohub-mcp[rappture]'``).
         """
         action_word, _, rest = line.strip().partition(" ")

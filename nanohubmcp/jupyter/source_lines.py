@@ -39,7 +39,7 @@ class SourceLine:
 def usage(kind: str) -> str:
     """The line's usage text."""
     return f"%mcp {kind} PATH [--name NAME] [--async]" + (
-        " [--timeout SECONDS]" if kind == "rappture" else " [--cell-timeout SECONDS]")
+        " [--timeout SECONDS] [--no-plot]" if kind == "rappture" else " [--cell-timeout SECONDS]")
 
 
 def parse_source_line(kind: str, rest: str) -> SourceLine:
@@ -66,6 +66,8 @@ def parse_source_line(kind: str, rest: str) -> SourceLine:
                 options["timeout"] = float(words.pop(0))
             except ValueError:
                 raise ValueError(f"{usage(kind)}: --timeout takes a number of seconds") from None
+        elif word == "--no-plot" and rappture:  # as `nanohubmcp rappture --no-plot`: curves as data only
+            options["plot"] = False
         elif word == "--cell-timeout" and words and not rappture:
             try:
                 options["cell_timeout"] = float(words.pop(0))

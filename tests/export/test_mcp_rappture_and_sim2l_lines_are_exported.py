@@ -41,6 +41,21 @@ def test_the_lines_become_registrations_and_the_script_serves_the_tool(tmp_path:
     assert record.input_schema["properties"]["temperature"]["default"] == 300
 
 
+def test_no_plot_is_taken_by_the_magics_line_as_by_the_command(tmp_path: Path) -> None:
+    """A fresh-user trial: `%mcp rappture PATH --no-plot`, in the docs' table beside the command's
+    `--no-plot`, was refused by the magic and by the export ("unknown option --no-plot")."""
+    text = translate(notebook(f"%mcp rappture {FERMI} --name quiet --no-plot"), source="nb.ipynb",
+                     output="s.py", format_code=False).text
+    assert f"server.add_rappture_tool({str(FERMI)!r}, name='quiet', plot=False)" in text
+    script = tmp_path / "start_mcp.py"
+    script.write_text(text)
+    server = runpy.run_path(str(script), run_name="exported")["server"]
+    assert server.core.registry.tools.get("quiet") is not None
+    with pytest.raises(NanohubMCPError, match="unknown option --no-plot"):  # a Sim2L draws no curves
+        translate(notebook("%mcp sim2l examples/sim2l/cooling/cooling.ipynb --no-plot"), source="nb.ipynb",
+                  output="s.py", format_code=False)
+
+
 def test_a_line_the_magic_refuses_cannot_be_exported() -> None:
     with pytest.raises(NanohubMCPError, match="unknown option --fast"):
         translate(notebook(f"%mcp rappture {FERMI} --fast"), source="nb.ipynb", output="s.py", format_code=False)
