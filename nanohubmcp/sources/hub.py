@@ -123,7 +123,7 @@ def pick(root: str | os.PathLike[str], wanted: list[str]) -> list[HubTool]:
         name, _, revision = word.partition("/")
         tools = find_hub_tools(root, [name])
         if not tools:
-            everything = [t.name for t in find_hub_tools(root)]
+            everything = sorted({t.name for t in find_hub_tools(root)})  # a tool with both kinds once
             close = difflib.get_close_matches(name, everything, n=3)
             hint = f"; did you mean {', '.join(close)}?" if close else ""
             raise LookupError(f"no Rappture tool or Sim2L named {name!r} is installed under {os.fspath(root)}{hint}")

@@ -144,3 +144,20 @@ def test_a_tool_in_a_directory_with_a_space_runs(tmp_path: Path) -> None:
 
     # and its provenance record names the program (read from the same split command)
     assert program_files("python @tool/outputs.py @driver", str(spaced)) == [os.path.realpath(spaced / "outputs.py")]
+
+
+def test_a_run_file_named_but_not_written_is_named_in_the_error(tmp_path: Path) -> None:
+    """A fresh-user trial: a program printing ``=RAPPTURE-RUN=>nothere.xml`` without writing it was told
+    it "printed no =RAPPTURE-RUN=> line", above a log showing that very line."""
+    (tmp_path / "tool.xml").write_text(
+        '<?xml version="1.0"?>\n<run><tool><title>liar</title><command>python @tool/liar.py @driver</command>'
+        '</tool><input><integer id="n"><default>1</default></integer></input></run>\n')
+    (tmp_path / "liar.py").write_text('print("=RAPPTURE-RUN=>nothere.xml")\n')
+    with pytest.raises(ToolError) as caught:
+        load_rappture_tool(tmp_path / "tool.xml", rappture="").run({})
+    text = str(caught.value)
+    assert "named the run file nothere.xml (=RAPPTURE-RUN=>), which does not exist" in text
+    assert "printed no =RAPPTURE-RUN=>" not in text
+    (tmp_path / "liar.py").write_text("print('done')\n")  # and one that names none is told so
+    with pytest.raises(ToolError, match="printed no =RAPPTURE-RUN=> line"):
+        load_rappture_tool(tmp_path / "tool.xml", rappture="").run({})

@@ -57,6 +57,10 @@ def test_the_installed_tools_are_found_with_their_default_revision(tmp_path: Pat
     ]
     with pytest.raises(LookupError, match="did you mean fermi"):
         pick(apps, ["fermy"])
+    shutil.copy(NOTEBOOK, apps / "fermi" / "r12" / "simtool" / "fermi.ipynb")  # fermi as a Sim2L too
+    with pytest.raises(LookupError, match=r"did you mean fermi\?"):  # named once (a trial read "fermi, fermi?")
+        pick(apps, ["fermy"])
+    (apps / "fermi" / "r12" / "simtool" / "fermi.ipynb").unlink()
     with pytest.raises(LookupError, match=r"no revision 'r9' \(installed: r12, r7, dev\)"):
         pick(apps, ["fermi/r9"])
     assert find_hub_tools(tmp_path / "no-such-root") == []

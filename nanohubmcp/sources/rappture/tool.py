@@ -211,9 +211,16 @@ class RapptureTool:
                 f"Rappture tool '{self.name}' failed ({why})." + (f"\nThe end of its log:\n{detail}" if detail else "")
             )
         if root is None:
+            if outcome.run_file is not None and not self.rappture:
+                why = (f"its program named the run file {outcome.run_file.name} (=RAPPTURE-RUN=>), which "
+                       f"{'is empty' if outcome.run_file.is_file() else 'does not exist'}")
+            elif self.rappture:
+                why = "rappture -execute printed no run file's XML on its standard output"
+            else:
+                why = ("its program printed no =RAPPTURE-RUN=> line: does it call Rappture.result(driver) "
+                       "or rx.close()?")
             raise ToolError(
-                f"Rappture tool '{self.name}' wrote no run file (its program printed no "
-                "=RAPPTURE-RUN=> line: does it call Rappture.result(driver) or rx.close()?)"
+                f"Rappture tool '{self.name}' wrote no run file ({why})"
                 + (f"\nThe end of its log:\n{tail}" if tail else "")
             )
         return source, root
