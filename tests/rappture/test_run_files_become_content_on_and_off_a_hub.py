@@ -161,3 +161,21 @@ def test_a_run_file_named_but_not_written_is_named_in_the_error(tmp_path: Path) 
     (tmp_path / "liar.py").write_text("print('done')\n")  # and one that names none is told so
     with pytest.raises(ToolError, match="printed no =RAPPTURE-RUN=> line"):
         load_rappture_tool(tmp_path / "tool.xml", rappture="").run({})
+
+
+def test_a_long_string_output_is_not_repeated_whole_in_the_summary() -> None:
+    """A fresh-user trial: a 3 MB ``string`` output was pasted whole into the summary text, a 3 MB answer
+    although the value itself went into a resource over ``max_inline_bytes``."""
+    import xml.etree.ElementTree as ET
+
+    from nanohubmcp.sources.rappture.outputs import read_outputs
+
+    root = ET.fromstring('<run><output><string id="big"><about><label>big</label></about>'
+                         f'<current>{"z" * 300_000}</current></string>'
+                         '<string id="small"><current>short text</current></string></output></run>')
+    found = read_outputs(root, "t", inline_limit=262_144)
+    summary = "\n".join(found.summary)
+    assert len(summary) < 1_000, summary[:300]
+    assert "(300000 characters in all)" in summary
+    assert "small: short text" in summary
+    assert found.data["big"]["resource"] == "rappture://t/output/string/big.json"  # the value itself: a resource

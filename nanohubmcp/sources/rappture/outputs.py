@@ -187,6 +187,19 @@ def _image(element: ET.Element) -> tuple[bytes, str] | None:
     return (data, mime) if mime and mime.startswith("image/") else None
 
 
+SUMMARY_CHARS = 200
+"""A scalar output's value is quoted whole in the summary up to this many characters; a longer one
+(a long ``string``) by its start and its length: the value itself is in the structured outputs (or
+their resource), not repeated in the text a model reads."""
+
+
+def _preview(value: Any) -> str:
+    text = str(value)
+    if len(text) <= SUMMARY_CHARS:
+        return text
+    return f"{text[:80]}… ({len(text)} characters in all)"
+
+
 def read_outputs(root: ET.Element, tool: str, inline_limit: int | None = None) -> Outputs:
     """Read the ``<output>`` of a run file (``root`` is its ``<run>``)."""
     found = Outputs()
@@ -228,7 +241,7 @@ def read_outputs(root: ET.Element, tool: str, inline_limit: int | None = None) -
             line = f"{label}: {value['text']}"
         elif kind in _SCALARS:
             value = _scalar(element, kind)
-            line = f"{label}: {value['value']}"
+            line = f"{label}: {_preview(value['value'])}"
         else:
             xml = ET.tostring(element, encoding="unicode")
             uri = f"rappture://{tool}/output/{kind}/{name}"
