@@ -80,7 +80,10 @@ class StaticTokenVerifier:
             raise ConfigurationError("StaticTokenVerifier needs at least one non-empty token string")
         # A token read from a file often ends in a newline (CRLF on Windows) that no client can send.
         tokens = {t.strip(): s for t, s in tokens.items()}
-        if not all(t and t.isprintable() for t in tokens):
+        if not all(tokens):
+            raise ConfigurationError(
+                "a bearer token is blank (only spaces or line breaks): give a token of visible characters")
+        if not all(t.isprintable() for t in tokens):
             raise ConfigurationError(
                 "a bearer token must be printable characters (it travels in an HTTP header): "
                 "remove line breaks and other control characters"

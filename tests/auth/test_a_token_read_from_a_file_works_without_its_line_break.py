@@ -35,6 +35,13 @@ def test_a_control_character_inside_the_token_is_a_configuration_error() -> None
         MCPServer("bad-token").start(host="127.0.0.1", port=0, token="abc\ndef")
 
 
+def test_a_blank_token_is_called_blank_not_unprintable() -> None:
+    """A fresh-user trial's ``MCP_TOKEN=" "`` was told to remove control characters it did not have."""
+    with pytest.raises(ConfigurationError, match="is blank") as caught:
+        MCPServer("blank-token").start(host="127.0.0.1", port=0, token="  \n")
+    assert "control characters" not in str(caught.value)
+
+
 def test_the_bridge_sends_the_token_without_its_line_break_and_refuses_one_inside() -> None:
     server = MCPServer("token-file")
     server.start(host="127.0.0.1", port=0, token="from-a-file-0123")

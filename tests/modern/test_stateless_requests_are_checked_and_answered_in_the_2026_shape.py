@@ -197,6 +197,14 @@ def test_a_missing_envelope_names_what_is_missing_and_a_wrong_version_too(wire: 
     assert '"1999-01-01" is not a version this server speaks per request (2026-07-28; ' in old_version.error["message"]
 
 
+def test_an_envelope_that_is_not_an_object_is_named_as_such(wire: Wire) -> None:
+    """A fresh-user trial sent ``"_meta": "x"`` and heard that both its members were missing."""
+    reply = wire.call("tools/list", {"_meta": "x"}, meta=DROP)
+    assert (reply.status, reply.error["code"]) == (400, -32602)
+    assert "this one's _meta is str, not an object" in reply.error["message"]
+    assert "is missing" not in reply.error["message"]
+
+
 def test_a_method_of_the_other_era_says_how_to_reach_it(wire: Wire) -> None:
     assert "ping is a method of the handshake era (2025-11-25" in wire.call("ping", {}).error["message"]
     import http.client

@@ -67,6 +67,11 @@ def _envelope_problem(message: jsonrpc.Message, version: object, caps: object) -
     with the request that the client should hear at once (an ``initialize``, an unsupported version)."""
     if message.method == "initialize":  # a handshake-era client sending the 2026-07-28 header
         return "Invalid params: " + versions.other_era_hint("initialize", True, False)
+    raw = message.params.get("_meta") if isinstance(message.params, dict) else None
+    if raw is not None and not isinstance(raw, dict):  # not "missing" members: _meta itself is no object
+        return ("Invalid params: 2026-07-28 requests must carry params._meta, an object with "
+                + " and ".join(f"'{name}'" for name in (META_PROTOCOL_VERSION, META_CLIENT_CAPABILITIES))
+                + f"; this one's _meta is {type(raw).__name__}, not an object")
     wrong = []
     if not isinstance(version, str):
         wrong.append(f"'{META_PROTOCOL_VERSION}' (a string, e.g. \"{versions.MODERN_VERSIONS[0]}\") is "
