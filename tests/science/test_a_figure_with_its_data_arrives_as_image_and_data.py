@@ -130,3 +130,34 @@ def test_an_older_client_gets_all_of_the_data_as_text() -> None:
     assert "structuredContent" not in result
     assert [block["type"] for block in result["content"]] == ["image", "text"]
     assert json.loads(result["content"][-1]["text"]) == {"plot": "<image: content[0]>", "data": RECORDS, "n": 2}
+
+
+@pytest.mark.anyio
+async def test_a_placeholder_names_the_link_of_a_picture_kept_as_a_resource() -> None:
+    """Pictures over max_inline_bytes become resource links in their own places; the notes come after them,
+    so every ``"<image: content[N]>"`` still names the picture's block (trial24 F1: it named the note)."""
+    server = MCPServer("sci", max_inline_bytes=1024)
+
+    @server.tool()
+    def plots() -> object:
+        """Two plots with their data."""
+        return {"plot": figure(), "t": [0.0, 1.0], "more": [figure(), PILImage.new("RGB", (2, 2))]}
+
+    with serve(server) as url, anyio.fail_after(60):
+        async with mcp_client(url + "mcp") as client:
+            result = await client.call_tool("plots", {})
+            assert not result.is_error, result.content
+            data = result.structured_content
+            assert data["t"] == [0.0, 1.0]
+            named = [data["plot"], *data["more"]]
+            assert named == ["<image: content[0]>", "<image: content[1]>", "<image: content[2]>"]
+            blocks = [result.content[int(name[len("<image: content[") : -2])] for name in named]
+            assert [block.type for block in blocks] == ["resource_link", "resource_link", "image"]
+            for link in blocks[:2]:
+                read = await client.read_resource(link.uri)
+                assert read.contents[0].mime_type == "image/png"
+                assert read.contents[0].blob  # the picture itself, not the note
+            assert [block.type for block in result.content[3:]] == ["text", "text", "text"]
+            assert "larger than max_inline_bytes" in result.content[3].text
+            assert last_text(result) == data
+    plt.close("all")

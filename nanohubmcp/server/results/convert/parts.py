@@ -60,8 +60,12 @@ def offload_text(text: str, sink: ResultSink) -> list[Wire]:
     return [link_note(preview, len(text.encode("utf-8")), sink, link), link]
 
 
-def _images_kept(blocks: list[Wire], sink: ResultSink | None) -> list[Wire]:
-    out = []
+def _images_kept(blocks: list[Wire], sink: ResultSink | None, in_place: bool = False) -> list[Wire]:
+    """``blocks`` with each image over ``max_inline_bytes`` kept in the store: a note and a
+    ``resource_link`` to it in its place. ``in_place`` (the blocks go with data, where a
+    ``"<image: content[i]>"`` names block i): the link alone takes the image's place and the notes
+    follow all the blocks, so block i is still the picture."""
+    out, notes = [], []
     for block in blocks:
         if block.get("type") == "image" and too_big(sink, len(block["data"])):
             assert sink is not None
@@ -69,10 +73,15 @@ def _images_kept(blocks: list[Wire], sink: ResultSink | None) -> list[Wire]:
             link = sink.link(
                 data, block["mimeType"], "image." + block["mimeType"].rpartition("/")[2], "the tool's image"
             )
-            out += [link_note(None, len(data), sink, link), link]
+            note = link_note(None, len(data), sink, link)
+            if in_place:
+                out.append(link)
+                notes.append(note)
+            else:
+                out += [note, link]
         else:
             out.append(block)
-    return out
+    return out + notes
 
 
 def resources_kept(blocks: list[Wire], sink: ResultSink | None) -> list[Wire]:
@@ -110,7 +119,7 @@ def _known_too_big(conv: Converted, sink: ResultSink | None, limit: int | None) 
 
 def converted_parts(conv: Converted, sink: ResultSink | None) -> tuple[list[Wire], Any]:
     """``(content blocks, structuredContent or UNSET)`` of a converted value (see the module)."""
-    blocks = _images_kept(conv.blocks, sink)
+    blocks = _images_kept(conv.blocks, sink, in_place=conv.has_data)
     if not conv.has_data:
         return blocks, UNSET
     limit = sink.options.max_inline_bytes if sink is not None else None
