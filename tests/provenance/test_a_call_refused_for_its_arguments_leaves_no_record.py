@@ -15,6 +15,7 @@ from support import PROVENANCE_META, serve
 from nanohubmcp import MCPServer
 
 pytestmark = pytest.mark.timeout(60)
+np = pytest.importorskip("numpy")  # a module name the annotations below are read against
 
 
 class App:
@@ -72,3 +73,27 @@ def test_over_http_a_refused_call_leaves_no_record(app: App) -> None:
     assert handled.json() == {"result": "2.0"}
     assert 'rel="http://www.w3.org/ns/prov#has_provenance"' in handled.headers["Link"]
     assert app.records() == [("add", "completed")]
+
+
+def test_a_refusal_by_the_tools_own_argument_check_leaves_no_record(tmp_path: Path) -> None:
+    """A fresh-user trial: arguments the schema admits but the tool's own check refuses (an array's shape;
+    a Rappture value's units or limits) answered the same "Invalid arguments for tool ..." and left a record
+    naming an executor and a thread, as if the function had run."""
+    server = MCPServer("refused-shape", state_dir=str(tmp_path))
+    runs = []
+
+    @server.tool()
+    def total(a: np.ndarray) -> float:
+        """Sum of an array."""
+        runs.append(a.shape)
+        return float(a.sum())
+
+    with serve(server):
+        refused = server.call("total", {"a": [[1], [2, 3]]})
+        assert refused.is_error
+        assert "Invalid arguments for tool 'total'" in refused.text
+        assert PROVENANCE_META not in (refused.get("_meta") or {})
+        valid = server.call("total", {"a": [[1, 2], [3, 4]]})
+        assert PROVENANCE_META in valid["_meta"]
+        assert runs == [(2, 2)]
+        assert [(r["tool"], r["status"]) for r in server.core.provenance.recent(50)] == [("total", "completed")]

@@ -199,6 +199,10 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
             if record:
                 record.finish(True, "input required")
             raise
+        if isinstance(exc, InvalidArguments) and job is None:
+            # Refused by the tool's own argument check (units, limits, an array's shape) before its code ran,
+            # as the schema refuses: no provenance record naming an executor the code never reached.
+            request.slots[ANSWERED_BY_LAYER] = True
         if isinstance(exc, InvalidArguments) and core.invalid_arguments_as_protocol_error(
                 request.version, request.argument_errors):
             if record:
