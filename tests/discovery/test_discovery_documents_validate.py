@@ -264,6 +264,7 @@ def test_an_exported_notebook_serves_its_card(tmp_path: Path) -> None:
     process = subprocess.Popen(
         [sys.executable, "-u", str(script), "--port", "0"],
         cwd=tmp_path,
+        env={**os.environ, "MCP_TOKEN": "card-token"},  # required, as the notebook's server required one
         text=True,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
@@ -278,7 +279,7 @@ def test_an_exported_notebook_serves_its_card(tmp_path: Path) -> None:
                 break
         port = banner.rsplit("127.0.0.1:", 1)[-1].split()[0]
         assert port.isdigit(), banner
-        card = check_served(f"http://127.0.0.1:{port}/")
+        card = check_served(f"http://127.0.0.1:{port}/", "card-token")
         assert card["name"].startswith("local/")
     finally:
         process.terminate()
