@@ -104,10 +104,13 @@ async def test_a_large_output_reaches_the_client_as_a_resource_link() -> None:
             result = await client.call_tool("outputs", {"points": 5000})
             assert not result.is_error, result.content
             stub = result.structured_content["outputs"]["up"]
-            assert stub["resource"] == "rappture://outputs/output/curve/up.json"
             links = [c for c in result.content if c.type == "resource_link"]
             assert links, [c.type for c in result.content]
-            read = await client.read_resource(links[0].uri)
+            assert stub["resource"] == str(links[0].uri)  # the URI the stub names is the one kept (trial24 F8)
+            assert str(links[0].uri).startswith("nanohubmcp://results/")
+            summary = " ".join(c.text for c in result.content if c.type == "text")
+            assert "rappture://outputs/output/curve/up.json" not in summary
+            read = await client.read_resource(stub["resource"])
     assert '"type":"curve"' in read.contents[0].text
     assert len(read.contents[0].text) > 20_000
     assert result.structured_content["outputs"]["gap"]["value"] == pytest.approx(1.12)  # small ones stay

@@ -265,6 +265,20 @@ def json_spelled(value: object) -> bool:
     return isinstance(value, list) and not _is_block_list(value)
 
 
+def _renamed(value: Any, renamed: dict[str, str]) -> Any:
+    """``value`` with each old URI of ``renamed`` in its strings given the new one (a link's own
+    ``uri`` and ``description`` are left as they are)."""
+    if isinstance(value, str):
+        for old, new in renamed.items():
+            value = value.replace(old, new)
+        return value
+    if isinstance(value, dict):
+        return {k: v if k in ("uri", "description") else _renamed(v, renamed) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_renamed(v, renamed) for v in value]
+    return value
+
+
 def tool_result(
     value: object,
     *,
@@ -302,7 +316,10 @@ def tool_result(
         return {"content": [{"type": "text", "text": scalar_text(value)}], "isError": False}  # type: ignore[arg-type]
     if isinstance(value, ToolResult):
         wire = value.to_wire()
-        wire["content"] = parts.resources_kept(wire["content"], sink)
+        renamed: dict[str, str] = {}
+        wire["content"] = parts.resources_kept(wire["content"], sink, renamed)
+        if renamed:  # a stub naming a kept resource names the URI that resources/read answers
+            wire = _renamed(wire, renamed)
     else:
         content, structured = _tool_parts(
             value, sink if output_schema is None else _inline(sink), lists_as_data and output_schema is None

@@ -84,9 +84,12 @@ def _images_kept(blocks: list[Wire], sink: ResultSink | None, in_place: bool = F
     return out + notes
 
 
-def resources_kept(blocks: list[Wire], sink: ResultSink | None) -> list[Wire]:
+def resources_kept(
+    blocks: list[Wire], sink: ResultSink | None, renamed: dict[str, str] | None = None
+) -> list[Wire]:
     """``blocks`` with each embedded ``resource`` larger than ``max_inline_bytes`` kept in the
-    store: a note and a ``resource_link`` to it in its place (a job's output file, say)."""
+    store: a note and a ``resource_link`` to it in its place (a job's output file, say).
+    ``renamed``, if given, gets each kept resource's old URI -> the URI the store answers."""
     out = []
     for block in blocks:
         resource = block.get("resource") if block.get("type") == "resource" else None
@@ -100,6 +103,8 @@ def resources_kept(blocks: list[Wire], sink: ResultSink | None) -> list[Wire]:
         uri = str(resource.get("uri", ""))
         name = uri.rstrip("/").rpartition("/")[2] or "resource"
         link = sink.link(data, str(resource.get("mimeType") or "application/octet-stream"), name, f"the file {uri}")
+        if renamed is not None and uri:
+            renamed[uri] = link["uri"]
         out += [link_note(f"{name}:", len(data), sink, link), link]
     return out
 
