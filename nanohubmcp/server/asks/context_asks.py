@@ -18,10 +18,9 @@ import threading
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
-from ...errors import ClientRequestError, RegistrationError
-from ...schema import OutputValidator
 from ..registry import mcp_apps as apps
 from ..wire.request import Slot
+from .answer_check import AnswerCheck
 
 if TYPE_CHECKING:
     from ..wire.request import RequestContext
@@ -141,49 +140,6 @@ class ClientAsks:
 
 async def _call(fn: Callable[..., Any], *args: Any) -> Any:
     return fn(*args)
-
-
-class AnswerCheck:
-    """Holds a client's elicitation answer to the schema it was asked with.
-
-    :meth:`prepare` compiles the schema's validator: it imports jsonschema, seconds the first time
-    in a process where Jupyter's format checkers are installed, so it runs on a worker thread
-    while the client answers (never on the event loop, which every client's requests wait for).
-    """
-
-    __slots__ = ("schema",)
-
-    def __init__(self, schema: dict[str, Any]) -> None:
-        self.schema = schema
-
-    def prepare(self) -> OutputValidator | None:
-        """The schema's validator; None for a schema jsonschema cannot use (nothing to hold the answer to)."""
-        try:
-            return OutputValidator(self.schema, name="elicitation", kind="requested schema of an")
-        except RegistrationError:
-            return None
-
-    @staticmethod
-    def checked(answer: object, validator: OutputValidator | None) -> Any:
-        """The client's elicitation result, once its accepted ``content`` matches the schema.
-
-        Raises:
-            ClientRequestError: the content breaks the schema (one line per violation), so the
-                tool never takes a wrong answer for a valid one.
-        """
-        problem = AnswerCheck.problem(answer, validator)
-        if problem is not None:
-            raise ClientRequestError(f"The client's answer {problem}")
-        return answer
-
-    @staticmethod
-    def problem(answer: object, validator: OutputValidator | None) -> str | None:
-        """``does not match the requested schema: content.name: ...`` (each violation, ``; ``
-        between) when ``answer`` accepts with content that breaks the schema; else None."""
-        if validator is None or not isinstance(answer, dict) or answer.get("action") != "accept":
-            return None
-        problems = validator.errors(answer.get("content") or {}, root="content")
-        return "does not match the requested schema: " + "; ".join(problems) if problems else None
 
 
 async def _then(asking: Coroutine[Any, Any, Any], check: AnswerCheck) -> Any:

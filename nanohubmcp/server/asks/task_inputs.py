@@ -31,7 +31,7 @@ from ...errors import ClientRequestError, ClientRequestTimeout, InvalidParams
 from ...protocol.client_answers import ELICIT
 from ...protocol.message_values import show
 from ..jobs import service as jobmod
-from .context_asks import AnswerCheck
+from .answer_check import AnswerCheck
 from .input_requests import check_response
 
 T = TypeVar("T")
