@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import base64
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +20,6 @@ from support import mcp_client, serve
 
 from nanohubmcp import MCPServer, ToolError
 from nanohubmcp.sources.rappture import load_rappture_tool
-from nanohubmcp.sources.rappture.execute import COMPAT_PATH
 
 pytest.importorskip("pint")
 pytest.importorskip("matplotlib")
@@ -30,19 +28,6 @@ HERE = Path(__file__).parent
 OUTPUTS = HERE / "tools" / "outputs" / "tool.xml"
 FERMI = HERE / "tools" / "fermi" / "tool.xml"
 PNG = b"\x89PNG\r\n\x1a\n"
-
-
-@pytest.fixture
-def hub_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A PATH with the stand-in ``rappture`` and a ``python`` (a hub has both), and Rappture's Python
-    package where a hub installs it (here: this package's compatible one)."""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "rappture").symlink_to(HERE / "standin" / "rappture")
-    (bin_dir / "python").symlink_to(sys.executable)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.setenv("PYTHONPATH", str(COMPAT_PATH))
-    return bin_dir / "rappture"
 
 
 def check_every_output(result: dict[str, Any]) -> None:

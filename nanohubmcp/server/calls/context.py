@@ -127,6 +127,14 @@ class Context(LevelMethods):
         """The protocol version in force for this request."""
         return self._request.version
 
+    @property
+    def inline_limit(self) -> int | None:
+        """Bytes of JSON over which a part of this call's result is better kept as a resource (named
+        in the result) than put in it: the server's ``max_inline_bytes`` as it is now, or None when the
+        answer carries all of its data — a REST call (``POST /tools/<name>``), whose caller has no
+        ``resources/read`` (and a job such a call started)."""
+        return None if self._request.lists_as_data else self._core.result_options.max_inline_bytes
+
     # -- plumbing ---------------------------------------------------------------------------
     def _on_loop_thread(self, fn: Callable[..., object], *args: Any) -> None:
         """``fn(*args)`` now when called on the request's loop, else soon there (from a worker thread)."""

@@ -65,7 +65,7 @@ class RemoteContext(LevelMethods):
     """What a job's function gets as ``ctx`` on another process or machine.
 
     Attributes:
-        job_id, request_id, session_id, progress_token, protocol_version: as on ``Context``.
+        job_id, request_id, session_id, progress_token, protocol_version, inline_limit: as on ``Context``.
     """
 
     def __init__(
@@ -78,12 +78,14 @@ class RemoteContext(LevelMethods):
         session_id: str | None = None,
         progress_token: str | int | None = None,
         protocol_version: str = "",
+        inline_limit: int | None = None,
     ) -> None:
         self.job_id = job_id
         self.request_id = request_id
         self.session_id = session_id
         self.progress_token = progress_token
         self.protocol_version = protocol_version
+        self.inline_limit = inline_limit
         self._channel = channel
         self._executor = executor
         self._last: float | None = None
@@ -140,6 +142,7 @@ def remote_context(job: Job, context: Context | None, channel: Channel, executor
         session_id=context.session_id,
         progress_token=context.progress_token,
         protocol_version=context.protocol_version,
+        inline_limit=context.inline_limit,
     )
 
 

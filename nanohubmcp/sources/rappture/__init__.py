@@ -53,6 +53,8 @@ class RapptureCall:
 
     It pickles as the tool.xml path and its options, so a job may run it in another process (the
     ``processes`` or ``dask`` executors), which reads tool.xml again.
+    An output over the call's ``ctx.inline_limit`` is kept aside (``inline_limit`` here: for a
+    ``ctx`` that has none).
     """
 
     def __init__(
@@ -129,11 +131,13 @@ class RapptureCall:
                 last[0] = percent
                 ctx.report_progress(percent, 100.0, message or None)
 
+        # The call's own limit (a REST call's answer carries all of the data), else the registration's.
+        inline_limit = getattr(ctx, "inline_limit", self._inline_limit)
         return self.tool.run(
             arguments,
             on_progress=progress,
             cancelled=ctx.is_cancelled,
-            inline_limit=self._inline_limit,
+            inline_limit=inline_limit,
             figure_dpi=self._figure_dpi,
             plot=self._plot,
         )

@@ -18,7 +18,7 @@ output                            structured value / content
 ``number``                        ``{"type": "number", "value", "units", "text"}``
 ``integer``/``boolean``           ``{"type": ..., "value"}``
 ``string``/``choice``/``periodicelement``/``multichoice``  ``{"type": ..., "value"}``
-``log``                           a text block with the log
+``log``                           ``{"type": "log", "label", "text"}`` and a text block with the log
 ``image``                         an image block (the element's base64 data, maybe compressed)
 ``field``/``mesh`` and the rest   an embedded resource holding the element's XML
 ================================  ===================================================================
@@ -214,18 +214,16 @@ def read_outputs(root: ET.Element, tool: str, inline_limit: int | None = None) -
         if kind in RUN_KEYS and element.get("id") is None:
             found.run[kind] = text_of(element)
             continue
-        if kind == "log":
-            found.logs.append(text_of(element))
-            found.summary.append(f"{label}: a log of {len(text_of(element).splitlines())} lines (below).")
+        picture = _image(element) if kind == "image" else None
+        if picture is not None:
+            found.images.append(picture)
+            found.data[name] = {"type": "image", "label": label, "mimeType": picture[1]}
+            found.summary.append(f"{label} ({name}): an image (below).")
             continue
-        if kind == "image":
-            picture = _image(element)
-            if picture is not None:
-                found.images.append(picture)
-                found.data[name] = {"type": "image", "label": label, "mimeType": picture[1]}
-                found.summary.append(f"{label} ({name}): an image (below).")
-                continue
-        if kind in ("curve", "histogram"):
+        if kind == "log":  # its text as data too: a job's result (the structured content) carries it
+            value: dict[str, Any] = {"type": "log", "label": label, "text": text_of(element)}
+            line = f"{label}: a log of {len(value['text'].splitlines())} lines"
+        elif kind in ("curve", "histogram"):
             value = _curve(element, kind)
             found.plotted.append({**value, "name": name})
             line = f"{label} ({kind} {name}): {len(value['y'])} points"
@@ -257,6 +255,9 @@ def read_outputs(root: ET.Element, tool: str, inline_limit: int | None = None) -
             line += f" ({size} bytes of JSON: the resource {uri})"
         else:
             found.data[name] = value
+            if kind == "log":  # its text is also a block of its own
+                found.logs.append(value["text"])
+                line += " (below)."
         found.summary.append(line)
     return found
 
