@@ -292,11 +292,16 @@ def loader_examples(item: Input, tool_dir: Path | None) -> list[Option]:
     tool.xml (or one level up, the installed layout ``rappture/tool.xml`` + ``examples/``).
 
     Each option's value is the example's ``about.label`` (else its file name); the file's path is
-    kept in ``item.extra`` under ``example:<value>``.
+    kept in ``item.extra`` under ``example:<value>``. The loader's ``<default>`` names its example
+    by file name (Rappture's documented form, ``<default>first.xml</default>``, also for an
+    ``<example>l1/*.xml</example>`` in a folder), by its path under ``examples/``, or by its label:
+    ``item.default`` becomes that example's option value, so it is the schema's default and the
+    example a call without the argument starts from.
     """
     if tool_dir is None:
         return []
     options: list[Option] = []
+    named: str | None = None  # the example the loader's <default> names by its file
     patterns = item.extra.get("example", "").split() or ["*.xml"]
     for folder in (tool_dir / "examples", tool_dir.parent / "examples"):
         if not folder.is_dir():
@@ -312,6 +317,10 @@ def loader_examples(item: Input, tool_dir: Path | None) -> list[Option]:
                     continue
                 item.extra[f"example:{label}"] = str(file)
                 options.append(Option(label, label, text_of(doc, "about/description")))
+                if item.default in (file.name, file.relative_to(folder).as_posix()):
+                    named = label
         if options:
             break
+    if named is not None and all(item.default != o.value for o in options):
+        item.default = named
     return options

@@ -1,0 +1,73 @@
+"""A loader's ``<default>`` names the example a run starts from by its file name, as Rappture's
+documentation of ``<loader>`` writes it (``<example>l1/*.xml</example><default>second.xml</default>``):
+that example is the argument's schema default, and a call without the argument gets its values.
+A default written as the example's label, or as its path under ``examples/``, works as before.
+
+Found by a user trial (trial24 F5): a default naming the file matched no option (the options are
+the examples' labels), so the schema had no default and the run started from no example.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from nanohubmcp import MCPServer
+from nanohubmcp.sources.rappture import load_rappture_tool
+
+ECHO = Path(__file__).parent / "tools" / "inputs" / "echo.py"
+TOOL_XML = """<?xml version="1.0"?>
+<run>
+  <tool><title>Loads</title><command>python3 @tool/echo.py @driver</command></tool>
+  <input>
+    <loader>
+      <about><label>Example</label></about>
+      <example>l1/*.xml</example>
+      <default>{default}</default>
+    </loader>
+    <string id="title"><about><label>Title</label></about><default>none</default></string>
+  </input>
+</run>
+"""
+EXAMPLE = """<?xml version="1.0"?>
+<run>
+  <about><label>{label}</label></about>
+  <input><string id="title"><current>{title}</current></string></input>
+</run>
+"""
+
+
+def _tool(tmp_path: Path, default: str) -> Path:
+    tool = tmp_path / "loads"
+    (tool / "examples" / "l1").mkdir(parents=True)
+    (tool / "tool.xml").write_text(TOOL_XML.format(default=default))
+    shutil.copy(ECHO, tool / "echo.py")
+    for name, label, title in (("first.xml", "First run", "from first"), ("second.xml", "Second run", "from second")):
+        (tool / "examples" / "l1" / name).write_text(EXAMPLE.format(label=label, title=title))
+    return tool / "tool.xml"
+
+
+def _seen(result: Any) -> dict[str, str]:
+    wire = result.to_wire()
+    assert not wire["isError"], wire
+    return {k.removeprefix("input_"): v["value"] for k, v in wire["structuredContent"]["outputs"].items()}
+
+
+@pytest.mark.parametrize("default", ["second.xml", "l1/second.xml", "Second run"])
+def test_the_example_a_loaders_default_names_is_the_default_and_is_loaded(tmp_path: Path, default: str) -> None:
+    tool = load_rappture_tool(_tool(tmp_path, default), rappture="")
+    loader = tool.schema["properties"]["loader"]
+    assert loader["enum"] == ["First run", "Second run"]
+    assert loader["default"] == "Second run"
+    seen = _seen(tool.run({}, plot=False))
+    assert seen["loader"] == "Second run"
+    assert seen["string_title"] == "from second", "a call without the argument starts from the default example"
+    assert _seen(tool.run({"loader": "First run"}, plot=False))["string_title"] == "from first"
+    assert _seen(tool.run({"title": "given"}, plot=False))["string_title"] == "given"
+
+    server = MCPServer("loads", job_store="memory")
+    record = server.add_rappture_tool(tool.path, rappture="")
+    assert record.input_schema["properties"]["loader"]["default"] == "Second run"
