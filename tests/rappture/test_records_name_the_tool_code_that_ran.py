@@ -86,7 +86,6 @@ def test_two_sim2l_notebooks_have_their_own_code_hash(tmp_path: Path) -> None:
     pytest.importorskip("simtool")
     from nanohubmcp.server.provenance.code_facts import code_of
     from nanohubmcp.server.provenance.code_files import files_of
-    from nanohubmcp.server.provenance.tool_options import SOURCE
 
     original = EXAMPLES / "sim2l" / "cooling" / "cooling.ipynb"
     notebook = json.loads(original.read_text())
@@ -103,7 +102,7 @@ def test_two_sim2l_notebooks_have_their_own_code_hash(tmp_path: Path) -> None:
         code = code_of(tool)
         hashes.append(code["hash"])
         assert code["module"] == str(path.resolve())
-        files = files_of(tool.extra[SOURCE])
+        files = files_of(code["source"])
         assert files is not None
         assert files["kind"] == "sim2l"
         assert "# %% tags=" in files["files"][0]["text"]

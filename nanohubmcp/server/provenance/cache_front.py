@@ -11,7 +11,9 @@ copy, equal to the store's answer to the byte once written), the store's expiry 
 was made for.
 
 The key also holds the digest of what the tool's code reaches by global name (helpers,
-constants: :mod:`.code_reach`), as the store's does: a name bound anew makes new keys.
+constants: :mod:`.code_reach`) and the tool's code hash (for a tool whose code is files, of the
+files as they are at the call), as the store's does: a name bound anew, or an edited program or
+notebook, makes new keys.
 
 The store stays the truth: an entry is used for at most :data:`CHECK_SECONDS` after it was read
 from the store, then the next call reads the store's entry again by its key (refreshing its last

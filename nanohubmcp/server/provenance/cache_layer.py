@@ -1,7 +1,9 @@
 """The result cache layer of the call pipeline: a tool registered with ``cache=True`` answers a
 repeated call from its stored result without running.
 
-The key is the SHA-256 of the tool's code hash (see :mod:`.code_facts`), what that code reaches by
+The key is the SHA-256 of the tool's code hash (see :mod:`.code_facts`; for a tool whose code is files,
+a Rappture program or a Sim2L notebook, of the files as they are at the call: an edited program is
+another key, never answered by the old program's results), what that code reaches by
 global name — helper functions, classes and plain constants (see :mod:`.code_reach`) —, its arguments as
 canonical JSON (:mod:`.cache_key`; after the input schema's checks and defaults; for a tool that
 says what values it runs with, :data:`.tool_options.RUN_VALUES` — a Rappture tool's numbers in their
@@ -90,7 +92,8 @@ class CacheLayer:
             if tool is None or not tool.extra.get(CACHE) or tool.background:
                 return await call_next(request)
             # This process's front first: the call as received, no schema checks, hash or store read.
-            received = _received(request, tool)
+            code = code_facts.code_hash(tool)  # a tool whose code is files: as they are now (a stat each)
+            received = _received(request, tool, code)
             now = time.time()
             if received is not None:
                 held = front.get(received, tool, now)
@@ -98,22 +101,23 @@ class CacheLayer:
                     self.hits += 1
                     return _marked(held, request, hit=True)
             try:
-                key = self._key(request, tool)
+                key = self._key(request, tool, code)
             except CheckPending as pending:  # the run values need pint's registry: loaded off the loop
                 await asyncio.to_thread(pending.wait)
                 try:
-                    key = self._key(request, tool)
+                    key = self._key(request, tool, code)
                 except CheckPending:  # (its wait loads it: not again) run uncached rather than block
                     key = None
             if key is None:
                 return await call_next(request)  # arguments the tool refuses: the handler says why
-            return await self._serve(request, call_next, tool, key, received)
+            return await self._serve(request, call_next, tool, key, received, code)
 
         return result_cache
 
-    def _key(self, request: Request, tool: Tool) -> str | None:
-        """The store's key of the call; None: not cached (arguments the handler refuses, or no
-        JSON form). Raises ``CheckPending`` when the tool's run values must first load something."""
+    def _key(self, request: Request, tool: Tool, code: str) -> str | None:
+        """The store's key of the call (``code``: the tool's code hash now); None: not cached (arguments
+        the handler refuses, or no JSON form). Raises ``CheckPending`` when the tool's run values must
+        first load something."""
         arguments = request.params.get("arguments")
         try:
             checked = tool.validator.validate(arguments if isinstance(arguments, dict) else {})
@@ -130,7 +134,7 @@ class CacheLayer:
             defaults = {n: p["default"] for n, p in properties.items() if isinstance(p, dict) and "default" in p}
             checked = {**defaults, **checked}
         who = "" if tool.extra.get(CACHE) == SHARED else (owner_of(request.context) or "")
-        digest = hashlib.sha256(code_facts.code_hash(tool).encode())
+        digest = hashlib.sha256(code.encode())
         digest.update(code_reach.reach_hash(tool).encode())  # the helpers and constants it reads
         digest.update(b"\0" + tool.name.encode())  # two tools of one factory share their code
         try:
@@ -146,7 +150,8 @@ class CacheLayer:
         return digest.hexdigest()
 
     async def _serve(
-        self, request: Request, call_next: CallNext, tool: Tool, key: str, received: tuple[Any, ...] | None
+        self, request: Request, call_next: CallNext, tool: Tool, key: str, received: tuple[Any, ...] | None,
+        code: str,
     ) -> dict[str, Any]:
         loop = asyncio.get_running_loop()
         stored = self.cache.read(key)  # one indexed row: cheaper on the loop than a thread hop
@@ -179,7 +184,6 @@ class CacheLayer:
                 if meta:
                     entry["_meta"] = meta
                 ttl = tool.extra.get(CACHE_TTL)
-                code = code_facts.code_hash(tool)
                 try:
                     kept = encode(entry)  # each hit and each waiter parses its own copy
                     if self._on_disk():
@@ -205,15 +209,16 @@ class CacheLayer:
         return not isinstance(self.cache.backend, MemoryCache)
 
 
-def _received(request: Request, tool: Tool) -> tuple[Any, ...] | None:
+def _received(request: Request, tool: Tool, code: str) -> tuple[Any, ...] | None:
     """The front's key of a call: as the store's key, with the arguments as received (None when
-    they cannot be a key); the tool's code hash is its registration's (the front checks that)."""
+    they cannot be a key); ``code`` is the tool's code hash now (the front also checks the entry was
+    made for this registration)."""
     arguments = arguments_key(request.params.get("arguments"))
     if arguments is None:
         return None
     who = "" if tool.extra.get(CACHE) == SHARED else (owner_of(request.context) or "")
     reach = code_reach.reach_hash(tool)  # a helper or constant bound anew: another key, as the store's
-    return tool.name, who, request.protocol_version, request.context.lists_as_data, reach, arguments
+    return tool.name, who, request.protocol_version, request.context.lists_as_data, reach, code, arguments
 
 
 def _keepable(result: dict[str, Any], request: Request) -> bool:

@@ -169,17 +169,20 @@ def here() -> dict[str, Any]:
 PendingCall = tuple[
     str, "Tool", "Principal | None", "Session | None", "str | int | None", "ProtocolVersion",
     "str | None", Any, dict[str, Any], float, float, "tuple[str, threading.Thread]", Any, "str | None",
+    "str | None",
 ]
 """What a call hands over for its record (references only): ``(record_id, tool, principal,
 session, request_id, version, job_id, arguments, result, started, ended, ran_on, span,
-cached_from)`` — the
+cached_from, ran)`` — the
 request context's fields of those names (the record's owner is made from the principal and
 session here: :func:`~nanohubmcp.server.results.store.owner_for`), not the context (what it
 holds would live until the record is made), the arguments as received, the result a shallow
 copy of the answer without the record's own ``_meta`` key, ``ran_on`` the executor and thread
 the function ran on (:data:`~nanohubmcp.server.calls.progress.RAN_ON`; else the event loop and the
 thread that served the call), ``span`` the request's server span when the server traces it (else None), ``cached_from``
-what :data:`CACHED_FROM` holds (a cache hit's producing record), else None."""
+what :data:`CACHED_FROM` holds (a cache hit's producing record), else None, ``ran`` the code hash the
+call ran with for a tool whose code is files (:data:`.code_files.WATCHED`; they may be edited before
+the record is made), else None."""
 Earlier = Callable[[str], "CallRow | None"]
 """Finds a record made earlier (in the same batch or stored), or None."""
 Facts = tuple[str, str]
@@ -234,9 +237,9 @@ def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires:
     if isinstance(item, JobEnd):
         return _job_end(item, earlier, created, expires)
     record_id, tool, principal, session, request_id, version, job_id = item[:7]
-    arguments, result, started, ended, (executor, thread), span, cached_from = item[7:]
+    arguments, result, started, ended, (executor, thread), span, cached_from, ran = item[7:]
     owner = owner_for(principal, session)
-    code = code_of(tool)
+    code = code_of(tool, ran)
     facts = facts_for(tool, code)
     meta = result.pop("_meta", None)
     cached = meta.get(CACHE_META) if isinstance(meta, dict) else None

@@ -1,6 +1,8 @@
 """What a provenance record says about a tool's code and the environment it runs in.
 
-Per tool, once (kept in ``Tool.extra``, :data:`CODE`): the hash of its code (the source text of its
+Per tool, once (kept in ``Tool.extra``, :data:`CODE`; for a tool whose code is files, a Rappture
+program or a Sim2L notebook, once per version of them: :class:`.code_files.WatchedCode`): the hash
+of its code (the source text of its
 function, or for a notebook tool the cell that defined it, else the compiled code), its module and
 qualified name, its version (its module's ``__version__``, else its distribution's), the Python
 version and implementation, and the versions of the installed packages its module uses (the
@@ -35,6 +37,7 @@ import time
 from types import ModuleType
 from typing import Any
 
+from .code_files import WATCHED
 from .tool_options import SOURCE
 
 log = logging.getLogger("nanohubmcp.provenance")
@@ -51,7 +54,12 @@ made later without it says ``packages_complete: false``."""
 
 def code_hash(tool: Any) -> str:
     """``"sha256:<hex>"`` of ``tool``'s code (computed once per tool; reads no distributions table:
-    cheap enough for a call's path)."""
+    cheap enough for a call's path). A tool whose code is files (:data:`.code_files.WATCHED`) hashes
+    them as they are now: a ``stat`` per file, read again only when one changed."""
+    watched = tool.extra.get(WATCHED)
+    if watched is not None:
+        current: str = watched.current().hash
+        return current
     known = tool.extra.get(BASE)
     if known is None:
         known = _base(tool)
@@ -59,21 +67,34 @@ def code_hash(tool: Any) -> str:
     return hash_
 
 
-def code_of(tool: Any) -> dict[str, Any]:
+def code_of(tool: Any, ran: str | None = None) -> dict[str, Any]:
     """``{hash, source, version, module, qualname, packages, packages_complete, python,
-    implementation}`` of ``tool`` (computed once per tool).
+    implementation}`` of ``tool`` (computed once per tool, and for a tool whose code is files once
+    per version of them).
+
+    ``ran``: the code hash a call ran with (:func:`code_hash` on its path), for a tool whose code is
+    files: the answer is of that version while it is remembered, so a record made after a later edit
+    still names the code that ran.
 
     Waits for the distributions table (:func:`warm`, :data:`WAIT_SECONDS` at most): call it off a
     call's path (the record writer's thread). An answer made without the table (not read in time,
     or unreadable) has ``packages_complete`` False and is not kept."""
     known = tool.extra.get(CODE)
-    if known is not None:
+    watched = tool.extra.get(WATCHED)
+    if watched is not None:
+        version = watched.version(ran)
+        if known is not None and known["hash"] == version.hash:
+            return known
+        base = _base(tool, version.source)
+    elif known is not None:
         return known
+    else:
+        base = _base(tool)
     fn = inspect.unwrap(tool.fn)
     table = distributions(wait=True)
     module = sys.modules.get(getattr(fn, "__module__", "") or "")
     known = {
-        **_base(tool),
+        **base,
         "packages": packages_of(fn, table),
         "packages_complete": table is not None,
         "version": _module_version(module, table),
@@ -83,12 +104,14 @@ def code_of(tool: Any) -> dict[str, Any]:
     return known
 
 
-def _base(tool: Any) -> dict[str, Any]:
-    known = tool.extra.get(BASE)
+def _base(tool: Any, files: str | None = None) -> dict[str, Any]:
+    """The table-free part of :func:`code_of`: of the function (kept), or of ``files``' code text
+    (a version of a tool's files: not kept here, its hash is the :class:`.code_files.Version`'s)."""
+    known = tool.extra.get(BASE) if files is None else None
     if known is not None:
         return known
     fn = inspect.unwrap(tool.fn)
-    source = tool.extra.get(SOURCE)
+    source = tool.extra.get(SOURCE) if files is None else files
     if not isinstance(source, str):
         source = _source(fn)
     if source is not None:
@@ -104,7 +127,8 @@ def _base(tool: Any) -> dict[str, Any]:
         "python": platform.python_version(),
         "implementation": platform.python_implementation(),
     }
-    tool.extra[BASE] = known
+    if files is None:
+        tool.extra[BASE] = known
     return known
 
 

@@ -7,6 +7,11 @@ registers the text :func:`bundle` makes (``source=`` of ``add_tool``, kept in
 same files whatever process or start reads them — and the RO-Crate export (:mod:`.crate`)
 unpacks it with :func:`files_of` into one file per part under ``code/``.
 
+The files may be edited while the server runs, and a call then runs the edited program: such a tool
+keeps a :class:`WatchedCode` (``Tool.extra[WATCHED]``), which reads the files again when a ``stat``
+says one changed, so the result cache's key, the provenance record and the tool's own stored runs
+name the code as it is now, not as it was at registration.
+
 The text is JSON with sorted keys: ``{"org.nanohub/code": 1, "kind": ..., "tool": ..., "files":
 [{"name", "sha256", "size", "text"}]}``; ``name`` is the file's path relative to the tool's
 directory, ``sha256``/``size`` of its bytes, ``text`` its UTF-8 text (None for a file that is not
@@ -18,6 +23,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 MARK = "org.nanohub/code"
@@ -73,3 +82,89 @@ def files_of(source: str | None) -> dict[str, Any] | None:
     if not isinstance(found, dict) or found.get(MARK) != 1 or not isinstance(found.get("files"), list):
         return None
     return found
+
+
+WATCHED = "provenance_watched_code"
+"""``Tool.extra`` key: the :class:`WatchedCode` of a tool whose code is files (it wins over the
+``source=`` text: the code hash follows the files as they are now)."""
+RACY_NS = 2_000_000_000
+"""A file changed this recently (nanoseconds) is read again at the next look: an edit within the
+file system's timestamp resolution of the last read may leave its stat as it was."""
+VERSIONS = 16
+"""Code versions a :class:`WatchedCode` remembers (a record made after a later edit names the one that ran)."""
+
+
+class Version:
+    """One reading of a tool's files: its code text (:func:`bundle`), the hash records and cache
+    keys name (``"sha256:<hex>"`` of the text), the paths read, their stats then, and what the
+    tool's reader adds (``detail``: a Sim2L's notebook digest)."""
+
+    __slots__ = ("detail", "hash", "paths", "racy", "source", "stamps")
+
+    def __init__(self, source: str, paths: list[str], detail: Any, stamps: tuple[Any, ...], racy: bool) -> None:
+        self.source = source
+        self.hash = "sha256:" + hashlib.sha256(source.encode()).hexdigest()
+        self.paths = paths
+        self.detail = detail
+        self.stamps = stamps
+        self.racy = racy
+
+
+Reader = Callable[[], "tuple[str, list[str], Any]"]
+"""Reads a tool's files: ``(code text, the paths it read, detail)``."""
+
+
+def _stamp(path: str) -> tuple[int, int, int, int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size, st.st_ino, st.st_dev, st.st_ctime_ns
+
+
+class WatchedCode:
+    """A file-backed tool's code, read again when a file it was read from changed.
+
+    :meth:`current` stats each file (its mtime, size, inode, device and ctime) and compares them with
+    the last reading's; only a change — or a file changed within :data:`RACY_NS` of that reading,
+    whose edit a coarse timestamp could hide — reads the files again. So the hash a call is cached
+    and recorded under is that of the files it runs, at the cost of a ``stat`` per file and call.
+    """
+
+    def __init__(self, read: Reader) -> None:
+        self._read = read
+        self._lock = threading.Lock()
+        self._versions: OrderedDict[str, Version] = OrderedDict()
+        self._now = self._load()
+
+    def _load(self) -> Version:
+        source, paths, detail = self._read()
+        stamps = tuple(_stamp(path) for path in paths)
+        now = time.time_ns()
+        racy = any(stamp is not None and now - max(stamp[0], stamp[4]) < RACY_NS for stamp in stamps)
+        version = Version(source, paths, detail, stamps, racy)
+        self._versions[version.hash] = version
+        self._versions.move_to_end(version.hash)
+        while len(self._versions) > VERSIONS:
+            self._versions.popitem(last=False)
+        return version
+
+    def current(self) -> Version:
+        """The code as the files hold it now (read again only when a stat says they changed)."""
+        known = self._now
+        if not known.racy and tuple(_stamp(path) for path in known.paths) == known.stamps:
+            return known
+        with self._lock:
+            known = self._now
+            if known.racy or tuple(_stamp(path) for path in known.paths) != known.stamps:
+                self._now = known = self._load()
+            return known
+
+    def version(self, code_hash: str | None) -> Version:
+        """The version of hash ``code_hash`` when still remembered, else the current one."""
+        if code_hash is not None:
+            with self._lock:
+                found = self._versions.get(code_hash)
+            if found is not None:
+                return found
+        return self.current()

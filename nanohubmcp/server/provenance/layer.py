@@ -30,6 +30,7 @@ from ..wire.request import ANSWERED_BY_LAYER, RAN_ON
 from ..wire.trace_context import SPAN
 from . import code_facts
 from .capture import CACHE_META, CACHED_FROM, JobEnd
+from .code_files import WATCHED
 from .record_ids import RecordIds
 from .records import META_KEY, ProvenanceStore, record_id_of
 from .rows import URI_PREFIX
@@ -101,6 +102,8 @@ class Recorder:
                 return await call_next(request)
             context = request.context
             context.provenance_id = record_id  # the panel's call log names it
+            watched = tool.extra.get(WATCHED)  # a tool whose code is files: the version this call runs
+            ran = watched.current().hash if watched is not None else None
             started = time.time()
             result = await call_next(request)
             try:
@@ -132,6 +135,7 @@ class Recorder:
                 slots.get(RAN_ON) or ("event-loop", threading.current_thread()),
                 slots.get(SPAN),
                 slots.get(CACHED_FROM),
+                ran,
             )
             if submit(pending):
                 result.setdefault("_meta", {})[META_KEY] = URI_PREFIX + record_id

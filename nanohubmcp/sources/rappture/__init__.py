@@ -36,8 +36,9 @@ from ...protocol.result_types import ToolResult
 from ...registration import user_frame
 from ...schema import CheckPending
 from ...server.calls.context import Context
+from ...server.provenance.code_files import WATCHED
 from ...server.provenance.tool_options import RUN_VALUES
-from .code import code_text
+from .code import watched_code
 from .driver import check_values, converts_units, current_values
 from .tool import PROXY_TIMEOUT, RapptureTool, load_rappture_tool
 from .units import load_registry, pint_missing, registry_ready
@@ -192,7 +193,7 @@ def add_rappture_tool(
         plot=plot,
     )
     options.setdefault("title", tool.title or None)
-    options.setdefault("source", code_text(tool))  # the code hash: tool.xml and its programs, stable across starts
+    watched = None if "source" in options else watched_code(tool)  # the code hash: tool.xml and its programs
     options.setdefault("annotations", {"readOnlyHint": True, "destructiveHint": False, "openWorldHint": False})
     if tool.long:  # (a quick tool's run refuses them as soon: on a worker thread, where pint loads)
         options.setdefault("check_arguments", call.check)
@@ -205,6 +206,8 @@ def add_rappture_tool(
         **options,
     )
     record.extra[RUN_VALUES] = call.run_values  # the cache's key: "300 K" and 300 are one run
+    if watched is not None:  # stable across starts, and following an edit of tool.xml or a program
+        record.extra[WATCHED] = watched
     return record
 
 

@@ -2,19 +2,24 @@
 ``<command>`` runs.
 
 A word of the command that names a file through ``@tool`` (``python @tool/fermi.py @driver``,
-``@tool/../bin/app``, ``--script=@tool/run.tcl``) and is a file when the tool is registered counts;
-programs found on ``PATH`` (``python``, ``octave``) are the environment's, not the tool's, and a
-file the program reads by itself is not seen. The files are read once, at registration: the code
-hash is of the files as they were then (:mod:`nanohubmcp.server.provenance.code_files`).
+``@tool/../bin/app``, ``--script=@tool/run.tcl``) and is a file counts; programs found on ``PATH`` (``python``,
+``octave``) are the environment's, not the tool's, and a file the program reads by itself is not
+seen. The files are watched (:class:`~nanohubmcp.server.provenance.code_files.WatchedCode`): a
+call stats them, and when tool.xml or a program was edited since they were last read they are
+read again (the command too, from the edited tool.xml), so the code hash is of the files the call
+runs.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
+import xml.etree.ElementTree as ET
 from typing import TYPE_CHECKING, Any
 
-from ...server.provenance.code_files import bundle, read_entry
+from ...server.provenance.code_files import WatchedCode, bundle, read_entry
+from .inputs import text_of
 
 if TYPE_CHECKING:
     from .tool import RapptureTool
@@ -37,13 +42,25 @@ def program_files(command: str, tool_dir: str) -> list[str]:
     return found
 
 
-def code_text(tool: RapptureTool) -> str:
-    """The code text of ``tool`` (tool.xml first, then its programs), named relative to its directory."""
+def _read(tool: RapptureTool) -> tuple[str, list[str], None]:
+    """``(code text, the files read, None)``: tool.xml as it is now (first), then the programs its
+    command names, named relative to the tool's directory. The command registered counts too (run
+    off a hub, it is what runs; on a hub ``rappture`` reads tool.xml's own)."""
     directory = str(tool.directory)
+    commands = [tool.command]
+    with contextlib.suppress(ET.ParseError, OSError):  # mid-edit or gone: its bytes (or absence) count below
+        commands.append(text_of(ET.parse(tool.path).getroot(), "tool/command"))
+    paths = [str(tool.path)]
+    for command in commands:
+        paths += [path for path in program_files(command, directory) if path not in paths]
     files: list[dict[str, Any]] = []
-    for path in [str(tool.path), *program_files(tool.command, directory)]:
-        name = os.path.relpath(path, directory)
-        entry = read_entry(path, name)
+    for path in paths:
+        entry = read_entry(path, os.path.relpath(path, directory))
         if entry is not None:
             files.append(entry)
-    return bundle("rappture", tool.name, files)
+    return bundle("rappture", tool.name, files), paths, None
+
+
+def watched_code(tool: RapptureTool) -> WatchedCode:
+    """``tool``'s files, watched: read now, and again when a call finds one edited."""
+    return WatchedCode(lambda: _read(tool))

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ...errors import RegistrationError, ResourceNotFound
 from ...protocol.blocks import ResourceContent
 from ...server.calls.context import Context
-from ...server.provenance.code_files import bundle, entry
+from ...server.provenance.code_files import WATCHED, WatchedCode, bundle, entry, read_entry
 from .execute import read_outputs, run_notebook
 from .kernels import KernelStop
 from .notebook import Sim2LSpec, read_sim2l
@@ -115,6 +115,7 @@ class Sim2LTool:
         self.cell_timeout = cell_timeout
         self.cache = cache
         self.max_inline_bytes: int | None = None  # the server's, set by add_sim2l
+        self.code: WatchedCode | None = None  # the notebook, watched (set by add_sim2l): its digest now
 
     def __call__(self, ctx: Context, **arguments: Any) -> Any:
         """Run (or answer from the stored run); the ``CallToolResult`` of :mod:`.results`."""
@@ -122,7 +123,7 @@ class Sim2LTool:
         identity = {
             "sim2l": self.spec.name,
             "revision": self.spec.revision,
-            "notebook": self.spec.digest,
+            "notebook": self.code.current().detail if self.code is not None else self.spec.digest,
             "inputs": prepared.identity,
         }
         run = run_id(identity)
@@ -266,14 +267,13 @@ def add_sim2l(
     call.__doc__ = description
     # Provenance's code (code_facts.code_of): the notebook's code cells and kernel, named by its path, not this wrapper
     call.__module__, call.__qualname__ = spec.path, tool_id
-    code = [entry(os.path.basename(spec.path).removesuffix(".ipynb") + ".py", spec.code.encode())]
+    runner.code = watched = WatchedCode(lambda: _notebook_code(spec.path, tool_id))
     record = server.add_tool(
         call,
         name=tool_id,
         description=description,
         input_schema=input_schema(spec),
         background=background,
-        source=bundle("sim2l", tool_id, code),
         annotations={
             "title": spec.name,
             "readOnlyHint": True,
@@ -295,4 +295,19 @@ def add_sim2l(
     )
     runner.max_inline_bytes = server.core.result_options.max_inline_bytes
     record.extra["sim2l"] = runner
+    record.extra[WATCHED] = watched  # the code hash follows the notebook when it is edited
     return record
+
+
+def _notebook_code(path: str, tool_id: str) -> tuple[str, list[str], str]:
+    """``(code text, [path], digest)`` of the Sim2L notebook at ``path`` as it is now: its code cells
+    (:attr:`.Sim2LSpec.code`) and their digest, which a stored run's identity names; a notebook that no
+    longer reads as a Sim2L (mid-edit) counts by its bytes."""
+    try:
+        spec = read_sim2l(path)
+    except RegistrationError:
+        found = read_entry(path, os.path.basename(path))
+        digest = found["sha256"] if found is not None else "missing"
+        return bundle("sim2l", tool_id, [found] if found is not None else []), [path], digest
+    code = entry(os.path.basename(path).removesuffix(".ipynb") + ".py", spec.code.encode())
+    return bundle("sim2l", tool_id, [code]), [path], spec.digest
