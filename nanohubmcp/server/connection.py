@@ -27,8 +27,11 @@ the core serves MCP. They meet here and nowhere else. A transport holds one
    does all of this in one call, in the spec's order, and answers an :class:`Incoming` (the
    session it names is touched when the request ends, not when it is looked up: a session
    serving a request is busy, never expired); a transport with one peer hands each line to
-   ``read``. These reading verbs are the connection's :class:`~.intake.Intake`'s (:mod:`.intake`),
-   offered as the connection's own.
+   ``read``. A body (or line) of at least ``LARGE_MESSAGE_BYTES`` is parsed on a worker thread
+   (``receive`` does it; otherwise ``parse_large``, ``read_large``) and its request marked
+   ``large``: a call's arguments are then checked and converted there too. These reading verbs
+   are the connection's :class:`~.intake.Intake`'s (:mod:`.intake`), offered as the
+   connection's own.
 3. **Messages out.** Everything the core sends while serving a request — progress, log
    messages, server→client requests (elicitation, sampling, roots) — goes to the request's
    ``stream`` (an :class:`~nanohubmcp.server.wire.streams.OutboundStream`) in order, before the
@@ -145,8 +148,10 @@ class Connection:
         self.intake = intake = Intake(core, transport, server)
         """Messages in (rule 2): its verbs are this connection's, the same bound methods (no call in between)."""
         self.parse = intake.parse
+        self.parse_large = intake.parse_large
         self.receive = intake.receive
         self.read = intake.read
+        self.read_large = intake.read_large
         self.admit = intake.admit
         self.request = intake.request
         self.open_session = intake.open_session

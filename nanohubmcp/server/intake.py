@@ -25,7 +25,7 @@ from ..protocol.message_values import show
 from ..state.errors import StateUnavailable
 from .batches import batch_refusal
 from .stateless.envelope import modern_version
-from .wire.request import META_PROTOCOL_VERSION, RequestContext
+from .wire.request import LARGE_MESSAGE_BYTES, META_PROTOCOL_VERSION, RequestContext
 from .wire.streams import OutboundStream
 from .wire.trace_context import carrier_from
 
@@ -103,6 +103,12 @@ class Intake:
             return parsed
         return jsonrpc.classify(parsed)
 
+    @staticmethod
+    async def parse_large(body: bytes | str) -> jsonrpc.Message | list[Any]:
+        """:meth:`parse` on a worker thread: for a body of at least
+        :data:`~.wire.request.LARGE_MESSAGE_BYTES` (mark its request :attr:`~RequestContext.large`)."""
+        return await asyncio.to_thread(Intake.parse, body)
+
     async def receive(
         self,
         body: bytes | str,
@@ -134,7 +140,8 @@ class Intake:
             SessionNotFound: ``session_id`` names no live session of ``principal`` (HTTP 404).
             StateUnavailable: the shared state store cannot be reached (503 with ``Retry-After``).
         """
-        parsed = jsonrpc.parse_body(body)
+        large = len(body) >= LARGE_MESSAGE_BYTES
+        parsed = await asyncio.to_thread(jsonrpc.parse_body, body) if large else jsonrpc.parse_body(body)
         if isinstance(parsed, list):
             header = spoken_version(header_version)
             session = await self.named_session(session_id, principal)
@@ -153,6 +160,7 @@ class Intake:
             version, caps = modern_version(message, header_version, check_header=True, request_id=message.id)
             request = self.request(message, version=version, client_capabilities=caps, principal=principal,
                                    trace_headers=trace_headers)
+            request.large = large
             if wants_stream:
                 request.defer_stream(_modern_stream)
             return Incoming(message, True, request, None, version, None)
@@ -177,23 +185,27 @@ class Intake:
                                                          principal=principal), None, version, session)
         request = self.request(message, version=version, session=session, opens_session=opens, principal=principal,
                                trace_headers=trace_headers)
+        request.large = large
         if wants_stream:  # made at the first related message (most calls send none: a JSON reply)
             request.defer_stream(functools.partial(session.new_stream, message.id) if session is not None
                                  else _sessionless_stream)
         return Incoming(message, False, request, None, version, session)
 
     def read(self, body: bytes | str, *, session: Session | None = None,
-             stream: OutboundStream | None = None, principal: Principal | None = None) -> Incoming:
+             stream: OutboundStream | None = None, principal: Principal | None = None,
+             parsed: jsonrpc.Message | list[Any] | None = None) -> Incoming:
         """One line (or body) of a connection's one peer (stdio), parsed and :meth:`admit`-ted; a
         batch comes back as the :class:`Incoming`'s ``batch``, checked against the version in force
         (the peer's session's). ``principal``: the peer, when the transport authenticated it (stdio
-        with ``auth=``: the token in its environment), carried by every request.
+        with ``auth=``: the token in its environment), carried by every request. ``parsed``: the
+        body as :meth:`parse` read it already (:meth:`read_large`).
 
         Raises:
             ParseError, InvalidRequest: not JSON, not a JSON-RPC message, a batch the version lacks.
             InvalidEnvelope, UnsupportedProtocolVersion: see :meth:`admit`.
         """
-        parsed = self.parse(body)
+        if parsed is None:
+            parsed = self.parse(body)
         if isinstance(parsed, list):
             version = handshake_version(session)
             refused = batch_refusal(version, parsed)
@@ -201,6 +213,16 @@ class Intake:
                 raise refused
             return Incoming(None, False, None, parsed, version, session)
         return self.admit(parsed, session=session, stream=stream, principal=principal)
+
+    async def read_large(self, body: bytes | str, *, session: Session | None = None,
+                         stream: OutboundStream | None = None, principal: Principal | None = None) -> Incoming:
+        """:meth:`read` of a body of at least :data:`~.wire.request.LARGE_MESSAGE_BYTES`: parsed on a
+        worker thread, its request marked large (its arguments are checked there too)."""
+        parsed = await self.parse_large(body)
+        incoming = self.read(body, session=session, stream=stream, principal=principal, parsed=parsed)
+        if incoming.request is not None:
+            incoming.request.large = True
+        return incoming
 
     def admit(self, message: jsonrpc.Message, *, session: Session | None = None,
               stream: OutboundStream | None = None, principal: Principal | None = None,

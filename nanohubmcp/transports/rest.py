@@ -22,6 +22,7 @@ JSON-RPC error out (:func:`rest_error` is the REST shape of every error).
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from ..errors import (
@@ -38,7 +39,7 @@ from ..errors import (
 from ..protocol import jsonrpc, versions
 from ..schema.paths import echoed
 from ..server.registry.mcp_apps import app_only
-from ..server.wire.request import RETURNED_ERROR
+from ..server.wire.request import LARGE_MESSAGE_BYTES, RETURNED_ERROR
 from .base import BodyReadingHandler
 from .headers import json_body_type
 
@@ -81,8 +82,12 @@ class RestToolHandler(BodyReadingHandler):
             self.fail(UnsupportedMediaType("Send the arguments as JSON with 'Content-Type: application/json'"))
             return
         body = self.body()
+        large = len(body) >= LARGE_MESSAGE_BYTES  # parsed, and its arguments checked, on a worker thread
         try:
-            arguments = jsonrpc.parse_body(body) if body.strip() else {}
+            if not large:
+                arguments = jsonrpc.parse_body(body) if body.strip() else {}
+            else:
+                arguments = await asyncio.to_thread(jsonrpc.parse_body, body) if body.strip() else {}
         except ProtocolError as exc:
             self.fail(type(exc)(f"Malformed JSON body: {exc.message}"))
             return
@@ -97,6 +102,7 @@ class RestToolHandler(BodyReadingHandler):
             message, version=REST_VERSION, argument_errors="protocol", lists_as_data=True, principal=self.principal,
             trace_headers=self.request.headers,
         )
+        call.large = large
         reply = await connection.serve(call)
         response = reply.message or {}
         if "error" in response:

@@ -21,6 +21,7 @@ from typing import Any
 from ..errors import ProtocolError, ServerBusy, SessionNotFound, UnsupportedMediaType
 from ..protocol import versions
 from ..server.connection import batch_refusal
+from ..server.wire.request import LARGE_MESSAGE_BYTES
 from ..state.errors import StateUnavailable
 from .base import BaseHandler, BodyReadingHandler
 from .headers import json_body_type
@@ -108,8 +109,10 @@ async def post_legacy_message(handler: Any, session_id: str | None) -> None:
         handler.fail(SessionNotFound(
             "Unknown session_id: open GET /sse first and POST to the endpoint it announces"))
         return
+    body = handler.body()
+    large = len(body) >= LARGE_MESSAGE_BYTES  # parsed, and a call's arguments checked, on a worker thread
     try:
-        parsed = connection.parse(handler.body())
+        parsed = await connection.parse_large(body) if large else connection.parse(body)
         if isinstance(parsed, list):
             refused = batch_refusal(session.version, parsed)
             if refused is not None:
@@ -127,6 +130,7 @@ async def post_legacy_message(handler: Any, session_id: str | None) -> None:
         return
     request = connection.request(parsed, version=session.version, session=session, stream=stream,
                                  principal=handler.principal, trace_headers=handler.request.headers)
+    request.large = large
     # The POST is answered 202 once the call pipeline let the request through to its handler; a
     # refusal before that with an HTTP status of its own (a tool's scopes the token lacks: 403)
     # is this POST's answer, anything else goes on the stream like every response.

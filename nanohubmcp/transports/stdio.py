@@ -39,6 +39,7 @@ from ..errors import ProtocolError, error_response
 from ..protocol import jsonrpc
 from ..server.connection import Connection, Incoming
 from ..server.wire.principal import Principal
+from ..server.wire.request import LARGE_MESSAGE_BYTES
 from ..server.wire.sessions import Session
 from ..server.wire.streams import OutboundStream
 from .lines import MAX_LINE_BYTES, LineReader, LineWriter, TooLong, protect_stdout, stop_on_signals, too_long_response
@@ -125,8 +126,12 @@ class StdioTransport:
         incoming = None
         try:
             try:  # parsed, its era, version and request context: the connection seam's, in one call
-                incoming = self.connection.read(line, session=self._live_session(), stream=self.out,
-                                                principal=self.principal)
+                if len(line) < LARGE_MESSAGE_BYTES:
+                    incoming = self.connection.read(line, session=self._live_session(), stream=self.out,
+                                                    principal=self.principal)
+                else:  # parsed on a worker thread, and a call's arguments checked there too
+                    incoming = await self.connection.read_large(line, session=self._live_session(), stream=self.out,
+                                                                principal=self.principal)
             except ProtocolError as exc:  # not JSON-RPC; a batch the version lacks; a 2026-07-28 envelope
                 self._write(None, error_response(exc, exc.request_id))
                 return

@@ -41,7 +41,7 @@ from ..results import shape as results
 from ..results.shape import PLAIN_TYPES, SCALAR_TYPES
 from ..results.store import ResultSink, owner_of
 from ..wire import trace_context
-from ..wire.request import ANSWERED_BY_LAYER, RETURNED_ERROR, RequestContext
+from ..wire.request import ANSWERED_BY_LAYER, RETURNED_ERROR, RequestContext, Slot
 from ..wire.trace_context import SPAN
 from . import progress
 from .context import Context
@@ -51,6 +51,9 @@ if TYPE_CHECKING:
     from ..asks.by_era import AskServices
 
 log = logging.getLogger("nanohubmcp.tool")
+
+OFF_LOOP_CHECK: Slot[dict[str, Any] | Exception] = Slot("arguments checked on a worker thread")
+"""What checking a large request's arguments off the loop found (see :func:`validated`)."""
 
 class JobRunner(Protocol):
     """Where a job's function runs (a :class:`~nanohubmcp.server.executors.base.JobExecutor`)."""
@@ -89,15 +92,49 @@ def validated(request: RequestContext, tool: Tool, arguments: dict[str, Any]) ->
     """``arguments`` checked against the tool's input schema (with its defaults filled in), in a
     ``validate_arguments`` span of a traced request.
 
+    The arguments of a large request (:attr:`~..wire.request.RequestContext.large`) are checked on
+    a worker thread: the first call raises ``CheckPending``, whose wait checks them there, and the
+    call after it answers what that check found (the same arguments, or the same refusal).
+
     Raises:
         InvalidArguments: they break the schema (answer with :func:`refuse_arguments`).
-        CheckPending: the tool's own check must first load something slow: await
-            :func:`checks_loaded`, then call this again.
+        CheckPending: the tool's own check must first load something slow, or the request is a
+            large one: await :func:`checks_loaded`, then call this again.
     """
+    if request.large:
+        return _checked_off_loop(request, tool, arguments)
     if trace_context.STEP_MIN_SECONDS is None or not trace_context.steps_traced(request):  # the default: no step spans
         return tool.validator.validate(arguments)
     with trace_context.step(request, f"validate_arguments {tool.name}", {"gen_ai.tool.name": tool.name}):
         return tool.validator.validate(arguments)
+
+
+def _checked_off_loop(request: RequestContext, tool: Tool, arguments: dict[str, Any]) -> dict[str, Any]:
+    """:func:`validated` of a large request: what :func:`_check` found on a worker thread, or
+    ``CheckPending`` whose wait runs it there."""
+    found = request.slots.pop(OFF_LOOP_CHECK, None)
+    if found is None:
+        raise CheckPending(functools.partial(_check, request, tool, arguments))
+    if isinstance(found, Exception):
+        raise found
+    return found
+
+
+def _check(request: RequestContext, tool: Tool, arguments: dict[str, Any]) -> None:
+    """On a worker thread: check a large request's arguments (loading first what the tool's own
+    check needs) and keep the outcome, the checked arguments or the exception, for
+    :func:`_checked_off_loop`."""
+    found: dict[str, Any] | Exception
+    try:
+        with trace_context.step(request, f"validate_arguments {tool.name}", {"gen_ai.tool.name": tool.name}):
+            try:
+                found = tool.validator.validate(arguments)
+            except CheckPending as pending:  # already on a thread: load it here, then check
+                pending.wait()
+                found = tool.validator.validate(arguments)
+    except Exception as exc:  # raised on the loop by the call that reads it, as a check there would be
+        found = exc
+    request.slots[OFF_LOOP_CHECK] = found
 
 
 async def checks_loaded(pending: CheckPending) -> None:
@@ -159,7 +196,10 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
         signature = tool.signature
         context = Context(core, request, job_id=job.id if job is not None else None) if signature.context_param \
             else None
-        kwargs = signature.call_arguments(arguments, context, kind="tool", name=tool.name)
+        if request.large:  # a large request's arguments are converted on a worker thread too
+            kwargs = await asyncio.to_thread(signature.call_arguments, arguments, context, kind="tool", name=tool.name)
+        else:
+            kwargs = signature.call_arguments(arguments, context, kind="tool", name=tool.name)
         value: Any
         if traced:
             # A job's run is a span of its own, current while it runs (its context goes to the executor);

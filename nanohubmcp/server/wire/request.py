@@ -66,6 +66,13 @@ class CancelFlag:
         return self._event.wait(timeout)
 
 
+LARGE_MESSAGE_BYTES = 1 << 20
+"""A message read from a body (or a stdio line) of at least this many bytes is a large one
+(:attr:`RequestContext.large`): its JSON is parsed, and a call's arguments checked against the
+tool's schema and converted, on a worker thread instead of the event loop. Parsing and checking
+take about a second per 10 MB, during which a loop doing them would answer nobody else; below
+this size the hand-over to a thread would cost more than it saves."""
+
 T = TypeVar("T")
 
 
@@ -141,6 +148,9 @@ class RequestContext:
         trace_headers: the W3C trace context headers (``traceparent``, ``tracestate``,
             ``baggage``) of the HTTP request that carried it, or None: the edge hands them over,
             the core never sees headers otherwise.
+        large: the message came in a body (or line) of at least :data:`LARGE_MESSAGE_BYTES`: it
+            was parsed, and a call's arguments are checked and converted, on a worker thread, so
+            the loop serves other requests meanwhile (set by the transport that read it).
     """
 
     __slots__ = (
@@ -154,6 +164,7 @@ class RequestContext:
         "client_capabilities",
         "escalate",
         "job_id",
+        "large",
         "lists_as_data",
         "loop",
         "message",
@@ -213,6 +224,7 @@ class RequestContext:
         self.argument_errors: str | None = None
         self.on_accepted: Callable[[], None] | None = None
         self.lists_as_data = False
+        self.large = False
         self.transport: str | None = None
         self.trace_headers: dict[str, str] | None = None
 

@@ -1,0 +1,83 @@
+"""A ``tools/call`` with a large argument is parsed, checked and converted on a worker thread.
+
+Found in a user trial: a 14.5 MB argument (a long list of numbers) was parsed, checked against the
+tool's schema and converted on the event loop, for seconds, while every other request (``/healthz``,
+``ping``, other clients' calls) waited. Ordering, not timing: the tool's own argument check (which
+runs where the schema check runs) holds until ``/healthz`` has answered.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.request
+from typing import Any
+
+import pytest
+from support import post_rpc, serve, tool_call_message
+
+from nanohubmcp import MCPServer
+from nanohubmcp.errors import InvalidArguments
+from nanohubmcp.server.wire.request import LARGE_MESSAGE_BYTES
+
+MANY = 300_000  # about 1.5 MB of JSON: a large message
+
+
+def build(check: Any) -> MCPServer:
+    server = MCPServer("large", provenance=False)
+
+    def total(xs: list[float]) -> float:
+        """The sum of xs."""
+        return sum(xs)
+
+    server.add_tool(total, check_arguments=check)
+    return server
+
+
+def post(base: str, message: dict[str, Any]) -> dict[str, Any]:
+    body = json.dumps(message).encode()
+    assert len(body) >= LARGE_MESSAGE_BYTES
+    sent = urllib.request.Request(base + "mcp", body, {"Content-Type": "application/json"})
+    with urllib.request.urlopen(sent, timeout=120) as response:
+        answer: dict[str, Any] = json.loads(response.read())
+    return answer
+
+
+def test_healthz_answers_while_a_large_calls_arguments_are_checked() -> None:
+    checking, healthz_answered = threading.Event(), threading.Event()
+    seen: dict[str, Any] = {}
+
+    def check(arguments: dict[str, Any]) -> None:
+        checking.set()
+        seen["healthz answered first"] = healthz_answered.wait(30)
+
+    with serve(build(check)) as base:
+        replies: dict[str, Any] = {}
+        call = threading.Thread(target=lambda: replies.update(
+            big=post(base, tool_call_message("total", {"xs": [0.5] * MANY}))))
+        call.start()
+        try:
+            assert checking.wait(120), "the large call's arguments were never checked"
+            with urllib.request.urlopen(base + "healthz", timeout=20) as health:  # on the loop: while checking
+                assert health.status == 200
+            healthz_answered.set()
+        finally:
+            healthz_answered.set()
+            call.join(120)
+        assert seen["healthz answered first"]
+        assert replies["big"]["result"]["content"][0]["text"] == str(0.5 * MANY)
+
+
+@pytest.mark.parametrize("value", [["x"] * MANY, [0.5] * (MANY - 1) + ["x"]])
+def test_a_large_call_is_refused_as_a_small_one_would_be(value: list[Any]) -> None:
+    server = build(lambda arguments: None)
+    tool = server.core.registry.tools.by_name["total"]
+    with pytest.raises(InvalidArguments) as expected:
+        tool.validator.validate({"xs": value})
+    with serve(server) as base:
+        answer = post(base, tool_call_message("total", {"xs": value}))
+        assert answer["error"]["code"] == -32602
+        assert answer["error"]["message"] == str(expected.value)
+        assert answer["error"]["data"] == {"errors": expected.value.errors}
+        small = post_rpc(base, "tools/call", {"name": "total", "arguments": {"xs": [1, "x"]}})
+        assert small["error"]["code"] == -32602
