@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import threading
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,14 +24,14 @@ from nanohubmcp.server.wire.request import LARGE_MESSAGE_BYTES
 MANY = 300_000  # about 1.5 MB of JSON: a large message
 
 
-def build(check: Any) -> MCPServer:
-    server = MCPServer("large", provenance=False)
+def build(check: Any, *, cache: bool = False, state_dir: str | None = None) -> MCPServer:
+    server = MCPServer("large", provenance=cache, state_dir=state_dir)
 
     def total(xs: list[float]) -> float:
         """The sum of xs."""
         return sum(xs)
 
-    server.add_tool(total, check_arguments=check)
+    server.add_tool(total, check_arguments=check, cache=cache)
     return server
 
 
@@ -43,7 +44,8 @@ def post(base: str, message: dict[str, Any]) -> dict[str, Any]:
     return answer
 
 
-def test_healthz_answers_while_a_large_calls_arguments_are_checked() -> None:
+@pytest.mark.parametrize("cache", [False, True])  # a cached tool's key is made from its checked arguments
+def test_healthz_answers_while_a_large_calls_arguments_are_checked(cache: bool, tmp_path: Path) -> None:
     checking, healthz_answered = threading.Event(), threading.Event()
     seen: dict[str, Any] = {}
 
@@ -51,7 +53,7 @@ def test_healthz_answers_while_a_large_calls_arguments_are_checked() -> None:
         checking.set()
         seen["healthz answered first"] = healthz_answered.wait(30)
 
-    with serve(build(check)) as base:
+    with serve(build(check, cache=cache, state_dir=str(tmp_path))) as base:
         replies: dict[str, Any] = {}
         call = threading.Thread(target=lambda: replies.update(
             big=post(base, tool_call_message("total", {"xs": [0.5] * MANY}))))

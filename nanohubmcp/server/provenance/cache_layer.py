@@ -91,8 +91,17 @@ class CacheLayer:
             tool = request.tool
             if tool is None or not tool.extra.get(CACHE) or tool.background:
                 return await call_next(request)
-            # This process's front first: the call as received, no schema checks, hash or store read.
             code = code_facts.code_hash(tool)  # a tool whose code is files: as they are now (a stat each)
+            if request.context.large:  # its keys made, and its arguments checked, on a worker thread
+                received, key = await asyncio.to_thread(self._keys, request, tool, code)
+                held = front.get(received, tool, time.time()) if received is not None else None
+                if held is not None:
+                    self.hits += 1
+                    return _marked(held, request, hit=True)
+                if key is None:
+                    return await call_next(request)
+                return await self._serve(request, call_next, tool, key, received, code)
+            # This process's front first: the call as received, no schema checks, hash or store read.
             received = _received(request, tool, code)
             now = time.time()
             if received is not None:
@@ -113,6 +122,19 @@ class CacheLayer:
             return await self._serve(request, call_next, tool, key, received, code)
 
         return result_cache
+
+    def _keys(self, request: Request, tool: Tool, code: str) -> tuple[tuple[Any, ...] | None, str | None]:
+        """On a worker thread, for a large call: its front's key and its store's key (None: not
+        cached), loading first what the tool's run values need."""
+        received = _received(request, tool, code)
+        try:
+            return received, self._key(request, tool, code)
+        except CheckPending as pending:
+            pending.wait()
+        try:
+            return received, self._key(request, tool, code)
+        except CheckPending:  # (its wait loaded it: not again) run uncached
+            return received, None
 
     def _key(self, request: Request, tool: Tool, code: str) -> str | None:
         """The store's key of the call (``code``: the tool's code hash now); None: not cached (arguments
