@@ -83,3 +83,66 @@ def test_a_large_call_is_refused_as_a_small_one_would_be(value: list[Any]) -> No
         assert answer["error"]["data"] == {"errors": expected.value.errors}
         small = post_rpc(base, "tools/call", {"name": "total", "arguments": {"xs": [1, "x"]}})
         assert small["error"]["code"] == -32602
+
+
+STDIO_APP = """
+import pathlib, sys, time
+from nanohubmcp import MCPServer
+
+folder = pathlib.Path(sys.argv[1])
+server = MCPServer("large", provenance=False)
+
+
+def check(arguments):
+    (folder / "checking").touch()
+    deadline = time.monotonic() + 30
+    while not (folder / "pinged").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def total(xs: list[float]) -> float:
+    return sum(xs)
+
+
+server.add_tool(total, check_arguments=check)
+server.run(transport="stdio")
+"""
+
+
+def test_over_stdio_a_ping_is_answered_while_a_large_lines_arguments_are_checked(tmp_path: Path) -> None:
+    import queue
+    import subprocess
+    import sys
+
+    from support import wait_until
+
+    app = tmp_path / "app.py"
+    app.write_text(STDIO_APP)
+    proc = subprocess.Popen([sys.executable, str(app), str(tmp_path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert proc.stdin is not None
+    assert proc.stdout is not None
+    lines: queue.Queue[dict[str, Any]] = queue.Queue()
+    stdout = proc.stdout
+    threading.Thread(target=lambda: [lines.put(json.loads(line)) for line in stdout], daemon=True).start()
+
+    def send(message: dict[str, Any]) -> None:
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps(message).encode() + b"\n")
+        proc.stdin.flush()
+
+    try:
+        send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+        assert lines.get(timeout=60)["id"] == 0
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        send(tool_call_message("total", {"xs": [0.5] * MANY}, request_id=1))
+        wait_until(lambda: (tmp_path / "checking").exists(), "the large line's arguments checked")
+        send({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+        first = lines.get(timeout=20)  # on the loop while the check holds: the ping's answer comes first
+        (tmp_path / "pinged").touch()
+        assert first == {"jsonrpc": "2.0", "id": 2, "result": {}}
+        assert lines.get(timeout=60)["result"]["content"][0]["text"] == str(0.5 * MANY)
+    finally:
+        (tmp_path / "pinged").touch()
+        proc.stdin.close()
+        proc.wait(30)
