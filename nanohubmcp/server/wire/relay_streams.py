@@ -43,7 +43,9 @@ log = logging.getLogger("nanohubmcp.state")
 BLOCK_MS = 2_000
 """How long one read of a log waits for new entries."""
 SESSION_CHECKS = 3
-"""Quiet reads of a session's unrelated-message stream between checks that the session lives."""
+"""Reads' worth of time (``SESSION_CHECKS * BLOCK_MS``) between checks that the session behind an
+unrelated-message stream lives, each of which also refreshes the store's note that it is read: on a
+quiet stream and on a busy one alike."""
 DEAD_OWNER_CHECKS = 2
 """Quiet reads of a resumed POST stream before its producer's heartbeat is checked."""
 PRODUCER_DIED = "the server process serving this request stopped before it answered; send the request again"
@@ -166,10 +168,18 @@ class RelayStream(OutboundStream):
 
     async def _read_log(self, sink: Sink, after_seq: int, mark: _ReaderMark) -> None:
         quiet = dead = 0
+        loop = asyncio.get_running_loop()
+        every = SESSION_CHECKS * BLOCK_MS / 1000
+        next_check = loop.time() + every
         owner: str | None = None
         request_id: str | int | None = None
         last_seq = after_seq
         while not self.closed:
+            if self.standalone and loop.time() >= next_check:  # by the clock: a busy stream is checked too
+                next_check = loop.time() + every
+                if not await self._session_lives(mark):
+                    self._closed_elsewhere()  # deleted, expired, or lost with the store: end the stream
+                    return
             try:
                 if self._cursor == "$":  # read from a position, never "$": what is written between reads stays
                     self._cursor = await self.state.last_id(self.session_id, self.stream_id)
@@ -180,9 +190,6 @@ class RelayStream(OutboundStream):
             if not entries:
                 quiet += 1
                 if self.standalone:
-                    if quiet % SESSION_CHECKS == 0 and not await self._session_lives(mark):
-                        self._closed_elsewhere()  # deleted, expired, or lost with the store: end the stream
-                        return
                     continue
                 if quiet >= DEAD_OWNER_CHECKS and await self._producer_died(owner):
                     dead += 1
