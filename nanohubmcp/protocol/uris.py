@@ -2,11 +2,17 @@
 that ``CONFIG://lab`` and ``config://lab`` name one resource. The registry folds a URI once per read and a
 template's scheme once when it is compiled; subscriptions (``resources/subscribe``, ``unsubscribe``, a 2026
 ``subscriptions/listen``) are matched on the folded form too, in the server and in the shared state store.
-The rest of a URI is compared exactly. Here, below the server and the state store, so that both can use it.
+:func:`normal_escapes` puts a URI's percent-escapes in the form RFC 3986 § 6.2.2 compares: an escaped
+unreserved character (``%6C``, ``%7E``) is the character itself (``l``, ``~``), and the hexadecimal digits of
+the other escapes are in upper case (``%2f`` is ``%2F``, still an escape: a reserved character's escape is not
+the character). :func:`comparison_form` applies both, and ``resources/read`` matches fixed resources and
+templates on it; no other part of a URI is normalised (no dot-segment removal, host case or default port).
+Here, below the server and the state store, so that both can use it.
 :func:`bad_escape` finds a ``%`` that does not begin a percent-escape (RFC 3986 § 2.1), which a template's
 values could not be decoded through.
 
-Source: RFC 3986 § 2.1 (Percent-Encoding), § 3.1 (Scheme).
+Source: RFC 3986 § 2.1 (Percent-Encoding), § 2.3 (Unreserved Characters), § 3.1 (Scheme),
+§ 6.2.2.1-2 (Case and Percent-Encoding Normalization).
 """
 
 from __future__ import annotations
@@ -15,6 +21,8 @@ import re
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*")
 _BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
 
 def fold_scheme(uri: str) -> str:
@@ -26,6 +34,26 @@ def fold_scheme(uri: str) -> str:
     if colon < 1 or scheme.islower() or not _SCHEME.fullmatch(scheme):
         return uri
     return scheme.lower() + uri[colon:]
+
+
+def _normal_escape(found: re.Match[str]) -> str:
+    char = chr(int(found.group(1), 16))
+    return char if char in _UNRESERVED else "%" + found.group(1).upper()
+
+
+def normal_escapes(uri: str) -> str:
+    """``uri`` with each escaped unreserved character (RFC 3986 § 2.3: letters, digits, ``-._~``) decoded
+    and every other escape's hexadecimal digits in upper case: ``data://%6Cab%7e%2fx`` is
+    ``data://lab~%2Fx``. A ``%`` that begins no escape is kept (see :func:`bad_escape`); a URI without
+    ``%`` is returned as it is (the same object)."""
+    if "%" not in uri:
+        return uri
+    return _ESCAPE.sub(_normal_escape, uri)
+
+
+def comparison_form(uri: str) -> str:
+    """``uri`` as resources are matched: :func:`fold_scheme`, then :func:`normal_escapes`."""
+    return normal_escapes(fold_scheme(uri))
 
 
 def bad_escape(uri: str) -> str | None:

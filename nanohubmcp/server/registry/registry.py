@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from ...errors import InvalidParams, ResourceNotFound
-from ...protocol.uris import fold_scheme
+from ...protocol.uris import comparison_form
 from ..wire.events import EventBus
 from .components import Tool
 
@@ -168,7 +168,9 @@ class Registry:
         """Resolve a URI: exact resource first, then the most specific matching template (most
         literal text, then fewest variables that may span ``/``, then fewest variables). The scheme
         is compared without regard to ASCII case (``CONFIG://lab`` finds ``config://lab``, RFC 3986
-        § 3.1), the rest of the URI exactly.
+        § 3.1) and percent-escapes as RFC 3986 § 6.2.2 compares them (``data://%6Cab`` finds
+        ``data://lab``; ``%2f`` is ``%2F``, not ``/``); the rest of the URI exactly
+        (:func:`~nanohubmcp.protocol.uris.comparison_form`).
 
         Raises:
             ResourceNotFound: nothing answers ``uri`` (``data.uri`` names it; when a template would
@@ -178,7 +180,7 @@ class Registry:
         exact = self.resources.by_name.get(uri)
         if exact is not None:
             return exact, {}
-        folded = fold_scheme(uri)  # once here, so no template's regex folds case
+        folded = comparison_form(uri)  # once here, so no template's regex folds case or escapes
         exact = self._scheme_folded().get(folded)
         if exact is not None:
             return exact, {}
@@ -194,11 +196,11 @@ class Registry:
         return best
 
     def _scheme_folded(self) -> Mapping[str, Resource]:
-        """The fixed resources keyed by :func:`fold_scheme` of their URI (made again after a change)."""
+        """The fixed resources keyed by the :func:`comparison_form` of their URI (made again after a change)."""
         table = self.resources.by_name
         made = self._folded
         if made[0] is not table:
-            made = self._folded = (table, {fold_scheme(uri): item for uri, item in table.items()})
+            made = self._folded = (table, {comparison_form(uri): item for uri, item in table.items()})
         return made[1]
 
     def _not_found(self, uri: str, folded: str) -> ResourceNotFound:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidArguments, InvalidParams, RegistrationError
-from ...protocol.uris import fold_scheme
+from ...protocol.uris import comparison_form
 from ...protocol.versions import ProtocolVersion
 from ...schema import ArgumentValidator, Signature, describe_function
 from ...schema.text_values import from_text
@@ -86,8 +86,8 @@ class ResourceTemplate(_ResourceRecord):
 
     def match(self, uri: str) -> Values | None:
         """The variable values when ``uri`` matches, else None (see :meth:`.UriTemplate.match`; the
-        scheme is compared without regard to case)."""
-        return self.compiled.match(fold_scheme(uri))
+        scheme is compared without regard to case, percent-escapes as RFC 3986 § 6.2.2 compares them)."""
+        return self.compiled.match(comparison_form(uri))
 
     def arguments(self, values: Values) -> dict[str, Any]:
         """The matched variables as the function's parameters want them: each text read by its

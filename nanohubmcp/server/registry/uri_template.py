@@ -23,10 +23,12 @@ one string, its segments joined by ``/`` (``x://a/b/c`` gives ``"a/b/c"`` for ``
 like the plain variable.
 
 The scheme (``file`` in ``file://...``, RFC 3986 § 3.1) is matched without regard to ASCII case:
-``FILE://x`` matches ``file://{name}``; the rest of the URI is matched exactly. The template's scheme is
-compiled in lower case and :meth:`UriTemplate.match` takes a URI whose scheme is in lower case
-(:func:`~nanohubmcp.protocol.uris.fold_scheme`, which the registry applies once per read, not once per template; a
-variable in the scheme, ``{s}://x``, so gets it in lower case).
+``FILE://x`` matches ``file://{name}``; percent-escapes are compared as RFC 3986 § 6.2.2 compares them
+(``%7E`` is ``~``, ``%2f`` is ``%2F``: ``data://%6Cab`` is not ``data://{name}``'s when ``data://lab`` is a
+fixed resource, and a literal ``%2F`` stays an escape); the rest of the URI is matched exactly. The
+template's scheme is compiled in lower case, its literal escapes in that form, and :meth:`UriTemplate.match`
+takes a URI in that form (:func:`~nanohubmcp.protocol.uris.comparison_form`, which the registry applies once
+per read, not once per template; a variable in the scheme, ``{s}://x``, so gets it in lower case).
 
 A one-segment variable (``{name}``, ``{a,b}``, ``{/name}``, ``{.name}``, ``{;name}``: those whose
 text stops at ``/``) stays one segment after decoding: a URI whose value would hold ``/``, ``\\``
@@ -61,7 +63,7 @@ from dataclasses import dataclass
 from typing import TypeAlias
 from urllib.parse import unquote
 
-from ...protocol.uris import fold_scheme
+from ...protocol.uris import fold_scheme, normal_escapes
 
 _EXPRESSION = re.compile(r"\{([^{}]*)\}")
 _VARSPEC = re.compile(r"([A-Za-z0-9_]|%[0-9A-Fa-f]{2})(?:\.?(?:[A-Za-z0-9_]|%[0-9A-Fa-f]{2}))*")
@@ -124,7 +126,8 @@ class UriTemplate:
         one-segment variable's decoded value is not one segment (see :func:`one_segment`) or the
         query holds a parameter the template does not name. A query parameter given more than
         once gives the list of its values (the caller refuses it). ``uri``'s scheme is taken in
-        lower case: pass it through :func:`~nanohubmcp.protocol.uris.fold_scheme` first."""
+        lower case and its escapes normalised: pass it through
+        :func:`~nanohubmcp.protocol.uris.comparison_form` first."""
         m = self._pattern.fullmatch(uri)
         if m is None:
             return None
@@ -196,7 +199,7 @@ def compile_template(template: str) -> UriTemplate:
     for m in _EXPRESSION.finditer(template):
         text = template[pos:m.start()]
         _check_literal(template, text)
-        builder.literal(fold_scheme(text) if not pos else text)  # the URI's scheme is folded alike
+        builder.literal(normal_escapes(fold_scheme(text) if not pos else text))  # as the URI is (comparison_form)
         literal += len(text)
         pos = m.end()
         body = m.group(1)
@@ -216,7 +219,7 @@ def compile_template(template: str) -> UriTemplate:
         _expression(builder, m.group(0), operator, parsed)
     rest = template[pos:]
     _check_literal(template, rest)
-    builder.literal(rest)
+    builder.literal(normal_escapes(rest))
     literal += len(rest)
     if not variables:
         raise TemplateError(f"resource template '{template}' has no {{variables}}")
