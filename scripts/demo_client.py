@@ -106,17 +106,18 @@ async def run(args: argparse.Namespace) -> None:
         for tool in tools:
             params = ", ".join(tool.input_schema.get("properties", {}))
             print(f"  - {tool.name}({params}): {(tool.description or '').strip().splitlines()[0]}")
-        if args.tool not in {t.name for t in tools}:
-            raise DemoFailure(f"the server has no tool named {args.tool!r}; pick one with --tool")
+        tool_name, arguments = choose_call(args, tools)
 
-        step(f"3. tools/call {args.tool} {json.dumps(args.arguments)}")
-        result = await session.call_tool(args.tool, args.arguments)
+        step(f"3. tools/call {tool_name} {json.dumps(arguments)}")
+        result = await session.call_tool(tool_name, arguments)
         show("content", blocks(result.content))
         if result.structured_content is not None:
             show("structuredContent", result.structured_content)
         show("isError", result.is_error)
-        if result.is_error:
-            raise DemoFailure(f"tool {args.tool!r} reported an error")
+        if result.is_error and (args.tool is not None or tool_name == "add"):
+            raise DemoFailure(f"tool {tool_name!r} reported an error")
+        if result.is_error:  # picked by this script and called without arguments: its answer is shown
+            print(f"  ({tool_name} wants arguments: pass --tool {tool_name} --arguments JSON)")
 
         step("4. resources/list and resources/read")
         resources = (await session.list_resources()).resources
@@ -160,12 +161,30 @@ async def run(args: argparse.Namespace) -> None:
     step("done: every step succeeded")
 
 
+def choose_call(args: argparse.Namespace, tools: list[Any]) -> tuple[str, dict[str, Any]]:
+    """The tool to call and its arguments: --tool/--arguments when given; else add(a=2, b=3) when the
+    server has it, else its first tool that needs no argument (called with none)."""
+    names = {t.name for t in tools}
+    if args.tool is not None:
+        if args.tool not in names:
+            raise DemoFailure(f"the server has no tool named {args.tool!r}; pick one with --tool")
+        return args.tool, args.arguments if args.arguments is not None else {}
+    if "add" in names:
+        return "add", args.arguments if args.arguments is not None else {"a": 2, "b": 3}
+    for tool in tools:
+        if not tool.input_schema.get("required"):
+            return tool.name, args.arguments if args.arguments is not None else {}
+    raise DemoFailure("every tool of the server needs arguments: pick one with --tool NAME --arguments JSON")
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="Drive an MCP server with the official mcp client.")
     parser.add_argument("url", nargs="?", default=DEFAULT_URL, help=f"MCP endpoint (default {DEFAULT_URL})")
-    parser.add_argument("--tool", default="add", help="tool to call (default: add)")
-    parser.add_argument("--arguments", type=json.loads, default={"a": 2, "b": 3},
-                        help='tool arguments as JSON (default: {"a": 2, "b": 3})')
+    parser.add_argument("--tool", default=None,
+                        help="tool to call (default: add when the server has it, else its first tool "
+                        "that needs no argument)")
+    parser.add_argument("--arguments", type=json.loads, default=None,
+                        help='tool arguments as JSON (default: {"a": 2, "b": 3} for add, else {})')
     parser.add_argument("--prompt", default=None, help="prompt to get (default: the first listed)")
     parser.add_argument("--prompt-arguments", type=json.loads, default=None,
                         help='prompt arguments as JSON (default: every argument set to "2+2")')
