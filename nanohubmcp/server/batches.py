@@ -115,10 +115,11 @@ async def serve_batch(
             continue
         try:
             message = jsonrpc.classify(item)
-            if message.method == "initialize":
-                raise InvalidRequest("initialize must not be part of a batch")
         except ProtocolError as exc:
             replies.append(error_response(exc, exc.request_id))
+            continue
+        if message.method == "initialize":  # answered with its own id, so the client can match it
+            replies.append(error_response(InvalidRequest("initialize must not be part of a batch"), message.id))
             continue
         try:
             request = connection.request(message, version=version, session=session, stream=stream, principal=principal,

@@ -67,6 +67,7 @@ def test_a_batch_of_notifications_only_gets_202_and_initialize_may_not_be_batche
         refused = wire.post([init], session, version="2025-03-26")
         assert refused.json[0]["error"]["code"] == -32600
         assert "initialize" in refused.json[0]["error"]["message"]
+        assert refused.json[0]["id"] == 1  # its own id, so the client can match it (trial25 F5; was null)
         empty = wire.post([], session, version="2025-03-26")
         assert empty.status == 400
         assert empty.json["error"]["code"] == -32600
