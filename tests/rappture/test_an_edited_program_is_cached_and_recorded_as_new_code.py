@@ -12,7 +12,6 @@ answered an edited program's call with the old program's result.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import sys
 from pathlib import Path
@@ -24,7 +23,6 @@ from support import mcp_client, serve
 from nanohubmcp import MCPServer
 from nanohubmcp.server.provenance.code_facts import code_hash, code_of
 from nanohubmcp.server.provenance.code_files import files_of
-from nanohubmcp.sources.rappture.execute import COMPAT_PATH
 
 HERE = Path(__file__).parent
 CACHE, PROVENANCE = "io.nanohub/cache", "io.nanohub/provenance"
@@ -51,13 +49,7 @@ def rappture(request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest
     """``""`` (run the command) or the stand-in ``rappture`` on PATH, as on a hub."""
     if request.param == "off-hub":
         return ""
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "rappture").symlink_to(HERE / "standin" / "rappture")
-    (bin_dir / "python3").symlink_to(sys.executable)
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    monkeypatch.setenv("PYTHONPATH", str(COMPAT_PATH))
-    return str(bin_dir / "rappture")
+    return str(request.getfixturevalue("hub_path"))
 
 
 async def _said(session: Any) -> tuple[str, dict[str, Any], dict[str, Any]]:
