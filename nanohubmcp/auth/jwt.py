@@ -11,7 +11,8 @@ A refused token is explained to the server's operator, never to the client: the
 token itself is never logged; the client only hears that the token is invalid or expired.
 
 A key set that cannot be read (the endpoint refuses, times out, answers an error status or something
-not a key set) is not the token's fault: a token signed with a key not already held is then answered 503
+not a key set) is not the token's fault: a token signed with a key not already held, and passing every
+check that needs no key (algorithm, expiry, not-before, issuer, audience, subject), is then answered 503
 with ``Retry-After`` (:class:`KeySetUnavailable`), so a client keeps its token and tries again,
 and the ``nanohubmcp.auth`` logger says at WARNING which URL failed, once per attempt to read it
 (at most every :data:`REFETCH_SECONDS`). A key set answered without a usable key (``{"keys": []}``)
@@ -51,6 +52,8 @@ RESOURCE_ENDPOINTS = ("mcp", "sse")
 MISSING_KEPT = 256
 """Key ids remembered as missing from the key set read last (a token naming one is 401 until the next
 read); a key id beyond them, like one new since that read, is answered 503 until the key set may be read."""
+REQUIRED_CLAIMS = ("exp", "iss", "aud")
+"""Claims every token must carry."""
 VERIFIED_KEPT = 1024
 """Verified tokens remembered (a client sends the same token on every request)."""
 VERIFIED_SECONDS = 60.0
@@ -180,8 +183,9 @@ class JWTVerifier:
         """The principal of a valid token, or None (bad signature, issuer, audience, expired...).
 
         Raises:
-            KeySetUnavailable: the token names a key not held and the key set cannot be read now (the
-                warning naming ``jwks_url`` is logged once per failed attempt), or, as its subclass
+            KeySetUnavailable: the token passes every check that needs no key, names a key not held,
+                and the key set cannot be read now (the warning naming ``jwks_url`` is logged once per
+                failed attempt), or, as its subclass
                 :class:`KeyNotReadYet`, the key id is new since the key set was read moments ago and it
                 may not be read again yet; HTTP 503 with ``Retry-After``, the seconds until it may.
         """
@@ -200,6 +204,8 @@ class JWTVerifier:
         if key is None:
             kid = header.get("kid")
             key = self._cached_key(kid)
+            if key is None and self._refused_whatever_the_key(token, header):
+                return None  # no key could make it valid: 401, the key set need not be read
             if key is None:
                 key, judged = await asyncio.to_thread(self._refresh_and_find, kid)
                 if key is None and (self._unreadable or not judged):
@@ -230,9 +236,8 @@ class JWTVerifier:
     def decode(self, token: str, key: object) -> Principal | None:
         """Check ``token`` with ``key``: signature, issuer, audience, expiry; None when invalid."""
         jwt = self._jwt
-        audiences = self.audiences()
-        if audiences is None:  # no audience known: refuse rather than accept tokens meant for anyone
-            _refused("audience", "this server's resource URL is not known: pass public_url= or JWTVerifier(audience=)")
+        audiences = self._audiences_or_refuse()
+        if audiences is None:
             return None
         try:
             claims = jwt.decode(
@@ -242,11 +247,50 @@ class JWTVerifier:
                 audience=audiences,
                 issuer=self.issuer,
                 leeway=self.leeway,
-                options={"require": ["exp", "iss", "aud"]},
+                options={"require": list(REQUIRED_CLAIMS)},
             )
         except jwt.PyJWTError as exc:
             self._explain(token, exc, audiences)
             return None
+        caller = self._caller(claims)
+        return None if caller is None else Principal(caller[0], caller[1], claims)
+
+    def _refused_whatever_the_key(self, token: str, header: dict[str, Any]) -> bool:
+        """True (the reason logged) when ``token`` fails a check no key takes part in: an algorithm not
+        accepted (``none``, HMAC, ...), expiry / not-before (with the leeway), issuer, audience, a required
+        claim, the subject or the scopes. Decided before the key set is read, so a token no key could make
+        valid is 401 even while the key set cannot be read. False never accepts anything: the token is
+        then checked in full, signature first, by :meth:`decode`."""
+        jwt = self._jwt
+        algorithm = header.get("alg")
+        if algorithm not in self.algorithms:
+            _refused("algorithm", f"the token's alg {_shown(algorithm)} is not one of {_shown(self.algorithms)}")
+            return True
+        audiences = self._audiences_or_refuse()
+        if audiences is None:
+            return True
+        verify = ("verify_exp", "verify_nbf", "verify_iat", "verify_aud", "verify_iss")
+        try:
+            claims = jwt.decode(  # signature unchecked: these claims may only refuse the token
+                token,
+                audience=audiences,
+                issuer=self.issuer,
+                leeway=self.leeway,
+                options={"verify_signature": False, "require": list(REQUIRED_CLAIMS), **dict.fromkeys(verify, True)},
+            )
+        except jwt.PyJWTError as exc:
+            self._explain(token, exc, audiences)
+            return True
+        return self._caller(claims) is None
+
+    def _audiences_or_refuse(self) -> list[str] | None:
+        audiences = self.audiences()
+        if audiences is None:  # no audience known: refuse rather than accept tokens meant for anyone
+            _refused("audience", "this server's resource URL is not known: pass public_url= or JWTVerifier(audience=)")
+        return audiences
+
+    def _caller(self, claims: dict[str, Any]) -> tuple[str, frozenset[str]] | None:
+        """The subject and scopes ``claims`` name, or None (logged) when they name no caller."""
         subject = claims.get(self.subject_claim)
         if not isinstance(subject, str) or not subject:
             _refused("subject", f"no {self.subject_claim!r} claim naming the caller")
@@ -256,7 +300,7 @@ class JWTVerifier:
         except ValueError as exc:
             _refused("scope", str(exc))
             return None
-        return Principal(subject, frozenset(scopes), claims)
+        return subject, frozenset(scopes)
 
     def _explain(self, token: str, exc: Exception, audiences: list[str]) -> None:
         """Log which of PyJWT's checks refused ``token`` (never the token itself)."""
