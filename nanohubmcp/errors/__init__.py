@@ -44,6 +44,7 @@ exceptions to :func:`error_response` (the whole error message) or :func:`to_erro
 (its ``error`` member). The HTTP status comes from one map: :func:`http_status_for` for an error
 the core answered (per route: the handshake era, the stateless era, REST), :func:`http_status_of`
 for a refusal a transport answers itself (the exception's own ``http_status``, else its code's).
+The text a client gets for an exception a tool raised is :func:`message_of`'s, on every route.
 
 Every name is imported from here (``from nanohubmcp.errors import ToolError``); the parts live in
 ``errors/codes.py`` (the JSON-RPC codes), ``errors/base.py`` (the root and the errors that are not
@@ -68,6 +69,7 @@ from .base import (
     ToolBusy,
     ToolError,
     UsageError,
+    message_of,
 )
 from .codes import (
     FORBIDDEN,
@@ -176,6 +178,7 @@ __all__ = [
     "error_response",
     "http_status_for",
     "http_status_of",
+    "message_of",
     "to_error_object",
 ]
 

@@ -4,7 +4,8 @@ Owns :class:`NanohubMCPError` and its branches for mistakes of the serving progr
 (:class:`RegistrationError`, :class:`RegistrationWarning`, :class:`ConfigurationError`, :class:`UsageError`), for a
 tool's failure, answered as ``isError: true`` content (:class:`ToolError`, :class:`InvalidArguments`,
 :class:`JobLimitReached`, :class:`ToolBusy`), and for a server→client request that failed
-(:class:`ClientRequestError`). The JSON-RPC error objects are :mod:`.protocol`'s.
+(:class:`ClientRequestError`), and :func:`message_of`, the text a tool's exception is reported with.
+The JSON-RPC error objects are :mod:`.protocol`'s.
 """
 
 from __future__ import annotations
@@ -22,7 +23,30 @@ __all__ = [
     "ToolBusy",
     "ToolError",
     "UsageError",
+    "message_of",
 ]
+
+
+def message_of(exc: BaseException) -> str:
+    """The text a client gets for ``exc``, an exception a tool raised: ``str(exc)``, unless that
+    names nothing a reader can use; then the exception's type leads.
+
+    ``str(exc)`` alone is empty for an exception raised without arguments (``raise ValueError``):
+    the type's name is the text. An exception made with several arguments prints their tuple:
+    ``2.0 ** 1e6`` raises ``OverflowError(34, 'Numerical result out of range')``, printed
+    ``(34, 'Numerical result out of range')``; the text is then the type and the arguments,
+    ``OverflowError: Numerical result out of range`` (an errno before its reason, as there, is
+    left out: the number tells a model nothing). Any other exception's text is ``str(exc)`` as it is.
+    """
+    text = str(exc)
+    if not text:
+        return type(exc).__name__
+    args = exc.args
+    if len(args) < 2 or text != str(args):
+        return text
+    if len(args) == 2 and type(args[0]) is int and isinstance(args[1], str):
+        args = args[1:]
+    return f"{type(exc).__name__}: {', '.join(str(arg) for arg in args)}"
 
 
 class NanohubMCPError(Exception):
@@ -66,7 +90,8 @@ class ToolError(NanohubMCPError):
 
     The message becomes the text of an ``isError: true`` result (MCP 2025-11-25,
     Server § Tools § Error handling). Any other exception a tool raises is reported the
-    same way, with ``str(exc)`` as the text.
+    same way, with ``str(exc)`` as the text (:func:`message_of`: the type leads where that text is
+    empty or a tuple of arguments).
     """
 
 

@@ -4,8 +4,8 @@ Every route that calls a tool comes here (``tools/call`` in both eras, tasks, jo
 report alike (MCP 2025-11-25, Server § Tools § Error handling): an unknown tool is -32602 in
 every era; invalid arguments are -32602 up to 2025-06-18 and ``isError: true`` from 2025-11-25
 (server option ``argument_errors``, SEP-1303); an exception raised by the tool is
-``isError: true`` with ``str(exc)`` as the text, never a traceback; a result that breaks the
-declared output schema is ``isError: true`` too.
+``isError: true`` with its message (:func:`~nanohubmcp.errors.message_of`) as the text, never a
+traceback; a result that breaks the declared output schema is ``isError: true`` too.
 
 It imports no method handler: the handlers of both eras and the tasks machinery build on it.
 """
@@ -27,6 +27,7 @@ from ...errors import (
     ToolBusy,
     ToolError,
     UnknownComponent,
+    message_of,
 )
 from ...protocol.jsonrpc import json_kind
 from ...protocol.nesting import NestedTooDeep
@@ -261,7 +262,7 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
                 record.finish(False, str(exc))
             raise
         _log_failure(tool.name, request, job, exc)
-        text = str(exc) or type(exc).__name__
+        text = message_of(exc)
         if record:
             record.finish(False, text)
         if isinstance(exc, ToolBusy):
@@ -333,7 +334,7 @@ def _tool_attributes(tool: Tool, job: Job | None) -> dict[str, Any]:
 
 
 def _log_failure(name: str, request: RequestContext, job: Job | None, exc: Exception) -> None:
-    """The operator's record of a failed call (the client gets ``str(exc)`` only), on the
+    """The operator's record of a failed call (the client gets its message only), on the
     "nanohubmcp.tool" logger: an unexpected exception's traceback at ERROR (a default run shows it on
     stderr); a failure the tool reported (a ``ToolError``: a Rappture run over its time limit,
     cancelled or exiting non-zero, a Sim2L cell that raised) or a question the client did not answer

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
+from ...errors import message_of
 from ..calls.progress import CURRENT
 from ..calls.tqdm_progress import watch
 from .base import Place
@@ -86,6 +87,6 @@ def run_in_job(
     try:
         return RETURNED, run_remote(fn, kwargs, is_coroutine, trace), here
     except Exception as exc:
-        return RAISED, str(exc) or type(exc).__name__, here
+        return RAISED, message_of(exc), here
     finally:
         CURRENT.reset(token)

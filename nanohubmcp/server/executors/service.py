@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ...errors import UnknownComponent, to_error_object
+from ...errors import UnknownComponent, message_of, to_error_object
 from ...protocol import jsonenc, versions
 from ...protocol.result_types import ToolResult
 from ...schema.secret import stored_arguments
@@ -141,7 +141,7 @@ def finish_with(job: jobmod.Job, result: dict[str, Any]) -> None:
             job.finish(jobmod.COMPLETED, result=result)
     except Exception as exc:
         log.error("job %s of tool %r: its result could not be stored", job.id, job.tool, exc_info=True)
-        reason = "it is nested too deeply" if isinstance(exc, RecursionError) else (str(exc) or type(exc).__name__)
+        reason = "it is nested too deeply" if isinstance(exc, RecursionError) else message_of(exc)
         message = f"the tool returned, but its result could not be stored: {reason}"
         try:
             if job.status not in jobmod.TERMINAL:
@@ -177,7 +177,7 @@ def hand_over(core: JobHost, job: jobmod.Job) -> bool:
             )
             job.json_text = results.json_spelled(value)
         except Exception as exc:  # what the function raised, or a result that cannot be shaped
-            result = error_result(str(exc) or type(exc).__name__)
+            result = error_result(message_of(exc))
         finish_with(job, result)
 
     work.add_done_callback(ended)
@@ -214,8 +214,7 @@ def follow_reattached(core: JobHost, job: jobmod.Job) -> bool:
             job.finish(jobmod.CANCELLED, message="cancelled")
             return
         except Exception as exc:
-            text = str(exc) or type(exc).__name__
-            finish_with(job, error_result(text))
+            finish_with(job, error_result(message_of(exc)))
             return
         job.json_text = results.json_spelled(value)
         finish_with(job, shape(tool, value, versions.LATEST_HANDSHAKE))
