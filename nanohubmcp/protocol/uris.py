@@ -1,12 +1,13 @@
 """URI schemes, which RFC 3986 § 3.1 makes case-insensitive: :func:`fold_scheme` puts one in lower case, so
 that ``CONFIG://lab`` and ``config://lab`` name one resource. The registry folds a URI once per read and a
-template's scheme once when it is compiled; subscriptions (``resources/subscribe``, ``unsubscribe``, a 2026
-``subscriptions/listen``) are matched on the folded form too, in the server and in the shared state store.
+template's scheme once when it is compiled.
 :func:`normal_escapes` puts a URI's percent-escapes in the form RFC 3986 § 6.2.2 compares: an escaped
 unreserved character (``%6C``, ``%7E``) is the character itself (``l``, ``~``), and the hexadecimal digits of
 the other escapes are in upper case (``%2f`` is ``%2F``, still an escape: a reserved character's escape is not
 the character). :func:`comparison_form` applies both, and ``resources/read`` matches fixed resources and
 templates on it; no other part of a URI is normalised (no dot-segment removal, host case or default port).
+Subscriptions (``resources/subscribe``, ``unsubscribe``, a 2026 ``subscriptions/listen``) are matched on
+that form too, in the server and in the shared state store: ``data://%6Cab`` and ``data://lab`` are one.
 Here, below the server and the state store, so that both can use it.
 :func:`bad_escape` finds a ``%`` that does not begin a percent-escape (RFC 3986 § 2.1), which a template's
 values could not be decoded through.

@@ -128,8 +128,9 @@ class SharedState(Protocol):
         """Whether a live process reads ``session_id``'s unrelated-message stream now."""
 
     async def subscribers(self, uri: str) -> list[tuple[str, str]]:
-        """Sessions subscribed to ``uri`` (its scheme in any case: RFC 3986 § 3.1), each with the URI as it
-        subscribed: ``(session id, uri)``."""
+        """Sessions subscribed to ``uri`` in any spelling (as ``resources/read`` compares URIs:
+        :func:`~nanohubmcp.protocol.uris.comparison_form`), each with the URI as it subscribed:
+        ``(session id, uri)``."""
 
     def broadcast(self, method: str, params: dict[str, Any]) -> None:
         """Tell every other process of a notification (for their stateless-era listeners)."""

@@ -9,9 +9,10 @@ Keys, all under ``nanohubmcp:<server name>:`` so two servers on one Redis never 
   session (:mod:`~nanohubmcp.state.redis_events`);
 - ``pr:<sha-256 of the principal>``: the principal's sessions, scored by when each was opened
   (the cap of sessions per principal across processes: :mod:`~nanohubmcp.state.redis_session_cap`);
-- ``sub:<sha-256 of the uri, its scheme in lower case>``: the sessions subscribed to a resource, each
-  member ``<session> <the uri as that session subscribed it>`` (a scheme compares in any case, RFC 3986
-  § 3.1, and a notification names the URI as subscribed); ``listeners``: sessions reading
+- ``sub:<sha-256 of the uri in the form URIs are compared in>``: the sessions subscribed to a resource,
+  each member ``<session> <the uri as that session subscribed it>`` (URIs compare as ``resources/read``
+  compares them, :func:`~nanohubmcp.protocol.uris.comparison_form`, and a notification names the URI as
+  subscribed); ``listeners``: sessions reading
   unrelated messages (a sorted set scored by expiry time); ``rd:<session>``: the readers of the
   session's unrelated-message stream open now (:mod:`~nanohubmcp.state.redis_readers`);
 - ``p:<session>:<request>``: which process waits for a server→client request's answer, until
@@ -52,7 +53,7 @@ from typing import Any
 
 from ..errors import ConfigurationError
 from ..protocol import jsonenc
-from ..protocol.uris import fold_scheme
+from ..protocol.uris import comparison_form
 from .base import Fields, Opened
 from .errors import StateBusy, StateUnavailable
 from .redis_events import EVENT_KEEP, RETRY_SECONDS, RedisEventLogs
@@ -168,9 +169,9 @@ class RedisState:
         return self.prefix + ":".join(parts)
 
     def _sub_key(self, uri: str) -> str:
-        """The subscribers of ``uri`` (its scheme in any case), keyed by its digest (a URI is client input of
-        any length)."""
-        return self._key("sub", hashlib.sha256(fold_scheme(uri).encode("utf-8", "surrogatepass")).hexdigest())
+        """The subscribers of ``uri`` (in any spelling: ``data://%6Cab`` is ``data://lab``), keyed by its
+        comparison form's digest (a URI is client input of any length)."""
+        return self._key("sub", hashlib.sha256(comparison_form(uri).encode("utf-8", "surrogatepass")).hexdigest())
 
     def _subscription(self, uri: str, session_id: str) -> tuple[str, str]:
         """The set and its member for ``session_id``'s subscription to ``uri`` as it sent it."""

@@ -56,3 +56,22 @@ def test_a_listen_is_told_of_a_change_in_another_spelling_named_as_subscribed(
         server.resource_updated("config://LAB")  # the path compares exactly: another resource
         server.resource_updated("Config://lab")
         assert named(stream) == "CONFIG://lab"
+
+
+def test_a_listen_compares_escapes_as_reads_do(served: tuple[MCPServer, Wire]) -> None:
+    """``config://%6Cab`` (``%6C`` is ``l``) is told of ``config://lab`` as ``config://%6Cab``, and of a
+    resource under it with the rest as the server names it; ``%2F`` stays an escape (RFC 3986 § 6.2.2)."""
+    server, wire = served
+    stream = wire.listen("subscriptions/listen",
+                         {"notifications": {"resourceSubscriptions": ["config://%6Cab", "config://a%2fb"]}},
+                         request_id="l-2")
+    with stream:
+        assert stream.status == 200
+        assert stream.next(timeout=5) is not None  # the acknowledgement
+        server.resource_updated("config://lab")
+        assert named(stream) == "config://%6Cab"
+        server.resource_updated("CONFIG://l%61b/run/%31")  # under it: the rest as the server names it
+        assert named(stream) == "config://%6Cab/run/%31"
+        server.resource_updated("config://a/b")  # %2F is not "/": another resource
+        server.resource_updated("config://a%2Fb/x")
+        assert named(stream) == "config://a%2fb/x"

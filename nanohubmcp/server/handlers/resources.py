@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidParams, ResourceNotFound
 from ...protocol.message_values import show
-from ...protocol.uris import bad_escape, fold_scheme
+from ...protocol.uris import bad_escape, comparison_form
 from ..calls.context import Context
 from ..calls.invoke import CallRecord, call_function
 from ..registry.registry import list_result
@@ -32,8 +32,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("nanohubmcp")
 
 MAX_SUBSCRIPTIONS = 64
-"""The most resource URIs one session may subscribe to (one more is -32602); URIs differing only in the
-case of their scheme count once."""
+"""The most resource URIs one session may subscribe to (one more is -32602); spellings of one URI
+(``CONFIG://lab``, ``config://%6Cab``) count once."""
 MAX_URI_LENGTH = 8192
 """The longest ``params.uri`` (characters) ``resources/read``, ``subscribe`` and ``unsubscribe`` take;
 a longer one is -32602 before it is matched against any template."""
@@ -134,9 +134,11 @@ def _read_failed(uri: str, exc: Exception, *, modern: bool) -> Exception:
 async def subscribe(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``resources/subscribe``: notify this session when ``uri`` changes.
 
-    The scheme is compared without regard to case, as ``resources/read`` compares it: a subscription to
-    ``CONFIG://lab`` is told of a change of ``config://lab``, in a ``notifications/resources/updated``
-    naming ``CONFIG://lab``, the URI as subscribed. Subscribing again in another spelling replaces the
+    URIs are compared as ``resources/read`` compares them (:func:`~nanohubmcp.protocol.uris.comparison_form`:
+    the scheme in any case, an escaped unreserved character as itself, an escape's hex in any case): a
+    subscription to ``CONFIG://%6Cab`` is told of a change of ``config://lab``, in a
+    ``notifications/resources/updated`` naming ``CONFIG://%6Cab``, the URI as subscribed (the one spelling
+    the client knows to look for). Subscribing again in another spelling replaces the
     subscription (the newest spelling is named). At most :data:`MAX_SUBSCRIPTIONS` per session (-32602).
     A URI ``resources/read`` refuses is refused alike (:func:`found`): one nothing answers (-32002), or
     one whose template variables its function cannot take, or with a query parameter given twice
@@ -147,7 +149,7 @@ async def subscribe(core: HandlerServices, request: RequestContext, params: dict
     if session is None:
         raise InvalidParams("resources/subscribe needs a session: initialize and send Mcp-Session-Id")
     found(core, uri)  # refused as resources/read refuses it: unknown (-32002), or arguments it cannot take (-32602)
-    key = fold_scheme(uri)
+    key = comparison_form(uri)
     if key not in session.subscriptions and len(session.subscriptions) >= MAX_SUBSCRIPTIONS:
         raise InvalidParams(f"at most {MAX_SUBSCRIPTIONS} subscriptions per session")
     session.subscriptions[key] = uri
@@ -155,9 +157,10 @@ async def subscribe(core: HandlerServices, request: RequestContext, params: dict
 
 
 async def unsubscribe(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-    """``resources/unsubscribe``: ends the subscription to ``uri`` (its scheme in any case)."""
+    """``resources/unsubscribe``: ends the subscription to ``uri`` in any spelling ``resources/read`` takes
+    for it (``data://%6Cab`` ends one to ``data://lab``)."""
     uri = _uri(params, "resources/unsubscribe")
     if request.session is not None:
-        request.session.subscriptions.pop(fold_scheme(uri), None)
+        request.session.subscriptions.pop(comparison_form(uri), None)
     return {}
 

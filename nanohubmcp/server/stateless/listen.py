@@ -6,8 +6,10 @@ honours; after it come only the notifications the filter names (tools/prompts/re
 changes, updates of the subscribed resource URIs, status of the listed tasks), each tagged
 ``_meta["io.modelcontextprotocol/subscriptionId"]`` = the listen request's id. Progress and log
 messages never travel here. It replaces the GET stream and ``resources/subscribe`` of the
-handshake era. A resource update matches a URI in ``resourceSubscriptions``, or one under it, with the
-scheme in any case (as ``resources/read`` compares it), and names the URI with the spelling subscribed.
+handshake era. A resource update matches a URI in ``resourceSubscriptions``, or one under it, as
+``resources/read`` compares URIs (the scheme in any case, escaped unreserved characters as themselves,
+escapes' hex in any case: ``DATA://%6Cab`` is ``data://lab``), and names the URI with the spelling
+subscribed.
 
 Change events come from the server's notifier (present while the server is served by
 ``run``/``start``); task status from the job store (``JobStore.follow``): each change of a listed
@@ -29,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidParams, InvalidRequest, MissingClientCapability, UnknownComponent
 from ...protocol import jsonrpc
-from ...protocol.uris import fold_scheme
+from ...protocol.uris import comparison_form
 from ..jobs import service as jobmod
 from ..wire.request import RequestContext
 from .discover import TASKS_EXTENSION
@@ -92,16 +94,22 @@ def honoured_filter(core: HandlerServices, request: RequestContext, wanted: obje
 
 
 def _as_subscribed(uri: str, subscribed: list[tuple[str, str]]) -> str | None:
-    """``uri`` as the client named it in ``resourceSubscriptions`` (pairs ``(folded, as sent)``): a URI
-    subscribed to, or one under it (``…/x`` under ``…``) with the scheme spelled as subscribed; None when no
-    subscription covers it. Schemes compare without regard to case, as ``resources/read`` compares them."""
-    key = fold_scheme(uri)
-    for folded, sent in subscribed:
-        if key == folded:
+    """``uri`` as the client named it in ``resourceSubscriptions`` (pairs ``(compared, as sent)``, the first
+    in :func:`~nanohubmcp.protocol.uris.comparison_form`): a URI subscribed to, or one under it (``…/x``
+    under ``…``) with the part subscribed to spelled as subscribed and the rest as the server names it; None
+    when no subscription covers it. URIs compare as ``resources/read`` compares them."""
+    key = comparison_form(uri)
+    for compared, sent in subscribed:
+        if key == compared:
             return sent
-        stem = folded.rstrip("/")
+        stem = compared.rstrip("/")
         if key.startswith(stem + "/"):
-            return sent.rstrip("/") + uri[len(stem):]  # folding keeps lengths: the scheme is ASCII
+            # No escape decodes to "/" (a reserved character): the rest begins at the "/" after as many as
+            # the stem holds, however the server escaped the characters before it.
+            cut = -1
+            for _ in range(stem.count("/") + 1):
+                cut = uri.index("/", cut + 1)
+            return sent.rstrip("/") + uri[cut:]
     return None
 
 
@@ -119,7 +127,7 @@ async def subscriptions_listen(core: HandlerServices, request: RequestContext,
         request.send_related(jsonrpc.notification(method, {**(payload or {}), "_meta": sub_meta}))
 
     wanted_lists = {_LIST_FLAGS[f] for f in _LIST_FLAGS if honoured.get(f)}
-    subscribed = [(fold_scheme(uri), uri) for uri in honoured.get("resourceSubscriptions", [])]
+    subscribed = [(comparison_form(uri), uri) for uri in honoured.get("resourceSubscriptions", [])]
 
     def on_change(method: str, data: dict[str, Any]) -> None:
         if method in wanted_lists:

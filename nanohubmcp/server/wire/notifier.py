@@ -1,6 +1,7 @@
 """Turns registry events into ``notifications/*/list_changed``, and resource updates into
-``notifications/resources/updated`` for the sessions that subscribed (the scheme in any case, as
-``resources/read`` compares it; the message names the URI as each session subscribed it).
+``notifications/resources/updated`` for the sessions that subscribed (in any spelling, as
+``resources/read`` compares URIs: ``CONFIG://%6Cab`` is ``config://lab``; the message names the URI as
+each session subscribed it).
 
 Registration may happen on any thread (a notebook cell runs on the kernel's main thread while
 the server loop runs in another), so delivery is handed to the loop with
@@ -18,7 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ...protocol import jsonrpc
-from ...protocol.uris import fold_scheme
+from ...protocol.uris import comparison_form
 
 if TYPE_CHECKING:
     from .events import EventBus
@@ -108,7 +109,7 @@ class Notifier:
         if replication is not None:
             replication.resource_updated(message, uri)
             replication.state.broadcast("notifications/resources/updated", {"uri": uri})
-        key = fold_scheme(uri)  # as resources/read compares: CONFIG://lab is config://lab
+        key = comparison_form(uri)  # as resources/read compares: CONFIG://%6Cab is config://lab
         for session in self.core.sessions.all() if replication is None else ():
             subscribed = session.subscriptions.get(key)
             if subscribed is not None and session.standalone is not None:

@@ -34,7 +34,7 @@ from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 from ...protocol import jsonrpc
-from ...protocol.uris import fold_scheme
+from ...protocol.uris import comparison_form
 from ...state.errors import StateUnavailable, spawn_tolerant
 from .relay_streams import MirroredStream, RelayStream
 
@@ -135,7 +135,7 @@ class Replication:
         session.client_info = dict(record.get("client") or {})
         session.initialized = bool(record.get("initialized"))
         session.log_level = record.get("log_level")
-        session.subscriptions = {fold_scheme(uri): uri for uri in record.get("subscriptions") or ()}
+        session.subscriptions = {comparison_form(uri): uri for uri in record.get("subscriptions") or ()}
         setattr(session, SAVED, record)
 
     @staticmethod
@@ -309,8 +309,8 @@ class Replication:
         self._spawn(self._fan_out(message, None))
 
     def resource_updated(self, message: dict[str, Any], uri: str) -> None:
-        """Send ``message`` to every session subscribed to ``uri`` (its scheme in any case), naming the URI
-        as each subscribed it."""
+        """Send ``message`` to every session subscribed to ``uri`` in any spelling, naming the URI as each
+        subscribed it."""
         self._spawn(self._fan_out(message, uri))
 
     async def _fan_out(self, message: dict[str, Any], uri: str | None) -> None:

@@ -81,8 +81,9 @@ class Session:
         self.initialized = False
         self.log_level: str | None = None
         self.subscriptions: dict[str, str] = {}
-        """The resource URIs subscribed to, each as the client sent it, keyed by its scheme in lower case
-        (:func:`~nanohubmcp.protocol.uris.fold_scheme`: ``CONFIG://lab`` and ``config://lab`` are one)."""
+        """The resource URIs subscribed to, each as the client sent it, keyed by the form URIs are compared
+        in (:func:`~nanohubmcp.protocol.uris.comparison_form`: ``CONFIG://%6Cab`` and ``config://lab`` are
+        one)."""
         self.pending: dict[str | int, asyncio.Future[Any]] = {}
         self.in_flight: dict[str | int, Any] = {}
         self.streams: dict[str, OutboundStream] = {}
