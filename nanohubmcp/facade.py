@@ -38,6 +38,7 @@ from .auth.verifiers import resolve as resolve_auth
 from .errors import RegistrationError
 from .registration import Registrar, decorating
 from .server.app_import import command_line
+from .server.calls.workers import MAX_ABANDONED
 from .server.core import ServerCore
 from .server.provenance.tool_options import CACHE
 from .server.provenance.tool_options import resolve_enabled as resolve_provenance
@@ -83,6 +84,11 @@ class MCPServer:
             None (or ``float("inf")``) for no limit; anything else (0, a negative number, NaN, a
             string) is a ``ConfigurationError`` here. A sync function still running then is abandoned:
             its worker serves other calls and the function finishes on a thread of its own.
+        max_stuck_calls: most such abandoned calls still running at once (default 64;
+            ``server.core.stuck_calls`` counts them). At the limit a timed-out call keeps its
+            worker, and new calls of sync functions are refused at once as busy (``ToolBusy``:
+            REST 503 with ``Retry-After``) until one of them returns. 0: no call is abandoned (a
+            timed-out call keeps its worker; no thread beyond the pool).
         session_idle_seconds: expiry of idle sessions.
         job_ttl_seconds: how long a finished job stays readable (a positive number of seconds).
         state_secret: key (str or bytes, >= 16 bytes) signing the 2026-07-28 ``requestState``;
@@ -159,6 +165,7 @@ class MCPServer:
         workers: int | None = None,
         job_workers: int | None = None,
         tool_timeout: float | None = None,
+        max_stuck_calls: int = MAX_ABANDONED,
         session_idle_seconds: float = 3600.0,
         job_ttl_seconds: float = 3600.0,
         state_secret: str | bytes | None = None,
@@ -192,6 +199,7 @@ class MCPServer:
             workers=workers,
             job_workers=job_workers,
             tool_timeout=tool_timeout,
+            max_stuck_calls=max_stuck_calls,
             session_idle_seconds=session_idle_seconds,
             job_ttl_seconds=job_ttl_seconds,
             max_inline_bytes=max_inline_bytes,

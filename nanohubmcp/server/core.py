@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..state import StateURL
 from ..state import parse as parse_state_url
-from .calls.workers import WorkerPool
+from .calls.workers import MAX_ABANDONED, WorkerPool
 from .dispatcher import Dispatcher
 from .executors import JobExecutor
 from .executors.runners import JobRunners
@@ -89,6 +89,7 @@ class ServerCore:
         workers: int | None = None,
         job_workers: int | None = None,
         tool_timeout: float | None = None,
+        max_stuck_calls: int = MAX_ABANDONED,
         session_idle_seconds: float = 3600.0,
         job_ttl_seconds: float = 3600.0,
         executor: Executor | None = None,
@@ -112,6 +113,7 @@ class ServerCore:
                       max_inline_bytes=max_inline_bytes, figure_dpi=figure_dpi, job_store=job_store,
                       bounds={"max_jobs": max_jobs, "max_jobs_per_owner": max_jobs_per_owner,
                               "max_job_result_bytes": max_job_result_bytes, "cache_max_bytes": cache_max_bytes},
+                      counts={"max_stuck_calls": max_stuck_calls},
                       pools={"workers": workers, "job_workers": job_workers},
                       durations={"job_ttl_seconds": job_ttl_seconds})
         self.name = name
@@ -122,6 +124,7 @@ class ServerCore:
         self.list_changed = list_changed
         self.tool_timeout = checked_timeout(tool_timeout)
         self.workers = workers or default_workers()
+        self.max_stuck_calls = max_stuck_calls
         self.job_workers = job_workers or self.workers
         self.state_url = state_url if isinstance(state_url, StateURL) else parse_state_url(state_url)
         if self.state_url.path is not None and state_dir is None:
@@ -316,7 +319,7 @@ class ServerCore:
 
     # -- executors (importing or constructing starts no threads) ------------------------------
     def _worker_pool(self) -> WorkerPool:
-        return WorkerPool(self.workers, name="nanohubmcp-worker")
+        return WorkerPool(self.workers, name="nanohubmcp-worker", max_stuck=self.max_stuck_calls)
 
     def _state_dir(self) -> str:
         return resolve_state_dir(self.name, self._state_dir_option)

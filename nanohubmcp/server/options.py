@@ -47,9 +47,11 @@ def check_options(
     bounds: dict[str, object],
     pools: dict[str, object] | None = None,
     durations: dict[str, object] | None = None,
+    counts: dict[str, object] | None = None,
 ) -> None:
     """Refuse an option of ``ServerCore`` that cannot be used as given (``bounds``: option name ->
-    a value that must be a positive integer; ``pools``: the same, or None for the default;
+    a value that must be a positive integer; ``counts``: a non-negative one; ``pools``: a positive
+    one, or None for the default;
     ``durations``: option name -> a positive number of seconds).
 
     Raises:
@@ -72,6 +74,9 @@ def check_options(
     for option, value in bounds.items():
         if not isinstance(value, int) or isinstance(value, bool) or value < 1:
             raise ConfigurationError(f"{option} must be a positive integer, not {value!r}")
+    for option, value in (counts or {}).items():
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise ConfigurationError(f"{option} must be a non-negative integer, not {value!r}")
     for option, value in (pools or {}).items():
         if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
             raise ConfigurationError(f"{option} must be a positive integer (or None for the default), not {value!r}")

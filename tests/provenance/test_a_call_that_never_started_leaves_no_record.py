@@ -23,11 +23,9 @@ PROVENANCE = "io.nanohub/provenance"
 
 @pytest.mark.anyio
 @pytest.mark.timeout(60)
-async def test_a_call_no_worker_could_start_leaves_no_record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from nanohubmcp.server.calls import workers
-
-    monkeypatch.setattr(workers, "MAX_ABANDONED", 0)  # a timed-out call keeps its worker: the pool stays full
-    server = MCPServer("busy", state_dir=str(tmp_path), workers=1, tool_timeout=1.0)
+async def test_a_call_no_worker_could_start_leaves_no_record(tmp_path: Path) -> None:
+    # max_stuck_calls=0: a timed-out call keeps its worker, so the pool stays full.
+    server = MCPServer("busy", state_dir=str(tmp_path), workers=1, tool_timeout=1.0, max_stuck_calls=0)
     holding, release = threading.Event(), threading.Event()
 
     @server.tool()

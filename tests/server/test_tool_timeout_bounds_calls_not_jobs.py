@@ -44,7 +44,7 @@ def test_a_slow_call_times_out_but_the_same_work_as_a_job_finishes() -> None:
         assert state == {"status": "done", "job_id": handle["job_id"], "result": "finished"}
 
 
-def test_a_call_queued_behind_busy_workers_says_so_and_a_timed_out_call_is_told_to_stop(monkeypatch) -> None:
+def test_a_call_queued_behind_busy_workers_says_so_and_a_timed_out_call_is_told_to_stop() -> None:
     # Regression (fresh-user trial): a call that never got a worker was told it "did not finish",
     # and a timed-out tool never saw ctx.is_cancelled(), so it kept its worker to the end.
     # (With no room to abandon a stuck worker, and a tool the quick lane does not take: one
@@ -52,11 +52,8 @@ def test_a_call_queued_behind_busy_workers_says_so_and_a_timed_out_call_is_told_
     import threading
 
     from nanohubmcp import Context
-    from nanohubmcp.server.calls import workers
 
-    monkeypatch.setattr(workers, "MAX_ABANDONED", 0)
-
-    server = MCPServer("queue", workers=1, tool_timeout=1.0)
+    server = MCPServer("queue", workers=1, tool_timeout=1.0, max_stuck_calls=0)
     running = threading.Event()
     stopped_early: list[bool] = []
 

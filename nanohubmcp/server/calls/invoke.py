@@ -52,7 +52,8 @@ async def call_function(
 
     Raises:
         ToolBusy: the call could not start within ``timeout`` seconds: every worker was busy
-            (the function never ran).
+            (the function never ran); or, at once, the pool holds its most abandoned calls
+            (``max_stuck_calls``, :attr:`WorkerPool.full_of_stuck`).
         ToolError: the call took longer than ``timeout`` seconds.
         Exception: whatever ``fn`` raised.
     """
@@ -66,6 +67,8 @@ async def call_function(
     if is_coroutine:
         awaitable = fn(**kwargs)
     else:
+        if isinstance(executor, WorkerPool) and executor.full_of_stuck:
+            raise _stuck_refusal(what, executor, timeout)
         context = contextvars.copy_context()
 
         def call() -> Any:
@@ -104,6 +107,18 @@ async def call_function(
     except (SystemExit, KeyboardInterrupt) as exc:
         raise _stopped(what, exc) from None
 
+
+def _stuck_refusal(what: str, pool: WorkerPool, timeout: float | None) -> ToolBusy:
+    # Past the cap a timed-out call keeps its worker for good: refuse now rather than let the
+    # calls of a tool that hangs take the workers one by one.
+    return ToolBusy(f"{what} was not started: {pool.stuck} calls abandoned at tool_timeout are still running, "
+                    f"the server's limit (max_stuck_calls={pool.max_stuck}); retry once one returns (a tool that "
+                    "hangs needs fixing, or raise max_stuck_calls=)",
+                    retry_after=max(1, math.ceil(timeout or STUCK_RETRY_SECONDS)))
+
+
+STUCK_RETRY_SECONDS = 60
+"""The ``Retry-After`` of a call refused for stuck calls when the server has no ``tool_timeout``."""
 
 NOT_INLINE: Final = object()
 """What :func:`call_inline` answers for a function that does not run on the loop."""

@@ -8,8 +8,10 @@ ways:
 - **Abandoning.** A call past ``tool_timeout`` is answered with a tool error and its worker
   is *abandoned* (:meth:`WorkerPool.abandon`): the thread keeps running the function to its
   end, then exits; a fresh thread takes its slot at once. Abandoned calls are counted
-  (:attr:`WorkerPool.stuck`), and their number is bounded (:data:`MAX_ABANDONED`): past it a
-  stuck call keeps its slot rather than growing the process without limit.
+  (:attr:`WorkerPool.stuck`), and their number is bounded (``max_stuck``, the server's
+  ``max_stuck_calls``, default :data:`MAX_ABANDONED`): at it a timed-out call keeps its slot
+  rather than growing the process without limit, and the server refuses new pool calls at once
+  (:attr:`WorkerPool.full_of_stuck`) until a stuck call returns.
 - **A quick lane.** A few extra workers (:data:`QUICK_WORKERS`) serve calls whose function is
   known to return quickly (its last call took at most :data:`QUICK_SECONDS` and none of its
   calls is running longer) or has never been called, when every main worker is busy. So
@@ -49,7 +51,8 @@ QUICK_SECONDS = 1.0
 QUICK_WORKERS = 2
 """Workers of the quick lane."""
 MAX_ABANDONED = 64
-"""Most abandoned (stuck) threads per pool; past it a timed-out call keeps its worker."""
+"""Most abandoned (stuck) threads per pool by default (``MCPServer(max_stuck_calls=)``); at it a
+timed-out call keeps its worker, and new calls are refused until one returns."""
 MAX_TRACKED = 1024
 """Most functions whose timings are remembered."""
 INLINE_AFTER = 5
@@ -125,9 +128,12 @@ class WorkerPool(Executor):
         workers: threads of the main lane.
         quick_workers: threads of the quick lane (0: none).
         name: thread name prefix.
+        max_stuck: most abandoned calls at once (:meth:`abandon`, :attr:`full_of_stuck`); 0: none
+            (a timed-out call always keeps its worker).
     """
 
-    def __init__(self, workers: int, *, quick_workers: int = QUICK_WORKERS, name: str = "nanohubmcp-worker") -> None:
+    def __init__(self, workers: int, *, quick_workers: int = QUICK_WORKERS, name: str = "nanohubmcp-worker",
+                 max_stuck: int = MAX_ABANDONED) -> None:
         self._lock = threading.Lock()
         count_collections()  # slow_call_cause reads the collector's time
         self._name = name
@@ -137,6 +143,8 @@ class WorkerPool(Executor):
         self.inline_keys: set[str] = set()
         """Functions that run on the event loop (see :data:`INLINE_AFTER`); read-only outside."""
         self._stuck = 0
+        self.max_stuck = max_stuck
+        """Most abandoned calls at once (read-only outside)."""
         self._shutdown = False
         self._counter = itertools.count(1)
 
@@ -280,11 +288,11 @@ class WorkerPool(Executor):
     def abandon(self, future: Future) -> bool:
         """Give up on a running call: its slot goes to a fresh thread; the call runs on, counted
         in :attr:`stuck`, and its thread exits when it returns. False when the call is not
-        running here, or :data:`MAX_ABANDONED` calls are already stuck (it keeps its slot)."""
+        running here, or :attr:`max_stuck` calls are already stuck (it keeps its slot)."""
         if not isinstance(future, PoolFuture):
             return False
         with self._lock:
-            if future.started_at is None or future.done() or future.abandoned or self._stuck >= MAX_ABANDONED:
+            if future.started_at is None or future.done() or future.abandoned or self._stuck >= self.max_stuck:
                 return False
             future.abandoned = True
             self._stuck += 1
@@ -300,6 +308,13 @@ class WorkerPool(Executor):
     def stuck(self) -> int:
         """Calls abandoned after their timeout that have not returned yet."""
         return self._stuck
+
+    @property
+    def full_of_stuck(self) -> bool:
+        """Whether :attr:`max_stuck` calls are stuck. A call timing out now could not be abandoned:
+        it would hold its worker for good, so the server refuses new calls at once (``call_function``)
+        until a stuck one returns."""
+        return 0 < self.max_stuck <= self._stuck  # max_stuck 0: never abandoned, so never full
 
     @property
     def busy(self) -> int:

@@ -1,0 +1,68 @@
+"""Calls abandoned at ``tool_timeout`` are capped (``max_stuck_calls``); past the cap new calls are refused at once.
+
+A trial (three rounds of 20 calls of a sync tool that outlives ``tool_timeout``) grew the process from 9 to 67
+threads: every timed-out call left its function running on a thread of its own, with no cap a caller could see or
+set. Now, with ``max_stuck_calls`` calls stuck, a new call of a sync tool is refused at once as busy (REST 503 with
+``Retry-After``, an ``isError`` result over MCP whose ``_meta`` says when to retry), saying why; a stuck call that
+returns frees its place.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import urllib.error
+import urllib.request
+from typing import Any
+
+from support import call_tool_http, serve, wait_until
+
+from nanohubmcp import MCPServer
+from nanohubmcp.errors import RETRY_AFTER_META
+
+
+def rest(base: str, name: str, arguments: dict[str, Any]) -> tuple[int, dict[str, str], Any]:
+    request = urllib.request.Request(base + "tools/" + name, json.dumps(arguments).encode(),
+                                     {"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, dict(response.headers), json.loads(response.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, dict(exc.headers), json.loads(exc.read())
+
+
+def test_past_max_stuck_calls_new_calls_are_refused_at_once_until_a_stuck_one_returns() -> None:
+    release = threading.Event()
+    server = MCPServer("stuck-cap", workers=1, tool_timeout=0.5, max_stuck_calls=2)
+
+    @server.tool()
+    def hang(wait: bool = True) -> str:
+        """Block until the test releases it (a solver that never converges), unless told not to."""
+        if wait:
+            release.wait(60)
+        return "returned"
+
+    with serve(server) as base:
+        try:
+            for _ in range(2):  # each times out, and its function runs on, abandoned
+                status, _, body = rest(base, "hang", {})
+                assert status == 500, body
+                assert "abandoned" in body["error"]
+            assert server.core.stuck_calls == 2
+
+            status, headers, body = rest(base, "hang", {"wait": False})  # would return at once, but is not run
+            assert status == 503, body
+            assert int(headers["Retry-After"]) >= 1
+            assert "max_stuck_calls=2" in body["error"]
+            assert "2 calls abandoned at tool_timeout are still running" in body["error"]
+
+            result = call_tool_http(base, "hang", {"wait": False})  # the same refusal over MCP
+            assert result["isError"] is True
+            assert "max_stuck_calls=2" in result["content"][0]["text"]
+            assert result["_meta"][RETRY_AFTER_META] >= 1
+            assert server.core.stuck_calls == 2  # nothing else was abandoned (nor run)
+        finally:
+            release.set()
+        wait_until(lambda: server.core.stuck_calls == 0, "the stuck calls returned and freed their places", 20)
+        status, _, body = rest(base, "hang", {"wait": False})
+        assert (status, body) == (200, {"result": "returned"})
