@@ -310,7 +310,7 @@ class BaseHandler(tornado.web.RequestHandler):
         """The advertised base URL with a trailing slash (public_url, or this host + prefix)."""
         if self.config.public_url:
             return self.config.public_url
-        return f"{self.request.protocol}://{self.request.host}{self.config.path_prefix}/"
+        return f"{self.request.protocol}://{reached_host(self.request)}{self.config.path_prefix}/"
 
     def cache_control(self, seconds: int = 300) -> str:
         """``Cache-Control`` of a document built from :meth:`public_base`: shared caches may keep it only
@@ -325,9 +325,27 @@ class BaseHandler(tornado.web.RequestHandler):
         loopback-bound server, or an IP address); else the path alone, a relative reference the
         client resolves against the URL it used, so a document never advertises a host name
         the client made up (a cached OpenAPI document would send the next caller there)."""
-        if self.config.public_url or self.config.loopback_bound or is_ip_host(self.request.host):
+        if self.config.public_url or self.config.loopback_bound or is_ip_host(reached_host(self.request)):
             return self.public_base()
         return f"{self.config.path_prefix}/"
+
+
+def reached_host(request: httputil.HTTPServerRequest) -> str:
+    """The host and port ``request`` reached: its ``Host``, or for an HTTP/1.0 request without one
+    (HTTP/1.1 requires it: Tornado answers 400), the address and port of the connection's local end.
+    Tornado puts ``127.0.0.1`` in its place, which has no port: a URL built on it names port 80."""
+    if "Host" in request.headers:
+        return request.host
+    connection = request.connection
+    stream = connection.stream if isinstance(connection, HTTP1Connection) else None
+    try:
+        address = stream.socket.getsockname() if stream is not None and stream.socket is not None else None
+    except OSError:  # the connection closed meanwhile
+        address = None
+    if not isinstance(address, tuple):
+        return request.host
+    host, port = address[0], address[1]
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 def _retry_after(body: Any) -> int | None:
