@@ -32,6 +32,7 @@ from .runners import (
     resolve_transport,
     verifier,
     warn_about_config,
+    warn_about_views,
 )
 
 if TYPE_CHECKING:
@@ -164,6 +165,7 @@ class Serving:
                     "or a running event loop): run the script from a desktop client"
                 )
             self.stop()
+            warn_about_views(server.core)
             try:
                 serve_stdio(server, token)
             except ConfigurationError as exc:  # no token in $MCP_TOKEN, say: one line when nobody catches it

@@ -3,7 +3,8 @@
 What ``MCPServer.run``/``start`` are given is checked here before anything binds: the transport
 (:func:`resolve_transport`), the number of processes (:func:`check_workers`), the 0.4.x keywords
 still accepted (:data:`COMPAT_RUN_OPTIONS`); authorization on a non-loopback address is a warning
-once listening succeeded (:func:`warn_about_config`). :func:`make_runner` then builds the runner; the
+once listening succeeded (:func:`warn_about_config`), as is a tool's view that nothing defines
+(:func:`warn_about_views`, over stdio too). :func:`make_runner` then builds the runner; the
 transports are imported only there, when serving starts. Starting, stopping and the runner's life
 are :class:`~nanohubmcp.serving.Serving`'s.
 """
@@ -17,10 +18,11 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, ResourceNotFound
 from ..state import reach
 
 if TYPE_CHECKING:
+    from ..server.core import ServerCore
     from ..transports.runner import Runner
     from .servable import Servable
 
@@ -115,6 +117,7 @@ def warn_about_config(runner: Runner) -> None:
     serves under (clients would be sent to URLs the server does not answer, unless the proxy adds it).
 
     Called once listening succeeded: an address that cannot be bound gets its own error, not this.
+    Then :func:`warn_about_views`.
     """
     config = runner.config
     public_path = urlsplit(config.public_url).path.rstrip("/") if config.public_url else ""
@@ -137,6 +140,28 @@ def warn_about_config(runner: Runner) -> None:
             "pass token=... (or set MCP_TOKEN), or auth=..., or bind host='127.0.0.1'",
             runner.host or "all interfaces", empty,
         )
+    warn_about_views(runner.server.core)
+
+
+def warn_about_views(core: ServerCore) -> None:
+    """Log a warning for each tool whose view (``view=``, its ``_meta.ui.resourceUri``) no resource
+    answers: a host that shows views would read nothing there. A view may be defined after the tool that
+    names it, so this is checked when serving starts, not at registration; a view added while serving
+    (a later notebook cell) is not checked again."""
+    registry = core.registry
+    for tool in registry.tools.values():
+        ui = (tool.meta or {}).get("ui")
+        uri = ui.get("resourceUri") if isinstance(ui, dict) else None
+        if not isinstance(uri, str):
+            continue
+        try:
+            registry.find_resource(uri)
+        except ResourceNotFound:
+            log.warning(
+                "tool %r names the view %s (view=), which no @server.app_view defines: a host that shows views "
+                "finds nothing there; define it with @server.app_view(%r) or correct the tool's view=",
+                tool.name, uri, uri,
+            )
 
 
 def check_workers(server: Servable, workers: object) -> None:

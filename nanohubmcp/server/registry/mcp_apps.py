@@ -112,6 +112,10 @@ _BRIDGE_JS = r"""
 # Patterns compiled by ``re`` at the first view served, not at import (this module is on the start path).
 _HEAD = r"<head(\s[^>]*)?>"
 _HTML = r"<html(\s[^>]*)?>"
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+_ORIGIN = (r"[A-Za-z][A-Za-z0-9+.-]*://"  # scheme
+           rf"(?:(?:\*\.)?{_LABEL}(?:\.{_LABEL})*|\[[0-9A-Fa-f:.]+\])"  # host: a name (*. for its subdomains), [IPv6]
+           r"(?::(?P<port>[0-9]{1,5}))?")
 
 
 def client_shows_views(capabilities: Mapping[str, Any] | None) -> bool:
@@ -192,7 +196,8 @@ def view_resource_meta(
             ``clipboardWrite``.
         prefers_border: whether the view wants the host to draw a border around it.
     Raises:
-        RegistrationError: an unknown CSP kind or permission, or a domain list that is not strings.
+        RegistrationError: an unknown CSP kind or permission, a domain list that is not strings, or
+            one that is not an origin (:func:`check_origin`).
     """
     ui: dict[str, Any] = {}
     if csp:
@@ -204,6 +209,8 @@ def view_resource_meta(
             values = [origins] if isinstance(origins, str) else list(origins)
             if not all(isinstance(v, str) and v for v in values):
                 raise RegistrationError(f"{who}: csp[{key!r}] must be a list of origins (strings)")
+            for value in values:
+                check_origin(value, f"{who}: csp[{key!r}]")
             declared[wire_key] = values
         ui["csp"] = declared
     if domain is not None:
@@ -219,6 +226,31 @@ def view_resource_meta(
     if prefers_border is not None:
         ui["prefersBorder"] = bool(prefers_border)
     return {"ui": ui}
+
+
+def check_origin(value: str, where: str) -> None:
+    """Refuse ``value`` unless it is an origin as a view's CSP lists it: ``scheme://host`` with an optional
+    ``:port`` (1-65535), the host a name, ``*.`` and a name for its subdomains, or a bracketed IPv6
+    address; no path (not even ``/``), query, fragment or user. ``https://cdn.example.org``,
+    ``wss://live.example.org:8443``, ``https://*.example.org``, ``http://localhost:5173``.
+
+    Raises:
+        RegistrationError: naming ``where`` and ``value``, and the origin of ``value`` when it has one
+            (``https://cdn.example.org/lib.js`` says ``https://cdn.example.org``).
+    """
+    import re
+
+    found = re.fullmatch(_ORIGIN, value)
+    port = found.group("port") if found else None
+    if found is not None and (port is None or 0 < int(port) <= 65535):
+        return
+    scheme, sep, rest = value.partition("://")
+    host = re.split(r"[/?#]", rest, maxsplit=1)[0].rpartition("@")[2] if sep else ""
+    if host and host != rest and re.fullmatch(_ORIGIN, f"{scheme}://{host}"):  # a URL with a path, say
+        raise RegistrationError(f"{where}: {value!r} is not an origin (scheme://host[:port], nothing after it): "
+                                f"write '{scheme}://{host}'")
+    raise RegistrationError(f"{where}: {value!r} is not an origin: write scheme://host or scheme://host:port, "
+                            "e.g. 'https://cdn.example.org', or 'https://*.example.org' for its subdomains")
 
 
 def html_of(value: object) -> str:
