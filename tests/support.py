@@ -12,7 +12,9 @@ port (bound by the server itself, no probe-then-close race) and stops it afterwa
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import queue
 import subprocess
 import sys
 import tempfile
@@ -304,6 +306,29 @@ async def stdio_call(
             result = await session.call_tool(tool, tool_arguments)
         errors.seek(0)
         return result, errors.read()
+
+
+@contextlib.contextmanager
+def stdio_lines(app: Path, *args: str) -> Iterator[tuple[Callable[[Any], None], queue.Queue[Any]]]:
+    """Run the stdio server script ``app`` (with ``args``) in a process of its own, talking raw JSON-RPC
+    lines: yields ``send(message)`` and the queue of the messages it wrote; at the end closes its stdin
+    and waits for it to exit."""
+    proc = subprocess.Popen([sys.executable, str(app), *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    stdin, stdout = proc.stdin, proc.stdout
+    assert stdin is not None
+    assert stdout is not None
+    lines: queue.Queue[Any] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(json.loads(line)) for line in stdout], daemon=True).start()
+
+    def send(message: Any) -> None:
+        stdin.write(json.dumps(message).encode() + b"\n")
+        stdin.flush()
+
+    try:
+        yield send, lines
+    finally:
+        stdin.close()
+        proc.wait(30)
 
 
 @contextlib.asynccontextmanager

@@ -88,10 +88,14 @@ async def serve_batch(
     stream: OutboundStream | None = None,
     principal: Principal | None = None,
     trace_headers: Mapping[str, Any] | None = None,
+    large: bool = False,
 ) -> list[dict[str, Any]]:
     """Serve a JSON-RPC batch member by member, in order, through ``connection``; the replies in one
     list (each member with the batch's HTTP ``trace_headers``, as
-    :meth:`Connection.request <.connection.Connection.request>` takes them).
+    :meth:`Connection.request <.connection.Connection.request>` takes them). ``large``: the batch
+    came in a body (or line) of at least :data:`~.wire.request.LARGE_MESSAGE_BYTES`; each member's
+    request is marked :attr:`~.wire.request.RequestContext.large`, so its arguments are checked and
+    converted on a worker thread as a large single message's are.
 
     ``initialize`` may not be part of a batch (MCP 2025-03-26, Basic § Lifecycle); call
     :func:`batch_refusal` first for whether the version has batches at all. The answer is
@@ -127,6 +131,8 @@ async def serve_batch(
         except ProtocolError as exc:
             replies.append(error_response(exc, message.id))
             continue
+        if large:
+            request.large = True
         reply = (await connection.serve(request)).message
         if reply is not None:
             size += len(jsonenc.dumpb(reply))

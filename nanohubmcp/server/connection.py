@@ -28,10 +28,10 @@ the core serves MCP. They meet here and nowhere else. A transport holds one
    session it names is touched when the request ends, not when it is looked up: a session
    serving a request is busy, never expired); a transport with one peer hands each line to
    ``read``. A body (or line) of at least ``LARGE_MESSAGE_BYTES`` is parsed on a worker thread
-   (``receive`` does it; otherwise ``parse_large``, ``read_large``) and its request marked
-   ``large``: a call's arguments are then checked and converted there too. These reading verbs
-   are the connection's :class:`~.intake.Intake`'s (:mod:`.intake`), offered as the
-   connection's own.
+   (``receive`` does it; otherwise ``parse_large``, ``read_large``) and its request (a batch's
+   members: ``serve_batch(..., large=True)``) marked ``large``: a call's arguments are then
+   checked and converted there too. These reading verbs are the connection's
+   :class:`~.intake.Intake`'s (:mod:`.intake`), offered as the connection's own.
 3. **Messages out.** Everything the core sends while serving a request — progress, log
    messages, server→client requests (elicitation, sampling, roots) — goes to the request's
    ``stream`` (an :class:`~nanohubmcp.server.wire.streams.OutboundStream`) in order, before the

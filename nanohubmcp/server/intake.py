@@ -48,6 +48,9 @@ class Incoming(NamedTuple):
             :meth:`Connection.serve_batch` at ``version`` in ``session``.
         version: the protocol version in force (None for a 2026-07-28 message that is not a request).
         session: the handshake-era session the message names, else None.
+        large: a batch read from a body (or line) of at least
+            :data:`~.wire.request.LARGE_MESSAGE_BYTES`: serve it with ``large=True``, so its
+            members' arguments are checked on a worker thread (one message's request says it itself).
     """
 
     message: jsonrpc.Message | None
@@ -56,6 +59,7 @@ class Incoming(NamedTuple):
     batch: list[Any] | None
     version: versions.ProtocolVersion | None
     session: Session | None
+    large: bool = False
 
 
 class Received(Protocol):
@@ -151,7 +155,7 @@ class Intake:
             refused = batch_refusal(version, parsed)
             if refused is not None:
                 raise refused
-            return Incoming(None, False, None, parsed, version, session)
+            return Incoming(None, False, None, parsed, version, session, large)
         message = jsonrpc.classify(parsed)
         is_request = message.kind == jsonrpc.REQUEST
         if is_modern(message, header_version):
@@ -217,11 +221,13 @@ class Intake:
     async def read_large(self, body: bytes | str, *, session: Session | None = None,
                          stream: OutboundStream | None = None, principal: Principal | None = None) -> Incoming:
         """:meth:`read` of a body of at least :data:`~.wire.request.LARGE_MESSAGE_BYTES`: parsed on a
-        worker thread, its request marked large (its arguments are checked there too)."""
+        worker thread, its request (or batch) marked large (its arguments are checked there too)."""
         parsed = await self.parse_large(body)
         incoming = self.read(body, session=session, stream=stream, principal=principal, parsed=parsed)
         if incoming.request is not None:
             incoming.request.large = True
+        elif incoming.batch is not None:
+            return incoming._replace(large=True)
         return incoming
 
     def admit(self, message: jsonrpc.Message, *, session: Session | None = None,

@@ -124,7 +124,8 @@ async def post_legacy_message(handler: Any, session_id: str | None) -> None:
     if isinstance(parsed, list):
         handler.send_empty(202)
         replies = await connection.serve_batch(parsed, version=session.version, session=session, stream=stream,
-                                               principal=handler.principal, trace_headers=handler.request.headers)
+                                               principal=handler.principal, trace_headers=handler.request.headers,
+                                               large=large)
         if replies:
             stream.send(replies)  # a batch reply is one JSON array
         return

@@ -178,7 +178,8 @@ class StdioTransport:
             replies, batch = expired.refuse_requests(batch)
         if batch:
             replies += await self.connection.serve_batch(batch, version=version, session=incoming.session,
-                                                         stream=self.out, principal=self.principal)
+                                                         stream=self.out, principal=self.principal,
+                                                         large=incoming.large)
         if replies:
             self._write(None, replies)
 

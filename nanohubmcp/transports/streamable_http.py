@@ -171,7 +171,8 @@ class StreamableHTTPHandler(BodyReadingHandler):
         assert batch is not None
         assert version is not None
         responses = await self.connection.serve_batch(batch, version=version, session=incoming.session,
-                                                      principal=self.principal, trace_headers=self.request.headers)
+                                                      principal=self.principal, trace_headers=self.request.headers,
+                                                      large=incoming.large)
         if responses:
             self.send_json(200, responses)
         else:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support import post_rpc, serve, tool_call_message
+from support import post_rpc, serve, stdio_lines, tool_call_message, wait_until
 
 from nanohubmcp import MCPServer
 from nanohubmcp.errors import InvalidArguments
@@ -110,39 +110,20 @@ server.run(transport="stdio")
 
 
 def test_over_stdio_a_ping_is_answered_while_a_large_lines_arguments_are_checked(tmp_path: Path) -> None:
-    import queue
-    import subprocess
-    import sys
-
-    from support import wait_until
-
     app = tmp_path / "app.py"
     app.write_text(STDIO_APP)
-    proc = subprocess.Popen([sys.executable, str(app), str(tmp_path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-    assert proc.stdin is not None
-    assert proc.stdout is not None
-    lines: queue.Queue[dict[str, Any]] = queue.Queue()
-    stdout = proc.stdout
-    threading.Thread(target=lambda: [lines.put(json.loads(line)) for line in stdout], daemon=True).start()
-
-    def send(message: dict[str, Any]) -> None:
-        assert proc.stdin is not None
-        proc.stdin.write(json.dumps(message).encode() + b"\n")
-        proc.stdin.flush()
-
-    try:
-        send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
-        assert lines.get(timeout=60)["id"] == 0
-        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        send(tool_call_message("total", {"xs": [0.5] * MANY}, request_id=1))
-        wait_until(lambda: (tmp_path / "checking").exists(), "the large line's arguments checked")
-        send({"jsonrpc": "2.0", "id": 2, "method": "ping"})
-        first = lines.get(timeout=20)  # on the loop while the check holds: the ping's answer comes first
-        (tmp_path / "pinged").touch()
-        assert first == {"jsonrpc": "2.0", "id": 2, "result": {}}
-        assert lines.get(timeout=60)["result"]["content"][0]["text"] == str(0.5 * MANY)
-    finally:
-        (tmp_path / "pinged").touch()
-        proc.stdin.close()
-        proc.wait(30)
+    with stdio_lines(app, str(tmp_path)) as (send, lines):
+        try:
+            send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+            assert lines.get(timeout=60)["id"] == 0
+            send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+            send(tool_call_message("total", {"xs": [0.5] * MANY}, request_id=1))
+            wait_until(lambda: (tmp_path / "checking").exists(), "the large line's arguments checked")
+            send({"jsonrpc": "2.0", "id": 2, "method": "ping"})
+            first = lines.get(timeout=20)  # on the loop while the check holds: the ping's answer comes first
+            (tmp_path / "pinged").touch()
+            assert first == {"jsonrpc": "2.0", "id": 2, "result": {}}
+            assert lines.get(timeout=60)["result"]["content"][0]["text"] == str(0.5 * MANY)
+        finally:
+            (tmp_path / "pinged").touch()
