@@ -43,7 +43,7 @@ from .server.core import ServerCore
 from .server.provenance.tool_options import CACHE
 from .server.provenance.tool_options import resolve_enabled as resolve_provenance
 from .server.registry.components import Tool
-from .server.results import DEFAULT_MAX_INLINE_BYTES
+from .server.results import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_INLINE_BYTES
 from .serving import DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_UNSENT_BYTES, Serving
 from .state import resolve as resolve_state_url
 
@@ -97,6 +97,11 @@ class MCPServer:
             (default 256 KiB) is kept as a resource of the server, readable by its caller for
             ``job_ttl_seconds``; the result then carries a ``resource_link`` and a preview. None:
             always inline.
+        max_result_bytes: most bytes of JSON one tool result may put in an answer (default 256 MiB;
+            None: no limit): every REST answer (it carries all of the data), and an MCP result not
+            kept as a resource (``max_inline_bytes=None``, a tool with an output schema). A larger
+            result fails the call with a message naming the limit (``isError``; REST 500), found
+            before an array or table is encoded when its size is already known to be over.
         figure_dpi: dots per inch of returned matplotlib figures (None: each figure's own dpi).
         state_dir: directory of what outlives the process (the job store ``jobs.sqlite3``).
             Default: ``NANOHUBMCP_STATE_DIR``, else ``$SESSIONDIR/nanohubmcp/<name>`` on nanoHUB,
@@ -170,6 +175,7 @@ class MCPServer:
         job_ttl_seconds: float = 3600.0,
         state_secret: str | bytes | None = None,
         max_inline_bytes: int | None = DEFAULT_MAX_INLINE_BYTES,
+        max_result_bytes: int | None = DEFAULT_MAX_ANSWER_BYTES,
         figure_dpi: float | None = None,
         state_dir: str | None = None,
         job_store: str = "sqlite",
@@ -203,6 +209,7 @@ class MCPServer:
             session_idle_seconds=session_idle_seconds,
             job_ttl_seconds=job_ttl_seconds,
             max_inline_bytes=max_inline_bytes,
+            max_result_bytes=max_result_bytes,
             figure_dpi=figure_dpi,
             state_dir=state_dir,
             job_store=job_store,

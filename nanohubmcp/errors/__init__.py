@@ -9,7 +9,8 @@ Every exception the package raises on purpose derives from :class:`NanohubMCPErr
      ├── ToolError                  a tool failed; becomes ``isError: true`` content
      │    ├── InvalidArguments      arguments broke the tool's input schema (SEP-1303)
      │    ├── JobLimitReached       the job store is full; no new job
-     │    └── ToolBusy              the tool could not start (a notebook kernel runs a cell); REST 503
+     │    ├── ToolBusy              the tool could not start (a notebook kernel runs a cell); REST 503
+     │    └── ResultTooLarge        the result is over the server's max_result_bytes; not sent
      ├── ProtocolError              a JSON-RPC error object ``{code, message, data?}``; -32004 without ``code=``
      │    ├── ParseError            -32700
      │    ├── InvalidRequest        -32600
@@ -66,6 +67,7 @@ from .base import (
     NanohubMCPError,
     RegistrationError,
     RegistrationWarning,
+    ResultTooLarge,
     ToolBusy,
     ToolError,
     UsageError,
@@ -163,6 +165,7 @@ __all__ = [
     "RegistrationWarning",
     "RequestTooLarge",
     "ResourceNotFound",
+    "ResultTooLarge",
     "RouteNotFound",
     "ServerBusy",
     "SessionNotFound",

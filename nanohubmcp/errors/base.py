@@ -3,7 +3,7 @@
 Owns :class:`NanohubMCPError` and its branches for mistakes of the serving program
 (:class:`RegistrationError`, :class:`RegistrationWarning`, :class:`ConfigurationError`, :class:`UsageError`), for a
 tool's failure, answered as ``isError: true`` content (:class:`ToolError`, :class:`InvalidArguments`,
-:class:`JobLimitReached`, :class:`ToolBusy`), and for a server→client request that failed
+:class:`JobLimitReached`, :class:`ToolBusy`, :class:`ResultTooLarge`), and for a server→client request that failed
 (:class:`ClientRequestError`), and :func:`message_of`, the text a tool's exception is reported with.
 The JSON-RPC error objects are :mod:`.protocol`'s.
 """
@@ -20,6 +20,7 @@ __all__ = [
     "NanohubMCPError",
     "RegistrationError",
     "RegistrationWarning",
+    "ResultTooLarge",
     "ToolBusy",
     "ToolError",
     "UsageError",
@@ -116,6 +117,15 @@ class ToolBusy(ToolError):
     def __init__(self, message: str, *, retry_after: int) -> None:
         super().__init__(message)
         self.retry_after = retry_after
+
+
+class ResultTooLarge(ToolError):
+    """A tool's result is larger than the server's ``max_result_bytes``: it is not sent.
+
+    The call fails as a tool does (``isError: true`` over MCP, HTTP 500 ``{"error": ...}`` over REST),
+    with a message naming the size and the limit, logged as one line (no traceback). Found before
+    the data is encoded where its size can be bounded cheaply (arrays, tables), else once it is.
+    """
 
 
 RETRY_AFTER_META = "nanohubmcp/retryAfter"

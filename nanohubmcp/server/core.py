@@ -40,7 +40,7 @@ from .options import (
 )
 from .provenance.tool_options import DEFAULT_CACHE_BYTES, cached
 from .registry.registry import Registry
-from .results import DEFAULT_MAX_INLINE_BYTES
+from .results import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_INLINE_BYTES
 from .wire import trace_context
 from .wire.events import EventBus
 from .wire.notifier import Notifier
@@ -94,6 +94,7 @@ class ServerCore:
         job_ttl_seconds: float = 3600.0,
         executor: Executor | None = None,
         max_inline_bytes: int | None = DEFAULT_MAX_INLINE_BYTES,
+        max_result_bytes: int | None = DEFAULT_MAX_ANSWER_BYTES,
         figure_dpi: float | None = None,
         state_dir: str | os.PathLike[str] | None = None,
         job_store: str = "sqlite",
@@ -110,7 +111,8 @@ class ServerCore:
         cache_max_bytes: int = DEFAULT_CACHE_BYTES,
     ) -> None:
         check_options(name, argument_errors=argument_errors, list_page_size=list_page_size,
-                      max_inline_bytes=max_inline_bytes, figure_dpi=figure_dpi, job_store=job_store,
+                      max_inline_bytes=max_inline_bytes, max_result_bytes=max_result_bytes, figure_dpi=figure_dpi,
+                      job_store=job_store,
                       bounds={"max_jobs": max_jobs, "max_jobs_per_owner": max_jobs_per_owner,
                               "max_job_result_bytes": max_job_result_bytes, "cache_max_bytes": cache_max_bytes},
                       counts={"max_stuck_calls": max_stuck_calls},
@@ -137,7 +139,8 @@ class ServerCore:
         self.first_use = FirstUse(
             name, self.registry.tools, state_url=self.state_url, state_dir=state_dir, job_store=job_store,
             job_ttl=job_ttl_seconds, job_bounds=(max_jobs, max_jobs_per_owner, max_job_result_bytes),
-            inline=(max_inline_bytes, figure_dpi), cache_max_bytes=cache_max_bytes, provenance=provenance,
+            inline=(max_inline_bytes, figure_dpi, max_result_bytes), cache_max_bytes=cache_max_bytes,
+            provenance=provenance,
             state_secret=state_secret, reattach=self._reattach, hand_over=self._hand_over,
             leftovers=self._job_folders)
         """The services made at their first use (the properties below pass them on)."""

@@ -72,7 +72,7 @@ class FirstUse:
         job_store: ``"sqlite"`` or ``"memory"``.
         job_ttl: seconds finished jobs, kept results and records stay readable.
         job_bounds: ``(max_jobs, max_jobs_per_owner, max_job_result_bytes)``.
-        inline: ``(max_inline_bytes, figure_dpi)`` of the result options.
+        inline: ``(max_inline_bytes, figure_dpi, max_result_bytes)`` of the result options.
         cache_max_bytes: bytes of results the result cache keeps.
         provenance: whether calls and jobs are recorded.
         state_secret: the ``requestState`` key, or None for a random one per process.
@@ -89,7 +89,7 @@ class FirstUse:
         job_store: str,
         job_ttl: float,
         job_bounds: tuple[int, int, int],
-        inline: tuple[int | None, float | None],
+        inline: tuple[int | None, float | None, int | None],
         cache_max_bytes: int,
         provenance: bool,
         state_secret: str | bytes | None,

@@ -43,6 +43,7 @@ def check_options(
     list_page_size: int | None,
     max_inline_bytes: int | None,
     figure_dpi: float | None,
+    max_result_bytes: int | None = None,
     job_store: str,
     bounds: dict[str, object],
     pools: dict[str, object] | None = None,
@@ -66,6 +67,9 @@ def check_options(
     if max_inline_bytes is not None and (
             isinstance(max_inline_bytes, bool) or not isinstance(max_inline_bytes, int) or max_inline_bytes < 0):
         raise ConfigurationError("max_inline_bytes must be a non-negative number of bytes, or None")
+    if max_result_bytes is not None and (
+            isinstance(max_result_bytes, bool) or not isinstance(max_result_bytes, int) or max_result_bytes < 1):
+        raise ConfigurationError("max_result_bytes must be a positive number of bytes, or None for no limit")
     if figure_dpi is not None and (
             isinstance(figure_dpi, bool) or not isinstance(figure_dpi, (int, float)) or not figure_dpi > 0):
         raise ConfigurationError("figure_dpi must be a positive number of dots per inch, or None")

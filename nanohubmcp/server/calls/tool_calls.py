@@ -24,6 +24,7 @@ from ...errors import (
     InvalidArguments,
     InvalidParams,
     ProtocolError,
+    ResultTooLarge,
     ToolBusy,
     ToolError,
     UnknownComponent,
@@ -320,9 +321,11 @@ def _shaping(core: AskServices, request: RequestContext, tool: Tool,
 
 
 def _kept_aside(core: AskServices, text: str) -> bool:
-    """Whether a text result is longer than ``max_inline_bytes`` (so it may be kept as a resource)."""
-    limit = core.result_options.max_inline_bytes
-    return limit is not None and len(text) > limit
+    """Whether a text result is longer than ``max_inline_bytes`` (so it may be kept as a resource)
+    or ``max_result_bytes`` (so it may be refused)."""
+    options = core.result_options
+    limits = (options.max_inline_bytes, options.max_result_bytes)
+    return any(limit is not None and len(text) > limit for limit in limits)
 
 
 def _tool_attributes(tool: Tool, job: Job | None) -> dict[str, Any]:
@@ -349,6 +352,8 @@ def _log_failure(name: str, request: RequestContext, job: Job | None, exc: Excep
         log.warning("tool %r %s could not start: %s", name, where, exc)
     elif isinstance(exc, NestedTooDeep):  # the tool's value, not code, is at fault: no traceback to read
         log.error("tool %r failed %s: %s", name, where, exc)
+    elif isinstance(exc, ResultTooLarge):  # the server's limit did its job: nothing to debug
+        log.warning("tool %r %s answered too much: %s", name, where, exc)
     elif isinstance(exc, (ToolError, ClientRequestError)):  # reported, or the client's: no bug of the code
         first, _, rest = str(exc).partition("\n")
         more = f" (+{rest.count(chr(10)) + 1} lines sent to the client)" if rest else ""

@@ -4,3 +4,5 @@ from __future__ import annotations
 
 DEFAULT_MAX_INLINE_BYTES = 256 * 1024
 """Results whose JSON (or PNG) is larger than this become a ``resource_link`` (256 KiB)."""
+DEFAULT_MAX_ANSWER_BYTES = 256 * 1024 * 1024
+"""Most bytes of JSON one result may put in an answer (256 MiB; ``MCPServer(max_result_bytes=)``)."""

@@ -135,6 +135,7 @@ def _tool_parts(value: object, sink: ResultSink | None = None, lists_as_data: bo
     if type(value) is str:
         if parts.too_big(sink, len(value)):  # characters: a lower bound of its bytes
             return parts.offload_text(value, sink), UNSET  # type: ignore[arg-type]  # too_big: a sink
+        parts.held(sink, len(value), at_least=True)
         return [_text(value)], UNSET
     if type(value) in PLAIN_TYPES and isinstance(value, (bool, int, float)):
         return [{"type": "text", "text": scalar_text(value)}], UNSET  # JSON spelling; NaN/Infinity spelled out
@@ -161,12 +162,14 @@ def _tool_parts(value: object, sink: ResultSink | None = None, lists_as_data: bo
         text, structured = to_json(value, "the tool's result")
         if parts.too_big(sink, len(text)):
             return parts.offload_json(text, sink), UNSET  # type: ignore[arg-type]  # too_big: a sink
+        parts.held(sink, len(text))
         return [_text(text)], structured
     if isinstance(value, list):
         if _is_block_list(value):
             return parts.resources_kept([_block(i, sink) for i in value], sink), UNSET
         return _data_list(value, sink, lists_as_data)
     if is_bytes(value):
+        parts.held(sink, (memoryview(value).nbytes + 2) // 3 * 4, at_least=True)  # its base64 text
         return [_bytes_block(value)], UNSET
     if is_content(value):
         return [to_content_block(value)], UNSET
@@ -184,10 +187,12 @@ def _data_list(value: list[Any], sink: ResultSink | None, lists_as_data: bool) -
         text = json_text(value, "the tool's result")
         if parts.too_big(sink, len(text)):
             return parts.offload_json(text, sink), UNSET  # type: ignore[arg-type]  # too_big: a sink
+        parts.held(sink, len(text))
         return [_text(text)], UNSET
     text, data = to_json(value, "the tool's result")
     if parts.too_big(sink, len(text)):
         return parts.offload_json(text, sink), UNSET  # type: ignore[arg-type]  # too_big: a sink
+    parts.held(sink, len(text))
     return [_text(text)], {"result": data}
 
 

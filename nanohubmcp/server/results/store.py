@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ..wire.sessions import session_key
-from . import DEFAULT_MAX_INLINE_BYTES
+from . import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_INLINE_BYTES
 
 log = logging.getLogger(__name__)
 
@@ -68,10 +68,13 @@ class ResultOptions:
             as a resource and linked; None inlines everything.
         figure_dpi: dots per inch of matplotlib figures turned into PNG; None uses each figure's
             own ``dpi`` (so the image is ``figsize * dpi`` pixels).
+        max_result_bytes: most bytes of JSON a result may put in an answer (one not kept as a
+            resource: every REST answer, any MCP one with ``max_inline_bytes`` None); None: no limit.
     """
 
     max_inline_bytes: int | None = DEFAULT_MAX_INLINE_BYTES
     figure_dpi: float | None = None
+    max_result_bytes: int | None = DEFAULT_MAX_ANSWER_BYTES
 
     def update(self, setting: str, value: float | None) -> None:
         """Change ``max_inline_bytes`` or ``figure_dpi``; the next call shapes its result with it.
@@ -296,6 +299,23 @@ class ResultSink:
         """True when ``size`` bytes must not be inlined (and there is a store to keep them)."""
         limit = self.options.max_inline_bytes
         return self.store is not None and limit is not None and size > limit
+
+    def hold(self, size: int, *, at_least: bool = False) -> None:
+        """Refuse to put ``size`` bytes of JSON in an answer when they are over ``max_result_bytes``
+        (``at_least``: ``size`` is a lower bound, found before encoding the data).
+
+        Raises:
+            ResultTooLarge: naming the size, the limit and what to do.
+        """
+        limit = self.options.max_result_bytes
+        if limit is None or size <= limit:
+            return
+        from ...errors import ResultTooLarge
+
+        raise ResultTooLarge(
+            f"the tool's result is {'at least ' if at_least else ''}{size} bytes of JSON, more than this server "
+            f"sends in one answer (max_result_bytes={limit}); ask for less data (a smaller size, range or "
+            "sample), or have the server's max_result_bytes raised")
 
     def link(self, data: bytes | str, mime_type: str, name: str, description: str) -> dict[str, Any]:
         """Keep ``data`` and return the ``resource_link`` block that points at it."""

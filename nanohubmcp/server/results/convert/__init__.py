@@ -59,6 +59,8 @@ class Converted:
             and, as ``jsonenc.Encoded``, as ``structuredContent``'s ``result`` (arrays and tables).
         longer_than: when given, ``longer_than(n)`` says, without making all of the data, whether
             its JSON text is longer than ``n`` characters (then ``full`` is kept instead).
+        at_least: a lower bound of the length of the data's JSON text, found without encoding it
+            (0: unknown), so that data surely too large to send is refused before it is made.
     """
 
     summary: str | None = None
@@ -69,6 +71,7 @@ class Converted:
     lazy: bool = False
     longer_than: Callable[[int], bool] | None = None
     text: Callable[[], str] | None = None
+    at_least: int = 0
 
 
 def recognised(value: object) -> bool:
@@ -120,6 +123,7 @@ def convert(value: object, *, figure_dpi: float | None = None) -> Converted | No
                 True,
                 lazy=True,
                 text=lambda: arrays.to_text(array, jsonable),
+                at_least=arrays.least_text(array),
             )
     if lib == "pandas":
         table = frames.to_records(value, jsonable)
@@ -132,6 +136,7 @@ def convert(value: object, *, figure_dpi: float | None = None) -> Converted | No
                 lazy=True,
                 longer_than=lambda n: frames.longer_than(value, jsonable, n),
                 text=table.text,
+                at_least=frames.least_text(value),
             )
     if lib in ("matplotlib", "PIL"):
         block = images.to_block(value, figure_dpi=figure_dpi)

@@ -88,11 +88,51 @@ def to_lists(a: object, nested: Nested) -> Any:
     return _cells(a, nested)
 
 
+_LEAST_CELL = {"b": 4, "f": 3, "c": 9, "M": 4, "m": 3, "S": 2, "U": 2, "V": 2}
+"""The shortest JSON text of one element, by dtype kind (``true``, ``0.0``, ``[0.0,0.0]``, ``null``,
+``""``, ``{}``); 1 for the others (an integer's digit, an object's shortest value)."""
+
+
+def least_text(a: NDArray[Any]) -> int:
+    """A lower bound of the length of :func:`to_text`'s text, found from the shape and dtype alone
+    (each element its kind's shortest spelling, a comma after all but the last, the outer brackets)."""
+    size = int(a.size)
+    if not size:
+        return 2
+    least = _LEAST_CELL.get(a.dtype.kind, 1)
+    if getattr(a, "mask", None) is not None:  # a masked element is null
+        least = min(least, 4)
+    return size * (least + 1) - 1 + 2 * (a.ndim > 0)
+
+
+CHUNK_CELLS = 1 << 16
+"""Elements the accelerator writes at a time (:func:`to_text`)."""
+
+
 def to_text(a: NDArray[Any], nested: Nested) -> str:
     """The JSON text of :func:`to_lists` (``jsonenc.dumps``'s, to the byte), without making the
-    lists when the accelerator can write the numbers."""
-    tokens = _numbers_tokens(a)
-    return ",".join(tokens) if tokens is not None else jsonenc.dumps(_cells(a, nested))
+    lists when the accelerator can write the numbers.
+
+    Written in chunks of rows of about :data:`CHUNK_CELLS` elements: only a chunk holding a float
+    Python spells otherwise is split into one string per element to respell it (ten million such
+    strings took about 800 MB, several times the text itself)."""
+    import numpy as np
+
+    if jsonenc.accelerator() is None or type(a) is not np.ndarray or not a.ndim or not a.size:
+        return jsonenc.dumps(_cells(a, nested))
+    rows = max(1, CHUNK_CELLS // max(1, a.size // a.shape[0]))
+    pieces = []
+    for start in range(0, a.shape[0], rows):
+        written = _accelerated(a[start : start + rows])
+        if written is None:  # a kind the accelerator does not write (complex, dates, objects...)
+            return jsonenc.dumps(_cells(a, nested))
+        text, flat, small = written
+        if small.size:
+            text = ",".join(_respelled(text.split(","), flat, small))
+        pieces.append(text[1:-1])  # the chunk's rows, without its brackets
+    pieces[0] = "[" + pieces[0]
+    pieces[-1] += "]"
+    return ",".join(pieces)
 
 
 def cell_texts(a: NDArray[Any], nested: Nested) -> list[str]:
@@ -117,6 +157,16 @@ def _numbers_tokens(a: NDArray[Any]) -> list[str] | None:
     """orjson's text of a plain boolean, integer or real array with Python's spelling, split at its
     commas (one token per element, with the brackets around it), or None (no accelerator, or an
     array it does not write: masked, complex, objects, empty...)."""
+    written = _accelerated(a)
+    if written is None:
+        return None
+    text, flat, small = written
+    return _respelled(text.split(","), flat, small)
+
+
+def _accelerated(a: NDArray[Any]) -> tuple[str, NDArray[Any], NDArray[Any]] | None:
+    """orjson's text of a plain boolean, integer or real array, the array flattened, and the indexes
+    of its elements Python spells otherwise (:data:`SMALLEST_SAME`); None as :func:`_numbers_tokens`."""
     import numpy as np
 
     orjson = jsonenc.accelerator()
@@ -129,12 +179,16 @@ def _numbers_tokens(a: NDArray[Any]) -> list[str] | None:
         text: str = orjson.dumps(np.ascontiguousarray(a), option=orjson.OPT_SERIALIZE_NUMPY).decode()
     except orjson.JSONEncodeError:  # e.g. a byte order it does not read
         return None
-    tokens = text.split(",")
-    if kind != "f":
-        return tokens
     flat = a.ravel()
+    if kind != "f":
+        return text, flat, np.empty(0, dtype=np.intp)
     with np.errstate(invalid="ignore"):
         small = np.flatnonzero((flat != 0) & (np.abs(flat) < SMALLEST_SAME))
+    return text, flat, small
+
+
+def _respelled(tokens: list[str], flat: NDArray[Any], small: NDArray[Any]) -> list[str]:
+    """``tokens`` (one per element, brackets included) with the elements at ``small`` in Python's spelling."""
     for index in small.tolist():
         token = tokens[index]
         number = token.strip("[]")
@@ -150,7 +204,12 @@ def summary(a: NDArray[Any], nested: Nested) -> str:
     parts = [f"numpy array, shape {tuple(a.shape)}, dtype {a.dtype}, {a.size} value{'s' * (a.size != 1)}"]
     if a.size and a.dtype.kind in "biuf":
         data = np.ma.getdata(a)
-        finite = data[np.isfinite(data)] if a.dtype.kind == "f" else data
+        finite = data
+        if a.dtype.kind == "f":
+            kept = np.isfinite(data)
+            if not kept.all():  # (a copy of the finite values only when some are not)
+                finite = data[kept]
+            del kept
         if finite.size:
             parts.append(f"min {finite.min()!s}, max {finite.max()!s}, mean {finite.mean():.6g}")
         if finite.size != a.size:

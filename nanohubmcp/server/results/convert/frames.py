@@ -97,6 +97,20 @@ def to_records(value: object, nested: Nested) -> Table | None:
     return None
 
 
+def least_text(value: object) -> int:
+    """A lower bound of the length of the records' JSON text of a DataFrame/Series (each row an
+    object with a key per column and a value of at least one character; the index columns left
+    out), found from the shape alone; 0 for anything else."""
+    if _series(value):
+        names: list[object] = [value.name if value.name is not None else "value"]
+    elif _frame(value):
+        names = list(value.columns)
+    else:
+        return 0
+    row = 1 + sum(len(_name(name)) + 5 for name in names)  # {, "key":v and a comma or }, per column
+    return len(value) * (row + 1) + 1  # a comma or bracket per row, and the closing bracket
+
+
 def longer_than(value: object, nested: Nested, limit: int) -> bool:
     """True when the JSON text of ``{"result": records}`` of a DataFrame/Series is longer than
     ``limit`` characters, found by encoding the rows in growing chunks and stopping as soon as the

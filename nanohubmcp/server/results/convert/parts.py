@@ -36,6 +36,13 @@ def too_big(sink: ResultSink | None, size: int) -> bool:
     return sink is not None and sink.too_big(size)
 
 
+def held(sink: ResultSink | None, size: int, *, at_least: bool = False) -> None:
+    """Refuse ``size`` bytes of JSON that go in the answer (not to the store) when over the server's
+    ``max_result_bytes`` (:meth:`ResultSink.hold`; ``at_least``: a bound found before encoding)."""
+    if sink is not None and not too_big(sink, size):
+        sink.hold(size, at_least=at_least)
+
+
 def link_note(summary: str | None, size: int, sink: ResultSink, link: Wire) -> Wire:
     """The text block that goes with a ``resource_link``: what the data is and where all of it is."""
     note = (
@@ -133,8 +140,11 @@ def converted_parts(conv: Converted, sink: ResultSink | None) -> tuple[list[Wire
         assert conv.full is not None
         payload, mime, name = conv.full()
         return [*blocks, *_kept(conv, sink, payload, mime, name)], UNSET
+    if conv.at_least:  # an array or table surely too large for the answer: refused before it is encoded
+        held(sink, conv.at_least, at_least=True)
     if conv.text is not None:  # the data's text, written once: the text block and structuredContent share it
         data_text = conv.text()
+        held(sink, len(data_text) + len(WRAPPER) + 1)
         text = f"{WRAPPER}{data_text}}}"
         structured: Any = {"result": jsonenc.Encoded(data_text)}
         wrapped = True
@@ -143,6 +153,7 @@ def converted_parts(conv: Converted, sink: ResultSink | None) -> tuple[list[Wire
         wrapped = not isinstance(data, dict)
         structured = {"result": data} if wrapped else data
         text = jsonenc.dumps_within_depth(structured, "the tool's result", around=int(wrapped))
+        held(sink, len(text))
     if too_big(sink, len(text)):
         assert sink is not None
         if conv.full is not None:
