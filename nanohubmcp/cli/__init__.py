@@ -43,8 +43,8 @@ that is not a Python file — a directory, a notebook, a ``tool.xml``, the messa
 instead), with the usage line; 1 a command line
 that is well formed but failed (a file missing or unreadable, an app that raises while imported — the
 exception, its text and the app's line, not the traceback —, an app without ``server`` or whose
-``server`` is not an MCPServer, a notebook that cannot be translated, a token file others can read, a
-port in use), one line on stderr.
+``server`` is not an MCPServer, a notebook that cannot be translated or would serve nothing, a token file
+others can read, a port in use), one line on stderr.
 
 Where each part lives: :mod:`.parser` the arguments of every subcommand (a new subcommand is a
 ``subparsers`` entry there with a ``run`` default), :mod:`.serve` the subcommands that serve (``run``,

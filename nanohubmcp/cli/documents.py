@@ -151,6 +151,7 @@ def export_notebook(args: argparse.Namespace) -> int:
         source=str(notebook_path),
         output=str(output) if output else "start_mcp.py",
         format_code=args.format_code,
+        refuse_empty=True,
     )
     if output is None:
         sys.stdout.write(script.text)

@@ -10,7 +10,8 @@ nbconvert. The script is named ``start_mcp.py`` (beside the notebook), the name 
 Configuration: ``--MCPExporter.format_code=False`` keeps the cells' code as written (by default
 an installed ``ruff``/``black`` formats it).
 
-Errors: an untranslatable cell is logged as one line naming the cell, and the conversion fails
+Errors: an untranslatable cell, or a notebook that would serve nothing (no ``%%mcp_*`` cell), is logged
+as one line naming what is wrong, and the conversion fails
 with ``nbconvert.utils.exceptions.ConversionException`` (nbconvert then exits 1 and writes
 nothing).
 
@@ -88,7 +89,8 @@ class MCPExporter(Exporter):
         output = os.path.join(metadata.get("path") or "", stem)
         output += "" if output.endswith(self.file_extension) else self.file_extension
         try:
-            script = translate(nb_copy, source=source, output=output, format_code=self.format_code)
+            script = translate(nb_copy, source=source, output=output, format_code=self.format_code,
+                               refuse_empty=True)
         except NanohubMCPError as exc:
             self.log.error("%s", exc)
             raise ConversionException(str(exc)) from None

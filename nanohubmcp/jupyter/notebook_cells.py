@@ -7,7 +7,10 @@ Pure functions over ``ast`` and the notebook's JSON; nothing here imports IPytho
 from __future__ import annotations
 
 import ast
+import itertools
+import keyword
 import re
+import shlex
 from collections.abc import Mapping
 from typing import Any
 
@@ -87,6 +90,51 @@ def bound_names(stmt: ast.stmt) -> list[str]:
     elif isinstance(stmt, (ast.With, ast.AsyncWith)):
         targets = [item.optional_vars for item in stmt.items if item.optional_vars is not None]
     return [n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+
+
+SHOWS_OR_WRITES = frozenset({"writefile", "file", "html", "javascript", "js", "latex", "markdown", "svg", "timeit"})
+"""Cell magics that bind no name: they write a file, show something, or time code in a namespace of their own."""
+RUNS_ITS_BODY = frozenset({"capture", "time", "prun", "debug"})
+"""Cell magics that run their body in the notebook's namespace: what the body binds, the notebook has."""
+SCRIPT_MAGICS = frozenset({"script", "sh", "bash", "perl", "ruby", "python", "python2", "python3", "pypy"})
+"""IPython's script magics, whose ``--out``/``--err``/``--proc NAME`` bind NAME."""
+
+
+def magic_bound_names(magic: str, line: str) -> tuple[list[str], list[str]]:
+    """The names a ``%%magic line`` cell binds in the notebook, beside its body's: ``(certain, likely)``.
+
+    Certain: ``%%capture NAME`` and a script magic's ``--out``/``--err``/``--proc NAME`` (``%%bash --out
+    listing``). Likely, for a magic not known here: the first word of its line that is not an option, when
+    it is a Python name (``%%yaml INPUTS``, as simtool's magic binds it). The magics of
+    :data:`SHOWS_OR_WRITES` and :data:`RUNS_ITS_BODY` bind none of their line's words.
+    """
+    try:
+        words = shlex.split(line)
+    except ValueError:
+        words = line.split()
+    plain = [word for word in words if not word.startswith("-")]
+    if magic == "capture":
+        return [word for word in plain[-1:] if _python_name(word)], []
+    if magic in SCRIPT_MAGICS:
+        options = ("--out", "--err", "--proc")
+        return [value for option, value in itertools.pairwise(words) if option in options and _python_name(value)], []
+    if magic in SHOWS_OR_WRITES or magic in RUNS_ITS_BODY:
+        return [], []
+    return [], [word for word in plain[:1] if _python_name(word)]
+
+
+def _python_name(word: str) -> bool:
+    return word.isidentifier() and not keyword.iskeyword(word)
+
+
+def looks_like_sim2l(notebook: Mapping[str, Any]) -> bool:
+    """A code cell starts ``%%yaml INPUTS`` or ``%%yaml OUTPUTS``, or imports ``simtool``: a Sim2L notebook."""
+    for cell in notebook.get("cells", []):
+        text = cell_text(cell.get("source", ""))
+        if cell.get("cell_type") == "code" and (re.match(r"\s*%%yaml\s+(INPUTS|OUTPUTS)\b", text)
+                                                or re.search(r"^\s*(from|import)\s+simtool\b", text, re.M)):
+            return True
+    return False
 
 
 def name_from(source: str) -> str:

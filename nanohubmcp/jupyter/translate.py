@@ -20,10 +20,18 @@ out, except that a leading markdown cell becomes the script's docstring):
 - ``%mcp rappture PATH ...`` and ``%mcp sim2l PATH ...`` become ``server.add_rappture_tool(PATH, ...)``
   and ``server.add_sim2l(PATH, ...)`` (the magic's own parser reads the options).
 - Other magics, shell escapes, other cell magics, and top-level statements that only display a
-  value (``df``, ``display(x)``) become a comment saying what was dropped.
+  value (``df``, ``display(x)``) become a comment saying what was dropped. A ``%%writefile`` cell is
+  not turned into code writing the file: the script is imported by commands that must not write
+  (``nanohubmcp server-json``, ``start_mcp --app``), ``-a`` would append again at every start, and the
+  file the notebook wrote is beside it already; the comment says to keep that file with the script.
 - A cell using ``%mcp ...`` as a value (``r = %mcp call add {...}`` then ``assert``: a check of the
-  notebook's tools through its running server) is left out whole, with a comment; a later cell
-  using a name only such a cell bound is refused.
+  notebook's tools through its running server) is left out whole, with a comment. A later cell using
+  a name only such a cell bound, or only a dropped cell magic bound (``%%yaml OUTPUTS``, ``%%capture
+  out``, a name bound in a ``%%capture`` or ``%%time`` cell's body), is refused: the script would stop
+  at that name with a NameError.
+- A notebook that serves nothing (no ``%%mcp_*`` cell, no ``%mcp rappture``/``sim2l`` line) is refused
+  (``refuse_empty=True``, as both export commands ask). Refusing a Sim2L notebook (``%%yaml INPUTS``
+  cells, ``simtool`` imports), for that or any other reason, points at ``nanohubmcp sim2l NOTEBOOK``.
 - A cell that cannot be translated raises :class:`~nanohubmcp.errors.NanohubMCPError` in one line
   naming the cell (number and first line): syntax errors, top-level ``await``, a component cell
   without a usable function or with bad options, IPython syntax used as a value (``x = !ls``), a
@@ -48,6 +56,7 @@ from ..errors import NanohubMCPError, RegistrationError
 from . import cellspec
 from .export_settings import ExportSettings, SettingRefused
 from .notebook_cells import (
+    RUNS_ITS_BODY,
     bound_names,
     cell_magic,
     cell_tags,
@@ -57,6 +66,8 @@ from .notebook_cells import (
     ipython_call,
     is_name,
     leading_blank_lines,
+    looks_like_sim2l,
+    magic_bound_names,
     name_from,
     reads_server,
 )
@@ -121,7 +132,7 @@ class _ReadsServer(Exception):
 
 
 def translate(notebook: Mapping[str, Any], *, source: str = "notebook.ipynb", output: str | None = None,
-              format_code: bool = True, exported_on: datetime.date | None = None) -> Script:
+              format_code: bool = True, exported_on: datetime.date | None = None, refuse_empty: bool = False) -> Script:
     """Translate a notebook (nbformat 4, a dict or ``NotebookNode``) into a ``start_mcp.py``.
 
     Args:
@@ -130,13 +141,18 @@ def translate(notebook: Mapping[str, Any], *, source: str = "notebook.ipynb", ou
             named in the header, and the formatter applies the project settings found there.
         format_code: format with an installed ``ruff`` (else ``black``); False keeps the cells' code.
         exported_on: the header's date (default: today).
+        refuse_empty: refuse a notebook that registers nothing (``nanohubmcp export`` and ``nbconvert --to
+            mcp`` do: such a script serves 0 tools); False translates it (a part of a notebook, in tests).
     Raises:
-        NanohubMCPError: one line, ``"<source>, cell N (<first line>): <what is wrong>"``.
+        NanohubMCPError: one line, ``"<source>, cell N (<first line>): <what is wrong>"``, or
+            ``"<source>: nothing to serve: ..."`` for a notebook registering nothing.
     """
     language = (notebook.get("metadata") or {}).get("language_info", {}).get("name", "python")
     if str(language).lower() != "python":
         raise NanohubMCPError(f"{source}: the notebook's language is {language}; only Python exports")
     builder = _Builder()
+    sim2l = (f"; the notebook looks like a Sim2L (%%yaml INPUTS/OUTPUTS cells, simtool): serve it as one tool "
+             f"with `nanohubmcp sim2l {source}` instead") if looks_like_sim2l(notebook) else ""
     for number, cell in enumerate(notebook.get("cells", []), 1):
         text = cell_text(cell.get("source", ""))
         if cell.get("cell_type") != "code" or SKIP_TAG in cell_tags(cell) or not text.strip():
@@ -148,7 +164,12 @@ def translate(notebook: Mapping[str, Any], *, source: str = "notebook.ipynb", ou
             first = next(line for line in text.splitlines() if line.strip()).strip()
             first = first if len(first) <= 60 else first[:57] + "..."
             reason = re.sub(r"^%%mcp_\w+: ", "", str(exc))
-            raise NanohubMCPError(f"{source}, cell {number} ({first}): {reason}") from None
+            raise NanohubMCPError(f"{source}, cell {number} ({first}): {reason}{sim2l}") from None
+    if refuse_empty and not (builder.sources or any(builder.found.values())):
+        raise NanohubMCPError(
+            f"{source}: nothing to serve: no %%mcp_tool, %%mcp_resource, %%mcp_prompt or %%mcp_view cell and no "
+            f"%mcp rappture or %mcp sim2l line, so the script would serve 0 tools, 0 resources and 0 prompts"
+            + (sim2l or "; start the cell of each function to serve with %%mcp_tool"))
     name = builder.settings.values.get("name") or name_from(source)
     output = output or os.path.join(os.path.dirname(source), "start_mcp.py")
     text = frame(builder.settings, builder.blocks, builder.futures, source=source, file=os.path.basename(output),
@@ -186,8 +207,11 @@ class _Builder:
         """``"<kind> <path>"`` of each ``%mcp rappture`` / ``%mcp sim2l`` line (:attr:`Script.sources`)."""
         self.registered: dict[tuple[str, str], tuple[int, str]] = {}
         """(kind, name or URI) -> (its block, its decorator line): a cell run again later replaces it."""
-        self.left_out: dict[str, int] = {}
-        """Name -> the left-out cell (:class:`_ReadsServer`) that last bound it, until a kept cell binds it."""
+        self.left_out: dict[str, tuple[int, str]] = {}
+        """Name -> the left-out cell (:class:`_ReadsServer`, a dropped cell magic) that last bound it and what
+        that cell is, until a kept cell binds it."""
+        self.kept: set[str] = set()
+        """The names the kept cells bind at their top level."""
 
     def add_cell(self, text: str) -> None:
         code = self.transformer.transform_cell(text)
@@ -202,15 +226,32 @@ class _Builder:
                                     "a check, left out)")
                 self.blocks.append(f"# cell {self.number} left out: it reads the notebook's running server (%mcp "
                                    f"used as a value, a check of its tools): {first}")
-                self.left_out.update((name, self.number) for s in ast.parse(code).body for name in bound_names(s))
+                what = "a cell reading the notebook's running server (%mcp as a value)"
+                self.left_out.update((name, (self.number, what)) for s in ast.parse(code).body
+                                     for name in bound_names(s))
         elif magic[0] in _COMPONENTS:
             self.blocks.append(self._component(*magic))
         elif magic[0] == "mcp_view":
             self.blocks.append(self._view(magic[1], magic[2]))
         else:
-            what = f"%%{magic[0]} {magic[1]}".rstrip()
-            self.dropped.append(f"cell {self.number}: {what}")
-            self.blocks.append(f"# dropped a cell (IPython only): {shorten(what)}")
+            self._drop_cell_magic(*magic)
+
+    def _drop_cell_magic(self, magic: str, line: str, body: str) -> None:
+        """Leave a ``%%magic`` cell out with a comment; remember the names it bound (refused if used later)."""
+        what = f"%%{magic} {line}".rstrip()
+        why = " (the script does not write the file: keep it with the script)" if magic == "writefile" else ""
+        self.dropped.append(f"cell {self.number}: {what}{why}")
+        self.blocks.append(f"# dropped a cell (IPython only): {shorten(what)}{why}")
+        certain, likely = magic_bound_names(magic, line)
+        if magic in RUNS_ITS_BODY:
+            try:
+                tree = ast.parse(self.transformer.transform_cell(body))
+            except SyntaxError:
+                tree = ast.Module(body=[], type_ignores=[])
+            certain += [name for stmt in tree.body for name in bound_names(stmt)]
+        # A word of an unknown magic's line (%%sql x, %%R -i x) may name a value kept code bound: not a binding.
+        names = certain + [name for name in likely if name not in self.kept]
+        self.left_out.update((name, (self.number, f"a %%{magic} cell (a cell magic, IPython only)")) for name in names)
 
     def _component(self, magic: str, line: str, body: str) -> str:
         kind = _COMPONENTS[magic]
@@ -316,12 +357,13 @@ class _Builder:
         for node in sorted(ast.walk(tree), key=lambda n: getattr(n, "lineno", 0)):
             if (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in self.left_out
                     and node.id not in bound):
-                raise self._error(node, f"uses {node.id!r}, which only cell {self.left_out[node.id]} binds, a cell "
-                                  "reading the notebook's running server (%mcp as a value) that the script leaves "
-                                  f"out: bind {node.id!r} in plain Python in a cell the script keeps, or tag this "
-                                  "cell mcp-skip too")
+                number, what = self.left_out[node.id]
+                raise self._error(node, f"uses {node.id!r}, which only cell {number} binds, {what} that the script "
+                                  f"leaves out: bind {node.id!r} in plain Python in a cell the script keeps, or tag "
+                                  "this cell mcp-skip too")
         for name in bound:
             self.left_out.pop(name, None)
+        self.kept |= bound
 
     def _error(self, node: ast.AST, text: str) -> _Untranslatable:
         return _Untranslatable(f"line {getattr(node, 'lineno', 1) + self.offset} {text}")
