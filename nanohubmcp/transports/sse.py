@@ -79,6 +79,7 @@ class LegacySSEHandler(BaseHandler):
     def on_connection_close(self) -> None:
         if self.writer is not None:
             self.writer.connection_lost()
+        super().on_connection_close()  # a body still being read (a streamed twin's) ends the request quietly
 
 
 class LegacyMessagesHandler(BodyReadingHandler):

@@ -87,6 +87,7 @@ class StreamableHTTPHandler(BodyReadingHandler):
             self.channel.connection_lost()
         if self.closing is not None:
             self.closing()
+        super().on_connection_close()  # a body still being read (a streamed twin's) ends the request quietly
 
     # -- POST ----------------------------------------------------------------------------
     async def post(self) -> None:
