@@ -28,6 +28,7 @@ Prompts, Resources (``inputResponses``/``requestState`` params).
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from typing import Any
 
@@ -135,15 +136,19 @@ input requests it asks), once :func:`begin` made it."""
 
 
 def begin(codec: RequestStateCodec, request: RequestContext, method: str, name: str,
-          arguments: object, params: dict[str, Any]) -> Exchange:
+          arguments: object, params: dict[str, Any], digest: str | None = None) -> Exchange:
     """Read ``inputResponses``/``requestState`` of a retried request and attach its :class:`Exchange`.
+    ``digest``: :func:`~.request_state.arguments_digest` of ``arguments``, when the caller made it
+    already (a large message's, on a worker thread: :func:`begin_large`).
 
     Raises:
         InvalidParams: ``inputResponses`` is present but not an object, or ``requestState``
             fails verification (see :class:`~.request_state.RequestStateCodec`).
     """
     principal = request.principal
-    binding = Binding(method, name, arguments_digest(arguments), principal.subject if principal is not None else "")
+    if digest is None:
+        digest = arguments_digest(arguments)
+    binding = Binding(method, name, digest, principal.subject if principal is not None else "")
     responses: Any = params.get("inputResponses", {})
     if not isinstance(responses, dict):
         raise InvalidParams("Invalid inputResponses: it must be an object mapping each inputRequests key "
@@ -156,3 +161,12 @@ def begin(codec: RequestStateCodec, request: RequestContext, method: str, name: 
     exchange = Exchange(codec, binding, earlier, responses, issued)
     request.put(EXCHANGE, exchange)
     return exchange
+
+
+async def begin_large(codec: RequestStateCodec, request: RequestContext, method: str, name: str,
+                      arguments: object, params: dict[str, Any]) -> Exchange:
+    """:func:`begin` for a large message (:attr:`~..wire.request.RequestContext.large`): the digest
+    of its arguments (their canonical JSON, hashed: about a second per 10 MB of numbers) made on a
+    worker thread, the rest (a ``requestState`` checked and marked used) on the loop."""
+    digest = await asyncio.to_thread(arguments_digest, arguments)
+    return begin(codec, request, method, name, arguments, params, digest)

@@ -5,6 +5,7 @@ Source: MCP 2025-11-25, Server § Prompts; Server § Utilities § Completion.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidParams, UnknownComponent
@@ -28,7 +29,11 @@ async def prompts_list(core: HandlerServices, request: RequestContext, params: d
 
 
 async def prompts_get(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-    """``prompts/get`` → ``{description?, messages}``."""
+    """``prompts/get`` → ``{description?, messages}``.
+
+    The arguments of a large message (:attr:`~..wire.request.RequestContext.large`) are checked
+    and converted on a worker thread: the same refusals, while the loop answers others.
+    """
     name = params.get("name")
     if not isinstance(name, str) or not name:
         raise InvalidParams("prompts/get needs params.name, the prompt's name as a string")
@@ -38,12 +43,20 @@ async def prompts_get(core: HandlerServices, request: RequestContext, params: di
     arguments = params.get("arguments") or {}
     if not isinstance(arguments, dict):
         raise InvalidParams("prompts/get params.arguments must be an object of argument names to strings")
-    check_arguments(prompt, arguments)
+    large = request.large  # a large message's arguments are checked and converted on a worker thread
+    if large:
+        await asyncio.to_thread(check_arguments, prompt, arguments)
+    else:
+        check_arguments(prompt, arguments)
     call = CallRecord(core.bus, request, "prompts/get", name) if core.bus.active else None
     kwargs: dict[str, Any] | None = None
     try:
         context = Context(core, request) if prompt.signature.context_param else None
-        kwargs = prompt.signature.call_arguments(arguments, context, kind="prompt", name=name)
+        if large:
+            kwargs = await asyncio.to_thread(prompt.signature.call_arguments, arguments, context, kind="prompt",
+                                             name=name)
+        else:
+            kwargs = prompt.signature.call_arguments(arguments, context, kind="prompt", name=name)
         value = await call_function(prompt.fn, kwargs, is_coroutine=prompt.is_coroutine, executor=core.executor,
                                     timeout=core.tool_timeout, what=f"prompt '{name}'",
                                     may_run_inline=context is None)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import InternalError, InvalidArguments, JobLimitReached
 from ...schema import CheckPending
-from ..asks.input_requests import Exchange, InputRequired, begin
+from ..asks.input_requests import Exchange, InputRequired, begin, begin_large
 from ..calls import tool_calls as toolcalls
 from ..executors import service as job_service
 from ..handlers import prompts as prompt_handlers
@@ -57,7 +57,8 @@ async def tools_call(core: HandlerServices, request: RequestContext, params: dic
     # before it runs. A retry's requestState and inputResponses are checked whatever the tool.
     exchange = None
     if tool.signature.context_param is not None or "requestState" in params or "inputResponses" in params:
-        exchange = begin(core.request_codec, request, "tools/call", tool.name, given, params)
+        exchange = await begin_large(core.request_codec, request, "tools/call", tool.name, given, params) \
+            if request.large else begin(core.request_codec, request, "tools/call", tool.name, given, params)
     try:
         try:
             arguments = toolcalls.validated(request, tool, given)
@@ -111,9 +112,9 @@ def _input_required(core: HandlerServices, request: RequestContext, name: str, g
 
 async def prompts_get(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``prompts/get`` → ``GetPromptResult`` or ``input_required``."""
-    name = params.get("name")
-    exchange = begin(core.request_codec, request, "prompts/get", str(name), params.get("arguments") or {},
-                     params)
+    name, given = str(params.get("name")), params.get("arguments") or {}
+    exchange = await begin_large(core.request_codec, request, "prompts/get", name, given, params) \
+        if request.large else begin(core.request_codec, request, "prompts/get", name, given, params)
     try:
         return await prompt_handlers.prompts_get(core, request, params)
     except InputRequired as need:
