@@ -145,7 +145,7 @@ def _tool_parts(value: object, sink: ResultSink | None = None, lists_as_data: bo
         if not found:
             converted = convert.convert(value, figure_dpi=sink.options.figure_dpi if sink else None)
             if converted is not None:
-                return parts.converted_parts(converted, sink)
+                return parts.converted_parts(converted, sink, data_only=lists_as_data)
     if value is None:  # no content; REST's data is null (``{"result": null}``), not an empty list
         return [], {"result": None} if lists_as_data else UNSET
     if isinstance(value, str):

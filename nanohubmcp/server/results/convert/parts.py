@@ -129,8 +129,11 @@ def _known_too_big(conv: Converted, sink: ResultSink | None, limit: int | None) 
     return conv.longer_than(limit)
 
 
-def converted_parts(conv: Converted, sink: ResultSink | None) -> tuple[list[Wire], Any]:
-    """``(content blocks, structuredContent or UNSET)`` of a converted value (see the module)."""
+def converted_parts(conv: Converted, sink: ResultSink | None, *, data_only: bool = False) -> tuple[list[Wire], Any]:
+    """``(content blocks, structuredContent or UNSET)`` of a converted value (see the module).
+
+    ``data_only``: the answer carries ``structuredContent`` alone (REST): no text block repeats the
+    data's JSON (for a large array, a copy as large as the answer itself)."""
     blocks = _images_kept(conv.blocks, sink, in_place=conv.has_data)
     if not conv.has_data:
         return blocks, UNSET
@@ -144,9 +147,12 @@ def converted_parts(conv: Converted, sink: ResultSink | None) -> tuple[list[Wire
         held(sink, conv.at_least, at_least=True)
     if conv.text is not None:  # the data's text, written once: the text block and structuredContent share it
         data_text = conv.text()
-        held(sink, len(data_text) + len(WRAPPER) + 1)
-        text = f"{WRAPPER}{data_text}}}"
+        size = len(data_text) + len(WRAPPER) + 1
+        held(sink, size)
         structured: Any = {"result": jsonenc.Encoded(data_text)}
+        if data_only and not too_big(sink, size):
+            return [*_head(conv), *blocks], structured
+        text = f"{WRAPPER}{data_text}}}"
         wrapped = True
     else:
         data = conv.data() if conv.lazy else conv.data
@@ -162,5 +168,8 @@ def converted_parts(conv: Converted, sink: ResultSink | None) -> tuple[list[Wire
             payload = text[len(WRAPPER) : -1] if wrapped else text
             mime, name = "application/json", "result.json"
         return [*blocks, *_kept(conv, sink, payload, mime, name)], UNSET
-    head = [_text(conv.summary)] if conv.summary else []
-    return [*head, *blocks, _text(text)], structured
+    return [*_head(conv), *blocks] if data_only else [*_head(conv), *blocks, _text(text)], structured
+
+
+def _head(conv: Converted) -> list[Wire]:
+    return [_text(conv.summary)] if conv.summary else []
