@@ -3,7 +3,8 @@
 A server running ``job_executor="slurm"`` is killed with SIGKILL while two of alice's jobs run on
 the node. One of them finishes while no server runs; the restarted server (same state directory)
 collects its result, takes the other back by its Slurm job id and stores its result when it ends:
-both reach alice, neither bob, and it completes both jobs' provenance records (naming the node).
+both reach alice, neither bob, and it completes both jobs' provenance records (naming the node; made
+from the job store's records when the killed server had not written them yet, as under CPU load).
 The restarted server removes the folder of a job its store does not hold (one whose record
 expired while no server ran), never one of a running job, nor a folder that is no job's; once a job's
 result is stored, its pickled call and result are gone from its folder (trial 18, F3).

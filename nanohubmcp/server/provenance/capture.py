@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..results.store import owner_for
+from ..results.store import SESSION_OWNER, owner_for
 from ..wire.request import Slot
 from ..wire.sessions import session_digest
 from .code_facts import code_of
@@ -201,12 +201,20 @@ FACTS = "provenance_facts"
 
 
 class JobEnd:
-    """A job's end, handed over for its record (made :func:`build` completes the job's record)."""
+    """A job's end, handed over for its record (:func:`build` completes the job's record, or makes it
+    from what the job store kept of the job when it is missing: :func:`_made_from_job`)."""
 
-    __slots__ = ("executor", "executor_ref", "finished_at", "message", "record_id", "result", "status", "task", "where")
+    __slots__ = ("arguments", "executor", "executor_ref", "finished_at", "job_id", "message", "owner", "principal",
+                 "record_id", "result", "started", "status", "task", "tool", "where")
 
     def __init__(self, record_id: str, job: Job) -> None:
         self.record_id = record_id
+        self.job_id = job.id
+        self.tool = job.tool
+        self.owner = job.owner
+        self.principal = job.principal
+        self.arguments = job.arguments
+        self.started = job.created
         self.status = job.status
         self.finished_at = job.finished_at
         self.executor = job.executor
@@ -311,8 +319,10 @@ def _hit(cached_from: str | None) -> str:
 
 def _job_end(end: JobEnd, earlier: Earlier, created: float, expires: float) -> Made | None:
     row = earlier(end.record_id)
-    if row is None or row.body is not None:
-        return None  # the record expired (or was dropped) while the job ran, or predates this schema
+    if row is not None and row.body is not None:
+        return None  # a record of the first schema: kept as it was
+    if row is None:  # never written (a kill -9 before the writer wrote it), or expired while the job ran
+        row = _made_from_job(end)
     extra = json.loads(row.extra) if row.extra else {}
     where = dict(extra.get("where") or {})
     where.update(end.where)
@@ -345,3 +355,32 @@ def _job_end(end: JobEnd, earlier: Earlier, created: float, expires: float) -> M
         extra=_json(extra),
     )
     return done, None, None
+
+
+def _made_from_job(end: JobEnd) -> CallRow:
+    """The started record of a job whose own record is missing when the job ends, made from what the
+    job store kept of the job (its tool, owner, arguments with secrets already replaced, start).
+
+    A server killed (``kill -9``) before its writer wrote the record of a call that started a job loses
+    that record (the writer gathers records for up to a second, and the first record of a process waits
+    for the table of installed packages), while the job lives on in the job store: a job its executor
+    keeps running (Slurm, Dask) is taken back by the restarted server and its result delivered naming
+    this record's URI; a job of the killed process fails "the server stopped while this job ran". A
+    record also expires while a job runs longer than the job store's TTL. What only the call knew (the
+    code's hash and version, the Python and package versions, the request's id, protocol version and
+    trace) is not known: those fields read as null, and ``made_from_job`` (true) says why."""
+    owner = f"principal:{end.principal}" if end.principal is not None else (
+        SESSION_OWNER + end.owner if end.owner is not None else None)
+    return CallRow(
+        end.record_id,
+        owner,
+        end.tool,
+        None,
+        end.started,
+        end.started,
+        end.principal,
+        end.owner[:12] if end.owner is not None else None,  # the session's digest (rows name no session id)
+        started=end.started,
+        arguments=arguments_text(end.arguments if isinstance(end.arguments, dict) else {}),
+        extra=_json({"job_id": end.job_id, "made_from_job": True}),
+    )

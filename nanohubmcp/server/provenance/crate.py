@@ -178,6 +178,9 @@ def write_crate(
             )
         )
         described = f"{code.get('module')}.{code.get('qualname')}"
+        if record.get("made_from_job"):  # the call's own record was lost: its code is not known
+            described = ("not known: the call's own record was missing when its job ended (its server was killed "
+                         "before writing it, or it expired while the job ran); this one was made from the job's")
         if record.get("packages_complete") is False:  # looked up without the distributions table: say so
             described += (
                 "; its softwareRequirements may miss packages (the installed distributions could not be read "
