@@ -207,6 +207,33 @@ def dumps(value: object) -> str:
             (about 1000 levels; a ValueError); callers that hold values to :data:`MAX_JSON_DEPTH`
             check the text (:func:`nested_deeper_than`).
     """
+    out = _marked(value)
+    return _spliced(out) if _MARK in out else out
+
+
+def dumps_parts(value: object) -> list[str]:
+    """:func:`dumps`'s text as the parts it is made of, in order: each :class:`Encoded` text is a
+    part of its own, never copied into one string with the rest (hash or send a large pre-encoded
+    array piece by piece). ``"".join(dumps_parts(v)) == dumps(v)``.
+
+    Raises:
+        TypeError, ValueError, NestedTooDeep: as :func:`dumps`.
+    """
+    out = _marked(value)
+    if _MARK not in out:
+        return [out]
+    texts: list[str] = _pending.__dict__.pop("texts", [])
+    parts = []
+    for index, text in enumerate(texts):
+        before, _, out = out.partition(f'"{_MARK}{index}"')
+        parts += [before, text]
+    parts.append(out)
+    return parts
+
+
+def _marked(value: object) -> str:
+    """The text of ``value`` with a marker where each :class:`Encoded` text goes (the texts pending);
+    raises as :func:`dumps`."""
     try:
         try:
             out = _fast_text(value)
@@ -233,7 +260,7 @@ def dumps(value: object) -> str:
     except BaseException:
         _forget()
         raise
-    return _spliced(out) if _MARK in out else out
+    return out
 
 
 _ascii_encoder = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":"))

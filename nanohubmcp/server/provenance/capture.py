@@ -30,7 +30,7 @@ from ..results.store import SESSION_OWNER, owner_for
 from ..wire.request import Slot
 from ..wire.sessions import session_digest
 from .code_facts import code_of
-from .rows import URI_PREFIX, CallRow, digest_text, facts_of
+from .rows import URI_PREFIX, CallRow, digest_parts, digest_text, facts_of
 
 if TYPE_CHECKING:
     from ...protocol.versions import ProtocolVersion
@@ -100,8 +100,22 @@ def digest_of(result: dict[str, Any]) -> tuple[str, str | None]:
     Until 2026-12 the digest hashed the result with sorted keys and ASCII escapes (the data
     decoded and written again); records made then keep the digest they were given.
     """
-    text = result_text({key: value for key, value in result.items() if key != "_meta"})
-    return digest_text(text), text if kept_size(text) else None
+    kept, digest = kept_and_digest({key: value for key, value in result.items() if key != "_meta"})
+    return digest or digest_text(kept or ""), kept
+
+
+def kept_and_digest(result: dict[str, Any]) -> tuple[str | None, str | None]:
+    """``(text, None)`` of a result whose :func:`result_text` is short enough to keep
+    (:func:`kept_size`: its digest is made when the record is read), else ``(None, digest)``, hashed
+    from the text's parts: a large array's data is never copied into one string with the rest."""
+    parts = result_parts(result)
+    if len(parts) == 1:
+        return (parts[0], None) if kept_size(parts[0]) else (None, digest_parts(parts))
+    if sum(map(len, parts)) <= MAX_KEPT_RESULT_BYTES:
+        text = "".join(parts)
+        if kept_size(text):
+            return text, None
+    return None, digest_parts(parts)
 
 
 def result_text(result: dict[str, Any]) -> str:
@@ -114,16 +128,33 @@ def result_text(result: dict[str, Any]) -> str:
     the data is never decoded and written again. A result the wire encoder refuses (a value JSON
     has no form for) is written with Python's ``json`` instead, such a value as its ``str``.
     """
+    return "".join(result_parts(result))
+
+
+def result_parts(result: dict[str, Any]) -> list[str]:
+    """:func:`result_text` as the parts it is made of (``jsonenc.dumps_parts``: pre-encoded data a part
+    of its own)."""
     try:  # the wire encoder's output when nothing needs its special cases (most results)
         text = _wire_text(result)
         if not text.isascii():
             text.encode()  # a lone surrogate has no UTF-8 form (UnicodeEncodeError): the wire escapes it
+        return [text]
     except (TypeError, ValueError):  # pre-encoded data, NaN, a lone surrogate: the wire encoder itself
-        try:
-            text = jsonenc.dumpb(result).decode()
-        except (TypeError, ValueError):
-            text = json.dumps(jsonenc.plain(result), separators=(",", ":"), default=str)
-    return text
+        pass
+    try:
+        parts = jsonenc.dumps_parts(result)
+        for part in parts:
+            if not part.isascii():
+                part.encode()
+        return parts
+    except UnicodeEncodeError:  # a lone surrogate: written with \u escapes, as the wire does
+        pass
+    except (TypeError, ValueError):
+        return [json.dumps(jsonenc.plain(result), separators=(",", ":"), default=str)]
+    try:
+        return [jsonenc.dumpb(result).decode()]
+    except (TypeError, ValueError):
+        return [json.dumps(jsonenc.plain(result), separators=(",", ":"), default=str)]
 
 
 def kept_size(text: str) -> bool:
@@ -252,10 +283,8 @@ def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires:
     meta = result.pop("_meta", None)
     cached = meta.get(CACHE_META) if isinstance(meta, dict) else None
     hit = isinstance(cached, dict) and bool(cached.get("hit"))
-    text = result_text(result)
-    kept = text if kept_size(text) else None
     # a kept result's digest is the SHA-256 of its text, made when the record is read (rows.view)
-    digest = None if kept is not None else digest_text(text)
+    kept, digest = kept_and_digest(result)
     finished: float | None = ended
     trace_id = span_id = None
     if span is not None:
@@ -265,7 +294,7 @@ def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires:
     status = "failed" if result.get("isError") else "completed"
     extra = None if status == "completed" else _json({"error": _error_of(result)})
     if job_id is not None and not hit:  # the job's record, open until the job ends
-        extra = _json({"job_id": job_id, "handle_digest": digest or digest_text(text)})
+        extra = _json({"job_id": job_id, "handle_digest": digest or digest_text(kept or "")})
         status, finished, digest, kept, links = "working", None, None, None, []
     row = CallRow(
         record_id,
@@ -335,9 +364,7 @@ def _job_end(end: JobEnd, earlier: Earlier, created: float, expires: float) -> M
     if end.executor_ref:
         extra["executor_ref"] = end.executor_ref
     if end.result is not None:
-        text = result_text({key: value for key, value in end.result.items() if key != "_meta"})
-        kept = text if kept_size(text) else None
-        digest = None if kept is not None else digest_text(text)
+        kept, digest = kept_and_digest({key: value for key, value in end.result.items() if key != "_meta"})
     else:
         digest = kept = None
     links = resource_links(end.result or {})
