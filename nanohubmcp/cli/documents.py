@@ -255,7 +255,19 @@ def export_counts(script: Script) -> str:
 
 
 def _write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``."""
+    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``.
+
+    A symbolic link stays a link (the file it names is replaced); a path that is not a regular
+    file (``/dev/null``, a FIFO, a terminal) is written into, never renamed over: run as root,
+    ``-o /dev/null`` would otherwise make the machine's ``/dev/null`` a regular file."""
+    path = path.resolve() if path.is_symlink() else path
+    if path.exists() and not path.is_file():
+        try:
+            with open(path, "w", encoding="utf-8") as stream:
+                stream.write(text)
+        except OSError as exc:
+            raise NanohubMCPError(f"cannot write {path}: {exc.strerror or exc}") from None
+        return
     if not path.parent.is_dir():
         raise NanohubMCPError(f"{path.parent} is not a directory")
     mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
