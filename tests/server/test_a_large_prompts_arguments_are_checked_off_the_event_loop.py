@@ -146,3 +146,17 @@ def test_a_large_calls_request_state_binds_its_arguments_as_a_small_ones_does() 
                                           "requestState": again["requestState"], "inputResponses": answers},
                      modern=True)
         assert retry["result"]["content"][0]["text"] == f"Ada: {len(TEXT)}"
+
+
+def test_the_stepwise_digest_is_the_digest() -> None:
+    """The digest a large message's arguments get on a worker thread binds them as the loop's would."""
+    from nanohubmcp.server.asks.request_state import arguments_digest, arguments_digest_stepwise
+
+    values: list[Any] = [
+        {}, [], "", 0, None, True,
+        {"b": [1, 2.5, -0.0, 1e-300, 1e16, 0.1, 10**40, True, False, None], "a": {"z": "é\n\"\\\u2028😀", "y": []}},
+        {f"k{i}": [i, str(i), {"n": i / 7}] for i in range(2_000)},
+        {"é": 1, "e": 2, "E": 3, "": {"": ""}},
+    ]
+    for value in values:
+        assert arguments_digest_stepwise(value) == arguments_digest(value)

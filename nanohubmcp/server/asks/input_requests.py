@@ -36,7 +36,7 @@ from ...errors import InvalidParams
 from ...protocol.client_answers import ELICIT, ROOTS, SAMPLE, answer_problem
 from ...protocol.message_values import show
 from ..wire.request import RequestContext, Slot
-from .request_state import Binding, RequestStateCodec, arguments_digest, request_digest
+from .request_state import Binding, RequestStateCodec, arguments_digest, arguments_digest_stepwise, request_digest
 
 KEY_PREFIX = {ELICIT: "elicitation", SAMPLE: "sampling", ROOTS: "roots"}
 """Prefix of the keys given to input requests that the function did not name itself."""
@@ -167,6 +167,7 @@ async def begin_large(codec: RequestStateCodec, request: RequestContext, method:
                       arguments: object, params: dict[str, Any]) -> Exchange:
     """:func:`begin` for a large message (:attr:`~..wire.request.RequestContext.large`): the digest
     of its arguments (their canonical JSON, hashed: about a second per 10 MB of numbers) made on a
-    worker thread, the rest (a ``requestState`` checked and marked used) on the loop."""
-    digest = await asyncio.to_thread(arguments_digest, arguments)
+    worker thread, piece by piece (:func:`~.request_state.arguments_digest_stepwise`), the rest (a
+    ``requestState`` checked and marked used) on the loop."""
+    digest = await asyncio.to_thread(arguments_digest_stepwise, arguments)
     return begin(codec, request, method, name, arguments, params, digest)

@@ -58,11 +58,24 @@ def _unb64(text: str) -> bytes:
     return base64.b64decode(padded, altchars=b"-_", validate=True)
 
 
+_CANONICAL: dict[str, Any] = {"sort_keys": True, "separators": (",", ":"), "ensure_ascii": True, "default": str}
+
+
 def arguments_digest(arguments: object) -> str:
     """SHA-256 of the canonical JSON of ``arguments`` (sorted keys, no spaces), hex."""
-    canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
-                           default=str)
+    canonical = json.dumps(arguments, **_CANONICAL)
     return hashlib.sha256(canonical.encode("ascii")).hexdigest()
+
+
+def arguments_digest_stepwise(arguments: object) -> str:
+    """:func:`arguments_digest` of a large message's arguments, for a worker thread: the same text
+    written and hashed piece by piece by the standard library's Python encoder, so the event loop's
+    thread runs between pieces (the C encoder holds the GIL until the whole text is written: 1.5 s
+    for a million arguments). About 1.5-3 times slower."""
+    digest = hashlib.sha256()
+    for piece in json.JSONEncoder(**_CANONICAL).iterencode(arguments):
+        digest.update(piece.encode("ascii"))
+    return digest.hexdigest()
 
 
 def request_digest(method: str, params: object) -> str:
