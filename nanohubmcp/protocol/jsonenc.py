@@ -276,7 +276,21 @@ def dumpb(value: object) -> bytes:
     try:
         return text.encode("utf-8")
     except UnicodeEncodeError:
-        return _ascii_encoder.encode(_scrub(plain(value))).encode("ascii")
+        return _escaped(value)
+
+
+def dumpb_parts(value: object) -> list[bytes]:
+    """:func:`dumpb`'s bytes as the parts of :func:`dumps_parts`, each UTF-8 encoded (send a large
+    pre-encoded array without first copying it into one text with the rest, then into bytes)."""
+    parts = dumps_parts(value)
+    try:
+        return [part.encode("utf-8") for part in parts]
+    except UnicodeEncodeError:
+        return [_escaped(value)]
+
+
+def _escaped(value: object) -> bytes:
+    return _ascii_encoder.encode(_scrub(plain(value))).encode("ascii")
 
 
 def texts(values: list[Any]) -> list[str]:
