@@ -6,7 +6,7 @@ the data (nothing is kept aside as a resource), and so does an MCP answer with `
 nothing bounded the memory one answer could take. Now an array, table, list, dict, text or bytes whose JSON is over
 ``max_result_bytes`` fails the call (REST 500 ``{"error": ...}``, ``isError`` over MCP) saying the size and the
 limit, logged as one line; an array or table known from its shape to be too large is refused before its
-data is encoded.
+data is encoded, and an array is written only while its text fits.
 """
 
 from __future__ import annotations
@@ -75,7 +75,12 @@ def test_over_rest_a_result_over_the_limit_is_refused_and_the_server_keeps_servi
         caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch) -> None:
     encoded: list[int] = []
     to_text = arrays.to_text
-    monkeypatch.setattr(arrays, "to_text", lambda a, nested: encoded.append(a.size) or to_text(a, nested))
+
+    def counted(a: Any, nested: Any, within: int | None = None) -> str:
+        encoded.append(a.size)
+        return to_text(a, nested, within)
+
+    monkeypatch.setattr(arrays, "to_text", counted)
     server = build()
     with serve(server) as base, caplog.at_level(logging.DEBUG, "nanohubmcp.tool"):
         status, body = rest(base, "arr", {"n": 1000})  # under the limit: all of it
@@ -89,9 +94,11 @@ def test_over_rest_a_result_over_the_limit_is_refused_and_the_server_keeps_servi
         assert "ask for less data" in body["error"]
         assert encoded == [1000]  # the large array was never written as JSON
 
-        status, body = rest(base, "arr", {"n": 10_000})  # over only once written: refused then
+        monkeypatch.setattr(arrays, "CHUNK_CELLS", 1000)
+        status, body = rest(base, "arr", {"n": 20_000})  # over only once written: refused while it is
         assert status == 500, body
-        assert "at least" not in body["error"]
+        stopped = int(body["error"].split("at least ")[1].split()[0])
+        assert LIMIT < stopped < LIMIT + 30_000  # ... as soon as the chunks written pass the limit
         assert f"more than this server sends in one answer (max_result_bytes={LIMIT})" in body["error"]
 
         for name in ("table", "numbers", "text", "blob"):

@@ -300,6 +300,10 @@ class ResultSink:
         limit = self.options.max_inline_bytes
         return self.store is not None and limit is not None and size > limit
 
+    def keeps(self) -> bool:
+        """Whether a result too large to inline can be kept (a store, and ``max_inline_bytes``)."""
+        return self.store is not None and self.options.max_inline_bytes is not None
+
     def hold(self, size: int, *, at_least: bool = False) -> None:
         """Refuse to put ``size`` bytes of JSON in an answer when they are over ``max_result_bytes``
         (``at_least``: ``size`` is a lower bound, found before encoding the data).

@@ -54,9 +54,11 @@ class Converted:
         full: when the data is too large to inline, ``full()`` gives ``(payload, MIME type,
             file name)`` of the resource that keeps all of it (CSV for frames, JSON otherwise).
         lazy: ``data`` is a function that makes the data (called only when it is inlined).
-        text: when given, makes the JSON text of the data (to the byte what ``jsonenc.dumps`` writes
-            for it) without making the data: the result then carries that one text as its text block
-            and, as ``jsonenc.Encoded``, as ``structuredContent``'s ``result`` (arrays and tables).
+        text: when given, ``text(within)`` makes the JSON text of the data (to the byte what
+            ``jsonenc.dumps`` writes for it) without making the data: the result then carries that one
+            text as its text block and, as ``jsonenc.Encoded``, as ``structuredContent``'s ``result``
+            (arrays and tables). ``within`` (None: no limit) lets it stop early, raising
+            ``arrays.LongerThan``, once the text is known to be longer (arrays do).
         longer_than: when given, ``longer_than(n)`` says, without making all of the data, whether
             its JSON text is longer than ``n`` characters (then ``full`` is kept instead).
         at_least: a lower bound of the length of the data's JSON text, found without encoding it
@@ -70,7 +72,7 @@ class Converted:
     full: Callable[[], tuple[bytes | str, str, str]] | None = None
     lazy: bool = False
     longer_than: Callable[[int], bool] | None = None
-    text: Callable[[], str] | None = None
+    text: Callable[[int | None], str] | None = None
     at_least: int = 0
 
 
@@ -122,7 +124,7 @@ def convert(value: object, *, figure_dpi: float | None = None) -> Converted | No
                 lambda: arrays.to_lists(array, jsonable),
                 True,
                 lazy=True,
-                text=lambda: arrays.to_text(array, jsonable),
+                text=lambda within: arrays.to_text(array, jsonable, within),
                 at_least=arrays.least_text(array),
             )
     if lib == "pandas":
@@ -135,7 +137,7 @@ def convert(value: object, *, figure_dpi: float | None = None) -> Converted | No
                 full=table.file,
                 lazy=True,
                 longer_than=lambda n: frames.longer_than(value, jsonable, n),
-                text=table.text,
+                text=lambda _within: table.text(),
                 at_least=frames.least_text(value),
             )
     if lib in ("matplotlib", "PIL"):

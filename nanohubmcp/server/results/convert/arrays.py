@@ -109,9 +109,20 @@ CHUNK_CELLS = 1 << 16
 """Elements the accelerator writes at a time (:func:`to_text`)."""
 
 
-def to_text(a: NDArray[Any], nested: Nested) -> str:
+class LongerThan(Exception):
+    """:func:`to_text` stopped: the text is longer than it was allowed (``chars`` written so far)."""
+
+    def __init__(self, chars: int) -> None:
+        super().__init__(chars)
+        self.chars = chars
+
+
+def to_text(a: NDArray[Any], nested: Nested, within: int | None = None) -> str:
     """The JSON text of :func:`to_lists` (``jsonenc.dumps``'s, to the byte), without making the
     lists when the accelerator can write the numbers.
+
+    ``within``: raise :class:`LongerThan` as soon as the chunks written are longer than this many
+    characters (a text too large to send is not written whole to find out).
 
     Written in chunks of rows of about :data:`CHUNK_CELLS` elements: only a chunk holding a float
     Python spells otherwise is split into one string per element to respell it (ten million such
@@ -122,6 +133,7 @@ def to_text(a: NDArray[Any], nested: Nested) -> str:
         return jsonenc.dumps(_cells(a, nested))
     rows = max(1, CHUNK_CELLS // max(1, a.size // a.shape[0]))
     pieces = []
+    length = 1
     for start in range(0, a.shape[0], rows):
         written = _accelerated(a[start : start + rows])
         if written is None:  # a kind the accelerator does not write (complex, dates, objects...)
@@ -130,6 +142,9 @@ def to_text(a: NDArray[Any], nested: Nested) -> str:
         if small.size:
             text = ",".join(_respelled(text.split(","), flat, small))
         pieces.append(text[1:-1])  # the chunk's rows, without its brackets
+        length += len(text) - 1
+        if within is not None and length > within:
+            raise LongerThan(length)
     pieces[0] = "[" + pieces[0]
     pieces[-1] += "]"
     return ",".join(pieces)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ....protocol import jsonenc
 from ....protocol.wire import UNSET
+from .arrays import LongerThan
 
 if TYPE_CHECKING:
     from ..store import ResultSink
@@ -146,7 +147,13 @@ def converted_parts(conv: Converted, sink: ResultSink | None, *, data_only: bool
     if conv.at_least:  # an array or table surely too large for the answer: refused before it is encoded
         held(sink, conv.at_least, at_least=True)
     if conv.text is not None:  # the data's text, written once: the text block and structuredContent share it
-        data_text = conv.text()
+        # Sent whole (nowhere to keep it): written only while it fits the answer.
+        within = sink.options.max_result_bytes if sink is not None and not sink.keeps() else None
+        try:
+            data_text = conv.text(None if within is None else within - len(WRAPPER) - 1)
+        except LongerThan as stopped:
+            held(sink, stopped.chars + len(WRAPPER) + 1, at_least=True)
+            raise  # (not reached: it is over the limit)
         size = len(data_text) + len(WRAPPER) + 1
         held(sink, size)
         structured: Any = {"result": jsonenc.Encoded(data_text)}
