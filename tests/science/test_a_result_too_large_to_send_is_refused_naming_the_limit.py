@@ -133,6 +133,22 @@ def test_over_mcp_a_large_result_is_still_kept_as_a_resource() -> None:
         assert any(block["type"] == "resource_link" for block in result["content"])
 
 
+def test_over_mcp_a_result_larger_than_the_store_is_refused_before_it_is_written_whole(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(arrays, "CHUNK_CELLS", 1000)
+    server = build(max_inline_bytes=1000)
+    server.core.result_store.max_bytes = 50_000  # (the store holds 512 MiB: too much for a test)
+    with serve(server) as base:
+        for n in (20_000, 5000):  # too large from its shape; too large once partly written
+            result = call_tool_http(base, "arr", {"n": n})
+            assert result["isError"] is True
+            text = result["content"][0]["text"]
+            assert "more than the server keeps for large results (50000)" in text, text
+            assert 50_000 < int(text.split("at least ")[1].split()[0]) < 100_000
+        result = call_tool_http(base, "arr", {"n": 2000})  # kept, and linked
+        assert any(block["type"] == "resource_link" for block in result["content"])
+
+
 @pytest.mark.parametrize("value", [0, -1, 1.5, "1", True])
 def test_max_result_bytes_must_be_a_positive_number_of_bytes_or_none(value: object) -> None:
     with pytest.raises(ConfigurationError, match="max_result_bytes must be a positive number of bytes"):

@@ -304,6 +304,37 @@ class ResultSink:
         """Whether a result too large to inline can be kept (a store, and ``max_inline_bytes``)."""
         return self.store is not None and self.options.max_inline_bytes is not None
 
+    def most_bytes(self) -> int | None:
+        """The most bytes of JSON a result's data may take here: the store's size when it may be kept,
+        else ``max_result_bytes`` (None: no limit)."""
+        if self.keeps():
+            assert self.store is not None
+            return self.store.max_bytes
+        return self.options.max_result_bytes
+
+    def refuse(self, size: int) -> None:
+        """Refuse a result's data found to be over :meth:`most_bytes` while it was written (``size``:
+        the characters written so far) (:class:`~nanohubmcp.errors.ResultTooLarge`)."""
+        if not self.keeps():
+            self.hold(size, at_least=True)
+        self.hold_kept(size, at_least=True)
+
+    def hold_kept(self, size: int, *, at_least: bool = False) -> None:
+        """Refuse ``size`` bytes of data to keep when they are over the store's size (it would refuse
+        them once written).
+
+        Raises:
+            ResultTooLarge: naming the size, the store's size and what to do.
+        """
+        limit = self.store.max_bytes if self.store is not None else None
+        if limit is None or size <= limit:
+            return
+        from ...errors import ResultTooLarge
+
+        raise ResultTooLarge(
+            f"the tool's result is {'at least ' if at_least else ''}{size} bytes of JSON, more than the server "
+            f"keeps for large results ({limit}); return less data (a summary, a slice) or save it to a file")
+
     def hold(self, size: int, *, at_least: bool = False) -> None:
         """Refuse to put ``size`` bytes of JSON in an answer when they are over ``max_result_bytes``
         (``at_least``: ``size`` is a lower bound, found before encoding the data).

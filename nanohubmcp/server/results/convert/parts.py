@@ -144,15 +144,18 @@ def converted_parts(conv: Converted, sink: ResultSink | None, *, data_only: bool
         assert conv.full is not None
         payload, mime, name = conv.full()
         return [*blocks, *_kept(conv, sink, payload, mime, name)], UNSET
-    if conv.at_least:  # an array or table surely too large for the answer: refused before it is encoded
-        held(sink, conv.at_least, at_least=True)
+    if conv.at_least:  # an array or table surely too large: refused before it is encoded
+        held(sink, conv.at_least, at_least=True)  # ... to send
+        if sink is not None and sink.keeps() and conv.full is None:  # ... to keep (a table is kept as CSV)
+            sink.hold_kept(conv.at_least, at_least=True)
     if conv.text is not None:  # the data's text, written once: the text block and structuredContent share it
-        # Sent whole (nowhere to keep it): written only while it fits the answer.
-        within = sink.options.max_result_bytes if sink is not None and not sink.keeps() else None
+        # Written only while it fits the answer, or the store when it may be kept.
+        within = sink.most_bytes() if sink is not None else None
         try:
             data_text = conv.text(None if within is None else within - len(WRAPPER) - 1)
         except LongerThan as stopped:
-            held(sink, stopped.chars + len(WRAPPER) + 1, at_least=True)
+            assert sink is not None
+            sink.refuse(stopped.chars + len(WRAPPER) + 1)
             raise  # (not reached: it is over the limit)
         size = len(data_text) + len(WRAPPER) + 1
         held(sink, size)
