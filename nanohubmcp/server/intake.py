@@ -287,7 +287,7 @@ class Intake:
         client_capabilities: dict[str, Any] | None = None,
         opens_session: bool = False,
         argument_errors: str | None = None,
-        lists_as_data: bool = False,
+        data_only: bool = False,
         principal: Principal | None = None,
         trace_headers: Mapping[str, Any] | None = None,
     ) -> RequestContext:
@@ -297,7 +297,8 @@ class Intake:
             opens_session: ``initialize`` may mint a session of this transport.
             argument_errors: overrides the server's ``argument_errors`` option for this request
                 (REST asks for ``"protocol"``: invalid arguments are its 400).
-            lists_as_data: a tool's list result is data, as an array's is (REST asks for it).
+            data_only: the answer carries data only and all of it (REST asks for it; see
+                :class:`~.wire.request.RequestContext`).
             principal: the caller the transport's verifier authenticated (None without
                 authorization); it rides in the request context, the core never sees headers.
             trace_headers: the HTTP request's headers, for its W3C trace context (only
@@ -316,7 +317,7 @@ class Intake:
         if opens_session:
             request.open_session = functools.partial(self.open_session, principal=principal)
         request.argument_errors = argument_errors
-        request.lists_as_data = lists_as_data
+        request.data_only = data_only
         request.transport = self.transport
         if trace_headers is not None and "traceparent" in trace_headers:  # else there is no carrier
             request.trace_headers = carrier_from(trace_headers)

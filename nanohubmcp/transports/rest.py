@@ -99,7 +99,7 @@ class RestToolHandler(BodyReadingHandler):
         connection = self.connection
         # Invalid arguments are REST's 400 whatever the server's argument_errors option says.
         call = connection.request(
-            message, version=REST_VERSION, argument_errors="protocol", lists_as_data=True, principal=self.principal,
+            message, version=REST_VERSION, argument_errors="protocol", data_only=True, principal=self.principal,
             trace_headers=self.request.headers,
         )
         call.large = large

@@ -33,7 +33,7 @@ def test_shaping_a_list_of_scalars_makes_as_many_python_calls_for_ten_items_as_f
     for index, make in enumerate((
         lambda v: shape.tool_result(v),
         lambda v: shape.tool_result(v, sink=sink),
-        lambda v: shape.tool_result(v, lists_as_data=True),
+        lambda v: shape.tool_result(v, data_only=True),
         lambda v: shape.structured_value(v),
         lambda v: mixed.split(v),
         lambda v: mixed.split({"values": v}),
@@ -46,9 +46,10 @@ def test_shaping_a_list_of_scalars_makes_as_many_python_calls_for_ten_items_as_f
 def test_the_shaped_long_list_is_what_it_always_was() -> None:
     values = [*range(50_000), "a", None, 1.5]
     result = shape.tool_result(values)
-    assert result == {"content": [{"type": "text", "text": jsonenc.dumps(values)}], "isError": False}
-    assert shape.tool_result(values, lists_as_data=True)["structuredContent"] == {"result": values}
-    assert shape.structured_value(values) == values
+    assert result == {"content": [{"type": "text", "text": jsonenc.dumps(values)}], "isError": False,
+                      "structuredContent": {"result": values}}
+    assert shape.tool_result(values, data_only=True)["structuredContent"] == {"result": values}
+    assert shape.structured_value(values) == {"result": values}
 
 
 def test_a_list_holding_a_content_block_among_numbers_is_still_split() -> None:

@@ -174,9 +174,11 @@ def test_bytes_become_an_image_or_an_embedded_blob() -> None:
     assert pdf["content"][0]["resource"]["mimeType"] == "application/pdf"
 
 
-def test_data_lists_are_json_text_without_structured_content() -> None:
+def test_data_lists_are_json_text_and_structured_content_as_arrays_are() -> None:
     wire = checked(tool_result([1, 2.5, "x", None, {"a": math.nan}]))
-    assert wire == {"content": [{"type": "text", "text": '[1,2.5,"x",null,{"a":null}]'}], "isError": False}
+    assert wire == {"content": [{"type": "text", "text": '[1,2.5,"x",null,{"a":null}]'}], "isError": False,
+                    "structuredContent": {"result": [1, 2.5, "x", None, {"a": None}]}}
+    assert "structuredContent" not in tool_result([1, 2], version="2025-03-26")  # none before 2025-06-18
     assert text_of(tool_result(["a", "b"])) == '["a","b"]'  # strings alone are data
     assert text_of(tool_result([])) == "[]"
     with pytest.raises(TypeError, match=r"\$\[0\] is a set"):
@@ -257,8 +259,8 @@ def test_output_schema_with_a_tool_result() -> None:
     ("value", "expected"),
     [
         ({"a": (1, 2), "f": math.nan}, {"a": [1, 2], "f": None}),
-        ([1, 2], [1, 2]),
-        ((1, 2), [1, 2]),
+        ([1, 2], {"result": [1, 2]}),
+        ((1, 2), {"result": [1, 2]}),
         ("s", "s"),
         (3, 3),
         (None, None),

@@ -161,13 +161,14 @@ def test_rest_returns_a_conforming_result_as_the_body(http: Http) -> None:
 
 def test_rest_answers_a_list_as_data_like_an_array(http: Http) -> None:
     """One rule: a list result is ``{"result": [...]}`` as JSON, as an array's is (it was JSON text);
-    text stays text, and tools/call keeps a list as JSON text without structuredContent."""
+    text stays text. tools/call answers a list with its JSON text and, as for an array,
+    ``structuredContent: {"result": [...]}`` (trial25 F1: it had the text alone)."""
     reply = http.post("/tools/squares", {"n": 4})
     assert (reply.status, strict(reply.raw)) == (200, {"result": [0, 1, 4, 9]})
     reply = http.post("/tools/word", {})
     assert (reply.status, strict(reply.raw)) == (200, {"result": "[1, 2]"})
     result = call(http, session(http, "2025-11-25"), "squares", {"n": 3})
-    assert "structuredContent" not in result
+    assert result["structuredContent"] == {"result": [0, 1, 4]}
     assert result["content"] == [{"type": "text", "text": "[0,1,4]"}]
 
 

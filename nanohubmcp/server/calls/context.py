@@ -133,7 +133,7 @@ class Context(LevelMethods):
         in the result) than put in it: the server's ``max_inline_bytes`` as it is now, or None when the
         answer carries all of its data — a REST call (``POST /tools/<name>``), whose caller has no
         ``resources/read`` (and a job such a call started)."""
-        return None if self._request.lists_as_data else self._core.result_options.max_inline_bytes
+        return None if self._request.data_only else self._core.result_options.max_inline_bytes
 
     # -- plumbing ---------------------------------------------------------------------------
     def _on_loop_thread(self, fn: Callable[..., object], *args: Any) -> None:

@@ -308,16 +308,16 @@ def _shaping(core: AskServices, request: RequestContext, tool: Tool,
     # A plain str/number/bool is never offloaded nor converted: no sink, no detour.
     kind = type(value)
     plain = kind in PLAIN_TYPES and not (kind is str and _kept_aside(core, value))
-    # REST (lists_as_data) has no resources/read: its answers carry all of the data, never a link.
-    sink = None if plain else ResultSink(core.result_options, None if request.lists_as_data else core.result_store,
+    # REST (data_only) has no resources/read: its answers carry all of the data, never a link.
+    sink = None if plain else ResultSink(core.result_options, None if request.data_only else core.result_store,
                                          owner_of(request))
     if not plain and convert.recognised(value):
         return asyncio.get_running_loop().run_in_executor(core.executor, functools.partial(
-            shape, tool, value, request.version, sink, lists_as_data=request.lists_as_data))
+            shape, tool, value, request.version, sink, data_only=request.data_only))
     if tool.output_validator is None:  # nothing to hold the result to: it is the shaped value
         return results.tool_result(value, output_schema=tool.output_schema, version=request.version,
-                                   sink=sink, lists_as_data=request.lists_as_data)
-    return shape(tool, value, request.version, sink, lists_as_data=request.lists_as_data)
+                                   sink=sink, data_only=request.data_only)
+    return shape(tool, value, request.version, sink, data_only=request.data_only)
 
 
 def _kept_aside(core: AskServices, text: str) -> bool:
@@ -364,16 +364,16 @@ def _log_failure(name: str, request: RequestContext, job: Job | None, exc: Excep
 
 
 def shape(tool: Tool, value: Any, version: str, sink: ResultSink | None = None, *,
-          lists_as_data: bool = False) -> dict[str, Any]:
+          data_only: bool = False) -> dict[str, Any]:
     """Map a return value to a CallToolResult and hold it to the tool's output schema.
 
     ``sink`` says where results over ``max_inline_bytes`` are kept (see ``results.tool_result``).
     """
     result = results.tool_result(value, output_schema=tool.output_schema, version=version, sink=sink,
-                                 lists_as_data=lists_as_data)
+                                 data_only=data_only)
     if tool.output_validator is not None and not result.get("isError"):
         # Checked in every version, even those without structuredContent on the wire.
-        structured = results.structured_value(value)
+        structured = results.structured_value(value, tool.output_schema)
         if structured is results.UNSET:
             return error_result(
                 f"tool '{tool.name}' declares an output schema but returned no structured content")

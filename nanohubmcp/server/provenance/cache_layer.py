@@ -168,7 +168,7 @@ class CacheLayer:
             return None
         digest.update(b"\0" + arguments + b"\0" + who.encode())
         # A result's shape depends on the protocol version (structuredContent) and the route (REST).
-        digest.update(f"\0{request.protocol_version}\0{int(request.context.lists_as_data)}".encode())
+        digest.update(f"\0{request.protocol_version}\0{int(request.context.data_only)}".encode())
         return digest.hexdigest()
 
     async def _serve(
@@ -240,7 +240,7 @@ def _received(request: Request, tool: Tool, code: str) -> tuple[Any, ...] | None
         return None
     who = "" if tool.extra.get(CACHE) == SHARED else (owner_of(request.context) or "")
     reach = code_reach.reach_hash(tool)  # a helper or constant bound anew: another key, as the store's
-    return tool.name, who, request.protocol_version, request.context.lists_as_data, reach, code, arguments
+    return tool.name, who, request.protocol_version, request.context.data_only, reach, code, arguments
 
 
 def _keepable(result: dict[str, Any], request: Request) -> bool:

@@ -15,7 +15,7 @@ returned                       ``content`` / ``structuredContent``
 =============================  ==============================================================
 ``ToolResult``                 as given (structured content also as a JSON text block when the
                                content is empty)
-``None``                       ``[]`` (a valid, empty result); with ``lists_as_data`` (REST)
+``None``                       ``[]`` (a valid, empty result); with ``data_only`` (REST)
                                ``structuredContent`` ``{"result": null}``
 ``str``                        one text block, the string itself
 ``int``/``float``/``bool``     one text block in JSON spelling: ``5``, ``5.0``, ``true``; NaN, ±Infinity ->
@@ -31,8 +31,9 @@ inside a list
 list/tuple holding content     one block per item (strings become text blocks, bytes as above)
 list/dict mixing pictures      figures/images (PNG) and content as blocks, then the rest as data: its
 or content with data           JSON text and ``structuredContent`` (see ``convert.mixed``)
-other list/tuple               one text block with the JSON text; no ``structuredContent`` unless
-                               an output schema is declared and the version is 2026-07-28+
+other list/tuple (data)        one text block with the JSON text, and ``structuredContent``
+                               ``{"result": [...]}`` as for an array (from 2025-06-18); under an
+                               output schema of ``"type": "array"`` the list itself (2026-07-28+)
 other object with ``__str__``  one text block, ``str(value)`` (datetime, Path, Decimal, ...)
 anything else                  ``TypeError``
 data nested past 128 levels    ``nesting.NestedTooDeep`` (the limit a client's JSON is held to)
@@ -48,6 +49,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
+from ...protocol import jsonenc
 from ...protocol.content import (
     UNSET,
     AudioContent,
@@ -130,8 +132,10 @@ SCALAR_TYPES: Final = frozenset({int, float, bool})
 """Exact types whose result is one text block in their JSON spelling (never offloaded)."""
 
 
-def _tool_parts(value: object, sink: ResultSink | None = None, lists_as_data: bool = False) -> tuple[list[Wire], Any]:
-    """Return ``(content blocks, structured content or UNSET)`` for a non-ToolResult value."""
+def _tool_parts(value: object, sink: ResultSink | None = None, data_only: bool = False,
+                bare_lists: bool = False) -> tuple[list[Wire], Any]:
+    """Return ``(content blocks, structured content or UNSET)`` for a non-ToolResult value
+    (``bare_lists``: a list of data is its own structured content, not ``{"result": [...]}``)."""
     if type(value) is str:
         if parts.too_big(sink, len(value)):  # characters: a lower bound of its bytes
             return parts.offload_text(value, sink), UNSET  # type: ignore[arg-type]  # too_big: a sink
@@ -145,15 +149,15 @@ def _tool_parts(value: object, sink: ResultSink | None = None, lists_as_data: bo
         if not found:
             converted = convert.convert(value, figure_dpi=sink.options.figure_dpi if sink else None)
             if converted is not None:
-                return parts.converted_parts(converted, sink, data_only=lists_as_data)
+                return parts.converted_parts(converted, sink, data_only=data_only)
     if value is None:  # no content; REST's data is null (``{"result": null}``), not an empty list
-        return [], {"result": None} if lists_as_data else UNSET
+        return [], {"result": None} if data_only else UNSET
     if isinstance(value, str):
         return [_text(value)], UNSET
     if isinstance(value, (bool, int, float)):
         return [_text(scalar_text(value))], UNSET
     if type(value) is list and set(map(type, value)) <= mixed.LEAF_TYPES:
-        return _data_list(value, sink, lists_as_data)  # numbers and strings: one C pass decides it is data
+        return _data_list(value, sink, bare_lists)  # numbers and strings: one C pass decides it is data
     if isinstance(value, (dict, list)):
         split = mixed.split(value)
         if split is not None and split.has_data:
@@ -167,7 +171,7 @@ def _tool_parts(value: object, sink: ResultSink | None = None, lists_as_data: bo
     if isinstance(value, list):
         if _is_block_list(value):
             return parts.resources_kept([_block(i, sink) for i in value], sink), UNSET
-        return _data_list(value, sink, lists_as_data)
+        return _data_list(value, sink, bare_lists)
     if is_bytes(value):
         parts.held(sink, (memoryview(value).nbytes + 2) // 3 * 4, at_least=True)  # its base64 text
         return [_bytes_block(value)], UNSET
@@ -181,19 +185,16 @@ def _tool_parts(value: object, sink: ResultSink | None = None, lists_as_data: bo
     )
 
 
-def _data_list(value: list[Any], sink: ResultSink | None, lists_as_data: bool) -> tuple[list[Wire], Any]:
-    """A list of data as one JSON text block (offloaded when too big), and ``{"result": [...]}`` if asked."""
-    if not lists_as_data:  # the text alone: reading a long list back cost as much as writing it
-        text = json_text(value, "the tool's result")
-        if parts.too_big(sink, len(text)):
-            return parts.offload_json(text, sink), UNSET  # type: ignore[arg-type]  # too_big: a sink
-        parts.held(sink, len(text))
-        return [_text(text)], UNSET
-    text, data = to_json(value, "the tool's result")
+def _data_list(value: list[Any], sink: ResultSink | None, bare: bool) -> tuple[list[Wire], Any]:
+    """A list of data as one JSON text block (offloaded when too big) and as structured content,
+    ``{"result": [...]}`` as an array's (``bare``: the list itself). Its JSON is written once, for
+    both: the structured list is that text (``jsonenc.Encoded``), read back only by code that reads it."""
+    text = json_text(value, "the tool's result")
     if parts.too_big(sink, len(text)):
         return parts.offload_json(text, sink), UNSET  # type: ignore[arg-type]  # too_big: a sink
-    parts.held(sink, len(text))
-    return [_text(text)], {"result": data}
+    parts.held(sink, len(text))  # (once: the text block and the structured content are one text)
+    data = jsonenc.Encoded(text)
+    return [_text(text)], data if bare else {"result": data}
 
 
 def _mixed_parts(split: mixed.Split, sink: ResultSink | None) -> tuple[list[Wire], Any]:
@@ -214,13 +215,14 @@ def _structured_allowed(value: object, version: str) -> bool:
     return allows.modern or isinstance(value, dict)
 
 
-def structured_value(value: object) -> Any:
+def structured_value(value: object, output_schema: Mapping[str, Any] | None = None) -> Any:
     """Return what a declared output schema must be checked against, or ``UNSET`` when there is none.
 
-    Input: a tool's return value. Output: a ``ToolResult``'s ``structured_content``; for None, str,
-    numbers, bools, dicts, dataclasses and data lists the value as it will read in JSON (tuples as lists,
-    NaN/±Infinity as None); ``UNSET`` for content (blocks, ``Image``, bytes) and other objects.
-    (MCP 2025-11-25, Server § Tools § Output schema.)
+    Input: a tool's return value and its output schema. Output: a ``ToolResult``'s
+    ``structured_content``; for None, str, numbers, bools, dicts and dataclasses the value as it will
+    read in JSON (NaN/±Infinity as None); for a list (or tuple) of data ``{"result": [...]}``, as for
+    an array, or the list itself under a schema of ``"type": "array"``; ``UNSET`` for content
+    (blocks, ``Image``, bytes) and other objects. (MCP 2025-11-25, Server § Tools § Output schema.)
 
     Raises:
         TypeError: the value cannot be written as JSON.
@@ -245,8 +247,16 @@ def structured_value(value: object) -> Any:
     if value is None or isinstance(value, (str, int, float, dict)):
         return to_json(value, "the tool's result")[1]
     if isinstance(value, list) and not _is_block_list(value):
-        return to_json(value, "the tool's result")[1]
+        data = to_json(value, "the tool's result")[1]
+        return data if _bare_lists(output_schema) else {"result": data}
     return UNSET
+
+
+def _bare_lists(output_schema: Mapping[str, Any] | None) -> bool:
+    """Whether a list of data is its own structured content: under an output schema of
+    ``"type": "array"`` (from 2026-07-28 structured content may be any JSON value); else it is
+    ``{"result": [...]}``, as an array's."""
+    return output_schema is not None and output_schema.get("type") == "array"
 
 
 def json_spelled(value: object) -> bool:
@@ -290,7 +300,7 @@ def tool_result(
     output_schema: Mapping[str, Any] | None = None,
     version: str = V2025_11_25,
     sink: ResultSink | None = None,
-    lists_as_data: bool = False,
+    data_only: bool = False,
 ) -> Wire:
     """Shape a tool's return value as an MCP ``CallToolResult`` (see the module table).
 
@@ -302,8 +312,9 @@ def tool_result(
         sink: the options (``max_inline_bytes``, ``figure_dpi``), the store and the owner for
             large results; None inlines everything. A tool with an output schema is never
             offloaded (its structured content is promised).
-        lists_as_data: a plain list (no output schema) also becomes ``structuredContent
-            {"result": [...]}``, as an array does (REST asks for it: one rule for lists and arrays).
+        data_only: ``None`` (no output schema) becomes ``structuredContent {"result": null}``
+            (REST asks for it: its answers are data; a list's is ``{"result": [...]}`` on every route,
+            as an array's).
 
     Returns:
         ``{"content": [block, ...], "isError": bool, "structuredContent"?: JSON, "_meta"?: {...}}``
@@ -326,11 +337,12 @@ def tool_result(
         if renamed:  # a stub naming a kept resource names the URI that resources/read answers
             wire = _renamed(wire, renamed)
     else:
-        content, structured = _tool_parts(
-            value, sink if output_schema is None else _inline(sink), lists_as_data and output_schema is None
-        )
-        if output_schema is not None and structured is UNSET:
-            structured = structured_value(value)
+        if output_schema is None:
+            content, structured = _tool_parts(value, sink, data_only)
+        else:  # never offloaded (its structured content is promised), a list as the schema has it
+            content, structured = _tool_parts(value, _inline(sink), False, _bare_lists(output_schema))
+            if structured is UNSET:
+                structured = structured_value(value, output_schema)
         wire = {"content": content, "isError": False}
         if structured is not UNSET:
             wire["structuredContent"] = structured

@@ -134,8 +134,9 @@ class RequestContext:
         on_accepted: called once the request passed the call pipeline's layers and its handler
             starts (legacy SSE answers its POST 202 then; a refusal before is the POST's status);
             set with :meth:`set_accepted_callback`.
-        lists_as_data: a tool's list result is data (``structuredContent {"result": [...]}``) rather than
-            only its JSON text; REST asks for it so lists answer like arrays.
+        data_only: the answer carries data only and all of it (REST asks for it): a tool's ``None``
+            is ``structuredContent {"result": null}``, and no part of a result is kept aside as a
+            resource (a REST caller has no ``resources/read``).
         provenance_id: the id of the provenance record this ``tools/call`` will leave (minted
             before the tool runs, so ``call_finished`` can name it), else None.
         job_id: the id of the ``@async_tool`` job this request runs as (its progress is stored
@@ -162,10 +163,10 @@ class RequestContext:
         "cancel_reason",
         "cancelled",
         "client_capabilities",
+        "data_only",
         "escalate",
         "job_id",
         "large",
-        "lists_as_data",
         "loop",
         "message",
         "modern",
@@ -223,7 +224,7 @@ class RequestContext:
         self.opened_session: Session | None = None
         self.argument_errors: str | None = None
         self.on_accepted: Callable[[], None] | None = None
-        self.lists_as_data = False
+        self.data_only = False
         self.large = False
         self.transport: str | None = None
         self.trace_headers: dict[str, str] | None = None
