@@ -302,7 +302,8 @@ class MCPServer:
             tags: a set of strings for your own grouping (not sent on the wire).
             meta: ``_meta`` of the tool definition.
             input_schema: a JSON Schema replacing the generated one.
-            output_schema: a JSON Schema every result must satisfy (``structuredContent``).
+            output_schema: a JSON Schema every result must satisfy (``structuredContent``; a list's
+                is ``{"result": [...]}``); one not of type ``object`` is listed to 2026-07-28 clients only.
             annotations: ``title``, ``readOnlyHint``, ``destructiveHint``, ``idempotentHint``,
                 ``openWorldHint`` (MCP 2025-03-26+).
             x_mcp_headers: ``{"param": "Name"}``: 2026-07-28 clients mirror the parameter as the

@@ -122,6 +122,11 @@ def tool_warnings(tool: Tool, previous: Tool | None, *, edited: bool = False) ->
             f"tool '{tool.name}' has no description: the model sees only its name; add a docstring or description='...'"
         )
     found.extend(_untyped_warnings(tool))
+    if tool.output_schema and tool.output_schema.get("type") != "object":
+        found.append(
+            f"tool '{tool.name}' has an output_schema whose type is not 'object': clients of protocol versions "
+            "before 2026-07-28 take only an object schema, so it is listed to 2026-07-28 clients only; describe "
+            "the result as an object (a list's as {\"result\": [...]}) to list it to every client")
     change = replaced(tool, previous, edited=edited)
     if change:
         found.append(f"tool '{tool.name}' replaces a different function of that name: {change}")

@@ -216,7 +216,10 @@ class Tool:
             wire["title"] = self.title
         if self.annotations and allows.tool_annotations:
             wire["annotations"] = self.annotations
-        if self.output_schema and allows.structured_content:
+        if self.output_schema and allows.structured_content and (
+                allows.modern or self.output_schema.get("type") == "object"):
+            # Up to 2025-11-25 an outputSchema is an object schema (a client refuses the whole
+            # list otherwise); from 2026-07-28 any schema, an array's too.
             wire["outputSchema"] = self.output_schema
         if self.icons and allows.icons:
             wire["icons"] = self.icons
