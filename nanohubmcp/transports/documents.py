@@ -120,12 +120,18 @@ class ProtectedResourceHandler(PlainErrors, BaseHandler):
     head = get  # the GET's status and headers, no body (RFC 9110 § 9.3.2)
 
 
+_SHOWN_PATH = 200
+"""How much of an unknown path a 404 repeats."""
+
+
 class NotFoundHandler(PlainErrors, BaseHandler):
     """Any other path: a JSON 404 that says what exists."""
 
     async def prepare(self) -> None:
         await super().prepare()
         if not self._finished:
-            self.fail(RouteNotFound(f"No route for {self.request.method} {self.request.path}; "
-                                          "see GET / for the endpoints"))
+            path = self.request.path
+            if len(path) > _SHOWN_PATH:  # a 60 KB path is not echoed back whole
+                path = path[:_SHOWN_PATH] + "…"
+            self.fail(RouteNotFound(f"No route for {self.request.method} {path}; see GET / for the endpoints"))
 

@@ -23,9 +23,10 @@ LAST_EVENT_ID_HEADER = "Last-Event-ID"
 
 ALLOW_HEADERS = ", ".join((
     "Content-Type", "Accept", "Authorization", MCP_SESSION_ID_HEADER, MCP_PROTOCOL_VERSION_HEADER,
-    MCP_METHOD_HEADER, MCP_NAME_HEADER, LAST_EVENT_ID_HEADER,
+    MCP_METHOD_HEADER, MCP_NAME_HEADER, LAST_EVENT_ID_HEADER, "traceparent", "tracestate", "baggage",
 ))
-"""``Access-Control-Allow-Headers`` of a CORS preflight (before the ``Mcp-Param-*`` it asked for)."""
+"""``Access-Control-Allow-Headers`` of a CORS preflight (before the ``Mcp-Param-*`` it asked for); the W3C trace
+context headers are among them, as the server reads them when ``params._meta`` has none."""
 EXPOSE_HEADERS = ", ".join((MCP_SESSION_ID_HEADER, MCP_PROTOCOL_VERSION_HEADER))
 """``Access-Control-Expose-Headers``: the reply headers a browser client may read."""
 JSON_TYPE = "application/json"

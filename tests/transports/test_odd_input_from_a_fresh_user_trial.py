@@ -78,3 +78,31 @@ def test_a_name_passed_positionally_gets_a_hint() -> None:
     server = MCPServer("hint")
     with pytest.raises(RegistrationError, match=r"name='add'"):
         server.tool("add")
+
+
+def test_a_404_repeats_only_the_start_of_a_huge_path() -> None:
+    with serve(build()) as base:
+        host, port = base.split("//")[1].strip("/").split(":")
+        conn = http.client.HTTPConnection(host, int(port), timeout=10)
+        conn.request("GET", "/" + "a" * 60_000)
+        reply = conn.getresponse()
+        body = json.loads(reply.read())
+        conn.close()
+        assert reply.status == 404
+        assert body["error"].startswith("No route for GET /" + "a" * 199 + "…; see GET /")
+        assert len(body["error"]) < 300
+
+
+def test_a_browser_may_send_the_trace_context_headers() -> None:
+    with serve(build()) as base:
+        host, port = base.split("//")[1].strip("/").split(":")
+        conn = http.client.HTTPConnection(host, int(port), timeout=10)
+        conn.request("OPTIONS", "/mcp", headers={
+            "Origin": "http://localhost:3000", "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "content-type, traceparent, tracestate, baggage"})
+        reply = conn.getresponse()
+        reply.read()
+        conn.close()
+        allowed = {h.strip().lower() for h in reply.getheader("Access-Control-Allow-Headers", "").split(",")}
+        assert reply.status == 204
+        assert {"traceparent", "tracestate", "baggage"} <= allowed
