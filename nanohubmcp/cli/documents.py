@@ -160,8 +160,9 @@ def export_notebook(args: argparse.Namespace) -> int:
         raise NanohubMCPError(f"{output} exists and is not an earlier export; use --force to replace it")
     _write_atomically(output, script.text)
     token = " with MCP_TOKEN set (the token its clients send)" if script.token_required else ""
-    print(f"Wrote {output} ({export_counts(script)}). Run it: python {output}{token}, or start_mcp --app {output}",
-          file=sys.stderr)
+    # A device or a FIFO (-o /dev/null) was written into: not a script to run.
+    run = f" Run it: python {output}{token}, or start_mcp --app {output}" if output.resolve().is_file() else ""
+    print(f"Wrote {output} ({export_counts(script)}).{run}", file=sys.stderr)
     for line in script.dropped:
         print(f"  dropped (see the comment in the script): {line}", file=sys.stderr)
     for line in script.notes:

@@ -265,6 +265,11 @@ class _Builder:
         if kind == "tool" and spec.main:
             decorator += "  # --main (the kernel's thread) applies in notebooks only"
         key = spec.uri if kind == "resource" else spec.name or info.name
+        if kind == "tool":  # the script would stop at import, where registration refuses the name
+            from ..server.registry.checks import RESERVED_TOOL_NAMES, reserved_name
+
+            if key in RESERVED_TOOL_NAMES:
+                raise reserved_name(key)
         earlier = self.registered.get((kind, key))
         if earlier is None:
             self.found[kind].append(key)

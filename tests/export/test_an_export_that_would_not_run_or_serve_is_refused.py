@@ -18,8 +18,10 @@ that died at import with ``NameError: name 'OUTPUTS' is not defined`` (trial25 F
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -129,3 +131,38 @@ def test_nbconvert_refuses_them_too(tmp_path: Path) -> None:
     assert done.returncode != 0
     assert "`nanohubmcp sim2l cooling.ipynb` instead" in done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cooling.ipynb"]
+
+
+@pytest.mark.parametrize("cell", [
+    '%%mcp_tool\ndef get_job_result(job_id: str) -> str:\n    """Mine."""\n    return job_id\n',
+    '%%mcp_tool --name get_job_result\ndef mine(job_id: str) -> str:\n    """Mine."""\n    return job_id\n',
+])
+def test_a_tool_with_the_servers_reserved_name_is_refused(write_notebook: Write, tmp_path: Path, cell: str) -> None:
+    # The script would stop at import with a traceback, where registration refuses the name (trial26 F17).
+    path = write_notebook(TOOL, cell)
+    done = export(path, "-o", str(tmp_path / "out.py"))
+    assert done.returncode == 1, done.stderr
+    [line] = done.stderr.splitlines()
+    first = cell.splitlines()[0]
+    assert line == (f"nanohubmcp export: error: {path}, cell 2 ({first}): tool 'get_job_result': the name is "
+                    "reserved by the server, which answers it to poll the jobs of @async_tool tools; choose another "
+                    "name, e.g. name='my_job_result'")
+    assert [p.name for p in tmp_path.iterdir()] == ["nb.ipynb"]
+
+
+def test_an_export_into_a_fifo_does_not_say_to_run_it(write_notebook: Write, tmp_path: Path) -> None:
+    # `-o /dev/null --force` said "Run it: python /dev/null" (trial26 F9); a FIFO is the same kind of output.
+    path = write_notebook(TOOL)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    read: list[str] = []
+    reader = threading.Thread(target=lambda: read.append(fifo.read_text()), daemon=True)
+    reader.start()
+    done = export(path, "-o", str(fifo), "--force")
+    reader.join(30)
+    assert done.returncode == 0, done.stderr
+    assert "def add" in read[0]
+    assert done.stderr.splitlines()[0] == f"Wrote {fifo} (1 tool, 0 resources, 0 prompts)."
+    # A regular file is still offered to run.
+    done = export(path, "-o", str(tmp_path / "app.py"))
+    assert f"Run it: python {tmp_path / 'app.py'}" in done.stderr

@@ -29,10 +29,16 @@ def refuse_reserved(name: str, fn: Callable[..., Any]) -> None:
     (the built-in tools are defined in ``nanohubmcp.server``)."""
     module = getattr(inspect.unwrap(fn), "__module__", None) or ""
     if name in RESERVED_TOOL_NAMES and not module.startswith("nanohubmcp.server."):
-        raise RegistrationError(
-            f"tool '{name}': the name is reserved by the server, which answers it to poll the jobs of "
-            "@async_tool tools; choose another name, e.g. name='my_job_result'", option="name"
-        )
+        raise reserved_name(name)
+
+
+def reserved_name(name: str) -> RegistrationError:
+    """The refusal of a user's tool named ``name``, one of :data:`RESERVED_TOOL_NAMES` (registering it, or
+    exporting a notebook cell that would)."""
+    return RegistrationError(
+        f"tool '{name}': the name is reserved by the server, which answers it to poll the jobs of "
+        "@async_tool tools; choose another name, e.g. name='my_job_result'", option="name"
+    )
 
 
 def untyped_parameters(tool: Tool) -> list[str]:
