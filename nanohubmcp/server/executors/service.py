@@ -279,7 +279,9 @@ def job_status(job: jobmod.Job) -> dict[str, Any]:
 def job_value(result: dict[str, Any], *, json_text: bool = False) -> Any:
     """The plain value of a finished job, as the tool's direct call answers it: a number, boolean,
     list or dict of data as that value (its one text block is its JSON: ``json_text``), None as
-    None (no block at all), else the structured content, else the text, else the blocks as
+    None (no block at all), an array's or a table's data as its JSON value (its structured content's
+    ``"result"``, as a list's: the value was not a dict, so ``{"result": ...}`` wraps it; a job
+    stored by an earlier version reads so too), else the structured content, else the text, else the blocks as
     :func:`placeholders` (a picture's place says ``"<image: content[i]>"``; its data is in block i,
     never in the value). A non-finite number keeps its text (``"Infinity"``: JSON has no such
     number, and null would read as no value)."""
@@ -295,7 +297,10 @@ def job_value(result: dict[str, Any], *, json_text: bool = False) -> Any:
             return text
         return text if isinstance(value, float) and not math.isfinite(value) else value
     if "structuredContent" in result:
-        return result["structuredContent"]
+        structured = result["structuredContent"]
+        if not json_text and isinstance(structured, dict) and structured.keys() == {"result"}:
+            return structured["result"]  # an array's or a table's data (not a dict: a dict's text is its JSON)
+        return structured
     if single:
         return content[0]["text"]
     return placeholders(content)
