@@ -80,7 +80,7 @@ def proxy_arguments(command: argparse.ArgumentParser, *, weber: bool = False) ->
         default=_environment(PATH_PREFIX_VARIABLE),
         metavar="PATH",
         help="HTTP: the path to serve under, for a proxy that forwards it without stripping it, e.g. /tools "
-        f"(default ${PATH_PREFIX_VARIABLE}, else {hub_prefix if weber else ''}/)",
+        f"(tools is taken as /tools; default ${PATH_PREFIX_VARIABLE}, else {hub_prefix if weber else ''}/)",
     )
     command.add_argument(
         "--allowed-origins",
@@ -137,14 +137,15 @@ _PATH = re.compile(r"[A-Za-z0-9._~!$&'()*+,;=:@%/-]*")
 
 
 def path_prefix(text: str) -> str:
-    """A URL path such as ``/tools`` (argparse type; ``/`` or empty: the root)."""
+    """A URL path such as ``/tools`` (argparse type; ``/`` or empty: the root). A missing leading ``/`` is
+    added (``tools`` is ``/tools``), as ``--public-url`` gets its trailing one, and the help says so."""
     value = text.strip()
     if not _PATH.fullmatch(value) or "//" in value.strip("/") or "://" in value:
         raise argparse.ArgumentTypeError(
             f"{named_source(text)}{text!r} is not a URL path: give the path alone, e.g. /tools (no scheme, host, query "
             "or spaces)"
         )
-    return value
+    return value if not value or value.startswith("/") else "/" + value
 
 
 def allowed_origins(text: str) -> str | list[str]:
