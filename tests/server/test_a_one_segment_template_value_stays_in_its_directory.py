@@ -147,7 +147,7 @@ def test_posted_json_rpc_is_refused_the_same(tree: Path, url: str) -> None:
     for uri in hostile(tree):
         answer = post_rpc(url, "resources/read", {"uri": uri}, path="")
         assert answer.get("error", {}).get("code") == RESOURCE_NOT_FOUND, (uri, answer)
-        assert answer["error"]["message"] == f"Resource not found: {uri}"
+        assert answer["error"]["message"].startswith(f"Resource not found: {uri}"), answer
     assert post_rpc(url, "resources/read", {"uri": "file://data/ok.txt"}, path="")["result"]["contents"][0][
         "text"] == "fine"
 
@@ -169,3 +169,35 @@ def test_a_template_that_may_hold_slashes_still_takes_such_a_uri() -> None:
         for uri, text in [("files://logs/today", "log today"), ("files://logs/a%2Fb", "file logs/a/b"),
                           ("files://logs/%2E%2E", "file logs/.."), ("files://logs/...", "log ...")]:
             assert post_rpc(base, "resources/read", {"uri": uri})["result"]["contents"][0]["text"] == text
+
+
+@pytest.mark.parametrize(("value", "why"), [
+    ("a%2Fb", "cannot hold an escaped / or \\ (%2F, %5C) or NUL (%00)"),
+    ("%2F", "cannot hold an escaped / or \\ (%2F, %5C) or NUL (%00)"),
+    ("a%5Cb", "cannot hold an escaped / or \\ (%2F, %5C) or NUL (%00)"),
+    ("%2E%2E", "cannot be . or .."),
+])
+def test_the_refusal_says_why(value: str, why: str) -> None:
+    """trial26 F11: an RFC 6570 client expands {term} = "a/b" to ``a%2Fb``; it was told only "Resource not
+    found", as if nothing were there. The message now names the template, the variable and what it cannot
+    hold (still -32002: another template may take such a URI, and none here does)."""
+    server = MCPServer("search")
+
+    @server.resource("q://search/{term}")
+    def search(term: str) -> str:
+        return f"hits for {term}"
+
+    with serve(server) as base:
+        uri = f"q://search/{value}"
+        error = post_rpc(base, "resources/read", {"uri": uri})["error"]
+        assert error["code"] == RESOURCE_NOT_FOUND
+        assert error["message"] == (
+            f"Resource not found: {uri} (the template 'q://search/{{term}}' would take it, but its one-segment "
+            f"variable {{term}} {why}, so that a function joining it to a directory stays in that directory; a "
+            "variable that may hold / is written {+term})")
+        assert error["data"] == {"uri": uri, "uri_template": "q://search/{term}", "variable": "term"}
+        # Other escapes are decoded and passed, and a URI no template fits is still plainly not found.
+        assert post_rpc(base, "resources/read", {"uri": "q://search/a%3Fb"})["result"]["contents"][0][
+            "text"] == "hits for a?b"
+        missing = post_rpc(base, "resources/read", {"uri": "q://other/a%2Fb"})["error"]
+        assert missing["message"] == "Resource not found: q://other/a%2Fb"

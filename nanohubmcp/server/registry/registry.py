@@ -203,12 +203,28 @@ class Registry:
             made = self._folded = (table, {comparison_form(uri): item for uri, item in table.items()})
         return made[1]
 
+    def _split_segment(self, uri: str, folded: str) -> ResourceNotFound | None:
+        """Not found because a one-segment variable of the most specific template fitting ``uri`` would hold an
+        escaped ``/`` or ``\\`` (``%2F``, ``%5C``), NUL, or be ``.``/``..``: the message says so, and what to use."""
+        near = [(t.compiled.rank, t.compiled, split) for t in self.templates.by_name.values()
+                if (split := t.compiled.split_segment(folded))]
+        if not near:
+            return None
+        _, compiled, (name, value) = max(near, key=lambda n: n[0])
+        why = ("cannot be . or .." if value in (".", "..")
+               else "cannot hold an escaped / or \\ (%2F, %5C) or NUL (%00)")
+        return ResourceNotFound(
+            f"Resource not found: {uri} (the template '{compiled.template}' would take it, but its one-segment "
+            f"variable {{{name}}} {why}, so that a function joining it to a directory stays in that directory; "
+            f"a variable that may hold / is written {{+{name}}})",
+            {"uri": uri, "uri_template": compiled.template, "variable": name})
+
     def _not_found(self, uri: str, folded: str) -> ResourceNotFound:
         # The nearest template: fewest parameters it does not name, then the most specific.
         near = [(-len(unknown), t.compiled.rank, t.compiled, unknown) for t in self.templates.by_name.values()
                 if (unknown := t.compiled.unknown_query(folded))] if "?" in folded else []
         if not near:
-            return ResourceNotFound(f"Resource not found: {uri}", {"uri": uri})
+            return self._split_segment(uri, folded) or ResourceNotFound(f"Resource not found: {uri}", {"uri": uri})
         *_, compiled, unknown = max(near, key=lambda n: n[:2])
         return ResourceNotFound(
             f"Resource not found: {uri} (the template '{compiled.template}' takes the query parameter(s) "

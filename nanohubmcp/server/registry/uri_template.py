@@ -33,7 +33,8 @@ per read, not once per template; a variable in the scheme, ``{s}://x``, so gets 
 A one-segment variable (``{name}``, ``{a,b}``, ``{/name}``, ``{.name}``, ``{;name}``: those whose
 text stops at ``/``) stays one segment after decoding: a URI whose value would hold ``/``, ``\\``
 or NUL once decoded (``..%2Fetc``, ``%5C``, ``%00``), or be ``.`` or ``..`` (``%2E%2E`` too), does
-not match that template (so it is "resource not found", unless another template takes it). The
+not match that template (so it is "resource not found", unless another template takes it; the message
+then names the variable and what it cannot hold, :meth:`UriTemplate.split_segment`). The
 value is refused rather than passed still encoded: every value arrives decoded, and a function that
 joins a ``{name}`` to a directory stays in it. Multi-segment values (``{+path}``, ``{path*}``,
 ``{/path*}``, ``{#x}``) and query values (``{?q}``) may hold any of these: a function that opens
@@ -152,6 +153,18 @@ class UriTemplate:
                 return None
             values[name] = value
         return values
+
+    def split_segment(self, uri: str) -> tuple[str, str] | None:
+        """``(variable, decoded value)`` of the first one-segment variable whose value is not one segment
+        (:func:`one_segment`) when the rest of ``uri`` matches this template, else None (for the message
+        of a URI that matches no template: ``q://search/a%2Fb`` against ``q://search/{term}``)."""
+        m = self._pattern.fullmatch(uri)
+        if m is None:
+            return None
+        for (name, kind), raw in zip(self._plan, m.groups(), strict=True):
+            if kind == "1" and raw is not None and not one_segment(value := unquote(raw)):
+                return name, value
+        return None
 
     def unknown_query(self, uri: str) -> list[str]:
         """The query parameters of ``uri`` this template does not name, when the rest of ``uri``
