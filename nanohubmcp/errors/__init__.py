@@ -25,6 +25,7 @@ Every exception the package raises on purpose derives from :class:`NanohubMCPErr
      │    │    └── InvalidEnvelope   a 2026-07-28 request without its ``_meta`` (-32602, HTTP 400)
      │    ├── InternalError         -32603
      │    ├── ServerBusy            -32000, HTTP 503 with Retry-After (a limit is reached)
+     │    │    └── ServerStopping    the server is stopping (the request did not complete; retry)
      │    ├── InsufficientScope     -32003, HTTP 403 (the token lacks a scope the request needs)
      │    ├── ResourceNotFound      -32002 (handshake era; -32602 in 2026-07-28)
      │    ├── HeaderMismatch        -32020 (2026-07-28)
@@ -106,6 +107,7 @@ from .protocol import (
     ResourceNotFound,
     RouteNotFound,
     ServerBusy,
+    ServerStopping,
     SessionNotFound,
     StreamConflict,
     Unauthorized,
@@ -168,6 +170,7 @@ __all__ = [
     "ResultTooLarge",
     "RouteNotFound",
     "ServerBusy",
+    "ServerStopping",
     "SessionNotFound",
     "StreamConflict",
     "ToolBusy",

@@ -45,6 +45,7 @@ __all__ = [
     "ResourceNotFound",
     "RouteNotFound",
     "ServerBusy",
+    "ServerStopping",
     "SessionNotFound",
     "StreamConflict",
     "Unauthorized",
@@ -215,6 +216,21 @@ class ServerBusy(ProtocolError):
     def __init__(self, message: str, *, retry_after: int, request_id: str | int | None = None) -> None:
         super().__init__(message, {"retryAfter": retry_after}, request_id=request_id)
         self.retry_after = retry_after
+
+
+STOPPING_RETRY_SECONDS = 2
+"""``Retry-After`` of a request the stopping server did not complete (a restart takes a moment)."""
+
+
+class ServerStopping(ServerBusy):
+    """The server is stopping: the request was refused, or was still running when the shutdown's
+    grace ran out; it did not complete and may be sent again (-32000, HTTP 503 with ``Retry-After``
+    where the status is not yet sent)."""
+
+    def __init__(self, request_id: str | int | None = None) -> None:
+        super().__init__("The server is stopping: this request was not completed; it may be retried "
+                         "once the server is back (or on another of its processes)",
+                         retry_after=STOPPING_RETRY_SECONDS, request_id=request_id)
 
 
 class InsufficientScope(ProtocolError):

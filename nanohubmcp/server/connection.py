@@ -46,7 +46,8 @@ the core serves MCP. They meet here and nowhere else. A transport holds one
    Cancellation). While it runs the request is *in flight*: it is
    registered with its session (so a ``notifications/cancelled`` from the same session reaches
    it), the session's idle clock restarts when it ends, and a server shutting down under it
-   gives an internal error instead of a dropped connection. On a connection with one client
+   is answered :class:`~nanohubmcp.errors.ServerStopping` instead of a dropped connection (and a request
+   arriving while it stops is refused so; :mod:`.shutdown`). On a connection with one client
    (``one_peer``: stdio, an in-memory client) a ``notifications/cancelled`` naming one of its
    requests in no session (any 2026-07-28 request; a handshake-era one sent without
    ``initialize``) withdraws it too. ``serve_batch`` does the same for a JSON-RPC batch
@@ -69,7 +70,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from ..errors import InternalError, ServerBusy, error_response
+from ..errors import ServerBusy, ServerStopping, error_response
 from ..protocol import jsonrpc
 from ..state.errors import StateUnavailable
 from .batches import MAX_BATCH_MESSAGES, MAX_BATCH_RESPONSE_BYTES, batch_refusal, serve_batch
@@ -101,6 +102,15 @@ __all__ = [
 ]
 
 log = logging.getLogger("nanohubmcp.state")
+
+
+def _uncancel() -> None:
+    """The current task caught a cancellation it answers itself: it is no longer being cancelled
+    (Python 3.11+ counts cancellations; a later ``asyncio.timeout`` in the task would misread one)."""
+    task = asyncio.current_task()
+    uncancel = getattr(task, "uncancel", None)
+    if uncancel is not None:
+        uncancel()
 
 
 class Reply(NamedTuple):
@@ -218,6 +228,9 @@ class Connection:
                 except StateUnavailable:  # the store went away since the session was looked up: stored next time
                     log.warning("a change to a session could not be stored now: the shared state store is unreachable")
             return Reply(None)
+        shutdown = self.core.shutdown
+        if shutdown.begun:  # the server is stopping: nothing new starts
+            return Reply(error_response(ServerStopping(), message.id))
         session = request.session
         if session is not None:
             session.in_flight[message.id] = request  # type: ignore[index]
@@ -228,20 +241,24 @@ class Connection:
                     "before sending more", retry_after=BUSY_RETRY_SECONDS), message.id))
             self._sessionless[message.id] = request  # type: ignore[index]
         self.in_flight.add(request)
+        shutdown.serving(request)
         try:
             response = await self.core.dispatcher.handle(request)
         except asyncio.CancelledError:
-            # The server is shutting down under this request (its worker pool was cancelled).
-            response = error_response(
-                InternalError("The server is shutting down; retry on a new connection"), message.id
-            )
+            # The server is stopping under this request (its worker pool was shut, or its grace ran out).
+            response = None
+            _uncancel()
         finally:
+            cut = shutdown.served(request)
             self.in_flight.discard(request)
             if session is not None:
                 session.in_flight.pop(message.id, None)  # type: ignore[arg-type]
                 session.touch()  # idle time counts from the end of the call
             elif self.one_peer:
                 self._sessionless.pop(message.id, None)  # type: ignore[arg-type]
+        if cut or (response is None and not request.withdrawn):
+            # Still running when the stop's grace ran out: a final answer the client can act on.
+            return Reply(error_response(ServerStopping(), message.id))
         if request.withdrawn:
             return Reply(None)
         assert response is not None

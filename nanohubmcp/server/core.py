@@ -41,6 +41,7 @@ from .options import (
 from .provenance.tool_options import DEFAULT_CACHE_BYTES, cached
 from .registry.registry import Registry
 from .results import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_INLINE_BYTES
+from .shutdown import Shutdown
 from .wire import trace_context
 from .wire.events import EventBus
 from .wire.notifier import Notifier
@@ -157,6 +158,8 @@ class ServerCore:
         self.notifier: Notifier | None = None
         self.completers: dict[tuple[str, str, str], Any] = {}
         self.in_flight: set[RequestContext] = set()  # being served (loop thread only)
+        self.shutdown = Shutdown()
+        """Whether the server is stopping; the requests it serves, answered when a stop's grace runs out."""
         self.store_link = StoreLink(self.state_url, name, self.sessions, state_secret) if self.state_url.shared \
             else None
         """With a shared state store (Redis): this process's link to it (None for memory and SQLite)."""
@@ -279,6 +282,7 @@ class ServerCore:
         if self.notifier is not None:
             self.notifier.close()
         self.loop = loop
+        self.shutdown.reset()
         if self.telemetry is None and trace_context.wanted(self.tracing):
             from .telemetry import install  # imports opentelemetry: only for a server that traces
 
@@ -369,21 +373,36 @@ class ServerCore:
         """``serverInfo`` / ``Implementation`` of this server."""
         return {"name": self.name, "version": self.version}
 
+    def close_streams(self) -> None:
+        """End the sessions :meth:`close` left open (``streams_later``): their streams close. The
+        caller says when the stop is over (``shutdown.reset()``, once its connections are closed)."""
+        self.sessions.close_all()
+
     def process_ending(self) -> int:
         """The process ends after the server stopped: tell the jobs whose function still runs in
         it to cancel (:meth:`JobStore.process_ending`); returns how many were told."""
         jobs = self.first_use.jobs_made
         return jobs.process_ending() if jobs is not None else 0
 
-    def close(self) -> None:
+    def close(self, *, streams_later: bool = False) -> None:
         """Close sessions, cancel jobs and stop the worker pools (no new work is accepted).
 
         Every call still running is marked cancelled first, so a tool that checks
-        ``ctx.is_cancelled()`` can stop instead of holding the process open until it is done.
+        ``ctx.is_cancelled()`` can stop instead of holding the process open until it is done,
+        and a request arriving from now on is refused (:class:`~nanohubmcp.errors.ServerStopping`).
+
+        Args:
+            streams_later: keep the sessions' streams open (their work is cancelled now): the
+                answers of calls still running go on them (a legacy SSE stream, a POST's SSE
+                response) until :meth:`close_streams`, once the stop's grace is over.
         """
+        self.shutdown.begin()
         for request in list(self.in_flight):
             request.cancel("the server is shutting down")
-        self.sessions.close_all()
+        if streams_later:
+            self.sessions.cancel_all()
+        else:
+            self.sessions.close_all()
         jobs = self.first_use.jobs_made
         if jobs is not None:
             jobs.end_run()
@@ -393,3 +412,5 @@ class ServerCore:
         self.executor.shutdown(wait=False, cancel_futures=True)
         self.executor = self._worker_pool()  # a fresh pool (no threads yet) if the server serves again
         self.job_runners.close()
+        if not streams_later:  # stopped: a client made later (an in-memory one) serves it again
+            self.shutdown.reset()

@@ -30,6 +30,7 @@ from .wire.streams import OutboundStream
 from .wire.trace_context import carrier_from
 
 if TYPE_CHECKING:
+    from .shutdown import Shutdown
     from .wire.notifier import Notifier
     from .wire.principal import Principal
     from .wire.replication import Replication
@@ -65,11 +66,13 @@ class Incoming(NamedTuple):
 class Received(Protocol):
     """What reading messages uses of the server core: its sessions (kept in step across processes
     by ``replication`` when shared), and :meth:`attach` to serve on the loop of the first request
-    when no runner attached one (``notifier`` is None until then)."""
+    when no runner attached one (``notifier`` is None until then) and the server is not stopping
+    (``shutdown``)."""
 
     sessions: SessionStore
     replication: Replication | None
     notifier: Notifier | None
+    shutdown: Shutdown
 
     def attach(self, loop: asyncio.AbstractEventLoop) -> None:
         """Serve on ``loop`` (change notifications are delivered there)."""
@@ -308,9 +311,10 @@ class Intake:
         The call pipeline's layers (per-tool scopes among them) run when it is served.
         """
         loop = asyncio.get_running_loop()
-        if self.core.notifier is None:
+        if self.core.notifier is None and not self.core.shutdown.begun:
             # First request on a loop no runner attached (an application from make_app() on an
-            # HTTP server of the user's own, or stdio): change notifications need a loop.
+            # HTTP server of the user's own, or stdio): change notifications need a loop. (Not a
+            # request reaching a stopping server: it is refused, and serves nothing again.)
             self.core.attach(loop)
         # positional: a class called with keywords gets them as a dict, unpacked again for __init__
         request = RequestContext(message, version, loop, session, stream, client_capabilities, principal, self.server)

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from .registry.registry import Registry
     from .registry.skill_catalog import SkillCatalog
     from .results.store import ResultOptions, ResultStore
+    from .shutdown import Shutdown
     from .wire.events import EventBus
     from .wire.notifier import Notifier
     from .wire.pending import ClientRequests
@@ -50,6 +51,7 @@ class Services(Protocol):
         loop: the serving event loop once attached, else None.
         completers: argument completion functions by (kind, name, argument).
         in_flight: the requests being served (loop thread only).
+        shutdown: whether the server is stopping, and the requests it serves (:mod:`.shutdown`).
     """
 
     name: str
@@ -67,6 +69,7 @@ class Services(Protocol):
     loop: asyncio.AbstractEventLoop | None
     completers: dict[tuple[str, str, str], Any]
     in_flight: set[RequestContext]
+    shutdown: Shutdown
 
     @property
     def executor(self) -> Executor:

@@ -93,11 +93,15 @@ def redacted_uri(uri: str) -> str:
 
 
 def _quiet_log(handler: tornado.web.RequestHandler) -> None:
-    """Access log at DEBUG (a line per request at INFO would drown a notebook's output); no
-    credential of the request reaches it (:func:`redacted_uri`)."""
+    """Access log at DEBUG (a line per request at INFO would drown a notebook's output; a 5xx at
+    WARNING, but not the 503 of a request a stopping server answers); no credential of the request
+    reaches it (:func:`redacted_uri`)."""
     status = handler.get_status()
     logger = _ACCESS
     level = logging.WARNING if status >= 500 else logging.DEBUG
+    connection = getattr(handler, "connection", None)
+    if status == 503 and connection is not None and connection.core.shutdown.begun:
+        level = logging.DEBUG  # answered so because the server stops (it said so to the client): no fault
     if logger.isEnabledFor(level):
         request = handler.request
         # A session is named by a digest of its id (the id itself is a credential).

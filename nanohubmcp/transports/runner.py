@@ -53,7 +53,8 @@ PARENT_CHECK_SECONDS = 1.0
 """How often a forked worker checks that its parent still runs."""
 SWEEP_SECONDS = 60.0
 DRAIN_SECONDS = 2.0
-"""On stop, how long running calls may take to answer before connections are closed."""
+"""On stop, how long running calls may take to answer; those still running then are answered with
+:class:`~nanohubmcp.errors.ServerStopping` before connections are closed."""
 EXIT_GRACE_SECONDS = 10.0
 """After a blocking serve stops, how long the process waits for sync calls still running
 before it exits anyway (their worker threads are daemons: a stuck tool cannot hold it)."""
@@ -166,7 +167,7 @@ class Runner:
             self._sweeper.cancel()
         self.server.core.detach()
         core = self.server.core
-        core.close()
+        core.close(streams_later=True)  # the streams end in _drain, once the last answers went on them
         core.bus.emit("server_stopped", url=self.server.url, port=self.port)
         self._closing = self._http
         self._http = None
@@ -174,12 +175,18 @@ class Runner:
             self._stopped.set()
 
     async def _drain(self) -> None:
-        """Give running calls a moment to answer (they were told to cancel), then close every
-        connection so no client is left waiting on a server that is gone."""
+        """Give running calls a moment to answer (they were told to cancel); answer those still
+        running then with the stopping server's error (:meth:`Shutdown.cut_off
+        <nanohubmcp.server.shutdown.Shutdown.cut_off>`), then end the sessions' streams and close
+        every connection, so no client is left waiting on a server that is gone."""
         core = self.server.core
         deadline = asyncio.get_running_loop().time() + DRAIN_SECONDS
         while core.in_flight and asyncio.get_running_loop().time() < deadline:
             await asyncio.sleep(0.05)
+        answering = core.shutdown.cut_off()
+        if answering:  # each writes its error (a JSON body, an SSE event, a stdout line) as it ends
+            await asyncio.wait(answering, timeout=DRAIN_SECONDS)
+        core.close_streams()
         closing, core.state_closing = core.state_closing, None
         if closing is not None:
             with contextlib.suppress(Exception):
@@ -190,6 +197,7 @@ class Runner:
                 await asyncio.wait_for(http.close_all_connections(), DRAIN_SECONDS)
             except asyncio.TimeoutError:
                 log.warning("some connections did not close within %s s", DRAIN_SECONDS)
+        core.shutdown.reset()  # stopped: an application of make_app() served elsewhere serves again
 
     # -- blocking ------------------------------------------------------------------------
     def serve_forever(self, workers: int = 1, *, on_ready: Callable[[], None] | None = None) -> None:
@@ -328,6 +336,8 @@ class Runner:
             def shutdown() -> None:
                 try:
                     self._shutdown()
+                    if not self._own_loop:  # a kernel's loop: the drain runs there (as above)
+                        loop.create_task(self._drain())
                 finally:
                     done.set()
 

@@ -21,8 +21,10 @@ checked as over HTTP; once a token with an expiry (a JWT's ``exp``) has expired,
 is refused as HTTP refuses an expired token (-32600 "Unauthorized: ..."). Without ``auth=``
 requests carry no principal.
 
-End of input ends the server: running calls are cancelled and given a moment to answer,
-then the server closes. SIGINT/SIGTERM do the same.
+End of input ends the server: running calls are cancelled and given a moment to answer
+(:data:`DRAIN_SECONDS`); a request still running then is answered with
+:class:`~nanohubmcp.errors.ServerStopping` (-32000, "The server is stopping ..."), then the server
+closes. SIGINT/SIGTERM do the same, and a request read while it stops is refused with that error.
 
 Source: MCP 2025-11-25, Basic § Transports § stdio; MCP 2026-07-28, Basic § Transports § stdio.
 """
@@ -101,17 +103,22 @@ class StdioTransport:
             await asyncio.wait({ended, stopper}, return_when=asyncio.FIRST_COMPLETED)
         finally:
             stopper.cancel()
-            reader.close()
-            await self._shutdown()
+            try:  # lines still read while it stops (after a signal) are refused, not left unanswered
+                await self._shutdown()
+            finally:
+                reader.close()
 
     def _receive(self, line: bytes | None) -> None:
         """One line read (None: end of input); served as a task of its own, so a client can answer
         a server->client request while the call that asked waits."""
         ended = self._ended
-        if ended is None or ended.done():
+        if ended is None:
             return
         if line is None or self.writer.closed:  # end of input; or nobody reads our answers any more
-            ended.set_result(None)
+            if not ended.done():
+                ended.set_result(None)
+            return
+        if ended.done() and not self.core.shutdown.begun:
             return
         if isinstance(line, TooLong):
             self._write(None, too_long_response(line, self.max_line_bytes))
@@ -185,10 +192,17 @@ class StdioTransport:
 
     # -- the end -----------------------------------------------------------------------------
     async def _shutdown(self) -> None:
-        """Cancel what runs, give it a moment to answer, then close the server."""
-        self.connection.close("the client closed stdin")
+        """Refuse new requests, cancel what runs, give it a moment to answer, answer what still
+        runs then with the stopping server's error (:class:`~nanohubmcp.errors.ServerStopping`),
+        then close the server."""
+        shutdown = self.core.shutdown
+        shutdown.begin()
+        self.connection.close("the server is stopping")
         if self.tasks:
             await asyncio.wait(set(self.tasks), timeout=DRAIN_SECONDS)
+        answering = shutdown.cut_off()
+        if answering:  # each writes its error line as it ends
+            await asyncio.wait(answering, timeout=DRAIN_SECONDS)
         for task in list(self.tasks):
             task.cancel()
         self.core.detach()

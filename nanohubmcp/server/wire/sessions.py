@@ -145,17 +145,21 @@ class Session:
             stream = self.relay.resumed(self, stream_id)
         return stream
 
-    def close(self) -> None:
-        """End the session: cancel its work, fail its pending requests, close its streams."""
-        if self.closed:
-            return
-        self.closed = True
+    def cancel_work(self, reason: str = "session closed") -> None:
+        """Cancel the session's work and fail its pending requests; its streams stay open."""
         for fut in self.pending.values():
             if not fut.done():
                 fut.cancel()
         self.pending.clear()
         for request in list(self.in_flight.values()):
-            request.cancel("session closed")
+            request.cancel(reason)
+
+    def close(self) -> None:
+        """End the session: cancel its work, fail its pending requests, close its streams."""
+        if self.closed:
+            return
+        self.closed = True
+        self.cancel_work()
         for stream in list(self.streams.values()):
             stream.close()
         self.streams.clear()
@@ -343,6 +347,12 @@ class SessionStore:
     def all(self) -> list[Session]:
         """Every live session."""
         return list(self._sessions.values())
+
+    def cancel_all(self) -> None:
+        """Cancel every session's work, leaving their streams open (a server stopping: the answers
+        of its last calls still go on them); :meth:`close_all` ends them."""
+        for session in list(self._sessions.values()):
+            session.cancel_work("the server is shutting down")
 
     def close_all(self) -> None:
         """Close every session (server shutdown)."""

@@ -1,0 +1,73 @@
+"""A stopping server as the requests it serves see it: :class:`Shutdown`.
+
+A stop has two moments. When it **begins** (:meth:`Shutdown.begin`: SIGTERM, Ctrl-C,
+``server.stop()``, stdin at its end) every running call is told to cancel (``ctx.is_cancelled()``)
+and a request arriving from then on is refused at once with
+:class:`~nanohubmcp.errors.ServerStopping`. When its grace is **over** (:meth:`Shutdown.cut_off`)
+each request still being served has the task serving it cancelled, and is answered with the same
+error — a final JSON-RPC error (REST: 503 with ``Retry-After``) the client can act on, written
+before its connection closes, instead of a connection dropped without a word. The function of a
+sync tool may still run on its worker thread; its result is no longer awaited.
+
+Every transport serves requests through :meth:`Connection.serve
+<nanohubmcp.server.connection.Connection.serve>`, which registers each one here while it runs
+(:meth:`Shutdown.serving`); jobs (``@async_tool``, tasks) are not requests: their handles were
+answered at once, and they end as the job store says.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .wire.request import RequestContext
+
+__all__ = ["Shutdown"]
+
+
+class Shutdown:
+    """Whether the server is stopping, and the requests it is serving (loop thread only)."""
+
+    def __init__(self) -> None:
+        self.begun = False
+        """True from the moment the server began to stop until the stop is over."""
+        self._serving: dict[RequestContext, asyncio.Task[object] | None] = {}
+        self._cut: set[RequestContext] = set()
+
+    def serving(self, request: RequestContext) -> None:
+        """``request`` is being served by the current task (until :meth:`served`)."""
+        self._serving[request] = asyncio.current_task()
+
+    def served(self, request: RequestContext) -> bool:
+        """``request`` has its answer; True when that answer must be the stopping server's error
+        (it was cut off at the end of the grace)."""
+        self._serving.pop(request, None)
+        if not self._cut:
+            return False
+        if request in self._cut:
+            self._cut.discard(request)
+            return True
+        return False
+
+    def begin(self) -> None:
+        """The server stops: requests arriving from now on are refused."""
+        self.begun = True
+
+    def cut_off(self) -> set[asyncio.Task[object]]:
+        """The grace is over: cancel the task serving each request still running (it answers
+        :class:`~nanohubmcp.errors.ServerStopping`); returns those tasks, so the caller can wait
+        until their answers are written before it closes connections."""
+        tasks: set[asyncio.Task[object]] = set()
+        for request, task in list(self._serving.items()):
+            self._cut.add(request)
+            request.cancel("the server is stopping")
+            if task is not None and not task.done():
+                task.cancel()
+                tasks.add(task)
+        return tasks
+
+    def reset(self) -> None:
+        """The stop is over (its connections are closed), or the server serves again."""
+        self.begun = False
+        self._cut.clear()
