@@ -227,6 +227,7 @@ class MCPServer:
         )
         self._registrar = Registrar(self.core)
         self._serving = Serving()
+        self._token_requirement: str | None = None
         self.auth = auth
         if auth is not None:
             resolve_auth(auth)  # a wrong kind of value fails here, not when serving starts
@@ -788,6 +789,41 @@ class MCPServer:
         """The static bearer token clients must send while serving with one (``run(token=...)``,
         ``MCP_TOKEN``), else None."""
         return self._serving.token
+
+    def require_token(self, why: str = "") -> None:
+        """Never serve this server over HTTP without authorization, however it is started.
+
+        ``run()``, ``start()`` and ``make_app()`` then raise ``ConfigurationError`` when no bearer
+        token is configured (no ``token=``, ``$MCP_TOKEN`` unset or empty, no ``auth=``; ``token=""``
+        counts as none), instead of serving every tool to whoever reaches the port: so do
+        ``nanohubmcp run FILE`` and ``start_mcp --app FILE``, which import the file and serve its
+        ``server`` without running its command line. Over stdio (the client is the process that
+        started the server) it changes nothing. A script exported from a notebook whose server
+        required a token calls it.
+
+        Args:
+            why: why this server requires one, said in the error after "this server requires a
+                bearer token" (e.g. ``"as the notebook's server did"``).
+
+        Example:
+            ```python
+            from nanohubmcp import MCPServer
+            from nanohubmcp.errors import ConfigurationError
+
+            server = MCPServer("calc")
+            server.require_token("its tools change the instrument")
+            try:
+                server.make_app(token="")
+            except ConfigurationError as exc:
+                assert "requires a bearer token, its tools change the instrument" in str(exc)
+            ```
+        """
+        self._token_requirement = why
+
+    @property
+    def token_requirement(self) -> str | None:
+        """Why this server serves over HTTP only with authorization (:meth:`require_token`), else None."""
+        return self._token_requirement
 
     def run(
         self,

@@ -136,6 +136,15 @@ def _convert(value: object) -> Principal | None:
     raise TypeError(f"a token check returned {type(value).__name__}; return a Principal, a subject string or None")
 
 
+def token_required_message(why: str = "") -> str:
+    """What a server that serves only with a bearer token (``MCPServer.require_token``, an exported
+    notebook's script) says when started with none: how to give one. ``why``: the reason, said after
+    the first clause (``"as the notebook's server did"``)."""
+    reason = f", {why}" if why else ""
+    return (f"this server requires a bearer token{reason}: set {MCP_TOKEN_ENV} to a token of your choice (its "
+            "clients send it), or pass --token-file PATH (a file only you can read)")
+
+
 def resolve(auth: object = None, token: str | None = None) -> Any:
     """The verifier for ``MCPServer(auth=...)`` / ``run(token=...)``, or None (no authorization).
 

@@ -161,7 +161,7 @@ def export_notebook(args: argparse.Namespace) -> int:
     _write_atomically(output, script.text)
     token = " with MCP_TOKEN set (the token its clients send)" if script.token_required else ""
     # A device or a FIFO (-o /dev/null) was written into: not a script to run.
-    run = f" Run it: python {output}{token}, or start_mcp --app {output}" if output.resolve().is_file() else ""
+    run = f" Run it{token}: python {output}, or start_mcp --app {output}" if output.resolve().is_file() else ""
     print(f"Wrote {output} ({export_counts(script)}).{run}", file=sys.stderr)
     for line in script.dropped:
         print(f"  dropped (see the comment in the script): {line}", file=sys.stderr)

@@ -15,7 +15,7 @@ import argparse
 import os
 
 from ..auth.token_option import add_token_options
-from ..auth.verifiers import MCP_TOKEN_ENV
+from ..auth.verifiers import MCP_TOKEN_ENV, token_required_message
 from ..transports.proxy_option import FromEnvironment, named_source
 
 __all__ = ["PORT_VARIABLE", "add_port_option", "add_script_token_options", "port_number", "required_token"]
@@ -128,8 +128,5 @@ def required_token(parser: argparse.ArgumentParser, token: str | None, *, why: s
     environ = os.environ.get(MCP_TOKEN_ENV, "")
     found = token or (environ if environ.strip() else "")  # as run() reads it; blank is unset
     if not found:
-        reason = f", {why}" if why else ""
-        parser.exit(2, f"{parser.prog}: error: this server requires a bearer token{reason}: set {MCP_TOKEN_ENV} "
-                    "to a token of your choice (its clients send it), or pass --token-file PATH "
-                    "(a file only you can read)\n")
+        parser.exit(2, f"{parser.prog}: error: {token_required_message(why)}\n")
     return found

@@ -10,7 +10,8 @@ a value outside 0-65535 exits 2 with one line. As the notebook's server requires
 (unless ``%config NanohubMCP.token = ''``), so does the script: ``$MCP_TOKEN`` or ``--token-file PATH``
 (:func:`nanohubmcp.cli.add_script_token_options`), else it exits 2 with one line
 (:func:`nanohubmcp.cli.required_token`); the notebook's token itself is never written into it.
-``start_mcp --app`` imports the script and runs ``server`` itself, with the token start_mcp is given.
+``start_mcp --app`` and ``nanohubmcp run`` import the script and run ``server`` themselves, with the token
+they are given; ``server.require_token(...)`` under the ``server`` line makes them refuse to serve without one.
 """
 
 from __future__ import annotations
@@ -42,8 +43,8 @@ Run it:
 """'''
 _TOKEN_RUN = """
 Its clients send a bearer token, as the notebook's server required; the notebook's token is not
-exported: set MCP_TOKEN to a token of your choice (or pass --token-file PATH), else python
-{file} does not start."""
+exported: set MCP_TOKEN to a token of your choice (or pass --token-file PATH), else neither
+python {file} nor start_mcp --app {file} serves it."""
 _FOOTER = '''def _command_line_options(argv=None):
     """--host, --port and the token of `python this_file.py` (start_mcp --app passes its own)."""
     import argparse
@@ -72,6 +73,9 @@ _ZERO_PORT_NOTE = '''
 _REQUIRED_TOKEN = '''
     # The notebook's server required a bearer token; so does this script (without one it exits 2 saying so).
     token = required_token(parser, args.token, why="as the notebook's server did (its token is not exported)")'''
+_SERVER_REQUIRES_TOKEN = '''
+# However it is served (python, nanohubmcp run, start_mcp --app), never over HTTP without a token.
+server.require_token("as the notebook's server did (its token is not exported)")'''
 _OPTIONAL_TOKEN = '''
     token = args.token  # None: $MCP_TOKEN, else no token (the notebook turned its token off)'''
 
@@ -89,7 +93,8 @@ def frame(settings: ExportSettings, blocks: Sequence[str], futures: Sequence[str
                        port=line.port, marker=EXPORT_MARKER, version=__version__, file=escape_docstring(file),
                        host=line.host, token_run=token_run),
         f"from __future__ import {', '.join(futures)}" if futures else "",
-        f"from nanohubmcp import MCPServer\n\nserver = MCPServer({call_arguments([name], settings.placed('ctor'))})",
+        f"from nanohubmcp import MCPServer\n\nserver = MCPServer({call_arguments([name], settings.placed('ctor'))})"
+        + (_SERVER_REQUIRES_TOKEN if line.token_required else ""),
         *(tidy(block) for block in blocks),
         _FOOTER.format(
             description=literal(f"Serve {name} over MCP."), host=literal(line.host),

@@ -211,12 +211,16 @@ class Serving:
         host = host or "127.0.0.1"
         check_workers(server, workers)
         self.stop()
-        runner = make_runner(
-            server, host, port, path_prefix, public_url, allowed_origins, max_request_bytes, compat, token=token,
-            max_buffered_bytes=max_buffered_bytes,
-            max_unsent_bytes=max_unsent_bytes,
-            proxy_headers=proxy_headers,
-        )
+        try:
+            runner = make_runner(
+                server, host, port, path_prefix, public_url, allowed_origins, max_request_bytes, compat, token=token,
+                max_buffered_bytes=max_buffered_bytes,
+                max_unsent_bytes=max_unsent_bytes,
+                proxy_headers=proxy_headers,
+            )
+        except ConfigurationError as exc:  # no token where one is required, say: one line when nobody catches it
+            one_line_if_uncaught(exc)
+            raise
         self._runner = runner
         self.public_url = public_url
 

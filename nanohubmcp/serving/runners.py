@@ -185,10 +185,18 @@ def check_workers(server: Servable, workers: object) -> None:
 
 
 def verifier(server: Servable, token: str | None) -> Any:
-    """The verifier serving ``server`` with ``token`` (see ``MCPServer(auth=...)``), or None."""
-    from ..auth.verifiers import resolve
+    """The verifier serving ``server`` with ``token`` (see ``MCPServer(auth=...)``), or None.
 
-    return resolve(server.auth, token)
+    Raises:
+        ConfigurationError: ``server`` serves only with authorization (``require_token``) and none is
+            configured: no ``token``, no ``$MCP_TOKEN``, no ``auth=`` (the message says how to give one).
+    """
+    from ..auth.verifiers import resolve, token_required_message
+
+    found = resolve(server.auth, token)
+    if found is None and server.token_requirement is not None:
+        raise ConfigurationError(token_required_message(server.token_requirement))
+    return found
 
 
 def is_loopback(host: str) -> bool:

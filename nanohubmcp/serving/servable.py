@@ -31,6 +31,9 @@ class Servable(Protocol):
     def auth(self) -> object: ...
 
     @property
+    def token_requirement(self) -> str | None: ...
+
+    @property
     def url(self) -> str | None: ...
 
     @property

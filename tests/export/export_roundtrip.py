@@ -4,7 +4,7 @@
   the finished process.
 - ``run_script(path)`` / ``run_start_mcp(path)``: the script as a subprocess (``python FILE
   --host 127.0.0.1 --port 0`` with ``MCP_TOKEN=SCRIPT_TOKEN``, which an exported script requires as
-  its notebook did, or ``start_mcp --app FILE`` on a free port), yielding its Streamable HTTP URL;
+  its notebook did, or ``start_mcp --app FILE`` on a free port, with that token too), yielding its Streamable HTTP URL;
   SIGTERM (then SIGKILL) afterwards.
 - ``serve_live(kernel, notebook)``: execute every code cell in a real kernel; the kernel's URL.
 - ``describe(url, token=None)``: everything a client sees, as plain JSON: initialize result, tools,
@@ -127,7 +127,8 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def run_start_mcp(path: Path) -> Iterator[str]:
-    """``start_mcp --app FILE --host 127.0.0.1 --port <free>`` off-hub; yields the /mcp URL it prints."""
+    """``start_mcp --app FILE --host 127.0.0.1 --port <free>`` off-hub with ``MCP_TOKEN=SCRIPT_TOKEN`` (an
+    exported script's server requires one however it is served); yields the /mcp URL it prints."""
     command = [
         *console_script("start_mcp"),
         "--app",
@@ -137,7 +138,7 @@ def run_start_mcp(path: Path) -> Iterator[str]:
         "--port",
         str(free_port()),
     ]
-    with _process(command, READY, clean_environment(), path.parent) as url:
+    with _process(command, READY, clean_environment(MCP_TOKEN=SCRIPT_TOKEN), path.parent) as url:
         yield url
 
 

@@ -59,8 +59,8 @@ def test_the_exported_script_of_a_notebook_that_required_a_token_requires_one(
 
     done = export(notebook)
     assert done.returncode == 0, done.stderr
-    assert "Run it: python " in done.stderr
-    assert "start_mcp.py with MCP_TOKEN set (the token its clients send)" in done.stderr
+    assert "Run it with MCP_TOKEN set (the token its clients send): python " in done.stderr
+    assert "start_mcp.py, or start_mcp --app " in done.stderr
     script = tmp_path / "start_mcp.py"
     assert notebook_token.group(1) not in script.read_text()
 

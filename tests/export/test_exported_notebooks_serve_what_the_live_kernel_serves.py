@@ -98,7 +98,7 @@ def test_the_script_run_with_start_mcp_serves_what_the_notebook_serves(
 ) -> None:
     _cluster_for(name, request)
     with run_start_mcp(exported(name)) as url:
-        actual = run_async(describe(url))
+        actual = run_async(describe(url, token=SCRIPT_TOKEN))
     assert actual == live(name)
 
 
