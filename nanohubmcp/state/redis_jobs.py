@@ -35,7 +35,7 @@ import logging
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import JobLimitReached
@@ -287,6 +287,25 @@ class RedisJobBackend:
         with _guard(self.shown):
             ids = self._redis.zrevrange(index, 0, limit - 1)
         return self._many(ids)
+
+    def owner_index(self, owner_key: str, *, since: float, start: int, count: int) -> list[tuple[str, float]]:
+        """Read from the owner's sorted set (scores: creation times), never the records."""
+        with _guard(self.shown):
+            found = self._redis.zrangebyscore(self._key("jobs", "o", owner_key), since, "+inf", start=start,
+                                              num=count, withscores=True)
+        return [(str(job_id), float(created)) for job_id, created in found]
+
+    def summaries(self, ids: Sequence[str], names: Sequence[str]) -> list[dict[str, Any]]:
+        """One ``HMGET`` of ``names`` a record, in one round trip: the other fields stay in Redis."""
+        fields = list(names)
+        with _guard(self.shown):
+            pipe = self._redis.pipeline(transaction=False)
+            for job_id in ids:
+                pipe.hmget(self._key("job", job_id), fields)
+            found = pipe.execute()
+        rows = [{name: json.loads(value) for name, value in zip(fields, values, strict=True) if value is not None}
+                for values in found]
+        return [row for row in rows if row.get("id") is not None]  # (an expired record: every field None)
 
     def unfinished(self) -> list[dict[str, Any]]:
         with _guard(self.shown):

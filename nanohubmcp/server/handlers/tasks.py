@@ -105,25 +105,20 @@ async def tasks_list(core: HandlerServices, request: RequestContext, params: dic
         InvalidParams: a ``cursor`` this server did not issue, or any ``cursor`` when it does not page (-32602).
     """
     owner = request.session.id if request.session is not None else None
-    jobs = core.jobs.owned_by(owner, principal=request.principal, tasks_only=True)
     cursor = params.get("cursor")
     page_size = core.list_page_size
     if not page_size:
         refuse_unpaged_cursor(cursor)
-        return {"tasks": [task_object(j) for j in jobs]}
-    jobs.sort(key=_position)
-    if cursor is not None:
-        after = _decoded_position(cursor)
-        jobs = [j for j in jobs if _position(j) > after]
-    result: dict[str, Any] = {"tasks": [task_object(j) for j in jobs[:page_size]]}
-    if len(jobs) > page_size:
-        last = jobs[page_size - 1]
+        every, _ = core.jobs.owned_by(owner, principal=request.principal, tasks_only=True)
+        return {"tasks": [task_object(j) for j in every]}
+    after = _decoded_position(cursor) if cursor is not None else None
+    jobs, more = core.jobs.owned_by(owner, principal=request.principal, tasks_only=True, after=after,
+                                    count=page_size)
+    result: dict[str, Any] = {"tasks": [task_object(j) for j in jobs]}
+    if more:
+        last = jobs[-1]
         result["nextCursor"] = encode_cursor(f"{last.created!r}/{last.id}")
     return result
-
-
-def _position(job: jobmod.Job) -> tuple[float, str]:
-    return job.created, job.id
 
 
 def _decoded_position(cursor: object) -> tuple[float, str]:

@@ -44,6 +44,7 @@ from . import DEFAULT_MAX_JOBS, DEFAULT_MAX_JOBS_PER_OWNER, DEFAULT_MAX_RESULT_B
 from .elsewhere import Elsewhere
 from .job_sessions import JobSessions, keyed
 from .leftovers import Leftovers, Tidy
+from .pages import Position, page
 from .record import (  # noqa: F401 (re-exported: the job machinery's one import)
     CANCELLED,
     COMPLETED,
@@ -64,7 +65,7 @@ from .record import (  # noqa: F401 (re-exported: the job machinery's one import
 from .runs import Runs, process_of
 from .settle import SERVER_STOPPED, HandOver, Reattach, process_ending, revive, stop_run
 from .stores import DB_FILE, JobBackend, open_backend
-from .visibility import operator_rows, owned, unknown_job, visible
+from .visibility import operator_rows, unknown_job, visible
 from .writes import JobWrites
 
 if TYPE_CHECKING:
@@ -300,28 +301,27 @@ class JobStore:
         return self._sessions.gone(key)
 
     def owned_by(
-        self, owner: str | None, *, principal: Principal | str | None = None, tasks_only: bool = False
-    ) -> list[Job]:
-        """Live jobs of the session ``owner`` (never anyone else's), oldest first; only
-        task-augmented calls with ``tasks_only``. With a store several processes share (Redis), the
-        ones the other processes run too: read from the store's index of the owner's jobs (at most
-        ``max_jobs_per_owner``), a job of a dead process settled as :meth:`get` does.
+        self, owner: str | None, *, principal: Principal | str | None = None, tasks_only: bool = False,
+        after: Position | None = None, count: int | None = None,
+    ) -> tuple[list[Job], bool]:
+        """Live jobs of the session ``owner`` (never anyone else's), oldest first, after the position
+        ``after`` (:func:`.pages.position`), the first ``count`` (None: all), and whether more follow;
+        only task-augmented calls with ``tasks_only``. With a store several processes share (Redis),
+        the ones the other processes run too: read from the store's index of the owner's jobs (at
+        most ``max_jobs_per_owner``), of each record only what a list entry shows (:mod:`.pages`; a
+        job of a dead process settled as :meth:`get` does).
 
         .. versionchanged:: 1.0
-           Every process's jobs of the session with a Redis store, not only this process's.
+           Every process's jobs of the session with a Redis store, not only this process's; a page
+           at a time, never reading a stored result.
 
         Raises:
             StateUnavailable: the shared store cannot be reached.
         """
-        now, subject, key = time.time(), subject_of(principal), keyed(owner)
-        found = {j.id: j for j in self._live.values() if owned(j, key, subject, now, tasks_only=tasks_only)}
-        if key is not None and self.persistent and self.shared is not None and self.shared.shared:
-            for row in self.backend.select(owner_key=owner_key(key, subject), limit=self.max_jobs_per_owner):
-                if row.get("id") not in found and row.get("owner") == key:
-                    job = self._live.get(row["id"]) or self._revive(row)
-                    if owned(job, key, subject, now, tasks_only=tasks_only):
-                        found[job.id] = job
-        return sorted(found.values(), key=lambda j: (j.created, j.id))
+        key = keyed(owner)
+        shared = self.persistent and self.shared is not None and self.shared.shared
+        return page(self._live, self.backend if shared else None, self._revive, key=key, subject=subject_of(principal),
+                    tasks_only=tasks_only, after=after, count=count, window=self.max_jobs_per_owner)
 
     def listing(self, limit: int = 100, *, processes: Collection[str] | None = None) -> list[dict[str, Any]]:
         """The newest ``limit`` jobs of every owner, for the operator (``%mcp jobs``, the lab

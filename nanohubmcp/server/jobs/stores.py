@@ -19,7 +19,7 @@ import logging
 import sqlite3
 import threading
 import weakref
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -111,6 +111,14 @@ class JobBackend(Protocol):
     def select(self, *, owner_key: str | None = None, limit: int = 1000) -> list[dict[str, Any]]:
         """Records (of one owner when given), newest first."""
 
+    def owner_index(self, owner_key: str, *, since: float, start: int, count: int) -> list[tuple[str, float]]:
+        """Ids of one owner's records with their creation times, oldest first (ties by id): of those
+        created at ``since`` or later, ``count`` from the ``start``-th on."""
+
+    def summaries(self, ids: Sequence[str], names: Sequence[str]) -> list[dict[str, Any]]:
+        """Only the fields ``names`` (``"id"`` among them) of the records of ``ids`` still stored, in
+        that order: a record's other fields (its result...) are not read."""
+
     def unfinished(self) -> list[dict[str, Any]]:
         """Records not in a terminal state."""
 
@@ -192,6 +200,17 @@ class MemoryBackend(_Untold):
             rows = [dict(r) for r in self._rows.values() if owner_key is None or r["owner_key"] == owner_key]
         rows.sort(key=lambda r: r["created"], reverse=True)
         return rows[:limit]
+
+    def owner_index(self, owner_key: str, *, since: float, start: int, count: int) -> list[tuple[str, float]]:
+        with self._lock:
+            found = sorted((r["created"], r["id"]) for r in self._rows.values()
+                           if r["owner_key"] == owner_key and r["created"] >= since)
+        return [(job_id, created) for created, job_id in found[start:start + count]]
+
+    def summaries(self, ids: Sequence[str], names: Sequence[str]) -> list[dict[str, Any]]:
+        with self._lock:
+            rows = [self._rows.get(job_id) for job_id in ids]
+            return [{name: row.get(name) for name in names} for row in rows if row is not None]
 
     def unfinished(self) -> list[dict[str, Any]]:
         return []  # nothing survives a restart here
@@ -298,6 +317,22 @@ class SQLiteBackend(_Untold):
         if owner_key is None:
             return self._query("SELECT * FROM jobs ORDER BY created DESC LIMIT ?", (limit,))
         return self._query("SELECT * FROM jobs WHERE owner_key = ? ORDER BY created DESC LIMIT ?", (owner_key, limit))
+
+    def owner_index(self, owner_key: str, *, since: float, start: int, count: int) -> list[tuple[str, float]]:
+        with self._lock:
+            found = self._db.execute("SELECT id, created FROM jobs WHERE owner_key = ? AND created >= ? "
+                                     "ORDER BY created, id LIMIT ? OFFSET ?", (owner_key, since, count, start))
+            return [(str(job_id), float(created)) for job_id, created in found.fetchall()]
+
+    def summaries(self, ids: Sequence[str], names: Sequence[str]) -> list[dict[str, Any]]:
+        columns = ", ".join(name for name in names if name in COLUMNS)  # (names the code's, never a client's)
+        found: dict[str, dict[str, Any]] = {}
+        for first in range(0, len(ids), IDS_PER_QUERY):
+            chunk = list(ids[first:first + IDS_PER_QUERY])
+            for row in self._query(f"SELECT {columns} FROM jobs WHERE id IN ({', '.join('?' * len(chunk))})",
+                                   tuple(chunk)):
+                found[row["id"]] = row
+        return [found[job_id] for job_id in ids if job_id in found]
 
     def unfinished(self) -> list[dict[str, Any]]:
         return self._query(f"SELECT * FROM jobs WHERE status NOT IN {TERMINAL_SQL}")
