@@ -43,7 +43,12 @@ from .server.core import ServerCore
 from .server.provenance.tool_options import CACHE
 from .server.provenance.tool_options import resolve_enabled as resolve_provenance
 from .server.registry.components import Tool
-from .server.results import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_INLINE_BYTES
+from .server.results import (
+    DEFAULT_MAX_ANSWER_BYTES,
+    DEFAULT_MAX_INLINE_BYTES,
+    DEFAULT_STORE_BYTES,
+    DEFAULT_STORE_BYTES_PER_OWNER,
+)
 from .serving import DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_UNSENT_BYTES, Serving
 from .state import resolve as resolve_state_url
 
@@ -102,6 +107,12 @@ class MCPServer:
             kept as a resource (``max_inline_bytes=None``, a tool with an output schema). A larger
             result fails the call with a message naming the limit (``isError``; REST 500), found
             before an array or table is encoded when its size is already known to be over.
+        max_kept_bytes: most bytes of large results the server keeps as resources, for all
+            callers (default 512 MiB): also the largest one result kept (a larger one fails its
+            call saying so). When it is full, the oldest kept results are evicted.
+        max_kept_bytes_per_owner: most bytes of large results one caller keeps (a principal, else
+            a session; default 128 MiB): their own oldest results are evicted to keep a newer one,
+            and reading an evicted link answers "Resource evicted: ..." (-32002).
         figure_dpi: dots per inch of returned matplotlib figures (None: each figure's own dpi).
         state_dir: directory of what outlives the process (the job store ``jobs.sqlite3``).
             Default: ``NANOHUBMCP_STATE_DIR``, else ``$SESSIONDIR/nanohubmcp/<name>`` on nanoHUB,
@@ -176,6 +187,8 @@ class MCPServer:
         state_secret: str | bytes | None = None,
         max_inline_bytes: int | None = DEFAULT_MAX_INLINE_BYTES,
         max_result_bytes: int | None = DEFAULT_MAX_ANSWER_BYTES,
+        max_kept_bytes: int = DEFAULT_STORE_BYTES,
+        max_kept_bytes_per_owner: int = DEFAULT_STORE_BYTES_PER_OWNER,
         figure_dpi: float | None = None,
         state_dir: str | None = None,
         job_store: str = "sqlite",
@@ -210,6 +223,8 @@ class MCPServer:
             job_ttl_seconds=job_ttl_seconds,
             max_inline_bytes=max_inline_bytes,
             max_result_bytes=max_result_bytes,
+            max_kept_bytes=max_kept_bytes,
+            max_kept_bytes_per_owner=max_kept_bytes_per_owner,
             figure_dpi=figure_dpi,
             state_dir=state_dir,
             job_store=job_store,

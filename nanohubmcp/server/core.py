@@ -40,7 +40,12 @@ from .options import (
 )
 from .provenance.tool_options import DEFAULT_CACHE_BYTES, cached
 from .registry.registry import Registry
-from .results import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_INLINE_BYTES
+from .results import (
+    DEFAULT_MAX_ANSWER_BYTES,
+    DEFAULT_MAX_INLINE_BYTES,
+    DEFAULT_STORE_BYTES,
+    DEFAULT_STORE_BYTES_PER_OWNER,
+)
 from .shutdown import Shutdown
 from .wire import trace_context
 from .wire.events import EventBus
@@ -96,6 +101,8 @@ class ServerCore:
         executor: Executor | None = None,
         max_inline_bytes: int | None = DEFAULT_MAX_INLINE_BYTES,
         max_result_bytes: int | None = DEFAULT_MAX_ANSWER_BYTES,
+        max_kept_bytes: int = DEFAULT_STORE_BYTES,
+        max_kept_bytes_per_owner: int = DEFAULT_STORE_BYTES_PER_OWNER,
         figure_dpi: float | None = None,
         state_dir: str | os.PathLike[str] | None = None,
         job_store: str = "sqlite",
@@ -115,7 +122,8 @@ class ServerCore:
                       max_inline_bytes=max_inline_bytes, max_result_bytes=max_result_bytes, figure_dpi=figure_dpi,
                       job_store=job_store,
                       bounds={"max_jobs": max_jobs, "max_jobs_per_owner": max_jobs_per_owner,
-                              "max_job_result_bytes": max_job_result_bytes, "cache_max_bytes": cache_max_bytes},
+                              "max_job_result_bytes": max_job_result_bytes, "cache_max_bytes": cache_max_bytes,
+                              "max_kept_bytes": max_kept_bytes, "max_kept_bytes_per_owner": max_kept_bytes_per_owner},
                       counts={"max_stuck_calls": max_stuck_calls},
                       pools={"workers": workers, "job_workers": job_workers},
                       durations={"job_ttl_seconds": job_ttl_seconds})
@@ -141,6 +149,7 @@ class ServerCore:
             name, self.registry.tools, state_url=self.state_url, state_dir=state_dir, job_store=job_store,
             job_ttl=job_ttl_seconds, job_bounds=(max_jobs, max_jobs_per_owner, max_job_result_bytes),
             inline=(max_inline_bytes, figure_dpi, max_result_bytes), cache_max_bytes=cache_max_bytes,
+            kept=(max_kept_bytes, max_kept_bytes_per_owner),
             provenance=provenance,
             state_secret=state_secret, reattach=self._reattach, hand_over=self._hand_over,
             leftovers=self._job_folders)

@@ -73,6 +73,7 @@ class FirstUse:
         job_ttl: seconds finished jobs, kept results and records stay readable.
         job_bounds: ``(max_jobs, max_jobs_per_owner, max_job_result_bytes)``.
         inline: ``(max_inline_bytes, figure_dpi, max_result_bytes)`` of the result options.
+        kept: ``(max_kept_bytes, max_kept_bytes_per_owner)``: the large-result store's bounds.
         cache_max_bytes: bytes of results the result cache keeps.
         provenance: whether calls and jobs are recorded.
         state_secret: the ``requestState`` key, or None for a random one per process.
@@ -92,6 +93,7 @@ class FirstUse:
         inline: tuple[int | None, float | None, int | None],
         cache_max_bytes: int,
         provenance: bool,
+        kept: tuple[int, int],
         state_secret: str | bytes | None,
         reattach: Reattach,
         hand_over: HandOver,
@@ -105,6 +107,7 @@ class FirstUse:
         self._job_ttl = job_ttl
         self._job_bounds = job_bounds
         self._inline = inline
+        self._kept = kept
         self._cache_max_bytes = cache_max_bytes
         self._provenance_on = provenance
         self._hooks = (reattach, hand_over, leftovers)
@@ -175,7 +178,8 @@ class FirstUse:
     def _make_result_store(self) -> ResultStore:
         from .results.store import ResultStore
 
-        return ResultStore(self._job_ttl, directory=self._kept_directory)
+        return ResultStore(self._job_ttl, self._kept[0], directory=self._kept_directory,
+                           max_bytes_per_owner=self._kept[1])
 
     @property
     def provenance(self) -> ProvenanceStore:

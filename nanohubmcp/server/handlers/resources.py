@@ -88,6 +88,10 @@ async def resources_read(core: HandlerServices, request: RequestContext, params:
         kept = core.result_store.read(uri, owner_of(request))
         if kept is not None:
             return kept
+        evicted = core.result_store.evicted(uri, owner_of(request))
+        if evicted is not None:
+            data = {"uri": uri, "evicted": True}
+            raise InvalidParams(evicted, data) if request.modern else ResourceNotFound(evicted, data)
     try:
         record, values = found(core, uri)
     except ResourceNotFound as exc:

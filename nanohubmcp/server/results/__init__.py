@@ -6,3 +6,7 @@ DEFAULT_MAX_INLINE_BYTES = 256 * 1024
 """Results whose JSON (or PNG) is larger than this become a ``resource_link`` (256 KiB)."""
 DEFAULT_MAX_ANSWER_BYTES = 256 * 1024 * 1024
 """Most bytes of JSON one result may put in an answer (256 MiB; ``MCPServer(max_result_bytes=)``)."""
+DEFAULT_STORE_BYTES = 512 * 1024 * 1024
+"""Most bytes of large results kept as resources, for all callers (512 MiB; ``MCPServer(max_kept_bytes=)``)."""
+DEFAULT_STORE_BYTES_PER_OWNER = DEFAULT_STORE_BYTES // 4
+"""Most bytes of large results one caller keeps (128 MiB; ``MCPServer(max_kept_bytes_per_owner=)``)."""

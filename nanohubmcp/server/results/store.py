@@ -16,7 +16,9 @@ REST) to whoever holds the URI. Any other caller gets the same "not found" as fo
 existed. The store is bounded in total bytes (oldest entries go first when it is full) and per
 owner (a quarter of the total by default: an owner's own oldest entries make room first, so one
 busy session cannot push out everyone else's results); a single result larger than the whole
-store is refused with an error that says so.
+store is refused with an error that says so. A link whose entry was dropped to make room reads as
+"not found" with a message saying it was evicted and why (remembered for the last
+:data:`EVICTED_REMEMBERED` such links), not as a URI that never existed.
 """
 
 from __future__ import annotations
@@ -36,15 +38,15 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from ..wire.sessions import session_key
-from . import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_INLINE_BYTES
+from . import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_INLINE_BYTES, DEFAULT_STORE_BYTES
 
 log = logging.getLogger(__name__)
 
 URI_PREFIX: Final = "nanohubmcp://results/"
 """Every kept result's URI starts with this; the rest is a random token and a file suffix."""
 
-DEFAULT_STORE_BYTES: Final = 512 * 1024 * 1024
-"""What the store holds at most, in bytes, across all owners (512 MiB)."""
+EVICTED_REMEMBERED: Final = 4096
+"""How many evicted links the store remembers, to say so when one is read."""
 
 _NAME: Final = re.compile(r"^[A-Za-z0-9_-]{32}(\.[a-z]{1,8})?$")
 """A kept result's file name: the token (24 random bytes, URL-safe base64) and a suffix."""
@@ -117,6 +119,7 @@ class ResultStore:
         self._opened = False
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
         self._bytes = 0
+        self._evicted: OrderedDict[str, tuple[str | None, bool]] = OrderedDict()  # uri -> (owner, per owner)
         self._lock = threading.Lock()
 
     # -- where ----------------------------------------------------------------------------
@@ -170,9 +173,9 @@ class ResultStore:
             held = sum(self._entries[u].size for u in mine)
             while mine and held + entry.size > self.max_bytes_per_owner:
                 held -= self._entries[mine[0]].size
-                self._drop(mine.pop(0))
+                self._evict(mine.pop(0), per_owner=True)
             while self._entries and self._bytes + entry.size > self.max_bytes:
-                self._drop(next(iter(self._entries)))
+                self._evict(next(iter(self._entries)), per_owner=False)
             path = self._path(uri) if folder else None
             if path is None or not _write(
                 path,
@@ -209,6 +212,27 @@ class ResultStore:
         else:
             item["blob"] = base64.b64encode(data).decode("ascii")
         return {"contents": [item]}
+
+    def evicted(self, uri: str, owner: str | None) -> str | None:
+        """Why ``uri`` no longer reads when it was ``owner``'s and was dropped to make room, else None."""
+        with self._lock:
+            found = self._evicted.get(uri)
+        if found is None or (found[0] is not None and found[0] != owner):
+            return None
+        if found[1]:
+            bound = (f"at most {self.max_bytes_per_owner} bytes of large results per "
+                     f"{'session' if (owner or '').startswith(SESSION_OWNER) else 'caller'}")
+        else:
+            bound = f"at most {self.max_bytes} bytes of large results for all callers"
+        return (f"Resource evicted: {uri}: the server keeps {bound}, the oldest dropped first to keep newer "
+                "ones; read a result's link before asking for more large results, or ask for less data")
+
+    def _evict(self, uri: str, *, per_owner: bool) -> None:
+        """Drop ``uri`` to make room, remembering it was evicted."""
+        self._evicted[uri] = (self._entries[uri].owner, per_owner)
+        while len(self._evicted) > EVICTED_REMEMBERED:
+            self._evicted.popitem(last=False)
+        self._drop(uri)
 
     def _from_file(self, uri: str) -> _Entry | None:
         """An entry another process of this server kept since this one opened the folder."""
