@@ -170,11 +170,14 @@ class MemoryClient:
         return session.id if session is not None else None
 
     # -- the wire --------------------------------------------------------------------------
-    async def send(self, message: dict[str, Any]) -> dict[str, Any] | None:
+    async def send(self, message: Any) -> Any:
         """Send one raw JSON-RPC message; the response message (None when none is owed).
 
         The message is sent as written: the envelope, ids and ``_meta`` are the caller's
-        (:meth:`envelope` builds them). For tests of the protocol itself.
+        (:meth:`envelope` builds them). For tests of the protocol itself, broken clients included:
+        a ``str`` or ``bytes`` is the message's raw text (``'{"jsonrpc": '`` gets the -32700 parse error),
+        any other value is sent as its JSON (a list is a batch, answered with a list where the version
+        has batches, 2024-11-05 and 2025-03-26; ``5`` or ``"x"`` as JSON get -32600), as over HTTP.
 
         A request whose caller is cancelled (``anyio.fail_after``, ``move_on_after``, a task's
         ``cancel()``) is cancelled at the server too, as a wire client does: the client sends
@@ -186,8 +189,10 @@ class MemoryClient:
         if self.closed:
             raise RuntimeError("the client is closed: its `with` block ended; open a new one "
                                "(`async with MemoryClient(server)` or `with in_memory(server)`)")
-        body = jsonenc.dumpb(message)
-        if "method" not in message or "id" not in message:  # a notification or a response: nothing to withdraw
+        body = message.encode() if isinstance(message, str) else message if isinstance(message, bytes) else \
+            jsonenc.dumpb(message)
+        if not isinstance(message, dict) or "method" not in message or "id" not in message:
+            # a notification, a response, a batch, junk: nothing to withdraw
             reply = await self.peer.deliver(body)
         else:
             delivery = asyncio.ensure_future(self.peer.deliver(body))
@@ -198,8 +203,7 @@ class MemoryClient:
                 raise
         if reply is None:
             return None
-        answer: dict[str, Any] = jsonenc.loads(jsonenc.dumpb(reply))  # what a wire client reads
-        return answer
+        return jsonenc.loads(jsonenc.dumpb(reply))  # what a wire client reads
 
     def envelope(self, method: str, params: dict[str, Any] | None = None, *, notify: bool = False) -> dict[str, Any]:
         """The JSON-RPC message for ``method`` with a fresh id (none when ``notify``), and at

@@ -88,9 +88,10 @@ class SyncMemoryClient:
         """`MemoryClient.request`, waited for."""
         return self._run(self.client.request(method, params), timeout, method)
 
-    def send(self, message: dict[str, Any], timeout: float | None = None) -> dict[str, Any] | None:
-        """`MemoryClient.send`, waited for."""
-        return self._run(self.client.send(message), timeout, str(message.get("method", "the message")))
+    def send(self, message: Any, timeout: float | None = None) -> Any:
+        """`MemoryClient.send`, waited for (a dict, a batch as a list, or raw text as ``str``/``bytes``)."""
+        what = str(message.get("method", "the message")) if isinstance(message, dict) else "the message"
+        return self._run(self.client.send(message), timeout, what)
 
     def notifications(self, method: str | None = None) -> list[dict[str, Any]]:
         """`MemoryClient.notifications`."""

@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..errors import InvalidRequest, ProtocolError, error_response
-from ..server.connection import Connection
+from ..errors import ProtocolError, error_response
+from ..server.connection import Connection, batch_refusal, handshake_version
 from ..server.wire.streams import OutboundStream
 from .served import ServedServer
 
@@ -72,15 +72,24 @@ class MemoryPeer:
             self.session = None
         return self.session
 
-    async def deliver(self, body: bytes) -> dict[str, Any] | None:
-        """Serve one JSON-RPC message (its JSON bytes); the response message, None when none is owed
-        (a notification, a response to the server's request, a request withdrawn by cancellation).
-        Never raises for the client's mistakes: they are error responses."""
+    async def deliver(self, body: bytes) -> dict[str, Any] | list[dict[str, Any]] | None:
+        """Serve one JSON-RPC message or batch (its JSON bytes); the response message (a list for a batch),
+        None when none is owed (a notification, a response to the server's request, a request withdrawn by
+        cancellation, a batch of notifications). Never raises for the client's mistakes: they are error
+        responses, as the wire gives them (-32700 for text that is not JSON, -32600 for JSON that is no
+        message; a batch where its version has them, 2024-11-05 and 2025-03-26, else -32600)."""
         connection = self.connection
         try:
             message = connection.parse(body)
             if isinstance(message, list):
-                raise InvalidRequest("the in-memory transport takes one message at a time, not a batch")
+                session = self.live_session
+                version = handshake_version(session, self.version)
+                refused = batch_refusal(version, message)
+                if refused is not None:
+                    raise refused
+                replies = await connection.serve_batch(message, version=version, session=session, stream=self.out,
+                                                       principal=self.principal)
+                return replies or None
             # its era, the version in force and its request context: the connection seam's, in one call
             request = connection.admit(message, session=self.live_session, stream=self.out, principal=self.principal,
                                        version=self.version).request
