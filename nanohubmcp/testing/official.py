@@ -55,7 +55,7 @@ async def memory_streams(server: MCPServer, *, principal: Principal | None = Non
     to_client, client_reads = anyio.create_memory_object_stream[Any](math.inf)
     client_writes, from_client = anyio.create_memory_object_stream[Any](math.inf)
 
-    def deliver(message: dict[str, Any]) -> None:
+    def deliver(message: Any) -> None:  # a message (a dict); the official client sends no batch
         try:
             item: Any = SessionMessage(adapter(jsonenc.dumpb(message)))
         except ValueError as exc:  # pydantic's ValidationError: the client sees why it cannot read it
