@@ -56,7 +56,7 @@ def over_http(base: str, body: bytes) -> Any:
 
 def same_records(answer: Any) -> Any:
     """``answer`` with its provenance record ids (one per call, fresh on each server) made alike."""
-    return json.loads(re.sub(r"nanohubmcp://provenance/\w+", "nanohubmcp://provenance/ID", json.dumps(answer)))
+    return json.loads(re.sub(r"nanohubmcp://provenance/[\w-]+", "nanohubmcp://provenance/ID", json.dumps(answer)))
 
 
 def raw(message: Any) -> bytes:
