@@ -158,9 +158,8 @@ class ResultStore:
     # -- keep / read ----------------------------------------------------------------------
     def keep(self, data: bytes | str, mime_type: str, suffix: str, owner: str | None) -> str:
         """Store ``data`` and return its new URI (``nanohubmcp://results/<token><suffix>``)."""
-        raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
         uri = f"{URI_PREFIX}{secrets.token_urlsafe(24)}{suffix}"
-        entry = _Entry(owner, mime_type, time.time() + self.ttl, len(raw))
+        entry = _Entry(owner, mime_type, time.time() + self.ttl, utf8_size(data))
         if entry.size > self.max_bytes:
             raise ValueError(
                 f"the result is {entry.size} bytes, more than the server keeps for large results "
@@ -179,7 +178,7 @@ class ResultStore:
             path = self._path(uri) if folder else None
             if path is None or not _write(
                 path,
-                raw,
+                data,
                 {"uri": uri, "owner": owner, "mime_type": mime_type, "expires": entry.expires, "size": entry.size},
             ):
                 entry.data = data
@@ -262,11 +261,28 @@ class ResultStore:
                     os.remove(name)
 
 
-def _write(path: str, raw: bytes, meta: dict[str, Any]) -> bool:
-    """Write the data file, then its ``.meta.json`` (so a reader never sees meta without data)."""
+WRITE_CHARS: Final = 1 << 22
+"""Characters of a kept text written at a time (each slice is encoded alone)."""
+
+
+def utf8_size(data: bytes | str) -> int:
+    """The bytes ``data`` takes as UTF-8, without encoding a copy of ASCII text (a kept array's JSON)."""
+    if isinstance(data, str):
+        return len(data) if data.isascii() else len(data.encode("utf-8"))
+    return len(data)
+
+
+def _write(path: str, data: bytes | str, meta: dict[str, Any]) -> bool:
+    """Write the data file (text as UTF-8, written as it is: not encoded whole first), then its
+    ``.meta.json`` (so a reader never sees meta without data)."""
     try:
-        with open(path, "wb") as f:
-            f.write(raw)
+        if isinstance(data, str):
+            with open(path, "w", encoding="utf-8", newline="") as f:
+                for start in range(0, len(data), WRITE_CHARS):  # encoded a slice at a time
+                    f.write(data[start : start + WRITE_CHARS])
+        else:
+            with open(path, "wb") as f:
+                f.write(data)
         temporary = path + ".meta.tmp"
         with open(temporary, "w", encoding="utf-8") as f:
             json.dump(meta, f)
@@ -383,5 +399,5 @@ class ResultSink:
         assert self.store is not None
         suffix = name[name.rfind(".") :] if "." in name else ""
         uri = self.store.keep(data, mime_type, suffix, self.owner)
-        size = len(data.encode("utf-8")) if isinstance(data, str) else len(data)
+        size = utf8_size(data)
         return ResourceLink(uri, name=name, description=description, mime_type=mime_type, size=size).to_wire()

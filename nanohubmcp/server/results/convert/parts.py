@@ -159,6 +159,9 @@ def converted_parts(conv: Converted, sink: ResultSink | None, *, data_only: bool
             raise  # (not reached: it is over the limit)
         size = len(data_text) + len(WRAPPER) + 1
         held(sink, size)
+        if too_big(sink, size) and conv.full is None:  # kept as the data's text itself: no copy of it
+            assert sink is not None
+            return [*blocks, *_kept(conv, sink, data_text, "application/json", "result.json")], UNSET
         structured: Any = {"result": jsonenc.Encoded(data_text)}
         if data_only and not too_big(sink, size):
             return [*_head(conv), *blocks], structured
