@@ -3,7 +3,9 @@
 Owns :data:`SECRET_QUERY_NAMES` and :func:`is_secret_query_name` (the server's access log writes no such
 value: :func:`.routes.redacted_uri`), and, for a client that prints what it sends to (the stdio↔HTTP
 bridge), :func:`secrets_of` (the credentials in a URL and a request's headers) and :func:`redact` (text
-with each of them replaced by ``***``: ``…/mcp?token=***``, ``http://user:***@host/``, ``Bearer ***``).
+with each of them replaced by ``***``: ``…/mcp?token=***``, ``http://user:***@host/``, ``Bearer ***``;
+:func:`hide_userinfo` alone for a URL's ``user:password@``), and :func:`authority`, a URL's
+``host[:port]`` without its user information.
 Imports nothing but the standard library, so the bridge uses it without loading the server's side.
 """
 
@@ -13,7 +15,8 @@ import re
 from collections.abc import Iterable, Mapping
 from urllib.parse import unquote, urlsplit
 
-__all__ = ["MASK", "PLACEHOLDER", "SECRET_QUERY_NAMES", "is_secret_query_name", "redact", "secrets_of"]
+__all__ = ["MASK", "PLACEHOLDER", "SECRET_QUERY_NAMES", "authority", "hide_userinfo", "is_secret_query_name", "redact",
+           "secrets_of"]
 
 MASK = "***"
 """What a credential is shown as."""
@@ -75,8 +78,35 @@ def secrets_of(url: str, headers: Mapping[str, str] | None = None) -> tuple[str,
                         key=len, reverse=True))
 
 
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^/?#\s]*)@")
+"""The user information of a URL in text: ``scheme://`` then everything up to the authority's last ``@``."""
+
+
+def hide_userinfo(text: str) -> str:
+    """``text`` with the credential of every URL's user information shown as :data:`MASK`: the password of
+    ``http://user:password@host/`` (``http://user:***@host/``), or a bare ``http://user@host/``, which
+    may be a token (``http://***@host/``), however short it is.
+
+    Example:
+        >>> hide_userinfo("cannot reach http://bob:pw1@127.0.0.1:8000/mcp")
+        'cannot reach http://bob:***@127.0.0.1:8000/mcp'
+    """
+    def shown(found: re.Match[str]) -> str:
+        user, colon, _ = found.group(2).partition(":")
+        return f"{found.group(1)}{user}:{MASK}@" if colon else f"{found.group(1)}{MASK}@"
+
+    return _USERINFO.sub(shown, text)
+
+
+def authority(url: str) -> str:
+    """The ``host[:port]`` of ``url``, without any user information: what a ``Host`` header carries and
+    what a message names as the server (``http://bob:pw@h:8000/mcp`` → ``h:8000``)."""
+    return urlsplit(url).netloc.rpartition("@")[2]
+
+
 def redact(text: str, secrets: Iterable[str]) -> str:
-    """``text`` with every one of ``secrets`` (:func:`secrets_of`) replaced by :data:`MASK`.
+    """``text`` with every one of ``secrets`` (:func:`secrets_of`) replaced by :data:`MASK`, and every
+    URL's user information hidden (:func:`hide_userinfo`).
 
     A secret of :data:`_ISOLATED_BELOW` characters or more is replaced wherever it occurs; a shorter
     one only where it stands alone (no letter, digit or ``_.:/%-`` touches it: ``?token=1`` leaves
@@ -92,4 +122,4 @@ def redact(text: str, secrets: Iterable[str]) -> str:
             text = text.replace(secret, MASK)
         elif secret:
             text = re.sub(rf"(?<![\w.:/%-]){re.escape(secret)}(?![\w.:/%-])", MASK, text)
-    return text
+    return hide_userinfo(text)

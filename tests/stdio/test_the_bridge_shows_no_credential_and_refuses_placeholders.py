@@ -64,11 +64,20 @@ def echo_url() -> Iterator[str]:
         yield origin + "/mcp"
 
 
-def test_an_unreachable_url_is_named_without_its_password_or_token() -> None:
-    done = run_bridge(f"http://alice:{PASSWORD}@127.0.0.1:9/mcp?token={JUPYTER_TOKEN}&view=1")
+def test_an_unreachable_url_is_named_without_its_token() -> None:
+    done = run_bridge(f"http://127.0.0.1:9/mcp?token={JUPYTER_TOKEN}&view=1")
     message = error_message(done)
-    assert "cannot connect to alice:***@127.0.0.1:9" in message
+    assert "cannot connect to 127.0.0.1:9" in message
     assert f"nanohubmcp bridge: {message}" in done.stderr
+    for secret in (JUPYTER_TOKEN, TOKEN):
+        assert secret not in done.stdout + done.stderr
+
+
+def test_a_url_with_a_password_is_refused_without_showing_it() -> None:
+    """A ``user:password@`` is no credential the bridge sends (see test_the_bridge_refuses_a_url_with_user_info)."""
+    done = run_bridge(f"http://alice:{PASSWORD}@127.0.0.1:9/mcp?token={JUPYTER_TOKEN}&view=1")
+    assert done.returncode == 2, done.stderr
+    assert "http://alice:***@127.0.0.1:9/mcp?token=***&view=1" in done.stderr
     for secret in (PASSWORD, JUPYTER_TOKEN, TOKEN):
         assert secret not in done.stdout + done.stderr
 

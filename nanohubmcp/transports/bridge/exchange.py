@@ -13,7 +13,7 @@ from tornado.http1connection import HTTP1Connection, HTTP1ConnectionParameters
 from tornado.iostream import IOStream, StreamClosedError
 from tornado.tcpclient import TCPClient
 
-from ..redaction import redact, secrets_of
+from ..redaction import authority, redact, secrets_of
 
 CONNECT_TIMEOUT = 15.0
 """Seconds to open a connection to the server."""
@@ -89,10 +89,10 @@ class Exchange(httputil.HTTPMessageDelegate):
             )
         except (OSError, StreamClosedError, asyncio.TimeoutError, ssl.SSLError) as exc:
             reason = getattr(exc, "real_error", None) or exc  # Tornado wraps the OS error in "Stream is closed"
-            text = f"cannot connect to {parts.netloc}: {reason} (is the server running?)"
+            text = f"cannot connect to {authority(url)}: {reason} (is the server running?)"
             raise HTTPFailure(redact(text, secrets_of(url, headers))) from None
         sent = httputil.HTTPHeaders(headers)
-        sent["Host"] = parts.netloc
+        sent["Host"] = authority(url)  # host[:port]: a user:password@ is no part of it (RFC 9110 § 7.2)
         sent["Connection"] = "close"
         if body is not None:
             sent["Content-Length"] = str(len(body))

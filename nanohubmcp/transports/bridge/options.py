@@ -65,7 +65,9 @@ def endpoint_url(url: str, what: str = "URL") -> str:
 
     Raises:
         UsageError: not an http(s) URL with a host and a valid port (``what`` names it; a placeholder
-            such as ``<your Jupyter token>``, whose spaces no URL holds, is named).
+            such as ``<your Jupyter token>``, whose spaces no URL holds, is named); a URL holding a
+            ``user:password@`` (shown ``user:***@``): the bridge has no use for it (an MCP server takes
+            a bearer token), and would otherwise send it nowhere but in the ``Host`` header.
     """
     parts = urlsplit(url.strip())
     try:
@@ -77,6 +79,12 @@ def endpoint_url(url: str, what: str = "URL") -> str:
         raise UsageError(
             f"{what} must be an http:// or https:// URL with a host (like http://127.0.0.1:8000/mcp), got "
             f"{redact(url, secrets_of(url))!r}")
+    if "@" in parts.netloc:
+        what_held = "a user name and password" if parts.password is not None else "a user name"
+        raise UsageError(
+            f"{what} holds {what_held} ({redact(url.strip(), secrets_of(url))}), which the bridge does not send: "
+            "an MCP server takes a bearer token, so give it in $MCP_TOKEN or --token-file PATH (a Jupyter server's "
+            "token goes in ?token=); for a proxy asking for a password, --header 'Authorization: Basic ...'")
     path = parts.path.rstrip("/")
     if not (path.endswith("/mcp") or path.endswith("/sse")):
         return parts._replace(path=f"{path}/mcp").geturl()
@@ -115,8 +123,8 @@ class BridgeOptions:
             UsageError: a URL that is not http(s), a header without a colon, a cookie without ``=``; a
                 URL, header or cookie that still holds a placeholder (``<your Jupyter token>``).
             ConfigurationError: a header value (the token's too, which may come from ``$MCP_TOKEN``)
-                with a control character, a token that is still a placeholder, an ``Authorization``
-                header together with a token.
+                with a control character or a character that is not ASCII, a token that is still a
+                placeholder, an ``Authorization`` header together with a token.
         """
         refuse_placeholder(url, "the URL", UsageError)
         url = endpoint_url(url)
@@ -149,6 +157,13 @@ class BridgeOptions:
                 raise ConfigurationError(
                     f"the {name} header (--header, --cookie, --token or $MCP_TOKEN) holds a line break or "
                     "another control character; remove it"
+                )
+            if not value.isascii():  # a bearer token is ASCII (RFC 6750 § 2.1): no server would match it
+                others = ", ".join(repr(ch) for ch in sorted({ch for ch in value if not ch.isascii()})[:5])
+                raise ConfigurationError(
+                    f"the {name} header (--header, --cookie, --token or $MCP_TOKEN) holds {others}, not ASCII: "
+                    "an HTTP header cannot carry it as written; a bearer token is ASCII letters, digits and "
+                    "- . _ ~ + / (RFC 6750 § 2.1)"
                 )
         if _JUPYTER_PROXY_ROUTE.search(urlsplit(url).path):
             return cls(url=url, headers=sent, accept=SSE_ONLY)

@@ -14,6 +14,8 @@ import json
 import re
 from urllib.parse import parse_qsl, urlsplit
 
+from ..redaction import authority
+
 __all__ = ["MAX_SAID_CHARS", "jupyter_message", "jupyter_refusal", "refused_by_jupyter", "server_said"]
 
 MAX_SAID_CHARS = 500
@@ -63,8 +65,8 @@ def jupyter_refusal(url: str, status: int, body: str) -> str | None:
     said = server_said(body)
     parts = urlsplit(url)
     if "token" in dict(parse_qsl(parts.query)):
-        return (f"the Jupyter server at {parts.netloc} refused the token in the URL (it said: {said}): put that "
+        return (f"the Jupyter server at {authority(url)} refused the token in the URL (it said: {said}): put that "
                 "Jupyter server's own token in ?token= (`jupyter server list` shows it)")
-    return (f"the Jupyter server at {parts.netloc} refused the request (it said: {said}): a URL through Jupyter "
+    return (f"the Jupyter server at {authority(url)} refused the request (it said: {said}): a URL through Jupyter "
             "needs Jupyter's own token in it, .../mcp?token=<Jupyter token> (the MCP server's token stays in "
             "MCP_TOKEN)")
