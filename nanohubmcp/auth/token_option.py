@@ -11,7 +11,9 @@ should come from ``$MCP_TOKEN`` or from a file only its owner can read:
   "no token": leave the option out for that.
 - ``add_token_options(parser, help_text, resolve=True)`` (a script's own parser, through
   :func:`nanohubmcp.cli.add_token_options`) does both within ``parse_args``: ``args.token`` is then the
-  token or None, an empty ``--token`` exits 2 with the usage, an unreadable token file exits 1 with one line.
+  token or None, an empty ``--token`` exits 2 with the usage, an unreadable token file exits 1 with one line;
+  a token no client can send (:func:`~.verifiers.checked_token`: not RFC 6750's ``b64token``) exits as
+  they do: 2 from ``--token``, 1 from a file.
 
 A token file holds the token (surrounding whitespace, such as the final newline, is stripped). One that
 the group or other users may read (mode ``& 0o044``), or that is empty, is refused with
@@ -27,7 +29,7 @@ import sys
 from typing import Any, TextIO
 
 from ..errors import ConfigurationError, UsageError
-from .verifiers import MAX_TOKEN_LENGTH
+from .verifiers import MAX_TOKEN_LENGTH, checked_token
 
 __all__ = ["COMMAND_LINE_WARNING", "EMPTY_TOKEN_MESSAGE", "add_token_options", "read_token_file", "token_from_options"]
 
@@ -51,8 +53,11 @@ class _TokenNow(argparse.Action):
                  option_string: str | None = None) -> None:
         if not str(values).strip():
             parser.error(EMPTY_TOKEN_MESSAGE)  # exits 2 with the usage
+        try:  # the script serves with it (run(token=...)): one no client can send is a usage error
+            namespace.token = checked_token(str(values))
+        except ConfigurationError as exc:
+            parser.error(f"--token: {exc}")
         print(COMMAND_LINE_WARNING, file=sys.stderr, flush=True)
-        namespace.token = str(values)
 
 
 class _TokenFileNow(argparse.Action):
@@ -64,6 +69,10 @@ class _TokenFileNow(argparse.Action):
             namespace.token = read_token_file(str(values))
         except ConfigurationError as exc:
             parser.exit(1, f"{parser.prog}: error: {exc}\n")
+        try:  # the script serves with it (run(token=...))
+            checked_token(namespace.token)
+        except ConfigurationError as exc:
+            parser.exit(1, f"{parser.prog}: error: token file {str(values)!r}: {exc}\n")
         namespace.token_file = str(values)
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hmac
 import inspect
 import os
+import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
@@ -57,6 +58,45 @@ class TokenVerifier(Protocol):
         ...
 
 
+_B64TOKEN = re.compile(r"[A-Za-z0-9._~+/-]+=*")
+"""What a bearer token may be: RFC 6750 § 2.1's ``b64token``."""
+TOKEN_CHARACTERS = "ASCII letters, digits and - . _ ~ + / (and = signs at its end)"
+"""The characters of a ``b64token``, as the refusals say them."""
+
+
+def checked_token(token: str) -> str:
+    """``token`` as a server requires clients to send it: without surrounding white space (a token read
+    from a file often ends in a line break, CRLF on Windows, that no client can send), and made of the
+    characters an ``Authorization: Bearer`` header carries (RFC 6750 § 2.1, ``b64token``).
+
+    Raises:
+        ConfigurationError: a blank token; one with a control character; one with another character
+            outside :data:`TOKEN_CHARACTERS` (``ö``, ``€``, a space, a quote): an HTTP client cannot send a
+            non-ASCII one at all (httpx refuses, curl sends bytes no server decodes as the token), so the
+            server would answer every request 401. The message names the characters, never the token.
+    """
+    token = token.strip()
+    if not token:
+        raise ConfigurationError(
+            "a bearer token is blank (only spaces or line breaks): give a token of visible characters")
+    if not token.isprintable():
+        raise ConfigurationError(
+            "a bearer token must be printable characters (it travels in an HTTP header): "
+            "remove line breaks and other control characters"
+        )
+    if not _B64TOKEN.fullmatch(token):
+        wrong = sorted({ch for ch in token if ch != "=" and not _B64TOKEN.fullmatch(ch)})
+        named = ", ".join(repr(ch) for ch in wrong[:5]) + (", ..." if len(wrong) > 5 else "")
+        named = named or "'=' before its end"
+        unsendable = " (an HTTP header carries ASCII: no client can send it)" if not token.isascii() else ""
+        raise ConfigurationError(
+            f"a bearer token may hold only {TOKEN_CHARACTERS}, what RFC 6750 § 2.1 allows in "
+            f"'Authorization: Bearer <token>'; this one holds {named}{unsendable}: choose another, e.g. the "
+            "output of python -c \"import secrets; print(secrets.token_urlsafe(32))\""
+        )
+    return token
+
+
 class StaticTokenVerifier:
     """Accepts fixed bearer tokens, compared in constant time.
 
@@ -66,7 +106,8 @@ class StaticTokenVerifier:
         scopes: scopes granted to every accepted token (for tools that require scopes).
 
     Raises:
-        ConfigurationError: no token, or an empty / non-string one.
+        ConfigurationError: no token, or an empty / non-string one; one that no client can send
+            (:func:`checked_token`).
     """
 
     def __init__(
@@ -78,16 +119,7 @@ class StaticTokenVerifier:
             tokens = dict.fromkeys(tokens, "token")
         if not tokens or not all(isinstance(t, str) and t and isinstance(s, str) and s for t, s in tokens.items()):
             raise ConfigurationError("StaticTokenVerifier needs at least one non-empty token string")
-        # A token read from a file often ends in a newline (CRLF on Windows) that no client can send.
-        tokens = {t.strip(): s for t, s in tokens.items()}
-        if not all(tokens):
-            raise ConfigurationError(
-                "a bearer token is blank (only spaces or line breaks): give a token of visible characters")
-        if not all(t.isprintable() for t in tokens):
-            raise ConfigurationError(
-                "a bearer token must be printable characters (it travels in an HTTP header): "
-                "remove line breaks and other control characters"
-            )
+        tokens = {checked_token(t): s for t, s in tokens.items()}
         self.scopes = frozenset(parse_scopes(scopes))
         self.token: str | None = next(iter(tokens)) if len(tokens) == 1 else None
         """The token when there is exactly one (what the banner and notebook snippets show)."""
@@ -152,7 +184,8 @@ def resolve(auth: object = None, token: str | None = None) -> Any:
     ``MCP_TOKEN`` environment variable (when set and not empty) is the static token.
 
     Raises:
-        ConfigurationError: ``auth`` is neither a verifier nor a callable, or ``token`` is not a string.
+        ConfigurationError: ``auth`` is neither a verifier nor a callable, or ``token`` is not a string;
+            a static token no client can send (:func:`checked_token`; one from ``$MCP_TOKEN`` says so).
     """
     if token is not None:
         if not isinstance(token, str):
@@ -160,7 +193,12 @@ def resolve(auth: object = None, token: str | None = None) -> Any:
         return StaticTokenVerifier(token) if token else None
     if auth is None:
         env = os.environ.get(MCP_TOKEN_ENV, "")
-        return StaticTokenVerifier(env) if env else None
+        if not env:
+            return None
+        try:
+            return StaticTokenVerifier(env)
+        except ConfigurationError as exc:  # said where the token is: the caller passed none
+            raise ConfigurationError(f"{MCP_TOKEN_ENV}: {exc}") from None
     if isinstance(auth, str):
         return StaticTokenVerifier(auth)
     if callable(getattr(auth, "verify", None)):

@@ -15,7 +15,8 @@ import argparse
 import os
 
 from ..auth.token_option import add_token_options
-from ..auth.verifiers import MCP_TOKEN_ENV, token_required_message
+from ..auth.verifiers import MCP_TOKEN_ENV, checked_token, token_required_message
+from ..errors import ConfigurationError
 from ..transports.proxy_option import FromEnvironment, named_source
 
 __all__ = ["PORT_VARIABLE", "add_port_option", "add_script_token_options", "port_number", "required_token"]
@@ -105,6 +106,8 @@ def required_token(parser: argparse.ArgumentParser, token: str | None, *, why: s
     """The token a script must serve with: ``token`` (``args.token`` of :func:`add_script_token_options`),
     else ``$MCP_TOKEN``; with neither (an empty ``$MCP_TOKEN`` reads as unset), one line on stderr
     saying how to give one, and exit status 2, instead of serving every tool to whoever reaches the port.
+    A ``$MCP_TOKEN`` no client can send (a control character, a character outside RFC 6750's
+    ``b64token``: ``tök€n``) is one line saying which characters a token may hold, and exit status 2.
 
     Args:
         parser: the script's parser (its ``prog`` starts the line).
@@ -129,4 +132,8 @@ def required_token(parser: argparse.ArgumentParser, token: str | None, *, why: s
     found = token or (environ if environ.strip() else "")  # as run() reads it; blank is unset
     if not found:
         parser.exit(2, f"{parser.prog}: error: {token_required_message(why)}\n")
-    return found
+    try:  # one no client can send: one line and status 2, not a traceback from server.run
+        return checked_token(found)
+    except ConfigurationError as exc:
+        source = "" if token else f"{MCP_TOKEN_ENV}: "
+        parser.exit(2, f"{parser.prog}: error: {source}{exc}\n")

@@ -219,6 +219,19 @@ class NanohubMCP(Configurable):
             raise TraitError(f"NanohubMCP.port must be between 0 and 65535 (0 = any free port), not {value}")
         return value
 
+    @validate("token")
+    def _check_token(self, proposal: Bunch) -> str | None:
+        from ..auth.verifiers import checked_token  # the rule every server's static token follows
+        from ..errors import ConfigurationError
+
+        value = proposal["value"]
+        if not value:  # None: the default; "": authorization off
+            return value
+        try:
+            return checked_token(value)
+        except ConfigurationError as exc:
+            raise TraitError(f"NanohubMCP.token: {exc}") from None
+
     @validate("tool_timeout")
     def _check_timeout(self, proposal: Bunch) -> float | None:
         from ..errors import ConfigurationError

@@ -209,17 +209,17 @@ class Serving:
             )
             return
         host = host or "127.0.0.1"
-        check_workers(server, workers)
-        self.stop()
         try:
+            check_workers(server, workers)
+            self.stop()
             runner = make_runner(
-                server, host, port, path_prefix, public_url, allowed_origins, max_request_bytes, compat, token=token,
-                max_buffered_bytes=max_buffered_bytes,
-                max_unsent_bytes=max_unsent_bytes,
+                server, host, port, path_prefix, public_url, allowed_origins, max_request_bytes, compat,
+                token=token, max_buffered_bytes=max_buffered_bytes, max_unsent_bytes=max_unsent_bytes,
                 proxy_headers=proxy_headers,
             )
-        except ConfigurationError as exc:  # no token where one is required, say: one line when nobody catches it
-            one_line_if_uncaught(exc)
+        except ConfigurationError as exc:  # no token where one is required, one no client can send, say:
+            # one line and exit status 2 when nobody catches it
+            one_line_if_uncaught(exc, status=2)
             raise
         self._runner = runner
         self.public_url = public_url

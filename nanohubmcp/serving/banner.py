@@ -55,17 +55,21 @@ def banner(server: Servable, host: str, auth: object = None) -> str:
     return "\n".join(lines)
 
 
-def one_line_if_uncaught(exc: BaseException) -> None:
-    """Should ``exc`` end the program uncaught, print ``Error: <message>`` instead of a traceback.
+def one_line_if_uncaught(exc: BaseException, status: int = 1) -> None:
+    """Should ``exc`` end the program uncaught, print ``Error: <message>`` instead of a traceback, and
+    exit with ``status`` (2 for a setting that cannot work, as a command's usage errors; 1 for a failure
+    to serve, such as a port in use).
 
-    For mistakes of setting, not of code (a port in use): the message says what to do, and the
-    traceback would only bury it. Code that catches ``exc`` sees it unchanged.
+    For mistakes of setting, not of code: the message says what to do, and the traceback would only
+    bury it. Code that catches ``exc`` sees it unchanged.
     """
     previous = sys.excepthook
 
     def hook(kind: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
         if value is exc:
-            print(f"Error: {value}", file=sys.stderr)
+            print(f"Error: {value}", file=sys.stderr, flush=True)
+            if status != 1:
+                raise SystemExit(status)  # honoured from an excepthook: the interpreter exits with it
         else:
             previous(kind, value, tb)
 
