@@ -2,7 +2,8 @@
 
 What ``MCPServer.run``/``start`` are given is checked here before anything binds: the transport
 (:func:`resolve_transport`), the number of processes (:func:`check_workers`), the 0.4.x keywords
-still accepted (:data:`COMPAT_RUN_OPTIONS`); authorization on a non-loopback address is a warning
+still accepted (:data:`COMPAT_RUN_OPTIONS`); no authorization on a non-loopback address, or with
+``allowed_origins="*"``, is a warning
 once listening succeeded (:func:`warn_about_config`), as is a tool's view that nothing defines
 (:func:`warn_about_views`, over stdio too). :func:`make_runner` then builds the runner; the
 transports are imported only there, when serving starts. Starting, stopping and the runner's life
@@ -113,7 +114,8 @@ def make_runner(
 
 def warn_about_config(runner: Runner) -> None:
     """Log a warning for each risky choice of ``runner``'s configuration: a non-loopback address with no
-    authorization configured; a ``public_url`` whose path does not end with the ``path_prefix`` the server
+    authorization configured; ``allowed_origins="*"`` with none (any web page the user opens may call the
+    tools through the user's browser); a ``public_url`` whose path does not end with the ``path_prefix`` the server
     serves under (clients would be sent to URLs the server does not answer, unless the proxy adds it).
 
     Called once listening succeeded: an address that cannot be bound gets its own error, not this.
@@ -139,6 +141,15 @@ def warn_about_config(runner: Runner) -> None:
             "serving on %s with no authorization%s: anyone who can reach the port can call every tool; "
             "pass token=... (or set MCP_TOKEN), or auth=..., or bind host='127.0.0.1'",
             runner.host or "all interfaces", empty,
+        )
+    origins = config.allowed_origins
+    if config.auth is None and (origins == "*" or (isinstance(origins, (list, tuple, set, frozenset))
+                                                    and "*" in origins)):
+        log.warning(
+            "allowed_origins '*' with no authorization: any web page open in a browser that reaches this server "
+            "can call every tool (the Origin check is what stops them when there is no token); give the server a "
+            "token (token=... or MCP_TOKEN), or name the origins that may call it (allowed_origins="
+            "[\"https://app.example.org\"], --allowed-origins https://app.example.org)"
         )
     warn_about_views(runner.server.core)
 
