@@ -58,20 +58,22 @@ class TokenVerifier(Protocol):
         ...
 
 
-_B64TOKEN = re.compile(r"[A-Za-z0-9._~+/-]+=*")
-"""What a bearer token may be: RFC 6750 § 2.1's ``b64token``."""
-TOKEN_CHARACTERS = "ASCII letters, digits and - . _ ~ + / (and = signs at its end)"
-"""The characters of a ``b64token``, as the refusals say them."""
+_B64TOKEN = re.compile(r"[!-~]+")
+"""What a bearer token may be: visible ASCII, no white space. RFC 6750 § 2.1's ``b64token`` (letters,
+digits, ``- . _ ~ + /``, ``=`` at its end) is stricter, but clients send any visible ASCII after
+``Bearer `` and tokens such as ``my$ecret!`` served before: they stay allowed."""
+TOKEN_CHARACTERS = "visible ASCII characters (letters, digits, punctuation; no spaces)"
+"""The characters a token may hold, as the refusals say them."""
 
 
 def checked_token(token: str) -> str:
     """``token`` as a server requires clients to send it: without surrounding white space (a token read
     from a file often ends in a line break, CRLF on Windows, that no client can send), and made of the
-    characters an ``Authorization: Bearer`` header carries (RFC 6750 § 2.1, ``b64token``).
+    characters an ``Authorization: Bearer`` header carries: visible ASCII, no white space (RFC 6750 § 2.1).
 
     Raises:
         ConfigurationError: a blank token; one with a control character; one with another character
-            outside :data:`TOKEN_CHARACTERS` (``ö``, ``€``, a space, a quote): an HTTP client cannot send a
+            outside :data:`TOKEN_CHARACTERS` (``ö``, ``€``, a space): an HTTP client cannot send a
             non-ASCII one at all (httpx refuses, curl sends bytes no server decodes as the token), so the
             server would answer every request 401. The message names the characters, never the token.
     """
@@ -85,14 +87,13 @@ def checked_token(token: str) -> str:
             "remove line breaks and other control characters"
         )
     if not _B64TOKEN.fullmatch(token):
-        wrong = sorted({ch for ch in token if ch != "=" and not _B64TOKEN.fullmatch(ch)})
+        wrong = sorted({ch for ch in token if not _B64TOKEN.fullmatch(ch)})
         named = ", ".join(repr(ch) for ch in wrong[:5]) + (", ..." if len(wrong) > 5 else "")
-        named = named or "'=' before its end"
         unsendable = " (an HTTP header carries ASCII: no client can send it)" if not token.isascii() else ""
         raise ConfigurationError(
-            f"a bearer token may hold only {TOKEN_CHARACTERS}, what RFC 6750 § 2.1 allows in "
-            f"'Authorization: Bearer <token>'; this one holds {named}{unsendable}: choose another, e.g. the "
-            "output of python -c \"import secrets; print(secrets.token_urlsafe(32))\""
+            f"a bearer token may hold only {TOKEN_CHARACTERS}, what a client sends in "
+            f"'Authorization: Bearer <token>' (RFC 6750 § 2.1); this one holds {named}{unsendable}: "
+            "choose another, e.g. the output of python -c \"import secrets; print(secrets.token_urlsafe(32))\""
         )
     return token
 

@@ -106,8 +106,8 @@ def required_token(parser: argparse.ArgumentParser, token: str | None, *, why: s
     """The token a script must serve with: ``token`` (``args.token`` of :func:`add_script_token_options`),
     else ``$MCP_TOKEN``; with neither (an empty ``$MCP_TOKEN`` reads as unset), one line on stderr
     saying how to give one, and exit status 2, instead of serving every tool to whoever reaches the port.
-    A ``$MCP_TOKEN`` no client can send (a control character, a character outside RFC 6750's
-    ``b64token``: ``tök€n``) is one line saying which characters a token may hold, and exit status 2.
+    A ``$MCP_TOKEN`` no client can send (a control character, a space, a character outside
+    ASCII: ``tök€n``) is one line saying which characters a token may hold, and exit status 2.
 
     Args:
         parser: the script's parser (its ``prog`` starts the line).

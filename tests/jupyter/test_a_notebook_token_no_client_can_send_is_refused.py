@@ -15,8 +15,9 @@ def test_the_setting_is_refused_and_unchanged(kernel: LiveKernel) -> None:
     before = kernel.run_ok("%config NanohubMCP").text
     cell = kernel.run_ok("%config NanohubMCP.token = 'tök€n'")
     assert cell.stderr.startswith(
-        "UsageError: NanohubMCP.token: a bearer token may hold only ASCII letters, digits and - . _ ~ + / "
-        "(and = signs at its end), what RFC 6750 § 2.1 allows in 'Authorization: Bearer <token>'; this one holds "
+        "UsageError: NanohubMCP.token: a bearer token may hold only visible ASCII characters (letters, digits, "
+        "punctuation; no spaces), what a client sends in 'Authorization: Bearer <token>' (RFC 6750 § 2.1); this "
+        "one holds "
         "'ö', '€'")
     assert cell.stderr.rstrip().endswith("; the setting is unchanged")
     assert "tök€n" not in cell.stderr
