@@ -10,7 +10,9 @@ from __future__ import annotations
 import contextlib
 import logging
 import mmap
+import os
 import signal
+import struct
 from typing import Any
 
 import tornado.process
@@ -20,7 +22,7 @@ def fork_workers(workers: int) -> None:
     """Fork ``workers`` processes (Tornado's ``fork_processes``); returns in each worker.
 
     The parent never returns: it starts a worker again when one dies, and exits when
-    SIGINT/SIGTERM reaches it (its workers see it gone and stop) or when every worker has
+    SIGINT/SIGTERM reaches it (it passes the signal on to its workers and waits for them) or when every worker has
     stopped (each told to by a signal, which it obeys without being started again); it says on
     stderr how each worker ended (:class:`WorkerDeaths`) and, after the last, "every worker
     stopped; exiting". Each worker logs the shared state store's outages with its process id;
@@ -29,6 +31,7 @@ def fork_workers(workers: int) -> None:
     """
 
     def leave(signum: int, frame: Any) -> None:
+        WORKER_DEATHS.stop_workers(signum)  # told in turn, and waited for: they stop quietly, as one told does
         raise SystemExit(0)
 
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -53,7 +56,12 @@ def fork_workers(workers: int) -> None:
     deaths.setLevel(level)
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, signal.SIG_DFL)
+    WORKER_DEATHS.forked()
     log_requests(access=False)
+
+
+_PID = struct.Struct("=i")
+"""A worker's process id in the parent's shared page."""
 
 
 class WorkerDeaths(logging.Filter):
@@ -79,11 +87,36 @@ class WorkerDeaths(logging.Filter):
         self.left = 0
         """Workers running or to be started again (those that exited with status 0 are not)."""
         self._signals: mmap.mmap | None = None
+        self._pids: mmap.mmap | None = None
+        self._stopping = False
 
     def start(self, workers: int) -> None:
-        """Before forking ``workers`` processes (in the parent): a shared byte per worker."""
+        """Before forking ``workers`` processes (in the parent): a shared byte per worker, and room for
+        each worker's process id."""
         self.workers = self.left = workers
         self._signals = mmap.mmap(-1, workers)  # anonymous and shared: each worker writes its own byte
+        self._pids = mmap.mmap(-1, _PID.size * workers)
+
+    def forked(self) -> None:
+        """In a worker just forked (or forked again): write its process id where the parent reads it."""
+        task = tornado.process.task_id()
+        if self._pids is not None and task is not None:
+            _PID.pack_into(self._pids, task * _PID.size, os.getpid())
+
+    def stop_workers(self, signum: int) -> None:
+        """In the parent told to stop by ``signum``: pass it on to each worker, and wait until they have
+        stopped (each drains its calls, as one sent the signal does, and says nothing); a second signal
+        meanwhile leaves at once."""
+        if self._pids is None or self._stopping:
+            return
+        self._stopping = True
+        pids = {pid for (pid,) in _PID.iter_unpack(self._pids) if pid > 0}
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signum)
+        for pid in pids:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
 
     def stopped_by(self, signum: int) -> None:
         """In a worker told to stop by ``signum``: say so to the parent (nothing outside a worker)."""

@@ -217,3 +217,25 @@ def test_workers_stopped_by_sigterm_are_logged_and_the_last_ends_the_server(
         assert "; restarted" not in server.text()
     finally:
         server.stop()
+
+
+def test_sigterm_to_the_parent_stops_every_worker_quietly(redis_server: RedisServer, tmp_path: Path) -> None:
+    """trial26 F2: a service manager's SIGTERM to the parent made it exit at once, and each worker then
+    noticed it gone and logged a WARNING "the parent process ... is gone". Now the parent passes the
+    signal on and waits: the workers stop as told, and the server exits 0 with nothing on stderr."""
+    env = {**os.environ, "NANOHUBMCP_STATE_DIR": str(tmp_path / "state"), "MCP_TOKEN": ""}
+    server = Server(tmp_path, free_port(), redis_server.url, workers=2, env=env, access_log=False)
+    try:
+        server.wait_listening()
+        workers = wait_for_workers(server, 2)
+        assert len(workers) == 2
+        before = server.text()
+        os.kill(server.proc.pid, signal.SIGTERM)
+        assert server.proc.wait(30) == 0
+        for pid in workers:  # waited for by the parent: gone (reaped) when it exits
+            assert not Path(f"/proc/{pid}").exists(), server.text()
+        after = server.text()[len(before):]
+        assert "is gone" not in after, after
+        assert "WARNING" not in after and "Traceback" not in after, after
+    finally:
+        server.stop()
