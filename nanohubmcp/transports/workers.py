@@ -13,6 +13,7 @@ import mmap
 import os
 import signal
 import struct
+import time
 from typing import Any
 
 import tornado.process
@@ -60,6 +61,8 @@ def fork_workers(workers: int) -> None:
     log_requests(access=False)
 
 
+STOP_WAIT_SECONDS = 15.0
+"""How long the parent told to stop waits for its workers to finish (their drain takes a few seconds)."""
 _PID = struct.Struct("=i")
 """A worker's process id in the parent's shared page."""
 
@@ -89,6 +92,7 @@ class WorkerDeaths(logging.Filter):
         self._signals: mmap.mmap | None = None
         self._pids: mmap.mmap | None = None
         self._stopping = False
+        self._parent = 0
 
     def start(self, workers: int) -> None:
         """Before forking ``workers`` processes (in the parent): a shared byte per worker, and room for
@@ -96,6 +100,7 @@ class WorkerDeaths(logging.Filter):
         self.workers = self.left = workers
         self._signals = mmap.mmap(-1, workers)  # anonymous and shared: each worker writes its own byte
         self._pids = mmap.mmap(-1, _PID.size * workers)
+        self._parent = os.getpid()
 
     def forked(self) -> None:
         """In a worker just forked (or forked again): write its process id where the parent reads it."""
@@ -107,16 +112,23 @@ class WorkerDeaths(logging.Filter):
         """In the parent told to stop by ``signum``: pass it on to each worker, and wait until they have
         stopped (each drains its calls, as one sent the signal does, and says nothing); a second signal
         meanwhile leaves at once."""
-        if self._pids is None or self._stopping:
+        if self._pids is None or self._stopping or os.getpid() != self._parent:  # a worker not yet serving
             return
         self._stopping = True
         pids = {pid for (pid,) in _PID.iter_unpack(self._pids) if pid > 0}
         for pid in pids:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signum)
-        for pid in pids:
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, 0)
+        deadline = time.monotonic() + STOP_WAIT_SECONDS
+        while pids and time.monotonic() < deadline:  # bounded: a stuck worker still sees the parent gone
+            for pid in list(pids):
+                try:
+                    if os.waitpid(pid, os.WNOHANG)[0]:
+                        pids.discard(pid)
+                except ChildProcessError:
+                    pids.discard(pid)
+            if pids:
+                time.sleep(0.02)
 
     def stopped_by(self, signum: int) -> None:
         """In a worker told to stop by ``signum``: say so to the parent (nothing outside a worker)."""
