@@ -22,7 +22,7 @@ def test_start_mcp_help_names_the_detected_weber_url_and_path() -> None:
     text = help_text("nanohubmcp.nanohub.launcher")
     assert ("Default $MCP_PUBLIC_URL, else in a nanoHUB session the detected weber URL "
             "(https://proxy.<hub>/weber/<session>/<cookie>/<n>/), else the request's own host") in text
-    assert "(default $MCP_PATH_PREFIX, else in a nanoHUB tool session without wrwroxy the weber path, else /)" in text
+    assert "default $MCP_PATH_PREFIX, else in a nanoHUB tool session without wrwroxy the weber path, else /)" in text
 
 
 def test_nanohubmcp_run_help_does_not_claim_a_weber_default() -> None:
