@@ -128,7 +128,7 @@ class ResultTooLarge(ToolError):
     """
 
 
-RETRY_AFTER_META = "nanohubmcp/retryAfter"
+RETRY_AFTER_META = "io.nanohub/retryAfter"
 """The ``_meta`` key of a tool result saying in how many seconds to retry (see :class:`ToolBusy`)."""
 
 

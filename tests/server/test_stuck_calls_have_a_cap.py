@@ -18,7 +18,6 @@ from typing import Any
 from support import call_tool_http, serve, wait_until
 
 from nanohubmcp import MCPServer
-from nanohubmcp.errors import RETRY_AFTER_META
 
 
 def rest(base: str, name: str, arguments: dict[str, Any]) -> tuple[int, dict[str, str], Any]:
@@ -59,7 +58,7 @@ def test_past_max_stuck_calls_new_calls_are_refused_at_once_until_a_stuck_one_re
             result = call_tool_http(base, "hang", {"wait": False})  # the same refusal over MCP
             assert result["isError"] is True
             assert "max_stuck_calls=2" in result["content"][0]["text"]
-            assert result["_meta"][RETRY_AFTER_META] >= 1
+            assert result["_meta"]["io.nanohub/retryAfter"] >= 1  # the product's prefix, as io.nanohub/provenance
             assert server.core.stuck_calls == 2  # nothing else was abandoned (nor run)
         finally:
             release.set()
