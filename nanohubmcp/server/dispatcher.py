@@ -1,9 +1,12 @@
 """The dispatcher: method name → handler, per protocol era, behind the call pipeline, and the one
 exception boundary.
 
-A transport calls :meth:`Dispatcher.handle` with a :class:`RequestContext`. Requests pass the
-call pipeline (:mod:`.pipeline`: the built-in layers, then the user's middleware) to their
-handler and get a response message back; notifications and client responses get None.
+A transport calls :meth:`Dispatcher.handle` with a :class:`RequestContext`. A request whose
+``params._meta`` is not an object is -32602 before anything else (MCP, Basic § ``_meta``: the
+schema's ``_meta`` is an object in every version; a 2026-07-28 request is refused so at intake,
+with HTTP 400). Requests pass the call pipeline (:mod:`.pipeline`: the built-in layers, then the
+user's middleware) to their handler and get a response message back; notifications and client
+responses get None.
 Exceptions raised by layers or handlers become JSON-RPC error objects here and nowhere else
 (``errors.to_error_object``); tool failures never get this far — the ``tools/call`` handler
 turns them into ``isError`` results.
@@ -15,7 +18,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..errors import MethodNotFound, ProtocolError, error_response
+from ..errors import InvalidParams, MethodNotFound, ProtocolError, error_response
 from ..protocol import jsonrpc
 from ..schema.paths import echoed
 from .layers import session_limit, tool_scopes, version_gate
@@ -67,8 +70,14 @@ class Dispatcher:
             chain = pipeline.chains.get(route) or pipeline.chain(route)
             in_flight = self.core.in_flight
             in_flight.add(request)  # so shutdown can tell every running call (sessionless ones too)
+            params = message.params or {}
             try:
-                result = await chain(Request(request, method, message.params or {}, self.core.registry.tools))
+                meta = params.get("_meta")
+                if meta is not None and not isinstance(meta, dict):  # (null: as if absent, as clients differ)
+                    raise InvalidParams(f'Invalid params: "params._meta" must be an object (such as '
+                                        f'{{"progressToken": 1}}), not {jsonrpc.json_kind(meta)}; send an '
+                                        'object or leave it out')
+                result = await chain(Request(request, method, params, self.core.registry.tools))
                 if not isinstance(result, dict):
                     raise pipeline.not_a_result(method, result)
                 if request.modern:  # a layer's own answer is stamped as well
