@@ -6,11 +6,13 @@ Set them in a profile's ``ipython_config.py`` or ``ipython_kernel_config.py``::
     c.NanohubMCP.mode = "kernel"
 
 or live in a notebook, where a change to ``host``, ``port``, ``mode``, ``path_prefix``,
-``allowed_origins``, ``public_url``, ``name``, ``version``, ``instructions`` or ``provenance`` restarts a running
-server, and ``tool_timeout``, ``max_inline_bytes`` and ``figure_dpi`` apply to the next call::
+``allowed_origins``, ``public_url``, ``name``, ``version``, ``instructions``, ``provenance`` or a limit kept by
+the server (``max_stuck_calls``, ``max_kept_bytes``, ``max_jobs``, ...) restarts a running server, and
+``tool_timeout``, ``max_inline_bytes``, ``max_result_bytes`` and ``figure_dpi`` apply to the next call::
 
     %config NanohubMCP.port = 0        # any free port
     %config NanohubMCP                 # list the options with their current values
+    %config NanohubMCP.max_result_bytes = 67108864   # 64 MiB per answer (a literal: the export carries it)
 
 A value a trait refuses (``%config NanohubMCP.port = -5``) is reported in one line on stderr,
 like a ``UsageError``, and the setting keeps its value. (IPython's ``%config`` would otherwise log
@@ -23,10 +25,15 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from traitlets import Bool, Dict, Enum, Float, Integer, List, TraitError, Unicode, Union, default, validate
 from traitlets.config import Configurable
+
+from ..server.calls.workers import MAX_ABANDONED
+from ..server.jobs import DEFAULT_MAX_JOBS, DEFAULT_MAX_JOBS_PER_OWNER, DEFAULT_MAX_RESULT_BYTES
+from ..server.provenance.tool_options import DEFAULT_CACHE_BYTES
+from ..server.results import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_STORE_BYTES, DEFAULT_STORE_BYTES_PER_OWNER
 
 if TYPE_CHECKING:
     from traitlets.config import Config
@@ -36,11 +43,40 @@ __all__ = ["NanohubMCP"]
 
 RESTART_TRAITS = ("host", "port", "mode", "path_prefix", "allowed_origins", "public_url", "token")
 """Traits whose change restarts a running server on its new address or URL."""
+LIMIT_TRAITS = ("max_result_bytes", "max_stuck_calls", "max_kept_bytes", "max_kept_bytes_per_owner",
+                "max_job_result_bytes", "max_jobs", "max_jobs_per_owner", "cache_max_bytes")
+"""The server's limits, each passed to ``MCPServer(...)`` under its own name (the default is MCPServer's)."""
 REBUILD_TRAITS = ("name", "version", "instructions", "state_dir", "job_executor", "dask_address", "executor_options",
-                  "state_url", "tracing", "provenance")
+                  "state_url", "tracing", "provenance",
+                  *(limit for limit in LIMIT_TRAITS if limit != "max_result_bytes"))
 """Traits baked into the server's identity: a change rebuilds the server (tools are kept)."""
-RESULT_TRAITS = ("max_inline_bytes", "figure_dpi")
+RESULT_TRAITS = ("max_inline_bytes", "figure_dpi", "max_result_bytes")
 """Traits shaping tool results: a change applies to the next call."""
+
+
+class Limit(Integer[Any, Any]):
+    """A whole-number limit with a lower bound; a refusal says what the setting takes and its default.
+
+    ``%config NanohubMCP.max_jobs = -1`` -> "NanohubMCP.max_jobs must be a number of jobs >= 1, not -1
+    (default 10000)"; ``= "many"`` -> "The 'max_jobs' trait of a NanohubMCP instance expected a number of
+    jobs >= 1, not the str 'many'". ``True`` is refused as a wrong type, not taken for 1, as ``MCPServer``
+    refuses it.
+    """
+
+    def __init__(self, default: int, *, minimum: int, takes: str, allow_none: bool = False, help: str) -> None:
+        super().__init__(default, help=help)
+        self.allow_none = allow_none  # after: Int's typed overloads take only a literal True or False
+        self.minimum = minimum
+        self.info_text = takes
+
+    def validate(self, obj: Any, value: Any) -> Any:
+        if isinstance(value, bool):
+            self.error(obj, value)
+        number = super().validate(obj, value)  # an int, or an integral float such as 1e9 made one
+        if number < self.minimum:
+            raise TraitError(f"{type(obj).__name__}.{self.name} must be {self.info_text}, not {number} "
+                             f"(default {self.default_value})")
+        return number
 
 
 class NanohubMCP(Configurable):
@@ -109,6 +145,74 @@ class NanohubMCP(Configurable):
         allow_none=True,
         help="Dots per inch of matplotlib figures returned by tools; None = each figure's own dpi "
         "(the PNG is then figsize x dpi pixels).",
+    ).tag(config=True)
+
+    max_result_bytes = Limit(
+        DEFAULT_MAX_ANSWER_BYTES,
+        minimum=1,
+        allow_none=True,
+        takes="a number of bytes >= 1, or None for no limit",
+        help="Most bytes of JSON one tool result may put in an answer: every REST answer, and an MCP result "
+        "not kept as a resource (max_inline_bytes = None, or a tool with an output schema). A larger result "
+        "fails the call with a tool error naming this limit. Default 268435456 (256 MiB); None = no limit "
+        "(0 is refused).",
+    ).tag(config=True)
+
+    max_kept_bytes = Limit(
+        DEFAULT_STORE_BYTES,
+        minimum=1,
+        takes="a number of bytes >= 1",
+        help="Most bytes of large results (over max_inline_bytes) the server keeps as resources for all "
+        "callers, and so the largest one result kept (a larger one fails its call saying so); the oldest are "
+        "evicted when it is full. Default 536870912 (512 MiB).",
+    ).tag(config=True)
+
+    max_kept_bytes_per_owner = Limit(
+        DEFAULT_STORE_BYTES_PER_OWNER,
+        minimum=1,
+        takes="a number of bytes >= 1",
+        help="Most bytes of large results one caller (its token's principal, else its session) keeps: their "
+        "own oldest are evicted to keep a newer one, and reading an evicted link answers 'Resource evicted'. "
+        "Default 134217728 (128 MiB).",
+    ).tag(config=True)
+
+    max_stuck_calls = Limit(
+        MAX_ABANDONED,
+        minimum=0,
+        takes="a number of calls >= 0",
+        help="Most calls past tool_timeout abandoned while their functions still run (each holds a thread "
+        "until it returns; %mcp status counts them). At the limit a timed-out call keeps its worker, and new "
+        "calls of sync tools are refused as busy until one returns. Default 64; 0 = no call is abandoned.",
+    ).tag(config=True)
+
+    max_job_result_bytes = Limit(
+        DEFAULT_MAX_RESULT_BYTES,
+        minimum=1,
+        takes="a number of bytes >= 1",
+        help="Largest result of an --async job the job store keeps, as JSON; a larger one fails its job "
+        "saying so. Default 16777216 (16 MiB).",
+    ).tag(config=True)
+
+    max_jobs = Limit(
+        DEFAULT_MAX_JOBS,
+        minimum=1,
+        takes="a number of jobs >= 1",
+        help="Jobs the job store keeps in all; a full store refuses new jobs saying so. Default 10000.",
+    ).tag(config=True)
+
+    max_jobs_per_owner = Limit(
+        DEFAULT_MAX_JOBS_PER_OWNER,
+        minimum=1,
+        takes="a number of jobs >= 1",
+        help="Jobs the job store keeps for one caller (principal, else session). Default 1000.",
+    ).tag(config=True)
+
+    cache_max_bytes = Limit(
+        DEFAULT_CACHE_BYTES,
+        minimum=1,
+        takes="a number of bytes >= 1",
+        help="Bytes of results the result cache keeps for %%mcp_tool --cache tools (least recently used "
+        "dropped first). Default 268435456 (256 MiB).",
     ).tag(config=True)
 
     instructions = Unicode(

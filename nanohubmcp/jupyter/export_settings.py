@@ -7,6 +7,9 @@ setting accepts). Where they go:
   executor_options and dask_address go to ``MCPServer(...)``, and so does ``provenance = False`` (a
   notebook that records nothing, perhaps for its arguments' sake, exports a script that records
   nothing, whatever its environment says; ``True`` is the default and writes nothing);
+- the limits (``max_result_bytes``, ``max_stuck_calls``, ``max_kept_bytes``, ... :data:`.config.LIMIT_TRAITS`)
+  go to ``MCPServer(...)`` as the kernel checked them (``1e9`` as ``1000000000``), unless set to their
+  default, which writes nothing;
 - host and port become the defaults of ``--host`` and ``--port``, except that a host other machines
   reach (``0.0.0.0``) is not: the notebook's token stays behind, so the script keeps 127.0.0.1 and
   says how to serve other machines with a token (:meth:`ExportSettings.notes`);
@@ -37,6 +40,7 @@ _WHERE = {"name": "ctor", "version": "ctor", "instructions": "ctor", "tool_timeo
           "executor_options": "ctor", "dask_address": "ctor", "provenance": "ctor", "host": "cli",
           "port": "cli", "path_prefix": "run", "allowed_origins": "run", "public_url": "run",
           "state_url": "env", "tracing": "env", "token": "secret"}
+"""Where each setting goes; the limits (``config.LIMIT_TRAITS``) go to "ctor" too (:func:`_place`)."""
 _NOTE = {"ctor": "applied in MCPServer(...) at the top of the file",
          "cli": "the default of --{} (end of the file)",
          "run": "passed to server.run(...) at the end of the file",
@@ -48,7 +52,14 @@ _NOTE = {"ctor": "applied in MCPServer(...) at the top of the file",
          "open": "not the default of --host, which stays 127.0.0.1 (the notebook's token is not carried over): "
                  "to serve other machines, run the script with --host {value} and MCP_TOKEN set",
          "provenance on": "on, the default: nothing written (NANOHUBMCP_PROVENANCE=0 turns it off)",
+         "default limit": "the default: nothing written",
          None: "a notebook-only setting, dropped"}
+
+
+def _place(setting: str) -> str | None:
+    from .config import LIMIT_TRAITS  # read with the first %config line (ExportSettings.apply)
+
+    return "ctor" if setting in LIMIT_TRAITS else _WHERE.get(setting)
 
 
 class SettingRefused(Exception):
@@ -86,7 +97,7 @@ class ExportSettings:
         """
         from traitlets import TraitError
 
-        from .config import NanohubMCP
+        from .config import LIMIT_TRAITS, NanohubMCP
 
         try:
             target = ast.parse("cfg." + line).body[0]
@@ -99,7 +110,7 @@ class ExportSettings:
             raise SettingRefused(f"%config NanohubMCP.{setting}: NanohubMCP has no setting {setting!r}")
         try:
             value = ast.literal_eval(target.value)
-            NanohubMCP(**{setting: value})
+            checked = NanohubMCP(**{setting: value})
         except (ValueError, TypeError, SyntaxError):
             raise SettingRefused(f"%config NanohubMCP.{setting}: the value must be a literal (a number, "
                                  "string, list or None) to be exported") from None
@@ -108,8 +119,13 @@ class ExportSettings:
         if setting == "provenance" and value:
             self.values.pop(setting, None)  # the default; an argument would outrank NANOHUBMCP_PROVENANCE=0
             return _NOTE["provenance on"], ""
+        if setting in LIMIT_TRAITS:
+            value = getattr(checked, setting)  # the int the kernel would use (1e9 is a float literal)
+            if value == NanohubMCP.class_traits()[setting].default_value:
+                self.values.pop(setting, None)  # MCPServer's own default: an argument would only repeat it
+                return _NOTE["default limit"], ""
         self.values[setting] = value
-        where = "open" if setting == "host" and not is_loopback(str(value)) else _WHERE.get(setting)
+        where = "open" if setting == "host" and not is_loopback(str(value)) else _place(setting)
         if setting == "token" and value == "":
             where = "token off"
         return _NOTE[where].format(setting, upper=setting.upper(), value=value), setting if where == "secret" else ""
@@ -117,7 +133,7 @@ class ExportSettings:
     def placed(self, where: str) -> dict[str, Any]:
         """The settings that go to ``MCPServer(...)`` (``where`` "ctor"; the name aside, it comes
         first) or to ``server.run(...)`` ("run"), in the order they were first set."""
-        return {k: v for k, v in self.values.items() if _WHERE.get(k) == where and k != "name"}
+        return {k: v for k, v in self.values.items() if _place(k) == where and k != "name"}
 
     def notes(self) -> tuple[str, ...]:
         """What the script does differently from the notebook (see ``Script.notes``)."""

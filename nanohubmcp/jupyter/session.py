@@ -35,7 +35,7 @@ from ..server.wire.trace_context import resolve as resolve_tracing
 from ..state import resolve as resolve_state_url
 from . import routes
 from .cell_components import CellRegistry, Entry
-from .config import REBUILD_TRAITS, RESTART_TRAITS, RESULT_TRAITS, NanohubMCP
+from .config import LIMIT_TRAITS, REBUILD_TRAITS, RESTART_TRAITS, RESULT_TRAITS, NanohubMCP
 from .display import first_line
 from .hub import HubView, detect_hub
 from .progress_bar import CellProgressBars
@@ -99,6 +99,7 @@ class KernelSession:
             tracing=resolve_tracing(None, cfg.tracing),  # type: ignore[arg-type]  # an Enum trait's value
             # The environment's NANOHUBMCP_PROVENANCE wins over c.NanohubMCP.provenance.
             provenance=resolve_provenance(None, cfg.provenance),
+            **{limit: getattr(cfg, limit) for limit in LIMIT_TRAITS},
         )
         self.job_processes.add(server.core.jobs.process)
         if self._unsubscribe is not None:

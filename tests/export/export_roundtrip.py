@@ -6,6 +6,8 @@
   --host 127.0.0.1 --port 0`` with ``MCP_TOKEN=SCRIPT_TOKEN``, which an exported script requires as
   its notebook did, or ``start_mcp --app FILE`` on a free port, with that token too), yielding its Streamable HTTP URL;
   SIGTERM (then SIGKILL) afterwards.
+- ``script_server(text)``: the ``server`` of an exported script's text, run as an imported module (its
+  ``__main__`` block stays quiet).
 - ``serve_live(kernel, notebook)``: execute every code cell in a real kernel; the kernel's URL.
 - ``describe(url, token=None)``: everything a client sees, as plain JSON: initialize result, tools,
   resources, templates and prompts, plus one call of every tool (arguments made up from its
@@ -227,3 +229,10 @@ async def describe(url: str, token: str | None = None) -> dict[str, Any]:
             "reads": reads,
             "gets": gets,
         }
+
+
+def script_server(text: str) -> Any:
+    """The ``server`` an exported script's ``text`` builds, run as an imported module (not ``__main__``)."""
+    namespace: dict[str, Any] = {"__name__": "exported"}
+    exec(compile(text, "start_mcp.py", "exec"), namespace)
+    return namespace["server"]

@@ -18,6 +18,7 @@ from typing import Any
 
 import nbformat
 import pytest
+from export_roundtrip import script_server
 
 from nanohubmcp import __version__
 from nanohubmcp.jupyter.translate import SKIP_TAG, Script, looks_exported, translate
@@ -44,9 +45,7 @@ def plain(*cells: Any, **options: Any) -> Script:
 
 def load(script: Script) -> Any:
     """Run the script as an imported module (its __main__ block stays quiet); its ``server``."""
-    namespace: dict[str, Any] = {"__name__": "exported"}
-    exec(compile(script.text, "start_mcp.py", "exec"), namespace)
-    return namespace["server"]
+    return script_server(script.text)
 
 
 def test_tool_cells_get_server_tool_with_the_magic_options() -> None:

@@ -79,17 +79,18 @@ class ResultOptions:
     max_result_bytes: int | None = DEFAULT_MAX_ANSWER_BYTES
 
     def update(self, setting: str, value: float | None) -> None:
-        """Change ``max_inline_bytes`` or ``figure_dpi``; the next call shapes its result with it.
+        """Change ``max_inline_bytes``, ``figure_dpi`` or ``max_result_bytes``; the next call shapes its
+        result with it.
 
         Raises:
             ValueError: another setting name.
         """
-        if setting == "max_inline_bytes":
-            self.max_inline_bytes = None if value is None else int(value)
+        if setting in ("max_inline_bytes", "max_result_bytes"):
+            setattr(self, setting, None if value is None else int(value))
         elif setting == "figure_dpi":
             self.figure_dpi = value
         else:
-            raise ValueError(f"no result setting {setting!r} (max_inline_bytes, figure_dpi)")
+            raise ValueError(f"no result setting {setting!r} (max_inline_bytes, figure_dpi, max_result_bytes)")
 
 
 class ResultStore:
