@@ -66,36 +66,57 @@ TOKEN_CHARACTERS = "visible ASCII characters (letters, digits, punctuation; no s
 """The characters a token may hold, as the refusals say them."""
 
 
-def checked_token(token: str) -> str:
+ENV_SOURCE = f"the token in the {MCP_TOKEN_ENV} environment variable"
+"""What a refusal calls a token read from ``$MCP_TOKEN`` (see :func:`checked_token`)."""
+_NEW_TOKEN = 'choose another token, e.g. the output of python -c "import secrets; print(secrets.token_urlsafe(32))"'
+
+
+def checked_token(token: str, source: str = "the bearer token") -> str:
     """``token`` as a server requires clients to send it: without surrounding white space (a token read
     from a file often ends in a line break, CRLF on Windows, that no client can send), and made of the
     characters an ``Authorization: Bearer`` header carries: visible ASCII, no white space (RFC 6750 § 2.1).
 
+    Args:
+        token: the token.
+        source: what the refusal calls the token, naming where it came from so that the user knows
+            what to fix: ``"the token in --token-file ~/.mcp-token"``, :data:`ENV_SOURCE`, ...
+
     Raises:
-        ConfigurationError: a blank token; one with a control character; one with another character
-            outside :data:`TOKEN_CHARACTERS` (``ö``, ``€``, a space): an HTTP client cannot send a
-            non-ASCII one at all (httpx refuses, curl sends bytes no server decodes as the token), so the
-            server would answer every request 401. The message names the characters, never the token.
+        ConfigurationError: a blank token; one with a character outside :data:`TOKEN_CHARACTERS` (a
+            control character, a space, ``ö``, ``€``): an HTTP client cannot send a non-ASCII one at all
+            (httpx refuses, curl sends bytes no server decodes as the token), so the server would answer
+            every request 401. The message starts with ``source`` and names the first such character and
+            its position (counted from 1, after the surrounding white space), never the token.
     """
     token = token.strip()
     if not token:
+        raise ConfigurationError(f"{source} is blank (only spaces or line breaks): give a token of visible characters")
+    wrong = [i for i, ch in enumerate(token) if not _B64TOKEN.fullmatch(ch)]
+    if wrong:
+        first = wrong[0]
+        more = "" if len(wrong) == 1 else f" (and {len(wrong) - 1} more such character{'s' * (len(wrong) > 2)})"
         raise ConfigurationError(
-            "a bearer token is blank (only spaces or line breaks): give a token of visible characters")
-    if not token.isprintable():
-        raise ConfigurationError(
-            "a bearer token must be printable characters (it travels in an HTTP header): "
-            "remove line breaks and other control characters"
-        )
-    if not _B64TOKEN.fullmatch(token):
-        wrong = sorted({ch for ch in token if not _B64TOKEN.fullmatch(ch)})
-        named = ", ".join(repr(ch) for ch in wrong[:5]) + (", ..." if len(wrong) > 5 else "")
-        unsendable = " (an HTTP header carries ASCII: no client can send it)" if not token.isascii() else ""
-        raise ConfigurationError(
-            f"a bearer token may hold only {TOKEN_CHARACTERS}, what a client sends in "
-            f"'Authorization: Bearer <token>' (RFC 6750 § 2.1); this one holds {named}{unsendable}: "
-            "choose another, e.g. the output of python -c \"import secrets; print(secrets.token_urlsafe(32))\""
+            f"{source} contains {_named(token[first])} at position {first + 1}{more}; a bearer token may hold only "
+            f"{TOKEN_CHARACTERS}, what a client sends in 'Authorization: Bearer <token>' (RFC 6750 § 2.1): "
+            f"{_NEW_TOKEN}"
         )
     return token
+
+
+def _named(ch: str) -> str:
+    """A character a token may not hold, as a refusal says it (an invisible one by its code point)."""
+    if ch == " ":
+        return "a space"
+    if ch == "\t":
+        return "a tab"
+    if ch in "\r\n":
+        return "a line break"
+    code = f"U+{ord(ch):04X}"
+    if ch.isascii():
+        return f"a control character ({code})"
+    if not ch.isprintable():
+        return f"an invisible character ({code}, not ASCII)"
+    return f"{ch!r} ({code}, not ASCII: no HTTP client can send it)"
 
 
 class StaticTokenVerifier:
@@ -186,22 +207,18 @@ def resolve(auth: object = None, token: str | None = None) -> Any:
 
     Raises:
         ConfigurationError: ``auth`` is neither a verifier nor a callable, or ``token`` is not a string;
-            a static token no client can send (:func:`checked_token`; one from ``$MCP_TOKEN`` says so).
+            a static token no client can send (:func:`checked_token`, naming ``token=``, ``auth=`` or
+            ``$MCP_TOKEN``).
     """
     if token is not None:
         if not isinstance(token, str):
             raise ConfigurationError(f"token must be a string, got {type(token).__name__}")
-        return StaticTokenVerifier(token) if token else None
+        return StaticTokenVerifier(checked_token(token, "the token given as token=")) if token else None
     if auth is None:
         env = os.environ.get(MCP_TOKEN_ENV, "")
-        if not env:
-            return None
-        try:
-            return StaticTokenVerifier(env)
-        except ConfigurationError as exc:  # said where the token is: the caller passed none
-            raise ConfigurationError(f"{MCP_TOKEN_ENV}: {exc}") from None
+        return StaticTokenVerifier(checked_token(env, ENV_SOURCE)) if env else None
     if isinstance(auth, str):
-        return StaticTokenVerifier(auth)
+        return StaticTokenVerifier(checked_token(auth, "the token given as auth="))
     if callable(getattr(auth, "verify", None)):
         return auth
     if callable(auth):

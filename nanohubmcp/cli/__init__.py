@@ -75,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse_arguments(argv)
     try:
         if hasattr(args, "token_file"):  # --token-file read, a --token on the command line warned about
-            args.token = token_from_options(args)
+            args.token = token_from_options(args, served=getattr(args, "token_served", True))
         return int(args.run(args))
     except UsageError as exc:
         args.usage_error(str(exc))  # exits 2, as argparse does for its own usage errors

@@ -131,7 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
     bridge.add_argument("--cookie", action="append", default=[], metavar="'NAME=VALUE'",
                         help="a cookie sent with every request (repeatable), e.g. a nanoHUB session cookie")
     add_token_options(bridge, "a bearer token sent as 'Authorization: Bearer TOKEN'")
-    bridge.set_defaults(run=serve.bridge)
+    bridge.set_defaults(run=serve.bridge, token_served=False)  # sent: the bridge checks it (placeholders first)
 
     desktop = commands.add_parser(
         "desktop-config",
@@ -150,7 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
                       "env as MCP_TOKEN")
     desktop.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                          help="an environment variable the server needs (repeatable)")
-    desktop.set_defaults(run=documents.print_desktop_config)
+    desktop.set_defaults(run=documents.print_desktop_config, token_served=False)  # written into the entry
     card = commands.add_parser(
         "server-json",
         help="write the MCP Registry's server.json for an app file's `server`",

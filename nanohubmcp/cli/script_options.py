@@ -15,7 +15,7 @@ import argparse
 import os
 
 from ..auth.token_option import add_token_options
-from ..auth.verifiers import MCP_TOKEN_ENV, checked_token, token_required_message
+from ..auth.verifiers import ENV_SOURCE, MCP_TOKEN_ENV, checked_token, token_required_message
 from ..errors import ConfigurationError
 from ..transports.proxy_option import FromEnvironment, named_source
 
@@ -133,7 +133,6 @@ def required_token(parser: argparse.ArgumentParser, token: str | None, *, why: s
     if not found:
         parser.exit(2, f"{parser.prog}: error: {token_required_message(why)}\n")
     try:  # one no client can send: one line and status 2, not a traceback from server.run
-        return checked_token(found)
+        return checked_token(found, "the token given as token=" if token else ENV_SOURCE)
     except ConfigurationError as exc:
-        source = "" if token else f"{MCP_TOKEN_ENV}: "
-        parser.exit(2, f"{parser.prog}: error: {source}{exc}\n")
+        parser.exit(2, f"{parser.prog}: error: {exc}\n")

@@ -332,9 +332,9 @@ class NanohubMCP(Configurable):
         if not value:  # None: the default; "": authorization off
             return value
         try:
-            return checked_token(value)
+            return checked_token(value, "the token in the c.NanohubMCP.token setting")
         except ConfigurationError as exc:
-            raise TraitError(f"NanohubMCP.token: {exc}") from None
+            raise TraitError(str(exc)) from None
 
     @validate("tool_timeout")
     def _check_timeout(self, proposal: Bunch) -> float | None:

@@ -35,10 +35,16 @@ class Attachment:
     """Everything one ``%load_ext`` added to a shell, so that unload can take it all back."""
 
     def __init__(self, shell: InteractiveShell) -> None:
+        from IPython.core.error import UsageError
+        from traitlets import TraitError
+
         from .magics import MCPMagics
 
         self.shell = shell
-        self.config = NanohubMCP(parent=shell)
+        try:
+            self.config = NanohubMCP(parent=shell)
+        except TraitError as exc:  # a c.NanohubMCP.* value of a profile's config file: one line, not a traceback
+            raise UsageError(f"{str(exc).rstrip('.')}; nanohubmcp is not loaded: fix the setting") from None
         # %config lists the objects in shell.configurables; replace one left by an older load.
         configurables = _configurables(shell)
         configurables[:] = [c for c in configurables if type(c).__name__ != "NanohubMCP"]

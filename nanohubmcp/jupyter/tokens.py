@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import secrets
 
-from ..auth.verifiers import MCP_TOKEN_ENV
+from ..auth.verifiers import ENV_SOURCE, MCP_TOKEN_ENV, checked_token
 
 _GENERATED: dict[str, str] = {}
 
@@ -24,10 +24,14 @@ def notebook_token(configured: str | None, key: str) -> str | None:
             (off), or None for the default: ``$MCP_TOKEN`` when set (set and empty: off), else a
             random token generated for ``key`` on first use.
         key: which server the generated token belongs to.
+
+    Raises:
+        ConfigurationError: ``$MCP_TOKEN`` holds a token no client can send
+            (:func:`~nanohubmcp.auth.verifiers.checked_token`).
     """
     if configured is not None:
         return configured or None
     from_env = os.environ.get(MCP_TOKEN_ENV)
-    if from_env is not None:
-        return from_env or None
+    if from_env is not None:  # checked here: the server gets it as token=, which a refusal would name
+        return checked_token(from_env, ENV_SOURCE) if from_env else None
     return _GENERATED.setdefault(key, secrets.token_urlsafe(32))

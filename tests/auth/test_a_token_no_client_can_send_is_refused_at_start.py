@@ -73,14 +73,15 @@ def test_a_token_no_client_can_send_is_a_configuration_error_naming_the_characte
 def test_the_non_ascii_token_says_no_client_can_send_it() -> None:
     with pytest.raises(ConfigurationError) as caught:
         StaticTokenVerifier("tök€n")
-    assert "holds 'ö', '€' (an HTTP header carries ASCII: no client can send it)" in str(caught.value)
+    assert ("contains 'ö' (U+00F6, not ASCII: no HTTP client can send it) at position 2 (and 1 more such "
+            "character)") in str(caught.value)
 
 
 def test_auth_as_a_string_and_mcp_token_are_checked_the_same_way(monkeypatch: pytest.MonkeyPatch) -> None:
-    with pytest.raises(ConfigurationError, match="may hold only"):
+    with pytest.raises(ConfigurationError, match=r"^the token given as auth= contains 'ö'.*may hold only"):
         MCPServer("bad-auth", auth="tök€n").start(host="127.0.0.1", port=0, quiet=True)
     monkeypatch.setenv("MCP_TOKEN", "tök€n")
-    with pytest.raises(ConfigurationError, match=r"^MCP_TOKEN: a bearer token may hold only"):
+    with pytest.raises(ConfigurationError, match=r"^the token in the MCP_TOKEN environment variable contains 'ö'"):
         MCPServer("bad-env").start(host="127.0.0.1", port=0, quiet=True)
 
 
@@ -103,11 +104,13 @@ def test_every_b64token_character_and_other_visible_ascii_still_works(token: str
 @pytest.mark.parametrize(
     ("token", "said"),
     [
-        (" ", "Error: MCP_TOKEN: a bearer token is blank (only spaces or line breaks): give a token of visible "
-              "characters"),
-        ("abc\x01", "Error: MCP_TOKEN: a bearer token must be printable characters (it travels in an HTTP header): "
-                    "remove line breaks and other control characters"),
-        ("tök€n", f"Error: MCP_TOKEN: a bearer token may hold only {ALLOWED}"),
+        (" ", "Error: the token in the MCP_TOKEN environment variable is blank (only spaces or line breaks): give a "
+              "token of visible characters"),
+        ("abc\x01", "Error: the token in the MCP_TOKEN environment variable contains a control character (U+0001) at "
+                    f"position 4; a bearer token may hold only {ALLOWED}"),
+        ("tök€n", "Error: the token in the MCP_TOKEN environment variable contains 'ö' (U+00F6, not ASCII: no HTTP "
+                  "client can send it) at position 2 (and 1 more such character); a bearer token may hold only "
+                  f"{ALLOWED}"),
     ],
 )
 def test_the_readme_script_prints_one_line_and_exits_2(tmp_path: Path, token: str, said: str) -> None:
@@ -132,17 +135,17 @@ def test_an_exported_style_script_refuses_the_token_in_one_line_with_status_2(tm
     done = run_python("start_mcp.py", "--port", "0", cwd=tmp_path, token="tök€n")
     assert done.returncode == 2, done.stderr
     assert done.stderr.splitlines() == [done.stderr.strip()]
-    assert done.stderr.startswith(f"start_mcp.py: error: MCP_TOKEN: a bearer token may hold only {ALLOWED}")
+    assert done.stderr.startswith("start_mcp.py: error: the token in the MCP_TOKEN environment variable contains 'ö'")
     done = run_python("start_mcp.py", "--port", "0", "--token", "tök€n", cwd=tmp_path, token=None)
     assert done.returncode == 2, done.stderr
-    assert f"start_mcp.py: error: --token: a bearer token may hold only {ALLOWED}" in done.stderr
+    assert "start_mcp.py: error: the token given as --token contains 'ö' (U+00F6, " in done.stderr
     assert "visible to other users" not in done.stderr
     token_file = tmp_path / "token.txt"
     token_file.write_text("tök€n\n")
     token_file.chmod(0o600)
     done = run_python("start_mcp.py", "--port", "0", "--token-file", str(token_file), cwd=tmp_path, token=None)
     assert done.returncode == 1, done.stderr
-    assert done.stderr.startswith(f"start_mcp.py: error: token file {str(token_file)!r}: a bearer token may hold")
+    assert done.stderr.startswith(f"start_mcp.py: error: the token in --token-file {token_file} contains 'ö'")
     assert "Traceback" not in done.stderr
 
 
@@ -157,5 +160,5 @@ def test_the_commands_refuse_it_in_one_line(tmp_path: Path, command: list[str], 
     (tmp_path / "start_mcp.py").write_text(README_SCRIPT)
     done = run_python(*command, cwd=tmp_path, token="tök€n")
     assert done.returncode == status, done.stderr
-    assert f"{prefix}MCP_TOKEN: a bearer token may hold only {ALLOWED}" in done.stderr
+    assert f"{prefix}the token in the MCP_TOKEN environment variable contains 'ö'" in done.stderr
     assert "Traceback" not in done.stderr

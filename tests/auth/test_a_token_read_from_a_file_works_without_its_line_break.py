@@ -31,7 +31,7 @@ def test_the_server_accepts_the_token_without_its_trailing_line_break() -> None:
 
 
 def test_a_control_character_inside_the_token_is_a_configuration_error() -> None:
-    with pytest.raises(ConfigurationError, match="control characters"):
+    with pytest.raises(ConfigurationError, match=r"^the token given as token= contains a line break at position 4;"):
         MCPServer("bad-token").start(host="127.0.0.1", port=0, token="abc\ndef")
 
 

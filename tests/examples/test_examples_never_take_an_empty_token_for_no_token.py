@@ -51,10 +51,11 @@ def test_a_token_file_others_may_read_or_an_empty_one_exits_1(name: str, tmp_pat
     empty = tmp_path / "empty"
     empty.write_text("\n")
     empty.chmod(0o600)
-    for path, reason in ((shared, "is readable by other users (mode 0644)"), (empty, "is empty")):
+    for path, reason in ((shared, "is readable by other users (mode 0644)"),
+                         (empty, "is empty: write the token into it (one line)")):
         done = start(name, "--host", "0.0.0.0", "--token-file", str(path))
         assert done.returncode == 1, done.stdout + done.stderr
-        assert done.stderr.strip().splitlines() == [f"start_mcp.py: error: token file {str(path)!r} {reason}"
+        assert done.stderr.strip().splitlines() == [f"start_mcp.py: error: --token-file {path} {reason}"
                                                    + ("; make it private first: chmod 600 " + str(path)
                                                       if path == shared else "")]
         assert "listening" not in done.stdout

@@ -15,10 +15,10 @@ def test_the_setting_is_refused_and_unchanged(kernel: LiveKernel) -> None:
     before = kernel.run_ok("%config NanohubMCP").text
     cell = kernel.run_ok("%config NanohubMCP.token = 'tök€n'")
     assert cell.stderr.startswith(
-        "UsageError: NanohubMCP.token: a bearer token may hold only visible ASCII characters (letters, digits, "
-        "punctuation; no spaces), what a client sends in 'Authorization: Bearer <token>' (RFC 6750 § 2.1); this "
-        "one holds "
-        "'ö', '€'")
+        "UsageError: the token in the c.NanohubMCP.token setting contains 'ö' (U+00F6, not ASCII: no HTTP client "
+        "can send it) at position 2 (and 1 more such character); a bearer token may hold only visible ASCII "
+        "characters (letters, digits, punctuation; no spaces), what a client sends in 'Authorization: Bearer "
+        "<token>' (RFC 6750 § 2.1)")
     assert cell.stderr.rstrip().endswith("; the setting is unchanged")
     assert "tök€n" not in cell.stderr
     assert kernel.run_ok("%config NanohubMCP").text == before
