@@ -187,7 +187,7 @@ class RequestTooLarge(InvalidRequest):
 
 
 class UnsupportedMediaType(InvalidRequest):
-    """The body is not JSON (HTTP 415)."""
+    """The body is not JSON, or was sent compressed (HTTP 415)."""
 
     http_status = 415
 

@@ -32,18 +32,20 @@ from ..errors import (
     ProtocolError,
     ServerBusy,
     Unauthorized,
+    UnsupportedMediaType,
     error_response,
     http_status_for,
     http_status_of,
 )
 from ..protocol import jsonenc
 from ..protocol.message_values import show
+from ..schema.paths import echoed
 from ..server.connection import Connection
 from ..server.wire.principal import Principal
 from . import auth
 from .config import TransportConfig
 from .gate import EARLY, NO_TOKEN, edge_refusal
-from .headers import ALLOW_HEADERS, EXPOSE_HEADERS, JSON_TYPE
+from .headers import ALLOW_HEADERS, EXPOSE_HEADERS, JSON_TYPE, content_coding
 from .origin import is_ip_host
 from .served import ServedServer
 
@@ -374,3 +376,20 @@ class BodyReadingHandler(BaseHandler):
     def body(self) -> bytes:
         """The whole body (call once the body is complete, i.e. from ``post``)."""
         return self.request.body
+
+    def refuse_coding(self) -> bool:
+        """Finish with 415 and ``Accept-Encoding: identity`` when the body was sent compressed (a
+        ``Content-Encoding`` other than ``identity``); True when it did. Bodies are read as sent, never
+        decompressed: a few compressed bytes could stand for far more than ``max_request_bytes``.
+
+        Source: RFC 9110 § 15.5.16 (415 for a content coding the server does not accept, with
+        ``Accept-Encoding`` saying which it does), § 12.5.3.
+        """
+        coding = content_coding(self.request.headers.get("Content-Encoding"))
+        if coding is None:
+            return False
+        self.set_header("Accept-Encoding", "identity")
+        self.fail(UnsupportedMediaType(
+            f"Unsupported Media Type: the body was sent with 'Content-Encoding: {echoed(coding)}'; this server reads "
+            "request bodies uncompressed only: send the body uncompressed, without Content-Encoding"))
+        return True

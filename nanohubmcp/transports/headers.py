@@ -2,15 +2,16 @@
 
 Owns the header names both sides use — the server's handlers (:mod:`.base`, :mod:`.streamable_http`,
 :mod:`.stateless`) and the stdio↔HTTP bridge, a client (:mod:`.bridge`) — the CORS lists built from
-them, and the readings of ``Content-Type`` and ``Accept`` (:func:`json_body_type`, :func:`accepts`,
-:func:`wants_sse`). Imports nothing but the standard library and keeps no state, so the bridge names
-a header without loading the server's request handler. Does not own what a header's value means for
-a request (the era, the session, the version: ``server/intake``; ``Mcp-Param-*``:
-``server/stateless/headers``), the verdicts a POST to the MCP endpoint keeps per pair of values
-(:func:`.streamable_http.post_headers`), nor the headers a reply sets (:class:`.base.BaseHandler`).
+them, and the readings of ``Content-Type``, ``Content-Encoding`` and ``Accept`` (:func:`json_body_type`,
+:func:`content_coding`, :func:`accepts`, :func:`wants_sse`). Imports nothing but the standard library
+and keeps no state, so the bridge names a header without loading the server's request handler. Does not
+own what a header's value means for a request (the era, the session, the version: ``server/intake``;
+``Mcp-Param-*``: ``server/stateless/headers``), the verdicts a POST to the MCP endpoint keeps per pair
+of values (:func:`.streamable_http.post_headers`), nor the headers a reply sets
+(:class:`.base.BaseHandler`).
 
 Source: MCP 2025-11-25, Basic § Transports § Streamable HTTP; RFC 9110 § 8.3 (Content-Type),
-§ 12.5.1 (Accept).
+§ 8.4 (Content-Encoding), § 12.5.1 (Accept).
 """
 
 from __future__ import annotations
@@ -38,6 +39,15 @@ def json_body_type(content_type: str | None) -> bool:
         return True
     kind = content_type.split(";", 1)[0].strip().lower()
     return kind == "application/json" or kind.endswith("+json")
+
+
+def content_coding(header: str | None) -> str | None:
+    """The content codings a request's ``Content-Encoding`` says were applied to its body, other than
+    ``identity`` (``"gzip"``, ``"br"``, ``"deflate, gzip"``), or None: the body is as it was written."""
+    if not header:
+        return None
+    codings = [coding for part in header.split(",") if (coding := part.strip().lower()) and coding != "identity"]
+    return ", ".join(codings) or None
 
 
 def accepts(header: str | None, media: str) -> bool:

@@ -78,6 +78,8 @@ class RestToolHandler(BodyReadingHandler):
             self.fail(UnknownTool(f"Tool {name!r} is for its view only (view_visibility=['app']): not served "
                                   "over REST; an MCP host calls it for its view"))
             return
+        if self.refuse_coding():
+            return
         if not json_body_type(self.request.headers.get("Content-Type")):
             self.fail(UnsupportedMediaType("Send the arguments as JSON with 'Content-Type: application/json'"))
             return

@@ -97,6 +97,8 @@ async def post_legacy_message(handler: Any, session_id: str | None) -> None:
     ``handler`` is a body-reading handler (a ``BodyReadingHandler``).
     """
     connection = handler.connection
+    if handler.refuse_coding():
+        return
     if not json_body_type(handler.request.headers.get("Content-Type")):
         handler.fail(UnsupportedMediaType(
             "Unsupported Media Type: send the JSON-RPC message with 'Content-Type: application/json'"))

@@ -95,7 +95,7 @@ class StreamableHTTPHandler(BodyReadingHandler):
         # Judged before `finished` is asked (a verdict for a request already answered costs nothing):
         # a call then passes from this module to base's and on, as when the verdicts lived there.
         json_body, acceptable, sse = post_headers(headers.get("Content-Type"), headers.get("Accept"))
-        if self.finished:
+        if self.finished or self.refuse_coding():
             return
         try:  # a refusal before the core: its status from the one map
             if not json_body:
