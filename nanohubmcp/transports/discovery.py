@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 from .._version import __version__
 from ..errors import ConfigurationError
 from ..protocol import jsonenc, versions
-from .base import BaseHandler
+from .base import BaseHandler, PlainErrors
 
 if TYPE_CHECKING:
     from ..server.core import ServerCore
@@ -191,7 +191,7 @@ def ai_catalog(core: ServerCore, base: str) -> dict[str, Any]:
     return {"specVersion": AI_CATALOG_SPEC_VERSION, "entries": [_catalog_entry(core, base)]}
 
 
-class _DocumentHandler(BaseHandler):
+class _DocumentHandler(PlainErrors, BaseHandler):
     """A JSON document with its own media type, cacheable for five minutes (by shared caches only when
     it is the same for every client: :meth:`~.base.BaseHandler.cache_control`); ``HEAD`` answers the
     ``GET``'s status and headers without the body (RFC 9110 § 9.3.2), other methods 405."""

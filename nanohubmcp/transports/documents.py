@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import NanohubMCPError, RouteNotFound
 from ..protocol import versions
 from . import auth
-from .base import BaseHandler
+from .base import BaseHandler, PlainErrors, plain_error
 from .openapi import build_openapi
 from .streamable_http import StreamableHTTPHandler
 
@@ -66,6 +66,13 @@ class RootHandler(StreamableHTTPHandler):
 
     root = True
 
+    def error_body(self, exc: NanohubMCPError, request_id: Any = None) -> Any:
+        """A refused ``GET`` (or ``HEAD``) of the info document answers as the documents do (``{"error":
+        message}``, as its 404 and 405); a refused POST or DELETE is a JSON-RPC error response."""
+        if self.request.method in ("GET", "HEAD"):
+            return plain_error(exc)
+        return super().error_body(exc, request_id)
+
     async def get(self) -> None:
         if not self._finished:
             self.send_json(200, info_document(self.core, self.public_base()))
@@ -73,7 +80,7 @@ class RootHandler(StreamableHTTPHandler):
     head = get  # the GET's status and headers, no body (RFC 9110 § 9.3.2); it was 405
 
 
-class DiscoveryHandler(BaseHandler):
+class DiscoveryHandler(PlainErrors, BaseHandler):
     """``GET /.well-known/mcp.json`` (and ``HEAD``)."""
 
     def get(self) -> None:
@@ -83,7 +90,7 @@ class DiscoveryHandler(BaseHandler):
     head = get  # the GET's status and headers, no body (RFC 9110 § 9.3.2)
 
 
-class OpenAPIHandler(BaseHandler):
+class OpenAPIHandler(PlainErrors, BaseHandler):
     """``GET /openapi.json`` (and ``HEAD``)."""
 
     def get(self) -> None:
@@ -91,13 +98,6 @@ class OpenAPIHandler(BaseHandler):
             self.send_json(200, build_openapi(self.core, self.checked_base()))
 
     head = get  # the GET's status and headers, no body (RFC 9110 § 9.3.2)
-
-
-class PlainErrors:
-    """Error bodies ``{"error": message}`` (routes that are not JSON-RPC endpoints)."""
-
-    def error_body(self, exc: NanohubMCPError, request_id: Any = None) -> Any:
-        return {"error": str(exc)}
 
 
 class ProtectedResourceHandler(PlainErrors, BaseHandler):

@@ -86,6 +86,35 @@ def test_a_wrong_token_gets_401_invalid_token(url: str, method: str, path: str, 
     assert "resource_metadata=" in headers["WWW-Authenticate"]
 
 
+JSON_RPC_ROUTES = {("POST", "/"), ("DELETE", "/"), ("POST", "/mcp"), ("GET", "/mcp"), ("DELETE", "/mcp"),
+                   ("GET", "/sse"), ("POST", "/messages/?session_id=abc"), ("POST", "/?session_id=abc")}
+"""The MCP endpoints (their refusals are JSON-RPC error responses); the others — ``GET /``'s info document,
+REST and the documents — answer ``{"error": message}``, as their own 404 and 405 do."""
+
+
+@pytest.mark.parametrize(("method", "path", "body"), ROUTES)
+def test_a_401_has_the_body_shape_of_the_routes_other_errors(url: str, method: str, path: str, body: Any) -> None:
+    status, _, raw = request(url, method, path, body, {"Authorization": "Bearer not-the-token"})
+    assert status == 401
+    message = "Unauthorized: the bearer token is invalid or expired"
+    if (method, path) in JSON_RPC_ROUTES:
+        assert json.loads(raw) == {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}
+    else:
+        assert json.loads(raw) == {"error": message}
+
+
+@pytest.mark.parametrize("path", ["/", "/openapi.json", "/.well-known/mcp.json", "/mcp/server-card"])
+def test_a_document_refused_for_its_origin_answers_as_its_405_does(url: str, path: str) -> None:
+    status, _, raw = request(url, "GET", path, headers={"Origin": "http://evil.example"})
+    assert status == 403
+    assert json.loads(raw) == {
+        "error": "Forbidden: origin http://evil.example is not allowed; add it to allowed_origins to permit it"}
+    if path != "/":  # (POST / is JSON-RPC)
+        status, _, raw = request(url, "POST", path, {})
+        assert status == 405
+        assert set(json.loads(raw)) == {"error"}
+
+
 @pytest.mark.parametrize(
     ("scheme", "problem"),
     [
