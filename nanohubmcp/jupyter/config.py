@@ -7,7 +7,7 @@ Set them in a profile's ``ipython_config.py`` or ``ipython_kernel_config.py``::
 
 or live in a notebook, where a change to ``host``, ``port``, ``mode``, ``path_prefix``,
 ``allowed_origins``, ``public_url``, ``name``, ``version``, ``instructions``, ``provenance`` or a limit kept by
-the server (``max_stuck_calls``, ``max_kept_bytes``, ``max_jobs``, ...) restarts a running server, and
+the server (``max_stuck_calls``, ``max_kept_bytes``, ``max_request_bytes``, ...) restarts a running server, and
 ``tool_timeout``, ``max_inline_bytes``, ``max_result_bytes`` and ``figure_dpi`` apply to the next call::
 
     %config NanohubMCP.port = 0        # any free port
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from traitlets import Bool, Dict, Enum, Float, Integer, List, TraitError, Unicode, Union, default, validate
 from traitlets.config import Configurable
@@ -34,6 +34,7 @@ from ..server.calls.workers import MAX_ABANDONED
 from ..server.jobs import DEFAULT_MAX_JOBS, DEFAULT_MAX_JOBS_PER_OWNER, DEFAULT_MAX_RESULT_BYTES
 from ..server.provenance.tool_options import DEFAULT_CACHE_BYTES
 from ..server.results import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_STORE_BYTES, DEFAULT_STORE_BYTES_PER_OWNER
+from .limit_trait import Limit
 
 if TYPE_CHECKING:
     from traitlets.config import Config
@@ -41,8 +42,10 @@ if TYPE_CHECKING:
 
 __all__ = ["NanohubMCP"]
 
-RESTART_TRAITS = ("host", "port", "mode", "path_prefix", "allowed_origins", "public_url", "token")
-"""Traits whose change restarts a running server on its new address or URL."""
+SERVE_LIMIT_TRAITS = ("max_request_bytes", "max_buffered_bytes", "max_unsent_bytes")
+"""The HTTP server's limits, each passed to ``server.start(...)`` under its own name (the default is run()'s)."""
+RESTART_TRAITS = ("host", "port", "mode", "path_prefix", "allowed_origins", "public_url", "token", *SERVE_LIMIT_TRAITS)
+"""Traits whose change restarts a running server on its new address or URL, or with its new limits."""
 LIMIT_TRAITS = ("max_result_bytes", "max_stuck_calls", "max_kept_bytes", "max_kept_bytes_per_owner",
                 "max_job_result_bytes", "max_jobs", "max_jobs_per_owner", "cache_max_bytes")
 """The server's limits, each passed to ``MCPServer(...)`` under its own name (the default is MCPServer's)."""
@@ -52,31 +55,6 @@ REBUILD_TRAITS = ("name", "version", "instructions", "state_dir", "job_executor"
 """Traits baked into the server's identity: a change rebuilds the server (tools are kept)."""
 RESULT_TRAITS = ("max_inline_bytes", "figure_dpi", "max_result_bytes")
 """Traits shaping tool results: a change applies to the next call."""
-
-
-class Limit(Integer[Any, Any]):
-    """A whole-number limit with a lower bound; a refusal says what the setting takes and its default.
-
-    ``%config NanohubMCP.max_jobs = -1`` -> "NanohubMCP.max_jobs must be a number of jobs >= 1, not -1
-    (default 10000)"; ``= "many"`` -> "The 'max_jobs' trait of a NanohubMCP instance expected a number of
-    jobs >= 1, not the str 'many'". ``True`` is refused as a wrong type, not taken for 1, as ``MCPServer``
-    refuses it.
-    """
-
-    def __init__(self, default: int, *, minimum: int, takes: str, allow_none: bool = False, help: str) -> None:
-        super().__init__(default, help=help)
-        self.allow_none = allow_none  # after: Int's typed overloads take only a literal True or False
-        self.minimum = minimum
-        self.info_text = takes
-
-    def validate(self, obj: Any, value: Any) -> Any:
-        if isinstance(value, bool):
-            self.error(obj, value)
-        number = super().validate(obj, value)  # an int, or an integral float such as 1e9 made one
-        if number < self.minimum:
-            raise TraitError(f"{type(obj).__name__}.{self.name} must be {self.info_text}, not {number} "
-                             f"(default {self.default_value})")
-        return number
 
 
 class NanohubMCP(Configurable):
@@ -213,6 +191,32 @@ class NanohubMCP(Configurable):
         takes="a number of bytes >= 1",
         help="Bytes of results the result cache keeps for %%mcp_tool --cache tools (least recently used "
         "dropped first). Default 268435456 (256 MiB).",
+    ).tag(config=True)
+
+    # run()'s defaults, written out: nanohubmcp.serving imports this layer (the kernel's runner), not the reverse.
+    max_request_bytes = Limit(
+        16 * 1024 * 1024,
+        minimum=1024,
+        takes="a number of bytes >= 1024",
+        help="Largest request body the server reads (a call's arguments, as JSON); a larger one is answered "
+        "413. Default 16777216 (16 MiB). Above max_buffered_bytes, raise that too (the server refuses to "
+        "start otherwise, saying so).",
+    ).tag(config=True)
+
+    max_buffered_bytes = Limit(
+        256 * 1024 * 1024,
+        minimum=1024,
+        takes="a number of bytes >= 1024",
+        help="Most bytes of request bodies received at once over every connection, at least max_request_bytes; "
+        "a body beyond it is answered 503 with Retry-After before it is read. Default 268435456 (256 MiB).",
+    ).tag(config=True)
+
+    max_unsent_bytes = Limit(
+        256 * 1024 * 1024,
+        minimum=1024 * 1024,
+        takes="a number of bytes >= 1048576 (1 MiB)",
+        help="Most bytes of answers held in all for clients that have not read them; beyond it connections "
+        "are closed, oldest first. Default 268435456 (256 MiB).",
     ).tag(config=True)
 
     instructions = Unicode(

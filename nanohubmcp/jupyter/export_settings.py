@@ -9,7 +9,8 @@ setting accepts). Where they go:
   nothing, whatever its environment says; ``True`` is the default and writes nothing);
 - the limits (``max_result_bytes``, ``max_stuck_calls``, ``max_kept_bytes``, ... :data:`.config.LIMIT_TRAITS`)
   go to ``MCPServer(...)`` as the kernel checked them (``1e9`` as ``1000000000``), unless set to their
-  default, which writes nothing;
+  default, which writes nothing; so do the HTTP server's (:data:`.config.SERVE_LIMIT_TRAITS`:
+  ``max_request_bytes``, ...) to ``server.run(...)``;
 - host and port become the defaults of ``--host`` and ``--port``, except that a host other machines
   reach (``0.0.0.0``) is not: the notebook's token stays behind, so the script keeps 127.0.0.1 and
   says how to serve other machines with a token (:meth:`ExportSettings.notes`);
@@ -40,7 +41,8 @@ _WHERE = {"name": "ctor", "version": "ctor", "instructions": "ctor", "tool_timeo
           "executor_options": "ctor", "dask_address": "ctor", "provenance": "ctor", "host": "cli",
           "port": "cli", "path_prefix": "run", "allowed_origins": "run", "public_url": "run",
           "state_url": "env", "tracing": "env", "token": "secret"}
-"""Where each setting goes; the limits (``config.LIMIT_TRAITS``) go to "ctor" too (:func:`_place`)."""
+"""Where each setting goes; the limits go to "ctor" (``config.LIMIT_TRAITS``) or "run" (``SERVE_LIMIT_TRAITS``)
+too (:func:`_place`)."""
 _NOTE = {"ctor": "applied in MCPServer(...) at the top of the file",
          "cli": "the default of --{} (end of the file)",
          "run": "passed to server.run(...) at the end of the file",
@@ -57,9 +59,9 @@ _NOTE = {"ctor": "applied in MCPServer(...) at the top of the file",
 
 
 def _place(setting: str) -> str | None:
-    from .config import LIMIT_TRAITS  # read with the first %config line (ExportSettings.apply)
+    from .config import LIMIT_TRAITS, SERVE_LIMIT_TRAITS  # read with the first %config line (ExportSettings.apply)
 
-    return "ctor" if setting in LIMIT_TRAITS else _WHERE.get(setting)
+    return "ctor" if setting in LIMIT_TRAITS else "run" if setting in SERVE_LIMIT_TRAITS else _WHERE.get(setting)
 
 
 class SettingRefused(Exception):
@@ -97,7 +99,7 @@ class ExportSettings:
         """
         from traitlets import TraitError
 
-        from .config import LIMIT_TRAITS, NanohubMCP
+        from .config import LIMIT_TRAITS, SERVE_LIMIT_TRAITS, NanohubMCP
 
         try:
             target = ast.parse("cfg." + line).body[0]
@@ -119,7 +121,7 @@ class ExportSettings:
         if setting == "provenance" and value:
             self.values.pop(setting, None)  # the default; an argument would outrank NANOHUBMCP_PROVENANCE=0
             return _NOTE["provenance on"], ""
-        if setting in LIMIT_TRAITS:
+        if setting in (*LIMIT_TRAITS, *SERVE_LIMIT_TRAITS):
             value = getattr(checked, setting)  # the int the kernel would use (1e9 is a float literal)
             if value == NanohubMCP.class_traits()[setting].default_value:
                 self.values.pop(setting, None)  # MCPServer's own default: an argument would only repeat it

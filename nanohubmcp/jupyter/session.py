@@ -35,7 +35,7 @@ from ..server.wire.trace_context import resolve as resolve_tracing
 from ..state import resolve as resolve_state_url
 from . import routes
 from .cell_components import CellRegistry, Entry
-from .config import LIMIT_TRAITS, REBUILD_TRAITS, RESTART_TRAITS, RESULT_TRAITS, NanohubMCP
+from .config import LIMIT_TRAITS, REBUILD_TRAITS, RESTART_TRAITS, RESULT_TRAITS, SERVE_LIMIT_TRAITS, NanohubMCP
 from .display import first_line
 from .hub import HubView, detect_hub
 from .progress_bar import CellProgressBars
@@ -171,6 +171,7 @@ class KernelSession:
             "allowed_origins": cfg.allowed_origins,
             "loop": loop,
             "token": self.token or "",
+            **{limit: getattr(cfg, limit) for limit in SERVE_LIMIT_TRAITS},
         }
         if not self.token:
             # Off by the setting, or by an empty $MCP_TOKEN the kernel inherited: the warning names which.

@@ -1,13 +1,20 @@
 """A notebook's ``%config NanohubMCP.<limit>`` lines (``max_result_bytes``, ``max_stuck_calls``,
-``max_kept_bytes``, ...) reach the exported script's ``MCPServer(...)`` as the kernel checked them, so the
-script's server has the notebook's limits; one set to its default writes nothing (``MCPServer`` has that
+``max_kept_bytes``, ...) reach the exported script's ``MCPServer(...)`` as the kernel checked them, and those of
+the HTTP server (``max_request_bytes``, ...) its ``server.run(...)``, so the running script answers with the
+notebook's limits; one set to its default writes nothing (``MCPServer`` has that
 default already), and a value the setting refuses fails the export naming the cell and the setting."""
 
 from __future__ import annotations
 
+import json
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any
+
 import nbformat
 import pytest
-from export_roundtrip import script_server
+from export_roundtrip import SCRIPT_TOKEN, run_script, script_server
 
 from nanohubmcp.errors import NanohubMCPError
 from nanohubmcp.jupyter.translate import Script, translate
@@ -57,3 +64,35 @@ def test_a_refused_limit_fails_the_export_naming_it(line: str, why: str) -> None
     with pytest.raises(NanohubMCPError) as refused:
         exported(line)
     assert f"work/demo.ipynb, cell 1 ({line}): {why}" in str(refused.value)
+
+
+
+def rest(url: str, body: dict[str, Any]) -> tuple[int, Any]:
+    request = urllib.request.Request(url, data=json.dumps(body).encode(), headers={
+        "Content-Type": "application/json", "Authorization": f"Bearer {SCRIPT_TOKEN}"})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
+
+
+@pytest.mark.slow
+def test_the_running_script_has_the_notebooks_limits(tmp_path: Path) -> None:
+    script = exported(
+        '%%mcp_tool\ndef big(n: int) -> str:\n    "n characters."\n    return "x" * n\n',
+        "%config NanohubMCP.max_result_bytes = 1000\n%config NanohubMCP.max_request_bytes = 4096\n"
+        "%config NanohubMCP.max_buffered_bytes = 268435456",
+    )
+    assert 'server = MCPServer("demo", max_result_bytes=1000)' in script.text
+    assert "server.run(**_command_line_options(), max_request_bytes=4096)" in script.text
+    assert "# %config NanohubMCP.max_buffered_bytes = 268435456: the default: nothing written" in script.text
+    path = tmp_path / "start_mcp.py"
+    path.write_text(script.text)
+    with run_script(path, env={"NANOHUBMCP_STATE_DIR": str(tmp_path / "state")}) as url:
+        tools = url.removesuffix("mcp") + "tools/big"
+        status, answer = rest(tools, {"n": 5000})
+        assert status == 500
+        assert "more than this server sends in one answer (max_result_bytes=1000)" in answer["error"]
+        assert rest(tools, {"n": 10}) == (200, {"result": "x" * 10})
+        assert rest(tools, {"n": 10, "pad": "x" * 5000})[0] == 413

@@ -1,17 +1,28 @@
 """The server's limits are ``NanohubMCP`` settings (``max_result_bytes``, ``max_stuck_calls``,
-``max_kept_bytes``, ...): each reaches the kernel's ``MCPServer`` under its own name, a change of
-``max_result_bytes`` applies to the next call and one of the others rebuilds the server, and a value
+``max_kept_bytes``, ...; ``max_request_bytes``, ... of the HTTP server): each reaches the kernel's
+``MCPServer`` (or its ``start``) under its own name, a change of ``max_result_bytes`` applies to the next
+call, one of the others rebuilds or restarts the server, and a value
 ``MCPServer`` would refuse is refused by the setting in words naming it, what it takes and its default.
 Before, a notebook could not set them at all (``%config`` warned "not recognized")."""
 
 from __future__ import annotations
 
+import json
+import urllib.error
+import urllib.request
 from pathlib import Path
 
 import pytest
 from traitlets import TraitError
 
-from nanohubmcp.jupyter.config import LIMIT_TRAITS, REBUILD_TRAITS, RESULT_TRAITS, NanohubMCP
+from nanohubmcp.jupyter.config import (
+    LIMIT_TRAITS,
+    REBUILD_TRAITS,
+    RESTART_TRAITS,
+    RESULT_TRAITS,
+    SERVE_LIMIT_TRAITS,
+    NanohubMCP,
+)
 from nanohubmcp.jupyter.session import KernelSession
 
 SET = {"max_result_bytes": 1000, "max_stuck_calls": 0, "max_kept_bytes": 2_000_000,
@@ -60,8 +71,8 @@ def test_the_defaults_are_the_servers_and_each_help_names_its_default() -> None:
 
     from nanohubmcp import MCPServer
 
-    keywords = inspect.signature(MCPServer).parameters
-    for name in LIMIT_TRAITS:
+    keywords = {**inspect.signature(MCPServer).parameters, **inspect.signature(MCPServer.run).parameters}
+    for name in (*LIMIT_TRAITS, *SERVE_LIMIT_TRAITS):
         trait = NanohubMCP.class_traits()[name]
         assert trait.default_value == keywords[name].default, name
         assert f"Default {trait.default_value}" in trait.help, name
@@ -96,3 +107,41 @@ def test_an_integral_float_and_the_zero_that_means_none_abandoned_are_taken() ->
     assert config.max_kept_bytes == 1_000_000_000
     assert type(config.max_kept_bytes) is int
     assert config.max_stuck_calls == 0
+
+
+def post(url: str, size: int) -> int:
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "x" * size}}).encode()
+    request = urllib.request.Request(url, data=body, headers={"Content-Type": "application/json",
+                                                              "Accept": "application/json, text/event-stream"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as error:
+        return error.code
+
+
+def test_the_http_limits_reach_the_serving_server_and_a_change_restarts_it(tmp_path: Path) -> None:
+    notes: list[str] = []
+    config = NanohubMCP(port=0, state_dir=str(tmp_path), token="", max_request_bytes=4096,
+                        max_buffered_bytes=8192, max_unsent_bytes=2 * 1024 * 1024)
+    session = KernelSession(config, notify=notes.append)
+    try:
+        session.start()
+        url = session.mcp_url
+        assert url is not None
+        assert post(url, 100) == 200
+        assert post(url, 5000) == 413
+        transport = session.server._serving._runner.config  # type: ignore[union-attr]
+        assert (transport.max_buffered_bytes, transport.max_unsent_bytes) == (8192, 2 * 1024 * 1024)
+
+        config.max_request_bytes = 8192  # restarts the server with it
+        assert session.running
+        assert post(str(session.mcp_url), 5000) == 200
+
+        config.max_request_bytes = 16384  # over max_buffered_bytes: the server refuses to start, saying so
+        assert not session.running
+        assert "max_buffered_bytes must be an integer of at least max_request_bytes (16384)" in notes[-1]
+        assert "It is stopped; fix the setting, then run %mcp start" in notes[-1]
+    finally:
+        session.close()
+    assert set(SERVE_LIMIT_TRAITS) <= set(RESTART_TRAITS)

@@ -1,0 +1,43 @@
+"""``Limit``: the trait type of ``NanohubMCP``'s limits (``max_result_bytes``, ``max_jobs``, ...).
+
+A whole number with a lower bound, as the keyword of ``MCPServer`` (or ``run()``) it is passed to takes:
+what it refuses, that keyword would refuse too, and the refusal names the setting, what it takes and its
+default, so the notebook's user knows what to type instead::
+
+    %config NanohubMCP.max_jobs = -1
+    UsageError: NanohubMCP.max_jobs must be a number of jobs >= 1, not -1 (default 10000); the setting is unchanged
+
+It owns no setting; :mod:`.config` declares them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from traitlets import Integer, TraitError
+
+__all__ = ["Limit"]
+
+
+class Limit(Integer[Any, Any]):
+    """A whole-number limit of at least ``minimum`` (None too with ``allow_none``); ``takes`` says what it
+    takes, in the refusals: "<Class>.<name> must be <takes>, not -1 (default <default>)" below the bound,
+    and traitlets' "The '<name>' trait of a <Class> instance expected <takes>, not the str 'many'" for a
+    wrong type. ``True`` is refused as a wrong type, not taken for 1, as ``MCPServer`` refuses it; an
+    integral float (``1e9``) becomes the int.
+    """
+
+    def __init__(self, default: int, *, minimum: int, takes: str, allow_none: bool = False, help: str) -> None:
+        super().__init__(default, help=help)
+        self.allow_none = allow_none  # after: Int's typed overloads take only a literal True or False
+        self.minimum = minimum
+        self.info_text = takes
+
+    def validate(self, obj: Any, value: Any) -> Any:
+        if isinstance(value, bool):
+            self.error(obj, value)
+        number = super().validate(obj, value)  # an int, or an integral float such as 1e9 made one
+        if number < self.minimum:
+            raise TraitError(f"{type(obj).__name__}.{self.name} must be {self.info_text}, not {number} "
+                             f"(default {self.default_value})")
+        return number
