@@ -282,11 +282,11 @@ class RedisJobBackend:
             found = pipe.execute()
         return [row for row in (self._decode(raw) for raw in found) if row is not None]
 
-    def select(self, *, owner_key: str | None = None, limit: int = 1000) -> list[dict[str, Any]]:
-        index = self._key("jobs") if owner_key is None else self._key("jobs", "o", owner_key)
+    def newest(self, limit: int) -> list[str]:
+        """Read from the index of every record (scores: creation times), never the records: an id
+        whose record expired is in it until :meth:`purge` (:meth:`summaries` leaves it out)."""
         with _guard(self.shown):
-            ids = self._redis.zrevrange(index, 0, limit - 1)
-        return self._many(ids)
+            return [str(job_id) for job_id in self._redis.zrevrange(self._key("jobs"), 0, limit - 1)]
 
     def owner_index(self, owner_key: str, *, since: float, start: int, count: int) -> list[tuple[str, float]]:
         """Read from the owner's sorted set (scores: creation times), never the records."""

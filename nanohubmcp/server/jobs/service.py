@@ -65,7 +65,7 @@ from .record import (  # noqa: F401 (re-exported: the job machinery's one import
 from .runs import Runs, process_of
 from .settle import SERVER_STOPPED, HandOver, Reattach, process_ending, revive, stop_run
 from .stores import DB_FILE, JobBackend, open_backend
-from .visibility import operator_rows, unknown_job, visible
+from .visibility import LISTED, operator_rows, unknown_job, visible
 from .writes import JobWrites
 
 if TYPE_CHECKING:
@@ -177,9 +177,9 @@ class JobStore:
                 self._revive(row)
 
     def _holds(self, job_id: str) -> bool:
-        """Whether the store holds a record of ``job_id`` (True when it cannot tell)."""
+        """Whether the store holds a record of ``job_id`` (True when it cannot tell); only its id is read."""
         try:
-            return job_id in self._live or self.backend.load(job_id) is not None
+            return job_id in self._live or bool(self.backend.summaries([job_id], ("id",)))
         except (sqlite3.Error, StateUnavailable):
             return True
 
@@ -325,22 +325,28 @@ class JobStore:
 
     def listing(self, limit: int = 100, *, processes: Collection[str] | None = None) -> list[dict[str, Any]]:
         """The newest ``limit`` jobs of every owner, for the operator (``%mcp jobs``, the lab
-        panel): id, tool, status, progress, created, executor — never arguments or results.
+        panel): id, tool, status, progress, times, executor (:data:`.visibility.LISTED`) — never
+        arguments or results, and of the stored records only those fields are read.
 
         ``processes``: only the jobs run by job stores of these :attr:`process` tokens (a notebook
         kernel's servers: another kernel using the same state directory keeps its jobs to itself);
         :meth:`count_elsewhere` counts the others."""
         if self._nothing_stored():
             return []
-        rows = self.backend.select(limit=limit if processes is None else self.max_jobs)
-        return operator_rows(rows, self._live, limit, processes=processes)
+        ids = self.backend.newest(limit)
+        if processes is not None:
+            ids = [row["id"] for row in self._runners() if process_of(row.get("runner")) in processes][:limit]
+        return operator_rows(self.backend.summaries(ids, LISTED), self._live)
 
     def count_elsewhere(self, processes: Collection[str]) -> int:
         """How many stored jobs were run by job stores other than ``processes`` (see :meth:`listing`)."""
         if self._nothing_stored():
             return 0
-        rows = self.backend.select(limit=self.max_jobs)
-        return sum(1 for row in rows if process_of(row.get("runner")) not in processes)
+        return sum(1 for row in self._runners() if process_of(row.get("runner")) not in processes)
+
+    def _runners(self) -> list[dict[str, Any]]:
+        """The id and runner of every stored job, newest first (at most ``max_jobs``)."""
+        return self.backend.summaries(self.backend.newest(self.max_jobs), ("id", "runner"))
 
     def _nothing_stored(self) -> bool:
         """True when no store file exists yet: a look must not create one."""

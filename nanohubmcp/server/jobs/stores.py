@@ -108,8 +108,9 @@ class JobBackend(Protocol):
         step, and tells that process once another stores the end (with ``follow``, also a status,
         :meth:`changed`, or progress)."""
 
-    def select(self, *, owner_key: str | None = None, limit: int = 1000) -> list[dict[str, Any]]:
-        """Records (of one owner when given), newest first."""
+    def newest(self, limit: int) -> list[str]:
+        """Ids of the newest ``limit`` records of every owner, newest first (never the records: their
+        fields are read with :meth:`summaries`)."""
 
     def owner_index(self, owner_key: str, *, since: float, start: int, count: int) -> list[tuple[str, float]]:
         """Ids of one owner's records with their creation times, oldest first (ties by id): of those
@@ -195,11 +196,10 @@ class MemoryBackend(_Untold):
     def awaited(self, job_id: str, *, follow: bool = False) -> dict[str, Any] | None:
         return self.load(job_id)
 
-    def select(self, *, owner_key: str | None = None, limit: int = 1000) -> list[dict[str, Any]]:
+    def newest(self, limit: int) -> list[str]:
         with self._lock:
-            rows = [dict(r) for r in self._rows.values() if owner_key is None or r["owner_key"] == owner_key]
-        rows.sort(key=lambda r: r["created"], reverse=True)
-        return rows[:limit]
+            found = sorted(((r["created"], r["id"]) for r in self._rows.values()), reverse=True)
+        return [job_id for _, job_id in found[:limit]]
 
     def owner_index(self, owner_key: str, *, since: float, start: int, count: int) -> list[tuple[str, float]]:
         with self._lock:
@@ -313,10 +313,10 @@ class SQLiteBackend(_Untold):
     def awaited(self, job_id: str, *, follow: bool = False) -> dict[str, Any] | None:
         return self.load(job_id)
 
-    def select(self, *, owner_key: str | None = None, limit: int = 1000) -> list[dict[str, Any]]:
-        if owner_key is None:
-            return self._query("SELECT * FROM jobs ORDER BY created DESC LIMIT ?", (limit,))
-        return self._query("SELECT * FROM jobs WHERE owner_key = ? ORDER BY created DESC LIMIT ?", (owner_key, limit))
+    def newest(self, limit: int) -> list[str]:
+        with self._lock:
+            found = self._db.execute("SELECT id FROM jobs ORDER BY created DESC LIMIT ?", (limit,))
+            return [str(job_id) for (job_id,) in found.fetchall()]
 
     def owner_index(self, owner_key: str, *, since: float, start: int, count: int) -> list[tuple[str, float]]:
         with self._lock:

@@ -24,12 +24,11 @@ status, progress, times and executor (:data:`LISTED`): never arguments or result
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from ...errors import UnknownComponent
 from .record import Job
-from .runs import process_of
 
 __all__ = ["ECHOED_ID_CHARS", "LISTED", "echoed_id", "operator_rows", "owned", "unknown_job", "visible"]
 
@@ -79,21 +78,15 @@ def unknown_job(job_id: object) -> UnknownComponent:
     return UnknownComponent(f"Unknown job or task id: {shown} (it may have expired)")
 
 
-def operator_rows(rows: list[dict[str, Any]], live: Mapping[str, Job], limit: int, *,
-                  processes: Collection[str] | None = None) -> list[dict[str, Any]]:
-    """The first ``limit`` of the stored ``rows`` (newest first) as the operator sees them: the
-    :data:`LISTED` fields, with the status and progress of a job this process runs (``live``) as
-    they are now; with ``processes``, only the jobs run by job stores of these process tokens."""
+def operator_rows(rows: list[dict[str, Any]], live: Mapping[str, Job]) -> list[dict[str, Any]]:
+    """The stored ``rows`` (their :data:`LISTED` fields) as the operator sees them: with the status
+    and progress of a job this process runs (``live``) as they are now."""
     listed = []
     for row in rows:
-        if processes is not None and process_of(row.get("runner")) not in processes:
-            continue
         entry = {key: row.get(key) for key in LISTED}
         job = live.get(row["id"])
         if job is not None:
             entry.update(status=job.status, progress=job.progress, progress_total=job.progress_total,
                          progress_message=job.progress_message)
         listed.append(entry)
-        if len(listed) >= limit:
-            break
     return listed
