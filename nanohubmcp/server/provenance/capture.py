@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..results.store import SESSION_OWNER, owner_for
 from ..wire.request import Slot
-from ..wire.sessions import session_digest
+from ..wire.sessions import session_key
 from .code_facts import code_of
 from .rows import URI_PREFIX, CallRow, digest_parts, digest_text, facts_of
 
@@ -270,6 +270,31 @@ def facts_for(tool: Tool, code: dict[str, Any]) -> Facts:
     return facts
 
 
+MAX_SESSION_KEYS = 1024
+"""Sessions whose key the writer remembers at most (then it forgets them all and starts again)."""
+_session_keys: dict[str, str] = {}
+SESSION_DIGEST_CHARS = 12
+"""Hex digits of a session's key that name it in its records' ``session`` column
+(:func:`~nanohubmcp.server.wire.sessions.session_digest`)."""
+
+
+def _session_key(session_id: str) -> str:
+    """:func:`~nanohubmcp.server.wire.sessions.session_key` of ``session_id``, made once per session
+    (its records' owner and session column are both made from it): a SHA-256 and its hex text cost
+    ~7k instructions, two a record before (bench/provenance.md, 2026-12-04)."""
+    key = _session_keys.get(session_id)
+    if key is None:
+        if len(_session_keys) >= MAX_SESSION_KEYS:
+            _session_keys.clear()
+        key = _session_keys[session_id] = session_key(session_id)
+    return key
+
+
+_row = tuple.__new__
+"""Makes a :class:`.rows.CallRow` of all its values (``_row(CallRow, values)``): half the cost of
+the class's own constructor, a Python function with defaults."""
+
+
 def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires: float) -> Made | None:
     """The record of a call (or the completed record of a job), from what was handed over, as a
     row written at ``created`` that expires at ``expires``."""
@@ -277,7 +302,16 @@ def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires:
         return _job_end(item, earlier, created, expires)
     record_id, tool, principal, session, request_id, version, job_id = item[:7]
     arguments, result, started, ended, (executor, thread), span, cached_from, ran = item[7:]
-    owner = owner_for(principal, session)
+    owner: str | None = None
+    subject: str | None = None
+    session_column: str | None = None
+    if session is not None:
+        key = _session_key(session.id)
+        owner = SESSION_OWNER + key  # as owner_for names a session's
+        session_column = key[:SESSION_DIGEST_CHARS]  # the id is a credential
+    if principal is not None:
+        owner = owner_for(principal, None)
+        subject = str(principal.subject)
     code = code_of(tool, ran)
     facts = facts_for(tool, code)
     meta = result.pop("_meta", None)
@@ -296,15 +330,15 @@ def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires:
     if job_id is not None and not hit:  # the job's record, open until the job ends
         extra = _json({"job_id": job_id, "handle_digest": digest or digest_text(kept or "")})
         status, finished, digest, kept, links = "working", None, None, None, []
-    row = CallRow(
+    row: CallRow = _row(CallRow, (
         record_id,
         owner,
         tool.name,
         facts[0],
         created,
         expires,
-        str(principal.subject) if principal is not None else None,
-        session_digest(session.id) if session is not None else None,  # the id is a credential
+        subject,
+        session_column,
         request_id,
         str(version),
         trace_id,
@@ -320,7 +354,8 @@ def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires:
         (_hit(cached_from) if hit else "miss") if isinstance(cached, dict) else None,
         arguments_text(stored_arguments(arguments if isinstance(arguments, dict) else {}, tool.secrets)),
         extra,
-    )
+        None,  # body: a first-schema record's
+    ))
     source = code["source"]
     return row, facts, (code["hash"], source) if source is not None else None
 
