@@ -18,6 +18,7 @@ answered at once, and they end as the job store says.
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -32,6 +33,9 @@ class Shutdown:
     def __init__(self) -> None:
         self.begun = False
         """True from the moment the server began to stop until the stop is over."""
+        self.began_at: float | None = None
+        """``time.monotonic()`` when the last stop began (kept once it is over: a process that stops
+        serving counts its exit's deadline from it); None before the first."""
         self._serving: dict[RequestContext, asyncio.Task[object] | None] = {}
         self._cut: set[RequestContext] = set()
 
@@ -52,6 +56,8 @@ class Shutdown:
 
     def begin(self) -> None:
         """The server stops: requests arriving from now on are refused."""
+        if not self.begun:
+            self.began_at = time.monotonic()
         self.begun = True
 
     def cut_off(self) -> set[asyncio.Task[object]]:

@@ -28,6 +28,7 @@ import signal
 import socket
 import sys
 import threading
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -56,8 +57,13 @@ DRAIN_SECONDS = 2.0
 """On stop, how long running calls may take to answer; those still running then are answered with
 :class:`~nanohubmcp.errors.ServerStopping` before connections are closed."""
 EXIT_GRACE_SECONDS = 10.0
-"""After a blocking serve stops, how long the process waits for sync calls still running
-before it exits anyway (their worker threads are daemons: a stuck tool cannot hold it)."""
+"""The longest a blocking serve's process takes to exit once its stop began (SIGTERM, Ctrl-C, stdio's
+end of input), what a process supervisor (systemd, Slurm, a container runtime) can count on: the drain's
+:data:`DRAIN_SECONDS` for answers are within it, and sync calls still running are waited for until
+:data:`EXIT_MARGIN_SECONDS` before it, then left behind (their worker threads are daemons: a stuck
+tool cannot hold the process)."""
+EXIT_MARGIN_SECONDS = 1.0
+"""What of :data:`EXIT_GRACE_SECONDS` is left for the process's own exit after the wait for sync calls."""
 
 
 def resolve_port(port: int | str | None) -> int:
@@ -352,21 +358,23 @@ class Runner:
 
 
 def explain_exit_wait(core: ServerCore | None = None) -> None:
-    """After a blocking serve ends: wait a grace period for tool calls still running, saying so.
+    """After a blocking serve ends: wait for tool calls still running, saying so, until the process
+    must exit (:data:`EXIT_GRACE_SECONDS` after the stop of ``core`` began, less :data:`EXIT_MARGIN_SECONDS`).
 
     A sync tool runs on a worker thread that cannot be interrupted. Its calls were told to
     cancel when the server stopped, and so are now the ``@async_tool`` jobs of ``core`` whose
     function still runs in this process (their end is stored as "the server stopped while this
-    job ran"); those that return within ``EXIT_GRACE_SECONDS`` finish their work, the rest are
-    left behind when the process exits (the workers are daemon threads), so a tool that
-    never returns cannot keep a stopped server alive. A second Ctrl-C (or SIGTERM) ends the
-    process at once.
+    job ran"); those that return in time finish their work, the rest are left behind when the
+    process exits (the workers are daemon threads), so a tool that never returns cannot keep a
+    stopped server alive. A second Ctrl-C (or SIGTERM) ends the process at once.
     """
     from ..server.calls.invoke import RUNNING
 
     running = [call for call in list(RUNNING) if not call.done()]
     if not running or threading.current_thread() is not threading.main_thread():
         return
+    began = core.shutdown.began_at if core is not None else None
+    deadline = (time.monotonic() if began is None else began) + EXIT_GRACE_SECONDS - EXIT_MARGIN_SECONDS
     if core is not None:
         core.process_ending()  # the jobs handed over at the stop: the process will not outlive them
 
@@ -376,10 +384,11 @@ def explain_exit_wait(core: ServerCore | None = None) -> None:
     # Handlers first: a Ctrl-C sent as soon as the message shows must already quit.
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, quit_now)
+    wait = max(0.0, deadline - time.monotonic())
     print(f"nanohubmcp: stopped; waiting for {len(running)} running tool call(s) to return "
-          f"(they were told to cancel; at most {EXIT_GRACE_SECONDS:g} s) - press Ctrl-C again to quit now",
-          file=sys.stderr, flush=True)
-    _, left = concurrent.futures.wait(running, timeout=EXIT_GRACE_SECONDS)
+          f"(they were told to cancel; at most {wait:.1f} s more, so that the process exits within "
+          f"{EXIT_GRACE_SECONDS:g} s of the stop) - press Ctrl-C again to quit now", file=sys.stderr, flush=True)
+    _, left = concurrent.futures.wait(running, timeout=wait)
     if left:
-        print(f"nanohubmcp: {len(left)} tool call(s) still running after {EXIT_GRACE_SECONDS:g} s; exiting without "
-              "them", file=sys.stderr, flush=True)
+        print(f"nanohubmcp: {len(left)} tool call(s) still running; exiting without them (within "
+              f"{EXIT_GRACE_SECONDS:g} s of the stop)", file=sys.stderr, flush=True)

@@ -1,0 +1,132 @@
+"""SIGTERM to a server whose sync tool is blocked in ``time.sleep`` ends the process within the documented
+10 s (``EXIT_GRACE_SECONDS``), counted from the signal: a process supervisor (systemd, Slurm, a container
+runtime) can rely on it. The process waited the 2 s drain and then 10 s more, about 12 s in all, while
+the docs said 10 s (fresh-user trial, low finding). Measured by waiting for the process's exit."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import IO
+
+import pytest
+from support import call_tool_http
+
+from nanohubmcp.transports.runner import EXIT_GRACE_SECONDS
+
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = """
+import sys, time
+from nanohubmcp import MCPServer
+
+server = MCPServer("sleepy")
+
+@server.tool()
+def nap() -> str:
+    '''Sleeps for a minute, deaf to cancellation.'''
+    print("nap: running", file=sys.stderr, flush=True)
+    time.sleep(60)
+    return "rested"
+"""
+CEILING = 60.0
+"""How long the test waits for the exit at the most (far above the bound: a hang fails, not a slow machine)."""
+
+
+class Lines:
+    """The lines of a process's stream, read to its end by a thread of their own."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.seen: list[str] = []
+        self._grew = threading.Condition()
+        self._reader = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._reader.start()
+
+    def _read(self, stream: IO[str]) -> None:
+        for line in stream:
+            with self._grew:
+                self.seen.append(line)
+                self._grew.notify_all()
+
+    def wait_for(self, said: str) -> str | None:
+        """The first line holding ``said``, once read (None when the stream ends or CEILING passes first)."""
+        deadline = time.monotonic() + CEILING
+        with self._grew:
+            while True:
+                found = next((line for line in self.seen if said in line), None)
+                if found is not None or not self._reader.is_alive() or time.monotonic() > deadline:
+                    return found
+                self._grew.wait(0.5)
+
+    def text(self) -> str:
+        """Everything the stream held (read to its end: call it once the process has exited)."""
+        self._reader.join(CEILING)
+        return "".join(self.seen)
+
+
+class Served:
+    """``nanohubmcp run app.py ARGUMENTS`` in ``folder``, its output read as it comes."""
+
+    def __init__(self, folder: Path, *arguments: str) -> None:
+        (folder / "app.py").write_text(APP)
+        env = {k: v for k, v in os.environ.items() if k != "MCP_TOKEN"}
+        env["PYTHONPATH"] = str(ROOT)
+        self.proc = subprocess.Popen([sys.executable, "-m", "nanohubmcp", "run", "app.py", *arguments], cwd=folder,
+                                     env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True)
+        assert self.proc.stdout is not None
+        assert self.proc.stderr is not None
+        self.stdout, self.stderr = Lines(self.proc.stdout), Lines(self.proc.stderr)
+
+    def assert_exits_within_the_bound(self) -> None:
+        """Once the tool runs: SIGTERM, then wait for the exit (status 0, as a stopped server's)."""
+        try:
+            assert self.stderr.wait_for("nap: running"), self.stderr.seen
+            began = time.monotonic()
+            self.proc.send_signal(signal.SIGTERM)
+            assert self.proc.wait(CEILING) == 0
+            took = time.monotonic() - began
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait(CEILING)
+        assert took <= EXIT_GRACE_SECONDS, f"exited {took:.2f} s after SIGTERM; the bound is {EXIT_GRACE_SECONDS:g} s"
+        # Still blocked when the process exited: the bound was measured, not a quick exit.
+        assert "1 tool call(s) still running" in self.stderr.text()
+
+
+def test_over_http_the_process_exits_within_the_bound_of_the_signal(tmp_path: Path) -> None:
+    served = Served(tmp_path, "--host", "127.0.0.1", "--port", "0")
+    listening = served.stdout.wait_for("http://127.0.0.1:")
+    if listening is not None:  # else the assertion below says why
+        base = "http://" + listening.split("http://", 1)[1].split("/")[0] + "/"
+        threading.Thread(target=call_quietly, args=(base,), daemon=True).start()
+    served.assert_exits_within_the_bound()
+
+
+def test_over_stdio_the_process_exits_within_the_bound_of_the_signal(tmp_path: Path) -> None:
+    served = Served(tmp_path, "--transport", "stdio")
+    assert served.proc.stdin is not None
+    for message in (
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "nap", "arguments": {}}},
+    ):
+        served.proc.stdin.write(json.dumps(message) + "\n")
+        served.proc.stdin.flush()
+    served.assert_exits_within_the_bound()
+
+
+def call_quietly(base: str) -> None:
+    try:
+        call_tool_http(base, "nap", timeout=CEILING)
+    except Exception:  # the stopping server answers 503 or closes the connection: not this test's business
+        return
