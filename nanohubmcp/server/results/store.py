@@ -16,7 +16,9 @@ REST) to whoever holds the URI. Any other caller gets the same "not found" as fo
 existed. The store is bounded in total bytes (oldest entries go first when it is full) and per
 owner (a quarter of the total by default: an owner's own oldest entries make room first, so one
 busy session cannot push out everyone else's results); a single result larger than the whole
-store is refused with an error that says so. A link whose entry was dropped to make room reads as
+store is refused with an error that says so; a text written a part at a time (an array's JSON,
+:meth:`ResultStore.keep_parts`) goes to a file as it is made and is refused as soon as it passes the
+store's size, so it is never held whole. A link whose entry was dropped to make room reads as
 "not found" with a message saying it was evicted and why (remembered for the last
 :data:`EVICTED_REMEMBERED` such links), not as a URI that never existed.
 """
@@ -33,7 +35,7 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -52,13 +54,36 @@ _NAME: Final = re.compile(r"^[A-Za-z0-9_-]{32}(\.[a-z]{1,8})?$")
 """A kept result's file name: the token (24 random bytes, URL-safe base64) and a suffix."""
 
 
+PART_SUFFIX: Final = ".part"
+"""The suffix of a kept result's file while it is written (:meth:`ResultStore.keep_parts`)."""
+
+STALE_PART_SECONDS: Final = 3600.0
+"""A ``.part`` file not written to for this long is a crashed process's: removed when the folder is opened."""
+
+
+class TooLargeToKeep(ValueError):
+    """A result is larger than the whole store (``size`` bytes, or at least that many; ``limit``)."""
+
+    def __init__(self, size: int, limit: int, *, at_least: bool = False) -> None:
+        super().__init__(
+            f"the result is {'at least ' if at_least else ''}{size} bytes, more than the server keeps for large "
+            f"results ({limit}); {KEEP_LESS}")
+        self.size = size
+        self.at_least = at_least
+
+
+KEEP_LESS: Final = ("return less data (a summary, a slice), or save it to a file and return its path, or have "
+                    "the server's max_kept_bytes raised")
+"""What a refusal to keep a result says to do."""
+
+
 @dataclass
 class _Entry:
     owner: str | None
     mime_type: str
     expires: float
     size: int
-    data: bytes | str | None = None  # None: in the file named by the URI
+    data: bytes | bytearray | str | None = None  # None: in the file named by the URI
 
 
 @dataclass
@@ -141,8 +166,13 @@ class ResultStore:
 
     def _index_files(self, folder: str) -> None:
         found = []
+        stale = time.time() - STALE_PART_SECONDS
         for name in os.listdir(folder):
-            if name.endswith(".meta.json"):
+            if name.endswith(PART_SUFFIX):  # a result being written, or left by a process that died
+                with contextlib.suppress(OSError):
+                    if os.path.getmtime(os.path.join(folder, name)) < stale:
+                        os.remove(os.path.join(folder, name))
+            elif name.endswith(".meta.json"):
                 meta = _read_meta(os.path.join(folder, name))
                 if meta is not None:
                     found.append(meta)
@@ -157,35 +187,103 @@ class ResultStore:
         return os.path.join(self._folder, name)
 
     # -- keep / read ----------------------------------------------------------------------
-    def keep(self, data: bytes | str, mime_type: str, suffix: str, owner: str | None) -> str:
-        """Store ``data`` and return its new URI (``nanohubmcp://results/<token><suffix>``)."""
+    def keep(self, data: bytes | bytearray | str, mime_type: str, suffix: str, owner: str | None) -> str:
+        """Store ``data`` and return its new URI (``nanohubmcp://results/<token><suffix>``).
+
+        Raises:
+            TooLargeToKeep: ``data`` is larger than the whole store.
+        """
         uri = f"{URI_PREFIX}{secrets.token_urlsafe(24)}{suffix}"
         entry = _Entry(owner, mime_type, time.time() + self.ttl, utf8_size(data))
         if entry.size > self.max_bytes:
-            raise ValueError(
-                f"the result is {entry.size} bytes, more than the server keeps for large results "
-                f"({self.max_bytes}); return less data (a summary, a slice) or save it to a file"
-            )
+            raise TooLargeToKeep(entry.size, self.max_bytes)
         with self._lock:
             folder = self._open()
-            self._sweep(time.time())
-            mine = [u for u, e in self._entries.items() if e.owner == owner]
-            held = sum(self._entries[u].size for u in mine)
-            while mine and held + entry.size > self.max_bytes_per_owner:
-                held -= self._entries[mine[0]].size
-                self._evict(mine.pop(0), per_owner=True)
-            while self._entries and self._bytes + entry.size > self.max_bytes:
-                self._evict(next(iter(self._entries)), per_owner=False)
+            self._make_room(entry)
             path = self._path(uri) if folder else None
-            if path is None or not _write(
-                path,
-                data,
-                {"uri": uri, "owner": owner, "mime_type": mime_type, "expires": entry.expires, "size": entry.size},
-            ):
+            if path is None or not _write(path, data, _meta(uri, entry)):
                 entry.data = data
-            self._entries[uri] = entry
-            self._bytes += entry.size
+            self._add(uri, entry)
         return uri
+
+    def keep_parts(self, parts: Callable[[], Iterable[str]], mime_type: str, suffix: str,
+                   owner: str | None) -> tuple[str, int]:
+        """Store the text ``parts()`` makes, a part at a time, and return its new URI and its size.
+
+        Each part is written to a file as it is made, so the text is never held whole while it is
+        written, nor at all when it is refused: with a folder the file becomes the entry once
+        complete; in memory an unnamed temporary file is read back once complete (the entry's one
+        copy). When a file cannot be written (a full disk: logged), ``parts()`` is made again into memory.
+
+        Raises:
+            TooLargeToKeep: as soon as the parts made are larger than the whole store (``size``: the
+                bytes made so far, a lower bound); nothing is kept.
+        """
+        with self._lock:
+            folder = self._open()
+        uri = f"{URI_PREFIX}{secrets.token_urlsafe(24)}{suffix}"
+        path = self._path(uri) if folder else None
+        try:
+            if path is not None:
+                try:
+                    with open(path + PART_SUFFIX, "wb") as f:
+                        size = self._spool(f.write, parts())
+                except BaseException:
+                    with contextlib.suppress(OSError):
+                        os.remove(path + PART_SUFFIX)
+                    raise
+                entry = _Entry(owner, mime_type, time.time() + self.ttl, size)
+                with self._lock:
+                    self._make_room(entry)
+                    if _finish(path, _meta(uri, entry)):
+                        self._add(uri, entry)
+                        return uri, size
+            else:
+                import tempfile  # (only for such a result: it loads shutil and random)
+
+                with tempfile.TemporaryFile() as f:
+                    size = self._spool(f.write, parts())
+                    f.seek(0)
+                    kept = bytearray(size)
+                    if f.readinto(kept) != size:
+                        raise OSError(f"read back fewer than the {size} bytes written")
+                return self.keep(kept, mime_type, suffix, owner), size
+        except OSError as exc:
+            log.warning("cannot write the large result %s: %s", uri, exc)
+        kept = bytearray()
+        size = self._spool(kept.extend, parts())
+        return self.keep(kept, mime_type, suffix, owner), size
+
+    def _spool(self, write: Callable[[bytes], object], parts: Iterable[str]) -> int:
+        """``write`` each of ``parts`` as UTF-8 and return their size in bytes.
+
+        Raises:
+            TooLargeToKeep: the parts are larger than the store (the part that passes it is not written).
+        """
+        size = 0
+        for part in parts:
+            data = part.encode("utf-8")
+            size += len(data)
+            if size > self.max_bytes:
+                raise TooLargeToKeep(size, self.max_bytes, at_least=True)
+            write(data)
+        return size
+
+    def _make_room(self, entry: _Entry) -> None:
+        """Evict what must go for ``entry`` to fit: its owner's oldest beyond their share, then the
+        oldest of all beyond the store's size (the lock held)."""
+        self._sweep(time.time())
+        mine = [u for u, e in self._entries.items() if e.owner == entry.owner]
+        held = sum(self._entries[u].size for u in mine)
+        while mine and held + entry.size > self.max_bytes_per_owner:
+            held -= self._entries[mine[0]].size
+            self._evict(mine.pop(0), per_owner=True)
+        while self._entries and self._bytes + entry.size > self.max_bytes:
+            self._evict(next(iter(self._entries)), per_owner=False)
+
+    def _add(self, uri: str, entry: _Entry) -> None:
+        self._entries[uri] = entry
+        self._bytes += entry.size
 
     def read(self, uri: str, owner: str | None) -> dict[str, Any] | None:
         """The ``ReadResourceResult`` of ``uri`` for ``owner``, or None (unknown, expired, not theirs)."""
@@ -266,14 +364,19 @@ WRITE_CHARS: Final = 1 << 22
 """Characters of a kept text written at a time (each slice is encoded alone)."""
 
 
-def utf8_size(data: bytes | str) -> int:
+def utf8_size(data: bytes | bytearray | str) -> int:
     """The bytes ``data`` takes as UTF-8, without encoding a copy of ASCII text (a kept array's JSON)."""
     if isinstance(data, str):
         return len(data) if data.isascii() else len(data.encode("utf-8"))
     return len(data)
 
 
-def _write(path: str, data: bytes | str, meta: dict[str, Any]) -> bool:
+def _meta(uri: str, entry: _Entry) -> dict[str, Any]:
+    return {"uri": uri, "owner": entry.owner, "mime_type": entry.mime_type, "expires": entry.expires,
+            "size": entry.size}
+
+
+def _write(path: str, data: bytes | bytearray | str, meta: dict[str, Any]) -> bool:
     """Write the data file (text as UTF-8, written as it is: not encoded whole first), then its
     ``.meta.json`` (so a reader never sees meta without data)."""
     try:
@@ -284,14 +387,32 @@ def _write(path: str, data: bytes | str, meta: dict[str, Any]) -> bool:
         else:
             with open(path, "wb") as f:
                 f.write(data)
-        temporary = path + ".meta.tmp"
-        with open(temporary, "w", encoding="utf-8") as f:
-            json.dump(meta, f)
-        os.replace(temporary, path + ".meta.json")
+        _write_meta(path, meta)
         return True
     except OSError as exc:  # a full disk: keep it in memory instead
         log.warning("cannot write the large result %s: %s", path, exc)
         return False
+
+
+def _finish(path: str, meta: dict[str, Any]) -> bool:
+    """Give the data written to ``path + PART_SUFFIX`` its name, then write its ``.meta.json``."""
+    try:
+        os.replace(path + PART_SUFFIX, path)
+        _write_meta(path, meta)
+        return True
+    except OSError as exc:
+        log.warning("cannot write the large result %s: %s", path, exc)
+        for name in (path + PART_SUFFIX, path):
+            with contextlib.suppress(OSError):
+                os.remove(name)
+        return False
+
+
+def _write_meta(path: str, meta: dict[str, Any]) -> None:
+    temporary = path + ".meta.tmp"
+    with open(temporary, "w", encoding="utf-8") as f:
+        json.dump(meta, f)
+    os.replace(temporary, path + ".meta.json")
 
 
 def _read_meta(path: str) -> dict[str, Any] | None:
@@ -374,7 +495,7 @@ class ResultSink:
 
         raise ResultTooLarge(
             f"the tool's result is {'at least ' if at_least else ''}{size} bytes of JSON, more than the server "
-            f"keeps for large results ({limit}); return less data (a summary, a slice) or save it to a file")
+            f"keeps for large results ({limit}); {KEEP_LESS}")
 
     def hold(self, size: int, *, at_least: bool = False) -> None:
         """Refuse to put ``size`` bytes of JSON in an answer when they are over ``max_result_bytes``
@@ -401,4 +522,23 @@ class ResultSink:
         suffix = name[name.rfind(".") :] if "." in name else ""
         uri = self.store.keep(data, mime_type, suffix, self.owner)
         size = utf8_size(data)
+        return ResourceLink(uri, name=name, description=description, mime_type=mime_type, size=size).to_wire()
+
+    def link_parts(self, parts: Callable[[], Iterable[str]], mime_type: str, name: str,
+                   description: str) -> dict[str, Any]:
+        """Keep the text ``parts()`` makes, written a part at a time (:meth:`ResultStore.keep_parts`),
+        and return the ``resource_link`` block that points at it.
+
+        Raises:
+            ResultTooLarge: the text is larger than the store (found while it is written).
+        """
+        from ...protocol.content import ResourceLink
+
+        assert self.store is not None
+        suffix = name[name.rfind(".") :] if "." in name else ""
+        try:
+            uri, size = self.store.keep_parts(parts, mime_type, suffix, self.owner)
+        except TooLargeToKeep as refused:
+            self.hold_kept(refused.size, at_least=refused.at_least)
+            raise  # (not reached: it is over the store's size)
         return ResourceLink(uri, name=name, description=description, mime_type=mime_type, size=size).to_wire()

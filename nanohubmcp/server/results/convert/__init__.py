@@ -27,7 +27,7 @@ complex numbers -> ``[real, imag]``; categoricals -> their values.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,6 +63,8 @@ class Converted:
             its JSON text is longer than ``n`` characters (then ``full`` is kept instead).
         at_least: a lower bound of the length of the data's JSON text, found without encoding it
             (0: unknown), so that data surely too large to send is refused before it is made.
+        parts: when given, ``parts()`` makes the text of ``text`` in parts as they are read (arrays):
+            data too large to inline is then written to the store a part at a time, never held whole.
     """
 
     summary: str | None = None
@@ -74,6 +76,7 @@ class Converted:
     longer_than: Callable[[int], bool] | None = None
     text: Callable[[int | None], str] | None = None
     at_least: int = 0
+    parts: Callable[[], Iterator[str]] | None = None
 
 
 def recognised(value: object) -> bool:
@@ -126,6 +129,7 @@ def convert(value: object, *, figure_dpi: float | None = None) -> Converted | No
                 lazy=True,
                 text=lambda within: arrays.to_text(array, jsonable, within),
                 at_least=arrays.least_text(array),
+                parts=lambda: arrays.text_parts(array, jsonable),
             )
     if lib == "pandas":
         table = frames.to_records(value, jsonable)

@@ -7,6 +7,7 @@ ISO 8601 text (NaT as ``null``); ``timedelta64`` as seconds; bytes as Latin-1 te
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ....protocol import jsonenc
@@ -118,36 +119,43 @@ class LongerThan(Exception):
 
 
 def to_text(a: NDArray[Any], nested: Nested, within: int | None = None) -> str:
-    """The JSON text of :func:`to_lists` (``jsonenc.dumps``'s, to the byte), without making the
-    lists when the accelerator can write the numbers.
+    """The JSON text of :func:`to_lists` (``jsonenc.dumps``'s, to the byte): :func:`text_parts` joined.
 
-    ``within``: raise :class:`LongerThan` as soon as the chunks written are longer than this many
-    characters (a text too large to send is not written whole to find out).
-
-    Written in chunks of rows of about :data:`CHUNK_CELLS` elements: only a chunk holding a float
-    Python spells otherwise is split into one string per element to respell it (ten million such
-    strings took about 800 MB, several times the text itself)."""
-    import numpy as np
-
-    if jsonenc.accelerator() is None or type(a) is not np.ndarray or not a.ndim or not a.size:
-        return jsonenc.dumps(_cells(a, nested))
-    rows = max(1, CHUNK_CELLS // max(1, a.size // a.shape[0]))
+    ``within``: raise :class:`LongerThan` as soon as the parts written are longer than this many
+    characters (a text too large to send is not written whole to find out)."""
     pieces = []
-    length = 1
-    for start in range(0, a.shape[0], rows):
-        written = _accelerated(a[start : start + rows])
-        if written is None:  # a kind the accelerator does not write (complex, dates, objects...)
-            return jsonenc.dumps(_cells(a, nested))
-        text, flat, small = written
-        if small.size:
-            text = ",".join(_respelled(text.split(","), flat, small))
-        pieces.append(text[1:-1])  # the chunk's rows, without its brackets
-        length += len(text) - 1
+    length = 0
+    for part in text_parts(a, nested):
+        pieces.append(part)
+        length += len(part)
         if within is not None and length > within:
             raise LongerThan(length)
-    pieces[0] = "[" + pieces[0]
-    pieces[-1] += "]"
-    return ",".join(pieces)
+    return "".join(pieces)
+
+
+def text_parts(a: NDArray[Any], nested: Nested) -> Iterator[str]:
+    """The JSON text of :func:`to_lists` in parts (their concatenation is the text), made as they are
+    read: a text kept as a file is written a part at a time, never held whole.
+
+    Each part is a chunk of rows of about :data:`CHUNK_CELLS` elements, written by the accelerator
+    when it writes the numbers (without making the lists), else by ``jsonenc.dumps`` from the chunk's
+    lists. Only a chunk holding a float Python spells otherwise is split into one string per element
+    to respell it (ten million such strings took about 800 MB, several times the text itself)."""
+    if not a.ndim or not a.size:
+        yield jsonenc.dumps(_cells(a, nested))
+        return
+    rows = max(1, CHUNK_CELLS // max(1, a.size // a.shape[0]))
+    for start in range(0, a.shape[0], rows):
+        chunk = a[start : start + rows]
+        written = _accelerated(chunk)
+        if written is None:  # no accelerator, or a kind it does not write (complex, dates, objects...)
+            text = jsonenc.dumps(_cells(chunk, nested))
+        else:
+            text, flat, small = written
+            if small.size:
+                text = ",".join(_respelled(text.split(","), flat, small))
+        last = start + rows >= a.shape[0]
+        yield ("," if start else "[") + text[1 : None if last else -1]  # the chunk's rows, and the brackets
 
 
 def cell_texts(a: NDArray[Any], nested: Nested) -> list[str]:
@@ -218,19 +226,40 @@ def summary(a: NDArray[Any], nested: Nested) -> str:
 
     parts = [f"numpy array, shape {tuple(a.shape)}, dtype {a.dtype}, {a.size} value{'s' * (a.size != 1)}"]
     if a.size and a.dtype.kind in "biuf":
-        data = np.ma.getdata(a)
-        finite = data
-        if a.dtype.kind == "f":
-            kept = np.isfinite(data)
-            if not kept.all():  # (a copy of the finite values only when some are not)
-                finite = data[kept]
-            del kept
-        if finite.size:
-            parts.append(f"min {finite.min()!s}, max {finite.max()!s}, mean {finite.mean():.6g}")
-        if finite.size != a.size:
-            parts.append(f"{a.size - finite.size} not finite (null in JSON)")
-    flat = np.ravel(a)[:PREVIEW_ITEMS]
+        count, low, high, mean = _finite_range(np.atleast_1d(np.ma.getdata(a)))
+        if count:
+            parts.append(f"min {low!s}, max {high!s}, mean {mean:.6g}")
+        if count != a.size:
+            parts.append(f"{a.size - count} not finite (null in JSON)")
+    lead = a[: -(-PREVIEW_ITEMS // max(1, a.size // a.shape[0]))] if a.ndim and a.shape[0] else a
+    flat = np.ravel(lead)[:PREVIEW_ITEMS]  # (the first rows only: a strided array's ravel is a copy)
     first = jsonenc.dumps(_cells(flat, nested))
     more = " ..." if a.size > PREVIEW_ITEMS else ""
     parts.append(f"first values (flattened): {first}{more}")
     return "; ".join(parts)
+
+
+def _finite_range(data: NDArray[Any]) -> tuple[int, Any, Any, Any]:
+    """How many values of a boolean, integer or real array are finite, and their min, max and mean,
+    read a chunk of rows at a time (what is made per chunk: a mask, the finite values when some
+    are not), so that no temporary array as large as ``data`` (a mask is a byte per value) is made."""
+    import numpy as np
+
+    rows = max(1, CHUNK_CELLS * 16 // max(1, data.size // data.shape[0]))
+    count, lows, highs, sums = 0, [], [], []
+    for start in range(0, data.shape[0], rows):
+        finite = data[start : start + rows]
+        if data.dtype.kind == "f":
+            kept = np.isfinite(finite)
+            if not kept.all():
+                finite = finite[kept]
+            del kept
+        if finite.size:
+            count += finite.size
+            lows.append(finite.min())
+            highs.append(finite.max())
+            sums.append(finite.mean() if rows >= data.shape[0] else finite.sum(dtype="float64"))
+    if not count:
+        return 0, None, None, None
+    mean = sums[0] if rows >= data.shape[0] else sum(sums) / count  # one chunk: numpy's own mean, as ever
+    return count, min(lows), max(highs), mean

@@ -119,8 +119,28 @@ def resources_kept(
 
 def _kept(conv: Converted, sink: ResultSink, payload: bytes | str, mime: str, name: str) -> list[Wire]:
     """The note and the ``resource_link`` of a converted value's data kept in the store."""
-    link = sink.link(payload, mime, name, conv.summary.partition("\n")[0] if conv.summary else name)
+    link = sink.link(payload, mime, name, _described(conv, name))
     return [link_note(conv.summary, len(payload), sink, link), link]
+
+
+def _described(conv: Converted, name: str) -> str:
+    return conv.summary.partition("\n")[0] if conv.summary else name
+
+
+def _fitting_text(conv: Converted, sink: ResultSink) -> str | None:
+    """The data's JSON text (``conv.parts()`` joined) when its result fits ``max_inline_bytes``;
+    None, having written at most that much and one part more, when it does not (or its shape says so)."""
+    assert conv.parts is not None
+    room = (sink.options.max_inline_bytes or 0) - len(WRAPPER) - 1
+    if conv.at_least > room:
+        return None
+    pieces, length = [], 0
+    for part in conv.parts():
+        pieces.append(part)
+        length += len(part)
+        if length > room:
+            return None
+    return "".join(pieces)
 
 
 def _known_too_big(conv: Converted, sink: ResultSink | None, limit: int | None) -> bool:
@@ -149,14 +169,20 @@ def converted_parts(conv: Converted, sink: ResultSink | None, *, data_only: bool
         if sink is not None and sink.keeps() and conv.full is None:  # ... to keep (a table is kept as CSV)
             sink.hold_kept(conv.at_least, at_least=True)
     if conv.text is not None:  # the data's text, written once: the text block and structuredContent share it
-        # Written only while it fits the answer, or the store when it may be kept.
-        within = sink.most_bytes() if sink is not None else None
-        try:
-            data_text = conv.text(None if within is None else within - len(WRAPPER) - 1)
-        except LongerThan as stopped:
-            assert sink is not None
-            sink.refuse(stopped.chars + len(WRAPPER) + 1)
-            raise  # (not reached: it is over the limit)
+        if conv.parts is not None and conv.full is None and sink is not None and sink.keeps():
+            fitting = _fitting_text(conv, sink)
+            if fitting is None:  # too large to inline: written to the store a part at a time, never whole
+                link = sink.link_parts(conv.parts, "application/json", "result.json", _described(conv, "result.json"))
+                return [*blocks, link_note(conv.summary, link["size"], sink, link), link], UNSET
+            data_text = fitting
+        else:  # written only while it fits the answer, or the store when it may be kept
+            within = sink.most_bytes() if sink is not None else None
+            try:
+                data_text = conv.text(None if within is None else within - len(WRAPPER) - 1)
+            except LongerThan as stopped:
+                assert sink is not None
+                sink.refuse(stopped.chars + len(WRAPPER) + 1)
+                raise  # (not reached: it is over the limit)
         size = len(data_text) + len(WRAPPER) + 1
         held(sink, size)
         if too_big(sink, size) and conv.full is None:  # kept as the data's text itself: no copy of it
