@@ -44,4 +44,4 @@ def test_records_of_interleaved_sessions_each_name_their_own(tmp_path: Path, mon
             assert record["session"] == key[:12]
             assert caller.reads(session, uri)  # its owner is this session
         assert not caller.reads(sessions[0], made[1][1])  # another live session's record
-    assert len(capture._session_keys) <= 2
+    assert len(capture._session_names_made) <= 2

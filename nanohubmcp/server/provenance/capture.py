@@ -271,23 +271,27 @@ def facts_for(tool: Tool, code: dict[str, Any]) -> Facts:
 
 
 MAX_SESSION_KEYS = 1024
-"""Sessions whose key the writer remembers at most (then it forgets them all and starts again)."""
-_session_keys: dict[str, str] = {}
+"""Sessions whose names the writer remembers at most (then it forgets them all and starts again)."""
+_session_names_made: dict[str, tuple[str, str]] = {}
 SESSION_DIGEST_CHARS = 12
 """Hex digits of a session's key that name it in its records' ``session`` column
 (:func:`~nanohubmcp.server.wire.sessions.session_digest`)."""
 
 
-def _session_key(session_id: str) -> str:
-    """:func:`~nanohubmcp.server.wire.sessions.session_key` of ``session_id``, made once per session
-    (its records' owner and session column are both made from it): a SHA-256 and its hex text cost
-    ~7k instructions, two a record before (bench/provenance.md, 2026-12-04)."""
-    key = _session_keys.get(session_id)
-    if key is None:
-        if len(_session_keys) >= MAX_SESSION_KEYS:
-            _session_keys.clear()
-        key = _session_keys[session_id] = session_key(session_id)
-    return key
+def _session_names(session_id: str) -> tuple[str, str]:
+    """``(owner, session column)`` of the records of session ``session_id`` without a principal: ``session:``
+    and its key (:func:`~nanohubmcp.server.wire.sessions.session_key`, as
+    :func:`~nanohubmcp.server.results.store.owner_for` names it), and the key's first
+    :data:`SESSION_DIGEST_CHARS` hex digits (the id is a credential). Made once per session and remembered
+    for its later records: a SHA-256 and its hex text cost ~7k instructions, two a record before
+    (bench/provenance.md, 2026-12-04)."""
+    names = _session_names_made.get(session_id)
+    if names is None:
+        if len(_session_names_made) >= MAX_SESSION_KEYS:
+            _session_names_made.clear()
+        key = session_key(session_id)
+        names = _session_names_made[session_id] = (SESSION_OWNER + key, key[:SESSION_DIGEST_CHARS])
+    return names
 
 
 _row = tuple.__new__
@@ -306,9 +310,7 @@ def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires:
     subject: str | None = None
     session_column: str | None = None
     if session is not None:
-        key = _session_key(session.id)
-        owner = SESSION_OWNER + key  # as owner_for names a session's
-        session_column = key[:SESSION_DIGEST_CHARS]  # the id is a credential
+        owner, session_column = _session_names(session.id)
     if principal is not None:
         owner = owner_for(principal, None)
         subject = str(principal.subject)

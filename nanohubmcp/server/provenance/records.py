@@ -252,6 +252,8 @@ class ProvenanceStore:
             return made.get(record_id) or self.backend.get_row(record_id)
 
         expires = now + self.ttl
+        notes = self._session_gone is None  # (else the shared store says when a session ended)
+        noted: str | None = None
         for index, item in enumerate(items):
             if index and not index % MAKE_AT_ONCE:
                 time.sleep(0)  # let the serving loop run
@@ -263,8 +265,11 @@ class ProvenanceStore:
             if record is not None:
                 row, fact, source = record
                 made[row.id] = row
-                if self._session_gone is None and row.owner is not None and row.owner.startswith(SESSION_OWNER):
-                    self._recorded_sessions.add(row.owner[len(SESSION_OWNER):])  # (the session's key)
+                owner = row.owner
+                # (a session's records share one owner text, capture._session_names: noted once a run of them)
+                if owner is not noted and owner is not None and owner.startswith(SESSION_OWNER) and notes:
+                    self._recorded_sessions.add(owner[len(SESSION_OWNER):])  # (the session's key)
+                    noted = owner
                 if fact is not None and fact[0] not in kept:
                     facts[fact[0]] = fact[1]
                 if source is not None and source[0] not in self._sources_kept:
