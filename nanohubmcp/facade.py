@@ -438,7 +438,8 @@ class MCPServer:
         naming them, when it ran, who called and where it ran. Returns the directory.
 
         ``call_id`` is a record's id or its URI (``_meta["io.nanohub/provenance"]`` of a result).
-        ``path`` must be new, empty or an earlier crate unless ``force``. ``license`` (an identifier
+        ``path`` must be new, empty or an earlier crate (whose listed files are removed first)
+        unless ``force``. ``license`` (an identifier
         on the SPDX License List such as ``"CC-BY-4.0"``, in any case: stated as the list spells it; or
         the license's URI) is stated as the crate's license; without it the crate states none.
         Needs ``pip install 'nanohub-mcp[provenance]'`` (the ``rocrate`` and ``packaging`` libraries).

@@ -203,7 +203,8 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("-o", "--output", default=None, metavar="DIR",
                         help="the crate's directory (default: ./provenance-CALL_ID)")
     export.add_argument(
-        "--force", action="store_true", help="write into DIR even if it holds other files (they stay, unlisted)"
+        "--force", action="store_true",
+        help="write into DIR even if it holds files other than an earlier crate's (they stay, unlisted)",
     )
     export.add_argument(
         "--license", default=None, metavar="LICENSE",

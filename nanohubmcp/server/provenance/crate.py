@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import ConfigurationError, NanohubMCPError
-from . import code_files
+from . import code_files, crate_dir
 from .licenses import SPDX_PAGE, license_uri
 from .records import ProvenanceStore, record_id_of
 
@@ -102,26 +102,22 @@ def write_crate(
         record: the record (``ProvenanceStore.find``).
         source: the tool's code as text (``ProvenanceStore.source``), or None when not kept.
         directory: where the crate's files and ``ro-crate-metadata.json`` go (made if missing). It
-            must be new, empty or an earlier crate (it has ``ro-crate-metadata.json``), unless ``force``:
-            the crate's files would replace files of the same names, and other files would sit in the
-            crate unlisted.
-        force: write into a directory that holds other files anyway.
+            must be new, empty or an earlier crate of this exporter, whose listed files are removed
+            first (:mod:`.crate_dir`), unless ``force``: the crate's files would replace files of the
+            same names, and other files would sit in the crate unlisted.
+        force: write into a directory that holds other files anyway (they stay, unlisted).
         license: the crate's ``license`` (an SPDX identifier or a URI, :func:`license_uri`); none
             is stated unless given — licensing the data is its owner's decision.
 
     Raises:
-        NanohubMCPError: ``directory`` exists and holds other files (and not ``force``), or it
+        NanohubMCPError: ``directory`` holds files no earlier crate there lists (and not ``force``), or it
             cannot be made or written (a file, a path under a file, no permission); a malformed
             ``license``.
         ConfigurationError: the ``rocrate`` library is not installed.
     """
     stated = None if license is None else license_uri(license)
     out = Path(directory)
-    if not force and out.is_dir() and not (out / "ro-crate-metadata.json").exists() and any(out.iterdir()):
-        raise NanohubMCPError(
-            f"{out} already holds other files: give a new or empty directory for the crate "
-            "(or --force / force=True to write into it anyway)"
-        )
+    earlier = crate_dir.earlier_files(out, PROFILE, force=force)  # refuses a directory of other files
     try:
         from rocrate.model.contextentity import ContextEntity
         from rocrate.rocrate import ROCrate
@@ -315,6 +311,7 @@ def write_crate(
         created = crate.add_action(instrument, identifier="#action", object=objects, result=results, properties=action)
         crate.root_dataset["mentions"] = [created]
         try:
+            crate_dir.clear_earlier(out, earlier)
             crate.write(out)
         except OSError as exc:
             raise NanohubMCPError(f"cannot write the crate to {out}: {exc.strerror or exc}") from None
