@@ -18,6 +18,7 @@ __all__ = [
     "MISSING_CLIENT_CAPABILITY",
     "PARSE_ERROR",
     "REFUSED",
+    "REQUEST_CANCELLED",
     "RESOURCE_NOT_FOUND",
     "SERVER_BUSY",
     "UNSUPPORTED_PROTOCOL_VERSION",
@@ -50,5 +51,10 @@ use it for a request that timed out."""
 FORBIDDEN = -32003
 """The caller's token lacks a scope the request needs (implementation-defined; HTTP 403 with
 ``WWW-Authenticate: Bearer error="insufficient_scope"``, MCP 2025-06-18+ Authorization)."""
+REQUEST_CANCELLED = -32800
+"""The client cancelled the request (``notifications/cancelled``): the answer of a Streamable HTTP
+POST that accepts only ``application/json``, which must carry a JSON body, where a cancelled request
+otherwise gets no response (the code JSON-RPC implementations use for it, e.g. the Language Server
+Protocol's ``RequestCancelled``)."""
 UNSUPPORTED_PROTOCOL_VERSION = -32022
 """The requested protocol version is not supported (MCP 2026-07-28)."""

@@ -90,7 +90,8 @@ class MemoryClient:
             None: the server sends none.
         session: False: send no ``initialize``; each request is then sessionless at ``version``,
             as a plain HTTP POST with an ``MCP-Protocol-Version`` header is (one cancelled by its
-            caller is withdrawn at the server, as such a POST is when its client disconnects).
+            caller is withdrawn at the server, as a stdio client's is; over HTTP no disconnect
+            cancels such a POST).
 
     Raises:
         ValueError: ``version`` is not one the server speaks.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import HANDSHAKE_ROUTE
+from ..errors import HANDSHAKE_ROUTE, REQUEST_CANCELLED
 from ..server.wire.request import RequestContext
 from ..server.wire.streams import OutboundStream
 from .base import BaseHandler
@@ -26,12 +26,17 @@ class ResponseChannel:
             stream is made (:meth:`RequestContext.on_stream_opened`: at its first related message,
             so a call answered with JSON makes none).
         priming: a resumable stream opens with a priming event (SEP-1699, from 2025-11-25).
+        event_stream: the POST's ``Accept`` names ``text/event-stream``: a request the client
+            cancels before anything went out is answered with an empty stream (:meth:`withdraw`).
     """
 
-    def __init__(self, handler: BaseHandler, request: RequestContext, *, priming: bool) -> None:
+    def __init__(self, handler: BaseHandler, request: RequestContext, *, priming: bool,
+                 event_stream: bool = False) -> None:
         self.handler = handler
+        self.request_id = request.message.id
         self.session = request.session
         self.priming = priming
+        self.event_stream = event_stream
         self.stream: OutboundStream | None = None
         self.writer: SSEWriter | None = None
         self.priming_id: str | None = None
@@ -94,17 +99,31 @@ class ResponseChannel:
         if not handler.finished:
             handler.send_json(status, response)
 
-    def withdraw(self) -> None:
-        """End the exchange without a response: the client cancelled the request, and a
-        cancelled request gets none (MCP 2025-11-25, Utilities § Cancellation). An SSE
-        response ends after what it carried; otherwise the POST gets ``202 Accepted``."""
+    def withdraw(self, reason: str | None = None) -> None:
+        """End the exchange of a request the client cancelled (``notifications/cancelled``).
+
+        A cancelled request gets no response (MCP 2025-11-25, Utilities § Cancellation), but a
+        POST holding a request is answered with an SSE stream or a JSON body, never ``202``
+        (that is for notifications and responses; Transports § Streamable HTTP). So an SSE
+        response ends after what it carried; a POST accepting ``text/event-stream`` with nothing
+        sent yet gets an empty one (``200``, no event); a POST accepting JSON only gets the error
+        ``-32800`` "Request cancelled: <reason>", the one answer it can take."""
         self.over = True
         writer = self.writer
         self._forget_stream()
+        handler = self.handler
         if writer is not None:
             writer.finish()
-        elif not self.handler.finished:
-            self.handler.send_empty(202)
+        elif handler.finished:
+            return
+        elif self.event_stream:
+            writer = SSEWriter(handler, 0)
+            writer.start()
+            writer.finish()
+        else:
+            handler.send_json(200, {"jsonrpc": "2.0", "id": self.request_id, "error": {
+                "code": REQUEST_CANCELLED,
+                "message": f"Request cancelled (notifications/cancelled): {reason or 'cancelled by the client'}"}})
 
     def _forget_stream(self) -> None:
         if self.stream is not None:

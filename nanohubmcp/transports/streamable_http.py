@@ -128,10 +128,11 @@ class StreamableHTTPHandler(BodyReadingHandler):
         elif request is not None:
             # A local name: the response may end before the call does (a hung-up stream, SEP-1699),
             # and on_finish then forgets self.channel.
-            channel = self.channel = ResponseChannel(self, request, priming=request.version.priming_events)
+            channel = self.channel = ResponseChannel(self, request, priming=request.version.priming_events,
+                                                     event_stream=sse)
             reply = await self.connection.serve(request)
             if reply.message is None:
-                channel.withdraw()
+                channel.withdraw(request.cancel_reason)
                 return
             if reply.session is not None:
                 self.set_header(MCP_SESSION_ID_HEADER, reply.session.id)

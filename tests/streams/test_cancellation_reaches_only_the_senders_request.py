@@ -149,8 +149,11 @@ async def test_the_official_client_cancelling_a_call_reaches_the_tool(transport:
 
 def test_a_request_the_client_cancelled_gets_no_response() -> None:
     """MCP 2025-11-25, Utilities § Cancellation: the receiver SHOULD NOT respond to a cancelled
-    request. A JSON-only POST is closed with 202 and no body; an SSE response ends after what it
-    carried, without the response. Regression (fresh-user trial): the response was still sent."""
+    request; Transports § Streamable HTTP: a POST holding a request is answered with an SSE stream
+    or JSON, 202 being for notifications and responses. A POST accepting SSE with nothing sent yet
+    gets an empty stream; one accepting JSON only the error -32800 naming the cancel; an SSE
+    response ends after what it carried, without the response. Regressions (fresh-user trials):
+    the response was still sent; then such a POST was answered 202 with no body."""
     tracker = Tracker()
     with serve(build(tracker)) as url:
         wire = Wire(url)
@@ -159,10 +162,22 @@ def test_a_request_the_client_cancelled_gets_no_response() -> None:
                                              "params": waiting("json", 10)},
                            wire.headers(session, accept="application/json"))
         assert tracker.start("json").wait(5)
-        wire.notify("notifications/cancelled", {"requestId": 41}, session)
+        wire.notify("notifications/cancelled", {"requestId": 41, "reason": "no longer needed"}, session)
         assert tracker.wait_outcome("json", 5) == "saw cancel"
-        assert plain.wait_head() == 202
+        assert plain.wait_head() == 200
+        assert plain.headers["Content-Type"].startswith("application/json")
+        assert plain.next_message(timeout=5) == {"jsonrpc": "2.0", "id": 41, "error": {
+            "code": -32800, "message": "Request cancelled (notifications/cancelled): no longer needed"}}
         assert plain.next_message(timeout=5) is None
+
+        # Accepting both (as the official clients do), no progress: an SSE stream that ends with no event.
+        _, quiet = wire.stream_call("tools/call", waiting("quiet", 10), session, id=40)
+        assert tracker.start("quiet").wait(5)
+        wire.notify("notifications/cancelled", {"requestId": 40}, session)
+        assert tracker.wait_outcome("quiet", 5) == "saw cancel"
+        assert quiet.wait_head() == 200
+        assert quiet.is_sse
+        assert quiet.next(timeout=5) is None
 
         # Progress first makes the answer SSE; then the cancel: the stream ends with no response.
         params = {"name": "report_then_wait", "arguments": {"label": "sse", "seconds": 10},
