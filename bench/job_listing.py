@@ -10,6 +10,12 @@ a kernel session: the newest 50 of its processes). ``list`` prints one JSON line
 seconds, its peak Python allocations (tracemalloc, a second listing) and the process's peak RSS before
 and after it. Run it with PYTHONPATH naming the tree to measure; ``farm-bench`` around it for the
 whole process.
+
+2026-12-04, 200 jobs of a 5 MB result (a 1 GB file), shared 2-core host held for the runs, two runs each:
+``report`` 4.0-4.6 s, 2000 MB Python peak, RSS 26 -> 2028 MB before the listing read summaries; 1.1-1.2 s
+and 27.5 MB RSS with summaries but no indexes (SQLite walked each row's result to reach ``created`` and
+``runner``); 0.0013 s, 0.09 MB, 26 MB with ``jobs_by_created`` and ``jobs_by_runner``. ``all`` 1.1 s and
+1028 MB -> 0.14 s and 27 MB; ``panel`` 2.3 s and 2028 MB -> 0.001 s and 26 MB.
 """
 
 from __future__ import annotations

@@ -28,6 +28,7 @@ from . import DB_FILE
 from .runs import RunnerLocks
 from .sqlite_file import (
     COLUMNS,
+    RUNNER_INDEX,
     SCHEMA,
     TERMINAL_SQL,
     bring_up_to_date,
@@ -326,10 +327,12 @@ class SQLiteBackend(_Untold):
 
     def summaries(self, ids: Sequence[str], names: Sequence[str]) -> list[dict[str, Any]]:
         columns = ", ".join(name for name in names if name in COLUMNS)  # (names the code's, never a client's)
+        index, covered = RUNNER_INDEX  # (SQLite's planner takes the primary key's index, then the row)
+        table = f"jobs INDEXED BY {index}" if set(names) <= set(covered) else "jobs"
         found: dict[str, dict[str, Any]] = {}
         for first in range(0, len(ids), IDS_PER_QUERY):
             chunk = list(ids[first:first + IDS_PER_QUERY])
-            for row in self._query(f"SELECT {columns} FROM jobs WHERE id IN ({', '.join('?' * len(chunk))})",
+            for row in self._query(f"SELECT {columns} FROM {table} WHERE id IN ({', '.join('?' * len(chunk))})",
                                    tuple(chunk)):
                 found[row["id"]] = row
         return [found[job_id] for job_id in ids if job_id in found]
