@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import NanohubMCPError, ServerBusy
 from ...state.errors import StateUnavailable
 from .cancel_look import CancelLook
-from .ends import store_cancel, stored_cancel
+from .ends import store_cancel, stored_cancels
 from .far_ends import LOOK_SECONDS, TOLD_LOOK_SECONDS, FarEnds, Report
 from .record import TERMINAL, Job
 from .stores import SQLiteBackend
@@ -102,12 +102,13 @@ class Elsewhere:
         loop."""
         jobs = list(self._live.values()) if job_id is None else [self._live.get(job_id)]
         loop = self._loop
-        for job in jobs:
-            if job is None or job.status in TERMINAL or loop is None or loop.is_closed():
-                continue
-            reason = stored_cancel(self._backend(), job.id)
-            if reason is not None:
-                loop.call_soon_threadsafe(job.cancel, reason)
+        if loop is None or loop.is_closed():
+            return
+        running = [job for job in jobs if job is not None and job.status not in TERMINAL]
+        reasons = stored_cancels(self._backend(), [job.id for job in running])
+        for job in running:
+            if job.id in reasons:
+                loop.call_soon_threadsafe(job.cancel, reasons[job.id])
 
     def answer(self, job: Job, answers: dict[str, Any]) -> None:
         """Hand ``answers`` (checked answers to the input requests of ``job``, a task another process

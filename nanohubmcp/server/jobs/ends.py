@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .record import CANCELLED, FAILED, TERMINAL, Job
@@ -25,7 +26,7 @@ from .settle import SERVER_STOPPED
 if TYPE_CHECKING:
     from .stores import JobBackend
 
-__all__ = ["cap_result", "end_fields", "store_cancel", "store_end", "stored_cancel"]
+__all__ = ["cap_result", "end_fields", "store_cancel", "store_end", "stored_cancels"]
 
 
 def end_fields(job: Job) -> dict[str, Any]:
@@ -70,13 +71,12 @@ def store_cancel(backend: JobBackend, job: Job, reason: str) -> Job:
     return Job.from_record(row) if row is not None else job
 
 
-def stored_cancel(backend: JobBackend, job_id: str) -> str | None:
-    """The reason of the cancel stored for ``job_id`` by another process, or None when its record
-    is gone or not cancelled."""
-    row = backend.load(job_id)
-    if row is None or row.get("status") != CANCELLED:
-        return None
-    return row.get("status_message") or "cancelled"
+def stored_cancels(backend: JobBackend, job_ids: Sequence[str]) -> dict[str, str]:
+    """Of ``job_ids``, those whose stored record another process cancelled, with the cancel's
+    reason: one read of the status fields only (``JobBackend.summaries``), never a record's
+    arguments or result. A record gone is left out."""
+    rows = backend.summaries(job_ids, ("id", "status", "status_message")) if job_ids else []
+    return {row["id"]: row.get("status_message") or "cancelled" for row in rows if row.get("status") == CANCELLED}
 
 
 def cap_result(job: Job, max_bytes: int) -> None:
