@@ -11,10 +11,15 @@ through the user's own functions and classes, transitively, and hashes what it f
   values of its defaults, and what *its* global names reach;
 - the values a function's closure captured, a bound method's instance attributes and a class's
   plain class attributes, each as below;
+- a module of the user's own (by the same rule): the attributes the code reads from it, followed
+  by name (``mylib.g(x)``: ``g`` taken as above; ``pkg.sub.h``: through the submodule; ``config.SCALE``:
+  its value) and bound like global names; a module used as a whole (passed on, ``getattr(mod, name)``,
+  captured by a closure) counts by the SHA-256 of its file (a file over :data:`MAX_SOURCE_BYTES` by its
+  size and modification time), and by the names read from it as well;
 - a value of a plain type (``None``, bool, int, float, complex, str, bytes, and tuples, lists,
   dicts, sets of those, up to :data:`MAX_VALUE_CHARS` of ``repr``): its ``repr``;
-- anything else (a library's function or module, an open file, an instance): its type's
-  qualified name only — a library's version is the record's business, not the key's.
+- anything else (a library's function or module, a module imported inside a function, an open
+  file, an instance): its type's qualified name only — a library's version is the record's business, not the key's.
 
 At most :data:`MAX_REACHED` objects are followed. The hash is kept with the identity of every
 object it read: a call checks those identities (a few dictionary reads) and hashes again only
@@ -27,6 +32,7 @@ Owns the reach; the cache key itself is :mod:`.cache_layer`'s.
 
 from __future__ import annotations
 
+import dis
 import functools
 import hashlib
 import inspect
@@ -34,19 +40,29 @@ import os
 import sys
 import sysconfig
 from collections.abc import Callable, Iterator
-from types import CodeType, FunctionType, MethodType
+from types import CodeType, FunctionType, MethodType, ModuleType
 from typing import Any
 
 MAX_REACHED = 256
 """Objects followed from one tool at most (a tool reaching more is hashed by the first ones)."""
 MAX_VALUE_CHARS = 65536
 """A plain value whose ``repr`` is longer is hashed by its type and length only."""
+MAX_SOURCE_BYTES = 1024 * 1024
+"""A module's file larger than this counts by its size and modification time, not its bytes."""
 
 _PLAIN = (type(None), bool, int, float, complex, str, bytes)
 _CONTAINERS = (tuple, list, dict, set, frozenset)
 
 Binding = tuple[dict[str, Any], str, Any]
 """A global name read by reached code: (the globals it was read from, the name, what it was bound to)."""
+
+
+Path = tuple[str, ...]
+"""Attribute names read one after another from a value (``pkg.sub.h``: ``("sub", "h")``)."""
+
+_ATTRIBUTE_LOADS = frozenset({"LOAD_ATTR", "LOAD_METHOD"})
+_PASSED_OVER = frozenset({"EXTENDED_ARG", "CACHE"})
+_WHOLE: frozenset[Path] = frozenset({()})
 
 
 REACH = "cache_reach"
@@ -90,7 +106,7 @@ def _walk(fn: Callable[..., Any]) -> _Kept:
     queue: list[Any] = [fn]
     reached = 0
 
-    def take(label: str, value: Any) -> None:
+    def take(label: str, value: Any, paths: frozenset[Path] = _WHOLE) -> None:
         digest.update(f"\0{label}=".encode())
         if isinstance(value, (_PLAIN, _CONTAINERS)):
             digest.update(_plain(value))
@@ -99,20 +115,39 @@ def _walk(fn: Callable[..., Any]) -> _Kept:
             if id(value) not in seen:
                 seen.add(id(value))
                 queue.append(value)
+        elif _is_users_module(value):
+            follow(label, value, paths)
         else:
             kind = type(value)
             digest.update(f"{kind.__module__}.{kind.__qualname__}".encode())
+
+    def follow(label: str, module: ModuleType, paths: frozenset[Path]) -> None:
+        """The attributes read from a user's module (``paths``: the names read after it; ``()``: itself)."""
+        nonlocal reached
+        namespace = vars(module)
+        digest.update(f"module {module.__name__}".encode())
+        if () in paths:  # used as a whole: its file, and a reload (a new __spec__) is a change
+            digest.update(_file_digest(module))
+            bindings.append((namespace, "__spec__", namespace.get("__spec__", _MISSING)))
+        for name in sorted({path[0] for path in paths if path}):
+            if reached >= MAX_REACHED:
+                return
+            reached += 1
+            value = namespace.get(name, _MISSING)
+            bindings.append((namespace, name, value))  # rebound by a reload or an assignment: a change
+            if value is not _MISSING:
+                take(f"{label}.{name}", value, frozenset(path[1:] for path in paths if path and path[0] == name))
 
     while queue and reached < MAX_REACHED:
         obj = queue.pop(0)
         reached += 1
         for label, value in _state(obj):
             take(label, value)
-        for namespace, name in _global_names(obj):
+        for namespace, name, code in _global_names(obj):
             value = namespace.get(name, _MISSING)
             bindings.append((namespace, name, value))  # unbound too: a later global of that name is a change
             if value is not _MISSING:  # else a builtin, an attribute's name, or not yet defined
-                take(name, value)
+                take(name, value, _attribute_reads(code).get(name, _WHOLE) if isinstance(value, ModuleType) else _WHOLE)
     return _Kept(tuple(bindings), digest.hexdigest())
 
 
@@ -137,13 +172,37 @@ def _state(obj: Any) -> list[tuple[str, Any]]:
     return found
 
 
-def _global_names(obj: Any) -> Iterator[tuple[dict[str, Any], str]]:
-    """(globals, name) for each global name the code of ``obj`` (a function, a class's methods) reads."""
+def _global_names(obj: Any) -> Iterator[tuple[dict[str, Any], str, CodeType]]:
+    """(globals, name, code) for each global name the code of ``obj`` (a function, a class's methods) reads."""
     for function in _functions_of(obj):
         namespace = function.__globals__
         for code in _codes(function.__code__):
             for name in code.co_names:
-                yield namespace, name
+                yield namespace, name, code
+
+
+@functools.lru_cache(maxsize=256)
+def _attribute_reads(code: CodeType) -> dict[str, frozenset[Path]]:
+    """For each name ``code`` loads as a global, the chains of attributes it reads right after it
+    (``()``: the value itself used). Read only for code that reaches a user's module."""
+    found: dict[str, set[Path]] = {}
+    name: str | None = None
+    path: list[str] = []
+    for instruction in dis.get_instructions(code):
+        op = instruction.opname
+        if name is not None and op in _ATTRIBUTE_LOADS:
+            path.append(str(instruction.argval))
+            continue
+        if name is not None and op in _PASSED_OVER:
+            continue
+        if name is not None:
+            found.setdefault(name, set()).add(tuple(path))
+            name = None
+        if op == "LOAD_GLOBAL":
+            name, path = str(instruction.argval), []
+    if name is not None:
+        found.setdefault(name, set()).add(tuple(path))
+    return {key: frozenset(paths) for key, paths in found.items()}
 
 
 def _functions_of(obj: Any) -> list[FunctionType]:
@@ -229,6 +288,49 @@ def _is_users(value: Any) -> bool:
     path = getattr(module, "__file__", None)
     if not path:
         return module.__name__ not in sys.builtin_module_names
+    return _outside_libraries(path)
+
+
+def _is_users_module(value: Any) -> bool:
+    """A module of the user's own code: its file (or a namespace package's folders) outside the
+    standard library and ``site-packages``, or a module made in memory (a notebook's ``__main__``)."""
+    if not isinstance(value, ModuleType):
+        return False
+    name = getattr(value, "__name__", "")
+    if not isinstance(name, str) or name.partition(".")[0] == "nanohubmcp" or name in sys.builtin_module_names:
+        return False
+    path = getattr(value, "__file__", None)
+    if isinstance(path, str):
+        return _outside_libraries(path)
+    if getattr(getattr(value, "__spec__", None), "origin", None) in ("built-in", "frozen"):
+        return False
+    folders = getattr(value, "__path__", None)
+    if folders is not None:  # a namespace package: its own only if a folder of it is
+        try:
+            return any(_outside_libraries(folder) for folder in folders)
+        except TypeError:
+            return False
+    return True
+
+
+def _file_digest(module: ModuleType) -> bytes:
+    """The SHA-256 of a module's file (over :data:`MAX_SOURCE_BYTES`: its size and modification time)."""
+    path = getattr(module, "__file__", None)
+    if not isinstance(path, str):
+        return b"no file"
+    try:
+        with open(path, "rb") as handle:
+            status = os.fstat(handle.fileno())
+            if status.st_size > MAX_SOURCE_BYTES:
+                return f"size {status.st_size} modified {status.st_mtime_ns}".encode()
+            return hashlib.sha256(handle.read(MAX_SOURCE_BYTES + 1)).hexdigest().encode()
+    except OSError:
+        return b"unreadable"
+
+
+@functools.lru_cache(maxsize=1024)
+def _outside_libraries(path: str) -> bool:
+    """Whether a file or folder is outside the standard library and ``site-packages`` (its real path)."""
     return not os.path.realpath(path).startswith(_library_prefixes())
 
 
