@@ -203,7 +203,8 @@ def write_server_json(args: argparse.Namespace) -> int:
     with contextlib.redirect_stdout(sys.stderr):  # whatever the app prints must not mix with the document
         server = load_app(args.app)
     document = server_json(server.core, app=os.path.basename(args.app), base=base, name=args.name,
-                           named_at=session_url)  # named as the running server's card names it
+                           named_at=session_url,  # named as the running server's card names it
+                           token_required=getattr(server, "auth", None) is not None)
     if session_url and base is None:
         print(f"note: the weber URL of tool session {session.session} is this tool session's own: it holds the "
               "session's secret proxy cookie and stops working when the session ends, so it is not listed in "

@@ -19,6 +19,7 @@ and the server's name with characters outside ``[A-Za-z0-9._-]`` made ``-``.
 
 from __future__ import annotations
 
+import copy
 import ipaddress
 import os
 import re
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from .._version import __version__
+from ..auth.verifiers import MCP_TOKEN_ENV
 from ..errors import ConfigurationError
 from ..protocol import jsonenc, versions
 from .base import BaseHandler, PlainErrors
@@ -44,6 +46,26 @@ NAME_VARIABLE = "NANOHUBMCP_REGISTRY_NAME"
 SERVER_CARD_PATH = "mcp/server-card"
 MCP_CATALOG_PATH = ".well-known/mcp/catalog.json"
 AI_CATALOG_PATH = ".well-known/ai-catalog.json"
+
+TOKEN_VARIABLE: dict[str, Any] = {
+    "name": MCP_TOKEN_ENV,
+    "description": "Your bearer token for this server, which requires authorization: over stdio it starts only "
+    "with a token it accepts here (checked once, before serving)",
+    "isRequired": True,
+    "isSecret": True,
+}
+"""The stdio package's environment variable of a server with ``auth=`` (``nanohubmcp run`` refuses to start
+without it)."""
+TOKEN_HEADER: dict[str, Any] = {
+    "name": "Authorization",
+    "description": "Your bearer token for this server, which requires authorization (401 without it)",
+    "value": "Bearer {token}",
+    "variables": {"token": {"description": "your bearer token for this server", "isRequired": True,
+                            "isSecret": True}},
+    "isRequired": True,
+    "isSecret": True,
+}
+"""A remote's header of a server with ``auth=`` (every HTTP route answers 401 without it)."""
 
 _NAME = re.compile(r"^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$")
 _DESCRIPTION_LIMIT = 100
@@ -124,7 +146,13 @@ def remotes(base: str, *, protocol_versions: bool = False) -> list[dict[str, Any
 
 
 def server_json(
-    core: ServerCore, *, app: str, base: str | None = None, name: str | None = None, named_at: str | None = None
+    core: ServerCore,
+    *,
+    app: str,
+    base: str | None = None,
+    name: str | None = None,
+    named_at: str | None = None,
+    token_required: bool = False,
 ) -> dict[str, Any]:
     """The MCP Registry's ``server.json`` for the server of ``core``, run from the file ``app``.
 
@@ -132,6 +160,9 @@ def server_json(
     ``base`` (the weber URL on nanoHUB) adds ``remotes`` (Streamable HTTP and legacy SSE). The name is
     :func:`registry_name`'s for ``base``, or for ``named_at`` when no ``base`` is given (a tool session's
     weber URL: the running server's card is named after it, but it is not listed in ``remotes``).
+    ``token_required`` (the app's server has ``auth=``): the package declares the required, secret
+    ``MCP_TOKEN`` environment variable it starts only with, each remote its ``Authorization`` header
+    (schema 2025-12-11: ``Package.environmentVariables``, ``*Transport.headers``, both ``KeyValueInput``).
     """
     document: dict[str, Any] = {
         "$schema": SERVER_JSON_SCHEMA,
@@ -153,8 +184,13 @@ def server_json(
             }
         ],
     }
+    if token_required:
+        document["packages"][0]["environmentVariables"] = [copy.deepcopy(TOKEN_VARIABLE)]
     if base and is_public(base):
         document["remotes"] = remotes(base)
+        if token_required:
+            for remote in document["remotes"]:
+                remote["headers"] = [copy.deepcopy(TOKEN_HEADER)]
     return document
 
 

@@ -92,6 +92,43 @@ def test_server_json_for_a_script_has_the_pypi_package_and_no_loopback_remote() 
     assert "remotes" not in document
 
 
+def test_server_json_of_an_app_with_auth_declares_the_token_it_starts_with(tmp_path: Path) -> None:
+    """trial28 T13: an app with ``auth=`` got a stdio package that cannot start without ``MCP_TOKEN``
+    (``nanohubmcp run`` refuses: "set MCP_TOKEN") and declared no such variable, nor its remotes a header."""
+    app = tmp_path / "guarded.py"
+    app.write_text(
+        "from nanohubmcp import MCPServer\n"
+        "def check(token):\n"
+        "    return 'alice' if token == 'alice-token' else None\n"
+        "server = MCPServer('guarded', auth=check)\n"
+        "@server.tool()\n"
+        "def add(a: int, b: int) -> int:\n"
+        "    return a + b\n"
+    )
+    done = server_json(str(app), "--public-url", "https://tools.example.org/guarded/")
+    assert done.returncode == 0, done.stderr
+    document = json.loads(done.stdout)
+    valid(SERVER_JSON, document)
+    (package,) = document["packages"]
+    (variable,) = package["environmentVariables"]
+    assert variable["name"] == "MCP_TOKEN"
+    assert variable["isRequired"] is True
+    assert variable["isSecret"] is True
+    assert "token" in variable["description"]
+    for remote in document["remotes"]:
+        (header,) = remote["headers"]
+        assert header["name"] == "Authorization"
+        assert header["value"] == "Bearer {token}"
+        assert header["isRequired"] is True
+        assert header["isSecret"] is True
+        assert header["variables"]["token"]["isSecret"] is True
+
+    plain = json.loads(server_json("examples/simple/start_mcp.py", "--public-url", "https://x.example.org/").stdout)
+    valid(SERVER_JSON, plain)
+    assert "environmentVariables" not in plain["packages"][0]
+    assert all("headers" not in remote for remote in plain["remotes"])
+
+
 def test_server_json_on_a_nanohub_session_keeps_the_session_url_out_of_remotes(tmp_path: Path) -> None:
     # trial16 F5: the weber URL embeds the session's filexfer cookie (a secret) and dies with the session;
     # it went into remotes of a document meant for the public registry, without a word.
