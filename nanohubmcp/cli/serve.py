@@ -26,6 +26,13 @@ def run_app(args: argparse.Namespace) -> int:
     from ..nanohub.child import load_app
 
     transport = _prepare(args)  # before the app is imported
+    if transport == "http":  # the card's and catalogs' name: refused before the app is imported (exit 2)
+        from ..transports.discovery import check_name_variable
+
+        try:
+            check_name_variable()
+        except ConfigurationError as exc:
+            raise UsageError(str(exc)) from None
     if args.state_url is not None:
         # Read by every MCPServer(...) built without state_url=; load_app gives it to the app's over its own.
         from ..state import ENV_VAR, parse, redact

@@ -1,7 +1,8 @@
 """From ``run()``'s options to a transports ``Runner``: the checks, the verifier, the runner itself.
 
 What ``MCPServer.run``/``start`` are given is checked here before anything binds: the transport
-(:func:`resolve_transport`), the number of processes (:func:`check_workers`), the 0.4.x keywords
+(:func:`resolve_transport`), the number of processes (:func:`check_workers`), ``$NANOHUBMCP_REGISTRY_NAME``
+(:func:`~nanohubmcp.transports.discovery.check_name_variable`), the 0.4.x keywords
 still accepted (:data:`COMPAT_RUN_OPTIONS`); no authorization on a non-loopback address, or with
 ``allowed_origins="*"``, is a warning
 once listening succeeded (:func:`warn_about_config`), as is a tool's view that nothing defines
@@ -91,11 +92,13 @@ def make_runner(
     """
     from ..transports.auth import bind_resource
     from ..transports.config import TransportConfig
+    from ..transports.discovery import check_name_variable
     from ..transports.runner import Runner, resolve_port
 
     unknown = set(compat) - COMPAT_RUN_OPTIONS
     if unknown:
         raise ConfigurationError(f"unknown run() option(s): {', '.join(sorted(unknown))}")
+    check_name_variable()  # the Server Card's and the catalogs' name: refused now, not at each request
     auth = verifier(server, token)
     config = TransportConfig(
         path_prefix=path_prefix,

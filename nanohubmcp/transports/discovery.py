@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import ipaddress
+import logging
 import os
 import re
 from typing import TYPE_CHECKING, Any
@@ -67,28 +68,65 @@ TOKEN_HEADER: dict[str, Any] = {
 }
 """A remote's header of a server with ``auth=`` (every HTTP route answers 401 without it)."""
 
+log = logging.getLogger("nanohubmcp")
+_WARNED: set[str] = set()  # what served_name warned of, once each
+
 _NAME = re.compile(r"^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$")
 _DESCRIPTION_LIMIT = 100
 
 
-def registry_name(server_name: str, base: str | None, explicit: str | None = None) -> str:
-    """The reverse-DNS ``namespace/name`` of the registry and the card (see the module doc).
+def registry_name(server_name: str, base: str | None, explicit: str | None = None, *, variable: bool = True) -> str:
+    """The reverse-DNS ``namespace/name`` of the registry and the card (see the module doc);
+    ``variable=False`` leaves ``NANOHUBMCP_REGISTRY_NAME`` out.
 
     Raises:
         ConfigurationError: ``explicit`` (or ``NANOHUBMCP_REGISTRY_NAME``) is not of that form.
     """
-    chosen = explicit or os.environ.get(NAME_VARIABLE) or None
-    if chosen is not None:
-        if not _NAME.match(chosen) or not 3 <= len(chosen) <= 200:
-            raise ConfigurationError(
-                f"registry name {chosen!r} must be reverse-DNS with one slash, e.g. org.example/my-server "
-                "(letters, digits, '.', '-' before the slash; also '_' after it; 3 to 200 characters)"
-            )
-        return chosen
+    if explicit:
+        return _checked(explicit, "registry name")
+    chosen = os.environ.get(NAME_VARIABLE) if variable else None
+    if chosen:
+        return _checked(chosen, f"${NAME_VARIABLE}")
     if _NAME.match(server_name) and len(server_name) <= 200:
         return server_name
     suffix = re.sub(r"[^a-zA-Z0-9._-]+", "-", server_name).strip("-") or "server"
     return f"{_namespace(base)}/{suffix}"[:200]
+
+
+def check_name_variable() -> None:
+    """Refuse a malformed ``NANOHUBMCP_REGISTRY_NAME`` when serving starts, rather than at each request
+    for the card or a catalog.
+
+    Raises:
+        ConfigurationError: it is set and not reverse-DNS ``namespace/name`` (the message says the form).
+    """
+    chosen = os.environ.get(NAME_VARIABLE)
+    if chosen:
+        _checked(chosen, f"${NAME_VARIABLE}")
+
+
+def served_name(core: ServerCore, base: str) -> str:
+    """The name the card and the catalogs give: :func:`registry_name`'s, or, when
+    ``NANOHUBMCP_REGISTRY_NAME`` was made malformed after serving started (:func:`check_name_variable`
+    refused it before), the derived name with a warning in the log: a document route never fails on it."""
+    try:
+        return registry_name(core.name, base)
+    except ConfigurationError as exc:
+        if str(exc) not in _WARNED:
+            _WARNED.add(str(exc))
+            log.warning("%s; the server card and catalogs use the derived name", exc)
+        return registry_name(core.name, base, variable=False)
+
+
+def _checked(chosen: str, what: str) -> str:
+    if not _NAME.match(chosen) or not 3 <= len(chosen) <= 200:
+        shown = f"{what} {chosen!r}" if what == "registry name" else f"{what}={chosen!r}: the registry name"
+        raise ConfigurationError(
+            f"{shown} must be reverse-DNS with one slash, namespace/name as the MCP Registry requires, e.g. "
+            "org.example/my-server (letters, digits, '.', '-' before the slash; also '_' after it; 3 to 200 "
+            "characters)"
+        )
+    return chosen
 
 
 def _namespace(base: str | None) -> str:
@@ -198,7 +236,7 @@ def server_card(core: ServerCore, base: str) -> dict[str, Any]:
     """The Server Card of the server reached at ``base``: identity, remotes, protocol versions."""
     return {
         "$schema": SERVER_CARD_SCHEMA,
-        "name": registry_name(core.name, base),
+        "name": served_name(core, base),
         "title": _title(core),
         "description": description(core),
         "version": core.version,
@@ -207,7 +245,7 @@ def server_card(core: ServerCore, base: str) -> dict[str, Any]:
 
 
 def _catalog_entry(core: ServerCore, base: str) -> dict[str, Any]:
-    namespace, _, suffix = registry_name(core.name, base).partition("/")
+    namespace, _, suffix = served_name(core, base).partition("/")
     publisher = ".".join(reversed(namespace.split(".")))
     return {
         "identifier": f"urn:air:{publisher}:{suffix}",
