@@ -6,7 +6,8 @@ function on a compute node, in a Python process of its own; its folder
 compute nodes share) is the job's working directory and holds submitit's files (the pickled
 call, the result, ``<slurm id>_0_log.out``/``.err``) and the job's channel back (see
 :mod:`.job_files`). The pickled call (a ``Secret`` argument's value in it) and result are removed once
-the job's end is stored, the folder when the job's record expires (:mod:`.job_folders`).
+the job's end is stored (a cancelled job's result written later, once Slurm says the job ended), the
+folder when the job's record expires (:mod:`.job_folders`).
 
 While the job lives, the client sees it move, as log messages (``notifications/message``, level
 info) and in the task's ``_meta`` (``org.nanohub/slurm``: ``job_id``, ``state``, ``reason``,
@@ -71,8 +72,16 @@ from .job_files import (
 from .job_side import RAISED, run_in_job
 from .remote import job_trace, remote_context
 from .slurm_options import OPTIONS, check_values
-from .slurm_reasons import LOG_PREFIXES, NEVER_STARTS, ended_message, last_lines, never_message, stderr_note
-from .slurm_watch import ENDED, QUEUED, RUNNING, SlurmState, look_once, ran_out_of_memory, watcher
+from .slurm_reasons import (
+    LOG_PREFIXES,
+    NEVER_STARTS,
+    ended_message,
+    last_lines,
+    never_message,
+    stderr_note,
+    unpicklable_message,
+)
+from .slurm_watch import ENDED, QUEUED, RUNNING, SlurmState, drop_when_ended, look_once, ran_out_of_memory, watcher
 
 if TYPE_CHECKING:
     from ..calls.context import Context
@@ -100,7 +109,8 @@ class SlurmJobExecutor(FolderJobExecutor):
 
     name = "slurm"
     OPTIONS: ClassVar[dict[str, str]] = OPTIONS
-    RUN_FILES: ClassVar[tuple[str, ...]] = ("*_submitted.pkl", "*_result.pkl")  # submitit's pickled call and result
+    # submitit's pickled call and result (and a result it failed to write, the tool's value unpicklable)
+    RUN_FILES: ClassVar[tuple[str, ...]] = ("*_submitted.pkl", "*_result.pkl", "*_result.pkl.save_tmp")
     SIGNS: ClassVar[tuple[str, ...]] = ("*_submission.sh",)
 
     def check(self, options: dict[str, Any]) -> dict[str, Any]:
@@ -236,7 +246,11 @@ class SlurmJobExecutor(FolderJobExecutor):
                             _publish(context, job, slurm_id, last)
                         raise ToolError(never_message(slurm_id, state.reason, self.options))
                     if state.kind == ENDED and state.state != "COMPLETED":
+                        if result.exists():  # written between the two looks: it says more than the state
+                            continue
                         await loop.run_in_executor(None, events)
+                        if state.state == "FAILED" and result.with_name(result.name + ".save_tmp").exists():
+                            raise ToolError(unpicklable_message(slurm_id, folder))  # left by a failed dump
                         if state.state == "FAILED" and await loop.run_in_executor(
                             None, ran_out_of_memory, slurm_id, tail(folder / f"{slurm_id}_0_log.err")
                         ):
@@ -252,6 +266,9 @@ class SlurmJobExecutor(FolderJobExecutor):
                 request_cancel(folder)
                 await loop.run_in_executor(None, states.cancel, slurm_id)
                 last = await loop.run_in_executor(None, _after_scancel, slurm_id)
+                # Its end is stored (and its RUN_FILES gone) already, but the job may write its
+                # result on its way out (submitit lets the function end after scancel's SIGTERM).
+                drop_when_ended(result, slurm_id, ended=last is not None)
                 _publish(context, job, slurm_id, last or SlurmState("CANCELLED", "", told[2] if told else ""))
                 if job.store is not None:
                     job.store.note(job)  # the cancelled job's record: its metadata as it is now

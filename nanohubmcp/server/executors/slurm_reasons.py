@@ -71,6 +71,19 @@ def ended_message(slurm_id: str, state: SlurmState, folder: Path, options: dict[
     return text + stderr_note(tail(log, skip=LOG_PREFIXES))
 
 
+def unpicklable_message(slurm_id: str, folder: Path) -> str:
+    """The error of a job whose function returned a value pickle cannot take (submitit failed to write
+    its result file, the job then ``FAILED``): pickle's own message, which names the type, and what to
+    return instead."""
+    err = [line.strip() for line in tail(folder / f"{slurm_id}_0_log.err").splitlines() if "pickl" in line]
+    why = f" ({err[-1]})" if err else ""
+    return (
+        f"the tool returned a value that could not be pickled to send it back from Slurm job {slurm_id}{why}: "
+        "return plain data (numbers, strings, lists, dicts, NumPy arrays), or write the result to a file in "
+        "the job's folder and return its path"
+    )
+
+
 def never_message(slurm_id: str, reason: str, options: dict[str, Any]) -> str:
     """The error of a job cancelled because its pending ``reason`` (a key of :data:`NEVER_STARTS`) means it
     can never start as asked: what it asked for (``time`` in minutes, as the options hold it: ``time 10 min``),

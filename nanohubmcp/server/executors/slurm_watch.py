@@ -16,6 +16,10 @@ import subprocess
 import threading
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 QUEUED = "queued"
 RUNNING = "running"
@@ -134,6 +138,31 @@ def squeue(slurm_id: str | None = None) -> dict[str, SlurmState]:
             reason = "" if parts[2] in ("None", "(null)") else parts[2]
             found[parts[0].strip()] = SlurmState(parts[1].strip(), reason, parts[3].strip())
     return found
+
+
+LATE_RESULT_SECONDS = 900.0
+"""How long a cancelled job is looked at for its end, to remove the result it may still write."""
+
+
+def drop_when_ended(result: Path, slurm_id: str, *, ended: bool) -> None:
+    """Remove ``result`` (a cancelled job's pickled value, written after its end was stored) once
+    Slurm says the job ended, its processes gone: now when ``ended``, else from a thread of its own
+    that looks every few seconds (for at most :data:`LATE_RESULT_SECONDS`). A running job's file is
+    never touched."""
+    if ended:
+        result.unlink(missing_ok=True)
+        return
+
+    def wait() -> None:
+        deadline = time.monotonic() + LATE_RESULT_SECONDS
+        while time.monotonic() < deadline:
+            state = look_once(slurm_id)
+            if state is not None and state.kind == ENDED:
+                result.unlink(missing_ok=True)
+                return
+            time.sleep(2.0)
+
+    threading.Thread(target=wait, name=f"slurm-{slurm_id}-late-result", daemon=True).start()
 
 
 def look_once(slurm_id: str) -> SlurmState | None:
