@@ -14,7 +14,9 @@ Per request the layer makes one span of kind SERVER, as the MCP semantic convent
   methods, ``resources/read`` among them, are named by the method alone (a resource URI is
   high-cardinality: the conventions keep it out of span names by default);
 - attributes ``mcp.method.name``, ``mcp.protocol.version``, ``mcp.session.id`` (handshake-era
-  sessions), ``jsonrpc.request.id``, ``gen_ai.tool.name`` and ``gen_ai.operation.name``
+  sessions: the session's key, the SHA-256 of its id that provenance and job records keep —
+  :func:`~nanohubmcp.server.wire.sessions.session_key` — never the id, which is the session's
+  credential when there is no authorization), ``jsonrpc.request.id``, ``gen_ai.tool.name`` and ``gen_ai.operation.name``
   (``execute_tool``) for tools, ``gen_ai.prompt.name`` for prompts, ``mcp.resource.uri`` for
   ``resources/read``/``subscribe``/``unsubscribe``, ``network.transport`` (``pipe`` on stdio,
   ``tcp`` on HTTP) and ``network.protocol.name`` (``http``);
@@ -51,6 +53,7 @@ from opentelemetry import metrics, propagate, trace
 from opentelemetry.trace import Link, SpanKind, Status, StatusCode
 
 from ..errors import ProtocolError
+from .wire.sessions import session_key
 from .wire.trace_context import INSTRUMENTATION, SPAN, carrier_from
 
 if TYPE_CHECKING:
@@ -211,8 +214,8 @@ class Telemetry:
             if method in RESOURCE_METHODS and isinstance(uri := params.get("uri"), str):
                 attributes["mcp.resource.uri"] = uri
             session = context.session
-            if session is not None:
-                attributes["mcp.session.id"] = session.id
+            if session is not None:  # its key: the id is the session's credential, and trace backends are shared
+                attributes["mcp.session.id"] = session_key(session.id)
             request_id = context.message.id
             if request_id is not None:
                 attributes["jsonrpc.request.id"] = str(request_id)
