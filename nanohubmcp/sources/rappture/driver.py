@@ -253,7 +253,8 @@ def write_driver(root: ET.Element, arguments: list[Input], currents: dict[str, s
     """Write the driver: a copy of the tool document with each input's ``<current>`` set.
 
     Inputs that are not arguments (hidden ones, a structure's geometry) get their default as
-    their ``current``, as Rappture's runner does.
+    their ``current``, as Rappture's runner does. A CR in a value is written as ``&#13;``, so the
+    program reads it back as a CR (a parser turns a CR written as itself into a line feed).
     """
     document = copy.deepcopy(root)
     originals = list(root.iter())
@@ -274,5 +275,7 @@ def write_driver(root: ET.Element, arguments: list[Input], currents: dict[str, s
         if current is None:
             current = ET.SubElement(target, "current")
         current.text = currents[item.path]
-    tree = ET.ElementTree(document)
-    tree.write(path, encoding="utf-8", xml_declaration=True)
+    # An XML parser reads a CR (alone or before LF) as LF; as a character reference it stays a CR. Text
+    # ElementTree writes holds a raw CR only where a value held one (attributes it escapes itself).
+    text = ET.tostring(document, encoding="utf-8", xml_declaration=True)
+    path.write_bytes(text.replace(b"\r", b"&#13;"))
