@@ -40,6 +40,7 @@ from ...server.provenance.code_files import WATCHED
 from ...server.provenance.tool_options import RUN_VALUES
 from .code import watched_code
 from .driver import check_values, converts_units, current_values
+from .rundirs import sweep_once
 from .tool import PROXY_TIMEOUT, RapptureTool, load_rappture_tool
 from .units import load_registry, pint_missing, registry_ready
 
@@ -183,6 +184,7 @@ def add_rappture_tool(
     """
     tool = load_rappture_tool(path, name=name, timeout=timeout, rappture=rappture, long=async_)
     _warn_without_pint(tool)
+    sweep_once()  # the run directories killed servers left
     core = getattr(server, "core", None)
     results = getattr(core, "result_options", None)
     call = RapptureCall(

@@ -1,7 +1,7 @@
 """A Rappture tool read from its tool.xml, and one run of it: driver in, run file out.
 
 :func:`load_rappture_tool` reads the file once (title, about, ``<command>``, ``<limits>``, inputs);
-:meth:`RapptureTool.run` writes the driver in a fresh working directory, runs the program
+:meth:`RapptureTool.run` writes the driver in a fresh working directory (:mod:`.rundirs`), runs the program
 (:mod:`.execute`) while the figures for its plots are made (:func:`.plots.prepare`), reads the run
 file (:mod:`.outputs`) and removes the directory. The run file is read, and the plots drawn, as
 soon as the program names it (``=RAPPTURE-RUN=>``, printed once the file is written), while the
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import tempfile
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,6 +30,7 @@ from .driver import current_values, write_driver
 from .execute import Outcome, command_line, find_rappture, program_environment, run_program
 from .inputs import Inputs, read_inputs, text_of
 from .outputs import read_outputs, tool_result
+from .rundirs import run_directory
 from .schema import input_schema
 
 __all__ = ["PROXY_TIMEOUT", "RapptureTool", "load_rappture_tool", "time_limit"]
@@ -141,7 +141,7 @@ class RapptureTool:
                 file; the message carries the end of its log.
         """
         currents = current_values(self.name, self.inputs.arguments, arguments)
-        workdir = Path(tempfile.mkdtemp(prefix=f"rappture-{self.name[:40]}-"))
+        workdir = run_directory(self.name)
         try:
             driver = workdir / "driver.xml"
             write_driver(self.root, self.inputs.arguments, currents, driver)
