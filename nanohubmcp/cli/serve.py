@@ -159,7 +159,7 @@ def rappture(args: argparse.Namespace) -> int:
 
 
 def hub_tools(args: argparse.Namespace) -> int:
-    from ..sources.hub import DEFAULT_ROOT, find_hub_tools, pick, served_names
+    from ..sources.hub import DEFAULT_ROOT, find_hub_tools, pick, served_name, served_names
 
     root = args.root or DEFAULT_ROOT
     if not os.path.isdir(root):  # a typo in --root is not an empty hub
@@ -175,6 +175,8 @@ def hub_tools(args: argparse.Namespace) -> int:
         for tool in tools:
             others = [r for r in tool.revisions if r != tool.revision]
             more = f"  (also {', '.join(others)})" if others else ""
+            name = served_name(tool.name)
+            more += f"  (served as {name})" if name and name != tool.name else "" if name else "  (cannot be served)"
             print(f"{tool.name:<{width}}  {tool.kind:<8}  {tool.revision:<7}  {tool.path}{more}")
         print(f"Serve some: nanohubmcp hub-tools NAME... [--root {root}]", file=sys.stderr)
         return 0
@@ -184,9 +186,14 @@ def hub_tools(args: argparse.Namespace) -> int:
         chosen = pick(root, args.names)
     except LookupError as exc:
         raise NanohubMCPError(str(exc)) from None
+    served = served_names(chosen)
+    for tool, why in served.skipped:
+        print(f"warning: not serving {os.path.dirname(tool.path)}: {why}", file=sys.stderr)
+    if not served.named:
+        raise NanohubMCPError("none of the tools named can be served (see the warnings above)")
     transport = _prepare(args)
     server = MCPServer(args.names[0].partition("/")[0] if len(args.names) == 1 else "hub-tools")
-    for tool, name in served_names(chosen):
+    for tool, name in served.named:
         if tool.kind == "sim2l":
             server.add_sim2l(tool.path, name=name, background=args.background, results_dir=args.results_dir,
                              cell_timeout=args.cell_timeout)

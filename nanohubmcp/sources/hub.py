@@ -9,7 +9,8 @@ installed revision), ``current`` (the published one, usually a link to an ``rNN`
 :func:`find_hub_tools` lists them (one :class:`HubTool` per tool and kind, with the revision served
 by default: ``current``, else the highest ``rNN``, else ``dev``); :func:`pick` finds the ones a
 user named (``NAME`` or ``NAME/REVISION``) and :func:`served_names` the MCP tool name each is served
-under, distinct when one tool is asked for at several revisions or in both kinds. Reading a listing
+under, distinct when one tool is asked for at several revisions or in both kinds, and made from the
+directory's name when that is not a tool name (``sp ace`` -> ``sp_ace``). Reading a listing
 touches only directory entries, never the files themselves.
 """
 
@@ -19,8 +20,11 @@ import difflib
 import os
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
-__all__ = ["DEFAULT_ROOT", "HubTool", "find_hub_tools", "pick", "served_names"]
+from ..server.registry.components import TOOL_NAME, name_like
+
+__all__ = ["DEFAULT_ROOT", "HubTool", "Served", "find_hub_tools", "pick", "served_name", "served_names"]
 
 DEFAULT_ROOT = "/apps"
 """Where a hub installs its tools."""
@@ -138,23 +142,55 @@ def pick(root: str | os.PathLike[str], wanted: list[str]) -> list[HubTool]:
     return chosen
 
 
-def served_names(tools: list[HubTool]) -> list[tuple[HubTool, str]]:
-    """Each of ``tools`` (as :func:`pick` chose them) with the MCP tool name it is served under: its
-    name, then ``_<kind>`` when both kinds of it are served, then ``_<revision>`` when several of its
-    revisions (of that kind) are, so that two revisions asked for side by side are both served
-    (``cooling_current``, ``cooling_r1``). A tool asked for twice at one revision is served once."""
+class Served(NamedTuple):
+    """What :func:`served_names` found: the tools with their MCP tool names, and the ones that
+    cannot be served, each with why."""
+
+    named: list[tuple[HubTool, str]]
+    skipped: list[tuple[HubTool, str]]
+
+
+def served_name(name: str) -> str:
+    """The MCP tool name a tool directory ``name`` is served under: ``name`` itself when it is one
+    (SEP-986: 1-128 of ``A-Z a-z 0-9 _ - .``), else one made from it: accents dropped, each run of
+    other characters ``_``, ``_`` at either end dropped (``sp ace`` -> ``sp_ace``); ``""`` when
+    nothing is left."""
+    return name if TOOL_NAME.fullmatch(name) else name_like(name, fallback="")
+
+
+def served_names(tools: list[HubTool]) -> Served:
+    """Each of ``tools`` (as :func:`pick` chose them) with the MCP tool name it is served under:
+    :func:`served_name` of its directory, then ``_<kind>`` when both kinds of it are served, then
+    ``_<revision>`` when several of its revisions (of that kind) are, so that two revisions asked for
+    side by side are both served (``cooling_current``, ``cooling_r1``). A tool asked for twice at one
+    revision is served once. A tool whose name has no character a tool name can hold, whose name
+    would be too long, or whose name another of ``tools`` already has (``sp ace`` beside ``sp_ace``)
+    is skipped, with why."""
     unique = list({(t.name, t.kind, t.revision): t for t in tools}.values())
     kinds: dict[str, set[str]] = {}
     revisions: dict[tuple[str, str], int] = {}
     for tool in unique:
         kinds.setdefault(tool.name, set()).add(tool.kind)
         revisions[tool.name, tool.kind] = revisions.get((tool.name, tool.kind), 0) + 1
-    named = []
-    for tool in unique:
-        name = tool.name
+    names: dict[int, str] = {}  # by index in unique
+    why: dict[int, str] = {}
+    taken: dict[str, HubTool] = {}
+    own_first = sorted(range(len(unique)), key=lambda i: served_name(unique[i].name) != unique[i].name)
+    for index in own_first:  # a directory named as a tool name keeps it before one made into it
+        tool = unique[index]
+        name = served_name(tool.name)
         if len(kinds[tool.name]) > 1:
             name += f"_{tool.kind}"
         if revisions[tool.name, tool.kind] > 1:
             name += f"_{tool.revision}"
-        named.append((tool, name))
-    return named
+        if not served_name(tool.name):
+            why[index] = f"{tool.name!r} has no character an MCP tool name can hold (ASCII letters, digits, '_-.')"
+        elif len(name) > 128:
+            why[index] = f"its tool name {name[:40]}... would be over 128 characters"
+        elif name in taken:
+            why[index] = f"its tool name {name!r} is that of {taken[name].path}, served already"
+        else:
+            taken[name] = tool
+            names[index] = name
+    return Served([(t, names[i]) for i, t in enumerate(unique) if i in names],
+                  [(t, why[i]) for i, t in enumerate(unique) if i in why])

@@ -94,9 +94,71 @@ def test_a_root_that_does_not_exist_is_an_error_not_an_empty_hub(
 def test_two_revisions_of_one_tool_are_served_under_names_of_their_own(tmp_path: Path) -> None:
     """Found by a fresh-user trial: ``cooling cooling/r1`` served only the last (one name, replaced)."""
     apps = _apps(tmp_path)
-    named = [(t.revision, name) for t, name in served_names(pick(apps, ["fermi", "fermi/r7", "fermi/r12"]))]
+    named = [(t.revision, name) for t, name in served_names(pick(apps, ["fermi", "fermi/r7", "fermi/r12"])).named]
     assert named == [("r12", "fermi_r12"), ("r7", "fermi_r7")]  # fermi is fermi/r12: asked twice, served once
-    assert [name for _, name in served_names(pick(apps, ["fermi/r7", "allkinds"]))] == ["fermi", "allkinds"]
+    assert [name for _, name in served_names(pick(apps, ["fermi/r7", "allkinds"])).named] == ["fermi", "allkinds"]
+
+
+def _odd_names(apps: Path) -> None:
+    """Tools whose directory names are no MCP tool names: one with a space (and one already named
+    as its tool name would be), one with no character a tool name can hold."""
+    for name in ("sp ace", "sp_ace", "日本"):
+        folder = apps / name / "r1" / "rappture"
+        folder.mkdir(parents=True)
+        for file in ("tool.xml", "fermi.py"):
+            shutil.copy(FERMI / file, folder / file)
+
+
+def test_a_directory_name_that_is_no_tool_name_is_served_under_one_made_from_it_or_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found by a fresh-user trial (trial28 T10): ``apps/sp ace`` stopped ``hub-tools`` serving anything,
+    with advice (``name=``) the command has no option for."""
+    apps = _apps(tmp_path)
+    _odd_names(apps)
+    served = served_names(pick(apps, ["sp ace", "日本", "fermi/r7", "sp_ace"]))
+    assert [(t.name, name) for t, name in served.named] == [("fermi", "fermi"), ("sp_ace", "sp_ace")]
+    assert [(t.name, why) for t, why in served.skipped] == [
+        ("sp ace", f"its tool name 'sp_ace' is that of {apps / 'sp_ace' / 'r1' / 'rappture' / 'tool.xml'}, "
+                   "served already"),
+        ("日本", "'日本' has no character an MCP tool name can hold (ASCII letters, digits, '_-.')"),
+    ]
+    assert [name for _, name in served_names(pick(apps, ["sp ace", "fermi"])).named] == ["sp_ace", "fermi"]
+    assert main(["hub-tools", "--root", str(apps)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert next(line for line in lines if line.startswith("sp ace ")).endswith("  (served as sp_ace)")
+    assert next(line for line in lines if line.startswith("日本 ")).endswith("  (cannot be served)")
+    assert main(["hub-tools", "--root", str(apps), "日本"]) == 1
+    err = capsys.readouterr().err
+    assert f"warning: not serving {apps / '日本' / 'r1' / 'rappture'}: '日本' has no character" in err
+    assert "none of the tools named can be served" in err
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(180)
+@pytest.mark.anyio
+async def test_hub_tools_serves_the_others_and_says_which_it_skips(tmp_path: Path) -> None:
+    import subprocess
+
+    apps = _apps(tmp_path)
+    _odd_names(apps)
+    command = [sys.executable, "-m", "nanohubmcp", "hub-tools", "--root", str(apps), "sp ace", "日本", "fermi/r7",
+               "--transport", "stdio"]  # fmt: skip
+    done = subprocess.run(command, cwd=ROOT, input="", capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert f"warning: not serving {apps / '日本' / 'r1' / 'rappture'}: '日本' has no character" in done.stderr
+    assert done.stdout == ""
+
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    params = StdioServerParameters(command=command[0], args=command[1:], cwd=str(ROOT))
+    with anyio.fail_after(90):
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            assert sorted(t.name for t in (await session.list_tools()).tools) == ["fermi", "sp_ace"]
+            result = await session.call_tool("sp_ace", {"temperature": "77K", "points": 11})
+    assert not result.is_error, result.content
 
 
 async def _stdio(command: list[str], *, call: bool) -> tuple[list[Any], Any]:

@@ -56,10 +56,11 @@ def callable_name(fn: Callable[..., Any], kind: str, name: str | None) -> str:
     return str(fn_name)
 
 
-def _name_like(text: str) -> str:
-    """A tool name (SEP-986) close to ``text``: accents dropped, other characters ``_``, 128 at most."""
+def name_like(text: str, fallback: str = "my_tool") -> str:
+    """A tool name (SEP-986) close to ``text``: accents dropped, each run of other characters ``_``,
+    ``_`` at either end dropped, 128 at most; ``fallback`` when nothing is left."""
     ascii_text = unicodedata.normalize("NFKD", text.replace("ß", "ss")).encode("ascii", "ignore").decode("ascii")
-    return re.sub(r"[^A-Za-z0-9_.\-]+", "_", ascii_text).strip("_")[:128] or "my_tool"
+    return re.sub(r"[^A-Za-z0-9_.\-]+", "_", ascii_text).strip("_")[:128] or fallback
 
 
 def is_coroutine_callable(fn: Callable[..., Any]) -> bool:
@@ -163,7 +164,7 @@ class Tool:
             fix = "choose another" if name else "publish this function under another name"
             raise RegistrationError(
                 f"tool '{tool_name}': names are 1-128 ASCII letters, digits, '_', '-' and '.' (SEP-986); "
-                f"{fix}, e.g. name={_name_like(tool_name)!r}", option="name")
+                f"{fix}, e.g. name={name_like(tool_name)!r}", option="name")
         signature = describe_function(fn, kind="tool", name=tool_name, context_types=context_types)
         schema = input_schema if input_schema else signature.input_schema
         if not isinstance(schema, dict) or schema.get("type") != "object":
