@@ -81,6 +81,27 @@ def _file_bytes(item: Declaration, value: Any) -> tuple[str, bytes]:
     return name, data
 
 
+_NAME_BYTES = 255
+"""The longest file name (in bytes) the common file systems store (ext4, XFS, APFS; NTFS: 255 UTF-16 units)."""
+
+
+def _check_file_name(input_name: str, file_name: str) -> None:
+    """Refuse a file name no file can have (a NUL, a lone surrogate, longer than 255 bytes): the run
+    writes the file under that name, and the operating system would refuse it there."""
+    surrogate = any("\ud800" <= char <= "\udfff" for char in file_name)
+    quoted = json.dumps(file_name[:40], ensure_ascii=surrogate) + ("…" if len(file_name) > 40 else "")
+    if "\x00" in file_name:
+        raise _refuse(input_name, f"the file name {quoted} holds U+0000 (NUL), which no file name may hold: "
+                                  "give a \"name\" without it")
+    if surrogate:  # (quoted in ASCII: the message must be UTF-8)
+        raise _refuse(input_name, f"the file name {quoted} holds a lone UTF-16 surrogate (U+D800 to U+DFFF), "
+                                  "which is no character a file name may hold: give a \"name\" in valid Unicode")
+    size = len(file_name.encode("utf-8"))
+    if size > _NAME_BYTES:
+        raise _refuse(input_name, f"the file name {quoted} is {size} bytes long (UTF-8); a file name may have at "
+                                  f"most {_NAME_BYTES}: give a shorter \"name\"")
+
+
 def _check_image(item: Declaration, data: bytes) -> None:
     import PIL.Image
 
@@ -260,6 +281,7 @@ def _prepare(spec: Sim2LSpec, arguments: dict[str, Any]) -> Prepared:
             file_name, data = _file_bytes(item, value)
             if file_name in prepared.files:  # two inputs sent files of one name: each keeps its own
                 file_name = f"{name}-{file_name}"
+            _check_file_name(name, file_name)
             if item.type == "Image":
                 _check_image(item, data)
             prepared.files[file_name] = data
