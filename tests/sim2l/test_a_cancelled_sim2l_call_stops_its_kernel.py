@@ -8,7 +8,6 @@ cancelled call left one more.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import time
@@ -16,11 +15,10 @@ from pathlib import Path
 
 import anyio
 import pytest
+from sim2l.cooling_variant import COOLING, cooling_variant
 from support import mcp_client, serve
 
 from nanohubmcp import MCPServer
-
-COOLING = Path(__file__).resolve().parents[2] / "examples" / "sim2l" / "cooling" / "cooling.ipynb"
 
 
 def _running(pid: int) -> bool:
@@ -45,16 +43,14 @@ async def test_a_cancelled_call_kills_its_kernel(tmp_path: Path) -> None:
     pytest.importorskip("papermill")
     pytest.importorskip("simtool")
     pidfile = tmp_path / "kernel.pid"
-    notebook = json.loads(COOLING.read_text())
-    computing = next(c for c in notebook["cells"] if "np.linspace" in "".join(c["source"]))
-    computing["source"] = (
+    path = cooling_variant(
+        tmp_path,
         "import os, time\n"
         "if points == 17:\n"
         f"    open({str(pidfile)!r}, 'w').write(str(os.getpid()))\n"
-        "    time.sleep(600)\n" + "".join(computing["source"])
+        "    time.sleep(600)\n",
+        "coolslow.ipynb",
     )
-    path = tmp_path / "coolslow.ipynb"
-    path.write_text(json.dumps(notebook))
     server = MCPServer("slow-sim2l", job_store="memory")
     server.add_sim2l(str(path), name="cooling")
 

@@ -69,12 +69,13 @@ def _extra_files(spec: Sim2LSpec) -> list[str]:
     return []
 
 
-def _link_extra_files(spec: Sim2LSpec, directory: str) -> None:
+def _link_extra_files(spec: Sim2LSpec, directory: str, tool: str) -> None:
     folder = os.path.dirname(spec.path)
     for name in _extra_files(spec):
         source = os.path.normpath(os.path.join(folder, name))
         if not source.startswith(folder + os.sep) or not os.path.exists(source):
-            raise ToolError(f"the Sim2L's EXTRA_FILES names {name!r}, which is not a file beside the notebook")
+            raise ToolError(f"the Sim2L tool '{tool}': its notebook's EXTRA_FILES names {name!r}, which is not a "
+                            "file beside the notebook")
         target = os.path.join(directory, name)
         os.makedirs(os.path.dirname(target), exist_ok=True)
         os.symlink(source, target)
@@ -89,19 +90,24 @@ def run_notebook(
     cell_timeout: float | None = None,
     progress: bool = True,
     stop: KernelStop | None = None,
+    tool: str | None = None,
 ) -> str:
     """Execute the Sim2L in ``directory``; returns the executed notebook's path.
 
     ``stop``, when given, learns the kernel's process (``stop.stop()`` from another thread kills
-    it: the run then ends with a ToolError).
+    it: the run then ends with a ToolError). ``tool``: the name the tool is served under (default:
+    the Sim2L's name), which messages name.
 
     Raises:
-        ToolError: the notebook raised (the message names the cell and the exception), or a cell ran
-            longer than ``cell_timeout`` seconds.
+        ToolError: the notebook raised (the message names the cell and the exception), a cell ran
+            longer than ``cell_timeout`` seconds (the message says so, and which cell), the kernel
+            was stopped or died, or there is no such kernel.
     """
     import papermill
+    from nbclient.exceptions import CellTimeoutError
 
-    _link_extra_files(spec, directory)
+    tool = tool or spec.name
+    _link_extra_files(spec, directory, tool)
     if prepared.files:
         inputs = os.path.join(directory, INPUT_FILES_DIR)
         os.makedirs(inputs, exist_ok=True)
@@ -121,14 +127,35 @@ def run_notebook(
             warnings.simplefilter("ignore")
             papermill.execute_notebook(spec.path, output, parameters=prepared.parameters, **options)
     except papermill.PapermillExecutionError as exc:
-        raise ToolError(f"the Sim2L '{spec.name}' failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue}") from None
-    except Exception as exc:  # a kernel that died, a cell over its time limit, a missing kernel
+        raise ToolError(f"the Sim2L tool '{tool}' failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue}") from None
+    except CellTimeoutError:
+        cell = _last_cell_run(output)
+        after = f" after {cell_timeout:g} s" if cell_timeout is not None else ""
+        where = f" in cell {cell}" if cell is not None else ""
+        raise ToolError(f"the Sim2L tool '{tool}' timed out{after}{where}: the cell ran longer than its "
+                        "cell_timeout allows and was stopped") from None
+    except Exception as exc:  # a kernel that died or was killed (a cancelled call), a missing kernel
+        if stop is not None and stop.stopped:
+            raise ToolError(f"the Sim2L tool '{tool}' was cancelled: its kernel was stopped") from None
         text = " ".join(str(exc).split())[:500] or type(exc).__name__
-        raise ToolError(f"the Sim2L '{spec.name}' did not run: {type(exc).__name__}: {text}") from None
+        raise ToolError(f"the Sim2L tool '{tool}' failed: {type(exc).__name__}: {text}") from None
     finally:
         if stop is not None:
             stop.finished()
     return output
+
+
+def _last_cell_run(path: str) -> int | None:
+    """The execution count of the last cell the kernel started, in the executed notebook papermill
+    left at ``path`` (the cell that was running when the run stopped); None when unreadable."""
+    try:
+        with open(path, encoding="utf-8") as stream:
+            cells = json.load(stream).get("cells", [])
+    except (OSError, ValueError, AttributeError):
+        return None
+    counts = [c.get("execution_count") for c in cells if isinstance(c, dict) and c.get("cell_type") == "code"]
+    started = [n for n in counts if isinstance(n, int)]
+    return started[-1] if started else None
 
 
 def _file_of(data: Any) -> str | None:

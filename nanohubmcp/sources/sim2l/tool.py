@@ -14,10 +14,12 @@ are imported when a Sim2L is registered, never when ``nanohubmcp`` is imported.
 
 from __future__ import annotations
 
+import functools
 import mimetypes
 import os
 import re
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
@@ -35,6 +37,7 @@ from .store import DEFAULT_MAX_RUNS, RUN_FILE, RunStore, run_id
 from .values import prepare
 
 if TYPE_CHECKING:
+    from ...server.executors.base import JobExecutor
     from ...server.jobs.service import JobStore
     from ...server.registry.components import Tool
     from ...server.registry.resources import Resource, ResourceTemplate
@@ -50,6 +53,9 @@ class _Core(Protocol):
 
     @property
     def result_options(self) -> ResultOptions: ...
+
+    @property
+    def job_runner(self) -> JobExecutor: ...
 
 
 class Sim2LHost(Protocol):
@@ -90,12 +96,18 @@ def _load_libraries() -> None:
 
 
 class Sim2LTool:
-    """What a Sim2L tool does when called, and where its runs are kept.
+    """What a Sim2L tool does when called, and where its runs are kept: the function registered for
+    it (``tool(ctx, **arguments)``).
+
+    It pickles as the notebook's declarations and its settings (the stored runs' directory among
+    them), so a job may run it in another process or on another machine (the ``processes``,
+    ``dask`` and ``slurm`` executors), which makes its run store and reads the notebook's code
+    there; the run directory must then be one both reach (the state directory is, for Slurm).
 
     Attributes:
         spec: the notebook's declarations.
         name: the tool's name.
-        store: its stored runs (``store.runs`` counts the papermill runs made).
+        store: its stored runs (``store.runs`` counts the papermill runs made in this process).
     """
 
     def __init__(
@@ -107,6 +119,7 @@ class Sim2LTool:
         kernel_name: str | None,
         cell_timeout: float | None,
         cache: bool,
+        description: str | None = None,
     ) -> None:
         self.spec = spec
         self.name = name
@@ -116,6 +129,24 @@ class Sim2LTool:
         self.cache = cache
         self.max_inline_bytes: int | None = None  # the server's, set by add_sim2l
         self.code: WatchedCode | None = None  # the notebook, watched (set by add_sim2l): its digest now
+        self.__name__ = name
+        self.__doc__ = description
+        # Provenance's code (code_facts.code_of): the notebook's code cells and kernel, named by its path
+        self.__module__, self.__qualname__ = spec.path, name
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        store: RunStore = state.pop("store")
+        state["_store"] = (store.root, store.max_runs)  # its locks are this process's
+        state["code"] = self.code is not None  # watched again where it runs
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        root, max_runs = state.pop("_store")
+        watched = state.pop("code")
+        self.__dict__.update(state)
+        self.store = RunStore(root, self.spec.name, self.spec.revision, max_runs=max_runs)
+        self.code = WatchedCode(functools.partial(_notebook_code, self.spec.path, self.name)) if watched else None
 
     def __call__(self, ctx: Context, **arguments: Any) -> Any:
         """Run (or answer from the stored run); the ``CallToolResult`` of :mod:`.results`."""
@@ -136,15 +167,17 @@ class Sim2LTool:
             ctx.info(f"Sim2L {self.spec.name}: running the notebook with papermill (run {run[:12]})")
             scratch, started = self.store.scratch(), time.time()
             stop = KernelStop()
-            ctx.on_cancel(stop.stop)  # a cancelled call's kernel is killed, not left computing its cell
+            unwatch = _stop_on_cancel(ctx, stop)  # a cancelled call's kernel is killed, not left computing its cell
             try:
                 run_notebook(self.spec, prepared, scratch, kernel_name=self.kernel_name, cell_timeout=self.cell_timeout,
-                             stop=stop)
+                             stop=stop, tool=self.name)
                 self.store.runs += 1
                 directory = self.store.keep(scratch, run, identity, started, replace=not self.cache)
             except BaseException:
                 self.store.discard(scratch)
                 raise
+            finally:
+                unwatch()
             return self._answer(run, directory, cached=False)
 
     def _answer(self, run: str, directory: str, *, cached: bool) -> Any:
@@ -175,7 +208,7 @@ class Sim2LTool:
         except ValueError as exc:
             raise ResourceNotFound(str(exc)) from None
         if directory is None:
-            raise ResourceNotFound(f"no stored run {run} of the Sim2L '{self.spec.name}'")
+            raise ResourceNotFound(f"no stored run {run} of the Sim2L tool '{self.name}'")
         if "\x00" in path:  # "%00" in the URI: no file name holds NUL (realpath raises ValueError)
             raise ResourceNotFound(f"the run {run[:12]} saved no file {path!r}")
         root = os.path.realpath(directory)
@@ -193,6 +226,29 @@ class Sim2LTool:
             except UnicodeDecodeError:
                 pass
         return ResourceContent(blob=data, mime_type=mime)
+
+
+def _stop_on_cancel(ctx: Any, stop: KernelStop) -> Callable[[], None]:
+    """Have ``stop`` kill the run's kernel when the call is cancelled; returns what ends the watch.
+
+    In the server ``ctx.on_cancel`` says so at once. A job run in another process or on another
+    machine has a ``ctx`` without it, whose ``is_cancelled()`` asks the server: a thread asks it
+    every quarter second while the notebook runs (the executor ends the job's own process, not the
+    kernel: it runs in a session of its own)."""
+    on_cancel = getattr(ctx, "on_cancel", None)
+    if on_cancel is not None:
+        on_cancel(stop.stop)
+        return lambda: None
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(0.25):
+            if ctx.is_cancelled():
+                stop.stop()
+                return
+
+    threading.Thread(target=watch, daemon=True, name="nanohubmcp-sim2l-cancel").start()
+    return done.set
 
 
 def _runs_root(server: Sim2LHost, results_dir: str | os.PathLike[str] | None) -> str:
@@ -227,7 +283,8 @@ def add_sim2l(
         description: the tool's description (default: the notebook's ``DESCRIPTION`` and its
             outputs).
         background: run each call as a durable job (``@async_tool``: answered at once with a job
-            id; the result from ``get_job_result`` or MCP Tasks). For Sim2Ls that run long.
+            id; the result from ``get_job_result`` or MCP Tasks). For Sim2Ls that run long. The job
+            runs on the server's ``job_executor`` (threads, processes, Dask, Slurm; not ``submit``).
         results_dir: where runs are stored (default ``<state dir>/sim2l``, kept across restarts;
             a temporary directory with ``job_store="memory"``).
         kernel_name: the Jupyter kernel papermill runs the notebook in (default: the notebook's).
@@ -239,7 +296,9 @@ def add_sim2l(
 
     Raises:
         RegistrationError: not a Sim2L (the message says what is missing), the ``sim2l``
-            libraries are not installed, or a ``cell_timeout`` that is not a positive number.
+            libraries are not installed, a ``cell_timeout`` that is not a positive number, or
+            ``background=True`` on a server whose ``job_executor`` is ``"submit"`` (its tools
+            return the command ``submit`` runs; a Sim2L runs its notebook itself).
     """
     if cell_timeout is not None and (isinstance(cell_timeout, bool) or not isinstance(cell_timeout, (int, float))
                                      or not 0 < cell_timeout < float("inf")):
@@ -248,28 +307,28 @@ def add_sim2l(
     spec = read_sim2l(path)
     _load_libraries()
     tool_id = name or tool_name(spec)
+    executor = server.core.job_runner.name
+    if background and executor == "submit":
+        raise RegistrationError(
+            f"Sim2L tool '{tool_id}': a job tool (background=True, --async) cannot run on the server's 'submit' "
+            "executor, whose tools return the command that submit runs; serve it with job_executor 'threads', "
+            "'processes', 'dask' or 'slurm', or without background=True")
     try:
         store = RunStore(_runs_root(server, results_dir), spec.name, spec.revision, max_runs=max_stored_runs)
     except ValueError as exc:
         raise RegistrationError(f"Sim2L {spec.name}: {exc}") from None
-    runner = Sim2LTool(spec, tool_id, store, kernel_name=kernel_name, cell_timeout=cell_timeout, cache=cache)
     if description is None:
         revision = "" if spec.revision == "local" else f" {spec.revision}"
         description = (
             f"{spec.description or 'A Sim2L notebook'} (Sim2L {spec.name}{revision}, run with papermill).\n"
             f"Outputs:\n{outputs_text(spec)}"
         )
-
-    def call(ctx: Context, **arguments: Any) -> Any:
-        return runner(ctx, **arguments)
-
-    call.__name__ = tool_id
-    call.__doc__ = description
-    # Provenance's code (code_facts.code_of): the notebook's code cells and kernel, named by its path, not this wrapper
-    call.__module__, call.__qualname__ = spec.path, tool_id
-    runner.code = watched = WatchedCode(lambda: _notebook_code(spec.path, tool_id))
+    runner = Sim2LTool(spec, tool_id, store, kernel_name=kernel_name, cell_timeout=cell_timeout, cache=cache,
+                       description=description)
+    runner.code = watched = WatchedCode(functools.partial(_notebook_code, spec.path, tool_id))
+    runner.max_inline_bytes = server.core.result_options.max_inline_bytes
     record = server.add_tool(
-        call,
+        runner,
         name=tool_id,
         description=description,
         input_schema=input_schema(spec),
@@ -293,7 +352,6 @@ def add_sim2l(
         description=(f"Files of stored runs of the Sim2L {spec.name}: those the notebook saved (linked from "
                      f"results), its input files, and the executed notebook {os.path.basename(spec.name)}.ipynb"),
     )
-    runner.max_inline_bytes = server.core.result_options.max_inline_bytes
     record.extra["sim2l"] = runner
     record.extra[WATCHED] = watched  # the code hash follows the notebook when it is edited
     return record

@@ -1,0 +1,56 @@
+"""A Sim2L run that fails names the tool as it is served (``name=``, ``--name``), as its argument
+errors do, not the notebook's Sim2L name; a cell stopped by ``cell_timeout`` says that it timed out,
+after how many seconds and in which cell.
+
+Found by a fresh-user trial (trial 28, T8): ``nanohubmcp sim2l cool2.ipynb --cell-timeout 3 --name
+cool_to`` answered ``the Sim2L 'cooling' did not run: CellTimeoutError: ...`` for a run stopped in its
+eighth cell, and ``the Sim2L 'cooling' failed in cell 8: ...`` for a cell that raised.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anyio
+import pytest
+from sim2l.cooling_variant import cooling_variant
+from support import mcp_client, serve
+
+from nanohubmcp import MCPServer
+
+
+def _notebook(tmp_path: Path) -> Path:
+    """The cooling Sim2L, whose computing cell (cell 8) sleeps for 17 points and raises for 3."""
+    return cooling_variant(
+        tmp_path,
+        "import time\n"
+        "if points == 17:\n"
+        "    time.sleep(600)\n"
+        "if points == 3:\n"
+        "    raise ValueError('three points are too few')\n",
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.anyio
+@pytest.mark.timeout(240)
+async def test_a_timed_out_or_failed_run_names_the_served_tool(tmp_path: Path) -> None:
+    pytest.importorskip("papermill")
+    pytest.importorskip("simtool")
+    server = MCPServer("sim2l-errors", state_dir=str(tmp_path / "state"))
+    # 15 s: simtool's import, in cell 3, may take seconds on a busy machine
+    server.add_sim2l(str(_notebook(tmp_path)), name="cool_to", cell_timeout=15)
+
+    with serve(server) as url, anyio.fail_after(200):
+        async with mcp_client(url + "mcp") as client:
+            slow = await client.call_tool("cool_to", {"points": 17})
+            assert slow.is_error
+            assert slow.content[0].text == (
+                "the Sim2L tool 'cool_to' timed out after 15 s in cell 8: the cell ran longer than its cell_timeout "
+                "allows and was stopped"
+            )
+            failed = await client.call_tool("cool_to", {"points": 3})
+            assert failed.is_error
+            assert failed.content[0].text == (
+                "the Sim2L tool 'cool_to' failed in cell 8: ValueError: three points are too few"
+            )
