@@ -69,7 +69,7 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 _SESSION_VARS = ("SESSION", "SESSION_ID")
 _SESSIONDIR_VARS = ("SESSIONDIR", "SESSION_DIR")
 # Tokens that go into the weber path verbatim: refuse anything that would change the path.
-_PATH_TOKEN = re.compile(r"^[A-Za-z0-9._~-]+$")
+_PATH_TOKEN = re.compile(r"^[A-Za-z0-9._~-]+\Z")
 
 
 @dataclass(frozen=True)

@@ -71,7 +71,7 @@ TOKEN_HEADER: dict[str, Any] = {
 log = logging.getLogger("nanohubmcp")
 _WARNED: set[str] = set()  # what served_name warned of, once each
 
-_NAME = re.compile(r"^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$")
+_NAME = re.compile(r"^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+\Z")
 _DESCRIPTION_LIMIT = 100
 
 

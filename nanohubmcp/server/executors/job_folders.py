@@ -37,7 +37,7 @@ __all__ = ["FOLDER_EXECUTORS", "JobFolders"]
 
 FOLDER_EXECUTORS = ("slurm", "submit")
 """The built-in executors that keep a folder per job."""
-_JOB_ID = re.compile(r"^[A-Za-z0-9_-]{16,64}$")
+_JOB_ID = re.compile(r"^[A-Za-z0-9_-]{16,64}\Z")
 """A job id as the job store makes them (``secrets.token_urlsafe``): a folder of another name is never removed."""
 
 

@@ -31,7 +31,7 @@ OPTIONS: dict[str, str] = {
     "python": "the Python command on the compute nodes",
     "poll_interval": "seconds between squeue looks (default 1)",
 }
-_TIME = re.compile(r"^(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?$")
+_TIME = re.compile(r"^(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?\Z")
 
 
 def slurm_minutes(value: object) -> int:

@@ -32,8 +32,8 @@ PROGRESS = re.compile(
     r"=SUBMIT-PROGRESS=> aborted=(\d+) finished=(\d+) failed=(\d+) executing=(\d+) waiting=(\d+) "
     r"setting_up=(\d+) setup=(\d+) %done=(\d*\.?\d+) timestamp=(\d*\.?\d+)"
 )
-_WALLTIME = re.compile(r"^(\d+|\d+:\d{2}:\d{2})$")
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_WALLTIME = re.compile(r"^(\d+|\d+:\d{2}:\d{2})\Z")
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 @dataclass(frozen=True)

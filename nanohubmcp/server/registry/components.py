@@ -36,7 +36,7 @@ from ...schema.secret import Plan, secret_plan
 if TYPE_CHECKING:
     from ...schema.hints import ClassOrLazy
 
-TOOL_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,128}$")
+TOOL_NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,128}\Z")
 ANNOTATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
 
 

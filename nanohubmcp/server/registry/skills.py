@@ -33,8 +33,8 @@ DIRECTORY_MIME = "inode/directory"
 MARKDOWN_MIME = "text/markdown"
 MAX_FILES = 512
 MAX_BYTES = 16 * 1024 * 1024
-NAME = re.compile(r"^(?!.*--)[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?$")
-PREFIX_SEGMENT = re.compile(r"^[A-Za-z0-9._~-]+$")
+NAME = re.compile(r"^(?!.*--)[a-z0-9]([a-z0-9-]{0,62}[a-z0-9])?\Z")
+PREFIX_SEGMENT = re.compile(r"^[A-Za-z0-9._~-]+\Z")
 _FRONT_MATTER = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 
 

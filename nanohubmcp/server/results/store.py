@@ -50,7 +50,7 @@ URI_PREFIX: Final = "nanohubmcp://results/"
 EVICTED_REMEMBERED: Final = 4096
 """How many evicted links the store remembers, to say so when one is read."""
 
-_NAME: Final = re.compile(r"^[A-Za-z0-9_-]{32}(\.[a-z]{1,8})?$")
+_NAME: Final = re.compile(r"^[A-Za-z0-9_-]{32}(\.[a-z]{1,8})?\Z")
 """A kept result's file name: the token (24 random bytes, URL-safe base64) and a suffix."""
 
 

@@ -43,7 +43,7 @@ PARAM_PREFIX = "Mcp-Param-"
 TOKEN = r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$"  # a pattern: compiled by ``re`` at the first header annotation, not at start
 _ALLOWED_TYPES = ("string", "integer", "boolean")
 _SAFE_INTEGER = 2**53 - 1
-_FIELD_VALUE = re.compile(r"^[\t\x20-\x7e]*$")
+_FIELD_VALUE = re.compile(r"^[\t\x20-\x7e]*\Z")
 _B64_PREFIX, _B64_SUFFIX = "=?base64?", "?="
 
 
