@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 CACHE = "io.nanohub/cache"
-TOOLS = ("via_module", "via_constant", "via_submodule", "via_from", "via_whole")
+TOOLS = ("via_module", "via_constant", "via_submodule", "via_from", "via_whole", "via_local_import")
 
 APP = '''
 import importlib, json, sys
@@ -62,9 +62,16 @@ def via_whole(x: int) -> int:
     return x * getattr(config, "SCALE")
 
 
+@server.tool(cache=True)
+def via_local_import(x: int) -> int:
+    """A module imported inside the function (not loaded before the first call)."""
+    import locallib
+    return locallib.m(x)
+
+
 def answers():
     found = {}
-    for tool in (via_module, via_constant, via_submodule, via_from, via_whole):
+    for tool in (via_module, via_constant, via_submodule, via_from, via_whole, via_local_import):
         result = server.call(tool.__name__, {"x": 5})
         found[tool.__name__] = [int(result.text), result["_meta"]["io.nanohub/cache"]["hit"], tool(5)]
     print(json.dumps(found), flush=True)
@@ -74,7 +81,7 @@ server.start(port=0)
 answers()
 if sys.argv[2] == "reload":
     while sys.stdin.readline().strip() == "reload":  # the files were edited: load them again
-        for module in (config, mylib, pkg.sub, sys.modules["fromlib"]):
+        for module in (config, mylib, pkg.sub, sys.modules["fromlib"], sys.modules["locallib"]):
             importlib.reload(module)
         from fromlib import k  # as a notebook's import cell run again
         answers()
@@ -89,6 +96,7 @@ FILES = {
     "pkg/__init__.py": "",
     "pkg/sub.py": "def h(x):\n    return x + 1\n",
     "fromlib.py": "def k(x):\n    return x * 3\n",
+    "locallib.py": "def m(x):\n    return x - 1\n",
 }
 
 
@@ -105,6 +113,7 @@ def edited() -> dict[str, str]:
         "config.py": "SCALE = 30\n",
         "pkg/sub.py": "def h(x):\n    return x + 1000\n",
         "fromlib.py": "def k(x):\n    return x * 300\n",
+        "locallib.py": "def m(x):\n    return x - 1000\n",
     }
 
 
@@ -156,7 +165,8 @@ def test_a_restarted_server_runs_again_after_a_module_helper_or_constant_changed
     write(tmp_path / "app", edited())
     first = run(tmp_path)
     assert {name: answer for name, (answer, _, _) in first.items()} == {
-        "via_module": 1000, "via_constant": 150, "via_submodule": 1005, "via_from": 1500, "via_whole": 150}
+        "via_module": 1000, "via_constant": 150, "via_submodule": 1005, "via_from": 1500, "via_whole": 150,
+        "via_local_import": -995}
     assert hits(first) == dict.fromkeys(TOOLS, False)
     assert hits(run(tmp_path)) == dict.fromkeys(TOOLS, True)
     # A constant of the helper's module, read by the helper by its bare name: only the tool reaching it runs.

@@ -14,12 +14,14 @@ through the user's own functions and classes, transitively, and hashes what it f
 - a module of the user's own (by the same rule): the attributes the code reads from it, followed
   by name (``mylib.g(x)``: ``g`` taken as above; ``pkg.sub.h``: through the submodule; ``config.SCALE``:
   its value) and bound like global names; a module used as a whole (passed on, ``getattr(mod, name)``,
-  captured by a closure) counts by the SHA-256 of its file (a file over :data:`MAX_SOURCE_BYTES` by its
-  size and modification time), and by the names read from it as well;
+  captured by a closure) counts by the SHA-256 of its file (a file over
+  :data:`.code_modules.MAX_SOURCE_BYTES` by its size and modification time), and by the names read
+  from it as well; so does a module of the user's that the code imports itself (``import mylib``
+  inside the function), found on the import path without importing it;
 - a value of a plain type (``None``, bool, int, float, complex, str, bytes, and tuples, lists,
   dicts, sets of those, up to :data:`MAX_VALUE_CHARS` of ``repr``): its ``repr``;
-- anything else (a library's function or module, a module imported inside a function, an open
-  file, an instance): its type's qualified name only — a library's version is the record's business, not the key's.
+- anything else (a library's function or module, an open file, an instance): its type's
+  qualified name only — a library's version is the record's business, not the key's.
 
 At most :data:`MAX_REACHED` objects are followed. The hash is kept with the identity of every
 object it read: a call checks those identities (a few dictionary reads) and hashes again only
@@ -32,37 +34,33 @@ Owns the reach; the cache key itself is :mod:`.cache_layer`'s.
 
 from __future__ import annotations
 
-import dis
-import functools
 import hashlib
 import inspect
-import os
 import sys
-import sysconfig
 from collections.abc import Callable, Iterator
 from types import CodeType, FunctionType, MethodType, ModuleType
 from typing import Any
+
+from .code_modules import (
+    WHOLE,
+    Path,
+    attribute_reads,
+    codes,
+    file_digest,
+    imported_files,
+    is_users_module,
+    outside_libraries,
+)
 
 MAX_REACHED = 256
 """Objects followed from one tool at most (a tool reaching more is hashed by the first ones)."""
 MAX_VALUE_CHARS = 65536
 """A plain value whose ``repr`` is longer is hashed by its type and length only."""
-MAX_SOURCE_BYTES = 1024 * 1024
-"""A module's file larger than this counts by its size and modification time, not its bytes."""
-
 _PLAIN = (type(None), bool, int, float, complex, str, bytes)
 _CONTAINERS = (tuple, list, dict, set, frozenset)
 
 Binding = tuple[dict[str, Any], str, Any]
 """A global name read by reached code: (the globals it was read from, the name, what it was bound to)."""
-
-
-Path = tuple[str, ...]
-"""Attribute names read one after another from a value (``pkg.sub.h``: ``("sub", "h")``)."""
-
-_ATTRIBUTE_LOADS = frozenset({"LOAD_ATTR", "LOAD_METHOD"})
-_PASSED_OVER = frozenset({"EXTENDED_ARG", "CACHE"})
-_WHOLE: frozenset[Path] = frozenset({()})
 
 
 REACH = "cache_reach"
@@ -106,7 +104,7 @@ def _walk(fn: Callable[..., Any]) -> _Kept:
     queue: list[Any] = [fn]
     reached = 0
 
-    def take(label: str, value: Any, paths: frozenset[Path] = _WHOLE) -> None:
+    def take(label: str, value: Any, paths: frozenset[Path] = WHOLE) -> None:
         digest.update(f"\0{label}=".encode())
         if isinstance(value, (_PLAIN, _CONTAINERS)):
             digest.update(_plain(value))
@@ -115,7 +113,7 @@ def _walk(fn: Callable[..., Any]) -> _Kept:
             if id(value) not in seen:
                 seen.add(id(value))
                 queue.append(value)
-        elif _is_users_module(value):
+        elif is_users_module(value):
             follow(label, value, paths)
         else:
             kind = type(value)
@@ -127,7 +125,7 @@ def _walk(fn: Callable[..., Any]) -> _Kept:
         namespace = vars(module)
         digest.update(f"module {module.__name__}".encode())
         if () in paths:  # used as a whole: its file, and a reload (a new __spec__) is a change
-            digest.update(_file_digest(module))
+            digest.update(file_digest(getattr(module, "__file__", None)))
             bindings.append((namespace, "__spec__", namespace.get("__spec__", _MISSING)))
         for name in sorted({path[0] for path in paths if path}):
             if reached >= MAX_REACHED:
@@ -143,11 +141,21 @@ def _walk(fn: Callable[..., Any]) -> _Kept:
         reached += 1
         for label, value in _state(obj):
             take(label, value)
+        for function in _functions_of(obj):
+            for name, path in imported_files(function):
+                if reached >= MAX_REACHED:
+                    break
+                reached += 1
+                digest.update(f"\0import {name}=".encode() + file_digest(path))
+                loaded = sys.modules.get(name, _MISSING)
+                bindings.append((sys.modules, name, loaded))  # imported later, or anew: read again
+                if isinstance(loaded, ModuleType):
+                    bindings.append((vars(loaded), "__spec__", vars(loaded).get("__spec__", _MISSING)))  # a reload
         for namespace, name, code in _global_names(obj):
             value = namespace.get(name, _MISSING)
             bindings.append((namespace, name, value))  # unbound too: a later global of that name is a change
             if value is not _MISSING:  # else a builtin, an attribute's name, or not yet defined
-                take(name, value, _attribute_reads(code).get(name, _WHOLE) if isinstance(value, ModuleType) else _WHOLE)
+                take(name, value, attribute_reads(code).get(name, WHOLE) if isinstance(value, ModuleType) else WHOLE)
     return _Kept(tuple(bindings), digest.hexdigest())
 
 
@@ -176,33 +184,9 @@ def _global_names(obj: Any) -> Iterator[tuple[dict[str, Any], str, CodeType]]:
     """(globals, name, code) for each global name the code of ``obj`` (a function, a class's methods) reads."""
     for function in _functions_of(obj):
         namespace = function.__globals__
-        for code in _codes(function.__code__):
+        for code in codes(function.__code__):
             for name in code.co_names:
                 yield namespace, name, code
-
-
-@functools.lru_cache(maxsize=256)
-def _attribute_reads(code: CodeType) -> dict[str, frozenset[Path]]:
-    """For each name ``code`` loads as a global, the chains of attributes it reads right after it
-    (``()``: the value itself used). Read only for code that reaches a user's module."""
-    found: dict[str, set[Path]] = {}
-    name: str | None = None
-    path: list[str] = []
-    for instruction in dis.get_instructions(code):
-        op = instruction.opname
-        if name is not None and op in _ATTRIBUTE_LOADS:
-            path.append(str(instruction.argval))
-            continue
-        if name is not None and op in _PASSED_OVER:
-            continue
-        if name is not None:
-            found.setdefault(name, set()).add(tuple(path))
-            name = None
-        if op == "LOAD_GLOBAL":
-            name, path = str(instruction.argval), []
-    if name is not None:
-        found.setdefault(name, set()).add(tuple(path))
-    return {key: frozenset(paths) for key, paths in found.items()}
 
 
 def _functions_of(obj: Any) -> list[FunctionType]:
@@ -221,13 +205,6 @@ def _functions_of(obj: Any) -> list[FunctionType]:
                 found.append(member)
         return found
     return []
-
-
-def _codes(code: CodeType) -> Iterator[CodeType]:
-    yield code
-    for const in code.co_consts:
-        if isinstance(const, CodeType):
-            yield from _codes(const)
 
 
 def _plain(value: Any) -> bytes:
@@ -288,59 +265,7 @@ def _is_users(value: Any) -> bool:
     path = getattr(module, "__file__", None)
     if not path:
         return module.__name__ not in sys.builtin_module_names
-    return _outside_libraries(path)
-
-
-def _is_users_module(value: Any) -> bool:
-    """A module of the user's own code: its file (or a namespace package's folders) outside the
-    standard library and ``site-packages``, or a module made in memory (a notebook's ``__main__``)."""
-    if not isinstance(value, ModuleType):
-        return False
-    name = getattr(value, "__name__", "")
-    if not isinstance(name, str) or name.partition(".")[0] == "nanohubmcp" or name in sys.builtin_module_names:
-        return False
-    path = getattr(value, "__file__", None)
-    if isinstance(path, str):
-        return _outside_libraries(path)
-    if getattr(getattr(value, "__spec__", None), "origin", None) in ("built-in", "frozen"):
-        return False
-    folders = getattr(value, "__path__", None)
-    if folders is not None:  # a namespace package: its own only if a folder of it is
-        try:
-            return any(_outside_libraries(folder) for folder in folders)
-        except TypeError:
-            return False
-    return True
-
-
-def _file_digest(module: ModuleType) -> bytes:
-    """The SHA-256 of a module's file (over :data:`MAX_SOURCE_BYTES`: its size and modification time)."""
-    path = getattr(module, "__file__", None)
-    if not isinstance(path, str):
-        return b"no file"
-    try:
-        with open(path, "rb") as handle:
-            status = os.fstat(handle.fileno())
-            if status.st_size > MAX_SOURCE_BYTES:
-                return f"size {status.st_size} modified {status.st_mtime_ns}".encode()
-            return hashlib.sha256(handle.read(MAX_SOURCE_BYTES + 1)).hexdigest().encode()
-    except OSError:
-        return b"unreadable"
-
-
-@functools.lru_cache(maxsize=1024)
-def _outside_libraries(path: str) -> bool:
-    """Whether a file or folder is outside the standard library and ``site-packages`` (its real path)."""
-    return not os.path.realpath(path).startswith(_library_prefixes())
-
-
-@functools.lru_cache(maxsize=1)
-def _library_prefixes() -> tuple[str, ...]:
-    paths = sysconfig.get_paths()
-    keys = ("stdlib", "platstdlib", "purelib", "platlib")
-    found = {os.path.realpath(paths[key]) + os.sep for key in keys if key in paths}
-    found.update(os.path.realpath(p) + os.sep for p in sys.path if p.endswith(("site-packages", "dist-packages")))
-    return tuple(sorted(found))
+    return outside_libraries(path)
 
 
 def _code_bytes(code: CodeType) -> bytes:
