@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any
 
 CACHE = "io.nanohub/cache"
-TOOLS = ("via_module", "via_constant", "via_submodule", "via_from", "via_whole", "via_local_import")
+TOOLS = ("via_module", "via_constant", "via_submodule", "via_from", "via_whole", "via_local_import",
+         "via_local_package")
 
 APP = '''
 import importlib, json, sys
@@ -69,9 +70,17 @@ def via_local_import(x: int) -> int:
     return locallib.m(x)
 
 
+@server.tool(cache=True)
+def via_local_package(x: int) -> int:
+    """A submodule imported inside the function, its package never imported before."""
+    import pkg2.deep
+    return pkg2.deep.n(x)
+
+
 def answers():
     found = {}
-    for tool in (via_module, via_constant, via_submodule, via_from, via_whole, via_local_import):
+    for tool in (via_module, via_constant, via_submodule, via_from, via_whole, via_local_import,
+                 via_local_package):
         result = server.call(tool.__name__, {"x": 5})
         found[tool.__name__] = [int(result.text), result["_meta"]["io.nanohub/cache"]["hit"], tool(5)]
     print(json.dumps(found), flush=True)
@@ -81,7 +90,8 @@ server.start(port=0)
 answers()
 if sys.argv[2] == "reload":
     while sys.stdin.readline().strip() == "reload":  # the files were edited: load them again
-        for module in (config, mylib, pkg.sub, sys.modules["fromlib"], sys.modules["locallib"]):
+        for module in (config, mylib, pkg.sub, sys.modules["fromlib"], sys.modules["locallib"],
+                       sys.modules["pkg2.deep"]):
             importlib.reload(module)
         from fromlib import k  # as a notebook's import cell run again
         answers()
@@ -97,6 +107,8 @@ FILES = {
     "pkg/sub.py": "def h(x):\n    return x + 1\n",
     "fromlib.py": "def k(x):\n    return x * 3\n",
     "locallib.py": "def m(x):\n    return x - 1\n",
+    "pkg2/__init__.py": "",
+    "pkg2/deep.py": "def n(x):\n    return x + 2\n",
 }
 
 
@@ -114,6 +126,7 @@ def edited() -> dict[str, str]:
         "pkg/sub.py": "def h(x):\n    return x + 1000\n",
         "fromlib.py": "def k(x):\n    return x * 300\n",
         "locallib.py": "def m(x):\n    return x - 1000\n",
+        "pkg2/deep.py": "def n(x):\n    return x + 2000\n",
     }
 
 
@@ -166,7 +179,7 @@ def test_a_restarted_server_runs_again_after_a_module_helper_or_constant_changed
     first = run(tmp_path)
     assert {name: answer for name, (answer, _, _) in first.items()} == {
         "via_module": 1000, "via_constant": 150, "via_submodule": 1005, "via_from": 1500, "via_whole": 150,
-        "via_local_import": -995}
+        "via_local_import": -995, "via_local_package": 2005}
     assert hits(first) == dict.fromkeys(TOOLS, False)
     assert hits(run(tmp_path)) == dict.fromkeys(TOOLS, True)
     # A constant of the helper's module, read by the helper by its bare name: only the tool reaching it runs.

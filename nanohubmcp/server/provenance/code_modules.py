@@ -140,20 +140,34 @@ def imported_files(function: FunctionType) -> Iterator[tuple[str, str]]:
 
 def _users_file(name: str) -> str | None:
     """The file of module ``name`` if it is the user's and has one (else None: a library's, built in,
-    made in memory, not found, or not to be found without importing its package)."""
+    made in memory, or not found)."""
     loaded = sys.modules.get(name)
     if isinstance(loaded, ModuleType):
         path = getattr(loaded, "__file__", None)
         return path if isinstance(path, str) and is_users_module(loaded) else None
-    parent = name.rpartition(".")[0]
-    if parent and not isinstance(sys.modules.get(parent), ModuleType):
-        return None
-    try:
-        spec = importlib.machinery.PathFinder.find_spec(name, getattr(sys.modules.get(parent), "__path__", None))
-    except (ImportError, ValueError):
-        return None
+    spec = _spec(name)
     origin = spec.origin if spec is not None and spec.has_location else None
     return origin if origin and outside_libraries(origin) else None
+
+
+def _spec(name: str) -> Any:
+    """Where module ``name`` would be imported from, found on the import path without importing it
+    or its packages (a package's folders from its own spec when it is not loaded)."""
+    parent = name.rpartition(".")[0]
+    folders = None
+    if parent:
+        loaded = sys.modules.get(parent)
+        if isinstance(loaded, ModuleType):
+            folders = getattr(loaded, "__path__", None)
+        else:
+            found = _spec(parent)
+            folders = found.submodule_search_locations if found is not None else None
+        if folders is None:
+            return None
+    try:
+        return importlib.machinery.PathFinder.find_spec(name, folders)
+    except (ImportError, ValueError):
+        return None
 
 
 @functools.lru_cache(maxsize=1024)
