@@ -2,12 +2,19 @@
 
     .venv/bin/python bench/kept_peak.py                      # 1e7 and 5e7 floats, state dir and memory store
     .venv/bin/python bench/kept_peak.py --sizes 1e7,1e8 --stores sqlite
+    .venv/bin/python bench/kept_peak.py --read --sizes 1e7           # resources/read of a kept array over HTTP
 
 Each measurement runs in a fresh process: an ``MCPServer`` (``max_inline_bytes`` and the kept limits at their
 defaults) with one tool returning ``np.linspace(0, 1, n)``, called once through the in-memory client
 (``nanohubmcp.testing``: the whole call path, no sockets) after a small warm-up call. The figures are the
 process's RSS before the call and its peak (``ru_maxrss``) over the call; "over the array" is the peak less
 the idle RSS and the array's own ``n * 8`` bytes, the memory the call's result handling took.
+
+``--read``: a first process keeps ``np.linspace(0, 1, n)``'s JSON in a state dir (through the result store,
+owned by nobody: readable by whoever holds the URI), a second one serves that state dir over Streamable
+HTTP (``server.start``) and answers one sessionless ``resources/read`` of it, the answer read a megabyte at a
+time by a client thread in the same process (so the client holds a megabyte, never the answer). "Over the
+text" is the peak less the idle RSS and less nothing else: the kept text is not in the process before the read.
 """
 
 from __future__ import annotations
@@ -57,16 +64,94 @@ def one(n: int, store: str) -> dict[str, object]:
                 "over_array_mb": round((peak - idle) / 1024 - n * 8 / 2**20), "outcome": outcome}
 
 
+def keep(n: int, state: str) -> str:
+    """Keep ``np.linspace(0, 1, n)``'s JSON in ``state``'s result store; its URI (run in a process of its own)."""
+    import numpy as np
+
+    from nanohubmcp.server.results.store import ResultStore
+
+    values = np.linspace(0, 1, n)
+
+    def parts() -> object:
+        yield "["
+        for start in range(0, n, 1 << 20):
+            yield ("," if start else "") + json.dumps(values[start : start + (1 << 20)].tolist())[1:-1]
+        yield "]"
+
+    uri, _ = ResultStore(3600, 1 << 30, directory=lambda: state).keep_parts(parts, "application/json", ".json", None)
+    return uri
+
+
+def read(uri: str, state: str) -> dict[str, object]:
+    """Serve ``state`` over HTTP and read ``uri`` once (in this process); what it cost."""
+    import http.client
+
+    from nanohubmcp import MCPServer
+
+    server = MCPServer("kept-peak", state_dir=state, max_kept_bytes=1 << 30)
+    server.start(host="127.0.0.1", port=0)
+    try:
+        assert server.url is not None
+        port = int(server.url.rstrip("/").rsplit(":", 1)[1].split("/")[0])
+
+        def ask(asked: str) -> tuple[int, bytes]:
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+            body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "resources/read", "params": {"uri": asked}})
+            connection.request("POST", "/mcp", body, {"Content-Type": "application/json"})
+            response = connection.getresponse()
+            size, head = 0, b""
+            while chunk := response.read(1 << 20):
+                size += len(chunk)
+                head = head or chunk[:120]
+            connection.close()
+            return size, head
+
+        ask("nanohubmcp://results/" + "A" * 32 + ".json")  # (imports and first uses: a "not found")
+        idle = rss_kb()
+        start = time.perf_counter()
+        size, head = ask(uri)
+        seconds = time.perf_counter() - start
+    finally:
+        server.stop()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return {"idle_kb": idle, "peak_kb": peak, "seconds": round(seconds, 2), "answer_bytes": size,
+            "head": head[:60].decode("utf-8", "replace")}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1e7,5e7", help="array sizes, comma-separated (floats)")
     parser.add_argument("--stores", default="sqlite,memory", help="job_store values to measure")
+    parser.add_argument("--read", action="store_true", help="measure resources/read of a kept array over HTTP")
     parser.add_argument("--one", nargs=2, metavar=("N", "STORE"), help=argparse.SUPPRESS)
+    parser.add_argument("--keep-one", nargs=2, metavar=("N", "STATE"), help=argparse.SUPPRESS)
+    parser.add_argument("--read-one", nargs=2, metavar=("URI", "STATE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.keep_one:
+        print(keep(int(float(args.keep_one[0])), args.keep_one[1]))
+        return
+    if args.read_one:
+        print(json.dumps(read(*args.read_one)))
+        return
     if args.one:
         print(json.dumps(one(int(float(args.one[0])), args.one[1])))
         return
     env = {**os.environ, "PYTHONPATH": os.path.dirname(HERE)}
+    if args.read:
+        print("| n | kept text | idle RSS | peak RSS | peak - idle | read | answer |")
+        print("|---|---|---|---|---|---|---|")
+        for size in args.sizes.split(","):
+            with tempfile.TemporaryDirectory() as state:
+                uri = subprocess.run([sys.executable, __file__, "--keep-one", size, state], env=env, check=True,
+                                     capture_output=True, text=True).stdout.strip().splitlines()[-1]
+                kept = os.path.getsize(os.path.join(state, "results", uri.rsplit("/", 1)[1]))
+                out = subprocess.run([sys.executable, __file__, "--read-one", uri, state], env=env, check=True,
+                                     capture_output=True, text=True).stdout
+            r = json.loads(out.strip().splitlines()[-1])
+            idle, peak = int(r["idle_kb"]) / 1024, int(r["peak_kb"]) / 1024
+            print(f"| {float(size):.0e} | {kept / 1e6:.0f} MB | {idle:.0f} MB | {peak:.0f} MB | {peak - idle:.0f} MB | "
+                  f"{r['seconds']} s | {int(r['answer_bytes']) / 1e6:.0f} MB |", flush=True)
+        return
     print("| n | store | idle RSS | peak RSS | peak - idle | over the array | call | outcome |")
     print("|---|---|---|---|---|---|---|---|")
     for store in args.stores.split(","):
