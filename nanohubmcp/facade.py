@@ -274,8 +274,9 @@ class MCPServer:
 
         Options are those of :meth:`tool`, and ``check_arguments(arguments)``: a check of the
         arguments the input schema accepted, run before the function (or a job) is started, that
-        raises ``InvalidArguments`` (see ``Tool.from_function``). Raises ``RegistrationError``
-        naming the tool.
+        raises ``InvalidArguments`` (see ``Tool.from_function``; ``check_off_loop=True`` runs it
+        on a worker thread, for a check that may take long). Raises ``RegistrationError`` naming
+        the tool.
         """
         return self._registrar.add_tool(fn, background=background, **options)
 

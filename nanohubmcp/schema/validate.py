@@ -73,6 +73,10 @@ class ArgumentValidator:
         "_validator_cache",
     )
 
+    off_loop = False
+    """Check every call's arguments on a worker thread (:class:`CheckedArgumentValidator` with a
+    check that may take long); a plain schema check runs off the loop for large requests alone."""
+
     def __init__(self, schema: dict[str, Any], *, name: str, kind: str = "tool", trusted: bool = False) -> None:
         self._schema = schema
         self._kind = kind
@@ -191,14 +195,18 @@ class CheckedArgumentValidator(ArgumentValidator):
     Args:
         check: called with the arguments the schema accepted, on the event loop; raises
             ``InvalidArguments``, or :class:`CheckPending` when it must first load what takes long.
+        off_loop: the check itself may take long (a Sim2L's arrays converted by pint: about 1.5 s
+            for 700 kB of numbers): the server runs every call's check on a worker thread, as it
+            does a large request's (:attr:`off_loop`).
     """
 
-    __slots__ = ("_check",)
+    __slots__ = ("_check", "off_loop")
 
     def __init__(self, schema: dict[str, Any], *, name: str, check: Callable[[dict[str, Any]], object],
-                 kind: str = "tool", trusted: bool = False) -> None:
+                 kind: str = "tool", trusted: bool = False, off_loop: bool = False) -> None:
         super().__init__(schema, name=name, kind=kind, trusted=trusted)
         self._check = check
+        self.off_loop = off_loop
 
     def validate(self, arguments: dict[str, Any] | None) -> dict[str, Any]:
         checked = super().validate(arguments)

@@ -94,7 +94,8 @@ def validated(request: RequestContext, tool: Tool, arguments: dict[str, Any]) ->
     """``arguments`` checked against the tool's input schema (with its defaults filled in), in a
     ``validate_arguments`` span of a traced request.
 
-    The arguments of a large request (:attr:`~..wire.request.RequestContext.large`) are checked on
+    The arguments of a large request (:attr:`~..wire.request.RequestContext.large`), and every call's
+    of a tool whose own check may take long (``check_off_loop``: a Sim2L job tool), are checked on
     a worker thread: the first call raises ``CheckPending``, whose wait checks them there, and the
     call after it answers what that check found (the same arguments, or the same refusal).
 
@@ -103,7 +104,7 @@ def validated(request: RequestContext, tool: Tool, arguments: dict[str, Any]) ->
         CheckPending: the tool's own check must first load something slow, or the request is a
             large one: await :func:`checks_loaded`, then call this again.
     """
-    if request.large:
+    if request.large or tool.validator.off_loop:
         return _checked_off_loop(request, tool, arguments)
     if trace_context.STEP_MIN_SECONDS is None or not trace_context.steps_traced(request):  # the default: no step spans
         return tool.validator.validate(arguments)

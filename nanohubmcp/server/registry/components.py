@@ -142,6 +142,7 @@ class Tool:
         icons: list[dict[str, Any]] | None = None,
         context_types: tuple[ClassOrLazy, ...] = (),
         check_arguments: Callable[[dict[str, Any]], object] | None = None,
+        check_off_loop: bool = False,
     ) -> Tool:
         """Build a tool record from a function; raises ``RegistrationError`` naming the tool.
 
@@ -150,6 +151,8 @@ class Tool:
         ``InvalidArguments`` for what the schema cannot say (answered as a schema violation is). It
         runs on the event loop: one that must first load something slow raises
         ``schema.CheckPending``, and the server loads it on a worker thread, then checks again.
+        ``check_off_loop=True`` runs every call's check (with the schema's) on a worker thread: a
+        check that may itself take long (a Sim2L converting a large array's units).
         """
         if isinstance(fn, str):
             kind = "async_tool" if background else "tool"
@@ -173,7 +176,8 @@ class Tool:
             raise RegistrationError(f"tool '{tool_name}': output_schema must be a dict (a JSON Schema)")
         trusted = not input_schema or isinstance(input_schema, GeneratedSchema)
         validator = ArgumentValidator(schema, name=tool_name, trusted=trusted) if check_arguments is None \
-            else CheckedArgumentValidator(schema, name=tool_name, trusted=trusted, check=check_arguments)
+            else CheckedArgumentValidator(schema, name=tool_name, trusted=trusted, check=check_arguments,
+                                          off_loop=check_off_loop)
         tool = cls(
             name=tool_name,
             fn=fn,

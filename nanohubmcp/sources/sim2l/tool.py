@@ -148,6 +148,13 @@ class Sim2LTool:
         self.store = RunStore(root, self.spec.name, self.spec.revision, max_runs=max_runs)
         self.code = WatchedCode(functools.partial(_notebook_code, self.spec.path, self.name)) if watched else None
 
+    def check(self, arguments: dict[str, Any]) -> None:
+        """Refuse what the run would refuse (raises ``InvalidArguments``, worded as the run's): a job
+        tool's arguments are checked with simtool's types (units, limits, File and Image names)
+        before the job is made. The server runs it on a worker thread (``check_off_loop``): pint
+        converts a large array's units one element at a time."""
+        prepare(self.spec, arguments, self.name)
+
     def __call__(self, ctx: Context, **arguments: Any) -> Any:
         """Run (or answer from the stored run); the ``CallToolResult`` of :mod:`.results`."""
         prepared = prepare(self.spec, arguments, self.name)
@@ -327,6 +334,8 @@ def add_sim2l(
                        description=description)
     runner.code = watched = WatchedCode(functools.partial(_notebook_code, spec.path, tool_id))
     runner.max_inline_bytes = server.core.result_options.max_inline_bytes
+    # A job tool's arguments are refused before its job is made (a direct call's by the run, as soon)
+    checks = {"check_arguments": runner.check, "check_off_loop": True} if background else {}
     record = server.add_tool(
         runner,
         name=tool_id,
@@ -340,6 +349,7 @@ def add_sim2l(
             "destructiveHint": False,
             "openWorldHint": False,
         },
+        **checks,
     )
 
     def read_file(run: str, path: str) -> Any:
