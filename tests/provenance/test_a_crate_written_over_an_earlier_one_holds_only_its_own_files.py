@@ -32,6 +32,22 @@ def listed_in(crate: Path) -> set[str]:
     return files | {"ro-crate-metadata.json"}
 
 
+def squared_once(state: Path) -> tuple[MCPServer, str]:
+    """A server with state in ``state`` that served one ``square`` call; the call's record URI."""
+    server = MCPServer("crates", state_dir=str(state))
+
+    @server.tool()
+    def square(x: float) -> float:
+        """x squared."""
+        return x * x
+
+    server.start(port=0)
+    try:
+        return server, server.call("square", {"x": 3})["_meta"]["io.nanohub/provenance"]
+    finally:
+        server.stop()
+
+
 def test_an_export_over_an_earlier_crate_removes_exactly_its_listed_files(tmp_path: Path) -> None:
     state = tmp_path / "state"
     server = MCPServer("crates", state_dir=str(state))
@@ -102,18 +118,7 @@ def test_an_export_over_an_earlier_crate_removes_exactly_its_listed_files(tmp_pa
 
 
 def test_a_crate_this_exporter_did_not_make_is_other_files(tmp_path: Path) -> None:
-    server = MCPServer("crates", state_dir=str(tmp_path / "state"))
-
-    @server.tool()
-    def square(x: float) -> float:
-        """x squared."""
-        return x * x
-
-    server.start(port=0)
-    try:
-        uri = server.call("square", {"x": 3})["_meta"]["io.nanohub/provenance"]
-    finally:
-        server.stop()
+    server, uri = squared_once(tmp_path / "state")
     foreign = tmp_path / "foreign"
     foreign.mkdir()
     (foreign / "data.csv").write_text("1,2\n")
@@ -124,3 +129,29 @@ def test_a_crate_this_exporter_did_not_make_is_other_files(tmp_path: Path) -> No
     with pytest.raises(NanohubMCPError, match=r"already holds other files \(data.csv, ro-crate-metadata.json\)"):
         server.export_provenance(uri, foreign)
     assert (foreign / "data.csv").read_text() == "1,2\n"
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_a_link_in_the_crate_directory_refuses_the_export_even_with_force(tmp_path: Path, force: bool) -> None:
+    """A fresh-user trial: ``code`` replaced by a link to a folder outside; ``--force`` wrote the tool's
+    source through it over the user's file there."""
+    state = tmp_path / "state"
+    server, uri = squared_once(state)
+    crate = tmp_path / "crate"
+    server.export_provenance(uri, crate)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "square.py").write_text("USERFILE")
+    for path in (crate / "code").iterdir():
+        path.unlink()
+    (crate / "code").rmdir()
+    (crate / "code").symlink_to(outside, target_is_directory=True)
+    command = [sys.executable, "-m", "nanohubmcp", "provenance", "export", uri.rsplit("/", 1)[1],
+               "--state-dir", str(state), "-o", str(crate), *(["--force"] if force else [])]
+    refused = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 1, refused.stdout
+    assert "holds symbolic links (code)" in refused.stderr
+    assert (outside / "square.py").read_text() == "USERFILE"
+    with pytest.raises(NanohubMCPError, match="symbolic links"):
+        server.export_provenance(uri, crate, force=True)
+    assert (outside / "square.py").read_text() == "USERFILE"

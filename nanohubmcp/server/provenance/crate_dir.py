@@ -12,6 +12,8 @@ must not stay beside it. Before a crate is written into a directory that holds a
 Files are found by walking the directory without following symbolic links, and only a file found
 there whose path the earlier metadata names is removed: a listed ``../x`` or absolute path matches
 nothing.
+A symbolic link in the directory refuses the export, ``force`` or not: the crate's files would be
+written through it, perhaps over a file outside the directory.
 """
 
 from __future__ import annotations
@@ -36,13 +38,21 @@ def earlier_files(out: Path, profile: str, *, force: bool) -> list[Path]:
 
     Raises:
         NanohubMCPError: ``out`` holds files no earlier crate of this exporter lists (and not
-            ``force``); the message names them and the ways out.
+            ``force``), or a symbolic link (even with ``force``); the message names them and the ways out.
     """
     if not out.is_dir():
         return []  # missing (made later) or not a directory (refused when it is made)
     present = _present(out)
     if not present:
         return []
+    links = sorted(path for path in present if (out / path).is_symlink())
+    if links:  # even with force: writing through a link could replace a file outside the crate
+        named = ", ".join(links[:NAMED]) + (f" and {len(links) - NAMED} more" if len(links) > NAMED else "")
+        raise NanohubMCPError(
+            f"{out} holds symbolic links ({named}): a crate is written into real folders only, as a file "
+            "written through a link could replace one outside the crate; remove the links or give a new or "
+            "empty directory"
+        )
     listed = _listed(out / METADATA, profile)
     others = sorted(path for path in present if path not in listed)
     if others and not force:
