@@ -382,7 +382,10 @@ class _Builder:
             what = f"%{args[0]} {line}".rstrip()
             line = line.strip()
             if args[0] == "config" and re.match(r"NanohubMCP\b", line):
-                placed = self.settings.apply(line)
+                try:
+                    placed = self.settings.apply(line)
+                except SettingRefused as exc:  # name the line refused, not only the cell's first
+                    raise self._error(call, str(exc)) from None
                 if placed is None:
                     self.dropped.append(f"cell {self.number}: %config {line}")
                     return f"{shorten(what)}: dropped (it only displays the settings)"

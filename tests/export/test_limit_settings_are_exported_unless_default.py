@@ -63,7 +63,17 @@ def test_no_limit_is_carried_as_none() -> None:
 def test_a_refused_limit_fails_the_export_naming_it(line: str, why: str) -> None:
     with pytest.raises(NanohubMCPError) as refused:
         exported(line)
-    assert f"work/demo.ipynb, cell 1 ({line}): {why}" in str(refused.value)
+    assert f"work/demo.ipynb, cell 1 ({line}): line 1 {why}" in str(refused.value)
+
+
+def test_the_refused_line_of_a_settings_cell_is_named() -> None:
+    """A fresh-user trial: the message quoted the cell's first line, a setting it took, and not the line it refused."""
+    with pytest.raises(NanohubMCPError) as refused:
+        exported("%config NanohubMCP.max_result_bytes = None\n"
+                 "%config NanohubMCP.max_jobs = 20\n"
+                 "%config NanohubMCP.max_unsent_bytes = 4096\n")
+    assert ("work/demo.ipynb, cell 1 (%config NanohubMCP.max_result_bytes = None): line 3 "
+            "NanohubMCP.max_unsent_bytes must be a number of bytes >= 1048576 (1 MiB), not 4096") in str(refused.value)
 
 
 

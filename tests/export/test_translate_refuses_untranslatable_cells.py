@@ -61,7 +61,7 @@ def refusal(*sources: str) -> str:
         (
             "%config NanohubMCP.port = PORT",
             "bad.ipynb, cell 3 (%config NanohubMCP.port = PORT): "
-            "%config NanohubMCP.port: the value must be a literal",
+            "line 1 %config NanohubMCP.port: the value must be a literal",
         ),
         ("%config NanohubMCP.prot = 1", "NanohubMCP has no setting 'prot'"),
         ("%config NanohubMCP.port = 70000", "NanohubMCP.port must be between 0 and 65535"),
