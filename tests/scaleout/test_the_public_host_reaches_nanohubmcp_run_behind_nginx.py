@@ -82,7 +82,7 @@ def test_both_backends_answer_the_public_host_and_advertise_its_url(public_clust
 
     status, refused = fetch(port, "GET", "/mcp/server-card", {"Host": "elsewhere.example.net"})
     assert status == 421, refused
-    assert "--public-url" in refused["error"]["message"]
+    assert "--public-url" in refused["error"]  # a document's refusal is {"error": message} (dc4c60b)
 
 
 @pytest.mark.parametrize(
