@@ -57,6 +57,17 @@ RESULT_TRAITS = ("max_inline_bytes", "figure_dpi", "max_result_bytes")
 """Traits shaping tool results: a change applies to the next call."""
 
 
+class HiddenToken(str):
+    """A configured token: the text itself, whose ``repr`` hides it. ``%config NanohubMCP`` prints every
+    setting's current value by ``repr``, and a cell's output is saved with the notebook; only ``%mcp token``
+    shows the token."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "'<hidden: %mcp token shows it>'"
+
+
 class NanohubMCP(Configurable):
     """Settings of the MCP server a notebook serves (``c.NanohubMCP.*``, ``%config NanohubMCP``)."""
 
@@ -336,7 +347,7 @@ class NanohubMCP(Configurable):
         if not value:  # None: the default; "": authorization off
             return value
         try:
-            return checked_token(value, "the token in the c.NanohubMCP.token setting")
+            return HiddenToken(checked_token(value, "the token in the c.NanohubMCP.token setting"))
         except ConfigurationError as exc:
             raise TraitError(str(exc)) from None
 

@@ -1,7 +1,7 @@
 """A notebook executed and saved does not contain its MCP server's token (as Jupyter never writes
 its own token into a notebook): the status and the client snippets name ``$MCP_TOKEN``, and
-``%mcp token`` shows the token only until the next cell runs. Whether the token is generated,
-set with ``%config NanohubMCP.token`` or taken from ``$MCP_TOKEN``.
+``%mcp token`` shows the token only until the next cell runs, and ``%config NanohubMCP`` never does. Whether
+the token is generated, set with ``%config NanohubMCP.token`` or taken from ``$MCP_TOKEN``.
 """
 
 from __future__ import annotations
@@ -23,6 +23,10 @@ pytestmark = pytest.mark.slow
 
 CELLS = [
     "%load_ext nanohubmcp\n%config NanohubMCP.port = 0{config}",
+    # Every setting's current value, and the token's alone as the cell's value (a fresh-user trial: both
+    # showed a configured token).
+    "%config NanohubMCP",
+    "%config NanohubMCP.token",
     "%%mcp_tool\ndef add(a: int, b: int) -> int:\n    '''Add two integers.'''\n    return a + b",
     "%mcp status",
     "%mcp token",
