@@ -98,14 +98,16 @@ def test_a_cancelled_tasks_result_stops_waiting_for_a_task_another_process_runs(
     cluster: Cluster, tmp_path: Path
 ) -> None:
     """The client cancels its ``tasks/result`` (``notifications/cancelled``): the wait ends there,
-    while the task runs on, and a cancelled request gets no response (Utilities § Cancellation)."""
+    while the task runs on, and the cancelled request gets no result: its JSON-only POST is answered -32800."""
     done = tmp_path / "done"
     waiting = Waiting(cluster, done, rid=31)
     try:
         cancel = {"requestId": 31, "reason": "gave up"}
         wire.notify(waiting.other.url, waiting.session, "notifications/cancelled", cancel)
         status, raw = waiting.answer(timeout=30)
-        assert (status, raw) == (202, b""), (status, raw)  # no response: the request was withdrawn
+        # No result: the request was withdrawn; its POST (JSON only) is answered -32800 (74321b2), not 202.
+        assert status == 200, raw
+        assert json.loads(raw)["error"]["code"] == -32800, raw
         assert waiting.status(waiting.runner.url) == "working"
     finally:
         waiting.close()
