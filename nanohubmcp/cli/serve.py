@@ -172,11 +172,15 @@ def hub_tools(args: argparse.Namespace) -> int:
             print(f"No Rappture tool or Sim2L is installed under {root}.", file=sys.stderr)
             return 0
         width = max(len(t.name) for t in tools)
+        own = {t.name for t in tools}  # a made name one of these has already is served only without it
         for tool in tools:
             others = [r for r in tool.revisions if r != tool.revision]
             more = f"  (also {', '.join(others)})" if others else ""
             name = served_name(tool.name)
-            more += f"  (served as {name})" if name and name != tool.name else "" if name else "  (cannot be served)"
+            if not name:
+                more += "  (cannot be served)"
+            elif name != tool.name:
+                more += f"  (served as {name}" + (f", but not beside the tool {name})" if name in own else ")")
             print(f"{tool.name:<{width}}  {tool.kind:<8}  {tool.revision:<7}  {tool.path}{more}")
         print(f"Serve some: nanohubmcp hub-tools NAME... [--root {root}]", file=sys.stderr)
         return 0
