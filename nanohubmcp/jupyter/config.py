@@ -14,9 +14,9 @@ the server (``max_stuck_calls``, ``max_kept_bytes``, ``max_request_bytes``, ...)
     %config NanohubMCP                 # list the options with their current values
     %config NanohubMCP.max_result_bytes = 67108864   # 64 MiB per answer (a literal: the export carries it)
 
-A value a trait refuses (``%config NanohubMCP.port = -5``) is reported in one line on stderr,
-like a ``UsageError``, and the setting keeps its value. (IPython's ``%config`` would otherwise log
-the error through the root logger, as ``ERROR:root:...``.)
+A value a trait refuses (``%config NanohubMCP.port = -5``, or a ``max_request_bytes`` above
+``max_buffered_bytes``) is reported in one line on stderr, like a ``UsageError``, and the setting keeps its
+value. (IPython's ``%config`` would otherwise log the error through the root logger, as ``ERROR:root:...``.)
 
 This class only holds values; ``nanohubmcp.jupyter.session.KernelSession`` observes them.
 """
@@ -210,8 +210,8 @@ class NanohubMCP(Configurable):
         minimum=1024,
         takes="a number of bytes >= 1024",
         help="Largest request body the server reads (a call's arguments, as JSON); a larger one is answered "
-        "413. Default 16777216 (16 MiB). Above max_buffered_bytes, raise that too (the server refuses to "
-        "start otherwise, saying so).",
+        "413. Default 16777216 (16 MiB). At most max_buffered_bytes: to go above it, raise that first (a value "
+        "above it is refused, and the setting keeps its value).",
     ).tag(config=True)
 
     max_buffered_bytes = Limit(
@@ -373,6 +373,25 @@ class NanohubMCP(Configurable):
         value = proposal["value"]
         if value is not None and value <= 0:
             raise TraitError("NanohubMCP.figure_dpi must be a positive number of dots per inch, or None")
+        return value
+
+    @validate("max_request_bytes", "max_buffered_bytes")
+    def _check_request_fits_buffer(self, proposal: Bunch) -> int:
+        """``max_buffered_bytes >= max_request_bytes``, as ``run()`` requires: a ``%config`` line breaking it
+        is refused (the running server keeps serving); a profile setting both is checked once both are set."""
+        value = int(proposal["value"])
+        if proposal["trait"].name == "max_request_bytes":
+            request, buffered = value, self.max_buffered_bytes
+        else:
+            request, buffered = self.max_request_bytes, value
+        if buffered < request:
+            if proposal["trait"].name == "max_request_bytes":
+                why = (f"max_request_bytes = {value} is above NanohubMCP.max_buffered_bytes ({buffered})",
+                       "raise max_buffered_bytes first, then max_request_bytes")
+            else:
+                why = (f"max_buffered_bytes = {value} is below NanohubMCP.max_request_bytes ({request})",
+                       "lower max_request_bytes first, then max_buffered_bytes")
+            raise TraitError(f"NanohubMCP.{why[0]}; max_buffered_bytes must be at least max_request_bytes: {why[1]}")
         return value
 
     @validate("name")

@@ -58,6 +58,10 @@ _NOTE = {"ctor": "applied in MCPServer(...) at the top of the file",
          None: "a notebook-only setting, dropped"}
 
 
+_PAIR = ("max_request_bytes", "max_buffered_bytes")
+"""Limits checked against each other (``max_buffered_bytes >= max_request_bytes``)."""
+
+
 def _place(setting: str) -> str | None:
     from .config import LIMIT_TRAITS, SERVE_LIMIT_TRAITS  # read with the first %config line (ExportSettings.apply)
 
@@ -112,7 +116,11 @@ class ExportSettings:
             raise SettingRefused(f"%config NanohubMCP.{setting}: NanohubMCP has no setting {setting!r}")
         try:
             value = ast.literal_eval(target.value)
-            checked = NanohubMCP(**{setting: value})
+            # checked with the pair's other half as set so far, as the kernel would hold it (max_buffered_bytes
+            # must be at least max_request_bytes): a script that run() would refuse to start is not written
+            checked = NanohubMCP(**{half: self.values[half] for half in _PAIR
+                                    if half in self.values and half != setting})
+            setattr(checked, setting, value)
         except (ValueError, TypeError, SyntaxError):
             raise SettingRefused(f"%config NanohubMCP.{setting}: the value must be a literal (a number, "
                                  "string, list or None) to be exported") from None

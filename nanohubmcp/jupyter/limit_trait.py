@@ -22,8 +22,8 @@ __all__ = ["Limit"]
 class Limit(Integer[Any, Any]):
     """A whole-number limit of at least ``minimum`` (None too with ``allow_none``); ``takes`` says what it
     takes, in the refusals: "<Class>.<name> must be <takes>, not -1 (default <default>)" below the bound,
-    and traitlets' "The '<name>' trait of a <Class> instance expected <takes>, not the str 'many'" for a
-    wrong type. ``True`` is refused as a wrong type, not taken for 1, as ``MCPServer`` refuses it; an
+    and "<Class>.<name> must be <takes>, not the str 'many' (default <default>)" for a wrong type.
+    ``True`` is refused as a wrong type, not taken for 1, as ``MCPServer`` refuses it; an
     integral float (``1e9``) becomes the int.
     """
 
@@ -41,3 +41,10 @@ class Limit(Integer[Any, Any]):
             raise TraitError(f"{type(obj).__name__}.{self.name} must be {self.info_text}, not {number} "
                              f"(default {self.default_value})")
         return number
+
+    def error(self, obj: Any, value: Any, error: Exception | None = None, info: str | None = None) -> Any:
+        """A wrong type, refused in the words of a value below the bound (traitlets' own names no default)."""
+        if obj is None or error is not None:
+            super().error(obj, value, error, info)
+        raise TraitError(f"{type(obj).__name__}.{self.name} must be {self.info_text}, not the "
+                         f"{type(value).__name__} {value!r} (default {self.default_value})")

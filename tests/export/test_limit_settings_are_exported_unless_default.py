@@ -57,7 +57,7 @@ def test_no_limit_is_carried_as_none() -> None:
         ("%config NanohubMCP.max_kept_bytes = 0",
          "NanohubMCP.max_kept_bytes must be a number of bytes >= 1, not 0 (default 536870912)"),
         ("%config NanohubMCP.max_stuck_calls = '64'",
-         "The 'max_stuck_calls' trait of a NanohubMCP instance expected a number of calls >= 0, not the str '64'"),
+         "NanohubMCP.max_stuck_calls must be a number of calls >= 0, not the str '64' (default 64)"),
     ],
 )
 def test_a_refused_limit_fails_the_export_naming_it(line: str, why: str) -> None:
@@ -75,6 +75,29 @@ def test_the_refused_line_of_a_settings_cell_is_named() -> None:
     assert ("work/demo.ipynb, cell 1 (%config NanohubMCP.max_result_bytes = None): line 3 "
             "NanohubMCP.max_unsent_bytes must be a number of bytes >= 1048576 (1 MiB), not 4096") in str(refused.value)
 
+
+
+def test_a_pair_the_script_could_not_start_with_fails_the_export_naming_the_line() -> None:
+    """A fresh-user trial: the export wrote max_request_bytes above max_buffered_bytes, a script run() refuses."""
+    with pytest.raises(NanohubMCPError) as refused:
+        exported("%config NanohubMCP.max_request_bytes = 100000\n%config NanohubMCP.max_buffered_bytes = 50000")
+    assert ("work/demo.ipynb, cell 1 (%config NanohubMCP.max_request_bytes = 100000): line 2 "
+            "NanohubMCP.max_buffered_bytes = 50000 is below NanohubMCP.max_request_bytes (100000); "
+            "max_buffered_bytes must be at least max_request_bytes: lower max_request_bytes first, then "
+            "max_buffered_bytes") in str(refused.value)
+    with pytest.raises(NanohubMCPError) as refused:
+        exported("%config NanohubMCP.max_request_bytes = 300000000")  # above the default max_buffered_bytes
+    assert ("work/demo.ipynb, cell 1 (%config NanohubMCP.max_request_bytes = 300000000): line 1 "
+            "NanohubMCP.max_request_bytes = 300000000 is above NanohubMCP.max_buffered_bytes (268435456); "
+            "max_buffered_bytes must be at least max_request_bytes: raise max_buffered_bytes first, then "
+            "max_request_bytes") in str(refused.value)
+
+
+def test_a_pair_raised_in_the_order_named_is_exported() -> None:
+    script = exported("%config NanohubMCP.max_buffered_bytes = 400000000",
+                      "%config NanohubMCP.max_request_bytes = 300000000")
+    assert ("server.run(**_command_line_options(), max_buffered_bytes=400000000, max_request_bytes=300000000)"
+            in script.text)
 
 
 def rest(url: str, body: dict[str, Any]) -> tuple[int, Any]:
