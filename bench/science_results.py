@@ -48,7 +48,8 @@ from matplotlib.figure import Figure
 
 from nanohubmcp.protocol import jsonenc
 from nanohubmcp.server.results import shape as results
-from nanohubmcp.server.results.store import ResultOptions, ResultSink, ResultStore
+from nanohubmcp.server.results.sink import ResultSink
+from nanohubmcp.server.results.store import ResultOptions, ResultStore
 
 matplotlib.use("Agg")
 

@@ -91,6 +91,7 @@ NOT_BEFORE_FIRST_USE = (
     "nanohubmcp.server.jobs.writes",
     "nanohubmcp.server.jobs.elsewhere",
     "nanohubmcp.server.results.store",
+    "nanohubmcp.server.results.sink",
     "nanohubmcp.server.provenance.layer",
     "nanohubmcp.server.provenance.records",
     "nanohubmcp.server.provenance.writer",

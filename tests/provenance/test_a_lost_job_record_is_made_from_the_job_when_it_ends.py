@@ -14,7 +14,7 @@ from nanohubmcp.server.jobs.record import Job
 from nanohubmcp.server.provenance.crate import write_crate
 from nanohubmcp.server.provenance.layer import Recorder
 from nanohubmcp.server.provenance.records import ProvenanceStore
-from nanohubmcp.server.results.store import SESSION_OWNER
+from nanohubmcp.server.results.owners import SESSION_OWNER
 from nanohubmcp.state.base import session_key
 
 

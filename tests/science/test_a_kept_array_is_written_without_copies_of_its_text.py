@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from nanohubmcp.server.results import shape
-from nanohubmcp.server.results.store import ResultOptions, ResultSink, ResultStore
+from nanohubmcp.server.results.sink import ResultSink
+from nanohubmcp.server.results.store import ResultOptions, ResultStore
 
 np = pytest.importorskip("numpy")
 

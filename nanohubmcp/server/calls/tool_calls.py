@@ -40,8 +40,9 @@ from ..jobs.record import Job
 from ..registry.components import Tool
 from ..results import convert
 from ..results import shape as results
+from ..results.owners import owner_of
 from ..results.shape import PLAIN_TYPES, SCALAR_TYPES
-from ..results.store import ResultSink, owner_of
+from ..results.sink import ResultSink
 from ..wire import trace_context
 from ..wire.request import ANSWERED_BY_LAYER, RETURNED_ERROR, RequestContext, Slot
 from ..wire.trace_context import SPAN

@@ -35,7 +35,8 @@ from ..jobs import service as jobmod
 from ..jobs.visibility import echoed_id
 from ..registry.components import Tool
 from ..results import shape as results
-from ..results.store import ResultSink, owner_of
+from ..results.owners import owner_of
+from ..results.sink import ResultSink
 from ..wire import trace_context
 from ..wire.request import ANSWERED_BY_LAYER, RequestContext
 from . import JOB_EXECUTOR, JOB_OPTIONS

@@ -23,7 +23,8 @@ from ..calls.invoke import CallRecord, call_function
 from ..registry.registry import list_result
 from ..registry.resources import Resource, ResourceTemplate
 from ..results import shape as results
-from ..results.store import URI_PREFIX, owner_of
+from ..results.owners import owner_of
+from ..results.store import URI_PREFIX
 from ..wire.request import RequestContext
 
 if TYPE_CHECKING:

@@ -43,7 +43,8 @@ from ...protocol.nesting import NestedTooDeep
 from ...schema import CheckPending
 from ..asks.context_asks import ASKED_CLIENT
 from ..jobs.record import PROVENANCE_META as META_KEY
-from ..results.store import URI_PREFIX, owner_of
+from ..results.owners import owner_of
+from ..results.store import URI_PREFIX
 from ..wire.request import ANSWERED_BY_LAYER
 from ..wire.trace_context import SPAN
 from . import code_facts, code_reach

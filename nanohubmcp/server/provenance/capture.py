@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..results.store import SESSION_OWNER, owner_for
+from ..results.owners import SESSION_OWNER, owner_for
 from ..wire.request import Slot
 from ..wire.sessions import session_key
 from .code_facts import code_of
@@ -206,7 +206,7 @@ PendingCall = tuple[
 session, request_id, version, job_id, arguments, result, started, ended, ran_on, span,
 cached_from, ran)`` — the
 request context's fields of those names (the record's owner is made from the principal and
-session here: :func:`~nanohubmcp.server.results.store.owner_for`), not the context (what it
+session here: :func:`~nanohubmcp.server.results.owners.owner_for`), not the context (what it
 holds would live until the record is made), the arguments as received, the result a shallow
 copy of the answer without the record's own ``_meta`` key, ``ran_on`` the executor and thread
 the function ran on (:data:`~nanohubmcp.server.calls.progress.RAN_ON`; else the event loop and the
@@ -281,7 +281,7 @@ SESSION_DIGEST_CHARS = 12
 def _session_names(session_id: str) -> tuple[str, str]:
     """``(owner, session column)`` of the records of session ``session_id`` without a principal: ``session:``
     and its key (:func:`~nanohubmcp.server.wire.sessions.session_key`, as
-    :func:`~nanohubmcp.server.results.store.owner_for` names it), and the key's first
+    :func:`~nanohubmcp.server.results.owners.owner_for` names it), and the key's first
     :data:`SESSION_DIGEST_CHARS` hex digits (the id is a credential). Made once per session and remembered
     for its later records: a SHA-256 and its hex text cost ~7k instructions, two a record before
     (bench/provenance.md, 2026-12-04)."""

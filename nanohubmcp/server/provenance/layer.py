@@ -25,7 +25,7 @@ from collections import OrderedDict
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..jobs.record import TERMINAL, Job
-from ..results.store import owner_of
+from ..results.owners import owner_of
 from ..wire.request import ANSWERED_BY_LAYER, RAN_ON
 from ..wire.trace_context import SPAN
 from . import code_facts

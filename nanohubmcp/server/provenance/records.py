@@ -3,7 +3,7 @@
 
 A record (see :mod:`.capture` for its fields) has an id (random, URL-safe), its owner (the
 principal, else the session, else nobody: see
-:func:`~nanohubmcp.server.results.store.owner_of`), its creation time and its expiry. It is
+:func:`~nanohubmcp.server.results.owners.owner_of`), its creation time and its expiry. It is
 stored as a row of columns and a reference to the facts its tool's records share, and read as
 a JSON object made from them (:mod:`.rows`). Records live as long as finished jobs (the
 server's ``job_ttl_seconds``) and the store holds at most ``max_records`` (the oldest go first).
@@ -30,7 +30,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from ..jobs.record import PROVENANCE_META
-from ..results.store import SESSION_OWNER
+from ..results.owners import SESSION_OWNER
 from ..wire.sessions import session_digest, session_key
 from .capture import JobEnd, PendingCall, build
 from .record_db import DB_FILE, MAX_SOURCES, SQLiteRecords

@@ -68,7 +68,7 @@ from .json_values import json_text, to_json
 from .plain import has_str, is_bytes, plain
 from .prompts import prompt_messages, prompt_result
 from .resources import resource_contents, resource_result
-from .store import ResultSink
+from .sink import ResultSink
 
 __all__ = [
     "BYTES_URI",

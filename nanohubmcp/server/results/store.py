@@ -36,11 +36,11 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Final
 
-from ..wire.sessions import session_key
 from . import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_INLINE_BYTES, DEFAULT_STORE_BYTES
+from .owners import SESSION_OWNER
 
 log = logging.getLogger(__name__)
 
@@ -429,116 +429,3 @@ def _read_meta(path: str) -> dict[str, Any] | None:
         return meta
     except (OSError, ValueError, KeyError, TypeError):
         return None
-
-
-def owner_of(request: object) -> str | None:
-    """Who owns what ``request`` makes: its principal, else its session, else nobody."""
-    return owner_for(getattr(request, "principal", None), getattr(request, "session", None))
-
-
-SESSION_OWNER = "session:"
-"""The start of the owner key of what a session made without a principal (the session's key follows:
-:func:`~nanohubmcp.server.wire.sessions.session_key`, never its id)."""
-
-
-def owner_for(principal: Any, session: Any) -> str | None:
-    """The owner key of a request's ``principal`` and ``session`` (see :func:`owner_of`); a session
-    is named by its key (the SHA-256 of its id), so a stored record never holds the id."""
-    if principal is not None:
-        return f"principal:{principal.subject}"
-    return f"{SESSION_OWNER}{session_key(session.id)}" if session is not None else None
-
-
-@dataclass
-class ResultSink:
-    """Where one call's large results go: the options, the store and the caller who owns them."""
-
-    options: ResultOptions = field(default_factory=ResultOptions)
-    store: ResultStore | None = None
-    owner: str | None = None
-
-    def too_big(self, size: int) -> bool:
-        """True when ``size`` bytes must not be inlined (and there is a store to keep them)."""
-        limit = self.options.max_inline_bytes
-        return self.store is not None and limit is not None and size > limit
-
-    def keeps(self) -> bool:
-        """Whether a result too large to inline can be kept (a store, and ``max_inline_bytes``)."""
-        return self.store is not None and self.options.max_inline_bytes is not None
-
-    def most_bytes(self) -> int | None:
-        """The most bytes of JSON a result's data may take here: the store's size when it may be kept,
-        else ``max_result_bytes`` (None: no limit)."""
-        if self.keeps():
-            assert self.store is not None
-            return self.store.max_bytes
-        return self.options.max_result_bytes
-
-    def refuse(self, size: int) -> None:
-        """Refuse a result's data found to be over :meth:`most_bytes` while it was written (``size``:
-        the characters written so far) (:class:`~nanohubmcp.errors.ResultTooLarge`)."""
-        if not self.keeps():
-            self.hold(size, at_least=True)
-        self.hold_kept(size, at_least=True)
-
-    def hold_kept(self, size: int, *, at_least: bool = False) -> None:
-        """Refuse ``size`` bytes of data to keep when they are over the store's size (it would refuse
-        them once written).
-
-        Raises:
-            ResultTooLarge: naming the size, the store's size and what to do.
-        """
-        limit = self.store.max_bytes if self.store is not None else None
-        if limit is None or size <= limit:
-            return
-        from ...errors import ResultTooLarge
-
-        raise ResultTooLarge(
-            f"the tool's result is {'at least ' if at_least else ''}{size} bytes of JSON, more than the server "
-            f"keeps for large results ({limit}); {KEEP_LESS}")
-
-    def hold(self, size: int, *, at_least: bool = False) -> None:
-        """Refuse to put ``size`` bytes of JSON in an answer when they are over ``max_result_bytes``
-        (``at_least``: ``size`` is a lower bound, found before encoding the data).
-
-        Raises:
-            ResultTooLarge: naming the size, the limit and what to do.
-        """
-        limit = self.options.max_result_bytes
-        if limit is None or size <= limit:
-            return
-        from ...errors import ResultTooLarge
-
-        raise ResultTooLarge(
-            f"the tool's result is {'at least ' if at_least else ''}{size} bytes of JSON, more than this server "
-            f"sends in one answer (max_result_bytes={limit}); ask for less data (a smaller size, range or "
-            "sample), or have the server's max_result_bytes raised")
-
-    def link(self, data: bytes | str, mime_type: str, name: str, description: str) -> dict[str, Any]:
-        """Keep ``data`` and return the ``resource_link`` block that points at it."""
-        from ...protocol.content import ResourceLink  # the content blocks: loaded with the first tool call
-
-        assert self.store is not None
-        suffix = name[name.rfind(".") :] if "." in name else ""
-        uri = self.store.keep(data, mime_type, suffix, self.owner)
-        size = utf8_size(data)
-        return ResourceLink(uri, name=name, description=description, mime_type=mime_type, size=size).to_wire()
-
-    def link_parts(self, parts: Callable[[], Iterable[str]], mime_type: str, name: str,
-                   description: str) -> dict[str, Any]:
-        """Keep the text ``parts()`` makes, written a part at a time (:meth:`ResultStore.keep_parts`),
-        and return the ``resource_link`` block that points at it.
-
-        Raises:
-            ResultTooLarge: the text is larger than the store (found while it is written).
-        """
-        from ...protocol.content import ResourceLink
-
-        assert self.store is not None
-        suffix = name[name.rfind(".") :] if "." in name else ""
-        try:
-            uri, size = self.store.keep_parts(parts, mime_type, suffix, self.owner)
-        except TooLargeToKeep as refused:
-            self.hold_kept(refused.size, at_least=refused.at_least)
-            raise  # (not reached: it is over the store's size)
-        return ResourceLink(uri, name=name, description=description, mime_type=mime_type, size=size).to_wire()

@@ -1,0 +1,29 @@
+"""Who owns what a request makes (large results kept as resources, provenance records, jobs): its
+principal, else its session (by the session's key, never its id), else nobody.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..wire.sessions import session_key
+
+__all__ = ["SESSION_OWNER", "owner_for", "owner_of"]
+
+
+def owner_of(request: object) -> str | None:
+    """Who owns what ``request`` makes: its principal, else its session, else nobody."""
+    return owner_for(getattr(request, "principal", None), getattr(request, "session", None))
+
+
+SESSION_OWNER = "session:"
+"""The start of the owner key of what a session made without a principal (the session's key follows:
+:func:`~nanohubmcp.server.wire.sessions.session_key`, never its id)."""
+
+
+def owner_for(principal: Any, session: Any) -> str | None:
+    """The owner key of a request's ``principal`` and ``session`` (see :func:`owner_of`); a session
+    is named by its key (the SHA-256 of its id), so a stored record never holds the id."""
+    if principal is not None:
+        return f"principal:{principal.subject}"
+    return f"{SESSION_OWNER}{session_key(session.id)}" if session is not None else None

@@ -1,0 +1,110 @@
+"""Where one call's large results go: inline while they fit, else kept in the :class:`~.store.ResultStore`
+behind a ``resource_link`` (MCP 2025-11-25, Server § Tools § Resource links), refused over the limits
+(``max_result_bytes`` for an answer, the store's size for a kept result:
+:class:`~nanohubmcp.errors.ResultTooLarge`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .store import KEEP_LESS, ResultOptions, ResultStore, TooLargeToKeep, utf8_size
+
+__all__ = ["ResultSink"]
+
+
+@dataclass
+class ResultSink:
+    """Where one call's large results go: the options, the store and the caller who owns them."""
+
+    options: ResultOptions = field(default_factory=ResultOptions)
+    store: ResultStore | None = None
+    owner: str | None = None
+
+    def too_big(self, size: int) -> bool:
+        """True when ``size`` bytes must not be inlined (and there is a store to keep them)."""
+        limit = self.options.max_inline_bytes
+        return self.store is not None and limit is not None and size > limit
+
+    def keeps(self) -> bool:
+        """Whether a result too large to inline can be kept (a store, and ``max_inline_bytes``)."""
+        return self.store is not None and self.options.max_inline_bytes is not None
+
+    def most_bytes(self) -> int | None:
+        """The most bytes of JSON a result's data may take here: the store's size when it may be kept,
+        else ``max_result_bytes`` (None: no limit)."""
+        if self.keeps():
+            assert self.store is not None
+            return self.store.max_bytes
+        return self.options.max_result_bytes
+
+    def refuse(self, size: int) -> None:
+        """Refuse a result's data found to be over :meth:`most_bytes` while it was written (``size``:
+        the characters written so far) (:class:`~nanohubmcp.errors.ResultTooLarge`)."""
+        if not self.keeps():
+            self.hold(size, at_least=True)
+        self.hold_kept(size, at_least=True)
+
+    def hold_kept(self, size: int, *, at_least: bool = False) -> None:
+        """Refuse ``size`` bytes of data to keep when they are over the store's size (it would refuse
+        them once written).
+
+        Raises:
+            ResultTooLarge: naming the size, the store's size and what to do.
+        """
+        limit = self.store.max_bytes if self.store is not None else None
+        if limit is None or size <= limit:
+            return
+        from ...errors import ResultTooLarge
+
+        raise ResultTooLarge(
+            f"the tool's result is {'at least ' if at_least else ''}{size} bytes of JSON, more than the server "
+            f"keeps for large results ({limit}); {KEEP_LESS}")
+
+    def hold(self, size: int, *, at_least: bool = False) -> None:
+        """Refuse to put ``size`` bytes of JSON in an answer when they are over ``max_result_bytes``
+        (``at_least``: ``size`` is a lower bound, found before encoding the data).
+
+        Raises:
+            ResultTooLarge: naming the size, the limit and what to do.
+        """
+        limit = self.options.max_result_bytes
+        if limit is None or size <= limit:
+            return
+        from ...errors import ResultTooLarge
+
+        raise ResultTooLarge(
+            f"the tool's result is {'at least ' if at_least else ''}{size} bytes of JSON, more than this server "
+            f"sends in one answer (max_result_bytes={limit}); ask for less data (a smaller size, range or "
+            "sample), or have the server's max_result_bytes raised")
+
+    def link(self, data: bytes | str, mime_type: str, name: str, description: str) -> dict[str, Any]:
+        """Keep ``data`` and return the ``resource_link`` block that points at it."""
+        from ...protocol.content import ResourceLink  # the content blocks: loaded with the first tool call
+
+        assert self.store is not None
+        suffix = name[name.rfind(".") :] if "." in name else ""
+        uri = self.store.keep(data, mime_type, suffix, self.owner)
+        size = utf8_size(data)
+        return ResourceLink(uri, name=name, description=description, mime_type=mime_type, size=size).to_wire()
+
+    def link_parts(self, parts: Callable[[], Iterable[str]], mime_type: str, name: str,
+                   description: str) -> dict[str, Any]:
+        """Keep the text ``parts()`` makes, written a part at a time (:meth:`ResultStore.keep_parts`),
+        and return the ``resource_link`` block that points at it.
+
+        Raises:
+            ResultTooLarge: the text is larger than the store (found while it is written).
+        """
+        from ...protocol.content import ResourceLink
+
+        assert self.store is not None
+        suffix = name[name.rfind(".") :] if "." in name else ""
+        try:
+            uri, size = self.store.keep_parts(parts, mime_type, suffix, self.owner)
+        except TooLargeToKeep as refused:
+            self.hold_kept(refused.size, at_least=refused.at_least)
+            raise  # (not reached: it is over the store's size)
+        return ResourceLink(uri, name=name, description=description, mime_type=mime_type, size=size).to_wire()
