@@ -20,7 +20,7 @@ from ....protocol.wire import UNSET
 from .arrays import LongerThan
 
 if TYPE_CHECKING:
-    from ..store import ResultSink
+    from ..sink import ResultSink
     from . import Converted
 
 Wire = dict[str, Any]
