@@ -241,7 +241,7 @@ class Connection:
                     "before sending more", retry_after=BUSY_RETRY_SECONDS), message.id))
             self._sessionless[message.id] = request  # type: ignore[index]
         self.in_flight.add(request)
-        shutdown.serving(request)
+        shutdown.running[request] = asyncio.current_task()
         try:
             response = await self.core.dispatcher.handle(request)
         except asyncio.CancelledError:
@@ -249,7 +249,10 @@ class Connection:
             response = None
             _uncancel()
         finally:
-            cut = shutdown.served(request)
+            shutdown.running.pop(request, None)
+            cut = bool(shutdown.cut) and request in shutdown.cut  # cut off at the end of the stop's grace
+            if cut:
+                shutdown.cut.discard(request)
             self.in_flight.discard(request)
             if session is not None:
                 session.in_flight.pop(message.id, None)  # type: ignore[arg-type]

@@ -11,7 +11,7 @@ sync tool may still run on its worker thread; its result is no longer awaited.
 
 Every transport serves requests through :meth:`Connection.serve
 <nanohubmcp.server.connection.Connection.serve>`, which registers each one here while it runs
-(:meth:`Shutdown.serving`); jobs (``@async_tool``, tasks) are not requests: their handles were
+(:attr:`Shutdown.running`); jobs (``@async_tool``, tasks) are not requests: their handles were
 answered at once, and they end as the job store says.
 """
 
@@ -36,23 +36,14 @@ class Shutdown:
         self.began_at: float | None = None
         """``time.monotonic()`` when the last stop began (kept once it is over: a process that stops
         serving counts its exit's deadline from it); None before the first."""
-        self._serving: dict[RequestContext, asyncio.Task[object] | None] = {}
-        self._cut: set[RequestContext] = set()
-
-    def serving(self, request: RequestContext) -> None:
-        """``request`` is being served by the current task (until :meth:`served`)."""
-        self._serving[request] = asyncio.current_task()
-
-    def served(self, request: RequestContext) -> bool:
-        """``request`` has its answer; True when that answer must be the stopping server's error
-        (it was cut off at the end of the grace)."""
-        self._serving.pop(request, None)
-        if not self._cut:
-            return False
-        if request in self._cut:
-            self._cut.discard(request)
-            return True
-        return False
+        self.running: dict[RequestContext, asyncio.Task[object] | None] = {}
+        """The requests being served, each with the task serving it: :meth:`Connection.serve
+        <nanohubmcp.server.connection.Connection.serve>` adds each request it serves and removes it once
+        answered (there, not through a method here: the call path of every request enters no other module
+        for it)."""
+        self.cut: set[RequestContext] = set()
+        """The requests :meth:`cut_off` cancelled: whoever removes one from :attr:`running` and finds it
+        here answers the stopping server's error, and discards it."""
 
     def begin(self) -> None:
         """The server stops: requests arriving from now on are refused."""
@@ -65,8 +56,8 @@ class Shutdown:
         :class:`~nanohubmcp.errors.ServerStopping`); returns those tasks, so the caller can wait
         until their answers are written before it closes connections."""
         tasks: set[asyncio.Task[object]] = set()
-        for request, task in list(self._serving.items()):
-            self._cut.add(request)
+        for request, task in list(self.running.items()):
+            self.cut.add(request)
             request.cancel("the server is stopping")
             if task is not None and not task.done():
                 task.cancel()
@@ -76,4 +67,4 @@ class Shutdown:
     def reset(self) -> None:
         """The stop is over (its connections are closed), or the server serves again."""
         self.begun = False
-        self._cut.clear()
+        self.cut.clear()
