@@ -8,7 +8,9 @@
   at the card.
 
 ``<base>`` is the public base URL (the weber URL on nanoHUB; the listening address plus ``path_prefix``
-elsewhere). These routes sit behind authorization like every other route when it is configured.
+elsewhere). These routes sit behind authorization like every other route when it is configured, and
+the card's remotes then declare the ``Authorization`` header they need (the catalogs' entries have no
+member for it).
 nanoHUB's own ``/.well-known/mcp.json`` (``documents.py``) is unchanged.
 
 The registry name is reverse-DNS with exactly one slash (``org.nanohub.proxy/my-calculator``): the
@@ -66,7 +68,8 @@ TOKEN_HEADER: dict[str, Any] = {
     "isRequired": True,
     "isSecret": True,
 }
-"""A remote's header of a server with ``auth=`` (every HTTP route answers 401 without it)."""
+"""A remote's header of a server with ``auth=`` (every HTTP route answers 401 without it), in
+``server.json`` and in the running server's card."""
 
 log = logging.getLogger("nanohubmcp")
 _WARNED: set[str] = set()  # what served_name warned of, once each
@@ -232,15 +235,24 @@ def server_json(
     return document
 
 
-def server_card(core: ServerCore, base: str) -> dict[str, Any]:
-    """The Server Card of the server reached at ``base``: identity, remotes, protocol versions."""
+def server_card(core: ServerCore, base: str, *, token_required: bool = False) -> dict[str, Any]:
+    """The Server Card of the server reached at ``base``: identity, remotes, protocol versions.
+
+    ``token_required`` (the server checks a bearer token): each remote declares the ``Authorization``
+    header it needs, as ``server.json``'s remotes do (SEP-2127 draft: ``remotes[].headers``, a list of
+    ``KeyValueInput``, the registry's form) — a required, secret input, never a token's value.
+    """
+    found = remotes(base, protocol_versions=True)
+    if token_required:
+        for remote in found:
+            remote["headers"] = [copy.deepcopy(TOKEN_HEADER)]
     return {
         "$schema": SERVER_CARD_SCHEMA,
         "name": served_name(core, base),
         "title": _title(core),
         "description": description(core),
         "version": core.version,
-        "remotes": remotes(base, protocol_versions=True),
+        "remotes": found,
     }
 
 
@@ -256,7 +268,11 @@ def _catalog_entry(core: ServerCore, base: str) -> dict[str, Any]:
 
 
 def mcp_catalog(core: ServerCore, base: str) -> dict[str, Any]:
-    """The MCP Catalog (``/.well-known/mcp/catalog.json``): one entry, this server's card."""
+    """The MCP Catalog (``/.well-known/mcp/catalog.json``): one entry, this server's card.
+
+    A catalog entry has no member for what connecting needs (the draft's entry is ``identifier``,
+    ``displayName``, ``type`` and ``url`` only): a server's bearer token requirement is its card's to
+    state, so the catalogs are the same with and without authorization."""
     return {"specVersion": MCP_CATALOG_SPEC_VERSION, "entries": [_catalog_entry(core, base)]}
 
 
@@ -292,7 +308,7 @@ class ServerCardHandler(_DocumentHandler):
     media_type = SERVER_CARD_TYPE
 
     def build(self, base: str) -> dict[str, Any]:
-        return server_card(self.core, base)
+        return server_card(self.core, base, token_required=self.config.auth is not None)
 
 
 class MCPCatalogHandler(_DocumentHandler):

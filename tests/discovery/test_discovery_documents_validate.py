@@ -92,6 +92,17 @@ def test_server_json_for_a_script_has_the_pypi_package_and_no_loopback_remote() 
     assert "remotes" not in document
 
 
+def token_header(remote: dict[str, Any]) -> dict[str, Any]:
+    """The one header ``remote`` declares, checked to be the bearer token's (a secret input, no value)."""
+    (header,) = remote["headers"]
+    assert header["name"] == "Authorization"
+    assert header["value"] == "Bearer {token}"
+    assert header["isRequired"] is True
+    assert header["isSecret"] is True
+    assert header["variables"]["token"]["isSecret"] is True
+    return dict(header)
+
+
 def test_server_json_of_an_app_with_auth_declares_the_token_it_starts_with(tmp_path: Path) -> None:
     """trial28 T13: an app with ``auth=`` got a stdio package that cannot start without ``MCP_TOKEN``
     (``nanohubmcp run`` refuses: "set MCP_TOKEN") and declared no such variable, nor its remotes a header."""
@@ -116,12 +127,7 @@ def test_server_json_of_an_app_with_auth_declares_the_token_it_starts_with(tmp_p
     assert variable["isSecret"] is True
     assert "token" in variable["description"]
     for remote in document["remotes"]:
-        (header,) = remote["headers"]
-        assert header["name"] == "Authorization"
-        assert header["value"] == "Bearer {token}"
-        assert header["isRequired"] is True
-        assert header["isSecret"] is True
-        assert header["variables"]["token"]["isSecret"] is True
+        token_header(remote)
 
     plain = json.loads(server_json("examples/simple/start_mcp.py", "--public-url", "https://x.example.org/").stdout)
     valid(SERVER_JSON, plain)
@@ -218,11 +224,13 @@ def check_served(base: str, token: str | None = None) -> dict[str, Any]:
     assert status == 200
     assert media == CARD_TYPE
     valid(CARD, card)
-    assert card["remotes"][0] == {
+    assert {k: v for k, v in card["remotes"][0].items() if k != "headers"} == {
         "type": "streamable-http",
         "url": f"{base}mcp",
         "supportedProtocolVersions": card["remotes"][0]["supportedProtocolVersions"],
     }
+    for remote in card["remotes"]:  # a server behind a token says so where the draft has room for it
+        assert ("headers" in remote) is (token is not None)
     assert "2025-11-25" in card["remotes"][0]["supportedProtocolVersions"]
     status, _, catalog = get(f"{base}.well-known/mcp/catalog.json", token)
     assert status == 200
@@ -287,6 +295,28 @@ def test_behind_a_token_and_a_path_prefix_and_a_public_url() -> None:
         valid(CARD, card)
         assert card["remotes"][0]["url"] == f"{public}mcp"
         assert card["name"] == "org.nanohub.proxy/my-calculator"
+
+
+def test_a_card_behind_a_token_declares_the_header_and_no_document_holds_the_token() -> None:
+    """trial: ``server.json`` of an app with ``auth=`` declared its ``Authorization`` header, but the running
+    server's card did not, though the card's remotes answer 401 without it. The card's remotes declare it
+    now (SEP-2127 draft: ``remotes[].headers``, the registry's ``KeyValueInput``); a catalog entry has no
+    member for it, so the catalogs are unchanged; no document holds the token."""
+    token = "card-secret-4821"
+    with serve(calculator(), token=token) as base:
+        card = check_served(base, token)
+        for remote in card["remotes"]:
+            assert token_header(remote)["variables"]["token"] == {
+                "description": "your bearer token for this server", "isRequired": True, "isSecret": True}
+        for path in ("mcp/server-card", ".well-known/mcp/catalog.json", ".well-known/ai-catalog.json",
+                     ".well-known/mcp.json", ""):
+            status, _, document = get(f"{base}{path}", token)
+            assert status == 200
+            assert token not in json.dumps(document)
+        catalog = get(f"{base}.well-known/mcp/catalog.json", token)[2]
+        assert set(catalog["entries"][0]) == {"identifier", "displayName", "type", "url"}
+    with serve(calculator()) as base:
+        check_served(base)  # no authorization: no header declared
 
 
 def test_an_exported_notebook_serves_its_card(tmp_path: Path) -> None:
