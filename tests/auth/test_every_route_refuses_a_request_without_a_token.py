@@ -40,6 +40,7 @@ ROUTES = [
     ("GET", "/mcp/server-card", None),
     ("GET", "/.well-known/mcp/catalog.json", None),
     ("GET", "/.well-known/ai-catalog.json", None),
+    ("GET", "/no-such-route", None),  # a path no route serves: the token first, then the 404
 ]
 
 
