@@ -119,6 +119,7 @@ from .protocol import (
 )
 from .wire import (
     HANDSHAKE_ROUTE,
+    INTERNAL_MESSAGE,
     MODERN_ROUTE,
     REST_ROUTE,
     error_response,
@@ -132,6 +133,7 @@ __all__ = [
     "HANDSHAKE_ROUTE",
     "HEADER_MISMATCH",
     "INTERNAL_ERROR",
+    "INTERNAL_MESSAGE",
     "INVALID_PARAMS",
     "INVALID_REQUEST",
     "METHOD_NOT_FOUND",

@@ -30,6 +30,7 @@ from .protocol import ProtocolError
 
 __all__ = [
     "HANDSHAKE_ROUTE",
+    "INTERNAL_MESSAGE",
     "MODERN_ROUTE",
     "REST_ROUTE",
     "error_response",
@@ -38,6 +39,9 @@ __all__ = [
     "to_error_object",
 ]
 
+INTERNAL_MESSAGE = "Internal error; see the server log"
+"""The whole text a client gets for a fault of the server itself: its exception's message names the
+server's internals (a codec, a store, a path) and stays in the log."""
 HANDSHAKE_ROUTE = "handshake"
 """A JSON-RPC route of the handshake era (Streamable HTTP, legacy SSE, ``POST /``)."""
 MODERN_ROUTE = "modern"
@@ -125,7 +129,7 @@ def to_error_object(exc: BaseException) -> dict[str, Any]:
     """
     if isinstance(exc, ProtocolError):
         return exc.to_error()
-    return {"code": INTERNAL_ERROR, "message": "Internal error; see the server log"}
+    return {"code": INTERNAL_ERROR, "message": INTERNAL_MESSAGE}
 
 
 def error_response(exc: BaseException, request_id: object = None) -> dict[str, Any]:

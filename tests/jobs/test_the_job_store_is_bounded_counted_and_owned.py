@@ -171,7 +171,8 @@ def test_a_file_of_an_earlier_version_is_read_and_its_expired_jobs_purged(tmp_pa
     db = sqlite3.connect(tmp_path / "jobs.sqlite3")
     db.executescript(EARLIER_SCHEMA)
     now = time.time()
-    for job_id, finished in (("old", now - 7200), ("recent", now - 10), ("running", None)):
+    old, recent, running = (name.ljust(32, "_") for name in ("old", "recent", "running"))  # an id's form
+    for job_id, finished in ((old, now - 7200), (recent, now - 10), (running, None)):
         db.execute(
             "INSERT INTO jobs (id, tool, owner_key, status, created, updated, finished_at, ttl, runner) "
             "VALUES (?, 'work', 'anonymous', ?, ?, ?, ?, 3600, 'gone')",
@@ -180,10 +181,10 @@ def test_a_file_of_an_earlier_version_is_read_and_its_expired_jobs_purged(tmp_pa
     db.commit()
     db.close()
     store = jobmod.JobStore(name="earlier", state_dir=tmp_path)
-    assert store.get("recent", None).status == jobmod.COMPLETED
+    assert store.get(recent, None).status == jobmod.COMPLETED
     store.sweep()
     db = sqlite3.connect(tmp_path / "jobs.sqlite3")
-    assert sorted(row[0] for row in db.execute("SELECT id FROM jobs")) == ["recent", "running"]
+    assert sorted(row[0] for row in db.execute("SELECT id FROM jobs")) == [recent, running]
     job = store.create("work", None, provenance_id="its-record")
     job.finish(jobmod.COMPLETED, result={"content": []})
     expires = db.execute("SELECT expires - finished_at FROM jobs WHERE id = ?", (job.id,)).fetchone()[0]

@@ -15,15 +15,16 @@ Source: MCP 2025-11-25, Basic § Utilities § Tasks.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import json
 import logging
 import math
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ...errors import UnknownComponent, message_of, to_error_object
+from ...errors import INTERNAL_MESSAGE, InternalError, NanohubMCPError, UnknownComponent, message_of, to_error_object
 from ...protocol import jsonenc, versions
 from ...protocol.result_types import ToolResult
 from ...schema.secret import stored_arguments
@@ -335,13 +336,28 @@ def job_result_tool(core: JobHost) -> Callable[..., Awaitable[dict[str, Any] | T
         Args:
             job_id: the job_id returned when the async tool was called.
         """
-        try:
-            job = core.jobs.get(job_id, ctx.session_id, ctx.principal)
-        except UnknownComponent:
-            return not_found(job_id)
-        return job_answer(job)
+        with own_faults():
+            try:
+                job = core.jobs.get(job_id, ctx.session_id, ctx.principal)
+            except UnknownComponent:
+                return not_found(job_id)
+            return job_answer(job)
 
     return get_job_result
+
+
+@contextlib.contextmanager
+def own_faults() -> Iterator[None]:
+    """Inside, an exception of no kind the package raises on purpose is a fault of the server's own
+    job tools, not of the tool a user wrote: the caller gets :data:`~nanohubmcp.errors.INTERNAL_MESSAGE`
+    (REST 500 ``{"error": "Internal error; see the server log"}``), the log its traceback — never its
+    message, which names the server's internals (a codec, a store, a path)."""
+    try:
+        yield
+    except NanohubMCPError:  # meant for the caller: not found, the store away (503), a limit
+        raise
+    except Exception as exc:
+        raise InternalError(INTERNAL_MESSAGE) from exc
 
 
 def not_found(job_id: str) -> ToolResult:
@@ -369,15 +385,16 @@ def job_cancel_tool(core: JobHost) -> Callable[..., Awaitable[dict[str, Any] | T
         Args:
             job_id: the job_id returned when the async tool was called.
         """
-        try:
-            job = core.jobs.get(job_id, ctx.session_id, ctx.principal)
-        except UnknownComponent:
-            return not_found(job_id)
-        if job.status in jobmod.TERMINAL:
-            status = job_status(job)
-            status.pop("result", None)
-            return {**status, "message": "the job had already ended; get_job_result gives its outcome"}
-        return job_status(core.jobs.cancel(job, "cancelled by the client"))
+        with own_faults():
+            try:
+                job = core.jobs.get(job_id, ctx.session_id, ctx.principal)
+            except UnknownComponent:
+                return not_found(job_id)
+            if job.status in jobmod.TERMINAL:
+                status = job_status(job)
+                status.pop("result", None)
+                return {**status, "message": "the job had already ended; get_job_result gives its outcome"}
+            return job_status(core.jobs.cancel(job, "cancelled by the client"))
 
     return cancel_job
 

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import logging
 import os
-import secrets
 import sqlite3
 import time
 from collections.abc import Callable, Collection
@@ -65,7 +64,7 @@ from .record import (  # noqa: F401 (re-exported: the job machinery's one import
 from .runs import Runs, process_of
 from .settle import SERVER_STOPPED, HandOver, Reattach, process_ending, revive, stop_run
 from .stores import DB_FILE, JobBackend, open_backend
-from .visibility import LISTED, operator_rows, unknown_job, visible
+from .visibility import LISTED, minted, new_job_id, operator_rows, unknown_job, visible
 from .writes import JobWrites
 
 if TYPE_CHECKING:
@@ -200,7 +199,7 @@ class JobStore:
         """
         self.sweep(force=False)
         owner = keyed(owner)
-        job = Job(id=secrets.token_urlsafe(24), tool=tool, owner=owner, principal=subject_of(principal),
+        job = Job(id=new_job_id(), tool=tool, owner=owner, principal=subject_of(principal),
                   ttl=min(ttl, self.ttl) if ttl else self.ttl, as_task=as_task, status_message=message,
                   executor=executor, arguments=arguments, runner=self.runner, provenance_id=provenance_id)
         if detached:
@@ -248,10 +247,13 @@ class JobStore:
 
         Raises:
             UnknownComponent: no such job for this caller (the same answer whether it never
-                existed, expired, or belongs to someone else).
+                existed, expired, or belongs to someone else). An id of a form the server never makes
+                (:func:`.visibility.minted`) is refused so before any store is read.
         """
-        job = self._live.get(job_id) if isinstance(job_id, str) else None
-        if job is None and isinstance(job_id, str) and self.persistent:
+        if not minted(job_id):  # any other text (a lone surrogate: no store could even encode it)
+            raise unknown_job(job_id)
+        job = self._live.get(job_id)
+        if job is None and self.persistent:
             row = self.backend.load(job_id)
             job = self._revive(row) if row is not None else None
         if job is None or job.expired(time.time()) or not visible(job, keyed(owner), subject_of(principal),

@@ -15,7 +15,9 @@ The rule, in every era and on every route:
   id (with the same principal, if any).
 
 An unknown, expired and someone else's job get the same answer (:func:`unknown_job`), so ids
-cannot be probed.
+cannot be probed. An id the server cannot have made (:func:`minted`: not 32 characters of
+``A-Z a-z 0-9 - _``) gets it before any store is read: whatever text a client sends (a lone UTF-16
+surrogate, which no store can encode; a 100 kB string) is simply not found, in every store.
 
 The operator (``%mcp jobs``, the lab panel) sees every owner's jobs, but only their id, tool,
 status, progress, times and executor (:data:`LISTED`): never arguments or results.
@@ -24,13 +26,16 @@ status, progress, times and executor (:data:`LISTED`): never arguments or result
 from __future__ import annotations
 
 import json
+import re
+import secrets
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from ...errors import UnknownComponent
 from .record import Job
 
-__all__ = ["ECHOED_ID_CHARS", "LISTED", "echoed_id", "operator_rows", "owned", "unknown_job", "visible"]
+__all__ = ["ECHOED_ID_CHARS", "LISTED", "echoed_id", "minted", "new_job_id", "operator_rows", "owned", "unknown_job",
+           "visible"]
 
 LISTED = ("id", "tool", "status", "status_message", "progress", "progress_total", "progress_message",
           "created", "updated", "finished_at", "executor")
@@ -56,6 +61,22 @@ def owned(job: Job, owner: str | None, principal: str | None, now: float, *, tas
     ``tasks_only``."""
     return (job.owner == owner and owner is not None and job.principal == principal and not job.expired(now)
             and (job.as_task or not tasks_only))
+
+
+JOB_ID_BYTES = 24
+"""The random bytes of a job id (:func:`new_job_id`)."""
+_MINTED = re.compile(r"[A-Za-z0-9_-]{32}")
+
+
+def new_job_id() -> str:
+    """A new job id: :data:`JOB_ID_BYTES` random bytes as 32 characters of ``A-Z a-z 0-9 - _``
+    (``secrets.token_urlsafe``); every job id the server has made is of this form."""
+    return secrets.token_urlsafe(JOB_ID_BYTES)
+
+
+def minted(job_id: object) -> TypeGuard[str]:
+    """Whether ``job_id`` has the form of an id :func:`new_job_id` makes (only then may a store hold it)."""
+    return isinstance(job_id, str) and _MINTED.fullmatch(job_id) is not None
 
 
 ECHOED_ID_CHARS = 64
