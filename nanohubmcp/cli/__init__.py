@@ -50,7 +50,7 @@ Where each part lives: :mod:`.parser` the arguments of every subcommand (a new s
 ``subparsers`` entry there with a ``run`` default), :mod:`.serve` the subcommands that serve (``run``,
 ``sim2l``, ``rappture``, ``hub-tools``, ``bridge``), :mod:`.documents` the ones that write a file or
 print a document (``export``, ``server-json``, ``desktop-config``, ``provenance``), :mod:`.script_options` the
-``--port`` and token options a script of your own adds as the subcommands check them (and
+``--port`` and token options a script of your own adds as the subcommands check them, ``--transport`` (and
 :func:`~.script_options.required_token`, for a script that serves only with a token). This module owns
 only :func:`main`: parse, run, turn a :class:`~nanohubmcp.errors.UsageError` into the subcommand's
 usage and exit status 2, any other :class:`~nanohubmcp.errors.NanohubMCPError` into one line on stderr
@@ -65,9 +65,10 @@ from collections.abc import Sequence
 from ..auth.token_option import token_from_options
 from ..errors import NanohubMCPError, UsageError
 from .parser import PROG, build_parser, parse_arguments
-from .script_options import add_port_option, add_script_token_options, required_token
+from .script_options import add_port_option, add_script_token_options, add_transport_option, required_token
 
-__all__ = ["add_port_option", "add_script_token_options", "build_parser", "main", "required_token"]
+__all__ = ["add_port_option", "add_script_token_options", "add_transport_option", "build_parser", "main",
+           "required_token"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,9 +1,11 @@
 """The options a script of your own shares with the ``nanohubmcp`` subcommands, checked as they check them.
 
-``--port N`` (:func:`add_port_option`: else ``$MCP_PORT``, else a default; 0-65535) and
+``--port N`` (:func:`add_port_option`: else ``$MCP_PORT``, else a default; 0-65535),
+``--transport http|stdio`` (:func:`add_transport_option`: else ``$MCP_TRANSPORT``, else http) and
 ``--token-file PATH`` / ``--token TOKEN`` (:func:`add_script_token_options`; :func:`required_token`
-when the script must not serve without one), for the ``argparse`` parser of a script that serves with
-``server.run(port=args.port, token=args.token)`` (an exported notebook's ``start_mcp.py`` is one).
+when the script must not serve without one over HTTP), for the ``argparse`` parser of a script that serves
+with ``server.run(port=args.port, transport=args.transport, token=args.token)`` (an exported notebook's
+``start_mcp.py`` is one).
 :func:`port_number` is also the ``--port`` type of the serving
 subcommands (:mod:`.parser`). A bad value ends ``parse_args`` as it ends a subcommand's (each
 function says how). The subcommands' parsers themselves are :mod:`.parser`'s.
@@ -19,7 +21,16 @@ from ..auth.verifiers import ENV_SOURCE, MCP_TOKEN_ENV, checked_token, token_req
 from ..errors import ConfigurationError
 from ..transports.proxy_option import FromEnvironment, named_source
 
-__all__ = ["PORT_VARIABLE", "add_port_option", "add_script_token_options", "port_number", "required_token"]
+__all__ = [
+    "PORT_VARIABLE",
+    "TRANSPORT_VARIABLE",
+    "add_port_option",
+    "add_script_token_options",
+    "add_transport_option",
+    "port_number",
+    "required_token",
+    "transport_name",
+]
 
 
 def port_number(text: str) -> int:
@@ -72,6 +83,60 @@ def add_port_option(parser: argparse.ArgumentParser, *, default: int = 8000, hel
         help=help or f"TCP port, 0-65535 (0: any free port; default ${PORT_VARIABLE}, else {default})")
 
 
+TRANSPORT_VARIABLE = "MCP_TRANSPORT"
+"""The environment variable a server's transport comes from when no ``--transport`` (or ``transport=``) is given."""
+
+
+def transport_name(text: str) -> str:
+    """``"http"`` or ``"stdio"`` (argparse type; any case, outer blanks ignored). A value that is the
+    default :func:`add_transport_option` read from ``$MCP_TRANSPORT`` is named so in the message."""
+    chosen = text.strip().lower()
+    if chosen not in ("http", "stdio"):
+        raise argparse.ArgumentTypeError(
+            f"{named_source(text)}must be http or stdio (stdio: a desktop client starts the server), not {text!r}")
+    return chosen
+
+
+def _environment_transport() -> str | None:
+    """``$MCP_TRANSPORT`` as :func:`transport_name` reads it; None when unset, blank or not a transport."""
+    try:
+        return transport_name(os.environ.get(TRANSPORT_VARIABLE, "")) or None
+    except argparse.ArgumentTypeError:
+        return None
+
+
+def add_transport_option(parser: argparse.ArgumentParser, *, help: str | None = None) -> None:
+    """Add ``--transport http|stdio`` to a script's ``parser``, read as ``server.run(transport=...)`` reads it.
+
+    ``args.transport`` is then ``"http"`` or ``"stdio"``: ``--transport``, else ``$MCP_TRANSPORT``, else
+    ``"http"``. Over stdio a desktop client starts the script and talks MCP on its stdin and stdout, so
+    the script must print nothing on stdout and needs no token (:func:`required_token` with
+    ``transport=args.transport``). Another value, given either way, is a usage error: ``parse_args``
+    prints the usage and one line saying what is accepted, and exits with status 2.
+
+    Args:
+        parser: the script's parser.
+        help: the option's help text (default: says the values and the default).
+
+    Example:
+        ```python
+        import argparse
+
+        from nanohubmcp.cli import add_transport_option
+
+        parser = argparse.ArgumentParser()
+        add_transport_option(parser)
+        assert parser.parse_args(["--transport", "stdio"]).transport == "stdio"
+        ```
+    """
+    environ = os.environ.get(TRANSPORT_VARIABLE, "").strip()
+    parser.add_argument(
+        "--transport", type=transport_name, metavar="{http,stdio}",
+        default=FromEnvironment(environ, TRANSPORT_VARIABLE) if environ else "http",
+        help=help or f"http, or stdio for a desktop client that starts this script (default ${TRANSPORT_VARIABLE}, "
+        "else http)")
+
+
 def add_script_token_options(parser: argparse.ArgumentParser, *, help: str | None = None) -> None:
     """Add ``--token-file PATH`` and ``--token TOKEN`` to a script's ``parser``, as the ``nanohubmcp``
     subcommands check them.
@@ -102,17 +167,22 @@ def add_script_token_options(parser: argparse.ArgumentParser, *, help: str | Non
     add_token_options(parser, help or "bearer token every request must carry", resolve=True)
 
 
-def required_token(parser: argparse.ArgumentParser, token: str | None, *, why: str = "") -> str:
-    """The token a script must serve with: ``token`` (``args.token`` of :func:`add_script_token_options`),
-    else ``$MCP_TOKEN``; with neither (an empty ``$MCP_TOKEN`` reads as unset), one line on stderr
-    saying how to give one, and exit status 2, instead of serving every tool to whoever reaches the port.
-    A ``$MCP_TOKEN`` no client can send (a control character, a space, a character outside
-    ASCII: ``tök€n``) is one line saying which characters a token may hold, and exit status 2.
+def required_token(parser: argparse.ArgumentParser, token: str | None, *, why: str = "",
+                   transport: str | None = None) -> str | None:
+    """The token a script must serve with over HTTP: ``token`` (``args.token`` of
+    :func:`add_script_token_options`), else ``$MCP_TOKEN``; with neither (an empty ``$MCP_TOKEN`` reads as
+    unset), one line on stderr saying how to give one, and exit status 2, instead of serving every tool
+    to whoever reaches the port. A ``$MCP_TOKEN`` no client can send (a control character, a space, a
+    character outside ASCII: ``tök€n``) is one line saying which characters a token may hold, and exit
+    status 2. Over stdio no port is open (the client is the process that started the script), so
+    none is required: ``token`` is returned as given (None included).
 
     Args:
         parser: the script's parser (its ``prog`` starts the line).
         token: the token the options gave, or None.
         why: why this server requires one, said in the line (e.g. "as the notebook's server did").
+        transport: ``args.transport`` of :func:`add_transport_option`; None reads ``$MCP_TRANSPORT``
+            (as ``server.run`` does), so that a script without that option is not refused over stdio.
 
     Example:
         ```python
@@ -127,7 +197,12 @@ def required_token(parser: argparse.ArgumentParser, token: str | None, *, why: s
         args = parser.parse_args()
         server.run(token=required_token(parser, args.token))  # no token given: exits 2 saying how to give one
         ```
+
+    .. versionchanged:: 1.0
+       Over stdio (``transport``, else ``$MCP_TRANSPORT``) no token is required.
     """
+    if (transport or _environment_transport()) == "stdio":
+        return token
     environ = os.environ.get(MCP_TOKEN_ENV, "")
     found = token or (environ if environ.strip() else "")  # as run() reads it; blank is unset
     if not found:

@@ -9,7 +9,10 @@ The port is checked as ``nanohubmcp`` checks ``--port``, by :func:`nanohubmcp.cl
 a value outside 0-65535 exits 2 with one line. As the notebook's server requires a bearer token
 (unless ``%config NanohubMCP.token = ''``), so does the script: ``$MCP_TOKEN`` or ``--token-file PATH``
 (:func:`nanohubmcp.cli.add_script_token_options`), else it exits 2 with one line
-(:func:`nanohubmcp.cli.required_token`); the notebook's token itself is never written into it.
+(:func:`nanohubmcp.cli.required_token`); the notebook's token itself is never written into it. With
+``--transport stdio`` (or ``$MCP_TRANSPORT=stdio``; :func:`nanohubmcp.cli.add_transport_option`), what a
+desktop client starts, it needs no token and writes nothing but MCP messages on stdout (the port-0 note
+goes to stderr, over HTTP only).
 ``start_mcp --app`` and ``nanohubmcp run`` import the script and run ``server`` themselves, with the token
 they are given; ``server.require_token(...)`` under the ``server`` line makes them refuse to serve without one.
 """
@@ -39,25 +42,27 @@ Exported: {day} {marker} {version}. Edit the notebook and export it again
 
 Run it:
     python {file} [--host {host}] [--port {port}]    # or set MCP_PORT
+    python {file} --transport stdio    # a desktop client (or MCP_TRANSPORT=stdio; no token)
     start_mcp --app {file}    # on nanoHUB{token_run}
 """'''
 _TOKEN_RUN = """
 Its clients send a bearer token, as the notebook's server required; the notebook's token is not
 exported: set MCP_TOKEN to a token of your choice (or pass --token-file PATH), else neither
-python {file} nor start_mcp --app {file} serves it."""
+python {file} nor start_mcp --app {file} serves it over HTTP (over stdio none is needed)."""
 _FOOTER = '''def _command_line_options(argv=None):
-    """--host, --port and the token of `python this_file.py` (start_mcp --app passes its own)."""
+    """--host, --port, --transport and the token of `python this_file.py` (start_mcp --app passes its own)."""
     import argparse
 
-    from nanohubmcp.cli import add_port_option, add_script_token_options{token_import}
+    from nanohubmcp.cli import add_port_option, add_script_token_options, add_transport_option{token_import}
 
     parser = argparse.ArgumentParser(description={description})
     parser.add_argument("--host", default={host}, help={host_help})
     add_port_option(parser, default={port}, help={port_help})  # a bad --port or $MCP_PORT exits 2
+    add_transport_option(parser)  # --transport, else $MCP_TRANSPORT, else http; stdio: stdout is the client's
     add_script_token_options(parser)  # --token-file PATH, else $MCP_TOKEN; an empty --token exits 2
     args = parser.parse_args(argv)
     port = args.port{zero_note}{token}
-    return {{"host": args.host, "port": port, "token": token}}
+    return {{"host": args.host, "port": port, "transport": args.transport, "token": token}}
 
 
 if __name__ == "__main__":
@@ -65,14 +70,18 @@ if __name__ == "__main__":
 
 
 _ZERO_PORT_NOTE = '''
-    if int(port) == 0:
+    if int(port) == 0 and args.transport == "http":  # over stdio no port is opened, and stdout is the client's
+        import sys
+
         print("Port 0, as in the notebook (%config NanohubMCP.port = 0): serving on any free port, shown "
-              "below; pass --port N or set MCP_PORT for a fixed one.", flush=True)'''
-"""Printed by an exported script whose port is the notebook's 0 (any free port)."""
+              "below; pass --port N or set MCP_PORT for a fixed one.", file=sys.stderr, flush=True)'''
+"""Printed (on stderr) by an exported script whose port is the notebook's 0 (any free port), over HTTP."""
 
 _REQUIRED_TOKEN = '''
-    # The notebook's server required a bearer token; so does this script (without one it exits 2 saying so).
-    token = required_token(parser, args.token, why="as the notebook's server did (its token is not exported)")'''
+    # The notebook's server required a bearer token; so does this script over HTTP (without one it exits 2
+    # saying so). Over stdio none is needed: the client is the process that started the script.
+    why = "as the notebook's server did (its token is not exported)"
+    token = required_token(parser, args.token, why=why, transport=args.transport)'''
 _SERVER_REQUIRES_TOKEN = '''
 # However it is served (python, nanohubmcp run, start_mcp --app), never over HTTP without a token.
 server.require_token("as the notebook's server did (its token is not exported)")'''

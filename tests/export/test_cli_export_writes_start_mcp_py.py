@@ -162,14 +162,15 @@ def test_an_exported_port_0_says_at_start_it_serves_on_any_free_port(write_noteb
     notebook = write_notebook("%load_ext nanohubmcp\n%config NanohubMCP.port = 0", TOOL)
     assert main(["export", str(notebook)]) == 0
     script = tmp_path / "start_mcp.py"
-    options = subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-c", "import runpy, sys; sys.argv = ['x', '--host', '127.0.0.1'];"
          f"ns = runpy.run_path({str(script)!r}, run_name='exported'); print(ns['_command_line_options']())"],
-        capture_output=True, text=True, timeout=60, check=True, env={**os.environ, "MCP_TOKEN": "t0ken"},
-    ).stdout
-    assert options.splitlines()[0].startswith("Port 0, as in the notebook (%config NanohubMCP.port = 0)")
-    assert "--port N or set MCP_PORT" in options
-    assert options.splitlines()[-1] == "{'host': '127.0.0.1', 'port': 0, 'token': 't0ken'}"
+        capture_output=True, text=True, timeout=60, check=True,
+        env={**os.environ, "MCP_TOKEN": "t0ken", "MCP_TRANSPORT": ""},
+    )
+    assert "Port 0, as in the notebook (%config NanohubMCP.port = 0)" in done.stderr  # stdout is MCP's over stdio
+    assert "--port N or set MCP_PORT" in done.stderr
+    assert done.stdout.splitlines() == ["{'host': '127.0.0.1', 'port': 0, 'transport': 'http', 'token': 't0ken'}"]
 
     fixed = write_notebook("%load_ext nanohubmcp\n%config NanohubMCP.port = 9001", TOOL, name="fixed.ipynb")
     assert main(["export", str(fixed), "-o", str(tmp_path / "fixed.py")]) == 0

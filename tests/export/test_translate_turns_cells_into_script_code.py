@@ -348,10 +348,10 @@ def test_the_script_takes_port_from_argument_then_environment_then_notebook(tmp_
         )
         return done.stdout.strip().splitlines()[-1]
 
-    assert options() == "{'host': '127.0.0.1', 'port': 9123, 'token': 't0ken'}"
-    assert options(MCP_PORT="8100") == "{'host': '127.0.0.1', 'port': 8100, 'token': 't0ken'}"
+    assert options() == "{'host': '127.0.0.1', 'port': 9123, 'transport': 'http', 'token': 't0ken'}"
+    assert options(MCP_PORT="8100") == "{'host': '127.0.0.1', 'port': 8100, 'transport': 'http', 'token': 't0ken'}"
     assert (options("--port", "7000", "--host", "0.0.0.0", MCP_PORT="8100")
-            == "{'host': '0.0.0.0', 'port': 7000, 'token': 't0ken'}")
+            == "{'host': '0.0.0.0', 'port': 7000, 'transport': 'http', 'token': 't0ken'}")
 
 
 @pytest.mark.slow
@@ -379,8 +379,9 @@ def test_a_notebook_served_on_all_interfaces_exports_a_script_that_binds_127_0_0
         return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                               env={"PATH": "/usr/bin:/bin", "MCP_TOKEN": "t0ken"}, check=True).stdout.strip()
 
-    assert run().splitlines()[-1] == "{'host': '127.0.0.1', 'port': 18930, 'token': 't0ken'}"
-    assert run("--host", "0.0.0.0").splitlines()[-1] == "{'host': '0.0.0.0', 'port': 18930, 'token': 't0ken'}"
+    assert run().splitlines()[-1] == "{'host': '127.0.0.1', 'port': 18930, 'transport': 'http', 'token': 't0ken'}"
+    assert (run("--host", "0.0.0.0").splitlines()[-1]
+            == "{'host': '0.0.0.0', 'port': 18930, 'transport': 'http', 'token': 't0ken'}")
     assert "the notebook served on 0.0.0.0: pass --host 0.0.0.0 with MCP_TOKEN set" in " ".join(run("--help").split())
     # A loopback host of the notebook stays the default, as before.
     assert 'default="127.0.0.2"' in plain("%config NanohubMCP.host = '127.0.0.2'").text
