@@ -36,13 +36,31 @@ async def create_task(core: HandlerServices, request: RequestContext, tool: Tool
     """Start ``tool`` as a task; answers ``{task: Task}`` at once."""
     if not isinstance(task_params, dict):
         raise InvalidParams("tools/call params.task must be an object, e.g. {\"ttl\": 60000}")
-    ttl = task_params.get("ttl")
-    seconds = float(ttl) / 1000.0 if isinstance(ttl, (int, float)) and not isinstance(ttl, bool) and ttl > 0 else None
+    seconds = _ttl_seconds(task_params.get("ttl"))
     try:
         job = start_job(core, request, tool, arguments, as_task=True, ttl=seconds)
     except jobmod.JobLimitReached as exc:
         raise InternalError(str(exc)) from None
     return {"task": task_object(job)}
+
+
+def _ttl_seconds(ttl: object) -> float | None:
+    """``params.task.ttl`` (milliseconds) in seconds; None (absent or null) for the server's
+    ``job_ttl_seconds``. The receiver may keep a task for less than asked (MCP 2025-11-25, Utilities §
+    Tasks): a ttl over the server's own, however large, is cut to it (:meth:`JobStore.create`).
+
+    Raises:
+        InvalidParams: a ttl that is no positive number (a string, a boolean, zero or less), -32602.
+    """
+    if ttl is None:
+        return None
+    if isinstance(ttl, bool) or not isinstance(ttl, (int, float)) or not ttl > 0:
+        raise InvalidParams("tools/call params.task.ttl must be a positive number of milliseconds, e.g. "
+                            "{\"ttl\": 60000}, or left out for the server's own")
+    try:
+        return ttl / 1000.0
+    except OverflowError:  # an integer beyond any float: cut to the server's own like any other long ttl
+        return math.inf
 
 
 def _job(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> jobmod.Job:
