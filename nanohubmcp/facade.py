@@ -764,6 +764,7 @@ class MCPServer:
         max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
         max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
         max_unsent_bytes: int = DEFAULT_MAX_UNSENT_BYTES,
+        max_buffered_bytes_per_principal: int | None = None,
         token: str | None = None,
     ) -> tornado.web.Application:
         """Return the ``tornado.web.Application`` serving this server, for an ``HTTPServer`` of your own.
@@ -781,6 +782,9 @@ class MCPServer:
             max_buffered_bytes: the most bytes of request bodies received at once over every
                 connection (256 MiB; at least ``max_request_bytes``); a body beyond it gets 503
                 with ``Retry-After`` before it is read.
+            max_buffered_bytes_per_principal: the most of them one authenticated principal's bodies
+                take (None: an eighth of ``max_buffered_bytes``, at least ``max_request_bytes``);
+                beyond it that principal's body gets 503 with ``Retry-After`` before it is read.
             max_unsent_bytes: the most response bytes held in all for clients that have not read
                 them (256 MiB); beyond it connections are closed, oldest first.
             token: a static bearer token every request must carry; overrides ``auth``; ``""``
@@ -798,6 +802,7 @@ class MCPServer:
             max_request_bytes=max_request_bytes,
             max_buffered_bytes=max_buffered_bytes,
             max_unsent_bytes=max_unsent_bytes,
+            max_buffered_bytes_per_principal=max_buffered_bytes_per_principal,
             token=token,
         )
 
@@ -852,6 +857,7 @@ class MCPServer:
         max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
         max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
         max_unsent_bytes: int = DEFAULT_MAX_UNSENT_BYTES,
+        max_buffered_bytes_per_principal: int | None = None,
         public_url: str | None = None,
         quiet: bool = False,
         token: str | None = None,
@@ -886,6 +892,11 @@ class MCPServer:
             max_buffered_bytes: the most bytes of request bodies received at once over every
                 connection (default 256 MiB; at least ``max_request_bytes``); a body beyond
                 it is answered 503 with ``Retry-After`` before it is read.
+            max_buffered_bytes_per_principal: the most of them one authenticated principal's bodies
+                take (None: an eighth of ``max_buffered_bytes``, at least ``max_request_bytes``, so
+                32 MiB by default); beyond it that principal's body is answered 503 with
+                ``Retry-After`` before it is read, and other principals' bodies are not. At least
+                ``max_request_bytes``; ``max_buffered_bytes`` or more turns the share off.
             max_unsent_bytes: most bytes of responses the server holds in all for clients that
                 have not read them (256 MiB); beyond it connections are closed, oldest first,
                 and a response not read within 30 s plus a second per 64 KiB closes its connection.
@@ -918,6 +929,7 @@ class MCPServer:
             max_request_bytes=max_request_bytes,
             max_buffered_bytes=max_buffered_bytes,
             max_unsent_bytes=max_unsent_bytes,
+            max_buffered_bytes_per_principal=max_buffered_bytes_per_principal,
             public_url=public_url,
             quiet=quiet,
             token=token,
@@ -937,6 +949,7 @@ class MCPServer:
         max_request_bytes: int = DEFAULT_MAX_REQUEST_BYTES,
         max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
         max_unsent_bytes: int = DEFAULT_MAX_UNSENT_BYTES,
+        max_buffered_bytes_per_principal: int | None = None,
         public_url: str | None = None,
         quiet: bool = True,
         loop: str = "thread",
@@ -961,6 +974,7 @@ class MCPServer:
             max_request_bytes=max_request_bytes,
             max_buffered_bytes=max_buffered_bytes,
             max_unsent_bytes=max_unsent_bytes,
+            max_buffered_bytes_per_principal=max_buffered_bytes_per_principal,
             public_url=public_url,
             quiet=quiet,
             loop=loop,

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = ["NanohubMCP"]
 
-SERVE_LIMIT_TRAITS = ("max_request_bytes", "max_buffered_bytes", "max_unsent_bytes")
+SERVE_LIMIT_TRAITS = ("max_request_bytes", "max_buffered_bytes", "max_buffered_bytes_per_principal", "max_unsent_bytes")
 """The HTTP server's limits, each passed to ``server.start(...)`` under its own name (the default is run()'s)."""
 RESTART_TRAITS = ("host", "port", "mode", "path_prefix", "allowed_origins", "public_url", "token", *SERVE_LIMIT_TRAITS)
 """Traits whose change restarts a running server on its new address or URL, or with its new limits."""
@@ -222,6 +222,17 @@ class NanohubMCP(Configurable):
         "a body beyond it is answered 503 with Retry-After before it is read. Default 268435456 (256 MiB).",
     ).tag(config=True)
 
+    max_buffered_bytes_per_principal = Limit(
+        None,
+        minimum=1024,
+        allow_none=True,
+        takes="a number of bytes >= 1024, or None",
+        help="Most bytes of request bodies one principal (one token's caller) has received at once, at least "
+        "max_request_bytes; a body of theirs beyond it is answered 503 with Retry-After before it is read, and "
+        "other principals' are not. Default None: an eighth of max_buffered_bytes, at least "
+        "max_request_bytes (33554432, 32 MiB, with the other defaults).",
+    ).tag(config=True)
+
     max_unsent_bytes = Limit(
         256 * 1024 * 1024,
         minimum=1024 * 1024,
@@ -375,23 +386,27 @@ class NanohubMCP(Configurable):
             raise TraitError("NanohubMCP.figure_dpi must be a positive number of dots per inch, or None")
         return value
 
-    @validate("max_request_bytes", "max_buffered_bytes")
-    def _check_request_fits_buffer(self, proposal: Bunch) -> int:
-        """``max_buffered_bytes >= max_request_bytes``, as ``run()`` requires: a ``%config`` line breaking it
-        is refused (the running server keeps serving); a profile setting both is checked once both are set."""
+    @validate("max_request_bytes", "max_buffered_bytes", "max_buffered_bytes_per_principal")
+    def _check_request_fits_buffer(self, proposal: Bunch) -> int | None:
+        """``max_buffered_bytes`` and a set ``max_buffered_bytes_per_principal`` at least ``max_request_bytes``,
+        as ``run()`` requires: a ``%config`` line breaking it is refused (the running server keeps serving); a
+        profile setting them is checked once all are set."""
+        name = proposal["trait"].name
+        if proposal["value"] is None:
+            return None  # max_buffered_bytes_per_principal's default: derived from the others, always large enough
         value = int(proposal["value"])
-        if proposal["trait"].name == "max_request_bytes":
-            request, buffered = value, self.max_buffered_bytes
-        else:
-            request, buffered = self.max_request_bytes, value
-        if buffered < request:
-            if proposal["trait"].name == "max_request_bytes":
-                why = (f"max_request_bytes = {value} is above NanohubMCP.max_buffered_bytes ({buffered})",
-                       "raise max_buffered_bytes first, then max_request_bytes")
-            else:
-                why = (f"max_buffered_bytes = {value} is below NanohubMCP.max_request_bytes ({request})",
-                       "lower max_request_bytes first, then max_buffered_bytes")
-            raise TraitError(f"NanohubMCP.{why[0]}; max_buffered_bytes must be at least max_request_bytes: {why[1]}")
+        limits = {"max_request_bytes": self.max_request_bytes, "max_buffered_bytes": self.max_buffered_bytes,
+                  "max_buffered_bytes_per_principal": self.max_buffered_bytes_per_principal, name: value}
+        request = limits.pop("max_request_bytes")
+        for other, bound in limits.items():
+            if bound is not None and bound < request:
+                if name == "max_request_bytes":
+                    why = (f"max_request_bytes = {value} is above NanohubMCP.{other} ({bound})",
+                           f"raise {other} first, then max_request_bytes")
+                else:
+                    why = (f"{other} = {value} is below NanohubMCP.max_request_bytes ({request})",
+                           f"lower max_request_bytes first, then {other}")
+                raise TraitError(f"NanohubMCP.{why[0]}; {other} must be at least max_request_bytes: {why[1]}")
         return value
 
     @validate("name")

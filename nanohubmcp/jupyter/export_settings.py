@@ -58,8 +58,9 @@ _NOTE = {"ctor": "applied in MCPServer(...) at the top of the file",
          None: "a notebook-only setting, dropped"}
 
 
-_PAIR = ("max_request_bytes", "max_buffered_bytes")
-"""Limits checked against each other (``max_buffered_bytes >= max_request_bytes``)."""
+_PAIR = ("max_request_bytes", "max_buffered_bytes", "max_buffered_bytes_per_principal")
+"""Limits checked against each other (``max_buffered_bytes`` and a set ``max_buffered_bytes_per_principal`` at
+least ``max_request_bytes``)."""
 
 
 def _place(setting: str) -> str | None:

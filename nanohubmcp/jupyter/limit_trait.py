@@ -27,7 +27,7 @@ class Limit(Integer[Any, Any]):
     integral float (``1e9``) becomes the int.
     """
 
-    def __init__(self, default: int, *, minimum: int, takes: str, allow_none: bool = False, help: str) -> None:
+    def __init__(self, default: int | None, *, minimum: int, takes: str, allow_none: bool = False, help: str) -> None:
         super().__init__(default, help=help)
         self.allow_none = allow_none  # after: Int's typed overloads take only a literal True or False
         self.minimum = minimum

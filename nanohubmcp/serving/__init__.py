@@ -112,6 +112,7 @@ class Serving:
         max_request_bytes: int,
         max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
         max_unsent_bytes: int,
+        max_buffered_bytes_per_principal: int | None = None,
         token: str | None,
     ) -> tornado.web.Application:
         """The ``tornado.web.Application`` serving ``server`` (for the caller's own HTTPServer)."""
@@ -125,6 +126,7 @@ class Serving:
             max_request_bytes=max_request_bytes,
             max_buffered_bytes=max_buffered_bytes,
             max_unsent_bytes=max_unsent_bytes,
+            max_buffered_bytes_per_principal=max_buffered_bytes_per_principal,
             auth=verifier(server, token),
         )
         return make_app(server, config)
@@ -146,6 +148,7 @@ class Serving:
         max_request_bytes: int,
         max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
         max_unsent_bytes: int,
+        max_buffered_bytes_per_principal: int | None = None,
         public_url: str | None,
         quiet: bool,
         token: str | None,
@@ -185,6 +188,7 @@ class Serving:
                 max_request_bytes=max_request_bytes,
                 max_buffered_bytes=max_buffered_bytes,
                 max_unsent_bytes=max_unsent_bytes,
+                max_buffered_bytes_per_principal=max_buffered_bytes_per_principal,
                 public_url=public_url,
                 token=token,
                 **compat,
@@ -200,6 +204,7 @@ class Serving:
                 max_request_bytes=max_request_bytes,
                 max_buffered_bytes=max_buffered_bytes,
                 max_unsent_bytes=max_unsent_bytes,
+                max_buffered_bytes_per_principal=max_buffered_bytes_per_principal,
                 public_url=public_url,
                 quiet=quiet,
                 loop="thread",
@@ -215,6 +220,7 @@ class Serving:
             runner = make_runner(
                 server, host, port, path_prefix, public_url, allowed_origins, max_request_bytes, compat,
                 token=token, max_buffered_bytes=max_buffered_bytes, max_unsent_bytes=max_unsent_bytes,
+                max_buffered_bytes_per_principal=max_buffered_bytes_per_principal,
                 proxy_headers=proxy_headers,
             )
         except ConfigurationError as exc:  # no token where one is required, one no client can send, say:
@@ -248,6 +254,7 @@ class Serving:
         max_request_bytes: int,
         max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
         max_unsent_bytes: int,
+        max_buffered_bytes_per_principal: int | None = None,
         public_url: str | None,
         quiet: bool,
         loop: str,
@@ -264,6 +271,7 @@ class Serving:
             server, host, port, path_prefix, public_url, allowed_origins, max_request_bytes, compat, token=token,
             max_buffered_bytes=max_buffered_bytes,
             max_unsent_bytes=max_unsent_bytes,
+            max_buffered_bytes_per_principal=max_buffered_bytes_per_principal,
             proxy_headers=proxy_headers,
         )
         self.public_url = public_url

@@ -24,14 +24,24 @@ from tornado.http1connection import HTTP1Connection
 from ..errors import InvalidRequest, RequestTooLarge, ServerBusy, http_status_of
 from ..protocol import jsonenc
 from .base import BaseHandler, BodyReadingHandler
-from .budget import RETRY_SECONDS
+from .budget import OVERALL, PER_PRINCIPAL, RETRY_SECONDS
 from .headers import JSON_TYPE
 
 DISCARD_FACTOR = 2
 """A refused body is read on and dropped up to this many times ``max_request_bytes``."""
 BUSY = "nanohubmcp_busy"
 """The key of a request's ``__dict__`` saying its body did not fit in the budget of bodies being
-received (:mod:`.budget`): once the route's checks pass, it is answered 503 unread."""
+received (:mod:`.budget`), and which limit it passed: once the route's checks pass, it is answered 503 unread."""
+DUE = "nanohubmcp_budget_due"
+"""The key of a request's ``__dict__`` holding ``(budget, size)`` for a body whose budget is taken once
+an asynchronous verifier named its principal (:meth:`StreamedBody.prepare`)."""
+BUSY_MESSAGES = {
+    OVERALL: "Service Unavailable: the server is receiving as many request bodies as it holds at once "
+             "(max_buffered_bytes); retry shortly",
+    PER_PRINCIPAL: "Service Unavailable: the request bodies this principal is sending take all the server holds "
+                   "for one principal at once (max_buffered_bytes_per_principal); retry once they are in",
+}
+"""The 503's message for each limit of the budget."""
 
 
 class StreamedBody(BodyReadingHandler):
@@ -51,11 +61,15 @@ class StreamedBody(BodyReadingHandler):
         await super().prepare()
         if self._finished or self.request.method != "POST" or not self.keeps_body:
             return
-        if BUSY in self.request.__dict__:
+        request = self.request
+        refused = request.__dict__.get(BUSY)
+        if refused is None and DUE in request.__dict__:  # the principal is known now
+            budget, size = request.__dict__[DUE]
+            principal = self.principal
+            refused = budget.take(request.server_connection, size, None if principal is None else principal.subject)
+        if refused is not None:
             self.set_header("Connection", "close")  # the body stays unread
-            self.fail(ServerBusy(
-                "Service Unavailable: the server is receiving as many request bodies as it holds at once "
-                "(max_buffered_bytes); retry shortly", retry_after=RETRY_SECONDS))
+            self.fail(ServerBusy(BUSY_MESSAGES[refused], retry_after=RETRY_SECONDS))
             return
         self.prepare_body()
 

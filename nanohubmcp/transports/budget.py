@@ -1,12 +1,15 @@
-"""The bytes of request bodies being received at once, bounded over every connection.
+"""The bytes of request bodies being received at once, bounded over every connection and per principal.
 
 Each request body the server will keep (a ``Content-Length`` within ``max_request_bytes``;
 a chunked body counts as ``max_request_bytes``) above :data:`UNCOUNTED_BYTES` takes its size from the application's
-:class:`BodyBudget` when its headers arrive, and gives it back when the body is complete or
-the connection closes. A body that would take the total over ``max_buffered_bytes`` is
-answered ``503 Service Unavailable`` with ``Retry-After`` before it is read (its route's
-checks come first: a client without a token still gets its 401), so a crowd of clients
-sending large bodies at once cannot make the server hold more than that bound.
+:class:`BodyBudget` once its headers arrived and its token was checked, and gives it back when the body is
+complete or the connection closes. A body that would take the total over ``max_buffered_bytes``, or its
+principal's bodies over ``max_buffered_bytes_per_principal``, is answered ``503 Service Unavailable`` with
+``Retry-After`` before it is read (its route's checks come first: a client without a token still gets its
+401, and takes nothing), so a crowd of clients sending large bodies at once cannot make the server hold
+more than that bound, and one principal holding connections open with large declared bodies cannot
+take it all from the others. Without authorization every client is the same anonymous caller: only the
+overall bound applies.
 
 Source: RFC 9110 § 15.6.4 (503) and § 10.2.3 (Retry-After).
 """
@@ -19,6 +22,19 @@ UNCOUNTED_BYTES = 64 * 1024
 request (a tool call of a few hundred bytes) pays nothing for the budget."""
 RETRY_SECONDS = 1
 """The ``Retry-After`` of a body refused for the budget (bodies in flight finish within seconds)."""
+PRINCIPAL_SHARE = 8
+"""The default ``max_buffered_bytes_per_principal`` is this fraction of ``max_buffered_bytes`` (at least
+``max_request_bytes``): 32 MiB of the default 256 MiB, so it takes eight principals to fill the budget."""
+OVERALL = "max_buffered_bytes"
+""":meth:`BodyBudget.take`'s answer when the overall bound refused the body."""
+PER_PRINCIPAL = "max_buffered_bytes_per_principal"
+""":meth:`BodyBudget.take`'s answer when the principal's share refused the body."""
+
+
+def principal_share(max_buffered_bytes: int, max_request_bytes: int) -> int:
+    """The default ``max_buffered_bytes_per_principal``: an eighth of the bound, at least one body of the
+    largest size."""
+    return max(max_request_bytes, max_buffered_bytes // PRINCIPAL_SHARE)
 
 
 class BodyBudget:
@@ -26,26 +42,48 @@ class BodyBudget:
 
     Args:
         limit: the most bytes held at once (``max_buffered_bytes``).
+        share: the most of them one principal holds at once (``max_buffered_bytes_per_principal``);
+            None: the whole ``limit``.
     """
 
-    __slots__ = ("_held", "limit", "used")
+    __slots__ = ("_held", "_owned", "limit", "share", "used")
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, share: int | None = None) -> None:
         self.limit = limit
+        self.share = limit if share is None else share
         self.used = 0
         """The bytes taken by bodies on their way in."""
-        self._held: dict[object, int] = {}
+        self._held: dict[object, tuple[int, str | None]] = {}
+        self._owned: dict[str, int] = {}
+        """Per principal (its subject), the bytes its bodies on their way in took."""
 
-    def take(self, key: object, size: int) -> bool:
-        """Take ``size`` bytes for the body of the request on connection ``key``; False (nothing
-        taken) when that would pass the limit."""
-        if self.used + size > self.limit:
-            return False
+    def take(self, key: object, size: int, owner: str | None = None) -> str | None:
+        """Take ``size`` bytes for the body of the request on connection ``key``, sent by principal
+        ``owner`` (its subject; None: anonymous, the overall bound alone). None when taken; else the
+        name of the limit it would pass (:data:`PER_PRINCIPAL` or :data:`OVERALL`), nothing taken."""
+        if owner is not None:
+            owned = self._owned.get(owner, 0) + size
+            if owned > self.share:
+                return PER_PRINCIPAL
+            if self.used + size > self.limit:
+                return OVERALL
+            self._owned[owner] = owned
+        elif self.used + size > self.limit:
+            return OVERALL
         self.used += size
-        self._held[key] = size
-        return True
+        self._held[key] = (size, owner)
+        return None
 
     def give_back(self, key: object) -> None:
         """Return what the request on connection ``key`` took (its body is complete, or it closed)."""
-        size = self._held.pop(key, 0)
+        held = self._held.pop(key, None)
+        if held is None:
+            return
+        size, owner = held
         self.used -= size
+        if owner is not None:
+            left = self._owned[owner] - size
+            if left:
+                self._owned[owner] = left
+            else:
+                del self._owned[owner]

@@ -13,6 +13,7 @@ from urllib.parse import urlsplit
 
 from ..auth.verifiers import TokenVerifier
 from ..errors import ConfigurationError
+from .budget import principal_share
 from .unsent import DEFAULT_MAX_UNSENT_BYTES, UnsentBudget
 
 DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
@@ -34,7 +35,7 @@ def normalize_prefix(prefix: str | None) -> str:
 
 _FIELDS = (
     "path_prefix", "public_url", "allowed_origins", "max_request_bytes", "max_buffered_bytes", "keepalive_seconds",
-    "extra_origins", "auth", "loopback_bound", "proxy_headers", "max_unsent_bytes",
+    "extra_origins", "auth", "loopback_bound", "proxy_headers", "max_unsent_bytes", "max_buffered_bytes_per_principal",
 )
 
 
@@ -54,6 +55,10 @@ class TransportConfig:
         max_request_bytes: body limit (413 above it).
         max_buffered_bytes: the most bytes of request bodies received at once over every
             connection (a body beyond it: 503 with ``Retry-After``); at least ``max_request_bytes``.
+        max_buffered_bytes_per_principal: the most of them one authenticated principal's bodies take
+            (503 beyond it, for that principal only); at least ``max_request_bytes``, and one at or above
+            ``max_buffered_bytes`` turns the share off. None (the default): an eighth of
+            ``max_buffered_bytes``, at least ``max_request_bytes`` (:attr:`buffered_share`).
         keepalive_seconds: SSE keep-alive comment interval.
         auth: the token verifier every route checks (``verify(token) -> Principal | None``),
             or None for no authorization.
@@ -79,6 +84,7 @@ class TransportConfig:
         loopback_bound: bool = False,
         proxy_headers: bool = False,
         max_unsent_bytes: int = DEFAULT_MAX_UNSENT_BYTES,
+        max_buffered_bytes_per_principal: int | None = None,
     ) -> None:
         self.path_prefix = path_prefix
         self.public_url = public_url
@@ -91,6 +97,7 @@ class TransportConfig:
         self.loopback_bound = loopback_bound
         self.proxy_headers = proxy_headers
         self.max_unsent_bytes = max_unsent_bytes
+        self.max_buffered_bytes_per_principal = max_buffered_bytes_per_principal
         self._check()
 
     def __repr__(self) -> str:
@@ -122,6 +129,15 @@ class TransportConfig:
             raise ConfigurationError(
                 f"max_buffered_bytes must be an integer of at least max_request_bytes ({self.max_request_bytes}): "
                 "a body of the largest size must fit")
+        share = self.max_buffered_bytes_per_principal
+        if share is None:
+            share = principal_share(self.max_buffered_bytes, self.max_request_bytes)
+        elif not isinstance(share, int) or isinstance(share, bool) or share < self.max_request_bytes:
+            raise ConfigurationError(
+                "max_buffered_bytes_per_principal must be None or an integer of at least max_request_bytes "
+                f"({self.max_request_bytes}): a body of the largest size must fit in one principal's share")
+        self.buffered_share = min(share, self.max_buffered_bytes)
+        """The bytes of bodies being received one principal may hold (:mod:`.budget`)."""
         if not isinstance(self.max_unsent_bytes, int) or self.max_unsent_bytes < 1024 * 1024:
             raise ConfigurationError("max_unsent_bytes must be an integer of at least 1 MiB (1048576)")
         self.unsent = UnsentBudget(self.max_unsent_bytes)

@@ -40,8 +40,9 @@ from tornado.iostream import IOStream
 
 from ..errors import InvalidRequest, error_response
 from ..protocol import jsonenc
+from ..server.wire.principal import Principal
 from .base import BaseHandler, BodyReadingHandler
-from .bodies import BUSY, streamed_twin
+from .bodies import BUSY, DUE, streamed_twin
 from .budget import UNCOUNTED_BYTES, BodyBudget
 from .config import TransportConfig
 from .gate import EARLY, early_verdict
@@ -142,11 +143,13 @@ class LimitedApplication(tornado.web.Application):
 
     Args (beside ``Application``'s own):
         max_buffered_bytes: the most bytes of request bodies received at once (:mod:`.budget`).
+        max_buffered_bytes_per_principal: the most of them one principal's bodies take (None: all).
     """
 
-    def __init__(self, *args: Any, max_buffered_bytes: int, **settings: Any) -> None:
+    def __init__(self, *args: Any, max_buffered_bytes: int, max_buffered_bytes_per_principal: int | None = None,
+                 **settings: Any) -> None:
         super().__init__(*args, **settings)
-        self.budget = BodyBudget(max_buffered_bytes)
+        self.budget = BodyBudget(max_buffered_bytes, max_buffered_bytes_per_principal)
 
     def start_request(self, server_conn: object, request_conn: httputil.HTTPConnection) -> httputil.HTTPMessageDelegate:
         return _MessageLimits(super().start_request(server_conn, request_conn), request_conn, server_conn, self.budget)
@@ -175,7 +178,9 @@ class LimitedApplication(tornado.web.Application):
         chunked): ``handler`` with the body buffered by Tornado when the route reads bodies, the
         length is within the limit, the gate lets the headers through and the budget has room;
         else the streamed twin, which answers a refusal (the gate's, a 503 for the budget, a 413)
-        before reading the body, or reads it in pieces."""
+        before reading the body, or reads it in pieces. The budget is taken in the name of the
+        principal the token names (:mod:`.budget`); when an asynchronous verifier has still to name
+        it, the twin takes it once it has (nothing is taken for a token not yet checked)."""
         if request.method != "POST" or not issubclass(handler, BodyReadingHandler):
             return streamed_twin(handler)  # no body is kept: checked, then read and dropped
         limit = config.max_request_bytes
@@ -188,9 +193,16 @@ class LimitedApplication(tornado.web.Application):
         admitted = early_verdict(request, config, handler.public)
         if not admitted and EARLY not in request.__dict__:
             return streamed_twin(handler)  # refused: answered before the body, which is not read
-        if size > UNCOUNTED_BYTES and not self.budget.take(request.server_connection, size):
-            request.__dict__[BUSY] = True  # answered 503 once the checks passed
-            return streamed_twin(handler)
+        if size > UNCOUNTED_BYTES:
+            if not admitted:  # the verifier's answer is still to come: the twin takes the budget once it has it
+                request.__dict__[DUE] = (self.budget, size)
+                return streamed_twin(handler)
+            verdict = request.__dict__[EARLY]
+            refused = self.budget.take(request.server_connection, size,
+                                       verdict.subject if isinstance(verdict, Principal) else None)
+            if refused is not None:
+                request.__dict__[BUSY] = refused  # answered 503 once the checks passed
+                return streamed_twin(handler)
         if admitted and declared is not None:
             connection.set_max_body_size(limit)  # (a server built with a smaller max_body_size answers a bare 400)
             return handler

@@ -67,6 +67,7 @@ def make_app(server: ServedServer, config: TransportConfig) -> tornado.web.Appli
         serve_traceback=False,
         log_function=_quiet_log,
         max_buffered_bytes=config.max_buffered_bytes,
+        max_buffered_bytes_per_principal=config.buffered_share,
     )
 
 

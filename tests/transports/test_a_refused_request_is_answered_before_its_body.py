@@ -120,7 +120,8 @@ def test_a_valid_token_still_gets_its_body_read_and_answered(port: int) -> None:
 
 def test_bodies_being_received_are_bounded_across_connections() -> None:
     limit = 1 << 20
-    with serve(build(), token=TOKEN, max_request_bytes=limit, max_buffered_bytes=2 * limit) as url:
+    with serve(build(), token=TOKEN, max_request_bytes=limit, max_buffered_bytes=2 * limit,
+               max_buffered_bytes_per_principal=2 * limit) as url:  # one token: the whole bound is its share
         port = int(url.rsplit(":", 1)[1].strip("/"))
         auth = f"Authorization: Bearer {TOKEN}\r\n"
         body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"pad": "x" * (limit - 100)}})
