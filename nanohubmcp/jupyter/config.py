@@ -68,6 +68,19 @@ class HiddenToken(str):
         return "'<hidden: %mcp token shows it>'"
 
 
+class HiddenPassword(str):
+    """A configured state URL: the text itself, whose ``repr`` shows it with its password as ``***``
+    (``'redis://:***@host:6379/0'``), as the server's logs and errors do: ``%config NanohubMCP`` prints
+    every setting by ``repr``, and a cell's output is saved with the notebook."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        from ..state.url import redact
+
+        return repr(redact(str(self)))
+
+
 class NanohubMCP(Configurable):
     """Settings of the MCP server a notebook serves (``c.NanohubMCP.*``, ``%config NanohubMCP``)."""
 
@@ -361,6 +374,11 @@ class NanohubMCP(Configurable):
             return HiddenToken(checked_token(value, "the token in the c.NanohubMCP.token setting"))
         except ConfigurationError as exc:
             raise TraitError(str(exc)) from None
+
+    @validate("state_url")
+    def _hide_password(self, proposal: Bunch) -> str | None:
+        value = proposal["value"]
+        return HiddenPassword(value) if value else value
 
     @validate("tool_timeout")
     def _check_timeout(self, proposal: Bunch) -> float | None:

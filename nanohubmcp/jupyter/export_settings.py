@@ -96,8 +96,9 @@ class ExportSettings:
     def apply(self, line: str) -> tuple[str, str] | None:
         """Record ``NanohubMCP.<setting> = <value>`` (the ``%config`` line without ``%config``),
         checked as the kernel checks it. Returns where it went (the comment that replaces the line),
-        and the setting's name when its value is a secret (else ""); None when the line only
-        displays the settings.
+        and the line as that comment shows it when it must not show the line as written (a token as
+        ``...``, a state URL's password as ``***``; else ""); None when the line only displays the
+        settings.
 
         Raises:
             SettingRefused: the setting does not exist, or its value is not a literal it accepts.
@@ -139,7 +140,15 @@ class ExportSettings:
         where = "open" if setting == "host" and not is_loopback(str(value)) else _place(setting)
         if setting == "token" and value == "":
             where = "token off"
-        return _NOTE[where].format(setting, upper=setting.upper(), value=value), setting if where == "secret" else ""
+        note = _NOTE[where].format(setting, upper=setting.upper(), value=value)
+        if where == "secret":  # the comment names the setting, never its value
+            return note, f"NanohubMCP.{setting} = ..."
+        if setting == "state_url" and isinstance(value, str):  # a password in it is shown as ***, as in logs
+            from ..state.url import redact
+
+            shown = f"NanohubMCP.{setting} = {redact(value)!r}"
+            return note, shown if redact(value) != value else ""
+        return note, ""
 
     def placed(self, where: str) -> dict[str, Any]:
         """The settings that go to ``MCPServer(...)`` (``where`` "ctor"; the name aside, it comes

@@ -389,9 +389,9 @@ class _Builder:
                 if placed is None:
                     self.dropped.append(f"cell {self.number}: %config {line}")
                     return f"{shorten(what)}: dropped (it only displays the settings)"
-                note, secret = placed
-                if secret:  # the comment names the setting, never its value
-                    what = f"%config NanohubMCP.{secret} = ..."
+                note, shown = placed
+                if shown:  # a token never shown, a state URL's password as ***
+                    what = f"%config {shown}"
                 return f"{shorten(what)}: {note}"
             if args[0] == "load_ext" and line == "nanohubmcp":
                 return f"{what}: not needed, the script imports nanohubmcp"

@@ -417,3 +417,19 @@ def test_a_tool_defined_again_in_a_later_cell_is_registered_once_by_its_last_def
         warnings.simplefilter("error")
         server = load(script)
     assert server.core.registry.tools.get("add").description == "Add, corrected."
+
+
+def test_a_state_urls_password_is_not_copied_into_the_script() -> None:
+    # A fresh-user trial: the comment that says the setting is "not written into the script" held the
+    # Redis password verbatim, while the token on the next line was withheld.
+    script = plain(
+        "%config NanohubMCP.state_url = 'redis://:redispass-QQQQ@127.0.0.1:6431/0'\n"
+        "%config NanohubMCP.token = 'nbtoken-SECRET-ZZZZ'\n"
+    )
+    text = script.text
+    assert "redispass" not in text
+    assert "nbtoken-SECRET" not in text
+    assert (
+        "# %config NanohubMCP.state_url = 'redis://:***@127.0.0.1:6431/0': not written into the script, whose "
+        "environment decides: run it with NANOHUBMCP_STATE_URL set"
+    ) in text
