@@ -81,9 +81,15 @@ NaN or infinities (the same options: compact, ``ensure_ascii=False``, ``allow_na
 raises TypeError/ValueError for the rest."""
 _json = jsonenc.compact_writer(str, allow_nan=True)
 """Compact JSON text of a record's small parts (a value JSON has no form for as its ``str``)."""
-_arguments_json = jsonenc.compact_writer(stored_form, allow_nan=True)
-"""Compact JSON text of a record's arguments: a value JSON has no form for in the form
-:func:`~nanohubmcp.schema.secret.stored_form` gives it (a dataclass's or model's ``Secret`` fields replaced)."""
+_arguments_writer = jsonenc.compact_writer(stored_form, allow_nan=True)
+
+
+def _arguments_json(value: object) -> str:
+    """Compact JSON text of a record's arguments: a value JSON has no form for in the form
+    :func:`~nanohubmcp.schema.secret.stored_form` gives it (a dataclass's or model's ``Secret`` fields
+    replaced); a lone surrogate a client sent as its JSON escape (:func:`~nanohubmcp.protocol.jsonenc.utf8_storable`),
+    so the text is stored, sized and hashed as UTF-8 and reads back as the arguments sent."""
+    return jsonenc.utf8_storable(_arguments_writer(value))
 
 MAX_KEPT_RESULT_BYTES = 64 * 1024
 """A result up to this size (its digested JSON) is kept in its record (for the RO-Crate export);

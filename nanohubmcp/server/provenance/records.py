@@ -34,7 +34,7 @@ from ..results.owners import SESSION_OWNER
 from ..wire.sessions import session_digest, session_key
 from .capture import JobEnd, PendingCall, build
 from .record_db import DB_FILE, MAX_SOURCES, SQLiteRecords
-from .rows import URI_PREFIX, CallRow, parse_facts, view
+from .rows import URI_PREFIX, CallRow, parse_facts, storable, view
 from .writer import BatchWriter
 
 __all__ = ["DB_FILE", "META_KEY", "MemoryRecords", "ProvenanceStore", "RecordBackend", "SQLiteRecords",
@@ -264,6 +264,7 @@ class ProvenanceStore:
                 continue
             if record is not None:
                 row, fact, source = record
+                row = storable(row)
                 made[row.id] = row
                 owner = row.owner
                 # (a session's records share one owner text, capture._session_names: noted once a run of them)

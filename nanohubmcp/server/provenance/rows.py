@@ -25,6 +25,7 @@ import hashlib
 import json
 from typing import Any, NamedTuple
 
+from ...protocol.jsonenc import utf8_storable
 from ..jobs.record import PROVENANCE_URI_PREFIX
 
 URI_PREFIX = PROVENANCE_URI_PREFIX
@@ -96,6 +97,14 @@ def facts_of(code: dict[str, Any], host: str, pid: int) -> tuple[str, str]:
     }
     text = json.dumps(facts, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:FACTS_KEY_CHARS], text
+
+
+def storable(row: CallRow) -> CallRow:
+    """``row`` with every text column as UTF-8 can hold it (:func:`~nanohubmcp.protocol.jsonenc.utf8_storable`:
+    a lone surrogate a client sent, in a request id or echoed in a failed call's error, as its JSON
+    escape), so that SQLite takes it; ``row`` itself when every column can be stored as it is."""
+    values = [utf8_storable(value) if isinstance(value, str) else value for value in row]
+    return row if all(a is b for a, b in zip(values, row, strict=True)) else CallRow(*values)
 
 
 def digest_parts(parts: list[str]) -> str:
