@@ -19,6 +19,10 @@ out, except that a leading markdown cell becomes the script's docstring):
   reach exports a script that binds 127.0.0.1; a token is never written).
 - ``%mcp rappture PATH ...`` and ``%mcp sim2l PATH ...`` become ``server.add_rappture_tool(PATH, ...)``
   and ``server.add_sim2l(PATH, ...)`` (the magic's own parser reads the options).
+- ``%mcp remove NAME`` leaves the earlier ``%%mcp_*`` cell registering NAME undecorated (as a cell
+  registering NAME again does), so the script does not serve it either; a view's URI becomes
+  ``server.remove_resource(URI)``, another name in a notebook with ``%mcp rappture``/``sim2l`` lines
+  ``server.remove_tool(NAME)``.
 - Other magics, shell escapes, other cell magics, and top-level statements that only display a
   value (``df``, ``display(x)``) become a comment saying what was dropped. A ``%%writefile`` cell is
   not turned into code writing the file: the script is imported by commands that must not write
@@ -270,17 +274,38 @@ class _Builder:
 
             if key in RESERVED_TOOL_NAMES:
                 raise reserved_name(key)
-        earlier = self.registered.get((kind, key))
-        if earlier is None:
-            self.found[kind].append(key)
-        else:  # the notebook's way to edit a component: the later cell's definition is the one served
-            block, line = earlier
-            self.blocks[block] = self.blocks[block].replace(
-                line, f"# ({kind} {key!r} is registered again in cell {self.number})", 1)
+        # the notebook's way to edit a component: the later cell's definition is the one served
+        if not self._unregister(kind, key, f"is registered again in cell {self.number}"):
+            self.found[kind].append(key)  # (else it keeps its place in the counts, as in the notebook's list)
         self.registered[(kind, key)] = (len(self.blocks), decorator)
         lines = code.splitlines()
         lines.insert(info.lineno - 1, decorator)
         return "\n".join(lines)
+
+    def _unregister(self, kind: str, key: str, why: str) -> bool:
+        """Leave the decorator of an earlier cell registering ``key`` out, replaced by a comment saying
+        ``why``; False when no earlier cell registers it."""
+        earlier = self.registered.pop((kind, key), None)
+        if earlier is None:
+            return False
+        block, line = earlier
+        self.blocks[block] = self.blocks[block].replace(line, f"# ({kind} {key!r} {why})", 1)
+        return True
+
+    def _remove(self, what: str, target: str) -> str:
+        """``%mcp remove NAME`` (tool, prompt or resource, as the magic looks them up): the earlier cell
+        registering it is kept undecorated, so the script does not serve it either."""
+        for kind in ("tool", "prompt", "resource"):
+            if self._unregister(kind, target, f"is removed in cell {self.number}: %mcp remove {target}"):
+                self.found[kind].remove(target)
+                return f"{what}: applied, the {kind}'s cell above is left undecorated (not served)"
+        if target in self.found["resource"]:  # a %%mcp_view cell's resource, added by server.add_app_view
+            self.found["resource"].remove(target)
+            return _Code(f"server.remove_resource({literal(target)})  # {what}")
+        if self.sources:  # a tool of a %mcp rappture / sim2l line, named in its file
+            return _Code(f"server.remove_tool({literal(target)})  # {what}")
+        self.dropped.append(f"cell {self.number}: {what} (no earlier cell registers {target!r})")
+        return f"dropped: {what} (no earlier cell registers {target!r})"
 
     def _view(self, line: str, body: str) -> str:
         """A ``%%mcp_view`` cell: its code, its last expression passed to ``server.add_app_view``."""
@@ -396,6 +421,8 @@ class _Builder:
             if args[0] == "load_ext" and line == "nanohubmcp":
                 return f"{what}: not needed, the script imports nanohubmcp"
             kind, _, rest = line.partition(" ")
+            if args[0] == "mcp" and kind == "remove" and rest.strip():
+                return self._remove(shorten(what), rest.strip())
             if args[0] == "mcp" and kind in SOURCE_KINDS:
                 try:
                     parsed = parse_source_line(kind, rest)
