@@ -16,6 +16,7 @@ a function's annotation names them, so nothing is imported here to check.
 
 from __future__ import annotations
 
+import json
 import sys
 from typing import Any
 
@@ -38,13 +39,40 @@ def _is(base: type, package: str, name: str) -> bool:
     return any(c.__name__ == name and c.__module__.partition(".")[0] == package for c in base.__mro__)
 
 
+_NUMBERS = frozenset((int, float, type(None)))
+"""What an array's JSON holds at its innermost level (a JSON ``true`` arrives as ``bool``, not in it)."""
+
+
+def _check_numbers(value: list[Any], path: Path) -> None:
+    """Raise unless every item, at every depth, is a number, ``null`` or an array of them.
+
+    The schema's ``items`` says so for the first level only (a client's validator and ours stop there);
+    ``numpy.asarray`` would make a string array of ``[["1", "2"]]`` and an integer one of ``[[1, true]]``.
+    Each level's item types are gathered by ``map(type, ...)``, so a row costs one C-level pass.
+    """
+    kinds = set(map(type, value))
+    if kinds <= _NUMBERS:
+        return
+    if kinds <= _NUMBERS | {list}:  # deeper levels (a row beside a number is ragged: asarray says so)
+        for index, item in enumerate(value):
+            if type(item) is list:
+                _check_numbers(item, (*path, index))
+        return
+    index, item = next((i, v) for i, v in enumerate(value) if type(v) not in _NUMBERS and type(v) is not list)
+    shown = json.dumps(item, ensure_ascii=False, default=repr)[:40]  # as the client wrote it
+    raise fail((*path, index), f"{shown} is not a number (an array parameter takes numbers, null for NaN, "
+                               "or arrays of them, at every depth)")
+
+
 def _to_array(value: object, path: Path) -> Any:
     numpy = sys.modules["numpy"]
+    if type(value) is list:
+        _check_numbers(value, path)
     try:
         array = numpy.asarray(value)
         if array.dtype == object:  # a null somewhere: NaN in a float array
             array = numpy.array(value, dtype=float)
-    except (ValueError, TypeError) as exc:
+    except (ValueError, TypeError, OverflowError) as exc:  # ragged; an integer beyond a float's range
         raise fail(path, f"is not a rectangular array of numbers ({exc})") from None
     return array
 

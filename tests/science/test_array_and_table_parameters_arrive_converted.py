@@ -68,3 +68,26 @@ async def test_arrays_and_tables_arrive_as_numpy_and_pandas_objects() -> None:
     assert ragged.is_error
     assert "arguments.a" in ragged.content[0].text
     assert "rectangular" in ragged.content[0].text
+
+
+@pytest.mark.anyio
+async def test_an_array_takes_numbers_at_every_depth() -> None:
+    # A fresh-user trial: the schema's items say "number, array or null" for the first level only, and
+    # numpy.asarray made a string array of [["10", "9"]] (the tool then failed inside numpy, or answered a
+    # wrong result) and an integer one of [[1, true]].
+    refused = {
+        "strings": ({"a": [["10", "9"]]}, 'arguments.a[0][0]: "10" is not a number'),
+        "a string deeper": ({"a": [[[1.0], ["x"]]]}, 'arguments.a[0][1][0]: "x" is not a number'),
+        "booleans": ({"a": [[True, False]]}, "arguments.a[0][0]: true is not a number"),
+        "a boolean among numbers": ({"a": [[1, 2], [3, True]]}, "arguments.a[1][1]: true is not a number"),
+        "an object": ({"a": [[{"v": 1}]]}, 'arguments.a[0][0]: {"v": 1} is not a number'),
+        "beyond a float": ({"a": [[10**400, None]]}, "arguments.a: is not a rectangular array of numbers"),
+    }
+    with serve(build()) as url, anyio.fail_after(30):
+        async with mcp_client(url + "mcp") as client:
+            answers = {case: await client.call_tool("as_text", args) for case, (args, _) in refused.items()}
+            fine = await client.call_tool("as_text", {"a": [[[1, 2.5], [None, -3]]]})
+    for case, (_, message) in refused.items():
+        assert answers[case].is_error, case
+        assert message in answers[case].content[0].text, (case, answers[case].content[0].text)
+    assert fine.content[0].text == "ndarray"
