@@ -17,7 +17,7 @@ import json
 import os
 import sqlite3
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any
 
 from ...schema.secret import stored_form
@@ -72,16 +72,22 @@ def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     db.execute("COMMIT")
 
 
+SIDE_FILES = ("-wal", "-shm", "-journal")
+"""The files SQLite keeps beside a database file (made with the database file's mode)."""
+
+
 def open_database(directory: str, file: str, schema: str) -> tuple[str, sqlite3.Connection, str]:
     """``(path, connection, journal mode)`` of ``directory/file`` (made ``0o700``), its ``schema``
     applied: one connection for any thread (the caller serialises it with a lock), autocommit with
-    explicit transactions, WAL and ``synchronous=NORMAL``.
+    explicit transactions, WAL and ``synchronous=NORMAL``. The file is its owner's only
+    (:func:`owner_only`).
 
     Raises:
         OSError / sqlite3.Error: the directory or the file cannot be used.
     """
     os.makedirs(directory, mode=0o700, exist_ok=True)
     path = os.path.join(directory, file)
+    owner_only(path)
     db = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)
     # A network file system cannot do WAL (SQLite needs shared memory there): SQLite then keeps
     # its rollback journal, which works anywhere a single server uses the file.
@@ -89,6 +95,28 @@ def open_database(directory: str, file: str, schema: str) -> tuple[str, sqlite3.
     db.execute("PRAGMA synchronous=NORMAL")
     db.executescript(schema)
     return path, db, str(journal)
+
+
+def owner_only(path: str) -> None:
+    """Make the database file ``path`` readable and writable by its owner only (mode ``0o600``) before
+    SQLite opens it: a new one is created so, and one of an earlier version (or made under a looser
+    umask) that this user owns is set so, with its side files (:data:`SIDE_FILES`), which SQLite
+    creates with the database file's mode. A state directory that others may read (one made beforehand
+    for several servers, mode ``0o755``) then shows them the files' names only, never a principal's
+    jobs, cached results or provenance records. A file of another owner is left as it is (SQLite
+    reports whether it can use it)."""
+    if os.name != "posix":  # (modes are POSIX's; elsewhere the directory's access rules apply)
+        return
+    try:
+        handle = os.open(path, os.O_RDONLY | os.O_CREAT, 0o600)
+    except OSError:
+        return  # (a file this user may not open: sqlite3.connect says why)
+    os.close(handle)
+    for name in (path, *(path + side for side in SIDE_FILES)):
+        with suppress(OSError):  # (a side file that is not there, or not this user's)
+            found = os.stat(name)
+            if found.st_uid == os.geteuid() and found.st_mode & 0o077:
+                os.chmod(name, 0o600)
 
 
 def rekey_sessions(db: sqlite3.Connection, found: str, updates: tuple[str, ...]) -> int:
