@@ -28,6 +28,9 @@ out, except that a leading markdown cell becomes the script's docstring):
   not turned into code writing the file: the script is imported by commands that must not write
   (``nanohubmcp server-json``, ``start_mcp --app``), ``-a`` would append again at every start, and the
   file the notebook wrote is beside it already; the comment says to keep that file with the script.
+- A magic or ``!cmd`` line inside a function's body is refused (dropped, it would change what the
+  function does when called), except ``%env NAME=value`` with nothing for IPython to expand (``$x``,
+  ``{x}``), which becomes ``os.environ["NAME"] = "value"``.
 - A cell using ``%mcp ...`` as a value (``r = %mcp call add {...}`` then ``assert``: a check of the
   notebook's tools through its running server) is left out whole, with a comment. A later cell using
   a name only such a cell bound, or only a dropped cell magic bound (``%%yaml OUTPUTS``, ``%%capture
@@ -92,6 +95,7 @@ class _Code(str):
     not a comment."""
 
     __slots__ = ()
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _COMPONENTS = {"mcp_tool": "tool", "mcp_resource": "resource", "mcp_prompt": "prompt"}
 
 
@@ -344,10 +348,13 @@ class _Builder:
         """The statements to replace, each with its comment; raises for what cannot be dropped."""
         found: list[tuple[ast.stmt, str]] = []
         covered: set[int] = set()
+        in_functions = {id(node) for function in ast.walk(tree) if isinstance(function, _FUNCTIONS)
+                        for stmt in function.body for node in ast.walk(stmt)}
         for stmt in ast.walk(tree):
             if isinstance(stmt, ast.Expr) and ipython_call(stmt.value):
                 covered.add(id(stmt.value.func.value))  # type: ignore[attr-defined]
-                found.append((stmt, self._ipython(stmt.value)))  # type: ignore[arg-type]
+                call: ast.Call = stmt.value  # type: ignore[assignment]
+                found.append((stmt, self._in_function(call) if id(stmt) in in_functions else self._ipython(call)))
         from_server = {id(n.func.value) for n in ast.walk(tree) if reads_server(n)}  # type: ignore[attr-defined]
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and is_name(node.func, "get_ipython") and id(node) not in covered:
@@ -397,6 +404,26 @@ class _Builder:
 
     def _error(self, node: ast.AST, text: str) -> _Untranslatable:
         return _Untranslatable(f"line {getattr(node, 'lineno', 1) + self.offset} {text}")
+
+    def _in_function(self, call: ast.Call) -> str:
+        """A magic or ``!cmd`` line in a function's body: dropping it would change what the function does
+        when called, so ``%env NAME=value`` becomes ``os.environ["NAME"] = "value"`` and anything else is
+        refused, naming the line."""
+        method = call.func.attr  # type: ignore[attr-defined]
+        args = [a.value if isinstance(a, ast.Constant) else None for a in call.args]
+        if method == "run_line_magic" and len(args) >= 2 and isinstance(args[0], str):
+            line = str(args[1] or "").strip()
+            setting = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)\s*(?:=|\s)\s*([^${}]*?)", line)
+            if args[0] == "env" and setting:  # as IPython's %env sets it; $x and {x} would be expanded
+                name, value = setting.groups()
+                return _Code(f"import os; os.environ[{literal(name)}] = {literal(value)}  # %env {line}")
+            what = f"%{args[0]} {line}".rstrip()
+        else:
+            what = ("!" if method == "system" else "!!") + str(args[0]) if method in ("system", "getoutput") \
+                else ast.unparse(call)
+        raise self._error(call, f"runs IPython syntax inside a function ({shorten(what)}), which a script cannot run: "
+                          "the function would do without it when called; rewrite it in Python (os.environ[NAME] = "
+                          "VALUE for %env, subprocess.run([...]) for !cmd) or tag the cell mcp-skip")
 
     def _ipython(self, call: ast.Call) -> str:
         """The comment replacing ``get_ipython().<method>(...)``; applies ``%config NanohubMCP``."""
