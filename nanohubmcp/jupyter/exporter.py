@@ -8,9 +8,12 @@ nbconvert. The script is named ``start_mcp.py`` (beside the notebook), the name 
 ``start_mcp --app`` use and ``nanohubmcp export`` writes; ``--output NAME`` chooses another.
 
 Configuration: ``--MCPExporter.format_code=False`` keeps the cells' code as written (by default
-an installed ``ruff``/``black`` formats it).
+an installed ``ruff``/``black`` formats it). A file already where nbconvert would write (a hand-written
+``start_mcp.py``, say) is replaced only when it is an earlier export, as ``nanohubmcp export`` does;
+``--MCPExporter.force=True`` replaces it anyway.
 
-Errors: an untranslatable cell, or a notebook that would serve nothing (no ``%%mcp_*`` cell), is logged
+Errors: an untranslatable cell, a notebook that would serve nothing (no ``%%mcp_*`` cell), or an output
+file that is not an earlier export, is logged
 as one line naming what is wrong, and the conversion fails
 with ``nbconvert.utils.exceptions.ConversionException`` (nbconvert then exits 1 and writes
 nothing).
@@ -34,7 +37,7 @@ from nbconvert.utils.exceptions import ConversionException
 from traitlets import Bool, default
 
 from ..errors import NanohubMCPError
-from .translate import translate
+from .translate import looks_exported, translate
 
 if TYPE_CHECKING:
     from nbformat import NotebookNode
@@ -59,10 +62,31 @@ class MCPExporter(Exporter):
         True, help="Format the script with an installed ruff or black (False: keep the code as written)."
     ).tag(config=True)
 
+    force = Bool(
+        False, help="Replace the output file even if it is not an earlier export (a hand-written start_mcp.py)."
+    ).tag(config=True)
+
+    def _section(self, name: str) -> Any:
+        """The config section ``name`` (a traitlets Config), or None; never creates one."""
+        return self.config.get(name)
+
+    def _destination(self, resources: dict[str, Any]) -> str | None:
+        """The file nbconvert's ``FilesWriter`` will write the script to, or None when the text goes
+        elsewhere (``--stdout``, or the exporter used from Python, which writes nothing)."""
+        app = self._section("NbConvertApp")
+        writer = app["writer_class"] if app is not None and "writer_class" in app else "FilesWriter"
+        if "unique_key" not in resources or not isinstance(writer, str) \
+                or writer.lower().rsplit(".", 1)[-1] != "fileswriter":
+            return None
+        files = self._section("FilesWriter")
+        directory = files["build_directory"] if files is not None and "build_directory" in files else ""
+        return os.path.join(directory or (resources.get("metadata") or {}).get("path") or "",
+                            resources["unique_key"] + self.file_extension)
+
     def _output_given(self) -> bool:
         """Whether nbconvert was given ``--output`` (``NbConvertApp.output_base``), even one equal to the
         notebook's own name; the ``unique_key`` alone cannot tell the two apart."""
-        app = self.config["NbConvertApp"] if "NbConvertApp" in self.config else None  # noqa: SIM401  (as written: a traitlets Config section, never created by the look-up)
+        app = self._section("NbConvertApp")
         base = app["output_base"] if app is not None and "output_base" in app else None
         return isinstance(base, str) and base not in ("", "{notebook_name}")
 
@@ -94,6 +118,15 @@ class MCPExporter(Exporter):
         except NanohubMCPError as exc:
             self.log.error("%s", exc)
             raise ConversionException(str(exc)) from None
+        destination = self._destination(resources)
+        if destination and not self.force and os.path.isfile(destination):
+            with open(destination, encoding="utf-8", errors="replace") as existing:
+                earlier = looks_exported(existing.read(4000))
+            if not earlier:
+                message = (f"{destination} exists and is not an earlier export; pass --MCPExporter.force=True "
+                           "to replace it (or --output NAME to write another file)")
+                self.log.error("%s", message)
+                raise ConversionException(message)
         for line in script.dropped:
             self.log.info("dropped (IPython only): %s", line)
         for line in script.notes:
