@@ -108,7 +108,8 @@ class NanohubMCP(Configurable):
         default_value="thread",
         help="Where the server runs: 'thread' = an event loop of its own in a background thread, "
         "answering while cells run; 'kernel' = the kernel's own event loop, answering only between "
-        "cells (and during 'await').",
+        "cells (and during 'await'): while a cell runs nothing answers, not even a ping, every request "
+        "waits for the cell to end and tool_timeout's 'kernel busy' does not apply.",
     ).tag(config=True)
 
     path_prefix = Unicode(
@@ -129,7 +130,8 @@ class NanohubMCP(Configurable):
         60.0,
         allow_none=True,
         help="Seconds a tool, resource or prompt call may take before the client gets a tool error "
-        "('kernel busy' when it could not even start because a cell was running). None (or inf) = no limit; "
+        "('kernel busy' when it could not even start because a cell was running, in thread mode; in kernel "
+        "mode a request waits for the cell to end). None (or inf) = no limit; "
         "0 is refused. "
         "--async job tools are never timed out.",
     ).tag(config=True)
