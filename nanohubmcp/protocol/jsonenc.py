@@ -6,7 +6,10 @@ on input, so every byte we send parses with a strict JSON parser.
 
 Large data (an array's or a table's values) is written once as JSON text and carried as :class:`Encoded`:
 :func:`dumps` and :func:`dumpb` copy that text into their output as it is, so the same text can be both a
-tool result's text block and its ``structuredContent`` without being decoded and written again.
+tool result's text block and its ``structuredContent`` without being decoded and written again. A string
+too large to hold (a kept result's file) is carried as :class:`TextPieces`: :func:`dumps` writes it as the
+string it reads as, and :func:`dumpb_parts` leaves it a part of its own, for a writer that escapes and
+sends it a piece at a time (:func:`escaped_pieces`).
 
 orjson, when installed (the ``fast`` extra), writes numeric arrays (see :func:`accelerator`); the output is
 the same to the byte as this module's own (numbers in Python's ``repr`` spelling). ``import nanohubmcp``
@@ -24,7 +27,8 @@ import math
 import os
 import re
 import threading
-from collections.abc import Callable, Iterator
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Iterator
 from types import ModuleType
 from typing import Any, Final
 
@@ -44,10 +48,13 @@ __all__ = [
     "WALK_DEPTH",
     "Encoded",
     "NestedTooDeep",
+    "TextPieces",
     "accelerator",
     "dumpb",
     "dumps",
     "dumps_within_depth",
+    "escaped_pieces",
+    "escaped_size",
     "loads",
     "nested_deeper_than",
     "plain",
@@ -115,16 +122,75 @@ _UNREAD: Final = object()
 _own_text: Final = json.JSONDecoder()
 
 
+class TextPieces(ABC):
+    """A JSON string value read a piece at a time where it is written (a kept result's file): never
+    held whole by a writer that sends it in pieces (:func:`dumpb_parts`, :func:`escaped_pieces`).
+
+    Every other writer, and any reader, sees the string it stands for: :func:`dumps` and :func:`dumpb`
+    write it as they write that ``str`` (the same bytes), ``str(pieces)`` is that string and
+    :func:`plain` turns it into it; it equals that string. Its maker gives :attr:`size`.
+    """
+
+    size: int
+    """The bytes of the string's JSON text as UTF-8, the quotes left out: what :func:`escaped_pieces`
+    yields in all (:func:`escaped_size` counts it)."""
+
+    @abstractmethod
+    def pieces(self) -> Iterator[str]:
+        """The string, a piece at a time, from its start (each call starts again)."""
+
+    def close(self) -> None:  # noqa: B027  (optional: most sources hold nothing to release)
+        """Release what the pieces are read from (a file); the writer that sent them calls it."""
+
+    def __str__(self) -> str:
+        return "".join(self.pieces())
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (str, TextPieces)):
+            return str(self) == str(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # equal to a str, but not the same hash
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} of {self.size} bytes of JSON text>"
+
+
+def escaped_pieces(text: TextPieces) -> Iterator[bytes]:
+    """``text``'s JSON string as UTF-8 a piece at a time, the quotes left out: what :func:`dumpb`
+    writes between them (each piece escaped as the encoder escapes a ``str``; a piece of text escapes
+    alone, as every escape stands for one character)."""
+    for piece in text.pieces():
+        yield _encode_string(piece)[1:-1].encode("utf-8")
+
+
+def escaped_size(pieces: Iterable[str]) -> int:
+    """The bytes of the JSON string ``"".join(pieces)`` as UTF-8, the quotes left out (a
+    :class:`TextPieces`' :attr:`~TextPieces.size`), counted a piece at a time.
+
+    Raises:
+        UnicodeEncodeError: a piece holds a lone surrogate (no UTF-8 form).
+    """
+    size = 0
+    for piece in pieces:
+        escaped = _encode_string(piece)
+        size += (len(escaped) if escaped.isascii() else len(escaped.encode("utf-8"))) - 2
+    return size
+
+
 def plain(value: object, _depth: int = 0) -> Any:
-    """``value`` with every :class:`Encoded` inside dicts and lists replaced by its Python value
-    (for code that stores or reads a result with other JSON libraries). Other values are returned
-    as they are; containers are copied only where something was replaced.
+    """``value`` with every :class:`Encoded` inside dicts and lists replaced by its Python value, and
+    every :class:`TextPieces` by its string (for code that stores or reads a result with other JSON
+    libraries). Other values are returned as they are; containers are copied only where something
+    was replaced.
 
     Raises:
         NestedTooDeep: dicts and lists nested more than :data:`WALK_DEPTH` levels deep.
     """
     if isinstance(value, Encoded):
         return value.value
+    if isinstance(value, TextPieces):
+        return str(value)
     if isinstance(value, dict):
         if _depth >= WALK_DEPTH:
             raise walked_too_deep()
@@ -139,24 +205,29 @@ def plain(value: object, _depth: int = 0) -> Any:
 
 
 # A spliced value is written first as a JSON string holding a marker no other text can hold (a
-# random token per process), which is then replaced by its text.
+# random token per process), which is then replaced by its text (an Encoded's, quotes and all) or
+# by the string's escaped text (a TextPieces', between the marker's quotes).
 _MARK: Final = "nanohubmcp-encoded-" + os.urandom(16).hex() + "-"
 _pending = threading.local()
 
 
 def _splice_mark(value: object) -> str:
-    if not isinstance(value, Encoded):
+    if isinstance(value, Encoded):
+        spliced: str | TextPieces = value.text
+    elif isinstance(value, TextPieces):
+        spliced = value
+    else:
         raise TypeError(f"Object of type {value.__class__.__name__} is not JSON serializable")
     texts = _pending.__dict__.setdefault("texts", [])
-    texts.append(value.text)
+    texts.append(spliced)
     return f"{_MARK}{len(texts) - 1}"
 
 
 def _spliced(out: str) -> str:
     """``out`` with each marker replaced by its text (only called when ``out`` holds one)."""
-    texts: list[str] = _pending.__dict__.pop("texts", [])
+    texts: list[str | TextPieces] = _pending.__dict__.pop("texts", [])
     for index, text in enumerate(texts):
-        out = out.replace(f'"{_MARK}{index}"', text, 1)
+        out = out.replace(f'"{_MARK}{index}"', text if isinstance(text, str) else _encode_string(str(text)), 1)
     return out
 
 
@@ -200,7 +271,7 @@ def _scrub(value: object, depth: int = 0) -> Any:
 
 def dumps(value: object) -> str:
     """Serialise ``value`` as compact, strictly valid JSON text (NaN/Infinity become null;
-    an :class:`Encoded` is written as its text).
+    an :class:`Encoded` is written as its text, a :class:`TextPieces` as its string).
 
     Raises:
         TypeError: ``value`` holds something JSON cannot represent (a set, an object).
@@ -216,18 +287,28 @@ def dumps(value: object) -> str:
 def dumps_parts(value: object) -> list[str]:
     """:func:`dumps`'s text as the parts it is made of, in order: each :class:`Encoded` text is a
     part of its own, never copied into one string with the rest (hash or send a large pre-encoded
-    array piece by piece). ``"".join(dumps_parts(v)) == dumps(v)``.
+    array piece by piece); a :class:`TextPieces`' escaped string is one too, read whole.
+    ``"".join(dumps_parts(v)) == dumps(v)``.
 
     Raises:
         TypeError, ValueError, NestedTooDeep: as :func:`dumps`.
     """
+    return [part if isinstance(part, str) else _encode_string(str(part))[1:-1] for part in _parts(value)]
+
+
+def _parts(value: object) -> list[str | TextPieces]:
+    """:func:`dumps_parts`, with each :class:`TextPieces` a part of its own (its text, quotes left out)."""
     out = _marked(value)
     if _MARK not in out:
         return [out]
-    texts: list[str] = _pending.__dict__.pop("texts", [])
-    parts = []
+    texts: list[str | TextPieces] = _pending.__dict__.pop("texts", [])
+    parts: list[str | TextPieces] = []
     for index, text in enumerate(texts):
-        before, _, out = out.partition(f'"{_MARK}{index}"')
+        if isinstance(text, str):
+            before, _, out = out.partition(f'"{_MARK}{index}"')
+        else:  # the quotes stay in the text around it (the closing one told marker 1 from marker 10)
+            before, _, out = out.partition(f'{_MARK}{index}"')
+            out = '"' + out
         parts += [before, text]
     parts.append(out)
     return parts
@@ -304,12 +385,18 @@ def utf8_storable(text: str) -> str:
     return text
 
 
-def dumpb_parts(value: object) -> list[bytes]:
+def dumpb_parts(value: object) -> list[bytes | TextPieces]:
     """:func:`dumpb`'s bytes as the parts of :func:`dumps_parts`, each UTF-8 encoded (send a large
-    pre-encoded array without first copying it into one text with the rest, then into bytes)."""
-    parts = dumps_parts(value)
+    pre-encoded array without first copying it into one text with the rest, then into bytes); a
+    :class:`TextPieces` stays a part of its own, standing for :func:`escaped_pieces`' bytes
+    (:attr:`~TextPieces.size` of them). The bytes between are then :func:`dumpb`'s exactly.
+
+    A value whose text has no UTF-8 form (a lone surrogate) is one part, written with ``\\u`` escapes
+    as :func:`dumpb` writes it (a :class:`TextPieces` in it read whole).
+    """
+    parts = _parts(value)
     try:
-        return [part.encode("utf-8") for part in parts]
+        return [part.encode("utf-8") if isinstance(part, str) else part for part in parts]
     except UnicodeEncodeError:
         return [_escaped(value)]
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import inspect
 import logging
 import time
+from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
 
 import tornado
@@ -202,11 +203,18 @@ class BaseHandler(tornado.web.RequestHandler):
         self.finish()
 
     # -- replies -------------------------------------------------------------------------
-    def send_json(self, status: int, body: Any) -> None:
+    def send_json(self, status: int, body: Any) -> Awaitable[None] | None:
         """Finish with a JSON body (a 503 error names its ``Retry-After`` from ``data.retryAfter``).
 
         A body the socket does not take at once counts in the server's unsent budget
-        (:mod:`.unsent`: ``max_unsent_bytes``, and a deadline to drain by)."""
+        (:mod:`.unsent`: ``max_unsent_bytes``, and a deadline to drain by).
+
+        Returns:
+            None, the body written; or, when the body holds a
+            :class:`~nanohubmcp.protocol.jsonenc.TextPieces` (a kept file's text, on a route that
+            asked for it: :data:`~nanohubmcp.server.wire.request.STREAMS_TEXT`), the writing of the
+            rest a piece at a time, which the handler awaits before it returns (:mod:`.pieces`).
+        """
         if status == 503:
             retry = _retry_after(body)
             if retry is not None:
@@ -215,19 +223,29 @@ class BaseHandler(tornado.web.RequestHandler):
         # A pre-encoded array's text is a part of its own: each part goes to the socket as it is,
         # never copied into one text with the rest and then into bytes (a body of 200 MB cost 400 MB).
         parts = jsonenc.dumpb_parts(body)
-        size = sum(map(len, parts)) if len(parts) > 1 else len(parts[0])
+        last = parts[-1]
+        assert isinstance(last, bytes)  # (the text after the last spliced part, if any)
+        if len(parts) == 1:  # (the usual body: a pre-encoded array's text or a kept file's is a part of its own)
+            size = len(last)
+        else:
+            size = sum(len(part) if isinstance(part, bytes) else part.size for part in parts)
         # Straight into the headers clear() made (constant, safe values; Tornado's set_header checks
         # each value, and finish() would count the body and check the length's type again).
         headers = self._headers
         headers["Content-Type"] = JSON_TYPE
         if not self._write_buffer:  # (else finish() counts what was written before too)
             headers["Content-Length"] = str(size)
-        for part in parts[:-1]:
+        for index, part in enumerate(parts[:-1]):
+            if not isinstance(part, bytes):
+                from .pieces import send_rest
+
+                return send_rest(self, parts[index:], self.config.unsent)
             self.write(part)
             self.flush()  # (a buffer of one part is sent as it is, not joined)
-        written = self.finish(parts[-1])
+        written = self.finish(last)
         if not written.done():  # the socket did not take it all: held for a client that may not read
             self.config.unsent.hold(self.request.connection, size, written)
+        return None
 
     def send_error_json(self, status: int, body: Any) -> None:
         """Finish with an error body already built (a JSON-RPC error response from the core)."""

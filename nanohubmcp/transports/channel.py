@@ -8,6 +8,7 @@ server-side disconnect of a resumable stream).
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from typing import Any
 
 from ..errors import HANDSHAKE_ROUTE, REQUEST_CANCELLED
@@ -83,21 +84,23 @@ class ResponseChannel:
         else:
             self._lost()
 
-    def finish(self, response: dict[str, Any], route: str = HANDSHAKE_ROUTE) -> None:
+    def finish(self, response: dict[str, Any], route: str = HANDSHAKE_ROUTE) -> Awaitable[None] | None:
         """Send the response: as the stream's last event, or as a JSON body with the status of
-        ``route`` (:meth:`BaseHandler.reply_status`)."""
+        ``route`` (:meth:`BaseHandler.reply_status`). Answers what :meth:`BaseHandler.send_json`
+        answers: the writing of a kept file's text, to await, or None (sent)."""
         self.over = True
         if self.writer is not None and self.stream is not None:
             self.stream.send(response, final=True)
             self.stream.detach(self._sink)  # the response is over; keep no handler alive
             self.stream.set_hangup_callback(None)
             self.writer.finish()
-            return
+            return None
         self._forget_stream()
         handler = self.handler
         status = handler.reply_status(response, route)
         if not handler.finished:
-            handler.send_json(status, response)
+            return handler.send_json(status, response)
+        return None
 
     def withdraw(self, reason: str | None = None) -> None:
         """End the exchange of a request the client cancelled (``notifications/cancelled``).

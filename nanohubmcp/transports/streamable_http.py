@@ -3,7 +3,9 @@
 POST carries one message (or, for 2024-11-05/2025-03-26 sessions, a batch). A request is
 answered with JSON, or — when the client accepts ``text/event-stream`` and the call produces
 progress, log messages or server→client requests — with an SSE stream carrying those first and
-the response last. Notifications and client responses get 202 with no body.
+the response last. Notifications and client responses get 202 with no body. A JSON answer holding a
+large kept result's text (``resources/read``) writes it from its file a piece at a time
+(:mod:`.pieces`).
 
 GET opens the session's stream for messages unrelated to a request, or resumes a stream after
 ``Last-Event-ID``. DELETE ends the session.
@@ -31,6 +33,7 @@ from ..errors import (
 )
 from ..protocol import jsonrpc
 from ..server.connection import Incoming
+from ..server.wire.request import STREAMS_TEXT
 from ..server.wire.sessions import Session
 from .base import BodyReadingHandler
 from .channel import ResponseChannel
@@ -130,13 +133,16 @@ class StreamableHTTPHandler(BodyReadingHandler):
             # and on_finish then forgets self.channel.
             channel = self.channel = ResponseChannel(self, request, priming=request.version.priming_events,
                                                      event_stream=sse)
+            request.slots[STREAMS_TEXT] = True  # a kept file's text is written a piece at a time
             reply = await self.connection.serve(request)
             if reply.message is None:
                 channel.withdraw(request.cancel_reason)
                 return
             if reply.session is not None:
                 self.set_header(MCP_SESSION_ID_HEADER, reply.session.id)
-            channel.finish(reply.message)
+            sending = channel.finish(reply.message)
+            if sending is not None:
+                await sending
 
     async def _serve_modern(self, incoming: Incoming) -> None:
         """Check the headers of, dispatch, and answer one 2026-07-28 POST (JSON, or SSE when
@@ -158,6 +164,7 @@ class StreamableHTTPHandler(BodyReadingHandler):
             return
         connection = self.connection
         channel = self.channel = ResponseChannel(self, request, priming=False)
+        request.slots[STREAMS_TEXT] = True  # a kept file's text is written a piece at a time
         # Closing the response stream is the cancellation of this request (no notifications/cancelled).
         self.closing = lambda: connection.peer_gone(request, "the client closed the response stream")
         try:
@@ -166,7 +173,9 @@ class StreamableHTTPHandler(BodyReadingHandler):
             self.closing = None
         response = reply.message
         assert response is not None
-        channel.finish(response, MODERN_ROUTE)
+        sending = channel.finish(response, MODERN_ROUTE)
+        if sending is not None:
+            await sending
 
     async def _post_batch(self, incoming: Incoming) -> None:
         batch, version = incoming.batch, incoming.version

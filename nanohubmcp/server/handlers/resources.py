@@ -6,6 +6,9 @@ case, the rest exactly: :meth:`.Registry.find_resource`). Not found is
 :data:`MAX_URI_LENGTH` (8192 characters) is -32602 saying the limit, before any template sees it. A
 function's ``FileNotFoundError`` is not found as well; another ``OSError``
 is -32603 with its ``strerror`` (no file name); the file name, a server path, goes to the server log.
+A large result the server kept (``nanohubmcp://results/...``) is read from its store; on a transport
+that writes its text a piece at a time (:data:`~nanohubmcp.server.wire.request.STREAMS_TEXT`), as its
+open file.
 
 Source: MCP 2025-11-25, Server § Resources; MCP 2026-07-28, Server § Resources.
 """
@@ -25,7 +28,7 @@ from ..registry.resources import Resource, ResourceTemplate
 from ..results import shape as results
 from ..results.owners import owner_of
 from ..results.store import URI_PREFIX
-from ..wire.request import RequestContext
+from ..wire.request import STREAMS_TEXT, RequestContext
 
 if TYPE_CHECKING:
     from .host import HandlerServices
@@ -86,7 +89,7 @@ async def resources_read(core: HandlerServices, request: RequestContext, params:
     """``resources/read`` → ``{contents: [...]}``."""
     uri = _uri(params, "resources/read")
     if uri.startswith(URI_PREFIX):
-        kept = core.result_store.read(uri, owner_of(request))
+        kept = core.result_store.read(uri, owner_of(request), pieces=STREAMS_TEXT in request.slots)
         if kept is not None:
             return kept
         evicted = core.result_store.evicted(uri, owner_of(request))

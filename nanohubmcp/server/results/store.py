@@ -37,9 +37,10 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, BinaryIO, Final
 
 from . import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_INLINE_BYTES, DEFAULT_STORE_BYTES
+from .kept_text import READ_PIECE_BYTES, KeptText
 from .owners import SESSION_OWNER
 
 log = logging.getLogger(__name__)
@@ -147,6 +148,8 @@ class ResultStore:
         self._bytes = 0
         self._evicted: OrderedDict[str, tuple[str | None, bool]] = OrderedDict()  # uri -> (owner, per owner)
         self._lock = threading.Lock()
+        self.read_piece_bytes = READ_PIECE_BYTES
+        """Bytes of a kept file read at a time when its answer is written a piece at a time."""
 
     # -- where ----------------------------------------------------------------------------
     def _open(self) -> str | None:
@@ -285,25 +288,41 @@ class ResultStore:
         self._entries[uri] = entry
         self._bytes += entry.size
 
-    def read(self, uri: str, owner: str | None) -> dict[str, Any] | None:
-        """The ``ReadResourceResult`` of ``uri`` for ``owner``, or None (unknown, expired, not theirs)."""
+    def read(self, uri: str, owner: str | None, *, pieces: bool = False) -> dict[str, Any] | None:
+        """The ``ReadResourceResult`` of ``uri`` for ``owner``, or None (unknown, expired, not theirs).
+
+        With ``pieces`` (the answer is written a piece at a time: :data:`~nanohubmcp.server.wire.request.STREAMS_TEXT`),
+        the text of a result kept in a file is that file, open, as a :class:`~.kept_text.KeptText`
+        (read a :attr:`read_piece_bytes` piece at a time), not a ``str``.
+
+        Raises:
+            UnicodeDecodeError: a textual result whose data is not UTF-8.
+        """
         with self._lock:
             self._open()
             self._sweep(time.time())
             entry = self._entries.get(uri) or self._from_file(uri)
             if entry is None or (entry.owner is not None and entry.owner != owner):
                 return None
+            textual = entry.mime_type.startswith("text/") or entry.mime_type == "application/json"
             data = entry.data
+            kept: BinaryIO | None = None
             if data is None:
                 path = self._path(uri)
-                try:
-                    with open(path, "rb") as f:  # type: ignore[arg-type]  # kept files have a path
-                        data = f.read()
-                except (OSError, TypeError):
+                if path is None:
                     return None
+                try:
+                    kept = open(path, "rb")  # noqa: SIM115  (closed below, or by the KeptText that owns it)
+                except OSError:
+                    return None
+                if not (pieces and textual):
+                    with kept:
+                        data = kept.read()
         item: dict[str, Any] = {"uri": uri, "mimeType": entry.mime_type}
-        textual = entry.mime_type.startswith("text/") or entry.mime_type == "application/json"
-        if isinstance(data, str):
+        if data is None:  # opened while the entry was known: read whole even if it goes meanwhile
+            assert kept is not None
+            item["text"] = KeptText(kept, self.read_piece_bytes)  # (its size counted outside the lock)
+        elif isinstance(data, str):
             item["text"] = data
         elif textual:
             item["text"] = data.decode("utf-8")

@@ -105,6 +105,13 @@ notebook kernel running a cell) and when a job tool's job could not be made (the
 the function never ran. False or absent, the tool was reached (or there are
 no such layers). The provenance layer records no such call; the result cache keeps none."""
 
+STREAMS_TEXT: Slot[bool] = Slot("the answer writes a kept file's text a piece at a time")
+"""Set by a transport whose answer to this request writes a
+:class:`~nanohubmcp.protocol.jsonenc.TextPieces` a piece at a time (a Streamable HTTP POST answered
+with a JSON body): a ``resources/read`` of a result kept in a file then answers its text as the file
+(:class:`~nanohubmcp.server.results.kept_text.KeptText`), not as a ``str``. Absent on every other
+transport, which gets the ``str``."""
+
 RETURNED_ERROR: Slot[bool] = Slot("an error result the tool returned")
 """Whether a ``tools/call``'s ``isError`` result is one the tool returned itself,
 ``ToolResult(..., is_error=True)`` (set by the tool-call service), not one made from an exception it

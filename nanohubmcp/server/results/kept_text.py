@@ -1,0 +1,75 @@
+"""A kept result's text read from its file a piece at a time, for the answer that sends it so.
+
+A ``resources/read`` of a large kept result answers its whole text. Read into a ``str`` and written into
+the answer, a text of 200 MB is held about three times over (the file's bytes, the decoded string, the
+answer's bytes). When the transport says it writes such a text a piece at a time (a Streamable HTTP
+POST answered with a JSON body: :data:`~nanohubmcp.server.wire.request.STREAMS_TEXT`), the read's
+``text`` is a :class:`KeptText` instead: the file, opened when the read found it, decoded a piece at a
+time; the transport escapes and sends each piece (:func:`~nanohubmcp.protocol.jsonenc.escaped_pieces`)
+and then closes it. Its size as escaped JSON text is counted when it is made (one pass over the file,
+a piece at a time), so the answer's ``Content-Length`` is known before its first byte, and a file that is
+not UTF-8 fails the read there, as reading it whole does.
+
+The file stays open until the answer is sent: an entry removed meanwhile (expired, evicted to make room,
+removed by another process of the server) still reads whole, as on POSIX a removed file's data lives
+while it is open. Any other writer (an SSE event, a batch) writes it as the string it stands for.
+"""
+
+from __future__ import annotations
+
+import codecs
+import weakref
+from collections.abc import Iterator
+from typing import BinaryIO, Final
+
+from ...protocol import jsonenc
+
+READ_PIECE_BYTES: Final = 1 << 20
+"""Bytes of a kept file read, decoded and sent at a time (:attr:`ResultStore.read_piece_bytes`' default):
+a read holds a few pieces' worth, not the text."""
+
+
+class KeptText(jsonenc.TextPieces):
+    """The UTF-8 text of an open kept file, as a JSON string read a piece at a time.
+
+    Args:
+        file: the file, open for reading in binary; the object owns it (:meth:`close`, or when the
+            object is collected).
+        piece_bytes: bytes read at a time.
+
+    Raises:
+        UnicodeDecodeError: the file is not UTF-8 (the file is closed).
+    """
+
+    def __init__(self, file: BinaryIO, piece_bytes: int = READ_PIECE_BYTES) -> None:
+        self._file = file
+        self._piece_bytes = max(1, piece_bytes)
+        self._closed = weakref.finalize(self, file.close)
+        try:
+            self.size = jsonenc.escaped_size(self.pieces())
+        except BaseException:
+            self.close()
+            raise
+
+    def pieces(self) -> Iterator[str]:
+        """The text from its start, a piece of at most ``piece_bytes`` bytes at a time (a piece ends on
+        a whole character: a character cut by the piece's end starts the next).
+
+        Raises:
+            UnicodeDecodeError: the file is not UTF-8.
+        """
+        file, size = self._file, self._piece_bytes
+        file.seek(0)
+        decoder = codecs.getincrementaldecoder("utf-8")()
+        while data := file.read(size):
+            piece = decoder.decode(data)
+            del data
+            if piece:
+                yield piece
+        rest = decoder.decode(b"", final=True)  # raises for a character cut off at the end
+        if rest:
+            yield rest
+
+    def close(self) -> None:
+        """Close the file (again: nothing)."""
+        self._closed()
