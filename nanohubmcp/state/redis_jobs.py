@@ -42,7 +42,7 @@ from ..errors import JobLimitReached
 from ..schema.secret import stored_form
 from . import redis_job_scripts as scripts
 from .errors import StateBusy, StateUnavailable
-from .url import StateURL
+from .url import REDIS_ENCODING_ERRORS, StateURL
 
 log = logging.getLogger("nanohubmcp.state")
 
@@ -68,7 +68,8 @@ outlives no wait by long (a followed job's changes are told for that long after 
 def _client(url: StateURL) -> Any:
     import redis
 
-    return redis.Redis.from_url(url.url, decode_responses=True, socket_connect_timeout=2.0, socket_timeout=10.0)
+    return redis.Redis.from_url(url.url, decode_responses=True, encoding_errors=REDIS_ENCODING_ERRORS,
+                                socket_connect_timeout=2.0, socket_timeout=10.0)
 
 
 @contextlib.contextmanager

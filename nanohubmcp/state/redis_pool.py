@@ -23,6 +23,8 @@ from typing import Any
 import redis.asyncio as aioredis
 import redis.exceptions as redis_errors
 
+from .url import REDIS_ENCODING_ERRORS
+
 CONNECT_TIMEOUT = 2.0
 SOCKET_TIMEOUT = 15.0
 """Longest wait for one Redis reply (blocking reads wait less than this)."""
@@ -66,6 +68,7 @@ def connect(url: str, retries: int | None = None, *, single: bool = False, waits
         "retry": Retry(ExponentialBackoff(cap=0.2, base=0.02), RETRIES if retries is None else retries),
         "retry_on_error": [redis_errors.ConnectionError, redis_errors.TimeoutError],
         "decode_responses": True,
+        "encoding_errors": REDIS_ENCODING_ERRORS,
         "socket_connect_timeout": CONNECT_TIMEOUT,
         "socket_timeout": SOCKET_TIMEOUT,
         "health_check_interval": 10,
@@ -79,4 +82,5 @@ def connect_sync(url: str) -> Any:
     """A synchronous client of ``url``, for the few calls made off the asyncio path (the stateless era)."""
     import redis
 
-    return redis.Redis.from_url(url, socket_connect_timeout=CONNECT_TIMEOUT, socket_timeout=SOCKET_TIMEOUT)
+    return redis.Redis.from_url(url, encoding_errors=REDIS_ENCODING_ERRORS, socket_connect_timeout=CONNECT_TIMEOUT,
+                                socket_timeout=SOCKET_TIMEOUT)

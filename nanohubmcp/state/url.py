@@ -22,6 +22,11 @@ from typing import NamedTuple
 
 from ..errors import ConfigurationError
 
+REDIS_ENCODING_ERRORS = "surrogatepass"
+"""How the Redis clients write text as UTF-8 and read it back: a lone surrogate (valid JSON a client may
+send: in a URI it subscribes to, echoed in a result) as the three bytes UTF-8's pattern gives it, read
+back as itself; strict UTF-8 has no form for it (the command failed: a 500)."""
+
 ENV_VAR = "NANOHUBMCP_STATE_URL"
 MEMORY = "memory"
 SQLITE = "sqlite"

@@ -34,7 +34,8 @@ session ends with its stream."""
 def frame(message: Any, event_id: str | None = None, event: str = "message") -> bytes:
     """One SSE event carrying a JSON message (JSON text has no raw newlines)."""
     head = f"id: {event_id}\n" if event_id else ""
-    return f"{head}event: {event}\ndata: {jsonenc.dumps(message)}\n\n".encode()
+    # (dumpb: a lone surrogate a client sent, as a request id or echoed in a result, written as its \u escape)
+    return b"".join((f"{head}event: {event}\ndata: ".encode(), jsonenc.dumpb(message), b"\n\n"))
 
 
 class SSEWriter:

@@ -19,6 +19,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from ...protocol.jsonenc import utf8_storable
 from .record import CANCELLED, FAILED, TERMINAL, Job
 from .runs import process_of
 from .settle import SERVER_STOPPED
@@ -83,7 +84,7 @@ def cap_result(job: Job, max_bytes: int) -> None:
     """Fail ``job`` with a message saying so when its result is over ``max_bytes`` as JSON."""
     if job.result is None:
         return
-    size = len(json.dumps(job.result, separators=(",", ":"), ensure_ascii=False).encode())
+    size = len(utf8_storable(json.dumps(job.result, separators=(",", ":"), ensure_ascii=False)).encode())
     if size > max_bytes:
         text = (f"The job's result is {size} bytes as JSON; the job store keeps at most "
                 f"{max_bytes} (option max_job_result_bytes)")

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
 
+from ...protocol.jsonenc import utf8_storable
 from ...schema.secret import stored_form
 from ...state.base import session_key
 
@@ -180,14 +181,15 @@ def _missing(db: sqlite3.Connection) -> set[str]:
 
 
 def encode(name: str, value: object) -> Any:
-    """``value`` as the column ``name`` holds it."""
+    """``value`` as the column ``name`` holds it; text as UTF-8 can hold it (a lone surrogate a client sent,
+    in the arguments or echoed in a result or message, as its JSON escape: :func:`utf8_storable`)."""
     if name in JSON_COLUMNS:
         # (arguments from server.call may hold objects JSON has no form for: stored_form's form, secrets out)
-        return None if value is None else json.dumps(value, separators=(",", ":"), ensure_ascii=False,
-                                                     default=stored_form)
+        return None if value is None else utf8_storable(json.dumps(value, separators=(",", ":"), ensure_ascii=False,
+                                                                   default=stored_form))
     if name in FLAG_COLUMNS:
         return int(bool(value))
-    return value
+    return utf8_storable(value) if isinstance(value, str) else value
 
 
 def decode(name: str, value: Any) -> Any:

@@ -298,7 +298,7 @@ class SQLiteBackend(_Untold):
         with self._write() as db:
             db.execute("UPDATE jobs SET progress = ?, progress_total = ?, progress_message = ?, "
                        "progress_updates = progress_updates + 1 WHERE id = ?",
-                       (real(progress), real(total), message, job_id))
+                       (real(progress), real(total), encode("progress_message", message), job_id))
 
     def _query(self, sql: str, params: tuple[Any, ...] = ()) -> list[dict[str, Any]]:
         with self._lock:

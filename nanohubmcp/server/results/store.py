@@ -265,7 +265,7 @@ class ResultStore:
         """
         size = 0
         for part in parts:
-            data = part.encode("utf-8")
+            data = part.encode("utf-8", KEPT_ERRORS)
             size += len(data)
             if size > self.max_bytes:
                 raise TooLargeToKeep(size, self.max_bytes, at_least=True)
@@ -325,7 +325,7 @@ class ResultStore:
         elif isinstance(data, str):
             item["text"] = data
         elif textual:
-            item["text"] = data.decode("utf-8")
+            item["text"] = data.decode("utf-8", KEPT_ERRORS)
         else:
             item["blob"] = base64.b64encode(data).decode("ascii")
         return {"contents": [item]}
@@ -379,6 +379,10 @@ class ResultStore:
                     os.remove(name)
 
 
+KEPT_ERRORS: Final = "surrogatepass"
+"""How kept text is written as UTF-8 and read back: a lone surrogate (a client's ``"\\ud800"`` a tool
+echoed) as the three bytes UTF-8's pattern gives it, so it reads back as itself (strict UTF-8 has no
+form for it: keeping such a result failed the call)."""
 WRITE_CHARS: Final = 1 << 22
 """Characters of a kept text written at a time (each slice is encoded alone)."""
 
@@ -386,7 +390,7 @@ WRITE_CHARS: Final = 1 << 22
 def utf8_size(data: bytes | bytearray | str) -> int:
     """The bytes ``data`` takes as UTF-8, without encoding a copy of ASCII text (a kept array's JSON)."""
     if isinstance(data, str):
-        return len(data) if data.isascii() else len(data.encode("utf-8"))
+        return len(data) if data.isascii() else len(data.encode("utf-8", KEPT_ERRORS))
     return len(data)
 
 
@@ -400,7 +404,7 @@ def _write(path: str, data: bytes | bytearray | str, meta: dict[str, Any]) -> bo
     ``.meta.json`` (so a reader never sees meta without data)."""
     try:
         if isinstance(data, str):
-            with open(path, "w", encoding="utf-8", newline="") as f:
+            with open(path, "w", encoding="utf-8", errors=KEPT_ERRORS, newline="") as f:
                 for start in range(0, len(data), WRITE_CHARS):  # encoded a slice at a time
                     f.write(data[start : start + WRITE_CHARS])
         else:

@@ -65,7 +65,7 @@ def offload_text(text: str, sink: ResultSink) -> list[Wire]:
     """Blocks for a text result too large to inline (a runaway log, say): a preview and the link."""
     link = sink.link(text, "text/plain", "result.txt", "the tool's full text result")
     preview = f"Preview (first {PREVIEW_CHARS} characters): {text[:PREVIEW_CHARS]}..."
-    return [link_note(preview, len(text.encode("utf-8")), sink, link), link]
+    return [link_note(preview, link.get("size", len(text)), sink, link), link]  # (its UTF-8 size, as kept)
 
 
 def _images_kept(blocks: list[Wire], sink: ResultSink | None, in_place: bool = False) -> list[Wire]:
