@@ -230,6 +230,15 @@ def _text_of(result: dict[str, Any]) -> str:
     return "\n".join(texts)
 
 
+def refused_job(request: RequestContext, exc: jobmod.JobLimitReached) -> dict[str, Any]:
+    """The answer to a call the full job store refused, whatever asked for the job (a plain call of
+    an ``@async_tool``, a task of either era): an ``isError`` result naming the limit, as documented (a
+    client's quota is no server fault, never -32603). No job was made and nothing ran: no provenance
+    record."""
+    request.slots[ANSWERED_BY_LAYER] = True
+    return error_result(str(exc))
+
+
 async def start_job_result(
     core: JobHost, request: RequestContext, tool: Tool, arguments: dict[str, Any]
 ) -> dict[str, Any]:
@@ -239,8 +248,7 @@ async def start_job_result(
     try:
         job = start_job(core, request, tool, arguments)
     except jobmod.JobLimitReached as exc:
-        request.slots[ANSWERED_BY_LAYER] = True  # no job was made, nothing ran: no provenance record
-        return error_result(str(exc))
+        return refused_job(request, exc)
     # The handle ends the request (set before the job's task first runs): the job's progress is polled from
     # here on, never sent with the call's token. A task (create_task) keeps its token until it ends.
     progress.end_notifications(request)

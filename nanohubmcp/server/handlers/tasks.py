@@ -14,7 +14,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InternalError, InvalidParams
-from ..executors.service import start_job
+from ..executors.service import refused_job, start_job
 from ..jobs import service as jobmod
 from ..registry.components import Tool
 from ..registry.registry import decode_cursor, encode_cursor, refuse_unpaged_cursor
@@ -33,14 +33,15 @@ def task_object(job: jobmod.Job) -> dict[str, Any]:
 
 async def create_task(core: HandlerServices, request: RequestContext, tool: Tool, arguments: dict[str, Any],
                       task_params: object) -> dict[str, Any]:
-    """Start ``tool`` as a task; answers ``{task: Task}`` at once."""
+    """Start ``tool`` as a task; answers ``{task: Task}`` at once (a full job store: an ``isError``
+    result naming the limit, as a plain call gets)."""
     if not isinstance(task_params, dict):
         raise InvalidParams("tools/call params.task must be an object, e.g. {\"ttl\": 60000}")
     seconds = _ttl_seconds(task_params.get("ttl"))
     try:
         job = start_job(core, request, tool, arguments, as_task=True, ttl=seconds)
     except jobmod.JobLimitReached as exc:
-        raise InternalError(str(exc)) from None
+        return refused_job(request, exc)
     return {"task": task_object(job)}
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, Any
 
-from ...errors import InternalError, InvalidArguments, JobLimitReached
+from ...errors import InvalidArguments, JobLimitReached
 from ...schema import CheckPending
 from ..asks.input_requests import Exchange, InputRequired, begin, begin_large
 from ..calls import tool_calls as toolcalls
@@ -73,7 +73,7 @@ async def tools_call(core: HandlerServices, request: RequestContext, params: dic
             try:
                 job = job_service.start_job(core, request, tool, arguments, as_task=True)
             except JobLimitReached as exc:
-                raise InternalError(str(exc)) from None
+                return job_service.refused_job(request, exc)
             request.put(TASK_JOB, job)  # the job's asks wait for tasks/update
             request.allow_escalation(lambda _message: True)  # it runs as a task already (ctx.start_task())
             track(core, job)
