@@ -103,7 +103,7 @@ def storable(row: CallRow) -> CallRow:
     """``row`` with every text column as UTF-8 can hold it (:func:`~nanohubmcp.protocol.jsonenc.utf8_storable`:
     a lone surrogate a client sent, in a request id or echoed in a failed call's error, as its JSON
     escape), so that SQLite takes it; ``row`` itself when every column can be stored as it is."""
-    values = [utf8_storable(value) if isinstance(value, str) else value for value in row]
+    values: list[Any] = [utf8_storable(value) if isinstance(value, str) else value for value in row]
     return row if all(a is b for a, b in zip(values, row, strict=True)) else CallRow(*values)
 
 
