@@ -57,3 +57,26 @@ def test_every_call_that_ran_is_recorded(tmp_path: Path, caplog: pytest.LogCaptu
     value_text = json.dumps("\ud800" + "y" * LARGE)  # its JSON text, the surrogate escaped: as hashed
     assert marker.startswith(f"[not stored: {len(value_text)} bytes of JSON, sha256:")
     assert not [r for r in caplog.records if r.name.startswith("nanohubmcp.provenance")]
+
+
+def test_a_request_id_holding_one_costs_no_other_record(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The records the writer stores in one batch with such a call's are all kept: one request whose id was
+    ``"\\udc00"`` made the writer drop its whole batch, other principals' records of that second included
+    (trial31 S12)."""
+    server = MCPServer("batch", state_dir=str(tmp_path))
+
+    @server.tool()
+    def echo(s: str) -> str:
+        """Answer ``s``."""
+        return s
+
+    uris = []
+    with serve(server) as url:
+        for request_id in ("1", '"\\udc00"', "2"):
+            body = f'{{"jsonrpc":"2.0","id":{request_id},"method":"tools/call","params":{{"name":"echo",' \
+                   '"arguments":{"s":"a"}}}'
+            reply = httpx.post(url, content=body.encode(), headers={"Content-Type": "application/json"}, timeout=10)
+            uris.append(reply.json()["result"]["_meta"][PROVENANCE_META])
+    records = [server.core.provenance.find(uri.rsplit("/", 1)[1]) for uri in uris]
+    assert [record["request_id"] if record else None for record in records] == [1, "\\udc00", 2]
+    assert not [r for r in caplog.records if r.name.startswith("nanohubmcp.provenance")]
