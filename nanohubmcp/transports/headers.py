@@ -64,3 +64,17 @@ def accepts(header: str | None, media: str) -> bool:
 def wants_sse(header: str | None) -> bool:
     """True when the client named ``text/event-stream`` itself (no Accept, or */*, gets JSON)."""
     return header is not None and "text/event-stream" in header.lower()
+
+
+SESSION_QUERY = "session_id"
+"""The query parameter naming a legacy HTTP+SSE session (``POST /messages/?session_id=<id>``)."""
+
+
+def session_query(arguments: dict[str, list[bytes]]) -> str | None:
+    """The last ``session_id`` of a request's query ``arguments`` (Tornado's ``query_arguments``), None
+    without one. Bytes that are not UTF-8 (``%ff%fe``) name no session the server made (its ids are
+    ASCII): they are read with a stand-in for each bad byte, an unknown session like any other — where
+    Tornado's ``get_query_argument`` raised its own 400 (not a JSON-RPC error), again inside the access
+    log's line."""
+    values = arguments.get(SESSION_QUERY)
+    return values[-1].decode("utf-8", "replace") if values else None

@@ -25,6 +25,7 @@ from .auth import bind_resource
 from .config import TransportConfig
 from .discovery import AICatalogHandler, MCPCatalogHandler, ServerCardHandler
 from .documents import DiscoveryHandler, NotFoundHandler, OpenAPIHandler, ProtectedResourceHandler, RootHandler
+from .headers import session_query
 from .health import HealthHandler
 from .http_server import LimitedApplication
 from .redaction import is_secret_query_name
@@ -106,7 +107,7 @@ def _quiet_log(handler: tornado.web.RequestHandler) -> None:
     if logger.isEnabledFor(level):
         request = handler.request
         # A session is named by a digest of its id (the id itself is a credential).
-        session_id = request.headers.get("Mcp-Session-Id") or handler.get_query_argument("session_id", "")
+        session_id = request.headers.get("Mcp-Session-Id") or session_query(request.query_arguments)
         tag = f" session={session_digest(session_id)}" if session_id else ""
         logger.log(level, "%d %s %s (%s) %.1fms%s", status, request.method, redacted_uri(request.uri or ""),
                    request.remote_ip, 1000.0 * request.request_time(), tag)

@@ -24,7 +24,7 @@ from ..server.connection import batch_refusal
 from ..server.wire.request import LARGE_MESSAGE_BYTES
 from ..state.errors import StateUnavailable
 from .base import BaseHandler, BodyReadingHandler
-from .headers import json_body_type
+from .headers import json_body_type, session_query
 from .sse_writer import SSEWriter
 
 log = logging.getLogger("nanohubmcp.http")
@@ -88,7 +88,7 @@ class LegacyMessagesHandler(BodyReadingHandler):
     async def post(self) -> None:
         if self.finished:
             return
-        await post_legacy_message(self, self.get_query_argument("session_id", None))
+        await post_legacy_message(self, session_query(self.request.query_arguments))
 
 
 async def post_legacy_message(handler: Any, session_id: str | None) -> None:

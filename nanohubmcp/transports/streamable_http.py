@@ -43,6 +43,7 @@ from .headers import (
     MCP_SESSION_ID_HEADER,
     accepts,
     json_body_type,
+    session_query,
     wants_sse,
 )
 from .sse_writer import SSEWriter
@@ -107,10 +108,11 @@ class StreamableHTTPHandler(BodyReadingHandler):
             if not acceptable:
                 raise NotAcceptable(
                     "Not Acceptable: the reply is application/json or text/event-stream; accept one of them")
-            if self.root and self.get_query_argument("session_id", None):
+            legacy = session_query(self.request.query_arguments) if self.root else None
+            if legacy:
                 from .sse import post_legacy_message
 
-                await post_legacy_message(self, self.get_query_argument("session_id"))
+                await post_legacy_message(self, legacy)
                 return
             # ParseError / InvalidRequest: 400; SessionNotFound: 404; the era's checks: 400
             incoming = await self.connection.receive(
