@@ -273,11 +273,8 @@ class _Builder:
         if kind == "tool" and spec.main:
             decorator += "  # --main (the kernel's thread) applies in notebooks only"
         key = spec.uri if kind == "resource" else spec.name or info.name
-        if kind == "tool":  # the script would stop at import, where registration refuses the name
-            from ..server.registry.checks import RESERVED_TOOL_NAMES, reserved_name
-
-            if key in RESERVED_TOOL_NAMES:
-                raise reserved_name(key)
+        if kind == "tool":  # the script would stop at import, where registration refuses these
+            self._check_tool(key, spec)
         # the notebook's way to edit a component: the later cell's definition is the one served
         if not self._unregister(kind, key, f"is registered again in cell {self.number}"):
             self.found[kind].append(key)  # (else it keeps its place in the counts, as in the notebook's list)
@@ -285,6 +282,26 @@ class _Builder:
         lines = code.splitlines()
         lines.insert(info.lineno - 1, decorator)
         return "\n".join(lines)
+
+    def _check_tool(self, key: str, spec: Any) -> None:
+        """What registering the tool would refuse, as the notebook refused it: a reserved or uncallable
+        name, a view that is not ``ui://``, executor options its executor does not take."""
+        from ..errors import ConfigurationError
+        from ..server.executors import check_options
+        from ..server.registry.checks import RESERVED_TOOL_NAMES, reserved_name
+        from ..server.registry.components import check_tool_name
+        from ..server.registry.mcp_apps import check_view_uri
+
+        if key in RESERVED_TOOL_NAMES:
+            raise reserved_name(key)
+        check_tool_name(key, given=bool(spec.name))
+        if spec.view is not None:
+            check_view_uri(spec.view, f"tool {key!r}")
+        if spec.executor_options:
+            try:
+                check_options(spec.executor or self.settings.values.get("job_executor"), spec.executor_options)
+            except ConfigurationError as exc:
+                raise RegistrationError(f"tool '{key}': {exc}") from None
 
     def _unregister(self, kind: str, key: str, why: str) -> bool:
         """Leave the decorator of an earlier cell registering ``key`` out, replaced by a comment saying

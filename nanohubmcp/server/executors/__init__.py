@@ -59,7 +59,7 @@ if TYPE_CHECKING:
     from ..jobs.fair import FairTurns
     from ..jobs.service import Job
 
-__all__ = ["EXECUTORS", "JobExecutor", "ThreadJobExecutor", "make_executor"]
+__all__ = ["EXECUTORS", "JobExecutor", "ThreadJobExecutor", "check_options", "make_executor"]
 
 EXECUTORS = ("threads", "processes", "dask", "slurm", "submit")
 
@@ -181,6 +181,17 @@ def make_executor(
         if importlib.util.find_spec(needed[0]) is None:
             raise ConfigurationError(f"job_executor={spec!r} needs {needed[0]}: pip install 'nanohub-mcp[{needed[1]}]'")
     return _made(spec, workers, dask_address, state_dir).configure(dict(options or {}))
+
+
+def check_options(spec: str | None, options: dict[str, Any]) -> None:
+    """Refuse ``options`` the executor named ``spec`` does not take (or values it refuses), as a server
+    does when a tool is registered, without making its runner or needing its library: an exported
+    notebook's script is checked where it is written, not where it runs.
+
+    Raises:
+        ConfigurationError: as :func:`make_executor` says it.
+    """
+    _made(spec, 1, None, None).configure(dict(options))
 
 
 NEEDS = {"dask": ("distributed", "dask"), "slurm": ("submitit", "slurm")}

@@ -56,6 +56,17 @@ def callable_name(fn: Callable[..., Any], kind: str, name: str | None) -> str:
     return str(fn_name)
 
 
+def check_tool_name(tool_name: str, *, given: bool) -> None:
+    """Refuse a tool name clients cannot call (SEP-986), saying what to give instead; ``given``: the name
+    was passed (``name=``), else it is the function's own."""
+    if not TOOL_NAME.match(tool_name):
+        # Given: another name, like it; the function's own (not ASCII, say): a name to publish it under.
+        fix = "choose another" if given else "publish this function under another name"
+        raise RegistrationError(
+            f"tool '{tool_name}': names are 1-128 ASCII letters, digits, '_', '-' and '.' (SEP-986); "
+            f"{fix}, e.g. name={name_like(tool_name)!r}", option="name")
+
+
 def name_like(text: str, fallback: str = "my_tool") -> str:
     """A tool name (SEP-986) close to ``text``: accents dropped, each run of other characters ``_``,
     ``_`` at either end dropped, 128 at most; ``fallback`` when nothing is left."""
@@ -162,12 +173,7 @@ class Tool:
             raise RegistrationError(
                 f"@tool was given {fn!r}, which is not callable (did you forget the parentheses?)")
         tool_name = callable_name(fn, "tool", name)
-        if not TOOL_NAME.match(tool_name):
-            # Given: another name, like it; the function's own (not ASCII, say): a name to publish it under.
-            fix = "choose another" if name else "publish this function under another name"
-            raise RegistrationError(
-                f"tool '{tool_name}': names are 1-128 ASCII letters, digits, '_', '-' and '.' (SEP-986); "
-                f"{fix}, e.g. name={name_like(tool_name)!r}", option="name")
+        check_tool_name(tool_name, given=bool(name))
         signature = describe_function(fn, kind="tool", name=tool_name, context_types=context_types)
         schema = input_schema if input_schema else signature.input_schema
         if not isinstance(schema, dict) or schema.get("type") != "object":
