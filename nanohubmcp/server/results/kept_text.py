@@ -60,7 +60,7 @@ class KeptText(jsonenc.TextPieces):
         """
         file, size = self._file, self._piece_bytes
         file.seek(0)
-        decoder = codecs.getincrementaldecoder("utf-8")()
+        decoder = codecs.getincrementaldecoder("utf-8")("surrogatepass")  # as the store writes it (KEPT_ERRORS)
         while data := file.read(size):
             piece = decoder.decode(data)
             del data
