@@ -7,17 +7,22 @@ function, a parameter in a module-level constant, and in a notebook both live in
 through the user's own functions and classes, transitively, and hashes what it finds:
 
 - a function or class defined in the user's code (``__main__``, a notebook cell, a module outside
-  the standard library and ``site-packages``): its source text (else its compiled code) and the
-  values of its defaults, and what *its* global names reach;
+  the standard library and ``site-packages``): its compiled code — what runs, not its file's text, which
+  may have been edited since it was loaded — with the code nested in it, the values of its defaults (a
+  class: its bases' names and each method's code), and what *its* global names reach; the tool's own
+  function's code too;
 - the values a function's closure captured, a bound method's instance attributes and a class's
   plain class attributes, each as below;
 - a module of the user's own (by the same rule): the attributes the code reads from it, followed
   by name (``mylib.g(x)``: ``g`` taken as above; ``pkg.sub.h``: through the submodule; ``config.SCALE``:
   its value) and bound like global names; a module used as a whole (passed on, ``getattr(mod, name)``,
-  captured by a closure) counts by the SHA-256 of its file (a file over
-  :data:`.code_modules.MAX_SOURCE_BYTES` by its size and modification time), and by the names read
-  from it as well; so does a module of the user's that the code imports itself (``import mylib``
-  inside the function), found on the import path without importing it;
+  captured by a closure) counts by what it holds — the code of its functions and classes, its plain
+  values, the type of anything else — and by the SHA-256 of its file as first read after the module
+  was loaded (a file over :data:`.code_modules.MAX_SOURCE_BYTES` by its size and modification time;
+  kept until a reload, so an edit not loaded yet changes nothing), and by the names read from it as
+  well; a module of the user's that the code imports itself (``import mylib`` inside the function)
+  counts by its file: loaded, as first read after it was loaded; not loaded yet, as it is on the
+  import path, found without importing it;
 - a value of a plain type (``None``, bool, int, float, complex, str, bytes, and tuples, lists,
   dicts, sets of those, up to :data:`MAX_VALUE_CHARS` of ``repr``): its ``repr``;
 - anything else (a library's function or module, an open file, an instance): its type's
@@ -37,7 +42,9 @@ from __future__ import annotations
 import hashlib
 import inspect
 import sys
+import weakref
 from collections.abc import Callable, Iterator
+from functools import cached_property
 from types import CodeType, FunctionType, MethodType, ModuleType
 from typing import Any
 
@@ -104,6 +111,9 @@ def _walk(fn: Callable[..., Any]) -> _Kept:
     queue: list[Any] = [fn]
     reached = 0
 
+    if _is_users(fn):  # what runs: its file's text may be newer than the code loaded from it
+        digest.update(b"\0code=" + _code_text(fn))
+
     def take(label: str, value: Any, paths: frozenset[Path] = WHOLE) -> None:
         digest.update(f"\0{label}=".encode())
         if isinstance(value, (_PLAIN, _CONTAINERS)):
@@ -124,8 +134,8 @@ def _walk(fn: Callable[..., Any]) -> _Kept:
         nonlocal reached
         namespace = vars(module)
         digest.update(f"module {module.__name__}".encode())
-        if () in paths:  # used as a whole: its file, and a reload (a new __spec__) is a change
-            digest.update(file_digest(getattr(module, "__file__", None)))
+        if () in paths:  # used as a whole: what it holds, its file as loaded; a reload (a new __spec__) is a change
+            digest.update(_module_text(module))
             bindings.append((namespace, "__spec__", namespace.get("__spec__", _MISSING)))
         for name in sorted({path[0] for path in paths if path}):
             if reached >= MAX_REACHED:
@@ -146,8 +156,9 @@ def _walk(fn: Callable[..., Any]) -> _Kept:
                 if reached >= MAX_REACHED:
                     break
                 reached += 1
-                digest.update(f"\0import {name}=".encode() + file_digest(path))
                 loaded = sys.modules.get(name, _MISSING)
+                found = _loaded_file(loaded) if isinstance(loaded, ModuleType) else file_digest(path)
+                digest.update(f"\0import {name}=".encode() + found)
                 bindings.append((sys.modules, name, loaded))  # imported later, or anew: read again
                 if isinstance(loaded, ModuleType):
                     bindings.append((vars(loaded), "__spec__", vars(loaded).get("__spec__", _MISSING)))  # a reload
@@ -195,12 +206,15 @@ def _functions_of(obj: Any) -> list[FunctionType]:
     if isinstance(obj, FunctionType):
         return [obj]
     if isinstance(obj, type):
-        found = []
+        found: list[FunctionType] = []
         for member in vars(obj).values():
             if isinstance(member, (staticmethod, classmethod)):
                 member = member.__func__
             elif isinstance(member, property):
+                found.extend(f for f in (member.fset, member.fdel) if isinstance(f, FunctionType))
                 member = member.fget
+            elif isinstance(member, cached_property):
+                member = member.func
             if isinstance(member, FunctionType):
                 found.append(member)
         return found
@@ -269,24 +283,73 @@ def _is_users(value: Any) -> bool:
 
 
 def _code_bytes(code: CodeType) -> bytes:
-    """What compiled code does, without where it was compiled (marshal's output is not stable:
-    it depends on which strings happen to be shared)."""
-    parts = [code.co_code, repr((code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars)).encode()]
-    for const in code.co_consts:
-        parts.append(_code_bytes(const) if isinstance(const, CodeType) else repr(const).encode())
+    """What compiled code does, without where it was compiled (no file name or line numbers; marshal's
+    output is not stable either: it depends on which strings happen to be shared): its instructions,
+    names, argument counts and flags, and its constants, the code nested in it included."""
+    parts = [code.co_code, repr((code.co_name, code.co_names, code.co_varnames, code.co_freevars, code.co_cellvars,
+                                 code.co_argcount, code.co_posonlyargcount, code.co_kwonlyargcount,
+                                 code.co_flags)).encode()]
+    parts.extend(_constant(const) for const in code.co_consts)
     return b"\0".join(parts)
 
 
+def _constant(const: Any) -> bytes:
+    """A constant of compiled code, the same in every process: nested code as :func:`_code_bytes`, a
+    frozenset (``x in {"a", "b"}``) in sorted order (its own order follows the per-process string hash)."""
+    if isinstance(const, CodeType):
+        return b"code(" + _code_bytes(const) + b")"
+    if isinstance(const, frozenset):
+        return b"frozenset(" + b",".join(sorted(_constant(item) for item in const)) + b")"
+    if isinstance(const, tuple):
+        return b"(" + b",".join(_constant(item) for item in const) + b")"
+    return repr(const).encode("utf-8", "surrogatepass")
+
+
 def _code_text(value: Any) -> bytes:
-    """The source of a user's function or class (its code's bytes where the source is not to be had),
-    with its defaults."""
-    functions = _functions_of(value)
-    try:
-        text = inspect.getsource(value).encode()
-    except (OSError, TypeError):
-        text = b"".join(_code_bytes(f.__code__) for f in functions)
-    for function in functions:
+    """What a user's function or class runs: the compiled code of the function (each method of the
+    class, by name, after the names of its bases) with the values of its defaults. Never the source
+    file's text: a file edited but not loaded again is not what runs."""
+    parts = []
+    if isinstance(value, type):
+        parts.append(" ".join(f"{base.__module__}.{base.__qualname__}" for base in value.__bases__).encode())
+    for function in _functions_of(value):
+        parts.append(function.__name__.encode() + b"=" + _code_bytes(function.__code__))
         defaults = (function.__defaults__ or ()) + tuple((function.__kwdefaults__ or {}).items())
         if defaults:
-            text += _plain(defaults)
-    return text
+            parts.append(_plain(defaults))
+    return b"\0".join(parts)
+
+
+_FILES: weakref.WeakKeyDictionary[ModuleType, tuple[Any, bytes]] = weakref.WeakKeyDictionary()
+"""A loaded module's ``__spec__`` (a reload makes a new one) and its file's digest as first read then."""
+
+
+def _loaded_file(module: ModuleType) -> bytes:
+    """The digest of a loaded module's file as first read after it was loaded (kept until a reload, which
+    makes a new ``__spec__``): an edit not loaded yet changes nothing here, as it changes nothing that runs."""
+    spec = getattr(module, "__spec__", None)
+    held = _FILES.get(module)
+    if held is not None and held[0] is spec:
+        return held[1]
+    digest = file_digest(getattr(module, "__file__", None))
+    _FILES[module] = (spec, digest)
+    return digest
+
+
+def _module_text(module: ModuleType) -> bytes:
+    """A module used as a whole: the code of the functions and classes it holds, its plain values, the
+    type of anything else (a module by its name), and its file as loaded (:func:`_loaded_file`)."""
+    parts = [_loaded_file(module)]
+    for name, value in sorted(dict(vars(module)).items(), key=lambda item: str(item[0])):
+        if str(name).startswith("__") and str(name).endswith("__"):
+            continue
+        if isinstance(value, (_PLAIN, _CONTAINERS)):
+            text = _plain(value)
+        elif _is_users(value):
+            text = _code_text(value)
+        elif isinstance(value, ModuleType):
+            text = f"module {value.__name__}".encode()
+        else:
+            text = f"{type(value).__module__}.{type(value).__qualname__}".encode()
+        parts.append(f"\0{name}=".encode() + text)
+    return b"".join(parts)
