@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from .._version import __version__
 from ..auth.token_option import add_token_options
 from ..server.provenance.record_ids import id_words_last
+from ..transports.limit_option import limit_arguments, positive_integer
 from ..transports.proxy_option import http_url, proxy_arguments
 from . import documents, serve
 from .script_options import port_number
@@ -65,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="where sessions and streams shared by the processes live, e.g. redis://127.0.0.1:6379/0 "
                      "(default: $NANOHUBMCP_STATE_URL, else this process's memory; given, it wins over a state_url= in "
                      "the app)")
+    limit_arguments(run)
     run.add_argument("--access-log", action="store_true",
                      help="HTTP: log every request on stderr with the serving process's id (off by default: a line per "
                      "request costs ~6%% of a small call's CPU)")
@@ -282,17 +284,6 @@ def serving_arguments(command: argparse.ArgumentParser) -> None:
                          help="where jobs, the result cache and provenance records are kept (default: "
                          "$NANOHUBMCP_STATE_DIR, else one per server name); run: it wins over a state_dir= in "
                          "the app file")
-
-
-def positive_integer(text: str) -> int:
-    """A whole number >= 1 (argparse type)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
-    return value
 
 
 def registry_name(text: str) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError, NanohubMCPError, UsageError
+from ..transports.limit_option import LIMIT_OPTIONS, limit_keywords
 
 if TYPE_CHECKING:
     from ..facade import MCPServer
@@ -58,35 +59,33 @@ def run_app(args: argparse.Namespace) -> int:
     if transport == "http":
         _note_skipped_keywords(args)
     server.run(host=args.host, port=args.port, transport=transport, token=args.token, workers=args.workers,
-               **_proxy_options(args))
+               **_proxy_options(args), **limit_keywords(args))
     return 0
 
 
 OPTION_OF_KEYWORD = {
     "public_url": "--public-url", "path_prefix": "--path-prefix", "allowed_origins": "--allowed-origins",
     "proxy_headers": "--proxy-headers", "host": "--host", "token": "--token-file", "workers": "--workers",
+    "transport": "--transport", **LIMIT_OPTIONS,
 }
 """``run()`` keywords an app file may pass that ``nanohubmcp run`` takes as options instead (``port=`` is
-left out: the banner shows the port served, and the examples' ``port=8000`` is the default anyway)."""
+never named: the banner shows the port served, and the examples' ``port=8000`` is the default anyway)."""
 
 
 def _note_skipped_keywords(args: argparse.Namespace) -> None:
-    """One line on stderr naming the ``server.run(...)`` keywords of the app file this command leaves
+    """One line on stderr naming every ``server.run(...)`` keyword of the app file this command leaves
     out (it serves the server itself), with the options that give them, unless the command line does."""
-    from ..nanohub.app_file import checked_app_file, serving_keywords
+    from ..nanohub.app_file import checked_app_file, skipped_keywords_note
 
     given = {"public_url": args.public_url, "path_prefix": args.path_prefix, "allowed_origins": args.allowed_origins,
-             "proxy_headers": args.proxy_headers, "host": args.host,
+             "proxy_headers": args.proxy_headers, "host": args.host, "transport": args.transport,
              "workers": args.workers if args.workers != 1 else None,
-             "token": args.token if args.token is not None else os.environ.get("MCP_TOKEN")}  # fmt: skip
-    file = checked_app_file(args.app)
-    left = {k: line for k, line in serving_keywords(file).items() if k in OPTION_OF_KEYWORD and given[k] is None}
-    if left:
-        names = ", ".join(f"{k}=" for k in left)
-        options = ", ".join(OPTION_OF_KEYWORD[k] for k in left)
-        print(f"note: {file.name} passes {names} to server.run() (line {min(left.values())}); nanohubmcp run serves "
-              f"the server itself and does not make that call: give {options} (or the MCP_* variables "
-              "they default to) for them to apply", file=sys.stderr)
+             "token": args.token if args.token is not None else os.environ.get("MCP_TOKEN"),
+             **limit_keywords(args)}  # fmt: skip
+    note = skipped_keywords_note(checked_app_file(args.app), "nanohubmcp run", OPTION_OF_KEYWORD,
+                                 {k for k, v in given.items() if v is not None})
+    if note:
+        print(f"note: {note}", file=sys.stderr)
 
 
 def _serve(server: MCPServer, args: argparse.Namespace, transport: str) -> int:

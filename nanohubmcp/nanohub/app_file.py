@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ..errors import ConfigurationError, UsageError
 
-__all__ = ["AppImportError", "checked_app_file", "import_failure", "serving_keywords"]
+__all__ = ["AppImportError", "checked_app_file", "import_failure", "serving_keywords", "skipped_keywords_note"]
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]
 
@@ -109,3 +109,30 @@ def serving_keywords(file: Path) -> dict[str, int]:
                 if keyword.arg is not None:
                     found.setdefault(keyword.arg, node.lineno)
     return found
+
+
+_UNNAMED = ("port", "quiet")
+"""Keywords no note names: the banner shows the port served; ``quiet`` changes nothing served."""
+_FROM_VARIABLES = ("public_url", "path_prefix", "allowed_origins", "token")
+"""Keywords whose options default to an ``MCP_*`` environment variable."""
+
+
+def skipped_keywords_note(file: Path, command: str, options: dict[str, str], given: set[str]) -> str | None:
+    """The note saying which keywords of ``file``'s ``server.run(...)`` call ``command`` leaves out (it
+    serves the server itself), with the options that give them (``options``: keyword -> option), leaving
+    out those the command line gives (``given``) and port/quiet; None when it leaves out none.
+    """
+    left = {k: line for k, line in serving_keywords(file).items() if k not in given and k not in _UNNAMED}
+    if not left:
+        return None
+    names = ", ".join(f"{k}=" for k in left)
+    note = (f"{file.name} passes {names} to server.run() (line {min(left.values())}); {command} serves the server "
+            "itself and does not make that call")
+    with_option = [options[k] for k in left if k in options]
+    if with_option:
+        variables = " (or the MCP_* variables they default to)" if any(k in _FROM_VARIABLES for k in left) else ""
+        note += f": give {', '.join(with_option)}{variables} for them to apply"
+    without = [f"{k}=" for k in left if k not in options]
+    if without:
+        note += f"{'; it has no option for ' if with_option else ', and has no option for '}{', '.join(without)}"
+    return note

@@ -44,6 +44,7 @@ from nanohubmcp.errors import ConfigurationError, NanohubMCPError
 from nanohubmcp.nanohub.app_file import AppImportError, checked_app_file, import_failure
 from nanohubmcp.server.app_import import importing
 from nanohubmcp.state.url import redact
+from nanohubmcp.transports.limit_option import limit_arguments, limit_argv, limit_keywords
 
 __all__ = ["BOOTSTRAP", "PATH_PREFIX_ENV", "PUBLIC_URL_ENV", "SOURCES_ENV", "command", "environment", "load_app",
            "main"]
@@ -100,9 +101,11 @@ def command(
     allowed_origins: str | list[str] | None = None,
     parent_pid: int | None = None,
     debug: bool = False,
+    limits: dict[str, int] | None = None,
 ) -> list[str]:
     """Return the argv that runs ``app`` in a child; ``python=None`` means this interpreter. The path
-    prefix and public URL go in its environment (:func:`environment`), never in this argv."""
+    prefix and public URL go in its environment (:func:`environment`), never in this argv; ``limits`` are
+    ``run()``'s limits the command line gave (:func:`~nanohubmcp.transports.limit_option.limit_keywords`)."""
     args = ["--app", str(app), "--host", host, "--port", str(port)]
     if allowed_origins:
         origins = allowed_origins if isinstance(allowed_origins, str) else ",".join(allowed_origins)
@@ -111,6 +114,7 @@ def command(
         args += ["--parent-pid", str(parent_pid)]
     if debug:
         args.append("--debug")
+    args += limit_argv(limits or {})
     if python is None:
         return [sys.executable, "-m", "nanohubmcp.nanohub.child", *args]
     fallback = os.pathsep.join(p for p in sys.path if p and os.path.isabs(p))
@@ -205,6 +209,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--allowed-origins", default=None, help="'*' or origins separated by commas")
     parser.add_argument("--parent-pid", type=int, default=None)
     parser.add_argument("--debug", action="store_true")
+    limit_arguments(parser)
     args = parser.parse_args(argv)
 
     if args.parent_pid is not None:
@@ -216,7 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         server = load_app(args.app)
         origins = args.allowed_origins
         server.run(host=args.host, port=args.port, path_prefix=args.path_prefix, public_url=args.public_url,
-                   allowed_origins=origins if origins in (None, "*") else origins.split(","))
+                   allowed_origins=origins if origins in (None, "*") else origins.split(","), **limit_keywords(args))
     except AppImportError as exc:  # the app's own traceback, for the log: status 1, as the app's exception
         traceback.print_exception(exc.__cause__ or exc)
         return 1

@@ -57,11 +57,13 @@ from nanohubmcp.auth.token_option import add_token_options, token_from_options
 from nanohubmcp.auth.verifiers import MCP_TOKEN_ENV
 from nanohubmcp.errors import ConfigurationError
 from nanohubmcp.nanohub import child as app_child
+from nanohubmcp.nanohub.app_file import skipped_keywords_note
 from nanohubmcp.nanohub.plan import DEFAULT_PORT, WEBER_PORT, LaunchPlan, plan_launch
 from nanohubmcp.nanohub.proxy import detect_proxy, override
 from nanohubmcp.nanohub.pyenv import conda_env_python
 from nanohubmcp.nanohub.supervisor import Child, port_is_free, wait_for_port
 from nanohubmcp.nanohub.wrwroxy import find_wrwroxy
+from nanohubmcp.transports.limit_option import LIMIT_OPTIONS, limit_arguments, limit_keywords
 from nanohubmcp.transports.proxy_option import PROXY_HEADERS_VARIABLE, proxy_arguments
 
 __all__ = ["STOP_SIGNALS", "build_parser", "main"]
@@ -122,6 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
         f"{WEBER_PORT + 1}; in a tool session without wrwroxy the weber port, whatever is asked)",
     )
     proxy_arguments(parser, weber=True)  # a public URL given wins over the detected (weber) one
+    limit_arguments(parser)
     parser.add_argument(
         "--python-env", metavar="NAME", default=None, help="run the app with this conda env's Python"
     )
@@ -271,6 +274,7 @@ def _serve(plan: LaunchPlan, python: Path | None, args: argparse.Namespace, stop
                 allowed_origins=args.allowed_origins,
                 parent_pid=os.getpid(),
                 debug=args.debug,
+                limits=limit_keywords(args),
             ),
             app_env,
         )
@@ -358,7 +362,28 @@ def _run(args: argparse.Namespace, stop: _StopRequest) -> int:
     for notice in plan.notices:
         _say(notice)
     _check_ports(plan)
+    if not (args.rappture or args.sim2l):
+        _note_skipped_keywords(app, plan, args)
     return _serve(plan, python, args, stop)
+
+
+_OPTION_OF_KEYWORD = {
+    "public_url": "--public-url", "path_prefix": "--path-prefix", "allowed_origins": "--allowed-origins",
+    "proxy_headers": "--proxy-headers", "host": "--host", "token": "--token-file", **LIMIT_OPTIONS,
+}
+"""``run()`` keywords an app file may pass that ``start_mcp`` takes as options instead."""
+
+
+def _note_skipped_keywords(app: Path, plan: LaunchPlan, args: argparse.Namespace) -> None:
+    """One line naming every ``server.run(...)`` keyword of the app file ``start_mcp`` leaves out (its child
+    serves the server itself), with the options that give them, unless given (the weber URL and path count)."""
+    given = {"public_url": plan.info.public_url or args.public_url, "path_prefix": plan.info.path_prefix or None,
+             "allowed_origins": args.allowed_origins, "proxy_headers": args.proxy_headers, "host": args.host,
+             "token": args.token if args.token is not None else os.environ.get(MCP_TOKEN_ENV),
+             **limit_keywords(args)}  # fmt: skip
+    note = skipped_keywords_note(app, "start_mcp", _OPTION_OF_KEYWORD, {k for k, v in given.items() if v})
+    if note:
+        _say(f"note: {note}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

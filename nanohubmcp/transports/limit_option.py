@@ -1,0 +1,62 @@
+"""The ``--max-request-bytes``, ``--max-buffered-bytes``, ``--max-buffered-bytes-per-principal`` and
+``--max-unsent-bytes`` options of the commands that serve an app file's ``server`` themselves
+(``nanohubmcp run``, ``start_mcp --app``).
+
+Such a command never makes the app's own ``server.run(...)`` call, so the limits written there (an
+exported notebook's ``%config NanohubMCP.max_request_bytes``, say) would not apply; these options give
+them. Each means what ``MCPServer.run()``'s argument of the same name means; left out, ``run()``'s
+default holds. A value that is not a whole number of bytes, 1 or more, is a usage error (exit status 2);
+pairs ``run()`` refuses (``max_buffered_bytes`` below ``max_request_bytes``) are refused by ``run()``.
+Only ``argparse`` is imported here.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+__all__ = ["LIMIT_OPTIONS", "limit_arguments", "limit_argv", "limit_keywords", "positive_integer"]
+
+LIMIT_OPTIONS = {
+    "max_request_bytes": "--max-request-bytes",
+    "max_buffered_bytes": "--max-buffered-bytes",
+    "max_buffered_bytes_per_principal": "--max-buffered-bytes-per-principal",
+    "max_unsent_bytes": "--max-unsent-bytes",
+}
+"""``run()`` keyword -> its option."""
+
+_HELP = {
+    "max_request_bytes": "request body limit (default 16 MiB; 413 above it)",
+    "max_buffered_bytes": "the most bytes of request bodies received at once over every connection (default "
+                          "256 MiB; at least --max-request-bytes)",
+    "max_buffered_bytes_per_principal": "the most of them one authenticated principal's bodies take (default an "
+                                        "eighth of --max-buffered-bytes, at least --max-request-bytes)",
+    "max_unsent_bytes": "the most response bytes held for clients that have not read them (default 256 MiB)",
+}
+
+
+def positive_integer(text: str) -> int:
+    """A whole number, 1 or more (argparse type): a byte count here, ``nanohubmcp run --workers``."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
+def limit_arguments(command: argparse.ArgumentParser) -> None:
+    """Add the four limit options (each None when left out)."""
+    for keyword, option in LIMIT_OPTIONS.items():
+        command.add_argument(option, dest=keyword, type=positive_integer, default=None, metavar="BYTES",
+                             help=f"HTTP: {_HELP[keyword]}; the run() argument of the same name")
+
+
+def limit_keywords(args: argparse.Namespace) -> dict[str, int]:
+    """The limits the command line gives, as ``run()``'s keyword arguments."""
+    return {k: getattr(args, k) for k in LIMIT_OPTIONS if getattr(args, k, None) is not None}
+
+
+def limit_argv(limits: dict[str, int]) -> list[str]:
+    """``limits`` (:func:`limit_keywords`) as options again, for a child process's command line."""
+    return [part for keyword, value in limits.items() for part in (LIMIT_OPTIONS[keyword], str(value))]
