@@ -429,6 +429,23 @@ class NanohubMCP(Configurable):
                 raise TraitError(f"NanohubMCP.{why[0]}; {other} must be at least max_request_bytes: {why[1]}")
         return value
 
+    @validate("path_prefix", "public_url")
+    def _check_url_part(self, proposal: Bunch) -> str | None:
+        """Checked as ``nanohubmcp run``'s ``--path-prefix`` / ``--public-url`` are: a refused value leaves the
+        setting, and a running server, as they were (it stopped the server when it restarted, or was served)."""
+        import argparse
+
+        from ..transports.proxy_option import path_prefix, public_url
+
+        name, value = proposal["trait"].name, proposal["value"]
+        if not value:  # "" (the root) or None (the detected URL)
+            return value
+        try:
+            (path_prefix if name == "path_prefix" else public_url)(value)
+        except argparse.ArgumentTypeError as exc:
+            raise TraitError(f"NanohubMCP.{name}: {exc}") from None
+        return str(value)
+
     @validate("name")
     def _check_name(self, proposal: Bunch) -> str:
         if not str(proposal["value"]).strip():
