@@ -86,8 +86,9 @@ class ResultSink:
 
         assert self.store is not None
         suffix = name[name.rfind(".") :] if "." in name else ""
-        uri = self.store.keep(data, mime_type, suffix, self.owner)
         size = utf8_size(data)
+        self.hold_kept(size)  # over the store's size: the call's ResultTooLarge (one log line), not a ValueError
+        uri = self.store.keep(data, mime_type, suffix, self.owner)
         return ResourceLink(uri, name=name, description=description, mime_type=mime_type, size=size).to_wire()
 
     def link_parts(self, parts: Callable[[], Iterable[str]], mime_type: str, name: str,
