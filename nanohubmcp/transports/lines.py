@@ -3,7 +3,8 @@
 
 :func:`protect_stdout` keeps standard output for protocol messages alone; :class:`LineReader`
 reads lines on a thread of its own and hands them to the event loop; :class:`LineWriter` writes
-one JSON message per line, from any thread, never interleaving two.
+one JSON message per line, from any thread, never interleaving two (a kept file's text, on a request
+marked :data:`~nanohubmcp.server.wire.request.STREAMS_TEXT`, a piece at a time as it is read).
 
 Source: MCP 2025-11-25, Basic § Transports § stdio (messages are delimited by newlines and
 contain no embedded newlines; the server writes nothing to stdout that is not a message).
@@ -14,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import signal
 import sys
@@ -23,6 +25,8 @@ from typing import Any
 
 from ..errors import InvalidRequest, error_response
 from ..protocol import jsonenc
+
+log = logging.getLogger("nanohubmcp.stdio")
 
 MAX_LINE_BYTES = 4 * 1024 * 1024
 """Longest accepted message line; longer ones are reported as :class:`TooLong` and skipped."""
@@ -120,20 +124,61 @@ class LineWriter:
         self._lock = threading.Lock()
 
     def write(self, message: Any) -> None:
-        """Write ``message`` (a JSON value) as one line; nothing once closed."""
+        """Write ``message`` (a JSON value) as one line; nothing once closed.
+
+        The line is written as the parts the encoder made (:func:`~nanohubmcp.protocol.jsonenc.dumpb_parts`),
+        never joined: a pre-encoded array's text as it is, a kept file's text
+        (:class:`~nanohubmcp.protocol.jsonenc.TextPieces`) escaped a piece at a time as it is read.
+        """
         if self.closed:
             return
-        self.write_bytes(jsonenc.dumpb(message))
+        parts = jsonenc.dumpb_parts(message)
+        first = parts[0]
+        if len(parts) == 1 and isinstance(first, bytes):  # (the usual message)
+            self.write_bytes(first)
+            return
+        with self._lock:
+            try:
+                for part in parts:
+                    if isinstance(part, bytes):
+                        self._write(part)
+                    else:
+                        self._write_text(part)
+                self._write(b"\n")
+            except OSError:  # the other end closed: nobody is listening any more
+                self.closed = True
+            finally:
+                for part in parts:
+                    if not isinstance(part, bytes):
+                        part.close()
 
     def write_bytes(self, data: bytes) -> None:
         """Write one line of JSON text already encoded (without its newline)."""
-        view = memoryview(data + b"\n")
         with self._lock:
             try:
-                while view:
-                    view = view[os.write(self.fd, view) :]
+                self._write(data + b"\n")
             except OSError:  # the other end closed: nobody is listening any more
                 self.closed = True
+
+    def _write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self.fd, view) :]
+
+    def _write_text(self, text: jsonenc.TextPieces) -> None:
+        """Write ``text``'s escaped string a piece at a time. A piece that cannot be read (the file gone
+        bad under the answer, which the server never does to a kept file) ends the line there: the
+        client reads a line that is no JSON, and the server log says why."""
+        pieces = jsonenc.escaped_pieces(text)
+        while True:
+            try:
+                piece = next(pieces, None)
+            except (OSError, UnicodeDecodeError) as exc:
+                log.error("a kept text could not be read while its answer was written; the line ends short: %s", exc)
+                return
+            if piece is None:
+                return
+            self._write(piece)
 
 
 class LineReader:

@@ -41,7 +41,7 @@ from ..errors import ProtocolError, error_response
 from ..protocol import jsonrpc
 from ..server.connection import Connection, Incoming
 from ..server.wire.principal import Principal
-from ..server.wire.request import LARGE_MESSAGE_BYTES
+from ..server.wire.request import LARGE_MESSAGE_BYTES, STREAMS_TEXT
 from ..server.wire.sessions import Session
 from ..server.wire.streams import OutboundStream
 from .lines import MAX_LINE_BYTES, LineReader, LineWriter, TooLong, protect_stdout, stop_on_signals, too_long_response
@@ -159,6 +159,7 @@ class StdioTransport:
                 # A second handshake on the same stream starts over (the old session ends).
                 connection.end_session(self.session.id)  # type: ignore[union-attr]
                 self.session = None
+            request.slots[STREAMS_TEXT] = True  # a kept file's text is written to the line a piece at a time
             reply = await connection.serve(request)
             if reply.session is not None:
                 self.session = reply.session
