@@ -161,18 +161,20 @@ def escaped_pieces(text: TextPieces) -> Iterator[bytes]:
     writes between them (each piece escaped as the encoder escapes a ``str``; a piece of text escapes
     alone, as every escape stands for one character)."""
     for piece in text.pieces():
-        yield utf8_storable(_encode_string(piece))[1:-1].encode("utf-8")  # (a lone surrogate as its \u escape)
+        yield _encode_string(piece)[1:-1].encode("utf-8")
 
 
 def escaped_size(pieces: Iterable[str]) -> int:
     """The bytes of the JSON string ``"".join(pieces)`` as UTF-8, the quotes left out (a
     :class:`TextPieces`' :attr:`~TextPieces.size`), counted a piece at a time.
 
-    A lone surrogate counts as its ``\\u`` escape, as :func:`escaped_pieces` writes it.
+    Raises:
+        UnicodeEncodeError: a piece holds a lone surrogate (no UTF-8 form): a body holding it is written
+            with ``\\u`` escapes throughout, by :func:`dumpb`, not in pieces.
     """
     size = 0
     for piece in pieces:
-        escaped = utf8_storable(_encode_string(piece))
+        escaped = _encode_string(piece)
         size += (len(escaped) if escaped.isascii() else len(escaped.encode("utf-8"))) - 2
     return size
 

@@ -109,7 +109,8 @@ def server(tmp_path: Path) -> MCPServer:
     (ODD, "text/plain", [PIECE]),
     (ODD[:3000], "text/plain", [1, 2, 3, 5]),  # pieces that cut 2-, 3- and 4-byte characters
     ("", "text/plain", [PIECE]),
-], ids=["array", "escapes", "cut-characters", "empty"])
+    ("a lone \ud800 surrogate, é", "text/plain", [PIECE]),  # no UTF-8 form: the answer is \u-escaped whole
+], ids=["array", "escapes", "cut-characters", "empty", "lone-surrogate"])
 def test_the_answer_is_the_bytes_the_text_read_whole_gives(
         server: MCPServer, version: str, text: str, mime_type: str, pieces: list[int]) -> None:
     uri = keep(server, text, mime_type)

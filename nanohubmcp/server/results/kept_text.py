@@ -33,23 +33,23 @@ class KeptText(jsonenc.TextPieces):
     """The UTF-8 text of an open kept file, as a JSON string read a piece at a time.
 
     Args:
-        file: the file, open for reading in binary; the object owns it (:meth:`close`, or when the
-            object is collected).
+        file: the file, open for reading in binary; once made, the object owns it (:meth:`close`, or
+            when the object is collected).
         piece_bytes: bytes read at a time.
+        errors: how the file's UTF-8 is decoded (``"surrogatepass"``: as the store wrote it).
 
     Raises:
-        UnicodeDecodeError: the file is not UTF-8 (the file is closed).
+        UnicodeDecodeError: the file is not UTF-8.
+        UnicodeEncodeError: the text holds a lone surrogate, which has no UTF-8 form: an answer holding
+            it is written whole with ``\\u`` escapes (:func:`kept_text` reads it whole then).
     """
 
-    def __init__(self, file: BinaryIO, piece_bytes: int = READ_PIECE_BYTES) -> None:
+    def __init__(self, file: BinaryIO, piece_bytes: int = READ_PIECE_BYTES, errors: str = "strict") -> None:
         self._file = file
         self._piece_bytes = max(1, piece_bytes)
+        self._errors = errors
+        self.size = jsonenc.escaped_size(self.pieces())  # (raising, the object owns no file yet)
         self._closed = weakref.finalize(self, file.close)
-        try:
-            self.size = jsonenc.escaped_size(self.pieces())
-        except BaseException:
-            self.close()
-            raise
 
     def pieces(self) -> Iterator[str]:
         """The text from its start, a piece of at most ``piece_bytes`` bytes at a time (a piece ends on
@@ -60,7 +60,7 @@ class KeptText(jsonenc.TextPieces):
         """
         file, size = self._file, self._piece_bytes
         file.seek(0)
-        decoder = codecs.getincrementaldecoder("utf-8")("surrogatepass")  # as the store writes it (KEPT_ERRORS)
+        decoder = codecs.getincrementaldecoder("utf-8")(self._errors)
         while data := file.read(size):
             piece = decoder.decode(data)
             del data
@@ -73,3 +73,23 @@ class KeptText(jsonenc.TextPieces):
     def close(self) -> None:
         """Close the file (again: nothing)."""
         self._closed()
+
+
+def kept_text(file: BinaryIO, piece_bytes: int, errors: str) -> KeptText | str:
+    """The text of the open kept ``file`` as a :class:`KeptText`, or, when it holds a lone surrogate
+    (a client's ``"\\ud800"`` a tool echoed), read whole as a ``str``: the answer that holds it is written
+    with ``\\u`` escapes throughout, as before (:func:`~nanohubmcp.protocol.jsonenc.dumpb`). Closes
+    ``file`` unless a :class:`KeptText` owns it.
+
+    Raises:
+        UnicodeDecodeError: the file is not UTF-8.
+    """
+    try:
+        return KeptText(file, piece_bytes, errors)
+    except UnicodeEncodeError:
+        with file:
+            file.seek(0)
+            return file.read().decode("utf-8", errors)
+    except BaseException:
+        file.close()
+        raise

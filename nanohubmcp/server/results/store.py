@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO, Final
 
 from . import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_INLINE_BYTES, DEFAULT_STORE_BYTES
-from .kept_text import READ_PIECE_BYTES, KeptText
+from .kept_text import READ_PIECE_BYTES, kept_text
 from .owners import SESSION_OWNER
 
 log = logging.getLogger(__name__)
@@ -293,7 +293,8 @@ class ResultStore:
 
         With ``pieces`` (the answer is written a piece at a time: :data:`~nanohubmcp.server.wire.request.STREAMS_TEXT`),
         the text of a result kept in a file is that file, open, as a :class:`~.kept_text.KeptText`
-        (read a :attr:`read_piece_bytes` piece at a time), not a ``str``.
+        (read a :attr:`read_piece_bytes` piece at a time), not a ``str`` (but for a text holding a lone
+        surrogate, whose answer is written whole with ``\\u`` escapes: :func:`~.kept_text.kept_text`).
 
         Raises:
             UnicodeDecodeError: a textual result whose data is not UTF-8.
@@ -321,7 +322,7 @@ class ResultStore:
         item: dict[str, Any] = {"uri": uri, "mimeType": entry.mime_type}
         if data is None:  # opened while the entry was known: read whole even if it goes meanwhile
             assert kept is not None
-            item["text"] = KeptText(kept, self.read_piece_bytes)  # (its size counted outside the lock)
+            item["text"] = kept_text(kept, self.read_piece_bytes, KEPT_ERRORS)  # (counted outside the lock)
         elif isinstance(data, str):
             item["text"] = data
         elif textual:
