@@ -8,7 +8,9 @@ POST answered with a JSON body: :data:`~nanohubmcp.server.wire.request.STREAMS_T
 time; the transport escapes and sends each piece (:func:`~nanohubmcp.protocol.jsonenc.escaped_pieces`)
 and then closes it. Its size as escaped JSON text is counted when it is made (one pass over the file,
 a piece at a time), so the answer's ``Content-Length`` is known before its first byte, and a file that is
-not UTF-8 fails the read there, as reading it whole does.
+not UTF-8 fails the read there, as reading it whole does. A text holding a lone surrogate (kept as the
+store writes one, ``surrogatepass``) is read whole instead (:func:`kept_text`): an answer holding one is
+written with ``\\u`` escapes throughout, which pieces written as UTF-8 would not give.
 
 The file stays open until the answer is sent: an entry removed meanwhile (expired, evicted to make room,
 removed by another process of the server) still reads whole, as on POSIX a removed file's data lives
