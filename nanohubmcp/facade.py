@@ -765,6 +765,7 @@ class MCPServer:
         max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
         max_unsent_bytes: int = DEFAULT_MAX_UNSENT_BYTES,
         max_buffered_bytes_per_principal: int | None = None,
+        max_unsent_bytes_per_principal: int | None = None,
         token: str | None = None,
     ) -> tornado.web.Application:
         """Return the ``tornado.web.Application`` serving this server, for an ``HTTPServer`` of your own.
@@ -786,7 +787,11 @@ class MCPServer:
                 take (None: an eighth of ``max_buffered_bytes``, at least ``max_request_bytes``);
                 beyond it that principal's body gets 503 with ``Retry-After`` before it is read.
             max_unsent_bytes: the most response bytes held in all for clients that have not read
-                them (256 MiB); beyond it connections are closed, oldest first.
+                them (256 MiB); beyond it connections are closed, those of a principal over its
+                ``max_unsent_bytes_per_principal`` first, then the others, oldest first.
+            max_unsent_bytes_per_principal: the share of them one authenticated principal holds
+                before its connections are the first closed (None: an eighth of ``max_unsent_bytes``,
+                at least 1 MiB).
             token: a static bearer token every request must carry; overrides ``auth``; ``""``
                 turns authorization off. Default: ``$MCP_TOKEN`` when ``auth`` is None.
         Returns:
@@ -803,6 +808,7 @@ class MCPServer:
             max_buffered_bytes=max_buffered_bytes,
             max_unsent_bytes=max_unsent_bytes,
             max_buffered_bytes_per_principal=max_buffered_bytes_per_principal,
+            max_unsent_bytes_per_principal=max_unsent_bytes_per_principal,
             token=token,
         )
 
@@ -858,6 +864,7 @@ class MCPServer:
         max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
         max_unsent_bytes: int = DEFAULT_MAX_UNSENT_BYTES,
         max_buffered_bytes_per_principal: int | None = None,
+        max_unsent_bytes_per_principal: int | None = None,
         public_url: str | None = None,
         quiet: bool = False,
         token: str | None = None,
@@ -900,6 +907,11 @@ class MCPServer:
             max_unsent_bytes: most bytes of responses the server holds in all for clients that
                 have not read them (256 MiB); beyond it connections are closed, oldest first,
                 and a response not read within 30 s plus a second per 64 KiB closes its connection.
+            max_unsent_bytes_per_principal: the share of them one authenticated principal holds
+                (None: an eighth of ``max_unsent_bytes``, at least 1 MiB, so 32 MiB by default):
+                beyond ``max_unsent_bytes`` the connections of a principal over its share are closed
+                first (oldest first), so one token holder's unread responses do not cut another's
+                download. At least 1 MiB; ``max_unsent_bytes`` or more turns the share off.
             public_url: the URL to advertise (the weber URL behind nanoHUB's proxy).
             quiet: do not print the endpoint banner.
             token: the static bearer token every HTTP request must carry
@@ -930,6 +942,7 @@ class MCPServer:
             max_buffered_bytes=max_buffered_bytes,
             max_unsent_bytes=max_unsent_bytes,
             max_buffered_bytes_per_principal=max_buffered_bytes_per_principal,
+            max_unsent_bytes_per_principal=max_unsent_bytes_per_principal,
             public_url=public_url,
             quiet=quiet,
             token=token,
@@ -950,6 +963,7 @@ class MCPServer:
         max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
         max_unsent_bytes: int = DEFAULT_MAX_UNSENT_BYTES,
         max_buffered_bytes_per_principal: int | None = None,
+        max_unsent_bytes_per_principal: int | None = None,
         public_url: str | None = None,
         quiet: bool = True,
         loop: str = "thread",
@@ -975,6 +989,7 @@ class MCPServer:
             max_buffered_bytes=max_buffered_bytes,
             max_unsent_bytes=max_unsent_bytes,
             max_buffered_bytes_per_principal=max_buffered_bytes_per_principal,
+            max_unsent_bytes_per_principal=max_unsent_bytes_per_principal,
             public_url=public_url,
             quiet=quiet,
             loop=loop,

@@ -42,7 +42,8 @@ if TYPE_CHECKING:
 
 __all__ = ["NanohubMCP"]
 
-SERVE_LIMIT_TRAITS = ("max_request_bytes", "max_buffered_bytes", "max_buffered_bytes_per_principal", "max_unsent_bytes")
+SERVE_LIMIT_TRAITS = ("max_request_bytes", "max_buffered_bytes", "max_buffered_bytes_per_principal", "max_unsent_bytes",
+                      "max_unsent_bytes_per_principal")
 """The HTTP server's limits, each passed to ``server.start(...)`` under its own name (the default is run()'s)."""
 RESTART_TRAITS = ("host", "port", "mode", "path_prefix", "allowed_origins", "public_url", "token", *SERVE_LIMIT_TRAITS)
 """Traits whose change restarts a running server on its new address or URL, or with its new limits."""
@@ -253,7 +254,19 @@ class NanohubMCP(Configurable):
         minimum=1024 * 1024,
         takes="a number of bytes >= 1048576 (1 MiB)",
         help="Most bytes of answers held in all for clients that have not read them; beyond it connections "
-        "are closed, oldest first. Default 268435456 (256 MiB).",
+        "are closed (a principal's over max_unsent_bytes_per_principal first), oldest first. Default 268435456 "
+        "(256 MiB).",
+    ).tag(config=True)
+
+    max_unsent_bytes_per_principal = Limit(
+        None,
+        minimum=1024 * 1024,
+        allow_none=True,
+        takes="a number of bytes >= 1048576 (1 MiB), or None",
+        help="The share of max_unsent_bytes one principal (one token's caller) holds for answers its clients have "
+        "not read: beyond max_unsent_bytes, the connections of a principal over its share are closed first, so "
+        "its unread answers do not cut another principal's download. Default None: an eighth of max_unsent_bytes, "
+        "at least 1 MiB (33554432, 32 MiB, with the default).",
     ).tag(config=True)
 
     instructions = Unicode(

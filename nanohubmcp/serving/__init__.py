@@ -113,6 +113,7 @@ class Serving:
         max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
         max_unsent_bytes: int,
         max_buffered_bytes_per_principal: int | None = None,
+        max_unsent_bytes_per_principal: int | None = None,
         token: str | None,
     ) -> tornado.web.Application:
         """The ``tornado.web.Application`` serving ``server`` (for the caller's own HTTPServer)."""
@@ -127,6 +128,7 @@ class Serving:
             max_buffered_bytes=max_buffered_bytes,
             max_unsent_bytes=max_unsent_bytes,
             max_buffered_bytes_per_principal=max_buffered_bytes_per_principal,
+            max_unsent_bytes_per_principal=max_unsent_bytes_per_principal,
             auth=verifier(server, token),
         )
         return make_app(server, config)
@@ -149,6 +151,7 @@ class Serving:
         max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
         max_unsent_bytes: int,
         max_buffered_bytes_per_principal: int | None = None,
+        max_unsent_bytes_per_principal: int | None = None,
         public_url: str | None,
         quiet: bool,
         token: str | None,
@@ -189,6 +192,7 @@ class Serving:
                 max_buffered_bytes=max_buffered_bytes,
                 max_unsent_bytes=max_unsent_bytes,
                 max_buffered_bytes_per_principal=max_buffered_bytes_per_principal,
+                max_unsent_bytes_per_principal=max_unsent_bytes_per_principal,
                 public_url=public_url,
                 token=token,
                 **compat,
@@ -205,6 +209,7 @@ class Serving:
                 max_buffered_bytes=max_buffered_bytes,
                 max_unsent_bytes=max_unsent_bytes,
                 max_buffered_bytes_per_principal=max_buffered_bytes_per_principal,
+                max_unsent_bytes_per_principal=max_unsent_bytes_per_principal,
                 public_url=public_url,
                 quiet=quiet,
                 loop="thread",
@@ -221,6 +226,7 @@ class Serving:
                 server, host, port, path_prefix, public_url, allowed_origins, max_request_bytes, compat,
                 token=token, max_buffered_bytes=max_buffered_bytes, max_unsent_bytes=max_unsent_bytes,
                 max_buffered_bytes_per_principal=max_buffered_bytes_per_principal,
+                max_unsent_bytes_per_principal=max_unsent_bytes_per_principal,
                 proxy_headers=proxy_headers,
             )
         except ConfigurationError as exc:  # no token where one is required, one no client can send, say:
@@ -255,6 +261,7 @@ class Serving:
         max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
         max_unsent_bytes: int,
         max_buffered_bytes_per_principal: int | None = None,
+        max_unsent_bytes_per_principal: int | None = None,
         public_url: str | None,
         quiet: bool,
         loop: str,
@@ -272,6 +279,7 @@ class Serving:
             max_buffered_bytes=max_buffered_bytes,
             max_unsent_bytes=max_unsent_bytes,
             max_buffered_bytes_per_principal=max_buffered_bytes_per_principal,
+            max_unsent_bytes_per_principal=max_unsent_bytes_per_principal,
             proxy_headers=proxy_headers,
         )
         self.public_url = public_url

@@ -84,6 +84,7 @@ def make_runner(
     max_buffered_bytes: int = DEFAULT_MAX_BUFFERED_BYTES,
     max_unsent_bytes: int,
     max_buffered_bytes_per_principal: int | None = None,
+    max_unsent_bytes_per_principal: int | None = None,
     proxy_headers: bool | None = None,
 ) -> Runner:
     """A transports ``Runner`` for ``server`` (nothing is bound yet; :func:`warn_about_config` once it listens).
@@ -109,6 +110,7 @@ def make_runner(
         max_buffered_bytes=max_buffered_bytes,
         max_unsent_bytes=max_unsent_bytes,
         max_buffered_bytes_per_principal=max_buffered_bytes_per_principal,
+        max_unsent_bytes_per_principal=max_unsent_bytes_per_principal,
         auth=auth,
         loopback_bound=is_loopback(host),
         proxy_headers=resolve_proxy_headers(proxy_headers),

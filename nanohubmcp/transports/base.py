@@ -244,7 +244,9 @@ class BaseHandler(tornado.web.RequestHandler):
             self.flush()  # (a buffer of one part is sent as it is, not joined)
         written = self.finish(last)
         if not written.done():  # the socket did not take it all: held for a client that may not read
-            self.config.unsent.hold(self.request.connection, size, written)
+            principal = self.principal
+            self.config.unsent.hold(self.request.connection, size, written,
+                                    None if principal is None else principal.subject)
         return None
 
     def send_error_json(self, status: int, body: Any) -> None:

@@ -14,7 +14,8 @@ from urllib.parse import urlsplit
 from ..auth.verifiers import TokenVerifier
 from ..errors import ConfigurationError
 from .budget import principal_share
-from .unsent import DEFAULT_MAX_UNSENT_BYTES, UnsentBudget
+from .unsent import DEFAULT_MAX_UNSENT_BYTES, MIN_SHARE, UnsentBudget
+from .unsent import principal_share as unsent_principal_share
 
 DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
 """Largest request body accepted (413 above it)."""
@@ -36,6 +37,7 @@ def normalize_prefix(prefix: str | None) -> str:
 _FIELDS = (
     "path_prefix", "public_url", "allowed_origins", "max_request_bytes", "max_buffered_bytes", "keepalive_seconds",
     "extra_origins", "auth", "loopback_bound", "proxy_headers", "max_unsent_bytes", "max_buffered_bytes_per_principal",
+    "max_unsent_bytes_per_principal",
 )
 
 
@@ -64,6 +66,10 @@ class TransportConfig:
             or None for no authorization.
         max_unsent_bytes: most response bytes held in all for clients that have not read them;
             connections are closed, oldest first, beyond it (:mod:`.unsent`).
+        max_unsent_bytes_per_principal: the most of them one authenticated principal holds before its
+            connections are the first closed beyond ``max_unsent_bytes``; at least 1 MiB, and one at or
+            above ``max_unsent_bytes`` turns the share off. None (the default): an eighth of
+            ``max_unsent_bytes``, at least 1 MiB.
         loopback_bound: the server listens on a loopback address only, so it checks ``Host``
             against DNS rebinding (set by the runner; False for ``make_app()``).
         proxy_headers: the runner's ``HTTPServer`` trusts ``X-Forwarded-Proto`` / ``X-Scheme`` and
@@ -85,6 +91,7 @@ class TransportConfig:
         proxy_headers: bool = False,
         max_unsent_bytes: int = DEFAULT_MAX_UNSENT_BYTES,
         max_buffered_bytes_per_principal: int | None = None,
+        max_unsent_bytes_per_principal: int | None = None,
     ) -> None:
         self.path_prefix = path_prefix
         self.public_url = public_url
@@ -98,6 +105,7 @@ class TransportConfig:
         self.proxy_headers = proxy_headers
         self.max_unsent_bytes = max_unsent_bytes
         self.max_buffered_bytes_per_principal = max_buffered_bytes_per_principal
+        self.max_unsent_bytes_per_principal = max_unsent_bytes_per_principal
         self._check()
 
     def __repr__(self) -> str:
@@ -140,7 +148,13 @@ class TransportConfig:
         """The bytes of bodies being received one principal may hold (:mod:`.budget`)."""
         if not isinstance(self.max_unsent_bytes, int) or self.max_unsent_bytes < 1024 * 1024:
             raise ConfigurationError("max_unsent_bytes must be an integer of at least 1 MiB (1048576)")
-        self.unsent = UnsentBudget(self.max_unsent_bytes)
+        unsent_share = self.max_unsent_bytes_per_principal
+        if unsent_share is None:
+            unsent_share = unsent_principal_share(self.max_unsent_bytes)
+        elif not isinstance(unsent_share, int) or isinstance(unsent_share, bool) or unsent_share < MIN_SHARE:
+            raise ConfigurationError("max_unsent_bytes_per_principal must be None or an integer of at least 1 MiB "
+                                     "(1048576)")
+        self.unsent = UnsentBudget(self.max_unsent_bytes, min(unsent_share, self.max_unsent_bytes))
         origins = self.allowed_origins
         if origins not in (None, "*", "loopback") and not (
             isinstance(origins, (list, tuple, set, frozenset)) and all(isinstance(o, str) for o in origins)

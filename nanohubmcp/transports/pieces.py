@@ -26,6 +26,7 @@ from tornado.http1connection import HTTP1Connection
 from tornado.iostream import StreamClosedError
 
 from ..protocol.jsonenc import TextPieces, escaped_pieces
+from .unsent import owner_of
 
 if TYPE_CHECKING:
     from tornado.web import RequestHandler
@@ -81,5 +82,5 @@ async def _flushed(handler: RequestHandler, size: int, unsent: UnsentBudget) -> 
     """Flush what was written and wait until the socket took it (held in the unsent budget meanwhile)."""
     written = handler.flush()
     if not written.done():
-        unsent.hold(handler.request.connection, size, written)
+        unsent.hold(handler.request.connection, size, written, owner_of(handler))
     await written

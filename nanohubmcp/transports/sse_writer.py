@@ -19,6 +19,7 @@ import tornado.web
 from tornado.http1connection import HTTP1Connection
 
 from ..protocol import jsonenc
+from .unsent import owner_of
 
 log = logging.getLogger("nanohubmcp.http")
 
@@ -125,7 +126,7 @@ class SSEWriter:
         if not future.done():  # also in the server's budget of unsent bytes (every response's)
             budget = getattr(getattr(self.handler, "config", None), "unsent", None)
             if budget is not None:
-                budget.hold(self.handler.request.connection, size, future)
+                budget.hold(self.handler.request.connection, size, future, owner_of(self.handler))
         future.add_done_callback(lambda done: self._flushed(done, size))
 
     def _flushed(self, future: Any, size: int) -> None:

@@ -7,12 +7,18 @@ keeps one :class:`UnsentBudget`; a handler tells it about a response only when t
 not done at once (a client that keeps up costs one ``done()`` check), and the budget:
 
 - counts the bytes each connection has not taken, in one total for the server;
-- closes connections, oldest first, while the total is over ``max_unsent_bytes`` (the newest
-  response is kept: one response larger than the whole budget still goes out alone);
+- closes connections while the total is over ``max_unsent_bytes``: first the oldest of the
+  principal holding the most beyond its share (``max_unsent_bytes_per_principal``; on a tie, the
+  principal of the answer that passed the bound), again while one is, then any, oldest first but the
+  newest (one response larger than the whole budget still goes out alone). So one token holder's
+  unread responses cost that principal its connections, the answer that passed the bound among them,
+  not whoever started downloading first; without authorization every client is the same anonymous
+  caller and only the overall bound applies;
 - closes a connection whose bytes have not drained within :data:`DRAIN_GRACE` seconds plus one
   second per :data:`DRAIN_RATE` bytes it was handed (a client reading at that rate never hits it).
 
-Connections are timed by one timer, armed only while some connection holds unsent bytes.
+Connections are timed by one timer, armed only while some connection holds unsent bytes. A
+connection's bytes count for the principal of the request that first left bytes on it unsent.
 """
 
 from __future__ import annotations
@@ -34,13 +40,30 @@ DRAIN_RATE = 64 * 1024
 seconds beyond :data:`DRAIN_GRACE`."""
 SWEEP_SECONDS = 1.0
 """How often held connections are checked against their deadlines."""
+PRINCIPAL_SHARE = 8
+"""The default ``max_unsent_bytes_per_principal`` is this fraction of ``max_unsent_bytes`` (at least
+:data:`MIN_SHARE`): 32 MiB of the default 256 MiB."""
+MIN_SHARE = 1024 * 1024
+"""The least ``max_unsent_bytes_per_principal`` (and ``max_unsent_bytes``) may be."""
+
+
+def principal_share(max_unsent_bytes: int) -> int:
+    """The default ``max_unsent_bytes_per_principal``: an eighth of the bound, at least 1 MiB."""
+    return max(MIN_SHARE, max_unsent_bytes // PRINCIPAL_SHARE)
+
+
+def owner_of(handler: Any) -> str | None:
+    """The subject of the principal ``handler``'s request was made by (None: anonymous)."""
+    principal = getattr(handler, "principal", None)
+    return None if principal is None else principal.subject
 
 
 class _Held:
-    __slots__ = ("deadline", "size")
+    __slots__ = ("deadline", "owner", "size")
 
-    def __init__(self, deadline: float) -> None:
+    def __init__(self, deadline: float, owner: str | None) -> None:
         self.deadline = deadline
+        self.owner = owner
         self.size = 0
 
 
@@ -49,14 +72,19 @@ class UnsentBudget:
 
     Args:
         limit: most bytes held in all (``max_unsent_bytes``).
+        share: the most of them one principal holds before its connections are the first closed
+            (``max_unsent_bytes_per_principal``); None: the whole ``limit``.
 
     Every method runs on the server's event loop.
     """
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, share: int | None = None) -> None:
         self.limit = limit
+        self.share = limit if share is None else share
         self.total = 0
         """Bytes handed to connections and not yet taken by their sockets."""
+        self._owned: dict[str, int] = {}
+        """Per principal (its subject), the bytes its connections hold."""
         self._held: dict[HTTP1Connection, _Held] = {}  # insertion order: oldest first
         self._loop: asyncio.AbstractEventLoop | None = None
         self._timer: asyncio.TimerHandle | None = None
@@ -65,8 +93,9 @@ class UnsentBudget:
         """How many connections hold unsent bytes."""
         return len(self._held)
 
-    def hold(self, connection: Any, size: int, future: asyncio.Future[Any]) -> None:
-        """Count ``size`` bytes written on ``connection`` until ``future`` (the write's) is done.
+    def hold(self, connection: Any, size: int, future: asyncio.Future[Any], owner: str | None = None) -> None:
+        """Count ``size`` bytes written on ``connection`` for principal ``owner`` (its subject, None:
+        anonymous; :func:`owner_of`) until ``future`` (the write's) is done.
 
         Call it only when ``future`` is not done yet; closes connections as the module text says.
         """
@@ -77,10 +106,12 @@ class UnsentBudget:
             loop = self._loop = asyncio.get_running_loop()
         entry = self._held.get(connection)
         if entry is None:
-            entry = self._held[connection] = _Held(loop.time() + DRAIN_GRACE)
+            entry = self._held[connection] = _Held(loop.time() + DRAIN_GRACE, owner)
         entry.size += size
         entry.deadline += size / DRAIN_RATE
         self.total += size
+        if entry.owner is not None:
+            self._owned[entry.owner] = self._owned.get(entry.owner, 0) + size
         future.add_done_callback(lambda _done: self._taken(connection, entry, size))
         if self.total > self.limit:
             self._shed(connection)
@@ -92,10 +123,29 @@ class UnsentBudget:
             return  # closed by the budget: already uncounted
         entry.size -= size
         self.total -= size
+        self._unown(entry.owner, size)
         if entry.size <= 0:
             del self._held[connection]
 
+    def _unown(self, owner: str | None, size: int) -> None:
+        if owner is not None:
+            left = self._owned[owner] - size
+            if left > 0:
+                self._owned[owner] = left
+            else:
+                del self._owned[owner]
+
     def _shed(self, newest: HTTP1Connection) -> None:
+        owned, held = self._owned, self._held
+        if owned:  # first the principal holding the most beyond its share (on a tie, the newest answer's)
+            last = held[newest].owner
+            while self.total > self.limit and len(held) > 1:
+                top = max(owned, key=lambda owner: (owned[owner], owner == last))
+                if owned[top] <= self.share:
+                    break
+                victim = next(connection for connection, entry in held.items() if entry.owner == top)  # its oldest
+                self._close(victim, "the server holds more than max_unsent_bytes for unread responses, and this "
+                                    "principal the most beyond max_unsent_bytes_per_principal")
         for connection in list(self._held):
             if self.total <= self.limit:
                 return
@@ -115,5 +165,6 @@ class UnsentBudget:
     def _close(self, connection: HTTP1Connection, why: str) -> None:
         entry = self._held.pop(connection)
         self.total -= entry.size
+        self._unown(entry.owner, entry.size)
         log.warning("closing a connection with %d bytes of response unsent: %s", entry.size, why)
         connection.close()
