@@ -317,6 +317,14 @@ class BaseHandler(tornado.web.RequestHandler):
             if isinstance(exc, ProtocolError):  # with the request's id when it was read
                 self.fail(exc)
                 return
+            if isinstance(exc, tornado.web.HTTPError) and isinstance(exc.__cause__, httputil.HTTPInputError):
+                # A form body (multipart/form-data, urlencoded) Tornado could not parse before the handler
+                # ran: no route reads one, so it is the route's 415, in the route's shape.
+                self.fail(UnsupportedMediaType(
+                    "Unsupported Media Type: the body was sent as "
+                    f"{echoed(self.request.headers.get('Content-Type', '').split(';')[0])}; send it as JSON with "
+                    "'Content-Type: application/json'"))
+                return
             if isinstance(exc, tornado.web.HTTPError) and exc.log_message:
                 reason = exc.log_message % exc.args if exc.args else exc.log_message
         if status_code >= 500:
