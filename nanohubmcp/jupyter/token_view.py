@@ -51,7 +51,9 @@ class _Text:
 
 class MCPToken(str):
     """The bearer token ``%mcp token`` returns: the token itself as a ``str``; its ``repr`` does not
-    hold it, and shown as a cell's value it is displayed as ``%mcp token`` displays it."""
+    hold it, and shown as a cell's value it is displayed as ``%mcp token`` displays it. Its ``str()`` is the
+    token (it is used as one), so ``print(t)`` and IPython's ``%whos``, which prints each variable's
+    ``str()``, show it."""
 
     _shell: InteractiveShell
     _shown_in: int
