@@ -17,6 +17,7 @@ from IPython.core.error import UsageError
 from IPython.display import display
 
 from ..errors import NanohubMCPError, RegistrationError
+from ..protocol.jsonenc import loads
 from ..server.provenance.records import record_id_of
 from .display import JUPYTER_TOKEN_NOTE, StatusView, through_jupyter
 from .history_view import HISTORY_ROWS, SCANNED, format_record, history_report
@@ -154,11 +155,12 @@ class ServerCommands:
         name, _, raw = rest.strip().partition(" ")
         if not name:
             raise UsageError('%mcp call needs a tool name, then its arguments as JSON: %mcp call add {"a": 1}')
-        try:
-            arguments = json.loads(raw) if raw.strip() else {}
-        except json.JSONDecodeError as exc:
+        try:  # as the server's routes parse a body: no NaN/Infinity, no number beyond a double
+            arguments = loads(raw) if raw.strip() else {}
+        except ValueError as exc:
+            why = f"{exc.msg}, column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else str(exc)
             raise UsageError(
-                f"%mcp call {name}: the arguments are not JSON ({exc.msg}, column {exc.colno}); "
+                f"%mcp call {name}: the arguments are not JSON ({why}); "
                 'write an object such as {"a": 1, "text": "hi"}') from None
         if not isinstance(arguments, dict):
             raise UsageError(f'%mcp call {name}: the arguments must be a JSON object such as {{"a": 1}}')
