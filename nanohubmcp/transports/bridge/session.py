@@ -26,7 +26,7 @@ from ..lines import LineWriter, TooLong, too_long_response
 from .exchange import Exchange, HTTPFailure
 from .headers import Mark, modern_headers
 from .options import BridgeOptions, legacy_url
-from .refusal import jupyter_message, jupyter_refusal, refused_by_jupyter, server_said
+from .refusal import jupyter_message, jupyter_refusal, proxy_hint, refused_by_jupyter, server_said
 from .renewal import renew
 from .response_stream import MAX_RECONNECTS, RECONNECT_SECONDS, ResponseStream
 
@@ -200,7 +200,7 @@ class Bridge:
                 return
         refusal = jupyter_refusal(self.options.url, exchange.status, body)
         said = refusal or server_said(body)
-        self.fail(request_id, where + (f": {said}" if said else ""))
+        self.fail(request_id, where + (f": {said}" if said else "") + proxy_hint(self.options.url, exchange.status))
 
     def relay_event(self, event: dict[str, str]) -> Any:
         """Relay one SSE event's message to the client; returns the message (None for none)."""
