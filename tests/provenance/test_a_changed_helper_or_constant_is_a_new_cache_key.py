@@ -11,8 +11,8 @@ see (a value changed in place).
 
 from __future__ import annotations
 
-import array
 import json
+import queue
 import subprocess
 import sys
 import types
@@ -83,10 +83,10 @@ def test_in_one_process_a_rebound_helper_is_a_new_key_and_clear_cache_drops_the_
     from nanohubmcp import MCPServer
 
     cells = module("cells", "PARAMS = {'scale': 1}\ndef physics(x):\n    return x * PARAMS['scale']\n")
-    runs = array.array("i")  # not a plain value: its contents are not part of the key
+    runs: queue.SimpleQueue[int] = queue.SimpleQueue()  # cannot be pickled: it counts by its identity alone
     server = MCPServer("rebound", state_dir=str(tmp_path / "state"))
     namespace = cells.__dict__
-    exec("def simulate(x: int) -> int:\n    '''Runs the physics.'''\n    runs.append(x)\n    return physics(x)\n",
+    exec("def simulate(x: int) -> int:\n    '''Runs the physics.'''\n    runs.put(x)\n    return physics(x)\n",
          namespace)
     namespace["runs"] = runs
     server.tool(cache=True)(namespace["simulate"])
@@ -108,7 +108,7 @@ def test_in_one_process_a_rebound_helper_is_a_new_key_and_clear_cache_drops_the_
         assert call() == (30, False)
         assert server.clear_cache() >= 1
         assert server.clear_cache() == 0
-        assert list(runs) == [3, 3, 3]  # the three misses ran
+        assert [runs.get_nowait() for _ in range(runs.qsize())] == [3, 3, 3]  # the three misses ran
     finally:
         server.stop()
 

@@ -25,8 +25,13 @@ through the user's own functions and classes, transitively, and hashes what it f
   import path, found without importing it;
 - a value of a plain type (``None``, bool, int, float, complex, str, bytes, and tuples, lists,
   dicts, sets of those, up to :data:`MAX_VALUE_CHARS` of ``repr``): its ``repr``;
-- anything else (a library's function or module, an open file, an instance): its type's
-  qualified name only — a library's version is the record's business, not the key's.
+- any other value — a numpy array, a pandas table, an instance of the user's class or of a
+  library's (a ``Fraction``, a ``datetime``), a longer plain value — by what it holds: the SHA-256
+  of its pickle (protocol 5, its out-of-band buffers hashed in place, so an array's data is not
+  copied); a library's function or class pickles as its qualified name, a module counts by its name;
+- a value that cannot be pickled (an open file, a lock, a client of a service): itself, for this
+  process only — the key holds it (so its identity is never reused) and a process-wide random
+  value, so that results computed with it are never reused by another process or after a restart.
 
 At most :data:`MAX_REACHED` objects are followed. The hash is kept with the identity of every
 object it read: a call checks those identities (a few dictionary reads) and hashes again only
@@ -41,6 +46,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import secrets
 import sys
 import weakref
 from collections.abc import Callable, Iterator
@@ -75,11 +81,13 @@ REACH = "cache_reach"
 
 
 class _Kept:
-    __slots__ = ("bindings", "digest")
+    __slots__ = ("bindings", "digest", "held")
 
-    def __init__(self, bindings: tuple[Binding, ...], digest: str) -> None:
+    def __init__(self, bindings: tuple[Binding, ...], digest: str, held: tuple[Any, ...] = ()) -> None:
         self.bindings = bindings
         self.digest = digest
+        self.held = held
+        """The values that count by identity (:func:`_opaque`): held, so that no other object takes it."""
 
 
 def reach_hash(tool: Any) -> str:
@@ -107,6 +115,7 @@ _MISSING = object()
 def _walk(fn: Callable[..., Any]) -> _Kept:
     digest = hashlib.sha256()
     bindings: list[Binding] = []
+    held: list[Any] = []
     seen: set[int] = {id(fn)}
     queue: list[Any] = [fn]
     reached = 0
@@ -117,7 +126,7 @@ def _walk(fn: Callable[..., Any]) -> _Kept:
     def take(label: str, value: Any, paths: frozenset[Path] = WHOLE) -> None:
         digest.update(f"\0{label}=".encode())
         if isinstance(value, (_PLAIN, _CONTAINERS)):
-            digest.update(_plain(value))
+            digest.update(_plain(value, held))
         elif _is_users(value):
             digest.update(_code_text(value))
             if id(value) not in seen:
@@ -126,8 +135,7 @@ def _walk(fn: Callable[..., Any]) -> _Kept:
         elif is_users_module(value):
             follow(label, value, paths)
         else:
-            kind = type(value)
-            digest.update(f"{kind.__module__}.{kind.__qualname__}".encode())
+            digest.update(_opaque(value, held))
 
     def follow(label: str, module: ModuleType, paths: frozenset[Path]) -> None:
         """The attributes read from a user's module (``paths``: the names read after it; ``()``: itself)."""
@@ -135,7 +143,7 @@ def _walk(fn: Callable[..., Any]) -> _Kept:
         namespace = vars(module)
         digest.update(f"module {module.__name__}".encode())
         if () in paths:  # used as a whole: what it holds, its file as loaded; a reload (a new __spec__) is a change
-            digest.update(_module_text(module))
+            digest.update(_module_text(module, held))
             bindings.append((namespace, "__spec__", namespace.get("__spec__", _MISSING)))
         for name in sorted({path[0] for path in paths if path}):
             if reached >= MAX_REACHED:
@@ -167,7 +175,7 @@ def _walk(fn: Callable[..., Any]) -> _Kept:
             bindings.append((namespace, name, value))  # unbound too: a later global of that name is a change
             if value is not _MISSING:  # else a builtin, an attribute's name, or not yet defined
                 take(name, value, attribute_reads(code).get(name, WHOLE) if isinstance(value, ModuleType) else WHOLE)
-    return _Kept(tuple(bindings), digest.hexdigest())
+    return _Kept(tuple(bindings), digest.hexdigest(), tuple(held))
 
 
 def _state(obj: Any) -> list[tuple[str, Any]]:
@@ -221,12 +229,44 @@ def _functions_of(obj: Any) -> list[FunctionType]:
     return []
 
 
-def _plain(value: Any) -> bytes:
+def _plain(value: Any, held: list[Any]) -> bytes:
+    """A plain value's ``repr``; a longer one, or a container of something else, as :func:`_opaque`."""
     left = [MAX_VALUE_CHARS]
     text = _plain_repr(value, left, 0)
     if text is None:
-        return f"<{type(value).__qualname__}>".encode()
+        return _opaque(value, held)
     return text.encode("utf-8", "surrogatepass")
+
+
+_PROCESS = secrets.token_hex(16)
+"""Stands for this process in the key of a value that can only count by its identity (:func:`_opaque`)."""
+
+
+def _opaque(value: Any, held: list[Any]) -> bytes:
+    """What a value that is not plain holds: its type's name and the SHA-256 of its pickle, whose
+    out-of-band buffers (an array's data, a table's columns) are hashed where they lie. A module counts
+    by its name; a value that cannot be pickled by its identity in this process (and is kept in ``held``)."""
+    import pickle  # the stdlib's; only when a cached tool reads such a value
+
+    kind = type(value)
+    name = f"{kind.__module__}.{kind.__qualname__}"
+    if isinstance(value, ModuleType):
+        return f"module {value.__name__}".encode()
+    if kind.__module__.partition(".")[0] == "nanohubmcp":  # the server, a Context: versioned with the package
+        return name.encode()
+    buffers: list[pickle.PickleBuffer] = []
+    try:
+        data = pickle.dumps(value, protocol=5, buffer_callback=buffers.append)
+    except Exception:  # any object's own __reduce__ may raise anything: it counts by identity
+        held.append(value)
+        return f"{name} {_PROCESS} {id(value)}".encode()
+    digest = hashlib.sha256(data)
+    for buffer in buffers:
+        try:
+            digest.update(buffer.raw())
+        except BufferError:  # not contiguous: copied
+            digest.update(bytes(buffer))
+    return f"{name} ".encode() + digest.digest()
 
 
 MAX_DEPTH = 32
@@ -316,7 +356,7 @@ def _code_text(value: Any) -> bytes:
         parts.append(function.__name__.encode() + b"=" + _code_bytes(function.__code__))
         defaults = (function.__defaults__ or ()) + tuple((function.__kwdefaults__ or {}).items())
         if defaults:
-            parts.append(_plain(defaults))
+            parts.append(_plain(defaults, []))
     return b"\0".join(parts)
 
 
@@ -336,7 +376,7 @@ def _loaded_file(module: ModuleType) -> bytes:
     return digest
 
 
-def _module_text(module: ModuleType) -> bytes:
+def _module_text(module: ModuleType, held: list[Any]) -> bytes:
     """A module used as a whole: the code of the functions and classes it holds, its plain values, the
     type of anything else (a module by its name), and its file as loaded (:func:`_loaded_file`)."""
     parts = [_loaded_file(module)]
@@ -344,12 +384,10 @@ def _module_text(module: ModuleType) -> bytes:
         if str(name).startswith("__") and str(name).endswith("__"):
             continue
         if isinstance(value, (_PLAIN, _CONTAINERS)):
-            text = _plain(value)
+            text = _plain(value, held)
         elif _is_users(value):
             text = _code_text(value)
-        elif isinstance(value, ModuleType):
-            text = f"module {value.__name__}".encode()
         else:
-            text = f"{type(value).__module__}.{type(value).__qualname__}".encode()
+            text = _opaque(value, held)
         parts.append(f"\0{name}=".encode() + text)
     return b"".join(parts)
