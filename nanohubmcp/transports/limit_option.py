@@ -1,6 +1,6 @@
-"""The ``--max-request-bytes``, ``--max-buffered-bytes``, ``--max-buffered-bytes-per-principal`` and
-``--max-unsent-bytes`` options of the commands that serve an app file's ``server`` themselves
-(``nanohubmcp run``, ``start_mcp --app``).
+"""The ``--max-request-bytes``, ``--max-buffered-bytes``, ``--max-buffered-bytes-per-principal``,
+``--max-unsent-bytes`` and ``--max-unsent-bytes-per-principal`` options of the commands that serve an app
+file's ``server`` themselves (``nanohubmcp run``, ``start_mcp --app``).
 
 Such a command never makes the app's own ``server.run(...)`` call, so the limits written there (an
 exported notebook's ``%config NanohubMCP.max_request_bytes``, say) would not apply; these options give
@@ -21,6 +21,7 @@ LIMIT_OPTIONS = {
     "max_buffered_bytes": "--max-buffered-bytes",
     "max_buffered_bytes_per_principal": "--max-buffered-bytes-per-principal",
     "max_unsent_bytes": "--max-unsent-bytes",
+    "max_unsent_bytes_per_principal": "--max-unsent-bytes-per-principal",
 }
 """``run()`` keyword -> its option."""
 
@@ -31,6 +32,8 @@ _HELP = {
     "max_buffered_bytes_per_principal": "the most of them one authenticated principal's bodies take (default an "
                                         "eighth of --max-buffered-bytes, at least --max-request-bytes)",
     "max_unsent_bytes": "the most response bytes held for clients that have not read them (default 256 MiB)",
+    "max_unsent_bytes_per_principal": "the share of them one authenticated principal holds before its connections "
+                                      "are the first closed (default an eighth of --max-unsent-bytes)",
 }
 
 

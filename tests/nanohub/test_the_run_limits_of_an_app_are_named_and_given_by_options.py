@@ -104,6 +104,16 @@ def test_start_mcp_names_them_and_takes_the_limits(hub: Hub, launch: Start) -> N
     assert "max_request_bytes" in body
 
 
+def test_every_limit_of_run_has_an_option() -> None:
+    import inspect
+
+    from nanohubmcp import MCPServer
+    from nanohubmcp.transports.limit_option import LIMIT_OPTIONS
+
+    limits = {name for name in inspect.signature(MCPServer.run).parameters if name.startswith("max_")}
+    assert limits == set(LIMIT_OPTIONS)
+
+
 def test_a_limit_that_is_not_a_byte_count_is_a_usage_error() -> None:
     done = subprocess.run([sys.executable, "-m", "nanohubmcp", "run", "app.py", "--max-request-bytes", "0"],
                           capture_output=True, text=True, timeout=60, check=False)
