@@ -296,6 +296,11 @@ class JWTVerifier:
             _refused("subject", f"no {self.subject_claim!r} claim naming the caller")
             return None
         try:
+            subject.encode()
+        except UnicodeEncodeError:  # a lone surrogate: no store could keep the name, nor match it back
+            _refused("subject", f"the {self.subject_claim!r} claim is not valid Unicode (a lone UTF-16 surrogate)")
+            return None
+        try:
             scopes = parse_scopes(claims.get("scope", claims.get("scp")))
         except ValueError as exc:
             _refused("scope", str(exc))
