@@ -39,6 +39,9 @@ out, except that a leading markdown cell becomes the script's docstring):
 - A notebook that serves nothing (no ``%%mcp_*`` cell, no ``%mcp rappture``/``sim2l`` line) is refused
   (``refuse_empty=True``, as both export commands ask). Refusing a Sim2L notebook (``%%yaml INPUTS``
   cells, ``simtool`` imports), for that or any other reason, points at ``nanohubmcp sim2l NOTEBOOK``.
+- ``display``, which IPython gives every cell, is imported at the top (``from IPython.display import
+  display``) when the kept code calls it (in a tool's body: top-level ``display(x)`` is dropped) and binds
+  it nowhere.
 - A cell that cannot be translated raises :class:`~nanohubmcp.errors.NanohubMCPError` in one line
   naming the cell (number and first line): syntax errors, top-level ``await``, a component cell
   without a usable function or with bad options, IPython syntax used as a value (``x = !ls``), a
@@ -180,7 +183,8 @@ def translate(notebook: Mapping[str, Any], *, source: str = "notebook.ipynb", ou
             + (sim2l or "; start the cell of each function to serve with %%mcp_tool"))
     name = builder.settings.values.get("name") or name_from(source)
     output = output or os.path.join(os.path.dirname(source), "start_mcp.py")
-    text = frame(builder.settings, builder.blocks, builder.futures, source=source, file=os.path.basename(output),
+    blocks = [*_ipython_builtins(builder.blocks), *builder.blocks]
+    text = frame(builder.settings, blocks, builder.futures, source=source, file=os.path.basename(output),
                  name=name, doc=doc_from(notebook), day=exported_on or datetime.date.today())
     formatter = None
     if format_code:
@@ -190,6 +194,20 @@ def translate(notebook: Mapping[str, Any], *, source: str = "notebook.ipynb", ou
     return Script(text, name, tuple(found["tool"]), tuple(found["resource"]), tuple(found["prompt"]),
                   tuple(builder.dropped), formatter, builder.settings.notes(), tuple(builder.sources),
                   builder.settings.token_required)
+
+
+_BUILTINS = {"display": "from IPython.display import display"}
+"""Names a kernel gives every cell without an import (IPython's builtins), and the import a script needs."""
+
+
+def _ipython_builtins(blocks: list[str]) -> list[str]:
+    """The imports of the IPython builtins the kept code reads (``display(...)`` in a tool's body) without
+    binding them at its top level: without one, every call of such a tool fails with a NameError."""
+    tree = ast.parse("\n\n".join(blocks))
+    bound = {name for stmt in tree.body for name in bound_names(stmt)}
+    read = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+    return [f"{_BUILTINS[name]}  # a notebook builtin the code calls"
+            for name in sorted(read & set(_BUILTINS) - bound)]
 
 
 def looks_exported(text: str) -> bool:

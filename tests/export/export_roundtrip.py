@@ -9,6 +9,8 @@
 - ``script_server(text)``: the ``server`` of an exported script's text, run as an imported module (its
   ``__main__`` block stays quiet).
 - ``serve_live(kernel, notebook)``: execute every code cell in a real kernel; the kernel's URL.
+- ``live_description(start_kernel, notebook, first="")``: ``describe`` of the notebook served in a fresh
+  kernel (``first``: code run before its cells), the kernel shut down afterwards.
 - ``describe(url, token=None)``: everything a client sees, as plain JSON: initialize result, tools,
   resources, templates and prompts, plus one call of every tool (arguments made up from its
   input schema; job tools polled to the end), one read of every resource and one get of every
@@ -28,12 +30,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import nbformat
-from kernels import HUB_VARS, LiveKernel, server_url
+from kernels import HUB_VARS, LiveKernel, run_async, server_url
 from support import mcp_client
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -150,6 +152,17 @@ def serve_live(kernel: LiveKernel, notebook: Path) -> str:
         if cell.cell_type == "code":
             kernel.run_ok(cell.source)
     return server_url(kernel)
+
+
+def live_description(start_kernel: Callable[[], LiveKernel], notebook: Path, first: str = "") -> dict[str, Any]:
+    """See the module docstring."""
+    kernel = start_kernel()
+    try:
+        if first:
+            kernel.run_ok(first)
+        return run_async(describe(serve_live(kernel, notebook)))
+    finally:
+        kernel.shutdown()
 
 
 # -- what a client sees ------------------------------------------------------------------

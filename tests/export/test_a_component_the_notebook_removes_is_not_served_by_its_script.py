@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from export_roundtrip import SCRIPT_TOKEN, describe, export, run_script, serve_live
+from export_roundtrip import SCRIPT_TOKEN, describe, export, live_description, run_script
 from kernels import run_async
 
 from nanohubmcp.jupyter.translate import translate
@@ -30,11 +30,7 @@ def test_the_script_serves_what_the_notebook_serves_after_a_removal(
     start_export_kernel: Callable[[], Any], write_notebook: Callable[..., Path], tmp_path: Path
 ) -> None:
     notebook = write_notebook(*CELLS)
-    kernel = start_export_kernel()
-    try:
-        live = run_async(describe(serve_live(kernel, notebook)))
-    finally:
-        kernel.shutdown()
+    live = live_description(start_export_kernel, notebook)
     assert list(live["tools"]) == ["g4"]
     assert live["prompts"] == {}
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from export_roundtrip import SCRIPT_TOKEN, describe, export, run_script, serve_live
+from export_roundtrip import SCRIPT_TOKEN, describe, export, live_description, run_script
 from kernels import run_async
 
 SETUP = "%load_ext nanohubmcp\n%config NanohubMCP.token = ''\n%config NanohubMCP.name = 'nb'"
@@ -24,12 +24,7 @@ def test_env_in_a_tools_body_sets_the_variable_in_the_script_as_in_the_notebook(
     start_export_kernel: Callable[[], Any], write_notebook: Callable[..., Path], tmp_path: Path
 ) -> None:
     notebook = write_notebook(SETUP, TOOL)
-    kernel = start_export_kernel()
-    try:
-        kernel.run_ok("import os\nos.environ.pop('FOO', None)")
-        live = run_async(describe(serve_live(kernel, notebook)))
-    finally:
-        kernel.shutdown()
+    live = live_description(start_export_kernel, notebook, first="import os\nos.environ.pop('FOO', None)")
     assert live["calls"]["g3"]["content"][0]["text"] == "bar3"
 
     done = export(notebook)
