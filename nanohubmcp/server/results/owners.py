@@ -8,7 +8,7 @@ from typing import Any
 
 from ..wire.sessions import session_key
 
-__all__ = ["SESSION_OWNER", "owner_for", "owner_of"]
+__all__ = ["PRINCIPAL_OWNER", "SESSION_OWNER", "owner_for", "owner_of"]
 
 
 def owner_of(request: object) -> str | None:
@@ -21,9 +21,13 @@ SESSION_OWNER = "session:"
 :func:`~nanohubmcp.server.wire.sessions.session_key`, never its id)."""
 
 
+PRINCIPAL_OWNER = "principal:"
+"""The start of the owner key of what an authenticated caller made (its principal's subject follows)."""
+
+
 def owner_for(principal: Any, session: Any) -> str | None:
     """The owner key of a request's ``principal`` and ``session`` (see :func:`owner_of`); a session
     is named by its key (the SHA-256 of its id), so a stored record never holds the id."""
     if principal is not None:
-        return f"principal:{principal.subject}"
+        return f"{PRINCIPAL_OWNER}{principal.subject}"
     return f"{SESSION_OWNER}{session_key(session.id)}" if session is not None else None

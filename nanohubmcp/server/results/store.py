@@ -21,6 +21,11 @@ store is refused with an error that says so; a text written a part at a time (an
 store's size, so it is never held whole. A link whose entry was dropped to make room reads as
 "not found" with a message saying it was evicted and why (remembered for the last
 :data:`EVICTED_REMEMBERED` such links), not as a URI that never existed.
+
+The processes of a server sharing the state directory share the bounds: a result is kept holding the
+folder's lock (:data:`LOCK_NAME`), once the index took in what the others kept and dropped since this
+process last kept one, so both bounds are counted over all of them; an eviction leaves a note
+(:data:`EVICTED_SUFFIX`) from which the others say so too.
 """
 
 from __future__ import annotations
@@ -41,7 +46,12 @@ from typing import Any, BinaryIO, Final
 
 from . import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_INLINE_BYTES, DEFAULT_STORE_BYTES
 from .kept_text import READ_PIECE_BYTES, kept_text
-from .owners import SESSION_OWNER
+from .owners import PRINCIPAL_OWNER, SESSION_OWNER
+
+try:
+    import fcntl
+except ImportError:  # (not on Windows: each process counts its own)
+    fcntl = None  # type: ignore[assignment]
 
 log = logging.getLogger(__name__)
 
@@ -54,6 +64,14 @@ EVICTED_REMEMBERED: Final = 4096
 _NAME: Final = re.compile(r"^[A-Za-z0-9_-]{32}(\.[a-z]{1,8})?\Z")
 """A kept result's file name: the token (24 random bytes, URL-safe base64) and a suffix."""
 
+
+EVICTED_SUFFIX: Final = ".evicted.json"
+"""Beside an evicted result's name: who kept it and which bound evicted it, for the other processes sharing the
+folder (removed once the link would have expired)."""
+
+LOCK_NAME: Final = ".lock"
+"""The results folder's lock file: held while a result is kept, so the processes sharing the folder count their
+bounds over all of them and decide one keep at a time."""
 
 PART_SUFFIX: Final = ".part"
 """The suffix of a kept result's file while it is written (:meth:`ResultStore.keep_parts`)."""
@@ -148,6 +166,9 @@ class ResultStore:
         self._bytes = 0
         self._evicted: OrderedDict[str, tuple[str | None, bool]] = OrderedDict()  # uri -> (owner, per owner)
         self._lock = threading.Lock()
+        self._lock_file: int | None = None
+        self._seen = b""
+        """The folder's change count (in its lock file) when this store last brought its index up to it."""
         self.read_piece_bytes = READ_PIECE_BYTES
         """Bytes of a kept file read at a time when its answer is written a piece at a time."""
 
@@ -179,9 +200,39 @@ class ResultStore:
                 meta = _read_meta(os.path.join(folder, name))
                 if meta is not None:
                     found.append(meta)
+            elif name.endswith(EVICTED_SUFFIX):
+                _read_note(os.path.join(folder, name))  # (removed once its link would have expired)
         for meta in sorted(found, key=lambda m: m["expires"]):
             self._entries[meta["uri"]] = _Entry(meta["owner"], meta["mime_type"], meta["expires"], meta["size"])
             self._bytes += meta["size"]
+
+    def _shared(self) -> contextlib.AbstractContextManager[object]:
+        """Hold the results folder's lock (the lock of this store held already) and bring the index up to
+        what every process sharing the folder kept and dropped: the bounds are then counted over all of
+        them, and one keep at a time is decided among them. Without a folder: nothing to share."""
+        folder = self._folder
+        if folder is None or fcntl is None:
+            return contextlib.nullcontext()
+        return _FolderLock(self, folder)
+
+    def _take_in(self, folder: str) -> None:
+        """Bring the index up to the folder's ``.meta.json`` files (the folder's lock held): drop what another
+        process dropped, add what another kept, in the order of their expiry."""
+        entries = self._entries
+        on_disk = {URI_PREFIX + name[: -len(".meta.json")] for name in os.listdir(folder)
+                   if name.endswith(".meta.json")}
+        filed = {uri for uri, entry in entries.items() if entry.data is None}
+        for uri in filed - on_disk:
+            self._bytes -= entries.pop(uri).size
+        added = False
+        for uri in on_disk - filed:
+            meta = _read_meta(os.path.join(folder, uri[len(URI_PREFIX) :] + ".meta.json"))
+            if meta is not None and meta["uri"] == uri and uri not in entries:
+                entries[uri] = _Entry(meta["owner"], meta["mime_type"], meta["expires"], meta["size"])
+                self._bytes += meta["size"]
+                added = True
+        if added:
+            self._entries = OrderedDict(sorted(entries.items(), key=lambda item: item[1].expires))
 
     def _path(self, uri: str) -> str | None:
         name = uri[len(URI_PREFIX) :] if uri.startswith(URI_PREFIX) else ""
@@ -202,11 +253,12 @@ class ResultStore:
             raise TooLargeToKeep(entry.size, self.max_bytes)
         with self._lock:
             folder = self._open()
-            self._make_room(entry)
-            path = self._path(uri) if folder else None
-            if path is None or not _write(path, data, _meta(uri, entry)):
-                entry.data = data
-            self._add(uri, entry)
+            with self._shared():
+                self._make_room(entry)
+                path = self._path(uri) if folder else None
+                if path is None or not _write(path, data, _meta(uri, entry)):
+                    entry.data = data
+                self._add(uri, entry)
         return uri
 
     def keep_parts(self, parts: Callable[[], Iterable[str]], mime_type: str, suffix: str,
@@ -236,7 +288,7 @@ class ResultStore:
                         os.remove(path + PART_SUFFIX)
                     raise
                 entry = _Entry(owner, mime_type, time.time() + self.ttl, size)
-                with self._lock:
+                with self._lock, self._shared():
                     self._make_room(entry)
                     if _finish(path, _meta(uri, entry)):
                         self._add(uri, entry)
@@ -332,25 +384,45 @@ class ResultStore:
         return {"contents": [item]}
 
     def evicted(self, uri: str, owner: str | None) -> str | None:
-        """Why ``uri`` no longer reads when it was ``owner``'s and was dropped to make room, else None."""
+        """Why ``uri`` no longer reads when it was ``owner``'s and was dropped to make room (by this
+        process, or another sharing the results folder), else None."""
         with self._lock:
             found = self._evicted.get(uri)
+            if found is None:
+                found = self._evicted_elsewhere(uri)
         if found is None or (found[0] is not None and found[0] != owner):
             return None
         if found[1]:
-            bound = (f"at most {self.max_bytes_per_owner} bytes of large results per "
-                     f"{'session' if (owner or '').startswith(SESSION_OWNER) else 'caller'}")
+            kept_by = found[0] or ""
+            whose = ("session" if kept_by.startswith(SESSION_OWNER) else
+                     "principal" if kept_by.startswith(PRINCIPAL_OWNER) else "caller")
+            bound = f"at most {self.max_bytes_per_owner} bytes of large results per {whose}"
         else:
             bound = f"at most {self.max_bytes} bytes of large results for all callers"
         return (f"Resource evicted: {uri}: the server keeps {bound}, the oldest dropped first to keep newer "
                 "ones; read a result's link before asking for more large results, or ask for less data")
 
     def _evict(self, uri: str, *, per_owner: bool) -> None:
-        """Drop ``uri`` to make room, remembering it was evicted."""
-        self._evicted[uri] = (self._entries[uri].owner, per_owner)
+        """Drop ``uri`` to make room, remembering it was evicted (in the folder too, for the other
+        processes sharing it, until the link would have expired)."""
+        entry = self._entries[uri]
+        self._evicted[uri] = (entry.owner, per_owner)
         while len(self._evicted) > EVICTED_REMEMBERED:
             self._evicted.popitem(last=False)
+        path = self._path(uri) if entry.data is None else None
+        if path is not None:
+            with contextlib.suppress(OSError):
+                _write_json(path + EVICTED_SUFFIX, {"uri": uri, "owner": entry.owner, "per_owner": per_owner,
+                                                    "expires": entry.expires})
         self._drop(uri)
+
+    def _evicted_elsewhere(self, uri: str) -> tuple[str | None, bool] | None:
+        """``(owner, per owner)`` of ``uri`` when a process sharing the folder evicted it."""
+        path = self._path(uri)
+        note = _read_note(path + EVICTED_SUFFIX) if path is not None else None
+        if note is None or note["uri"] != uri:
+            return None
+        return note.get("owner"), bool(note.get("per_owner"))
 
     def _from_file(self, uri: str) -> _Entry | None:
         """An entry another process of this server kept since this one opened the folder."""
@@ -433,10 +505,74 @@ def _finish(path: str, meta: dict[str, Any]) -> bool:
 
 
 def _write_meta(path: str, meta: dict[str, Any]) -> None:
-    temporary = path + ".meta.tmp"
+    _write_json(path + ".meta.json", meta)
+
+
+def _write_json(target: str, value: dict[str, Any]) -> None:
+    temporary = target + ".tmp"
     with open(temporary, "w", encoding="utf-8") as f:
-        json.dump(meta, f)
-    os.replace(temporary, path + ".meta.json")
+        json.dump(value, f)
+    os.replace(temporary, target)
+
+
+class _FolderLock:
+    """The results folder's lock (``fcntl.flock`` on its ``.lock`` file) held, the index brought up to date.
+
+    The lock file holds a count of the keeps made under it, so a store whose index saw the last one reads no
+    folder listing."""
+
+    def __init__(self, store: ResultStore, folder: str) -> None:
+        self.store = store
+        self.folder = folder
+
+    def __enter__(self) -> object:
+        store = self.store
+        self.held = False
+        try:
+            if store._lock_file is None:
+                store._lock_file = os.open(os.path.join(self.folder, LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o600)
+            fcntl.flock(store._lock_file, fcntl.LOCK_EX)
+        except OSError as exc:  # (the folder went, or cannot be written: the keep falls back to memory)
+            log.warning("large results are counted by this process alone: cannot lock %s (%s)", self.folder, exc)
+            return self
+        self.held = True
+        try:
+            seen = os.pread(store._lock_file, 20, 0)
+            if seen != store._seen:  # another process kept or evicted since this one last did
+                store._take_in(self.folder)
+        except OSError as exc:
+            log.warning("large results are counted by this process alone: cannot read %s (%s)", self.folder, exc)
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        store = self.store
+        if self.held and store._lock_file is not None:
+            self.held = False
+            try:  # the folder changed: the next keep of every other process takes it in
+                store._seen = str(int(store._seen or b"0") + 1).encode().rjust(20)
+                os.pwrite(store._lock_file, store._seen, 0)
+            except (OSError, ValueError):
+                store._seen = b""
+            fcntl.flock(store._lock_file, fcntl.LOCK_UN)
+
+
+def _read_note(path: str) -> dict[str, Any] | None:
+    """An evicted result's note (:data:`EVICTED_SUFFIX`), or None (none, unreadable, or removed now: its link
+    would have expired)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            note = json.load(f)
+        if not isinstance(note, dict) or not isinstance(note.get("uri"), str):
+            return None
+        if note["expires"] <= time.time():
+            os.remove(path)
+            return None
+        return note
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def _read_meta(path: str) -> dict[str, Any] | None:
