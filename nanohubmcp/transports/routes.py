@@ -78,10 +78,13 @@ _ACCESS = logging.getLogger("nanohubmcp.access")
 def redacted_uri(uri: str) -> str:
     """``uri`` as the access log writes it: the value of a query parameter that is a credential
     (:func:`.redaction.is_secret_query_name`) becomes ``<redacted>``,
-    and a legacy ``session_id`` (the capability to post into that session) its digest."""
+    and a legacy ``session_id`` (the capability to post into that session) its digest; so does a path
+    parameter's (``/tools/echo;token=…``, RFC 3986 § 3.3), which no route reads but a client may send."""
     path, mark, query = uri.partition("?")
+    if ";" in path:
+        path = "/".join(_redacted_segment(segment) for segment in path.split("/"))
     if not mark:
-        return uri
+        return path
     parts = []
     for item in query.split("&"):
         name, eq, value = item.partition("=")
@@ -92,6 +95,15 @@ def redacted_uri(uri: str) -> str:
             item = f"{name}=<redacted>"
         parts.append(item)
     return f"{path}?{'&'.join(parts)}"
+
+
+def _redacted_segment(segment: str) -> str:
+    name, *parameters = segment.split(";")
+    for index, parameter in enumerate(parameters):
+        key, eq, _ = parameter.partition("=")
+        if eq and is_secret_query_name(unquote_plus(key).lower()):
+            parameters[index] = f"{key}=<redacted>"
+    return ";".join((name, *parameters))
 
 
 def _quiet_log(handler: tornado.web.RequestHandler) -> None:

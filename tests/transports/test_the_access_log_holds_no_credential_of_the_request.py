@@ -66,6 +66,9 @@ def test_query_credentials_and_the_legacy_session_id_stay_out_of_the_access_log(
     ("/x?Jupyter_Token=abc&id_token=d", "/x?Jupyter_Token=<redacted>&id_token=<redacted>"),
     ("/x?client_secret=s&api_key=k&page=2", "/x?client_secret=<redacted>&api_key=<redacted>&page=2"),
     ("/x?%74oken=abc", "/x?%74oken=<redacted>"),
+    # A path parameter (a fresh-user trial: written to the log verbatim).
+    ("/tools/echo;token=SECRET", "/tools/echo;token=<redacted>"),
+    ("/a;v=1;api_key=K/b;x?token=t", "/a;v=1;api_key=<redacted>/b;x?token=<redacted>"),
 ])
 def test_redacted_uri_keeps_what_is_not_a_credential(uri: str, logged: str) -> None:
     assert redacted_uri(uri) == logged
