@@ -264,7 +264,6 @@ class ProvenanceStore:
                 continue
             if record is not None:
                 row, fact, source = record
-                row = storable(row)
                 made[row.id] = row
                 owner = row.owner
                 # (a session's records share one owner text, capture._session_names: noted once a run of them)
@@ -280,7 +279,13 @@ class ProvenanceStore:
         try:
             for digest, text in sources.items():
                 self._keep_source(backend, digest, text)
-            backend.put_many(list(made.values()), facts, self.max_records)
+            rows = list(made.values())
+            try:
+                backend.put_many(rows, facts, self.max_records)
+            except UnicodeEncodeError:  # a text holding a lone surrogate a client sent (nothing written): as
+                # UTF-8 holds it, and again (made only then: ~35k instructions a record for every batch before,
+                # bench/provenance.md ninth pass)
+                backend.put_many([storable(row) for row in rows], facts, self.max_records)
             kept.update(facts)
         except sqlite3.Error as exc:
             log.warning("could not store %d provenance record(s): %s", len(made), exc)
