@@ -59,12 +59,32 @@ class StateURL(NamedTuple):
         return self.kind == REDIS
 
 
+_SECRET_QUERY = ("pass", "secret", "token")
+"""A query parameter whose (lower-case) name holds one of these carries a credential: redis-py reads
+``?password=`` as the password, as it reads ``user:password@``."""
+
+
+def _redacted_query(query: str) -> str:
+    items = []
+    for item in query.split("&"):
+        name, eq, _ = item.partition("=")
+        lowered = urllib.parse.unquote_plus(name).lower()
+        items.append(f"{name}=***" if eq and any(word in lowered for word in _SECRET_QUERY) else item)
+    return "&".join(items)
+
+
 def redact(url: str) -> str:
-    """``url`` with the password (and a bare user that may be a token) replaced by ``***``."""
+    """``url`` with the password (and a bare user that may be a token) replaced by ``***``, in
+    ``user:password@`` and in a query parameter such as ``?password=``."""
     try:
         parts = urllib.parse.urlsplit(url)
     except ValueError:
         return "<unparsable URL>"
+    if parts.query:
+        redacted = _redacted_query(parts.query)
+        if redacted != parts.query:
+            parts = parts._replace(query=redacted)
+            url = urllib.parse.urlunsplit(parts)
     if parts.password is None and not parts.username:
         return url
     host = parts.hostname or ""
