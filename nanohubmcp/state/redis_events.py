@@ -2,6 +2,13 @@
 ~:data:`EVENT_KEEP` entries, expiring with the session (a finished POST response stream sooner,
 :data:`FINISHED_KEEP`).
 
+The finished POST response logs of a session are bounded as a single process bounds its finished
+streams: at most :data:`KEEP_STREAMS` of them, and at most :data:`KEEP_BYTES` of messages in all (the
+newest is kept whatever its size, so the last answer can always be resumed); the oldest are deleted
+first. ``ek:<session>`` lists them, oldest first, each as ``<bytes> <key>``, and ``eb:<session>`` counts
+their bytes (:data:`TRIM`, run with the write of each one's last entry). A log deleted so reads as
+empty, as one that expired.
+
 Writes are queued and pipelined in order by one task per process, so messages of one process
 reach the log in the order they were sent; while Redis is away they wait (at most
 :data:`MAX_QUEUED`; past it the oldest are dropped, with a warning) and are written once it is
@@ -14,10 +21,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 from collections import deque
 from collections.abc import Callable
 from typing import Any
+
+from redis.exceptions import NoScriptError
 
 from .base import Fields
 from .errors import StateUnavailable
@@ -30,11 +40,43 @@ FINISHED_KEEP = 300
 """Seconds the log of a POST response stream is kept after its response (for a late resume)."""
 MAX_QUEUED = 10_000
 """Entries waiting for Redis at most; past it the oldest are dropped, with a warning."""
+KEEP_STREAMS = 64
+"""Finished POST response logs kept per session (as many streams as a session holds in one process)."""
+KEEP_BYTES = 8 * 1024 * 1024
+"""Bytes of messages of a session's finished POST response logs kept, beyond the newest one's."""
+MAX_SIZED = 4096
+"""Unfinished POST response logs this process counts the bytes of; past it the oldest count is
+forgotten (a stream that never finishes: its log expires with its session)."""
 BATCH = 256
 """Entries written per pipeline, and read per ``XREAD``."""
 RETRY_SECONDS = 0.5
 """Pause before queued entries are tried again while Redis is away."""
 
+TRIM = """
+local n = redis.call('RPUSH', KEYS[1], ARGV[1])
+local total = redis.call('INCRBY', KEYS[2], ARGV[2])
+local newest, most, room = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local gone = 0
+while n > 1 and (n > most or total - gone - newest > room) do
+  local size, key = string.match(redis.call('LPOP', KEYS[1]), '^(%d+) (.*)$')
+  gone = gone + tonumber(size)
+  redis.call('UNLINK', key)
+  n = n - 1
+end
+if gone > 0 then redis.call('DECRBY', KEYS[2], gone) end
+redis.call('EXPIRE', KEYS[1], ARGV[5])
+redis.call('EXPIRE', KEYS[2], ARGV[5])
+return n
+"""
+"""Lists a finished log and deletes the session's oldest past the bounds, in one step (module docstring).
+
+KEYS: ``ek:<session>``, ``eb:<session>`` (the bytes its list names); ARGV: ``<bytes> <key of the log>``,
+its bytes, most logs, most bytes beyond the newest log's, seconds the list lives."""
+
+TRIM_SHA = hashlib.sha1(TRIM.encode()).hexdigest()  # Redis names a script by its SHA-1
+
+Listed = tuple[str, str, int, str]
+"""A finished POST response log for :data:`TRIM`: the session's ``ek`` and ``eb`` keys, the log's bytes and key."""
 Guard = Callable[[], contextlib.AbstractAsyncContextManager[Any]]
 
 
@@ -54,7 +96,9 @@ class RedisEventLogs:
         self._key = key
         self.ttl = ttl
         self.shown = shown
-        self._queue: deque[tuple[str, Fields]] = deque()
+        self._queue: deque[tuple[str, Fields, Listed | None]] = deque()
+        self._sized: dict[str, int] = {}
+        """Bytes of messages so far of each unfinished POST response log (by key)."""
         self._wake: asyncio.Event | None = None
         self._written: asyncio.Event | None = None
 
@@ -69,7 +113,17 @@ class RedisEventLogs:
             log.warning(
                 "shared state store %s: more than %d messages wait for it; dropping the oldest", self.shown, MAX_QUEUED
             )
-        self._queue.append((self.key(session_id, stream_id), fields))
+        key = self.key(session_id, stream_id)
+        listed: Listed | None = None
+        if stream_id != "g":  # a POST response stream's log: its size counts towards the session's bound
+            size = self._sized.pop(key, 0) + len(fields.get("m", ""))
+            if fields.get("f") == "1":
+                listed = (self._key("ek", session_id), self._key("eb", session_id), size, key)
+            else:
+                if len(self._sized) >= MAX_SIZED:
+                    del self._sized[next(iter(self._sized))]
+                self._sized[key] = size
+        self._queue.append((key, fields, listed))
         if self._wake is not None:
             self._wake.set()
 
@@ -98,16 +152,30 @@ class RedisEventLogs:
                 try:
                     async with self._guard() as client:
                         pipe = client.pipeline(transaction=False)
-                        for key, fields in batch:
+                        trims = []
+                        for key, fields, listed in batch:
                             pipe.xadd(key, fields, maxlen=EVENT_KEEP, approximate=True)
                             # A finished response stream is kept only for a client resuming soon after.
                             pipe.expire(key, min(self.ttl, FINISHED_KEEP) if fields.get("f") == "1" else self.ttl)
-                        await pipe.execute()
+                            if listed is not None:
+                                trims.append(self._trim_args(*listed))
+                                pipe.evalsha(TRIM_SHA, 2, *trims[-1])
+                        results = await pipe.execute(raise_on_error=False)
+                        failed = [r for r in results if isinstance(r, Exception)]
+                        if failed and all(isinstance(r, NoScriptError) for r in failed):  # a new or flushed Redis
+                            await client.script_load(TRIM)
+                            for args in trims:
+                                await client.evalsha(TRIM_SHA, 2, *args)
+                        elif failed:
+                            raise failed[0]
                 except StateUnavailable:
                     self._queue.extendleft(reversed(batch))
                     await asyncio.sleep(RETRY_SECONDS)
             self._written.set()
             self._written = asyncio.Event()
+
+    def _trim_args(self, index: str, counter: str, size: int, key: str) -> list[str | int]:
+        return [index, counter, f"{size} {key}", size, KEEP_STREAMS, KEEP_BYTES, self.ttl]
 
     async def read(self, session_id: str, stream_id: str, after: str, block_ms: int) -> list[tuple[str, Fields]]:
         """Entries after the entry id ``after`` (``"0-0"``: all), waiting up to ``block_ms``."""

@@ -215,6 +215,8 @@ class StreamableHTTPHandler(BodyReadingHandler):
         session = await self._require_session()
         last_event_id = self.request.headers.get(LAST_EVENT_ID_HEADER)
         stream = session.stream_for_event(last_event_id) if last_event_id else None
+        if stream is not None and not await stream.kept():  # StateUnavailable: 503 with Retry-After
+            stream = None  # its log was dropped: a fresh GET stream, as for a stream never known
         claimed = False
         if stream is None:
             stream = session.get_standalone()

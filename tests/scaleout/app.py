@@ -167,3 +167,10 @@ def _late_first_reads(seconds: float) -> None:
 
 if os.environ.get("SCALEOUT_LATE_FIRST_READ"):
     _late_first_reads(float(os.environ["SCALEOUT_LATE_FIRST_READ"]))
+
+
+@server.tool()
+def progress_blob(n: int, ctx: Context) -> str:
+    """Report progress once, then answer ``n`` characters (a response sent as an SSE stream)."""
+    ctx.report_progress(1, 1)
+    return "x" * n

@@ -117,6 +117,15 @@ class RelayStream(OutboundStream):
         if self.standalone:
             self._cursor = await self.state.last_id(self.session_id, self.stream_id)
 
+    async def kept(self) -> bool:
+        """Whether the log of a POST stream holds anything: one deleted to keep its session's finished logs in
+        bounds, or expired, is gone, as a stream a single process dropped (the standalone stream always is).
+
+        Raises:
+            StateUnavailable: the store cannot be reached.
+        """
+        return self.standalone or await self.state.last_id(self.session_id, self.stream_id) != "0-0"
+
     def next_id(self) -> str | None:
         if not self.resumable:
             return None

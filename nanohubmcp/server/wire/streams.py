@@ -78,6 +78,10 @@ class OutboundStream:
     async def prepare(self) -> None:
         """Get ready for a reader (a stream kept elsewhere learns where it ends); nothing here."""
 
+    async def kept(self) -> bool:
+        """Whether the stream still has something to resume (here: it is held, so yes)."""
+        return True
+
     def next_id(self) -> str | None:
         """Reserve the next event id (None when the stream is not resumable)."""
         if not self.resumable:
