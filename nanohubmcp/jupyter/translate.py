@@ -306,6 +306,7 @@ class _Builder:
         name, a view that is not ``ui://``, executor options its executor does not take."""
         from ..errors import ConfigurationError
         from ..server.executors import check_options
+        from ..server.provenance.tool_options import check_cache
         from ..server.registry.checks import RESERVED_TOOL_NAMES, reserved_name
         from ..server.registry.components import check_tool_name
         from ..server.registry.mcp_apps import check_view_uri
@@ -315,6 +316,8 @@ class _Builder:
         check_tool_name(key, given=bool(spec.name))
         if spec.view is not None:
             check_view_uri(spec.view, f"tool {key!r}")
+        check_cache(key, {"private": True, "shared": "shared"}.get(spec.cache or ""), spec.cache_ttl,
+                    background=spec.background)
         if spec.executor_options:
             try:
                 check_options(spec.executor or self.settings.values.get("job_executor"), spec.executor_options)

@@ -24,6 +24,9 @@ BODY = '\ndef f(x: int) -> int:\n    """F."""\n    return x'
     ("--async --executor slurm --executor-option bogus=1",
      "tool 'f': unknown slurm executor option(s) bogus; the options are partition, time, cpus_per_task, mem, gpus, "
      "account, qos, sbatch, setup, job_dir, python, poll_interval"),
+    # trial32 V4: a cached job tool (the kernel refuses it) was exported into a script that stopped at import.
+    ("--cache --async", "tool 'f': cache= is for tools that answer in the call, not @async_tool jobs"),
+    ("--cache-shared --async", "tool 'f': cache= is for tools that answer in the call, not @async_tool jobs"),
 ])
 def test_an_option_the_notebook_refuses_is_refused_in_one_line_and_no_file_is_written(
     write_notebook: Callable[..., Path], tmp_path: Path, options: str, reason: str

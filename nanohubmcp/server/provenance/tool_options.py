@@ -54,23 +54,31 @@ def apply(
         raise RegistrationError(f"tool '{tool.name}': provenance must be True or False")
     if provenance is False:
         tool.extra[OFF] = True
+    check_cache(tool.name, cache, cache_ttl, background=tool.background)
+    if cache:
+        tool.extra[CACHE] = SHARED if cache == SHARED else PRIVATE
+        tool.extra[CACHE_TTL] = float(cache_ttl) if cache_ttl is not None else None
+    if source is not None:
+        tool.extra[SOURCE] = source
+
+
+def check_cache(name: str, cache: object, cache_ttl: object, *, background: bool) -> None:
+    """Refuse ``cache=`` / ``cache_ttl=`` values a tool named ``name`` cannot take (an ``@async_tool`` job
+    is never cached); what registration checks, and a notebook's export before it writes a script.
+
+    Raises:
+        RegistrationError: the message names the tool and what to change.
+    """
     if not (cache is None or isinstance(cache, bool) or (isinstance(cache, str) and cache in (PRIVATE, SHARED))):
-        raise RegistrationError(f"tool '{tool.name}': cache must be True, False, 'private' or 'shared', not {cache!r}")
+        raise RegistrationError(f"tool '{name}': cache must be True, False, 'private' or 'shared', not {cache!r}")
     if cache_ttl is not None and (
         isinstance(cache_ttl, bool) or not isinstance(cache_ttl, (int, float)) or not cache_ttl > 0
     ):
-        raise RegistrationError(f"tool '{tool.name}': cache_ttl must be a positive number of seconds, or None")
-    if cache:
-        if tool.background:
-            raise RegistrationError(
-                f"tool '{tool.name}': cache= is for tools that answer in the call, not @async_tool jobs"
-            )
-        tool.extra[CACHE] = SHARED if cache == SHARED else PRIVATE
-        tool.extra[CACHE_TTL] = float(cache_ttl) if cache_ttl is not None else None
-    elif cache_ttl is not None:
-        raise RegistrationError(f"tool '{tool.name}': cache_ttl= needs cache=True")
-    if source is not None:
-        tool.extra[SOURCE] = source
+        raise RegistrationError(f"tool '{name}': cache_ttl must be a positive number of seconds, or None")
+    if cache and background:
+        raise RegistrationError(f"tool '{name}': cache= is for tools that answer in the call, not @async_tool jobs")
+    if not cache and cache_ttl is not None:
+        raise RegistrationError(f"tool '{name}': cache_ttl= needs cache=True")
 
 
 def cached(tool: Tool) -> bool:
