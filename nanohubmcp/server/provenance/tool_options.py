@@ -57,7 +57,7 @@ def apply(
     check_cache(tool.name, cache, cache_ttl, background=tool.background)
     if cache:
         tool.extra[CACHE] = SHARED if cache == SHARED else PRIVATE
-        tool.extra[CACHE_TTL] = float(cache_ttl) if cache_ttl is not None else None
+        tool.extra[CACHE_TTL] = float(cache_ttl) if isinstance(cache_ttl, (int, float)) else None  # checked above
     if source is not None:
         tool.extra[SOURCE] = source
 
