@@ -125,6 +125,10 @@ class TransportConfig:
             parts = urlsplit(self.public_url)
             if parts.scheme not in ("http", "https") or not parts.netloc:
                 raise ConfigurationError(f"public_url must be an http(s) URL, got {self.public_url!r}")
+            if any(char.isspace() or not char.isprintable() for char in self.public_url):
+                # it is written into headers (WWW-Authenticate) and documents: a line break there is a 500
+                raise ConfigurationError(f"public_url must hold no space or control character (percent-encode it), "
+                                         f"got {self.public_url!r}")
             self.public_url = self.public_url.rstrip("/") + "/"
             netloc = parts.netloc.lower()
             default_port = {"https": ":443", "http": ":80"}[parts.scheme]

@@ -130,7 +130,18 @@ def public_url(text: str) -> str:
             f"{named_source(text)}{text!r}: give the base URL only (scheme, host, optional port and path), without "
             "user, query or fragment"
         )
+    if not _PATH.fullmatch(parts.path) or _dot_segment(parts.path):
+        raise argparse.ArgumentTypeError(
+            f"{named_source(text)}{text!r}: the path holds a space, a control character or a '.'/'..' segment; "
+            "percent-encode such a character, e.g. https://tools.example.org/my%20tool/"
+        )
     return checked.rstrip("/") + "/"
+
+
+def _dot_segment(path: str) -> bool:
+    from urllib.parse import unquote
+
+    return any(unquote(segment) in (".", "..") for segment in path.split("/"))
 
 
 _PATH = re.compile(r"[A-Za-z0-9._~!$&'()*+,;=:@%/-]*")
@@ -140,10 +151,10 @@ def path_prefix(text: str) -> str:
     """A URL path such as ``/tools`` (argparse type; ``/`` or empty: the root). A missing leading ``/`` is
     added (``tools`` is ``/tools``), as ``--public-url`` gets its trailing one, and the help says so."""
     value = text.strip()
-    if not _PATH.fullmatch(value) or "//" in value.strip("/") or "://" in value:
+    if not _PATH.fullmatch(value) or "//" in value.strip("/") or "://" in value or _dot_segment(value):
         raise argparse.ArgumentTypeError(
-            f"{named_source(text)}{text!r} is not a URL path: give the path alone, e.g. /tools (no scheme, host, query "
-            "or spaces)"
+            f"{named_source(text)}{text!r} is not a URL path: give the path alone, e.g. /tools (no scheme, host, "
+            "query, spaces or '.'/'..' segments)"
         )
     return value if not value or value.startswith("/") else "/" + value
 

@@ -17,11 +17,19 @@ TOOL = "%%mcp_tool\ndef add(a: int, b: int) -> int:\n    '''Add two integers.'''
     ("setting", "why"),
     [
         ("path_prefix = '/x?y=1'", "NanohubMCP.path_prefix: '/x?y=1' is not a URL path: give the path alone, e.g. "
-                                   "/tools (no scheme, host, query or spaces); the setting is unchanged"),
+                                   "/tools (no scheme, host, query, spaces or '.'/'..' segments); the setting is "
+                                   "unchanged"),
         ("path_prefix = 'a b'", "NanohubMCP.path_prefix: 'a b' is not a URL path"),
         ("public_url = 'https://u:p@h/x/'", "NanohubMCP.public_url: 'https://u:p@h/x/': give the base URL only "
                                             "(scheme, host, optional port and path), without user, query or fragment"),
         ("public_url = 'ftp://x/'", "NanohubMCP.public_url: 'ftp://x/' is not an http:// or https:// URL with a host"),
+        # trial32 V6: a space or a line break in the path was taken (a line break made every 401 a 500), and a
+        # dot segment in the prefix served a URL a client normalizes to another path.
+        ("public_url = 'https://h/ x'", "NanohubMCP.public_url: 'https://h/ x': the path holds a space"),
+        ("public_url = 'https://h/x\\r\\nX-Injected: 1'", "NanohubMCP.public_url: 'https://h/x\\r\\nX-Injected: 1': "
+                                                         "the path holds a space"),
+        ("path_prefix = '/x/../y'", "NanohubMCP.path_prefix: '/x/../y' is not a URL path"),
+        ("path_prefix = '/%2e%2e/y'", "NanohubMCP.path_prefix: '/%2e%2e/y' is not a URL path"),
     ],
 )
 def test_the_value_is_refused_and_the_server_keeps_serving(kernel: LiveKernel, setting: str, why: str) -> None:

@@ -17,3 +17,12 @@ def test_the_public_origin_matches_what_browsers_send(public_url: str, origin: s
     config = TransportConfig(public_url=public_url)
     assert origin_allowed(origin, config)
     assert not origin_allowed("https://evil.test", config)
+
+
+@pytest.mark.parametrize("public_url", ["https://h/x\r\nX-Injected: 1", "https://h/ x", "https://h/x\t/"])
+def test_a_public_url_with_a_space_or_control_character_is_refused(public_url: str) -> None:
+    # trial32 V6: it was taken, and a line break made every 401 a 500 (WWW-Authenticate names it).
+    from nanohubmcp import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="public_url must hold no space or control character"):
+        TransportConfig(public_url=public_url)
