@@ -392,7 +392,10 @@ class _Builder:
             if isinstance(stmt, ast.Expr) and ipython_call(stmt.value):
                 covered.add(id(stmt.value.func.value))  # type: ignore[attr-defined]
                 call: ast.Call = stmt.value  # type: ignore[assignment]
-                found.append((stmt, self._in_function(call) if id(stmt) in in_functions else self._ipython(call)))
+                if id(stmt) in in_functions:
+                    found.append((stmt, self._in_function(call)))
+                else:
+                    found.append((stmt, self._ipython(call, nested=stmt.col_offset > 0)))
         from_server = {id(n.func.value) for n in ast.walk(tree) if reads_server(n)}  # type: ignore[attr-defined]
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and is_name(node.func, "get_ipython") and id(node) not in covered:
@@ -463,7 +466,11 @@ class _Builder:
                           "the function would do without it when called; rewrite it in Python (os.environ[NAME] = "
                           "VALUE for %env, subprocess.run([...]) for !cmd) or tag the cell mcp-skip")
 
-    def _ipython(self, call: ast.Call) -> str:
+    def _nested(self, call: ast.Call, what: str) -> _Untranslatable:
+        return self._error(call, f"runs {shorten(what)} inside a block (if, for, with, try): the export applies "
+                                 "it whether or not the block would run it; move it to the top level of a cell")
+
+    def _ipython(self, call: ast.Call, nested: bool = False) -> str:
         """The comment replacing ``get_ipython().<method>(...)``; applies ``%config NanohubMCP``."""
         method = call.func.attr  # type: ignore[attr-defined]
         args = [a.value if isinstance(a, ast.Constant) else None for a in call.args]
@@ -472,6 +479,8 @@ class _Builder:
             what = f"%{args[0]} {line}".rstrip()
             line = line.strip()
             if args[0] == "config" and re.match(r"NanohubMCP\b", line):
+                if nested:
+                    raise self._nested(call, what)
                 try:
                     placed = self.settings.apply(line)
                 except SettingRefused as exc:  # name the line refused, not only the cell's first
@@ -486,6 +495,8 @@ class _Builder:
             if args[0] == "load_ext" and line == "nanohubmcp":
                 return f"{what}: not needed, the script imports nanohubmcp"
             kind, _, rest = line.partition(" ")
+            if args[0] == "mcp" and ((kind == "remove" and rest.strip()) or kind in SOURCE_KINDS) and nested:
+                raise self._nested(call, what)
             if args[0] == "mcp" and kind == "remove" and rest.strip():
                 return self._remove(shorten(what), rest.strip())
             if args[0] == "mcp" and kind in SOURCE_KINDS:

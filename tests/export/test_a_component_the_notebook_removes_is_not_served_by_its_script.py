@@ -80,3 +80,17 @@ def test_a_view_or_a_tool_of_another_format_is_removed_in_code_and_an_unknown_na
     assert view.dropped == ("cell 4: %mcp remove nothing_here (no earlier cell registers 'nothing_here')",)
     rappture = translate(notebook_of("%mcp rappture tools/fermi/tool.xml", "%mcp remove fermi"), format_code=False)
     assert 'server.remove_tool("fermi")  # %mcp remove fermi' in rappture.text
+
+
+@pytest.mark.parametrize("block", [
+    "if False:\n    %mcp remove t",
+    "for name in ['t']:\n    %mcp remove t",
+    "try:\n    %config NanohubMCP.name = 'other'\nexcept Exception:\n    pass",
+])
+def test_a_removal_or_setting_inside_a_block_is_refused_naming_the_line(block: str) -> None:
+    # trial32 V2: `if False:\n    %mcp remove h` was applied, so the script lacked a tool the notebook serves.
+    from nanohubmcp import NanohubMCPError
+
+    with pytest.raises(NanohubMCPError, match=r"cell 2 .*line 2 runs %.* inside a block \(if, for, with, try\)"):
+        translate(notebook_of("%%mcp_tool\ndef t(x: int) -> int:\n    '''One.'''\n    return 1", block),
+                  format_code=False)
