@@ -65,10 +65,16 @@ from collections.abc import Sequence
 from ..auth.token_option import token_from_options
 from ..errors import NanohubMCPError, UsageError
 from .parser import PROG, build_parser, parse_arguments
-from .script_options import add_port_option, add_script_token_options, add_transport_option, required_token
+from .script_options import (
+    add_port_option,
+    add_script_token_options,
+    add_transport_option,
+    keep_stdout_for_stdio,
+    required_token,
+)
 
-__all__ = ["add_port_option", "add_script_token_options", "add_transport_option", "build_parser", "main",
-           "required_token"]
+__all__ = ["add_port_option", "add_script_token_options", "add_transport_option", "build_parser",
+           "keep_stdout_for_stdio", "main", "required_token"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

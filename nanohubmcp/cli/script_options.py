@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 
 from ..auth.token_option import add_token_options
 from ..auth.verifiers import ENV_SOURCE, MCP_TOKEN_ENV, checked_token, token_required_message
@@ -27,6 +28,7 @@ __all__ = [
     "add_port_option",
     "add_script_token_options",
     "add_transport_option",
+    "keep_stdout_for_stdio",
     "port_number",
     "required_token",
     "transport_name",
@@ -135,6 +137,30 @@ def add_transport_option(parser: argparse.ArgumentParser, *, help: str | None = 
         default=FromEnvironment(environ, TRANSPORT_VARIABLE) if environ else "http",
         help=help or f"http, or stdio for a desktop client that starts this script (default ${TRANSPORT_VARIABLE}, "
         "else http)")
+
+
+def keep_stdout_for_stdio(argv: list[str] | None = None) -> bool:
+    """When a script is started over stdio (``--transport stdio`` in ``argv``, default ``sys.argv``, else
+    ``$MCP_TRANSPORT=stdio``), point stdout at stderr now, before the script's own code runs, and keep the
+    real stdout for MCP messages alone: a ``print()`` at import would otherwise reach the client first.
+    Returns whether it did. A script calls it at its top (an exported ``start_mcp.py`` does), before it
+    parses its options; a bad ``--transport`` is left for :func:`add_transport_option` to refuse.
+    """
+    args = sys.argv[1:] if argv is None else argv
+    chosen = None
+    for index, arg in enumerate(args):
+        if arg == "--transport" and index + 1 < len(args):
+            chosen = args[index + 1]
+        elif arg.startswith("--transport="):
+            chosen = arg.partition("=")[2]
+    if chosen is None:
+        chosen = os.environ.get(TRANSPORT_VARIABLE, "")
+    if chosen.strip().lower() != "stdio":
+        return False
+    from ..transports.lines import protect_stdout  # what server.run(transport="stdio") writes to, kept
+
+    protect_stdout()
+    return True
 
 
 def add_script_token_options(parser: argparse.ArgumentParser, *, help: str | None = None) -> None:

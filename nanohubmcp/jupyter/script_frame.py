@@ -45,6 +45,11 @@ Run it:
     python {file} --transport stdio    # a desktop client (or MCP_TRANSPORT=stdio; no token)
     start_mcp --app {file}    # on nanoHUB{token_run}
 """'''
+_STDIO_FIRST = '''if __name__ == "__main__":  # over stdio what the cells below print goes to stderr (stdout: MCP)
+    from nanohubmcp.cli import keep_stdout_for_stdio
+
+    keep_stdout_for_stdio()'''
+"""Before the cells' code: a ``print()`` at import must not reach a stdio client ahead of the MCP messages."""
 _TOKEN_RUN = """
 Its clients send a bearer token, as the notebook's server required; the notebook's token is not
 exported: set MCP_TOKEN to a token of your choice (or pass --token-file PATH), else neither
@@ -102,6 +107,7 @@ def frame(settings: ExportSettings, blocks: Sequence[str], futures: Sequence[str
                        port=line.port, marker=EXPORT_MARKER, version=__version__, file=escape_docstring(file),
                        host=line.host, token_run=token_run),
         f"from __future__ import {', '.join(futures)}" if futures else "",
+        _STDIO_FIRST,
         f"from nanohubmcp import MCPServer\n\nserver = MCPServer({call_arguments([name], settings.placed('ctor'))})"
         + (_SERVER_REQUIRES_TOKEN if line.token_required else ""),
         *(tidy(block) for block in blocks),

@@ -20,6 +20,8 @@ from kernels import run_async
 pytestmark = pytest.mark.slow
 
 NOTEBOOK = ("%load_ext nanohubmcp\n%config NanohubMCP.port = 0",
+            # trial32 V8: a cell's print() at import reached the client's stdout ahead of the MCP messages.
+            "print('loading data')",
             "%%mcp_tool\ndef add(a: int, b: int) -> int:\n    '''Add two integers.'''\n    return a + b")
 
 
@@ -61,6 +63,7 @@ def test_an_exported_script_serves_the_official_stdio_client_without_a_token_or_
     parse_errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert parse_errors == []  # was: "Failed to parse JSONRPC message from server" (the port note)
     assert "Port 0" not in stderr  # no port is opened over stdio
+    assert "loading data" in stderr  # what the cells print goes to stderr
     assert "requires a bearer token" not in stderr
 
 
@@ -77,7 +80,7 @@ def test_over_http_the_port_0_note_goes_to_stderr_and_a_token_is_still_required(
             f"ns = runpy.run_path({str(script)!r}, run_name='exported'); print(ns['_command_line_options']())")
     options = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
                              env=clean_environment(MCP_TOKEN="t0ken"), check=True)
-    assert options.stdout.splitlines() == ["{'host': '127.0.0.1', 'port': 0, 'transport': 'http', 'token': 't0ken'}"]
+    assert options.stdout.splitlines()[-1] == "{'host': '127.0.0.1', 'port': 0, 'transport': 'http', 'token': 't0ken'}"
     assert "Port 0, as in the notebook (%config NanohubMCP.port = 0)" in options.stderr
     with run_script(script, "--host", "127.0.0.1") as url:  # serves, on a free port
         assert url.startswith("http://127.0.0.1:")
