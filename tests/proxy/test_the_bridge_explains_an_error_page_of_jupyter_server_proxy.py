@@ -52,3 +52,13 @@ def test_a_gone_notebook_server_behind_jupyter_server_proxy_is_explained(jupyter
                        "restart the kernel starts empty: run its %load_ext nanohubmcp and %%mcp_* cells again)")
     assert f"nanohubmcp bridge: {message}" in done.stderr
     assert jupyter.token not in done.stdout + done.stderr
+
+
+def test_control_characters_and_bidi_overrides_of_a_page_do_not_reach_the_terminal() -> None:
+    # trial32 V7: a page's ESC sequences, BEL and U+202E were written raw to the bridge's stderr.
+    from nanohubmcp.transports.bridge.refusal import server_said
+
+    page = "<html><title>x\u202eevil</title><body>\x1b[31mRED\x1b[0m \x07bell</body></html>"
+    said = server_said(page)
+    assert said == "x\ufffdevil: \ufffd[31mRED\ufffd[0m \ufffdbell"
+    assert server_said("plain \x1b]0;title\x07 text") == "plain \ufffd]0;title\ufffd text"

@@ -27,6 +27,9 @@ _JUPYTER_ROUTE = re.compile(r"/(?:proxy|nanohubmcp)/\d{1,5}/")
 _JUPYTER_ERROR_KEYS = frozenset({"message", "reason", "traceback"})
 _MARKUP = re.compile(r"<[^>]{0,200}>")
 _HTML_PAGE = re.compile(r"\s*<(?:!doctype\s+html|html)[\s>]", re.IGNORECASE)
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""Control characters and bidirectional overrides: a page's text reaches the user's terminal, where an escape
+sequence the server chose would act (colours, cursor moves, a title) and an override would reorder what is shown."""
 _PROXY_ROUTE = re.compile(r"/proxy/\d{1,5}/")
 """jupyter-server-proxy's route to a port (``proxy/<port>/``)."""
 
@@ -85,9 +88,10 @@ def server_said(body: str) -> str:
     """What an error response's ``body`` says, on one line of at most :data:`MAX_SAID_CHARS`: the
     message of Jupyter's JSON error, else of an HTML page its title and the text of its body (a Jupyter
     server's error page: "Jupyter Server: 500 : Internal Server Error The error was: ..."), else the text
-    with HTML tags dropped ("" for an empty body)."""
+    with HTML tags dropped ("" for an empty body); a control character or a bidirectional override in it
+    is shown as U+FFFD."""
     said = jupyter_message(body) or _page_text(body) or _MARKUP.sub(" ", body)
-    said = " ".join(said.split())
+    said = _UNPRINTABLE.sub("\ufffd", " ".join(said.split()))
     return said if len(said) <= MAX_SAID_CHARS else said[: MAX_SAID_CHARS - 1] + "…"
 
 
