@@ -95,7 +95,8 @@ def serving_keywords(file: Path) -> dict[str, int]:
     """The keyword arguments the app file passes to ``server.run(...)`` / ``server.start(...)``, each with
     the line of its call, read from the source without running it (guarded by ``if __name__ ==
     "__main__":`` or not). A command that serves the file's ``server`` itself does not make that call,
-    so it can say which of them it leaves out. Empty when the file cannot be read or parsed.
+    so it can say which of them it leaves out. Arguments it cannot name are keyed :data:`UNREAD`
+    (``**options``, or a value passed by position). Empty when the file cannot be read or parsed.
     """
     try:
         tree = ast.parse(file.read_text(encoding="utf-8", errors="replace"), filename=str(file))
@@ -106,9 +107,14 @@ def serving_keywords(file: Path) -> dict[str, int]:
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("run", "start")
                 and isinstance(node.func.value, ast.Name) and node.func.value.id == "server"):
             for keyword in node.keywords:
-                if keyword.arg is not None:
-                    found.setdefault(keyword.arg, node.lineno)
+                found.setdefault(keyword.arg if keyword.arg is not None else UNREAD, node.lineno)
+            if node.args:
+                found.setdefault(UNREAD, node.lineno)
     return found
+
+
+UNREAD = "*"
+""":func:`serving_keywords`' key for arguments the source does not name (``**options``, by position)."""
 
 
 _UNNAMED = ("port", "quiet")
@@ -123,9 +129,14 @@ def skipped_keywords_note(file: Path, command: str, options: dict[str, str], giv
     out those the command line gives (``given``) and port/quiet; None when it leaves out none.
     """
     left = {k: line for k, line in serving_keywords(file).items() if k not in given and k not in _UNNAMED}
+    unread = left.pop(UNREAD, None)
     if not left:
-        return None
-    names = ", ".join(f"{k}=" for k in left)
+        if unread is None:
+            return None
+        return (f"{file.name} passes arguments to server.run() that this note cannot name (line {unread}: by position "
+                f"or **options); {command} serves the server itself and does not make that call: give the options "
+                "for those that must apply (see --help)")
+    names = ", ".join(f"{k}=" for k in left) + (" and arguments it cannot name (by position or **)" if unread else "")
     note = (f"{file.name} passes {names} to server.run() (line {min(left.values())}); {command} serves the server "
             "itself and does not make that call")
     with_option = [options[k] for k in left if k in options]
