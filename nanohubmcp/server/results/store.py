@@ -23,19 +23,18 @@ store's size, so it is never held whole. A link whose entry was dropped to make 
 :data:`EVICTED_REMEMBERED` such links), not as a URI that never existed.
 
 The processes of a server sharing the state directory share the bounds: a result is kept holding the
-folder's lock (:data:`LOCK_NAME`), once the index took in what the others kept and dropped since this
+folder's lock (:data:`.folder.LOCK_NAME`), once the index took in what the others kept and dropped since this
 process last kept one, so both bounds are counted over all of them; an eviction leaves a note
-(:data:`EVICTED_SUFFIX`) from which the others say so too.
+(:data:`.folder.EVICTED_SUFFIX`) from which the others say so too. The folder's files themselves are
+:mod:`.folder`'s.
 """
 
 from __future__ import annotations
 
 import base64
 import contextlib
-import json
 import logging
 import os
-import re
 import secrets
 import threading
 import time
@@ -45,13 +44,21 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO, Final
 
 from . import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_INLINE_BYTES, DEFAULT_STORE_BYTES
+from .folder import (
+    EVICTED_SUFFIX,
+    KEPT_ERRORS,
+    NAME,
+    PART_SUFFIX,
+    STALE_PART_SECONDS,
+    FolderLock,
+    finish,
+    read_meta,
+    read_note,
+    write_data,
+    write_json,
+)
 from .kept_text import READ_PIECE_BYTES, kept_text
 from .owners import PRINCIPAL_OWNER, SESSION_OWNER
-
-try:
-    import fcntl
-except ImportError:  # (not on Windows: each process counts its own)
-    fcntl = None  # type: ignore[assignment]
 
 log = logging.getLogger(__name__)
 
@@ -60,25 +67,6 @@ URI_PREFIX: Final = "nanohubmcp://results/"
 
 EVICTED_REMEMBERED: Final = 4096
 """How many evicted links the store remembers, to say so when one is read."""
-
-_NAME: Final = re.compile(r"^[A-Za-z0-9_-]{32}(\.[a-z]{1,8})?\Z")
-"""A kept result's file name: the token (24 random bytes, URL-safe base64) and a suffix."""
-
-
-EVICTED_SUFFIX: Final = ".evicted.json"
-"""Beside an evicted result's name: who kept it and which bound evicted it, for the other processes sharing the
-folder (removed once the link would have expired)."""
-
-LOCK_NAME: Final = ".lock"
-"""The results folder's lock file: held while a result is kept, so the processes sharing the folder count their
-bounds over all of them and decide one keep at a time."""
-
-PART_SUFFIX: Final = ".part"
-"""The suffix of a kept result's file while it is written (:meth:`ResultStore.keep_parts`)."""
-
-STALE_PART_SECONDS: Final = 3600.0
-"""A ``.part`` file not written to for this long is a crashed process's: removed when the folder is opened."""
-
 
 class TooLargeToKeep(ValueError):
     """A result is larger than the whole store (``size`` bytes, or at least that many; ``limit``)."""
@@ -166,9 +154,7 @@ class ResultStore:
         self._bytes = 0
         self._evicted: OrderedDict[str, tuple[str | None, bool]] = OrderedDict()  # uri -> (owner, per owner)
         self._lock = threading.Lock()
-        self._lock_file: int | None = None
-        self._seen = b""
-        """The folder's change count (in its lock file) when this store last brought its index up to it."""
+        self._folder_lock: FolderLock | None = None
         self.read_piece_bytes = READ_PIECE_BYTES
         """Bytes of a kept file read at a time when its answer is written a piece at a time."""
 
@@ -183,6 +169,7 @@ class ResultStore:
                 try:
                     os.makedirs(folder, mode=0o700, exist_ok=True)
                     self._folder = folder
+                    self._folder_lock = FolderLock(folder)
                     self._index_files(folder)
                 except OSError as exc:
                     log.warning("large results stay in memory: cannot use %s (%s)", folder, exc)
@@ -197,11 +184,11 @@ class ResultStore:
                     if os.path.getmtime(os.path.join(folder, name)) < stale:
                         os.remove(os.path.join(folder, name))
             elif name.endswith(".meta.json"):
-                meta = _read_meta(os.path.join(folder, name))
+                meta = read_meta(os.path.join(folder, name))
                 if meta is not None:
                     found.append(meta)
             elif name.endswith(EVICTED_SUFFIX):
-                _read_note(os.path.join(folder, name))  # (removed once its link would have expired)
+                read_note(os.path.join(folder, name))  # (removed once its link would have expired)
         for meta in sorted(found, key=lambda m: m["expires"]):
             self._entries[meta["uri"]] = _Entry(meta["owner"], meta["mime_type"], meta["expires"], meta["size"])
             self._bytes += meta["size"]
@@ -210,10 +197,10 @@ class ResultStore:
         """Hold the results folder's lock (the lock of this store held already) and bring the index up to
         what every process sharing the folder kept and dropped: the bounds are then counted over all of
         them, and one keep at a time is decided among them. Without a folder: nothing to share."""
-        folder = self._folder
-        if folder is None or fcntl is None:
+        folder, lock = self._folder, self._folder_lock
+        if folder is None or lock is None:
             return contextlib.nullcontext()
-        return _FolderLock(self, folder)
+        return lock.holding(lambda: self._take_in(folder))
 
     def _take_in(self, folder: str) -> None:
         """Bring the index up to the folder's ``.meta.json`` files (the folder's lock held): drop what another
@@ -226,7 +213,7 @@ class ResultStore:
             self._bytes -= entries.pop(uri).size
         added = False
         for uri in on_disk - filed:
-            meta = _read_meta(os.path.join(folder, uri[len(URI_PREFIX) :] + ".meta.json"))
+            meta = read_meta(os.path.join(folder, uri[len(URI_PREFIX) :] + ".meta.json"))
             if meta is not None and meta["uri"] == uri and uri not in entries:
                 entries[uri] = _Entry(meta["owner"], meta["mime_type"], meta["expires"], meta["size"])
                 self._bytes += meta["size"]
@@ -236,7 +223,7 @@ class ResultStore:
 
     def _path(self, uri: str) -> str | None:
         name = uri[len(URI_PREFIX) :] if uri.startswith(URI_PREFIX) else ""
-        if self._folder is None or not _NAME.match(name):
+        if self._folder is None or not NAME.match(name):
             return None
         return os.path.join(self._folder, name)
 
@@ -256,7 +243,7 @@ class ResultStore:
             with self._shared():
                 self._make_room(entry)
                 path = self._path(uri) if folder else None
-                if path is None or not _write(path, data, _meta(uri, entry)):
+                if path is None or not write_data(path, data, _meta(uri, entry)):
                     entry.data = data
                 self._add(uri, entry)
         return uri
@@ -290,7 +277,7 @@ class ResultStore:
                 entry = _Entry(owner, mime_type, time.time() + self.ttl, size)
                 with self._lock, self._shared():
                     self._make_room(entry)
-                    if _finish(path, _meta(uri, entry)):
+                    if finish(path, _meta(uri, entry)):
                         self._add(uri, entry)
                         return uri, size
             else:
@@ -412,14 +399,14 @@ class ResultStore:
         path = self._path(uri) if entry.data is None else None
         if path is not None:
             with contextlib.suppress(OSError):
-                _write_json(path + EVICTED_SUFFIX, {"uri": uri, "owner": entry.owner, "per_owner": per_owner,
+                write_json(path + EVICTED_SUFFIX, {"uri": uri, "owner": entry.owner, "per_owner": per_owner,
                                                     "expires": entry.expires})
         self._drop(uri)
 
     def _evicted_elsewhere(self, uri: str) -> tuple[str | None, bool] | None:
         """``(owner, per owner)`` of ``uri`` when a process sharing the folder evicted it."""
         path = self._path(uri)
-        note = _read_note(path + EVICTED_SUFFIX) if path is not None else None
+        note = read_note(path + EVICTED_SUFFIX) if path is not None else None
         if note is None or note["uri"] != uri:
             return None
         return note.get("owner"), bool(note.get("per_owner"))
@@ -427,7 +414,7 @@ class ResultStore:
     def _from_file(self, uri: str) -> _Entry | None:
         """An entry another process of this server kept since this one opened the folder."""
         path = self._path(uri)
-        meta = _read_meta(path + ".meta.json") if path is not None else None
+        meta = read_meta(path + ".meta.json") if path is not None else None
         if meta is None or meta["uri"] != uri:
             return None
         entry = _Entry(meta["owner"], meta["mime_type"], meta["expires"], meta["size"])
@@ -452,14 +439,6 @@ class ResultStore:
                     os.remove(name)
 
 
-KEPT_ERRORS: Final = "surrogatepass"
-"""How kept text is written as UTF-8 and read back: a lone surrogate (a client's ``"\\ud800"`` a tool
-echoed) as the three bytes UTF-8's pattern gives it, so it reads back as itself (strict UTF-8 has no
-form for it: keeping such a result failed the call)."""
-WRITE_CHARS: Final = 1 << 22
-"""Characters of a kept text written at a time (each slice is encoded alone)."""
-
-
 def utf8_size(data: bytes | bytearray | str) -> int:
     """The bytes ``data`` takes as UTF-8, without encoding a copy of ASCII text (a kept array's JSON)."""
     if isinstance(data, str):
@@ -472,120 +451,3 @@ def _meta(uri: str, entry: _Entry) -> dict[str, Any]:
             "size": entry.size}
 
 
-def _write(path: str, data: bytes | bytearray | str, meta: dict[str, Any]) -> bool:
-    """Write the data file (text as UTF-8, written as it is: not encoded whole first), then its
-    ``.meta.json`` (so a reader never sees meta without data)."""
-    try:
-        if isinstance(data, str):
-            with open(path, "w", encoding="utf-8", errors=KEPT_ERRORS, newline="") as f:
-                for start in range(0, len(data), WRITE_CHARS):  # encoded a slice at a time
-                    f.write(data[start : start + WRITE_CHARS])
-        else:
-            with open(path, "wb") as f:
-                f.write(data)
-        _write_meta(path, meta)
-        return True
-    except OSError as exc:  # a full disk: keep it in memory instead
-        log.warning("cannot write the large result %s: %s", path, exc)
-        return False
-
-
-def _finish(path: str, meta: dict[str, Any]) -> bool:
-    """Give the data written to ``path + PART_SUFFIX`` its name, then write its ``.meta.json``."""
-    try:
-        os.replace(path + PART_SUFFIX, path)
-        _write_meta(path, meta)
-        return True
-    except OSError as exc:
-        log.warning("cannot write the large result %s: %s", path, exc)
-        for name in (path + PART_SUFFIX, path):
-            with contextlib.suppress(OSError):
-                os.remove(name)
-        return False
-
-
-def _write_meta(path: str, meta: dict[str, Any]) -> None:
-    _write_json(path + ".meta.json", meta)
-
-
-def _write_json(target: str, value: dict[str, Any]) -> None:
-    temporary = target + ".tmp"
-    with open(temporary, "w", encoding="utf-8") as f:
-        json.dump(value, f)
-    os.replace(temporary, target)
-
-
-class _FolderLock:
-    """The results folder's lock (``fcntl.flock`` on its ``.lock`` file) held, the index brought up to date.
-
-    The lock file holds a count of the keeps made under it, so a store whose index saw the last one reads no
-    folder listing."""
-
-    def __init__(self, store: ResultStore, folder: str) -> None:
-        self.store = store
-        self.folder = folder
-
-    def __enter__(self) -> object:
-        store = self.store
-        self.held = False
-        try:
-            if store._lock_file is None:
-                store._lock_file = os.open(os.path.join(self.folder, LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o600)
-            fcntl.flock(store._lock_file, fcntl.LOCK_EX)
-        except OSError as exc:  # (the folder went, or cannot be written: the keep falls back to memory)
-            log.warning("large results are counted by this process alone: cannot lock %s (%s)", self.folder, exc)
-            return self
-        self.held = True
-        try:
-            seen = os.pread(store._lock_file, 20, 0)
-            if seen != store._seen:  # another process kept or evicted since this one last did
-                store._take_in(self.folder)
-        except OSError as exc:
-            log.warning("large results are counted by this process alone: cannot read %s (%s)", self.folder, exc)
-        except BaseException:
-            self.__exit__()
-            raise
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        store = self.store
-        if self.held and store._lock_file is not None:
-            self.held = False
-            try:  # the folder changed: the next keep of every other process takes it in
-                store._seen = str(int(store._seen or b"0") + 1).encode().rjust(20)
-                os.pwrite(store._lock_file, store._seen, 0)
-            except (OSError, ValueError):
-                store._seen = b""
-            fcntl.flock(store._lock_file, fcntl.LOCK_UN)
-
-
-def _read_note(path: str) -> dict[str, Any] | None:
-    """An evicted result's note (:data:`EVICTED_SUFFIX`), or None (none, unreadable, or removed now: its link
-    would have expired)."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            note = json.load(f)
-        if not isinstance(note, dict) or not isinstance(note.get("uri"), str):
-            return None
-        if note["expires"] <= time.time():
-            os.remove(path)
-            return None
-        return note
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-
-
-def _read_meta(path: str) -> dict[str, Any] | None:
-    try:
-        with open(path, encoding="utf-8") as f:
-            meta = json.load(f)
-        if not isinstance(meta, dict) or not isinstance(meta.get("uri"), str):
-            return None
-        if meta["expires"] <= time.time():
-            base = path[: -len(".meta.json")]
-            for name in (base, path):
-                os.remove(name)
-            return None
-        return meta
-    except (OSError, ValueError, KeyError, TypeError):
-        return None

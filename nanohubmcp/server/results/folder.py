@@ -1,0 +1,166 @@
+"""The files of a results folder (``<state dir>/results``): a kept result's data file and its ``.meta.json``
+(written data first, so a reader never sees meta without data; a text encoded a slice at a time), the
+note an eviction leaves for the other processes (:data:`EVICTED_SUFFIX`), and the lock they share
+(:class:`FolderLock`). What is kept, for whom and within which bounds is :mod:`.store`'s.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import re
+import time
+from collections.abc import Callable, Iterator
+from typing import Any, Final
+
+try:
+    import fcntl
+except ImportError:  # (not on Windows: each process counts its own)
+    fcntl = None  # type: ignore[assignment]
+
+log = logging.getLogger("nanohubmcp.server.results.store")
+
+NAME: Final = re.compile(r"^[A-Za-z0-9_-]{32}(\.[a-z]{1,8})?\Z")
+"""A kept result's file name: the token (24 random bytes, URL-safe base64) and a suffix."""
+
+
+EVICTED_SUFFIX: Final = ".evicted.json"
+"""Beside an evicted result's name: who kept it and which bound evicted it, for the other processes sharing the
+folder (removed once the link would have expired)."""
+
+LOCK_NAME: Final = ".lock"
+"""The results folder's lock file: held while a result is kept, so the processes sharing the folder count their
+bounds over all of them and decide one keep at a time."""
+
+PART_SUFFIX: Final = ".part"
+"""The suffix of a kept result's file while it is written (:meth:`.store.ResultStore.keep_parts`)."""
+
+STALE_PART_SECONDS: Final = 3600.0
+"""A ``.part`` file not written to for this long is a crashed process's: removed when the folder is opened."""
+
+KEPT_ERRORS: Final = "surrogatepass"
+"""How kept text is written as UTF-8 and read back: a lone surrogate (a client's ``"\\ud800"`` a tool
+echoed) as the three bytes UTF-8's pattern gives it, so it reads back as itself (strict UTF-8 has no
+form for it: keeping such a result failed the call)."""
+WRITE_CHARS: Final = 1 << 22
+"""Characters of a kept text written at a time (each slice is encoded alone)."""
+
+
+def write_data(path: str, data: bytes | bytearray | str, meta: dict[str, Any]) -> bool:
+    """Write the data file (text as UTF-8, written as it is: not encoded whole first), then its
+    ``.meta.json`` (so a reader never sees meta without data)."""
+    try:
+        if isinstance(data, str):
+            with open(path, "w", encoding="utf-8", errors=KEPT_ERRORS, newline="") as f:
+                for start in range(0, len(data), WRITE_CHARS):  # encoded a slice at a time
+                    f.write(data[start : start + WRITE_CHARS])
+        else:
+            with open(path, "wb") as f:
+                f.write(data)
+        write_meta(path, meta)
+        return True
+    except OSError as exc:  # a full disk: keep it in memory instead
+        log.warning("cannot write the large result %s: %s", path, exc)
+        return False
+
+
+def finish(path: str, meta: dict[str, Any]) -> bool:
+    """Give the data written to ``path + PART_SUFFIX`` its name, then write its ``.meta.json``."""
+    try:
+        os.replace(path + PART_SUFFIX, path)
+        write_meta(path, meta)
+        return True
+    except OSError as exc:
+        log.warning("cannot write the large result %s: %s", path, exc)
+        for name in (path + PART_SUFFIX, path):
+            with contextlib.suppress(OSError):
+                os.remove(name)
+        return False
+
+
+def write_meta(path: str, meta: dict[str, Any]) -> None:
+    write_json(path + ".meta.json", meta)
+
+
+def write_json(target: str, value: dict[str, Any]) -> None:
+    temporary = target + ".tmp"
+    with open(temporary, "w", encoding="utf-8") as f:
+        json.dump(value, f)
+    os.replace(temporary, target)
+
+
+class FolderLock:
+    """The results folder's lock (``fcntl.flock`` on its :data:`LOCK_NAME` file), shared by the processes keeping
+    results in one folder, with a count of the keeps made under it: :meth:`holding` brings a store's index up to
+    date only when another process kept or dropped something since this one last held it."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+        self._fd: int | None = None
+        self._seen = b""
+        """The folder's change count (in its lock file) when this process last brought its index up to it."""
+
+    @contextlib.contextmanager
+    def holding(self, take_in: Callable[[], None]) -> Iterator[None]:
+        """Hold the lock, calling ``take_in()`` first when another process changed the folder; a folder that
+        cannot be locked is counted by this process alone (logged), never refused."""
+        if fcntl is None:  # (not on Windows: each process counts its own)
+            yield
+            return
+        try:
+            if self._fd is None:
+                self._fd = os.open(os.path.join(self.folder, LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o600)
+            fcntl.flock(self._fd, fcntl.LOCK_EX)
+        except OSError as exc:  # (the folder went, or cannot be written: the keep falls back to memory)
+            log.warning("large results are counted by this process alone: cannot lock %s (%s)", self.folder, exc)
+            yield
+            return
+        fd = self._fd
+        try:
+            try:
+                if os.pread(fd, 20, 0) != self._seen:  # another process kept or evicted since this one last did
+                    take_in()
+            except OSError as exc:
+                log.warning("large results are counted by this process alone: cannot read %s (%s)", self.folder, exc)
+            yield
+        finally:
+            try:  # the folder changed: the next keep of every other process takes it in
+                self._seen = str(int(self._seen or b"0") + 1).encode().rjust(20)
+                os.pwrite(fd, self._seen, 0)
+            except (OSError, ValueError):
+                self._seen = b""
+            fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+def read_note(path: str) -> dict[str, Any] | None:
+    """An evicted result's note (:data:`EVICTED_SUFFIX`), or None (none, unreadable, or removed now: its link
+    would have expired)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            note = json.load(f)
+        if not isinstance(note, dict) or not isinstance(note.get("uri"), str):
+            return None
+        if note["expires"] <= time.time():
+            os.remove(path)
+            return None
+        return note
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def read_meta(path: str) -> dict[str, Any] | None:
+    try:
+        with open(path, encoding="utf-8") as f:
+            meta = json.load(f)
+        if not isinstance(meta, dict) or not isinstance(meta.get("uri"), str):
+            return None
+        if meta["expires"] <= time.time():
+            base = path[: -len(".meta.json")]
+            for name in (base, path):
+                os.remove(name)
+            return None
+        return meta
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
