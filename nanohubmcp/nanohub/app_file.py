@@ -107,10 +107,19 @@ def serving_keywords(file: Path) -> dict[str, int]:
         if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("run", "start")
                 and isinstance(node.func.value, ast.Name) and node.func.value.id == "server"):
             for keyword in node.keywords:
+                if keyword.arg is None and _exported_options(keyword.value):
+                    continue  # an exported script's own command line (host, port, transport, token)
                 found.setdefault(keyword.arg if keyword.arg is not None else UNREAD, node.lineno)
             if node.args:
                 found.setdefault(UNREAD, node.lineno)
     return found
+
+
+def _exported_options(value: ast.expr) -> bool:
+    """``**_command_line_options()``: what an exported notebook's script passes from its own command line,
+    which the commands give by their own options; not an argument left out."""
+    return (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+            and value.func.id == "_command_line_options")
 
 
 UNREAD = "*"
