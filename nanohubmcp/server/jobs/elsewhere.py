@@ -10,7 +10,9 @@ about the cancels that others store for its own jobs:
   (:func:`.ends.store_cancel`), where it is final.
 - The running process hears of such a cancel and cancels the job where it runs. A Redis store
   tells it at once (the back end's ``on_cancel``). With a SQLite file, the process reads the
-  records of its running jobs instead (:mod:`.cancel_look`).
+  records of its running jobs instead (:mod:`.cancel_look`). Until it hears, a question about the
+  job there reads its record's status first (:meth:`Elsewhere.look_for_cancel`), so no process
+  answers ``working`` once one answered ``cancelled``.
 - A wait for the end of a job that another process runs reads the job's record again when the
   store tells that the job ended, and every few seconds in any case (:mod:`.far_ends`). Each such
   read settles a job whose process died, as every read does (:mod:`.settle`).
@@ -94,6 +96,23 @@ class Elsewhere:
         if job.status in TERMINAL:
             return job
         return store_cancel(self._backend(), job, reason)
+
+    def look_for_cancel(self, job: Job) -> Job:
+        """``job``, running in this process and asked about, with a cancel another process stored
+        for it taken in first. The store tells this process of such a cancel (:meth:`cancelled`), but
+        that word may still be on its way (Redis's channel) or the next look not come round (a SQLite
+        file): without this read a ``tasks/get`` here could answer ``working`` after another process
+        answered ``cancelled``, which the task then must remain. One read of the status fields
+        (:func:`.ends.stored_cancels`); a store that cannot be read leaves ``job`` as it is here. Call
+        on the serving loop (the job is cancelled as a local cancel does: :meth:`Job.cancel`)."""
+        try:
+            reasons = stored_cancels(self._backend(), [job.id])
+        except (sqlite3.Error, StateUnavailable) as exc:
+            log.debug("could not look for a stored cancel of job %s: %s", job.id, exc)
+            return job
+        if job.id in reasons and job.status not in TERMINAL:
+            job.cancel(reasons[job.id])
+        return job
 
     def cancelled(self, job_id: str | None) -> None:
         """The store says that another process cancelled ``job_id``. ``None`` means look at every live

@@ -259,6 +259,8 @@ class JobStore:
         if job is None or job.expired(time.time()) or not visible(job, keyed(owner), subject_of(principal),
                                                                   self.runs.serving, self._sessions.over):
             raise unknown_job(job_id)
+        if job.status not in TERMINAL and self.persistent and self._live.get(job_id) is job:
+            job = self._elsewhere.look_for_cancel(job)  # (another process may have stored its cancel)
         return job
 
     async def ended(self, job: Job, request: RequestContext | None = None) -> Job:
