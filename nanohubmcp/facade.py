@@ -725,8 +725,11 @@ class MCPServer:
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Decorator: suggest values for a prompt argument or a template variable.
 
-        The function takes ``value`` (what the user typed so far) and optionally ``context``
-        (the other arguments already given) and returns a list of strings (≤ 100 are sent).
+        The function takes ``value`` (what the user typed so far, a string) and optionally
+        ``context`` (the other arguments already given, ``{name: string}``) and returns a list of
+        strings — or any iterable of values, or one string (one suggestion). The first 100 are sent,
+        with the ``total`` given; a request whose ``value`` or ``context`` is not of those shapes is
+        refused with -32602 before the function runs.
 
         Source: MCP 2025-11-25, Server § Utilities § Completion.
         """

@@ -6,6 +6,7 @@ Source: MCP 2025-11-25, Server § Prompts; Server § Utilities § Completion.
 from __future__ import annotations
 
 import asyncio
+import itertools
 from typing import TYPE_CHECKING, Any
 
 from ...errors import InvalidParams, UnknownComponent
@@ -128,16 +129,36 @@ async def complete(core: HandlerServices, request: RequestContext, params: dict[
             raise InvalidParams(f"Unknown resource template: {echoed(key)}")
     else:
         raise InvalidParams("params.ref.type must be 'ref/prompt' or 'ref/resource'")
+    value = argument.get("value", "")
+    if not isinstance(value, str):
+        raise InvalidParams("params.argument.value must be a string: what the user typed so far")
+    context = params.get("context")
+    given = context.get("arguments") if isinstance(context, dict) else None
+    context_ok = context is None or isinstance(context, dict)
+    given_ok = given is None or (isinstance(given, dict) and all(isinstance(v, str) for v in given.values()))
+    if not (context_ok and given_ok):
+        raise InvalidParams("params.context must be an object {\"arguments\": {name: string value, ...}}: "
+                            "the arguments already given")
     completer = core.completers.get((kind, key, argument["name"]))
-    values: list[str] = []
-    if completer is not None:
-        ctx_args = (params.get("context") or {}).get("arguments") or {}
-        kwargs: dict[str, Any] = {"value": str(argument.get("value", ""))}
-        if completer.wants_context:
-            kwargs["context"] = ctx_args
-        produced = await call_function(completer.fn, kwargs, is_coroutine=completer.is_coroutine,
-                                       executor=core.executor, timeout=core.tool_timeout, what="completion")
-        values = [str(v) for v in (produced or [])]
-    total = len(values)
-    return {"completion": {"values": values[:MAX_COMPLETIONS], "total": total,
-                           "hasMore": total > MAX_COMPLETIONS}}
+    if completer is None:
+        return {"completion": {"values": [], "total": 0, "hasMore": False}}
+    kwargs: dict[str, Any] = {"value": value}
+    if completer.wants_context:
+        kwargs["context"] = given or {}
+    produced = await call_function(completer.fn, kwargs, is_coroutine=completer.is_coroutine,
+                                   executor=core.executor, timeout=core.tool_timeout, what="completion")
+    values, total = suggestions(produced)
+    return {"completion": {"values": values, "total": total, "hasMore": total > len(values)}}
+
+
+def suggestions(produced: Any) -> tuple[list[str], int]:
+    """A completer's answer as the first :data:`MAX_COMPLETIONS` values (as text) and how many it
+    gave in all: a list or any iterable of values (only those sent are turned into text), one
+    string (one value), or None (none)."""
+    if produced is None:
+        return [], 0
+    if isinstance(produced, str):
+        return [produced], 1
+    items = iter(produced)
+    values = [str(v) for v in itertools.islice(items, MAX_COMPLETIONS)]
+    return values, len(values) + sum(1 for _ in items)
