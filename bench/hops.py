@@ -17,11 +17,20 @@ out, else a batch that happens to land inside the window adds ~15 hops to that c
 
 - **modules**: the distinct ``nanohubmcp`` modules entered while the call was served;
 - **hops**: pairs of consecutive recorded functions that belong to different modules;
-- **functions**: the recorded function entries.
+- **functions**: the recorded function entries;
+- **after the answer** (HTTP): those of the hops made once the response's bytes were written
+  (Tornado's ``HTTP1Connection.finish`` entered): the request's finish on the loop (``TCP_NODELAY``
+  kept, the access log, the handler's ``on_finish``, the connection's next request started).
+
+Over HTTP a measured call ends when the server's event loop is idle again after the answer (its
+thread blocks in ``select`` with no callback ready), not when the client has read the answer:
+the request's finish runs on the loop after the bytes left, and the client's thread used to stop
+the recorder before or after it, at random (35 or 39 hops a call on the same commit).
 
 The figures count structure, not time: they do not depend on the machine's load. They depend a
-little on thread interleaving (the worker thread running the tool and the loop thread), so the
-median of ``--rounds`` measured calls is reported. Not a test: nothing asserts a figure.
+little on thread interleaving (the worker thread running the tool and the loop thread; a garbage
+collection inside the window runs ``calls/slow_calls``' callback), so the median of ``--rounds``
+measured calls is reported. Not a test: nothing asserts a figure.
 """
 
 from __future__ import annotations
@@ -53,20 +62,42 @@ OFF_THE_CALL_PATH = {"nanohubmcp-provenance"}
 """Threads of ours that work after a call was answered (records written in batches)."""
 
 
+ANSWER_WRITTEN = ("tornado.http1connection", "finish")
+"""The function entered once an HTTP response's bytes were handed to the socket (module, name)."""
+
+
 class Recorder:
-    """Records the ``nanohubmcp`` module of each Python function entered, in every thread, while on."""
+    """Records the ``nanohubmcp`` module of each Python function entered, in every thread, while on.
+
+    Over HTTP it also notes where in the sequence the answer was written (:data:`ANSWER_WRITTEN`,
+    ``answered``) and sets ``settled`` when that thread's event loop is idle afterwards."""
 
     def __init__(self) -> None:
         self.on = False
         self.modules: list[str] = []
         self.functions: list[str] = []
+        self.answered: int | None = None
+        self.settled = threading.Event()
+        self._loop_thread: int | None = None
 
     def __call__(self, frame: FrameType, event: str, arg: Any) -> None:
-        if self.on and event == "call" and threading.current_thread().name not in OFF_THE_CALL_PATH:
-            name = frame.f_globals.get("__name__", "")
-            if name == "nanohubmcp" or name.startswith("nanohubmcp."):
-                self.modules.append(name)
-                self.functions.append(f"{name}:{frame.f_code.co_name}")
+        if not self.on or event != "call":
+            return
+        thread = threading.current_thread()
+        if thread.name in OFF_THE_CALL_PATH:
+            return
+        name = frame.f_globals.get("__name__", "")
+        if name == "nanohubmcp" or name.startswith("nanohubmcp."):
+            self.modules.append(name)
+            self.functions.append(f"{name}:{frame.f_code.co_name}")
+        elif (name, frame.f_code.co_name) == ANSWER_WRITTEN and self.answered is None:
+            self.answered = len(self.modules)
+            self._loop_thread = thread.ident
+        elif name == "selectors" and frame.f_code.co_name == "select" and thread.ident == self._loop_thread:
+            # asyncio's loop selects with timeout 0 while a callback is ready: > 0 or None is idle.
+            timeout = frame.f_locals.get("timeout")
+            if timeout is None or timeout > 0:
+                self.settled.set()
 
     def install(self) -> None:
         threading.setprofile(self)
@@ -75,14 +106,20 @@ class Recorder:
     def start(self) -> None:
         self.modules = []
         self.functions = []
+        self.answered = None
+        self._loop_thread = None
+        self.settled.clear()
         self.on = True
 
     def stop(self) -> dict[str, Any]:
         self.on = False
         seq = self.modules
         hops = sum(1 for a, b in itertools.pairwise(seq) if a != b)
-        return {"modules": len(set(seq)), "hops": hops, "functions": len(seq), "sequence": list(seq),
-                "entries": list(self.functions)}
+        # A hop whose second function was entered after the answer was written is one of the finish's.
+        after = None if self.answered is None else sum(
+            1 for k in range(max(self.answered, 1), len(seq)) if seq[k - 1] != seq[k])
+        return {"modules": len(set(seq)), "hops": hops, "functions": len(seq), "after_answer": after,
+                "answered": self.answered, "sequence": list(seq), "entries": list(self.functions)}
 
 
 PROVENANCE = {"on": True}
@@ -126,6 +163,10 @@ def over_http(rec: Recorder, rounds: int, warm: int = 1) -> list[dict[str, Any]]
                 rec.start()
             _, body = post(msg, sid)
             if i >= warm:
+                # The request's finish runs on the loop after the bytes left: wait for it, so that
+                # every measured call counts it (else a race with this thread decides).
+                if not rec.settled.wait(10):
+                    raise SystemExit("the server's loop did not go idle within 10 s of the answer")
                 figures.append(rec.stop())
             if b"3.75" not in body:
                 raise SystemExit(f"unexpected answer: {body[:200]!r}")
@@ -172,10 +213,13 @@ def over_stdio(rec: Recorder, rounds: int, warm: int = 1) -> list[dict[str, Any]
 
 def summary(figures: list[dict[str, Any]]) -> dict[str, Any]:
     best = sorted(figures, key=lambda f: f["hops"])[len(figures) // 2]
+    after = [f["after_answer"] for f in figures if f["after_answer"] is not None]
     return {
         "modules": int(statistics.median(f["modules"] for f in figures)),
         "hops": int(statistics.median(f["hops"] for f in figures)),
         "functions": int(statistics.median(f["functions"] for f in figures)),
+        "after_answer": int(statistics.median(after)) if after else None,
+        "answered": best["answered"],
         "module_list": sorted(set(best["sequence"])),
         "sequence": best["sequence"],
         "entries": best["entries"],
@@ -206,29 +250,36 @@ def main() -> None:
     if args.json:
         print(
             json.dumps(
-                {k: {x: v[x] for x in ("modules", "hops", "functions", "module_list")} for k, v in results.items()},
+                {k: {x: v[x] for x in ("modules", "hops", "functions", "after_answer", "module_list")}
+                 for k, v in results.items()},
                 indent=2,
             )
         )
     else:
-        print(f"{'transport':<16} {'modules':>8} {'hops':>6} {'functions':>10}")
+        print(f"{'transport':<16} {'modules':>8} {'hops':>6} {'functions':>10} {'after the answer':>17}")
         for name, r in results.items():
-            print(f"{name:<16} {r['modules']:>8} {r['hops']:>6} {r['functions']:>10}")
+            after = "-" if r["after_answer"] is None else r["after_answer"]
+            print(f"{name:<16} {r['modules']:>8} {r['hops']:>6} {r['functions']:>10} {after:>17}")
         if args.modules:
             for name, r in results.items():
                 print(f"\n{name}:\n  " + "\n  ".join(r["module_list"]))
     if args.trace:
         chosen = results["streamable-http" if args.trace == "http" else "stdio"]
-        seq = chosen["sequence"]
+        answered = chosen["answered"]
+        mark = "-- the answer is written (the request's finish follows) --"
         if args.functions:
             before = None
-            for entry in chosen["entries"]:
+            for index, entry in enumerate(chosen["entries"]):
+                if index == answered:
+                    print(mark)
                 mod = entry.split(":", 1)[0]
                 print(("> " if mod != before else "  ") + entry)
                 before = mod
             return
         last = None
-        for mod in seq:
+        for index, mod in enumerate(chosen["sequence"]):
+            if index == answered:
+                print(mark)
             if mod != last:
                 print(mod)
             last = mod
