@@ -127,20 +127,35 @@ def script_server(source: str, *args: str, directory: Path, start_seconds: float
     process of its own (``args`` are its ``sys.argv[1:]``), from ``directory``: it imports nanohubmcp as the
     tests do (``PYTHONPATH``, else the installed package), not from the folder it runs in. Yields it once its
     banner says where it listens; it is killed afterwards (see :meth:`ScriptServer.kill`)."""
-    import re
-    import time
-
     script = directory / "server_script.py"
     script.write_text(source)
-    log = directory / "server_script.log"
+    with _listening([sys.executable, "-u", str(script), *args], directory / "server_script.log", directory,
+                    start_seconds) as served:
+        yield served
+
+
+@contextlib.contextmanager
+def app_server(app: Path, *args: str, log: Path, start_seconds: float = 90.0) -> Iterator[ScriptServer]:
+    """``nanohubmcp run APP --host 127.0.0.1 --port 0 ARGS`` with this Python, in a process of its own writing
+    to ``log``, from APP's folder: it imports nanohubmcp as the tests do (``PYTHONPATH``, else the installed
+    package), not from the folder it runs in. Yields it once its banner says where it listens; it is killed
+    afterwards."""
+    command = [sys.executable, "-u", "-m", "nanohubmcp", "run", str(app), "--host", "127.0.0.1", "--port", "0", *args]
+    with _listening(command, log, app.parent, start_seconds) as served:
+        yield served
+
+
+@contextlib.contextmanager
+def _listening(command: list[str], log: Path, cwd: Path, start_seconds: float) -> Iterator[ScriptServer]:
+    import re
+
     with log.open("wb") as sink:
-        process = subprocess.Popen([sys.executable, "-u", str(script), *args], stdout=sink,
-                                   stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=directory)
+        process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=cwd)
     try:
         deadline = time.monotonic() + start_seconds
         while (match := re.search(r"listening on 127\.0\.0\.1:(\d+)", log.read_text(errors="replace"))) is None:
             if process.poll() is not None or time.monotonic() > deadline:
-                raise AssertionError(f"the server script did not start (exit {process.poll()}):\n{log.read_text()}")
+                raise AssertionError(f"the server did not start (exit {process.poll()}):\n{log.read_text()}")
             time.sleep(0.05)
         yield ScriptServer(process, log, f"http://127.0.0.1:{match[1]}/")
     finally:

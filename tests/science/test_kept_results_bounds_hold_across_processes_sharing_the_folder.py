@@ -13,6 +13,7 @@ open file, which two stores of one process contend for as two processes do.
 
 from __future__ import annotations
 
+import json
 import threading
 from pathlib import Path
 
@@ -79,3 +80,18 @@ def test_keeps_at_once_on_both_processes_stay_within_the_share(tmp_path: Path) -
     assert len(readable(stores(tmp_path, 1)[0], uris, BOB)) * SIZE <= 100_000  # a third process counts the same
     files = [p for p in (tmp_path / "results").iterdir() if p.name.endswith(".txt")]
     assert len(files) * SIZE <= 100_000
+
+
+def files_of(tmp_path: Path, owner: str) -> int:
+    """How many results the folder holds for ``owner`` (by their ``.meta.json`` files)."""
+    metas = (json.loads(p.read_text()) for p in (tmp_path / "results").glob("*.meta.json"))
+    return sum(meta["owner"] == owner for meta in metas)
+
+
+def test_a_process_keeping_again_takes_in_what_the_other_kept_meanwhile(tmp_path: Path) -> None:
+    first, second = stores(tmp_path)  # four results fit in the share
+    first.keep("a" * SIZE, "text/plain", ".txt", BOB)
+    second.keep("b" * SIZE, "text/plain", ".txt", BOB)  # (the count it wrote was the one the first had seen)
+    for _ in range(3):
+        first.keep("c" * SIZE, "text/plain", ".txt", BOB)
+        assert files_of(tmp_path, BOB) * SIZE <= 100_000  # was: the second's result never counted, 5 kept

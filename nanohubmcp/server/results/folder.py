@@ -91,21 +91,28 @@ def write_json(target: str, value: dict[str, Any]) -> None:
     os.replace(temporary, target)
 
 
+COUNT_BYTES: Final = 20
+"""The change count's width at the start of the lock file (a decimal number, right-aligned)."""
+
+
 class FolderLock:
     """The results folder's lock (``fcntl.flock`` on its :data:`LOCK_NAME` file), shared by the processes keeping
-    results in one folder, with a count of the keeps made under it: :meth:`holding` brings a store's index up to
-    date only when another process kept or dropped something since this one last held it."""
+    results in one folder, with a count of the times it was held: :meth:`holding` brings a store's index up to
+    date only when another process held it since this one last did."""
 
     def __init__(self, folder: str) -> None:
         self.folder = folder
         self._fd: int | None = None
         self._seen = b""
-        """The folder's change count (in its lock file) when this process last brought its index up to it."""
+        """The folder's change count (in its lock file) this process last set, or b"": take in on the next hold."""
 
     @contextlib.contextmanager
     def holding(self, take_in: Callable[[], None]) -> Iterator[None]:
-        """Hold the lock, calling ``take_in()`` first when another process changed the folder; a folder that
-        cannot be locked is counted by this process alone (logged), never refused."""
+        """Hold the lock, calling ``take_in()`` first when another process held it since this one last did; a
+        folder that cannot be locked is counted by this process alone (logged), never refused.
+
+        The count is raised as the lock is taken, before anything changes: a process killed while holding it
+        (the kernel lets go of the lock) leaves a count the next holder of every other process takes in."""
         if fcntl is None:  # (not on Windows: each process counts its own)
             yield
             return
@@ -120,18 +127,26 @@ class FolderLock:
         fd = self._fd
         try:
             try:
-                if os.pread(fd, 20, 0) != self._seen:  # another process kept or evicted since this one last did
+                found, seen = os.pread(fd, COUNT_BYTES, 0), self._seen
+                self._seen = next_count(found)  # (the count read, not this process's own, plus one)
+                os.pwrite(fd, self._seen, 0)
+                if found != seen:  # another process held it since this one last did
                     take_in()
             except OSError as exc:
+                self._seen = b""
                 log.warning("large results are counted by this process alone: cannot read %s (%s)", self.folder, exc)
             yield
         finally:
-            try:  # the folder changed: the next keep of every other process takes it in
-                self._seen = str(int(self._seen or b"0") + 1).encode().rjust(20)
-                os.pwrite(fd, self._seen, 0)
-            except (OSError, ValueError):
-                self._seen = b""
             fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+def next_count(found: bytes) -> bytes:
+    """The change count after ``found`` (what the lock file held: a count, nothing, or something else)."""
+    try:
+        count = int(found or b"0") + 1
+    except ValueError:
+        count = 1
+    return str(count).encode().rjust(COUNT_BYTES)
 
 
 def read_note(path: str) -> dict[str, Any] | None:
