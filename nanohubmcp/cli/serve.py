@@ -75,7 +75,8 @@ never named: the banner shows the port served, and the examples' ``port=8000`` i
 def _note_skipped_keywords(args: argparse.Namespace) -> None:
     """One line on stderr naming every ``server.run(...)`` keyword of the app file this command leaves
     out (it serves the server itself), with the options that give them, unless the command line does."""
-    from ..nanohub.app_file import checked_app_file, skipped_keywords_note
+    from ..nanohub.app_file import checked_app_file
+    from ..nanohub.run_call import skipped_keywords_note
 
     given = {"public_url": args.public_url, "path_prefix": args.path_prefix, "allowed_origins": args.allowed_origins,
              "proxy_headers": args.proxy_headers, "host": args.host, "transport": args.transport,

@@ -15,6 +15,9 @@ desktop client starts, it needs no token and writes nothing but MCP messages on 
 goes to stderr, over HTTP only).
 ``start_mcp --app`` and ``nanohubmcp run`` import the script and run ``server`` themselves, with the token
 they are given; ``server.require_token(...)`` under the ``server`` line makes them refuse to serve without one.
+The comment above ``server.run(**_command_line_options(), ...)`` starts with
+:data:`~nanohubmcp.nanohub.run_call.OWN_COMMAND_LINE`: their note on the ``run()`` arguments they leave out
+takes that ``**`` argument for the script's own command line (theirs gives it), not one left out.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from .._version import __version__
+from ..nanohub.run_call import OWN_COMMAND_LINE
 from .script_text import call_arguments, escape_docstring, literal, tidy
 
 if TYPE_CHECKING:
@@ -71,6 +75,7 @@ _FOOTER = '''def _command_line_options(argv=None):
 
 
 if __name__ == "__main__":
+    {own_command_line} (start_mcp --app and nanohubmcp run use their own)
     server.run(**_command_line_options(){run})'''
 
 
@@ -114,6 +119,7 @@ def frame(settings: ExportSettings, blocks: Sequence[str], futures: Sequence[str
         _FOOTER.format(
             description=literal(f"Serve {name} over MCP."), host=literal(line.host),
             host_help=literal(line.host_help), port=repr(line.port), port_help=literal(line.port_help),
+            own_command_line=OWN_COMMAND_LINE,
             run="".join(f", {k}={literal(v)}" for k, v in settings.placed("run").items() if v not in (None, "")),
             zero_note=_ZERO_PORT_NOTE if line.port == 0 else "",
             token_import=", required_token" if line.token_required else "",

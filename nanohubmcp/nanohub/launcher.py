@@ -57,10 +57,10 @@ from nanohubmcp.auth.token_option import add_token_options, token_from_options
 from nanohubmcp.auth.verifiers import MCP_TOKEN_ENV
 from nanohubmcp.errors import ConfigurationError
 from nanohubmcp.nanohub import child as app_child
-from nanohubmcp.nanohub.app_file import skipped_keywords_note
 from nanohubmcp.nanohub.plan import DEFAULT_PORT, WEBER_PORT, LaunchPlan, plan_launch
 from nanohubmcp.nanohub.proxy import detect_proxy, override
 from nanohubmcp.nanohub.pyenv import conda_env_python
+from nanohubmcp.nanohub.run_call import skipped_keywords_note
 from nanohubmcp.nanohub.supervisor import Child, port_is_free, wait_for_port
 from nanohubmcp.nanohub.wrwroxy import find_wrwroxy
 from nanohubmcp.transports.limit_option import LIMIT_OPTIONS, limit_arguments, limit_keywords

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from nanohubmcp.nanohub.app_file import skipped_keywords_note
+from nanohubmcp.nanohub.run_call import skipped_keywords_note
 
 OPTIONS = {"max_request_bytes": "--max-request-bytes", "path_prefix": "--path-prefix"}
 
@@ -34,14 +34,3 @@ def test_a_call_with_only_the_port_needs_no_note(tmp_path: Path) -> None:
     app.write_text("server.run(port=8000, quiet=True)\n")
     assert skipped_keywords_note(app, "nanohubmcp run", OPTIONS, set()) is None
 
-
-def test_an_exported_scripts_own_command_line_is_not_an_argument_left_out(tmp_path: Path) -> None:
-    # ci27: every exported script's `server.run(**_command_line_options())` was named as arguments the note
-    # cannot name (the commands give host, port, transport and token by their own options).
-    app = tmp_path / "start_mcp.py"
-    app.write_text('if __name__ == "__main__":\n    server.run(**_command_line_options())\n')
-    assert skipped_keywords_note(app, "nanohubmcp run", OPTIONS, set()) is None
-    app.write_text('if __name__ == "__main__":\n    server.run(**_command_line_options(), max_request_bytes=2048)\n')
-    note = skipped_keywords_note(app, "nanohubmcp run", OPTIONS, set())
-    assert note is not None
-    assert note.startswith("start_mcp.py passes max_request_bytes= to server.run() (line 2)"), note

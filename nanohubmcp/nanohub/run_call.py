@@ -1,0 +1,201 @@
+"""The app file's own ``server.run(...)`` call, read from its source without running it: which arguments it
+passes, so that ``nanohubmcp run`` and ``start_mcp --app`` (which serve the file's ``server`` themselves and never
+make that call) can say in one line which of them they leave out (:func:`skipped_keywords_note`).
+
+The server's names. Besides ``server.run(...)`` / ``server.start(...)``, the call is found under the names the
+file gives the same server by plain assignment at module level (in ``if``/``try``/``with`` blocks too, not in a
+function or class), in either direction and in any order:
+
+- another name for the server: ``srv = server``, ``server = app`` (then ``app.run(...)`` counts; ``app =
+  MCPServer(...)`` before it or not), ``server = app = MCPServer(...)``, ``srv: MCPServer = server``;
+- a name for its verb: ``run = server.run``, then ``run(...)``; ``go = run`` too.
+
+A name bound more than once at module level (``srv = server`` and later ``srv = other``; a ``for`` target; a
+``def``) is not followed: which object it holds at the call is not known from the source. Not followed
+either: attributes (``self.server``, ``app.server``), tuple unpacking (``a, b = server, x``), names bound in
+functions (``global``) or imported from another module, ``getattr(server, "run")``, ``functools.partial``,
+and an ``MCPServer(...)`` no name links to ``server`` (the commands do not serve it). A followed name is
+matched wherever it is called, a function's own variable of that name included.
+
+The script's own command line. A ``**`` argument of a serving call on the line below a comment that starts
+with :data:`OWN_COMMAND_LINE` is the script's own command line (its ``--host``, ``--port``, ``--transport``,
+token), which the commands give by their own options: not counted. The exporter (``nanohubmcp export``,
+``nbconvert --to mcp``) writes it above every script's ``server.run(**_command_line_options())``, and a
+hand-written script may use it the same way. Named keywords and values by position of that call still
+count (an exported ``max_request_bytes=4096`` is one). Scripts exported before the marker existed
+(known by their header's ``Exported: <day> by nanohubmcp <version>`` line) have
+``**_command_line_options()`` unmarked: that one argument is their command line too. Elsewhere that name
+means nothing: a hand-written script's own ``_command_line_options()`` counts like any ``**options``.
+A comment rather than a name the script defines: it sits where a reader of the call looks and explains
+itself there, binds nothing the script's own code could clash with, and speaks for the one call below it.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+__all__ = ["OWN_COMMAND_LINE", "UNREAD", "server_names", "serving_keywords", "skipped_keywords_note"]
+
+OWN_COMMAND_LINE = "# nanohubmcp: own command line"
+"""Start of the comment line directly above a serving call whose ``**`` arguments are the script's own
+command line, not arguments the commands leave out."""
+
+UNREAD = "*"
+""":func:`serving_keywords`' key for arguments the source does not name (``**options``, by position)."""
+
+VERBS = ("run", "start")
+"""The serving methods of ``MCPServer`` whose arguments the commands leave out."""
+
+_EXPORTED_BEFORE = re.compile(r"^Exported: \S+ by nanohubmcp ", re.MULTILINE)
+"""The header line of every exported script, those written before :data:`OWN_COMMAND_LINE` included."""
+_EXPORTED_OPTIONS = "_command_line_options"
+"""What scripts exported before :data:`OWN_COMMAND_LINE` call for their command line (``**NAME()``)."""
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.ListComp, ast.SetComp,
+           ast.DictComp, ast.GeneratorExp)
+
+
+def serving_keywords(file: Path) -> dict[str, int]:
+    """The keyword arguments ``file`` passes to its server's ``run(...)`` / ``start(...)`` (under the names of
+    :func:`server_names`), each with the line of its call, guarded by ``if __name__ == "__main__":`` or not.
+    Arguments it cannot name are keyed :data:`UNREAD` (``**options``, a value by position); a ``**``
+    argument that is the script's own command line is left out (see the module's docstring). Empty when
+    the file cannot be read or parsed."""
+    try:
+        source = file.read_text(encoding="utf-8", errors="replace")
+        tree = ast.parse(source, filename=str(file))
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    servers, verbs = server_names(tree)
+    lines = source.splitlines()
+    exported_before = _EXPORTED_BEFORE.search(source[:4000]) is not None
+    found: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and _serves(node.func, servers, verbs)):
+            continue
+        marked = node.lineno >= 2 and lines[node.lineno - 2].strip().startswith(OWN_COMMAND_LINE)
+        for keyword in node.keywords:
+            if keyword.arg is None and (marked or (exported_before and _exported_options(keyword.value))):
+                continue  # the script's own command line (host, port, transport, token)
+            found.setdefault(keyword.arg if keyword.arg is not None else UNREAD, node.lineno)
+        if node.args:
+            found.setdefault(UNREAD, node.lineno)
+    return found
+
+
+def server_names(tree: ast.Module) -> tuple[frozenset[str], frozenset[str]]:
+    """The module's names for its ``server`` (``server`` always among them) and for that server's ``run`` /
+    ``start``, from plain assignments at module level (what is followed and what not: the module's docstring)."""
+    bindings: dict[str, int] = {}
+    links: list[tuple[str, str]] = []  # two names for one object: `a = b`, `a = b = ...`
+    values: dict[str, ast.expr] = {}  # what each name a plain assignment binds is bound to (`run = server.run`)
+    for node in _module_scope(tree):
+        for name in _bound_names(node):
+            bindings[name] = bindings.get(name, 0) + 1
+        targets, value = _assignment(node)
+        if value is None:
+            continue
+        links += list(itertools.pairwise(targets))
+        if isinstance(value, ast.Name):
+            links += [(target, value.id) for target in targets]
+        for target in targets:
+            values[target] = value
+
+    def followed(name: str) -> bool:
+        return name == "server" or bindings.get(name) == 1
+
+    servers = {"server"}
+    verbs: set[str] = set()
+    grew = True
+    while grew:
+        before = len(servers) + len(verbs)
+        for a, b in links:
+            if followed(a) and followed(b) and (a in servers or b in servers):
+                servers |= {a, b}
+        for target, value in values.items():
+            if followed(target) and target not in servers and _serves(value, servers, verbs):
+                verbs.add(target)
+        grew = len(servers) + len(verbs) > before
+    return frozenset(servers), frozenset(verbs)
+
+
+def _serves(func: ast.expr, servers: frozenset[str] | set[str], verbs: frozenset[str] | set[str]) -> bool:
+    """``func`` is a server's serving method: ``<server name>.run`` / ``.start``, or a name for one."""
+    if isinstance(func, ast.Attribute):
+        return func.attr in VERBS and isinstance(func.value, ast.Name) and func.value.id in servers
+    return isinstance(func, ast.Name) and func.id in verbs
+
+
+def _module_scope(tree: ast.Module) -> Iterator[ast.AST]:
+    """Every node run in the module's own scope: not the bodies of functions, classes and comprehensions
+    (their ``def``/``class`` statements themselves are, binding their names)."""
+    todo: list[ast.AST] = [tree]
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, _SCOPES):
+            todo.extend(ast.iter_child_nodes(node))
+
+
+def _bound_names(node: ast.AST) -> list[str]:
+    """The names ``node`` itself binds in the scope it runs in."""
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+        return [node.id]
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return [alias.asname or alias.name.split(".")[0] for alias in node.names]
+    if isinstance(node, ast.ExceptHandler) and node.name:
+        return [node.name]
+    return []
+
+
+def _assignment(node: ast.AST) -> tuple[list[str], ast.expr | None]:
+    """The targets and value of ``a = b = value`` / ``a: T = value`` when every target is a plain name, else
+    ``([], None)``."""
+    if isinstance(node, ast.Assign) and all(isinstance(target, ast.Name) for target in node.targets):
+        return [target.id for target in node.targets if isinstance(target, ast.Name)], node.value
+    if isinstance(node, ast.AnnAssign) and node.value is not None and isinstance(node.target, ast.Name):
+        return [node.target.id], node.value
+    return [], None
+
+
+def _exported_options(value: ast.expr) -> bool:
+    """``**_command_line_options()``, as scripts exported before :data:`OWN_COMMAND_LINE` pass their command line."""
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == _EXPORTED_OPTIONS
+
+
+_UNNAMED = ("port", "quiet")
+"""Keywords no note names: the banner shows the port served; ``quiet`` changes nothing served."""
+_FROM_VARIABLES = ("public_url", "path_prefix", "allowed_origins", "token")
+"""Keywords whose options default to an ``MCP_*`` environment variable."""
+
+
+def skipped_keywords_note(file: Path, command: str, options: dict[str, str], given: set[str]) -> str | None:
+    """The note saying which keywords of ``file``'s ``server.run(...)`` call ``command`` leaves out (it
+    serves the server itself), with the options that give them (``options``: keyword -> option), leaving
+    out those the command line gives (``given``) and port/quiet; None when it leaves out none.
+    """
+    left = {k: line for k, line in serving_keywords(file).items() if k not in given and k not in _UNNAMED}
+    unread = left.pop(UNREAD, None)
+    if not left:
+        if unread is None:
+            return None
+        return (f"{file.name} passes arguments to server.run() that this note cannot name (line {unread}: by position "
+                f"or **options); {command} serves the server itself and does not make that call: give the options "
+                "for those that must apply (see --help)")
+    names = ", ".join(f"{k}=" for k in left) + (" and arguments it cannot name (by position or **)" if unread else "")
+    note = (f"{file.name} passes {names} to server.run() (line {min(left.values())}); {command} serves the server "
+            "itself and does not make that call")
+    with_option = [options[k] for k in left if k in options]
+    if with_option:
+        variables = " (or the MCP_* variables they default to)" if any(k in _FROM_VARIABLES for k in left) else ""
+        note += f": give {', '.join(with_option)}{variables} for them to apply"
+    without = [f"{k}=" for k in left if k not in options]
+    if without:
+        note += f"{'; it has no option for ' if with_option else ', and has no option for '}{', '.join(without)}"
+    return note
