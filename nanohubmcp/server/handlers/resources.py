@@ -8,7 +8,10 @@ function's ``FileNotFoundError`` is not found as well; another ``OSError``
 is -32603 with its ``strerror`` (no file name); the file name, a server path, goes to the server log.
 A large result the server kept (``nanohubmcp://results/...``) is read from its store; on a transport
 that writes its text a piece at a time (:data:`~nanohubmcp.server.wire.request.STREAMS_TEXT`), as its
-open file.
+open file. Its URI is compared as a registered one is
+(:func:`~nanohubmcp.protocol.uris.comparison_form`: ``NanoHubMCP://%72esults/<id>`` reads
+``nanohubmcp://results/<id>``), the id in it exactly (ids have case), and the answer names the spelling
+asked for.
 
 Source: MCP 2025-11-25, Server § Resources; MCP 2026-07-28, Server § Resources.
 """
@@ -88,11 +91,13 @@ def found(core: HandlerServices, uri: str) -> tuple[Resource | ResourceTemplate,
 async def resources_read(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
     """``resources/read`` → ``{contents: [...]}``."""
     uri = _uri(params, "resources/read")
-    if uri.startswith(URI_PREFIX):
-        kept = core.result_store.read(uri, owner_of(request), pieces=STREAMS_TEXT in request.slots)
+    key = comparison_form(uri)  # the store's URIs are minted in that form; the id in them is compared exactly
+    if key.startswith(URI_PREFIX):
+        kept = core.result_store.read(key, owner_of(request), pieces=STREAMS_TEXT in request.slots)
         if kept is not None:
+            kept["contents"][0]["uri"] = uri  # the spelling asked for, as a registered resource's read names it
             return kept
-        evicted = core.result_store.evicted(uri, owner_of(request))
+        evicted = core.result_store.evicted(key, owner_of(request))
         if evicted is not None:
             data = {"uri": uri, "evicted": True}
             raise InvalidParams(evicted, data) if request.modern else ResourceNotFound(evicted, data)

@@ -29,6 +29,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from ...protocol.uris import comparison_form
 from ..jobs.record import PROVENANCE_META
 from ..results.owners import SESSION_OWNER
 from ..wire.sessions import session_digest, session_key
@@ -395,7 +396,12 @@ def record_uri(record_id: str) -> str:
 
 
 def record_id_of(uri: str) -> str | None:
-    """The record id in a provenance URI, or None when ``uri`` is not one."""
+    """The record id in a provenance URI, or None when ``uri`` is not one.
+
+    ``uri`` is compared as ``resources/read`` compares a registered resource's
+    (:func:`~nanohubmcp.protocol.uris.comparison_form`): ``NANOHUBMCP://%70rovenance/<id>`` names record
+    ``<id>``. The id is taken exactly as it then reads (ids have case)."""
+    uri = comparison_form(uri)
     if not uri.startswith(URI_PREFIX):
         return None
     rest = uri[len(URI_PREFIX) :]
