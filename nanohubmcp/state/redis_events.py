@@ -27,8 +27,6 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from redis.exceptions import NoScriptError
-
 from .base import Fields
 from .errors import StateUnavailable
 
@@ -162,7 +160,7 @@ class RedisEventLogs:
                                 pipe.evalsha(TRIM_SHA, 2, *trims[-1])
                         results = await pipe.execute(raise_on_error=False)
                         failed = [r for r in results if isinstance(r, Exception)]
-                        if failed and all(isinstance(r, NoScriptError) for r in failed):  # a new or flushed Redis
+                        if failed and all(_no_script(r) for r in failed):  # a new or flushed Redis
                             await client.script_load(TRIM)
                             for args in trims:
                                 await client.evalsha(TRIM_SHA, 2, *args)
@@ -194,3 +192,12 @@ class RedisEventLogs:
         async with self._guard() as client:
             last = await client.xrevrange(self.key(session_id, stream_id), count=1)
         return str(last[0][0]) if last else "0-0"
+
+
+def _no_script(error: Exception) -> bool:
+    """Whether ``error`` is Redis's "no such script" (the script cache was flushed or is new).
+    (``redis`` is imported here, not at the top: this module is imported before the store checks
+    that the package is installed, and names the extra if not.)"""
+    from redis.exceptions import NoScriptError
+
+    return isinstance(error, NoScriptError)

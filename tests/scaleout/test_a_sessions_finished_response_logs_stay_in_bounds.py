@@ -25,7 +25,7 @@ from redis_server import RedisServer, find_redis
 from support import installed
 
 from nanohubmcp.server.wire.sessions import MAX_STREAMS, Session
-from nanohubmcp.state.redis_events import KEEP_BYTES, KEEP_STREAMS
+from nanohubmcp.state.redis_events import KEEP_BYTES, KEEP_STREAMS, TRIM_SHA
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -166,3 +166,19 @@ def test_one_process_forgets_the_oldest_finished_streams() -> None:
     assert session.stream_for_event(f"{opened[0]}.1") is None
     assert session.stream_for_event(f"{opened[-1]}.1") is not None
 
+
+
+def test_the_bound_holds_after_redis_forgets_its_scripts(two: tuple[Cluster, redis.Redis]) -> None:
+    """``SCRIPT FLUSH`` (or a Redis restarted empty) drops the trimming script: the next write is
+    answered "no such script", loads it again and trims, so the bound still holds."""
+    nodes, store = two
+    url = nodes.servers[0].url
+    session = wire.initialize(url)
+    store.script_flush()
+    for rid in range(KEEP_STREAMS + 8):
+        sse_call(url, session, rid, n=10)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and len(logs(store, session)) > KEEP_STREAMS:
+        time.sleep(0.05)
+    assert len(logs(store, session)) <= KEEP_STREAMS
+    assert store.script_exists(TRIM_SHA) == [True]
