@@ -149,6 +149,28 @@ def next_count(found: bytes) -> bytes:
     return str(count).encode().rjust(COUNT_BYTES)
 
 
+def kept_names(folder: str) -> set[str]:
+    """The names of the results kept in ``folder`` (their data file and ``.meta.json`` both there), removing
+    what a process killed in the middle of a change left: a data file without its ``.meta.json`` (killed while
+    writing it), a ``.meta.json`` without its data file (killed between removing the two), a half-written
+    ``.tmp``. Only with the folder's lock held (:class:`FolderLock`): results are kept holding it, so a data
+    file without its ``.meta.json`` is then no other process's keep under way (a result removed as it
+    expires, without the lock, loses its data file first: its ``.meta.json`` removed here too is no harm).
+
+    Raises:
+        OSError: the folder cannot be listed.
+    """
+    names = set(os.listdir(folder))
+    metas = {name[: -len(".meta.json")] for name in names if name.endswith(".meta.json")}
+    data = {name for name in names if NAME.match(name) and not name.endswith(PART_SUFFIX)}
+    left = {base + ".meta.json" for base in metas - data} | (data - metas)
+    left |= {name for name in names if name.endswith(".json.tmp")}
+    for name in left:
+        with contextlib.suppress(OSError):  # (removed meanwhile by another process)
+            os.remove(os.path.join(folder, name))
+    return metas & data
+
+
 def read_note(path: str) -> dict[str, Any] | None:
     """An evicted result's note (:data:`EVICTED_SUFFIX`), or None (none, unreadable, or removed now: its link
     would have expired)."""

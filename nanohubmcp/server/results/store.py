@@ -52,6 +52,7 @@ from .folder import (
     STALE_PART_SECONDS,
     FolderLock,
     finish,
+    kept_names,
     read_meta,
     read_note,
     write_data,
@@ -203,11 +204,11 @@ class ResultStore:
         return lock.holding(lambda: self._take_in(folder))
 
     def _take_in(self, folder: str) -> None:
-        """Bring the index up to the folder's ``.meta.json`` files (the folder's lock held): drop what another
-        process dropped, add what another kept, in the order of their expiry."""
+        """Bring the index up to the results kept in the folder (the folder's lock held): drop what another
+        process dropped, add what another kept, in the order of their expiry; what a process killed while
+        keeping or dropping a result left goes (:func:`.folder.kept_names`)."""
         entries = self._entries
-        on_disk = {URI_PREFIX + name[: -len(".meta.json")] for name in os.listdir(folder)
-                   if name.endswith(".meta.json")}
+        on_disk = {URI_PREFIX + name for name in kept_names(folder)}
         filed = {uri for uri, entry in entries.items() if entry.data is None}
         for uri in filed - on_disk:
             self._bytes -= entries.pop(uri).size
