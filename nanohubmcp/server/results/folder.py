@@ -50,7 +50,8 @@ WRITE_CHARS: Final = 1 << 22
 
 def write_data(path: str, data: bytes | bytearray | str, meta: dict[str, Any]) -> bool:
     """Write the data file (text as UTF-8, written as it is: not encoded whole first), then its
-    ``.meta.json`` (so a reader never sees meta without data)."""
+    ``.meta.json`` (so a reader never sees meta without data); False when it cannot (logged: a full disk),
+    nothing of it left."""
     try:
         if isinstance(data, str):
             with open(path, "w", encoding="utf-8", errors=KEPT_ERRORS, newline="") as f:
@@ -62,22 +63,27 @@ def write_data(path: str, data: bytes | bytearray | str, meta: dict[str, Any]) -
         write_meta(path, meta)
         return True
     except OSError as exc:  # a full disk: keep it in memory instead
-        log.warning("cannot write the large result %s: %s", path, exc)
-        return False
+        return unwritten(path, exc)
 
 
 def finish(path: str, meta: dict[str, Any]) -> bool:
-    """Give the data written to ``path + PART_SUFFIX`` its name, then write its ``.meta.json``."""
+    """Give the data written to ``path + PART_SUFFIX`` its name, then write its ``.meta.json``; False when it
+    cannot (logged), nothing of it left."""
     try:
         os.replace(path + PART_SUFFIX, path)
         write_meta(path, meta)
         return True
     except OSError as exc:
-        log.warning("cannot write the large result %s: %s", path, exc)
-        for name in (path + PART_SUFFIX, path):
-            with contextlib.suppress(OSError):
-                os.remove(name)
-        return False
+        return unwritten(path, exc)
+
+
+def unwritten(path: str, exc: OSError) -> bool:
+    """Log why the result of ``path`` cannot be written and remove what was (else no bound counts it)."""
+    log.warning("cannot write the large result %s: %s", path, exc)
+    for name in (path + PART_SUFFIX, path, path + ".meta.json.tmp"):
+        with contextlib.suppress(OSError):
+            os.remove(name)
+    return False
 
 
 def write_meta(path: str, meta: dict[str, Any]) -> None:
