@@ -95,3 +95,12 @@ def test_a_process_keeping_again_takes_in_what_the_other_kept_meanwhile(tmp_path
     for _ in range(3):
         first.keep("c" * SIZE, "text/plain", ".txt", BOB)
         assert files_of(tmp_path, BOB) * SIZE <= 100_000  # was: the second's result never counted, 5 kept
+
+
+def test_results_learned_of_by_reading_them_are_evicted_oldest_first(tmp_path: Path) -> None:
+    first, second = stores(tmp_path)
+    assert first.read(second.keep("a" * SIZE, "text/plain", ".txt", "principal:alice"), BOB) is None  # (opened)
+    uris = [second.keep("b" * SIZE, "text/plain", ".txt", BOB) for _ in range(4)]
+    assert readable(first, uris[::-1], BOB) == uris[::-1]  # read newest first: the first learns of each so
+    first.keep("c" * SIZE, "text/plain", ".txt", BOB)
+    assert readable(first, uris, BOB) == uris[1:]  # was: the newest evicted, as the first learned of it first

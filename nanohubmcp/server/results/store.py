@@ -419,8 +419,9 @@ class ResultStore:
         if meta is None or meta["uri"] != uri:
             return None
         entry = _Entry(meta["owner"], meta["mime_type"], meta["expires"], meta["size"])
-        self._entries[uri] = entry
-        self._bytes += entry.size
+        self._add(uri, entry)
+        for later in [u for u, e in self._entries.items() if e.expires > entry.expires]:
+            self._entries.move_to_end(later)  # (in its place by age: the oldest is evicted first)
         return entry
 
     def __len__(self) -> int:
