@@ -130,16 +130,16 @@ class FolderLock:
             log.warning("large results are counted by this process alone: cannot lock %s (%s)", self.folder, exc)
             yield
             return
-        fd = self._fd
+        fd, seen, self._seen = self._fd, self._seen, b""  # (b"": the next hold takes in, unless this one does)
         try:
             try:
-                found, seen = os.pread(fd, COUNT_BYTES, 0), self._seen
-                self._seen = next_count(found)  # (the count read, not this process's own, plus one)
-                os.pwrite(fd, self._seen, 0)
+                found = os.pread(fd, COUNT_BYTES, 0)
+                count = next_count(found)  # (the count read, not this process's own, plus one)
+                os.pwrite(fd, count, 0)
                 if found != seen:  # another process held it since this one last did
                     take_in()
+                self._seen = count
             except OSError as exc:
-                self._seen = b""
                 log.warning("large results are counted by this process alone: cannot read %s (%s)", self.folder, exc)
             yield
         finally:
