@@ -197,7 +197,9 @@ def server_json(
 ) -> dict[str, Any]:
     """The MCP Registry's ``server.json`` for the server of ``core``, run from the file ``app``.
 
-    Its package is ``pypi``/``nanohub-mcp`` started as ``nanohubmcp run APP --transport stdio``; a public
+    Its package is ``pypi``/``nanohub-mcp`` started as ``nanohub-mcp run APP --transport stdio`` (the
+    runtime hint ``uvx``: a client runs the package's command of the package's own name, which the
+    distribution installs beside ``nanohubmcp``); a public
     ``base`` (the weber URL on nanoHUB) adds ``remotes`` (Streamable HTTP and legacy SSE). The name is
     :func:`registry_name`'s for ``base``, or for ``named_at`` when no ``base`` is given (a tool session's
     weber URL: the running server's card is named after it, but it is not listed in ``remotes``).
@@ -216,6 +218,7 @@ def server_json(
                 "registryType": "pypi",
                 "identifier": PACKAGE,
                 "version": __version__,
+                "runtimeHint": "uvx",
                 "transport": {"type": "stdio"},
                 "packageArguments": [
                     {"type": "positional", "value": "run"},

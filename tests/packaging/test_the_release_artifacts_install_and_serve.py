@@ -5,6 +5,7 @@ installed into a fresh virtual environment outside the checkout, runs ``nanohubm
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -80,6 +81,7 @@ def test_the_wheel_holds_the_package_the_panel_and_the_server_extension_config(d
     info = f"nanohub_mcp-{__version__}.dist-info/"
     entry_points = zipfile.ZipFile(wheel_of(dist)).read(f"{info}entry_points.txt").decode()
     assert "nanohubmcp = nanohubmcp.cli:main" in entry_points
+    assert "nanohub-mcp = nanohubmcp.cli:main" in entry_points  # what server.json's package runs (uvx)
     assert "start_mcp = nanohubmcp.nanohub.launcher:main" in entry_points
     assert "mcp = nanohubmcp.jupyter.exporter:MCPExporter" in entry_points
     metadata = zipfile.ZipFile(wheel_of(dist)).read(f"{info}METADATA").decode()
@@ -169,6 +171,25 @@ def test_the_console_scripts_run_from_the_fresh_environment(installed: Path) -> 
     panel = installed / "env" / "share" / "jupyter" / "labextensions" / "nanohub-mcp" / "package.json"
     assert panel.is_file()
     assert (installed / "env" / "etc" / "jupyter" / "jupyter_server_config.d" / "nanohubmcp.json").is_file()
+
+
+def test_the_server_json_package_entry_runs_as_a_registry_client_runs_it(installed: Path) -> None:
+    """``uvx IDENTIFIER==VERSION ARGUMENTS`` runs the command named like the package (trial34 X1: the
+    package had none, only ``nanohubmcp``): the command, with the entry's arguments, serves over stdio."""
+    (installed / "app.py").write_text('from nanohubmcp import MCPServer\nserver = MCPServer("reg")\n\n\n'
+                                      '@server.tool()\ndef one() -> int:\n    """One."""\n    return 1\n')
+    document = json.loads(run(installed / "env" / "bin" / "nanohubmcp", "server-json", "app.py", "--name",
+                              "io.github.example/reg", "-o", "-", cwd=installed))
+    package = document["packages"][0]
+    assert (package["registryType"], package["runtimeHint"]) == ("pypi", "uvx")
+    arguments = [part for argument in package["packageArguments"]
+                 for part in ([argument["name"]] if argument["type"] == "named" else []) + [argument["value"]]]
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "registry", "version": "1"}}}
+    done = subprocess.run([installed / "env" / "bin" / package["identifier"], *arguments], cwd=installed,
+                          input=json.dumps(initialize) + "\n", capture_output=True, text=True, timeout=60)
+    answer = json.loads(done.stdout.splitlines()[0])
+    assert answer["result"]["serverInfo"]["name"] == "reg", (done.stdout, done.stderr)
 
 
 @pytest.fixture
