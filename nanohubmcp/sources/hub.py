@@ -116,7 +116,9 @@ def find_hub_tools(root: str | os.PathLike[str] = DEFAULT_ROOT, names: list[str]
 
 
 def pick(root: str | os.PathLike[str], wanted: list[str]) -> list[HubTool]:
-    """The tools named in ``wanted`` (``NAME`` or ``NAME/REVISION``); each kind a name has.
+    """The tools named in ``wanted`` (``NAME`` or ``NAME/REVISION``); each kind a name has. A name
+    that is no tool directory also names the tools served under it (:func:`served_name`: ``uni``
+    for a directory ``ünï``), as the listing shows them.
 
     Raises:
         LookupError: a name with no installed tool, or a revision that is not installed (the message
@@ -126,6 +128,8 @@ def pick(root: str | os.PathLike[str], wanted: list[str]) -> list[HubTool]:
     for word in wanted:
         name, _, revision = word.partition("/")
         tools = find_hub_tools(root, [name])
+        if not tools:  # the name it is served under (``uni`` for the directory ``ünï``), listed so
+            tools = [t for t in find_hub_tools(root) if t.name != name and served_name(t.name) == name]
         if not tools:
             everything = sorted({t.name for t in find_hub_tools(root)})  # a tool with both kinds once
             close = difflib.get_close_matches(name, everything, n=3)

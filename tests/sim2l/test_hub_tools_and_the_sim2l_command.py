@@ -229,3 +229,20 @@ def test_the_sim2l_command_says_at_once_what_it_does_on_stderr_not_on_the_protoc
     first = done.stderr.splitlines()[0] if done.stderr else ""
     assert first.startswith("nanohubmcp sim2l: reading allkinds.ipynb and loading papermill"), done.stderr[:500]
     assert done.stdout == ""  # nothing on the protocol stream
+
+
+def test_a_tool_is_picked_by_the_name_the_listing_says_it_is_served_as(tmp_path: Path) -> None:
+    """Found by a fresh-user trial (trial34 X3): ``hub-tools`` listed ``ünï`` "(served as uni)", then
+    refused ``uni`` as a name (no tool named so), without a hint. A directory of that very name wins."""
+    apps = _apps(tmp_path)
+    for name in ("ünï", "sp ace"):
+        folder = apps / name / "r1" / "rappture"
+        folder.mkdir(parents=True)
+        for file in ("tool.xml", "fermi.py"):
+            shutil.copy(FERMI / file, folder / file)
+    assert [(t.name, name) for t, name in served_names(pick(apps, ["uni"])).named] == [("ünï", "uni")]
+    assert [t.name for t in pick(apps, ["sp_ace/r1"])] == ["sp ace"]
+    shutil.copytree(apps / "sp ace", apps / "sp_ace")  # now a directory sp_ace exists too: the name is its own
+    assert [t.name for t in pick(apps, ["sp_ace"])] == ["sp_ace"]
+    with pytest.raises(LookupError, match="no Rappture tool or Sim2L named 'unx'"):
+        pick(apps, ["unx"])
