@@ -109,6 +109,9 @@ class FolderLock:
     def __init__(self, folder: str) -> None:
         self.folder = folder
         self._fd: int | None = None
+        self._pid = 0
+        """The process that opened :attr:`_fd`: a process forked from it opens its own (a ``flock`` belongs to
+        the open file, which a fork shares: parent and child would both hold it at once)."""
         self._seen = b""
         """The folder's change count (in its lock file) this process last set, or b"": take in on the next hold."""
 
@@ -123,8 +126,9 @@ class FolderLock:
             yield
             return
         try:
-            if self._fd is None:
-                self._fd = os.open(os.path.join(self.folder, LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o600)
+            if self._fd is None or self._pid != os.getpid():
+                self._fd = os.open(os.path.join(self.folder, LOCK_NAME), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+                self._pid, self._seen = os.getpid(), b""
             fcntl.flock(self._fd, fcntl.LOCK_EX)
         except OSError as exc:  # (the folder went, or cannot be written: the keep falls back to memory)
             log.warning("large results are counted by this process alone: cannot lock %s (%s)", self.folder, exc)
