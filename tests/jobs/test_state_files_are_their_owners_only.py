@@ -15,6 +15,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from scaleout import wire
 from support import serve, wait_until
 
 from nanohubmcp import MCPServer
@@ -65,3 +66,42 @@ def test_every_state_file_is_the_owners_only(tmp_path: Path, loose_umask: None) 
                  "provenance.sqlite3-shm"):
         assert name in found, found
     assert found == dict.fromkeys(found, 0o600), found
+
+
+def test_kept_results_and_runner_locks_are_the_owners_only(tmp_path: Path, loose_umask: None) -> None:
+    """The results folder's files (a kept result's data and ``.meta.json``, an eviction note, the lock)
+    and the runners' lock files, in folders made beforehand ``0755`` (trial33 W6: the kept files were
+    ``0644`` and an existing ``results/`` stayed ``0755``: every principal's large results readable)."""
+    state = tmp_path / "state"
+    for folder in (state, state / "results", state / "runners"):
+        folder.mkdir(mode=0o755)
+    server = MCPServer("private", state_dir=str(state), max_inline_bytes=1000, max_kept_bytes=50_000)
+
+    @server.tool()
+    def text(n: int) -> str:
+        """n characters: kept as a file past the inline bound."""
+        return "x" * n
+
+    @server.async_tool()
+    def later(x: float) -> float:
+        """x doubled, in the background (the runner's lock file)."""
+        return 2 * x
+
+    with serve(server) as url:
+        session = wire.initialize(url + "mcp")
+        for n in range(3):  # the third evicts the first: an eviction note
+            answer = wire.httpx.post(url + "mcp", headers={**wire.headers(session), "Accept": "application/json"},
+                                     json={"jsonrpc": "2.0", "id": n, "method": "tools/call",
+                                           "params": {"name": "text", "arguments": {"n": 20_000}}}, timeout=10)
+            assert answer.json()["result"]["content"][-1]["type"] == "resource_link", answer.text
+        job = httpx.post(url + "tools/later", json={"x": 3}, timeout=10).json()["job_id"]
+        wait_until(lambda: httpx.post(url + "tools/get_job_result", json={"job_id": job}, timeout=10)
+                   .json()["status"] == "done", "the job is done")
+    for folder in ("results", "runners"):
+        assert stat.S_IMODE((state / folder).stat().st_mode) == 0o700, folder
+    kept = modes(state / "results")
+    assert any(name.endswith(".meta.json") for name in kept), kept
+    assert any(name.endswith(".evicted.json") for name in kept), kept
+    assert kept == dict.fromkeys(kept, 0o600), kept
+    runners = modes(state / "runners")
+    assert runners and runners == dict.fromkeys(runners, 0o600), runners

@@ -21,6 +21,8 @@ import secrets
 import weakref
 from typing import IO, TYPE_CHECKING, Any
 
+from ..wire.state_dir import private_folder, private_opener
+
 if TYPE_CHECKING:
     from ...state.redis_jobs import RedisRunners
 
@@ -106,8 +108,8 @@ class RunnerLocks:
 
     def claim(self, token: str, run: str) -> None:
         """Hold the lock of ``token`` for the life of this process; its current start is ``run``."""
-        os.makedirs(self._dir, mode=0o700, exist_ok=True)
-        handle = open(os.path.join(self._dir, f"{token}.lock"), "w")  # noqa: SIM115 (held open on purpose)
+        private_folder(self._dir)
+        handle = open(os.path.join(self._dir, f"{token}.lock"), "w", opener=private_opener)  # noqa: SIM115 (held open on purpose)
         if _flock(handle, blocking=True):
             self._held = handle
             weakref.finalize(self, handle.close)  # released with this object (the process's end at the latest)

@@ -15,6 +15,8 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, Final
 
+from ..wire.state_dir import private_opener
+
 try:
     import fcntl
 except ImportError:  # (not on Windows: each process counts its own)
@@ -54,11 +56,11 @@ def write_data(path: str, data: bytes | bytearray | str, meta: dict[str, Any]) -
     nothing of it left."""
     try:
         if isinstance(data, str):
-            with open(path, "w", encoding="utf-8", errors=KEPT_ERRORS, newline="") as f:
+            with open(path, "w", encoding="utf-8", errors=KEPT_ERRORS, newline="", opener=private_opener) as f:
                 for start in range(0, len(data), WRITE_CHARS):  # encoded a slice at a time
                     f.write(data[start : start + WRITE_CHARS])
         else:
-            with open(path, "wb") as f:
+            with open(path, "wb", opener=private_opener) as f:
                 f.write(data)
         write_meta(path, meta)
         return True
@@ -92,7 +94,7 @@ def write_meta(path: str, meta: dict[str, Any]) -> None:
 
 def write_json(target: str, value: dict[str, Any]) -> None:
     temporary = target + ".tmp"
-    with open(temporary, "w", encoding="utf-8") as f:
+    with open(temporary, "w", encoding="utf-8", opener=private_opener) as f:
         json.dump(value, f)
     os.replace(temporary, target)
 

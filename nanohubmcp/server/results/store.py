@@ -43,6 +43,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, BinaryIO, Final
 
+from ..wire.state_dir import private_folder, private_opener
 from . import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_INLINE_BYTES, DEFAULT_STORE_BYTES
 from .folder import (
     EVICTED_SUFFIX,
@@ -168,7 +169,7 @@ class ResultStore:
             if base:
                 folder = os.path.join(base, "results")
                 try:
-                    os.makedirs(folder, mode=0o700, exist_ok=True)
+                    private_folder(folder)
                     self._folder = folder
                     self._folder_lock = FolderLock(folder)
                     self._index_files(folder)
@@ -269,7 +270,7 @@ class ResultStore:
         try:
             if path is not None:
                 try:
-                    with open(path + PART_SUFFIX, "wb") as f:
+                    with open(path + PART_SUFFIX, "wb", opener=private_opener) as f:
                         size = self._spool(f.write, parts())
                 except BaseException:
                     with contextlib.suppress(OSError):

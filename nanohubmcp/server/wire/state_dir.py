@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import sys
+from contextlib import suppress
 
 ENV_STATE_DIR = "NANOHUBMCP_STATE_DIR"
 SESSIONDIR_VARS = ("SESSIONDIR", "SESSION_DIR")
@@ -58,3 +59,24 @@ def default_root() -> str:
         if session_dir:
             return os.path.join(session_dir, "nanohubmcp")
     return os.path.join(user_data_dir(), "nanohubmcp")
+
+
+def private_folder(path: str) -> None:
+    """Make the folder ``path`` (with its parents) its owner's only, mode ``0o700``, whatever the umask:
+    one made beforehand looser (``0o755``: a state directory set up for several servers, or an earlier
+    version's) that this user owns is set so; one of another owner is left as it is.
+
+    Raises:
+        OSError: it cannot be made.
+    """
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    if os.name == "posix":  # (modes are POSIX's; elsewhere the directory's access rules apply)
+        with suppress(OSError):
+            found = os.stat(path)
+            if found.st_uid == os.geteuid() and found.st_mode & 0o077:
+                os.chmod(path, 0o700)
+
+
+def private_opener(path: str, flags: int) -> int:
+    """An ``opener`` for :func:`open` that creates the file its owner's only (mode ``0o600``)."""
+    return os.open(path, flags, 0o600)
