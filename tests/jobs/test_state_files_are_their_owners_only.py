@@ -104,4 +104,5 @@ def test_kept_results_and_runner_locks_are_the_owners_only(tmp_path: Path, loose
     assert any(name.endswith(".evicted.json") for name in kept), kept
     assert kept == dict.fromkeys(kept, 0o600), kept
     runners = modes(state / "runners")
-    assert runners and runners == dict.fromkeys(runners, 0o600), runners
+    assert runners, "no runner lock file"
+    assert runners == dict.fromkeys(runners, 0o600), runners
