@@ -27,6 +27,12 @@ their own) around them say in the request's :data:`ANSWERED_BY_LAYER` slot wheth
 reached: set before the outermost of them, cleared after the innermost. A layer outside them (the
 provenance records, the result cache) reads it to tell a middleware's own answer from the
 handler's; a chain without such layers has neither step and costs nothing more.
+
+The step before the outermost of them also takes the request's :data:`STREAMS_TEXT` slot away, so
+the application's layers see plain values: a ``resources/read`` of a kept result answers its text
+as a ``str``, not as its open file (:class:`~nanohubmcp.protocol.jsonenc.TextPieces`, which has no
+``len``, no slicing and no JSON form for the standard library). Its text is then held whole, as on
+a transport that never streams it; a chain without the application's layers still streams it.
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ import inspect
 from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from .wire.request import ANSWERED_BY_LAYER
+from .wire.request import ANSWERED_BY_LAYER, STREAMS_TEXT
 
 if TYPE_CHECKING:
     from ..protocol.versions import ProtocolVersion
@@ -319,10 +325,13 @@ class Pipeline:
 
 def _entering(call_next: CallNext) -> CallNext:
     """``call_next`` (the outermost of the application's layers), marking the request as not yet
-    at its handler (:data:`ANSWERED_BY_LAYER`)."""
+    at its handler (:data:`ANSWERED_BY_LAYER`) and its answer as made of plain values (no
+    :data:`STREAMS_TEXT`: what those layers get back is a result they may dump, measure and slice)."""
 
     def entering(request: Request) -> Awaitable[dict[str, Any]]:
-        request.context.slots[ANSWERED_BY_LAYER] = True
+        slots = request.context.slots
+        slots[ANSWERED_BY_LAYER] = True
+        slots.pop(STREAMS_TEXT, None)
         return call_next(request)
 
     return entering

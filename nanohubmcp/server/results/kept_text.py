@@ -3,7 +3,8 @@
 A ``resources/read`` of a large kept result answers its whole text. Read into a ``str`` and written into
 the answer, a text of 200 MB is held about three times over (the file's bytes, the decoded string, the
 answer's bytes). When the transport says it writes such a text a piece at a time (a Streamable HTTP
-POST answered with a JSON body: :data:`~nanohubmcp.server.wire.request.STREAMS_TEXT`), the read's
+POST answered with a JSON body, or stdio, and no middleware of the application's in the way:
+:data:`~nanohubmcp.server.wire.request.STREAMS_TEXT`), the read's
 ``text`` is a :class:`KeptText` instead: the file, opened when the read found it, decoded a piece at a
 time; the transport escapes and sends each piece (:func:`~nanohubmcp.protocol.jsonenc.escaped_pieces`)
 and then closes it. Its size as escaped JSON text is counted when it is made (one pass over the file,

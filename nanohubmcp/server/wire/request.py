@@ -110,7 +110,8 @@ STREAMS_TEXT: Slot[bool] = Slot("the answer writes a kept file's text a piece at
 :class:`~nanohubmcp.protocol.jsonenc.TextPieces` a piece at a time (a Streamable HTTP POST answered
 with a JSON body): a ``resources/read`` of a result kept in a file then answers its text as the file
 (:class:`~nanohubmcp.server.results.kept_text.KeptText`), not as a ``str``. Absent on every other
-transport, which gets the ``str``."""
+transport, which gets the ``str``; taken away as the request enters the layers added with
+``server.add_middleware`` (:mod:`~nanohubmcp.server.pipeline`), so those see the ``str`` too."""
 
 RETURNED_ERROR: Slot[bool] = Slot("an error result the tool returned")
 """Whether a ``tools/call``'s ``isError`` result is one the tool returned itself,
