@@ -16,7 +16,11 @@ results are never another's. A hit's ``_meta`` says ``{"io.nanohub/cache": {"hit
 it and share its result (one run). Only complete results are stored: an ``isError`` result,
 a job handle, an ``input_required`` step, a protocol error or a middleware's own answer (the
 tool never ran) is never kept; nor is a call whose arguments JSON has no form for (NaN, a set, an
-object: only ``server.call`` passes them), which runs uncached. A tool registered
+object: only ``server.call`` passes them), which runs uncached. Nor is the result of a call during
+which what its key was made of changed — a global name its code reaches bound anew (a data cell run
+again while it ran), the tool registered again, its files edited: the key describes what the call
+would read when it began, the tool read what was bound as it ran; the names are compared by identity
+when it ends (:func:`.code_reach.reached_as`). A tool registered
 again in the same process (a notebook cell run again) drops its entries.
 
 An entry keeps the URI of the provenance record of the run that produced it (in the stored
@@ -94,16 +98,17 @@ class CacheLayer:
                 return await call_next(request)
             code = code_facts.code_hash(tool)  # a tool whose code is files: as they are now (a stat each)
             if request.context.large:  # its keys made, and its arguments checked, on a worker thread
-                received, key = await asyncio.to_thread(self._keys, request, tool, code)
+                reach, received, key = await asyncio.to_thread(self._keys, request, tool, code)
                 held = front.get(received, tool, time.time()) if received is not None else None
                 if held is not None:
                     self.hits += 1
                     return _marked(held, request, hit=True)
                 if key is None:
                     return await call_next(request)
-                return await self._serve(request, call_next, tool, key, received, code)
+                return await self._serve(request, call_next, tool, key, received, code, reach)
             # This process's front first: the call as received, no schema checks, hash or store read.
-            received = _received(request, tool, code)
+            reach = code_reach.reach(tool)  # the helpers and constants it reads, as bound now
+            received = _received(request, tool, code, reach.digest)
             now = time.time()
             if received is not None:
                 held = front.get(received, tool, now)
@@ -111,36 +116,40 @@ class CacheLayer:
                     self.hits += 1
                     return _marked(held, request, hit=True)
             try:
-                key = self._key(request, tool, code)
+                key = self._key(request, tool, code, reach.digest)
             except CheckPending as pending:  # the run values need pint's registry: loaded off the loop
                 await asyncio.to_thread(pending.wait)
                 try:
-                    key = self._key(request, tool, code)
+                    key = self._key(request, tool, code, reach.digest)
                 except CheckPending:  # (its wait loads it: not again) run uncached rather than block
                     key = None
             if key is None:
                 return await call_next(request)  # arguments the tool refuses: the handler says why
-            return await self._serve(request, call_next, tool, key, received, code)
+            return await self._serve(request, call_next, tool, key, received, code, reach)
 
         return result_cache
 
-    def _keys(self, request: Request, tool: Tool, code: str) -> tuple[tuple[Any, ...] | None, str | None]:
-        """On a worker thread, for a large call: its front's key and its store's key (None: not
-        cached), loading first what the tool's run values need."""
-        received = _received(request, tool, code)
+    def _keys(
+        self, request: Request, tool: Tool, code: str,
+    ) -> tuple[code_reach.Reach, tuple[Any, ...] | None, str | None]:
+        """On a worker thread, for a large call: the tool's reach, its front's key and its store's key
+        (None: not cached), loading first what the tool's run values need."""
+        reach = code_reach.reach(tool)
+        received = _received(request, tool, code, reach.digest)
         try:
-            return received, self._key(request, tool, code)
+            return reach, received, self._key(request, tool, code, reach.digest)
         except CheckPending as pending:
             pending.wait()
         try:
-            return received, self._key(request, tool, code)
+            return reach, received, self._key(request, tool, code, reach.digest)
         except CheckPending:  # (its wait loaded it: not again) run uncached
-            return received, None
+            return reach, received, None
 
-    def _key(self, request: Request, tool: Tool, code: str) -> str | None:
-        """The store's key of the call (``code``: the tool's code hash now); None: not cached (arguments
-        the handler refuses, or no JSON form). Raises ``CheckPending`` when the tool's run values must
-        first load something."""
+    def _key(self, request: Request, tool: Tool, code: str, reached: str) -> str | None:
+        """The store's key of the call (``code``: the tool's code hash now; ``reached``: the digest of
+        what its code reaches, :func:`.code_reach.reach`); None: not cached (arguments the handler
+        refuses, or no JSON form). Raises ``CheckPending`` when the tool's run values must first load
+        something."""
         arguments = request.params.get("arguments")
         try:
             checked = tool.validator.validate(arguments if isinstance(arguments, dict) else {})
@@ -158,7 +167,7 @@ class CacheLayer:
             checked = {**defaults, **checked}
         who = "" if tool.extra.get(CACHE) == SHARED else (owner_of(request.context) or "")
         digest = hashlib.sha256(code.encode())
-        digest.update(code_reach.reach_hash(tool).encode())  # the helpers and constants it reads
+        digest.update(reached.encode())  # the helpers and constants it reads
         digest.update(b"\0" + tool.name.encode())  # two tools of one factory share their code
         try:
             arguments = canonical(checked)
@@ -174,7 +183,7 @@ class CacheLayer:
 
     async def _serve(
         self, request: Request, call_next: CallNext, tool: Tool, key: str, received: tuple[Any, ...] | None,
-        code: str,
+        code: str, reach: code_reach.Reach,
     ) -> dict[str, Any]:
         loop = asyncio.get_running_loop()
         stored = self.cache.read(key)  # one indexed row: cheaper on the loop than a thread hop
@@ -200,27 +209,14 @@ class CacheLayer:
             self.runs += 1
             result = await call_next(request)
             if _keepable(result, request):
-                entry = {k: v for k, v in result.items() if k != "_meta"}
-                meta = {k: v for k, v in (result.get("_meta") or {}).items() if not k.startswith("io.nanohub/")}
-                if request.context.provenance_id is not None:  # the record of this run: a hit's record names it
-                    meta[META_KEY] = RECORD_PREFIX + request.context.provenance_id
-                if meta:
-                    entry["_meta"] = meta
-                ttl = tool.extra.get(CACHE_TTL)
-                try:
-                    kept = encode(entry)  # each hit and each waiter parses its own copy
-                    if self._on_disk():
-                        kept_it = await loop.run_in_executor(None, self.cache.put, key, tool.name, code, kept, ttl)
-                    else:
-                        kept_it = self.cache.put(key, tool.name, code, kept, ttl)
-                except Exception:  # keeping a result must never cost the caller its answer
-                    log.exception("could not keep a result of %s in the cache", tool.name)
-                    kept_it = False
+                if self._read_as_keyed(tool, code, reach):
+                    kept = await self._keep(result, request, tool, key, code)
+                else:  # the key says what the call would read when it began, the tool read what was bound
+                    # as it ran: a result of other data or code must never answer for this key
+                    log.debug("%s: not cached: a name its key covers was bound anew during the call", tool.name)
                 result.setdefault("_meta", {})[CACHE_META] = (
-                    {"hit": False} if kept_it else {"hit": False, "stored": False}
+                    {"hit": False} if kept is not None else {"hit": False, "stored": False}
                 )
-                if not kept_it:
-                    kept = None
             return result
         finally:
             if waiting is not None:
@@ -228,20 +224,51 @@ class CacheLayer:
                 if not waiting.done():
                     waiting.set_result(kept)
 
+    async def _keep(self, result: dict[str, Any], request: Request, tool: Tool, key: str, code: str) -> str | None:
+        """Store ``result`` under ``key``; the text stored (each hit and waiter parses its own copy),
+        or None when it was not kept (too large, or the store failed)."""
+        entry = {k: v for k, v in result.items() if k != "_meta"}
+        meta = {k: v for k, v in (result.get("_meta") or {}).items() if not k.startswith("io.nanohub/")}
+        if request.context.provenance_id is not None:  # the record of this run: a hit's record names it
+            meta[META_KEY] = RECORD_PREFIX + request.context.provenance_id
+        if meta:
+            entry["_meta"] = meta
+        ttl = tool.extra.get(CACHE_TTL)
+        try:
+            text = encode(entry)
+            if self._on_disk():
+                loop = asyncio.get_running_loop()
+                kept_it = await loop.run_in_executor(None, self.cache.put, key, tool.name, code, text, ttl)
+            else:
+                kept_it = self.cache.put(key, tool.name, code, text, ttl)
+        except Exception:  # keeping a result must never cost the caller its answer
+            log.exception("could not keep a result of %s in the cache", tool.name)
+            return None
+        return text if kept_it else None
+
+    def _read_as_keyed(self, tool: Tool, code: str, reach: code_reach.Reach) -> bool:
+        """After a call: whether what its key was made of is still in place — the tool still the one
+        registered, its code (for a tool whose code is files: the files) the same, and what its code
+        reaches by global name the same (:func:`.code_reach.reached_as`: the same objects, compared by
+        identity; only after a name was bound anew are the values hashed again)."""
+        if self.tools.get(tool.name) is not tool or code_facts.code_hash(tool) != code:
+            return False
+        return code_reach.reached_as(tool, reach)
+
     def _on_disk(self) -> bool:
         return not isinstance(self.cache.backend, MemoryCache)
 
 
-def _received(request: Request, tool: Tool, code: str) -> tuple[Any, ...] | None:
+def _received(request: Request, tool: Tool, code: str, reached: str) -> tuple[Any, ...] | None:
     """The front's key of a call: as the store's key, with the arguments as received (None when
     they cannot be a key); ``code`` is the tool's code hash now (the front also checks the entry was
-    made for this registration)."""
+    made for this registration), ``reached`` the digest of what its code reaches now (a helper or
+    constant bound anew: another key, as the store's)."""
     arguments = arguments_key(request.params.get("arguments"))
     if arguments is None:
         return None
     who = "" if tool.extra.get(CACHE) == SHARED else (owner_of(request.context) or "")
-    reach = code_reach.reach_hash(tool)  # a helper or constant bound anew: another key, as the store's
-    return tool.name, who, request.protocol_version, request.context.data_only, reach, code, arguments
+    return tool.name, who, request.protocol_version, request.context.data_only, reached, code, arguments
 
 
 def _keepable(result: dict[str, Any], request: Request) -> bool:

@@ -80,26 +80,49 @@ REACH = "cache_reach"
 """``Tool.extra`` key: the last reach computed for the tool (its bindings and digest)."""
 
 
-class _Kept:
+class Reach:
+    """What a tool's code reached when it was walked: its ``digest`` (the cache key's part) and the
+    global names read with the objects they were bound to."""
+
     __slots__ = ("bindings", "digest", "held")
 
     def __init__(self, bindings: tuple[Binding, ...], digest: str, held: tuple[Any, ...] = ()) -> None:
         self.bindings = bindings
         self.digest = digest
+        """SHA-256 hex digest of what was reached (see the module's docstring)."""
         self.held = held
         """The values that count by identity (:func:`_opaque`): held, so that no other object takes it."""
+
+    def still_bound(self) -> bool:
+        """Whether every name read is still bound to the object it was bound to when walked (identity
+        only: a value changed in place is not seen, nor a name bound away and back again)."""
+        return _still_bound(self.bindings)
+
+
+def reach(tool: Any) -> Reach:
+    """What ``tool.fn`` reaches by global name now: the tool's last reach while all its names are
+    still bound to the same objects (the identities compared: cheap), else walked anew."""
+    kept: Reach | None = tool.extra.get(REACH)
+    if kept is not None and _still_bound(kept.bindings):
+        return kept
+    kept = _walk(inspect.unwrap(tool.fn))
+    tool.extra[REACH] = kept  # one assignment: a racing call computes the same or a newer reach
+    return kept
+
+
+def reached_as(tool: Any, earlier: Reach) -> bool:
+    """Whether ``tool.fn`` reaches now what it reached as ``earlier`` (a call's reach, taken when its
+    key was made): every name bound to the same object (identities compared: nothing hashed), else
+    the same digest walked anew — a module the call imported itself, a name bound to equal values.
+    The new walk is kept as the tool's reach: its next call would walk anyway."""
+    return earlier.still_bound() or reach(tool).digest == earlier.digest
 
 
 def reach_hash(tool: Any) -> str:
     """A SHA-256 hex digest of what ``tool.fn`` reaches by global name (see the module's
     docstring); the same for the same code and values, whatever process computes it. Cheap when
     nothing was rebound since the tool's last call: the identities of the names read are compared."""
-    kept = tool.extra.get(REACH)
-    if kept is not None and _still_bound(kept.bindings):
-        return str(kept.digest)
-    kept = _walk(inspect.unwrap(tool.fn))
-    tool.extra[REACH] = kept  # one assignment: a racing call computes the same or a newer reach
-    return str(kept.digest)
+    return reach(tool).digest
 
 
 def _still_bound(bindings: tuple[Binding, ...]) -> bool:
@@ -112,7 +135,7 @@ def _still_bound(bindings: tuple[Binding, ...]) -> bool:
 _MISSING = object()
 
 
-def _walk(fn: Callable[..., Any]) -> _Kept:
+def _walk(fn: Callable[..., Any]) -> Reach:
     digest = hashlib.sha256()
     bindings: list[Binding] = []
     held: list[Any] = []
@@ -175,7 +198,7 @@ def _walk(fn: Callable[..., Any]) -> _Kept:
             bindings.append((namespace, name, value))  # unbound too: a later global of that name is a change
             if value is not _MISSING:  # else a builtin, an attribute's name, or not yet defined
                 take(name, value, attribute_reads(code).get(name, WHOLE) if isinstance(value, ModuleType) else WHOLE)
-    return _Kept(tuple(bindings), digest.hexdigest(), tuple(held))
+    return Reach(tuple(bindings), digest.hexdigest(), tuple(held))
 
 
 def _state(obj: Any) -> list[tuple[str, Any]]:
