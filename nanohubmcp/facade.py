@@ -778,7 +778,10 @@ class MCPServer:
         Tornado is imported by this call, not before.
 
         Args:
-            path_prefix: path to serve under (``"/calc"``: ``/calc/mcp``); ``""`` for the root.
+            path_prefix: path to serve under (``"/calc"``: ``/calc/mcp``); ``""`` for the root. A URL
+                path as written (RFC 3986 § 3.3: percent-encode a space or a non-ASCII character), with
+                no ``.``/``..`` segment: anything else raises ``ConfigurationError``, as ``--path-prefix``
+                refuses it.
             public_url: the URL clients use (behind a proxy); without it, URLs are built from each
                 request, and a ``JWTVerifier`` needs ``audience=``.
             allowed_origins: None (loopback plus the public URL's origin), a list of origins, or ``"*"``.
@@ -896,7 +899,8 @@ class MCPServer:
             host: interface to bind; default "127.0.0.1" (this machine only). Binding another
                 interface with no authorization configured logs a warning once listening succeeded.
             port: TCP port; default ``$MCP_PORT`` or 8000; 0 = any free port.
-            path_prefix: path to serve under (behind a proxy that does not strip it).
+            path_prefix: path to serve under (behind a proxy that does not strip it); checked as for
+                :meth:`make_app`.
             allowed_origins: None (loopback plus the public URL's origin), a list, or "*".
             max_request_bytes: request body limit (413 above it).
             max_buffered_bytes: the most bytes of request bodies received at once over every

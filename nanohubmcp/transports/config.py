@@ -16,6 +16,7 @@ from ..errors import ConfigurationError
 from .budget import principal_share
 from .unsent import DEFAULT_MAX_UNSENT_BYTES, MIN_SHARE, UnsentBudget
 from .unsent import principal_share as unsent_principal_share
+from .url_path import prefix_path
 
 DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
 """Largest request body accepted (413 above it)."""
@@ -120,6 +121,11 @@ class TransportConfig:
     __hash__ = None  # type: ignore[assignment]  # mutable and compared by value: unhashable
 
     def _check(self) -> None:
+        if self.path_prefix and not (isinstance(self.path_prefix, str) and prefix_path(self.path_prefix.strip())):
+            raise ConfigurationError(
+                f"path_prefix {self.path_prefix!r} is not a URL path: give the path alone, e.g. /tools (no scheme, "
+                "host, query, spaces, non-ASCII or control characters, or '.'/'..' segments; percent-encode such a "
+                "character, e.g. /my%20tools)")
         self.path_prefix = normalize_prefix(self.path_prefix)
         if self.public_url:
             parts = urlsplit(self.public_url)

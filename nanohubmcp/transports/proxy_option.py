@@ -5,14 +5,15 @@ Each means what ``MCPServer.run()``'s argument of the same name means, and defau
 variable in the ``MCP_*`` family ``run()`` reads (``$MCP_PORT``, ``$MCP_TOKEN``, ``$MCP_TRANSPORT``):
 ``$MCP_PUBLIC_URL``, ``$MCP_PATH_PREFIX``, ``$MCP_ALLOWED_ORIGINS``. A value given either way is checked
 when the command line is parsed: a bad one is a usage error (exit status 2) whose one line says where it
-came from and what to give instead. Only ``argparse`` is imported here.
+came from and what to give instead. Only ``argparse`` is imported here (and :mod:`.url_path`).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import re
+
+from .url_path import plain_path, prefix_path
 
 __all__ = [
     "ALLOWED_ORIGINS_VARIABLE",
@@ -130,7 +131,7 @@ def public_url(text: str) -> str:
             f"{named_source(text)}{text!r}: give the base URL only (scheme, host, optional port and path), without "
             "user, query or fragment"
         )
-    if not _PATH.fullmatch(parts.path) or _dot_segment(parts.path):
+    if not plain_path(parts.path):
         raise argparse.ArgumentTypeError(
             f"{named_source(text)}{text!r}: the path holds a space, a control character or a '.'/'..' segment; "
             "percent-encode such a character, e.g. https://tools.example.org/my%20tool/"
@@ -138,20 +139,11 @@ def public_url(text: str) -> str:
     return checked.rstrip("/") + "/"
 
 
-def _dot_segment(path: str) -> bool:
-    from urllib.parse import unquote
-
-    return any(unquote(segment) in (".", "..") for segment in path.split("/"))
-
-
-_PATH = re.compile(r"[A-Za-z0-9._~!$&'()*+,;=:@%/-]*")
-
-
 def path_prefix(text: str) -> str:
     """A URL path such as ``/tools`` (argparse type; ``/`` or empty: the root). A missing leading ``/`` is
     added (``tools`` is ``/tools``), as ``--public-url`` gets its trailing one, and the help says so."""
     value = text.strip()
-    if not _PATH.fullmatch(value) or "//" in value.strip("/") or "://" in value or _dot_segment(value):
+    if not prefix_path(value):
         raise argparse.ArgumentTypeError(
             f"{named_source(text)}{text!r} is not a URL path: give the path alone, e.g. /tools (no scheme, host, "
             "query, spaces or '.'/'..' segments)"
