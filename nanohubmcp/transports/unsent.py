@@ -18,7 +18,9 @@ not done at once (a client that keeps up costs one ``done()`` check), and the bu
   second per :data:`DRAIN_RATE` bytes it was handed (a client reading at that rate never hits it).
 
 Connections are timed by one timer, armed only while some connection holds unsent bytes. A
-connection's bytes count for the principal of the request that first left bytes on it unsent.
+connection's bytes count for the principal of the request that first left bytes on it unsent. The
+writes a closed connection held are marked done (Tornado would leave them pending for ever), so
+whoever awaits one learns that the connection is gone at its next write.
 """
 
 from __future__ import annotations
@@ -59,12 +61,13 @@ def owner_of(handler: Any) -> str | None:
 
 
 class _Held:
-    __slots__ = ("deadline", "owner", "size")
+    __slots__ = ("deadline", "futures", "owner", "size")
 
     def __init__(self, deadline: float, owner: str | None) -> None:
         self.deadline = deadline
         self.owner = owner
         self.size = 0
+        self.futures: set[asyncio.Future[Any]] = set()
 
 
 class UnsentBudget:
@@ -109,16 +112,18 @@ class UnsentBudget:
             entry = self._held[connection] = _Held(loop.time() + DRAIN_GRACE, owner)
         entry.size += size
         entry.deadline += size / DRAIN_RATE
+        entry.futures.add(future)
         self.total += size
         if entry.owner is not None:
             self._owned[entry.owner] = self._owned.get(entry.owner, 0) + size
-        future.add_done_callback(lambda _done: self._taken(connection, entry, size))
+        future.add_done_callback(lambda done: self._taken(connection, entry, size, done))
         if self.total > self.limit:
             self._shed(connection)
         if self._timer is None:
             self._timer = loop.call_later(SWEEP_SECONDS, self._sweep)
 
-    def _taken(self, connection: HTTP1Connection, entry: _Held, size: int) -> None:
+    def _taken(self, connection: HTTP1Connection, entry: _Held, size: int, future: asyncio.Future[Any]) -> None:
+        entry.futures.discard(future)
         if self._held.get(connection) is not entry:
             return  # closed by the budget: already uncounted
         entry.size -= size
@@ -168,3 +173,9 @@ class UnsentBudget:
         self._unown(entry.owner, entry.size)
         log.warning("closing a connection with %d bytes of response unsent: %s", entry.size, why)
         connection.close()
+        # Tornado forgets a write closed this way (its future is never done, and the handler hears of no
+        # close): done now, as Tornado marks a write its stream closed under, so a writer awaiting it (an
+        # answer written a piece at a time) goes on, finds the connection closed and stops.
+        for future in list(entry.futures):
+            if not future.done():
+                future.set_result(None)

@@ -30,36 +30,13 @@ from urllib.parse import urlsplit
 
 import anyio
 import pytest
+from kept_reads import ARRAY, HANDSHAKE, MODERN, ODD, PIECE, TEXT_IDS, TEXTS, expected, keep, read_message
 from support import mcp_client, serve, wait_until
 
 from nanohubmcp import MCPServer
 from nanohubmcp.protocol import jsonenc
 from nanohubmcp.testing import in_memory
-
-MODERN = "2026-07-28"
-HANDSHAKE = "2025-11-25"
-ARRAY = "[" + ",".join(repr(i / 7) for i in range(200_000)) + "]"  # 3.8 MB, as an array's JSON is kept
-ODD = ('a "quoted" \\ back\tslash\n, é, 😀, \x01\x1f ' * 20_000) + "€"  # every kind of escape, 2- to 4-byte UTF-8
-PIECE = 16 * 1024
-
-
-def keep(server: MCPServer, text: str, mime_type: str = "application/json", owner: str | None = None) -> str:
-    """Keep ``text`` in ``server``'s store (a file in its state dir), readable by ``owner`` (None: anyone)."""
-
-    def parts() -> Iterator[str]:
-        for start in range(0, len(text), 100_000):
-            yield text[start : start + 100_000]
-
-    uri, _ = server.core.result_store.keep_parts(parts, mime_type, ".json", owner)
-    return uri
-
-
-def read_message(uri: str, version: str, request_id: Any = 7) -> dict[str, Any]:
-    params: dict[str, Any] = {"uri": uri}
-    if version == MODERN:
-        params["_meta"] = {"io.modelcontextprotocol/protocolVersion": MODERN,
-                           "io.modelcontextprotocol/clientCapabilities": {}}
-    return {"jsonrpc": "2.0", "id": request_id, "method": "resources/read", "params": params}
+from nanohubmcp.transports import unsent
 
 
 def headers(version: str, uri: str = "") -> dict[str, str]:
@@ -68,12 +45,6 @@ def headers(version: str, uri: str = "") -> dict[str, str]:
     if version == MODERN:
         sent.update({"Mcp-Method": "resources/read", "Mcp-Name": uri})
     return sent
-
-
-def expected(server: MCPServer, message: dict[str, Any], version: str) -> bytes:
-    """What the answer's bytes must be: the in-memory client's answer (the text read whole), encoded."""
-    with in_memory(server, version=version, session=False, timeout=60) as client:
-        return jsonenc.dumpb(client.send(message))
 
 
 def connect(url: str, **options: Any) -> http.client.HTTPConnection:
@@ -104,13 +75,7 @@ def server(tmp_path: Path) -> MCPServer:
 
 
 @pytest.mark.parametrize("version", ["2025-03-26", HANDSHAKE, MODERN])
-@pytest.mark.parametrize(("text", "mime_type", "pieces"), [
-    (ARRAY, "application/json", [PIECE]),
-    (ODD, "text/plain", [PIECE]),
-    (ODD[:3000], "text/plain", [1, 2, 3, 5]),  # pieces that cut 2-, 3- and 4-byte characters
-    ("", "text/plain", [PIECE]),
-    ("a lone \ud800 surrogate, é", "text/plain", [PIECE]),  # no UTF-8 form: the answer is \u-escaped whole
-], ids=["array", "escapes", "cut-characters", "empty", "lone-surrogate"])
+@pytest.mark.parametrize(("text", "mime_type", "pieces"), TEXTS, ids=TEXT_IDS)
 def test_the_answer_is_the_bytes_the_text_read_whole_gives(
         server: MCPServer, version: str, text: str, mime_type: str, pieces: list[int]) -> None:
     uri = keep(server, text, mime_type)
@@ -191,6 +156,23 @@ def test_a_client_that_goes_away_mid_answer_leaves_the_server_serving(
         wait_until(lambda: any("went away" in r.getMessage() for r in caplog.records), "the server saw it go")
         assert post(url, message, HANDSHAKE)[2] == want_digest  # still serving, the same answer
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.text
+
+
+def test_a_client_closed_by_its_drain_deadline_ends_the_writing(
+        server: MCPServer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    # The budget's close left the piece's write pending for ever (Tornado forgets it): the writing, its open
+    # file and the handler stayed until the server stopped.
+    monkeypatch.setattr(unsent, "DRAIN_GRACE", 0.5)
+    monkeypatch.setattr(unsent, "SWEEP_SECONDS", 0.1)
+    uri = keep(server, ARRAY * 8)
+    with serve(server) as url, caplog.at_level(logging.DEBUG, "nanohubmcp"):
+        budget = server._serving._runner.config.unsent  # type: ignore[union-attr]
+        before = open_files()
+        with slow_reader(url, read_message(uri, HANDSHAKE)):
+            wait_until(lambda: len(budget) == 1, "a piece the socket did not take")
+            wait_until(lambda: len(budget) == 0, "the drain deadline closed the connection")
+            wait_until(lambda: any("went away" in r.getMessage() for r in caplog.records), "the writing stopped")
+            wait_until(lambda: open_files() <= before + 1, "the kept file closed")  # (+1: the client's socket)
 
 
 def kept_file(state: Path, uri: str) -> Path:
