@@ -87,14 +87,13 @@ class ResponseChannel:
     def finish(self, response: dict[str, Any], route: str = HANDSHAKE_ROUTE) -> Awaitable[None] | None:
         """Send the response: as the stream's last event, or as a JSON body with the status of
         ``route`` (:meth:`BaseHandler.reply_status`). Answers what :meth:`BaseHandler.send_json`
-        answers: the writing of a kept file's text, to await, or None (sent)."""
+        or :meth:`SSEWriter.finish` answers: the writing of a kept file's text, to await, or None (sent)."""
         self.over = True
         if self.writer is not None and self.stream is not None:
             self.stream.send(response, final=True)
             self.stream.detach(self._sink)  # the response is over; keep no handler alive
             self.stream.set_hangup_callback(None)
-            self.writer.finish()
-            return None
+            return self.writer.finish()
         self._forget_stream()
         handler = self.handler
         status = handler.reply_status(response, route)

@@ -15,11 +15,15 @@ ends the writing quietly (a debug line). A text that is no longer what was count
 short or grown under the answer, which the server never does to a kept file) or that cannot be read
 any more cannot be told to the client now: the connection is closed short of its
 ``Content-Length``, and the server log says why.
+
+:func:`write_text` is the text's part alone, for a writer that frames it otherwise (an SSE event's
+``data:`` line, :mod:`.sse_writer`).
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from tornado.http1connection import HTTP1Connection
@@ -36,8 +40,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("nanohubmcp.http")
 
 
-class _Miscounted(Exception):
-    """The text's bytes are not the size its maker counted."""
+class Miscounted(Exception):
+    """The text's bytes are not the size its maker counted (its file changed under the answer)."""
 
 
 async def send_rest(handler: RequestHandler, parts: list[bytes | TextPieces], unsent: UnsentBudget) -> None:
@@ -51,11 +55,11 @@ async def send_rest(handler: RequestHandler, parts: list[bytes | TextPieces], un
                     handler.write(part)
                     await _flushed(handler, len(part), unsent)
             else:
-                await _send_text(handler, part, unsent)
+                await write_text(part, lambda piece: _written(handler, piece, unsent))
         handler.finish()
     except StreamClosedError:  # the client went away (or the unsent budget closed it): nothing to write to
         log.debug("a client went away mid-answer (%s)", handler.request.path)
-    except (_Miscounted, OSError, UnicodeDecodeError) as exc:  # (the file changed, or cannot be read now)
+    except (Miscounted, OSError, UnicodeDecodeError) as exc:  # (the file changed, or cannot be read now)
         log.error("closing a connection mid-answer: %s", exc)
         connection = handler.request.connection
         if isinstance(connection, HTTP1Connection):  # (its Content-Length says the client got less than announced)
@@ -66,16 +70,27 @@ async def send_rest(handler: RequestHandler, parts: list[bytes | TextPieces], un
                 part.close()
 
 
-async def _send_text(handler: RequestHandler, text: TextPieces, unsent: UnsentBudget) -> None:
+async def write_text(text: TextPieces, send: Callable[[bytes], Awaitable[None]]) -> None:
+    """Send ``text``'s escaped JSON string (quotes left out) a piece at a time: ``await send(piece)`` for
+    each, which returns once the piece is taken, before the next piece is read.
+
+    Raises:
+        Miscounted: the pieces are not :attr:`~TextPieces.size` bytes (checked before a piece past it goes).
+        OSError, UnicodeDecodeError: a piece could not be read.
+    """
     sent = 0
     for piece in escaped_pieces(text):
         sent += len(piece)
         if sent > text.size:
-            raise _Miscounted(f"a kept text is longer than the {text.size} bytes counted (its file changed)")
-        handler.write(piece)
-        await _flushed(handler, len(piece), unsent)
+            raise Miscounted(f"a kept text is longer than the {text.size} bytes counted (its file changed)")
+        await send(piece)
     if sent != text.size:
-        raise _Miscounted(f"a kept text is {sent} bytes, not the {text.size} counted (its file changed)")
+        raise Miscounted(f"a kept text is {sent} bytes, not the {text.size} counted (its file changed)")
+
+
+async def _written(handler: RequestHandler, piece: bytes, unsent: UnsentBudget) -> None:
+    handler.write(piece)
+    await _flushed(handler, len(piece), unsent)
 
 
 async def _flushed(handler: RequestHandler, size: int, unsent: UnsentBudget) -> None:

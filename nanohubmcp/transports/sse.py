@@ -6,7 +6,9 @@ so it resolves to the right place behind any prefix proxy, the weber proxy inclu
 or not the server was told the public URL. POSTs there (JSON only: 415 otherwise) are answered
 ``202 Accepted``; the response, and everything related to it, travels on that session's
 stream only. ``POST /?session_id=<id>`` is accepted too, for clients of the earlier package.
-The session ends when its stream closes.
+The session ends when its stream closes. A ``resources/read`` of a large kept result goes on the
+stream as an event written from its file a piece at a time (:mod:`.sse_writer`), unless the session's
+streams cross processes (a shared state store): its answer then travels through the store's log whole.
 
 Source: MCP 2024-11-05, Basic § Transports § HTTP with SSE (the endpoint event's URI).
 """
@@ -21,7 +23,7 @@ from typing import Any
 from ..errors import ProtocolError, ServerBusy, SessionNotFound, UnsupportedMediaType
 from ..protocol import versions
 from ..server.connection import batch_refusal
-from ..server.wire.request import LARGE_MESSAGE_BYTES
+from ..server.wire.request import LARGE_MESSAGE_BYTES, STREAMS_TEXT
 from ..state.errors import StateUnavailable
 from .base import BaseHandler, BodyReadingHandler
 from .headers import json_body_type, session_query
@@ -74,7 +76,9 @@ class LegacySSEHandler(BaseHandler):
         stream.attach(sink)
         await closed
         self.connection.end_session(session.id)
-        writer.finish()
+        ending = writer.finish()
+        if ending is not None:  # a kept file's text still being written
+            await ending
 
     def on_connection_close(self) -> None:
         if self.writer is not None:
@@ -135,6 +139,8 @@ async def post_legacy_message(handler: Any, session_id: str | None) -> None:
     request = connection.request(parsed, version=session.version, session=session, stream=stream,
                                  principal=handler.principal, trace_headers=handler.request.headers)
     request.large = large
+    if session.relay is None:  # its stream is written in this process: a kept file's text a piece at a time
+        request.slots[STREAMS_TEXT] = True
     # The POST is answered 202 once the call pipeline let the request through to its handler; a
     # refusal before that with an HTTP status of its own (a tool's scopes the token lacks: 403)
     # is this POST's answer, anything else goes on the stream like every response.

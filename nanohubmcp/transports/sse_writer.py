@@ -4,6 +4,12 @@ Frames follow the HTML Living Standard § Server-sent events: ``id:``, ``event:`
 lines and a blank line; comments (``: ping``) keep proxies from closing idle streams.
 ``X-Accel-Buffering: no`` asks nginx-style proxies not to buffer (MCP 2026-07-28, Transports §
 Streamable HTTP recommends it for every era).
+
+An event whose message holds a kept file's text (a :class:`~nanohubmcp.protocol.jsonenc.TextPieces`:
+a ``resources/read`` answered on a stream) is written a piece at a time (:func:`.pieces.write_text`),
+each piece taken by the socket (and held in the server's unsent budget meanwhile) before the next is
+read; its ``data:`` line is the one the whole text gives, byte for byte, as JSON text has no raw line
+break. Events sent meanwhile wait, in order, behind it, within :data:`WRITE_BUFFER_BYTES`.
 """
 
 from __future__ import annotations
@@ -11,7 +17,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import tornado.iostream
@@ -19,6 +26,7 @@ import tornado.web
 from tornado.http1connection import HTTP1Connection
 
 from ..protocol import jsonenc
+from .pieces import Miscounted, write_text
 from .unsent import owner_of
 
 log = logging.getLogger("nanohubmcp.http")
@@ -31,12 +39,18 @@ connection is closed. One event larger than this still goes out alone. A Streama
 client resumes with ``Last-Event-ID`` (the session keeps recent events); a legacy SSE
 session ends with its stream."""
 
+Part = bytes | jsonenc.TextPieces
 
-def frame(message: Any, event_id: str | None = None, event: str = "message") -> bytes:
-    """One SSE event carrying a JSON message (JSON text has no raw newlines)."""
+
+def frame_parts(message: Any, event_id: str | None = None, event: str = "message") -> list[Part]:
+    """One SSE event carrying a JSON message, as parts: the event's head up to ``data:``, the message's
+    JSON as :func:`~nanohubmcp.protocol.jsonenc.dumpb_parts` makes it (a kept file's text a part of its
+    own), then the line's and the event's ends. Joined, a text as its escaped pieces, the bytes are those
+    of the message's :func:`~nanohubmcp.protocol.jsonenc.dumpb` framed: one ``data:`` line, as compact
+    JSON text holds no raw CR or LF (a line break inside a string is written ``\\n``)."""
     head = f"id: {event_id}\n" if event_id else ""
-    # (dumpb: a lone surrogate a client sent, as a request id or echoed in a result, written as its \u escape)
-    return b"".join((f"{head}event: {event}\ndata: ".encode(), jsonenc.dumpb(message), b"\n\n"))
+    # (dumpb's bytes: a lone surrogate a client sent, as a request id or echoed in a result, as its \u escape)
+    return [f"{head}event: {event}\ndata: ".encode(), *jsonenc.dumpb_parts(message), b"\n\n"]
 
 
 class SSEWriter:
@@ -58,6 +72,10 @@ class SSEWriter:
         self._queued = 0  # bytes written since the last flush
         self._unsent = 0  # bytes flushed but not yet taken by the socket
         self._on_disconnect: Callable[[], None] | None = None
+        self._writing: asyncio.Task[None] | None = None  # an event written a piece at a time
+        self._waiting: deque[bytes | list[Part]] = deque()  # what was sent meanwhile, in order
+        self._waiting_bytes = 0
+        self._ended: asyncio.Future[None] | None = None  # finish() asked for while an event is written
 
     def set_disconnect_callback(self, callback: Callable[[], None] | None) -> None:
         """Call ``callback`` once when the client goes away (:meth:`connection_lost`)."""
@@ -79,15 +97,23 @@ class SSEWriter:
         self._arm_keepalive()
 
     def send(self, event_id: str | None, message: Any) -> None:
-        """Write one message event (the stream must be started)."""
-        self.send_raw(frame(message, event_id))
+        """Write one message event (the stream must be started); one holding a kept file's text a piece
+        at a time (see the module text)."""
+        parts = frame_parts(message, event_id)
+        # (three parts: the message is one, bytes, as nearly every message is)
+        if len(parts) == 3 or all(type(part) is bytes for part in parts):
+            self.send_raw(b"".join(parts))  # type: ignore[arg-type]  # (all bytes)
+        elif self._writing is not None:
+            self._waiting.append(parts)
+        elif not self.closed:
+            self._writing = self._loop.create_task(self._write_pieces(parts))
 
     def send_raw(self, data: bytes) -> None:
         """Write pre-framed bytes (the legacy ``endpoint`` event); a client that has left more
         than ``WRITE_BUFFER_BYTES`` unread is disconnected instead."""
         if self.closed:
             return
-        behind = self._queued + self._unsent
+        behind = self._queued + self._unsent + self._waiting_bytes
         if behind and behind + len(data) > WRITE_BUFFER_BYTES:
             log.warning("closing a stream whose client left %d bytes unread", behind)
             connection = self.handler.request.connection
@@ -95,9 +121,68 @@ class SSEWriter:
                 connection.close()
             self.connection_lost()
             return
+        if self._writing is not None:  # after the event being written
+            self._waiting.append(data)
+            self._waiting_bytes += len(data)
+            return
         self._queued += len(data)
         self.handler.write(data)
         self._flush_soon()
+
+    async def _write_pieces(self, parts: list[Part]) -> None:
+        try:
+            for part in parts:
+                if isinstance(part, bytes):
+                    self._put(part)
+                else:
+                    await write_text(part, self._put_drained)
+            self._flush_soon()  # (the event's end leaves with what follows it)
+        except tornado.iostream.StreamClosedError:  # the client went away, or the unsent budget closed it
+            log.debug("a client went away mid-event (%s)", self.handler.request.path)
+            self.connection_lost()  # (Tornado tells the handler nothing of a close the budget made)
+        except (Miscounted, OSError, UnicodeDecodeError) as exc:  # (the file changed, or cannot be read now)
+            # The event is cut short, never ended: a client dispatches no half message.
+            log.error("closing a stream mid-event: %s", exc)
+            connection = self.handler.request.connection
+            if isinstance(connection, HTTP1Connection):
+                connection.close()
+            self.connection_lost()
+        finally:
+            self._writing = None
+            self._next()
+
+    def _put(self, data: bytes) -> None:
+        connection = self.handler.request.connection
+        if self.closed or (isinstance(connection, HTTP1Connection) and connection.stream.closed()):
+            raise tornado.iostream.StreamClosedError()
+        self._queued += len(data)
+        self.handler.write(data)
+
+    async def _put_drained(self, data: bytes) -> None:
+        """Write ``data`` and wait until the socket took it (and what was written before)."""
+        self._put(data)
+        future = self._flush()
+        if future is not None:
+            await future
+
+    def _next(self) -> None:
+        """After an event written in pieces: what waited behind it, then a finish asked for meanwhile."""
+        while self._waiting and not self.closed:
+            item = self._waiting.popleft()
+            if isinstance(item, bytes):
+                self._waiting_bytes -= len(item)
+                self._queued += len(item)
+                self.handler.write(item)
+                self._flush_soon()
+            else:
+                self._writing = self._loop.create_task(self._write_pieces(item))
+                return
+        self._waiting.clear()
+        self._waiting_bytes = 0
+        ended, self._ended = self._ended, None
+        if ended is not None:
+            self._end()
+            ended.set_result(None)
 
     # Keep-alive: one timer re-armed after each ping (cheaper than a PeriodicCallback per stream).
     def _arm_keepalive(self) -> None:
@@ -107,7 +192,8 @@ class SSEWriter:
     def _ping(self) -> None:
         self._timer = None
         if not self.closed:
-            self.send_raw(b": ping\n\n")
+            if self._writing is None:  # (an event being written keeps the connection busy enough)
+                self.send_raw(b": ping\n\n")
             self._arm_keepalive()
 
     # Writes made in one loop iteration (headers, progress, the result) leave in one send.
@@ -116,10 +202,10 @@ class SSEWriter:
             self._flush_due = True
             self._loop.call_soon(self._flush)
 
-    def _flush(self) -> None:
+    def _flush(self) -> asyncio.Future[None] | None:
         self._flush_due = False
         if self.closed:
-            return
+            return None
         size, self._queued = self._queued, 0
         self._unsent += size
         future = self.handler.flush()
@@ -128,6 +214,7 @@ class SSEWriter:
             if budget is not None:
                 budget.hold(self.handler.request.connection, size, future, owner_of(self.handler))
         future.add_done_callback(lambda done: self._flushed(done, size))
+        return future
 
     def _flushed(self, future: Any, size: int) -> None:
         self._unsent -= size
@@ -144,10 +231,24 @@ class SSEWriter:
             callback, self._on_disconnect = self._on_disconnect, None
             callback()
 
-    def finish(self) -> None:
-        """End the stream from our side (pending writes go out with the terminator)."""
+    def finish(self) -> Awaitable[None] | None:
+        """End the stream from our side (pending writes go out with the terminator).
+
+        Returns:
+            None, ended; or, while an event is written a piece at a time, the end after it and what
+            waits behind it, which the handler awaits before it returns (Tornado would finish the
+            response then).
+        """
         self._stop_timer()
         self._on_disconnect = None  # its owner (a response channel) holds this writer: no cycle left
+        if self._writing is not None and not self.closed:
+            if self._ended is None:
+                self._ended = self._loop.create_future()
+            return self._ended
+        self._end()
+        return None
+
+    def _end(self) -> None:
         if not self.closed:
             self.closed = True
             with contextlib.suppress(RuntimeError, tornado.iostream.StreamClosedError):

@@ -3,9 +3,9 @@
 POST carries one message (or, for 2024-11-05/2025-03-26 sessions, a batch). A request is
 answered with JSON, or — when the client accepts ``text/event-stream`` and the call produces
 progress, log messages or server→client requests — with an SSE stream carrying those first and
-the response last. Notifications and client responses get 202 with no body. A JSON answer holding a
-large kept result's text (``resources/read``) writes it from its file a piece at a time
-(:mod:`.pieces`).
+the response last. Notifications and client responses get 202 with no body. An answer holding a
+large kept result's text (``resources/read``) writes it from its file a piece at a time, as a JSON
+body (:mod:`.pieces`) or as an SSE event (:mod:`.sse_writer`).
 
 GET opens the session's stream for messages unrelated to a request, or resumes a stream after
 ``Last-Event-ID``. DELETE ends the session.
@@ -259,7 +259,9 @@ class StreamableHTTPHandler(BodyReadingHandler):
         await done
         stream.detach(sink)
         session.touch()  # idle time counts from the stream's end
-        writer.finish()
+        ending = writer.finish()
+        if ending is not None:  # a kept file's text still being written
+            await ending
 
     async def _require_session(self) -> Session:
         session_id = self.request.headers.get(MCP_SESSION_ID_HEADER)

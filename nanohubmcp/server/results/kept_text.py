@@ -3,24 +3,28 @@
 A ``resources/read`` of a large kept result answers its whole text. Read into a ``str`` and written into
 the answer, a text of 200 MB is held about three times over (the file's bytes, the decoded string, the
 answer's bytes). When the transport says it writes such a text a piece at a time (a Streamable HTTP
-POST answered with a JSON body, or stdio, and no middleware of the application's in the way:
+POST, a legacy SSE message, stdio, and no middleware of the application's in the way:
 :data:`~nanohubmcp.server.wire.request.STREAMS_TEXT`), the read's
 ``text`` is a :class:`KeptText` instead: the file, opened when the read found it, decoded a piece at a
-time; the transport escapes and sends each piece (:func:`~nanohubmcp.protocol.jsonenc.escaped_pieces`)
-and then closes it. Its size as escaped JSON text is counted when it is made (one pass over the file,
-a piece at a time), so the answer's ``Content-Length`` is known before its first byte, and a file that is
-not UTF-8 fails the read there, as reading it whole does. A text holding a lone surrogate (kept as the
-store writes one, ``surrogatepass``) is read whole instead (:func:`kept_text`): an answer holding one is
-written with ``\\u`` escapes throughout, which pieces written as UTF-8 would not give.
+time; the transport escapes and sends each piece (:func:`~nanohubmcp.protocol.jsonenc.escaped_pieces`).
+A JSON body or a stdio line closes it once sent; an SSE event leaves it to the message (kept for a resuming
+client on a resumable stream), and it closes when the message is let go. Its size as escaped JSON text is
+counted when it is made (one pass over the file, a piece at a time), so the answer's ``Content-Length`` is
+known before its first byte, and a file that is not UTF-8 fails the read there, as reading it whole does. A
+text holding a lone surrogate (kept as the store writes one, ``surrogatepass``) is read whole instead
+(:func:`kept_text`): an answer holding one is written with ``\\u`` escapes throughout, which pieces written
+as UTF-8 would not give.
 
 The file stays open until the answer is sent: an entry removed meanwhile (expired, evicted to make room,
 removed by another process of the server) still reads whole, as on POSIX a removed file's data lives
-while it is open. Any other writer (an SSE event, a batch) writes it as the string it stands for.
+while it is open. Any other writer (a batch, a message crossing processes) writes it as the string it
+stands for.
 """
 
 from __future__ import annotations
 
 import codecs
+import os
 import weakref
 from collections.abc import Iterator
 from typing import BinaryIO, Final
@@ -61,10 +65,12 @@ class KeptText(jsonenc.TextPieces):
         Raises:
             UnicodeDecodeError: the file is not UTF-8.
         """
-        file, size = self._file, self._piece_bytes
-        file.seek(0)
+        fd, size, offset = self._file.fileno(), self._piece_bytes, 0
         decoder = codecs.getincrementaldecoder("utf-8")(self._errors)
-        while data := file.read(size):
+        # At an offset of its own, not the file's: two writers may read it at once (an SSE event a
+        # resuming client has replayed while its first writing stops).
+        while data := os.pread(fd, size, offset):
+            offset += len(data)
             piece = decoder.decode(data)
             del data
             if piece:

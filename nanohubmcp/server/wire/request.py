@@ -107,11 +107,16 @@ no such layers). The provenance layer records no such call; the result cache kee
 
 STREAMS_TEXT: Slot[bool] = Slot("the answer writes a kept file's text a piece at a time")
 """Set by a transport whose answer to this request writes a
-:class:`~nanohubmcp.protocol.jsonenc.TextPieces` a piece at a time (a Streamable HTTP POST answered
-with a JSON body): a ``resources/read`` of a result kept in a file then answers its text as the file
+:class:`~nanohubmcp.protocol.jsonenc.TextPieces` a piece at a time (a Streamable HTTP POST, answered
+with a JSON body or an SSE event; a legacy HTTP+SSE message whose session's stream is written in this
+process; stdio): a ``resources/read`` of a result kept in a file then answers its text as the file
 (:class:`~nanohubmcp.server.results.kept_text.KeptText`), not as a ``str``. Absent on every other
-transport, which gets the ``str``; taken away as the request enters the layers added with
-``server.add_middleware`` (:mod:`~nanohubmcp.server.pipeline`), so those see the ``str`` too."""
+transport (a batch, REST, the in-memory client), which gets the ``str``; taken away as the request enters
+the layers added with ``server.add_middleware`` (:mod:`~nanohubmcp.server.pipeline`), so those see the
+``str`` too.
+
+.. versionchanged:: 1.0
+   Set for an answer framed as SSE too."""
 
 RETURNED_ERROR: Slot[bool] = Slot("an error result the tool returned")
 """Whether a ``tools/call``'s ``isError`` result is one the tool returned itself,
