@@ -31,7 +31,7 @@ import logging
 import secrets
 from typing import TYPE_CHECKING, Any
 
-from ...protocol import jsonrpc
+from ...protocol import jsonenc, jsonrpc
 from ...state.errors import StateUnavailable
 from .streams import OutboundStream, Sink
 
@@ -49,6 +49,13 @@ quiet stream and on a busy one alike."""
 DEAD_OWNER_CHECKS = 2
 """Quiet reads of a resumed POST stream before its producer's heartbeat is checked."""
 PRODUCER_DIED = "the server process serving this request stopped before it answered; send the request again"
+
+
+def logged(message: dict[str, Any]) -> str:
+    """``message`` as the JSON text a log entry holds: written by the one encoder, so a pre-encoded array
+    and a kept file's text (:class:`~nanohubmcp.protocol.jsonenc.TextPieces`, read whole here) are their
+    values (the standard encoder refused both), a lone surrogate as its ``\\u`` escape (UTF-8 has no form)."""
+    return jsonenc.utf8_storable(jsonenc.dumps(message))
 
 
 def _noop_sink(event_id: str | None, message: dict[str, Any]) -> None:
@@ -78,7 +85,7 @@ class MirroredStream(OutboundStream):
                 self.session_id,
                 self.stream_id,
                 {
-                    "m": json.dumps(message),
+                    "m": logged(message),
                     "f": "1" if final else "0",
                     "e": event_id,
                     "o": self.state.process,
@@ -137,7 +144,7 @@ class RelayStream(OutboundStream):
         self.state.append(
             self.session_id,
             self.stream_id,
-            {"m": json.dumps(message), "f": "1" if final else "0", "o": self.state.process},
+            {"m": logged(message), "f": "1" if final else "0", "o": self.state.process},
         )
 
     def attach(self, sink: Sink, last_event_id: str | None = None) -> None:
