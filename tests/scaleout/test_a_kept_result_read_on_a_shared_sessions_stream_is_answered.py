@@ -16,7 +16,7 @@ import pytest
 from redis_server import RedisServer
 from support import mcp_client, serve
 
-from nanohubmcp import MCPServer
+from nanohubmcp import Context, MCPServer
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "transports"))
 from kept_reads import ODD, keep
@@ -42,3 +42,25 @@ async def test_the_official_client_reads_a_kept_result_on_a_mirrored_stream(
         async with mcp_client(url + "mcp") as client:
             read = await client.read_resource(uri)
     assert read.contents[0].text == ODD[:200_000]
+
+
+@pytest.mark.anyio
+async def test_an_arrays_result_after_progress_is_answered_on_a_mirrored_stream(
+        tmp_path: Path, redis_server: RedisServer) -> None:
+    np = pytest.importorskip("numpy")
+    server = MCPServer("array-shared", state_dir=str(tmp_path / "state"), state_url=redis_server.url)
+
+    @server.tool()
+    async def values(ctx: Context) -> object:
+        """Five values, after a progress report."""
+        ctx.report_progress(1, 2, "half")
+        return np.arange(5.0)
+
+    with serve(server) as url, anyio.fail_after(60):
+        async with mcp_client(url + "mcp") as client:
+            result = await client.call_tool("values", {}, progress_callback=_ignore)
+    assert result.structured_content == {"result": [0.0, 1.0, 2.0, 3.0, 4.0]}
+
+
+async def _ignore(progress: float, total: float | None, message: str | None) -> None:
+    """A progress callback: the client then sends a progress token, so the report goes first."""
