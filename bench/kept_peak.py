@@ -17,7 +17,8 @@ HTTP (``server.start``) and answers one sessionless ``resources/read`` of it, th
 time by a client thread in the same process (so the client holds a megabyte, never the answer). "Over the
 text" is the peak less the idle RSS and less nothing else: the kept text is not in the process before the read.
 ``--via``: how the answer goes: ``json`` (a JSON body, the default), ``post-sse`` (an SSE event on the POST's
-response: a middleware sends a log message first, so the answer is a stream), ``legacy-sse`` (an event on the
+response: a middleware sends a log message first, so the answer is a stream, and gives the request back the
+mark the pipeline takes from middleware), ``legacy-sse`` (an event on the
 legacy transport's ``GET /sse`` stream, the read POSTed to its endpoint); the client reads the stream a
 megabyte at a time too.
 """
@@ -98,9 +99,14 @@ def read(uri: str, state: str, via: str = "json") -> dict[str, object]:
 
         @server.middleware
         async def log_first(request: object, call_next: object) -> dict[str, object]:
+            from nanohubmcp.server.wire.request import STREAMS_TEXT
+
             context = request.context  # type: ignore[attr-defined]
             context.send_related({"jsonrpc": "2.0", "method": "notifications/message",
                                   "params": {"level": "info", "data": "reading"}})
+            # The pipeline takes the mark away from the application's middleware (51fc2fc); given back, the
+            # answer goes the SSE writer's piece-at-a-time way, as it would were the log message sent otherwise.
+            context.slots[STREAMS_TEXT] = True
             return await call_next(request)  # type: ignore[operator, no-any-return]
 
     server.start(host="127.0.0.1", port=0)
