@@ -72,17 +72,33 @@ def _client(url: StateURL) -> Any:
                                 socket_connect_timeout=2.0, socket_timeout=10.0)
 
 
-@contextlib.contextmanager
-def _guard(shown: str) -> Any:
-    import redis.exceptions as errors
+class Outage:
+    """The outages of one Redis client of the job store, each logged once as it starts (a warning)
+    and once as it ends (the next command that succeeds), however many commands fail meanwhile.
+    ``with outage():`` around each command: Redis busy (every pooled connection in use) raises
+    :class:`~.errors.StateBusy`, Redis unreachable :class:`~.errors.StateUnavailable` (503 either way)."""
 
-    try:
-        yield
-    except errors.MaxConnectionsError:  # every pooled connection in use: busy, not unreachable
-        raise StateBusy() from None
-    except (errors.ConnectionError, errors.TimeoutError, OSError) as exc:
-        log.warning("job store in %s unreachable (%s)", shown, type(exc).__name__)
-        raise StateUnavailable() from None
+    def __init__(self, shown: str) -> None:
+        self.shown = shown
+        self.down = False
+
+    @contextlib.contextmanager
+    def __call__(self) -> Any:
+        import redis.exceptions as errors
+
+        try:
+            yield
+        except errors.MaxConnectionsError:  # every pooled connection in use: busy, not unreachable
+            raise StateBusy() from None
+        except (errors.ConnectionError, errors.TimeoutError, OSError) as exc:
+            if not self.down:
+                self.down = True
+                log.warning("job store in %s unreachable (%s); answering 503 until it is back", self.shown,
+                            type(exc).__name__)
+            raise StateUnavailable() from None
+        if self.down:
+            self.down = False
+            log.warning("job store in %s reachable again", self.shown)
 
 
 class RedisJobBackend:
@@ -95,6 +111,7 @@ class RedisJobBackend:
         self.shown = url.shown
         self.prefix = f"nanohubmcp:{name}:"
         self._redis = _client(url)
+        self._guard = Outage(url.shown)
         self._insert = self._redis.register_script(scripts.INSERT)
         self._end = self._redis.register_script(scripts.END)
         self._changed = self._redis.register_script(scripts.CHANGED)
@@ -116,7 +133,7 @@ class RedisJobBackend:
             self._key("job", record["id"]),
             self._key("jobs", "live"),
         ]
-        with _guard(self.shown):
+        with self._guard():
             refused = self._insert(keys=keys, args=[max_total, max_per_owner, record["id"], record["created"], *fields])
         if refused == 1:
             raise JobLimitReached(self._limit_message("on this server", max_total, "max_jobs"))
@@ -125,7 +142,7 @@ class RedisJobBackend:
 
     def update(self, job_id: str, fields: dict[str, Any]) -> None:
         key = self._key("job", job_id)
-        with _guard(self.shown):
+        with self._guard():
             if not self._redis.exists(key):
                 return
             pipe = self._redis.pipeline(transaction=True)
@@ -155,7 +172,7 @@ class RedisJobBackend:
                 args += [name, json.dumps(value)]
         keys = [self._key("job", job_id), self._key("jobs", "live"), self._key("jobs", "cancel"),
                 self._key("awaited", job_id), self._key("jobs", "end"), self._key("followed", job_id)]
-        with _guard(self.shown):
+        with self._guard():
             return bool(self._end(keys=keys, args=args))
 
     def awaited(self, job_id: str, *, follow: bool = False) -> dict[str, Any] | None:
@@ -165,7 +182,7 @@ class RedisJobBackend:
         finds the mark and names the job on the end channel, one that stores a change of a followed
         job on the status channel (:meth:`watch`). What was stored before the mark is in the
         record read."""
-        with _guard(self.shown):
+        with self._guard():
             pipe = self._redis.pipeline(transaction=True)
             pipe.set(self._key("followed" if follow else "awaited", job_id), "1", ex=AWAITED_TTL)
             pipe.hgetall(self._key("job", job_id))
@@ -181,7 +198,7 @@ class RedisJobBackend:
             if name != "id":
                 args += [name, json.dumps(value)]
         keys = [self._key("job", job_id), self._key("followed", job_id), self._key("jobs", "status")]
-        with _guard(self.shown):
+        with self._guard():
             return bool(self._changed(keys=keys, args=args))
 
     def answer(self, job_id: str, answers: dict[str, Any]) -> None:
@@ -189,7 +206,7 @@ class RedisJobBackend:
         the process running the task, and name the task on the answer channel (:meth:`watch`), in one
         step; that process takes them (:meth:`take_answers`)."""
         key = self._key("answers", job_id)
-        with _guard(self.shown):
+        with self._guard():
             pipe = self._redis.pipeline(transaction=True)
             pipe.rpush(key, json.dumps(answers))
             pipe.ltrim(key, -MAX_ANSWERS, -1)
@@ -201,7 +218,7 @@ class RedisJobBackend:
         """The answers other processes kept for the task ``job_id`` (:meth:`answer`), oldest first,
         taken (each is taken once)."""
         key = self._key("answers", job_id)
-        with _guard(self.shown):
+        with self._guard():
             pipe = self._redis.pipeline(transaction=True)
             pipe.lrange(key, 0, -1)
             pipe.delete(key)
@@ -264,7 +281,7 @@ class RedisJobBackend:
         (:meth:`awaited` with ``follow``) is told on the status channel (:meth:`watch`)."""
         keys = [self._key("job", job_id), self._key("followed", job_id), self._key("jobs", "status")]
         args = [job_id, json.dumps(progress), json.dumps(total), json.dumps(message)]
-        with _guard(self.shown):
+        with self._guard():
             self._progress(keys=keys, args=args)
 
     @staticmethod
@@ -272,11 +289,11 @@ class RedisJobBackend:
         return {name: json.loads(value) for name, value in raw.items()} if raw else None
 
     def load(self, job_id: str) -> dict[str, Any] | None:
-        with _guard(self.shown):
+        with self._guard():
             return self._decode(self._redis.hgetall(self._key("job", job_id)))
 
     def _many(self, ids: list[str]) -> list[dict[str, Any]]:
-        with _guard(self.shown):
+        with self._guard():
             pipe = self._redis.pipeline(transaction=False)
             for job_id in ids:
                 pipe.hgetall(self._key("job", job_id))
@@ -286,12 +303,12 @@ class RedisJobBackend:
     def newest(self, limit: int) -> list[str]:
         """Read from the index of every record (scores: creation times), never the records: an id
         whose record expired is in it until :meth:`purge` (:meth:`summaries` leaves it out)."""
-        with _guard(self.shown):
+        with self._guard():
             return [str(job_id) for job_id in self._redis.zrevrange(self._key("jobs"), 0, limit - 1)]
 
     def owner_index(self, owner_key: str, *, since: float, start: int, count: int) -> list[tuple[str, float]]:
         """Read from the owner's sorted set (scores: creation times), never the records."""
-        with _guard(self.shown):
+        with self._guard():
             found = self._redis.zrangebyscore(self._key("jobs", "o", owner_key), since, "+inf", start=start,
                                               num=count, withscores=True)
         return [(str(job_id), float(created)) for job_id, created in found]
@@ -299,7 +316,7 @@ class RedisJobBackend:
     def summaries(self, ids: Sequence[str], names: Sequence[str]) -> list[dict[str, Any]]:
         """One ``HMGET`` of ``names`` a record, in one round trip: the other fields stay in Redis."""
         fields = list(names)
-        with _guard(self.shown):
+        with self._guard():
             pipe = self._redis.pipeline(transaction=False)
             for job_id in ids:
                 pipe.hmget(self._key("job", job_id), fields)
@@ -309,13 +326,13 @@ class RedisJobBackend:
         return [row for row in rows if row.get("id") is not None]  # (an expired record: every field None)
 
     def unfinished(self) -> list[dict[str, Any]]:
-        with _guard(self.shown):
+        with self._guard():
             ids = list(self._redis.smembers(self._key("jobs", "live")))
         return [row for row in self._many(ids) if row.get("status") not in TERMINAL]
 
     def purge(self, now: float) -> list[str]:
         """Drop from the indexes the ids whose records expired (Redis removed the records); returns them."""
-        with _guard(self.shown):
+        with self._guard():
             ids = self._redis.zrange(self._key("jobs"), 0, PURGE_BATCH - 1)
             pipe = self._redis.pipeline(transaction=False)
             for job_id in ids:
@@ -333,7 +350,7 @@ class RedisJobBackend:
         that lives as long as its record (:mod:`nanohubmcp.state.redis_sessions`); checking costs no
         idle time. A session made by an earlier version has none until it is saved again: its jobs
         are read by their id meanwhile, as an ended session's are."""
-        with _guard(self.shown):
+        with self._guard():
             return not self._redis.exists(self._key("k", key))
 
     def close(self) -> None:
@@ -360,6 +377,7 @@ class RedisRunners:
         self.shown = url.shown
         self.prefix = f"nanohubmcp:{name}:runner:"
         self._redis = _client(url)
+        self._guard = Outage(url.shown)
         self._stop = threading.Event()
         self._token: str | None = None
         self._run = [""]  # shared with the beating thread, which holds no reference to self

@@ -404,7 +404,9 @@ class JobStore:
         if self._backend is not None:
             try:
                 purged = self._backend.purge(now)
-            except (sqlite3.Error, StateUnavailable) as exc:
+            except StateUnavailable:  # (the store's outage is logged once where it is seen)
+                pass
+            except sqlite3.Error as exc:
                 log.warning("could not purge expired jobs: %s", exc)
             else:
                 self._tidy.purged(purged)  # their folders (a Slurm job's logs)
