@@ -36,6 +36,11 @@ def default_workers() -> int:
     return min(32, (os.cpu_count() or 1) + 4)
 
 
+MAX_DURATION_SECONDS = 10 * 365.25 * 86400
+"""The longest duration option (``job_ttl_seconds``): ten years. Longer values reach no use, and a time
+that far ahead no longer fits the stores' 64-bit numbers (``10**20`` seconds failed every job call)."""
+
+
 def check_options(
     name: object,
     *,
@@ -53,7 +58,7 @@ def check_options(
     """Refuse an option of ``ServerCore`` that cannot be used as given (``bounds``: option name ->
     a value that must be a positive integer; ``counts``: a non-negative one; ``pools``: a positive
     one, or None for the default;
-    ``durations``: option name -> a positive number of seconds).
+    ``durations``: option name -> a positive number of seconds, at most :data:`MAX_DURATION_SECONDS`).
 
     Raises:
         ConfigurationError: naming the option and what it takes.
@@ -85,8 +90,9 @@ def check_options(
         if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
             raise ConfigurationError(f"{option} must be a positive integer (or None for the default), not {value!r}")
     for option, value in (durations or {}).items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < float("inf"):
-            raise ConfigurationError(f"{option} must be a positive number of seconds, not {value!r}")
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= MAX_DURATION_SECONDS:
+            raise ConfigurationError(f"{option} must be a positive number of seconds, at most "
+                                     f"{MAX_DURATION_SECONDS:,.0f} (ten years), not {value!r}")
 
 
 def checked_timeout(value: object, option: str = "tool_timeout") -> float | None:

@@ -1,6 +1,8 @@
 """trial7 F5: ``job_ttl_seconds=-1`` was accepted and every job then read as not found at once;
 ``job_workers=0`` was taken silently as the default. Both are refused when the server is built,
-naming the option and what it takes, like ``max_jobs_per_owner=0``."""
+naming the option and what it takes, like ``max_jobs_per_owner=0``. trial33 W19: a ttl past ten years
+(``10**20``) was taken and every job call then failed (-32603: too large for SQLite's integers), and
+``1e300`` made tasks answer a 303-digit ttl."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from nanohubmcp import MCPServer
 from nanohubmcp.errors import ConfigurationError
 
 
-@pytest.mark.parametrize("ttl", [-1, 0, math.inf, math.nan, "60", True])
+@pytest.mark.parametrize("ttl", [-1, 0, math.inf, math.nan, "60", True, 10**20, 1e300, 315_576_001])
 def test_a_job_ttl_that_is_not_a_positive_number_is_refused(tmp_path: Path, ttl: object) -> None:
     with pytest.raises(ConfigurationError, match=r"job_ttl_seconds must be a positive number of seconds"):
         MCPServer("ttl", state_dir=str(tmp_path), job_ttl_seconds=ttl)  # type: ignore[arg-type]
@@ -28,6 +30,7 @@ def test_a_pool_of_no_workers_is_refused(tmp_path: Path, option: str, value: obj
 
 def test_usable_values_and_the_defaults_are_taken(tmp_path: Path) -> None:
     server = MCPServer("fine", state_dir=str(tmp_path), job_ttl_seconds=0.5, job_workers=1, workers=2)
+    MCPServer("a-decade", state_dir=str(tmp_path / "ten"), job_ttl_seconds=315_576_000)  # ten years: the most
     assert (server.core.job_workers, server.core.workers) == (1, 2)
     default = MCPServer("default", state_dir=str(tmp_path / "d"))
     assert default.core.job_workers == default.core.workers >= 1
