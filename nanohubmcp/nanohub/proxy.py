@@ -55,6 +55,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from nanohubmcp.errors import ConfigurationError
+from nanohubmcp.transports.public_url import checked_public_url
 
 __all__ = ["JUPYTER_MARKERS", "KINDS", "MODES", "ProxyInfo", "detect_proxy", "override", "read_resources"]
 
@@ -275,8 +276,8 @@ def override(info: ProxyInfo, public_url: str | None = None, path_prefix: str | 
             keeps the detected one.
 
     Raises:
-        ConfigurationError: ``public_url`` is not an absolute http(s) URL, or carries a
-            query or fragment.
+        ConfigurationError: ``public_url`` breaks :func:`~nanohubmcp.transports.public_url.checked_public_url`'s
+            rule (the one every public URL follows): not an absolute http(s) URL, a query, a space, ...
 
     Example:
         >>> info = detect_proxy({}, port=8000)
@@ -286,17 +287,12 @@ def override(info: ProxyInfo, public_url: str | None = None, path_prefix: str | 
     changes: dict[str, object] = {}
     notes = []
     if public_url is not None:
-        parts = urlsplit(public_url.strip())
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ConfigurationError(f"public_url must be an absolute http(s) URL, not {public_url!r}")
-        if parts.query or parts.fragment:
-            raise ConfigurationError(f"public_url must not carry a query or fragment: {public_url!r}")
-        path = parts.path if parts.path.endswith("/") else parts.path + "/"
         try:
-            port = parts.port
-        except ValueError as exc:
-            raise ConfigurationError(f"public_url has an invalid port: {public_url!r}") from exc
-        host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+            parts = urlsplit(checked_public_url(public_url))
+        except ConfigurationError as exc:
+            raise ConfigurationError(f"public_url {exc}") from None
+        path, port, host = parts.path, parts.port, str(parts.hostname)  # the rule requires a host
+        host = f"[{host}]" if ":" in host else host
         if port is not None and port != _DEFAULT_PORTS[parts.scheme]:
             host = f"{host}:{port}"  # a default port is dropped: browsers leave it out of Origin
         changes["public_url"] = f"{parts.scheme}://{host}{path}"

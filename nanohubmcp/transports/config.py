@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 from ..auth.verifiers import TokenVerifier
 from ..errors import ConfigurationError
 from .budget import principal_share
+from .public_url import checked_public_url
 from .unsent import DEFAULT_MAX_UNSENT_BYTES, MIN_SHARE, UnsentBudget
 from .unsent import principal_share as unsent_principal_share
 from .url_path import prefix_path
@@ -128,14 +129,11 @@ class TransportConfig:
                 "character, e.g. /my%20tools)")
         self.path_prefix = normalize_prefix(self.path_prefix)
         if self.public_url:
+            try:
+                self.public_url = checked_public_url(self.public_url)
+            except ConfigurationError as exc:
+                raise ConfigurationError(f"public_url {exc}") from None
             parts = urlsplit(self.public_url)
-            if parts.scheme not in ("http", "https") or not parts.netloc:
-                raise ConfigurationError(f"public_url must be an http(s) URL, got {self.public_url!r}")
-            if any(char.isspace() or not char.isprintable() for char in self.public_url):
-                # it is written into headers (WWW-Authenticate) and documents: a line break there is a 500
-                raise ConfigurationError(f"public_url must hold no space or control character (percent-encode it), "
-                                         f"got {self.public_url!r}")
-            self.public_url = self.public_url.rstrip("/") + "/"
             netloc = parts.netloc.lower()
             default_port = {"https": ":443", "http": ":80"}[parts.scheme]
             if netloc.endswith(default_port):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from .url_path import plain_path, prefix_path
+from .url_path import prefix_path
 
 __all__ = [
     "ALLOWED_ORIGINS_VARIABLE",
@@ -118,25 +118,15 @@ def named_source(text: str) -> str:
 
 
 def public_url(text: str) -> str:
-    """An http(s) URL with a host and no query or fragment, ending in ``/`` (argparse type)."""
-    from urllib.parse import urlsplit
+    """An http(s) URL with a host and no query or fragment, ending in ``/`` (argparse type): the rule
+    ``run(public_url=...)`` follows (:func:`.public_url.checked_public_url`), refused as a usage error."""
+    from ..errors import ConfigurationError
+    from .public_url import checked_public_url
 
     try:
-        checked = http_url(text)
-    except argparse.ArgumentTypeError as exc:
-        raise argparse.ArgumentTypeError(f"{named_source(text)}{exc}, e.g. https://tools.example.org/") from None
-    parts = urlsplit(checked)
-    if parts.query or parts.fragment or parts.username or parts.password:
-        raise argparse.ArgumentTypeError(
-            f"{named_source(text)}{text!r}: give the base URL only (scheme, host, optional port and path), without "
-            "user, query or fragment"
-        )
-    if not plain_path(parts.path):
-        raise argparse.ArgumentTypeError(
-            f"{named_source(text)}{text!r}: the path holds a space, a control character or a '.'/'..' segment; "
-            "percent-encode such a character, e.g. https://tools.example.org/my%20tool/"
-        )
-    return checked.rstrip("/") + "/"
+        return checked_public_url(text)
+    except ConfigurationError as exc:
+        raise argparse.ArgumentTypeError(f"{named_source(text)}{exc}") from None
 
 
 def path_prefix(text: str) -> str:

@@ -1,7 +1,8 @@
 """``%config NanohubMCP.path_prefix`` / ``public_url`` are checked as ``nanohubmcp run``'s ``--path-prefix`` /
 ``--public-url`` are: a query, a space or a user name and password is refused in one line naming the setting,
 the setting keeps its value and a running server keeps serving at its URL. ``/x?y=1`` was served (its URL sent
-clients to ``/x`` with a query), and ``ftp://x/`` stopped the running server (trial30 T8)."""
+clients to ``/x`` with a query), and ``ftp://x/`` stopped the running server (trial30 T8), as a line break or a
+space in the host did (trial33 W2)."""
 
 from __future__ import annotations
 
@@ -25,9 +26,12 @@ TOOL = "%%mcp_tool\ndef add(a: int, b: int) -> int:\n    '''Add two integers.'''
         ("public_url = 'ftp://x/'", "NanohubMCP.public_url: 'ftp://x/' is not an http:// or https:// URL with a host"),
         # trial32 V6: a space or a line break in the path was taken (a line break made every 401 a 500), and a
         # dot segment in the prefix served a URL a client normalizes to another path.
-        ("public_url = 'https://h/ x'", "NanohubMCP.public_url: 'https://h/ x': the path holds a space"),
-        ("public_url = 'https://h/x\\r\\nX-Injected: 1'", "NanohubMCP.public_url: 'https://h/x\\r\\nX-Injected: 1': "
-                                                         "the path holds a space"),
+        ("public_url = 'https://h/ x'", "NanohubMCP.public_url: 'https://h/ x' holds a space"),
+        ("public_url = 'https://h/x\\r\\nX-Injected: 1'", "NanohubMCP.public_url: 'https://h/x\\r\\nX-Injected: 1' "
+                                                         "holds a control character (U+000D)"),
+        # trial33 W2: in the host it was taken, and the server stopped when it restarted with it
+        ("public_url = 'https://h\\n.com/'", "NanohubMCP.public_url: 'https://h\\n.com/' holds a control character"),
+        ("public_url = 'https://h .com/'", "NanohubMCP.public_url: 'https://h .com/' holds a space"),
         ("path_prefix = '/x/../y'", "NanohubMCP.path_prefix: '/x/../y' is not a URL path"),
         ("path_prefix = '/%2e%2e/y'", "NanohubMCP.path_prefix: '/%2e%2e/y' is not a URL path"),
     ],

@@ -1,0 +1,101 @@
+"""A public URL is checked by one rule (``transports.public_url.checked_public_url``) wherever it is given:
+``run(public_url=...)``, ``--public-url`` / ``$MCP_PUBLIC_URL``, ``%config NanohubMCP.public_url``, the export
+of a notebook setting it, ``start_mcp --public-url``. A space or a control character in the HOST (not the
+path) passed ``%config`` and the export, which looked at the path only, while ``run()`` refused it: the
+notebook's running server stopped when it restarted with it, and the exported script exited at start
+(trial33 W2). A value the rule refuses is refused by every one of them, one line naming the setting."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from traitlets import TraitError
+
+from nanohubmcp import ConfigurationError
+from nanohubmcp.errors import NanohubMCPError
+from nanohubmcp.jupyter.config import NanohubMCP
+from nanohubmcp.jupyter.translate import translate
+from nanohubmcp.nanohub.proxy import detect_proxy, override
+from nanohubmcp.transports.config import TransportConfig
+from nanohubmcp.transports.proxy_option import public_url
+from nanohubmcp.transports.public_url import checked_public_url
+
+IN_THE_HOST = ["https://h\n.com/", "https://h .com/", "https://h\t.com/", "https://h\r.com/", "https://h\x00/",
+               "https://h:80\n/", "https://h\x7f/"]
+TOOL = '%%mcp_tool\ndef add(a: int, b: int) -> int:\n    """Add."""\n    return a + b\n'
+
+
+def why(url: str) -> str:
+    with pytest.raises(ConfigurationError) as caught:
+        checked_public_url(url)
+    return str(caught.value)
+
+
+@pytest.mark.parametrize("url", IN_THE_HOST)
+def test_a_space_or_control_character_in_the_host_is_refused_everywhere(url: str) -> None:
+    reason = why(url)
+    assert reason.startswith(f"{url!r} holds a "), reason
+    assert "\n" not in reason.replace(repr(url), "")  # one line, the value shown escaped
+    with pytest.raises(ConfigurationError) as at_run:
+        TransportConfig(public_url=url)  # run()
+    assert str(at_run.value) == f"public_url {reason}"
+    with pytest.raises(argparse.ArgumentTypeError) as usage:
+        public_url(url)  # --public-url, $MCP_PUBLIC_URL
+    assert str(usage.value) == reason
+    settings = NanohubMCP(public_url="https://before.example/")
+    with pytest.raises(TraitError) as refused:
+        settings.public_url = url  # %config NanohubMCP.public_url = ...
+    assert str(refused.value) == f"NanohubMCP.public_url: {reason}"
+    assert settings.public_url == "https://before.example/"
+    with pytest.raises(ConfigurationError) as at_start:
+        override(detect_proxy({}, port=8000), public_url=url)  # start_mcp --public-url
+    assert str(at_start.value) == f"public_url {reason}"
+
+
+def test_the_export_of_such_a_setting_is_refused() -> None:
+    cell = "%config NanohubMCP.public_url = 'https://h\\n.com/'"
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in (TOOL, cell)])
+    with pytest.raises(NanohubMCPError) as caught:
+        translate(notebook, source="nb.ipynb", format_code=False)
+    assert f"NanohubMCP.public_url: {why('https://h' + chr(10) + '.com/')}" in str(caught.value)
+
+
+@pytest.mark.parametrize(("url", "message"), [
+    ("https://h\"x/", "the host holds a character no host name holds"),
+    ("https://h/?", "without user, query or fragment"),
+    ("https://h/x?y=1", "without user, query or fragment"),  # run() served a base URL with a query
+    ("https://h/a/../b/", "a '.'/'..' segment"),
+    ("ftp://h/", "is not an http:// or https:// URL with a host"),
+])
+def test_other_urls_the_rule_refuses(url: str, message: str) -> None:
+    assert message in why(url)
+    with pytest.raises(ConfigurationError) as at_run:
+        TransportConfig(public_url=url)
+    assert str(at_run.value) == f"public_url {why(url)}"
+
+
+@pytest.mark.parametrize(("url", "checked"), [
+    ("https://tools.example.org", "https://tools.example.org/"),
+    (" https://tools.example.org/me\n", "https://tools.example.org/me/"),  # a line break read from a file
+    ("https://[::1]:8443/x", "https://[::1]:8443/x/"),
+    ("https://ünï.example/", "https://ünï.example/"),
+    ("https://h/my%20tool/", "https://h/my%20tool/"),
+])
+def test_a_good_url_is_taken_with_one_trailing_slash(url: str, checked: str) -> None:
+    assert checked_public_url(url) == checked
+    assert TransportConfig(public_url=url).public_url == checked
+
+
+def test_nanohubmcp_run_refuses_it_as_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text('from nanohubmcp import MCPServer\nserver = MCPServer("app")\n')
+    done = subprocess.run([sys.executable, "-m", "nanohubmcp", "run", "app.py", "--public-url", "https://h .com/"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                          check=False)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("usage: nanohubmcp run ")
+    assert "argument --public-url: 'https://h .com/' holds a space" in done.stderr
