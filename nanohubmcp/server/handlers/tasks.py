@@ -46,9 +46,11 @@ async def create_task(core: HandlerServices, request: RequestContext, tool: Tool
 
 
 def _ttl_seconds(ttl: object) -> float | None:
-    """``params.task.ttl`` (milliseconds) in seconds; None (absent or null) for the server's
-    ``job_ttl_seconds``. The receiver may keep a task for less than asked (MCP 2025-11-25, Utilities §
-    Tasks): a ttl over the server's own, however large, is cut to it (:meth:`JobStore.create`).
+    """``params.task.ttl`` (milliseconds) in seconds, as a whole number of milliseconds; None (absent or null)
+    for the server's ``job_ttl_seconds``. The receiver may keep a task for other than asked (MCP 2025-11-25,
+    Utilities § Tasks): a fraction of a millisecond is kept as the next whole one (``0.0001`` and ``1.5``
+    are 1 and 2 ms: the task never answers ``ttl: 0``, a value refused here), and a ttl over the server's
+    own, however large, is cut to it (:meth:`JobStore.create`).
 
     Raises:
         InvalidParams: a ttl that is no positive number (a string, a boolean, zero or less), -32602.
@@ -59,8 +61,8 @@ def _ttl_seconds(ttl: object) -> float | None:
         raise InvalidParams("tools/call params.task.ttl must be a positive number of milliseconds, e.g. "
                             "{\"ttl\": 60000}, or left out for the server's own")
     try:
-        return ttl / 1000.0
-    except OverflowError:  # an integer beyond any float: cut to the server's own like any other long ttl
+        return math.ceil(ttl) / 1000.0
+    except OverflowError:  # beyond any float (a 400-digit integer, JSON's Infinity): cut to the server's own
         return math.inf
 
 

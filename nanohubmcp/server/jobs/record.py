@@ -317,7 +317,7 @@ def task_fields(job: Job, *, status: str, ttl_key: str, poll_key: str) -> dict[s
         "status": status,
         "createdAt": _iso(job.created),
         "lastUpdatedAt": _iso(job.updated),
-        ttl_key: int(job.ttl * 1000),
+        ttl_key: round(job.ttl * 1000),  # 1.001 s is 1000.9999999999999 ms: int() answered 1000
         poll_key: POLL_INTERVAL_MS,
     }
     message = job.status_line()
