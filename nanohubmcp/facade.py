@@ -792,13 +792,14 @@ class MCPServer:
                 with ``Retry-After`` before it is read.
             max_buffered_bytes_per_principal: the most of them one authenticated principal's bodies
                 take (None: an eighth of ``max_buffered_bytes``, at least ``max_request_bytes``);
-                beyond it that principal's body gets 503 with ``Retry-After`` before it is read.
+                beyond it that principal's body gets 503 with ``Retry-After`` before it is read. At least
+                ``max_request_bytes``; ``max_buffered_bytes`` or more turns the share off.
             max_unsent_bytes: the most response bytes held in all for clients that have not read
                 them (256 MiB); beyond it connections are closed, those of a principal over its
                 ``max_unsent_bytes_per_principal`` first, then the others, oldest first.
             max_unsent_bytes_per_principal: the share of them one authenticated principal holds
                 before its connections are the first closed (None: an eighth of ``max_unsent_bytes``,
-                at least 1 MiB).
+                at least 1 MiB). At least 1 MiB; ``max_unsent_bytes`` or more turns the share off.
             token: a static bearer token every request must carry; overrides ``auth``; ``""``
                 turns authorization off. Default: ``$MCP_TOKEN`` when ``auth`` is None.
         Returns:

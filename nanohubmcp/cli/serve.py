@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError, NanohubMCPError, UsageError
-from ..transports.limit_option import LIMIT_OPTIONS, limit_keywords
+from ..transports.limit_option import LIMIT_OPTIONS, check_limit_options, limit_keywords
 
 if TYPE_CHECKING:
     from ..facade import MCPServer
@@ -26,6 +26,7 @@ __all__ = ["bridge", "hub_tools", "rappture", "run_app", "sim2l"]
 def run_app(args: argparse.Namespace) -> int:
     from ..nanohub.child import load_app
 
+    check_limit_options(args)  # a limit run() refuses is a usage error, named by its option
     transport = _prepare(args)  # before the app is imported
     if transport == "http":  # the card's and catalogs' name: refused before the app is imported (exit 2)
         from ..transports.discovery import check_name_variable

@@ -246,7 +246,8 @@ class NanohubMCP(Configurable):
         help="Most bytes of request bodies one principal (one token's caller) has received at once, at least "
         "max_request_bytes; a body of theirs beyond it is answered 503 with Retry-After before it is read, and "
         "other principals' are not. Default None: an eighth of max_buffered_bytes, at least "
-        "max_request_bytes (33554432, 32 MiB, with the other defaults).",
+        "max_request_bytes (33554432, 32 MiB, with the other defaults); max_buffered_bytes or more: no per-principal "
+        "bound.",
     ).tag(config=True)
 
     max_unsent_bytes = Limit(
@@ -266,7 +267,7 @@ class NanohubMCP(Configurable):
         help="The share of max_unsent_bytes one principal (one token's caller) holds for answers its clients have "
         "not read: beyond max_unsent_bytes, the connections of a principal over its share are closed first, so "
         "its unread answers do not cut another principal's download. Default None: an eighth of max_unsent_bytes, "
-        "at least 1 MiB (33554432, 32 MiB, with the default).",
+        "at least 1 MiB (33554432, 32 MiB, with the default); max_unsent_bytes or more: no per-principal share.",
     ).tag(config=True)
 
     instructions = Unicode(

@@ -55,7 +55,7 @@ from types import FrameType
 from nanohubmcp._version import __version__
 from nanohubmcp.auth.token_option import add_token_options, token_from_options
 from nanohubmcp.auth.verifiers import MCP_TOKEN_ENV
-from nanohubmcp.errors import ConfigurationError
+from nanohubmcp.errors import ConfigurationError, UsageError
 from nanohubmcp.nanohub import child as app_child
 from nanohubmcp.nanohub.plan import DEFAULT_PORT, WEBER_PORT, LaunchPlan, plan_launch
 from nanohubmcp.nanohub.proxy import detect_proxy, override
@@ -63,7 +63,7 @@ from nanohubmcp.nanohub.pyenv import conda_env_python
 from nanohubmcp.nanohub.run_call import skipped_keywords_note
 from nanohubmcp.nanohub.supervisor import Child, port_is_free, wait_for_port
 from nanohubmcp.nanohub.wrwroxy import find_wrwroxy
-from nanohubmcp.transports.limit_option import LIMIT_OPTIONS, limit_arguments, limit_keywords
+from nanohubmcp.transports.limit_option import LIMIT_OPTIONS, check_limit_options, limit_arguments, limit_keywords
 from nanohubmcp.transports.proxy_option import PROXY_HEADERS_VARIABLE, proxy_arguments
 
 __all__ = ["STOP_SIGNALS", "build_parser", "main"]
@@ -392,7 +392,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     Installs the stop-signal handlers for its own lifetime and restores the previous
     ones before returning.
     """
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        check_limit_options(args)  # a limit run() refuses is a usage error, as argparse's own are
+    except UsageError as exc:
+        parser.error(str(exc))
     stop = _StopRequest()
     previous = {sig: signal.signal(sig, stop) for sig in STOP_SIGNALS}
     try:

@@ -14,16 +14,12 @@ from urllib.parse import urlsplit
 from ..auth.verifiers import TokenVerifier
 from ..errors import ConfigurationError
 from .budget import principal_share
+from .limits import DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_MAX_REQUEST_BYTES, DEFAULT_MAX_UNSENT_BYTES, check_limits
 from .public_url import checked_public_url
-from .unsent import DEFAULT_MAX_UNSENT_BYTES, MIN_SHARE, UnsentBudget
+from .unsent import UnsentBudget
 from .unsent import principal_share as unsent_principal_share
 from .url_path import prefix_path
 
-DEFAULT_MAX_REQUEST_BYTES = 16 * 1024 * 1024
-"""Largest request body accepted (413 above it)."""
-DEFAULT_MAX_BUFFERED_BYTES = 256 * 1024 * 1024
-"""Most bytes of request bodies being received at once, over every connection (503 beyond it):
-sixteen bodies of the default largest size."""
 KEEPALIVE_SECONDS = 15.0
 """Interval of SSE comment lines that keep idle streams open through proxies."""
 
@@ -41,6 +37,8 @@ _FIELDS = (
     "extra_origins", "auth", "loopback_bound", "proxy_headers", "max_unsent_bytes", "max_buffered_bytes_per_principal",
     "max_unsent_bytes_per_principal",
 )
+_LIMITS = ("max_request_bytes", "max_buffered_bytes", "max_buffered_bytes_per_principal", "max_unsent_bytes",
+           "max_unsent_bytes_per_principal")
 
 
 class TransportConfig:
@@ -139,29 +137,15 @@ class TransportConfig:
             if netloc.endswith(default_port):
                 netloc = netloc[: -len(default_port)]  # browsers send the origin without it
             self.extra_origins.add(f"{parts.scheme}://{netloc}")
-        if not isinstance(self.max_request_bytes, int) or self.max_request_bytes < 1024:
-            raise ConfigurationError("max_request_bytes must be an integer of at least 1024")
-        if not isinstance(self.max_buffered_bytes, int) or self.max_buffered_bytes < self.max_request_bytes:
-            raise ConfigurationError(
-                f"max_buffered_bytes must be an integer of at least max_request_bytes ({self.max_request_bytes}): "
-                "a body of the largest size must fit")
+        check_limits({name: getattr(self, name) for name in _LIMITS})
         share = self.max_buffered_bytes_per_principal
         if share is None:
             share = principal_share(self.max_buffered_bytes, self.max_request_bytes)
-        elif not isinstance(share, int) or isinstance(share, bool) or share < self.max_request_bytes:
-            raise ConfigurationError(
-                "max_buffered_bytes_per_principal must be None or an integer of at least max_request_bytes "
-                f"({self.max_request_bytes}): a body of the largest size must fit in one principal's share")
-        self.buffered_share = min(share, self.max_buffered_bytes)
+        self.buffered_share = min(share, self.max_buffered_bytes)  # a share above the whole is the whole
         """The bytes of bodies being received one principal may hold (:mod:`.budget`)."""
-        if not isinstance(self.max_unsent_bytes, int) or self.max_unsent_bytes < 1024 * 1024:
-            raise ConfigurationError("max_unsent_bytes must be an integer of at least 1 MiB (1048576)")
         unsent_share = self.max_unsent_bytes_per_principal
         if unsent_share is None:
             unsent_share = unsent_principal_share(self.max_unsent_bytes)
-        elif not isinstance(unsent_share, int) or isinstance(unsent_share, bool) or unsent_share < MIN_SHARE:
-            raise ConfigurationError("max_unsent_bytes_per_principal must be None or an integer of at least 1 MiB "
-                                     "(1048576)")
         self.unsent = UnsentBudget(self.max_unsent_bytes, min(unsent_share, self.max_unsent_bytes))
         origins = self.allowed_origins
         if origins not in (None, "*", "loopback") and not (

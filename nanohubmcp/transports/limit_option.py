@@ -5,8 +5,10 @@ file's ``server`` themselves (``nanohubmcp run``, ``start_mcp --app``).
 Such a command never makes the app's own ``server.run(...)`` call, so the limits written there (an
 exported notebook's ``%config NanohubMCP.max_request_bytes``, say) would not apply; these options give
 them. Each means what ``MCPServer.run()``'s argument of the same name means; left out, ``run()``'s
-default holds. A value that is not a whole number of bytes, 1 or more, is a usage error (exit status 2);
-pairs ``run()`` refuses (``max_buffered_bytes`` below ``max_request_bytes``) are refused by ``run()``.
+default holds. A value that is not a whole number of bytes is a usage error (exit status 2), and so is one
+``run()`` refuses (:func:`check_limit_options`: below its least value, 1024 for the request bytes, 1 MiB for
+the unsent bytes, ``--max-request-bytes`` for the buffered bytes), named by its option, before the app is
+imported.
 Only ``argparse`` is imported here.
 """
 
@@ -14,7 +16,8 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["LIMIT_OPTIONS", "limit_arguments", "limit_argv", "limit_keywords", "positive_integer"]
+__all__ = ["LIMIT_OPTIONS", "byte_count", "check_limit_options", "limit_arguments", "limit_argv", "limit_keywords",
+           "positive_integer"]
 
 LIMIT_OPTIONS = {
     "max_request_bytes": "--max-request-bytes",
@@ -26,19 +29,22 @@ LIMIT_OPTIONS = {
 """``run()`` keyword -> its option."""
 
 _HELP = {
-    "max_request_bytes": "request body limit (default 16 MiB; 413 above it)",
+    "max_request_bytes": "request body limit (default 16 MiB, at least 1024; 413 above it)",
     "max_buffered_bytes": "the most bytes of request bodies received at once over every connection (default "
                           "256 MiB; at least --max-request-bytes)",
     "max_buffered_bytes_per_principal": "the most of them one authenticated principal's bodies take (default an "
-                                        "eighth of --max-buffered-bytes, at least --max-request-bytes)",
-    "max_unsent_bytes": "the most response bytes held for clients that have not read them (default 256 MiB)",
+                                        "eighth of --max-buffered-bytes; at least --max-request-bytes; "
+                                        "--max-buffered-bytes or more: no per-principal bound)",
+    "max_unsent_bytes": "the most response bytes held for clients that have not read them (default 256 MiB, at "
+                        "least 1 MiB)",
     "max_unsent_bytes_per_principal": "the share of them one authenticated principal holds before its connections "
-                                      "are the first closed (default an eighth of --max-unsent-bytes)",
+                                      "are the first closed (default an eighth of --max-unsent-bytes; at least "
+                                      "1 MiB; --max-unsent-bytes or more: no per-principal share)",
 }
 
 
 def positive_integer(text: str) -> int:
-    """A whole number, 1 or more (argparse type): a byte count here, ``nanohubmcp run --workers``."""
+    """A whole number, 1 or more (argparse type): ``nanohubmcp run --workers``."""
     try:
         value = int(text)
     except ValueError:
@@ -48,16 +54,41 @@ def positive_integer(text: str) -> int:
     return value
 
 
+def byte_count(text: str) -> int:
+    """A whole number of bytes (argparse type); how few a limit may be is :func:`check_limit_options`'s, which
+    knows the others given (``--max-buffered-bytes`` at least ``--max-request-bytes``)."""
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of bytes: {text!r}") from None
+
+
 def limit_arguments(command: argparse.ArgumentParser) -> None:
-    """Add the four limit options (each None when left out)."""
+    """Add the five limit options (each None when left out); :func:`check_limit_options` checks them."""
     for keyword, option in LIMIT_OPTIONS.items():
-        command.add_argument(option, dest=keyword, type=positive_integer, default=None, metavar="BYTES",
+        command.add_argument(option, dest=keyword, type=byte_count, default=None, metavar="BYTES",
                              help=f"HTTP: {_HELP[keyword]}; the run() argument of the same name")
 
 
 def limit_keywords(args: argparse.Namespace) -> dict[str, int]:
     """The limits the command line gives, as ``run()``'s keyword arguments."""
     return {k: getattr(args, k) for k in LIMIT_OPTIONS if getattr(args, k, None) is not None}
+
+
+def check_limit_options(args: argparse.Namespace) -> None:
+    """Refuse the limits given as ``run()`` would (:func:`.limits.check_limits`), naming the options.
+
+    Raises:
+        UsageError: one line, e.g. ``--max-unsent-bytes-per-principal must be at least 1 MiB (1048576), not
+            100``: the command answers it with its usage and exit status 2, before the app is imported.
+    """
+    from ..errors import ConfigurationError, UsageError
+    from .limits import check_limits
+
+    try:
+        check_limits(limit_keywords(args), LIMIT_OPTIONS.__getitem__)
+    except ConfigurationError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def limit_argv(limits: dict[str, int]) -> list[str]:

@@ -31,10 +31,10 @@ from typing import Any
 
 from tornado.http1connection import HTTP1Connection
 
+from .limits import MIN_UNSENT_BYTES
+
 log = logging.getLogger("nanohubmcp.http")
 
-DEFAULT_MAX_UNSENT_BYTES = 256 * 1024 * 1024
-"""Most response bytes a server holds for clients that have not read them (``max_unsent_bytes``)."""
 DRAIN_GRACE = 30.0
 """Seconds any response may take to drain, beside its size's share (:data:`DRAIN_RATE`)."""
 DRAIN_RATE = 64 * 1024
@@ -45,8 +45,8 @@ SWEEP_SECONDS = 1.0
 PRINCIPAL_SHARE = 8
 """The default ``max_unsent_bytes_per_principal`` is this fraction of ``max_unsent_bytes`` (at least
 :data:`MIN_SHARE`): 32 MiB of the default 256 MiB."""
-MIN_SHARE = 1024 * 1024
-"""The least ``max_unsent_bytes_per_principal`` (and ``max_unsent_bytes``) may be."""
+MIN_SHARE = MIN_UNSENT_BYTES
+"""The least ``max_unsent_bytes_per_principal`` (and ``max_unsent_bytes``) may be (:mod:`.limits`)."""
 
 
 def principal_share(max_unsent_bytes: int) -> int:

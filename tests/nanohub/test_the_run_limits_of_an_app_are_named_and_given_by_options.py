@@ -118,4 +118,4 @@ def test_a_limit_that_is_not_a_byte_count_is_a_usage_error() -> None:
     done = subprocess.run([sys.executable, "-m", "nanohubmcp", "run", "app.py", "--max-request-bytes", "0"],
                           capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 2
-    assert "argument --max-request-bytes: must be 1 or more, not 0" in done.stderr
+    assert "--max-request-bytes must be at least 1024, not 0" in done.stderr

@@ -176,8 +176,8 @@ def test_the_share_is_set_with_the_other_limits() -> None:
     assert TransportConfig().buffered_share == 32 * MiB  # an eighth of 256 MiB
     assert TransportConfig(max_request_bytes=64 * MiB).buffered_share == 64 * MiB  # one largest body at least
     assert TransportConfig(max_buffered_bytes_per_principal=512 * MiB).buffered_share == 256 * MiB  # no share
-    with pytest.raises(ConfigurationError, match=r"max_buffered_bytes_per_principal must be None or an integer "
-                                                 r"of at least max_request_bytes \(16777216\)"):
+    with pytest.raises(ConfigurationError, match=r"^max_buffered_bytes_per_principal must be at least "
+                                                 r"max_request_bytes \(16777216\), not 1048576: a body of the"):
         TransportConfig(max_buffered_bytes_per_principal=MiB)
     with serve(build(sync_check), max_request_bytes=LIMIT, max_buffered_bytes=4 * LIMIT,
                max_buffered_bytes_per_principal=2 * LIMIT) as url:

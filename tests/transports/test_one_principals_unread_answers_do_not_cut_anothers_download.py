@@ -110,9 +110,12 @@ def test_the_share_is_set_with_the_other_limits() -> None:
     assert TransportConfig(max_unsent_bytes=2 * MiB).unsent.share == MiB  # 1 MiB at least
     assert TransportConfig(max_unsent_bytes_per_principal=512 * MiB).unsent.share == 256 * MiB  # no share
     assert TransportConfig(max_unsent_bytes_per_principal=5 * MiB).unsent.share == 5 * MiB
-    for wrong in (1000, "big", True):
-        with pytest.raises(ConfigurationError, match=r"max_unsent_bytes_per_principal must be None or an integer "
-                                                     r"of at least 1 MiB \(1048576\)"):
+    with pytest.raises(ConfigurationError, match=r"^max_unsent_bytes_per_principal must be at least 1 MiB "
+                                                 r"\(1048576\), not 1000$"):
+        TransportConfig(max_unsent_bytes_per_principal=1000)
+    for wrong in ("big", True):
+        with pytest.raises(ConfigurationError, match=r"^max_unsent_bytes_per_principal must be a whole number of "
+                                                     r"bytes, or None, not "):
             TransportConfig(max_unsent_bytes_per_principal=wrong)  # type: ignore[arg-type]
 
 
