@@ -105,7 +105,8 @@ def parse(url: str | None) -> StateURL:
     Raises:
         ConfigurationError: an unknown scheme; a URL urllib cannot split (a malformed host); a Redis
             URL without a host, with a port that is not a number in 0-65535, or with a database that is
-            not a number.
+            not a number; a SQLite URL with a host, or naming no directory, the root or a ``.``/``..``
+            segment.
     """
     if url is None or not url.strip():
         return StateURL(MEMORY, "")
@@ -125,7 +126,7 @@ def parse(url: str | None) -> StateURL:
             f"state_url {redact(url)!r} is not a URL ({exc}), e.g. redis://127.0.0.1:6379/0"
         ) from None
     if kind == SQLITE:
-        return StateURL(kind, url, parts.path or None)
+        return StateURL(kind, url, _sqlite_directory(url, parts))
     if kind == REDIS and scheme != "unix":
         if not parts.hostname:
             raise ConfigurationError(f"state_url {redact(url)!r} names no host, e.g. redis://127.0.0.1:6379/0")
@@ -141,6 +142,26 @@ def parse(url: str | None) -> StateURL:
                 f"state_url {redact(url)!r}: the database {database[:40]!r} is not a number, e.g. redis://127.0.0.1:6379/0"
             )
     return StateURL(kind, url)
+
+
+def _sqlite_directory(url: str, parts: urllib.parse.SplitResult) -> str:
+    """The directory a ``sqlite:///DIR`` URL names: an absolute path (percent-escapes decoded, as in a
+    ``file:`` URL), never the file system's root and with no ``.``/``..`` segment.
+
+    Raises:
+        ConfigurationError: a host (``sqlite://state``: the path's first name read as a host, which a
+            reader does not expect), no directory, the root, or a ``.``/``..`` segment.
+    """
+    example = "e.g. sqlite:///home/me/state (three slashes, then an absolute directory)"
+    if parts.netloc:
+        raise ConfigurationError(f"state_url {redact(url)!r} names a host ({parts.hostname!r}); a sqlite URL names a "
+                                 f"directory only, {example}")
+    directory = urllib.parse.unquote(parts.path)
+    segments = directory.split("/")
+    if not directory.strip("/") or any(segment in (".", "..") for segment in segments):
+        raise ConfigurationError(f"state_url {redact(url)!r} names no directory the job store can use (not the root, "
+                                 f"no '.' or '..'), {example}")
+    return directory
 
 
 def store_refused(shown: str, exc: BaseException) -> ConfigurationError:

@@ -1,0 +1,41 @@
+"""A ``sqlite:`` state URL names an absolute directory, ``sqlite:///DIR``, or is refused at start.
+
+Found by a fresh-user trial (trial34 X7): ``sqlite://state`` took ``state`` as a host and dropped it
+(the job store went to the default directory), ``sqlite://relative/dir`` wrote to ``/dir``,
+``sqlite:///`` and ``sqlite:///./rel`` to the file system's root, each without a word — where
+``redis://`` without a host is refused in one line.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nanohubmcp.errors import ConfigurationError
+from nanohubmcp.state.url import parse
+
+
+@pytest.mark.parametrize("url", ["sqlite:///", "sqlite://", "sqlite:", "sqlite://state", "sqlite://relative/dir",
+                                 "sqlite:///./rel", "sqlite:///a/../b", "sqlite://user:secret@host/dir"])
+def test_a_host_or_no_usable_directory_is_refused(url: str) -> None:
+    with pytest.raises(ConfigurationError, match=r"names (a host|no directory)") as refused:
+        parse(url)
+    assert "secret" not in str(refused.value)
+
+
+def test_an_absolute_directory_is_taken_with_its_escapes_decoded() -> None:
+    assert parse("sqlite:///tmp/state").path == "/tmp/state"
+    assert parse("SQLite:///tmp/my%20state/").path == "/tmp/my state/"
+
+
+def test_nanohubmcp_run_refuses_it_in_one_line(tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text("from nanohubmcp import MCPServer\nserver = MCPServer('x')\n")
+    done = subprocess.run([sys.executable, "-m", "nanohubmcp", "run", "app.py", "--port", "0",
+                           "--state-url", "sqlite://state"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode != 0
+    assert "Traceback" not in done.stderr
+    assert "state_url 'sqlite://state' names a host ('state')" in done.stderr, done.stderr
