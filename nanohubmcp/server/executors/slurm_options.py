@@ -29,8 +29,10 @@ OPTIONS: dict[str, str] = {
     "setup": "shell lines run in the job before the tool, e.g. ['module load python']",
     "job_dir": "the folder of the job folders (on a filesystem the compute nodes share)",
     "python": "the Python command on the compute nodes",
-    "poll_interval": "seconds between squeue looks (default 1)",
+    "poll_interval": "seconds between squeue looks (default 1; above 0, at most 300)",
 }
+MAX_POLL_SECONDS = 300.0
+"""The longest ``poll_interval``: a job's end is seen at most that late."""
 _TIME = re.compile(r"^(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?\Z")
 
 
@@ -75,6 +77,11 @@ def check_values(checked: dict[str, Any]) -> dict[str, Any]:
     if "time" in checked:
         checked["time"] = slurm_minutes(checked["time"])
     positive_ints(checked, ("cpus_per_task", "gpus"), "slurm option")
+    if "poll_interval" in checked:
+        every = checked["poll_interval"]
+        if isinstance(every, bool) or not isinstance(every, (int, float)) or not 0 < every <= MAX_POLL_SECONDS:
+            raise ConfigurationError(f"slurm option poll_interval must be a number of seconds above 0 and at most "
+                                     f"{MAX_POLL_SECONDS:.0f} (squeue is asked that often), not {every!r}")
     if "sbatch" in checked and not isinstance(checked["sbatch"], dict):
         raise ConfigurationError("slurm option sbatch must be a dict of sbatch option names to values")
     if "setup" in checked and (
