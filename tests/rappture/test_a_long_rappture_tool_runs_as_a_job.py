@@ -67,3 +67,15 @@ async def test_a_long_tool_answers_with_a_job_whose_result_holds_the_outputs(tmp
     db = sqlite3.connect(tmp_path / "state" / "jobs.sqlite3")
     row = db.execute("SELECT status, executor FROM jobs WHERE id = ?", (answer["job_id"],)).fetchone()
     assert row == ("completed", executor)  # kept in the job store: it survives a restart
+
+
+def test_cache_on_a_tool_its_limits_make_a_job_tool_names_the_limits_and_the_way_out(tmp_path: Path) -> None:
+    """trial34 X10: the refusal spoke of ``@async_tool``, which the user never wrote."""
+    from nanohubmcp.errors import RegistrationError
+
+    server = MCPServer("cached", state_dir=str(tmp_path / "state"))
+    with pytest.raises(RegistrationError, match=r"its <limits><cputime> \(600 s, longer than 30 s\) makes it a job "
+                                                r"tool; give background=False to cache it"):
+        server.add_rappture_tool(long_tool(tmp_path), name="long_cached", cache=True)
+    assert not server.add_rappture_tool(long_tool(tmp_path / "again"), name="short_cached", cache=True,
+                                        background=False).background

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ...errors import RegistrationWarning
+from ...errors import RegistrationError, RegistrationWarning
 from ...protocol.result_types import ToolResult
 from ...registration import user_frame
 from ...schema import CheckPending
@@ -177,12 +177,18 @@ def add_rappture_tool(
         options: more options of ``MCPServer.tool`` (``title``, ``annotations``, ``scopes``,
             ``executor`` for a job tool, …).
     Raises:
-        RegistrationError: the file cannot be read as a Rappture tool (the message says why).
+        RegistrationError: the file cannot be read as a Rappture tool (the message says why); ``cache=``
+            asked of a tool its ``<limits>`` make a job tool (give ``background=False`` to cache it).
     Warns:
         RegistrationWarning: inputs take numbers with units and pint is not installed (a call
             giving other units than the declared ones is then refused).
     """
     tool = load_rappture_tool(path, name=name, timeout=timeout, rappture=rappture, long=async_)
+    if tool.long and async_ is None and options.get("cache"):  # a job tool by its <limits>, not by asking
+        raise RegistrationError(
+            f"Rappture tool {tool.name!r}: cache= is for tools that answer in the call, and its <limits><cputime> "
+            f"({tool.limit:g} s, longer than {PROXY_TIMEOUT:g} s) makes it a job tool; give background=False to "
+            "cache it (its calls then answer in the call, up to that limit), or leave cache= out")
     _warn_without_pint(tool)
     sweep_once()  # the run directories killed servers left
     core = getattr(server, "core", None)
