@@ -11,6 +11,7 @@ port (bound by the server itself, no probe-then-close race) and stops it afterwa
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -431,3 +432,28 @@ def count_calls(fn: Callable[[], Any], events: tuple[str, ...] = ("call",)) -> i
         if was_enabled:
             gc.enable()
     return count
+
+
+@contextlib.contextmanager
+def stdio_in_process(server: MCPServer) -> Iterator[tuple[int, queue.Queue[dict[str, Any]]]]:
+    """``server`` over stdio on two pipes, in this process: the descriptor to write lines to, and the
+    queue of the messages it wrote."""
+    in_r, in_w = os.pipe()
+    out_r, out_w = os.pipe()
+    from nanohubmcp.transports.stdio import StdioTransport as InProcessStdio
+
+    transport = InProcessStdio(server, in_fd=in_r, out_fd=out_w)
+    thread = threading.Thread(target=lambda: asyncio.run(transport.serve()), daemon=True)
+    written: queue.Queue[dict[str, Any]] = queue.Queue()
+    reader = threading.Thread(target=lambda: [written.put(json.loads(line)) for line in os.fdopen(out_r, "rb")],
+                              daemon=True)
+    thread.start()
+    reader.start()
+    try:
+        yield in_w, written
+    finally:
+        os.close(in_w)  # end of input: the server stops
+        thread.join(30)
+        os.close(out_w)
+        reader.join(30)
+        os.close(in_r)

@@ -12,27 +12,21 @@ gives a middleware the same.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import logging
 import os
-import queue
 import re
-import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import httpx2
 import pytest
-from support import mcp_client, serve
+from support import mcp_client, serve, stdio_in_process
 
 from nanohubmcp import MCPServer, Request
 from nanohubmcp.server.pipeline import CallNext
 from nanohubmcp.testing import MemoryClient
-from nanohubmcp.transports.stdio import StdioTransport
 
 pytestmark = pytest.mark.timeout(60)
 
@@ -116,32 +110,9 @@ async def test_over_streamable_http_with_the_official_client_reading_a_tools_kep
     assert_saw_a_str(audit)
 
 
-@contextlib.contextmanager
-def over_stdio(server: MCPServer) -> Iterator[tuple[int, queue.Queue[dict[str, Any]]]]:
-    """``server`` over stdio on two pipes, in this process: the descriptor to write lines to, and the
-    queue of the messages it wrote."""
-    in_r, in_w = os.pipe()
-    out_r, out_w = os.pipe()
-    transport = StdioTransport(server, in_fd=in_r, out_fd=out_w)
-    thread = threading.Thread(target=lambda: asyncio.run(transport.serve()), daemon=True)
-    written: queue.Queue[dict[str, Any]] = queue.Queue()
-    reader = threading.Thread(target=lambda: [written.put(json.loads(line)) for line in os.fdopen(out_r, "rb")],
-                              daemon=True)
-    thread.start()
-    reader.start()
-    try:
-        yield in_w, written
-    finally:
-        os.close(in_w)  # end of input: the server stops
-        thread.join(30)
-        os.close(out_w)
-        reader.join(30)
-        os.close(in_r)
-
-
 def test_over_stdio(audited: tuple[MCPServer, Audit, str]) -> None:
     server, audit, uri = audited
-    with over_stdio(server) as (in_w, written):
+    with stdio_in_process(server) as (in_w, written):
         os.write(in_w, json.dumps(read_message(uri)).encode() + b"\n")
         answer = written.get(timeout=30)
     assert answer["result"]["contents"][0]["text"] == expected(audit)
