@@ -89,6 +89,11 @@ class Encoded:
             self._value = _own_text.decode(self.text)
         return self._value
 
+    def copy_value(self) -> Any:
+        """The Python value of ``text`` decoded anew, every call: the caller's to change (``value``
+        is decoded once and shared by every reader of this ``Encoded``; it is not kept here)."""
+        return _own_text.decode(self.text)
+
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Encoded):
             return self.text == other.text or self.value == other.value

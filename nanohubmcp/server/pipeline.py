@@ -22,17 +22,23 @@ composed on the route's first request and again after a layer is added or what a
 changed (:meth:`Pipeline.refresh`). A layer added with ``server.add_middleware`` acts on every
 route. A request passes one chain: the one of the route it arrived with.
 
-Where a chain holds layers added with ``server.add_middleware``, two plain steps (no coroutine of
-their own) around them say in the request's :data:`ANSWERED_BY_LAYER` slot whether the handler was
-reached: set before the outermost of them, cleared after the innermost. A layer outside them (the
-provenance records, the result cache) reads it to tell a middleware's own answer from the
-handler's; a chain without such layers has neither step and costs nothing more.
+Where a chain holds layers added with ``server.add_middleware``, two steps around them say in the
+request's :data:`ANSWERED_BY_LAYER` slot whether the handler was reached: set before the outermost
+of them, cleared after the innermost. A layer outside them (the provenance records, the result
+cache) reads it to tell a middleware's own answer from the handler's; a chain without such layers
+has neither step and costs nothing more.
 
 The step before the outermost of them also takes the request's :data:`STREAMS_TEXT` slot away, so
 the application's layers see plain values: a ``resources/read`` of a kept result answers its text
 as a ``str``, not as its open file (:class:`~nanohubmcp.protocol.jsonenc.TextPieces`, which has no
 ``len``, no slicing and no JSON form for the standard library). Its text is then held whole, as on
 a transport that never streams it; a chain without the application's layers still streams it.
+The step after the innermost of them hands them the result with the values the server wrote ahead
+as JSON text (an array's or a table's ``structuredContent``, a
+:class:`~nanohubmcp.protocol.jsonenc.Encoded`) decoded into lists and dicts
+(:mod:`~nanohubmcp.server.results.decoded`): they may dump, measure and change it, and what they
+return is written as it stands. A chain without the application's layers still writes that text as
+it is, never decoded.
 """
 
 from __future__ import annotations
@@ -42,6 +48,7 @@ import inspect
 from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
+from .results.decoded import decoded
 from .wire.request import ANSWERED_BY_LAYER, STREAMS_TEXT
 
 if TYPE_CHECKING:
@@ -339,11 +346,12 @@ def _entering(call_next: CallNext) -> CallNext:
 
 def _reached(call_next: CallNext) -> CallNext:
     """``call_next`` (what follows the innermost of the application's layers), marking the request
-    as handed on past them (:data:`ANSWERED_BY_LAYER`)."""
+    as handed on past them (:data:`ANSWERED_BY_LAYER`) and handing them its result made of plain
+    values (:func:`~nanohubmcp.server.results.decoded.decoded`)."""
 
-    def reached(request: Request) -> Awaitable[dict[str, Any]]:
+    async def reached(request: Request) -> dict[str, Any]:
         request.context.slots[ANSWERED_BY_LAYER] = False
-        return call_next(request)
+        return decoded(await call_next(request))
 
     return reached
 
