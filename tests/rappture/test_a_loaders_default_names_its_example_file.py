@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from nanohubmcp import MCPServer
+from nanohubmcp.errors import RegistrationWarning
 from nanohubmcp.sources.rappture import load_rappture_tool
 
 ECHO = Path(__file__).parent / "tools" / "inputs" / "echo.py"
@@ -71,3 +72,18 @@ def test_the_example_a_loaders_default_names_is_the_default_and_is_loaded(tmp_pa
     server = MCPServer("loads", job_store="memory")
     record = server.add_rappture_tool(tool.path, rappture="")
     assert record.input_schema["properties"]["loader"]["default"] == "Second run"
+
+
+def test_examples_sharing_a_label_are_told_apart_and_the_default_file_stays_the_default(tmp_path: Path) -> None:
+    """trial34 X11: a copied example not yet relabelled (``dup.xml``, labelled as ``second.xml`` is)
+    took that label silently, and the loader's ``<default>second.xml</default>`` then named no option:
+    the schema lost its default and calls without the argument started from no example."""
+    xml = _tool(tmp_path, "second.xml")
+    (xml.parent / "examples" / "l1" / "dup.xml").write_text(EXAMPLE.format(label="Second run", title="from dup"))
+    with pytest.warns(RegistrationWarning, match=r"examples share a label \('Second run'\)"):
+        tool = load_rappture_tool(xml, rappture="")
+    loader = tool.schema["properties"]["loader"]
+    assert loader["enum"] == ["Second run (l1/dup.xml)", "First run", "Second run (l1/second.xml)"]
+    assert loader["default"] == "Second run (l1/second.xml)"
+    assert _seen(tool.run({}, plot=False))["string_title"] == "from second"
+    assert _seen(tool.run({"loader": "Second run (l1/dup.xml)"}, plot=False))["string_title"] == "from dup"
