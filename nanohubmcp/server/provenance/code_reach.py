@@ -11,8 +11,14 @@ through the user's own functions and classes, transitively, and hashes what it f
   may have been edited since it was loaded — with the code nested in it, the values of its defaults (a
   class: its bases' names and each method's code), and what *its* global names reach; the tool's own
   function's code too;
-- the values a function's closure captured, a bound method's instance attributes and a class's
-  plain class attributes, each as below;
+- what such a value holds (:func:`.code_parts.parts`), each as below: the values a function's closure
+  captured, a bound method's instance attributes and class, a class's bases of the user's own and its
+  attributes other than methods (``coeffs = np.loadtxt(...)``: its data; an attribute assigned anew
+  is a change, as a global name bound anew);
+- an instance of a user's class (``M = Model()``): its pickle, as below, and its class, as above (what
+  its methods and properties run and reach); a ``functools.partial``: its function, arguments and
+  keywords, each as a global name's value; a wrapper holding ``__wrapped__`` (``functools.lru_cache``):
+  its pickle and the function it wraps;
 - a module of the user's own (by the same rule): the attributes the code reads from it, followed
   by name (``mylib.g(x)``: ``g`` taken as above; ``pkg.sub.h``: through the submodule; ``config.SCALE``:
   its value) and bound like global names; a module used as a whole (passed on, ``getattr(mod, name)``,
@@ -49,9 +55,9 @@ import inspect
 import secrets
 import sys
 import weakref
-from collections.abc import Callable, Iterator
-from functools import cached_property
-from types import CodeType, FunctionType, MethodType, ModuleType
+from collections.abc import Callable, Iterator, Mapping
+from functools import partial, partialmethod
+from types import CodeType, ModuleType
 from typing import Any
 
 from .code_modules import (
@@ -62,8 +68,8 @@ from .code_modules import (
     file_digest,
     imported_files,
     is_users_module,
-    outside_libraries,
 )
+from .code_parts import functions_of, has_parts, is_users_code, parts
 
 MAX_REACHED = 256
 """Objects followed from one tool at most (a tool reaching more is hashed by the first ones)."""
@@ -72,8 +78,8 @@ MAX_VALUE_CHARS = 65536
 _PLAIN = (type(None), bool, int, float, complex, str, bytes)
 _CONTAINERS = (tuple, list, dict, set, frozenset)
 
-Binding = tuple[dict[str, Any], str, Any]
-"""A global name read by reached code: (the globals it was read from, the name, what it was bound to)."""
+Binding = tuple[Mapping[str, Any], str, Any]
+"""A name read by reached code: (the globals or class it was read from, the name, what it was bound to)."""
 
 
 REACH = "cache_reach"
@@ -143,14 +149,14 @@ def _walk(fn: Callable[..., Any]) -> Reach:
     queue: list[Any] = [fn]
     reached = 0
 
-    if _is_users(fn):  # what runs: its file's text may be newer than the code loaded from it
+    if is_users_code(fn):  # what runs: its file's text may be newer than the code loaded from it
         digest.update(b"\0code=" + _code_text(fn))
 
     def take(label: str, value: Any, paths: frozenset[Path] = WHOLE) -> None:
         digest.update(f"\0{label}=".encode())
         if isinstance(value, (_PLAIN, _CONTAINERS)):
             digest.update(_plain(value, held))
-        elif _is_users(value):
+        elif is_users_code(value):
             digest.update(_code_text(value))
             if id(value) not in seen:
                 seen.add(id(value))
@@ -158,7 +164,11 @@ def _walk(fn: Callable[..., Any]) -> Reach:
         elif is_users_module(value):
             follow(label, value, paths)
         else:
-            digest.update(_opaque(value, held))
+            if not isinstance(value, (partial, partialmethod)):  # (a partial counts by its parts alone)
+                digest.update(_opaque(value, held))
+            if has_parts(value) and id(value) not in seen:  # an instance's class, what a wrapper wraps
+                seen.add(id(value))
+                queue.append(value)
 
     def follow(label: str, module: ModuleType, paths: frozenset[Path]) -> None:
         """The attributes read from a user's module (``paths``: the names read after it; ``()``: itself)."""
@@ -180,9 +190,12 @@ def _walk(fn: Callable[..., Any]) -> Reach:
     while queue and reached < MAX_REACHED:
         obj = queue.pop(0)
         reached += 1
-        for label, value in _state(obj):
+        if isinstance(obj, type):  # an attribute assigned anew (``Model.coeffs = ...``): a change
+            namespace = vars(obj)
+            bindings.extend((namespace, key, value) for key, value in namespace.items())
+        for label, value in parts(obj):
             take(label, value)
-        for function in _functions_of(obj):
+        for function in functions_of(obj):
             for name, path in imported_files(function):
                 if reached >= MAX_REACHED:
                     break
@@ -201,55 +214,13 @@ def _walk(fn: Callable[..., Any]) -> Reach:
     return Reach(tuple(bindings), digest.hexdigest(), tuple(held))
 
 
-def _state(obj: Any) -> list[tuple[str, Any]]:
-    """What a function holds besides its code: the values its closure captured (a factory's
-    ``k``), a bound method's instance attributes, a class's plain class attributes."""
-    found: list[tuple[str, Any]] = []
-    if isinstance(obj, MethodType):
-        attributes = getattr(obj.__self__, "__dict__", None)
-        if isinstance(attributes, dict):
-            found.extend((f"self.{key}", value) for key, value in sorted(attributes.items(), key=lambda kv: str(kv[0])))
-        obj = obj.__func__
-    if isinstance(obj, FunctionType) and obj.__closure__:
-        for name, cell in zip(obj.__code__.co_freevars, obj.__closure__, strict=False):
-            try:
-                found.append((f"cell.{name}", cell.cell_contents))
-            except ValueError:  # a cell not filled yet
-                continue
-    if isinstance(obj, type):
-        found.extend((f"class.{key}", value) for key, value in vars(obj).items()
-                     if isinstance(value, (_PLAIN, _CONTAINERS)) and not key.startswith("__"))
-    return found
-
-
 def _global_names(obj: Any) -> Iterator[tuple[dict[str, Any], str, CodeType]]:
     """(globals, name, code) for each global name the code of ``obj`` (a function, a class's methods) reads."""
-    for function in _functions_of(obj):
+    for function in functions_of(obj):
         namespace = function.__globals__
         for code in codes(function.__code__):
             for name in code.co_names:
                 yield namespace, name, code
-
-
-def _functions_of(obj: Any) -> list[FunctionType]:
-    if isinstance(obj, MethodType):
-        obj = obj.__func__
-    if isinstance(obj, FunctionType):
-        return [obj]
-    if isinstance(obj, type):
-        found: list[FunctionType] = []
-        for member in vars(obj).values():
-            if isinstance(member, (staticmethod, classmethod)):
-                member = member.__func__
-            elif isinstance(member, property):
-                found.extend(f for f in (member.fset, member.fdel) if isinstance(f, FunctionType))
-                member = member.fget
-            elif isinstance(member, cached_property):
-                member = member.func
-            if isinstance(member, FunctionType):
-                found.append(member)
-        return found
-    return []
 
 
 def _plain(value: Any, held: list[Any]) -> bytes:
@@ -327,24 +298,6 @@ def _plain_repr(value: Any, left: list[int], depth: int) -> str | None:
     return text if left[0] >= 0 else None
 
 
-def _is_users(value: Any) -> bool:
-    """A function or class of the user's own code (not the standard library's or an installed package's)."""
-    if isinstance(value, MethodType):
-        value = value.__func__
-    if not isinstance(value, (FunctionType, type)):
-        return False
-    name = getattr(value, "__module__", "") or ""
-    if name.partition(".")[0] == "nanohubmcp":
-        return False  # ours (a Rappture or Sim2L tool's runner): versioned with the package
-    module = sys.modules.get(name)
-    if module is None or module.__name__ == "__main__":
-        return True
-    path = getattr(module, "__file__", None)
-    if not path:
-        return module.__name__ not in sys.builtin_module_names
-    return outside_libraries(path)
-
-
 def _code_bytes(code: CodeType) -> bytes:
     """What compiled code does, without where it was compiled (no file name or line numbers; marshal's
     output is not stable either: it depends on which strings happen to be shared): its instructions,
@@ -375,7 +328,7 @@ def _code_text(value: Any) -> bytes:
     parts = []
     if isinstance(value, type):
         parts.append(" ".join(f"{base.__module__}.{base.__qualname__}" for base in value.__bases__).encode())
-    for function in _functions_of(value):
+    for function in functions_of(value):
         parts.append(function.__name__.encode() + b"=" + _code_bytes(function.__code__))
         defaults = (function.__defaults__ or ()) + tuple((function.__kwdefaults__ or {}).items())
         if defaults:
@@ -408,7 +361,7 @@ def _module_text(module: ModuleType, held: list[Any]) -> bytes:
             continue
         if isinstance(value, (_PLAIN, _CONTAINERS)):
             text = _plain(value, held)
-        elif _is_users(value):
+        elif is_users_code(value):
             text = _code_text(value)
         else:
             text = _opaque(value, held)
