@@ -29,12 +29,13 @@ file around it :mod:`.script_frame`'s.
 from __future__ import annotations
 
 import ast
+import operator
 from dataclasses import dataclass
 from typing import Any
 
 from ..serving.runners import is_loopback
 
-__all__ = ["CommandLine", "ExportSettings", "SettingRefused"]
+__all__ = ["CommandLine", "ExportSettings", "SettingRefused", "constant_value"]
 
 _WHERE = {"name": "ctor", "version": "ctor", "instructions": "ctor", "tool_timeout": "ctor",
           "max_inline_bytes": "ctor", "figure_dpi": "ctor", "state_dir": "ctor", "job_executor": "ctor",
@@ -67,6 +68,37 @@ def _place(setting: str) -> str | None:
     from .config import LIMIT_TRAITS, SERVE_LIMIT_TRAITS  # read with the first %config line (ExportSettings.apply)
 
     return "ctor" if setting in LIMIT_TRAITS else "run" if setting in SERVE_LIMIT_TRAITS else _WHERE.get(setting)
+
+
+_ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+               ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
+_LARGEST_POWER = 1024
+"""The largest exponent :func:`constant_value` computes (``2**1024`` is past every limit; ``10**10**10`` would
+not end)."""
+
+
+def constant_value(node: ast.expr) -> Any:
+    """The value of a ``%config`` right-hand side: a literal (:func:`ast.literal_eval`), or arithmetic of
+    numbers (``+ - * / // % **`` and unary ``+``/``-``: ``40 * 2**20``, ``64*1024*1024``, ``1.5e9``), which
+    the kernel's traitlets config evaluates too; nothing else runs.
+
+    Raises:
+        ValueError: anything else (a name, a call), or a power above ``2**1024``-sized exponents.
+        ArithmeticError: a division by zero, an overflow.
+    """
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
+        left, right = constant_value(node.left), constant_value(node.right)
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (left, right)):
+            raise ValueError("arithmetic of numbers only")
+        if isinstance(node.op, ast.Pow) and abs(right) > _LARGEST_POWER:
+            raise ValueError("exponent too large")
+        return _ARITHMETIC[type(node.op)](left, right)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
+        operand = constant_value(node.operand)
+        if not isinstance(operand, (int, float)) or isinstance(operand, bool):
+            raise ValueError("arithmetic of numbers only")
+        return -operand if isinstance(node.op, ast.USub) else operand
+    return ast.literal_eval(node)  # numbers (with a unary sign), strings, lists, dicts, None, True/False
 
 
 class SettingRefused(Exception):
@@ -117,15 +149,16 @@ class ExportSettings:
         if setting not in NanohubMCP.class_trait_names(config=True):
             raise SettingRefused(f"%config NanohubMCP.{setting}: NanohubMCP has no setting {setting!r}")
         try:
-            value = ast.literal_eval(target.value)
+            value = constant_value(target.value)
             # checked with the pair's other half as set so far, as the kernel would hold it (max_buffered_bytes
             # must be at least max_request_bytes): a script that run() would refuse to start is not written
             checked = NanohubMCP(**{half: self.values[half] for half in _PAIR
                                     if half in self.values and half != setting})
             setattr(checked, setting, value)
-        except (ValueError, TypeError, SyntaxError):
+        except (ValueError, TypeError, SyntaxError, ArithmeticError):
             raise SettingRefused(f"%config NanohubMCP.{setting}: the value must be a literal (a number, "
-                                 "string, list or None) to be exported") from None
+                                 "string, list or None) or arithmetic of numbers (40 * 2**20) to be "
+                                 "exported") from None
         except TraitError as exc:
             raise SettingRefused(str(exc).splitlines()[0]) from None
         if setting == "provenance" and value:

@@ -23,18 +23,20 @@ out, except that a leading markdown cell becomes the script's docstring):
   registering NAME again does), so the script does not serve it either; a view's URI becomes
   ``server.remove_resource(URI)``, another name in a notebook with ``%mcp rappture``/``sim2l`` lines
   ``server.remove_tool(NAME)``.
-- Other magics, shell escapes, other cell magics, and top-level statements that only display a
-  value (``df``, ``display(x)``) become a comment saying what was dropped. A ``%%writefile`` cell is
-  not turned into code writing the file: the script is imported by commands that must not write
+- Other magics are translated, dropped with a comment or refused as :mod:`.script_magics` says
+  (``%env NAME=value`` -> ``os.environ``, ``%time STATEMENT`` -> the statement, a ``%%time`` /
+  ``%%capture`` cell -> its code, ``%run`` refused, ...); shell escapes, other cell magics, and top-level
+  statements that only display a value (``df``, ``display(x)``) become a comment saying what was dropped.
+  A ``%%writefile`` cell is not turned into code writing the file: the script is imported by commands
+  that must not write
   (``nanohubmcp server-json``, ``start_mcp --app``), ``-a`` would append again at every start, and the
   file the notebook wrote is beside it already; the comment says to keep that file with the script.
-- A magic or ``!cmd`` line inside a function's body is refused (dropped, it would change what the
-  function does when called), except ``%env NAME=value`` with nothing for IPython to expand (``$x``,
-  ``{x}``), which becomes ``os.environ["NAME"] = "value"``.
+- A magic or ``!cmd`` line inside a function's body that :mod:`.script_magics` does not translate is
+  refused (dropped, it would change what the function does when called).
 - A cell using ``%mcp ...`` as a value (``r = %mcp call add {...}`` then ``assert``: a check of the
   notebook's tools through its running server) is left out whole, with a comment. A later cell using
   a name only such a cell bound, or only a dropped cell magic bound (``%%yaml OUTPUTS``, ``%%capture
-  out``, a name bound in a ``%%capture`` or ``%%time`` cell's body), is refused: the script would stop
+  out``, ``%%bash --out listing``), is refused: the script would stop
   at that name with a NameError.
 - A notebook that serves nothing (no ``%%mcp_*`` cell, no ``%mcp rappture``/``sim2l`` line) is refused
   (``refuse_empty=True``, as both export commands ask). Refusing a Sim2L notebook (``%%yaml INPUTS``
@@ -82,6 +84,7 @@ from .notebook_cells import (
     reads_server,
 )
 from .script_frame import EXPORT_MARKER, frame
+from .script_magics import CELL_KEEPS_BODY, line_magic
 from .script_text import call_arguments, format_script, literal, shorten
 from .source_lines import KINDS as SOURCE_KINDS
 from .source_lines import parse_source_line
@@ -259,6 +262,8 @@ class _Builder:
             self.blocks.append(self._component(*magic))
         elif magic[0] == "mcp_view":
             self.blocks.append(self._view(magic[1], magic[2]))
+        elif magic[0] in CELL_KEEPS_BODY:
+            self._keep_body(*magic)
         else:
             self._drop_cell_magic(*magic)
 
@@ -278,6 +283,17 @@ class _Builder:
         # A word of an unknown magic's line (%%sql x, %%R -i x) may name a value kept code bound: not a binding.
         names = certain + [name for name in likely if name not in self.kept]
         self.left_out.update((name, (self.number, f"a %%{magic} cell (a cell magic, IPython only)")) for name in names)
+
+    def _keep_body(self, magic: str, line: str, body: str) -> None:
+        """A ``%%time`` / ``%%capture`` / ``%%prun`` cell: its body runs, as in the notebook (without the
+        timing, capture or profile); ``%%capture NAME``'s NAME is left out (refused if used later)."""
+        what = shorten(f"%%{magic} {line}".rstrip())
+        self.offset += 1 + leading_blank_lines(body)
+        code = self._code(self.transformer.transform_cell(body))
+        self.blocks.append(f"# {what}: the cell's code runs, without the {magic} magic\n{code}")
+        certain, _ = magic_bound_names(magic, line)
+        self.left_out.update((name, (self.number, f"a %%{magic} cell (the magic binds it, IPython only)"))
+                             for name in certain)
 
     def _component(self, magic: str, line: str, body: str) -> str:
         kind = _COMPONENTS[magic]
@@ -454,10 +470,9 @@ class _Builder:
         args = [a.value if isinstance(a, ast.Constant) else None for a in call.args]
         if method == "run_line_magic" and len(args) >= 2 and isinstance(args[0], str):
             line = str(args[1] or "").strip()
-            setting = re.fullmatch(r"([A-Za-z_][A-Za-z0-9_]*)\s*(?:=|\s)\s*([^${}]*?)", line)
-            if args[0] == "env" and setting:  # as IPython's %env sets it; $x and {x} would be expanded
-                name, value = setting.groups()
-                return _Code(f"import os; os.environ[{literal(name)}] = {literal(value)}  # %env {line}")
+            handling = line_magic(args[0], line, transform=self.transformer.transform_cell)
+            if handling.kind == "code":  # %env, %time, %cd: what IPython does, in Python
+                return _Code(handling.text)
             what = f"%{args[0]} {line}".rstrip()
         else:
             what = ("!" if method == "system" else "!!") + str(args[0]) if method in ("system", "getoutput") \
@@ -506,6 +521,15 @@ class _Builder:
                     raise self._error(call, str(exc)) from None
                 self.sources.append(f"{kind} {parsed.path}")
                 return _Code(parsed.code())
+            if args[0] != "mcp":
+                handling = line_magic(args[0], line, transform=self.transformer.transform_cell)
+                if handling.kind == "code":
+                    return _Code(handling.text)
+                if handling.kind == "refuse":
+                    raise self._error(call, handling.text)
+                if handling.text != "IPython only":
+                    self.dropped.append(f"cell {self.number}: {shorten(what)} ({handling.text})")
+                    return f"dropped ({handling.text}): {shorten(what)}"
         elif method in ("system", "getoutput") and args and isinstance(args[0], str):
             what = ("!" if method == "system" else "!!") + args[0]
         else:

@@ -2,9 +2,10 @@
 written:
 
 - a later cell using a name only a dropped cell magic bound: ``%%yaml OUTPUTS`` (simtool's magic), the
-  ``NAME`` of ``%%capture NAME``, a name bound in a ``%%capture``/``%%time`` cell's body, a script magic's
-  ``--out NAME``. The script would stop there with a NameError, as the ``%mcp``-value case already was
-  refused. A name a kept cell binds (before the use) is fine.
+  ``NAME`` of ``%%capture NAME`` (its body runs in the script: see
+  ``test_magics_that_run_code_or_set_state_are_translated_or_refused``), a script magic's ``--out NAME``.
+  The script would stop there with a NameError, as the ``%mcp``-value case already was refused. A name a
+  kept cell binds (before the use) is fine.
 - a notebook registering nothing (no ``%%mcp_*`` cell, no ``%mcp rappture``/``sim2l`` line): the script
   would serve 0 tools. A Sim2L notebook (``%%yaml INPUTS``/``OUTPUTS`` cells, ``simtool``) is pointed at
   ``nanohubmcp sim2l NOTEBOOK``, which serves it; so is any other refusal of one.
@@ -51,9 +52,7 @@ def refusal(*sources: str) -> str:
 
 @pytest.mark.parametrize(("dropped", "use", "name"), [
     ("%%yaml CONFIG\nrate: 2", "SPEED = CONFIG['rate']", "CONFIG"),
-    ("%%capture out\nprint('hi')", "LOG = out.stdout", "out"),
-    ("%%capture --no-stderr\nimport math\nTAU = 2 * math.pi", "HALF = TAU / 2", "TAU"),
-    ("%%time\nTABLE = [i * i for i in range(10)]", "print(TABLE[3])", "TABLE"),
+    ("%%bash --err problems\nls", "print(problems)", "problems"),
     ("%%bash --out listing\nls", "FILES = listing.split()", "listing"),
 ])
 def test_a_name_only_a_dropped_cell_magic_bound_is_refused(dropped: str, use: str, name: str) -> None:
