@@ -32,6 +32,8 @@ from collections.abc import Callable, Iterable, Iterator
 from types import ModuleType
 from typing import Any, Final
 
+from . import lone_surrogates
+
 # re-exported: dumps raises NestedTooDeep, and callers named these here before they moved
 from .nesting import (
     MAX_JSON_DEPTH,
@@ -51,6 +53,7 @@ __all__ = [
     "TextPieces",
     "accelerator",
     "dumpb",
+    "dumpb_sent",
     "dumps",
     "dumps_within_depth",
     "escaped_pieces",
@@ -397,14 +400,24 @@ def dumpb_parts(value: object) -> list[bytes | TextPieces]:
     :class:`TextPieces` stays a part of its own, standing for :func:`escaped_pieces`' bytes
     (:attr:`~TextPieces.size` of them). The bytes between are then :func:`dumpb`'s exactly.
 
-    A value whose text has no UTF-8 form (a lone surrogate) is one part, written with ``\\u`` escapes
-    as :func:`dumpb` writes it (a :class:`TextPieces` in it read whole).
+    These are the bytes a transport sends: a message whose text has no UTF-8 form (a lone surrogate) is
+    one part, read whole (a :class:`TextPieces` in it too), each lone surrogate in text the server wrote
+    being U+FFFD (:mod:`.lone_surrogates`); one that stays (in a request id, an error or a progress token,
+    which echo the client's) has the message written with ``\\u`` escapes, as :func:`dumpb` writes it.
+
+    .. versionchanged:: 1.0
+       A lone surrogate in a result or a notification's params is written as U+FFFD, not as its escape.
     """
     parts = _parts(value)
     try:
         return [part.encode("utf-8") if isinstance(part, str) else part for part in parts]
-    except UnicodeEncodeError:
-        return [_escaped(value)]
+    except UnicodeEncodeError:  # (only then: the usual message pays nothing for the check)
+        return [dumpb(lone_surrogates.for_the_wire(plain(value)))]
+
+
+def dumpb_sent(value: object) -> bytes:
+    """:func:`dumpb_parts` joined: the bytes a transport sends for ``value`` (a kept file's text read whole)."""
+    return b"".join(part if isinstance(part, bytes) else b"".join(escaped_pieces(part)) for part in dumpb_parts(value))
 
 
 def _escaped(value: object) -> bytes:

@@ -204,7 +204,7 @@ class MemoryClient:
                 raise
         if reply is None:
             return None
-        return jsonenc.loads(jsonenc.dumpb(reply))  # what a wire client reads
+        return jsonenc.loads(jsonenc.dumpb_sent(reply))  # what a wire client reads
 
     def envelope(self, method: str, params: dict[str, Any] | None = None, *, notify: bool = False) -> dict[str, Any]:
         """The JSON-RPC message for ``method`` with a fresh id (none when ``notify``), and at
@@ -350,7 +350,7 @@ class MemoryClient:
                 if "id" not in message and (method is None or message.get("method") == method)]
 
     def _receive(self, message: dict[str, Any]) -> None:
-        message = jsonenc.loads(jsonenc.dumpb(message))
+        message = jsonenc.loads(jsonenc.dumpb_sent(message))  # as a wire client reads it
         self.messages.append(message)
         if "method" in message and "id" in message:  # the server's request: answered as a task of its own
             self._track(asyncio.ensure_future(self._respond(message)))

@@ -57,7 +57,7 @@ async def memory_streams(server: MCPServer, *, principal: Principal | None = Non
 
     def deliver(message: Any) -> None:  # a message (a dict); the official client sends no batch
         try:
-            item: Any = SessionMessage(adapter(jsonenc.dumpb(message)))
+            item: Any = SessionMessage(adapter(jsonenc.dumpb_sent(message)))
         except ValueError as exc:  # pydantic's ValidationError: the client sees why it cannot read it
             item = exc
         with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError):

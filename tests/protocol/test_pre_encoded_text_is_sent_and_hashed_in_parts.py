@@ -40,9 +40,14 @@ def test_the_pre_encoded_text_is_a_part_of_its_own_not_a_copy() -> None:
     assert sum(map(len, parts)) == len(jsonenc.dumps({"structuredContent": {"result": encoded}}))
 
 
-def test_a_lone_surrogate_is_escaped_as_dumpb_does() -> None:
+def test_a_lone_surrogate_is_sent_as_u_fffd_in_one_part() -> None:
     value = {"text": "\ud800", "data": jsonenc.Encoded("[1]")}
-    assert jsonenc.dumpb_parts(value) == [jsonenc.dumpb(value)]
+    assert jsonenc.dumpb_parts(value) == [jsonenc.dumpb({"text": "\ufffd", "data": [1]})]
+
+
+def test_a_lone_surrogate_the_protocol_echoes_is_escaped_as_dumpb_does() -> None:
+    value = {"id": "\ud800", "result": {"text": "\udce9", "data": jsonenc.Encoded("[1]")}}
+    assert jsonenc.dumpb_parts(value) == [jsonenc.dumpb({"id": "\ud800", "result": {"text": "\ufffd", "data": [1]}})]
 
 
 @pytest.mark.parametrize("value", VALUES[:2])

@@ -1,5 +1,7 @@
 """Text holding a lone UTF-16 surrogate (``"\\ud800"``: valid JSON a client may send, which strict UTF-8
-has no form for) goes through every store and comes back as sent, in each job store (memory, SQLite,
+has no form for) goes through every store and comes back (what a tool returned with U+FFFD in its place,
+which every client reads, trial33 W20; the request id and progress token the protocol echoes as sent), in
+each job store (memory, SQLite,
 a real redis-server): a job's arguments and result (SQLite: the job was -32603; Redis: its end was never
 stored, so every other process said ``running`` forever, trial31 S11), a text result large enough to be
 kept as a resource (the call failed with the codec's message), a subscription to a URI holding one
@@ -78,7 +80,7 @@ def test_each_store_keeps_it_and_answers_it(store: str, tmp_path: Path, request:
         job_id = post(url + "tools/later", '{"s":"\\ud800a"}').json()["job_id"]
         poll = json.dumps({"job_id": job_id})
         wait_until(lambda: post(url + "tools/get_job_result", poll).json()["status"] == "done", "the job is done")
-        assert post(url + "tools/get_job_result", poll).json()["result"] == "\ud800a"
+        assert post(url + "tools/get_job_result", poll).json()["result"] == "\ufffda"  # (sent as U+FFFD)
         if redis is not None:  # another process of the server reads the job's end from Redis
             other = jobmod.JobStore(name="lone", shared=parse(redis.url))
             try:
@@ -87,11 +89,11 @@ def test_each_store_keeps_it_and_answers_it(store: str, tmp_path: Path, request:
                 other.backend.close()
         task = rpc(url, session, "tools/call", '{"name":"later","arguments":{"s":"\\udc00b"},"task":{}}')["task"]
         answer = rpc(url, session, "tasks/result", json.dumps({"taskId": task["taskId"]}))
-        assert answer["content"][0]["text"] == "\udc00b"
+        assert answer["content"][0]["text"] == "\ufffdb"
         kept = rpc(url, session, "tools/call", '{"name":"long","arguments":{"s":"\\ud800c"}}')
         assert not kept.get("isError"), kept
         link = next(block["uri"] for block in kept["content"] if block["type"] == "resource_link")
-        assert rpc(url, session, "resources/read", json.dumps({"uri": link}))["contents"][0]["text"] == "\ud800c" * 2000
+        assert rpc(url, session, "resources/read", json.dumps({"uri": link}))["contents"][0]["text"] == "\ufffdc" * 2000
         assert rpc(url, session, "resources/subscribe", '{"uri":"data://\\ud800"}') == {}
         assert rpc(url, session, "resources/unsubscribe", '{"uri":"data://\\ud800"}') == {}
         streamed = post(url + "mcp", '{"jsonrpc":"2.0","id":"\\udc00","method":"tools/call","params":{"name":"told",'

@@ -1,0 +1,74 @@
+"""What a lone UTF-16 surrogate in a message to a client becomes: U+FFFD where the server wrote the text,
+the surrogate itself where the message echoes the client's own value.
+
+Python reads a file name that is not UTF-8 (``os.listdir`` on a Latin-1 name) with ``surrogateescape``:
+``b"r\\xe9sultat"`` becomes ``"r\\udce9sultat"``. JSON can write that string only as the escape ``\\udce9``,
+which is valid JSON text but not Unicode (RFC 8259 § 8.2: software receiving it behaves unpredictably). The
+official MCP Python client (pydantic's parser) and serde refuse the whole message, so a tool listing such a
+folder failed for the user; ``JSON.parse`` takes it. So what the server writes — a result (tools, resources,
+prompts, ``structuredContent``, a REST answer), a notification's or a server request's params — carries
+U+FFFD (``"\\ufffd"``) in place of each lone surrogate. The members that echo what the client sent keep it,
+so a client that sent one can still match its answer: a message's ``id`` and ``error`` (error texts quote
+the client's values) and a progress notification's ``progressToken``.
+
+This decides only what goes on the wire (``jsonenc.dumpb_parts``); stores (jobs, kept results, provenance)
+keep the text as the tool returned it. Pure: no I/O, no encoder; the caller gives plain JSON values.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any, Final
+
+__all__ = ["REPLACEMENT", "for_the_wire"]
+
+REPLACEMENT: Final = "\ufffd"
+"""What each lone surrogate in server-written text becomes (the Unicode replacement character)."""
+
+_ECHOED: Final = frozenset({"id", "error"})
+"""A message's members that echo the client's values (its request id; error texts that quote its input)."""
+
+_LONE: Final = re.compile("[\ud800-\udfff]")  # in a str, any surrogate stands alone (pairs are one character)
+_log = logging.getLogger("nanohubmcp.protocol")
+_warned = [False]
+
+
+def for_the_wire(message: Any) -> Any:
+    """``message`` (a JSON-RPC message, a batch of them, or a REST body: plain JSON values) with U+FFFD in
+    place of each lone surrogate in the text the server wrote (keys too); ``id``, ``error`` and
+    ``params.progressToken`` are kept as they are. Logs a warning the first time
+    it replaces one in the process.
+
+    Args:
+        message: dicts, lists, str, numbers, bool, None, as ``jsonenc.plain`` leaves them, nested no deeper
+            than ``jsonenc.WALK_DEPTH`` (``plain`` checked it).
+    """
+    if isinstance(message, list):
+        return [for_the_wire(item) for item in message]
+    if not isinstance(message, dict):
+        return _replaced(message)
+    return {_replaced(key): value if key in _ECHOED else _params(value) if key == "params" else _replaced(value)
+            for key, value in message.items()}
+
+
+def _params(params: Any) -> Any:
+    if not isinstance(params, dict):
+        return _replaced(params)
+    return {_replaced(key): value if key == "progressToken" else _replaced(value) for key, value in params.items()}
+
+
+def _replaced(value: Any) -> Any:
+    if isinstance(value, str):
+        text, count = _LONE.subn(REPLACEMENT, value)
+        if count and not _warned[0]:
+            _warned[0] = True
+            _log.warning("a message to a client held text that is not Unicode (a lone UTF-16 surrogate, such as "
+                         "a file name that is not UTF-8 read with os.listdir); each is written as U+FFFD "
+                         "(said once; see the Scientific results page)")
+        return text
+    if isinstance(value, dict):
+        return {_replaced(key): _replaced(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_replaced(item) for item in value]
+    return value
