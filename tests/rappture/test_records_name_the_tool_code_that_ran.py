@@ -69,7 +69,8 @@ async def test_a_rappture_record_hashes_its_files_and_its_cache_outlives_a_resta
     metadata = json.loads((crate / "ro-crate-metadata.json").read_text())
     entities = {entity["@id"]: entity for entity in metadata["@graph"]}
     instrument = entities["code/tool.xml"]
-    assert instrument["identifier"] == record["code"]["hash"]
+    assert instrument["identifier"] == "sha256:" + hashlib.sha256((tool / "tool.xml").read_bytes()).hexdigest()
+    assert entities[instrument["additionalProperty"]["@id"]]["value"] == record["code"]["hash"]
     assert {"@id": "code/fermi.py"} in (instrument["hasPart"] if isinstance(instrument["hasPart"], list)
                                        else [instrument["hasPart"]])
     assert str(tool.resolve()) in instrument["description"]

@@ -12,7 +12,7 @@ keeps a :class:`WatchedCode` (``Tool.extra[WATCHED]``), which reads the files ag
 says one changed, so the result cache's key, the provenance record and the tool's own stored runs
 name the code as it is now, not as it was at registration.
 
-The text is JSON with sorted keys: ``{"org.nanohub/code": 1, "kind": ..., "tool": ..., "files":
+The text is JSON with sorted keys: ``{"org.nanohub/code": 1, "kind": ..., "files":
 [{"name", "sha256", "size", "text"}]}``; ``name`` is the file's path relative to the tool's
 directory, ``sha256``/``size`` of its bytes, ``text`` its UTF-8 text (None for a file that is not
 text or is larger than :data:`MAX_FILE_BYTES`: it counts by its digest alone).
@@ -64,15 +64,20 @@ def read_entry(path: str | os.PathLike[str], name: str) -> dict[str, Any] | None
     return entry(name, data)
 
 
-def bundle(kind: str, tool: str, files: list[dict[str, Any]]) -> str:
-    """The code text of a ``kind`` (``"rappture"``, ``"sim2l"``) tool named ``tool`` made of
-    ``files`` (:func:`entry` dicts, the main file first)."""
-    return json.dumps({MARK: 1, "kind": kind, "tool": tool, "files": files[:MAX_FILES]},
+def bundle(kind: str, files: list[dict[str, Any]]) -> str:
+    """The code text of a ``kind`` (``"rappture"``, ``"sim2l"``) tool made of ``files`` (:func:`entry`
+    dicts, the main file first). The name the tool is served under is not in it: the same files are
+    the same code whatever the name (the result cache keys on the name apart).
+
+    .. versionchanged:: 1.0
+       No longer holds the tool's name (a bundle that does still reads with :func:`files_of`)."""
+    return json.dumps({MARK: 1, "kind": kind, "files": files[:MAX_FILES]},
                       sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 def files_of(source: str | None) -> dict[str, Any] | None:
-    """The bundle ``source`` holds (``{"kind", "tool", "files"}``), or None for a function's source."""
+    """The bundle ``source`` holds (``{"kind", "files"}``; an earlier one also ``"tool"``), or None for a
+    function's source."""
     if not source or not source.startswith('{"files":'):  # sorted keys: a function's source never starts so
         return None
     try:

@@ -5,11 +5,12 @@ The crate holds:
 
 - ``code/<tool>.py``: the tool's code (its function's source, or a notebook tool's defining
   cell) — a ``File`` and ``SoftwareSourceCode``, the action's ``instrument``, with its version (if any),
-  its SHA-256 and the Python and package versions it ran with (``softwareRequirements``; its
-  ``description`` says when the record's package list is incomplete); for a
-  Rappture tool ``code/tool.xml`` (the instrument) and the programs its ``<command>`` runs
+  the file's own SHA-256 (``identifier``), the record's code hash (``additionalProperty``, a
+  ``PropertyValue`` saying what it covers) and the Python and package versions it ran with
+  (``softwareRequirements``; its ``description`` says when the record's package list is incomplete);
+  for a Rappture tool ``code/tool.xml`` (the instrument) and the programs its ``<command>`` runs
   (``code/fermi.py``: its parts), for a Sim2L ``code/<notebook>.py``, its code cells
-  (:mod:`.code_files`);
+  (:mod:`.crate_code`);
 - ``inputs.json`` and one ``PropertyValue`` per argument: the action's ``object`` (a secret
   argument is named, never valued, as in the record); its ``value`` is a string, number or
   boolean argument itself, an object, array or null argument's JSON text;
@@ -40,7 +41,10 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import ConfigurationError, NanohubMCPError
-from . import code_files, crate_dir
+from . import crate_dir
+from .crate_code import add_code
+from .crate_code import given as _given
+from .crate_code import safe_name as _safe
 from .licenses import SPDX_PAGE, license_uri
 from .records import ProvenanceStore, record_id_of
 
@@ -187,18 +191,11 @@ def write_crate(
             "name": tool,
             "programmingLanguage": {"@id": "#python"},
             "encodingFormat": "text/x-python",
-            "identifier": code.get("hash"),
             "version": code.get("version"),
             "description": described,
             "softwareRequirements": requirements,
         })
-        parts = code_files.files_of(source)
-        if parts is None:
-            code_file = staged / f"{_safe(tool)}.py"
-            code_file.write_text(source if source is not None else f"# the source of {tool} was not kept\n")
-            instrument = crate.add_file(code_file, dest_path=f"code/{code_file.name}", properties=properties)
-        else:  # a Rappture tool's tool.xml and programs, a Sim2L's code cells: a file each
-            instrument = _add_parts(crate, staged, parts, properties, str(code.get("module")))
+        instrument = add_code(crate, staged, tool, source, code, properties)
 
         arguments = record.get("arguments") or {}
         inputs_file = staged / "inputs.json"
@@ -318,51 +315,6 @@ def write_crate(
     return out
 
 
-KINDS = {"rappture": "Rappture", "sim2l": "Sim2L"}
-FORMATS = {".xml": "application/xml", ".py": "text/x-python", ".tcl": "text/x-tcl", ".m": "text/x-matlab",
-           ".sh": "text/x-shellscript", ".c": "text/x-c", ".f90": "text/x-fortran", ".jl": "text/x-julia"}
-
-
-def _add_parts(crate: Any, staged: Path, parts: dict[str, Any], properties: dict[str, Any], path: str) -> Any:
-    """Add the files of a tool's code bundle under ``code/``; returns the first (tool.xml, the
-    notebook's code), the instrument, which has the others as parts. A file kept by its digest
-    alone (binary, or too large) is named with its digest, not copied."""
-    from rocrate.model.contextentity import ContextEntity
-
-    entities: list[Any] = []
-    for index, part in enumerate(parts["files"]):
-        name = str(part.get("name") or f"file{index}")
-        safe = "/".join(_safe(piece) for piece in name.split("/") if piece not in ("", ".", "..")) or f"file{index}"
-        described: dict[str, Any] = _given({
-            "name": name,
-            "encodingFormat": FORMATS.get(os.path.splitext(name)[1].lower(), "text/plain"),
-            "identifier": f"sha256:{part['sha256']}" if part.get("sha256") else None,
-            "contentSize": str(part["size"]) if part.get("size") is not None else None,
-        })
-        if index == 0:
-            described = _given({**properties, **described, "identifier": properties.get("identifier"),
-                                "description": f"The {KINDS.get(str(parts.get('kind')), 'other')} tool "
-                                               f"{parts.get('tool')} ({path})"})
-        if described["encodingFormat"] != "text/x-python":
-            described.pop("programmingLanguage", None)
-        elif index:
-            described["programmingLanguage"] = {"@id": "#python"}
-        text = part.get("text")
-        if isinstance(text, str):
-            staged_file = staged / "code" / safe
-            staged_file.parent.mkdir(parents=True, exist_ok=True)
-            staged_file.write_text(text)
-            entities.append(crate.add_file(staged_file, dest_path=f"code/{safe}", properties=described))
-        else:
-            described["@type"] = described.get("@type", "SoftwareSourceCode")
-            described["encodingFormat"] = "application/octet-stream"
-            described["description"] = f"{name}: not text (or too large) to copy; named by its SHA-256"
-            entities.append(crate.add(ContextEntity(crate, f"#code-{index}", properties=described)))
-    if len(entities) > 1:
-        entities[0]["hasPart"] = entities[1:]
-    return entities[0]
-
-
 def _result_bytes(record: dict[str, Any]) -> bytes:
     """The kept result's file: the exact text its digest hashed (``result_text``, UTF-8); a record
     made before that text was kept (no ``result_text``) as the compact JSON with sorted keys and
@@ -382,14 +334,5 @@ def _input_value(value: Any) -> Any:
     return json.dumps(value, default=str, sort_keys=True)
 
 
-def _given(properties: dict[str, Any]) -> dict[str, Any]:
-    """``properties`` without those that are None: JSON-LD has no use for a null property."""
-    return {key: value for key, value in properties.items() if value is not None}
-
-
 def _iso(seconds: float) -> str:
     return datetime.fromtimestamp(seconds, timezone.utc).isoformat(timespec="milliseconds")
-
-
-def _safe(name: str) -> str:
-    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name) or "tool"

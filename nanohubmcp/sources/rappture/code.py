@@ -58,7 +58,7 @@ def _read(tool: RapptureTool) -> tuple[str, list[str], None]:
         entry = read_entry(path, os.path.relpath(path, directory))
         if entry is not None:
             files.append(entry)
-    return bundle("rappture", tool.name, files), paths, None
+    return bundle("rappture", files), paths, None
 
 
 def watched_code(tool: RapptureTool) -> WatchedCode:

@@ -146,7 +146,7 @@ class Sim2LTool:
         watched = state.pop("code")
         self.__dict__.update(state)
         self.store = RunStore(root, self.spec.name, self.spec.revision, max_runs=max_runs)
-        self.code = WatchedCode(functools.partial(_notebook_code, self.spec.path, self.name)) if watched else None
+        self.code = WatchedCode(functools.partial(_notebook_code, self.spec.path)) if watched else None
 
     def check(self, arguments: dict[str, Any]) -> None:
         """Refuse what the run would refuse (raises ``InvalidArguments``, worded as the run's): a job
@@ -332,7 +332,7 @@ def add_sim2l(
         )
     runner = Sim2LTool(spec, tool_id, store, kernel_name=kernel_name, cell_timeout=cell_timeout, cache=cache,
                        description=description)
-    runner.code = watched = WatchedCode(functools.partial(_notebook_code, spec.path, tool_id))
+    runner.code = watched = WatchedCode(functools.partial(_notebook_code, spec.path))
     runner.max_inline_bytes = server.core.result_options.max_inline_bytes
     # A job tool's arguments are refused before its job is made (a direct call's by the run, as soon)
     checks = {"check_arguments": runner.check, "check_off_loop": True} if background else {}
@@ -367,7 +367,7 @@ def add_sim2l(
     return record
 
 
-def _notebook_code(path: str, tool_id: str) -> tuple[str, list[str], str]:
+def _notebook_code(path: str) -> tuple[str, list[str], str]:
     """``(code text, [path], digest)`` of the Sim2L notebook at ``path`` as it is now: its code cells
     (:attr:`.Sim2LSpec.code`) and their digest, which a stored run's identity names; a notebook that no
     longer reads as a Sim2L (mid-edit) counts by its bytes."""
@@ -376,6 +376,6 @@ def _notebook_code(path: str, tool_id: str) -> tuple[str, list[str], str]:
     except RegistrationError:
         found = read_entry(path, os.path.basename(path))
         digest = found["sha256"] if found is not None else "missing"
-        return bundle("sim2l", tool_id, [found] if found is not None else []), [path], digest
+        return bundle("sim2l", [found] if found is not None else []), [path], digest
     code = entry(os.path.basename(path).removesuffix(".ipynb") + ".py", spec.code.encode())
-    return bundle("sim2l", tool_id, [code]), [path], spec.digest
+    return bundle("sim2l", [code]), [path], spec.digest
