@@ -151,6 +151,12 @@ def _stop(process: subprocess.Popen[str]) -> None:
             continue
 
 
+def _close(process: subprocess.Popen[str], log: IO[str]) -> None:
+    for stream in (process.stdout, process.stderr, log):
+        if stream is not None:
+            stream.close()
+
+
 def run_program(
     argv: list[str],
     *,
@@ -160,13 +166,16 @@ def run_program(
     on_progress: Callable[[float, str], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
     on_run_file: Callable[[Path], None] | None = None,
+    on_start: Callable[[int], None] | None = None,
 ) -> Outcome:
     """Run ``argv`` in ``cwd`` until it ends, ``timeout`` seconds pass, or ``cancelled()`` is true.
 
     ``on_progress(percent, message)`` is called on this thread for each progress line, and
     ``on_run_file(path)`` for each ``=RAPPTURE-RUN=>`` line, as the program prints it (it is still
     running: its exit status is not known yet, and the time limit and ``cancelled()`` are looked at
-    again once the callback returns).
+    again once the callback returns). ``on_start(pgid)`` is called once the program has started,
+    with the id of the process group it leads (its pid); if it raises, the program is stopped and
+    the error raised.
 
     Raises:
         OSError: the program cannot be started (not found, not executable).
@@ -188,6 +197,13 @@ def run_program(
     except OSError:
         log.close()
         raise
+    if on_start is not None:
+        try:
+            on_start(process.pid)
+        except BaseException:
+            _stop(process)
+            _close(process, log)
+            raise
     events: queue.Queue[tuple[str, object]] = queue.Queue()
     out, err = _Tail(), _Tail()
     assert process.stdout is not None
@@ -242,7 +258,10 @@ def run_program(
                 os.killpg(process.pid, signal.SIGKILL)
         for reader in readers:
             reader.join(timeout=_GRACE)
-        log.close()
+        if not any(reader.is_alive() for reader in readers):  # else a process out of its group holds a pipe
+            _close(process, log)
+        else:
+            log.close()
     outcome.status = process.wait()
     outcome.stdout_tail, outcome.stderr_tail = out.text(), err.text()
     outcome.seconds = time.monotonic() - started

@@ -4,7 +4,8 @@ A process keeps the working directories of its runs in one parent of its own in 
 directory, ``nanohubmcp-rappture-<pid>-<random>/``, and holds an exclusive lock on the file
 ``owner.lock`` in it for its life: the system releases the lock when the process ends, SIGKILL
 included. A run removes its own directory when it ends, and the process removes its parent at
-exit; what a killed process left, :func:`sweep` removes: a parent of this user whose lock no
+exit; what a killed process left, :func:`sweep` removes — after stopping the programs its runs left
+running there (:mod:`.orphans`, Linux): a parent of this user whose lock no
 process holds and whose pid is not running (either alone could mislead: a lock file not yet
 locked, a pid seen from another pid namespace or reused). Nothing else in the temporary directory
 is touched.
@@ -24,7 +25,9 @@ import threading
 from pathlib import Path
 from typing import IO
 
-__all__ = ["PREFIX", "run_directory", "sweep", "sweep_once"]
+from .orphans import GROUP_SUFFIX, stop_orphans
+
+__all__ = ["PREFIX", "remove_run_directory", "run_directory", "sweep", "sweep_once"]
 
 PREFIX = "nanohubmcp-rappture-"
 """How the parent of a process's run directories is named: ``PREFIX<pid>-<random>``."""
@@ -41,6 +44,12 @@ def run_directory(tool: str) -> Path:
     """A new, empty working directory for one run of ``tool`` (``rappture-<tool>-<random>``) in this
     process's parent; the caller removes it when the run ends."""
     return Path(tempfile.mkdtemp(prefix=f"rappture-{tool[:40]}-", dir=_parent()))
+
+
+def remove_run_directory(run: Path) -> None:
+    """Remove the working directory ``run`` of an ended run, and the note of its process group."""
+    shutil.rmtree(run, ignore_errors=True)
+    (run.parent / (run.name + GROUP_SUFFIX)).unlink(missing_ok=True)
 
 
 def _parent() -> Path:
@@ -65,7 +74,8 @@ def _remove(pid: int, parent: Path, lock: IO[bytes]) -> None:
 
 def sweep(directory: str | None = None) -> list[Path]:
     """Remove the run directories of processes that ended without removing them (killed), in
-    ``directory`` (default: the temporary directory); returns the parents removed."""
+    ``directory`` (default: the temporary directory), first killing the programs still running in
+    them (:func:`.orphans.stop_orphans`); returns the parents removed."""
     if os.name != "posix":
         return []
     base = Path(directory or tempfile.gettempdir())
@@ -77,6 +87,7 @@ def sweep(directory: str | None = None) -> list[Path]:
     removed = []
     for parent, pid in found:
         if _stale(parent, pid):
+            stop_orphans(parent)
             shutil.rmtree(parent, ignore_errors=True)
             removed.append(parent)
     return removed

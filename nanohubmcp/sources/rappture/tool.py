@@ -16,7 +16,6 @@ Rappture's runner reads it (``unlimited``: 12 hours; absent or not a number: 4 h
 from __future__ import annotations
 
 import re
-import shutil
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,8 +28,9 @@ from . import plots
 from .driver import current_values, write_driver
 from .execute import Outcome, command_line, find_rappture, program_environment, run_program
 from .inputs import Inputs, read_inputs, text_of
+from .orphans import record_group
 from .outputs import read_outputs, tool_result
-from .rundirs import run_directory
+from .rundirs import remove_run_directory, run_directory
 from .schema import input_schema
 
 __all__ = ["PROXY_TIMEOUT", "RapptureTool", "load_rappture_tool", "time_limit"]
@@ -177,6 +177,7 @@ class RapptureTool:
                     on_progress=on_progress,
                     cancelled=cancelled,
                     on_run_file=None if self.rappture else on_run_file,
+                    on_start=lambda pgid: record_group(workdir, pgid),
                 )
             except OSError as exc:
                 raise ToolError(
@@ -187,7 +188,7 @@ class RapptureTool:
                 return early[source][1]
             return shape(root)
         finally:
-            shutil.rmtree(workdir, ignore_errors=True)
+            remove_run_directory(workdir)
 
     def _run_document(self, outcome: Outcome, workdir: Path, parsed: dict[str, ET.Element]) -> tuple[str, ET.Element]:
         """The run file's text and document (``parsed``: documents already read, by their text), or a
