@@ -10,7 +10,8 @@ through the user's own functions and classes, transitively, and hashes what it f
   the standard library and ``site-packages``): its compiled code — what runs, not its file's text, which
   may have been edited since it was loaded — with the code nested in it, the values of its defaults (a
   class: its bases' names and each method's code), and what *its* global names reach; the tool's own
-  function's code too;
+  function's code too. A function given new code in place (``%autoreload`` does: ``f.__code__ = ...``)
+  is a change, as a name bound anew is;
 - what such a value holds (:func:`.code_parts.parts`), each as below: the values a function's closure
   captured, a bound method's instance attributes and class, a class's bases of the user's own and its
   attributes other than methods (``coeffs = np.loadtxt(...)``: its data; an attribute assigned anew
@@ -57,7 +58,7 @@ import sys
 import weakref
 from collections.abc import Callable, Iterator, Mapping
 from functools import partial, partialmethod
-from types import CodeType, ModuleType
+from types import CodeType, FunctionType, ModuleType
 from typing import Any
 
 from .code_modules import (
@@ -80,6 +81,9 @@ _CONTAINERS = (tuple, list, dict, set, frozenset)
 
 Binding = tuple[Mapping[str, Any], str, Any]
 """A name read by reached code: (the globals or class it was read from, the name, what it was bound to)."""
+Compiled = tuple[FunctionType, CodeType]
+"""A user's function whose code the reach hashed, with the code it had (IPython's ``%autoreload``
+gives a function reloaded the new code in place: ``f.__code__ = ...``, the name still bound to ``f``)."""
 
 
 REACH = "cache_reach"
@@ -87,29 +91,32 @@ REACH = "cache_reach"
 
 
 class Reach:
-    """What a tool's code reached when it was walked: its ``digest`` (the cache key's part) and the
-    global names read with the objects they were bound to."""
+    """What a tool's code reached when it was walked: its ``digest`` (the cache key's part), the
+    global names read with the objects they were bound to, and the functions hashed with their code."""
 
-    __slots__ = ("bindings", "digest", "held")
+    __slots__ = ("bindings", "compiled", "digest", "held")
 
-    def __init__(self, bindings: tuple[Binding, ...], digest: str, held: tuple[Any, ...] = ()) -> None:
+    def __init__(self, bindings: tuple[Binding, ...], digest: str, held: tuple[Any, ...] = (),
+                 compiled: tuple[Compiled, ...] = ()) -> None:
         self.bindings = bindings
+        self.compiled = compiled
         self.digest = digest
         """SHA-256 hex digest of what was reached (see the module's docstring)."""
         self.held = held
         """The values that count by identity (:func:`_opaque`): held, so that no other object takes it."""
 
     def still_bound(self) -> bool:
-        """Whether every name read is still bound to the object it was bound to when walked (identity
-        only: a value changed in place is not seen, nor a name bound away and back again)."""
-        return _still_bound(self.bindings)
+        """Whether every name read is still bound to the object it was bound to when walked, and every
+        function hashed still has its code (identities only: a value changed in place is not seen, nor a
+        name bound away and back again)."""
+        return _still_bound(self.bindings, self.compiled)
 
 
 def reach(tool: Any) -> Reach:
     """What ``tool.fn`` reaches by global name now: the tool's last reach while all its names are
     still bound to the same objects (the identities compared: cheap), else walked anew."""
     kept: Reach | None = tool.extra.get(REACH)
-    if kept is not None and _still_bound(kept.bindings):
+    if kept is not None and _still_bound(kept.bindings, kept.compiled):
         return kept
     kept = _walk(inspect.unwrap(tool.fn))
     tool.extra[REACH] = kept  # one assignment: a racing call computes the same or a newer reach
@@ -131,9 +138,13 @@ def reach_hash(tool: Any) -> str:
     return reach(tool).digest
 
 
-def _still_bound(bindings: tuple[Binding, ...]) -> bool:
-    for namespace, name, value in bindings:  # noqa: SIM110 - a loop: no generator on each cached call
+def _still_bound(bindings: tuple[Binding, ...], compiled: tuple[Compiled, ...]) -> bool:
+    # Loops, not all(...): no generator on each cached call.
+    for namespace, name, value in bindings:
         if namespace.get(name, _MISSING) is not value:
+            return False
+    for function, code in compiled:  # noqa: SIM110 - see above
+        if function.__code__ is not code:
             return False
     return True
 
@@ -144,6 +155,7 @@ _MISSING = object()
 def _walk(fn: Callable[..., Any]) -> Reach:
     digest = hashlib.sha256()
     bindings: list[Binding] = []
+    compiled: list[Compiled] = []
     held: list[Any] = []
     seen: set[int] = {id(fn)}
     queue: list[Any] = [fn]
@@ -151,6 +163,7 @@ def _walk(fn: Callable[..., Any]) -> Reach:
 
     if is_users_code(fn):  # what runs: its file's text may be newer than the code loaded from it
         digest.update(b"\0code=" + _code_text(fn))
+        compiled.extend((function, function.__code__) for function in functions_of(fn))
 
     def take(label: str, value: Any, paths: frozenset[Path] = WHOLE) -> None:
         digest.update(f"\0{label}=".encode())
@@ -158,6 +171,7 @@ def _walk(fn: Callable[..., Any]) -> Reach:
             digest.update(_plain(value, held))
         elif is_users_code(value):
             digest.update(_code_text(value))
+            compiled.extend((function, function.__code__) for function in functions_of(value))
             if id(value) not in seen:
                 seen.add(id(value))
                 queue.append(value)
@@ -211,7 +225,7 @@ def _walk(fn: Callable[..., Any]) -> Reach:
             bindings.append((namespace, name, value))  # unbound too: a later global of that name is a change
             if value is not _MISSING:  # else a builtin, an attribute's name, or not yet defined
                 take(name, value, attribute_reads(code).get(name, WHOLE) if isinstance(value, ModuleType) else WHOLE)
-    return Reach(tuple(bindings), digest.hexdigest(), tuple(held))
+    return Reach(tuple(bindings), digest.hexdigest(), tuple(held), tuple(dict.fromkeys(compiled)))
 
 
 def _global_names(obj: Any) -> Iterator[tuple[dict[str, Any], str, CodeType]]:
