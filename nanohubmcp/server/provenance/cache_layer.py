@@ -1,27 +1,26 @@
 """The result cache layer of the call pipeline: a tool registered with ``cache=True`` answers a
 repeated call from its stored result without running.
 
-The key is the SHA-256 of the tool's code hash (see :mod:`.code_facts`; for a tool whose code is files,
-a Rappture program or a Sim2L notebook, of the files as they are at the call: an edited program is
-another key, never answered by the old program's results), what that code reaches by
-global name — helper functions, classes and plain constants (see :mod:`.code_reach`) —, its arguments as
-canonical JSON (:mod:`.cache_key`; after the input schema's checks and defaults; for a tool that
-says what values it runs with, :data:`.tool_options.RUN_VALUES` — a Rappture tool's numbers in their
-declared units — those values, so ``"300 K"`` and ``"26.85C"`` are one call), the protocol version and route
-(which shape the result) and, unless the tool was
-registered with ``cache="shared"``, who asks (the principal, else the session): one caller's
-results are never another's. A hit's ``_meta`` says ``{"io.nanohub/cache": {"hit": true}}``
-(``"coalesced": true`` when it waited for an identical call's run); a miss says ``"hit": false``
-(and ``"stored": false`` when the result is too large to keep). Identical calls arriving while the first runs wait for
-it and share its result (one run). Only complete results are stored: an ``isError`` result,
-a job handle, an ``input_required`` step, a protocol error or a middleware's own answer (the
-tool never ran) is never kept; nor is a call whose arguments JSON has no form for (NaN, a set, an
-object: only ``server.call`` passes them), which runs uncached. Nor is the result of a call during
-which what its key was made of changed — a global name its code reaches bound anew (a data cell run
-again while it ran), the tool registered again, its files edited: the key describes what the call
-would read when it began, the tool read what was bound as it ran; the names are compared by identity
-when it ends (:func:`.code_reach.reached_as`). A tool registered
-again in the same process (a notebook cell run again) drops its entries.
+The key is the SHA-256 of the tool's code hash (see :mod:`.code_facts`; for a tool whose code is files, a
+Rappture program or a Sim2L notebook, of the files as they are at the call: an edited program is another key,
+never answered by the old program's results), what that code reaches by global name — helper functions,
+classes and plain constants (see :mod:`.code_reach`) —, its arguments as canonical JSON (:mod:`.cache_key`;
+after the input schema's checks and defaults; for a tool that says what values it runs with,
+:data:`.tool_options.RUN_VALUES` — a Rappture tool's numbers in their declared units — those values, so ``"300
+K"`` and ``"26.85C"`` are one call), the protocol version and route (which shape the result) and, unless the
+tool was registered with ``cache="shared"``, who asks (the principal, else the session): one caller's results
+are never another's. A hit's ``_meta`` says ``{"io.nanohub/cache": {"hit": true}}`` (``"coalesced": true``
+when it waited for an identical call's run); a miss says ``"hit": false`` (and ``"stored": false`` when the
+result is too large to keep; with ``"reason"`` when the tool reaches more than :data:`.code_reach.MAX_REACHED`
+objects: no key covers them all, so none is used). Identical calls arriving while the first runs wait for it
+and share its result (one run). Only complete results are stored: an ``isError`` result, a job handle, an
+``input_required`` step, a protocol error or a middleware's own answer (the tool never ran) is never kept; nor
+is a call whose arguments JSON has no form for (NaN, a set, an object: only ``server.call`` passes them),
+which runs uncached. Nor is the result of a call during which what its key was made of changed — a global name
+its code reaches bound anew (a data cell run again while it ran), the tool registered again, its files edited:
+the key describes what the call would read when it began, the tool read what was bound as it ran; the names
+are compared by identity when it ends (:func:`.code_reach.reached_as`). A tool registered again in the same
+process (a notebook cell run again) drops its entries.
 
 An entry keeps the URI of the provenance record of the run that produced it (in the stored
 result's ``_meta``, as that run answered it); a hit moves it off the wire into the hit's own
@@ -68,6 +67,11 @@ log = logging.getLogger("nanohubmcp.cache")
 SPAN_HIT = "nanohub.cache.hit"
 """The attribute a traced call's SERVER span gets when the cache answered it."""
 
+TOO_FAR = f"reaches more than {code_reach.MAX_REACHED} functions, classes and values"
+"""The ``reason`` of an uncached call's ``_meta`` when its tool reaches more than the key can cover."""
+_TOO_FAR_LOGGED = "cache_too_far_logged"
+"""``Tool.extra`` key: this registration's warning was logged."""
+
 MAX_COALESCING = 1024
 """Distinct calls waited on at once at most; more run on their own (each key is client input)."""
 
@@ -99,6 +103,8 @@ class CacheLayer:
             code = code_facts.code_hash(tool)  # a tool whose code is files: as they are now (a stat each)
             if request.context.large:  # its keys made, and its arguments checked, on a worker thread
                 reach, received, key = await asyncio.to_thread(self._keys, request, tool, code)
+                if not reach.complete:
+                    return await self._uncached(request, call_next, tool)
                 held = front.get(received, tool, time.time()) if received is not None else None
                 if held is not None:
                     self.hits += 1
@@ -108,6 +114,8 @@ class CacheLayer:
                 return await self._serve(request, call_next, tool, key, received, code, reach)
             # This process's front first: the call as received, no schema checks, hash or store read.
             reach = code_reach.reach(tool)  # the helpers and constants it reads, as bound now
+            if not reach.complete:
+                return await self._uncached(request, call_next, tool)
             received = _received(request, tool, code, reach.digest)
             now = time.time()
             if received is not None:
@@ -223,6 +231,19 @@ class CacheLayer:
                 self._running.pop(key, None)
                 if not waiting.done():
                     waiting.set_result(kept)
+
+    async def _uncached(self, request: Request, call_next: CallNext, tool: Tool) -> dict[str, Any]:
+        """A call of a tool whose code reaches more than :data:`.code_reach.MAX_REACHED` objects: its
+        reach leaves some out, so no key describes what it reads. It runs, nothing is read or kept, and
+        its result says why (logged once per registration)."""
+        if not tool.extra.get(_TOO_FAR_LOGGED):
+            tool.extra[_TOO_FAR_LOGGED] = True
+            log.warning("%s: not cached: its code %s, more than its cache key can cover", tool.name, TOO_FAR)
+        self.runs += 1
+        result = await call_next(request)
+        if _keepable(result, request):
+            result.setdefault("_meta", {})[CACHE_META] = {"hit": False, "stored": False, "reason": TOO_FAR}
+        return result
 
     async def _keep(self, result: dict[str, Any], request: Request, tool: Tool, key: str, code: str) -> str | None:
         """Store ``result`` under ``key``; the text stored (each hit and waiter parses its own copy),

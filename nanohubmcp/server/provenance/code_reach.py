@@ -40,7 +40,8 @@ through the user's own functions and classes, transitively, and hashes what it f
   process only — the key holds it (so its identity is never reused) and a process-wide random
   value, so that results computed with it are never reused by another process or after a restart.
 
-At most :data:`MAX_REACHED` objects are followed. The hash is kept with the identity of every
+At most :data:`MAX_REACHED` objects are followed; a walk stopped there says so
+(:attr:`Reach.complete`), and its digest is never a key. The hash is kept with the identity of every
 object it read: a call checks those identities (a few dictionary reads) and hashes again only
 when a name was bound to another object — a cell run again, a constant assigned anew. What it
 cannot see: a mutable value changed in place (``PARAMS["dt"] = 1e-3``), a file the tool reads,
@@ -72,10 +73,12 @@ from .code_modules import (
 )
 from .code_parts import functions_of, has_parts, is_users_code, parts
 
-MAX_REACHED = 256
-"""Objects followed from one tool at most (a tool reaching more is hashed by the first ones)."""
+MAX_REACHED = 2048
+"""Objects followed from one tool at most (functions, classes and values followed, names read from
+modules, modules imported in a body); a tool reaching more gets an incomplete reach
+(:attr:`Reach.complete` false), which is no key: its calls are not cached."""
 MAX_VALUE_CHARS = 65536
-"""A plain value whose ``repr`` is longer is hashed by its type and length only."""
+"""A plain value whose ``repr`` is longer counts as any other value: by its pickle (:func:`_opaque`)."""
 _PLAIN = (type(None), bool, int, float, complex, str, bytes)
 _CONTAINERS = (tuple, list, dict, set, frozenset)
 
@@ -94,12 +97,15 @@ class Reach:
     """What a tool's code reached when it was walked: its ``digest`` (the cache key's part), the
     global names read with the objects they were bound to, and the functions hashed with their code."""
 
-    __slots__ = ("bindings", "compiled", "digest", "held")
+    __slots__ = ("bindings", "compiled", "complete", "digest", "held")
 
     def __init__(self, bindings: tuple[Binding, ...], digest: str, held: tuple[Any, ...] = (),
-                 compiled: tuple[Compiled, ...] = ()) -> None:
+                 compiled: tuple[Compiled, ...] = (), *, complete: bool = True) -> None:
         self.bindings = bindings
         self.compiled = compiled
+        self.complete = complete
+        """False when the walk stopped at :data:`MAX_REACHED`: the digest leaves out what lay beyond, so
+        it must never key a result."""
         self.digest = digest
         """SHA-256 hex digest of what was reached (see the module's docstring)."""
         self.held = held
@@ -160,6 +166,7 @@ def _walk(fn: Callable[..., Any]) -> Reach:
     seen: set[int] = {id(fn)}
     queue: list[Any] = [fn]
     reached = 0
+    cut = False  # the bound was met with more to follow
 
     if is_users_code(fn):  # what runs: its file's text may be newer than the code loaded from it
         digest.update(b"\0code=" + _code_text(fn))
@@ -186,7 +193,7 @@ def _walk(fn: Callable[..., Any]) -> Reach:
 
     def follow(label: str, module: ModuleType, paths: frozenset[Path]) -> None:
         """The attributes read from a user's module (``paths``: the names read after it; ``()``: itself)."""
-        nonlocal reached
+        nonlocal reached, cut
         namespace = vars(module)
         digest.update(f"module {module.__name__}".encode())
         if () in paths:  # used as a whole: what it holds, its file as loaded; a reload (a new __spec__) is a change
@@ -194,6 +201,7 @@ def _walk(fn: Callable[..., Any]) -> Reach:
             bindings.append((namespace, "__spec__", namespace.get("__spec__", _MISSING)))
         for name in sorted({path[0] for path in paths if path}):
             if reached >= MAX_REACHED:
+                cut = True
                 return
             reached += 1
             value = namespace.get(name, _MISSING)
@@ -205,13 +213,14 @@ def _walk(fn: Callable[..., Any]) -> Reach:
         obj = queue.pop(0)
         reached += 1
         if isinstance(obj, type):  # an attribute assigned anew (``Model.coeffs = ...``): a change
-            namespace = vars(obj)
-            bindings.extend((namespace, key, value) for key, value in namespace.items())
+            attributes = vars(obj)
+            bindings.extend((attributes, key, value) for key, value in attributes.items())
         for label, value in parts(obj):
             take(label, value)
         for function in functions_of(obj):
             for name, path in imported_files(function):
                 if reached >= MAX_REACHED:
+                    cut = True
                     break
                 reached += 1
                 loaded = sys.modules.get(name, _MISSING)
@@ -225,7 +234,8 @@ def _walk(fn: Callable[..., Any]) -> Reach:
             bindings.append((namespace, name, value))  # unbound too: a later global of that name is a change
             if value is not _MISSING:  # else a builtin, an attribute's name, or not yet defined
                 take(name, value, attribute_reads(code).get(name, WHOLE) if isinstance(value, ModuleType) else WHOLE)
-    return Reach(tuple(bindings), digest.hexdigest(), tuple(held), tuple(dict.fromkeys(compiled)))
+    return Reach(tuple(bindings), digest.hexdigest(), tuple(held), tuple(dict.fromkeys(compiled)),
+                 complete=not (cut or queue))
 
 
 def _global_names(obj: Any) -> Iterator[tuple[dict[str, Any], str, CodeType]]:
