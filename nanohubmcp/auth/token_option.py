@@ -27,6 +27,7 @@ refusal starts with ``--token-file PATH``.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import shlex
 import stat
@@ -88,20 +89,28 @@ class _TokenFileNow(argparse.Action):
         namespace.token_file = str(values)
 
 
-def add_token_options(parser: argparse.ArgumentParser, help_text: str, *, resolve: bool = False) -> None:
+def add_token_options(parser: argparse.ArgumentParser, help_text: str, *, resolve: bool = False,
+                      directory: str | None = None) -> None:
     """Add ``--token TOKEN`` and ``--token-file PATH`` to ``parser`` (``help_text`` says what the token is for).
 
     They land in ``args.token`` and ``args.token_file`` (None when not given); the command then calls
     :func:`token_from_options`. With ``resolve=True`` ``parse_args`` does its work instead: ``args.token``
     is the token either option gives (None when neither), an empty ``--token`` exits 2 with the usage and
     :data:`EMPTY_TOKEN_MESSAGE`, a token file :func:`read_token_file` refuses exits 1 with one line.
+    ``directory``: a relative ``--token-file`` PATH is read from there (``args.token_file`` is then the
+    joined path), not from the working directory: the caller's, for a script that changed its own.
     """
     group = parser.add_mutually_exclusive_group()
     group.add_argument("--token", default=None, metavar="TOKEN", action=_TokenNow if resolve else "store",
                        help=f"{help_text} (default: $MCP_TOKEN). Visible to other users in ps: prefer "
                        "$MCP_TOKEN or --token-file")
     group.add_argument("--token-file", default=None, metavar="PATH", action=_TokenFileNow if resolve else "store",
+                       type=str if directory is None else functools.partial(_in_directory, directory),
                        help="read the token from PATH (readable by its owner only, e.g. chmod 600)")
+
+
+def _in_directory(directory: str, path: str) -> str:
+    return os.path.join(directory, os.path.expanduser(path))
 
 
 def read_token_file(path: str) -> str:

@@ -51,7 +51,8 @@ Where each part lives: :mod:`.parser` the arguments of every subcommand (a new s
 ``sim2l``, ``rappture``, ``hub-tools``, ``bridge``), :mod:`.documents` the ones that write a file or
 print a document (``export``, ``server-json``, ``desktop-config``, ``provenance``), :mod:`.script_options` the
 ``--port`` and token options a script of your own adds as the subcommands check them, ``--transport`` (and
-:func:`~.script_options.required_token`, for a script that serves only with a token). This module owns
+:func:`~.script_options.required_token`, for a script that serves only with a token), :mod:`.script_folder`
+the working directory of an exported notebook's script (the notebook's folder). This module owns
 only :func:`main`: parse, run, turn a :class:`~nanohubmcp.errors.UsageError` into the subcommand's
 usage and exit status 2, any other :class:`~nanohubmcp.errors.NanohubMCPError` into one line on stderr
 and exit status 1.
@@ -65,6 +66,7 @@ from collections.abc import Sequence
 from ..auth.token_option import token_from_options
 from ..errors import NanohubMCPError, UsageError
 from .parser import PROG, build_parser, parse_arguments
+from .script_folder import work_in_notebook_folder
 from .script_options import (
     add_port_option,
     add_script_token_options,
@@ -74,7 +76,7 @@ from .script_options import (
 )
 
 __all__ = ["add_port_option", "add_script_token_options", "add_transport_option", "build_parser",
-           "keep_stdout_for_stdio", "main", "required_token"]
+           "keep_stdout_for_stdio", "main", "required_token", "work_in_notebook_folder"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

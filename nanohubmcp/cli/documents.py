@@ -149,7 +149,7 @@ def export_notebook(args: argparse.Namespace) -> int:
     script = translate(
         notebook,
         source=str(notebook_path),
-        output=str(output) if output else "start_mcp.py",
+        output=str(output) if output else None,  # -o -: taken to be written beside the notebook
         format_code=args.format_code,
         refuse_empty=True,
     )
@@ -200,6 +200,7 @@ def write_server_json(args: argparse.Namespace) -> int:
     base = args.public_url or None
     if base and not base.endswith("/"):
         base += "/"
+    output = None if args.output == "-" else Path(args.output).absolute()  # before the app may change directory
     with contextlib.redirect_stdout(sys.stderr):  # whatever the app prints must not mix with the document
         server = load_app(args.app)
     document = server_json(server.core, app=os.path.basename(args.app), base=base, name=args.name,
@@ -221,10 +222,10 @@ def write_server_json(args: argparse.Namespace) -> int:
         print(f"note: the running server's card and catalogs name it {card_name}; set "
               f"{NAME_VARIABLE}={document['name']} where it runs for them to agree", file=sys.stderr)
     text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-    if args.output == "-":
+    if output is None:
         sys.stdout.write(text)
     else:
-        _write_atomically(Path(args.output), text)
+        _write_atomically(output, text)
         print(f"Wrote {args.output} ({document['name']} {document['version']})", file=sys.stderr)
     return 0
 

@@ -163,7 +163,8 @@ def keep_stdout_for_stdio(argv: list[str] | None = None) -> bool:
     return True
 
 
-def add_script_token_options(parser: argparse.ArgumentParser, *, help: str | None = None) -> None:
+def add_script_token_options(parser: argparse.ArgumentParser, *, help: str | None = None,
+                             directory: str | None = None) -> None:
     """Add ``--token-file PATH`` and ``--token TOKEN`` to a script's ``parser``, as the ``nanohubmcp``
     subcommands check them.
 
@@ -178,6 +179,9 @@ def add_script_token_options(parser: argparse.ArgumentParser, *, help: str | Non
     Args:
         parser: the script's parser.
         help: what the token is for, in ``--token``'s help (default: the bearer token clients send).
+        directory: where a relative ``--token-file`` PATH is read from (default: the working directory); an
+            exported script gives the directory it was started in, as it changes to the notebook's folder
+            (:func:`~.script_folder.work_in_notebook_folder`).
 
     Example:
         ```python
@@ -190,7 +194,7 @@ def add_script_token_options(parser: argparse.ArgumentParser, *, help: str | Non
         assert parser.parse_args([]).token is None  # server.run(token=None) reads $MCP_TOKEN
         ```
     """
-    add_token_options(parser, help or "bearer token every request must carry", resolve=True)
+    add_token_options(parser, help or "bearer token every request must carry", resolve=True, directory=directory)
 
 
 def required_token(parser: argparse.ArgumentParser, token: str | None, *, why: str = "",

@@ -52,13 +52,14 @@ def run_app(args: argparse.Namespace) -> int:
 
         log_requests()
     state_dir = _absolute(args.state_dir) if args.state_dir is not None else None
+    app = _absolute(args.app)  # the app may change the working directory (an exported notebook's script does)
     server = load_app(args.app, state_dir=state_dir, state_url=args.state_url)
     if args.workers > 1 and not server.core.state_url.shared:  # the app could have named one: known only now
         raise UsageError(f"--workers {args.workers} needs a shared state store, or each process would answer the "
                          "others' sessions with 404: give --state-url redis://HOST:6379/0 (or set "
                          "NANOHUBMCP_STATE_URL, or state_url= in the app)")
     if transport == "http":
-        _note_skipped_keywords(args)
+        _note_skipped_keywords(args, app)
     server.run(host=args.host, port=args.port, transport=transport, token=args.token, workers=args.workers,
                **_proxy_options(args), **limit_keywords(args))
     return 0
@@ -73,9 +74,10 @@ OPTION_OF_KEYWORD = {
 never named: the banner shows the port served, and the examples' ``port=8000`` is the default anyway)."""
 
 
-def _note_skipped_keywords(args: argparse.Namespace) -> None:
-    """One line on stderr naming every ``server.run(...)`` keyword of the app file this command leaves
-    out (it serves the server itself), with the options that give them, unless the command line does."""
+def _note_skipped_keywords(args: argparse.Namespace, app: str) -> None:
+    """One line on stderr naming every ``server.run(...)`` keyword of the app file ``app`` (its absolute
+    path) this command leaves out (it serves the server itself), with the options that give them, unless
+    the command line does."""
     from ..nanohub.app_file import checked_app_file
     from ..nanohub.run_call import skipped_keywords_note
 
@@ -84,7 +86,7 @@ def _note_skipped_keywords(args: argparse.Namespace) -> None:
              "workers": args.workers if args.workers != 1 else None,
              "token": args.token if args.token is not None else os.environ.get("MCP_TOKEN"),
              **limit_keywords(args)}  # fmt: skip
-    note = skipped_keywords_note(checked_app_file(args.app), "nanohubmcp run", OPTION_OF_KEYWORD,
+    note = skipped_keywords_note(checked_app_file(app), "nanohubmcp run", OPTION_OF_KEYWORD,
                                  {k for k, v in given.items() if v is not None})
     if note:
         print(f"note: {note}", file=sys.stderr)

@@ -112,13 +112,13 @@ class MCPExporter(Exporter):
             stem = resources["unique_key"] = DEFAULT_STEM
         output = os.path.join(metadata.get("path") or "", stem)
         output += "" if output.endswith(self.file_extension) else self.file_extension
+        destination = self._destination(resources)  # --output-dir DIR: the script runs its cells in the notebook's
         try:
-            script = translate(nb_copy, source=source, output=output, format_code=self.format_code,
+            script = translate(nb_copy, source=source, output=destination or output, format_code=self.format_code,
                                refuse_empty=True)
         except NanohubMCPError as exc:
             self.log.error("%s", exc)
             raise ConversionException(str(exc)) from None
-        destination = self._destination(resources)
         if destination and not self.force and os.path.isfile(destination):
             with open(destination, encoding="utf-8", errors="replace") as existing:
                 earlier = looks_exported(existing.read(4000))

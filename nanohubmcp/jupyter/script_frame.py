@@ -13,6 +13,10 @@ a value outside 0-65535 exits 2 with one line. As the notebook's server requires
 ``--transport stdio`` (or ``$MCP_TRANSPORT=stdio``; :func:`nanohubmcp.cli.add_transport_option`), what a
 desktop client starts, it needs no token and writes nothing but MCP messages on stdout (the port-0 note
 goes to stderr, over HTTP only).
+Before ``server`` and the cells, the script makes the notebook's folder its working directory, as the
+notebook's kernel had it (:func:`nanohubmcp.cli.work_in_notebook_folder`: ``open("data.txt")`` in a cell
+reads the file beside the notebook wherever the script is started from), and reads a relative
+``--token-file`` from the directory it was started in.
 ``start_mcp --app`` and ``nanohubmcp run`` import the script and run ``server`` themselves, with the token
 they are given; ``server.require_token(...)`` under the ``server`` line makes them refuse to serve without one.
 The comment above ``server.run(**_command_line_options(), ...)`` starts with
@@ -48,7 +52,18 @@ Run it:
     python {file} [--host {host}] [--port {port}]    # or set MCP_PORT
     python {file} --transport stdio    # a desktop client (or MCP_TRANSPORT=stdio; no token)
     start_mcp --app {file}    # on nanoHUB{token_run}
+
+Its cells run in the notebook's folder ({folder}), as they did in the notebook's
+kernel: however it is started (python, nanohubmcp run, start_mcp --app, a desktop client), the
+script makes that folder the working directory before the cells run, so open("data.txt") reads
+the file beside the notebook. Relative paths on its command line are the caller's.
 """'''
+_FOLDER = """from nanohubmcp.cli import work_in_notebook_folder
+
+# The cells run in the notebook's folder, as in its kernel (see above); --token-file PATH is the caller's.
+_CALLER_DIRECTORY = work_in_notebook_folder(__file__{folder})"""
+"""Before ``server`` and the cells' code: the working directory the notebook's kernel had
+(:func:`nanohubmcp.cli.work_in_notebook_folder`)."""
 _STDIO_FIRST = '''if __name__ == "__main__":  # over stdio what the cells below print goes to stderr (stdout: MCP)
     from nanohubmcp.cli import keep_stdout_for_stdio
 
@@ -68,7 +83,7 @@ _FOOTER = '''def _command_line_options(argv=None):
     parser.add_argument("--host", default={host}, help={host_help})
     add_port_option(parser, default={port}, help={port_help})  # a bad --port or $MCP_PORT exits 2
     add_transport_option(parser)  # --transport, else $MCP_TRANSPORT, else http; stdio: stdout is the client's
-    add_script_token_options(parser)  # --token-file PATH, else $MCP_TOKEN; an empty --token exits 2
+    add_script_token_options(parser, directory=_CALLER_DIRECTORY)  # --token-file, else $MCP_TOKEN; --token "" exits 2
     args = parser.parse_args(argv)
     port = args.port{zero_note}{token}
     return {{"host": args.host, "port": port, "transport": args.transport, "token": token}}
@@ -100,19 +115,23 @@ _OPTIONAL_TOKEN = '''
 
 
 def frame(settings: ExportSettings, blocks: Sequence[str], futures: Sequence[str], *, source: str, file: str,
-          name: str, doc: str, day: datetime.date) -> str:
+          name: str, doc: str, day: datetime.date, notebook_folder: str = ".") -> str:
     """The whole file: header, ``server``, the cells' code (``blocks``, in order), the command line
     and ``__main__``. ``futures``: the ``from __future__`` names the cells import (moved to the top);
     ``source``: the notebook's path; ``file``: the script's file name; ``doc``: the notebook's leading
-    markdown (else the server's ``name``); ``day``: the export's date."""
+    markdown (else the server's ``name``); ``day``: the export's date; ``notebook_folder``: the
+    notebook's folder relative to the script's (``"."``: beside it), made the working directory."""
     line = settings.command_line()
     token_run = _TOKEN_RUN.format(file=escape_docstring(file)) if line.token_required else ""
     parts = [
         _HEADER.format(doc=escape_docstring(doc or name), source=escape_docstring(source), day=day.isoformat(),
                        port=line.port, marker=EXPORT_MARKER, version=__version__, file=escape_docstring(file),
-                       host=line.host, token_run=token_run),
+                       host=line.host, token_run=token_run,
+                       folder="the script's own" if notebook_folder == "." else escape_docstring(
+                           f"{notebook_folder} from the script's")),
         f"from __future__ import {', '.join(futures)}" if futures else "",
         _STDIO_FIRST,
+        _FOLDER.format(folder="" if notebook_folder == "." else f", {literal(notebook_folder)}"),
         f"from nanohubmcp import MCPServer\n\nserver = MCPServer({call_arguments([name], settings.placed('ctor'))})"
         + (_SERVER_REQUIRES_TOKEN if line.token_required else ""),
         *(tidy(block) for block in blocks),

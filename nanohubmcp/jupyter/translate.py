@@ -62,6 +62,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..errors import NanohubMCPError, RegistrationError
@@ -93,7 +94,9 @@ __all__ = ["EXPORT_MARKER", "SKIP_TAG", "Script", "looks_exported", "translate"]
 
 SKIP_TAG = "mcp-skip"
 """Cell tag: leave this code cell out of the script (ad-hoc test calls, plots)."""
-_RESERVED = ("server", "_command_line_options")
+_RESERVED = {"server": "for its own MCPServer", "_command_line_options": "for its command line",
+             "_CALLER_DIRECTORY": "for the directory it is started in"}
+"""Names the script binds itself (:mod:`.script_frame`), and what for."""
 
 
 class _Code(str):
@@ -186,17 +189,31 @@ def translate(notebook: Mapping[str, Any], *, source: str = "notebook.ipynb", ou
             + (sim2l or "; start the cell of each function to serve with %%mcp_tool"))
     name = builder.settings.values.get("name") or name_from(source)
     output = output or os.path.join(os.path.dirname(source), "start_mcp.py")
+    folder = notebook_folder(source, output)
     blocks = [*_ipython_builtins(builder.blocks), *builder.blocks]
     text = frame(builder.settings, blocks, builder.futures, source=source, file=os.path.basename(output),
-                 name=name, doc=doc_from(notebook), day=exported_on or datetime.date.today())
+                 name=name, doc=doc_from(notebook), day=exported_on or datetime.date.today(), notebook_folder=folder)
     formatter = None
     if format_code:
         text, formatter = format_script(text, output)
     compile(text, source, "exec")  # valid whenever every cell is; a failure here is a bug
     found = builder.found
+    elsewhere = () if folder == "." else (
+        f"{os.path.basename(output)} is not beside the notebook: its cells run in the notebook's folder ({folder} "
+        "from the script's), as in the notebook; move the two together, or export beside the notebook",)
     return Script(text, name, tuple(found["tool"]), tuple(found["resource"]), tuple(found["prompt"]),
-                  tuple(builder.dropped), formatter, builder.settings.notes(), tuple(builder.sources),
+                  tuple(builder.dropped), formatter, builder.settings.notes() + elsewhere, tuple(builder.sources),
                   builder.settings.token_required)
+
+
+def notebook_folder(source: str, output: str) -> str:
+    """The folder of the notebook ``source`` relative to that of the script ``output`` (both paths as given,
+    relative to the working directory), with ``/`` between folders: ``"."`` when the script is beside it."""
+    notebook = os.path.realpath(os.path.dirname(source) or ".")
+    try:
+        return Path(os.path.relpath(notebook, os.path.realpath(os.path.dirname(output) or "."))).as_posix()
+    except ValueError:  # another drive (Windows): no relative path leads there
+        return notebook
 
 
 _BUILTINS = {"display": "from IPython.display import display"}
@@ -428,8 +445,8 @@ class _Builder:
                 self.dropped.append(f"cell {self.number}: {what} (display only)")
                 found.append((stmt, f"dropped (display only): {what}"))
             for name in set(bound_names(stmt)) & set(_RESERVED):
-                raise self._error(stmt, f"binds the name {name!r}, which the exported script uses for its "
-                                  "own MCPServer; rename it or tag the cell mcp-skip")
+                raise self._error(stmt, f"binds the name {name!r}, which the exported script uses "
+                                  f"{_RESERVED[name]}; rename it or tag the cell mcp-skip")
         for node in ast.walk(tree):
             # A server built in code would be a second one (and its run() would block the script's).
             if isinstance(node, ast.Call) and (is_name(node.func, "MCPServer") or (

@@ -56,7 +56,7 @@ def test_a_view_cell_exports_as_add_app_view_of_its_last_expression() -> None:
     script = translate(notebook, source="views.ipynb", format_code=False)
     assert "HTML = '<p>hi</p>'\nserver.add_app_view(\"ui://plots/chart\", HTML, prefers_border=True)" in script.text
     assert '@server.tool(view="ui://plots/chart")' in script.text
-    namespace: dict[str, Any] = {"__name__": "exported"}
+    namespace: dict[str, Any] = {"__name__": "exported", "__file__": "start_mcp.py"}  # beside its notebook
     exec(compile(script.text, "start_mcp.py", "exec"), namespace)
     registry = namespace["server"].core.registry
     assert registry.tools.get("data").meta == {"ui": {"resourceUri": "ui://plots/chart"}}

@@ -246,6 +246,6 @@ async def describe(url: str, token: str | None = None) -> dict[str, Any]:
 
 def script_server(text: str) -> Any:
     """The ``server`` an exported script's ``text`` builds, run as an imported module (not ``__main__``)."""
-    namespace: dict[str, Any] = {"__name__": "exported"}
+    namespace: dict[str, Any] = {"__name__": "exported", "__file__": "start_mcp.py"}  # beside its notebook
     exec(compile(text, "start_mcp.py", "exec"), namespace)
     return namespace["server"]

@@ -41,7 +41,7 @@ def test_the_check_notebook_exports_its_tools_and_leaves_its_checks_out(tmp_path
         'cell 3: r = %mcp call add {"a": 2, "b": 3} (the cell reads the notebook\'s running server: '
         "a check, left out)"
     ]
-    namespace: dict[str, Any] = {"__name__": "exported"}
+    namespace: dict[str, Any] = {"__name__": "exported", "__file__": "start_mcp.py"}  # beside its notebook
     exec(compile(script.text, "start_mcp.py", "exec"), namespace)  # imports without running the check
     assert namespace["server"].core.registry.tools.get("add").description == "Add two numbers."
 

@@ -77,7 +77,7 @@ def test_a_tool_using_such_a_name_is_refused_too() -> None:
 ])
 def test_a_name_kept_code_binds_is_not_refused(cells: tuple[str, ...]) -> None:
     script = translate(notebook(TOOL, *cells), source="nb.ipynb", format_code=False, refuse_empty=True)
-    namespace: dict[str, Any] = {"__name__": "exported"}
+    namespace: dict[str, Any] = {"__name__": "exported", "__file__": "start_mcp.py"}  # beside its notebook
     exec(compile(script.text, "start_mcp.py", "exec"), namespace)  # imports: no NameError
 
 

@@ -34,7 +34,7 @@ def refusal(*cells: str) -> str:
 
 
 def run(script: Script) -> dict[str, Any]:
-    namespace: dict[str, Any] = {"__name__": "exported"}
+    namespace: dict[str, Any] = {"__name__": "exported", "__file__": "start_mcp.py"}  # beside its notebook
     exec(compile(script.text, "start_mcp.py", "exec"), namespace)
     return namespace
 

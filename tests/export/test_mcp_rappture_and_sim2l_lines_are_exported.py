@@ -23,7 +23,10 @@ def notebook(*sources: str) -> nbformat.NotebookNode:
     return nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
 
 
-def test_the_lines_become_registrations_and_the_script_serves_the_tool(tmp_path: Path) -> None:
+def test_the_lines_become_registrations_and_the_script_serves_the_tool(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # the script makes its notebook's folder the working directory: undone afterwards
     nb = notebook(
         "%load_ext nanohubmcp",
         f"%mcp rappture {FERMI} --name fermi_x --async --timeout 30",
@@ -34,16 +37,18 @@ def test_the_lines_become_registrations_and_the_script_serves_the_tool(tmp_path:
     assert "server.add_sim2l('examples/sim2l/cooling/cooling.ipynb', name='cooling')" in text
     only_rappture = notebook(f"%mcp rappture {FERMI} --name fermi_x")
     script = tmp_path / "start_mcp.py"
-    script.write_text(translate(only_rappture, source="nb.ipynb", output=str(script), format_code=False).text)
+    script.write_text(translate(only_rappture, source=str(tmp_path / "nb.ipynb"), output=str(script),
+                                format_code=False).text)
     server = runpy.run_path(str(script), run_name="exported")["server"]
     record = server.core.registry.tools.get("fermi_x")
     assert record is not None
     assert record.input_schema["properties"]["temperature"]["default"] == 300
 
 
-def test_no_plot_is_taken_by_the_magics_line_as_by_the_command(tmp_path: Path) -> None:
+def test_no_plot_is_taken_by_the_magics_line_as_by_the_command(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A fresh-user trial: `%mcp rappture PATH --no-plot`, in the docs' table beside the command's
     `--no-plot`, was refused by the magic and by the export ("unknown option --no-plot")."""
+    monkeypatch.chdir(tmp_path)  # the notebook's folder, where the script runs its cells
     text = translate(notebook(f"%mcp rappture {FERMI} --name quiet --no-plot"), source="nb.ipynb",
                      output="s.py", format_code=False).text
     assert f"server.add_rappture_tool({str(FERMI)!r}, name='quiet', plot=False)" in text
