@@ -130,9 +130,10 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def run_start_mcp(path: Path) -> Iterator[str]:
+def run_start_mcp(path: Path, cwd: Path | None = None) -> Iterator[str]:
     """``start_mcp --app FILE --host 127.0.0.1 --port <free>`` off-hub with ``MCP_TOKEN=SCRIPT_TOKEN`` (an
-    exported script's server requires one however it is served); yields the /mcp URL it prints."""
+    exported script's server requires one however it is served), from ``cwd`` (default: FILE's folder);
+    yields the /mcp URL it prints."""
     command = [
         *console_script("start_mcp"),
         "--app",
@@ -142,7 +143,7 @@ def run_start_mcp(path: Path) -> Iterator[str]:
         "--port",
         str(free_port()),
     ]
-    with _process(command, READY, clean_environment(MCP_TOKEN=SCRIPT_TOKEN), path.parent) as url:
+    with _process(command, READY, clean_environment(MCP_TOKEN=SCRIPT_TOKEN), cwd or path.parent) as url:
         yield url
 
 
