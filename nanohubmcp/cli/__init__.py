@@ -31,7 +31,8 @@ to the notebook; ``-o -`` prints it), translated by :func:`nanohubmcp.jupyter.tr
 — the same translation as ``jupyter nbconvert --to mcp``, without needing nbconvert. The file is
 written to a temporary name and renamed only once the whole notebook translated, so a failed
 export leaves no file and no half-finished one. An existing file is replaced only when it is an
-earlier export (``--force`` replaces any file).
+earlier export of the same notebook, not a hand-written file nor another notebook's export (``--force``
+replaces any file).
 
 Exit status, of every subcommand: 0 done; 2 a usage error — what the command line itself gets wrong
 (argparse's own: an unknown option, a missing argument, a value of the wrong type; and the values the

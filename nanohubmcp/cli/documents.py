@@ -133,7 +133,8 @@ def export_provenance(args: argparse.Namespace) -> int:
 def export_notebook(args: argparse.Namespace) -> int:
     import nbformat
 
-    from ..jupyter.translate import looks_exported, translate
+    from ..jupyter.earlier_export import refusal
+    from ..jupyter.translate import translate
 
     notebook_path = Path(args.notebook)
     output = _output_path(notebook_path, args.output)
@@ -156,8 +157,13 @@ def export_notebook(args: argparse.Namespace) -> int:
     if output is None:
         sys.stdout.write(script.text)
         return 0
-    if output.exists() and not args.force and not looks_exported(output.read_text(errors="replace")):
-        raise NanohubMCPError(f"{output} exists and is not an earlier export; use --force to replace it")
+    refused = None
+    if output.exists() and not args.force:  # not read when forced: reading a FIFO (-o PIPE --force) would block
+        refused = refusal(output.read_text(errors="replace"), str(notebook_path))
+    if refused is not None:
+        how = (f"give -o FILE to write {notebook_path.name}'s script, or --force to replace it"
+               if refused.other_notebook else "use --force to replace it")
+        raise NanohubMCPError(f"{output} {refused.reason}; {how}")
     _write_atomically(output, script.text)
     token = " with MCP_TOKEN set (the token its clients send)" if script.token_required else ""
     # A device or a FIFO (-o /dev/null) was written into: not a script to run.

@@ -48,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--no-format", dest="format_code", action="store_false",
                         help="keep the cells' code as written (default: ruff/black formats it if installed)")
     export.add_argument("--force", action="store_true",
-                        help="replace FILE even if it is not an earlier export")
+                        help="replace FILE even if it is not an earlier export of this notebook")
     export.set_defaults(run=documents.export_notebook)
 
     run = commands.add_parser(

@@ -9,11 +9,13 @@ nbconvert. The script is named ``start_mcp.py`` (beside the notebook), the name 
 
 Configuration: ``--MCPExporter.format_code=False`` keeps the cells' code as written (by default
 an installed ``ruff``/``black`` formats it). A file already where nbconvert would write (a hand-written
-``start_mcp.py``, say) is replaced only when it is an earlier export, as ``nanohubmcp export`` does;
-``--MCPExporter.force=True`` replaces it anyway.
+``start_mcp.py``, say, or another notebook's export: ``--to mcp A.ipynb B.ipynb`` writes both to
+``start_mcp.py`` unless ``--output '{notebook_name}_mcp'``) is replaced only when it is an earlier export of
+the same notebook, as ``nanohubmcp export`` does (:mod:`.earlier_export`); ``--MCPExporter.force=True``
+replaces it anyway.
 
 Errors: an untranslatable cell, a notebook that would serve nothing (no ``%%mcp_*`` cell), or an output
-file that is not an earlier export, is logged
+file that is not an earlier export of this notebook, is logged
 as one line naming what is wrong, and the conversion fails
 with ``nbconvert.utils.exceptions.ConversionException`` (nbconvert then exits 1 and writes
 nothing).
@@ -37,7 +39,8 @@ from nbconvert.utils.exceptions import ConversionException
 from traitlets import Bool, default
 
 from ..errors import NanohubMCPError
-from .translate import looks_exported, translate
+from .earlier_export import refusal
+from .translate import translate
 
 if TYPE_CHECKING:
     from nbformat import NotebookNode
@@ -63,7 +66,8 @@ class MCPExporter(Exporter):
     ).tag(config=True)
 
     force = Bool(
-        False, help="Replace the output file even if it is not an earlier export (a hand-written start_mcp.py)."
+        False, help="Replace the output file even if it is not an earlier export of this notebook (a hand-written "
+        "start_mcp.py, another notebook's export)."
     ).tag(config=True)
 
     def _section(self, name: str) -> Any:
@@ -121,10 +125,12 @@ class MCPExporter(Exporter):
             raise ConversionException(str(exc)) from None
         if destination and not self.force and os.path.isfile(destination):
             with open(destination, encoding="utf-8", errors="replace") as existing:
-                earlier = looks_exported(existing.read(4000))
-            if not earlier:
-                message = (f"{destination} exists and is not an earlier export; pass --MCPExporter.force=True "
-                           "to replace it (or --output NAME to write another file)")
+                refused = refusal(existing.read(4000), source)
+            if refused is not None:
+                message = f"{destination} {refused.reason}; " + (
+                    "pass --output NAME to write another file (several notebooks: --output '{notebook_name}_mcp'), "
+                    "or --MCPExporter.force=True to replace it" if refused.other_notebook else
+                    "pass --MCPExporter.force=True to replace it (or --output NAME to write another file)")
                 self.log.error("%s", message)
                 raise ConversionException(message)
         for line in script.dropped:

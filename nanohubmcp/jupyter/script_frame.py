@@ -2,7 +2,7 @@
 command line with ``if __name__ == "__main__": server.run(...)`` at the end.
 
 The header says where the script came from and how to run it, and carries :data:`EXPORT_MARKER`
-(:func:`.translate.looks_exported` looks for it). Without ``--host`` the script binds the notebook's
+(:func:`.earlier_export.looks_exported` looks for it). Without ``--host`` the script binds the notebook's
 host (127.0.0.1 if other machines reach that one), and without ``--port`` it serves on
 ``$MCP_PORT``, else on the notebook's port (:meth:`.export_settings.ExportSettings.command_line`).
 The port is checked as ``nanohubmcp`` checks ``--port``, by :func:`nanohubmcp.cli.add_port_option`:
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 __all__ = ["EXPORT_MARKER", "frame"]
 
 EXPORT_MARKER = "by nanohubmcp"
-"""Text on the ``Exported:`` line of every script's header (see :func:`.translate.looks_exported`)."""
+"""Text on the ``Exported:`` line of every script's header (see :func:`.earlier_export.looks_exported`)."""
 
 _HEADER = '''"""{doc}
 

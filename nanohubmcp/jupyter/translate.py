@@ -67,6 +67,7 @@ from typing import Any
 
 from ..errors import NanohubMCPError, RegistrationError
 from . import cellspec
+from .earlier_export import looks_exported
 from .export_settings import ExportSettings, SettingRefused
 from .notebook_cells import (
     RUNS_ITS_BODY,
@@ -228,11 +229,6 @@ def _ipython_builtins(blocks: list[str]) -> list[str]:
     read = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
     return [f"{_BUILTINS[name]}  # a notebook builtin the code calls"
             for name in sorted(read & set(_BUILTINS) - bound)]
-
-
-def looks_exported(text: str) -> bool:
-    """True when ``text`` starts like a script :func:`translate` wrote (so replacing it loses nothing)."""
-    return re.search(r"Exported: .*" + re.escape(EXPORT_MARKER), text[:4000]) is not None
 
 
 class _Builder:
