@@ -220,11 +220,15 @@ _MARK: Final = "nanohubmcp-encoded-" + os.urandom(16).hex() + "-"
 _pending = threading.local()
 
 
-def _splice_mark(value: object) -> str:
+def _splice_mark(value: object) -> Any:
     if isinstance(value, Encoded):
         spliced: str | TextPieces = value.text
     elif isinstance(value, TextPieces):
         spliced = value
+    elif type(value).__module__ == "numpy" and hasattr(value, "tolist"):
+        # a numpy scalar or array a middleware put into a result (the handlers convert their own):
+        # the numbers it holds (a non-finite one is then written as null, as every float is)
+        return _scrub(value.tolist())
     else:
         raise TypeError(f"Object of type {value.__class__.__name__} is not JSON serializable")
     texts = _pending.__dict__.setdefault("texts", [])

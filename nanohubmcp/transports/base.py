@@ -40,6 +40,7 @@ from ..errors import (
 )
 from ..protocol import jsonenc
 from ..protocol.message_values import show
+from ..protocol.sendable import message_parts
 from ..schema.paths import echoed
 from ..server.connection import Connection
 from ..server.wire.principal import Principal
@@ -222,7 +223,7 @@ class BaseHandler(tornado.web.RequestHandler):
         self.set_status(status)
         # A pre-encoded array's text is a part of its own: each part goes to the socket as it is,
         # never copied into one text with the rest and then into bytes (a body of 200 MB cost 400 MB).
-        parts = jsonenc.dumpb_parts(body)
+        parts = message_parts(body)
         last = parts[-1]
         assert isinstance(last, bytes)  # (the text after the last spliced part, if any)
         if len(parts) == 1:  # (the usual body: a pre-encoded array's text or a kept file's is a part of its own)

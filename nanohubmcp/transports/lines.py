@@ -25,6 +25,7 @@ from typing import Any
 
 from ..errors import InvalidRequest, error_response
 from ..protocol import jsonenc
+from ..protocol.sendable import message_parts
 
 log = logging.getLogger("nanohubmcp.stdio")
 
@@ -132,7 +133,7 @@ class LineWriter:
         """
         if self.closed:
             return
-        parts = jsonenc.dumpb_parts(message)
+        parts = message_parts(message)
         first = parts[0]
         if len(parts) == 1 and isinstance(first, bytes):  # (the usual message)
             self.write_bytes(first)

@@ -26,6 +26,7 @@ import tornado.web
 from tornado.http1connection import HTTP1Connection
 
 from ..protocol import jsonenc
+from ..protocol.sendable import message_parts
 from .pieces import Miscounted, write_text
 from .unsent import owner_of
 
@@ -50,7 +51,7 @@ def frame_parts(message: Any, event_id: str | None = None, event: str = "message
     JSON text holds no raw CR or LF (a line break inside a string is written ``\\n``)."""
     head = f"id: {event_id}\n" if event_id else ""
     # (dumpb's bytes: a lone surrogate a client sent, as a request id or echoed in a result, as its \u escape)
-    return [f"{head}event: {event}\ndata: ".encode(), *jsonenc.dumpb_parts(message), b"\n\n"]
+    return [f"{head}event: {event}\ndata: ".encode(), *message_parts(message), b"\n\n"]
 
 
 class SSEWriter:
