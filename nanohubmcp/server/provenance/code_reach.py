@@ -158,6 +158,18 @@ def _still_bound(bindings: tuple[Binding, ...], compiled: tuple[Compiled, ...]) 
 _MISSING = object()
 
 
+def _instance_attributes(obj: Any) -> dict[str, Any] | None:
+    """The attributes of the instance ``obj`` is (or a bound method of which ``obj`` is): its ``__dict__``,
+    whose values are compared by identity as a global name's are; None for a function, module, class or
+    ``partial`` (counted by their code and parts) and an object without one."""
+    if inspect.ismethod(obj):
+        obj = obj.__self__
+    if isinstance(obj, (type, FunctionType, ModuleType, partial, partialmethod)):
+        return None
+    attributes = getattr(obj, "__dict__", None)
+    return attributes if isinstance(attributes, dict) else None
+
+
 def _walk(fn: Callable[..., Any]) -> Reach:
     digest = hashlib.sha256()
     bindings: list[Binding] = []
@@ -209,12 +221,19 @@ def _walk(fn: Callable[..., Any]) -> Reach:
             if value is not _MISSING:
                 take(f"{label}.{name}", value, frozenset(path[1:] for path in paths if path and path[0] == name))
 
+    if not inspect.ismethod(fn) and (own := _instance_attributes(fn)) is not None:  # a callable object: what it holds
+        for key, value in sorted(own.items(), key=lambda item: str(item[0])):  # (a bound method's: code_parts.parts)
+            take(f"self.{key}", value)
     while queue and reached < MAX_REACHED:
         obj = queue.pop(0)
         reached += 1
         if isinstance(obj, type):  # an attribute assigned anew (``Model.coeffs = ...``): a change
             attributes = vars(obj)
             bindings.extend((attributes, key, value) for key, value in attributes.items())
+        else:  # an instance's (a bound method's, a callable object's) attribute assigned anew: ``h.arr = ...``
+            held_by = _instance_attributes(obj)
+            if held_by is not None:
+                bindings.extend((held_by, key, value) for key, value in held_by.items())
         for label, value in parts(obj):
             take(label, value)
         for function in functions_of(obj):
