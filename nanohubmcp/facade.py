@@ -95,8 +95,8 @@ class MCPServer:
             REST 503 with ``Retry-After``) until one of them returns. 0: no call is abandoned (a
             timed-out call keeps its worker; no thread beyond the pool).
         session_idle_seconds: expiry of idle sessions.
-        job_ttl_seconds: how long a finished job stays readable (a positive number of seconds, at most
-            ten years: 315,576,000).
+        job_ttl_seconds: how long a finished job stays readable (a positive number of seconds, at least
+            0.001 and at most ten years: 315,576,000).
         state_secret: key (str or bytes, >= 16 bytes) signing the 2026-07-28 ``requestState``;
             default a random key per process. Servers sharing one URL must share it.
         max_inline_bytes: a tool result whose JSON (or image) is larger than this many bytes

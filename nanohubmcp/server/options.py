@@ -11,6 +11,7 @@ services'; the job executors' options are :mod:`.executors.runners`', the state 
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Any
 
@@ -36,6 +37,8 @@ def default_workers() -> int:
     return min(32, (os.cpu_count() or 1) + 4)
 
 
+MIN_DURATION_SECONDS = 0.001
+"""The shortest duration option: a millisecond, the unit a task's ttl is answered in."""
 MAX_DURATION_SECONDS = 10 * 365.25 * 86400
 """The longest duration option (``job_ttl_seconds``): ten years. Longer values reach no use, and a time
 that far ahead no longer fits the stores' 64-bit numbers (``10**20`` seconds failed every job call)."""
@@ -90,9 +93,11 @@ def check_options(
         if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
             raise ConfigurationError(f"{option} must be a positive integer (or None for the default), not {value!r}")
     for option, value in (durations or {}).items():
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= MAX_DURATION_SECONDS:
-            raise ConfigurationError(f"{option} must be a positive number of seconds, at most "
-                                     f"{MAX_DURATION_SECONDS:,.0f} (ten years), not {value!r}")
+        seconds = value if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan
+        if not MIN_DURATION_SECONDS <= seconds <= MAX_DURATION_SECONDS:
+            raise ConfigurationError(f"{option} must be a positive number of seconds, at least 0.001 (a task's "
+                                     f"ttl is whole milliseconds) and at most {MAX_DURATION_SECONDS:,.0f} (ten "
+                                     f"years), not {value!r}")
 
 
 def checked_timeout(value: object, option: str = "tool_timeout") -> float | None:

@@ -158,7 +158,7 @@ def _sqlite_directory(url: str, parts: urllib.parse.SplitResult) -> str:
                                  f"directory only, {example}")
     directory = urllib.parse.unquote(parts.path)
     segments = directory.split("/")
-    if not directory.strip("/") or any(segment in (".", "..") for segment in segments):
+    if not directory.strip("/") or any(segment in (".", "..") for segment in segments) or "\0" in directory:
         raise ConfigurationError(f"state_url {redact(url)!r} names no directory the job store can use (not the root, "
                                  f"no '.' or '..'), {example}")
     return directory

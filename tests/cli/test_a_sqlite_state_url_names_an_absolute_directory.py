@@ -19,7 +19,7 @@ from nanohubmcp.state.url import parse
 
 
 @pytest.mark.parametrize("url", ["sqlite:///", "sqlite://", "sqlite:", "sqlite://state", "sqlite://relative/dir",
-                                 "sqlite:///./rel", "sqlite:///a/../b", "sqlite://user:secret@host/dir"])
+                                 "sqlite:///./rel", "sqlite:///a/../b", "sqlite:///tmp/a%00x", "sqlite://user:secret@host/dir"])
 def test_a_host_or_no_usable_directory_is_refused(url: str) -> None:
     with pytest.raises(ConfigurationError, match=r"names (a host|no directory)") as refused:
         parse(url)

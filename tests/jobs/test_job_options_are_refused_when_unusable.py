@@ -2,7 +2,7 @@
 ``job_workers=0`` was taken silently as the default. Both are refused when the server is built,
 naming the option and what it takes, like ``max_jobs_per_owner=0``. trial33 W19: a ttl past ten years
 (``10**20``) was taken and every job call then failed (-32603: too large for SQLite's integers), and
-``1e300`` made tasks answer a 303-digit ttl."""
+``1e300`` made tasks answer a 303-digit ttl; trial35 Y9: ``1e-300`` made every task answer ``"ttl": 0``."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from nanohubmcp import MCPServer
 from nanohubmcp.errors import ConfigurationError
 
 
-@pytest.mark.parametrize("ttl", [-1, 0, math.inf, math.nan, "60", True, 10**20, 1e300, 315_576_001])
+@pytest.mark.parametrize("ttl", [-1, 0, math.inf, math.nan, "60", True, 10**20, 1e300, 315_576_001, 1e-300, 0.0004])
 def test_a_job_ttl_that_is_not_a_positive_number_is_refused(tmp_path: Path, ttl: object) -> None:
     with pytest.raises(ConfigurationError, match=r"job_ttl_seconds must be a positive number of seconds"):
         MCPServer("ttl", state_dir=str(tmp_path), job_ttl_seconds=ttl)  # type: ignore[arg-type]
