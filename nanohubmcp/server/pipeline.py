@@ -350,8 +350,10 @@ def _reached(call_next: CallNext) -> CallNext:
     values (:func:`~nanohubmcp.server.results.decoded.decoded`)."""
 
     async def reached(request: Request) -> dict[str, Any]:
-        request.context.slots[ANSWERED_BY_LAYER] = False
-        return decoded(await call_next(request))
+        slots = request.context.slots
+        slots[ANSWERED_BY_LAYER] = False
+        # (a layer that set STREAMS_TEXT again takes a kept read's text as the pieces it asked for)
+        return decoded(await call_next(request), texts=STREAMS_TEXT not in slots)
 
     return reached
 

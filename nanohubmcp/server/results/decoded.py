@@ -21,12 +21,13 @@ from ...protocol.jsonenc import Encoded, TextPieces
 __all__ = ["decoded"]
 
 
-def decoded(result: dict[str, Any]) -> dict[str, Any]:
+def decoded(result: dict[str, Any], *, texts: bool = True) -> dict[str, Any]:
     """``result`` (a JSON-RPC ``result`` member) with each :class:`Encoded` in ``structuredContent``,
     or as one of its members, decoded anew (the caller may change it: no ``Encoded`` shares it), and
     each :class:`TextPieces` ``text`` of a block of a read's ``contents`` read into a ``str`` (and closed;
     a tool's ``content`` never holds one). Copies only the dicts and lists on the way to a value
     replaced; returns ``result`` itself when nothing is (a result without such values: a few checks).
+    ``texts=False`` leaves the :class:`TextPieces` as they are (a middleware that asked for them).
 
     Exact: the decoded values are what the encoder wrote, so :func:`~nanohubmcp.protocol.jsonenc.dumps`
     writes the same text for them (orjson's array text is Python's to the byte).
@@ -43,7 +44,7 @@ def decoded(result: dict[str, Any]) -> dict[str, Any]:
             if isinstance(item, Encoded):
                 out = {**result, "structuredContent": _members(structured)}
                 break
-    contents = result.get("contents")
+    contents = result.get("contents") if texts else None
     if contents.__class__ is list:
         for block in contents:
             if block.__class__ is dict and isinstance(block.get("text"), TextPieces):
