@@ -13,7 +13,6 @@ Source: JSON-RPC 2.0 § 5.1 (Internal error, -32603).
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from ..errors.codes import INTERNAL_ERROR
 from . import jsonenc
@@ -23,7 +22,7 @@ __all__ = ["message_parts"]
 log = logging.getLogger("nanohubmcp.server")
 
 
-def message_parts(message: Any) -> list[bytes | jsonenc.TextPieces]:
+def message_parts(message: object) -> list[bytes | jsonenc.TextPieces]:
     """:func:`~.jsonenc.dumpb_parts` of ``message``; for a response whose result cannot be written as JSON,
     those of the error response -32603 for its id (logged: the type that JSON cannot hold).
 
