@@ -58,7 +58,7 @@ class TokenVerifier(Protocol):
         ...
 
 
-_B64TOKEN = re.compile(r"[!-~]+")
+_B64TOKEN = r"[!-~]"  # (compiled by ``re`` at its first use: a server without a token never does)
 """What a bearer token may be: visible ASCII, no white space. RFC 6750 § 2.1's ``b64token`` (letters,
 digits, ``- . _ ~ + /``, ``=`` at its end) is stricter, but clients send any visible ASCII after
 ``Bearer `` and tokens such as ``my$ecret!`` served before: they stay allowed."""
@@ -91,7 +91,7 @@ def checked_token(token: str, source: str = "the bearer token") -> str:
     token = token.strip()
     if not token:
         raise ConfigurationError(f"{source} is blank (only spaces or line breaks): give a token of visible characters")
-    wrong = [i for i, ch in enumerate(token) if not _B64TOKEN.fullmatch(ch)]
+    wrong = [i for i, ch in enumerate(token) if not re.fullmatch(_B64TOKEN, ch)]
     if wrong:
         first = wrong[0]
         more = "" if len(wrong) == 1 else f" (and {len(wrong) - 1} more such character{'s' * (len(wrong) > 2)})"

@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import re
 
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.\-]*")
-_BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
-_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+# Patterns as text, compiled by ``re`` at their first use (and cached there): a server that reads no URI with
+# a scheme in capitals or a ``%`` compiles none of them at start.
+_SCHEME = r"[A-Za-z][A-Za-z0-9+.\-]*"
+_BAD_ESCAPE = r"%(?![0-9A-Fa-f]{2})"
+_ESCAPE = r"%([0-9A-Fa-f]{2})"
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
 
@@ -32,7 +34,7 @@ def fold_scheme(uri: str) -> str:
     one whose scheme is in lower case already (the same object: no copy)."""
     colon = uri.find(":")
     scheme = uri[:colon]
-    if colon < 1 or scheme.islower() or not _SCHEME.fullmatch(scheme):
+    if colon < 1 or scheme.islower() or not re.fullmatch(_SCHEME, scheme):
         return uri
     return scheme.lower() + uri[colon:]
 
@@ -49,7 +51,7 @@ def normal_escapes(uri: str) -> str:
     ``%`` is returned as it is (the same object)."""
     if "%" not in uri:
         return uri
-    return _ESCAPE.sub(_normal_escape, uri)
+    return re.sub(_ESCAPE, _normal_escape, uri)
 
 
 def comparison_form(uri: str) -> str:
@@ -62,5 +64,5 @@ def bad_escape(uri: str) -> str | None:
     ``"%4"``, ``"%"`` at the end); None when every ``%`` begins a percent-escape."""
     if "%" not in uri:
         return None
-    found = _BAD_ESCAPE.search(uri)
+    found = re.search(_BAD_ESCAPE, uri)
     return None if found is None else uri[found.start():found.start() + 3]

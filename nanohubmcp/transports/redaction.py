@@ -27,8 +27,9 @@ a Jupyter ``?token=`` reaching the server through a proxy route, an OAuth code."
 _SECRET_HEADER_WORDS = ("auth", "cookie", "token", "secret", "key", "session", "password", "credential", "signature")
 """A header whose (lower-case) name holds one of these carries a credential (``Authorization``,
 ``Cookie``, ``X-API-Key``, ``Mcp-Session-Id``...)."""
-PLACEHOLDER = re.compile(r"<[^<>]{1,80}>")
-"""A placeholder as the docs and a notebook's status write one (``<your Jupyter token>``): no credential."""
+PLACEHOLDER = r"<[^<>]{1,80}>"
+"""A placeholder as the docs and a notebook's status write one (``<your Jupyter token>``): no credential
+(a pattern's text: ``re`` compiles it at its first use, never at the server's start)."""
 _ISOLATED_BELOW = 8
 """A credential shorter than this is hidden only where it stands alone (not inside a longer word),
 so that ``?token=1`` does not turn every ``1`` of a message into ``***``."""
@@ -74,11 +75,11 @@ def secrets_of(url: str, headers: Mapping[str, str] | None = None) -> tuple[str,
             found.add(value.strip())
     found.update(unquote(secret) for secret in list(found))
     # A placeholder left in (``?token=<your Jupyter token>``) is no credential: shown, it says what is wrong.
-    return tuple(sorted((secret for secret in found if secret.strip() and not PLACEHOLDER.fullmatch(secret)),
+    return tuple(sorted((secret for secret in found if secret.strip() and not re.fullmatch(PLACEHOLDER, secret)),
                         key=len, reverse=True))
 
 
-_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^/?#\s]*)@")
+_USERINFO = r"(?i)\b([a-z][a-z0-9+.-]*://)([^/?#\s]*)@"
 """The user information of a URL in text: ``scheme://`` then everything up to the authority's last ``@``."""
 
 
@@ -95,7 +96,7 @@ def hide_userinfo(text: str) -> str:
         user, colon, _ = found.group(2).partition(":")
         return f"{found.group(1)}{user}:{MASK}@" if colon else f"{found.group(1)}{MASK}@"
 
-    return _USERINFO.sub(shown, text)
+    return re.sub(_USERINFO, shown, text)
 
 
 def authority(url: str) -> str:

@@ -41,7 +41,7 @@ _REPLACE_WITH = {
 def placeholder_left(value: str, what: str) -> str | None:
     """The sentence saying that ``value`` (``what`` names it) still holds a placeholder (``<...>``, also
     percent-encoded) and what replaces it, or None when it holds none."""
-    found = PLACEHOLDER.search(value) or PLACEHOLDER.search(unquote(value))
+    found = re.search(PLACEHOLDER, value) or re.search(PLACEHOLDER, unquote(value))
     if found is None:
         return None
     placeholder = found.group(0)
