@@ -27,7 +27,6 @@ from tornado.http1connection import HTTP1Connection
 
 from ..protocol import jsonenc
 from ..protocol.sendable import message_parts
-from .pieces import Miscounted, write_text
 from .unsent import owner_of
 
 log = logging.getLogger("nanohubmcp.http")
@@ -131,6 +130,8 @@ class SSEWriter:
         self._flush_soon()
 
     async def _write_pieces(self, parts: list[Part]) -> None:
+        from .pieces import Miscounted, write_text  # (only a kept file's text comes here: not loaded at start)
+
         try:
             for part in parts:
                 if isinstance(part, bytes):
