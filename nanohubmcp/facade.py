@@ -477,7 +477,7 @@ class MCPServer:
         return dropped
 
     # -- the call pipeline ---------------------------------------------------------------
-    def add_middleware(self, fn: Middleware) -> Middleware:
+    def add_middleware(self, fn: Middleware, *, stream_kept_text: bool = False) -> Middleware:
         """Add a layer to the call pipeline every request passes before its handler.
 
         ``fn`` is ``async def fn(request, call_next)``: ``request`` has ``method``, ``params``
@@ -488,9 +488,22 @@ class MCPServer:
         that JSON-RPC error. Layers run in the order added, the first outermost, for every
         request on every transport and in both eras; notifications do not pass them.
 
-        Returns ``fn``. Raises ``TypeError`` when ``fn`` is not an ``async def`` of two arguments.
+        Args:
+            fn: the layer. ``call_next`` hands it plain values: a ``tools/call`` of an array or a
+                table has its ``structuredContent`` as lists and dicts, a ``resources/read`` of a large
+                kept result its ``result["contents"][0]["text"]`` as a ``str`` (the file read whole).
+            stream_kept_text: ``fn`` passes a kept read's text on untouched, so the server may send it
+                from its file a piece at a time (a few MiB held, not the text about three times). Where
+                the transport writes it so (Streamable HTTP, legacy SSE in one process, stdio) and every
+                middleware of the server has ``stream_kept_text=True``, that ``text`` is then a
+                :class:`~nanohubmcp.protocol.jsonenc.TextPieces`: equal to the text, ``str(text)`` reads
+                it whole, ``text.size`` is its JSON's bytes, no ``len`` or slicing; return it as it is.
+                Elsewhere (a batch, REST, in memory) it is a ``str``; other values are as without it.
+
+        Returns ``fn``. Raises ``TypeError`` when ``fn`` is not an ``async def`` of two arguments
+        or ``stream_kept_text`` is not a bool.
         """
-        self.core.dispatcher.pipeline.add(fn)
+        self.core.dispatcher.pipeline.add(fn, stream_kept_text=stream_kept_text)
         return fn
 
     def middleware(self, fn: Middleware) -> Middleware:

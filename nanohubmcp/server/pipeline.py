@@ -32,7 +32,9 @@ The step before the outermost of them also takes the request's :data:`STREAMS_TE
 the application's layers see plain values: a ``resources/read`` of a kept result answers its text
 as a ``str``, not as its open file (:class:`~nanohubmcp.protocol.jsonenc.TextPieces`, which has no
 ``len``, no slicing and no JSON form for the standard library). Its text is then held whole, as on
-a transport that never streams it; a chain without the application's layers still streams it.
+a transport that never streams it; a chain without the application's layers still streams it, and
+so does one whose layers were all added with ``stream_kept_text=True`` (they pass the text on
+untouched: the slot stays as the transport set it, and they get the ``TextPieces``).
 The step after the innermost of them hands them the result with the values the server wrote ahead
 as JSON text (an array's or a table's ``structuredContent``, a
 :class:`~nanohubmcp.protocol.jsonenc.Encoded`) decoded into lists and dicts
@@ -95,15 +97,17 @@ class Layer(NamedTuple):
 class _Slot:
     """A layer of the chain: given, or made by ``make`` when a chain it acts on is first composed."""
 
-    __slots__ = ("acts", "make", "middleware", "user")
+    __slots__ = ("acts", "make", "middleware", "streams", "user")
 
     def __init__(self, middleware: Middleware | None, acts: Acts | None, make: Callable[[], Middleware] | None = None,
-                 *, user: bool = False):
+                 *, user: bool = False, streams: bool = False):
         self.middleware = middleware
         self.acts = acts
         self.make = make
         self.user = user
         """Added with ``server.add_middleware`` (the application's, not a built-in layer)."""
+        self.streams = streams
+        """An application's layer that passes a kept read's text on untouched (``stream_kept_text``)."""
 
     def get(self) -> Middleware:
         if self.middleware is None:
@@ -250,15 +254,19 @@ class Pipeline:
         """The layers, outermost first (a layer made at first use is made now)."""
         return tuple(slot.get() for slot in self._layers)
 
-    def add(self, layer: Middleware, *, acts: Acts | None = None) -> None:
+    def add(self, layer: Middleware, *, acts: Acts | None = None, stream_kept_text: bool = False) -> None:
         """Add ``layer`` inside the ones already there (it runs after them, before the handler);
-        ``acts`` says which routes it acts on (default: every one).
+        ``acts`` says which routes it acts on (default: every one). With ``stream_kept_text`` the
+        layer takes a kept read's text as the transport writes it (see the module's docstring).
 
         Raises:
-            TypeError: ``layer`` is not an ``async def`` function of ``(request, call_next)``.
+            TypeError: ``layer`` is not an ``async def`` function of ``(request, call_next)``, or
+                ``stream_kept_text`` is not a bool.
         """
         check_middleware(layer)
-        self._layers.append(_Slot(layer, acts, user=True))
+        if type(stream_kept_text) is not bool:
+            raise TypeError(f"stream_kept_text must be True or False, not {stream_kept_text!r}")
+        self._layers.append(_Slot(layer, acts, user=True, streams=stream_kept_text))
         self.refresh()
 
     @property
@@ -317,43 +325,45 @@ class Pipeline:
         return chain
 
     def _compose(self, route: Route | None) -> CallNext:
+        acting = [slot for slot in self._layers if route is None or slot.acts is None or slot.acts(route)]
+        # A kept read's text stays in pieces only if no layer of the application's here wants a str.
+        streams = all(slot.streams for slot in acting if slot.user)
         call = self._endpoint
         among_users = False  # composing outward: inside a run of the application's layers
-        for slot in reversed(self._layers):
-            acts = slot.acts
-            if route is None or acts is None or acts(route):
-                if slot.user != among_users:
-                    # the innermost of a run: past it the handler is reached; the outermost: a request enters it
-                    call = _reached(call) if slot.user else _entering(call)
-                    among_users = slot.user
-                call = _bind(slot.get(), call)
-        return _entering(call) if among_users else call
+        for slot in reversed(acting):
+            if slot.user != among_users:
+                # the innermost of a run: past it the handler is reached; the outermost: a request enters it
+                call = _reached(call, streams) if slot.user else _entering(call, streams)
+                among_users = slot.user
+            call = _bind(slot.get(), call)
+        return _entering(call, streams) if among_users else call
 
 
-def _entering(call_next: CallNext) -> CallNext:
+def _entering(call_next: CallNext, streams: bool) -> CallNext:
     """``call_next`` (the outermost of the application's layers), marking the request as not yet
-    at its handler (:data:`ANSWERED_BY_LAYER`) and its answer as made of plain values (no
+    at its handler (:data:`ANSWERED_BY_LAYER`) and, unless ``streams`` (every such layer of the
+    chain takes a kept read's text in pieces), its answer as made of plain values (no
     :data:`STREAMS_TEXT`: what those layers get back is a result they may dump, measure and slice)."""
 
     def entering(request: Request) -> Awaitable[dict[str, Any]]:
         slots = request.context.slots
         slots[ANSWERED_BY_LAYER] = True
-        slots.pop(STREAMS_TEXT, None)
+        if not streams:
+            slots.pop(STREAMS_TEXT, None)
         return call_next(request)
 
     return entering
 
 
-def _reached(call_next: CallNext) -> CallNext:
+def _reached(call_next: CallNext, streams: bool) -> CallNext:
     """``call_next`` (what follows the innermost of the application's layers), marking the request
     as handed on past them (:data:`ANSWERED_BY_LAYER`) and handing them its result made of plain
-    values (:func:`~nanohubmcp.server.results.decoded.decoded`)."""
+    values (:func:`~nanohubmcp.server.results.decoded.decoded`), a kept read's text left in its
+    pieces when ``streams``."""
 
     async def reached(request: Request) -> dict[str, Any]:
-        slots = request.context.slots
-        slots[ANSWERED_BY_LAYER] = False
-        # (a layer that set STREAMS_TEXT again takes a kept read's text as the pieces it asked for)
-        return decoded(await call_next(request), texts=STREAMS_TEXT not in slots)
+        request.context.slots[ANSWERED_BY_LAYER] = False
+        return decoded(await call_next(request), texts=not streams)
 
     return reached
 

@@ -30,7 +30,6 @@ from kept_reads import ARRAY, HANDSHAKE, MODERN, ODD, PIECE, TEXT_IDS, TEXTS, ex
 from support import mcp_client, serve, wait_until
 
 from nanohubmcp import MCPServer
-from nanohubmcp.server.wire.request import STREAMS_TEXT
 from nanohubmcp.transports import unsent
 
 LOGGED = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "reading"}}
@@ -45,18 +44,17 @@ def plain_server(tmp_path: Path, **options: Any) -> MCPServer:
 def logging_server(tmp_path: Path, **options: Any) -> MCPServer:
     """A server whose reads send a log message first, so a Streamable HTTP answer that may be a stream is one.
 
-    Only a middleware can send a message before a read's answer, and the pipeline takes the request's
-    STREAMS_TEXT mark away from the application's middleware (they see the text as a str): this one gives it
-    back, so the answer goes the writer's piece-at-a-time way."""
+    Only a middleware can send a message before a read's answer, and the application's middleware sees a
+    kept read's text as a str unless added with ``stream_kept_text=True``: this one is, so the answer goes
+    the writer's piece-at-a-time way."""
     made = plain_server(tmp_path, **options)
 
-    @made.middleware
     async def log_first(request: Any, call_next: Any) -> dict[str, Any]:
         if request.method == "resources/read":
             request.context.send_related(LOGGED)
-            request.context.slots[STREAMS_TEXT] = True
         return await call_next(request)
 
+    made.add_middleware(log_first, stream_kept_text=True)
     return made
 
 

@@ -5,9 +5,10 @@ To spare writing large data twice, a result may hold values that are not plain P
 the server puts them: ``structuredContent`` (or one of its members, ``"result"``) as a
 :class:`~nanohubmcp.protocol.jsonenc.Encoded` (an array's or a table's JSON text, written once), and a
 ``resources/read`` block's ``text`` as a :class:`~nanohubmcp.protocol.jsonenc.TextPieces` (a kept file
-read a piece at a time; the pipeline sees that none reaches the application's middleware, and this
-reads one that would). The encoder writes both; a middleware doing ``json.dumps(result)``, ``len``,
-``isinstance(..., list)`` or changing the data in place needs lists, dicts and strs.
+read a piece at a time; the pipeline sees that none reaches the application's middleware unless all
+of it was added with ``stream_kept_text=True``, and this reads one that would). The encoder writes
+both; a middleware doing ``json.dumps(result)``, ``len``, ``isinstance(..., list)`` or changing the
+data in place needs lists, dicts and strs.
 :func:`decoded` turns those places (and only those: no walk over the data) into plain values.
 No I/O but a :class:`TextPieces`' reading; imports nothing but :mod:`~nanohubmcp.protocol.jsonenc`.
 """
@@ -27,7 +28,7 @@ def decoded(result: dict[str, Any], *, texts: bool = True) -> dict[str, Any]:
     each :class:`TextPieces` ``text`` of a block of a read's ``contents`` read into a ``str`` (and closed;
     a tool's ``content`` never holds one). Copies only the dicts and lists on the way to a value
     replaced; returns ``result`` itself when nothing is (a result without such values: a few checks).
-    ``texts=False`` leaves the :class:`TextPieces` as they are (a middleware that asked for them).
+    ``texts=False`` leaves the :class:`TextPieces` as they are (middleware that asked for them).
 
     Exact: the decoded values are what the encoder wrote, so :func:`~nanohubmcp.protocol.jsonenc.dumps`
     writes the same text for them (orjson's array text is Python's to the byte).
