@@ -50,7 +50,6 @@ import inspect
 from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from .results.decoded import decoded
 from .wire.request import ANSWERED_BY_LAYER, STREAMS_TEXT
 
 if TYPE_CHECKING:
@@ -360,6 +359,7 @@ def _reached(call_next: CallNext, streams: bool) -> CallNext:
     as handed on past them (:data:`ANSWERED_BY_LAYER`) and handing them its result made of plain
     values (:func:`~nanohubmcp.server.results.decoded.decoded`), a kept read's text left in its
     pieces when ``streams``."""
+    from .results.decoded import decoded  # (a server with middleware only: not loaded at start)
 
     async def reached(request: Request) -> dict[str, Any]:
         request.context.slots[ANSWERED_BY_LAYER] = False
