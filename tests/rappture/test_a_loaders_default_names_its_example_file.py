@@ -87,3 +87,35 @@ def test_examples_sharing_a_label_are_told_apart_and_the_default_file_stays_the_
     assert loader["default"] == "Second run (l1/second.xml)"
     assert _seen(tool.run({}, plot=False))["string_title"] == "from second"
     assert _seen(tool.run({"loader": "Second run (l1/dup.xml)"}, plot=False))["string_title"] == "from dup"
+
+
+def test_a_default_written_as_a_label_now_shared_names_the_first_example_with_it(tmp_path: Path) -> None:
+    """trial35 Y13: ``<default>Second run</default>`` (a label) and a copy of ``second.xml`` not yet
+    relabelled: the made names ``Second run (l1/...)`` matched the default no more, so the schema lost
+    its default and a call without the argument ran from no example. The label names the first
+    example having it, in the loader's order, as Rappture's own loader keeps the first file of a label."""
+    xml = _tool(tmp_path, "Second run")
+    (xml.parent / "examples" / "l1" / "second_copy.xml").write_text(EXAMPLE.format(label="Second run", title="copy"))
+    with pytest.warns(RegistrationWarning, match=r"its <default> 'Second run' names the first of them, l1/second\.xml"):
+        tool = load_rappture_tool(xml, rappture="")
+    loader = tool.schema["properties"]["loader"]
+    assert loader["enum"] == ["First run", "Second run (l1/second.xml)", "Second run (l1/second_copy.xml)"]
+    assert loader["default"] == "Second run (l1/second.xml)"
+    assert _seen(tool.run({}, plot=False))["string_title"] == "from second"
+
+
+def test_a_label_that_is_a_name_made_for_another_example_is_told_apart_too(tmp_path: Path) -> None:
+    """trial35 Y13: an example labelled literally ``Second run (l1/second.xml)`` beside two sharing
+    ``Second run`` gave the enum that value twice, naming two examples."""
+    xml = _tool(tmp_path, "second.xml")
+    examples = xml.parent / "examples" / "l1"
+    (examples / "second_copy.xml").write_text(EXAMPLE.format(label="Second run", title="copy"))
+    (examples / "x.xml").write_text(EXAMPLE.format(label="Second run (l1/second.xml)", title="from x"))
+    with pytest.warns(RegistrationWarning, match="examples share a label"):
+        tool = load_rappture_tool(xml, rappture="")
+    loader = tool.schema["properties"]["loader"]
+    assert loader["enum"] == ["First run", "Second run (l1/second.xml)", "Second run (l1/second_copy.xml)",
+                              "Second run (l1/second.xml) (l1/x.xml)"]
+    assert loader["default"] == "Second run (l1/second.xml)"
+    assert _seen(tool.run({}, plot=False))["string_title"] == "from second"
+    assert _seen(tool.run({"loader": "Second run (l1/second.xml) (l1/x.xml)"}, plot=False))["string_title"] == "from x"

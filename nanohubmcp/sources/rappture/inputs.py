@@ -21,13 +21,11 @@ names, so the description can say when the argument matters.
 from __future__ import annotations
 
 import re
-import warnings
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ...errors import RegistrationWarning
-from ...registration import user_frame
+from .loader import find_examples
 
 __all__ = ["VALUE_KINDS", "Input", "Inputs", "Option", "Skipped", "read_inputs", "text_of"]
 
@@ -292,51 +290,13 @@ def read_inputs(root: ET.Element, tool_dir: Path | None = None) -> Inputs:
 
 
 def loader_examples(item: Input, tool_dir: Path | None) -> list[Option]:
-    """A loader's examples: files matching its ``<example>`` patterns in ``examples/`` beside
-    tool.xml (or one level up, the installed layout ``rappture/tool.xml`` + ``examples/``).
-
-    Each option's value is the example's ``about.label`` (else its file name) — followed by its file
-    name, ``label (file.xml)``, for examples sharing a label (warned about) —; the file's path is
-    kept in ``item.extra`` under ``example:<value>``. The loader's ``<default>`` names its example
-    by file name (Rappture's documented form, ``<default>first.xml</default>``, also for an
-    ``<example>l1/*.xml</example>`` in a folder), by its path under ``examples/``, or by its label:
-    ``item.default`` becomes that example's option value, so it is the schema's default and the
-    example a call without the argument starts from.
+    """A loader's examples as options (:func:`.loader.find_examples`: where they are looked up, the
+    name each is offered under, the one the ``<default>`` names); each example's file is kept in
+    ``item.extra`` under ``example:<value>``, and ``item.default`` becomes the named example's
+    value, so it is the schema's default and the example a call without the argument starts from.
     """
-    if tool_dir is None:
-        return []
-    found: list[tuple[Path, str, ET.Element, str]] = []  # (file, its path under examples/, document, label)
-    for folder in (tool_dir / "examples", tool_dir.parent / "examples"):
-        if not folder.is_dir():
-            continue
-        seen: set[Path] = set()
-        for pattern in item.extra.get("example", "").split() or ["*.xml"]:
-            for file in sorted(folder.glob(pattern)):
-                if file in seen:
-                    continue
-                seen.add(file)
-                try:
-                    doc = ET.parse(file).getroot()
-                except (ET.ParseError, OSError):
-                    continue
-                found.append((file, file.relative_to(folder).as_posix(), doc, text_of(doc, "about/label") or file.name))
-        if found:
-            break
-    labels = [label for _, _, _, label in found]
-    shared = {label for label in labels if labels.count(label) > 1}
-    if shared:
-        warnings.warn(
-            f"Rappture loader {item.name!r}: examples share a label ({', '.join(repr(x) for x in sorted(shared))}); "
-            "each is offered with its file name, e.g. 'label (file.xml)': give each example an <about><label> of "
-            "its own", RegistrationWarning, stacklevel=user_frame())
-    options: list[Option] = []
-    named: str | None = None  # the example the loader's <default> names by its file
-    for file, under, doc, label in found:
-        value = f"{label} ({under})" if label in shared else label
-        item.extra[f"example:{value}"] = str(file)
-        options.append(Option(value, value, text_of(doc, "about/description")))
-        if item.default in (file.name, under):
-            named = value
-    if named is not None and all(item.default != o.value for o in options):
-        item.default = named
-    return options
+    found = find_examples(item.name, item.extra.get("example", "").split(), item.default, tool_dir)
+    for example in found.examples:
+        item.extra[f"example:{example.value}"] = str(example.file)
+    item.default = found.default
+    return [Option(e.value, e.value, e.description) for e in found.examples]
