@@ -6,6 +6,7 @@ Issue 24: "A tool marked long runs as a durable job on any executor"."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import sqlite3
 import time
@@ -23,12 +24,13 @@ pytest.importorskip("pint")
 FERMI = Path(__file__).parent / "tools" / "fermi"
 
 
-def long_tool(tmp_path: Path) -> Path:
-    """The fermi tool with ``<limits><cputime>600</cputime></limits>``."""
+def long_tool(tmp_path: Path, cputime: str = "600") -> Path:
+    """The fermi tool with ``<limits><cputime>600</cputime></limits>`` (or another cputime)."""
     folder = tmp_path / "fermi_long"
     shutil.copytree(FERMI, folder)
     xml = folder / "tool.xml"
-    xml.write_text(xml.read_text().replace("</command>", "</command>\n    <limits><cputime>600</cputime></limits>"))
+    limits = f"<limits><cputime>{cputime}</cputime></limits>"
+    xml.write_text(xml.read_text().replace("</command>", f"</command>\n    {limits}"))
     return xml
 
 
@@ -79,3 +81,27 @@ def test_cache_on_a_tool_its_limits_make_a_job_tool_names_the_limits_and_the_way
         server.add_rappture_tool(long_tool(tmp_path), name="long_cached", cache=True)
     assert not server.add_rappture_tool(long_tool(tmp_path / "again"), name="short_cached", cache=True,
                                         background=False).background
+
+
+@pytest.mark.parametrize(("cputime", "said"), [("100000", "100000 s (capped at 43200 s)"),
+                                                ("unlimited", "unlimited (43200 s)")])
+def test_the_cache_refusal_quotes_the_cputime_as_the_tool_xml_writes_it(tmp_path: Path, cputime: str,
+                                                                         said: str) -> None:
+    """trial35 Y18: a tool.xml saying 100000 was quoted as "43200 s", a cap the user never wrote."""
+    from nanohubmcp.errors import RegistrationError
+
+    server = MCPServer("cached", state_dir=str(tmp_path / "state"))
+    with pytest.raises(RegistrationError, match=rf"its <limits><cputime> \({re.escape(said)}, longer than 30 s\)"):
+        server.add_rappture_tool(long_tool(tmp_path, cputime), name="capped", cache=True)
+
+
+@pytest.mark.parametrize("asked", [{"background": True}, {"async_": True}])
+def test_cache_with_background_true_names_the_rappture_tool_and_background(tmp_path: Path,
+                                                                           asked: dict[str, bool]) -> None:
+    """trial35 Y18: the refusal spoke of "@async_tool jobs" of "tool 'lim2'"; the user wrote background=True."""
+    from nanohubmcp.errors import RegistrationError
+
+    server = MCPServer("cached", state_dir=str(tmp_path / "state"))
+    with pytest.raises(RegistrationError, match=r"^Rappture tool 'lim2': cache= is for tools that answer in the "
+                                                r"call, not background=True jobs; leave out one of them$"):
+        server.add_rappture_tool(FERMI, name="lim2", cache=True, **asked)

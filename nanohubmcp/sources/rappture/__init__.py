@@ -40,8 +40,9 @@ from ...server.provenance.code_files import WATCHED
 from ...server.provenance.tool_options import RUN_VALUES
 from .code import watched_code
 from .driver import check_values, converts_units, current_values
+from .inputs import text_of
 from .rundirs import sweep_once
-from .tool import PROXY_TIMEOUT, RapptureTool, load_rappture_tool
+from .tool import PROXY_TIMEOUT, RapptureTool, load_rappture_tool, time_limit
 from .units import load_registry, pint_missing, registry_ready
 
 if TYPE_CHECKING:
@@ -184,11 +185,15 @@ def add_rappture_tool(
             giving other units than the declared ones is then refused).
     """
     tool = load_rappture_tool(path, name=name, timeout=timeout, rappture=rappture, long=async_)
+    if async_ and options.get("cache"):  # said here: the core's words are for @async_tool, not written here
+        raise RegistrationError(
+            f"Rappture tool {tool.name!r}: cache= is for tools that answer in the call, not background=True jobs; "
+            "leave out one of them")
     if tool.long and async_ is None and options.get("cache"):  # a job tool by its <limits>, not by asking
         raise RegistrationError(
             f"Rappture tool {tool.name!r}: cache= is for tools that answer in the call, and its <limits><cputime> "
-            f"({tool.limit:g} s, longer than {PROXY_TIMEOUT:g} s) makes it a job tool; give background=False to "
-            "cache it (its calls then answer in the call, up to that limit), or leave cache= out")
+            f"({_cputime_as_read(tool)}, longer than {PROXY_TIMEOUT:g} s) makes it a job tool; give "
+            "background=False to cache it (its calls then answer in the call, up to that limit), or leave cache= out")
     _warn_without_pint(tool)
     sweep_once()  # the run directories killed servers left
     core = getattr(server, "core", None)
@@ -217,6 +222,18 @@ def add_rappture_tool(
     if watched is not None:  # stable across starts, and following an edit of tool.xml or a program
         record.extra[WATCHED] = watched
     return record
+
+
+def _cputime_as_read(tool: RapptureTool) -> str:
+    """The tool's ``<limits><cputime>`` as written, with the seconds :func:`time_limit` reads it as when
+    they differ: ``100000 s (capped at 43200 s)``, ``unlimited (43200 s)``."""
+    written = text_of(tool.root, "tool/limits/cputime")
+    seconds = time_limit(written)
+    if not written.isdigit():
+        return f"{written} ({seconds:g} s)"
+    if int(written) != seconds:  # over 12 hours (or under the least, 10 s)
+        return f"{written} s ({'capped at' if int(written) > seconds else 'raised to'} {seconds:g} s)"
+    return f"{seconds:g} s"
 
 
 def _warn_without_pint(tool: RapptureTool) -> None:
