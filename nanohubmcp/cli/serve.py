@@ -162,7 +162,15 @@ def rappture(args: argparse.Namespace) -> int:
 
 
 def hub_tools(args: argparse.Namespace) -> int:
-    from ..sources.hub import DEFAULT_ROOT, find_hub_tools, pick, served_name, served_names
+    from ..sources.hub import (
+        DEFAULT_ROOT,
+        find_hub_tools,
+        name_keepers,
+        pick,
+        served_name,
+        served_names,
+        was_cut,
+    )
 
     root = args.root or DEFAULT_ROOT
     if not os.path.isdir(root):  # a typo in --root is not an empty hub
@@ -175,7 +183,7 @@ def hub_tools(args: argparse.Namespace) -> int:
             print(f"No Rappture tool or Sim2L is installed under {root}.", file=sys.stderr)
             return 0
         width = max(len(t.name) for t in tools)
-        own = {t.name for t in tools}  # a made name one of these has already is served only without it
+        keepers = name_keepers([t.name for t in tools])  # a made name another has is served only without it
         for tool in tools:
             others = [r for r in tool.revisions if r != tool.revision]
             more = f"  (also {', '.join(others)})" if others else ""
@@ -183,7 +191,10 @@ def hub_tools(args: argparse.Namespace) -> int:
             if not name:
                 more += "  (cannot be served)"
             elif name != tool.name:
-                more += f"  (served as {name}" + (f", but not beside the tool {name})" if name in own else ")")
+                cut = ", cut to 128 characters" if was_cut(tool.name) else ""
+                keeper = keepers[tool.name]
+                beside = f", but not beside the tool {keeper}" if keeper != tool.name else ""
+                more += f"  (served as {name}{cut}{beside})"
             print(f"{tool.name:<{width}}  {tool.kind:<8}  {tool.revision:<7}  {tool.path}{more}")
         print(f"Serve some: nanohubmcp hub-tools NAME... [--root {root}]", file=sys.stderr)
         return 0

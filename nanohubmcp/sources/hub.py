@@ -24,7 +24,10 @@ from typing import NamedTuple
 
 from ..server.registry.components import TOOL_NAME, name_like
 
-__all__ = ["DEFAULT_ROOT", "HubTool", "Served", "find_hub_tools", "pick", "served_name", "served_names"]
+__all__ = [
+    "DEFAULT_ROOT", "HubTool", "Served", "find_hub_tools", "name_keepers", "pick", "served_name", "served_names",
+    "was_cut",
+]
 
 DEFAULT_ROOT = "/apps"
 """Where a hub installs its tools."""
@@ -162,6 +165,27 @@ def served_name(name: str) -> str:
     return name if TOOL_NAME.fullmatch(name) else name_like(name, fallback="")
 
 
+def was_cut(name: str) -> bool:
+    """Whether the name a directory ``name`` is served under was cut to 128 characters."""
+    return served_name(name) != name and len(name_like(name, fallback="", limit=None)) > 128
+
+
+def name_keepers(names: list[str]) -> dict[str, str]:
+    """For each directory name of ``names``, the directory whose tool its served name
+    (:func:`served_name`) is when all are served together: the directory named as that tool name,
+    else the first by name (two names over 128 characters cut alike); ``""`` for one that cannot be
+    served. :func:`served_names` gives the names in this order."""
+    keepers: dict[str, str] = {}
+    for name in sorted(names, key=_keeps_first):
+        made = served_name(name)
+        keepers.setdefault(made, name)
+    return {name: keepers[served_name(name)] if served_name(name) else "" for name in names}
+
+
+def _keeps_first(name: str) -> tuple[bool, str]:
+    return (served_name(name) != name, name)
+
+
 def served_names(tools: list[HubTool]) -> Served:
     """Each of ``tools`` (as :func:`pick` chose them) with the MCP tool name it is served under:
     :func:`served_name` of its directory, then ``_<kind>`` when both kinds of it are served, then
@@ -169,7 +193,8 @@ def served_names(tools: list[HubTool]) -> Served:
     side by side are both served (``cooling_current``, ``cooling_r1``). A tool asked for twice at one
     revision is served once. A tool whose name has no character a tool name can hold, whose name
     would be too long, or whose name another of ``tools`` already has (``sp ace`` beside ``sp_ace``)
-    is skipped, with why."""
+    is skipped, with why; of two made alike (two names over 128 characters cut to the same), the
+    first by directory name is served."""
     unique = list({(t.name, t.kind, t.revision): t for t in tools}.values())
     kinds: dict[str, set[str]] = {}
     revisions: dict[tuple[str, str], int] = {}
@@ -179,8 +204,8 @@ def served_names(tools: list[HubTool]) -> Served:
     names: dict[int, str] = {}  # by index in unique
     why: dict[int, str] = {}
     taken: dict[str, HubTool] = {}
-    own_first = sorted(range(len(unique)), key=lambda i: served_name(unique[i].name) != unique[i].name)
-    for index in own_first:  # a directory named as a tool name keeps it before one made into it
+    own_first = sorted(range(len(unique)), key=lambda i: _keeps_first(unique[i].name))
+    for index in own_first:  # a directory named as a tool name keeps it before one made into it (name_keepers)
         tool = unique[index]
         name = served_name(tool.name)
         if len(kinds[tool.name]) > 1:

@@ -246,3 +246,28 @@ def test_a_tool_is_picked_by_the_name_the_listing_says_it_is_served_as(tmp_path:
     assert [t.name for t in pick(apps, ["sp_ace"])] == ["sp_ace"]
     with pytest.raises(LookupError, match="no Rappture tool or Sim2L named 'unx'"):
         pick(apps, ["unx"])
+
+
+def test_a_name_over_128_characters_is_listed_as_cut_and_two_cut_alike_are_told_apart(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Found by a fresh-user trial (trial35 Y12): a directory name over 128 characters is served cut to
+    128, and the listing did not say so; two names cut alike each promised the same tool name."""
+    apps = _apps(tmp_path)
+    long, longer = "a" * 135, "a" * 140
+    for name in (longer, long):
+        folder = apps / name / "r1" / "rappture"
+        folder.mkdir(parents=True)
+        for file in ("tool.xml", "fermi.py"):
+            shutil.copy(FERMI / file, folder / file)
+    assert main(["hub-tools", "--root", str(apps)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    cut = "a" * 128
+    assert next(line for line in lines if line.startswith(long + " ")).endswith(
+        f"  (served as {cut}, cut to 128 characters)")
+    assert next(line for line in lines if line.startswith(longer + " ")).endswith(
+        f"  (served as {cut}, cut to 128 characters, but not beside the tool {long})")
+    for asked in ([longer, long], [long, longer]):  # the one the listing promised, whatever the order asked
+        served = served_names(pick(apps, asked))
+        assert [(t.name, name) for t, name in served.named] == [(long, cut)]
+        assert [t.name for t, _ in served.skipped] == [longer]

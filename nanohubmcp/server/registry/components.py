@@ -67,11 +67,12 @@ def check_tool_name(tool_name: str, *, given: bool) -> None:
             f"{fix}, e.g. name={name_like(tool_name)!r}", option="name")
 
 
-def name_like(text: str, fallback: str = "my_tool") -> str:
+def name_like(text: str, fallback: str = "my_tool", limit: int | None = 128) -> str:
     """A tool name (SEP-986) close to ``text``: accents dropped, each run of other characters ``_``,
-    ``_`` at either end dropped, 128 at most; ``fallback`` when nothing is left."""
+    ``_`` at either end dropped, cut to ``limit`` characters (None: not cut, to tell whether it
+    would be); ``fallback`` when nothing is left."""
     ascii_text = unicodedata.normalize("NFKD", text.replace("ß", "ss")).encode("ascii", "ignore").decode("ascii")
-    return re.sub(r"[^A-Za-z0-9_.\-]+", "_", ascii_text).strip("_")[:128] or fallback
+    return re.sub(r"[^A-Za-z0-9_.\-]+", "_", ascii_text).strip("_")[:limit] or fallback
 
 
 def is_coroutine_callable(fn: Callable[..., Any]) -> bool:
