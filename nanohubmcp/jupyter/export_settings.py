@@ -29,6 +29,7 @@ file around it :mod:`.script_frame`'s.
 from __future__ import annotations
 
 import ast
+import math
 import operator
 from dataclasses import dataclass
 from typing import Any
@@ -73,8 +74,8 @@ def _place(setting: str) -> str | None:
 _ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
                ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
 _LARGEST_POWER = 1024
-"""The largest exponent :func:`constant_value` computes (``2**1024`` is past every limit; ``10**10**10`` would
-not end)."""
+"""The largest power :func:`constant_value` computes: an exponent up to 1024 and a result up to ``2**1024``,
+past every limit and every float (``10**10**10``, or ``((10**1000)**1000)**1000``, would not end)."""
 
 
 def constant_value(node: ast.expr) -> Any:
@@ -83,15 +84,18 @@ def constant_value(node: ast.expr) -> Any:
     the kernel's traitlets config evaluates too; nothing else runs.
 
     Raises:
-        ValueError: anything else (a name, a call), or a power above ``2**1024``-sized exponents.
-        ArithmeticError: a division by zero, an overflow.
+        ValueError: anything else (a name, a call, ``True + 1``).
+        ZeroDivisionError: a division (or a modulo, ``0 ** -1``) by zero.
+        OverflowError: a power past ``2**1024`` or an exponent past 1024 (not computed), a result a float
+            cannot hold.
     """
     if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
         left, right = constant_value(node.left), constant_value(node.right)
         if not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (left, right)):
             raise ValueError("arithmetic of numbers only")
-        if isinstance(node.op, ast.Pow) and abs(right) > _LARGEST_POWER:
-            raise ValueError("exponent too large")
+        if isinstance(node.op, ast.Pow) and (abs(right) > _LARGEST_POWER or (
+                abs(left) > 1 and math.log2(abs(left)) * right > _LARGEST_POWER)):
+            raise OverflowError(f"a power past 2**{_LARGEST_POWER}")
         return _ARITHMETIC[type(node.op)](left, right)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.UAdd, ast.USub)):
         operand = constant_value(node.operand)
@@ -133,7 +137,8 @@ class ExportSettings:
         settings.
 
         Raises:
-            SettingRefused: the setting does not exist, or its value is not a literal it accepts.
+            SettingRefused: the setting does not exist, or its value is not a literal (or arithmetic of
+                numbers) it accepts, divides by zero or is too large to evaluate.
         """
         from traitlets import TraitError
 
@@ -155,7 +160,13 @@ class ExportSettings:
             checked = NanohubMCP(**{half: self.values[half] for half in _PAIR
                                     if half in self.values and half != setting})
             setattr(checked, setting, value)
-        except (ValueError, TypeError, SyntaxError, ArithmeticError):
+        except ZeroDivisionError:
+            raise SettingRefused(f"%config NanohubMCP.{setting}: the value divides by zero (so the kernel "
+                                 "refuses it too)") from None
+        except OverflowError:
+            raise SettingRefused(f"%config NanohubMCP.{setting}: the value is too large to evaluate safely "
+                                 f"(past 2**{_LARGEST_POWER}, more than any setting takes)") from None
+        except (ValueError, TypeError, SyntaxError):
             raise SettingRefused(f"%config NanohubMCP.{setting}: the value must be a literal (a number, "
                                  "string, list or None) or arithmetic of numbers (40 * 2**20) to be "
                                  "exported") from None

@@ -8,8 +8,10 @@ sets state or binds names the script cannot reproduce — never dropped silently
 on it:
 
 =====================================  ===================================================================
-``%env NAME=value``, ``%set_env``      ``os.environ["NAME"] = "value"`` (refused with ``$x``/``{x}``, which
-                                       IPython expands); ``%env`` / ``%env NAME`` only show: dropped
+``%env NAME=value``, ``%set_env``      ``os.environ["NAME"] = "value"``, split as IPython splits it (refused
+                                       with ``$x``/``{x}``, which IPython expands, and where IPython refuses
+                                       the line: ``%env B x=y``, ``%env =x``); ``%env`` / ``%env NAME`` only
+                                       show: dropped
 ``%time STATEMENT``                    ``STATEMENT`` (it runs once, as in the notebook; the timing is not shown)
 ``%timeit STATEMENT``                  dropped: IPython runs it many times inside a function of its own,
                                        so it binds nothing in the notebook
@@ -54,20 +56,18 @@ class MagicHandling:
     text: str
 
 
-_SETTING = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)\s*(?:=|\s)\s*(.*)", re.S)
-
-
 def line_magic(name: str, line: str, *, transform: Callable[[str], str] | None = None) -> MagicHandling:
-    """What ``%<name> <line>`` becomes in the script (``line`` as IPython passes it to the magic).
+    """What ``%<name> <line>`` becomes in the script (``line`` as IPython passes it to the magic: a space
+    after the one ending the magic's name is part of it, which ``%env`` reads).
 
     Args:
         transform: IPython's ``TransformerManager.transform_cell`` (or any str -> str), applied to
             ``%time``'s statement as IPython applies it; None keeps the statement as written.
     """
+    if name in ("env", "set_env"):
+        return _env(name, line)
     line = line.strip()
     what = shorten(f"%{name} {line}".rstrip())
-    if name in ("env", "set_env"):
-        return _env(name, line, what)
     if name == "time":
         return _time(line, what, transform)
     if name == "timeit":
@@ -83,15 +83,33 @@ def line_magic(name: str, line: str, *, transform: Callable[[str], str] | None =
     return MagicHandling("drop", "IPython only")
 
 
-def _env(name: str, line: str, what: str) -> MagicHandling:
-    setting = _SETTING.fullmatch(line)
-    if not setting:  # `%env` lists the environment, `%env NAME` shows one variable
-        return MagicHandling("drop", "it only shows the environment")
+def _env(name: str, line: str) -> MagicHandling:
+    """IPython's ``OSMagics.env`` and ``OSMagics.set_env`` (IPython 9), step by step: the line splits at its
+    first '=' when it has one, else at its first ' '; the name and the value are the halves, stripped."""
+    what = shorten(f"%{name} {line}".rstrip())
+    split = "=" if "=" in line else " "
+    if name == "env" and (not line.strip() or len(line.split(split)) == 1):
+        return MagicHandling("drop", "it only shows the environment")  # `%env` lists it, `%env NAME` shows one
     if re.search(r"[${}]", line):  # IPython expands $x and {x} from the notebook's names first
         return MagicHandling("refuse", f"sets an environment variable from notebook names ({what}), which the "
                              "export does not expand: write os.environ[NAME] = VALUE in Python")
-    variable, value = setting.group(1), setting.group(2).strip()
+    halves = line.split(split, 1)
+    if len(halves) < 2 or not line.strip():
+        return _unset(what, "it needs a name and a value: %set_env NAME=VALUE")
+    variable, value = halves[0].strip(), halves[1].strip()
+    if re.search(r"\s", variable):
+        return _unset(what, f"it splits {line!r} at its first {split!r}, and the name {variable!r} has whitespace")
+    if not variable:
+        return _unset(what, f"it splits {line!r} at its first {split!r}, and the name is empty")
+    if "\0" in line:
+        return _unset(what, "the line holds a NUL character")
     return MagicHandling("code", f"import os; os.environ[{literal(variable)}] = {literal(value)}  # %{name} {line}")
+
+
+def _unset(what: str, why: str) -> MagicHandling:
+    return MagicHandling("refuse", f"sets an environment variable that IPython refuses to set ({what}: {why}), so "
+                         "the notebook's cell stopped at it: fix the line (or write os.environ[NAME] = VALUE in "
+                         "Python), or tag the cell mcp-skip")
 
 
 def _time(line: str, what: str, transform: Callable[[str], str] | None) -> MagicHandling:

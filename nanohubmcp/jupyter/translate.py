@@ -249,9 +249,10 @@ class _Builder:
         """``"<kind> <path>"`` of each ``%mcp rappture`` / ``%mcp sim2l`` line (:attr:`Script.sources`)."""
         self.registered: dict[tuple[str, str], tuple[int, str]] = {}
         """(kind, name or URI) -> (its block, its decorator line): a cell run again later replaces it."""
-        self.left_out: dict[str, tuple[int, str]] = {}
-        """Name -> the left-out cell (:class:`_ReadsServer`, a dropped cell magic) that last bound it and what
-        that cell is, until a kept cell binds it."""
+        self.unbound: dict[str, tuple[int, str, bool]] = {}
+        """Name -> the cell that last bound it in a way the script does not, what that cell is, and whether the
+        script leaves the cell out (:class:`_ReadsServer`, a dropped cell magic) or keeps its code (a
+        ``%%capture NAME`` cell, whose capture it drops), until a kept cell binds the name."""
         self.kept: set[str] = set()
         """The names the kept cells bind at their top level."""
 
@@ -268,9 +269,9 @@ class _Builder:
                                     "a check, left out)")
                 self.blocks.append(f"# cell {self.number} left out: it reads the notebook's running server (%mcp "
                                    f"used as a value, a check of its tools): {first}")
-                what = "a cell reading the notebook's running server (%mcp as a value)"
-                self.left_out.update((name, (self.number, what)) for s in ast.parse(code).body
-                                     for name in bound_names(s))
+                what = "a cell reading the notebook's running server (%mcp as a value) that the script leaves out"
+                self.unbound.update((name, (self.number, what, True)) for s in ast.parse(code).body
+                                    for name in bound_names(s))
         elif magic[0] in _COMPONENTS:
             self.blocks.append(self._component(*magic))
         elif magic[0] == "mcp_view":
@@ -295,18 +296,19 @@ class _Builder:
             certain += [name for stmt in tree.body for name in bound_names(stmt)]
         # A word of an unknown magic's line (%%sql x, %%R -i x) may name a value kept code bound: not a binding.
         names = certain + [name for name in likely if name not in self.kept]
-        self.left_out.update((name, (self.number, f"a %%{magic} cell (a cell magic, IPython only)")) for name in names)
+        what = f"a %%{magic} cell (a cell magic, IPython only) that the script leaves out"
+        self.unbound.update((name, (self.number, what, True)) for name in names)
 
     def _keep_body(self, magic: str, line: str, body: str) -> None:
         """A ``%%time`` / ``%%capture`` / ``%%prun`` cell: its body runs, as in the notebook (without the
-        timing, capture or profile); ``%%capture NAME``'s NAME is left out (refused if used later)."""
+        timing, capture or profile); ``%%capture NAME``'s NAME stays unbound (refused if used later)."""
         what = shorten(f"%%{magic} {line}".rstrip())
         self.offset += 1 + leading_blank_lines(body)
         code = self._code(self.transformer.transform_cell(body))
         self.blocks.append(f"# {what}: the cell's code runs, without the {magic} magic\n{code}")
         certain, _ = magic_bound_names(magic, line)
-        self.left_out.update((name, (self.number, f"a %%{magic} cell (the magic binds it, IPython only)"))
-                             for name in certain)
+        self.unbound.update((name, (self.number, f"a %%{magic} cell, whose capture the script drops", False))
+                            for name in certain)
 
     def _component(self, magic: str, line: str, body: str) -> str:
         kind = _COMPONENTS[magic]
@@ -450,7 +452,7 @@ class _Builder:
                 raise self._error(node, "builds an MCPServer of its own; the exported script makes its server "
                                   "from the %%mcp_* cells. Tag this cell mcp-skip, or, for a notebook written "
                                   "in script style, copy its cells into a .py file instead of exporting")
-        self._check_left_out(tree)
+        self._check_unbound(tree)
         starts = [s.lineno for s in ast.walk(tree) if isinstance(s, ast.stmt)]
         for stmt, _ in found:
             sharing = sum(stmt.lineno <= n <= (stmt.end_lineno or stmt.lineno) for n in starts)
@@ -458,18 +460,19 @@ class _Builder:
                 raise self._error(stmt, "mixes IPython-only code with other statements")
         return found
 
-    def _check_left_out(self, tree: ast.Module) -> None:
-        """Refuse a name only a left-out cell bound; a name this cell binds is no longer theirs."""
+    def _check_unbound(self, tree: ast.Module) -> None:
+        """Refuse a name whose only binding the script lacks (:attr:`unbound`); a name this cell binds is no
+        longer theirs."""
         bound = {name for stmt in tree.body for name in bound_names(stmt)}
         for node in sorted(ast.walk(tree), key=lambda n: getattr(n, "lineno", 0)):
-            if (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in self.left_out
+            if (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in self.unbound
                     and node.id not in bound):
-                number, what = self.left_out[node.id]
-                raise self._error(node, f"uses {node.id!r}, which only cell {number} binds, {what} that the script "
-                                  f"leaves out: bind {node.id!r} in plain Python in a cell the script keeps, or tag "
-                                  "this cell mcp-skip too")
+                number, what, left_out = self.unbound[node.id]
+                where = " in a cell the script keeps" if left_out else ""
+                raise self._error(node, f"uses {node.id!r}, which only cell {number} binds, {what}: bind {node.id!r} "
+                                  f"in plain Python{where}, or tag this cell mcp-skip too")
         for name in bound:
-            self.left_out.pop(name, None)
+            self.unbound.pop(name, None)
         self.kept |= bound
 
     def _error(self, node: ast.AST, text: str) -> _Untranslatable:
@@ -482,11 +485,11 @@ class _Builder:
         method = call.func.attr  # type: ignore[attr-defined]
         args = [a.value if isinstance(a, ast.Constant) else None for a in call.args]
         if method == "run_line_magic" and len(args) >= 2 and isinstance(args[0], str):
-            line = str(args[1] or "").strip()
+            line = str(args[1] or "")  # as IPython passes it: %env reads a leading space
             handling = line_magic(args[0], line, transform=self.transformer.transform_cell)
             if handling.kind == "code":  # %env, %time, %cd: what IPython does, in Python
                 return _Code(handling.text)
-            what = f"%{args[0]} {line}".rstrip()
+            what = f"%{args[0]} {line.strip()}".rstrip()
         else:
             what = ("!" if method == "system" else "!!") + str(args[0]) if method in ("system", "getoutput") \
                 else ast.unparse(call)
@@ -503,9 +506,9 @@ class _Builder:
         method = call.func.attr  # type: ignore[attr-defined]
         args = [a.value if isinstance(a, ast.Constant) else None for a in call.args]
         if method == "run_line_magic" and len(args) >= 2 and isinstance(args[0], str):
-            line = str(args[1] or "")
-            what = f"%{args[0]} {line}".rstrip()
-            line = line.strip()
+            given = str(args[1] or "")  # as IPython passes it to the magic
+            what = f"%{args[0]} {given}".rstrip()
+            line = given.strip()
             if args[0] == "config" and re.match(r"NanohubMCP\b", line):
                 if nested:
                     raise self._nested(call, what)
@@ -535,7 +538,7 @@ class _Builder:
                 self.sources.append(f"{kind} {parsed.path}")
                 return _Code(parsed.code())
             if args[0] != "mcp":
-                handling = line_magic(args[0], line, transform=self.transformer.transform_cell)
+                handling = line_magic(args[0], given, transform=self.transformer.transform_cell)
                 if handling.kind == "code":
                     return _Code(handling.text)
                 if handling.kind == "refuse":
