@@ -105,8 +105,8 @@ def parse(url: str | None) -> StateURL:
     Raises:
         ConfigurationError: an unknown scheme; a URL urllib cannot split (a malformed host); a Redis
             URL without a host, with a port that is not a number in 0-65535, or with a database that is
-            not a number; a SQLite URL with a host, or naming no directory, the root or a ``.``/``..``
-            segment.
+            not a number; a SQLite URL with a host, a query or a fragment, or naming no directory, the
+            root, a ``.``/``..`` segment or a directory not after three slashes (``sqlite:tmp``).
     """
     if url is None or not url.strip():
         return StateURL(MEMORY, "")
@@ -150,17 +150,25 @@ def _sqlite_directory(url: str, parts: urllib.parse.SplitResult) -> str:
 
     Raises:
         ConfigurationError: a host (``sqlite://state``: the path's first name read as a host, which a
-            reader does not expect), no directory, the root, or a ``.``/``..`` segment.
+            reader does not expect), a query or a fragment (``?mode=ro``: urllib drops them, nothing reads
+            them), no directory, the root, a ``.``/``..`` segment, a NUL, or a path not after three slashes
+            (``sqlite:tmp``: relative to the working directory).
     """
     example = "e.g. sqlite:///home/me/state (three slashes, then an absolute directory)"
     if parts.netloc:
         raise ConfigurationError(f"state_url {redact(url)!r} names a host ({parts.hostname!r}); a sqlite URL names a "
                                  f"directory only, {example}")
+    if "?" in url or "#" in url:  # urlsplit drops what follows: '?mode=ro' looked honoured and was not
+        raise ConfigurationError(f"state_url {redact(url)!r} has a query or a fragment, which a sqlite URL does not "
+                                 f"take (write '?' as %3F and '#' as %23 in a directory's name), {example}")
     directory = urllib.parse.unquote(parts.path)
     segments = directory.split("/")
     if not directory.strip("/") or any(segment in (".", "..") for segment in segments) or "\0" in directory:
         raise ConfigurationError(f"state_url {redact(url)!r} names no directory the job store can use (not the root, "
                                  f"no '.' or '..'), {example}")
+    if not url[len(SQLITE) + 1:].startswith("///"):  # 'sqlite:tmp': a store that moves with the working directory
+        raise ConfigurationError(f"state_url {redact(url)!r} names no absolute directory after three slashes, "
+                                 f"{example}")
     return directory
 
 

@@ -3,7 +3,8 @@
 Found by a fresh-user trial (trial34 X7): ``sqlite://state`` took ``state`` as a host and dropped it
 (the job store went to the default directory), ``sqlite://relative/dir`` wrote to ``/dir``,
 ``sqlite:///`` and ``sqlite:///./rel`` to the file system's root, each without a word — where
-``redis://`` without a host is refused in one line.
+``redis://`` without a host is refused in one line. Then (trial35 Y7) ``sqlite:tmp`` wrote to ``./tmp`` of the
+working directory and ``?mode=ro`` or ``#frag`` were dropped, each without a word.
 """
 
 from __future__ import annotations
@@ -26,9 +27,26 @@ def test_a_host_or_no_usable_directory_is_refused(url: str) -> None:
     assert "secret" not in str(refused.value)
 
 
+@pytest.mark.parametrize(("url", "why"), [
+    ("sqlite:tmp", "names no absolute directory after three slashes"),  # was ./tmp of the working directory
+    ("sqlite:/tmp/state", "names no absolute directory after three slashes"),
+    ("sqlite:///tmp/state?mode=ro", "has a query or a fragment"),  # was /tmp/state, the query dropped
+    ("sqlite:///tmp/state#frag", "has a query or a fragment"),
+    ("sqlite:///tmp/state?", "has a query or a fragment"),
+    ("sqlite:///tmp/state?password=secret", "has a query or a fragment"),
+])
+def test_a_relative_directory_a_query_or_a_fragment_is_refused(url: str, why: str) -> None:
+    """trial35 Y7: each was taken without a word."""
+    with pytest.raises(ConfigurationError, match=why) as refused:
+        parse(url)
+    assert "secret" not in str(refused.value)
+    assert "\n" not in str(refused.value)
+
+
 def test_an_absolute_directory_is_taken_with_its_escapes_decoded() -> None:
     assert parse("sqlite:///tmp/state").path == "/tmp/state"
     assert parse("SQLite:///tmp/my%20state/").path == "/tmp/my state/"
+    assert parse("sqlite:///tmp/why%3F%23/").path == "/tmp/why?#/"
 
 
 def test_nanohubmcp_run_refuses_it_in_one_line(tmp_path: Path) -> None:
