@@ -42,7 +42,7 @@ def refuses_on_node() -> dict:
 @pytest.mark.anyio
 async def test_a_slurm_jobs_record_names_the_job_node_and_process_there(slurm_cluster: str, tmp_path: Path) -> None:
     server = MCPServer(
-        "slurm-where", state_dir=str(tmp_path), job_executor="slurm", executor_options={"poll_interval": 0.5}
+        "slurm-where", state_dir=str(tmp_path), job_executor="slurm", executor_options={"poll_interval": 1}
     )
     server.async_tool()(on_node)
     server.async_tool()(refuses_on_node)

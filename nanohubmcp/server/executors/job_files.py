@@ -108,6 +108,26 @@ def positive_ints(values: Mapping[str, object], keys: tuple[str, ...], what: str
             raise ConfigurationError(f"{what} {key} must be a positive whole number, not {value!r}")
 
 
+MAX_POLL_SECONDS = 300.0
+"""The longest ``poll_interval`` of a batch executor: a job's end is seen at most that late."""
+
+
+def poll_seconds(values: Mapping[str, object], least: float, what: str, looked: str) -> None:
+    """Refuse a ``poll_interval`` in ``values`` that is not a number of seconds from ``least`` to
+    :data:`MAX_POLL_SECONDS` (a shorter one looks in a busy loop).
+
+    Raises:
+        ConfigurationError: one line naming ``what`` (``"slurm option"``) and what is looked at that often
+            (``looked``: ``"squeue is asked"``).
+    """
+    every = values.get("poll_interval")
+    if every is None:
+        return
+    if isinstance(every, bool) or not isinstance(every, (int, float)) or not least <= every <= MAX_POLL_SECONDS:
+        raise ConfigurationError(f"{what} poll_interval must be a number of seconds from {least:g} to "
+                                 f"{MAX_POLL_SECONDS:.0f} ({looked} that often), not {every!r}")
+
+
 def make_job_folder(root: Path, job_id: str) -> Path:
     """Create (owner-only) and return the folder of job ``job_id`` under ``root``."""
     root.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -13,7 +13,7 @@ import re
 from typing import Any
 
 from ...errors import ConfigurationError
-from .job_files import positive_ints
+from .job_files import poll_seconds, positive_ints
 
 __all__ = ["OPTIONS", "check_values", "slurm_minutes"]
 
@@ -29,10 +29,11 @@ OPTIONS: dict[str, str] = {
     "setup": "shell lines run in the job before the tool, e.g. ['module load python']",
     "job_dir": "the folder of the job folders (on a filesystem the compute nodes share)",
     "python": "the Python command on the compute nodes",
-    "poll_interval": "seconds between squeue looks (default 1; above 0, at most 300)",
+    "poll_interval": "seconds between squeue looks (default 1; from 1 to 300)",
 }
-MAX_POLL_SECONDS = 300.0
-"""The longest ``poll_interval``: a job's end is seen at most that late."""
+MIN_POLL_SECONDS = 1.0
+"""The shortest ``poll_interval``: every look is an ``squeue`` call the site's controller answers (a busy loop
+of them is what sites ask users not to run), and Slurm itself acts on a job's time about every 30 s."""
 _TIME = re.compile(r"^(?:(\d+)-)?(\d+)(?::(\d+))?(?::(\d+))?\Z")
 
 
@@ -77,11 +78,7 @@ def check_values(checked: dict[str, Any]) -> dict[str, Any]:
     if "time" in checked:
         checked["time"] = slurm_minutes(checked["time"])
     positive_ints(checked, ("cpus_per_task", "gpus"), "slurm option")
-    if "poll_interval" in checked:
-        every = checked["poll_interval"]
-        if isinstance(every, bool) or not isinstance(every, (int, float)) or not 0 < every <= MAX_POLL_SECONDS:
-            raise ConfigurationError(f"slurm option poll_interval must be a number of seconds above 0 and at most "
-                                     f"{MAX_POLL_SECONDS:.0f} (squeue is asked that often), not {every!r}")
+    poll_seconds(checked, MIN_POLL_SECONDS, "slurm option", "squeue is asked")
     if "sbatch" in checked and not isinstance(checked["sbatch"], dict):
         raise ConfigurationError("slurm option sbatch must be a dict of sbatch option names to values")
     if "setup" in checked and (

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ...errors import ConfigurationError
-from .job_files import positive_ints
+from .job_files import poll_seconds, positive_ints
 
 RUN_NAME = "mcprun"
 """The ``--runName`` of every job (each job runs in a folder of its own)."""
@@ -92,8 +92,11 @@ OPTIONS: dict[str, str] = {
     "extra": "more submit arguments, as a list",
     "submit": "the submit command (default 'submit', found on PATH)",
     "job_dir": "the folder of the job folders",
-    "poll_interval": "seconds between looks at the run (default 0.25)",
+    "poll_interval": "seconds between looks at the run (default 0.25; from 0.1 to 300)",
 }
+MIN_POLL_SECONDS = 0.1
+"""The shortest ``poll_interval``: each look reads the run's output on the server's event loop, so a
+busy loop of them would starve every other request."""
 
 
 def check_values(values: Mapping[str, Any], what: str) -> None:
@@ -101,9 +104,11 @@ def check_values(values: Mapping[str, Any], what: str) -> None:
 
     Raises:
         ConfigurationError: a count that is not a positive whole number, a wall time that is not
-            minutes or hh:mm:ss, an environment that is not a dict of variable names.
+            minutes or hh:mm:ss, an environment that is not a dict of variable names, a ``poll_interval``
+            that is not a number of seconds from 0.1 to 300.
     """
     positive_ints(values, ("cores", "ppn"), what)
+    poll_seconds(values, MIN_POLL_SECONDS, what, "the run's output is read")
     walltime = values.get("walltime")
     if walltime is not None and not _WALLTIME.match(str(walltime)):
         raise ConfigurationError(f"{what} walltime must be minutes or hh:mm:ss, not {walltime!r}")
