@@ -21,7 +21,7 @@ __all__ = ["EXAMPLE", "checked_public_url"]
 EXAMPLE = "https://tools.example.org/"
 """A public URL as the refusals show one."""
 
-_HOST = re.compile(r"(?:[A-Za-z0-9._~!$&'()*+,;=%-]|[^\x00-\x7f])+|\[[0-9A-Fa-f:.]+\]")
+_HOST = re.compile(r"(?:[A-Za-z0-9._~!$&'()*+,;=-]|%[0-9A-Fa-f]{2}|[^\x00-\x7f])+|\[[0-9A-Fa-f:.]+\]")
 """A host as written: RFC 3986 § 3.2.2 reg-name (plus a name in another script, an IDN) or an IPv6 literal."""
 _PORT = re.compile(r":[0-9]*$")
 
@@ -39,9 +39,11 @@ def checked_public_url(text: str) -> str:
     Raises:
         ConfigurationError: one line starting with ``repr(text)``, saying what to give instead, when the URL
             holds a space or a control character anywhere (host, port or path: ``'https://h\\n.com/'``), is not
-            http(s) with a host and a numeric port, carries a user, query or fragment, has a host with a
-            character no host name holds (``"``, ``<``), or a path with a character to percent-encode or a
-            ``.``/``..`` segment (a client normalizes it to another path).
+            http(s) with a host and a numeric port, has port 0, carries a user, query or fragment, has a host
+            with a character no host name holds (``"``, ``<``, a ``%`` not followed by two hex digits) or an
+            empty or hyphen-bounded DNS label (``x..org``, ``-x.org``), or a path with a character to
+            percent-encode (a ``%`` not followed by two hex digits too) or a ``.``/``..`` segment (a client
+            normalizes it to another path).
 
     Example:
         >>> checked_public_url("https://tools.example.org/me")
@@ -64,11 +66,25 @@ def checked_public_url(text: str) -> str:
     if parts.query or parts.fragment or parts.username or parts.password or value.endswith(("?", "#")):
         raise ConfigurationError(f"{text!r}: give the base URL only (scheme, host, optional port and path), without "
                                  "user, query or fragment")
-    if not _HOST.fullmatch(_PORT.sub("", parts.netloc)):
+    if parts.port == 0:
+        raise ConfigurationError(f"{text!r}: port 0 is no port a client can reach; give one from 1 to 65535, or "
+                                 f"none, e.g. {EXAMPLE}")
+    host = _PORT.sub("", parts.netloc)
+    if not _HOST.fullmatch(host):
         raise ConfigurationError(f"{text!r}: the host holds a character no host name holds; give a name or an "
                                  f"address, e.g. {EXAMPLE}")
+    if not host.startswith("[") and _bad_label(host):
+        raise ConfigurationError(f"{text!r}: the host has an empty name between dots, or one that begins or ends "
+                                 f"with '-' (no DNS name does); e.g. {EXAMPLE}")
     if not plain_path(parts.path):
-        raise ConfigurationError(f"{text!r}: the path holds a character to percent-encode or a '.'/'..' segment; "
-                                 f"give a path such as {EXAMPLE}my%20tool/")
+        raise ConfigurationError(f"{text!r}: the path holds a character to percent-encode (a '%' not followed by "
+                                 f"two hex digits too) or a '.'/'..' segment; give a path such as {EXAMPLE}my%20tool/")
     return value.rstrip("/") + "/"
+
+
+def _bad_label(host: str) -> bool:
+    """Whether a DNS label of ``host`` is empty (``x..org``) or begins or ends with ``-`` (``-x.org``): RFC 1123
+    § 2.1 (one final dot, ``x.org.``, is a fully qualified name)."""
+    labels = host.removesuffix(".").split(".")
+    return any(not label or label.startswith("-") or label.endswith("-") for label in labels)
 

@@ -2,10 +2,11 @@
 
 One rule for every way a value arrives — ``run(path_prefix=...)``, ``--path-prefix``, ``$MCP_PATH_PREFIX``,
 ``%config NanohubMCP.path_prefix``, the path of a public URL: it holds only characters a URL path holds
-as written (RFC 3986 § 3.3: unreserved characters, sub-delimiters, ``:``, ``@``, ``/`` and ``%``-escapes;
-a space, a control character or a non-ASCII letter must be percent-encoded) and no ``.`` or ``..``
-segment, escaped or not (a client removes those before sending: RFC 3986 § 5.2.4), so the URL the server
-advertises is the one a client reaches.
+as written (RFC 3986 § 3.3: unreserved characters, sub-delimiters, ``:``, ``@``, ``/`` and ``%``-escapes, a ``%``
+and two hex digits such as ``%20`` (``%zz`` is none: a client refuses or re-encodes it); a space, a control
+character or a non-ASCII letter must be percent-encoded) and no ``.`` or ``..`` segment, escaped or not (a
+client removes those before sending: RFC 3986 § 5.2.4), so the URL the server advertises is the one a client
+reaches.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from urllib.parse import unquote
 
 __all__ = ["plain_path", "prefix_path"]
 
-_PATH = re.compile(r"[A-Za-z0-9._~!$&'()*+,;=:@%/-]*")
+_PATH = re.compile(r"(?:[A-Za-z0-9._~!$&'()*+,;=:@/-]|%[0-9A-Fa-f]{2})*")
 
 
 def plain_path(path: str) -> bool:

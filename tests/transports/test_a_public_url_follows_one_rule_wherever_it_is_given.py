@@ -3,7 +3,8 @@
 of a notebook setting it, ``start_mcp --public-url``. A space or a control character in the HOST (not the
 path) passed ``%config`` and the export, which looked at the path only, while ``run()`` refused it: the
 notebook's running server stopped when it restarted with it, and the exported script exited at start
-(trial33 W2). A value the rule refuses is refused by every one of them, one line naming the setting."""
+(trial33 W2). A value the rule refuses is refused by every one of them, one line naming the setting. Port 0, a
+``%`` not followed by two hex digits and an empty or hyphen-bounded DNS label were taken (trial35 Y14)."""
 
 from __future__ import annotations
 
@@ -71,6 +72,15 @@ def test_the_export_of_such_a_setting_is_refused() -> None:
     ("https://h/x?y=1", "without user, query or fragment"),  # run() served a base URL with a query
     ("https://h/a/../b/", "a '.'/'..' segment"),
     ("ftp://h/", "is not an http:// or https:// URL with a host"),
+    # trial35 Y14: each was taken, a URL no client can use
+    ("https://x.org:0/", "port 0 is no port a client can reach"),
+    ("https://x.org/%zz", "a '%' not followed by two hex digits"),
+    ("https://x.org/a%2", "a '%' not followed by two hex digits"),
+    ("https://x%zz.org/", "the host holds a character no host name holds"),
+    ("https://x..org/", "the host has an empty name between dots"),
+    ("https://-x.org/", "one that begins or ends with '-'"),
+    ("https://x-.org/", "one that begins or ends with '-'"),
+    ("https://.x.org/", "the host has an empty name between dots"),
 ])
 def test_other_urls_the_rule_refuses(url: str, message: str) -> None:
     assert message in why(url)
@@ -85,10 +95,31 @@ def test_other_urls_the_rule_refuses(url: str, message: str) -> None:
     ("https://[::1]:8443/x", "https://[::1]:8443/x/"),
     ("https://ünï.example/", "https://ünï.example/"),
     ("https://h/my%20tool/", "https://h/my%20tool/"),
+    ("https://tools.example.org.:8443/A%2fb", "https://tools.example.org.:8443/A%2fb/"),  # a fully qualified name
+    ("https://x-y.example/", "https://x-y.example/"),
+    ("http://127.0.0.1:1/", "http://127.0.0.1:1/"),
 ])
 def test_a_good_url_is_taken_with_one_trailing_slash(url: str, checked: str) -> None:
     assert checked_public_url(url) == checked
     assert TransportConfig(public_url=url).public_url == checked
+
+
+@pytest.mark.parametrize("url", ["https://x.org:0/", "https://x.org/%zz", "https://x..org/", "https://-x.org/"])
+def test_a_url_no_client_can_use_is_refused_in_one_line_everywhere(url: str) -> None:
+    reason = why(url)
+    assert "\n" not in reason
+    with pytest.raises(argparse.ArgumentTypeError) as usage:
+        public_url(url)  # --public-url, $MCP_PUBLIC_URL
+    assert str(usage.value) == reason
+    with pytest.raises(TraitError) as refused:
+        NanohubMCP().public_url = url
+    assert str(refused.value) == f"NanohubMCP.public_url: {reason}"
+
+
+def test_a_path_prefix_with_a_bad_percent_escape_is_refused() -> None:
+    with pytest.raises(ConfigurationError, match="is not a URL path"):
+        TransportConfig(path_prefix="/tools%zz")
+    assert TransportConfig(path_prefix="/my%20tools").path_prefix == "/my%20tools"
 
 
 def test_nanohubmcp_run_refuses_it_as_a_usage_error(tmp_path: Path) -> None:
