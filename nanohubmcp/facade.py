@@ -799,7 +799,8 @@ class MCPServer:
             public_url: the URL clients use (behind a proxy); without it, URLs are built from each
                 request, and a ``JWTVerifier`` needs ``audience=``.
             allowed_origins: None (loopback plus the public URL's origin), a list of origins, or ``"*"``.
-            max_request_bytes: request body limit in bytes (16 MiB; 413 above it).
+            max_request_bytes: request body limit in bytes (16 MiB; 413 above it). Each byte limit is a
+                whole number: an int, or a float holding one (``16e6`` is taken as 16000000).
             max_buffered_bytes: the most bytes of request bodies received at once over every
                 connection (256 MiB; at least ``max_request_bytes``); a body beyond it gets 503
                 with ``Retry-After`` before it is read.

@@ -137,7 +137,8 @@ class TransportConfig:
             if netloc.endswith(default_port):
                 netloc = netloc[: -len(default_port)]  # browsers send the origin without it
             self.extra_origins.add(f"{parts.scheme}://{netloc}")
-        check_limits({name: getattr(self, name) for name in _LIMITS})
+        for name, value in check_limits({name: getattr(self, name) for name in _LIMITS}).items():
+            setattr(self, name, value)  # an int: 1.5e6 made 1500000
         share = self.max_buffered_bytes_per_principal
         if share is None:
             share = principal_share(self.max_buffered_bytes, self.max_request_bytes)

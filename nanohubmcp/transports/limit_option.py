@@ -9,12 +9,13 @@ default holds. A value that is not a whole number of bytes is a usage error (exi
 ``run()`` refuses (:func:`check_limit_options`: below its least value, 1024 for the request bytes, 1 MiB for
 the unsent bytes, ``--max-request-bytes`` for the buffered bytes), named by its option, before the app is
 imported.
-Only ``argparse`` is imported here.
+Only ``argparse`` and ``decimal`` are imported here.
 """
 
 from __future__ import annotations
 
 import argparse
+import decimal
 
 __all__ = ["LIMIT_OPTIONS", "byte_count", "check_limit_options", "limit_arguments", "limit_argv", "limit_keywords",
            "positive_integer"]
@@ -55,12 +56,23 @@ def positive_integer(text: str) -> int:
 
 
 def byte_count(text: str) -> int:
-    """A whole number of bytes (argparse type); how few a limit may be is :func:`check_limit_options`'s, which
-    knows the others given (``--max-buffered-bytes`` at least ``--max-request-bytes``)."""
+    """A whole number of bytes (argparse type), also written as a number with a fraction or an exponent that is
+    whole (``16e6``, ``4096.0``: as ``run()`` takes the float); how few a limit may be is
+    :func:`check_limit_options`'s, which knows the others given (``--max-buffered-bytes`` at least
+    ``--max-request-bytes``)."""
     try:
         return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number of bytes: {text!r}") from None
+        pass
+    try:
+        number = decimal.Decimal(text.strip())  # exact: 16e6 is 16000000, never a float's neighbour
+    except decimal.InvalidOperation:
+        number = None
+    if number is None or not number.is_finite() or number != number.to_integral_value():
+        raise argparse.ArgumentTypeError(f"not a whole number of bytes: {text!r}")
+    if number.adjusted() > 30:  # 1e999999999 would take minutes to make an int of
+        raise argparse.ArgumentTypeError(f"more bytes than a server could hold: {text!r}")
+    return int(number)
 
 
 def limit_arguments(command: argparse.ArgumentParser) -> None:

@@ -10,6 +10,8 @@ here, so that a command line is checked before anything heavy is.
 
 from __future__ import annotations
 
+import contextlib
+import operator
 from collections.abc import Callable, Mapping
 
 from ..errors import ConfigurationError
@@ -36,7 +38,7 @@ MIN_UNSENT_BYTES = 1024 * 1024
 """The least ``max_unsent_bytes`` and ``max_unsent_bytes_per_principal`` may be (1 MiB)."""
 
 
-def check_limits(limits: Mapping[str, object], name: Callable[[str], str] = str) -> None:
+def check_limits(limits: Mapping[str, object], name: Callable[[str], str] = str) -> dict[str, int | None]:
     """Refuse limits a server cannot serve with, before anything is served.
 
     Args:
@@ -45,11 +47,16 @@ def check_limits(limits: Mapping[str, object], name: Callable[[str], str] = str)
         name: what a refusal calls a keyword: itself (``run()``), or the option giving it
             (``--max-unsent-bytes-per-principal``).
 
+    Returns:
+        ``limits`` with each value an int: a float holding a whole number (``1.5e6``, as ``%config`` and the
+        export take it) made the int, None kept for a share.
+
     Raises:
         ConfigurationError: one line naming the first limit refused and its least value: one that is not a
             whole number of bytes (a share: or None), ``max_request_bytes`` below 1024, ``max_buffered_bytes``
             or a set ``max_buffered_bytes_per_principal`` below ``max_request_bytes`` (a body of the largest
-            size must fit), ``max_unsent_bytes`` or a set ``max_unsent_bytes_per_principal`` below 1 MiB.
+            size must fit; named as ``max_request_bytes`` above ``max_buffered_bytes`` when that is its
+            default), ``max_unsent_bytes`` or a set ``max_unsent_bytes_per_principal`` below 1 MiB.
 
     Example:
         >>> check_limits({"max_unsent_bytes": 100})
@@ -57,27 +64,44 @@ def check_limits(limits: Mapping[str, object], name: Callable[[str], str] = str)
         ...
         nanohubmcp.errors.ConfigurationError: max_unsent_bytes must be at least 1 MiB (1048576), not 100
     """
-    request = limits.get("max_request_bytes", DEFAULT_MAX_REQUEST_BYTES)
+    request = _whole(name, "max_request_bytes", limits.get("max_request_bytes", DEFAULT_MAX_REQUEST_BYTES))
+    buffered = _whole(name, "max_buffered_bytes", limits.get("max_buffered_bytes", DEFAULT_MAX_BUFFERED_BYTES))
+    unsent = _whole(name, "max_unsent_bytes", limits.get("max_unsent_bytes", DEFAULT_MAX_UNSENT_BYTES))
+    buffered_share = _share(name, "max_buffered_bytes_per_principal", limits)
+    unsent_share = _share(name, "max_unsent_bytes_per_principal", limits)
     _at_least(name, "max_request_bytes", request, MIN_REQUEST_BYTES, str(MIN_REQUEST_BYTES))
-    assert isinstance(request, int)  # (checked just above)
+    if buffered == DEFAULT_MAX_BUFFERED_BYTES and request > buffered:  # the one set is max_request_bytes: name it
+        raise ConfigurationError(
+            f"{name('max_request_bytes')} must be at most {name('max_buffered_bytes')} ({buffered}), not {request}: "
+            f"a body of the largest size must fit; to go higher, raise {name('max_buffered_bytes')} too")
     fits = f"{name('max_request_bytes')} ({request})"
-    _at_least(name, "max_buffered_bytes", limits.get("max_buffered_bytes", DEFAULT_MAX_BUFFERED_BYTES), request,
-              fits, ": a body of the largest size must fit")
-    _at_least(name, "max_buffered_bytes_per_principal", limits.get("max_buffered_bytes_per_principal"), request,
-              fits, ": a body of the largest size must fit in one principal's share", optional=True)
+    _at_least(name, "max_buffered_bytes", buffered, request, fits, ": a body of the largest size must fit")
+    _at_least(name, "max_buffered_bytes_per_principal", buffered_share, request, fits,
+              ": a body of the largest size must fit in one principal's share")
     mib = f"1 MiB ({MIN_UNSENT_BYTES})"
-    _at_least(name, "max_unsent_bytes", limits.get("max_unsent_bytes", DEFAULT_MAX_UNSENT_BYTES), MIN_UNSENT_BYTES,
-              mib)
-    _at_least(name, "max_unsent_bytes_per_principal", limits.get("max_unsent_bytes_per_principal"),
-              MIN_UNSENT_BYTES, mib, optional=True)
+    _at_least(name, "max_unsent_bytes", unsent, MIN_UNSENT_BYTES, mib)
+    _at_least(name, "max_unsent_bytes_per_principal", unsent_share, MIN_UNSENT_BYTES, mib)
+    taken = {"max_request_bytes": request, "max_buffered_bytes": buffered, "max_unsent_bytes": unsent,
+             "max_buffered_bytes_per_principal": buffered_share, "max_unsent_bytes_per_principal": unsent_share}
+    return {keyword: value for keyword, value in taken.items() if keyword in limits}
 
 
-def _at_least(name: Callable[[str], str], keyword: str, value: object, least: int, least_said: str, why: str = "",
-              *, optional: bool = False) -> None:
-    if value is None and optional:
-        return
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise ConfigurationError(f"{name(keyword)} must be a whole number of bytes{', or None' * optional}, "
-                                 f"not {value!r}")
-    if value < least:
+def _whole(name: Callable[[str], str], keyword: str, value: object, *, share: bool = False) -> int:
+    """``value`` as an int: an int (or an integer type such as numpy's), or a float holding a whole number."""
+    if not isinstance(value, bool):
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        with contextlib.suppress(TypeError):
+            return operator.index(value)  # type: ignore[arg-type]  # TypeError for what is no integer
+    raise ConfigurationError(f"{name(keyword)} must be a whole number of bytes{', or None' * share}, not {value!r}")
+
+
+def _share(name: Callable[[str], str], keyword: str, limits: Mapping[str, object]) -> int | None:
+    value = limits.get(keyword)
+    return None if value is None else _whole(name, keyword, value, share=True)
+
+
+def _at_least(name: Callable[[str], str], keyword: str, value: int | None, least: int, least_said: str,
+              why: str = "") -> None:
+    if value is not None and value < least:
         raise ConfigurationError(f"{name(keyword)} must be at least {least_said}, not {value}{why}")

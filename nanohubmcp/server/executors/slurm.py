@@ -36,8 +36,8 @@ Options (``executor_options=`` of the server or of one tool; ``%%mcp_tool --slur
 ``gpus``, ``account``, ``qos``, ``sbatch`` (more ``sbatch`` options, ``{"constraint": "haswell",
 "exclusive": True}``), ``setup`` (shell lines run before the job, e.g. ``module load``),
 ``job_dir``, ``python`` (the Python command on the nodes; default the server's interpreter) and
-``poll_interval`` (seconds between ``squeue`` looks, default 1, at least 1). The table and the checks of their values are
-:mod:`.slurm_options`'s.
+``poll_interval`` (seconds between ``squeue`` looks, default 1, at least 1). The table and the checks of their
+values are :mod:`.slurm_options`'s.
 
 The tool function and its arguments are pickled with cloudpickle (a function defined in a script
 or notebook travels by value); the nodes need this package and the tool's imports in that Python.
