@@ -21,9 +21,10 @@ __all__ = ["EXAMPLE", "checked_public_url"]
 EXAMPLE = "https://tools.example.org/"
 """A public URL as the refusals show one."""
 
-_HOST = re.compile(r"(?:[A-Za-z0-9._~!$&'()*+,;=-]|%[0-9A-Fa-f]{2}|[^\x00-\x7f])+|\[[0-9A-Fa-f:.]+\]")
+# Patterns as text: ``re`` compiles them at their first use (a server given no public URL never does).
+_HOST = r"(?:[A-Za-z0-9._~!$&'()*+,;=-]|%[0-9A-Fa-f]{2}|[^\x00-\x7f])+|\[[0-9A-Fa-f:.]+\]"
 """A host as written: RFC 3986 § 3.2.2 reg-name (plus a name in another script, an IDN) or an IPv6 literal."""
-_PORT = re.compile(r":[0-9]*$")
+_PORT = r":[0-9]*$"
 
 
 def checked_public_url(text: str) -> str:
@@ -69,8 +70,8 @@ def checked_public_url(text: str) -> str:
     if parts.port == 0:
         raise ConfigurationError(f"{text!r}: port 0 is no port a client can reach; give one from 1 to 65535, or "
                                  f"none, e.g. {EXAMPLE}")
-    host = _PORT.sub("", parts.netloc)
-    if not _HOST.fullmatch(host):
+    host = re.sub(_PORT, "", parts.netloc)
+    if not re.fullmatch(_HOST, host):
         raise ConfigurationError(f"{text!r}: the host holds a character no host name holds; give a name or an "
                                  f"address, e.g. {EXAMPLE}")
     if not host.startswith("[") and _bad_label(host):

@@ -16,12 +16,12 @@ from urllib.parse import unquote
 
 __all__ = ["plain_path", "prefix_path"]
 
-_PATH = re.compile(r"(?:[A-Za-z0-9._~!$&'()*+,;=:@/-]|%[0-9A-Fa-f]{2})*")
+_PATH = r"(?:[A-Za-z0-9._~!$&'()*+,;=:@/-]|%[0-9A-Fa-f]{2})*"
 
 
 def plain_path(path: str) -> bool:
     """Whether ``path`` is served as written (module docstring)."""
-    return bool(_PATH.fullmatch(path)) and not any(unquote(segment) in (".", "..") for segment in path.split("/"))
+    return bool(re.fullmatch(_PATH, path)) and not any(unquote(segment) in (".", "..") for segment in path.split("/"))
 
 
 def prefix_path(prefix: str) -> bool:
