@@ -117,3 +117,22 @@ def test_a_call_nothing_was_rebound_during_is_stored(cells: tuple[dict[str, Any]
     namespace, server = cells
     assert answer(call_while(namespace, server, "slow_sum", {}, lambda: None)) == ("1.0", {"hit": False})
     assert answer(server.call("slow_sum", {})) == ("1.0", {"hit": True})
+
+
+def test_a_call_running_while_the_cache_is_cleared_keeps_nothing(cells: tuple[dict[str, Any], Any]) -> None:
+    """``clear_cache()`` says the entries are of data the key does not cover (changed in place, a file):
+    a call that ran across it may have read the old data, so its result is answered and not stored."""
+    namespace, server = cells
+
+    def changed_in_place_then_cleared() -> None:
+        namespace["ARR"][0] = 5.0  # in place: the key does not see it (the docs: clear afterwards)
+        server.clear_cache()
+
+    assert answer(call_while(namespace, server, "slow_sum", {}, changed_in_place_then_cleared)) == (
+        "5.0", {"hit": False, "stored": False})
+    assert answer(server.call("slow_sum", {})) == ("5.0", {"hit": False})
+    assert answer(server.call("slow_sum", {})) == ("5.0", {"hit": True})
+    # one tool's entries cleared also keeps a running call of another out (clears are counted, not named)
+    assert answer(call_while(namespace, server, "slow_scaled", {"x": 3}, lambda: server.clear_cache("slow_sum"))) == (
+        "6.0", {"hit": False, "stored": False})
+    assert answer(server.call("slow_scaled", {"x": 3})) == ("6.0", {"hit": False})

@@ -213,11 +213,15 @@ class CacheLayer:
         if len(self._running) < MAX_COALESCING and key not in self._running:
             waiting = self._running[key] = loop.create_future()
         kept: str | None = None
+        clears = self.cache.clears
         try:
             self.runs += 1
             result = await call_next(request)
             if _keepable(result, request):
-                if self._read_as_keyed(tool, code, reach):
+                if self.cache.clears != clears:  # clear_cache() while it ran: the user said the entries
+                    # were of data or code the key does not cover; this run may have read the old ones
+                    log.debug("%s: not cached: the cache was cleared during the call", tool.name)
+                elif self._read_as_keyed(tool, code, reach):
                     kept = await self._keep(result, request, tool, key, code)
                 else:  # the key says what the call would read when it began, the tool read what was bound
                     # as it ran: a result of other data or code must never answer for this key

@@ -181,6 +181,9 @@ class ResultCache:
         self._lock = threading.Lock()
         self.front = FrontCache(self.read, max_bytes=min(MAX_FRONT_BYTES, max(max_bytes // 4, 1)))
         """This process's front of recent hits (:mod:`.cache_front`), emptied with the store's entries."""
+        self.clears = 0
+        """How many times :meth:`invalidate` ran in this process: a call during which it changed keeps
+        nothing (its result may be of what the user cleared the entries for)."""
 
     @property
     def backend(self) -> CacheBackend:
@@ -230,6 +233,7 @@ class ResultCache:
         with ``tool`` None, every entry. Returns how many were dropped. This process's front
         forgets all of the tool's entries (every entry with None; the store still answers the
         kept ones)."""
+        self.clears += 1
         self.front.drop_tool(tool)
         try:
             return self.backend.drop_tool(tool, keep_code)
