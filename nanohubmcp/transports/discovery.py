@@ -74,7 +74,7 @@ TOKEN_HEADER: dict[str, Any] = {
 log = logging.getLogger("nanohubmcp")
 _WARNED: set[str] = set()  # what served_name warned of, once each
 
-_NAME = re.compile(r"^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+\Z")
+_NAME = r"^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+\Z"  # (compiled by ``re`` at its first use, not at start)
 _DESCRIPTION_LIMIT = 100
 
 
@@ -90,7 +90,7 @@ def registry_name(server_name: str, base: str | None, explicit: str | None = Non
     chosen = os.environ.get(NAME_VARIABLE) if variable else None
     if chosen:
         return _checked(chosen, f"${NAME_VARIABLE}")
-    if _NAME.match(server_name) and len(server_name) <= 200:
+    if re.match(_NAME, server_name) and len(server_name) <= 200:
         return server_name
     suffix = re.sub(r"[^a-zA-Z0-9._-]+", "-", server_name).strip("-") or "server"
     return f"{_namespace(base)}/{suffix}"[:200]
@@ -122,7 +122,7 @@ def served_name(core: ServerCore, base: str) -> str:
 
 
 def _checked(chosen: str, what: str) -> str:
-    if not _NAME.match(chosen) or not 3 <= len(chosen) <= 200:
+    if not re.match(_NAME, chosen) or not 3 <= len(chosen) <= 200:
         shown = f"{what} {chosen!r}" if what == "registry name" else f"{what}={chosen!r}: the registry name"
         raise ConfigurationError(
             f"{shown} must be reverse-DNS with one slash, namespace/name as the MCP Registry requires, e.g. "

@@ -14,7 +14,6 @@ from ..errors import NanohubMCPError, RouteNotFound, ServerBusy
 from ..protocol import versions
 from . import auth
 from .base import BaseHandler, PlainErrors, plain_error
-from .openapi import build_openapi
 from .streamable_http import StreamableHTTPHandler
 
 if TYPE_CHECKING:
@@ -95,6 +94,8 @@ class OpenAPIHandler(PlainErrors, BaseHandler):
 
     def get(self) -> None:
         if not self._finished:
+            from .openapi import build_openapi  # (loaded with the first /openapi.json asked for)
+
             self.send_json(200, build_openapi(self.core, self.checked_base()))
 
     head = get  # the GET's status and headers, no body (RFC 9110 § 9.3.2)
