@@ -306,14 +306,15 @@ def _running(core: AskServices, request: RequestContext, tool: Tool, kwargs: dic
 def _shaping(core: AskServices, request: RequestContext, tool: Tool,
              value: Any) -> dict[str, Any] | asyncio.Future[dict[str, Any]]:
     """A call's value as its ``CallToolResult``: shaped here, or (drawing a figure, encoding an
-    array: not on the event loop) the future of its shaping on the worker pool."""
+    array, keeping a long text: not on the event loop) the future of its shaping on the worker pool."""
     # A plain str/number/bool is never offloaded nor converted: no sink, no detour.
     kind = type(value)
     plain = kind in PLAIN_TYPES and not (kind is str and _kept_aside(core, value))
     # REST (data_only) has no resources/read: its answers carry all of the data, never a link.
     sink = None if plain else ResultSink(core.result_options, None if request.data_only else core.result_store,
                                          owner_of(request))
-    if not plain and convert.recognised(value):
+    # A long text is encoded and written to its file, which may wait for the results folder's lock.
+    if not plain and (kind is str or convert.recognised(value)):
         return asyncio.get_running_loop().run_in_executor(core.executor, functools.partial(
             shape, tool, value, request.version, sink, data_only=request.data_only))
     if tool.output_validator is None:  # nothing to hold the result to: it is the shaped value

@@ -11,6 +11,7 @@ import json
 import logging
 import os
 import re
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any, Final
@@ -116,40 +117,99 @@ class FolderLock:
         the open file, which a fork shares: parent and child would both hold it at once)."""
         self._seen = b""
         """The folder's change count (in its lock file) this process last set, or b"": take in on the next hold."""
+        self._turn = threading.Lock()
+        """Held by the thread of this process that holds (or waits for) the lock: a ``flock`` on one open file
+        does not exclude the threads of its process from each other."""
 
     @contextlib.contextmanager
-    def holding(self, take_in: Callable[[], None]) -> Iterator[None]:
-        """Hold the lock, calling ``take_in()`` first when another process held it since this one last did; a
-        folder that cannot be locked is counted by this process alone (logged), never refused.
+    def holding(self, take_in: Callable[[], None], wait: float = 0.0) -> Iterator[bool]:
+        """Hold the lock, calling ``take_in()`` first when another process held it since this one last did, and
+        yield True; yield False, not holding it (logged), when another process, or another thread of this one,
+        held it for ``wait`` seconds (0: not waited for at all, as on an event loop, which must go on answering
+        every other call) — the caller then keeps its result to itself. A folder that cannot be locked is
+        counted by this process alone (logged; True), never refused.
 
-        The count is raised as the lock is taken, before anything changes: a process killed while holding it
+        A free lock is taken with one ``flock`` call; a held one is asked for again after pauses growing
+        from 1 ms to :data:`LOCK_PAUSE_SECONDS` (never waiting in the kernel: the wait stays bounded). The
+        count is raised as the lock is taken, before anything changes: a process killed while holding it
         (the kernel lets go of the lock) leaves a count the next holder of every other process takes in."""
         if fcntl is None:  # (not on Windows: each process counts its own)
-            yield
+            yield True
             return
-        try:
-            if self._fd is None or self._pid != os.getpid():
-                self._fd = os.open(os.path.join(self.folder, LOCK_NAME), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-                self._pid, self._seen = os.getpid(), b""
-            fcntl.flock(self._fd, fcntl.LOCK_EX)
-        except OSError as exc:  # (the folder went, or cannot be written: the keep falls back to memory)
-            log.warning("large results are counted by this process alone: cannot lock %s (%s)", self.folder, exc)
-            yield
-            return
-        fd, seen, self._seen = self._fd, self._seen, b""  # (b"": the next hold takes in, unless this one does)
+        turn, left = self._turn, wait
+        if not turn.acquire(blocking=False):  # (a free turn, as a free lock, costs no clock reading)
+            started = time.monotonic()
+            if wait <= 0 or not turn.acquire(timeout=wait):
+                self._not_had("another call of this process holds or waits for the lock of that folder", wait)
+                yield False
+                return
+            left = max(0.0, wait - (time.monotonic() - started))
         try:
             try:
-                found = os.pread(fd, COUNT_BYTES, 0)
-                count = next_count(found)  # (the count read, not this process's own, plus one)
-                os.pwrite(fd, count, 0)
-                if found != seen:  # another process held it since this one last did
-                    take_in()
-                self._seen = count
-            except OSError as exc:
-                log.warning("large results are counted by this process alone: cannot read %s (%s)", self.folder, exc)
-            yield
+                if self._fd is None or self._pid != os.getpid():
+                    self._fd = os.open(os.path.join(self.folder, LOCK_NAME), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC,
+                                       0o600)
+                    self._pid, self._seen = os.getpid(), b""
+                had = take_lock(self._fd, left)
+            except OSError as exc:  # (the folder went, or cannot be written: the keep falls back to memory)
+                log.warning("large results are counted by this process alone: cannot lock %s (%s)", self.folder, exc)
+                yield True
+                return
+            if not had:
+                self._not_had("another process holds the lock of that folder", wait)
+                yield False
+                return
+            fd, seen, self._seen = self._fd, self._seen, b""  # (b"": the next hold takes in, unless this one does)
+            try:
+                try:
+                    found = os.pread(fd, COUNT_BYTES, 0)
+                    count = next_count(found)  # (the count read, not this process's own, plus one)
+                    os.pwrite(fd, count, 0)
+                    if found != seen:  # another process held it since this one last did
+                        take_in()
+                    self._seen = count
+                except OSError as exc:
+                    log.warning("large results are counted by this process alone: cannot read %s (%s)",
+                                self.folder, exc)
+                yield True
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
         finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
+            turn.release()
+
+    def _not_had(self, why: str, wait: float) -> None:
+        waited = f"waited for {wait:g} s" if wait > 0 else "not waited for on the event loop"
+        log.warning("a large result is kept in this process's memory, not in %s: %s (%s); the other processes "
+                    "sharing it cannot read it", self.folder, why, waited)
+
+
+LOCK_PAUSE_SECONDS: Final = 0.05
+"""The longest pause between two attempts at a lock another process holds (:func:`take_lock`)."""
+
+
+def take_lock(fd: int, wait: float) -> bool:
+    """Take the ``flock`` of ``fd`` (exclusive): at once when it is free, else asked for again after growing
+    pauses for up to ``wait`` seconds; False when another process held it all that time.
+
+    Raises:
+        OSError: it cannot be locked (other than held elsewhere).
+    """
+    attempt = fcntl.LOCK_EX | fcntl.LOCK_NB
+    try:
+        fcntl.flock(fd, attempt)
+        return True
+    except BlockingIOError:  # held by another process (the one call a free lock costs was made)
+        pass
+    deadline, pause = time.monotonic() + wait, 0.001
+    while (left := deadline - time.monotonic()) > 0:
+        time.sleep(min(pause, left))
+        pause = min(pause * 2, LOCK_PAUSE_SECONDS)
+        try:
+            fcntl.flock(fd, attempt)
+            return True
+        except BlockingIOError:
+            continue
+    return False
 
 
 def next_count(found: bytes) -> bytes:

@@ -25,14 +25,18 @@ store's size, so it is never held whole. A link whose entry was dropped to make 
 The processes of a server sharing the state directory share the bounds: a result is kept holding the
 folder's lock (:data:`.folder.LOCK_NAME`), once the index took in what the others kept and dropped since this
 process last kept one, so both bounds are counted over all of them; an eviction leaves a note
-(:data:`.folder.EVICTED_SUFFIX`) from which the others say so too. The folder's files themselves are
-:mod:`.folder`'s.
+(:data:`.folder.EVICTED_SUFFIX`) from which the others say so too. The lock is never waited for on an event
+loop, and elsewhere for at most ``lock_wait_seconds``: a result whose lock another process held all that time
+(stopped, paused in a debugger) is kept in this process's memory (logged), so its call still answers and no
+other call waits. The folder's files themselves are :mod:`.folder`'s.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import contextlib
+import io
 import logging
 import os
 import secrets
@@ -69,6 +73,10 @@ URI_PREFIX: Final = "nanohubmcp://results/"
 
 EVICTED_REMEMBERED: Final = 4096
 """How many evicted links the store remembers, to say so when one is read."""
+
+LOCK_WAIT_SECONDS: Final = 10.0
+"""How long a keep off the event loop waits for the results folder's lock another process holds, by default
+(:attr:`ResultStore.lock_wait_seconds`); on the event loop it does not wait."""
 
 class TooLargeToKeep(ValueError):
     """A result is larger than the whole store (``size`` bytes, or at least that many; ``limit``)."""
@@ -157,6 +165,9 @@ class ResultStore:
         self._evicted: OrderedDict[str, tuple[str | None, bool]] = OrderedDict()  # uri -> (owner, per owner)
         self._lock = threading.Lock()
         self._folder_lock: FolderLock | None = None
+        self.lock_wait_seconds = LOCK_WAIT_SECONDS
+        """Seconds a keep off the event loop waits for the folder's lock another process holds, then keeps
+        its result in memory."""
         self.read_piece_bytes = READ_PIECE_BYTES
         """Bytes of a kept file read at a time when its answer is written a piece at a time."""
 
@@ -195,14 +206,21 @@ class ResultStore:
             self._entries[meta["uri"]] = _Entry(meta["owner"], meta["mime_type"], meta["expires"], meta["size"])
             self._bytes += meta["size"]
 
-    def _shared(self) -> contextlib.AbstractContextManager[object]:
-        """Hold the results folder's lock (the lock of this store held already) and bring the index up to
-        what every process sharing the folder kept and dropped: the bounds are then counted over all of
-        them, and one keep at a time is decided among them. Without a folder: nothing to share."""
+    def _shared(self) -> contextlib.AbstractContextManager[bool]:
+        """Hold the results folder's lock, the index brought up to what every process sharing the folder kept
+        and dropped (the bounds are then counted over all of them, and one keep at a time is decided among
+        them): True; or False (logged) when it is not had in time — at once on an event loop, else within
+        :attr:`lock_wait_seconds` — and the result is kept in memory. Without a folder: nothing to share
+        (True). Taken without :attr:`_lock` held, so reads go on while a keep waits."""
         folder, lock = self._folder, self._folder_lock
         if folder is None or lock is None:
-            return contextlib.nullcontext()
-        return lock.holding(lambda: self._take_in(folder))
+            return contextlib.nullcontext(True)
+        on_loop = asyncio._get_running_loop() is not None
+        return lock.holding(lambda: self._taken_in(folder), 0.0 if on_loop else self.lock_wait_seconds)
+
+    def _taken_in(self, folder: str) -> None:
+        with self._lock:
+            self._take_in(folder)
 
     def _take_in(self, folder: str) -> None:
         """Bring the index up to the results kept in the folder (the folder's lock held): drop what another
@@ -242,12 +260,12 @@ class ResultStore:
             raise TooLargeToKeep(entry.size, self.max_bytes)
         with self._lock:
             folder = self._open()
-            with self._shared():
-                self._make_room(entry)
-                path = self._path(uri) if folder else None
-                if path is None or not write_data(path, data, _meta(uri, entry)):
-                    entry.data = data
-                self._add(uri, entry)
+        with self._shared() as shared, self._lock:
+            self._make_room(entry)
+            path = self._path(uri) if folder and shared else None
+            if path is None or not write_data(path, data, _meta(uri, entry)):
+                entry.data = data
+            self._add(uri, entry)
         return uri
 
     def keep_parts(self, parts: Callable[[], Iterable[str]], mime_type: str, suffix: str,
@@ -277,26 +295,48 @@ class ResultStore:
                         os.remove(path + PART_SUFFIX)
                     raise
                 entry = _Entry(owner, mime_type, time.time() + self.ttl, size)
-                with self._lock, self._shared():
-                    self._make_room(entry)
-                    if finish(path, _meta(uri, entry)):
-                        self._add(uri, entry)
-                        return uri, size
+                if self._finish_part(uri, path, entry):
+                    return uri, size
             else:
                 import tempfile  # (only for such a result: it loads shutil and random)
 
                 with tempfile.TemporaryFile() as f:
                     size = self._spool(f.write, parts())
                     f.seek(0)
-                    kept = bytearray(size)
-                    if f.readinto(kept) != size:
-                        raise OSError(f"read back fewer than the {size} bytes written")
+                    kept = _read_back(f, size)
                 return self.keep(kept, mime_type, suffix, owner), size
         except OSError as exc:
             log.warning("cannot write the large result %s: %s", uri, exc)
         kept = bytearray()
         size = self._spool(kept.extend, parts())
         return self.keep(kept, mime_type, suffix, owner), size
+
+    def _finish_part(self, uri: str, path: str, entry: _Entry) -> bool:
+        """Make the text written to ``path + PART_SUFFIX`` the entry of ``uri``: its file, named holding the
+        folder's lock; read back into memory (its one copy) when the lock is not had in time (logged). False
+        when it cannot be named (logged, nothing of it left).
+
+        Raises:
+            OSError: it cannot be read back (nothing of it left).
+        """
+        with self._shared() as shared:
+            if shared:
+                with self._lock:
+                    self._make_room(entry)
+                    if not finish(path, _meta(uri, entry)):
+                        return False
+                    self._add(uri, entry)
+                    return True
+        try:
+            with open(path + PART_SUFFIX, "rb") as f:
+                entry.data = _read_back(f, entry.size)
+        finally:
+            with contextlib.suppress(OSError):
+                os.remove(path + PART_SUFFIX)
+        with self._lock:
+            self._make_room(entry)
+            self._add(uri, entry)
+        return True
 
     def _spool(self, write: Callable[[bytes], object], parts: Iterable[str]) -> int:
         """``write`` each of ``parts`` as UTF-8 and return their size in bytes.
@@ -440,6 +480,18 @@ class ResultStore:
             for name in (path, path + ".meta.json"):
                 with contextlib.suppress(OSError):
                     os.remove(name)
+
+
+def _read_back(f: io.BufferedIOBase, size: int) -> bytearray:
+    """The ``size`` bytes of ``f`` from where it is.
+
+    Raises:
+        OSError: fewer could be read.
+    """
+    kept = bytearray(size)
+    if f.readinto(kept) != size:
+        raise OSError(f"read back fewer than the {size} bytes written")
+    return kept
 
 
 def utf8_size(data: bytes | bytearray | str) -> int:
