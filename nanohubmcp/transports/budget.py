@@ -1,15 +1,22 @@
 """The bytes of request bodies being received at once, bounded over every connection and per principal.
 
 Each request body the server will keep (a ``Content-Length`` within ``max_request_bytes``;
-a chunked body counts as ``max_request_bytes``) above :data:`UNCOUNTED_BYTES` takes its size from the application's
-:class:`BodyBudget` once its headers arrived and its token was checked, and gives it back when the body is
-complete or the connection closes. A body that would take the total over ``max_buffered_bytes``, or its
-principal's bodies over ``max_buffered_bytes_per_principal``, is answered ``503 Service Unavailable`` with
-``Retry-After`` before it is read (its route's checks come first: a client without a token still gets its
-401, and takes nothing), so a crowd of clients sending large bodies at once cannot make the server hold
-more than that bound, and one principal holding connections open with large declared bodies cannot
-take it all from the others. Without authorization every client is the same anonymous caller: only the
-overall bound applies.
+a chunked body counts as ``max_request_bytes``) that is still on its way when its headers arrive takes
+its size from the application's :class:`BodyBudget` once its token was checked, and gives it back when
+the body is complete or the connection closes. A body over :data:`UNCOUNTED_BYTES` always counts; a
+smaller one only when it did not come whole with its headers (a client sending its headers first, or
+stalling part-way): one that did is complete at once, so taking and giving back its bytes in the same
+step would change nothing but refuse a body the server holds already, and the common request (a tool
+call of a few hundred bytes, sent in one write) pays one comparison for the budget.
+
+A body that would take the total over ``max_buffered_bytes``, or its principal's bodies over
+``max_buffered_bytes_per_principal``, is answered ``503 Service Unavailable`` with ``Retry-After`` before
+it is read (its route's checks come first: a client without a token still gets its 401, and takes
+nothing), so a crowd of clients sending bodies at once cannot make the server hold more than that bound,
+and one principal holding connections open with bodies it does not finish cannot take it all from the
+others, whatever their size (a fresh-user trial, trial33 W11: 4000 connections of one token holder, each
+sending 65,000 bytes of a 64 KiB body and then nothing, held ~250 MB counted nowhere; now its share).
+Without authorization every client is the same anonymous caller: only the overall bound applies.
 
 Source: RFC 9110 § 15.6.4 (503) and § 10.2.3 (Retry-After).
 """
@@ -17,9 +24,9 @@ Source: RFC 9110 § 15.6.4 (503) and § 10.2.3 (Retry-After).
 from __future__ import annotations
 
 UNCOUNTED_BYTES = 64 * 1024
-"""Bodies up to this size are not counted: no more than one read of the connection's socket
-(Tornado reads 64 KiB at a time), which every open connection may hold anyway. The common
-request (a tool call of a few hundred bytes) pays nothing for the budget."""
+"""Bodies up to this size are counted only when they did not come whole with their headers (module
+text); a larger one, more than one read of the connection's socket (Tornado reads 64 KiB at a time),
+always counts."""
 RETRY_SECONDS = 1
 """The ``Retry-After`` of a body refused for the budget (bodies in flight finish within seconds)."""
 PRINCIPAL_SHARE = 8

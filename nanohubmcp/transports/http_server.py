@@ -136,6 +136,14 @@ def buffered_length(headers: httputil.HTTPHeaders, limit: int) -> int | None:
     return declared if declared <= limit else None
 
 
+def body_in_hand(connection: HTTP1Connection, size: int) -> bool:
+    """Whether all ``size`` bytes of the body whose headers ``connection`` just read are in its read
+    buffer already (they came with the headers: the body is complete at once). Tornado's ``IOStream``
+    keeps that count in ``_read_buffer_size`` (since Tornado 4); a stream without it: False, the
+    body is counted (:mod:`.budget`)."""
+    return getattr(connection.stream, "_read_buffer_size", 0) >= size
+
+
 class LimitedApplication(tornado.web.Application):
     """The Tornado application of :func:`~nanohubmcp.transports.routes.make_app`, with the
     limits of the module text. A :class:`~nanohubmcp.transports.base.BodyReadingHandler`
@@ -179,7 +187,8 @@ class LimitedApplication(tornado.web.Application):
         length is within the limit, the gate lets the headers through and the budget has room;
         else the streamed twin, which answers a refusal (the gate's, a 503 for the budget, a 413)
         before reading the body, or reads it in pieces. The budget is taken in the name of the
-        principal the token names (:mod:`.budget`); when an asynchronous verifier has still to name
+        principal the token names (:mod:`.budget`; a body of up to 64 KiB only when it did not come
+        whole with its headers); when an asynchronous verifier has still to name
         it, the twin takes it once it has (nothing is taken for a token not yet checked)."""
         if request.method != "POST" or not issubclass(handler, BodyReadingHandler):
             return streamed_twin(handler)  # no body is kept: checked, then read and dropped
@@ -193,7 +202,7 @@ class LimitedApplication(tornado.web.Application):
         admitted = early_verdict(request, config, handler.public)
         if not admitted and EARLY not in request.__dict__:
             return streamed_twin(handler)  # refused: answered before the body, which is not read
-        if size > UNCOUNTED_BYTES:
+        if size > UNCOUNTED_BYTES or not body_in_hand(connection, size):
             if not admitted:  # the verifier's answer is still to come: the twin takes the budget once it has it
                 request.__dict__[DUE] = (self.budget, size)
                 return streamed_twin(handler)

@@ -26,8 +26,8 @@ from typing import Any
 import pytest
 from raw_http import read_reply
 from support import serve
+from token_holders import TOKENS, async_check, build, sync_check
 
-from nanohubmcp import MCPServer
 from nanohubmcp.errors import ConfigurationError
 from nanohubmcp.transports.config import TransportConfig
 
@@ -35,27 +35,6 @@ MiB = 1 << 20
 LIMIT = MiB
 """max_request_bytes of the servers below; max_buffered_bytes is four times it, so the default
 share is one body of the largest size (an eighth of 4 MiB is less)."""
-TOKENS = {f"{name}-token": name for name in ("alice", "bob", "carol", "dave", "erin", "frank")}
-
-
-def build(check: Callable[[str], Any] | None = None) -> MCPServer:
-    server = MCPServer("bodyshare", auth=check)
-
-    @server.tool()
-    def echo(text: str) -> int:
-        """How long the text is."""
-        return len(text)
-
-    return server
-
-
-def sync_check(token: str) -> str | None:
-    return TOKENS.get(token)
-
-
-async def async_check(token: str) -> str | None:
-    await asyncio.sleep(0)
-    return TOKENS.get(token)
 
 
 @contextlib.contextmanager
@@ -84,7 +63,7 @@ def hold(port: int, token: str | None, opened: list[socket.socket]) -> tuple[int
 
 
 def call(port: int, token: str | None, size: int = 200_000) -> int:
-    """A tool call whose arguments take ``size`` bytes (over the 64 KiB that are not counted)."""
+    """A tool call whose arguments take ``size`` bytes (over 64 KiB: counted however it is sent)."""
     body = json.dumps({"text": "x" * size}).encode()
     with socket.create_connection(("127.0.0.1", port)) as sock:
         sock.sendall(head(len(body), token))
@@ -98,14 +77,6 @@ def call(port: int, token: str | None, size: int = 200_000) -> int:
 def busy_message(headers: dict[str, str], body: bytes) -> str:
     assert int(headers["retry-after"]) >= 1
     return str(json.loads(body)["error"])
-
-
-@pytest.fixture
-def opened() -> Iterator[list[socket.socket]]:
-    socks: list[socket.socket] = []
-    yield socks
-    for sock in socks:
-        sock.close()
 
 
 @pytest.mark.parametrize("check", [sync_check, async_check], ids=["sync-check", "async-check"])

@@ -15,7 +15,7 @@ import json
 import logging
 import socket
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 from support import serve
@@ -77,14 +77,6 @@ def received_until_closed(sock: socket.socket) -> int:
     except ConnectionResetError:
         pass
     return len(received)
-
-
-@pytest.fixture
-def opened() -> Iterator[list[socket.socket]]:
-    socks: list[socket.socket] = []
-    yield socks
-    for sock in socks:
-        sock.close()
 
 
 def test_bobs_unread_answers_close_bobs_connections_not_alices_download(
