@@ -1,9 +1,11 @@
 """``completion/complete`` checks what the client sent and sends at most 100 suggestions.
 
-MCP 2025-11-25, Server § Utilities § Completion: ``argument.value`` is a string and
+MCP 2025-11-25, Server § Utilities § Completion: ``argument.value`` is a required string and
 ``context.arguments`` maps names to strings; a result holds at most 100 ``values`` with ``total``
 and ``hasMore``. A ``context`` that was not an object made the handler fail (-32603, a traceback in
-the log) instead of answering -32602; a non-string value was turned into its ``str()``.
+the log) instead of answering -32602; a non-string value was turned into its ``str()``. A missing
+value was answered as an empty completion, and a ``ref.name`` or ``ref.uri`` that was not a string
+as "Unknown prompt: ['greet']", a Python repr (trial35 Y5).
 """
 
 from __future__ import annotations
@@ -31,6 +33,11 @@ def build() -> MCPServer:
         SEEN.append(context)
         return (f"{value}{i}" for i in range(250_000))  # a generator: only 100 become text
 
+    @server.resource("data://item/{id}")
+    def item(id: str) -> str:
+        """One item."""
+        return id
+
     @server.completion(argument="name", prompt="greet")
     def one_name(value: str) -> str:
         return value.upper()  # one string is one suggestion, not one per character
@@ -39,6 +46,23 @@ def build() -> MCPServer:
 
 
 REF = {"type": "ref/prompt", "name": "greet"}
+
+
+SHAPE = "completion/complete needs params.ref {type, name|uri} and params.argument {name, value}"
+
+
+@pytest.mark.parametrize("params", [
+    {"ref": {"type": "ref/prompt", "name": ["greet"]}, "argument": {"name": "lang", "value": "x"}},
+    {"ref": {"type": "ref/prompt"}, "argument": {"name": "lang", "value": "x"}},
+    {"ref": {"type": "ref/resource", "uri": {"x": 1}}, "argument": {"name": "id", "value": "x"}},
+    {"ref": {"type": "ref/resource", "name": "data://item/{id}"}, "argument": {"name": "id", "value": "x"}},
+    {"ref": REF, "argument": {"name": "lang"}},
+    {"ref": REF, "argument": {"name": 5, "value": "x"}},
+])
+def test_a_ref_or_argument_of_the_wrong_shape_is_refused_naming_the_shape(params: dict[str, Any]) -> None:
+    with in_memory(build()) as client, pytest.raises(RpcError) as refused:
+        client.request("completion/complete", params)
+    assert (refused.value.code, refused.value.message) == (-32602, SHAPE)
 
 
 @pytest.mark.parametrize("params", [

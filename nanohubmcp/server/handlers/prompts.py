@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from .host import HandlerServices
 
 MAX_COMPLETIONS = 100
+_SHAPE = "completion/complete needs params.ref {type, name|uri} and params.argument {name, value}"
 
 
 async def prompts_list(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
@@ -113,23 +114,31 @@ def _names(keys: list[str]) -> str:
 
 
 async def complete(core: HandlerServices, request: RequestContext, params: dict[str, Any]) -> dict[str, Any]:
-    """``completion/complete``: suggestions for a prompt argument or template variable."""
+    """``completion/complete``: suggestions for a prompt argument or template variable.
+
+    Raises:
+        InvalidParams: ``ref`` or ``argument`` missing or not objects, a ``ref.name``/``ref.uri``,
+            ``argument.name`` or ``argument.value`` missing or not a string (all required), an unknown
+            ``ref.type`` or resource template, or a malformed ``context``.
+        UnknownComponent: no prompt of that name.
+    """
     ref = params.get("ref")
     argument = params.get("argument")
-    if not isinstance(ref, dict) or not isinstance(argument, dict) or not isinstance(argument.get("name"), str):
-        raise InvalidParams("completion/complete needs params.ref {type, name|uri} and params.argument {name, value}")
+    if not isinstance(ref, dict) or not isinstance(argument, dict) or not isinstance(argument.get("name"), str) \
+            or "value" not in argument:  # (MCP requires the value: "" when the user typed nothing yet)
+        raise InvalidParams(_SHAPE)
     kind = ref.get("type")
-    if kind == "ref/prompt":
-        key = ref.get("name")
-        if not isinstance(key, str) or core.registry.prompts.get(key) is None:
-            raise UnknownComponent(f"Unknown prompt: {echoed(key)}")
-    elif kind == "ref/resource":
-        key = ref.get("uri")
-        if not isinstance(key, str) or (key not in core.registry.templates and key not in core.registry.resources):
-            raise InvalidParams(f"Unknown resource template: {echoed(key)}")
-    else:
+    if kind not in ("ref/prompt", "ref/resource"):
         raise InvalidParams("params.ref.type must be 'ref/prompt' or 'ref/resource'")
-    value = argument.get("value", "")
+    key = ref.get("name" if kind == "ref/prompt" else "uri")
+    if not isinstance(key, str):  # (not "Unknown prompt: ['greet']", a Python repr of what was sent)
+        raise InvalidParams(_SHAPE)
+    if kind == "ref/prompt":
+        if core.registry.prompts.get(key) is None:
+            raise UnknownComponent(f"Unknown prompt: {echoed(key)}")
+    elif key not in core.registry.templates and key not in core.registry.resources:
+        raise InvalidParams(f"Unknown resource template: {echoed(key)}")
+    value = argument["value"]
     if not isinstance(value, str):
         raise InvalidParams("params.argument.value must be a string: what the user typed so far")
     context = params.get("context")
