@@ -409,7 +409,7 @@ def utf8_storable(text: str) -> str:
     return text
 
 
-def dumpb_parts(value: object) -> list[bytes | TextPieces]:
+def dumpb_parts(value: object, *, echoes: bool = True) -> list[bytes | TextPieces]:
     """:func:`dumpb`'s bytes as the parts of :func:`dumps_parts`, each UTF-8 encoded (send a large
     pre-encoded array without first copying it into one text with the rest, then into bytes); a
     :class:`TextPieces` stays a part of its own, standing for :func:`escaped_pieces`' bytes
@@ -419,6 +419,8 @@ def dumpb_parts(value: object) -> list[bytes | TextPieces]:
     one part, read whole (a :class:`TextPieces` in it too), each lone surrogate in text the server wrote
     being U+FFFD (:mod:`.lone_surrogates`); one that stays (in a request id, an error or a progress token,
     which echo the client's) has the message written with ``\\u`` escapes, as :func:`dumpb` writes it.
+    ``echoes=False`` says no member echoes the client (a REST answer of a tool's): all its text is the
+    server's. A surrogate pair is written as its character.
 
     .. versionchanged:: 1.0
        A lone surrogate in a result or a notification's params is written as U+FFFD, not as its escape.
@@ -427,7 +429,7 @@ def dumpb_parts(value: object) -> list[bytes | TextPieces]:
     try:
         return [part.encode("utf-8") if isinstance(part, str) else part for part in parts]
     except UnicodeEncodeError:  # (only then: the usual message pays nothing for the check)
-        return [dumpb(lone_surrogates.for_the_wire(plain(value)))]
+        return [dumpb(lone_surrogates.for_the_wire(plain(value), echoes=echoes))]
 
 
 def dumpb_sent(value: object) -> bytes:

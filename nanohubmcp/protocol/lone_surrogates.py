@@ -9,7 +9,13 @@ folder failed for the user; ``JSON.parse`` takes it. So what the server writes â
 prompts, ``structuredContent``, a REST answer), a notification's or a server request's params â€” carries
 U+FFFD (``"\\ufffd"``) in place of each lone surrogate. The members that echo what the client sent keep it,
 so a client that sent one can still match its answer: a message's ``id`` and ``error`` (error texts quote
-the client's values) and a progress notification's ``progressToken``.
+the client's values) and a progress notification's ``progressToken``. A REST answer of a tool's
+(``POST /tools/<name>``: its result, or its error text) is the tool's throughout, so none of its members is
+kept (``echoes=False``).
+
+A high surrogate followed by a low one (``"\\ud83d\\ude00"``, as CESU-8 bytes decoded with
+``surrogatepass`` or text put together from UTF-16 code units give) is one character split in two: it is
+written as that character (U+1F600 here), not as two U+FFFD. Only a surrogate without its partner is replaced.
 
 This decides only what goes on the wire (``jsonenc.dumpb_parts``); stores (jobs, kept results, provenance)
 keep the text as the tool returned it. Pure: no I/O, no encoder; the caller gives plain JSON values.
@@ -29,21 +35,29 @@ REPLACEMENT: Final = "\ufffd"
 _ECHOED: Final = frozenset({"id", "error"})
 """A message's members that echo the client's values (its request id; error texts that quote its input)."""
 
-_LONE: Final = re.compile("[\ud800-\udfff]")  # in a str, any surrogate stands alone (pairs are one character)
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")  # (in a str each half of a pair is a code point of its own)
+_PAIR: Final = re.compile("[\ud800-\udbff][\udc00-\udfff]")  # a high surrogate and the low one after it
 _log = logging.getLogger("nanohubmcp.protocol")
 _warned = [False]
 
 
-def for_the_wire(message: Any) -> Any:
+def for_the_wire(message: Any, *, echoes: bool = True) -> Any:
     """``message`` (a JSON-RPC message, a batch of them, or a REST body: plain JSON values) with U+FFFD in
-    place of each lone surrogate in the text the server wrote (keys too); ``id``, ``error`` and
-    ``params.progressToken`` are kept as they are. Logs a warning the first time
-    it replaces one in the process.
+    place of each lone surrogate in the text the server wrote (keys too), and each surrogate pair joined
+    into its character; ``id``, ``error`` and ``params.progressToken`` are kept as they are unless
+    ``echoes`` is False. Logs a warning the first time it replaces a lone one in the process.
 
     Args:
         message: dicts, lists, str, numbers, bool, None, as ``jsonenc.plain`` leaves them, nested no deeper
             than ``jsonenc.WALK_DEPTH`` (``plain`` checked it).
+        echoes: False for a body none of whose text echoes the client (a REST answer of a tool's): every
+            member is the server's text.
+
+    .. versionchanged:: 1.0
+       A surrogate pair is written as the character it stands for (it was two U+FFFD); ``echoes``.
     """
+    if not echoes:
+        return _replaced(message)
     if isinstance(message, list):
         return [for_the_wire(item) for item in message]
     if not isinstance(message, dict):
@@ -60,7 +74,9 @@ def _params(params: Any) -> Any:
 
 def _replaced(value: Any) -> Any:
     if isinstance(value, str):
-        text, count = _LONE.subn(REPLACEMENT, value)
+        text, count = _SURROGATE.subn(REPLACEMENT, value)
+        if count and _PAIR.search(value) is not None:  # (rare) a character split in two: joined, not replaced
+            text, count = _SURROGATE.subn(REPLACEMENT, _PAIR.sub(_joined, value))
         if count and not _warned[0]:
             _warned[0] = True
             _log.warning("a message to a client held text that is not Unicode (a lone UTF-16 surrogate, such as "
@@ -72,3 +88,8 @@ def _replaced(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_replaced(item) for item in value]
     return value
+
+
+def _joined(pair: re.Match[str]) -> str:
+    found = pair.group()
+    return chr(0x10000 + ((ord(found[0]) - 0xD800) << 10) + (ord(found[1]) - 0xDC00))

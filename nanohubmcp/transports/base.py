@@ -204,8 +204,12 @@ class BaseHandler(tornado.web.RequestHandler):
         self.finish()
 
     # -- replies -------------------------------------------------------------------------
-    def send_json(self, status: int, body: Any) -> Awaitable[None] | None:
+    def send_json(self, status: int, body: Any, *, echoes: bool = True) -> Awaitable[None] | None:
         """Finish with a JSON body (a 503 error names its ``Retry-After`` from ``data.retryAfter``).
+
+        A lone surrogate in the body's text is sent as U+FFFD except in the members that echo the client
+        (``id``, ``error``: :mod:`~nanohubmcp.protocol.lone_surrogates`); ``echoes=False`` for a body that
+        is all the server's (a REST answer of a tool's, its error text too).
 
         A body the socket does not take at once counts in the server's unsent budget
         (:mod:`.unsent`: ``max_unsent_bytes``, and a deadline to drain by).
@@ -223,7 +227,7 @@ class BaseHandler(tornado.web.RequestHandler):
         self.set_status(status)
         # A pre-encoded array's text is a part of its own: each part goes to the socket as it is,
         # never copied into one text with the rest and then into bytes (a body of 200 MB cost 400 MB).
-        parts = message_parts(body)
+        parts = message_parts(body) if echoes else message_parts(body, echoes=False)  # (no keyword: sendable)
         last = parts[-1]
         assert isinstance(last, bytes)  # (the text after the last spliced part, if any)
         if len(parts) == 1:  # (the usual body: a pre-encoded array's text or a kept file's is a part of its own)
@@ -250,12 +254,13 @@ class BaseHandler(tornado.web.RequestHandler):
                                     None if principal is None else principal.subject)
         return None
 
-    def send_error_json(self, status: int, body: Any) -> None:
-        """Finish with an error body already built (a JSON-RPC error response from the core)."""
+    def send_error_json(self, status: int, body: Any, *, echoes: bool = True) -> None:
+        """Finish with an error body already built (a JSON-RPC error response from the core; ``echoes``
+        as :meth:`send_json`'s)."""
         if self._finished:
             return
         self.clear_header("Content-Type")
-        self.send_json(status, body)
+        self.send_json(status, body, echoes=echoes)
 
     def fail(self, exc: ProtocolError, request_id: str | int | None = None) -> None:
         """Finish with the error body for ``exc`` (:meth:`error_body`) and its HTTP status on this

@@ -118,11 +118,11 @@ class RestToolHandler(BodyReadingHandler):
         refused = job_not_found(name, result)
         if refused is not None:
             # An unknown (or someone else's) job id: the tool's error, with the status body pollers read.
-            self.send_json(404, refused)
+            self.send_json(404, refused, echoes=False)
             return
         if tool.background and result.get("isError"):
             # An async tool answers at once; an error then means no job could start (a full job store).
-            self.send_error_json(429, rest_answer(result)[1])
+            self.send_error_json(429, rest_answer(result)[1], echoes=False)
             return
         if tool.background:
             job_id = (result.get("structuredContent") or {}).get("job_id")
@@ -139,7 +139,8 @@ class RestToolHandler(BodyReadingHandler):
         seconds = retry_after(result)
         if seconds is not None:
             self.set_header("Retry-After", str(seconds))
-        self.send_json(*rest_answer(result, returned=bool(call.slots.get(RETURNED_ERROR))))
+        # The tool's answer, its error text too: a lone surrogate in any of it is U+FFFD, as over tools/call.
+        self.send_json(*rest_answer(result, returned=bool(call.slots.get(RETURNED_ERROR))), echoes=False)
 
 
 def retry_after(result: dict[str, Any]) -> int | None:
