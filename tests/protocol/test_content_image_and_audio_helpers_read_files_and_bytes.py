@@ -128,6 +128,16 @@ def test_audio_from_a_wav_file_and_bytes(tmp_path: pathlib.Path) -> None:
         (b"%PDF-1.7\n", "application/pdf"),
         (b"RIFF\x00\x00\x00\x00AVI LIST", None),
         (b"\xff\xf1\x50\x80", None),  # AAC ADTS: sync bits but layer 00
+        (b"\xff\xf3\x48\xc4", "audio/mpeg"),  # MPEG-2 Layer III, 32 kbit/s, 16 kHz
+        (b"\xff\xfd\x90\x00", "audio/mpeg"),  # MPEG-1 Layer II
+        (b"\xff\xfe", None),  # the UTF-16 byte order mark: the sync bits, but no whole header
+        (b"\xff\xfeh\x00i\x00", None),  # UTF-16 text: an MPEG-1 Layer I header, left out
+        (b"\xff\xff\xff\xff", None),  # fill
+        (b"\xff\xfb", None),  # half a header
+        (b"\xff\xeb\x90\x00", None),  # version 01, reserved
+        (b"\xff\xfb\xf0\x00", None),  # bitrate index 1111, invalid
+        (b"\xff\xfb\x9c\x00", None),  # sample rate index 11, reserved
+        (b"\xff\xfb\x90\x02", None),  # emphasis 10, reserved
         (b"hello world", None),
         (b"", None),
     ],
