@@ -37,6 +37,7 @@ from .options import (
     check_options,
     checked_timeout,
     default_workers,
+    plain_seconds,
 )
 from .provenance.tool_options import DEFAULT_CACHE_BYTES, cached
 from .registry.registry import Registry
@@ -126,7 +127,7 @@ class ServerCore:
                               "max_kept_bytes": max_kept_bytes, "max_kept_bytes_per_owner": max_kept_bytes_per_owner},
                       counts={"max_stuck_calls": max_stuck_calls},
                       pools={"workers": workers, "job_workers": job_workers},
-                      durations={"job_ttl_seconds": job_ttl_seconds})
+                      durations={"job_ttl_seconds": job_ttl_seconds}, state_dir=state_dir)
         self.name = name
         self.version = version
         self.instructions = instructions
@@ -147,7 +148,7 @@ class ServerCore:
         # The services a first answer does not use are made at their first use (see first_use.py).
         self.first_use = FirstUse(
             name, self.registry.tools, state_url=self.state_url, state_dir=state_dir, job_store=job_store,
-            job_ttl=job_ttl_seconds, job_bounds=(max_jobs, max_jobs_per_owner, max_job_result_bytes),
+            job_ttl=plain_seconds(job_ttl_seconds), job_bounds=(max_jobs, max_jobs_per_owner, max_job_result_bytes),
             inline=(max_inline_bytes, figure_dpi, max_result_bytes), cache_max_bytes=cache_max_bytes,
             kept=(max_kept_bytes, max_kept_bytes_per_owner),
             provenance=provenance,

@@ -12,6 +12,7 @@ services'; the job executors' options are :mod:`.executors.runners`', the state 
 from __future__ import annotations
 
 import math
+import numbers
 import os
 from typing import Any
 
@@ -26,6 +27,7 @@ __all__ = [
     "check_options",
     "checked_timeout",
     "default_workers",
+    "plain_seconds",
 ]
 
 ARGUMENT_ERRORS = ("auto", "protocol", "tool")
@@ -57,11 +59,13 @@ def check_options(
     pools: dict[str, object] | None = None,
     durations: dict[str, object] | None = None,
     counts: dict[str, object] | None = None,
+    state_dir: object = None,
 ) -> None:
     """Refuse an option of ``ServerCore`` that cannot be used as given (``bounds``: option name ->
     a value that must be a positive integer; ``counts``: a non-negative one; ``pools``: a positive
     one, or None for the default;
-    ``durations``: option name -> a positive number of seconds, at most :data:`MAX_DURATION_SECONDS`).
+    ``durations``: option name -> a positive number of seconds, at most :data:`MAX_DURATION_SECONDS`;
+    ``state_dir``: a path with no NUL, or None).
 
     Raises:
         ConfigurationError: naming the option and what it takes.
@@ -81,6 +85,9 @@ def check_options(
     if figure_dpi is not None and (
             isinstance(figure_dpi, bool) or not isinstance(figure_dpi, (int, float)) or not figure_dpi > 0):
         raise ConfigurationError("figure_dpi must be a positive number of dots per inch, or None")
+    if isinstance(state_dir, (str, bytes, os.PathLike)) and "\0" in str(os.fsdecode(state_dir)):
+        # every job and cached call failed later ("embedded null byte"), as for a sqlite URL's %00
+        raise ConfigurationError(f"state_dir {state_dir!r} holds a NUL byte, which no directory name can hold")
     if job_store not in STORE_KINDS:
         raise ConfigurationError(f"job_store must be one of {', '.join(STORE_KINDS)}, not {job_store!r}")
     for option, value in bounds.items():
@@ -93,11 +100,18 @@ def check_options(
         if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
             raise ConfigurationError(f"{option} must be a positive integer (or None for the default), not {value!r}")
     for option, value in (durations or {}).items():
-        seconds = value if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan
+        # any real number (numpy's int64 as well as its float64), never a bool
+        seconds = float(value) if isinstance(value, numbers.Real) and not isinstance(value, bool) else math.nan
         if not MIN_DURATION_SECONDS <= seconds <= MAX_DURATION_SECONDS:
             raise ConfigurationError(f"{option} must be a positive number of seconds, at least 0.001 (a task's "
                                      f"ttl is whole milliseconds) and at most {MAX_DURATION_SECONDS:,.0f} (ten "
                                      f"years), not {value!r}")
+
+
+def plain_seconds(value: float) -> float:
+    """A duration :func:`check_options` took, as a Python ``int`` or ``float`` (``numpy.int64(60)`` -> ``60``):
+    job records keep it in JSON, which takes no numpy number."""
+    return int(value) if isinstance(value, numbers.Integral) else float(value)
 
 
 def checked_timeout(value: object, option: str = "tool_timeout") -> float | None:

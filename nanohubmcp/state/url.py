@@ -151,8 +151,9 @@ def _sqlite_directory(url: str, parts: urllib.parse.SplitResult) -> str:
     Raises:
         ConfigurationError: a host (``sqlite://state``: the path's first name read as a host, which a
             reader does not expect), a query or a fragment (``?mode=ro``: urllib drops them, nothing reads
-            them), no directory, the root, a ``.``/``..`` segment, a NUL, or a path not after three slashes
-            (``sqlite:tmp``: relative to the working directory).
+            them), no directory, the root, a ``.``/``..`` segment, a NUL or another control character, an
+            escape that is not UTF-8 (``%ff``), a path not after three slashes (``sqlite:tmp``: relative
+            to the working directory), or a path that is (or is under) an existing file.
     """
     example = "e.g. sqlite:///home/me/state (three slashes, then an absolute directory)"
     if parts.netloc:
@@ -161,15 +162,32 @@ def _sqlite_directory(url: str, parts: urllib.parse.SplitResult) -> str:
     if "?" in url or "#" in url:  # urlsplit drops what follows: '?mode=ro' looked honoured and was not
         raise ConfigurationError(f"state_url {redact(url)!r} has a query or a fragment, which a sqlite URL does not "
                                  f"take (write '?' as %3F and '#' as %23 in a directory's name), {example}")
-    directory = urllib.parse.unquote(parts.path)
+    try:  # %ff alone is no UTF-8: a directory named by the byte 0xFF no reader of the URL expects
+        directory = urllib.parse.unquote(parts.path, errors="strict")
+    except UnicodeDecodeError:
+        directory = "\0"
     segments = directory.split("/")
-    if not directory.strip("/") or any(segment in (".", "..") for segment in segments) or "\0" in directory:
+    if (not directory.strip("/") or any(segment in (".", "..") for segment in segments)
+            or any(ord(ch) < 0x20 or ord(ch) == 0x7F for ch in directory)):  # a NUL, a line break, a control
         raise ConfigurationError(f"state_url {redact(url)!r} names no directory the job store can use (not the root, "
-                                 f"no '.' or '..'), {example}")
+                                 f"no '.' or '..', no control character or escape that is not UTF-8), {example}")
     if not url[len(SQLITE) + 1:].startswith("///"):  # 'sqlite:tmp': a store that moves with the working directory
         raise ConfigurationError(f"state_url {redact(url)!r} names no absolute directory after three slashes, "
                                  f"{example}")
+    _refuse_a_file_on_the_way(url, directory)
     return directory
+
+
+def _refuse_a_file_on_the_way(url: str, directory: str) -> None:
+    """Refuse ``directory`` when it, or the nearest of its parents that exists, is not a directory (a
+    regular file): the job store could not be made there, and the jobs went to memory, lost at the stop,
+    where the URL asked them kept."""
+    path = directory.rstrip("/") or "/"
+    while not os.path.lexists(path):
+        path = os.path.dirname(path)
+    if not os.path.isdir(path):
+        raise ConfigurationError(f"state_url {redact(url)!r}: {path!r} is a file, not a directory; name a directory "
+                                 "for the job store (made if missing)")
 
 
 def store_refused(shown: str, exc: BaseException) -> ConfigurationError:

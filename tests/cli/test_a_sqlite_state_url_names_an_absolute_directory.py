@@ -57,3 +57,24 @@ def test_nanohubmcp_run_refuses_it_in_one_line(tmp_path: Path) -> None:
     assert done.returncode != 0
     assert "Traceback" not in done.stderr
     assert "state_url 'sqlite://state' names a host ('state')" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("tail", ["%0a", "a%0db", "%ff", "caf%e9"])
+def test_a_control_character_or_an_escape_that_is_no_utf8_is_refused(tmp_path: Path, tail: str) -> None:
+    """trial36 Z7: ``%0a`` made a directory named by a line break, ``%ff`` one named by the byte 0xFF."""
+    with pytest.raises(ConfigurationError, match="names no directory the job store can use") as refused:
+        parse(f"sqlite://{tmp_path}/{tail}")
+    assert "\n" not in str(refused.value)
+
+
+def test_an_existing_file_is_refused_at_construction_not_replaced_by_memory(tmp_path: Path) -> None:
+    """trial36 Z7: the server started and kept its jobs in memory, lost at the stop, with a warning at the
+    first job only."""
+    from nanohubmcp import MCPServer
+
+    (tmp_path / "afile").write_text("")
+    for url in (f"sqlite://{tmp_path}/afile", f"sqlite://{tmp_path}/afile/below"):
+        with pytest.raises(ConfigurationError, match="afile' is a file, not a directory") as refused:
+            MCPServer("sq", state_url=url)
+        assert "\n" not in str(refused.value)
+    assert parse(f"sqlite://{tmp_path}/new/dir").path == f"{tmp_path}/new/dir"  # missing: made at the first job

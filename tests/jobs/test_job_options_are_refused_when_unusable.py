@@ -6,6 +6,7 @@ naming the option and what it takes, like ``max_jobs_per_owner=0``. trial33 W19:
 
 from __future__ import annotations
 
+import asyncio
 import math
 from pathlib import Path
 
@@ -34,3 +35,37 @@ def test_usable_values_and_the_defaults_are_taken(tmp_path: Path) -> None:
     assert (server.core.job_workers, server.core.workers) == (1, 2)
     default = MCPServer("default", state_dir=str(tmp_path / "d"))
     assert default.core.job_workers == default.core.workers >= 1
+
+
+def test_a_numpy_integer_ttl_is_taken_as_a_numpy_float_is(tmp_path: Path) -> None:
+    """trial36 Z13: ``np.int64(60)`` was refused as not "a positive number of seconds", ``np.float64(60.0)``
+    taken; a job then keeps its ttl in its JSON record, which takes no numpy number."""
+    np = pytest.importorskip("numpy")
+    server = MCPServer("np-ttl", state_dir=str(tmp_path), job_ttl_seconds=np.int64(60))
+
+    @server.async_tool()
+    def twice(x: float) -> float:
+        """Twice x."""
+        return 2 * x
+
+    async def run_one() -> object:
+        started = await server.call_async("twice", {"x": 2})
+        async with asyncio.timeout(10):  # the job's record (its ttl inside) is written as JSON when it ends
+            while True:
+                polled = await server.call_async("get_job_result", {"job_id": started.structured["job_id"]})
+                if polled.structured["status"] != "running":
+                    return polled.structured
+                await asyncio.sleep(0.01)
+
+    assert asyncio.run(run_one())["result"] == 4.0  # type: ignore[index]
+    MCPServer("np-float", state_dir=str(tmp_path / "f"), job_ttl_seconds=np.float64(60.0))
+    with pytest.raises(ConfigurationError, match="job_ttl_seconds must be a positive number"):
+        MCPServer("np-neg", state_dir=str(tmp_path / "n"), job_ttl_seconds=np.int64(-1))
+
+
+def test_a_state_dir_holding_a_nul_byte_is_refused_at_construction(tmp_path: Path) -> None:
+    """trial36 Z11: the server started; every job and cached call was then "Internal error"."""
+    for state_dir in (f"{tmp_path}/a\0b", tmp_path / "a\0b"):
+        with pytest.raises(ConfigurationError, match=r"state_dir .* holds a NUL byte") as refused:
+            MCPServer("sdn", state_dir=state_dir)  # type: ignore[arg-type]
+        assert "\n" not in str(refused.value)
