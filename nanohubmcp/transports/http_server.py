@@ -136,14 +136,6 @@ def buffered_length(headers: httputil.HTTPHeaders, limit: int) -> int | None:
     return declared if declared <= limit else None
 
 
-def body_in_hand(connection: HTTP1Connection, size: int) -> bool:
-    """Whether all ``size`` bytes of the body whose headers ``connection`` just read are in its read
-    buffer already (they came with the headers: the body is complete at once). Tornado's ``IOStream``
-    keeps that count in ``_read_buffer_size`` (since Tornado 4); a stream without it: False, the
-    body is counted (:mod:`.budget`)."""
-    return getattr(connection.stream, "_read_buffer_size", 0) >= size
-
-
 class LimitedApplication(tornado.web.Application):
     """The Tornado application of :func:`~nanohubmcp.transports.routes.make_app`, with the
     limits of the module text. A :class:`~nanohubmcp.transports.base.BodyReadingHandler`
@@ -202,7 +194,11 @@ class LimitedApplication(tornado.web.Application):
         admitted = early_verdict(request, config, handler.public)
         if not admitted and EARLY not in request.__dict__:
             return streamed_twin(handler)  # refused: answered before the body, which is not read
-        if size > UNCOUNTED_BYTES or not body_in_hand(connection, size):
+        try:  # a body that came whole with its headers is complete at once: it takes nothing (.budget)
+            in_hand = size <= UNCOUNTED_BYTES and connection.stream._read_buffer_size >= size
+        except AttributeError:  # (Tornado's IOStream counts its buffer there since 4.0; a stream without it counts)
+            in_hand = False
+        if not in_hand:
             if not admitted:  # the verifier's answer is still to come: the twin takes the budget once it has it
                 request.__dict__[DUE] = (self.budget, size)
                 return streamed_twin(handler)
