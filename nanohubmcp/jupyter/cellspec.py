@@ -86,11 +86,24 @@ def _text(magic: str, flag: str, value: str | None) -> str | None:
     return value
 
 
+_CONTRADICTIONS = (
+    (("cache", "--cache"), ("cache_shared", "--cache-shared"), "one stored result per caller, or one for every caller"),
+    (("read_only", "--read-only"), ("destructive", "--destructive"),
+     "a tool that changes nothing destroys nothing: MCP reads destructiveHint only without readOnlyHint"),
+    (("background", "--async"), ("main", "--main"),
+     "a job runs where --executor says, a --main tool on the kernel's thread"),
+)
+"""``%%mcp_tool`` options ((argparse name, flag) pairs) that cannot be given together, and why: the notebook refuses
+them, and the exporter with it, rather than pick one silently."""
+
+
 def parse_tool_line(line: str) -> ToolSpec:
     """Parse the options of ``%%mcp_tool``.
 
     Raises:
-        RegistrationError: an unknown option, a missing value, or an empty name/tag list.
+        RegistrationError: an unknown option, a missing value, an empty name/tag list, or two options
+            that contradict each other (``--cache --cache-shared``, ``--read-only --destructive``,
+            ``--async --main``).
     """
     args = _parse("mcp_tool", TOOL_OPTIONS, line)
     tags: frozenset[str] = frozenset()
@@ -100,6 +113,10 @@ def parse_tool_line(line: str) -> ToolSpec:
             raise RegistrationError("%%mcp_tool: --tags needs at least one tag, e.g. --tags math,basic")
     if args.executor is not None and not args.background:
         raise RegistrationError("%%mcp_tool: --executor is for job tools; add --async, e.g. --async --executor dask")
+    for (first, first_flag), (second, second_flag), why in _CONTRADICTIONS:
+        if getattr(args, first) and getattr(args, second):
+            raise RegistrationError(f"%%mcp_tool: {first_flag} and {second_flag} contradict each other ({why}); "
+                                    "give one of them")
     executor_options = _executor_options(args)
     return ToolSpec(
         name=_text("mcp_tool", "--name", args.name),

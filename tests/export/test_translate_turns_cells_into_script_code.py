@@ -51,12 +51,12 @@ def load(script: Script) -> Any:
 def test_tool_cells_get_server_tool_with_the_magic_options() -> None:
     script = plain(
         "%%mcp_tool --name plus --description 'Adds two numbers' --title Plus --tags math,basic "
-        "--read-only --idempotent --destructive --open-world\n"
+        "--destructive --idempotent --open-world\n"
         "def add(a: int, b: int) -> int:\n    return a + b\n"
     )
     assert (
         '@server.tool(name="plus", description="Adds two numbers", title="Plus", '
-        'tags={"basic", "math"}, annotations={"readOnlyHint": True, "destructiveHint": True, '
+        'tags={"basic", "math"}, annotations={"destructiveHint": True, '
         '"idempotentHint": True, "openWorldHint": True})\ndef add(' in script.text
     )
     tool = load(script).core.registry.tools.get("plus")
@@ -64,7 +64,6 @@ def test_tool_cells_get_server_tool_with_the_magic_options() -> None:
     assert tool.title == "Plus"
     assert tool.tags == frozenset({"math", "basic"})
     assert tool.annotations == {
-        "readOnlyHint": True,
         "destructiveHint": True,
         "idempotentHint": True,
         "openWorldHint": True,

@@ -31,7 +31,7 @@ def test_a_bare_tool_line_asks_for_nothing_special() -> None:
 def test_every_tool_option_is_read() -> None:
     line = (
         "--name area --description 'Area of a circle' --tags geometry,,math --title Area "
-        "--async --read-only --destructive --idempotent --open-world --main"
+        "--async --read-only --idempotent --open-world"
     )
     spec = parse_tool_line(line)
     assert spec == ToolSpec(
@@ -41,13 +41,26 @@ def test_every_tool_option_is_read() -> None:
         tags=frozenset({"geometry", "math"}),
         background=True,
         read_only=True,
-        destructive=True,
         idempotent=True,
         open_world=True,
-        main=True,
     )
-    hints = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint")
+    hints = ("readOnlyHint", "idempotentHint", "openWorldHint")
     assert spec.annotations() == dict.fromkeys(hints, True)
+    assert parse_tool_line("--destructive --main") == ToolSpec(destructive=True, main=True)
+
+
+@pytest.mark.parametrize(("line", "flags"), [
+    ("--cache --cache-shared", "--cache and --cache-shared"),
+    ("--cache-shared --cache --cache-ttl 60", "--cache and --cache-shared"),
+    ("--destructive --read-only", "--read-only and --destructive"),
+    ("--async --main", "--async and --main"),
+])
+def test_options_that_contradict_each_other_are_refused_in_one_line(line: str, flags: str) -> None:
+    """trial37 V3: ``--cache --cache-shared`` became the shared cache silently (one caller's result
+    answered another's)."""
+    with pytest.raises(RegistrationError, match=f"%%mcp_tool: {flags} contradict each other") as refused:
+        parse_tool_line(line)
+    assert "\n" not in str(refused.value)
 
 
 def test_tags_split_on_commas_and_quotes_group_words() -> None:
