@@ -1,18 +1,26 @@
-"""A message as the bytes a transport sends, or, for a response whose result JSON cannot hold, its error.
+"""A message as the bytes a transport sends, or, for a response JSON cannot hold, its error.
 
 A result is JSON values by the time it is sent: the handlers make it so. A middleware of the application's
-may still put in something JSON has no form for (a ``set``, a ``datetime``, an object of its own; numpy
-values are written as the numbers they hold, :mod:`.jsonenc`). Writing such a response failed inside the
-transport, which then answered HTTP 500 with no JSON-RPC body (or wrote nothing on stdio): the client saw
-neither an answer nor an error for its request. :func:`message_parts` answers it instead with the JSON-RPC
-error -32603 for the request's id, and logs why in one line.
+may still put in something JSON has no form for (a ``set``, ``bytes``, an object of its own; numpy
+values are written as the numbers they hold, :mod:`.jsonenc`), in a result or in a
+:class:`~nanohubmcp.errors.ProtocolError`'s ``data``. Writing such a response failed inside the
+transport, which then answered HTTP 500 with no JSON-RPC body (or wrote nothing on stdio or a legacy SSE
+stream): the client saw neither an answer nor an error for its request, nor for the other members of its
+batch. :func:`message_parts` answers it instead, and logs why in one line:
 
-Source: JSON-RPC 2.0 § 5.1 (Internal error, -32603).
+- a result: the JSON-RPC error -32603 for the request's id;
+- an error: the same error without its ``data``;
+- a batch's reply: each member written on its own, the one that cannot be written answered as above.
+
+The fallback runs only after the whole message failed to encode: the usual message is encoded once.
+
+Source: JSON-RPC 2.0 § 5.1 (Internal error, -32603), § 6 (Batch).
 """
 
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from ..errors.codes import INTERNAL_ERROR
 from . import jsonenc
@@ -21,10 +29,14 @@ __all__ = ["message_parts"]
 
 log = logging.getLogger("nanohubmcp.server")
 
+Parts = list[bytes | jsonenc.TextPieces]
 
-def message_parts(message: object, *, echoes: bool = True) -> list[bytes | jsonenc.TextPieces]:
-    """:func:`~.jsonenc.dumpb_parts` of ``message`` (``echoes`` as there); for a response whose result cannot
-    be written as JSON, those of the error response -32603 for its id (logged: the type that JSON cannot hold).
+
+def message_parts(message: object, *, echoes: bool = True) -> Parts:
+    """:func:`~.jsonenc.dumpb_parts` of ``message`` (``echoes`` as there); for a response that cannot be
+    written as JSON, those of its stand-in (logged: the type that JSON cannot hold): the error -32603 for a
+    result, the error without its ``data`` for an error; for a batch's reply (a list of responses), each
+    member's own.
 
     Raises:
         TypeError, ValueError: a message other than a response that JSON cannot hold (the server's own fault).
@@ -33,10 +45,55 @@ def message_parts(message: object, *, echoes: bool = True) -> list[bytes | jsone
         # (the usual message passes no keyword: a call with one costs the hot path ~400 instructions)
         return jsonenc.dumpb_parts(message) if echoes else jsonenc.dumpb_parts(message, echoes=False)
     except (TypeError, ValueError) as exc:
-        if not (isinstance(message, dict) and "result" in message and "id" in message):
+        if isinstance(message, list) and message:
+            return _members(message, echoes)
+        stand_in = _stand_in(message, exc)
+        if stand_in is None:
             raise
-        log.error("the result for request %s cannot be written as JSON (%s); answered -32603: a middleware must "
-                  "return JSON values (numbers, text, lists, dicts)", jsonenc.dumps(message.get("id")), exc)
-        return jsonenc.dumpb_parts({"jsonrpc": "2.0", "id": message["id"], "error": {
-            "code": INTERNAL_ERROR, "message": "Internal error: the result could not be written as JSON; see the "
-                                               "server log"}})
+        return jsonenc.dumpb_parts(stand_in, echoes=echoes)
+
+
+def _members(replies: list[Any], echoes: bool) -> Parts:
+    """A batch's reply written member by member: ``[``, each member's parts, ``,`` between, ``]``."""
+    parts: Parts = [b"["]
+    for index, reply in enumerate(replies):
+        if index:
+            parts.append(b",")
+        parts += message_parts(reply, echoes=echoes)
+    parts.append(b"]")
+    joined: Parts = []  # neighbouring bytes as one part (a transport writes each part on its own)
+    for part in parts:
+        if isinstance(part, bytes) and joined and isinstance(joined[-1], bytes):
+            joined[-1] += part
+        else:
+            joined.append(part)
+    return joined
+
+
+def _stand_in(message: object, exc: Exception) -> dict[str, Any] | None:
+    if not (isinstance(message, dict) and "id" in message):
+        return None
+    request_id = message["id"]
+    error = message.get("error")
+    if "result" in message or not isinstance(error, dict) or not isinstance(error.get("code"), int) \
+            or not isinstance(error.get("message"), str):
+        if "result" not in message and "error" not in message:
+            return None
+        log.error("the %s for request %s cannot be written as JSON (%s); answered -32603: a middleware must "
+                  "return JSON values (numbers, text, lists, dicts)", "result" if "result" in message else "error",
+                  _id_text(request_id), exc)
+        what = "result" if "result" in message else "error"
+        return {"jsonrpc": "2.0", "id": request_id, "error": {
+            "code": INTERNAL_ERROR, "message": f"Internal error: the {what} could not be written as JSON; see the "
+                                               "server log"}}
+    log.error("the data of error %s for request %s cannot be written as JSON (%s); answered without it: a "
+              "ProtocolError's data must be JSON values (numbers, text, lists, dicts)", error["code"],
+              _id_text(request_id), exc)
+    return {"jsonrpc": "2.0", "id": request_id, "error": {"code": error["code"], "message": error["message"]}}
+
+
+def _id_text(request_id: object) -> str:
+    try:
+        return jsonenc.dumps(request_id)
+    except (TypeError, ValueError):
+        return repr(request_id)

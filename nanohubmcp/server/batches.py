@@ -135,7 +135,7 @@ async def serve_batch(
             request.large = True
         reply = (await connection.serve(request)).message
         if reply is not None:
-            size += len(jsonenc.dumpb(reply))
+            size += _written_size(reply)
             if size > MAX_BATCH_RESPONSE_BYTES:
                 reply = error_response(
                     InvalidRequest(
@@ -147,3 +147,12 @@ async def serve_batch(
             replies.append(reply)
         await asyncio.sleep(0)  # let other clients in between members
     return replies
+
+
+def _written_size(reply: dict[str, Any]) -> int:
+    """The bytes ``reply`` takes in the batch's answer; 0 for one JSON cannot hold (a middleware's ``bytes``
+    or ``set``): the transport writes a short error in its place (:mod:`~nanohubmcp.protocol.sendable`)."""
+    try:
+        return len(jsonenc.dumpb(reply))
+    except (TypeError, ValueError):
+        return 0

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import inspect
 import logging
+import math
+import numbers
 import time
 from collections.abc import Awaitable
 from typing import TYPE_CHECKING, Any
@@ -391,10 +393,18 @@ def reached_host(request: httputil.HTTPServerRequest) -> str:
 
 
 def _retry_after(body: Any) -> int | None:
+    """``data.retryAfter`` of an error body as whole seconds (``Retry-After`` is a whole number, RFC 9110
+    § 10.2.3): any real number a middleware gives — ``2.5``, a numpy ``int64`` — rounded up; None for
+    none, a bool, a negative or non-finite number."""
     error = body.get("error") if isinstance(body, dict) else None
     data = error.get("data") if isinstance(error, dict) else None
     retry = data.get("retryAfter") if isinstance(data, dict) else None
-    return retry if isinstance(retry, int) else None
+    if isinstance(retry, int) and not isinstance(retry, bool):  # (the usual one)
+        return retry if retry >= 0 else None
+    if not isinstance(retry, numbers.Real) or isinstance(retry, bool):
+        return None
+    seconds = float(retry)
+    return math.ceil(seconds) if math.isfinite(seconds) and seconds >= 0 else None
 
 
 class PlainErrors:

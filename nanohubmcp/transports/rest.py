@@ -23,6 +23,7 @@ JSON-RPC error out (:func:`rest_error` is the REST shape of every error).
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
 from ..errors import (
@@ -42,6 +43,8 @@ from ..server.registry.mcp_apps import app_only
 from ..server.wire.request import LARGE_MESSAGE_BYTES, RETURNED_ERROR
 from .base import BodyReadingHandler
 from .headers import json_body_type
+
+log = logging.getLogger("nanohubmcp.server")
 
 REST_VERSION = versions.V2025_11_25
 PROVENANCE_META = "io.nanohub/provenance"
@@ -140,7 +143,16 @@ class RestToolHandler(BodyReadingHandler):
         if seconds is not None:
             self.set_header("Retry-After", str(seconds))
         # The tool's answer, its error text too: a lone surrogate in any of it is U+FFFD, as over tools/call.
-        self.send_json(*rest_answer(result, returned=bool(call.slots.get(RETURNED_ERROR))), echoes=False)
+        status, answer = rest_answer(result, returned=bool(call.slots.get(RETURNED_ERROR)))
+        try:
+            self.send_json(status, answer, echoes=False)
+        except (TypeError, ValueError) as exc:  # a middleware's value JSON has no form for (bytes, a set)
+            log.error("the result of REST call %s cannot be written as JSON (%s); answered 500: a middleware "
+                      "must return JSON values (numbers, text, lists, dicts)", echoed(name), exc)
+            self.clear_header("Retry-After")
+            self.clear_header("Link")
+            self.send_error_json(500, {"error": "Internal error: the result could not be written as JSON; see "
+                                                "the server log"})
 
 
 def retry_after(result: dict[str, Any]) -> int | None:

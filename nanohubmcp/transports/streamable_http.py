@@ -187,7 +187,9 @@ class StreamableHTTPHandler(BodyReadingHandler):
                                                       principal=self.principal, trace_headers=self.request.headers,
                                                       large=incoming.large)
         if responses:
-            self.send_json(200, responses)
+            sending = self.send_json(200, responses)
+            if sending is not None:  # a kept file's text, read by a streaming layer: sent a piece at a time
+                await sending
         else:
             self.send_empty(202)
 
