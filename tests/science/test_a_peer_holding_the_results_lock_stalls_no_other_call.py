@@ -4,11 +4,16 @@ slow network home) does not stop a server sharing the folder from answering (tri
 A call keeping a large result waited for the lock on the server's event loop: the whole process stopped
 answering, every client and ``/healthz`` included, for as long as the peer held it. Now the wait is never
 on the event loop: a text result is shaped on the worker pool, which waits for the lock at most
-``lock_wait_seconds``; a result shaped on the loop (a plain list) does not wait at all. A result whose lock
-is not had in time is kept in this process's memory (one log line says why): its call answers and its link
-reads back all of it.
+``lock_wait_seconds``; a result shaped on the loop (a plain list) tries once there and, the lock held,
+waits for it on the worker pool too. A result whose lock is not had in time is kept in this process's
+memory (one log line says why): its call answers and its link reads back all of it.
 
-The peer is a real second process: it takes the lock with ``flock`` and stops itself with SIGSTOP.
+A list kept while a peer briefly holds the lock (two ``--workers`` keeping large results at the same
+moment) so lands in the shared folder, read by every process: it was kept in memory at once, its link not
+found through another worker.
+
+The peer is a real second process: it takes the lock with ``flock`` and stops itself with SIGSTOP (or, for
+the brief hold, lets go when the test tells it to).
 """
 
 from __future__ import annotations
@@ -36,6 +41,26 @@ print("held", flush=True)
 os.kill(os.getpid(), signal.SIGSTOP)
 """
 """The peer: takes the folder's lock, says so, and stops (holding it until killed)."""
+
+BRIEF_PEER = """\
+import fcntl, os, sys
+fd = os.open(sys.argv[1], os.O_RDWR)
+fcntl.flock(fd, fcntl.LOCK_EX)
+print("held", flush=True)
+sys.stdin.readline()
+fcntl.flock(fd, fcntl.LOCK_UN)
+"""
+"""A peer holding the folder's lock briefly: takes it, says so, and lets go when a line comes on its stdin."""
+
+READER = """\
+import json, sys
+from nanohubmcp.server.results.store import ResultStore
+state, uri = sys.argv[1], sys.argv[2]
+meta = json.load(open(f"{state}/results/{uri.rpartition('/')[2]}.meta.json"))
+read = ResultStore(ttl=3600, directory=lambda: state).read(uri, meta["owner"])
+print(read["contents"][0]["text"] if read else "not found")
+"""
+"""Another process of the same state directory reading a kept result through its own store."""
 
 OWNER = "principal:alice"
 TEXT_CHARS = 300_000
@@ -159,11 +184,11 @@ async def test_a_lock_not_had_in_time_keeps_the_result_in_memory_and_the_call_an
 
 
 @pytest.mark.anyio
-async def test_a_result_shaped_on_the_loop_does_not_wait_for_the_lock(
+async def test_a_result_shaped_on_the_loop_waits_for_the_lock_off_the_loop_then_is_kept_in_memory(
         served: tuple[MCPServer, str, threading.Event], peer: Callable[[], subprocess.Popen[str]], tmp_path: Path,
         caplog: pytest.LogCaptureFixture) -> None:
     server, url, _ = served
-    server.core.result_store.lock_wait_seconds = 600.0  # (the loop never waits: this is for worker threads)
+    server.core.result_store.lock_wait_seconds = 1.0  # (waited for on the worker pool, never on the loop)
     async with mcp_client(url + "mcp") as alice, mcp_client(url + "mcp") as bob:
         await warm(alice)
         peer()
@@ -177,7 +202,8 @@ async def test_a_result_shaped_on_the_loop_does_not_wait_for_the_lock(
         assert kept.replace(" ", "") == str(list(range(100_000))).replace(" ", "")
     said = [r.getMessage() for r in caplog.records if "memory" in r.getMessage()]
     assert len(said) == 1, said
-    assert "not waited for on the event loop" in said[0], said
+    assert "another process holds the lock of that folder" in said[0], said
+    assert "waited for 1 s" in said[0], said
 
 
 def test_an_arrays_text_written_while_the_lock_is_held_is_read_back_into_memory(
@@ -221,3 +247,40 @@ def test_a_keep_on_the_loop_does_not_wait_behind_a_keep_of_its_own_process(
         holder.wait(30)
         worker.join(60)
     assert (tmp_path / "results" / waiting[0].rpartition("/")[2]).exists()  # the worker's, once the peer went
+
+
+@pytest.mark.anyio
+async def test_a_list_kept_while_the_lock_is_briefly_held_waits_off_the_loop_and_lands_in_the_folder(
+        tmp_path: Path) -> None:
+    server = build(tmp_path, threading.Event())
+    with serve(server) as url:
+        store = server.core.result_store
+        store.lock_wait_seconds = 60.0  # (the peer lets go long before)
+        async with mcp_client(url + "mcp") as alice, mcp_client(url + "mcp") as bob:
+            link_of(await alice.call_tool("numbers", {"n": 2000}))  # (the folder and its lock file exist)
+            peer = subprocess.Popen([sys.executable, "-c", BRIEF_PEER, str(tmp_path / "results" / LOCK_NAME)],
+                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+            try:
+                assert peer.stdout is not None
+                assert peer.stdin is not None
+                assert peer.stdout.readline() == "held\n"
+                big = asyncio.ensure_future(alice.call_tool("numbers", {"n": 100_000}))
+                turn = store._folder_lock._turn  # type: ignore[union-attr]  # held by the thread waiting for the lock
+                await asyncio.to_thread(wait_until, lambda: turn.locked() or big.done(),
+                                        "the keep waits for the peer's lock (or the call answered)", 60)
+                assert not big.done()  # was: answered at once, its result kept in this process's memory
+                pong = await asyncio.wait_for(bob.call_tool("ping", {}), PROMPT)  # the loop answers meanwhile
+                assert pong.content[0].text == "pong"
+                assert not big.done()
+                peer.stdin.write("go\n")
+                peer.stdin.flush()
+                assert await asyncio.to_thread(peer.wait, 30) == 0
+            finally:
+                peer.kill()
+                peer.wait(30)
+            result = await asyncio.wait_for(big, 60)
+        uri = link_of(result)
+        assert (tmp_path / "results" / uri.rpartition("/")[2]).exists()  # in the shared folder, not in memory
+    other = subprocess.run([sys.executable, "-c", READER, str(tmp_path), uri], capture_output=True, text=True,
+                           timeout=60, check=True)
+    assert other.stdout.replace(" ", "").strip() == str(list(range(100_000))).replace(" ", "")

@@ -313,14 +313,29 @@ def _shaping(core: AskServices, request: RequestContext, tool: Tool,
     # REST (data_only) has no resources/read: its answers carry all of the data, never a link.
     sink = None if plain else ResultSink(core.result_options, None if request.data_only else core.result_store,
                                          owner_of(request))
+    loop = asyncio.get_running_loop()
     # A long text is encoded and written to its file, which may wait for the results folder's lock.
     if not plain and (kind is str or convert.recognised(value)):
-        return asyncio.get_running_loop().run_in_executor(core.executor, functools.partial(
+        return loop.run_in_executor(core.executor, functools.partial(
             shape, tool, value, request.version, sink, data_only=request.data_only))
+    if sink is not None:  # a keep finding the folder's lock held is finished on the pool, never on the loop
+        sink.later = []
     if tool.output_validator is None:  # nothing to hold the result to: it is the shaped value
-        return results.tool_result(value, output_schema=tool.output_schema, version=request.version,
-                                   sink=sink, data_only=request.data_only)
-    return shape(tool, value, request.version, sink, data_only=request.data_only)
+        result = results.tool_result(value, output_schema=tool.output_schema, version=request.version,
+                                     sink=sink, data_only=request.data_only)
+    else:
+        result = shape(tool, value, request.version, sink, data_only=request.data_only)
+    if sink is None or not sink.later:
+        return result
+    # Another process (or a worker of this one) held the lock: wait for it there, so the result lands in
+    # the shared folder (read by every process) rather than in this process's memory at once.
+    return loop.run_in_executor(core.executor, _finished, sink, result)
+
+
+def _finished(sink: ResultSink, result: dict[str, Any]) -> dict[str, Any]:
+    """``result`` once the keeps its shaping put off (:attr:`ResultSink.later`) are done: off the loop."""
+    sink.finish_later()
+    return result
 
 
 def _kept_aside(core: AskServices, text: str) -> bool:

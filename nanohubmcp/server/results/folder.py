@@ -122,12 +122,13 @@ class FolderLock:
         does not exclude the threads of its process from each other."""
 
     @contextlib.contextmanager
-    def holding(self, take_in: Callable[[], None], wait: float = 0.0) -> Iterator[bool]:
+    def holding(self, take_in: Callable[[], None], wait: float = 0.0, *, last: bool = True) -> Iterator[bool]:
         """Hold the lock, calling ``take_in()`` first when another process held it since this one last did, and
         yield True; yield False, not holding it (logged), when another process, or another thread of this one,
         held it for ``wait`` seconds (0: not waited for at all, as on an event loop, which must go on answering
-        every other call) — the caller then keeps its result to itself. A folder that cannot be locked is
-        counted by this process alone (logged; True), never refused.
+        every other call) — the caller then keeps its result to itself. ``last=False``: the caller asks again
+        off the event loop when it is not had (nothing logged). A folder that cannot be locked is counted by
+        this process alone (logged; True), never refused.
 
         A free lock is taken with one ``flock`` call; a held one is asked for again after pauses growing
         from 1 ms to :data:`LOCK_PAUSE_SECONDS` (never waiting in the kernel: the wait stays bounded). The
@@ -140,7 +141,8 @@ class FolderLock:
         if not turn.acquire(blocking=False):  # (a free turn, as a free lock, costs no clock reading)
             started = time.monotonic()
             if wait <= 0 or not turn.acquire(timeout=wait):
-                self._not_had("another call of this process holds or waits for the lock of that folder", wait)
+                if last:
+                    self._not_had("another call of this process holds or waits for the lock of that folder", wait)
                 yield False
                 return
             left = max(0.0, wait - (time.monotonic() - started))
@@ -156,7 +158,8 @@ class FolderLock:
                 yield True
                 return
             if not had:
-                self._not_had("another process holds the lock of that folder", wait)
+                if last:
+                    self._not_had("another process holds the lock of that folder", wait)
                 yield False
                 return
             fd, seen, self._seen = self._fd, self._seen, b""  # (b"": the next hold takes in, unless this one does)

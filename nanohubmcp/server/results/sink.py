@@ -17,11 +17,20 @@ __all__ = ["ResultSink"]
 
 @dataclass
 class ResultSink:
-    """Where one call's large results go: the options, the store and the caller who owns them."""
+    """Where one call's large results go: the options, the store and the caller who owns them; ``later``
+    (shaping on an event loop): the keeps that found the results folder's lock held, to finish off the loop
+    (:meth:`finish_later`) before the result is answered."""
 
     options: ResultOptions = field(default_factory=ResultOptions)
     store: ResultStore | None = None
     owner: str | None = None
+    later: list[Callable[[], object]] | None = None
+
+    def finish_later(self) -> None:
+        """Finish the keeps put off on the event loop (:attr:`later`), each waiting for the results folder's
+        lock up to the store's ``lock_wait_seconds``: call it off the loop (a worker thread)."""
+        for finish in self.later or ():
+            finish()
 
     def too_big(self, size: int) -> bool:
         """True when ``size`` bytes must not be inlined (and there is a store to keep them)."""
@@ -88,7 +97,7 @@ class ResultSink:
         suffix = name[name.rfind(".") :] if "." in name else ""
         size = utf8_size(data)
         self.hold_kept(size)  # over the store's size: the call's ResultTooLarge (one log line), not a ValueError
-        uri = self.store.keep(data, mime_type, suffix, self.owner)
+        uri = self.store.keep(data, mime_type, suffix, self.owner, self.later)
         return ResourceLink(uri, name=name, description=description, mime_type=mime_type, size=size).to_wire()
 
     def link_parts(self, parts: Callable[[], Iterable[str]], mime_type: str, name: str,

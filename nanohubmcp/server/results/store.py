@@ -36,6 +36,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import contextlib
+import functools
 import io
 import logging
 import os
@@ -206,17 +207,18 @@ class ResultStore:
             self._entries[meta["uri"]] = _Entry(meta["owner"], meta["mime_type"], meta["expires"], meta["size"])
             self._bytes += meta["size"]
 
-    def _shared(self) -> contextlib.AbstractContextManager[bool]:
+    def _shared(self, last: bool = True) -> contextlib.AbstractContextManager[bool]:
         """Hold the results folder's lock, the index brought up to what every process sharing the folder kept
         and dropped (the bounds are then counted over all of them, and one keep at a time is decided among
-        them): True; or False (logged) when it is not had in time — at once on an event loop, else within
-        :attr:`lock_wait_seconds` — and the result is kept in memory. Without a folder: nothing to share
-        (True). Taken without :attr:`_lock` held, so reads go on while a keep waits."""
+        them): True; or False (logged, unless not ``last``: the keep is finished off the loop) when it is not
+        had in time — at once on an event loop, else within :attr:`lock_wait_seconds` — and the result is kept
+        in memory. Without a folder: nothing to share (True). Taken without :attr:`_lock` held, so reads go on
+        while a keep waits."""
         folder, lock = self._folder, self._folder_lock
         if folder is None or lock is None:
             return contextlib.nullcontext(True)
-        on_loop = asyncio._get_running_loop() is not None
-        return lock.holding(lambda: self._taken_in(folder), 0.0 if on_loop else self.lock_wait_seconds)
+        return lock.holding(lambda: self._taken_in(folder), 0.0 if _on_loop() else self.lock_wait_seconds,
+                            last=last)
 
     def _taken_in(self, folder: str) -> None:
         with self._lock:
@@ -248,11 +250,21 @@ class ResultStore:
         return os.path.join(self._folder, name)
 
     # -- keep / read ----------------------------------------------------------------------
-    def keep(self, data: bytes | bytearray | str, mime_type: str, suffix: str, owner: str | None) -> str:
+    def keep(self, data: bytes | bytearray | str, mime_type: str, suffix: str, owner: str | None,
+             later: list[Callable[[], object]] | None = None) -> str:
         """Store ``data`` and return its new URI (``nanohubmcp://results/<token><suffix>``).
+
+        ``later``: where a keep made on an event loop that finds the results folder's lock held (by another
+        process, or another thread of this one) puts the function that finishes it, to be called off the
+        loop before the URI is given out (it waits for the lock up to :attr:`lock_wait_seconds`, as any keep
+        off the loop does; the URI reads nothing until it ran). Without it such a keep keeps ``data`` in this
+        process's memory at once (logged). Off the loop the keep waits in place and ``later`` is not used.
 
         Raises:
             TooLargeToKeep: ``data`` is larger than the whole store.
+
+        .. versionchanged:: 1.0
+           ``later``: a busy lock on the event loop is waited for off it (it kept the result in memory).
         """
         uri = f"{URI_PREFIX}{secrets.token_urlsafe(24)}{suffix}"
         entry = _Entry(owner, mime_type, time.time() + self.ttl, utf8_size(data))
@@ -260,13 +272,28 @@ class ResultStore:
             raise TooLargeToKeep(entry.size, self.max_bytes)
         with self._lock:
             folder = self._open()
-        with self._shared() as shared, self._lock:
-            self._make_room(entry)
-            path = self._path(uri) if folder and shared else None
-            if path is None or not write_data(path, data, _meta(uri, entry)):
-                entry.data = data
-            self._add(uri, entry)
+        if later is not None and _on_loop():
+            if not self._file(uri, entry, data, folder, last=False):  # (the one non-blocking try, on the loop)
+                later.append(functools.partial(self._file, uri, entry, data, folder))
+        else:
+            self._file(uri, entry, data, folder)
         return uri
+
+    def _file(self, uri: str, entry: _Entry, data: bytes | bytearray | str, folder: str | None,
+              last: bool = True) -> bool:
+        """Add ``entry`` (its ``data``) under ``uri``: written to the folder holding its lock, else (the lock
+        not had in time, the folder away) held in memory. Not ``last`` and the lock not had: nothing done,
+        False."""
+        with self._shared(last) as shared:
+            if not shared and not last:
+                return False
+            with self._lock:
+                self._make_room(entry)
+                path = self._path(uri) if folder and shared else None
+                if path is None or not write_data(path, data, _meta(uri, entry)):
+                    entry.data = data
+                self._add(uri, entry)
+        return True
 
     def keep_parts(self, parts: Callable[[], Iterable[str]], mime_type: str, suffix: str,
                    owner: str | None) -> tuple[str, int]:
@@ -480,6 +507,11 @@ class ResultStore:
             for name in (path, path + ".meta.json"):
                 with contextlib.suppress(OSError):
                     os.remove(name)
+
+
+def _on_loop() -> bool:
+    """Whether this thread runs an event loop (which must never wait for the folder's lock)."""
+    return asyncio._get_running_loop() is not None
 
 
 def _read_back(f: io.BufferedIOBase, size: int) -> bytearray:
