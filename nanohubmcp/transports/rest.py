@@ -40,6 +40,7 @@ from ..errors import (
 from ..protocol import jsonrpc, versions
 from ..schema.paths import echoed
 from ..server.registry.mcp_apps import app_only
+from ..server.results.named_blocks import placeholders
 from ..server.wire.request import LARGE_MESSAGE_BYTES, RETURNED_ERROR
 from .base import BodyReadingHandler
 from .headers import json_body_type
@@ -180,7 +181,14 @@ def rest_answer(result: dict[str, Any], *, returned: bool = False) -> tuple[int,
     """Map a CallToolResult to the REST status and body: 500 for a tool error (it raised, or its result
     broke its output schema), 422 for an error result the tool returned (``returned``:
     ``ToolResult(..., is_error=True)``), 503 for a tool that could not start (its ``_meta`` names when
-    to retry: the handler sends ``Retry-After``)."""
+    to retry: the handler sends ``Retry-After``). A 200 body is the result's data: its structured
+    content (a dict as itself), one text block as ``{"result": text}``, else its blocks named, never
+    carried, as a job's value names them (:func:`~nanohubmcp.server.results.named_blocks.placeholders`:
+    a figure answers ``{"result": "<image: content[0]>"}``, bytes ``{"result": "<content[0]>"}``).
+
+    .. versionchanged:: 1.0
+       a result with no structured content answered its blocks, base64 PNG or bytes inside.
+    """
     if result.get("isError"):
         texts = [c.get("text", "") for c in result.get("content", []) if c.get("type") == "text"]
         status = 503 if retry_after(result) is not None else 422 if returned else 500
@@ -191,4 +199,5 @@ def rest_answer(result: dict[str, Any], *, returned: bool = False) -> tuple[int,
     content = result.get("content", [])
     if len(content) == 1 and content[0].get("type") == "text":
         return 200, {"result": content[0]["text"]}
-    return 200, {"result": structured if structured is not None else content}
+    # pictures and files stay MCP content (a REST caller reads no base64), as in a job's value
+    return 200, {"result": structured if structured is not None else placeholders(content)}

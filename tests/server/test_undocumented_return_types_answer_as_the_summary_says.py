@@ -2,7 +2,8 @@
 
 Raw ``bytes`` from a tool: an image or audio block when their first bytes say so, else one embedded
 resource at ``nanohubmcp://result`` (a label, not a readable resource), inline at any size; over REST
-``{"result": [that block]}``. A number or bool from a prompt: one user text message in its JSON
+the block named, ``{"result": "<content[0]>"}`` (trial37 V2: it was ``{"result": [that block]}``).
+A number or bool from a prompt: one user text message in its JSON
 spelling; a list: a message per item; another value: ``-32603`` naming its type.
 
 This pins behaviour that was there and undocumented (no change of behaviour: it passes on main too).
@@ -74,11 +75,9 @@ async def test_the_official_client_gets_what_the_summary_says() -> None:
             assert "cannot use a date as MCP content" in refused.value.message
 
 
-def test_rest_answers_the_block_list() -> None:
+def test_rest_names_the_block() -> None:
     with serve(build()) as url:
         request = urllib.request.Request(url + "tools/raw", b"{}", {"Content-Type": "application/json"})
         with urllib.request.urlopen(request, timeout=10) as response:
             body = json.loads(response.read())
-    assert body == {"result": [{"type": "resource", "resource": {
-        "uri": "nanohubmcp://result", "mimeType": "application/octet-stream",
-        "blob": base64.b64encode(RAW).decode()}}]}
+    assert body == {"result": "<content[0]>"}

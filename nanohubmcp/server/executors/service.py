@@ -36,6 +36,7 @@ from ..jobs import service as jobmod
 from ..jobs.visibility import echoed_id
 from ..registry.components import Tool
 from ..results import shape as results
+from ..results.named_blocks import placeholders
 from ..results.owners import owner_of
 from ..results.sink import ResultSink
 from ..wire import trace_context
@@ -314,25 +315,6 @@ def job_value(result: dict[str, Any], *, json_text: bool = False) -> Any:
     if single:
         return content[0]["text"]
     return placeholders(content)
-
-
-def placeholders(content: list[Any]) -> Any:
-    """The blocks of a result without structured content as a plain value: a text block as its text,
-    an image as ``"<image: content[i]>"``, any other block (audio, a resource, a resource link) as
-    ``"<content[i]>"`` — the names :mod:`..results.convert.mixed` leaves in a dict's place, with i
-    the block's index in the job's own result. One block alone stands for itself (a figure:
-    ``"<image: content[0]>"``); several are a list in their order; no block is ``[]``."""
-    named = [_named(i, block) for i, block in enumerate(content)]
-    return named[0] if len(named) == 1 else named
-
-
-def _named(index: int, block: Any) -> Any:
-    if not isinstance(block, dict):
-        return block
-    kind = block.get("type")
-    if kind == "text":
-        return block.get("text", "")
-    return f"<image: content[{index}]>" if kind == "image" else f"<content[{index}]>"
 
 
 def job_result_tool(core: JobHost) -> Callable[..., Awaitable[dict[str, Any] | ToolResult]]:
