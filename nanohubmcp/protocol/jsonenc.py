@@ -32,8 +32,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from types import ModuleType
 from typing import Any, Final
 
-from . import lone_surrogates
-
 # re-exported: dumps raises NestedTooDeep, and callers named these here before they moved
 from .nesting import (
     MAX_JSON_DEPTH,
@@ -386,7 +384,7 @@ def dumpb(value: object) -> bytes:
         return _escaped(value)
 
 
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_LONE_SURROGATE = "[\ud800-\udfff]"  # (compiled by ``re`` at its first use: text with no UTF-8 form is rare)
 
 
 def utf8_storable(text: str) -> str:
@@ -405,7 +403,7 @@ def utf8_storable(text: str) -> str:
     try:
         text.encode()
     except UnicodeEncodeError:
-        return _LONE_SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+        return re.sub(_LONE_SURROGATE, lambda found: f"\\u{ord(found.group()):04x}", text)
     return text
 
 
@@ -429,6 +427,8 @@ def dumpb_parts(value: object, *, echoes: bool = True) -> list[bytes | TextPiece
     try:
         return [part.encode("utf-8") if isinstance(part, str) else part for part in parts]
     except UnicodeEncodeError:  # (only then: the usual message pays nothing for the check)
+        from . import lone_surrogates  # (only text with no UTF-8 form comes here: not loaded at start)
+
         return [dumpb(lone_surrogates.for_the_wire(plain(value), echoes=echoes))]
 
 

@@ -35,8 +35,8 @@ REPLACEMENT: Final = "\ufffd"
 _ECHOED: Final = frozenset({"id", "error"})
 """A message's members that echo the client's values (its request id; error texts that quote its input)."""
 
-_SURROGATE: Final = re.compile("[\ud800-\udfff]")  # (in a str each half of a pair is a code point of its own)
-_PAIR: Final = re.compile("[\ud800-\udbff][\udc00-\udfff]")  # a high surrogate and the low one after it
+_SURROGATE: Final = "[\ud800-\udfff]"  # (in a str each half of a pair is a code point of its own)
+_PAIR: Final = "[\ud800-\udbff][\udc00-\udfff]"  # a high surrogate and the low one after it
 _log = logging.getLogger("nanohubmcp.protocol")
 _warned = [False]
 
@@ -74,9 +74,9 @@ def _params(params: Any) -> Any:
 
 def _replaced(value: Any) -> Any:
     if isinstance(value, str):
-        text, count = _SURROGATE.subn(REPLACEMENT, value)
-        if count and _PAIR.search(value) is not None:  # (rare) a character split in two: joined, not replaced
-            text, count = _SURROGATE.subn(REPLACEMENT, _PAIR.sub(_joined, value))
+        text, count = re.subn(_SURROGATE, REPLACEMENT, value)
+        if count and re.search(_PAIR, value) is not None:  # (rare) a character split in two: joined, not replaced
+            text, count = re.subn(_SURROGATE, REPLACEMENT, re.sub(_PAIR, _joined, value))
         if count and not _warned[0]:
             _warned[0] = True
             _log.warning("a message to a client held text that is not Unicode (a lone UTF-16 surrogate, such as "
