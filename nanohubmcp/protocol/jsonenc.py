@@ -47,6 +47,7 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "WALK_DEPTH",
     "Encoded",
+    "KnownText",
     "NestedTooDeep",
     "TextPieces",
     "accelerator",
@@ -64,6 +65,7 @@ __all__ = [
     "use_accelerator",
     "utf8_storable",
     "within_depth",
+    "wrapped",
 ]
 
 
@@ -126,6 +128,79 @@ class Encoded:
 
 _UNREAD: Final = object()
 _own_text: Final = json.JSONDecoder()
+
+
+class KnownText(str):
+    """A ``str`` whose JSON string text is already written: ``escaped`` is what :func:`dumps` writes
+    between its quotes. Where it is a text block's ``text`` in a result's ``content`` (the message's
+    ``result``, or the value itself), :func:`dumps`, :func:`dumpb` and :func:`dumpb_parts` copy
+    ``escaped`` instead of escaping the string again (a large table's text block: its escaping cost
+    more than writing the table); anywhere else it is written as any ``str``. Every reader sees a
+    ``str``; a copy or a pickle of it is a plain ``str``. Made by the result converters; the caller
+    vouches that ``escaped`` is the string's JSON text, quotes left out.
+    """
+
+    escaped: str | None
+
+    def __new__(cls, text: str, escaped: str) -> KnownText:
+        global _known_alive
+        made = super().__new__(cls, text)
+        made.escaped = escaped
+        _known_alive += 1
+        return made
+
+    def __del__(self) -> None:
+        global _known_alive
+        _known_alive -= 1
+
+    def __reduce__(self) -> tuple[type[str], tuple[str]]:
+        return str, (str.__str__(self),)
+
+
+def wrapped(prefix: str, text: str, suffix: str) -> str:
+    """``prefix + text + suffix``; when ``text`` is a :class:`KnownText`, one whose escaped text is made
+    from ``text``'s (which ``text`` then gives up: a large one is not held twice).
+
+    Example:
+        ``wrapped('{"result":', KnownText('"a"', '\\"a\\"'), "}").escaped == '{\\"result\\":\\"a\\"}'``
+    """
+    joined = "".join((prefix, text, suffix))
+    if type(text) is not KnownText or text.escaped is None:
+        return joined
+    escaped, text.escaped = text.escaped, None
+    return KnownText(joined, "".join((_encode_string(prefix)[1:-1], escaped, _encode_string(suffix)[1:-1])))
+
+
+_known_alive = 0
+""":class:`KnownText` strings made and not yet freed: only while there is one does the encoder look for one
+in the message (a few checks every message would pay otherwise). Off under threads, it costs speed only."""
+
+
+class _Escaped:
+    """A :class:`KnownText` block text as the encoder's ``default`` hook meets it (:func:`_known_texts`)."""
+
+    __slots__ = ("body",)
+
+    def __init__(self, body: str) -> None:
+        self.body = body
+
+
+def _known_texts(value: object) -> object:
+    """``value`` with each :class:`KnownText` ``text`` of a block in ``content`` (of its ``result``, or of
+    itself) as :class:`_Escaped`, the dicts and list on the way copied; ``value`` itself when none is."""
+    if value.__class__ is not dict:
+        return value
+    result = value.get("result", value)
+    content = result.get("content") if result.__class__ is dict else None
+    if content.__class__ is not list or not any(_known(block) for block in content):
+        return value
+    blocks = [{**block, "text": _Escaped(block["text"].escaped)} if _known(block) else block for block in content]
+    result = {**result, "content": blocks}
+    return result if "result" not in value else {**value, "result": result}
+
+
+def _known(block: object) -> bool:
+    return block.__class__ is dict and block.get("text").__class__ is KnownText and block["text"].escaped is not None
 
 
 class TextPieces(ABC):
@@ -213,15 +288,15 @@ def plain(value: object, _depth: int = 0) -> Any:
 
 # A spliced value is written first as a JSON string holding a marker no other text can hold (a
 # random token per process), which is then replaced by its text (an Encoded's, quotes and all) or
-# by the string's escaped text (a TextPieces', between the marker's quotes).
+# by the string's escaped text (a TextPieces' or a KnownText's, between the marker's quotes).
 _MARK: Final = "nanohubmcp-encoded-" + os.urandom(16).hex() + "-"
 _pending = threading.local()
 
 
 def _splice_mark(value: object) -> Any:
     if isinstance(value, Encoded):
-        spliced: str | TextPieces = value.text
-    elif isinstance(value, TextPieces):
+        spliced: str | TextPieces | _Escaped = value.text
+    elif isinstance(value, (TextPieces, _Escaped)):
         spliced = value
     elif type(value).__module__ == "numpy" and hasattr(value, "tolist"):
         # a numpy scalar or array a middleware put into a result (the handlers convert their own):
@@ -236,10 +311,7 @@ def _splice_mark(value: object) -> Any:
 
 def _spliced(out: str) -> str:
     """``out`` with each marker replaced by its text (only called when ``out`` holds one)."""
-    texts: list[str | TextPieces] = _pending.__dict__.pop("texts", [])
-    for index, text in enumerate(texts):
-        out = out.replace(f'"{_MARK}{index}"', text if isinstance(text, str) else _encode_string(str(text)), 1)
-    return out
+    return "".join(part if isinstance(part, str) else _encode_string(str(part))[1:-1] for part in _split(out))
 
 
 def _forget() -> None:
@@ -321,17 +393,22 @@ def dumps_parts(value: object) -> list[str]:
 def _parts(value: object) -> list[str | TextPieces]:
     """:func:`dumps_parts`, with each :class:`TextPieces` a part of its own (its text, quotes left out)."""
     out = _marked(value)
-    if _MARK not in out:
-        return [out]
-    texts: list[str | TextPieces] = _pending.__dict__.pop("texts", [])
+    return _split(out) if _MARK in out else [out]
+
+
+def _split(out: str) -> list[str | TextPieces]:
+    """``out`` (holding a marker) cut at its markers, each replaced by its text: an :class:`Encoded`'s
+    (quotes and all), a :class:`KnownText`'s escaped text or a :class:`TextPieces` (between the quotes)."""
+    texts: list[str | TextPieces | _Escaped] = _pending.__dict__.pop("texts", [])
     parts: list[str | TextPieces] = []
     for index, text in enumerate(texts):
         if isinstance(text, str):
             before, _, out = out.partition(f'"{_MARK}{index}"')
+            parts += [before, text]
         else:  # the quotes stay in the text around it (the closing one told marker 1 from marker 10)
             before, _, out = out.partition(f'{_MARK}{index}"')
             out = '"' + out
-        parts += [before, text]
+            parts += [before, text.body if isinstance(text, _Escaped) else text]
     parts.append(out)
     return parts
 
@@ -339,6 +416,8 @@ def _parts(value: object) -> list[str | TextPieces]:
 def _marked(value: object) -> str:
     """The text of ``value`` with a marker where each :class:`Encoded` text goes (the texts pending);
     raises as :func:`dumps`."""
+    if _known_alive > 0:
+        value = _known_texts(value)
     try:
         try:
             out = _fast_text(value)

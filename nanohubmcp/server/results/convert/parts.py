@@ -191,7 +191,7 @@ def converted_parts(conv: Converted, sink: ResultSink | None, *, data_only: bool
         structured: Any = {"result": jsonenc.Encoded(data_text)}
         if data_only and not too_big(sink, size):
             return [*_head(conv), *blocks], structured
-        text = f"{WRAPPER}{data_text}}}"
+        text = jsonenc.wrapped(WRAPPER, data_text, "}")  # (a table's escaped text goes with it)
         wrapped = True
     else:
         data = conv.data() if conv.lazy else conv.data
