@@ -3,7 +3,8 @@
 Per tool, once (kept in ``Tool.extra``, :data:`CODE`; for a tool whose code is files, a Rappture
 program or a Sim2L notebook, once per version of them: :class:`.code_files.WatchedCode`): the hash
 of its code (the source text of its
-function, or for a notebook tool the cell that defined it, else the compiled code), its module and
+function — of a ``functools.partial``'s function, of a callable object's class —, or for a notebook tool
+the cell that defined it, else the compiled code: the same in every process), its module and
 qualified name, its version (its module's ``__version__``, else its distribution's), the Python
 version and implementation, and the versions of the installed packages its module uses (the
 modules in the function's globals, mapped to installed distributions).
@@ -28,16 +29,16 @@ import functools
 import hashlib
 import inspect
 import logging
-import marshal
 import os
 import platform
 import sys
 import threading
 import time
-from types import ModuleType
+from types import BuiltinFunctionType, FunctionType, MethodType, ModuleType
 from typing import Any
 
 from .code_files import WATCHED
+from .code_reach import code_text
 from .tool_options import SOURCE
 
 log = logging.getLogger("nanohubmcp.provenance")
@@ -90,7 +91,7 @@ def code_of(tool: Any, ran: str | None = None) -> dict[str, Any]:
         return known
     else:
         base = _base(tool)
-    fn = inspect.unwrap(tool.fn)
+    fn = _code_owner(tool.fn)
     table = distributions(wait=True)
     module = sys.modules.get(getattr(fn, "__module__", "") or "")
     known = {
@@ -110,26 +111,52 @@ def _base(tool: Any, files: str | None = None) -> dict[str, Any]:
     known = tool.extra.get(BASE) if files is None else None
     if known is not None:
         return known
-    fn = inspect.unwrap(tool.fn)
+    fn = _code_owner(tool.fn)
     source = tool.extra.get(SOURCE) if files is None else files
     if not isinstance(source, str):
         source = _source(fn)
     if source is not None:
         digest = hashlib.sha256(source.encode()).hexdigest()
-    else:
-        code = getattr(fn, "__code__", None)
-        digest = hashlib.sha256(marshal.dumps(code) if code is not None else repr(fn).encode()).hexdigest()
+    elif isinstance(fn, (FunctionType, MethodType, type)):  # made in memory: its compiled code
+        digest = hashlib.sha256(code_text(fn)).hexdigest()
+    else:  # a builtin function: its name
+        name = f"{getattr(fn, '__module__', None)}.{getattr(fn, '__qualname__', None)}"
+        digest = hashlib.sha256(name.encode()).hexdigest()
+    named = _named(tool.fn) or fn
     known = {
         "hash": f"sha256:{digest}",
         "source": source,
-        "module": getattr(fn, "__module__", None),
-        "qualname": getattr(fn, "__qualname__", None),
+        "module": getattr(named, "__module__", None),
+        "qualname": getattr(named, "__qualname__", None),
         "python": platform.python_version(),
         "implementation": platform.python_implementation(),
     }
     if files is None:
         tool.extra[BASE] = known
     return known
+
+
+def _code_owner(fn: Any) -> Any:
+    """What holds the code ``fn`` runs: a function (or a wrapper's, ``__wrapped__``) itself; a
+    ``functools.partial``'s function; a callable object's class. Never the object itself: its ``repr`` holds
+    its address, another in each process, and its attributes are values (the result cache's key holds them,
+    :mod:`.code_reach`), not code."""
+    fn = inspect.unwrap(fn)
+    for _ in range(64):  # (a partial of a partial of another kind: each taken apart, a bounded number)
+        if not isinstance(fn, (functools.partial, functools.partialmethod)):
+            break
+        fn = inspect.unwrap(fn.func)
+    if isinstance(fn, (FunctionType, MethodType, type, BuiltinFunctionType)):
+        return fn
+    return type(fn)
+
+
+def _named(fn: Any) -> Any:
+    """A callable object that names what it runs itself (its own ``__module__`` and ``__qualname__``: a
+    Rappture or Sim2L tool's runner names the program), else None."""
+    fn = inspect.unwrap(fn)
+    own = getattr(fn, "__dict__", None)
+    return fn if isinstance(own, dict) and "__qualname__" in own and "__module__" in own else None
 
 
 def _source(fn: Any) -> str | None:
@@ -251,12 +278,15 @@ def _version(dist: str) -> str | None:
 
 
 def packages_of(fn: Any, table: dict[str, list[str]] | None) -> dict[str, str]:
-    """``{distribution: version}`` of the installed packages the module of ``fn`` imports (the
-    modules in its globals, the modules of the objects it imported by name, and for a namespace
-    package imported itself its submodules loaded), mapped by ``table`` (:func:`distributions`; None:
-    each top-level name looked up as a distribution of the same name)."""
+    """``{distribution: version}`` of the installed packages the module of ``fn`` (a function, or a class)
+    imports (the modules in its globals, the modules of the objects it imported by name, and for a
+    namespace package imported itself its submodules loaded), mapped by ``table`` (:func:`distributions`;
+    None: each top-level name looked up as a distribution of the same name)."""
     names: set[str] = set()
-    for value in (getattr(fn, "__globals__", None) or {}).values():
+    namespace = getattr(fn, "__globals__", None)
+    if namespace is None and isinstance(fn, type):  # a callable object's class: its module's
+        namespace = vars(module) if isinstance(module := sys.modules.get(fn.__module__), ModuleType) else None
+    for value in (namespace or {}).values():
         if isinstance(value, ModuleType):
             name = value.__name__
             parts: set[str] = set()

@@ -1,8 +1,9 @@
 """What a value reached from a cached tool's code holds that the walk follows further: which
-functions and classes are the user's own, the functions of a class, and the parts of a value
-(:func:`parts`) — a closure's captured values, a class's attributes and bases, an instance's class,
-a bound method's instance and class, a ``functools.partial``'s function and arguments, a wrapper's
-``__wrapped__`` (``functools.lru_cache``, ``functools.wraps``).
+functions and classes are the user's own, the functions of a class, what an instance holds
+(:func:`attributes`: its ``__dict__`` and its ``__slots__``), and the parts of a value
+(:func:`parts`) — a closure's captured values and a function's defaults, a class's attributes and
+bases, an instance's class, a bound method's instance and class, a ``functools.partial``'s function
+and arguments, a wrapper's ``__wrapped__`` (``functools.lru_cache``, ``functools.wraps``).
 
 Serves :mod:`.code_reach`, which owns the walk, what is hashed and what is bound.
 """
@@ -11,12 +12,13 @@ from __future__ import annotations
 
 import sys
 from functools import cached_property, partial, partialmethod
-from types import FunctionType, MethodType
+from types import FunctionType, MemberDescriptorType, MethodType, SimpleNamespace
 from typing import Any
 
 from .code_modules import outside_libraries
 
-__all__ = ["functions_of", "has_parts", "is_users_code", "parts"]
+__all__ = ["SlotValues", "attributes", "functions_of", "has_parts", "is_namespace", "is_users_code", "parts",
+           "slots_of"]
 
 _MACHINERY = frozenset({"_abc_impl"})
 """Class attributes that are Python's own machinery, not the class's data (an ABC's registry: not picklable)."""
@@ -63,21 +65,77 @@ def functions_of(obj: Any) -> list[FunctionType]:
     return []
 
 
+def is_namespace(value: Any) -> bool:
+    """Whether ``value`` is a bare attribute holder of the standard library, used as a config object the
+    way an instance of the user's own class is: a ``types.SimpleNamespace``, an ``argparse.Namespace``."""
+    kind = type(value)
+    return kind is SimpleNamespace or (kind.__module__ == "argparse" and kind.__qualname__ == "Namespace")
+
+
 def has_parts(value: Any) -> bool:
     """Whether a value that is not the user's function, class or module holds something to follow:
-    a partial, an instance of a user's class, a callable with a ``__wrapped__`` (an ``lru_cache``)."""
-    if isinstance(value, (partial, partialmethod)) or is_users_code(type(value)):
+    a partial, an instance of a user's class or a namespace (:func:`is_namespace`), a callable with a
+    ``__wrapped__`` (an ``lru_cache``)."""
+    if isinstance(value, (partial, partialmethod)) or is_users_code(type(value)) or is_namespace(value):
         return True
     return callable(value) and _wrapped(value) is not None
+
+
+def slots_of(kind: type) -> dict[str, MemberDescriptorType]:
+    """``{name: member descriptor}`` of each slot an instance of ``kind`` has, from every class of its MRO
+    that declares ``__slots__`` (a ``@dataclass(slots=True)`` too); a private name as stored (``_C__x``)."""
+    found: dict[str, MemberDescriptorType] = {}
+    for cls in kind.__mro__:
+        declared = vars(cls)
+        if "__slots__" in declared:
+            for name, member in declared.items():
+                if isinstance(member, MemberDescriptorType):
+                    found.setdefault(name, member)
+    return found
+
+
+class SlotValues:
+    """The slots of one instance read as a namespace is (``get(name, default)``: the slot's value now, or
+    ``default`` while it is not set), so that a walk binds them as it binds names (:mod:`.code_reach`)."""
+
+    __slots__ = ("instance", "members")
+
+    def __init__(self, instance: Any, members: dict[str, MemberDescriptorType]) -> None:
+        self.instance = instance
+        self.members = members
+
+    def get(self, name: str, default: Any = None) -> Any:
+        try:
+            return self.members[name].__get__(self.instance)
+        except AttributeError:  # not set (or deleted)
+            return default
+
+
+def attributes(instance: Any) -> list[tuple[str, Any]]:
+    """(name, value) of what ``instance`` holds, sorted by name: its ``__dict__``'s items and the values of
+    its slots (:func:`slots_of`; a slot never set has none)."""
+    found: dict[str, Any] = {}
+    own = getattr(instance, "__dict__", None)
+    if isinstance(own, dict):
+        found.update((str(key), value) for key, value in own.items())
+    for name, member in slots_of(type(instance)).items():
+        try:
+            found[name] = member.__get__(instance)
+        except AttributeError:  # not set
+            continue
+    return sorted(found.items())
 
 
 def parts(obj: Any) -> list[tuple[str, Any]]:
     """(label, value) for each part of ``obj`` the walk takes as it takes a global name's value.
 
-    - a function: the values its closure captured (a factory's ``k``), its ``__wrapped__``;
-    - a bound method: its instance's attributes and class (a class method: the class), then its function's;
+    - a function: the values its closure captured (a factory's ``k``), its defaults (``_m=P``: an instance
+      of the user's class is followed as a global name's value), its ``__wrapped__``;
+    - a bound method: its instance's attributes (:func:`attributes`: ``__dict__`` and slots) and class (a
+      class method: the class), then its function's;
     - a class: its bases of the user's own, then each class attribute that is not a method (data:
-      ``coeffs = np.loadtxt(...)``; methods count by their code, :func:`functions_of`);
+      ``coeffs = np.loadtxt(...)``; methods count by their code, :func:`functions_of`), then its methods'
+      defaults;
     - a ``functools.partial`` (or ``partialmethod``): its function, arguments and keywords;
     - any other value: its class when that is the user's (an instance: its methods' code and what they
       reach), and what it wraps (``__wrapped__``: a ``functools.lru_cache``).
@@ -88,10 +146,7 @@ def parts(obj: Any) -> list[tuple[str, Any]]:
         if isinstance(owner, type):
             found.append(("cls", owner))
         else:
-            attributes = getattr(owner, "__dict__", None)
-            if isinstance(attributes, dict):
-                ordered = sorted(attributes.items(), key=lambda kv: str(kv[0]))
-                found.extend((f"self.{key}", value) for key, value in ordered)
+            found.extend((f"self.{key}", value) for key, value in attributes(owner))
             if is_users_code(type(owner)):
                 found.append(("self.__class__", type(owner)))
         obj = obj.__func__
@@ -102,6 +157,7 @@ def parts(obj: Any) -> list[tuple[str, Any]]:
                     found.append((f"cell.{name}", cell.cell_contents))
                 except ValueError:  # a cell not filled yet
                     continue
+        found.extend(_defaults(obj))
         wrapped = obj.__dict__.get("__wrapped__")
         if wrapped is not None:
             found.append(("__wrapped__", wrapped))
@@ -113,6 +169,8 @@ def parts(obj: Any) -> list[tuple[str, Any]]:
                 member = member.__func__  # a static lru_cache: followed as a value, its function's code as code
             if _is_data(key, member):
                 found.append((f"class.{key}", member))
+        for function in functions_of(obj):  # a method's defaults (``def run(self, x, _m=P)``)
+            found.extend((f"{function.__name__}.{label}", value) for label, value in _defaults(function))
         return found
     if isinstance(obj, (partial, partialmethod)):
         found.append(("func", obj.func))
@@ -128,11 +186,18 @@ def parts(obj: Any) -> list[tuple[str, Any]]:
     return found
 
 
+def _defaults(function: FunctionType) -> list[tuple[str, Any]]:
+    """(label, value) of a function's default values, positional then keyword-only (by name)."""
+    found = [(f"default[{i}]", value) for i, value in enumerate(function.__defaults__ or ())]
+    found.extend((f"default.{key}", value) for key, value in sorted((function.__kwdefaults__ or {}).items()))
+    return found
+
+
 def _is_data(key: str, member: Any) -> bool:
     """A class attribute that counts as a value: not a dunder, not machinery, not a method (its code counts)."""
     if (key.startswith("__") and key.endswith("__")) or key in _MACHINERY:
-        return False
-    return not isinstance(member, (FunctionType, property, cached_property))
+        return False  # (a slot's descriptor: its value is each instance's, counted with the instance)
+    return not isinstance(member, (FunctionType, property, cached_property, MemberDescriptorType))
 
 
 def _wrapped(value: Any) -> Any:

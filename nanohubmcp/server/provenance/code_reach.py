@@ -57,10 +57,10 @@ import inspect
 import secrets
 import sys
 import weakref
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Sized
 from functools import partial, partialmethod
 from types import CodeType, FunctionType, ModuleType
-from typing import Any
+from typing import Any, Protocol
 
 from .code_modules import (
     WHOLE,
@@ -71,7 +71,7 @@ from .code_modules import (
     imported_files,
     is_users_module,
 )
-from .code_parts import functions_of, has_parts, is_users_code, parts
+from .code_parts import SlotValues, attributes, functions_of, has_parts, is_users_code, parts, slots_of
 
 MAX_REACHED = 2048
 """Objects followed from one tool at most (functions, classes and values followed, names read from
@@ -82,8 +82,21 @@ MAX_VALUE_CHARS = 65536
 _PLAIN = (type(None), bool, int, float, complex, str, bytes)
 _CONTAINERS = (tuple, list, dict, set, frozenset)
 
-Binding = tuple[Mapping[str, Any], str, Any]
-"""A name read by reached code: (the globals or class it was read from, the name, what it was bound to)."""
+
+
+class Names(Protocol):
+    """Where a binding's name is looked up: a module's globals, a class's or an instance's ``__dict__``,
+    an instance's slots (:class:`.code_parts.SlotValues`)."""
+
+    def get(self, name: str, default: Any = ..., /) -> Any: ...
+
+
+Binding = tuple[Names, str, Any]
+"""A name read by reached code: (the globals, class, instance or slots it was read from, the name, what
+it was bound to, :data:`_MISSING` when unbound)."""
+Size = tuple[Sized, int]
+"""A namespace whose every name counts (a class's, an instance's, a module used as a whole) with how many
+names it held: a name it did not hold, set since (``m.scale = 5`` over a class default), is a change."""
 Compiled = tuple[FunctionType, CodeType]
 """A user's function whose code the reach hashed, with the code it had (IPython's ``%autoreload``
 gives a function reloaded the new code in place: ``f.__code__ = ...``, the name still bound to ``f``)."""
@@ -97,11 +110,14 @@ class Reach:
     """What a tool's code reached when it was walked: its ``digest`` (the cache key's part), the
     global names read with the objects they were bound to, and the functions hashed with their code."""
 
-    __slots__ = ("bindings", "compiled", "complete", "digest", "held")
+    __slots__ = ("bindings", "compiled", "complete", "digest", "held", "sizes")
 
     def __init__(self, bindings: tuple[Binding, ...], digest: str, held: tuple[Any, ...] = (),
-                 compiled: tuple[Compiled, ...] = (), *, complete: bool = True) -> None:
+                 compiled: tuple[Compiled, ...] = (), *, complete: bool = True, sizes: tuple[Size, ...] = ()) -> None:
         self.bindings = bindings
+        self.sizes = sizes
+        """Namespaces each of whose names was bound, with their sizes then: with the bindings, a name added
+        is seen as one bound anew is (the same names bound to the same objects, and as many of them)."""
         self.compiled = compiled
         self.complete = complete
         """False when the walk stopped at :data:`MAX_REACHED`: the digest leaves out what lay beyond, so
@@ -112,17 +128,17 @@ class Reach:
         """The values that count by identity (:func:`_opaque`): held, so that no other object takes it."""
 
     def still_bound(self) -> bool:
-        """Whether every name read is still bound to the object it was bound to when walked, and every
-        function hashed still has its code (identities only: a value changed in place is not seen, nor a
-        name bound away and back again)."""
-        return _still_bound(self.bindings, self.compiled)
+        """Whether every name read is still bound to the object it was bound to when walked (no name set since
+        in a namespace each of whose names counts), and every function hashed still has its code (identities
+        only: a value changed in place is not seen, nor a name bound away and back again)."""
+        return _still_bound(self.bindings, self.compiled, self.sizes)
 
 
 def reach(tool: Any) -> Reach:
     """What ``tool.fn`` reaches by global name now: the tool's last reach while all its names are
     still bound to the same objects (the identities compared: cheap), else walked anew."""
     kept: Reach | None = tool.extra.get(REACH)
-    if kept is not None and _still_bound(kept.bindings, kept.compiled):
+    if kept is not None and _still_bound(kept.bindings, kept.compiled, kept.sizes):
         return kept
     kept = _walk(inspect.unwrap(tool.fn))
     tool.extra[REACH] = kept  # one assignment: a racing call computes the same or a newer reach
@@ -144,10 +160,13 @@ def reach_hash(tool: Any) -> str:
     return reach(tool).digest
 
 
-def _still_bound(bindings: tuple[Binding, ...], compiled: tuple[Compiled, ...]) -> bool:
+def _still_bound(bindings: tuple[Binding, ...], compiled: tuple[Compiled, ...], sizes: tuple[Size, ...]) -> bool:
     # Loops, not all(...): no generator on each cached call.
     for namespace, name, value in bindings:
         if namespace.get(name, _MISSING) is not value:
+            return False
+    for names, size in sizes:  # (each name it held is still bound: as many means no name added)
+        if len(names) != size:
             return False
     for function, code in compiled:  # noqa: SIM110 - see above
         if function.__code__ is not code:
@@ -158,21 +177,28 @@ def _still_bound(bindings: tuple[Binding, ...], compiled: tuple[Compiled, ...]) 
 _MISSING = object()
 
 
-def _instance_attributes(obj: Any) -> dict[str, Any] | None:
-    """The attributes of the instance ``obj`` is (or a bound method of which ``obj`` is): its ``__dict__``,
-    whose values are compared by identity as a global name's are; None for a function, module, class or
-    ``partial`` (counted by their code and parts) and an object without one."""
+def _instance(obj: Any) -> Any:
+    """The instance ``obj`` is (or a bound method of which ``obj`` is), whose attributes count as a module's
+    globals do; None for a function, module, class or ``partial`` (counted by their code and parts)."""
     if inspect.ismethod(obj):
         obj = obj.__self__
     if isinstance(obj, (type, FunctionType, ModuleType, partial, partialmethod)):
         return None
-    attributes = getattr(obj, "__dict__", None)
-    return attributes if isinstance(attributes, dict) else None
+    return obj
+
+
+def _instance_names(instance: Any) -> tuple[dict[str, Any] | None, SlotValues | None]:
+    """Where an instance's attributes are looked up: its ``__dict__`` (None without one) and its slots
+    (None without any)."""
+    own = getattr(instance, "__dict__", None)
+    slots = slots_of(type(instance))
+    return (own if isinstance(own, dict) else None), (SlotValues(instance, slots) if slots else None)
 
 
 def _walk(fn: Callable[..., Any]) -> Reach:
     digest = hashlib.sha256()
     bindings: list[Binding] = []
+    sizes: list[Size] = []
     compiled: list[Compiled] = []
     held: list[Any] = []
     seen: set[int] = {id(fn)}
@@ -181,7 +207,7 @@ def _walk(fn: Callable[..., Any]) -> Reach:
     cut = False  # the bound was met with more to follow
 
     if is_users_code(fn):  # what runs: its file's text may be newer than the code loaded from it
-        digest.update(b"\0code=" + _code_text(fn))
+        digest.update(b"\0code=" + code_text(fn))
         compiled.extend((function, function.__code__) for function in functions_of(fn))
 
     def take(label: str, value: Any, paths: frozenset[Path] = WHOLE) -> None:
@@ -189,7 +215,7 @@ def _walk(fn: Callable[..., Any]) -> Reach:
         if isinstance(value, (_PLAIN, _CONTAINERS)):
             digest.update(_plain(value, held))
         elif is_users_code(value):
-            digest.update(_code_text(value))
+            digest.update(code_text(value))
             compiled.extend((function, function.__code__) for function in functions_of(value))
             if id(value) not in seen:
                 seen.add(id(value))
@@ -208,9 +234,13 @@ def _walk(fn: Callable[..., Any]) -> Reach:
         nonlocal reached, cut
         namespace = vars(module)
         digest.update(f"module {module.__name__}".encode())
-        if () in paths:  # used as a whole: what it holds, its file as loaded; a reload (a new __spec__) is a change
-            digest.update(_module_text(module, held))
-            bindings.append((namespace, "__spec__", namespace.get("__spec__", _MISSING)))
+        if () in paths:  # used as a whole: what it holds, its file as loaded; a reload (a new __spec__) is a change,
+            # and so is any name of it bound anew, set or deleted (``getattr(mylib, "SCALE", 1.0)``)
+            holds = dict(namespace)
+            digest.update(_module_text(module, holds, held))
+            bindings.extend((namespace, name, value) for name, value in holds.items()
+                            if name == "__spec__" or not _dunder(name))
+            sizes.append((namespace, len(holds)))
         for name in sorted({path[0] for path in paths if path}):
             if reached >= MAX_REACHED:
                 cut = True
@@ -221,19 +251,29 @@ def _walk(fn: Callable[..., Any]) -> Reach:
             if value is not _MISSING:
                 take(f"{label}.{name}", value, frozenset(path[1:] for path in paths if path and path[0] == name))
 
-    if not inspect.ismethod(fn) and (own := _instance_attributes(fn)) is not None:  # a callable object: what it holds
-        for key, value in sorted(own.items(), key=lambda item: str(item[0])):  # (a bound method's: code_parts.parts)
+    def bind_instance(instance: Any) -> None:
+        """An instance's attributes assigned anew (``h.arr = ...``), set over a class default (``m.scale = 5``)
+        or deleted: a change, its ``__dict__``'s names and its slots alike."""
+        own, slots = _instance_names(instance)
+        if own is not None:
+            bindings.extend((own, key, value) for key, value in list(own.items()))
+            sizes.append((own, len(own)))
+        if slots is not None:
+            bindings.extend((slots, name, slots.get(name, _MISSING)) for name in slots.members)
+
+    if not inspect.ismethod(fn) and _instance(fn) is not None:  # a callable object: what it holds
+        for key, value in attributes(fn):  # (a bound method's: code_parts.parts)
             take(f"self.{key}", value)
     while queue and reached < MAX_REACHED:
         obj = queue.pop(0)
         reached += 1
-        if isinstance(obj, type):  # an attribute assigned anew (``Model.coeffs = ...``): a change
-            attributes = vars(obj)
-            bindings.extend((attributes, key, value) for key, value in attributes.items())
-        else:  # an instance's (a bound method's, a callable object's) attribute assigned anew: ``h.arr = ...``
-            held_by = _instance_attributes(obj)
-            if held_by is not None:
-                bindings.extend((held_by, key, value) for key, value in held_by.items())
+        if isinstance(obj, type):  # an attribute assigned anew (``Model.coeffs = ...``) or new (``Sub.scale = 5``
+            # over a base's, seen through the MRO): a change
+            names = vars(obj)
+            bindings.extend((names, key, value) for key, value in list(names.items()))
+            sizes.append((names, len(names)))
+        elif (instance := _instance(obj)) is not None:  # a bound method's, a callable object's, an instance's
+            bind_instance(instance)
         for label, value in parts(obj):
             take(label, value)
         for function in functions_of(obj):
@@ -254,7 +294,7 @@ def _walk(fn: Callable[..., Any]) -> Reach:
             if value is not _MISSING:  # else a builtin, an attribute's name, or not yet defined
                 take(name, value, attribute_reads(code).get(name, WHOLE) if isinstance(value, ModuleType) else WHOLE)
     return Reach(tuple(bindings), digest.hexdigest(), tuple(held), tuple(dict.fromkeys(compiled)),
-                 complete=not (cut or queue))
+                 complete=not (cut or queue), sizes=tuple(sizes))
 
 
 def _global_names(obj: Any) -> Iterator[tuple[dict[str, Any], str, CodeType]]:
@@ -364,10 +404,10 @@ def _constant(const: Any) -> bytes:
     return repr(const).encode("utf-8", "surrogatepass")
 
 
-def _code_text(value: Any) -> bytes:
-    """What a user's function or class runs: the compiled code of the function (each method of the
-    class, by name, after the names of its bases) with the values of its defaults. Never the source
-    file's text: a file edited but not loaded again is not what runs."""
+def code_text(value: Any) -> bytes:
+    """What a user's function or class runs (the same bytes in every process): the compiled code of the
+    function (each method of the class, by name, after the names of its bases) with the values of its
+    defaults. Never the source file's text: a file edited but not loaded again is not what runs."""
     parts = []
     if isinstance(value, type):
         parts.append(" ".join(f"{base.__module__}.{base.__qualname__}" for base in value.__bases__).encode())
@@ -395,17 +435,22 @@ def _loaded_file(module: ModuleType) -> bytes:
     return digest
 
 
-def _module_text(module: ModuleType, held: list[Any]) -> bytes:
-    """A module used as a whole: the code of the functions and classes it holds, its plain values, the
-    type of anything else (a module by its name), and its file as loaded (:func:`_loaded_file`)."""
+def _dunder(name: Any) -> bool:
+    return str(name).startswith("__") and str(name).endswith("__")
+
+
+def _module_text(module: ModuleType, holds: dict[str, Any], held: list[Any]) -> bytes:
+    """A module used as a whole (``holds``: its names, as read once): the code of the functions and classes
+    it holds, its plain values, the type of anything else (a module by its name), and its file as loaded
+    (:func:`_loaded_file`)."""
     parts = [_loaded_file(module)]
-    for name, value in sorted(dict(vars(module)).items(), key=lambda item: str(item[0])):
-        if str(name).startswith("__") and str(name).endswith("__"):
+    for name, value in sorted(holds.items(), key=lambda item: str(item[0])):
+        if _dunder(name):
             continue
         if isinstance(value, (_PLAIN, _CONTAINERS)):
             text = _plain(value, held)
         elif is_users_code(value):
-            text = _code_text(value)
+            text = code_text(value)
         else:
             text = _opaque(value, held)
         parts.append(f"\0{name}=".encode() + text)
