@@ -67,6 +67,7 @@ from typing import Any
 
 from ..errors import NanohubMCPError, RegistrationError
 from . import cellspec
+from .automagic import automagic_call
 from .earlier_export import looks_exported
 from .export_settings import ExportSettings, SettingRefused
 from .notebook_cells import (
@@ -258,6 +259,8 @@ class _Builder:
 
     def add_cell(self, text: str) -> None:
         code = self.transformer.transform_cell(text)
+        # a one-line cell IPython runs as a magic without its %: cd /data is %cd /data, not a division
+        code = automagic_call(code, self.kept | self.unbound.keys()) or code
         self.offset = leading_blank_lines(text)
         magic = cell_magic(code)
         if magic is None:

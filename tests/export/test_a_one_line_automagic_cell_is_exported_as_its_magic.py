@@ -1,0 +1,47 @@
+"""trial36 Z8: a one-line cell ``cd /data/run1`` — IPython runs ``%cd /data/run1`` (automagic, on by
+default) — was exported as the Python division ``cd / data / run1`` and dropped as "display only", so
+the script's later cells and tools ran in another folder.
+
+The export now reads a one-line cell as IPython's automagic does (checked here against IPython's own
+``InteractiveShell.transform_cell``): ``cd PATH`` becomes ``os.chdir``, as ``%cd PATH`` does.
+"""
+
+from __future__ import annotations
+
+import pytest
+from IPython.core.interactiveshell import InteractiveShell
+from test_translate_turns_cells_into_script_code import plain
+
+from nanohubmcp.jupyter.automagic import automagic_call
+
+LINES = ["cd /tmp", "cd /data/run1", "cd", "cd = 3", "cd, x = 1, 2", "env FOO=bar", "ls -l", "cd.x /y",
+         "print(1)", "pwd", "time", "mcp status", "  cd /tmp", "cd /a\ncd /b", "x = 1", "len /tmp"]
+
+
+@pytest.mark.parametrize("line", LINES)
+def test_a_line_is_rewritten_as_ipython_rewrites_it(line: str) -> None:
+    shell = InteractiveShell.instance()
+    assert shell.automagic
+    shell.register_magic_function(lambda line: None, "line", "mcp")  # as in a notebook that loaded the extension
+    theirs = shell.transform_cell(line)
+    transformed = shell.input_transformer_manager.transform_cell(line)
+    ours = automagic_call(transformed, set()) or transformed
+    assert ours == theirs
+
+
+def test_a_name_the_notebook_binds_shadows_the_magic() -> None:
+    assert automagic_call("cd /tmp\n", {"cd"}) is None
+    assert automagic_call("time\n", {"time"}) is None
+
+
+def test_cd_to_an_absolute_path_becomes_os_chdir_not_a_dropped_division() -> None:
+    script = plain("cd /tmp", "%%mcp_tool\ndef add(a: float, b: float) -> float:\n    return a + b\n")
+    assert "display only" not in script.text
+    assert 'import os; os.chdir(os.path.expanduser("/tmp"))  # %cd /tmp' in script.text
+    assert not any("display only" in line for line in script.dropped)
+
+
+def test_a_defined_name_keeps_the_line_python() -> None:
+    script = plain("cd = 8\nx = 2", "cd /x", "%%mcp_tool\ndef add(a: float, b: float) -> float:\n    return a + b\n")
+    assert "os.chdir" not in script.text
+    assert "# dropped (display only): cd / x" in script.text
