@@ -11,19 +11,18 @@ the attribute was set was stored under the old key, answered wrong by a server s
 from __future__ import annotations
 
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from paused_call import Pause
 from support import serve
 
 from nanohubmcp import MCPServer
 
 CACHE = "io.nanohub/cache"
-ENTERED, GO_ON = threading.Event(), threading.Event()
-PAUSE = {"on": False}  # (the test's own switch: read through a module-level dict)
+PAUSE = Pause()
 
 
 class Model:
@@ -31,9 +30,7 @@ class Model:
 
     def run(self, x: float) -> float:
         """x times the scale."""
-        if PAUSE["on"]:
-            ENTERED.set()
-            GO_ON.wait(10)
+        PAUSE.point()
         return x * self.scale
 
     @classmethod
@@ -119,21 +116,11 @@ def test_an_attribute_set_during_a_call_keeps_its_result_out_across_a_restart(tm
     server = MCPServer("first-time-during", state_dir=str(tmp_path))
     model = Model()
     server.tool(name="bound", cache=True)(model.run)
-    out: dict[str, Any] = {}
-    PAUSE["on"] = True
-    try:
-        with serve(server):
-            call = threading.Thread(target=lambda: out.setdefault("first", server.call("bound", {"x": 3.0})))
-            call.start()
-            assert ENTERED.wait(10)
-            model.scale = 100.0  # set while the call runs: its result is of the new value
-            GO_ON.set()
-            call.join(10)
-            PAUSE["on"] = False
-            assert out["first"]["_meta"][CACHE] == {"hit": False, "stored": False}
-            assert float(out["first"]["content"][0]["text"]) == 300.0
-    finally:
-        PAUSE["on"] = False
+    with serve(server):
+        first = PAUSE.call_while(server, "bound", {"x": 3.0}, lambda: setattr(model, "scale", 100.0))
+        # (set while the call runs: its result is of the new value)
+        assert first["_meta"][CACHE] == {"hit": False, "stored": False}
+        assert float(first["content"][0]["text"]) == 300.0
     again = MCPServer("first-time-during", state_dir=str(tmp_path))  # a restart: the class default
     again.tool(name="bound", cache=True)(Model().run)
     with serve(again):

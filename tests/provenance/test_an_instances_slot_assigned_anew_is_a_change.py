@@ -9,18 +9,17 @@ instance has none: after ``s.k = 5.0`` the old result was answered as a hit, and
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from paused_call import Pause
 from support import serve
 
 from nanohubmcp import MCPServer
 
 CACHE = "io.nanohub/cache"
-ENTERED, GO_ON = threading.Event(), threading.Event()
-PAUSE = {"on": False}  # (the test's own switch: read through a module-level dict, not the instance)
+PAUSE = Pause()
 
 
 class Slotted:
@@ -31,9 +30,7 @@ class Slotted:
 
     def run(self, x: float) -> float:
         """x times k."""
-        if PAUSE["on"]:
-            ENTERED.set()
-            GO_ON.wait(10)
+        PAUSE.point()
         return x * self.k
 
 
@@ -81,21 +78,11 @@ def test_a_slot_assigned_anew_during_a_call_keeps_its_result_out_across_a_restar
     server = MCPServer("slots-during", state_dir=str(tmp_path))
     slotted = Slotted(1.0)
     server.tool(name="slotted", cache=True)(slotted.run)
-    out: dict[str, Any] = {}
-    PAUSE["on"] = True
-    try:
-        with serve(server):
-            call = threading.Thread(target=lambda: out.setdefault("first", server.call("slotted", {"x": 3.0})))
-            call.start()
-            assert ENTERED.wait(10)
-            slotted.k = 100.0  # while the call runs: its result is of the new value
-            GO_ON.set()
-            call.join(10)
-            PAUSE["on"] = False
-            assert out["first"]["_meta"][CACHE] == {"hit": False, "stored": False}
-            assert float(out["first"]["content"][0]["text"]) == 300.0
-    finally:
-        PAUSE["on"] = False
+    with serve(server):
+        first = PAUSE.call_while(server, "slotted", {"x": 3.0}, lambda: setattr(slotted, "k", 100.0))
+        # (set while the call runs: its result is of the new value)
+        assert first["_meta"][CACHE] == {"hit": False, "stored": False}
+        assert float(first["content"][0]["text"]) == 300.0
     again = MCPServer("slots-during", state_dir=str(tmp_path))  # a restart with the old value
     again.tool(name="slotted", cache=True)(Slotted(1.0).run)
     with serve(again):
