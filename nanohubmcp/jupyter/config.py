@@ -396,6 +396,17 @@ class NanohubMCP(Configurable):
         value = proposal["value"]
         return HiddenPassword(value) if value else value
 
+    @validate("state_dir")
+    def _check_state_dir(self, proposal: Bunch) -> str | None:
+        from ..errors import ConfigurationError
+        from ..server.options import check_state_dir
+
+        try:
+            check_state_dir(proposal["value"], "NanohubMCP.state_dir")
+        except ConfigurationError as exc:  # the kernel's %config and the export refuse it in one line
+            raise TraitError(str(exc)) from None
+        return proposal["value"]
+
     @validate("tool_timeout")
     def _check_timeout(self, proposal: Bunch) -> float | None:
         from ..errors import ConfigurationError

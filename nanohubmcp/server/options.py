@@ -25,6 +25,7 @@ __all__ = [
     "argument_errors_are_protocol_errors",
     "capabilities_for",
     "check_options",
+    "check_state_dir",
     "checked_timeout",
     "default_workers",
     "plain_seconds",
@@ -85,9 +86,7 @@ def check_options(
     if figure_dpi is not None and (
             isinstance(figure_dpi, bool) or not isinstance(figure_dpi, (int, float)) or not figure_dpi > 0):
         raise ConfigurationError("figure_dpi must be a positive number of dots per inch, or None")
-    if isinstance(state_dir, (str, bytes, os.PathLike)) and "\0" in str(os.fsdecode(state_dir)):
-        # every job and cached call failed later ("embedded null byte"), as for a sqlite URL's %00
-        raise ConfigurationError(f"state_dir {state_dir!r} holds a NUL byte, which no directory name can hold")
+    check_state_dir(state_dir)
     if job_store not in STORE_KINDS:
         raise ConfigurationError(f"job_store must be one of {', '.join(STORE_KINDS)}, not {job_store!r}")
     for option, value in bounds.items():
@@ -106,6 +105,17 @@ def check_options(
             raise ConfigurationError(f"{option} must be a positive number of seconds, at least 0.001 (a task's "
                                      f"ttl is whole milliseconds) and at most {MAX_DURATION_SECONDS:,.0f} (ten "
                                      f"years), not {value!r}")
+
+
+def check_state_dir(value: object, option: str = "state_dir") -> None:
+    """Refuse a state directory holding a NUL byte, which no directory name can hold (every job and cached
+    call failed later, "embedded null byte", as for a sqlite URL's ``%00``); None or any other path passes.
+
+    Raises:
+        ConfigurationError: naming ``option`` and the value, in one line.
+    """
+    if isinstance(value, (str, bytes, os.PathLike)) and "\0" in str(os.fsdecode(value)):
+        raise ConfigurationError(f"{option} {value!r} holds a NUL byte, which no directory name can hold")
 
 
 def plain_seconds(value: float) -> float:

@@ -69,3 +69,23 @@ def test_a_state_dir_holding_a_nul_byte_is_refused_at_construction(tmp_path: Pat
         with pytest.raises(ConfigurationError, match=r"state_dir .* holds a NUL byte") as refused:
             MCPServer("sdn", state_dir=state_dir)  # type: ignore[arg-type]
         assert "\n" not in str(refused.value)
+
+
+def test_a_notebook_state_dir_holding_a_nul_byte_is_refused_by_config_and_by_export() -> None:
+    """trial36 Z11: ``%config NanohubMCP.state_dir = '/tmp/a\\x00b'`` was exported into a script that started and
+    failed every job call."""
+    import nbformat
+    from traitlets import TraitError
+
+    from nanohubmcp.errors import NanohubMCPError
+    from nanohubmcp.jupyter.config import NanohubMCP
+    from nanohubmcp.jupyter.translate import translate
+
+    with pytest.raises(TraitError, match=r"NanohubMCP\.state_dir .* holds a NUL byte"):
+        NanohubMCP(state_dir="/tmp/a\0b")
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell("%config NanohubMCP.state_dir = '/tmp/a\\x00b'"),
+                      nbformat.v4.new_code_cell("%%mcp_tool\ndef add(a: float) -> float:\n    return a\n")]
+    with pytest.raises(NanohubMCPError, match=r"cell 1 .*state_dir .* holds a NUL byte") as refused:
+        translate(notebook, source="nul.ipynb", format_code=False)
+    assert "\n" not in str(refused.value)
