@@ -8,9 +8,9 @@ user's namespace, a builtin or a keyword (``core/prefilter.py``: ``AssignmentChe
 the division it would be in Python. :func:`automagic_call` makes the same rewrite, so the exporter treats the
 line as the ``%magic`` line it is.
 
-Not followed: ``%automagic off`` earlier in the notebook (the default, on, is assumed), and a macro or an
-``IPyAutocall`` object bound to the word (a bound word counts as shadowing the magic, as IPython's later
-checker has it).
+The exporter applies it while the notebook's ``%automagic`` lines leave automagic on (IPython's default).
+Not followed: a macro or an ``IPyAutocall`` object bound to the word (a bound word counts as shadowing the
+magic, as IPython's later checker has it).
 """
 
 from __future__ import annotations

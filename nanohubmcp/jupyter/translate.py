@@ -256,11 +256,14 @@ class _Builder:
         ``%%capture NAME`` cell, whose capture it drops), until a kept cell binds the name."""
         self.kept: set[str] = set()
         """The names the kept cells bind at their top level."""
+        self.automagic = True
+        """Whether IPython's automagic is on (its default), as the notebook's ``%automagic`` lines set it."""
 
     def add_cell(self, text: str) -> None:
         code = self.transformer.transform_cell(text)
         # a one-line cell IPython runs as a magic without its %: cd /data is %cd /data, not a division
-        code = automagic_call(code, self.kept | self.unbound.keys()) or code
+        if self.automagic:
+            code = automagic_call(code, self.kept | self.unbound.keys()) or code
         self.offset = leading_blank_lines(text)
         magic = cell_magic(code)
         if magic is None:
@@ -511,6 +514,9 @@ class _Builder:
         if method == "run_line_magic" and len(args) >= 2 and isinstance(args[0], str):
             given = str(args[1] or "")  # as IPython passes it to the magic
             what = f"%{args[0]} {given}".rstrip()
+            if args[0] == "automagic":  # as IPython's %automagic reads its line: on, off, else a toggle
+                on, off = given.lower() in ("on", "1", "true"), given.lower() in ("off", "0", "false")
+                self.automagic = on or (not off and not self.automagic)
             line = given.strip()
             if args[0] == "config" and re.match(r"NanohubMCP\b", line):
                 if nested:

@@ -45,3 +45,10 @@ def test_a_defined_name_keeps_the_line_python() -> None:
     script = plain("cd = 8\nx = 2", "cd /x", "%%mcp_tool\ndef add(a: float, b: float) -> float:\n    return a + b\n")
     assert "os.chdir" not in script.text
     assert "# dropped (display only): cd / x" in script.text
+
+
+def test_automagic_off_keeps_the_line_python_until_it_is_on_again() -> None:
+    tool = "%%mcp_tool\ndef add(a: float, b: float) -> float:\n    return a + b\n"
+    script = plain("%automagic off", "cd /x", "%automagic", "cd /y", tool)
+    assert "# dropped (display only): cd / x" in script.text  # off: Python, as in the notebook
+    assert 'os.chdir(os.path.expanduser("/y"))' in script.text  # %automagic alone toggles it on again
