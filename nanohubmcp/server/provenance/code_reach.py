@@ -88,7 +88,7 @@ class Names(Protocol):
     """Where a binding's name is looked up: a module's globals, a class's or an instance's ``__dict__``,
     an instance's slots (:class:`.code_parts.SlotValues`)."""
 
-    def get(self, name: str, default: Any = ..., /) -> Any: ...
+    def get(self, key: str, default: Any, /) -> Any: ...
 
 
 Binding = tuple[Names, str, Any]
