@@ -9,7 +9,8 @@ An event whose message holds a kept file's text (a :class:`~nanohubmcp.protocol.
 a ``resources/read`` answered on a stream) is written a piece at a time (:func:`.pieces.write_text`),
 each piece taken by the socket (and held in the server's unsent budget meanwhile) before the next is
 read; its ``data:`` line is the one the whole text gives, byte for byte, as JSON text has no raw line
-break. Events sent meanwhile wait, in order, behind it, within :data:`WRITE_BUFFER_BYTES`.
+break. So is any event larger than :data:`PIECE_BYTES` (a batch's answer holding such a text whole).
+Events sent meanwhile wait, in order, behind it, within :data:`WRITE_BUFFER_BYTES`.
 """
 
 from __future__ import annotations
@@ -38,6 +39,11 @@ WRITE_BUFFER_BYTES = 8 * 1024 * 1024
 connection is closed. One event larger than this still goes out alone. A Streamable HTTP
 client resumes with ``Last-Event-ID`` (the session keeps recent events); a legacy SSE
 session ends with its stream."""
+
+PIECE_BYTES = 1024 * 1024
+"""An event larger than this is written this many bytes at a time, each taken by the socket before the
+next (as a kept file's text is); while it waits behind another it counts as one piece against
+:data:`WRITE_BUFFER_BYTES`, never as its whole size (which closed the stream of a client reading promptly)."""
 
 Part = bytes | jsonenc.TextPieces
 
@@ -102,8 +108,20 @@ class SSEWriter:
         parts = frame_parts(message, event_id)
         # (three parts: the message is one, bytes, as nearly every message is)
         if len(parts) == 3 or all(type(part) is bytes for part in parts):
-            self.send_raw(b"".join(parts))  # type: ignore[arg-type]  # (all bytes)
-        elif self._writing is not None:
+            data = b"".join(parts)  # type: ignore[arg-type]  # (all bytes)
+            if len(data) <= PIECE_BYTES:
+                self.send_raw(data)
+                return
+            # A large event (a batch's kept read, the text whole): a piece at a time as a single read's is,
+            # charged one piece, not its whole size, against the bytes its client left unread (trial36 Z4).
+            if self.closed or self._over_budget(PIECE_BYTES):
+                return
+            parts = [data]
+            if self._writing is not None:
+                self._waiting.append(parts)
+                self._waiting_bytes += PIECE_BYTES
+                return
+        if self._writing is not None:
             self._waiting.append(parts)
         elif not self.closed:
             self._writing = self._loop.create_task(self._write_pieces(parts))
@@ -111,15 +129,7 @@ class SSEWriter:
     def send_raw(self, data: bytes) -> None:
         """Write pre-framed bytes (the legacy ``endpoint`` event); a client that has left more
         than ``WRITE_BUFFER_BYTES`` unread is disconnected instead."""
-        if self.closed:
-            return
-        behind = self._queued + self._unsent + self._waiting_bytes
-        if behind and behind + len(data) > WRITE_BUFFER_BYTES:
-            log.warning("closing a stream whose client left %d bytes unread", behind)
-            connection = self.handler.request.connection
-            if isinstance(connection, HTTP1Connection):
-                connection.close()
-            self.connection_lost()
+        if self.closed or self._over_budget(len(data)):
             return
         if self._writing is not None:  # after the event being written
             self._waiting.append(data)
@@ -129,12 +139,27 @@ class SSEWriter:
         self.handler.write(data)
         self._flush_soon()
 
+    def _over_budget(self, size: int) -> bool:
+        """Whether ``size`` more bytes pass what the client may leave unread; if so, the stream is closed."""
+        behind = self._queued + self._unsent + self._waiting_bytes
+        if not behind or behind + size <= WRITE_BUFFER_BYTES:
+            return False
+        log.warning("closing a stream whose client left %d bytes unread", behind)
+        connection = self.handler.request.connection
+        if isinstance(connection, HTTP1Connection):
+            connection.close()
+        self.connection_lost()
+        return True
+
     async def _write_pieces(self, parts: list[Part]) -> None:
         from .pieces import Miscounted, write_text  # (only a kept file's text comes here: not loaded at start)
 
         try:
             for part in parts:
-                if isinstance(part, bytes):
+                if isinstance(part, bytes) and len(part) > PIECE_BYTES:
+                    for start in range(0, len(part), PIECE_BYTES):
+                        await self._put_drained(part[start:start + PIECE_BYTES])
+                elif isinstance(part, bytes):
                     self._put(part)
                 else:
                     await write_text(part, self._put_drained)
@@ -177,6 +202,8 @@ class SSEWriter:
                 self.handler.write(item)
                 self._flush_soon()
             else:
+                if len(item) == 1:  # a large event of bytes, charged one piece while it waited
+                    self._waiting_bytes -= PIECE_BYTES
                 self._writing = self._loop.create_task(self._write_pieces(item))
                 return
         self._waiting.clear()
@@ -211,10 +238,13 @@ class SSEWriter:
         size, self._queued = self._queued, 0
         self._unsent += size
         future = self.handler.flush()
-        if not future.done():  # also in the server's budget of unsent bytes (every response's)
-            budget = getattr(getattr(self.handler, "config", None), "unsent", None)
-            if budget is not None:
-                budget.hold(self.handler.request.connection, size, future, owner_of(self.handler))
+        if future.done():  # taken at once: counted off now, not in a later callback (events sent before
+            self._flushed(future, size)  # it runs found a large event's pieces unsent; trial36 Z4)
+            return future
+        # also in the server's budget of unsent bytes (every response's)
+        budget = getattr(getattr(self.handler, "config", None), "unsent", None)
+        if budget is not None:
+            budget.hold(self.handler.request.connection, size, future, owner_of(self.handler))
         future.add_done_callback(lambda done: self._flushed(done, size))
         return future
 

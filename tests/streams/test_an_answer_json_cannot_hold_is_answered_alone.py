@@ -176,3 +176,47 @@ def test_a_batch_reading_a_kept_result_through_a_streaming_layer_is_whole(tmp_pa
         answers = {answer["id"]: answer for answer in json.loads(reply.body)}
         assert json.loads(answers[2]["result"]["contents"][0]["text"]) == (np.arange(20_000.0) / 3).tolist()
         assert answers[3]["result"] == {}
+
+
+def test_a_legacy_sse_batch_reading_a_kept_result_over_the_unread_bound_reaches_a_prompt_reader(
+        tmp_path: Path) -> None:
+    # trial36 Z4: the batch's event (the text whole, over 8 MiB) was counted whole against the 8 MiB a client
+    # may leave unread before it was written: the stream was closed mid-event for a client reading promptly.
+    long_text = "y" * (9 * 1024 * 1024)
+    server = MCPServer("kept-sse", state_dir=str(tmp_path), max_inline_bytes=1000, provenance=False)
+
+    @server.tool()
+    def text() -> str:
+        """A long text."""
+        return long_text
+
+    hello = {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+             "params": {"protocolVersion": BATCHES, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    with serve(server) as url:
+        wire = Wire(url)
+        stream, endpoint = wire.legacy()
+        try:
+            assert wire.legacy_post(endpoint, hello).status == 202
+            assert stream.next_message()["id"] == 0
+            assert wire.legacy_post(endpoint, tool_call_message("text", {}, 1)).status == 202
+            called = stream.next_message(timeout=30)
+            link = next(block for block in called["result"]["content"] if block["type"] == "resource_link")
+            read = {"jsonrpc": "2.0", "id": 2, "method": "resources/read", "params": {"uri": link["uri"]}}
+            assert wire.legacy_post(endpoint, read).status == 202
+            assert wire.legacy_post(endpoint, [dict(read, id=3), {"jsonrpc": "2.0", "id": 4, "method": "ping"}]
+                                    ).status == 202
+            assert wire.legacy_post(endpoint, {"jsonrpc": "2.0", "id": 5, "method": "ping"}).status == 202
+            single = stream.next_message(timeout=30)
+            assert single is not None, "the stream ended"
+            assert single["id"] == 2
+            assert single["result"]["contents"][0]["text"] == long_text
+            event = stream.next(timeout=30)
+            assert event is not None, "the stream ended before the batch's answer"
+            batch = {answer["id"]: answer for answer in json.loads(event.data)}
+            assert batch[3]["result"]["contents"][0]["text"] == long_text
+            assert batch[4]["result"] == {}
+            last = stream.next_message(timeout=30)
+            assert last is not None, "the stream ended before the last ping's answer"
+            assert last["id"] == 5
+        finally:
+            stream.close()
