@@ -112,8 +112,13 @@ def _prepare(args: argparse.Namespace) -> str:
     from .. import serving
 
     if args.state_dir is not None:
+        from ..server.options import check_state_dir
         from ..server.wire.state_dir import ENV_STATE_DIR
 
+        try:  # a file there kept the cached results, records and jobs in memory, lost at the stop
+            check_state_dir(args.state_dir, "--state-dir")
+        except ConfigurationError as exc:
+            raise UsageError(str(exc)) from None
         os.environ[ENV_STATE_DIR] = _absolute(args.state_dir)
 
     transport = serving.resolve_transport(args.transport)

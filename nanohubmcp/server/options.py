@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import ConfigurationError
 from ..protocol.versions import ProtocolVersion
+from ..state.url import file_on_the_way
 from .jobs import STORE_KINDS
 
 __all__ = [
@@ -109,13 +110,23 @@ def check_options(
 
 def check_state_dir(value: object, option: str = "state_dir") -> None:
     """Refuse a state directory holding a NUL byte, which no directory name can hold (every job and cached
-    call failed later, "embedded null byte", as for a sqlite URL's ``%00``); None or any other path passes.
+    call failed later, "embedded null byte", as for a sqlite URL's ``%00``), or naming an existing file or a
+    path under one (the cached results, provenance records and jobs were kept in memory, lost at the stop,
+    as for a sqlite URL naming a file); None or any other path passes.
 
     Raises:
         ConfigurationError: naming ``option`` and the value, in one line.
     """
-    if isinstance(value, (str, bytes, os.PathLike)) and "\0" in str(os.fsdecode(value)):
+    if not isinstance(value, (str, bytes, os.PathLike)):
+        return
+    text = os.fsdecode(value)
+    if "\0" in text:
         raise ConfigurationError(f"{option} {value!r} holds a NUL byte, which no directory name can hold")
+    if text:
+        blocking = file_on_the_way(os.path.abspath(os.path.expanduser(text)))
+        if blocking is not None:
+            raise ConfigurationError(f"{option} {text!r}: {blocking!r} is a file, not a directory; name a directory "
+                                     "for the cached results, provenance records and jobs (made if missing)")
 
 
 def plain_seconds(value: float) -> float:

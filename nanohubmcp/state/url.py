@@ -182,12 +182,23 @@ def _refuse_a_file_on_the_way(url: str, directory: str) -> None:
     """Refuse ``directory`` when it, or the nearest of its parents that exists, is not a directory (a
     regular file): the job store could not be made there, and the jobs went to memory, lost at the stop,
     where the URL asked them kept."""
-    path = directory.rstrip("/") or "/"
-    while not os.path.lexists(path):
-        path = os.path.dirname(path)
-    if not os.path.isdir(path):
+    path = file_on_the_way(directory)
+    if path is not None:
         raise ConfigurationError(f"state_url {redact(url)!r}: {path!r} is a file, not a directory; name a directory "
                                  "for the job store (made if missing)")
+
+
+def file_on_the_way(directory: str) -> str | None:
+    """The path that makes ``directory`` unusable as a directory: ``directory`` itself, or the nearest of its
+    parents that exists, when that is not a directory (a regular file, a dangling link); else None (it is a
+    directory, or can be made). ``directory`` is taken as given (make it absolute first)."""
+    path = directory.rstrip("/") or "/"
+    while not os.path.lexists(path):
+        parent = os.path.dirname(path)
+        if parent == path:  # (a relative path's first name: its parent is the working directory)
+            return None
+        path = parent
+    return None if os.path.isdir(path) else path
 
 
 def store_refused(shown: str, exc: BaseException) -> ConfigurationError:
