@@ -50,7 +50,8 @@ def test_nanohubmcp_run_refuses_it_before_serving(tmp_path: Path) -> None:
                           timeout=60, stdin=subprocess.DEVNULL)
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
-    assert "--state-dir 'afile': " in done.stderr and "afile' is a file, not a directory" in done.stderr, done.stderr
+    assert "--state-dir 'afile': " in done.stderr, done.stderr
+    assert "afile' is a file, not a directory" in done.stderr
     assert "http://" not in done.stdout + done.stderr  # no banner: nothing served
 
 
