@@ -35,7 +35,8 @@ def checked_public_url(text: str) -> str:
 
     Returns:
         The URL without surrounding white space and with one trailing ``/``
-        (``" https://h.example/tools"`` → ``"https://h.example/tools/"``).
+        (``" https://h.example/tools"`` → ``"https://h.example/tools/"``), a port written with leading zeros
+        as its number (``:00080`` → ``:80``).
 
     Raises:
         ConfigurationError: one line starting with ``repr(text)``, saying what to give instead, when the URL
@@ -80,6 +81,9 @@ def checked_public_url(text: str) -> str:
     if not plain_path(parts.path):
         raise ConfigurationError(f"{text!r}: the path holds a character to percent-encode (a '%' not followed by "
                                  f"two hex digits too) or a '.'/'..' segment; give a path such as {EXAMPLE}my%20tool/")
+    if parts.port is not None and parts.netloc.rpartition(":")[2] != str(parts.port):
+        # ':00080' is port 80: the browser's Origin says 'http://x.org', which the check must know it by
+        value = parts._replace(netloc=f"{host}:{parts.port}").geturl()
     return value.rstrip("/") + "/"
 
 
