@@ -213,13 +213,13 @@ class CacheLayer:
         if len(self._running) < MAX_COALESCING and key not in self._running:
             waiting = self._running[key] = loop.create_future()
         kept: str | None = None
-        clears = self.cache.clears
+        clears = self.cache.clears(tool.name)
         try:
             self.runs += 1
             result = await call_next(request)
             if _keepable(result, request):
-                if self.cache.clears != clears:  # clear_cache() while it ran: the user said the entries
-                    # were of data or code the key does not cover; this run may have read the old ones
+                if self.cache.clears(tool.name) != clears:  # its (or every tool's) entries cleared while it
+                    # ran: the user said they were of data or code the key does not cover; it may have read the old
                     log.debug("%s: not cached: the cache was cleared during the call", tool.name)
                 elif self._read_as_keyed(tool, code, reach):
                     kept = await self._keep(result, request, tool, key, code)

@@ -181,9 +181,8 @@ class ResultCache:
         self._lock = threading.Lock()
         self.front = FrontCache(self.read, max_bytes=min(MAX_FRONT_BYTES, max(max_bytes // 4, 1)))
         """This process's front of recent hits (:mod:`.cache_front`), emptied with the store's entries."""
-        self.clears = 0
-        """How many times :meth:`invalidate` ran in this process: a call during which it changed keeps
-        nothing (its result may be of what the user cleared the entries for)."""
+        self._clears: dict[str | None, int] = {}
+        """How many times :meth:`invalidate` ran in this process, per tool name (None: every tool's)."""
 
     @property
     def backend(self) -> CacheBackend:
@@ -233,13 +232,19 @@ class ResultCache:
         with ``tool`` None, every entry. Returns how many were dropped. This process's front
         forgets all of the tool's entries (every entry with None; the store still answers the
         kept ones)."""
-        self.clears += 1
+        self._clears[tool] = self._clears.get(tool, 0) + 1
         self.front.drop_tool(tool)
         try:
             return self.backend.drop_tool(tool, keep_code)
         except sqlite3.Error as exc:
             log.warning("could not drop cached results of %s: %s", tool, exc)
             return 0
+
+    def clears(self, tool: str) -> tuple[int, int]:
+        """How many times ``tool``'s entries and every tool's were dropped (:meth:`invalidate`) in this
+        process: a call of ``tool`` during which this changed keeps nothing (its result may be of what the
+        user cleared the entries for); a clear of another tool's entries leaves it be."""
+        return self._clears.get(tool, 0), self._clears.get(None, 0)
 
     def stats(self) -> dict[str, int]:
         """``{entries, bytes, max_bytes}``."""

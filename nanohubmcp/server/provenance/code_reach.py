@@ -17,7 +17,9 @@ through the user's own functions and classes, transitively, and hashes what it f
   attributes other than methods (``coeffs = np.loadtxt(...)``: its data; an attribute assigned anew
   is a change, as a global name bound anew);
 - an instance of a user's class (``M = Model()``): its pickle, as below, and its class, as above (what
-  its methods and properties run and reach); a ``functools.partial``: its function, arguments and
+  its methods and properties run and reach), its attributes bound as global names are, and so the
+  instances it holds in its attributes (``M.solver``; a ``SimpleNamespace`` in another), at any depth
+  within :data:`MAX_REACHED`; a ``functools.partial``: its function, arguments and
   keywords, each as a global name's value; a wrapper holding ``__wrapped__`` (``functools.lru_cache``):
   its pickle and the function it wraps;
 - a module of the user's own (by the same rule): the attributes the code reads from it, followed
@@ -274,6 +276,13 @@ def _walk(fn: Callable[..., Any]) -> Reach:
             sizes.append((names, len(names)))
         elif (instance := _instance(obj)) is not None:  # a bound method's, a callable object's, an instance's
             bind_instance(instance)
+            for key, value in attributes(instance):  # an instance it holds (``M.solver``, ``CFG.inner``): its
+                # attributes bound too, and so on down (``M.solver.tol = 5.0`` is a change); what it holds is in
+                # the holder's pickle already, its class's code is taken with its parts
+                if has_parts(value) and id(value) not in seen:
+                    seen.add(id(value))
+                    digest.update(f"\0held {key}".encode())
+                    queue.append(value)
         for label, value in parts(obj):
             take(label, value)
         for function in functions_of(obj):
