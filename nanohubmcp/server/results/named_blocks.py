@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["placeholders"]
+__all__ = ["named", "placeholders"]
 
 
 def placeholders(content: list[Any]) -> Any:
@@ -18,8 +18,13 @@ def placeholders(content: list[Any]) -> Any:
     an image as ``"<image: content[i]>"``, any other block as ``"<content[i]>"``. One block alone
     stands for itself (a figure: ``"<image: content[0]>"``); several are a list in their order; no
     block is ``[]``."""
-    named = [_named(i, block) for i, block in enumerate(content)]
-    return named[0] if len(named) == 1 else named
+    names = named(content)
+    return names[0] if len(names) == 1 else names
+
+
+def named(content: list[Any]) -> list[Any]:
+    """Each block of ``content`` named as :func:`placeholders` names it, always as a list, in order."""
+    return [_named(i, block) for i, block in enumerate(content)]
 
 
 def _named(index: int, block: Any) -> Any:

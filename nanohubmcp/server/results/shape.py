@@ -65,6 +65,7 @@ from ...protocol.versions import V2025_11_25, ProtocolVersion
 from . import convert
 from .convert import mixed, parts
 from .json_values import json_text, to_json
+from .named_blocks import named
 from .plain import has_str, is_bytes, plain
 from .prompts import prompt_messages, prompt_result
 from .resources import resource_contents, resource_result
@@ -161,7 +162,7 @@ def _tool_parts(value: object, sink: ResultSink | None = None, data_only: bool =
     if isinstance(value, (dict, list)):
         split = mixed.split(value)
         if split is not None and split.has_data:
-            return _mixed_parts(split, sink)
+            return _mixed_parts(split, sink, data_only)
     if isinstance(value, dict):
         text, structured = to_json(value, "the tool's result")
         if parts.too_big(sink, len(text)):
@@ -197,10 +198,17 @@ def _data_list(value: list[Any], sink: ResultSink | None, bare: bool) -> tuple[l
     return [_text(text)], data if bare else {"result": data}
 
 
-def _mixed_parts(split: mixed.Split, sink: ResultSink | None) -> tuple[list[Wire], Any]:
-    """Pictures and content as blocks, then the data as JSON text and structured content."""
+def _mixed_parts(split: mixed.Split, sink: ResultSink | None, data_only: bool = False) -> tuple[list[Wire], Any]:
+    """Pictures and content as blocks, then the data as JSON text and structured content. ``data_only``
+    (REST), for a list: the data is the whole list, each block named in its place (``[fig, "cap", {"n": 1}]``
+    -> ``{"result": ["<image: content[0]>", "cap", {"n": 1}]}``), so that no block is dropped silently."""
     blocks = [_block(piece, sink) for piece in split.pieces]
-    data = to_json(split.data, "the tool's result")[1]
+    if data_only and split.in_place is not None:
+        names = iter(named(blocks))
+        whole = [next(names) if is_block else item for is_block, item in split.in_place]
+        data = {"result": to_json(whole, "the tool's result")[1]}
+    else:
+        data = to_json(split.data, "the tool's result")[1]
     return parts.converted_parts(convert.Converted(data=data, has_data=True, blocks=blocks), sink)
 
 
@@ -277,7 +285,8 @@ def json_spelled(value: object) -> bool:
             return False  # an array, a table, a figure: its data is structured content, if any
     if isinstance(value, (bool, int, float, dict)):
         return True
-    return isinstance(value, list) and not _is_block_list(value)
+    # a list mixing pictures or content with data is not: its text blocks are the pieces' (a caption)
+    return isinstance(value, list) and not _is_block_list(value) and mixed.split(value) is None
 
 
 def _renamed(value: Any, renamed: dict[str, str]) -> Any:

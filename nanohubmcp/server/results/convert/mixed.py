@@ -41,12 +41,14 @@ def _is_piece(value: object) -> bool:
 class Split:
     """The pieces (content to render, in order) and the data of a mixed value."""
 
-    __slots__ = ("data", "has_data", "pieces")
+    __slots__ = ("data", "has_data", "in_place", "pieces")
 
     def __init__(self) -> None:
         self.pieces: list[Any] = []
         self.data: Any = None
         self.has_data = False
+        self.in_place: list[tuple[bool, Any]] | None = None
+        """For a list: each item in order, ``(True, None)`` for a piece, ``(False, its data)`` for data."""
 
     def _place(self, value: object, depth: int) -> Any:
         """``value`` with every picture inside it moved to ``pieces`` and a placeholder left behind."""
@@ -106,11 +108,14 @@ def split(value: list[Any] | dict[str, Any]) -> Split | None:
         return None
     parts = Split()
     data: list[Any] = []
+    parts.in_place = []
     for item in value:
         if _is_piece(item) or isinstance(item, (str, bytes, bytearray, memoryview)):
             parts.pieces.append(item)
+            parts.in_place.append((True, None))
         else:
             data.append(parts._place(item, 1))
+            parts.in_place.append((False, data[-1]))
     if data:
         parts.data = data[0] if len(data) == 1 else data
         parts.has_data = True
