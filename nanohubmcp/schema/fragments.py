@@ -17,22 +17,37 @@ NOT_JSON: Any = object()
 def json_default(value: object) -> Any:
     """The JSON form of a default value, or ``NOT_JSON`` when it has none worth publishing.
 
-    Tuples become lists and Enum members their values; NaN, infinities, sets, objects and
-    sentinels are not JSON.
+    The form is made of builtins only: a ``float``/``int``/``str`` subclass (``np.float64``,
+    ``np.str_``) becomes the plain value it holds, a numpy scalar (``np.int64``, ``np.bool_``)
+    its ``item()``. Tuples become lists and Enum members their values; NaN, infinities, sets,
+    objects and sentinels are not JSON.
     """
-    if value is None or isinstance(value, (bool, int, str)):
-        return value.value if isinstance(value, enum.Enum) else value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else NOT_JSON
     if isinstance(value, enum.Enum):
         return json_default(value.value)
+    if value is None or isinstance(value, bool):
+        return value
+    # The builtins' own conversions: a subclass's __float__/__str__ may answer something else.
+    if isinstance(value, int):
+        return int.__int__(value)
+    if isinstance(value, float):
+        return float.__float__(value) if math.isfinite(value) else NOT_JSON
+    if isinstance(value, str):
+        return str.__str__(value)
     if isinstance(value, (list, tuple)):
         items = [json_default(v) for v in value]
         return NOT_JSON if any(v is NOT_JSON for v in items) else items
     if isinstance(value, dict) and all(isinstance(k, str) for k in value):
-        members = {k: json_default(v) for k, v in value.items()}
+        members = {str.__str__(k): json_default(v) for k, v in value.items()}
         return NOT_JSON if any(v is NOT_JSON for v in members.values()) else members
+    if _numpy_scalar(value):
+        held = value.item()  # type: ignore[attr-defined]
+        return json_default(held) if isinstance(held, (bool, int, float, str)) else NOT_JSON
     return NOT_JSON
+
+
+def _numpy_scalar(value: object) -> bool:
+    """A numpy scalar (``np.int64(5)``, ``np.bool_(True)``), known without importing numpy."""
+    return type(value).__module__ == "numpy" and getattr(value, "shape", None) == () and hasattr(value, "item")
 
 
 def published_default(schema: dict[str, Any], value: object) -> Any:

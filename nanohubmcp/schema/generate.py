@@ -53,9 +53,10 @@ def describe_function(
     omit ``self``/``cls`` and the context parameter). Without any, the parameter accepts
     any JSON value. A parameter without a default is required. A default of ``None`` makes
     the parameter nullable. A JSON-representable default is published as ``"default"``
-    (tuples as arrays, Enum members as values; NaN, infinities, sentinels and other objects
-    are not published). Parameter descriptions come from the docstring (Google, NumPy or
-    reST) or from ``Annotated[X, "text"]``, which wins.
+    (tuples as arrays, Enum members as values, numpy scalars and ``float``/``int``/``str``
+    subclasses as the plain number or text they hold; NaN, infinities, sentinels and other
+    objects are not published). Parameter descriptions come from the docstring (Google,
+    NumPy or reST) or from ``Annotated[X, "text"]``, which wins.
 
     Annotation -> JSON Schema (and the Python value the function receives):
 
