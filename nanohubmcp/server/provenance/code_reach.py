@@ -203,6 +203,7 @@ def _walk(fn: Callable[..., Any]) -> Reach:
     sizes: list[Size] = []
     compiled: list[Compiled] = []
     held: list[Any] = []
+    by_identity: set[int] = set()  # followed values with no pickle: counted by what they hold
     seen: set[int] = {id(fn)}
     queue: list[Any] = [fn]
     reached = 0
@@ -226,7 +227,10 @@ def _walk(fn: Callable[..., Any]) -> Reach:
             follow(label, value, paths)
         else:
             if not isinstance(value, (partial, partialmethod)):  # (a partial counts by its parts alone)
+                counted = len(held)
                 digest.update(_opaque(value, held))
+                if len(held) > counted:  # no pickle (it holds a lock, a file): what it holds counts one by one
+                    by_identity.add(id(value))
             if has_parts(value) and id(value) not in seen:  # an instance's class, what a wrapper wraps
                 seen.add(id(value))
                 queue.append(value)
@@ -279,7 +283,9 @@ def _walk(fn: Callable[..., Any]) -> Reach:
             for key, value in attributes(instance):  # an instance it holds (``M.solver``, ``CFG.inner``): its
                 # attributes bound too, and so on down (``M.solver.tol = 5.0`` is a change); what it holds is in
                 # the holder's pickle already, its class's code is taken with its parts
-                if has_parts(value) and id(value) not in seen:
+                if id(instance) in by_identity:  # no pickle held it: each value by its own (``M.k = 5.0`` is
+                    take(f"held.{key}", value)  # another key, not only the same identity bound anew)
+                elif has_parts(value) and id(value) not in seen:
                     seen.add(id(value))
                     digest.update(f"\0held {key}".encode())
                     queue.append(value)
