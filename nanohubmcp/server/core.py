@@ -35,6 +35,7 @@ from .options import (
     argument_errors_are_protocol_errors,
     capabilities_for,
     check_options,
+    check_state_dir,
     checked_timeout,
     default_workers,
     plain_seconds,
@@ -53,7 +54,7 @@ from .wire.events import EventBus
 from .wire.notifier import Notifier
 from .wire.pending import ClientRequests
 from .wire.sessions import Session, SessionStore
-from .wire.state_dir import resolve_state_dir
+from .wire.state_dir import ENV_STATE_DIR, resolve_state_dir
 from .wire.store_link import StoreLink
 
 if TYPE_CHECKING:
@@ -141,6 +142,8 @@ class ServerCore:
         self.state_url = state_url if isinstance(state_url, StateURL) else parse_state_url(state_url)
         if self.state_url.path is not None and state_dir is None:
             state_dir = self.state_url.path
+        if state_dir is None:  # the environment's names it: a file there is refused as state_dir= is
+            check_state_dir(os.environ.get(ENV_STATE_DIR, "").strip(), ENV_STATE_DIR)
         self.bus = EventBus()
         self.registry = Registry(self.bus)
         self.sessions = SessionStore(session_idle_seconds)

@@ -64,3 +64,11 @@ def test_the_notebook_setting_refuses_it_too(tmp_path: Path) -> None:
     with pytest.raises(TraitError, match=r"NanohubMCP\.state_dir .*afile' is a file, not a directory"):
         NanohubMCP(state_dir=str(tmp_path / "afile"))
     assert NanohubMCP(state_dir=str(tmp_path / "fine")).state_dir == str(tmp_path / "fine")
+
+
+def test_the_environment_variable_naming_a_file_is_refused_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "afile").write_text("")
+    monkeypatch.setenv("NANOHUBMCP_STATE_DIR", str(tmp_path / "afile"))
+    with pytest.raises(ConfigurationError, match=r"^NANOHUBMCP_STATE_DIR .*afile' is a file, not a directory"):
+        MCPServer("env")
+    MCPServer("arg", state_dir=str(tmp_path / "fine"))  # the argument wins over the environment
