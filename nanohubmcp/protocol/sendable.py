@@ -25,7 +25,7 @@ from typing import Any
 from ..errors.codes import INTERNAL_ERROR
 from . import jsonenc
 
-__all__ = ["message_parts"]
+__all__ = ["message_parts", "unsendable_parts"]
 
 log = logging.getLogger("nanohubmcp.server")
 
@@ -34,23 +34,32 @@ Parts = list[bytes | jsonenc.TextPieces]
 
 def message_parts(message: object, *, echoes: bool = True) -> Parts:
     """:func:`~.jsonenc.dumpb_parts` of ``message`` (``echoes`` as there); for a response that cannot be
-    written as JSON, those of its stand-in (logged: the type that JSON cannot hold): the error -32603 for a
-    result, the error without its ``data`` for an error; for a batch's reply (a list of responses), each
-    member's own.
+    written as JSON, :func:`unsendable_parts`. (The transports call ``dumpb_parts`` themselves and this
+    module's :func:`unsendable_parts` only when it failed: a ``tools/call`` answer crosses one module less.)
 
     Raises:
         TypeError, ValueError: a message other than a response that JSON cannot hold (the server's own fault).
     """
     try:
-        # (the usual message passes no keyword: a call with one costs the hot path ~400 instructions)
         return jsonenc.dumpb_parts(message) if echoes else jsonenc.dumpb_parts(message, echoes=False)
     except (TypeError, ValueError) as exc:
-        if isinstance(message, list) and message:
-            return _members(message, echoes)
-        stand_in = _stand_in(message, exc)
-        if stand_in is None:
-            raise
-        return jsonenc.dumpb_parts(stand_in, echoes=echoes)
+        return unsendable_parts(message, exc, echoes=echoes)
+
+
+def unsendable_parts(message: object, exc: Exception, *, echoes: bool = True) -> Parts:
+    """The parts to send for ``message``, whose :func:`~.jsonenc.dumpb_parts` raised ``exc``: for a response,
+    those of its stand-in (logged: the type that JSON cannot hold): the error -32603 for a result, the error
+    without its ``data`` for an error; for a batch's reply (a list of responses), each member's own.
+
+    Raises:
+        TypeError, ValueError: ``exc`` again, for a message other than a response (the server's own fault).
+    """
+    if isinstance(message, list) and message:
+        return _members(message, echoes)
+    stand_in = _stand_in(message, exc)
+    if stand_in is None:
+        raise exc
+    return jsonenc.dumpb_parts(stand_in, echoes=echoes)
 
 
 def _members(replies: list[Any], echoes: bool) -> Parts:

@@ -42,7 +42,7 @@ from ..errors import (
 )
 from ..protocol import jsonenc
 from ..protocol.message_values import show
-from ..protocol.sendable import message_parts
+from ..protocol.sendable import unsendable_parts
 from ..schema.paths import echoed
 from ..server.connection import Connection
 from ..server.wire.principal import Principal
@@ -229,7 +229,10 @@ class BaseHandler(tornado.web.RequestHandler):
         self.set_status(status)
         # A pre-encoded array's text is a part of its own: each part goes to the socket as it is,
         # never copied into one text with the rest and then into bytes (a body of 200 MB cost 400 MB).
-        parts = message_parts(body) if echoes else message_parts(body, echoes=False)  # (no keyword: sendable)
+        try:  # (the usual body passes no keyword: a call with one costs ~400 instructions)
+            parts = jsonenc.dumpb_parts(body) if echoes else jsonenc.dumpb_parts(body, echoes=False)
+        except (TypeError, ValueError) as exc:  # a middleware's value JSON cannot hold: answered as an error
+            parts = unsendable_parts(body, exc, echoes=echoes)
         last = parts[-1]
         assert isinstance(last, bytes)  # (the text after the last spliced part, if any)
         if len(parts) == 1:  # (the usual body: a pre-encoded array's text or a kept file's is a part of its own)

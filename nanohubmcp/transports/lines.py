@@ -25,7 +25,7 @@ from typing import Any
 
 from ..errors import InvalidRequest, error_response
 from ..protocol import jsonenc
-from ..protocol.sendable import message_parts
+from ..protocol.sendable import unsendable_parts
 
 log = logging.getLogger("nanohubmcp.stdio")
 
@@ -133,7 +133,10 @@ class LineWriter:
         """
         if self.closed:
             return
-        parts = message_parts(message)
+        try:
+            parts = jsonenc.dumpb_parts(message)
+        except (TypeError, ValueError) as exc:  # a middleware's value JSON cannot hold: answered as an error
+            parts = unsendable_parts(message, exc)
         first = parts[0]
         if len(parts) == 1 and isinstance(first, bytes):  # (the usual message)
             self.write_bytes(first)
