@@ -8,8 +8,11 @@ The export now reads a one-line cell as IPython's automagic does (checked here a
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import pytest
-from IPython.core.interactiveshell import InteractiveShell
 from test_translate_turns_cells_into_script_code import plain
 
 from nanohubmcp.jupyter.automagic import automagic_call
@@ -18,13 +21,31 @@ LINES = ["cd /tmp", "cd /data/run1", "cd", "cd = 3", "cd, x = 1, 2", "env FOO=ba
          "print(1)", "pwd", "time", "mcp status", "  cd /tmp", "cd /a\ncd /b", "x = 1", "len /tmp"]
 
 
+# IPython's rewriting, in a process of its own: an InteractiveShell here would be the process's singleton,
+# which the kernel-magic tests' shell (IPython.testing.globalipapp) then cannot be (MultipleInstanceError).
+IPYTHON_REWRITES = """
+import json, sys
+from IPython.core.interactiveshell import InteractiveShell
+
+shell = InteractiveShell.instance()
+assert shell.automagic
+shell.register_magic_function(lambda line: None, "line", "mcp")  # as in a notebook that loaded the extension
+print(json.dumps({line: [shell.transform_cell(line), shell.input_transformer_manager.transform_cell(line)]
+                  for line in json.loads(sys.argv[1])}))
+"""
+
+
+@pytest.fixture(scope="module")
+def ipython_rewrites() -> dict[str, list[str]]:
+    """For each of LINES: [what IPython runs, the line after its input transformers alone]."""
+    done = subprocess.run([sys.executable, "-c", IPYTHON_REWRITES, json.dumps(LINES)], capture_output=True,
+                          text=True, timeout=120, check=True)
+    return json.loads(done.stdout)
+
+
 @pytest.mark.parametrize("line", LINES)
-def test_a_line_is_rewritten_as_ipython_rewrites_it(line: str) -> None:
-    shell = InteractiveShell.instance()
-    assert shell.automagic
-    shell.register_magic_function(lambda line: None, "line", "mcp")  # as in a notebook that loaded the extension
-    theirs = shell.transform_cell(line)
-    transformed = shell.input_transformer_manager.transform_cell(line)
+def test_a_line_is_rewritten_as_ipython_rewrites_it(line: str, ipython_rewrites: dict[str, list[str]]) -> None:
+    theirs, transformed = ipython_rewrites[line]
     ours = automagic_call(transformed, set()) or transformed
     assert ours == theirs
 
