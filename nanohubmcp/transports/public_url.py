@@ -11,7 +11,7 @@ option, the ``%config`` setting, the ``run()`` argument) in front of the message
 from __future__ import annotations
 
 import re
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from ..errors import ConfigurationError
 from .url_path import plain_path
@@ -25,6 +25,12 @@ EXAMPLE = "https://tools.example.org/"
 _HOST = r"(?:[A-Za-z0-9._~!$&'()*+,;=-]|%[0-9A-Fa-f]{2}|[^\x00-\x7f])+|\[[0-9A-Fa-f:.]+\]"
 """A host as written: RFC 3986 § 3.2.2 reg-name (plus a name in another script, an IDN) or an IPv6 literal."""
 _PORT = r":[0-9]*$"
+_NUMBER = r"[0-9]+|0[xX][0-9A-Fa-f]*"
+"""A last label that makes a host an IPv4 address to a WHATWG URL parser (decimal, or hex after ``0x``)."""
+_MOST_LABEL = 63
+"""Octets of one DNS label at most (RFC 1035 § 2.3.4)."""
+_MOST_NAME = 253
+"""Characters of a DNS name at most, without its final dot (RFC 1035's 255 octets on the wire)."""
 
 
 def checked_public_url(text: str) -> str:
@@ -42,10 +48,11 @@ def checked_public_url(text: str) -> str:
         ConfigurationError: one line starting with ``repr(text)``, saying what to give instead, when the URL
             holds a space or a control character anywhere (host, port or path: ``'https://h\\n.com/'``), is not
             http(s) with a host and a numeric port, has port 0, carries a user, query or fragment, has a host
-            with a character no host name holds (``"``, ``<``, a ``%`` not followed by two hex digits) or an
-            empty or hyphen-bounded DNS label (``x..org``, ``-x.org``), or a path with a character to
-            percent-encode (a ``%`` not followed by two hex digits too) or a ``.``/``..`` segment (a client
-            normalizes it to another path).
+            with a character no host name holds (``"``, ``<``, a ``%`` not followed by two hex digits), an
+            empty or hyphen-bounded DNS label (``x..org``, ``-x.org``), a label over 63 octets or a name over
+            253, or a last label that is a number in a host that is no IPv4 address (``1.2.3.999``), or a
+            path with a character to percent-encode (a ``%`` not followed by two hex digits too) or a
+            ``.``/``..`` segment (a client normalizes it to another path).
 
     Example:
         >>> checked_public_url("https://tools.example.org/me")
@@ -75,9 +82,9 @@ def checked_public_url(text: str) -> str:
     if not re.fullmatch(_HOST, host):
         raise ConfigurationError(f"{text!r}: the host holds a character no host name holds; give a name or an "
                                  f"address, e.g. {EXAMPLE}")
-    if not host.startswith("[") and _bad_label(host):
-        raise ConfigurationError(f"{text!r}: the host has an empty name between dots, or one that begins or ends "
-                                 f"with '-' (no DNS name does); e.g. {EXAMPLE}")
+    problem = None if host.startswith("[") else _name_problem(host)
+    if problem:
+        raise ConfigurationError(f"{text!r}: the host {problem}, e.g. {EXAMPLE}")
     if not plain_path(parts.path):
         raise ConfigurationError(f"{text!r}: the path holds a character to percent-encode (a '%' not followed by "
                                  f"two hex digits too) or a '.'/'..' segment; give a path such as {EXAMPLE}my%20tool/")
@@ -87,9 +94,31 @@ def checked_public_url(text: str) -> str:
     return value.rstrip("/") + "/"
 
 
-def _bad_label(host: str) -> bool:
-    """Whether a DNS label of ``host`` is empty (``x..org``) or begins or ends with ``-`` (``-x.org``): RFC 1123
-    § 2.1 (one final dot, ``x.org.``, is a fully qualified name)."""
-    labels = host.removesuffix(".").split(".")
-    return any(not label or label.startswith("-") or label.endswith("-") for label in labels)
+def _name_problem(host: str) -> str | None:
+    """What keeps ``host`` (a name or an IPv4 address, as written in the URL) from being one a client resolves,
+    or None.
 
+    A DNS name (RFC 1123 § 2.1, RFC 1035 § 2.3.4): no empty label (``x..org``; one final dot, ``x.org.``, is a
+    fully qualified name), none beginning or ending with ``-``, none over 63 octets and at most 253 in all,
+    a label in another script counted in its ASCII (``xn--``) form. A host whose last label is a number
+    (``1.2.3.999``, ``x.org.1``, ``0x7f``) is read as an IPv4 address by clients (WHATWG URL: "ends in a
+    number"), so it must be one written as four decimal numbers 0-255 (``127.1`` and ``0x7f.0.0.1`` name
+    127.0.0.1 to a browser, whose ``Origin`` then names that address, not what was given).
+    """
+    labels = unquote(host).removesuffix(".").split(".")
+    if any(not label or label.startswith("-") or label.endswith("-") for label in labels):
+        return "has an empty name between dots, or one that begins or ends with '-' (no DNS name does); give a name"
+    if re.fullmatch(_NUMBER, labels[-1]):
+        import ipaddress  # only for a host ending in a number
+
+        try:
+            ipaddress.IPv4Address(host)
+        except ValueError:
+            return (f"{host!r} ends in a number, so clients read it as an IPv4 address, which it is not (four "
+                    "numbers 0-255 such as 192.0.2.1, no leading zeros); give such an address or a name")
+        return None
+    sizes = [len(label) if label.isascii() else len("xn--") + len(label.lower().encode("punycode")) for label in labels]
+    if max(sizes) > _MOST_LABEL or sum(sizes) + len(sizes) - 1 > _MOST_NAME:
+        return (f"has a name longer than {_MOST_LABEL} characters between dots, or is longer than {_MOST_NAME} in "
+                "all (no DNS name is); give a name")
+    return None

@@ -4,7 +4,8 @@ of a notebook setting it, ``start_mcp --public-url``. A space or a control chara
 path) passed ``%config`` and the export, which looked at the path only, while ``run()`` refused it: the
 notebook's running server stopped when it restarted with it, and the exported script exited at start
 (trial33 W2). A value the rule refuses is refused by every one of them, one line naming the setting. Port 0, a
-``%`` not followed by two hex digits and an empty or hyphen-bounded DNS label were taken (trial35 Y14)."""
+``%`` not followed by two hex digits and an empty or hyphen-bounded DNS label were taken (trial35 Y14), as were a
+DNS label over 63 octets and a host ending in a number that is no IPv4 address, ``1.2.3.999`` (trial38 T3)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from nanohubmcp.transports.public_url import checked_public_url
 
 IN_THE_HOST = ["https://h\n.com/", "https://h .com/", "https://h\t.com/", "https://h\r.com/", "https://h\x00/",
                "https://h:80\n/", "https://h\x7f/"]
+LONGEST = f"{'a' * 62}.{'b' * 62}.{'c' * 62}.{'d' * 62}.o"  # 253 characters: the longest DNS name
 TOOL = '%%mcp_tool\ndef add(a: int, b: int) -> int:\n    """Add."""\n    return a + b\n'
 
 
@@ -81,6 +83,15 @@ def test_the_export_of_such_a_setting_is_refused() -> None:
     ("https://-x.org/", "one that begins or ends with '-'"),
     ("https://x-.org/", "one that begins or ends with '-'"),
     ("https://.x.org/", "the host has an empty name between dots"),
+    # trial38 T3: no client resolves or parses these
+    (f"http://{'a' * 64}.org", "the host has a name longer than 63 characters between dots"),
+    (f"http://ü{'a' * 58}.org", "the host has a name longer than 63 characters between dots"),  # xn--...: 64
+    (f"http://{LONGEST}r", "or is longer than 253 in all"),
+    ("http://1.2.3.999", "the host '1.2.3.999' ends in a number, so clients read it as an IPv4 address"),
+    ("http://x.org.1/", "the host 'x.org.1' ends in a number"),
+    ("http://127.1/", "which it is not (four numbers 0-255"),  # 127.0.0.1 to a browser: its Origin says so
+    ("http://0x7f.0.0.1/", "ends in a number"),
+    ("http://01.2.3.4/", "no leading zeros"),  # octal to a browser
 ])
 def test_other_urls_the_rule_refuses(url: str, message: str) -> None:
     assert message in why(url)
@@ -98,13 +109,18 @@ def test_other_urls_the_rule_refuses(url: str, message: str) -> None:
     ("https://tools.example.org.:8443/A%2fb", "https://tools.example.org.:8443/A%2fb/"),  # a fully qualified name
     ("https://x-y.example/", "https://x-y.example/"),
     ("http://127.0.0.1:1/", "http://127.0.0.1:1/"),
+    (f"http://{'a' * 63}.org", f"http://{'a' * 63}.org/"),
+    (f"http://{LONGEST}.", f"http://{LONGEST}./"),
+    ("http://a_b.org/", "http://a_b.org/"),
+    ("http://x.1a/", "http://x.1a/"),
 ])
 def test_a_good_url_is_taken_with_one_trailing_slash(url: str, checked: str) -> None:
     assert checked_public_url(url) == checked
     assert TransportConfig(public_url=url).public_url == checked
 
 
-@pytest.mark.parametrize("url", ["https://x.org:0/", "https://x.org/%zz", "https://x..org/", "https://-x.org/"])
+@pytest.mark.parametrize("url", ["https://x.org:0/", "https://x.org/%zz", "https://x..org/", "https://-x.org/",
+                                 f"http://{'a' * 64}.org", "http://1.2.3.999"])
 def test_a_url_no_client_can_use_is_refused_in_one_line_everywhere(url: str) -> None:
     reason = why(url)
     assert "\n" not in reason
