@@ -265,7 +265,14 @@ class MCPServer:
 
     @property
     def public_url(self) -> str | None:
-        """The URL advertised while serving (``run(public_url=...)``), else None."""
+        """The public URL advertised while serving (``run(public_url=...)``) as the banner and the discovery
+        documents write it: stripped, one trailing ``/``, a zero-padded port as its number
+        (``" https://h.example:0443/me"`` → ``"https://h.example:443/me/"``); None when none was given or
+        not serving.
+
+        .. versionchanged:: 1.0
+           The normalised URL, and None once stopped; it was the argument as given, kept after ``stop()``.
+        """
         return self._serving.public_url
 
     # -- tools -------------------------------------------------------------------------

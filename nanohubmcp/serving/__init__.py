@@ -93,14 +93,10 @@ class Serving:
     """Serving one server: over HTTP in the foreground or the background, or over stdio.
 
     The server is passed to each verb (this object keeps no reference to it).
-
-    Attributes:
-        public_url: the URL advertised while serving (``run(public_url=...)``), else None.
     """
 
     def __init__(self) -> None:
         self._runner: Runner | None = None
-        self.public_url: str | None = None
 
     def make_app(
         self,
@@ -234,7 +230,6 @@ class Serving:
             one_line_if_uncaught(exc, status=2)
             raise
         self._runner = runner
-        self.public_url = public_url
 
         def ready() -> None:
             warn_about_config(runner)
@@ -282,7 +277,6 @@ class Serving:
             max_unsent_bytes_per_principal=max_unsent_bytes_per_principal,
             proxy_headers=proxy_headers,
         )
-        self.public_url = public_url
         if loop == "thread":
             runner.start_thread()
         elif loop == "current":
@@ -329,6 +323,13 @@ class Serving:
     def port(self) -> int | None:
         """The bound port while serving."""
         return self._runner.port if self._runner is not None else None
+
+    @property
+    def public_url(self) -> str | None:
+        """The public URL advertised while serving, as the banner and every document write it (``run(public_url=
+        " https://h.example/me")`` → ``"https://h.example/me/"``: checked and normalised once, by
+        :func:`~nanohubmcp.transports.public_url.checked_public_url`); None when none was given or not serving."""
+        return self._runner.config.public_url if self._runner is not None else None
 
     @property
     def url(self) -> str | None:
