@@ -1,9 +1,10 @@
 """A tool's JSON Schema compiled into a jsonschema validator, and refused at registration when unusable.
 
-Refused: a schema that is not a JSON object, holds a number JSON cannot write (``inf``, ``nan``), names an unknown ``$schema``, breaks its draft's
-meta-schema, or has a ``$ref`` that resolves neither in the schema itself nor to a JSON Schema
-meta-schema (other documents are never fetched: not at registration, not while validating a
-call). What a validator then does with a call's arguments or a tool's result is :mod:`.validate`'s.
+Refused: a schema that is not a JSON object, holds a number JSON cannot write (``inf``, ``nan``), names an
+unknown ``$schema``, breaks its draft's meta-schema, or has a ``$ref`` that resolves neither in the schema
+itself nor to a JSON Schema meta-schema (other documents are never fetched: not at registration, not while
+validating a call). What a validator then does with a call's arguments or a tool's result is
+:mod:`.validate`'s.
 jsonschema is imported here only when a schema is compiled.
 """
 
@@ -27,9 +28,9 @@ def compile_schema(schema: object, label: str, what: str) -> Validator:
     ``label`` and ``what`` name it in messages (``"tool 'add'"``, ``"input schema"``).
 
     Raises:
-        RegistrationError: ``"tool 'add': invalid input schema: …"`` when ``schema`` is not a JSON
-            object, holds ``inf`` or ``nan`` (published, it would read ``null``), names an unknown ``$schema``, is not a valid schema of its draft (the message
-            names where), or has a ``$ref`` that leads nowhere.
+        RegistrationError: ``"tool 'add': invalid input schema: …"`` when ``schema`` is not a JSON object,
+            holds ``inf`` or ``nan`` (published, it would read ``null``), names an unknown ``$schema``, is not
+            a valid schema of its draft (the message names where), or has a ``$ref`` that leads nowhere.
     """
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import SchemaError
