@@ -306,7 +306,9 @@ def _running(core: AskServices, request: RequestContext, tool: Tool, kwargs: dic
 def _shaping(core: AskServices, request: RequestContext, tool: Tool,
              value: Any) -> dict[str, Any] | asyncio.Future[dict[str, Any]]:
     """A call's value as its ``CallToolResult``: shaped here, or (drawing a figure, encoding an
-    array, keeping a long text: not on the event loop) the future of its shaping on the worker pool."""
+    array, keeping a long text, walking a large list or dict or one holding any of those:
+    :func:`~nanohubmcp.server.results.convert.costly`; not on the event loop) the future of its shaping on
+    the worker pool."""
     # A plain str/number/bool is never offloaded nor converted: no sink, no detour.
     kind = type(value)
     plain = kind in PLAIN_TYPES and not (kind is str and _kept_aside(core, value))
@@ -314,8 +316,9 @@ def _shaping(core: AskServices, request: RequestContext, tool: Tool,
     sink = None if plain else ResultSink(core.result_options, None if request.data_only else core.result_store,
                                          owner_of(request))
     loop = asyncio.get_running_loop()
-    # A long text is encoded and written to its file, which may wait for the results folder's lock.
-    if not plain and (kind is str or convert.recognised(value)):
+    # A long text is encoded and written to its file, which may wait for the results folder's lock; a list
+    # or dict holding a figure draws it ([fig, {"n": 1}]), a large one is walked and encoded at length.
+    if not plain and (kind is str or convert.recognised(value) or convert.costly(value)):
         return loop.run_in_executor(core.executor, functools.partial(
             shape, tool, value, request.version, sink, data_only=request.data_only))
     if sink is not None:  # a keep finding the folder's lock held is finished on the pool, never on the loop

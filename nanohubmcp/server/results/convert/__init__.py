@@ -32,11 +32,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ....protocol import jsonenc
+from ....protocol.content import is_content
 from ....protocol.wire import UNSET
-from . import arrays, display, frames, images
+from . import arrays, display, frames, images, mixed
 from .kinds import is_a, library
 
-__all__ = ["Converted", "convert", "data_of", "jsonable", "library", "recognised", "resource_form", "scalar"]
+__all__ = [
+    "Converted", "convert", "costly", "data_of", "jsonable", "library", "recognised", "resource_form", "scalar",
+]
 
 SCIENCE_LIBRARIES = frozenset({"numpy", "pandas", "matplotlib", "PIL"})
 PANDAS_SCALARS = ("Timestamp", "Timedelta", "NaTType", "NAType", "Period", "Interval")
@@ -84,6 +87,41 @@ def recognised(value: object) -> bool:
     if type(value).__module__ == "builtins":
         return False
     return library(value) in SCIENCE_LIBRARIES or display.offers(value)
+
+
+COSTLY_ITEMS = 256
+"""The most items (counted over every nested list, tuple and dict) a value may hold for :func:`costly` to
+call it cheap."""
+COSTLY_TEXT = 64 * 1024
+"""A text longer than this (characters) inside a value makes it costly (:func:`costly`)."""
+
+
+def costly(value: object) -> bool:
+    """Whether shaping ``value``, a list, tuple or dict, may hold up the thread that does it: at any depth it
+    holds a picture or a content object (drawn or converted when shaped), a recognised value (an array, a
+    table), a text over :data:`COSTLY_TEXT` characters, or more than :data:`COSTLY_ITEMS` items in all (the
+    walk and the JSON text grow with them). Looks at :data:`COSTLY_ITEMS` items at most, so a small value
+    costs a few checks; False for anything else (a str, a number, an object of another kind)."""
+    if not isinstance(value, (list, tuple, dict)):
+        return False
+    left = COSTLY_ITEMS
+    stack: list[Any] = [value]
+    while stack:
+        current = stack.pop()
+        items = current.values() if isinstance(current, dict) else current
+        left -= len(items)
+        if left < 0:
+            return True
+        for item in items:
+            kind = type(item)
+            if kind in mixed.LEAF_TYPES:
+                if kind is str and len(item) > COSTLY_TEXT:
+                    return True
+            elif isinstance(item, (list, tuple, dict)):
+                stack.append(item)
+            elif mixed.is_picture(item) or is_content(item) or recognised(item):
+                return True
+    return False
 
 
 def scalar(value: object) -> tuple[bool, Any]:
