@@ -56,6 +56,7 @@ from urllib.parse import urlsplit
 
 from nanohubmcp.errors import ConfigurationError
 from nanohubmcp.transports.public_url import checked_public_url
+from nanohubmcp.transports.url_path import normal_path
 
 __all__ = ["JUPYTER_MARKERS", "KINDS", "MODES", "ProxyInfo", "detect_proxy", "override", "read_resources"]
 
@@ -259,8 +260,9 @@ def detect_proxy(
 
 
 def _normalize_prefix(prefix: str) -> str:
-    """``""`` stays ``""``; anything else becomes ``/a/b/`` (one leading and trailing slash)."""
-    stripped = prefix.strip().strip("/")
+    """``""`` stays ``""``; anything else becomes ``/a/b/`` (one leading and trailing slash), an escaped
+    unreserved character as itself (``/%41pp`` → ``/App/``: :func:`~nanohubmcp.transports.url_path.normal_path`)."""
+    stripped = normal_path(prefix.strip()).strip("/")
     return f"/{stripped}/" if stripped else ""
 
 

@@ -128,8 +128,10 @@ def warn_about_config(runner: Runner) -> None:
     Called once listening succeeded: an address that cannot be bound gets its own error, not this.
     Then :func:`warn_about_views`.
     """
+    from ..transports.url_path import normal_path
+
     config = runner.config
-    public_path = urlsplit(config.public_url).path.rstrip("/") if config.public_url else ""
+    public_path = normal_path(urlsplit(config.public_url).path.rstrip("/")) if config.public_url else ""
     if config.public_url and config.path_prefix and not public_path.endswith(config.path_prefix):
         log.warning(
             "public_url %s does not end with path_prefix %s: clients are sent to %smcp, which reaches this "

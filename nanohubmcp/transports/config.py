@@ -18,17 +18,18 @@ from .limits import DEFAULT_MAX_BUFFERED_BYTES, DEFAULT_MAX_REQUEST_BYTES, DEFAU
 from .public_url import checked_public_url
 from .unsent import UnsentBudget
 from .unsent import principal_share as unsent_principal_share
-from .url_path import prefix_path
+from .url_path import normal_path, prefix_path
 
 KEEPALIVE_SECONDS = 15.0
 """Interval of SSE comment lines that keep idle streams open through proxies."""
 
 
 def normalize_prefix(prefix: str | None) -> str:
-    """``"weber/1/x/"`` → ``"/weber/1/x"``; ``""``, ``"/"`` and None → ``""``."""
+    """``"weber/1/x/"`` → ``"/weber/1/x"``; an escaped unreserved character as itself (``"/%41pp"`` →
+    ``"/App"``, :func:`~.url_path.normal_path`); ``""``, ``"/"`` and None → ``""``."""
     if not prefix:
         return ""
-    prefix = "/" + prefix.strip("/")
+    prefix = "/" + normal_path(prefix.strip()).strip("/")
     return "" if prefix == "/" else prefix
 
 
@@ -49,7 +50,8 @@ class TransportConfig:
     and a dataclass compiles its methods at import (~3 M instructions of every server's cold start).
 
     Attributes:
-        path_prefix: path the server serves under (``""`` or ``"/weber/..."``), no trailing slash.
+        path_prefix: path the server serves under (``""`` or ``"/weber/..."``), no trailing slash, an escaped
+            unreserved character written as itself (``/%41pp`` is ``/App``); served in every spelling of it.
         public_url: the base URL the server advertises (weber URL behind a proxy), with a
             trailing slash; None = derived from the request's own host.
         allowed_origins: ``None`` (loopback origins plus the public URL's origin), a list of
@@ -123,8 +125,8 @@ class TransportConfig:
         if self.path_prefix and not (isinstance(self.path_prefix, str) and prefix_path(self.path_prefix.strip())):
             raise ConfigurationError(
                 f"path_prefix {self.path_prefix!r} is not a URL path: give the path alone, e.g. /tools (no scheme, "
-                "host, query, spaces, non-ASCII or control characters, or '.'/'..' segments; percent-encode such a "
-                "character, e.g. /my%20tools)")
+                "host, query, spaces, non-ASCII or control characters, '.'/'..' segments or empty ones ('//'); "
+                "percent-encode such a character, e.g. /my%20tools)")
         self.path_prefix = normalize_prefix(self.path_prefix)
         if self.public_url:
             try:

@@ -136,7 +136,7 @@ def path_prefix(text: str) -> str:
     if not prefix_path(value):
         raise argparse.ArgumentTypeError(
             f"{named_source(text)}{text!r} is not a URL path: give the path alone, e.g. /tools (no scheme, host, "
-            "query, spaces or '.'/'..' segments)"
+            "query, spaces, '.'/'..' segments or empty ones ('//'))"
         )
     return value if not value or value.startswith("/") else "/" + value
 

@@ -14,7 +14,6 @@ the prefix: RFC 9728 § 3.1 puts the resource's path after the well-known name).
 from __future__ import annotations
 
 import logging
-import re
 from urllib.parse import unquote_plus
 
 import tornado.web
@@ -33,11 +32,12 @@ from .rest import RestToolHandler
 from .served import ServedServer
 from .sse import LegacyMessagesHandler, LegacySSEHandler
 from .streamable_http import StreamableHTTPHandler
+from .url_path import spellings
 
 
 def make_app(server: ServedServer, config: TransportConfig) -> tornado.web.Application:
     """Build the application serving ``server`` (the ``MCPServer`` facade) with ``config``."""
-    prefix = re.escape(config.path_prefix)
+    prefix = spellings(config.path_prefix)  # "/App" also as "/%41pp": a proxy may forward the client's spelling
     bind_resource(config)
     core = server.core
     kwargs = {"server": server, "config": config, "connection": Connection(core, "streamable-http", server)}

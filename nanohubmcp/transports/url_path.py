@@ -7,6 +7,11 @@ and two hex digits such as ``%20`` (``%zz`` is none: a client refuses or re-enco
 character or a non-ASCII letter must be percent-encoded) and no ``.`` or ``..`` segment, escaped or not (a
 client removes those before sending: RFC 3986 § 5.2.4), so the URL the server advertises is the one a client
 reaches.
+
+A path prefix is also written one way (:func:`normal_path`: RFC 3986 § 6.2.2's percent-encoding normalization,
+``/%41pp`` is ``/App``) and served in every spelling of it (:func:`spellings`): a proxy that forwards the path as
+the client wrote it (nginx's ``proxy_pass`` without a URI, after matching its ``location`` on the decoded path)
+hands the server ``/%41pp/mcp`` or ``/App/mcp``, the same URL to RFC 3986.
 """
 
 from __future__ import annotations
@@ -14,9 +19,12 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote
 
-__all__ = ["plain_path", "prefix_path"]
+__all__ = ["normal_path", "plain_path", "prefix_path", "spellings"]
 
 _PATH = r"(?:[A-Za-z0-9._~!$&'()*+,;=:@/-]|%[0-9A-Fa-f]{2})*"
+_ESCAPE = r"%([0-9A-Fa-f]{2})"
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+"""RFC 3986 § 2.3: the characters whose escape (``%41``) is the same URL as the character (``A``)."""
 
 
 def plain_path(path: str) -> bool:
@@ -25,6 +33,40 @@ def plain_path(path: str) -> bool:
 
 
 def prefix_path(prefix: str) -> bool:
-    """Whether ``prefix`` can be a path prefix: :func:`plain_path`, no empty segment inside (``/a//b``: proxies
-    merge the slashes) and no ``://`` (a URL given where its path alone was asked for)."""
-    return plain_path(prefix) and "//" not in prefix.strip("/") and "://" not in prefix
+    """Whether ``prefix`` can be a path prefix: :func:`plain_path` with no empty segment (``//`` anywhere:
+    ``/a//b``, ``//``; proxies merge the slashes, and ``https://h/x`` is a URL given where its path alone was
+    asked for)."""
+    return plain_path(prefix) and "//" not in prefix
+
+
+def normal_path(path: str) -> str:
+    """``path`` as RFC 3986 § 6.2.2.1-2 normalizes it: an escaped unreserved character as the character, any
+    other escape's hex digits upper-case (``/%41pp/a%2fb`` → ``/App/a%2Fb``). Of a :func:`plain_path`."""
+    return re.sub(_ESCAPE, _normal_escape, path)
+
+
+def spellings(path: str) -> str:
+    """A regular expression matching every spelling of the :func:`normal_path` ``path`` that RFC 3986 § 6.2.2
+    calls the same: each unreserved character as itself or its escape, each escape's hex digits in either
+    case (``/A`` → ``/(?:A|%41)``). Its groups capture nothing."""
+    parts = []
+    for piece in re.split(r"(%[0-9A-F]{2})", path):
+        if piece.startswith("%"):
+            parts.append("%" + "".join(_either_case(digit) for digit in piece[1:]))
+            continue
+        for char in piece:
+            if char in _UNRESERVED:
+                escape = "%" + "".join(_either_case(digit) for digit in f"{ord(char):02X}")
+                parts.append(f"(?:{re.escape(char)}|{escape})")
+            else:
+                parts.append(re.escape(char))
+    return "".join(parts)
+
+
+def _normal_escape(match: re.Match[str]) -> str:
+    char = chr(int(match[1], 16))
+    return char if char in _UNRESERVED else match[0].upper()
+
+
+def _either_case(digit: str) -> str:
+    return f"[{digit}{digit.lower()}]" if digit.isalpha() else digit

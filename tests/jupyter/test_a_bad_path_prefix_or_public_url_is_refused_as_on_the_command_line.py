@@ -18,8 +18,8 @@ TOOL = "%%mcp_tool\ndef add(a: int, b: int) -> int:\n    '''Add two integers.'''
     ("setting", "why"),
     [
         ("path_prefix = '/x?y=1'", "NanohubMCP.path_prefix: '/x?y=1' is not a URL path: give the path alone, e.g. "
-                                   "/tools (no scheme, host, query, spaces or '.'/'..' segments); the setting is "
-                                   "unchanged"),
+                                   "/tools (no scheme, host, query, spaces, '.'/'..' segments or empty ones "
+                                   "('//')); the setting is unchanged"),
         ("path_prefix = 'a b'", "NanohubMCP.path_prefix: 'a b' is not a URL path"),
         ("public_url = 'https://u:p@h/x/'", "NanohubMCP.public_url: 'https://u:p@h/x/': give the base URL only "
                                             "(scheme, host, optional port and path), without user, query or fragment"),

@@ -34,3 +34,15 @@ def test_a_public_url_missing_the_prefix_is_one_warning(caplog: pytest.LogCaptur
             "(--public-url)"]
     else:
         assert lines == []
+
+
+@pytest.mark.parametrize(("public_url", "path_prefix"), [
+    ("https://tools.example.org/t%6Fols/", "/tools"), ("https://tools.example.org/tools/", "/t%6fols"),
+])
+def test_a_prefix_spelled_with_an_escaped_unreserved_character_is_the_same(
+        caplog: pytest.LogCaptureFixture, public_url: str, path_prefix: str) -> None:
+    """``%6F`` is ``o`` (RFC 3986 § 6.2.2.2): the same path, no warning (trial38 T8)."""
+    with caplog.at_level(logging.WARNING, logger="nanohubmcp"), serve(MCPServer("p"), public_url=public_url,
+                                                                      path_prefix=path_prefix):
+        pass
+    assert [r for r in caplog.records if "does not end with path_prefix" in r.getMessage()] == []
