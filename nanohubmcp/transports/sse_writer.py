@@ -43,7 +43,9 @@ session ends with its stream."""
 PIECE_BYTES = 1024 * 1024
 """An event larger than this is written this many bytes at a time, each taken by the socket before the
 next (as a kept file's text is); while it waits behind another it counts as one piece against
-:data:`WRITE_BUFFER_BYTES`, never as its whole size (which closed the stream of a client reading promptly)."""
+:data:`WRITE_BUFFER_BYTES`, never as its whole size (which closed the stream of a client reading promptly).
+One such event waits at most: a second one closes the stream as one whose client left that much unread
+(each is held whole while it waits)."""
 
 Part = bytes | jsonenc.TextPieces
 
@@ -81,6 +83,7 @@ class SSEWriter:
         self._writing: asyncio.Task[None] | None = None  # an event written a piece at a time
         self._waiting: deque[bytes | list[Part]] = deque()  # what was sent meanwhile, in order
         self._waiting_bytes = 0
+        self._large_waiting = 0  # the size of the large event waiting (charged PIECE_BYTES), 0: none
         self._ended: asyncio.Future[None] | None = None  # finish() asked for while an event is written
 
     def set_disconnect_callback(self, callback: Callable[[], None] | None) -> None:
@@ -118,8 +121,12 @@ class SSEWriter:
                 return
             parts = [data]
             if self._writing is not None:
+                if self._large_waiting:  # one waits already, held whole: the client is that far behind
+                    self._close_unread(self._queued + self._unsent + self._waiting_bytes + self._large_waiting)
+                    return
                 self._waiting.append(parts)
                 self._waiting_bytes += PIECE_BYTES
+                self._large_waiting = len(data)
                 return
         if self._writing is not None:
             self._waiting.append(parts)
@@ -144,12 +151,15 @@ class SSEWriter:
         behind = self._queued + self._unsent + self._waiting_bytes
         if not behind or behind + size <= WRITE_BUFFER_BYTES:
             return False
+        self._close_unread(behind)
+        return True
+
+    def _close_unread(self, behind: int) -> None:
         log.warning("closing a stream whose client left %d bytes unread", behind)
         connection = self.handler.request.connection
         if isinstance(connection, HTTP1Connection):
             connection.close()
         self.connection_lost()
-        return True
 
     async def _write_pieces(self, parts: list[Part]) -> None:
         from .pieces import Miscounted, write_text  # (only a kept file's text comes here: not loaded at start)
@@ -204,10 +214,11 @@ class SSEWriter:
             else:
                 if len(item) == 1:  # a large event of bytes, charged one piece while it waited
                     self._waiting_bytes -= PIECE_BYTES
+                    self._large_waiting = 0
                 self._writing = self._loop.create_task(self._write_pieces(item))
                 return
         self._waiting.clear()
-        self._waiting_bytes = 0
+        self._waiting_bytes = self._large_waiting = 0
         ended, self._ended = self._ended, None
         if ended is not None:
             self._end()
