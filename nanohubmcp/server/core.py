@@ -67,7 +67,8 @@ if TYPE_CHECKING:
     from .provenance.cache_store import ResultCache
     from .provenance.records import ProvenanceStore
     from .registry.skill_catalog import SkillCatalog
-    from .results.store import ResultOptions, ResultStore
+    from .results.options import ResultOptions
+    from .results.store import ResultStore
     from .telemetry import Telemetry
     from .wire.replication import Replication
     from .wire.request import RequestContext

@@ -30,7 +30,8 @@ if TYPE_CHECKING:
     from .provenance.layer import Recorder, ToolLookup
     from .provenance.records import ProvenanceStore
     from .registry.skill_catalog import SkillCatalog
-    from .results.store import ResultOptions, ResultStore
+    from .results.options import ResultOptions
+    from .results.store import ResultStore
 
 T = TypeVar("T")
 
@@ -165,7 +166,7 @@ class FirstUse:
         return self._result_options.get()
 
     def _make_result_options(self) -> ResultOptions:
-        from .results.store import ResultOptions
+        from .results.options import ResultOptions
 
         return ResultOptions(*self._inline)
 

@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from .jobs.service import JobStore
     from .registry.registry import Registry
     from .registry.skill_catalog import SkillCatalog
-    from .results.store import ResultOptions, ResultStore
+    from .results.options import ResultOptions
+    from .results.store import ResultStore
     from .shutdown import Shutdown
     from .wire.events import EventBus
     from .wire.notifier import Notifier

@@ -15,8 +15,9 @@ from pathlib import Path
 import pytest
 
 from nanohubmcp.server.results import shape
+from nanohubmcp.server.results.options import ResultOptions
 from nanohubmcp.server.results.sink import ResultSink
-from nanohubmcp.server.results.store import ResultOptions, ResultStore
+from nanohubmcp.server.results.store import ResultStore
 
 np = pytest.importorskip("numpy")
 

@@ -11,8 +11,9 @@ import pytest
 from nanohubmcp.protocol import jsonenc
 from nanohubmcp.server.results import shape as results
 from nanohubmcp.server.results.convert import frames, jsonable
+from nanohubmcp.server.results.options import ResultOptions
 from nanohubmcp.server.results.sink import ResultSink
-from nanohubmcp.server.results.store import ResultOptions, ResultStore
+from nanohubmcp.server.results.store import ResultStore
 
 pd = pytest.importorskip("pandas")
 np = pytest.importorskip("numpy")

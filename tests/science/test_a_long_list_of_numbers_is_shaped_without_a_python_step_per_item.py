@@ -16,8 +16,9 @@ from nanohubmcp.protocol import jsonenc
 from nanohubmcp.protocol.content import TextContent
 from nanohubmcp.server.results import shape
 from nanohubmcp.server.results.convert import mixed
+from nanohubmcp.server.results.options import ResultOptions
 from nanohubmcp.server.results.sink import ResultSink
-from nanohubmcp.server.results.store import ResultOptions, ResultStore
+from nanohubmcp.server.results.store import ResultStore
 
 
 def python_calls(fn: Callable[[], Any]) -> int:

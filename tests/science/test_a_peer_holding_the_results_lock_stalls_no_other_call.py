@@ -230,7 +230,7 @@ def test_a_keep_on_the_loop_does_not_wait_behind_a_keep_of_its_own_process(
     worker = threading.Thread(target=lambda: waiting.append(store.keep("w" * 5000, "text/plain", ".txt", OWNER)))
     worker.start()
     try:
-        wait_until(store._folder_lock._turn.locked,  # type: ignore[union-attr]
+        wait_until(store._files._lock._turn.locked,  # type: ignore[union-attr]
                    "the worker's keep waits for the peer's lock", 30)
 
         async def on_the_loop() -> str:
@@ -265,7 +265,7 @@ async def test_a_list_kept_while_the_lock_is_briefly_held_waits_off_the_loop_and
                 assert peer.stdin is not None
                 assert peer.stdout.readline() == "held\n"
                 big = asyncio.ensure_future(alice.call_tool("numbers", {"n": 100_000}))
-                turn = store._folder_lock._turn  # type: ignore[union-attr]  # held by the thread waiting for the lock
+                turn = store._files._lock._turn  # type: ignore[union-attr]  # held by the thread waiting for the lock
                 await asyncio.to_thread(wait_until, lambda: turn.locked() or big.done(),
                                         "the keep waits for the peer's lock (or the call answered)", 60)
                 assert not big.done()  # was: answered at once, its result kept in this process's memory

@@ -16,8 +16,9 @@ import pytest
 from nanohubmcp.protocol import jsonenc
 from nanohubmcp.server.results import shape as results
 from nanohubmcp.server.results.convert import arrays, frames, jsonable
+from nanohubmcp.server.results.options import ResultOptions
 from nanohubmcp.server.results.sink import ResultSink
-from nanohubmcp.server.results.store import ResultOptions, ResultStore
+from nanohubmcp.server.results.store import ResultStore
 
 RNG = np.random.default_rng(7)
 # every exponent (tiny ones are where orjson's spelling and Python's differ: 1e-05 vs 0.00001)

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from nanohubmcp.server.results import shape as results
+from nanohubmcp.server.results.options import ResultOptions
 from nanohubmcp.server.results.sink import ResultSink
-from nanohubmcp.server.results.store import ResultOptions, ResultStore
+from nanohubmcp.server.results.store import ResultStore
 
 np = pytest.importorskip("numpy")
 pd = pytest.importorskip("pandas")

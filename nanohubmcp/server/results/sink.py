@@ -10,7 +10,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .store import KEEP_LESS, ResultOptions, ResultStore, TooLargeToKeep, utf8_size
+from .deferred import Finish
+from .kept_size import KEEP_LESS, TooLargeToKeep, utf8_size
+from .options import ResultOptions
+from .store import ResultStore
 
 __all__ = ["ResultSink"]
 
@@ -19,12 +22,12 @@ __all__ = ["ResultSink"]
 class ResultSink:
     """Where one call's large results go: the options, the store and the caller who owns them; ``later``
     (shaping on an event loop): the keeps that found the results folder's lock held, to finish off the loop
-    (:meth:`finish_later`) before the result is answered."""
+    (:meth:`finish_later`) before the result is answered (:mod:`.deferred`)."""
 
     options: ResultOptions = field(default_factory=ResultOptions)
     store: ResultStore | None = None
     owner: str | None = None
-    later: list[Callable[[], object]] | None = None
+    later: list[Finish] | None = None
 
     def finish_later(self) -> None:
         """Finish the keeps put off on the event loop (:attr:`later`), each waiting for the results folder's

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from ...server.jobs.service import JobStore
     from ...server.registry.components import Tool
     from ...server.registry.resources import Resource, ResourceTemplate
-    from ...server.results.store import ResultOptions
+    from ...server.results.options import ResultOptions
 
 NOTEBOOK_MIME = "application/x-ipynb+json"
 """The media type of a Jupyter notebook (an executed run's ``<name>.ipynb``)."""

@@ -1,0 +1,45 @@
+"""How a tool's value is shaped into its result: the size over which it is kept as a resource and linked,
+the most an answer may carry, and the resolution of a figure drawn as PNG. Changed while serving (the
+Jupyter configurable's settings: :meth:`ResultOptions.update`), read by the next call's shaping. Where a
+result too large to inline goes is :mod:`.sink`'s; the kept results themselves are :mod:`.store`'s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from . import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_INLINE_BYTES
+
+__all__ = ["ResultOptions"]
+
+
+@dataclass
+class ResultOptions:
+    """How results are shaped.
+
+    Attributes:
+        max_inline_bytes: results larger than this (bytes of JSON text, or of PNG data) are kept
+            as a resource and linked; None inlines everything.
+        figure_dpi: dots per inch of matplotlib figures turned into PNG; None uses each figure's
+            own ``dpi`` (so the image is ``figsize * dpi`` pixels).
+        max_result_bytes: most bytes of JSON a result may put in an answer (one not kept as a
+            resource: every REST answer, any MCP one with ``max_inline_bytes`` None); None: no limit.
+    """
+
+    max_inline_bytes: int | None = DEFAULT_MAX_INLINE_BYTES
+    figure_dpi: float | None = None
+    max_result_bytes: int | None = DEFAULT_MAX_ANSWER_BYTES
+
+    def update(self, setting: str, value: float | None) -> None:
+        """Change ``max_inline_bytes``, ``figure_dpi`` or ``max_result_bytes``; the next call shapes its
+        result with it.
+
+        Raises:
+            ValueError: another setting name.
+        """
+        if setting in ("max_inline_bytes", "max_result_bytes"):
+            setattr(self, setting, None if value is None else int(value))
+        elif setting == "figure_dpi":
+            self.figure_dpi = value
+        else:
+            raise ValueError(f"no result setting {setting!r} (max_inline_bytes, figure_dpi, max_result_bytes)")

@@ -1,0 +1,95 @@
+"""A text kept a part at a time (an array's JSON, a table's CSV: :meth:`.store.ResultStore.keep_parts`),
+written as each part is made and refused as soon as it passes the store's size, so it is never held whole
+while it is written, nor at all when it is refused: into the ``.part`` file that becomes its kept file
+(:func:`to_part_file`, :func:`read_part` when it must be held in memory after all), or, without a results
+folder, into an unnamed temporary file read back once complete (:func:`to_memory`: the text's one copy).
+Which entry it becomes, and under which lock, is :mod:`.store`'s.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+from collections.abc import Callable, Iterable
+
+from ..wire.state_dir import private_opener
+from .folder import KEPT_ERRORS, PART_SUFFIX
+from .kept_size import TooLargeToKeep
+
+__all__ = ["read_part", "spool", "to_memory", "to_part_file"]
+
+
+def spool(write: Callable[[bytes], object], parts: Iterable[str], limit: int) -> int:
+    """``write`` each of ``parts`` as UTF-8 and return their size in bytes.
+
+    Raises:
+        TooLargeToKeep: the parts are larger than ``limit`` bytes (the part that passes it is not written).
+    """
+    size = 0
+    for part in parts:
+        data = part.encode("utf-8", KEPT_ERRORS)
+        size += len(data)
+        if size > limit:
+            raise TooLargeToKeep(size, limit, at_least=True)
+        write(data)
+    return size
+
+
+def to_part_file(path: str, parts: Callable[[], Iterable[str]], limit: int) -> int:
+    """Write the text ``parts()`` makes to ``path + PART_SUFFIX`` and return its size in bytes; nothing of
+    it is left when it fails.
+
+    Raises:
+        TooLargeToKeep: as :func:`spool`.
+        OSError: it cannot be written (a full disk).
+    """
+    try:
+        with open(path + PART_SUFFIX, "wb", opener=private_opener) as f:
+            return spool(f.write, parts(), limit)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(path + PART_SUFFIX)
+        raise
+
+
+def to_memory(parts: Callable[[], Iterable[str]], limit: int) -> tuple[bytearray, int]:
+    """The text ``parts()`` makes and its size, written to an unnamed temporary file a part at a time and
+    read back once complete (held once, never while it is made).
+
+    Raises:
+        TooLargeToKeep: as :func:`spool`.
+        OSError: the temporary file cannot be written or read back.
+    """
+    import tempfile  # (only for such a result: it loads shutil and random)
+
+    with tempfile.TemporaryFile() as f:
+        size = spool(f.write, parts(), limit)
+        f.seek(0)
+        return read_back(f, size), size
+
+
+def read_part(path: str, size: int) -> bytearray:
+    """The ``size`` bytes written to ``path + PART_SUFFIX``, which is removed (read or not).
+
+    Raises:
+        OSError: fewer could be read.
+    """
+    try:
+        with open(path + PART_SUFFIX, "rb") as f:
+            return read_back(f, size)
+    finally:
+        with contextlib.suppress(OSError):
+            os.remove(path + PART_SUFFIX)
+
+
+def read_back(f: io.BufferedIOBase, size: int) -> bytearray:
+    """The ``size`` bytes of ``f`` from where it is.
+
+    Raises:
+        OSError: fewer could be read.
+    """
+    kept = bytearray(size)
+    if f.readinto(kept) != size:
+        raise OSError(f"read back fewer than the {size} bytes written")
+    return kept
