@@ -16,7 +16,8 @@ the same to the byte as this module's own (numbers in Python's ``repr`` spelling
 does not import it.
 
 How deep a value may nest (``MAX_JSON_DEPTH``, ``NestedTooDeep``, the text's depth count) is
-``protocol.nesting``'s; its names are importable from here too.
+``protocol.nesting``'s; its names are importable from here too. A table's text block, escaped while its
+records were joined (``KnownText``), is ``protocol.escaped_text``'s: this module copies its escaped text.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import json.scanner
 import math
 import os
 import re
+import sys
 import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -47,7 +49,6 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "WALK_DEPTH",
     "Encoded",
-    "KnownText",
     "NestedTooDeep",
     "TextPieces",
     "accelerator",
@@ -65,7 +66,6 @@ __all__ = [
     "use_accelerator",
     "utf8_storable",
     "within_depth",
-    "wrapped",
 ]
 
 
@@ -130,54 +130,9 @@ _UNREAD: Final = object()
 _own_text: Final = json.JSONDecoder()
 
 
-class KnownText(str):
-    """A ``str`` whose JSON string text is already written: ``escaped`` is what :func:`dumps` writes
-    between its quotes. Where it is a text block's ``text`` in a result's ``content`` (the message's
-    ``result``, or the value itself), :func:`dumps`, :func:`dumpb` and :func:`dumpb_parts` copy
-    ``escaped`` instead of escaping the string again (a large table's text block: its escaping cost
-    more than writing the table); anywhere else it is written as any ``str``. Every reader sees a
-    ``str``; a copy or a pickle of it is a plain ``str``. Made by the result converters; the caller
-    vouches that ``escaped`` is the string's JSON text, quotes left out.
-    """
-
-    escaped: str | None
-
-    def __new__(cls, text: str, escaped: str) -> KnownText:
-        global _known_alive
-        made = super().__new__(cls, text)
-        made.escaped = escaped
-        _known_alive += 1
-        return made
-
-    def __del__(self) -> None:
-        global _known_alive
-        _known_alive -= 1
-
-    def __reduce__(self) -> tuple[type[str], tuple[str]]:
-        return str, (str.__str__(self),)
-
-
-def wrapped(prefix: str, text: str, suffix: str) -> str:
-    """``prefix + text + suffix``; when ``text`` is a :class:`KnownText`, one whose escaped text is made
-    from ``text``'s (which ``text`` then gives up: a large one is not held twice).
-
-    Example:
-        ``wrapped('{"result":', KnownText('"a"', '\\"a\\"'), "}").escaped == '{\\"result\\":\\"a\\"}'``
-    """
-    joined = "".join((prefix, text, suffix))
-    if type(text) is not KnownText or text.escaped is None:
-        return joined
-    escaped, text.escaped = text.escaped, None
-    return KnownText(joined, "".join((_encode_string(prefix)[1:-1], escaped, _encode_string(suffix)[1:-1])))
-
-
-_known_alive = 0
-""":class:`KnownText` strings made and not yet freed: only while there is one does the encoder look for one
-in the message (a few checks every message would pay otherwise). Off under threads, it costs speed only."""
-
-
 class _Escaped:
-    """A :class:`KnownText` block text as the encoder's ``default`` hook meets it (:func:`_known_texts`)."""
+    """A table's text block as the encoder meets it (``escaped_text.known_texts``): ``body``, the string's
+    escaped text, is copied between its quotes as it is."""
 
     __slots__ = ("body",)
 
@@ -185,22 +140,11 @@ class _Escaped:
         self.body = body
 
 
-def _known_texts(value: object) -> object:
-    """``value`` with each :class:`KnownText` ``text`` of a block in ``content`` (of its ``result``, or of
-    itself) as :class:`_Escaped`, the dicts and list on the way copied; ``value`` itself when none is."""
-    if value.__class__ is not dict:
-        return value
-    result = value.get("result", value)
-    content = result.get("content") if result.__class__ is dict else None
-    if content.__class__ is not list or not any(_known(block) for block in content):
-        return value
-    blocks = [{**block, "text": _Escaped(block["text"].escaped)} if _known(block) else block for block in content]
-    result = {**result, "content": blocks}
-    return result if "result" not in value else {**value, "result": result}
-
-
-def _known(block: object) -> bool:
-    return block.__class__ is dict and block.get("text").__class__ is KnownText and block["text"].escaped is not None
+_ESCAPED_TEXT: Final = f"{__package__}.escaped_text"
+"""The module of a table's text block (:class:`~.escaped_text.KnownText`), found in ``sys.modules``: the
+encoder does not import it (a module more at every server's start). Until something has (the result
+converters, at the first tool result), no message can hold one; after, the encoder looks for one in a
+message only while one is alive."""
 
 
 class TextPieces(ABC):
@@ -398,7 +342,8 @@ def _parts(value: object) -> list[str | TextPieces]:
 
 def _split(out: str) -> list[str | TextPieces]:
     """``out`` (holding a marker) cut at its markers, each replaced by its text: an :class:`Encoded`'s
-    (quotes and all), a :class:`KnownText`'s escaped text or a :class:`TextPieces` (between the quotes)."""
+    (quotes and all), a :class:`~.escaped_text.KnownText`'s escaped text or a :class:`TextPieces`
+    (between the quotes)."""
     texts: list[str | TextPieces | _Escaped] = _pending.__dict__.pop("texts", [])
     parts: list[str | TextPieces] = []
     for index, text in enumerate(texts):
@@ -416,8 +361,9 @@ def _split(out: str) -> list[str | TextPieces]:
 def _marked(value: object) -> str:
     """The text of ``value`` with a marker where each :class:`Encoded` text goes (the texts pending);
     raises as :func:`dumps`."""
-    if _known_alive > 0:
-        value = _known_texts(value)
+    tables = sys.modules.get(_ESCAPED_TEXT)  # (imported with the result converters, never at start)
+    if tables is not None and getattr(tables, "alive", 0) > 0:  # (0 while it is being imported)
+        value = tables.known_texts(value, _Escaped)
     try:
         try:
             out = _fast_text(value)

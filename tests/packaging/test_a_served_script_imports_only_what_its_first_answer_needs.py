@@ -72,6 +72,7 @@ NOT_BEFORE_FIRST_USE = (
     "nanohubmcp.server.results.resources",
     "nanohubmcp.server.results.plain",
     "nanohubmcp.server.results.convert",
+    "nanohubmcp.protocol.escaped_text",  # a table's text block: with the result converters, not with the encoder
     "nanohubmcp.server.stateless.tasks",  # the tasks extension's handlers: at the first task request
     "nanohubmcp.server.direct",  # server.call() from the serving program
     "nanohubmcp.server.calls.context",  # Context (and the asks behind it): at a call, or an annotation naming it

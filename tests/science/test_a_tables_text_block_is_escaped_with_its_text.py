@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 from nanohubmcp.protocol import jsonenc
+from nanohubmcp.protocol.escaped_text import KnownText, wrapped
 from nanohubmcp.server.results import shape as results
 
 N = 30
@@ -68,7 +69,7 @@ def test_every_writer_sends_the_standard_librarys_bytes(name: str, accelerated: 
     result = results.tool_result(TABLES[name])
     block = result["content"][-1]["text"]
     if name != "empty":  # (an empty table's text is "[]")
-        assert type(block) is jsonenc.KnownText
+        assert type(block) is KnownText
         assert block.escaped == json.encoder.encode_basestring(block)[1:-1]
     message = {"jsonrpc": "2.0", "id": 1, "result": result}
     expected = json.dumps(standard(message), separators=(",", ":"), ensure_ascii=False).encode()
@@ -78,7 +79,7 @@ def test_every_writer_sends_the_standard_librarys_bytes(name: str, accelerated: 
 
 
 def test_the_known_escape_is_copied_only_for_a_block_text() -> None:
-    known = jsonenc.KnownText('a"b', "KNOWN")  # an escape that is not the string's: shows which is written
+    known = KnownText('a"b', "KNOWN")  # an escape that is not the string's: shows which is written
     assert jsonenc.dumps({"result": {"content": [{"type": "text", "text": known}]}}) == (
         '{"result":{"content":[{"type":"text","text":"KNOWN"}]}}'
     )
@@ -89,12 +90,12 @@ def test_the_known_escape_is_copied_only_for_a_block_text() -> None:
 
 
 def test_a_known_text_reads_copies_and_pickles_as_its_string() -> None:
-    known = jsonenc.KnownText('a"b', 'a\\"b')
+    known = KnownText('a"b', 'a\\"b')
     assert known == 'a"b'
     assert isinstance(known, str)
     assert type(pickle.loads(pickle.dumps(known))) is str
-    wrapped = jsonenc.wrapped("{", known, "}")
-    assert (wrapped, type(wrapped)) == ('{a"b}', jsonenc.KnownText)
+    whole = wrapped("{", known, "}")
+    assert (whole, type(whole)) == ('{a"b}', KnownText)
     assert known.escaped is None  # given up to the wrapped text: a large one is not held twice
     assert jsonenc.dumps({"content": [{"text": known}]}) == '{"content":[{"text":"a\\"b"}]}'
-    assert jsonenc.wrapped("[", "x", "]") == "[x]"
+    assert wrapped("[", "x", "]") == "[x]"

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeGuard
 
 from ....protocol import jsonenc
+from ....protocol.escaped_text import KnownText
 from . import arrays
 from .kinds import Nested, is_a, library
 
@@ -168,7 +169,7 @@ def records_text(frame: pd.DataFrame, nested: Nested, *, known: bool = False) ->
     column by column: each cell written once, then the cells and the (shared) key texts joined in
     row order in one pass.
 
-    ``known``: a :class:`~nanohubmcp.protocol.jsonenc.KnownText`, whose escaped text (the text as a
+    ``known``: a :class:`~nanohubmcp.protocol.escaped_text.KnownText`, whose escaped text (the text as a
     JSON string writes it, for the result's text block) is joined the same way, the numbers as they
     are and only the keys and the other cells escaped."""
     flat, names = _flat(frame)
@@ -191,7 +192,7 @@ def records_text(frame: pd.DataFrame, nested: Nested, *, known: bool = False) ->
     if not known:
         return "".join(pieces)
     escaped[0] = _escaped(pieces[0])
-    return jsonenc.KnownText("".join(pieces), "".join(escaped))
+    return KnownText("".join(pieces), "".join(escaped))
 
 
 def _escaped(text: str) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import base64
 from typing import TYPE_CHECKING, Any
 
-from ....protocol import jsonenc
+from ....protocol import escaped_text, jsonenc
 from ....protocol.wire import UNSET
 from .arrays import LongerThan
 
@@ -191,7 +191,7 @@ def converted_parts(conv: Converted, sink: ResultSink | None, *, data_only: bool
         structured: Any = {"result": jsonenc.Encoded(data_text)}
         if data_only and not too_big(sink, size):
             return [*_head(conv), *blocks], structured
-        text = jsonenc.wrapped(WRAPPER, data_text, "}")  # (a table's escaped text goes with it)
+        text = escaped_text.wrapped(WRAPPER, data_text, "}")  # (a table's escaped text goes with it)
         wrapped = True
     else:
         data = conv.data() if conv.lazy else conv.data
