@@ -211,10 +211,8 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
             timed = trace_context.child if job is not None else trace_context.step
             with timed(request, f"execute_tool {tool.name}", _tool_attributes(tool, job)):
                 value = await _running(core, request, tool, kwargs, context, job, runner)
-            if job is not None:
-                job.json_text = results.json_spelled(value)
             with trace_context.step(request, f"convert_result {tool.name}", {"gen_ai.tool.name": tool.name}):
-                result = _shaping(core, request, tool, value)
+                result = _shaping(core, request, tool, value, job)
                 if not isinstance(result, dict):
                     result = await result
         else:
@@ -224,14 +222,14 @@ async def run_tool(core: AskServices, request: RequestContext, tool: Tool, argum
                 if job is None and context is None and not tool.is_coroutine else NOT_INLINE
             if value is NOT_INLINE:
                 value = await _running(core, request, tool, kwargs, context, job, runner)
-                if job is not None:  # its text read back as the value when polled (get_job_result)
-                    job.json_text = results.json_spelled(value)
             elif is_awaitable(value):
                 value = await value
             if type(value) in SCALAR_TYPES and tool.output_validator is None:  # one text block, made here
+                if job is not None:  # its text read back as the value when polled (get_job_result)
+                    job.json_text = True
                 result = results.tool_result(value, version=request.version)
             else:
-                result = _shaping(core, request, tool, value)
+                result = _shaping(core, request, tool, value, job)
                 if not isinstance(result, dict):
                     result = await result
     except asyncio.CancelledError:
@@ -303,12 +301,13 @@ def _running(core: AskServices, request: RequestContext, tool: Tool, kwargs: dic
         on_timeout=lambda: request.cancel("the call ran out of time (tool_timeout)"))
 
 
-def _shaping(core: AskServices, request: RequestContext, tool: Tool,
-             value: Any) -> dict[str, Any] | asyncio.Future[dict[str, Any]]:
+def _shaping(core: AskServices, request: RequestContext, tool: Tool, value: Any,
+             job: Job | None = None) -> dict[str, Any] | asyncio.Future[dict[str, Any]]:
     """A call's value as its ``CallToolResult``: shaped here, or (drawing a figure, encoding an
     array, keeping a long text, walking a large list or dict or one holding any of those:
     :func:`~nanohubmcp.server.results.convert.costly`; not on the event loop) the future of its shaping on
-    the worker pool."""
+    the worker pool. A ``job``'s :attr:`~nanohubmcp.server.jobs.record.Job.json_text` is found where the
+    value is shaped (it walks the value as the shaping does)."""
     # A plain str/number/bool is never offloaded nor converted: no sink, no detour.
     kind = type(value)
     plain = kind in PLAIN_TYPES and not (kind is str and _kept_aside(core, value))
@@ -320,7 +319,9 @@ def _shaping(core: AskServices, request: RequestContext, tool: Tool,
     # or dict holding a figure draws it ([fig, {"n": 1}]), a large one is walked and encoded at length.
     if not plain and (kind is str or convert.recognised(value) or convert.costly(value)):
         return loop.run_in_executor(core.executor, functools.partial(
-            shape, tool, value, request.version, sink, data_only=request.data_only))
+            _spelled_and_shaped, job, tool, value, request.version, sink, data_only=request.data_only))
+    if job is not None:  # its text read back as the value when polled (get_job_result)
+        job.json_text = results.json_spelled(value)
     if sink is not None:  # a keep finding the folder's lock held is finished on the pool, never on the loop
         sink.later = []
     if tool.output_validator is None:  # nothing to hold the result to: it is the shaped value
@@ -333,6 +334,14 @@ def _shaping(core: AskServices, request: RequestContext, tool: Tool,
     # Another process (or a worker of this one) held the lock: wait for it there, so the result lands in
     # the shared folder (read by every process) rather than in this process's memory at once.
     return loop.run_in_executor(core.executor, _finished, sink, result)
+
+
+def _spelled_and_shaped(job: Job | None, tool: Tool, value: Any, version: str, sink: ResultSink | None, *,
+                        data_only: bool) -> dict[str, Any]:
+    """:func:`shape`, on the worker pool, after ``job``'s ``json_text`` (:func:`_shaping`)."""
+    if job is not None:
+        job.json_text = results.json_spelled(value)
+    return shape(tool, value, version, sink, data_only=data_only)
 
 
 def _finished(sink: ResultSink, result: dict[str, Any]) -> dict[str, Any]:
