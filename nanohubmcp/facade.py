@@ -499,6 +499,8 @@ class MCPServer:
             fn: the layer. ``call_next`` hands it plain values: a ``tools/call`` of an array or a
                 table has its ``structuredContent`` as lists and dicts, a ``resources/read`` of a large
                 kept result its ``result["contents"][0]["text"]`` as a ``str`` (the file read whole).
+                A numpy or pandas value it puts into a result is written as the same value returned
+                by a tool (a record array as objects keyed by field name, complex as ``[real, imag]``).
             stream_kept_text: ``fn`` passes a kept read's text on untouched, so the server may send it
                 from its file a piece at a time (a few MiB held, not the text about three times). Where
                 the transport writes it so (Streamable HTTP, legacy SSE in one process, stdio) and every

@@ -15,6 +15,11 @@ orjson, when installed (the ``fast`` extra), writes numeric arrays (see :func:`a
 the same to the byte as this module's own (numbers in Python's ``repr`` spelling). ``import nanohubmcp``
 does not import it.
 
+A value JSON has no form for (a numpy array or scalar, a pandas frame, which a middleware may put into a
+result; the handlers convert a tool's own) is written as the converter the server gives
+(:func:`convert_values_with`) makes it; without one, or for anything it does not convert, the writers raise
+TypeError.
+
 How deep a value may nest (``MAX_JSON_DEPTH``, ``NestedTooDeep``, the text's depth count) is
 ``protocol.nesting``'s; its names are importable from here too. A table's text block, escaped while its
 records were joined (``KnownText``), is ``protocol.escaped_text``'s: this module copies its escaped text.
@@ -52,12 +57,14 @@ __all__ = [
     "NestedTooDeep",
     "TextPieces",
     "accelerator",
+    "convert_values_with",
     "dumpb",
     "dumpb_sent",
     "dumps",
     "dumps_within_depth",
     "escaped_pieces",
     "escaped_size",
+    "joined",
     "loads",
     "nested_deeper_than",
     "plain",
@@ -242,15 +249,39 @@ def _splice_mark(value: object) -> Any:
         spliced: str | TextPieces | _Escaped = value.text
     elif isinstance(value, (TextPieces, _Escaped)):
         spliced = value
-    elif type(value).__module__ == "numpy" and hasattr(value, "tolist"):
-        # a numpy scalar or array a middleware put into a result (the handlers convert their own):
-        # the numbers it holds (a non-finite one is then written as null, as every float is)
-        return _scrub(value.tolist())
     else:
-        raise TypeError(f"Object of type {value.__class__.__name__} is not JSON serializable")
+        return _foreign(value)
     texts = _pending.__dict__.setdefault("texts", [])
     texts.append(spliced)
     return f"{_MARK}{len(texts) - 1}"
+
+
+_converter: Callable[[object], Any] | None = None
+"""What makes a value JSON has no form for JSON-ready (:func:`convert_values_with`), or None."""
+
+
+def convert_values_with(converter: Callable[[object], Any]) -> None:
+    """Write each value JSON has no form for (a numpy array, a pandas frame) as ``converter`` makes it.
+
+    ``converter(value)`` returns the JSON-ready value, or ``value`` itself when it has none (then
+    :class:`TypeError`, as for any such value). It is called only for what the writer cannot write
+    itself, never for a message made of JSON values. The result converters
+    (:func:`nanohubmcp.server.results.convert.jsonable`) are given here by the server: a value a
+    middleware put into a result is then written as the same value returned by a tool.
+    """
+    global _converter
+    _converter = converter
+
+
+def _foreign(value: object) -> Any:
+    """``value`` (JSON has no form for it) as the converter makes it, non-finite floats as null;
+    else TypeError."""
+    converter = _converter
+    if converter is not None:
+        made = converter(value)
+        if made is not value:
+            return _scrub(made)
+    raise TypeError(f"Object of type {value.__class__.__name__} is not JSON serializable")
 
 
 def _spliced(out: str) -> str:
@@ -393,7 +424,7 @@ def _marked(value: object) -> str:
     return out
 
 
-_ascii_encoder = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":"))
+_ascii_encoder = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":"), default=_foreign)
 
 
 def dumpb(value: object) -> bytes:
@@ -459,7 +490,12 @@ def dumpb_parts(value: object, *, echoes: bool = True) -> list[bytes | TextPiece
 
 def dumpb_sent(value: object) -> bytes:
     """:func:`dumpb_parts` joined: the bytes a transport sends for ``value`` (a kept file's text read whole)."""
-    return b"".join(part if isinstance(part, bytes) else b"".join(escaped_pieces(part)) for part in dumpb_parts(value))
+    return joined(dumpb_parts(value))
+
+
+def joined(parts: Iterable[bytes | TextPieces]) -> bytes:
+    """Parts as :func:`dumpb_parts` makes them, as one text's bytes (a :class:`TextPieces` read whole)."""
+    return b"".join(part if isinstance(part, bytes) else b"".join(escaped_pieces(part)) for part in parts)
 
 
 def _escaped(value: object) -> bytes:

@@ -25,7 +25,7 @@ from typing import Any
 from ..errors.codes import INTERNAL_ERROR
 from . import jsonenc
 
-__all__ = ["message_parts", "unsendable_parts"]
+__all__ = ["message_parts", "received", "unsendable_parts"]
 
 log = logging.getLogger("nanohubmcp.server")
 
@@ -44,6 +44,17 @@ def message_parts(message: object, *, echoes: bool = True) -> Parts:
         return jsonenc.dumpb_parts(message) if echoes else jsonenc.dumpb_parts(message, echoes=False)
     except (TypeError, ValueError) as exc:
         return unsendable_parts(message, exc, echoes=echoes)
+
+
+def received(message: object) -> Any:
+    """``message`` as a client reads it: the JSON values of the bytes a transport sends for it
+    (:func:`message_parts`; a response JSON cannot hold is its error -32603, NaN is null, an array's
+    pre-encoded text is its lists, a lone surrogate in the server's text is U+FFFD).
+
+    Raises:
+        TypeError, ValueError: as :func:`message_parts`.
+    """
+    return jsonenc.loads(jsonenc.joined(message_parts(message)))
 
 
 def unsendable_parts(message: object, exc: Exception, *, echoes: bool = True) -> Parts:

@@ -265,6 +265,9 @@ class Pipeline:
         check_middleware(layer)
         if type(stream_kept_text) is not bool:
             raise TypeError(f"stream_kept_text must be True or False, not {stream_kept_text!r}")
+        from .results import convert  # (a server with middleware only: not loaded at start)
+
+        convert.write_values()  # a numpy value the layer puts into a result is written as a tool's
         self._layers.append(_Slot(layer, acts, user=True, streams=stream_kept_text))
         self.refresh()
 

@@ -133,7 +133,8 @@ def result_text(result: dict[str, Any]) -> str:
     table's data kept as JSON text written as that text, which is what the encoder writes for
     its values — so a pre-encoded result and a plain one of the same values have one digest, and
     the data is never decoded and written again. A result the wire encoder refuses (a value JSON
-    has no form for) is written with Python's ``json`` instead, such a value as its ``str``.
+    has no form for) is written with Python's ``json`` instead, such a value as its ``str`` (a result
+    whose dict key JSON has no form for: the JSON string of its ``repr``).
     """
     return "".join(result_parts(result))
 
@@ -157,11 +158,21 @@ def result_parts(result: dict[str, Any]) -> list[str]:
     except UnicodeEncodeError:  # a lone surrogate: written with \u escapes, as the wire does
         pass
     except (TypeError, ValueError):
-        return [json.dumps(jsonenc.plain(result), separators=(",", ":"), default=str)]
+        return [_python_text(result)]
     try:
         return [jsonenc.dumpb(result).decode()]
     except (TypeError, ValueError):
-        return [json.dumps(jsonenc.plain(result), separators=(",", ":"), default=str)]
+        return [_python_text(result)]
+
+
+def _python_text(result: dict[str, Any]) -> str:
+    """A result the wire encoder refuses (a middleware's value JSON has no form for: the client got the
+    error -32603) written with Python's ``json``, such a value as its ``str``; one that even that refuses
+    (a dict key JSON has no form for: a numpy integer) as the JSON string of its ``repr``."""
+    try:
+        return json.dumps(jsonenc.plain(result), separators=(",", ":"), default=str)
+    except (TypeError, ValueError):
+        return json.dumps(repr(result))
 
 
 _TEXT_RESULT_KEYS = ("content", "isError")

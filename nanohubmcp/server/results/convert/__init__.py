@@ -23,6 +23,10 @@ any of these inside a list/dict        converted in place (arrays -> lists, fram
 
 Cell values: NaN/±Inf/NA/NaT -> ``null``; datetimes -> ISO 8601 text; timedeltas -> seconds;
 complex numbers -> ``[real, imag]``; categoricals -> their values.
+
+The wire's encoder writes such a value met in a message (a middleware's, never a tool's: the handlers
+convert those) as :func:`jsonable` makes it: :func:`write_values`, called when this module is imported
+(whatever shapes a tool's result imports it) and by the pipeline when the application adds a middleware.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from .kinds import is_a, library
 
 __all__ = [
     "Converted", "convert", "costly", "data_of", "jsonable", "library", "recognised", "resource_form", "scalar",
+    "write_values",
 ]
 
 SCIENCE_LIBRARIES = frozenset({"numpy", "pandas", "matplotlib", "PIL"})
@@ -247,3 +252,15 @@ def jsonable(value: object, _depth: int = 0) -> Any:
             return table.records()
         return frames.cell(value, jsonable)
     return value
+
+
+def write_values() -> None:
+    """Have the wire's encoder write a numpy or pandas value it meets in a message as :func:`jsonable`
+    makes it (:func:`~nanohubmcp.protocol.jsonenc.convert_values_with`): a record array as one object per
+    element, a masked element as null, a complex number as ``[real, imag]``, a ``datetime64`` as ISO 8601
+    text, as in a tool's result. Costs a message of JSON values nothing (the encoder asks only for what it
+    cannot write)."""
+    jsonenc.convert_values_with(jsonable)
+
+
+write_values()
