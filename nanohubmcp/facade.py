@@ -1048,9 +1048,12 @@ class MCPServer:
             name: the tool's name.
             arguments: its arguments, as JSON values.
         Returns:
-            The ``CallToolResult`` (a dict; ``.text``, ``.structured``, ``.is_error``).
+            The ``CallToolResult`` as a client receives it: a mapping of JSON values (numbers, text,
+            lists, dicts, None; a numpy value a middleware put in as its numbers, as a tool's), with
+            ``.text``, ``.structured``, ``.is_error``.
         Raises:
-            ProtocolError: the JSON-RPC error a client would get (-32602 for an unknown tool).
+            ProtocolError: the JSON-RPC error a client would get (-32602 for an unknown tool; -32603
+                for a result a middleware put a value JSON cannot hold into).
             ConfigurationError: the server is not running, or this thread runs its event loop
                 (a "kernel" mode notebook): use ``await server.call_async(...)`` there.
         """

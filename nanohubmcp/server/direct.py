@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ..errors import ConfigurationError, ProtocolError
-from ..protocol import jsonenc, jsonrpc, versions
+from ..protocol import jsonrpc, sendable, versions
 from .calls.workers import waits_on_loop
 from .connection import Connection, Served
 
@@ -30,7 +30,7 @@ _ids = itertools.count(1)
 
 
 class CallResult(Mapping[str, Any]):
-    """A ``CallToolResult`` (read it like the dict a client receives), shown as a client shows it.
+    """A ``CallToolResult`` as the dict a client receives (JSON values), shown as a client shows it.
 
     Attributes:
         is_error: the result's ``isError``.
@@ -39,7 +39,7 @@ class CallResult(Mapping[str, Any]):
     """
 
     def __init__(self, result: dict[str, Any]) -> None:
-        self._result: dict[str, Any] = jsonenc.plain(result)  # the values, as a client reads them
+        self._result: dict[str, Any] = result
 
     def __getitem__(self, key: str) -> Any:
         return self._result[key]
@@ -100,17 +100,20 @@ async def call_tool(core: Served, name: str, arguments: dict[str, Any] | None = 
     """Call tool ``name`` through the server (on the loop that serves it).
 
     Returns:
-        The ``CallToolResult``; a tool that failed, or arguments its schema refuses, give
-        ``isError: true`` (the answer a 2025-11-25 client gets).
+        The ``CallToolResult`` as a client receives it (JSON values: numbers, text, lists, dicts,
+        None); a tool that failed, or arguments its schema refuses, give ``isError: true`` (the
+        answer a 2025-11-25 client gets).
     Raises:
-        ProtocolError: the call's JSON-RPC error (e.g. -32602 for an unknown tool).
+        ProtocolError: the call's JSON-RPC error (e.g. -32602 for an unknown tool; -32603 for a
+            result a middleware put a value into that JSON has no form for).
     ``server`` is what the tool's ``ctx.server`` gives (the ``MCPServer``).
     """
     params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
     message = jsonrpc.classify(jsonrpc.request(f"direct-{next(_ids)}", "tools/call", params))
     connection = Connection(core, "direct", server)
     reply = await connection.serve(connection.request(message, version=versions.LATEST_HANDSHAKE))
-    response = reply.message or {}
+    # as a client reads it: JSON values (a middleware's numpy values as a tool's; one JSON cannot hold: -32603)
+    response = sendable.received(reply.message or {})
     if "error" in response:
         error = response["error"]
         raise ProtocolError(str(error.get("message")), error.get("data"), code=error.get("code"))
