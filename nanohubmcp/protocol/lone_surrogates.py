@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
-__all__ = ["REPLACEMENT", "for_the_wire"]
+__all__ = ["REPLACEMENT", "for_the_wire", "wire_pieces"]
 
 REPLACEMENT: Final = "\ufffd"
 """What each lone surrogate in server-written text becomes (the Unicode replacement character)."""
@@ -64,6 +65,24 @@ def for_the_wire(message: Any, *, echoes: bool = True) -> Any:
         return _replaced(message)
     return {_replaced(key): value if key in _ECHOED else _params(value) if key == "params" else _replaced(value)
             for key, value in message.items()}
+
+
+def wire_pieces(pieces: Iterable[str]) -> Iterator[str]:
+    """The pieces of one text the server wrote (a kept result's, read a piece at a time), each as
+    :func:`for_the_wire` writes that text whole: a surrogate pair joined into its character, one split
+    between two pieces too, and each lone surrogate U+FFFD (warned about once, as there). A piece ending
+    in a high surrogate gives that surrogate to the next piece; the pieces joined are the text written whole.
+    """
+    held = ""
+    for piece in pieces:
+        if held:
+            piece, held = held + piece, ""
+        if piece and "\ud800" <= piece[-1] <= "\udbff":  # the other half, if any, starts the next piece
+            piece, held = piece[:-1], piece[-1]
+        if piece:
+            yield _replaced(piece)
+    if held:
+        yield _replaced(held)
 
 
 def _params(params: Any) -> Any:

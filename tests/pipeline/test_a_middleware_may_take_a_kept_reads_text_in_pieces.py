@@ -9,6 +9,10 @@ in-memory client) gives a ``str`` to such a layer too. Before, a layer had to se
 ``STREAMS_TEXT`` slot, and a layer outside it that asked for nothing got the open file as well.
 The memory the pieces spare is measured in
 tests/transports/test_a_kept_results_text_is_sent_as_an_sse_event_a_piece_at_a_time.py.
+
+A text holding UTF-16 surrogates (a pair's two halves, as a tool joining UTF-16 code units returns them, or a
+lone one) reached such a layer as a ``str``, its file read whole (trial38 T5); it is pieces too, the client
+reading the pair as its character and a lone surrogate as U+FFFD, as before.
 """
 
 from __future__ import annotations
@@ -30,6 +34,12 @@ from nanohubmcp.testing import MemoryClient
 pytestmark = pytest.mark.timeout(60)
 
 TEXT = ('é "quoted" \\ 😀\n' * 12_000) + "end"  # about 200 KB: kept, and within the SDK's SSE event limit
+PIECE = 4096
+_HEAD = "é\ud83d\ude00" + TEXT[:-3]
+_PAD = -(len(_HEAD.encode("utf-8", "surrogatepass")) + 3) % PIECE  # the next pair's high half (3 bytes) ends a piece
+HALVES = _HEAD + "x" * _PAD + "\ud83d\ude00 \ud800 end"
+TEXTS = {"text": (TEXT, TEXT), "surrogates": (HALVES, HALVES.replace("\ud83d\ude00", "😀").replace("\ud800", "\ufffd"))}
+"""The text a tool returns, and as the client reads it."""
 
 
 class Seen:
@@ -45,15 +55,16 @@ class Seen:
         return result
 
 
-def kept_text_server(tmp_path: Path, *layers: tuple[Seen, bool]) -> MCPServer:
-    """A server with a tool whose text result is kept, and ``layers`` (each with its ``stream_kept_text``)."""
+def kept_text_server(tmp_path: Path, *layers: tuple[Seen, bool], returned: str = TEXT) -> MCPServer:
+    """A server with a tool whose text result (``returned``) is kept, and ``layers`` (each with its
+    ``stream_kept_text``)."""
     server = MCPServer("pieces", state_dir=str(tmp_path), max_inline_bytes=1000, provenance=False)
-    server.core.result_store.read_piece_bytes = 4096  # read in many pieces
+    server.core.result_store.read_piece_bytes = PIECE  # read in many pieces
 
     @server.tool()
     def text() -> str:
         """A long text."""
-        return TEXT
+        return returned
 
     for layer, streams in layers:
         server.add_middleware(layer, stream_kept_text=streams)
@@ -71,24 +82,28 @@ async def read_with_the_official_client(server: MCPServer, transport: str) -> st
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("transport", ["http", "sse"])
+@pytest.mark.parametrize("kind", TEXTS)
 async def test_a_layer_with_the_keyword_gets_the_pieces_and_the_client_the_text(
-        tmp_path: Path, transport: str) -> None:
+        tmp_path: Path, transport: str, kind: str) -> None:
+    returned, read = TEXTS[kind]
     seen = Seen()
-    server = kept_text_server(tmp_path, (seen, True))
-    assert await read_with_the_official_client(server, transport) == TEXT
+    server = kept_text_server(tmp_path, (seen, True), returned=returned)
+    assert await read_with_the_official_client(server, transport) == read
     assert len(seen.types) == 1
     assert issubclass(seen.types[0], TextPieces)
 
 
-def test_over_stdio_too(tmp_path: Path) -> None:
+@pytest.mark.parametrize("kind", TEXTS)
+def test_over_stdio_too(tmp_path: Path, kind: str) -> None:
+    returned, read = TEXTS[kind]
     seen = Seen()
     server = kept_text_server(tmp_path, (seen, True))
-    uri, _ = server.core.result_store.keep_parts(lambda: iter([TEXT]), "text/plain", ".txt", None)
+    uri, _ = server.core.result_store.keep_parts(lambda: iter([returned]), "text/plain", ".txt", None)
     with stdio_in_process(server) as (in_w, written):
         message = {"jsonrpc": "2.0", "id": 3, "method": "resources/read", "params": {"uri": uri}}
         os.write(in_w, json.dumps(message).encode() + b"\n")
         answer = written.get(timeout=30)
-    assert answer["result"]["contents"][0]["text"] == TEXT
+    assert answer["result"]["contents"][0]["text"] == read
     assert len(seen.types) == 1
     assert issubclass(seen.types[0], TextPieces)
 

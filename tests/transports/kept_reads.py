@@ -16,16 +16,26 @@ HANDSHAKE = "2025-11-25"
 ARRAY = "[" + ",".join(repr(i / 7) for i in range(200_000)) + "]"  # 3.8 MB, as an array's JSON is kept
 ODD = ('a "quoted" \\ back\tslash\n, é, 😀, \x01\x1f ' * 20_000) + "€"  # every kind of escape, 2- to 4-byte UTF-8
 PIECE = 16 * 1024
+SURROGATES = "\ud83d\ude00 a pair, é, a high \ud83d, \ud83d\ud83d\ude00, a low \ude00, \ude00\ud83d, \ud83d"
+"""A pair's halves (each three bytes as the store keeps it), and lone high and low halves, the last at the end."""
 
 TEXTS = [
     (ARRAY, "application/json", [PIECE]),
     (ODD, "text/plain", [PIECE]),
     (ODD[:3000], "text/plain", [1, 2, 3, 5]),  # pieces that cut 2-, 3- and 4-byte characters
     ("", "text/plain", [PIECE]),
-    ("a lone \ud800 surrogate, é", "text/plain", [PIECE]),  # no UTF-8 form: the answer is \u-escaped whole
+    ("a lone \ud800 surrogate, é", "text/plain", [PIECE]),  # no UTF-8 form: sent as U+FFFD
+    # trial38 T5: halves of a pair (joined as UTF-16 code units are), cut between pieces too, and lone ones
+    (SURROGATES, "text/plain", [1, 2, 3, 4, 5, 7, 11, PIECE]),
+    (SURROGATES * 2_000, "text/plain", [PIECE]),
 ]
 """``(text, mime type, read_piece_bytes values)`` to read back."""
-TEXT_IDS = ["array", "escapes", "cut-characters", "empty", "lone-surrogate"]
+TEXT_IDS = ["array", "escapes", "cut-characters", "empty", "lone-surrogate", "surrogates", "surrogates-long"]
+
+
+def as_sent(text: str) -> str:
+    """``text`` as a client reads it: a surrogate pair as its character, a lone surrogate as U+FFFD."""
+    return text.replace("\ud83d\ude00", "\U0001f600").translate({0xD800: 0xFFFD, 0xD83D: 0xFFFD, 0xDE00: 0xFFFD})
 
 
 def keep(server: MCPServer, text: str, mime_type: str = "application/json", owner: str | None = None) -> str:

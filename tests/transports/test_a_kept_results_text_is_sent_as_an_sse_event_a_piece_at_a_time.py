@@ -26,7 +26,7 @@ from urllib.parse import urljoin, urlsplit
 
 import anyio
 import pytest
-from kept_reads import ARRAY, HANDSHAKE, MODERN, ODD, PIECE, TEXT_IDS, TEXTS, expected, keep, read_message
+from kept_reads import ARRAY, HANDSHAKE, MODERN, ODD, PIECE, TEXT_IDS, TEXTS, as_sent, expected, keep, read_message
 from support import mcp_client, serve, wait_until
 
 from nanohubmcp import MCPServer
@@ -138,7 +138,7 @@ def test_a_streamed_answers_data_line_is_the_bytes_the_text_read_whole_gives(
     uri = keep(server, text, mime_type)
     message = read_message(uri, version, request_id="r\u00e9ad")
     want = expected(server, message, version)
-    assert json.loads(want)["result"]["contents"][0]["text"] == text.replace("\ud800", "\ufffd")  # (as sent)
+    assert json.loads(want)["result"]["contents"][0]["text"] == as_sent(text)
     with serve(server) as url:
         for piece in pieces:
             server.core.result_store.read_piece_bytes = piece

@@ -266,8 +266,8 @@ class ResultStore:
 
         With ``pieces`` (the answer is written a piece at a time: :data:`~nanohubmcp.server.wire.request.STREAMS_TEXT`),
         the text of a result kept in a file is that file, open, as a :class:`~.kept_text.KeptText`
-        (read a :attr:`read_piece_bytes` piece at a time), not a ``str`` (but for a text holding a lone
-        surrogate, whose answer is written whole with ``\\u`` escapes: :func:`~.kept_text.kept_text`).
+        (read a :attr:`read_piece_bytes` piece at a time), not a ``str`` (a text holding UTF-16 surrogates
+        too, its pieces as the wire writes it: :func:`~.kept_text.kept_text`).
 
         Raises:
             UnicodeDecodeError: a textual result whose data is not UTF-8.
