@@ -8,6 +8,7 @@ nanoHUB clients read, with the public URLs (behind the weber proxy, the URLs cli
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from ..errors import NanohubMCPError, RouteNotFound, ServerBusy
@@ -15,6 +16,7 @@ from ..protocol import versions
 from . import auth
 from .base import BaseHandler, PlainErrors, plain_error
 from .streamable_http import StreamableHTTPHandler
+from .url_path import spellings
 
 if TYPE_CHECKING:
     from ..server.core import ServerCore
@@ -154,6 +156,8 @@ class NotFoundHandler(PlainErrors, BaseHandler):
 
 
 def _probe(path: str, prefix: str) -> bool:
-    """Whether ``path`` is under ``/.well-known/`` (at the host's root or under the path prefix)."""
+    """Whether ``path`` is under ``/.well-known/`` (at the host's root or under the path prefix, in any spelling
+    of it the routes answer: :func:`~.url_path.spellings`)."""
     path = path + "/"
-    return path.startswith("/.well-known/") or (bool(prefix) and path.startswith(f"{prefix}/.well-known/"))
+    return path.startswith("/.well-known/") or (
+        bool(prefix) and re.match(spellings(prefix) + r"/\.well-known/", path) is not None)

@@ -97,6 +97,9 @@ def test_a_prefixed_server_asks_for_the_token_outside_its_prefix_too() -> None:
         assert request(url, "GET", "/.well-known/oauth-protected-resource/elsewhere")[0] == 404
         assert request(url, "GET", "/.well-known/oauth-protected-resource/calc")[0] == 200
         assert request(url, "GET", "/calc/elsewhere", headers={"Authorization": f"Bearer {TOKEN}"})[0] == 404
+        # the prefix in another spelling is the prefix (trial38 T8: %61 is a)
+        assert request(url, "GET", "/c%61lc/.well-known/oauth-authorization-server")[0] == 404
+        assert request(url, "GET", "/c%61lc/elsewhere")[0] == 401
 
 
 def test_without_authorization_an_unknown_path_is_404() -> None:
