@@ -201,6 +201,32 @@ async def watched_client(served: ScriptServer) -> AsyncIterator[Any]:
         raise AssertionError(str(stuck))
 
 
+def banner_of(script: str, last: str, env: dict[str, str] | None = None, timeout: float = 60) -> tuple[str, str]:
+    """Run ``python -c script`` (a script serving with ``server.run()``), read its stdout until a line holds
+    ``last``, stop it with Ctrl-C as a user would, and give its stdout and stderr. (A timer calling
+    ``server.stop()`` may fire before ``run()`` started on a loaded machine, and the script then serves on.)"""
+    import signal
+
+    environment = {**os.environ, **(env or {}), "PYTHONUNBUFFERED": "1"}
+    with subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, env=environment) as process:
+        assert process.stdout is not None
+        lines: list[str] = []
+        try:
+            timer = threading.Timer(timeout, process.kill)  # a banner that never comes ends the read
+            timer.start()
+            for line in process.stdout:
+                lines.append(line)
+                if last in line:
+                    break
+            timer.cancel()
+            process.send_signal(signal.SIGINT)
+            rest, err = process.communicate(timeout=timeout)
+        finally:
+            process.kill()
+    return "".join(lines) + rest, err
+
+
 def rpc_message(method: str, params: dict[str, Any] | None = None, request_id: int | str = 1) -> dict[str, Any]:
     """A JSON-RPC request object."""
     message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}

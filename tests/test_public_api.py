@@ -16,6 +16,7 @@ import sys
 import textwrap
 
 import pytest
+from support import banner_of
 
 import nanohubmcp
 from nanohubmcp import Context, MCPServer
@@ -176,17 +177,10 @@ def test_run_and_start_take_the_documented_keywords() -> None:
 
 
 def test_run_in_a_script_listens_on_loopback_by_default() -> None:
-    script = textwrap.dedent("""
-        import threading
-        from nanohubmcp import MCPServer
-        server = MCPServer("default-host")
-        threading.Timer(0.5, server.stop).start()  # stop once it is up
-        server.run(port=0)
-    """)
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
-                          check=True)
-    assert "MCP Server 'default-host' v1.0.0 listening on 127.0.0.1:" in done.stdout
-    assert "no authorization" not in done.stderr  # loopback: no warning
+    script = 'from nanohubmcp import MCPServer\nMCPServer("default-host").run(port=0)\n'
+    out, err = banner_of(script, "listening on")
+    assert "MCP Server 'default-host' v1.0.0 listening on 127.0.0.1:" in out
+    assert "no authorization" not in err  # loopback: no warning
 
 
 def test_the_earlier_run_keywords_are_accepted() -> None:

@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from support import serve
+from support import banner_of, serve
 
 from nanohubmcp import MCPServer
 
@@ -269,22 +269,8 @@ def test_the_metadata_names_the_server(url: str) -> None:
 
 
 def test_a_script_with_mcp_token_says_how_clients_authenticate() -> None:
-    import os
-    import subprocess
-    import sys
-    import textwrap
-
-    script = textwrap.dedent("""
-        import threading
-        from nanohubmcp import MCPServer
-        server = MCPServer("banner")
-        threading.Timer(0.5, server.stop).start()
-        server.run(port=0)
-    """)
-    env = {**os.environ, "MCP_TOKEN": "banner-token"}
-    done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=env, check=True
-    )
-    assert "Authorization: every request sends 'Authorization: Bearer <token>'" in done.stdout
-    assert "/.well-known/oauth-protected-resource" in done.stdout
-    assert "banner-token" not in done.stdout  # the banner never prints the secret
+    script = 'from nanohubmcp import MCPServer\nMCPServer("banner").run(port=0)\n'
+    out, _ = banner_of(script, "/.well-known/oauth-protected-resource", env={"MCP_TOKEN": "banner-token"})
+    assert "Authorization: every request sends 'Authorization: Bearer <token>'" in out
+    assert "/.well-known/oauth-protected-resource" in out
+    assert "banner-token" not in out  # the banner never prints the secret
