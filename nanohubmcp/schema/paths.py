@@ -1,13 +1,15 @@
 """JSON paths in messages, and the one shape of an "invalid arguments" error.
 
 Owns how a location inside a JSON value is written for people and models to read
-(``arguments.points[2].x``) and how violations become :class:`~nanohubmcp.errors.InvalidArguments`.
+(``arguments.points[2].x``), what a JSON pointer points to (:func:`pointed`), and how violations become
+:class:`~nanohubmcp.errors.InvalidArguments`.
 It does not validate anything itself.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from nanohubmcp.errors import InvalidArguments
 from nanohubmcp.protocol.message_values import show
@@ -40,6 +42,23 @@ def shorten(message: str) -> str:
     if len(message) > _MAX_LINE:
         message = message[: _MAX_LINE - 1] + "…"
     return message
+
+
+def pointed(document: object, pointer: str) -> tuple[bool, Any]:
+    """``(True, what the JSON pointer points to)`` in ``document``, or ``(False, None)`` when it points to
+    nothing there (RFC 6901: ``""`` the whole, ``"/result/0"``, ``~1`` a ``/`` and ``~0`` a ``~`` in a key).
+    A pointer not starting with ``/`` (other than ``""``) points to nothing."""
+    if pointer and not pointer.startswith("/"):
+        return False, None
+    for token in pointer.split("/")[1:]:
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(document, dict) and token in document:
+            document = document[token]
+        elif isinstance(document, list) and token.isdigit() and int(token) < len(document):
+            document = document[int(token)]
+        else:
+            return False, None
+    return True, document
 
 
 def echoed(name: object) -> str:

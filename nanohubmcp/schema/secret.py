@@ -22,6 +22,8 @@ import typing
 from collections.abc import Iterator, Mapping
 from typing import Annotated, Any
 
+from nanohubmcp.schema.paths import pointed
+
 
 class SchemaKeys(Mapping[str, Any]):
     """``Annotated`` metadata adding JSON Schema keywords to the annotated type's schema.
@@ -165,15 +167,9 @@ class _Reader:
             return known
         if not ref.startswith("#"):
             return None  # other documents are not fetched (validation refuses them)
-        node: object = self._root
-        for part in ref[1:].split("/")[1:]:
-            part = part.replace("~1", "/").replace("~0", "~")
-            if isinstance(node, dict) and part in node:
-                node = node[part]
-            elif isinstance(node, list) and part.isdigit() and int(part) < len(node):
-                node = node[int(part)]
-            else:
-                return None
+        found, node = pointed(self._root, ref[1:])
+        if not found:
+            return None
         plan = self._refs[ref] = Plan()
         self._into(plan, node)
         return plan

@@ -6,7 +6,8 @@ until it expires. Same calls as the SQLite back end (a ``JobBackend`` of the job
 the ``redis`` package's synchronous client: the job store is called from any thread.
 
 Keys under the server's namespace: ``job:<id>`` a hash of the record's fields (each JSON),
-expiring ``ttl`` after the job finished; ``jobs`` and ``jobs:o:<owner>`` sorted sets of ids by
+expiring ``ttl`` after the job finished (a field added since an earlier version wrote the record is
+absent from it and reads as its default: ``item_places`` None); ``jobs`` and ``jobs:o:<owner>`` sorted sets of ids by
 creation time (the bounds are counted there; ids whose record expired are dropped as they are
 met); ``jobs:live`` the unfinished ids; ``runner:<token>`` a heartbeat of each live server
 process (:class:`RedisRunners`), so a job whose process died is told from one still running;

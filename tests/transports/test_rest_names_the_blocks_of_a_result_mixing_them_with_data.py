@@ -44,6 +44,11 @@ def build() -> MCPServer:
         """A dict names its picture in its place, as before."""
         return {"plot": figure(), "n": 1}
 
+    @server.tool()
+    def picture_in_data_first() -> object:
+        """A picture inside a data item, then a caption: the caption is block 1, not block 0 again."""
+        return [{"plot": figure()}, "cap", {"n": 1}]
+
     @server.async_tool()
     def job_plotted() -> object:
         """The figure, caption and numbers, as a job."""
@@ -72,3 +77,10 @@ def test_a_jobs_value_polled_over_rest_is_the_direct_calls_answer() -> None:
             assert time.monotonic() < deadline, polled
             time.sleep(0.01)
         assert polled["result"] == rest(url, "plotted", {})["result"]
+
+
+def test_a_block_after_a_picture_inside_data_is_named_by_its_own_index() -> None:
+    # It was named by the next index in the order of the list's own blocks: the caption answered as
+    # "<image: content[0]>", the dict's picture, and the caption itself was lost.
+    with serve(build()) as url:
+        assert rest(url, "picture_in_data_first", {}) == {"result": [{"plot": "<image: content[0]>"}, "cap", {"n": 1}]}

@@ -40,6 +40,7 @@ from ..jobs.record import Job
 from ..registry.components import Tool
 from ..results import convert
 from ..results import shape as results
+from ..results.convert.mixed import places_of
 from ..results.owners import owner_of
 from ..results.shape import PLAIN_TYPES, SCALAR_TYPES
 from ..results.sink import ResultSink
@@ -306,8 +307,8 @@ def _shaping(core: AskServices, request: RequestContext, tool: Tool, value: Any,
     """A call's value as its ``CallToolResult``: shaped here, or (drawing a figure, encoding an
     array, keeping a long text, walking a large list or dict or one holding any of those:
     :func:`~nanohubmcp.server.results.convert.costly`; not on the event loop) the future of its shaping on
-    the worker pool. A ``job``'s :attr:`~nanohubmcp.server.jobs.record.Job.json_text` is found where the
-    value is shaped (it walks the value as the shaping does)."""
+    the worker pool. A ``job``'s :attr:`~nanohubmcp.server.jobs.record.Job.json_text` and ``item_places``
+    are found where the value is shaped (they walk the value as the shaping does): :func:`note_value`."""
     # A plain str/number/bool is never offloaded nor converted: no sink, no detour.
     kind = type(value)
     plain = kind in PLAIN_TYPES and not (kind is str and _kept_aside(core, value))
@@ -320,8 +321,8 @@ def _shaping(core: AskServices, request: RequestContext, tool: Tool, value: Any,
     if not plain and (kind is str or convert.recognised(value) or convert.costly(value)):
         return loop.run_in_executor(core.executor, functools.partial(
             _spelled_and_shaped, job, tool, value, request.version, sink, data_only=request.data_only))
-    if job is not None:  # its text read back as the value when polled (get_job_result)
-        job.json_text = results.json_spelled(value)
+    if job is not None:  # how its result reads back as the value when polled (get_job_result)
+        note_value(job, tool, value, data_only=request.data_only)
     if sink is not None:  # a keep finding the folder's lock held is finished on the pool, never on the loop
         sink.later = []
     if tool.output_validator is None:  # nothing to hold the result to: it is the shaped value
@@ -338,9 +339,9 @@ def _shaping(core: AskServices, request: RequestContext, tool: Tool, value: Any,
 
 def _spelled_and_shaped(job: Job | None, tool: Tool, value: Any, version: str, sink: ResultSink | None, *,
                         data_only: bool) -> dict[str, Any]:
-    """:func:`shape`, on the worker pool, after ``job``'s ``json_text`` (:func:`_shaping`)."""
+    """:func:`shape`, on the worker pool, after ``job``'s ``json_text`` and ``item_places`` (:func:`_shaping`)."""
     if job is not None:
-        job.json_text = results.json_spelled(value)
+        note_value(job, tool, value, data_only=data_only)
     return shape(tool, value, version, sink, data_only=data_only)
 
 
@@ -391,6 +392,17 @@ def _log_failure(name: str, request: RequestContext, job: Job | None, exc: Excep
                     exc_info=exc if log.isEnabledFor(logging.DEBUG) else None)
     else:
         log.error("tool %r failed %s: %s: %s", name, where, type(exc).__name__, exc, exc_info=exc)
+
+
+def note_value(job: Job, tool: Tool, value: Any, *, data_only: bool = False) -> None:
+    """Keep with ``job`` how its result reads back as ``value`` when polled (``get_job_result``): whether
+    its text is the value's JSON (``Job.json_text``) and, for a list mixing blocks with data shaped for MCP
+    (no output schema, not REST's ``data_only``), where each item sits in it (``Job.item_places``)."""
+    job.json_text = results.json_spelled(value)
+    # A JSON-spelled value holds no block (no second walk of a long list of records); a list mixing blocks
+    # with data is walked again, for where its items sit.
+    mcp_shaped = not data_only and tool.output_schema is None
+    job.item_places = places_of(value) if mcp_shaped and not job.json_text else None
 
 
 def shape(tool: Tool, value: Any, version: str, sink: ResultSink | None = None, *,

@@ -31,12 +31,12 @@ from ...schema.secret import stored_arguments
 from ..asks.by_era import AskServices
 from ..calls import progress
 from ..calls.context import Context
-from ..calls.tool_calls import error_result, run_tool, shape
+from ..calls.tool_calls import error_result, note_value, run_tool, shape
 from ..jobs import service as jobmod
 from ..jobs.visibility import echoed_id
 from ..registry.components import Tool
 from ..results import shape as results
-from ..results.named_blocks import placeholders
+from ..results.named_blocks import in_place, placeholders
 from ..results.owners import owner_of
 from ..results.sink import ResultSink
 from ..wire import trace_context
@@ -178,7 +178,7 @@ def hand_over(core: JobHost, job: jobmod.Job) -> bool:
                 if inspect.isawaitable(value)
                 else shape(tool, value, version, sink)
             )
-            job.json_text = results.json_spelled(value)
+            note_value(job, tool, value)
         except Exception as exc:  # what the function raised, or a result that cannot be shaped
             result = error_result(message_of(exc))
         finish_with(job, result)
@@ -219,7 +219,7 @@ def follow_reattached(core: JobHost, job: jobmod.Job) -> bool:
         except Exception as exc:
             finish_with(job, error_result(message_of(exc)))
             return
-        job.json_text = results.json_spelled(value)
+        note_value(job, tool, value)
         finish_with(job, shape(tool, value, versions.LATEST_HANDSHAKE))
 
     job.task = asyncio.run_coroutine_threadsafe(follow(), core.loop)  # type: ignore[arg-type,assignment]
@@ -280,15 +280,18 @@ def job_status(job: jobmod.Job) -> dict[str, Any]:
             running["progress"] = report
         return running
     if job.status == jobmod.COMPLETED:
-        return {"status": "done", "job_id": job.id, "result": job_value(job.result or {}, json_text=job.json_text)}
+        return {"status": "done", "job_id": job.id, "result": job_value(job.result or {}, json_text=job.json_text,
+                                                                     places=job.item_places)}
     if job.status == jobmod.CANCELLED:
         return {"status": "cancelled", "job_id": job.id}
     error = job.status_message or (job.error or {}).get("message") or "the job failed"
     return {"status": "error", "job_id": job.id, "error": error}
 
 
-def job_value(result: dict[str, Any], *, json_text: bool = False) -> Any:
-    """The plain value of a finished job, as the tool's direct call answers it: a number, boolean,
+def job_value(result: dict[str, Any], *, json_text: bool = False, places: list[Any] | None = None) -> Any:
+    """The plain value of a finished job, as the tool's direct call answers it: a list mixing blocks
+    with data as a REST call answers it, each block named in its place (``places``, the job's
+    ``item_places``: ``["<image: content[0]>", "cap", {"n": 1}]``), a number, boolean,
     list or dict of data as that value (its one text block is its JSON: ``json_text``), None as
     None (no block at all), an array's or a table's data as its JSON value (its structured content's
     ``"result"``, as a list's: the value was not a dict, so ``{"result": ...}`` wraps it; a job
@@ -296,6 +299,10 @@ def job_value(result: dict[str, Any], *, json_text: bool = False) -> Any:
     :func:`placeholders` (a picture's place says ``"<image: content[i]>"``; its data is in block i,
     never in the value). A non-finite number keeps its text (``"Infinity"``: JSON has no such
     number, and null would read as no value)."""
+    if places is not None:  # a list mixing blocks with data, shaped for MCP: answered as over REST
+        whole = in_place(result, places)
+        if whole is not None:
+            return whole
     content = result.get("content", [])
     if json_text and not content:
         return None  # the tool returned None: null, not the empty block list

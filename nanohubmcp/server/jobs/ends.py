@@ -34,7 +34,7 @@ def end_fields(job: Job) -> dict[str, Any]:
     """The record's fields that ``job``'s end sets."""
     return {
         "status": job.status, "status_message": job.status_message, "result": job.result, "error": job.error,
-        "json_text": job.json_text, "meta": job.task_meta(), "updated": job.updated,
+        "json_text": job.json_text, "item_places": job.item_places, "meta": job.task_meta(), "updated": job.updated,
         "finished_at": job.finished_at, "ttl": job.ttl}
 
 
@@ -55,7 +55,7 @@ def store_end(backend: JobBackend, job: Job, process: str) -> None:
     if row is not None and row.get("status") in TERMINAL:  # another process ended it first (a cancel)
         job.status, job.status_message = row["status"], row.get("status_message")
         job.result, job.error, job.finished_at = row.get("result"), row.get("error"), row.get("finished_at")
-        job.json_text = bool(row.get("json_text"))
+        job.json_text, job.item_places = bool(row.get("json_text")), row.get("item_places")
 
 
 def store_cancel(backend: JobBackend, job: Job, reason: str) -> Job:
@@ -90,3 +90,4 @@ def cap_result(job: Job, max_bytes: int) -> None:
                 f"{max_bytes} (option max_job_result_bytes)")
         job.status, job.status_message = FAILED, text
         job.result, job.json_text = {"content": [{"type": "text", "text": text}], "isError": True}, False
+        job.item_places = None

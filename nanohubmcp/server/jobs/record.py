@@ -82,6 +82,12 @@ class Job:
         result: the shaped ``CallToolResult`` once completed (or failed with isError).
         json_text: the result's text is the JSON of the tool's value (a number, a boolean, a list or
             dict of data), not text the tool returned: ``get_job_result`` reads it back as that value.
+        item_places: the tool returned a list mixing blocks with data (``[fig, "cap", {"n": 1}]``) and
+            its result was made for MCP (not REST's data only): where each item of the list is in the
+            result, a block's index or a JSON pointer into the structured content
+            (``results.convert.mixed.places_of``), so that ``get_job_result`` answers the whole list with
+            each block named in its place, as a job started over REST; else None (so in a record of an
+            earlier version).
         error: a JSON-RPC error object when the call failed as a protocol error.
         executor: the executor's name (``threads``, ``processes``, ``dask``...).
         executor_ref: what the executor needs to find the job again after a restart, or None.
@@ -118,6 +124,7 @@ class Job:
     status_message: str | None = None
     result: dict[str, Any] | None = None
     json_text: bool = False
+    item_places: list[int | str] | None = None
     error: dict[str, Any] | None = None
     ttl: float = DEFAULT_TTL_SECONDS
     finished_at: float | None = None
@@ -252,7 +259,7 @@ class Job:
             "progress": self.progress, "progress_total": self.progress_total,
             "progress_message": self.progress_message, "progress_updates": 0, "runner": self.runner,
             "provenance_id": self.provenance_id, "json_text": self.json_text, "session_ended": self.session_ended,
-            "input_requests": self.input_requests,
+            "input_requests": self.input_requests, "item_places": self.item_places,
         }
 
     @classmethod
@@ -260,7 +267,8 @@ class Job:
         """A job rebuilt from a store record (no request, no running task)."""
         names = ("id", "tool", "owner", "principal", "created", "updated", "status", "status_message", "result",
                  "error", "ttl", "finished_at", "as_task", "executor", "executor_ref", "arguments", "meta",
-                 "progress", "progress_total", "progress_message", "runner", "provenance_id", "input_requests")
+                 "progress", "progress_total", "progress_message", "runner", "provenance_id", "input_requests",
+                 "item_places")  # (a record of an earlier version has no item_places: None)
         fields: dict[str, Any] = {name: row.get(name) for name in names}
         job = cls(**fields)
         job.executor = job.executor or "threads"

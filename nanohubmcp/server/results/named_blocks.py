@@ -1,16 +1,23 @@
 """A tool result's content blocks named, not carried: the plain value a REST answer and a job's value give
-for a result with no structured content.
+for a result with no structured content, and for a list mixing blocks with data.
 
 A picture stays MCP content: its place in the value says ``"<image: content[i]>"`` (the name
 :mod:`.convert.mixed` leaves in a dict's place), any other block that is not text (audio, bytes as an
-embedded resource, a resource link) ``"<content[i]>"``, i the block's index in the result. Pure: no I/O.
+embedded resource, a resource link) ``"<content[i]>"``, i the block's index in the result. A list the
+tool returned mixing blocks with data (``[fig, "cap", {"n": 1}]``) is answered whole, each block named
+in its place: REST shapes it so at once; a job started over MCP keeps where each item sat
+(:func:`.convert.mixed.places_of`) and its poll rebuilds the list from its stored result
+(:func:`in_place`). Pure: no I/O; imports nothing that shapes results (REST's module loads it at start).
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-__all__ = ["named", "placeholders"]
+from ...schema.paths import pointed
+
+__all__ = ["in_place", "named", "placeholders"]
 
 
 def placeholders(content: list[Any]) -> Any:
@@ -34,3 +41,40 @@ def _named(index: int, block: Any) -> Any:
     if kind == "text":
         return block.get("text", "")
     return f"<image: content[{index}]>" if kind == "image" else f"<content[{index}]>"
+
+
+def in_place(result: dict[str, Any], places: list[Any]) -> list[Any] | None:
+    """The list a tool returned, rebuilt from its ``CallToolResult`` and ``places`` (what
+    :func:`.convert.mixed.places_of` said of it): each
+    block named as :func:`named` names it, each data item read at its JSON pointer in the structured
+    content — or, for a result made for a version without structured content (before 2025-06-18), in
+    the JSON text block that ends the content. ``[0, 1, ""]`` over an image, the text ``"cap"`` and
+    ``{"n": 1}`` -> ``["<image: content[0]>", "cap", {"n": 1}]``.
+
+    Returns None when the result does not hold them so (its data kept as a resource: it ends with a
+    link): the caller answers as for any result.
+    """
+    content = result.get("content") or []
+    if "structuredContent" in result:
+        source = result["structuredContent"]
+    elif content and isinstance(content[-1], dict) and content[-1].get("type") == "text":
+        try:
+            source = json.loads(content[-1].get("text", ""))
+        except ValueError:
+            return None
+    else:
+        return None
+    names = named(content)
+    whole: list[Any] = []
+    for place in places:
+        if isinstance(place, int) and not isinstance(place, bool):
+            if not 0 <= place < len(content) - 1:  # a block, never the data's text that ends the content
+                return None
+            whole.append(names[place])
+        else:
+            found, item = pointed(source, place) if isinstance(place, str) else (False, None)
+            if not found:
+                return None
+            whole.append(item)
+    return whole
+

@@ -204,8 +204,8 @@ def _mixed_parts(split: mixed.Split, sink: ResultSink | None, data_only: bool = 
     -> ``{"result": ["<image: content[0]>", "cap", {"n": 1}]}``), so that no block is dropped silently."""
     blocks = [_block(piece, sink) for piece in split.pieces]
     if data_only and split.in_place is not None:
-        names = iter(named(blocks))
-        whole = [next(names) if is_block else item for is_block, item in split.in_place]
+        names = named(blocks)  # (a picture inside an earlier data item has its block before the next piece's)
+        whole = [item if index is None else names[index] for index, item in split.in_place]
         data = {"result": to_json(whole, "the tool's result")[1]}
     else:
         data = to_json(split.data, "the tool's result")[1]

@@ -21,7 +21,7 @@ from typing import Any
 from ....protocol.content import is_content
 from .kinds import library
 
-__all__ = ["Split", "is_picture", "split"]
+__all__ = ["Split", "is_picture", "places_of", "split"]
 
 PICTURE_LIBRARIES = ("matplotlib", "PIL")
 MAX_DEPTH = 50
@@ -47,8 +47,24 @@ class Split:
         self.pieces: list[Any] = []
         self.data: Any = None
         self.has_data = False
-        self.in_place: list[tuple[bool, Any]] | None = None
-        """For a list: each item in order, ``(True, None)`` for a piece, ``(False, its data)`` for data."""
+        self.in_place: list[tuple[int | None, Any]] | None = None
+        """For a list: each item in order, ``(i, None)`` for a piece (``pieces[i]``: a picture met
+        inside an earlier data item comes before it), ``(None, its data)`` for data."""
+
+    def places(self) -> list[int | str] | None:
+        """For a list: where each item is found in the result made of it (the pieces' blocks first,
+        then the data as a plain value's: a dict as its own structured content, anything else
+        ``{"result": ...}``): ``i`` for a piece, its block ``content[i]``; for a data item the JSON
+        pointer (RFC 6901) of its data in that structured content — ``""`` a lone dict,
+        ``"/result"`` a lone other item, ``"/result/k"`` the k-th of several. None for a dict."""
+        if self.in_place is None:
+            return None
+        data = [item for index, item in self.in_place if index is None]
+        if len(data) == 1:  # (a dict is its own structured content: its "result" key is its own)
+            lone = "" if isinstance(data[0], dict) else "/result"
+            return [lone if index is None else index for index, _ in self.in_place]
+        pointers = iter(f"/result/{k}" for k in range(len(data)))
+        return [next(pointers) if index is None else index for index, _ in self.in_place]
 
     def _place(self, value: object, depth: int) -> Any:
         """``value`` with every picture inside it moved to ``pieces`` and a placeholder left behind."""
@@ -111,12 +127,24 @@ def split(value: list[Any] | dict[str, Any]) -> Split | None:
     parts.in_place = []
     for item in value:
         if _is_piece(item) or isinstance(item, (str, bytes, bytearray, memoryview)):
+            parts.in_place.append((len(parts.pieces), None))
             parts.pieces.append(item)
-            parts.in_place.append((True, None))
         else:
             data.append(parts._place(item, 1))
-            parts.in_place.append((False, data[-1]))
+            parts.in_place.append((None, data[-1]))
     if data:
         parts.data = data[0] if len(data) == 1 else data
         parts.has_data = True
     return parts
+
+
+def places_of(value: object) -> list[int | str] | None:
+    """Where each item of ``value``, a list (or tuple) mixing blocks with data, is found in the result a
+    tool's value is made into without an output schema or REST's ``data_only`` (:meth:`Split.places`):
+    ``[fig, "cap", {"n": 1}]`` -> ``[0, 1, ""]`` (blocks 0 and 1, then the structured content itself).
+    None for any other value. A job keeps it (``Job.item_places``) so that its poll answers what a REST
+    call answers (:func:`~nanohubmcp.server.results.named_blocks.in_place`)."""
+    if not isinstance(value, (list, tuple)) or set(map(type, value)) <= LEAF_TYPES:
+        return None
+    parts = split(list(value) if isinstance(value, tuple) else value)
+    return parts.places() if parts is not None and parts.has_data else None
