@@ -270,6 +270,11 @@ class SSEWriter:
             return
         self.closed = True
         self._stop_timer()
+        writing = self._writing
+        if writing is not None and writing is not asyncio.current_task(self._loop):
+            # (a write to a connection closed under it never completes: Tornado drops its future, and the
+            # task would wait forever holding the event)
+            writing.cancel()
         if self._on_disconnect is not None:
             callback, self._on_disconnect = self._on_disconnect, None
             callback()
