@@ -50,6 +50,7 @@ import inspect
 from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
+from ..protocol import jsonenc
 from .wire.request import ANSWERED_BY_LAYER, STREAMS_TEXT
 
 if TYPE_CHECKING:
@@ -265,9 +266,9 @@ class Pipeline:
         check_middleware(layer)
         if type(stream_kept_text) is not bool:
             raise TypeError(f"stream_kept_text must be True or False, not {stream_kept_text!r}")
-        from .results import convert  # (a server with middleware only: not loaded at start)
-
-        convert.write_values()  # a numpy value the layer puts into a result is written as a tool's
+        # A numpy value the layer puts into a result is written as a tool's; the converters are loaded at
+        # the first such value (a served script's start loads none of them).
+        jsonenc.convert_values_with(_as_a_tools_value)
         self._layers.append(_Slot(layer, acts, user=True, streams=stream_kept_text))
         self.refresh()
 
@@ -417,3 +418,11 @@ def check_middleware(layer: Any) -> None:
         raise TypeError(
             f"middleware {getattr(layer, '__name__', layer)!r} must take two arguments: (request, call_next)"
         ) from None
+
+
+def _as_a_tools_value(value: object) -> Any:
+    """``value`` (JSON has no form for it) as a tool's result writes it (:func:`.results.convert.jsonable`,
+    loaded here at the first such value; loading it makes that the encoder's converter directly)."""
+    from .results import convert
+
+    return convert.jsonable(value)

@@ -26,7 +26,8 @@ complex numbers -> ``[real, imag]``; categoricals -> their values.
 
 The wire's encoder writes such a value met in a message (a middleware's, never a tool's: the handlers
 convert those) as :func:`jsonable` makes it: :func:`write_values`, called when this module is imported
-(whatever shapes a tool's result imports it) and by the pipeline when the application adds a middleware.
+(whatever shapes a tool's result imports it); a server with a middleware has the encoder load this module
+at the first such value.
 """
 
 from __future__ import annotations
