@@ -27,7 +27,10 @@ import numpy as np, pandas as pd
 from nanohubmcp.protocol import jsonenc
 from nanohubmcp.server.results import shape
 from nanohubmcp.server.results.sink import ResultSink
-from nanohubmcp.server.results.store import ResultOptions
+try:
+    from nanohubmcp.server.results.options import ResultOptions
+except ImportError:  # a --before checkout older than results/options.py
+    from nanohubmcp.server.results.store import ResultOptions
 case, rows, floats, accelerated = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "on"
 if not accelerated and hasattr(jsonenc, "use_accelerator"):
     jsonenc.use_accelerator(False)

@@ -49,7 +49,12 @@ from matplotlib.figure import Figure
 from nanohubmcp.protocol import jsonenc
 from nanohubmcp.server.results import shape as results
 from nanohubmcp.server.results.sink import ResultSink
-from nanohubmcp.server.results.store import ResultOptions, ResultStore
+from nanohubmcp.server.results.store import ResultStore
+
+try:
+    from nanohubmcp.server.results.options import ResultOptions
+except ImportError:  # a --compare checkout before results/options.py (50dd142)
+    from nanohubmcp.server.results.store import ResultOptions  # type: ignore[attr-defined,no-redef]
 
 matplotlib.use("Agg")
 
