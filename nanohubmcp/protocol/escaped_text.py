@@ -1,11 +1,15 @@
-"""A table's text block, escaped while its records are joined: text whose JSON string form is already written.
+"""A tool result's text block that repeats its data's JSON text: text whose JSON string form is found by two replaces.
 
-A tool that returns a table gets a text block holding the table's records as JSON text, and that text
-is itself written as a JSON string on the wire, so every quote in it is escaped again. The result converter
-(``server.results.convert.frames``) writes both forms at once, while it joins the records, and hands the
-text over as a :class:`KnownText`: a ``str`` that also carries its escaped form. The encoder
-(``protocol.jsonenc``) copies that form where the block's text stands, instead of escaping the text a
-second time (for a large table, the escaping cost more than writing the table).
+A tool that returns a table or an array gets a text block holding its data as JSON text (``{"result":...}``),
+and that text is itself written as a JSON string on the wire, so every quote in it is escaped again. The
+data's text is JSON text as ``protocol.jsonenc`` writes it, vouched for as such by its maker (it is
+``structuredContent``'s ``jsonenc.Encoded`` too): it holds no raw control character (the encoder writes
+those inside strings as escapes, and nothing else outside them), so its string form is the text with each
+backslash and each quote escaped, which ``str.replace`` finds without the C string writer's look at every
+character. :func:`wrapped` makes the block's text and that form at once and hands them over as a
+:class:`KnownText`: a ``str`` that also carries its escaped form. The encoder copies that form where the
+block's text stands, instead of escaping the text a second time (for a large table, the escaping cost more
+than writing the table).
 
 This module owns that string, the count of those alive (the encoder looks for one only while there is
 one: :data:`alive`) and where in a message one is copied from (:func:`known_texts`: a block's ``text`` in
@@ -16,11 +20,9 @@ tool result; never at start, which is why the encoder does not import it itself)
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from typing import Final
 
-__all__ = ["KnownText", "alive", "known_texts", "wrapped"]
+__all__ = ["KnownText", "alive", "json_text_escaped", "known_texts", "wrapped"]
 
 alive = 0
 """:class:`KnownText` strings made and not yet freed: only while there is one does the encoder look for one
@@ -32,11 +34,11 @@ class KnownText(str):
     between its quotes. Where it is a text block's ``text`` in a result's ``content`` (the message's
     ``result``, or the value itself), ``jsonenc.dumps``, ``dumpb`` and ``dumpb_parts`` copy ``escaped``
     instead of escaping the string again; anywhere else it is written as any ``str``. Every reader sees a
-    ``str``; a copy or a pickle of it is a plain ``str``. Made by the result converters; the caller
-    vouches that ``escaped`` is the string's JSON text, quotes left out.
+    ``str``; a copy or a pickle of it is a plain ``str``. Made by :func:`wrapped`; the caller vouches that
+    ``escaped`` is the string's JSON text, quotes left out.
     """
 
-    escaped: str | None
+    escaped: str
 
     def __new__(cls, text: str, escaped: str) -> KnownText:
         global alive
@@ -54,24 +56,30 @@ class KnownText(str):
 
 
 def wrapped(prefix: str, text: str, suffix: str) -> str:
-    """``prefix + text + suffix``; when ``text`` is a :class:`KnownText`, one whose escaped text is made
-    from ``text``'s (which ``text`` then gives up: a large one is not held twice).
+    """``prefix + text + suffix``, JSON text as ``jsonenc.dumps`` writes it (the caller vouches for all
+    three together, e.g. ``'{"result":'``, an ``Encoded``'s text and ``"}"``): a :class:`KnownText`
+    carrying its escaped form, or the plain string when ``text`` holds no quote and no backslash (an
+    array's numbers: the encoder escapes the wrapper's few quotes as it writes the string).
 
     Example:
-        ``wrapped('{"result":', KnownText('"a"', '\\"a\\"'), "}").escaped == '{\\"result\\":\\"a\\"}'``
+        ``wrapped('{"result":', '"a"', "}").escaped == '{\\"result\\":\\"a\\"}'``
     """
     joined = "".join((prefix, text, suffix))
-    if type(text) is not KnownText or text.escaped is None:
+    if '"' not in text and "\\" not in text:  # (C's search for a character: no copy, no look at each)
         return joined
-    escaped, text.escaped = text.escaped, None
-    return KnownText(joined, "".join((_escape(prefix), escaped, _escape(suffix))))
+    return KnownText(joined, json_text_escaped(joined))
 
 
-def _escape(text: str) -> str:
-    return _encode_string(text)[1:-1]
+def json_text_escaped(text: str) -> str:
+    """The JSON string form of ``text``, quotes left out, where ``text`` is JSON text as ``jsonenc.dumps``
+    writes it (what the C string writer writes for it, byte for byte): each backslash and each quote escaped.
 
-
-_encode_string: Final = json.encoder.encode_basestring  # the C string writer jsonenc writes a str with
+    Such text holds no raw control character, the only other characters a JSON string escapes (``dumps``
+    writes them inside strings as escapes, and compact JSON has no whitespace between values).
+    """
+    if "\\" in text:
+        text = text.replace("\\", "\\\\")
+    return text.replace('"', '\\"')
 
 
 def known_texts(value: object, spliced: Callable[[str], object]) -> object:
@@ -90,4 +98,4 @@ def known_texts(value: object, spliced: Callable[[str], object]) -> object:
 
 
 def _known(block: object) -> bool:
-    return block.__class__ is dict and block.get("text").__class__ is KnownText and block["text"].escaped is not None
+    return block.__class__ is dict and block.get("text").__class__ is KnownText

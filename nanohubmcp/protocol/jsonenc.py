@@ -21,8 +21,8 @@ result; the handlers convert a tool's own) is written as the converter the serve
 TypeError.
 
 How deep a value may nest (``MAX_JSON_DEPTH``, ``NestedTooDeep``, the text's depth count) is
-``protocol.nesting``'s; its names are importable from here too. A table's text block, escaped while its
-records were joined (``KnownText``), is ``protocol.escaped_text``'s: this module copies its escaped text.
+``protocol.nesting``'s; its names are importable from here too. A table's text block, escaped where the block
+is made (``KnownText``), is ``protocol.escaped_text``'s: this module copies its escaped text.
 """
 
 from __future__ import annotations

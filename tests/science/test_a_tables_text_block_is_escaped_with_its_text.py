@@ -1,6 +1,7 @@
-"""A table's text block (its records as JSON, inside a JSON string) is escaped while its records are
-joined, not escaped again by the response encoder: the bytes on the wire are the standard library's
-for the same values, with orjson and without it, by every writer of a response."""
+"""A table's text block (its records as JSON, inside a JSON string) is escaped once, where the block is
+made (its backslashes and quotes replaced: JSON text holds no raw control character), not escaped again
+by the response encoder: the bytes on the wire are the standard library's for the same values, with orjson
+and without it, by every writer of a response."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pandas as pd
 import pytest
 
 from nanohubmcp.protocol import jsonenc
-from nanohubmcp.protocol.escaped_text import KnownText, wrapped
+from nanohubmcp.protocol.escaped_text import KnownText, json_text_escaped, wrapped
 from nanohubmcp.server.results import shape as results
 
 N = 30
@@ -94,8 +95,17 @@ def test_a_known_text_reads_copies_and_pickles_as_its_string() -> None:
     assert known == 'a"b'
     assert isinstance(known, str)
     assert type(pickle.loads(pickle.dumps(known))) is str
-    whole = wrapped("{", known, "}")
-    assert (whole, type(whole)) == ('{a"b}', KnownText)
-    assert known.escaped is None  # given up to the wrapped text: a large one is not held twice
     assert jsonenc.dumps({"content": [{"text": known}]}) == '{"content":[{"text":"a\\"b"}]}'
-    assert wrapped("[", "x", "]") == "[x]"
+
+
+def test_a_wrapped_json_text_carries_the_c_string_writers_escape() -> None:
+    for text in ['["a\\"b"]', '["\\\\","\\u001f","\u2028\u00e9"]', '{"k\\"":[1,null]}', '[1,2.5]', '"\ud800"']:
+        whole = wrapped('{"result":', text, "}")
+        assert whole == '{"result":' + text + "}"
+        assert json.encoder.encode_basestring(whole) == f'"{escaped(whole)}"'
+    assert type(wrapped("[", "1,2", "]")) is str  # nothing to escape in the data: the plain string
+    assert type(wrapped("[", '"x"', "]")) is KnownText
+
+
+def escaped(text: str) -> str:
+    return text.escaped if isinstance(text, KnownText) else json_text_escaped(text)

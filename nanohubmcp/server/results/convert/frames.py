@@ -11,12 +11,10 @@ their values, complex -> ``[real, imag]``, other objects (``Period``, ``Interval
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeGuard
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeGuard
 
 from ....protocol import jsonenc
-from ....protocol.escaped_text import KnownText
 from . import arrays
 from .kinds import Nested, is_a, library
 
@@ -70,7 +68,7 @@ def to_records(value: object, nested: Nested) -> Table | None:
         return Table(
             f"{head}:\n{text}",
             lambda: _records(value, nested),
-            lambda: records_text(value, nested, known=True),
+            lambda: records_text(value, nested),
             lambda: (value.to_csv(), "text/csv", "table.csv"),
         )
     if _series(value):
@@ -81,7 +79,7 @@ def to_records(value: object, nested: Nested) -> Table | None:
         return Table(
             f"{head}:\n{text}",
             lambda: _records(frame, nested),
-            lambda: records_text(frame, nested, known=True),
+            lambda: records_text(frame, nested),
             lambda: (frame.to_csv(), "text/csv", "series.csv"),
         )
     if _index(value):
@@ -164,62 +162,33 @@ def _records(frame: pd.DataFrame, nested: Nested) -> list[dict[str, Any]]:
     return [dict(zip(names, row, strict=True)) for row in zip(*columns, strict=True)]
 
 
-def records_text(frame: pd.DataFrame, nested: Nested, *, known: bool = False) -> str:
+def records_text(frame: pd.DataFrame, nested: Nested) -> str:
     """The JSON text of the frame's records, as ``jsonenc.dumps`` writes them (same bytes), made
     column by column: each cell written once, then the cells and the (shared) key texts joined in
-    row order in one pass.
-
-    ``known``: a :class:`~nanohubmcp.protocol.escaped_text.KnownText`, whose escaped text (the text as a
-    JSON string writes it, for the result's text block) is joined the same way, the numbers as they
-    are and only the keys and the other cells escaped."""
+    row order in one pass. (Its escaped form, for the result's text block, is made from the joined
+    text: ``protocol.escaped_text.wrapped``.)"""
     flat, names = _flat(frame)
     rows = len(flat)
     if not rows:
         return "[]"
     width = 2 * len(names)  # per row: key, cell, key, cell, ...; then the closing "}]"
     pieces = [""] * (rows * width + 1)
-    escaped = [""] * (rows * width + 1) if known else pieces  # (not known: written twice, joined once)
     for i, name in enumerate(names):
         key = jsonenc.dumps(name) + ":"
         pieces[2 * i : -1 : width] = [("},{" if i == 0 else ",") + key] * rows
-        cells, numbers = _cell_texts(flat.iloc[:, i], nested)
-        pieces[2 * i + 1 : -1 : width] = cells
-        if known:
-            escaped[2 * i : -1 : width] = [_escaped(("},{" if i == 0 else ",") + key)] * rows
-            escaped[2 * i + 1 : -1 : width] = cells if numbers else _escaped_cells(cells)
+        pieces[2 * i + 1 : -1 : width] = _cell_texts(flat.iloc[:, i], nested)
     pieces[0] = "[{" + jsonenc.dumps(names[0]) + ":"
-    pieces[-1] = escaped[-1] = "}]"
-    if not known:
-        return "".join(pieces)
-    escaped[0] = _escaped(pieces[0])
-    return KnownText("".join(pieces), "".join(escaped))
+    pieces[-1] = "}]"
+    return "".join(pieces)
 
 
-def _escaped(text: str) -> str:
-    return _encode_string(text)[1:-1]
-
-
-def _escaped_cells(cells: list[str]) -> list[str]:
-    """Each cell's JSON text as a JSON string writes it, quotes left out. Cells without a backslash
-    hold no character to escape but their quotes: those are escaped in one pass over the column
-    (joined at a control character, which a JSON text never holds raw, and split there again)."""
-    joined = "\x1f".join(cells)
-    if "\\" not in joined:
-        return joined.replace('"', '\\"').split("\x1f")
-    return [_escaped(text) for text in cells]
-
-
-_encode_string: Final = json.encoder.encode_basestring  # the C string writer jsonenc writes text with
-
-
-def _cell_texts(series: pd.Series, nested: Nested) -> tuple[list[str], bool]:
-    """One column's cells as JSON text, and whether they are all numbers, ``true``, ``false`` or
-    ``null`` (text a JSON string holds unescaped)."""
+def _cell_texts(series: pd.Series, nested: Nested) -> list[str]:
+    """One column's cells as JSON text."""
     if library(series.dtype) == "numpy" and series.dtype.kind in "biuf":
-        return arrays.cell_texts(series.to_numpy(), nested), True
+        return arrays.cell_texts(series.to_numpy(), nested)
     if series.dtype.kind == "O" and _only_text(series):  # cell() keeps text as it is
-        return jsonenc.string_texts(series.tolist()), False
-    return jsonenc.texts(column(series, nested)), False
+        return jsonenc.string_texts(series.tolist())
+    return jsonenc.texts(column(series, nested))
 
 
 def _only_text(series: pd.Series) -> bool:

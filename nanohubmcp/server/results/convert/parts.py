@@ -191,7 +191,7 @@ def converted_parts(conv: Converted, sink: ResultSink | None, *, data_only: bool
         structured: Any = {"result": jsonenc.Encoded(data_text)}
         if data_only and not too_big(sink, size):
             return [*_head(conv), *blocks], structured
-        text = escaped_text.wrapped(WRAPPER, data_text, "}")  # (a table's escaped text goes with it)
+        text = escaped_text.wrapped(WRAPPER, data_text, "}")  # (with its escaped form, made once)
         wrapped = True
     else:
         data = conv.data() if conv.lazy else conv.data
