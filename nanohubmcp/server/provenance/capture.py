@@ -142,13 +142,14 @@ def result_text(result: dict[str, Any]) -> str:
 def result_parts(result: dict[str, Any]) -> list[str]:
     """:func:`result_text` as the parts it is made of (``jsonenc.dumps_parts``: pre-encoded data a part
     of its own)."""
-    try:  # the wire encoder's output when nothing needs its special cases (most results)
-        text = _wire_text(result)
-        if not text.isascii():
-            text.encode()  # a lone surrogate has no UTF-8 form (UnicodeEncodeError): the wire escapes it
-        return [text]
-    except (TypeError, ValueError):  # pre-encoded data, NaN, a lone surrogate: the wire encoder itself
-        pass
+    if not _pre_encoded(result.get("structuredContent")):
+        try:  # the wire encoder's output when nothing needs its special cases (most results)
+            text = _wire_text(result)
+            if not text.isascii():
+                text.encode()  # a lone surrogate has no UTF-8 form (UnicodeEncodeError): the wire escapes it
+            return [text]
+        except (TypeError, ValueError):  # pre-encoded data, NaN, a lone surrogate: the wire encoder itself
+            pass
     try:
         parts = jsonenc.dumps_parts(result)
         for part in parts:
@@ -173,6 +174,13 @@ def _python_text(result: dict[str, Any]) -> str:
         return json.dumps(jsonenc.plain(result), separators=(",", ":"), default=str)
     except (TypeError, ValueError):
         return json.dumps(repr(result))
+
+
+def _pre_encoded(structured: object) -> bool:
+    """An array's or a table's ``structuredContent`` (its data's JSON text, ``jsonenc.Encoded``): the plain
+    writer would refuse it only after writing the content before it, the data's text block (24 MB for a
+    300,000-row table, escaped whole and dropped) — the parts are asked for at once."""
+    return isinstance(structured, dict) and structured.get("result").__class__ is jsonenc.Encoded
 
 
 _TEXT_RESULT_KEYS = ("content", "isError")
