@@ -39,8 +39,9 @@ rng = np.random.default_rng(1)
 df = pd.DataFrame({"t": np.arange(rows) * 1e-3, "x": rng.standard_normal(rows), "step": np.arange(rows, dtype=np.int64),
                    "label": np.where(np.arange(rows) % 2 == 0, "even", "odd")})
 inline = ResultSink(ResultOptions(max_inline_bytes=None))
-def wire(value):
-    return jsonenc.dumpb({"jsonrpc": "2.0", "id": 1, "result": shape.tool_result(value, sink=inline)})
+def wire(value):  # as the transports send a response: the encoder's parts (science_results.py's wire)
+    message = {"jsonrpc": "2.0", "id": 1, "result": shape.tool_result(value, sink=inline)}
+    return jsonenc.dumpb_parts(message) if hasattr(jsonenc, "dumpb_parts") else jsonenc.dumpb(message)
 wire(a[:10]); wire(df.head(10)); json.dumps(a[:10].tolist()); df.head(10).to_json(orient="records")  # warm
 if case == "array-baseline":
     json.dumps(a.tolist())

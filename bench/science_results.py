@@ -130,8 +130,14 @@ def main() -> None:
     inline = ResultSink(ResultOptions(max_inline_bytes=None))
     offload = ResultSink(ResultOptions(), ResultStore(ttl=60), owner="bench")
 
-    def wire(result: dict[str, Any]) -> bytes:
-        return jsonenc.dumpb({"jsonrpc": "2.0", "id": 1, "result": result})
+    def wire(result: dict[str, Any]) -> list[Any]:
+        # The response as the HTTP transports send it (BaseHandler.send_json, and the stdio writer): the
+        # encoder's parts, UTF-8, each handed to the socket as it is (the data's pre-encoded text a part of
+        # its own, never joined with the rest into one body). Before 2026-12-05 this row timed dumpb, which
+        # joins the parts into one text first: no transport sends a response that way (bench/findings.md §13.4).
+        message = {"jsonrpc": "2.0", "id": 1, "result": result}
+        parts = getattr(jsonenc, "dumpb_parts", None)  # (a --compare checkout before it: one body)
+        return parts(message) if parts is not None else [jsonenc.dumpb(message)]
 
     rows: list[tuple[str, str, float, float, int]] = []  # (value, case, seconds, ratio, bytes)
 
@@ -139,9 +145,9 @@ def main() -> None:
         base, text = median_time(baseline, repeats)
         rows.append((kind, f"{baseline_name}  [baseline]", base, 1.0, len(text)))
         t, body = median_time(lambda: wire(results.tool_result(value, sink=inline)), repeats)
-        rows.append((kind, "nanohubmcp: value -> CallToolResult -> response bytes, inline", t, t / base, len(body)))
+        rows.append((kind, "nanohubmcp: value -> CallToolResult -> response bytes, inline", t, t / base, size(body)))
         t, body = median_time(lambda: wire(results.tool_result(value, sink=offload)), repeats)
-        rows.append((kind, "nanohubmcp: summary + resource_link (default)", t, t / base, len(body)))
+        rows.append((kind, "nanohubmcp: summary + resource_link (default)", t, t / base, size(body)))
         t, body = median_time(lambda: peer_text(baseline()), repeats)
         rows.append((kind, f"peer, by hand: return {baseline_name} (sent twice)", t, t / base, len(body)))
 
@@ -155,7 +161,7 @@ def main() -> None:
     png_base, png = median_time(lambda fig: _savefig(fig), repeats, setup=figure)
     rows.append((kind, "fig.savefig(BytesIO(), 'png')  [baseline]", png_base, 1.0, len(png)))
     t, body = median_time(lambda fig: wire(results.tool_result(fig)), repeats, setup=figure)
-    rows.append((kind, "nanohubmcp: Figure -> image block -> response bytes", t, t / png_base, len(body)))
+    rows.append((kind, "nanohubmcp: Figure -> image block -> response bytes", t, t / png_base, size(body)))
     blocks = results.tool_result(figure())["content"]
     # the PNG travels once: one image block and no text block carrying it again (e.g. as base64 text)
     copies = sum(b["type"] == "image" for b in blocks) + sum(
@@ -213,6 +219,11 @@ def compare(args: argparse.Namespace) -> None:
     for key in keys:
         cells = [statistics.median(seen[name].get(key, [float("nan")])) for name in variants]
         print(f"{key[0] + ' | ' + key[1]:<{width}}  " + "  ".join(f"{cell:22.2f}" for cell in cells))
+
+
+def size(parts: list[Any]) -> int:
+    """Bytes on the wire of a response's parts (:func:`jsonenc.dumpb_parts`; inline, each is bytes)."""
+    return sum(len(part) for part in parts)
 
 
 def _savefig(fig: Figure) -> bytes:
