@@ -20,7 +20,7 @@ Modules:
 - ``translate`` and ``exporter``: a notebook to a ``start_mcp.py`` (``nanohubmcp export``,
   ``jupyter nbconvert --to mcp``); where each ``%config NanohubMCP`` setting goes in the script in
   ``export_settings``, the file around the cells (header, ``server`` line, command line) in
-  ``script_frame``.
+  ``script_frame``; the parts ``translate`` composes in ``export_*`` (its docstring lists them).
 """
 
 from __future__ import annotations

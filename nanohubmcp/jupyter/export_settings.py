@@ -22,8 +22,8 @@ setting accepts). Where they go:
   (:attr:`CommandLine.token_required`);
 - mode and switch_interval are notebook-only.
 
-The cells' code is :mod:`.translate`'s (which reads the ``%config`` lines out of the cells), the
-file around it :mod:`.script_frame`'s.
+The cells' code is :mod:`.translate`'s (:mod:`.export_magic_lines` reads the ``%config`` lines out of the
+cells), the file around it :mod:`.script_frame`'s.
 """
 
 from __future__ import annotations

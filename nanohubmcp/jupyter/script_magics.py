@@ -1,11 +1,11 @@
 """What each IPython magic of a notebook becomes in its exported ``start_mcp.py``.
 
 One table, :func:`line_magic` for ``%magic line`` and :data:`CELL_KEEPS_BODY` for the ``%%magic`` cells
-whose body runs as code; :mod:`.translate` applies it wherever the line stands (a cell's top level, a
-block, a function's body). A magic is *translated* when plain Python does what IPython does, *dropped*
-with a comment when it only shows, times, installs or edits the notebook's session, and *refused* when it
-sets state or binds names the script cannot reproduce — never dropped silently when later code may rely
-on it:
+whose body runs as code; the export applies it wherever the line stands (a cell's top level, a block, a
+function's body: :mod:`.export_magic_lines`; a cell: :mod:`.export_cells`). A magic is *translated* when
+plain Python does what IPython does, *dropped* with a comment when it only shows, times, installs or edits
+the notebook's session, and *refused* when it sets state or binds names the script cannot reproduce — never
+dropped silently when later code may rely on it:
 
 =====================================  ===================================================================
 ``%env NAME=value``, ``%set_env``      ``os.environ["NAME"] = "value"``, split as IPython splits it (refused
@@ -23,7 +23,7 @@ on it:
 ``%autoreload``, ``%aimport``, others
 =====================================  ===================================================================
 
-``%config NanohubMCP``, ``%load_ext nanohubmcp`` and ``%mcp`` lines are :mod:`.translate`'s own.
+``%config NanohubMCP``, ``%load_ext nanohubmcp`` and ``%mcp`` lines are :mod:`.export_magic_lines`' own.
 """
 
 from __future__ import annotations
