@@ -28,9 +28,9 @@ from ..calls.context import Context
 from ..calls.invoke import CallRecord, call_function
 from ..registry.registry import list_result
 from ..registry.resources import Resource, ResourceTemplate
+from ..results import RESULT_URI_PREFIX
 from ..results import shape as results
 from ..results.owners import owner_of
-from ..results.store import URI_PREFIX
 from ..wire.request import STREAMS_TEXT, RequestContext
 
 if TYPE_CHECKING:
@@ -92,7 +92,7 @@ async def resources_read(core: HandlerServices, request: RequestContext, params:
     """``resources/read`` → ``{contents: [...]}``."""
     uri = _uri(params, "resources/read")
     key = comparison_form(uri)  # the store's URIs are minted in that form; the id in them is compared exactly
-    if key.startswith(URI_PREFIX):
+    if key.startswith(RESULT_URI_PREFIX):
         kept = core.result_store.read(key, owner_of(request), pieces=STREAMS_TEXT in request.slots)
         if kept is not None:
             kept["contents"][0]["uri"] = uri  # the spelling asked for, as a registered resource's read names it

@@ -46,8 +46,8 @@ from ...protocol.nesting import NestedTooDeep
 from ...schema import CheckPending
 from ..asks.context_asks import ASKED_CLIENT
 from ..jobs.record import PROVENANCE_META as META_KEY
+from ..results import RESULT_URI_PREFIX
 from ..results.owners import owner_of
-from ..results.store import URI_PREFIX
 from ..wire.request import ANSWERED_BY_LAYER
 from ..wire.trace_context import SPAN
 from . import code_facts, code_reach
@@ -308,7 +308,7 @@ def _keepable(result: dict[str, Any], request: Request) -> bool:
     if request.context.get(ASKED_CLIENT):
         return False  # the result depends on what the client answered, not only on the arguments
     for block in result.get("content") or ():
-        if isinstance(block, dict) and str(block.get("uri", "")).startswith(URI_PREFIX):
+        if isinstance(block, dict) and str(block.get("uri", "")).startswith(RESULT_URI_PREFIX):
             return False  # a large result's link: owned by this caller, readable for job_ttl_seconds only
     return result.get("resultType", "complete") == "complete" and "task" not in result
 

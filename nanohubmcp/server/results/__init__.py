@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+RESULT_URI_PREFIX = "nanohubmcp://results/"
+"""Every kept result's URI starts with this (:class:`.store.ResultStore`); the rest is a random token and a file
+suffix. Here rather than in the store, so that what only recognises such a URI (``resources/read``, the cache
+layer) loads no store."""
 DEFAULT_MAX_INLINE_BYTES = 256 * 1024
 """Results whose JSON (or PNG) is larger than this become a ``resource_link`` (256 KiB)."""
 DEFAULT_MAX_ANSWER_BYTES = 256 * 1024 * 1024

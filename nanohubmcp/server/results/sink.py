@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .deferred import Finish
 from .kept_size import KEEP_LESS, TooLargeToKeep, utf8_size
 from .options import ResultOptions
-from .store import ResultStore
+
+if TYPE_CHECKING:  # the store is made at its first use (server/first_use); a sink only holds it
+    from .store import ResultStore
 
 __all__ = ["ResultSink"]
 

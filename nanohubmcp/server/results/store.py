@@ -45,9 +45,9 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, BinaryIO, Final
+from typing import Any, BinaryIO
 
-from . import DEFAULT_STORE_BYTES
+from . import DEFAULT_STORE_BYTES, RESULT_URI_PREFIX
 from .deferred import LOCK_WAIT_SECONDS, Finish, file_now_or_later, lock_wait
 from .evictions import Eviction, Evictions
 from .folder import KEPT_ERRORS, finish, write_data
@@ -56,13 +56,9 @@ from .kept_text import READ_PIECE_BYTES, kept_text
 from .shared_folder import SharedFolder
 from .spool import read_part, spool, to_memory, to_part_file
 
-__all__ = ["URI_PREFIX", "ResultStore"]
+__all__ = ["ResultStore"]
 
 log = logging.getLogger(__name__)
-
-URI_PREFIX: Final = "nanohubmcp://results/"
-"""Every kept result's URI starts with this; the rest is a random token and a file suffix."""
-
 
 @dataclass
 class _Entry:
@@ -105,7 +101,7 @@ class ResultStore:
         self.ttl = ttl
         self.max_bytes = max_bytes
         self.max_bytes_per_owner = max_bytes_per_owner if max_bytes_per_owner is not None else max_bytes // 4
-        self._files = SharedFolder(directory, URI_PREFIX)
+        self._files = SharedFolder(directory, RESULT_URI_PREFIX)
         self._opened = False
         self._entries: OrderedDict[str, _Entry] = OrderedDict()
         self._bytes = 0
@@ -166,7 +162,7 @@ class ResultStore:
         .. versionchanged:: 1.0
            ``later``: a busy lock on the event loop is waited for off it (it kept the result in memory).
         """
-        uri = f"{URI_PREFIX}{secrets.token_urlsafe(24)}{suffix}"
+        uri = f"{RESULT_URI_PREFIX}{secrets.token_urlsafe(24)}{suffix}"
         entry = _Entry(owner, mime_type, time.time() + self.ttl, utf8_size(data))
         if entry.size > self.max_bytes:
             raise TooLargeToKeep(entry.size, self.max_bytes)
@@ -206,7 +202,7 @@ class ResultStore:
         """
         with self._lock:
             folder = self._open()
-        uri = f"{URI_PREFIX}{secrets.token_urlsafe(24)}{suffix}"
+        uri = f"{RESULT_URI_PREFIX}{secrets.token_urlsafe(24)}{suffix}"
         path = self._files.path(uri) if folder else None
         try:
             if path is not None:
