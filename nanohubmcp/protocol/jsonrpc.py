@@ -133,8 +133,13 @@ def classify(obj: object) -> Message:
     """Turn one decoded JSON value into a :class:`Message`.
 
     Raises:
-        EnvelopeError: not an object, wrong ``jsonrpc``, bad id, missing method.
-        InvalidParams: ``params`` present but not an object (MCP uses named params only).
+        EnvelopeError: not an object, wrong ``jsonrpc``, bad id (or one over :data:`MAX_ID_CHARS`),
+            missing method.
+        InvalidParams: ``params`` present but not an object (MCP uses named params only); a request's
+            ``_meta.progressToken`` over :data:`MAX_ID_CHARS`.
+
+    .. versionchanged:: 1.0
+       Ids and progress tokens over :data:`MAX_ID_CHARS` are refused.
     """
     if not isinstance(obj, dict):
         raise EnvelopeError("Invalid Request: a JSON-RPC message must be a JSON object")
@@ -145,6 +150,9 @@ def classify(obj: object) -> Message:
     # an int or a str id is valid without a call (bool is a subclass of int, never its type)
     if has_id and type(rid) is not int and type(rid) is not str and not valid_id(rid):
         raise EnvelopeError(f'Invalid Request: "id" must be a string or an integer, not {json_kind(rid)}')
+    if has_id and over_long(rid):
+        raise EnvelopeError(f'Invalid Request: "id" is {_length(rid)}; an id is at most {MAX_ID_CHARS} '
+                            'characters: send a shorter one (a number or a short string)')
     method = obj.get("method", _ABSENT)
     if method is not _ABSENT:
         if (type(method) is not str and not isinstance(method, str)) or not method:
@@ -154,6 +162,11 @@ def classify(obj: object) -> Message:
             params = {}
         elif type(params) is not dict and not isinstance(params, dict):
             raise InvalidParams('Invalid params: "params" must be an object', request_id=_id_or_none(rid))
+        meta = params.get("_meta")
+        if meta and type(meta) is dict and over_long(token := meta.get("progressToken")):
+            raise InvalidParams(f'Invalid params: "params._meta.progressToken" is {_length(token)}; a progress '
+                                f'token is at most {MAX_ID_CHARS} characters: send a shorter one (a number or '
+                                'a short string)', request_id=_id_or_none(rid))
         if has_id:
             return Message(REQUEST, obj, method, rid, params)
         return Message(NOTIFICATION, obj, method, None, params)
@@ -167,7 +180,32 @@ _ABSENT: Any = object()
 
 
 def _id_or_none(value: object) -> Any:
-    return value if valid_id(value) else None
+    return value if valid_id(value) and not over_long(value) else None
+
+
+MAX_ID_CHARS: Final = 256
+"""Characters a request's ``id`` and its ``params._meta.progressToken`` may have, at most (an
+integer: digits). Both are repeated in what the server sends back (every progress notification
+carries the token, the answer its id) and kept in resumable streams' event logs, in Redis too when
+the server is scaled out, so an unbounded one would let a client make the server hold its text
+hundreds of times. A longer id is an invalid request (-32600), a longer token invalid params (-32602)."""
+
+_INT_BOUND: Final = 10**MAX_ID_CHARS
+
+
+def over_long(value: object) -> bool:
+    """Whether ``value`` is a string of over :data:`MAX_ID_CHARS` characters or an integer of over
+    as many digits (anything else: False)."""
+    if type(value) is str or isinstance(value, str):
+        return len(value) > MAX_ID_CHARS
+    return isinstance(value, int) and not isinstance(value, bool) and not -_INT_BOUND < value < _INT_BOUND
+
+
+def _length(value: Any) -> str:
+    """How long an :func:`over_long` ``value`` is, in words."""
+    if isinstance(value, str):
+        return f"a string of {len(value)} characters"
+    return f"an integer of {len(str(abs(value)))} digits"
 
 
 def error(request_id: object, err: dict[str, Any]) -> dict[str, Any]:
