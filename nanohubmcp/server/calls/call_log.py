@@ -17,10 +17,11 @@ import logging
 from collections import deque
 from typing import Any
 
-from ...protocol import jsonrpc
+from ...protocol import jsonenc, jsonrpc
+from ...protocol.nesting import MAX_JSON_DEPTH
 from ..wire.request import LOG_LEVELS
 
-__all__ = ["LOG_KEPT", "PY_LEVELS", "CallLog", "LevelMethods"]
+__all__ = ["LOG_KEPT", "PY_LEVELS", "CallLog", "LevelMethods", "sendable"]
 
 log = logging.getLogger("nanohubmcp.tool")
 
@@ -82,10 +83,45 @@ class CallLog:
         self._kept.append({"level": level, "message": message, **({"data": data} if data else {})})
         if wanted is None or LOG_LEVELS.index(level) < LOG_LEVELS.index(wanted):
             return None
-        payload: Any = {"message": message, **data} if data else message
+        payload: Any = {"message": message, **sendable(data)} if data else message
         params = {"level": level, "logger": logger or self._logger, "data": payload}
         return jsonrpc.notification("notifications/message", params)
 
     def messages(self) -> list[dict[str, Any]]:
         """The messages kept, oldest first: ``{"level", "message", "data"?}`` each."""
         return list(self._kept)
+
+
+def sendable(data: dict[str, Any]) -> dict[str, Any]:
+    """``data`` (a message's keyword values) as a notification can carry it: itself when JSON holds it
+    (numpy and pandas values are written as in a tool's result), else a copy in which each value JSON
+    has no form for (a set, a ``Path``, an object) is its ``str()``, inside dicts, lists and tuples too,
+    and a dict key that is no str, number, bool or None is its ``str()``: what the function logged
+    reaches the client readable, never failing in the transport (as a job's log on a batch system
+    already did). Runs in the calling thread (a sync tool's worker), not on the event loop."""
+    try:
+        jsonenc.dumps(data)
+    except (TypeError, ValueError):  # (something JSON cannot hold, or a circular reference)
+        return {key: _as_json(value, 1) for key, value in data.items()}
+    return data
+
+
+def _as_json(value: Any, depth: int) -> Any:
+    if depth <= MAX_JSON_DEPTH:
+        if isinstance(value, dict):
+            return {key if key is None or isinstance(key, (str, int, float)) else _text(key): _as_json(item, depth + 1)
+                    for key, item in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [_as_json(item, depth + 1) for item in value]
+    try:
+        jsonenc.dumps(value)
+    except (TypeError, ValueError):
+        return _text(value)
+    return value
+
+
+def _text(value: object) -> str:
+    try:
+        return str(value)
+    except Exception:  # (a __str__ of the tool's own that fails: the message still goes)
+        return object.__repr__(value)

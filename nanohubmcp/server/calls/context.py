@@ -149,9 +149,20 @@ class Context(LevelMethods):
 
         Args:
             level: one of debug, info, notice, warning, error, critical, alert, emergency.
-            message: the text; extra keyword ``data`` is sent beside it.
+            message: the text; extra keyword ``data`` is sent beside it, as JSON: numpy and pandas
+                values as in a tool's result, and any value JSON has no form for (a set, a ``Path``, an
+                object; inside dicts and lists too) as its ``str()`` — the message is sent, never refused
+                (:func:`~.call_log.sendable`). ``ctx.get_log_messages()`` keeps ``data`` as given.
         Raises:
             ValueError: unknown level.
+
+        Example:
+            ``ctx.log("info", "fitted", params={"a", "b"})`` sends
+            ``{"message": "fitted", "params": "{'a', 'b'}"}`` (a set's order is Python's).
+
+        .. versionchanged:: 1.0
+           A value JSON has no form for is sent as its text; the notification failed in the transport
+           with a traceback and was lost.
         """
         notification = self._log.add(level, message, logger, data, self._request.log_level)  # (:mod:`.call_log`)
         if notification is not None:

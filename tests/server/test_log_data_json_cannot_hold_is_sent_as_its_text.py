@@ -1,0 +1,75 @@
+"""A value a tool logs that JSON has no form for is sent as its text, not lost (review r20 L11).
+
+``ctx.log("info", "m", extra={1, 2})`` made the notification fail in the transport's writer with a traceback
+on the event loop ("Object of type set is not JSON serializable"), and the client never got it. Now each
+such value is sent as ``str(value)`` (as a job on Slurm already sent it), numpy and pandas values as in a
+tool's result, and the call goes on as before.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from pathlib import Path
+from typing import Any
+
+import anyio
+import numpy as np
+import pytest
+from support import mcp_client, serve
+
+from nanohubmcp import Context, MCPServer
+from nanohubmcp.testing import in_memory
+
+
+class Opaque:
+    def __str__(self) -> str:
+        return "an opaque thing"
+
+
+def build() -> MCPServer:
+    server = MCPServer("odd logs")
+
+    @server.tool()
+    def odd(ctx: Context) -> str:
+        """Log values JSON has no form for."""
+        ctx.log("info", "m", extra={1, 2})
+        ctx.info("n", nested={"path": Path("/tmp/x"), "n": [1, np.float64(2.5)], (1, 2): "a tuple key"},
+                 array=np.arange(3), thing=Opaque())
+        return "done"
+
+    return server
+
+
+NESTED = {"path": "/tmp/x", "n": [1, 2.5], "(1, 2)": "a tuple key"}
+
+
+def test_the_in_memory_client_gets_each_message_with_the_values_as_text(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.ERROR), in_memory(build(), log_level="info") as client:
+        assert client.call_tool("odd")["content"][0]["text"] == "done"
+        sent = [note["data"] for note in client.notifications("notifications/message")]
+    assert sent == [{"message": "m", "extra": "{1, 2}"},
+                    {"message": "n", "nested": NESTED, "array": [0, 1, 2], "thing": "an opaque thing"}]
+    assert not caplog.records, caplog.text  # (before: a traceback on the loop, and the message lost)
+
+
+def test_the_official_client_over_http_gets_them(caplog: pytest.LogCaptureFixture) -> None:
+    logs: list[Any] = []
+
+    async def on_log(params: Any) -> None:
+        logs.append(params.data)
+
+    async def main() -> Any:
+        with anyio.fail_after(30):
+            async with mcp_client(url + "mcp", logging_callback=on_log) as client:
+                with warnings.catch_warnings():  # logging/setLevel is deprecated only from 2026-07-28
+                    warnings.simplefilter("ignore")
+                    await client.set_logging_level("info")
+                return await client.call_tool("odd", {})
+
+    with caplog.at_level(logging.ERROR), serve(build()) as url:
+        result = anyio.run(main)
+    assert result.content[0].text == "done"
+    assert logs == [{"message": "m", "extra": "{1, 2}"},
+                    {"message": "n", "nested": NESTED, "array": [0, 1, 2], "thing": "an opaque thing"}]
+    assert not caplog.records, caplog.text
