@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,16 @@ def _state_dir_per_test(tmp_path_factory: pytest.TempPathFactory, monkeypatch: p
     """Each test's servers (and the server processes it starts) keep their job store in a fresh
     directory, never in the user's data directory."""
     monkeypatch.setenv("NANOHUBMCP_STATE_DIR", str(tmp_path_factory.mktemp("state")))
+
+
+@pytest.fixture
+def loose_umask() -> Iterator[None]:
+    """The process's umask set to 022 (a common default, which leaves files readable by others)."""
+    before = os.umask(0o022)
+    try:
+        yield
+    finally:
+        os.umask(before)
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import sqlite3
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -21,15 +20,6 @@ from support import serve, wait_until
 from nanohubmcp import MCPServer
 
 pytestmark = [pytest.mark.timeout(60), pytest.mark.skipif(os.name != "posix", reason="POSIX file modes")]
-
-
-@pytest.fixture
-def loose_umask() -> Iterator[None]:
-    before = os.umask(0o022)
-    try:
-        yield
-    finally:
-        os.umask(before)
 
 
 def modes(directory: Path) -> dict[str, int]:

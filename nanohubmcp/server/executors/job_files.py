@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...errors import ConfigurationError
 from ...protocol.mime import guess_mime_type
+from ..wire.state_dir import private_folder
 from .base import JobExecutor
 from .remote import deliver
 
@@ -130,7 +131,7 @@ def poll_seconds(values: Mapping[str, object], least: float, what: str, looked: 
 
 def make_job_folder(root: Path, job_id: str) -> Path:
     """Create (owner-only) and return the folder of job ``job_id`` under ``root``."""
-    root.mkdir(parents=True, exist_ok=True, mode=0o700)
+    private_folder(str(root))
     folder = root / job_id
     folder.mkdir(mode=0o700, exist_ok=True)
     (folder / MARK).touch()

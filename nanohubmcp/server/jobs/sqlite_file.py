@@ -24,6 +24,7 @@ from typing import Any
 from ...protocol.jsonenc import utf8_storable
 from ...schema.secret import stored_form
 from ...state.base import session_key
+from ..wire.state_dir import private_folder
 
 COLUMNS = (
     "id", "tool", "owner", "principal", "owner_key", "status", "status_message", "arguments",
@@ -89,7 +90,7 @@ def open_database(directory: str, file: str, schema: str) -> tuple[str, sqlite3.
     Raises:
         OSError / sqlite3.Error: the directory or the file cannot be used.
     """
-    os.makedirs(directory, mode=0o700, exist_ok=True)
+    private_folder(directory, tighten=False)  # (one made beforehand is the operator's to set)
     path = os.path.join(directory, file)
     owner_only(path)
     db = sqlite3.connect(path, timeout=30.0, isolation_level=None, check_same_thread=False)

@@ -17,6 +17,7 @@ until the first job is stored.
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from contextlib import suppress
 
@@ -61,20 +62,54 @@ def default_root() -> str:
     return os.path.join(user_data_dir(), "nanohubmcp")
 
 
-def private_folder(path: str) -> None:
-    """Make the folder ``path`` (with its parents) its owner's only, mode ``0o700``, whatever the umask:
-    one made beforehand looser (``0o755``: a state directory set up for several servers, or an earlier
-    version's) that this user owns is set so; one of another owner is left as it is.
+def private_folder(path: str, *, tighten: bool = True) -> None:
+    """Make the folder ``path`` its owner's only, mode ``0o700``, whatever the umask. Every missing
+    folder on the way is made so too (a state directory made as the parent of its ``results/`` was
+    ``0o755`` under umask 022). With ``tighten``, one made beforehand looser (``0o755``: a state
+    directory set up for several servers, or an earlier version's) that this user owns is set so;
+    one of another owner is left as it is.
 
     Raises:
         OSError: it cannot be made.
     """
-    os.makedirs(path, mode=0o700, exist_ok=True)
-    if os.name == "posix":  # (modes are POSIX's; elsewhere the directory's access rules apply)
+    missing: list[str] = []
+    here = os.path.abspath(path)
+    while not os.path.isdir(here):
+        missing.append(here)
+        parent = os.path.dirname(here)
+        if parent == here:
+            break
+        here = parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:
+            if not os.path.isdir(folder):
+                raise
+            continue  # (made meanwhile by another process)
+        if os.name == "posix":
+            with suppress(OSError):
+                os.chmod(folder, 0o700)  # (a umask such as 0o277 takes more away than 0o700 leaves)
+    if tighten and os.name == "posix":  # (modes are POSIX's; elsewhere the directory's access rules apply)
         with suppress(OSError):
             found = os.stat(path)
             if found.st_uid == os.geteuid() and found.st_mode & 0o077:
                 os.chmod(path, 0o700)
+
+
+def owner_only_tree(path: str) -> None:
+    """Take group and other access away from every folder and file under ``path`` (and ``path``)
+    that this user owns, leaving symbolic links (and what they point to) alone: files written there
+    by another program (a notebook's kernel) under a looser umask become their owner's only."""
+    if os.name != "posix":
+        return
+    for folder, dirs, files in os.walk(path):
+        for name in (folder, *(os.path.join(folder, n) for n in (*dirs, *files))):
+            with suppress(OSError):
+                found = os.lstat(name)
+                if (found.st_uid == os.geteuid() and found.st_mode & 0o077
+                        and not os.path.islink(name)):
+                    os.chmod(name, stat.S_IMODE(found.st_mode) & 0o700)
 
 
 def private_opener(path: str, flags: int) -> int:

@@ -28,7 +28,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from ...server.wire.state_dir import safe_name
+from ...server.wire.state_dir import owner_only_tree, private_folder, safe_name
 
 __all__ = ["DEFAULT_MAX_RUNS", "RUN_FILE", "RunStore", "run_id"]
 
@@ -98,8 +98,10 @@ class RunStore:
 
     def scratch(self) -> str:
         """A new, empty directory to run in (under ``<root>/.running``)."""
-        path = os.path.join(self.root, ".running", secrets.token_hex(16))
-        os.makedirs(path)
+        running = os.path.join(self.root, ".running")
+        private_folder(running)
+        path = os.path.join(running, secrets.token_hex(16))
+        os.mkdir(path, 0o700)
         return path
 
     def keep(self, scratch: str, run: str, identity: dict[str, Any], started: float, *, replace: bool = False) -> str:
@@ -112,7 +114,9 @@ class RunStore:
         with open(os.path.join(scratch, RUN_FILE), "w", encoding="utf-8") as stream:
             json.dump(record, stream, default=str)
         target = self.path(run)
-        os.makedirs(self.directory, exist_ok=True)
+        owner_only_tree(scratch)  # (the kernel wrote its files under the server's umask)
+        private_folder(os.path.dirname(self.directory))
+        private_folder(self.directory)
         if replace and os.path.isdir(target):
             old = os.path.join(self.root, ".running", f"old-{secrets.token_hex(8)}")
             os.rename(target, old)
