@@ -122,6 +122,8 @@ def _checked(item: Declaration, value: Any) -> Any:
         raise _refuse(item.name, f"the Sim2L declares it in a way simtool refuses: {exc}") from None
     if item.type == "Number" and isinstance(value, str) and not item.units:
         raise _refuse(item.name, "give a number (this input declares no units)")
+    if item.type == "Integer" and isinstance(value, float) and value.is_integer():
+        value = int(value)  # (2.0, 1e1: integers by JSON Schema; simtool would hand the notebook the float)
     if item.type == "Array" and not isinstance(value, list):
         raise _refuse(item.name, "give an array (a JSON list of numbers)")
     if item.type == "Array":
