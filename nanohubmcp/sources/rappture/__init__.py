@@ -228,7 +228,10 @@ def _cputime_as_read(tool: RapptureTool) -> str:
     """The tool's ``<limits><cputime>`` as written, with the seconds :func:`time_limit` reads it as when
     they differ: ``100000 s (capped at 43200 s)``, ``unlimited (43200 s)``."""
     written = text_of(tool.root, "tool/limits/cputime")
-    seconds = time_limit(written)
+    try:
+        seconds = time_limit(written)
+    except ValueError:  # (unreadable: the timeout= given stands in for it)
+        return f"{written!r}, read as the timeout {tool.limit:g} s"
     if not written.isdigit():
         return f"{written} ({seconds:g} s)"
     if int(written) != seconds:  # over 12 hours (or under the least, 10 s)

@@ -9,8 +9,9 @@ program's process ends; that result is returned when the program then exits with
 leaves the file as it was, else the file is read again.
 
 Time limit of a run: ``timeout=`` when given, else the tool's ``<limits><cputime>`` read as
-Rappture's runner reads it (``unlimited``: 12 hours; absent or not a number: 4 hours; at least
-10 s, at most 12 hours) — here as wall-clock time.
+Rappture's runner reads it (whole seconds, at least 10 s, at most 12 hours; ``unlimited``: 12 hours;
+absent or empty: 4 hours; anything else is refused at load: Rappture would read ``1e3`` as 1 s and ``2h``
+as 2 s) — here as wall-clock time.
 """
 
 from __future__ import annotations
@@ -43,14 +44,27 @@ _NAME_PARTS = re.compile(r"^(rappture|current|dev|r\d+|tool)$")
 
 
 def time_limit(cputime: str) -> float:
-    """Seconds a run may take, from ``<limits><cputime>`` (Rappture's rules, see the module)."""
+    """Seconds a run may take, from ``<limits><cputime>`` (Rappture's rules, see the module): whole
+    seconds (``600``, also ``600s``), ``unlimited``, or nothing.
+
+    Raises:
+        ValueError: any other text (``1e3``, ``2h``, ``1.5``, ``-5``): Rappture reads the digits it
+            starts with, if any, so ``1e3`` would be 1 s (raised to 10 s) and ``2h`` 2 s; refused
+            rather than read so (the message says what fits).
+    """
     text = cputime.strip().lower()
     if text == "unlimited":
         return 43200.0
-    match = re.match(r"^\d+", text)
-    if match is None:
+    if not text:
         return 14400.0
-    return float(min(max(int(match.group(0)), 10), 43200))
+    match = _SECONDS.match(text)
+    if match is None:
+        raise ValueError(f"<limits><cputime> is {cputime.strip()!r}, which is not a time limit Rappture reads: "
+                         "write whole seconds (3600, at least 10, at most 43200) or unlimited")
+    return float(min(max(int(match.group(1)), 10), 43200))
+
+
+_SECONDS = re.compile(r"^(\d+)\s*s?$")
 
 
 def _default_name(path: Path, root: ET.Element) -> str:
@@ -263,9 +277,9 @@ def load_rappture_tool(
         long: run as a job; default when the time limit is over :data:`PROXY_TIMEOUT`.
     Raises:
         RegistrationError: a timeout that is not a positive number of seconds, no such file, not
-            XML, not a Rappture tool (no ``<tool>``), no
-            ``<command>``, or an input whose limits/default do not fit its units (the message
-            names the file and the input).
+            XML, not a Rappture tool (no ``<tool>``), no ``<command>``, a ``<limits><cputime>`` that
+            is not a time limit (without ``timeout``), or an input whose limits/default do not fit its
+            units (the message names the file and the input).
     """
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
                                 or not 0 < timeout < float("inf")):
@@ -291,8 +305,14 @@ def load_rappture_tool(
     except ValueError as exc:
         raise RegistrationError(f"{exc} (in {file})") from None
     declared = text_of(root, "tool/limits/cputime")
-    limit = float(timeout) if timeout is not None else time_limit(declared)
-    is_long = long if long is not None else bool(declared) and time_limit(declared) > PROXY_TIMEOUT
+    try:
+        declared_limit = time_limit(declared)
+    except ValueError as exc:
+        if timeout is None:
+            raise RegistrationError(f"Rappture tool {tool_name!r}: {exc}, or give timeout= (in {file})") from None
+        declared_limit = float(timeout)  # (the limit given replaces the one tool.xml cannot say)
+    limit = float(timeout) if timeout is not None else declared_limit
+    is_long = long if long is not None else bool(declared) and declared_limit > PROXY_TIMEOUT
     return RapptureTool(
         path=file.resolve(),
         root=root,
