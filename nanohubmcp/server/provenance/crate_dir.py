@@ -13,7 +13,8 @@ Files are found by walking the directory without following symbolic links, and o
 there whose path the earlier metadata names is removed: a listed ``../x`` or absolute path matches
 nothing.
 A symbolic link in the directory refuses the export, ``force`` or not: the crate's files would be
-written through it, perhaps over a file outside the directory.
+written through it, perhaps over a file outside the directory; so does a directory that is itself a
+link, before anything under it is read. The walk stops as soon as the refusal is decided.
 """
 
 from __future__ import annotations
@@ -30,40 +31,35 @@ __all__ = ["METADATA", "clear_earlier", "earlier_files"]
 
 METADATA = "ro-crate-metadata.json"
 NAMED = 5  # other files named in a refusal; the rest are counted
+MOST_ENTRIES = 100_000
+"""Files and folders a crate's directory may hold before it is refused unread (``--force`` on ``/usr``)."""
 
 
 def earlier_files(out: Path, profile: str, *, force: bool) -> list[Path]:
     """The files of an earlier crate in ``out`` to remove before a new crate is written there
     (empty when ``out`` is missing or empty).
 
+    The directory is walked only as far as it takes to refuse it: a directory holding a whole tree
+    (``/usr``) is refused once :data:`NAMED` other files or links are found, not after reading all of it.
+
     Raises:
-        NanohubMCPError: ``out`` holds files no earlier crate of this exporter lists (and not
-            ``force``), or a symbolic link (even with ``force``); the message names them and the ways out.
+        NanohubMCPError: ``out`` is itself a symbolic link, holds files no earlier crate of this
+            exporter lists (and not ``force``), a symbolic link (even with ``force``), more than
+            :data:`MOST_ENTRIES` entries, or a folder that cannot be read; the message names them and
+            the ways out.
     """
+    if out.is_symlink():  # (its target's tree is no crate folder of the user's choosing)
+        raise NanohubMCPError(
+            f"{out} is a symbolic link (to {os.readlink(out)}): a crate is written into a real folder only; "
+            "give the folder itself, or a new or empty directory"
+        )
     if not out.is_dir():
         return []  # missing (made later) or not a directory (refused when it is made)
-    present = _present(out)
-    if not present:
-        return []
-    links = sorted(path for path in present if (out / path).is_symlink())
-    if links:  # even with force: writing through a link could replace a file outside the crate
-        named = ", ".join(links[:NAMED]) + (f" and {len(links) - NAMED} more" if len(links) > NAMED else "")
-        raise NanohubMCPError(
-            f"{out} holds symbolic links ({named}): a crate is written into real folders only, as a file "
-            "written through a link could replace one outside the crate; remove the links or give a new or "
-            "empty directory"
-        )
     listed = _listed(out / METADATA, profile)
-    others = sorted(path for path in present if path not in listed)
-    if others and not force:
-        named = ", ".join(others[:NAMED]) + (f" and {len(others) - NAMED} more" if len(others) > NAMED else "")
-        which = ("files the earlier crate there does not list" if listed
-                 else "other files")
-        raise NanohubMCPError(
-            f"{out} already holds {which} ({named}): give a new or empty directory for the crate, "
-            "or move them away (or --force / force=True to write the crate beside them, unlisted)"
-        )
-    return [out / path for path in sorted(present) if path in listed]
+    found = _Found(out, listed, force=force)
+    _walk(out, found)
+    found.refuse()
+    return [out / path for path in sorted(found.listed_present)]
 
 
 def clear_earlier(out: Path, files: list[Path]) -> None:
@@ -83,21 +79,92 @@ def clear_earlier(out: Path, files: list[Path]) -> None:
             folder = folder.parent
 
 
-def _present(out: Path) -> set[str]:
-    """Every file (and symbolic link, and empty folder) under ``out``, as a ``/``-separated relative path."""
-    found: set[str] = set()
+class _Found:
+    """What a walk of ``out`` met, and whether it has seen enough to refuse the directory."""
+
+    def __init__(self, out: Path, listed: set[str], *, force: bool) -> None:
+        self.out = out
+        self.listed = listed
+        self.force = force
+        self.links: list[str] = []
+        self.others: list[str] = []
+        self.listed_present: set[str] = set()
+        self.entries = 0
+        self.more = False  # the walk stopped before the end
+
+    def add(self, path: str, *, link: bool) -> None:
+        self.entries += 1
+        if link:
+            self.links.append(path)
+        elif path in self.listed:
+            self.listed_present.add(path)
+        else:
+            self.others.append(path)
+
+    def enough(self) -> bool:
+        """Whether the refusal is decided (and the walk may stop)."""
+        return (len(self.links) > NAMED or (not self.force and len(self.others) > NAMED)
+                or self.entries > MOST_ENTRIES)
+
+    def refuse(self) -> None:
+        if self.links:  # even with force: writing through a link could replace a file outside the crate
+            raise NanohubMCPError(
+                f"{self.out} holds symbolic links ({self._named(self.links)}): a crate is written into real folders "
+                "only, as a file written through a link could replace one outside the crate; remove the links or "
+                "give a new or empty directory"
+            )
+        if self.others and not self.force:
+            which = "files the earlier crate there does not list" if self.listed else "other files"
+            raise NanohubMCPError(
+                f"{self.out} already holds {which} ({self._named(self.others)}): give a new or empty directory for "
+                "the crate, or move them away (or --force / force=True to write the crate beside them, unlisted)"
+            )
+        if self.entries > MOST_ENTRIES:
+            raise NanohubMCPError(
+                f"{self.out} holds more than {MOST_ENTRIES:,} files and folders: no crate folder does; give a new "
+                "or empty directory for the crate"
+            )
+
+    def _named(self, paths: list[str]) -> str:
+        shown = sorted(paths)[:NAMED]
+        rest = len(paths) - len(shown)
+        if self.more:
+            return ", ".join(shown) + " and more"
+        return ", ".join(shown) + (f" and {rest} more" if rest else "")
+
+
+def _walk(out: Path, found: _Found) -> None:
+    """Add every file (and symbolic link, and empty folder) under ``out`` to ``found``, as a ``/``-separated
+    relative path, until ``found`` has enough; an entry removed meanwhile is passed over.
+
+    Raises:
+        NanohubMCPError: a folder cannot be read (no permission).
+    """
     pending = [out]
     while pending:
         folder = pending.pop()
-        entries = list(os.scandir(folder))
+        try:
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except FileNotFoundError:
+            continue  # (removed while the walk went on)
+        except OSError as exc:
+            raise NanohubMCPError(f"cannot write the crate to {out}: {folder}: {exc.strerror or exc}") from None
         if not entries and folder != out:
-            found.add(Path(folder).relative_to(out).as_posix() + "/")
+            found.add(Path(folder).relative_to(out).as_posix() + "/", link=False)
         for entry in entries:
-            if entry.is_dir(follow_symlinks=False):
+            try:
+                is_link = entry.is_symlink()
+                is_folder = not is_link and entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_folder:
                 pending.append(Path(entry.path))
             else:
-                found.add(Path(entry.path).relative_to(out).as_posix())
-    return found
+                found.add(Path(entry.path).relative_to(out).as_posix(), link=is_link)
+            if found.enough():
+                found.more = True
+                return
 
 
 def _listed(metadata: Path, profile: str) -> set[str]:
