@@ -5,6 +5,8 @@ stored or answered from; a run id that is not 64 hex digits is refused (it names
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -86,3 +88,47 @@ def test_identical_run_ids_wait_for_each_other(tmp_path: Path) -> None:
     follower.join(10)
     assert inside == ["first", "first done", "second"]
     assert store._locks == {}  # nothing kept once both are done
+
+
+_HOLD = """
+import sys, time
+from pathlib import Path
+from nanohubmcp.sources.sim2l.store import RunStore, run_id
+root, go = sys.argv[1], Path(sys.argv[2])
+with RunStore(root, "demo", "r1").claim(run_id({"x": 1})):
+    Path(root, "held").write_text("yes")
+    deadline = time.monotonic() + 20
+    while not go.exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    Path(root, "released").write_text("yes")
+"""
+
+
+def test_identical_run_ids_wait_for_each_other_across_processes(tmp_path: Path) -> None:
+    # trial39 R15: each worker of `--workers` ran the same inputs' notebook at once
+    go = tmp_path / "go"
+    child = subprocess.Popen([sys.executable, "-c", _HOLD, str(tmp_path), str(go)], env=dict(os.environ))
+    try:
+        deadline = time.monotonic() + 20
+        while not (tmp_path / "held").exists() and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert (tmp_path / "held").exists()
+        store = RunStore(str(tmp_path), "demo", "r1")
+        seen: list[bool] = []
+
+        def follow() -> None:
+            with store.claim(run_id({"x": 1})):
+                seen.append((tmp_path / "released").exists())
+
+        follower = threading.Thread(target=follow)
+        follower.start()
+        follower.join(0.3)
+        assert follower.is_alive()  # waiting for the other process's run
+        go.write_text("go")
+        follower.join(20)
+        assert seen == [True]
+        assert child.wait(20) == 0
+    finally:
+        child.kill()
+        child.wait()
+    assert os.listdir(tmp_path / ".running") == []  # no claim is left behind

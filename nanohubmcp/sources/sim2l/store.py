@@ -9,7 +9,7 @@ when it succeeded, so a stored run is always complete and a failed one leaves no
 directory outlives the process, so a restarted server answers from it too.
 
 Identical calls made at the same time run once: the second waits for the first (per run id, in
-this process) and is answered from the stored run.
+every process sharing the directory) and is answered from the stored run.
 
 A Sim2L keeps at most ``max_runs`` stored runs (default 1,000): storing one more removes the runs
 least recently stored or answered from, so distinct inputs cannot fill the disk.
@@ -18,6 +18,7 @@ least recently stored or answered from, so distinct inputs cannot fill the disk.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
@@ -81,12 +82,18 @@ class RunStore:
 
     @contextlib.contextmanager
     def claim(self, run: str) -> Iterator[None]:
-        """Hold the run id while making it: an identical call waits, then finds the stored run."""
+        """Hold the run id while making it: an identical call waits, then finds the stored run.
+
+        Threads of this process wait on a lock of this store; other processes sharing ``root``
+        (the workers of ``--workers``, a job's process) on an exclusive ``flock`` of
+        ``<root>/.running/<run id>.claim``, which the holder removes before letting go.
+        """
         with self._guard:
             lock, users = self._locks.get(run, (threading.Lock(), 0))
             self._locks[run] = (lock, users + 1)
         try:
-            with lock:
+            claim_file = os.path.join(self.root, ".running", f"{os.path.basename(self.path(run))}.claim")
+            with lock, _file_claim(claim_file):
                 yield
         finally:
             with self._guard:
@@ -153,3 +160,33 @@ class RunStore:
     def discard(scratch: str) -> None:
         """Remove a run that failed."""
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _file_claim(path: str) -> Iterator[None]:
+    """Hold an exclusive ``flock`` of the file ``path`` (made 0600, removed on leaving).
+
+    The holder removes the file before unlocking; a waiter that then gets the lock of the removed
+    file sees that ``path`` no longer names what it locked and locks the path anew, so two
+    processes never both hold a claim of one path.
+    """
+    private_folder(os.path.dirname(path))
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                held = os.fstat(fd)
+                now = os.stat(path)
+            except FileNotFoundError:
+                continue
+            if (held.st_dev, held.st_ino) != (now.st_dev, now.st_ino):
+                continue
+            try:
+                yield
+            finally:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(path)
+            return
+        finally:
+            os.close(fd)  # (closing lets go of the lock)
