@@ -31,7 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ...errors import RegistrationError, RegistrationWarning
+from ...errors import RegistrationError, RegistrationWarning, ToolError
 from ...protocol.result_types import ToolResult
 from ...registration import user_frame
 from ...schema import CheckPending
@@ -40,6 +40,7 @@ from ...server.provenance.code_files import WATCHED
 from ...server.provenance.tool_options import RUN_VALUES
 from .code import watched_code
 from .driver import check_values, converts_units, current_values
+from .edits import InputsWatch
 from .inputs import text_of
 from .rundirs import sweep_once
 from .tool import PROXY_TIMEOUT, RapptureTool, load_rappture_tool, time_limit
@@ -75,6 +76,7 @@ class RapptureCall:
         self._inline_limit = inline_limit
         self._figure_dpi = figure_dpi
         self._plot = plot
+        self._inputs = InputsWatch(str(tool.path), tool.root)
         self.__name__ = tool.name
         self.__doc__ = tool.description
         # What provenance names as the code's module and qualified name (code_facts.code_of): the tool, not this class.
@@ -127,6 +129,17 @@ class RapptureCall:
         return current_values(self._name, inputs, arguments)
 
     def __call__(self, ctx: Context, **arguments: Any) -> ToolResult:
+        """Run the tool (see :meth:`RapptureTool.run`).
+
+        Raises:
+            ToolError: also when tool.xml's ``<input>`` was edited since registration (the run would
+                take the registered inputs while its record names the edited file).
+        """
+        if self._inputs.edited():
+            raise ToolError(
+                f"Rappture tool {self._name!r}: the <input> section of {self._path} was edited after the server "
+                "registered the tool, and a call runs with the inputs registered (the schema clients have, the "
+                "defaults, units and limits): serve the tool again to use the edited inputs, or undo the edit")
         last = [-1.0]
 
         def progress(percent: float, message: str) -> None:
