@@ -337,6 +337,16 @@ def _shaping(core: AskServices, request: RequestContext, tool: Tool, value: Any,
     return loop.run_in_executor(core.executor, _finished, sink, result)
 
 
+async def shaped_job_value(core: AskServices, job: Job, tool: Tool, value: Any, version: str) -> dict[str, Any]:
+    """The ``CallToolResult`` of a job's ``value`` that no request waits for (a Dask job re-attached after a
+    restart), inlined whatever its size, after ``job``'s ``json_text`` and ``item_places`` (:func:`note_value`):
+    where a call's value is shaped, on the worker pool for a costly one (:func:`_shaping`)."""
+    shaping = functools.partial(_spelled_and_shaped, job, tool, value, version, None, data_only=False)
+    if type(value) is str or convert.recognised(value) or convert.costly(value):
+        return await asyncio.get_running_loop().run_in_executor(core.executor, shaping)
+    return shaping()
+
+
 def _spelled_and_shaped(job: Job | None, tool: Tool, value: Any, version: str, sink: ResultSink | None, *,
                         data_only: bool) -> dict[str, Any]:
     """:func:`shape`, on the worker pool, after ``job``'s ``json_text`` and ``item_places`` (:func:`_shaping`)."""

@@ -31,7 +31,7 @@ from ...schema.secret import stored_arguments
 from ..asks.by_era import AskServices
 from ..calls import progress
 from ..calls.context import Context
-from ..calls.tool_calls import error_result, note_value, run_tool, shape
+from ..calls.tool_calls import error_result, note_value, run_tool, shape, shaped_job_value
 from ..jobs import service as jobmod
 from ..jobs.visibility import echoed_id
 from ..registry.components import Tool
@@ -219,8 +219,11 @@ def follow_reattached(core: JobHost, job: jobmod.Job) -> bool:
         except Exception as exc:
             finish_with(job, error_result(message_of(exc)))
             return
-        note_value(job, tool, value)
-        finish_with(job, shape(tool, value, versions.LATEST_HANDSHAKE))
+        try:
+            result = await shaped_job_value(core, job, tool, value, versions.LATEST_HANDSHAKE)
+        except Exception as exc:  # a value that cannot be shaped
+            result = error_result(message_of(exc))
+        finish_with(job, result)
 
     job.task = asyncio.run_coroutine_threadsafe(follow(), core.loop)  # type: ignore[arg-type,assignment]
     return True
