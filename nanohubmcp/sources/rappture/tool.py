@@ -272,14 +272,16 @@ def load_rappture_tool(
         name: the MCP tool name (default: ``<tool><id>``, else the tool's directory name, skipping
             ``rappture``, ``current``, ``dev`` and ``rNN`` as in ``/apps/<tool>/current/rappture``).
         timeout: seconds a run may take (default from ``<limits>``, see :func:`time_limit`).
-        rappture: the ``rappture`` program (default: ``rappture`` on ``PATH``, i.e. on a hub;
-            ``""``: always run ``<command>`` directly).
+        rappture: the ``rappture`` program, a path or a name on ``PATH`` (default: ``rappture`` on
+            ``PATH``, i.e. on a hub, else run ``<command>`` directly; ``""``: always run ``<command>``
+            directly).
         long: run as a job; default when the time limit is over :data:`PROXY_TIMEOUT`.
     Raises:
         RegistrationError: a timeout that is not a positive number of seconds, no such file, not
             XML, not a Rappture tool (no ``<tool>``), no ``<command>``, a ``<limits><cputime>`` that
             is not a time limit (without ``timeout``), or an input whose limits/default do not fit its
-            units (the message names the file and the input).
+            units (the message names the file and the input); a ``rappture`` given that is no
+            program.
     """
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float))
                                 or not 0 < timeout < float("inf")):
@@ -313,6 +315,12 @@ def load_rappture_tool(
         declared_limit = float(timeout)  # (the limit given replaces the one tool.xml cannot say)
     limit = float(timeout) if timeout is not None else declared_limit
     is_long = long if long is not None else bool(declared) and declared_limit > PROXY_TIMEOUT
+    program = find_rappture(rappture)
+    if rappture and program is None:  # a path or name given, and no program: not "run off a hub"
+        raise RegistrationError(
+            f"Rappture tool {tool_name!r}: rappture={rappture!r} is not a program (no executable file there, nor "
+            "of that name on PATH); give the rappture program's path, leave rappture= out to use the one on PATH, "
+            "or give rappture='' to run the tool's <command> directly")
     return RapptureTool(
         path=file.resolve(),
         root=root,
@@ -324,5 +332,5 @@ def load_rappture_tool(
         long=is_long,
         inputs=inputs,
         schema=schema,
-        rappture=find_rappture(rappture),
+        rappture=program,
     )
