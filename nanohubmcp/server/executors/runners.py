@@ -65,7 +65,7 @@ class JobRunners:
         named = {key: value for key, value in self.executor_options.items() if key in EXECUTORS}
         for key, value in named.items():
             if not isinstance(value, dict):
-                raise ConfigurationError(f"executor_options[{key!r}] must be a dict of that executor's options")
+                raise ConfigurationError(_not_a_section(key, value))
         mine = dict(named.get(name) or {})
         if name == self._default_executor:
             top = {key: value for key, value in self.executor_options.items() if key not in EXECUTORS}
@@ -115,3 +115,14 @@ class JobRunners:
         """Close every executor made (the server closes)."""
         for runner in self._job_runners.values():
             runner.close()
+
+
+def _not_a_section(key: str, value: Any) -> str:
+    """The refusal of ``executor_options[key] = value`` that is not a dict, ``key`` naming an executor; it
+    shows the form that works, as the ``submit`` executor's ``submit`` option (the command's path) takes
+    the same key as the executor's name."""
+    text = f"executor_options[{key!r}] names the {key!r} executor, so it must be a dict of its options"
+    if key == "submit":  # the one executor with an option of its own name (submit_run.OPTIONS)
+        text += (f"; to give that executor's own {key!r} option, nest it: executor_options={{{key!r}: "
+                 f"{{{key!r}: {value!r}}}}}")
+    return text
