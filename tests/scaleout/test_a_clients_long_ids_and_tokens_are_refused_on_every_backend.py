@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import queue
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -105,43 +103,10 @@ def test_a_long_id_is_an_invalid_request_naming_the_limit(servers: dict[str, Any
         "jsonrpc": "2.0", "id": "i" * MAX_ID_CHARS, "result": {}}
 
 
-class LegacyStream:
-    """``GET /sse`` read in a thread: :attr:`endpoint` (where to POST) and :meth:`next` message."""
-
-    def __init__(self, base: str) -> None:
-        self.messages: queue.Queue[dict[str, Any]] = queue.Queue()
-        self._client = httpx.Client(timeout=httpx.Timeout(10, read=60))
-        self._endpoint: queue.Queue[str] = queue.Queue()
-        threading.Thread(target=self._read, args=(base + "/sse",), daemon=True).start()
-        self.endpoint = base + "/" + self._endpoint.get(timeout=15).lstrip("/")
-
-    def _read(self, url: str) -> None:
-        try:
-            with self._client.stream("GET", url, headers={"Accept": "text/event-stream"}) as response:
-                event = None
-                for line in response.iter_lines():
-                    if line.startswith("event:"):
-                        event = line[6:].strip()
-                    elif line.startswith("data:") and event == "endpoint":
-                        self._endpoint.put(line[5:].strip())
-                    elif line.startswith("data:"):
-                        self.messages.put(json.loads(line[5:]))
-                    elif not line:
-                        event = None
-        except httpx.HTTPError:
-            pass
-
-    def post(self, message: dict[str, Any]) -> httpx.Response:
-        return httpx.post(self.endpoint, json=message, timeout=30)
-
-    def close(self) -> None:
-        self._client.close()
-
-
 @pytest.mark.parametrize("backend", ["memory", "redis"])
 def test_a_long_id_on_the_legacy_stream_is_refused_and_not_kept(servers: dict[str, Any], backend: str) -> None:
     base = str(servers[backend]).removesuffix("/mcp")
-    stream = LegacyStream(base)
+    stream = wire.LegacyStream(base)
     try:
         assert stream.post({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
             "protocolVersion": "2024-11-05", "capabilities": {},

@@ -144,3 +144,41 @@ class Events:
 def open_get(url: str, session: str, last_event_id: str | None = None) -> Events:
     extra = {"Last-Event-ID": last_event_id} if last_event_id else {}
     return Events("GET", url, {**headers(session, **extra), "Accept": "text/event-stream"})
+
+
+class LegacyStream:
+    """``GET /sse`` at ``base`` (the server's root URL) read in a thread: :attr:`endpoint` (where to
+    POST), each message on :attr:`messages`, :attr:`ended` set when the server ends the stream."""
+
+    def __init__(self, base: str, extra: dict[str, str] | None = None) -> None:
+        self.messages: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.ended = threading.Event()
+        self.extra = extra or {}
+        self._client = httpx.Client(timeout=httpx.Timeout(10, read=120))
+        self._endpoint: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._read, args=(base + "/sse",), daemon=True).start()
+        self.endpoint = base + "/" + self._endpoint.get(timeout=15).lstrip("/")
+
+    def _read(self, url: str) -> None:
+        try:
+            with self._client.stream("GET", url, headers={"Accept": "text/event-stream", **self.extra}) as response:
+                event = None
+                for line in response.iter_lines():
+                    if line.startswith("event:"):
+                        event = line[6:].strip()
+                    elif line.startswith("data:") and event == "endpoint":
+                        self._endpoint.put(line[5:].strip())
+                    elif line.startswith("data:"):
+                        self.messages.put(json.loads(line[5:]))
+                    elif not line:
+                        event = None
+        except httpx.HTTPError:
+            pass
+        finally:
+            self.ended.set()
+
+    def post(self, message: dict[str, Any]) -> httpx.Response:
+        return httpx.post(self.endpoint, json=message, headers=self.extra, timeout=30)
+
+    def close(self) -> None:
+        self._client.close()
