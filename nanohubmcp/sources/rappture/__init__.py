@@ -42,7 +42,7 @@ from .code import watched_code
 from .driver import check_values, converts_units, current_values
 from .edits import InputsWatch
 from .inputs import text_of
-from .rundirs import sweep_once
+from .rundirs import sweep, sweep_once
 from .tool import PROXY_TIMEOUT, RapptureTool, load_rappture_tool, time_limit
 from .units import load_registry, pint_missing, registry_ready
 
@@ -209,6 +209,9 @@ def add_rappture_tool(
             "background=False to cache it (its calls then answer in the call, up to that limit), or leave cache= out")
     _warn_without_pint(tool)
     sweep_once()  # the run directories killed servers left
+    from ...transports.workers import after_worker_death  # (tornado's: loaded by the serving that needs it)
+
+    after_worker_death(sweep)  # (--workers: a worker killed mid-run leaves its program; its parent ends it)
     core = getattr(server, "core", None)
     results = getattr(core, "result_options", None)
     call = RapptureCall(
