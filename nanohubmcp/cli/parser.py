@@ -26,6 +26,11 @@ __all__ = ["PROG", "build_parser", "http_url", "parse_arguments", "proxy_argumen
 PROG = "nanohubmcp"
 
 
+INSTRUCTIONS_HELP = ("the server's instructions for clients; its first line is the description in the discovery "
+                     "documents (server card, server.json) (default: made from the tools served: a tool's title "
+                     "and description)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``nanohubmcp`` parser; each subcommand sets ``run`` (a function of the args -> exit status) and
     ``usage_error`` (its parser's ``error``: the usage line and a message on stderr, exit status 2)."""
@@ -83,6 +88,7 @@ def build_parser() -> argparse.ArgumentParser:
     sim2l.add_argument("paths", nargs="+", metavar="PATH",
                        help="a Sim2L notebook (.ipynb), or a directory holding one (in it or in its simtool/)")
     sim2l.add_argument("--name", default=None, help="the tool's name (with one PATH; default: the Sim2L's name)")
+    sim2l.add_argument("--instructions", default=None, metavar="TEXT", help=INSTRUCTIONS_HELP)
     _tool_arguments(sim2l)
     serving_arguments(sim2l)
     sim2l.set_defaults(run=serve.sim2l)
@@ -97,6 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rappture.add_argument("paths", nargs="+", metavar="PATH", help="a tool.xml, or a directory holding one")
     rappture.add_argument("--name", default=None, help="the tool's name (with one PATH; default: the tool's own)")
+    rappture.add_argument("--instructions", default=None, metavar="TEXT", help=INSTRUCTIONS_HELP)
     rappture.add_argument("--async", dest="background", action="store_true",
                           help="run each call as a durable job (default: when <limits> allows runs over 30 s)")
     rappture.add_argument("--timeout", type=float, default=None, metavar="SECONDS",

@@ -134,8 +134,6 @@ def _absolute(path: str) -> str:
 
 
 def sim2l(args: argparse.Namespace) -> int:
-    from ..facade import MCPServer
-
     if args.name and len(args.paths) > 1:
         raise UsageError("--name names one tool: give one PATH with it")
     transport = _prepare(args)
@@ -144,26 +142,58 @@ def sim2l(args: argparse.Namespace) -> int:
     named = ", ".join(os.path.basename(path) for path in args.paths)
     print(f"nanohubmcp sim2l: reading {named} and loading papermill and simtool (some seconds) ...",
           file=sys.stderr, flush=True)
-    server = MCPServer(args.name or (Path(args.paths[0]).stem if len(args.paths) == 1 else "sim2l"))
+    server = sim2l_server(args)
+    return _serve(server, args, transport)
+
+
+def sim2l_server(args: argparse.Namespace) -> MCPServer:
+    """The server ``nanohubmcp sim2l`` serves: each notebook of ``args.paths`` registered, its
+    ``instructions`` ``args.instructions`` or made from the notebooks (:mod:`.served_text`).
+
+    Raises:
+        RegistrationError: a notebook that is not a Sim2L (the message names it).
+    """
+    from ..facade import MCPServer
+    from ..sources.sim2l.notebook import read_sim2l
+    from .served_text import instructions_for
+
+    specs = [read_sim2l(path) for path in args.paths]
+    instructions = args.instructions or instructions_for(
+        "Sim2L", [(args.name or spec.name, spec.description) for spec in specs])
+    server = MCPServer(args.name or (Path(args.paths[0]).stem if len(args.paths) == 1 else "sim2l"),
+                       instructions=instructions)
     for path in args.paths:
         server.add_sim2l(path, name=args.name, background=args.background, results_dir=args.results_dir,
                          cell_timeout=args.cell_timeout)
-    return _serve(server, args, transport)
+    return server
 
 
 def rappture(args: argparse.Namespace) -> int:
-    from ..facade import MCPServer
-
     if args.name and len(args.paths) > 1:
         raise UsageError("--name names one tool: give one PATH with it")
-    from ..sources.rappture import load_rappture_tool
-
     transport = _prepare(args)
-    server = MCPServer(load_rappture_tool(args.paths[0], name=args.name).name if len(args.paths) == 1 else "rappture")
+    return _serve(rappture_server(args), args, transport)
+
+
+def rappture_server(args: argparse.Namespace) -> MCPServer:
+    """The server ``nanohubmcp rappture`` serves: each tool of ``args.paths`` registered, its
+    ``instructions`` ``args.instructions`` or made from the tools (:mod:`.served_text`).
+
+    Raises:
+        RegistrationError: a file that is not a Rappture tool (the message names it).
+    """
+    from ..facade import MCPServer
+    from ..sources.rappture import load_rappture_tool
+    from .served_text import instructions_for
+
+    tools = [load_rappture_tool(path, name=args.name) for path in args.paths]
+    instructions = args.instructions or instructions_for(
+        "Rappture tool", [(tool.title or tool.name, tool.about) for tool in tools])
+    server = MCPServer(tools[0].name if len(tools) == 1 else "rappture", instructions=instructions)
     for path in args.paths:
         server.add_rappture_tool(path, name=args.name, background=args.background or None, timeout=args.timeout,
                                  plot=args.plot)
-    return _serve(server, args, transport)
+    return server
 
 
 def hub_tools(args: argparse.Namespace) -> int:
