@@ -448,16 +448,21 @@ def _arguments_text_of(arguments: Any, tool: Tool) -> str:
 
 
 ERROR_CHARS = 2000
-"""How much of a failed call's error text its record keeps (the whole result is kept apart)."""
+"""How much of a failed call's error text (or of the message a job ended with) its record keeps (the
+whole result is kept apart)."""
 
 
 def _error_of(result: dict[str, Any]) -> str:
     """A failed call's error: the text of its result's first text block, cut to :data:`ERROR_CHARS`."""
     for block in result.get("content") or ():
         if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
-            text: str = block["text"]
-            return text if len(text) <= ERROR_CHARS else text[:ERROR_CHARS] + "…"
+            return _cut(block["text"])
     return "the tool answered an error result"
+
+
+def _cut(text: str) -> str:
+    """``text`` cut to :data:`ERROR_CHARS` (and ``…``) when longer."""
+    return text if len(text) <= ERROR_CHARS else text[:ERROR_CHARS] + "…"
 
 
 def _hit(cached_from: str | None) -> str:
@@ -482,7 +487,7 @@ def _job_end(end: JobEnd, earlier: Earlier, created: float, expires: float) -> M
         where.update(slurm_job_id=slurm.get("job_id"), node=slurm.get("node"))
     if where:
         extra["where"] = where
-    extra["error"] = end.message if end.status != "completed" else None
+    extra["error"] = _cut(str(end.message)) if end.status != "completed" and end.message is not None else None
     if end.executor_ref:
         extra["executor_ref"] = end.executor_ref
     if end.result is not None:
