@@ -151,13 +151,14 @@ def sim2l_server(args: argparse.Namespace) -> MCPServer:
     ``instructions`` ``args.instructions`` or made from the notebooks (:mod:`.served_text`).
 
     Raises:
-        RegistrationError: a notebook that is not a Sim2L (the message names it).
+        RegistrationError: a notebook that is not a Sim2L (the message names it); two of one name.
     """
     from ..facade import MCPServer
     from ..sources.sim2l.notebook import read_sim2l
-    from .served_text import instructions_for
+    from .served_text import instructions_for, one_name_each
 
     specs = [read_sim2l(path) for path in args.paths]
+    one_name_each("sim2l", "add_sim2l", [(args.name or spec.name, spec.path) for spec in specs])
     instructions = args.instructions or instructions_for(
         "Sim2L", [(args.name or spec.name, spec.description) for spec in specs])
     server = MCPServer(args.name or (Path(args.paths[0]).stem if len(args.paths) == 1 else "sim2l"),
@@ -180,13 +181,14 @@ def rappture_server(args: argparse.Namespace) -> MCPServer:
     ``instructions`` ``args.instructions`` or made from the tools (:mod:`.served_text`).
 
     Raises:
-        RegistrationError: a file that is not a Rappture tool (the message names it).
+        RegistrationError: a file that is not a Rappture tool (the message names it); two of one name.
     """
     from ..facade import MCPServer
     from ..sources.rappture import load_rappture_tool
-    from .served_text import instructions_for
+    from .served_text import instructions_for, one_name_each
 
     tools = [load_rappture_tool(path, name=args.name) for path in args.paths]
+    one_name_each("rappture", "add_rappture_tool", [(tool.name, str(tool.path)) for tool in tools])
     instructions = args.instructions or instructions_for(
         "Rappture tool", [(tool.title or tool.name, tool.about) for tool in tools])
     server = MCPServer(tools[0].name if len(tools) == 1 else "rappture", instructions=instructions)
