@@ -92,7 +92,7 @@ class Recorder:
             method = request.method
             if method != "tools/call":
                 if method == "resources/read":
-                    return self._read(request) or await call_next(request)
+                    return await self._read(request) or await call_next(request)
                 return await call_next(request)
             if not self.enabled:
                 return await call_next(request)
@@ -186,12 +186,16 @@ class Recorder:
             job.result = {**job.result, "_meta": {**(job.result.get("_meta") or {}), META_KEY: uri}}
 
     # -- reading ------------------------------------------------------------------------------
-    def _read(self, request: Request) -> dict[str, Any] | None:
+    async def _read(self, request: Request) -> dict[str, Any] | None:
         uri = request.params.get("uri")
         record_id = record_id_of(uri) if isinstance(uri, str) else None
         if record_id is None:
             return None
-        body = self.store.get(record_id, owner_of(request.context))
+        owner = owner_of(request.context)
+        if self._ids.minted_here(record_id):  # made here: written once what is pending here is
+            body = self.store.get(record_id, owner)
+        else:  # perhaps by another process sharing the records, still in its writer's batch
+            body = await self.store.get_written_elsewhere(record_id, owner)
         if body is None:
             return None  # the handler answers "not found" as for any unknown URI
         text = json.dumps(body, indent=1, default=str)  # the kept result in its own key order

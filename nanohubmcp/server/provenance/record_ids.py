@@ -39,6 +39,20 @@ class RecordIds:
         self._ready: deque[str] = deque()
         self._lock = threading.Lock()
         self._run = int.from_bytes(os.urandom(5), "big") >> (40 - RUN_BITS)
+        self._first_run = self._run + 1
+
+    def minted_here(self, record_id: str) -> bool:
+        """Whether ``record_id`` was made by this object (its run is one of this process's runs: they
+        follow each other from a random start, so another process's id is one only by a chance of
+        about runs made / 2**35)."""
+        if len(record_id) != 24:
+            return False
+        try:
+            run = int.from_bytes(base64.urlsafe_b64decode("AA" + record_id[:6]), "big")
+        except ValueError:
+            return False
+        runs_made = (self._run + 1 - self._first_run) % (1 << RUN_BITS)  # (0 before the first id)
+        return (run - self._first_run) % (1 << RUN_BITS) < runs_made
 
     def next(self) -> str:
         while True:

@@ -21,6 +21,7 @@ sessions in a shared Redis are asked of it (``session_gone``).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sqlite3
 import threading
@@ -36,7 +37,7 @@ from ..wire.sessions import session_digest, session_key
 from .capture import JobEnd, PendingCall, build
 from .record_db import DB_FILE, MAX_SOURCES, SQLiteRecords
 from .rows import URI_PREFIX, CallRow, parse_facts, storable, view
-from .writer import BatchWriter
+from .writer import DELAY_SECONDS, BatchWriter
 
 __all__ = ["DB_FILE", "META_KEY", "MemoryRecords", "ProvenanceStore", "RecordBackend", "SQLiteRecords",
            "record_id_of", "record_uri"]
@@ -54,6 +55,14 @@ MAKE_AT_ONCE = 16
 """Records made between two yields of the interpreter (a batch's rows are then written in one
 transaction): making one holds the interpreter some microseconds, so a call served meanwhile on
 the event loop is not held up by a whole batch."""
+
+
+ELSEWHERE_SECONDS = DELAY_SECONDS + 1.0
+"""How long a read waits for a record another process sharing the records may still hold in its
+writer's batch (:meth:`ProvenanceStore.get_written_elsewhere`): the batch's gathering, and a second
+for the writing."""
+LOOK_EVERY_SECONDS = 0.05
+"""How often such a read looks again."""
 
 
 class RecordBackend(Protocol):
@@ -306,6 +315,24 @@ class ProvenanceStore:
         A record made without principal or session (REST, the 2026-07-28 era) is read by
         whoever holds its id, like such a job."""
         self.pending.drain()
+        return self._lookup(record_id, owner)
+
+    async def get_written_elsewhere(self, record_id: str, owner: str | None) -> dict[str, Any] | None:
+        """:meth:`get` for a record another process may make: processes sharing the records (one
+        state directory) write them in batches gathered up to :data:`~.writer.DELAY_SECONDS`, so a
+        record not found yet is looked for again every :data:`LOOK_EVERY_SECONDS` for
+        :data:`ELSEWHERE_SECONDS` (records in memory are this process's only: looked for once)."""
+        body = self.get(record_id, owner)
+        if body is not None or not isinstance(self.backend, SQLiteRecords):
+            return body
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + ELSEWHERE_SECONDS
+        while body is None and loop.time() < deadline:
+            await asyncio.sleep(LOOK_EVERY_SECONDS)
+            body = self._lookup(record_id, owner)
+        return body
+
+    def _lookup(self, record_id: str, owner: str | None) -> dict[str, Any] | None:
         row = self.backend.get(record_id)
         if row is None:
             return None
