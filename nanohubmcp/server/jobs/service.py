@@ -37,6 +37,7 @@ from collections.abc import Callable, Collection
 from typing import TYPE_CHECKING, Any
 
 from ...errors import JobLimitReached
+from ...schema.kept_arguments import kept_arguments
 from ...state.errors import StateUnavailable
 from ..wire.state_dir import resolve_state_dir
 from . import DEFAULT_MAX_JOBS, DEFAULT_MAX_JOBS_PER_OWNER, DEFAULT_MAX_RESULT_BYTES
@@ -194,6 +195,11 @@ class JobStore:
         without this process and finds it again by its id; ``provenance_id``: the record of the
         call that starts it, completed when the job ends — in a restarted server too).
 
+        ``arguments`` are kept as a provenance record keeps them (after the run only a record made
+        from the job reads them): at most 64 KiB of JSON, larger values replaced by their size and
+        digest (:func:`~nanohubmcp.schema.kept_arguments.kept_arguments`); the function is given
+        them whole by its caller, never from here.
+
         Raises:
             JobLimitReached: the store holds ``max_jobs`` jobs, or the owner ``max_jobs_per_owner``.
         """
@@ -201,7 +207,8 @@ class JobStore:
         owner = keyed(owner)
         job = Job(id=new_job_id(), tool=tool, owner=owner, principal=subject_of(principal),
                   ttl=min(ttl, self.ttl) if ttl else self.ttl, as_task=as_task, status_message=message,
-                  executor=executor, arguments=arguments, runner=self.runner, provenance_id=provenance_id)
+                  executor=executor, arguments=kept_arguments(arguments) if arguments else arguments,
+                  runner=self.runner, provenance_id=provenance_id)
         if detached:
             job.executor_ref = job.id
         record = job.record()

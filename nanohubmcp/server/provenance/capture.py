@@ -40,35 +40,8 @@ if TYPE_CHECKING:
     from ..wire.sessions import Session
 
 from ...protocol import jsonenc
+from ...schema.kept_arguments import MAX_KEPT_ARGUMENTS_BYTES, arguments_text
 from ...schema.secret import stored_arguments, stored_form
-
-MAX_KEPT_ARGUMENTS_BYTES = 64 * 1024
-"""The arguments of a record are kept up to this size (their JSON text, bytes); beyond it the largest
-values are replaced, one by one, by a marker naming their size and digest (:func:`arguments_text`)."""
-
-
-def arguments_text(arguments: dict[str, Any]) -> str:
-    """The JSON text of a record's ``arguments`` (secrets already replaced), at most
-    :data:`MAX_KEPT_ARGUMENTS_BYTES` of UTF-8 for any plausible number of arguments.
-
-    A larger text has its largest values replaced, largest first, by the string
-    ``"[not stored: N bytes of JSON, sha256:<hex>]"`` (N and the digest of that value's compact
-    JSON text) until it fits: a client cannot make each record hold megabytes (a 16 MiB body is
-    allowed), and the names and small values stay readable.
-    """
-    text = _arguments_json(arguments)
-    if len(text) <= MAX_KEPT_ARGUMENTS_BYTES and (text.isascii() or len(text.encode()) <= MAX_KEPT_ARGUMENTS_BYTES):
-        return text
-    sized = sorted(((len(_arguments_json(value).encode()), name) for name, value in arguments.items()), reverse=True)
-    total = len(text.encode())
-    kept = dict(arguments)
-    for size, name in sized:
-        if total <= MAX_KEPT_ARGUMENTS_BYTES:
-            break
-        value_text = _arguments_json(arguments[name])
-        kept[name] = f"[not stored: {size} bytes of JSON, {digest_text(value_text)}]"
-        total -= size - len(kept[name]) - 2
-    return _arguments_json(kept)
 
 
 def _refuse(value: object) -> object:
@@ -81,16 +54,8 @@ NaN or infinities (the same options: compact, ``ensure_ascii=False``, ``allow_na
 raises TypeError/ValueError for the rest."""
 _json = jsonenc.compact_writer(str, allow_nan=True)
 """Compact JSON text of a record's small parts (a value JSON has no form for as its ``str``)."""
-_arguments_writer = jsonenc.compact_writer(stored_form, allow_nan=True)
 _arguments_chunks = jsonenc.compact_chunks(stored_form, allow_nan=True)
 
-
-def _arguments_json(value: object) -> str:
-    """Compact JSON text of a record's arguments: a value JSON has no form for in the form
-    :func:`~nanohubmcp.schema.secret.stored_form` gives it (a dataclass's or model's ``Secret`` fields
-    replaced); a lone surrogate a client sent as its JSON escape (:func:`~nanohubmcp.protocol.jsonenc.utf8_storable`),
-    so the text is stored, sized and hashed as UTF-8 and reads back as the arguments sent."""
-    return jsonenc.utf8_storable(_arguments_writer(value))
 
 MAX_KEPT_RESULT_BYTES = 64 * 1024
 """A result up to this size (its digested JSON) is kept in its record (for the RO-Crate export);
