@@ -17,8 +17,10 @@ import pytest
 from nanohubmcp.protocol import jsonenc
 from nanohubmcp.protocol.escaped_text import KnownText, json_text_escaped, wrapped
 from nanohubmcp.server.results import shape as results
+from nanohubmcp.server.results.convert import frames
 
 N = 30
+M = frames.JOIN_ROWS
 TABLES = {
     "mixed": pd.DataFrame(
         {
@@ -41,6 +43,14 @@ TABLES = {
     "series": pd.Series([1e-9, np.nan, 2.5], name='v"'),
     "text only": pd.DataFrame({'k"\\': ["plain", 'q"uote', "back\\slash", "\u2028\x1f", "", "a,b"]}),
     "plain text": pd.DataFrame({"s": ["even", "odd"] * 3, "x": [0.5, 1e-7] * 3}),
+    "joined in parts": pd.DataFrame(  # more rows than records_text joins at a time (JOIN_ROWS)
+        {
+            "x": np.linspace(-1e-6, 1e-3, 3 * M + 5),
+            "i": np.arange(3 * M + 5),
+            "s": ['q"', "\\", "é\u2028"] * (M + 1) + ["z", "y"],
+            "o": [None, 1.5e-9, {"a": 'b"'}] * (M + 1) + [[], "w"],
+        }
+    ),
 }
 
 
