@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import InvalidParams
 from ...protocol import jsonrpc, versions
 from ...protocol.message_values import show
+from ..wire.client_facts import kept_capabilities, kept_client_info
 from ..wire.request import LOG_LEVELS, RequestContext
 
 if TYPE_CHECKING:
@@ -22,17 +23,27 @@ async def initialize(core: Identity, request: RequestContext, params: dict[str, 
 
     The transport decides whether a session is needed; when it gave the request an
     ``open_session`` function a new session is minted here and left in ``request.opened_session``.
+    The session keeps the client's capabilities and a few fields of its ``clientInfo``
+    (:mod:`~nanohubmcp.server.wire.client_facts`).
+
+    Raises:
+        InvalidParams: ``params.capabilities`` is over
+            :data:`~nanohubmcp.server.wire.client_facts.MAX_CLIENT_CAPABILITIES_BYTES` of JSON.
+
+    .. versionchanged:: 1.0
+       Capabilities over 16 KiB are refused; of ``clientInfo`` only ``name``, ``title`` and
+       ``version`` are kept.
     """
     version = versions.negotiate(params.get("protocolVersion"))
-    caps = params.get("capabilities")
-    info = params.get("clientInfo")
+    caps = kept_capabilities(params.get("capabilities"))  # (refused before a session is opened)
+    info = kept_client_info(params.get("clientInfo"))
     session = request.session
     if session is None and request.open_session is not None:
         session = request.opened_session = request.open_session(version)
     if session is not None:
         session.version = version
-        session.client_capabilities = caps if isinstance(caps, dict) else {}
-        session.client_info = info if isinstance(info, dict) else {}
+        session.client_capabilities = caps
+        session.client_info = info
     result: dict[str, Any] = {
         "protocolVersion": version,
         "capabilities": core.capabilities(version),

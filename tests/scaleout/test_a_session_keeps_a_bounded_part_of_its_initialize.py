@@ -1,0 +1,94 @@
+"""A session keeps at most 16 KiB of its client's ``initialize`` capabilities and, of its ``clientInfo``,
+only ``name``, ``title`` and ``version`` (256 characters each), in a process's memory and in Redis alike
+(trial40 S6: capabilities and clientInfo of 5,000,000 characters each were kept whole, ~10 MB per session
+for an idle hour, and a principal may hold 1,000 sessions).
+
+- Larger capabilities are invalid params (-32602) naming the limit, and no session is opened.
+- A huge ``clientInfo`` is accepted; what the session keeps of it is short.
+- The official ``mcp`` client connects as before, and a tool sees the capabilities it sent.
+
+Through a real server keeping its sessions in memory, or on a real redis-server.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import httpx2 as httpx
+import pytest
+import redis
+from redis_server import RedisServer
+from support import mcp_client, serve
+
+from nanohubmcp import Context, MCPServer, StaticTokenVerifier
+
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(90)]
+TOKEN = "token-of-finn"
+LIMIT = 16 * 1024
+HUGE = "C" * 2_000_000
+
+
+def _initialize(url: str, params: dict[str, Any]) -> httpx.Response:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"protocolVersion": "2025-11-25", **params}}
+    return httpx.post(url + "mcp", json=body, timeout=30, headers={
+        "Authorization": f"Bearer {TOKEN}", "Accept": "application/json, text/event-stream"})
+
+
+def _session_sizes(store: RedisServer) -> list[int]:
+    client = redis.Redis.from_url(store.url)
+    try:
+        return [client.memory_usage(key) or 0 for key in client.scan_iter(b"*:s:*", count=1000)]
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("backend", ["memory", "redis"])
+async def test_a_session_keeps_little_of_a_huge_initialize(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    store: RedisServer | None = request.getfixturevalue("redis_server") if backend == "redis" else None
+    options: dict[str, Any] = {"state_url": store.url} if store is not None else {}
+    server = MCPServer("bounded-sessions", auth=StaticTokenVerifier({TOKEN: "finn"}), state_dir=str(tmp_path),
+                       **options)
+
+    @server.tool()
+    def capabilities(ctx: Context) -> list:
+        """The names of the capabilities this session's client sent."""
+        return sorted(ctx.client_capabilities)
+
+    with serve(server) as url:
+        refused = _initialize(url, {"capabilities": {"experimental": {"x": {"blob": HUGE}}},
+                                    "clientInfo": {"name": "big", "version": "1"}})
+        assert "Mcp-Session-Id" not in refused.headers
+        error = refused.json()["error"]
+        assert error["code"] == -32602, error
+        assert f"params.capabilities is over {LIMIT} bytes of JSON" in error["message"]
+        assert error["data"] == {"limit": LIMIT}
+
+        info = {"name": "n" * 1_000_000, "version": "1.2", "title": "t", "websiteUrl": HUGE,
+                "icons": [{"src": "data:image/png;base64," + HUGE}]}
+        opened = _initialize(url, {"capabilities": {"roots": {"listChanged": True}}, "clientInfo": info})
+        assert opened.json()["result"]["protocolVersion"] == "2025-11-25", opened.text[:300]
+        session_id = opened.headers["Mcp-Session-Id"]
+        if store is None:
+            session = server.core.sessions.get(session_id)
+            assert session is not None
+            assert session.client_info == {"name": "n" * 256, "title": "t", "version": "1.2"}
+            assert session.client_capabilities == {"roots": {"listChanged": True}}
+        else:
+            sizes = _session_sizes(store)
+            assert sizes
+            assert max(sizes) < 4096, sizes
+
+        async with mcp_client(url + "mcp", token=TOKEN, list_roots_callback=_no_roots) as client:
+            answer = await client.call_tool("capabilities", {})
+            assert not answer.is_error, answer
+            assert "roots" in answer.structured_content["result"], answer
+
+
+async def _no_roots(context: Any) -> Any:
+    from mcp import types
+
+    return types.ListRootsResult(roots=[])
