@@ -224,8 +224,9 @@ def add_rappture_tool(
     options.setdefault("title", tool.title or None)
     watched = None if "source" in options else watched_code(tool)  # the code hash: tool.xml and its programs
     options.setdefault("annotations", {"readOnlyHint": True, "destructiveHint": False, "openWorldHint": False})
-    if tool.long:  # (a quick tool's run refuses them as soon: on a worker thread, where pint loads)
-        options.setdefault("check_arguments", call.check)
+    # Every call's values are held to their units and limits before it runs (a refusal is the argument
+    # check's, traced as validate_arguments; a job tool's before its job is made).
+    options.setdefault("check_arguments", call.check)
     record = server.add_tool(
         call,
         background=tool.long,

@@ -334,8 +334,9 @@ def add_sim2l(
                        description=description)
     runner.code = watched = WatchedCode(functools.partial(_notebook_code, spec.path))
     runner.max_inline_bytes = server.core.result_options.max_inline_bytes
-    # A job tool's arguments are refused before its job is made (a direct call's by the run, as soon)
-    checks = {"check_arguments": runner.check, "check_off_loop": True} if background else {}
+    # Every call's arguments are held to simtool's types before it runs: a refusal is the argument check's
+    # (traced as validate_arguments), a job tool's before its job is made; on a worker thread (pint)
+    checks = {"check_arguments": runner.check, "check_off_loop": True}
     record = server.add_tool(
         runner,
         name=tool_id,
