@@ -220,6 +220,10 @@ class StreamableHTTPHandler(BodyReadingHandler):
         if stream is not None and not await stream.kept():  # StateUnavailable: 503 with Retry-After
             stream = None  # its log was dropped: a fresh GET stream, as for a stream never known
         claimed = False
+        if stream is not None and stream.reading and not stream.hangup():
+            # One reader per stream: a resume ends the connection reading it (it learns it is no
+            # longer the reader); one that cannot be ended (still being opened) keeps the stream.
+            raise StreamConflict("Conflict: this stream is being read by another connection; retry")
         if stream is None:
             stream = session.get_standalone()
             if stream.reading:
@@ -253,12 +257,14 @@ class StreamableHTTPHandler(BodyReadingHandler):
             self.closing = writer.connection_lost
             stream.set_close_callback(lost)
             stream.attach(sink, last_event_id)
+            stream.set_hangup_callback(lost)  # a later resume of this stream ends this response
         finally:
             if claimed:
                 stream.claimed = False
         if stream.done and not done.done():
             done.set_result(None)
         await done
+        stream.drop_hangup_callback(lost)
         stream.detach(sink)
         session.touch()  # idle time counts from the stream's end
         ending = writer.finish()

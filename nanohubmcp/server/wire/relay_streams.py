@@ -98,7 +98,7 @@ class MirroredStream(OutboundStream):
 class RelayStream(OutboundStream):
     """A stream read from the session's event log (see the module docstring)."""
 
-    __slots__ = ("_cursor", "_reader", "session_id", "state")
+    __slots__ = ("_cursor", "_reader", "_reader_sink", "session_id", "state")
 
     def __init__(self, stream_id: str, *, state: SharedState, session_id: str, resumable: bool) -> None:
         super().__init__(stream_id, resumable=resumable)
@@ -107,6 +107,7 @@ class RelayStream(OutboundStream):
         self.sink = _noop_sink
         self._cursor = "$"
         self._reader: asyncio.Task[None] | None = None
+        self._reader_sink: Sink | None = None
 
     @property
     def standalone(self) -> bool:
@@ -161,9 +162,13 @@ class RelayStream(OutboundStream):
             self._cursor = "0-0"
         self.detach()
         self._reader = asyncio.get_running_loop().create_task(self._read(sink, after_seq))
+        self._reader_sink = sink
 
     def detach(self, sink: Sink | None = None) -> None:
-        reader, self._reader = self._reader, None
+        # ``==``: a bound method is a new object at each access. Another reader's sink: that one stays.
+        if sink is not None and self._reader_sink != sink:
+            return
+        reader, self._reader, self._reader_sink = self._reader, None, None
         if reader is not None and reader is not asyncio.current_task():
             reader.cancel()
 

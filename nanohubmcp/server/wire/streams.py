@@ -70,6 +70,11 @@ class OutboundStream:
         """Call ``callback`` once on :meth:`hangup` (the transport ends its HTTP response then)."""
         self._on_hangup = callback
 
+    def drop_hangup_callback(self, callback: Callable[[], None]) -> None:
+        """Forget ``callback`` as the hangup callback if it still is (its reader ended; another's stays)."""
+        if self._on_hangup is callback:
+            self._on_hangup = None
+
     @property
     def reading(self) -> bool:
         """True while a client's connection reads this stream, or one has claimed it."""
@@ -128,7 +133,8 @@ class OutboundStream:
         return out
 
     def hangup(self) -> bool:
-        """End the current HTTP response but keep the stream for a resuming GET (SEP-1699).
+        """End the current HTTP response but keep the stream for a resuming GET (SEP-1699); a GET
+        resuming a stream another connection still reads ends that one so.
 
         Returns False when the stream cannot be resumed (no event ids) or has no connection.
         """
