@@ -53,7 +53,6 @@ from opentelemetry import metrics, propagate, trace
 from opentelemetry.trace import Link, SpanKind, Status, StatusCode
 
 from ..errors import ProtocolError
-from .wire.sessions import session_key
 from .wire.trace_context import INSTRUMENTATION, SPAN, carrier_from
 
 if TYPE_CHECKING:
@@ -215,7 +214,7 @@ class Telemetry:
                 attributes["mcp.resource.uri"] = uri
             session = context.session
             if session is not None:  # its key: the id is the session's credential, and trace backends are shared
-                attributes["mcp.session.id"] = session_key(session.id)
+                attributes["mcp.session.id"] = session.key
             request_id = context.message.id
             if request_id is not None:
                 attributes["jsonrpc.request.id"] = str(request_id)

@@ -12,6 +12,7 @@ session id in advance. Runs on the event loop thread.
 from __future__ import annotations
 
 import asyncio
+import functools
 import secrets
 import time
 from collections import OrderedDict
@@ -94,6 +95,13 @@ class Session:
         self._on_touch: Callable[[Session], None] | None = None
         self.relay: StreamRelay | None = None
         """With a shared state store: makes this session's streams cross processes."""
+
+    @functools.cached_property
+    def key(self) -> str:
+        """The session's key, :func:`~nanohubmcp.state.base.session_key` of its id (64 hex digits): what
+        records and spans name it by, never the id. Made at the first use and kept (a SHA-256 and its hex
+        text per traced call cost ~2.5k instructions, bench/otel.md)."""
+        return session_key(self.id)
 
     def set_touch_callback(self, callback: Callable[[Session], None] | None) -> None:
         """Call ``callback(session)`` on each :meth:`touch` (the store keeps its idle order)."""
