@@ -212,12 +212,14 @@ def may_hold(message: str, token: str) -> bool:
     """Whether ``message`` may hold ``token`` in some form: True for every token shorter than
     :data:`SHORT_TOKEN`, and when :data:`TOKEN_PIECE` characters in a row of the token, of it
     percent-encoded (``quote``, ``quote_plus``), base64-encoded (standard or URL-safe, at any of the
-    three alignments, as inside ``user:token``) or escaped as ``repr`` does appear in ``message``
-    (ignoring case, as percent-encoding's hex does)."""
+    three alignments, as inside ``user:token``), hex-encoded (``bytes.hex()``, either case) or escaped
+    as ``repr`` does (of the text or of its UTF-8 bytes) appear in ``message`` (ignoring case, as
+    percent-encoding's hex does)."""
     if len(token) < SHORT_TOKEN:
         return True
     raw = token.encode("utf-8", "surrogatepass")
-    forms = [token, quote(token, safe=""), quote(token), quote_plus(token), repr(token)[1:-1]]
+    forms = [token, quote(token, safe=""), quote(token), quote_plus(token), repr(token)[1:-1], raw.hex(),
+             repr(raw)[2:-1]]
     for pad in range(3):
         for encode in (base64.b64encode, base64.urlsafe_b64encode):
             forms.append(encode(b"\0" * pad + raw).decode()[4 if pad else 0:])

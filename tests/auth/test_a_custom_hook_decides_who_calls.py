@@ -111,6 +111,18 @@ def in_basic_auth(token: str) -> object:
     raise PermissionError("sent Authorization: Basic " + base64.b64encode(f"hub:{token}".encode()).decode())
 
 
+def hex_encoded(token: str) -> object:
+    raise ValueError(f"lookup failed for {token.encode().hex()}")
+
+
+def hex_upper_cut(token: str) -> object:
+    raise ValueError(f"digest input {token.encode()[3:15].hex().upper()}")
+
+
+def bytes_repr(token: str) -> object:
+    raise ValueError(f"bad key {('é' + token).encode()!r}")
+
+
 def about_subjects(token: str) -> object:
     raise ValueError("Principal.subject must be a non-empty string")
 
@@ -119,12 +131,15 @@ def about_subjects(token: str) -> object:
     (url_encoded, HUB_TOKEN, "raised ConnectionError: (its message is not logged: it may hold the token)"),
     (truncated, HUB_TOKEN, "raised KeyError: (its message is not logged: it may hold the token)"),
     (in_basic_auth, HUB_TOKEN, "raised PermissionError: (its message is not logged: it may hold the token)"),
+    (hex_encoded, HUB_TOKEN, "raised ValueError: (its message is not logged: it may hold the token)"),
+    (hex_upper_cut, HUB_TOKEN, "raised ValueError: (its message is not logged: it may hold the token)"),
+    (bytes_repr, HUB_TOKEN, "raised ValueError: (its message is not logged: it may hold the token)"),
     (about_subjects, "n", "raised ValueError: (its message is not logged: it may hold the token)"),
     (about_subjects, HUB_TOKEN, "raised ValueError: Principal.subject must be a non-empty string"),
 ])
 def test_a_raising_check_never_logs_the_token_in_any_form(
         check: object, token: str, logged: str, caplog: pytest.LogCaptureFixture) -> None:
-    """trial14 F13: only the token's exact text was replaced in the logged message, so a check
+    """trial14 F13 (and trial40 S9, its hex): only the token's exact text was replaced in the logged message, so a check
     raising with it URL-encoded or cut logged it, and a 1-character token ("n") garbled the message
     ("Pri<the token>cipal...") and so told it. Now a message that may hold the token in any form (or
     any message, for a token under 12 characters) is left out; the type and place are logged."""
@@ -135,7 +150,8 @@ def test_a_raising_check_never_logs_the_token_in_any_form(
     assert logged in text, text
     assert "<the token>" not in text
     if len(token) > 1:
-        for form in (token, quote(token, safe=""), token[:-1], token[:12], quote(token, safe="")[4:16]):
+        for form in (token, quote(token, safe=""), token[:-1], token[:12], quote(token, safe="")[4:16],
+                     token.encode().hex()[6:30], token.encode().hex()[6:30].upper()):
             assert form not in text, (form, text)
 
 
