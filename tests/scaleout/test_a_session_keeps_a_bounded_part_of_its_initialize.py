@@ -6,6 +6,8 @@ for an idle hour, and a principal may hold 1,000 sessions).
 - Larger capabilities are invalid params (-32602) naming the limit, and no session is opened.
 - A huge ``clientInfo`` is accepted; what the session keeps of it is short.
 - The official ``mcp`` client connects as before, and a tool sees the capabilities it sent.
+- A session's resource subscriptions hold at most 16 KiB of URIs in all (64 of 8,192 characters each, a
+  template's value, were half a megabyte per session): one more is invalid params naming the limit.
 
 Through a real server keeping its sessions in memory, or on a real redis-server.
 """
@@ -29,11 +31,16 @@ LIMIT = 16 * 1024
 HUGE = "C" * 2_000_000
 
 
+def _post(url: str, method: str, params: dict[str, Any], session: str | None = None) -> httpx.Response:
+    headers = {"Authorization": f"Bearer {TOKEN}", "Accept": "application/json, text/event-stream"}
+    if session is not None:
+        headers.update({"Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25"})
+    body = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
+    return httpx.post(url + "mcp", json=body, timeout=30, headers=headers)
+
+
 def _initialize(url: str, params: dict[str, Any]) -> httpx.Response:
-    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"protocolVersion": "2025-11-25", **params}}
-    return httpx.post(url + "mcp", json=body, timeout=30, headers={
-        "Authorization": f"Bearer {TOKEN}", "Accept": "application/json, text/event-stream"})
+    return _post(url, "initialize", {"protocolVersion": "2025-11-25", **params})
 
 
 def _session_sizes(store: RedisServer) -> list[int]:
@@ -52,6 +59,11 @@ async def test_a_session_keeps_little_of_a_huge_initialize(
     options: dict[str, Any] = {"state_url": store.url} if store is not None else {}
     server = MCPServer("bounded-sessions", auth=StaticTokenVerifier({TOKEN: "finn"}), state_dir=str(tmp_path),
                        **options)
+
+    @server.resource("item://{name}")
+    def item(name: str) -> str:
+        """One item."""
+        return name
 
     @server.tool()
     def capabilities(ctx: Context) -> list:
@@ -81,6 +93,17 @@ async def test_a_session_keeps_little_of_a_huge_initialize(
             sizes = _session_sizes(store)
             assert sizes
             assert max(sizes) < 4096, sizes
+
+        long_uris = [f"item://{letter * 8000}" for letter in "abc"]
+        for uri in long_uris[:2]:
+            assert _post(url, "resources/subscribe", {"uri": uri}, session_id).json()["result"] == {}
+        error = _post(url, "resources/subscribe", {"uri": long_uris[2]}, session_id).json()["error"]
+        assert error["code"] == -32602, error
+        assert f"at most {LIMIT} in all" in error["message"]
+        assert error["data"] == {"limit": LIMIT}
+        assert _post(url, "resources/subscribe", {"uri": "item://short"}, session_id).json()["result"] == {}
+        if store is not None:
+            assert max(_session_sizes(store)) < 2 * LIMIT
 
         async with mcp_client(url + "mcp", token=TOKEN, list_roots_callback=_no_roots) as client:
             answer = await client.call_tool("capabilities", {})

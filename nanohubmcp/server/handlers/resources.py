@@ -41,6 +41,10 @@ log = logging.getLogger("nanohubmcp")
 MAX_SUBSCRIPTIONS = 64
 """The most resource URIs one session may subscribe to (one more is -32602); spellings of one URI
 (``CONFIG://lab``, ``config://%6Cab``) count once."""
+MAX_SUBSCRIBED_CHARS = 16 * 1024
+"""Characters of the URIs (as sent) one session's subscriptions may hold in all (one more is -32602): a
+session lives an idle hour, in Redis too, and one principal may hold 1,000 of them, so 64 URIs of 8,192
+characters each (a template's value) would let one client park half a megabyte per session."""
 MAX_URI_LENGTH = 8192
 """The longest ``params.uri`` (characters) ``resources/read``, ``subscribe`` and ``unsubscribe`` take;
 a longer one is -32602 before it is matched against any template."""
@@ -152,7 +156,8 @@ async def subscribe(core: HandlerServices, request: RequestContext, params: dict
     subscription to ``CONFIG://%6Cab`` is told of a change of ``config://lab``, in a
     ``notifications/resources/updated`` naming ``CONFIG://%6Cab``, the URI as subscribed (the one spelling
     the client knows to look for). Subscribing again in another spelling replaces the
-    subscription (the newest spelling is named). At most :data:`MAX_SUBSCRIPTIONS` per session (-32602).
+    subscription (the newest spelling is named). At most :data:`MAX_SUBSCRIPTIONS` per session, of
+    :data:`MAX_SUBSCRIBED_CHARS` characters in all (-32602).
     A URI ``resources/read`` refuses is refused alike (:func:`found`): one nothing answers (-32002), or
     one whose template variables its function cannot take, or with a query parameter given twice
     (-32602).
@@ -165,6 +170,11 @@ async def subscribe(core: HandlerServices, request: RequestContext, params: dict
     key = comparison_form(uri)
     if key not in session.subscriptions and len(session.subscriptions) >= MAX_SUBSCRIPTIONS:
         raise InvalidParams(f"at most {MAX_SUBSCRIPTIONS} subscriptions per session")
+    held = sum(map(len, session.subscriptions.values())) - len(session.subscriptions.get(key, ""))
+    if held + len(uri) > MAX_SUBSCRIBED_CHARS:
+        raise InvalidParams(f"resources/subscribe: the session's subscriptions would hold {held + len(uri)} characters "
+                            f"of URIs; at most {MAX_SUBSCRIBED_CHARS} in all: unsubscribe some first",
+                            {"limit": MAX_SUBSCRIBED_CHARS})
     session.subscriptions[key] = uri
     return {}
 
