@@ -63,7 +63,7 @@ def fork_workers(workers: int) -> None:
     log_requests(access=False)
 
 
-def after_worker_death(cleanup: Callable[[], None]) -> None:
+def after_worker_death(cleanup: Callable[[], object]) -> None:
     """Have ``cleanup()`` run in the ``--workers`` parent each time a worker died (killed, or exited
     with a status other than 0), before it is started again: what a process killed with SIGKILL could
     not end itself (the Rappture programs it was running) is ended then, not when some later process
@@ -73,7 +73,7 @@ def after_worker_death(cleanup: Callable[[], None]) -> None:
         _CLEANUPS.append(cleanup)
 
 
-_CLEANUPS: list[Callable[[], None]] = []
+_CLEANUPS: list[Callable[[], object]] = []
 
 
 def _clean_up() -> None:
