@@ -123,6 +123,12 @@ class Context(LevelMethods):
         return self._request.progress_token
 
     @property
+    def provenance_id(self) -> str | None:
+        """The id of the provenance record this call leaves (its URI is ``nanohubmcp://provenance/<id>``),
+        or None when the server keeps none of it (provenance off, the tool left out of it)."""
+        return self._request.provenance_id
+
+    @property
     def protocol_version(self) -> str:
         """The protocol version in force for this request."""
         return self._request.version

@@ -117,6 +117,15 @@ class Recorder:
                 # code of the tool ran, so there is nothing a record could truthfully name (its code, executor).
                 context.provenance_id = None
                 return result
+            cached_from = slots.get(CACHED_FROM)
+            meta = result.get("_meta")
+            if isinstance(meta, dict) and META_KEY in meta:
+                # A tool's own answer from an earlier call's run (a Sim2L's stored run) names that call's record,
+                # marked a hit as the result cache's are: this call's record names it as cached_from.
+                named = meta.pop(META_KEY)
+                hit = meta.get(CACHE_META)
+                if cached_from is None and isinstance(named, str) and isinstance(hit, dict) and hit.get("hit"):
+                    cached_from = named
             # References only (the record is made on the store's writer thread): see capture.PendingCall. Not the
             # request's context: what it holds (the message, the stream, the transport's callbacks) would outlive
             # the call until the record is made, and the garbage collector would walk it meanwhile.
@@ -134,7 +143,7 @@ class Recorder:
                 time.time(),
                 slots.get(RAN_ON) or ("event-loop", threading.current_thread()),
                 slots.get(SPAN),
-                slots.get(CACHED_FROM),
+                cached_from,
                 ran,
             )
             if submit(pending):

@@ -94,12 +94,14 @@ def shape_result(
     *,
     cached: bool,
     max_inline_bytes: int | None = None,
+    meta: dict[str, Any] | None = None,
 ) -> ToolResult:
     """The result of a run whose outputs were read from ``directory`` (see the module table).
 
     When the values' JSON is longer than ``max_inline_bytes``, all of them are kept in the run's
     ``outputs.json`` (a ``resource_link`` in the result) and the largest are replaced by a note
-    naming that resource until the rest fits (a value shorter than its note stays).
+    naming that resource until the rest fits (a value shorter than its note stays). ``meta``: the
+    result's ``_meta``.
     """
     values: dict[str, Any] = {}
     units: dict[str, str] = {}
@@ -157,4 +159,4 @@ def shape_result(
         structured["missing"] = missing
     text = [TextContent(dumps(structured)).to_wire()]
     text.extend(TextContent(s).to_wire() for s in summaries)
-    return ToolResult(content=[*text, *blocks], structured_content=structured)
+    return ToolResult(content=[*text, *blocks], structured_content=structured, meta=meta)

@@ -80,6 +80,17 @@ class RunStore:
                 return None
         return os.path.dirname(record)
 
+    @staticmethod
+    def record_of(directory: str) -> str | None:
+        """The URI of the provenance record of the call that ran the stored run in ``directory``, or None
+        (none was kept, or the run was stored by an earlier version)."""
+        try:
+            with open(os.path.join(directory, RUN_FILE), encoding="utf-8") as stream:
+                found = json.load(stream).get("record")
+        except (OSError, ValueError, AttributeError):
+            return None
+        return found if isinstance(found, str) else None
+
     @contextlib.contextmanager
     def claim(self, run: str) -> Iterator[None]:
         """Hold the run id while making it: an identical call waits, then finds the stored run.
@@ -111,15 +122,19 @@ class RunStore:
         os.mkdir(path, 0o700)
         return path
 
-    def keep(self, scratch: str, run: str, identity: dict[str, Any], started: float, *, replace: bool = False) -> str:
+    def keep(self, scratch: str, run: str, identity: dict[str, Any], started: float, *, replace: bool = False,
+             record: str | None = None) -> str:
         """Store the finished run made in ``scratch`` as ``run``; returns its directory.
 
         An earlier run with the same id is kept (another process stored it meanwhile), unless
         ``replace`` (a Sim2L served with ``cache=False``): then the new run takes its place.
+        ``record``: the URI of the provenance record of the call that ran it (:meth:`record_of`).
         """
-        record = {"run": run, "identity": identity, "started": started, "finished": time.time()}
+        record_file = {"run": run, "identity": identity, "started": started, "finished": time.time()}
+        if record is not None:
+            record_file["record"] = record
         with open(os.path.join(scratch, RUN_FILE), "w", encoding="utf-8") as stream:
-            json.dump(record, stream, default=str)
+            json.dump(record_file, stream, default=str)
         target = self.path(run)
         owner_only_tree(scratch)  # (the kernel wrote its files under the server's umask)
         private_folder(os.path.dirname(self.directory))

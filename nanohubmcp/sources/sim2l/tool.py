@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ...errors import RegistrationError, ResourceNotFound
 from ...protocol.blocks import ResourceContent
 from ...server.calls.context import Context
+from ...server.jobs.record import PROVENANCE_META, PROVENANCE_URI_PREFIX
+from ...server.provenance.capture import CACHE_META
 from ...server.provenance.code_files import WATCHED, WatchedCode, bundle, entry, read_entry
 from .execute import read_outputs, run_notebook
 from .kernels import KernelStop
@@ -169,7 +171,8 @@ class Sim2LTool:
             found = self.store.find(run) if self.cache else None
             if found is not None:
                 ctx.info(f"Sim2L {self.spec.name}: the stored run {run[:12]} has these inputs")
-                return self._answer(run, found, cached=True)
+                recorded = getattr(ctx, "provenance_id", None) is not None
+                return self._answer(run, found, cached=True, produced=self.store.record_of(found) if recorded else None)
             # papermill's cell-by-cell progress bar (tqdm) reaches the client as MCP progress
             ctx.info(f"Sim2L {self.spec.name}: running the notebook with papermill (run {run[:12]})")
             scratch, started = self.store.scratch(), time.time()
@@ -179,7 +182,9 @@ class Sim2LTool:
                 run_notebook(self.spec, prepared, scratch, kernel_name=self.kernel_name, cell_timeout=self.cell_timeout,
                              stop=stop, tool=self.name)
                 self.store.runs += 1
-                directory = self.store.keep(scratch, run, identity, started, replace=not self.cache)
+                record = getattr(ctx, "provenance_id", None)  # (a job run elsewhere: its ctx keeps no record)
+                directory = self.store.keep(scratch, run, identity, started, replace=not self.cache,
+                                            record=PROVENANCE_URI_PREFIX + record if record else None)
             except BaseException:
                 self.store.discard(scratch)
                 raise
@@ -187,8 +192,14 @@ class Sim2LTool:
                 unwatch()
             return self._answer(run, directory, cached=False)
 
-    def _answer(self, run: str, directory: str, *, cached: bool) -> Any:
+    def _answer(self, run: str, directory: str, *, cached: bool, produced: str | None = None) -> Any:
+        """The result of the run in ``directory``. An answer from a stored run says so as the result
+        cache's does (``_meta`` ``{"hit": true}``) and names the record of the call that ran it
+        (``produced``), which the provenance layer takes for this call's record (``cached_from``)."""
         outputs, missing = read_outputs(self.spec, directory)
+        meta: dict[str, Any] | None = None
+        if cached:
+            meta = {CACHE_META: {"hit": True}, **({PROVENANCE_META: produced} if produced else {})}
         return shape_result(
             self.spec,
             self.name,
@@ -198,6 +209,7 @@ class Sim2LTool:
             missing,
             cached=cached,
             max_inline_bytes=self.max_inline_bytes,
+            meta=meta,
         )
 
     def read_file(self, run: str, path: str) -> Any:
