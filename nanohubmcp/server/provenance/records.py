@@ -57,10 +57,11 @@ transaction): making one holds the interpreter some microseconds, so a call serv
 the event loop is not held up by a whole batch."""
 
 
-ELSEWHERE_SECONDS = DELAY_SECONDS + 1.0
+ELSEWHERE_SECONDS = DELAY_SECONDS + 4.0
 """How long a read waits for a record another process sharing the records may still hold in its
-writer's batch (:meth:`ProvenanceStore.get_written_elsewhere`): the batch's gathering, and a second
-for the writing."""
+writer's batch (:meth:`ProvenanceStore.get_written_elsewhere`): the batch's gathering, and time for
+the writing (a process's first batch waits for the installed distributions' table, seconds on a busy
+machine)."""
 LOOK_EVERY_SECONDS = 0.05
 """How often such a read looks again."""
 
