@@ -4,6 +4,7 @@
     .venv/bin/python bench/science_results.py            # 7 repeats, median
     .venv/bin/python bench/science_results.py --repeats 15 --json /tmp/science.json
     .venv/bin/python bench/science_results.py --no-accelerator   # without orjson (the fast extra)
+    .venv/bin/python bench/science_results.py --cpu    # CPU time, not wall (a loaded host)
     .venv/bin/python bench/science_results.py --compare /tmp/main-checkout --rounds 3
         # before (that checkout) and after (this one, with and without orjson), interleaved rounds
 
@@ -59,13 +60,18 @@ except ImportError:  # a --compare checkout before results/options.py (50dd142)
 matplotlib.use("Agg")
 
 
+CLOCK: Callable[[], float] = time.perf_counter
+"""What is timed: wall time, or with ``--cpu`` the process's CPU time (``time.process_time``), which a loaded
+host moves far less (waiting for a core is not counted; bench/findings.md §13.4)."""
+
+
 def median_time(run: Callable[[], Any], repeats: int, setup: Callable[[], Any] | None = None) -> tuple[float, Any]:
     times, out = [], None
     for _ in range(repeats):
         arg = setup() if setup else None
-        start = time.perf_counter()
+        start = CLOCK()
         out = run(arg) if setup else run()  # type: ignore[call-arg]
-        times.append(time.perf_counter() - start)
+        times.append(CLOCK() - start)
     return statistics.median(times), out
 
 
@@ -116,7 +122,11 @@ def main() -> None:
                         help="run before (CHECKOUT's package) and after (this one, with and without orjson) "
                         "in interleaved rounds, each in a fresh process, and print the medians")
     parser.add_argument("--rounds", type=int, default=3, help="rounds for --compare (default 3)")
+    parser.add_argument("--cpu", action="store_true", help="time CPU (time.process_time), not wall: a loaded host")
     args = parser.parse_args()
+    if args.cpu:
+        global CLOCK
+        CLOCK = time.process_time
     if args.compare:
         compare(args)
         return
@@ -207,7 +217,8 @@ def compare(args: argparse.Namespace) -> None:
             with tempfile.NamedTemporaryFile(suffix=".json") as out:
                 env = {**os.environ, "PYTHONPATH": path} if path else dict(os.environ)
                 command = [sys.executable, __file__, "--no-figure", "--repeats", str(args.repeats), "--rows",
-                           str(args.rows), "--floats", str(args.floats), "--json", out.name, *extra]
+                           str(args.rows), "--floats", str(args.floats), "--json", out.name, *extra,
+                           *(["--cpu"] if args.cpu else [])]
                 subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL, cwd=tempfile.gettempdir())
                 for row in json.loads(Path(out.name).read_text())["rows"]:
                     seen[name].setdefault((row["value"], row["case"]), []).append(row["ratio"])
