@@ -30,8 +30,8 @@ BOUNDS = {
     "era": "per-request _meta/header checks of the 2026-07-28 era (§13.2)",
     "cold": "106 modules of ours at >= 0.34 M instructions each, the core's services built whole at start, dataclasses "
             "made at import (bench/startup.md, §13.3)",
-    "df": "joining the records and their escaped text (3 M pieces each), a string per numeric cell, the memory of the "
-          "24 + 28 MB texts; without the fast extra Python's float spelling (§13.4)",
+    "df": "the 24 + 28 MB texts (records, escaped) and their UTF-8 copies, the escape's replaces, a string per cell "
+          "(joined 4,096 rows at a time); without the fast extra Python's float spelling (§13.4)",
     "array": "without the fast extra: Python's float spelling of every element (§13.4)",
     "dask": "a lone call: two HTTP requests, the loop-to-Dask-client hand-over; host load (bench/jobs.md, §13.10)",
     "stdio": "per-line pipeline cost shared with HTTP (§13.1)",
