@@ -95,7 +95,12 @@ def _value(tool: str, item: Input, value: Any) -> str:
     if kind in ("number", "integer"):
         return _number(tool, item, value)
     if kind == "boolean":
-        word = value if isinstance(value, bool) else BOOLEAN_WORDS.get(str(value).strip().lower())
+        if isinstance(value, bool):
+            word: bool | None = value
+        elif isinstance(value, (int, float)):  # JSON 1 / 0 (1.0 too: the schema's enum takes it)
+            word = bool(value) if value in (0, 1) else None
+        else:
+            word = BOOLEAN_WORDS.get(str(value).strip().lower())
         if word is None:
             raise _refuse(tool, item, f"{value!r} is not true/false (or yes/no, on/off, 1/0)")
         return "yes" if word else "no"

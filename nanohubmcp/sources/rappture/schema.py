@@ -12,8 +12,8 @@ number with units  ``{"type": ["number", "string"]}``: a number in the declared 
                    ``maximum``/``default``/``examples`` (the presets) in the declared units
 number             ``{"type": "number"}`` with ``minimum``/``maximum``/``default``
 integer            ``{"type": "integer"}`` with ``minimum``/``maximum``/``default``
-boolean            ``true``/``false``, or one of Rappture's spellings ``yes``/``no``, ``on``/``off``,
-                   ``true``/``false``, ``1``/``0``
+boolean            ``true``/``false``, ``1``/``0``, or one of Rappture's spellings ``yes``/``no``,
+                   ``on``/``off``, ``true``/``false``, ``1``/``0`` in any case
 choice             ``{"type": "string", "enum": [...]}``: the options' values, and their labels too
 multichoice        ``{"type": "array", "items": {"enum": [...]}, "uniqueItems": true}``
 string             ``{"type": "string"}`` (the description says when it is multi-line text)
@@ -30,7 +30,7 @@ from ...schema import GeneratedSchema
 from .inputs import Input
 from .units import UnitError, convert
 
-__all__ = ["BOOLEAN_WORDS", "element_symbols", "input_schema", "property_schema"]
+__all__ = ["BOOLEAN_PATTERN", "BOOLEAN_WORDS", "element_symbols", "input_schema", "property_schema"]
 
 BOOLEAN_WORDS = {
     "yes": True,
@@ -43,6 +43,10 @@ BOOLEAN_WORDS = {
     "0": False,
 }
 """Rappture's spellings of a boolean (``<default>on</default>``), and what each means."""
+BOOLEAN_PATTERN = "^\\s*(" + "|".join(
+    "".join(f"[{c.upper()}{c}]" if c.isalpha() else c for c in word) for word in BOOLEAN_WORDS) + ")\\s*$"
+"""The spellings as a JSON Schema pattern, in any case (Rappture reads them as Tcl's ``string is boolean``
+does: ``YES``, ``On``) and with white space around them (ECMA-262 patterns have no case-blind flag)."""
 
 _CATEGORY_NUMBERS = {
     "lanthanoid": set(range(57, 72)),
@@ -135,7 +139,7 @@ def property_schema(item: Input) -> dict[str, Any]:
                 f'(e.g. "{item.default or "1" + units}").'
             )
     elif kind == "boolean":
-        schema["enum"] = [True, False, *BOOLEAN_WORDS]
+        schema["anyOf"] = [{"type": "boolean"}, {"enum": [0, 1]}, {"type": "string", "pattern": BOOLEAN_PATTERN}]
         if item.default.lower() in BOOLEAN_WORDS:
             schema["default"] = BOOLEAN_WORDS[item.default.lower()]
     elif kind in ("choice", "loader"):

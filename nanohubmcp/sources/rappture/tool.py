@@ -25,6 +25,7 @@ from typing import Any
 
 from ...errors import RegistrationError, ToolError
 from ...protocol.result_types import ToolResult
+from ...server.registry.components import name_like
 from . import plots
 from .driver import current_values, write_driver
 from .execute import Outcome, command_line, find_rappture, program_environment, run_program
@@ -76,7 +77,7 @@ def _default_name(path: Path, root: ET.Element) -> str:
                 break
     if not ident:
         ident = text_of(root, "tool/title") or "rappture_tool"
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", ident).strip("_")[:128] or "rappture_tool"
+    return name_like(ident, fallback="rappture_tool")  # accents dropped, not the letter: ümlaut is umlaut
 
 
 @dataclass(eq=False)
