@@ -68,6 +68,19 @@ def time_limit(cputime: str) -> float:
 _SECONDS = re.compile(r"^(\d+)\s*s?$")
 
 
+def _not_found(path: Path) -> str:
+    """Why ``path`` names no tool.xml: no such file, or a directory without one (where it looked, and
+    the Sim2L command when the directory holds a notebook)."""
+    if not path.is_dir():
+        return f"Rappture tool {str(path)!r}: no such file (give tool.xml or its directory)"
+    text = (f"Rappture tool {str(path)!r}: a directory holding neither tool.xml nor rappture/tool.xml (give "
+            "tool.xml or its directory)")
+    notebooks = [*path.glob("*.ipynb"), *path.glob("simtool/*.ipynb")]
+    if notebooks:
+        text += f"; it holds a notebook: a Sim2L is served with add_sim2l (nanohubmcp sim2l {path})"
+    return text
+
+
 def _default_name(path: Path, root: ET.Element) -> str:
     ident = text_of(root, "tool/id")
     if not ident:
@@ -291,7 +304,7 @@ def load_rappture_tool(
     if file.is_dir():
         file = next((f for f in (file / "tool.xml", file / "rappture" / "tool.xml") if f.is_file()), file / "tool.xml")
     if not file.is_file():
-        raise RegistrationError(f"Rappture tool {str(path)!r}: no such file (give tool.xml or its directory)")
+        raise RegistrationError(_not_found(Path(path)))
     try:
         root = ET.parse(file).getroot()
     except ET.ParseError as exc:

@@ -232,8 +232,11 @@ def notebook_in(path: str | os.PathLike[str]) -> str:
             return os.path.join(folder, found[0])
         if found:
             raise RegistrationError(f"{folder} holds {len(found)} notebooks ({', '.join(found)}): give the Sim2L's")
-    raise RegistrationError(f"{where} is a directory without a notebook: give the Sim2L's .ipynb (or a "
-                            "directory holding it)")
+    rappture = [os.path.join(where, n) for n in ("tool.xml", os.path.join("rappture", "tool.xml"))]
+    hint = next((f"; it holds a Rappture tool, {found}: serve that with add_rappture_tool (nanohubmcp rappture "
+                 f"{found})" for found in rappture if os.path.isfile(found)), "")
+    raise RegistrationError(f"{where} is a directory without a notebook (in it or in its simtool/): give the "
+                            f"Sim2L's .ipynb (or a directory holding it){hint}")
 
 
 def _code_digest(notebook: Any) -> str:
@@ -269,6 +272,9 @@ def read_sim2l(path: str | os.PathLike[str]) -> Sim2LSpec:
             warnings.simplefilter("ignore")  # nbformat's notes on old files do not matter here
             notebook = nbformat.reads(raw.decode("utf-8"), as_version=4)
     except Exception as exc:
+        if raw.lstrip()[:5] == b"<?xml" and b"<run" in raw[:4096]:  # the other format: say which command takes it
+            raise RegistrationError(f"{where}: a Rappture tool.xml, not a Jupyter notebook: serve it with "
+                                    f"add_rappture_tool (nanohubmcp rappture {where})") from None
         reason = " ".join(str(exc).split())[:200]
         raise RegistrationError(f"{where}: not a Jupyter notebook ({reason})") from None
     cells = list(notebook.cells)
