@@ -161,7 +161,7 @@ class CacheLayer:
         arguments = request.params.get("arguments")
         try:
             checked = tool.validator.validate(arguments if isinstance(arguments, dict) else {})
-        except (InvalidArguments, CheckPending):  # the handler refuses them, or waits for the check
+        except InvalidArguments:  # the handler refuses them (a CheckPending goes up: loaded, then asked again)
             return None
         run_values = tool.extra.get(RUN_VALUES)
         properties = tool.input_schema.get("properties")

@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from ...errors import ConfigurationError
+from ...schema import CheckPending
 from .request import RequestContext, Slot
 
 ENV_VAR = "NANOHUBMCP_TRACING"
@@ -205,6 +206,8 @@ class _Step:
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: Any) -> None:
         ended = time.time_ns()
         if exc is None and ended - self.started < (STEP_MIN_SECONDS or 0) * 1e9:
+            return
+        if isinstance(exc, CheckPending):  # not a failure: the check is made again once it loaded (its own span)
             return
         from opentelemetry.trace import Status, StatusCode
 
