@@ -41,6 +41,7 @@ from ..protocol import jsonrpc, versions
 from ..schema.paths import echoed
 from ..server.registry.mcp_apps import app_only
 from ..server.results.named_blocks import placeholders
+from ..server.results.plain import is_object
 from ..server.wire.request import LARGE_MESSAGE_BYTES, RETURNED_ERROR
 from .base import BodyReadingHandler
 from .headers import json_body_type
@@ -194,7 +195,7 @@ def rest_answer(result: dict[str, Any], *, returned: bool = False) -> tuple[int,
         status = 503 if retry_after(result) is not None else 422 if returned else 500
         return status, {"error": "\n".join(texts) or "the tool failed"}
     structured = result.get("structuredContent")
-    if isinstance(structured, dict):
+    if is_object(structured):  # (a large dict's is its JSON text: jsonenc.Encoded)
         return 200, structured
     content = result.get("content", [])
     if len(content) == 1 and content[0].get("type") == "text":

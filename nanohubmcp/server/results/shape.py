@@ -66,7 +66,7 @@ from . import convert
 from .convert import mixed, parts
 from .json_values import json_text, to_json
 from .named_blocks import named
-from .plain import has_str, is_bytes, plain
+from .plain import has_str, is_bytes, is_object, plain
 from .prompts import prompt_messages, prompt_result
 from .resources import resource_contents, resource_result
 from .sink import ResultSink
@@ -164,11 +164,13 @@ def _tool_parts(value: object, sink: ResultSink | None = None, data_only: bool =
         if split is not None and split.has_data:
             return _mixed_parts(split, sink, data_only)
     if isinstance(value, dict):
-        text, structured = to_json(value, "the tool's result")
+        text = json_text(value, "the tool's result")
         if parts.too_big(sink, len(text)):
             return parts.offload_json(text, sink), UNSET  # type: ignore[arg-type]  # too_big: a sink
         parts.held(sink, len(text))
-        return [_text(text)], structured
+        # A large dict's structured content is its text, written once (as a list's): read back as a dict, it
+        # was written again where the answer is sent, on the event loop (1M keys: ~5 s there).
+        return [_text(text)], jsonenc.Encoded(text) if len(text) > convert.COSTLY_TEXT else jsonenc.loads(text)
     if isinstance(value, list):
         if _is_block_list(value):
             return parts.resources_kept([_block(i, sink) for i in value], sink), UNSET
@@ -220,7 +222,7 @@ def _structured_allowed(value: object, version: str) -> bool:
     allows = version if isinstance(version, ProtocolVersion) else ProtocolVersion.of(version)
     if not allows.structured_content:
         return False
-    return allows.modern or isinstance(value, dict)
+    return allows.modern or is_object(value)
 
 
 def structured_value(value: object, output_schema: Mapping[str, Any] | None = None) -> Any:
