@@ -18,7 +18,7 @@ import math
 import numbers
 import time
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import tornado
 import tornado.web
@@ -395,19 +395,32 @@ def reached_host(request: httputil.HTTPServerRequest) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
+MAX_RETRY_AFTER = 2**31
+"""The most seconds a ``Retry-After`` header names: a longer wait is sent as this (RFC 9111 § 1.2.2 has a
+cache read any larger delta-seconds as 2^31)."""
+
+
 def _retry_after(body: Any) -> int | None:
-    """``data.retryAfter`` of an error body as whole seconds (``Retry-After`` is a whole number, RFC 9110
-    § 10.2.3): any real number a middleware gives — ``2.5``, a numpy ``int64`` — rounded up; None for
-    none, a bool, a negative or non-finite number."""
+    """``data.retryAfter`` of an error body as :func:`retry_after_seconds` reads it."""
     error = body.get("error") if isinstance(body, dict) else None
     data = error.get("data") if isinstance(error, dict) else None
-    retry = data.get("retryAfter") if isinstance(data, dict) else None
+    return retry_after_seconds(data.get("retryAfter") if isinstance(data, dict) else None)
+
+
+def retry_after_seconds(retry: object) -> int | None:
+    """``retry``, a wait a middleware or a tool's result names, as the whole seconds of a ``Retry-After``
+    header (a whole number, RFC 9110 § 10.2.3): any real number — ``2.5``, a numpy ``int64`` — rounded up,
+    at most :data:`MAX_RETRY_AFTER` (``10**5000`` too: its text would be 5,000 digits, which ``str()``
+    refuses); None for none, a bool, a negative or non-finite number."""
     if isinstance(retry, int) and not isinstance(retry, bool):  # (the usual one)
-        return retry if retry >= 0 else None
+        return min(retry, MAX_RETRY_AFTER) if retry >= 0 else None
     if not isinstance(retry, numbers.Real) or isinstance(retry, bool):
         return None
-    seconds = float(retry)
-    return math.ceil(seconds) if math.isfinite(seconds) and seconds >= 0 else None
+    try:
+        seconds = float(retry)
+    except OverflowError:  # (a Fraction or Decimal past a float's range: finite, and long)
+        return MAX_RETRY_AFTER if cast(float, retry) > 0 else None  # (every Real compares with 0)
+    return min(math.ceil(seconds), MAX_RETRY_AFTER) if math.isfinite(seconds) and seconds >= 0 else None
 
 
 class PlainErrors:

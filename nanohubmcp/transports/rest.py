@@ -43,7 +43,7 @@ from ..server.registry.mcp_apps import app_only
 from ..server.results.named_blocks import placeholders
 from ..server.results.plain import is_object
 from ..server.wire.request import LARGE_MESSAGE_BYTES, RETURNED_ERROR
-from .base import BodyReadingHandler
+from .base import BodyReadingHandler, retry_after_seconds
 from .headers import json_body_type
 
 log = logging.getLogger("nanohubmcp.server")
@@ -160,8 +160,8 @@ class RestToolHandler(BodyReadingHandler):
 def retry_after(result: dict[str, Any]) -> int | None:
     """The seconds an ``isError`` result asks the caller to wait before retrying, if it says."""
     meta = result.get("_meta")
-    seconds = meta.get(RETRY_AFTER_META) if isinstance(meta, dict) and result.get("isError") else None
-    return seconds if isinstance(seconds, int) and not isinstance(seconds, bool) else None
+    return retry_after_seconds(meta.get(RETRY_AFTER_META)) if isinstance(meta, dict) and result.get("isError") \
+        else None
 
 
 JOB_TOOLS = frozenset({"get_job_result", "cancel_job"})

@@ -220,3 +220,27 @@ def test_a_legacy_sse_batch_reading_a_kept_result_over_the_unread_bound_reaches_
             assert last["id"] == 5
         finally:
             stream.close()
+
+
+def test_a_retry_after_too_long_to_write_is_sent_as_the_longest_wait() -> None:
+    # Review r20 L2: str() of 10**5000 raises (Python's 4,300-digit limit) after the 503 was chosen: a 500 with
+    # a traceback. Sent as 2**31 seconds, the value RFC 9111 § 1.2.2 reads any larger delta-seconds as.
+    server = MCPServer("long waits", provenance=False)
+
+    @server.tool()
+    def ask() -> str:
+        """Answers, once the layer lets it."""
+        return "ok"
+
+    async def far(request: Request, call_next: CallNext) -> dict[str, Any]:
+        if request.method == "tools/call":
+            raise ProtocolError("come back much later", data={"retryAfter": 10**5000}, code=-32000)
+        return await call_next(request)
+
+    server.add_middleware(far)
+    with serve(server) as url:
+        plain = Wire(url).post(tool_call_message("ask", {}, 1), None, path="/", accept="application/json")
+        rest = httpx2.post(url + "tools/ask", json={}, timeout=30)
+    for answer in (plain, rest):
+        status = answer.status if answer is plain else answer.status_code
+        assert (status, answer.headers.get("Retry-After")) == (503, str(2**31))
