@@ -9,14 +9,17 @@ failed every job); its least is 0.1 s."""
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
+import numpy as np
 import pytest
 
 from nanohubmcp import MCPServer
 from nanohubmcp.errors import ConfigurationError, RegistrationError
 
 
-@pytest.mark.parametrize("every", ["x", "1", 0, -1, math.nan, math.inf, True, 301, 1e-9, 0.001, 0.999])
+@pytest.mark.parametrize("every", ["x", "1", 0, -1, math.nan, math.inf, True, 301, 1e-9, 0.001, 0.999,
+                                   np.float64("nan"), np.int64(0), np.bool_(True)])
 def test_a_poll_interval_that_is_no_usable_number_of_seconds_is_refused(every: object) -> None:
     with pytest.raises(ConfigurationError, match="slurm option poll_interval must be a number of seconds"):
         MCPServer("x", job_executor="slurm", executor_options={"slurm": {"poll_interval": every}})
@@ -25,7 +28,8 @@ def test_a_poll_interval_that_is_no_usable_number_of_seconds_is_refused(every: o
         server.async_tool(name="f", executor_options={"poll_interval": every})(lambda: 1)
 
 
-@pytest.mark.parametrize("every", [1, 1.5, 300])
+# Any real number, as the other durations (check_options): numpy's int64 was refused (review r20 L3).
+@pytest.mark.parametrize("every", [1, 1.5, 300, np.int64(5), np.float32(2.5), Fraction(3, 2)])
 def test_a_number_of_seconds_is_taken(every: float) -> None:
     MCPServer("z", job_executor="slurm", executor_options={"slurm": {"poll_interval": every}})
 
@@ -47,6 +51,6 @@ def test_a_submit_poll_interval_that_is_no_usable_number_of_seconds_is_refused(e
         server.async_tool(name="f", executor_options={"poll_interval": every})(lambda: 1)
 
 
-@pytest.mark.parametrize("every", [0.1, 0.25, 300])
+@pytest.mark.parametrize("every", [0.1, 0.25, 300, np.int64(5), np.float64(0.5)])
 def test_a_submit_number_of_seconds_is_taken(every: float) -> None:
     MCPServer("z", job_executor="submit", executor_options={"submit": {"poll_interval": every}})

@@ -27,6 +27,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
+import numbers
 import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -114,8 +115,8 @@ MAX_POLL_SECONDS = 300.0
 
 
 def poll_seconds(values: Mapping[str, object], least: float, what: str, looked: str) -> None:
-    """Refuse a ``poll_interval`` in ``values`` that is not a number of seconds from ``least`` to
-    :data:`MAX_POLL_SECONDS` (a shorter one looks in a busy loop).
+    """Refuse a ``poll_interval`` in ``values`` that is not a number of seconds (any real number: ``2.5``,
+    numpy's ``int64(5)``) from ``least`` to :data:`MAX_POLL_SECONDS` (a shorter one looks in a busy loop).
 
     Raises:
         ConfigurationError: one line naming ``what`` (``"slurm option"``) and what is looked at that often
@@ -124,7 +125,8 @@ def poll_seconds(values: Mapping[str, object], least: float, what: str, looked: 
     every = values.get("poll_interval")
     if every is None:
         return
-    if isinstance(every, bool) or not isinstance(every, (int, float)) or not least <= every <= MAX_POLL_SECONDS:
+    # any real number, as check_options' durations (numpy's int64 too); NaN is within no range
+    if isinstance(every, bool) or not isinstance(every, numbers.Real) or not least <= float(every) <= MAX_POLL_SECONDS:
         raise ConfigurationError(f"{what} poll_interval must be a number of seconds from {least:g} to "
                                  f"{MAX_POLL_SECONDS:.0f} ({looked} that often), not {every!r}")
 
