@@ -120,6 +120,9 @@ class FolderLock:
         self._turn = threading.Lock()
         """Held by the thread of this process that holds (or waits for) the lock: a ``flock`` on one open file
         does not exclude the threads of its process from each other."""
+        self._missed = 0
+        """Large results kept in this process's memory since the lock was last had: only the first of them is
+        logged (:meth:`_not_had`), and their number once the lock is had again."""
 
     @contextlib.contextmanager
     def holding(self, take_in: Callable[[], None], wait: float = 0.0, *, last: bool = True) -> Iterator[bool]:
@@ -163,6 +166,8 @@ class FolderLock:
                 yield False
                 return
             fd, seen, self._seen = self._fd, self._seen, b""  # (b"": the next hold takes in, unless this one does)
+            if self._missed:
+                self._had_again()
             try:
                 try:
                     found = os.pread(fd, COUNT_BYTES, 0)
@@ -181,9 +186,20 @@ class FolderLock:
             turn.release()
 
     def _not_had(self, why: str, wait: float) -> None:
+        """Log the first large result kept in memory while the lock is not had (a stopped peer would make
+        every large result a line); the others are counted, and said once the lock is had again."""
+        self._missed += 1  # (threads may count one less at once: the count is told, never relied on)
+        if self._missed > 1:
+            return
         waited = f"waited for {wait:g} s" if wait > 0 else "not waited for on the event loop"
         log.warning("a large result is kept in this process's memory, not in %s: %s (%s); the other processes "
-                    "sharing it cannot read it", self.folder, why, waited)
+                    "sharing it cannot read it (the next ones until the lock is had are not logged)",
+                    self.folder, why, waited)
+
+    def _had_again(self) -> None:
+        missed, self._missed = self._missed, 0
+        log.warning("the lock of %s is had again: %d large result%s kept in this process's memory meanwhile",
+                    self.folder, missed, "" if missed == 1 else "s")
 
 
 LOCK_PAUSE_SECONDS: Final = 0.05
