@@ -200,5 +200,5 @@ def rest_answer(result: dict[str, Any], *, returned: bool = False) -> tuple[int,
     content = result.get("content", [])
     if len(content) == 1 and content[0].get("type") == "text":
         return 200, {"result": content[0]["text"]}
-    # pictures and files stay MCP content (a REST caller reads no base64), as in a job's value
+    # pictures and files are named in their places, not carried (a REST caller reads no base64), as in a job's value
     return 200, {"result": structured if structured is not None else placeholders(content)}
