@@ -85,7 +85,6 @@ _PLAIN = (type(None), bool, int, float, complex, str, bytes)
 _CONTAINERS = (tuple, list, dict, set, frozenset)
 
 
-
 class Names(Protocol):
     """Where a binding's name is looked up: a module's globals, a class's or an instance's ``__dict__``,
     an instance's slots (:class:`.code_parts.SlotValues`)."""
