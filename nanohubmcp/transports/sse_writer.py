@@ -61,6 +61,15 @@ def frame_parts(message: Any, event_id: str | None = None, event: str = "message
     return [f"{head}event: {event}\ndata: ".encode(), *message_parts(message), b"\n\n"]
 
 
+class _LargeEvent:
+    """An event of bytes over :data:`PIECE_BYTES` waiting behind the one being written (charged one piece)."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+
 class SSEWriter:
     """Streams events on one Tornado response.
 
@@ -81,7 +90,7 @@ class SSEWriter:
         self._unsent = 0  # bytes flushed but not yet taken by the socket
         self._on_disconnect: Callable[[], None] | None = None
         self._writing: asyncio.Task[None] | None = None  # an event written a piece at a time
-        self._waiting: deque[bytes | list[Part]] = deque()  # what was sent meanwhile, in order
+        self._waiting: deque[bytes | list[Part] | _LargeEvent] = deque()  # what was sent meanwhile, in order
         self._waiting_bytes = 0
         self._large_waiting = 0  # the size of the large event waiting (charged PIECE_BYTES), 0: none
         self._ended: asyncio.Future[None] | None = None  # finish() asked for while an event is written
@@ -124,7 +133,7 @@ class SSEWriter:
                 if self._large_waiting:  # one waits already, held whole: the client is that far behind
                     self._close_unread(self._queued + self._unsent + self._waiting_bytes + self._large_waiting)
                     return
-                self._waiting.append(parts)
+                self._waiting.append(_LargeEvent(data))
                 self._waiting_bytes += PIECE_BYTES
                 self._large_waiting = len(data)
                 return
@@ -212,9 +221,10 @@ class SSEWriter:
                 self.handler.write(item)
                 self._flush_soon()
             else:
-                if len(item) == 1:  # a large event of bytes, charged one piece while it waited
+                if isinstance(item, _LargeEvent):  # charged one piece while it waited
                     self._waiting_bytes -= PIECE_BYTES
                     self._large_waiting = 0
+                    item = [item.data]
                 self._writing = self._loop.create_task(self._write_pieces(item))
                 return
         self._waiting.clear()
