@@ -32,7 +32,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 from .auth.verifiers import resolve as resolve_auth
 from .errors import RegistrationError
@@ -515,9 +515,23 @@ class MCPServer:
         self.core.dispatcher.pipeline.add(fn, stream_kept_text=stream_kept_text)
         return fn
 
-    def middleware(self, fn: Middleware) -> Middleware:
-        """Decorator form of :meth:`add_middleware`: ``@server.middleware`` above ``async def``."""
-        return self.add_middleware(fn)
+    @overload
+    def middleware(self, fn: Middleware, *, stream_kept_text: bool = False) -> Middleware: ...
+
+    @overload
+    def middleware(self, fn: None = None, *, stream_kept_text: bool = False) -> Callable[[Middleware], Middleware]: ...
+
+    def middleware(self, fn: Middleware | None = None, *,
+                   stream_kept_text: bool = False) -> Middleware | Callable[[Middleware], Middleware]:
+        """Decorator form of :meth:`add_middleware`: ``@server.middleware`` above ``async def``, or
+        ``@server.middleware(stream_kept_text=True)`` for a layer that passes a kept read's text on untouched.
+
+        .. versionchanged:: 1.0
+           Takes ``stream_kept_text`` as :meth:`add_middleware` does (only that form could).
+        """
+        if fn is None:
+            return lambda layer: self.add_middleware(layer, stream_kept_text=stream_kept_text)
+        return self.add_middleware(fn, stream_kept_text=stream_kept_text)
 
     def include(self, obj: object) -> int:
         """Register every function marked with the module-level decorators in ``obj``.

@@ -129,6 +129,23 @@ async def test_in_memory_the_layer_gets_a_str(tmp_path: Path) -> None:
     assert seen.types == [str]
 
 
+@pytest.mark.anyio
+async def test_the_decorator_takes_the_keyword_too(tmp_path: Path) -> None:
+    # Review r20 N6: only add_middleware could pass it; @server.middleware(stream_kept_text=True) now does.
+    seen = Seen()
+    server = kept_text_server(tmp_path)
+    assert server.middleware(stream_kept_text=True)(seen) is seen
+    assert await read_with_the_official_client(server, "http") == TEXT
+    assert len(seen.types) == 1
+    assert issubclass(seen.types[0], TextPieces)
+
+    @server.middleware
+    async def plain(request: Request, call_next: CallNext) -> dict[str, Any]:  # the bare form, as before
+        return await call_next(request)
+
+    assert len(server.core.dispatcher.pipeline.middleware) == 2
+
+
 def test_the_keyword_takes_a_bool_only(tmp_path: Path) -> None:
     server = MCPServer("pieces", state_dir=str(tmp_path), provenance=False)
     with pytest.raises(TypeError, match="stream_kept_text must be True or False, not 'yes'"):
