@@ -81,12 +81,14 @@ class Outcome:
         return text[-limit:]
 
 
-def find_rappture(explicit: str | None = None) -> str | None:
+def find_rappture(explicit: str | os.PathLike[str] | None = None) -> str | None:
     """The ``rappture`` program to run tools with: ``explicit`` (a path or name), else the one on
-    ``PATH``; None off a hub. ``explicit=""`` turns the hub path off."""
+    ``PATH``; None off a hub. ``explicit=""`` turns the hub path off. The path returned is absolute: a
+    relative one is read against the current directory now, since each run starts in its own directory."""
     if explicit == "":
         return None
-    return shutil.which(explicit or "rappture")
+    found = shutil.which(explicit or "rappture")
+    return os.path.abspath(found) if found else None
 
 
 def command_line(command: str, tool_dir: Path, driver: Path) -> list[str]:

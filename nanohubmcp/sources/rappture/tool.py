@@ -16,6 +16,7 @@ as 2 s) — here as wall-clock time.
 
 from __future__ import annotations
 
+import os
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
@@ -329,6 +330,9 @@ def load_rappture_tool(
         declared_limit = float(timeout)  # (the limit given replaces the one tool.xml cannot say)
     limit = float(timeout) if timeout is not None else declared_limit
     is_long = long if long is not None else bool(declared) and declared_limit > PROXY_TIMEOUT
+    if rappture is not None and not isinstance(rappture, (str, os.PathLike)):
+        raise RegistrationError(
+            f"Rappture tool {tool_name!r}: rappture={rappture!r} is not a path or a program name")
     program = find_rappture(rappture)
     if rappture and program is None:  # a path or name given, and no program: not "run off a hub"
         raise RegistrationError(
