@@ -30,7 +30,7 @@ from ..results.owners import SESSION_OWNER, owner_for
 from ..wire.request import Slot
 from ..wire.sessions import session_key
 from .code_facts import code_of
-from .rows import URI_PREFIX, CallRow, digest_parts, digest_text, facts_of
+from .rows import URI_PREFIX, CallRow, digest_parts, digest_text, facts_of, stored_request_id
 
 if TYPE_CHECKING:
     from ...protocol.versions import ProtocolVersion
@@ -375,7 +375,7 @@ def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires:
         expires,
         subject,
         session_column,
-        request_id,
+        stored_request_id(request_id),
         str(version),
         trace_id,
         span_id,

@@ -292,14 +292,36 @@ class ProvenanceStore:
                 self._keep_source(backend, digest, text)
             rows = list(made.values())
             try:
-                backend.put_many(rows, facts, self.max_records)
-            except UnicodeEncodeError:  # a text holding a lone surrogate a client sent (nothing written): as
-                # UTF-8 holds it, and again (made only then: ~35k instructions a record for every batch before,
-                # bench/provenance.md ninth pass)
-                backend.put_many([storable(row) for row in rows], facts, self.max_records)
+                self._put(backend, rows, facts)
+            except sqlite3.OperationalError:  # the file (locked, full, unreadable): every row alike
+                raise
+            except Exception as exc:  # a row that cannot be stored must not cost the others: each on its own
+                self._put_each(backend, rows, facts, exc)
             kept.update(facts)
         except sqlite3.Error as exc:
             log.warning("could not store %d provenance record(s): %s", len(made), exc)
+
+    def _put(self, backend: RecordBackend, rows: list[CallRow], facts: dict[str, str]) -> None:
+        try:
+            backend.put_many(rows, facts, self.max_records)
+        except UnicodeEncodeError:  # a text holding a lone surrogate a client sent (nothing written): as
+            # UTF-8 holds it, and again (made only then: ~35k instructions a record for every batch before,
+            # bench/provenance.md ninth pass)
+            backend.put_many([storable(row) for row in rows], facts, self.max_records)
+
+    def _put_each(self, backend: RecordBackend, rows: list[CallRow], facts: dict[str, str], exc: Exception) -> None:
+        """Write ``rows`` one at a time after their batch failed with ``exc``, logging one line
+        (no traceback) for each row that cannot be stored."""
+        for row in rows:
+            if len(rows) > 1:
+                try:
+                    self._put(backend, [row], facts)
+                    continue
+                except sqlite3.OperationalError:
+                    raise
+                except Exception as error:
+                    exc = error
+            log.warning("could not store provenance record %s of tool %r: %s", row.id, row.tool, exc)
 
     def _purge(self, backend: RecordBackend, now: float) -> None:
         self._purged = now

@@ -32,6 +32,18 @@ URI_PREFIX = PROVENANCE_URI_PREFIX
 """A record's URI is this and the record's id."""
 
 
+_SQLITE_INTEGERS = range(-(2**63), 2**63)
+
+
+def stored_request_id(value: Any) -> Any:
+    """A JSON-RPC id as a row holds it: an int outside SQLite's 64-bit integers (a JSON-RPC id
+    may be any integer; MCP ids up to 256 digits) as the bytes of its decimal text (a BLOB, told
+    apart from a string id, a TEXT); anything else as it is. :func:`view` gives the int back."""
+    if type(value) is int and value not in _SQLITE_INTEGERS:
+        return str(value).encode("ascii")
+    return value
+
+
 class CallRow(NamedTuple):
     """One stored record (the columns of the ``calls`` table, in order)."""
 
@@ -46,7 +58,7 @@ class CallRow(NamedTuple):
     principal: str | None = None
     session: str | None = None
     request_id: Any = None
-    """The JSON-RPC id (an int or a string), or None."""
+    """The JSON-RPC id (an int or a string), or None; as stored (:func:`stored_request_id`)."""
     protocol_version: str | None = None
     trace_id: str | None = None
     span_id: str | None = None
@@ -145,7 +157,7 @@ def view(row: CallRow, facts: dict[str, Any] | None) -> dict[str, Any]:
         "arguments": json.loads(row.arguments) if row.arguments is not None else {},
         "principal": row.principal,
         "session": row.session,
-        "request_id": row.request_id,
+        "request_id": int(row.request_id) if isinstance(row.request_id, bytes) else row.request_id,
         "protocol_version": row.protocol_version,
         "trace_id": row.trace_id,
         "span_id": row.span_id,
