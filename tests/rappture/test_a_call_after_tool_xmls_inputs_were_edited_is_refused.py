@@ -61,3 +61,35 @@ async def test_an_edited_input_section_is_refused_until_served_again(tmp_path: P
             result = await session.call_tool("echo", {"word": "w"})
             assert not result.is_error, result.content
             assert result.structured_content["outputs"]["said"]["value"] == "w"
+
+
+@pytest.mark.anyio
+@pytest.mark.timeout(120)
+async def test_a_tool_xml_half_saved_or_gone_is_refused_until_restored(tmp_path: Path) -> None:
+    """trial41 Q9: a tool.xml that no longer parsed, or was deleted, counted as unedited: the call ran and its
+    record (and RO-Crate) held a tool.xml the run did not use."""
+    tool_dir = tmp_path / "echo"
+    tool_dir.mkdir()
+    xml = tool_dir / "tool.xml"
+    xml.write_text(TOOL_XML)
+    (tool_dir / "echo.py").write_text(PROGRAM)
+    server = MCPServer("broken", job_store="memory")
+    server.add_rappture_tool(tool_dir, rappture="", plot=False)
+
+    with serve(server) as url:
+        async with mcp_client(url + "mcp") as session:
+            for damage, said in ((lambda: xml.write_text("<run><input>"), "no longer parses"),
+                                 (xml.unlink, "is gone")):
+                damage()
+                result = await session.call_tool("echo", {})
+                assert result.is_error
+                text = result.content[0].text
+                assert str(xml) in text, text
+                assert said in text, text
+                assert "restore the file" in text
+                assert "serve the tool again" in text
+                assert "\n" not in text
+
+                xml.write_text(TOOL_XML)
+                result = await session.call_tool("echo", {})
+                assert not result.is_error, result.content

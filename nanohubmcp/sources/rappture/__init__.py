@@ -40,7 +40,7 @@ from ...server.provenance.code_files import WATCHED
 from ...server.provenance.tool_options import RUN_VALUES
 from .code import watched_code
 from .driver import check_values, converts_units, current_values
-from .edits import InputsWatch
+from .edits import EDITED, InputsWatch
 from .inputs import text_of
 from .rundirs import sweep, sweep_once
 from .tool import PROXY_TIMEOUT, RapptureTool, load_rappture_tool, time_limit
@@ -133,13 +133,20 @@ class RapptureCall:
 
         Raises:
             ToolError: also when tool.xml's ``<input>`` was edited since registration (the run would
-                take the registered inputs while its record names the edited file).
+                take the registered inputs while its record names the edited file), or tool.xml is gone or
+                no longer parses.
         """
-        if self._inputs.edited():
+        change = self._inputs.change()
+        if change == EDITED:
             raise ToolError(
                 f"Rappture tool {self._name!r}: the <input> section of {self._path} was edited after the server "
                 "registered the tool, and a call runs with the inputs registered (the schema clients have, the "
                 "defaults, units and limits): serve the tool again to use the edited inputs, or undo the edit")
+        if change is not None:
+            raise ToolError(
+                f"Rappture tool {self._name!r}: {self._path} {change} since the server registered the tool, and a "
+                "call's record would name a tool.xml the run did not use: restore the file, or serve the tool "
+                "again once it is whole")
         last = [-1.0]
 
         def progress(percent: float, message: str) -> None:

@@ -2,8 +2,9 @@
 
 A call runs with the inputs read at registration (the schema clients were given, the defaults, units and
 limits the driver file is written from); its provenance record names tool.xml as the call finds it. When
-the two differ the call is refused (:class:`InputsWatch`), rather than run with inputs its record does not
-show. Edits elsewhere in tool.xml, and whitespace between elements, do not count.
+the two differ, or the file is gone or no longer parses (a half-written save), the call is refused
+(:class:`InputsWatch`), rather than run with a tool.xml its record does not show. Edits elsewhere in
+tool.xml, and whitespace between elements, do not count.
 """
 
 from __future__ import annotations
@@ -11,7 +12,10 @@ from __future__ import annotations
 import os
 import xml.etree.ElementTree as ET
 
-__all__ = ["InputsWatch", "inputs_text"]
+__all__ = ["EDITED", "InputsWatch", "inputs_text"]
+
+EDITED = "had its <input> section edited"
+"""What :meth:`InputsWatch.change` answers when the file parses and its ``<input>`` differs."""
 
 
 def inputs_text(root: ET.Element) -> str:
@@ -35,20 +39,27 @@ class InputsWatch:
         self.path = path
         self._registered = inputs_text(root)
         self._seen: tuple[int, int, int] | None = None
-        self._edited = False
+        self._change: str | None = None
 
-    def edited(self) -> bool:
-        """True when the file's ``<input>`` now differs from the registered one. A file that cannot
-        be read or parsed (gone, half-written) counts as not edited: the run reports what it finds."""
+    def change(self) -> str | None:
+        """None while the file's ``<input>`` is the registered one; else what happened to the file, as words
+        that follow its name: ``"is gone (...)"``, ``"no longer parses as XML (...)"`` (a half-written save)
+        or ``"had its <input> section edited"``."""
         try:
             info = os.stat(self.path)
-        except OSError:
-            return False
+        except OSError as exc:
+            self._seen = None
+            return f"is gone ({exc.strerror})"
         stamp = (info.st_mtime_ns, info.st_size, info.st_ino)
         if stamp != self._seen:
             try:
-                now = inputs_text(ET.parse(self.path).getroot())
-            except (ET.ParseError, OSError):
-                return False
-            self._seen, self._edited = stamp, now != self._registered
-        return self._edited
+                now: str | None = inputs_text(ET.parse(self.path).getroot())
+                problem = ""
+            except ET.ParseError as exc:
+                now, problem = None, f"no longer parses as XML ({exc})"
+            except OSError as exc:
+                now, problem = None, f"cannot be read ({exc.strerror})"
+            if now is not None and now != self._registered:
+                problem = EDITED
+            self._seen, self._change = stamp, problem or None
+        return self._change
