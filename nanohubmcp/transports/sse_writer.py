@@ -271,7 +271,8 @@ class SSEWriter:
 
     def _flushed(self, future: Any, size: int) -> None:
         self._unsent -= size
-        if future.exception() is not None:
+        # (cancelled: closed under it, connection_lost is then a no-op; .exception() raised: trial41 Q13)
+        if future.cancelled() or future.exception() is not None:
             self.connection_lost()
 
     def connection_lost(self) -> None:
