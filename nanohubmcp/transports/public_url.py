@@ -42,7 +42,9 @@ def checked_public_url(text: str) -> str:
     Returns:
         The URL without surrounding white space and with one trailing ``/``
         (``" https://h.example/tools"`` → ``"https://h.example/tools/"``), a port written with leading zeros
-        as its number (``:00080`` → ``:80``).
+        as its number (``:00080`` → ``:80``), an empty port dropped (``x.org:`` → ``x.org``), a host name in
+        another script in its ASCII (IDNA) form, the one clients send (``bücher.example`` →
+        ``xn--bcher-kva.example``).
 
     Raises:
         ConfigurationError: one line starting with ``repr(text)``, saying what to give instead, when the URL
@@ -52,7 +54,8 @@ def checked_public_url(text: str) -> str:
             empty or hyphen-bounded DNS label (``x..org``, ``-x.org``), a label over 63 octets or a name over
             253, or a last label that is a number in a host that is no IPv4 address (``1.2.3.999``), or a
             path with a character to percent-encode (a ``%`` not followed by two hex digits too) or a
-            ``.``/``..`` segment (a client normalizes it to another path).
+            ``.``/``..`` segment (a client normalizes it to another path), or a host name in another script
+            that has no IDNA form.
 
     Example:
         >>> checked_public_url("https://tools.example.org/me")
@@ -88,10 +91,30 @@ def checked_public_url(text: str) -> str:
     if not plain_path(parts.path):
         raise ConfigurationError(f"{text!r}: the path holds a character to percent-encode (a '%' not followed by "
                                  f"two hex digits too) or a '.'/'..' segment; give a path such as {EXAMPLE}my%20tool/")
-    if parts.port is not None and parts.netloc.rpartition(":")[2] != str(parts.port):
+    if not host.isascii():
+        # clients send a name in another script as its ASCII form in Host and Origin: the checks must know that one
+        ascii_host = _ascii_name(host)
+        if ascii_host is None:
+            raise ConfigurationError(f"{text!r}: the host {host!r} has no one ASCII (IDNA) form; write the "
+                                     "name in its xn-- form, e.g. http://xn--bcher-kva.example/")
+        host = ascii_host
+    netloc = host if parts.port is None else f"{host}:{parts.port}"
+    if netloc != parts.netloc:
         # ':00080' is port 80: the browser's Origin says 'http://x.org', which the check must know it by
-        value = parts._replace(netloc=f"{host}:{parts.port}").geturl()
+        value = parts._replace(netloc=netloc).geturl()
     return value.rstrip("/") + "/"
+
+
+def _ascii_name(host: str) -> str | None:
+    """``host`` with each label in another script in its IDNA ASCII form (``bücher.example`` →
+    ``xn--bcher-kva.example``, by Python's ``encodings.idna``, RFC 3490), or None for a name that has none, or
+    one that form does not spell back (``straße`` is ``strasse`` to RFC 3490, ``xn--strae-oqa`` to browsers)."""
+    try:
+        ascii_host = host.encode("idna").decode("ascii")
+        spelled = ascii_host.encode("ascii").decode("idna")
+    except UnicodeError:
+        return None
+    return ascii_host if spelled == host.lower() else None
 
 
 def _name_problem(host: str) -> str | None:

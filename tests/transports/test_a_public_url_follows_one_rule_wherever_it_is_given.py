@@ -104,7 +104,9 @@ def test_other_urls_the_rule_refuses(url: str, message: str) -> None:
     ("https://tools.example.org", "https://tools.example.org/"),
     (" https://tools.example.org/me\n", "https://tools.example.org/me/"),  # a line break read from a file
     ("https://[::1]:8443/x", "https://[::1]:8443/x/"),
-    ("https://ünï.example/", "https://ünï.example/"),
+    ("https://ünï.example/", "https://xn--n-nga1b.example/"),  # the ASCII (IDNA) form clients send
+    ("https://BÜCHER.example:0080", "https://xn--bcher-kva.example:80/"),
+    ("http://x.org:/a", "http://x.org/a/"),  # an empty port is none (RFC 3986 § 6.2.3)
     ("https://h/my%20tool/", "https://h/my%20tool/"),
     ("https://tools.example.org.:8443/A%2fb", "https://tools.example.org.:8443/A%2fb/"),  # a fully qualified name
     ("https://x-y.example/", "https://x-y.example/"),
