@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -45,16 +46,23 @@ def earlier_files(out: Path, profile: str, *, force: bool) -> list[Path]:
     Raises:
         NanohubMCPError: ``out`` is itself a symbolic link, holds files no earlier crate of this
             exporter lists (and not ``force``), a symbolic link (even with ``force``), more than
-            :data:`MOST_ENTRIES` entries, or a folder that cannot be read; the message names them and
+            :data:`MOST_ENTRIES` entries, or a folder that cannot be read; ``out`` cannot be looked at
+            (a name over 255 bytes: ``cannot write the crate to OUT: ...``); the message names them and
             the ways out.
     """
-    if out.is_symlink():  # (its target's tree is no crate folder of the user's choosing)
+    try:
+        mode = os.lstat(out).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return []  # missing (made later), or under a file (refused when it is made)
+    except OSError as exc:  # a name over 255 bytes, no permission to look
+        raise NanohubMCPError(f"cannot write the crate to {out}: {exc.strerror or exc}") from None
+    if stat.S_ISLNK(mode):  # (its target's tree is no crate folder of the user's choosing)
         raise NanohubMCPError(
             f"{out} is a symbolic link (to {os.readlink(out)}): a crate is written into a real folder only; "
             "give the folder itself, or a new or empty directory"
         )
-    if not out.is_dir():
-        return []  # missing (made later) or not a directory (refused when it is made)
+    if not stat.S_ISDIR(mode):
+        return []  # not a directory (refused when it is made)
     listed = _listed(out / METADATA, profile)
     found = _Found(out, listed, force=force)
     _walk(out, found)
