@@ -18,7 +18,7 @@ from collections import deque
 from typing import Any
 
 from ...protocol import jsonenc, jsonrpc
-from ...protocol.nesting import MAX_JSON_DEPTH
+from ...protocol.nesting import MAX_JSON_DEPTH, nested_deeper_than
 from ..wire.request import LOG_LEVELS
 
 __all__ = ["LOG_KEPT", "PY_LEVELS", "CallLog", "LevelMethods", "sendable"]
@@ -94,34 +94,44 @@ class CallLog:
 
 def sendable(data: dict[str, Any]) -> dict[str, Any]:
     """``data`` (a message's keyword values) as a notification can carry it: itself when JSON holds it
-    (numpy and pandas values are written as in a tool's result), else a copy in which each value JSON
+    within :data:`~nanohubmcp.protocol.nesting.MAX_JSON_DEPTH` levels (the dict of values is one;
+    numpy and pandas values are written as in a tool's result), else a copy in which each value JSON
     has no form for (a set, a ``Path``, an object) is its ``str()``, inside dicts, lists and tuples too,
-    and a dict key that is no str, number, bool or None is its ``str()``: what the function logged
-    reaches the client readable, never failing in the transport (as a job's log on a batch system
-    already did). Runs in the calling thread (a sync tool's worker), not on the event loop."""
+    a dict key that is no str, number, bool or None is its ``str()``, and a dict or list that would
+    nest past the limit is its ``str()`` (the limit a tool's result is held to: a client's parser
+    refuses deeper JSON, and with it the whole call): what the function logged reaches the client
+    readable, never failing in the transport (as a job's log on a batch system already did). Runs in
+    the calling thread (a sync tool's worker), not on the event loop."""
     try:
-        jsonenc.dumps(data)
-    except (TypeError, ValueError):  # (something JSON cannot hold, or a circular reference)
-        return {key: _as_json(value, 1) for key, value in data.items()}
-    return data
+        text = jsonenc.dumps(data)
+    except (TypeError, ValueError):  # (something JSON cannot hold, a circular reference, or too deep to walk)
+        pass
+    else:
+        if not nested_deeper_than(text, MAX_JSON_DEPTH):
+            return data
+    return {key: _as_json(value, 2) for key, value in data.items()}
 
 
 def _as_json(value: Any, depth: int) -> Any:
-    if depth <= MAX_JSON_DEPTH:
+    """``value``, a dict or list of which would be at level ``depth``, as JSON holds it within the limit."""
+    if isinstance(value, (dict, list, tuple)):
+        if depth > MAX_JSON_DEPTH:
+            return _text(value)
         if isinstance(value, dict):
             return {key if key is None or isinstance(key, (str, int, float)) else _text(key): _as_json(item, depth + 1)
                     for key, item in value.items()}
-        if isinstance(value, (list, tuple)):
-            return [_as_json(item, depth + 1) for item in value]
-    try:
-        jsonenc.dumps(value)
+        return [_as_json(item, depth + 1) for item in value]
+    if value is None or type(value) in (str, bool):
+        return value
+    try:  # (a numpy or pandas value: written as the lists and dicts it is, which count too)
+        text = jsonenc.dumps(value)
     except (TypeError, ValueError):
         return _text(value)
-    return value
+    return _text(value) if nested_deeper_than(text, MAX_JSON_DEPTH - depth + 1) else value
 
 
 def _text(value: object) -> str:
     try:
         return str(value)
-    except Exception:  # (a __str__ of the tool's own that fails: the message still goes)
+    except Exception:  # (a __str__ of the tool's own that fails, a list too deep for its repr: the message still goes)
         return object.__repr__(value)

@@ -157,7 +157,8 @@ class Context(LevelMethods):
             level: one of debug, info, notice, warning, error, critical, alert, emergency.
             message: the text; extra keyword ``data`` is sent beside it, as JSON: numpy and pandas
                 values as in a tool's result, and any value JSON has no form for (a set, a ``Path``, an
-                object; inside dicts and lists too) as its ``str()`` — the message is sent, never refused
+                object; inside dicts and lists too) as its ``str()``, as is a dict or list that would nest
+                past the 128 levels a tool's result is held to — the message is sent, never refused
                 (:func:`~.call_log.sendable`). ``ctx.get_log_messages()`` keeps ``data`` as given.
         Raises:
             ValueError: unknown level.
