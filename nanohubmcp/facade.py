@@ -1066,8 +1066,9 @@ class MCPServer:
             lists, dicts, None; a numpy value a middleware put in as its numbers, as a tool's), with
             ``.text``, ``.structured``, ``.is_error``.
         Raises:
-            ProtocolError: the JSON-RPC error a client would get (-32602 for an unknown tool; -32603
-                for a result a middleware put a value JSON cannot hold into).
+            ProtocolError: the JSON-RPC error a client would get (-32602 for an unknown tool, or
+                ``arguments`` that are no dict, ``[]`` and ``0`` too: None is no arguments; -32603 for
+                a result a middleware put a value JSON cannot hold into).
             ConfigurationError: the server is not running, or this thread runs its event loop
                 (a "kernel" mode notebook): use ``await server.call_async(...)`` there.
         """

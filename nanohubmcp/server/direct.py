@@ -108,7 +108,8 @@ async def call_tool(core: Served, name: str, arguments: dict[str, Any] | None = 
             result a middleware put a value into that JSON has no form for).
     ``server`` is what the tool's ``ctx.server`` gives (the ``MCPServer``).
     """
-    params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
+    # (only None is no arguments: [] or 0 is refused -32602 as on the wire; trial41 Q11)
+    params: dict[str, Any] = {"name": name, "arguments": {} if arguments is None else arguments}
     message = jsonrpc.classify(jsonrpc.request(f"direct-{next(_ids)}", "tools/call", params))
     connection = Connection(core, "direct", server)
     reply = await connection.serve(connection.request(message, version=versions.LATEST_HANDSHAKE))
