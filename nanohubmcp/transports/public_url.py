@@ -14,7 +14,7 @@ import re
 from urllib.parse import unquote, urlsplit
 
 from ..errors import ConfigurationError
-from .url_path import plain_path
+from .url_path import prefix_path
 
 __all__ = ["EXAMPLE", "checked_public_url"]
 
@@ -53,8 +53,9 @@ def checked_public_url(text: str) -> str:
             with a character no host name holds (``"``, ``<``, a ``%`` not followed by two hex digits), an
             empty or hyphen-bounded DNS label (``x..org``, ``-x.org``), a label over 63 octets or a name over
             253, or a last label that is a number in a host that is no IPv4 address (``1.2.3.999``), or a
-            path with a character to percent-encode (a ``%`` not followed by two hex digits too) or a
-            ``.``/``..`` segment (a client normalizes it to another path), or a host name in another script
+            path with a character to percent-encode (a ``%`` not followed by two hex digits too), a
+            ``.``/``..`` segment (a client normalizes it to another path) or an empty one (``//a``), or a port
+            that is no number from 1 to 65535 (``:65536``, ``:80:80``, named), or a host name in another script
             that has no IDNA form.
 
     Example:
@@ -70,11 +71,16 @@ def checked_public_url(text: str) -> str:
             f"none, in its host or its path (percent-encode one in the path, e.g. {EXAMPLE}my%20tool/)")
     try:
         parts = urlsplit(value)
-        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
     except ValueError:
         parts = None
     if parts is None or parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigurationError(f"{text!r} is not an http:// or https:// URL with a host, e.g. {EXAMPLE}")
+    try:
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number from 0 to 65535
+    except ValueError:
+        port = parts.netloc.rpartition("@")[2].rpartition("]")[2].partition(":")[2]
+        raise ConfigurationError(f"{text!r}: the port {port!r} is no port a client can reach; give a number from "
+                                 f"1 to 65535, or none, e.g. {EXAMPLE}") from None
     if parts.query or parts.fragment or parts.username or parts.password or value.endswith(("?", "#")):
         raise ConfigurationError(f"{text!r}: give the base URL only (scheme, host, optional port and path), without "
                                  "user, query or fragment")
@@ -88,9 +94,10 @@ def checked_public_url(text: str) -> str:
     problem = None if host.startswith("[") else _name_problem(host)
     if problem:
         raise ConfigurationError(f"{text!r}: the host {problem}, e.g. {EXAMPLE}")
-    if not plain_path(parts.path):
+    if not prefix_path(parts.path):
         raise ConfigurationError(f"{text!r}: the path holds a character to percent-encode (a '%' not followed by "
-                                 f"two hex digits too) or a '.'/'..' segment; give a path such as {EXAMPLE}my%20tool/")
+                                 "two hex digits too), a '.'/'..' segment or an empty one ('//'); give a path such as "
+                                 f"{EXAMPLE}my%20tool/")
     if not host.isascii():
         # clients send a name in another script as its ASCII form in Host and Origin: the checks must know that one
         ascii_host = _ascii_name(host)

@@ -92,6 +92,13 @@ def test_the_export_of_such_a_setting_is_refused() -> None:
     ("http://127.1/", "which it is not (four numbers 0-255"),  # 127.0.0.1 to a browser: its Origin says so
     ("http://0x7f.0.0.1/", "ends in a number"),
     ("http://01.2.3.4/", "no leading zeros"),  # octal to a browser
+    # trial41 Q10: a port out of range got the message for no URL; '//' was advertised
+    ("http://1.2.3.4:65536", "the port '65536' is no port a client can reach; give a number from 1 to 65535"),
+    ("http://x.org:99999999999999999999", "the port '99999999999999999999' is no port"),
+    ("http://x.org:80:80", "the port '80:80' is no port"),
+    ("http://[::1]:70000/", "the port '70000' is no port"),
+    ("http://x.org//a", "an empty one ('//')"),
+    ("http://x.org/a//b/", "an empty one ('//')"),
 ])
 def test_other_urls_the_rule_refuses(url: str, message: str) -> None:
     assert message in why(url)
@@ -122,7 +129,8 @@ def test_a_good_url_is_taken_with_one_trailing_slash(url: str, checked: str) -> 
 
 
 @pytest.mark.parametrize("url", ["https://x.org:0/", "https://x.org/%zz", "https://x..org/", "https://-x.org/",
-                                 f"http://{'a' * 64}.org", "http://1.2.3.999"])
+                                 f"http://{'a' * 64}.org", "http://1.2.3.999",
+                                 "http://x.org:65536", "http://x.org//a"])
 def test_a_url_no_client_can_use_is_refused_in_one_line_everywhere(url: str) -> None:
     reason = why(url)
     assert "\n" not in reason
