@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..errors import ServerBusy
@@ -14,6 +14,8 @@ RETRY_AFTER_SECONDS = 5
 """``Retry-After`` while the state store is unreachable."""
 BUSY_RETRY_SECONDS = 1
 """``Retry-After`` while every connection of this process to the store is in use."""
+CLEANUP_PAUSE_SECONDS = 0.05
+"""Pause before a clean-up refused "busy" asks the pool for a connection again."""
 
 
 class StateUnavailable(ServerBusy):
@@ -63,6 +65,32 @@ def spawn_tolerant(tasks: set[asyncio.Task[Any]], work: Awaitable[object]) -> No
     async def run() -> None:
         with contextlib.suppress(StateUnavailable):
             await work
+
+    task = asyncio.get_running_loop().create_task(run())
+    tasks.add(task)
+    task.add_done_callback(tasks.discard)
+
+
+def spawn_cleanup(tasks: set[asyncio.Task[Any]], work: Callable[[], Awaitable[object]]) -> None:
+    """Run the clean-up ``work()`` (a delete nobody waits for) in the background until it is done.
+
+    A request refused :class:`StateBusy` is answered 503 and its client retries; a clean-up has no
+    client to retry it, and dropped it would leave its keys until they expire (a session record: its
+    idle time, an hour by default, counted against its principal's share). So a busy pool makes it
+    wait for a connection again (``work()`` is called once per try, so it must be safe to repeat), as
+    long as the loop runs; an unreachable store (:class:`StateUnavailable`) ends it, as for
+    :func:`spawn_tolerant` (its keys expire). ``tasks`` holds it until it ends.
+    """
+
+    async def run() -> None:
+        while True:
+            try:
+                await work()
+                return
+            except StateBusy:
+                await asyncio.sleep(CLEANUP_PAUSE_SECONDS)
+            except StateUnavailable:
+                return
 
     task = asyncio.get_running_loop().create_task(run())
     tasks.add(task)

@@ -21,7 +21,7 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
-from .errors import StateUnavailable
+from .errors import spawn_cleanup
 
 Guard = Callable[[], contextlib.AbstractAsyncContextManager[Any]]
 
@@ -65,17 +65,14 @@ class StreamReaders:
         member = f"{self._process} {reader}"
 
         async def remove() -> None:
-            with contextlib.suppress(StateUnavailable):
-                async with self._guard() as client:
-                    await client.srem(self.key(session_id), member)
+            async with self._guard() as client:
+                await client.srem(self.key(session_id), member)
 
         try:
-            loop = asyncio.get_running_loop()
+            asyncio.get_running_loop()
         except RuntimeError:  # the loop is gone (a reader closed at exit): its members die with the heartbeat
             return
-        task = loop.create_task(remove())
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+        spawn_cleanup(self._tasks, remove)  # a full pool delays it, never drops it
 
     async def any(self, session_id: str) -> bool:
         """Whether a live process reads ``session_id``'s stream now (members of dead processes are removed).

@@ -30,7 +30,8 @@ Keys, all under ``nanohubmcp:<server name>:`` so two servers on one Redis never 
 Connections (made by :mod:`~nanohubmcp.state.redis_pool`): commands go through one pool (redis-py's,
 100 connections unless the URL's ``max_connections`` says otherwise; a request finding them all in use
 waits up to :data:`~.redis_pool.POOL_WAIT_SECONDS` for one, then is answered 503 "busy",
-:class:`~nanohubmcp.state.errors.StateBusy`, which is not an outage); besides it a process holds two
+:class:`~nanohubmcp.state.errors.StateBusy`, which is not an outage; a clean-up delete nobody waits for
+waits instead, however long, :func:`~nanohubmcp.state.errors.spawn_cleanup`); besides it a process holds two
 connections of its own: its pub/sub subscription and its one blocking ``XREAD`` for every stream read from a log
 (:mod:`~nanohubmcp.state.redis_reads`), however many streams are open. Writes to event logs are
 queued and pipelined in order by one task per process (:mod:`~nanohubmcp.state.redis_events`).

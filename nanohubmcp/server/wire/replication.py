@@ -25,6 +25,7 @@ Source: MCP 2025-11-25, Basic § Transports § Session Management, Resumability 
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import json
 import logging
@@ -35,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...protocol import jsonrpc
 from ...protocol.uris import comparison_form
-from ...state.errors import StateUnavailable, spawn_tolerant
+from ...state.errors import StateBusy, StateUnavailable, spawn_cleanup, spawn_tolerant
 from .relay_streams import MirroredStream, RelayStream
 
 if TYPE_CHECKING:
@@ -173,7 +174,7 @@ class Replication:
             opened = (principal, self.sessions.max_per_principal, self._ended.pop(principal, []))
             past_cap = await self.state.save_session(record, new - old, old - new, opened=opened)
             for session_id in past_cap:
-                self._spawn(self._end_past_cap(session_id, principal))
+                spawn_cleanup(self._tasks, functools.partial(self._end_past_cap, session_id, principal))
         else:
             await self.state.save_session(record, new - old, old - new)
         setattr(session, SAVED, record)
@@ -194,13 +195,22 @@ class Replication:
             ended = self._ended.setdefault(session.principal, [])
             ended.append(session.id)
             del ended[:-MAX_ENDED]
-        self._spawn(self.state.delete_session(session.id, set(session.subscriptions.values()), session.principal))
+        self._delete_soon(session)
+
+    def _delete_soon(self, session: Session) -> None:
+        """Delete ``session``'s record in the background, waiting for a connection however busy the pool."""
+        subscriptions = set(session.subscriptions.values())
+        delete = functools.partial(self.state.delete_session, session.id, subscriptions, session.principal)
+        spawn_cleanup(self._tasks, delete)
 
     async def end(self, session: Session) -> None:
         """``session`` is ended here (DELETE): end it everywhere, and return once every other
-        process holding it has let it go (its next request there is answered 404)."""
+        process holding it has let it go (its next request there is answered 404). With every
+        pooled connection in use it returns at once, the delete done once one is free."""
         try:
             await self.state.delete_session(session.id, set(session.subscriptions.values()), session.principal)
+        except StateBusy:  # no connection free now: ended here, and everywhere once one is
+            self._delete_soon(session)
         except StateUnavailable:  # its record expires with its idle clock
             log.warning("session %s… ended here only: the state store is unreachable", session.id[:8])
 
@@ -273,7 +283,7 @@ class Replication:
         await self.state.put_pending(session.id, request_id, timeout)
 
     def forget(self, session: Session, request_id: str) -> None:
-        self._spawn(self.state.drop_pending(session.id, request_id))
+        spawn_cleanup(self._tasks, functools.partial(self.state.drop_pending, session.id, request_id))
 
     async def relay_answer(self, session: Session, message: jsonrpc.Message) -> bool:
         """Hand a client's answer to the process waiting for it; False when none does."""
