@@ -66,7 +66,7 @@ def time_limit(cputime: str) -> float:
     return float(min(max(int(match.group(1)), 10), 43200))
 
 
-_SECONDS = re.compile(r"^(\d+)\s*s?$")
+_SECONDS = re.compile(r"^([0-9]+)\s*s?$")  # ASCII digits: Tcl reads no others (int() would)
 
 
 def _not_found(path: Path) -> str:
