@@ -117,10 +117,13 @@ def export_provenance(args: argparse.Namespace) -> int:
             raise  # the library that checks it is missing: not the command line's fault
         except NanohubMCPError as exc:
             raise UsageError(str(exc)) from None
+    if args.output is not None and not args.output.strip():
+        raise UsageError(f"-o {args.output!r} names no directory: give the crate's directory, or leave -o out for "
+                         "./provenance-CALL_ID")
     directory = records_directory(args.state_dir, args.name)
     store = ProvenanceStore(0.0, lambda: directory)
     record_id = record_id_of(args.call_id) or args.call_id
-    output = Path(args.output) if args.output else Path(f"provenance-{record_id}")
+    output = Path(args.output) if args.output is not None else Path(f"provenance-{record_id}")
     try:
         written = export(store, args.call_id, output, force=args.force, license=args.license,
                          where=f"in {directory}")

@@ -143,6 +143,16 @@ async def test_a_crate_that_cannot_be_written_is_one_line_not_a_traceback(tmp_pa
             server.export_provenance(record_id, target)
 
 
+def test_an_empty_output_is_refused_as_a_usage_error(tmp_path: Path) -> None:
+    """trial41 Q8 NIT: ``-o ''`` wrote ``./provenance-<id>`` (the default) instead of refusing the empty name."""
+    command = [sys.executable, "-m", "nanohubmcp", "provenance", "export", "someid",
+               "--state-dir", str(tmp_path / "state"), "-o", ""]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "error: -o '' names no directory" in done.stderr.strip().splitlines()[-1], done.stderr  # after the usage
+    assert not list(tmp_path.glob("provenance-*"))
+
+
 async def test_a_cache_hits_crate_names_the_record_of_the_run_that_produced_its_result(tmp_path: Path) -> None:
     state = tmp_path / "state"
     server = MCPServer("crates", state_dir=str(state), auth=StaticTokenVerifier({"alice-token": "alice"}))
