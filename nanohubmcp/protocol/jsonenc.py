@@ -64,6 +64,7 @@ __all__ = [
     "dumps_within_depth",
     "escaped_pieces",
     "escaped_size",
+    "is_object",
     "joined",
     "loads",
     "nested_deeper_than",
@@ -135,6 +136,12 @@ class Encoded:
 
 _UNREAD: Final = object()
 _own_text: Final = json.JSONDecoder()
+
+
+def is_object(structured: object) -> bool:
+    """Whether ``structured`` (a result's ``structuredContent``) is a JSON object: a dict, or an
+    :class:`Encoded` object's text (a large dict result's, written once)."""
+    return isinstance(structured, dict) or (isinstance(structured, Encoded) and structured.text[:1] == "{")
 
 
 class _Escaped:

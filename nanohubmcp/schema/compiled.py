@@ -1,20 +1,20 @@
 """A tool's JSON Schema compiled into a jsonschema validator, and refused at registration when unusable.
 
-Refused: a schema that is not a JSON object, holds a number JSON cannot write (``inf``, ``nan``), names an
-unknown ``$schema``, breaks its draft's meta-schema, or has a ``$ref`` that resolves neither in the schema
-itself nor to a JSON Schema meta-schema (other documents are never fetched: not at registration, not while
-validating a call). What a validator then does with a call's arguments or a tool's result is
-:mod:`.validate`'s.
+Refused: a schema that is not a JSON object, holds a value JSON cannot write (``inf``, ``nan``, a ``Decimal``:
+:mod:`.json_form`), names an unknown ``$schema``, breaks its draft's meta-schema, or has a ``$ref`` that
+resolves neither in the schema itself nor to a JSON Schema meta-schema (other documents are never fetched: not
+at registration, not while validating a call). What a validator then does with a call's arguments or a tool's
+result is :mod:`.validate`'s.
 jsonschema is imported here only when a schema is compiled.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from nanohubmcp.errors import RegistrationError
+from nanohubmcp.schema.json_form import check_json_form
 from nanohubmcp.schema.paths import format_path, shorten
 
 if TYPE_CHECKING:
@@ -39,7 +39,7 @@ def compile_schema(schema: object, label: str, what: str) -> Validator:
 
     if not isinstance(schema, dict):
         raise RegistrationError(f"{label}: invalid {what}: expected a JSON object, got {type(schema).__name__}")
-    _check_finite(schema, [], label, what)
+    check_json_form(schema, label, what)
     # validator_for answers its default for a missing or unknown $schema (its stubs only admit a class there).
     unknown: Any = None
     cls = validator_for(schema, default=unknown)
@@ -56,21 +56,6 @@ def compile_schema(schema: object, label: str, what: str) -> Validator:
     # Our own registry (the JSON Schema meta-schemas only): jsonschema's default one would
     # fetch unknown http(s) references over the network while validating a call.
     return cls(schema, format_checker=cls.FORMAT_CHECKER, registry=SPECIFICATIONS)
-
-
-def _check_finite(node: object, path: list[str | int], label: str, what: str) -> None:
-    """Refuse a float JSON has no form for: the published schema would say ``null`` where it was given."""
-    if isinstance(node, float) and not math.isfinite(node):
-        raise RegistrationError(
-            f"{label}: invalid {what}: {node!r} at {format_path('schema', path)} has no JSON form;"
-            " write a finite number or leave the keyword out"
-        )
-    if isinstance(node, dict):
-        for key, value in node.items():
-            _check_finite(value, [*path, str(key)], label, what)
-    elif isinstance(node, (list, tuple)):
-        for index, item in enumerate(node):
-            _check_finite(item, [*path, index], label, what)
 
 
 def _check_refs(schema: dict[str, Any], label: str, what: str) -> None:

@@ -31,6 +31,7 @@ from nanohubmcp.errors import RegistrationError
 from nanohubmcp.protocol.message_values import json_message, show
 from nanohubmcp.schema.compiled import compile_schema
 from nanohubmcp.schema.fastpath import compile_check, compile_fast
+from nanohubmcp.schema.json_form import check_json_form
 from nanohubmcp.schema.paths import format_path, invalid_arguments, shorten
 
 if TYPE_CHECKING:
@@ -41,6 +42,9 @@ if TYPE_CHECKING:
 
 _ABSENT = object()
 _UNCOMPILED = object()
+_PUBLISHED_AS_BEFORE = ("default", "examples")
+"""Keys of a generated schema whose values are not refused for having no JSON form (a parameter default of
+``nan``: the tool works, its published default reads null)."""
 
 
 class GeneratedSchema(dict[str, Any]):
@@ -92,6 +96,8 @@ class ArgumentValidator:
         if not trusted:
             self._validator_cache = compile_schema(schema, f"{kind} {name!r}", "input schema")
             self._prepare()
+        else:  # a generated schema holding nan (Literal[float("nan")]) would fail every call, not this line
+            check_json_form(schema, f"{kind} {name!r}", "input schema", passed=_PUBLISHED_AS_BEFORE)
 
     def _prepare(self) -> None:
         compiled = compile_check(self._schema) if isinstance(self._schema, dict) else None

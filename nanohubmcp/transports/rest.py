@@ -38,10 +38,10 @@ from ..errors import (
     to_error_object,
 )
 from ..protocol import jsonrpc, versions
+from ..protocol.jsonenc import is_object
 from ..schema.paths import echoed
 from ..server.registry.mcp_apps import app_only
 from ..server.results.named_blocks import placeholders
-from ..server.results.plain import is_object
 from ..server.wire.request import LARGE_MESSAGE_BYTES, RETURNED_ERROR
 from .base import BodyReadingHandler, retry_after_seconds
 from .headers import json_body_type

@@ -5,7 +5,11 @@ while calls were checked against the number."""
 from __future__ import annotations
 
 import math
+import re
+from decimal import Decimal
+from typing import Literal
 
+import numpy as np
 import pytest
 
 from nanohubmcp import MCPServer
@@ -48,3 +52,54 @@ def test_a_finite_hand_written_schema_still_serves() -> None:
     with in_memory(server) as client:
         assert client.list_tools()[0]["inputSchema"]["properties"]["x"]["maximum"] == 1e308
         assert client.call_tool("one", {"x": 2})["content"][0]["text"] == "2.0"
+
+
+@pytest.mark.parametrize(("value", "found"), [
+    (np.float32("inf"), "a float32 (np.float32(inf)) at schema.properties.x.maximum"),
+    (np.longdouble("inf"), "a longdouble (np.longdouble('inf')) at schema.properties.x.maximum"),
+    (Decimal("3.5"), "a Decimal (Decimal('3.5')) at schema.properties.x.maximum"),
+    (10**5000, "an int of over 4,300 digits at schema.properties.x.maximum"),
+], ids=["float32", "longdouble", "Decimal", "long-int"])
+def test_a_value_json_cannot_write_is_refused_naming_it(value: object, found: str) -> None:
+    """trial41 Q2, Q3: these were accepted; then every tools/list answered -32603 (or read null)."""
+    server = MCPServer("inf-schema")
+    with pytest.raises(RegistrationError) as caught:
+        server.tool(input_schema={"type": "object", "properties": {"x": {"type": "number", "maximum": value}}})(one)
+    assert str(caught.value).startswith(f"tool 'one': invalid input schema: {found} has no JSON form; write ")
+
+
+@pytest.mark.parametrize(("meta", "found"), [
+    ({"x": {1, 2}}, "a set ({1, 2}) at schema.x"),
+    ({"x": math.inf}, "inf at schema.x"),
+    ({"x": {1: "a"}}, "a int key (1) at schema.x"),
+], ids=["set", "inf", "int-key"])
+def test_meta_json_cannot_write_is_refused(meta: dict, found: str) -> None:
+    server = MCPServer("inf-meta")
+    with pytest.raises(RegistrationError, match=re.escape(f"tool 'one': invalid meta: {found} has no JSON form")):
+        server.tool(meta=meta)(one)
+    with in_memory(server) as client:
+        assert client.list_tools() == []  # and listing still works
+
+
+def test_a_generated_schema_holding_nan_is_refused_at_registration() -> None:
+    """trial41 Q12: Literal[1.5, nan] registered, was published as [1.5, null] and every call failed -32603."""
+    server = MCPServer("nan-literal")
+
+    def pick(x: Literal[1.5, float("nan")] = 1.5) -> float:  # type: ignore[valid-type]
+        """Give x back."""
+        return x
+
+    with pytest.raises(RegistrationError, match=r"tool 'pick': invalid input schema: nan at schema\.properties\.x"):
+        server.tool()(pick)
+
+
+def test_a_generated_default_of_nan_still_serves() -> None:
+    server = MCPServer("nan-default")
+
+    def nan_default(x: float = math.nan) -> float:
+        """Give x back."""
+        return x
+
+    server.tool()(nan_default)
+    with in_memory(server) as client:
+        assert client.call_tool("nan_default", {"x": 2})["content"][0]["text"] == "2.0"

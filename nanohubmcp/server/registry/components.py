@@ -31,6 +31,7 @@ from ...schema import (
     Signature,
     describe_function,
 )
+from ...schema.json_form import check_json_form
 from ...schema.secret import Plan, secret_plan
 
 if TYPE_CHECKING:
@@ -102,9 +103,11 @@ def check_annotations(kind: str, name: str, annotations: dict[str, Any] | None) 
 
 
 def check_meta(kind: str, name: str, meta: object) -> dict[str, Any] | None:
-    """``meta`` when it is a dict or None; anything else raises ``RegistrationError``."""
+    """``meta`` when it is a dict or None, of JSON values only; anything else raises ``RegistrationError``."""
     if meta is not None and not isinstance(meta, dict):
         raise RegistrationError(f"{kind} '{name}': meta must be a dict")
+    if meta:
+        check_json_form(meta, f"{kind} '{name}'", "meta")  # published in every list: a set would fail them all
     return meta
 
 

@@ -11,15 +11,7 @@ import enum
 from collections.abc import Mapping
 from typing import Any, TypeGuard
 
-from ...protocol.jsonenc import Encoded
-
-__all__ = ["has_str", "is_bytes", "is_object", "plain"]
-
-
-def is_object(structured: object) -> bool:
-    """Whether ``structured`` (a result's ``structuredContent``) is a JSON object: a dict, or an
-    :class:`~nanohubmcp.protocol.jsonenc.Encoded` object's text (a large dict result's, written once)."""
-    return isinstance(structured, dict) or (isinstance(structured, Encoded) and structured.text[:1] == "{")
+__all__ = ["has_str", "is_bytes", "plain"]
 
 
 def plain(value: object) -> Any:

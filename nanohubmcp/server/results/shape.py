@@ -66,7 +66,7 @@ from . import convert
 from .convert import mixed, parts
 from .json_values import json_text, to_json
 from .named_blocks import named
-from .plain import has_str, is_bytes, is_object, plain
+from .plain import has_str, is_bytes, plain
 from .prompts import prompt_messages, prompt_result
 from .resources import resource_contents, resource_result
 from .sink import ResultSink
@@ -222,7 +222,7 @@ def _structured_allowed(value: object, version: str) -> bool:
     allows = version if isinstance(version, ProtocolVersion) else ProtocolVersion.of(version)
     if not allows.structured_content:
         return False
-    return allows.modern or is_object(value)
+    return allows.modern or jsonenc.is_object(value)
 
 
 def structured_value(value: object, output_schema: Mapping[str, Any] | None = None) -> Any:
