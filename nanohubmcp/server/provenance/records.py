@@ -344,16 +344,18 @@ class ProvenanceStore:
         """:meth:`get` for a record another process may make: processes sharing the records (one
         state directory) write them in batches gathered up to :data:`~.writer.DELAY_SECONDS`, so a
         record not found yet is looked for again every :data:`LOOK_EVERY_SECONDS` for
-        :data:`ELSEWHERE_SECONDS` (records in memory are this process's only: looked for once)."""
+        :data:`ELSEWHERE_SECONDS` (records in memory are this process's only: looked for once; a record
+        written but not this caller's to read is not waited for: its session may end meanwhile)."""
         body = self.get(record_id, owner)
-        if body is not None or not isinstance(self.backend, SQLiteRecords):
-            return body
+        if body is not None or not isinstance(self.backend, SQLiteRecords) or self.backend.get_row(record_id):
+            return body  # found; in memory (this process's only); or written, and not this caller's to read
         loop = asyncio.get_running_loop()
         deadline = loop.time() + ELSEWHERE_SECONDS
-        while body is None and loop.time() < deadline:
+        while loop.time() < deadline:
             await asyncio.sleep(LOOK_EVERY_SECONDS)
-            body = self._lookup(record_id, owner)
-        return body
+            if self.backend.get_row(record_id) is not None:
+                return self._lookup(record_id, owner)
+        return None
 
     def _lookup(self, record_id: str, owner: str | None) -> dict[str, Any] | None:
         row = self.backend.get(record_id)
