@@ -81,6 +81,8 @@ HEARTBEAT_TTL = 10
 """A process whose heartbeat is older than this many seconds is taken as dead."""
 BUSY_LOG_SECONDS = 60.0
 """A full connection pool is logged at most once in this many seconds."""
+TASKS_END_SECONDS = 1.0
+"""How long closing waits for the background tasks it cancelled (the subscription's read, the heartbeat)."""
 
 
 class RedisState:
@@ -150,9 +152,12 @@ class RedisState:
         if self._reader is not None:  # its blocking read ends now, not when it times out
             with contextlib.suppress(Exception):
                 await self._reader.connection_pool.disconnect()
-        for task in self._tasks:
-            with contextlib.suppress(BaseException):
-                await task
+        if self._tasks:
+            # Waited for, not awaited: a cancelled read inside redis-py may be swallowed (its task runs on
+            # to its next read), and awaiting it under suppress(BaseException) swallowed this close's own
+            # cancellation too: the stopping server's drain then waited for ever (a --workers worker was
+            # left serving after its parent exited).
+            await asyncio.wait(self._tasks, timeout=TASKS_END_SECONDS)
         self._tasks.clear()
         self.request_state.close()
         if self._client is not None:
@@ -253,7 +258,7 @@ class RedisState:
         # records depend on it, redis_sessions), then it is made again.
         client = connect(self.url.url, retries=0)
         pause = 0.05
-        while True:
+        while not self._closing:
             pubsub = None
             try:
                 # The heartbeat is written before anything is cached: a writer takes a holder
@@ -261,7 +266,7 @@ class RedisState:
                 await client.set(self._key("proc", self.process), "1", ex=HEARTBEAT_TTL)
                 pubsub = client.pubsub()
                 await pubsub.subscribe(*channels)
-                while True:
+                while not self._closing:  # (also if a cancellation was swallowed in the read)
                     message = await pubsub.get_message(timeout=5.0)
                     if message is None:
                         continue
@@ -284,6 +289,8 @@ class RedisState:
                 if pubsub is not None:
                     with contextlib.suppress(Exception):
                         await pubsub.aclose()
+        with contextlib.suppress(Exception):  # closing ended the loop (a cancellation may not have reached it)
+            await client.aclose()
 
     def _deliver(self, channel: str, data: str) -> None:
         try:

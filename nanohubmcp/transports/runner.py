@@ -252,6 +252,8 @@ class Runner:
                     loop.add_signal_handler(sig, self._obey, sig)
             assert self._stopped is not None
             await self._stopped.wait()
+            if workers > 1:
+                _exit_by_the_grace(asyncio.get_running_loop())
             await self._drain()
 
         self._own_loop = True
@@ -355,6 +357,27 @@ class Runner:
         if self._thread is not None and self._thread is not threading.current_thread():
             self._thread.join(timeout)
             self._thread = None
+
+
+def _exit_by_the_grace(loop: asyncio.AbstractEventLoop) -> None:
+    """In a forked worker whose stop began: end the process :data:`EXIT_GRACE_SECONDS` later if it is still
+    running (its parent waits for it, and a supervisor counts on the grace). A worker's drain is bounded, but
+    one was seen, rarely, still waiting on its loop after it, ignoring further signals: its parent then
+    exited and left it holding its port's share of connections."""
+
+    def overdue() -> None:
+        try:  # (read from another thread: a best guess at what it waits for, for the log)
+            waiting = sorted({repr(task.get_coro())[:120] for task in asyncio.all_tasks(loop)})[:8]
+        except RuntimeError:
+            waiting = []
+        log.warning("worker %d: still stopping %s s after its stop began (waiting on %s); exiting",
+                    os.getpid(), EXIT_GRACE_SECONDS, ", ".join(waiting) or "nothing known")
+        logging.shutdown()
+        os._exit(0)
+
+    timer = threading.Timer(EXIT_GRACE_SECONDS, overdue)
+    timer.daemon = True
+    timer.start()
 
 
 def explain_exit_wait(core: ServerCore | None = None) -> None:

@@ -138,20 +138,22 @@ class WorkerDeaths(logging.Filter):
         if self._pids is None or self._stopping or os.getpid() != self._parent:  # a worker not yet serving
             return
         self._stopping = True
-        pids = {pid for (pid,) in _PID.iter_unpack(self._pids) if pid > 0}
-        for pid in pids:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signum)
+        told: set[int] = set()
         deadline = time.monotonic() + STOP_WAIT_SECONDS
-        while pids and time.monotonic() < deadline:  # bounded: a stuck worker still sees the parent gone
-            for pid in list(pids):
-                try:
-                    if os.waitpid(pid, os.WNOHANG)[0]:
-                        pids.discard(pid)
-                except ChildProcessError:
-                    pids.discard(pid)
-            if pids:
-                time.sleep(0.02)
+        while time.monotonic() < deadline:  # bounded: a stuck worker still sees the parent gone
+            # The page is read again each turn: a worker forked just now writes its id a moment later,
+            # and is told then (read once, such a worker was left serving when the parent exited).
+            for (pid,) in _PID.iter_unpack(self._pids):
+                if pid > 0 and pid not in told:
+                    told.add(pid)
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signum)
+            try:
+                while os.waitpid(-1, os.WNOHANG)[0]:
+                    pass
+            except ChildProcessError:
+                return  # every worker has stopped
+            time.sleep(0.02)
 
     def stopped_by(self, signum: int) -> None:
         """In a worker told to stop by ``signum``: say so to the parent (nothing outside a worker)."""
