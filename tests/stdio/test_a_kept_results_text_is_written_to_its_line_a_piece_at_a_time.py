@@ -13,6 +13,7 @@ piece at a time too, as the wire writes it read whole.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import json
 import os
@@ -76,10 +77,10 @@ class Lines:
         self._thread.join(30)
 
 
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[MCPServer, int, Lines]]:
+@contextlib.contextmanager
+def serving(state_dir: Path) -> Iterator[tuple[MCPServer, int, Lines]]:
     """The server over stdio on two pipes: the server, the descriptor to write lines to, the lines read."""
-    server = MCPServer("kept-lines", state_dir=str(tmp_path), max_kept_bytes=100_000_000, provenance=False)
+    server = MCPServer("kept-lines", state_dir=str(state_dir), max_kept_bytes=100_000_000, provenance=False)
     server.core.result_store.read_piece_bytes = PIECE
     in_r, in_w = os.pipe()
     out_r, out_w = os.pipe()
@@ -96,6 +97,12 @@ def served(tmp_path: Path) -> Iterator[tuple[MCPServer, int, Lines]]:
         lines.join()
         for fd in (in_r, out_r):
             os.close(fd)
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[MCPServer, int, Lines]]:
+    with serving(tmp_path) as parts:
+        yield parts
 
 
 def expected(server: MCPServer, message: dict[str, Any]) -> str:
@@ -126,27 +133,18 @@ def test_the_line_is_the_bytes_the_text_read_whole_gives(
 def measure(state_dir: Path, lead: str = "plain") -> dict[str, Any]:
     """In a fresh process: the digest of the 11 MB read's line (its text starting with ``LEADS[lead][0]``), the
     digest wanted, the read's traced peak."""
-    server = MCPServer("kept-lines", state_dir=str(state_dir), max_kept_bytes=100_000_000, provenance=False)
-    server.core.result_store.read_piece_bytes = PIECE
-    in_r, in_w = os.pipe()
-    out_r, out_w = os.pipe()
-    transport = StdioTransport(server, in_fd=in_r, out_fd=out_w)
-    thread = threading.Thread(target=lambda: asyncio.run(transport.serve()), daemon=True)
-    lines = Lines(out_r, PIECE)
-    thread.start()
-    text = LEADS[lead][0] + ARRAY * 3  # 11 MB
-    uri, small = keep(server, text), keep(server, LEADS[lead][0] + ARRAY[:100_000])
-    message = read_message(uri, 2)
-    want = expected(server, message)
-    ask(in_w, lines, read_message(small, 1))  # (first uses)
-    tracemalloc.start()
-    try:
-        got = ask(in_w, lines, message)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    os.close(in_w)
-    thread.join(30)
+    with serving(state_dir) as (server, in_w, lines):
+        text = LEADS[lead][0] + ARRAY * 3  # 11 MB
+        uri, small = keep(server, text), keep(server, LEADS[lead][0] + ARRAY[:100_000])
+        message = read_message(uri, 2)
+        want = expected(server, message)
+        ask(in_w, lines, read_message(small, 1))  # (first uses)
+        tracemalloc.start()
+        try:
+            got = ask(in_w, lines, message)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
     return {"got": got, "want": want, "peak": peak, "size": len(text)}
 
 
