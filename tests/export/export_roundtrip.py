@@ -198,9 +198,17 @@ PROVENANCE_URI = re.compile(r"nanohubmcp://provenance/[A-Za-z0-9_-]+")
 """A result's provenance record (``_meta["io.nanohub/provenance"]``): a random id per call."""
 
 
+STORED_RUN_HIT = "io.nanohub/cache"
+"""A Sim2L call answered from a stored run says so in its ``_meta`` (as ``"cached"`` above: state-dependent)."""
+
+
 def _unstamped(result: Any) -> Any:
     text = STORED_RUN.sub(r"\1null", RUN_STAMP.sub("<run time>", json.dumps(result)))
-    return json.loads(PROVENANCE_URI.sub("nanohubmcp://provenance/<record>", text))
+    unstamped = json.loads(PROVENANCE_URI.sub("nanohubmcp://provenance/<record>", text))
+    meta = unstamped.get("meta") if isinstance(unstamped, dict) else None
+    if isinstance(meta, dict):
+        meta.pop(STORED_RUN_HIT, None)
+    return unstamped
 
 
 async def _call(session: Any, name: str, arguments: dict[str, Any]) -> Any:
