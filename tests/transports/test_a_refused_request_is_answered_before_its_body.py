@@ -129,7 +129,12 @@ def test_bodies_being_received_are_bounded_across_connections() -> None:
         slow = [socket.create_connection(("127.0.0.1", port)) for _ in range(2)]
         try:
             for sock in slow:  # two bodies of 1 MiB on their way in: the budget is taken
-                sock.sendall(head("/mcp", len(data), auth) + data[:10])
+                # Each waits for its 100 Continue (its body counted) before the next: sent at once, the
+                # server could read a probe below before the second, which was then refused (ci35).
+                sock.sendall(head("/mcp", len(data), auth + "Expect: 100-continue\r\n"))
+                sock.settimeout(10)
+                assert sock.recv(65536).startswith(b"HTTP/1.1 100")
+                sock.sendall(data[:10])
             # The third is refused at once, with a Retry-After (once the two are being read: until
             # then the server answers the third's Expect with 100 Continue).
             deadline = time.monotonic() + 10
