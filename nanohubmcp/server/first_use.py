@@ -17,7 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Generic, TypeVar
 
 from .jobs import DB_FILE
-from .wire.state_dir import resolve_state_dir
+from .wire.state_dir import named_state_dir, resolve_state_dir
 
 if TYPE_CHECKING:
     from ..state import StateURL
@@ -196,8 +196,12 @@ class FirstUse:
         from .provenance.records import ProvenanceStore
 
         shared = self._state_url.shared  # sessions in Redis: whether one ended is asked of it
+        # Other processes may write the records (a read then waits for their writers) with a shared state URL
+        # (--workers above 1 needs one) or a state directory the user named, the documented way for separately
+        # started servers to share one; the default directory (one per server name) is this process's.
         return ProvenanceStore(self._job_ttl, self._kept_directory, max_records=self._job_bounds[0] * 10,
-                               session_gone=self._session_gone if shared else None)
+                               session_gone=self._session_gone if shared else None,
+                               shared=shared or named_state_dir(self._state_dir))
 
     def _session_gone(self, session_id: str) -> bool:
         return self.jobs.session_gone(session_id)  # (the job store is made at its first use: it records to these)

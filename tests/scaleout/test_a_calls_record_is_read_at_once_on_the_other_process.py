@@ -34,8 +34,10 @@ def build(state_url: str, state_dir: Path) -> MCPServer:
 
 
 def test_a_record_read_at_once_on_the_other_process_is_found(redis_server: RedisServer, tmp_path: Path) -> None:
+    servers = [build(redis_server.url, tmp_path) for _ in range(2)]
+    assert all(server.core.provenance.shared for server in servers)  # a read here waits for the other's writer
     with ExitStack() as stack:
-        first, second = (stack.enter_context(serve(build(redis_server.url, tmp_path))) + "mcp" for _ in range(2))
+        first, second = (stack.enter_context(serve(server)) + "mcp" for server in servers)
         session = wire.initialize(first)
         for i in range(CALLS):
             answer = wire.tool(first, session, "add", {"a": 1, "b": i}, rid=10 + i)

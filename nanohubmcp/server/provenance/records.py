@@ -59,9 +59,9 @@ the event loop is not held up by a whole batch."""
 
 ELSEWHERE_SECONDS = DELAY_SECONDS + 4.0
 """How long a read waits for a record another process sharing the records may still hold in its
-writer's batch (:meth:`ProvenanceStore.get_written_elsewhere`): the batch's gathering, and time for
-the writing (a process's first batch waits for the installed distributions' table, seconds on a busy
-machine)."""
+writer's batch (:meth:`ProvenanceStore.get_written_elsewhere`, only when the store is ``shared``): the
+batch's gathering, and time for the writing (a process's first batch waits for the installed
+distributions' table, seconds on a busy machine)."""
 LOOK_EVERY_SECONDS = 0.05
 """How often such a read looks again."""
 
@@ -206,12 +206,21 @@ class ProvenanceStore:
         session_gone: when the server's sessions live in a shared store (Redis), whether the
             session of a key (``session_key`` of its id) ended there; None when each process keeps
             its own sessions and says when one ends (:meth:`session_ended`).
+        shared: whether other processes may write records to the same file: a shared state URL
+            (which ``--workers`` above 1 needs) or a state directory the user named. Only then does
+            a read of a record not found wait for their writers (:meth:`get_written_elsewhere`).
+
+    .. versionchanged:: 1.0
+       ``shared``: a store of one process answers a record it does not hold at once (it waited 5 s).
     """
 
     def __init__(self, ttl: float, directory: Callable[[], str | None],
-                 max_records: int = DEFAULT_MAX_RECORDS, session_gone: Callable[[str], bool] | None = None) -> None:
+                 max_records: int = DEFAULT_MAX_RECORDS, session_gone: Callable[[str], bool] | None = None,
+                 *, shared: bool = False) -> None:
         self.ttl = ttl
         self.max_records = max_records
+        self.shared = shared
+        """Whether other processes may write these records (see the class's Args)."""
         self._directory = directory
         self._session_gone = session_gone
         self._recorded_sessions: set[str] = set()
@@ -342,13 +351,15 @@ class ProvenanceStore:
 
     async def get_written_elsewhere(self, record_id: str, owner: str | None) -> dict[str, Any] | None:
         """:meth:`get` for a record another process may make: processes sharing the records (one
-        state directory) write them in batches gathered up to :data:`~.writer.DELAY_SECONDS`, so a
-        record not found yet is looked for again every :data:`LOOK_EVERY_SECONDS` for
-        :data:`ELSEWHERE_SECONDS` (records in memory are this process's only: looked for once; a record
-        written but not this caller's to read is not waited for: its session may end meanwhile)."""
+        state directory) write them in batches gathered up to :data:`~.writer.DELAY_SECONDS`, so in a
+        :attr:`shared` store a record not found yet is looked for again every :data:`LOOK_EVERY_SECONDS`
+        for :data:`ELSEWHERE_SECONDS`. Else it is looked for once: a store not shared (no other process
+        writes to it), records in memory (this process's only), and a record written but not this
+        caller's to read (its session may end meanwhile) are not waited for."""
         body = self.get(record_id, owner)
-        if body is not None or not isinstance(self.backend, SQLiteRecords) or self.backend.get_row(record_id):
-            return body  # found; in memory (this process's only); or written, and not this caller's to read
+        if body is not None or not self.shared or not isinstance(self.backend, SQLiteRecords) \
+                or self.backend.get_row(record_id):
+            return body  # found; this process's only; or written, and not this caller's to read
         loop = asyncio.get_running_loop()
         deadline = loop.time() + ELSEWHERE_SECONDS
         while loop.time() < deadline:

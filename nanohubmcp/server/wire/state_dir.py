@@ -51,6 +51,14 @@ def resolve_state_dir(server_name: str, state_dir: str | os.PathLike[str] | None
     return os.path.join(default_root(), safe_name(server_name))
 
 
+def named_state_dir(state_dir: str | os.PathLike[str] | None = None) -> bool:
+    """Whether the state directory is one the user named (options 1 and 2 of the module docstring:
+    ``state_dir=``, ``--state-dir``, a ``sqlite:///DIR`` state URL, ``NANOHUBMCP_STATE_DIR``), not
+    the default one per server name. A named directory is the documented way for separately started
+    servers to share their state (each on its port, one ``--state-dir``)."""
+    return (state_dir is not None and bool(str(state_dir))) or bool(os.environ.get(ENV_STATE_DIR, "").strip())
+
+
 def default_root() -> str:
     """The directory holding one state directory per server name when neither ``state_dir=`` nor
     ``NANOHUBMCP_STATE_DIR`` names one: ``$SESSIONDIR/nanohubmcp`` on nanoHUB, else the per-user
