@@ -286,7 +286,8 @@ def _foreign(value: object) -> Any:
     converter = _converter
     if converter is not None:
         made = converter(value)
-        if made is not value:
+        # (one of the same type again would be handed back here for ever: a RecursionError, "nested too deeply")
+        if made is not value and type(made) is not type(value):
             return _scrub(made)
     raise TypeError(f"Object of type {value.__class__.__name__} is not JSON serializable")
 
@@ -492,7 +493,20 @@ def dumpb_parts(value: object, *, echoes: bool = True) -> list[bytes | TextPiece
     except UnicodeEncodeError:  # (only then: the usual message pays nothing for the check)
         from . import lone_surrogates  # (only text with no UTF-8 form comes here: not loaded at start)
 
-        return [dumpb(lone_surrogates.for_the_wire(plain(value), echoes=echoes))]
+        return [dumpb(lone_surrogates.for_the_wire(_read_back(parts), echoes=echoes))]
+
+
+def _read_back(parts: list[str | TextPieces]) -> Any:
+    """The JSON values of the text ``parts`` make up, as a client reads them: an array a middleware put into a
+    message is then its lists (the converter's), whose text :mod:`.lone_surrogates` looks into too.
+
+    Raises:
+        NestedTooDeep: nested more than :data:`WALK_DEPTH` levels (as :func:`plain`: that module's walk recurses).
+    """
+    text = "".join(part if isinstance(part, str) else _encode_string(str(part))[1:-1] for part in parts)
+    if nested_deeper_than(text, WALK_DEPTH):
+        raise walked_too_deep()
+    return _own_text.decode(text)
 
 
 def dumpb_sent(value: object) -> bytes:

@@ -7,6 +7,10 @@ own ``tolist()``, not with the converters a tool's value passes: a record array 
 (anonymous rows), and a masked array, a complex number or a ``datetime64`` failed the request (-32603).
 A dict keyed by numpy integers, which JSON has no form for, answered -32603 as it should, but its
 provenance record also failed with a second traceback in the log.
+
+trial41 Q4: a pandas ``Categorical`` or ``SparseArray`` from a layer was sent as its repr text (a tool's failed),
+a text array holding a lone surrogate went out with the surrogate (a tool's: U+FFFD), and a ``longdouble``
+answered -32603 saying the value was "nested too deeply".
 """
 
 from __future__ import annotations
@@ -36,6 +40,16 @@ VALUES: dict[str, Callable[[], Any]] = {
     "integer": lambda: np.int64(7),
     "frame": lambda: pd.DataFrame({"x": [1, 2], "y": ["p", "q"]}),
     "frame in a list": lambda: [pd.Series([0.5, 1.5], name="s")],
+    "categorical": lambda: pd.Categorical(["a", "b", "a"]),
+    "sparse array": lambda: pd.arrays.SparseArray([0, 1, 0]),
+    "integer array with NA": lambda: pd.array([1, None], dtype="Int64"),
+    "period": lambda: pd.Period("2020-01"),
+    "interval": lambda: pd.Interval(0, 1),
+    "longdouble": lambda: np.longdouble(1.5),
+    "clongdouble": lambda: np.clongdouble(1 + 2j),
+    "longdouble array": lambda: np.array([1.5, np.inf], dtype=np.longdouble),
+    "masked constant": lambda: np.ma.masked,
+    "text array with a lone surrogate": lambda: np.array(["a\ud800"]),
 }
 EXPECTED: dict[str, Any] = {  # what the tool's own value reads as (checked against it below too)
     "record array": [{"a": 1, "b": 0.5}, {"a": 2, "b": 1.5}],
@@ -44,6 +58,17 @@ EXPECTED: dict[str, Any] = {  # what the tool's own value reads as (checked agai
     "complex array": [[1.0, 2.0], [3.0, -4.0]],
     "datetime64": "2020-01-01",
     "datetime64 array with NaT": ["2020-01-01T12:00", None],
+    # (trial41 Q4: sent as their repr text, raw lone surrogates, or -32603 "nested too deeply")
+    "categorical": ["a", "b", "a"],
+    "sparse array": [0, 1, 0],
+    "integer array with NA": [1, None],
+    "period": "2020-01",
+    "interval": "(0, 1]",
+    "longdouble": 1.5,
+    "clongdouble": [1.0, 2.0],
+    "longdouble array": [1.5, None],
+    "masked constant": None,
+    "text array with a lone surrogate": ["a\ufffd"],
 }
 
 

@@ -14,7 +14,7 @@ numpy ``ndarray`` (any depth)          ``structuredContent {"result": nested lis
                                        (shape, dtype, range, a few values) and the JSON text
 pandas ``DataFrame``                   ``{"result": [records]}``, the index as the first column(s)
 pandas ``Series``                      ``{"result": [records]}``: index column(s) and the values
-pandas ``Index``                       ``{"result": [values]}``
+pandas ``Index``, pandas array         ``{"result": [values]}`` (``Categorical``, ``SparseArray``, …)
 matplotlib ``Figure``/``Axes``         a PNG ``image`` block (the figure's size and dpi); figure closed
 PIL ``Image``                          a PNG ``image`` block
 display protocol object                by the first MIME type offered, see ``display``
@@ -225,10 +225,13 @@ def resource_form(value: object) -> tuple[str | bytes, str] | None:
 
 
 def jsonable(value: object, _depth: int = 0) -> Any:
-    """``value`` with every numpy/pandas object inside lists, tuples and dicts made JSON-ready.
+    """``value`` with every numpy/pandas object inside lists, tuples and dicts made JSON-ready, as
+    :func:`convert` and :func:`scalar` make the same object returned alone (a pandas array as its values, a
+    ``Period`` or ``Interval`` as its text, a ``longdouble`` as the nearest double).
 
-    Other values are returned as they are (the JSON encoder then names what it cannot hold).
-    Dataclasses have already been turned into dicts by the caller.
+    Other values, and a numpy or pandas object with no JSON form (a ufunc, a ``GroupBy``), are returned as
+    they are (the JSON encoder then names what it cannot hold). Dataclasses have already been turned into
+    dicts by the caller.
     """
     if _depth > 200:
         return value
@@ -251,8 +254,9 @@ def jsonable(value: object, _depth: int = 0) -> Any:
         table = frames.to_records(value, jsonable)
         if table is not None:
             return table.records()
-        return frames.cell(value, jsonable)
-    return value
+        if is_a(value, "pandas", *PANDAS_SCALARS):
+            return frames.cell(value, jsonable)
+    return value  # (another library's object, a pandas GroupBy: the encoder names its type)
 
 
 def write_values() -> None:

@@ -1,8 +1,9 @@
 """numpy scalars and arrays as JSON values (lists nested as deep as the array).
 
-Element forms: floats as numbers, NaN/±Inf as ``null``; complex as ``[real, imag]``; ``datetime64`` as
-ISO 8601 text (NaT as ``null``); ``timedelta64`` as seconds; bytes as Latin-1 text; structured
-(record) arrays as one object per element, keyed by field name; masked elements as ``null``.
+Element forms: floats as numbers, NaN/±Inf as ``null`` (a ``longdouble`` as the nearest double: a JSON number is
+one for its readers); complex as ``[real, imag]``; ``datetime64`` as ISO 8601 text (NaT as ``null``);
+``timedelta64`` as seconds; bytes as Latin-1 text; structured (record) arrays as one object per element, keyed
+by field name; masked elements (and ``np.ma.masked`` itself) as ``null``.
 """
 
 from __future__ import annotations
@@ -31,9 +32,10 @@ def is_array(value: object) -> TypeGuard[NDArray[Any]]:
 
 
 def scalar(value: np.generic, nested: Nested) -> Any:
-    """A numpy scalar as a JSON-ready Python value (a NaN stays a float: JSON writes it as null)."""
-    if value.dtype.kind in "biuf":
-        return value.item()
+    """A numpy scalar as a JSON-ready Python value (a NaN stays a float: JSON writes it as null; a
+    ``longdouble`` is the nearest double, ``np.ma.masked`` None)."""
+    if value.dtype.kind in "biuf" and value.dtype.itemsize <= 8 and not hasattr(value, "mask"):
+        return value.item()  # (a longdouble's item() is the longdouble itself, which JSON has no form for)
     return _cells(value.reshape(1) if hasattr(value, "reshape") else value, nested)[0]
 
 
@@ -50,6 +52,9 @@ def _cells(values: object, nested: Nested) -> Any:
         a = np.ma.getdata(a)
     kind = a.dtype.kind
     if kind == "f":
+        if a.dtype.itemsize > 8:  # a longdouble: tolist() keeps numpy's own scalars
+            with np.errstate(over="ignore"):  # (beyond a double's range: infinite, written as null)
+                a = a.astype(np.float64)
         finite = np.isfinite(a)
         if finite.all():
             return a.tolist()

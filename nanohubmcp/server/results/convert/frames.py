@@ -1,4 +1,5 @@
-"""pandas ``DataFrame``, ``Series`` and ``Index`` as records (one JSON object per row).
+"""pandas ``DataFrame``, ``Series`` and ``Index`` as records (one JSON object per row), a pandas array
+(``Categorical``, ``SparseArray``, …) as an ``Index`` is: the list of its values.
 
 The index comes first, as pandas' ``reset_index()`` names it (``"index"`` when unnamed, the level
 names of a MultiIndex), then the columns in their order. A ``Series`` becomes index + one column
@@ -57,7 +58,7 @@ def _index(value: object) -> TypeGuard[pd.Index]:
 
 
 def to_records(value: object, nested: Nested) -> Table | None:
-    """The :class:`Table` of a DataFrame/Series/Index, else None.
+    """The :class:`Table` of a DataFrame/Series/Index or a pandas array (``ExtensionArray``), else None.
 
     The records and text makers raise ``TypeError`` for duplicate column names (records need one
     key per column) or a cell with no JSON form.
@@ -83,18 +84,38 @@ def to_records(value: object, nested: Nested) -> Table | None:
             lambda: (frame.to_csv(), "text/csv", "series.csv"),
         )
     if _index(value):
-        values = column(value.to_series(index=None), nested)
-        preview = ", ".join(str(v) for v in value[: TABLE_ROWS // 2])
-        more = ", ..." if len(value) > TABLE_ROWS // 2 else ""
-        head = f"pandas {type(value).__name__}, {len(value)} values, dtype {value.dtype}: [{preview}{more}]"
-        frame = value.to_frame(index=False)
-        return Table(
-            head,
-            lambda: values,
-            lambda: jsonenc.dumps(values),
-            lambda: (frame.to_csv(index=False), "text/csv", "index.csv"),
-        )
+        return _values(value, value.to_series(index=None), value.to_frame(index=False), "index.csv", nested)
+    if _array(value):
+        import pandas as pd  # (a pandas array is in hand: pandas is imported)
+
+        series = pd.Series(value, copy=False)
+        return _values(value, series, series.to_frame(name="value"), "array.csv", nested)
     return None
+
+
+def _array(value: object) -> TypeGuard[pd.api.extensions.ExtensionArray]:
+    """A pandas array: ``Categorical``, ``SparseArray``, ``IntegerArray``, ``DatetimeArray``, …"""
+    return is_a(value, "pandas", "ExtensionArray")
+
+
+def _values(
+    value: pd.Index | pd.api.extensions.ExtensionArray,
+    series: pd.Series,
+    frame: pd.DataFrame,
+    name: str,
+    nested: Nested,
+) -> Table:
+    """The :class:`Table` of an Index or a pandas array: its values in order (a column of the CSV file)."""
+    values = column(series, nested)
+    preview = ", ".join(str(v) for v in value[: TABLE_ROWS // 2])
+    more = ", ..." if len(value) > TABLE_ROWS // 2 else ""
+    head = f"pandas {type(value).__name__}, {len(value)} values, dtype {value.dtype}: [{preview}{more}]"
+    return Table(
+        head,
+        lambda: values,
+        lambda: jsonenc.dumps(values),
+        lambda: (frame.to_csv(index=False), "text/csv", name),
+    )
 
 
 def least_text(value: object) -> int:
