@@ -30,7 +30,8 @@ inside a list
                                resource ``{uri: BYTES_URI, mimeType, blob}``
 list/tuple holding content     one block per item (strings become text blocks, bytes as above)
 list/dict mixing pictures      figures/images (PNG) and content as blocks, then the rest as data: its
-or content with data           JSON text and ``structuredContent`` (see ``convert.mixed``)
+or content with data; a list   JSON text and ``structuredContent`` (see ``convert.mixed``); bytes among a
+mixing bytes with data         list's items are blocks as above, with or without a picture there
 other list/tuple (data)        one text block with the JSON text, and ``structuredContent``
                                ``{"result": [...]}`` as for an array (from 2025-06-18); under an
                                output schema of ``"type": "array"`` the list itself (2026-07-28+)
@@ -287,8 +288,8 @@ def json_spelled(value: object) -> bool:
             return False  # an array, a table, a figure: its data is structured content, if any
     if isinstance(value, (bool, int, float, dict)):
         return True
-    # a list mixing pictures or content with data is not: its text blocks are the pieces' (a caption)
-    return isinstance(value, list) and not _is_block_list(value) and mixed.split(value) is None
+    # a list mixing pictures, content or bytes with data is not: its text blocks are the pieces' (a caption)
+    return isinstance(value, list) and not _is_block_list(value) and not mixed.holds_piece(value)
 
 
 def _renamed(value: Any, renamed: dict[str, str]) -> Any:

@@ -6,6 +6,9 @@ A tool that plots often returns the plot together with the numbers behind it: ``
 - **pieces**: what becomes content blocks of its own, in order — matplotlib figures/axes and PIL
   images (each a PNG ``image`` block; figures are closed after drawing), content objects
   (``Image``, ``TextContent``, …), and, in a top-level list, strings (text blocks) and bytes;
+  bytes in a top-level list are a piece whether or not a picture is there too (``["cap", {"n": 1},
+  png]`` is split as ``[fig, "cap", {"n": 1}]`` is): JSON has no form for them. Bytes deeper inside the
+  data, or a dict's value, have none either: the data's writer names them (``$['png'] is a bytes``);
 - **data**: everything else, JSON-ready (arrays as nested lists, frames as records). In a list the
   data items keep their order (one item alone stands for itself); in a dict every key is kept and a
   picture's place holds the text ``"<image: content[N]>"`` naming its block.
@@ -21,12 +24,14 @@ from typing import Any
 from ....protocol.content import is_content
 from .kinds import library
 
-__all__ = ["Split", "is_picture", "places_of", "split"]
+__all__ = ["Split", "holds_piece", "is_picture", "places_of", "split"]
 
 PICTURE_LIBRARIES = ("matplotlib", "PIL")
 MAX_DEPTH = 50
 LEAF_TYPES = frozenset({int, float, str, bool, type(None)})
 """Exact types that are never a piece and hold nothing: a container of only these is skipped in one C pass."""
+BYTES = (bytes, bytearray, memoryview)
+"""What is a piece as an item of a top-level list (an image, audio or file block), as well as pictures and content."""
 
 
 def is_picture(value: object) -> bool:
@@ -84,15 +89,18 @@ class Split:
         return value
 
 
-def _items_hold_piece(items: Any, depth: int) -> bool:
-    """True when one of ``items`` (a list, tuple or dict's values at ``depth``) is or holds a piece.
+def _items_hold_piece(items: Any, depth: int, *, top: bool = False) -> bool:
+    """True when one of ``items`` (a list, tuple or dict's values at ``depth``) is or holds a piece
+    (``top``: the items of a top-level list, where bytes are a piece too).
 
     The item types are gathered in one C pass first: a list of a million numbers is answered
     without a Python step per number (it was ~0.5 s on the event loop).
     """
     if set(map(type, items)) <= LEAF_TYPES:
         return False
-    return any(_holds_piece(item, depth) for item in items if type(item) not in LEAF_TYPES)
+    return any(
+        (top and isinstance(item, BYTES)) or _holds_piece(item, depth) for item in items if type(item) not in LEAF_TYPES
+    )
 
 
 def _holds_piece(value: object, depth: int = 0) -> bool:
@@ -107,26 +115,32 @@ def _holds_piece(value: object, depth: int = 0) -> bool:
     return False
 
 
-def split(value: list[Any] | dict[str, Any]) -> Split | None:
-    """Split a list or dict holding pictures or content among data; None when it holds none.
-
-    A top-level list whose items are all pieces, strings or bytes is not split (each item is a
-    block of its own, as before); this is for lists and dicts that also carry data.
-    """
+def holds_piece(value: list[Any] | tuple[Any, ...] | dict[Any, Any]) -> bool:
+    """Whether :func:`split` splits ``value`` (it holds a picture or content object, or, a list, bytes among
+    its items), answered without copying anything (a walk that stops at the first piece)."""
     if isinstance(value, dict):
-        if not _holds_piece(value):
-            return None
+        return _holds_piece(value)
+    return _items_hold_piece(value, 0, top=True)
+
+
+def split(value: list[Any] | dict[str, Any]) -> Split | None:
+    """Split a list or dict holding pictures or content among data (a list: or bytes); None when it holds none.
+
+    A top-level list whose items are all pieces, strings or bytes has no data (``has_data`` False): each item
+    is a block of its own; this is for lists and dicts that also carry data.
+    """
+    if not holds_piece(value):
+        return None
+    if isinstance(value, dict):
         parts = Split()
         parts.data = parts._place(value, 0)
         parts.has_data = True
         return parts
-    if not _items_hold_piece(value, 0):
-        return None
     parts = Split()
     data: list[Any] = []
     parts.in_place = []
     for item in value:
-        if _is_piece(item) or isinstance(item, (str, bytes, bytearray, memoryview)):
+        if _is_piece(item) or isinstance(item, (str, *BYTES)):
             parts.in_place.append((len(parts.pieces), None))
             parts.pieces.append(item)
         else:
