@@ -3,7 +3,8 @@
 Per tool, once (kept in ``Tool.extra``, :data:`CODE`; for a tool whose code is files, a Rappture
 program or a Sim2L notebook, once per version of them: :class:`.code_files.WatchedCode`): the hash
 of its code (the source text of its
-function — of a ``functools.partial``'s function, of a callable object's class —, or for a notebook tool
+function — of a ``functools.partial``'s function, of a callable object's class —, the name of a builtin
+function or of a named callable object of a C type, such as a numpy ufunc, or for a notebook tool
 the cell that defined it, else the compiled code: the same in every process), its module and
 qualified name, its version (its module's ``__version__``, else its distribution's), the Python
 version and implementation, and the versions of the installed packages its module uses (the
@@ -119,15 +120,15 @@ def _base(tool: Any, files: str | None = None) -> dict[str, Any]:
         digest = hashlib.sha256(source.encode()).hexdigest()
     elif isinstance(fn, (FunctionType, MethodType, type)):  # made in memory: its compiled code
         digest = hashlib.sha256(code_text(fn)).hexdigest()
-    else:  # a builtin function: its name
-        name = f"{getattr(fn, '__module__', None)}.{getattr(fn, '__qualname__', None)}"
+    else:  # a builtin function, a ufunc: its name
+        name = f"{getattr(fn, '__module__', None)}.{_name_of(fn)}"
         digest = hashlib.sha256(name.encode()).hexdigest()
     named = _named(tool.fn) or fn
     known = {
         "hash": f"sha256:{digest}",
         "source": source,
         "module": getattr(named, "__module__", None),
-        "qualname": getattr(named, "__qualname__", None),
+        "qualname": _name_of(named),
         "python": platform.python_version(),
         "implementation": platform.python_implementation(),
     }
@@ -138,17 +139,31 @@ def _base(tool: Any, files: str | None = None) -> dict[str, Any]:
 
 def _code_owner(fn: Any) -> Any:
     """What holds the code ``fn`` runs: a function (or a wrapper's, ``__wrapped__``) itself; a
-    ``functools.partial``'s function; a callable object's class. Never the object itself: its ``repr`` holds
-    its address, another in each process, and its attributes are values (the result cache's key holds them,
-    :mod:`.code_reach`), not code."""
+    ``functools.partial``'s function; a callable object's class; a named callable object of a C type (a numpy
+    ufunc: ``np.sin``), which is its own code as a builtin function is, told by its name. Never another object
+    itself: its ``repr`` holds its address, another in each process, and its attributes are values (the
+    result cache's key holds them, :mod:`.code_reach`), not code."""
     fn = inspect.unwrap(fn)
     for _ in range(64):  # (a partial of a partial of another kind: each taken apart, a bounded number)
         if not isinstance(fn, (functools.partial, functools.partialmethod)):
             break
         fn = inspect.unwrap(fn.func)
-    if isinstance(fn, (FunctionType, MethodType, type, BuiltinFunctionType)):
+    if isinstance(fn, (FunctionType, MethodType, type, BuiltinFunctionType)) or _compiled_and_named(fn):
         return fn
     return type(fn)
+
+
+def _compiled_and_named(fn: Any) -> bool:
+    """A callable object whose class runs no Python code when called (a C type's ``__call__``: every numpy
+    ufunc is one ``numpy.ufunc``) and that has a name of its own: the class says nothing of which one it is."""
+    call = inspect.getattr_static(type(fn), "__call__", None)
+    return not isinstance(call, FunctionType) and isinstance(getattr(fn, "__name__", None), str)
+
+
+def _name_of(fn: Any) -> str | None:
+    """``fn``'s qualified name, else its name (a ufunc has no ``__qualname__``)."""
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None)
+    return name if isinstance(name, str) else None
 
 
 def _named(fn: Any) -> Any:
@@ -280,12 +295,15 @@ def _version(dist: str) -> str | None:
 def packages_of(fn: Any, table: dict[str, list[str]] | None) -> dict[str, str]:
     """``{distribution: version}`` of the installed packages the module of ``fn`` (a function, or a class)
     imports (the modules in its globals, the modules of the objects it imported by name, and for a
-    namespace package imported itself its submodules loaded), mapped by ``table`` (:func:`distributions`;
+    namespace package imported itself its submodules loaded; for a builtin function or a ufunc, which has
+    no globals, the package it comes from), mapped by ``table`` (:func:`distributions`;
     None: each top-level name looked up as a distribution of the same name)."""
     names: set[str] = set()
     namespace = getattr(fn, "__globals__", None)
     if namespace is None and isinstance(fn, type):  # a callable object's class: its module's
         namespace = vars(module) if isinstance(module := sys.modules.get(fn.__module__), ModuleType) else None
+    elif namespace is None and isinstance(own := getattr(fn, "__module__", None), str) and own:
+        names.add(own)  # a builtin function, a ufunc (no globals): the package it comes from
     for value in (namespace or {}).values():
         if isinstance(value, ModuleType):
             name = value.__name__
