@@ -33,7 +33,11 @@ Finish = Callable[[], object]
 
 def on_loop() -> bool:
     """Whether this thread runs an event loop (which must never wait for the folder's lock)."""
-    return asyncio._get_running_loop() is not None
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:  # (the public API's answer for "none": a keep off the loop is rare enough to pay it)
+        return False
+    return True
 
 
 def lock_wait(seconds: float) -> float:
