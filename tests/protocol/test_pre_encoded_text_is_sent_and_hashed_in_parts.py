@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from nanohubmcp.protocol import jsonenc
-from nanohubmcp.server.provenance.capture import kept_and_digest, result_text
+from nanohubmcp.server.provenance.result_text import kept_and_digest, result_text
 from nanohubmcp.server.provenance.rows import digest_text
 
 DATA = "[" + ",".join(str(i / 3) for i in range(50_000)) + "]"

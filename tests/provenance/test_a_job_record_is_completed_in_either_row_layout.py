@@ -10,7 +10,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from nanohubmcp.server.provenance.capture import JobEnd, build
+from nanohubmcp.server.provenance.capture import build
+from nanohubmcp.server.provenance.handover import JobEnd
 from nanohubmcp.server.provenance.record_db import SQLiteRecords
 from nanohubmcp.server.provenance.rows import CallRow, view
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from nanohubmcp.schema.kept_arguments import MAX_KEPT_ARGUMENTS_BYTES, arguments_text
 from nanohubmcp.server.provenance import capture
 
 ARGUMENTS: list[Any] = [
@@ -14,7 +15,7 @@ ARGUMENTS: list[Any] = [
     {"text": 'a "quoted"\n\\ line', "n": None, "ok": True, "list": [1, 2.0, {"x": "y"}]},
     {"name": "é ü 漢"},
     {"surrogate": "\ud800"},
-    {"big": "x" * (capture.MAX_KEPT_ARGUMENTS_BYTES + 10), "small": 1},
+    {"big": "x" * (MAX_KEPT_ARGUMENTS_BYTES + 10), "small": 1},
     {"nan": float("nan")},
     ["not", "a", "dict"],
     None,
@@ -23,5 +24,5 @@ ARGUMENTS: list[Any] = [
 
 @pytest.mark.parametrize("arguments", ARGUMENTS)
 def test_the_short_way_gives_the_long_ways_text(arguments: Any) -> None:
-    long_way = capture.arguments_text(arguments if isinstance(arguments, dict) else {})
+    long_way = arguments_text(arguments if isinstance(arguments, dict) else {})
     assert capture._plain_arguments_text(arguments) == long_way

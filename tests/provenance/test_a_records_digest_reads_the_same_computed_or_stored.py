@@ -10,7 +10,7 @@ from pathlib import Path
 
 from nanohubmcp import MCPServer
 from nanohubmcp.protocol import jsonenc
-from nanohubmcp.server.provenance import capture
+from nanohubmcp.server.provenance import result_text
 from nanohubmcp.server.provenance.records import record_id_of
 
 
@@ -30,7 +30,7 @@ def test_a_kept_and_a_large_result_read_their_wire_digest(tmp_path: Path) -> Non
     digests = {}
     server.start(port=0)
     try:
-        for size in (10, capture.MAX_KEPT_RESULT_BYTES + 10):
+        for size in (10, result_text.MAX_KEPT_RESULT_BYTES + 10):
             result = server.call("text", {"size": size})
             record = server.core.provenance.find(record_id_of(result["_meta"]["io.nanohub/provenance"]))
             assert record is not None

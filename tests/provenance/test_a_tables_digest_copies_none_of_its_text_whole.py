@@ -14,7 +14,7 @@ import tracemalloc
 import numpy as np
 import pandas as pd
 
-from nanohubmcp.server.provenance.capture import kept_and_digest, result_text
+from nanohubmcp.server.provenance.result_text import kept_and_digest, result_text
 from nanohubmcp.server.provenance.rows import digest_text
 from nanohubmcp.server.results import shape
 from nanohubmcp.server.results.options import ResultOptions

@@ -18,7 +18,7 @@ from support import serve
 
 from nanohubmcp import MCPServer
 from nanohubmcp.protocol import jsonenc
-from nanohubmcp.server.provenance import capture
+from nanohubmcp.server.provenance import result_text
 
 TEXTS = ["3.0", 'say "hi"\\ \n\t\r\x01\x1f\x7f end', "", "Grüße, 電子 ✓", "x" * 70_000]
 
@@ -64,7 +64,7 @@ def test_a_records_kept_text_is_the_wires_for_every_text(tmp_path: Path) -> None
             assert record is not None
             wire = jsonenc.dumpb(result)
             assert record["result_digest"] == "sha256:" + hashlib.sha256(wire).hexdigest(), (name, text)
-            if len(wire) <= capture.MAX_KEPT_RESULT_BYTES:
+            if len(wire) <= result_text.MAX_KEPT_RESULT_BYTES:
                 assert record["result_text"].encode() == wire, (name, text)
             assert record["status"] == ("failed" if name == "fail" else "completed")
             assert record["resource_links"] == []
@@ -72,8 +72,8 @@ def test_a_records_kept_text_is_the_wires_for_every_text(tmp_path: Path) -> None
 
 def test_only_the_one_text_block_shape_is_written_without_the_encoder() -> None:
     plain = {"content": [{"type": "text", "text": 'a "b"\n'}], "isError": False}
-    assert capture.one_text_block(plain) == capture.result_text(plain)
-    assert capture.one_text_block({**plain, "isError": True}) == capture.result_text({**plain, "isError": True})
+    assert result_text.one_text_block(plain) == result_text.result_text(plain)
+    assert result_text.one_text_block({**plain, "isError": True}) == result_text.result_text({**plain, "isError": True})
     others = [
         {"isError": False, "content": plain["content"]},  # another key order
         {**plain, "structuredContent": {"a": 1}},
@@ -91,4 +91,4 @@ def test_only_the_one_text_block_shape_is_written_without_the_encoder() -> None:
         {"content": [], "isError": False},
     ]
     for result in others:
-        assert capture.one_text_block(result) is None, result
+        assert result_text.one_text_block(result) is None, result

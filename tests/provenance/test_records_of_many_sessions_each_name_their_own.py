@@ -15,13 +15,13 @@ from provenance.record_calls import RecordCaller
 from support import serve
 
 from nanohubmcp import MCPServer
-from nanohubmcp.server.provenance import capture
+from nanohubmcp.server.provenance import session_names
 
 pytestmark = pytest.mark.timeout(60)
 
 
 def test_records_of_interleaved_sessions_each_name_their_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(capture, "MAX_SESSION_KEYS", 2)
+    monkeypatch.setattr(session_names, "MAX_SESSION_KEYS", 2)
     server = MCPServer("many-sessions", state_dir=str(tmp_path / "state"))
 
     @server.tool()
@@ -44,4 +44,4 @@ def test_records_of_interleaved_sessions_each_name_their_own(tmp_path: Path, mon
             assert record["session"] == key[:12]
             assert caller.reads(session, uri)  # its owner is this session
         assert not caller.reads(sessions[0], made[1][1])  # another live session's record
-    assert len(capture._session_names_made) <= 2
+    assert len(session_names._made) <= 2

@@ -9,7 +9,7 @@ import json
 import math
 
 from nanohubmcp.protocol import jsonenc
-from nanohubmcp.server.provenance import capture
+from nanohubmcp.server.provenance import result_text
 
 RESULTS = [
     {"content": [{"type": "text", "text": "3.0"}], "isError": False},
@@ -27,7 +27,7 @@ def wire_digest(result: dict[str, object]) -> str:
 
 def test_the_digest_is_the_sha256_of_the_wire_json_without_meta() -> None:
     for result in RESULTS:
-        digest, kept = capture.digest_of({**result, "_meta": {"io.nanohub/provenance": "nanohubmcp://provenance/x"}})
+        digest, kept = result_text.digest_of({**result, "_meta": {"io.nanohub/provenance": "nanohubmcp://provenance/x"}})
         assert digest == wire_digest(result), result
         assert kept is not None
         assert json.loads(kept) == json.loads(jsonenc.dumpb(result))
@@ -35,16 +35,16 @@ def test_the_digest_is_the_sha256_of_the_wire_json_without_meta() -> None:
 
 def test_key_order_and_values_change_the_digest_but_a_pre_encoded_form_does_not() -> None:
     first, second = RESULTS[1], dict(reversed(list(RESULTS[1].items())))
-    assert capture.digest_of(first)[0] != capture.digest_of(second)[0]  # the order the wire writes
+    assert result_text.digest_of(first)[0] != result_text.digest_of(second)[0]  # the order the wire writes
     encoded = RESULTS[4]
-    assert capture.digest_of(encoded) == capture.digest_of(jsonenc.plain(encoded))
+    assert result_text.digest_of(encoded) == result_text.digest_of(jsonenc.plain(encoded))
     changed = json.loads(jsonenc.dumps(encoded))
     changed["structuredContent"]["result"][1]["x"] = 0
-    assert capture.digest_of(changed)[0] != capture.digest_of(encoded)[0]
+    assert result_text.digest_of(changed)[0] != result_text.digest_of(encoded)[0]
 
 
 def test_a_large_result_is_digested_not_kept() -> None:
-    big = {"content": [{"type": "text", "text": "x" * (capture.MAX_KEPT_RESULT_BYTES + 1)}]}
-    digest, kept = capture.digest_of(big)
+    big = {"content": [{"type": "text", "text": "x" * (result_text.MAX_KEPT_RESULT_BYTES + 1)}]}
+    digest, kept = result_text.digest_of(big)
     assert kept is None
     assert digest == wire_digest(big)

@@ -14,7 +14,7 @@ from support import serve
 
 from nanohubmcp import MCPServer
 from nanohubmcp.protocol import jsonenc
-from nanohubmcp.server.provenance import capture
+from nanohubmcp.server.provenance import result_text
 from nanohubmcp.server.results import shape as results
 
 TABLE = pd.DataFrame({"x": [1.5, 1e-5, float("nan")], "name": ["a", "b", None]})
@@ -76,13 +76,13 @@ def test_provenance_digests_and_keeps_the_values() -> None:
     for value in (TABLE, ARRAY):
         result = results.tool_result(value)
         assert type(result["structuredContent"]["result"]) is jsonenc.Encoded
-        digest, kept = capture.digest_of(result)
+        digest, kept = result_text.digest_of(result)
         plain = jsonenc.plain(result)
         assert type(plain["structuredContent"]["result"]) is list  # the same values, not pre-encoded
-        assert (digest, kept) == capture.digest_of(plain)  # one digest, whichever form the values take
+        assert (digest, kept) == result_text.digest_of(plain)  # one digest, whichever form the values take
         assert kept is not None
         assert json.loads(kept) == {key: item for key, item in plain.items() if key != "_meta"}
         # the digest is of the values as the wire writes them: a changed value changes it
         changed = json.loads(kept)
         changed["structuredContent"]["result"][0] = None
-        assert capture.digest_of(changed)[0] != digest
+        assert result_text.digest_of(changed)[0] != digest

@@ -1,7 +1,10 @@
 """Provenance records of tool calls and jobs, their RO-Crate export, and the result cache.
 
 - :mod:`.records`: the record store (memory, or ``provenance.sqlite3`` beside the job store);
-- :mod:`.capture`: what a record says of a call (arguments without secrets, digest, where it ran);
+- :mod:`.capture`: a call's record made from what it handed over (:mod:`.handover`: the seam between the
+  call path and the record writer), with :mod:`.result_text` (the result's wire text, digest and links),
+  :mod:`.session_names` (whose it is), :mod:`.tool_facts` (what its tool and process share) and
+  :mod:`.job_record` (a job's record, completed when the job ends);
   :mod:`.code_facts`: what it says of the tool's code and environment (code hash, versions);
 - :mod:`.layer`: the pipeline layer writing records and answering reads of their URIs;
   :mod:`.record_ids`: the ids it mints (never beginning with ``-``: they are typed on command lines);

@@ -24,7 +24,7 @@ process (a notebook cell run again) drops its entries.
 
 An entry keeps the URI of the provenance record of the run that produced it (in the stored
 result's ``_meta``, as that run answered it); a hit moves it off the wire into the hit's own
-record (``cached_from``, through :data:`.capture.CACHED_FROM`).
+record (``cached_from``, through :data:`.handover.CACHED_FROM`).
 
 A repeated call is first looked up in this process's front (:mod:`.cache_front`) by the call as
 received, without the schema checks, the canonical JSON and the hash of the store's key, and
@@ -54,7 +54,7 @@ from . import code_facts, code_reach
 from .cache_front import arguments_key
 from .cache_key import NoJSONForm, canonical
 from .cache_store import MemoryCache, ResultCache, encode
-from .capture import CACHE_META, CACHED_FROM
+from .handover import CACHE_META, CACHED_FROM
 from .rows import URI_PREFIX as RECORD_PREFIX
 from .tool_options import CACHE, CACHE_TTL, RUN_VALUES, SHARED
 

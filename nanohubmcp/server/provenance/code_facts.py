@@ -21,7 +21,8 @@ it (:data:`WAIT_SECONDS` at most). Only if the table cannot be read in time are 
 looked up by import name; the record then says ``packages_complete: false`` (and the answer is
 not kept: the next record asks again). The call path needs only the code's hash
 (:func:`code_hash`, the result cache's key), which reads no table. What a call adds to a record
-(arguments, digest, where it ran) is :mod:`.capture`'s.
+(arguments, digest, where it ran) is :mod:`.capture`'s; what the records of a tool share in a process
+(these facts, with the host and process id) is :mod:`.tool_facts`'.
 """
 
 from __future__ import annotations

@@ -29,8 +29,8 @@ from ..results.owners import owner_of
 from ..wire.request import ANSWERED_BY_LAYER, RAN_ON
 from ..wire.trace_context import SPAN
 from . import code_facts
-from .capture import CACHE_META, CACHED_FROM, JobEnd
 from .code_files import WATCHED
+from .handover import CACHE_META, CACHED_FROM, JobEnd
 from .record_ids import RecordIds
 from .records import META_KEY, ProvenanceStore, record_id_of
 from .rows import URI_PREFIX
@@ -57,7 +57,7 @@ class Recorder:
     (:meth:`job_finished`).
 
     On a call's path the layer mints the record's id, names it in the result's ``_meta`` and
-    hands the store references to what the record needs (:data:`.capture.PendingCall`); the
+    hands the store references to what the record needs (:data:`.handover.PendingCall`); the
     record itself is made and written by the store's writer (:class:`.records.ProvenanceStore`).
 
     Args:
@@ -135,7 +135,7 @@ class Recorder:
                     ran_on = here.ran_on
                 except AttributeError:
                     ran_on = here.ran_on = ("event-loop", threading.current_thread())
-            # References only (the record is made on the store's writer thread): see capture.PendingCall. Not the
+            # References only (the record is made on the store's writer thread): see handover.PendingCall. Not the
             # request's context: what it holds (the message, the stream, the transport's callbacks) would outlive
             # the call until the record is made, and the garbage collector would walk it meanwhile.
             pending = (

@@ -34,7 +34,8 @@ from ...protocol.uris import comparison_form
 from ..jobs.record import PROVENANCE_META
 from ..results.owners import SESSION_OWNER
 from ..wire.sessions import session_digest, session_key
-from .capture import JobEnd, PendingCall, build
+from .capture import build
+from .handover import JobEnd, PendingCall
 from .record_db import DB_FILE, MAX_SOURCES, SQLiteRecords
 from .rows import URI_PREFIX, CallRow, parse_facts, storable, view
 from .writer import DELAY_SECONDS, BatchWriter
@@ -286,7 +287,7 @@ class ProvenanceStore:
                 row, fact, source = record
                 made[row.id] = row
                 owner = row.owner
-                # (a session's records share one owner text, capture._session_names: noted once a run of them)
+                # (a session's records share one owner text, session_names.session_names: noted once a run of them)
                 if owner is not noted and owner is not None and owner.startswith(SESSION_OWNER) and notes:
                     self._recorded_sessions.add(owner[len(SESSION_OWNER):])  # (the session's key)
                     noted = owner

@@ -25,6 +25,7 @@ import hashlib
 import json
 from typing import Any, NamedTuple
 
+from ...protocol import jsonenc
 from ...protocol.jsonenc import utf8_storable
 from ..jobs.record import PROVENANCE_URI_PREFIX
 
@@ -70,7 +71,7 @@ class CallRow(NamedTuple):
     result_digest: str | None = None
     """Stored only for a result too large to keep (else computed from ``result`` when read)."""
     result: str | None = None
-    """The kept result as JSON text (see :func:`.capture.digest_of`), or None."""
+    """The kept result as JSON text (see :func:`.result_text.digest_of`), or None."""
     resource_links: str | None = None
     """A JSON array of the result's resource link URIs, or None for none."""
     cache: str | None = None
@@ -87,6 +88,9 @@ class CallRow(NamedTuple):
 
 
 COLUMNS = CallRow._fields
+column_json = jsonenc.compact_writer(str, allow_nan=True)
+"""The compact JSON text of a row's small JSON columns (``resource_links``, ``extra``): a value JSON has
+no form for as its ``str``."""
 FACTS_KEY_CHARS = 32
 """Hex characters of the SHA-256 of a facts text that name it."""
 
@@ -131,7 +135,7 @@ def digest_parts(parts: list[str]) -> str:
 
 def digest_text(text: str) -> str:
     """``"sha256:"`` and the hex SHA-256 of ``text``'s UTF-8 form: a result's digest, of its text as the
-    wire writes it (:func:`.capture.result_text`)."""
+    wire writes it (:func:`.result_text.result_text`)."""
     return "sha256:" + hashlib.sha256(text.encode()).hexdigest()
 
 

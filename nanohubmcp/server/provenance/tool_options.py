@@ -2,7 +2,7 @@
 at registration and kept in ``Tool.extra``, and the ``Tool.extra`` keys they are kept under.
 
 The keys live here, not beside the layers that read them (:mod:`.layer`, :mod:`.cache_layer`,
-:mod:`.capture`, :mod:`.code_facts`), so registering a tool imports none of the provenance machinery: it is loaded
+:mod:`.tool_facts`, :mod:`.code_facts`), so registering a tool imports none of the provenance machinery: it is loaded
 with the first call a layer records or caches.
 """
 

@@ -28,8 +28,8 @@ from ...errors import RegistrationError, ResourceNotFound
 from ...protocol.blocks import ResourceContent
 from ...server.calls.context import Context
 from ...server.jobs.record import PROVENANCE_META, PROVENANCE_URI_PREFIX
-from ...server.provenance.capture import CACHE_META
 from ...server.provenance.code_files import WATCHED, WatchedCode, bundle, entry, read_entry
+from ...server.provenance.handover import CACHE_META
 from .execute import read_outputs, run_notebook
 from .kernels import KernelStop
 from .notebook import Sim2LSpec, read_sim2l
