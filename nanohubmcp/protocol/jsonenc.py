@@ -31,7 +31,6 @@ import json
 import json.scanner
 import math
 import os
-import re
 import sys
 import threading
 from abc import ABC, abstractmethod
@@ -72,7 +71,6 @@ __all__ = [
     "texts",
     "too_deep",
     "use_accelerator",
-    "utf8_storable",
     "within_depth",
 ]
 
@@ -446,29 +444,6 @@ def dumpb(value: object) -> bytes:
         return text.encode("utf-8")
     except UnicodeEncodeError:
         return _escaped(value)
-
-
-_LONE_SURROGATE = "[\ud800-\udfff]"  # (compiled by ``re`` at its first use: text with no UTF-8 form is rare)
-
-
-def utf8_storable(text: str) -> str:
-    """``text`` as UTF-8 can hold it (a SQLite column, a Redis value, a file): ``text`` itself, or, when it
-    holds a lone UTF-16 surrogate (``"\\ud800"``, valid JSON that a client may send and a tool echo;
-    UTF-8 has no form for it), that text with each surrogate written as its JSON escape, the six
-    characters ``\\ud800``.
-
-    For JSON text (as :func:`dumps` writes it: a surrogate stands only inside a string, never after an
-    unescaped backslash) the result is JSON text of the same values, read back with the same
-    surrogates; other text gets a readable stand-in. The same text always gives the same result, so a
-    digest of it is stable.
-    """
-    if text.isascii():
-        return text
-    try:
-        text.encode()
-    except UnicodeEncodeError:
-        return re.sub(_LONE_SURROGATE, lambda found: f"\\u{ord(found.group()):04x}", text)
-    return text
 
 
 def dumpb_parts(value: object, *, echoes: bool = True) -> list[bytes | TextPieces]:

@@ -1,5 +1,6 @@
-"""What a lone UTF-16 surrogate in a message to a client becomes: U+FFFD where the server wrote the text,
-the surrogate itself where the message echoes the client's own value.
+"""What a lone UTF-16 surrogate becomes. In a message to a client: U+FFFD where the server wrote the text,
+the surrogate itself where the message echoes the client's own value (:func:`for_the_wire`). In text kept
+as UTF-8 (a store): its JSON escape (:func:`utf8_storable`).
 
 Python reads a file name that is not UTF-8 (``os.listdir`` on a Latin-1 name) with ``surrogateescape``:
 ``b"r\\xe9sultat"`` becomes ``"r\\udce9sultat"``. JSON can write that string only as the escape ``\\udce9``,
@@ -17,8 +18,11 @@ A high surrogate followed by a low one (``"\\ud83d\\ude00"``, as CESU-8 bytes de
 ``surrogatepass`` or text put together from UTF-16 code units give) is one character split in two: it is
 written as that character (U+1F600 here), not as two U+FFFD. Only a surrogate without its partner is replaced.
 
-This decides only what goes on the wire (``jsonenc.dumpb_parts``); stores (jobs, kept results, provenance)
-keep the text as the tool returned it. Pure: no I/O, no encoder; the caller gives plain JSON values.
+That decides what goes on the wire (``jsonenc.dumpb_parts``). Stores (jobs, kept results, provenance, the
+relayed streams) keep the text as the tool returned it, and UTF-8 (SQLite, Redis, a file) has no form for a
+lone surrogate either: :func:`utf8_storable` writes each as its JSON escape, the six characters
+``\\ud800``, which reads back as the same text. Pure: no I/O, no encoder; the caller gives plain JSON values
+or text.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any, Final
 
-__all__ = ["REPLACEMENT", "for_the_wire", "wire_pieces"]
+__all__ = ["REPLACEMENT", "for_the_wire", "utf8_storable", "wire_pieces"]
 
 REPLACEMENT: Final = "\ufffd"
 """What each lone surrogate in server-written text becomes (the Unicode replacement character)."""
@@ -112,3 +116,23 @@ def _replaced(value: Any) -> Any:
 def _joined(pair: re.Match[str]) -> str:
     found = pair.group()
     return chr(0x10000 + ((ord(found[0]) - 0xD800) << 10) + (ord(found[1]) - 0xDC00))
+
+
+def utf8_storable(text: str) -> str:
+    """``text`` as UTF-8 can hold it (a SQLite column, a Redis value, a file): ``text`` itself, or, when it
+    holds a lone UTF-16 surrogate (``"\\ud800"``, valid JSON that a client may send and a tool echo;
+    UTF-8 has no form for it), that text with each surrogate written as its JSON escape, the six
+    characters ``\\ud800``.
+
+    For JSON text (as ``jsonenc.dumps`` writes it: a surrogate stands only inside a string, never after an
+    unescaped backslash) the result is JSON text of the same values, read back with the same
+    surrogates; other text gets a readable stand-in. The same text always gives the same result, so a
+    digest of it is stable.
+    """
+    if text.isascii():
+        return text
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        return re.sub(_SURROGATE, lambda found: f"\\u{ord(found.group()):04x}", text)
+    return text

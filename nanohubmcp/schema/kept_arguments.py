@@ -17,6 +17,7 @@ import hashlib
 from typing import Any
 
 from ..protocol import jsonenc
+from ..protocol.lone_surrogates import utf8_storable
 from .secret import stored_form
 
 __all__ = ["MAX_KEPT_ARGUMENTS_BYTES", "arguments_json", "arguments_text", "kept_arguments"]
@@ -31,9 +32,10 @@ _writer = jsonenc.compact_writer(stored_form, allow_nan=True)
 def arguments_json(value: object) -> str:
     """Compact JSON text of a record's arguments: a value JSON has no form for in the form
     :func:`~nanohubmcp.schema.secret.stored_form` gives it (a dataclass's or model's ``Secret`` fields
-    replaced); a lone surrogate a client sent as its JSON escape (:func:`~nanohubmcp.protocol.jsonenc.utf8_storable`),
-    so the text is stored, sized and hashed as UTF-8 and reads back as the arguments sent."""
-    return jsonenc.utf8_storable(_writer(value))
+    replaced); a lone surrogate a client sent as its JSON escape
+    (:func:`~nanohubmcp.protocol.lone_surrogates.utf8_storable`), so the text is stored, sized and hashed as
+    UTF-8 and reads back as the arguments sent."""
+    return utf8_storable(_writer(value))
 
 
 def _fits(text: str) -> bool:

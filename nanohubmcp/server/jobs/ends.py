@@ -19,7 +19,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ...protocol.jsonenc import utf8_storable
+from ...protocol.lone_surrogates import utf8_storable
 from .record import CANCELLED, FAILED, TERMINAL, Job
 from .runs import process_of
 from .settle import SERVER_STOPPED

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import Any
 
-from ...protocol.jsonenc import utf8_storable
+from ...protocol.lone_surrogates import utf8_storable
 from ...schema.secret import stored_form
 from ...state.base import session_key
 from ..wire.state_dir import private_folder

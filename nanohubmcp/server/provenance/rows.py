@@ -26,7 +26,7 @@ import json
 from typing import Any, NamedTuple
 
 from ...protocol import jsonenc
-from ...protocol.jsonenc import utf8_storable
+from ...protocol.lone_surrogates import utf8_storable
 from ..jobs.record import PROVENANCE_URI_PREFIX
 
 URI_PREFIX = PROVENANCE_URI_PREFIX
@@ -116,7 +116,7 @@ def facts_of(code: dict[str, Any], host: str, pid: int) -> tuple[str, str]:
 
 
 def storable(row: CallRow) -> CallRow:
-    """``row`` with every text column as UTF-8 can hold it (:func:`~nanohubmcp.protocol.jsonenc.utf8_storable`:
+    """``row`` with every text column as UTF-8 can hold it (:func:`~nanohubmcp.protocol.lone_surrogates.utf8_storable`:
     a lone surrogate a client sent, in a request id or echoed in a failed call's error, as its JSON
     escape), so that SQLite takes it; ``row`` itself when every column can be stored as it is."""
     values: list[Any] = [utf8_storable(value) if isinstance(value, str) else value for value in row]

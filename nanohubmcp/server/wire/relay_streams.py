@@ -32,6 +32,7 @@ import secrets
 from typing import TYPE_CHECKING, Any
 
 from ...protocol import jsonenc, jsonrpc
+from ...protocol.lone_surrogates import utf8_storable
 from ...state.errors import StateUnavailable
 from .streams import OutboundStream, Sink
 
@@ -55,7 +56,7 @@ def logged(message: dict[str, Any]) -> str:
     """``message`` as the JSON text a log entry holds: written by the one encoder, so a pre-encoded array
     and a kept file's text (:class:`~nanohubmcp.protocol.jsonenc.TextPieces`, read whole here) are their
     values (the standard encoder refused both), a lone surrogate as its ``\\u`` escape (UTF-8 has no form)."""
-    return jsonenc.utf8_storable(jsonenc.dumps(message))
+    return utf8_storable(jsonenc.dumps(message))
 
 
 def _noop_sink(event_id: str | None, message: dict[str, Any]) -> None:
