@@ -14,8 +14,8 @@ than writing the table).
 This module owns that string, the count of those alive (the encoder looks for one only while there is
 one: :data:`alive`) and where in a message one is copied from (:func:`known_texts`: a block's ``text`` in
 a result's ``content``). It writes no JSON and imports nothing of the package: ``protocol.jsonenc`` does
-the writing, and finds this module once something imported it (the result converters, at a server's first
-tool result; never at start, which is why the encoder does not import it itself).
+the writing, and imports this module only once something else has (the result converters, at a server's
+first tool result; never at start).
 """
 
 from __future__ import annotations

@@ -22,7 +22,8 @@ TypeError.
 
 How deep a value may nest (``MAX_JSON_DEPTH``, ``NestedTooDeep``, the text's depth count) is
 ``protocol.nesting``'s; its names are importable from here too. A table's text block, escaped where the block
-is made (``KnownText``), is ``protocol.escaped_text``'s: this module copies its escaped text.
+is made (``KnownText``), is ``protocol.escaped_text``'s: this module copies its escaped text. The encoder
+imports that module only once another has (the result converters), never at start.
 """
 
 from __future__ import annotations
@@ -153,10 +154,21 @@ class _Escaped:
 
 
 _ESCAPED_TEXT: Final = f"{__package__}.escaped_text"
-"""The module of a table's text block (:class:`~.escaped_text.KnownText`), found in ``sys.modules``: the
-encoder does not import it (a module more at every server's start). Until something has (the result
-converters, at the first tool result), no message can hold one; after, the encoder looks for one in a
-message only while one is alive."""
+_escaped_text: ModuleType | None = None
+""":mod:`.escaped_text`, the module of a table's text block (:class:`~.escaped_text.KnownText`), once another
+module has imported it (the result converters, at the first tool result), else None: the encoder never
+imports it first (a module more at every server's start); until then no message can hold such a block. After,
+the encoder looks for one in a message only while one is alive."""
+
+
+def _tables() -> ModuleType:
+    """:mod:`.escaped_text`, which another module has loaded (the caller checked ``sys.modules``): imported
+    here, where the import graph shows the dependency, and kept, so that later messages find it at once."""
+    global _escaped_text
+    from . import escaped_text  # (loaded already, or being loaded by another thread: waits for it)
+
+    _escaped_text = escaped_text
+    return escaped_text
 
 
 class TextPieces(ABC):
@@ -398,8 +410,10 @@ def _split(out: str) -> list[str | TextPieces]:
 def _marked(value: object) -> str:
     """The text of ``value`` with a marker where each :class:`Encoded` text goes (the texts pending);
     raises as :func:`dumps`."""
-    tables = sys.modules.get(_ESCAPED_TEXT)  # (imported with the result converters, never at start)
-    if tables is not None and getattr(tables, "alive", 0) > 0:  # (0 while it is being imported)
+    tables = _escaped_text
+    if tables is None and _ESCAPED_TEXT in sys.modules:  # (imported with the result converters, never at start)
+        tables = _tables()
+    if tables is not None and tables.alive > 0:
         value = tables.known_texts(value, _Escaped)
     try:
         try:
