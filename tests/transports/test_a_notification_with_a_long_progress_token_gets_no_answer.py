@@ -54,11 +54,13 @@ def test_a_session_is_opened_by_such_a_notification_and_serves_calls() -> None:
             "jsonrpc": "2.0", "id": 1, "method": "initialize",
             "params": {"protocolVersion": VERSION, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
         assert opened.status_code == 200, opened.text
-        headers = {"Accept": ACCEPT, "Mcp-Session-Id": opened.headers["Mcp-Session-Id"], "MCP-Protocol-Version": VERSION}
+        headers = {"Accept": ACCEPT, "Mcp-Session-Id": opened.headers["Mcp-Session-Id"],
+                   "MCP-Protocol-Version": VERSION}
         noted = httpx.post(url + "mcp", headers=headers, json=notification("notifications/initialized"), timeout=10)
         assert noted.status_code == 202, noted.text
         assert noted.content == b""
-        called = httpx.post(url + "mcp", headers={**headers, "Accept": "application/json"}, timeout=10, json={
-            "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 1, "b": 2}}})
+        call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": {"name": "add", "arguments": {"a": 1, "b": 2}}}
+        called = httpx.post(url + "mcp", headers={**headers, "Accept": "application/json"}, json=call, timeout=10)
     assert called.status_code == 200, called.text
     assert called.json()["result"]["content"][0]["text"] == "3", called.text

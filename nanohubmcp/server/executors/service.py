@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from ...errors import INTERNAL_MESSAGE, InternalError, NanohubMCPError, UnknownComponent, message_of, to_error_object
 from ...protocol import jsonenc, versions
 from ...protocol.result_types import ToolResult
+from ...schema.kept_arguments import kept_arguments
 from ...schema.secret import stored_arguments
 from ..asks.by_era import AskServices
 from ..calls import progress
@@ -71,7 +72,7 @@ class JobHost(AskServices, Protocol):
         ...
 
 
-def start_job(
+async def start_job(
     core: JobHost,
     request: RequestContext,
     tool: Tool,
@@ -80,17 +81,34 @@ def start_job(
     as_task: bool = False,
     ttl: float | None = None,
 ) -> jobmod.Job:
-    """Start ``tool`` as a job owned by the caller's session and principal; returns at once.
+    """Start ``tool`` as a job owned by the caller's session and principal; returns once it is
+    stored, without waiting for its run.
+
+    What the job's record keeps of the arguments (secrets out, at most 64 KiB of JSON:
+    :func:`~nanohubmcp.schema.kept_arguments.kept_arguments`) is made on a worker thread for a large
+    request (:attr:`~..wire.request.RequestContext.large`): writing megabytes of arguments to JSON
+    would hold the event loop for seconds.
 
     Raises:
         JobLimitReached: the job store is full (in total or for this caller).
+
+    .. versionchanged:: 1.0
+       A coroutine (the arguments of a large request are bounded off the loop).
     """
+    kept = await asyncio.to_thread(_kept, tool, arguments) if request.large else _kept(tool, arguments, bound=False)
     with trace_context.child(request, f"queue_job {tool.name}", {"gen_ai.tool.name": tool.name}):
-        return _start_job(core, request, tool, arguments, as_task=as_task, ttl=ttl)
+        return _start_job(core, request, tool, arguments, kept, as_task=as_task, ttl=ttl)
 
 
-def _start_job(core: JobHost, request: RequestContext, tool: Tool, arguments: dict[str, Any], *,
-               as_task: bool, ttl: float | None) -> jobmod.Job:
+def _kept(tool: Tool, arguments: dict[str, Any], *, bound: bool = True) -> dict[str, Any]:
+    """What a job's record keeps of ``arguments``: a Secret's value never, at any depth; ``bound``: at
+    most 64 KiB of JSON already (else the job store bounds them, on the calling thread)."""
+    stored = stored_arguments(arguments, tool.secrets)
+    return kept_arguments(stored) if bound and stored else stored
+
+
+def _start_job(core: JobHost, request: RequestContext, tool: Tool, arguments: dict[str, Any],
+               kept: dict[str, Any], *, as_task: bool, ttl: float | None) -> jobmod.Job:
     # Inside the queueing span: the job's task copies the context, so its run is the span's child.
     owner = request.session.id if request.session is not None else None
     runner = runner_of(core, tool)
@@ -98,7 +116,7 @@ def _start_job(core: JobHost, request: RequestContext, tool: Tool, arguments: di
         tool.name,
         owner,
         principal=request.principal,
-        arguments=stored_arguments(arguments, tool.secrets),  # a Secret's value is never kept, at any depth
+        arguments=kept,  # (bounded again by the store: at once when they are kept_arguments' already)
         as_task=as_task,
         ttl=ttl,
         executor=runner.name,
@@ -250,7 +268,7 @@ async def start_job_result(
     ``isError`` result saying why when the job store is full). The call's progress token ends with
     it: the job's progress is polled (``get_job_result``'s ``progress``), not notified."""
     try:
-        job = start_job(core, request, tool, arguments)
+        job = await start_job(core, request, tool, arguments)
     except jobmod.JobLimitReached as exc:
         return refused_job(request, exc)
     # The handle ends the request (set before the job's task first runs): the job's progress is polled from

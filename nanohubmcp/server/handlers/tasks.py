@@ -39,7 +39,7 @@ async def create_task(core: HandlerServices, request: RequestContext, tool: Tool
         raise InvalidParams("tools/call params.task must be an object, e.g. {\"ttl\": 60000}")
     seconds = _ttl_seconds(task_params.get("ttl"))
     try:
-        job = start_job(core, request, tool, arguments, as_task=True, ttl=seconds)
+        job = await start_job(core, request, tool, arguments, as_task=True, ttl=seconds)
     except jobmod.JobLimitReached as exc:
         return refused_job(request, exc)
     return {"task": task_object(job)}

@@ -115,7 +115,8 @@ def _plain_arguments_text(arguments: Any) -> str:
         text = "".join(_arguments_chunks(arguments, 0))
         if text.isascii() and len(text) <= MAX_KEPT_ARGUMENTS_BYTES:
             return text
-        return arguments_text(arguments)
+        short = len(text) <= MAX_KEPT_ARGUMENTS_BYTES  # (else too long in UTF-8 too: written again value by value)
+        return arguments_text(arguments, jsonenc.utf8_storable(text) if short else None)
     return "{}"
 
 

@@ -71,7 +71,7 @@ async def tools_call(core: HandlerServices, request: RequestContext, params: dic
     if tool.background:
         if tasks_ok:
             try:
-                job = job_service.start_job(core, request, tool, arguments, as_task=True)
+                job = await job_service.start_job(core, request, tool, arguments, as_task=True)
             except JobLimitReached as exc:
                 return job_service.refused_job(request, exc)
             request.put(TASK_JOB, job)  # the job's asks wait for tasks/update
