@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ...protocol import jsonenc
+from ...protocol.lone_surrogates import utf8_storable
 from ...schema.kept_arguments import MAX_KEPT_ARGUMENTS_BYTES, arguments_text
 from ...schema.secret import stored_arguments, stored_form
 from ..results.owners import owner_for
@@ -116,7 +117,7 @@ def _plain_arguments_text(arguments: Any) -> str:
         if text.isascii() and len(text) <= MAX_KEPT_ARGUMENTS_BYTES:
             return text
         short = len(text) <= MAX_KEPT_ARGUMENTS_BYTES  # (else too long in UTF-8 too: written again value by value)
-        return arguments_text(arguments, jsonenc.utf8_storable(text) if short else None)
+        return arguments_text(arguments, utf8_storable(text) if short else None)
     return "{}"
 
 
