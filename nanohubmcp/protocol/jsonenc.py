@@ -12,8 +12,9 @@ string it reads as, and :func:`dumpb_parts` leaves it a part of its own, for a w
 sends it a piece at a time (:func:`escaped_pieces`).
 
 orjson, when installed (the ``fast`` extra), writes numeric arrays (see :func:`accelerator`); the output is
-the same to the byte as this module's own (numbers in Python's ``repr`` spelling). ``import nanohubmcp``
-does not import it.
+the same to the byte as this module's own (numbers in Python's ``repr`` spelling). It also reads large
+bodies where it reads them as :func:`loads` does (``protocol.large_json``). ``import nanohubmcp`` does not
+import it.
 
 A value JSON has no form for (a numpy array or scalar, a pandas frame, which a middleware may put into a
 result; the handlers convert a tool's own) is written as the converter the server gives
@@ -543,7 +544,8 @@ def accelerator() -> ModuleType | None:
     """The ``orjson`` module when it is installed (the ``fast`` extra) and not switched off, else None.
 
     Imported on first use, never at ``import nanohubmcp``. Callers use it only for values whose
-    spelling they know to match :func:`dumps` (numeric arrays: ``results.convert.arrays``).
+    spelling they know to match :func:`dumps` (numeric arrays: ``results.convert.arrays``) and texts
+    it reads as :func:`loads` does (large bodies: ``protocol.large_json``).
     """
     global _accelerator, _looked
     if not _wanted:
@@ -562,7 +564,8 @@ def accelerator() -> ModuleType | None:
 def use_accelerator(enabled: bool) -> bool:
     """Switch the accelerator on (the default, when installed) or off; returns whether it is in use.
 
-    For benchmarks and tests that compare both encoders; the output is the same either way.
+    For benchmarks and tests that compare both encoders (and both parsers of a large body); the output
+    is the same either way.
     """
     global _wanted
     _wanted = enabled

@@ -14,7 +14,7 @@ import sys
 from typing import Any, Final, TypeGuard
 
 from ..errors import InvalidParams, InvalidRequest, ParseError
-from . import jsonenc, nesting
+from . import jsonenc, large_json, nesting
 
 REQUEST = "request"
 NOTIFICATION = "notification"
@@ -105,12 +105,19 @@ every recursive helper downstream (cache keys, result copies) has room to spare 
 A tool's result is held to the same limit (its own levels: ``server.results``)."""
 
 
-def parse_body(body: bytes | str) -> Any:
+def parse_body(body: bytes | str, *, large: bool = False) -> Any:
     """Decode a request body to Python objects.
+
+    ``large``: the body is parsed on a worker thread (one of 1 MiB or more): read with orjson when it
+    is installed and reads the body alike (``protocol.large_json``); the value and every error are
+    the same either way.
 
     Raises:
         ParseError: the body is empty, not UTF-8, not strict JSON, or nested more than
             :data:`MAX_JSON_DEPTH` levels deep.
+
+    .. versionchanged:: 1.0
+       ``large=True`` reads the body with orjson when installed.
     """
     if not body:
         raise ParseError("Parse error: the request body is empty; send one JSON-RPC message")
@@ -119,7 +126,7 @@ def parse_body(body: bytes | str) -> Any:
         raise ParseError(f"Parse error: the JSON is nested more than {MAX_JSON_DEPTH} levels deep "
                          "(arrays and objects, the message's own included)")
     try:
-        return jsonenc.loads(body)
+        return large_json.loads_large(body) if large else jsonenc.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
         if "integer string conversion" in str(exc):  # Python's guard against huge int literals
             raise ParseError(f"Parse error: a number has more than {sys.get_int_max_str_digits()} digits; "

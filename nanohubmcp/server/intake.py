@@ -99,13 +99,14 @@ class Intake:
         return self.core.sessions.create(version, transport=self.transport, principal=subject)
 
     @staticmethod
-    def parse(body: bytes | str) -> jsonrpc.Message | list[Any]:
-        """One message, or a batch's raw members (classified when served).
+    def parse(body: bytes | str, *, large: bool = False) -> jsonrpc.Message | list[Any]:
+        """One message, or a batch's raw members (classified when served). ``large``: see
+        :func:`~nanohubmcp.protocol.jsonrpc.parse_body` (:meth:`parse_large` passes it).
 
         Raises:
             ParseError, InvalidRequest: the body is not JSON, or not a JSON-RPC message.
         """
-        parsed = jsonrpc.parse_body(body)
+        parsed = jsonrpc.parse_body(body, large=large)
         if isinstance(parsed, list):
             return parsed
         return jsonrpc.classify(parsed)
@@ -114,7 +115,7 @@ class Intake:
     async def parse_large(body: bytes | str) -> jsonrpc.Message | list[Any]:
         """:meth:`parse` on a worker thread: for a body of at least
         :data:`~.wire.request.LARGE_MESSAGE_BYTES` (mark its request :attr:`~RequestContext.large`)."""
-        return await asyncio.to_thread(Intake.parse, body)
+        return await asyncio.to_thread(Intake.parse, body, large=True)
 
     async def receive(
         self,
@@ -148,7 +149,7 @@ class Intake:
             StateUnavailable: the shared state store cannot be reached (503 with ``Retry-After``).
         """
         large = len(body) >= LARGE_MESSAGE_BYTES
-        parsed = await asyncio.to_thread(jsonrpc.parse_body, body) if large else jsonrpc.parse_body(body)
+        parsed = await asyncio.to_thread(jsonrpc.parse_body, body, large=True) if large else jsonrpc.parse_body(body)
         if isinstance(parsed, list):
             header = spoken_version(header_version)
             session = await self.named_session(session_id, principal)

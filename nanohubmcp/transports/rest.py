@@ -94,7 +94,7 @@ class RestToolHandler(BodyReadingHandler):
             if not large:
                 arguments = jsonrpc.parse_body(body) if body.strip() else {}
             else:
-                arguments = await asyncio.to_thread(jsonrpc.parse_body, body) if body.strip() else {}
+                arguments = await asyncio.to_thread(jsonrpc.parse_body, body, large=True) if body.strip() else {}
         except ProtocolError as exc:
             self.fail(type(exc)(f"Malformed JSON body: {exc.message}"))
             return

@@ -59,6 +59,7 @@ SCRIPT = textwrap.dedent("""
 
 NOT_BEFORE_FIRST_USE = (
     "decimal",  # a table cell holding a Decimal: the caller imported it
+    "orjson",  # the fast extra: at the first large body's parse or numeric array's text (installed here)
     "importlib.abc",  # imports importlib.resources; tqdm's import hook is a loader by protocol
     "importlib.metadata",  # provenance's package inventory, read at the first record
     "importlib.resources",
