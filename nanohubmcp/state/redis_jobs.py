@@ -238,11 +238,13 @@ class RedisJobBackend:
         if self._watching.is_set():
             return
         self._watching.set()
-        channels = {self._key("jobs", "cancel"): on_cancel, self._key("jobs", "end"): on_end,
-                    self._key("jobs", "status"): on_change, self._key("jobs", "answer"): on_answer}
+        callbacks = {self._key("jobs", "cancel"): on_cancel, self._key("jobs", "end"): on_end,
+                     self._key("jobs", "status"): on_change, self._key("jobs", "answer"): on_answer}
         stop, url = self._watching, self._url
-        # Held weakly: the watcher ends with the job store it tells (a server no longer used).
-        told = {channel: _weakly(callback) for channel, callback in channels.items()}
+        # Held weakly: the watcher ends with the job store it tells (a server no longer used). The thread
+        # holds the channels' names and these weak references only, never the callbacks themselves.
+        told = {channel: _weakly(callback) for channel, callback in callbacks.items()}
+        channels = tuple(callbacks)
 
         def alive() -> bool:
             return all(ref() is not None for ref in told.values())

@@ -1,0 +1,58 @@
+"""A server on Redis that is no longer used lets its job store go, and the store's threads end.
+
+The job store's channel watcher (``nanohubmcp-job-channels``) holds the store's callbacks weakly:
+once the server is garbage its job store is collected, the watcher ends at its next read of the
+channels (each waits at most 1 s) and the runner heartbeat (``nanohubmcp-runner-beat``) at once.
+Before, the watcher's thread held the callbacks themselves (bound methods of the job store's
+hand-over): a notebook that made a new server on the same Redis kept every earlier server's job
+store, its Redis connections and two threads for the life of the kernel; tests/scaleout waited
+10 s at the end of every test on Redis for threads that never ended (the suite's slowest
+teardowns).
+
+A real server on a real redis-server, served on a loopback port and called over REST.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+import weakref
+
+import httpx
+import pytest
+from redis_server import JOB_STORE_THREADS, RedisServer
+from support import serve, wait_until
+
+from nanohubmcp import MCPServer
+
+pytestmark = pytest.mark.timeout(60)
+
+
+def test_a_server_no_longer_used_lets_its_job_store_and_threads_go(redis_server: RedisServer) -> None:
+    before = set(threading.enumerate())
+    server = MCPServer("let-go", state_url=redis_server.url)
+
+    @server.async_tool()
+    def work(n: int) -> int:
+        """Double ``n`` in the background."""
+        return 2 * n
+
+    with serve(server) as url:
+        started = httpx.post(f"{url}tools/work", json={"n": 21}, timeout=10)
+        assert started.status_code in (200, 202), started.text
+        job_id = started.json()["job_id"]
+
+        def result() -> httpx.Response | None:
+            reply = httpx.post(f"{url}tools/get_job_result", json={"job_id": job_id}, timeout=10)
+            return reply if reply.json().get("status") == "done" else None
+
+        assert wait_until(result, "the job is done", 20).json()["result"] == 42
+    threads = [t for t in threading.enumerate() if t not in before and t.name in JOB_STORE_THREADS]
+    assert sorted(t.name for t in threads) == sorted(JOB_STORE_THREADS), threads
+    store = weakref.ref(server.core.jobs)
+    del server, work
+    gc.collect()
+    assert store() is None, "the job store is still held once its server is gone"
+    for thread in threads:
+        thread.join(5)
+    assert not [t.name for t in threads if t.is_alive()]
