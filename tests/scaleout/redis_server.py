@@ -37,11 +37,16 @@ def job_stores_let_go(seconds: float = 10.0) -> Iterator[None]:
     try:
         yield
     finally:
-        gc.collect()
         deadline = time.monotonic() + seconds
-        for thread in threading.enumerate():
-            if thread not in before and thread.name in JOB_STORE_THREADS:
-                thread.join(max(0.0, deadline - time.monotonic()))  # (a failed test's traceback may hold its server)
+        left = [t for t in threading.enumerate() if t not in before and t.name in JOB_STORE_THREADS]
+        while left and time.monotonic() < deadline:
+            # Collected again each round: a job's thread still ending (its tool released by the test's last
+            # line) holds its server through the first collection. (A failed test's traceback may hold its
+            # server: then the bound ends the wait.)
+            gc.collect()
+            for thread in left:
+                thread.join(min(0.25, max(0.0, deadline - time.monotonic())))
+            left = [t for t in left if t.is_alive()]
 
 
 def find_redis() -> str | None:
