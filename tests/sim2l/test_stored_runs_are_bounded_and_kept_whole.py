@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from nanohubmcp.sources.sim2l import claims
 from nanohubmcp.sources.sim2l.store import RunStore, run_id
 
 
@@ -58,8 +59,14 @@ def test_a_new_run_replaces_the_stored_one_only_when_asked(tmp_path: Path) -> No
     assert os.listdir(tmp_path / ".running") == []
 
 
-def test_identical_run_ids_wait_for_each_other(tmp_path: Path) -> None:
-    store = RunStore(str(tmp_path), "demo", "r1")
+@pytest.mark.parametrize("follower_store", ["the same store", "another store, its folder named through a link"])
+def test_identical_run_ids_wait_for_each_other(tmp_path: Path, follower_store: str) -> None:
+    store = other = RunStore(str(tmp_path), "demo", "r1")
+    if follower_store != "the same store":
+        # a record lock does not keep apart the threads of one process: the claims' thread locks do, one per
+        # claim file of the process, however a store spells its folder (review r21 M6's lockf)
+        (tmp_path / "link").symlink_to(tmp_path, target_is_directory=True)
+        other = RunStore(str(tmp_path / "link"), "demo", "r1")
     run = run_id({"x": 1})
     inside: list[str] = []
     entered = threading.Event()
@@ -73,7 +80,7 @@ def test_identical_run_ids_wait_for_each_other(tmp_path: Path) -> None:
             inside.append("first done")
 
     def follow() -> None:
-        with store.claim(run):
+        with other.claim(run):
             inside.append("second")
 
     holder = threading.Thread(target=hold)
@@ -87,12 +94,13 @@ def test_identical_run_ids_wait_for_each_other(tmp_path: Path) -> None:
     holder.join(10)
     follower.join(10)
     assert inside == ["first", "first done", "second"]
-    assert store._locks == {}  # nothing kept once both are done
+    assert claims.in_use() == 0  # nothing kept once both are done
 
 
 _HOLD = """
 import sys, time
 from pathlib import Path
+from nanohubmcp.sources.sim2l import claims
 from nanohubmcp.sources.sim2l.store import RunStore, run_id
 root, go = sys.argv[1], Path(sys.argv[2])
 with RunStore(root, "demo", "r1").claim(run_id({"x": 1})):

@@ -18,18 +18,17 @@ least recently stored or answered from, so distinct inputs cannot fill the disk.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import os
 import secrets
 import shutil
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
 
 from ...server.wire.state_dir import owner_only_tree, private_folder, safe_name
+from .claims import claimed
 
 __all__ = ["DEFAULT_MAX_RUNS", "RUN_FILE", "RunStore", "run_id"]
 
@@ -58,8 +57,6 @@ class RunStore:
         self.max_runs = max_runs
         self.root = root
         self.directory = os.path.join(root, safe_name(name), safe_name(revision))
-        self._locks: dict[str, tuple[threading.Lock, int]] = {}
-        self._guard = threading.Lock()
         self.runs = 0  # papermill runs made by this store (not answers from stored runs)
 
     def path(self, run: str) -> str:
@@ -95,24 +92,12 @@ class RunStore:
     def claim(self, run: str) -> Iterator[None]:
         """Hold the run id while making it: an identical call waits, then finds the stored run.
 
-        Threads of this process wait on a lock of this store; other processes sharing ``root``
-        (the workers of ``--workers``, a job's process) on an exclusive ``flock`` of
-        ``<root>/.running/<run id>.claim``, which the holder removes before letting go.
+        Threads of this process and other processes sharing ``root`` (the workers of ``--workers``, a
+        job's process) wait on the claim file ``<root>/.running/<run id>.claim``, removed when the
+        holder lets go (see :mod:`.claims`: a process forked while a claim is held does not hold it).
         """
-        with self._guard:
-            lock, users = self._locks.get(run, (threading.Lock(), 0))
-            self._locks[run] = (lock, users + 1)
-        try:
-            claim_file = os.path.join(self.root, ".running", f"{os.path.basename(self.path(run))}.claim")
-            with lock, _file_claim(claim_file):
-                yield
-        finally:
-            with self._guard:
-                lock, users = self._locks[run]
-                if users <= 1:
-                    del self._locks[run]
-                else:
-                    self._locks[run] = (lock, users - 1)
+        with claimed(os.path.join(self.root, ".running", f"{os.path.basename(self.path(run))}.claim")):
+            yield
 
     def scratch(self) -> str:
         """A new, empty directory to run in (under ``<root>/.running``)."""
@@ -175,33 +160,3 @@ class RunStore:
     def discard(scratch: str) -> None:
         """Remove a run that failed."""
         shutil.rmtree(scratch, ignore_errors=True)
-
-
-@contextlib.contextmanager
-def _file_claim(path: str) -> Iterator[None]:
-    """Hold an exclusive ``flock`` of the file ``path`` (made 0600, removed on leaving).
-
-    The holder removes the file before unlocking; a waiter that then gets the lock of the removed
-    file sees that ``path`` no longer names what it locked and locks the path anew, so two
-    processes never both hold a claim of one path.
-    """
-    private_folder(os.path.dirname(path))
-    while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            try:
-                held = os.fstat(fd)
-                now = os.stat(path)
-            except FileNotFoundError:
-                continue
-            if (held.st_dev, held.st_ino) != (now.st_dev, now.st_ino):
-                continue
-            try:
-                yield
-            finally:
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(path)
-            return
-        finally:
-            os.close(fd)  # (closing lets go of the lock)

@@ -1,0 +1,152 @@
+"""A Sim2L run's claim: while one thread makes a run, an identical call waits for it, in this process and in
+every other process sharing the runs' directory (the workers of ``--workers``, a job's process).
+
+Threads of one process wait on a thread lock per claim file, kept in one table for the whole process (two
+:class:`~.store.RunStore` objects of one Sim2L exclude each other too). Processes wait on a POSIX record lock
+(``fcntl.lockf``) of the claim file. A record lock belongs to the process that took it, never to a process
+forked from it: a ``processes`` job, or that executor's manager, forked while a claim is held holds nothing,
+so a process waiting for the run gets it as soon as the holder lets go, and the forked child may claim the
+same run itself (it starts with an empty table: the thread locks it was copied with belong to threads it does
+not have). Off POSIX (no ``fcntl``) only the threads of one process wait for each other.
+
+Two rules of record locks shape the code. Closing any descriptor of the file lets go of the process's lock:
+only this module opens claim files, and the thread lock lets one thread of a process have a given one open.
+The kernel refuses a wait that would close a cycle of processes (``EDEADLK``), counting a process as one
+owner: process A holding run 1 while another of its threads waits for run 2, held by process B whose other
+thread waits for run 1, is such a cycle, though each holder will let go. A refused wait is tried again after
+a pause (:data:`CYCLE_PAUSE_SECONDS`, doubled up to :data:`CYCLE_PAUSE_MAX_SECONDS`).
+
+This module does not name the claim files (:class:`~.store.RunStore` does) nor decide what a run is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import threading
+import time
+from collections.abc import Iterator
+
+from ...server.wire.state_dir import private_folder
+
+try:
+    import fcntl
+except ImportError:  # (not on Windows: only the threads of one process wait for each other)
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = ["CYCLE_PAUSE_MAX_SECONDS", "CYCLE_PAUSE_SECONDS", "claimed", "in_use"]
+
+CYCLE_PAUSE_SECONDS = 0.01
+"""The first pause before asking again for a claim whose wait the kernel refused as a cycle (seconds)."""
+CYCLE_PAUSE_MAX_SECONDS = 0.5
+"""The longest such pause (seconds): how late at most a claim is taken once the cycle is gone."""
+
+
+class _Table:
+    """This process's thread locks, one per claim file in use, each with the number of threads using it."""
+
+    def __init__(self) -> None:
+        self.guard = threading.Lock()
+        self.locks: dict[tuple[int, int, str], tuple[threading.Lock, int]] = {}
+
+    @contextlib.contextmanager
+    def turn(self, key: tuple[int, int, str]) -> Iterator[None]:
+        with self.guard:
+            lock, users = self.locks.get(key, (threading.Lock(), 0))
+            self.locks[key] = (lock, users + 1)
+        try:
+            with lock:
+                yield
+        finally:
+            with self.guard:
+                lock, users = self.locks[key]
+                if users <= 1:
+                    del self.locks[key]
+                else:
+                    self.locks[key] = (lock, users - 1)
+
+
+_table = _Table()
+
+
+def _forked() -> None:  # the child has none of the threads that held or waited for these locks
+    global _table
+    _table = _Table()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forked)
+
+
+def in_use() -> int:
+    """The number of claim files this process's threads hold or wait for (0 once every claim is let go)."""
+    return len(_table.locks)
+
+
+@contextlib.contextmanager
+def claimed(path: str) -> Iterator[None]:
+    """Hold the claim file ``path``: one thread of all the processes sharing it at a time.
+
+    The file is made (mode ``0o600``, its folder owner-only) and removed before letting go.
+
+    Raises:
+        OSError: the folder or the file cannot be made or locked.
+
+    Example:
+        ```python
+        with claimed("/state/sim2l/.running/<run id>.claim"):
+            ...  # make the run; an identical call waits here
+        ```
+    """
+    folder = os.path.dirname(path) or "."
+    private_folder(folder)
+    where = os.stat(folder)  # (one table entry for the folder however its path is spelled)
+    with _table.turn((where.st_dev, where.st_ino, os.path.basename(path))):
+        if fcntl is None:
+            yield
+            return
+        with _locked(path):
+            yield
+
+
+@contextlib.contextmanager
+def _locked(path: str) -> Iterator[None]:
+    """Hold a record lock of the file ``path``. The holder removes the file before letting go; a waiter that
+    then gets the lock of the removed file sees that ``path`` no longer names what it locked and locks the
+    path anew, so two processes never both hold a claim of one path."""
+    owner = os.getpid()
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            _wait_for(fd)
+            try:
+                held = os.fstat(fd)
+                now = os.stat(path)
+            except FileNotFoundError:
+                continue
+            if (held.st_dev, held.st_ino) != (now.st_dev, now.st_ino):
+                continue
+            try:
+                yield
+            finally:
+                if os.getpid() == owner:  # (a child forked from the holding thread holds nothing to remove)
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(path)
+            return
+        finally:
+            os.close(fd)  # (closing lets go of the lock)
+
+
+def _wait_for(fd: int) -> None:
+    pause = CYCLE_PAUSE_SECONDS
+    while True:
+        try:
+            fcntl.lockf(fd, fcntl.LOCK_EX)
+            return
+        except OSError as error:
+            if error.errno != errno.EDEADLK:
+                raise
+        # another process waits for a claim this one holds: its holder will let go; ask again later
+        time.sleep(pause)
+        pause = min(pause * 2, CYCLE_PAUSE_MAX_SECONDS)
