@@ -132,8 +132,12 @@ def poll_seconds(values: Mapping[str, object], least: float, what: str, looked: 
 
 
 def make_job_folder(root: Path, job_id: str) -> Path:
-    """Create (owner-only) and return the folder of job ``job_id`` under ``root``."""
-    private_folder(str(root))
+    """Create (owner-only) and return the folder of job ``job_id`` under ``root``.
+
+    Folders missing on the way to ``root`` are made owner-only; a ``root`` made beforehand (a ``job_dir`` in a
+    project space, group-shared and setgid) keeps its mode: it is the operator's to set.
+    """
+    private_folder(str(root), tighten=False)
     folder = root / job_id
     folder.mkdir(mode=0o700, exist_ok=True)
     (folder / MARK).touch()
