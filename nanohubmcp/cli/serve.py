@@ -155,10 +155,12 @@ def sim2l_server(args: argparse.Namespace) -> MCPServer:
     """
     from ..facade import MCPServer
     from ..sources.sim2l.notebook import read_sim2l
+    from ..sources.sim2l.tool import tool_name
     from .served_text import instructions_for, one_name_each
 
     specs = [read_sim2l(path) for path in args.paths]
-    one_name_each("sim2l", "add_sim2l", [(args.name or spec.name, spec.path) for spec in specs])
+    # the names the tools are served as: two Sim2L names may differ only where a tool name may not
+    one_name_each("sim2l", "add_sim2l", [(args.name or tool_name(spec), spec.path) for spec in specs])
     instructions = args.instructions or instructions_for(
         "Sim2L", [(args.name or spec.name, spec.description) for spec in specs])
     server = MCPServer(args.name or (Path(args.paths[0]).stem if len(args.paths) == 1 else "sim2l"),

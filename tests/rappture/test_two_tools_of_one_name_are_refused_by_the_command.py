@@ -8,6 +8,7 @@ which ``--name`` with two PATHs cannot give.
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -15,10 +16,12 @@ import pytest
 
 from nanohubmcp.cli import main
 from nanohubmcp.cli.parser import build_parser
-from nanohubmcp.cli.serve import rappture_server
+from nanohubmcp.cli.serve import rappture_server, sim2l_server
+from nanohubmcp.errors import RegistrationError
 
 FERMI = Path(__file__).parent / "tools" / "fermi"
 COOLING = Path(__file__).parents[2] / "examples" / "sim2l" / "cooling"
+ARRAYS = Path(__file__).parents[1] / "sim2l" / "data" / "arrays" / "cooling.ipynb"
 
 
 def test_two_rappture_tools_of_one_name_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -41,3 +44,14 @@ def test_two_sim2ls_of_one_name_are_refused(tmp_path: Path, capsys: pytest.Captu
     err = capsys.readouterr().err
     assert "cooling.ipynb and " in err
     assert "nanohubmcp sim2l PATH --name NAME" in err
+
+
+def test_two_sim2ls_served_under_one_tool_name_are_refused(tmp_path: Path) -> None:
+    # review r21 L2: the Sim2L names "my tool" and "my_tool" differ, the tool names they are served as do not
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    spaced, underscored = tmp_path / "a" / "my tool.ipynb", tmp_path / "b" / "my_tool.ipynb"
+    shutil.copy(ARRAYS, spaced)
+    shutil.copy(ARRAYS, underscored)
+    with pytest.raises(RegistrationError, match=re.escape(f"{spaced} and {underscored} are both the tool 'my_tool'")):
+        sim2l_server(build_parser().parse_args(["sim2l", str(spaced), str(underscored)]))
