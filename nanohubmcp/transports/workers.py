@@ -1,6 +1,7 @@
 """The forked workers of ``nanohubmcp run --workers N``: the parent forks them and starts one
 again when it dies (:func:`fork_workers`), saying on stderr which died and how
-(:class:`WorkerDeaths`), after the clean-ups registered with :func:`after_worker_death` ran; each
+(:class:`WorkerDeaths`), after the clean-ups registered with
+:func:`~nanohubmcp.server.wire.worker_cleanups.after_worker_death` ran; each
 worker's own log lines name its process (:func:`log_requests`).
 
 The runner (:mod:`.runner`) binds the port, calls :func:`fork_workers`, and serves in each worker.
@@ -15,10 +16,11 @@ import os
 import signal
 import struct
 import time
-from collections.abc import Callable
 from typing import Any
 
 import tornado.process
+
+from ..server.wire.worker_cleanups import run_cleanups
 
 
 def fork_workers(workers: int) -> None:
@@ -61,27 +63,6 @@ def fork_workers(workers: int) -> None:
         signal.signal(sig, signal.SIG_DFL)
     WORKER_DEATHS.forked()
     log_requests(access=False)
-
-
-def after_worker_death(cleanup: Callable[[], object]) -> None:
-    """Have ``cleanup()`` run in the ``--workers`` parent each time a worker died (killed, or exited
-    with a status other than 0), before it is started again: what a process killed with SIGKILL could
-    not end itself (the Rappture programs it was running) is ended then, not when some later process
-    looks. Registered once however often asked (registered before forking: the parent runs it);
-    one that raises is logged and passed over."""
-    if cleanup not in _CLEANUPS:
-        _CLEANUPS.append(cleanup)
-
-
-_CLEANUPS: list[Callable[[], object]] = []
-
-
-def _clean_up() -> None:
-    for cleanup in list(_CLEANUPS):
-        try:
-            cleanup()
-        except Exception:
-            logging.getLogger("nanohubmcp").exception("after a worker died: %r failed", cleanup)
 
 
 STOP_WAIT_SECONDS = 15.0
@@ -178,7 +159,7 @@ class WorkerDeaths(logging.Filter):
             record.levelno, record.levelname = logging.WARNING, "WARNING"
         elif record.msg in (self.KILLED, self.EXITED) and len(args) == 3:
             self.seen = True
-            _clean_up()  # (in the parent, the worker reaped, before it is forked again)
+            run_cleanups()  # (in the parent, the worker reaped, before it is forked again)
             worker, pid, code = args
             if self._signals is not None and isinstance(worker, int) and 0 <= worker < len(self._signals):
                 self._signals[worker] = 0  # the worker started again has not been told to stop

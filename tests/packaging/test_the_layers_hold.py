@@ -1,7 +1,8 @@
 """The import-linter contracts in ``pyproject.toml`` hold: each layer imports only from the layers
 below it (protocol -> schema -> server -> transports -> nanohub -> facade -> jupyter -> cli), no
-package's modules import each other in a cycle, and the core (protocol, schema, server) imports
-no HTTP server, kernel or notebook library.
+package's modules import each other in a cycle, the core (protocol, schema, server) imports
+no HTTP server, kernel or notebook library, and a source of tools (``sources/``) reaches no transport or
+Tornado by any chain of imports, which the layers allow it (review r21 L5).
 
 The same ``lint-imports`` a developer runs from the repository root, so a broken contract fails
 CI with import-linter's own report (which import, on which line).

@@ -38,6 +38,7 @@ from ...schema import CheckPending
 from ...server.calls.context import Context
 from ...server.provenance.code_files import WATCHED
 from ...server.provenance.tool_options import RUN_VALUES
+from ...server.wire.worker_cleanups import after_worker_death
 from .code import watched_code
 from .driver import check_values, converts_units, current_values
 from .edits import EDITED, InputsWatch
@@ -216,8 +217,6 @@ def add_rappture_tool(
             "background=False to cache it (its calls then answer in the call, up to that limit), or leave cache= out")
     _warn_without_pint(tool)
     sweep_once()  # the run directories killed servers left
-    from ...transports.workers import after_worker_death  # (tornado's: loaded by the serving that needs it)
-
     after_worker_death(sweep)  # (--workers: a worker killed mid-run leaves its program; its parent ends it)
     core = getattr(server, "core", None)
     results = getattr(core, "result_options", None)

@@ -1,0 +1,37 @@
+"""The clean-ups the ``--workers`` parent runs each time a worker died, before it starts it again.
+
+A source of tools registers one with :func:`after_worker_death` when a tool is added (a Rappture tool: the
+programs a killed worker left running in its run directories); the worker supervisor
+(``transports/workers``) calls :func:`run_cleanups` when it hears of a death. A plain list of callables,
+so that registering loads no transport and no Tornado (an app served over stdio, ``server.call()`` in a
+notebook, ``nanohubmcp export``'s checks register tools too). This module does not fork, watch or restart
+workers.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+__all__ = ["after_worker_death", "run_cleanups"]
+
+_CLEANUPS: list[Callable[[], object]] = []
+
+
+def after_worker_death(cleanup: Callable[[], object]) -> None:
+    """Have ``cleanup()`` run in the ``--workers`` parent each time a worker died (killed, or exited
+    with a status other than 0), before it is started again: what a process killed with SIGKILL could
+    not end itself (the Rappture programs it was running) is ended then, not when some later process
+    looks. Registered once however often asked (registered before forking: the parent runs it)."""
+    if cleanup not in _CLEANUPS:
+        _CLEANUPS.append(cleanup)
+
+
+def run_cleanups() -> None:
+    """Run every registered clean-up, in the order registered; one that raises is logged (logger
+    ``nanohubmcp``) and passed over."""
+    for cleanup in list(_CLEANUPS):
+        try:
+            cleanup()
+        except Exception:
+            logging.getLogger("nanohubmcp").exception("after a worker died: %r failed", cleanup)
