@@ -4,6 +4,8 @@ only ``name``, ``title`` and ``version`` (256 characters each), in a process's m
 for an idle hour, and a principal may hold 1,000 sessions).
 
 - Larger capabilities are invalid params (-32602) naming the limit, and no session is opened.
+- A lone surrogate (``"\\ud800"``) in the capabilities or the ``clientInfo`` is kept as sent; in the
+  bound it counts as its escape.
 - A huge ``clientInfo`` is accepted; what the session keeps of it is short.
 - The official ``mcp`` client connects as before, and a tool sees the capabilities it sent.
 - A session's resource subscriptions hold at most 16 KiB of URIs in all (64 of 8,192 characters each, a
@@ -115,3 +117,42 @@ async def _no_roots(context: Any) -> Any:
     from mcp import types
 
     return types.ListRootsResult(roots=[])
+
+
+@pytest.mark.parametrize("backend", ["memory", "redis"])
+def test_a_lone_surrogate_in_the_capabilities_opens_a_session(
+    backend: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """``"\\ud800"`` is valid JSON a client may send (review r21 M4: the capabilities' bound measured their
+    UTF-8, which has no form for it: -32603 and a traceback, where it opened a session before). It is kept
+    as sent, in Redis too, and counts toward the bound as its JSON escape."""
+    store: RedisServer | None = request.getfixturevalue("redis_server") if backend == "redis" else None
+    options: dict[str, Any] = {"state_url": store.url} if store is not None else {}
+    server = MCPServer("surrogate-caps", auth=StaticTokenVerifier({TOKEN: "finn"}), state_dir=str(tmp_path),
+                       **options)
+
+    @server.tool()
+    def sent(ctx: Context) -> list:
+        """What this session's client sent: its capability's text, as code points."""
+        return [ord(char) for char in ctx.client_capabilities["experimental"]["x"]]
+
+    headers = {"Authorization": f"Bearer {TOKEN}", "Accept": "application/json, text/event-stream",
+               "Content-Type": "application/json"}
+    body = ('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",'
+            '"capabilities":{"experimental":{"x":"a\\ud800"}},"clientInfo":{"name":"\\udc00n","version":"1"}}}')
+    too_many = '{"experimental":{"x":"%s"}}' % ("\\ud800" * (LIMIT // 6))  # 6 bytes each: over, by the escapes
+    with serve(server) as url:
+        opened = httpx.post(url + "mcp", content=body.encode(), headers=headers, timeout=30)
+        assert opened.json()["result"]["protocolVersion"] == "2025-11-25", opened.text[:300]
+        session_id = opened.headers["Mcp-Session-Id"]
+        answer = _post(url, "tools/call", {"name": "sent", "arguments": {}}, session_id).json()
+        assert answer["result"]["structuredContent"] == {"result": [ord("a"), 0xD800]}, answer
+        if store is None:
+            session = server.core.sessions.get(session_id)
+            assert session is not None
+            assert session.client_info["name"] == "\udc00n"
+
+        refused = httpx.post(url + "mcp", content=body.replace('{"experimental":{"x":"a\\ud800"}}', too_many).encode(),
+                             headers=headers, timeout=30)
+        assert refused.json()["error"]["code"] == -32602, refused.text[:300]
+        assert "Mcp-Session-Id" not in refused.headers

@@ -30,7 +30,8 @@ def kept_capabilities(capabilities: object) -> dict[str, Any]:
     """``capabilities`` as a session keeps them: the dict itself (anything else: ``{}``).
 
     Raises:
-        InvalidParams: their compact JSON is over :data:`MAX_CLIENT_CAPABILITIES_BYTES` bytes.
+        InvalidParams: their compact JSON is over :data:`MAX_CLIENT_CAPABILITIES_BYTES` bytes (a lone
+            surrogate, ``"\\ud800"``, counted as its escape's six; it is kept as sent).
     """
     if not isinstance(capabilities, dict):
         return {}
@@ -38,7 +39,7 @@ def kept_capabilities(capabilities: object) -> dict[str, Any]:
         return capabilities
     # A cheap lower bound first (stops early), so a 10 MB object is never written out to be measured.
     if _at_least_over(capabilities, MAX_CLIENT_CAPABILITIES_BYTES) or \
-            len(jsonenc.dumps(capabilities).encode()) > MAX_CLIENT_CAPABILITIES_BYTES:
+            _json_bytes(capabilities) > MAX_CLIENT_CAPABILITIES_BYTES:
         raise InvalidParams(
             f"Invalid params: params.capabilities is over {MAX_CLIENT_CAPABILITIES_BYTES} bytes of JSON; a "
             f"session keeps at most {MAX_CLIENT_CAPABILITIES_BYTES}: send only the capabilities the client has",
@@ -52,6 +53,18 @@ def kept_client_info(info: object) -> dict[str, str]:
     if not isinstance(info, dict):
         return {}
     return {key: value[:MAX_CLIENT_INFO_CHARS] for key in _INFO_KEPT if isinstance(value := info.get(key), str)}
+
+
+def _json_bytes(value: object) -> int:
+    """Bytes of ``value``'s compact JSON as UTF-8, a lone surrogate (``"\\ud800"``: valid JSON a client may
+    send, with no UTF-8 form) counted as its six-character escape, the form a store keeps it in."""
+    text = jsonenc.dumps(value)
+    try:
+        return len(text.encode())
+    except UnicodeEncodeError:
+        from ...protocol.lone_surrogates import utf8_storable  # (only for such text: not loaded at start)
+
+        return len(utf8_storable(text).encode())
 
 
 def _at_least_over(value: object, limit: int) -> bool:
