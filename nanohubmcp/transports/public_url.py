@@ -43,8 +43,9 @@ def checked_public_url(text: str) -> str:
         The URL without surrounding white space and with one trailing ``/``
         (``" https://h.example/tools"`` → ``"https://h.example/tools/"``), a port written with leading zeros
         as its number (``:00080`` → ``:80``), an empty port dropped (``x.org:`` → ``x.org``), a host name in
-        another script in its ASCII (IDNA) form, the one clients send (``bücher.example`` →
-        ``xn--bcher-kva.example``).
+        another script in its ASCII (IDNA) form, the one clients send (``bücher.example``, ``Bücher.Example`` →
+        ``xn--bcher-kva.example``), a percent-encoded host decoded first (``b%C3%BCcher.example``, as clients
+        decode it).
 
     Raises:
         ConfigurationError: one line starting with ``repr(text)``, saying what to give instead, when the URL
@@ -56,7 +57,12 @@ def checked_public_url(text: str) -> str:
             path with a character to percent-encode (a ``%`` not followed by two hex digits too), a
             ``.``/``..`` segment (a client normalizes it to another path) or an empty one (``//a``), or a port
             that is no number from 1 to 65535 (``:65536``, ``:80:80``, named), or a host name in another script
-            that has no IDNA form.
+            that has no IDNA form, or a percent-encoded host that decodes to no name (no UTF-8, or a ``/``,
+            ``:``, ``%``, space or control character).
+
+    .. versionchanged:: 1.0
+       A name in another script is taken in any case, and a percent-encoded host decoded (was refused as
+       having no ASCII form, and kept as written: every request naming it got 421).
 
     Example:
         >>> checked_public_url("https://tools.example.org/me")
@@ -91,6 +97,9 @@ def checked_public_url(text: str) -> str:
     if not re.fullmatch(_HOST, host):
         raise ConfigurationError(f"{text!r}: the host holds a character no host name holds; give a name or an "
                                  f"address, e.g. {EXAMPLE}")
+    if "%" in host:
+        # a host may percent-encode its name's UTF-8 (b%C3%BCcher.example); clients send the name it spells
+        host = _decoded_host(text, host)
     problem = None if host.startswith("[") else _name_problem(host)
     if problem:
         raise ConfigurationError(f"{text!r}: the host {problem}, e.g. {EXAMPLE}")
@@ -100,7 +109,7 @@ def checked_public_url(text: str) -> str:
                                  f"{EXAMPLE}my%20tool/")
     if not host.isascii():
         # clients send a name in another script as its ASCII form in Host and Origin: the checks must know that one
-        ascii_host = _ascii_name(host)
+        ascii_host = _ascii_name(host.lower())  # (a DNS name is one in any case: Bücher.Example too)
         if ascii_host is None:
             raise ConfigurationError(f"{text!r}: the host {host!r} has no one ASCII (IDNA) form; write the "
                                      "name in its xn-- form, e.g. http://xn--bcher-kva.example/")
@@ -112,8 +121,28 @@ def checked_public_url(text: str) -> str:
     return value.rstrip("/") + "/"
 
 
+def _decoded_host(text: str, host: str) -> str:
+    """``host`` (holding a ``%XX``) with its percent-encoded UTF-8 decoded, as clients decode it
+    (WHATWG URL's host parser): ``b%C3%BCcher.example`` → ``bücher.example``.
+
+    Raises:
+        ConfigurationError: naming ``text``, when the bytes are no UTF-8, or decode to what no host name holds
+            (``/``, ``:``, a space or a control character, another ``%``).
+    """
+    try:
+        name = unquote(host, errors="strict")
+    except UnicodeDecodeError:
+        name = ""
+    if not name or "%" in name or not re.fullmatch(_HOST, name) or not all(
+            char.isprintable() and not char.isspace() for char in name):
+        raise ConfigurationError(f"{text!r}: the host's percent-encoded characters are no UTF-8 of a name (or "
+                                 "decode to one no host name holds); write the name itself, e.g. "
+                                 "http://bücher.example/ or http://xn--bcher-kva.example/")
+    return name
+
+
 def _ascii_name(host: str) -> str | None:
-    """``host`` with each label in another script in its IDNA ASCII form (``bücher.example`` →
+    """``host`` (lower case) with each label in another script in its IDNA ASCII form (``bücher.example`` →
     ``xn--bcher-kva.example``, by Python's ``encodings.idna``, RFC 3490), or None for a name that has none, or
     one that form does not spell back (``straße`` is ``strasse`` to RFC 3490, ``xn--strae-oqa`` to browsers)."""
     try:
@@ -121,7 +150,7 @@ def _ascii_name(host: str) -> str | None:
         spelled = ascii_host.encode("ascii").decode("idna")
     except UnicodeError:
         return None
-    return ascii_host if spelled == host.lower() else None
+    return ascii_host if spelled == host else None
 
 
 def _name_problem(host: str) -> str | None:
@@ -135,7 +164,7 @@ def _name_problem(host: str) -> str | None:
     number"), so it must be one written as four decimal numbers 0-255 (``127.1`` and ``0x7f.0.0.1`` name
     127.0.0.1 to a browser, whose ``Origin`` then names that address, not what was given).
     """
-    labels = unquote(host).removesuffix(".").split(".")
+    labels = host.removesuffix(".").split(".")
     if any(not label or label.startswith("-") or label.endswith("-") for label in labels):
         return "has an empty name between dots, or one that begins or ends with '-' (no DNS name does); give a name"
     if re.fullmatch(_NUMBER, labels[-1]):

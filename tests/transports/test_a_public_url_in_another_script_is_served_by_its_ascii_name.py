@@ -40,3 +40,37 @@ def test_a_name_without_one_ascii_form_is_refused_in_one_line() -> None:
     text = str(caught.value)
     assert "xn--" in text
     assert "\n" not in text
+
+
+@pytest.mark.parametrize("given", ["http://Bücher.Example/", "http://bücher.EXAMPLE/", "http://BÜCHER.example/",
+                                   "http://b%C3%BCcher.example/", "http://B%c3%9cCHER.Example/"])
+def test_a_name_in_any_case_or_percent_encoded_is_taken_in_its_ascii_form(given: str) -> None:
+    """DNS names are the same in any case, and a URL's host may percent-encode its UTF-8 (review r21 L1: a
+    mixed-case name was refused as having no ASCII form; a percent-encoded one kept as written, so every
+    request, naming it ``xn--bcher-kva.example``, got 421)."""
+    assert checked_public_url(given) == "http://xn--bcher-kva.example/"
+    assert checked_public_url(given[:-1] + ":8080/") == "http://xn--bcher-kva.example:8080/"
+
+
+def test_an_ascii_name_percent_encoded_is_taken_decoded() -> None:
+    assert checked_public_url("http://%74ools.example.org/me") == "http://tools.example.org/me/"
+
+
+@pytest.mark.parametrize("given", ["http://b%FCcher.example/", "http://a%2Fb.example/", "http://a%20b.example/",
+                                   "http://a%2541.example/", "http://a%C2%85b.example/", "http://a%3A80.example/"])
+def test_a_percent_encoded_host_that_decodes_to_no_name_is_refused_in_one_line(given: str) -> None:
+    with pytest.raises(ConfigurationError) as caught:
+        checked_public_url(given)
+    text = str(caught.value)
+    assert "percent-encoded" in text
+    assert "\n" not in text
+
+
+def test_a_percent_encoded_name_is_served_by_its_ascii_name() -> None:
+    server = MCPServer("idn-escaped")
+    with serve(server, public_url="http://b%C3%BCcher.example/") as url, \
+            Http(f"http://127.0.0.1:{server.port}/") as http:
+        assert url == "http://xn--bcher-kva.example/"
+        headers = {"Host": "xn--bcher-kva.example", "Origin": "http://xn--bcher-kva.example",
+                   "Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        assert http.request("POST", "/mcp", INIT, headers).status == 200
