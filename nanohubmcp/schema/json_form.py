@@ -2,8 +2,8 @@
 
 A value is published as JSON in every ``tools/list``: one that JSON cannot write (``inf``, ``nan``, a
 ``Decimal``, a set, a numpy scalar that is not a ``float``, an int beyond Python's 4,300-digit text limit,
-a dict keyed by anything but strings) was published as ``null`` or made every ``tools/list`` fail, so it is
-refused where it is given, naming where it sits.
+a dict keyed by anything but strings, a dict that holds itself) was published as ``null`` or made every
+``tools/list`` fail, so it is refused where it is given, naming where it sits.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import math
 from collections.abc import Collection
 
 from nanohubmcp.errors import RegistrationError
+from nanohubmcp.protocol.nesting import MAX_JSON_DEPTH
 from nanohubmcp.schema.paths import format_path
 
 _LONG_INT_BITS = 14_000
@@ -19,16 +20,26 @@ _LONG_INT_BITS = 14_000
 
 
 _FINITE = "write a finite number or leave the keyword out"
+_ONCE = "write each value once, not the dict or list it is inside of"
 _PLAIN = "write it as a plain number, string, true/false, None, list, or dict with string keys"
 
 
-def json_form_problem(value: object, path: list[str | int], *, passed: Collection[str] = ()) -> str | None:
+def json_form_problem(value: object, path: list[str | int], *, passed: Collection[str] = (),
+                      root: str = "schema") -> str | None:
     """What in ``value`` has no JSON form and what to write instead (``"<what> at <where> has no JSON form;
-    <advice>"``, ``where`` below the value's root ``schema``), or None when all of it has one. The values
-    under a key in ``passed`` are not looked into (a generated schema's ``default``: published as before)."""
+    <advice>"``, ``where`` written from ``root``, the value's name: ``schema.properties.x``, ``meta.tags``),
+    or None when all of it has one. The values under a key in ``passed`` are not looked into (a generated
+    schema's ``default``: published as before). A dict or list that holds itself, or nests more than
+    :data:`~nanohubmcp.protocol.nesting.MAX_JSON_DEPTH` levels (the limit a client's body and a tool's result
+    are held to), is such a problem too: one named where it repeats, the other by its first levels."""
+    return _problem(value, path, passed, root, set())
+
+
+def _problem(value: object, path: list[str | int], passed: Collection[str], root: str, holding: set[int]) -> str | None:
+    """:func:`json_form_problem`, ``holding`` the ids of the dicts and lists ``value`` is inside of."""
     if value is None or isinstance(value, (str, bool)):
         return None
-    where = format_path("schema", path)
+    where = format_path(root, path)
     if isinstance(value, int):
         if value.bit_length() > _LONG_INT_BITS:
             try:
@@ -38,28 +49,44 @@ def json_form_problem(value: object, path: list[str | int], *, passed: Collectio
         return None
     if isinstance(value, float):
         return None if math.isfinite(value) else f"{value!r} at {where} has no JSON form; {_FINITE}"
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if not isinstance(key, str):
-                return f"a {type(key).__name__} key ({key!r:.40}) at {where} has no JSON form; {_PLAIN}"
-            if key in passed:
-                continue
-            found = json_form_problem(item, [*path, key], passed=passed)
-            if found:
-                return found
-        return None
-    if isinstance(value, (list, tuple)):
-        for index, item in enumerate(value):
-            found = json_form_problem(item, [*path, index], passed=passed)
-            if found:
-                return found
-        return None
+    if isinstance(value, (dict, list, tuple)):
+        if id(value) in holding:
+            return f"a {type(value).__name__} at {where} holds itself and has no JSON form; {_ONCE}"
+        if len(path) >= MAX_JSON_DEPTH:
+            return (f"the value at {format_path(root, path[:3])}… nests more than {MAX_JSON_DEPTH} levels deep, "
+                    "past the limit of the server's JSON; write it in fewer levels")
+        holding.add(id(value))
+        try:
+            return _member_problem(value, path, passed, root, holding)
+        finally:
+            holding.discard(id(value))
     return f"a {type(value).__name__} ({value!r:.40}) at {where} has no JSON form; {_PLAIN}"
 
 
-def check_json_form(value: object, label: str, what: str, *, passed: Collection[str] = ()) -> None:
+def _member_problem(value: dict[object, object] | list[object] | tuple[object, ...], path: list[str | int],
+                    passed: Collection[str], root: str, holding: set[int]) -> str | None:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return (f"a {type(key).__name__} key ({key!r:.40}) at {format_path(root, path)} has no JSON form; "
+                        f"{_PLAIN}")
+            if key in passed:
+                continue
+            found = _problem(item, [*path, key], passed, root, holding)
+            if found:
+                return found
+        return None
+    for index, item in enumerate(value):
+        found = _problem(item, [*path, index], passed, root, holding)
+        if found:
+            return found
+    return None
+
+
+def check_json_form(value: object, label: str, what: str, *, passed: Collection[str] = (),
+                    root: str = "schema") -> None:
     """Raise ``RegistrationError`` ``"<label>: invalid <what>: <what to fix>"`` when :func:`json_form_problem`
-    finds something in ``value`` with no JSON form."""
-    found = json_form_problem(value, [], passed=passed)
+    finds something in ``value`` (named ``root`` in the message) with no JSON form."""
+    found = json_form_problem(value, [], passed=passed, root=root)
     if found:
         raise RegistrationError(f"{label}: invalid {what}: {found}")

@@ -69,11 +69,12 @@ def test_a_value_json_cannot_write_is_refused_naming_it(value: object, found: st
 
 
 @pytest.mark.parametrize(("meta", "found"), [
-    ({"x": {1, 2}}, "a set ({1, 2}) at schema.x"),
-    ({"x": math.inf}, "inf at schema.x"),
-    ({"x": {1: "a"}}, "a int key (1) at schema.x"),
+    ({"x": {1, 2}}, "a set ({1, 2}) at meta.x"),
+    ({"x": math.inf}, "inf at meta.x"),
+    ({"x": {1: "a"}}, "a int key (1) at meta.x"),
 ], ids=["set", "inf", "int-key"])
 def test_meta_json_cannot_write_is_refused(meta: dict, found: str) -> None:
+    """Named from ``meta`` (review r21 L4: "at schema.x", a place that does not exist)."""
     server = MCPServer("inf-meta")
     with pytest.raises(RegistrationError, match=re.escape(f"tool 'one': invalid meta: {found} has no JSON form")):
         server.tool(meta=meta)(one)
@@ -103,3 +104,43 @@ def test_a_generated_default_of_nan_still_serves() -> None:
     server.tool()(nan_default)
     with in_memory(server) as client:
         assert client.call_tool("nan_default", {"x": 2})["content"][0]["text"] == "2.0"
+
+
+def _holding_itself() -> dict:
+    inner: dict = {"a": 1}
+    inner["self"] = inner
+    return {"loop": inner}
+
+
+def _nested(levels: int) -> dict:
+    value: list = []
+    for _ in range(levels - 1):
+        value = [value]
+    return {"deep": value}
+
+
+@pytest.mark.parametrize(("meta", "found"), [
+    (_holding_itself(), "a dict at meta.loop.self holds itself and has no JSON form"),
+    (_nested(200), "the value at meta.deep[0][0]… nests more than 128 levels deep, past the limit"),
+], ids=["itself", "deep"])
+def test_meta_holding_itself_or_nested_too_deep_is_refused_naming_the_tool(meta: dict, found: str) -> None:
+    """Review r21 L4: a meta holding itself raised RecursionError at registration."""
+    server = MCPServer("cyclic-meta")
+    with pytest.raises(RegistrationError, match=re.escape(f"tool 'one': invalid meta: {found}")):
+        server.tool(meta=meta)(one)
+
+
+def test_a_schema_holding_itself_is_refused_naming_where() -> None:
+    schema: dict = {"type": "object", "properties": {}}
+    schema["properties"]["x"] = schema
+    server = MCPServer("cyclic-schema")
+    with pytest.raises(RegistrationError, match=re.escape("tool 'one': invalid input schema: a dict at "
+                                                          "schema.properties.x holds itself")):
+        server.tool(input_schema=schema)(one)
+
+
+def test_a_meta_of_128_levels_still_serves() -> None:
+    server = MCPServer("deep-meta")
+    server.tool(meta=_nested(127))(one)
+    with in_memory(server) as client:
+        assert client.list_tools()[0]["name"] == "one"

@@ -107,7 +107,8 @@ def check_meta(kind: str, name: str, meta: object) -> dict[str, Any] | None:
     if meta is not None and not isinstance(meta, dict):
         raise RegistrationError(f"{kind} '{name}': meta must be a dict")
     if meta:
-        check_json_form(meta, f"{kind} '{name}'", "meta")  # published in every list: a set would fail them all
+        # published in every list: a set would fail them all
+        check_json_form(meta, f"{kind} '{name}'", "meta", root="meta")
     return meta
 
 
