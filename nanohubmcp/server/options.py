@@ -17,6 +17,7 @@ import os
 from typing import Any
 
 from ..errors import ConfigurationError
+from ..protocol.seconds import seconds_of
 from ..protocol.versions import ProtocolVersion
 from ..state.url import file_on_the_way
 from .jobs import STORE_KINDS
@@ -100,9 +101,8 @@ def check_options(
         if value is not None and (not isinstance(value, int) or isinstance(value, bool) or value < 1):
             raise ConfigurationError(f"{option} must be a positive integer (or None for the default), not {value!r}")
     for option, value in (durations or {}).items():
-        # any real number (numpy's int64 as well as its float64), never a bool
-        seconds = float(value) if isinstance(value, numbers.Real) and not isinstance(value, bool) else math.nan
-        if not MIN_DURATION_SECONDS <= seconds <= MAX_DURATION_SECONDS:
+        seconds = seconds_of(value)  # any real number (numpy's int64 as well as its float64), never a bool
+        if seconds is None or not MIN_DURATION_SECONDS <= seconds <= MAX_DURATION_SECONDS:
             raise ConfigurationError(f"{option} must be a positive number of seconds, at least 0.001 (a task's "
                                      f"ttl is whole milliseconds) and at most {MAX_DURATION_SECONDS:,.0f} (ten "
                                      f"years), not {value!r}")
@@ -137,18 +137,20 @@ def plain_seconds(value: float) -> float:
 
 def checked_timeout(value: object, option: str = "tool_timeout") -> float | None:
     """``value`` as a call time limit in seconds, None for no limit: the one rule of ``MCPServer(tool_timeout=)``
-    and ``NanohubMCP.tool_timeout``. None and ``float("inf")`` mean no limit; any other value must be a positive
-    number (0, a negative number, NaN, a bool or a string such as ``"5"`` is refused: 0 could be read as
-    "time out at once" as well as "no limit").
+    and ``NanohubMCP.tool_timeout``. None and ``float("inf")`` (or a number past a float's range, ``10**400``)
+    mean no limit; any other value must be a positive real number (:func:`~nanohubmcp.protocol.seconds.seconds_of`;
+    0, a negative number, NaN, a bool or a string such as ``"5"`` is refused: 0 could be read as "time out at
+    once" as well as "no limit").
 
     Raises:
         ConfigurationError: naming ``option`` and the value.
     """
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:  # NaN is not > 0
+    seconds = seconds_of(value)
+    if seconds is None or not seconds > 0:  # NaN is not > 0
         raise ConfigurationError(f"{option} must be a positive number of seconds, or None for no limit, not {value!r}")
-    return None if value == float("inf") else float(value)
+    return None if seconds == math.inf else seconds
 
 
 def argument_errors_are_protocol_errors(mode: str, version: str) -> bool:

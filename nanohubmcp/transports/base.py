@@ -15,10 +15,9 @@ from __future__ import annotations
 import inspect
 import logging
 import math
-import numbers
 import time
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import tornado
 import tornado.web
@@ -42,6 +41,7 @@ from ..errors import (
 )
 from ..protocol import jsonenc
 from ..protocol.message_values import show
+from ..protocol.seconds import seconds_of
 from ..protocol.sendable import unsendable_parts
 from ..schema.paths import echoed
 from ..server.connection import Connection
@@ -414,13 +414,10 @@ def retry_after_seconds(retry: object) -> int | None:
     refuses); None for none, a bool, a negative or non-finite number."""
     if isinstance(retry, int) and not isinstance(retry, bool):  # (the usual one)
         return min(retry, MAX_RETRY_AFTER) if retry >= 0 else None
-    if not isinstance(retry, numbers.Real) or isinstance(retry, bool):
+    seconds = seconds_of(retry)  # (one past a float's range, a long Fraction: infinity, capped below)
+    if seconds is None or not seconds >= 0 or retry == math.inf:  # (NaN is not >= 0; an infinite wait names none)
         return None
-    try:
-        seconds = float(retry)
-    except OverflowError:  # (a Fraction or Decimal past a float's range: finite, and long)
-        return MAX_RETRY_AFTER if cast(float, retry) > 0 else None  # (every Real compares with 0)
-    return min(math.ceil(seconds), MAX_RETRY_AFTER) if math.isfinite(seconds) and seconds >= 0 else None
+    return MAX_RETRY_AFTER if seconds > MAX_RETRY_AFTER else math.ceil(seconds)
 
 
 class PlainErrors:

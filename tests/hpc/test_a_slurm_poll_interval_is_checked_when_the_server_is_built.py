@@ -18,8 +18,10 @@ from nanohubmcp import MCPServer
 from nanohubmcp.errors import ConfigurationError, RegistrationError
 
 
+# A number past a float's range (10**400, Fraction(10**400)) too: float() raised OverflowError (review r21 N1).
 @pytest.mark.parametrize("every", ["x", "1", 0, -1, math.nan, math.inf, True, 301, 1e-9, 0.001, 0.999,
-                                   np.float64("nan"), np.int64(0), np.bool_(True)])
+                                   np.float64("nan"), np.int64(0), np.bool_(True), 10**400, Fraction(10**400),
+                                   -Fraction(10**400)])
 def test_a_poll_interval_that_is_no_usable_number_of_seconds_is_refused(every: object) -> None:
     with pytest.raises(ConfigurationError, match="slurm option poll_interval must be a number of seconds"):
         MCPServer("x", job_executor="slurm", executor_options={"slurm": {"poll_interval": every}})
@@ -41,7 +43,7 @@ def test_the_refusal_says_the_range_in_one_line() -> None:
                                   "asked that often), not 1e-09")
 
 
-@pytest.mark.parametrize("every", ["x", 0, -1, math.nan, math.inf, True, 301, 1e-9, 0.05])
+@pytest.mark.parametrize("every", ["x", 0, -1, math.nan, math.inf, True, 301, 1e-9, 0.05, Fraction(10**400)])
 def test_a_submit_poll_interval_that_is_no_usable_number_of_seconds_is_refused(every: object) -> None:
     with pytest.raises(ConfigurationError, match=r"^submit option poll_interval must be a number of seconds from "
                                                  r"0\.1 to 300 \(the run's output is read that often\), not "):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import math
+from fractions import Fraction
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,9 @@ from nanohubmcp import MCPServer
 from nanohubmcp.errors import ConfigurationError
 
 
-@pytest.mark.parametrize("ttl", [-1, 0, math.inf, math.nan, "60", True, 10**20, 1e300, 315_576_001, 1e-300, 0.0004])
+# 10**400 and Fraction(10**400), past a float's range: float() raised OverflowError (review r21 N1).
+@pytest.mark.parametrize("ttl", [-1, 0, math.inf, math.nan, "60", True, 10**20, 1e300, 315_576_001, 1e-300, 0.0004,
+                                 10**400, Fraction(10**400)])
 def test_a_job_ttl_that_is_not_a_positive_number_is_refused(tmp_path: Path, ttl: object) -> None:
     with pytest.raises(ConfigurationError, match=r"job_ttl_seconds must be a positive number of seconds"):
         MCPServer("ttl", state_dir=str(tmp_path), job_ttl_seconds=ttl)  # type: ignore[arg-type]

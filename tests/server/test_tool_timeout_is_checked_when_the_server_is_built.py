@@ -37,6 +37,11 @@ def test_none_and_infinity_mean_no_limit(value: float | None, limit: float | Non
     assert NanohubMCP(tool_timeout=value).tool_timeout == limit
 
 
+def test_a_timeout_past_a_floats_range_is_no_limit() -> None:
+    """As infinity is: ``float(10**400)`` raised OverflowError (review r21 N1)."""
+    assert MCPServer("timeouts", tool_timeout=10**400).core.tool_timeout is None
+
+
 def test_a_server_with_an_infinite_timeout_answers_its_calls() -> None:
     server = MCPServer("timeouts", tool_timeout=math.inf)
 

@@ -27,7 +27,6 @@ from __future__ import annotations
 import base64
 import contextlib
 import json
-import numbers
 import os
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -35,6 +34,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from ...errors import ConfigurationError
 from ...protocol.mime import guess_mime_type
+from ...protocol.seconds import seconds_of
 from ..wire.state_dir import private_folder
 from .base import JobExecutor
 from .remote import deliver
@@ -125,8 +125,8 @@ def poll_seconds(values: Mapping[str, object], least: float, what: str, looked: 
     every = values.get("poll_interval")
     if every is None:
         return
-    # any real number, as check_options' durations (numpy's int64 too); NaN is within no range
-    if isinstance(every, bool) or not isinstance(every, numbers.Real) or not least <= float(every) <= MAX_POLL_SECONDS:
+    seconds = seconds_of(every)  # any real number, as check_options' durations (numpy's int64 too)
+    if seconds is None or not least <= seconds <= MAX_POLL_SECONDS:  # (NaN is within no range)
         raise ConfigurationError(f"{what} poll_interval must be a number of seconds from {least:g} to "
                                  f"{MAX_POLL_SECONDS:.0f} ({looked} that often), not {every!r}")
 
