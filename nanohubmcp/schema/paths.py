@@ -8,12 +8,16 @@ It does not validate anything itself.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from typing import Any
 
 from nanohubmcp.errors import InvalidArguments
 from nanohubmcp.protocol.message_values import show
 
+_INDEX = re.compile("0|[1-9][0-9]*")
+"""An array index in a JSON pointer (RFC 6901 § 4): ASCII digits (``str.isdigit`` takes ``²`` too, which
+``int`` refuses), no leading zero."""
 _MAX_LINE = 300
 """Longest violation text kept: jsonschema quotes the offending value, which can be huge."""
 
@@ -47,14 +51,15 @@ def shorten(message: str) -> str:
 def pointed(document: object, pointer: str) -> tuple[bool, Any]:
     """``(True, what the JSON pointer points to)`` in ``document``, or ``(False, None)`` when it points to
     nothing there (RFC 6901: ``""`` the whole, ``"/result/0"``, ``~1`` a ``/`` and ``~0`` a ``~`` in a key).
-    A pointer not starting with ``/`` (other than ``""``) points to nothing."""
+    A pointer not starting with ``/`` (other than ``""``) points to nothing, and so does an array index that is
+    not ASCII digits without a leading zero (``"/01"``, ``"/²"``, ``"/-"``)."""
     if pointer and not pointer.startswith("/"):
         return False, None
     for token in pointer.split("/")[1:]:
         token = token.replace("~1", "/").replace("~0", "~")
         if isinstance(document, dict) and token in document:
             document = document[token]
-        elif isinstance(document, list) and token.isdigit() and int(token) < len(document):
+        elif isinstance(document, list) and _INDEX.fullmatch(token) and int(token) < len(document):
             document = document[int(token)]
         else:
             return False, None
