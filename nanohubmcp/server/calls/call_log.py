@@ -101,7 +101,8 @@ def sendable(data: dict[str, Any]) -> dict[str, Any]:
     nest past the limit is its ``str()`` (the limit a tool's result is held to: a client's parser
     refuses deeper JSON, and with it the whole call): what the function logged reaches the client
     readable, never failing in the transport (as a job's log on a batch system already did). Runs in
-    the calling thread (a sync tool's worker), not on the event loop."""
+    the calling thread: a sync tool's worker, and the event loop for an ``async def`` tool (which runs there
+    and logs there: its ``data`` is written to JSON on the loop, as everything that tool does)."""
     try:
         text = jsonenc.dumps(data)
     except (TypeError, ValueError):  # (something JSON cannot hold, a circular reference, or too deep to walk)
