@@ -29,7 +29,7 @@ import sqlite3
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from itertools import chain
 from pathlib import Path
 from typing import Any
@@ -55,6 +55,8 @@ FIRST_SCHEMA_TABLE = "records"
 """The table of the first schema (``id, owner, tool, created, expires, body``)."""
 MAX_SOURCES = 10_000
 """Code sources kept at most (one per code hash; the least recently recorded go first)."""
+IDS_PER_LOOK = 500
+"""Record ids looked for in one statement, at most (:meth:`SQLiteRecords.written`)."""
 MAX_FACTS_CACHED = 1024
 """Parsed facts kept in memory at most (read far more often than there are tools)."""
 
@@ -146,6 +148,7 @@ class SQLiteRecords:
         # writer's last drain (atexit order), which still needs the connection; the process's end closes it.
         weakref.finalize(self, self._db.close).atexit = False
         self._lock = threading.Lock()
+        self._data_version: int | None = None  # (of :meth:`changed`)
         self._facts: dict[str, dict[str, Any] | None] = {}
         if self._has_first_schema():
             self._migrate()
@@ -195,6 +198,25 @@ class SQLiteRecords:
         with self._lock:
             found = self._db.execute(f"{_SELECT} WHERE id = ?", (record_id,)).fetchone()
         return None if found is None else CallRow(*found)
+
+    def written(self, record_ids: Collection[str]) -> set[str]:
+        """Which of ``record_ids`` have a row, expired or not (:data:`IDS_PER_LOOK` ids a statement)."""
+        ids = list(record_ids)
+        found: set[str] = set()
+        for start in range(0, len(ids), IDS_PER_LOOK):
+            part = ids[start : start + IDS_PER_LOOK]
+            query = f"SELECT id FROM calls WHERE id IN ({','.join('?' * len(part))})"
+            with self._lock:  # (a statement at a time: the writer's batch is not held up by a long look)
+                found.update(row[0] for row in self._db.execute(query, part).fetchall())
+        return found
+
+    def changed(self) -> bool:
+        """Whether another connection (another process, another server of this one) wrote to the file
+        since the last call (SQLite's ``PRAGMA data_version``); True at the first call."""
+        with self._lock:
+            version = self._db.execute("PRAGMA data_version").fetchone()[0]
+        changed, self._data_version = version != self._data_version, version
+        return bool(changed)
 
     def get(self, record_id: str) -> tuple[str | None, float, dict[str, Any]] | None:
         row = self.get_row(record_id)

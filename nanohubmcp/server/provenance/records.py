@@ -34,6 +34,7 @@ from ...protocol.uris import comparison_form
 from ..jobs.record import PROVENANCE_META
 from ..results.owners import SESSION_OWNER
 from ..wire.sessions import session_digest, session_key
+from .awaited import AwaitedRecords
 from .capture import build
 from .handover import JobEnd, PendingCall
 from .record_db import DB_FILE, MAX_SOURCES, SQLiteRecords
@@ -63,8 +64,6 @@ ELSEWHERE_SECONDS = DELAY_SECONDS + 4.0
 writer's batch (:meth:`ProvenanceStore.get_written_elsewhere`, only when the store is ``shared``): the
 batch's gathering, and time for the writing (a process's first batch waits for the installed
 distributions' table, seconds on a busy machine)."""
-LOOK_EVERY_SECONDS = 0.05
-"""How often such a read looks again."""
 
 
 class RecordBackend(Protocol):
@@ -232,6 +231,7 @@ class ProvenanceStore:
         self._sources_kept: set[str] = set()
         self._facts_kept: set[str] = set()
         self._purges = 0
+        self._awaited: AwaitedRecords | None = None
         self.pending: BatchWriter[PendingCall | JobEnd] = BatchWriter(self._write, name="nanohubmcp-provenance")
         """Records waiting to be made and written (:meth:`submit`)."""
 
@@ -353,26 +353,44 @@ class ProvenanceStore:
     async def get_written_elsewhere(self, record_id: str, owner: str | None) -> dict[str, Any] | None:
         """:meth:`get` for a record another process may make: processes sharing the records (one
         state directory) write them in batches gathered up to :data:`~.writer.DELAY_SECONDS`, so in a
-        :attr:`shared` store a record not found yet is looked for again every :data:`LOOK_EVERY_SECONDS`
-        for :data:`ELSEWHERE_SECONDS`. Else it is looked for once: a store not shared (no other process
-        writes to it), records in memory (this process's only), and a record written but not this
-        caller's to read (its session may end meanwhile) are not waited for."""
-        body = self.get(record_id, owner)
-        if body is not None or not self.shared or not isinstance(self.backend, SQLiteRecords) \
-                or self.backend.get_row(record_id):
-            return body  # found; this process's only; or written, and not this caller's to read
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + ELSEWHERE_SECONDS
-        while loop.time() < deadline:
-            await asyncio.sleep(LOOK_EVERY_SECONDS)
-            if self.backend.get_row(record_id) is not None:
-                return self._lookup(record_id, owner)
-        return None
+        :attr:`shared` store a record not stored yet is waited for up to :data:`ELSEWHERE_SECONDS`
+        (:mod:`.awaited`: one thread looks for all such records; past its bound of waiting reads one is
+        answered None at once). In a shared store the lookups run on a worker thread, never on the
+        event loop (the writer holds the file through its batches). A store not shared (no other
+        process writes to it), records in memory (this process's only), and a record stored but not
+        this caller's to read (its session may end meanwhile) are looked for once.
+
+        .. versionchanged:: 1.0
+           Waiting reads share one look per tick, off the loop, and are bounded in number (each
+           polled the file on the loop every 50 ms).
+        """
+        if not self.shared:
+            return self.get(record_id, owner)
+        body, stored = await asyncio.to_thread(self._look, record_id, owner)
+        backend = self.backend
+        if stored or not isinstance(backend, SQLiteRecords):
+            return body  # found; not this caller's to read; or this process's only
+        if not await self._awaited_in(backend).written(record_id, owner, ELSEWHERE_SECONDS):
+            return None
+        return await asyncio.to_thread(self._lookup, record_id, owner)
+
+    def _awaited_in(self, backend: SQLiteRecords) -> AwaitedRecords:
+        with self._lock:
+            if self._awaited is None:
+                self._awaited = AwaitedRecords(backend)
+            return self._awaited
+
+    def _look(self, record_id: str, owner: str | None) -> tuple[dict[str, Any] | None, bool]:
+        """:meth:`get` of ``record_id``, and whether it is stored at all (readable by ``owner`` or not)."""
+        self.pending.drain()
+        row = self.backend.get(record_id)
+        return (None, False) if row is None else (self._readable(row, owner), True)
 
     def _lookup(self, record_id: str, owner: str | None) -> dict[str, Any] | None:
         row = self.backend.get(record_id)
-        if row is None:
-            return None
+        return None if row is None else self._readable(row, owner)
+
+    def _readable(self, row: tuple[str | None, float, dict[str, Any]], owner: str | None) -> dict[str, Any] | None:
         who, expires, body = row
         if expires < time.time() or (who is not None and who != owner and not self._ended_for(who, owner)):
             return None
