@@ -159,7 +159,9 @@ def classify(obj: object) -> Message:
     # an int or a str id is valid without a call (bool is a subclass of int, never its type)
     if has_id and type(rid) is not int and type(rid) is not str and not valid_id(rid):
         raise EnvelopeError(f'Invalid Request: "id" must be a string or an integer, not {json_kind(rid)}')
-    if has_id and over_long(rid):
+    # (the usual id, a short string or a small int, answered without over_long's call)
+    if has_id and not (type(rid) is str and len(rid) <= MAX_ID_CHARS) and \
+            not (type(rid) is int and -_INT_BOUND < rid < _INT_BOUND) and over_long(rid):
         raise EnvelopeError(f'Invalid Request: "id" is {_length(rid)}; an id is at most {MAX_ID_CHARS} '
                             'characters: send a shorter one (a number or a short string)')
     method = obj.get("method", _ABSENT)

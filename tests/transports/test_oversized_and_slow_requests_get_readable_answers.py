@@ -51,6 +51,29 @@ def test_a_70_kb_header_block_gets_431_with_a_json_body() -> None:
             assert read_reply(sock)[0] == 200
 
 
+def test_the_header_block_is_measured_to_the_byte_repeated_fields_each_counted() -> None:
+    # "name: value\r\n" per field line, the request line and the blank line: a block of exactly
+    # MAX_HEADER_BYTES is served, one byte more is refused with its size named (a repeated field
+    # counts each of its lines).
+    line = "GET /openapi.json HTTP/1.1"
+    fixed = len(line) + 2 + len("Host: 127.0.0.1") + 2 + 2 * len("X-Filler: \r\n") + 100
+
+    def ask(sock: socket.socket, block: int) -> tuple[int, bytes]:
+        second = "y" * (block - fixed)
+        sock.sendall(f"{line}\r\nHost: 127.0.0.1\r\nX-Filler: {'x' * 100}\r\nX-Filler: {second}\r\n\r\n".encode())
+        status, _headers, body = read_reply(sock)
+        return status, body
+
+    with serve(build()) as url:
+        port = int(url.rsplit(":", 1)[1].strip("/"))
+        with socket.create_connection(("127.0.0.1", port)) as sock:
+            assert ask(sock, http_server.MAX_HEADER_BYTES)[0] == 200
+        with socket.create_connection(("127.0.0.1", port)) as sock:
+            status, body = ask(sock, http_server.MAX_HEADER_BYTES + 1)
+        assert status == 431
+        assert f"the headers take {http_server.MAX_HEADER_BYTES + 1} bytes" in json.loads(body)["error"]["message"]
+
+
 def test_headers_that_trickle_in_lose_the_connection_within_seconds(monkeypatch: pytest.MonkeyPatch) -> None:
     assert http_server.HEADER_TIMEOUT <= 30  # seconds, not the 300 s it was
     monkeypatch.setattr(runner, "HEADER_TIMEOUT", 1.0)
