@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 from jupyter_client.manager import KernelManager
 from kernel_launch import HUB_VARS, KERNEL_NAME, kernel_environment, make_manager, write_kernel_spec
 
-__all__ = ["HUB_VARS", "KERNEL_NAME", "Cell", "LiveKernel", "kernel_environment", "kernel_sharing_state",
+__all__ = ["HUB_VARS", "KERNEL_NAME", "Cell", "LiveKernel", "held_cell", "kernel_environment", "kernel_sharing_state",
            "make_manager", "run_async", "server_url", "started_kernels", "write_kernel_spec"]
 
 T = TypeVar("T")
@@ -222,6 +222,14 @@ def kernel_sharing_state(start_kernel: Any, state: str) -> LiveKernel:
     live: LiveKernel = start_kernel(NANOHUBMCP_STATE_DIR=state, MCP_TOKEN="")
     live.run_ok("%load_ext nanohubmcp\n%config NanohubMCP.port = 0")
     return live
+
+
+def held_cell(release: Path, bound: float = 30.0) -> str:
+    """A cell's code that prints ``cell running`` and then runs until the file ``release`` exists (the
+    test writes it once done with the busy kernel), ``bound`` seconds at most: a test waits for no
+    fixed length of cell, and a call that waited for the cell takes the whole bound."""
+    return (f"import os, time\nprint('cell running', flush=True)\n_end = time.monotonic() + {bound!r}\n"
+            f"while not os.path.exists({str(release)!r}) and time.monotonic() < _end:\n    time.sleep(0.02)")
 
 
 def server_url(live: LiveKernel) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kernels import Cell, LiveKernel, run_async, server_url
+from kernels import Cell, LiveKernel, held_cell, run_async, server_url
 from support import mcp_client
 
 pytestmark = pytest.mark.slow
@@ -34,9 +34,10 @@ def test_a_kernel_busy_refusal_leaves_no_record(kernel: LiveKernel, tmp_path: Pa
 
     async def scenario() -> tuple[Any, Any]:
         async with mcp_client(url) as client:
-            busy = kernel.submit("print('cell running', flush=True)\ntime.sleep(4)")
+            busy = kernel.submit(held_cell(tmp_path / "release"))
             await asyncio.to_thread(kernel.wait_for_text, Cell(busy, "running"), "cell running")
             refused = await client.call_tool("on_main", {"x": 1})
+            (tmp_path / "release").touch()
             await asyncio.to_thread(kernel.wait, busy)
             ran = await client.call_tool("on_main", {"x": 2})
             return refused, ran

@@ -10,10 +10,11 @@ from __future__ import annotations
 import asyncio
 import statistics
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
-from kernels import Cell, LiveKernel, run_async, server_url
+from kernels import Cell, LiveKernel, held_cell, run_async, server_url
 from support import mcp_client
 
 pytestmark = pytest.mark.slow
@@ -78,7 +79,7 @@ def test_ping_is_answered_while_a_cell_runs_pure_python(kernel: LiveKernel, reco
     assert thread.startswith("nanohubmcp-worker")
 
 
-def test_main_and_async_tools_run_on_the_kernel_and_report_a_busy_kernel(kernel: LiveKernel) -> None:
+def test_main_and_async_tools_run_on_the_kernel_and_report_a_busy_kernel(kernel: LiveKernel, tmp_path: Path) -> None:
     kernel.run_ok("import time\n%config NanohubMCP.tool_timeout = 1.0")
     kernel.run_ok(TOOLS)
     kernel.run_ok(MAIN_TOOL)
@@ -91,12 +92,13 @@ def test_main_and_async_tools_run_on_the_kernel_and_report_a_busy_kernel(kernel:
                 name: (await client.call_tool(name, {})).content[0].text for name in ("on_main", "on_loop")
             }
             # Call once the cell is surely running (a fixed pause could end before it started).
-            busy = kernel.submit("print('cell running', flush=True)\ntime.sleep(6)")
+            busy = kernel.submit(held_cell(tmp_path / "release"))  # runs until released (30 s at most)
             await asyncio.to_thread(kernel.wait_for_text, Cell(busy, "running"), "cell running")
             t0 = time.perf_counter()
             during = {name: await client.call_tool(name, {}) for name in ("on_main", "on_loop", "where")}
             elapsed = time.perf_counter() - t0
             rest = await asyncio.to_thread(rest_call, url.rsplit("/mcp", 1)[0] + "/tools/on_main")
+            (tmp_path / "release").touch()
             await asyncio.to_thread(kernel.wait, busy)
             after = (await client.call_tool("on_main", {})).content[0].text
             return {"idle": idle, "during": during, "elapsed": elapsed, "after": after, "rest": rest}
@@ -108,7 +110,7 @@ def test_main_and_async_tools_run_on_the_kernel_and_report_a_busy_kernel(kernel:
         assert result.is_error, name
         assert result.content[0].text.startswith(f"kernel busy: tool '{name}' could not start within 1 s")
     assert not seen["during"]["where"].is_error  # pool tools do not wait for the kernel
-    assert seen["elapsed"] < 4.5  # two 1 s timeouts plus a quick pool call, not the 6 s cell
+    assert seen["elapsed"] < 4.5  # two 1 s timeouts plus a quick pool call, not the cell (held 30 s at most)
     assert seen["after"] == "MainThread"  # the skipped calls left nothing behind
     status, retry, body = seen["rest"]  # REST says "busy, retry", not a 500 (issue 22, fix on the way)
     assert status == 503
