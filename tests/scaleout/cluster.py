@@ -11,6 +11,7 @@ separate machines: sessions, streams and jobs reach the others through Redis alo
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import signal
@@ -224,3 +225,24 @@ def on_own_redis(workdir: Path, count: int = 3, **extra_env: str) -> Iterator[Cl
             nodes.close()
     finally:
         store.stop()
+
+
+def heartbeat_runs_out(state_url: str, job_id: str, name: str = "scaleout-test") -> None:
+    """After a ``kill -9`` of the process running the job ``job_id`` (of the server ``name``): its heartbeat in
+    Redis (``runner:<process>``, renewed every few seconds) is checked to end within its
+    :data:`~nanohubmcp.state.redis_jobs.RUNNER_TTL`, then made to end now (0.2 s), as Redis ends it once that TTL
+    has run out: the test waits for what the other processes do once it is gone, not for the TTL."""
+    import redis
+
+    from nanohubmcp.state.redis_jobs import RUNNER_TTL
+
+    store = redis.Redis.from_url(state_url, decode_responses=True)
+    try:
+        stored = store.hget(f"nanohubmcp:{name}:job:{job_id}", "runner")  # (each field JSON text)
+        runner = json.loads(stored) if stored else None
+        assert runner, f"job {job_id} names no runner"
+        key = f"nanohubmcp:{name}:runner:{runner.partition('.')[0]}"
+        assert 0 < store.pttl(key) <= RUNNER_TTL * 1000, (key, store.pttl(key))
+        store.pexpire(key, 200)
+    finally:
+        store.close()

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 import wire
-from cluster import Cluster
+from cluster import Cluster, heartbeat_runs_out
 from redis_server import RedisServer
 from support import installed
 
@@ -61,6 +61,7 @@ def test_a_dask_job_is_taken_back_by_another_process(
             assert time.monotonic() < deadline, store.hgetall(record)
             time.sleep(0.2)
         starter.kill()
+        heartbeat_runs_out(redis_server.url, job_id)  # (as Redis ends it 10 s later at most)
         marker.write_text("go")  # the job, still on the cluster, may finish now
         deadline = time.monotonic() + 60
         while True:

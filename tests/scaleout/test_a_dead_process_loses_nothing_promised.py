@@ -18,7 +18,8 @@ import time
 
 import pytest
 import wire
-from cluster import Cluster
+from cluster import Cluster, heartbeat_runs_out
+from redis_server import RedisServer
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -120,13 +121,14 @@ def test_an_elicitation_is_replayed_and_its_answer_reaches_the_waiting_process(c
     assert result["result"]["content"][0]["text"].startswith("hello Grace from "), result
 
 
-def test_a_thread_job_of_a_dead_process_is_reported_failed(cluster: Cluster) -> None:
+def test_a_thread_job_of_a_dead_process_is_reported_failed(cluster: Cluster, redis_server: RedisServer) -> None:
     runner = cluster.servers[0]
     session = wire.initialize(cluster.url)
     started = wire.tool(runner.url, session, "long_job", {"seconds": 60})
     job_id = json.loads(started["result"]["content"][0]["text"])["job_id"]
     runner.kill()
-    # Its heartbeat in Redis outlives it by at most 10 s: until then the job still reads running.
+    # Its heartbeat in Redis outlives it by at most 10 s (ended now instead): until then the job still reads running.
+    heartbeat_runs_out(redis_server.url, job_id)
     deadline = time.monotonic() + 30
     while True:
         polled = wire.tool(cluster.url, session, "get_job_result", {"job_id": job_id})
