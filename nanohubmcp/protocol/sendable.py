@@ -99,8 +99,11 @@ def _stand_in(message: object, exc: Exception) -> dict[str, Any] | None:
             or not isinstance(error.get("message"), str):
         if "result" not in message and "error" not in message:
             return None
-        log.error("the %s for request %s cannot be written as JSON (%s); answered -32603: a middleware must "
-                  "return JSON values (numbers, text, lists, dicts)", "result" if "result" in message else "error",
+        # What a component publishes is checked at registration; what is left is a middleware's value, if
+        # the application installs one (this layer cannot know), or a fault of the server's.
+        log.error("the %s for request %s cannot be written as JSON (%s); answered -32603: it holds a value that "
+                  "is not JSON (numbers, text, lists, dicts): if the application installs a middleware, it must "
+                  "return JSON values; else please report this", "result" if "result" in message else "error",
                   _id_text(request_id), exc)
         what = "result" if "result" in message else "error"
         return {"jsonrpc": "2.0", "id": request_id, "error": {

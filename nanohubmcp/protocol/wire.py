@@ -70,6 +70,10 @@ def check_annotations(value: object, what: str) -> dict[str, Any] | None:
         isinstance(priority, bool) or not isinstance(priority, (int, float)) or not 0 <= priority <= 1
     ):
         raise ValueError(f"{what} annotations.priority must be a number from 0 to 1, got {priority!r}")
+    modified = value.get("lastModified")
+    if modified is not None and not isinstance(modified, str):
+        raise ValueError(f"{what} annotations.lastModified must be an ISO 8601 text like '2025-01-12T15:00:58Z', "
+                         f"got {modified!r:.60}")
     out = dict(value)
     if audience is not None:
         out["audience"] = [str(a) for a in audience]

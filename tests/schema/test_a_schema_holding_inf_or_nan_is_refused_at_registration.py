@@ -71,7 +71,7 @@ def test_a_value_json_cannot_write_is_refused_naming_it(value: object, found: st
 @pytest.mark.parametrize(("meta", "found"), [
     ({"x": {1, 2}}, "a set ({1, 2}) at meta.x"),
     ({"x": math.inf}, "inf at meta.x"),
-    ({"x": {1: "a"}}, "a int key (1) at meta.x"),
+    ({"x": {1: "a"}}, "an int key (1) at meta.x"),
 ], ids=["set", "inf", "int-key"])
 def test_meta_json_cannot_write_is_refused(meta: dict, found: str) -> None:
     """Named from ``meta`` (review r21 L4: "at schema.x", a place that does not exist)."""

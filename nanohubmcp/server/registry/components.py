@@ -44,6 +44,8 @@ ANNOTATION_HINTS = ("readOnlyHint", "destructiveHint", "idempotentHint", "openWo
 def callable_name(fn: Callable[..., Any], kind: str, name: str | None) -> str:
     """``name``, else (``name`` None) ``fn``'s ``__name__``; an empty ``name`` (an unset setting, say),
     a lambda or a nameless callable raises ``RegistrationError``."""
+    if name is not None and not isinstance(name, str):
+        raise RegistrationError(f"{kind}: name={name!r:.60} is not a string; {_text_fix('name', name)}", option="name")
     if name:
         return name
     fn_name = getattr(fn, "__name__", None)
@@ -55,6 +57,22 @@ def callable_name(fn: Callable[..., Any], kind: str, name: str | None) -> str:
     if not fn_name or fn_name == "<lambda>":
         raise RegistrationError(f"{kind} needs a name: pass name=... for a lambda or a callable object")
     return str(fn_name)
+
+
+def check_text(label: str, option: str, value: object) -> str | None:
+    """``value`` when it is a string or None (a title, description, MIME type a list publishes); anything
+    else (bytes, a number) raises ``RegistrationError`` ``"<label>: <option> must be a string ..."``: a
+    list holding it failed as a whole (-32603, or the client refusing the list)."""
+    if value is None or isinstance(value, str):
+        return value
+    raise RegistrationError(f"{label}: {option}={value!r:.60} is not a string; {_text_fix(option, value)}",
+                            option=option)
+
+
+def _text_fix(option: str, value: object) -> str:
+    if isinstance(value, (bytes, bytearray)):
+        return f"give text, e.g. {option}={bytes(value).decode('utf-8', 'replace')[:40]!r}"
+    return f"give text, e.g. {option}={str(value)[:40]!r}"
 
 
 def check_tool_name(tool_name: str, *, given: bool) -> None:
@@ -195,8 +213,9 @@ class Tool:
             signature=signature,
             input_schema=schema,
             validator=validator,
-            description=description if description is not None else signature.description,
-            title=title,
+            description=check_text(f"tool '{tool_name}'", "description", description)
+            if description is not None else signature.description,
+            title=check_text(f"tool '{tool_name}'", "title", title),
             tags=frozenset(tags or ()),
             meta=check_meta("tool", tool_name, meta),
             annotations=check_annotations("tool", tool_name, annotations),

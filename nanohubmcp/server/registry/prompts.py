@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import RegistrationError
 from ...protocol.versions import ProtocolVersion
 from ...schema import Signature, describe_function
-from .components import callable_name, check_meta, is_coroutine_callable
+from .components import callable_name, check_meta, check_text, is_coroutine_callable
 
 if TYPE_CHECKING:
     from ...schema.hints import ClassOrLazy
@@ -58,8 +58,9 @@ class Prompt:
             fn=fn,
             signature=signature,
             arguments=list(signature.prompt_arguments),
-            description=description if description is not None else signature.description,
-            title=title,
+            description=check_text(f"prompt '{pname}'", "description", description)
+            if description is not None else signature.description,
+            title=check_text(f"prompt '{pname}'", "title", title),
             tags=frozenset(tags or ()),
             meta=check_meta("prompt", pname, meta),
             is_coroutine=is_coroutine_callable(fn),

@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING, Any
 from ...errors import InvalidArguments, InvalidParams, RegistrationError
 from ...protocol.uris import comparison_form
 from ...protocol.versions import ProtocolVersion
+from ...protocol.wire import check_annotations
 from ...schema import ArgumentValidator, Signature, describe_function
+from ...schema.json_form import check_json_form
 from ...schema.text_values import from_text
-from .components import callable_name, check_meta, is_coroutine_callable
+from .components import callable_name, check_meta, check_text, is_coroutine_callable
 
 if TYPE_CHECKING:
     from ...schema.hints import ClassOrLazy
@@ -124,6 +126,20 @@ class ResourceTemplate(_ResourceRecord):
         return self._wire_fields({"uriTemplate": self.uri_template, "name": self.name}, version)
 
 
+def _checked_annotations(label: str, annotations: object) -> dict[str, Any] | None:
+    """A resource's ``annotations`` as MCP's Annotations (2025-06-18): ``audience`` a list of "user" and
+    "assistant", ``priority`` a number from 0 to 1, ``lastModified`` an ISO 8601 text, all of JSON values;
+    else ``RegistrationError`` naming the resource (a client refused the whole list)."""
+    try:
+        checked = check_annotations(annotations, label)
+    except (TypeError, ValueError) as exc:
+        raise RegistrationError(f"{exc}; see MCP's Annotations: {{'audience': ['user'], 'priority': 0.5}}",
+                                option="annotations") from None
+    if checked:
+        check_json_form(checked, label, "annotations", root="annotations")
+    return checked
+
+
 def make_resource(
     fn: Callable[..., Any],
     uri: str,
@@ -149,17 +165,19 @@ def make_resource(
         raise RegistrationError(
             "@resource needs a URI string as its first argument, e.g. @server.resource('config://settings')")
     rname = callable_name(fn, f"resource '{uri}'", name)
+    label = f"resource {'template ' if '{' in uri else ''}'{uri}'"
     signature = describe_function(fn, kind="resource", name=rname, context_types=context_types)
     common: dict[str, Any] = {
         "fn": fn,
         "name": rname,
         "signature": signature,
-        "description": description if description is not None else signature.description,
-        "mime_type": mime_type,
-        "title": title,
+        "description": check_text(label, "description", description)
+        if description is not None else signature.description,
+        "mime_type": check_text(label, "mime_type", mime_type),
+        "title": check_text(label, "title", title),
         "tags": frozenset(tags or ()),
         "meta": check_meta("resource", uri, meta),
-        "annotations": annotations,
+        "annotations": _checked_annotations(label, annotations),
         "is_coroutine": is_coroutine_callable(fn),
     }
     if "{" not in uri and "}" not in uri:

@@ -1,0 +1,203 @@
+"""What a list publishes of a component (its name, title, description, MIME type, resource annotations, the
+defaults its schema holds) is checked when it is registered: one a client cannot read is refused there, naming
+the component and the field, and the official client goes on listing every other component.
+
+trial42 T42-1..T42-4: bytes or numbers as a title or description, a resource's priority of 7 or nan, an
+audience of "robot", a parameter default of 10**5000 (also inside a list, dict, dataclass or pydantic model)
+were accepted; then every list answered -32603 (the log blaming "a middleware") or the official client
+refused the whole list. T42-17: a hand-written schema nested 250 levels deep made tools/list unreadable.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pydantic
+import pytest
+
+from nanohubmcp import MCPServer
+from nanohubmcp.errors import RegistrationError
+from nanohubmcp.testing import client_session
+
+pytestmark = [pytest.mark.anyio, pytest.mark.timeout(60)]
+
+
+def one(x: float = 1.0) -> float:
+    """Give x back."""
+    return x
+
+
+def text() -> str:
+    """Some text."""
+    return "x"
+
+
+def by_id(pid: str) -> str:
+    """A text by id."""
+    return pid
+
+
+async def _everything_still_lists(server: MCPServer) -> None:
+    async with client_session(server) as session:
+        assert [t.name for t in (await session.list_tools()).tools] == ["kept"]
+        assert [r.name for r in (await session.list_resources()).resources] == ["kept_resource"]
+        assert (await session.list_resource_templates()).resource_templates == []
+        assert [p.name for p in (await session.list_prompts()).prompts] == ["kept_prompt"]
+
+
+def _server() -> MCPServer:
+    server = MCPServer("fields")
+    server.tool(name="kept")(one)
+    server.resource("data://kept", name="kept_resource", annotations={"audience": ["user"], "priority": 0.5})(text)
+    server.prompt(name="kept_prompt")(text)
+    return server
+
+
+REFUSED: list[tuple[str, Callable[[MCPServer], object], str]] = [
+    ("tool title bytes", lambda s: s.tool(title=b"x")(one), "tool 'one': title=b'x' is not a string; give text"),
+    ("tool title int", lambda s: s.tool(title=5)(one), "tool 'one': title=5 is not a string"),
+    ("tool title float32", lambda s: s.tool(title=np.float32(1))(one), "tool 'one': title="),
+    ("tool description int", lambda s: s.tool(description=5)(one), "tool 'one': description=5 is not a string"),
+    ("tool description bytes", lambda s: s.tool(description=b"d")(one), "tool 'one': description=b'd'"),
+    ("tool name bytes", lambda s: s.tool(name=b"x")(one), "tool: name=b'x' is not a string; give text, e.g. name='x'"),
+    ("resource title", lambda s: s.resource("data://x", title=b"t")(text),
+     "resource 'data://x': title=b't' is not a string"),
+    ("resource name", lambda s: s.resource("data://x", name=b"x")(text), "name=b'x' is not a string"),
+    ("resource mime_type", lambda s: s.resource("data://x", mime_type=b"text/plain")(text),
+     "resource 'data://x': mime_type=b'text/plain' is not a string; give text, e.g. mime_type='text/plain'"),
+    ("resource description", lambda s: s.resource("data://x", description=7)(text),
+     "resource 'data://x': description=7 is not a string"),
+    ("template title", lambda s: s.resource("data://t/{pid}", title=b"t")(by_id),
+     "resource template 'data://t/{pid}': title=b't' is not a string"),
+    ("prompt title", lambda s: s.prompt(title=b"t")(text), "prompt 'text': title=b't' is not a string"),
+    ("prompt description", lambda s: s.prompt(description=b"d")(text), "prompt 'text': description=b'd'"),
+    ("priority nan", lambda s: s.resource("data://x", annotations={"priority": math.nan})(text),
+     "resource 'data://x' annotations.priority must be a number from 0 to 1, got nan"),
+    ("priority 7", lambda s: s.resource("data://x", annotations={"priority": 7})(text),
+     "annotations.priority must be a number from 0 to 1, got 7"),
+    ("audience robot", lambda s: s.resource("data://x", annotations={"audience": ["robot"]})(text),
+     "annotations.audience must list 'user'/'assistant', got ['robot']"),
+    ("lastModified int", lambda s: s.resource("data://x", annotations={"lastModified": 5})(text),
+     "annotations.lastModified must be an ISO 8601 text"),
+    ("annotation set", lambda s: s.resource("data://x", annotations={"x-tags": {1}})(text),
+     'resource \'data://x\': invalid annotations: a set ({1}) at annotations["x-tags"] has no JSON form'),
+]
+
+
+@pytest.mark.parametrize(("make", "message"), [c[1:] for c in REFUSED], ids=[c[0] for c in REFUSED])
+async def test_a_field_a_client_cannot_read_is_refused_naming_the_component(
+        make: Callable[[MCPServer], object], message: str) -> None:
+    server = _server()
+    with pytest.raises(RegistrationError, match=re.escape(message)):
+        make(server)
+    await _everything_still_lists(server)
+
+
+@dataclasses.dataclass
+class Settings:
+    """Run settings."""
+
+    steps: int = 10**5000
+
+
+class Model(pydantic.BaseModel):
+    steps: int = 10**5000
+
+
+class NanModel(pydantic.BaseModel):
+    rate: float = math.nan
+
+
+class NanExample(pydantic.BaseModel):
+    rate: float = pydantic.Field(1.0, examples=[math.nan])
+
+
+def huge(n: int = 10**5000) -> int:
+    """n back."""
+    return n
+
+
+def huge_in_list(n: list[int] = [10**5000]) -> int:  # noqa: B006 - the default under test
+    """How many."""
+    return len(n)
+
+
+def huge_in_dict(n: dict[str, int] = {"a": 10**5000}) -> int:  # noqa: B006 - the default under test
+    """How many."""
+    return len(n)
+
+
+def in_dataclass(s: Settings) -> int:
+    """Steps."""
+    return 1
+
+
+def in_model(m: Model) -> int:
+    """Steps."""
+    return 1
+
+
+def nan_in_model(m: NanModel) -> int:
+    """Rate."""
+    return 1
+
+
+def nan_example(m: NanExample) -> int:
+    """Rate."""
+    return 1
+
+
+DEFAULTS: list[tuple[Callable[..., Any], str]] = [
+    (huge, "an int of over 4,300 digits at schema.properties.n.default"),
+    (huge_in_list, "an int of over 4,300 digits at schema.properties.n.default[0]"),
+    (huge_in_dict, "an int of over 4,300 digits at schema.properties.n.default.a"),
+    (in_dataclass, "an int of over 4,300 digits at schema.properties.s.properties.steps.default"),
+    (in_model, "an int of over 4,300 digits at schema.properties.m.properties.steps.default"),
+    (nan_in_model, "nan at schema.properties.m.properties.rate.default"),
+    (nan_example, "nan at schema.properties.m.properties.rate.examples[0]"),
+]
+
+
+@pytest.mark.parametrize(("fn", "found"), DEFAULTS, ids=[fn.__name__ for fn, _ in DEFAULTS])
+async def test_a_default_json_cannot_write_is_refused_naming_where(fn: Callable[..., Any], found: str) -> None:
+    """T42-2: each registered; then every tools/list was -32603 (or the nan read null)."""
+    server = _server()
+    with pytest.raises(RegistrationError, match=re.escape(f"tool '{fn.__name__}': invalid input schema: {found} "
+                                                          "has no JSON form; write ")):
+        server.tool()(fn)
+    await _everything_still_lists(server)
+
+
+def _nested(levels: int) -> dict[str, Any]:
+    value: dict[str, Any] = {}
+    for _ in range(levels - 1):
+        value = {"a": value}
+    return value
+
+
+async def test_a_schema_nested_past_the_limit_is_refused() -> None:
+    """T42-17: the official client could not parse a tools/list this deep (R21-L4's check covers it)."""
+    server = _server()
+    for given in ({"input_schema": {"type": "object", "x-deep": _nested(250)}}, {"meta": {"x-deep": _nested(250)}}):
+        with pytest.raises(RegistrationError, match=r"nests more than 128 levels deep"):
+            server.tool(**given)(one)
+    await _everything_still_lists(server)
+
+
+@pytest.mark.parametrize(("value", "shown"), [
+    (np.int64(5), "an int64 (np.int64(5))"),
+    (np.bool_(True), "a numpy bool (True) at schema.properties.x[\"x-flag\"] has no JSON form; write the Python bool True"),
+    (uuid.UUID("ed263212-f455-4359-88c9-2c5b38cf80d1"), "a UUID (UUID('ed263212-f455-4359-88c9-2c5b38cf80d1'))"),
+], ids=["article", "numpy-bool", "uuid-whole"])
+def test_the_refusal_reads_as_written(value: object, shown: str) -> None:
+    """T42-5: 'a int64', 'a bool (np.True_)', and a UUID cut mid-literal."""
+    server = MCPServer("wording")
+    schema = {"type": "object", "properties": {"x": {"type": "number", "x-flag": value}}}
+    with pytest.raises(RegistrationError, match=re.escape(shown)):
+        server.tool(input_schema=schema)(one)
