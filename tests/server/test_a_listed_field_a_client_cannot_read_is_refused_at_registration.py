@@ -192,7 +192,8 @@ async def test_a_schema_nested_past_the_limit_is_refused() -> None:
 
 @pytest.mark.parametrize(("value", "shown"), [
     (np.int64(5), "an int64 (np.int64(5))"),
-    (np.bool_(True), "a numpy bool (True) at schema.properties.x[\"x-flag\"] has no JSON form; write the Python bool True"),
+    (np.bool_(True),
+     'a numpy bool (True) at schema.properties.x["x-flag"] has no JSON form; write the Python bool True'),
     (uuid.UUID("ed263212-f455-4359-88c9-2c5b38cf80d1"), "a UUID (UUID('ed263212-f455-4359-88c9-2c5b38cf80d1'))"),
 ], ids=["article", "numpy-bool", "uuid-whole"])
 def test_the_refusal_reads_as_written(value: object, shown: str) -> None:
