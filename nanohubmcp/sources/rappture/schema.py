@@ -24,6 +24,7 @@ periodicelement    ``{"type": "string", "enum": [element symbols]}``
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ...schema import GeneratedSchema
@@ -68,9 +69,14 @@ def _number(text: str, units: str, what: str) -> float | None:
     if not text:
         return None
     try:
-        return convert(text, units)
+        value = convert(text, units)
     except UnitError as exc:
         raise ValueError(f"its {what} {text!r}: {exc}") from None
+    if not math.isfinite(value):  # 1e400, or an integer of 400 digits: a float reads it as infinite
+        shown = text if len(text) <= 40 else f"{text[:20]}… ({len(text)} characters)"
+        raise ValueError(f"its {what} {shown!r} is past the largest number a client can read (about 1.8e308); "
+                         "write a smaller one, or leave it out")
+    return value
 
 
 def _plain(value: float) -> float | int:
