@@ -130,6 +130,27 @@ def check_meta(kind: str, name: str, meta: object) -> dict[str, Any] | None:
     return meta
 
 
+def check_icons(label: str, icons: object) -> list[dict[str, Any]] | None:
+    """``icons`` when it is None or MCP's Icons (2025-11-25): a list of ``{"src": text, "mimeType"?: text,
+    "sizes"?: [text], "theme"?: "light" | "dark"}`` of JSON values; else ``RegistrationError`` naming ``label``."""
+    if icons is None:
+        return None
+    if not isinstance(icons, list) or not all(isinstance(icon, dict) for icon in icons):
+        raise RegistrationError(f"{label}: icons must be a list of dicts, e.g. "
+                                "icons=[{'src': 'https://example.org/icon.png', 'mimeType': 'image/png'}]",
+                                option="icons")
+    for index, icon in enumerate(icons):
+        sizes = icon.get("sizes", [])
+        if not isinstance(icon.get("src"), str) or not isinstance(icon.get("mimeType", ""), str) \
+                or not isinstance(sizes, list) or not all(isinstance(size, str) for size in sizes) \
+                or icon.get("theme", "light") not in ("light", "dark"):
+            raise RegistrationError(
+                f"{label}: icons[{index}] must be {{'src': text, 'mimeType'?: text, 'sizes'?: [text], "
+                f"'theme'?: 'light' or 'dark'}}, not {icon!r:.80}", option="icons")
+    check_json_form(icons, label, "icons", root="icons")
+    return icons
+
+
 @dataclass(eq=False)
 class Tool:
     """A tool: a function the model can call (MCP Server § Tools).
@@ -223,7 +244,7 @@ class Tool:
             output_validator=OutputValidator(output_schema, name=tool_name) if output_schema else None,
             background=background,
             is_coroutine=is_coroutine_callable(fn),
-            icons=icons,
+            icons=check_icons(f"tool '{tool_name}'", icons),
         )
         _ = tool.secrets  # read at registration, not on the first call
         return tool
