@@ -25,11 +25,24 @@ from typing import Any
 from ..errors.codes import INTERNAL_ERROR
 from . import jsonenc
 
-__all__ = ["message_parts", "received", "unsendable_parts"]
+__all__ = ["message_parts", "middleware_added", "received", "unsendable_parts"]
 
 log = logging.getLogger("nanohubmcp.server")
 
 Parts = list[bytes | jsonenc.TextPieces]
+
+_MIDDLEWARE_CAUSE = "a middleware must return JSON values (numbers, text, lists, dicts)"
+_SERVER_CAUSE = ("no middleware is installed, so the server made it: please report this as a bug of nanohubmcp, "
+                 "with the log line")
+_middleware = [False]
+"""Whether an application's middleware was added in this process (:func:`middleware_added`): the log of a
+result JSON cannot hold names one as its cause only then."""
+
+
+def middleware_added() -> None:
+    """Note that an application added a middleware (``Pipeline.add``): a result JSON cannot hold is then
+    logged as its doing (a middleware may put in any value), never before (nothing else can)."""
+    _middleware[0] = True
 
 
 def message_parts(message: object, *, echoes: bool = True) -> Parts:
@@ -99,12 +112,10 @@ def _stand_in(message: object, exc: Exception) -> dict[str, Any] | None:
             or not isinstance(error.get("message"), str):
         if "result" not in message and "error" not in message:
             return None
-        # What a component publishes is checked at registration; what is left is a middleware's value, if
-        # the application installs one (this layer cannot know), or a fault of the server's.
-        log.error("the %s for request %s cannot be written as JSON (%s); answered -32603: it holds a value that "
-                  "is not JSON (numbers, text, lists, dicts): if the application installs a middleware, it must "
-                  "return JSON values; else please report this", "result" if "result" in message else "error",
-                  _id_text(request_id), exc)
+        # What a component publishes is checked at registration: without a middleware, the server's fault.
+        cause = _MIDDLEWARE_CAUSE if _middleware[0] else _SERVER_CAUSE
+        log.error("the %s for request %s cannot be written as JSON (%s); answered -32603: %s",
+                  "result" if "result" in message else "error", _id_text(request_id), exc, cause)
         what = "result" if "result" in message else "error"
         return {"jsonrpc": "2.0", "id": request_id, "error": {
             "code": INTERNAL_ERROR, "message": f"Internal error: the {what} could not be written as JSON; see the "
