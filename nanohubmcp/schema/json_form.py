@@ -19,7 +19,7 @@ _LONG_INT_BITS = 14_000
 
 
 _FINITE = "write a finite number or leave the keyword out"
-_LONG = "write a number of at most 4,300 digits or leave the keyword out"
+_LONG = "write a number of at most 4,300 digits, or leave it out"
 _ONCE = "write each value once, not the dict or list it is inside of"
 _PLAIN = "write it as a plain number, string, true/false, None, list, or dict with string keys"
 
