@@ -165,6 +165,7 @@ class Connection:
         self.admit = intake.admit
         self.request = intake.request
         self.open_session = intake.open_session
+        self.missing_session = intake.missing_session
 
     # -- sessions --------------------------------------------------------------------------
     def find_session(self, session_id: str | None, principal: Principal | None = None) -> Session | None:

@@ -19,7 +19,7 @@ import functools
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
-from ..errors import InvalidRequest, SessionNotFound
+from ..errors import InvalidRequest, ProtocolError, ServerStopping, SessionNotFound
 from ..protocol import jsonrpc, versions
 from ..protocol.message_values import show
 from ..state.errors import StateUnavailable
@@ -146,6 +146,7 @@ class Intake:
             InvalidEnvelope, HeaderMismatch, UnsupportedProtocolVersion: a 2026-07-28 request's
                 ``_meta`` and header (:func:`modern_version`), with the request's id.
             SessionNotFound: ``session_id`` names no live session of ``principal`` (HTTP 404).
+            ServerStopping: the same while the server stops (HTTP 503; :meth:`missing_session`).
             StateUnavailable: the shared state store cannot be reached (503 with ``Retry-After``).
         """
         large = len(body) >= LARGE_MESSAGE_BYTES
@@ -154,7 +155,7 @@ class Intake:
             header = spoken_version(header_version)
             session = await self.named_session(session_id, principal)
             if session_id and session is None:
-                raise SessionNotFound("Session not found: initialize again")
+                raise self.missing_session("Session not found: initialize again")
             version = handshake_version(session, header)
             refused = batch_refusal(version, parsed)
             if refused is not None:
@@ -184,9 +185,9 @@ class Intake:
             except StateUnavailable as exc:  # the refusal names the request it refuses
                 raise exc.naming(message.id) from exc
             if session is None:
-                raise SessionNotFound(
+                raise self.missing_session(
                     "Session not found: it expired or was deleted; initialize again without Mcp-Session-Id",
-                    request_id=message.id)
+                    message.id)
         version = handshake_version(session, header)
         if not is_request:
             return Incoming(message, False, self.request(message, version=version, session=session,
@@ -273,6 +274,16 @@ class Intake:
         if replication is not None and replication.held(session_id) is None:
             await replication.lookup(session_id)  # not held here in step: ask the store
         return self.local_session(session_id, principal)
+
+    def missing_session(self, text: str, request_id: str | int | None = None) -> ProtocolError:
+        """The refusal of a session id that names no session here: :class:`SessionNotFound` with
+        ``text`` (HTTP 404: initialize again), but :class:`ServerStopping` while the server stops
+        (HTTP 503: retry). A stopping server closes its link to the shared state store first, so a
+        session of the store (of another process) is no longer found though it lives on; a 404 then
+        made clients drop valid sessions during every rolling restart (trial42 T42-15)."""
+        if self.core.shutdown.begun:
+            return ServerStopping(request_id)
+        return SessionNotFound(text, request_id=request_id)
 
     def local_session(self, session_id: str | None, principal: Principal | None) -> Session | None:
         """:meth:`named_session` as this process knows it (no coroutine: the common case)."""

@@ -113,8 +113,8 @@ async def post_legacy_message(handler: Any, session_id: str | None) -> None:
         handler.fail(exc)
         return
     if session is None or session.transport != "sse":
-        handler.fail(SessionNotFound(
-            "Unknown session_id: open GET /sse first and POST to the endpoint it announces"))
+        unknown = "Unknown session_id: open GET /sse first and POST to the endpoint it announces"
+        handler.fail(connection.missing_session(unknown) if session is None else SessionNotFound(unknown))
         return
     body = handler.body()
     large = len(body) >= LARGE_MESSAGE_BYTES  # parsed, and a call's arguments checked, on a worker thread

@@ -27,7 +27,6 @@ from ..errors import (
     MethodNotAllowed,
     NotAcceptable,
     ProtocolError,
-    SessionNotFound,
     StreamConflict,
     UnsupportedMediaType,
 )
@@ -277,7 +276,7 @@ class StreamableHTTPHandler(BodyReadingHandler):
             raise InvalidRequest("Bad Request: send the Mcp-Session-Id header returned by initialize")
         session = await self.connection.lookup_session(session_id, self.principal)  # StateUnavailable: 503
         if session is None:
-            raise SessionNotFound("Session not found: it expired or was deleted; initialize again")
+            raise self.connection.missing_session("Session not found: it expired or was deleted; initialize again")
         return session
 
     def _method_not_allowed(self, method: str) -> None:
