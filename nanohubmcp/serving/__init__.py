@@ -215,34 +215,45 @@ class Serving:
             )
             return
         host = host or "127.0.0.1"
-        try:
-            check_workers(server, workers)
-            self.stop()
-            runner = make_runner(
-                server, host, port, path_prefix, public_url, allowed_origins, max_request_bytes, compat,
-                token=token, max_buffered_bytes=max_buffered_bytes, max_unsent_bytes=max_unsent_bytes,
-                max_buffered_bytes_per_principal=max_buffered_bytes_per_principal,
-                max_unsent_bytes_per_principal=max_unsent_bytes_per_principal,
-                proxy_headers=proxy_headers,
-            )
-        except ConfigurationError as exc:  # no token where one is required, one no client can send, say:
-            # one line and exit status 2 when nobody catches it
-            one_line_if_uncaught(exc, status=2)
-            raise
-        self._runner = runner
+        forks = isinstance(workers, int) and not isinstance(workers, bool) and workers > 1
+        if forks:  # a stop from now on ends the whole server, whenever it comes (transports.workers)
+            from ..transports.workers import hold_stop_signals
 
-        def ready() -> None:
-            warn_about_config(runner)
-            if not quiet:
-                print(banner(server, host, runner.config.auth), flush=True)
-
+            hold_stop_signals()
         try:
-            runner.serve_forever(workers, on_ready=ready)
-        except ConfigurationError as exc:  # a busy port, say: one line when nobody catches it
-            one_line_if_uncaught(exc)
-            raise
+            try:
+                check_workers(server, workers)
+                self.stop()
+                runner = make_runner(
+                    server, host, port, path_prefix, public_url, allowed_origins, max_request_bytes, compat,
+                    token=token, max_buffered_bytes=max_buffered_bytes, max_unsent_bytes=max_unsent_bytes,
+                    max_buffered_bytes_per_principal=max_buffered_bytes_per_principal,
+                    max_unsent_bytes_per_principal=max_unsent_bytes_per_principal,
+                    proxy_headers=proxy_headers,
+                )
+            except ConfigurationError as exc:  # no token where one is required, one no client can send, say:
+                # one line and exit status 2 when nobody catches it
+                one_line_if_uncaught(exc, status=2)
+                raise
+            self._runner = runner
+
+            def ready() -> None:
+                warn_about_config(runner)
+                if not quiet:
+                    print(banner(server, host, runner.config.auth), flush=True)
+
+            try:
+                runner.serve_forever(workers, on_ready=ready)
+            except ConfigurationError as exc:  # a busy port, say: one line when nobody catches it
+                one_line_if_uncaught(exc)
+                raise
+            finally:
+                self._runner = None
         finally:
-            self._runner = None
+            if forks:
+                from ..transports.workers import release_stop_signals
+
+                release_stop_signals()  # (nothing once forked)
 
     def start(
         self,

@@ -34,7 +34,6 @@ from typing import TYPE_CHECKING, Any
 
 import tornado.httpserver
 import tornado.netutil
-import tornado.process
 
 from ..errors import ConfigurationError
 from .auth import bind_resource
@@ -42,7 +41,7 @@ from .config import TransportConfig
 from .http_server import HEADER_TIMEOUT, READ_HEADER_BYTES, LimitedServer
 from .routes import make_app
 from .served import ServedServer
-from .workers import WORKER_DEATHS, fork_workers
+from .workers import WORKER_DEATHS, fork_workers, worker_task
 
 if TYPE_CHECKING:
     from ..server.core import ServerCore
@@ -151,7 +150,7 @@ class Runner:
         self._stopped = asyncio.Event()
         self._schedule_sweep()
         core.bus.emit("server_started", url=self.server.url, port=self.port)
-        if self._on_ready is not None and tornado.process.task_id() in (None, 0) and not WORKER_DEATHS.seen:
+        if self._on_ready is not None and worker_task() in (None, 0) and not WORKER_DEATHS.seen:
             self._on_ready()  # once, not once per worker nor again for a worker started again
 
     def _schedule_sweep(self) -> None:
@@ -210,7 +209,7 @@ class Runner:
         """Serve until SIGINT/SIGTERM (or :meth:`stop` from another thread).
 
         Args:
-            workers: processes serving the one port (Tornado's ``fork_processes``: the port is
+            workers: processes serving the one port (:func:`.workers.fork_workers`: the port is
                 bound first, then the process forks; a worker that dies is started again). The
                 port is checked without ``SO_REUSEPORT``: one another server holds (even a
                 ``--workers`` one) raises :class:`ConfigurationError` ("already in use"). On
@@ -389,7 +388,9 @@ def explain_exit_wait(core: ServerCore | None = None) -> None:
     function still runs in this process (their end is stored as "the server stopped while this
     job ran"); those that return in time finish their work, the rest are left behind when the
     process exits (the workers are daemon threads), so a tool that never returns cannot keep a
-    stopped server alive. A second Ctrl-C (or SIGTERM) ends the process at once.
+    stopped server alive. A second Ctrl-C (or SIGTERM) ends the process at once. A forked worker
+    of ``--workers`` says nothing: it tells its parent how many calls it waits for, and the parent
+    stopped by Ctrl-C says so once for all (:meth:`.workers.WorkerDeaths.calls_left`).
     """
     from ..server.calls.invoke import RUNNING
 
@@ -408,10 +409,13 @@ def explain_exit_wait(core: ServerCore | None = None) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, quit_now)
     wait = max(0.0, deadline - time.monotonic())
-    print(f"nanohubmcp: stopped; waiting for {len(running)} running tool call(s) to return "
-          f"(they were told to cancel; at most {wait:.1f} s more, so that the process exits within "
-          f"{EXIT_GRACE_SECONDS:g} s of the stop) - press Ctrl-C again to quit now", file=sys.stderr, flush=True)
+    if worker_task() is not None:  # a forked worker: its parent says it once for all (WorkerDeaths.calls_left)
+        WORKER_DEATHS.calls_left(len(running))
+    else:
+        print(f"nanohubmcp: stopped; waiting for {len(running)} running tool call(s) to return "
+              f"(they were told to cancel; at most {wait:.1f} s more, so that the process exits within "
+              f"{EXIT_GRACE_SECONDS:g} s of the stop) - press Ctrl-C again to quit now", file=sys.stderr, flush=True)
     _, left = concurrent.futures.wait(running, timeout=wait)
-    if left:
+    if left and worker_task() is None:
         print(f"nanohubmcp: {len(left)} tool call(s) still running; exiting without them (within "
               f"{EXIT_GRACE_SECONDS:g} s of the stop)", file=sys.stderr, flush=True)

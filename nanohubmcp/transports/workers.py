@@ -4,6 +4,12 @@ again when it dies (:func:`fork_workers`), saying on stderr which died and how
 :func:`~nanohubmcp.server.wire.worker_cleanups.after_worker_death` ran; each
 worker's own log lines name its process (:func:`log_requests`).
 
+The parent holds SIGINT, SIGTERM and SIGCHLD blocked from before its first fork and takes them with
+``sigtimedwait`` between forks and while it watches: a signal is never handled inside ``os.fork``'s
+at-fork hooks or a garbage collector's callback, where an exception raised by a handler is lost.
+(Tornado's ``fork_processes``, used before, left the parent's handler raising ``SystemExit`` there:
+a stop landing while it forked was swallowed, and the parent waited for ever on workers that served on.)
+
 The runner (:mod:`.runner`) binds the port, calls :func:`fork_workers`, and serves in each worker.
 """
 
@@ -15,161 +21,242 @@ import mmap
 import os
 import signal
 import struct
+import sys
 import time
 from typing import Any
 
-import tornado.process
-
 from ..server.wire.worker_cleanups import run_cleanups
+
+STOP_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
+"""What stops the whole server when sent to the parent, and one worker when sent to it."""
+WATCHED = STOP_SIGNALS | {signal.SIGCHLD}
+"""What the parent holds blocked and takes with ``sigtimedwait``."""
+WATCH_SECONDS = 1.0
+"""The parent's longest wait for a signal before it looks at its workers again anyway."""
+MAX_RESTARTS = 1000
+STOP_WAIT_SECONDS = 15.0
+"""How long the parent told to stop waits for its workers to finish (their drain takes a few seconds)."""
 
 
 def fork_workers(workers: int) -> None:
-    """Fork ``workers`` processes (Tornado's ``fork_processes``); returns in each worker.
+    """Fork ``workers`` processes; returns in each worker (:func:`worker_task` then names it).
 
-    The parent never returns: it starts a worker again when one dies, and exits when
-    SIGINT/SIGTERM reaches it (it passes the signal on to its workers and waits for them) or when every worker has
-    stopped (each told to by a signal, which it obeys without being started again); it says on
-    stderr how each worker ended (:class:`WorkerDeaths`) and, after the last, "every worker
-    stopped; exiting". Each worker logs the shared state store's outages with its process id;
-    every request too only when asked (:func:`log_requests`, ``nanohubmcp run --access-log``):
-    a line per request costs about 6 % of a small call's CPU (bench/scaleout.md).
+    The parent never returns: it starts a worker again when one dies, and exits with status 0
+    when SIGINT/SIGTERM reaches it (it passes the signal on to its workers and waits for them,
+    at most :data:`STOP_WAIT_SECONDS`; a second signal meanwhile leaves at once) or when every
+    worker has stopped (each told to by a signal, which it obeys without being started again);
+    it says on stderr how each worker ended (:class:`WorkerDeaths`) and, after the last, "every
+    worker stopped; exiting". A stop signal reaching the parent at any moment from this call on
+    (between two forks, inside one) stops every worker. Each worker logs the shared state store's
+    outages with its process id; every request too only when asked (:func:`log_requests`,
+    ``nanohubmcp run --access-log``): a line per request costs about 6 % of a small call's CPU
+    (bench/scaleout.md).
+
+    Raises:
+        RuntimeError: (in the parent) workers died and were started again more than
+            :data:`MAX_RESTARTS` times.
     """
-
-    def leave(signum: int, frame: Any) -> None:
-        WORKER_DEATHS.stop_workers(signum)  # told in turn, and waited for: they stop quietly, as one told does
-        raise SystemExit(0)
-
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, leave)
-    deaths = logging.getLogger("tornado.general")  # where fork_processes says a worker died
-    handler = logging.StreamHandler()
-    handler.setFormatter(logging.Formatter("nanohubmcp: %(message)s"))
-    handler.addFilter(WORKER_DEATHS)
-    deaths.addHandler(handler)
-    propagate, deaths.propagate = deaths.propagate, False
-    level = deaths.level
-    deaths.setLevel(logging.INFO)  # "exited normally" (a worker that obeyed a signal) is INFO
-    WORKER_DEATHS.start(workers)
-    try:
-        tornado.process.fork_processes(workers, max_restarts=1000)
-    except SystemExit:
-        if WORKER_DEATHS.left == 0:  # not a signal to the parent: the last worker stopped
-            deaths.warning("every worker stopped; exiting")
-        raise
-    deaths.removeHandler(handler)  # in a worker: Tornado's logging as the application set it
-    deaths.propagate = propagate
-    deaths.setLevel(level)
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, signal.SIG_DFL)
-    WORKER_DEATHS.forked()
+    task = _Supervisor(workers).run()
+    WORKER_DEATHS.forked(task)
     log_requests(access=False)
 
 
-STOP_WAIT_SECONDS = 15.0
-"""How long the parent told to stop waits for its workers to finish (their drain takes a few seconds)."""
-_PID = struct.Struct("=i")
-"""A worker's process id in the parent's shared page."""
+_DELIVERED: list[int] = []
+"""Stop signals a thread other than the main one received while they were held."""
+_HELD: dict[int, Any] = {}
+"""The handlers :func:`hold_stop_signals` replaced, by signal."""
 
 
-class WorkerDeaths(logging.Filter):
-    """The ``--workers`` parent's line, on stderr, when a worker ends.
+def hold_stop_signals() -> None:
+    """From now on, in the main thread of a ``--workers`` server that is about to fork: SIGINT and
+    SIGTERM (and SIGCHLD) are held blocked, for :func:`fork_workers` to take and act on; never raised
+    as an exception a garbage collector's callback or an at-fork hook would swallow. Called before the
+    server's start-up checks, so that a stop during them too ends the server; undone by
+    :func:`release_stop_signals` when it does not fork after all."""
+    if _HELD:
+        return
+    for sig in STOP_SIGNALS:  # (the main thread takes them blocked; another thread records one)
+        _HELD[sig] = signal.signal(sig, lambda signum, frame: _DELIVERED.append(signum))
+    signal.pthread_sigmask(signal.SIG_BLOCK, WATCHED)
 
-    Tornado's ``fork_processes`` says "child 1 (pid 123) killed by signal 9, restarting"; this
-    says "worker 1 (pid 123) killed by SIGKILL; restarted" (or "exited with status 3"). A worker
-    that obeys SIGTERM or SIGINT exits with status 0 and is not started again: Tornado says
-    "child 1 (pid 123) exited normally" (INFO, silent by default); this says "worker 1 (pid 123)
-    stopped by SIGTERM; not restarted (1 of 2 left)" — the worker wrote the signal's number, before
-    stopping, into a page the parent shares (:meth:`stopped_by`); without one, "exited with status
-    0". A worker forked after a restart (:attr:`seen`) knows it is one started again (it prints no
-    banner)."""
 
-    KILLED = "child %d (pid %d) killed by signal %d, restarting"
-    EXITED = "child %d (pid %d) exited with status %d, restarting"
-    STOPPED = "child %d (pid %d) exited normally"
+def release_stop_signals() -> None:
+    """Undo :func:`hold_stop_signals` in a server that did not fork (a refused setting, a busy port);
+    nothing once it forked (the parent exits through the held signals, each worker unblocked them)."""
+    if not _HELD or WORKER_DEATHS.workers:
+        return
+    for sig, handler in _HELD.items():
+        signal.signal(sig, handler)
+    _HELD.clear()
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, WATCHED)  # a signal held meanwhile is handled now
+
+
+class _Supervisor:
+    """The parent's side of :func:`fork_workers`: fork, watch, start again, stop."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self.children: dict[int, int] = {}  # pid -> worker number
+        self.restarts = 0
+
+    def run(self) -> int:
+        """The worker number, in a worker; never returns in the parent."""
+        hold_stop_signals()
+        WORKER_DEATHS.start(self.workers)
+        for task in range(self.workers):
+            self._stop_if_told(signal.sigtimedwait(STOP_SIGNALS, 0))
+            if self._fork(task):
+                return task
+        while True:
+            self._stop_if_told(signal.sigtimedwait(WATCHED, WATCH_SECONDS))
+            for pid, status in _reaped():
+                if pid not in self.children:
+                    continue
+                task = self.children.pop(pid)
+                if WORKER_DEATHS.ended(task, pid, status):
+                    self.restarts += 1
+                    if self.restarts > MAX_RESTARTS:
+                        raise RuntimeError("Too many worker restarts, giving up")
+                    if self._fork(task):
+                        return task
+            if not self.children:
+                print("nanohubmcp: every worker stopped; exiting", file=sys.stderr, flush=True)
+                sys.exit(0)
+
+    def _fork(self, task: int) -> bool:
+        """Fork worker ``task``; True in it (its signals as a process's own again)."""
+        pid = os.fork()
+        if pid:
+            self.children[pid] = task
+            return False
+        for sig in STOP_SIGNALS:
+            signal.signal(sig, signal.SIG_DFL)  # until its loop takes them: a stop now ends it at once
+        _HELD.clear()
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, WATCHED)
+        return True
+
+    def _stop_if_told(self, info: Any) -> None:
+        signum = info.si_signo if info is not None and info.si_signo in STOP_SIGNALS else None
+        if signum is None and _DELIVERED:
+            signum = _DELIVERED[0]
+        if signum is None:
+            return
+        # Told in turn, and waited for: each drains its calls, as one sent the signal does, and says nothing.
+        for pid in self.children:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signum)
+        deadline = time.monotonic() + STOP_WAIT_SECONDS
+        hinted = signum != signal.SIGINT  # (a service manager's SIGTERM: nothing to say, nobody to press Ctrl-C)
+        while self.children and time.monotonic() < deadline:  # bounded: a stuck worker still sees the parent gone
+            info = signal.sigtimedwait(WATCHED, max(0.0, min(0.1, deadline - time.monotonic())))
+            calls = WORKER_DEATHS.calls_waited()
+            if calls and not hinted:
+                hinted = True
+                _say(f"stopped; waiting for {calls} running tool call(s) of the workers to return (they were told "
+                     "to cancel; each worker exits within 10 s of the stop) - press Ctrl-C again to quit now")
+            if info is not None and info.si_signo in STOP_SIGNALS:
+                break  # a second signal: leave at once
+            for pid, _ in _reaped():
+                self.children.pop(pid, None)
+        sys.exit(0)
+
+
+def _reaped() -> list[tuple[int, int]]:
+    """The children that ended since the last look: (pid, wait status) each."""
+    ended = []
+    with contextlib.suppress(ChildProcessError):
+        while True:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+            if not pid:
+                break
+            ended.append((pid, status))
+    return ended
+
+
+_COUNT = struct.Struct("=i")
+"""A worker's number of running calls in the parent's shared page."""
+
+
+def worker_task() -> int | None:
+    """This worker's number (0 ... N-1), or None outside a forked worker."""
+    return WORKER_DEATHS.task
+
+
+class WorkerDeaths:
+    """The ``--workers`` parent's line, on stderr, when a worker ends (:meth:`ended`).
+
+    "worker 1 (pid 123) killed by SIGKILL; restarted" (or "exited with status 3"). A worker
+    that obeys SIGTERM or SIGINT exits with status 0 (or, told before its loop took the signal, is
+    ended by it) and is not started again: "worker 1 (pid 123) stopped by SIGTERM; not restarted
+    (1 of 2 left)" — the worker wrote the signal's number, before stopping, into a page the parent
+    shares (:meth:`stopped_by`); without one, "exited with status 0". A worker forked after a
+    restart (:attr:`seen`) knows it is one started again (it prints no banner)."""
 
     def __init__(self) -> None:
-        super().__init__()
         self.seen = False
         self.workers = 0
         self.left = 0
-        """Workers running or to be started again (those that exited with status 0 are not)."""
+        """Workers running or to be started again (those that stopped are not)."""
+        self.task: int | None = None
+        """In a forked worker, its number."""
         self._signals: mmap.mmap | None = None
-        self._pids: mmap.mmap | None = None
-        self._stopping = False
-        self._parent = 0
+        self._calls: mmap.mmap | None = None
 
     def start(self, workers: int) -> None:
-        """Before forking ``workers`` processes (in the parent): a shared byte per worker, and room for
-        each worker's process id."""
+        """Before forking ``workers`` processes (in the parent): a shared byte per worker."""
         self.workers = self.left = workers
         self._signals = mmap.mmap(-1, workers)  # anonymous and shared: each worker writes its own byte
-        self._pids = mmap.mmap(-1, _PID.size * workers)
-        self._parent = os.getpid()
+        self._calls = mmap.mmap(-1, _COUNT.size * workers)
 
-    def forked(self) -> None:
-        """In a worker just forked (or forked again): write its process id where the parent reads it."""
-        task = tornado.process.task_id()
-        if self._pids is not None and task is not None:
-            _PID.pack_into(self._pids, task * _PID.size, os.getpid())
-
-    def stop_workers(self, signum: int) -> None:
-        """In the parent told to stop by ``signum``: pass it on to each worker, and wait until they have
-        stopped (each drains its calls, as one sent the signal does, and says nothing); a second signal
-        meanwhile leaves at once."""
-        if self._pids is None or self._stopping or os.getpid() != self._parent:  # a worker not yet serving
-            return
-        self._stopping = True
-        told: set[int] = set()
-        deadline = time.monotonic() + STOP_WAIT_SECONDS
-        while time.monotonic() < deadline:  # bounded: a stuck worker still sees the parent gone
-            # The page is read again each turn: a worker forked just now writes its id a moment later,
-            # and is told then (read once, such a worker was left serving when the parent exited).
-            for (pid,) in _PID.iter_unpack(self._pids):
-                if pid > 0 and pid not in told:
-                    told.add(pid)
-                    with contextlib.suppress(ProcessLookupError):
-                        os.kill(pid, signum)
-            try:
-                while os.waitpid(-1, os.WNOHANG)[0]:
-                    pass
-            except ChildProcessError:
-                return  # every worker has stopped
-            time.sleep(0.02)
+    def forked(self, task: int) -> None:
+        """In worker ``task`` just forked (or forked again)."""
+        self.task = task
 
     def stopped_by(self, signum: int) -> None:
         """In a worker told to stop by ``signum``: say so to the parent (nothing outside a worker)."""
-        task = tornado.process.task_id()
-        if self._signals is not None and task is not None and 0 < signum < 256:
-            self._signals[task] = signum
+        if self._signals is not None and self.task is not None and 0 < signum < 256:
+            self._signals[self.task] = signum
 
-    def filter(self, record: logging.LogRecord) -> bool:
-        args = record.args
-        if not (isinstance(args, tuple) and len(args) in (2, 3)):
-            return record.levelno >= logging.WARNING
-        if record.msg == self.STOPPED and len(args) == 2:
-            worker, pid = args
+    def calls_left(self, count: int) -> None:
+        """In a worker stopping: it waits for ``count`` tool calls still running (its parent says so)."""
+        if self._calls is not None and self.task is not None:
+            _COUNT.pack_into(self._calls, self.task * _COUNT.size, count)
+
+    def calls_waited(self) -> int:
+        """In the parent: the tool calls its stopping workers said they wait for (:meth:`calls_left`)."""
+        return sum(count for (count,) in _COUNT.iter_unpack(self._calls)) if self._calls is not None else 0
+
+    def ended(self, worker: int, pid: int, status: int) -> bool:
+        """In the parent, worker ``worker`` (process ``pid``) ended with wait ``status``: say how on
+        stderr; True when it is to be started again (the clean-ups of a dead worker ran)."""
+        if self._calls is not None:
+            _COUNT.pack_into(self._calls, worker * _COUNT.size, 0)  # (it waits for none now)
+        killed = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+        code = os.waitstatus_to_exitcode(status) if killed is None else None
+        if code == 0 or killed in STOP_SIGNALS:
             self.left -= 1
             how = "exited with status 0"
-            if self._signals is not None and isinstance(worker, int) and 0 <= worker < len(self._signals):
-                signum = self._signals[worker]
-                with contextlib.suppress(ValueError):
-                    how = f"stopped by {signal.Signals(signum).name}" if signum else how
-            record.msg = "worker %s (pid %s) %s; not restarted (%d of %d left)"
-            record.args = (worker, pid, how, self.left, self.workers)
-            record.levelno, record.levelname = logging.WARNING, "WARNING"
-        elif record.msg in (self.KILLED, self.EXITED) and len(args) == 3:
-            self.seen = True
-            run_cleanups()  # (in the parent, the worker reaped, before it is forked again)
-            worker, pid, code = args
-            if self._signals is not None and isinstance(worker, int) and 0 <= worker < len(self._signals):
-                self._signals[worker] = 0  # the worker started again has not been told to stop
-            if record.msg == self.KILLED and isinstance(code, int):
-                with contextlib.suppress(ValueError):
-                    code = signal.Signals(code).name
-                record.msg, record.args = "worker %s (pid %s) killed by %s; restarted", (worker, pid, code)
-            else:
-                record.msg, record.args = "worker %s (pid %s) exited with status %s; restarted", (worker, pid, code)
-        return record.levelno >= logging.WARNING  # not Tornado's "Starting 2 processes"
+            signum = killed or (self._signals[worker] if self._signals is not None else 0)
+            with contextlib.suppress(ValueError):
+                how = f"stopped by {signal.Signals(signum).name}" if signum else how
+            _say(f"worker {worker} (pid {pid}) {how}; not restarted ({self.left} of {self.workers} left)")
+            return False
+        self.seen = True
+        run_cleanups()  # (the worker reaped, before it is forked again)
+        if self._signals is not None:
+            self._signals[worker] = 0  # the worker started again has not been told to stop
+        if killed is not None:
+            name: object = killed
+            with contextlib.suppress(ValueError):
+                name = signal.Signals(killed).name
+            _say(f"worker {worker} (pid {pid}) killed by {name}; restarted")
+        else:
+            _say(f"worker {worker} (pid {pid}) exited with status {code}; restarted")
+        return True
+
+
+def _say(line: str) -> None:
+    print(f"nanohubmcp: {line}", file=sys.stderr, flush=True)
 
 
 WORKER_DEATHS = WorkerDeaths()

@@ -64,6 +64,21 @@ def nginx_config(workdir: Path, listen: int, upstreams: list[int], *, tls: bool 
     )
 
 
+def processes_with(field: int, value: int) -> set[int]:
+    """The processes whose ``/proc/PID/stat`` field ``field`` (counted after the name: 1 is the parent's
+    id, 2 the process group) is ``value``; zombies (ended, not yet reaped) too."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[field]) == value:
+                found.add(int(entry.name))
+    return found
+
+
 class Server:
     """One ``nanohubmcp run`` process."""
 

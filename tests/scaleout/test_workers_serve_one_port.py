@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 import wire
-from cluster import Server
+from cluster import Server, processes_with
 from redis_server import RedisServer, free_port
 from support import wait_until
 
@@ -21,16 +21,7 @@ pytestmark = pytest.mark.timeout(90)
 
 
 def children(parent: int) -> set[int]:
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[1]) == parent:
-                found.add(int(entry.name))
-    return found
+    return processes_with(1, parent)
 
 
 def wait_for_workers(server: Server, count: int, timeout: float = 20.0) -> set[int]:
