@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from .._version import __version__
 from ..auth.token_option import add_token_options
 from ..server.provenance.record_ids import id_words_last
-from ..transports.limit_option import limit_arguments, positive_integer
+from ..transports.limit_option import limit_arguments, worker_count
 from ..transports.proxy_option import http_url, proxy_arguments
 from . import documents, serve
 from .script_options import port_number
@@ -64,9 +64,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("app", metavar="APP", help="the Python file defining `server`")
     serving_arguments(run)
-    run.add_argument("--workers", type=positive_integer, default=1, metavar="N",
+    run.add_argument("--workers", type=worker_count, default=1, metavar="N",
                      help="HTTP: N processes serving the one port (needs --state-url redis://…, $NANOHUBMCP_STATE_URL "
-                     "or a state_url= in the app; default 1)")
+                     "or a state_url= in the app; default 1; at most 8 per CPU, at least 64)")
     run.add_argument("--state-url", default=None, metavar="URL",
                      help="where sessions and streams shared by the processes live, e.g. redis://127.0.0.1:6379/0 "
                      "(default: $NANOHUBMCP_STATE_URL, else this process's memory; given, it wins over a state_url= in "

@@ -185,7 +185,8 @@ def warn_about_views(core: ServerCore) -> None:
 
 
 def check_workers(server: Servable, workers: object) -> None:
-    """Refuse ``workers`` that cannot work: not a positive integer, several processes without a
+    """Refuse ``workers`` that cannot work: not a positive integer, more than
+    :func:`~nanohubmcp.transports.limit_option.most_workers` (8 per CPU, at least 64), several processes without a
     shared state store (each would answer the others' sessions with 404), or with one that does not
     answer (each worker would fail on it and be started again, for ever).
 
@@ -194,6 +195,12 @@ def check_workers(server: Servable, workers: object) -> None:
     """
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ConfigurationError(f"workers must be a positive integer, not {workers!r}")
+    from ..transports.limit_option import most_workers
+
+    most = most_workers()
+    if workers > most:  # a typo (40000 for 4) forked until the machine stopped answering (trial42 T42-18)
+        raise ConfigurationError(f"workers={workers} is more than {most}, the most this machine takes (8 per CPU, "
+                                 "at least 64)")
     if workers > 1 and not server.core.state_url.shared:
         raise ConfigurationError(
             f"workers={workers} needs a shared state store, or each process would answer the others' sessions "

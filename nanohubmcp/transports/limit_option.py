@@ -17,7 +17,7 @@ from __future__ import annotations
 import argparse
 
 __all__ = ["LIMIT_OPTIONS", "byte_count", "check_limit_options", "limit_arguments", "limit_argv", "limit_keywords",
-           "positive_integer"]
+           "most_workers", "positive_integer", "worker_count"]
 
 LIMIT_OPTIONS = {
     "max_request_bytes": "--max-request-bytes",
@@ -44,13 +44,35 @@ _HELP = {
 
 
 def positive_integer(text: str) -> int:
-    """A whole number, 1 or more (argparse type): ``nanohubmcp run --workers``."""
+    """A whole number, 1 or more (argparse type)."""
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be 1 or more, not {value}")
+    return value
+
+
+def most_workers() -> int:
+    """The most processes ``run(workers=...)`` and ``nanohubmcp run --workers`` start: 8 per CPU this process
+    may use, at least 64.
+
+    Each worker is a whole Python process with its own tool thread pool; past a few per CPU they only share the
+    same cores, and a typo (``--workers 40000`` for 4) would fork until the machine stops answering.
+    """
+    import os
+
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(64, 8 * cpus)
+
+
+def worker_count(text: str) -> int:
+    """A whole number of processes, 1 to :func:`most_workers` (argparse type): ``nanohubmcp run --workers``."""
+    value = positive_integer(text)
+    most = most_workers()
+    if value > most:
+        raise argparse.ArgumentTypeError(f"at most {most} (8 per CPU, at least 64), not {value}")
     return value
 
 

@@ -1,0 +1,43 @@
+"""``run(workers=N)`` and ``nanohubmcp run --workers N`` refuse more than 8 processes per CPU (at least 64)
+before anything is forked or reached (trial42 T42-18: ``--workers 100000`` forked about 1,000 processes and a
+SIGTERM did not stop it). Nothing here starts a worker: each count is refused before the fork."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from nanohubmcp import MCPServer
+from nanohubmcp.errors import ConfigurationError
+from nanohubmcp.transports.limit_option import most_workers
+
+UNREACHABLE = "redis://127.0.0.1:1/0"
+"""A shared state URL nothing answers: a count past the bound is refused before the store is tried."""
+
+
+def test_the_bound_is_eight_per_cpu_and_at_least_64() -> None:
+    import os
+
+    assert most_workers() == max(64, 8 * len(os.sched_getaffinity(0)))
+
+
+@pytest.mark.parametrize("state_url", ["", UNREACHABLE])
+def test_run_refuses_a_count_past_the_bound_naming_it(state_url: str) -> None:
+    server = MCPServer("many", state_url=state_url)
+    most = most_workers()
+    with pytest.raises(ConfigurationError, match=rf"^workers={most + 1} is more than {most}, the most this machine "
+                       r"takes \(8 per CPU, at least 64\)$"):
+        server.run(port=0, workers=most + 1)
+
+
+def test_the_command_refuses_a_count_past_the_bound_before_importing_the_app(tmp_path: Path) -> None:
+    (tmp_path / "app.py").write_text("raise SystemExit('imported')\n")
+    done = subprocess.run([sys.executable, "-m", "nanohubmcp", "run", "app.py", "--workers", "100000"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+                          check=False)  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert f"argument --workers: at most {most_workers()} (8 per CPU, at least 64), not 100000" in done.stderr
+    assert "imported" not in done.stderr
