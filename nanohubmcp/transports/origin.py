@@ -10,8 +10,8 @@ the foreign host it is, not localhost.
 A page that rebinds its own name to 127.0.0.1 sends a same-origin request (no ``Origin``) but
 ``Host: evil.example:PORT``. A server bound to loopback therefore serves only the Hosts it can
 be reached by: loopback names, the public URL's host and the hosts of listed origins (421
-otherwise). A server bound to other interfaces is reached by names it cannot know, and does
-not check ``Host``.
+otherwise); a name is one host with or without its final dot (``example.com.`` is ``example.com``). A
+server bound to other interfaces is reached by names it cannot know, and does not check ``Host``.
 
 Source: MCP 2025-11-25, Transports § Security Warning (Origin MUST be validated; invalid → 403);
 RFC 6454 § 7 (the Origin header); RFC 9110 § 7.2 (Host), § 15.5.20 (421).
@@ -28,6 +28,8 @@ from .config import TransportConfig
 
 _ORIGIN = re.compile(r"(https?)://(\[[0-9a-f:.]+\]|[a-z0-9._~-]+)(?::(\d{1,5}))?", re.ASCII)
 _HOST = re.compile(r"(\[[0-9a-f:.]+\]|[a-z0-9._~-]+)(?::(\d{1,5}))?", re.ASCII)
+_FINAL_DOT = re.compile(r"(?<=[^/])\.(?=(?::\d*)?$)")
+"""The final dot of an origin's host name (``http://example.com.:8000``)."""
 
 
 @functools.lru_cache(maxsize=64)  # checked on every request; parsing the IP literal was ~1% of a call
@@ -49,20 +51,27 @@ def origin_allowed(origin: str | None, config: TransportConfig) -> bool:
     policy = config.allowed_origins
     if policy == "*":
         return True
-    normalized = origin.rstrip("/").lower()
-    if normalized in config.extra_origins:
+    normalized = _origin_key(origin)
+    if normalized in {_origin_key(o) for o in config.extra_origins}:
         return True
     if isinstance(policy, (list, tuple, set, frozenset)) and (
-            "*" in policy or normalized in {o.rstrip("/").lower() for o in policy}):
+            "*" in policy or normalized in {_origin_key(o) for o in policy}):
         return True
     match = _ORIGIN.fullmatch(normalized)
     return match is not None and is_loopback_host(match.group(2))
 
 
+def _origin_key(origin: str) -> str:
+    """An origin as compared: lower case, no trailing ``/``, no final dot of its name (``example.com.`` is
+    ``example.com``: a fully qualified name is the same host)."""
+    return _FINAL_DOT.sub("", origin.rstrip("/").lower())
+
+
 def host_name(host: str) -> str | None:
-    """The name part of a ``Host`` header value (``host[:port]``), lower case; None when it is not one."""
+    """The name part of a ``Host`` header value (``host[:port]``), lower case, without a final dot (``example.com.``
+    is ``example.com``); None when it is not one."""
     match = _HOST.fullmatch(host.strip().lower())
-    return match.group(1) if match is not None else None
+    return (match.group(1).removesuffix(".") or None) if match is not None else None
 
 
 def is_ip_host(host: str) -> bool:
@@ -101,5 +110,5 @@ def known_hosts(config: TransportConfig) -> set[str]:
         except ValueError:
             continue
         if name:
-            names.add(f"[{name}]" if ":" in name else name)
+            names.add(f"[{name}]" if ":" in name else name.removesuffix("."))
     return names

@@ -142,8 +142,10 @@ def path_prefix(text: str) -> str:
 
 
 def allowed_origins(text: str) -> str | list[str]:
-    """``*``, or origins ``scheme://host[:port]`` separated by commas (argparse type)."""
-    from urllib.parse import urlsplit
+    """``*``, or origins ``scheme://host[:port]`` separated by commas (argparse type), each as browsers send it
+    (:func:`~.public_url.checked_origin`: ``http://bücher.example`` → ``http://xn--bcher-kva.example``)."""
+    from ..errors import ConfigurationError
+    from .public_url import checked_origin
 
     value = text.strip()
     if value == "*":
@@ -151,26 +153,10 @@ def allowed_origins(text: str) -> str | list[str]:
     origins = [part.strip() for part in value.split(",") if part.strip()]
     if not origins:
         raise argparse.ArgumentTypeError(f"{named_source(text)}no origin given: e.g. https://app.example.org, or '*'")
-    for origin in origins:
-        try:
-            parts = urlsplit(origin)
-            parts.port  # noqa: B018 - raises ValueError for a port that is not a number
-        except ValueError:
-            parts = None
-        if (
-            parts is None
-            or parts.scheme not in ("http", "https")
-            or not parts.hostname
-            or parts.path.strip("/")
-            or parts.query
-            or parts.fragment
-            or parts.username
-        ):
-            raise argparse.ArgumentTypeError(
-                f"{named_source(text)}{origin!r} is not an origin: give scheme://host[:port], e.g. "
-                "https://app.example.org (comma-separated; '*' for any)"
-            )
-    return [origin.rstrip("/") for origin in origins]
+    try:
+        return [checked_origin(origin) for origin in origins]
+    except ConfigurationError as exc:
+        raise argparse.ArgumentTypeError(f"{named_source(text)}{exc} (comma-separated; '*' for any)") from None
 
 
 def http_url(text: str) -> str:

@@ -6,6 +6,9 @@ serves, and clients build their request URLs from it: a space or a control chara
 line break in a header is a 500 for every 401), a host no client can reach, or a query a base URL cannot
 carry are refused here, before anything is served. Each caller names the setting in its own words (the
 option, the ``%config`` setting, the ``run()`` argument) in front of the message.
+
+An allowed origin (``run(allowed_origins=[...])``, ``--allowed-origins``) names a host the same way, so
+:func:`checked_origin` takes it by the same rule and gives it in the form browsers send in ``Origin``.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from urllib.parse import unquote, urlsplit
 from ..errors import ConfigurationError
 from .url_path import prefix_path
 
-__all__ = ["EXAMPLE", "checked_public_url"]
+__all__ = ["EXAMPLE", "checked_origin", "checked_public_url"]
 
 EXAMPLE = "https://tools.example.org/"
 """A public URL as the refusals show one."""
@@ -114,11 +117,66 @@ def checked_public_url(text: str) -> str:
             raise ConfigurationError(f"{text!r}: the host {host!r} has no one ASCII (IDNA) form; write the "
                                      "name in its xn-- form, e.g. http://xn--bcher-kva.example/")
         host = ascii_host
+    bad_label = next((label for label in host.lower().split(".") if label.startswith("xn--")
+                      and not _is_punycode(label)), None)
+    if bad_label is not None:
+        raise ConfigurationError(f"{text!r}: the host's label {bad_label!r} spells no name (an xn-- label is the "
+                                 "Punycode of letters and digits, e.g. xn--bcher-kva for bücher); write the name "
+                                 "itself, e.g. http://bücher.example/")
     netloc = host if parts.port is None else f"{host}:{parts.port}"
     if netloc != parts.netloc:
         # ':00080' is port 80: the browser's Origin says 'http://x.org', which the check must know it by
         value = parts._replace(netloc=netloc).geturl()
     return value.rstrip("/") + "/"
+
+
+def checked_origin(text: str) -> str:
+    """``text`` as the ``Origin`` a browser on that site sends: ``scheme://host[:port]``, lower case, a name in
+    another script in its ASCII (IDNA) form, the scheme's default port left out.
+
+    Args:
+        text: an http(s) origin, ``scheme://host[:port]`` (one trailing ``/`` is taken too).
+
+    Returns:
+        The origin as browsers send it (``http://Bücher.example:80/`` → ``http://xn--bcher-kva.example``).
+
+    Raises:
+        ConfigurationError: one line starting with ``repr(text)``, when it is no http(s) origin (another
+            scheme, a path, query, fragment or user, a wildcard such as ``*.example``), or its host or port is
+            one :func:`checked_public_url` refuses (the same words).
+
+    Example:
+        >>> checked_origin("https://App.Example.org:443")
+        'https://app.example.org'
+    """
+    value = text.strip()
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        parts = None
+    if (parts is None or parts.scheme.lower() not in ("http", "https") or not parts.netloc
+            or parts.path not in ("", "/") or parts.query or parts.fragment or "@" in parts.netloc
+            or value.endswith(("?", "#")) or "*" in parts.netloc):
+        raise ConfigurationError(f"{text!r} is not an origin: give scheme://host[:port] with scheme http or https, "
+                                 "e.g. https://app.example.org (no path, no wildcard)")
+    url = urlsplit(checked_public_url(f"{parts.scheme.lower()}://{parts.netloc}"))
+    netloc = url.netloc.lower()
+    default_port = {"https": ":443", "http": ":80"}[url.scheme]
+    return f"{url.scheme}://{netloc.removesuffix(default_port)}"  # browsers send the origin without it
+
+
+def _is_punycode(label: str) -> bool:
+    """True when an ``xn--`` label (lower case) is the Punycode of a name a browser takes: it decodes, spells
+    itself back, and holds letters, marks, digits and ``-`` only (``xn--zz`` decodes to nothing, ``xn--ss-xxx``
+    to a symbol)."""
+    import unicodedata
+
+    try:
+        name = label.encode("ascii").decode("idna")
+        spelled = name.encode("idna").decode("ascii")
+    except UnicodeError:
+        return False
+    return spelled == label and all(char == "-" or unicodedata.category(char)[0] in "LMN" for char in name)
 
 
 def _decoded_host(text: str, host: str) -> str:

@@ -74,3 +74,24 @@ def test_a_percent_encoded_name_is_served_by_its_ascii_name() -> None:
         headers = {"Host": "xn--bcher-kva.example", "Origin": "http://xn--bcher-kva.example",
                    "Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
         assert http.request("POST", "/mcp", INIT, headers).status == 200
+
+
+@pytest.mark.parametrize("given", ["http://xn--zz.example/", "http://xn--ss-xxx.de/", "http://a.XN--ZZ.example/"])
+def test_an_xn_label_that_spells_no_name_is_refused(given: str) -> None:
+    """trial42 T42-10: ``xn--zz`` is no Punycode and ``xn--ss-xxx`` spells a symbol; both were advertised."""
+    with pytest.raises(ConfigurationError, match="spells no name"):
+        checked_public_url(given)
+    assert checked_public_url("http://XN--BCHER-KVA.example/") == "http://XN--BCHER-KVA.example/"
+
+
+@pytest.mark.parametrize(("public", "host"), [("http://example.com./", "example.com"),
+                                              ("http://example.com/", "example.com."),
+                                              ("http://bücher.example/", "xn--bcher-kva.example.")])
+def test_a_name_with_or_without_its_final_dot_is_one_host(public: str, host: str) -> None:
+    """trial42 T42-10: ``http://example.com./`` answered only ``Host: example.com.`` (421 without the dot)."""
+    server = MCPServer("dot")
+    with serve(server, public_url=public), Http(f"http://127.0.0.1:{server.port}/") as http:
+        assert http.get("/.well-known/mcp.json", {"Host": host}).status == 200
+        headers = {"Host": host, "Origin": f"http://{host}", "Content-Type": "application/json",
+                   "Accept": "application/json, text/event-stream"}
+        assert http.request("POST", "/mcp", INIT, headers).status == 200
