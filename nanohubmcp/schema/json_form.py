@@ -61,7 +61,7 @@ def _problem(value: object, path: list[str | int], root: str, holding: set[int])
             holding.discard(id(value))
     if type(value).__name__ == "bool" or type(value).__name__ == "bool_":  # numpy's, not Python's (above)
         return f"a numpy bool ({bool(value)}) at {where} has no JSON form; write the Python bool {bool(value)}"
-    return f"{_a(type(value).__name__)} ({_shown(value)}) at {where} has no JSON form; {_PLAIN}"
+    return f"{_a(type(value).__name__)} ({shown_value(value)}) at {where} has no JSON form; {_PLAIN}"
 
 
 def _a(noun: str) -> str:
@@ -69,9 +69,13 @@ def _a(noun: str) -> str:
     return f"{'an' if noun[:1].lower() in 'aeio' else 'a'} {noun}"
 
 
-def _shown(value: object, limit: int = 60) -> str:
-    """``repr(value)``, cut to ``limit`` characters with an ellipsis when longer."""
-    text = repr(value)
+def shown_value(value: object, limit: int = 60) -> str:
+    """``repr(value)`` for a message, cut to ``limit`` characters with an ellipsis when longer (an int Python
+    will not write as text, of over 4,300 digits, is named so)."""
+    try:
+        text = repr(value)
+    except ValueError:
+        return "an int of over 4,300 digits"
     return text if len(text) <= limit else f"{text[:limit - 1]}…"
 
 
@@ -80,8 +84,8 @@ def _member_problem(value: dict[object, object] | list[object] | tuple[object, .
     if isinstance(value, dict):
         for key, item in value.items():
             if not isinstance(key, str):
-                return (f"{_a(type(key).__name__)} key ({_shown(key)}) at {format_path(root, path)} has no JSON form; "
-                        f"{_PLAIN}")
+                return (f"{_a(type(key).__name__)} key ({shown_value(key)}) at {format_path(root, path)} has no "
+                        f"JSON form; {_PLAIN}")
             found = _problem(item, [*path, key], root, holding)
             if found:
                 return found

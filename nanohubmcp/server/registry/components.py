@@ -31,7 +31,7 @@ from ...schema import (
     Signature,
     describe_function,
 )
-from ...schema.json_form import check_json_form
+from ...schema.json_form import check_json_form, shown_value
 from ...schema.secret import Plan, secret_plan
 
 if TYPE_CHECKING:
@@ -45,7 +45,8 @@ def callable_name(fn: Callable[..., Any], kind: str, name: str | None) -> str:
     """``name``, else (``name`` None) ``fn``'s ``__name__``; an empty ``name`` (an unset setting, say),
     a lambda or a nameless callable raises ``RegistrationError``."""
     if name is not None and not isinstance(name, str):
-        raise RegistrationError(f"{kind}: name={name!r:.60} is not a string; {_text_fix('name', name)}", option="name")
+        raise RegistrationError(f"{kind}: name={shown_value(name)} is not a string; {_text_fix('name', name)}",
+                                option="name")
     if name:
         return name
     fn_name = getattr(fn, "__name__", None)
@@ -65,14 +66,18 @@ def check_text(label: str, option: str, value: object) -> str | None:
     list holding it failed as a whole (-32603, or the client refusing the list)."""
     if value is None or isinstance(value, str):
         return value
-    raise RegistrationError(f"{label}: {option}={value!r:.60} is not a string; {_text_fix(option, value)}",
+    raise RegistrationError(f"{label}: {option}={shown_value(value)} is not a string; {_text_fix(option, value)}",
                             option=option)
 
 
 def _text_fix(option: str, value: object) -> str:
     if isinstance(value, (bytes, bytearray)):
         return f"give text, e.g. {option}={bytes(value).decode('utf-8', 'replace')[:40]!r}"
-    return f"give text, e.g. {option}={str(value)[:40]!r}"
+    try:
+        text = str(value)
+    except ValueError:  # an int of over 4,300 digits
+        return "give text"
+    return f"give text, e.g. {option}={text[:40]!r}"
 
 
 def check_tool_name(tool_name: str, *, given: bool) -> None:

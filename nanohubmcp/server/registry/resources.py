@@ -15,7 +15,7 @@ from ...protocol.uris import comparison_form
 from ...protocol.versions import ProtocolVersion
 from ...protocol.wire import check_annotations
 from ...schema import ArgumentValidator, Signature, describe_function
-from ...schema.json_form import check_json_form
+from ...schema.json_form import check_json_form, shown_value
 from ...schema.text_values import from_text
 from .components import callable_name, check_meta, check_text, is_coroutine_callable
 
@@ -181,6 +181,10 @@ def make_resource(
         "is_coroutine": is_coroutine_callable(fn),
     }
     if "{" not in uri and "}" not in uri:
+        # a bool is no size; nor an int past 64 bits (10**5000 made every resources/list -32603)
+        if size is not None and (isinstance(size, bool) or not isinstance(size, int) or not 0 <= size < 2**63):
+            raise RegistrationError(f"{label}: size={shown_value(size)} is not a number of bytes; give a whole number, "
+                                    "e.g. size=1024, or leave it out", option="size")
         return Resource(uri=uri, size=size, **common)
     from .uri_template import TemplateError, compile_template  # only for templates: not at a server's start
 
