@@ -41,7 +41,7 @@ BIN = Path(sys.executable).parent
 RUN_LANGUAGES = ("python", "bash")
 MARKER = re.compile(r"^<!--\s*(?P<kind>[a-z-]+):\s*(?P<value>.*?)\s*-->$")
 KINDS = ("file", "needs", "serves", "not-run")
-LINKED = ("examples", "notebooks")  # repository folders a page's directory links to
+LINKED = ("examples", "notebooks", "tests/hpc/standin")  # repository folders a page's directory links to
 BLOCK_TIMEOUT = 120.0
 
 
@@ -79,6 +79,7 @@ class Page:
     def open(cls, path: Path) -> Page:
         directory = Path(tempfile.mkdtemp(prefix="docs-page-"))
         for name in LINKED:
+            (directory / name).parent.mkdir(parents=True, exist_ok=True)
             (directory / name).symlink_to(ROOT / name)
         # curl in a block fails on an HTTP error status, as a reader would notice one.
         (directory / ".curlrc").write_text("fail-with-body\nshow-error\n")
