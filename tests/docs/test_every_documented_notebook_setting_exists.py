@@ -1,5 +1,5 @@
 """Every ``NanohubMCP.<setting>`` the documentation names (``c.NanohubMCP.x = ...``, ``%config
-NanohubMCP.x``) is a setting of the ``NanohubMCP`` configurable, and the settings paragraph of
+NanohubMCP.x``) is a setting of the ``NanohubMCP`` configurable, and the settings section of
 getting-started/notebook.md names every one of them. A fresh-user trial followed provenance.md's
 ``c.NanohubMCP.provenance = False``, which did not exist: traitlets only warned "not recognized" and
 records kept being written."""
@@ -37,7 +37,7 @@ def test_every_setting_the_docs_name_exists() -> None:
 
 def test_the_notebook_page_lists_every_setting() -> None:
     text = (ROOT / "docs" / "getting-started" / "notebook.md").read_text()
-    found = re.search(r"^Settings are traitlets on the `NanohubMCP` configurable.*?(?=\n\n)", text, re.M | re.S)
-    assert found, "notebook.md has the paragraph 'Settings are traitlets on the `NanohubMCP` configurable ...'"
+    found = re.search(r"^Settings are traitlets on the `NanohubMCP` configurable.*?(?=^#)", text, re.M | re.S)
+    assert found, "notebook.md has a section opening 'Settings are traitlets on the `NanohubMCP` configurable ...'"
     listed = set(re.findall(r"`([a-z_]+)`", found[0]))
-    assert settings() - listed == set(), "settings the paragraph does not name"
+    assert settings() - listed == set(), "settings the section does not name"
