@@ -281,7 +281,7 @@ def test_kept_results_are_files_in_the_state_directory_that_a_new_process_still_
 
     sink = ResultSink(ResultOptions(max_inline_bytes=10), store(), owner="principal:ada")
     link = results.tool_result(np.arange(100), sink=sink)["content"][-1]
-    figure_link = results.tool_result(PIL.new("RGB", (400, 300)), sink=sink)["content"][-1]
+    figure_link = results.tool_result(PIL.new("RGB", (400, 300)), sink=sink)["content"][0]  # its own place
     kept = sorted(p.name for p in (tmp_path / "results").iterdir() if p.name != ".lock")  # (the folder's lock)
     assert len(kept) == 4  # two data files and their .meta.json
     other = store()  # another process of the same server, opened before the results were kept

@@ -2,7 +2,9 @@
 for a result with no structured content, and for a list mixing blocks with data.
 
 A picture stays MCP content: its place in the value says ``"<image: content[i]>"`` (the name
-:mod:`.convert.mixed` leaves in a dict's place), any other block that is not text (audio, bytes as an
+:mod:`.convert.mixed` leaves in a dict's place) — also when it was kept as a resource for being over
+``max_inline_bytes`` (a ``resource_link`` of an ``image/*`` type in the picture's place; the notes saying
+so are no part of the value), any other block that is not text (audio, bytes as an
 embedded resource, a resource link) ``"<content[i]>"``, i the block's index in the result. A list the
 tool returned mixing blocks with data (``[fig, "cap", {"n": 1}]``) is answered whole, each block named
 in its place: REST shapes it so at once; a job started over MCP keeps where each item sat
@@ -17,15 +19,24 @@ from typing import Any
 
 from ...schema.paths import pointed
 
-__all__ = ["in_place", "named", "placeholders"]
+__all__ = ["in_place", "kept_as", "named", "placeholders"]
+
+
+def kept_as(uri: str) -> str:
+    """The words of the note of a result part kept as the resource ``uri`` that name it (the note that
+    goes with a picture's link is told from a caption by them: ``uri`` is the store's, unguessable)."""
+    return f"so it is kept as the resource {uri} "
 
 
 def placeholders(content: list[Any]) -> Any:
     """The blocks of a result without structured content as a plain value: a text block as its text,
     an image as ``"<image: content[i]>"``, any other block as ``"<content[i]>"``. One block alone
     stands for itself (a figure: ``"<image: content[0]>"``); several are a list in their order; no
-    block is ``[]``."""
-    names = named(content)
+    block is ``[]``. The note of a picture kept as a resource is left out: the picture's link is named
+    ``"<image: content[i]>"``, as the picture itself would be (a job's value reads the same whoever
+    started it: over REST nothing is kept)."""
+    notes = _kept_picture_notes(content)
+    names = [name for i, name in enumerate(named(content)) if i not in notes]
     return names[0] if len(names) == 1 else names
 
 
@@ -40,7 +51,21 @@ def _named(index: int, block: Any) -> Any:
     kind = block.get("type")
     if kind == "text":
         return block.get("text", "")
-    return f"<image: content[{index}]>" if kind == "image" else f"<content[{index}]>"
+    return f"<image: content[{index}]>" if kind == "image" or _picture_link(block) else f"<content[{index}]>"
+
+
+def _picture_link(block: dict[str, Any]) -> bool:
+    """Whether ``block`` is a link to a picture (one kept as a resource stands in the picture's place)."""
+    return block.get("type") == "resource_link" and str(block.get("mimeType") or "").startswith("image/")
+
+
+def _kept_picture_notes(content: list[Any]) -> set[int]:
+    """Indexes of the text blocks that say a picture of ``content`` was kept as a resource."""
+    words = [kept_as(str(b.get("uri"))) for b in content if isinstance(b, dict) and _picture_link(b)]
+    if not words:
+        return set()
+    return {i for i, b in enumerate(content) if isinstance(b, dict) and b.get("type") == "text"
+            and any(w in str(b.get("text", "")) for w in words)}
 
 
 def in_place(result: dict[str, Any], places: list[Any]) -> list[Any] | None:

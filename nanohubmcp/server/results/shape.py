@@ -40,6 +40,9 @@ anything else                  ``TypeError``
 data nested past 128 levels    ``nesting.NestedTooDeep`` (the limit a client's JSON is held to)
 =============================  ==============================================================
 
+With a sink, each image block over ``max_inline_bytes`` — of a figure, an image, bytes, a list of blocks, a
+plot with its data alike — is kept in the store and linked in its place (:func:`.convert.parts.images_kept`).
+
 ``structuredContent`` is left out where the negotiated version has no room for it: before 2025-06-18
 never, in 2025-06-18 and 2025-11-25 only a JSON object, from 2026-07-28 any JSON value. Primitives under
 an object output schema are not wrapped: the handler's validation reports the mismatch.
@@ -174,13 +177,13 @@ def _tool_parts(value: object, sink: ResultSink | None = None, data_only: bool =
         return [_text(text)], jsonenc.Encoded(text) if len(text) > convert.COSTLY_TEXT else jsonenc.loads(text)
     if isinstance(value, list):
         if _is_block_list(value):
-            return parts.resources_kept([_block(i, sink) for i in value], sink), UNSET
+            return parts.resources_kept(parts.images_kept([_block(i, sink) for i in value], sink), sink), UNSET
         return _data_list(value, sink, bare_lists)
     if is_bytes(value):
         parts.held(sink, (memoryview(value).nbytes + 2) // 3 * 4, at_least=True)  # its base64 text
-        return [_bytes_block(value)], UNSET
+        return parts.images_kept([_bytes_block(value)], sink), UNSET
     if is_content(value):
-        return [to_content_block(value)], UNSET
+        return parts.images_kept([to_content_block(value)], sink), UNSET
     if has_str(value):
         return [_text(str(value))], UNSET
     raise TypeError(

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ....protocol import escaped_text, jsonenc
 from ....protocol.wire import UNSET
+from ..named_blocks import kept_as
 from .arrays import LongerThan
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ def link_note(summary: str | None, size: int, sink: ResultSink, link: Wire) -> W
     """The text block that goes with a ``resource_link``: what the data is and where all of it is."""
     note = (
         f"The full result ({size} bytes) is larger than max_inline_bytes "
-        f"({sink.options.max_inline_bytes}), so it is kept as the resource {link['uri']} "
+        f"({sink.options.max_inline_bytes}), {kept_as(link['uri'])}"
         f"({link.get('mimeType')}); read it with resources/read to get all of it."
     )
     return _text(f"{summary}\n\n{note}" if summary else note)
@@ -68,11 +69,11 @@ def offload_text(text: str, sink: ResultSink) -> list[Wire]:
     return [link_note(preview, link.get("size", len(text)), sink, link), link]  # (its UTF-8 size, as kept)
 
 
-def _images_kept(blocks: list[Wire], sink: ResultSink | None, in_place: bool = False) -> list[Wire]:
-    """``blocks`` with each image over ``max_inline_bytes`` kept in the store: a note and a
-    ``resource_link`` to it in its place. ``in_place`` (the blocks go with data, where a
-    ``"<image: content[i]>"`` names block i): the link alone takes the image's place and the notes
-    follow all the blocks, so block i is still the picture."""
+def images_kept(blocks: list[Wire], sink: ResultSink | None) -> list[Wire]:
+    """``blocks`` with each image over ``max_inline_bytes`` kept in the store, whatever shape the value
+    had (a figure alone, a list of pictures and captions, a plot with its data): the ``resource_link``
+    alone takes the image's place and the notes saying so follow all the blocks, so block i is still
+    the picture and a ``"<image: content[i]>"`` names it."""
     out, notes = [], []
     for block in blocks:
         if block.get("type") == "image" and too_big(sink, len(block["data"])):
@@ -81,12 +82,8 @@ def _images_kept(blocks: list[Wire], sink: ResultSink | None, in_place: bool = F
             link = sink.link(
                 data, block["mimeType"], "image." + block["mimeType"].rpartition("/")[2], "the tool's image"
             )
-            note = link_note(None, len(data), sink, link)
-            if in_place:
-                out.append(link)
-                notes.append(note)
-            else:
-                out += [note, link]
+            out.append(link)
+            notes.append(link_note(None, len(data), sink, link))
         else:
             out.append(block)
     return out + notes
@@ -155,7 +152,7 @@ def converted_parts(conv: Converted, sink: ResultSink | None, *, data_only: bool
 
     ``data_only``: the answer carries ``structuredContent`` alone (REST): no text block repeats the
     data's JSON (for a large array, a copy as large as the answer itself)."""
-    blocks = _images_kept(conv.blocks, sink, in_place=conv.has_data)
+    blocks = images_kept(conv.blocks, sink)
     if not conv.has_data:
         return blocks, UNSET
     limit = sink.options.max_inline_bytes if sink is not None else None
