@@ -143,12 +143,15 @@ def classify(obj: object) -> Message:
         EnvelopeError: not an object, wrong ``jsonrpc``, bad id (or one over :data:`MAX_ID_CHARS`),
             missing method.
         InvalidParams: ``params`` present but not an object (MCP uses named params only); a request's
-            ``_meta.progressToken`` over :data:`MAX_ID_CHARS` (a notification's is not looked at: nothing
+            ``_meta.progressToken`` over :data:`MAX_ID_CHARS`, or neither a string nor an integer (an object,
+            array, bool or float; null is no token) (a notification's is not looked at: nothing
             sends it back or keeps it, and JSON-RPC answers no notification).
 
     .. versionchanged:: 1.0
        Ids and request progress tokens over :data:`MAX_ID_CHARS` are refused; a notification with a longer
        token is served (it was answered with an error, which JSON-RPC never sends for a notification).
+       A request's progress token of another type than MCP's ``string | integer`` is refused (was
+       accepted silently).
     """
     if not isinstance(obj, dict):
         raise EnvelopeError("Invalid Request: a JSON-RPC message must be a JSON object")
@@ -175,6 +178,10 @@ def classify(obj: object) -> Message:
             raise InvalidParams('Invalid params: "params" must be an object', request_id=_id_or_none(rid))
         meta = params.get("_meta")
         # (a notification's token is not checked: it is never repeated, and a notification is never answered)
+        if has_id and meta and type(meta) is dict and (token := meta.get("progressToken")) is not None and \
+                not valid_id(token):
+            raise InvalidParams(f'Invalid params: "params._meta.progressToken" must be a string or an integer '
+                                f'(MCP ProgressToken), not {json_kind(token)}', request_id=_id_or_none(rid))
         if has_id and meta and type(meta) is dict and over_long(token := meta.get("progressToken")):
             raise InvalidParams(f'Invalid params: "params._meta.progressToken" is {_length(token)}; a progress '
                                 f'token is at most {MAX_ID_CHARS} characters: send a shorter one (a number or '

@@ -5,7 +5,9 @@
 so it resolves to the right place behind any prefix proxy, the weber proxy included, whether
 or not the server was told the public URL. POSTs there (JSON only: 415 otherwise) are answered
 ``202 Accepted``; the response, and everything related to it, travels on that session's
-stream only. ``POST /?session_id=<id>`` is accepted too, for clients of the earlier package.
+stream only, an error of a request whose id is known included (invalid params found as the message is
+read); a message that cannot be answered on the stream (no JSON, no usable id) gets its error as the POST's
+answer (400). ``POST /?session_id=<id>`` is accepted too, for clients of the earlier package.
 The session ends when its stream closes. A ``resources/read`` of a large kept result goes on the
 stream as an event written from its file a piece at a time (:mod:`.sse_writer`), unless the session's
 streams cross processes (a shared state store): its answer then travels through the store's log whole.
@@ -20,7 +22,7 @@ import functools
 import logging
 from typing import Any
 
-from ..errors import ProtocolError, ServerBusy, SessionNotFound, UnsupportedMediaType
+from ..errors import ProtocolError, ServerBusy, SessionNotFound, UnsupportedMediaType, error_response
 from ..protocol import versions
 from ..server.connection import batch_refusal
 from ..server.wire.request import LARGE_MESSAGE_BYTES, STREAMS_TEXT
@@ -118,6 +120,7 @@ async def post_legacy_message(handler: Any, session_id: str | None) -> None:
         return
     body = handler.body()
     large = len(body) >= LARGE_MESSAGE_BYTES  # parsed, and a call's arguments checked, on a worker thread
+    parsed: Any = None
     try:
         parsed = await connection.parse_large(body) if large else connection.parse(body)
         if isinstance(parsed, list):
@@ -125,6 +128,13 @@ async def post_legacy_message(handler: Any, session_id: str | None) -> None:
             if refused is not None:
                 raise refused
     except ProtocolError as exc:
+        if exc.request_id is not None and not isinstance(parsed, list):
+            # one request whose id is known (invalid params: a progress token over 256 characters or
+            # neither a string nor an integer, "params": 5) is answered where answers are read: on the
+            # stream, as its handler's -32602 would be (a 400 here lost it: trial42 T42-6)
+            handler.send_empty(202)
+            session.get_standalone().send(error_response(exc, exc.request_id))
+            return
         handler.fail(exc)
         return
     stream = session.get_standalone()
