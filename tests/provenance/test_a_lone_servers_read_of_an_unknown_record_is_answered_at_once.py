@@ -108,3 +108,27 @@ def test_servers_given_one_state_directory_read_each_others_records_at_once(tmp_
             uri = link[1 : link.index(">")]
             read = post_rpc(second, "resources/read", {"uri": uri}, path="", timeout=30)  # before first wrote it
             assert json.loads(read["result"]["contents"][0]["text"])["arguments"] == {"a": 1, "b": i}, read
+
+
+def test_a_uri_whose_id_cannot_be_a_records_is_not_found_at_once_on_a_shared_store(tmp_path: Path) -> None:
+    """trial42 T42-11: ``nanohubmcp://provenance/x`` waited the whole 5 s before "Resource not found", while
+    another session's record answered at once, so the time told "exists, not yours" from "no such record".
+    An id of another length or alphabet than every minted one (24 URL-safe characters) is answered at once,
+    with the text any unknown record URI gets."""
+    server = build("shared-records", state_dir=tmp_path / "state")
+    assert server.core.provenance.shared is True
+    with serve(server) as url:
+        post_rpc(url, "tools/call", {"name": "add", "arguments": {"a": 1, "b": 2}}, path="", timeout=30)
+
+        def not_found(uri: str) -> tuple[str, float]:
+            started = time.monotonic()
+            answer = post_rpc(url, "resources/read", {"uri": uri}, path="", timeout=30)
+            took = time.monotonic() - started
+            assert answer["error"]["code"] == -32002, answer
+            return answer["error"]["message"].replace(uri, "URI"), took
+
+        for record_id in ("x", "a" * 23, "a" * 25, "a" * 64, "a" * 23 + "~"):
+            message, took = not_found(URI_PREFIX + record_id)
+            assert took < ELSEWHERE_SECONDS / 2, f"{record_id!r}: the read waited {took:.1f} s"
+        waited, _ = not_found(URI_PREFIX + RecordIds().next())  # of a record's form: waited for, the same text
+    assert message == waited

@@ -15,13 +15,20 @@ import threading
 from collections import deque
 from collections.abc import Sequence
 
-__all__ = ["IDS_AT_ONCE", "RecordIds", "id_words_last"]
+__all__ = ["IDS_AT_ONCE", "RecordIds", "id_words_last", "may_be_record_id"]
 
 IDS_AT_ONCE = 1024
 """Record ids made from one read of the system's random source."""
 RUN_BITS = 35
 """Bits of an id's run counter: its first character is then one of ``A``-``Z``, ``a``-``f``."""
 _DASHED_ID = re.compile(r"-[A-Za-z0-9_-]{23}")
+_RECORD_ID = re.compile(r"[A-Za-z0-9_-]{24}")
+
+
+def may_be_record_id(text: str) -> bool:
+    """Whether ``text`` has the form of a record id: 24 URL-safe base64 characters, as every version minted
+    them (:class:`RecordIds`; before it 18 random bytes so encoded). Any other text names no record."""
+    return _RECORD_ID.fullmatch(text) is not None
 
 
 class RecordIds:

@@ -38,6 +38,7 @@ from .awaited import AwaitedRecords
 from .capture import build
 from .handover import JobEnd, PendingCall
 from .record_db import DB_FILE, MAX_SOURCES, SQLiteRecords
+from .record_ids import may_be_record_id
 from .rows import URI_PREFIX, CallRow, parse_facts, storable, view
 from .writer import DELAY_SECONDS, BatchWriter
 
@@ -360,12 +361,17 @@ class ProvenanceStore:
         process writes to it), records in memory (this process's only), and a record stored but not
         this caller's to read (its session may end meanwhile) are looked for once.
 
+        An id no process mints (:func:`~.record_ids.may_be_record_id`: not 24 URL-safe characters) is
+        answered None at once.
+
         .. versionchanged:: 1.0
            Waiting reads share one look per tick, off the loop, and are bounded in number (each
-           polled the file on the loop every 50 ms).
+           polled the file on the loop every 50 ms). An id that cannot be a record's is not waited for.
         """
         if not self.shared:
             return self.get(record_id, owner)
+        if not may_be_record_id(record_id):
+            return None  # no process mints it: nothing to wait for (the wait told it from another's record)
         body, stored = await asyncio.to_thread(self._look, record_id, owner)
         backend = self.backend
         if stored or not isinstance(backend, SQLiteRecords):
