@@ -505,7 +505,7 @@ class MCPServer:
                 from its file a piece at a time (a few MiB held, not the text about three times). Where
                 the transport writes it so (Streamable HTTP, legacy SSE in one process, stdio) and every
                 middleware of the server has ``stream_kept_text=True``, that ``text`` is then a
-                :class:`~nanohubmcp.protocol.jsonenc.TextPieces`: equal to the text, ``str(text)`` reads
+                :class:`~nanohubmcp.protocol.text_pieces.TextPieces`: equal to the text, ``str(text)`` reads
                 it whole, ``text.size`` is its JSON's bytes, no ``len`` or slicing; return it as it is.
                 Elsewhere (a batch, REST, in memory) it is a ``str``; other values are as without it.
 

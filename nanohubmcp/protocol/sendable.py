@@ -23,13 +23,13 @@ import logging
 from typing import Any
 
 from ..errors.codes import INTERNAL_ERROR
-from . import jsonenc
+from . import jsonenc, text_pieces
 
 __all__ = ["message_parts", "middleware_added", "received", "unsendable_parts"]
 
 log = logging.getLogger("nanohubmcp.server")
 
-Parts = list[bytes | jsonenc.TextPieces]
+Parts = list[bytes | text_pieces.TextPieces]
 
 _MIDDLEWARE_CAUSE = "a middleware must return JSON values (numbers, text, lists, dicts)"
 _SERVER_CAUSE = ("no middleware is installed, so the server made it: please report this as a bug of nanohubmcp, "

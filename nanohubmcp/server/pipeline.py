@@ -30,7 +30,7 @@ has neither step and costs nothing more.
 
 The step before the outermost of them also takes the request's :data:`STREAMS_TEXT` slot away, so
 the application's layers see plain values: a ``resources/read`` of a kept result answers its text
-as a ``str``, not as its open file (:class:`~nanohubmcp.protocol.jsonenc.TextPieces`, which has no
+as a ``str``, not as its open file (:class:`~nanohubmcp.protocol.text_pieces.TextPieces`, which has no
 ``len``, no slicing and no JSON form for the standard library). Its text is then held whole, as on
 a transport that never streams it; a chain without the application's layers still streams it, and
 so does one whose layers were all added with ``stream_kept_text=True`` (they pass the text on

@@ -218,7 +218,7 @@ class BaseHandler(tornado.web.RequestHandler):
 
         Returns:
             None, the body written; or, when the body holds a
-            :class:`~nanohubmcp.protocol.jsonenc.TextPieces` (a kept file's text, on a route that
+            :class:`~nanohubmcp.protocol.text_pieces.TextPieces` (a kept file's text, on a route that
             asked for it: :data:`~nanohubmcp.server.wire.request.STREAMS_TEXT`), the writing of the
             rest a piece at a time, which the handler awaits before it returns (:mod:`.pieces`).
         """

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import InvalidRequest, error_response
-from ..protocol import jsonenc
+from ..protocol import jsonenc, text_pieces
 from ..protocol.sendable import unsendable_parts
 
 log = logging.getLogger("nanohubmcp.stdio")
@@ -129,7 +129,7 @@ class LineWriter:
 
         The line is written as the parts the encoder made (:func:`~nanohubmcp.protocol.jsonenc.dumpb_parts`),
         never joined: a pre-encoded array's text as it is, a kept file's text
-        (:class:`~nanohubmcp.protocol.jsonenc.TextPieces`) escaped a piece at a time as it is read.
+        (:class:`~nanohubmcp.protocol.text_pieces.TextPieces`) escaped a piece at a time as it is read.
         """
         if self.closed:
             return
@@ -169,11 +169,11 @@ class LineWriter:
         while view:
             view = view[os.write(self.fd, view) :]
 
-    def _write_text(self, text: jsonenc.TextPieces) -> None:
+    def _write_text(self, text: text_pieces.TextPieces) -> None:
         """Write ``text``'s escaped string a piece at a time. A piece that cannot be read (the file gone
         bad under the answer, which the server never does to a kept file) ends the line there: the
         client reads a line that is no JSON, and the server log says why."""
-        pieces = jsonenc.escaped_pieces(text)
+        pieces = text_pieces.escaped_pieces(text)
         while True:
             try:
                 piece = next(pieces, None)

@@ -1,9 +1,9 @@
 """Writing a JSON body a piece at a time: the rest of an answer that holds a kept file's text.
 
 ``BaseHandler.send_json`` (:mod:`.base`) writes a body's parts as the encoder made them; from a part
-that is a :class:`~nanohubmcp.protocol.jsonenc.TextPieces` (a kept result's file, on a route that
+that is a :class:`~nanohubmcp.protocol.text_pieces.TextPieces` (a kept result's file, on a route that
 asked for it) on, the body is written here, the text escaped a piece at a time
-(:func:`~nanohubmcp.protocol.jsonenc.escaped_pieces`), each piece taken by the socket before the next
+(:func:`~nanohubmcp.protocol.text_pieces.escaped_pieces`), each piece taken by the socket before the next
 is read. The server holds a piece or two of the text, not the text: Tornado would keep every byte
 written to a response in its buffer until the socket takes it. The body's ``Content-Length`` was set
 from the parts' sizes before its first byte; the bytes are those
@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from tornado.http1connection import HTTP1Connection
 from tornado.iostream import StreamClosedError
 
-from ..protocol.jsonenc import TextPieces, escaped_pieces
+from ..protocol.text_pieces import TextPieces, escaped_pieces
 from .unsent import owner_of
 
 if TYPE_CHECKING:

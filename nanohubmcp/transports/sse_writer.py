@@ -5,7 +5,7 @@ lines and a blank line; comments (``: ping``) keep proxies from closing idle str
 ``X-Accel-Buffering: no`` asks nginx-style proxies not to buffer (MCP 2026-07-28, Transports §
 Streamable HTTP recommends it for every era).
 
-An event whose message holds a kept file's text (a :class:`~nanohubmcp.protocol.jsonenc.TextPieces`:
+An event whose message holds a kept file's text (a :class:`~nanohubmcp.protocol.text_pieces.TextPieces`:
 a ``resources/read`` answered on a stream) is written a piece at a time (:func:`.pieces.write_text`),
 each piece taken by the socket (and held in the server's unsent budget meanwhile) before the next is
 read; its ``data:`` line is the one the whole text gives, byte for byte, as JSON text has no raw line
@@ -26,7 +26,7 @@ import tornado.iostream
 import tornado.web
 from tornado.http1connection import HTTP1Connection
 
-from ..protocol import jsonenc
+from ..protocol import text_pieces
 from ..protocol.sendable import message_parts
 from .unsent import owner_of
 
@@ -47,7 +47,7 @@ next (as a kept file's text is); while it waits behind another it counts as one 
 One such event waits at most: a second one closes the stream as one whose client left that much unread
 (each is held whole while it waits)."""
 
-Part = bytes | jsonenc.TextPieces
+Part = bytes | text_pieces.TextPieces
 
 
 def frame_parts(message: Any, event_id: str | None = None, event: str = "message") -> list[Part]:

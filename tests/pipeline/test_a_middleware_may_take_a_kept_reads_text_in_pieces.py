@@ -1,5 +1,5 @@
 """``server.add_middleware(layer, stream_kept_text=True)``: a layer that passes a kept read's text on
-untouched gets it as the transport writes it, a piece at a time (a ``jsonenc.TextPieces``), so the server
+untouched gets it as the transport writes it, a piece at a time (a ``text_pieces.TextPieces``), so the server
 never reads the text whole for it; the client gets the same text.
 
 It takes effect only when every middleware of the server has the keyword: a layer without it sees the text
@@ -27,7 +27,7 @@ import pytest
 from support import mcp_client, serve, stdio_in_process
 
 from nanohubmcp import MCPServer, Request
-from nanohubmcp.protocol.jsonenc import TextPieces
+from nanohubmcp.protocol.text_pieces import TextPieces
 from nanohubmcp.server.pipeline import CallNext
 from nanohubmcp.testing import MemoryClient
 

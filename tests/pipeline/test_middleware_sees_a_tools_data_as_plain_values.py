@@ -26,7 +26,7 @@ import pytest
 from support import serve, stdio_in_process, without_provenance
 
 from nanohubmcp import MCPServer, Request
-from nanohubmcp.protocol import jsonenc
+from nanohubmcp.protocol import jsonenc, text_pieces
 from nanohubmcp.server.pipeline import CallNext
 from nanohubmcp.server.results.decoded import decoded
 from nanohubmcp.testing import MemoryClient
@@ -140,7 +140,7 @@ async def test_in_memory(name: str, change: bool) -> None:
     check(audit, name, got, await unaudited(name))
 
 
-class Pieces(jsonenc.TextPieces):
+class Pieces(text_pieces.TextPieces):
     """A text read in two pieces, noting when it was closed."""
 
     size = 5

@@ -1,4 +1,4 @@
-"""A :class:`~nanohubmcp.protocol.jsonenc.TextPieces` (a kept file's text) is written as the string it
+"""A :class:`~nanohubmcp.protocol.text_pieces.TextPieces` (a kept file's text) is written as the string it
 stands for: :func:`dumps` and :func:`dumpb` give the same bytes as for the ``str``, and
 :func:`dumpb_parts` leaves it a part of its own whose :func:`escaped_pieces` are the bytes between its
 quotes, :attr:`size` of them, the parts around it the encoder's own.
@@ -11,18 +11,18 @@ from typing import Any
 
 import pytest
 
-from nanohubmcp.protocol import jsonenc
+from nanohubmcp.protocol import jsonenc, text_pieces
 
 TEXTS = ['a "quoted" \\ back\tslash\n\x00\x1f\x7f é € 😀 \u2028', "", "plain ascii [1.0,2.5]", "😀" * 5]
 
 
-class Pieces(jsonenc.TextPieces):
+class Pieces(text_pieces.TextPieces):
     """A text given as its pieces (the file's reads, cut anywhere between characters)."""
 
     def __init__(self, text: str, width: int) -> None:
         self.text = text
         self.width = width
-        self.size = jsonenc.escaped_size(self.pieces())
+        self.size = text_pieces.escaped_size(self.pieces())
 
     def pieces(self) -> Iterator[str]:
         for start in range(0, len(self.text), self.width):
@@ -43,7 +43,7 @@ def streamed(value: Any) -> bytes:
     """What a writer sending :func:`dumpb_parts` a piece at a time sends."""
     out = b""
     for part in jsonenc.dumpb_parts(value):
-        out += part if isinstance(part, bytes) else b"".join(jsonenc.escaped_pieces(part))
+        out += part if isinstance(part, bytes) else b"".join(text_pieces.escaped_pieces(part))
     return out
 
 
@@ -70,7 +70,7 @@ def test_every_writer_writes_the_pieces_as_the_string(text: str, width: int) -> 
         assert jsonenc.dumps(jsonenc.plain(body)) == jsonenc.dumps(plain)  # (plain: the strings themselves)
         for part in jsonenc.dumpb_parts(body):
             if not isinstance(part, bytes):
-                assert part.size == sum(map(len, jsonenc.escaped_pieces(part)))
+                assert part.size == sum(map(len, text_pieces.escaped_pieces(part)))
 
 
 def test_pieces_read_as_their_string() -> None:

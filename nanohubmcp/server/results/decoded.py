@@ -4,7 +4,7 @@ application's middleware.
 To spare writing large data twice, a result may hold values that are not plain Python data where
 the server puts them: ``structuredContent`` (or one of its members, ``"result"``) as a
 :class:`~nanohubmcp.protocol.jsonenc.Encoded` (an array's or a table's JSON text, written once), and a
-``resources/read`` block's ``text`` as a :class:`~nanohubmcp.protocol.jsonenc.TextPieces` (a kept file
+``resources/read`` block's ``text`` as a :class:`~nanohubmcp.protocol.text_pieces.TextPieces` (a kept file
 read a piece at a time; the pipeline sees that none reaches the application's middleware unless all
 of it was added with ``stream_kept_text=True``, and this reads one that would). The encoder writes
 both; a middleware doing ``json.dumps(result)``, ``len``, ``isinstance(..., list)`` or changing the

@@ -6,7 +6,7 @@ answer's bytes). When the transport says it writes such a text a piece at a time
 POST, a legacy SSE message, stdio, and no middleware of the application's in the way:
 :data:`~nanohubmcp.server.wire.request.STREAMS_TEXT`), the read's
 ``text`` is a :class:`KeptText` instead: the file, opened when the read found it, decoded a piece at a
-time; the transport escapes and sends each piece (:func:`~nanohubmcp.protocol.jsonenc.escaped_pieces`).
+time; the transport escapes and sends each piece (:func:`~nanohubmcp.protocol.text_pieces.escaped_pieces`).
 A JSON body or a stdio line closes it once sent; an SSE event leaves it to the message (kept for a resuming
 client on a resumable stream), and it closes when the message is let go. Its size as escaped JSON text is
 counted when it is made (one pass over the file, a piece at a time), so the answer's ``Content-Length`` is
@@ -30,14 +30,14 @@ import weakref
 from collections.abc import Iterator
 from typing import BinaryIO, Final
 
-from ...protocol import jsonenc
+from ...protocol import text_pieces
 
 READ_PIECE_BYTES: Final = 1 << 20
 """Bytes of a kept file read, decoded and sent at a time (:attr:`ResultStore.read_piece_bytes`' default):
 a read holds a few pieces' worth, not the text."""
 
 
-class KeptText(jsonenc.TextPieces):
+class KeptText(text_pieces.TextPieces):
     """The UTF-8 text of an open kept file, as a JSON string read a piece at a time.
 
     Args:
@@ -59,7 +59,7 @@ class KeptText(jsonenc.TextPieces):
         self._piece_bytes = max(1, piece_bytes)
         self._errors = errors
         self._mended = mended
-        self.size = jsonenc.escaped_size(self.pieces())  # (raising, the object owns no file yet)
+        self.size = text_pieces.escaped_size(self.pieces())  # (raising, the object owns no file yet)
         self._closed = weakref.finalize(self, file.close)
 
     def pieces(self) -> Iterator[str]:

@@ -54,7 +54,7 @@ PRODUCER_DIED = "the server process serving this request stopped before it answe
 
 def logged(message: dict[str, Any]) -> str:
     """``message`` as the JSON text a log entry holds: written by the one encoder, so a pre-encoded array
-    and a kept file's text (:class:`~nanohubmcp.protocol.jsonenc.TextPieces`, read whole here) are their
+    and a kept file's text (:class:`~nanohubmcp.protocol.text_pieces.TextPieces`, read whole here) are their
     values (the standard encoder refused both), a lone surrogate as its ``\\u`` escape (UTF-8 has no form)."""
     return utf8_storable(jsonenc.dumps(message))
 

@@ -107,7 +107,7 @@ no such layers). The provenance layer records no such call; the result cache kee
 
 STREAMS_TEXT: Slot[bool] = Slot("the answer writes a kept file's text a piece at a time")
 """Set by a transport whose answer to this request writes a
-:class:`~nanohubmcp.protocol.jsonenc.TextPieces` a piece at a time (a Streamable HTTP POST, answered
+:class:`~nanohubmcp.protocol.text_pieces.TextPieces` a piece at a time (a Streamable HTTP POST, answered
 with a JSON body or an SSE event; a legacy HTTP+SSE message whose session's stream is written in this
 process; stdio): a ``resources/read`` of a result kept in a file then answers its text as the file
 (:class:`~nanohubmcp.server.results.kept_text.KeptText`), not as a ``str``. Absent on every other
