@@ -17,7 +17,7 @@ from IPython.core.error import UsageError
 from IPython.display import display
 
 from ..errors import NanohubMCPError, RegistrationError
-from ..protocol.jsonenc import loads
+from ..protocol.jsondec import loads
 from ..server.provenance.records import record_id_of
 from .display import JUPYTER_TOKEN_NOTE, StatusView, through_jupyter
 from .history_view import HISTORY_ROWS, SCANNED, format_record, history_report

@@ -13,7 +13,7 @@ sends it a piece at a time (:func:`escaped_pieces`).
 
 orjson, when installed (the ``fast`` extra), writes numeric arrays (see :func:`accelerator`); the output is
 the same to the byte as this module's own (numbers in Python's ``repr`` spelling). It also reads large
-bodies where it reads them as :func:`loads` does (``protocol.large_json``). ``import nanohubmcp`` does not
+bodies where it reads them as :func:`~.jsondec.loads` does (``protocol.large_json``). ``import nanohubmcp`` does not
 import it.
 
 A value JSON has no form for (a numpy array or scalar, a pandas frame, which a middleware may put into a
@@ -30,7 +30,6 @@ imports that module only once another has (the result converters), never at star
 from __future__ import annotations
 
 import json
-import json.scanner
 import math
 import os
 import sys
@@ -38,6 +37,8 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from types import ModuleType
 from typing import Any, Final
+
+from .jsondec import own_text
 
 # re-exported: dumps raises NestedTooDeep, and callers named these here before they moved
 from .nesting import (
@@ -64,7 +65,6 @@ __all__ = [
     "dumps_within_depth",
     "is_object",
     "joined",
-    "loads",
     "nested_deeper_than",
     "plain",
     "texts",
@@ -94,13 +94,13 @@ class Encoded:
         """The Python value of ``text`` (decoded once)."""
         if self._value is _UNREAD:
             # our own strict output: the C decoder alone (no per-number check as for client input)
-            self._value = _own_text.decode(self.text)
+            self._value = own_text.decode(self.text)
         return self._value
 
     def copy_value(self) -> Any:
         """The Python value of ``text`` decoded anew, every call: the caller's to change (``value``
         is decoded once and shared by every reader of this ``Encoded``; it is not kept here)."""
-        return _own_text.decode(self.text)
+        return own_text.decode(self.text)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Encoded):
@@ -132,7 +132,6 @@ class Encoded:
 
 
 _UNREAD: Final = object()
-_own_text: Final = json.JSONDecoder()
 
 
 def is_object(structured: object) -> bool:
@@ -436,7 +435,7 @@ def _read_back(parts: list[str | TextPieces]) -> Any:
     text = "".join(part if isinstance(part, str) else _encode_string(str(part))[1:-1] for part in parts)
     if nested_deeper_than(text, WALK_DEPTH):
         raise walked_too_deep()
-    return _own_text.decode(text)
+    return own_text.decode(text)
 
 
 def dumpb_sent(value: object) -> bytes:
@@ -510,46 +509,6 @@ def use_accelerator(enabled: bool) -> bool:
     global _wanted
     _wanted = enabled
     return accelerator() is not None
-
-
-def _no_constants(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if math.isinf(value):
-        raise ValueError(f"the number {text} is too large for a double-precision float")
-    return value
-
-
-# json.loads with keywords builds a decoder per call; this one is built once.
-_decoder = json.JSONDecoder(parse_constant=_no_constants, parse_float=_finite_float)
-# Its C scanner, called directly for text without whitespace around the value (what clients send):
-# JSONDecoder.decode's two Python frames and two regular-expression matches cost a third of a small
-# message's parse. Anything else (whitespace in front, an error) goes through decode, which says why.
-_scan = getattr(json.scanner, "c_make_scanner", None)
-_scan_once = _scan(_decoder) if _scan is not None else None
-
-
-def loads(data: str | bytes) -> Any:
-    """Parse strict JSON: no NaN/Infinity literals, and no number that overflows a double
-    (``1e400`` would otherwise become infinity, which has no JSON form to answer with).
-
-    Raises:
-        ValueError: the text is not valid JSON (``json.JSONDecodeError`` or a constant).
-        UnicodeDecodeError: bytes that are not UTF-8.
-    """
-    if isinstance(data, (bytes, bytearray)):
-        data = data.decode("utf-8-sig" if data[:3] == b"\xef\xbb\xbf" else "utf-8")
-    if _scan_once is not None:
-        try:
-            value, end = _scan_once(data, 0)
-        except StopIteration:  # no value at the start (whitespace, or none at all): decode says which
-            return _decoder.decode(data)
-        if end == len(data) or not data[end:].strip(" \t\n\r"):  # JSON's whitespace after it
-            return value
-    return _decoder.decode(data)  # more after the value: decode's "Extra data" error
 
 
 def dumps_within_depth(value: object, what: str, *, around: int = 0) -> str:

@@ -14,7 +14,7 @@ import sys
 from typing import Any, Final, TypeGuard
 
 from ..errors import InvalidParams, InvalidRequest, ParseError
-from . import jsonenc, large_json, nesting
+from . import jsondec, large_json, nesting
 
 REQUEST = "request"
 NOTIFICATION = "notification"
@@ -126,7 +126,7 @@ def parse_body(body: bytes | str, *, large: bool = False) -> Any:
         raise ParseError(f"Parse error: the JSON is nested more than {MAX_JSON_DEPTH} levels deep "
                          "(arrays and objects, the message's own included)")
     try:
-        return large_json.loads_large(body) if large else jsonenc.loads(body)
+        return large_json.loads_large(body) if large else jsondec.loads(body)
     except (ValueError, UnicodeDecodeError) as exc:
         if "integer string conversion" in str(exc):  # Python's guard against huge int literals
             raise ParseError(f"Parse error: a number has more than {sys.get_int_max_str_digits()} digits; "

@@ -1,5 +1,5 @@
 """Reading a large JSON text quickly: orjson, when installed, wherever it reads the text as
-``jsonenc.loads`` does; the standard library's strict parse everywhere else.
+``jsondec.loads`` does; the standard library's strict parse everywhere else.
 
 A client's body (or stdio line) of 1 MiB or more is parsed on a worker thread
 (``server.wire.request.LARGE_MESSAGE_BYTES``), but Python's JSON parser holds the interpreter lock
@@ -7,7 +7,7 @@ for the whole parse, so every other client waits meanwhile. orjson (the ``fast``
 too, for less time: half of it for an object of many keys, a third of the CPU time for floats (many
 small records: about the same; most of that parse is the garbage collector's, with either parser).
 
-The value must be the one :func:`~.jsonenc.loads` makes, and an error its error, to the word. orjson
+The value must be the one :func:`~.jsondec.loads` makes, and an error its error, to the word. orjson
 reads a few texts differently, and those are left to the standard parse:
 
 - an integer literal beyond 64 bits becomes a float in orjson (an int in Python): a text with a run
@@ -17,7 +17,7 @@ reads a few texts differently, and those are left to the standard parse:
   escape, bytes that are not UTF-8, more than 1024 levels, any syntax error) is parsed again by
   the standard parse, which either reads it (a lone surrogate escape) or refuses it in its own
   words;
-- a UTF-8 byte order mark, which orjson refuses, is skipped in bytes as ``jsonenc.loads`` skips it
+- a UTF-8 byte order mark, which orjson refuses, is skipped in bytes as ``jsondec.loads`` skips it
   (text that starts with one is left to the standard parse, which refuses it).
 
 What both read alike, checked against a corpus and a fuzz (tests/protocol, tests/transports): floats (orjson's are
@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from . import jsonenc
+from . import jsondec, jsonenc
 
 __all__ = ["loads_large", "may_hold_a_long_integer"]
 
@@ -54,12 +54,12 @@ def may_hold_a_long_integer(raw: bytes | bytearray) -> bool:
 
 
 def loads_large(data: bytes | str) -> Any:
-    """:func:`~.jsonenc.loads` of a large text (a body of 1 MiB or more): the same value, or the same
+    """:func:`~.jsondec.loads` of a large text (a body of 1 MiB or more): the same value, or the same
     error, parsed by orjson when it is installed (and not switched off: ``jsonenc.use_accelerator``)
-    and reads ``data`` alike (see the module docstring), else by ``jsonenc.loads``.
+    and reads ``data`` alike (see the module docstring), else by ``jsondec.loads``.
 
     Raises:
-        ValueError, UnicodeDecodeError: as :func:`~.jsonenc.loads` (its own errors: a text orjson
+        ValueError, UnicodeDecodeError: as :func:`~.jsondec.loads` (its own errors: a text orjson
             refuses is parsed again by it).
     """
     orjson = jsonenc.accelerator()
@@ -70,7 +70,7 @@ def loads_large(data: bytes | str) -> Any:
                 return orjson.loads(memoryview(raw)[3:] if raw[:3] == _BOM else raw)
             except orjson.JSONDecodeError:  # not JSON to orjson: the standard parse reads it, or says why not
                 pass
-    return jsonenc.loads(data)
+    return jsondec.loads(data)
 
 
 def _utf8(data: bytes | str) -> bytes | bytearray | None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from . import jsonenc
+from . import jsondec, jsonenc
 from .content import ResourceContent, Role, content_item, is_wire_block, to_content_block
 from .wire import UNSET, Wire, WireType, as_list, check_meta, finish, is_bytes, optional_str, type_name
 
@@ -62,7 +62,7 @@ class ToolResult(WireType):
         wire: Wire = {"content": content, "isError": self.is_error}
         if self.has_structured_content:
             text = jsonenc.dumps_within_depth(self.structured_content, "structured_content")
-            wire["structuredContent"] = jsonenc.loads(text)
+            wire["structuredContent"] = jsondec.loads(text)
             if not content:
                 content.append({"type": "text", "text": text})
         return finish(wire, None, self.meta)

@@ -23,7 +23,7 @@ import logging
 from typing import Any
 
 from ..errors.codes import INTERNAL_ERROR
-from . import jsonenc, text_pieces
+from . import jsondec, jsonenc, text_pieces
 
 __all__ = ["message_parts", "middleware_added", "received", "unsendable_parts"]
 
@@ -67,7 +67,7 @@ def received(message: object) -> Any:
     Raises:
         TypeError, ValueError: as :func:`message_parts`.
     """
-    return jsonenc.loads(jsonenc.joined(message_parts(message)))
+    return jsondec.loads(jsonenc.joined(message_parts(message)))
 
 
 def unsendable_parts(message: object, exc: Exception, *, echoes: bool = True) -> Parts:

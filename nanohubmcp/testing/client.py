@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ProtocolError
 from ..errors.codes import INTERNAL_ERROR, METHOD_NOT_FOUND
-from ..protocol import jsonenc, sendable, versions
+from ..protocol import jsondec, jsonenc, sendable, versions
 from ..transports.memory import MemoryPeer
 
 if TYPE_CHECKING:
@@ -350,7 +350,7 @@ class MemoryClient:
                 if "id" not in message and (method is None or message.get("method") == method)]
 
     def _receive(self, message: dict[str, Any]) -> None:
-        message = jsonenc.loads(jsonenc.dumpb_sent(message))  # as a wire client reads it
+        message = jsondec.loads(jsonenc.dumpb_sent(message))  # as a wire client reads it
         self.messages.append(message)
         if "method" in message and "id" in message:  # the server's request: answered as a task of its own
             self._track(asyncio.ensure_future(self._respond(message)))

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from nanohubmcp.errors import ParseError
-from nanohubmcp.protocol import jsonenc, jsonrpc, large_json
+from nanohubmcp.protocol import jsondec, jsonenc, jsonrpc, large_json
 
 orjson = pytest.importorskip("orjson")
 
@@ -105,7 +105,7 @@ def test_mutated_bodies_read_alike() -> None:
                 else:
                     text[at] = rng.choice(alphabet)
         body = bytes(text)
-        assert outcome(large_json.loads_large, body) == outcome(jsonenc.loads, body), body
+        assert outcome(large_json.loads_large, body) == outcome(jsondec.loads, body), body
 
 
 @pytest.mark.parametrize(("text", "long"), [

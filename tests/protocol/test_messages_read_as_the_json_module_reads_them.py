@@ -1,4 +1,4 @@
-"""``jsonenc.loads`` (every message a transport hands the core) reads a body exactly as the ``json``
+"""``jsondec.loads`` (every message a transport hands the core) reads a body exactly as the ``json``
 module's strict decoder does — the same value, or the same error — whether or not whitespace
 surrounds the value (its fast path calls the C scanner directly and leaves everything else to the
 decoder), and ``classify`` makes the same message of it."""
@@ -11,7 +11,7 @@ from collections.abc import Callable
 import pytest
 
 from nanohubmcp.errors import InvalidParams, InvalidRequest, ParseError
-from nanohubmcp.protocol import jsonenc, jsonrpc
+from nanohubmcp.protocol import jsondec, jsonrpc
 
 CALL = '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add","arguments":{"a":1.5,"b":-2}}}'
 
@@ -42,21 +42,21 @@ REFUSED = [
 
 
 def strict(text: str) -> object:
-    return json.JSONDecoder(parse_constant=jsonenc._no_constants, parse_float=jsonenc._finite_float).decode(text)
+    return json.JSONDecoder(parse_constant=jsondec._no_constants, parse_float=jsondec._finite_float).decode(text)
 
 
 @pytest.mark.parametrize("text", SAME_AS_JSON)
 def test_a_body_reads_as_the_strict_decoder_reads_it(text: str) -> None:
     expected = strict(text)
     for body in (text, text.encode()):
-        value = jsonenc.loads(body)
+        value = jsondec.loads(body)
         assert value == expected
         assert type(value) is type(expected)
 
 
 @pytest.mark.parametrize("text", REFUSED)
 def test_what_the_decoder_refuses_is_refused_with_its_words(text: str) -> None:
-    assert refusal(lambda: strict(text)) == refusal(lambda: jsonenc.loads(text.encode()))
+    assert refusal(lambda: strict(text)) == refusal(lambda: jsondec.loads(text.encode()))
 
 
 def refusal(read: Callable[[], object]) -> str:
@@ -68,13 +68,13 @@ def refusal(read: Callable[[], object]) -> str:
 
 
 def test_a_byte_order_mark_is_skipped_and_bad_utf8_is_refused() -> None:
-    assert jsonenc.loads(b"\xef\xbb\xbf" + CALL.encode())["id"] == 7
+    assert jsondec.loads(b"\xef\xbb\xbf" + CALL.encode())["id"] == 7
     with pytest.raises(UnicodeDecodeError):
-        jsonenc.loads(b'{"a": "\xff"}')
+        jsondec.loads(b'{"a": "\xff"}')
 
 
 def test_classify_makes_the_same_messages_and_refusals() -> None:
-    message = jsonrpc.classify(jsonenc.loads(CALL))
+    message = jsonrpc.classify(jsondec.loads(CALL))
     assert (message.kind, message.method, message.id, message.params["name"]) == ("request", "tools/call", 7, "add")
     note = jsonrpc.classify({"jsonrpc": "2.0", "method": "notifications/initialized", "params": None})
     assert (note.kind, note.id, note.params) == ("notification", None, {})

@@ -12,7 +12,7 @@ from typing import Any
 
 from support import count_calls
 
-from nanohubmcp.protocol import jsonenc
+from nanohubmcp.protocol import jsondec, jsonenc
 from nanohubmcp.protocol.content import TextContent
 from nanohubmcp.server.results import shape
 from nanohubmcp.server.results.convert import mixed
@@ -58,7 +58,7 @@ def test_a_list_holding_a_content_block_among_numbers_is_still_split() -> None:
     values: list[Any] = [1, 2, 3, TextContent("note")]
     result = shape.tool_result(values)
     assert result["content"][0] == {"type": "text", "text": "note"}
-    assert jsonenc.loads(result["content"][-1]["text"]) == {"result": [1, 2, 3]}
+    assert jsondec.loads(result["content"][-1]["text"]) == {"result": [1, 2, 3]}
     nested = {"numbers": list(range(1000)), "inner": [[1, 2], [TextContent("deep")]]}
     split = mixed.split(nested)
     assert split is not None

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nanohubmcp.protocol import jsonenc
+from nanohubmcp.protocol import jsondec, jsonenc
 from nanohubmcp.server.results import shape as results
 from nanohubmcp.server.results.convert import arrays, frames, jsonable
 from nanohubmcp.server.results.options import ResultOptions
@@ -151,7 +151,7 @@ def test_the_result_carries_one_text_as_text_block_and_structured_content(
         assert type(encoded) is jsonenc.Encoded  # not decoded into Python values and written again
         assert data_text == f'{{"result":{encoded.text}}}'
         assert wire(result) == wire(jsonenc.plain(result))  # the bytes of the values themselves
-        assert encoded == jsonenc.loads(data_text)["result"]
+        assert encoded == jsondec.loads(data_text)["result"]
     else:
         assert "structuredContent" not in result
     # a limit the data passes keeps all of it as the stored file instead (the JSON for an array)

@@ -11,7 +11,7 @@ import math
 import mcp_types
 import pytest
 
-from nanohubmcp.protocol import jsonenc
+from nanohubmcp.protocol import jsondec, jsonenc
 from nanohubmcp.protocol.content import (
     Audio,
     EmbeddedResource,
@@ -31,7 +31,7 @@ URI = "data://settings"
 def contents(value: object, mime_type: str | None = None, meta: dict | None = None) -> list[dict]:
     items = resource_contents(value, uri=URI, mime_type=mime_type, meta=meta)
     mcp_types.ReadResourceResult.model_validate({"contents": items})
-    jsonenc.loads(jsonenc.dumps(items))
+    jsondec.loads(jsonenc.dumps(items))
     return items
 
 

@@ -16,7 +16,7 @@ import zlib
 import mcp_types
 import pytest
 
-from nanohubmcp.protocol import jsonenc
+from nanohubmcp.protocol import jsondec, jsonenc
 from nanohubmcp.protocol.content import (
     UNSET,
     Audio,
@@ -49,7 +49,7 @@ PNG64 = base64.b64encode(PNG).decode()
 
 def checked(wire: dict) -> dict:
     """The wire result must be strict JSON and accepted by the official SDK model."""
-    jsonenc.loads(jsonenc.dumps(wire))
+    jsondec.loads(jsonenc.dumps(wire))
     mcp_types.CallToolResult.model_validate(wire)
     return wire
 

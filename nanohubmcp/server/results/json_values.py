@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from ...protocol import jsonenc, nesting
+from ...protocol import jsondec, jsonenc, nesting
 from ...protocol.nesting import MAX_JSON_DEPTH, NestedTooDeep
 from . import convert
 
@@ -61,7 +61,7 @@ def to_json(value: object, what: str) -> tuple[str, Any]:
         NestedTooDeep: as :func:`json_text`.
     """
     text = json_text(value, what)
-    return text, jsonenc.loads(text)
+    return text, jsondec.loads(text)
 
 
 def json_text(value: object, what: str) -> str:

@@ -53,7 +53,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from ...protocol import jsonenc
+from ...protocol import jsondec, jsonenc
 from ...protocol.content import (
     UNSET,
     AudioContent,
@@ -174,7 +174,7 @@ def _tool_parts(value: object, sink: ResultSink | None = None, data_only: bool =
         parts.held(sink, len(text))
         # A large dict's structured content is its text, written once (as a list's): read back as a dict, it
         # was written again where the answer is sent, on the event loop (1M keys: ~5 s there).
-        return [_text(text)], jsonenc.Encoded(text) if len(text) > convert.COSTLY_TEXT else jsonenc.loads(text)
+        return [_text(text)], jsonenc.Encoded(text) if len(text) > convert.COSTLY_TEXT else jsondec.loads(text)
     if isinstance(value, list):
         if _is_block_list(value):
             return parts.resources_kept(parts.images_kept([_block(i, sink) for i in value], sink), sink), UNSET
