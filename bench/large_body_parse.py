@@ -7,7 +7,7 @@ Three bodies, each a ``ping`` whose ``params`` hold the data (user trial S7): ab
 12 MB of small records (ints, strings, booleans, a short array), 8 MB of one object's keys.
 
 - parse: ``jsonrpc.parse_body(body, large=True)`` in this process, orjson switched on and off
-  (``jsonenc.use_accelerator``) in alternating order, ``pairs`` times each;
+  (``accelerator.use_accelerator``) in alternating order, ``pairs`` times each;
 - served: two servers (``MCPServer``, provenance off), one with orjson switched off; per pair one POST
   to each, in alternating order, while a thread GETs ``/healthz`` every 20 ms on the same server on a
   keep-alive connection: the POST's wall time and the longest ``/healthz`` answer time during it.
@@ -35,8 +35,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SERVER = """
 import sys
 from nanohubmcp import MCPServer
-from nanohubmcp.protocol import jsonenc
-jsonenc.use_accelerator(sys.argv[2] == "orjson")
+from nanohubmcp.protocol import accelerator
+accelerator.use_accelerator(sys.argv[2] == "orjson")
 server = MCPServer("bench", provenance=False, state_dir=sys.argv[3])
 server.run(transport="http", host="127.0.0.1", port=int(sys.argv[1]))
 """
@@ -54,17 +54,17 @@ def bodies() -> dict[str, bytes]:
 
 
 def parse_times(body: bytes, pairs: int) -> dict[str, list[tuple[float, float]]]:
-    from nanohubmcp.protocol import jsonenc, jsonrpc
+    from nanohubmcp.protocol import accelerator, jsonrpc
 
     times: dict[str, list[tuple[float, float]]] = {"stdlib": [], "orjson": []}
     for n in range(pairs):
         for way in ("orjson", "stdlib") if n % 2 == 0 else ("stdlib", "orjson"):
-            jsonenc.use_accelerator(way == "orjson")
+            accelerator.use_accelerator(way == "orjson")
             gc.collect()
             wall, cpu = time.perf_counter(), time.process_time()
             jsonrpc.parse_body(body, large=True)
             times[way].append((time.perf_counter() - wall, time.process_time() - cpu))
-    jsonenc.use_accelerator(True)
+    accelerator.use_accelerator(True)
     return times
 
 

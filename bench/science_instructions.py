@@ -32,8 +32,12 @@ try:
 except ImportError:  # a --before checkout older than results/options.py
     from nanohubmcp.server.results.store import ResultOptions
 case, rows, floats, accelerated = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4] == "on"
-if not accelerated and hasattr(jsonenc, "use_accelerator"):
-    jsonenc.use_accelerator(False)
+try:
+    from nanohubmcp.protocol.accelerator import use_accelerator
+except ImportError:  # a --before checkout where jsonenc held the switch (or before the fast extra)
+    use_accelerator = getattr(jsonenc, "use_accelerator", lambda enabled: False)
+if not accelerated:
+    use_accelerator(False)
 a = np.random.default_rng(0).standard_normal(floats)
 rng = np.random.default_rng(1)
 df = pd.DataFrame({"t": np.arange(rows) * 1e-3, "x": rng.standard_normal(rows), "step": np.arange(rows, dtype=np.int64),

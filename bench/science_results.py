@@ -110,6 +110,16 @@ def peer_png(png: bytes) -> bytes:
     return json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"content": [block], "isError": False}}).encode()
 
 
+def _accelerator_switch() -> Any:
+    """``use_accelerator`` of the checkout served: ``protocol.accelerator``'s, jsonenc's before it moved,
+    or None in checkouts before the fast extra."""
+    try:
+        from nanohubmcp.protocol.accelerator import use_accelerator
+    except ImportError:
+        return getattr(jsonenc, "use_accelerator", None)
+    return use_accelerator
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=7)
@@ -131,7 +141,7 @@ def main() -> None:
         compare(args)
         return
     if args.no_accelerator:
-        switch = getattr(jsonenc, "use_accelerator", None)  # absent in checkouts before the fast extra
+        switch = _accelerator_switch()
         if switch is not None:
             switch(False)
     repeats = args.repeats

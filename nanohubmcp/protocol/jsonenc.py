@@ -11,10 +11,8 @@ too large to hold (a kept result's file) is carried as :class:`TextPieces`: :fun
 string it reads as, and :func:`dumpb_parts` leaves it a part of its own, for a writer that escapes and
 sends it a piece at a time (:func:`escaped_pieces`).
 
-orjson, when installed (the ``fast`` extra), writes numeric arrays (see :func:`accelerator`); the output is
-the same to the byte as this module's own (numbers in Python's ``repr`` spelling). It also reads large
-bodies where it reads them as :func:`~.jsondec.loads` does (``protocol.large_json``). ``import nanohubmcp`` does not
-import it.
+orjson, when installed (the ``fast`` extra), writes numeric arrays as this module would, to the byte
+(``protocol.accelerator``); this module never calls it.
 
 A value JSON has no form for (a numpy array or scalar, a pandas frame, which a middleware may put into a
 result; the handlers convert a tool's own) is written as the converter the server gives
@@ -57,7 +55,6 @@ __all__ = [
     "WALK_DEPTH",
     "Encoded",
     "NestedTooDeep",
-    "accelerator",
     "convert_values_with",
     "dumpb",
     "dumpb_sent",
@@ -69,7 +66,6 @@ __all__ = [
     "plain",
     "texts",
     "too_deep",
-    "use_accelerator",
     "within_depth",
 ]
 
@@ -470,45 +466,6 @@ def string_texts(values: list[str]) -> list[str]:
 
 
 _encode_string: Final = json.encoder.encode_basestring  # what _fast_encoder writes a str with
-
-
-# ---------------------------------------------------------------- the optional accelerator
-
-_accelerator: ModuleType | None = None
-_looked: bool = False
-_wanted: bool = True
-
-
-def accelerator() -> ModuleType | None:
-    """The ``orjson`` module when it is installed (the ``fast`` extra) and not switched off, else None.
-
-    Imported on first use, never at ``import nanohubmcp``. Callers use it only for values whose
-    spelling they know to match :func:`dumps` (numeric arrays: ``results.convert.arrays``) and texts
-    it reads as :func:`loads` does (large bodies: ``protocol.large_json``).
-    """
-    global _accelerator, _looked
-    if not _wanted:
-        return None
-    if not _looked:
-        try:
-            import orjson
-
-            _accelerator = orjson
-        except ImportError:
-            _accelerator = None
-        _looked = True
-    return _accelerator
-
-
-def use_accelerator(enabled: bool) -> bool:
-    """Switch the accelerator on (the default, when installed) or off; returns whether it is in use.
-
-    For benchmarks and tests that compare both encoders (and both parsers of a large body); the output
-    is the same either way.
-    """
-    global _wanted
-    _wanted = enabled
-    return accelerator() is not None
 
 
 def dumps_within_depth(value: object, what: str, *, around: int = 0) -> str:

@@ -25,7 +25,7 @@ correctly rounded, as Python's), ``-0``/``-0.0``, duplicate keys (the last value
 key's place), JSON's four whitespace characters around the value, escapes, non-characters. The
 depth limit (``MAX_JSON_DEPTH``, 128) is checked before either parse (``jsonrpc.parse_body``).
 
-This module owns that choice only; ``jsonenc`` finds the accelerator (imported on first use, never
+This module owns that choice only; ``protocol.accelerator`` finds orjson (imported on first use, never
 at ``import nanohubmcp``), and ``jsonrpc.parse_body(large=True)`` is its one caller.
 """
 
@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from . import jsondec, jsonenc
+from . import jsondec
 
 __all__ = ["loads_large", "may_hold_a_long_integer"]
 
@@ -55,14 +55,16 @@ def may_hold_a_long_integer(raw: bytes | bytearray) -> bool:
 
 def loads_large(data: bytes | str) -> Any:
     """:func:`~.jsondec.loads` of a large text (a body of 1 MiB or more): the same value, or the same
-    error, parsed by orjson when it is installed (and not switched off: ``jsonenc.use_accelerator``)
+    error, parsed by orjson when it is installed (and not switched off: ``accelerator.use_accelerator``)
     and reads ``data`` alike (see the module docstring), else by ``jsondec.loads``.
 
     Raises:
         ValueError, UnicodeDecodeError: as :func:`~.jsondec.loads` (its own errors: a text orjson
             refuses is parsed again by it).
     """
-    orjson = jsonenc.accelerator()
+    from .accelerator import accelerator  # (a module more at start otherwise; a large body pays the look-up)
+
+    orjson = accelerator()
     if orjson is not None:
         raw = _utf8(data)
         if raw is not None and not may_hold_a_long_integer(raw):

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from nanohubmcp.errors import ParseError
-from nanohubmcp.protocol import jsondec, jsonenc, jsonrpc, large_json
+from nanohubmcp.protocol import accelerator, jsondec, jsonrpc, large_json
 
 orjson = pytest.importorskip("orjson")
 
@@ -48,9 +48,9 @@ BODIES = [
 
 @pytest.fixture(autouse=True)
 def accelerated() -> Iterator[None]:
-    assert jsonenc.use_accelerator(True)
+    assert accelerator.use_accelerator(True)
     yield
-    jsonenc.use_accelerator(True)
+    accelerator.use_accelerator(True)
 
 
 def outcome(read: Callable[..., Any], *args: Any, **options: Any) -> tuple[str, ...]:
@@ -139,5 +139,5 @@ def test_a_large_body_is_read_by_orjson_when_it_is_installed() -> None:
     assert orjson_calls(lambda: jsonrpc.parse_body(body, large=True)) == 1
     assert orjson_calls(lambda: jsonrpc.parse_body(body)) == 0  # a small body: the standard parse, on the loop
     assert orjson_calls(lambda: jsonrpc.parse_body(CALL % b"18446744073709551616", large=True)) == 0
-    jsonenc.use_accelerator(False)
+    accelerator.use_accelerator(False)
     assert orjson_calls(lambda: jsonrpc.parse_body(body, large=True)) == 0

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nanohubmcp.protocol import jsonenc
+from nanohubmcp.protocol import accelerator, jsonenc
 from nanohubmcp.protocol.escaped_text import KnownText, json_text_escaped, wrapped
 from nanohubmcp.server.results import shape as results
 from nanohubmcp.server.results.convert import frames
@@ -56,11 +56,11 @@ TABLES = {
 
 @pytest.fixture(params=[True, False], ids=["orjson", "stdlib"])
 def accelerated(request: pytest.FixtureRequest) -> Iterator[bool]:
-    assert jsonenc.use_accelerator(request.param) is request.param
+    assert accelerator.use_accelerator(request.param) is request.param
     try:
         yield request.param
     finally:
-        jsonenc.use_accelerator(True)
+        accelerator.use_accelerator(True)
 
 
 def standard(value: Any) -> Any:

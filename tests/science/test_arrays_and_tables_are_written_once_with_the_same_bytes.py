@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from nanohubmcp.protocol import jsondec, jsonenc
+from nanohubmcp.protocol import accelerator, jsondec, jsonenc
 from nanohubmcp.server.results import shape as results
 from nanohubmcp.server.results.convert import arrays, frames, jsonable
 from nanohubmcp.server.results.options import ResultOptions
@@ -114,11 +114,11 @@ FRAMES = {
 
 @pytest.fixture(params=[True, False], ids=["orjson", "stdlib"])
 def accelerated(request: pytest.FixtureRequest) -> Iterator[bool]:
-    assert jsonenc.use_accelerator(request.param) is request.param  # orjson is in the test extra
+    assert accelerator.use_accelerator(request.param) is request.param  # orjson is in the test extra
     try:
         yield request.param
     finally:
-        jsonenc.use_accelerator(True)
+        accelerator.use_accelerator(True)
 
 
 @pytest.mark.parametrize("name", ARRAYS)

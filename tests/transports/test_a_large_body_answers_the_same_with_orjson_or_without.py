@@ -25,7 +25,7 @@ from streams.stream_wire import Wire
 from support import rpc_message, serve
 
 from nanohubmcp import MCPServer
-from nanohubmcp.protocol import jsonenc
+from nanohubmcp.protocol import accelerator
 from nanohubmcp.server.wire.request import LARGE_MESSAGE_BYTES
 
 orjson = pytest.importorskip("orjson")
@@ -77,7 +77,7 @@ def build() -> MCPServer:
 def base() -> Iterator[str]:
     with serve(build()) as url:
         yield url
-    jsonenc.use_accelerator(True)
+    accelerator.use_accelerator(True)
 
 
 def post(base: str, path: str, body: bytes) -> tuple[int, bytes]:
@@ -96,7 +96,7 @@ def both_ways(base: str, path: str, body: bytes) -> tuple[tuple[int, bytes], tup
     assert len(body) >= LARGE_MESSAGE_BYTES
     answers = []
     for accelerated in (True, False):
-        jsonenc.use_accelerator(accelerated)
+        accelerator.use_accelerator(accelerated)
         answers.append(post(base, path, body))
     return answers[0], answers[1]
 
@@ -159,7 +159,7 @@ def profiled() -> Iterator[tuple[OrjsonCalls, str]]:
             yield calls, url
     finally:
         threading.setprofile(None)
-        jsonenc.use_accelerator(True)
+        accelerator.use_accelerator(True)
 
 
 def test_every_http_transport_parses_a_large_body_with_orjson_when_installed(profiled: tuple[OrjsonCalls, str]) -> None:
@@ -183,6 +183,6 @@ def test_every_http_transport_parses_a_large_body_with_orjson_when_installed(pro
         assert calls.taken() == 1
     finally:
         events.close()
-    jsonenc.use_accelerator(False)
+    accelerator.use_accelerator(False)
     assert post(base, "mcp", body)[0] == 200
     assert calls.taken() == 0

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, TypeGuard
 
 from ....protocol import jsonenc
+from ....protocol.accelerator import accelerator
 from .kinds import Nested, library
 
 if TYPE_CHECKING:
@@ -197,7 +198,7 @@ def _accelerated(a: NDArray[Any]) -> tuple[str, NDArray[Any], NDArray[Any]] | No
     of its elements Python spells otherwise (:data:`SMALLEST_SAME`); None as :func:`_numbers_tokens`."""
     import numpy as np
 
-    orjson = jsonenc.accelerator()
+    orjson = accelerator()
     kind = a.dtype.kind
     if orjson is None or type(a) is not np.ndarray or not a.ndim or not a.size or kind not in "biuf":
         return None
