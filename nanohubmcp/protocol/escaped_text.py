@@ -3,7 +3,7 @@
 A tool that returns a table or an array gets a text block holding its data as JSON text (``{"result":...}``),
 and that text is itself written as a JSON string on the wire, so every quote in it is escaped again. The
 data's text is JSON text as ``protocol.jsonenc`` writes it, vouched for as such by its maker (it is
-``structuredContent``'s ``jsonenc.Encoded`` too): it holds no raw control character (the encoder writes
+``structuredContent``'s ``encoded.Encoded`` too): it holds no raw control character (the encoder writes
 those inside strings as escapes, and nothing else outside them), so its string form is the text with each
 backslash and each quote escaped, which ``str.replace`` finds without the C string writer's look at every
 character. :func:`wrapped` makes the block's text and that form at once and hands them over as a

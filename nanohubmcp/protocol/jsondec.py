@@ -4,7 +4,7 @@
 infinity, which has no JSON form to answer with; Python's ``json`` reads all three. :func:`loads` refuses
 them, so every value a client sends can be written back by ``protocol.jsonenc``.
 
-Text the encoder wrote (``jsonenc.Encoded``'s) is strict already: :data:`own_text` reads it with the C
+Text the encoder wrote (``encoded.Encoded``'s) is strict already: :data:`own_text` reads it with the C
 decoder alone, without :func:`loads`' look at each number.
 
 This module owns those two readings; a large body's parse by orjson, where it reads as :func:`loads` does,

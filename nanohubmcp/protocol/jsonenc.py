@@ -32,10 +32,11 @@ import math
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from types import ModuleType
 from typing import Any, Final
 
+from .encoded import Encoded
 from .jsondec import own_text
 
 # re-exported: dumps raises NestedTooDeep, and callers named these here before they moved
@@ -53,14 +54,12 @@ from .text_pieces import TextPieces, escaped_pieces  # (TextPieces: the name the
 __all__ = [
     "MAX_JSON_DEPTH",
     "WALK_DEPTH",
-    "Encoded",
     "NestedTooDeep",
     "convert_values_with",
     "dumpb",
     "dumpb_sent",
     "dumps",
     "dumps_within_depth",
-    "is_object",
     "joined",
     "nested_deeper_than",
     "plain",
@@ -68,72 +67,6 @@ __all__ = [
     "too_deep",
     "within_depth",
 ]
-
-
-class Encoded:
-    """A JSON value already written as compact, strict JSON text (as :func:`dumps` writes it).
-
-    :func:`dumps`/:func:`dumpb` write ``text`` verbatim where the value stands; ``value`` is the
-    Python value it reads as (decoded on first use, then kept), for code that reads the data. An
-    ``Encoded`` equals its value (``Encoded("[1]") == [1]``). Made by the result converters; the
-    caller vouches that ``text`` is what :func:`dumps` writes for the value.
-    """
-
-    __slots__ = ("_value", "text")
-
-    def __init__(self, text: str) -> None:
-        self.text: Final = text
-        self._value: Any = _UNREAD
-
-    @property
-    def value(self) -> Any:
-        """The Python value of ``text`` (decoded once)."""
-        if self._value is _UNREAD:
-            # our own strict output: the C decoder alone (no per-number check as for client input)
-            self._value = own_text.decode(self.text)
-        return self._value
-
-    def copy_value(self) -> Any:
-        """The Python value of ``text`` decoded anew, every call: the caller's to change (``value``
-        is decoded once and shared by every reader of this ``Encoded``; it is not kept here)."""
-        return own_text.decode(self.text)
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Encoded):
-            return self.text == other.text or self.value == other.value
-        return bool(self.value == other)
-
-    __hash__ = None  # type: ignore[assignment]  # equal to its (unhashable) value
-
-    # read like the value it encodes (``x["result"][0]``); code that needs the value's own type
-    # (another JSON library, isinstance checks) uses ``plain()`` or ``.value``
-    def __getitem__(self, key: Any) -> Any:
-        return self.value[key]
-
-    def __len__(self) -> int:
-        return len(self.value)
-
-    def __iter__(self) -> Iterator[Any]:
-        return iter(self.value)
-
-    def __contains__(self, item: object) -> bool:
-        return item in self.value
-
-    def __reduce__(self) -> tuple[type[Encoded], tuple[str]]:
-        return Encoded, (self.text,)  # copies and pickles: the text (the value is read again)
-
-    def __repr__(self) -> str:
-        shown = self.text if len(self.text) <= 60 else self.text[:57] + "..."
-        return f"Encoded({shown!r})"
-
-
-_UNREAD: Final = object()
-
-
-def is_object(structured: object) -> bool:
-    """Whether ``structured`` (a result's ``structuredContent``) is a JSON object: a dict, or an
-    :class:`Encoded` object's text (a large dict result's, written once)."""
-    return isinstance(structured, dict) or (isinstance(structured, Encoded) and structured.text[:1] == "{")
 
 
 class _Escaped:

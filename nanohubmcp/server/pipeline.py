@@ -37,7 +37,7 @@ so does one whose layers were all added with ``stream_kept_text=True`` (they pas
 untouched: the slot stays as the transport set it, and they get the ``TextPieces``).
 The step after the innermost of them hands them the result with the values the server wrote ahead
 as JSON text (an array's or a table's ``structuredContent``, a
-:class:`~nanohubmcp.protocol.jsonenc.Encoded`) decoded into lists and dicts
+:class:`~nanohubmcp.protocol.encoded.Encoded`) decoded into lists and dicts
 (:mod:`~nanohubmcp.server.results.decoded`): they may dump, measure and change it, and what they
 return is written as it stands. A chain without the application's layers still writes that text as
 it is, never decoded.

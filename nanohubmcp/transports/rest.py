@@ -38,7 +38,7 @@ from ..errors import (
     to_error_object,
 )
 from ..protocol import jsonrpc, versions
-from ..protocol.jsonenc import is_object
+from ..protocol.encoded import is_object
 from ..schema.paths import echoed
 from ..server.registry.mcp_apps import app_only
 from ..server.results.named_blocks import placeholders
@@ -195,7 +195,7 @@ def rest_answer(result: dict[str, Any], *, returned: bool = False) -> tuple[int,
         status = 503 if retry_after(result) is not None else 422 if returned else 500
         return status, {"error": "\n".join(texts) or "the tool failed"}
     structured = result.get("structuredContent")
-    if is_object(structured):  # (a large dict's is its JSON text: jsonenc.Encoded)
+    if is_object(structured):  # (a large dict's is its JSON text: encoded.Encoded)
         return 200, structured
     content = result.get("content", [])
     if len(content) == 1 and content[0].get("type") == "text":

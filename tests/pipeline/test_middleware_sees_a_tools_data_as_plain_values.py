@@ -3,7 +3,7 @@ array, a DataFrame, a list of numbers) sees that data as plain JSON values, on e
 ``json.dumps(result)``, ``len``, indexing and ``type(...) is list`` work, and a middleware may change the
 data in place or answer with a result of its own (trial 33, after W5).
 
-Before, ``structuredContent["result"]`` reached it as a ``jsonenc.Encoded`` (the written text): an
+Before, ``structuredContent["result"]`` reached it as a ``encoded.Encoded`` (the written text): an
 ordinary audit layer doing ``json.dumps(result)`` failed every such call with -32603, and changing
 the data in place was impossible. A server without middleware keeps writing that text as it is
 (tests/results/ and bench/science_instructions.py cover the fast path).
@@ -26,7 +26,8 @@ import pytest
 from support import serve, stdio_in_process, without_provenance
 
 from nanohubmcp import MCPServer, Request
-from nanohubmcp.protocol import jsonenc, text_pieces
+from nanohubmcp.protocol import text_pieces
+from nanohubmcp.protocol.encoded import Encoded
 from nanohubmcp.server.pipeline import CallNext
 from nanohubmcp.server.results.decoded import decoded
 from nanohubmcp.testing import MemoryClient
@@ -154,7 +155,7 @@ class Pieces(text_pieces.TextPieces):
 
 
 def test_decoded_turns_only_the_written_ahead_values_into_plain_ones() -> None:
-    encoded = jsonenc.Encoded("[1,2.5,[3]]")
+    encoded = Encoded("[1,2.5,[3]]")
     result: dict[str, Any] = {"content": [{"type": "text", "text": "[1,2.5,[3]]"}],
                               "structuredContent": {"result": encoded, "n": 1}}
     plain = decoded(result)

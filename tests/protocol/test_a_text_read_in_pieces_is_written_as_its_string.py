@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from nanohubmcp.protocol import jsonenc, text_pieces
+from nanohubmcp.protocol.encoded import Encoded
 
 TEXTS = ['a "quoted" \\ back\tslash\n\x00\x1f\x7f é € 😀 \u2028', "", "plain ascii [1.0,2.5]", "😀" * 5]
 
@@ -52,7 +53,7 @@ def bodies(text: str, width: int) -> list[Any]:
     return [
         {"jsonrpc": "2.0", "id": 1, "result": {"contents": [{"uri": "u", "mimeType": "text/plain",
                                                              "text": Pieces(text, width)}]}},
-        [Pieces(text, width), jsonenc.Encoded("[1,2.5]"), "x", Pieces(text[::-1], width)],
+        [Pieces(text, width), Encoded("[1,2.5]"), "x", Pieces(text[::-1], width)],
         {"nan": float("nan"), "text": Pieces(text, width)},  # the writer's second pass (NaN as null)
         many,
     ]

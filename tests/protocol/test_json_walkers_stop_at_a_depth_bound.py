@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from nanohubmcp.protocol import jsonenc, nesting
+from nanohubmcp.protocol.encoded import Encoded
 from nanohubmcp.protocol.nesting import MAX_JSON_DEPTH, NestedTooDeep
 from nanohubmcp.server.provenance import cache_key
 from nanohubmcp.server.results import json_values
@@ -100,7 +101,7 @@ def test_naming_the_part_json_cannot_hold_stops_at_the_limit() -> None:
 
 
 def test_plain_copies_and_cache_keys_stop_at_their_bound() -> None:
-    kept = chain(nesting.WALK_DEPTH - 1, bottom=jsonenc.Encoded("[1]"))
+    kept = chain(nesting.WALK_DEPTH - 1, bottom=Encoded("[1]"))
     assert jsonenc.dumps(jsonenc.plain(kept)) == jsonenc.dumps(kept)  # the Encoded inside is replaced
     with pytest.raises(NestedTooDeep):
         jsonenc.plain(chain(DEEP))

@@ -14,15 +14,16 @@ from typing import Any
 import pytest
 
 from nanohubmcp.protocol import jsonenc
+from nanohubmcp.protocol.encoded import Encoded
 from nanohubmcp.server.provenance.result_text import kept_and_digest, result_text
 from nanohubmcp.server.provenance.rows import digest_text
 
 DATA = "[" + ",".join(str(i / 3) for i in range(50_000)) + "]"
 
 VALUES: list[Any] = [
-    {"result": jsonenc.Encoded(DATA)},
-    {"content": [{"type": "text", "text": "é summary"}], "structuredContent": {"result": jsonenc.Encoded(DATA)}},
-    [jsonenc.Encoded("1"), {"b": jsonenc.Encoded("[2]")}, "x", float("nan")],
+    {"result": Encoded(DATA)},
+    {"content": [{"type": "text", "text": "é summary"}], "structuredContent": {"result": Encoded(DATA)}},
+    [Encoded("1"), {"b": Encoded("[2]")}, "x", float("nan")],
     {"plain": [1, 2.5, "three"]},
 ]
 
@@ -34,19 +35,19 @@ def test_the_parts_are_the_text_and_the_bytes(value: Any) -> None:
 
 
 def test_the_pre_encoded_text_is_a_part_of_its_own_not_a_copy() -> None:
-    encoded = jsonenc.Encoded(DATA)
+    encoded = Encoded(DATA)
     parts = jsonenc.dumps_parts({"structuredContent": {"result": encoded}})
     assert any(part is encoded.text for part in parts)
     assert sum(map(len, parts)) == len(jsonenc.dumps({"structuredContent": {"result": encoded}}))
 
 
 def test_a_lone_surrogate_is_sent_as_u_fffd_in_one_part() -> None:
-    value = {"text": "\ud800", "data": jsonenc.Encoded("[1]")}
+    value = {"text": "\ud800", "data": Encoded("[1]")}
     assert jsonenc.dumpb_parts(value) == [jsonenc.dumpb({"text": "\ufffd", "data": [1]})]
 
 
 def test_a_lone_surrogate_the_protocol_echoes_is_escaped_as_dumpb_does() -> None:
-    value = {"id": "\ud800", "result": {"text": "\udce9", "data": jsonenc.Encoded("[1]")}}
+    value = {"id": "\ud800", "result": {"text": "\udce9", "data": Encoded("[1]")}}
     assert jsonenc.dumpb_parts(value) == [jsonenc.dumpb({"id": "\ud800", "result": {"text": "\ufffd", "data": [1]}})]
 
 
@@ -58,5 +59,5 @@ def test_a_large_results_digest_is_that_of_its_whole_text(value: dict[str, Any])
 
 
 def test_a_small_result_is_kept_whole() -> None:
-    value = {"structuredContent": {"result": jsonenc.Encoded("[1,2]")}}
+    value = {"structuredContent": {"result": Encoded("[1,2]")}}
     assert kept_and_digest(value) == (result_text(value), None)

@@ -9,6 +9,7 @@ import json
 import math
 
 from nanohubmcp.protocol import jsonenc
+from nanohubmcp.protocol.encoded import Encoded
 from nanohubmcp.server.provenance import result_text
 
 RESULTS = [
@@ -16,7 +17,7 @@ RESULTS = [
     {"isError": False, "content": [{"type": "text", "text": "Grüße, 電子 ✓"}], "structuredContent": {"b": 1, "a": 2.5}},
     {"content": [], "structuredContent": {"result": [1.5, math.nan, -math.inf]}, "isError": False},
     {"content": [{"type": "text", "text": "lone \ud800 surrogate"}]},
-    {"content": [], "structuredContent": {"result": jsonenc.Encoded('[{"x":1.5,"name":"a"},{"x":null,"name":"b"}]')}},
+    {"content": [], "structuredContent": {"result": Encoded('[{"x":1.5,"name":"a"},{"x":null,"name":"b"}]')}},
 ]
 
 

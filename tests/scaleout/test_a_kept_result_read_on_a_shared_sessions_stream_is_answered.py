@@ -1,6 +1,6 @@
 """A tool's numpy result after its progress report, in a session shared through Redis: the POST's answer is a
 stream, which mirrors each message to the session's event log as JSON text, and the array's pre-encoded text
-(``jsonenc.Encoded``) was an object the standard encoder refused (TypeError: the POST got no answer). The one
+(``encoded.Encoded``) was an object the standard encoder refused (TypeError: the POST got no answer). The one
 encoder writes the log's text now, as it writes the wire's (a kept file's text too, as the string it stands for).
 """
 

@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 
 from nanohubmcp.protocol import accelerator, jsondec, jsonenc
+from nanohubmcp.protocol.encoded import Encoded
 from nanohubmcp.server.results import shape as results
 from nanohubmcp.server.results.convert import arrays, frames, jsonable
 from nanohubmcp.server.results.options import ResultOptions
@@ -148,7 +149,7 @@ def test_the_result_carries_one_text_as_text_block_and_structured_content(
     data_text = result["content"][-1]["text"]
     if version == "2025-11-25":
         encoded = result["structuredContent"]["result"]
-        assert type(encoded) is jsonenc.Encoded  # not decoded into Python values and written again
+        assert type(encoded) is Encoded  # not decoded into Python values and written again
         assert data_text == f'{{"result":{encoded.text}}}'
         assert wire(result) == wire(jsonenc.plain(result))  # the bytes of the values themselves
         assert encoded == jsondec.loads(data_text)["result"]

@@ -1,4 +1,4 @@
-"""An array's or table's result carries its data as pre-encoded JSON (``jsonenc.Encoded``); every
+"""An array's or table's result carries its data as pre-encoded JSON (``encoded.Encoded``); every
 reader inside the server gets the same values as a client: ``server.call``, the result cache (a hit
 answers the same data), a job's stored result, and provenance's digest and kept record."""
 
@@ -14,6 +14,7 @@ from support import serve
 
 from nanohubmcp import MCPServer
 from nanohubmcp.protocol import jsonenc
+from nanohubmcp.protocol.encoded import Encoded
 from nanohubmcp.server.provenance import result_text
 from nanohubmcp.server.results import shape as results
 
@@ -75,7 +76,7 @@ def test_server_call_the_cache_and_a_job_read_the_values() -> None:
 def test_provenance_digests_and_keeps_the_values() -> None:
     for value in (TABLE, ARRAY):
         result = results.tool_result(value)
-        assert type(result["structuredContent"]["result"]) is jsonenc.Encoded
+        assert type(result["structuredContent"]["result"]) is Encoded
         digest, kept = result_text.digest_of(result)
         plain = jsonenc.plain(result)
         assert type(plain["structuredContent"]["result"]) is list  # the same values, not pre-encoded

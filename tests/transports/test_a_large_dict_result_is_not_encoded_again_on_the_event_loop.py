@@ -3,7 +3,7 @@
 A dict result's structured content was its JSON text read back as a dict (``to_json``), which the transport
 wrote again when it sent the answer: on the event loop, a REST call of a tool returning 400,000 plain
 key/value pairs held the loop for about half a second of its CPU (1M pairs: ~5 s), every other client waiting. Its
-structured content is now that text (``jsonenc.Encoded``, as a list's already was), written as it is.
+structured content is now that text (``encoded.Encoded``, as a list's already was), written as it is.
 
 The loop thread's own CPU time is read from ``/proc`` before and after the call.
 """

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from ...errors import INTERNAL_MESSAGE, InternalError, NanohubMCPError, UnknownComponent, message_of, to_error_object
 from ...protocol import jsonenc, versions
+from ...protocol.encoded import Encoded
 from ...protocol.result_types import ToolResult
 from ...schema.kept_arguments import kept_arguments
 from ...schema.secret import stored_arguments
@@ -435,5 +436,5 @@ def job_answer(job: jobmod.Job) -> dict[str, Any] | ToolResult:
     # The job's value was held to MAX_JSON_DEPTH when it ended; the status around it is one level
     # more, which is not the tool's to answer for: its text is written here, as it is.
     text = jsonenc.dumps(status)
-    return ToolResult(content=[{"type": "text", "text": text}, *blocks], structured_content=jsonenc.Encoded(text),
+    return ToolResult(content=[{"type": "text", "text": text}, *blocks], structured_content=Encoded(text),
                       meta=meta)

@@ -15,7 +15,7 @@ import json
 import math
 from typing import Any
 
-from ...protocol import jsonenc
+from ...protocol.encoded import Encoded
 from ...protocol.nesting import WALK_DEPTH, NestedTooDeep
 
 __all__ = ["NoJSONForm", "canonical"]
@@ -61,7 +61,7 @@ def _no_form(value: object) -> object:
 
 
 def _numbers(value: Any, depth: int = 0) -> Any:
-    if type(value) is jsonenc.Encoded:  # an array's or table's data, kept as its JSON text
+    if type(value) is Encoded:  # an array's or table's data, kept as its JSON text
         value = value.value
     if type(value) is float:
         # an integral float is the integer (3.0 is 3), except -0.0: its sign is part of the value

@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 from ...protocol import jsonenc
+from ...protocol.encoded import Encoded
 from .rows import digest_parts, digest_text
 
 
@@ -112,10 +113,10 @@ def _python_text(result: dict[str, Any]) -> str:
 
 
 def _pre_encoded(structured: object) -> bool:
-    """An array's or a table's ``structuredContent`` (its data's JSON text, ``jsonenc.Encoded``): the plain
+    """An array's or a table's ``structuredContent`` (its data's JSON text, ``encoded.Encoded``): the plain
     writer would refuse it only after writing the content before it, the data's text block (24 MB for a
     300,000-row table, escaped whole and dropped) — the parts are asked for at once."""
-    return isinstance(structured, dict) and structured.get("result").__class__ is jsonenc.Encoded
+    return isinstance(structured, dict) and structured.get("result").__class__ is Encoded
 
 
 _TEXT_RESULT_KEYS = ("content", "isError")

@@ -3,21 +3,22 @@ application's middleware.
 
 To spare writing large data twice, a result may hold values that are not plain Python data where
 the server puts them: ``structuredContent`` (or one of its members, ``"result"``) as a
-:class:`~nanohubmcp.protocol.jsonenc.Encoded` (an array's or a table's JSON text, written once), and a
+:class:`~nanohubmcp.protocol.encoded.Encoded` (an array's or a table's JSON text, written once), and a
 ``resources/read`` block's ``text`` as a :class:`~nanohubmcp.protocol.text_pieces.TextPieces` (a kept file
 read a piece at a time; the pipeline sees that none reaches the application's middleware unless all
 of it was added with ``stream_kept_text=True``, and this reads one that would). The encoder writes
 both; a middleware doing ``json.dumps(result)``, ``len``, ``isinstance(..., list)`` or changing the
 data in place needs lists, dicts and strs.
 :func:`decoded` turns those places (and only those: no walk over the data) into plain values.
-No I/O but a :class:`TextPieces`' reading; imports nothing but :mod:`~nanohubmcp.protocol.jsonenc`.
+No I/O but a :class:`TextPieces`' reading; imports nothing but those two stand-ins' modules.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ...protocol.jsonenc import Encoded, TextPieces
+from ...protocol.encoded import Encoded
+from ...protocol.text_pieces import TextPieces
 
 __all__ = ["decoded"]
 

@@ -53,7 +53,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from ...protocol import jsondec, jsonenc
+from ...protocol import jsondec
 from ...protocol.content import (
     UNSET,
     AudioContent,
@@ -64,6 +64,7 @@ from ...protocol.content import (
     sniff_mime_type,
     to_content_block,
 )
+from ...protocol.encoded import Encoded, is_object
 from ...protocol.result_types import ToolResult
 from ...protocol.versions import V2025_11_25, ProtocolVersion
 from . import convert
@@ -174,7 +175,7 @@ def _tool_parts(value: object, sink: ResultSink | None = None, data_only: bool =
         parts.held(sink, len(text))
         # A large dict's structured content is its text, written once (as a list's): read back as a dict, it
         # was written again where the answer is sent, on the event loop (1M keys: ~5 s there).
-        return [_text(text)], jsonenc.Encoded(text) if len(text) > convert.COSTLY_TEXT else jsondec.loads(text)
+        return [_text(text)], Encoded(text) if len(text) > convert.COSTLY_TEXT else jsondec.loads(text)
     if isinstance(value, list):
         if _is_block_list(value):
             return parts.resources_kept(parts.images_kept([_block(i, sink) for i in value], sink), sink), UNSET
@@ -195,12 +196,12 @@ def _tool_parts(value: object, sink: ResultSink | None = None, data_only: bool =
 def _data_list(value: list[Any], sink: ResultSink | None, bare: bool) -> tuple[list[Wire], Any]:
     """A list of data as one JSON text block (offloaded when too big) and as structured content,
     ``{"result": [...]}`` as an array's (``bare``: the list itself). Its JSON is written once, for
-    both: the structured list is that text (``jsonenc.Encoded``), read back only by code that reads it."""
+    both: the structured list is that text (``encoded.Encoded``), read back only by code that reads it."""
     text = json_text(value, "the tool's result")
     if parts.too_big(sink, len(text)):
         return parts.offload_json(text, sink), UNSET  # type: ignore[arg-type]  # too_big: a sink
     parts.held(sink, len(text))  # (once: the text block and the structured content are one text)
-    data = jsonenc.Encoded(text)
+    data = Encoded(text)
     return [_text(text)], data if bare else {"result": data}
 
 
@@ -226,7 +227,7 @@ def _structured_allowed(value: object, version: str) -> bool:
     allows = version if isinstance(version, ProtocolVersion) else ProtocolVersion.of(version)
     if not allows.structured_content:
         return False
-    return allows.modern or jsonenc.is_object(value)
+    return allows.modern or is_object(value)
 
 
 def structured_value(value: object, output_schema: Mapping[str, Any] | None = None) -> Any:

@@ -65,7 +65,7 @@ class Converted:
         lazy: ``data`` is a function that makes the data (called only when it is inlined).
         text: when given, ``text(within)`` makes the JSON text of the data (to the byte what
             ``jsonenc.dumps`` writes for it) without making the data: the result then carries that one
-            text as its text block and, as ``jsonenc.Encoded``, as ``structuredContent``'s ``result``
+            text as its text block and, as ``encoded.Encoded``, as ``structuredContent``'s ``result``
             (arrays and tables). ``within`` (None: no limit) lets it stop early, raising
             ``arrays.LongerThan``, once the text is known to be longer (arrays do).
         longer_than: when given, ``longer_than(n)`` says, without making all of the data, whether

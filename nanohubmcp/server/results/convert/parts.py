@@ -16,6 +16,7 @@ import base64
 from typing import TYPE_CHECKING, Any
 
 from ....protocol import escaped_text, jsonenc
+from ....protocol.encoded import Encoded
 from ....protocol.wire import UNSET
 from ..named_blocks import kept_as
 from .arrays import LongerThan
@@ -185,7 +186,7 @@ def converted_parts(conv: Converted, sink: ResultSink | None, *, data_only: bool
         if too_big(sink, size) and conv.full is None:  # kept as the data's text itself: no copy of it
             assert sink is not None
             return [*blocks, *_kept(conv, sink, data_text, "application/json", "result.json")], UNSET
-        structured: Any = {"result": jsonenc.Encoded(data_text)}
+        structured: Any = {"result": Encoded(data_text)}
         if data_only and not too_big(sink, size):
             return [*_head(conv), *blocks], structured
         text = escaped_text.wrapped(WRAPPER, data_text, "}")  # (with its escaped form, made once)
