@@ -20,7 +20,7 @@ result; the handlers convert a tool's own) is written as the converter the serve
 TypeError.
 
 How deep a value may nest (``MAX_JSON_DEPTH``, ``NestedTooDeep``, the text's depth count) is
-``protocol.nesting``'s; its names are importable from here too. A table's text block, escaped where the block
+``protocol.nesting``'s. A table's text block, escaped where the block
 is made (``KnownText``), is ``protocol.escaped_text``'s: this module copies its escaped text. The encoder
 imports that module only once another has (the result converters), never at start.
 """
@@ -38,34 +38,18 @@ from typing import Any, Final
 
 from .encoded import Encoded
 from .jsondec import own_text
-
-# re-exported: dumps raises NestedTooDeep, and callers named these here before they moved
-from .nesting import (
-    MAX_JSON_DEPTH,
-    WALK_DEPTH,
-    NestedTooDeep,
-    nested_deeper_than,
-    too_deep,
-    walked_too_deep,
-    within_depth,
-)
+from .nesting import WALK_DEPTH, NestedTooDeep, nested_deeper_than, too_deep, walked_too_deep, within_depth
 from .text_pieces import TextPieces, escaped_pieces  # (TextPieces: the name the middleware guide gave first)
 
 __all__ = [
-    "MAX_JSON_DEPTH",
-    "WALK_DEPTH",
-    "NestedTooDeep",
     "convert_values_with",
     "dumpb",
     "dumpb_sent",
     "dumps",
     "dumps_within_depth",
     "joined",
-    "nested_deeper_than",
     "plain",
     "texts",
-    "too_deep",
-    "within_depth",
 ]
 
 
@@ -233,7 +217,7 @@ def dumps(value: object) -> str:
         TypeError: ``value`` holds something JSON cannot represent (a set, an object).
         ValueError: ``value`` contains itself (a circular reference).
         NestedTooDeep: ``value`` nests so deeply that the writer would pass Python's recursion limit
-            (about 1000 levels; a ValueError); callers that hold values to :data:`MAX_JSON_DEPTH`
+            (about 1000 levels; a ValueError); callers that hold values to :data:`~.nesting.MAX_JSON_DEPTH`
             check the text (:func:`nested_deeper_than`).
     """
     out = _marked(value)
@@ -402,12 +386,12 @@ _encode_string: Final = json.encoder.encode_basestring  # what _fast_encoder wri
 
 
 def dumps_within_depth(value: object, what: str, *, around: int = 0) -> str:
-    """:func:`dumps` of ``value``, held to :data:`MAX_JSON_DEPTH` as :func:`within_depth` says
+    """:func:`dumps` of ``value``, held to :data:`~.nesting.MAX_JSON_DEPTH` as :func:`within_depth` says
     (an :class:`Encoded` value is its text: its maker vouches for it, as for its spelling).
 
     Raises:
         TypeError, ValueError: as :func:`dumps`.
-        NestedTooDeep: the value (``what``) nests more than :data:`MAX_JSON_DEPTH` levels deep.
+        NestedTooDeep: the value (``what``) nests more than :data:`~.nesting.MAX_JSON_DEPTH` levels deep.
     """
     if type(value) is Encoded:
         return value.text

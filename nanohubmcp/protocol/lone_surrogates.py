@@ -54,7 +54,7 @@ def for_the_wire(message: Any, *, echoes: bool = True) -> Any:
 
     Args:
         message: dicts, lists, str, numbers, bool, None, as ``jsonenc.plain`` leaves them, nested no deeper
-            than ``jsonenc.WALK_DEPTH`` (``plain`` checked it).
+            than ``nesting.WALK_DEPTH`` (``plain`` checked it).
         echoes: False for a body none of whose text echoes the client (a REST answer of a tool's): every
             member is the server's text.
 
