@@ -32,10 +32,11 @@ import math
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from types import ModuleType
 from typing import Any, Final
 
+from .compact_json import compact_writer
 from .encoded import Encoded
 from .jsondec import own_text
 from .nesting import WALK_DEPTH, NestedTooDeep, nested_deeper_than, too_deep, walked_too_deep, within_depth
@@ -163,32 +164,6 @@ def _spliced(out: str) -> str:
 def _forget() -> None:
     """Drop the texts of an encoding that failed half-way."""
     _pending.__dict__.pop("texts", None)
-
-
-def compact_writer(default: Callable[[Any], object], *, allow_nan: bool) -> Callable[[Any], str]:
-    """A compact JSON writer (``separators=(",", ":")``, text as UTF-8, not escaped) made once: the
-    standard library's C encoder built a single time, where ``json.dumps`` and
-    ``JSONEncoder.encode`` build one per call (about half the cost of writing a small value).
-
-    It does not look for cycles: a value that contains itself raises RecursionError, not
-    ValueError. ``default`` is called for what JSON has no form for, as ``json.dumps``'s is.
-    """
-    chunks = compact_chunks(default, allow_nan=allow_nan)
-    return lambda value: "".join(chunks(value, 0))
-
-
-def compact_chunks(default: Callable[[Any], object], *, allow_nan: bool) -> Callable[[Any, int], Sequence[str]]:
-    """:func:`compact_writer`'s encoder itself: ``chunks(value, 0)`` is the pieces its text is joined
-    from (one Python call fewer per value where a caller joins them inline)."""
-    make = getattr(json.encoder, "c_make_encoder", None)  # not in the stubs: CPython's C part of json
-    if make is None:  # an interpreter without the C accelerator
-        encoder = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=allow_nan, default=default)
-        encode = encoder.encode
-        return lambda value, _level: (encode(value),)
-    chunks: Callable[[Any, int], Sequence[str]] = make(
-        None, default, json.encoder.encode_basestring, None, ":", ",", False, False, allow_nan
-    )
-    return chunks
 
 
 _fast_encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"), default=_splice_mark)

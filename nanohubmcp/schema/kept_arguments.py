@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from ..protocol import jsonenc
+from ..protocol import compact_json
 from ..protocol.lone_surrogates import utf8_storable
 from .secret import stored_form
 
@@ -31,7 +31,7 @@ and shape (:func:`kept_arguments`)."""
 NOT_STORED_KEY = "[not stored]"
 """The one key of kept arguments whose names and small values alone were over the bound."""
 
-_writer = jsonenc.compact_writer(stored_form, allow_nan=True)
+_writer = compact_json.compact_writer(stored_form, allow_nan=True)
 _DIGEST_CHARS = 64
 
 

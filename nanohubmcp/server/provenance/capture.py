@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...protocol import jsonenc
+from ...protocol import compact_json
 from ...protocol.lone_surrogates import utf8_storable
 from ...schema.kept_arguments import MAX_KEPT_ARGUMENTS_BYTES, arguments_text
 from ...schema.secret import stored_arguments, stored_form
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from ..registry.components import Tool
     from .handover import Earlier, Made, PendingCall
 
-_arguments_chunks = jsonenc.compact_chunks(stored_form, allow_nan=True)
+_arguments_chunks = compact_json.compact_chunks(stored_form, allow_nan=True)
 """The encoder's chunks of a tool's arguments as a record keeps them (:func:`_plain_arguments_text`)."""
 
 _row = tuple.__new__

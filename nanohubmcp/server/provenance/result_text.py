@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ...protocol import jsonenc
+from ...protocol import compact_json, jsonenc
 from ...protocol.encoded import Encoded
 from .rows import digest_parts, digest_text
 
@@ -23,7 +23,7 @@ def _refuse(value: object) -> object:
     raise TypeError(f"{type(value).__name__} is not a plain JSON value")
 
 
-_wire_text = jsonenc.compact_writer(_refuse, allow_nan=False)
+_wire_text = compact_json.compact_writer(_refuse, allow_nan=False)
 """What :func:`~nanohubmcp.protocol.jsonenc.dumps` writes for a value without pre-encoded data,
 NaN or infinities (the same options: compact, ``ensure_ascii=False``, ``allow_nan=False``);
 raises TypeError/ValueError for the rest."""

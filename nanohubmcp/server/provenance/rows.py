@@ -25,7 +25,7 @@ import hashlib
 import json
 from typing import Any, NamedTuple
 
-from ...protocol import jsonenc
+from ...protocol import compact_json
 from ...protocol.lone_surrogates import utf8_storable
 from ..jobs.record import PROVENANCE_URI_PREFIX
 
@@ -88,7 +88,7 @@ class CallRow(NamedTuple):
 
 
 COLUMNS = CallRow._fields
-column_json = jsonenc.compact_writer(str, allow_nan=True)
+column_json = compact_json.compact_writer(str, allow_nan=True)
 """The compact JSON text of a row's small JSON columns (``resource_links``, ``extra``): a value JSON has
 no form for as its ``str``."""
 FACTS_KEY_CHARS = 32
