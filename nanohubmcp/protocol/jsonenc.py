@@ -1,55 +1,52 @@
-"""Strict JSON in and out: one encoder for everything we put on the wire.
+"""Strict JSON out: the one encoder of everything the server puts on the wire.
 
-``NaN`` and ``±Infinity`` are not JSON (RFC 8259 § 6); Python's ``json`` writes them anyway.
-We turn them into ``null`` (what ``JSON.stringify`` writes; a structured result keeps its shape) and refuse them
-on input, so every byte we send parses with a strict JSON parser.
+:func:`dumps` writes compact, strict JSON text: every byte parses with a strict parser. What JSON has no form
+for is ``protocol.foreign_values``' (``NaN`` and ``±Infinity`` become ``null``; a numpy or pandas value in a
+message is written as the server's converter makes it, anything else raises TypeError). :func:`dumpb` is
+that text as UTF-8, with ``\\u`` escapes where text has no UTF-8 form (a lone surrogate), and
+:func:`dumpb_parts` the bytes a transport sends, in parts.
 
-Large data (an array's or a table's values) is written once as JSON text and carried as :class:`Encoded`:
-:func:`dumps` and :func:`dumpb` copy that text into their output as it is, so the same text can be both a
-tool result's text block and its ``structuredContent`` without being decoded and written again. A string
-too large to hold (a kept result's file) is carried as :class:`TextPieces`: :func:`dumps` writes it as the
-string it reads as, and :func:`dumpb_parts` leaves it a part of its own, for a writer that escapes and
-sends it a piece at a time (:func:`escaped_pieces`).
+Three stand-ins are copied into the text instead of being written again, each marked where it stands while
+the standard library's C writer writes the rest, then spliced in: an :class:`~.encoded.Encoded` (an array's
+or a table's values written once as JSON text: its text, quotes and all), a table's text block that carries
+its escaped form (``protocol.escaped_text.KnownText``: that form, between the string's quotes) and a
+:class:`~.text_pieces.TextPieces` (a kept file's text, read a piece at a time: :func:`dumpb_parts` leaves it
+a part of its own, for a transport that escapes and sends it in pieces; every other writer writes its
+string). :func:`plain` reads a value holding them as plain Python values.
 
-orjson, when installed (the ``fast`` extra), writes numeric arrays as this module would, to the byte
-(``protocol.accelerator``); this module never calls it.
-
-A value JSON has no form for (a numpy array or scalar, a pandas frame, which a middleware may put into a
-result; the handlers convert a tool's own) is written as the converter the server gives
-(:func:`convert_values_with`) makes it; without one, or for anything it does not convert, the writers raise
-TypeError.
-
-How deep a value may nest (``MAX_JSON_DEPTH``, ``NestedTooDeep``, the text's depth count) is
-``protocol.nesting``'s. A table's text block, escaped where the block
-is made (``KnownText``), is ``protocol.escaped_text``'s: this module copies its escaped text. The encoder
-imports that module only once another has (the result converters), never at start.
+This module owns the writing and the splicing. Reading JSON is ``protocol.jsondec``'s, how deep a value may
+nest ``protocol.nesting``'s, the writer built once ``protocol.compact_json``'s; orjson (the ``fast`` extra,
+``protocol.accelerator``) writes numeric arrays for the result converters, never here. The encoder imports
+``escaped_text`` only once another module has (the result converters), never at start.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from types import ModuleType
 from typing import Any, Final
 
 from .compact_json import compact_writer
 from .encoded import Encoded
+from .foreign_values import json_ready, scrub
 from .jsondec import own_text
 from .nesting import WALK_DEPTH, NestedTooDeep, nested_deeper_than, too_deep, walked_too_deep, within_depth
 from .text_pieces import TextPieces, escaped_pieces  # (TextPieces: the name the middleware guide gave first)
 
 __all__ = [
-    "convert_values_with",
     "dumpb",
+    "dumpb_parts",
     "dumpb_sent",
     "dumps",
+    "dumps_parts",
     "dumps_within_depth",
     "joined",
     "plain",
+    "string_texts",
     "texts",
 ]
 
@@ -121,39 +118,10 @@ def _splice_mark(value: object) -> Any:
     elif isinstance(value, (TextPieces, _Escaped)):
         spliced = value
     else:
-        return _foreign(value)
+        return json_ready(value)
     texts = _pending.__dict__.setdefault("texts", [])
     texts.append(spliced)
     return f"{_MARK}{len(texts) - 1}"
-
-
-_converter: Callable[[object], Any] | None = None
-"""What makes a value JSON has no form for JSON-ready (:func:`convert_values_with`), or None."""
-
-
-def convert_values_with(converter: Callable[[object], Any]) -> None:
-    """Write each value JSON has no form for (a numpy array, a pandas frame) as ``converter`` makes it.
-
-    ``converter(value)`` returns the JSON-ready value, or ``value`` itself when it has none (then
-    :class:`TypeError`, as for any such value). It is called only for what the writer cannot write
-    itself, never for a message made of JSON values. The result converters
-    (:func:`nanohubmcp.server.results.convert.jsonable`) are given here by the server: a value a
-    middleware put into a result is then written as the same value returned by a tool.
-    """
-    global _converter
-    _converter = converter
-
-
-def _foreign(value: object) -> Any:
-    """``value`` (JSON has no form for it) as the converter makes it, non-finite floats as null;
-    else TypeError."""
-    converter = _converter
-    if converter is not None:
-        made = converter(value)
-        # (one of the same type again would be handed back here for ever: a RecursionError, "nested too deeply")
-        if made is not value and type(made) is not type(value):
-            return _scrub(made)
-    raise TypeError(f"Object of type {value.__class__.__name__} is not JSON serializable")
 
 
 def _spliced(out: str) -> str:
@@ -169,19 +137,6 @@ def _forget() -> None:
 _fast_encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"), default=_splice_mark)
 """The checking writer: a cycle raises ValueError (used when the one-time writer below failed)."""
 _fast_text = compact_writer(_splice_mark, allow_nan=False)
-
-
-def _scrub(value: object, depth: int = 0) -> Any:
-    """Replace non-finite floats with None, recursively (slow path only; Encoded text has none)."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, (dict, list, tuple)) and depth >= WALK_DEPTH:
-        raise walked_too_deep()
-    if isinstance(value, dict):
-        return {k: _scrub(v, depth + 1) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_scrub(v, depth + 1) for v in value]
-    return value
 
 
 def dumps(value: object) -> str:
@@ -262,7 +217,7 @@ def _marked(value: object) -> str:
             raise  # e.g. a circular reference: scrubbing would recurse for ever
         # allow_nan=False refused NaN/Infinity: only then pay for a scrubbing copy.
         try:
-            out = _fast_encoder.encode(_scrub(value))
+            out = _fast_encoder.encode(scrub(value))
         except BaseException:
             _forget()
             raise
@@ -272,7 +227,7 @@ def _marked(value: object) -> str:
     return out
 
 
-_ascii_encoder = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":"), default=_foreign)
+_ascii_encoder = json.JSONEncoder(ensure_ascii=True, allow_nan=False, separators=(",", ":"), default=json_ready)
 
 
 def dumpb(value: object) -> bytes:
@@ -337,7 +292,7 @@ def joined(parts: Iterable[bytes | TextPieces]) -> bytes:
 
 
 def _escaped(value: object) -> bytes:
-    return _ascii_encoder.encode(_scrub(plain(value))).encode("ascii")
+    return _ascii_encoder.encode(scrub(plain(value))).encode("ascii")
 
 
 def texts(values: list[Any]) -> list[str]:

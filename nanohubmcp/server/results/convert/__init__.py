@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ....protocol import jsonenc
+from ....protocol import foreign_values, jsonenc
 from ....protocol.content import is_content
 from ....protocol.wire import UNSET
 from . import arrays, display, frames, images, mixed
@@ -261,11 +261,11 @@ def jsonable(value: object, _depth: int = 0) -> Any:
 
 def write_values() -> None:
     """Have the wire's encoder write a numpy or pandas value it meets in a message as :func:`jsonable`
-    makes it (:func:`~nanohubmcp.protocol.jsonenc.convert_values_with`): a record array as one object per
+    makes it (:func:`~nanohubmcp.protocol.foreign_values.convert_values_with`): a record array as one object per
     element, a masked element as null, a complex number as ``[real, imag]``, a ``datetime64`` as ISO 8601
     text, as in a tool's result. Costs a message of JSON values nothing (the encoder asks only for what it
     cannot write)."""
-    jsonenc.convert_values_with(jsonable)
+    foreign_values.convert_values_with(jsonable)
 
 
 write_values()
