@@ -11,8 +11,8 @@ character. :func:`wrapped` makes the block's text and that form at once and hand
 block's text stands, instead of escaping the text a second time (for a large table, the escaping cost more
 than writing the table).
 
-This module owns that string, the count of those alive (the encoder looks for one only while there is
-one: :data:`alive`) and where in a message one is copied from (:func:`known_texts`: a block's ``text`` in
+This module owns that string, the ones alive (the encoder looks for one only while there is one:
+:data:`alive`) and where in a message one is copied from (:func:`known_texts`: a block's ``text`` in
 a result's ``content``). It writes no JSON and imports nothing of the package: ``protocol.jsonenc`` does
 the writing, and imports this module only once something else has (the result converters, at a server's
 first tool result; never at start).
@@ -21,12 +21,21 @@ first tool result; never at start).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Final
 
 __all__ = ["KnownText", "alive", "json_text_escaped", "known_texts", "wrapped"]
 
-alive = 0
-""":class:`KnownText` strings made and not yet freed: only while there is one does the encoder look for one
-in the message (a few checks every message would pay otherwise). Off under threads, it costs speed only."""
+alive: Final[list[None]] = []
+"""One entry per :class:`KnownText` made and not yet freed: only while it is not empty does the encoder look
+for one in a message (a few checks every message would pay otherwise).
+
+Exact under threads: each ``KnownText`` is made and freed on whichever thread holds it (a worker's, the
+loop's, the garbage collector's), and ``list.append``/``list.pop`` are each one step no other thread comes
+between, where ``count += 1`` is a read and a write another thread's ``-= 1`` may fall between (on an
+interpreter without the GIL). A count left below the truth would stop the encoder looking for good (every
+table's text block then escaped a second time: slower, the same bytes); one left above, every message would
+pay the look. A ``KnownText`` is written as the ``str`` it is wherever the encoder does not look, so the bytes
+never depend on this list; only the time does."""
 
 
 class KnownText(str):
@@ -41,15 +50,13 @@ class KnownText(str):
     escaped: str
 
     def __new__(cls, text: str, escaped: str) -> KnownText:
-        global alive
         made = super().__new__(cls, text)
+        alive.append(None)  # (before anything else can fail: its __del__ runs whenever it is freed)
         made.escaped = escaped
-        alive += 1
         return made
 
     def __del__(self) -> None:
-        global alive
-        alive -= 1
+        alive.pop()
 
     def __reduce__(self) -> tuple[type[str], tuple[str]]:
         return str, (str.__str__(self),)

@@ -196,7 +196,7 @@ def _marked(value: object) -> str:
     tables = _escaped_text
     if tables is None and _ESCAPED_TEXT in sys.modules:  # (imported with the result converters, never at start)
         tables = _tables()
-    if tables is not None and tables.alive > 0:
+    if tables is not None and tables.alive:
         value = tables.known_texts(value, _Escaped)
     try:
         try:
