@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from types import ModuleType
 from typing import Any, Final
 
-from .compact_json import compact_writer
+from .compact_json import compact_chunks
 from .encoded import Encoded
 from .foreign_values import json_ready, scrub
 from .jsondec import own_text
@@ -136,7 +136,8 @@ def _forget() -> None:
 
 _fast_encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"), default=_splice_mark)
 """The checking writer: a cycle raises ValueError (used when the one-time writer below failed)."""
-_fast_text = compact_writer(_splice_mark, allow_nan=False)
+_fast_chunks = compact_chunks(_splice_mark, allow_nan=False)
+"""The one-time writer (no cycle check): its chunks joined where a message is written, no call between."""
 
 
 def dumps(value: object) -> str:
@@ -200,7 +201,7 @@ def _marked(value: object) -> str:
         value = tables.known_texts(value, _Escaped)
     try:
         try:
-            out = _fast_text(value)
+            out = "".join(_fast_chunks(value, 0))
         except RecursionError:  # a cycle (ValueError from the checking writer) or a value nested too deep
             _forget()
             try:
