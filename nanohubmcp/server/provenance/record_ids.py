@@ -43,7 +43,9 @@ class RecordIds:
     """
 
     def __init__(self) -> None:
-        self._ready: deque[str] = deque()
+        self.ready: deque[str] = deque()
+        """Ids made and not handed out yet: a caller may pop one itself (``ready.pop()``; :meth:`next` when
+        it is empty, which makes more)."""
         self._lock = threading.Lock()
         self._run = int.from_bytes(os.urandom(5), "big") >> (40 - RUN_BITS)
         self._first_run = self._run + 1
@@ -64,10 +66,10 @@ class RecordIds:
     def next(self) -> str:
         while True:
             try:
-                return self._ready.pop()
+                return self.ready.pop()
             except IndexError:
                 with self._lock:
-                    if not self._ready:
+                    if not self.ready:
                         self._refill()
 
     def _refill(self) -> None:
@@ -88,7 +90,7 @@ class RecordIds:
             out[6 + place :: 25] = text[place::18]
         out[24::25] = b" " * IDS_AT_ONCE
         # popped from the end: the run's ids in the order of their random part is as good as any
-        self._ready.extend(out.decode("ascii").split())
+        self.ready.extend(out.decode("ascii").split())
 
 
 _URL_SAFE = bytes(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"[byte % 64] for byte in range(256))
