@@ -14,27 +14,20 @@ job ends (:mod:`.job_record`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from ...protocol import compact_json
-from ...protocol.lone_surrogates import utf8_storable
-from ...schema.kept_arguments import MAX_KEPT_ARGUMENTS_BYTES, arguments_text
-from ...schema.secret import stored_arguments, stored_form
 from ..results.owners import owner_for
 from .code_facts import code_of
 from .handover import CACHE_META, JobEnd
 from .job_record import completed
+from .record_arguments import record_arguments_text
 from .result_text import error_of, kept_and_digest, one_text_block, resource_links
-from .rows import URI_PREFIX, CallRow, column_json, digest_text, stored_request_id
+from .rows import SQLITE_INTEGERS, URI_PREFIX, CallRow, column_json, digest_text, stored_request_id
 from .session_names import session_names
-from .tool_facts import facts_for
+from .tool_facts import FACTS, known_facts, process_id
 
 if TYPE_CHECKING:
-    from ..registry.components import Tool
     from .handover import Earlier, Made, PendingCall
-
-_arguments_chunks = compact_json.compact_chunks(stored_form, allow_nan=True)
-"""The encoder's chunks of a tool's arguments as a record keeps them (:func:`_plain_arguments_text`)."""
 
 _row = tuple.__new__
 """Makes a :class:`.rows.CallRow` of all its values (``_row(CallRow, values)``): half the cost of
@@ -57,7 +50,10 @@ def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires:
         owner = owner_for(principal, None)
         subject = str(principal.subject)
     code = code_of(tool, ran)
-    facts = facts_for(tool, code)
+    known = tool.extra.get(FACTS)  # (tool_facts.known_facts's answer, read here: a call fewer a record)
+    if known is None or known[0] is not code or known[1] != process_id():
+        known = known_facts(tool, code)
+    facts = known[2]
     meta = result.pop("_meta", None)
     cached = meta.get(CACHE_META) if isinstance(meta, dict) else None
     hit = isinstance(cached, dict) and bool(cached.get("hit"))
@@ -87,7 +83,8 @@ def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires:
         expires,
         subject,
         session_column,
-        stored_request_id(request_id),
+        # (an int within SQLite's 64 bits, a string or None as it is: stored_request_id's call only for the rest)
+        request_id if type(request_id) is not int or request_id in SQLITE_INTEGERS else stored_request_id(request_id),
         str(version),
         trace_id,
         span_id,
@@ -100,29 +97,11 @@ def build(item: PendingCall | JobEnd, earlier: Earlier, created: float, expires:
         kept,
         column_json(links) if links else None,
         (_hit(cached_from) if hit else "miss") if isinstance(cached, dict) else None,
-        _plain_arguments_text(arguments) if tool.secrets is None else _arguments_text_of(arguments, tool),
+        record_arguments_text(arguments, tool),
         extra,
         None,  # body: a first-schema record's
     ))
-    source = code["source"]
-    return row, facts, (code["hash"], source) if source is not None else None
-
-
-def _plain_arguments_text(arguments: Any) -> str:
-    """:func:`arguments_text` of a tool's arguments when its schema marks nothing secret: the encoder's text
-    itself when it is ASCII and short enough to keep (most calls), else :func:`arguments_text`'s way. Three
-    Python calls fewer a record than that way (bench/provenance.md, tenth pass)."""
-    if type(arguments) is dict:
-        text = "".join(_arguments_chunks(arguments, 0))
-        if text.isascii() and len(text) <= MAX_KEPT_ARGUMENTS_BYTES:
-            return text
-        short = len(text) <= MAX_KEPT_ARGUMENTS_BYTES  # (else too long in UTF-8 too: written again value by value)
-        return arguments_text(arguments, utf8_storable(text) if short else None)
-    return "{}"
-
-
-def _arguments_text_of(arguments: Any, tool: Tool) -> str:
-    return arguments_text(stored_arguments(arguments if isinstance(arguments, dict) else {}, tool.secrets))
+    return row, facts, known[3]
 
 
 def _hit(cached_from: str | None) -> str:

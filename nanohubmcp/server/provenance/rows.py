@@ -33,14 +33,15 @@ URI_PREFIX = PROVENANCE_URI_PREFIX
 """A record's URI is this and the record's id."""
 
 
-_SQLITE_INTEGERS = range(-(2**63), 2**63)
+SQLITE_INTEGERS = range(-(2**63), 2**63)
+"""The integers a SQLite column holds as an integer (64 bits, signed)."""
 
 
 def stored_request_id(value: Any) -> Any:
     """A JSON-RPC id as a row holds it: an int outside SQLite's 64-bit integers (a JSON-RPC id
     may be any integer; MCP ids up to 256 digits) as the bytes of its decimal text (a BLOB, told
     apart from a string id, a TEXT); anything else as it is. :func:`view` gives the int back."""
-    if type(value) is int and value not in _SQLITE_INTEGERS:
+    if type(value) is int and value not in SQLITE_INTEGERS:
         return str(value).encode("ascii")
     return value
 

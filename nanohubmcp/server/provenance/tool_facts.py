@@ -34,16 +34,26 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forked)
 
 FACTS = "provenance_facts"
-"""``Tool.extra`` key: ``(code_of's answer, pid, facts)`` (made again after a fork or a change)."""
+"""``Tool.extra`` key: :data:`KnownFacts` (made again after a fork or a change)."""
+KnownFacts = tuple[dict[str, Any], int, "Facts", "tuple[str, str] | None"]
+"""``(code_of's answer, pid, facts, (code hash, source) or None)``: the facts a tool's records refer to and the
+code source they keep, for the answer and process they were made for."""
 
 
-def facts_for(tool: Tool, code: dict[str, Any]) -> Facts:
-    """The facts of ``tool``'s records in this process, ``(key, JSON text)``, where ``code`` is what
-    :func:`.code_facts.code_of` found (made once per tool, process and change of that answer)."""
-    known = tool.extra.get(FACTS)
+def process_id() -> int:
+    """This process's id (read once, and again in a forked child)."""
+    return _pid
+
+
+def known_facts(tool: Tool, code: dict[str, Any]) -> KnownFacts:
+    """What ``tool``'s records share in this process: its :data:`FACTS`, made once per tool, process and change
+    of ``code`` (what :func:`.code_facts.code_of` found), the facts ``(key, JSON text)`` and the ``(code hash,
+    source)`` its records keep (None without a source). A record reads ``Tool.extra[FACTS]`` itself and calls
+    this only when it is missing or stale (one look-up a record: bench/provenance.md, twelfth pass)."""
+    known: KnownFacts | None = tool.extra.get(FACTS)
     pid = _pid
     if known is None or known[0] is not code or known[1] != pid:
-        known = (code, pid, facts_of(code, HOST, pid))
+        source = code["source"]
+        known = (code, pid, facts_of(code, HOST, pid), (code["hash"], source) if source is not None else None)
         tool.extra[FACTS] = known
-    facts: Facts = known[2]
-    return facts
+    return known
