@@ -26,9 +26,8 @@ import logging
 import sqlite3
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any
 
 from ...protocol.uris import comparison_form
 from ..jobs.record import PROVENANCE_META
@@ -37,12 +36,14 @@ from ..wire.sessions import session_digest, session_key
 from .awaited import AwaitedRecords
 from .capture import build
 from .handover import JobEnd, PendingCall
-from .record_db import DB_FILE, MAX_SOURCES, SQLiteRecords
+from .record_backend import RecordBackend
+from .record_db import DB_FILE, SQLiteRecords
 from .record_ids import may_be_record_id
-from .rows import URI_PREFIX, CallRow, parse_facts, storable, view
+from .record_memory import MemoryRecords
+from .rows import URI_PREFIX, CallRow, storable
 from .writer import DELAY_SECONDS, BatchWriter
 
-__all__ = ["DB_FILE", "META_KEY", "MemoryRecords", "ProvenanceStore", "RecordBackend", "SQLiteRecords",
+__all__ = ["DB_FILE", "META_KEY", "ProvenanceStore", "SQLiteRecords",
            "record_id_of", "record_uri"]
 
 log = logging.getLogger("nanohubmcp.provenance")
@@ -65,130 +66,6 @@ ELSEWHERE_SECONDS = DELAY_SECONDS + 4.0
 writer's batch (:meth:`ProvenanceStore.get_written_elsewhere`, only when the store is ``shared``): the
 batch's gathering, and time for the writing (a process's first batch waits for the installed
 distributions' table, seconds on a busy machine)."""
-
-
-class RecordBackend(Protocol):
-    """A place to keep records (memory or SQLite); safe from any thread."""
-
-    def put_many(self, rows: list[CallRow], facts: dict[str, str], max_records: int) -> None:
-        """Store (or replace) ``rows`` and the facts (key -> JSON text) they refer to."""
-
-    def get_row(self, record_id: str) -> CallRow | None: ...
-
-    def get(self, record_id: str) -> tuple[str | None, float, dict[str, Any]] | None:
-        """``(owner, expires, record)`` of ``record_id``, expired or not."""
-
-    def of_owner(self, owner: str | None, limit: int, now: float) -> list[dict[str, Any]]: ...
-
-    def recent(self, limit: int, now: float) -> list[dict[str, Any]]: ...
-
-    def put_source(self, digest: str, source: str) -> None: ...
-
-    def get_source(self, digest: str) -> str | None: ...
-
-    def purge(self, now: float, max_records: int, *, sweep: bool = False) -> int:
-        """Delete expired records (``sweep``: wherever they are, else the oldest ones up to the
-        first that has not expired) and the oldest beyond ``max_records``."""
-
-    def purge_facts(self) -> int: ...
-
-    def end_session(self, key: str, expires: float, max_records: int) -> None:
-        """Note that the session of ``key`` (``session_key`` of its id) ended (see
-        :meth:`ProvenanceStore.session_ended`)."""
-
-    def session_ended(self, key: str) -> bool:
-        """Whether :meth:`end_session` noted ``key`` (and its records have not expired)."""
-
-    def close(self) -> None: ...
-
-
-class MemoryRecords:
-    """Records in an ordered dict (oldest first)."""
-
-    def __init__(self) -> None:
-        self._rows: OrderedDict[str, CallRow] = OrderedDict()
-        self._facts: dict[str, dict[str, Any] | None] = {}
-        self._sources: OrderedDict[str, str] = OrderedDict()
-        self._ended: OrderedDict[str, float] = OrderedDict()  # session key -> when its records expire
-        self._lock = threading.Lock()
-
-    def put_many(self, rows: list[CallRow], facts: dict[str, str], max_records: int) -> None:
-        with self._lock:
-            for key, text in facts.items():
-                if key not in self._facts:
-                    self._facts[key] = parse_facts(text)
-            for row in rows:
-                self._rows[row.id] = row
-                self._rows.move_to_end(row.id)
-            while len(self._rows) > max_records:
-                self._rows.popitem(last=False)
-
-    def get_row(self, record_id: str) -> CallRow | None:
-        with self._lock:
-            return self._rows.get(record_id)
-
-    def get(self, record_id: str) -> tuple[str | None, float, dict[str, Any]] | None:
-        row = self.get_row(record_id)
-        return None if row is None else (row.owner, row.expires, view(row, self._facts.get(row.facts or "")))
-
-    def of_owner(self, owner: str | None, limit: int, now: float) -> list[dict[str, Any]]:
-        return self._views(limit, now, lambda row: row.owner == owner)
-
-    def recent(self, limit: int, now: float) -> list[dict[str, Any]]:
-        return self._views(limit, now, lambda row: True)
-
-    def _views(self, limit: int, now: float, wanted: Callable[[CallRow], bool]) -> list[dict[str, Any]]:
-        with self._lock:
-            rows: list[CallRow] = []
-            for row in reversed(self._rows.values()):
-                if len(rows) >= limit:
-                    break
-                if row.expires >= now and wanted(row):
-                    rows.append(row)
-        return [view(row, self._facts.get(row.facts or "")) for row in rows]
-
-    def put_source(self, digest: str, source: str) -> None:
-        with self._lock:
-            self._sources[digest] = source
-            self._sources.move_to_end(digest)
-            while len(self._sources) > MAX_SOURCES:
-                self._sources.popitem(last=False)
-
-    def get_source(self, digest: str) -> str | None:
-        with self._lock:
-            return self._sources.get(digest)
-
-    def purge(self, now: float, max_records: int, *, sweep: bool = False) -> int:
-        with self._lock:
-            gone = [key for key, row in self._rows.items() if row.expires < now]
-            for key in gone:
-                del self._rows[key]
-        return len(gone)
-
-    def end_session(self, key: str, expires: float, max_records: int) -> None:
-        with self._lock:
-            self._ended[key] = expires
-            self._ended.move_to_end(key)
-            while len(self._ended) > max_records:
-                self._ended.popitem(last=False)
-
-    def session_ended(self, key: str) -> bool:
-        with self._lock:
-            return key in self._ended
-
-    def purge_facts(self) -> int:
-        with self._lock:
-            now = time.time()
-            for session_id in [key for key, expires in self._ended.items() if expires < now]:
-                del self._ended[session_id]
-            used = {row.facts for row in self._rows.values()}
-            gone = [key for key in self._facts if key not in used]
-            for key in gone:
-                del self._facts[key]
-        return len(gone)
-
-    def close(self) -> None:
-        pass
 
 
 class ProvenanceStore:
