@@ -55,6 +55,7 @@ def test_a_call_queued_behind_busy_workers_says_so_and_a_timed_out_call_is_told_
 
     server = MCPServer("queue", workers=1, tool_timeout=1.0, max_stuck_calls=0)
     running = threading.Event()
+    answered = threading.Event()  # the queued call's answer is in: the holder may give its worker back
     stopped_early: list[bool] = []
 
     @server.tool()
@@ -65,6 +66,10 @@ def test_a_call_queued_behind_busy_workers_says_so_and_a_timed_out_call_is_told_
         while time.monotonic() < deadline and not ctx.is_cancelled():
             time.sleep(0.01)
         stopped_early.append(time.monotonic() < deadline)
+        # Keep the worker until the queued call is answered: both wait 1 s, the holder's from its own
+        # start, so a holder that let go at once could hand its worker to the queued call a moment
+        # before that call's wait ran out (ci36: it then ran, and "did not finish").
+        answered.wait(10)
         return "released"
 
     @server.tool()
@@ -77,6 +82,7 @@ def test_a_call_queued_behind_busy_workers_says_so_and_a_timed_out_call_is_told_
         holder.start()
         assert running.wait(5)
         queued = client.request("tools/call", {"name": "hold", "arguments": {}})
+        answered.set()
         holder.join(15)
         assert queued["isError"] is True
         assert "'hold' could not start within 1 s: every worker was busy" in queued["content"][0]["text"]
