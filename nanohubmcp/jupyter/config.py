@@ -23,11 +23,12 @@ This class only holds values; ``nanohubmcp.jupyter.session.KernelSession`` obser
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from typing import TYPE_CHECKING
 
-from traitlets import Bool, Dict, Enum, Float, Integer, List, TraitError, Unicode, Union, default, validate
+from traitlets import Bool, Dict, Enum, Integer, List, TraitError, Unicode, Union, default, validate
 from traitlets.config import Configurable
 
 from ..server.calls.workers import MAX_ABANDONED
@@ -35,6 +36,7 @@ from ..server.jobs import DEFAULT_MAX_JOBS, DEFAULT_MAX_JOBS_PER_OWNER, DEFAULT_
 from ..server.provenance.tool_options import DEFAULT_CACHE_BYTES
 from ..server.results import DEFAULT_MAX_ANSWER_BYTES, DEFAULT_STORE_BYTES, DEFAULT_STORE_BYTES_PER_OWNER
 from .limit_trait import Limit
+from .real_trait import Real
 
 if TYPE_CHECKING:
     from traitlets.config import Config
@@ -127,7 +129,7 @@ class NanohubMCP(Configurable):
         "origin; a list such as ['https://example.org']; or '*' for any.",
     ).tag(config=True)
 
-    tool_timeout = Float(
+    tool_timeout = Real(
         60.0,
         allow_none=True,
         help="Seconds a tool, resource or prompt call may take before the client gets a tool error "
@@ -145,7 +147,7 @@ class NanohubMCP(Configurable):
         "model's context. None = always inline.",
     ).tag(config=True)
 
-    figure_dpi = Float(
+    figure_dpi = Real(
         None,
         allow_none=True,
         help="Dots per inch of matplotlib figures returned by tools; None = each figure's own dpi "
@@ -274,7 +276,7 @@ class NanohubMCP(Configurable):
         None, allow_none=True, help="Text telling clients how to use this server (initialize result)."
     ).tag(config=True)
 
-    switch_interval = Float(
+    switch_interval = Real(
         0.001,
         allow_none=True,
         help="In thread mode, the interpreter's thread switch interval (seconds, sys.setswitchinterval) "
@@ -427,7 +429,7 @@ class NanohubMCP(Configurable):
     @validate("figure_dpi")
     def _check_dpi(self, proposal: Bunch) -> float | None:
         value = proposal["value"]
-        if value is not None and value <= 0:
+        if value is not None and not 0 < value < math.inf:  # NaN and 10**400 (read as inf) too
             raise TraitError("NanohubMCP.figure_dpi must be a positive number of dots per inch, or None")
         return value
 

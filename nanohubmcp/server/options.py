@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import numbers
 import os
+import sys
 from typing import Any
 
 from ..errors import ConfigurationError
@@ -86,7 +87,8 @@ def check_options(
             isinstance(max_result_bytes, bool) or not isinstance(max_result_bytes, int) or max_result_bytes < 1):
         raise ConfigurationError("max_result_bytes must be a positive number of bytes, or None for no limit")
     if figure_dpi is not None and (
-            isinstance(figure_dpi, bool) or not isinstance(figure_dpi, (int, float)) or not figure_dpi > 0):
+            isinstance(figure_dpi, bool) or not isinstance(figure_dpi, (int, float))
+            or not 0 < figure_dpi <= sys.float_info.max):  # NaN, inf and 10**400: no figure is drawn at them
         raise ConfigurationError("figure_dpi must be a positive number of dots per inch, or None")
     check_state_dir(state_dir)
     if job_store not in STORE_KINDS:

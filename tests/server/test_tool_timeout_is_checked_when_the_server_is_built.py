@@ -42,6 +42,21 @@ def test_a_timeout_past_a_floats_range_is_no_limit() -> None:
     assert MCPServer("timeouts", tool_timeout=10**400).core.tool_timeout is None
 
 
+def test_the_notebook_setting_reads_a_timeout_past_a_floats_range_as_no_limit() -> None:
+    """``%config NanohubMCP.tool_timeout = 10**400`` ended in traitlets' ``OverflowError`` traceback."""
+    assert NanohubMCP(tool_timeout=10**400).tool_timeout is None
+    assert NanohubMCP(switch_interval=10**400).switch_interval == math.inf  # min(interpreter's, inf): unchanged
+
+
+@pytest.mark.parametrize("dpi", [math.inf, 10**400, math.nan], ids=["inf", "10**400", "nan"])
+def test_a_figure_dpi_a_figure_cannot_be_drawn_at_is_refused_in_both_places(dpi: float) -> None:
+    """An infinite dpi was taken, and every figure a tool returned then failed as the tool's error."""
+    with pytest.raises(ConfigurationError, match="figure_dpi must be a positive number of dots per inch"):
+        MCPServer("dpi", figure_dpi=dpi)
+    with pytest.raises(TraitError, match=r"^NanohubMCP\.figure_dpi must be a positive number of dots per inch"):
+        NanohubMCP(figure_dpi=dpi)
+
+
 def test_a_server_with_an_infinite_timeout_answers_its_calls() -> None:
     server = MCPServer("timeouts", tool_timeout=math.inf)
 
