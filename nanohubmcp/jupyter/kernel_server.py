@@ -29,7 +29,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ..transports.runner import resolve_port
+from ..transports.ports import resolve_port
 from . import routes
 from .display import StatusView, first_line
 from .hub import HubView, detect_hub

@@ -216,8 +216,8 @@ class Serving:
             return
         host = host or "127.0.0.1"
         forks = isinstance(workers, int) and not isinstance(workers, bool) and workers > 1
-        if forks:  # a stop from now on ends the whole server, whenever it comes (transports.workers)
-            from ..transports.workers import hold_stop_signals
+        if forks:  # a stop from now on ends the whole server, whenever it comes (transports.supervisor)
+            from ..transports.supervisor import hold_stop_signals
 
             hold_stop_signals()
         try:
@@ -251,7 +251,7 @@ class Serving:
                 self._runner = None
         finally:
             if forks:
-                from ..transports.workers import release_stop_signals
+                from ..transports.supervisor import release_stop_signals
 
                 release_stop_signals()  # (nothing once forked)
 

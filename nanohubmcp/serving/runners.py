@@ -95,7 +95,8 @@ def make_runner(
     from ..transports.auth import bind_resource
     from ..transports.config import TransportConfig
     from ..transports.discovery import check_name_variable
-    from ..transports.runner import Runner, resolve_port
+    from ..transports.ports import resolve_port
+    from ..transports.runner import Runner
 
     unknown = set(compat) - COMPAT_RUN_OPTIONS
     if unknown:

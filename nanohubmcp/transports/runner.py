@@ -14,91 +14,41 @@ Sockets are bound before anything else but the shared state store's first read
 its start waits on the store), so a busy port is reported at once as a
 :class:`~nanohubmcp.errors.ConfigurationError` naming the port. HTTP/1.1 keep-alive, a deep
 listen backlog, idle and body timeouts come from Tornado's ``HTTPServer``.
+
+Not the runner's: the port and the sockets (:mod:`.ports`), the forked workers of ``--workers``
+(:mod:`.workers`), the wait for tool calls after a blocking serve and the exit's bound (:mod:`.process_exit`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
-import errno
 import logging
 import os
 import signal
 import socket
-import sys
 import threading
-import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
 
 import tornado.httpserver
-import tornado.netutil
 
 from ..errors import ConfigurationError
 from .auth import bind_resource
 from .config import TransportConfig
 from .http_server import HEADER_TIMEOUT, READ_HEADER_BYTES, LimitedServer
+from .ports import bind
+from .process_exit import exit_by_the_grace, explain_exit_wait
 from .routes import make_app
 from .served import ServedServer
-from .workers import WORKER_DEATHS, fork_workers, worker_task
-
-if TYPE_CHECKING:
-    from ..server.core import ServerCore
+from .supervisor import listen_in_workers
+from .workers import WORKER_DEATHS, watch_parent, worker_task
 
 log = logging.getLogger("nanohubmcp")
 
-BACKLOG = 1024
-PARENT_CHECK_SECONDS = 1.0
-"""How often a forked worker checks that its parent still runs."""
 SWEEP_SECONDS = 60.0
 DRAIN_SECONDS = 2.0
 """On stop, how long running calls may take to answer; those still running then are answered with
 :class:`~nanohubmcp.errors.ServerStopping` before connections are closed."""
-EXIT_GRACE_SECONDS = 10.0
-"""The longest a blocking serve's process takes to exit once its stop began (SIGTERM, Ctrl-C, stdio's
-end of input), what a process supervisor (systemd, Slurm, a container runtime) can count on: the drain's
-:data:`DRAIN_SECONDS` for answers are within it, and sync calls still running are waited for until
-:data:`EXIT_MARGIN_SECONDS` before it, then left behind (their worker threads are daemons: a stuck
-tool cannot hold the process)."""
-EXIT_MARGIN_SECONDS = 1.0
-"""What of :data:`EXIT_GRACE_SECONDS` is left for the process's own exit after the wait for sync calls."""
-
-
-def resolve_port(port: int | str | None) -> int:
-    """``port``, else ``$MCP_PORT``, else 8000; raises ConfigurationError when not a port number
-    (the message names ``$MCP_PORT`` when the value came from there)."""
-    source = "port"
-    if port is None:
-        port = os.environ.get("MCP_PORT") or 8000
-        source = "$MCP_PORT" if isinstance(port, str) else source
-    try:
-        value = int(port)
-    except (TypeError, ValueError):
-        raise ConfigurationError(f"{source} must be a whole number between 0 and 65535 (0: any free port), "
-                                 f"not {port!r}") from None
-    if not 0 <= value <= 65535:
-        raise ConfigurationError(f"{source} must be between 0 and 65535 (0: any free port), not {value}")
-    return value
-
-
-SPREAD_BY_KERNEL = sys.platform.startswith("linux") and hasattr(socket, "SO_REUSEPORT")
-"""Whether each worker listens on a socket of its own (``SO_REUSEPORT``: Linux spreads new
-connections over the workers' sockets by a hash of their addresses). One socket shared by
-the workers goes to whichever wakes first: a burst of connections (a client pool opening
-16 at once) all landed on one worker."""
-
-
-def bind(host: str, port: int, *, reuse_port: bool = False) -> list[socket.socket]:
-    """Bind listening sockets; a busy or forbidden port becomes a clear ConfigurationError."""
-    try:
-        return tornado.netutil.bind_sockets(port, host, backlog=BACKLOG, reuse_port=reuse_port)
-    except OSError as exc:
-        if exc.errno == errno.EADDRINUSE:
-            raise ConfigurationError(
-                f"port {port} on {host} is already in use: stop the other server, pick another port, "
-                "or use port=0 for any free port") from None
-        raise ConfigurationError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
 
 class Runner:
@@ -209,11 +159,11 @@ class Runner:
         """Serve until SIGINT/SIGTERM (or :meth:`stop` from another thread).
 
         Args:
-            workers: processes serving the one port (:func:`.workers.fork_workers`: the port is
+            workers: processes serving the one port (:func:`.supervisor.fork_workers`: the port is
                 bound first, then the process forks; a worker that dies is started again). The
                 port is checked without ``SO_REUSEPORT``: one another server holds (even a
                 ``--workers`` one) raises :class:`ConfigurationError` ("already in use"). On
-                Linux each worker listens on a socket of its own (:data:`SPREAD_BY_KERNEL`).
+                Linux each worker listens on a socket of its own (:data:`.ports.SPREAD_BY_KERNEL`).
                 Above 1 the server needs a shared state store (``state_url``): each worker
                 serves every session. The parent only watches its workers; SIGINT/SIGTERM to
                 it stops them all, to one worker stops that one (not started again: the parent
@@ -221,30 +171,18 @@ class Runner:
             on_ready: called once serving (by the first worker only), e.g. to print the endpoints.
         """
         self._on_ready = on_ready
-        spread = workers > 1 and SPREAD_BY_KERNEL
-        if workers == 1:
-            self.server.core.prepare_state()  # before listening (the module docstring)
-        # Bound without SO_REUSEPORT first: a port another SO_REUSEPORT group (a second
-        # ``--workers`` server) serves is refused here as for one process, not shared with it.
-        sockets = bind(self.host, self.requested_port)
         parent = os.getpid()
         if workers > 1:
-            if spread:  # the port is checked (and chosen, for 0); each worker binds its own below
-                port = sockets[0].getsockname()[1]
-                for sock in sockets:
-                    sock.close()
-            fork_workers(workers)
-            # Each worker, before it binds its own socket (elsewhere the workers share the parent's,
-            # which checked the store before it bound: serving.runners.check_workers).
-            self.server.core.prepare_state()
-            if spread:
-                sockets = bind(self.host, port, reuse_port=True)
+            sockets = listen_in_workers(workers, self.host, self.requested_port, self.server.core.prepare_state)
+        else:
+            self.server.core.prepare_state()  # before listening (the module docstring)
+            sockets = bind(self.host, self.requested_port)
 
         async def main() -> None:
             self._serve(sockets)
             loop = asyncio.get_running_loop()
             if workers > 1:
-                self._watch_parent(parent)
+                watch_parent(loop, parent, lambda: self.running, self._shutdown)
             for sig in (signal.SIGINT, signal.SIGTERM):
                 # Not possible off the main thread, or on a platform without signals.
                 with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
@@ -252,7 +190,7 @@ class Runner:
             assert self._stopped is not None
             await self._stopped.wait()
             if workers > 1:
-                _exit_by_the_grace(asyncio.get_running_loop())
+                exit_by_the_grace(asyncio.get_running_loop())
             await self._drain()
 
         self._own_loop = True
@@ -263,20 +201,6 @@ class Runner:
         """SIGINT/SIGTERM while serving blocking: stop (a forked worker first tells its parent why)."""
         WORKER_DEATHS.stopped_by(signum)
         self._shutdown()
-
-    def _watch_parent(self, parent: int) -> None:
-        """A worker stops when the process that forked it is gone (it was stopped)."""
-        assert self.loop is not None
-
-        def check() -> None:
-            if os.getppid() != parent:
-                log.warning("worker %d: the parent process %d is gone; stopping", os.getpid(), parent)
-                self._shutdown()
-            elif self._http is not None:
-                assert self.loop is not None
-                self.loop.call_later(PARENT_CHECK_SECONDS, check)
-
-        self.loop.call_later(PARENT_CHECK_SECONDS, check)
 
     # -- background thread ---------------------------------------------------------------
     def start_thread(self, timeout: float = 10.0) -> None:
@@ -357,65 +281,3 @@ class Runner:
             self._thread.join(timeout)
             self._thread = None
 
-
-def _exit_by_the_grace(loop: asyncio.AbstractEventLoop) -> None:
-    """In a forked worker whose stop began: end the process :data:`EXIT_GRACE_SECONDS` later if it is still
-    running (its parent waits for it, and a supervisor counts on the grace). A worker's drain is bounded, but
-    one was seen, rarely, still waiting on its loop after it, ignoring further signals: its parent then
-    exited and left it holding its port's share of connections."""
-
-    def overdue() -> None:
-        try:  # (read from another thread: a best guess at what it waits for, for the log)
-            waiting = sorted({repr(task.get_coro())[:120] for task in asyncio.all_tasks(loop)})[:8]
-        except RuntimeError:
-            waiting = []
-        log.warning("worker %d: still stopping %s s after its stop began (waiting on %s); exiting",
-                    os.getpid(), EXIT_GRACE_SECONDS, ", ".join(waiting) or "nothing known")
-        logging.shutdown()
-        os._exit(0)
-
-    timer = threading.Timer(EXIT_GRACE_SECONDS, overdue)
-    timer.daemon = True
-    timer.start()
-
-
-def explain_exit_wait(core: ServerCore | None = None) -> None:
-    """After a blocking serve ends: wait for tool calls still running, saying so, until the process
-    must exit (:data:`EXIT_GRACE_SECONDS` after the stop of ``core`` began, less :data:`EXIT_MARGIN_SECONDS`).
-
-    A sync tool runs on a worker thread that cannot be interrupted. Its calls were told to
-    cancel when the server stopped, and so are now the ``@async_tool`` jobs of ``core`` whose
-    function still runs in this process (their end is stored as "the server stopped while this
-    job ran"); those that return in time finish their work, the rest are left behind when the
-    process exits (the workers are daemon threads), so a tool that never returns cannot keep a
-    stopped server alive. A second Ctrl-C (or SIGTERM) ends the process at once. A forked worker
-    of ``--workers`` says nothing: it tells its parent how many calls it waits for, and the parent
-    stopped by Ctrl-C says so once for all (:meth:`.workers.WorkerDeaths.calls_left`).
-    """
-    from ..server.calls.invoke import RUNNING
-
-    running = [call for call in list(RUNNING) if not call.done()]
-    if not running or threading.current_thread() is not threading.main_thread():
-        return
-    began = core.shutdown.began_at if core is not None else None
-    deadline = (time.monotonic() if began is None else began) + EXIT_GRACE_SECONDS - EXIT_MARGIN_SECONDS
-    if core is not None:
-        core.process_ending()  # the jobs handed over at the stop: the process will not outlive them
-
-    def quit_now(signum: int, frame: Any) -> None:
-        os._exit(128 + signum)
-
-    # Handlers first: a Ctrl-C sent as soon as the message shows must already quit.
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, quit_now)
-    wait = max(0.0, deadline - time.monotonic())
-    if worker_task() is not None:  # a forked worker: its parent says it once for all (WorkerDeaths.calls_left)
-        WORKER_DEATHS.calls_left(len(running))
-    else:
-        print(f"nanohubmcp: stopped; waiting for {len(running)} running tool call(s) to return "
-              f"(they were told to cancel; at most {wait:.1f} s more, so that the process exits within "
-              f"{EXIT_GRACE_SECONDS:g} s of the stop) - press Ctrl-C again to quit now", file=sys.stderr, flush=True)
-    _, left = concurrent.futures.wait(running, timeout=wait)
-    if left and worker_task() is None:
-        print(f"nanohubmcp: {len(left)} tool call(s) still running; exiting without them (within "
-              f"{EXIT_GRACE_SECONDS:g} s of the stop)", file=sys.stderr, flush=True)

@@ -239,6 +239,6 @@ def serve_stdio(server: ServedServer, verifier: TokenVerifier | None = None) -> 
         await transport.serve(stop)
 
     asyncio.run(main())
-    from .runner import explain_exit_wait
+    from .process_exit import explain_exit_wait
 
     explain_exit_wait(server.core)

@@ -1,20 +1,15 @@
-"""The forked workers of ``nanohubmcp run --workers N``: the parent forks them and starts one
-again when it dies (:func:`fork_workers`), saying on stderr which died and how
-(:class:`WorkerDeaths`), after the clean-ups registered with
-:func:`~nanohubmcp.server.wire.worker_cleanups.after_worker_death` ran; each
-worker's own log lines name its process (:func:`log_requests`).
+"""The forked workers of ``nanohubmcp run --workers N``, as a worker and its parent see them: a worker's
+number (:func:`worker_task`); the line the parent says on stderr when one ends, which died and how, after
+the clean-ups registered with :func:`~nanohubmcp.server.wire.worker_cleanups.after_worker_death` ran, and
+what a worker tells its parent through a shared page (:class:`WorkerDeaths`); each worker's own log lines,
+naming its process (:func:`log_requests`); a worker's stop when its parent is gone (:func:`watch_parent`).
 
-The parent holds SIGINT, SIGTERM and SIGCHLD blocked from before its first fork and takes them with
-``sigtimedwait`` between forks and while it watches: a signal is never handled inside ``os.fork``'s
-at-fork hooks or a garbage collector's callback, where an exception raised by a handler is lost.
-(Tornado's ``fork_processes``, used before, left the parent's handler raising ``SystemExit`` there:
-a stop landing while it forked was swallowed, and the parent waited for ever on workers that served on.)
-
-The runner (:mod:`.runner`) binds the port, calls :func:`fork_workers`, and serves in each worker.
+The parent's side, forking, watching, starting again, stopping, is :mod:`.supervisor`'s.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import mmap
@@ -22,155 +17,31 @@ import os
 import signal
 import struct
 import sys
-import time
-from typing import Any
+from collections.abc import Callable
 
 from ..server.wire.worker_cleanups import run_cleanups
 
+log = logging.getLogger("nanohubmcp")
+
 STOP_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
 """What stops the whole server when sent to the parent, and one worker when sent to it."""
-WATCHED = STOP_SIGNALS | {signal.SIGCHLD}
-"""What the parent holds blocked and takes with ``sigtimedwait``."""
-WATCH_SECONDS = 1.0
-"""The parent's longest wait for a signal before it looks at its workers again anyway."""
-MAX_RESTARTS = 1000
-STOP_WAIT_SECONDS = 15.0
-"""How long the parent told to stop waits for its workers to finish (their drain takes a few seconds)."""
+PARENT_CHECK_SECONDS = 1.0
+"""How often a forked worker checks that its parent still runs."""
 
 
-def fork_workers(workers: int) -> None:
-    """Fork ``workers`` processes; returns in each worker (:func:`worker_task` then names it).
+def watch_parent(loop: asyncio.AbstractEventLoop, parent: int, serving: Callable[[], bool],
+                 stop: Callable[[], None]) -> None:
+    """In a forked worker serving on ``loop``: call ``stop`` once the process that forked it (``parent``)
+    is gone (it was stopped), looking every :data:`PARENT_CHECK_SECONDS` while ``serving()``."""
 
-    The parent never returns: it starts a worker again when one dies, and exits with status 0
-    when SIGINT/SIGTERM reaches it (it passes the signal on to its workers and waits for them,
-    at most :data:`STOP_WAIT_SECONDS`; a second signal meanwhile leaves at once) or when every
-    worker has stopped (each told to by a signal, which it obeys without being started again);
-    it says on stderr how each worker ended (:class:`WorkerDeaths`) and, after the last, "every
-    worker stopped; exiting". A stop signal reaching the parent at any moment from this call on
-    (between two forks, inside one) stops every worker. Each worker logs the shared state store's
-    outages with its process id; every request too only when asked (:func:`log_requests`,
-    ``nanohubmcp run --access-log``): a line per request costs about 6 % of a small call's CPU
-    (bench/scaleout.md).
+    def check() -> None:
+        if os.getppid() != parent:
+            log.warning("worker %d: the parent process %d is gone; stopping", os.getpid(), parent)
+            stop()
+        elif serving():
+            loop.call_later(PARENT_CHECK_SECONDS, check)
 
-    Raises:
-        RuntimeError: (in the parent) workers died and were started again more than
-            :data:`MAX_RESTARTS` times.
-    """
-    task = _Supervisor(workers).run()
-    WORKER_DEATHS.forked(task)
-    log_requests(access=False)
-
-
-_DELIVERED: list[int] = []
-"""Stop signals a thread other than the main one received while they were held."""
-_HELD: dict[int, Any] = {}
-"""The handlers :func:`hold_stop_signals` replaced, by signal."""
-
-
-def hold_stop_signals() -> None:
-    """From now on, in the main thread of a ``--workers`` server that is about to fork: SIGINT and
-    SIGTERM (and SIGCHLD) are held blocked, for :func:`fork_workers` to take and act on; never raised
-    as an exception a garbage collector's callback or an at-fork hook would swallow. Called before the
-    server's start-up checks, so that a stop during them too ends the server; undone by
-    :func:`release_stop_signals` when it does not fork after all."""
-    if _HELD:
-        return
-    for sig in STOP_SIGNALS:  # (the main thread takes them blocked; another thread records one)
-        _HELD[sig] = signal.signal(sig, lambda signum, frame: _DELIVERED.append(signum))
-    signal.pthread_sigmask(signal.SIG_BLOCK, WATCHED)
-
-
-def release_stop_signals() -> None:
-    """Undo :func:`hold_stop_signals` in a server that did not fork (a refused setting, a busy port);
-    nothing once it forked (the parent exits through the held signals, each worker unblocked them)."""
-    if not _HELD or WORKER_DEATHS.workers:
-        return
-    for sig, handler in _HELD.items():
-        signal.signal(sig, handler)
-    _HELD.clear()
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, WATCHED)  # a signal held meanwhile is handled now
-
-
-class _Supervisor:
-    """The parent's side of :func:`fork_workers`: fork, watch, start again, stop."""
-
-    def __init__(self, workers: int) -> None:
-        self.workers = workers
-        self.children: dict[int, int] = {}  # pid -> worker number
-        self.restarts = 0
-
-    def run(self) -> int:
-        """The worker number, in a worker; never returns in the parent."""
-        hold_stop_signals()
-        WORKER_DEATHS.start(self.workers)
-        for task in range(self.workers):
-            self._stop_if_told(signal.sigtimedwait(STOP_SIGNALS, 0))
-            if self._fork(task):
-                return task
-        while True:
-            self._stop_if_told(signal.sigtimedwait(WATCHED, WATCH_SECONDS))
-            for pid, status in _reaped():
-                if pid not in self.children:
-                    continue
-                task = self.children.pop(pid)
-                if WORKER_DEATHS.ended(task, pid, status):
-                    self.restarts += 1
-                    if self.restarts > MAX_RESTARTS:
-                        raise RuntimeError("Too many worker restarts, giving up")
-                    if self._fork(task):
-                        return task
-            if not self.children:
-                print("nanohubmcp: every worker stopped; exiting", file=sys.stderr, flush=True)
-                sys.exit(0)
-
-    def _fork(self, task: int) -> bool:
-        """Fork worker ``task``; True in it (its signals as a process's own again)."""
-        pid = os.fork()
-        if pid:
-            self.children[pid] = task
-            return False
-        for sig in STOP_SIGNALS:
-            signal.signal(sig, signal.SIG_DFL)  # until its loop takes them: a stop now ends it at once
-        _HELD.clear()
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, WATCHED)
-        return True
-
-    def _stop_if_told(self, info: Any) -> None:
-        signum = info.si_signo if info is not None and info.si_signo in STOP_SIGNALS else None
-        if signum is None and _DELIVERED:
-            signum = _DELIVERED[0]
-        if signum is None:
-            return
-        # Told in turn, and waited for: each drains its calls, as one sent the signal does, and says nothing.
-        for pid in self.children:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signum)
-        deadline = time.monotonic() + STOP_WAIT_SECONDS
-        hinted = signum != signal.SIGINT  # (a service manager's SIGTERM: nothing to say, nobody to press Ctrl-C)
-        while self.children and time.monotonic() < deadline:  # bounded: a stuck worker still sees the parent gone
-            info = signal.sigtimedwait(WATCHED, max(0.0, min(0.1, deadline - time.monotonic())))
-            calls = WORKER_DEATHS.calls_waited()
-            if calls and not hinted:
-                hinted = True
-                _say(f"stopped; waiting for {calls} running tool call(s) of the workers to return (they were told "
-                     "to cancel; each worker exits within 10 s of the stop) - press Ctrl-C again to quit now")
-            if info is not None and info.si_signo in STOP_SIGNALS:
-                break  # a second signal: leave at once
-            for pid, _ in _reaped():
-                self.children.pop(pid, None)
-        sys.exit(0)
-
-
-def _reaped() -> list[tuple[int, int]]:
-    """The children that ended since the last look: (pid, wait status) each."""
-    ended = []
-    with contextlib.suppress(ChildProcessError):
-        while True:
-            pid, status = os.waitpid(-1, os.WNOHANG)
-            if not pid:
-                break
-            ended.append((pid, status))
-    return ended
+    loop.call_later(PARENT_CHECK_SECONDS, check)
 
 
 _COUNT = struct.Struct("=i")
@@ -239,7 +110,7 @@ class WorkerDeaths:
             signum = killed or (self._signals[worker] if self._signals is not None else 0)
             with contextlib.suppress(ValueError):
                 how = f"stopped by {signal.Signals(signum).name}" if signum else how
-            _say(f"worker {worker} (pid {pid}) {how}; not restarted ({self.left} of {self.workers} left)")
+            say(f"worker {worker} (pid {pid}) {how}; not restarted ({self.left} of {self.workers} left)")
             return False
         self.seen = True
         run_cleanups()  # (the worker reaped, before it is forked again)
@@ -249,13 +120,14 @@ class WorkerDeaths:
             name: object = killed
             with contextlib.suppress(ValueError):
                 name = signal.Signals(killed).name
-            _say(f"worker {worker} (pid {pid}) killed by {name}; restarted")
+            say(f"worker {worker} (pid {pid}) killed by {name}; restarted")
         else:
-            _say(f"worker {worker} (pid {pid}) exited with status {code}; restarted")
+            say(f"worker {worker} (pid {pid}) exited with status {code}; restarted")
         return True
 
 
-def _say(line: str) -> None:
+def say(line: str) -> None:
+    """Say ``line`` on stderr, as the ``--workers`` parent says what became of its workers."""
     print(f"nanohubmcp: {line}", file=sys.stderr, flush=True)
 
 

@@ -18,7 +18,7 @@ from typing import IO
 import pytest
 from support import call_tool_http
 
-from nanohubmcp.transports.runner import EXIT_GRACE_SECONDS
+from nanohubmcp.transports.process_exit import EXIT_GRACE_SECONDS
 
 pytestmark = [pytest.mark.slow, pytest.mark.timeout(120)]
 

@@ -94,10 +94,10 @@ def test_calls_past_tool_timeout_give_their_worker_back_and_are_counted_as_stuck
 
 SCRIPT = """
 import threading
-import nanohubmcp.transports.runner as runner
+import nanohubmcp.transports.process_exit as process_exit
 from nanohubmcp import MCPServer
 
-runner.EXIT_GRACE_SECONDS = 1.0
+process_exit.EXIT_GRACE_SECONDS = 1.0
 server = MCPServer("stuck")
 
 @server.tool()

@@ -84,7 +84,7 @@ def test_the_second_ctrl_c_handler_is_in_place_before_the_message_asks_for_it(mo
     from concurrent.futures import Future
 
     from nanohubmcp.server.calls import invoke
-    from nanohubmcp.transports import runner
+    from nanohubmcp.transports import process_exit
 
     monkeypatch.setattr(invoke, "RUNNING", {Future()})  # one pool call still running
     handlers_at_write: list[Any] = []
@@ -98,7 +98,7 @@ def test_the_second_ctrl_c_handler_is_in_place_before_the_message_asks_for_it(mo
     monkeypatch.setattr(sys, "stderr", stderr)
     saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
-        runner.explain_exit_wait()
+        process_exit.explain_exit_wait()
         installed = signal.getsignal(signal.SIGINT)
     finally:
         for sig, handler in saved.items():

@@ -1,0 +1,56 @@
+"""Where a server listens: the port it is given (:func:`resolve_port`) and its listening sockets (:func:`bind`).
+
+A port that is busy, forbidden or no port number at all is a
+:class:`~nanohubmcp.errors.ConfigurationError` naming it, raised before anything is served. Serving
+on the sockets is the runner's (:mod:`.runner`); forking workers over them is :mod:`.workers`'.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import socket
+import sys
+
+import tornado.netutil
+
+from ..errors import ConfigurationError
+
+BACKLOG = 1024
+"""The listen backlog of each socket: connections the kernel holds before the server accepts them."""
+
+
+def resolve_port(port: int | str | None) -> int:
+    """``port``, else ``$MCP_PORT``, else 8000; raises ConfigurationError when not a port number
+    (the message names ``$MCP_PORT`` when the value came from there)."""
+    source = "port"
+    if port is None:
+        port = os.environ.get("MCP_PORT") or 8000
+        source = "$MCP_PORT" if isinstance(port, str) else source
+    try:
+        value = int(port)
+    except (TypeError, ValueError):
+        raise ConfigurationError(f"{source} must be a whole number between 0 and 65535 (0: any free port), "
+                                 f"not {port!r}") from None
+    if not 0 <= value <= 65535:
+        raise ConfigurationError(f"{source} must be between 0 and 65535 (0: any free port), not {value}")
+    return value
+
+
+SPREAD_BY_KERNEL = sys.platform.startswith("linux") and hasattr(socket, "SO_REUSEPORT")
+"""Whether each worker listens on a socket of its own (``SO_REUSEPORT``: Linux spreads new
+connections over the workers' sockets by a hash of their addresses). One socket shared by
+the workers goes to whichever wakes first: a burst of connections (a client pool opening
+16 at once) all landed on one worker."""
+
+
+def bind(host: str, port: int, *, reuse_port: bool = False) -> list[socket.socket]:
+    """Bind listening sockets; a busy or forbidden port becomes a clear ConfigurationError."""
+    try:
+        return tornado.netutil.bind_sockets(port, host, backlog=BACKLOG, reuse_port=reuse_port)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            raise ConfigurationError(
+                f"port {port} on {host} is already in use: stop the other server, pick another port, "
+                "or use port=0 for any free port") from None
+        raise ConfigurationError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None

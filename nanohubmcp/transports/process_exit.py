@@ -1,0 +1,100 @@
+"""How a process whose blocking serve stopped exits: within :data:`EXIT_GRACE_SECONDS` of the stop.
+
+What a process supervisor (systemd, Slurm, a container runtime) counts on once it sent SIGTERM. After
+:meth:`Runner.serve_forever <nanohubmcp.transports.runner.Runner.serve_forever>` or the stdio
+transport returns, :func:`explain_exit_wait` waits, bounded, for the sync tool calls still running
+and says so; in a forked worker of ``--workers``, :func:`exit_by_the_grace` ends the process if its
+stop outlasts the grace. What serving is and how it stops (the drain) are the runner's
+(:mod:`.runner`); the workers themselves are :mod:`.workers`'.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import os
+import signal
+import sys
+import threading
+import time
+from typing import TYPE_CHECKING, Any
+
+from .workers import WORKER_DEATHS, worker_task
+
+if TYPE_CHECKING:
+    from ..server.core import ServerCore
+
+log = logging.getLogger("nanohubmcp")
+
+EXIT_GRACE_SECONDS = 10.0
+"""The longest a blocking serve's process takes to exit once its stop began (SIGTERM, Ctrl-C, stdio's
+end of input), what a process supervisor (systemd, Slurm, a container runtime) can count on: the drain's
+:data:`~.runner.DRAIN_SECONDS` for answers are within it, and sync calls still running are waited for until
+:data:`EXIT_MARGIN_SECONDS` before it, then left behind (their worker threads are daemons: a stuck
+tool cannot hold the process)."""
+EXIT_MARGIN_SECONDS = 1.0
+"""What of :data:`EXIT_GRACE_SECONDS` is left for the process's own exit after the wait for sync calls."""
+
+
+def exit_by_the_grace(loop: asyncio.AbstractEventLoop) -> None:
+    """In a forked worker whose stop began: end the process :data:`EXIT_GRACE_SECONDS` later if it is still
+    running (its parent waits for it, and a supervisor counts on the grace). A worker's drain is bounded, but
+    one was seen, rarely, still waiting on its loop after it, ignoring further signals: its parent then
+    exited and left it holding its port's share of connections."""
+
+    def overdue() -> None:
+        try:  # (read from another thread: a best guess at what it waits for, for the log)
+            waiting = sorted({repr(task.get_coro())[:120] for task in asyncio.all_tasks(loop)})[:8]
+        except RuntimeError:
+            waiting = []
+        log.warning("worker %d: still stopping %s s after its stop began (waiting on %s); exiting",
+                    os.getpid(), EXIT_GRACE_SECONDS, ", ".join(waiting) or "nothing known")
+        logging.shutdown()
+        os._exit(0)
+
+    timer = threading.Timer(EXIT_GRACE_SECONDS, overdue)
+    timer.daemon = True
+    timer.start()
+
+
+def explain_exit_wait(core: ServerCore | None = None) -> None:
+    """After a blocking serve ends: wait for tool calls still running, saying so, until the process
+    must exit (:data:`EXIT_GRACE_SECONDS` after the stop of ``core`` began, less :data:`EXIT_MARGIN_SECONDS`).
+
+    A sync tool runs on a worker thread that cannot be interrupted. Its calls were told to
+    cancel when the server stopped, and so are now the ``@async_tool`` jobs of ``core`` whose
+    function still runs in this process (their end is stored as "the server stopped while this
+    job ran"); those that return in time finish their work, the rest are left behind when the
+    process exits (the workers are daemon threads), so a tool that never returns cannot keep a
+    stopped server alive. A second Ctrl-C (or SIGTERM) ends the process at once. A forked worker
+    of ``--workers`` says nothing: it tells its parent how many calls it waits for, and the parent
+    stopped by Ctrl-C says so once for all (:meth:`.workers.WorkerDeaths.calls_left`).
+    """
+    from ..server.calls.invoke import RUNNING
+
+    running = [call for call in list(RUNNING) if not call.done()]
+    if not running or threading.current_thread() is not threading.main_thread():
+        return
+    began = core.shutdown.began_at if core is not None else None
+    deadline = (time.monotonic() if began is None else began) + EXIT_GRACE_SECONDS - EXIT_MARGIN_SECONDS
+    if core is not None:
+        core.process_ending()  # the jobs handed over at the stop: the process will not outlive them
+
+    def quit_now(signum: int, frame: Any) -> None:
+        os._exit(128 + signum)
+
+    # Handlers first: a Ctrl-C sent as soon as the message shows must already quit.
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, quit_now)
+    wait = max(0.0, deadline - time.monotonic())
+    if worker_task() is not None:  # a forked worker: its parent says it once for all (WorkerDeaths.calls_left)
+        WORKER_DEATHS.calls_left(len(running))
+    else:
+        print(f"nanohubmcp: stopped; waiting for {len(running)} running tool call(s) to return "
+              f"(they were told to cancel; at most {wait:.1f} s more, so that the process exits within "
+              f"{EXIT_GRACE_SECONDS:g} s of the stop) - press Ctrl-C again to quit now", file=sys.stderr, flush=True)
+    _, left = concurrent.futures.wait(running, timeout=wait)
+    if left and worker_task() is None:
+        print(f"nanohubmcp: {len(left)} tool call(s) still running; exiting without them (within "
+              f"{EXIT_GRACE_SECONDS:g} s of the stop)", file=sys.stderr, flush=True)
