@@ -10,7 +10,7 @@ expiring ``ttl`` after the job finished (a field added since an earlier version 
 absent from it and reads as its default: ``item_places`` None); ``jobs`` and ``jobs:o:<owner>`` sorted sets of ids by
 creation time (the bounds are counted there; ids whose record expired are dropped as they are
 met); ``jobs:live`` the unfinished ids; ``runner:<token>`` a heartbeat of each live server
-process (:class:`RedisRunners`), so a job whose process died is told from one still running;
+process (:class:`~.redis_runners.RedisRunners`), so a job whose process died is told from one still running;
 channel ``jobs:cancel``: the id of each job a process stored as cancelled, for the process running
 it to stop it; ``awaited:<id>``, set while a process waits for the end of a job another process runs
 (``tasks/result``), ``followed:<id>`` while one follows its changes (a 2026 ``subscriptions/listen``
@@ -50,10 +50,6 @@ log = logging.getLogger("nanohubmcp.state")
 TERMINAL = ("completed", "failed", "cancelled")
 KEEP_AFTER_TTL = 60
 """Seconds a finished record outlives its ttl in Redis (the job store's own purge comes first)."""
-RUNNER_TTL = 10
-RUNNER_BEAT = 3.0
-RUNNER_RETRY = 0.5
-"""Seconds between heartbeats while Redis cannot be reached."""
 PURGE_BATCH = 500
 
 MAX_ANSWERS = 64
@@ -66,7 +62,9 @@ process sets it again each time it reads the record (``far_ends.TOLD_LOOK_SECOND
 outlives no wait by long (a followed job's changes are told for that long after its listen ended)."""
 
 
-def _client(url: StateURL) -> Any:
+def sync_client(url: StateURL) -> Any:
+    """A synchronous client of ``url`` for the job side (called from any thread): the job store's and the
+    runners' heartbeats (:mod:`.redis_runners`)."""
     import redis
 
     return redis.Redis.from_url(url.url, decode_responses=True, encoding_errors=REDIS_ENCODING_ERRORS,
@@ -111,7 +109,7 @@ class RedisJobBackend:
     def __init__(self, url: StateURL, name: str, limit_message: Callable[[str, int, str], str]) -> None:
         self.shown = url.shown
         self.prefix = f"nanohubmcp:{name}:"
-        self._redis = _client(url)
+        self._redis = sync_client(url)
         self._guard = Outage(url.shown)
         self._insert = self._redis.register_script(scripts.INSERT)
         self._end = self._redis.register_script(scripts.END)
@@ -256,7 +254,7 @@ class RedisJobBackend:
 
         def watch() -> None:
             while stop.is_set() and alive():
-                client = _client(url)
+                client = sync_client(url)
                 try:
                     pubsub = client.pubsub()
                     pubsub.subscribe(*channels)
@@ -367,68 +365,3 @@ def _weakly(callback: Callable[[str | None], None]) -> Callable[[], Callable[[st
     if inspect.ismethod(callback):
         return weakref.WeakMethod(callback)
     return lambda: callback
-
-
-class RedisRunners:
-    """Which server processes are alive, by heartbeats in Redis (the lock files of one machine
-    cannot tell a process on another): each process refreshes ``runner:<token>`` every
-    :data:`RUNNER_BEAT` seconds; a process gone for :data:`RUNNER_TTL` seconds is dead. The
-    heartbeat's value is the runner token of the process's current start, so another process
-    tells a job of a run still serving from one of an earlier start of a live process."""
-
-    def __init__(self, url: StateURL, name: str) -> None:
-        self.shown = url.shown
-        self.prefix = f"nanohubmcp:{name}:runner:"
-        self._redis = _client(url)
-        self._guard = Outage(url.shown)
-        self._stop = threading.Event()
-        self._token: str | None = None
-        self._run = [""]  # shared with the beating thread, which holds no reference to self
-
-    def claim(self, token: str, run: str) -> None:
-        """Beat for the process ``token`` (its current start ``run``) for the life of this process."""
-        key = self.prefix + token
-        self._token = token
-        self._run[0] = run
-        stop, client, current = self._stop, self._redis, self._run
-
-        def beat() -> None:
-            while not stop.is_set():
-                try:
-                    client.set(key, current[0], ex=RUNNER_TTL)
-                    pause = RUNNER_BEAT
-                except Exception:  # Redis away: beat again soon, lest the process look dead once it is back
-                    pause = RUNNER_RETRY
-                stop.wait(pause)
-
-        threading.Thread(target=beat, name="nanohubmcp-runner-beat", daemon=True).start()
-        weakref.finalize(self, stop.set)
-
-    def started(self, run: str) -> None:
-        """The process started its server again: ``run`` is its current start from now on."""
-        self._run[0] = run
-        if self._token is not None:
-            with contextlib.suppress(Exception):
-                self._redis.set(self.prefix + self._token, run, ex=RUNNER_TTL)
-
-    def alive(self, token: str | None) -> bool:
-        if not token:
-            return False
-        try:
-            return bool(self._redis.exists(self.prefix + token))
-        except Exception:
-            return True  # cannot tell: never fail a job on a guess
-
-    def serving(self, process: str, run: str) -> bool:
-        """True while the process ``process`` is alive and ``run`` is its current start."""
-        try:
-            current = self._redis.get(self.prefix + process)
-        except Exception:
-            return True  # cannot tell: the job stays its session's
-        return bool(current == run)
-
-    def release(self) -> None:
-        self._stop.set()
-        if self._token is not None:
-            with contextlib.suppress(Exception):
-                self._redis.delete(self.prefix + self._token)

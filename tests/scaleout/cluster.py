@@ -245,11 +245,11 @@ def on_own_redis(workdir: Path, count: int = 3, **extra_env: str) -> Iterator[Cl
 def heartbeat_runs_out(state_url: str, job_id: str, name: str = "scaleout-test") -> None:
     """After a ``kill -9`` of the process running the job ``job_id`` (of the server ``name``): its heartbeat in
     Redis (``runner:<process>``, renewed every few seconds) is checked to end within its
-    :data:`~nanohubmcp.state.redis_jobs.RUNNER_TTL`, then made to end now (0.2 s), as Redis ends it once that TTL
+    :data:`~nanohubmcp.state.redis_runners.RUNNER_TTL`, then made to end now (0.2 s), as Redis ends it once that TTL
     has run out: the test waits for what the other processes do once it is gone, not for the TTL."""
     import redis
 
-    from nanohubmcp.state.redis_jobs import RUNNER_TTL
+    from nanohubmcp.state.redis_runners import RUNNER_TTL
 
     store = redis.Redis.from_url(state_url, decode_responses=True)
     try:

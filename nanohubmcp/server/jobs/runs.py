@@ -24,7 +24,7 @@ from typing import IO, TYPE_CHECKING, Any
 from ..wire.state_dir import private_folder, private_opener
 
 if TYPE_CHECKING:
-    from ...state.redis_jobs import RedisRunners
+    from ...state.redis_runners import RedisRunners
 
 __all__ = ["RunnerLocks", "Runs", "process_of", "runner_token"]
 

@@ -387,7 +387,8 @@ def open_backend(kind: str, shared: StateURL | None, name: str, directory: str, 
     if kind == "memory":
         return MemoryBackend()
     if shared is not None and shared.shared:
-        from ...state.redis_jobs import RedisJobBackend, RedisRunners
+        from ...state.redis_jobs import RedisJobBackend
+        from ...state.redis_runners import RedisRunners
 
         backend = RedisJobBackend(shared, name, limit_message)
         runs.claim(RedisRunners(shared, name))
