@@ -177,7 +177,7 @@ class Registrar:
             )
         if background and "get_job_result" not in registry.tools:
             # The poll tool exists once there is something to poll (earlier package's behaviour).
-            from .server.executors.service import job_result_tool  # the job machinery: for job tools only
+            from .server.executors.job_tools import job_result_tool  # the job machinery: for job tools only
 
             self.add_tool(
                 job_result_tool(self._core),
@@ -187,7 +187,7 @@ class Registrar:
             )
         if background and "cancel_job" not in registry.tools:
             # A client without MCP Tasks cancels with it (a tool of the user's own of that name wins).
-            from .server.executors.service import job_cancel_tool
+            from .server.executors.job_tools import job_cancel_tool
 
             self.add_tool(
                 job_cancel_tool(self._core),

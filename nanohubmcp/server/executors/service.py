@@ -15,30 +15,21 @@ Source: MCP 2025-11-25, Basic § Utilities § Tasks.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import inspect
-import json
 import logging
-import math
-from collections.abc import Awaitable, Callable, Iterator
 from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any, Protocol
 
-from ...errors import INTERNAL_MESSAGE, InternalError, NanohubMCPError, UnknownComponent, message_of, to_error_object
+from ...errors import message_of, to_error_object
 from ...protocol import jsonenc, versions
-from ...protocol.encoded import Encoded
-from ...protocol.result_types import ToolResult
 from ...schema.kept_arguments import kept_arguments
 from ...schema.secret import stored_arguments
 from ..asks.by_era import AskServices
 from ..calls import progress
-from ..calls.context import Context
 from ..calls.tool_calls import error_result, note_value, run_tool, shape, shaped_job_value
 from ..jobs import service as jobmod
-from ..jobs.visibility import echoed_id
 from ..registry.components import Tool
 from ..results import shape as results
-from ..results.named_blocks import in_place, placeholders
 from ..results.owners import owner_of
 from ..results.sink import ResultSink
 from ..wire import trace_context
@@ -281,160 +272,3 @@ async def start_job_result(
         "message": f'Job started. Poll with get_job_result(job_id="{job.id}")',
     }
     return results.tool_result(handle, output_schema=None, version=request.version)
-
-
-def job_status(job: jobmod.Job) -> dict[str, Any]:
-    """What ``get_job_result`` answers for ``job`` (idempotent until the job expires): while it runs
-    ``{"status": "running", "job_id"}``, with ``"queued": true`` (and ``ahead``, or the batch queue's
-    ``message``) while it waits, and ``"progress": {"progress", "total"?, "message"?}`` once it reported
-    some (:meth:`~nanohubmcp.server.jobs.record.Job.progress_report`); then ``done`` with its
-    ``result``, ``error`` with the ``error``, or ``cancelled``."""
-    if job.status in (jobmod.WORKING, jobmod.INPUT_REQUIRED):
-        running: dict[str, Any] = {"status": "running", "job_id": job.id}
-        if job.waiting is not None:  # waiting for a turn at its executor (jobs.fair), in this process
-            running.update(queued=True, ahead=job.waiting())
-        elif job.status_message == jobmod.QUEUED:  # the same, seen from another process
-            running["queued"] = True
-        elif jobmod.queued_elsewhere(job.status_message):  # in a batch system's queue (Slurm: with its reason)
-            running.update(queued=True, message=job.status_message)
-        report = job.progress_report()  # the last ctx.report_progress, from the job's record on any process
-        if report is not None:
-            running["progress"] = report
-        return running
-    if job.status == jobmod.COMPLETED:
-        return {"status": "done", "job_id": job.id, "result": job_value(job.result or {}, json_text=job.json_text,
-                                                                     places=job.item_places)}
-    if job.status == jobmod.CANCELLED:
-        return {"status": "cancelled", "job_id": job.id}
-    error = job.status_message or (job.error or {}).get("message") or "the job failed"
-    return {"status": "error", "job_id": job.id, "error": error}
-
-
-def job_value(result: dict[str, Any], *, json_text: bool = False, places: list[Any] | None = None) -> Any:
-    """The plain value of a finished job, as the tool's direct call answers it: a list mixing blocks
-    with data as a REST call answers it, each block named in its place (``places``, the job's
-    ``item_places``: ``["<image: content[0]>", "cap", {"n": 1}]``), a number, boolean,
-    list or dict of data as that value (its one text block is its JSON: ``json_text``), None as
-    None (no block at all), an array's or a table's data as its JSON value (its structured content's
-    ``"result"``, as a list's: the value was not a dict, so ``{"result": ...}`` wraps it; a job
-    stored by an earlier version reads so too), else the structured content, else the text, else the blocks as
-    :func:`placeholders` (a picture's place says ``"<image: content[i]>"``; its data is in block i,
-    never in the value). A non-finite number keeps its text (``"Infinity"``: JSON has no such
-    number, and null would read as no value)."""
-    if places is not None:  # a list mixing blocks with data, shaped for MCP: answered as over REST
-        whole = in_place(result, places)
-        if whole is not None:
-            return whole
-    content = result.get("content", [])
-    if json_text and not content:
-        return None  # the tool returned None: null, not the empty block list
-    single = len(content) == 1 and content[0].get("type") == "text"
-    if single and json_text:
-        text = content[0]["text"]
-        try:
-            value = json.loads(text)
-        except ValueError:  # (never written so; a record's text is still an answer)
-            return text
-        return text if isinstance(value, float) and not math.isfinite(value) else value
-    if "structuredContent" in result:
-        structured = result["structuredContent"]
-        if not json_text and isinstance(structured, dict) and structured.keys() == {"result"}:
-            return structured["result"]  # an array's or a table's data (not a dict: a dict's text is its JSON)
-        return structured
-    if single:
-        return content[0]["text"]
-    return placeholders(content)
-
-
-def job_result_tool(core: JobHost) -> Callable[..., Awaitable[dict[str, Any] | ToolResult]]:
-    """The built-in ``get_job_result`` tool of ``core``: an ``@async_tool`` caller polls it."""
-
-    async def get_job_result(ctx: Context, job_id: str) -> dict[str, Any] | ToolResult:
-        """Get the status or result of a job started by an async tool.
-
-        Args:
-            job_id: the job_id returned when the async tool was called.
-        """
-        with own_faults():
-            try:
-                job = core.jobs.get(job_id, ctx.session_id, ctx.principal)
-            except UnknownComponent:
-                return not_found(job_id)
-            return job_answer(job)
-
-    return get_job_result
-
-
-@contextlib.contextmanager
-def own_faults() -> Iterator[None]:
-    """Inside, an exception of no kind the package raises on purpose is a fault of the server's own
-    job tools, not of the tool a user wrote: the caller gets :data:`~nanohubmcp.errors.INTERNAL_MESSAGE`
-    (REST 500 ``{"error": "Internal error; see the server log"}``), the log its traceback — never its
-    message, which names the server's internals (a codec, a store, a path)."""
-    try:
-        yield
-    except NanohubMCPError:  # meant for the caller: not found, the store away (503), a limit
-        raise
-    except Exception as exc:
-        raise InternalError(INTERNAL_MESSAGE) from exc
-
-
-def not_found(job_id: str) -> ToolResult:
-    """The answer of the job tools for a job the caller may not see: a tool error (isError), still
-    carrying the status object pollers read (``job_id`` as sent, or its first 64 characters and "…")."""
-    return ToolResult(
-        is_error=True,
-        structured_content={
-            "status": "not_found",
-            "job_id": echoed_id(job_id),
-            "error": "No such job for this caller (wrong id, expired, or started by another user or session)",
-        },
-    )
-
-
-def job_cancel_tool(core: JobHost) -> Callable[..., Awaitable[dict[str, Any] | ToolResult]]:
-    """The built-in ``cancel_job`` tool of ``core``: a client without MCP Tasks cancels a job with
-    it, under the same owner checks as ``get_job_result`` (:meth:`JobStore.cancel`: on any
-    process of the server)."""
-
-    async def cancel_job(ctx: Context, job_id: str) -> dict[str, Any] | ToolResult:
-        """Cancel a job started by an async tool: it stops and ends "cancelled" (a job that already
-        ended is left as it is, and its status is answered).
-
-        Args:
-            job_id: the job_id returned when the async tool was called.
-        """
-        with own_faults():
-            try:
-                job = core.jobs.get(job_id, ctx.session_id, ctx.principal)
-            except UnknownComponent:
-                return not_found(job_id)
-            if job.status in jobmod.TERMINAL:
-                status = job_status(job)
-                status.pop("result", None)
-                return {**status, "message": "the job had already ended; get_job_result gives its outcome"}
-            return job_status(core.jobs.cancel(job, "cancelled by the client"))
-
-    return cancel_job
-
-
-def job_answer(job: jobmod.Job) -> dict[str, Any] | ToolResult:
-    """``get_job_result``'s answer: :func:`job_status` (its JSON text block and structured
-    content), followed, once the job is done, by the non-text blocks of its result (images,
-    embedded resources, resource links: a Rappture plot, a submit run's output files) in their
-    order — a ``<content[i]>`` in the result names block i of the job's own result. Once the job
-    ended (done, error or cancelled), the answer's ``_meta["io.nanohub/provenance"]`` names the
-    job's provenance record (:meth:`~nanohubmcp.server.jobs.record.Job.provenance_uri`), as the
-    job handle did: REST carries it as the ``Link`` header."""
-    status = job_status(job)
-    uri = job.provenance_uri()
-    meta = {jobmod.PROVENANCE_META: uri} if uri is not None else None
-    if status["status"] != "done":
-        return status if meta is None else ToolResult(structured_content=status, meta=meta)
-    blocks = [block for block in (job.result or {}).get("content", ())
-              if isinstance(block, dict) and block.get("type") != "text"]
-    # The job's value was held to MAX_JSON_DEPTH when it ended; the status around it is one level
-    # more, which is not the tool's to answer for: its text is written here, as it is.
-    text = jsonenc.dumps(status)
-    return ToolResult(content=[{"type": "text", "text": text}, *blocks], structured_content=Encoded(text),
-                      meta=meta)
