@@ -317,6 +317,20 @@ def run_command(app: Path | str) -> list[str]:
     return [sys.executable, "-m", "nanohubmcp", "run", str(app), "--transport", "stdio"]
 
 
+def refused_run(folder: Path, *arguments: str) -> str:
+    """Run ``nanohubmcp run app.py ARGUMENTS`` in ``folder``, its ``app.py`` one that must never be imported;
+    assert the command line was refused as a usage error (exit 2) before the app was imported, and return
+    what the command wrote on stderr."""
+    (folder / "app.py").write_text("raise SystemExit('imported')\n")
+    done = subprocess.run(
+        [sys.executable, "-m", "nanohubmcp", "run", "app.py", *arguments],
+        cwd=folder, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "imported" not in done.stderr
+    return done.stderr
+
+
 @contextlib.asynccontextmanager
 async def official_client(
     command: list[str], env: dict[str, str] | None = None, **session_options: Any

@@ -4,11 +4,10 @@ SIGTERM did not stop it). Nothing here starts a worker: each count is refused be
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from support import refused_run
 
 from nanohubmcp import MCPServer
 from nanohubmcp.errors import ConfigurationError
@@ -34,10 +33,5 @@ def test_run_refuses_a_count_past_the_bound_naming_it(state_url: str) -> None:
 
 
 def test_the_command_refuses_a_count_past_the_bound_before_importing_the_app(tmp_path: Path) -> None:
-    (tmp_path / "app.py").write_text("raise SystemExit('imported')\n")
-    done = subprocess.run([sys.executable, "-m", "nanohubmcp", "run", "app.py", "--workers", "100000"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
-                          check=False)  # fmt: skip
-    assert done.returncode == 2, done.stderr
-    assert f"argument --workers: at most {most_workers()} (8 per CPU, at least 64), not 100000" in done.stderr
-    assert "imported" not in done.stderr
+    stderr = refused_run(tmp_path, "--workers", "100000")
+    assert f"argument --workers: at most {most_workers()} (8 per CPU, at least 64), not 100000" in stderr
