@@ -47,8 +47,9 @@ def walked_too_deep() -> NestedTooDeep:
     return NestedTooDeep(f"the value is nested more than {WALK_DEPTH} levels deep (arrays and objects)")
 
 
-_ESCAPES: Final = re.compile(rb'\\\\|\\"')  # an escaped backslash or quote inside a string
-_STRINGS: Final = re.compile(rb'"[^"]*"')
+# (text that ``re`` compiles at its first use, a long text with escapes or strings: not at start)
+_ESCAPES: Final = rb'\\\\|\\"'  # an escaped backslash or quote inside a string
+_STRINGS: Final = rb'"[^"]*"'
 _NOT_STRUCTURE: Final = bytes(b for b in range(256) if b not in b'[]{}"')
 _ONE_KIND: Final = bytes.maketrans(b"{}", b"[]")  # objects and arrays count alike
 _STEP: Final = tuple(1 if b == ord("[") else -1 if b == ord("]") else 0 for b in range(256))
@@ -72,14 +73,14 @@ def nested_deeper_than(data: str | bytes, limit: int) -> bool:
     if b"\\" in raw:  # escapes first (an escaped quote ends no string); most data has none
         if raw.count(b"[") + raw.count(b"{") <= limit:
             return False
-        raw = _ESCAPES.sub(b"", raw)
+        raw = re.sub(_ESCAPES, b"", raw)
     shape = raw.translate(_ONE_KIND, _NOT_STRUCTURE)  # only [, ] and " are left: one pass
     if shape.count(b"[") <= limit:
         return False
     if b'"' in shape:
         shape = shape.replace(b'""', b"")  # strings without brackets (two strings side by side join)
         if b'"' in shape:
-            shape = _STRINGS.sub(b"", shape)
+            shape = re.sub(_STRINGS, b"", shape)
     peeled = 0
     # (each level left needs a pair of brackets: fewer pairs than levels to go cannot pass the limit)
     while len(shape) > 2 * (limit - peeled):

@@ -15,7 +15,7 @@ from typing import Any
 from nanohubmcp.errors import InvalidArguments
 from nanohubmcp.protocol.message_values import show
 
-_INDEX = re.compile("0|[1-9][0-9]*")
+_INDEX = "0|[1-9][0-9]*"  # (compiled by ``re`` at its first use: a violation's path, not at start)
 """An array index in a JSON pointer (RFC 6901 § 4): ASCII digits (``str.isdigit`` takes ``²`` too, which
 ``int`` refuses), no leading zero."""
 _MAX_LINE = 300
@@ -59,7 +59,7 @@ def pointed(document: object, pointer: str) -> tuple[bool, Any]:
         token = token.replace("~1", "/").replace("~0", "~")
         if isinstance(document, dict) and token in document:
             document = document[token]
-        elif isinstance(document, list) and _INDEX.fullmatch(token) and int(token) < len(document):
+        elif isinstance(document, list) and re.fullmatch(_INDEX, token) and int(token) < len(document):
             document = document[int(token)]
         else:
             return False, None

@@ -50,7 +50,8 @@ def spellings(path: str) -> str:
     calls the same: each unreserved character as itself or its escape, each escape's hex digits in either
     case (``/A`` → ``/(?:A|%41)``). Its groups capture nothing."""
     parts = []
-    for piece in re.split(r"(%[0-9A-F]{2})", path):
+    # (a path without escapes is one piece: its pattern is not compiled at start for the usual routes)
+    for piece in re.split(r"(%[0-9A-F]{2})", path) if "%" in path else (path,):
         if piece.startswith("%"):
             parts.append("%" + "".join(_either_case(digit) for digit in piece[1:]))
             continue

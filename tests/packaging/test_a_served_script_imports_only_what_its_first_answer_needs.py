@@ -14,6 +14,7 @@ each is imported when a server first uses it.
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
@@ -24,7 +25,17 @@ from pathlib import Path
 from tests.support import post_rpc
 
 SCRIPT = textwrap.dedent("""
-    import json, sys
+    import json, re._compiler, sys
+
+    compiled = []  # every regular expression compiled (re caches the rest), as repr(pattern)
+    compile_pattern = re._compiler.compile
+
+    def recording(pattern, flags=0):
+        compiled.append(repr(pattern))
+        return compile_pattern(pattern, flags)
+
+    re._compiler.compile = recording
+
     from nanohubmcp import MCPServer
 
     server = MCPServer("lean")
@@ -48,7 +59,7 @@ SCRIPT = textwrap.dedent("""
     async def snapshot(request, call_next):
         result = await call_next(request)
         if request.method == "initialize":
-            print(json.dumps(sorted(sys.modules)), flush=True)
+            print(json.dumps({"modules": sorted(sys.modules), "patterns": compiled}), flush=True)
         return result
 
     server.start(host="127.0.0.1", port=0)
@@ -123,6 +134,17 @@ NOT_BEFORE_FIRST_USE = (
 )
 
 
+NOT_COMPILED_BEFORE_FIRST_USE = (
+    # (module, name of a pattern's text): ``re`` compiles each at its first use, which a first answer is not
+    ("nanohubmcp.transports.origin", "_ORIGIN"),  # a request with an Origin header (a browser's)
+    ("nanohubmcp.transports.origin", "_FINAL_DOT"),
+    ("nanohubmcp.protocol.nesting", "_ESCAPES"),  # a long JSON text with escapes or strings
+    ("nanohubmcp.protocol.nesting", "_STRINGS"),
+    ("nanohubmcp.schema.paths", "_INDEX"),  # a violation's JSON pointer
+    ("nanohubmcp.server.stateless.headers", "_FIELD_VALUE"),  # a mirrored Mcp-Param header
+)
+
+
 def test_the_first_answer_imports_nothing_it_does_not_need(tmp_path: Path) -> None:
     script = tmp_path / "served.py"  # a file, as a served script is (its source can be read)
     script.write_text(SCRIPT)
@@ -141,8 +163,13 @@ def test_the_first_answer_imports_nothing_it_does_not_need(tmp_path: Path) -> No
             {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "probe", "version": "0"}},
         )
         assert answer["result"]["serverInfo"]["name"] == "lean"
-        loaded = set(json.loads(child.stdout.readline()))
+        seen = json.loads(child.stdout.readline())
+        loaded = set(seen["modules"])
     finally:
         child.communicate(input="", timeout=30)
     assert "nanohubmcp.transports.runner" in loaded or "tornado.web" in loaded  # the probe did serve
     assert sorted(loaded.intersection(NOT_BEFORE_FIRST_USE)) == []
+    patterns = [(f"{module}.{name}", getattr(importlib.import_module(module), name))
+                for module, name in NOT_COMPILED_BEFORE_FIRST_USE]
+    assert all(isinstance(text, (str, bytes)) for _, text in patterns)  # text, compiled by ``re`` when used
+    assert [where for where, text in patterns if repr(text) in seen["patterns"]] == []

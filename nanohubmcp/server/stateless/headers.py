@@ -43,7 +43,7 @@ PARAM_PREFIX = "Mcp-Param-"
 TOKEN = r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$"  # a pattern: compiled by ``re`` at the first header annotation, not at start
 _ALLOWED_TYPES = ("string", "integer", "boolean")
 _SAFE_INTEGER = 2**53 - 1
-_FIELD_VALUE = re.compile(r"^[\t\x20-\x7e]*\Z")
+_FIELD_VALUE = r"^[\t\x20-\x7e]*\Z"  # (compiled by ``re`` at its first use: a mirrored header)
 _B64_PREFIX, _B64_SUFFIX = "=?base64?", "?="
 
 
@@ -137,7 +137,7 @@ def decode_header_value(raw: str, header: str) -> str:
     Raises:
         HeaderMismatch: characters a header value may not hold, or bad Base64 / UTF-8.
     """
-    if not _FIELD_VALUE.match(raw):
+    if not re.match(_FIELD_VALUE, raw):
         raise HeaderMismatch(f"Header mismatch: {header} holds characters a header value may not contain "
                              "(send text outside visible ASCII as =?base64?<Base64 of its UTF-8>?=)")
     wrapped = len(raw) >= len(_B64_PREFIX) + len(_B64_SUFFIX)
